@@ -1,0 +1,72 @@
+"""The ``specscope`` command line: a thin typer app over the library API.
+
+Each command lives in its own module here that exposes ``register(app)``. Errors that a user can cause
+are :class:`specscope.errors.SpecscopeError`; :func:`main` prints them as one line and exits with the
+error's code (2 by default). Set ``SPECSCOPE_DEBUG=1`` for a traceback.
+
+Exit codes: 0 success; 1 the command ran and found a problem (audit errors, a failed gate); 2 bad input or
+a target that could not be processed; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import typer
+
+from specscope.errors import SpecscopeError
+
+app = typer.Typer(
+    name="specscope",
+    help="Benchmark, audit and repair speculative decoding on LLM servers.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+@app.command("version")
+def version() -> None:
+    """Print the specscope version."""
+    from specscope import __version__
+
+    typer.echo(__version__)
+
+
+# One module per command; each defines register(app).
+COMMAND_MODULES = [
+    "bench",
+    "report",
+]
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"specscope.cli.{_name}").register(app)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``specscope`` script: run the app, map our errors to a line and an exit code."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except SpecscopeError as exc:
+        if os.environ.get("SPECSCOPE_DEBUG"):
+            raise
+        typer.secho(f"error: {exc.one_line()}", err=True, fg="red")
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        typer.secho("interrupted", err=True)
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:  # click usage errors and the like
+        import click
+
+        if isinstance(exc, click.exceptions.Exit):
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(2)
+        if isinstance(exc, click.exceptions.Abort):
+            typer.secho("aborted", err=True)
+            sys.exit(130)
+        raise

@@ -1,0 +1,1 @@
+"""specscope.engine"""

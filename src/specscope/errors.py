@@ -1,0 +1,115 @@
+"""The one exception tree of specscope.
+
+Every error a user can cause (bad input, unreachable server, a folder that is not a run, a malformed
+checkpoint) is a :class:`SpecscopeError`. Each carries what was *found*, what was *expected* and the
+*fix*, so the CLI can print one clear line and exit non-zero without a traceback (set
+``SPECSCOPE_DEBUG=1`` to see tracebacks).
+
+Tree::
+
+    SpecscopeError                      exit code 2 unless noted
+    ├── ConfigError                     bad option, unknown config / workload / recipe name
+    ├── ServerError                     a server that cannot be used
+    │   ├── ServerUnreachable           nothing answers at the URL
+    │   ├── MetricsUnavailable          no Prometheus /metrics endpoint
+    │   └── ServerStartError            an engine we launched did not become healthy
+    ├── EngineError                     embedded engine: model file or draft cannot be prepared
+    ├── StoreError                      a run folder that is not a run, or a run that cannot resume
+    ├── CheckpointError                 a checkpoint that cannot be read at all (audit exit 2)
+    │   └── HeaderError                 a safetensors header that violates the format
+    └── SurgeryError                    a surgery plan that fails validation (nothing was written)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "SpecscopeError",
+    "ConfigError",
+    "ServerError",
+    "ServerUnreachable",
+    "MetricsUnavailable",
+    "ServerStartError",
+    "EngineError",
+    "StoreError",
+    "CheckpointError",
+    "HeaderError",
+    "SurgeryError",
+]
+
+
+class SpecscopeError(Exception):
+    """Root of all specscope errors.
+
+    Args:
+        message: one line saying what went wrong.
+        found: what specscope found (a value, a file, a status).
+        expected: what it expected instead.
+        fix: what the user can do about it.
+    """
+
+    exit_code: int = 2
+
+    def __init__(self, message: str, *, found: object = None, expected: object = None, fix: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.found = found
+        self.expected = expected
+        self.fix = fix
+
+    def one_line(self) -> str:
+        """The message with found / expected / fix folded into one line for the terminal."""
+        parts = [self.message]
+        if self.found is not None:
+            parts.append(f"found: {self.found}")
+        if self.expected is not None:
+            parts.append(f"expected: {self.expected}")
+        if self.fix:
+            parts.append(f"fix: {self.fix}")
+        return "; ".join(parts)
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.one_line()
+
+
+class ConfigError(SpecscopeError):
+    """An option, recipe, config name or workload name that specscope does not accept."""
+
+
+class ServerError(SpecscopeError):
+    """A server that cannot be benchmarked."""
+
+
+class ServerUnreachable(ServerError):
+    """Nothing answered at the given URL (connection refused, DNS failure, timeout)."""
+
+
+class MetricsUnavailable(ServerError):
+    """The server has no Prometheus ``/metrics`` endpoint, so acceptance cannot be measured."""
+
+
+class ServerStartError(ServerError):
+    """A server that specscope launched exited or never became healthy; ``log_tail`` holds its last lines."""
+
+    def __init__(self, message: str, *, log_tail: str = "", **kw):
+        super().__init__(message, **kw)
+        self.log_tail = log_tail
+
+
+class EngineError(SpecscopeError):
+    """The embedded engine cannot be prepared (model file not installed, draft derivation failed)."""
+
+
+class StoreError(SpecscopeError):
+    """A run folder that is not a run, is from an incompatible version, or cannot be resumed."""
+
+
+class CheckpointError(SpecscopeError):
+    """A checkpoint that cannot be read at all (missing folder, unreadable index, hub failure)."""
+
+
+class HeaderError(CheckpointError):
+    """A safetensors header that violates the format (length bound, JSON, offsets, dtype x shape)."""
+
+
+class SurgeryError(SpecscopeError):
+    """A surgery plan that failed validation; nothing was written."""

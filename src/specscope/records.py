@@ -1,0 +1,214 @@
+"""Measurement records shared by the client, the store, the statistics and the report.
+
+Frozen dataclasses (hot path, no validation cost); the store turns them into SQLite rows and back.
+All instants are ``time.perf_counter_ns()`` readings of the process that measured them (nanoseconds,
+arbitrary origin); all intervals are differences of two such readings. Token counts come from the
+server's ``usage`` block (``token_source == "usage"``) and never from counting SSE chunks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "StreamStatus",
+    "StreamRecord",
+    "SpecCounters",
+    "CellKey",
+    "CellResult",
+]
+
+StreamStatus = Literal["ok", "degraded", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRecord:
+    """One streamed chat completion, as the client saw it on the wire.
+
+    Instants are ``perf_counter_ns`` readings (ns); ``None`` when the event never happened.
+
+    Attributes:
+        prompt_id: the workload prompt's stable id (e.g. ``"prose-017"``).
+        intended_ns: when the schedule wanted the request sent (open loop); equals ``send_ns`` in
+            closed loop. Latency measured from here has no coordinated omission.
+        send_ns: just before the request bytes were written.
+        first_token_ns: first chunk carrying a non-empty ``content`` or ``reasoning``/``reasoning_content``
+            delta (a role-only chunk does not count). This is TTFT's end point.
+        first_content_ns: first chunk with a non-empty ``content`` delta.
+        last_token_ns: last chunk carrying any non-empty token delta.
+        end_ns: when the stream ended (``[DONE]``, close or error).
+        content_chunks: SSE events carrying a non-empty content delta (NOT a token count).
+        reasoning_chunks: SSE events carrying a non-empty reasoning delta.
+        output_tokens: ``usage.completion_tokens``; ``None`` when the server sent no usage.
+        prompt_tokens: ``usage.prompt_tokens``; ``None`` when absent.
+        token_source: ``"usage"`` when ``output_tokens`` came from the usage block, else ``"missing"``.
+        finish_reason: the last non-null ``finish_reason`` seen, or ``None``.
+        status: ``ok``, ``degraded`` (answer arrived but something is off) or ``failed`` (no answer).
+        reason: why the stream is degraded / failed (``http 503``, ``timeout``, ``no usage``,
+            ``no [DONE]``, ``short without stop``...), ``None`` when ok.
+        http_status: the HTTP status code, ``None`` if no response arrived.
+        text: concatenated content deltas.
+        reasoning_text: concatenated reasoning deltas.
+        server_draft_tokens: per-request drafted tokens reported by the server in the response
+            (llama.cpp ``timings.draft_n``; vLLM per-request spec-decode metrics), ``None`` if absent.
+        server_accepted_tokens: per-request accepted draft tokens (``timings.draft_n_accepted``).
+        bytes_received: body bytes read from the socket.
+    """
+
+    prompt_id: str
+    intended_ns: int
+    send_ns: int
+    first_token_ns: int | None
+    first_content_ns: int | None
+    last_token_ns: int | None
+    end_ns: int
+    content_chunks: int
+    reasoning_chunks: int
+    output_tokens: int | None
+    prompt_tokens: int | None
+    token_source: Literal["usage", "missing"]
+    finish_reason: str | None
+    status: StreamStatus
+    reason: str | None
+    http_status: int | None
+    text: str = ""
+    reasoning_text: str = ""
+    server_draft_tokens: int | None = None
+    server_accepted_tokens: int | None = None
+    bytes_received: int = 0
+
+    @property
+    def ttft_ns(self) -> int | None:
+        """Time to first token (content or reasoning), from ``send_ns``; ns."""
+        return None if self.first_token_ns is None else self.first_token_ns - self.send_ns
+
+    @property
+    def e2e_ns(self) -> int:
+        """Request latency from send to end of stream; ns."""
+        return self.end_ns - self.send_ns
+
+    @property
+    def tpot_ns(self) -> float | None:
+        """Time per output token after the first: (last - first token) / (output_tokens - 1); ns.
+
+        Uses the usage token count, so multi-token chunks under speculation are handled right.
+        ``None`` with fewer than two tokens or no usage.
+        """
+        if self.output_tokens is None or self.output_tokens < 2 or self.first_token_ns is None or self.last_token_ns is None:
+            return None
+        return (self.last_token_ns - self.first_token_ns) / (self.output_tokens - 1)
+
+    @property
+    def stream_tok_s(self) -> float | None:
+        """This stream's decode rate: output tokens / (end - send) in tokens per second."""
+        if self.output_tokens is None or self.e2e_ns <= 0:
+            return None
+        return self.output_tokens / (self.e2e_ns / 1e9)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> StreamRecord:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+@dataclass(frozen=True, slots=True)
+class SpecCounters:
+    """Speculative-decoding and generation counters (a snapshot, or the delta of two snapshots).
+
+    Values are summed over ``engine`` (and any other non-position) labels. Counts are tokens except
+    ``drafts`` (number of draft proposals, i.e. verify steps that carried a draft).
+
+    Attributes:
+        drafts: ``*spec_decode_num_drafts_total``.
+        draft_tokens: ``*spec_decode_num_draft_tokens_total``.
+        accepted_tokens: ``*spec_decode_num_accepted_tokens_total``.
+        accepted_per_position: ``*spec_decode_num_accepted_tokens_per_pos_total{position=i}``, index i.
+        generation_tokens: ``vllm:generation_tokens_total`` / ``llamacpp:tokens_predicted_total``.
+        prompt_tokens: ``vllm:prompt_tokens_total`` / ``llamacpp:prompt_tokens_total``.
+        running: requests running at the scrape (gauge; meaningful on snapshots only).
+        waiting: requests waiting at the scrape (gauge; snapshots only).
+        present: which counter families the server exposes (``"spec"``, ``"per_pos"``, ``"generation"``).
+        reset: on a delta, True when any counter went down between the scrapes (server restart).
+    """
+
+    drafts: float = 0.0
+    draft_tokens: float = 0.0
+    accepted_tokens: float = 0.0
+    accepted_per_position: tuple[float, ...] = ()
+    generation_tokens: float | None = None
+    prompt_tokens: float | None = None
+    running: float | None = None
+    waiting: float | None = None
+    present: frozenset[str] = field(default_factory=frozenset)
+    reset: bool = False
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        """accepted / draft tokens (excludes the bonus token); None with no drafts."""
+        return self.accepted_tokens / self.draft_tokens if self.draft_tokens > 0 else None
+
+    @property
+    def acceptance_length(self) -> float | None:
+        """1 + accepted / drafts: tokens emitted per verify step that carried a draft (includes the bonus token)."""
+        return 1.0 + self.accepted_tokens / self.drafts if self.drafts > 0 else None
+
+    @property
+    def acceptance_per_position(self) -> tuple[float, ...]:
+        """Unconditional per-position rate: accepted at position i / drafts (vLLM's form)."""
+        if self.drafts <= 0:
+            return ()
+        return tuple(a / self.drafts for a in self.accepted_per_position)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["accepted_per_position"] = list(self.accepted_per_position)
+        d["present"] = sorted(self.present)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SpecCounters:
+        d = dict(d)
+        d["accepted_per_position"] = tuple(d.get("accepted_per_position") or ())
+        d["present"] = frozenset(d.get("present") or ())
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class CellKey:
+    """One cell of the matrix: server config x workload x requested concurrency x repeat index."""
+
+    config: str
+    workload: str
+    concurrency: int
+    repeat: int
+
+    def label(self) -> str:
+        return f"{self.config}/{self.workload}/c{self.concurrency}/r{self.repeat}"
+
+
+@dataclass(frozen=True, slots=True)
+class CellResult:
+    """What the client measured for one cell, before it goes to the store.
+
+    Attributes:
+        key: the cell.
+        streams: one record per stream (warm-up excluded).
+        start_ns / end_ns: perf_counter_ns around the measured streams (after the first scrape and
+            before the last).
+        before / after: the two /metrics snapshots; ``None`` when the server has no metrics.
+        client: client self-check numbers (send lag, loop lag, limits in force), units in the keys.
+    """
+
+    key: CellKey
+    streams: tuple[StreamRecord, ...]
+    start_ns: int
+    end_ns: int
+    before: SpecCounters | None
+    after: SpecCounters | None
+    client: dict[str, Any] = field(default_factory=dict)
