@@ -26,6 +26,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+@app.callback()
+def _root() -> None:
+    """Benchmark, audit and repair speculative decoding on LLM servers."""
+
+
 @app.command("version")
 def version() -> None:
     """Print the specscope version."""
@@ -45,9 +50,12 @@ for _name in COMMAND_MODULES:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``specscope`` script: run the app, map our errors to a line and an exit code."""
+    """Entry point of the ``specscope`` script: run the app, map our errors to a line and an exit code.
+
+    Usage errors (unknown option, missing argument) are handled by typer/click themselves (exit 2).
+    """
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, standalone_mode=True)
     except SpecscopeError as exc:
         if os.environ.get("SPECSCOPE_DEBUG"):
             raise
@@ -56,17 +64,3 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         typer.secho("interrupted", err=True)
         sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as exc:  # click usage errors and the like
-        import click
-
-        if isinstance(exc, click.exceptions.Exit):
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(2)
-        if isinstance(exc, click.exceptions.Abort):
-            typer.secho("aborted", err=True)
-            sys.exit(130)
-        raise
