@@ -43,6 +43,13 @@ def version() -> None:
 COMMAND_MODULES = [
     "bench",
     "report",
+    "audit",
+    "surgery",
+    "serve",
+    "gate",
+    "advise",
+    "predict",
+    "truth_server",
 ]
 
 for _name in COMMAND_MODULES:

@@ -1,0 +1,94 @@
+"""Per-cell summary: the numbers one matrix cell contributes to every report, advice and prediction.
+
+A :class:`CellSummary` is computed from a cell's stream records and counter deltas
+(:func:`specscope.stats.cells.summarize_cell`) and is the unit that ``report``, ``advise`` and
+``predict`` consume. Its ``to_dict`` is exactly one item of the ``cells`` list of
+``specscope report RUN --format json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["CellSummary", "CellStatus"]
+
+# ok: every stream ok and counters consistent. degraded: numbers exist but are not trustworthy
+# (a stream degraded, counter reset, requests running at a scrape, client limited...). failed: no numbers.
+# server_crash: the server died during the cell (the sweep of that config stops).
+CellStatus = Literal["ok", "degraded", "failed", "server_crash"]
+
+
+@dataclass(frozen=True)
+class CellSummary:
+    """One cell's figures. Units are in the names; ``*_source`` fields say where a figure came from.
+
+    Attributes:
+        config, workload, concurrency, repeat: the cell key (concurrency is the *requested* N).
+        status: see ``CellStatus``; ``reasons`` lists why a cell is not ok (codes such as
+            ``STREAM_DEGRADED``, ``COUNTER_RESET``, ``BUSY_AT_SCRAPE``, ``TOKENS_MISMATCH``,
+            ``CLIENT_LIMITED``, ``SERVER_CRASH``).
+        streams: number of measured streams; ``streams_ok`` of them ok.
+        output_tokens: sum of ``usage.completion_tokens`` over streams (tokens).
+        token_source: ``"usage"`` (never chunk counts); ``"missing"`` if any stream lacked usage.
+        duration_s: wall time from the first send to the last stream end (s).
+        output_tok_s: output_tokens / duration_s, the cell's aggregate throughput (tokens/s).
+        stream_tok_s: each stream's output_tokens / its own latency (tokens/s), sorted ascending.
+        ttft_p50_s / ttft_p95_s: TTFT percentiles over streams (s); TTFT ends at the first content
+            or reasoning token.
+        tpot_p50_s: median time per output token after the first (s).
+        achieved_concurrency: time-weighted mean number of streams in flight between the first send
+            and the last end (from the wire instants), beside the requested ``concurrency``.
+        acceptance_rate: accepted / draft tokens from the counter delta (excludes the bonus token).
+        acceptance_length: 1 + accepted / drafts (includes the bonus token).
+        acceptance_per_position: accepted at position i / drafts (unconditional, vLLM's form).
+        acceptance_source: ``"counter_delta"``, ``"per_request"`` (server's per-response fields)
+            or ``None`` when no drafting happened / no counters.
+        counters: the counter delta (``SpecCounters.to_dict()``), or None without /metrics.
+        server_generation_tokens: the server's generated-token counter delta (tokens) or None.
+        per_request_draft_tokens / per_request_accepted_tokens: sums of the server's per-response
+            speculative fields (llama.cpp ``timings.draft_n`` / ``draft_n_accepted``), None if absent.
+        client: client self-check figures (send lag, loop lag, limits), units in the keys.
+    """
+
+    config: str
+    workload: str
+    concurrency: int
+    repeat: int
+    status: CellStatus
+    reasons: tuple[str, ...]
+    streams: int
+    streams_ok: int
+    output_tokens: int
+    token_source: Literal["usage", "missing"]
+    duration_s: float
+    output_tok_s: float | None
+    stream_tok_s: tuple[float, ...]
+    ttft_p50_s: float | None
+    ttft_p95_s: float | None
+    tpot_p50_s: float | None
+    achieved_concurrency: float | None
+    acceptance_rate: float | None
+    acceptance_length: float | None
+    acceptance_per_position: tuple[float, ...]
+    acceptance_source: str | None
+    counters: dict[str, Any] | None
+    server_generation_tokens: float | None
+    per_request_draft_tokens: int | None = None
+    per_request_accepted_tokens: int | None = None
+    client: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position"):
+            d[k] = list(d[k])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "CellSummary":
+        names = {f.name for f in dataclasses.fields(cls)}
+        d = {k: v for k, v in d.items() if k in names}
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position"):
+            d[k] = tuple(d.get(k) or ())
+        return cls(**d)
