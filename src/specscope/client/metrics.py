@@ -1,0 +1,214 @@
+"""Prometheus ``/metrics`` scraping: speculative-decoding and generation counters.
+
+Text is parsed with ``prometheus_client.parser.text_string_to_metric_families`` and matched on the
+*sample* names (so an exposition that lacks ``# TYPE`` lines, like vLLM's trimmed excerpts, still
+works). Supported names:
+
+==============================  =============================================  ==================================
+:class:`SpecCounters` field      vLLM (``vllm/v1/spec_decode/metrics.py``,       llama.cpp server (``llamacpp:``; seen
+                                 ``vllm/v1/metrics/loggers.py``)                 on xllamacpp 2026.10 / SmolLM2)
+==============================  =============================================  ==================================
+drafts                           ``vllm:spec_decode_num_drafts_total``           ``llamacpp:spec_decode_num_drafts_total``
+draft_tokens                     ``vllm:spec_decode_num_draft_tokens_total``     ``llamacpp:spec_decode_num_draft_tokens_total``
+accepted_tokens                  ``vllm:spec_decode_num_accepted_tokens_total``  ``llamacpp:spec_decode_num_accepted_tokens_total``
+accepted_per_position[i]         ``..._accepted_tokens_per_pos_total{position}`` ``..._accepted_tokens_per_pos_total{position}``
+generation_tokens                ``vllm:generation_tokens_total``                ``llamacpp:tokens_predicted_total``
+prompt_tokens                    ``vllm:prompt_tokens_total``                    ``llamacpp:prompt_tokens_total``
+running (gauge)                  ``vllm:num_requests_running``                   ``llamacpp:requests_processing``
+waiting (gauge)                  ``vllm:num_requests_waiting``                   ``llamacpp:requests_deferred``
+==============================  =============================================  ==================================
+
+Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
+data-parallel vLLM with two engines reports one total. ``*_created`` samples are ignored.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+from specscope.errors import MetricsUnavailable, ServerUnreachable
+from specscope.records import SpecCounters
+
+__all__ = ["parse_metrics", "counters_delta", "scrape", "metrics_url"]
+
+_PREFIXES = ("vllm:", "llamacpp:")
+
+# sample name without prefix -> SpecCounters field (counters)
+_COUNTERS: dict[str, str] = {
+    "spec_decode_num_drafts_total": "drafts",
+    "spec_decode_num_draft_tokens_total": "draft_tokens",
+    "spec_decode_num_accepted_tokens_total": "accepted_tokens",
+    "generation_tokens_total": "generation_tokens",
+    "tokens_predicted_total": "generation_tokens",
+    "prompt_tokens_total": "prompt_tokens",
+}
+_PER_POS = "spec_decode_num_accepted_tokens_per_pos_total"
+_GAUGES: dict[str, str] = {
+    "num_requests_running": "running",
+    "requests_processing": "running",
+    "num_requests_waiting": "waiting",
+    "requests_deferred": "waiting",
+}
+_PRESENT = {"drafts": "spec", "draft_tokens": "spec", "accepted_tokens": "spec", "generation_tokens": "generation",
+            "prompt_tokens": "prompt", "running": "running", "waiting": "waiting"}
+
+
+def parse_metrics(text: str) -> SpecCounters:
+    """Parse one Prometheus text exposition into a :class:`SpecCounters` snapshot.
+
+    Args:
+        text: the body of ``GET /metrics`` (Prometheus text format 0.0.4).
+
+    Returns:
+        A snapshot; counters absent from the text stay 0 (spec) or ``None`` (generation / prompt /
+        gauges), and ``present`` names the families seen (``spec``, ``per_pos``, ``generation``,
+        ``prompt``, ``running``, ``waiting``).
+
+    Raises:
+        MetricsUnavailable: the text is not Prometheus exposition format, or a ``position`` label
+            is not a non-negative integer.
+    """
+    from prometheus_client.parser import text_string_to_metric_families
+
+    sums: dict[str, float] = {}
+    per_pos: dict[int, float] = {}
+    present: set[str] = set()
+    try:
+        families = list(text_string_to_metric_families(text))
+    except (ValueError, TypeError, IndexError) as exc:
+        raise MetricsUnavailable(
+            "the /metrics body is not Prometheus text",
+            found=f"{type(exc).__name__}: {exc}"[:200],
+            expected="Prometheus text exposition format (name{labels} value lines)",
+            fix="point --server at a vLLM / llama.cpp / SGLang server and check its /metrics page",
+        ) from exc
+    for fam in families:
+        for sample in fam.samples:
+            name = sample.name
+            prefix = next((p for p in _PREFIXES if name.startswith(p)), None)
+            if prefix is None:
+                continue
+            short = name[len(prefix):]
+            if short == _PER_POS:
+                raw = sample.labels.get("position", "")
+                if not raw.isdigit():
+                    raise MetricsUnavailable(
+                        "a per-position acceptance sample has no usable position label",
+                        found=f"{name}{sample.labels}", expected="position=\"0\", \"1\", ...",
+                        fix="report this server's /metrics output to specscope",
+                    )
+                pos = int(raw)
+                per_pos[pos] = per_pos.get(pos, 0.0) + float(sample.value)
+                present.add("per_pos")
+                continue
+            field_name = _COUNTERS.get(short) or _GAUGES.get(short)
+            if field_name is None:
+                continue
+            sums[field_name] = sums.get(field_name, 0.0) + float(sample.value)
+            present.add(_PRESENT[field_name])
+    n_pos = max(per_pos) + 1 if per_pos else 0
+    return SpecCounters(
+        drafts=sums.get("drafts", 0.0),
+        draft_tokens=sums.get("draft_tokens", 0.0),
+        accepted_tokens=sums.get("accepted_tokens", 0.0),
+        accepted_per_position=tuple(per_pos.get(i, 0.0) for i in range(n_pos)),  # (n_pos,)
+        generation_tokens=sums.get("generation_tokens"),
+        prompt_tokens=sums.get("prompt_tokens"),
+        running=sums.get("running"),
+        waiting=sums.get("waiting"),
+        present=frozenset(present),
+    )
+
+
+def _diff(before: float | None, after: float | None) -> tuple[float | None, bool]:
+    """after - before for one counter; on a decrease, a restart: the increase is ``after`` (Prometheus rule)."""
+    if before is None or after is None:
+        return None, False
+    if after < before:
+        return after, True
+    return after - before, False
+
+
+def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
+    """The counters' increase between two snapshots of the same server.
+
+    A counter that went down means the server restarted between the scrapes: the result has
+    ``reset=True`` and, for that counter, the value after the restart (Prometheus' ``increase()``
+    convention), which is NOT the cell's true count; callers must mark such a cell. Gauges
+    (``running``, ``waiting``) are ``None`` on a delta. ``present`` is the intersection.
+
+    Args:
+        before: snapshot taken before the cell.
+        after: snapshot taken after the cell.
+
+    Returns:
+        A :class:`SpecCounters` delta (counts in tokens, ``drafts`` in verify steps).
+    """
+    reset = False
+    vals: dict[str, float | None] = {}
+    for name in ("drafts", "draft_tokens", "accepted_tokens", "generation_tokens", "prompt_tokens"):
+        v, r = _diff(getattr(before, name), getattr(after, name))
+        vals[name] = v
+        reset |= r
+    n = max(len(before.accepted_per_position), len(after.accepted_per_position))
+    b = before.accepted_per_position + (0.0,) * (n - len(before.accepted_per_position))  # (n,)
+    a = after.accepted_per_position + (0.0,) * (n - len(after.accepted_per_position))  # (n,)
+    per_pos = []
+    for x, y in zip(b, a):
+        v, r = _diff(x, y)
+        per_pos.append(v)
+        reset |= r
+    return SpecCounters(
+        drafts=vals["drafts"] or 0.0,
+        draft_tokens=vals["draft_tokens"] or 0.0,
+        accepted_tokens=vals["accepted_tokens"] or 0.0,
+        accepted_per_position=tuple(per_pos),
+        generation_tokens=vals["generation_tokens"],
+        prompt_tokens=vals["prompt_tokens"],
+        running=None,
+        waiting=None,
+        present=before.present & after.present,
+        reset=reset,
+    )
+
+
+def metrics_url(base_url: str) -> str:
+    """``/metrics`` of the server at ``base_url`` (an OpenAI base such as ``http://h:8000/v1`` is accepted)."""
+    root = base_url.rstrip("/")
+    if root.endswith("/v1"):
+        root = root[: -len("/v1")]
+    return root + "/metrics"
+
+
+async def scrape(client: httpx.AsyncClient, base_url: str) -> SpecCounters:
+    """GET ``/metrics`` and parse it.
+
+    Args:
+        client: an open ``httpx.AsyncClient`` (its timeouts apply).
+        base_url: the server root or its OpenAI base (``.../v1``).
+
+    Returns:
+        The snapshot (see :func:`parse_metrics`).
+
+    Raises:
+        ServerUnreachable: nothing answered (connection refused, DNS failure, timeout).
+        MetricsUnavailable: HTTP 404 / another error status, or a body that is not Prometheus text.
+    """
+    url = metrics_url(base_url)
+    try:
+        resp = await client.get(url)
+    except httpx.TransportError as exc:  # connect errors, timeouts, protocol errors
+        raise ServerUnreachable(
+            "nothing answered at the server URL",
+            found=f"{url}: {type(exc).__name__}: {exc}"[:300],
+            expected="a running OpenAI-compatible server",
+            fix="start the server or correct --server (scheme, host and port)",
+        ) from exc
+    if resp.status_code != 200:
+        raise MetricsUnavailable(
+            "the server has no usable Prometheus /metrics endpoint",
+            found=f"GET {url} -> HTTP {resp.status_code}",
+            expected="HTTP 200 with Prometheus text",
+            fix="enable metrics (llama.cpp: --metrics; vLLM serves them by default; SGLang: --enable-metrics)",
+        )
+    return parse_metrics(resp.text)
