@@ -1,0 +1,110 @@
+"""Our own options, validated with pydantic (``extra="forbid"``): the bench run options and named profiles.
+
+Foreign JSON (a model's config.json) never goes through these models; it stays a dict.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from specscope.errors import ConfigError
+
+__all__ = ["BenchOptions", "PROFILES", "profile_options", "parse_csv_ints", "parse_csv_names"]
+
+
+class BenchOptions(BaseModel):
+    """Everything that defines a bench matrix; stored verbatim in the run manifest (``options``).
+
+    Attributes:
+        configs: server config names (embedded: ``base``, ``ngram``, ``draft``; external: the names the
+            user gave with ``--server NAME=URL``).
+        workloads: workload pack names (``prose``, ``code``, ``edit``).
+        levels: requested concurrency levels (streams started at once per cell).
+        repeats: repeats of the whole matrix; each repeat visits a config's cells in a fresh shuffled order.
+        max_tokens: ``max_tokens`` of every request (tokens).
+        temperature: sampling temperature of every request.
+        seed: seeds the prompt schedule and the shuffles.
+        edit_form: ``prefill`` (assistant answer pre-filled with the code fence and the module's first line)
+            or ``plain`` (instruction only).
+        warmup_max_tokens: ``max_tokens`` of the one warm-up request per cell (tokens).
+        threads: compute threads of the embedded engine.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    configs: tuple[str, ...] = ("base", "ngram", "draft")
+    workloads: tuple[str, ...] = ("prose", "code", "edit")
+    levels: tuple[int, ...] = (1, 2)
+    repeats: int = Field(2, ge=1, le=100)
+    max_tokens: int = Field(96, ge=1, le=1_000_000)
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    seed: int = 0
+    edit_form: Literal["prefill", "plain"] = "prefill"
+    warmup_max_tokens: int = Field(8, ge=1)
+    threads: int = Field(1, ge=1, le=256)
+
+    @field_validator("levels")
+    @classmethod
+    def _levels(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if not v or any(n < 1 for n in v):
+            raise ValueError("levels must be positive integers")
+        return tuple(sorted(set(v)))
+
+    @field_validator("configs", "workloads")
+    @classmethod
+    def _names(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if not v:
+            raise ValueError("at least one name is needed")
+        if len(set(v)) != len(v):
+            raise ValueError(f"names repeat: {list(v)}")
+        return v
+
+
+# The named profiles. ``quick`` is the README's first command: the whole embedded matrix in a few minutes on
+# a 2-core machine. ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens).
+PROFILES: dict[str, dict] = {
+    "quick": {},
+    "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},
+}
+
+
+def profile_options(name: str, **overrides) -> BenchOptions:
+    """The options of profile ``name`` with ``overrides`` (``None`` values ignored) applied.
+
+    Raises:
+        ConfigError: unknown profile or an invalid option value.
+    """
+    if name not in PROFILES:
+        raise ConfigError(
+            f"unknown profile {name!r}", found=name, expected=f"one of {', '.join(PROFILES)}", fix="pass --profile quick"
+        )
+    values = {**PROFILES[name], **{k: v for k, v in overrides.items() if v is not None}}
+    try:
+        return BenchOptions(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(
+            f"invalid bench option {'.'.join(str(p) for p in first['loc'])}",
+            found=first.get("input"),
+            expected=first["msg"],
+            fix="see `specscope bench --help`",
+        ) from None
+
+
+def parse_csv_ints(text: str | None, what: str) -> tuple[int, ...] | None:
+    """``"1,2,4"`` -> (1, 2, 4); None passes through. Raises ConfigError on a non-integer."""
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ConfigError(f"{what} must be comma-separated integers", found=text, expected="e.g. 1,2,4") from None
+
+
+def parse_csv_names(text: str | None) -> tuple[str, ...] | None:
+    """``"base,ngram"`` -> ("base", "ngram"); None passes through."""
+    if text is None:
+        return None
+    return tuple(x.strip() for x in text.split(",") if x.strip())

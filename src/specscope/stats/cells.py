@@ -1,0 +1,167 @@
+"""Turn one cell's raw measurements (streams + two /metrics snapshots) into a :class:`CellSummary`.
+
+Figures and their sources:
+- output tokens: sum of ``usage.completion_tokens`` (``token_source="usage"``), never SSE chunk counts;
+- acceptance: the delta of the server's spec-decode counters around the cell (``"counter_delta"``), or,
+  when the server has no such counters, the sum of the server's per-response fields (llama.cpp
+  ``timings.draft_n``/``draft_n_accepted``: ``"per_request"``);
+- acceptance rate = accepted / draft tokens; acceptance length = 1 + accepted / drafts; per position =
+  accepted at i / drafts (vLLM ``vllm/v1/spec_decode/metrics.py`` definitions);
+- throughput: output tokens / (last stream end - first send).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from specscope.records import CellResult, SpecCounters, StreamRecord
+from specscope.stats.summary import CellStatus, CellSummary
+from specscope.stats.timeline import achieved_concurrency, percentile
+
+__all__ = ["counters_delta", "summarize_cell"]
+
+
+def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
+    """after - before for every counter; ``reset=True`` when any counter went down (server restart).
+
+    Per-position lists of different lengths are aligned on position (missing = 0). Gauges (running,
+    waiting) are taken from ``after``.
+    """
+    n = max(len(before.accepted_per_position), len(after.accepted_per_position))
+    b = list(before.accepted_per_position) + [0.0] * (n - len(before.accepted_per_position))
+    a = list(after.accepted_per_position) + [0.0] * (n - len(after.accepted_per_position))
+    per_pos = tuple(x - y for x, y in zip(a, b))
+
+    def d(x: float | None, y: float | None) -> float | None:
+        return None if x is None or y is None else x - y
+
+    out = SpecCounters(
+        drafts=after.drafts - before.drafts,
+        draft_tokens=after.draft_tokens - before.draft_tokens,
+        accepted_tokens=after.accepted_tokens - before.accepted_tokens,
+        accepted_per_position=per_pos,
+        generation_tokens=d(after.generation_tokens, before.generation_tokens),
+        prompt_tokens=d(after.prompt_tokens, before.prompt_tokens),
+        running=after.running,
+        waiting=after.waiting,
+        present=before.present & after.present,
+    )
+    values = [out.drafts, out.draft_tokens, out.accepted_tokens, *per_pos]
+    values += [v for v in (out.generation_tokens, out.prompt_tokens) if v is not None]
+    if any(v < 0 for v in values):
+        out = SpecCounters(**{**{f: getattr(out, f) for f in out.__dataclass_fields__}, "reset": True})
+    return out
+
+
+def _sum_opt(values: list[int | None]) -> int | None:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+def summarize_cell(
+    result: CellResult,
+    *,
+    extra_reasons: Sequence[str] = (),
+    status_override: CellStatus | None = None,
+) -> CellSummary:
+    """Summarize one cell.
+
+    Args:
+        result: streams and the two snapshots of the cell.
+        extra_reasons: reasons found by the caller (``CLIENT_LIMITED``, ``SERVER_CRASH``...).
+        status_override: force a status (``server_crash``).
+
+    Status rules: ``failed`` when no stream is ok or degraded with tokens; ``degraded`` when any stream
+    is not ok, a counter went down between the scrapes (``COUNTER_RESET``), requests were running at a
+    scrape (``BUSY_AT_SCRAPE``), the client's token total differs from the server's generated-token
+    delta (``TOKENS_MISMATCH``), or the caller gave reasons; else ``ok``.
+    """
+    streams: tuple[StreamRecord, ...] = result.streams
+    reasons: list[str] = list(extra_reasons)
+    ok = [s for s in streams if s.status == "ok"]
+    if len(ok) < len(streams):
+        bad = sorted({f"{s.status}:{s.reason}" for s in streams if s.status != "ok"})
+        reasons.append("STREAM_DEGRADED(" + ", ".join(bad) + ")")
+    counted = [s for s in streams if s.output_tokens is not None]
+    output_tokens = sum(s.output_tokens or 0 for s in counted)
+    token_source = "usage" if len(counted) == len(streams) and streams else "missing"
+
+    delta: SpecCounters | None = None
+    if result.before is not None and result.after is not None:
+        delta = counters_delta(result.before, result.after)
+        if delta.reset:
+            reasons.append("COUNTER_RESET")
+        busy = [(n, v) for n, v in (("before", result.before.running), ("after", result.after.running)) if v]
+        if busy:
+            reasons.append("BUSY_AT_SCRAPE(" + ", ".join(f"{n}={v:g}" for n, v in busy) + ")")
+        if (
+            delta.generation_tokens is not None
+            and not delta.reset
+            and token_source == "usage"
+            and abs(delta.generation_tokens - output_tokens) > 0
+        ):
+            reasons.append(f"TOKENS_MISMATCH(client={output_tokens}, server={delta.generation_tokens:g})")
+
+    per_req_draft = _sum_opt([s.server_draft_tokens for s in streams])
+    per_req_acc = _sum_opt([s.server_accepted_tokens for s in streams])
+    rate = length = None
+    per_pos: tuple[float, ...] = ()
+    source: str | None = None
+    if delta is not None and "spec" in delta.present and delta.draft_tokens > 0 and not delta.reset:
+        rate, length, per_pos, source = (
+            delta.acceptance_rate, delta.acceptance_length, delta.acceptance_per_position, "counter_delta",
+        )
+    elif per_req_draft:
+        rate, source = (per_req_acc or 0) / per_req_draft, "per_request"
+
+    timed = [s for s in streams if s.status != "failed"]
+    if timed:
+        t0 = min(s.send_ns for s in timed)
+        t1 = max(s.end_ns for s in timed)
+        duration_s = (t1 - t0) / 1e9
+    else:
+        duration_s = (result.end_ns - result.start_ns) / 1e9
+    ttfts = [s.ttft_ns / 1e9 for s in timed if s.ttft_ns is not None]
+    tpots = [s.tpot_ns / 1e9 for s in timed if s.tpot_ns is not None]
+    rates = sorted(r for r in (s.stream_tok_s for s in timed) if r is not None)
+
+    if status_override is not None:
+        status: CellStatus = status_override
+    elif not ok and not any(s.output_tokens for s in streams):
+        status = "failed"
+    elif reasons:
+        status = "degraded"
+    else:
+        status = "ok"
+
+    k = result.key
+    client: dict[str, Any] = dict(result.client)
+    return CellSummary(
+        config=k.config,
+        workload=k.workload,
+        concurrency=k.concurrency,
+        repeat=k.repeat,
+        status=status,
+        reasons=tuple(reasons),
+        streams=len(streams),
+        streams_ok=len(ok),
+        output_tokens=output_tokens,
+        token_source=token_source,
+        duration_s=duration_s,
+        output_tok_s=(output_tokens / duration_s) if duration_s > 0 and output_tokens else None,
+        stream_tok_s=tuple(rates),
+        ttft_p50_s=percentile(ttfts, 50),
+        ttft_p95_s=percentile(ttfts, 95),
+        tpot_p50_s=percentile(tpots, 50),
+        achieved_concurrency=achieved_concurrency([(s.send_ns, s.end_ns) for s in timed]),
+        acceptance_rate=rate,
+        acceptance_length=length,
+        acceptance_per_position=tuple(per_pos),
+        acceptance_source=source,
+        counters=None if delta is None else delta.to_dict(),
+        server_generation_tokens=None if delta is None else delta.generation_tokens,
+        per_request_draft_tokens=per_req_draft,
+        per_request_accepted_tokens=per_req_acc,
+        client=client,
+    )

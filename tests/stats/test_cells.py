@@ -1,0 +1,94 @@
+"""Cell summaries from hand-made stream records: exact values."""
+
+from __future__ import annotations
+
+import pytest
+
+from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.stats.cells import counters_delta, summarize_cell
+from specscope.stats.timeline import achieved_concurrency, coefficient_of_variation, percentile
+
+MS = 1_000_000  # ns per ms
+
+
+def rec(pid, send_ms, first_ms, last_ms, end_ms, tokens, status="ok", reason=None, draft=None, acc=None):
+    return StreamRecord(
+        prompt_id=pid, intended_ns=send_ms * MS, send_ns=send_ms * MS, first_token_ns=first_ms * MS,
+        first_content_ns=first_ms * MS, last_token_ns=last_ms * MS, end_ns=end_ms * MS, content_chunks=tokens,
+        reasoning_chunks=0, output_tokens=tokens, prompt_tokens=10, token_source="usage" if tokens is not None else "missing",
+        finish_reason="length", status=status, reason=reason, http_status=200,
+        server_draft_tokens=draft, server_accepted_tokens=acc,
+    )
+
+
+def test_achieved_concurrency_case_c16():
+    # C16: 12 requests of 1000 ms each between sent and done, over 0..4000 ms -> 3.00
+    starts = [0, 0, 0, 1000, 1000, 1000, 2000, 2000, 2000, 3000, 3000, 3000]
+    assert achieved_concurrency([(s * MS, (s + 1000) * MS) for s in starts]) == 3.0
+    assert achieved_concurrency([]) is None
+
+
+def test_percentile_and_cv_use_numpy_linear():
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
+    assert percentile([10.0, 20.0], 95) == pytest.approx(19.5)
+    assert percentile([], 50) is None
+    assert coefficient_of_variation([10.0, 12.0]) == pytest.approx(1.4142135623730951 / 11.0)
+    assert coefficient_of_variation([5.0]) is None
+
+
+def snap(drafts, dt, acc, per_pos, gen, running=0.0):
+    return SpecCounters(drafts=drafts, draft_tokens=dt, accepted_tokens=acc, accepted_per_position=tuple(per_pos),
+                        generation_tokens=gen, prompt_tokens=0.0, running=running, waiting=0.0,
+                        present=frozenset({"spec", "per_pos", "generation"}))
+
+
+def test_counter_delta_and_reset():
+    d = counters_delta(snap(10, 30, 12, [6, 4, 2], 100), snap(150, 450, 270, [120, 92, 58], 400))
+    assert (d.drafts, d.draft_tokens, d.accepted_tokens) == (140, 420, 258)
+    assert d.accepted_per_position == (114, 88, 56)
+    assert d.acceptance_rate == 258 / 420
+    assert d.acceptance_length == 1 + 258 / 140
+    assert d.acceptance_per_position == (114 / 140, 88 / 140, 56 / 140)
+    assert d.generation_tokens == 300 and d.reset is False
+    r = counters_delta(snap(150, 450, 270, [120, 92, 58], 400), snap(5, 15, 9, [4, 3, 2], 20))
+    assert r.reset is True
+
+
+def test_summarize_ok_cell_exact():
+    streams = (rec("p-1", 0, 100, 1100, 1100, 101), rec("p-2", 0, 200, 2200, 2200, 101))
+    res = CellResult(CellKey("ngram", "edit", 2, 0), streams, 0, 2200 * MS,
+                     snap(0, 0, 0, [0, 0], 1000), snap(40, 160, 100, [35, 30], 1202))
+    s = summarize_cell(res)
+    assert s.status == "ok" and s.reasons == ()
+    assert s.output_tokens == 202 and s.token_source == "usage"
+    assert s.duration_s == 2.2
+    assert s.output_tok_s == 202 / 2.2
+    assert s.stream_tok_s == (101 / 2.2, 101 / 1.1)
+    assert s.ttft_p50_s == pytest.approx(0.15)
+    assert s.achieved_concurrency == (1100 + 2200) / 2200
+    assert s.acceptance_rate == 100 / 160 and s.acceptance_length == 1 + 100 / 40
+    assert s.acceptance_per_position == (35 / 40, 30 / 40)
+    assert s.acceptance_source == "counter_delta"
+    assert s.tpot_p50_s == pytest.approx((1.0 / 100 + 2.0 / 100) / 2)
+
+
+def test_summarize_flags_mismatch_busy_and_degraded_streams():
+    streams = (rec("p-1", 0, 100, 1100, 1100, 50), rec("p-2", 0, 100, 900, 900, 40, status="degraded", reason="no [DONE]"))
+    res = CellResult(CellKey("base", "prose", 2, 1), streams, 0, 1100 * MS,
+                     snap(0, 0, 0, [], 0, running=1.0), snap(0, 0, 0, [], 95))
+    s = summarize_cell(res)
+    assert s.status == "degraded"
+    assert s.reasons == ("STREAM_DEGRADED(degraded:no [DONE])", "BUSY_AT_SCRAPE(before=1)",
+                         "TOKENS_MISMATCH(client=90, server=95)")
+    assert s.acceptance_rate is None and s.acceptance_source is None
+
+
+def test_summarize_per_request_fallback_and_failed():
+    streams = (rec("p-1", 0, 10, 20, 20, 30, draft=20, acc=15),)
+    s = summarize_cell(CellResult(CellKey("draft", "code", 1, 0), streams, 0, 20 * MS, None, None))
+    assert s.acceptance_rate == 0.75 and s.acceptance_source == "per_request"
+    assert s.per_request_draft_tokens == 20 and s.counters is None
+    failed = StreamRecord("p-9", 0, 0, None, None, None, 5 * MS, 0, 0, None, None, "missing", None, "failed",
+                          "http 503", 503)
+    f = summarize_cell(CellResult(CellKey("draft", "code", 1, 1), (failed,), 0, 5 * MS, None, None))
+    assert f.status == "failed" and f.output_tokens == 0 and f.token_source == "missing"

@@ -1,0 +1,53 @@
+"""The run folder: create, save cells atomically, reopen, refuse folders that are not runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from specscope.errors import StoreError
+from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.stats.cells import summarize_cell
+from specscope.store import create_run, open_run
+
+
+def _stream(i):
+    return StreamRecord(f"prose-{i:03d}", 0, 0, 5, 5, 50, 100, 3, 0, 12, 7, "usage", "length", "ok", None, 200, text="hi")
+
+
+def test_roundtrip_and_resume_keys(tmp_path):
+    run = create_run(tmp_path / "r1", {"kind": "bench", "options": {"levels": [1]}})
+    key = CellKey("base", "prose", 2, 0)
+    before = SpecCounters(generation_tokens=0.0, present=frozenset({"generation"}))
+    after = SpecCounters(generation_tokens=24.0, present=frozenset({"generation"}))
+    res = CellResult(key, (_stream(1), _stream(2)), 0, 100, before, after, {"send_lag_p99_ns": 10})
+    summary = summarize_cell(res)
+    run.save_cell(res, summary)
+    run.save_server_facts("base", {"kv_cache_tokens": 4096})
+    run.close()
+
+    again = open_run(tmp_path / "r1")
+    assert again.done_keys() == {key}
+    assert again.summaries() == [summary]
+    assert again.streams(key) == [_stream(1), _stream(2)]
+    assert again.counters(key) == (before, after)
+    assert again.server_facts == {"base": {"kv_cache_tokens": 4096}}
+    assert again.manifest["kind"] == "bench" and again.manifest["schema_version"] == 1
+    again.update_manifest(finished=True)
+    assert json.loads((tmp_path / "r1" / "manifest.json").read_text())["finished"] is True
+    assert not [p for p in (tmp_path / "r1").iterdir() if p.name.endswith(".tmp")]
+    again.close()
+
+
+def test_not_a_run(tmp_path):
+    with pytest.raises(StoreError) as e:
+        open_run(tmp_path)
+    assert "missing manifest.json, run.sqlite" in e.value.one_line()
+    with pytest.raises(StoreError):
+        open_run(tmp_path / "nope")
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "junk").write_text("1")
+    with pytest.raises(StoreError) as e2:
+        create_run(tmp_path / "x", {})
+    assert "--resume" in e2.value.one_line()
