@@ -1,0 +1,224 @@
+"""The checkpoint model: configs, the shard index and every shard header, read through a byte source.
+
+A checkpoint is what loaders see: ``config.json``, the optional ``hf_quant_config.json`` (ModelOpt's legacy copy),
+``model.safetensors.index.json`` (``{"metadata": {"total_size": int}, "weight_map": {tensor: shard}}``, written by
+transformers' ``save_pretrained``) and the ``*.safetensors`` shards. Only headers are read, never tensor data
+(:meth:`Checkpoint.read_scalar` reads one small scale tensor on request).
+
+Foreign JSON stays a plain ``dict`` so unknown keys survive a later patch. The tensor inventory is the *union* of the
+index and the headers (case C03: an index-only view hides a shard the index forgot).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import struct
+from dataclasses import dataclass, field
+
+from specscope.checkpoint.header import (
+    LENGTH_PREFIX_BYTES,
+    HeaderFormatError,
+    SafetensorsHeader,
+    TensorInfo,
+    header_length,
+    parse_header,
+)
+from specscope.checkpoint.source import ByteSource, open_source
+from specscope.errors import CheckpointError
+
+__all__ = [
+    "INDEX_NAME",
+    "ShardRead",
+    "TensorLocation",
+    "Checkpoint",
+    "read_header",
+    "load_checkpoint",
+    "shard_name_is_safe",
+]
+
+INDEX_NAME = "model.safetensors.index.json"
+#: scale tensors up to this many bytes may be read by :meth:`Checkpoint.read_scalar`.
+MAX_SCALAR_BYTES = 64
+
+_SCALAR_FORMATS = {"F32": "<f", "F64": "<d", "F16": "<e"}
+
+
+@dataclass(frozen=True, slots=True)
+class ShardRead:
+    """One shard file: its header, or the format error that stopped parsing it (never both)."""
+
+    name: str
+    size_bytes: int | None
+    header: SafetensorsHeader | None
+    error: HeaderFormatError | None
+    missing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TensorLocation:
+    """Where a tensor physically is: shard file name and its header record."""
+
+    shard: str
+    info: TensorInfo
+
+
+def shard_name_is_safe(name: str) -> bool:
+    """True when an index shard name stays inside the checkpoint folder (relative, no ``..``, no backslash)."""
+    if not name or name.startswith("/") or "\\" in name or ":" in name:
+        return False
+    norm = posixpath.normpath(name)
+    return not (norm.startswith("..") or norm.startswith("/"))
+
+
+def read_header(source: ByteSource, name: str, size_bytes: int) -> SafetensorsHeader:
+    """Fetch and parse the header of shard ``name``: 8 bytes, bound check, then exactly the header bytes.
+
+    Raises:
+        HeaderFormatError: any format violation (see :func:`specscope.checkpoint.header.parse_header`).
+    """
+    prefix = source.read_range(name, 0, LENGTH_PREFIX_BYTES)
+    n = header_length(prefix, file_size_bytes=size_bytes)  # raises before the big read
+    body = source.read_range(name, LENGTH_PREFIX_BYTES, n)
+    return parse_header(prefix + body, size_bytes)
+
+
+@dataclass
+class Checkpoint:
+    """Everything the audit needs, read from headers and JSON.
+
+    Attributes:
+        label: folder path or ``org/name@rev``.
+        files: relative file name -> size in bytes.
+        config: ``config.json`` as a dict (None if absent).
+        hf_quant_config: ``hf_quant_config.json`` as a dict (None if absent).
+        index: the raw index dict (None when the checkpoint is a single file).
+        weight_map: tensor name -> shard name, from the index ({} without an index).
+        index_total_size_bytes: ``metadata.total_size`` (None if absent).
+        shards: shard name -> :class:`ShardRead` for every top-level ``*.safetensors`` and every indexed shard.
+        locations: tensor name -> every place it is stored (len > 1 means duplicate copies).
+    """
+
+    source: ByteSource
+    label: str
+    files: dict[str, int]
+    config: dict | None
+    hf_quant_config: dict | None
+    index: dict | None
+    weight_map: dict[str, str]
+    index_total_size_bytes: int | None
+    shards: dict[str, ShardRead]
+    locations: dict[str, list[TensorLocation]] = field(default_factory=dict)
+
+    @property
+    def text_config(self) -> dict:
+        """``config["text_config"]`` for vision-language checkpoints, else ``config`` itself ({} if none)."""
+        cfg = self.config or {}
+        tc = cfg.get("text_config")
+        return tc if isinstance(tc, dict) else cfg
+
+    def tensor(self, name: str) -> TensorInfo | None:
+        """The copy a loader would use: the indexed shard's copy if any, else the first physical copy."""
+        locs = self.locations.get(name)
+        if not locs:
+            return None
+        want = self.weight_map.get(name)
+        for loc in locs:
+            if loc.shard == want:
+                return loc.info
+        return locs[0].info
+
+    def shard_of(self, name: str) -> str | None:
+        """Shard holding the loader's copy of ``name`` (see :meth:`tensor`)."""
+        locs = self.locations.get(name)
+        if not locs:
+            return None
+        want = self.weight_map.get(name)
+        return want if any(loc.shard == want for loc in locs) else locs[0].shard
+
+    def tensors(self) -> dict[str, TensorInfo]:
+        """Name -> loader's copy for every tensor found in any readable header."""
+        return {n: self.tensor(n) for n in self.locations}  # type: ignore[misc]
+
+    def read_scalar(self, name: str) -> float | None:
+        """Value of a small F32/F16/F64 scale tensor (<= 64 bytes; the first element), None when unreadable.
+
+        This is the one place tensor data is read; it is used for scalar scales only (KV ``k_scale``/``v_scale``,
+        NVFP4 ``weight_scale_2``/``input_scale``).
+        """
+        info = self.tensor(name)
+        shard = self.shard_of(name)
+        fmt = _SCALAR_FORMATS.get(info.dtype) if info else None
+        if info is None or shard is None or fmt is None or not 0 < info.nbytes <= MAX_SCALAR_BYTES:
+            return None
+        raw = self.source.read_range(shard, info.file_offset_bytes, struct.calcsize(fmt))
+        if len(raw) < struct.calcsize(fmt):
+            return None
+        return float(struct.unpack(fmt, raw)[0])
+
+
+def _as_dict(obj: object, name: str, label: str) -> dict | None:
+    if obj is None:
+        return None
+    if not isinstance(obj, dict):
+        raise CheckpointError(f"{name} is not a JSON object", found=f"{label}/{name}: {type(obj).__name__}",
+                              expected="a JSON object", fix=f"repair {name}")
+    return obj
+
+
+def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
+    """Read configs, index and every shard header of ``target`` (folder, ``.safetensors`` file, repo id or source).
+
+    Header format errors do not raise: they are kept in :attr:`ShardRead.error` for the audit to report.
+
+    Raises:
+        CheckpointError: the target cannot be opened, holds no safetensors file and no config, or a JSON file is
+            not an object / not JSON.
+    """
+    source = target if hasattr(target, "read_range") else open_source(target)  # type: ignore[arg-type]
+    files = source.files()
+    config = _as_dict(source.read_json("config.json"), "config.json", source.label)
+    hf_quant = _as_dict(source.read_json("hf_quant_config.json"), "hf_quant_config.json", source.label)
+    index = _as_dict(source.read_json(INDEX_NAME), INDEX_NAME, source.label)
+
+    weight_map: dict[str, str] = {}
+    total_size: int | None = None
+    if index is not None:
+        wm = index.get("weight_map")
+        if not isinstance(wm, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items()):
+            raise CheckpointError(
+                f"{INDEX_NAME} has no usable weight_map",
+                found=f"weight_map: {type(wm).__name__}",
+                expected='{"weight_map": {"tensor name": "shard file", ...}}',
+                fix="regenerate the index (specscope surgery reindex)",
+            )
+        weight_map = dict(wm)
+        meta = index.get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("total_size"), int):
+            total_size = int(meta["total_size"])
+
+    shard_names = sorted({n for n in files if n.endswith(".safetensors") and "/" not in n}
+                         | {s for s in weight_map.values() if shard_name_is_safe(s)})
+    if not shard_names and config is None:
+        raise CheckpointError(
+            "no checkpoint here",
+            found=f"{source.label}: no config.json and no *.safetensors",
+            expected="a model folder or repo with config.json and safetensors shards",
+            fix="point at the folder that holds config.json",
+        )
+    shards: dict[str, ShardRead] = {}
+    locations: dict[str, list[TensorLocation]] = {}
+    for name in shard_names:
+        size = files.get(posixpath.normpath(name))
+        if size is None:
+            shards[name] = ShardRead(name, None, None, None, missing=True)
+            continue
+        try:
+            header = read_header(source, posixpath.normpath(name), size)
+        except HeaderFormatError as exc:
+            shards[name] = ShardRead(name, size, None, exc)
+            continue
+        shards[name] = ShardRead(name, size, header, None)
+        for info in header.tensors:
+            locations.setdefault(info.name, []).append(TensorLocation(name, info))
+    return Checkpoint(source, source.label, files, config, hf_quant, index, weight_map, total_size, shards, locations)
