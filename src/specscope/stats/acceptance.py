@@ -1,0 +1,145 @@
+"""Acceptance views: rate, length, and per-position acceptance in both of its published forms.
+
+Counters (vLLM ``vllm:spec_decode_*``; see vLLM ``docs/design/metrics.md`` and the seed-003 recipe):
+``drafts`` verify steps that carried a draft, ``draft_tokens`` drafted tokens, ``accepted_tokens``
+accepted drafted tokens, ``accepted_per_position[i]`` steps whose draft was accepted at position i+1.
+
+* acceptance rate   = accepted_tokens / draft_tokens                      (excludes the bonus token)
+* acceptance length = 1 + accepted_tokens / drafts                        (tokens emitted per step)
+* unconditional u_i = accepted_per_position[i] / drafts                   (vLLM's form)
+* conditional   a_i = accepted_per_position[i] / accepted_per_position[i-1], a_1 = u_1
+                                                          (the per-position alpha_i of the EAGLE papers)
+
+Drafts are accepted as a prefix, so a consistent server has u_1 >= u_2 >= ... and, because every
+accepted token sits at exactly one position, the identity
+
+    acceptance length = 1 + sum_i u_i
+
+A server whose counters break the identity (beyond ``IDENTITY_TOL``), or whose per-position counts
+rise with position, is flagged: its acceptance numbers cannot all be right.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from specscope.stats.groups import usable
+from specscope.stats.summary import CellSummary
+
+__all__ = [
+    "IDENTITY_TOL",
+    "AcceptanceView",
+    "conditional_rates",
+    "acceptance_view",
+    "pooled_acceptance",
+]
+
+# Relative tolerance of the length identity: counters are scraped floats summed over engines.
+IDENTITY_TOL = 1e-3
+
+
+@dataclass(frozen=True)
+class AcceptanceView:
+    """Acceptance of one config (x workload) from summed counter deltas.
+
+    Attributes:
+        drafts, draft_tokens, accepted_tokens: summed counter deltas (steps, tokens, tokens).
+        acceptance_rate: accepted / draft tokens (fraction) or None without drafts.
+        acceptance_length: 1 + accepted / drafts (tokens per step) or None without drafts.
+        unconditional: u_i per position (fraction), length k.
+        conditional: a_i per position (fraction, None where the previous position had no accepts).
+        length_from_positions: 1 + sum(unconditional) (tokens per step), None without per-position data.
+        flags: problem codes with numbers, e.g. ``LENGTH_IDENTITY: 2.400 != 1 + sum(u) = 2.100``.
+    """
+
+    drafts: float
+    draft_tokens: float
+    accepted_tokens: float
+    acceptance_rate: float | None
+    acceptance_length: float | None
+    unconditional: tuple[float, ...]
+    conditional: tuple[float | None, ...]
+    length_from_positions: float | None
+    flags: tuple[str, ...] = field(default=())
+
+    @property
+    def consistent(self) -> bool:
+        return not self.flags
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["unconditional"] = list(self.unconditional)
+        d["conditional"] = list(self.conditional)
+        d["flags"] = list(self.flags)
+        return d
+
+
+def conditional_rates(unconditional: Sequence[float]) -> tuple[float | None, ...]:
+    """a_i = u_i / u_{i-1} (a_1 = u_1); None where u_{i-1} is 0. Input and output have length k."""
+    out: list[float | None] = []
+    prev = 1.0
+    for u in unconditional:
+        out.append(None if prev <= 0 else u / prev)
+        prev = u
+    return tuple(out)
+
+
+def acceptance_view(
+    drafts: float, draft_tokens: float, accepted_tokens: float, accepted_per_position: Sequence[float],
+) -> AcceptanceView:
+    """Build the view from counter values (see the module docstring for the formulas and flags)."""
+    flags: list[str] = []
+    rate = accepted_tokens / draft_tokens if draft_tokens > 0 else None
+    length = 1.0 + accepted_tokens / drafts if drafts > 0 else None
+    uncond = tuple(a / drafts for a in accepted_per_position) if drafts > 0 else ()
+    cond = conditional_rates(uncond)
+    from_pos = 1.0 + sum(uncond) if uncond else None
+    if length is not None and from_pos is not None and abs(length - from_pos) > IDENTITY_TOL * length:
+        flags.append(f"LENGTH_IDENTITY: acceptance length {length:.3f} != 1 + sum of per-position rates {from_pos:.3f}")
+    for i in range(1, len(accepted_per_position)):
+        if accepted_per_position[i] > accepted_per_position[i - 1] * (1 + IDENTITY_TOL):
+            flags.append(f"POSITION_RISES: accepted at position {i + 1} ({accepted_per_position[i]:g}) > "
+                         f"at position {i} ({accepted_per_position[i - 1]:g})")
+    if uncond and uncond[0] > 1.0 + IDENTITY_TOL:
+        flags.append(f"RATE_ABOVE_ONE: position-1 acceptance {uncond[0]:.3f} > 1")
+    if rate is not None and rate > 1.0 + IDENTITY_TOL:
+        flags.append(f"RATE_ABOVE_ONE: acceptance rate {rate:.3f} > 1")
+    return AcceptanceView(
+        drafts=float(drafts), draft_tokens=float(draft_tokens), accepted_tokens=float(accepted_tokens),
+        acceptance_rate=rate, acceptance_length=length, unconditional=uncond, conditional=cond,
+        length_from_positions=from_pos, flags=tuple(flags),
+    )
+
+
+def pooled_acceptance(
+    summaries: Iterable[CellSummary], *, by_workload: bool = True, include_degraded: bool = False,
+) -> dict[tuple[str, str | None], AcceptanceView]:
+    """Sum the counter deltas of all usable cells per config (x workload) and view them.
+
+    Pooling counters (not averaging per-cell rates) weights every verify step equally. Cells without
+    counters, or whose counters show no drafts, contribute nothing; a config with no drafts at all
+    (the baseline) is absent from the result.
+
+    Returns:
+        ``{(config, workload or None): AcceptanceView}``.
+    """
+    acc: dict[tuple[str, str | None], list[float]] = {}
+    pos: dict[tuple[str, str | None], list[float]] = defaultdict(list)
+    for cell in summaries:
+        c = cell.counters
+        if not usable(cell, include_degraded) or not c or not c.get("drafts"):
+            continue
+        key = (cell.config, cell.workload if by_workload else None)
+        s = acc.setdefault(key, [0.0, 0.0, 0.0])
+        s[0] += float(c.get("drafts") or 0.0)
+        s[1] += float(c.get("draft_tokens") or 0.0)
+        s[2] += float(c.get("accepted_tokens") or 0.0)
+        per = list(c.get("accepted_per_position") or ())
+        p = pos[key]
+        p.extend([0.0] * (len(per) - len(p)))
+        for i, v in enumerate(per):
+            p[i] += float(v)
+    return {k: acceptance_view(v[0], v[1], v[2], pos[k]) for k, v in acc.items()}
