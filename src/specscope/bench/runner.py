@@ -1,0 +1,256 @@
+"""Run a bench matrix cell by cell and commit each finished cell to the run store.
+
+One cell (config, workload, N, repeat):
+1. one warm-up request (a prompt not used by the cell), so the cell does not pay a cold start;
+2. scrape ``/metrics`` (before), waiting briefly for the server to be idle;
+3. start N streams at once from N distinct prompts and wait for all of them;
+4. scrape ``/metrics`` (after), waiting briefly for the server to be idle;
+5. summarize (:func:`specscope.stats.cells.summarize_cell`) and commit cell + streams in one transaction.
+
+A server that died during a cell gives a ``server_crash`` cell and ends that config's sweep; the run goes
+on with the next config.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from specscope.bench.plan import plan_cells
+from specscope.bench.targets import ExternalServer, embedded_target
+from specscope.config import BenchOptions
+from specscope.errors import ConfigError, SpecscopeError, StoreError
+from specscope.records import CellKey, CellResult, SpecCounters
+from specscope.stats.cells import summarize_cell
+from specscope.stats.summary import CellSummary
+from specscope.store import Run, create_run, open_run
+
+__all__ = ["BenchProgress", "run_bench", "new_run_dir"]
+
+EMBEDDED_CONFIGS = ("base", "ngram", "draft")
+IDLE_WAIT_S = 5.0
+
+
+@dataclass
+class BenchProgress:
+    """What a progress display needs after each cell."""
+
+    done: int
+    total: int
+    key: CellKey
+    summary: CellSummary
+    total_output_tokens: int
+    elapsed_s: float
+
+
+def new_run_dir(out: Path) -> Path:
+    """A fresh run folder name under ``out``: ``run-YYYYmmdd-HHMMSS`` (suffixed if taken)."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = Path(out) / f"run-{stamp}"
+    i = 1
+    while path.exists():
+        path = Path(out) / f"run-{stamp}-{i}"
+        i += 1
+    return path
+
+
+def _machine() -> dict[str, Any]:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_bytes = None
+    try:
+        mem_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        pass
+    return {"platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(), "memory_bytes": mem_bytes,
+            "python": sys.version.split()[0], "hostname": platform.node()}
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {}
+    for dist in ("specscope", "httpx", "aiohttp", "xllamacpp", "gguf", "prometheus-client", "numpy", "scipy"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _check_names(options: BenchOptions, servers: dict[str, str] | None) -> None:
+    from specscope.workload import PACK_NAMES
+
+    unknown_w = [w for w in options.workloads if w not in PACK_NAMES]
+    if unknown_w:
+        raise ConfigError(f"unknown workload {unknown_w[0]!r}", found=unknown_w, expected=f"one of {', '.join(PACK_NAMES)}",
+                          fix="pass e.g. --workloads prose,code,edit")
+    known = tuple(servers) if servers else EMBEDDED_CONFIGS
+    unknown_c = [c for c in options.configs if c not in known]
+    if unknown_c:
+        fix = ("name each server's config with --server NAME=URL" if servers
+               else "the embedded engine has base, ngram and draft; pass --server URL for your own server")
+        raise ConfigError(f"unknown config {unknown_c[0]!r}", found=unknown_c, expected=f"one of {', '.join(known)}", fix=fix)
+
+
+def run_bench(
+    options: BenchOptions | None = None,
+    *,
+    out: Path = Path("runs"),
+    servers: dict[str, str] | None = None,
+    resume: Path | None = None,
+    draft_cache: Path | None = None,
+    on_cell: Callable[[BenchProgress], None] | None = None,
+    run_dir: Path | None = None,
+) -> Path:
+    """Run (or resume) a bench matrix; returns the run folder.
+
+    Args:
+        options: the matrix; ignored when resuming (the run's own options are used).
+        out: folder that receives the new run folder.
+        servers: config name -> URL of servers the user started; None runs the embedded engine.
+        resume: an existing run folder to finish; cells already stored are skipped.
+        draft_cache: where the embedded engine keeps its derived draft model.
+        on_cell: called after each finished cell (progress display).
+        run_dir: exact folder for a new run (default: a timestamped folder under ``out``).
+
+    Raises:
+        ConfigError: unknown config / workload names.
+        StoreError: ``resume`` is not a run, or a new run folder is not empty.
+        ServerUnreachable / MetricsUnavailable: an external server cannot be used.
+    """
+    from specscope.client.runner import ClientSettings
+
+    if resume is not None:
+        run = open_run(resume)
+        if run.manifest.get("kind") != "bench":
+            raise StoreError(f"{resume} is not a bench run", found=run.manifest.get("kind"), expected="bench")
+        options = BenchOptions(**run.manifest["options"])
+        servers = run.manifest.get("external_servers") or None
+    else:
+        options = options or BenchOptions()
+        _check_names(options, servers)
+        settings = ClientSettings()
+        run = create_run(
+            run_dir or new_run_dir(out),
+            {
+                "kind": "bench",
+                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "options": options.model_dump(mode="json"),
+                "external_servers": servers,
+                "engine": "external" if servers else "embedded",
+                "client": settings.describe(),
+                "machine": _machine(),
+                "versions": _versions(),
+                "token_source": "usage.completion_tokens",
+                "acceptance_source": "server /metrics counter deltas around each cell",
+                "command": sys.argv,
+            },
+        )
+    settings = ClientSettings()
+    _check_names(options, servers)
+    plan = plan_cells(options)
+    done = run.done_keys()
+    total = len(plan)
+    t0 = time.perf_counter_ns()
+    tokens = sum(s.output_tokens for s in run.summaries())
+    n_done = len(done)
+    try:
+        for config in options.configs:
+            todo = [k for k in plan if k.config == config and k not in done]
+            if not todo:
+                continue
+            log_path = run.path / "logs" / f"{config}.log"
+            if log_path.exists():  # a resumed config gets a fresh log beside the old one
+                log_path = run.path / "logs" / f"{config}.{time.strftime('%Y%m%d-%H%M%S')}.log"
+            if servers:
+                ctx = ExternalServer(config, servers[config])
+            else:
+                ctx = embedded_target(config, log_path, threads=options.threads, n_parallel=max(options.levels),
+                                      draft_cache=draft_cache)
+            with ctx as server:
+                run.save_server_facts(config, {**server.describe(), "log": str(log_path.relative_to(run.path))})
+                crashed = asyncio.run(_run_config(run, server, todo, options, settings, on_cell, total, n_done, t0, tokens))
+                n_done += crashed[0]
+                tokens = crashed[1]
+    finally:
+        run.update_manifest(finished=len(run.done_keys()) == total, cells_done=len(run.done_keys()), cells_total=total)
+        run.close()
+    return run.path
+
+
+async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: BenchOptions, settings: Any,
+                      on_cell: Callable[[BenchProgress], None] | None, total: int, n_done: int, t0: int,
+                      tokens: int) -> tuple[int, int]:
+    from specscope.client.metrics import scrape
+    from specscope.client.runner import run_fixed_concurrency
+    from specscope.workload import chat_request, load_pack, schedule
+
+    packs = {w: load_pack(w, seed=options.seed, edit_form=options.edit_form) for w in options.workloads}
+    finished = 0
+    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
+
+        async def idle_scrape() -> SpecCounters:
+            deadline = time.monotonic() + IDLE_WAIT_S
+            snap = await scrape(http, server.base_url)
+            while (snap.running or 0) > 0 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+                snap = await scrape(http, server.base_url)
+            return snap
+
+        for key in todo:
+            prompts = packs[key.workload]
+            chosen = schedule(prompts, key.concurrency + 1, repeat=key.repeat, seed=options.seed + key.concurrency)
+            warm, cell_prompts = chosen[0], chosen[1:]
+
+            def body(p, max_tokens):
+                return chat_request(p, model=server.model_name, max_tokens=max_tokens, temperature=options.temperature)
+
+            crashed = False
+            streams: list = []
+            start_ns = end_ns = time.perf_counter_ns()
+            before = after = None
+            try:
+                await run_fixed_concurrency(server.base_url, [(warm.prompt_id, body(warm, options.warmup_max_tokens))], 1, settings)
+                before = await idle_scrape()
+                start_ns = time.perf_counter_ns()
+                streams = await run_fixed_concurrency(
+                    server.base_url, [(p.prompt_id, body(p, options.max_tokens)) for p in cell_prompts], key.concurrency, settings
+                )
+                end_ns = time.perf_counter_ns()
+                after = await idle_scrape()
+            except SpecscopeError:
+                if server.alive():
+                    raise
+                crashed = True
+            if crashed or not server.alive():
+                result = CellResult(key, tuple(streams), start_ns, time.perf_counter_ns(), before, None,
+                                    {"client_settings": settings.describe()})
+                summary = summarize_cell(result, extra_reasons=("SERVER_CRASH",), status_override="server_crash")
+                run.save_cell(result, summary)
+                break
+            result = CellResult(key, tuple(streams), start_ns, end_ns, before, after,
+                                {"client_settings": settings.describe(), "warmup_prompt_id": warm.prompt_id})
+            summary = summarize_cell(result)
+            run.save_cell(result, summary)
+            finished += 1
+            tokens += summary.output_tokens
+            if on_cell is not None:
+                on_cell(BenchProgress(n_done + finished, total, key, summary, tokens, (time.perf_counter_ns() - t0) / 1e9))
+    return finished, tokens
