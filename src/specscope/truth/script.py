@@ -1,0 +1,146 @@
+"""What the ground-truth server does for each request: a pydantic script, chosen per request.
+
+A :class:`TruthScript` holds a ``default`` :class:`ResponsePlan`, optional plans keyed by the exact text of
+the request's last user message (``by_prompt``), and the ``/metrics`` settings. A request can also carry its
+own plan in the body under the key ``"specscope_truth"`` (a dict of :class:`ResponsePlan` fields, merged
+over the chosen plan); real servers never see this key because specscope's workloads never send it.
+
+Wire format served (OpenAI chat-completions streaming, as vLLM serves it, see
+``vllm/entrypoints/openai/serving_chat.py``): a role chunk, token chunks whose ``delta`` carries
+``content`` or a reasoning field, a chunk with ``finish_reason``, then (with ``usage="final_chunk"``) a chunk
+with empty ``choices`` and ``usage``, then ``data: [DONE]``. Each SSE event is ``data: <json>\\n\\n``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["ResponsePlan", "MetricsPlan", "TruthScript"]
+
+
+class ResponsePlan(BaseModel):
+    """The programmed behaviour of one streamed response. Times in ms, counts in tokens.
+
+    Attributes:
+        status: HTTP status; anything but 200 sends a JSON error body and no stream (e.g. 503).
+        ttft_ms: delay from the request's arrival to the first token chunk (the role chunk goes first,
+            after ``role_ms``).
+        role_ms: delay from arrival to the role-only chunk (``delta: {role, content: ""}``); ``None``: no role chunk.
+        output_tokens: tokens generated; ``None`` means the request's ``max_tokens`` (finish ``length``).
+        tokens_per_chunk: tokens carried by each token chunk (several = speculation flushing a step);
+            a list is cycled.
+        inter_chunk_ms: delay between consecutive token chunks; a list is cycled.
+        reasoning_tokens: the first N tokens are sent as reasoning deltas (field ``reasoning_field``).
+        finish_reason: sent in the chunk after the last token; ``None`` sends none.
+        usage: ``final_chunk`` (chunk with empty ``choices``, as vLLM with ``include_usage``),
+            ``last_choice_chunk`` (usage on the finish chunk, as llama.cpp) or ``absent``.
+        usage_completion_tokens: override the reported ``completion_tokens`` (to serve a lie); ``None``: truth.
+        send_done: send ``data: [DONE]`` at the end.
+        drop_after_chunks: close the connection abruptly after this many token chunks.
+        stall_after_chunks: after this many token chunks, wait ``stall_ms`` before going on.
+        stall_ms: the stall length.
+        llamacpp_timings: add llama.cpp's ``timings`` object (``draft_n``, ``draft_n_accepted``) to the last chunk.
+        drafts / draft_tokens / accepted_per_position: added to the server's spec-decode counters when the
+            response finishes (accepted tokens = sum of ``accepted_per_position``).
+        engine: the ``engine`` label whose counters this request adds to.
+        prompt_tokens: reported ``usage.prompt_tokens`` and added to the prompt counter.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: int = 200
+    ttft_ms: float = 0.0
+    role_ms: float | None = 0.0
+    output_tokens: int | None = 16
+    tokens_per_chunk: int | list[int] = 1
+    inter_chunk_ms: float | list[float] = 0.0
+    reasoning_tokens: int = 0
+    reasoning_field: Literal["reasoning", "reasoning_content"] = "reasoning"
+    finish_reason: str | None = "stop"
+    usage: Literal["final_chunk", "last_choice_chunk", "absent"] = "final_chunk"
+    usage_completion_tokens: int | None = None
+    send_done: bool = True
+    drop_after_chunks: int | None = None
+    stall_after_chunks: int | None = None
+    stall_ms: float = 0.0
+    llamacpp_timings: bool = False
+    drafts: int = 0
+    draft_tokens: int = 0
+    accepted_per_position: list[int] = Field(default_factory=list)
+    engine: str = "0"
+    prompt_tokens: int = 8
+
+    @model_validator(mode="after")
+    def _check(self) -> ResponsePlan:
+        tpc = self.tokens_per_chunk if isinstance(self.tokens_per_chunk, list) else [self.tokens_per_chunk]
+        if not tpc or min(tpc) < 1:
+            raise ValueError("tokens_per_chunk must be >= 1")
+        if self.output_tokens is not None and self.output_tokens < 0:
+            raise ValueError("output_tokens must be >= 0")
+        return self
+
+    def chunk_sizes(self, total_tokens: int) -> list[int]:
+        """Tokens per token chunk for a response of ``total_tokens`` tokens (the last chunk may be short)."""
+        cyc = self.tokens_per_chunk if isinstance(self.tokens_per_chunk, list) else [self.tokens_per_chunk]
+        sizes: list[int] = []
+        left = total_tokens
+        i = 0
+        while left > 0:
+            k = min(cyc[i % len(cyc)], left)
+            sizes.append(k)
+            left -= k
+            i += 1
+        return sizes
+
+    def gap_ms(self, i: int) -> float:
+        """Programmed delay before token chunk ``i`` (i >= 1) after chunk ``i - 1``; ms."""
+        g = self.inter_chunk_ms
+        return g[(i - 1) % len(g)] if isinstance(g, list) else g
+
+
+class MetricsPlan(BaseModel):
+    """How ``/metrics`` is served.
+
+    Attributes:
+        enabled: serve ``/metrics`` (False: 404, like a llama.cpp server started without ``--metrics``).
+        style: metric name prefix and names: ``vllm`` or ``llamacpp``.
+        engines: the ``engine`` label values exposed (counters start at 0 on each).
+        per_position: expose vLLM's ``..._per_pos_total{position}`` family.
+        model_name: the ``model_name`` label.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    style: Literal["vllm", "llamacpp"] = "vllm"
+    engines: list[str] = Field(default_factory=lambda: ["0"])
+    per_position: bool = True
+    model_name: str = "truth"
+
+
+class TruthScript(BaseModel):
+    """The whole programme of a ground-truth server (load from JSON with ``TruthScript.model_validate_json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    default: ResponsePlan = Field(default_factory=ResponsePlan)
+    by_prompt: dict[str, ResponsePlan] = Field(default_factory=dict)
+    metrics: MetricsPlan = Field(default_factory=MetricsPlan)
+    record: bool = True
+
+    def plan_for(self, body: dict) -> ResponsePlan:
+        """The plan for one request body: ``by_prompt`` on the last user message, else ``default``,
+        then the body's own ``specscope_truth`` overrides."""
+        plan = self.default
+        msgs = body.get("messages") or []
+        users = [m for m in msgs if isinstance(m, dict) and m.get("role") == "user"]
+        if users:
+            text = users[-1].get("content")
+            if isinstance(text, str) and text in self.by_prompt:
+                plan = self.by_prompt[text]
+        override = body.get("specscope_truth")
+        if isinstance(override, dict) and override:
+            plan = ResponsePlan.model_validate({**plan.model_dump(), **override})
+        return plan
