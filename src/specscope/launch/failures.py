@@ -1,0 +1,144 @@
+"""Known vLLM failure signatures: a log line pattern, a plain explanation and a fix.
+
+Each signature is matched line by line (case-sensitive regex search). Sources of the wording:
+
+- ``Error in memory profiling`` — seed 003 (vLLM 0.26.0 on DGX Spark unified memory; fix from that seed:
+  ``--kv-cache-memory-bytes`` returns before the assert) and vllm/v1/worker/gpu_worker.py.
+- ``illegal memory access`` / ``EngineDeadError`` — seed 003 ("four simultaneous requests at k=5 killed the
+  engine"; the same flags without ``--speculative-config`` survived).
+- ``To serve at least one request with the model(s)'s max seq len`` — fixture vllm_log_line_variants.log [G].
+- ``Available KV cache memory: -0.3 GiB`` and ``No available memory for the cache blocks`` — same fixture [G].
+- missing processor configs for a vision-language model — transformers' error text when
+  ``preprocessor_config.json`` (or the video / processor config) is absent from a VL checkpoint.
+- ``Illegal instruction`` — issue 5: the CPU build picks AVX-512 kernels on an AVX2-only CPU when the
+  version string of ``vllm`` lacks "cpu".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["FailureSignature", "SIGNATURES", "Signature", "match_failures"]
+
+
+class FailureSignature(BaseModel):
+    """One failure found in a log.
+
+    Fields: ``code`` (stable identifier, e.g. ``memory_profiling``), ``line_number`` (1-based line of the
+    first match), ``line`` (that line, stripped), ``explanation`` (plain words), ``fix`` (what to change),
+    ``count`` (how many lines matched).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str
+    line_number: int
+    line: str
+    explanation: str
+    fix: str
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A pattern and what it means. ``pattern`` is a compiled regex searched in each log line."""
+
+    code: str
+    pattern: re.Pattern[str]
+    explanation: str
+    fix: str
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "memory_profiling",
+        re.compile(r"Error in memory profiling"),
+        "vLLM's memory profiling asserts that free GPU memory only falls while it profiles; on unified-memory "
+        "machines (DGX Spark / GB10) the OS reclaims page cache and free memory rises, so start-up aborts "
+        "(seed 003).",
+        "pass --kv-cache-memory-bytes (e.g. 14G) so vLLM skips memory profiling and sizes the KV pool from it",
+    ),
+    Signature(
+        "illegal_memory_access",
+        re.compile(r"illegal memory access", re.IGNORECASE),
+        "a CUDA kernel read or wrote memory it does not own; seed 003 saw this with speculative decoding under "
+        "concurrency (4 streams at k=5 killed the engine, the same flags without speculation did not).",
+        "keep concurrency at 1 for this config, or drop --speculative-config; test a smaller k before relying on it",
+    ),
+    Signature(
+        "engine_dead",
+        re.compile(r"EngineDeadError|Engine core .*died|EngineCore encountered a fatal error"),
+        "the engine core process died; every later request fails until the server is restarted "
+        "(seed 003: speculation crashed at 4 concurrent streams).",
+        "read the lines before this one for the first error; treat cells after it as SERVER_CRASH and restart the server",
+    ),
+    Signature(
+        "kv_too_small_for_max_len",
+        re.compile(r"To serve at least one request with the models?'s max seq len"),
+        "the KV cache that fits in memory cannot hold even one request of --max-model-len tokens.",
+        "lower --max-model-len to the estimated maximum the line names, or raise --gpu-memory-utilization",
+    ),
+    Signature(
+        "negative_kv_memory",
+        re.compile(r"Available KV cache memory: -\d"),
+        "after loading weights and profiling activations, nothing was left for the KV cache (negative budget).",
+        "raise --gpu-memory-utilization, free the GPU of other processes, or serve a smaller / more quantized model",
+    ),
+    Signature(
+        "no_cache_memory",
+        re.compile(r"No available memory for the cache blocks"),
+        "vLLM found no memory left for KV cache blocks after loading the model.",
+        "raise --gpu-memory-utilization, lower --max-num-seqs / --max-num-batched-tokens, or use a smaller model",
+    ),
+    Signature(
+        "cuda_out_of_memory",
+        re.compile(r"CUDA out of memory|torch\.OutOfMemoryError"),
+        "the GPU ran out of memory.",
+        "lower --gpu-memory-utilization's share for other users, --max-num-seqs or --max-model-len",
+    ),
+    Signature(
+        "missing_processor_config",
+        re.compile(
+            r"(?:does not appear to have a file named|Can't load|not found|No such file|OSError|Error).*"
+            r"processor_config\.json|Can't load (?:image |video )?processor"
+        ),
+        "a vision-language checkpoint lacks its processor configs (preprocessor_config.json and friends); "
+        "quantized re-uploads often ship only the language-model files.",
+        "copy preprocessor_config.json, video_preprocessor_config.json and the chat template from the base model "
+        "into the checkpoint folder",
+    ),
+    Signature(
+        "illegal_instruction",
+        re.compile(r"Illegal instruction"),
+        "the process used CPU instructions this machine lacks; vLLM's CPU build loads AVX-512 code unless the "
+        "version of 'vllm' contains 'cpu' (issue 5).",
+        "start vLLM CPU through scripts/vllm_cpu/launcher.py (python -m specscope_vllm_cpu_launcher)",
+    ),
+)
+
+
+def match_failures(lines: list[str]) -> list[FailureSignature]:
+    """Find every known failure signature in ``lines`` (a log split into lines, no trailing newlines).
+
+    Returns one :class:`FailureSignature` per signature code that matched, ordered by the first matching
+    line; ``count`` is the number of matching lines.
+    """
+    found: dict[str, FailureSignature] = {}
+    for index, line in enumerate(lines):
+        for sig in SIGNATURES:
+            if sig.pattern.search(line):
+                hit = found.get(sig.code)
+                if hit is None:
+                    found[sig.code] = FailureSignature(
+                        code=sig.code,
+                        line_number=index + 1,
+                        line=line.strip(),
+                        explanation=sig.explanation,
+                        fix=sig.fix,
+                    )
+                else:
+                    hit.count += 1
+    return sorted(found.values(), key=lambda f: f.line_number)
