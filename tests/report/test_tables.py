@@ -1,0 +1,36 @@
+"""Report tables from hand-made cell summaries: exact display values."""
+
+from specscope.report.render import markdown_tables
+from specscope.report.tables import bench_tables
+from specscope.stats.summary import CellSummary
+
+
+def cell(config, workload, n, r, tok_s, status="ok", acc=None, streams=(1.0, 2.0), ttft=0.1, achieved=None, reasons=()):
+    counters = None
+    src = None
+    if acc is not None:
+        counters = {"drafts": acc[0], "draft_tokens": acc[1], "accepted_tokens": acc[2]}
+        src = "counter_delta"
+    return CellSummary(config, workload, n, r, status, tuple(reasons), n, n, 100, "usage", 1.0, tok_s, tuple(streams),
+                       ttft, ttft, 0.01, achieved if achieved is not None else float(n), None, None, (), src, counters, 100.0)
+
+
+def test_tables_exact():
+    cells = [
+        cell("base", "edit", 1, 0, 10.0), cell("base", "edit", 1, 1, 12.0),
+        cell("ngram", "edit", 1, 0, 20.0, acc=(10, 40, 30)), cell("ngram", "edit", 1, 1, 24.0, acc=(10, 40, 10)),
+        cell("ngram", "edit", 1, 2, 999.0, status="degraded", acc=(1, 1, 1), reasons=("COUNTER_RESET",)),
+    ]
+    t = {x.key: x for x in bench_tables(cells)}
+    # pooled acceptance over ok cells: 40 / 80 = 0.5; length 1 + 40 / 20 = 3.0
+    assert t["acceptance"].rows == [["ngram", "0.500 (len 3.00)"]]
+    # mean tok/s 11.0 vs 22.0 -> +100.0%, the degraded 999 is not averaged in
+    assert t["throughput:edit"].columns == ["N", "base", "ngram", "ngram vs base"]
+    assert t["throughput:edit"].rows == [["1", "11.0", "22.0", "+100.0%"]]
+    assert t["stream_spread"].rows == [["edit", "1.00 / 1.05 / 1.50 / 1.95 / 2.00", "1.00 / 1.05 / 1.50 / 1.95 / 2.00"]]
+    assert t["concurrency"].rows == [["base", "edit", "1.00 / 1"], ["ngram", "edit", "1.00 / 1"]]
+    # CV of (10, 12): sd 1.41421 / mean 11 = 12.9 %
+    assert t["cv"].rows[0] == ["base", "edit", "12.9%"]
+    assert t["not_ok"].rows == [["ngram", "edit", "1", "2", "degraded", "COUNTER_RESET"]]
+    md = markdown_tables(list(t.values()))
+    assert "| 1 | 11.0 | 22.0 | +100.0% |" in md
