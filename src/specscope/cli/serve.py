@@ -1,5 +1,113 @@
-"""Placeholder: filled in by the serve work."""
+"""``specscope serve``: show or run a vLLM recipe, list recipes, or read facts out of a vLLM log.
+
+Usage::
+
+    specscope serve RECIPE --print [--docker] [--port 8000] [--recipes FILE] [--format json]
+    specscope serve RECIPE [--log FILE] [--port N] [--docker]     # run until Ctrl-C
+    specscope serve --list [--recipes FILE] [--format json]
+    specscope serve --parse-log FILE [--format json]
+
+Exit codes: 0 success; 1 ``--parse-log`` found a failure signature in the log; 2 bad input (unknown recipe,
+invalid recipe file, missing log) or a server that did not start; 130 interrupted (normal end of a run).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from specscope.errors import ConfigError, ServerError
 
 
-def register(app):
-    return None
+class ServeFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _print_facts(path: Path, fmt: ServeFormat) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from specscope.launch.logfacts import read_vllm_log
+
+    facts = read_vllm_log(path)
+    if fmt is ServeFormat.json:
+        typer.echo(json.dumps(facts.model_dump(), indent=2))
+    else:
+        table = Table(title=f"vLLM log facts: {path}", show_header=False)
+        for key, value in facts.model_dump(exclude={"failures", "spec_decoding", "non_default_args"}).items():
+            table.add_row(key, "" if value is None else str(value))
+        if facts.spec_decoding:
+            last = facts.spec_decoding[-1]
+            table.add_row("spec_decoding_samples", str(len(facts.spec_decoding)))
+            table.add_row("last_mean_acceptance_length", f"{last.mean_acceptance_length:.2f}")
+            table.add_row("last_per_position_acceptance_rates", ", ".join(f"{r:.3f}" for r in last.per_position_acceptance_rates))
+        console = Console()
+        console.print(table)
+        for f in facts.failures:
+            console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
+    return 1 if facts.failures else 0
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("serve")
+    def serve(
+        recipe: Annotated[str | None, typer.Argument(help="Recipe name from the recipe file.")] = None,
+        recipes: Annotated[Path | None, typer.Option("--recipes", help="Recipe TOML file (default: the shipped one).")] = None,
+        print_only: Annotated[bool, typer.Option("--print", help="Print the exact command and exit.")] = False,
+        docker: Annotated[bool, typer.Option("--docker", help="Use the docker form (vllm/vllm-openai image).")] = False,
+        port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
+        log: Annotated[Path | None, typer.Option("--log", help="Server log file (default ./vllm-RECIPE.log).")] = None,
+        parse_log: Annotated[Path | None, typer.Option("--parse-log", help="Print the facts of this vLLM log.")] = None,
+        list_recipes: Annotated[bool, typer.Option("--list", help="List the recipes of the file.")] = False,
+        start_timeout_s: Annotated[float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")] = 900.0,
+        format: Annotated[ServeFormat, typer.Option("--format", "-f", help="text or json.")] = ServeFormat.text,
+    ) -> None:
+        """Show or run a vLLM recipe, list recipes, or parse a vLLM log (--parse-log FILE).
+
+        Exit 0 ok; 1 the parsed log shows a failure; 2 bad input or a server that did not start."""
+        from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
+
+        if parse_log is not None:
+            raise typer.Exit(_print_facts(parse_log, format))
+        book = load_recipes(recipes)
+        if list_recipes:
+            if format is ServeFormat.json:
+                typer.echo(json.dumps({n: r.model_dump() for n, r in book.recipes.items()}, indent=2))
+            else:
+                for name, r in book.recipes.items():
+                    k = f" k={r.num_speculative_tokens}" if r.num_speculative_tokens else ""
+                    typer.echo(f"{name}: {r.method}{k} {r.model}")
+            return
+        if recipe is None:
+            raise ConfigError("no recipe given", found="nothing", expected="specscope serve RECIPE [--print]",
+                              fix="run `specscope serve --list` to see the recipes")
+        r = book.get(recipe)
+        if print_only:
+            argv = (docker_argv(r, port=port, container_name=f"specscope-{recipe}-{port}") if docker
+                    else vllm_argv(r, port=port))
+            if format is ServeFormat.json:
+                typer.echo(json.dumps({"recipe": recipe, "argv": argv, "command_line": shlex.join(argv),
+                                       "speculative_config": speculative_config(r), "env": r.env}, indent=2))
+            else:
+                prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(r.env.items()))
+                typer.echo((prefix + " " if prefix and not docker else "") + shlex.join(argv))
+            return
+        from specscope.launch.process import VllmServer
+
+        log_path = log or Path(f"vllm-{recipe}.log")
+        with VllmServer(r, log_path, port, docker=docker, start_timeout_s=start_timeout_s) as server:
+            info = {"base_url": server.base_url, "model": server.model_name, "log": str(log_path),
+                    "start_s": server.start_s}
+            typer.echo(json.dumps(info) if format is ServeFormat.json else
+                       f"serving {server.model_name} at {server.base_url} (log {log_path}); Ctrl-C stops it")
+            while server.alive():
+                time.sleep(2.0)
+        raise ServerError("vLLM stopped on its own", found=f"see {log_path}", expected="a running server",
+                          fix=f"specscope serve --parse-log {log_path}")

