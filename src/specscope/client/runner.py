@@ -1,0 +1,90 @@
+"""Fixed-concurrency load (closed loop) and the concurrency actually achieved on the wire.
+
+:func:`run_fixed_concurrency` starts N streams at once from N distinct requests and starts the next request
+the moment one ends, until the list is exhausted. Parsing happens after every stream has ended, so the
+event loop only timestamps bytes while streams are in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from specscope.client.settings import ClientSettings
+from specscope.client.stream import (RawCapture, capture_stream, chat_url, make_session, max_tokens_of,
+                                     parse_capture, prepare_body)
+from specscope.errors import ConfigError
+from specscope.records import StreamRecord
+
+__all__ = ["run_fixed_concurrency", "achieved_concurrency", "client_view_concurrency"]
+
+
+async def run_fixed_concurrency(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int,
+                                settings: ClientSettings) -> list[StreamRecord]:
+    """Run ``requests`` with ``concurrency`` streams in flight until the list is exhausted.
+
+    Args:
+        base_url: server root or OpenAI base (``http://127.0.0.1:8000`` or ``.../v1``).
+        requests: ``(prompt_id, chat-completions body)``; ``stream`` and ``include_usage`` are forced on.
+        concurrency: streams kept in flight (N); the first N requests start together.
+        settings: connection limit (must be >= N, else a hidden pool queue would lower the load, case C16)
+            and timeouts.
+
+    Returns:
+        One :class:`StreamRecord` per request, in the order of ``requests`` (failures included, never raised).
+
+    Raises:
+        ConfigError: ``concurrency`` < 1, or ``settings.connection_limit`` < ``concurrency``.
+    """
+    if concurrency < 1:
+        raise ConfigError("concurrency must be at least 1", found=concurrency, expected=">= 1",
+                          fix="pass a positive concurrency level")
+    if settings.connection_limit < concurrency:
+        raise ConfigError("the client's connection limit is below the requested concurrency",
+                          found=f"connection_limit={settings.connection_limit}, concurrency={concurrency}",
+                          expected="connection_limit >= concurrency",
+                          fix="raise ClientSettings.connection_limit")
+    url = chat_url(base_url)
+    prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]  # off the hot path
+    raws: list[RawCapture | None] = [None] * len(prepared)
+    next_i = 0
+
+    async with make_session(settings) as session:
+        async def worker() -> None:
+            nonlocal next_i
+            while next_i < len(prepared):
+                i = next_i
+                next_i += 1
+                pid, body, mt = prepared[i]
+                raws[i] = await capture_stream(session, url, pid, body, max_tokens=mt)
+
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(prepared)))))
+    return [parse_capture(r) for r in raws if r is not None]
+
+
+def _weighted(intervals: list[tuple[int, int]]) -> float:
+    """Time-weighted mean count of open intervals over [min start, max end] = sum(lengths) / span."""
+    if not intervals:
+        return 0.0
+    start = min(s for s, _ in intervals)
+    end = max(e for _, e in intervals)
+    if end <= start:
+        return float(len(intervals))
+    return sum(e - s for s, e in intervals) / (end - start)
+
+
+def achieved_concurrency(streams: Sequence[StreamRecord]) -> float:
+    """Time-weighted number of streams in flight between send and end, over [first send, last end].
+
+    The integral of the in-flight count divided by the span equals sum(end - send) / (last end - first
+    send). This is the load the server saw (case C16); queueing inside the client before ``send_ns``
+    is not counted. 0.0 for no streams.
+    """
+    return _weighted([(s.send_ns, s.end_ns) for s in streams])
+
+
+def client_view_concurrency(streams: Sequence[StreamRecord]) -> float:
+    """Like :func:`achieved_concurrency` but from ``intended_ns`` (the client's bookkeeping; never label it
+    "concurrency": it counts client-side queueing too, case C16)."""
+    return _weighted([(s.intended_ns, s.end_ns) for s in streams])
