@@ -1,0 +1,97 @@
+"""A gate run folder: ``manifest.json`` (``"kind": "gate"``) + ``gate.json`` (every probe record, comparisons,
+verdicts and the profile used). Both written atomically (temp file in the same folder, then ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from specscope.errors import StoreError
+from specscope.gate.model import GateRun
+
+__all__ = ["SCHEMA_VERSION", "write_gate_run", "load_gate_run"]
+
+SCHEMA_VERSION = 1
+
+
+def _write_json_atomic(path: Path, data: Any) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_gate_run(run: GateRun, folder: str | Path, *, extra_manifest: dict[str, Any] | None = None) -> Path:
+    """Write ``run`` into ``folder`` (created if needed); returns the folder.
+
+    ``gate.json`` is written before ``manifest.json``, so a folder with a manifest always has its data.
+
+    Raises:
+        StoreError: ``folder`` exists and holds a run of another kind.
+    """
+    from specscope import __version__
+
+    out = Path(folder)
+    manifest_path = out / "manifest.json"
+    if manifest_path.exists():
+        try:
+            kind = json.loads(manifest_path.read_text(encoding="utf-8")).get("kind")
+        except (OSError, ValueError):
+            kind = None
+        if kind != "gate":
+            raise StoreError("the output folder already holds another run", found=f"{out} (kind {kind!r})",
+                             expected="a new folder or a gate run folder", fix="choose another --out folder")
+    out.mkdir(parents=True, exist_ok=True)
+    _write_json_atomic(out / "gate.json", {"schema_version": SCHEMA_VERSION, **run.to_dict()})
+    manifest = {
+        "kind": "gate",
+        "schema_version": SCHEMA_VERSION,
+        "specscope_version": __version__,
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "configs": list(run.configs),
+        "passed": run.passed,
+        "gates_failed": sum(not v.passed for v in run.verdicts),
+        "gates_total": len(run.verdicts),
+        **(extra_manifest or {}),
+    }
+    _write_json_atomic(manifest_path, manifest)
+    return out
+
+
+def load_gate_run(path: str | Path) -> GateRun:
+    """Read a gate run folder (or its ``gate.json``) back into a :class:`GateRun`.
+
+    Raises:
+        StoreError: no manifest, a manifest of another kind, or unreadable JSON.
+    """
+    p = Path(path)
+    folder = p.parent if p.name in ("gate.json", "manifest.json") else p
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        data = json.loads((folder / "gate.json").read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise StoreError("not a gate run folder", found=f"{folder}: missing {Path(exc.filename).name}",
+                         expected="manifest.json and gate.json", fix="pass the folder written by specscope gate") from None
+    except ValueError as exc:
+        raise StoreError("gate run folder has unreadable JSON", found=f"{folder}: {exc}",
+                         expected="JSON written by specscope gate", fix="re-run specscope gate") from None
+    if manifest.get("kind") != "gate":
+        raise StoreError("not a gate run", found=f"kind {manifest.get('kind')!r} in {folder}/manifest.json",
+                         expected="kind 'gate'", fix="use specscope report for other runs")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise StoreError("gate run from an incompatible specscope", found=f"schema {data.get('schema_version')}",
+                         expected=f"schema {SCHEMA_VERSION}", fix="re-run specscope gate with this version")
+    return GateRun.from_dict(data)
