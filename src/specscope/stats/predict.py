@@ -1,0 +1,172 @@
+"""A bandwidth model of single-stream speculative decoding: predicted tok/s for k = 1..8.
+
+Model (single stream, decode only; the seed-003 recipe's reasoning made explicit):
+
+* Without a draft every token re-reads the target's weights, so decode is bandwidth bound:
+  ``roofline_tok_s = bandwidth_bytes_s / target_bytes_per_step``. Seed 003: 273 GB/s / 17.61 GB
+  = 15.50 tok/s, and the measured 12.14 tok/s is 78 % of it.
+* A verify step with a k-token draft reads the target once and the draft k times (seed 004: "read
+  five times per accepted step"), plus a per-drafted-token cost the bytes do not show (draft
+  sampling, kernel launches, the wider verify batch):
+
+      step_time_s(k) = (target_bytes + k * draft_bytes_per_token) / effective_bandwidth_bytes_s
+                       + k * draft_overhead_s
+
+* It emits ``tokens_per_step(k) = 1 + sum_{i<=k} u_i`` tokens, u_i the unconditional per-position
+  acceptance (see :mod:`specscope.stats.acceptance`), so ``tok_s(k) = tokens_per_step(k) / step_time_s(k)``.
+
+Two free parameters, fitted on a run: ``efficiency`` (effective / nominal bandwidth) from the
+no-draft cells, and ``draft_overhead_s`` per config by least squares (``numpy.linalg.lstsq``) on
+that config's cells. Assumptions, stated so a user can judge them: u_i at position i does not
+depend on k; positions beyond the measured ones keep the last measured conditional rate (geometric
+decay); a server that reports only an acceptance rate over k positions (llama.cpp) is given the
+constant conditional rate that reproduces that mean (``scipy.optimize.brentq``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import brentq
+
+from specscope.errors import ConfigError
+from specscope.stats.acceptance import conditional_rates
+
+__all__ = [
+    "roofline_tok_s",
+    "extend_positions",
+    "positions_from_rate",
+    "tokens_per_step",
+    "StepModel",
+    "fit_overhead_s",
+]
+
+
+def roofline_tok_s(bytes_per_step: float, bandwidth_bytes_s: float) -> float:
+    """Bandwidth roofline of no-draft decode: bandwidth (bytes/s) / bytes read per token (bytes) -> tokens/s.
+
+    Raises:
+        ConfigError: a non-positive input.
+    """
+    if bytes_per_step <= 0 or bandwidth_bytes_s <= 0:
+        raise ConfigError("bytes per step and bandwidth must be positive",
+                          found=f"{bytes_per_step} bytes, {bandwidth_bytes_s} bytes/s",
+                          expected="> 0", fix="pass e.g. --bytes-per-step 17.61GB --bandwidth 273GB/s")
+    return bandwidth_bytes_s / bytes_per_step
+
+
+def extend_positions(unconditional: Sequence[float], k: int) -> tuple[float, ...]:
+    """u_1..u_k: the measured rates, continued with the last measured conditional rate.
+
+    Args:
+        unconditional: measured u_i (fractions), length m >= 1.
+        k: positions wanted (>= 0).
+
+    Returns:
+        length-k tuple; the first min(k, m) entries are the measured ones.
+    """
+    u = [float(x) for x in unconditional]
+    if k <= len(u):
+        return tuple(u[:k])
+    if not u:
+        raise ConfigError("no per-position acceptance to extend", found="0 positions", expected=">= 1 position",
+                          fix="use a run whose server reports per-position or mean acceptance")
+    alpha = conditional_rates(u)[-1] or 0.0  # a_m, the last measured conditional rate
+    while len(u) < k:
+        u.append(u[-1] * alpha)
+    return tuple(u)
+
+
+def positions_from_rate(rate: float, k: int) -> tuple[float, ...]:
+    """u_i = a^i with the constant a for which mean(u_1..u_k) equals ``rate`` (accepted / drafted).
+
+    For servers that report only draft / accepted totals (llama.cpp ``draft_n``/``draft_n_accepted``).
+
+    Raises:
+        ConfigError: rate outside [0, 1] or k < 1.
+    """
+    if not 0.0 <= rate <= 1.0 or k < 1:
+        raise ConfigError("acceptance rate must be in [0, 1] over k >= 1 positions", found=f"rate {rate}, k {k}",
+                          expected="0 <= rate <= 1, k >= 1")
+    if rate in (0.0, 1.0):
+        return tuple([rate] * k)
+
+    def mean_minus_rate(a: float) -> float:
+        return float(np.mean(a ** np.arange(1, k + 1))) - rate  # [k] -> scalar
+
+    a = brentq(mean_minus_rate, 0.0, 1.0, xtol=1e-12)
+    return tuple(float(a ** i) for i in range(1, k + 1))
+
+
+def tokens_per_step(unconditional: Sequence[float], k: int) -> float:
+    """Expected tokens emitted per verify step with a k-token draft: 1 + sum_{i<=k} u_i (tokens)."""
+    return 1.0 + float(sum(extend_positions(unconditional, k))) if k > 0 else 1.0
+
+
+@dataclass(frozen=True)
+class StepModel:
+    """Fitted step-time model (see the module docstring).
+
+    Attributes:
+        target_bytes: bytes read from the target per verify step (bytes).
+        draft_bytes_per_token: bytes read from the draft per drafted token (bytes; 0 for n-gram).
+        effective_bandwidth_bytes_s: bandwidth the no-draft decode achieves (bytes/s)
+            = target_bytes x measured no-draft tok/s.
+        nominal_bandwidth_bytes_s: the machine's quoted bandwidth (bytes/s) or None when unknown.
+        draft_overhead_s: fitted seconds per drafted token beyond the bytes (s).
+    """
+
+    target_bytes: float
+    draft_bytes_per_token: float
+    effective_bandwidth_bytes_s: float
+    nominal_bandwidth_bytes_s: float | None = None
+    draft_overhead_s: float = 0.0
+
+    @property
+    def efficiency(self) -> float | None:
+        """effective / nominal bandwidth (fraction of the roofline reached), None without nominal."""
+        if not self.nominal_bandwidth_bytes_s:
+            return None
+        return self.effective_bandwidth_bytes_s / self.nominal_bandwidth_bytes_s
+
+    def step_time_s(self, k: int) -> float:
+        """Seconds per verify step with a k-token draft (k = 0: a plain decode step)."""
+        bytes_read = self.target_bytes + k * self.draft_bytes_per_token  # bytes
+        return bytes_read / self.effective_bandwidth_bytes_s + k * self.draft_overhead_s
+
+    def tok_s(self, unconditional: Sequence[float], k: int) -> float:
+        """Predicted single-stream decode rate (tokens/s) with a k-token draft."""
+        return tokens_per_step(unconditional, k) / self.step_time_s(k)
+
+    def speedup(self, unconditional: Sequence[float], k: int) -> float:
+        """Predicted tok_s(k) / tok_s(0) (dimensionless)."""
+        return self.tok_s(unconditional, k) / self.tok_s((), 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["efficiency"] = self.efficiency
+        return d
+
+
+def fit_overhead_s(model: StepModel, points: Sequence[tuple[int, float, float]]) -> float:
+    """Least-squares per-drafted-token overhead from measured speculative points.
+
+    Each point is (k, tokens_per_step, measured tok/s). The measured step time is
+    tokens_per_step / tok/s; after removing the byte term the remainder r_j is modelled as k_j x c, so
+    c = argmin sum (r_j - k_j c)^2 (``numpy.linalg.lstsq``).
+
+    Raises:
+        ConfigError: no point with k >= 1 and a positive rate.
+    """
+    pts = [(k, t, m) for k, t, m in points if k >= 1 and m > 0]
+    if not pts:
+        raise ConfigError("no speculative cell to fit the draft overhead on", found="0 usable cells",
+                          expected="concurrency-1 cells of a config with a draft")
+    ks = np.array([[float(k)] for k, _, _ in pts])  # [n, 1]
+    resid_s = np.array([t / m - (model.target_bytes + k * model.draft_bytes_per_token) / model.effective_bandwidth_bytes_s
+                        for k, t, m in pts])  # [n] seconds not explained by bytes
+    sol, *_ = np.linalg.lstsq(ks, resid_s, rcond=None)
+    return float(sol[0])

@@ -1,0 +1,207 @@
+"""Fit the step-time model of :mod:`specscope.stats.predict` on a run and compare it with the cells.
+
+Inputs come from the run where it knows them and from the user otherwise:
+
+* target bytes per step: ``target_bytes`` argument (``--bytes-per-step``), else the first of the
+  keys :data:`TARGET_BYTES_KEYS` found in the baseline's server facts or in the manifest (the embedded
+  engine records its model file size there);
+* draft bytes per drafted token, per config: ``draft_bytes_per_token`` argument, else
+  :data:`DRAFT_BYTES_KEYS` in that config's server facts; 0 when the config has no draft model
+  (n-gram drafting reads no weights);
+* draft length k per config: :data:`K_KEYS` in its server facts, else the number of per-position
+  rates the server reported, else a trailing ``k<digits>`` in the config name.
+
+Only concurrency-1 cells are used (the model is single-stream). The measured rate is the decode
+rate ``1 / tpot_p50_s`` where the cell has it (the model has no prefill), else ``output_tok_s``.
+Errors are in-sample: the overhead is fitted on the same cells it is compared with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from specscope.errors import ConfigError
+from specscope.stats.acceptance import pooled_acceptance
+from specscope.stats.groups import group_cells, metric_value
+from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, roofline_tok_s, tokens_per_step
+from specscope.stats.summary import CellSummary
+
+__all__ = ["TARGET_BYTES_KEYS", "DRAFT_BYTES_KEYS", "K_KEYS", "CellPrediction", "RunPrediction", "predict_run"]
+
+TARGET_BYTES_KEYS = ("bytes_per_step", "model_bytes", "model_file_bytes")
+DRAFT_BYTES_KEYS = ("draft_bytes_per_token", "draft_bytes", "draft_file_bytes")
+K_KEYS = ("k", "num_speculative_tokens", "draft_max", "draft_tokens")
+
+
+@dataclass(frozen=True)
+class CellPrediction:
+    """Predicted vs measured for one config x workload at concurrency 1.
+
+    Attributes:
+        config, workload, k: the cell group and its draft length (0 for the baseline).
+        repeats: usable repeats averaged into ``measured_tok_s``.
+        measured_tok_s, predicted_tok_s: decode rates (tokens/s).
+        error: predicted / measured - 1 (fraction).
+        tokens_per_step: 1 + sum of u_i used (tokens).
+        rate_source: ``decode`` (1/tpot) or ``output`` (output_tok_s).
+    """
+
+    config: str
+    workload: str
+    k: int
+    repeats: int
+    measured_tok_s: float
+    predicted_tok_s: float
+    error: float
+    tokens_per_step: float
+    rate_source: str
+
+
+@dataclass(frozen=True)
+class RunPrediction:
+    """The fitted model(s) of a run, the per-cell comparison and the k = 1..max_k curves.
+
+    Attributes:
+        target_bytes, nominal_bandwidth_bytes_s, effective_bandwidth_bytes_s: see StepModel.
+        roofline_tok_s: nominal bandwidth / target bytes (tokens/s) or None without a bandwidth.
+        efficiency: effective / nominal bandwidth or None.
+        models: per config the fitted StepModel (as dict).
+        cells: per config x workload, predicted vs measured.
+        curves: ``{config: {workload: [{"k", "tokens_per_step", "tok_s", "speedup"} ...]}}``.
+        notes: caveats (missing inputs, extrapolated positions, in-sample fit).
+    """
+
+    target_bytes: float
+    nominal_bandwidth_bytes_s: float | None
+    effective_bandwidth_bytes_s: float
+    roofline_tok_s: float | None
+    efficiency: float | None
+    models: dict[str, dict[str, Any]]
+    cells: list[CellPrediction]
+    curves: dict[str, dict[str, list[dict[str, float]]]]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _first(keys: Iterable[str], *sources: Mapping[str, Any] | None) -> Any:
+    for src in sources:
+        for key in keys:
+            if src and src.get(key) is not None:
+                return src[key]
+    return None
+
+
+def _k_of(config: str, facts: Mapping[str, Any], positions: int) -> int:
+    k = _first(K_KEYS, facts)
+    if k is not None:
+        return int(k)
+    if positions:
+        return positions
+    m = re.search(r"k(\d+)$", config)
+    return int(m.group(1)) if m else 0
+
+
+def predict_run(
+    summaries: Iterable[CellSummary], *, manifest: Mapping[str, Any] | None = None,
+    server_facts: Mapping[str, Mapping[str, Any]] | None = None, target_bytes: float | None = None,
+    draft_bytes_per_token: float | None = None, bandwidth_bytes_s: float | None = None,
+    baseline: str = "base", max_k: int = 8,
+) -> RunPrediction:
+    """Fit and compare (see the module docstring).
+
+    Raises:
+        ConfigError: no target byte count, or no usable concurrency-1 baseline cell.
+    """
+    facts = dict(server_facts or {})
+    cells = [c for c in summaries if c.concurrency == 1]
+    notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
+    if target_bytes is None:
+        target_bytes = _first(TARGET_BYTES_KEYS, facts.get(baseline), manifest)
+        if target_bytes is None:
+            raise ConfigError("bytes read per decode step are unknown", found="no model size in the run",
+                              expected="--bytes-per-step", fix="pass --bytes-per-step (e.g. 17.61GB, from `specscope audit`)")
+    target_bytes = float(target_bytes)
+    groups = group_cells(cells)
+    rates: dict[tuple[str, str], tuple[float, int, str]] = {}
+    for key, by_rep in groups.items():
+        dec = [metric_value(c, "decode_tok_s") for c in by_rep.values()]
+        src = "decode"
+        if any(v is None for v in dec):
+            dec, src = [metric_value(c, "output_tok_s") for c in by_rep.values()], "output"
+        vals = [v for v in dec if v is not None]
+        if vals:
+            rates[(key.config, key.workload)] = (float(np.mean(vals)), len(vals), src)
+    base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
+    if not base_rates:
+        raise ConfigError(f"no usable concurrency-1 cell of the baseline {baseline!r}",
+                          found=sorted({c.config for c in cells}) or "no concurrency-1 cells",
+                          expected=f"{baseline} at concurrency 1", fix="bench with --levels 1 and the base config")
+    base_tok_s = float(np.mean(base_rates))  # tokens/s, averaged over workloads (decode is content-blind)
+    effective_bw = target_bytes * base_tok_s  # bytes/s
+    base_model = StepModel(target_bytes, 0.0, effective_bw, bandwidth_bytes_s)
+    accept = pooled_acceptance(cells)
+    configs = list(dict.fromkeys(c.config for c in cells if c.config != baseline))
+    models: dict[str, StepModel] = {}
+    positions: dict[tuple[str, str], tuple[float, ...]] = {}
+    ks: dict[str, int] = {}
+    for cfg in configs:
+        cfacts = facts.get(cfg) or {}
+        for (c2, wl), (_, _, _) in rates.items():
+            if c2 != cfg:
+                continue
+            view = accept.get((cfg, wl))
+            if view is not None and view.unconditional:
+                positions[(cfg, wl)] = view.unconditional
+            else:
+                cells_here = [c for c in cells if c.config == cfg and c.workload == wl and c.acceptance_rate is not None]
+                k_guess = _k_of(cfg, cfacts, 0)
+                if cells_here and k_guess:
+                    rate = float(np.mean([c.acceptance_rate for c in cells_here]))
+                    positions[(cfg, wl)] = positions_from_rate(rate, k_guess)
+                    notes.append(f"{cfg}/{wl}: per-position rates derived from mean acceptance {rate:.3f} over k={k_guess}")
+        n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
+        ks[cfg] = _k_of(cfg, cfacts, n_pos)
+        if draft_bytes_per_token is not None:
+            dbytes = float(draft_bytes_per_token)
+        else:
+            dbytes = float(_first(DRAFT_BYTES_KEYS, cfacts) or 0.0)
+        model = replace(base_model, draft_bytes_per_token=dbytes)
+        pts = [(ks[cfg], tokens_per_step(positions[(cfg, wl)], ks[cfg]), rates[(cfg, wl)][0])
+               for (c2, wl) in rates if c2 == cfg and (cfg, wl) in positions]
+        if ks[cfg] >= 1 and pts:
+            model = replace(model, draft_overhead_s=fit_overhead_s(model, pts))
+        else:
+            notes.append(f"{cfg}: no acceptance or k known; predicted as a plain decode step")
+        models[cfg] = model
+    out_cells: list[CellPrediction] = []
+    for (cfg, wl), (meas, n, src) in rates.items():
+        if cfg == baseline:
+            pred, k, tps = base_model.tok_s((), 0), 0, 1.0
+        else:
+            k = ks[cfg] if (cfg, wl) in positions else 0
+            tps = tokens_per_step(positions.get((cfg, wl), ()), k)
+            pred = tps / models[cfg].step_time_s(k)
+        out_cells.append(CellPrediction(cfg, wl, k, n, meas, pred, pred / meas - 1.0, tps, src))
+    curves: dict[str, dict[str, list[dict[str, float]]]] = {}
+    for (cfg, wl), pos in positions.items():
+        m = models[cfg]
+        if any(kk > len(pos) for kk in range(1, max_k + 1)):
+            notes.append(f"{cfg}/{wl}: positions beyond {len(pos)} extrapolated with the last conditional rate")
+        curves.setdefault(cfg, {})[wl] = [
+            {"k": kk, "tokens_per_step": tokens_per_step(pos, kk), "tok_s": m.tok_s(pos, kk), "speedup": m.speedup(pos, kk)}
+            for kk in range(1, max_k + 1)
+        ]
+    roof = roofline_tok_s(target_bytes, bandwidth_bytes_s) if bandwidth_bytes_s else None
+    return RunPrediction(
+        target_bytes=target_bytes, nominal_bandwidth_bytes_s=bandwidth_bytes_s, effective_bandwidth_bytes_s=effective_bw,
+        roofline_tok_s=roof, efficiency=base_model.efficiency, models={k: v.to_dict() for k, v in models.items()},
+        cells=sorted(out_cells, key=lambda c: (c.config != baseline, c.config, c.workload)), curves=curves,
+        notes=list(dict.fromkeys(notes)),
+    )

@@ -1,0 +1,50 @@
+"""Parse byte sizes and bandwidths written by people ("17.61GB", "0.85 GiB", "273GB/s").
+
+Decimal prefixes are powers of 1000 and binary ones powers of 1024 (IEC 80000-13), as pydantic's
+``ByteSize`` parses them: ``17.61GB`` = 17,610,000,000 bytes, ``1GiB`` = 1,073,741,824 bytes.
+"""
+
+from __future__ import annotations
+
+from pydantic import ByteSize, TypeAdapter, ValidationError
+
+from specscope.errors import ConfigError
+
+__all__ = ["parse_bytes", "parse_bandwidth"]
+
+_BYTES = TypeAdapter(ByteSize)
+
+
+def parse_bytes(text: str | float | int) -> float:
+    """``"17.61GB"`` -> 17.61e9 (bytes). A bare number is bytes.
+
+    Raises:
+        ConfigError: not a size, or not positive.
+    """
+    try:
+        value = float(_BYTES.validate_python(text.strip() if isinstance(text, str) else text))
+    except (ValidationError, ValueError):
+        raise ConfigError("not a byte size", found=text, expected="a size such as 17.61GB, 850MB or 0.79GiB",
+                          fix="write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB)") from None
+    if value <= 0:
+        raise ConfigError("a byte size must be positive", found=text, expected="> 0 bytes")
+    return value
+
+
+def parse_bandwidth(text: str | float | int) -> float:
+    """``"273GB/s"`` -> 273e9 (bytes/s). The ``/s`` is optional; a bare number is bytes/s.
+
+    Raises:
+        ConfigError: not a bandwidth.
+    """
+    raw = text.strip() if isinstance(text, str) else text
+    if isinstance(raw, str):
+        for suffix in ("/s", "ps", "/sec"):
+            if raw.lower().endswith(suffix):
+                raw = raw[: -len(suffix)]
+                break
+    try:
+        return parse_bytes(raw)
+    except ConfigError:
+        raise ConfigError("not a bandwidth", found=text, expected="a rate such as 273GB/s or 3.35TB/s",
+                          fix="write bytes per second with a unit, e.g. 273GB/s") from None

@@ -1,0 +1,128 @@
+"""The bandwidth model against seed 003's published numbers and hand-computed fits."""
+
+from __future__ import annotations
+
+import pytest
+
+from cellmaker import cell, counters
+from specscope.errors import ConfigError
+from specscope.stats.predict import (
+    StepModel,
+    extend_positions,
+    fit_overhead_s,
+    positions_from_rate,
+    roofline_tok_s,
+    tokens_per_step,
+)
+from specscope.stats.predict_run import predict_run
+from specscope.stats.quantities import parse_bandwidth, parse_bytes
+
+SEED3_U = (0.936, 0.815, 0.681, 0.581, 0.484)
+SEED3_MEASURED = {1: 20.00, 2: 26.48, 3: 29.61, 5: 31.75}  # single-stream tok/s, k -> rate
+
+
+def test_seed_003_roofline_from_its_inputs():
+    roof = roofline_tok_s(parse_bytes("17.61GB"), parse_bandwidth("273GB/s"))
+    assert roof == pytest.approx(273 / 17.61)  # 15.5025 tok/s
+    assert round(roof, 1) == 15.5
+    assert round(100 * 12.14 / roof) == 78  # "the measured 12.14 tok/s no-draft rate is 78 % of it"
+
+
+def test_bad_quantities_raise_config_errors():
+    with pytest.raises(ConfigError):
+        parse_bytes("lots")
+    with pytest.raises(ConfigError):
+        parse_bandwidth("fast/s")
+    with pytest.raises(ConfigError):
+        roofline_tok_s(0, 1)
+
+
+def test_tokens_per_step_and_extrapolation():
+    assert tokens_per_step(SEED3_U, 5) == pytest.approx(4.497)
+    assert tokens_per_step(SEED3_U, 2) == pytest.approx(2.751)
+    assert tokens_per_step(SEED3_U, 0) == 1.0
+    ext = extend_positions(SEED3_U, 7)
+    a5 = 0.484 / 0.581
+    assert ext[5] == pytest.approx(0.484 * a5)
+    assert ext[6] == pytest.approx(0.484 * a5 * a5)
+
+
+def test_positions_from_mean_rate():
+    u = positions_from_rate(0.5, 2)  # (a + a^2) / 2 = 0.5 -> a = (sqrt(5) - 1) / 2
+    a = (5 ** 0.5 - 1) / 2
+    assert u == pytest.approx((a, a * a))
+    assert positions_from_rate(1.0, 3) == (1.0, 1.0, 1.0)
+
+
+def test_overhead_fit_is_least_squares_by_hand():
+    bw = 17.61e9 * 12.14  # effective bandwidth from the no-draft rate
+    m = StepModel(17.61e9, 0.85e9, bw, 273e9)
+    assert m.efficiency == pytest.approx(17.61 * 12.14 / 273)
+    pts = [(k, tokens_per_step(SEED3_U, k), r) for k, r in SEED3_MEASURED.items()]
+    c = fit_overhead_s(m, pts)
+    resid = {k: tokens_per_step(SEED3_U, k) / r - (17.61e9 + k * 0.85e9) / bw for k, r in SEED3_MEASURED.items()}
+    expected = sum(k * resid[k] for k in resid) / sum(k * k for k in resid)
+    assert c == pytest.approx(expected)
+    assert 0.005 < c < 0.01  # about 7 ms per drafted token on that machine
+    fitted = StepModel(17.61e9, 0.85e9, bw, 273e9, c)
+    assert fitted.tok_s((), 0) == pytest.approx(12.14)
+
+
+def _seed3_run():
+    cells = [cell("base", "code", 1, r, 12.0, tpot_p50_s=1 / 12.14) for r in range(2)]
+    for k, rate in SEED3_MEASURED.items():
+        per_pos = [1000 * u for u in SEED3_U[:k]]
+        cells += [cell(f"mtp-k{k}", "code", 1, r, rate, tpot_p50_s=1 / rate, counters=counters(1000, per_pos))
+                  for r in range(2)]
+    cells.append(cell("base", "code", 4, 0, 40.0))  # not concurrency 1: ignored
+    return cells
+
+
+def test_predict_run_reproduces_seed_003_and_reports_errors_per_cell():
+    facts = {f"mtp-k{k}": {"draft_bytes": 0.85e9} for k in SEED3_MEASURED}
+    p = predict_run(_seed3_run(), server_facts=facts, target_bytes=17.61e9, bandwidth_bytes_s=273e9)
+    assert p.roofline_tok_s == pytest.approx(15.5025, abs=1e-4)
+    assert p.efficiency == pytest.approx(0.7831, abs=1e-4)
+    by = {c.config: c for c in p.cells}
+    assert by["base"].predicted_tok_s == pytest.approx(12.14)
+    assert by["base"].error == pytest.approx(0.0, abs=1e-12)
+    assert by["mtp-k5"].k == 5 and by["mtp-k5"].tokens_per_step == pytest.approx(4.497)
+    # each config has its own overhead fitted on its one cell, so in-sample error is 0
+    assert all(abs(c.error) < 1e-9 for c in p.cells)
+    curve = p.curves["mtp-k5"]["code"]
+    assert [pt["k"] for pt in curve] == list(range(1, 9))
+    assert curve[4]["tok_s"] == pytest.approx(31.75)
+
+
+SEED3_PROSE_U = (0.741, 0.543, 0.358, 0.296, 0.222)  # seed 003, prose at temperature 0.7, k=5
+
+
+def test_one_overhead_shared_by_two_workloads_gives_hand_computed_errors():
+    # seed 003 at k=5: code 31.75 tok/s, prose "about 23 tok/s"; one overhead must serve both.
+    cells = [cell("base", wl, 1, 0, 12.14, tpot_p50_s=1 / 12.14) for wl in ("code", "prose")]
+    cells.append(cell("mtp", "code", 1, 0, 31.75, tpot_p50_s=1 / 31.75, counters=counters(1000, [1000 * u for u in SEED3_U])))
+    cells.append(cell("mtp", "prose", 1, 0, 23.0, tpot_p50_s=1 / 23.0, counters=counters(1000, [1000 * u for u in SEED3_PROSE_U])))
+    p = predict_run(cells, server_facts={"mtp": {"draft_bytes": 0.85e9}}, target_bytes=17.61e9)
+    assert p.efficiency is None and p.roofline_tok_s is None  # no nominal bandwidth given
+    bw = 17.61e9 * 12.14
+    t_code, t_prose = 1 + sum(SEED3_U), 1 + sum(SEED3_PROSE_U)  # 4.497, 3.160 tokens/step
+    byte_s = (17.61e9 + 5 * 0.85e9) / bw
+    r_code, r_prose = t_code / 31.75 - byte_s, t_prose / 23.0 - byte_s
+    c = (5 * r_code + 5 * r_prose) / 50  # least squares of r = k c with k = 5 twice
+    assert p.models["mtp"]["draft_overhead_s"] == pytest.approx(c)
+    mtp = {x.workload: x for x in p.cells if x.config == "mtp"}
+    pred_code = t_code / (byte_s + 5 * c)
+    pred_prose = t_prose / (byte_s + 5 * c)
+    assert mtp["code"].predicted_tok_s == pytest.approx(pred_code)
+    assert mtp["code"].error == pytest.approx(pred_code / 31.75 - 1)
+    assert mtp["prose"].error == pytest.approx(pred_prose / 23.0 - 1)
+    # one overhead cannot fit both exactly, but the model explains seed 003 prose and code within 3 %
+    assert 0.01 < mtp["code"].error < 0.03 and -0.03 < mtp["prose"].error < -0.01
+
+
+def test_predict_run_without_bytes_is_a_config_error():
+    with pytest.raises(ConfigError) as e:
+        predict_run(_seed3_run())
+    assert "--bytes-per-step" in e.value.fix
+    p = predict_run(_seed3_run(), manifest={"model_bytes": 17.61e9})
+    assert p.target_bytes == 17.61e9
