@@ -1,0 +1,200 @@
+"""The prompt packs: ``prose``, ``code``, ``edit`` and ``edit-prefill``, 64 prompts each.
+
+Shapes follow the seed card's workload table (seeds/000_bffdc31976a6d8af.txt, "The three workloads"):
+
+* ``prose``: a short first-person story on one of 64 topics (``data/prose_topics.json``);
+* ``code``: a self-contained, type-hinted Python module with a doctest, implementing one of 64 data
+  structures or algorithms (``data/code_subjects.json``);
+* ``edit``: one of 64 distinct Python modules of 40-80 lines (:mod:`specscope.workload.edit_corpus`)
+  with the instruction to rename one identifier and return every other line byte-for-byte;
+* ``edit-prefill``: the same prompts, with the assistant answer pre-filled by the opening code fence
+  and the module's first line (small models copy instead of rewriting; issue 2 saw n-gram acceptance
+  on edit rise from 0.37 to 0.91 with vLLM and SmolLM2-135M). Each prompt's ``meta["form"]`` is
+  ``"prefill"``, and the pack name itself records the form in the run.
+
+Every prompt's user message *starts* with its own topic, subject or file name, so no two prompts share
+a prefix (prefix caching must not flatter a cell); the tests hold the first 16 characters and the first
+8 words distinct. Generation is deterministic: ``random.Random`` seeded with strings (stable across
+processes and platforms) decides order and per-prompt variation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Callable
+
+from specscope.errors import ConfigError
+from specscope.workload.edit_corpus import rename_task
+from specscope.workload.prompt import Prompt
+
+__all__ = ["PACK_NAMES", "PACK_SIZE", "load_pack", "pack_form", "pack_fingerprint", "pack_manifest"]
+
+PACK_SIZE = 64
+PACK_NAMES: tuple[str, ...] = ("prose", "code", "edit", "edit-prefill")
+
+_PROSE_VOICES = (
+    "in the past tense",
+    "in the present tense",
+    "looking back from many years later",
+    "as it happens, hour by hour",
+    "with a quiet, understated tone",
+    "with a little dry humour",
+    "ending on an unresolved note",
+    "ending with a small act of kindness",
+)
+_CODE_EXTRAS = (
+    "Raise ValueError with a clear message on invalid input.",
+    "Prefer clarity over cleverness.",
+    "Include a short usage example in the module docstring.",
+    "Keep every function under 25 lines.",
+    "Use dataclasses where a record type helps.",
+    "Make the public API obvious from the names alone.",
+    "Add a __repr__ to every class you define.",
+    "Document the time complexity of each public function.",
+)
+
+
+@lru_cache(maxsize=None)
+def _data_list(filename: str, key: str) -> tuple[str, ...]:
+    raw = resources.files("specscope.workload").joinpath(f"data/{filename}").read_text("utf-8")
+    return tuple(json.loads(raw)[key])
+
+
+def _prose(index: int, seed: int) -> Prompt:
+    topic = _data_list("prose_topics.json", "topics")[index]
+    voice = random.Random(f"prose:{seed}:{index}").choice(_PROSE_VOICES)
+    text = (
+        f"{topic}: write a short story of approximately 1000 words on this topic. "
+        f"Tell it in the first person, {voice}. Reply with the story only, without a title."
+    )
+    return Prompt(
+        prompt_id=f"prose-{index:03d}",
+        workload="prose",
+        messages=[{"role": "user", "content": text}],
+        meta={"seed": seed, "index": index, "form": "plain", "topic": topic, "voice": voice},
+    )
+
+
+def _code(index: int, seed: int) -> Prompt:
+    subject = _data_list("code_subjects.json", "subjects")[index]
+    extra = random.Random(f"code:{seed}:{index}").choice(_CODE_EXTRAS)
+    text = (
+        f"{subject}: write a single self-contained Python module implementing this, using only the "
+        "standard library. Give every function and method full type hints and a docstring, and include "
+        f"at least one runnable doctest. {extra} Reply with the module only, in one Python code block."
+    )
+    return Prompt(
+        prompt_id=f"code-{index:03d}",
+        workload="code",
+        messages=[{"role": "user", "content": text}],
+        meta={"seed": seed, "index": index, "form": "plain", "subject": subject, "extra": extra},
+    )
+
+
+def _edit(index: int, seed: int, *, prefill: bool) -> Prompt:
+    task = rename_task(index, seed=seed)
+    module = task.module
+    text = (
+        f"{module.name}: here is a Python module. Make exactly one change: rename every occurrence of "
+        f"`{task.old}` to `{task.new}`. Every other line must come back byte-for-byte identical. "
+        "Reply with the complete module in one ```python code block and nothing else.\n\n"
+        f"```python\n{module.text}```"
+    )
+    workload = "edit-prefill" if prefill else "edit"
+    first_line, rest = task.expected.split("\n", 1)
+    meta: dict[str, Any] = {
+        "seed": seed,
+        "index": index,
+        "form": "prefill" if prefill else "plain",
+        "module": module.name,
+        "rename": [task.old, task.new],
+        "occurrences": task.occurrences,
+        "lines": module.text.count("\n"),
+    }
+    prefill_text = None
+    if prefill:
+        prefill_text = f"```python\n{first_line}\n"
+        # What a perfect answer continues with after the prefill (the client receives only this part).
+        meta["expected_continuation"] = f"{rest}```"
+    return Prompt(
+        prompt_id=f"{workload}-{index:03d}",
+        workload=workload,
+        messages=[{"role": "user", "content": text}],
+        prefill=prefill_text,
+        expected_output=task.expected,
+        meta=meta,
+    )
+
+
+_BUILDERS: dict[str, Callable[[int, int], Prompt]] = {
+    "prose": _prose,
+    "code": _code,
+    "edit": lambda i, s: _edit(i, s, prefill=False),
+    "edit-prefill": lambda i, s: _edit(i, s, prefill=True),
+}
+
+
+def pack_form(name: str) -> str:
+    """``"prefill"`` for ``edit-prefill``, ``"plain"`` for the other packs; ConfigError if unknown."""
+    _check_name(name)
+    return "prefill" if name == "edit-prefill" else "plain"
+
+
+def _check_name(name: str) -> None:
+    if name not in PACK_NAMES:
+        raise ConfigError(
+            f"unknown workload {name!r}",
+            found=name,
+            expected=f"one of {', '.join(PACK_NAMES)}",
+            fix="pick a workload from the list, e.g. --workloads prose,code,edit",
+        )
+
+
+def load_pack(name: str, *, seed: int = 0, n: int = PACK_SIZE) -> list[Prompt]:
+    """The first ``n`` prompts of pack ``name`` in the order ``seed`` gives.
+
+    The order is a permutation of the 64 corpus items drawn by ``random.Random(f"pack:{base}:{seed}")``
+    (``edit`` and ``edit-prefill`` share it, and their rename tasks, so the two forms compare
+    prompt-for-prompt). Same ``(name, seed, n)``, same list, on every machine.
+
+    Raises:
+        ConfigError: unknown ``name`` (the message lists the known ones), or ``n`` outside 1..64.
+    """
+    _check_name(name)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= PACK_SIZE:
+        raise ConfigError(
+            "pack size out of range",
+            found=n,
+            expected=f"an integer from 1 to {PACK_SIZE} (each pack has {PACK_SIZE} distinct prompts)",
+            fix=f"ask for at most {PACK_SIZE} prompts",
+        )
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError("pack seed must be an integer", found=seed, expected="an int", fix="pass --seed 0")
+    base = "edit" if name.startswith("edit") else name
+    order = list(range(PACK_SIZE))
+    random.Random(f"pack:{base}:{seed}").shuffle(order)
+    build = _BUILDERS[name]
+    return [build(index, seed) for index in order[:n]]
+
+
+def pack_fingerprint(prompts: list[Prompt]) -> str:
+    """SHA-256 (hex) of the prompts' ids, messages and prefills, in order: names a pack's exact text in a
+    run manifest."""
+    payload = [[p.prompt_id, p.messages, p.prefill] for p in prompts]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def pack_manifest(name: str, *, seed: int = 0, n: int = PACK_SIZE) -> dict[str, Any]:
+    """What a run manifest records about a pack: name, form, seed, size and fingerprint."""
+    prompts = load_pack(name, seed=seed, n=n)
+    return {
+        "name": name,
+        "form": pack_form(name),
+        "seed": seed,
+        "n_prompts": len(prompts),
+        "fingerprint_sha256": pack_fingerprint(prompts),
+    }

@@ -1,0 +1,38 @@
+"""The prompt record every pack produces and every client consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Prompt"]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One benchmark prompt.
+
+    Attributes:
+        prompt_id: ``"<workload>-<corpus index, 3 digits>"``, e.g. ``"edit-017"``; stable for a corpus
+            item across seeds (the seed changes order and variation, not which item an id names).
+        workload: the pack name (``prose``, ``code``, ``edit``, ``edit-prefill``).
+        messages: OpenAI chat messages (``[{"role": "user", "content": ...}]``); treat as read-only,
+            :func:`specscope.workload.chat_request` copies them.
+        prefill: text the assistant answer starts with (``edit-prefill``: the opening code fence and the
+            module's first line), sent as a final assistant message to be continued; ``None`` otherwise.
+        expected_output: for ``edit`` and ``edit-prefill`` the exact renamed module (str, ends in
+            ``"\\n"``); ``None`` for packs without one right answer.
+        meta: pack details (seed, corpus index, form ``"plain"``/``"prefill"``, topic or rename, ...).
+    """
+
+    prompt_id: str
+    workload: str
+    messages: list[dict[str, str]]
+    prefill: str | None = None
+    expected_output: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def first_user_text(self) -> str:
+        """The content of the first user message (what makes prompts distinct from their first tokens)."""
+        return next(m["content"] for m in self.messages if m["role"] == "user")

@@ -1,0 +1,90 @@
+"""Turn a :class:`~specscope.workload.prompt.Prompt` into a streaming chat-completions request body.
+
+Every body streams, asks for a final usage chunk (``stream_options.include_usage``) and turns thinking
+off (``chat_template_kwargs: {"enable_thinking": false}``, as every request of seeds/000 did).
+
+The pre-filled form (``Prompt.prefill`` set) appends ``{"role": "assistant", "content": prefill}`` as the
+final message, and asks the server to continue it:
+
+* ``openai`` / ``vllm`` / ``sglang``: ``"continue_final_message": true, "add_generation_prompt": false``
+  (vLLM's chat-completions request fields; the chat template renders the assistant turn open-ended);
+* ``llamacpp``: no extra field. llama.cpp's server treats a trailing assistant message as a prefill
+  (``prefill_assistant``, on by default): it renders the conversation without that message, adds the
+  generation prompt, and appends the message text. Checked with xllamacpp 2026.10 serving
+  SmolLM2-135M-Instruct (tests/workload/test_llamacpp_prefill.py): the stream carries only the
+  continuation, not the prefill, and the prompt is longer by the prefill's tokens.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+from specscope.errors import ConfigError
+from specscope.workload.prompt import Prompt
+
+__all__ = ["SERVER_KINDS", "chat_request"]
+
+SERVER_KINDS: tuple[str, ...] = ("openai", "vllm", "sglang", "llamacpp")
+_CONTINUE_FIELDS = {"continue_final_message": True, "add_generation_prompt": False}
+
+
+def chat_request(
+    prompt: Prompt,
+    *,
+    model: str,
+    max_tokens: int,
+    temperature: float,
+    server_kind: str = "openai",
+) -> dict[str, Any]:
+    """The JSON body (a fresh dict) for ``POST /v1/chat/completions``.
+
+    Args:
+        prompt: the prompt; its messages are deep-copied, never mutated.
+        model: the served model name.
+        max_tokens: generation cap in tokens, >= 1.
+        temperature: sampling temperature, finite and >= 0 (0 is greedy).
+        server_kind: one of :data:`SERVER_KINDS`; only changes the pre-filled form.
+
+    Returns:
+        ``{"model", "messages", "max_tokens", "temperature", "stream": True,
+        "stream_options": {"include_usage": True}, "chat_template_kwargs": {"enable_thinking": False}}``
+        plus, for a prefill prompt, the final assistant message and the server kind's continue fields.
+
+    Raises:
+        ConfigError: unknown ``server_kind``, ``max_tokens`` < 1, a negative or non-finite temperature,
+            or an empty model name.
+    """
+    if server_kind not in SERVER_KINDS:
+        raise ConfigError(
+            f"unknown server kind {server_kind!r}",
+            found=server_kind,
+            expected=f"one of {', '.join(SERVER_KINDS)}",
+            fix="use 'openai' for vLLM and other OpenAI-compatible servers, 'llamacpp' for llama.cpp",
+        )
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise ConfigError("max_tokens must be a positive integer", found=max_tokens, expected=">= 1",
+                          fix="pass --max-tokens 64 (or any positive integer)")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
+            or not math.isfinite(temperature) or temperature < 0:
+        raise ConfigError("temperature must be a finite number >= 0", found=temperature, expected=">= 0",
+                          fix="pass --temperature 0 for greedy decoding")
+    if not model:
+        raise ConfigError("model name is empty", found=repr(model), expected="the served model name",
+                          fix="pass the name the server serves (see GET /v1/models)")
+    messages = copy.deepcopy(prompt.messages)
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "max_tokens": max_tokens,
+        "temperature": float(temperature),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "chat_template_kwargs": {"enable_thinking": False},
+    }
+    if prompt.prefill is not None:
+        messages.append({"role": "assistant", "content": prompt.prefill})
+        if server_kind != "llamacpp":
+            body.update(_CONTINUE_FIELDS)
+    return body
