@@ -1,0 +1,111 @@
+"""VllmServer lifecycle against a real stand-in server process (tests/launch/fake_vllm.py) on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from specscope.errors import ServerStartError
+from specscope.launch.process import VllmServer, log_tail
+from specscope.launch.recipes import Recipe
+
+FAKE = str(Path(__file__).with_name("fake_vllm.py"))
+pytestmark = pytest.mark.integration
+
+
+def _recipe(**env: str) -> Recipe:
+    return Recipe(name="fake", model="tiny", served_model_name="tiny-served", vllm_command=[sys.executable, FAKE],
+                  env=env)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); read its state
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_start_serve_describe_stop(tmp_path):
+    log = tmp_path / "run" / "server-fake.log"
+    pid_file = tmp_path / "grandchild.pid"
+    server = VllmServer(_recipe(FAKE_VLLM_CHILD_PID_FILE=str(pid_file)), log, start_timeout_s=60)
+    with server:
+        assert server.base_url == f"http://127.0.0.1:{server.port}"
+        assert httpx.get(server.base_url + "/health").status_code == 200
+        assert server.model_name == "tiny-served"
+        assert server.alive() is True
+        assert server.start_s is not None and server.start_s > 0
+        d = server.describe()
+        assert d["kind"] == "vllm" and d["name"] == "fake"
+        assert d["command_line"] == server.command_line
+        assert server.command_line.endswith(f"serve tiny --host 127.0.0.1 --port {server.port} --served-model-name tiny-served")
+        assert d["log_facts"]["kv_cache_size_tokens"] == 46592
+        assert d["log_facts"]["architectures"] == ["LlamaForCausalLM"]
+        grandchild = int(pid_file.read_text())
+        assert _pid_alive(grandchild)
+    assert server.alive() is False
+    deadline = time.monotonic() + 10
+    while _pid_alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _pid_alive(grandchild)  # the whole process group was stopped
+    text = log.read_text()
+    assert text.splitlines()[0] == f"# specscope launch: {server.command_line}"
+    assert "INFO request served" in text  # the warm-up request reached the server
+
+
+def test_exit_during_startup_names_the_failure(tmp_path):
+    log = tmp_path / "crash.log"
+    with pytest.raises(ServerStartError) as info:
+        with VllmServer(_recipe(FAKE_VLLM_MODE="crash"), log, start_timeout_s=60):
+            pass
+    err = info.value
+    assert err.message == "vLLM for recipe 'fake' exited during start-up"
+    assert "exit code 1" in str(err.found) and "memory_profiling" in str(err.found)
+    assert "--kv-cache-memory-bytes" in err.fix
+    assert "Error in memory profiling" in err.log_tail
+
+
+def test_health_timeout_kills_the_child(tmp_path):
+    server = VllmServer(_recipe(FAKE_VLLM_MODE="hang"), tmp_path / "hang.log", start_timeout_s=1.5, stop_timeout_s=5)
+    with pytest.raises(ServerStartError) as info:
+        server.start()
+    assert info.value.message == "vLLM for recipe 'fake' did not become healthy"
+    assert "Resolved architecture: LlamaForCausalLM" in info.value.log_tail
+    assert server._proc is not None and server._proc.poll() is not None
+
+
+def test_sigterm_ignored_then_sigkill(tmp_path):
+    server = VllmServer(_recipe(FAKE_VLLM_IGNORE_TERM="1"), tmp_path / "stubborn.log", start_timeout_s=60,
+                        stop_timeout_s=1.0, warmup_requests=0)
+    server.start()
+    t0 = time.perf_counter_ns()
+    code = server.stop()
+    waited_s = (time.perf_counter_ns() - t0) / 1e9
+    assert code == -9  # SIGKILL
+    assert waited_s >= 1.0  # it waited stop_timeout_s after SIGTERM first
+    assert server.stop() == -9  # a second stop is harmless
+
+
+def test_missing_executable(tmp_path):
+    r = Recipe(name="nope", model="m", vllm_command=[str(tmp_path / "no-such-vllm")])
+    with pytest.raises(ServerStartError) as info:
+        VllmServer(r, tmp_path / "x.log").start()
+    assert info.value.message == "cannot start vLLM for recipe 'nope'"
+
+
+def test_log_tail(tmp_path):
+    p = tmp_path / "l.log"
+    p.write_text("".join(f"line {i}\n" for i in range(100)))
+    assert log_tail(p, 3) == "line 97\nline 98\nline 99"
+    assert log_tail(tmp_path / "none.log") == ""
