@@ -1,0 +1,93 @@
+"""Compare two checkpoints tensor by tensor over a prefix (seed 002: the official vs the merged MTP head).
+
+For each name under the prefix in either checkpoint: presence, dtype, shape, whether the stored bytes are
+identical (SHA-256), and for float tensors of equal shape, cosine similarity and max absolute difference
+after upcasting both to float64 (computed in chunks, one tensor pair in memory at a time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from specscope.errors import SurgeryError
+from specscope.surgery.shards import FLOAT_DTYPES, open_checkpoint, sha256_bytes
+
+__all__ = ["TensorComparison", "compare_checkpoints", "cosine_and_max_abs"]
+
+_CHUNK_ELEMENTS = 1 << 22
+
+
+@dataclass(frozen=True)
+class TensorComparison:
+    """One row of ``surgery compare``. ``cosine`` / ``max_abs_diff`` are None when not computable."""
+
+    name: str
+    in_a: bool
+    in_b: bool
+    dtype_a: str | None
+    dtype_b: str | None
+    shape_a: tuple[int, ...] | None
+    shape_b: tuple[int, ...] | None
+    identical: bool
+    cosine: float | None
+    max_abs_diff: float | None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["shape_a"] = list(self.shape_a) if self.shape_a is not None else None
+        d["shape_b"] = list(self.shape_b) if self.shape_b is not None else None
+        return d
+
+
+def cosine_and_max_abs(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Cosine similarity and max |a - b| of two equal-shape arrays, upcast to float64 chunk by chunk.
+
+    Cosine of two all-zero tensors is 1.0; of a zero and a non-zero tensor 0.0.
+    """
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    dot = na = nb = 0.0
+    mad = 0.0
+    for i in range(0, fa.size, _CHUNK_ELEMENTS):
+        x = fa[i : i + _CHUNK_ELEMENTS].astype(np.float64)  # [chunk] f64
+        y = fb[i : i + _CHUNK_ELEMENTS].astype(np.float64)
+        dot += float(x @ y)
+        na += float(x @ x)
+        nb += float(y @ y)
+        if x.size:
+            mad = max(mad, float(np.abs(x - y).max()))
+    if na == 0.0 and nb == 0.0:
+        return 1.0, mad
+    if na == 0.0 or nb == 0.0:
+        return 0.0, mad
+    return dot / (np.sqrt(na) * np.sqrt(nb)), mad
+
+
+def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> list[TensorComparison]:
+    """Rows for every tensor under ``prefix`` in ``a`` or ``b``, sorted by name.
+
+    Raises:
+        SurgeryError: neither checkpoint has a tensor under ``prefix``.
+    """
+    ca, cb = open_checkpoint(a), open_checkpoint(b)
+    names = sorted(set(ca.names(prefix)) | set(cb.names(prefix)))
+    if not names:
+        raise SurgeryError(f"no tensor under prefix {prefix!r} in either checkpoint", found=f"{a}, {b}",
+                           expected=f"names starting with {prefix!r}", fix="check --prefix")
+    rows = []
+    for n in names:
+        ia = ca.info(n) if n in ca.location else None
+        ib = cb.info(n) if n in cb.location else None
+        identical, cos, mad = False, None, None
+        if ia is not None and ib is not None:
+            ra, rb = ca.read_bytes(n), cb.read_bytes(n)
+            identical = ia.dtype == ib.dtype and ia.shape == ib.shape and sha256_bytes(ra) == sha256_bytes(rb)
+            if ia.shape == ib.shape and ia.dtype in FLOAT_DTYPES and ib.dtype in FLOAT_DTYPES:
+                cos, mad = cosine_and_max_abs(ca.read_array(n), cb.read_array(n))
+            del ra, rb
+        rows.append(TensorComparison(n, ia is not None, ib is not None, ia.dtype if ia else None,
+                                     ib.dtype if ib else None, ia.shape if ia else None, ib.shape if ib else None,
+                                     identical, cos, mad))
+    return rows

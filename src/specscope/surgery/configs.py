@@ -1,0 +1,266 @@
+"""Quantization-config patches: exclude lists, NVFP4 declarations, syncing the two ModelOpt copies.
+
+Configs stay plain dicts (foreign JSON: unknown keys survive), keyed by file name (``config.json``,
+``hf_quant_config.json``); every function returns *new* dicts and never mutates its input.
+
+Where each dialect keeps its exclude list (sources: vLLM ``model_executor/layers/quantization/modelopt.py``
+``exclude_modules`` / ``ignore``; compressed-tensors ``QuantizationConfig.ignore``; AMD Quark
+``quantization_config.exclude``; cases C06 and C11):
+
+=================== ===================================================== ==============================
+dialect             config.json                                           hf_quant_config.json
+=================== ===================================================== ==============================
+modelopt            ``quantization_config.ignore`` (or ``exclude_modules``) ``quantization.exclude_modules``
+compressed-tensors  ``quantization_config.ignore``                         --
+quark               ``quantization_config.exclude``                        --
+=================== ===================================================== ==============================
+
+Entries match a module when equal to it, when the module lies under it (``entry + "."`` prefix), or as an
+``fnmatch`` glob (``mtp*``, ``model.layers.0.linear_attn*``), the way vLLM's ``is_layer_excluded`` reads them.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import fnmatch
+import json
+from dataclasses import dataclass
+
+from specscope.errors import SurgeryError
+
+__all__ = [
+    "CONFIG",
+    "HF_QUANT",
+    "ExcludeList",
+    "dialect",
+    "exclude_lists",
+    "entry_matches",
+    "is_excluded",
+    "add_exclusions",
+    "remove_exclusions",
+    "declare_nvfp4",
+    "sync_configs",
+    "render_json",
+    "config_diff",
+]
+
+CONFIG = "config.json"
+HF_QUANT = "hf_quant_config.json"
+W4A16_NVFP4 = {"quant_algo": "W4A16_NVFP4", "group_size": 16}
+NVFP4 = {"quant_algo": "NVFP4", "group_size": 16}
+#: compressed-tensors' description of a data-free NVFP4 weight-only group (schema of the devstral fixture).
+CT_W4A16_GROUP = {
+    "weights": {"num_bits": 4, "type": "float", "symmetric": True, "group_size": 16, "strategy": "tensor_group",
+                "dynamic": False, "scale_dtype": "torch.float8_e4m3fn"},
+    "input_activations": None,
+    "output_activations": None,
+    "format": "nvfp4-pack-quantized",
+}
+FP8_KV_SCHEME = {"type": "float", "num_bits": 8, "dynamic": False}
+
+
+@dataclass(frozen=True)
+class ExcludeList:
+    """Where one exclude list lives: ``configs[file][section][key]``."""
+
+    file: str
+    section: str
+    key: str
+
+
+def dialect(configs: dict[str, dict]) -> str | None:
+    """``modelopt`` | ``compressed-tensors`` | ``quark`` | None (no quantization config)."""
+    qc = (configs.get(CONFIG) or {}).get("quantization_config")
+    if isinstance(qc, dict) and qc.get("quant_method"):
+        return str(qc["quant_method"]).lower()
+    if configs.get(HF_QUANT):
+        return "modelopt"
+    return None
+
+
+def exclude_lists(configs: dict[str, dict]) -> list[ExcludeList]:
+    """Every exclude list the dialect uses, including ones that must be created (see the module table)."""
+    d = dialect(configs)
+    out: list[ExcludeList] = []
+    if d is None:
+        return out
+    qc = configs.get(CONFIG, {}).get("quantization_config")
+    if d == "quark":
+        out.append(ExcludeList(CONFIG, "quantization_config", "exclude"))
+    elif d == "compressed-tensors":
+        out.append(ExcludeList(CONFIG, "quantization_config", "ignore"))
+    elif d == "modelopt":
+        if isinstance(qc, dict):
+            key = "exclude_modules" if "exclude_modules" in qc and "ignore" not in qc else "ignore"
+            out.append(ExcludeList(CONFIG, "quantization_config", key))
+        if configs.get(HF_QUANT) is not None:
+            out.append(ExcludeList(HF_QUANT, "quantization", "exclude_modules"))
+    else:
+        raise SurgeryError("unsupported quantization dialect", found=d,
+                           expected="modelopt, compressed-tensors or quark", fix="patch the config by hand")
+    return out
+
+
+def _entries(configs: dict[str, dict], where: ExcludeList) -> list[str]:
+    section = configs.get(where.file, {}).get(where.section) or {}
+    return list(section.get(where.key) or [])
+
+
+def entry_matches(entry: str, module: str) -> bool:
+    """True when exclude entry ``entry`` covers ``module`` (equal, parent module, or fnmatch glob)."""
+    return module == entry or module.startswith(entry + ".") or fnmatch.fnmatchcase(module, entry)
+
+
+def is_excluded(entries: list[str], module: str) -> bool:
+    """True when any of ``entries`` covers ``module``."""
+    return any(entry_matches(e, module) for e in entries)
+
+
+def _set(configs: dict[str, dict], where: ExcludeList, entries: list[str]) -> None:
+    configs.setdefault(where.file, {}).setdefault(where.section, {})[where.key] = entries
+
+
+def add_exclusions(configs: dict[str, dict], modules: list[str]) -> dict[str, dict]:
+    """Append each module not yet covered to every exclude list (sorted, no duplicates); case C06.
+
+    Raises:
+        SurgeryError: the checkpoint has no quantization config (nothing to exclude from).
+    """
+    lists = exclude_lists(configs)
+    if not lists:
+        raise SurgeryError("no quantization config to exclude modules from", found="no quantization_config",
+                           expected="a quantized checkpoint", fix="nothing to patch: unquantized checkpoints load BF16")
+    out = copy.deepcopy(configs)
+    for where in lists:
+        entries = _entries(out, where)
+        entries += sorted(m for m in set(modules) if not is_excluded(entries, m))
+        _set(out, where, entries)
+    return out
+
+
+def remove_exclusions(configs: dict[str, dict], modules: list[str], still_unquantized: list[str]) -> dict[str, dict]:
+    """Drop every exclude entry that covers one of ``modules``; linears in ``still_unquantized`` that a dropped
+    entry covered are re-added by name so they stay excluded (a glob such as ``mtp*`` is split up)."""
+    out = copy.deepcopy(configs)
+    for where in exclude_lists(out):
+        entries = _entries(out, where)
+        dropped = [e for e in entries if any(entry_matches(e, m) for m in modules)]
+        kept = [e for e in entries if e not in dropped]
+        readd = sorted(m for m in still_unquantized if is_excluded(dropped, m) and not is_excluded(kept, m))
+        _set(out, where, kept + readd)
+    return out
+
+
+def declare_nvfp4(configs: dict[str, dict], modules: list[str], quantized_layers: dict[str, dict]) -> dict[str, dict]:
+    """Declare ``modules`` as NVFP4 W4A16 (group 16) in every config that describes per-module schemes.
+
+    * ModelOpt ``MIXED_PRECISION``: ``quantized_layers[m] = {"quant_algo": "W4A16_NVFP4", "group_size": 16}``
+      in both files (seed 004: vLLM prefers config.json; both must declare the layers).
+    * ModelOpt uniform ``W4A16_NVFP4``: leaving the exclude list is enough.
+    * ModelOpt uniform ``NVFP4`` (W4A4): converted to ``MIXED_PRECISION``; ``quantized_layers`` lists the
+      checkpoint's existing NVFP4 modules (``quantized_layers`` argument) plus the new W4A16 ones.
+    * compressed-tensors: a config group ``specscope_w4a16_nvfp4`` targeting the modules by name.
+
+    Raises:
+        SurgeryError: a dialect or ModelOpt algorithm this cannot express (nothing is written).
+    """
+    out = copy.deepcopy(configs)
+    d = dialect(out)
+    if d == "compressed-tensors":
+        qc = out[CONFIG]["quantization_config"]
+        groups = qc.setdefault("config_groups", {})
+        groups["specscope_w4a16_nvfp4"] = {"targets": sorted(modules), **copy.deepcopy(CT_W4A16_GROUP)}
+        return out
+    if d != "modelopt":
+        raise SurgeryError("NVFP4 declaration needs a ModelOpt or compressed-tensors checkpoint", found=d,
+                           expected="modelopt | compressed-tensors", fix="quantize with --layout matching the target")
+    sections = [(CONFIG, "quantization_config"), (HF_QUANT, "quantization")]
+    for file, section in sections:
+        q = (out.get(file) or {}).get(section)
+        if not isinstance(q, dict):
+            continue
+        algo = q.get("quant_algo")
+        if algo == "W4A16_NVFP4":
+            continue
+        if algo == "NVFP4":
+            q["quant_algo"] = "MIXED_PRECISION"
+            q["quantized_layers"] = {m: dict(spec) for m, spec in sorted(quantized_layers.items())}
+            algo = "MIXED_PRECISION"
+        if algo != "MIXED_PRECISION":
+            raise SurgeryError(f"{file}: ModelOpt quant_algo cannot host NVFP4 W4A16 modules", found=algo,
+                               expected="NVFP4, W4A16_NVFP4 or MIXED_PRECISION", fix="patch the config by hand")
+        layers = q.setdefault("quantized_layers", {})
+        for m in sorted(modules):
+            layers[m] = dict(W4A16_NVFP4)
+    return out
+
+
+def sync_configs(configs: dict[str, dict], *, kv_scales_present: bool,
+                 unquantized_linears: set[str], quantized_linears: set[str]) -> tuple[dict[str, dict], list[str]]:
+    """Make ``config.json`` and ``hf_quant_config.json`` of a ModelOpt checkpoint agree; the tensors decide (C11).
+
+    Args:
+        kv_scales_present: any ``*.k_scale`` / ``*.v_scale`` tensor exists (backs an FP8 KV-cache claim).
+        unquantized_linears / quantized_linears: module names of 2-D weights without / with ``weight_scale``.
+
+    Returns:
+        ``(new_configs, actions)``: one human-readable line per change.
+
+    Raises:
+        SurgeryError: not a ModelOpt checkpoint with both files, or an exclusion the tensors do not settle.
+    """
+    if dialect(configs) != "modelopt" or configs.get(HF_QUANT) is None or configs.get(CONFIG) is None:
+        raise SurgeryError("--sync needs a ModelOpt checkpoint with both config files",
+                           found=sorted(k for k, v in configs.items() if v), expected=[CONFIG, HF_QUANT],
+                           fix="only ModelOpt keeps two copies of the quantization config")
+    out = copy.deepcopy(configs)
+    actions: list[str] = []
+    hq = out[HF_QUANT].setdefault("quantization", {})
+    qc = out[CONFIG].setdefault("quantization_config", {})
+    hf_kv = hq.get("kv_cache_quant_algo")
+    cfg_kv = qc.get("kv_cache_scheme")
+    if (hf_kv is not None) != (cfg_kv is not None):
+        if kv_scales_present:
+            if cfg_kv is None:
+                qc["kv_cache_scheme"] = dict(FP8_KV_SCHEME)
+                actions.append(f"{CONFIG}: add kv_cache_scheme FP8 (k/v scales present; {HF_QUANT} says {hf_kv})")
+            else:
+                hq["kv_cache_quant_algo"] = "FP8"
+                actions.append(f"{HF_QUANT}: kv_cache_quant_algo FP8 (k/v scales present)")
+        else:
+            if hf_kv is not None:
+                hq["kv_cache_quant_algo"] = None
+                actions.append(f"{HF_QUANT}: kv_cache_quant_algo null (no k/v scale tensors)")
+            else:
+                qc.pop("kv_cache_scheme", None)
+                actions.append(f"{CONFIG}: drop kv_cache_scheme (no k/v scale tensors)")
+    lists = {w.file: w for w in exclude_lists(out)}
+    a, b = lists[CONFIG], lists[HF_QUANT]
+    ea, eb = _entries(out, a), _entries(out, b)
+    for entry, has, lacks in [(e, a, b) for e in ea if e not in eb] + [(e, b, a) for e in eb if e not in ea]:
+        unq = {m for m in unquantized_linears if entry_matches(entry, m)}
+        qua = {m for m in quantized_linears if entry_matches(entry, m)}
+        if unq and not qua:
+            _set(out, lacks, _entries(out, lacks) + [entry])
+            actions.append(f"{lacks.file}: exclude {entry!r} ({len(unq)} matching linears are unquantized)")
+        elif qua and not unq:
+            _set(out, has, [e for e in _entries(out, has) if e != entry])
+            actions.append(f"{has.file}: drop exclusion {entry!r} ({len(qua)} matching linears are quantized)")
+        else:
+            raise SurgeryError(f"exclude entry {entry!r} is in {has.file} only and the tensors do not settle it",
+                               found=f"{len(unq)} unquantized, {len(qua)} quantized matching linears",
+                               expected="all matching linears on one side", fix="edit the exclude lists by hand")
+    return out, actions
+
+
+def render_json(obj: dict, indent: int = 2) -> str:
+    """The text a patched JSON file is written as (``indent`` spaces, trailing newline, key order kept)."""
+    return json.dumps(obj, indent=indent, ensure_ascii=False) + "\n"
+
+
+def config_diff(name: str, before: dict | None, after: dict) -> str:
+    """A unified diff of the JSON texts of ``before`` and ``after`` (empty string when equal)."""
+    a = render_json(before).splitlines(keepends=True) if before is not None else []
+    b = render_json(after).splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, fromfile=f"a/{name}", tofile=f"b/{name}"))

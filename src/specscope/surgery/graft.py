@@ -1,0 +1,253 @@
+"""Plans that move tensors between checkpoints: extract, graft, reindex; and the shared shard/index logic.
+
+Shard rule (seed 004: "hardlinking the shards it does not touch"): a source shard that loses none of its
+tensors is hardlinked; one that loses all is left out; one that loses some is rewritten under the same name
+with the rest (byte copies), because index-driven loaders load every tensor of every shard the index names
+and a stale copy would shadow the new one. New tensors live in a shard of their own. The index is rebuilt from
+the shard headers (never by globbing ``model-*-of-*``; case C03), ``total_size`` = sum of tensor bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+
+from specscope.errors import SurgeryError
+from specscope.surgery.configs import add_exclusions, dialect, exclude_lists
+from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
+from specscope.surgery.shards import FLOAT_DTYPES, INDEX_NAME, Checkpoint, open_checkpoint
+
+__all__ = [
+    "linear_modules",
+    "plan_removal",
+    "build_index",
+    "plan_extract",
+    "plan_graft",
+    "plan_reindex",
+    "copy_job",
+    "CONFIG_FILES",
+]
+
+CONFIG_FILES = ("config.json", "hf_quant_config.json")
+
+
+def copy_job(ckpt: Checkpoint, name: str, out_name: str | None = None) -> TensorJob:
+    """A tensor job that copies ``name``'s bytes from ``ckpt`` unchanged."""
+    info = ckpt.info(name)
+    return TensorJob(out_name or name, info.dtype, info.shape, lambda: ckpt.read_bytes(name),
+                     origin=f"copy of {ckpt.location[name]}:{name}")
+
+
+def linear_modules(ckpt: Checkpoint, prefix: str = "", *, quantized: bool | None = False) -> list[str]:
+    """Module names of Linear-like weights under ``prefix``: ``<m>.weight`` with 2 dims.
+
+    ``quantized=False``: float dtype and no ``<m>.weight_scale`` sibling (an unquantized linear, case C06);
+    ``True``: has a ``weight_scale`` sibling; None: both. 1-D norm weights are never listed.
+    """
+    out = []
+    for name in ckpt.names(prefix):
+        if not name.endswith(".weight"):
+            continue
+        info = ckpt.info(name)
+        if len(info.shape) != 2:
+            continue
+        module = name[: -len(".weight")]
+        has_scale = f"{module}.weight_scale" in ckpt.location
+        if quantized is None or (quantized and has_scale) or (not quantized and not has_scale
+                                                              and info.dtype in FLOAT_DTYPES):
+            out.append(module)
+    return out
+
+
+def plan_removal(ckpt: Checkpoint, remove: set[str]) -> tuple[list[LinkJob], list[ShardJob], dict[str, str], list[str]]:
+    """Shard jobs for ``ckpt`` minus the tensors in ``remove`` (see the module docstring).
+
+    Returns:
+        ``(links, rewritten_shards, kept_location, notes)``; ``kept_location`` maps every kept tensor to its shard.
+    """
+    links: list[LinkJob] = []
+    shards: list[ShardJob] = []
+    kept: dict[str, str] = {}
+    notes: list[str] = []
+    for shard, header in ckpt.headers.items():
+        names = [t.name for t in header.tensors]
+        keep = [n for n in names if n not in remove]
+        for n in keep:
+            kept[n] = shard
+        if len(keep) == len(names):
+            links.append(LinkJob(shard, ckpt.root / shard, header.file_size_bytes))
+        elif not keep:
+            notes.append(f"{shard} is left out (all its tensors are replaced)")
+        else:
+            shards.append(ShardJob(shard, [copy_job(ckpt, n) for n in keep], dict(header.metadata) or {"format": "pt"}))
+            notes.append(f"{shard} is rewritten without {len(names) - len(keep)} replaced tensors")
+    return links, shards, kept, notes
+
+
+def build_index(ckpt: Checkpoint, location: dict[str, str], total_bytes: int) -> dict:
+    """An index for ``location`` (tensor -> shard): sorted weight_map, exact ``total_size``, other metadata kept."""
+    meta = dict((ckpt.index or {}).get("metadata") or {})
+    meta["total_size"] = total_bytes
+    return {"metadata": meta, "weight_map": {n: location[n] for n in sorted(location)}}
+
+
+def _other_files(ckpt: Checkpoint, skip: set[str]) -> list[LinkJob]:
+    """Hardlink jobs for every non-shard file (tokenizer, generation config, ...) not in ``skip``."""
+    out = []
+    for p in sorted(ckpt.root.iterdir()):
+        if p.is_file() and not p.name.endswith(".safetensors") and p.name not in skip and not p.name.startswith("."):
+            out.append(LinkJob(p.name, p, p.stat().st_size))
+    return out
+
+
+def _tensor_bytes(jobs_location: dict[str, str], ckpt: Checkpoint, new: list[TensorJob]) -> int:
+    from specscope.checkpoint.dtypes import tensor_nbytes
+
+    return sum(ckpt.info(n).nbytes for n in jobs_location) + sum(tensor_nbytes(t.dtype, t.shape) for t in new)
+
+
+def _free_shard_name(ckpt: Checkpoint, base: str, keep: set[str]) -> str:
+    name = f"{base}.safetensors"
+    i = 1
+    while name in keep:
+        name = f"{base}-{i}.safetensors"
+        i += 1
+    return name
+
+
+def _prefix_stem(prefix: str) -> str:
+    return prefix.strip(".").replace(".", "-") or "tensors"
+
+
+def plan_extract(src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
+    """Plan: the tensors under ``prefix`` as ``<stem>.safetensors`` plus ``manifest.json`` (names, dtypes,
+    shapes, bytes, SHA-256 of each tensor's bytes).
+
+    Raises:
+        SurgeryError: no tensor under ``prefix``.
+    """
+    ckpt = open_checkpoint(src)
+    names = ckpt.names(prefix)
+    if not names:
+        raise SurgeryError(f"no tensor under prefix {prefix!r}", found=f"{len(ckpt.location)} tensors in {src}",
+                           expected=f"names starting with {prefix!r}", fix="check --prefix (e.g. mtp.)")
+    shard = f"{_prefix_stem(prefix)}.safetensors"
+    plan = SurgeryPlan("extract", ckpt.root, Path(out), args={"prefix": prefix})
+    plan.shards.append(ShardJob(shard, [copy_job(ckpt, n) for n in names]))
+
+    def manifest(hashes: dict[str, str]) -> dict:
+        return {"source": str(ckpt.root), "prefix": prefix, "file": shard, "tensors": [
+            {"name": n, "dtype": ckpt.info(n).dtype, "shape": list(ckpt.info(n).shape),
+             "nbytes": ckpt.info(n).nbytes, "sha256": hashes.get(n)} for n in names]}
+
+    plan.jsons.append(JsonJob("manifest.json", manifest))
+    return plan
+
+
+def _read_configs(ckpt: Checkpoint) -> dict[str, dict]:
+    return {f: c for f in CONFIG_FILES if (c := ckpt.config(f)) is not None}
+
+
+def config_jobs(ckpt: Checkpoint, before: dict[str, dict], after: dict[str, dict]) -> list[JsonJob]:
+    """JSON jobs for the configs that changed (indentation of the original kept)."""
+    jobs = []
+    for name, data in after.items():
+        if data != before.get(name):
+            jobs.append(JsonJob(name, data, before.get(name), indent=_indent_of(ckpt.root / name)))
+    return jobs
+
+
+def _indent_of(path: Path) -> int:
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+            if line.strip():
+                return max(1, len(line) - len(line.lstrip(" ")))
+    except OSError:
+        pass
+    return 2
+
+
+def plan_derived(ckpt: Checkpoint, out: Path, operation: str, args: dict, remove: set[str],
+                 new_shard_base: str, new_tensors: list[TensorJob],
+                 new_configs: Callable[[dict[str, dict]], dict[str, dict]]) -> SurgeryPlan:
+    """A new checkpoint folder = ``ckpt`` minus ``remove`` plus ``new_tensors`` in their own shard, with
+    configs transformed by ``new_configs`` and the index rebuilt; every other file hardlinked."""
+    links, shards, kept, notes = plan_removal(ckpt, remove)
+    new_name = _free_shard_name(ckpt, new_shard_base, set(kept.values()))
+    before = _read_configs(ckpt)
+    after = new_configs(copy.deepcopy(before))
+    cfg_jobs = config_jobs(ckpt, before, after)
+    changed = {j.name for j in cfg_jobs}
+    links += _other_files(ckpt, skip=changed | {INDEX_NAME})
+    location = dict(kept)
+    location.update({t.name: new_name for t in new_tensors})
+    index = build_index(ckpt, location, _tensor_bytes(kept, ckpt, new_tensors))
+    plan = SurgeryPlan(operation, ckpt.root, Path(out), args=args, links=links, notes=notes)
+    plan.shards = shards + [ShardJob(new_name, new_tensors)]
+    plan.jsons = cfg_jobs + [JsonJob(INDEX_NAME, index, ckpt.index, indent=2)]
+    return plan
+
+
+def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
+    """Plan: ``target`` with every tensor under ``prefix`` taken from ``src`` (seed 002).
+
+    Grafted tensors go to ``model-<stem>.safetensors``; the target's old ``prefix`` tensors are removed; the
+    grafted unquantized linears are added to every exclude list of the target's quantization config (both
+    ModelOpt files) and dropped from a ModelOpt ``quantized_layers`` map.
+
+    Raises:
+        SurgeryError: no tensor under ``prefix`` in ``src``.
+    """
+    tgt = open_checkpoint(target)
+    source = open_checkpoint(src)
+    names = source.names(prefix)
+    if not names:
+        raise SurgeryError(f"no tensor under prefix {prefix!r} in the graft source", found=str(src),
+                           expected=f"names starting with {prefix!r}", fix="check --from and --prefix")
+    modules = linear_modules(source, prefix, quantized=False)
+
+    def patch(cfgs: dict[str, dict]) -> dict[str, dict]:
+        if dialect(cfgs) is None or not modules:
+            return cfgs
+        cfgs = add_exclusions(cfgs, modules)
+        for sec_file, sec in (("config.json", "quantization_config"), ("hf_quant_config.json", "quantization")):
+            layers = (cfgs.get(sec_file) or {}).get(sec, {}).get("quantized_layers")
+            if isinstance(layers, dict):
+                for m in modules:
+                    layers.pop(m, None)
+        return cfgs
+
+    new = [copy_job(source, n) for n in names]
+    plan = plan_derived(tgt, Path(out), "graft", {"from": str(source.root), "prefix": prefix},
+                        set(tgt.names(prefix)), f"model-{_prefix_stem(prefix)}", new, patch)
+    if modules and not exclude_lists(_read_configs(tgt)):
+        plan.notes.append("target has no quantization config: grafted modules load unquantized as they are")
+    return plan
+
+
+def plan_reindex(ckpt_dir: str | Path, out: str | Path | None = None) -> SurgeryPlan:
+    """Plan: rebuild ``model.safetensors.index.json`` from the shard headers (case C03). In place when
+    ``out`` is None (only the index is replaced, atomically); otherwise a new folder with hardlinked shards.
+    An empty plan (no JSON job) means the index is already right."""
+    ckpt = open_checkpoint(ckpt_dir)
+    total = sum(h.tensor_bytes for h in ckpt.headers.values())
+    index = build_index(ckpt, ckpt.location, total)
+    in_place = out is None
+    plan = SurgeryPlan("reindex", ckpt.root, ckpt.root if in_place else Path(out), in_place=in_place)
+    old = ckpt.index or {}
+    dangling = sorted(set(old.get("weight_map", {})) - set(ckpt.location))
+    if dangling:
+        plan.notes.append(f"{len(dangling)} index entries name tensors no shard holds; dropped: {dangling[:5]}")
+    added = sorted(set(ckpt.location) - set(old.get("weight_map", {})))
+    if added:
+        shards = sorted({ckpt.location[n] for n in added})
+        plan.notes.append(f"{len(added)} tensors added to the index from {shards}")
+    if index != ckpt.index:
+        plan.jsons.append(JsonJob(INDEX_NAME, index, ckpt.index, indent=2))
+    if not in_place:
+        plan.links = [LinkJob(s, ckpt.root / s, h.file_size_bytes) for s, h in ckpt.headers.items()]
+        plan.links += _other_files(ckpt, skip={INDEX_NAME})
+        if not plan.jsons and ckpt.index is not None:
+            plan.links.append(LinkJob(INDEX_NAME, ckpt.root / INDEX_NAME, (ckpt.root / INDEX_NAME).stat().st_size))
+    return plan

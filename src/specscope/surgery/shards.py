@@ -1,0 +1,273 @@
+"""Safetensors I/O for surgery: a read-only view of a checkpoint folder and a streaming shard writer.
+
+Reading goes through :mod:`specscope.checkpoint.header` (the shared header parser); tensor bytes are read with
+``os.pread`` from a file descriptor opened ``O_RDONLY``, one tensor at a time, so a source checkpoint is never
+opened for writing and memory stays near the largest tensor.
+
+Writing: the safetensors library can only save a whole dict of in-memory tensors, which would hold an entire
+shard in memory, so :class:`ShardWriter` writes the format itself (safetensors ``README.md`` "Format": u64 LE
+header length, JSON header padded with spaces to a multiple of 8, then the tensors back to back in header
+order) into a temporary file in the destination folder and renames it into place. Every written file is
+re-opened with ``safetensors.safe_open`` as an independent check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+from specscope.checkpoint.dtypes import tensor_nbytes
+from specscope.checkpoint.header import LENGTH_PREFIX_BYTES, SafetensorsHeader, TensorInfo, header_length, parse_header
+from specscope.errors import CheckpointError, SurgeryError
+
+__all__ = [
+    "NUMPY_DTYPES",
+    "INDEX_NAME",
+    "Checkpoint",
+    "open_checkpoint",
+    "read_header",
+    "ShardWriter",
+    "sha256_bytes",
+    "sha256_file",
+    "tmp_name",
+]
+
+INDEX_NAME = "model.safetensors.index.json"
+#: safetensors dtype string -> numpy dtype (bfloat16 / float8 via ml_dtypes).
+NUMPY_DTYPES: dict[str, np.dtype] = {
+    "BOOL": np.dtype(np.bool_),
+    "U8": np.dtype(np.uint8),
+    "I8": np.dtype(np.int8),
+    "I16": np.dtype(np.int16),
+    "U16": np.dtype(np.uint16),
+    "I32": np.dtype(np.int32),
+    "U32": np.dtype(np.uint32),
+    "I64": np.dtype(np.int64),
+    "U64": np.dtype(np.uint64),
+    "F16": np.dtype(np.float16),
+    "BF16": np.dtype(ml_dtypes.bfloat16),
+    "F32": np.dtype(np.float32),
+    "F64": np.dtype(np.float64),
+    "F8_E4M3": np.dtype(ml_dtypes.float8_e4m3fn),
+    "F8_E5M2": np.dtype(ml_dtypes.float8_e5m2),
+}
+FLOAT_DTYPES = frozenset({"F16", "BF16", "F32", "F64"})
+
+
+def sha256_bytes(data: bytes | memoryview) -> str:
+    """Hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path, chunk_bytes: int = 8 << 20) -> str:
+    """Hex SHA-256 of a whole file, read in chunks (read-only)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(chunk_bytes):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def tmp_name(final: Path) -> Path:
+    """The temporary name a new file is written under before ``os.replace`` (same folder, hidden)."""
+    return final.with_name(f".{final.name}.tmp-{os.getpid()}")
+
+
+def read_header(path: Path) -> SafetensorsHeader:
+    """Parse the header of one local safetensors file (read-only). Raises HeaderError / CheckpointError."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            prefix = fh.read(LENGTH_PREFIX_BYTES)
+            n = header_length(prefix, file_size_bytes=size)
+            return parse_header(prefix + fh.read(n), size)
+    except FileNotFoundError:
+        raise CheckpointError("safetensors file not found", found=str(path), expected="an existing file",
+                              fix="check the checkpoint folder") from None
+
+
+@dataclass
+class Checkpoint:
+    """A local checkpoint folder, read-only.
+
+    Attributes:
+        root: the folder.
+        headers: shard file name -> parsed header, for every ``*.safetensors`` file on disk (indexed or not).
+        index: the parsed ``model.safetensors.index.json`` or None.
+        location: tensor name -> shard file name (from the headers: what is physically there).
+    """
+
+    root: Path
+    headers: dict[str, SafetensorsHeader]
+    index: dict | None
+    location: dict[str, str]
+
+    def info(self, name: str) -> TensorInfo:
+        """Header entry of tensor ``name``. Raises SurgeryError when absent."""
+        shard = self.location.get(name)
+        if shard is None:
+            raise SurgeryError(f"tensor {name} is not in the checkpoint", found=str(self.root),
+                               expected=f"a shard holding {name}", fix="check the name / prefix")
+        return self.headers[shard].by_name[name]
+
+    def names(self, prefix: str = "") -> list[str]:
+        """Sorted tensor names starting with ``prefix``."""
+        return sorted(n for n in self.location if n.startswith(prefix))
+
+    def read_bytes(self, name: str) -> bytes:
+        """The raw bytes of one tensor (``os.pread`` on an ``O_RDONLY`` descriptor)."""
+        info = self.info(name)
+        fd = os.open(self.root / self.location[name], os.O_RDONLY)
+        try:
+            data = os.pread(fd, info.nbytes, info.file_offset_bytes)
+        finally:
+            os.close(fd)
+        if len(data) != info.nbytes:
+            raise CheckpointError(f"{name}: short read", found=f"{len(data)} bytes", expected=f"{info.nbytes} bytes",
+                                  fix="the shard is truncated; re-download it")
+        return data
+
+    def read_array(self, name: str) -> np.ndarray:
+        """Tensor ``name`` as a numpy array of its stored dtype (bfloat16 / float8 via ml_dtypes).
+
+        Raises:
+            SurgeryError: a dtype numpy cannot hold (F4, F6, F8_E8M0, C64).
+        """
+        info = self.info(name)
+        dt = NUMPY_DTYPES.get(info.dtype)
+        if dt is None:
+            raise SurgeryError(f"{name}: dtype {info.dtype} has no numpy equivalent", found=info.dtype,
+                               expected=sorted(NUMPY_DTYPES), fix="leave this tensor out of the operation")
+        return np.frombuffer(self.read_bytes(name), dtype=dt).reshape(info.shape)
+
+    def config(self, name: str) -> dict | None:
+        """A JSON file of the folder (config.json, hf_quant_config.json) as a dict, or None when absent."""
+        p = self.root / name
+        if not p.is_file():
+            return None
+        try:
+            return json.loads(p.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise CheckpointError(f"{name} is not valid JSON", found=f"{p}: {exc}", expected="JSON",
+                                  fix=f"repair {name}") from None
+
+
+def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
+    """Read every safetensors header and the index of a local folder (no tensor data is read).
+
+    Raises:
+        CheckpointError: not a folder, no ``*.safetensors`` file, or an unreadable index.
+        SurgeryError: one tensor name stored in two shards (ambiguous; surgery refuses).
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise CheckpointError("checkpoint folder not found", found=str(root), expected="a folder of safetensors",
+                              fix="check the path")
+    shards = sorted(p.name for p in root.glob("*.safetensors") if p.is_file())
+    if not shards:
+        raise CheckpointError("no safetensors files", found=str(root), expected="*.safetensors",
+                              fix="point at a checkpoint folder")
+    headers = {s: read_header(root / s) for s in shards}
+    location: dict[str, str] = {}
+    for s, h in headers.items():
+        for t in h.tensors:
+            if t.name in location:
+                raise SurgeryError(f"tensor {t.name} is stored twice", found=f"{location[t.name]} and {s}",
+                                   expected="each tensor in one shard", fix="remove the stale copy first")
+            location[t.name] = s
+    index = None
+    if (root / INDEX_NAME).is_file():
+        try:
+            index = json.loads((root / INDEX_NAME).read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise CheckpointError("index is not valid JSON", found=f"{root / INDEX_NAME}: {exc}", expected="JSON",
+                                  fix="run `specscope surgery reindex`") from None
+    return Checkpoint(root, headers, index, location)
+
+
+class ShardWriter:
+    """Write one safetensors file tensor by tensor, with the whole header declared up front.
+
+    Usage::
+
+        w = ShardWriter(path, [(name, dtype, shape), ...], metadata={"format": "pt"})
+        for name, data in ...: w.write(name, data)     # in declaration order
+        hashes = w.close()                             # renames the temp file into place
+
+    Args:
+        path: the final file name; data goes to :func:`tmp_name` first.
+        entries: ``(name, safetensors dtype, shape)`` in file order.
+        metadata: the header's ``__metadata__`` (string -> string).
+
+    Raises:
+        SurgeryError: a tensor written out of order or with the wrong byte count.
+    """
+
+    def __init__(self, path: Path, entries: Iterable[tuple[str, str, tuple[int, ...]]], metadata: dict | None = None):
+        self.path = Path(path)
+        self.entries = [(n, d, tuple(s)) for n, d, s in entries]
+        header: dict[str, object] = {}
+        if metadata:
+            header["__metadata__"] = dict(metadata)
+        offset = 0
+        self._sizes: list[int] = []
+        for name, dtype, shape in self.entries:
+            nbytes = tensor_nbytes(dtype, shape)
+            header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
+            self._sizes.append(nbytes)
+            offset += nbytes
+        raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
+        raw += b" " * (-len(raw) % 8)  # pad to 8-byte alignment (the reference writer does the same)
+        self.tensor_bytes = offset
+        self.file_bytes = LENGTH_PREFIX_BYTES + len(raw) + offset
+        self._tmp = tmp_name(self.path)
+        self._fh = open(self._tmp, "xb")
+        self._fh.write(struct.pack("<Q", len(raw)) + raw)
+        self._next = 0
+        self.hashes: dict[str, str] = {}
+
+    def write(self, name: str, data: bytes | memoryview | np.ndarray) -> int:
+        """Append tensor ``name``'s bytes; returns the byte count. Records its SHA-256 in ``hashes``."""
+        if self._next >= len(self.entries) or self.entries[self._next][0] != name:
+            want = self.entries[self._next][0] if self._next < len(self.entries) else "(none)"
+            raise SurgeryError("tensor written out of order", found=name, expected=want, fix="internal plan error")
+        buf = np.ascontiguousarray(data).tobytes() if isinstance(data, np.ndarray) else bytes(data)
+        if len(buf) != self._sizes[self._next]:
+            raise SurgeryError(f"{name}: wrong byte count", found=len(buf), expected=self._sizes[self._next],
+                               fix="internal plan error")
+        self._fh.write(buf)
+        self.hashes[name] = sha256_bytes(buf)
+        self._next += 1
+        return len(buf)
+
+    def close(self) -> dict[str, str]:
+        """Flush, fsync, rename into place and check the file with ``safetensors.safe_open``."""
+        if self._next != len(self.entries):
+            self.abort()
+            raise SurgeryError("shard closed before all tensors were written", found=self._next,
+                               expected=len(self.entries), fix="internal plan error")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        os.replace(self._tmp, self.path)
+        from safetensors import safe_open
+
+        with safe_open(self.path, "numpy") as f:  # independent parser: the header must be valid to it
+            if sorted(f.keys()) != sorted(n for n, _, _ in self.entries):
+                raise SurgeryError("written shard does not list the planned tensors", found=str(self.path),
+                                   expected=len(self.entries), fix="report this bug")
+        return self.hashes
+
+    def abort(self) -> None:
+        """Close and delete the temporary file."""
+        if not self._fh.closed:
+            self._fh.close()
+        self._tmp.unlink(missing_ok=True)
