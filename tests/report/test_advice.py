@@ -1,0 +1,163 @@
+"""Advice: mix-weighted choice, noise rule, crossovers, SLO and acceptance placement (hand-computed)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from specscope.errors import ConfigError
+from specscope.report.advice import advise, find_crossovers, mix_speedup, parse_mix, place_acceptance
+from specscope.stats.summary import CellSummary
+
+JITTER = (-0.001, 0.0, 0.001)  # symmetric: the mean over 3 rounds is exactly the table value
+
+# seed 000 aggregate tok/s (base, MTP, DFlash) at N=1, with MTP prose at N=8 / 12 shaped like the seed's flip
+TABLE = {
+    ("prose", 1): (12.6, 16.6, 16.3), ("code", 1): (12.6, 20.4, 27.3), ("edit", 1): (12.4, 24.7, 101.5),
+    ("prose", 8): (100.0, 105.0, 60.0), ("code", 8): (100.0, 140.0, 120.0), ("edit", 8): (95.0, 180.0, 400.0),
+    ("prose", 12): (140.0, 124.0, 70.0), ("code", 12): (140.0, 180.0, 130.0), ("edit", 12): (130.0, 230.0, 300.0),
+}
+ACCEPT = {"mtp": {"prose": 0.475, "code": 0.763, "edit": 1.0}, "dflash": {"prose": 0.063, "code": 0.187, "edit": 0.827}}
+
+
+def _cell(config, workload, conc, rep, tok_s, ttft_p95_s=0.5):
+    k = {"mtp": 2, "dflash": 15}.get(config)
+    counters = None
+    if k:
+        rate = ACCEPT[config][workload]
+        counters = {"drafts": 1000.0, "draft_tokens": 1000.0 * k, "accepted_tokens": 1000.0 * k * rate,
+                    "accepted_per_position": []}
+    return CellSummary(
+        config=config, workload=workload, concurrency=conc, repeat=rep, status="ok", reasons=(), streams=conc,
+        streams_ok=conc, output_tokens=512 * conc, token_source="usage", duration_s=10.0, output_tok_s=tok_s,
+        stream_tok_s=(), ttft_p50_s=0.2, ttft_p95_s=ttft_p95_s, tpot_p50_s=None, achieved_concurrency=float(conc),
+        acceptance_rate=None, acceptance_length=None, acceptance_per_position=(), acceptance_source=None,
+        counters=counters, server_generation_tokens=None,
+    )
+
+
+def _run(ttft_dflash_12=0.5):
+    cells = []
+    for (wl, conc), vals in TABLE.items():
+        for cfg, v in zip(("base", "mtp", "dflash"), vals):
+            for r, e in enumerate(JITTER):
+                ttft = ttft_dflash_12 if (cfg, conc) == ("dflash", 12) else 0.5
+                sign = 1 if cfg == "base" else -1  # opposite drift: per-round ratios differ, means stay exact
+                cells.append(_cell(cfg, wl, conc, r, v * (1 + sign * e), ttft))
+    return cells
+
+
+def _smix(cfg_idx, conc, mix):
+    base_t = sum(m / TABLE[(w, conc)][0] for w, m in mix.items())
+    cfg_t = sum(m / TABLE[(w, conc)][cfg_idx] for w, m in mix.items())
+    return base_t / cfg_t
+
+
+def test_parse_mix_normalises_and_rejects_bad_entries():
+    assert parse_mix("prose=2,code=3,edit=5") == pytest.approx({"prose": 0.2, "code": 0.3, "edit": 0.5})
+    for bad in ("prose", "prose=-1", "prose=x", "prose=1,prose=2", "prose=0"):
+        with pytest.raises(ConfigError):
+            parse_mix(bad)
+
+
+def test_mix_weighted_choice_at_one_stream():
+    mix = {"prose": 0.2, "code": 0.3, "edit": 0.5}
+    adv = advise(_run(), mix, concurrency=1, server_facts={"dflash": {"num_speculative_tokens": 15}})
+    (lv,) = adv.levels
+    assert _smix(2, 1, mix) == pytest.approx(2.8386, abs=1e-4)  # DFlash on this mix
+    assert _smix(1, 1, mix) == pytest.approx(1.7024, abs=1e-4)  # MTP on this mix
+    assert lv.config == "dflash" and lv.k == 15
+    assert lv.speedup == pytest.approx(_smix(2, 1, mix))
+    assert lv.ci_low < lv.speedup < lv.ci_high
+    # all prose: MTP (+31.7 %) edges out DFlash (+29.4 %)
+    (lv_prose,) = advise(_run(), {"prose": 1.0}, concurrency=1).levels
+    assert lv_prose.config == "mtp"
+    assert lv_prose.speedup == pytest.approx(16.6 / 12.6)
+
+
+def test_per_workload_winners_and_noise_rule():
+    adv = advise(_run(), {"prose": 1.0})
+    by = {lv.concurrency: lv for lv in adv.levels}
+    assert by[1].per_workload == {"prose": "mtp", "code": "dflash", "edit": "dflash"}
+    assert by[8].per_workload == {"prose": "mtp", "code": "mtp", "edit": "dflash"}
+    assert by[12].per_workload == {"prose": "base", "code": "mtp", "edit": "dflash"}
+    assert by[12].config == "base" and "no config beats" in by[12].reason
+    # the choice flips from MTP to base between 8 and 12 streams
+    assert {"from_config": "mtp", "to_config": "base", "below_level": 8, "above_level": 12} in adv.flips
+
+
+def test_noisy_rounds_are_within_noise_and_not_advised():
+    cells = [c for c in _run() if c.concurrency == 1 and c.workload == "prose" and c.config == "base"]
+    cells += [_cell("mtp", "prose", 1, r, v) for r, v in enumerate((11.0, 14.5, 12.4))]  # ratios 0.87, 1.15, 0.98
+    (lv,) = advise(cells, {"prose": 1.0}).levels
+    mtp = next(m for m in lv.candidates if m.config == "mtp")
+    assert mtp.verdict == "within noise"
+    assert lv.config == "base"
+
+
+def test_crossover_interpolated_in_log2_concurrency():
+    s8, s12 = 105.0 / 100.0, 124.0 / 140.0
+    t = (s8 - 1) / (s8 - s12)
+    expected = 2 ** (3 + t * (math.log2(12) - 3))
+    adv = advise(_run(), {"prose": 1.0})
+    (x,) = [c for c in adv.crossovers if c.config == "mtp" and c.workload == "prose"]
+    assert (x.below_level, x.above_level, x.direction, x.firm) == (8, 12, "wins->loses", True)
+    assert x.concurrency == pytest.approx(expected)
+    assert x.concurrency == pytest.approx(9.05, abs=0.01)
+    assert find_crossovers([(1, 1.2, "wins"), (2, 1.1, "within noise")], "a", None) == []
+    (soft,) = find_crossovers([(2, 0.9, "within noise"), (4, 1.1, "wins")], "a", "code")
+    assert soft.concurrency == pytest.approx(2 ** 1.5) and not soft.firm and soft.direction == "loses->wins"
+
+
+def test_slo_excludes_a_config_whose_ttft_is_too_long():
+    mix = {"edit": 1.0}
+    (lv,) = advise(_run(ttft_dflash_12=30.0), mix, concurrency=12, slo_ttft_s=2.0).levels
+    assert lv.config == "mtp"
+    dfl = next(m for m in lv.candidates if m.config == "dflash")
+    assert not dfl.eligible
+    (lv_free,) = advise(_run(ttft_dflash_12=30.0), mix, concurrency=12).levels
+    assert lv_free.config == "dflash"
+
+
+def test_overall_is_the_geometric_mean_over_levels():
+    mix = {"prose": 0.2, "code": 0.3, "edit": 0.5}
+    adv = advise(_run(), mix)
+    g = {i: math.exp(sum(math.log(_smix(i, c, mix)) for c in (1, 8, 12)) / 3) for i in (1, 2)}
+    assert adv.overall["config"] == "dflash"
+    assert adv.overall["geomean_speedup"] == pytest.approx(g[2])
+    assert adv.overall["ci_low"] <= g[2] <= adv.overall["ci_high"]
+
+
+def test_mix_speedup_two_rounds_interval():
+    # one workload: S_mix reduces to the ratio of means, and with 2 rounds the ends are the per-round ratios
+    s, lo, hi = mix_speedup([[15.0, 14.0]], [[10.0, 12.0]], [1.0])
+    assert (s, lo, hi) == (pytest.approx(29 / 22), pytest.approx(14 / 12), pytest.approx(1.5))
+
+
+def test_acceptance_placement_like_the_seed():
+    cells = _run()
+    near_prose = place_acceptance(cells, 0.06, "dflash")
+    assert near_prose.nearest == "prose" and near_prose.mix == {"prose": 1.0}
+    near_edit = place_acceptance(cells, 0.83, "dflash")
+    assert near_edit.nearest == "edit" and near_edit.mix == {"edit": 1.0}
+    mid = place_acceptance(cells, 0.47, "dflash")
+    t = (0.47 - 0.187) / (0.827 - 0.187)
+    assert mid.mix == pytest.approx({"code": 1 - t, "edit": t})
+    assert mid.nearest == "code"
+    assert "code-like" in mid.text
+    with pytest.raises(ConfigError):
+        place_acceptance(cells, 0.5)  # two drafting configs: which one?
+    adv = advise(cells, acceptance=0.83, acceptance_config="dflash", concurrency=1)
+    assert adv.placement.nearest == "edit" and adv.levels[0].config == "dflash"
+
+
+def test_bad_inputs():
+    with pytest.raises(ConfigError):
+        advise(_run(), {"chat": 1.0})
+    with pytest.raises(ConfigError):
+        advise(_run(), {"prose": 1.0}, concurrency=5)
+    with pytest.raises(ConfigError):
+        advise(_run())
+    with pytest.raises(ConfigError):
+        place_acceptance(_run(), 1.5, "dflash")
