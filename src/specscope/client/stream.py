@@ -43,7 +43,10 @@ class RawCapture:
 
     Attributes:
         prompt_id: the workload prompt's id.
-        intended_ns / send_ns / end_ns: perf_counter_ns instants (schedule, just before sending, end).
+        intended_ns: the schedule's send instant (closed loop: when the request was handed to the client).
+        send_ns: just before the request bytes were written (aiohttp ``on_request_headers_sent`` trace);
+            stays at the hand-over instant if the request never got a connection.
+        end_ns: when the body ended or the transport failed.
         http_status: response status, ``None`` if no response arrived.
         chunks: ``(arrival_ns, bytes)`` per socket read of the body, in order.
         error: transport problem (``timeout``, ``connection dropped``, ``connect failed: ...``) or ``None``.
@@ -84,8 +87,18 @@ def make_session(settings: ClientSettings) -> aiohttp.ClientSession:
                                      enable_cleanup_closed=False, ttl_dns_cache=None)
     timeout = aiohttp.ClientTimeout(total=settings.total_timeout_s, connect=settings.connect_timeout_s,
                                     sock_read=settings.read_timeout_s)
+    trace = aiohttp.TraceConfig()
+    trace.on_request_headers_sent.append(_on_headers_sent)
     return aiohttp.ClientSession(connector=connector, timeout=timeout, read_bufsize=settings.read_buffer_bytes,
-                                 auto_decompress=False, skip_auto_headers=("User-Agent",))
+                                 auto_decompress=False, skip_auto_headers=("User-Agent",), trace_configs=[trace])
+
+
+async def _on_headers_sent(session, ctx, params) -> None:
+    """aiohttp trace hook, called right before the request's bytes go to the socket: that is ``send_ns``
+    (connection-pool waits and request building stay out of TTFT and in the send lag)."""
+    raw = ctx.trace_request_ctx
+    if raw is not None:
+        raw.send_ns = perf_counter_ns()
 
 
 _HEADERS = {"Content-Type": "application/json", "Accept": "text/event-stream"}
@@ -106,12 +119,12 @@ async def capture_stream(session: aiohttp.ClientSession, url: str, prompt_id: st
     Returns:
         A :class:`RawCapture`; transport errors are recorded in it, never raised.
     """
-    send_ns = perf_counter_ns()
-    raw = RawCapture(prompt_id, intended_ns if intended_ns is not None else send_ns, send_ns, max_tokens=max_tokens)
+    start_ns = perf_counter_ns()
+    raw = RawCapture(prompt_id, intended_ns if intended_ns is not None else start_ns, start_ns, max_tokens=max_tokens)
     chunks = raw.chunks
     append = chunks.append
     try:
-        async with session.post(url, data=body, headers=_HEADERS) as resp:
+        async with session.post(url, data=body, headers=_HEADERS, trace_request_ctx=raw) as resp:
             raw.http_status = resp.status
             read = resp.content.readany
             while True:

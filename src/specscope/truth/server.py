@@ -186,13 +186,13 @@ async def _chat(request: web.Request) -> web.StreamResponse:
                 if request.transport is not None:
                     request.transport.abort()
                 return resp
-            await _sleep_until(target, precise)
             kind = "reasoning" if sent_tokens + k <= plan.reasoning_tokens else "content"
             data = cache.get((kind, k))
-            if data is None:
+            if data is None:  # built before the deadline, so the write goes out on time
                 field = plan.reasoning_field if kind == "reasoning" else "content"
                 data = cache[(kind, k)] = _event({**head, "choices": [
                     {"index": 0, "delta": {field: " x" * k}, "logprobs": None, "finish_reason": None}]})
+            await _sleep_until(target, precise)
             await write(kind, k, data)
             sent_tokens += k
         rec["output_tokens"] = sent_tokens
@@ -282,10 +282,20 @@ async def _serve(script: TruthScript, host: str, port: int, announce) -> None:
         await runner.cleanup()
 
 
+def _loop_factory():
+    """uvloop's loop when installed (lower wake-up latency), else asyncio's default."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
 def serve_forever(script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce=print) -> None:
     """Run the server in this process until interrupted; ``announce(base_url)`` is called once listening."""
     try:
-        asyncio.run(_serve(script, host, port, announce))
+        with asyncio.Runner(loop_factory=_loop_factory()) as r:
+            r.run(_serve(script, host, port, announce))
     except KeyboardInterrupt:
         pass
 

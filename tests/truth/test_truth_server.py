@@ -1,0 +1,192 @@
+"""The streaming client and /metrics scraping against the ground-truth server (a real server on 127.0.0.1,
+in a child process), compared with the programme and with the truth the server recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+
+import httpx
+import pytest
+
+from specscope.client.metrics import counters_delta, scrape
+from specscope.client.runner import achieved_concurrency, run_fixed_concurrency, run_sync
+from specscope.client.settings import ClientSettings
+from specscope.client.stream import make_session, stream_chat
+from specscope.errors import ConfigError, MetricsUnavailable
+from specscope.truth.process import TruthServer
+from specscope.truth.script import MetricsPlan, ResponsePlan, TruthScript
+
+MS = 1_000_000
+
+
+@pytest.fixture(scope="module")
+def truth():
+    with TruthServer() as ts:
+        yield ts
+
+
+def _body(text: str = "hello", max_tokens: int = 16, **truth) -> dict:
+    b = {"model": "truth", "messages": [{"role": "user", "content": text}], "max_tokens": max_tokens}
+    if truth:
+        b["specscope_truth"] = truth
+    return b
+
+
+def _run(base_url, bodies, concurrency=1, settings=None):
+    reqs = [(f"p{i}", b) for i, b in enumerate(bodies)]
+    return run_sync(run_fixed_concurrency(base_url, reqs, concurrency, settings or ClientSettings()))
+
+
+def test_timing_c1_within_1ms(truth):
+    truth.set_script(TruthScript(default=ResponsePlan(ttft_ms=30, inter_chunk_ms=5, output_tokens=10)))
+    truth.clear_log()
+    recs = _run(truth.base_url, [_body(f"t{i}", 10) for i in range(9)])
+    served = truth.served()
+    assert [r.status for r in recs] == ["ok"] * 9
+    assert [r.output_tokens for r in recs] == [10] * 9
+    ttft_ms = [r.ttft_ns / MS for r in recs]
+    tpot_ms = [r.tpot_ns / MS for r in recs]
+    assert abs(statistics.median(ttft_ms) - 30.0) < 1.0, ttft_ms
+    assert abs(statistics.median(tpot_ms) - 5.0) < 1.0, tpot_ms
+    # against the served truth (same monotonic clock): first token arrival vs first content write
+    for r, s in zip(recs, served):
+        first_write = next(w[0] for w in s["writes"] if w[1] == "content")
+        last_write = [w[0] for w in s["writes"] if w[1] == "content"][-1]
+        assert 0 <= r.first_token_ns - first_write < 2 * MS
+        assert 0 <= r.last_token_ns - last_write < 2 * MS
+        assert 0 <= s["arrival_ns"] - r.send_ns < 5 * MS
+
+
+def test_multi_token_chunks_and_reasoning(truth):
+    truth.set_script(TruthScript(default=ResponsePlan(output_tokens=32, tokens_per_chunk=4, reasoning_tokens=8, inter_chunk_ms=2,
+                                                      reasoning_field="reasoning_content")))
+    (r,) = _run(truth.base_url, [_body(max_tokens=64)])
+    assert r.status == "ok"
+    assert r.output_tokens == 32 and r.token_source == "usage"
+    assert r.reasoning_chunks == 2 and r.content_chunks == 6
+    assert r.first_token_ns < r.first_content_ns
+    assert r.reasoning_text == " x" * 8
+
+
+@pytest.mark.parametrize("plan, status, reason", [
+    (dict(status=503), "failed", "http 503"),
+    (dict(drop_after_chunks=0), "failed", "connection dropped; no [DONE]; no usage; short without stop"),
+    (dict(drop_after_chunks=3), "degraded", "connection dropped; no [DONE]; no usage; short without stop"),
+    (dict(send_done=False), "degraded", "no [DONE]"),
+    (dict(usage="absent"), "degraded", "no usage"),
+    (dict(output_tokens=5, finish_reason=None), "degraded", "short without stop"),
+    (dict(output_tokens=5, finish_reason="length"), "degraded", "short without stop"),
+    (dict(output_tokens=10, finish_reason="length"), "ok", None),
+    (dict(output_tokens=5, finish_reason="stop", usage="last_choice_chunk"), "ok", None),
+])
+def test_degraded_shapes_classified(truth, plan, status, reason):
+    truth.set_script(TruthScript())
+    (r,) = _run(truth.base_url, [_body(max_tokens=10, **plan)])
+    assert (r.status, r.reason) == (status, reason)
+
+
+def test_stall_times_out(truth):
+    truth.set_script(TruthScript(default=ResponsePlan(output_tokens=6, stall_after_chunks=2, stall_ms=3000)))
+    settings = ClientSettings(read_timeout_s=0.3)
+    (r,) = _run(truth.base_url, [_body(max_tokens=6)], settings=settings)
+    assert r.status == "degraded"
+    assert r.reason.startswith("timeout")
+    assert r.content_chunks == 2
+    assert 0.3 <= r.e2e_ns / 1e9 < 2.5
+
+
+def test_metrics_exact_two_engines_and_reset(truth):
+    truth.set_script(TruthScript(
+        default=ResponsePlan(output_tokens=12, tokens_per_chunk=3, drafts=4, draft_tokens=12,
+                             accepted_per_position=[3, 2, 1], prompt_tokens=7),
+        metrics=MetricsPlan(engines=["0", "1"])))
+
+    async def go():
+        async with httpx.AsyncClient(timeout=10) as c:
+            before = await scrape(c, truth.base_url + "/v1")
+            recs = await run_fixed_concurrency(
+                truth.base_url, [("a", _body(max_tokens=12, engine="0")), ("b", _body(max_tokens=12, engine="1")),
+                                 ("c", _body(max_tokens=12, engine="1"))], 3, ClientSettings())
+            after = await scrape(c, truth.base_url)
+            return before, recs, after
+
+    before, recs, after = asyncio.run(go())
+    assert before.running == 0 and after.running == 0
+    d = counters_delta(before, after)
+    assert (d.drafts, d.draft_tokens, d.accepted_tokens) == (12, 36, 18)
+    assert d.accepted_per_position == (9, 6, 3)
+    assert d.generation_tokens == 36 == sum(r.output_tokens for r in recs)
+    assert d.prompt_tokens == 21
+    assert d.acceptance_rate == 0.5 and d.acceptance_length == 2.5
+    assert d.acceptance_per_position == (0.75, 0.5, 0.25)
+    assert d.reset is False
+
+    truth.reset_counters()
+
+    async def again():
+        async with httpx.AsyncClient(timeout=10) as c:
+            return await scrape(c, truth.base_url)
+
+    assert counters_delta(after, asyncio.run(again())).reset is True
+
+
+def test_metrics_llamacpp_style(truth):
+    truth.set_script(TruthScript(default=ResponsePlan(output_tokens=8, drafts=2, draft_tokens=6,
+                                                      accepted_per_position=[2, 1]),
+                                 metrics=MetricsPlan(style="llamacpp", per_position=False)))
+    _run(truth.base_url, [_body(max_tokens=8)])
+
+    async def go():
+        async with httpx.AsyncClient(timeout=10) as c:
+            return await scrape(c, truth.base_url)
+
+    c = asyncio.run(go())
+    assert (c.drafts, c.draft_tokens, c.accepted_tokens, c.generation_tokens) == (2, 6, 3, 8)
+    assert c.accepted_per_position == ()
+
+
+def test_metrics_404(truth):
+    truth.set_script(TruthScript(metrics=MetricsPlan(enabled=False)))
+
+    async def go():
+        async with httpx.AsyncClient(timeout=10) as c:
+            await scrape(c, truth.base_url)
+
+    with pytest.raises(MetricsUnavailable) as ei:
+        asyncio.run(go())
+    assert "404" in str(ei.value.found)
+
+
+def test_fixed_concurrency_keeps_n_in_flight(truth):
+    truth.set_script(TruthScript(default=ResponsePlan(ttft_ms=20, inter_chunk_ms=10, output_tokens=8)))
+    truth.clear_log()
+    recs = _run(truth.base_url, [_body(f"q{i}", 8) for i in range(16)], concurrency=4)
+    served = truth.served()
+    assert [r.prompt_id for r in recs] == [f"p{i}" for i in range(16)]
+    assert all(r.status == "ok" for r in recs)
+    # server-side in-flight count never exceeded 4 and reached 4
+    events = sorted([(s["arrival_ns"], 1) for s in served] + [(s["end_ns"], -1) for s in served])
+    n = peak = 0
+    for _, d in events:
+        n += d
+        peak = max(peak, n)
+    assert peak == 4
+    ach = achieved_concurrency(recs)
+    assert 3.5 < ach <= 4.0
+
+
+def test_connection_limit_below_concurrency_rejected():
+    with pytest.raises(ConfigError):
+        asyncio.run(run_fixed_concurrency("http://127.0.0.1:9", [("a", {})], 8, ClientSettings(connection_limit=4)))
+
+
+def test_stream_chat_single(truth):
+    truth.set_script(TruthScript(default=ResponsePlan(output_tokens=3)))
+
+    async def go():
+        async with make_session(ClientSettings()) as s:
+            return await stream_chat(s, truth.base_url, "one", _body(max_tokens=3))
+
+    r = asyncio.run(go())
+    assert (r.status, r.output_tokens, r.content_chunks, r.text) == ("ok", 3, 3, " x x x")
