@@ -1,0 +1,216 @@
+"""NVFP4 codec against a slow, obvious reference; edge inputs; case C08 (scale conventions, gate/up sharing)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+from conftest import SHARED, read_safetensors
+
+from specscope.errors import SurgeryError
+from specscope.surgery import nvfp4
+
+GRID = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+
+
+def _all_e4m3_values() -> list[tuple[float, int]]:
+    """(value, bits) of every finite non-negative E4M3 (fn) number, decoded from the bit layout by hand."""
+    out = []
+    for bits in range(0x7F):  # 0x7F is NaN
+        e, m = bits >> 3, bits & 7
+        v = (m / 8) * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7)
+        out.append((v, bits))
+    return out
+
+
+E4M3 = _all_e4m3_values()
+
+
+def ref_e4m3(x: float) -> float:
+    """Nearest E4M3 value, ties to the even bit pattern (x >= 0, x <= 448)."""
+    best = min(E4M3, key=lambda vb: (abs(vb[0] - x), vb[1] & 1))
+    return best[0]
+
+
+def ref_e2m1_code(y: float, negative: bool) -> int:
+    """Nearest grid value, ties to the even index (even mantissa), saturating; sign bit when x < 0."""
+    a = abs(y)
+    idx = min(range(8), key=lambda i: (abs(GRID[i] - a), i & 1))
+    return idx | (8 if negative else 0)
+
+
+def ref_quantize(w: np.ndarray, amax: float | None = None):
+    """Element by element: the ModelOpt rules written out plainly (float32 arithmetic where it matters)."""
+    x = w.astype(np.float32)
+    a = np.float32(np.abs(x).max()) if amax is None else np.float32(amax)
+    s2 = np.float32(1.0) if a == 0 else np.float32(a / np.float32(2688.0))
+    out_f, in_f = x.shape
+    codes = np.zeros((out_f, in_f), np.uint8)
+    scales = np.zeros((out_f, in_f // 16), np.float32)
+    for r in range(out_f):
+        for b in range(in_f // 16):
+            blk = x[r, b * 16 : (b + 1) * 16]
+            bamax = np.float32(np.abs(blk).max())
+            s = np.float32(1.0) if bamax == 0 else np.float32(bamax / np.float32(np.float32(6.0) * s2))
+            s8 = np.float32(ref_e4m3(float(min(s, np.float32(448.0)))))
+            scales[r, b] = s8
+            eff = np.float32(s8 * s2)
+            for j in range(16):
+                if eff == 0:
+                    codes[r, b * 16 + j] = 0
+                else:
+                    y = np.float32(blk[j] / eff)
+                    codes[r, b * 16 + j] = ref_e2m1_code(float(y), bool(blk[j] < 0))
+    packed = np.zeros((out_f, in_f // 2), np.uint8)
+    for r in range(out_f):
+        for k in range(in_f // 2):
+            packed[r, k] = codes[r, 2 * k] + 16 * codes[r, 2 * k + 1]
+    return packed, scales, s2
+
+
+def assert_matches_reference(w: np.ndarray, amax: float | None = None) -> nvfp4.NVFP4Weight:
+    q = nvfp4.quantize_nvfp4(w, amax=amax)
+    packed, scales, s2 = ref_quantize(w, amax)
+    assert q.scale2.tobytes() == s2.tobytes()
+    np.testing.assert_array_equal(q.block_scale.astype(np.float32), scales)
+    np.testing.assert_array_equal(q.packed, packed)
+    return q
+
+
+@pytest.mark.parametrize("seed,scale,dtype", [(0, 0.02, ml_dtypes.bfloat16), (1, 1.0, np.float32),
+                                              (2, 300.0, np.float16), (3, 1e-3, ml_dtypes.bfloat16)])
+def test_random_inputs_match_reference_bit_for_bit(seed, scale, dtype):
+    rng = np.random.default_rng(seed)
+    w = (rng.standard_normal((8, 64)) * scale).astype(dtype)
+    w[0, :16] *= 40  # one outlier block so the others use small E4M3 scales
+    assert_matches_reference(w)
+
+
+def test_all_sixteen_codes_and_packing_low_nibble_first():
+    # block amax 6 with amax 2688 -> scale2 = 1, block scale = 1: values land on the grid exactly
+    vals = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.01, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+    w = np.array([vals], np.float32)
+    q = assert_matches_reference(w, amax=2688.0)
+    assert q.scale2 == np.float32(1.0)
+    codes = nvfp4.unpack_nibbles(q.packed)[0].tolist()
+    assert codes == list(range(16))
+    assert q.packed[0, 0] == 0x10 and q.packed[0, 1] == 0x32  # element 0 low nibble, element 1 high nibble
+    assert nvfp4.pack_nibbles(np.array([[1, 2]], np.uint8))[0, 0] == 0x21
+
+
+def test_ties_round_to_even_and_saturate():
+    y = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0, 100.0, -0.25, -5.0], np.float32)
+    assert nvfp4.encode_e2m1(y).tolist() == [0, 2, 2, 4, 4, 6, 6, 7, 7, 8, 14]
+
+
+def test_signed_zeros_and_zero_blocks():
+    w = np.zeros((2, 32), np.float32)
+    w[0, 0] = -0.0
+    w[1, 16:] = np.linspace(-1, 1, 16)
+    q = assert_matches_reference(w)
+    codes = nvfp4.unpack_nibbles(q.packed)
+    assert codes[0].tolist() == [0] * 32  # -0.0 encodes as +0 (x < 0 is false)
+    assert q.block_scale.astype(np.float32)[0].tolist() == [1.0, 1.0]  # zero blocks get scale 1.0
+    allzero = nvfp4.quantize_nvfp4(np.zeros((1, 16), np.float32))
+    assert allzero.scale2 == np.float32(1.0) and allzero.packed.tolist() == [[0] * 8]
+
+
+@pytest.mark.parametrize("amax", [3.0e38, 1.0e-30])
+def test_huge_and_tiny_amax(amax):
+    rng = np.random.default_rng(5)
+    w = (rng.uniform(-1, 1, (4, 32)) * amax).astype(np.float32)
+    w[0, 0] = amax
+    q = assert_matches_reference(w)
+    assert q.scale2 == np.float32(np.float32(amax) / np.float32(2688))
+    d = nvfp4.dequantize_nvfp4(q.packed, q.block_scale, q.scale2)
+    assert np.isfinite(d).all()
+    assert d[0, 0] == pytest.approx(amax, rel=1e-6)  # the amax element maps to code 6 x 448 x scale2
+
+
+def test_tiny_block_scale_underflow_gives_zero_codes():
+    w = np.zeros((1, 32), np.float32)
+    w[0, 0] = 1.0
+    w[0, 16] = 1e-9  # block scale 1e-9/(6 * 1/2688) rounds to E4M3 zero
+    q = assert_matches_reference(w)
+    assert float(q.block_scale.astype(np.float32)[0, 1]) == 0.0
+    assert nvfp4.unpack_nibbles(q.packed)[0, 16:].tolist() == [0] * 16
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_nan_and_inf_rejected(bad):
+    w = np.ones((3, 16), np.float32)
+    w[2, 5] = bad
+    with pytest.raises(SurgeryError) as ei:
+        nvfp4.quantize_nvfp4(w, name="mtp.fc.weight")
+    assert "mtp.fc.weight" in ei.value.message and "row 2" in str(ei.value.found)
+
+
+def test_shape_errors():
+    with pytest.raises(SurgeryError):
+        nvfp4.quantize_nvfp4(np.ones((4, 24), np.float32))
+    with pytest.raises(SurgeryError):
+        nvfp4.quantize_nvfp4(np.ones((16,), np.float32))
+
+
+def test_dequantized_within_format_error_bound():
+    rng = np.random.default_rng(11)
+    w = (rng.standard_normal((64, 256)) * 0.05).astype(ml_dtypes.bfloat16)
+    q = nvfp4.quantize_nvfp4(w)
+    d = nvfp4.dequantize_nvfp4(q.packed, q.block_scale, q.scale2)
+    x = w.astype(np.float32)
+    eff = (q.block_scale.astype(np.float32) * q.scale2).repeat(16, axis=1)  # [out, in]
+    y = np.abs(x) / eff
+    half_gap = np.where(y <= 2, 0.25, np.where(y <= 4, 0.5, 1.0))
+    bound = eff * half_gap + np.maximum(np.abs(x) - 6 * eff, 0)
+    assert (np.abs(d - x) <= bound * (1 + 1e-6)).all()
+    assert (y <= 6 * (1 + 2 ** -4) + 1e-6).all()  # E4M3 rounding of the block scale costs at most 2^-4
+
+
+def test_c08_a1_scale_conventions():
+    amax = json.loads((SHARED / "cases/C08/A_convention/amax.json").read_text())
+    expected = {"mtp.fc": (0.001, 0.005, 1000.0, 200.0, 224.0),
+                "mtp.layers.0.self_attn.q_proj": (1 / 3000, 0.002, 3000.0, 500.0, 224.0)}
+    for module, (ws2, ins, wgs, igs, blk0) in expected.items():
+        a = amax[module]
+        s2 = nvfp4.scale2_from_amax(a["weight_amax"])
+        in_s = nvfp4.scale2_from_amax(a["input_amax"])
+        assert float(s2) == pytest.approx(ws2, rel=1e-6)
+        assert float(in_s) == pytest.approx(ins, rel=1e-6)
+        assert float(nvfp4.global_scale_from_scale2(s2)) == pytest.approx(wgs, rel=1e-6)
+        assert float(nvfp4.global_scale_from_scale2(in_s)) == pytest.approx(igs, rel=1e-6)
+        # a weight whose amax and block-0 amax are the calibrated ones
+        w = np.full((1, 32), 0.01, np.float32)
+        w[0, 0] = a["block0_amax"]
+        w[0, 16] = a["weight_amax"]
+        q = nvfp4.quantize_nvfp4(w)
+        assert float(q.block_scale.astype(np.float32)[0, 0]) == blk0
+        d = nvfp4.dequantize_nvfp4(q.packed, q.block_scale, q.scale2)
+        assert float(d[0, 0]) == pytest.approx(a["block0_amax"], rel=1e-6)  # 6 x 224 x scale2
+        # the same value through the CT convention: code x scale / global
+        assert 6.0 * 224.0 / float(q.global_scale) == pytest.approx(a["block0_amax"], rel=1e-6)
+    assert 0.005 * 0.001 == pytest.approx(1 / (200 * 1000))  # GEMM alpha agrees across conventions
+
+
+def test_c08_b2_shared_gate_up_scale():
+    mo = read_safetensors(SHARED / "cases/C08/B_gate_up/experts_scale2.modelopt.safetensors")
+    ct = read_safetensors(SHARED / "cases/C08/B_gate_up/experts_global_scale.compressed_tensors.safetensors")
+    blocks = json.loads((SHARED / "cases/C08/B_gate_up/block_scales.json").read_text())
+    want_shared = {0: 4.83e-5, 1: 2.0e-5, 2: 1.0e-4}
+    want_blocks = {0: (176.0, 224.0), 1: (224.0, 224.0), 2: (224.0, 22.0)}
+    for e in range(3):
+        pre = f"model.layers.0.mlp.experts.{e}"
+        s_gate = float(mo[f"{pre}.gate_proj.weight_scale_2"])
+        s_up = float(mo[f"{pre}.up_proj.weight_scale_2"])
+        bs = [np.array([blocks[f"expert{e}"]["gate_proj"]], np.float32),
+              np.array([blocks[f"expert{e}"]["up_proj"]], np.float32)]
+        shared, new = nvfp4.share_global_scale(bs, [s_gate, s_up])
+        assert float(shared) == pytest.approx(want_shared[e], rel=1e-4)
+        assert (float(new[0].astype(np.float32)[0]), float(new[1].astype(np.float32)[0])) == want_blocks[e]
+        ct_min = min(float(ct[f"{pre}.gate_proj.weight_global_scale"][0]), float(ct[f"{pre}.up_proj.weight_global_scale"][0]))
+        assert 1.0 / float(shared) == pytest.approx(ct_min, rel=1e-4)  # CT: the min of the reciprocal globals
+    # residual error after E4M3 rounding (C08 B2): e0 gate -1.43 %, e2 up -1.79 %
+    assert math.isclose(176 * 4.83e-5 / (224 * 3.85e-5) - 1, -0.0143, abs_tol=1e-4)
+    assert math.isclose(22 * 1e-4 / (224 * 1e-5) - 1, -0.0179, abs_tol=1e-4)
