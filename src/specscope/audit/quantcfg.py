@@ -95,6 +95,9 @@ def quant_views(config: dict | None, hf_quant_config: dict | None) -> dict[str, 
         else:
             kv_static, kv_desc = _kv_from_algo(qc.get("kv_cache_quant_algo"))
         algo = qc.get("quant_algo") or qc.get("format")
+        gq = qc.get("global_quant_config")
+        if not algo and isinstance(gq, dict) and isinstance(gq.get("weight"), dict):
+            algo = gq["weight"].get("dtype")  # Quark: "fp4" (MXFP4), "fp8_e4m3", ...
         out["config.json"] = QuantView("config.json", method, str(algo) if algo else None, _group_size(qc),
                                        tuple(str(e) for e in exclude if isinstance(e, str)), kv_static, kv_desc,
                                        dict(qc.get("quantized_layers") or {}))

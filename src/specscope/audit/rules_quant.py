@@ -48,7 +48,7 @@ def is_quantized(ck: Checkpoint, module: str, weight_name: str) -> bool:
 
 
 def _quantized_shape_hint(view: QuantView, module: str, shape: tuple[int, ...]) -> str:
-    if len(shape) == 2 and (view.algo or "").upper() in ("NVFP4", "MXFP4", "W4A4_NVFP4") or "fp4" in str(view.algo).lower():
+    if len(shape) == 2 and "fp4" in str(view.algo).lower():  # two 4-bit codes per U8
         return f"U8 [{shape[0]}, {shape[1] // 2}] + scales"
     return "quantized weight + scales"
 
@@ -79,7 +79,7 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
     if unq_not_excl:
         ex = unq_not_excl[0]
         for m in unq_not_excl:
-            if ".experts." in m:
+            if ".experts." in m and m.endswith("gate_proj"):
                 ex = m
                 break
         shape = ck.tensor(linears[ex]).shape
