@@ -26,7 +26,8 @@ def test_c03_reindex_in_place_exact_and_idempotent(tmp_path: Path):
     shards_before = {k: v for k, v in tree_hashes(ck).items() if k.endswith(".safetensors")}
     plan = plan_reindex(ck)
     assert any("13 tensors added" in n and "model-mtp.safetensors" in n for n in plan.notes)
-    apply_plan(plan)
+    result = apply_plan(plan)
+    assert result.audit_exit_code == 0 and result.audit_findings == []  # C03: after reindex the audit is clean
     want = (CASES / "C03/expected_reindexed.model.safetensors.index.json").read_bytes()
     got = (ck / "model.safetensors.index.json").read_bytes()
     assert got == want
@@ -53,7 +54,11 @@ def test_c03_reindex_to_new_folder_links_shards(tmp_path: Path):
 
 def test_c06_exclude_unquantized_mtp(tmp_path: Path):
     ck = copy_case(tmp_path, "C06")
-    apply_plan(plan_patch_config(ck, exclude_unquantized="mtp."))
+    from specscope.audit import audit_checkpoint
+
+    assert "MTP_UNQUANTIZED_NOT_EXCLUDED" in {f.code for f in audit_checkpoint(ck).findings}
+    result = apply_plan(plan_patch_config(ck, exclude_unquantized="mtp."))
+    assert not any(f["code"].startswith("MTP_") for f in result.audit_findings)
     got = json.loads((ck / "config.json").read_text())["quantization_config"]["exclude"]
     want = json.loads((CASES / "C06/expected_exclude_after_patch.json").read_text())["exclude"]
     assert got[:3] == want[:3] == ["lm_head", "model.layers.0.mlp.gate", "model.layers.0.mlp.shared_expert_gate"]
@@ -67,9 +72,13 @@ def test_c11_sync_toward_the_tensors(tmp_path: Path):
     ck = copy_case(tmp_path, "C11")
     cfg0 = json.loads((ck / "config.json").read_text())
     hf0 = json.loads((ck / "hf_quant_config.json").read_text())
+    from specscope.audit import audit_checkpoint
+
+    assert "QUANT_CONFIG_MISMATCH" in {f.code for f in audit_checkpoint(ck).findings}
     plan = plan_patch_config(ck, sync=True)
     assert len(plan.notes) == 2 and any("kv_cache_scheme" in n for n in plan.notes)
-    apply_plan(plan)
+    result = apply_plan(plan)
+    assert not any(f["code"] == "QUANT_CONFIG_MISMATCH" for f in result.audit_findings)
     cfg = json.loads((ck / "config.json").read_text())
     hf = json.loads((ck / "hf_quant_config.json").read_text())
     assert cfg["quantization_config"]["kv_cache_scheme"] == {"type": "float", "num_bits": 8, "dynamic": False}

@@ -26,6 +26,7 @@ def test_graft_exact_index_configs_hashes_and_links(tmp_path: Path):
     before_t, before_s = tree_hashes(target), tree_hashes(src)
     out = tmp_path / "grafted"
     result = apply_plan(plan_graft(target, src, "mtp.", out))
+    assert result.audit_exit_code == 0 and result.audit_findings == []  # the audit passes the result
 
     assert tree_hashes(target) == before_t and tree_hashes(src) == before_s  # sources byte-identical
     # shard 1 holds no mtp tensor: a hardlink; shard 2 rewritten without mtp; shard 3 (mtp only) dropped

@@ -30,7 +30,8 @@ def test_modelopt_layout_bits_configs_index_and_links(tmp_path: Path):
     out = tmp_path / "q"
     plan = plan_quantize_draft(src, out, scheme="nvfp4-w4a16")
     assert not out.exists()  # planning wrote nothing
-    apply_plan(plan)
+    result = apply_plan(plan)
+    assert result.audit_exit_code == 0 and result.audit_findings == []
     assert tree_hashes(src) == before
     assert (out / "model-00001-of-00003.safetensors").stat().st_ino == (src / "model-00001-of-00003.safetensors").stat().st_ino
     new = read_safetensors(out / "model-mtp-nvfp4.safetensors")
@@ -80,7 +81,8 @@ def test_compressed_tensors_layout(tmp_path: Path):
     mtp = mtp_tensors(seed=22)
     src = make_qwen36_checkpoint(tmp_path / "src", mtp=mtp, dialect="compressed-tensors")
     out = tmp_path / "q"
-    apply_plan(plan_quantize_draft(src, out))
+    result = apply_plan(plan_quantize_draft(src, out))
+    assert result.audit_exit_code == 0 and result.audit_findings == []
     new = read_safetensors(out / "model-mtp-nvfp4.safetensors")
     for m in MTP_LINEARS:
         packed, scales, s2 = ref_quantize(mtp[f"{m}.weight"], amax=group_amax(mtp, m))
