@@ -54,12 +54,12 @@ def _layer(prefix: str, full: bool) -> dict[str, tuple[str, list[int]]]:
     return t
 
 
-def tensor_specs(*, with_fc: bool = True) -> dict[str, tuple[str, list[int]]]:
-    """BF16 Qwen3.6 tensors: name -> (dtype, shape)."""
+def tensor_specs(*, with_fc: bool = True, vocab: int = V) -> dict[str, tuple[str, list[int]]]:
+    """BF16 Qwen3.6 tensors: name -> (dtype, shape). ``vocab`` sizes the embedding and lm_head rows."""
     t: dict[str, tuple[str, list[int]]] = {
-        "model.language_model.embed_tokens.weight": ("BF16", [V, H]),
+        "model.language_model.embed_tokens.weight": ("BF16", [vocab, H]),
         "model.language_model.norm.weight": ("BF16", [H]),
-        "lm_head.weight": ("BF16", [V, H]),
+        "lm_head.weight": ("BF16", [vocab, H]),
         "model.visual.patch_embed.proj.weight": ("BF16", [32, 3, 2, 2]),
         "model.visual.blocks.0.attn.qkv.weight": ("BF16", [96, 32]),
         "model.visual.merger.linear_fc1.weight": ("BF16", [H, 32]),
@@ -135,10 +135,10 @@ def hf_quant(*, exclude: list[str] | None = None, kv: str | None = None) -> dict
 
 def build(root: Path, *, nvfp4: bool = False, with_fc: bool = True, quantize_mtp: bool = False,
           cfg_exclude: list[str] | None = None, hf_exclude: list[str] | None = None, hf_kv: str | None = None,
-          cfg_kv: dict | None = None, kv_scales: bool = False, processors: bool = True) -> Path:
+          cfg_kv: dict | None = None, kv_scales: bool = False, processors: bool = True, vocab: int = V) -> Path:
     """A two-shard checkpoint (language model | lm_head + MTP) with a correct index. Returns ``root``."""
     root.mkdir(parents=True, exist_ok=True)
-    specs = tensor_specs(with_fc=with_fc)
+    specs = tensor_specs(with_fc=with_fc, vocab=vocab)
     if nvfp4:
         specs = quantize_nvfp4(specs, quantize_mtp=quantize_mtp)
     if kv_scales:
