@@ -10,6 +10,7 @@ A rename is *well defined* when the identifier:
 
 * occurs at least twice, and every whole-word occurrence in the text is a code identifier (counted on
   the AST: names, attributes, definitions, arguments, keywords), so none hides in a string or comment;
+* is not an attribute or keyword argument of code outside the module (``.values()``, ``sorted(key=)``);
 * is not part of any other identifier in the module (``items`` inside ``top_items`` would make a
   textual rename ambiguous), and does not occur on the module's first line (the prefill line);
 * has a replacement that is a valid, non-keyword identifier and occurs nowhere in the module.
@@ -210,6 +211,29 @@ def _ast_identifier_counts(tree: ast.AST) -> dict[str, int]:
     return counts
 
 
+def _foreign_names(tree: ast.Module) -> set[str]:
+    """Names that belong to code outside the module: attributes that are not members of a class defined
+    here (``.values()`` on a dict), and keyword arguments to functions not defined here
+    (``sorted(key=...)``). Renaming one of those would change what the program calls."""
+    own_functions = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    members: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    members.add(item.target.id)
+                elif isinstance(item, ast.FunctionDef):
+                    members.add(item.name)
+    foreign: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr not in members:
+            foreign.add(node.attr)
+        elif isinstance(node, ast.Call):
+            if not (isinstance(node.func, ast.Name) and node.func.id in own_functions):
+                foreign.update(k.arg for k in node.keywords if k.arg)
+    return foreign
+
+
 def _new_name(old: str, module: EditModule) -> str | None:
     if old == module.cls:
         return old.removesuffix("Record") + ("Entry" if old.endswith("Record") else "Record")
@@ -233,13 +257,20 @@ def _word_count(name: str, text: str) -> int:
 
 def rename_candidates(module: EditModule) -> list[tuple[str, str]]:
     """All well-defined ``(old, new)`` renames for ``module`` (see the module docstring), sorted by ``old``."""
-    counts = _ast_identifier_counts(ast.parse(module.text))
+    return list(_candidates(module))
+
+
+@lru_cache(maxsize=128)
+def _candidates(module: EditModule) -> tuple[tuple[str, str], ...]:
+    tree = ast.parse(module.text)
+    counts = _ast_identifier_counts(tree)
+    foreign = _foreign_names(tree)
     identifiers = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", module.text))
     first_line = module.text.split("\n", 1)[0]
     found: list[tuple[str, str]] = []
     for old, n_ast in sorted(counts.items()):
         new = _new_name(old, module)
-        if new is None or n_ast < 2 or _word_count(old, module.text) != n_ast:
+        if new is None or n_ast < 2 or _word_count(old, module.text) != n_ast or old in foreign:
             continue
         if any(old in other and other != old for other in identifiers):
             continue
@@ -248,7 +279,7 @@ def rename_candidates(module: EditModule) -> list[tuple[str, str]]:
         if not new.isidentifier() or keyword.iskeyword(new):
             continue
         found.append((old, new))
-    return found
+    return tuple(found)
 
 
 def apply_rename(text: str, old: str, new: str) -> str:

@@ -117,9 +117,11 @@ def _edit(index: int, seed: int, *, prefill: bool) -> Prompt:
     }
     prefill_text = None
     if prefill:
-        prefill_text = f"```python\n{first_line}\n"
-        # What a perfect answer continues with after the prefill (the client receives only this part).
-        meta["expected_continuation"] = f"{rest}```"
+        # No trailing newline: the module's next characters ("\n\n" after a docstring line) then
+        # tokenize as the model would write them instead of being split at the prefill's end.
+        prefill_text = f"```python\n{first_line}"
+        # What a perfect streamed answer carries after the prefill (servers stream only the continuation).
+        meta["expected_continuation"] = f"\n{rest}```"
     return Prompt(
         prompt_id=f"{workload}-{index:03d}",
         workload=workload,

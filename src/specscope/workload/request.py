@@ -10,9 +10,11 @@ final message, and asks the server to continue it:
   (vLLM's chat-completions request fields; the chat template renders the assistant turn open-ended);
 * ``llamacpp``: no extra field. llama.cpp's server treats a trailing assistant message as a prefill
   (``prefill_assistant``, on by default): it renders the conversation without that message, adds the
-  generation prompt, and appends the message text. Checked with xllamacpp 2026.10 serving
-  SmolLM2-135M-Instruct (tests/workload/test_llamacpp_prefill.py): the stream carries only the
-  continuation, not the prefill, and the prompt is longer by the prefill's tokens.
+  generation prompt, and appends the message text; it ignores the vLLM fields. Checked with xllamacpp
+  2026.10 serving SmolLM2-135M-Instruct (tests/workload/test_llamacpp_prefill.py): the prompt grows by
+  the prefill's tokens; streamed deltas carry only the continuation and ``usage.completion_tokens``
+  counts only generated tokens, while a *non-streaming* answer's ``message.content`` starts with the
+  prefill (the server echoes it).
 """
 
 from __future__ import annotations
