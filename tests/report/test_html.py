@@ -1,0 +1,151 @@
+"""The self-contained HTML page: content checks on a real run folder, and headless Chromium rendering."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from specscope.records import CellKey, CellResult
+from specscope.report.html import RunView, render_html, write_html
+from specscope.stats.summary import CellSummary
+from specscope.store import create_run, open_run
+
+CHROMIUM = Path("/usr/bin/chromium")
+ALL_CHARTS = {"throughput", "speedup_heatmap", "acceptance", "positions", "stream_bands", "ttft", "achieved"}
+
+
+def _summary(cfg: str, wl: str, conc: int, rep: int, tok_s: float, **kw) -> CellSummary:
+    d = dict(
+        config=cfg, workload=wl, concurrency=conc, repeat=rep, status="ok", reasons=(), streams=conc, streams_ok=conc,
+        output_tokens=64 * conc, token_source="usage", duration_s=64 * conc / tok_s, output_tok_s=tok_s,
+        stream_tok_s=tuple(sorted(tok_s / conc * (0.9 + 0.1 * i) for i in range(conc))), ttft_p50_s=0.05 * conc,
+        ttft_p95_s=0.08 * conc, tpot_p50_s=conc / tok_s, achieved_concurrency=float(conc), acceptance_rate=None,
+        acceptance_length=None, acceptance_per_position=(), acceptance_source=None, counters=None,
+        server_generation_tokens=None,
+    )
+    d.update(kw)
+    return CellSummary(**d)
+
+
+def _cells() -> list[CellSummary]:
+    """base and a k=2 draft on prose and edit at 1 and 4 streams, 3 rounds; a C16-like client-limited cell."""
+    out = []
+    for wl, speed, acc in (("prose", 1.1, (60.0, 30.0)), ("edit", 2.0, (95.0, 90.0))):
+        for conc in (1, 4):
+            for r in range(3):
+                drift = 1 + 0.01 * (r - 1)
+                out.append(_summary("base", wl, conc, r, 10.0 * conc * drift))
+                counters = {"drafts": 100.0, "draft_tokens": 200.0, "accepted_tokens": sum(acc),
+                            "accepted_per_position": list(acc)}
+                out.append(_summary("draft", wl, conc, r, 10.0 * conc * speed / drift, counters=counters))
+    # C16: target 4 but the client only ever had 3 in flight; flagged degraded with the reason
+    out.append(_summary("base", "prose", 4, 3, 30.0, achieved_concurrency=3.0, status="degraded",
+                        reasons=("CLIENT_LIMITED",)))
+    return out
+
+
+def _store_run(tmp_path: Path, name: str, cells: list[CellSummary]) -> Path:
+    run = create_run(tmp_path / name, {"kind": "bench", "engine": "embedded", "model_bytes": 270_000_000})
+    for c in cells:
+        run.save_cell(CellResult(CellKey(c.config, c.workload, c.concurrency, c.repeat), (), 0, 1, None, None), c)
+    run.save_server_facts("draft", {"k": 2, "draft_bytes": 40_000_000, "kv_cache_tokens": 16384})
+    run.close()
+    return tmp_path / name
+
+
+def test_page_has_tables_facts_degraded_cells_and_no_network_resources(tmp_path):
+    path = _store_run(tmp_path, "run-a", _cells())
+    with open_run(path) as run:
+        page = render_html([run])
+    assert page.startswith("<!DOCTYPE html>")
+    assert "target 4 / achieved 3.00" not in page  # the degraded C16 round is not averaged into the ok rows
+    # the group's label averages achieved concurrency over all its rounds: (4 + 4 + 4 + 3) / 4
+    assert "target 4 / achieved 3.75" in page
+    assert "CLIENT_LIMITED" in page and "degraded" in page
+    assert "kv_cache_tokens" in page and "16384" in page
+    assert "model_bytes" in page
+    # edit, 1 stream: base rounds 9.9 / 10 / 10.1, draft 20/0.99 / 20 / 20/1.01 -> ratio of means 2.000134 -> +100.0 %
+    assert '<td class="l">edit</td><td class="l">1</td><td class="l">draft</td><td>+100.0%</td>' in page
+    assert '<td class="l">prose</td><td class="l">1</td><td class="l">draft</td><td>+10.0%</td>' in page
+    assert page.count("<table") == 4  # throughput, speedups, acceptance, degraded (no comparison for one run)
+    assert "LENGTH_IDENTITY" not in page
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)
+    assert "<script" not in page
+    for chart in ALL_CHARTS:
+        assert f'data-chart="{chart}"' in page
+
+
+def test_several_runs_are_compared_and_written_atomically(tmp_path):
+    a = RunView("spark-1", {"kind": "bench"}, _cells())
+    faster = [_summary(c.config, c.workload, c.concurrency, c.repeat, c.output_tok_s * 1.1, counters=c.counters)
+              for c in _cells() if c.status == "ok"]
+    b = RunView("spark-2", {"kind": "bench"}, faster)
+    out = write_html(tmp_path / "out" / "report.html", [a, b])
+    page = out.read_text(encoding="utf-8")
+    assert "<h2>Comparison</h2>" in page
+    assert "spark-2 tok/s" in page and "(+10.0%)" in page
+    assert [p.name for p in out.parent.iterdir()] == ["report.html"]  # no temp file left behind
+
+
+def test_identity_violation_is_shown(tmp_path):
+    bad = {"drafts": 100.0, "draft_tokens": 200.0, "accepted_tokens": 150.0, "accepted_per_position": [60.0, 30.0]}
+    cells = [_summary("base", "prose", 1, 0, 10.0), _summary("draft", "prose", 1, 0, 12.0, counters=bad)]
+    page = render_html([RunView("x", {}, cells)])
+    assert "LENGTH_IDENTITY: acceptance length 2.500 != 1 + sum of per-position rates 1.900" in page
+
+
+def test_without_matplotlib_the_page_says_how_to_get_charts(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    page = render_html([RunView("x", {}, _cells())])
+    assert "charts need matplotlib: pip install &#x27;specscope[charts]&#x27;" in page
+    assert "<img" not in page
+    assert "target 1 / achieved 1.00" in page
+
+
+@pytest.mark.browser
+def test_page_renders_in_headless_chromium(tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("needs /usr/bin/chromium: apt-get update && apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright
+
+    path = _store_run(tmp_path, "run-a", _cells())
+    with open_run(path) as run:
+        page_path = write_html(tmp_path / "report.html", [run, RunView("run-b", {}, _cells())])
+    errors: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as p:
+        # a fresh profile folder: playwright passes it to Chromium as --user-data-dir
+        browser = p.chromium.launch_persistent_context(
+            str(tmp_path / "chromium-profile"), executable_path=str(CHROMIUM), headless=True,
+            viewport={"width": 1280, "height": 900},
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        )
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(page_path.as_uri(), wait_until="load")
+            images = page.eval_on_selector_all(
+                "figure.chart img", "els => els.map(e => [e.closest('figure').dataset.chart, e.complete, e.naturalWidth, e.naturalHeight])")
+            tables = page.eval_on_selector_all("table", "els => els.map(e => [e.className, e.rows.length])")
+            shot = tmp_path / "report.png"
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert errors == []
+    assert [u for u in requests if not u.startswith("file://") and not u.startswith("data:")] == []
+    assert len(images) == 2 * len(ALL_CHARTS)
+    assert {name for name, *_ in images} == ALL_CHARTS
+    assert all(complete and w > 100 and h > 100 for _, complete, w, h in images), images
+    classes = [c for c, _ in tables]
+    assert classes.count("throughput") == 2 and classes.count("speedups") == 2 and classes.count("acceptance") == 2
+    assert "compare" in classes and "degraded" in classes
+    assert all(n > 1 for _, n in tables)  # every table has a header and at least one row
+    assert shot.stat().st_size > 50_000
