@@ -1,0 +1,55 @@
+"""``specscope surgery`` through the real entry point (subprocess): dry-run, JSON output, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import make_qwen36_checkpoint, tree_hashes
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "200"}
+    env.pop("SPECSCOPE_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "specscope", "surgery", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=120)
+
+
+def test_quantize_draft_dry_run_json_then_apply(tmp_path: Path):
+    src = make_qwen36_checkpoint(tmp_path / "src")
+    out = tmp_path / "q"
+    p = run("quantize-draft", str(src), "--scheme", "nvfp4-w4a16", "--out", str(out), "--dry-run",
+            "--format", "json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    plan = json.loads(p.stdout)["plan"]
+    assert not out.exists()
+    assert plan["operation"] == "quantize-draft" and plan["bytes_to_write"] > 0
+    assert set(plan["config_diffs"]) == {"config.json", "hf_quant_config.json", "model.safetensors.index.json"}
+    assert '-      "mtp*"' in plan["config_diffs"]["config.json"]
+    p = run("quantize-draft", str(src), "--out", str(out), "--format", "json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout)["result"]
+    assert res["audit_exit_code"] == 0 and "model-mtp-nvfp4.safetensors" in res["written"]
+    assert len(res["tensor_sha256"]) == 8 * 3 + 7 + 2  # 8 quantized x 3 tensors, 7 norms, 2 in rewritten shard 2
+
+
+def test_text_output_and_bad_input_exit_2(tmp_path: Path):
+    src = make_qwen36_checkpoint(tmp_path / "src")
+    before = tree_hashes(src)
+    p = run("graft", str(src), "--from", str(src), "--prefix", "nothing.", "--out", str(tmp_path / "g"), cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr.startswith("error: no tensor under prefix") and "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    p = run("extract", str(src), "--out", str(tmp_path / "head"), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "tensor hashes verified" in p.stdout and "audit:" in p.stdout
+    p = run("extract", str(src), "--out", str(tmp_path / "head"), "--prefix", "model.norm", cwd=tmp_path)
+    assert p.returncode == 2 and "already exists" in p.stderr
+    p = run("compare", str(src), str(src), "--format", "json", cwd=tmp_path)
+    rows = json.loads(p.stdout)
+    assert p.returncode == 0 and len(rows) == 15 and all(r["identical"] and r["max_abs_diff"] == 0.0 for r in rows)
+    assert tree_hashes(src) == before
+    assert list(tmp_path.glob("*.tmp-*")) == [] and list((tmp_path / "head").glob(".*")) == []
