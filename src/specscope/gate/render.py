@@ -31,8 +31,19 @@ def summary_line(run: GateRun) -> str:
     if not failed:
         return f"PASSED: all {len(run.verdicts)} gate checks passed."
     names = ", ".join(f"{v.gate} on {v.config}" for v in failed)
-    return (f"FAILED: {len(failed)} of {len(run.verdicts)} gate checks failed ({names}). "
+    line = (f"FAILED: {len(failed)} of {len(run.verdicts)} gate checks failed ({names}). "
             "Do not trust this deployment's speed numbers until these pass.")
+    cols = _columns(run)
+    if len(cols) >= 2:
+        base = cols[0]
+        on_base = sorted({v.gate for v in failed if v.config == base})
+        if on_base:
+            line += (f" {', '.join(on_base)} also fail{'s' if len(on_base) == 1 else ''} on the baseline {base!r}: "
+                     "that is the model's own capability, not something speculation broke.")
+        spec_only = sorted({v.gate for v in failed if v.config not in (base,) and v.gate != "compare"} - set(on_base))
+        if spec_only:
+            line += f" Failing only with speculation: {', '.join(spec_only)}."
+    return line
 
 
 def _columns(run: GateRun) -> list[str]:
