@@ -76,6 +76,9 @@ def test_sandbox_blocks_network_and_uses_temp_cwd(tmp_path):
                          "assert sys.flags.isolated == 1 and sys.flags.no_site == 1\n", timeout_s=10)
     assert run.passed, run.stderr_tail
     assert not list(tmp_path.iterdir())
+    run = run_code_tests("def big():\n    return bytearray(2 * 1024 ** 3)\n", "big()\n", timeout_s=10,
+                         memory_bytes=512 * 1024 ** 2)
+    assert not run.passed and "MemoryError" in run.stderr_tail
 
 
 def test_load_gate_run_rejects_other_folders(tmp_path):

@@ -3,9 +3,10 @@
 The code is never executed in specscope's own process. The child is started as
 ``python -I -S harness.py`` (isolated mode: no environment variables, no user site; ``-S``: no ``site`` import,
 so no ``sitecustomize`` and no third-party packages) in a fresh temporary folder used as its working
-directory, with a scrubbed environment (no proxy variables), resource limits (CPU seconds, address space,
-file size) and a wall-clock time limit; the whole process group is killed on timeout. The harness
-disables sockets before it imports the answer, so the code under test cannot reach the network.
+directory, with a scrubbed environment (no proxy variables), resource limits set by the harness
+before the answer is imported (CPU seconds, address space, file size) and a wall-clock time limit;
+the whole process group is killed on timeout. The harness disables sockets before it imports the answer,
+so the code under test cannot reach the network.
 
 This is containment for honest mistakes (a loop, a crash, a stray ``import requests``), not a security
 boundary against hostile code.
@@ -28,7 +29,10 @@ __all__ = ["CodeRun", "extract_code", "run_code_tests"]
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 
 _HARNESS = """\
-import socket, sys
+import resource, socket, sys
+resource.setrlimit(resource.RLIMIT_CPU, ({cpu_s}, {cpu_s}))
+resource.setrlimit(resource.RLIMIT_AS, ({memory_bytes}, {memory_bytes}))
+resource.setrlimit(resource.RLIMIT_FSIZE, ({fsize_bytes}, {fsize_bytes}))
 def _blocked(*a, **k):
     raise OSError("network disabled in the specscope gate sandbox")
 socket.socket = _blocked
@@ -82,14 +86,6 @@ def extract_code(text: str, function: str | None = None) -> str | None:
     return text[m.start() :] if m else None
 
 
-def _limits(cpu_s: int, memory_bytes: int) -> None:  # runs in the child between fork and exec
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (16 * 1024 * 1024, 16 * 1024 * 1024))
-
-
 def run_code_tests(code: str, tests: str, *, timeout_s: float = 10.0, memory_bytes: int = 1 << 30) -> CodeRun:
     """Run ``tests`` (Python source with asserts, names from the answer in scope) against ``code``.
 
@@ -107,9 +103,10 @@ def run_code_tests(code: str, tests: str, *, timeout_s: float = 10.0, memory_byt
         folder = Path(tmp)
         (folder / "solution.py").write_text(code, encoding="utf-8")
         (folder / "probe_tests.py").write_text(tests, encoding="utf-8")
-        (folder / "harness.py").write_text(_HARNESS, encoding="utf-8")
-        env["HOME"] = tmp
         cpu_s = max(1, int(timeout_s + 0.999))
+        harness = _HARNESS.format(cpu_s=cpu_s, memory_bytes=memory_bytes, fsize_bytes=16 * 1024 * 1024)
+        (folder / "harness.py").write_text(harness, encoding="utf-8")
+        env["HOME"] = tmp
         start_ns = time.perf_counter_ns()
         proc = subprocess.Popen(
             [sys.executable, "-I", "-S", "harness.py"],
@@ -119,7 +116,6 @@ def run_code_tests(code: str, tests: str, *, timeout_s: float = 10.0, memory_byt
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=lambda: _limits(cpu_s, memory_bytes),
         )
         timed_out = False
         try:
