@@ -15,7 +15,8 @@ from specscope.stats.predict import (
     tokens_per_step,
 )
 from specscope.stats.predict_run import predict_run
-from specscope.stats.quantities import parse_bandwidth, parse_bytes
+from specscope.audit.census import parse_bandwidth
+from specscope.stats.quantities import parse_bytes
 
 SEED3_U = (0.936, 0.815, 0.681, 0.581, 0.484)
 SEED3_MEASURED = {1: 20.00, 2: 26.48, 3: 29.61, 5: 31.75}  # single-stream tok/s, k -> rate

@@ -1,5 +1,88 @@
-"""Placeholder: filled in by the advise work."""
+"""``specscope advise RUN``: which config and k to ship for a traffic mix (or a measured acceptance)."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
 
 
-def register(app):
-    return None
+class AdviseFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _pct(s: float | None) -> str:
+    return "–" if s is None else f"{100 * (s - 1):+.1f}%"
+
+
+def _print(adv) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    if adv.placement is not None:
+        con.print(adv.placement.text)
+    con.print("mix: " + ", ".join(f"{w}={m:.2f}" for w, m in adv.mix.items()))
+    t = Table(title=f"advice vs {adv.baseline}")
+    for col in ("streams", "config", "k", "mix gain", "95% CI", "why", "per workload"):
+        t.add_column(col)
+    for lv in adv.levels:
+        ci = "–" if lv.ci_low is None else f"{_pct(lv.ci_low)} … {_pct(lv.ci_high)}"
+        t.add_row(str(lv.concurrency), lv.config, "–" if lv.k is None else str(lv.k), _pct(lv.speedup), ci, lv.reason,
+                  ", ".join(f"{w}: {c}" for w, c in lv.per_workload.items()))
+    con.print(t)
+    o = adv.overall
+    ci = "" if o.get("ci_low") is None else f" (95% CI {_pct(o['ci_low'])} … {_pct(o['ci_high'])})"
+    con.print(f"overall: {o['config']}" + ("" if o.get("k") in (None, 0) else f" k={o['k']}")
+              + f", geometric-mean mix gain {_pct(o['geomean_speedup'])}{ci} over streams {o['levels']}")
+    for f in adv.flips:
+        con.print(f"choice flips from {f['from_config']} to {f['to_config']} between {f['below_level']} and {f['above_level']} streams")
+    for x in adv.crossovers:
+        what = "the mix" if x.workload is None else x.workload
+        con.print(f"{x.config} on {what}: {x.direction} near {x.concurrency:.1f} streams (between {x.below_level} and "
+                  f"{x.above_level}){'' if x.firm else ', inside noise on one side'}")
+    for n in adv.notes:
+        con.print(f"note: {n}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("advise")
+    def advise_cmd(
+        run: Annotated[Path, typer.Argument(help="A run folder written by `specscope bench`.")],
+        mix: Annotated[str | None, typer.Option(help="Token shares per workload, e.g. prose=0.2,code=0.3,edit=0.5.")] = None,
+        acceptance: Annotated[float | None, typer.Option(help="Your measured acceptance rate (accepted/drafted), 0..1.")] = None,
+        config: Annotated[str | None, typer.Option(help="The config your --acceptance was measured with.")] = None,
+        concurrency: Annotated[int | None, typer.Option(help="Advise only at this measured concurrency.")] = None,
+        slo_ttft: Annotated[str | None, typer.Option("--slo-ttft", help="TTFT p95 limit, e.g. 2s or 500ms.")] = None,
+        baseline: Annotated[str, typer.Option(help="The no-draft config of the run.")] = "base",
+        format: Annotated[AdviseFormat, typer.Option("--format", "-f", help="text or json.")] = AdviseFormat.text,
+    ) -> None:
+        """The best config and k for a traffic mix at each concurrency and overall, with the gain, its 95% CI
+        and where the choice flips. A config is advised only where it beats the baseline outside noise.
+
+        Exit codes: 0 advice printed; 2 bad input (not a run, unknown workload in --mix, unmeasured
+        --concurrency, neither --mix nor --acceptance)."""
+        from specscope.errors import ConfigError
+        from specscope.report.advice import advise, parse_mix
+        from specscope.store import open_run
+
+        slo_s = None
+        if slo_ttft is not None:
+            text = slo_ttft.strip().lower()
+            try:
+                slo_s = float(text[:-2]) / 1000 if text.endswith("ms") else float(text.removesuffix("s"))
+            except ValueError:
+                raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="seconds, e.g. 2s or 500ms") from None
+        with open_run(run) as r:
+            cells = r.summaries()
+            facts = r.server_facts
+        adv = advise(cells, parse_mix(mix) if mix else None, baseline=baseline, concurrency=concurrency,
+                     slo_ttft_s=slo_s, acceptance=acceptance, acceptance_config=config, server_facts=facts)
+        if format is AdviseFormat.json:
+            typer.echo(json.dumps(adv.to_dict(), indent=2))
+        else:
+            _print(adv)

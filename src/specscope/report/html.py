@@ -29,7 +29,7 @@ from specscope.stats.groups import GroupKey, group_cells, metric_value
 from specscope.stats.speedup import coefficient_of_variation, paired_speedups
 from specscope.stats.summary import CellSummary
 
-__all__ = ["RunView", "run_view", "render_html", "write_html"]
+__all__ = ["RunView", "run_view", "render_html", "write_html", "write_report_html"]
 
 
 @dataclass(frozen=True)
@@ -223,3 +223,19 @@ def write_html(path: str | os.PathLike[str], runs: Sequence[Any], **kw: Any) -> 
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def write_report_html(run_paths: Sequence[str | os.PathLike[str]], target: str | os.PathLike[str], **kw: Any) -> Path:
+    """Open the run folders (``specscope.store.open_run``), write their page atomically to ``target``.
+
+    Raises:
+        StoreError: a path is not a run folder.
+    """
+    from specscope.store import open_run
+
+    runs = [open_run(p) for p in run_paths]
+    try:
+        return write_html(target, runs, **kw)
+    finally:
+        for r in runs:
+            r.close()

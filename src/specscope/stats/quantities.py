@@ -1,4 +1,4 @@
-"""Parse byte sizes and bandwidths written by people ("17.61GB", "0.85 GiB", "273GB/s").
+"""Parse byte sizes written by people ("17.61GB", "0.85 GiB"); bandwidths: ``specscope.audit.census.parse_bandwidth``.
 
 Decimal prefixes are powers of 1000 and binary ones powers of 1024 (IEC 80000-13), as pydantic's
 ``ByteSize`` parses them: ``17.61GB`` = 17,610,000,000 bytes, ``1GiB`` = 1,073,741,824 bytes.
@@ -10,7 +10,7 @@ from pydantic import ByteSize, TypeAdapter, ValidationError
 
 from specscope.errors import ConfigError
 
-__all__ = ["parse_bytes", "parse_bandwidth"]
+__all__ = ["parse_bytes"]
 
 _BYTES = TypeAdapter(ByteSize)
 
@@ -29,22 +29,3 @@ def parse_bytes(text: str | float | int) -> float:
     if value <= 0:
         raise ConfigError("a byte size must be positive", found=text, expected="> 0 bytes")
     return value
-
-
-def parse_bandwidth(text: str | float | int) -> float:
-    """``"273GB/s"`` -> 273e9 (bytes/s). The ``/s`` is optional; a bare number is bytes/s.
-
-    Raises:
-        ConfigError: not a bandwidth.
-    """
-    raw = text.strip() if isinstance(text, str) else text
-    if isinstance(raw, str):
-        for suffix in ("/s", "ps", "/sec"):
-            if raw.lower().endswith(suffix):
-                raw = raw[: -len(suffix)]
-                break
-    try:
-        return parse_bytes(raw)
-    except ConfigError:
-        raise ConfigError("not a bandwidth", found=text, expected="a rate such as 273GB/s or 3.35TB/s",
-                          fix="write bytes per second with a unit, e.g. 273GB/s") from None

@@ -1,0 +1,78 @@
+"""``specscope advise`` on a stored run: text and JSON, acceptance placement, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from specscope.records import CellKey, CellResult
+from specscope.stats.summary import CellSummary
+from specscope.store import create_run
+
+# base / draft tok/s per (workload, streams): the draft wins on edit everywhere, on prose only at 1 stream
+TABLE = {("prose", 1): (10.0, 13.0), ("prose", 4): (40.0, 34.0), ("edit", 1): (10.0, 25.0), ("edit", 4): (40.0, 70.0)}
+ACCEPT = {"prose": 0.3, "edit": 0.9}
+
+
+def _cell(cfg, wl, conc, rep, tok_s):
+    counters = None
+    if cfg == "draft":
+        counters = {"drafts": 100.0, "draft_tokens": 400.0, "accepted_tokens": 400.0 * ACCEPT[wl],
+                    "accepted_per_position": []}
+    return CellSummary(
+        config=cfg, workload=wl, concurrency=conc, repeat=rep, status="ok", reasons=(), streams=conc, streams_ok=conc,
+        output_tokens=64 * conc, token_source="usage", duration_s=1.0, output_tok_s=tok_s, stream_tok_s=(),
+        ttft_p50_s=0.1, ttft_p95_s=0.2, tpot_p50_s=None, achieved_concurrency=float(conc), acceptance_rate=None,
+        acceptance_length=None, acceptance_per_position=(), acceptance_source=None, counters=counters,
+        server_generation_tokens=None,
+    )
+
+
+def _run(tmp_path: Path) -> Path:
+    run = create_run(tmp_path / "run", {"kind": "bench"})
+    for (wl, conc), (b, d) in TABLE.items():
+        for r, e in enumerate((-0.01, 0.0, 0.01)):
+            for cfg, v, sign in (("base", b, 1), ("draft", d, -1)):
+                c = _cell(cfg, wl, conc, r, v * (1 + sign * e))
+                run.save_cell(CellResult(CellKey(cfg, wl, conc, r), (), 0, 1, None, None), c)
+    run.save_server_facts("draft", {"draft_max": 4})
+    run.close()
+    return tmp_path / "run"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_advise_json_names_the_measured_winner_in_every_cell(tmp_path):
+    r = _cli("advise", str(_run(tmp_path)), "--mix", "prose=0.5,edit=0.5", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    by = {lv["concurrency"]: lv for lv in doc["levels"]}
+    assert by[1]["per_workload"] == {"prose": "draft", "edit": "draft"}
+    assert by[4]["per_workload"] == {"prose": "base", "edit": "draft"}
+    # mix at 4 streams: (0.5/40 + 0.5/40) / (0.5/34 + 0.5/70) = 1.1442 -> the draft still wins on this mix
+    assert by[4]["config"] == "draft" and by[4]["k"] == 4
+    assert by[4]["speedup"] == pytest.approx((0.5 / 40 + 0.5 / 40) / (0.5 / 34 + 0.5 / 70))
+    (x,) = [c for c in doc["crossovers"] if c["workload"] == "prose"]
+    assert (x["below_level"], x["above_level"], x["direction"]) == (1, 4, "wins->loses")
+
+
+def test_advise_text_and_acceptance(tmp_path):
+    run = _run(tmp_path)
+    r = _cli("advise", str(run), "--acceptance", "0.35", "--concurrency", "4")
+    assert r.returncode == 0, r.stderr
+    assert "acceptance 0.35 on draft is prose-like" in r.stdout
+    assert "overall: base" in r.stdout  # mostly prose at 4 streams: the draft loses
+
+
+def test_advise_bad_input_exit_2(tmp_path):
+    run = _run(tmp_path)
+    for args in (("--mix", "chat=1"), ("--mix", "prose=1", "--concurrency", "3"), (), ("--mix", "prose=1", "--slo-ttft", "soon")):
+        r = _cli("advise", str(run), *args)
+        assert r.returncode == 2, (args, r.stdout)
+        assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
