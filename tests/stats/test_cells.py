@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
-from specscope.stats.cells import counters_delta, summarize_cell
-from specscope.stats.timeline import achieved_concurrency, coefficient_of_variation, percentile
+from specscope.client.metrics import counters_delta
+from specscope.stats.cells import summarize_cell
+from specscope.stats.timeline import coefficient_of_variation, percentile
 
 MS = 1_000_000  # ns per ms
 
@@ -19,13 +20,6 @@ def rec(pid, send_ms, first_ms, last_ms, end_ms, tokens, status="ok", reason=Non
         finish_reason="length", status=status, reason=reason, http_status=200,
         server_draft_tokens=draft, server_accepted_tokens=acc,
     )
-
-
-def test_achieved_concurrency_case_c16():
-    # C16: 12 requests of 1000 ms each between sent and done, over 0..4000 ms -> 3.00
-    starts = [0, 0, 0, 1000, 1000, 1000, 2000, 2000, 2000, 3000, 3000, 3000]
-    assert achieved_concurrency([(s * MS, (s + 1000) * MS) for s in starts]) == 3.0
-    assert achieved_concurrency([]) is None
 
 
 def test_percentile_and_cv_use_numpy_linear():

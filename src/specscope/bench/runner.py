@@ -135,7 +135,7 @@ def run_bench(
         StoreError: ``resume`` is not a run, or a new run folder is not empty.
         ServerUnreachable / MetricsUnavailable: an external server cannot be used.
     """
-    from specscope.client.runner import ClientSettings
+    from specscope.client import ClientSettings, run_sync
 
     if resume is not None:
         run = open_run(resume)
@@ -186,7 +186,7 @@ def run_bench(
                                       draft_cache=draft_cache)
             with ctx as server:
                 run.save_server_facts(config, {**server.describe(), "log": str(log_path.relative_to(run.path))})
-                crashed = asyncio.run(_run_config(run, server, todo, options, settings, on_cell, total, n_done, t0, tokens))
+                crashed = run_sync(_run_config(run, server, todo, options, settings, on_cell, total, n_done, t0, tokens))
                 n_done += crashed[0]
                 tokens = crashed[1]
     finally:

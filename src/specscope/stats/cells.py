@@ -15,43 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from specscope.client.metrics import counters_delta
+from specscope.client.runner import achieved_concurrency
 from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.summary import CellStatus, CellSummary
-from specscope.stats.timeline import achieved_concurrency, percentile
+from specscope.stats.timeline import percentile
 
-__all__ = ["counters_delta", "summarize_cell"]
-
-
-def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
-    """after - before for every counter; ``reset=True`` when any counter went down (server restart).
-
-    Per-position lists of different lengths are aligned on position (missing = 0). Gauges (running,
-    waiting) are taken from ``after``.
-    """
-    n = max(len(before.accepted_per_position), len(after.accepted_per_position))
-    b = list(before.accepted_per_position) + [0.0] * (n - len(before.accepted_per_position))
-    a = list(after.accepted_per_position) + [0.0] * (n - len(after.accepted_per_position))
-    per_pos = tuple(x - y for x, y in zip(a, b))
-
-    def d(x: float | None, y: float | None) -> float | None:
-        return None if x is None or y is None else x - y
-
-    out = SpecCounters(
-        drafts=after.drafts - before.drafts,
-        draft_tokens=after.draft_tokens - before.draft_tokens,
-        accepted_tokens=after.accepted_tokens - before.accepted_tokens,
-        accepted_per_position=per_pos,
-        generation_tokens=d(after.generation_tokens, before.generation_tokens),
-        prompt_tokens=d(after.prompt_tokens, before.prompt_tokens),
-        running=after.running,
-        waiting=after.waiting,
-        present=before.present & after.present,
-    )
-    values = [out.drafts, out.draft_tokens, out.accepted_tokens, *per_pos]
-    values += [v for v in (out.generation_tokens, out.prompt_tokens) if v is not None]
-    if any(v < 0 for v in values):
-        out = SpecCounters(**{**{f: getattr(out, f) for f in out.__dataclass_fields__}, "reset": True})
-    return out
+__all__ = ["summarize_cell"]
 
 
 def _sum_opt(values: list[int | None]) -> int | None:
@@ -154,7 +124,7 @@ def summarize_cell(
         ttft_p50_s=percentile(ttfts, 50),
         ttft_p95_s=percentile(ttfts, 95),
         tpot_p50_s=percentile(tpots, 50),
-        achieved_concurrency=achieved_concurrency([(s.send_ns, s.end_ns) for s in timed]),
+        achieved_concurrency=achieved_concurrency(timed) if timed else None,
         acceptance_rate=rate,
         acceptance_length=length,
         acceptance_per_position=tuple(per_pos),
