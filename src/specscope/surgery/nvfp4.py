@@ -149,7 +149,9 @@ def encode_e2m1(y: np.ndarray) -> np.ndarray:
     ``y`` must be finite. Shape is preserved.
     """
     mag = np.abs(y)  # [...] f32
-    idx = np.searchsorted(_E2M1_MIDPOINTS, mag, side="left").astype(np.uint8)  # midpoints strictly below mag
+    idx = np.zeros(mag.shape, dtype=np.uint8)  # number of midpoints strictly below mag (7 compares beat searchsorted)
+    for mid in _E2M1_MIDPOINTS:
+        idx += mag > mid
     tie_up = (mag == _TIES_UP[0]) | (mag == _TIES_UP[1]) | (mag == _TIES_UP[2])  # ties to the even neighbour above
     idx += tie_up.astype(np.uint8)
     return idx | ((y < 0).astype(np.uint8) << 3)
@@ -166,6 +168,14 @@ def unpack_nibbles(packed: np.ndarray) -> np.ndarray:
     out[..., 0::2] = packed & 0x0F
     out[..., 1::2] = packed >> 4
     return out
+
+
+def _block_amax(a: np.ndarray) -> np.ndarray:
+    """Max over the last axis of 16 by pairwise halving (faster than ``max(axis=-1)`` on a short axis)."""
+    while a.shape[-1] > 1:
+        h = a.shape[-1] // 2
+        a = np.maximum(a[..., :h], a[..., h:])
+    return a[..., 0]
 
 
 def quantize_nvfp4(w: np.ndarray, *, amax: float | None = None, name: str = "weight") -> NVFP4Weight:
@@ -197,7 +207,7 @@ def quantize_nvfp4(w: np.ndarray, *, amax: float | None = None, name: str = "wei
     denom = np.float32(np.float32(FP4_MAX) * scale2)
     for r0 in range(0, out_f, _ROWS_PER_CHUNK):
         x = w[r0 : r0 + _ROWS_PER_CHUNK].astype(np.float32).reshape(-1, n_blocks, BLOCK_SIZE)  # [r, B, 16]
-        bamax = np.abs(x).max(axis=-1)  # [r, B] f32
+        bamax = _block_amax(np.abs(x))  # [r, B] f32
         s = bamax / denom  # [r, B] f32
         s[bamax == 0] = 1.0
         s8 = fp8_e4m3_round(np.minimum(s, np.float32(FP8_E4M3_MAX)))  # [r, B] e4m3
