@@ -137,3 +137,16 @@ def test_pack_size_outside_1_to_64_is_a_config_error(n):
     with pytest.raises(ConfigError) as info:
         load_pack("prose", n=n)
     assert info.value.found == n
+
+
+@pytest.mark.parametrize("name", PACK_NAMES)
+def test_warmup_prompt_has_the_pack_shape_and_shares_no_prefix(name):
+    from specscope.workload import warmup_prompt
+
+    pack = load_pack(name, seed=3)
+    w = warmup_prompt(name, seed=3)
+    assert w.prompt_id == f"{name}-warmup" and w.workload == name and w.meta["warmup"] is True
+    assert w.first_user_text == "Warm-up request, not measured. " + pack[-1].first_user_text
+    assert w.prefill == pack[-1].prefill
+    assert all(p.first_user_text[:4] != w.first_user_text[:4] for p in pack)
+    assert w == warmup_prompt(name, seed=3)

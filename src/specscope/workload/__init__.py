@@ -9,12 +9,21 @@ Public API::
     load_pack(name, *, seed=0, n=64) -> list[Prompt]
     chat_request(prompt, *, model, max_tokens, temperature, server_kind="openai") -> dict
     schedule(prompts, n_streams, *, repeat, seed) -> list[Prompt]
+    warmup_prompt(name, *, seed=0) -> Prompt   same shape, no shared prefix with the pack
     pack_form(name) -> "plain" | "prefill";  pack_manifest(name, *, seed, n) -> dict
 """
 
 from __future__ import annotations
 
-from specscope.workload.packs import PACK_NAMES, PACK_SIZE, load_pack, pack_fingerprint, pack_form, pack_manifest
+from specscope.workload.packs import (
+    PACK_NAMES,
+    PACK_SIZE,
+    load_pack,
+    pack_fingerprint,
+    pack_form,
+    pack_manifest,
+    warmup_prompt,
+)
 from specscope.workload.prompt import Prompt
 from specscope.workload.request import SERVER_KINDS, chat_request
 from specscope.workload.schedule import schedule
@@ -25,6 +34,7 @@ __all__ = [
     "PACK_SIZE",
     "SERVER_KINDS",
     "load_pack",
+    "warmup_prompt",
     "pack_form",
     "pack_fingerprint",
     "pack_manifest",

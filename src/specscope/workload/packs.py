@@ -31,7 +31,15 @@ from specscope.errors import ConfigError
 from specscope.workload.edit_corpus import rename_task
 from specscope.workload.prompt import Prompt
 
-__all__ = ["PACK_NAMES", "PACK_SIZE", "load_pack", "pack_form", "pack_fingerprint", "pack_manifest"]
+__all__ = [
+    "PACK_NAMES",
+    "PACK_SIZE",
+    "load_pack",
+    "warmup_prompt",
+    "pack_form",
+    "pack_fingerprint",
+    "pack_manifest",
+]
 
 PACK_SIZE = 64
 PACK_NAMES: tuple[str, ...] = ("prose", "code", "edit", "edit-prefill")
@@ -181,6 +189,27 @@ def load_pack(name: str, *, seed: int = 0, n: int = PACK_SIZE) -> list[Prompt]:
     random.Random(f"pack:{base}:{seed}").shuffle(order)
     build = _BUILDERS[name]
     return [build(index, seed) for index in order[:n]]
+
+
+def warmup_prompt(name: str, *, seed: int = 0) -> Prompt:
+    """A prompt of the pack's shape and length for a cell's warm-up request, sharing no prefix with any
+    pack prompt (its user text starts with ``"Warm-up request"``), so warming up a server never puts a
+    measured prompt in its prefix cache. ``prompt_id`` is ``"<name>-warmup"``, ``meta["warmup"]`` True.
+
+    Raises:
+        ConfigError: unknown ``name``.
+    """
+    base = load_pack(name, seed=seed, n=PACK_SIZE)[-1]
+    messages = [dict(m) for m in base.messages]
+    messages[0]["content"] = "Warm-up request, not measured. " + messages[0]["content"]
+    return Prompt(
+        prompt_id=f"{name}-warmup",
+        workload=name,
+        messages=messages,
+        prefill=base.prefill,
+        expected_output=base.expected_output,
+        meta={**base.meta, "warmup": True},
+    )
 
 
 def pack_fingerprint(prompts: list[Prompt]) -> str:

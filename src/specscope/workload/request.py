@@ -7,7 +7,9 @@ The pre-filled form (``Prompt.prefill`` set) appends ``{"role": "assistant", "co
 final message, and asks the server to continue it:
 
 * ``openai`` / ``vllm`` / ``sglang``: ``"continue_final_message": true, "add_generation_prompt": false``
-  (vLLM's chat-completions request fields; the chat template renders the assistant turn open-ended);
+  (vLLM's chat-completions request fields; the chat template renders the assistant turn open-ended;
+  SGLang's OpenAI protocol declares the same ``continue_final_message`` field; not yet run against a
+  live SGLang here);
 * ``llamacpp``: no extra field. llama.cpp's server treats a trailing assistant message as a prefill
   (``prefill_assistant``, on by default): it renders the conversation without that message, adds the
   generation prompt, and appends the message text; it ignores the vLLM fields. Checked with xllamacpp
