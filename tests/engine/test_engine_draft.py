@@ -172,3 +172,39 @@ def test_default_cache_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert default_cache_dir() == tmp_path / "xdg" / "specscope" / "drafts"
     assert os.environ["XDG_CACHE_HOME"].endswith("xdg")
+
+
+def _fake_llama_quantize(bin_dir: Path, body: str) -> None:
+    bin_dir.mkdir()
+    exe = bin_dir / "llama-quantize"
+    exe.write_text("#!/bin/sh\n" + body)
+    exe.chmod(0o755)
+
+
+def test_k_types_go_through_llama_quantize(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stand-in llama-quantize (a real program on PATH) that copies its input: checks argv, log, placement."""
+    src = tmp_path / "tiny.gguf"
+    write_tiny_gguf(src)
+    _fake_llama_quantize(tmp_path / "bin", 'echo "argv: $*"\ncp "$2" "$3"\n')
+    monkeypatch.setenv("PATH", str(tmp_path / "bin") + os.pathsep + os.environ["PATH"])
+    info = derive_draft(tmp_path / "c", "Q2_K", source=src, measure_cost=False)
+    assert info.method == "llama-quantize"
+    assert info.quant == "Q2_K"
+    assert info.path.name == "draft.gguf"
+    assert info.path.read_bytes() == src.read_bytes()
+    log = (info.path.parent / "llama-quantize.log").read_text()
+    assert log.startswith(f"argv: --allow-requantize {src.resolve()} {info.path.parent}/.draft.")
+    assert log.rstrip().endswith(".gguf.tmp Q2_K")
+    assert derive_draft(tmp_path / "c", "Q2_K", source=src, measure_cost=False).cached is True
+
+
+def test_llama_quantize_failure_reports_its_last_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "tiny.gguf"
+    write_tiny_gguf(src)
+    _fake_llama_quantize(tmp_path / "bin", 'echo "loading"\necho "invalid quantization type" >&2\nexit 1\n')
+    monkeypatch.setenv("PATH", str(tmp_path / "bin") + os.pathsep + os.environ["PATH"])
+    with pytest.raises(EngineError) as exc:
+        derive_draft(tmp_path / "c", "Q3_K", source=src, measure_cost=False)
+    assert exc.value.found == "exit 1: invalid quantization type"
+    entry = next((tmp_path / "c").iterdir())
+    assert sorted(p.name for p in entry.iterdir()) == ["llama-quantize.log"]

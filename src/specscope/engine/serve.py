@@ -10,7 +10,8 @@ The child builds ``xllamacpp.CommonParams`` (field names found by introspection 
 2026.10: ``speculative.types``, ``speculative.draft.mparams.path``, ``speculative.draft.n_max``,
 ``speculative.synth_rates``, ``speculative.ngram_mod.*``, ``endpoint_metrics``, ``hostnames``), starts
 the server (it serves from its own threads), writes ``{"address": "http://host:port", "pid": ...}`` to
-``ready_path`` atomically, then waits for SIGTERM/SIGINT or the parent's death and shuts the server down.
+``ready_path`` atomically, then waits for SIGTERM/SIGINT or the parent's death (its parent pid changes; polled every second —
+not ``PR_SET_PDEATHSIG``, which fires when the spawning *thread* exits) and shuts the server down.
 Its stdout/stderr are the run's server log file (the parent redirects the file descriptors).
 
 Exit codes: 0 stopped on request; 3 the server failed to start (llama.cpp's reason is in the log above).
@@ -18,7 +19,6 @@ Exit codes: 0 stopped on request; 3 the server failed to start (llama.cpp's reas
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import signal
@@ -29,9 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from specscope.engine.config import EngineConfig
-
-_PR_SET_PDEATHSIG = 1
-
 
 def build_params(config: EngineConfig, *, model_path: str, draft_path: str | None, alias: str, host: str, port: int) -> Any:
     """Translate an :class:`EngineConfig` into ``xllamacpp.CommonParams``.
@@ -79,19 +76,9 @@ def build_params(config: EngineConfig, *, model_path: str, draft_path: str | Non
     return p
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to SIGTERM us when the parent dies (best effort; no-op elsewhere)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
 def main(argv: list[str]) -> int:
     """Run the server described by the launch file ``argv[0]``; see the module docstring."""
     launch = json.loads(Path(argv[0]).read_text())
-    _die_with_parent()
     stop = threading.Event()
 
     def _on_signal(signum: int, _frame: object) -> None:

@@ -5,7 +5,8 @@
 (never an unread pipe), waits until the child reports its listening address and ``GET /health`` answers
 ``{"status": "ok"}``, and stops it with SIGTERM, then SIGKILL after a grace period. Stopping happens on
 ``__exit__`` (so also on Ctrl-C and on errors inside the ``with`` block), on a failed start, and at
-interpreter exit for servers still running; the child also dies with its parent (``PR_SET_PDEATHSIG``).
+interpreter exit for servers still running; the child also stops by itself within about a second
+when the parent process dies (even by SIGKILL).
 """
 
 from __future__ import annotations
