@@ -171,7 +171,7 @@ def test_xllamacpp_params_mapping() -> None:
 
 
 def test_every_spec_type_maps_to_an_xllamacpp_enum() -> None:
-    xllamacpp = pytest.importorskip("xllamacpp")
+    pytest.importorskip("xllamacpp")
     from specscope.engine.config import SPEC_TYPES
     from specscope.engine.serve import build_params
 
