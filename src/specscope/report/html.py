@@ -218,6 +218,7 @@ def write_html(path: str | os.PathLike[str], runs: Sequence[Any], **kw: Any) -> 
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a report is meant to be shared
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
