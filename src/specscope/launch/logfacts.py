@@ -10,6 +10,8 @@ Wordings handled, with their sources (see ../shared/fixtures/SOURCES.md):
 - ``Model loading took 18.41 GiB memory and 10.177328 seconds`` (v0.20+) and the older
   ``Model loading took 14.2474 GiB and 558.868858 seconds`` (v0.8.5, fixture block D); the CPU build only has
   ``Loading weights took 1.29 seconds`` (issue 5), so ``weights_loaded_gib`` is None there.
+- KV memory: ``Available KV cache memory: 4.8 GiB`` (GPU) or, on the CPU build, ``Auto set (1.51/16.34) GiB for
+  KV cache on node 0`` (vllm/v1/worker/cpu_worker.py, 0.32).
 - KV capacity: two lines ``GPU KV cache size: 36,432 tokens`` / ``Maximum concurrency for 65,536 tokens per
   request: 1.82x`` (v0.20, blocks A, E) or one merged line ``CPU KV cache size: 46,592 tokens, Maximum
   concurrency for 4,096 tokens per request: 11.38x`` (block B, vllm/v1/core/kv_cache_utils.py in 0.32).
@@ -43,7 +45,7 @@ _RE_ARCH = re.compile(r"Resolved architecture: (\w+)")
 _RE_MAX_LEN = re.compile(r"Using max model len (\d+)")
 _RE_MODEL_LOADING = re.compile(r"Model loading took (-?[\d.]+) GiB(?: memory)? and ([\d.]+) seconds")
 _RE_WEIGHTS = re.compile(r"Loading weights took ([\d.]+) seconds")
-_RE_AVAIL_KV = re.compile(r"Available KV cache memory: (-?[\d.]+) GiB")
+_RE_AVAIL_KV = re.compile(r"Available KV cache memory: (-?[\d.]+) GiB|Auto set \((-?[\d.]+)/[\d.]+\) GiB for KV cache")
 _RE_KV_SIZE = re.compile(r"(\b[A-Z]+(?: \+ host)?) KV cache size: (" + _NUM + r") tokens")
 _RE_MAX_CONC = re.compile(r"Maximum concurrency for (" + _NUM + r") tokens per request: ([\d.]+)x")
 _RE_VERSION = re.compile(r"Initializing a V1 LLM engine \(v([^)\s]+)\)|vLLM API server version ([^\s,]+)")
@@ -96,7 +98,8 @@ class LogFacts(BaseModel):
     (target first, an MTP drafter second). ``max_concurrency_requests`` is vLLM's "Maximum concurrency" figure:
     KV pool / ``max_concurrency_at_len_tokens``. ``speculative_config`` is a dict with ``method``, ``model``,
     ``num_speculative_tokens`` (from the engine config line, or from the non-default args), or None when the
-    engine ran without speculation or the log does not say.
+    engine ran without speculation or the log does not say. ``drafter_loaded`` is True when the log says
+    ``Loading drafter model...`` (the CPU build says it for ngram too) or names an MTP / EAGLE drafter.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -202,7 +205,7 @@ def parse_vllm_log(text: str) -> LogFacts:
         if m := _RE_WEIGHTS.search(line):
             facts.weights_load_s.append(float(m.group(1)))
         if m := _RE_AVAIL_KV.search(line):
-            facts.available_kv_cache_memory_gib = float(m.group(1))
+            facts.available_kv_cache_memory_gib = float(m.group(1) or m.group(2))
         if m := _RE_KV_SIZE.search(line):
             facts.kv_cache_device = m.group(1)
             facts.kv_cache_size_tokens = _int(m.group(2))
@@ -222,7 +225,7 @@ def parse_vllm_log(text: str) -> LogFacts:
                 spec_from_engine = None
             for regex, attr in ((_RE_CFG_KV_DTYPE, "kv_cache_dtype"), (_RE_CFG_QUANT, "quantization"),
                                 (_RE_CFG_DTYPE, "dtype"), (_RE_CFG_DEVICE, "device")):
-                if m := regex.search(line):
+                if (m := regex.search(line)) and m.group(1) != "None":
                     setattr(facts, attr, m.group(1))
             if m := _RE_CFG_EAGER.search(line):
                 facts.enforce_eager = m.group(1) == "True"
