@@ -11,13 +11,48 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (RawCapture, capture_stream, chat_url, make_session, max_tokens_of,
                                      parse_capture, prepare_body)
 from specscope.errors import ConfigError
 from specscope.records import StreamRecord
 
-__all__ = ["run_fixed_concurrency", "achieved_concurrency", "client_view_concurrency", "run_sync"]
+__all__ = ["run_fixed_concurrency", "run_fixed_concurrency_checked", "capture_fixed_concurrency", "achieved_concurrency",
+           "client_view_concurrency", "run_sync"]
+
+
+def _check_concurrency(concurrency: int, settings: ClientSettings) -> None:
+    if concurrency < 1:
+        raise ConfigError("concurrency must be at least 1", found=concurrency, expected=">= 1",
+                          fix="pass a positive concurrency level")
+    if settings.connection_limit < concurrency:
+        raise ConfigError("the client's connection limit is below the requested concurrency",
+                          found=f"connection_limit={settings.connection_limit}, concurrency={concurrency}",
+                          expected="connection_limit >= concurrency",
+                          fix="raise ClientSettings.connection_limit")
+
+
+async def capture_fixed_concurrency(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int,
+                                    settings: ClientSettings) -> list[RawCapture]:
+    """The hot phase of :func:`run_fixed_concurrency`: raw captures, nothing parsed (same arguments, same errors)."""
+    _check_concurrency(concurrency, settings)
+    url = chat_url(base_url)
+    prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]  # off the hot path
+    raws: list[RawCapture | None] = [None] * len(prepared)
+    next_i = 0
+
+    async with make_session(settings) as session:
+        async def worker() -> None:
+            nonlocal next_i
+            while next_i < len(prepared):
+                i = next_i
+                next_i += 1
+                pid, body, mt = prepared[i]
+                raws[i] = await capture_stream(session, url, pid, body, max_tokens=mt)
+
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(prepared)))))
+    return [r for r in raws if r is not None]
 
 
 async def run_fixed_concurrency(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int,
@@ -37,30 +72,28 @@ async def run_fixed_concurrency(base_url: str, requests: Sequence[tuple[str, dic
     Raises:
         ConfigError: ``concurrency`` < 1, or ``settings.connection_limit`` < ``concurrency``.
     """
-    if concurrency < 1:
-        raise ConfigError("concurrency must be at least 1", found=concurrency, expected=">= 1",
-                          fix="pass a positive concurrency level")
-    if settings.connection_limit < concurrency:
-        raise ConfigError("the client's connection limit is below the requested concurrency",
-                          found=f"connection_limit={settings.connection_limit}, concurrency={concurrency}",
-                          expected="connection_limit >= concurrency",
-                          fix="raise ClientSettings.connection_limit")
-    url = chat_url(base_url)
-    prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]  # off the hot path
-    raws: list[RawCapture | None] = [None] * len(prepared)
-    next_i = 0
+    raws = await capture_fixed_concurrency(base_url, requests, concurrency, settings)
+    return [parse_capture(r) for r in raws]
 
-    async with make_session(settings) as session:
-        async def worker() -> None:
-            nonlocal next_i
-            while next_i < len(prepared):
-                i = next_i
-                next_i += 1
-                pid, body, mt = prepared[i]
-                raws[i] = await capture_stream(session, url, pid, body, max_tokens=mt)
 
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(prepared)))))
-    return [parse_capture(r) for r in raws if r is not None]
+async def run_fixed_concurrency_checked(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]],
+                                        concurrency: int, settings: ClientSettings, *,
+                                        thresholds: CheckThresholds | None = None,
+                                        ) -> tuple[list[StreamRecord], ClientCheck]:
+    """:func:`run_fixed_concurrency` with the client self-checks (:mod:`specscope.client.checks`) running
+    while streams are in flight; parsing happens after the monitor stops, so it never counts as lag.
+
+    Returns:
+        ``(records, check)``; ``check.limited_reason()`` is ``"CLIENT_LIMITED(...)"`` or ``None``.
+
+    Raises:
+        ConfigError: as :func:`run_fixed_concurrency`.
+    """
+    _check_concurrency(concurrency, settings)
+    async with ClientMonitor(settings, thresholds) as mon:
+        raws = await capture_fixed_concurrency(base_url, requests, concurrency, settings)
+    records = [parse_capture(r) for r in raws]
+    return records, mon.result(records)
 
 
 def _weighted(intervals: list[tuple[int, int]]) -> float:
