@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 from specscope.bench.plan import plan_cells
-from specscope.bench.targets import ExternalServer, embedded_target
+from specscope.bench.targets import ExternalServer, embedded_config_names, embedded_target
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError, SpecscopeError, StoreError
 from specscope.records import CellKey, CellResult, SpecCounters
@@ -37,7 +37,6 @@ from specscope.store import Run, create_run, open_run
 
 __all__ = ["BenchProgress", "run_bench", "new_run_dir"]
 
-EMBEDDED_CONFIGS = ("base", "ngram", "draft")
 IDLE_WAIT_S = 5.0
 
 
@@ -51,6 +50,11 @@ class BenchProgress:
     summary: CellSummary
     total_output_tokens: int
     elapsed_s: float
+
+
+def pack_name(workload: str, edit_form: str) -> str:
+    """The prompt pack behind a workload name: ``edit`` is the pre-filled pack when ``edit_form == "prefill"``."""
+    return "edit-prefill" if workload == "edit" and edit_form == "prefill" else workload
 
 
 def new_run_dir(out: Path) -> Path:
@@ -101,7 +105,7 @@ def _check_names(options: BenchOptions, servers: dict[str, str] | None) -> None:
     if unknown_w:
         raise ConfigError(f"unknown workload {unknown_w[0]!r}", found=unknown_w, expected=f"one of {', '.join(PACK_NAMES)}",
                           fix="pass e.g. --workloads prose,code,edit")
-    known = tuple(servers) if servers else EMBEDDED_CONFIGS
+    known = tuple(servers) if servers else embedded_config_names()
     unknown_c = [c for c in options.configs if c not in known]
     if unknown_c:
         fix = ("name each server's config with --server NAME=URL" if servers
@@ -136,6 +140,7 @@ def run_bench(
         ServerUnreachable / MetricsUnavailable: an external server cannot be used.
     """
     from specscope.client import ClientSettings, run_sync
+    from specscope.workload import pack_manifest
 
     if resume is not None:
         run = open_run(resume)
@@ -158,6 +163,7 @@ def run_bench(
                 "client": settings.describe(),
                 "machine": _machine(),
                 "versions": _versions(),
+                "packs": {w: pack_manifest(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads},
                 "token_source": "usage.completion_tokens",
                 "acceptance_source": "server /metrics counter deltas around each cell",
                 "command": sys.argv,
@@ -200,9 +206,10 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
                       tokens: int) -> tuple[int, int]:
     from specscope.client.metrics import scrape
     from specscope.client.runner import run_fixed_concurrency
-    from specscope.workload import chat_request, load_pack, schedule
+    from specscope.workload import chat_request, load_pack, schedule, warmup_prompt
 
-    packs = {w: load_pack(w, seed=options.seed, edit_form=options.edit_form) for w in options.workloads}
+    packs = {w: load_pack(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads}
+    warmups = {w: warmup_prompt(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads}
     finished = 0
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
 
@@ -216,11 +223,12 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
 
         for key in todo:
             prompts = packs[key.workload]
-            chosen = schedule(prompts, key.concurrency + 1, repeat=key.repeat, seed=options.seed + key.concurrency)
-            warm, cell_prompts = chosen[0], chosen[1:]
+            cell_prompts = schedule(prompts, key.concurrency, repeat=key.repeat, seed=options.seed)
+            warm = warmups[key.workload]
 
             def body(p, max_tokens):
-                return chat_request(p, model=server.model_name, max_tokens=max_tokens, temperature=options.temperature)
+                return chat_request(p, model=server.model_name, max_tokens=max_tokens, temperature=options.temperature,
+                                    server_kind=server.server_kind)
 
             crashed = False
             streams: list = []

@@ -15,7 +15,7 @@ import httpx
 
 from specscope.errors import ConfigError, MetricsUnavailable, ServerUnreachable
 
-__all__ = ["ServerTarget", "ExternalServer", "parse_server_specs", "embedded_target"]
+__all__ = ["ServerTarget", "ExternalServer", "parse_server_specs", "embedded_target", "embedded_config_names"]
 
 
 class ServerTarget(Protocol):
@@ -45,6 +45,7 @@ class ExternalServer:
         self.model_name = model_name or ""
         self._timeout_s = timeout_s
         self._models: list[str] = []
+        self.server_kind = "openai"
 
     def __enter__(self) -> ExternalServer:
         try:
@@ -106,12 +107,41 @@ def parse_server_specs(specs: list[str]) -> dict[str, str]:
     return out
 
 
-@contextlib.contextmanager
-def embedded_target(config_name: str, log_path: Path, *, threads: int, n_parallel: int, draft_cache: Path | None) -> Iterator[Any]:
-    """Start the embedded llama.cpp engine with named config ``config_name``; stop it on exit."""
-    from specscope.engine import EmbeddedServer, resolve_config
+class _Embedded:
+    """Adapter giving :class:`specscope.engine.EmbeddedServer` the ServerTarget shape."""
 
-    cfg = resolve_config(config_name, threads=threads, n_parallel=n_parallel, draft_cache=draft_cache)
+    def __init__(self, name: str, server: Any):
+        self.name = name
+        self._server = server
+        self.base_url = server.base_url
+        self.model_name = server.model_name
+        self.server_kind = "llamacpp"
+
+    def alive(self) -> bool:
+        return self._server.is_running()
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "embedded", **self._server.describe()}
+
+
+def embedded_config_names() -> tuple[str, ...]:
+    """Names of the embedded engine's configs."""
+    from specscope.engine import named_configs
+
+    return tuple(named_configs())
+
+
+@contextlib.contextmanager
+def embedded_target(config_name: str, log_path: Path, *, threads: int, n_parallel: int,
+                    draft_cache: Path | None) -> Iterator[_Embedded]:
+    """Start the embedded llama.cpp engine with named config ``config_name`` (``-np`` at least
+    ``n_parallel``); stop it on exit, also on errors and Ctrl-C."""
+    from specscope.engine import EmbeddedServer, get_config
+
+    cfg = get_config(config_name)
+    updates: dict[str, Any] = {"threads": threads, "n_parallel": max(n_parallel, cfg.n_parallel)}
+    if draft_cache is not None:
+        updates["draft_cache_dir"] = draft_cache
+    cfg = cfg.with_updates(**updates)
     with EmbeddedServer(cfg, log_path) as server:
-        server.name = config_name
-        yield server
+        yield _Embedded(config_name, server)
