@@ -151,6 +151,9 @@ def run_bench(
     else:
         options = options or BenchOptions()
         _check_names(options, servers)
+        for name, url in (servers or {}).items():  # fail before a run folder exists
+            with ExternalServer(name, url):
+                pass
         settings = ClientSettings()
         run = create_run(
             run_dir or new_run_dir(out),

@@ -1,0 +1,56 @@
+"""Bad input gets one clear line on stderr and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from specscope.truth import MetricsPlan, TruthScript, TruthServer
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def _one_error_line(res):
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert "Traceback" not in res.stderr
+    lines = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, res.stderr
+    return lines[0]
+
+
+def test_unreachable_server(tmp_path):
+    line = _one_error_line(run_cli("bench", "--server", "http://127.0.0.1:9", "--out", str(tmp_path)))
+    assert "cannot be reached" in line and "fix:" in line
+    assert not list(tmp_path.iterdir())  # no half-made run folder
+
+
+def test_server_without_metrics(tmp_path):
+    with TruthServer(TruthScript(metrics=MetricsPlan(enabled=False))) as ts:
+        line = _one_error_line(run_cli("bench", "--server", ts.base_url, "--out", str(tmp_path)))
+    assert "no Prometheus /metrics endpoint" in line and "HTTP 404" in line
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--configs", "turbo"], "unknown config 'turbo'"),
+        (["--workloads", "poetry"], "unknown workload 'poetry'"),
+        (["--levels", "1,x"], "--levels must be comma-separated integers"),
+        (["--levels", "0"], "invalid bench option levels"),
+        (["--server", "localhost:8000"], "--server must be a URL"),
+    ],
+)
+def test_bad_names_and_options(tmp_path, args, needle):
+    line = _one_error_line(run_cli("bench", "--out", str(tmp_path), *args))
+    assert needle in line
+
+
+def test_not_a_run(tmp_path):
+    line = _one_error_line(run_cli("report", str(tmp_path)))
+    assert "is not a run folder" in line
+    line = _one_error_line(run_cli("bench", "--resume", str(tmp_path / "missing")))
+    assert "is not a run folder" in line

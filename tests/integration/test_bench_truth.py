@@ -1,0 +1,124 @@
+"""The whole bench pipeline (plan -> client -> store -> stats -> report) against the ground-truth server,
+whose counters and token counts are programmed, so every figure has an exact right value."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from specscope.bench import run_bench
+from specscope.config import BenchOptions
+from specscope.store import open_run
+from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
+
+pytestmark = pytest.mark.integration
+
+# Every response: 12 tokens in chunks of 4 (speculation flushes several tokens per chunk), 4 verify steps
+# carrying 3 draft tokens each, accepted 3 / 2 / 1 at positions 0 / 1 / 2 (6 of 12 drafted).
+PLAN = ResponsePlan(output_tokens=12, tokens_per_chunk=4, finish_reason="length", drafts=4, draft_tokens=12,
+                    accepted_per_position=[3, 2, 1], prompt_tokens=20)
+
+
+@pytest.fixture(scope="module")
+def truth():
+    with TruthServer(TruthScript(default=PLAN, metrics=MetricsPlan(engines=["0", "1"]))) as ts:
+        yield ts
+
+
+def test_matrix_against_truth_server_exact(tmp_path, truth):
+    opts = BenchOptions(configs=("mtp",), workloads=("prose", "edit"), levels=(1, 3), repeats=2, max_tokens=12)
+    run_dir = run_bench(opts, servers={"mtp": truth.base_url}, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        cells = run.summaries()
+        assert len(cells) == 2 * 2 * 2
+        for c in cells:
+            n = c.concurrency
+            assert c.status == "ok", c.reasons
+            assert c.streams == n and c.output_tokens == 12 * n and c.token_source == "usage"
+            assert c.server_generation_tokens == 12 * n  # the counter delta, warm-up excluded
+            assert c.counters["drafts"] == 4 * n and c.counters["draft_tokens"] == 12 * n
+            assert c.acceptance_rate == 0.5
+            assert c.acceptance_length == 1 + (6 * n) / (4 * n)
+            assert c.acceptance_per_position == (0.75, 0.5, 0.25)
+            assert c.acceptance_source == "counter_delta"
+        manifest = run.manifest
+    assert manifest["finished"] is True and manifest["cells_done"] == 8
+    assert manifest["packs"]["edit"]["form"] == "prefill"
+    assert manifest["client"]["http_library"] == "aiohttp"
+
+    out = subprocess.run([sys.executable, "-m", "specscope", "report", str(run_dir), "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    assert {"config", "workload", "concurrency", "repeat", "status", "output_tokens", "token_source", "output_tok_s",
+            "ttft_p50_s", "achieved_concurrency", "acceptance_rate", "acceptance_length", "acceptance_per_position",
+            "acceptance_source", "counters"} <= set(doc["cells"][0])
+    acc = next(t for t in doc["tables"] if t["key"] == "acceptance")
+    assert acc["rows"] == [["mtp", "0.500 (len 2.50)", "0.500 (len 2.50)"]]
+
+
+def test_resume_skips_done_cells(tmp_path, truth):
+    opts = BenchOptions(configs=("mtp",), workloads=("prose",), levels=(1, 2), repeats=1, max_tokens=12)
+    run_dir = run_bench(opts, servers={"mtp": truth.base_url}, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        first = run.summaries()
+        # forget one cell, as if the run had been killed while it was in flight
+        run._db.execute("DELETE FROM cells WHERE concurrency = 2")
+        run._db.execute("DELETE FROM streams WHERE concurrency = 2")
+        run._db.commit()
+        run.update_manifest(finished=False)
+    run_bench(resume=run_dir)
+    with open_run(run_dir) as run:
+        again = run.summaries()
+        assert run.manifest["finished"] is True
+    assert len(again) == 2
+    kept = [c for c in again if c.concurrency == 1]
+    assert kept == [c for c in first if c.concurrency == 1]  # the finished cell was not redone
+
+
+def _cells_in(db) -> int:
+    import sqlite3
+
+    try:
+        with sqlite3.connect(db, timeout=5) as con:
+            return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_killed_run_resumes_without_losing_cells(tmp_path):
+    import signal
+    import time
+
+    slow = PLAN.model_copy(update={"inter_chunk_ms": 40.0})
+    with TruthServer(TruthScript(default=slow)) as ts:
+        run_dir = tmp_path / "run"
+        argv = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={ts.base_url}", "--workloads", "prose,code",
+                "--levels", "1,2", "--repeats", "2", "--max-tokens", "12", "--out", str(tmp_path)]
+        proc = subprocess.Popen(argv + [], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env={**__import__("os").environ, "SPECSCOPE_RUN_DIR": str(run_dir)})
+        db = None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            runs = list(tmp_path.glob("run-*/run.sqlite"))
+            if runs and _cells_in(runs[0]) >= 2:
+                db = runs[0]
+                break
+            time.sleep(0.05)
+        assert db is not None, "no cell was committed within 60 s"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        with open_run(db.parent) as run:
+            before = {(c.workload, c.concurrency, c.repeat): c for c in run.summaries()}
+            assert 2 <= len(before) < 8 and run.manifest.get("finished") is not True
+        res = subprocess.run([sys.executable, "-m", "specscope", "bench", "--resume", str(db.parent), "--format", "json"],
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        with open_run(db.parent) as run:
+            after = {(c.workload, c.concurrency, c.repeat): c for c in run.summaries()}
+            assert run.manifest["finished"] is True
+    assert len(after) == 8
+    assert all(after[k] == v for k, v in before.items())  # nothing finished was redone or lost
+    assert all(c.status == "ok" for c in after.values())
