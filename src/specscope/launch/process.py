@@ -242,7 +242,7 @@ class VllmServer:
     def log_facts(self) -> LogFacts:
         """Facts parsed from the whole log so far (see specscope.launch.logfacts)."""
         try:
-            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+            text = self.log_path.read_bytes().decode("utf-8", errors="replace")
         except FileNotFoundError:
             text = ""
         return parse_vllm_log(text)
