@@ -109,3 +109,15 @@ def test_log_tail(tmp_path):
     p.write_text("".join(f"line {i}\n" for i in range(100)))
     assert log_tail(p, 3) == "line 97\nline 98\nline 99"
     assert log_tail(tmp_path / "none.log") == ""
+
+
+def test_server_killed_from_outside_reads_as_dead(tmp_path):
+    import signal
+
+    server = VllmServer(_recipe(), tmp_path / "killed.log", start_timeout_s=60, warmup_requests=0)
+    with server:
+        assert server.alive() is True
+        os.killpg(server.pid, signal.SIGKILL)  # what an OOM kill or a crash looks like from outside
+        server._proc.wait(timeout=10)
+        assert server.alive() is False
+    assert server.stop() == -9
