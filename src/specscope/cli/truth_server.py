@@ -20,6 +20,7 @@ def register(app: typer.Typer) -> None:
         host: str = typer.Option("127.0.0.1", help="Address to bind."),
         script: Path | None = typer.Option(None, help="JSON TruthScript (default plan: 16 tokens, no delays)."),
         format: str = typer.Option("text", "--format", help="text | json: how the listening line is printed."),
+        firehose: bool = typer.Option(False, "--firehose", help="No delays, raw asyncio server (client benchmarks)."),
     ) -> None:
         """Serve an OpenAI-compatible chat stream whose timing, chunks, failures and /metrics are scripted."""
         from pydantic import ValidationError
@@ -42,6 +43,9 @@ def register(app: typer.Typer) -> None:
                                   f"{'.'.join(map(str, first['loc']))}: {first['msg']}",
                                   expected="fields of specscope.truth.script.TruthScript",
                                   fix="fix the named field") from exc
+
+        if firehose:
+            plan = plan.model_copy(update={"firehose": True})
 
         def announce(url: str) -> None:
             if format == "json":

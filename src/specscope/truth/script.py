@@ -121,7 +121,10 @@ class MetricsPlan(BaseModel):
 
 
 class TruthScript(BaseModel):
-    """The whole programme of a ground-truth server (load from JSON with ``TruthScript.model_validate_json``)."""
+    """The whole programme of a ground-truth server (load from JSON with ``TruthScript.model_validate_json``).
+
+    ``firehose=True`` serves the ``default`` plan's tokens with no delays from a raw asyncio server
+    (:mod:`specscope.truth.firehose`), to measure clients; ``record=False`` keeps no truth log."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -129,6 +132,7 @@ class TruthScript(BaseModel):
     by_prompt: dict[str, ResponsePlan] = Field(default_factory=dict)
     metrics: MetricsPlan = Field(default_factory=MetricsPlan)
     record: bool = True
+    firehose: bool = False
 
     def plan_for(self, body: dict) -> ResponsePlan:
         """The plan for one request body: ``by_prompt`` on the last user message, else ``default``,

@@ -270,6 +270,10 @@ def make_app(script: TruthScript) -> web.Application:
 
 
 async def _serve(script: TruthScript, host: str, port: int, announce) -> None:
+    if script.firehose:
+        from specscope.truth.firehose import serve_firehose
+
+        return await serve_firehose(script, host, port, announce)
     runner = web.AppRunner(make_app(script), access_log=None, handle_signals=True)
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=1024)

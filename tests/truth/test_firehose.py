@@ -1,0 +1,41 @@
+"""The firehose mode of the ground-truth server (raw asyncio, no delays): right bytes, keep-alive, multi-token chunks."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from specscope.client.runner import run_fixed_concurrency, run_sync
+from specscope.client.settings import ClientSettings
+from specscope.truth.process import TruthServer
+from specscope.truth.script import ResponsePlan, TruthScript
+
+
+@pytest.fixture(scope="module")
+def firehose():
+    with TruthServer(TruthScript(default=ResponsePlan(output_tokens=None, tokens_per_chunk=[4, 1]),
+                                 firehose=True, record=False)) as ts:
+        yield ts
+
+
+def test_stream_shape_and_tokens(firehose):
+    reqs = [(f"p{i}", {"messages": [{"role": "user", "content": "x"}], "max_tokens": 23}) for i in range(40)]
+    recs = run_sync(run_fixed_concurrency(firehose.base_url, reqs, 8, ClientSettings()))
+    assert [r.status for r in recs] == ["ok"] * 40
+    r = recs[-1]
+    # 23 tokens in chunks 4,1,4,1,4,1,4,1,3: 9 events; usage says 23 (never the chunk count)
+    assert (r.output_tokens, r.content_chunks, r.prompt_tokens, r.finish_reason) == (23, 9, 8, "length")
+    assert r.text == " x" * 23
+
+
+def test_raw_http_keepalive_and_404(firehose):
+    with httpx.Client(base_url=firehose.base_url, timeout=10) as c:
+        a = c.post("/v1/chat/completions", json={"max_tokens": 2})
+        b = c.post("/v1/chat/completions", json={"max_tokens": 1})
+        assert a.status_code == b.status_code == 200
+        assert a.headers["transfer-encoding"] == "chunked"
+        # 2 tokens with chunk sizes (4, 1) cycled: one chunk of 2
+        assert a.text.count('"content":" x x"') == 1 and a.text.count('"content":') == 2  # role + 1 token chunk
+        assert b.text.endswith("data: [DONE]\n\n") and '"completion_tokens":1' in b.text
+        assert c.get("/health").json() == {"status": "ok"}
+        assert c.get("/nope").status_code == 404
