@@ -45,7 +45,7 @@ def test_start_serve_describe_stop(tmp_path):
         assert httpx.get(server.base_url + "/health").status_code == 200
         assert server.model_name == "tiny-served"
         assert server.alive() is True
-        assert server.start_s is not None and server.start_s > 0
+        assert server.startup_s is not None and server.startup_s > 0
         d = server.describe()
         assert d["kind"] == "vllm" and d["name"] == "fake"
         assert d["command_line"] == server.command_line

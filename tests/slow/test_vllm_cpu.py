@@ -92,12 +92,12 @@ def _run_config(recipe_name: str, tmp_path: Path) -> dict:
                 tokens += n
         after = _metrics(server.base_url)
         facts = server.log_facts()
-        start_s = server.start_s
+        startup_s = server.startup_s
     keep = os.environ.get("SPECSCOPE_KEEP_VLLM_LOGS")
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)
         shutil.copy(log, Path(keep) / log.name)
-    return {"before": before, "after": after, "facts": facts, "texts": texts, "tokens": tokens, "start_s": start_s}
+    return {"before": before, "after": after, "facts": facts, "texts": texts, "tokens": tokens, "startup_s": startup_s}
 
 
 def test_vllm_cpu_base_and_ngram(tmp_path):
@@ -118,7 +118,7 @@ def test_vllm_cpu_base_and_ngram(tmp_path):
         labels = dict(info[0])
         assert f.kv_cache_size_tokens == int(labels["num_gpu_blocks"]) * int(labels["block_size"])
         assert round(f.kv_cache_size_tokens / 4096, 2) == f.max_concurrency_requests
-        print(f"{name}: start {r['start_s']:.1f} s, KV {f.kv_cache_size_tokens} tokens, {r['tokens']} tokens")
+        print(f"{name}: start {r['startup_s']:.1f} s, KV {f.kv_cache_size_tokens} tokens, {r['tokens']} tokens")
 
     base, ngram = results["cpu-base"], results["cpu-ngram"]
     assert base["facts"].speculative_config is None

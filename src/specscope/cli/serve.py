@@ -104,7 +104,7 @@ def register(app: typer.Typer) -> None:
         log_path = log or Path(f"vllm-{recipe}.log")
         with VllmServer(r, log_path, port, docker=docker, start_timeout_s=start_timeout_s) as server:
             info = {"base_url": server.base_url, "model": server.model_name, "log": str(log_path),
-                    "start_s": server.start_s}
+                    "startup_s": server.startup_s}
             typer.echo(json.dumps(info) if format is ServeFormat.json else
                        f"serving {server.model_name} at {server.base_url} (log {log_path}); Ctrl-C stops it")
             while server.alive():

@@ -109,7 +109,7 @@ class VllmServer:
             self.argv = vllm_argv(recipe, port=self.port)
         self.command_line = shlex.join(self.argv)
         self._proc: subprocess.Popen[bytes] | None = None
-        self.start_s: float | None = None
+        self.startup_s: float | None = None
         self.pid: int | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -148,7 +148,7 @@ class VllmServer:
         except BaseException:
             self.stop()
             raise
-        self.start_s = (time.perf_counter_ns() - t0_ns) / 1e9
+        self.startup_s = (time.perf_counter_ns() - t0_ns) / 1e9
 
     def _fail(self, message: str, found: str) -> ServerStartError:
         tail = log_tail(self.log_path)
@@ -258,6 +258,6 @@ class VllmServer:
             "model": self.model_name,
             "log_path": str(self.log_path),
             "pid": self.pid,
-            "start_s": self.start_s,
+            "startup_s": self.startup_s,
             "log_facts": self.log_facts().model_dump(),
         }
