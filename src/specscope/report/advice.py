@@ -280,6 +280,9 @@ def _k_of(config: str, facts: Mapping[str, Any] | None) -> int | None:
     for key in ("k", "num_speculative_tokens", "draft_max"):
         if f.get(key) is not None:
             return int(f[key])
+    cfg = f.get("config") if isinstance(f.get("config"), Mapping) else {}
+    if cfg.get("spec_types") and cfg.get("draft_n_max_tokens") is not None:
+        return int(cfg["draft_n_max_tokens"])  # llama.cpp --spec-draft-n-max (embedded engine)
     m = re.search(r"k(\d+)$", config)
     return int(m.group(1)) if m else None
 

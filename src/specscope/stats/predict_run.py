@@ -3,13 +3,14 @@
 Inputs come from the run where it knows them and from the user otherwise:
 
 * target bytes per step: ``target_bytes`` argument (``--bytes-per-step``), else the first of the
-  keys :data:`TARGET_BYTES_KEYS` found in the baseline's server facts or in the manifest (the embedded
-  engine records its model file size there);
+  keys :data:`TARGET_BYTES_KEYS` found in the baseline's server facts or in the manifest, else the
+  embedded engine's ``facts["model"]["size_bytes"]`` (the GGUF file: every weight read per token);
 * draft bytes per drafted token, per config: ``draft_bytes_per_token`` argument, else
-  :data:`DRAFT_BYTES_KEYS` in that config's server facts; 0 when the config has no draft model
-  (n-gram drafting reads no weights);
-* draft length k per config: :data:`K_KEYS` in its server facts, else the number of per-position
-  rates the server reported, else a trailing ``k<digits>`` in the config name.
+  :data:`DRAFT_BYTES_KEYS` in that config's server facts, else ``facts["draft"]["size_bytes"]``;
+  0 when the config has no draft model (n-gram drafting reads no weights);
+* draft length k per config: :data:`K_KEYS` in its server facts, else llama.cpp's
+  ``facts["config"]["draft_n_max_tokens"]`` for a speculative config, else the number of
+  per-position rates the server reported, else a trailing ``k<digits>`` in the config name.
 
 Only concurrency-1 cells are used (the model is single-stream). The measured rate is the decode
 rate ``1 / tpot_p50_s`` where the cell has it (the model has no prefill), else ``output_tok_s``.
@@ -98,8 +99,20 @@ def _first(keys: Iterable[str], *sources: Mapping[str, Any] | None) -> Any:
     return None
 
 
+def _nested(facts: Mapping[str, Any] | None, *path: str) -> Any:
+    """facts[path[0]][path[1]]... or None (the embedded engine nests model / draft / config facts)."""
+    cur: Any = facts
+    for key in path:
+        if not isinstance(cur, Mapping):
+            return None
+        cur = cur.get(key)
+    return cur
+
+
 def _k_of(config: str, facts: Mapping[str, Any], positions: int) -> int:
     k = _first(K_KEYS, facts)
+    if k is None and _nested(facts, "config", "spec_types"):
+        k = _nested(facts, "config", "draft_n_max_tokens")  # llama.cpp --spec-draft-n-max
     if k is not None:
         return int(k)
     if positions:
@@ -123,7 +136,7 @@ def predict_run(
     cells = [c for c in summaries if c.concurrency == 1]
     notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
     if target_bytes is None:
-        target_bytes = _first(TARGET_BYTES_KEYS, facts.get(baseline), manifest)
+        target_bytes = _first(TARGET_BYTES_KEYS, facts.get(baseline), manifest) or _nested(facts.get(baseline), "model", "size_bytes")
         if target_bytes is None:
             raise ConfigError("bytes read per decode step are unknown", found="no model size in the run",
                               expected="--bytes-per-step", fix="pass --bytes-per-step (e.g. 17.61GB, from `specscope audit`)")
@@ -171,7 +184,7 @@ def predict_run(
         if draft_bytes_per_token is not None:
             dbytes = float(draft_bytes_per_token)
         else:
-            dbytes = float(_first(DRAFT_BYTES_KEYS, cfacts) or 0.0)
+            dbytes = float(_first(DRAFT_BYTES_KEYS, cfacts) or _nested(cfacts, "draft", "size_bytes") or 0.0)
         model = replace(base_model, draft_bytes_per_token=dbytes)
         pts = [(ks[cfg], tokens_per_step(positions[(cfg, wl)], ks[cfg]), rates[(cfg, wl)][0])
                for (c2, wl) in rates if c2 == cfg and (cfg, wl) in positions]
