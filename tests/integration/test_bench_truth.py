@@ -122,3 +122,38 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
     assert len(after) == 8
     assert all(after[k] == v for k, v in before.items())  # nothing finished was redone or lost
     assert all(c.status == "ok" for c in after.values())
+
+
+def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path):
+    import threading
+
+    slow = PLAN.model_copy(update={"inter_chunk_ms": 60.0})  # a cell lasts about 0.7 s
+    with TruthServer(TruthScript(default=slow)) as doomed, TruthServer(TruthScript(default=PLAN)) as healthy:
+        killed = threading.Event()
+
+        def on_cell(p):
+            if p.key.config == "a" and not killed.is_set():
+                killed.set()  # the first cell of "a" is stored; kill the server 0.3 s into the next one
+                threading.Timer(0.3, doomed._proc.kill).start()
+
+        opts = BenchOptions(configs=("a", "b"), workloads=("prose",), levels=(1, 2), repeats=2, max_tokens=12,
+                            baseline="b")
+        run_dir = run_bench(opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run",
+                            on_cell=on_cell)
+    with open_run(run_dir) as run:
+        cells = run.summaries()
+        manifest = run.manifest
+    a = [c for c in cells if c.config == "a"]
+    b = [c for c in cells if c.config == "b"]
+    assert [c.status for c in a] == ["ok", "server_crash"] or [c.status for c in a] == ["server_crash", "ok"]
+    crash = next(c for c in a if c.status == "server_crash")
+    assert crash.reasons[0] == "SERVER_CRASH"
+    assert len(b) == 4 and all(c.status == "ok" for c in b)  # the next config ran in full
+    assert manifest["crashes"] == {"a": f"a/prose/c{crash.concurrency}/r{crash.repeat}"}
+    assert manifest["finished"] is True
+    from specscope.report.build import load_run_report
+
+    tables = {t.key: t for t in load_run_report(run_dir).tables}
+    ok_a = next(c for c in a if c.status == "ok")
+    stable = str(ok_a.concurrency) if ok_a.concurrency < crash.concurrency else "—"
+    assert tables["crashes"].rows == [["a", "prose", str(crash.concurrency), str(crash.repeat), stable]]

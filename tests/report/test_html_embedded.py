@@ -9,24 +9,13 @@ import pytest
 
 pytest.importorskip("xllamacpp")
 
-from specscope.config import BenchOptions  # noqa: E402
 from specscope.report.advice import advise  # noqa: E402
 from specscope.report.html import write_report_html  # noqa: E402
 from specscope.stats.speedup import paired_speedups  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.browser]
-
-
-@pytest.fixture(scope="module")
-def embedded_run(tmp_path_factory) -> Path:
-    from specscope.bench import run_bench
-
-    out = tmp_path_factory.mktemp("runs")
-    options = BenchOptions(configs=("base", "ngram", "draft"), workloads=("prose", "edit"), levels=(1, 2), repeats=2,
-                           max_tokens=48)
-    return run_bench(options, out=out, run_dir=out / "embedded")
+pytestmark = [pytest.mark.integration]
 
 
 def test_advise_names_the_measured_winner_where_it_is_outside_noise(embedded_run):
@@ -50,6 +39,7 @@ def test_advise_names_the_measured_winner_where_it_is_outside_noise(embedded_run
     print(f"{checked} cells had a winner or loser outside noise")
 
 
+@pytest.mark.browser
 def test_embedded_run_page_renders_in_chromium(embedded_run, tmp_path):
     if not CHROMIUM.exists():
         pytest.skip("needs /usr/bin/chromium: apt-get update && apt-get install -y chromium")

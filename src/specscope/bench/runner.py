@@ -27,7 +27,13 @@ from typing import Any
 import httpx
 
 from specscope.bench.plan import plan_cells
-from specscope.bench.targets import ExternalServer, embedded_config_names, embedded_target
+from specscope.bench.targets import (
+    ExternalServer,
+    embedded_config_names,
+    embedded_target,
+    launched_target,
+    recipe_names,
+)
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError, SpecscopeError, StoreError
 from specscope.records import CellKey, CellResult, SpecCounters
@@ -98,18 +104,27 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _check_names(options: BenchOptions, servers: dict[str, str] | None) -> None:
+def _check_names(options: BenchOptions, servers: dict[str, str] | None, engine: str, recipes: Path | None) -> None:
     from specscope.workload import PACK_NAMES
 
     unknown_w = [w for w in options.workloads if w not in PACK_NAMES]
     if unknown_w:
         raise ConfigError(f"unknown workload {unknown_w[0]!r}", found=unknown_w, expected=f"one of {', '.join(PACK_NAMES)}",
                           fix="pass e.g. --workloads prose,code,edit")
-    known = tuple(servers) if servers else embedded_config_names()
+    if servers:
+        known = tuple(servers)
+        fix = "name each server's config with --server NAME=URL"
+    elif engine == "vllm":
+        known = recipe_names(recipes)
+        fix = "pick recipes from `specscope serve --list`, or pass --recipes FILE"
+    else:
+        known = embedded_config_names()
+        fix = "the embedded engine has base, ngram and draft; pass --server URL for your own server"
     unknown_c = [c for c in options.configs if c not in known]
+    if options.baseline is not None and options.baseline not in options.configs:
+        raise ConfigError(f"baseline {options.baseline!r} is not among the configs", found=options.baseline,
+                          expected=f"one of {', '.join(options.configs)}")
     if unknown_c:
-        fix = ("name each server's config with --server NAME=URL" if servers
-               else "the embedded engine has base, ngram and draft; pass --server URL for your own server")
         raise ConfigError(f"unknown config {unknown_c[0]!r}", found=unknown_c, expected=f"one of {', '.join(known)}", fix=fix)
 
 
@@ -122,13 +137,17 @@ def run_bench(
     draft_cache: Path | None = None,
     on_cell: Callable[[BenchProgress], None] | None = None,
     run_dir: Path | None = None,
+    engine: str = "embedded",
+    recipes: Path | None = None,
 ) -> Path:
     """Run (or resume) a bench matrix; returns the run folder.
 
     Args:
         options: the matrix; ignored when resuming (the run's own options are used).
         out: folder that receives the new run folder.
-        servers: config name -> URL of servers the user started; None runs the embedded engine.
+        servers: config name -> URL of servers the user started; None launches servers (``engine``).
+        engine: ``embedded`` (llama.cpp via xllamacpp, the default) or ``vllm`` (configs are recipe names,
+            each launched in turn from ``recipes``, default the recipes file shipped with specscope).
         resume: an existing run folder to finish; cells already stored are skipped.
         draft_cache: where the embedded engine keeps its derived draft model.
         on_cell: called after each finished cell (progress display).
@@ -148,9 +167,13 @@ def run_bench(
             raise StoreError(f"{resume} is not a bench run", found=run.manifest.get("kind"), expected="bench")
         options = BenchOptions(**run.manifest["options"])
         servers = run.manifest.get("external_servers") or None
+        engine = run.manifest.get("engine", "embedded")
+        recipes = Path(run.manifest["recipes"]) if run.manifest.get("recipes") else None
     else:
         options = options or BenchOptions()
-        _check_names(options, servers)
+        if servers:
+            engine = "external"
+        _check_names(options, servers, engine, recipes)
         for name, url in (servers or {}).items():  # fail before a run folder exists
             with ExternalServer(name, url):
                 pass
@@ -162,7 +185,9 @@ def run_bench(
                 "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                 "options": options.model_dump(mode="json"),
                 "external_servers": servers,
-                "engine": "external" if servers else "embedded",
+                "engine": engine,
+                "recipes": None if recipes is None else str(Path(recipes).resolve()),
+                "baseline": options.baseline_config(),
                 "client": settings.describe(),
                 "machine": _machine(),
                 "versions": _versions(),
@@ -173,7 +198,7 @@ def run_bench(
             },
         )
     settings = ClientSettings()
-    _check_names(options, servers)
+    _check_names(options, servers, engine, recipes)
     plan = plan_cells(options)
     done = run.done_keys()
     total = len(plan)
@@ -190,16 +215,24 @@ def run_bench(
                 log_path = run.path / "logs" / f"{config}.{time.strftime('%Y%m%d-%H%M%S')}.log"
             if servers:
                 ctx = ExternalServer(config, servers[config])
+            elif engine == "vllm":
+                ctx = launched_target(config, log_path, recipes=recipes)
             else:
                 ctx = embedded_target(config, log_path, threads=options.threads, n_parallel=max(options.levels),
                                       draft_cache=draft_cache)
             with ctx as server:
                 run.save_server_facts(config, {**server.describe(), "log": str(log_path.relative_to(run.path))})
-                crashed = run_sync(_run_config(run, server, todo, options, settings, on_cell, total, n_done, t0, tokens))
-                n_done += crashed[0]
-                tokens = crashed[1]
+                facts = {"log": str(log_path.relative_to(run.path))}
+                try:
+                    n_new, tokens = run_sync(_run_config(run, server, todo, options, settings, on_cell, total, n_done, t0,
+                                                         tokens))
+                    n_done += n_new
+                finally:  # the log has grown (periodic metrics, a crash): read the server's facts again
+                    run.save_server_facts(config, {**server.describe(), **facts})
     finally:
-        run.update_manifest(finished=len(run.done_keys()) == total, cells_done=len(run.done_keys()), cells_total=total)
+        crashed = set(run.manifest.get("crashes") or {})
+        left = [k for k in plan if k not in run.done_keys() and k.config not in crashed]
+        run.update_manifest(finished=not left, cells_done=len(run.done_keys()), cells_total=total)
         run.close()
     return run.path
 
@@ -255,6 +288,9 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
                                     {"client_settings": settings.describe()})
                 summary = summarize_cell(result, extra_reasons=("SERVER_CRASH",), status_override="server_crash")
                 run.save_cell(result, summary)
+                crashes = dict(run.manifest.get("crashes") or {})
+                crashes[key.config] = key.label()
+                run.update_manifest(crashes=crashes)
                 break
             result = CellResult(key, tuple(streams), start_ns, end_ns, before, after,
                                 {"client_settings": settings.describe(), "warmup_prompt_id": warm.prompt_id})

@@ -15,7 +15,8 @@ import httpx
 
 from specscope.errors import ConfigError, MetricsUnavailable, ServerUnreachable
 
-__all__ = ["ServerTarget", "ExternalServer", "parse_server_specs", "embedded_target", "embedded_config_names"]
+__all__ = ["ServerTarget", "ExternalServer", "parse_server_specs", "embedded_target", "embedded_config_names", "launched_target",
+           "recipe_names"]
 
 
 class ServerTarget(Protocol):
@@ -145,3 +146,38 @@ def embedded_target(config_name: str, log_path: Path, *, threads: int, n_paralle
     cfg = cfg.with_updates(**updates)
     with EmbeddedServer(cfg, log_path) as server:
         yield _Embedded(config_name, server)
+
+
+class _Launched:
+    """Adapter giving :class:`specscope.launch.VllmServer` the ServerTarget shape."""
+
+    def __init__(self, name: str, server: Any):
+        self.name = name
+        self._server = server
+        self.base_url = server.base_url
+        self.model_name = server.model_name
+        self.server_kind = "vllm"
+
+    def alive(self) -> bool:
+        return self._server.alive()
+
+    def describe(self) -> dict[str, Any]:
+        return self._server.describe()
+
+
+def recipe_names(recipes: Path | None) -> tuple[str, ...]:
+    """Names of the vLLM recipes in ``recipes`` (default: the file shipped with specscope)."""
+    from specscope.launch.recipes import load_recipes
+
+    return tuple(load_recipes(recipes).recipes)
+
+
+@contextlib.contextmanager
+def launched_target(recipe_name: str, log_path: Path, *, recipes: Path | None) -> Iterator[_Launched]:
+    """Launch vLLM from recipe ``recipe_name``, wait for health; stop it (SIGTERM, then SIGKILL) on exit."""
+    from specscope.launch.process import VllmServer
+    from specscope.launch.recipes import load_recipes
+
+    recipe = load_recipes(recipes).get(recipe_name)
+    with VllmServer(recipe, log_path) as server:
+        yield _Launched(recipe_name, server)

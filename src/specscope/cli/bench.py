@@ -29,6 +29,11 @@ def register(app: typer.Typer) -> None:
         resume: Annotated[Path | None, typer.Option(help="Finish an interrupted run folder.")] = None,
         format: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format printed at the end.")] = ReportFormat.text,
         draft_cache: Annotated[Path | None, typer.Option(help="Cache folder of the derived draft model.")] = None,
+        launch: Annotated[str, typer.Option(
+            help="Who serves the configs when no --server is given: embedded (llama.cpp) or vllm (configs are recipe "
+                 "names, launched one at a time).")] = "embedded",
+        recipes: Annotated[Path | None, typer.Option(help="vLLM recipes TOML for --launch vllm.")] = None,
+        baseline: Annotated[str | None, typer.Option(help="Config that speedups are measured against.")] = None,
     ) -> None:
         """Run configs x workloads x concurrency levels x shuffled repeats, commit every cell to a run folder,
         and print the report. With no --server, the embedded llama.cpp engine serves SmolLM2-135M.
@@ -51,8 +56,12 @@ def register(app: typer.Typer) -> None:
             options = profile_options(
                 profile, configs=cfg_names, workloads=parse_csv_names(workloads), levels=parse_csv_ints(levels, "--levels"),
                 repeats=repeats, max_tokens=max_tokens, temperature=temperature, seed=seed, edit_form=edit_form,
-                threads=threads,
+                threads=threads, baseline=baseline,
             )
+        if launch not in ("embedded", "vllm"):
+            from specscope.errors import ConfigError
+
+            raise ConfigError("unknown --launch", found=launch, expected="embedded or vllm")
         console = Console(stderr=True)
         with Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -67,6 +76,7 @@ def register(app: typer.Typer) -> None:
                 progress.update(task, total=p.total, completed=p.done, description=p.key.label(),
                                 rate=f"last {last:.1f} tok/s · run {rate:.1f} tok/s · {p.summary.status}")
 
-            run_dir = run_bench(options, out=out, servers=servers, resume=resume, draft_cache=draft_cache, on_cell=on_cell)
+            run_dir = run_bench(options, out=out, servers=servers, resume=resume, draft_cache=draft_cache, on_cell=on_cell,
+                                engine=launch, recipes=recipes)
         console.print(f"run folder: {run_dir}")
         emit_report([run_dir], format, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from specscope.report.server_facts import server_tables
 from specscope.report.tables import ReportTable, bench_tables
 from specscope.store import Run, open_run
 
@@ -19,7 +20,10 @@ class RunReport:
         self.manifest = run.manifest
         self.summaries = run.summaries()
         self.server_facts = run.server_facts
-        self.tables: list[ReportTable] = bench_tables(self.summaries)
+        baseline = self.manifest.get("baseline") or "base"
+        self.tables: list[ReportTable] = bench_tables(self.summaries, baseline=baseline) + server_tables(
+            self.server_facts, baseline=baseline
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -42,8 +42,6 @@ def markdown_tables(tables: Sequence[ReportTable], heading: str | None = None) -
         out.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(t.columns))) + "|")
         for row in t.rows:
             out.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
-        if not t.rows:
-            out.append("| " + " | ".join("" for _ in t.columns) + " |")
         if t.note:
             out += ["", f"_{t.note}_"]
         out.append("")

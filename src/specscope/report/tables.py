@@ -77,8 +77,9 @@ def _pooled_acceptance(cells: Sequence[CellSummary]) -> tuple[float | None, floa
     return None, None
 
 
-def bench_tables(summaries: Sequence[CellSummary]) -> list[ReportTable]:
-    """All tables of a bench run, in reading order."""
+def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> list[ReportTable]:
+    """All tables of a bench run, in reading order; speedups are against the config ``baseline``."""
+    BASE = baseline
     ok = [s for s in summaries if s.status == "ok"]
     configs = _ordered([s.config for s in summaries])
     workloads = _ordered([s.workload for s in summaries])
@@ -108,19 +109,19 @@ def bench_tables(summaries: Sequence[CellSummary]) -> list[ReportTable]:
     ))
 
     # 2. aggregate throughput per workload
-    others = [c for c in configs if c != BASELINE]
+    others = [c for c in configs if c != BASE]
     for w in workloads:
-        cols = ["N"] + ([BASELINE] if BASELINE in configs else [])
+        cols = ["N"] + ([BASE] if BASE in configs else [])
         for c in others:
-            cols += [c] + ([f"{c} vs {BASELINE}"] if BASELINE in configs else [])
+            cols += [c] + ([f"{c} vs {BASE}"] if BASE in configs else [])
         rows = []
         for n in levels:
-            base = _mean([s.output_tok_s for s in by.get((BASELINE, w, n), [])])
-            row = [str(n)] + ([_fmt(base)] if BASELINE in configs else [])
+            base = _mean([s.output_tok_s for s in by.get((BASE, w, n), [])])
+            row = [str(n)] + ([_fmt(base)] if BASE in configs else [])
             for c in others:
                 v = _mean([s.output_tok_s for s in by.get((c, w, n), [])])
                 row.append(_fmt(v))
-                if BASELINE in configs:
+                if BASE in configs:
                     row.append(_pct(None if v is None or not base else (v / base - 1) * 100))
             rows.append(row)
         tables.append(ReportTable(
@@ -179,7 +180,19 @@ def bench_tables(summaries: Sequence[CellSummary]) -> list[ReportTable]:
                               ["config", "workload", *[f"N={n}" for n in levels]], rows,
                               "Differences smaller than this spread are not meaningful.", key="cv"))
 
-    # 7. cells not ok
+    # 7. server crashes: the sweep of that config stopped; name the highest stable concurrency
+    crashed = [s for s in summaries if s.status == "server_crash"]
+    if crashed:
+        rows = []
+        for s in crashed:
+            stable = sorted({x.concurrency for x in ok if x.config == s.config and x.concurrency < s.concurrency})
+            rows.append([s.config, s.workload, str(s.concurrency), str(s.repeat), str(stable[-1]) if stable else DASH])
+        tables.append(ReportTable(
+            "Server crashes", ["config", "workload", "N", "repeat", "highest stable N"], rows,
+            "The server died during this cell; the rest of that config's sweep was not run.", key="crashes",
+        ))
+
+    # 8. cells not ok
     bad = [s for s in summaries if s.status != "ok"]
     rows = [[s.config, s.workload, str(s.concurrency), str(s.repeat), s.status, "; ".join(s.reasons)] for s in bad]
     tables.append(ReportTable(

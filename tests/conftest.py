@@ -1,0 +1,21 @@
+"""Fixtures shared across test folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def embedded_run(tmp_path_factory) -> Path:
+    """One tiny matrix on the real embedded engine (llama.cpp via xllamacpp, SmolLM2-135M), shared by the
+    bench, report and advise tests that need a real run: base and draft x prose and edit x N=1,2 x 2 repeats."""
+    pytest.importorskip("xllamacpp")
+    from specscope.bench import run_bench
+    from specscope.config import BenchOptions
+
+    out = tmp_path_factory.mktemp("runs")
+    options = BenchOptions(configs=("base", "draft"), workloads=("prose", "edit"), levels=(1, 2), repeats=2,
+                           max_tokens=32)
+    return run_bench(options, out=out, run_dir=out / "embedded")
