@@ -78,6 +78,11 @@ def test_good_and_broken_verdicts(servers, tmp_path):
     md = render_gate_markdown(back)
     assert "**FAILED: 2 of 13 gate checks failed (thinking on mtp, repetition on mtp)." in md
     assert "| Thinking termination | PASS 5/5 | FAIL 0/5 |" in md
+    # `specscope report` shows a gate run like a bench run
+    rep = subprocess.run([sys.executable, "-m", "specscope", "report", str(folder), "--format", "markdown"],
+                         capture_output=True, text=True, timeout=120)
+    assert rep.returncode == 0, rep.stderr
+    assert "| Thinking termination | PASS 5/5 | FAIL 0/5 |" in rep.stdout
 
 
 def test_cli_exit_codes(servers, tmp_path):

@@ -18,6 +18,43 @@ class ReportFormat(str, Enum):
     html = "html"
 
 
+def _kind(path: Path) -> str | None:
+    import json
+
+    try:
+        return json.loads((Path(path) / "manifest.json").read_text()).get("kind")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _emit_gate(runs: list[Path], fmt: "ReportFormat", output: Path | None) -> None:
+    """Gate runs: the pass/fail table per config (seed 002's shape) and the thinking-token table."""
+    from rich.console import Console
+
+    from specscope.gate import load_gate_run, render_gate_markdown, render_gate_table, render_thinking_table
+    from specscope.report.files import write_text_atomic
+
+    loaded = [load_gate_run(p) for p in runs]
+    if fmt is ReportFormat.json:
+        import json
+
+        docs = [r.to_dict() for r in loaded]
+        text = json.dumps(docs[0] if len(docs) == 1 else {"runs": docs}, indent=2, default=str)
+    elif fmt in (ReportFormat.markdown, ReportFormat.html):
+        text = "\n".join(render_gate_markdown(r) for r in loaded)
+    else:
+        console = Console()
+        for p, r in zip(runs, loaded):
+            console.rule(f"gate run {p}")
+            console.print(render_gate_table(r))
+            console.print(render_thinking_table(r))
+        return
+    if output:
+        write_text_atomic(output, text)
+    else:
+        typer.echo(text)
+
+
 def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None:
     """Build and write/print the report of ``runs`` in ``fmt``."""
     from rich.console import Console
@@ -26,6 +63,13 @@ def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> Non
     from specscope.report.render import json_document, markdown_tables, print_tables
     from specscope.store import write_json_atomic
 
+    gate_runs = [p for p in runs if _kind(p) == "gate"]
+    if gate_runs:
+        if len(gate_runs) != len(runs):
+            raise ConfigError("gate runs and bench runs cannot share one report", found=[str(p) for p in runs],
+                              expected="only gate runs or only bench runs")
+        _emit_gate(gate_runs, fmt, output)
+        return
     reports = [load_run_report(p) for p in runs]
     if fmt is ReportFormat.html:
         from specscope.report.html import write_report_html
