@@ -241,7 +241,7 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
                       on_cell: Callable[[BenchProgress], None] | None, total: int, n_done: int, t0: int,
                       tokens: int) -> tuple[int, int]:
     from specscope.client.metrics import scrape
-    from specscope.client.runner import run_fixed_concurrency
+    from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
     from specscope.workload import chat_request, load_pack, schedule, warmup_prompt
 
     packs = {w: load_pack(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads}
@@ -274,7 +274,7 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
                 await run_fixed_concurrency(server.base_url, [(warm.prompt_id, body(warm, options.warmup_max_tokens))], 1, settings)
                 before = await idle_scrape()
                 start_ns = time.perf_counter_ns()
-                streams = await run_fixed_concurrency(
+                streams, check = await run_fixed_concurrency_checked(
                     server.base_url, [(p.prompt_id, body(p, options.max_tokens)) for p in cell_prompts], key.concurrency, settings
                 )
                 end_ns = time.perf_counter_ns()
@@ -293,8 +293,10 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
                 run.update_manifest(crashes=crashes)
                 break
             result = CellResult(key, tuple(streams), start_ns, end_ns, before, after,
-                                {"client_settings": settings.describe(), "warmup_prompt_id": warm.prompt_id})
-            summary = summarize_cell(result)
+                                {"client_settings": settings.describe(), "warmup_prompt_id": warm.prompt_id,
+                                 "self_check": check.to_dict()})
+            limited = check.limited_reason()
+            summary = summarize_cell(result, extra_reasons=(limited,) if limited else ())
             run.save_cell(result, summary)
             finished += 1
             tokens += summary.output_tokens
