@@ -31,6 +31,9 @@ class BenchOptions(BaseModel):
         warmup_max_tokens: ``max_tokens`` of the one warm-up request per cell (tokens).
         threads: compute threads of the embedded engine.
         baseline: the config that speedups are measured against (default: see ``baseline_config``).
+        prefix_cache: ``defeat`` (default) asks the server not to serve a prompt from its prefix cache
+            (a prompt reused by a later cell or repeat would otherwise get a flattering TTFT); ``allow``
+            leaves the server's caching alone. See :func:`specscope.workload.chat_request`.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -46,6 +49,7 @@ class BenchOptions(BaseModel):
     warmup_max_tokens: int = Field(8, ge=1)
     threads: int = Field(1, ge=1, le=256)
     baseline: str | None = None
+    prefix_cache: Literal["defeat", "allow"] = "defeat"
 
     def baseline_config(self) -> str:
         """The no-speculation config speedups are measured against: ``baseline`` if set, else ``base`` if

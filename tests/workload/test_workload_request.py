@@ -111,3 +111,18 @@ def test_nan_temperature_is_a_config_error():
     with pytest.raises(ConfigError) as info:
         chat_request(PLAIN, model="m", max_tokens=16, temperature=math.nan)
     assert info.value.expected == ">= 0"
+
+
+def test_cache_salt_defeats_prefix_cache_per_server_kind():
+    from specscope.workload import chat_request, load_pack
+
+    p = load_pack("prose", seed=0)[0]
+    kw = dict(model="m", max_tokens=8, temperature=0.0, cache_salt="run/cell/prose-000")
+    assert chat_request(p, server_kind="llamacpp", **kw)["cache_prompt"] is False
+    assert "cache_salt" not in chat_request(p, server_kind="llamacpp", **kw)
+    assert chat_request(p, server_kind="vllm", **kw)["cache_salt"] == "run/cell/prose-000"
+    assert chat_request(p, server_kind="openai", **kw)["cache_salt"] == "run/cell/prose-000"
+    sg = chat_request(p, server_kind="sglang", **kw)
+    assert "cache_salt" not in sg and "cache_prompt" not in sg
+    plain = chat_request(p, server_kind="vllm", model="m", max_tokens=8, temperature=0.0)
+    assert "cache_salt" not in plain and "cache_prompt" not in plain

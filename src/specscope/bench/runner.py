@@ -263,8 +263,9 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
             warm = warmups[key.workload]
 
             def body(p, max_tokens):
+                salt = f"{run.path.name}/{key.label()}/{p.prompt_id}" if options.prefix_cache == "defeat" else None
                 return chat_request(p, model=server.model_name, max_tokens=max_tokens, temperature=options.temperature,
-                                    server_kind=server.server_kind)
+                                    server_kind=server.server_kind, cache_salt=salt)
 
             crashed = False
             streams: list = []

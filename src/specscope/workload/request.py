@@ -41,6 +41,7 @@ def chat_request(
     max_tokens: int,
     temperature: float,
     server_kind: str = "openai",
+    cache_salt: str | None = None,
 ) -> dict[str, Any]:
     """The JSON body (a fresh dict) for ``POST /v1/chat/completions``.
 
@@ -49,7 +50,12 @@ def chat_request(
         model: the served model name.
         max_tokens: generation cap in tokens, >= 1.
         temperature: sampling temperature, finite and >= 0 (0 is greedy).
-        server_kind: one of :data:`SERVER_KINDS`; only changes the pre-filled form.
+        server_kind: one of :data:`SERVER_KINDS`; changes the pre-filled form and the cache fields.
+        cache_salt: when given, keep the server's prefix cache from serving this request from an earlier
+            one, so a repeated prompt cannot flatter a later cell: llama.cpp gets ``"cache_prompt": false``
+            (its server reuses a slot's cached prompt otherwise), vLLM and other OpenAI-style servers get
+            ``"cache_salt": <salt>`` (vLLM's per-request prefix-cache isolation: blocks are only shared
+            between requests with the same salt). SGLang gets neither (no such field).
 
     Returns:
         ``{"model", "messages", "max_tokens", "temperature", "stream": True,
@@ -91,4 +97,9 @@ def chat_request(
         messages.append({"role": "assistant", "content": prompt.prefill})
         if server_kind != "llamacpp":
             body.update(_CONTINUE_FIELDS)
+    if cache_salt is not None:
+        if server_kind == "llamacpp":
+            body["cache_prompt"] = False
+        elif server_kind in ("openai", "vllm"):
+            body["cache_salt"] = cache_salt
     return body
