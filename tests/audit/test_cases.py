@@ -166,3 +166,27 @@ def test_c12_audit_verdicts(fname: str, ok: bool) -> None:
     r = audit_checkpoint(CASES / "C12" / "files" / f"{fname}.safetensors")
     assert (r.exit_code == 0) is ok
     assert len(r.errors) == (0 if ok else 1)
+
+
+# C08 B1: gate/up pairs with different NVFP4 global scales; both conventions give the same verdict
+@pytest.mark.parametrize("fname, shared", [
+    ("experts_scale2.modelopt.safetensors", {"0": 4.83e-5, "2": 1e-4}),
+    ("experts_global_scale.compressed_tensors.safetensors", {"0": 20703.93, "2": 10000.0}),
+])
+def test_c08_b1_gate_up_scale_mismatch(fname, shared):
+    from specscope.audit import audit_checkpoint
+
+    rep = audit_checkpoint(CASES / "C08" / "B_gate_up" / fname)
+    [f] = rep.by_code("NVFP4_GATE_UP_SCALE_MISMATCH")
+    assert f.severity.value == "warning"
+    d = f.details
+    assert (d["pairs"], d["mismatched"]) == (3, 2)
+    assert d["mismatched_fraction"] == pytest.approx(2 / 3)
+    assert d["ratio_max"] == pytest.approx(10.0, rel=1e-4)
+    by = {p["expert"].rsplit(".", 1)[-1]: p for p in d["per_pair"]}
+    assert set(by) == {"0", "2"}  # expert 1's halves agree
+    assert by["0"]["ratio"] == pytest.approx(1.2545, rel=1e-4)
+    assert by["0"]["up_multiplier"] == pytest.approx(0.7971, rel=1e-4)
+    assert by["2"]["up_multiplier"] == pytest.approx(10.0, rel=1e-4)
+    for e, v in shared.items():
+        assert by[e]["shared_stored"] == pytest.approx(v, rel=1e-4)

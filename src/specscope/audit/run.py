@@ -20,6 +20,7 @@ from specscope.audit.rules_draft import (
 from specscope.audit.rules_format import check_format, check_index
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_mtp import check_mtp
+from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_quant import check_quant, linear_modules
 from specscope.checkpoint import ByteSource, Checkpoint, load_checkpoint
 
@@ -56,6 +57,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None) -> Audi
     quant_findings, quant_facts = check_quant(ck, draft_modules)
     findings += quant_findings
     facts.update(quant_facts)
+    findings += check_gate_up_scales(ck)
     kv_findings, kv_table = check_kv(ck, layout.prefixes if layout else ("mtp.",))
     findings += kv_findings
     if kv_table:

@@ -1,0 +1,74 @@
+"""MoE NVFP4 rule: gate (w1) and up (w3) halves of an expert with different per-tensor global scales.
+
+Engines fuse gate and up into one GEMM with a single global scale. vLLM detects a mismatch, warns, and uses
+the gate's scale for both halves (vllm-project/vllm issue #54974; same in TensorRT-LLM PR #14199), which
+silently rescales the up half by gate/up. The accepted remedy is to adopt the larger effective scale for
+both halves and rescale the other half's FP8 block scales (shared case C08 B1/B2; ``specscope.surgery.nvfp4
+.share_global_scale`` does it). Conventions: ModelOpt ``weight_scale_2`` is direct (effective = value);
+compressed-tensors ``weight_global_scale`` is reciprocal (effective = 1 / value), so its shared value is the
+*minimum* of the stored numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from specscope.audit.findings import Finding, Severity
+from specscope.checkpoint import Checkpoint
+
+__all__ = ["check_gate_up_scales"]
+
+# (gate name, up name) spellings of the two halves
+_HALVES = (("gate_proj", "up_proj"), ("w1", "w3"))
+_SUFFIXES = {"weight_scale_2": "direct", "weight_global_scale": "reciprocal"}
+_PATTERN = re.compile(r"^(?P<stem>.*)\.(?P<half>gate_proj|w1)\.(?P<suffix>weight_scale_2|weight_global_scale)$")
+
+
+def check_gate_up_scales(ck: Checkpoint) -> list[Finding]:
+    """One WARNING ``NVFP4_GATE_UP_SCALE_MISMATCH`` when any expert's gate and up global scales differ.
+
+    ``details``: ``pairs`` (count), ``mismatched`` (count), ``mismatched_fraction``, ``ratio_max``, and per
+    mismatched pair ``ratio`` (max / min effective scale), ``up_multiplier`` (gate / up effective scale: what
+    "use the gate's scale for both" does to the up half) and ``shared_stored`` (the value both halves should
+    store: max for direct scales, min for reciprocal ones). Reads only the scalar scale tensors.
+    """
+    rows: list[dict] = []
+    for name in sorted(ck.tensors()):
+        m = _PATTERN.match(name)
+        if not m:
+            continue
+        up_half = dict(_HALVES)[m["half"]]
+        up_name = f"{m['stem']}.{up_half}.{m['suffix']}"
+        if ck.tensor(up_name) is None:
+            continue
+        g, u = ck.read_scalar(name), ck.read_scalar(up_name)
+        if g is None or u is None or not all(math.isfinite(x) and x > 0 for x in (g, u)):
+            continue
+        reciprocal = _SUFFIXES[m["suffix"]] == "reciprocal"
+        g_eff, u_eff = (1 / g, 1 / u) if reciprocal else (g, u)
+        rows.append({
+            "expert": m["stem"], "gate_stored": g, "up_stored": u,
+            "ratio": max(g_eff, u_eff) / min(g_eff, u_eff),
+            "up_multiplier": g_eff / u_eff,
+            "shared_stored": min(g, u) if reciprocal else max(g, u),
+            "convention": _SUFFIXES[m["suffix"]],
+        })
+    bad = [r for r in rows if r["gate_stored"] != r["up_stored"]]
+    if not bad:
+        return []
+    worst = max(bad, key=lambda r: r["ratio"])
+    return [Finding(
+        Severity.WARNING, "NVFP4_GATE_UP_SCALE_MISMATCH",
+        f"{len(bad)} of {len(rows)} gate/up pairs have different global scales ({len(bad) / len(rows):.1%}); "
+        f"largest ratio {worst['ratio']:.4g} at {worst['expert']}",
+        tensor=f"{worst['expert']}.gate_proj", found=f"gate {worst['gate_stored']:g} vs up {worst['up_stored']:g}",
+        expected="one global scale shared by the fused gate/up halves",
+        consequence=("engines that fuse gate and up use the gate's scale for both: the up half is multiplied by "
+                     + ", ".join(f"{r['up_multiplier']:.4g} ({(r['up_multiplier'] - 1) * 100:+.1f}%) at {r['expert']}"
+                                 for r in bad[:4]) + (" ..." if len(bad) > 4 else "")),
+        fix="share max(gate, up) effective scale (compressed-tensors: min of the stored values) and rescale the other "
+            "half's FP8 block scales; the FP4 payload is unchanged (specscope surgery, share_global_scale)",
+        details={"pairs": len(rows), "mismatched": len(bad), "mismatched_fraction": len(bad) / len(rows),
+                 "ratio_max": worst["ratio"], "per_pair": bad},
+    )]
