@@ -7,6 +7,7 @@ config, invalid profile, unreachable server, an --out folder holding another kin
 from __future__ import annotations
 
 import contextlib
+import functools
 import datetime as _dt
 import enum
 import json
@@ -42,6 +43,15 @@ def _parse_servers(servers: list[str], names: list[str]) -> list[tuple[str, str]
     return out
 
 
+@contextlib.contextmanager
+def _launch_vllm(recipe, log_path: Path):  # type: ignore[no-untyped-def]
+    """Launch vLLM for one recipe while its gates run; yields (base_url, model)."""
+    from specscope.launch.process import VllmServer
+
+    with VllmServer(recipe, log_path) as server:
+        yield server.base_url, server.model_name
+
+
 def register(app: typer.Typer) -> None:
     @app.command("gate")
     def gate(
@@ -52,6 +62,10 @@ def register(app: typer.Typer) -> None:
             "--config", help="Config names: with --server, names of the servers by position; with --embedded, "
                              "engine configs to start (default base and ngram).")] = None,
         embedded: Annotated[bool, typer.Option("--embedded", help="Start the embedded llama.cpp engine configs.")] = False,
+        recipe: Annotated[list[str] | None, typer.Option(
+            "--recipe", help="vLLM recipe to launch and gate (repeatable; one server at a time; the first is the "
+                             "baseline of the base-vs-speculative comparison).")] = None,
+        recipes: Annotated[Path | None, typer.Option(help="Recipes TOML for --recipe (default: the shipped file).")] = None,
         profile: Annotated[Path | None, typer.Option(help="Gate profile TOML (overrides the defaults).")] = None,
         gates: Annotated[list[str] | None, typer.Option("--gate", help="Run only this gate (repeatable).")] = None,
         limit: Annotated[int | None, typer.Option(min=1, help="At most this many probes per gate.")] = None,
@@ -80,9 +94,10 @@ def register(app: typer.Typer) -> None:
             typer.echo(default_profile_text(), nl=False)
             return
         names = list(config or [])
-        if embedded == bool(server):
-            raise ConfigError("choose exactly one of --server and --embedded", found=f"--server {server or []}, "
-                              f"--embedded {embedded}", expected="one of them", fix="pass --server URL or --embedded")
+        if sum((embedded, bool(server), bool(recipe))) != 1:
+            raise ConfigError("choose exactly one of --server, --recipe and --embedded",
+                              found=f"--server {server or []}, --recipe {recipe or []}, --embedded {embedded}",
+                              expected="one of them", fix="pass --server URL, --recipe NAME or --embedded")
         for g in gates or ():
             if g not in GATES:
                 raise ConfigError("unknown gate", found=g, expected=", ".join(GATES), fix="pick a gate from the list")
@@ -123,12 +138,20 @@ def register(app: typer.Typer) -> None:
                 for c in cfgs:
                     srv = stack.enter_context(EmbeddedServer(c, run_dir / f"engine-{c.name}.log"))
                     targets.append(Target(c.name, srv.base_url, srv.model_name))
+            elif recipe:
+                from specscope.launch.recipes import load_recipes
+
+                book = load_recipes(recipes)
+                chosen = [book.get(r) for r in recipe]  # unknown names fail before anything starts
+                run_dir.mkdir(parents=True, exist_ok=True)
+                targets = [Target(name, launch=functools.partial(_launch_vllm, rec, run_dir / f"vllm-{name}.log"))
+                           for name, rec in zip(recipe, chosen)]
             else:
                 targets = [Target(n, u) for n, u in _parse_servers(list(server or []), names)]
             if overrides:
                 prof = prof.with_overrides(**overrides)
             run = run_gate_suite(targets, prof, gates=list(gates) if gates else None, on_result=on_result)
-        write_gate_run(run, run_dir, extra_manifest={"embedded": embedded})
+        write_gate_run(run, run_dir, extra_manifest={"embedded": embedded, "recipes": list(recipe or [])})
         console.print(f"run folder: {run_dir}")
         if format is GateFormat.json:
             typer.echo(json.dumps({"run_folder": str(run_dir), **run.to_dict()}, indent=2, ensure_ascii=False))

@@ -9,7 +9,9 @@ fractions) following seed 002's P2 gate table.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,11 +26,17 @@ __all__ = ["Target", "build_request", "check_output", "decide", "run_gate_suite"
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """One server config to gate: a display name, its base URL and (optionally) the model to ask for."""
+    """One server config to gate: a display name, its base URL and (optionally) the model to ask for.
+
+    ``launch``, when given, starts the server only while this target is gated (one server at a time, as
+    for vLLM recipes that each take most of the accelerator): a callable returning a context manager that
+    yields ``(base_url, model)``; ``base_url`` may then be empty.
+    """
 
     name: str
-    base_url: str
+    base_url: str = ""
     model: str | None = None
+    launch: Callable[[], AbstractContextManager[tuple[str, str]]] | None = None
 
 
 def build_request(probe: Probe, model: str, profile: GateProfile, *, logprobs: bool = False) -> dict[str, Any]:
@@ -167,33 +175,39 @@ def run_gate_suite(
     own = backend is None
     backend = backend or HttpxChat(timeout_s=profile.request.timeout_s)
     try:
-        models = {t.name: t.model or backend.model_name(t.base_url) for t in targets}
-        cpt = DEFAULT_CHARS_PER_TOKEN
-        suite0 = load_suite(profile, gates)
-        if "long_context" in suite0:  # size the filler with the first server's tokenizer when it has one
-            sample = load_suite(profile, ["long_context"], cpt)["long_context"][0].messages[0]["content"]
-            n = backend.count_tokens(targets[0].base_url, models[targets[0].name], sample) if targets else None
-            if n:
-                cpt = len(sample) / n
-        suite = load_suite(profile, gates, cpt)
+        models: dict[str, str] = {}
+        urls: dict[str, str] = {}
+        suite: dict[str, list[Probe]] | None = None
         results: list[ProbeResult] = []
         compare_outputs: dict[str, dict[str, ProbeOutput]] = {}
         for t in targets:
-            model = models[t.name]
-            for gate, probes in suite.items():
-                if gate == "compare" and len(targets) < 2:
-                    continue
-                for probe in probes:
-                    req = build_request(probe, model, profile, logprobs=(gate == "compare"))
-                    out = backend.complete(t.base_url, req)
-                    if gate == "thinking" and out.error is None:
-                        out = _with_reasoning_tokens(out, backend, t.base_url, model)
-                    if gate == "compare":
-                        compare_outputs.setdefault(probe.id, {})[t.name] = out
-                    res = ProbeResult(t.name, gate, probe.id, req, out, check_output(probe, out, profile))
-                    results.append(res)
-                    if on_result:
-                        on_result(res)
+            live = t.launch() if t.launch is not None else contextlib.nullcontext((t.base_url, t.model))
+            with live as (base_url, model):
+                model = model or backend.model_name(base_url)
+                models[t.name], urls[t.name] = model, base_url
+                if suite is None:  # size the long-context filler with the first server's tokenizer when it has one
+                    cpt = DEFAULT_CHARS_PER_TOKEN
+                    if "long_context" in load_suite(profile, gates):
+                        sample = load_suite(profile, ["long_context"], cpt)["long_context"][0].messages[0]["content"]
+                        n = backend.count_tokens(base_url, model, sample)
+                        if n:
+                            cpt = len(sample) / n
+                    suite = load_suite(profile, gates, cpt)
+                for gate, probes in suite.items():
+                    if gate == "compare" and len(targets) < 2:
+                        continue
+                    for probe in probes:
+                        req = build_request(probe, model, profile, logprobs=(gate == "compare"))
+                        out = backend.complete(base_url, req)
+                        if gate == "thinking" and out.error is None:
+                            out = _with_reasoning_tokens(out, backend, base_url, model)
+                        if gate == "compare":
+                            compare_outputs.setdefault(probe.id, {})[t.name] = out
+                        res = ProbeResult(t.name, gate, probe.id, req, out, check_output(probe, out, profile))
+                        results.append(res)
+                        if on_result:
+                            on_result(res)
+        suite = suite or {}
         comparisons: list[Comparison] = []
         if len(targets) >= 2:
             base = targets[0].name
@@ -202,7 +216,8 @@ def run_gate_suite(
                 for t in targets[1:]:
                     comparisons.append(checks.compare_outputs(probe, base, outs[base], t.name, outs[t.name]))
         verdicts = decide(results, comparisons, profile)
-        configs = tuple({"name": t.name, "base_url": t.base_url, "model": models[t.name]} for t in targets)
+        configs = tuple({"name": t.name, "base_url": urls.get(t.name, t.base_url), "model": models.get(t.name)}
+                        for t in targets)
         return GateRun(configs, tuple(results), tuple(comparisons), tuple(verdicts), profile.model_dump())
     finally:
         if own:
