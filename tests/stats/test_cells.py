@@ -86,3 +86,17 @@ def test_summarize_per_request_fallback_and_failed():
                           "http 503", 503)
     f = summarize_cell(CellResult(CellKey("draft", "code", 1, 1), (failed,), 0, 5 * MS, None, None))
     assert f.status == "failed" and f.output_tokens == 0 and f.token_source == "missing"
+
+
+def test_per_request_fields_reconciled_with_counters():
+    streams = (rec("p-1", 0, 10, 20, 20, 30, draft=20, acc=15), rec("p-2", 0, 10, 20, 20, 30, draft=12, acc=3))
+    agree = CellResult(CellKey("draft", "code", 2, 0), streams, 0, 20 * MS,
+                       snap(0, 0, 0, [], 0), snap(10, 32, 18, [], 60))
+    s = summarize_cell(agree)
+    assert s.status == "ok" and s.acceptance_source == "counter_delta" and s.acceptance_rate == 18 / 32
+    assert (s.per_request_draft_tokens, s.per_request_accepted_tokens) == (32, 18)
+    disagree = CellResult(CellKey("draft", "code", 2, 1), streams, 0, 20 * MS,
+                          snap(0, 0, 0, [], 0), snap(10, 40, 18, [], 60))
+    d = summarize_cell(disagree)
+    assert d.status == "degraded"
+    assert d.reasons == ("PER_REQUEST_MISMATCH(draft 32/40, accepted 18/18 responses/counters)",)

@@ -45,7 +45,8 @@ def summarize_cell(
     Status rules: ``failed`` when no stream is ok or degraded with tokens; ``degraded`` when any stream
     is not ok, a counter went down between the scrapes (``COUNTER_RESET``), requests were running at a
     scrape (``BUSY_AT_SCRAPE``), the client's token total differs from the server's generated-token
-    delta (``TOKENS_MISMATCH``), or the caller gave reasons; else ``ok``.
+    delta (``TOKENS_MISMATCH``), the per-response speculative fields do not add up to the counter delta
+    (``PER_REQUEST_MISMATCH``), or the caller gave reasons; else ``ok``.
     """
     streams: tuple[StreamRecord, ...] = result.streams
     reasons: list[str] = list(extra_reasons)
@@ -75,6 +76,12 @@ def summarize_cell(
 
     per_req_draft = _sum_opt([s.server_draft_tokens for s in streams])
     per_req_acc = _sum_opt([s.server_accepted_tokens for s in streams])
+    if (delta is not None and "spec" in delta.present and not delta.reset and per_req_draft is not None
+            and (per_req_draft != delta.draft_tokens or (per_req_acc or 0) != delta.accepted_tokens)):
+        # the server's per-response fields (llama.cpp timings, vLLM per-request spec metrics) must add up to
+        # its counters over the cell; a difference means one of them is not what it claims
+        reasons.append(f"PER_REQUEST_MISMATCH(draft {per_req_draft}/{delta.draft_tokens:g}, "
+                       f"accepted {per_req_acc}/{delta.accepted_tokens:g} responses/counters)")
     rate = length = None
     per_pos: tuple[float, ...] = ()
     source: str | None = None
