@@ -44,7 +44,7 @@ def test_slow_server_never_flagged(slow_truth):
     # ~3 x 100 ms of streaming at a 1 ms interval: both samplers really ran
     assert check.loop_lag_samples > 100 and check.read_lag_samples > 100
     assert check.settings["connection_limit"] == 4096 and check.settings["read_timeout_s"] == 600.0
-    assert check.settings["http_library"] == "aiohttp"
+    assert check.settings["http_library"] == "asyncio+httptools" and "aiohttp_version" in check.settings
     assert 0 < check.client_cpu_fraction < 1.0
 
 

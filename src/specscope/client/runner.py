@@ -15,6 +15,7 @@ from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (RawCapture, capture_stream, chat_url, make_session, max_tokens_of,
                                      parse_capture, prepare_body)
+from specscope.client.wire import WireConnection, WireTarget, body_reads, capture_wire, open_wire
 from specscope.errors import ConfigError
 from specscope.records import StreamRecord
 
@@ -35,12 +36,47 @@ def _check_concurrency(concurrency: int, settings: ClientSettings) -> None:
 
 async def capture_fixed_concurrency(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int,
                                     settings: ClientSettings) -> list[RawCapture]:
-    """The hot phase of :func:`run_fixed_concurrency`: raw captures, nothing parsed (same arguments, same errors)."""
+    """The hot phase of :func:`run_fixed_concurrency`: raw captures, nothing parsed (same arguments, same errors).
+
+    With ``settings.hot_path == "wire"`` and an ``http://`` URL, each of the N workers owns one keep-alive
+    connection (:mod:`specscope.client.wire`; no pool, so no hidden queue) and the raw socket reads are
+    turned into body reads after every stream has ended; otherwise one aiohttp session is shared."""
     _check_concurrency(concurrency, settings)
     url = chat_url(base_url)
-    prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]  # off the hot path
+    target = None
+    if settings.hot_path == "wire":
+        try:
+            target = WireTarget(url)
+        except ValueError:
+            target = None  # https or odd URL: aiohttp handles it
+    # request bodies (and, on the wire path, whole requests) are built before the first send
+    prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]
+    if target is not None:
+        prepared = [(pid, target.request(b), mt) for pid, b, mt in prepared]
     raws: list[RawCapture | None] = [None] * len(prepared)
     next_i = 0
+    n_workers = min(concurrency, len(prepared))
+
+    if target is not None:
+        # all N connections open before the first send, so the first N requests really start together
+        opened = await asyncio.gather(*(open_wire(target, settings) for _ in range(n_workers)),
+                                      return_exceptions=True)
+
+        async def wire_worker(conn) -> None:
+            nonlocal next_i
+            slot: list = [conn if isinstance(conn, WireConnection) else None]  # failed: the worker retries, records
+            try:
+                while next_i < len(prepared):
+                    i = next_i
+                    next_i += 1
+                    pid, req, mt = prepared[i]
+                    raws[i] = await capture_wire(slot, target, pid, req, settings, max_tokens=mt)
+            finally:
+                if slot[0] is not None:
+                    slot[0].close()
+
+        await asyncio.gather(*(wire_worker(c) for c in opened))
+        return [body_reads(r) for r in raws if r is not None]  # off the hot path: every stream has ended
 
     async with make_session(settings) as session:
         async def worker() -> None:
@@ -51,7 +87,7 @@ async def capture_fixed_concurrency(base_url: str, requests: Sequence[tuple[str,
                 pid, body, mt = prepared[i]
                 raws[i] = await capture_stream(session, url, pid, body, max_tokens=mt)
 
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(prepared)))))
+        await asyncio.gather(*(worker() for _ in range(n_workers)))
     return [r for r in raws if r is not None]
 
 

@@ -7,7 +7,7 @@ concurrency (case C16, guidellm issue #487) or cut long generations.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,6 +23,9 @@ class ClientSettings(BaseModel):
         read_timeout_s: longest silence between two reads of one stream (a stalled server); s.
         total_timeout_s: limit on one whole request, send to end of stream; s.
         read_buffer_bytes: the HTTP client's read buffer per connection (aiohttp ``read_bufsize``).
+        hot_path: the fixed-concurrency runner's HTTP path: ``"wire"`` (raw asyncio connection per stream
+            slot + httptools, :mod:`specscope.client.wire`; plain ``http://`` only, else aiohttp is used)
+            or ``"aiohttp"``. Open-loop runs and :func:`~specscope.client.stream.stream_chat` use aiohttp.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -32,9 +35,17 @@ class ClientSettings(BaseModel):
     read_timeout_s: float = Field(default=600.0, gt=0)
     total_timeout_s: float = Field(default=3600.0, gt=0)
     read_buffer_bytes: int = Field(default=4 * 1024 * 1024, ge=4096)
+    hot_path: Literal["wire", "aiohttp"] = "wire"
 
     def describe(self) -> dict[str, Any]:
-        """All settings plus the HTTP library and its version, for the run manifest."""
+        """All settings plus the HTTP libraries and versions, for the run manifest: ``http_library`` is the
+        fixed-concurrency hot path's (``asyncio+httptools`` or ``aiohttp``); ``aiohttp_version`` is always
+        given (open-loop runs use aiohttp)."""
         import aiohttp
 
-        return {**self.model_dump(), "http_library": "aiohttp", "http_library_version": aiohttp.__version__}
+        d = {**self.model_dump(), "aiohttp_version": aiohttp.__version__}
+        if self.hot_path == "wire":
+            import httptools
+
+            return {**d, "http_library": "asyncio+httptools", "http_library_version": httptools.__version__}
+        return {**d, "http_library": "aiohttp", "http_library_version": aiohttp.__version__}
