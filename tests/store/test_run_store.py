@@ -51,3 +51,26 @@ def test_not_a_run(tmp_path):
     with pytest.raises(StoreError) as e2:
         create_run(tmp_path / "x", {})
     assert "--resume" in e2.value.one_line()
+
+
+def test_corrupt_database_is_a_store_error(tmp_path):
+    """A run.sqlite that is not SQLite gives one StoreError line, not sqlite3.DatabaseError."""
+    run = create_run(tmp_path / "r", {"kind": "bench", "options": {"levels": [1]}})
+    run.close()
+    (tmp_path / "r" / "run.sqlite").write_bytes(b"garbage, not a database" * 10)
+    with pytest.raises(StoreError) as e:
+        open_run(tmp_path / "r")
+    line = e.value.one_line()
+    assert "run.sqlite cannot be read" in line
+    assert "file is not a database" in line
+
+
+def test_gate_run_is_named_as_such(tmp_path):
+    """A gate run folder (manifest.json + gate.json) handed to a bench reader says what it is."""
+    folder = tmp_path / "g"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(json.dumps({"schema_version": 1, "kind": "gate"}))
+    (folder / "gate.json").write_text("{}")
+    with pytest.raises(StoreError) as e:
+        open_run(folder)
+    assert e.value.one_line().startswith(f"{folder} is a gate run, not a bench run")

@@ -22,6 +22,7 @@ __all__ = ["MANIFEST_NAME", "DB_NAME", "SCHEMA_VERSION", "Run", "create_run", "o
 
 MANIFEST_NAME = "manifest.json"
 DB_NAME = "run.sqlite"
+GATE_RESULT_NAME = "gate.json"  # what `specscope gate` writes instead of run.sqlite (specscope.gate.store)
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -217,6 +218,13 @@ def open_run(path: Path | str) -> Run:
         )
     mpath = path / MANIFEST_NAME
     missing = [n for n in (MANIFEST_NAME, DB_NAME) if not (path / n).is_file()]
+    if missing == [DB_NAME] and (path / GATE_RESULT_NAME).is_file():
+        raise StoreError(
+            f"{path} is a gate run, not a bench run",
+            found=f"{GATE_RESULT_NAME} and no {DB_NAME}",
+            expected=f"a bench run folder ({MANIFEST_NAME} and {DB_NAME})",
+            fix="pass a folder from `specscope bench`; a gate run is read by `specscope report`",
+        )
     if missing:
         raise StoreError(
             f"{path} is not a run folder",
@@ -237,7 +245,13 @@ def open_run(path: Path | str) -> Run:
             expected=f"schema_version {SCHEMA_VERSION}",
             fix="re-run the benchmark with this version of specscope",
         )
-    return Run(path, manifest)
+    try:
+        return Run(path, manifest)
+    except sqlite3.DatabaseError as exc:  # a truncated or overwritten run.sqlite
+        raise StoreError(
+            f"{path / DB_NAME} cannot be read", found=f"{type(exc).__name__}: {exc}", expected="an SQLite run database",
+            fix="restore the file from a copy, or start a new run (the cells in it are lost)",
+        ) from None
 
 
 def iter_cells_json(run: Run) -> Iterable[dict[str, Any]]:
