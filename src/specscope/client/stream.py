@@ -3,7 +3,8 @@
 Hot path (:func:`capture_stream`): write the request, then for every read from the socket append
 ``(perf_counter_ns(), bytes)``; nothing else. Afterwards (:func:`parse_capture`) the bytes go through
 httpx-sse's line and event decoders (``httpx_sse._decoders.SSELineDecoder`` / ``SSEDecoder``, the WHATWG
-event-stream rules) and ``json.loads``; each event is timed by the read that completed it.
+event-stream rules) and ``orjson.loads`` when orjson is installed (else ``json.loads``; measured here:
+JSON was ~50% of the parse time with ``json``); each event is timed by the read that completed it.
 
 HTTP library: aiohttp, chosen by measurement: against the firehose truth server at concurrency 64 it used
 9.9 s of client CPU per 1M tokens vs 49.9 s for httpx (1 token/chunk), 4.8 s vs 33.5 s (4 tokens/chunk);
@@ -27,6 +28,11 @@ from time import perf_counter_ns
 from typing import Any
 
 import aiohttp
+
+try:  # optional fast path: orjson (C/Rust), ~4x faster than json.loads on chunk-sized objects, same results
+    from orjson import loads as _json_loads
+except ImportError:  # pragma: no cover - depends on the environment
+    from json import loads as _json_loads
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
@@ -201,8 +207,8 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
             done = True
             continue
         try:
-            obj = json.loads(data)
-        except ValueError:
+            obj = _json_loads(data)
+        except ValueError:  # json.JSONDecodeError and orjson.JSONDecodeError are both ValueErrors
             bad_json += 1
             continue
         if not isinstance(obj, dict):
