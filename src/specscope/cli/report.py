@@ -27,10 +27,41 @@ def _kind(path: Path) -> str | None:
         return None
 
 
-def _emit_gate(runs: list[Path], fmt: "ReportFormat", output: Path | None) -> None:
-    """Gate runs: the pass/fail table per config (seed 002's shape) and the thinking-token table."""
+def _check_output(output: Path | None) -> None:
+    """Refuse an ``--output`` that is a folder; make its parent folder (as the HTML and markdown writers do).
+
+    Raises:
+        ConfigError: ``output`` is an existing folder, or its parent cannot be made.
+    """
+    if output is None:
+        return
+    if output.is_dir():
+        raise ConfigError("--output is a folder", found=str(output), expected="a file path, e.g. report.html",
+                          fix=f"pass a file inside it, e.g. --output {output / 'report.html'}")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError("cannot make the folder of --output", found=f"{output.parent}: {exc.strerror or exc}",
+                          expected="a writable folder", fix="pass an --output path in a folder you can write") from None
+
+
+def _console(output: Path | None):
+    """A console for the text tables: the terminal, or a plain-text buffer (no colour, 120 columns) for --output.
+
+    Returns ``(console, buffer)``; ``buffer`` is None when printing to the terminal.
+    """
+    import io
+
     from rich.console import Console
 
+    if output is None:
+        return Console(), None
+    buf = io.StringIO()
+    return Console(file=buf, width=120, color_system=None, force_terminal=False), buf
+
+
+def _emit_gate(runs: list[Path], fmt: "ReportFormat", output: Path | None) -> None:
+    """Gate runs: the pass/fail table per config (seed 002's shape) and the thinking-token table."""
     from specscope.gate import load_gate_run, render_gate_markdown, render_gate_table, render_thinking_table
     from specscope.report.files import write_text_atomic
 
@@ -40,15 +71,20 @@ def _emit_gate(runs: list[Path], fmt: "ReportFormat", output: Path | None) -> No
 
         docs = [r.to_dict() for r in loaded]
         text = json.dumps(docs[0] if len(docs) == 1 else {"runs": docs}, indent=2, default=str)
-    elif fmt in (ReportFormat.markdown, ReportFormat.html):
+    elif fmt is ReportFormat.markdown:
         text = "\n".join(render_gate_markdown(r) for r in loaded)
+    elif fmt is ReportFormat.html:
+        raise ConfigError("gate runs have no HTML report", found="--format html", expected="text, markdown or json",
+                          fix="use --format markdown (a gate run is one pass/fail table)")
     else:
-        console = Console()
+        console, buf = _console(output)
         for p, r in zip(runs, loaded):
             console.rule(f"gate run {p}")
             console.print(render_gate_table(r))
             console.print(render_thinking_table(r))
-        return
+        if buf is None:
+            return
+        text = buf.getvalue()
     if output:
         write_text_atomic(output, text)
     else:
@@ -56,13 +92,17 @@ def _emit_gate(runs: list[Path], fmt: "ReportFormat", output: Path | None) -> No
 
 
 def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None:
-    """Build and write/print the report of ``runs`` in ``fmt``."""
-    from rich.console import Console
+    """Build and write/print the report of ``runs`` in ``fmt``.
 
+    Raises:
+        ConfigError: ``output`` is a folder; gate runs mixed with bench runs; a gate run asked for HTML.
+        StoreError: a folder is not a run.
+    """
     from specscope.report.build import load_run_report
     from specscope.report.render import json_document, markdown_tables, print_tables
     from specscope.store import write_json_atomic
 
+    _check_output(output)
     gate_runs = [p for p in runs if _kind(p) == "gate"]
     if gate_runs:
         if len(gate_runs) != len(runs):
@@ -94,10 +134,14 @@ def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> Non
         else:
             typer.echo(text)
         return
-    console = Console()
+    console, buf = _console(output)
     for r in reports:
         console.rule(f"run {r.path}")
         print_tables(r.tables, console)
+    if buf is not None:
+        from specscope.report.files import write_text_atomic
+
+        write_text_atomic(output, buf.getvalue())
 
 
 def register(app: typer.Typer) -> None:
