@@ -44,6 +44,7 @@ def register(app: typer.Typer) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
         from specscope.bench import run_bench
+        from specscope.bench.runner import new_run_dir
         from specscope.bench.targets import parse_server_specs
         from specscope.config import parse_csv_ints, parse_csv_names, profile_options
 
@@ -76,7 +77,20 @@ def register(app: typer.Typer) -> None:
                 progress.update(task, total=p.total, completed=p.done, description=p.key.label(),
                                 rate=f"last {last:.1f} tok/s · run {rate:.1f} tok/s · {p.summary.status}")
 
-            run_dir = run_bench(options, out=out, servers=servers, resume=resume, draft_cache=draft_cache, on_cell=on_cell,
-                                engine=launch, recipes=recipes)
+            # the folder is named here, so that an interrupted run can say where it is
+            planned = resume if resume is not None else new_run_dir(out)
+            try:
+                run_dir = run_bench(options, out=out, servers=servers, resume=resume, draft_cache=draft_cache,
+                                    on_cell=on_cell, engine=launch, recipes=recipes,
+                                    run_dir=None if resume is not None else planned)
+            except KeyboardInterrupt:
+                progress.stop()
+                if (planned / "manifest.json").is_file():
+                    console.print(f"interrupted: finished cells are kept in {planned}; "
+                                  f"finish with: specscope bench --resume {planned}", markup=False, highlight=False,
+                                  soft_wrap=True)
+                else:
+                    console.print("interrupted before the run folder was made: nothing to resume", markup=False)
+                raise typer.Exit(130) from None
         console.print(f"run folder: {run_dir}")
         emit_report([run_dir], format, None)

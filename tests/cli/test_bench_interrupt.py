@@ -1,0 +1,49 @@
+"""Ctrl-C during `specscope bench`: exit 130 and one line naming the run folder and the --resume command."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from specscope.truth import ResponsePlan, TruthScript, TruthServer
+
+pytestmark = pytest.mark.integration
+
+
+def _cells_in(db):
+    try:
+        with sqlite3.connect(db) as con:
+            return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def test_sigint_names_the_folder_to_resume(tmp_path):
+    # 12 tokens, one per chunk, 40 ms apart: about 0.5 s per stream, so the run is still going after one cell
+    slow = ResponsePlan(output_tokens=12, tokens_per_chunk=1, inter_chunk_ms=40.0, finish_reason="length")
+    with TruthServer(TruthScript(default=slow)) as ts:
+        argv = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={ts.base_url}", "--workloads", "prose",
+                "--levels", "1", "--repeats", "6", "--max-tokens", "12", "--out", str(tmp_path)]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            dbs = list(tmp_path.glob("run-*/run.sqlite"))
+            if dbs and _cells_in(dbs[0]) >= 1:
+                break
+            time.sleep(0.05)
+        else:
+            proc.kill()
+            pytest.fail("no cell was committed within 60 s")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    run_dir = dbs[0].parent
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert (f"interrupted: finished cells are kept in {run_dir}; finish with: specscope bench --resume {run_dir}\n"
+            in err)
+    assert 1 <= _cells_in(dbs[0]) < 6
