@@ -84,12 +84,14 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps([r.to_dict() for r in rows], indent=2))
             return
         from rich.console import Console
-        from rich.table import Table
+        from rich.table import Column, Table
 
-        t = Table("tensor", "A", "B", "identical", "cosine", "max abs diff")
+        t = Table("A", "B", "identical", "cosine", "max abs diff")
+        t.columns.insert(0, Column("tensor", overflow="fold"))  # names are the point: wrap them, never cut them
         for r in rows:
+            same = "yes" if r.identical else ("no" if r.in_a and r.in_b else f"only in {'A' if r.in_a else 'B'}")
             t.add_row(r.name, f"{r.dtype_a} {list(r.shape_a)}" if r.in_a else "-",
-                      f"{r.dtype_b} {list(r.shape_b)}" if r.in_b else "-", "yes" if r.identical else "no",
+                      f"{r.dtype_b} {list(r.shape_b)}" if r.in_b else "-", same,
                       "" if r.cosine is None else f"{r.cosine:.7f}",
                       "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}")
         Console().print(t)
