@@ -101,7 +101,9 @@ class HttpxChat:
             return str(data[0]["id"])
         except (httpx.HTTPError, ValueError, KeyError, IndexError, AttributeError) as exc:
             raise ServerUnreachable(
-                "no OpenAI-compatible server answered", found=f"GET {url}: {type(exc).__name__}: {exc}",
+                # httpx's status errors carry a second "For more information" line: keep the error to one line
+                "no OpenAI-compatible server answered",
+                found=f"GET {url}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
                 expected="HTTP 200 with a model list", fix="check --server (e.g. http://127.0.0.1:8000) and that it is up",
             ) from None
 
