@@ -18,7 +18,9 @@ def test_tiny_matrix_on_embedded_engine(embedded_run):
         facts = run.server_facts
     assert len(cells) == 2 * 2 * 2 * 2
     for c in cells:
-        assert c.status == "ok", (c.config, c.workload, c.concurrency, c.reasons)
+        # on a loaded machine the client's own self-check may flag a cell; nothing else may make it not ok
+        assert c.status == "ok" or all(r.startswith("CLIENT_LIMITED") for r in c.reasons), (
+            c.config, c.workload, c.concurrency, c.reasons)
         assert c.token_source == "usage"
         # the client's usage total equals the server's generated-token counter delta, exactly
         assert c.output_tokens == c.server_generation_tokens
