@@ -54,3 +54,14 @@ def test_not_a_run(tmp_path):
     assert "is not a run folder" in line
     line = _one_error_line(run_cli("bench", "--resume", str(tmp_path / "missing")))
     assert "is not a run folder" in line
+
+
+def test_levels_beyond_the_embedded_engine_fail_before_a_run_folder(tmp_path):
+    line = _one_error_line(run_cli("bench", "--levels", "100000", "--configs", "base", "--out", str(tmp_path)))
+    assert "concurrency level too high for the embedded engine" in line and "found: 100000" in line
+    assert not list(tmp_path.iterdir())
+
+
+def test_empty_server_name(tmp_path):
+    line = _one_error_line(run_cli("bench", "--server", "=http://127.0.0.1:9", "--out", str(tmp_path)))
+    assert "empty config name" in line

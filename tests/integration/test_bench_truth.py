@@ -49,7 +49,10 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
         manifest = run.manifest
     assert manifest["finished"] is True and manifest["cells_done"] == 8
     assert manifest["packs"]["edit"]["form"] == "prefill"
-    assert manifest["client"]["http_library"] == "aiohttp"
+    from specscope.client import ClientSettings
+
+    assert manifest["client"]["http_library"] == ClientSettings().describe()["http_library"]  # limits recorded
+    assert manifest["client"]["connection_limit"] >= 3
 
     out = subprocess.run([sys.executable, "-m", "specscope", "report", str(run_dir), "--format", "json"],
                          capture_output=True, text=True, check=True)
@@ -71,6 +74,10 @@ def test_resume_skips_done_cells(tmp_path, truth):
         run._db.execute("DELETE FROM streams WHERE concurrency = 2")
         run._db.commit()
         run.update_manifest(finished=False)
+    from specscope.report.build import load_run_report
+
+    progress = dict(load_run_report(run_dir).tables[0].rows)["cells"]
+    assert progress.startswith("1 of 2 cells — INCOMPLETE") and f"--resume {run_dir}" in progress
     run_bench(resume=run_dir)
     with open_run(run_dir) as run:
         again = run.summaries()

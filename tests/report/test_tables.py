@@ -34,3 +34,21 @@ def test_tables_exact():
     assert t["not_ok"].rows == [["ngram", "edit", "1", "2", "degraded", "COUNTER_RESET"]]
     md = markdown_tables(list(t.values()))
     assert "| 1 | 11.0 | 22.0 | +100.0% |" in md
+
+
+def test_speedup_table_and_zero_drafts():
+    cells = [
+        cell("base", "edit", 1, 0, 10.0), cell("base", "edit", 1, 1, 12.0),
+        cell("ngram", "edit", 1, 0, 20.0, acc=(0, 0, 0)), cell("ngram", "edit", 1, 1, 30.0, acc=(0, 0, 0)),
+    ]
+    t = {x.key: x for x in bench_tables(cells)}
+    # ngram never drafted: said plainly instead of an empty row
+    assert t["acceptance"].rows == [["ngram", "0 drafts"]]
+    # ratio of means 25 / 11; with 2 rounds the interval is the range of the per-round ratios 2.0 and 2.5
+    assert t["speedup"].rows == [["edit", "1", "2.27x [2.00, 2.50] wins"]]
+    assert "2 rounds" in t["speedup"].note
+
+
+def test_empty_run_is_not_called_ok():
+    t = {x.key: x for x in bench_tables([])}
+    assert t["not_ok"].title == "No cells" and "no finished cell" in t["not_ok"].note

@@ -37,6 +37,7 @@ def test_roundtrip_and_resume_keys(tmp_path):
     again.update_manifest(finished=True)
     assert json.loads((tmp_path / "r1" / "manifest.json").read_text())["finished"] is True
     assert not [p for p in (tmp_path / "r1").iterdir() if p.name.endswith(".tmp")]
+    assert (tmp_path / "r1" / "manifest.json").stat().st_mode & 0o777 == 0o644
     again.close()
 
 

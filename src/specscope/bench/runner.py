@@ -44,6 +44,7 @@ from specscope.store import Run, create_run, open_run
 __all__ = ["BenchProgress", "run_bench", "new_run_dir"]
 
 IDLE_WAIT_S = 5.0
+EMBEDDED_MAX_PARALLEL = 256  # the embedded engine's slot limit (specscope.engine.EngineConfig.n_parallel)
 
 
 @dataclass
@@ -121,6 +122,10 @@ def _check_names(options: BenchOptions, servers: dict[str, str] | None, engine: 
         known = embedded_config_names()
         fix = "the embedded engine has base, ngram and draft; pass --server URL for your own server"
     unknown_c = [c for c in options.configs if c not in known]
+    if not servers and engine == "embedded" and max(options.levels) > EMBEDDED_MAX_PARALLEL:
+        raise ConfigError("concurrency level too high for the embedded engine", found=max(options.levels),
+                          expected=f"at most {EMBEDDED_MAX_PARALLEL} streams (llama.cpp slots)",
+                          fix=f"pass --levels up to {EMBEDDED_MAX_PARALLEL}, or --server URL for a bigger server")
     if options.baseline is not None and options.baseline not in options.configs:
         raise ConfigError(f"baseline {options.baseline!r} is not among the configs", found=options.baseline,
                           expected=f"one of {', '.join(options.configs)}")

@@ -102,6 +102,9 @@ def parse_server_specs(specs: list[str]) -> dict[str, str]:
             raise ConfigError(
                 "--server must be a URL or NAME=URL", found=spec, expected="http://HOST:PORT or NAME=http://HOST:PORT"
             )
+        if not name.strip():
+            raise ConfigError("--server has an empty config name", found=spec, expected="NAME=URL or URL",
+                              fix="e.g. --server mtp3=http://127.0.0.1:8000")
         if name in out:
             raise ConfigError("--server names repeat", found=name, expected="one URL per config name")
         out[name] = url

@@ -16,6 +16,7 @@ def write_text_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; results are meant to be shared like any written file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

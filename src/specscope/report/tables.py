@@ -93,12 +93,19 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
     rows = []
     for c in configs:
         cells_c = [s for s in ok if s.config == c]
-        if not any(s.acceptance_source for s in cells_c):
+        drafted = any(s.acceptance_source or (s.counters or {}).get("drafts", 0) > 0 for s in cells_c)
+        if not cells_c or not any(s.counters or s.acceptance_source for s in cells_c) or (c == BASE and not drafted):
             continue
         row = [c]
         for w in workloads:
-            rate, length = _pooled_acceptance([s for s in cells_c if s.workload == w])
-            row.append(DASH if rate is None else f"{rate:.3f}" + (f" (len {length:.2f})" if length else ""))
+            here = [s for s in cells_c if s.workload == w]
+            rate, length = _pooled_acceptance(here)
+            if rate is not None:
+                row.append(f"{rate:.3f}" + (f" (len {length:.2f})" if length else ""))
+            elif here and all(s.counters and s.counters.get("drafts", 0) == 0 for s in here):
+                row.append("0 drafts")
+            else:
+                row.append(DASH)
         rows.append(row)
     tables.append(ReportTable(
         "Acceptance rate by config x workload (accepted / drafted; acceptance length in brackets)",
@@ -128,6 +135,33 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
             f"Aggregate output tok/s — {w}", cols, rows,
             "Sum of usage.completion_tokens / (last stream end - first send), mean over ok repeats.",
             key=f"throughput:{w}",
+        ))
+
+    # 2b. paired speedup with its bootstrap interval and verdict
+    if BASE in configs and len(configs) > 1:
+        from specscope.stats.speedup import few_repeats_note, paired_speedups
+
+        sp = paired_speedups(summaries, baseline=BASE)
+        by_sp = {(x.config, x.workload, x.concurrency): x for x in sp}
+        rows = []
+        for w in workloads:
+            for n in levels:
+                row = [w, str(n)]
+                for c in others:
+                    x = by_sp.get((c, w, n))
+                    if x is None or x.speedup is None:
+                        row.append(DASH)
+                    elif x.ci_low is None:
+                        row.append(f"{x.speedup:.2f}x (undetermined)")
+                    else:
+                        row.append(f"{x.speedup:.2f}x [{x.ci_low:.2f}, {x.ci_high:.2f}] {x.verdict}")
+                rows.append(row)
+        n_rounds = min((x.repeats for x in sp), default=0)
+        tables.append(ReportTable(
+            f"Speedup vs {BASE} (aggregate tok/s, 95% paired bootstrap CI over repeats, verdict)",
+            ["workload", "N", *others], rows,
+            "An interval containing 1.0 is within noise, never a win. " + few_repeats_note(n_rounds),
+            key="speedup",
         ))
 
     # 3. per-stream spread at the highest level
@@ -194,6 +228,10 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
 
     # 8. cells not ok
     bad = [s for s in summaries if s.status != "ok"]
+    if not summaries:
+        tables.append(ReportTable("No cells", ["config", "workload", "N", "repeat", "status", "reasons"], [],
+                                  "This run has no finished cell yet.", key="not_ok"))
+        return tables
     rows = [[s.config, s.workload, str(s.concurrency), str(s.repeat), s.status, "; ".join(s.reasons)] for s in bad]
     tables.append(ReportTable(
         f"Cells not ok ({len(bad)} of {len(summaries)})", ["config", "workload", "N", "repeat", "status", "reasons"], rows,

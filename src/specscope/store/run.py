@@ -67,6 +67,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; results are meant to be shared like any written file
         os.replace(tmp, path)
     except BaseException:
         try:
