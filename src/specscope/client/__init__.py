@@ -1,4 +1,5 @@
-"""specscope.client: streaming chat completions (aiohttp hot path, httpx-sse parsing), fixed-concurrency and
+"""specscope.client: streaming chat completions (raw asyncio+httptools or aiohttp hot path; httpx-sse and
+orjson/json parsing after the stream), fixed-concurrency and
 open-loop runners, client self-checks (CLIENT_LIMITED), achieved concurrency, and Prometheus /metrics scraping."""
 
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor

@@ -15,7 +15,10 @@ from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (RawCapture, capture_stream, chat_url, make_session, max_tokens_of,
                                      parse_capture, prepare_body)
-from specscope.client.wire import WireConnection, WireTarget, body_reads, capture_wire, open_wire
+try:  # the fast path needs httptools; without it every run uses aiohttp
+    from specscope.client.wire import WireConnection, WireTarget, body_reads, capture_wire, open_wire
+except ImportError:  # pragma: no cover - depends on the environment
+    WireTarget = None  # type: ignore[assignment,misc]
 from specscope.errors import ConfigError
 from specscope.records import StreamRecord
 
@@ -44,7 +47,7 @@ async def capture_fixed_concurrency(base_url: str, requests: Sequence[tuple[str,
     _check_concurrency(concurrency, settings)
     url = chat_url(base_url)
     target = None
-    if settings.hot_path == "wire":
+    if settings.hot_path == "wire" and WireTarget is not None:
         try:
             target = WireTarget(url)
         except ValueError:

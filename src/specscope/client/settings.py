@@ -45,7 +45,10 @@ class ClientSettings(BaseModel):
 
         d = {**self.model_dump(), "aiohttp_version": aiohttp.__version__}
         if self.hot_path == "wire":
-            import httptools
-
-            return {**d, "http_library": "asyncio+httptools", "http_library_version": httptools.__version__}
+            try:
+                import httptools
+            except ImportError:  # pragma: no cover - the runner falls back to aiohttp then
+                httptools = None
+            if httptools is not None:
+                return {**d, "http_library": "asyncio+httptools", "http_library_version": httptools.__version__}
         return {**d, "http_library": "aiohttp", "http_library_version": aiohttp.__version__}

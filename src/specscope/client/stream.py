@@ -6,9 +6,11 @@ httpx-sse's line and event decoders (``httpx_sse._decoders.SSELineDecoder`` / ``
 event-stream rules) and ``orjson.loads`` when orjson is installed (else ``json.loads``; measured here:
 JSON was ~50% of the parse time with ``json``); each event is timed by the read that completed it.
 
-HTTP library: aiohttp, chosen by measurement: against the firehose truth server at concurrency 64 it used
-9.9 s of client CPU per 1M tokens vs 49.9 s for httpx (1 token/chunk), 4.8 s vs 33.5 s (4 tokens/chunk);
-see benchmarks/client_overhead.py.
+HTTP library: aiohttp here (open loop, :func:`stream_chat`), chosen by measurement over httpx: against the
+firehose truth server at concurrency 64 it used 9.9 s of client CPU per 1M tokens vs 49.9 s for httpx
+(1 token/chunk), 4.8 s vs 33.5 s (4 tokens/chunk). The fixed-concurrency runner goes further by default with
+:mod:`specscope.client.wire` (raw asyncio + httptools, ~4x aiohttp's rate there; see that module and
+benchmarks/client_overhead.py); both fill the same :class:`RawCapture` and share :func:`parse_capture`.
 
 Status rules (issue 2, "Client"): ``failed`` when no token arrived and something went wrong (HTTP error,
 connect failure, timeout, drop); ``degraded`` when tokens arrived but: the transport failed (``timeout``,
