@@ -118,6 +118,17 @@ def _speedup_section(cells: Sequence[CellSummary], baseline: str) -> str:
             'per-round ratios.</p>')
 
 
+SHOWN_POSITIONS = 8
+
+
+def _positions(values: list[str]) -> str:
+    """The first SHOWN_POSITIONS per-position rates, then how many more (n-gram drafters report 64)."""
+    if not values:
+        return "–"
+    more = len(values) - SHOWN_POSITIONS
+    return " / ".join(values[:SHOWN_POSITIONS]) + (f" … (+{more} positions)" if more > 0 else "")
+
+
 def _acceptance_section(cells: Sequence[CellSummary]) -> str:
     views = pooled_acceptance(cells)
     if not views:
@@ -126,8 +137,8 @@ def _acceptance_section(cells: Sequence[CellSummary]) -> str:
     for (cfg, wl), v in views.items():
         flags = "<br>".join(f'<span class="flag">{_e(f)}</span>' for f in v.flags) or "ok"
         rows.append([_e(cfg), _e(wl), _f(v.acceptance_rate, "{:.3f}"), _f(v.acceptance_length, "{:.3f}"),
-                     _f(v.length_from_positions, "{:.3f}"), " / ".join(f"{u:.3f}" for u in v.unconditional) or "–",
-                     " / ".join("–" if a is None else f"{a:.3f}" for a in v.conditional) or "–", flags])
+                     _f(v.length_from_positions, "{:.3f}"), _positions([f"{u:.3f}" for u in v.unconditional]),
+                     _positions(["–" if a is None else f"{a:.3f}" for a in v.conditional]), flags])
     head = ["config", "workload", "rate", "length", "1+Σu_i", "unconditional u_i", "conditional a_i", "check"]
     return (_table(head, rows, "acceptance", left=2) +
             '<p class="note">rate = accepted/drafted tokens; length = 1 + accepted/drafts; u_i = accepted at i / drafts '
