@@ -24,8 +24,9 @@ from specscope.truth.script import ResponsePlan, TruthScript
 
 MS = 1_000_000
 TOKENS = 12
+# TTFT 60 ms leaves the server time to start all 64 handlers before the first stream ends (peak = N exactly).
 # speculation-shaped: 1, 2 or 3 tokens per chunk, 2 reasoning tokens first; 4 drafts of 3, accepted 3/2/1 per position
-PLAN = ResponsePlan(ttft_ms=15, inter_chunk_ms=[3, 4, 5], output_tokens=TOKENS, tokens_per_chunk=[1, 2, 3],
+PLAN = ResponsePlan(ttft_ms=60, inter_chunk_ms=[3, 4, 5], output_tokens=TOKENS, tokens_per_chunk=[1, 2, 3],
                     reasoning_tokens=1, drafts=4, draft_tokens=12, accepted_per_position=[3, 2, 1], prompt_tokens=9)
 
 
