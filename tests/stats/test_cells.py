@@ -7,7 +7,8 @@ import pytest
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
 from specscope.client.metrics import counters_delta
 from specscope.stats.cells import summarize_cell
-from specscope.stats.timeline import coefficient_of_variation, percentile
+from specscope.stats.speedup import coefficient_of_variation
+from specscope.stats.timeline import percentile
 
 MS = 1_000_000  # ns per ms
 

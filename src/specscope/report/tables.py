@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from specscope.stats.summary import CellSummary
-from specscope.stats.timeline import coefficient_of_variation
+from specscope.stats.speedup import coefficient_of_variation
 
 __all__ = ["ReportTable", "bench_tables", "BASELINE"]
 

@@ -1,4 +1,5 @@
-"""Summary statistics: percentiles and spread (achieved concurrency lives in ``specscope.client.runner``).
+"""Percentiles (achieved concurrency lives in ``specscope.client.runner``, the coefficient of variation in
+``specscope.stats.speedup``).
 
 Percentiles are numpy's (``method="linear"``, the same as ``numpy.percentile``'s default), never home-made.
 """
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["percentile", "coefficient_of_variation"]
+__all__ = ["percentile"]
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -17,14 +18,3 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     if len(values) == 0:
         return None
     return float(np.percentile(np.asarray(values, dtype=np.float64), q))
-
-
-def coefficient_of_variation(values: Sequence[float]) -> float | None:
-    """Sample standard deviation (ddof=1) over the mean; None with fewer than two values or a zero mean."""
-    if len(values) < 2:
-        return None
-    a = np.asarray(values, dtype=np.float64)
-    m = float(a.mean())
-    if m == 0:
-        return None
-    return float(a.std(ddof=1) / m)
