@@ -190,3 +190,12 @@ def test_c08_b1_gate_up_scale_mismatch(fname, shared):
     assert by["2"]["up_multiplier"] == pytest.approx(10.0, rel=1e-4)
     for e, v in shared.items():
         assert by[e]["shared_stored"] == pytest.approx(v, rel=1e-4)
+
+
+def test_config_only_folder_warns_no_weights(tmp_path):
+    from specscope.audit import audit_checkpoint
+
+    (tmp_path / "config.json").write_text('{"architectures": ["LlamaForCausalLM"], "model_type": "llama"}')
+    rep = audit_checkpoint(tmp_path)
+    [f] = rep.by_code("NO_WEIGHTS")
+    assert f.severity.value == "warning" and rep.exit_code == 0 and rep.exit_code_for(strict=True) == 1

@@ -23,6 +23,12 @@ def check_format(ck: Checkpoint) -> list[Finding]:
     one ERROR per indexed shard that is missing, and INFO for an indexed shard that holds no tensors."""
     out: list[Finding] = []
     referenced = set(ck.weight_map.values())
+    if not ck.shards:
+        out.append(Finding(
+            Severity.WARNING, "NO_WEIGHTS", "no safetensors weights found: only the configs were audited", found="no *.safetensors file and no index",
+            expected="model.safetensors or shards named by model.safetensors.index.json",
+            consequence="nothing to serve: the engine fails at load (or a *.bin checkpoint is loaded unaudited)",
+            fix="download the weights, or point specscope audit at the folder that holds them"))
     for name, shard in sorted(ck.shards.items()):
         if shard.missing:
             n = sum(1 for s in ck.weight_map.values() if s == name)
