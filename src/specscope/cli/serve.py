@@ -37,6 +37,10 @@ def _print_facts(path: Path, fmt: ServeFormat) -> int:
     from specscope.launch.logfacts import read_vllm_log
 
     facts = read_vllm_log(path)
+    if not any(v not in (None, [], {}, False, "") for v in facts.model_dump().values()):
+        raise ConfigError(f"{path} has no vLLM log lines that specscope recognises", found="no start-up, KV-cache, "
+                          "speculative or failure lines", expected="the output of `vllm serve` (any version)",
+                          fix="pass the server's own log (docker logs CONTAINER > vllm.log)")
     if fmt is ServeFormat.json:
         typer.echo(json.dumps(facts.model_dump(), indent=2))
     else:
