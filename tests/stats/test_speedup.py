@@ -112,7 +112,7 @@ def test_rows_per_workload_and_concurrency():
 def test_missing_baseline_is_a_config_error():
     with pytest.raises(ConfigError) as e:
         paired_speedups([cell("mtp", "code", 1, 0, 10.0)])
-    assert e.value.expected == "base" and e.value.fix
+    assert e.value.found == "base" and e.value.expected == "one of the run's configs: mtp" and e.value.fix
 
 
 def test_cv_hand_values():

@@ -192,8 +192,9 @@ def paired_speedups(
     configs = list(dict.fromkeys(c.config for c in cells))
     workloads = list(dict.fromkeys(c.workload for c in cells))
     if baseline not in configs:
-        raise ConfigError(f"baseline config {baseline!r} is not in the run", found=", ".join(configs) or "no cells",
-                          expected=baseline, fix="pass --baseline with one of the run's configs")
+        raise ConfigError(f"baseline config {baseline!r} is not in the run", found=baseline,
+                          expected=f"one of the run's configs: {', '.join(configs) or 'none (no cells)'}",
+                          fix="pass --baseline with one of the run's configs")
     groups = group_cells(cells, include_degraded)
     all_groups = group_cells(cells, include_degraded=True)
     out: list[Speedup] = []
