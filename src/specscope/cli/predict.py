@@ -25,7 +25,8 @@ def _print(p) -> None:
     if p.roofline_tok_s is not None:
         con.print(f"roofline {p.roofline_tok_s:.2f} tok/s at {p.nominal_bandwidth_bytes_s / 1e9:.0f} GB/s; "
                   f"no-draft decode reaches {100 * p.efficiency:.0f}% of it")
-    t = Table(title="predicted vs measured (concurrency 1)")
+    t = Table(title="predicted vs measured, one stream (rate: decode = 1 / TPOT p50, so TTFT is excluded; "
+                    "report's aggregate tok/s includes it)")
     for col in ("config", "workload", "k", "tokens/step", "measured tok/s", "predicted tok/s", "error", "rate"):
         t.add_column(col)
     for c in p.cells:
