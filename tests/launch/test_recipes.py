@@ -205,3 +205,14 @@ def test_shipped_default_file(monkeypatch):
         '{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_min":2,"prompt_lookup_max":5}',
     ]
     assert Path(os.fspath(book.source)).name == "recipes.toml"
+
+
+def test_docker_form_refuses_a_recipe_with_its_own_command():
+    import pytest
+
+    from specscope.errors import ConfigError
+    from specscope.launch.recipes import docker_argv, load_recipes
+
+    with pytest.raises(ConfigError) as e:
+        docker_argv(load_recipes().get("cpu-ngram"), port=8000, container_name="x")
+    assert "vllm_command" in e.value.one_line()

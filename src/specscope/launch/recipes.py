@@ -203,7 +203,16 @@ def docker_argv(recipe: Recipe, *, port: int, container_name: str, hf_cache: str
     The image's entrypoint is ``vllm serve`` (vllm/vllm-openai). The port is published on loopback only.
     ``hf_cache`` (default ``~/.cache/huggingface``) is mounted at /root/.cache/huggingface; a model or draft
     that is an existing local folder is mounted read-only at the same path.
+
+    Raises:
+        ConfigError: the recipe has its own ``vllm_command`` (e.g. the CPU build's launcher): the GPU image
+            would not run what the recipe describes.
     """
+    if recipe.vllm_command != ["vllm"]:
+        raise ConfigError("this recipe runs its own vLLM command, not the vllm/vllm-openai image",
+                          found=f"vllm_command = {recipe.vllm_command}", expected='vllm_command = ["vllm"] for --docker',
+                          fix="run it as a local process (drop --docker), or set docker_image to a matching image "
+                              "and vllm_command to the default")
     cache = os.path.expanduser(hf_cache or "~/.cache/huggingface")
     argv = ["docker", "run", "--rm", "--name", container_name, "--gpus", recipe.docker_gpus, "--ipc=host",
             "-p", f"127.0.0.1:{port}:8000", "-v", f"{cache}:/root/.cache/huggingface"]
