@@ -166,3 +166,15 @@ def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path)
     ok_a = next(c for c in a if c.status == "ok")
     stable = str(ok_a.concurrency) if ok_a.concurrency < crash.concurrency else "—"
     assert tables["crashes"].rows == [["a", "prose", str(crash.concurrency), str(crash.repeat), stable]]
+
+
+def test_advise_with_an_slo_nothing_meets(tmp_path):
+    slow_start = PLAN.model_copy(update={"ttft_ms": 50.0})
+    with TruthServer(TruthScript(default=slow_start)) as a, TruthServer(TruthScript(default=slow_start)) as b:
+        opts = BenchOptions(configs=("base", "mtp"), workloads=("prose",), levels=(1,), repeats=2, max_tokens=12)
+        run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
+    res = subprocess.run([sys.executable, "-m", "specscope", "advise", str(run_dir), "--mix", "prose=1",
+                          "--slo-ttft", "10ms"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "c=1: no config meets the TTFT SLO" in res.stdout
+    assert "no recommendation" in res.stdout and "overall:" not in res.stdout

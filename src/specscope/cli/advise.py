@@ -34,6 +34,11 @@ def _print(adv) -> None:
         ci = "–" if lv.ci_low is None else f"{_pct(lv.ci_low)} … {_pct(lv.ci_high)}"
         t.add_row(str(lv.concurrency), lv.config, "–" if lv.k is None else str(lv.k), _pct(lv.speedup), ci, lv.reason,
                   ", ".join(f"{w}: {c}" for w, c in lv.per_workload.items()))
+    if not adv.levels:
+        for n in adv.notes:
+            con.print(f"note: {n}")
+        con.print("no recommendation: no concurrency level has an eligible config (see the notes above)")
+        return
     con.print(t)
     o = adv.overall
     ci = "" if o.get("ci_low") is None else f" (95% CI {_pct(o['ci_low'])} … {_pct(o['ci_high'])})"
