@@ -69,7 +69,9 @@ def test_page_has_tables_facts_degraded_cells_and_no_network_resources(tmp_path)
     # edit, 1 stream: base rounds 9.9 / 10 / 10.1, draft 20/0.99 / 20 / 20/1.01 -> ratio of means 2.000134 -> +100.0 %
     assert '<td class="l">edit</td><td class="l">1</td><td class="l">draft</td><td>+100.0%</td>' in page
     assert '<td class="l">prose</td><td class="l">1</td><td class="l">draft</td><td>+10.0%</td>' in page
-    assert page.count("<table") == 4  # throughput, speedups, acceptance, degraded (no comparison for one run)
+    # run header, throughput, speedups, acceptance, degraded, then the text report's per-stream spread, TTFT,
+    # concurrency and CV tables (no comparison for one run)
+    assert page.count("<table") == 9
     assert "LENGTH_IDENTITY" not in page
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
     assert "<script" not in page

@@ -179,14 +179,38 @@ def _compare_section(views: Sequence[RunView]) -> str:
         f'<p class="note">Mean output tok/s of ok rounds; percentages are relative to {_e(views[0].name)}.</p>'
 
 
+def _report_tables_html(tables: Sequence[Any]) -> str:
+    """The text report's tables (specscope.report.tables.ReportTable) as HTML tables with their notes."""
+    out = []
+    for t in tables:
+        out.append(f"<h4>{_e(t.title)}</h4>" + _table(t.columns, [[_e(c) for c in row] for row in t.rows],
+                                                       f"report-{_e(t.key.split(':')[0])}", left=2))
+        if t.note:
+            out.append(f'<p class="note">{_e(t.note)}</p>')
+    return "\n".join(out)
+
+
+_MORE_TABLES = ("stream_spread", "ttft", "concurrency", "cv", "crashes", "kv", "failures", "drafts")
+
+
 def _run_section(v: RunView, idx: int, baseline: str) -> str:
+    from specscope.report.build import run_table
+    from specscope.report.server_facts import server_tables
+    from specscope.report.tables import bench_tables
+
+    baseline = str(v.manifest.get("baseline") or baseline)
     parts = [f'<section class="run" id="run-{idx}"><h2>Run {_e(v.name)}</h2>']
+    parts.append(_report_tables_html([run_table(dict(v.manifest), dict(v.server_facts), len(v.cells), Path(v.name))]))
     parts.append("<h3>Throughput</h3>" + _table(
         ["workload", "config", "concurrency", "output tok/s", "CV", "TTFT p50 s", "ok rounds"], _throughput_rows(v.cells),
         "throughput", left=3))
     parts.append("<h3>Speedup vs baseline</h3>" + _speedup_section(v.cells, baseline))
     parts.append("<h3>Acceptance</h3>" + _acceptance_section(v.cells))
     parts.append("<h3>Degraded cells</h3>" + _degraded_section(v.cells))
+    more = [t for t in bench_tables(v.cells, baseline=baseline) + server_tables(v.server_facts, baseline=baseline)
+            if t.key in _MORE_TABLES and t.rows]
+    if more:
+        parts.append("<h3>Per-stream spread, TTFT, concurrency, noise and server facts</h3>" + _report_tables_html(more))
     ok, hint = charts_available()
     charts = render_charts(v.cells, baseline) if ok else []
     parts.append("<h3>Charts</h3>")
@@ -210,7 +234,7 @@ def render_html(runs: Sequence[Any], *, baseline: str = "base", title: str | Non
     views = [run_view(r) for r in runs]
     if not views:
         raise ValueError("render_html needs at least one run")
-    title = title or ("specscope report: " + ", ".join(v.name for v in views))
+    title = title or ("specscope report" if len(views) == 1 else "specscope report: " + ", ".join(v.name for v in views))
     body = [f"<h1>{_e(title)}</h1>"]
     if len(views) > 1:
         body.append("<h2>Comparison</h2>" + _compare_section(views))
