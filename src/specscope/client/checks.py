@@ -42,7 +42,7 @@ import numpy as np
 from specscope.client.settings import ClientSettings
 from specscope.records import StreamRecord
 
-__all__ = ["CheckThresholds", "ClientCheck", "ClientMonitor", "lag_stats"]
+__all__ = ["CheckThresholds", "ClientCheck", "ClientMonitor", "lag_stats", "check_from_samples"]
 
 MS = 1_000_000
 
@@ -93,6 +93,9 @@ class ClientCheck:
         sample_interval_ns: the sampler's and the probe's interval.
         thresholds: the :class:`CheckThresholds` in force.
         settings: the connection limit, timeouts and HTTP library in force (``ClientSettings.describe()``).
+        workers: client processes that ran the cell (:mod:`specscope.client.workers`); with more than one,
+            the lag statistics are over every worker's samples pooled, ``wall_ns`` is the longest worker's
+            and ``client_cpu_ns`` the sum over workers.
     """
 
     requests: int
@@ -112,6 +115,7 @@ class ClientCheck:
     sample_interval_ns: int
     thresholds: CheckThresholds = field(default_factory=CheckThresholds)
     settings: dict[str, Any] = field(default_factory=dict)
+    workers: int = 1
 
     @property
     def client_cpu_fraction(self) -> float:
@@ -201,6 +205,11 @@ class ClientMonitor:
         except asyncio.TimeoutError:
             self._stop_probe()
         await asyncio.sleep(self.interval_ns / 1e9)
+        self.restart()
+
+    def restart(self) -> None:
+        """Drop the samples taken so far and restart the wall and CPU clocks (a worker process calls this when
+        the parent says go, so that waiting for the other workers is not part of its cell)."""
         self.loop_lags_ns.clear()
         self.read_lags_ns.clear()
         self._t0 = perf_counter_ns()
@@ -283,15 +292,25 @@ class ClientMonitor:
 
     def result(self, records: Sequence[StreamRecord]) -> ClientCheck:
         """The :class:`ClientCheck` of the monitored span for these records (call after the context exits)."""
-        send = [r.send_ns - r.intended_ns for r in records]
-        n, s50, s99, smax = lag_stats(send)
-        ln, l50, l99, lmax = lag_stats(self.loop_lags_ns)
-        rn, r50, r99, rmax = lag_stats(self.read_lags_ns)
-        return ClientCheck(
-            requests=n, send_lag_p50_ns=s50, send_lag_p99_ns=s99, send_lag_max_ns=smax,
-            loop_lag_samples=ln, loop_lag_p50_ns=l50, loop_lag_p99_ns=l99, loop_lag_max_ns=lmax,
-            read_lag_samples=rn, read_lag_p50_ns=r50, read_lag_p99_ns=r99, read_lag_max_ns=rmax,
-            wall_ns=max(self._t1 - self._t0, 0), client_cpu_ns=max(self._cpu1 - self._cpu0, 0),
-            sample_interval_ns=self.interval_ns, thresholds=self.thresholds, settings=self.settings.describe(),
-        )
+        return check_from_samples(records, self.loop_lags_ns, self.read_lags_ns, wall_ns=max(self._t1 - self._t0, 0),
+                                  client_cpu_ns=max(self._cpu1 - self._cpu0, 0), interval_ns=self.interval_ns,
+                                  thresholds=self.thresholds, settings=self.settings)
 
+
+def check_from_samples(records: Sequence[StreamRecord], loop_lags_ns: Sequence[int], read_lags_ns: Sequence[int], *,
+                       wall_ns: int, client_cpu_ns: int, interval_ns: int, thresholds: CheckThresholds,
+                       settings: ClientSettings, workers: int = 1) -> ClientCheck:
+    """A :class:`ClientCheck` from raw samples: send lag from ``records`` (``send_ns - intended_ns``), loop and
+    read lag from the given samples (ns). Merging worker processes pools their samples here, so the merged
+    p99 is the p99 of every sample, not a mean of p99s."""
+    send = [r.send_ns - r.intended_ns for r in records]
+    n, s50, s99, smax = lag_stats(send)
+    ln, l50, l99, lmax = lag_stats(loop_lags_ns)
+    rn, r50, r99, rmax = lag_stats(read_lags_ns)
+    return ClientCheck(
+        requests=n, send_lag_p50_ns=s50, send_lag_p99_ns=s99, send_lag_max_ns=smax,
+        loop_lag_samples=ln, loop_lag_p50_ns=l50, loop_lag_p99_ns=l99, loop_lag_max_ns=lmax,
+        read_lag_samples=rn, read_lag_p50_ns=r50, read_lag_p99_ns=r99, read_lag_max_ns=rmax,
+        wall_ns=wall_ns, client_cpu_ns=client_cpu_ns, sample_interval_ns=interval_ns, thresholds=thresholds,
+        settings=settings.describe(), workers=workers,
+    )

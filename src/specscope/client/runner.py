@@ -13,6 +13,7 @@ from typing import Any
 
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
 from specscope.client.settings import ClientSettings
+from specscope.client.workers import resolve_workers, run_in_workers
 from specscope.client.stream import (RawCapture, capture_stream, chat_url, make_session, max_tokens_of,
                                      parse_capture, prepare_body)
 try:  # the fast path needs httptools; without it every run uses aiohttp
@@ -102,15 +103,23 @@ async def run_fixed_concurrency(base_url: str, requests: Sequence[tuple[str, dic
         base_url: server root or OpenAI base (``http://127.0.0.1:8000`` or ``.../v1``).
         requests: ``(prompt_id, chat-completions body)``; ``stream`` and ``include_usage`` are forced on.
         concurrency: streams kept in flight (N); the first N requests start together.
-        settings: connection limit (must be >= N, else a hidden pool queue would lower the load, case C16)
-            and timeouts.
+        settings: connection limit (must be >= N, else a hidden pool queue would lower the load, case C16),
+            timeouts, and ``workers``: with W > 1 (explicit, or ``"auto"`` by
+            :func:`specscope.client.workers.auto_workers`) the N slots and the requests are split over W spawned
+            client processes (:func:`specscope.client.workers.run_in_workers`), records merged in request order.
 
     Returns:
         One :class:`StreamRecord` per request, in the order of ``requests`` (failures included, never raised).
 
     Raises:
         ConfigError: ``concurrency`` < 1, or ``settings.connection_limit`` < ``concurrency``.
+        ClientWorkerError: with W > 1, a worker process failed to start, died or ran past its time bound.
     """
+    _check_concurrency(concurrency, settings)
+    w = resolve_workers(settings, concurrency, len(requests))
+    if w > 1:
+        records, _ = await run_in_workers(base_url, requests, concurrency, settings, w, check=False)
+        return records
     raws = await capture_fixed_concurrency(base_url, requests, concurrency, settings)
     return [parse_capture(r) for r in raws]
 
@@ -123,12 +132,18 @@ async def run_fixed_concurrency_checked(base_url: str, requests: Sequence[tuple[
     while streams are in flight; parsing happens after the monitor stops, so it never counts as lag.
 
     Returns:
-        ``(records, check)``; ``check.limited_reason()`` is ``"CLIENT_LIMITED(...)"`` or ``None``.
+        ``(records, check)``; ``check.limited_reason()`` is ``"CLIENT_LIMITED(...)"`` or ``None``. With W > 1
+        worker processes, ``check.workers == W`` and its lag statistics pool every worker's samples.
 
     Raises:
-        ConfigError: as :func:`run_fixed_concurrency`.
+        ConfigError, ClientWorkerError: as :func:`run_fixed_concurrency`.
     """
     _check_concurrency(concurrency, settings)
+    w = resolve_workers(settings, concurrency, len(requests))
+    if w > 1:
+        records, check = await run_in_workers(base_url, requests, concurrency, settings, w, thresholds=thresholds)
+        assert check is not None
+        return records, check
     async with ClientMonitor(settings, thresholds) as mon:
         raws = await capture_fixed_concurrency(base_url, requests, concurrency, settings)
     records = [parse_capture(r) for r in raws]

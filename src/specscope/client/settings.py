@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["ClientSettings"]
 
@@ -26,6 +26,11 @@ class ClientSettings(BaseModel):
         hot_path: the fixed-concurrency runner's HTTP path: ``"wire"`` (raw asyncio connection per stream
             slot + httptools, :mod:`specscope.client.wire`; plain ``http://`` only, else aiohttp is used)
             or ``"aiohttp"``. Open-loop runs and :func:`~specscope.client.stream.stream_chat` use aiohttp.
+        workers: client processes for a fixed-concurrency run: an int >= 1, or ``"auto"`` (the default) to
+            choose from the load with :func:`specscope.client.workers.auto_workers` (1 unless the concurrency
+            asks for more event throughput than one process handles). With W > 1 the N stream slots and the
+            requests are split across W spawned processes (:mod:`specscope.client.workers`). Open-loop runs
+            use one process.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -36,6 +41,14 @@ class ClientSettings(BaseModel):
     total_timeout_s: float = Field(default=3600.0, gt=0)
     read_buffer_bytes: int = Field(default=4 * 1024 * 1024, ge=4096)
     hot_path: Literal["wire", "aiohttp"] = "wire"
+    workers: int | Literal["auto"] = "auto"
+
+    @field_validator("workers")
+    @classmethod
+    def _workers_positive(cls, v: int | str) -> int | str:
+        if isinstance(v, int) and v < 1:
+            raise ValueError("workers must be >= 1 or 'auto'")
+        return v
 
     def describe(self) -> dict[str, Any]:
         """All settings plus the HTTP libraries and versions, for the run manifest: ``http_library`` is the
