@@ -45,16 +45,21 @@ DEFAULT_VLLM_PY = Path.home() / ".cache" / "specscope" / "vllm-cpu-venv" / "bin"
 # --------------------------------------------------------------------------------------- specscope (child)
 def _specscope_child(url: str, n: int, concurrency: int, hot_path: str = "wire") -> dict:
     """Runs inside the pinned child process: one fixed-concurrency cell, capture then parse
-    (``hot_path``: ``wire`` = raw asyncio + httptools, the default; ``aiohttp`` = the aiohttp path)."""
-    from specscope.client.runner import capture_fixed_concurrency, run_sync
+    (``hot_path``: ``wire`` = raw asyncio + httptools, the default; ``aiohttp`` = the aiohttp path;
+    ``wire-2proc`` = the wire path in 2 client worker processes, ``ClientSettings(workers=2)``, whose
+    ``+parse`` time includes spawning the workers)."""
+    from specscope.client.runner import capture_fixed_concurrency, run_fixed_concurrency, run_sync
     from specscope.client.settings import ClientSettings
     from specscope.client.stream import parse_capture
 
     reqs = [(f"p{i}", {"model": "truth", "messages": [{"role": "user", "content": f"q{i}"}], "max_tokens": TOKENS})
             for i in range(n)]
     t0 = perf_counter_ns()
-    raws = run_sync(capture_fixed_concurrency(url, reqs, concurrency, ClientSettings(hot_path=hot_path)))
-    recs = [parse_capture(r) for r in raws]
+    if hot_path == "wire-2proc":
+        recs = run_sync(run_fixed_concurrency(url, reqs, concurrency, ClientSettings(workers=2)))
+    else:
+        raws = run_sync(capture_fixed_concurrency(url, reqs, concurrency, ClientSettings(hot_path=hot_path)))
+        recs = [parse_capture(r) for r in raws]
     t1 = perf_counter_ns()
     toks = sum(r.output_tokens or 0 for r in recs)
     span_s = (max(r.end_ns for r in recs) - min(r.send_ns for r in recs)) / 1e9
@@ -157,10 +162,11 @@ def _ensure_pip_peer(cache: Path, name: str, exe: str) -> Path:
 
 
 def _one(client: str, url: str, n: int, concurrency: int, peers: dict) -> dict:
-    if client in ("specscope", "specscope-aiohttp"):
-        hot = "aiohttp" if client == "specscope-aiohttp" else "wire"
-        p = subprocess.run(_pinned([sys.executable, str(Path(__file__)), "--_child", url, str(n), str(concurrency),
-                                    hot]),
+    if client in ("specscope", "specscope-aiohttp", "specscope-2proc"):
+        hot = {"specscope": "wire", "specscope-aiohttp": "aiohttp", "specscope-2proc": "wire-2proc"}[client]
+        cmd = [sys.executable, str(Path(__file__)), "--_child", url, str(n), str(concurrency), hot]
+        # specscope-2proc is not pinned: its 2 workers need 2 cores (on a 2-core machine, one shared with the server)
+        p = subprocess.run(cmd if client == "specscope-2proc" else _pinned(cmd),
                            capture_output=True, text=True, timeout=900)
         if p.returncode != 0:
             raise RuntimeError(p.stderr.strip().splitlines()[-1:])
@@ -176,7 +182,8 @@ def main() -> None:
     ap.add_argument("--specscope-requests", type=int, default=8192,
                     help="requests per specscope run at concurrency 64 (it is fast: this keeps its runs >= ~1 s "
                          "so the rate is sustained, not a burst)")
-    ap.add_argument("--clients", default="specscope,specscope-aiohttp,vllm,guidellm,aiperf")
+    ap.add_argument("--clients", default="specscope,specscope-aiohttp,vllm,guidellm,aiperf",
+                    help="comma-separated; also specscope-2proc (2 client worker processes, not pinned)")
     ap.add_argument("--events-per-write", type=int, default=16,
                     help="SSE events per server write and stream pass (TruthScript.firehose_events_per_write)")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)

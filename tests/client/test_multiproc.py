@@ -206,3 +206,18 @@ def test_stuck_worker_times_out():
     with pytest.raises(ClientWorkerError, match="did not start in time"):
         run_sync(run_in_workers("http://127.0.0.1:9", reqs, 2, ClientSettings(), 2, start_timeout_s=3.0))
     assert time.perf_counter() - t0 < 30  # 3 s bound + terminating the stuck worker
+
+
+def test_two_workers_on_the_firehose_return_large_results():
+    """256 requests x 256 tokens at concurrency 64: each worker pickles back far more than a pipe buffer
+    (64 KiB); every token arrives, in request order (regression: a non-blocking pipe broke mid-message)."""
+    script = TruthScript(default=ResponsePlan(output_tokens=256, tokens_per_chunk=1), firehose=True, record=False)
+    reqs = [(f"f{i}", {"model": "truth", "messages": [{"role": "user", "content": f"q{i}"}], "max_tokens": 256})
+            for i in range(256)]
+    with TruthServer(script) as ts:
+        recs, check = run_sync(run_fixed_concurrency_checked(ts.base_url, reqs, 64, ClientSettings(workers=2)))
+    assert [r.prompt_id for r in recs] == [f"f{i}" for i in range(256)]
+    assert sum(r.output_tokens for r in recs) == 256 * 256
+    assert sum(r.content_chunks for r in recs) == 256 * 256  # one token per event
+    assert all(r.status == "ok" for r in recs)
+    assert check.workers == 2 and check.requests == 256

@@ -18,6 +18,10 @@ of them at once, so the first N requests start together across workers (the serv
 Never a hang: a worker that does not report ready within ``start_timeout_s``, dies (its pipe closes), or does not
 finish within the bound on its share (``ceil(requests / slots) x settings.total_timeout_s`` + margin) ends the
 cell with :class:`ClientWorkerError`; the other workers are terminated.
+
+Spawned workers import the caller's ``__main__`` module again (multiprocessing's spawn rule), so a script that
+runs a cell with W > 1 must keep its top-level work under ``if __name__ == "__main__":`` (the ``specscope`` CLI
+and pytest do).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import math
 import multiprocessing as mp
 import os
 import traceback
+from time import perf_counter
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
@@ -128,17 +133,19 @@ def split_load(n_requests: int, concurrency: int, workers: int) -> list[tuple[in
 
 
 # --------------------------------------------------------------------------------------- worker process side
-async def _readable(conn: Connection, timeout_s: float | None) -> None:
-    """Wait until ``conn`` has a message (or EOF) without blocking the event loop."""
-    if conn.poll():
-        return
-    loop = asyncio.get_running_loop()
-    fut = loop.create_future()
-    loop.add_reader(conn.fileno(), lambda: fut.done() or fut.set_result(None))
-    try:
-        await asyncio.wait_for(fut, timeout_s)
-    finally:
-        loop.remove_reader(conn.fileno())
+async def _readable(conn: Connection, timeout_s: float | None, poll_s: float = 0.001) -> None:
+    """Wait until ``conn`` has a message (or EOF) without blocking the event loop: ``conn.poll()`` every
+    ``poll_s``. (Not ``loop.add_reader``: uvloop makes the fd non-blocking, and a large pickled message then
+    fails mid-transfer with BlockingIOError.)
+
+    Raises:
+        asyncio.TimeoutError: nothing within ``timeout_s``.
+    """
+    deadline = None if timeout_s is None else perf_counter() + timeout_s
+    while not conn.poll():
+        if deadline is not None and perf_counter() > deadline:
+            raise asyncio.TimeoutError
+        await asyncio.sleep(poll_s)
 
 
 async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple:
@@ -199,8 +206,8 @@ def _reraise(w: int, info: tuple) -> None:
 
 async def _recv(conn: Connection, w: int, timeout_s: float, what: str) -> Any:
     try:
-        await _readable(conn, timeout_s)
-        msg = conn.recv()
+        await _readable(conn, timeout_s, poll_s=0.005)
+        msg = conn.recv()  # blocking: the worker is writing it now
     except asyncio.TimeoutError:
         raise ClientWorkerError(f"client worker {w} did not {what} in time", found=f"no answer after {timeout_s:g} s",
                                 expected=f"worker {what}",
@@ -263,7 +270,10 @@ async def run_in_workers(base_url: str, requests: Sequence[tuple[str, dict[str, 
                 if not t.done():
                     t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        outs = [t.result() for t in tasks]  # the first worker error (in worker order) is raised here
+        for t in tasks:  # the first worker error (in worker order) is raised, never a CancelledError
+            if not t.cancelled() and t.exception() is not None:
+                raise t.exception()  # type: ignore[misc]
+        outs = [t.result() for t in tasks]
         ok = True
     finally:
         for p, conn in procs:
