@@ -22,6 +22,12 @@ PLAN = ResponsePlan(output_tokens=12, tokens_per_chunk=4, finish_reason="length"
                     accepted_per_position=[3, 2, 1], prompt_tokens=20)
 
 
+def clean(c) -> bool:
+    """ok, or flagged only by the client's own self-check (these firehose-like plans have no delays, so on a busy
+    2-core machine the client's loop lag can cross its threshold: that flag is the self-check doing its job)."""
+    return c.status == "ok" or (c.status == "degraded" and all(r.startswith("CLIENT_LIMITED") for r in c.reasons))
+
+
 @pytest.fixture(scope="module")
 def truth():
     with TruthServer(TruthScript(default=PLAN, metrics=MetricsPlan(engines=["0", "1"]))) as ts:
@@ -36,7 +42,7 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
         assert len(cells) == 2 * 2 * 2
         for c in cells:
             n = c.concurrency
-            assert c.status == "ok", c.reasons
+            assert clean(c), c.reasons
             assert c.streams == n and c.output_tokens == 12 * n and c.token_source == "usage"
             assert c.server_generation_tokens == 12 * n  # the counter delta, warm-up excluded
             assert c.counters["drafts"] == 4 * n and c.counters["draft_tokens"] == 12 * n
@@ -130,7 +136,7 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
             assert run.manifest["finished"] is True
     assert len(after) == 8
     assert all(after[k] == v for k, v in before.items())  # nothing finished was redone or lost
-    assert all(c.status == "ok" for c in after.values())
+    assert all(clean(c) for c in after.values())
 
 
 def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path):
@@ -154,17 +160,18 @@ def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path)
         manifest = run.manifest
     a = [c for c in cells if c.config == "a"]
     b = [c for c in cells if c.config == "b"]
-    assert [c.status for c in a] == ["ok", "server_crash"] or [c.status for c in a] == ["server_crash", "ok"]
+    assert sorted(c.status == "server_crash" for c in a) == [False, True]
+    assert all(clean(c) for c in a if c.status != "server_crash")
     crash = next(c for c in a if c.status == "server_crash")
     assert crash.reasons[0] == "SERVER_CRASH"
-    assert len(b) == 4 and all(c.status == "ok" for c in b)  # the next config ran in full
+    assert len(b) == 4 and all(clean(c) for c in b)  # the next config ran in full
     assert manifest["crashes"] == {"a": f"a/prose/c{crash.concurrency}/r{crash.repeat}"}
     assert manifest["finished"] is True
     from specscope.report.build import load_run_report
 
     tables = {t.key: t for t in load_run_report(run_dir).tables}
-    ok_a = next(c for c in a if c.status == "ok")
-    stable = str(ok_a.concurrency) if ok_a.concurrency < crash.concurrency else "—"
+    ok_a = next(c for c in a if c.status != "server_crash")
+    stable = str(ok_a.concurrency) if ok_a.status == "ok" and ok_a.concurrency < crash.concurrency else "—"
     assert tables["crashes"].rows == [["a", "prose", str(crash.concurrency), str(crash.repeat), stable]]
 
 
