@@ -45,7 +45,7 @@ from specscope.records import StreamRecord
 __all__ = ["auto_workers", "resolve_workers", "split_load", "run_in_workers", "ClientWorkerError",
            "PROCESS_EVENTS_PER_S", "ASSUMED_STREAM_EVENTS_PER_S"]
 
-# Measured (/tmp script, recorded in benchmarks/RESULTS.md "Client scaling"): firehose truth server pinned to CPU 0,
+# Measured (recorded in benchmarks/RESULTS.md, "Client scaling"): firehose truth server pinned to CPU 0,
 # one client process pinned to CPU 1, concurrency 64, 256 tokens per request, 1 token per SSE event, this 2-core
 # machine shared with other test suites (load ~2.3): the wire hot path cost 2.6-2.8 us of client CPU per event
 # (5-10 events per socket read; 0.7-1.3 us at 16 events per write) and the client streamed 94k-158k events/s at
