@@ -13,6 +13,7 @@ Tree::
     │   ├── ServerUnreachable           nothing answers at the URL
     │   ├── MetricsUnavailable          no Prometheus /metrics endpoint
     │   └── ServerStartError            an engine we launched did not become healthy
+    ├── ClientWorkerError               a client worker process failed to start, died or overran
     ├── EngineError                     embedded engine: model file or draft cannot be prepared
     ├── StoreError                      a run folder that is not a run, or a run that cannot resume
     ├── CheckpointError                 a checkpoint that cannot be read at all (audit exit 2)
@@ -29,6 +30,7 @@ __all__ = [
     "ServerUnreachable",
     "MetricsUnavailable",
     "ServerStartError",
+    "ClientWorkerError",
     "EngineError",
     "StoreError",
     "CheckpointError",
@@ -93,6 +95,10 @@ class ServerStartError(ServerError):
     def __init__(self, message: str, *, log_tail: str = "", **kw):
         super().__init__(message, **kw)
         self.log_tail = log_tail
+
+
+class ClientWorkerError(SpecscopeError):
+    """A client worker process failed to start, died, or ran past its time bound (exit code 2)."""
 
 
 class EngineError(SpecscopeError):

@@ -39,7 +39,7 @@ from typing import Any
 from specscope import errors
 from specscope.client.checks import MS, CheckThresholds, ClientCheck, check_from_samples
 from specscope.client.settings import ClientSettings
-from specscope.errors import SpecscopeError
+from specscope.errors import ClientWorkerError, SpecscopeError
 from specscope.records import StreamRecord
 
 __all__ = ["auto_workers", "resolve_workers", "split_load", "run_in_workers", "ClientWorkerError",
@@ -56,10 +56,6 @@ PROCESS_EVENTS_PER_S = 150_000
 # Upper bound on one stream's event rate assumed when the caller does not know it: 1 event per ms per stream
 # (TPOT 1 ms; engines stream a request at 30-300 events/s, the firehose truth server much faster).
 ASSUMED_STREAM_EVENTS_PER_S = 1_000
-
-
-class ClientWorkerError(SpecscopeError):
-    """A client worker process failed to start, died, or ran past its time bound (exit code 2)."""
 
 
 def _available_cpus() -> int:
