@@ -33,3 +33,13 @@ def test_profile_and_bad_options():
     with pytest.raises(ConfigError):
         profile_options("nope")
     assert CellKey("a", "b", 1, 0).label() == "a/b/c1/r0"
+
+
+def test_cache_salt_meets_vllms_rule_and_is_unique_per_request():
+    # vLLM 0.32 answers 400 to a cache_salt over 128 characters or containing '@', '/', '\\' or NUL
+    from specscope.bench.runner import cache_salt
+
+    salts = {cache_salt("run-20261129-120000", CellKey("mtp", "edit", n, r), f"edit-{i:03d}")
+             for n in (1, 2) for r in (0, 1) for i in range(4)}
+    assert len(salts) == 16
+    assert all(len(s) <= 128 and not set(s) & {"@", "/", "\\", "\0"} for s in salts)

@@ -14,6 +14,7 @@ on with the next config.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import datetime as _dt
 import os
 import platform
@@ -57,6 +58,11 @@ class BenchProgress:
     summary: CellSummary
     total_output_tokens: int
     elapsed_s: float
+
+
+def cache_salt(run_name: str, key: CellKey, prompt_id: str) -> str:
+    """A per-request prefix-cache salt: 32 hex characters (vLLM accepts at most 128 and no '@', '/', '\\')."""
+    return hashlib.sha256(f"{run_name}|{key.label()}|{prompt_id}".encode()).hexdigest()[:32]
 
 
 def pack_name(workload: str, edit_form: str) -> str:
@@ -268,7 +274,7 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
             warm = warmups[key.workload]
 
             def body(p, max_tokens):
-                salt = f"{run.path.name}/{key.label()}/{p.prompt_id}" if options.prefix_cache == "defeat" else None
+                salt = cache_salt(run.path.name, key, p.prompt_id) if options.prefix_cache == "defeat" else None
                 return chat_request(p, model=server.model_name, max_tokens=max_tokens, temperature=options.temperature,
                                     server_kind=server.server_kind, cache_salt=salt)
 

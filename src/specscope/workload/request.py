@@ -55,7 +55,8 @@ def chat_request(
             one, so a repeated prompt cannot flatter a later cell: llama.cpp gets ``"cache_prompt": false``
             (its server reuses a slot's cached prompt otherwise), vLLM and other OpenAI-style servers get
             ``"cache_salt": <salt>`` (vLLM's per-request prefix-cache isolation: blocks are only shared
-            between requests with the same salt). SGLang gets neither (no such field).
+            between requests with the same salt; vLLM answers 400 to a salt over 128 characters or with '@',
+            '/', '\\' or NUL). SGLang gets neither (no such field).
 
     Returns:
         ``{"model", "messages", "max_tokens", "temperature", "stream": True,
