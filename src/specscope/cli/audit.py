@@ -18,7 +18,12 @@ class AuditFormat(str, Enum):
 
 
 def _gb(n: float) -> str:
-    return f"{n / 1e9:.2f} GB"
+    """Bytes for display: GB (1e9) for model-sized numbers, MB or plain bytes for small test checkpoints."""
+    if n >= 1e8:
+        return f"{n / 1e9:.2f} GB"
+    if n >= 1e5:
+        return f"{n / 1e6:.2f} MB"
+    return f"{n:,.0f} bytes"
 
 
 def _render(report, strict: bool) -> None:
@@ -28,16 +33,19 @@ def _render(report, strict: bool) -> None:
     console = Console()
     colors = {"error": "red", "warning": "yellow", "info": "cyan"}
     if report.findings:
-        t = Table(title=f"audit: {report.target}", show_lines=True)
-        for col in ("severity", "code", "file / tensor", "found -> expected", "consequence / fix"):
-            t.add_column(col, overflow="fold")
+        # one block per finding (a table folds every column to a few characters at 80 columns)
+        console.rule(f"audit: {report.target}")
         for f in report.findings:
             sev = f.severity.value
-            where = "\n".join(x for x in (f.file, f.tensor) if x)
-            t.add_row(f"[{colors[sev]}]{sev}[/]", f.code, where,
-                      f"{f.message}\nfound: {f.found}\nexpected: {f.expected}",
-                      "\n".join(x for x in (f.consequence, f"fix: {f.fix}" if f.fix else None) if x))
-        console.print(t)
+            where = " · ".join(x for x in (f.file, f.tensor) if x)
+            console.print(f"[bold {colors[sev]}]{sev.upper()}[/] [bold]{f.code}[/]" + (f"  {where}" if where else ""),
+                          highlight=False)
+            console.print(f"  {f.message}", highlight=False, markup=False)
+            for label, value in (("found", f.found), ("expected", f.expected), ("consequence", f.consequence),
+                                 ("fix", f.fix)):
+                if value:
+                    console.print(f"  {label}: {value}", highlight=False, markup=False)
+            console.print()
     else:
         console.print(f"audit: {report.target}: no findings")
     c = report.census
