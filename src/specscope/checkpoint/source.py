@@ -55,6 +55,17 @@ def _decode_json(raw: bytes, label: str, name: str) -> object:
         ) from None
 
 
+def _read_json(source, name: str, fetch) -> object | None:
+    """A JSON file of ``source`` (None when absent), refusing one larger than MAX_JSON_BYTES before reading it."""
+    size = source.files().get(name)
+    if size is None:
+        return None
+    if size > MAX_JSON_BYTES:
+        raise CheckpointError(f"{name} is too large for a JSON config", found=f"{size} bytes",
+                              expected=f"<= {MAX_JSON_BYTES} bytes", fix=f"check {name}")
+    return _decode_json(fetch(), source.label, name)
+
+
 @dataclass
 class LocalSource:
     """A checkpoint folder on disk. Files are opened read-only and never written."""
@@ -98,13 +109,7 @@ class LocalSource:
             return fh.read(length_bytes)
 
     def read_json(self, name: str) -> object | None:
-        size = self.files().get(name)
-        if size is None:
-            return None
-        if size > MAX_JSON_BYTES:
-            raise CheckpointError(f"{name} is too large for a JSON config", found=f"{size} bytes",
-                                  expected=f"<= {MAX_JSON_BYTES} bytes", fix=f"check {name}")
-        return _decode_json((self.root / name).read_bytes(), self.label, name)
+        return _read_json(self, name, lambda: (self.root / name).read_bytes())
 
 
 class HubSource:
@@ -167,13 +172,7 @@ class HubSource:
         return data[:length_bytes]
 
     def read_json(self, name: str) -> object | None:
-        size = self.files().get(name)
-        if size is None:
-            return None
-        if size > MAX_JSON_BYTES:
-            raise CheckpointError(f"{name} is too large for a JSON config", found=f"{size} bytes",
-                                  expected=f"<= {MAX_JSON_BYTES} bytes", fix=f"check {name}")
-        return _decode_json(self._get(name, {}), self.label, name)
+        return _read_json(self, name, lambda: self._get(name, {}))
 
 
 def parse_target(target: str) -> tuple[str, str | None]:
