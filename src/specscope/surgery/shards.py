@@ -67,13 +67,10 @@ def sha256_bytes(data: bytes | memoryview) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def sha256_file(path: Path, chunk_bytes: int = 8 << 20) -> str:
-    """Hex SHA-256 of a whole file, read in chunks (read-only)."""
-    h = hashlib.sha256()
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a whole file (hashlib.file_digest, read in chunks; read-only)."""
     with open(path, "rb") as fh:
-        while chunk := fh.read(chunk_bytes):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def tmp_name(final: Path) -> Path:
