@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from specscope.audit.findings import Finding, Severity
-from specscope.audit.layout import QUANT_AUX_SUFFIXES, is_vision, module_of
+from specscope.audit.layout import QUANT_AUX_SUFFIXES, module_of
 from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, quant_views
 from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.dtypes import FLOAT8_DTYPES, PACKED_INT_DTYPES
