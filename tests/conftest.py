@@ -16,6 +16,7 @@ def embedded_run(tmp_path_factory) -> Path:
     from specscope.config import BenchOptions
 
     out = tmp_path_factory.mktemp("runs")
-    options = BenchOptions(configs=("base", "draft"), workloads=("prose", "edit"), levels=(1, 2), repeats=2,
-                           max_tokens=32)
+    options = BenchOptions(
+        configs=("base", "draft"), workloads=("prose", "edit"), levels=(1, 2), repeats=2, max_tokens=32
+    )
     return run_bench(options, out=out, run_dir=out / "embedded")

@@ -93,7 +93,10 @@ def profile_options(name: str, **overrides) -> BenchOptions:
     """
     if name not in PROFILES:
         raise ConfigError(
-            f"unknown profile {name!r}", found=name, expected=f"one of {', '.join(PROFILES)}", fix="pass --profile quick"
+            f"unknown profile {name!r}",
+            found=name,
+            expected=f"one of {', '.join(PROFILES)}",
+            fix="pass --profile quick",
         )
     values = {**PROFILES[name], **{k: v for k, v in overrides.items() if v is not None}}
     try:

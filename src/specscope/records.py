@@ -96,7 +96,12 @@ class StreamRecord:
         Uses the usage token count, so multi-token chunks under speculation are handled right.
         ``None`` with fewer than two tokens or no usage.
         """
-        if self.output_tokens is None or self.output_tokens < 2 or self.first_token_ns is None or self.last_token_ns is None:
+        if (
+            self.output_tokens is None
+            or self.output_tokens < 2
+            or self.first_token_ns is None
+            or self.last_token_ns is None
+        ):
             return None
         return (self.last_token_ns - self.first_token_ns) / (self.output_tokens - 1)
 

@@ -20,8 +20,13 @@ from safetensors import TensorSpec, serialize_file
 H, I, V, L = 64, 128, 32, 4
 FULL = (3,)
 _DT = {"BF16": ("bfloat16", 2), "F32": ("float32", 4), "U8": ("uint8", 1), "F8_E4M3": ("float8_e4m3fn", 1)}
-EXCLUDE = ["lm_head", "model.language_model.embed_tokens", "model.language_model.layers.*.linear_attn*",
-           "model.visual*", "mtp*"]
+EXCLUDE = [
+    "lm_head",
+    "model.language_model.embed_tokens",
+    "model.language_model.layers.*.linear_attn*",
+    "model.visual*",
+    "mtp*",
+]
 
 
 def _layer(prefix: str, full: bool) -> dict[str, tuple[str, list[int]]]:
@@ -33,24 +38,28 @@ def _layer(prefix: str, full: bool) -> dict[str, tuple[str, list[int]]]:
         f"{prefix}mlp.down_proj.weight": ("BF16", [H, I]),
     }
     if full:
-        t.update({
-            f"{prefix}self_attn.q_proj.weight": ("BF16", [2 * H, H]),
-            f"{prefix}self_attn.k_proj.weight": ("BF16", [16, H]),
-            f"{prefix}self_attn.v_proj.weight": ("BF16", [16, H]),
-            f"{prefix}self_attn.o_proj.weight": ("BF16", [H, H]),
-            f"{prefix}self_attn.q_norm.weight": ("BF16", [16]),
-            f"{prefix}self_attn.k_norm.weight": ("BF16", [16]),
-        })
+        t.update(
+            {
+                f"{prefix}self_attn.q_proj.weight": ("BF16", [2 * H, H]),
+                f"{prefix}self_attn.k_proj.weight": ("BF16", [16, H]),
+                f"{prefix}self_attn.v_proj.weight": ("BF16", [16, H]),
+                f"{prefix}self_attn.o_proj.weight": ("BF16", [H, H]),
+                f"{prefix}self_attn.q_norm.weight": ("BF16", [16]),
+                f"{prefix}self_attn.k_norm.weight": ("BF16", [16]),
+            }
+        )
     else:
-        t.update({
-            f"{prefix}linear_attn.in_proj_qkvz.weight": ("BF16", [4 * H, H]),
-            f"{prefix}linear_attn.in_proj_ba.weight": ("BF16", [8, H]),
-            f"{prefix}linear_attn.conv1d.weight": ("BF16", [3 * H, 1, 4]),
-            f"{prefix}linear_attn.A_log": ("F32", [4]),
-            f"{prefix}linear_attn.dt_bias": ("F32", [4]),
-            f"{prefix}linear_attn.norm.weight": ("BF16", [16]),
-            f"{prefix}linear_attn.out_proj.weight": ("BF16", [H, 2 * H]),
-        })
+        t.update(
+            {
+                f"{prefix}linear_attn.in_proj_qkvz.weight": ("BF16", [4 * H, H]),
+                f"{prefix}linear_attn.in_proj_ba.weight": ("BF16", [8, H]),
+                f"{prefix}linear_attn.conv1d.weight": ("BF16", [3 * H, 1, 4]),
+                f"{prefix}linear_attn.A_log": ("F32", [4]),
+                f"{prefix}linear_attn.dt_bias": ("F32", [4]),
+                f"{prefix}linear_attn.norm.weight": ("BF16", [16]),
+                f"{prefix}linear_attn.out_proj.weight": ("BF16", [H, 2 * H]),
+            }
+        )
     return t
 
 
@@ -66,11 +75,13 @@ def tensor_specs(*, with_fc: bool = True, vocab: int = V) -> dict[str, tuple[str
     }
     for i in range(L):
         t.update(_layer(f"model.language_model.layers.{i}.", i in FULL))
-    t.update({
-        "mtp.pre_fc_norm_embedding.weight": ("BF16", [H]),
-        "mtp.pre_fc_norm_hidden.weight": ("BF16", [H]),
-        "mtp.norm.weight": ("BF16", [H]),
-    })
+    t.update(
+        {
+            "mtp.pre_fc_norm_embedding.weight": ("BF16", [H]),
+            "mtp.pre_fc_norm_hidden.weight": ("BF16", [H]),
+            "mtp.norm.weight": ("BF16", [H]),
+        }
+    )
     if with_fc:
         t["mtp.fc.weight"] = ("BF16", [H, 2 * H])
     t.update(_layer("mtp.layers.0.", True))
@@ -112,15 +123,29 @@ def write_shard(path: Path, specs: dict[str, tuple[str, list[int]]], scalars: di
 
 def config(*, nvfp4: bool = False, exclude: list[str] | None = None, kv_scheme: dict | None = None) -> dict:
     text = {
-        "model_type": "qwen3_5_text", "hidden_size": H, "intermediate_size": I, "vocab_size": V,
-        "num_hidden_layers": L, "layer_types": ["full_attention" if i in FULL else "linear_attention" for i in range(L)],
-        "mtp_num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 1,
+        "model_type": "qwen3_5_text",
+        "hidden_size": H,
+        "intermediate_size": I,
+        "vocab_size": V,
+        "num_hidden_layers": L,
+        "layer_types": ["full_attention" if i in FULL else "linear_attention" for i in range(L)],
+        "mtp_num_hidden_layers": 1,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
     }
-    cfg: dict = {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
-                 "text_config": text, "vision_config": {"hidden_size": 32, "depth": 1}}
+    cfg: dict = {
+        "architectures": ["Qwen3_5ForConditionalGeneration"],
+        "model_type": "qwen3_5",
+        "text_config": text,
+        "vision_config": {"hidden_size": 32, "depth": 1},
+    }
     if nvfp4:
-        qc: dict = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
-                    "ignore": list(EXCLUDE if exclude is None else exclude)}
+        qc: dict = {
+            "quant_method": "modelopt",
+            "quant_algo": "NVFP4",
+            "group_size": 16,
+            "ignore": list(EXCLUDE if exclude is None else exclude),
+        }
         if kv_scheme is not None:
             qc["kv_cache_scheme"] = kv_scheme
         cfg["quantization_config"] = qc
@@ -128,14 +153,31 @@ def config(*, nvfp4: bool = False, exclude: list[str] | None = None, kv_scheme: 
 
 
 def hf_quant(*, exclude: list[str] | None = None, kv: str | None = None) -> dict:
-    return {"producer": {"name": "modelopt", "version": "0.45.0"},
-            "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": kv, "group_size": 16,
-                             "exclude_modules": list(EXCLUDE if exclude is None else exclude)}}
+    return {
+        "producer": {"name": "modelopt", "version": "0.45.0"},
+        "quantization": {
+            "quant_algo": "NVFP4",
+            "kv_cache_quant_algo": kv,
+            "group_size": 16,
+            "exclude_modules": list(EXCLUDE if exclude is None else exclude),
+        },
+    }
 
 
-def build(root: Path, *, nvfp4: bool = False, with_fc: bool = True, quantize_mtp: bool = False,
-          cfg_exclude: list[str] | None = None, hf_exclude: list[str] | None = None, hf_kv: str | None = None,
-          cfg_kv: dict | None = None, kv_scales: bool = False, processors: bool = True, vocab: int = V) -> Path:
+def build(
+    root: Path,
+    *,
+    nvfp4: bool = False,
+    with_fc: bool = True,
+    quantize_mtp: bool = False,
+    cfg_exclude: list[str] | None = None,
+    hf_exclude: list[str] | None = None,
+    hf_kv: str | None = None,
+    cfg_kv: dict | None = None,
+    kv_scales: bool = False,
+    processors: bool = True,
+    vocab: int = V,
+) -> Path:
     """A two-shard checkpoint (language model | lm_head + MTP) with a correct index. Returns ``root``."""
     root.mkdir(parents=True, exist_ok=True)
     specs = tensor_specs(with_fc=with_fc, vocab=vocab)
@@ -154,8 +196,10 @@ def build(root: Path, *, nvfp4: bool = False, with_fc: bool = True, quantize_mtp
     total = 0
     for dt, shape in specs.values():
         total += (int(np.prod(shape)) if shape else 1) * _DT[dt][1]
-    index = {"metadata": {"total_size": total},
-             "weight_map": {**{n: names[0] for n in shard1}, **{n: names[1] for n in shard2}}}
+    index = {
+        "metadata": {"total_size": total},
+        "weight_map": {**{n: names[0] for n in shard1}, **{n: names[1] for n in shard2}},
+    }
     (root / "model.safetensors.index.json").write_text(json.dumps(index, indent=2))
     (root / "config.json").write_text(json.dumps(config(nvfp4=nvfp4, exclude=cfg_exclude, kv_scheme=cfg_kv), indent=2))
     if nvfp4:

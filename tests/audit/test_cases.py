@@ -22,16 +22,22 @@ def test_c01_deepseek_mtp_layer_missing() -> None:
     (f,) = r.findings
     assert f.details["prefixes"] == ["model.layers.2."]
     assert f.details["tensors_found"] == 0
-    assert f.details["specific_missing"] == ["model.layers.2.eh_proj.weight", "model.layers.2.enorm.weight",
-                                             "model.layers.2.hnorm.weight"]
+    assert f.details["specific_missing"] == [
+        "model.layers.2.eh_proj.weight",
+        "model.layers.2.enorm.weight",
+        "model.layers.2.hnorm.weight",
+    ]
     assert "0 of 3" in f.message and "acceptance ~0" in f.consequence and "graft" in f.fix
     assert r.exit_code == 1
 
 
 def test_c02_index_entry_not_in_shard() -> None:
     r = audit_checkpoint(CASES / "C02" / "checkpoint")
-    assert _codes(r) == [("error", "INDEX_ENTRY_NOT_IN_SHARD"), ("error", "MTP_INCOMPLETE"),
-                         ("warning", "INDEX_TOTAL_SIZE_MISMATCH")]
+    assert _codes(r) == [
+        ("error", "INDEX_ENTRY_NOT_IN_SHARD"),
+        ("error", "MTP_INCOMPLETE"),
+        ("warning", "INDEX_TOTAL_SIZE_MISMATCH"),
+    ]
     (orphan,) = r.by_code("INDEX_ENTRY_NOT_IN_SHARD")
     assert orphan.tensor == "mtp.fc.weight" and orphan.file == "model-00002-of-00002.safetensors"
     assert orphan.details["index_entries"] == 25
@@ -40,7 +46,10 @@ def test_c02_index_entry_not_in_shard() -> None:
     assert orphan.details["found_in"] == []
     (size,) = r.by_code("INDEX_TOTAL_SIZE_MISMATCH")
     assert (size.details["declared_bytes"], size.details["measured_bytes"], size.details["difference_bytes"]) == (
-        164_864, 148_480, 16_384)
+        164_864,
+        148_480,
+        16_384,
+    )
     (mtp,) = r.by_code("MTP_INCOMPLETE")
     assert (mtp.details["expected"], mtp.details["present"], mtp.details["missing"]) == (13, 12, ["mtp.fc.weight"])
     assert r.exit_code == 1
@@ -75,7 +84,8 @@ def test_c06_patched_exclude_list_is_clean(tmp_path: Path) -> None:
         (tmp_path / p.name).write_bytes(p.read_bytes())
     cfg = json.loads((src / "config.json").read_text())
     cfg["quantization_config"]["exclude"] = json.loads(
-        (CASES / "C06" / "expected_exclude_after_patch.json").read_text())["exclude"]
+        (CASES / "C06" / "expected_exclude_after_patch.json").read_text()
+    )["exclude"]
     (tmp_path / "config.json").write_text(json.dumps(cfg))
     assert _codes(audit_checkpoint(tmp_path)) == []
 
@@ -96,19 +106,24 @@ def _c09(name: str) -> dict:
 def test_c09_mixed_layers_warn_only() -> None:
     findings, table = check_draft_config(_c09("draft_config.json"), target_num_layers=64)
     assert [(f.severity.value, f.code) for f in findings] == [
-        ("warning", "DFLASH_MIXED_LAYER_TYPES"), ("info", "DFLASH_MAX_WINDOW_LAYERS_IGNORED")]
-    assert table == [
-        {"layer": i, "type": "sliding_attention", "window": 4096, "causal": True} for i in range(4)
-    ] + [{"layer": 4, "type": "full_attention", "window": None, "causal": False}]
+        ("warning", "DFLASH_MIXED_LAYER_TYPES"),
+        ("info", "DFLASH_MAX_WINDOW_LAYERS_IGNORED"),
+    ]
+    assert table == [{"layer": i, "type": "sliding_attention", "window": 4096, "causal": True} for i in range(4)] + [
+        {"layer": 4, "type": "full_attention", "window": None, "causal": False}
+    ]
 
 
-@pytest.mark.parametrize("variant,severity,code", [
-    ("variant_len_mismatch.json", "error", "DFLASH_LAYER_TYPES_LENGTH"),
-    ("variant_window_missing.json", "error", "DFLASH_SLIDING_WINDOW_MISSING"),
-    ("variant_flag_disables_swa.json", "warning", "DFLASH_SWA_FLAG_CONFLICT"),
-    ("variant_swa_only_in_dflash_config.json", "warning", "DFLASH_SWA_ONLY_IN_DFLASH_CONFIG"),
-    ("variant_window_smaller_than_block.json", "error", "DFLASH_WINDOW_SMALLER_THAN_BLOCK"),
-])
+@pytest.mark.parametrize(
+    "variant,severity,code",
+    [
+        ("variant_len_mismatch.json", "error", "DFLASH_LAYER_TYPES_LENGTH"),
+        ("variant_window_missing.json", "error", "DFLASH_SLIDING_WINDOW_MISSING"),
+        ("variant_flag_disables_swa.json", "warning", "DFLASH_SWA_FLAG_CONFLICT"),
+        ("variant_swa_only_in_dflash_config.json", "warning", "DFLASH_SWA_ONLY_IN_DFLASH_CONFIG"),
+        ("variant_window_smaller_than_block.json", "error", "DFLASH_WINDOW_SMALLER_THAN_BLOCK"),
+    ],
+)
 def test_c09_variants(variant: str, severity: str, code: str) -> None:
     findings, _ = check_draft_config(_c09(variant), target_num_layers=64)
     hits = [f for f in findings if f.code == code]
@@ -131,7 +146,10 @@ def test_c10_mixed_scales() -> None:
     assert r.by_code("FP8_KV_V_ONLY")[0].details["layers"] == [1]
     vals = [(row["layer"], row["k"], row["v"]) for row in r.facts["kv_scales"]]
     assert [(i, k, None if v is None else round(v, 6)) for i, k, v in vals] == [
-        (0, None, None), (1, None, 0.08), (2, pytest.approx(0.05), 0.08)]
+        (0, None, None),
+        (1, None, 0.08),
+        (2, pytest.approx(0.05), 0.08),
+    ]
     assert r.exit_code == 0 and r.exit_code_for(strict=True) == 1
 
 
@@ -156,12 +174,23 @@ def test_c11_config_copies_disagree() -> None:
     assert r.facts["quant_config_used_by_vllm"] == "config.json"
 
 
-@pytest.mark.parametrize("fname,ok", [
-    ("a_zero_size_ok", True), ("b_zero_offsets_nonzero_shape", False), ("c_empty_metadata", True),
-    ("d_header_too_large", False), ("e_offsets_reversed", False), ("f_truncated_data", False),
-    ("g_metadata_only", True), ("h_gap_between_tensors", False), ("i_duplicate_name", False),
-    ("j_overlapping_tensors", False), ("k_metadata_non_string_value", False), ("l_trailing_bytes", False),
-])
+@pytest.mark.parametrize(
+    "fname,ok",
+    [
+        ("a_zero_size_ok", True),
+        ("b_zero_offsets_nonzero_shape", False),
+        ("c_empty_metadata", True),
+        ("d_header_too_large", False),
+        ("e_offsets_reversed", False),
+        ("f_truncated_data", False),
+        ("g_metadata_only", True),
+        ("h_gap_between_tensors", False),
+        ("i_duplicate_name", False),
+        ("j_overlapping_tensors", False),
+        ("k_metadata_non_string_value", False),
+        ("l_trailing_bytes", False),
+    ],
+)
 def test_c12_audit_verdicts(fname: str, ok: bool) -> None:
     r = audit_checkpoint(CASES / "C12" / "files" / f"{fname}.safetensors")
     assert (r.exit_code == 0) is ok
@@ -169,10 +198,13 @@ def test_c12_audit_verdicts(fname: str, ok: bool) -> None:
 
 
 # C08 B1: gate/up pairs with different NVFP4 global scales; both conventions give the same verdict
-@pytest.mark.parametrize("fname, shared", [
-    ("experts_scale2.modelopt.safetensors", {"0": 4.83e-5, "2": 1e-4}),
-    ("experts_global_scale.compressed_tensors.safetensors", {"0": 20703.93, "2": 10000.0}),
-])
+@pytest.mark.parametrize(
+    "fname, shared",
+    [
+        ("experts_scale2.modelopt.safetensors", {"0": 4.83e-5, "2": 1e-4}),
+        ("experts_global_scale.compressed_tensors.safetensors", {"0": 20703.93, "2": 10000.0}),
+    ],
+)
 def test_c08_b1_gate_up_scale_mismatch(fname, shared):
     from specscope.audit import audit_checkpoint
 

@@ -23,8 +23,17 @@ def test_seed003_roofline_and_share() -> None:
     assert 0.85e9 / 17.61e9 == pytest.approx(0.048, abs=5e-4)
 
 
-@pytest.mark.parametrize("text,bytes_per_s", [("273GB/s", 273e9), ("4.8TB/s", 4.8e12), ("273 GB/s", 273e9),
-                                              ("800GiB/s", 800 * 1024**3), ("dgx-spark", 273e9), ("H200", 4.8e12)])
+@pytest.mark.parametrize(
+    "text,bytes_per_s",
+    [
+        ("273GB/s", 273e9),
+        ("4.8TB/s", 4.8e12),
+        ("273 GB/s", 273e9),
+        ("800GiB/s", 800 * 1024**3),
+        ("dgx-spark", 273e9),
+        ("H200", 4.8e12),
+    ],
+)
 def test_parse_bandwidth(text: str, bytes_per_s: float) -> None:
     assert parse_bandwidth(text) == pytest.approx(bytes_per_s)
 

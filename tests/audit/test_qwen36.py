@@ -38,15 +38,29 @@ def test_mtp_fc_missing(tmp_path: Path) -> None:
 
 
 def test_mtp_unquantized_not_excluded(tmp_path: Path) -> None:
-    ck = build(tmp_path / "ck", nvfp4=True, cfg_exclude=["lm_head", "model.language_model.embed_tokens",
-                                                          "model.language_model.layers.*.linear_attn*", "model.visual*"],
-               hf_exclude=["lm_head", "model.language_model.embed_tokens",
-                           "model.language_model.layers.*.linear_attn*", "model.visual*"])
+    ck = build(
+        tmp_path / "ck",
+        nvfp4=True,
+        cfg_exclude=[
+            "lm_head",
+            "model.language_model.embed_tokens",
+            "model.language_model.layers.*.linear_attn*",
+            "model.visual*",
+        ],
+        hf_exclude=[
+            "lm_head",
+            "model.language_model.embed_tokens",
+            "model.language_model.layers.*.linear_attn*",
+            "model.visual*",
+        ],
+    )
     r = audit_checkpoint(ck)
     assert _codes(r) == [("error", "MTP_UNQUANTIZED_NOT_EXCLUDED")]
     assert r.findings[0].details["modules"] == sorted(
-        ["mtp.fc"] + [f"mtp.layers.0.self_attn.{p}_proj" for p in "qkvo"]
-        + [f"mtp.layers.0.mlp.{p}_proj" for p in ("gate", "up", "down")])
+        ["mtp.fc"]
+        + [f"mtp.layers.0.self_attn.{p}_proj" for p in "qkvo"]
+        + [f"mtp.layers.0.mlp.{p}_proj" for p in ("gate", "up", "down")]
+    )
 
 
 def test_mtp_quantized_but_excluded(tmp_path: Path) -> None:
@@ -57,7 +71,12 @@ def test_mtp_quantized_but_excluded(tmp_path: Path) -> None:
 
 def test_configs_disagree_on_mtp_exclusion(tmp_path: Path) -> None:
     """hf_quant_config.json patched (mtp* excluded), config.json (read first by vLLM) not."""
-    base = ["lm_head", "model.language_model.embed_tokens", "model.language_model.layers.*.linear_attn*", "model.visual*"]
+    base = [
+        "lm_head",
+        "model.language_model.embed_tokens",
+        "model.language_model.layers.*.linear_attn*",
+        "model.visual*",
+    ]
     r = audit_checkpoint(build(tmp_path / "ck", nvfp4=True, cfg_exclude=base, hf_exclude=base + ["mtp*"]))
     assert _codes(r) == [("error", "MTP_UNQUANTIZED_NOT_EXCLUDED"), ("error", "QUANT_CONFIG_MISMATCH")]
     mm = r.by_code("QUANT_CONFIG_MISMATCH")[0]
@@ -66,18 +85,27 @@ def test_configs_disagree_on_mtp_exclusion(tmp_path: Path) -> None:
 
 
 def test_fp8_kv_without_scales(tmp_path: Path) -> None:
-    r = audit_checkpoint(build(tmp_path / "ck", nvfp4=True, hf_kv="FP8",
-                               cfg_kv={"type": "float", "num_bits": 8, "dynamic": False}))
+    r = audit_checkpoint(
+        build(tmp_path / "ck", nvfp4=True, hf_kv="FP8", cfg_kv={"type": "float", "num_bits": 8, "dynamic": False})
+    )
     assert _codes(r) == [("error", "FP8_KV_SCALES_ABSENT")]
     assert r.findings[0].details == {"layers_complete": 0, "attention_layers": 1}
 
 
 def test_fp8_kv_with_scales_is_clean(tmp_path: Path) -> None:
-    r = audit_checkpoint(build(tmp_path / "ck", nvfp4=True, hf_kv="FP8", kv_scales=True,
-                               cfg_kv={"type": "float", "num_bits": 8, "dynamic": False}))
+    r = audit_checkpoint(
+        build(
+            tmp_path / "ck",
+            nvfp4=True,
+            hf_kv="FP8",
+            kv_scales=True,
+            cfg_kv={"type": "float", "num_bits": 8, "dynamic": False},
+        )
+    )
     assert _codes(r) == []
     assert [(row["layer"], row["k"], row["v"]) for row in r.facts["kv_scales"]] == [
-        (3, pytest.approx(0.001), pytest.approx(0.001))]
+        (3, pytest.approx(0.001), pytest.approx(0.001))
+    ]
 
 
 def test_corrupted_header(tmp_path: Path) -> None:
@@ -85,7 +113,7 @@ def test_corrupted_header(tmp_path: Path) -> None:
     shard = ck / "model-00002-of-00002.safetensors"
     raw = bytearray(shard.read_bytes())
     (n,) = struct.unpack("<Q", raw[:8])
-    raw[8:8 + n] = raw[8:8 + n].replace(b'"dtype":"BF16"', b'"dtype":"F32",', 1)[: n]  # same length, broken JSON
+    raw[8 : 8 + n] = raw[8 : 8 + n].replace(b'"dtype":"BF16"', b'"dtype":"F32",', 1)[:n]  # same length, broken JSON
     shard.write_bytes(bytes(raw))
     r = audit_checkpoint(ck)
     errs = [(f.code, f.file) for f in r.errors]
@@ -96,8 +124,7 @@ def test_corrupted_header(tmp_path: Path) -> None:
 def test_stale_copy_in_another_shard(tmp_path: Path) -> None:
     """mtp.norm.weight indexed to shard 2; an old copy also sits in an extra shard the index references."""
     ck = build(tmp_path / "ck")
-    write_shard(ck / "model-extra.safetensors", {"mtp.norm.weight": ("BF16", [H]),
-                                                  "extra.bias": ("BF16", [H])})
+    write_shard(ck / "model-extra.safetensors", {"mtp.norm.weight": ("BF16", [H]), "extra.bias": ("BF16", [H])})
     idx = json.loads((ck / "model.safetensors.index.json").read_text())
     idx["weight_map"]["extra.bias"] = "model-extra.safetensors"
     idx["metadata"]["total_size"] += 2 * H
@@ -117,24 +144,32 @@ def test_tensor_count_of_builder(tmp_path: Path) -> None:
 def test_vl_processor_configs_missing(tmp_path: Path) -> None:
     r = audit_checkpoint(build(tmp_path / "ck", processors=False))
     assert sorted((f.severity.value, f.file) for f in r.findings) == [
-        ("error", "preprocessor_config.json"), ("warning", "processor_config.json"),
-        ("warning", "video_preprocessor_config.json")]
+        ("error", "preprocessor_config.json"),
+        ("warning", "processor_config.json"),
+        ("warning", "video_preprocessor_config.json"),
+    ]
 
 
 def test_real_qwen36_config_with_fixture_quant_config(tmp_path: Path) -> None:
     """The real Qwen3.6-27B config.json (fixture) and the Darwin ModelOpt hf_quant_config parse and audit."""
     (tmp_path / "config.json").write_text((FIXTURES / "qwen3_6_27b_config.json").read_text())
     (tmp_path / "hf_quant_config.json").write_text(
-        (FIXTURES / "modelopt_nvfp4_qwen3_5_9b_darwin_hf_quant_config.json").read_text())
+        (FIXTURES / "modelopt_nvfp4_qwen3_5_9b_darwin_hf_quant_config.json").read_text()
+    )
     r = audit_checkpoint(tmp_path)
     assert r.census is None
     assert r.facts["quant_config_used_by_vllm"] in ("config.json", "hf_quant_config.json")
     assert ("error", "MTP_WEIGHTS_MISSING") in _codes(r)  # no shards at all: the declared head is absent
 
 
-@pytest.mark.parametrize("fixture", ["ct_nvfp4_devstral_quantization_config.json",
-                                     "modelopt_nvfp4_deepseek_r1_hf_quant_config.json",
-                                     "dflash_draft_qwen3_5_27b_target_config.json"])
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "ct_nvfp4_devstral_quantization_config.json",
+        "modelopt_nvfp4_deepseek_r1_hf_quant_config.json",
+        "dflash_draft_qwen3_5_27b_target_config.json",
+    ],
+)
 def test_fixtures_audit_without_crash(tmp_path: Path, fixture: str) -> None:
     data = json.loads((FIXTURES / fixture).read_text())
     if "hf_quant" in fixture:

@@ -127,8 +127,14 @@ def test_subbyte_dtype_bytes() -> None:
 
 @pytest.mark.parametrize(
     "name,ok",
-    [("model-00001-of-00002.safetensors", True), ("sub/x.safetensors", True), ("../x.safetensors", False),
-     ("/etc/passwd", False), ("a/../../x.safetensors", False), ("c:\\x.safetensors", False)],
+    [
+        ("model-00001-of-00002.safetensors", True),
+        ("sub/x.safetensors", True),
+        ("../x.safetensors", False),
+        ("/etc/passwd", False),
+        ("a/../../x.safetensors", False),
+        ("c:\\x.safetensors", False),
+    ],
 )
 def test_shard_name_is_safe(name: str, ok: bool) -> None:
     assert shard_name_is_safe(name) is ok

@@ -11,7 +11,9 @@ from specscope.truth import MetricsPlan, TruthScript, TruthServer
 
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "specscope", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def _one_error_line(res):

@@ -27,8 +27,24 @@ def test_sigint_names_the_folder_to_resume(tmp_path):
     # 12 tokens, one per chunk, 40 ms apart: about 0.5 s per stream, so the run is still going after one cell
     slow = ResponsePlan(output_tokens=12, tokens_per_chunk=1, inter_chunk_ms=40.0, finish_reason="length")
     with TruthServer(TruthScript(default=slow)) as ts:
-        argv = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={ts.base_url}", "--workloads", "prose",
-                "--levels", "1", "--repeats", "6", "--max-tokens", "12", "--out", str(tmp_path)]
+        argv = [
+            sys.executable,
+            "-m",
+            "specscope",
+            "bench",
+            "--server",
+            f"mtp={ts.base_url}",
+            "--workloads",
+            "prose",
+            "--levels",
+            "1",
+            "--repeats",
+            "6",
+            "--max-tokens",
+            "12",
+            "--out",
+            str(tmp_path),
+        ]
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -44,6 +60,7 @@ def test_sigint_names_the_folder_to_resume(tmp_path):
     run_dir = dbs[0].parent
     assert proc.returncode == 130, err
     assert "Traceback" not in err
-    assert (f"interrupted: finished cells are kept in {run_dir}; finish with: specscope bench --resume {run_dir}\n"
-            in err)
+    assert (
+        f"interrupted: finished cells are kept in {run_dir}; finish with: specscope bench --resume {run_dir}\n" in err
+    )
     assert 1 <= _cells_in(dbs[0]) < 6

@@ -19,8 +19,9 @@ MS = 1_000_000
 @pytest.fixture(scope="module")
 def slow_truth():
     """A server far slower than the client's own limit: 20 ms TTFT, 5 ms between tokens, 16 tokens."""
-    with TruthServer(TruthScript(default=ResponsePlan(ttft_ms=20, inter_chunk_ms=5, output_tokens=16),
-                                 record=False)) as ts:
+    with TruthServer(
+        TruthScript(default=ResponsePlan(ttft_ms=20, inter_chunk_ms=5, output_tokens=16), record=False)
+    ) as ts:
         yield ts
 
 
@@ -79,17 +80,34 @@ def test_starved_client_flagged(slow_truth):
 
 
 def test_limited_reason_text_and_dict():
-    c = ClientCheck(requests=3, send_lag_p50_ns=0, send_lag_p99_ns=21 * MS, send_lag_max_ns=22 * MS,
-                    loop_lag_samples=10, loop_lag_p50_ns=0, loop_lag_p99_ns=12_340_000, loop_lag_max_ns=13 * MS,
-                    read_lag_samples=10, read_lag_p50_ns=0, read_lag_p99_ns=5 * MS, read_lag_max_ns=5 * MS,
-                    wall_ns=100 * MS, client_cpu_ns=25 * MS, sample_interval_ns=MS)
+    c = ClientCheck(
+        requests=3,
+        send_lag_p50_ns=0,
+        send_lag_p99_ns=21 * MS,
+        send_lag_max_ns=22 * MS,
+        loop_lag_samples=10,
+        loop_lag_p50_ns=0,
+        loop_lag_p99_ns=12_340_000,
+        loop_lag_max_ns=13 * MS,
+        read_lag_samples=10,
+        read_lag_p50_ns=0,
+        read_lag_p99_ns=5 * MS,
+        read_lag_max_ns=5 * MS,
+        wall_ns=100 * MS,
+        client_cpu_ns=25 * MS,
+        sample_interval_ns=MS,
+    )
     assert c.limited_reasons() == ["send lag p99 21.0 ms > 20 ms", "loop lag p99 12.3 ms > 10 ms"]
     assert c.limited_reason() == "CLIENT_LIMITED(send lag p99 21.0 ms > 20 ms; loop lag p99 12.3 ms > 10 ms)"
     d = c.to_dict()
     assert d["thresholds"] == {"loop_lag_p99_ns": 10 * MS, "read_lag_p99_ns": 10 * MS, "send_lag_p99_ns": 20 * MS}
     assert d["client_cpu_fraction"] == 0.25
-    loose = ClientCheck(**{**{k: getattr(c, k) for k in c.__dataclass_fields__},
-                           "thresholds": CheckThresholds(20 * MS, 20 * MS, 30 * MS)})
+    loose = ClientCheck(
+        **{
+            **{k: getattr(c, k) for k in c.__dataclass_fields__},
+            "thresholds": CheckThresholds(20 * MS, 20 * MS, 30 * MS),
+        }
+    )
     assert loose.limited_reason() is None
 
 

@@ -18,13 +18,26 @@ def _records() -> list[StreamRecord]:
     out = []
     with open(CASE / "requests.csv") as f:
         for row in csv.DictReader(f):
-            out.append(StreamRecord(
-                prompt_id=row["request_id"], intended_ns=int(float(row["scheduled_ms"]) * MS),
-                send_ns=int(float(row["sent_ms"]) * MS), first_token_ns=int(float(row["first_token_ms"]) * MS),
-                first_content_ns=int(float(row["first_token_ms"]) * MS), last_token_ns=int(float(row["done_ms"]) * MS),
-                end_ns=int(float(row["done_ms"]) * MS), content_chunks=64, reasoning_chunks=0,
-                output_tokens=int(row["output_tokens"]), prompt_tokens=None, token_source="usage",
-                finish_reason="length", status="ok", reason=None, http_status=int(row["http_status"])))
+            out.append(
+                StreamRecord(
+                    prompt_id=row["request_id"],
+                    intended_ns=int(float(row["scheduled_ms"]) * MS),
+                    send_ns=int(float(row["sent_ms"]) * MS),
+                    first_token_ns=int(float(row["first_token_ms"]) * MS),
+                    first_content_ns=int(float(row["first_token_ms"]) * MS),
+                    last_token_ns=int(float(row["done_ms"]) * MS),
+                    end_ns=int(float(row["done_ms"]) * MS),
+                    content_chunks=64,
+                    reasoning_chunks=0,
+                    output_tokens=int(row["output_tokens"]),
+                    prompt_tokens=None,
+                    token_source="usage",
+                    finish_reason="length",
+                    status="ok",
+                    reason=None,
+                    http_status=int(row["http_status"]),
+                )
+            )
     return out
 
 

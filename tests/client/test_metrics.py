@@ -104,12 +104,28 @@ def test_two_engines_summed():
 
 
 def test_delta_exact_and_per_position():
-    before = SpecCounters(drafts=150, draft_tokens=450, accepted_tokens=240, accepted_per_position=(125, 80, 35),
-                          generation_tokens=1400, prompt_tokens=10, running=0, waiting=0,
-                          present=frozenset({"spec", "per_pos", "generation", "prompt"}))
-    after = SpecCounters(drafts=190, draft_tokens=570, accepted_tokens=300, accepted_per_position=(155, 100, 45),
-                         generation_tokens=1560, prompt_tokens=70, running=0, waiting=0,
-                         present=frozenset({"spec", "per_pos", "generation"}))
+    before = SpecCounters(
+        drafts=150,
+        draft_tokens=450,
+        accepted_tokens=240,
+        accepted_per_position=(125, 80, 35),
+        generation_tokens=1400,
+        prompt_tokens=10,
+        running=0,
+        waiting=0,
+        present=frozenset({"spec", "per_pos", "generation", "prompt"}),
+    )
+    after = SpecCounters(
+        drafts=190,
+        draft_tokens=570,
+        accepted_tokens=300,
+        accepted_per_position=(155, 100, 45),
+        generation_tokens=1560,
+        prompt_tokens=70,
+        running=0,
+        waiting=0,
+        present=frozenset({"spec", "per_pos", "generation"}),
+    )
     d = counters_delta(before, after)
     assert (d.drafts, d.draft_tokens, d.accepted_tokens) == (40, 120, 60)
     assert d.accepted_per_position == (30, 20, 10)
@@ -123,10 +139,12 @@ def test_delta_exact_and_per_position():
 
 
 def test_delta_reset_detected():
-    before = SpecCounters(drafts=150, draft_tokens=450, accepted_tokens=240, accepted_per_position=(125, 80),
-                          generation_tokens=1400)
-    after = SpecCounters(drafts=20, draft_tokens=60, accepted_tokens=30, accepted_per_position=(18, 12),
-                         generation_tokens=90)
+    before = SpecCounters(
+        drafts=150, draft_tokens=450, accepted_tokens=240, accepted_per_position=(125, 80), generation_tokens=1400
+    )
+    after = SpecCounters(
+        drafts=20, draft_tokens=60, accepted_tokens=30, accepted_per_position=(18, 12), generation_tokens=90
+    )
     d = counters_delta(before, after)
     assert d.reset is True
     assert d.drafts == 20 and d.generation_tokens == 90  # since the restart, as Prometheus increase()

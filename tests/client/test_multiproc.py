@@ -16,11 +16,9 @@ from time import perf_counter_ns
 import numpy as np
 import pytest
 
-from specscope.client.runner import (achieved_concurrency, run_fixed_concurrency, run_fixed_concurrency_checked,
-                                     run_sync)
+from specscope.client.runner import achieved_concurrency, run_fixed_concurrency, run_fixed_concurrency_checked, run_sync
 from specscope.client.settings import ClientSettings
-from specscope.client.workers import (ClientWorkerError, auto_workers, resolve_workers, run_in_workers,
-                                      split_load)
+from specscope.client.workers import ClientWorkerError, auto_workers, resolve_workers, run_in_workers, split_load
 from specscope.errors import ConfigError
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript
@@ -28,8 +26,14 @@ from specscope.truth.script import ResponsePlan, TruthScript
 MS = 1_000_000
 TOKENS = 12
 # as the truth suite: TTFT 60 ms lets the server start all 16 handlers before the first stream ends
-PLAN = ResponsePlan(ttft_ms=60, inter_chunk_ms=[3, 4, 5], output_tokens=TOKENS, tokens_per_chunk=[1, 2, 3],
-                    reasoning_tokens=1, prompt_tokens=9)
+PLAN = ResponsePlan(
+    ttft_ms=60,
+    inter_chunk_ms=[3, 4, 5],
+    output_tokens=TOKENS,
+    tokens_per_chunk=[1, 2, 3],
+    reasoning_tokens=1,
+    prompt_tokens=9,
+)
 
 
 # ------------------------------------------------------------------------------------------- pure rules
@@ -113,8 +117,13 @@ def truth():
 
 
 def _reqs(n: int, tag: str) -> list[tuple[str, dict]]:
-    return [(f"{tag}-{i}", {"model": "truth", "messages": [{"role": "user", "content": f"{tag}-{i}"}],
-                            "max_tokens": TOKENS}) for i in range(n)]
+    return [
+        (
+            f"{tag}-{i}",
+            {"model": "truth", "messages": [{"role": "user", "content": f"{tag}-{i}"}], "max_tokens": TOKENS},
+        )
+        for i in range(n)
+    ]
 
 
 def _peak(served: list[dict]) -> int:
@@ -214,8 +223,10 @@ def test_two_workers_on_the_firehose_return_large_results():
     """256 requests x 256 tokens at concurrency 64: each worker pickles back far more than a pipe buffer
     (64 KiB); every token arrives, in request order (regression: a non-blocking pipe broke mid-message)."""
     script = TruthScript(default=ResponsePlan(output_tokens=256, tokens_per_chunk=1), firehose=True, record=False)
-    reqs = [(f"f{i}", {"model": "truth", "messages": [{"role": "user", "content": f"q{i}"}], "max_tokens": 256})
-            for i in range(256)]
+    reqs = [
+        (f"f{i}", {"model": "truth", "messages": [{"role": "user", "content": f"q{i}"}], "max_tokens": 256})
+        for i in range(256)
+    ]
     with TruthServer(script) as ts:
         recs, check = run_sync(run_fixed_concurrency_checked(ts.base_url, reqs, 64, ClientSettings(workers=2)))
     assert [r.prompt_id for r in recs] == [f"f{i}" for i in range(256)]

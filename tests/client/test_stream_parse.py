@@ -83,12 +83,27 @@ def test_c14_b_reasoning_only_length():
 
 
 def test_llamacpp_final_chunk_timings_kept():
-    final = (Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
-             / "llamacpp_chat_completion_final_chunk_with_draft_timings.json").read_text().strip()
+    final = (
+        (
+            Path(__file__).resolve().parents[2]
+            / ".."
+            / "shared"
+            / "fixtures"
+            / "llamacpp_chat_completion_final_chunk_with_draft_timings.json"
+        )
+        .read_text()
+        .strip()
+    )
     tok = json.dumps({"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]})
-    raw = RawCapture("p", 0, 0, http_status=200, max_tokens=1000,
-                     chunks=[(1, f"data: {tok}\n\n".encode()), (2, f"data: {final}\n\ndata: [DONE]\n\n".encode())],
-                     end_ns=3)
+    raw = RawCapture(
+        "p",
+        0,
+        0,
+        http_status=200,
+        max_tokens=1000,
+        chunks=[(1, f"data: {tok}\n\n".encode()), (2, f"data: {final}\n\ndata: [DONE]\n\n".encode())],
+        end_ns=3,
+    )
     rec = parse_capture(raw)
     assert rec.server_draft_tokens == 604
     assert rec.server_accepted_tokens == 515
@@ -97,8 +112,15 @@ def test_llamacpp_final_chunk_timings_kept():
 
 
 def test_vllm_per_request_spec_metrics_kept():
-    m = json.loads((Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
-                    / "vllm_per_request_spec_decode_metrics_example.json").read_text())
+    m = json.loads(
+        (
+            Path(__file__).resolve().parents[2]
+            / ".."
+            / "shared"
+            / "fixtures"
+            / "vllm_per_request_spec_decode_metrics_example.json"
+        ).read_text()
+    )
     tok = {"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "stop"}]}
     usage = {"choices": [], "usage": {"completion_tokens": 5, "prompt_tokens": 3}, **m}
     body = f"data: {json.dumps(tok)}\n\ndata: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode()

@@ -27,22 +27,40 @@ SHAPES = {
     "short": dict(output_tokens=5, finish_reason=None),
     "llamacpp": dict(output_tokens=5, usage="last_choice_chunk", llamacpp_timings=True),
 }
-FIELDS = ("status", "reason", "http_status", "output_tokens", "prompt_tokens", "content_chunks", "reasoning_chunks",
-          "text", "reasoning_text", "finish_reason", "server_draft_tokens", "server_accepted_tokens")
+FIELDS = (
+    "status",
+    "reason",
+    "http_status",
+    "output_tokens",
+    "prompt_tokens",
+    "content_chunks",
+    "reasoning_chunks",
+    "text",
+    "reasoning_text",
+    "finish_reason",
+    "server_draft_tokens",
+    "server_accepted_tokens",
+)
 # (bytes_received is left out: the truth server's response ids count requests, so their width differs between runs)
 
 
 @pytest.fixture(scope="module")
 def truth():
     plan = ResponsePlan(output_tokens=10, inter_chunk_ms=1)
-    with TruthServer(TruthScript(default=plan, by_prompt={k: ResponsePlan.model_validate({**plan.model_dump(), **v})
-                                                          for k, v in SHAPES.items()})) as ts:
+    with TruthServer(
+        TruthScript(
+            default=plan,
+            by_prompt={k: ResponsePlan.model_validate({**plan.model_dump(), **v}) for k, v in SHAPES.items()},
+        )
+    ) as ts:
         yield ts
 
 
 def _reqs(names):
-    return [(f"{k}#{i}", {"model": "truth", "messages": [{"role": "user", "content": k}], "max_tokens": 10})
-            for i, k in enumerate(names)]
+    return [
+        (f"{k}#{i}", {"model": "truth", "messages": [{"role": "user", "content": k}], "max_tokens": 10})
+        for i, k in enumerate(names)
+    ]
 
 
 def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
@@ -59,8 +77,14 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
     assert wire["drop3"][:2] == ("degraded", "connection dropped; no [DONE]; no usage; short without stop")
     # 10 tokens in chunks 4,1,4,1: 4 events, and usage says 10 (never the chunk count)
     assert wire["multi"][3:8] == (10, 8, 4, 0, " x" * 10)
-    assert wire["drop0"][:6] == ("failed", "connection dropped; no [DONE]; no usage; short without stop", 200, None,
-                                 None, 0)
+    assert wire["drop0"][:6] == (
+        "failed",
+        "connection dropped; no [DONE]; no usage; short without stop",
+        200,
+        None,
+        None,
+        0,
+    )
     assert wire["drop3"][5:8] == (3, 0, " x x x")
     assert wire["llamacpp"][3] == 5 and wire["llamacpp"][10:] == (0, 0)  # timings present, no drafts programmed
 
@@ -70,16 +94,19 @@ def test_connect_failure_is_recorded_not_raised():
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()  # nothing listens there now
-    recs = run_sync(run_fixed_concurrency(f"http://127.0.0.1:{port}", _reqs(["a", "b"]), 2,
-                                          ClientSettings(connect_timeout_s=2)))
+    recs = run_sync(
+        run_fixed_concurrency(f"http://127.0.0.1:{port}", _reqs(["a", "b"]), 2, ClientSettings(connect_timeout_s=2))
+    )
     assert [r.status for r in recs] == ["failed", "failed"]
     assert all(r.reason.startswith("connect failed: ") and r.http_status is None for r in recs)
 
 
-_SSE = (b'data: {"choices":[{"index":0,"delta":{"content":" x"},"finish_reason":null}]}\n\n'
-        b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
-        b'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n'
-        b"data: [DONE]\n\n")
+_SSE = (
+    b'data: {"choices":[{"index":0,"delta":{"content":" x"},"finish_reason":null}]}\n\n'
+    b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+    b'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n'
+    b"data: [DONE]\n\n"
+)
 
 
 class _CloseServer:
@@ -97,8 +124,10 @@ class _CloseServer:
         head = await reader.readuntil(b"\r\n\r\n")
         length = int([h.split(b":")[1] for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")][0])
         await reader.readexactly(length)
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
-                     b"Content-Length: %d\r\n\r\n%s" % (len(_SSE), _SSE))
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (len(_SSE), _SSE)
+        )
         await writer.drain()
         writer.close()
 
@@ -121,8 +150,7 @@ class _CloseServer:
 
 def test_connection_close_reconnects_per_request():
     with _CloseServer() as srv:
-        recs = run_sync(run_fixed_concurrency(f"http://127.0.0.1:{srv.port}", _reqs(["a"] * 5), 1,
-                                              ClientSettings()))
+        recs = run_sync(run_fixed_concurrency(f"http://127.0.0.1:{srv.port}", _reqs(["a"] * 5), 1, ClientSettings()))
     assert [(r.status, r.output_tokens, r.text, r.finish_reason) for r in recs] == [("ok", 1, " x", "stop")] * 5
     assert srv.connections == 5  # one per request: the server said Connection: close each time
 
@@ -152,6 +180,6 @@ def test_wire_target_builds_request_and_refuses_https():
     t = WireTarget("http://127.0.0.1:8000/v1/chat/completions")
     req = t.request(b'{"a":1}')
     assert req.startswith(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n")
-    assert req.endswith(b"Content-Length: 7\r\n\r\n{\"a\":1}")
+    assert req.endswith(b'Content-Length: 7\r\n\r\n{"a":1}')
     with pytest.raises(ValueError):
         WireTarget("https://example.invalid/v1/chat/completions")

@@ -13,21 +13,27 @@ import threading
 
 from aiohttp import web
 
-from specscope.gate.profile import GateProfile
 from specscope.gate.probes import load_suite
+from specscope.gate.profile import GateProfile
 
 SOLUTIONS = {
     "is_palindrome": "def is_palindrome(s):\n    t = [c.lower() for c in s if c.isalnum()]\n    return t == t[::-1]\n",
     "running_max": "def running_max(xs):\n    out = []\n    for x in xs:\n        out.append(x if not out else max(out[-1], x))\n    return out\n",
-    "fizzbuzz": ("def fizzbuzz(n):\n    r = []\n    for i in range(1, n + 1):\n        s = ('Fizz' if i % 3 == 0 else '') + ('Buzz' if i % 5 == 0 else '')\n"
-                 "        r.append(s or str(i))\n    return r\n"),
-    "merge_intervals": ("def merge_intervals(iv):\n    out = []\n    for a, b in sorted(iv):\n        if out and a <= out[-1][1]:\n"
-                        "            out[-1][1] = max(out[-1][1], b)\n        else:\n            out.append([a, b])\n    return out\n"),
+    "fizzbuzz": (
+        "def fizzbuzz(n):\n    r = []\n    for i in range(1, n + 1):\n        s = ('Fizz' if i % 3 == 0 else '') + ('Buzz' if i % 5 == 0 else '')\n"
+        "        r.append(s or str(i))\n    return r\n"
+    ),
+    "merge_intervals": (
+        "def merge_intervals(iv):\n    out = []\n    for a, b in sorted(iv):\n        if out and a <= out[-1][1]:\n"
+        "            out[-1][1] = max(out[-1][1], b)\n        else:\n            out.append([a, b])\n    return out\n"
+    ),
 }
 
-PROSE = ("The keeper climbed the stairs before dawn, counting the steps out of habit. Outside, the sea was grey and "
-         "restless, and a gull watched him from the railing. He trimmed the wick, wiped the lens, and wrote the wind "
-         "direction in the log.")
+PROSE = (
+    "The keeper climbed the stairs before dawn, counting the steps out of habit. Outside, the sea was grey and "
+    "restless, and a gull watched him from the railing. He trimmed the wick, wiped the lens, and wrote the wind "
+    "direction in the log."
+)
 LOOP = "The keeper climbed the stairs and looked at the sea. " * 30
 REASONING = "First I will work through this carefully step by step and check the arithmetic twice."
 
@@ -89,8 +95,13 @@ class ScriptedServer:
             elif gate == "code":
                 msg["content"] = "Here it is:\n```python\n" + SOLUTIONS[exp["function"]] + "```\n"
             elif gate == "tool_call":
-                msg["tool_calls"] = [{"id": "call_0", "type": "function", "function": {
-                    "name": exp["tool"], "arguments": json.dumps(exp["arguments"])}}]
+                msg["tool_calls"] = [
+                    {
+                        "id": "call_0",
+                        "type": "function",
+                        "function": {"name": exp["tool"], "arguments": json.dumps(exp["arguments"])},
+                    }
+                ]
                 finish = "tool_calls"
             elif gate == "long_context":
                 msg["content"] = exp["answer"]
@@ -104,9 +115,17 @@ class ScriptedServer:
         choice = {"index": 0, "message": msg, "finish_reason": finish}
         if req.get("logprobs") and tokens is not None:
             choice["logprobs"] = {"content": [{"token": t, "logprob": 0.0} for t in tokens]}
-        return {"id": "x", "object": "chat.completion", "model": "scripted", "choices": [choice],
-                "usage": {"prompt_tokens": len(content.split()), "completion_tokens": completion,
-                          "total_tokens": completion + len(content.split())}}
+        return {
+            "id": "x",
+            "object": "chat.completion",
+            "model": "scripted",
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": len(content.split()),
+                "completion_tokens": completion,
+                "total_tokens": completion + len(content.split()),
+            },
+        }
 
     async def _chat(self, request: web.Request) -> web.Response:
         req = await request.json()
@@ -122,7 +141,7 @@ class ScriptedServer:
         words = text.split()
         return web.json_response({"count": len(words), "tokens": list(range(len(words)))})
 
-    def __enter__(self) -> "ScriptedServer":
+    def __enter__(self) -> ScriptedServer:
         ready = threading.Event()
 
         def serve() -> None:

@@ -13,9 +13,15 @@ WEATHER_TOOL = load_probes("tool_call")[0].expected["tool_definition"]
 
 # ---- thinking termination ---------------------------------------------------------------------------------
 
+
 def test_thinking_closed_with_reasoning_field_passes():
-    out = ProbeOutput(text="17 x 19 = 323\n323", reasoning_text="17*20 = 340, minus 17 is 323.",
-                      finish_reason="stop", output_tokens=40, reasoning_tokens=28)
+    out = ProbeOutput(
+        text="17 x 19 = 323\n323",
+        reasoning_text="17*20 = 340, minus 17 is 323.",
+        finish_reason="stop",
+        output_tokens=40,
+        reasoning_tokens=28,
+    )
     c = checks.check_thinking(out, "323")
     assert c.passed, c.why
     assert c.metrics["closed"] is True and c.metrics["answer"] == "323" and c.metrics["thinking_tokens"] == 28
@@ -28,12 +34,18 @@ def test_thinking_inline_tags_pass():
 
 def test_thinking_cut_by_max_tokens_fails():
     # seed 002's FP8-KV failure: all reasoning, no answer, stopped by the budget
-    out = ProbeOutput(text="", reasoning_text="Let me compute 17 times 19. 17 times 19 is 323. Wait, let me check " * 50,
-                      finish_reason="length", output_tokens=16384, reasoning_tokens=16384)
+    out = ProbeOutput(
+        text="",
+        reasoning_text="Let me compute 17 times 19. 17 times 19 is 323. Wait, let me check " * 50,
+        finish_reason="length",
+        output_tokens=16384,
+        reasoning_tokens=16384,
+    )
     c = checks.check_thinking(out, "323")
     assert not c.passed
-    assert c.why == ("thinking never closed; finish reason 'length', expected 'stop' (cut by max_tokens); "
-                     "no final answer")
+    assert c.why == (
+        "thinking never closed; finish reason 'length', expected 'stop' (cut by max_tokens); no final answer"
+    )
 
 
 def test_thinking_inline_never_closed_fails_even_with_number():
@@ -79,8 +91,13 @@ def test_thinking_case_c14_reasoning_only_length_stream_fails():
         if chunk.get("usage"):
             completion_tokens = chunk["usage"]["completion_tokens"]
     assert finish == "length" and completion_tokens == 32 and content == ""
-    out = ProbeOutput(text=content, reasoning_text=reasoning, finish_reason=finish, output_tokens=completion_tokens,
-                      reasoning_tokens=completion_tokens)
+    out = ProbeOutput(
+        text=content,
+        reasoning_text=reasoning,
+        finish_reason=finish,
+        output_tokens=completion_tokens,
+        reasoning_tokens=completion_tokens,
+    )
     c = checks.check_thinking(out, "323")
     assert not c.passed
     assert c.metrics["closed"] is False and c.metrics["finish_reason"] == "length"
@@ -92,6 +109,7 @@ def test_request_error_fails_with_reason():
 
 
 # ---- arithmetic ------------------------------------------------------------------------------------------
+
 
 def test_arithmetic_pass_and_fail():
     ok = ProbeOutput(text="14*12 = 168 rolls. 168 - 150 = 18.\nAnswer: 18", finish_reason="stop")
@@ -114,8 +132,10 @@ RUNNING_MAX = next(p for p in load_probes("code") if p.id == "code-running-max")
 
 
 def test_code_correct_answer_passes():
-    text = ("Here you go:\n```python\ndef running_max(xs):\n    out, best = [], None\n    for x in xs:\n"
-            "        best = x if best is None or x > best else best\n        out.append(best)\n    return out\n```\n")
+    text = (
+        "Here you go:\n```python\ndef running_max(xs):\n    out, best = [], None\n    for x in xs:\n"
+        "        best = x if best is None or x > best else best\n        out.append(best)\n    return out\n```\n"
+    )
     c = checks.check_code(ProbeOutput(text=text, finish_reason="stop"), "running_max", RUNNING_MAX.expected["tests"])
     assert c.passed, c.why
     assert c.metrics["returncode"] == 0
@@ -141,28 +161,36 @@ def test_code_no_code_fails():
 
 # ---- tool call ------------------------------------------------------------------------------------------
 
+
 def _tool_out(args) -> ProbeOutput:
     raw = args if isinstance(args, str) else json.dumps(args)
-    return ProbeOutput(finish_reason="tool_calls", tool_calls=(
-        {"id": "call_1", "type": "function", "function": {"name": "get_current_weather", "arguments": raw}},))
+    return ProbeOutput(
+        finish_reason="tool_calls",
+        tool_calls=(
+            {"id": "call_1", "type": "function", "function": {"name": "get_current_weather", "arguments": raw}},
+        ),
+    )
 
 
 def test_tool_call_valid_passes():
-    c = checks.check_tool_call(_tool_out({"city": "lisbon", "unit": "celsius"}), WEATHER_TOOL,
-                               {"city": "Lisbon", "unit": "celsius"})
+    c = checks.check_tool_call(
+        _tool_out({"city": "lisbon", "unit": "celsius"}), WEATHER_TOOL, {"city": "Lisbon", "unit": "celsius"}
+    )
     assert c.passed, c.why
 
 
 def test_tool_call_schema_violation_fails():
-    c = checks.check_tool_call(_tool_out({"city": "Lisbon", "unit": "kelvin"}), WEATHER_TOOL,
-                               {"city": "Lisbon", "unit": "celsius"})
+    c = checks.check_tool_call(
+        _tool_out({"city": "Lisbon", "unit": "kelvin"}), WEATHER_TOOL, {"city": "Lisbon", "unit": "celsius"}
+    )
     assert not c.passed
     assert c.why == "arguments violate the schema at unit: 'kelvin' is not one of ['celsius', 'fahrenheit']"
 
 
 def test_tool_call_wrong_argument_value_fails():
-    c = checks.check_tool_call(_tool_out({"city": "Porto", "unit": "celsius"}), WEATHER_TOOL,
-                               {"city": "Lisbon", "unit": "celsius"})
+    c = checks.check_tool_call(
+        _tool_out({"city": "Porto", "unit": "celsius"}), WEATHER_TOOL, {"city": "Lisbon", "unit": "celsius"}
+    )
     assert not c.passed and c.why == "argument city='Porto', expected 'Lisbon'"
 
 
@@ -177,6 +205,7 @@ def test_tool_call_missing_required_and_bad_json_and_no_call():
 
 # ---- long context ----------------------------------------------------------------------------------------
 
+
 def test_long_context():
     assert checks.check_long_context(ProbeOutput(text="The code is 7394.", prompt_tokens=8340), "7394").passed
     c = checks.check_long_context(ProbeOutput(text="I do not know.", prompt_tokens=8340), "7394")
@@ -185,9 +214,11 @@ def test_long_context():
 
 # ---- repetition ------------------------------------------------------------------------------------------
 
-HEALTHY = ("The keeper climbed the stairs before dawn, counting the steps out of habit. Outside, the sea was "
-           "grey and restless, and a gull watched him from the railing. He trimmed the wick, wiped the lens, and "
-           "wrote the wind direction in the log.")
+HEALTHY = (
+    "The keeper climbed the stairs before dawn, counting the steps out of habit. Outside, the sea was "
+    "grey and restless, and a gull watched him from the railing. He trimmed the wick, wiped the lens, and "
+    "wrote the wind direction in the log."
+)
 LOOP = "The keeper climbed the stairs and looked at the sea. " * 30
 
 
@@ -209,6 +240,7 @@ def test_repetition_loop_fails():
 
 
 # ---- base vs speculative --------------------------------------------------------------------------------
+
 
 def test_compare_outputs_tokens_and_answers():
     probe = Probe(gate="compare", id="cmp-37x24", messages=(), expected={"answer": "888"})

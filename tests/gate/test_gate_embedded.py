@@ -13,9 +13,27 @@ pytestmark = pytest.mark.integration
 def test_embedded_base_vs_ngram(tmp_path):
     pytest.importorskip("xllamacpp")
     r = subprocess.run(
-        [sys.executable, "-m", "specscope", "gate", "--embedded", "--limit", "1", "--max-tokens", "32",
-         "--context-tokens", "512", "--out", str(tmp_path / "runs"), "--format", "markdown"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "specscope",
+            "gate",
+            "--embedded",
+            "--limit",
+            "1",
+            "--max-tokens",
+            "32",
+            "--context-tokens",
+            "512",
+            "--out",
+            str(tmp_path / "runs"),
+            "--format",
+            "markdown",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
     )
     assert r.returncode in (0, 1), r.stderr[-2000:]
     (folder,) = list((tmp_path / "runs").iterdir())

@@ -18,13 +18,31 @@ def test_static_file_server_is_one_error_line(tmp_path):
     url = f"http://127.0.0.1:{httpd.server_address[1]}"
     try:
         env = {k: v for k, v in os.environ.items() if k != "SPECSCOPE_DEBUG"}
-        res = subprocess.run([sys.executable, "-m", "specscope", "gate", "--server", url, "--limit", "1",
-                              "--out", str(tmp_path / "runs")], capture_output=True, text=True, env=env, timeout=120)
+        res = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "specscope",
+                "gate",
+                "--server",
+                url,
+                "--limit",
+                "1",
+                "--out",
+                str(tmp_path / "runs"),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
     finally:
         httpd.shutdown()
         httpd.server_close()
     assert res.returncode == 2, (res.stdout, res.stderr)
     assert res.stderr.count("\n") == 1, res.stderr
-    assert res.stderr.startswith(f"error: no OpenAI-compatible server answered; found: GET {url}/v1/models: "
-                                 "HTTPStatusError: Client error '404 File not found'")
+    assert res.stderr.startswith(
+        f"error: no OpenAI-compatible server answered; found: GET {url}/v1/models: "
+        "HTTPStatusError: Client error '404 File not found'"
+    )
     assert not (tmp_path / "runs").exists()

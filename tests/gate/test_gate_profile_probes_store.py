@@ -40,7 +40,14 @@ def test_user_profile_overrides_and_rejects_unknown_keys(tmp_path):
 def test_suite_sizes_and_limits():
     suite = load_suite(load_profile())
     assert {g: len(v) for g, v in suite.items()} == {
-        "thinking": 5, "arithmetic": 8, "code": 4, "tool_call": 1, "long_context": 1, "repetition": 6, "compare": 6}
+        "thinking": 5,
+        "arithmetic": 8,
+        "code": 4,
+        "tool_call": 1,
+        "long_context": 1,
+        "repetition": 6,
+        "compare": 6,
+    }
     assert list(suite) == list(GATES)
     limited = load_suite(load_profile().with_overrides(arithmetic={"limit": 2}), ["arithmetic", "code"])
     assert {g: len(v) for g, v in limited.items()} == {"arithmetic": 2, "code": 4}
@@ -68,16 +75,21 @@ def test_long_context_probe_plants_needle_at_depth():
 
 
 def test_sandbox_blocks_network_and_uses_temp_cwd(tmp_path):
-    run = run_code_tests("import socket\ndef f():\n    return socket.create_connection(('127.0.0.1', 9))\n",
-                         "f()\n", timeout_s=10)
+    run = run_code_tests(
+        "import socket\ndef f():\n    return socket.create_connection(('127.0.0.1', 9))\n", "f()\n", timeout_s=10
+    )
     assert not run.passed and "network disabled in the specscope gate sandbox" in run.stderr_tail
-    run = run_code_tests("import os\ndef cwd():\n    return os.getcwd()\n",
-                         "import sys\nassert cwd().rsplit('/', 1)[-1].startswith('specscope-gate-')\n"
-                         "assert sys.flags.isolated == 1 and sys.flags.no_site == 1\n", timeout_s=10)
+    run = run_code_tests(
+        "import os\ndef cwd():\n    return os.getcwd()\n",
+        "import sys\nassert cwd().rsplit('/', 1)[-1].startswith('specscope-gate-')\n"
+        "assert sys.flags.isolated == 1 and sys.flags.no_site == 1\n",
+        timeout_s=10,
+    )
     assert run.passed, run.stderr_tail
     assert not list(tmp_path.iterdir())
-    run = run_code_tests("def big():\n    return bytearray(2 * 1024 ** 3)\n", "big()\n", timeout_s=10,
-                         memory_bytes=512 * 1024 ** 2)
+    run = run_code_tests(
+        "def big():\n    return bytearray(2 * 1024 ** 3)\n", "big()\n", timeout_s=10, memory_bytes=512 * 1024**2
+    )
     assert not run.passed and "MemoryError" in run.stderr_tail
 
 

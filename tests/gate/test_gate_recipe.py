@@ -17,15 +17,41 @@ pytestmark = pytest.mark.integration
 
 def test_gate_launches_recipes_one_at_a_time(tmp_path):
     book = tmp_path / "recipes.toml"
-    book.write_text("\n".join(
-        f'[recipes.{name}]\ninherit_defaults = false\nmodel = "fake-model"\nmethod = "{method}"\n'
-        f'{extra}vllm_command = ["{sys.executable}", "{FAKE}"]\n'
-        for name, method, extra in (("fake-base", "base", ""), ("fake-ngram", "ngram", "num_speculative_tokens = 4\n"))
-    ))
+    book.write_text(
+        "\n".join(
+            f'[recipes.{name}]\ninherit_defaults = false\nmodel = "fake-model"\nmethod = "{method}"\n'
+            f'{extra}vllm_command = ["{sys.executable}", "{FAKE}"]\n'
+            for name, method, extra in (
+                ("fake-base", "base", ""),
+                ("fake-ngram", "ngram", "num_speculative_tokens = 4\n"),
+            )
+        )
+    )
     res = subprocess.run(
-        [sys.executable, "-m", "specscope", "gate", "--recipe", "fake-base", "--recipe", "fake-ngram", "--recipes",
-         str(book), "--gate", "arithmetic", "--limit", "1", "--out", str(tmp_path / "runs"), "--format", "json"],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "specscope",
+            "gate",
+            "--recipe",
+            "fake-base",
+            "--recipe",
+            "fake-ngram",
+            "--recipes",
+            str(book),
+            "--gate",
+            "arithmetic",
+            "--limit",
+            "1",
+            "--out",
+            str(tmp_path / "runs"),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert res.returncode in (0, 1), res.stderr[-2000:]
     doc = json.loads(res.stdout)
     run_dir = Path(doc["run_folder"])
@@ -40,7 +66,11 @@ def test_gate_launches_recipes_one_at_a_time(tmp_path):
 
 
 def test_gate_unknown_recipe_is_one_line(tmp_path):
-    res = subprocess.run([sys.executable, "-m", "specscope", "gate", "--recipe", "nope", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "specscope", "gate", "--recipe", "nope", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert "unknown recipe 'nope'" in res.stderr

@@ -2,12 +2,10 @@
 (thinking never closes, prose loops) fails exactly the thinking and repetition gates."""
 
 import json
-
-import pytest
-
 import subprocess
 import sys
 
+import pytest
 from gate_scripted_server import REASONING, ScriptedServer
 
 from specscope.gate import GateProfile, Target, load_gate_run, render_gate_markdown, run_gate_suite, write_gate_run
@@ -57,15 +55,19 @@ def test_good_and_broken_verdicts(servers, tmp_path):
     assert {r.output.reasoning_tokens for r in good_thinking} == {len(REASONING.split())}
     assert {r.output.reasoning_tokens_source for r in good_thinking} == {"tokenize"}
     bad_thinking = [r for r in run.results if r.gate == "thinking" and r.config == "mtp"]
-    assert {(r.output.reasoning_tokens, r.output.reasoning_tokens_source, r.output.finish_reason)
-            for r in bad_thinking} == {(300, "all_output", "length")}
+    assert {
+        (r.output.reasoning_tokens, r.output.reasoning_tokens_source, r.output.finish_reason) for r in bad_thinking
+    } == {(300, "all_output", "length")}
     assert bad_thinking[0].check.why.startswith("thinking never closed; finish reason 'length'")
 
     # requests: greedy, thinking enabled via chat_template_kwargs, tools sent, logprobs only for compare
     thinking_req = next(r.request for r in run.results if r.gate == "thinking")
     assert thinking_req["temperature"] == 0.0 and thinking_req["chat_template_kwargs"] == {"enable_thinking": True}
     assert thinking_req["max_tokens"] == 300
-    assert next(r.request for r in run.results if r.gate == "tool_call")["tools"][0]["function"]["name"] == "get_current_weather"
+    assert (
+        next(r.request for r in run.results if r.gate == "tool_call")["tools"][0]["function"]["name"]
+        == "get_current_weather"
+    )
     assert all(r.request.get("logprobs") is True for r in run.results if r.gate == "compare")
     assert not any(r.request.get("logprobs") for r in run.results if r.gate != "compare")
 
@@ -79,8 +81,12 @@ def test_good_and_broken_verdicts(servers, tmp_path):
     assert "**FAILED: 2 of 13 gate checks failed (thinking on mtp, repetition on mtp)." in md
     assert "| Thinking termination | PASS 5/5 | FAIL 0/5 |" in md
     # `specscope report` shows a gate run like a bench run
-    rep = subprocess.run([sys.executable, "-m", "specscope", "report", str(folder), "--format", "markdown"],
-                         capture_output=True, text=True, timeout=120)
+    rep = subprocess.run(
+        [sys.executable, "-m", "specscope", "report", str(folder), "--format", "markdown"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert rep.returncode == 0, rep.stderr
     assert "| Thinking termination | PASS 5/5 | FAIL 0/5 |" in rep.stdout
 
@@ -91,18 +97,43 @@ def test_cli_exit_codes(servers, tmp_path):
     prof_file.write_text("[long_context]\ncontext_tokens = 512\n[thinking]\nmax_tokens = 300\n")
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "specscope", "gate", *args], capture_output=True, text=True,
-                              cwd=tmp_path, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "specscope", "gate", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
 
-    r = cli("--server", good.base_url, "--config", "base", "--profile", str(prof_file),
-            "--out", str(tmp_path / "runs"), "--format", "json")
+    r = cli(
+        "--server",
+        good.base_url,
+        "--config",
+        "base",
+        "--profile",
+        str(prof_file),
+        "--out",
+        str(tmp_path / "runs"),
+        "--format",
+        "json",
+    )
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["passed"] is True and [c["name"] for c in data["configs"]] == ["base"]
     assert len(data["verdicts"]) == 6  # no compare gate with one server
     assert (tmp_path / "runs").is_dir() and not (tmp_path / "gate.json").exists()
-    r = cli("--server", f"base={good.base_url}", "--server", f"mtp={broken.base_url}",
-            "--profile", str(prof_file), "--gate", "thinking", "--out", str(tmp_path / "runs"))
+    r = cli(
+        "--server",
+        f"base={good.base_url}",
+        "--server",
+        f"mtp={broken.base_url}",
+        "--profile",
+        str(prof_file),
+        "--gate",
+        "thinking",
+        "--out",
+        str(tmp_path / "runs"),
+    )
     assert r.returncode == 1, r.stderr
     assert "FAIL 0/5" in r.stdout
     bad = tmp_path / "bad.toml"

@@ -60,11 +60,13 @@ class HubServer:
                 tree = f"/api/models/{REPO}/tree/{REV}"
                 resolve = f"/{REPO}/resolve/{REV}/"
                 if path == tree:
-                    listing = [{"type": "file", "path": p.name, "size": p.stat().st_size, "oid": "0" * 40}
-                               for p in sorted(hub.root.iterdir())]
+                    listing = [
+                        {"type": "file", "path": p.name, "size": p.stat().st_size, "oid": "0" * 40}
+                        for p in sorted(hub.root.iterdir())
+                    ]
                     return self._send(200, json.dumps(listing).encode(), {"Content-Type": "application/json"})
                 if path.startswith(resolve):
-                    f = hub.root / path[len(resolve):]
+                    f = hub.root / path[len(resolve) :]
                     if not f.is_file():
                         return self._send(404, b"{}", {"X-Error-Code": "EntryNotFound"})
                     data = f.read_bytes()
@@ -74,7 +76,7 @@ class HubServer:
                         a, _, b = rng[6:].partition("-")
                         start, end = int(a), min(int(b) if b else len(data) - 1, len(data) - 1)
                         headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
-                        data, code = data[start:end + 1], 206
+                        data, code = data[start : end + 1], 206
                     with lock:
                         hub.served_bytes[f.name] = hub.served_bytes.get(f.name, 0) + len(data)
                     return self._send(code, data, headers)
@@ -99,11 +101,23 @@ def hub(tmp_path: Path):
 
 
 def _run(hub: HubServer, tmp_path: Path, target: str, *extra: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "hf_home"),
-           "HF_HUB_DISABLE_TELEMETRY": "1", "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
+    env = {
+        **os.environ,
+        "HF_ENDPOINT": hub.url,
+        "HF_TOKEN": TOKEN,
+        "HF_HOME": str(tmp_path / "hf_home"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "NO_PROXY": "127.0.0.1",
+        "no_proxy": "127.0.0.1",
+    }
     env.pop("HF_HUB_OFFLINE", None)
-    return subprocess.run([sys.executable, "-m", "specscope", "audit", target, "--format", "json", *extra],
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "specscope", "audit", target, "--format", "json", *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_hub_audit_reads_headers_only(hub: HubServer, tmp_path: Path) -> None:

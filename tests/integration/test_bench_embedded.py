@@ -20,7 +20,11 @@ def test_tiny_matrix_on_embedded_engine(embedded_run):
     for c in cells:
         # on a loaded machine the client's own self-check may flag a cell; nothing else may make it not ok
         assert c.status == "ok" or all(r.startswith("CLIENT_LIMITED") for r in c.reasons), (
-            c.config, c.workload, c.concurrency, c.reasons)
+            c.config,
+            c.workload,
+            c.concurrency,
+            c.reasons,
+        )
         assert c.token_source == "usage"
         # the client's usage total equals the server's generated-token counter delta, exactly
         assert c.output_tokens == c.server_generation_tokens

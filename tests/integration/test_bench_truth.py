@@ -18,8 +18,15 @@ pytestmark = pytest.mark.integration
 
 # Every response: 12 tokens in chunks of 4 (speculation flushes several tokens per chunk), 4 verify steps
 # carrying 3 draft tokens each, accepted 3 / 2 / 1 at positions 0 / 1 / 2 (6 of 12 drafted).
-PLAN = ResponsePlan(output_tokens=12, tokens_per_chunk=4, finish_reason="length", drafts=4, draft_tokens=12,
-                    accepted_per_position=[3, 2, 1], prompt_tokens=20)
+PLAN = ResponsePlan(
+    output_tokens=12,
+    tokens_per_chunk=4,
+    finish_reason="length",
+    drafts=4,
+    draft_tokens=12,
+    accepted_per_position=[3, 2, 1],
+    prompt_tokens=20,
+)
 
 
 def clean(c) -> bool:
@@ -60,12 +67,30 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
     assert manifest["client"]["http_library"] == ClientSettings().describe()["http_library"]  # limits recorded
     assert manifest["client"]["connection_limit"] >= 3
 
-    out = subprocess.run([sys.executable, "-m", "specscope", "report", str(run_dir), "--format", "json"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "specscope", "report", str(run_dir), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     doc = json.loads(out.stdout)
-    assert {"config", "workload", "concurrency", "repeat", "status", "output_tokens", "token_source", "output_tok_s",
-            "ttft_p50_s", "achieved_concurrency", "acceptance_rate", "acceptance_length", "acceptance_per_position",
-            "acceptance_source", "counters"} <= set(doc["cells"][0])
+    assert {
+        "config",
+        "workload",
+        "concurrency",
+        "repeat",
+        "status",
+        "output_tokens",
+        "token_source",
+        "output_tok_s",
+        "ttft_p50_s",
+        "achieved_concurrency",
+        "acceptance_rate",
+        "acceptance_length",
+        "acceptance_per_position",
+        "acceptance_source",
+        "counters",
+    } <= set(doc["cells"][0])
     acc = next(t for t in doc["tables"] if t["key"] == "acceptance")
     assert acc["rows"] == [["mtp", "0.500 (len 2.50)", "0.500 (len 2.50)"]]
 
@@ -110,10 +135,30 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
     slow = PLAN.model_copy(update={"inter_chunk_ms": 40.0})
     with TruthServer(TruthScript(default=slow)) as ts:
         run_dir = tmp_path / "run"
-        argv = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={ts.base_url}", "--workloads", "prose,code",
-                "--levels", "1,2", "--repeats", "2", "--max-tokens", "12", "--out", str(tmp_path)]
-        proc = subprocess.Popen(argv + [], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env={**__import__("os").environ, "SPECSCOPE_RUN_DIR": str(run_dir)})
+        argv = [
+            sys.executable,
+            "-m",
+            "specscope",
+            "bench",
+            "--server",
+            f"mtp={ts.base_url}",
+            "--workloads",
+            "prose,code",
+            "--levels",
+            "1,2",
+            "--repeats",
+            "2",
+            "--max-tokens",
+            "12",
+            "--out",
+            str(tmp_path),
+        ]
+        proc = subprocess.Popen(
+            argv + [],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**__import__("os").environ, "SPECSCOPE_RUN_DIR": str(run_dir)},
+        )
         db = None
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -128,8 +173,11 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
         with open_run(db.parent) as run:
             before = {(c.workload, c.concurrency, c.repeat): c for c in run.summaries()}
             assert 2 <= len(before) < 8 and run.manifest.get("finished") is not True
-        res = subprocess.run([sys.executable, "-m", "specscope", "bench", "--resume", str(db.parent), "--format", "json"],
-                             capture_output=True, text=True)
+        res = subprocess.run(
+            [sys.executable, "-m", "specscope", "bench", "--resume", str(db.parent), "--format", "json"],
+            capture_output=True,
+            text=True,
+        )
         assert res.returncode == 0, res.stderr
         with open_run(db.parent) as run:
             after = {(c.workload, c.concurrency, c.repeat): c for c in run.summaries()}
@@ -151,10 +199,12 @@ def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path)
                 killed.set()  # the first cell of "a" is stored; kill the server 0.3 s into the next one
                 threading.Timer(0.3, doomed._proc.kill).start()
 
-        opts = BenchOptions(configs=("a", "b"), workloads=("prose",), levels=(1, 2), repeats=2, max_tokens=12,
-                            baseline="b")
-        run_dir = run_bench(opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run",
-                            on_cell=on_cell)
+        opts = BenchOptions(
+            configs=("a", "b"), workloads=("prose",), levels=(1, 2), repeats=2, max_tokens=12, baseline="b"
+        )
+        run_dir = run_bench(
+            opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run", on_cell=on_cell
+        )
     with open_run(run_dir) as run:
         cells = run.summaries()
         manifest = run.manifest
@@ -180,8 +230,12 @@ def test_advise_with_an_slo_nothing_meets(tmp_path):
     with TruthServer(TruthScript(default=slow_start)) as a, TruthServer(TruthScript(default=slow_start)) as b:
         opts = BenchOptions(configs=("base", "mtp"), workloads=("prose",), levels=(1,), repeats=2, max_tokens=12)
         run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
-    res = subprocess.run([sys.executable, "-m", "specscope", "advise", str(run_dir), "--mix", "prose=1",
-                          "--slo-ttft", "10ms"], capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "specscope", "advise", str(run_dir), "--mix", "prose=1", "--slo-ttft", "10ms"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stderr
     assert "c=1: no config meets the TTFT SLO" in res.stdout
     assert "no recommendation" in res.stdout and "overall:" not in res.stdout

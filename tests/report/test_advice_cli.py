@@ -21,13 +21,35 @@ ACCEPT = {"prose": 0.3, "edit": 0.9}
 def _cell(cfg, wl, conc, rep, tok_s):
     counters = None
     if cfg == "draft":
-        counters = {"drafts": 100.0, "draft_tokens": 400.0, "accepted_tokens": 400.0 * ACCEPT[wl],
-                    "accepted_per_position": []}
+        counters = {
+            "drafts": 100.0,
+            "draft_tokens": 400.0,
+            "accepted_tokens": 400.0 * ACCEPT[wl],
+            "accepted_per_position": [],
+        }
     return CellSummary(
-        config=cfg, workload=wl, concurrency=conc, repeat=rep, status="ok", reasons=(), streams=conc, streams_ok=conc,
-        output_tokens=64 * conc, token_source="usage", duration_s=1.0, output_tok_s=tok_s, stream_tok_s=(),
-        ttft_p50_s=0.1, ttft_p95_s=0.2, tpot_p50_s=None, achieved_concurrency=float(conc), acceptance_rate=None,
-        acceptance_length=None, acceptance_per_position=(), acceptance_source=None, counters=counters,
+        config=cfg,
+        workload=wl,
+        concurrency=conc,
+        repeat=rep,
+        status="ok",
+        reasons=(),
+        streams=conc,
+        streams_ok=conc,
+        output_tokens=64 * conc,
+        token_source="usage",
+        duration_s=1.0,
+        output_tok_s=tok_s,
+        stream_tok_s=(),
+        ttft_p50_s=0.1,
+        ttft_p95_s=0.2,
+        tpot_p50_s=None,
+        achieved_concurrency=float(conc),
+        acceptance_rate=None,
+        acceptance_length=None,
+        acceptance_per_position=(),
+        acceptance_source=None,
+        counters=counters,
         server_generation_tokens=None,
     )
 
@@ -72,7 +94,12 @@ def test_advise_text_and_acceptance(tmp_path):
 
 def test_advise_bad_input_exit_2(tmp_path):
     run = _run(tmp_path)
-    for args in (("--mix", "chat=1"), ("--mix", "prose=1", "--concurrency", "3"), (), ("--mix", "prose=1", "--slo-ttft", "soon")):
+    for args in (
+        ("--mix", "chat=1"),
+        ("--mix", "prose=1", "--concurrency", "3"),
+        (),
+        ("--mix", "prose=1", "--slo-ttft", "soon"),
+    ):
         r = _cli("advise", str(run), *args)
         assert r.returncode == 2, (args, r.stdout)
         assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr

@@ -18,8 +18,15 @@ from specscope.stats.speedup import paired_speedups  # noqa: E402
 def test_every_chart_is_self_contained_svg_and_deterministic():
     cells = _cells()
     first = render_charts(cells)
-    assert [c.name for c in first] == ["throughput", "speedup_heatmap", "acceptance", "positions", "stream_bands",
-                                       "ttft", "achieved"]
+    assert [c.name for c in first] == [
+        "throughput",
+        "speedup_heatmap",
+        "acceptance",
+        "positions",
+        "stream_bands",
+        "ttft",
+        "achieved",
+    ]
     for ch in first:
         root = ET.fromstring(ch.svg.encode("utf-8"))
         assert root.tag == "{http://www.w3.org/2000/svg}svg"

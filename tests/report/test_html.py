@@ -18,11 +18,28 @@ ALL_CHARTS = {"throughput", "speedup_heatmap", "acceptance", "positions", "strea
 
 def _summary(cfg: str, wl: str, conc: int, rep: int, tok_s: float, **kw) -> CellSummary:
     d = dict(
-        config=cfg, workload=wl, concurrency=conc, repeat=rep, status="ok", reasons=(), streams=conc, streams_ok=conc,
-        output_tokens=64 * conc, token_source="usage", duration_s=64 * conc / tok_s, output_tok_s=tok_s,
-        stream_tok_s=tuple(sorted(tok_s / conc * (0.9 + 0.1 * i) for i in range(conc))), ttft_p50_s=0.05 * conc,
-        ttft_p95_s=0.08 * conc, tpot_p50_s=conc / tok_s, achieved_concurrency=float(conc), acceptance_rate=None,
-        acceptance_length=None, acceptance_per_position=(), acceptance_source=None, counters=None,
+        config=cfg,
+        workload=wl,
+        concurrency=conc,
+        repeat=rep,
+        status="ok",
+        reasons=(),
+        streams=conc,
+        streams_ok=conc,
+        output_tokens=64 * conc,
+        token_source="usage",
+        duration_s=64 * conc / tok_s,
+        output_tok_s=tok_s,
+        stream_tok_s=tuple(sorted(tok_s / conc * (0.9 + 0.1 * i) for i in range(conc))),
+        ttft_p50_s=0.05 * conc,
+        ttft_p95_s=0.08 * conc,
+        tpot_p50_s=conc / tok_s,
+        achieved_concurrency=float(conc),
+        acceptance_rate=None,
+        acceptance_length=None,
+        acceptance_per_position=(),
+        acceptance_source=None,
+        counters=None,
         server_generation_tokens=None,
     )
     d.update(kw)
@@ -37,12 +54,17 @@ def _cells() -> list[CellSummary]:
             for r in range(3):
                 drift = 1 + 0.01 * (r - 1)
                 out.append(_summary("base", wl, conc, r, 10.0 * conc * drift))
-                counters = {"drafts": 100.0, "draft_tokens": 200.0, "accepted_tokens": sum(acc),
-                            "accepted_per_position": list(acc)}
+                counters = {
+                    "drafts": 100.0,
+                    "draft_tokens": 200.0,
+                    "accepted_tokens": sum(acc),
+                    "accepted_per_position": list(acc),
+                }
                 out.append(_summary("draft", wl, conc, r, 10.0 * conc * speed / drift, counters=counters))
     # C16: target 4 but the client only ever had 3 in flight; flagged degraded with the reason
-    out.append(_summary("base", "prose", 4, 3, 30.0, achieved_concurrency=3.0, status="degraded",
-                        reasons=("CLIENT_LIMITED",)))
+    out.append(
+        _summary("base", "prose", 4, 3, 30.0, achieved_concurrency=3.0, status="degraded", reasons=("CLIENT_LIMITED",))
+    )
     return out
 
 
@@ -81,8 +103,11 @@ def test_page_has_tables_facts_degraded_cells_and_no_network_resources(tmp_path)
 
 def test_several_runs_are_compared_and_written_atomically(tmp_path):
     a = RunView("spark-1", {"kind": "bench"}, _cells())
-    faster = [_summary(c.config, c.workload, c.concurrency, c.repeat, c.output_tok_s * 1.1, counters=c.counters)
-              for c in _cells() if c.status == "ok"]
+    faster = [
+        _summary(c.config, c.workload, c.concurrency, c.repeat, c.output_tok_s * 1.1, counters=c.counters)
+        for c in _cells()
+        if c.status == "ok"
+    ]
     b = RunView("spark-2", {"kind": "bench"}, faster)
     out = write_html(tmp_path / "out" / "report.html", [a, b])
     page = out.read_text(encoding="utf-8")
@@ -123,10 +148,20 @@ def test_page_renders_in_headless_chromium(tmp_path):
     with sync_playwright() as p:
         # a fresh profile folder: playwright passes it to Chromium as --user-data-dir
         browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"), executable_path=str(CHROMIUM), headless=True,
+            str(tmp_path / "chromium-profile"),
+            executable_path=str(CHROMIUM),
+            headless=True,
             viewport={"width": 1280, "height": 900},
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
         )
         try:
             page = browser.new_page()
@@ -135,7 +170,9 @@ def test_page_renders_in_headless_chromium(tmp_path):
             page.on("request", lambda r: requests.append(r.url))
             page.goto(page_path.as_uri(), wait_until="load")
             images = page.eval_on_selector_all(
-                "figure.chart img", "els => els.map(e => [e.closest('figure').dataset.chart, e.complete, e.naturalWidth, e.naturalHeight])")
+                "figure.chart img",
+                "els => els.map(e => [e.closest('figure').dataset.chart, e.complete, e.naturalWidth, e.naturalHeight])",
+            )
             tables = page.eval_on_selector_all("table", "els => els.map(e => [e.className, e.rows.length])")
             shot = tmp_path / "report.png"
             page.screenshot(path=str(shot), full_page=True)

@@ -22,19 +22,50 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 def _cell(cfg, wl, rep, tok_s, counters=None):
     return CellSummary(
-        config=cfg, workload=wl, concurrency=1, repeat=rep, status="ok", reasons=(), streams=1, streams_ok=1,
-        output_tokens=256, token_source="usage", duration_s=256 / tok_s, output_tok_s=tok_s * 0.95,
-        stream_tok_s=(tok_s * 0.95,), ttft_p50_s=0.2, ttft_p95_s=0.2, tpot_p50_s=1 / tok_s, achieved_concurrency=1.0,
-        acceptance_rate=None, acceptance_length=None, acceptance_per_position=(), acceptance_source=None,
-        counters=counters, server_generation_tokens=None,
+        config=cfg,
+        workload=wl,
+        concurrency=1,
+        repeat=rep,
+        status="ok",
+        reasons=(),
+        streams=1,
+        streams_ok=1,
+        output_tokens=256,
+        token_source="usage",
+        duration_s=256 / tok_s,
+        output_tok_s=tok_s * 0.95,
+        stream_tok_s=(tok_s * 0.95,),
+        ttft_p50_s=0.2,
+        ttft_p95_s=0.2,
+        tpot_p50_s=1 / tok_s,
+        achieved_concurrency=1.0,
+        acceptance_rate=None,
+        acceptance_length=None,
+        acceptance_per_position=(),
+        acceptance_source=None,
+        counters=counters,
+        server_generation_tokens=None,
     )
 
 
 def _run(tmp_path: Path) -> Path:
     run = create_run(tmp_path / "run", {"kind": "bench", "engine": "external"})
     cells = [_cell("base", "code", r, 12.14) for r in range(2)]
-    cells += [_cell("mtp", "code", r, 31.75, {"drafts": 1000.0, "draft_tokens": 5000.0, "accepted_tokens": 3497.0,
-                                              "accepted_per_position": [1000 * u for u in SEED3_U]}) for r in range(2)]
+    cells += [
+        _cell(
+            "mtp",
+            "code",
+            r,
+            31.75,
+            {
+                "drafts": 1000.0,
+                "draft_tokens": 5000.0,
+                "accepted_tokens": 3497.0,
+                "accepted_per_position": [1000 * u for u in SEED3_U],
+            },
+        )
+        for r in range(2)
+    ]
     for c in cells:
         run.save_cell(CellResult(CellKey(c.config, c.workload, c.concurrency, c.repeat), (), 0, 1, None, None), c)
     run.save_server_facts("mtp", {"num_speculative_tokens": 5})
@@ -45,12 +76,24 @@ def _run(tmp_path: Path) -> Path:
 def test_roofline_of_seed_003():
     r = _cli("predict", "--bytes-per-step", "17.61GB", "--bandwidth", "273GB/s", "--measured", "12.14")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "roofline 15.50 tok/s (17.61 GB per token at 273 GB/s); measured 12.14 tok/s is 78% of it"
+    assert (
+        r.stdout.strip() == "roofline 15.50 tok/s (17.61 GB per token at 273 GB/s); measured 12.14 tok/s is 78% of it"
+    )
 
 
 def test_run_prediction_json_reports_error_per_cell(tmp_path):
-    r = _cli("predict", str(_run(tmp_path)), "--bytes-per-step", "17.61GB", "--draft-bytes", "0.85GB",
-             "--bandwidth", "273GB/s", "--format", "json")
+    r = _cli(
+        "predict",
+        str(_run(tmp_path)),
+        "--bytes-per-step",
+        "17.61GB",
+        "--draft-bytes",
+        "0.85GB",
+        "--bandwidth",
+        "273GB/s",
+        "--format",
+        "json",
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["roofline_tok_s"] == pytest.approx(15.5026, abs=1e-4)

@@ -11,14 +11,39 @@ def cell(config, workload, n, r, tok_s, status="ok", acc=None, streams=(1.0, 2.0
     if acc is not None:
         counters = {"drafts": acc[0], "draft_tokens": acc[1], "accepted_tokens": acc[2]}
         src = "counter_delta"
-    return CellSummary(config, workload, n, r, status, tuple(reasons), n, n, 100, "usage", 1.0, tok_s, tuple(streams),
-                       ttft, ttft, 0.01, achieved if achieved is not None else float(n), None, None, (), src, counters, 100.0)
+    return CellSummary(
+        config,
+        workload,
+        n,
+        r,
+        status,
+        tuple(reasons),
+        n,
+        n,
+        100,
+        "usage",
+        1.0,
+        tok_s,
+        tuple(streams),
+        ttft,
+        ttft,
+        0.01,
+        achieved if achieved is not None else float(n),
+        None,
+        None,
+        (),
+        src,
+        counters,
+        100.0,
+    )
 
 
 def test_tables_exact():
     cells = [
-        cell("base", "edit", 1, 0, 10.0), cell("base", "edit", 1, 1, 12.0),
-        cell("ngram", "edit", 1, 0, 20.0, acc=(10, 40, 30)), cell("ngram", "edit", 1, 1, 24.0, acc=(10, 40, 10)),
+        cell("base", "edit", 1, 0, 10.0),
+        cell("base", "edit", 1, 1, 12.0),
+        cell("ngram", "edit", 1, 0, 20.0, acc=(10, 40, 30)),
+        cell("ngram", "edit", 1, 1, 24.0, acc=(10, 40, 10)),
         cell("ngram", "edit", 1, 2, 999.0, status="degraded", acc=(1, 1, 1), reasons=("COUNTER_RESET",)),
     ]
     t = {x.key: x for x in bench_tables(cells)}
@@ -38,8 +63,10 @@ def test_tables_exact():
 
 def test_speedup_table_and_zero_drafts():
     cells = [
-        cell("base", "edit", 1, 0, 10.0), cell("base", "edit", 1, 1, 12.0),
-        cell("ngram", "edit", 1, 0, 20.0, acc=(0, 0, 0)), cell("ngram", "edit", 1, 1, 30.0, acc=(0, 0, 0)),
+        cell("base", "edit", 1, 0, 10.0),
+        cell("base", "edit", 1, 1, 12.0),
+        cell("ngram", "edit", 1, 0, 20.0, acc=(0, 0, 0)),
+        cell("ngram", "edit", 1, 1, 30.0, acc=(0, 0, 0)),
     ]
     t = {x.key: x for x in bench_tables(cells)}
     # ngram never drafted: said plainly instead of an empty row

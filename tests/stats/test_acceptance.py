@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from cellmaker import cell, counters
+
 from specscope.stats.acceptance import acceptance_view, conditional_rates, pooled_acceptance
 
 SEED3_COUNTS = [936.0, 815.0, 681.0, 581.0, 484.0]  # per 1000 drafts: 0.936 / 0.815 / 0.681 / 0.581 / 0.484

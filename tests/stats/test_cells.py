@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
 from specscope.client.metrics import counters_delta
+from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
 from specscope.stats.cells import summarize_cell
 from specscope.stats.speedup import coefficient_of_variation
 from specscope.stats.timeline import percentile
@@ -15,11 +15,24 @@ MS = 1_000_000  # ns per ms
 
 def rec(pid, send_ms, first_ms, last_ms, end_ms, tokens, status="ok", reason=None, draft=None, acc=None):
     return StreamRecord(
-        prompt_id=pid, intended_ns=send_ms * MS, send_ns=send_ms * MS, first_token_ns=first_ms * MS,
-        first_content_ns=first_ms * MS, last_token_ns=last_ms * MS, end_ns=end_ms * MS, content_chunks=tokens,
-        reasoning_chunks=0, output_tokens=tokens, prompt_tokens=10, token_source="usage" if tokens is not None else "missing",
-        finish_reason="length", status=status, reason=reason, http_status=200,
-        server_draft_tokens=draft, server_accepted_tokens=acc,
+        prompt_id=pid,
+        intended_ns=send_ms * MS,
+        send_ns=send_ms * MS,
+        first_token_ns=first_ms * MS,
+        first_content_ns=first_ms * MS,
+        last_token_ns=last_ms * MS,
+        end_ns=end_ms * MS,
+        content_chunks=tokens,
+        reasoning_chunks=0,
+        output_tokens=tokens,
+        prompt_tokens=10,
+        token_source="usage" if tokens is not None else "missing",
+        finish_reason="length",
+        status=status,
+        reason=reason,
+        http_status=200,
+        server_draft_tokens=draft,
+        server_accepted_tokens=acc,
     )
 
 
@@ -32,9 +45,17 @@ def test_percentile_and_cv_use_numpy_linear():
 
 
 def snap(drafts, dt, acc, per_pos, gen, running=0.0):
-    return SpecCounters(drafts=drafts, draft_tokens=dt, accepted_tokens=acc, accepted_per_position=tuple(per_pos),
-                        generation_tokens=gen, prompt_tokens=0.0, running=running, waiting=0.0,
-                        present=frozenset({"spec", "per_pos", "generation"}))
+    return SpecCounters(
+        drafts=drafts,
+        draft_tokens=dt,
+        accepted_tokens=acc,
+        accepted_per_position=tuple(per_pos),
+        generation_tokens=gen,
+        prompt_tokens=0.0,
+        running=running,
+        waiting=0.0,
+        present=frozenset({"spec", "per_pos", "generation"}),
+    )
 
 
 def test_counter_delta_and_reset():
@@ -51,8 +72,14 @@ def test_counter_delta_and_reset():
 
 def test_summarize_ok_cell_exact():
     streams = (rec("p-1", 0, 100, 1100, 1100, 101), rec("p-2", 0, 200, 2200, 2200, 101))
-    res = CellResult(CellKey("ngram", "edit", 2, 0), streams, 0, 2200 * MS,
-                     snap(0, 0, 0, [0, 0], 1000), snap(40, 160, 100, [35, 30], 1202))
+    res = CellResult(
+        CellKey("ngram", "edit", 2, 0),
+        streams,
+        0,
+        2200 * MS,
+        snap(0, 0, 0, [0, 0], 1000),
+        snap(40, 160, 100, [35, 30], 1202),
+    )
     s = summarize_cell(res)
     assert s.status == "ok" and s.reasons == ()
     assert s.output_tokens == 202 and s.token_source == "usage"
@@ -68,13 +95,20 @@ def test_summarize_ok_cell_exact():
 
 
 def test_summarize_flags_mismatch_busy_and_degraded_streams():
-    streams = (rec("p-1", 0, 100, 1100, 1100, 50), rec("p-2", 0, 100, 900, 900, 40, status="degraded", reason="no [DONE]"))
-    res = CellResult(CellKey("base", "prose", 2, 1), streams, 0, 1100 * MS,
-                     snap(0, 0, 0, [], 0, running=1.0), snap(0, 0, 0, [], 95))
+    streams = (
+        rec("p-1", 0, 100, 1100, 1100, 50),
+        rec("p-2", 0, 100, 900, 900, 40, status="degraded", reason="no [DONE]"),
+    )
+    res = CellResult(
+        CellKey("base", "prose", 2, 1), streams, 0, 1100 * MS, snap(0, 0, 0, [], 0, running=1.0), snap(0, 0, 0, [], 95)
+    )
     s = summarize_cell(res)
     assert s.status == "degraded"
-    assert s.reasons == ("STREAM_DEGRADED(degraded:no [DONE])", "BUSY_AT_SCRAPE(before=1)",
-                         "TOKENS_MISMATCH(client=90, server=95)")
+    assert s.reasons == (
+        "STREAM_DEGRADED(degraded:no [DONE])",
+        "BUSY_AT_SCRAPE(before=1)",
+        "TOKENS_MISMATCH(client=90, server=95)",
+    )
     assert s.acceptance_rate is None and s.acceptance_source is None
 
 
@@ -83,21 +117,24 @@ def test_summarize_per_request_fallback_and_failed():
     s = summarize_cell(CellResult(CellKey("draft", "code", 1, 0), streams, 0, 20 * MS, None, None))
     assert s.acceptance_rate == 0.75 and s.acceptance_source == "per_request"
     assert s.per_request_draft_tokens == 20 and s.counters is None
-    failed = StreamRecord("p-9", 0, 0, None, None, None, 5 * MS, 0, 0, None, None, "missing", None, "failed",
-                          "http 503", 503)
+    failed = StreamRecord(
+        "p-9", 0, 0, None, None, None, 5 * MS, 0, 0, None, None, "missing", None, "failed", "http 503", 503
+    )
     f = summarize_cell(CellResult(CellKey("draft", "code", 1, 1), (failed,), 0, 5 * MS, None, None))
     assert f.status == "failed" and f.output_tokens == 0 and f.token_source == "missing"
 
 
 def test_per_request_fields_reconciled_with_counters():
     streams = (rec("p-1", 0, 10, 20, 20, 30, draft=20, acc=15), rec("p-2", 0, 10, 20, 20, 30, draft=12, acc=3))
-    agree = CellResult(CellKey("draft", "code", 2, 0), streams, 0, 20 * MS,
-                       snap(0, 0, 0, [], 0), snap(10, 32, 18, [], 60))
+    agree = CellResult(
+        CellKey("draft", "code", 2, 0), streams, 0, 20 * MS, snap(0, 0, 0, [], 0), snap(10, 32, 18, [], 60)
+    )
     s = summarize_cell(agree)
     assert s.status == "ok" and s.acceptance_source == "counter_delta" and s.acceptance_rate == 18 / 32
     assert (s.per_request_draft_tokens, s.per_request_accepted_tokens) == (32, 18)
-    disagree = CellResult(CellKey("draft", "code", 2, 1), streams, 0, 20 * MS,
-                          snap(0, 0, 0, [], 0), snap(10, 40, 18, [], 60))
+    disagree = CellResult(
+        CellKey("draft", "code", 2, 1), streams, 0, 20 * MS, snap(0, 0, 0, [], 0), snap(10, 40, 18, [], 60)
+    )
     d = summarize_cell(disagree)
     assert d.status == "degraded"
     assert d.reasons == ("PER_REQUEST_MISMATCH(draft 32/40, accepted 18/18 responses/counters)",)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from cellmaker import cell, counters
+
+from specscope.audit.census import parse_bandwidth
 from specscope.errors import ConfigError
 from specscope.stats.predict import (
     StepModel,
@@ -15,7 +16,6 @@ from specscope.stats.predict import (
     tokens_per_step,
 )
 from specscope.stats.predict_run import predict_run
-from specscope.audit.census import parse_bandwidth
 from specscope.stats.quantities import parse_bytes
 
 SEED3_U = (0.936, 0.815, 0.681, 0.581, 0.484)
@@ -50,7 +50,7 @@ def test_tokens_per_step_and_extrapolation():
 
 def test_positions_from_mean_rate():
     u = positions_from_rate(0.5, 2)  # (a + a^2) / 2 = 0.5 -> a = (sqrt(5) - 1) / 2
-    a = (5 ** 0.5 - 1) / 2
+    a = (5**0.5 - 1) / 2
     assert u == pytest.approx((a, a * a))
     assert positions_from_rate(1.0, 3) == (1.0, 1.0, 1.0)
 
@@ -73,8 +73,10 @@ def _seed3_run():
     cells = [cell("base", "code", 1, r, 12.0, tpot_p50_s=1 / 12.14) for r in range(2)]
     for k, rate in SEED3_MEASURED.items():
         per_pos = [1000 * u for u in SEED3_U[:k]]
-        cells += [cell(f"mtp-k{k}", "code", 1, r, rate, tpot_p50_s=1 / rate, counters=counters(1000, per_pos))
-                  for r in range(2)]
+        cells += [
+            cell(f"mtp-k{k}", "code", 1, r, rate, tpot_p50_s=1 / rate, counters=counters(1000, per_pos))
+            for r in range(2)
+        ]
     cells.append(cell("base", "code", 4, 0, 40.0))  # not concurrency 1: ignored
     return cells
 
@@ -101,8 +103,14 @@ SEED3_PROSE_U = (0.741, 0.543, 0.358, 0.296, 0.222)  # seed 003, prose at temper
 def test_one_overhead_shared_by_two_workloads_gives_hand_computed_errors():
     # seed 003 at k=5: code 31.75 tok/s, prose "about 23 tok/s"; one overhead must serve both.
     cells = [cell("base", wl, 1, 0, 12.14, tpot_p50_s=1 / 12.14) for wl in ("code", "prose")]
-    cells.append(cell("mtp", "code", 1, 0, 31.75, tpot_p50_s=1 / 31.75, counters=counters(1000, [1000 * u for u in SEED3_U])))
-    cells.append(cell("mtp", "prose", 1, 0, 23.0, tpot_p50_s=1 / 23.0, counters=counters(1000, [1000 * u for u in SEED3_PROSE_U])))
+    cells.append(
+        cell("mtp", "code", 1, 0, 31.75, tpot_p50_s=1 / 31.75, counters=counters(1000, [1000 * u for u in SEED3_U]))
+    )
+    cells.append(
+        cell(
+            "mtp", "prose", 1, 0, 23.0, tpot_p50_s=1 / 23.0, counters=counters(1000, [1000 * u for u in SEED3_PROSE_U])
+        )
+    )
     p = predict_run(cells, server_facts={"mtp": {"draft_bytes": 0.85e9}}, target_bytes=17.61e9)
     assert p.efficiency is None and p.roofline_tok_s is None  # no nominal bandwidth given
     bw = 17.61e9 * 12.14

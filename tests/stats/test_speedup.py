@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from cellmaker import cell
+
 from specscope.errors import ConfigError
 from specscope.stats.speedup import (
     coefficient_of_variation,

@@ -13,7 +13,9 @@ from specscope.store import create_run, open_run
 
 
 def _stream(i):
-    return StreamRecord(f"prose-{i:03d}", 0, 0, 5, 5, 50, 100, 3, 0, 12, 7, "usage", "length", "ok", None, 200, text="hi")
+    return StreamRecord(
+        f"prose-{i:03d}", 0, 0, 5, 5, 50, 100, 3, 0, 12, 7, "usage", "length", "ok", None, 200, text="hi"
+    )
 
 
 def test_roundtrip_and_resume_keys(tmp_path):

@@ -19,8 +19,12 @@ SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 if not SHARED.is_dir():  # the repo's CI copy sits at ../shared of the repo root
     SHARED = Path(__file__).resolve().parents[2] / "shared"
 
-DT = {np.dtype(ml_dtypes.bfloat16): "BF16", np.dtype(np.float32): "F32", np.dtype(np.uint8): "U8",
-      np.dtype(ml_dtypes.float8_e4m3fn): "F8_E4M3"}
+DT = {
+    np.dtype(ml_dtypes.bfloat16): "BF16",
+    np.dtype(np.float32): "F32",
+    np.dtype(np.uint8): "U8",
+    np.dtype(ml_dtypes.float8_e4m3fn): "F8_E4M3",
+}
 
 H, I, NH, NKV, HD = 64, 128, 4, 1, 16  # hidden, intermediate, heads, kv heads, head dim
 
@@ -68,8 +72,12 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
     header = json.loads(data[8 : 8 + n])
     header.pop("__metadata__", None)
     base = 8 + n
-    return {k: np.frombuffer(data[base + v["data_offsets"][0] : base + v["data_offsets"][1]],
-                             dtype=inv[v["dtype"]]).reshape(v["shape"]) for k, v in header.items()}
+    return {
+        k: np.frombuffer(
+            data[base + v["data_offsets"][0] : base + v["data_offsets"][1]], dtype=inv[v["dtype"]]
+        ).reshape(v["shape"])
+        for k, v in header.items()
+    }
 
 
 def bf16(rng: np.random.Generator, shape, scale: float = 0.02) -> np.ndarray:
@@ -78,19 +86,30 @@ def bf16(rng: np.random.Generator, shape, scale: float = 0.02) -> np.ndarray:
 
 def mtp_tensors(seed: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    return {n: (bf16(rng, s) if len(s) == 2 else (1 + bf16(rng, s, 0.1).astype(np.float32)).astype(ml_dtypes.bfloat16))
-            for n, s in MTP_SHAPES.items()}
+    return {
+        n: (bf16(rng, s) if len(s) == 2 else (1 + bf16(rng, s, 0.1).astype(np.float32)).astype(ml_dtypes.bfloat16))
+        for n, s in MTP_SHAPES.items()
+    }
 
 
 def nvfp4_stub(rng: np.random.Generator, out_f: int, in_f: int) -> dict[str, np.ndarray]:
     """Random bytes in the ModelOpt NVFP4 layout (the main model's MLPs; their values do not matter here)."""
-    return {"weight": rng.integers(0, 256, (out_f, in_f // 2), dtype=np.uint8),
-            "weight_scale": np.full((out_f, in_f // 16), 224.0, np.float32).astype(ml_dtypes.float8_e4m3fn),
-            "weight_scale_2": np.array(1e-3, np.float32), "input_scale": np.array(5e-3, np.float32)}
+    return {
+        "weight": rng.integers(0, 256, (out_f, in_f // 2), dtype=np.uint8),
+        "weight_scale": np.full((out_f, in_f // 16), 224.0, np.float32).astype(ml_dtypes.float8_e4m3fn),
+        "weight_scale_2": np.array(1e-3, np.float32),
+        "input_scale": np.array(5e-3, np.float32),
+    }
 
 
-def make_qwen36_checkpoint(root: Path, *, seed: int = 0, mtp: dict[str, np.ndarray] | None = None,
-                           dialect: str = "modelopt", ignore: list[str] | None = None) -> Path:
+def make_qwen36_checkpoint(
+    root: Path,
+    *,
+    seed: int = 0,
+    mtp: dict[str, np.ndarray] | None = None,
+    dialect: str = "modelopt",
+    ignore: list[str] | None = None,
+) -> Path:
     """A 3-shard ModelOpt MIXED_PRECISION checkpoint: main MLP NVFP4, attention BF16 (excluded), MTP BF16.
 
     Shard 1: embeddings + layer 0 (untouched by draft surgery). Shard 2: final norm, lm_head, mtp.fc and the
@@ -99,37 +118,63 @@ def make_qwen36_checkpoint(root: Path, *, seed: int = 0, mtp: dict[str, np.ndarr
     root.mkdir(parents=True)
     rng = np.random.default_rng(seed)
     mtp = mtp if mtp is not None else mtp_tensors(seed + 100)
-    s1 = {"model.embed_tokens.weight": bf16(rng, (32, H)),
-          "model.layers.0.input_layernorm.weight": bf16(rng, (H,))}
+    s1 = {"model.embed_tokens.weight": bf16(rng, (32, H)), "model.layers.0.input_layernorm.weight": bf16(rng, (H,))}
     for proj, (o, i) in {"gate_proj": (I, H), "up_proj": (I, H), "down_proj": (H, I)}.items():
         for k, v in nvfp4_stub(rng, o, i).items():
             s1[f"model.layers.0.mlp.{proj}.{k}"] = v
-    for proj, (o, i) in {"q_proj": (2 * NH * HD, H), "k_proj": (HD, H), "v_proj": (HD, H), "o_proj": (H, NH * HD)}.items():
+    for proj, (o, i) in {
+        "q_proj": (2 * NH * HD, H),
+        "k_proj": (HD, H),
+        "v_proj": (HD, H),
+        "o_proj": (H, NH * HD),
+    }.items():
         s1[f"model.layers.0.self_attn.{proj}.weight"] = bf16(rng, (o, i))
     s2 = {"model.norm.weight": bf16(rng, (H,)), "lm_head.weight": bf16(rng, (32, H))}
     in_s2 = {n for n in mtp if n == "mtp.fc.weight" or len(mtp[n].shape) == 1}
     s2.update({n: mtp[n] for n in sorted(in_s2)})
     s3 = {n: mtp[n] for n in sorted(mtp) if n not in in_s2}
-    shards = {"model-00001-of-00003.safetensors": s1, "model-00002-of-00003.safetensors": s2,
-              "model-00003-of-00003.safetensors": s3}
+    shards = {
+        "model-00001-of-00003.safetensors": s1,
+        "model-00002-of-00003.safetensors": s2,
+        "model-00003-of-00003.safetensors": s3,
+    }
     for name, t in shards.items():
         write_safetensors(root / name, t)
     wm = {n: s for s, t in shards.items() for n in t}
     total = sum(a.nbytes for t in shards.values() for a in t.values())
-    (root / "model.safetensors.index.json").write_text(json.dumps(
-        {"metadata": {"total_size": total}, "weight_map": dict(sorted(wm.items()))}, indent=2) + "\n")
-    layers = {f"model.layers.0.mlp.{p}": {"quant_algo": "NVFP4", "group_size": 16}
-              for p in ("down_proj", "gate_proj", "up_proj")}
+    (root / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": total}, "weight_map": dict(sorted(wm.items()))}, indent=2) + "\n"
+    )
+    layers = {
+        f"model.layers.0.mlp.{p}": {"quant_algo": "NVFP4", "group_size": 16}
+        for p in ("down_proj", "gate_proj", "up_proj")
+    }
     ignore = ignore if ignore is not None else ["lm_head", "model.layers.0.self_attn*", "mtp*"]
-    cfg = {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5", "hidden_size": H,
-           "mtp_num_hidden_layers": 1, "torch_dtype": "bfloat16"}
+    cfg = {
+        "architectures": ["Qwen3_5ForConditionalGeneration"],
+        "model_type": "qwen3_5",
+        "hidden_size": H,
+        "mtp_num_hidden_layers": 1,
+        "torch_dtype": "bfloat16",
+    }
     if dialect == "modelopt":
-        cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
-                                      "kv_cache_scheme": None, "quantized_layers": layers, "ignore": ignore,
-                                      "producer": {"name": "modelopt", "version": "0.44.0"}}
-        hf = {"producer": {"name": "modelopt", "version": "0.44.0"},
-              "quantization": {"quant_algo": "MIXED_PRECISION", "kv_cache_quant_algo": None,
-                               "quantized_layers": layers, "exclude_modules": list(ignore)}}
+        cfg["quantization_config"] = {
+            "quant_method": "modelopt",
+            "quant_algo": "MIXED_PRECISION",
+            "kv_cache_scheme": None,
+            "quantized_layers": layers,
+            "ignore": ignore,
+            "producer": {"name": "modelopt", "version": "0.44.0"},
+        }
+        hf = {
+            "producer": {"name": "modelopt", "version": "0.44.0"},
+            "quantization": {
+                "quant_algo": "MIXED_PRECISION",
+                "kv_cache_quant_algo": None,
+                "quantized_layers": layers,
+                "exclude_modules": list(ignore),
+            },
+        }
         (root / "hf_quant_config.json").write_text(json.dumps(hf, indent=4) + "\n")
     else:
         ct = json.loads((SHARED / "fixtures/ct_nvfp4_devstral_quantization_config.json").read_text())
@@ -142,8 +187,11 @@ def make_qwen36_checkpoint(root: Path, *, seed: int = 0, mtp: dict[str, np.ndarr
 
 def tree_hashes(root: Path) -> dict[str, tuple[str, int]]:
     """name -> (sha256, inode) of every file in a folder."""
-    return {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_ino)
-            for p in sorted(root.iterdir()) if p.is_file()}
+    return {
+        p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_ino)
+        for p in sorted(root.iterdir())
+        if p.is_file()
+    }
 
 
 @pytest.fixture

@@ -32,8 +32,7 @@ for job in jobs:
     scale = tensors[f"{m}.weight_scale"]
     rows, half = packed.shape
     x_q = unpack_fp4_from_uint8(packed, rows, half * 2, dtype=torch.float32)
-    deq = dequantize(x_q=x_q, scale=scale.float(), args=scheme.weights, global_scale=global_scale,
-                     dtype=torch.float32)
+    deq = dequantize(x_q=x_q, scale=scale.float(), args=scheme.weights, global_scale=global_scale, dtype=torch.float32)
     result[f"{layout}|{m}|f32"] = deq.numpy()
     sd = {"weight_packed": packed, "weight_scale": scale, "weight_global_scale": global_scale}
     result[f"{layout}|{m}|compressor"] = NVFP4PackedCompressor.decompress(sd, scheme)["weight"].float().numpy()

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, tree_hashes
 
+from conftest import SHARED, tree_hashes
 from specscope.errors import SurgeryError
 from specscope.surgery import apply_plan, plan_dflash_layers, plan_patch_config, plan_reindex
 
@@ -46,8 +46,9 @@ def test_c03_reindex_to_new_folder_links_shards(tmp_path: Path):
     out = tmp_path / "fixed"
     apply_plan(plan_reindex(src, out))
     assert tree_hashes(src) == before
-    assert (out / "model.safetensors.index.json").read_bytes() == \
-        (CASES / "C03/expected_reindexed.model.safetensors.index.json").read_bytes()
+    assert (out / "model.safetensors.index.json").read_bytes() == (
+        CASES / "C03/expected_reindexed.model.safetensors.index.json"
+    ).read_bytes()
     for shard in ("model-00001-of-00002.safetensors", "model-mtp.safetensors"):
         assert (out / shard).read_bytes() == (src / shard).read_bytes()
 

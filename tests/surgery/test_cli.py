@@ -14,15 +14,31 @@ from conftest import make_qwen36_checkpoint, tree_hashes
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "200"}
     env.pop("SPECSCOPE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "specscope", "surgery", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "specscope", "surgery", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_quantize_draft_dry_run_json_then_apply(tmp_path: Path):
     src = make_qwen36_checkpoint(tmp_path / "src")
     out = tmp_path / "q"
-    p = run("quantize-draft", str(src), "--scheme", "nvfp4-w4a16", "--out", str(out), "--dry-run",
-            "--format", "json", cwd=tmp_path)
+    p = run(
+        "quantize-draft",
+        str(src),
+        "--scheme",
+        "nvfp4-w4a16",
+        "--out",
+        str(out),
+        "--dry-run",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
     assert p.returncode == 0, p.stderr
     plan = json.loads(p.stdout)["plan"]
     assert not out.exists()

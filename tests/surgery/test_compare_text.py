@@ -3,13 +3,12 @@ never cut with an ellipsis), and a tensor present on one side only says which.""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import json
-import shutil
 
 from conftest import make_qwen36_checkpoint
 
@@ -24,8 +23,13 @@ def test_names_are_whole_and_one_sided_tensors_say_which(tmp_path: Path):
     assert weight_map["mtp.layers.0.self_attn.q_proj.weight"] != weight_map["mtp.fc.weight"]
     env = {**os.environ, "COLUMNS": "80"}
     env.pop("SPECSCOPE_DEBUG", None)
-    p = subprocess.run([sys.executable, "-m", "specscope", "surgery", "compare", str(a), str(b)], capture_output=True,
-                       text=True, env=env, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "specscope", "surgery", "compare", str(a), str(b)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     assert "…" not in p.stdout
     rows: list[list[str]] = []  # logical rows: a row starts where the "identical" cell is filled

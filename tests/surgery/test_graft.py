@@ -9,8 +9,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import MTP_LINEARS, MTP_SHAPES, make_qwen36_checkpoint, mtp_tensors, read_safetensors, tree_hashes
 
+from conftest import MTP_LINEARS, MTP_SHAPES, make_qwen36_checkpoint, mtp_tensors, read_safetensors, tree_hashes
 from specscope.errors import SurgeryError
 from specscope.surgery import apply_plan, compare_checkpoints, plan_extract, plan_graft
 
@@ -30,7 +30,9 @@ def test_graft_exact_index_configs_hashes_and_links(tmp_path: Path):
 
     assert tree_hashes(target) == before_t and tree_hashes(src) == before_s  # sources byte-identical
     # shard 1 holds no mtp tensor: a hardlink; shard 2 rewritten without mtp; shard 3 (mtp only) dropped
-    assert (out / "model-00001-of-00003.safetensors").stat().st_ino == (target / "model-00001-of-00003.safetensors").stat().st_ino
+    assert (out / "model-00001-of-00003.safetensors").stat().st_ino == (
+        target / "model-00001-of-00003.safetensors"
+    ).stat().st_ino
     assert (out / "tokenizer.json").stat().st_ino == (target / "tokenizer.json").stat().st_ino
     assert not (out / "model-00003-of-00003.safetensors").exists()
     s2 = read_safetensors(out / "model-00002-of-00003.safetensors")

@@ -8,8 +8,8 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import SHARED, read_safetensors
 
+from conftest import SHARED, read_safetensors
 from specscope.errors import SurgeryError
 from specscope.surgery import nvfp4
 
@@ -21,7 +21,7 @@ def _all_e4m3_values() -> list[tuple[float, int]]:
     out = []
     for bits in range(0x7F):  # 0x7F is NaN
         e, m = bits >> 3, bits & 7
-        v = (m / 8) * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7)
+        v = (m / 8) * 2.0**-6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7)
         out.append((v, bits))
     return out
 
@@ -80,8 +80,10 @@ def assert_matches_reference(w: np.ndarray, amax: float | None = None) -> nvfp4.
     return q
 
 
-@pytest.mark.parametrize("seed,scale,dtype", [(0, 0.02, ml_dtypes.bfloat16), (1, 1.0, np.float32),
-                                              (2, 300.0, np.float16), (3, 1e-3, ml_dtypes.bfloat16)])
+@pytest.mark.parametrize(
+    "seed,scale,dtype",
+    [(0, 0.02, ml_dtypes.bfloat16), (1, 1.0, np.float32), (2, 300.0, np.float16), (3, 1e-3, ml_dtypes.bfloat16)],
+)
 def test_random_inputs_match_reference_bit_for_bit(seed, scale, dtype):
     rng = np.random.default_rng(seed)
     w = (rng.standard_normal((8, 64)) * scale).astype(dtype)
@@ -166,13 +168,15 @@ def test_dequantized_within_format_error_bound():
     half_gap = np.where(y <= 2, 0.25, np.where(y <= 4, 0.5, 1.0))
     bound = eff * half_gap + np.maximum(np.abs(x) - 6 * eff, 0)
     assert (np.abs(d - x) <= bound * (1 + 1e-6)).all()
-    assert (y <= 6 * (1 + 2 ** -4) + 1e-6).all()  # E4M3 rounding of the block scale costs at most 2^-4
+    assert (y <= 6 * (1 + 2**-4) + 1e-6).all()  # E4M3 rounding of the block scale costs at most 2^-4
 
 
 def test_c08_a1_scale_conventions():
     amax = json.loads((SHARED / "cases/C08/A_convention/amax.json").read_text())
-    expected = {"mtp.fc": (0.001, 0.005, 1000.0, 200.0, 224.0),
-                "mtp.layers.0.self_attn.q_proj": (1 / 3000, 0.002, 3000.0, 500.0, 224.0)}
+    expected = {
+        "mtp.fc": (0.001, 0.005, 1000.0, 200.0, 224.0),
+        "mtp.layers.0.self_attn.q_proj": (1 / 3000, 0.002, 3000.0, 500.0, 224.0),
+    }
     for module, (ws2, ins, wgs, igs, blk0) in expected.items():
         a = amax[module]
         s2 = nvfp4.scale2_from_amax(a["weight_amax"])
@@ -204,12 +208,16 @@ def test_c08_b2_shared_gate_up_scale():
         pre = f"model.layers.0.mlp.experts.{e}"
         s_gate = float(mo[f"{pre}.gate_proj.weight_scale_2"])
         s_up = float(mo[f"{pre}.up_proj.weight_scale_2"])
-        bs = [np.array([blocks[f"expert{e}"]["gate_proj"]], np.float32),
-              np.array([blocks[f"expert{e}"]["up_proj"]], np.float32)]
+        bs = [
+            np.array([blocks[f"expert{e}"]["gate_proj"]], np.float32),
+            np.array([blocks[f"expert{e}"]["up_proj"]], np.float32),
+        ]
         shared, new = nvfp4.share_global_scale(bs, [s_gate, s_up])
         assert float(shared) == pytest.approx(want_shared[e], rel=1e-4)
         assert (float(new[0].astype(np.float32)[0]), float(new[1].astype(np.float32)[0])) == want_blocks[e]
-        ct_min = min(float(ct[f"{pre}.gate_proj.weight_global_scale"][0]), float(ct[f"{pre}.up_proj.weight_global_scale"][0]))
+        ct_min = min(
+            float(ct[f"{pre}.gate_proj.weight_global_scale"][0]), float(ct[f"{pre}.up_proj.weight_global_scale"][0])
+        )
         assert 1.0 / float(shared) == pytest.approx(ct_min, rel=1e-4)  # CT: the min of the reciprocal globals
     # residual error after E4M3 rounding (C08 B2): e0 gate -1.43 %, e2 up -1.79 %
     assert math.isclose(176 * 4.83e-5 / (224 * 3.85e-5) - 1, -0.0143, abs_tol=1e-4)

@@ -8,9 +8,9 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from conftest import MTP_LINEARS, make_qwen36_checkpoint, mtp_tensors, read_safetensors, tree_hashes
 from test_nvfp4 import ref_quantize
 
+from conftest import MTP_LINEARS, make_qwen36_checkpoint, mtp_tensors, read_safetensors, tree_hashes
 from specscope.errors import SurgeryError
 from specscope.surgery import apply_plan, plan_quantize_draft
 from specscope.surgery.nvfp4 import dequantize_nvfp4
@@ -33,7 +33,9 @@ def test_modelopt_layout_bits_configs_index_and_links(tmp_path: Path):
     result = apply_plan(plan)
     assert result.audit_exit_code == 0 and result.audit_findings == []
     assert tree_hashes(src) == before
-    assert (out / "model-00001-of-00003.safetensors").stat().st_ino == (src / "model-00001-of-00003.safetensors").stat().st_ino
+    assert (out / "model-00001-of-00003.safetensors").stat().st_ino == (
+        src / "model-00001-of-00003.safetensors"
+    ).stat().st_ino
     new = read_safetensors(out / "model-mtp-nvfp4.safetensors")
     for m in MTP_LINEARS:
         w = mtp[f"{m}.weight"]
@@ -49,7 +51,9 @@ def test_modelopt_layout_bits_configs_index_and_links(tmp_path: Path):
     # fused groups share one per-tensor scale
     s = {m: float(new[f"{m}.weight_scale_2"]) for m in MTP_LINEARS}
     assert s["mtp.layers.0.mlp.gate_proj"] == s["mtp.layers.0.mlp.up_proj"]
-    assert s["mtp.layers.0.self_attn.q_proj"] == s["mtp.layers.0.self_attn.k_proj"] == s["mtp.layers.0.self_attn.v_proj"]
+    assert (
+        s["mtp.layers.0.self_attn.q_proj"] == s["mtp.layers.0.self_attn.k_proj"] == s["mtp.layers.0.self_attn.v_proj"]
+    )
     norms = [n for n in mtp if mtp[n].ndim == 1]
     assert len(norms) == 7
     for n in norms:
@@ -122,18 +126,27 @@ def test_uniform_nvfp4_config_becomes_mixed_precision(tmp_path: Path):
     src = make_qwen36_checkpoint(tmp_path / "src")
     hf_p, cfg_p = src / "hf_quant_config.json", src / "config.json"
     hf = json.loads(hf_p.read_text())
-    hf["quantization"] = {"quant_algo": "NVFP4", "kv_cache_quant_algo": None, "group_size": 16,
-                          "exclude_modules": ["lm_head", "model.layers.0.self_attn*", "mtp*"]}
+    hf["quantization"] = {
+        "quant_algo": "NVFP4",
+        "kv_cache_quant_algo": None,
+        "group_size": 16,
+        "exclude_modules": ["lm_head", "model.layers.0.self_attn*", "mtp*"],
+    }
     hf_p.write_text(json.dumps(hf, indent=2))
     cfg = json.loads(cfg_p.read_text())
-    cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
-                                  "ignore": ["lm_head", "model.layers.0.self_attn*", "mtp*"]}
+    cfg["quantization_config"] = {
+        "quant_method": "modelopt",
+        "quant_algo": "NVFP4",
+        "group_size": 16,
+        "ignore": ["lm_head", "model.layers.0.self_attn*", "mtp*"],
+    }
     cfg_p.write_text(json.dumps(cfg, indent=2))
     apply_plan(plan_quantize_draft(src, tmp_path / "q"))
     for name, sec in (("hf_quant_config.json", "quantization"), ("config.json", "quantization_config")):
         q = json.loads((tmp_path / "q" / name).read_text())[sec]
         assert q["quant_algo"] == "MIXED_PRECISION"
         assert sorted(q["quantized_layers"]) == sorted(
-            [f"model.layers.0.mlp.{p}" for p in ("down_proj", "gate_proj", "up_proj")] + MTP_LINEARS)
+            [f"model.layers.0.mlp.{p}" for p in ("down_proj", "gate_proj", "up_proj")] + MTP_LINEARS
+        )
         assert q["quantized_layers"]["mtp.fc"]["quant_algo"] == "W4A16_NVFP4"
         assert q["quantized_layers"]["model.layers.0.mlp.gate_proj"]["quant_algo"] == "NVFP4"

@@ -13,8 +13,9 @@ from specscope.truth.script import ResponsePlan, TruthScript
 
 @pytest.fixture(scope="module")
 def firehose():
-    with TruthServer(TruthScript(default=ResponsePlan(output_tokens=None, tokens_per_chunk=[4, 1]),
-                                 firehose=True, record=False)) as ts:
+    with TruthServer(
+        TruthScript(default=ResponsePlan(output_tokens=None, tokens_per_chunk=[4, 1]), firehose=True, record=False)
+    ) as ts:
         yield ts
 
 
@@ -55,8 +56,12 @@ def test_batches_join_events_and_end_with_the_tail():
 
 @pytest.mark.parametrize("per_write", [1, 5])
 def test_exact_tokens_whatever_the_batch(per_write):
-    script = TruthScript(default=ResponsePlan(output_tokens=None, tokens_per_chunk=3), firehose=True, record=False,
-                         firehose_events_per_write=per_write)
+    script = TruthScript(
+        default=ResponsePlan(output_tokens=None, tokens_per_chunk=3),
+        firehose=True,
+        record=False,
+        firehose_events_per_write=per_write,
+    )
     reqs = [(f"p{i}", {"messages": [{"role": "user", "content": "x"}], "max_tokens": 40}) for i in range(24)]
     with TruthServer(script) as ts:
         recs = run_sync(run_fixed_concurrency(ts.base_url, reqs, 8, ClientSettings()))

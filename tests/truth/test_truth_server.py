@@ -55,8 +55,13 @@ def _timing_batch(truth) -> dict[str, float]:
         last_lag.append((r.last_token_ns - writes[-1]) / MS)
         served_ttft.append((writes[0] - s["arrival_ns"]) / MS)
     med = statistics.median
-    return {"ttft": med(r.ttft_ns / MS for r in recs), "tpot": med(r.tpot_ns / MS for r in recs),
-            "served_ttft": med(served_ttft), "first_lag": med(first_lag), "last_lag": med(last_lag)}
+    return {
+        "ttft": med(r.ttft_ns / MS for r in recs),
+        "tpot": med(r.tpot_ns / MS for r in recs),
+        "served_ttft": med(served_ttft),
+        "first_lag": med(first_lag),
+        "last_lag": med(last_lag),
+    }
 
 
 def _batches_until(truth, ok) -> list[dict[str, float]]:
@@ -75,8 +80,12 @@ def _batches_until(truth, ok) -> list[dict[str, float]]:
 def test_timing_c1_client_within_1ms_of_served_truth(truth):
     """Programmed TTFT 30 ms, TPOT 5 ms: the server serves them within 1 ms, the client sees each token
     within 1 ms of its write, and the client's TPOT is within 1 ms of 5 ms."""
-    _batches_until(truth, lambda b: abs(b["served_ttft"] - 30) < 1 and b["first_lag"] < 1 and b["last_lag"] < 1
-                   and abs(b["tpot"] - 5) < 1)
+    _batches_until(
+        truth,
+        lambda b: (
+            abs(b["served_ttft"] - 30) < 1 and b["first_lag"] < 1 and b["last_lag"] < 1 and abs(b["tpot"] - 5) < 1
+        ),
+    )
 
 
 @pytest.mark.integration
@@ -87,8 +96,17 @@ def test_timing_c1_ttft_within_1ms_of_programme(truth):
 
 
 def test_multi_token_chunks_and_reasoning(truth):
-    truth.set_script(TruthScript(default=ResponsePlan(output_tokens=32, tokens_per_chunk=4, reasoning_tokens=8, inter_chunk_ms=2,
-                                                      reasoning_field="reasoning_content")))
+    truth.set_script(
+        TruthScript(
+            default=ResponsePlan(
+                output_tokens=32,
+                tokens_per_chunk=4,
+                reasoning_tokens=8,
+                inter_chunk_ms=2,
+                reasoning_field="reasoning_content",
+            )
+        )
+    )
     (r,) = _run(truth.base_url, [_body(max_tokens=64)])
     assert r.status == "ok"
     assert r.output_tokens == 32 and r.token_source == "usage"
@@ -99,17 +117,20 @@ def test_multi_token_chunks_and_reasoning(truth):
     assert r.reasoning_text == " x" * 8
 
 
-@pytest.mark.parametrize("plan, status, reason", [
-    (dict(status=503), "failed", "http 503"),
-    (dict(drop_after_chunks=0), "failed", "connection dropped; no [DONE]; no usage; short without stop"),
-    (dict(drop_after_chunks=3), "degraded", "connection dropped; no [DONE]; no usage; short without stop"),
-    (dict(send_done=False), "degraded", "no [DONE]"),
-    (dict(usage="absent"), "degraded", "no usage"),
-    (dict(output_tokens=5, finish_reason=None), "degraded", "short without stop"),
-    (dict(output_tokens=5, finish_reason="length"), "degraded", "short without stop"),
-    (dict(output_tokens=10, finish_reason="length"), "ok", None),
-    (dict(output_tokens=5, finish_reason="stop", usage="last_choice_chunk"), "ok", None),
-])
+@pytest.mark.parametrize(
+    "plan, status, reason",
+    [
+        (dict(status=503), "failed", "http 503"),
+        (dict(drop_after_chunks=0), "failed", "connection dropped; no [DONE]; no usage; short without stop"),
+        (dict(drop_after_chunks=3), "degraded", "connection dropped; no [DONE]; no usage; short without stop"),
+        (dict(send_done=False), "degraded", "no [DONE]"),
+        (dict(usage="absent"), "degraded", "no usage"),
+        (dict(output_tokens=5, finish_reason=None), "degraded", "short without stop"),
+        (dict(output_tokens=5, finish_reason="length"), "degraded", "short without stop"),
+        (dict(output_tokens=10, finish_reason="length"), "ok", None),
+        (dict(output_tokens=5, finish_reason="stop", usage="last_choice_chunk"), "ok", None),
+    ],
+)
 def test_degraded_shapes_classified(truth, plan, status, reason):
     truth.set_script(TruthScript())
     (r,) = _run(truth.base_url, [_body(max_tokens=10, **plan)])
@@ -127,17 +148,33 @@ def test_stall_times_out(truth):
 
 
 def test_metrics_exact_two_engines_and_reset(truth):
-    truth.set_script(TruthScript(
-        default=ResponsePlan(output_tokens=12, tokens_per_chunk=3, drafts=4, draft_tokens=12,
-                             accepted_per_position=[3, 2, 1], prompt_tokens=7),
-        metrics=MetricsPlan(engines=["0", "1"])))
+    truth.set_script(
+        TruthScript(
+            default=ResponsePlan(
+                output_tokens=12,
+                tokens_per_chunk=3,
+                drafts=4,
+                draft_tokens=12,
+                accepted_per_position=[3, 2, 1],
+                prompt_tokens=7,
+            ),
+            metrics=MetricsPlan(engines=["0", "1"]),
+        )
+    )
 
     async def go():
         async with httpx.AsyncClient(timeout=10) as c:
             before = await scrape(c, truth.base_url + "/v1")
             recs = await run_fixed_concurrency(
-                truth.base_url, [("a", _body(max_tokens=12, engine="0")), ("b", _body(max_tokens=12, engine="1")),
-                                 ("c", _body(max_tokens=12, engine="1"))], 3, ClientSettings())
+                truth.base_url,
+                [
+                    ("a", _body(max_tokens=12, engine="0")),
+                    ("b", _body(max_tokens=12, engine="1")),
+                    ("c", _body(max_tokens=12, engine="1")),
+                ],
+                3,
+                ClientSettings(),
+            )
             after = await scrape(c, truth.base_url)
             return before, recs, after
 
@@ -162,9 +199,12 @@ def test_metrics_exact_two_engines_and_reset(truth):
 
 
 def test_metrics_llamacpp_style(truth):
-    truth.set_script(TruthScript(default=ResponsePlan(output_tokens=8, drafts=2, draft_tokens=6,
-                                                      accepted_per_position=[2, 1]),
-                                 metrics=MetricsPlan(style="llamacpp", per_position=False)))
+    truth.set_script(
+        TruthScript(
+            default=ResponsePlan(output_tokens=8, drafts=2, draft_tokens=6, accepted_per_position=[2, 1]),
+            metrics=MetricsPlan(style="llamacpp", per_position=False),
+        )
+    )
     _run(truth.base_url, [_body(max_tokens=8)])
 
     async def go():

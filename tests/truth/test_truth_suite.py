@@ -26,8 +26,17 @@ MS = 1_000_000
 TOKENS = 12
 # TTFT 60 ms leaves the server time to start all 64 handlers before the first stream ends (peak = N exactly).
 # speculation-shaped: 1, 2 or 3 tokens per chunk, 2 reasoning tokens first; 4 drafts of 3, accepted 3/2/1 per position
-PLAN = ResponsePlan(ttft_ms=60, inter_chunk_ms=[3, 4, 5], output_tokens=TOKENS, tokens_per_chunk=[1, 2, 3],
-                    reasoning_tokens=1, drafts=4, draft_tokens=12, accepted_per_position=[3, 2, 1], prompt_tokens=9)
+PLAN = ResponsePlan(
+    ttft_ms=60,
+    inter_chunk_ms=[3, 4, 5],
+    output_tokens=TOKENS,
+    tokens_per_chunk=[1, 2, 3],
+    reasoning_tokens=1,
+    drafts=4,
+    draft_tokens=12,
+    accepted_per_position=[3, 2, 1],
+    prompt_tokens=9,
+)
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +46,13 @@ def truth():
 
 
 def _reqs(n: int, tag: str) -> list[tuple[str, dict]]:
-    return [(f"{tag}-{i}", {"model": "truth", "messages": [{"role": "user", "content": f"{tag}-{i}"}],
-                            "max_tokens": TOKENS}) for i in range(n)]
+    return [
+        (
+            f"{tag}-{i}",
+            {"model": "truth", "messages": [{"role": "user", "content": f"{tag}-{i}"}], "max_tokens": TOKENS},
+        )
+        for i in range(n)
+    ]
 
 
 def _server_concurrency(served: list[dict], send_ns: dict[str, int]) -> tuple[int, float]:
@@ -60,8 +74,9 @@ def _batch(truth: TruthServer, concurrency: int, n: int, tag: str) -> dict:
     async def go():
         async with httpx.AsyncClient(timeout=30) as c:
             before = await scrape(c, truth.base_url)
-            recs, check = await run_fixed_concurrency_checked(truth.base_url, _reqs(n, tag), concurrency,
-                                                              ClientSettings())
+            recs, check = await run_fixed_concurrency_checked(
+                truth.base_url, _reqs(n, tag), concurrency, ClientSettings()
+            )
             after = await scrape(c, truth.base_url)
             return before, recs, check, after
 
@@ -82,9 +97,17 @@ def _batch(truth: TruthServer, concurrency: int, n: int, tag: str) -> dict:
         tpot_err.append(abs(r.tpot_ns - truth_tpot))
     d = counters_delta(before, after)
     peak, server_conc = _server_concurrency(list(served.values()), {r.prompt_id: r.send_ns for r in recs})
-    return {"recs": recs, "check": check, "delta": d, "peak": peak, "server_conc": server_conc,
-            "ttft_p50_ms": np.percentile(ttft_err, 50) / MS, "ttft_p99_ms": np.percentile(ttft_err, 99) / MS,
-            "tpot_p50_ms": np.percentile(tpot_err, 50) / MS, "tpot_p99_ms": np.percentile(tpot_err, 99) / MS}
+    return {
+        "recs": recs,
+        "check": check,
+        "delta": d,
+        "peak": peak,
+        "server_conc": server_conc,
+        "ttft_p50_ms": np.percentile(ttft_err, 50) / MS,
+        "ttft_p99_ms": np.percentile(ttft_err, 99) / MS,
+        "tpot_p50_ms": np.percentile(tpot_err, 50) / MS,
+        "tpot_p99_ms": np.percentile(tpot_err, 99) / MS,
+    }
 
 
 def _level(truth: TruthServer, concurrency: int, n: int) -> None:
@@ -104,8 +127,12 @@ def _level(truth: TruthServer, concurrency: int, n: int) -> None:
         assert achieved_concurrency(b["recs"]) == pytest.approx(b["server_conc"], rel=0.05)
         timing = {k: round(v, 3) for k, v in b.items() if k.endswith("_ms")}
         seen.append({**timing, "client": b["check"].limited_reason()})
-        if timing["ttft_p50_ms"] <= 0.5 and timing["tpot_p50_ms"] <= 0.5 and timing["ttft_p99_ms"] <= 2 \
-                and timing["tpot_p99_ms"] <= 2:
+        if (
+            timing["ttft_p50_ms"] <= 0.5
+            and timing["tpot_p50_ms"] <= 0.5
+            and timing["ttft_p99_ms"] <= 2
+            and timing["tpot_p99_ms"] <= 2
+        ):
             return
     pytest.fail(f"client vs served truth, |error| per batch: {seen}")
 
@@ -133,21 +160,31 @@ DEGRADED = {
     "shortlen": (dict(output_tokens=5, finish_reason="length"), "degraded", "short without stop"),
     "full": (dict(output_tokens=TOKENS, finish_reason="length"), "ok", None),
     "llamacpp": (dict(output_tokens=5, usage="last_choice_chunk", llamacpp_timings=True), "ok", None),
-    "stall": (dict(stall_after_chunks=2, stall_ms=3000), "degraded",
-              "timeout; no [DONE]; no usage; short without stop"),
+    "stall": (
+        dict(stall_after_chunks=2, stall_ms=3000),
+        "degraded",
+        "timeout; no [DONE]; no usage; short without stop",
+    ),
 }
 
 
 def test_degraded_shapes_at_concurrency_16(truth):
     """Every degraded shape, twice, mixed with 12 good streams, 16 in flight: each classified exactly."""
-    truth.set_script(TruthScript(default=PLAN, by_prompt={k: ResponsePlan.model_validate({**PLAN.model_dump(), **v[0]})
-                                                          for k, v in DEGRADED.items()}))
+    truth.set_script(
+        TruthScript(
+            default=PLAN,
+            by_prompt={k: ResponsePlan.model_validate({**PLAN.model_dump(), **v[0]}) for k, v in DEGRADED.items()},
+        )
+    )
     try:
         names = [*DEGRADED, *DEGRADED, *(["good"] * 12)]
-        reqs = [(f"{k}#{i}", {"messages": [{"role": "user", "content": k}], "max_tokens": TOKENS})
-                for i, k in enumerate(names)]
-        recs, _ = asyncio.run(run_fixed_concurrency_checked(truth.base_url, reqs, 16,
-                                                            ClientSettings(read_timeout_s=0.5)))
+        reqs = [
+            (f"{k}#{i}", {"messages": [{"role": "user", "content": k}], "max_tokens": TOKENS})
+            for i, k in enumerate(names)
+        ]
+        recs, _ = asyncio.run(
+            run_fixed_concurrency_checked(truth.base_url, reqs, 16, ClientSettings(read_timeout_s=0.5))
+        )
     finally:
         truth.set_script(TruthScript(default=PLAN))
     for r in recs:

@@ -113,10 +113,12 @@ def test_trailing_assistant_message_is_a_prefill_on_llamacpp(server):
     assert pre.messages == plain.messages
     n_generate = 6
 
-    pre_text, pre_usage = _stream(server, chat_request(pre, model="m", max_tokens=n_generate, temperature=0.0,
-                                                       server_kind="llamacpp"))
-    _, plain_usage = _stream(server, chat_request(plain, model="m", max_tokens=n_generate, temperature=0.0,
-                                                  server_kind="llamacpp"))
+    pre_text, pre_usage = _stream(
+        server, chat_request(pre, model="m", max_tokens=n_generate, temperature=0.0, server_kind="llamacpp")
+    )
+    _, plain_usage = _stream(
+        server, chat_request(plain, model="m", max_tokens=n_generate, temperature=0.0, server_kind="llamacpp")
+    )
     prefill_tokens = httpx.post(f"{server}/tokenize", json={"content": pre.prefill}).json()["tokens"]
 
     # the prompt grew by exactly the prefill's tokens: the assistant text was appended, not re-templated
@@ -127,8 +129,9 @@ def test_trailing_assistant_message_is_a_prefill_on_llamacpp(server):
     assert pre.prefill.split("\n", 1)[1] not in pre_text
 
     # vLLM's continue fields are ignored by llama.cpp: same prompt as the llamacpp form
-    _, openai_usage = _stream(server, chat_request(pre, model="m", max_tokens=n_generate, temperature=0.0,
-                                                   server_kind="openai"))
+    _, openai_usage = _stream(
+        server, chat_request(pre, model="m", max_tokens=n_generate, temperature=0.0, server_kind="openai")
+    )
     assert openai_usage["prompt_tokens"] == pre_usage["prompt_tokens"]
 
 

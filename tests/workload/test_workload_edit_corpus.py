@@ -28,8 +28,14 @@ class _Rename(ast.NodeTransformer):
             setattr(node, attr, self.new)
 
     def generic_visit(self, node):
-        for cls, attr in ((ast.Name, "id"), (ast.Attribute, "attr"), (ast.FunctionDef, "name"),
-                          (ast.ClassDef, "name"), (ast.arg, "arg"), (ast.keyword, "arg")):
+        for cls, attr in (
+            (ast.Name, "id"),
+            (ast.Attribute, "attr"),
+            (ast.FunctionDef, "name"),
+            (ast.ClassDef, "name"),
+            (ast.arg, "arg"),
+            (ast.keyword, "arg"),
+        ):
             if isinstance(node, cls):
                 self._fix(node, attr)
         return super().generic_visit(node)

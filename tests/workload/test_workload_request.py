@@ -86,8 +86,9 @@ def test_real_pack_prompts_build_bodies():
     body = chat_request(p, model="m", max_tokens=32, temperature=0.0)
     assert body["messages"][-1] == {"role": "assistant", "content": p.prefill}
     assert body["messages"][0] == p.messages[0]
-    assert "continue_final_message" not in chat_request(load_pack("edit", n=1)[0], model="m", max_tokens=32,
-                                                        temperature=0.0)
+    assert "continue_final_message" not in chat_request(
+        load_pack("edit", n=1)[0], model="m", max_tokens=32, temperature=0.0
+    )
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,14 @@ from specscope.audit.layout import MtpLayout, is_vision, layer_of
 from specscope.checkpoint import Checkpoint
 from specscope.errors import ConfigError
 
-__all__ = ["NAMED_BANDWIDTHS_BYTES_PER_S", "ByteCensus", "parse_bandwidth", "roofline_tokens_per_s", "byte_census",
-           "GROUPS"]
+__all__ = [
+    "NAMED_BANDWIDTHS_BYTES_PER_S",
+    "ByteCensus",
+    "parse_bandwidth",
+    "roofline_tokens_per_s",
+    "byte_census",
+    "GROUPS",
+]
 
 GROUPS = ("mlp", "full_attention", "linear_attention", "mtp_draft", "vision", "embeddings", "lm_head", "norms", "other")
 
@@ -39,8 +45,17 @@ NAMED_BANDWIDTHS_BYTES_PER_S: dict[str, float] = {
     "m3-ultra": 819e9,
 }
 
-_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "ki": 1024.0, "mi": 1024.0**2, "gi": 1024.0**3,
-          "ti": 1024.0**4}
+_UNITS = {
+    "": 1.0,
+    "k": 1e3,
+    "m": 1e6,
+    "g": 1e9,
+    "t": 1e12,
+    "ki": 1024.0,
+    "mi": 1024.0**2,
+    "gi": 1024.0**3,
+    "ti": 1024.0**4,
+}
 _BW_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmgt]i?)?b(?:/s|ps)\s*$", re.IGNORECASE)
 
 
@@ -55,9 +70,12 @@ def parse_bandwidth(text: str) -> float:
         return NAMED_BANDWIDTHS_BYTES_PER_S[key]
     m = _BW_RE.match(text)
     if not m or float(m.group(1)) <= 0:
-        raise ConfigError("cannot read the bandwidth", found=text,
-                          expected=f"e.g. 273GB/s, 4.8TB/s, or one of {', '.join(sorted(NAMED_BANDWIDTHS_BYTES_PER_S))}",
-                          fix="pass --bandwidth 273GB/s")
+        raise ConfigError(
+            "cannot read the bandwidth",
+            found=text,
+            expected=f"e.g. 273GB/s, 4.8TB/s, or one of {', '.join(sorted(NAMED_BANDWIDTHS_BYTES_PER_S))}",
+            fix="pass --bandwidth 273GB/s",
+        )
     return float(m.group(1)) * _UNITS[(m.group(2) or "").lower()]
 
 
@@ -119,8 +137,13 @@ def _group(name: str, ndim: int, mtp: MtpLayout | None, draft_model: bool) -> st
     return "other"
 
 
-def byte_census(ck: Checkpoint, *, mtp: MtpLayout | None = None, draft_model: bool = False,
-                bandwidth_bytes_per_s: float | None = None) -> ByteCensus:
+def byte_census(
+    ck: Checkpoint,
+    *,
+    mtp: MtpLayout | None = None,
+    draft_model: bool = False,
+    bandwidth_bytes_per_s: float | None = None,
+) -> ByteCensus:
     """Census of ``ck`` from its headers (loader's copy of each tensor).
 
     Args:
@@ -159,8 +182,15 @@ def byte_census(ck: Checkpoint, *, mtp: MtpLayout | None = None, draft_model: bo
     if moe_frac != 1.0:
         notes.append(f"MoE experts counted at {top_k}/{n_exp} of their bytes")
     return ByteCensus(
-        total_bytes=total, bytes_by_group=by_group, bytes_by_dtype=dict(sorted(by_dtype.items())),
-        target_bytes_per_token=tb, draft_bytes_per_step=db, draft_share=(db / tb) if tb else 0.0,
+        total_bytes=total,
+        bytes_by_group=by_group,
+        bytes_by_dtype=dict(sorted(by_dtype.items())),
+        target_bytes_per_token=tb,
+        draft_bytes_per_step=db,
+        draft_share=(db / tb) if tb else 0.0,
         bandwidth_bytes_per_s=bandwidth_bytes_per_s,
-        roofline_tokens_per_s=roofline_tokens_per_s(tb, bandwidth_bytes_per_s) if bandwidth_bytes_per_s and tb else None,
-        notes=notes)
+        roofline_tokens_per_s=roofline_tokens_per_s(tb, bandwidth_bytes_per_s)
+        if bandwidth_bytes_per_s and tb
+        else None,
+        notes=notes,
+    )

@@ -44,8 +44,10 @@ KV_SCALE_SUFFIXES = ("k_scale", "v_scale", "q_scale", "prob_scale")
 _WEIGHT_SUFFIXES = ("weight", "weight_packed", "qweight")
 
 _LAYER_RE = re.compile(r"^(?P<prefix>(?:.*\.)?)layers\.(?P<idx>\d+)\.(?P<rest>.+)$")
-_VISION_RE = re.compile(r"(^|\.)(visual|vision_tower|vision_model|vision_encoder|multi_modal_projector|mm_projector|"
-                        r"image_newline|merger)(\.|$)")
+_VISION_RE = re.compile(
+    r"(^|\.)(visual|vision_tower|vision_model|vision_encoder|multi_modal_projector|mm_projector|"
+    r"image_newline|merger)(\.|$)"
+)
 
 
 def is_vision(name: str) -> bool:
@@ -161,7 +163,12 @@ def mtp_layout(config: dict | None, names: list[str]) -> MtpLayout | None:
         n_qwen = _int(cfg, "mtp_num_hidden_layers")
         if n_qwen > 0:
             tmpl = _layer_template(names, exclude_prefix=None, prefer_index=None)
-            req = ["mtp.fc.weight", "mtp.norm.weight", "mtp.pre_fc_norm_hidden.weight", "mtp.pre_fc_norm_embedding.weight"]
+            req = [
+                "mtp.fc.weight",
+                "mtp.norm.weight",
+                "mtp.pre_fc_norm_hidden.weight",
+                "mtp.pre_fc_norm_embedding.weight",
+            ]
             req += [f"mtp.layers.{i}.{s}" for i in range(n_qwen) for s in tmpl]
             return MtpLayout("qwen", n_qwen, ("mtp.",), tuple(sorted(req)), "mtp_num_hidden_layers", hidden)
         n_ds = _int(cfg, "num_nextn_predict_layers")
@@ -170,8 +177,12 @@ def mtp_layout(config: dict | None, names: list[str]) -> MtpLayout | None:
             model_type = str(cfg.get("model_type", ""))
             if model_type.startswith("qwen3_next") or any(n.startswith("mtp.") for n in names):
                 tmpl = _layer_template(names, exclude_prefix=None, prefer_index=None)
-                req = ["mtp.fc.weight", "mtp.norm.weight", "mtp.pre_fc_norm_hidden.weight",
-                       "mtp.pre_fc_norm_embedding.weight"]
+                req = [
+                    "mtp.fc.weight",
+                    "mtp.norm.weight",
+                    "mtp.pre_fc_norm_hidden.weight",
+                    "mtp.pre_fc_norm_embedding.weight",
+                ]
                 req += [f"mtp.layers.{i}.{s}" for i in range(n_ds) for s in tmpl]
                 return MtpLayout("qwen", n_ds, ("mtp.",), tuple(sorted(req)), "num_nextn_predict_layers", hidden)
             main_prefix = "model."

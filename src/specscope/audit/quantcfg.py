@@ -98,18 +98,31 @@ def quant_views(config: dict | None, hf_quant_config: dict | None) -> dict[str, 
         gq = qc.get("global_quant_config")
         if not algo and isinstance(gq, dict) and isinstance(gq.get("weight"), dict):
             algo = gq["weight"].get("dtype")  # Quark: "fp4" (MXFP4), "fp8_e4m3", ...
-        out["config.json"] = QuantView("config.json", method, str(algo) if algo else None, _group_size(qc),
-                                       tuple(str(e) for e in exclude if isinstance(e, str)), kv_static, kv_desc,
-                                       dict(qc.get("quantized_layers") or {}))
+        out["config.json"] = QuantView(
+            "config.json",
+            method,
+            str(algo) if algo else None,
+            _group_size(qc),
+            tuple(str(e) for e in exclude if isinstance(e, str)),
+            kv_static,
+            kv_desc,
+            dict(qc.get("quantized_layers") or {}),
+        )
     if isinstance(hf_quant_config, dict):
         q = hf_quant_config.get("quantization")
         q = q if isinstance(q, dict) else hf_quant_config
         kv_static, kv_desc = _kv_from_algo(q.get("kv_cache_quant_algo"))
         exclude = q.get("exclude_modules") or []
         out["hf_quant_config.json"] = QuantView(
-            "hf_quant_config.json", "modelopt", q.get("quant_algo"), q.get("group_size") if isinstance(
-                q.get("group_size"), int) else None, tuple(str(e) for e in exclude if isinstance(e, str)),
-            kv_static, kv_desc, dict(q.get("quantized_layers") or {}))
+            "hf_quant_config.json",
+            "modelopt",
+            q.get("quant_algo"),
+            q.get("group_size") if isinstance(q.get("group_size"), int) else None,
+            tuple(str(e) for e in exclude if isinstance(e, str)),
+            kv_static,
+            kv_desc,
+            dict(q.get("quantized_layers") or {}),
+        )
     return out
 
 

@@ -24,34 +24,73 @@ def check_format(ck: Checkpoint) -> list[Finding]:
     out: list[Finding] = []
     referenced = set(ck.weight_map.values())
     if not ck.shards:
-        out.append(Finding(
-            Severity.WARNING, "NO_WEIGHTS", "no safetensors weights found: only the configs were audited", found="no *.safetensors file and no index",
-            expected="model.safetensors or shards named by model.safetensors.index.json",
-            consequence="nothing to serve: the engine fails at load (or a *.bin checkpoint is loaded unaudited)",
-            fix="download the weights, or point specscope audit at the folder that holds them"))
+        out.append(
+            Finding(
+                Severity.WARNING,
+                "NO_WEIGHTS",
+                "no safetensors weights found: only the configs were audited",
+                found="no *.safetensors file and no index",
+                expected="model.safetensors or shards named by model.safetensors.index.json",
+                consequence="nothing to serve: the engine fails at load (or a *.bin checkpoint is loaded unaudited)",
+                fix="download the weights, or point specscope audit at the folder that holds them",
+            )
+        )
     for name, shard in sorted(ck.shards.items()):
         if shard.missing:
             n = sum(1 for s in ck.weight_map.values() if s == name)
-            out.append(Finding(
-                Severity.ERROR, "INDEX_SHARD_MISSING", f"shard named by the index does not exist: {name}",
-                file=name, found="file absent", expected=f"{name} ({n} indexed tensors)",
-                consequence="loading fails, or the tensors it should hold are silently absent",
-                fix="download the missing shard or regenerate the index", details={"indexed_tensors": n}))
+            out.append(
+                Finding(
+                    Severity.ERROR,
+                    "INDEX_SHARD_MISSING",
+                    f"shard named by the index does not exist: {name}",
+                    file=name,
+                    found="file absent",
+                    expected=f"{name} ({n} indexed tensors)",
+                    consequence="loading fails, or the tensors it should hold are silently absent",
+                    fix="download the missing shard or regenerate the index",
+                    details={"indexed_tensors": n},
+                )
+            )
         elif shard.error is not None:
             e = shard.error
-            out.append(Finding(
-                Severity.ERROR, e.code, f"invalid safetensors header: {e.message}", file=name, tensor=e.tensor,
-                found=str(e.found), expected=str(e.expected), consequence=_HEADER_CONSEQUENCE,
-                fix=e.fix or "re-export or re-download the file"))
+            out.append(
+                Finding(
+                    Severity.ERROR,
+                    e.code,
+                    f"invalid safetensors header: {e.message}",
+                    file=name,
+                    tensor=e.tensor,
+                    found=str(e.found),
+                    expected=str(e.expected),
+                    consequence=_HEADER_CONSEQUENCE,
+                    fix=e.fix or "re-export or re-download the file",
+                )
+            )
         elif shard.header is not None and not shard.header.tensors and name in referenced:
-            out.append(Finding(Severity.INFO, "EMPTY_SHARD", f"{name} holds no tensors", file=name,
-                               found="0 tensors", expected=">= 1 tensor"))
+            out.append(
+                Finding(
+                    Severity.INFO,
+                    "EMPTY_SHARD",
+                    f"{name} holds no tensors",
+                    file=name,
+                    found="0 tensors",
+                    expected=">= 1 tensor",
+                )
+            )
     for shard_name in sorted(set(ck.weight_map.values())):
         if not shard_name_is_safe(shard_name):
-            out.append(Finding(
-                Severity.ERROR, "INDEX_SHARD_PATH_UNSAFE", f"index names a shard outside the folder: {shard_name}",
-                file=INDEX_NAME, found=shard_name, expected="a relative file name inside the checkpoint folder",
-                consequence="a loader may read a file outside the checkpoint", fix="fix the weight_map entry"))
+            out.append(
+                Finding(
+                    Severity.ERROR,
+                    "INDEX_SHARD_PATH_UNSAFE",
+                    f"index names a shard outside the folder: {shard_name}",
+                    file=INDEX_NAME,
+                    found=shard_name,
+                    expected="a relative file name inside the checkpoint folder",
+                    consequence="a loader may read a file outside the checkpoint",
+                    fix="fix the weight_map entry",
+                )
+            )
     return out
 
 
@@ -66,10 +105,19 @@ def check_index(ck: Checkpoint) -> list[Finding]:
     if ck.index is None:
         for name, locs in sorted(ck.locations.items()):
             if len(locs) > 1:
-                out.append(Finding(
-                    Severity.ERROR, "DUPLICATE_TENSOR", f"{name} is stored in {len(locs)} files", tensor=name,
-                    file=", ".join(loc.shard for loc in locs), found=f"{len(locs)} copies", expected="1 copy",
-                    consequence="which copy is loaded depends on file order", fix="delete the stale copy"))
+                out.append(
+                    Finding(
+                        Severity.ERROR,
+                        "DUPLICATE_TENSOR",
+                        f"{name} is stored in {len(locs)} files",
+                        tensor=name,
+                        file=", ".join(loc.shard for loc in locs),
+                        found=f"{len(locs)} copies",
+                        expected="1 copy",
+                        consequence="which copy is loaded depends on file order",
+                        fix="delete the stale copy",
+                    )
+                )
         return out
 
     readable = {n: s for n, s in ck.shards.items() if s.header is not None}
@@ -90,13 +138,20 @@ def check_index(ck: Checkpoint) -> list[Finding]:
     for tensor, shard in orphans:
         elsewhere = [loc.shard for loc in ck.locations.get(tensor, [])]
         where = f"found in {', '.join(elsewhere)} instead" if elsewhere else "not in any shard either (missing)"
-        out.append(Finding(
-            Severity.ERROR, "INDEX_ENTRY_NOT_IN_SHARD",
-            f"index maps {tensor} -> {shard}, but that shard's header has no such tensor; {where}",
-            file=shard, tensor=tensor, found=f"absent from {shard}", expected=f"{tensor} in {shard}",
-            consequence="the tensor is missing at load time (left uninitialised or load fails)",
-            fix="regenerate the index from the shard headers, or restore the tensor",
-            details={**counts, "found_in": elsewhere}))
+        out.append(
+            Finding(
+                Severity.ERROR,
+                "INDEX_ENTRY_NOT_IN_SHARD",
+                f"index maps {tensor} -> {shard}, but that shard's header has no such tensor; {where}",
+                file=shard,
+                tensor=tensor,
+                found=f"absent from {shard}",
+                expected=f"{tensor} in {shard}",
+                consequence="the tensor is missing at load time (left uninitialised or load fails)",
+                fix="regenerate the index from the shard headers, or restore the tensor",
+                details={**counts, "found_in": elsewhere},
+            )
+        )
 
     for tensor, locs in sorted(ck.locations.items()):
         want = ck.weight_map.get(tensor)
@@ -104,32 +159,53 @@ def check_index(ck: Checkpoint) -> list[Finding]:
             if loc.shard not in referenced or loc.shard == want:
                 continue
             if want is not None and any(other.shard == want for other in locs):
-                out.append(Finding(
-                    Severity.ERROR, "STALE_TENSOR_COPY",
-                    f"{tensor} has a second copy in {loc.shard}; the index assigns it to {want}",
-                    file=loc.shard, tensor=tensor, found=f"copies in {want} and {loc.shard}",
-                    expected=f"one copy, in {want}",
-                    consequence="loaders that read every tensor of every indexed shard may load the stale copy, "
-                                "depending on file order",
-                    fix=f"remove {tensor} from {loc.shard} (rewrite that shard)", details={"shadowing_shard": loc.shard}))
+                out.append(
+                    Finding(
+                        Severity.ERROR,
+                        "STALE_TENSOR_COPY",
+                        f"{tensor} has a second copy in {loc.shard}; the index assigns it to {want}",
+                        file=loc.shard,
+                        tensor=tensor,
+                        found=f"copies in {want} and {loc.shard}",
+                        expected=f"one copy, in {want}",
+                        consequence="loaders that read every tensor of every indexed shard may load the stale copy, "
+                        "depending on file order",
+                        fix=f"remove {tensor} from {loc.shard} (rewrite that shard)",
+                        details={"shadowing_shard": loc.shard},
+                    )
+                )
             elif want is None:
-                out.append(Finding(
-                    Severity.WARNING, "TENSOR_NOT_INDEXED", f"{tensor} is in {loc.shard} but not in the index",
-                    file=loc.shard, tensor=tensor, found="no weight_map entry", expected=f"{tensor} -> {loc.shard}",
-                    consequence="index-driven tools do not see it; shard-iterating loaders still load it",
-                    fix="regenerate the index (specscope surgery reindex)"))
+                out.append(
+                    Finding(
+                        Severity.WARNING,
+                        "TENSOR_NOT_INDEXED",
+                        f"{tensor} is in {loc.shard} but not in the index",
+                        file=loc.shard,
+                        tensor=tensor,
+                        found="no weight_map entry",
+                        expected=f"{tensor} -> {loc.shard}",
+                        consequence="index-driven tools do not see it; shard-iterating loaders still load it",
+                        fix="regenerate the index (specscope surgery reindex)",
+                    )
+                )
 
     for name, s in sorted(readable.items()):
         if name in referenced or not name.endswith(".safetensors"):
             continue
         nbytes = s.header.tensor_bytes
-        out.append(Finding(
-            Severity.WARNING, "UNREFERENCED_SHARD",
-            f"{name} ({len(s.header.tensors)} tensors, {nbytes:,} bytes) is not referenced by the index",
-            file=name, found="0 weight_map entries", expected=f"{len(s.header.tensors)} entries pointing at it",
-            consequence="vLLM and SGLang load only the shards the index names: its tensors are silently ignored",
-            fix="add its tensors to the index (specscope surgery reindex) or delete the file",
-            details={"tensors": len(s.header.tensors), "tensor_bytes": nbytes}))
+        out.append(
+            Finding(
+                Severity.WARNING,
+                "UNREFERENCED_SHARD",
+                f"{name} ({len(s.header.tensors)} tensors, {nbytes:,} bytes) is not referenced by the index",
+                file=name,
+                found="0 weight_map entries",
+                expected=f"{len(s.header.tensors)} entries pointing at it",
+                consequence="vLLM and SGLang load only the shards the index names: its tensors are silently ignored",
+                fix="add its tensors to the index (specscope surgery reindex) or delete the file",
+                details={"tensors": len(s.header.tensors), "tensor_bytes": nbytes},
+            )
+        )
 
     if ck.index_total_size_bytes is not None:
         measured = 0
@@ -138,13 +214,23 @@ def check_index(ck: Checkpoint) -> list[Finding]:
             measured += info.nbytes if info else 0
         if measured != ck.index_total_size_bytes:
             diff = ck.index_total_size_bytes - measured
-            out.append(Finding(
-                Severity.WARNING, "INDEX_TOTAL_SIZE_MISMATCH",
-                f"metadata.total_size {ck.index_total_size_bytes:,} != {measured:,} tensor bytes in the indexed shards "
-                f"(difference {diff:,} bytes)", file=INDEX_NAME,
-                found=f"{ck.index_total_size_bytes} bytes declared", expected=f"{measured} bytes (sum of header spans)",
-                consequence="tools that size downloads or memory from the index are off; often a sign of a "
-                            "missing or extra tensor",
-                fix="regenerate the index", details={"declared_bytes": ck.index_total_size_bytes,
-                                                     "measured_bytes": measured, "difference_bytes": diff}))
+            out.append(
+                Finding(
+                    Severity.WARNING,
+                    "INDEX_TOTAL_SIZE_MISMATCH",
+                    f"metadata.total_size {ck.index_total_size_bytes:,} != {measured:,} tensor bytes in the indexed shards "
+                    f"(difference {diff:,} bytes)",
+                    file=INDEX_NAME,
+                    found=f"{ck.index_total_size_bytes} bytes declared",
+                    expected=f"{measured} bytes (sum of header spans)",
+                    consequence="tools that size downloads or memory from the index are off; often a sign of a "
+                    "missing or extra tensor",
+                    fix="regenerate the index",
+                    details={
+                        "declared_bytes": ck.index_total_size_bytes,
+                        "measured_bytes": measured,
+                        "difference_bytes": diff,
+                    },
+                )
+            )
     return out

@@ -47,28 +47,46 @@ def check_gate_up_scales(ck: Checkpoint) -> list[Finding]:
             continue
         reciprocal = _SUFFIXES[m["suffix"]] == "reciprocal"
         g_eff, u_eff = (1 / g, 1 / u) if reciprocal else (g, u)
-        rows.append({
-            "expert": m["stem"], "gate_stored": g, "up_stored": u,
-            "ratio": max(g_eff, u_eff) / min(g_eff, u_eff),
-            "up_multiplier": g_eff / u_eff,
-            "shared_stored": min(g, u) if reciprocal else max(g, u),
-            "convention": _SUFFIXES[m["suffix"]],
-        })
+        rows.append(
+            {
+                "expert": m["stem"],
+                "gate_stored": g,
+                "up_stored": u,
+                "ratio": max(g_eff, u_eff) / min(g_eff, u_eff),
+                "up_multiplier": g_eff / u_eff,
+                "shared_stored": min(g, u) if reciprocal else max(g, u),
+                "convention": _SUFFIXES[m["suffix"]],
+            }
+        )
     bad = [r for r in rows if r["gate_stored"] != r["up_stored"]]
     if not bad:
         return []
     worst = max(bad, key=lambda r: r["ratio"])
-    return [Finding(
-        Severity.WARNING, "NVFP4_GATE_UP_SCALE_MISMATCH",
-        f"{len(bad)} of {len(rows)} gate/up pairs have different global scales ({len(bad) / len(rows):.1%}); "
-        f"largest ratio {worst['ratio']:.4g} at {worst['expert']}",
-        tensor=f"{worst['expert']}.gate_proj", found=f"gate {worst['gate_stored']:g} vs up {worst['up_stored']:g}",
-        expected="one global scale shared by the fused gate/up halves",
-        consequence=("engines that fuse gate and up use the gate's scale for both: the up half is multiplied by "
-                     + ", ".join(f"{r['up_multiplier']:.4g} ({(r['up_multiplier'] - 1) * 100:+.1f}%) at {r['expert']}"
-                                 for r in bad[:4]) + (" ..." if len(bad) > 4 else "")),
-        fix="share max(gate, up) effective scale (compressed-tensors: min of the stored values) and rescale the other "
+    return [
+        Finding(
+            Severity.WARNING,
+            "NVFP4_GATE_UP_SCALE_MISMATCH",
+            f"{len(bad)} of {len(rows)} gate/up pairs have different global scales ({len(bad) / len(rows):.1%}); "
+            f"largest ratio {worst['ratio']:.4g} at {worst['expert']}",
+            tensor=f"{worst['expert']}.gate_proj",
+            found=f"gate {worst['gate_stored']:g} vs up {worst['up_stored']:g}",
+            expected="one global scale shared by the fused gate/up halves",
+            consequence=(
+                "engines that fuse gate and up use the gate's scale for both: the up half is multiplied by "
+                + ", ".join(
+                    f"{r['up_multiplier']:.4g} ({(r['up_multiplier'] - 1) * 100:+.1f}%) at {r['expert']}"
+                    for r in bad[:4]
+                )
+                + (" ..." if len(bad) > 4 else "")
+            ),
+            fix="share max(gate, up) effective scale (compressed-tensors: min of the stored values) and rescale the other "
             "half's FP8 block scales; the FP4 payload is unchanged (specscope surgery, share_global_scale)",
-        details={"pairs": len(rows), "mismatched": len(bad), "mismatched_fraction": len(bad) / len(rows),
-                 "ratio_max": worst["ratio"], "per_pair": bad},
-    )]
+            details={
+                "pairs": len(rows),
+                "mismatched": len(bad),
+                "mismatched_fraction": len(bad) / len(rows),
+                "ratio_max": worst["ratio"],
+                "per_pair": bad,
+            },
+        )
+    ]

@@ -14,8 +14,10 @@ from specscope.checkpoint.dtypes import PACKED_INT_DTYPES
 
 __all__ = ["check_mtp"]
 
-_CONSEQUENCE = ("serving with MTP speculation runs a head with uninitialised or missing weights on engines that do "
-                "not validate: every draft is rejected (acceptance ~0) and decoding is slower than without MTP")
+_CONSEQUENCE = (
+    "serving with MTP speculation runs a head with uninitialised or missing weights on engines that do "
+    "not validate: every draft is rejected (acceptance ~0) and decoding is slower than without MTP"
+)
 
 
 def _present(ck: Checkpoint, name: str) -> str | None:
@@ -42,46 +44,73 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
     prefix_text = ", ".join(layout.prefixes)
     declared = f"{layout.config_key}: {layout.num_layers}"
     if not physical:
-        specific = ([n for n in layout.required if n.endswith(("enorm.weight", "hnorm.weight", "eh_proj.weight"))]
-                    if layout.style == "deepseek" else ["mtp.fc.weight"])
-        out.append(Finding(
-            Severity.ERROR, "MTP_WEIGHTS_MISSING",
-            f"config declares {layout.num_layers} MTP layer(s) (prefix {prefix_text}) but the checkpoint holds 0 tensors "
-            f"under that prefix (0 of {len(specific)} MTP-specific tensors: {', '.join(specific)})",
-            file="config.json", tensor=specific[0] if specific else None,
-            found=f"0 tensors under {prefix_text}", expected=f"{len(layout.required)} tensors ({declared})",
-            consequence=_CONSEQUENCE,
-            fix="graft the MTP weights from the unquantized original (specscope surgery graft), or serve without MTP",
-            details={"prefixes": list(layout.prefixes), "tensors_found": 0, "required": list(layout.required),
-                     "specific_missing": specific}))
+        specific = (
+            [n for n in layout.required if n.endswith(("enorm.weight", "hnorm.weight", "eh_proj.weight"))]
+            if layout.style == "deepseek"
+            else ["mtp.fc.weight"]
+        )
+        out.append(
+            Finding(
+                Severity.ERROR,
+                "MTP_WEIGHTS_MISSING",
+                f"config declares {layout.num_layers} MTP layer(s) (prefix {prefix_text}) but the checkpoint holds 0 tensors "
+                f"under that prefix (0 of {len(specific)} MTP-specific tensors: {', '.join(specific)})",
+                file="config.json",
+                tensor=specific[0] if specific else None,
+                found=f"0 tensors under {prefix_text}",
+                expected=f"{len(layout.required)} tensors ({declared})",
+                consequence=_CONSEQUENCE,
+                fix="graft the MTP weights from the unquantized original (specscope surgery graft), or serve without MTP",
+                details={
+                    "prefixes": list(layout.prefixes),
+                    "tensors_found": 0,
+                    "required": list(layout.required),
+                    "specific_missing": specific,
+                },
+            )
+        )
         return out, layout
 
     missing = [n for n in layout.required if _present(ck, n) is None]
     if missing:
         n_req = len(layout.required)
-        out.append(Finding(
-            Severity.ERROR, "MTP_INCOMPLETE",
-            f"config declares {layout.num_layers} MTP layer(s); {n_req - len(missing)} of {n_req} expected tensors "
-            f"present; missing: {', '.join(missing)}",
-            file="config.json", tensor=missing[0], found=f"{n_req - len(missing)} of {n_req}",
-            expected=f"all {n_req} ({declared})", consequence=_CONSEQUENCE,
-            fix="graft the missing tensors from the original model (e.g. mtp.fc.weight from Qwen3.6 revisions after "
+        out.append(
+            Finding(
+                Severity.ERROR,
+                "MTP_INCOMPLETE",
+                f"config declares {layout.num_layers} MTP layer(s); {n_req - len(missing)} of {n_req} expected tensors "
+                f"present; missing: {', '.join(missing)}",
+                file="config.json",
+                tensor=missing[0],
+                found=f"{n_req - len(missing)} of {n_req}",
+                expected=f"all {n_req} ({declared})",
+                consequence=_CONSEQUENCE,
+                fix="graft the missing tensors from the original model (e.g. mtp.fc.weight from Qwen3.6 revisions after "
                 "2026-07-21), or serve without MTP",
-            details={"expected": n_req, "present": n_req - len(missing), "missing": missing}))
+                details={"expected": n_req, "present": n_req - len(missing), "missing": missing},
+            )
+        )
 
     if ck.index is not None:
         unindexed = [n for n in physical if n not in ck.weight_map]
         if unindexed:
             shards = sorted({loc.shard for n in unindexed for loc in ck.locations[n]})
-            out.append(Finding(
-                Severity.ERROR, "MTP_NOT_INDEXED",
-                f"{len(unindexed)} of {len(physical)} MTP tensors are on disk ({', '.join(shards)}) but absent from "
-                f"the index's weight_map", file=INDEX_NAME, tensor=unindexed[0],
-                found=f"{len(unindexed)} MTP tensors not indexed", expected="every MTP tensor in weight_map",
-                consequence="index-driven loaders (vLLM, SGLang) do not load them: MTP runs uninitialised or is "
-                            "reported as missing",
-                fix="add them to the index (specscope surgery reindex)",
-                details={"unindexed": unindexed, "shards": shards}))
+            out.append(
+                Finding(
+                    Severity.ERROR,
+                    "MTP_NOT_INDEXED",
+                    f"{len(unindexed)} of {len(physical)} MTP tensors are on disk ({', '.join(shards)}) but absent from "
+                    f"the index's weight_map",
+                    file=INDEX_NAME,
+                    tensor=unindexed[0],
+                    found=f"{len(unindexed)} MTP tensors not indexed",
+                    expected="every MTP tensor in weight_map",
+                    consequence="index-driven loaders (vLLM, SGLang) do not load them: MTP runs uninitialised or is "
+                    "reported as missing",
+                    fix="add them to the index (specscope surgery reindex)",
+                    details={"unindexed": unindexed, "shards": shards},
+                )
+            )
 
     fc_name = "mtp.fc.weight" if layout.style == "qwen" else f"{layout.prefixes[0]}eh_proj.weight"
     fc = ck.tensor(fc_name)
@@ -94,9 +123,17 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
             ok = list(fc.shape) == [h, 2 * h]
             want = f"[{h}, {2 * h}]"
         if not ok:
-            out.append(Finding(
-                Severity.ERROR, "MTP_FC_SHAPE", f"{fc_name} has shape {list(fc.shape)}, expected {want}",
-                file=ck.shard_of(fc_name), tensor=fc_name, found=f"{fc.dtype} {list(fc.shape)}", expected=want,
-                consequence="the head fuses [embedding; hidden] (2*hidden inputs): load fails on a shape assert",
-                fix="take the tensor from a checkpoint with the same hidden_size"))
+            out.append(
+                Finding(
+                    Severity.ERROR,
+                    "MTP_FC_SHAPE",
+                    f"{fc_name} has shape {list(fc.shape)}, expected {want}",
+                    file=ck.shard_of(fc_name),
+                    tensor=fc_name,
+                    found=f"{fc.dtype} {list(fc.shape)}",
+                    expected=want,
+                    consequence="the head fuses [embedding; hidden] (2*hidden inputs): load fails on a shape assert",
+                    fix="take the tensor from a checkpoint with the same hidden_size",
+                )
+            )
     return out, layout

@@ -19,8 +19,8 @@ from specscope.audit.rules_draft import (
 )
 from specscope.audit.rules_format import check_format, check_index
 from specscope.audit.rules_kv import check_kv
-from specscope.audit.rules_mtp import check_mtp
 from specscope.audit.rules_moe import check_gate_up_scales
+from specscope.audit.rules_mtp import check_mtp
 from specscope.audit.rules_quant import check_quant, linear_modules
 from specscope.checkpoint import ByteSource, Checkpoint, load_checkpoint
 
@@ -48,8 +48,12 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None) -> Audi
     draft_model = is_draft_config(ck.config)
     if layout is not None:
         draft_modules = {m for m in linear_modules(ck) if layout.contains(m + ".")}
-        facts["mtp"] = {"style": layout.style, "layers": layout.num_layers, "prefixes": list(layout.prefixes),
-                        "required_tensors": len(layout.required)}
+        facts["mtp"] = {
+            "style": layout.style,
+            "layers": layout.num_layers,
+            "prefixes": list(layout.prefixes),
+            "required_tensors": len(layout.required),
+        }
     elif draft_model:
         draft_modules = set(linear_modules(ck))
     else:
@@ -77,8 +81,12 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None) -> Audi
     return AuditReport(ck.label, findings, census, facts)
 
 
-def audit_checkpoint(target: str | os.PathLike[str] | ByteSource, *, draft: str | os.PathLike[str] | None = None,
-                     bandwidth: str | float | None = None) -> AuditReport:
+def audit_checkpoint(
+    target: str | os.PathLike[str] | ByteSource,
+    *,
+    draft: str | os.PathLike[str] | None = None,
+    bandwidth: str | float | None = None,
+) -> AuditReport:
     """Audit ``target`` (folder, ``.safetensors`` file, ``org/name[@rev]`` or a byte source) from headers and JSON only.
 
     Args:
@@ -106,8 +114,13 @@ def audit_checkpoint(target: str | os.PathLike[str] | ByteSource, *, draft: str 
         if report.census and dreport.census:
             d_bytes = dreport.census.draft_bytes_per_step
             tb = report.census.target_bytes_per_token
-            report.census = replace(report.census, draft_bytes_per_step=d_bytes, draft_share=d_bytes / tb if tb else 0.0)
+            report.census = replace(
+                report.census, draft_bytes_per_step=d_bytes, draft_share=d_bytes / tb if tb else 0.0
+            )
     if report.census is not None and bw:
-        report.census = replace(report.census, bandwidth_bytes_per_s=bw,
-                                roofline_tokens_per_s=roofline_tokens_per_s(report.census.target_bytes_per_token, bw))
+        report.census = replace(
+            report.census,
+            bandwidth_bytes_per_s=bw,
+            roofline_tokens_per_s=roofline_tokens_per_s(report.census.target_bytes_per_token, bw),
+        )
     return report

@@ -14,8 +14,8 @@ on with the next config.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import datetime as _dt
+import hashlib
 import os
 import platform
 import sys
@@ -95,8 +95,14 @@ def _machine() -> dict[str, Any]:
         mem_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         pass
-    return {"platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(), "memory_bytes": mem_bytes,
-            "python": sys.version.split()[0], "hostname": platform.node()}
+    return {
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "memory_bytes": mem_bytes,
+        "python": sys.version.split()[0],
+        "hostname": platform.node(),
+    }
 
 
 def _versions() -> dict[str, str]:
@@ -116,8 +122,12 @@ def _check_names(options: BenchOptions, servers: dict[str, str] | None, engine: 
 
     unknown_w = [w for w in options.workloads if w not in PACK_NAMES]
     if unknown_w:
-        raise ConfigError(f"unknown workload {unknown_w[0]!r}", found=unknown_w, expected=f"one of {', '.join(PACK_NAMES)}",
-                          fix="pass e.g. --workloads prose,code,edit")
+        raise ConfigError(
+            f"unknown workload {unknown_w[0]!r}",
+            found=unknown_w,
+            expected=f"one of {', '.join(PACK_NAMES)}",
+            fix="pass e.g. --workloads prose,code,edit",
+        )
     if servers:
         known = tuple(servers)
         fix = "name each server's config with --server NAME=URL"
@@ -129,14 +139,22 @@ def _check_names(options: BenchOptions, servers: dict[str, str] | None, engine: 
         fix = "the embedded engine has base, ngram and draft; pass --server URL for your own server"
     unknown_c = [c for c in options.configs if c not in known]
     if not servers and engine == "embedded" and max(options.levels) > EMBEDDED_MAX_PARALLEL:
-        raise ConfigError("concurrency level too high for the embedded engine", found=max(options.levels),
-                          expected=f"at most {EMBEDDED_MAX_PARALLEL} streams (llama.cpp slots)",
-                          fix=f"pass --levels up to {EMBEDDED_MAX_PARALLEL}, or --server URL for a bigger server")
+        raise ConfigError(
+            "concurrency level too high for the embedded engine",
+            found=max(options.levels),
+            expected=f"at most {EMBEDDED_MAX_PARALLEL} streams (llama.cpp slots)",
+            fix=f"pass --levels up to {EMBEDDED_MAX_PARALLEL}, or --server URL for a bigger server",
+        )
     if options.baseline is not None and options.baseline not in options.configs:
-        raise ConfigError(f"baseline {options.baseline!r} is not among the configs", found=options.baseline,
-                          expected=f"one of {', '.join(options.configs)}")
+        raise ConfigError(
+            f"baseline {options.baseline!r} is not among the configs",
+            found=options.baseline,
+            expected=f"one of {', '.join(options.configs)}",
+        )
     if unknown_c:
-        raise ConfigError(f"unknown config {unknown_c[0]!r}", found=unknown_c, expected=f"one of {', '.join(known)}", fix=fix)
+        raise ConfigError(
+            f"unknown config {unknown_c[0]!r}", found=unknown_c, expected=f"one of {', '.join(known)}", fix=fix
+        )
 
 
 def run_bench(
@@ -193,7 +211,7 @@ def run_bench(
             run_dir or new_run_dir(out),
             {
                 "kind": "bench",
-                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
                 "options": options.model_dump(mode="json"),
                 "external_servers": servers,
                 "engine": engine,
@@ -202,7 +220,9 @@ def run_bench(
                 "client": settings.describe(),
                 "machine": _machine(),
                 "versions": _versions(),
-                "packs": {w: pack_manifest(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads},
+                "packs": {
+                    w: pack_manifest(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads
+                },
                 "token_source": "usage.completion_tokens",
                 "acceptance_source": "server /metrics counter deltas around each cell",
                 "command": sys.argv,
@@ -229,14 +249,16 @@ def run_bench(
             elif engine == "vllm":
                 ctx = launched_target(config, log_path, recipes=recipes)
             else:
-                ctx = embedded_target(config, log_path, threads=options.threads, n_parallel=max(options.levels),
-                                      draft_cache=draft_cache)
+                ctx = embedded_target(
+                    config, log_path, threads=options.threads, n_parallel=max(options.levels), draft_cache=draft_cache
+                )
             with ctx as server:
                 run.save_server_facts(config, {**server.describe(), "log": str(log_path.relative_to(run.path))})
                 facts = {"log": str(log_path.relative_to(run.path))}
                 try:
-                    n_new, tokens = run_sync(_run_config(run, server, todo, options, settings, on_cell, total, n_done, t0,
-                                                         tokens))
+                    n_new, tokens = run_sync(
+                        _run_config(run, server, todo, options, settings, on_cell, total, n_done, t0, tokens)
+                    )
                     n_done += n_new
                 finally:  # the log has grown (periodic metrics, a crash): read the server's facts again
                     run.save_server_facts(config, {**server.describe(), **facts})
@@ -248,11 +270,20 @@ def run_bench(
     return run.path
 
 
-async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: BenchOptions, settings: Any,
-                      on_cell: Callable[[BenchProgress], None] | None, total: int, n_done: int, t0: int,
-                      tokens: int) -> tuple[int, int]:
-    from specscope.client.metrics import scrape
+async def _run_config(
+    run: Run,
+    server: Any,
+    todo: Sequence[CellKey],
+    options: BenchOptions,
+    settings: Any,
+    on_cell: Callable[[BenchProgress], None] | None,
+    total: int,
+    n_done: int,
+    t0: int,
+    tokens: int,
+) -> tuple[int, int]:
     from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
+    from specscope.client.metrics import scrape
     from specscope.workload import chat_request, load_pack, schedule, warmup_prompt
 
     packs = {w: load_pack(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads}
@@ -275,19 +306,30 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
 
             def body(p, max_tokens):
                 salt = cache_salt(run.path.name, key, p.prompt_id) if options.prefix_cache == "defeat" else None
-                return chat_request(p, model=server.model_name, max_tokens=max_tokens, temperature=options.temperature,
-                                    server_kind=server.server_kind, cache_salt=salt)
+                return chat_request(
+                    p,
+                    model=server.model_name,
+                    max_tokens=max_tokens,
+                    temperature=options.temperature,
+                    server_kind=server.server_kind,
+                    cache_salt=salt,
+                )
 
             crashed = False
             streams: list = []
             start_ns = end_ns = time.perf_counter_ns()
             before = after = None
             try:
-                await run_fixed_concurrency(server.base_url, [(warm.prompt_id, body(warm, options.warmup_max_tokens))], 1, settings)
+                await run_fixed_concurrency(
+                    server.base_url, [(warm.prompt_id, body(warm, options.warmup_max_tokens))], 1, settings
+                )
                 before = await idle_scrape()
                 start_ns = time.perf_counter_ns()
                 streams, check = await run_fixed_concurrency_checked(
-                    server.base_url, [(p.prompt_id, body(p, options.max_tokens)) for p in cell_prompts], key.concurrency, settings
+                    server.base_url,
+                    [(p.prompt_id, body(p, options.max_tokens)) for p in cell_prompts],
+                    key.concurrency,
+                    settings,
                 )
                 end_ns = time.perf_counter_ns()
                 after = await idle_scrape()
@@ -296,22 +338,41 @@ async def _run_config(run: Run, server: Any, todo: Sequence[CellKey], options: B
                     raise
                 crashed = True
             if crashed or not server.alive():
-                result = CellResult(key, tuple(streams), start_ns, time.perf_counter_ns(), before, None,
-                                    {"client_settings": settings.describe()})
+                result = CellResult(
+                    key,
+                    tuple(streams),
+                    start_ns,
+                    time.perf_counter_ns(),
+                    before,
+                    None,
+                    {"client_settings": settings.describe()},
+                )
                 summary = summarize_cell(result, extra_reasons=("SERVER_CRASH",), status_override="server_crash")
                 run.save_cell(result, summary)
                 crashes = dict(run.manifest.get("crashes") or {})
                 crashes[key.config] = key.label()
                 run.update_manifest(crashes=crashes)
                 break
-            result = CellResult(key, tuple(streams), start_ns, end_ns, before, after,
-                                {"client_settings": settings.describe(), "warmup_prompt_id": warm.prompt_id,
-                                 "self_check": check.to_dict()})
+            result = CellResult(
+                key,
+                tuple(streams),
+                start_ns,
+                end_ns,
+                before,
+                after,
+                {
+                    "client_settings": settings.describe(),
+                    "warmup_prompt_id": warm.prompt_id,
+                    "self_check": check.to_dict(),
+                },
+            )
             limited = check.limited_reason()
             summary = summarize_cell(result, extra_reasons=(limited,) if limited else ())
             run.save_cell(result, summary)
             finished += 1
             tokens += summary.output_tokens
             if on_cell is not None:
-                on_cell(BenchProgress(n_done + finished, total, key, summary, tokens, (time.perf_counter_ns() - t0) / 1e9))
+                on_cell(
+                    BenchProgress(n_done + finished, total, key, summary, tokens, (time.perf_counter_ns() - t0) / 1e9)
+                )
     return finished, tokens

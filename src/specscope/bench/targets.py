@@ -15,8 +15,15 @@ import httpx
 
 from specscope.errors import ConfigError, MetricsUnavailable, ServerUnreachable
 
-__all__ = ["ServerTarget", "ExternalServer", "parse_server_specs", "embedded_target", "embedded_config_names", "launched_target",
-           "recipe_names"]
+__all__ = [
+    "ServerTarget",
+    "ExternalServer",
+    "parse_server_specs",
+    "embedded_target",
+    "embedded_config_names",
+    "launched_target",
+    "recipe_names",
+]
 
 
 class ServerTarget(Protocol):
@@ -103,8 +110,12 @@ def parse_server_specs(specs: list[str]) -> dict[str, str]:
                 "--server must be a URL or NAME=URL", found=spec, expected="http://HOST:PORT or NAME=http://HOST:PORT"
             )
         if not name.strip():
-            raise ConfigError("--server has an empty config name", found=spec, expected="NAME=URL or URL",
-                              fix="e.g. --server mtp3=http://127.0.0.1:8000")
+            raise ConfigError(
+                "--server has an empty config name",
+                found=spec,
+                expected="NAME=URL or URL",
+                fix="e.g. --server mtp3=http://127.0.0.1:8000",
+            )
         if name in out:
             raise ConfigError("--server names repeat", found=name, expected="one URL per config name")
         out[name] = url
@@ -136,8 +147,9 @@ def embedded_config_names() -> tuple[str, ...]:
 
 
 @contextlib.contextmanager
-def embedded_target(config_name: str, log_path: Path, *, threads: int, n_parallel: int,
-                    draft_cache: Path | None) -> Iterator[_Embedded]:
+def embedded_target(
+    config_name: str, log_path: Path, *, threads: int, n_parallel: int, draft_cache: Path | None
+) -> Iterator[_Embedded]:
     """Start the embedded llama.cpp engine with named config ``config_name`` (``-np`` at least
     ``n_parallel``); stop it on exit, also on errors and Ctrl-C."""
     from specscope.engine import EmbeddedServer, get_config

@@ -221,7 +221,9 @@ def parse_header(data: bytes, file_size_bytes: int) -> SafetensorsHeader:
             raise _bad("DTYPE_UNKNOWN", f"unknown dtype for {name!r}", name, dtype, sorted(DTYPE_BITS))
         begin, end = offsets
         if begin > end:
-            raise _bad("OFFSETS_REVERSED", f"data_offsets of {name!r} run backwards", name, [begin, end], "begin <= end")
+            raise _bad(
+                "OFFSETS_REVERSED", f"data_offsets of {name!r} run backwards", name, [begin, end], "begin <= end"
+            )
         need = tensor_nbytes(dtype, tuple(shape))
         if need != end - begin:
             raise _bad(

@@ -161,8 +161,12 @@ def _as_dict(obj: object, name: str, label: str) -> dict | None:
     if obj is None:
         return None
     if not isinstance(obj, dict):
-        raise CheckpointError(f"{name} is not a JSON object", found=f"{label}/{name}: {type(obj).__name__}",
-                              expected="a JSON object", fix=f"repair {name}")
+        raise CheckpointError(
+            f"{name} is not a JSON object",
+            found=f"{label}/{name}: {type(obj).__name__}",
+            expected="a JSON object",
+            fix=f"repair {name}",
+        )
     return obj
 
 
@@ -197,8 +201,10 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
         if isinstance(meta, dict) and isinstance(meta.get("total_size"), int):
             total_size = int(meta["total_size"])
 
-    shard_names = sorted({n for n in files if n.endswith(".safetensors") and "/" not in n}
-                         | {s for s in weight_map.values() if shard_name_is_safe(s)})
+    shard_names = sorted(
+        {n for n in files if n.endswith(".safetensors") and "/" not in n}
+        | {s for s in weight_map.values() if shard_name_is_safe(s)}
+    )
     if not shard_names and config is None:
         raise CheckpointError(
             "no checkpoint here",

@@ -61,8 +61,12 @@ def _read_json(source, name: str, fetch) -> object | None:
     if size is None:
         return None
     if size > MAX_JSON_BYTES:
-        raise CheckpointError(f"{name} is too large for a JSON config", found=f"{size} bytes",
-                              expected=f"<= {MAX_JSON_BYTES} bytes", fix=f"check {name}")
+        raise CheckpointError(
+            f"{name} is too large for a JSON config",
+            found=f"{size} bytes",
+            expected=f"<= {MAX_JSON_BYTES} bytes",
+            fix=f"check {name}",
+        )
     return _decode_json(fetch(), source.label, name)
 
 

@@ -32,8 +32,15 @@ def _print(adv) -> None:
         t.add_column(col)
     for lv in adv.levels:
         ci = "–" if lv.ci_low is None else f"{_pct(lv.ci_low)} … {_pct(lv.ci_high)}"
-        t.add_row(str(lv.concurrency), lv.config, "–" if lv.k is None else str(lv.k), _pct(lv.speedup), ci, lv.reason,
-                  ", ".join(f"{w}: {c}" for w, c in lv.per_workload.items()))
+        t.add_row(
+            str(lv.concurrency),
+            lv.config,
+            "–" if lv.k is None else str(lv.k),
+            _pct(lv.speedup),
+            ci,
+            lv.reason,
+            ", ".join(f"{w}: {c}" for w, c in lv.per_workload.items()),
+        )
     if not adv.levels:
         for n in adv.notes:
             con.print(f"note: {n}")
@@ -42,14 +49,21 @@ def _print(adv) -> None:
     con.print(t)
     o = adv.overall
     ci = "" if o.get("ci_low") is None else f" (95% CI {_pct(o['ci_low'])} … {_pct(o['ci_high'])})"
-    con.print(f"overall: {o['config']}" + ("" if o.get("k") in (None, 0) else f" k={o['k']}")
-              + f", geometric-mean mix gain {_pct(o['geomean_speedup'])}{ci} over streams {o['levels']}")
+    con.print(
+        f"overall: {o['config']}"
+        + ("" if o.get("k") in (None, 0) else f" k={o['k']}")
+        + f", geometric-mean mix gain {_pct(o['geomean_speedup'])}{ci} over streams {o['levels']}"
+    )
     for f in adv.flips:
-        con.print(f"choice flips from {f['from_config']} to {f['to_config']} between {f['below_level']} and {f['above_level']} streams")
+        con.print(
+            f"choice flips from {f['from_config']} to {f['to_config']} between {f['below_level']} and {f['above_level']} streams"
+        )
     for x in adv.crossovers:
         what = "the mix" if x.workload is None else x.workload
-        con.print(f"{x.config} on {what}: {x.direction} near {x.concurrency:.1f} streams (between {x.below_level} and "
-                  f"{x.above_level}){'' if x.firm else ', inside noise on one side'}")
+        con.print(
+            f"{x.config} on {what}: {x.direction} near {x.concurrency:.1f} streams (between {x.below_level} and "
+            f"{x.above_level}){'' if x.firm else ', inside noise on one side'}"
+        )
     for n in adv.notes:
         con.print(f"note: {n}")
 
@@ -58,8 +72,12 @@ def register(app: typer.Typer) -> None:
     @app.command("advise")
     def advise_cmd(
         run: Annotated[Path, typer.Argument(help="A run folder written by `specscope bench`.")],
-        mix: Annotated[str | None, typer.Option(help="Token shares per workload, e.g. prose=0.2,code=0.3,edit=0.5.")] = None,
-        acceptance: Annotated[float | None, typer.Option(help="Your measured acceptance rate (accepted/drafted), 0..1.")] = None,
+        mix: Annotated[
+            str | None, typer.Option(help="Token shares per workload, e.g. prose=0.2,code=0.3,edit=0.5.")
+        ] = None,
+        acceptance: Annotated[
+            float | None, typer.Option(help="Your measured acceptance rate (accepted/drafted), 0..1.")
+        ] = None,
         config: Annotated[str | None, typer.Option(help="The config your --acceptance was measured with.")] = None,
         concurrency: Annotated[int | None, typer.Option(help="Advise only at this measured concurrency.")] = None,
         slo_ttft: Annotated[str | None, typer.Option("--slo-ttft", help="TTFT p95 limit, e.g. 2s or 500ms.")] = None,
@@ -85,8 +103,16 @@ def register(app: typer.Typer) -> None:
         with open_run(run) as r:
             cells = r.summaries()
             facts = r.server_facts
-        adv = advise(cells, parse_mix(mix) if mix else None, baseline=baseline, concurrency=concurrency,
-                     slo_ttft_s=slo_s, acceptance=acceptance, acceptance_config=config, server_facts=facts)
+        adv = advise(
+            cells,
+            parse_mix(mix) if mix else None,
+            baseline=baseline,
+            concurrency=concurrency,
+            slo_ttft_s=slo_s,
+            acceptance=acceptance,
+            acceptance_config=config,
+            server_facts=facts,
+        )
         if format is AdviseFormat.json:
             typer.echo(json.dumps(adv.to_dict(), indent=2))
         else:

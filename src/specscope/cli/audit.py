@@ -38,11 +38,17 @@ def _render(report, strict: bool) -> None:
         for f in report.findings:
             sev = f.severity.value
             where = " · ".join(x for x in (f.file, f.tensor) if x)
-            console.print(f"[bold {colors[sev]}]{sev.upper()}[/] [bold]{f.code}[/]" + (f"  {where}" if where else ""),
-                          highlight=False)
+            console.print(
+                f"[bold {colors[sev]}]{sev.upper()}[/] [bold]{f.code}[/]" + (f"  {where}" if where else ""),
+                highlight=False,
+            )
             console.print(f"  {f.message}", highlight=False, markup=False)
-            for label, value in (("found", f.found), ("expected", f.expected), ("consequence", f.consequence),
-                                 ("fix", f.fix)):
+            for label, value in (
+                ("found", f.found),
+                ("expected", f.expected),
+                ("consequence", f.consequence),
+                ("fix", f.fix),
+            ):
                 if value:
                     console.print(f"  {label}: {value}", highlight=False, markup=False)
             console.print()
@@ -58,8 +64,10 @@ def _render(report, strict: bool) -> None:
                 ct.add_row(g, f"{b:,}")
         ct.add_row("total", f"{c.total_bytes:,}")
         console.print(ct)
-        line = (f"per decode step: target {_gb(c.target_bytes_per_token)}, draft {_gb(c.draft_bytes_per_step)} "
-                f"({c.draft_share * 100:.1f}% of a target pass)")
+        line = (
+            f"per decode step: target {_gb(c.target_bytes_per_token)}, draft {_gb(c.draft_bytes_per_step)} "
+            f"({c.draft_share * 100:.1f}% of a target pass)"
+        )
         if c.roofline_tokens_per_s is not None:
             line += f"; roofline {c.roofline_tokens_per_s:.1f} tok/s at {c.bandwidth_bytes_per_s / 1e9:g} GB/s"
         console.print(line)
@@ -70,12 +78,22 @@ def _render(report, strict: bool) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("audit")
     def audit(
-        target: Annotated[str, typer.Argument(help="Checkpoint folder, .safetensors file, or hub repo org/name[@revision].")],
-        draft: Annotated[str | None, typer.Option("--draft", help="A separate draft model to audit against TARGET.")] = None,
-        bandwidth: Annotated[str | None, typer.Option(
-            "--bandwidth", help="Memory bandwidth for the roofline: 273GB/s, 4.8TB/s, or dgx-spark, h100, h200, ...")] = None,
+        target: Annotated[
+            str, typer.Argument(help="Checkpoint folder, .safetensors file, or hub repo org/name[@revision].")
+        ],
+        draft: Annotated[
+            str | None, typer.Option("--draft", help="A separate draft model to audit against TARGET.")
+        ] = None,
+        bandwidth: Annotated[
+            str | None,
+            typer.Option(
+                "--bandwidth", help="Memory bandwidth for the roofline: 273GB/s, 4.8TB/s, or dgx-spark, h100, h200, ..."
+            ),
+        ] = None,
         strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
-        format: Annotated[AuditFormat, typer.Option("--format", "-f", help="table (default) or json.")] = AuditFormat.table,
+        format: Annotated[
+            AuditFormat, typer.Option("--format", "-f", help="table (default) or json.")
+        ] = AuditFormat.table,
     ) -> None:
         """Audit a checkpoint by reading only JSON files and safetensors headers (never tensor data, except scalar
         scales). Honours HF_TOKEN, HF_ENDPOINT and HF_HUB_OFFLINE for hub targets.

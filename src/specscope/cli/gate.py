@@ -7,9 +7,9 @@ config, invalid profile, unreachable server, an --out folder holding another kin
 from __future__ import annotations
 
 import contextlib
-import functools
 import datetime as _dt
 import enum
+import functools
 import json
 from pathlib import Path
 from typing import Annotated
@@ -34,12 +34,20 @@ def _parse_servers(servers: list[str], names: list[str]) -> list[tuple[str, str]
         else:
             name, url = (names[i] if i < len(names) else f"server{i + 1}"), spec
         if not url.startswith(("http://", "https://")):
-            raise ConfigError("--server is not an http URL", found=spec, expected="http://HOST:PORT or NAME=http://HOST:PORT",
-                              fix="e.g. --server base=http://127.0.0.1:8000")
+            raise ConfigError(
+                "--server is not an http URL",
+                found=spec,
+                expected="http://HOST:PORT or NAME=http://HOST:PORT",
+                fix="e.g. --server base=http://127.0.0.1:8000",
+            )
         out.append((name, url))
     if len({n for n, _ in out}) != len(out):
-        raise ConfigError("two servers share a name", found=[n for n, _ in out], expected="distinct names",
-                          fix="name them with NAME=URL or --config")
+        raise ConfigError(
+            "two servers share a name",
+            found=[n for n, _ in out],
+            expected="distinct names",
+            fix="name them with NAME=URL or --config",
+        )
     return out
 
 
@@ -55,27 +63,52 @@ def _launch_vllm(recipe, log_path: Path):  # type: ignore[no-untyped-def]
 def register(app: typer.Typer) -> None:
     @app.command("gate")
     def gate(
-        server: Annotated[list[str] | None, typer.Option(
-            "--server", help="OpenAI-compatible server: URL or NAME=URL; repeat to gate and compare several "
-                             "(the first is the baseline).")] = None,
-        config: Annotated[list[str] | None, typer.Option(
-            "--config", help="Config names: with --server, names of the servers by position; with --embedded, "
-                             "engine configs to start (default base and ngram).")] = None,
-        embedded: Annotated[bool, typer.Option("--embedded", help="Start the embedded llama.cpp engine configs.")] = False,
-        recipe: Annotated[list[str] | None, typer.Option(
-            "--recipe", help="vLLM recipe to launch and gate (repeatable; one server at a time; the first is the "
-                             "baseline of the base-vs-speculative comparison).")] = None,
-        recipes: Annotated[Path | None, typer.Option(help="Recipes TOML for --recipe (default: the shipped file).")] = None,
+        server: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--server",
+                help="OpenAI-compatible server: URL or NAME=URL; repeat to gate and compare several "
+                "(the first is the baseline).",
+            ),
+        ] = None,
+        config: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--config",
+                help="Config names: with --server, names of the servers by position; with --embedded, "
+                "engine configs to start (default base and ngram).",
+            ),
+        ] = None,
+        embedded: Annotated[
+            bool, typer.Option("--embedded", help="Start the embedded llama.cpp engine configs.")
+        ] = False,
+        recipe: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--recipe",
+                help="vLLM recipe to launch and gate (repeatable; one server at a time; the first is the "
+                "baseline of the base-vs-speculative comparison).",
+            ),
+        ] = None,
+        recipes: Annotated[
+            Path | None, typer.Option(help="Recipes TOML for --recipe (default: the shipped file).")
+        ] = None,
         profile: Annotated[Path | None, typer.Option(help="Gate profile TOML (overrides the defaults).")] = None,
         gates: Annotated[list[str] | None, typer.Option("--gate", help="Run only this gate (repeatable).")] = None,
         limit: Annotated[int | None, typer.Option(min=1, help="At most this many probes per gate.")] = None,
-        max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1,
-                                                       help="Cap every gate's max_tokens (quick runs).")] = None,
-        context_tokens: Annotated[int | None, typer.Option("--context-tokens", min=64,
-                                                           help="Long-context filler length, tokens.")] = None,
+        max_tokens: Annotated[
+            int | None, typer.Option("--max-tokens", min=1, help="Cap every gate's max_tokens (quick runs).")
+        ] = None,
+        context_tokens: Annotated[
+            int | None, typer.Option("--context-tokens", min=64, help="Long-context filler length, tokens.")
+        ] = None,
         out: Annotated[Path, typer.Option(help="Folder that receives the run folder.")] = Path("runs"),
-        format: Annotated[GateFormat, typer.Option("--format", "-f", help="Output: table, markdown or json.")] = GateFormat.table,
-        print_profile: Annotated[bool, typer.Option("--print-profile", help="Print the default profile and exit.")] = False,
+        format: Annotated[
+            GateFormat, typer.Option("--format", "-f", help="Output: table, markdown or json.")
+        ] = GateFormat.table,
+        print_profile: Annotated[
+            bool, typer.Option("--print-profile", help="Print the default profile and exit.")
+        ] = False,
     ) -> None:
         """Run the quality gates (thinking termination, arithmetic, code, tool call, long context, repetition,
         base vs speculative) and store the run (manifest.json with kind "gate" + gate.json).
@@ -84,7 +117,12 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
 
         from specscope.gate import (
-            Target, load_profile, render_gate_markdown, render_gate_table, render_thinking_table, run_gate_suite,
+            Target,
+            load_profile,
+            render_gate_markdown,
+            render_gate_table,
+            render_thinking_table,
+            run_gate_suite,
             write_gate_run,
         )
         from specscope.gate.model import GATES
@@ -95,9 +133,12 @@ def register(app: typer.Typer) -> None:
             return
         names = list(config or [])
         if sum((embedded, bool(server), bool(recipe))) != 1:
-            raise ConfigError("choose exactly one of --server, --recipe and --embedded",
-                              found=f"--server {server or []}, --recipe {recipe or []}, --embedded {embedded}",
-                              expected="one of them", fix="pass --server URL, --recipe NAME or --embedded")
+            raise ConfigError(
+                "choose exactly one of --server, --recipe and --embedded",
+                found=f"--server {server or []}, --recipe {recipe or []}, --embedded {embedded}",
+                expected="one of them",
+                fix="pass --server URL, --recipe NAME or --embedded",
+            )
         for g in gates or ():
             if g not in GATES:
                 raise ConfigError("unknown gate", found=g, expected=", ".join(GATES), fix="pick a gate from the list")
@@ -120,8 +161,9 @@ def register(app: typer.Typer) -> None:
 
         def on_result(r) -> None:  # type: ignore[no-untyped-def]
             mark = "[green]pass[/]" if r.check.passed else "[red]FAIL[/]"
-            console.print(f"{r.config:>10} {r.gate:<12} {r.probe_id:<24} {mark} {r.check.why[:90]}", markup=True,
-                          highlight=False)
+            console.print(
+                f"{r.config:>10} {r.gate:<12} {r.probe_id:<24} {mark} {r.check.why[:90]}", markup=True, highlight=False
+            )
 
         with contextlib.ExitStack() as stack:
             if embedded:
@@ -144,8 +186,10 @@ def register(app: typer.Typer) -> None:
                 book = load_recipes(recipes)
                 chosen = [book.get(r) for r in recipe]  # unknown names fail before anything starts
                 run_dir.mkdir(parents=True, exist_ok=True)
-                targets = [Target(name, launch=functools.partial(_launch_vllm, rec, run_dir / f"vllm-{name}.log"))
-                           for name, rec in zip(recipe, chosen)]
+                targets = [
+                    Target(name, launch=functools.partial(_launch_vllm, rec, run_dir / f"vllm-{name}.log"))
+                    for name, rec in zip(recipe, chosen)
+                ]
             else:
                 targets = [Target(n, u) for n, u in _parse_servers(list(server or []), names)]
             if overrides:

@@ -20,18 +20,32 @@ def _print(p) -> None:
     from rich.table import Table
 
     con = Console()
-    con.print(f"target bytes per step: {p.target_bytes / 1e9:.3f} GB; effective bandwidth "
-              f"{p.effective_bandwidth_bytes_s / 1e9:.2f} GB/s")
+    con.print(
+        f"target bytes per step: {p.target_bytes / 1e9:.3f} GB; effective bandwidth "
+        f"{p.effective_bandwidth_bytes_s / 1e9:.2f} GB/s"
+    )
     if p.roofline_tok_s is not None:
-        con.print(f"roofline {p.roofline_tok_s:.2f} tok/s at {p.nominal_bandwidth_bytes_s / 1e9:.0f} GB/s; "
-                  f"no-draft decode reaches {100 * p.efficiency:.0f}% of it")
-    t = Table(title="predicted vs measured, one stream (rate: decode = 1 / TPOT p50, so TTFT is excluded; "
-                    "report's aggregate tok/s includes it)")
+        con.print(
+            f"roofline {p.roofline_tok_s:.2f} tok/s at {p.nominal_bandwidth_bytes_s / 1e9:.0f} GB/s; "
+            f"no-draft decode reaches {100 * p.efficiency:.0f}% of it"
+        )
+    t = Table(
+        title="predicted vs measured, one stream (rate: decode = 1 / TPOT p50, so TTFT is excluded; "
+        "report's aggregate tok/s includes it)"
+    )
     for col in ("config", "workload", "k", "tokens/step", "measured tok/s", "predicted tok/s", "error", "rate"):
         t.add_column(col)
     for c in p.cells:
-        t.add_row(c.config, c.workload, str(c.k), f"{c.tokens_per_step:.3f}", f"{c.measured_tok_s:.2f}",
-                  f"{c.predicted_tok_s:.2f}", f"{100 * c.error:+.1f}%", c.rate_source)
+        t.add_row(
+            c.config,
+            c.workload,
+            str(c.k),
+            f"{c.tokens_per_step:.3f}",
+            f"{c.measured_tok_s:.2f}",
+            f"{c.predicted_tok_s:.2f}",
+            f"{100 * c.error:+.1f}%",
+            c.rate_source,
+        )
     con.print(t)
     for cfg, by_wl in p.curves.items():
         k = Table(title=f"{cfg}: predicted tok/s (speedup) by k")
@@ -50,12 +64,22 @@ def register(app: typer.Typer) -> None:
     @app.command("predict")
     def predict_cmd(
         run: Annotated[Path | None, typer.Argument(help="A run folder; omit to print only the roofline.")] = None,
-        bytes_per_step: Annotated[str | None, typer.Option("--bytes-per-step", help="Target bytes read per decode step, e.g. 17.61GB.")] = None,
-        draft_bytes: Annotated[str | None, typer.Option("--draft-bytes", help="Draft bytes read per drafted token, e.g. 0.85GB.")] = None,
-        checkpoint: Annotated[str | None, typer.Option(help="Take the byte census from this checkpoint (audit).")] = None,
-        draft: Annotated[str | None, typer.Option(help="Separate draft model for the census (with --checkpoint).")] = None,
+        bytes_per_step: Annotated[
+            str | None, typer.Option("--bytes-per-step", help="Target bytes read per decode step, e.g. 17.61GB.")
+        ] = None,
+        draft_bytes: Annotated[
+            str | None, typer.Option("--draft-bytes", help="Draft bytes read per drafted token, e.g. 0.85GB.")
+        ] = None,
+        checkpoint: Annotated[
+            str | None, typer.Option(help="Take the byte census from this checkpoint (audit).")
+        ] = None,
+        draft: Annotated[
+            str | None, typer.Option(help="Separate draft model for the census (with --checkpoint).")
+        ] = None,
         bandwidth: Annotated[str | None, typer.Option(help="Memory bandwidth, e.g. 273GB/s or a device name.")] = None,
-        measured: Annotated[float | None, typer.Option(help="Without RUN: a measured no-draft tok/s to set against the roofline.")] = None,
+        measured: Annotated[
+            float | None, typer.Option(help="Without RUN: a measured no-draft tok/s to set against the roofline.")
+        ] = None,
         max_k: Annotated[int, typer.Option("--max-k", help="Predict k = 1..max-k.")] = 8,
         baseline: Annotated[str, typer.Option(help="The no-draft config of the run.")] = "base",
         format: Annotated[PredictFormat, typer.Option("--format", "-f", help="text or json.")] = PredictFormat.text,
@@ -83,11 +107,19 @@ def register(app: typer.Typer) -> None:
             dbytes = dbytes if dbytes is not None else (float(census.draft_bytes_per_step) or None)
         if run is None:
             if target is None or bw is None:
-                raise ConfigError("without RUN, predict needs --bytes-per-step (or --checkpoint) and --bandwidth",
-                                  found="missing inputs", expected="--bytes-per-step 17.61GB --bandwidth 273GB/s")
+                raise ConfigError(
+                    "without RUN, predict needs --bytes-per-step (or --checkpoint) and --bandwidth",
+                    found="missing inputs",
+                    expected="--bytes-per-step 17.61GB --bandwidth 273GB/s",
+                )
             roof = roofline_tok_s(target, bw)
-            doc = {"target_bytes": target, "bandwidth_bytes_s": bw, "roofline_tok_s": roof,
-                   "measured_tok_s": measured, "efficiency": None if measured is None else measured / roof}
+            doc = {
+                "target_bytes": target,
+                "bandwidth_bytes_s": bw,
+                "roofline_tok_s": roof,
+                "measured_tok_s": measured,
+                "efficiency": None if measured is None else measured / roof,
+            }
             if format is PredictFormat.json:
                 typer.echo(json.dumps(doc, indent=2))
             else:
@@ -100,8 +132,16 @@ def register(app: typer.Typer) -> None:
 
         with open_run(run) as r:
             cells, facts, manifest = r.summaries(), r.server_facts, r.manifest
-        pred = predict_run(cells, manifest=manifest, server_facts=facts, target_bytes=target,
-                           draft_bytes_per_token=dbytes, bandwidth_bytes_s=bw, baseline=baseline, max_k=max_k)
+        pred = predict_run(
+            cells,
+            manifest=manifest,
+            server_facts=facts,
+            target_bytes=target,
+            draft_bytes_per_token=dbytes,
+            bandwidth_bytes_s=bw,
+            baseline=baseline,
+            max_k=max_k,
+        )
         if format is PredictFormat.json:
             typer.echo(json.dumps(pred.to_dict(), indent=2))
         else:

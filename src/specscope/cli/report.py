@@ -36,13 +36,21 @@ def _check_output(output: Path | None) -> None:
     if output is None:
         return
     if output.is_dir():
-        raise ConfigError("--output is a folder", found=str(output), expected="a file path, e.g. report.html",
-                          fix=f"pass a file inside it, e.g. --output {output / 'report.html'}")
+        raise ConfigError(
+            "--output is a folder",
+            found=str(output),
+            expected="a file path, e.g. report.html",
+            fix=f"pass a file inside it, e.g. --output {output / 'report.html'}",
+        )
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ConfigError("cannot make the folder of --output", found=f"{output.parent}: {exc.strerror or exc}",
-                          expected="a writable folder", fix="pass an --output path in a folder you can write") from None
+        raise ConfigError(
+            "cannot make the folder of --output",
+            found=f"{output.parent}: {exc.strerror or exc}",
+            expected="a writable folder",
+            fix="pass an --output path in a folder you can write",
+        ) from None
 
 
 def _console(output: Path | None):
@@ -60,7 +68,7 @@ def _console(output: Path | None):
     return Console(file=buf, width=120, color_system=None, force_terminal=False), buf
 
 
-def _emit_gate(runs: list[Path], fmt: "ReportFormat", output: Path | None) -> None:
+def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None:
     """Gate runs: the pass/fail table per config (seed 002's shape) and the thinking-token table."""
     from specscope.gate import load_gate_run, render_gate_markdown, render_gate_table, render_thinking_table
     from specscope.report.files import write_text_atomic
@@ -74,8 +82,12 @@ def _emit_gate(runs: list[Path], fmt: "ReportFormat", output: Path | None) -> No
     elif fmt is ReportFormat.markdown:
         text = "\n".join(render_gate_markdown(r) for r in loaded)
     elif fmt is ReportFormat.html:
-        raise ConfigError("gate runs have no HTML report", found="--format html", expected="text, markdown or json",
-                          fix="use --format markdown (a gate run is one pass/fail table)")
+        raise ConfigError(
+            "gate runs have no HTML report",
+            found="--format html",
+            expected="text, markdown or json",
+            fix="use --format markdown (a gate run is one pass/fail table)",
+        )
     else:
         console, buf = _console(output)
         for p, r in zip(runs, loaded):
@@ -106,8 +118,11 @@ def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> Non
     gate_runs = [p for p in runs if _kind(p) == "gate"]
     if gate_runs:
         if len(gate_runs) != len(runs):
-            raise ConfigError("gate runs and bench runs cannot share one report", found=[str(p) for p in runs],
-                              expected="only gate runs or only bench runs")
+            raise ConfigError(
+                "gate runs and bench runs cannot share one report",
+                found=[str(p) for p in runs],
+                expected="only gate runs or only bench runs",
+            )
         _emit_gate(gate_runs, fmt, output)
         return
     reports = [load_run_report(p) for p in runs]
@@ -148,8 +163,12 @@ def register(app: typer.Typer) -> None:
     @app.command("report")
     def report(
         runs: Annotated[list[Path], typer.Argument(help="Run folder(s) made by `specscope bench`.")],
-        format: Annotated[ReportFormat, typer.Option("--format", "-f", help="text, markdown, json or html.")] = ReportFormat.text,
-        output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+        format: Annotated[
+            ReportFormat, typer.Option("--format", "-f", help="text, markdown, json or html.")
+        ] = ReportFormat.text,
+        output: Annotated[
+            Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+        ] = None,
     ) -> None:
         """Print the tables of a run: acceptance, throughput vs base, per-stream spread, TTFT, concurrency, CV,
         and every cell that was not ok. Exit 2 when a folder is not a run."""

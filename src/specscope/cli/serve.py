@@ -38,9 +38,12 @@ def _print_facts(path: Path, fmt: ServeFormat) -> int:
 
     facts = read_vllm_log(path)
     if not any(v not in (None, [], {}, False, "") for v in facts.model_dump().values()):
-        raise ConfigError(f"{path} has no vLLM log lines that specscope recognises", found="no start-up, KV-cache, "
-                          "speculative or failure lines", expected="the output of `vllm serve` (any version)",
-                          fix="pass the server's own log (docker logs CONTAINER > vllm.log)")
+        raise ConfigError(
+            f"{path} has no vLLM log lines that specscope recognises",
+            found="no start-up, KV-cache, speculative or failure lines",
+            expected="the output of `vllm serve` (any version)",
+            fix="pass the server's own log (docker logs CONTAINER > vllm.log)",
+        )
     if fmt is ServeFormat.json:
         typer.echo(json.dumps(facts.model_dump(), indent=2))
     else:
@@ -51,7 +54,9 @@ def _print_facts(path: Path, fmt: ServeFormat) -> int:
             last = facts.spec_decoding[-1]
             table.add_row("spec_decoding_samples", str(len(facts.spec_decoding)))
             table.add_row("last_mean_acceptance_length", f"{last.mean_acceptance_length:.2f}")
-            table.add_row("last_per_position_acceptance_rates", ", ".join(f"{r:.3f}" for r in last.per_position_acceptance_rates))
+            table.add_row(
+                "last_per_position_acceptance_rates", ", ".join(f"{r:.3f}" for r in last.per_position_acceptance_rates)
+            )
         console = Console()
         console.print(table)
         for f in facts.failures:
@@ -63,14 +68,18 @@ def register(app: typer.Typer) -> None:
     @app.command("serve")
     def serve(
         recipe: Annotated[str | None, typer.Argument(help="Recipe name from the recipe file.")] = None,
-        recipes: Annotated[Path | None, typer.Option("--recipes", help="Recipe TOML file (default: the shipped one).")] = None,
+        recipes: Annotated[
+            Path | None, typer.Option("--recipes", help="Recipe TOML file (default: the shipped one).")
+        ] = None,
         print_only: Annotated[bool, typer.Option("--print", help="Print the exact command and exit.")] = False,
         docker: Annotated[bool, typer.Option("--docker", help="Use the docker form (vllm/vllm-openai image).")] = False,
         port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
         log: Annotated[Path | None, typer.Option("--log", help="Server log file (default ./vllm-RECIPE.log).")] = None,
         parse_log: Annotated[Path | None, typer.Option("--parse-log", help="Print the facts of this vLLM log.")] = None,
         list_recipes: Annotated[bool, typer.Option("--list", help="List the recipes of the file.")] = False,
-        start_timeout_s: Annotated[float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")] = 900.0,
+        start_timeout_s: Annotated[
+            float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")
+        ] = 900.0,
         format: Annotated[ServeFormat, typer.Option("--format", "-f", help="text or json.")] = ServeFormat.text,
     ) -> None:
         """Show or run a vLLM recipe, list recipes, or parse a vLLM log (--parse-log FILE).
@@ -90,15 +99,32 @@ def register(app: typer.Typer) -> None:
                     typer.echo(f"{name}: {r.method}{k} {r.model}")
             return
         if recipe is None:
-            raise ConfigError("no recipe given", found="nothing", expected="specscope serve RECIPE [--print]",
-                              fix="run `specscope serve --list` to see the recipes")
+            raise ConfigError(
+                "no recipe given",
+                found="nothing",
+                expected="specscope serve RECIPE [--print]",
+                fix="run `specscope serve --list` to see the recipes",
+            )
         r = book.get(recipe)
         if print_only:
-            argv = (docker_argv(r, port=port, container_name=f"specscope-{recipe}-{port}") if docker
-                    else vllm_argv(r, port=port))
+            argv = (
+                docker_argv(r, port=port, container_name=f"specscope-{recipe}-{port}")
+                if docker
+                else vllm_argv(r, port=port)
+            )
             if format is ServeFormat.json:
-                typer.echo(json.dumps({"recipe": recipe, "argv": argv, "command_line": shlex.join(argv),
-                                       "speculative_config": speculative_config(r), "env": r.env}, indent=2))
+                typer.echo(
+                    json.dumps(
+                        {
+                            "recipe": recipe,
+                            "argv": argv,
+                            "command_line": shlex.join(argv),
+                            "speculative_config": speculative_config(r),
+                            "env": r.env,
+                        },
+                        indent=2,
+                    )
+                )
             else:
                 prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(r.env.items()))
                 typer.echo((prefix + " " if prefix and not docker else "") + shlex.join(argv))
@@ -107,11 +133,22 @@ def register(app: typer.Typer) -> None:
 
         log_path = log or Path(f"vllm-{recipe}.log")
         with VllmServer(r, log_path, port, docker=docker, start_timeout_s=start_timeout_s) as server:
-            info = {"base_url": server.base_url, "model": server.model_name, "log": str(log_path),
-                    "startup_s": server.startup_s}
-            typer.echo(json.dumps(info) if format is ServeFormat.json else
-                       f"serving {server.model_name} at {server.base_url} (log {log_path}); Ctrl-C stops it")
+            info = {
+                "base_url": server.base_url,
+                "model": server.model_name,
+                "log": str(log_path),
+                "startup_s": server.startup_s,
+            }
+            typer.echo(
+                json.dumps(info)
+                if format is ServeFormat.json
+                else f"serving {server.model_name} at {server.base_url} (log {log_path}); Ctrl-C stops it"
+            )
             while server.alive():
                 time.sleep(2.0)
-        raise ServerError("vLLM stopped on its own", found=f"see {log_path}", expected="a running server",
-                          fix=f"specscope serve --parse-log {log_path}")
+        raise ServerError(
+            "vLLM stopped on its own",
+            found=f"see {log_path}",
+            expected="a running server",
+            fix=f"specscope serve --parse-log {log_path}",
+        )

@@ -43,9 +43,11 @@ def _run(plan, *, dry_run: bool, fmt: str) -> None:
         if result.up_to_date:
             typer.echo(f"{result.out}: already up to date (same plan); nothing written")
         else:
-            typer.echo(f"{result.out}: wrote {len(result.written)} files, linked {len(result.linked)}, "
-                       f"copied {len(result.copied)}; {len(result.tensor_sha256)} tensor hashes verified "
-                       f"in {result.elapsed_ns / 1e9:.2f} s")
+            typer.echo(
+                f"{result.out}: wrote {len(result.written)} files, linked {len(result.linked)}, "
+                f"copied {len(result.copied)}; {len(result.tensor_sha256)} tensor hashes verified "
+                f"in {result.elapsed_ns / 1e9:.2f} s"
+            )
         if result.audit_exit_code is None:
             typer.echo(f"audit: {result.audit_note}")
         else:
@@ -56,25 +58,33 @@ def _run(plan, *, dry_run: bool, fmt: str) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add the ``surgery`` command group to ``app``."""
-    sub = typer.Typer(name="surgery", help="Graft, compare and re-quantize draft heads; patch configs. "
-                      "Exit codes: 0 ok, 1 result fails the audit, 2 bad input (nothing written).",
-                      no_args_is_help=True)
+    sub = typer.Typer(
+        name="surgery",
+        help="Graft, compare and re-quantize draft heads; patch configs. "
+        "Exit codes: 0 ok, 1 result fails the audit, 2 bad input (nothing written).",
+        no_args_is_help=True,
+    )
 
     @sub.command("extract")
-    def extract(src: Path = typer.Argument(..., help="checkpoint folder"),
-                prefix: str = typer.Option("mtp.", help="tensor name prefix"),
-                out: Path = typer.Option(..., "--out", help="new folder"),
-                dry_run: bool = typer.Option(False, "--dry-run"),
-                fmt: str = typer.Option("text", "--format", help="text | json")) -> None:
+    def extract(
+        src: Path = typer.Argument(..., help="checkpoint folder"),
+        prefix: str = typer.Option("mtp.", help="tensor name prefix"),
+        out: Path = typer.Option(..., "--out", help="new folder"),
+        dry_run: bool = typer.Option(False, "--dry-run"),
+        fmt: str = typer.Option("text", "--format", help="text | json"),
+    ) -> None:
         """The draft tensors as their own safetensors file plus manifest.json (SHA-256 per tensor)."""
         from specscope.surgery import plan_extract
 
         _run(plan_extract(src, prefix, out), dry_run=dry_run, fmt=fmt)
 
     @sub.command("compare")
-    def compare(a: Path = typer.Argument(...), b: Path = typer.Argument(...),
-                prefix: str = typer.Option("mtp.", help="tensor name prefix"),
-                fmt: str = typer.Option("text", "--format", help="text | json")) -> None:
+    def compare(
+        a: Path = typer.Argument(...),
+        b: Path = typer.Argument(...),
+        prefix: str = typer.Option("mtp.", help="tensor name prefix"),
+        fmt: str = typer.Option("text", "--format", help="text | json"),
+    ) -> None:
         """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff."""
         from specscope.surgery import compare_checkpoints
 
@@ -90,66 +100,83 @@ def register(app: typer.Typer) -> None:
         t.columns.insert(0, Column("tensor", overflow="fold"))  # names are the point: wrap them, never cut them
         for r in rows:
             same = "yes" if r.identical else ("no" if r.in_a and r.in_b else f"only in {'A' if r.in_a else 'B'}")
-            t.add_row(r.name, f"{r.dtype_a} {list(r.shape_a)}" if r.in_a else "-",
-                      f"{r.dtype_b} {list(r.shape_b)}" if r.in_b else "-", same,
-                      "" if r.cosine is None else f"{r.cosine:.7f}",
-                      "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}")
+            t.add_row(
+                r.name,
+                f"{r.dtype_a} {list(r.shape_a)}" if r.in_a else "-",
+                f"{r.dtype_b} {list(r.shape_b)}" if r.in_b else "-",
+                same,
+                "" if r.cosine is None else f"{r.cosine:.7f}",
+                "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
+            )
         Console().print(t)
 
     @sub.command("graft")
-    def graft(target: Path = typer.Argument(..., help="checkpoint receiving the tensors"),
-              src: Path = typer.Option(..., "--from", help="checkpoint providing them"),
-              prefix: str = typer.Option("mtp.", help="tensor name prefix"),
-              out: Path = typer.Option(..., "--out", help="new folder"),
-              dry_run: bool = typer.Option(False, "--dry-run"),
-              fmt: str = typer.Option("text", "--format", help="text | json")) -> None:
+    def graft(
+        target: Path = typer.Argument(..., help="checkpoint receiving the tensors"),
+        src: Path = typer.Option(..., "--from", help="checkpoint providing them"),
+        prefix: str = typer.Option("mtp.", help="tensor name prefix"),
+        out: Path = typer.Option(..., "--out", help="new folder"),
+        dry_run: bool = typer.Option(False, "--dry-run"),
+        fmt: str = typer.Option("text", "--format", help="text | json"),
+    ) -> None:
         """A new checkpoint: TARGET with the PREFIX tensors of --from in their own shard."""
         from specscope.surgery import plan_graft
 
         _run(plan_graft(target, src, prefix, out), dry_run=dry_run, fmt=fmt)
 
     @sub.command("quantize-draft")
-    def quantize_draft(src: Path = typer.Argument(..., help="checkpoint with an unquantized draft head"),
-                       scheme: str = typer.Option("nvfp4-w4a16", help="nvfp4-w4a16"),
-                       prefix: str = typer.Option("mtp.", help="draft tensor prefix"),
-                       layout: str = typer.Option(None, help="modelopt | compressed-tensors (default: the target's)"),
-                       out: Path = typer.Option(..., "--out", help="new folder"),
-                       dry_run: bool = typer.Option(False, "--dry-run"),
-                       fmt: str = typer.Option("text", "--format", help="text | json")) -> None:
+    def quantize_draft(
+        src: Path = typer.Argument(..., help="checkpoint with an unquantized draft head"),
+        scheme: str = typer.Option("nvfp4-w4a16", help="nvfp4-w4a16"),
+        prefix: str = typer.Option("mtp.", help="draft tensor prefix"),
+        layout: str = typer.Option(None, help="modelopt | compressed-tensors (default: the target's)"),
+        out: Path = typer.Option(..., "--out", help="new folder"),
+        dry_run: bool = typer.Option(False, "--dry-run"),
+        fmt: str = typer.Option("text", "--format", help="text | json"),
+    ) -> None:
         """The draft head's linears to NVFP4 W4A16 (group 16), both configs patched."""
         from specscope.surgery import plan_quantize_draft
 
         _run(plan_quantize_draft(src, out, scheme=scheme, prefix=prefix, layout=layout), dry_run=dry_run, fmt=fmt)
 
     @sub.command("reindex")
-    def reindex(ckpt: Path = typer.Argument(...),
-                out: Path = typer.Option(None, "--out", help="new folder (default: replace the index in place)"),
-                dry_run: bool = typer.Option(False, "--dry-run"),
-                fmt: str = typer.Option("text", "--format", help="text | json")) -> None:
+    def reindex(
+        ckpt: Path = typer.Argument(...),
+        out: Path = typer.Option(None, "--out", help="new folder (default: replace the index in place)"),
+        dry_run: bool = typer.Option(False, "--dry-run"),
+        fmt: str = typer.Option("text", "--format", help="text | json"),
+    ) -> None:
         """Rebuild model.safetensors.index.json from the shard headers (every shard, exact total_size)."""
         from specscope.surgery import plan_reindex
 
         _run(plan_reindex(ckpt, out), dry_run=dry_run, fmt=fmt)
 
     @sub.command("patch-config")
-    def patch_config(ckpt: Path = typer.Argument(...),
-                     exclude_unquantized: str = typer.Option(None, help="prefix, e.g. mtp."),
-                     sync: bool = typer.Option(False, "--sync", help="make config.json and hf_quant_config.json agree"),
-                     out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
-                     dry_run: bool = typer.Option(False, "--dry-run"),
-                     fmt: str = typer.Option("text", "--format", help="text | json")) -> None:
+    def patch_config(
+        ckpt: Path = typer.Argument(...),
+        exclude_unquantized: str = typer.Option(None, help="prefix, e.g. mtp."),
+        sync: bool = typer.Option(False, "--sync", help="make config.json and hf_quant_config.json agree"),
+        out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
+        dry_run: bool = typer.Option(False, "--dry-run"),
+        fmt: str = typer.Option("text", "--format", help="text | json"),
+    ) -> None:
         """Patch quantization configs from what the tensors show."""
         from specscope.surgery import plan_patch_config
 
-        _run(plan_patch_config(ckpt, exclude_unquantized=exclude_unquantized, sync=sync, out=out),
-             dry_run=dry_run, fmt=fmt)
+        _run(
+            plan_patch_config(ckpt, exclude_unquantized=exclude_unquantized, sync=sync, out=out),
+            dry_run=dry_run,
+            fmt=fmt,
+        )
 
     @sub.command("dflash-layers")
-    def dflash_layers(draft: Path = typer.Argument(...),
-                      all_sliding: bool = typer.Option(False, "--all-sliding", help="declare every layer sliding"),
-                      out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
-                      dry_run: bool = typer.Option(False, "--dry-run"),
-                      fmt: str = typer.Option("text", "--format", help="text | json")) -> None:
+    def dflash_layers(
+        draft: Path = typer.Argument(...),
+        all_sliding: bool = typer.Option(False, "--all-sliding", help="declare every layer sliding"),
+        out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
+        dry_run: bool = typer.Option(False, "--dry-run"),
+        fmt: str = typer.Option("text", "--format", help="text | json"),
+    ) -> None:
         """Seed 000 workaround: rewrite a DFlash draft's layer_types for a released vLLM."""
         from specscope.surgery import plan_dflash_layers
 

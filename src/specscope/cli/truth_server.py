@@ -35,14 +35,20 @@ def register(app: typer.Typer) -> None:
             try:
                 plan = TruthScript.model_validate_json(script.read_text())
             except OSError as exc:
-                raise ConfigError("cannot read the script file", found=f"{script}: {exc.strerror}",
-                                  expected="a readable JSON file", fix="check the --script path") from exc
+                raise ConfigError(
+                    "cannot read the script file",
+                    found=f"{script}: {exc.strerror}",
+                    expected="a readable JSON file",
+                    fix="check the --script path",
+                ) from exc
             except ValidationError as exc:
                 first = exc.errors()[0]
-                raise ConfigError("the script is not a valid TruthScript", found=f"{script}: "
-                                  f"{'.'.join(map(str, first['loc']))}: {first['msg']}",
-                                  expected="fields of specscope.truth.script.TruthScript",
-                                  fix="fix the named field") from exc
+                raise ConfigError(
+                    "the script is not a valid TruthScript",
+                    found=f"{script}: {'.'.join(map(str, first['loc']))}: {first['msg']}",
+                    expected="fields of specscope.truth.script.TruthScript",
+                    fix="fix the named field",
+                ) from exc
 
         if firehose:
             plan = plan.model_copy(update={"firehose": True})

@@ -3,17 +3,47 @@ orjson/json parsing after the stream), fixed-concurrency and
 open-loop runners, client worker processes (several cores, one clock), client self-checks (CLIENT_LIMITED), achieved concurrency, and Prometheus /metrics scraping."""
 
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
-from specscope.client.openloop import (SweepPoint, arrival_offsets_ns, run_open_loop, run_open_loop_checked,
-                                       run_rate_sweep)
 from specscope.client.metrics import counters_delta, parse_metrics, scrape
-from specscope.client.runner import (achieved_concurrency, client_view_concurrency, run_fixed_concurrency,
-                                     run_fixed_concurrency_checked, run_sync)
+from specscope.client.openloop import (
+    SweepPoint,
+    arrival_offsets_ns,
+    run_open_loop,
+    run_open_loop_checked,
+    run_rate_sweep,
+)
+from specscope.client.runner import (
+    achieved_concurrency,
+    client_view_concurrency,
+    run_fixed_concurrency,
+    run_fixed_concurrency_checked,
+    run_sync,
+)
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import make_session, parse_capture, stream_chat
 from specscope.client.workers import ClientWorkerError, auto_workers, run_in_workers
 
-__all__ = ["parse_metrics", "counters_delta", "scrape", "run_fixed_concurrency", "run_fixed_concurrency_checked",
-           "achieved_concurrency", "client_view_concurrency", "run_sync", "ClientSettings", "make_session",
-           "stream_chat", "parse_capture", "CheckThresholds", "ClientCheck", "ClientMonitor", "run_open_loop",
-           "run_open_loop_checked", "run_rate_sweep", "SweepPoint", "arrival_offsets_ns", "auto_workers",
-           "run_in_workers", "ClientWorkerError"]
+__all__ = [
+    "parse_metrics",
+    "counters_delta",
+    "scrape",
+    "run_fixed_concurrency",
+    "run_fixed_concurrency_checked",
+    "achieved_concurrency",
+    "client_view_concurrency",
+    "run_sync",
+    "ClientSettings",
+    "make_session",
+    "stream_chat",
+    "parse_capture",
+    "CheckThresholds",
+    "ClientCheck",
+    "ClientMonitor",
+    "run_open_loop",
+    "run_open_loop_checked",
+    "run_rate_sweep",
+    "SweepPoint",
+    "arrival_offsets_ns",
+    "auto_workers",
+    "run_in_workers",
+    "ClientWorkerError",
+]

@@ -126,9 +126,11 @@ class ClientCheck:
         """Every threshold exceeded, e.g. ``["loop lag p99 12.3 ms > 10 ms"]``; empty when the client kept up."""
         t = self.thresholds
         out = []
-        for name, val, lim in (("send lag", self.send_lag_p99_ns, t.send_lag_p99_ns),
-                               ("loop lag", self.loop_lag_p99_ns, t.loop_lag_p99_ns),
-                               ("read lag", self.read_lag_p99_ns, t.read_lag_p99_ns)):
+        for name, val, lim in (
+            ("send lag", self.send_lag_p99_ns, t.send_lag_p99_ns),
+            ("loop lag", self.loop_lag_p99_ns, t.loop_lag_p99_ns),
+            ("read lag", self.read_lag_p99_ns, t.read_lag_p99_ns),
+        ):
             if val > lim:
                 out.append(f"{name} p99 {val / MS:.1f} ms > {lim / MS:g} ms")
         return out
@@ -162,8 +164,14 @@ class ClientMonitor:
         probe: start the read-lag probe child (``False``: read lag has 0 samples and never flags).
     """
 
-    def __init__(self, settings: ClientSettings | None = None, thresholds: CheckThresholds | None = None, *,
-                 interval_ns: int = MS, probe: bool = True):
+    def __init__(
+        self,
+        settings: ClientSettings | None = None,
+        thresholds: CheckThresholds | None = None,
+        *,
+        interval_ns: int = MS,
+        probe: bool = True,
+    ):
         self.settings = settings or ClientSettings()
         self.thresholds = thresholds or CheckThresholds()
         self.interval_ns = interval_ns
@@ -202,7 +210,7 @@ class ClientMonitor:
         (read lag then has 0 samples)."""
         try:
             await asyncio.wait_for(asyncio.shield(self._first), timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._stop_probe()
         await asyncio.sleep(self.interval_ns / 1e9)
         self.restart()
@@ -230,10 +238,13 @@ class ClientMonitor:
         parent, child = socket.socketpair()
         parent.setblocking(False)
         try:
-            self._proc = subprocess.Popen([sys.executable, "-S", "-I", "-c", _PROBE_CODE, str(child.fileno()),
-                                           str(self.interval_ns)], pass_fds=(child.fileno(),),
-                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.DEVNULL)
+            self._proc = subprocess.Popen(
+                [sys.executable, "-S", "-I", "-c", _PROBE_CODE, str(child.fileno()), str(self.interval_ns)],
+                pass_fds=(child.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         except OSError:
             parent.close()
             child.close()
@@ -261,7 +272,7 @@ class ClientMonitor:
         out = self.read_lags_ns
         for (t,) in _I64.iter_unpack(buf[: n * 8]):
             out.append(now - t if now > t else 0)
-        self._buf = buf[n * 8:]
+        self._buf = buf[n * 8 :]
 
     async def stop(self) -> None:
         """Stop the sampler and the probe (kills only the probe child this monitor started)."""
@@ -292,14 +303,30 @@ class ClientMonitor:
 
     def result(self, records: Sequence[StreamRecord]) -> ClientCheck:
         """The :class:`ClientCheck` of the monitored span for these records (call after the context exits)."""
-        return check_from_samples(records, self.loop_lags_ns, self.read_lags_ns, wall_ns=max(self._t1 - self._t0, 0),
-                                  client_cpu_ns=max(self._cpu1 - self._cpu0, 0), interval_ns=self.interval_ns,
-                                  thresholds=self.thresholds, settings=self.settings)
+        return check_from_samples(
+            records,
+            self.loop_lags_ns,
+            self.read_lags_ns,
+            wall_ns=max(self._t1 - self._t0, 0),
+            client_cpu_ns=max(self._cpu1 - self._cpu0, 0),
+            interval_ns=self.interval_ns,
+            thresholds=self.thresholds,
+            settings=self.settings,
+        )
 
 
-def check_from_samples(records: Sequence[StreamRecord], loop_lags_ns: Sequence[int], read_lags_ns: Sequence[int], *,
-                       wall_ns: int, client_cpu_ns: int, interval_ns: int, thresholds: CheckThresholds,
-                       settings: ClientSettings, workers: int = 1) -> ClientCheck:
+def check_from_samples(
+    records: Sequence[StreamRecord],
+    loop_lags_ns: Sequence[int],
+    read_lags_ns: Sequence[int],
+    *,
+    wall_ns: int,
+    client_cpu_ns: int,
+    interval_ns: int,
+    thresholds: CheckThresholds,
+    settings: ClientSettings,
+    workers: int = 1,
+) -> ClientCheck:
     """A :class:`ClientCheck` from raw samples: send lag from ``records`` (``send_ns - intended_ns``), loop and
     read lag from the given samples (ns). Merging worker processes pools their samples here, so the merged
     p99 is the p99 of every sample, not a mean of p99s."""
@@ -308,9 +335,22 @@ def check_from_samples(records: Sequence[StreamRecord], loop_lags_ns: Sequence[i
     ln, l50, l99, lmax = lag_stats(loop_lags_ns)
     rn, r50, r99, rmax = lag_stats(read_lags_ns)
     return ClientCheck(
-        requests=n, send_lag_p50_ns=s50, send_lag_p99_ns=s99, send_lag_max_ns=smax,
-        loop_lag_samples=ln, loop_lag_p50_ns=l50, loop_lag_p99_ns=l99, loop_lag_max_ns=lmax,
-        read_lag_samples=rn, read_lag_p50_ns=r50, read_lag_p99_ns=r99, read_lag_max_ns=rmax,
-        wall_ns=wall_ns, client_cpu_ns=client_cpu_ns, sample_interval_ns=interval_ns, thresholds=thresholds,
-        settings=settings.describe(), workers=workers,
+        requests=n,
+        send_lag_p50_ns=s50,
+        send_lag_p99_ns=s99,
+        send_lag_max_ns=smax,
+        loop_lag_samples=ln,
+        loop_lag_p50_ns=l50,
+        loop_lag_p99_ns=l99,
+        loop_lag_max_ns=lmax,
+        read_lag_samples=rn,
+        read_lag_p50_ns=r50,
+        read_lag_p99_ns=r99,
+        read_lag_max_ns=rmax,
+        wall_ns=wall_ns,
+        client_cpu_ns=client_cpu_ns,
+        sample_interval_ns=interval_ns,
+        thresholds=thresholds,
+        settings=settings.describe(),
+        workers=workers,
     )

@@ -49,8 +49,15 @@ _GAUGES: dict[str, str] = {
     "num_requests_waiting": "waiting",
     "requests_deferred": "waiting",
 }
-_PRESENT = {"drafts": "spec", "draft_tokens": "spec", "accepted_tokens": "spec", "generation_tokens": "generation",
-            "prompt_tokens": "prompt", "running": "running", "waiting": "waiting"}
+_PRESENT = {
+    "drafts": "spec",
+    "draft_tokens": "spec",
+    "accepted_tokens": "spec",
+    "generation_tokens": "generation",
+    "prompt_tokens": "prompt",
+    "running": "running",
+    "waiting": "waiting",
+}
 
 
 def parse_metrics(text: str) -> SpecCounters:
@@ -88,13 +95,14 @@ def parse_metrics(text: str) -> SpecCounters:
             prefix = next((p for p in _PREFIXES if name.startswith(p)), None)
             if prefix is None:
                 continue
-            short = name[len(prefix):]
+            short = name[len(prefix) :]
             if short == _PER_POS:
                 raw = sample.labels.get("position", "")
                 if not raw.isdigit():
                     raise MetricsUnavailable(
                         "a per-position acceptance sample has no usable position label",
-                        found=f"{name}{sample.labels}", expected="position=\"0\", \"1\", ...",
+                        found=f"{name}{sample.labels}",
+                        expected='position="0", "1", ...',
                         fix="report this server's /metrics output to specscope",
                     )
                 pos = int(raw)

@@ -23,13 +23,27 @@ import numpy as np
 
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
 from specscope.client.settings import ClientSettings
-from specscope.client.stream import RawCapture, capture_stream, chat_url, make_session, max_tokens_of, parse_capture, \
-    prepare_body
+from specscope.client.stream import (
+    RawCapture,
+    capture_stream,
+    chat_url,
+    make_session,
+    max_tokens_of,
+    parse_capture,
+    prepare_body,
+)
 from specscope.errors import ConfigError
 from specscope.records import StreamRecord
 
-__all__ = ["Arrival", "arrival_offsets_ns", "capture_open_loop", "run_open_loop", "run_open_loop_checked",
-           "SweepPoint", "run_rate_sweep"]
+__all__ = [
+    "Arrival",
+    "arrival_offsets_ns",
+    "capture_open_loop",
+    "run_open_loop",
+    "run_open_loop_checked",
+    "SweepPoint",
+    "run_rate_sweep",
+]
 
 Arrival = Literal["constant", "poisson"]
 _LEAD_NS = 2_000_000  # the schedule starts 2 ms after the call, once the session exists
@@ -51,21 +65,29 @@ def arrival_offsets_ns(n: int, rate_per_s: float, arrival: Arrival = "constant",
         ConfigError: ``rate_per_s`` <= 0, ``n`` < 0, or an unknown ``arrival``.
     """
     if not rate_per_s > 0 or n < 0:
-        raise ConfigError("an open-loop schedule needs a positive rate and request count",
-                          found=f"rate_per_s={rate_per_s}, n={n}", expected="rate_per_s > 0, n >= 0",
-                          fix="pass a positive --rate")
+        raise ConfigError(
+            "an open-loop schedule needs a positive rate and request count",
+            found=f"rate_per_s={rate_per_s}, n={n}",
+            expected="rate_per_s > 0, n >= 0",
+            fix="pass a positive --rate",
+        )
     gap_ns = 1e9 / rate_per_s
     if arrival == "constant":
         return np.rint(np.arange(n) * gap_ns).astype(np.int64)  # (n,)
     if arrival == "poisson":
         gaps = np.random.default_rng(seed).exponential(gap_ns, size=max(n - 1, 0))  # (n-1,) ns
         return np.rint(np.concatenate(([0.0], np.cumsum(gaps)))[:n]).astype(np.int64)  # (n,)
-    raise ConfigError("unknown arrival process", found=arrival, expected="constant or poisson",
-                      fix="use --arrival constant or --arrival poisson")
+    raise ConfigError(
+        "unknown arrival process",
+        found=arrival,
+        expected="constant or poisson",
+        fix="use --arrival constant or --arrival poisson",
+    )
 
 
-async def capture_open_loop(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], offsets_ns: np.ndarray,
-                            settings: ClientSettings) -> list[RawCapture]:
+async def capture_open_loop(
+    base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], offsets_ns: np.ndarray, settings: ClientSettings
+) -> list[RawCapture]:
     """Send request i at ``start + offsets_ns[i]`` (never waiting for earlier answers); raw captures in order.
 
     The dispatcher sleeps until each instant (the loop's timer resolution is 1 ms, so it yields until the
@@ -88,9 +110,15 @@ async def capture_open_loop(base_url: str, requests: Sequence[tuple[str, dict[st
         return list(await asyncio.gather(*tasks))
 
 
-async def run_open_loop(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], rate_per_s: float, *,
-                        arrival: Arrival = "constant", seed: int = 0,
-                        settings: ClientSettings | None = None) -> list[StreamRecord]:
+async def run_open_loop(
+    base_url: str,
+    requests: Sequence[tuple[str, dict[str, Any]]],
+    rate_per_s: float,
+    *,
+    arrival: Arrival = "constant",
+    seed: int = 0,
+    settings: ClientSettings | None = None,
+) -> list[StreamRecord]:
     """Open-loop run: requests at ``rate_per_s`` (constant or Poisson), latency from the schedule.
 
     Args:
@@ -113,9 +141,16 @@ async def run_open_loop(base_url: str, requests: Sequence[tuple[str, dict[str, A
     return [parse_capture(r) for r in raws]
 
 
-async def run_open_loop_checked(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], rate_per_s: float, *,
-                                arrival: Arrival = "constant", seed: int = 0, settings: ClientSettings | None = None,
-                                thresholds: CheckThresholds | None = None) -> tuple[list[StreamRecord], ClientCheck]:
+async def run_open_loop_checked(
+    base_url: str,
+    requests: Sequence[tuple[str, dict[str, Any]]],
+    rate_per_s: float,
+    *,
+    arrival: Arrival = "constant",
+    seed: int = 0,
+    settings: ClientSettings | None = None,
+    thresholds: CheckThresholds | None = None,
+) -> tuple[list[StreamRecord], ClientCheck]:
     """:func:`run_open_loop` with the client self-checks; returns ``(records, check)``."""
     settings = settings or ClientSettings()
     offsets = arrival_offsets_ns(len(requests), rate_per_s, arrival, seed)
@@ -158,10 +193,16 @@ class SweepPoint:
         return toks / (span / 1e9) if span > 0 else 0.0
 
 
-async def run_rate_sweep(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]],
-                         rates_per_s: Sequence[float], *, arrival: Arrival = "constant", seed: int = 0,
-                         settings: ClientSettings | None = None,
-                         thresholds: CheckThresholds | None = None) -> list[SweepPoint]:
+async def run_rate_sweep(
+    base_url: str,
+    requests: Sequence[tuple[str, dict[str, Any]]],
+    rates_per_s: Sequence[float],
+    *,
+    arrival: Arrival = "constant",
+    seed: int = 0,
+    settings: ClientSettings | None = None,
+    thresholds: CheckThresholds | None = None,
+) -> list[SweepPoint]:
     """Run the same requests open-loop at each rate in turn (one after the other, never overlapping).
 
     Returns:
@@ -172,11 +213,16 @@ async def run_rate_sweep(base_url: str, requests: Sequence[tuple[str, dict[str, 
         ConfigError: an empty ``rates_per_s`` or a bad rate.
     """
     if not rates_per_s:
-        raise ConfigError("a rate sweep needs at least one rate", found="[]", expected="e.g. [1, 2, 4, 8]",
-                          fix="pass rates in requests per second")
+        raise ConfigError(
+            "a rate sweep needs at least one rate",
+            found="[]",
+            expected="e.g. [1, 2, 4, 8]",
+            fix="pass rates in requests per second",
+        )
     out = []
     for rate in rates_per_s:
-        recs, check = await run_open_loop_checked(base_url, requests, rate, arrival=arrival, seed=seed,
-                                                  settings=settings, thresholds=thresholds)
+        recs, check = await run_open_loop_checked(
+            base_url, requests, rate, arrival=arrival, seed=seed, settings=settings, thresholds=thresholds
+        )
         out.append(SweepPoint(float(rate), tuple(recs), check))
     return out

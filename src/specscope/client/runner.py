@@ -13,9 +13,17 @@ from typing import Any
 
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
 from specscope.client.settings import ClientSettings
+from specscope.client.stream import (
+    RawCapture,
+    capture_stream,
+    chat_url,
+    make_session,
+    max_tokens_of,
+    parse_capture,
+    prepare_body,
+)
 from specscope.client.workers import resolve_workers, run_in_workers
-from specscope.client.stream import (RawCapture, capture_stream, chat_url, make_session, max_tokens_of,
-                                     parse_capture, prepare_body)
+
 try:  # the fast path needs httptools; without it every run uses aiohttp
     from specscope.client.wire import WireConnection, WireTarget, body_reads, capture_wire, open_wire
 except ImportError:  # pragma: no cover - depends on the environment
@@ -23,23 +31,36 @@ except ImportError:  # pragma: no cover - depends on the environment
 from specscope.errors import ConfigError
 from specscope.records import StreamRecord
 
-__all__ = ["run_fixed_concurrency", "run_fixed_concurrency_checked", "capture_fixed_concurrency", "achieved_concurrency",
-           "client_view_concurrency", "run_sync"]
+__all__ = [
+    "run_fixed_concurrency",
+    "run_fixed_concurrency_checked",
+    "capture_fixed_concurrency",
+    "achieved_concurrency",
+    "client_view_concurrency",
+    "run_sync",
+]
 
 
 def _check_concurrency(concurrency: int, settings: ClientSettings) -> None:
     if concurrency < 1:
-        raise ConfigError("concurrency must be at least 1", found=concurrency, expected=">= 1",
-                          fix="pass a positive concurrency level")
+        raise ConfigError(
+            "concurrency must be at least 1",
+            found=concurrency,
+            expected=">= 1",
+            fix="pass a positive concurrency level",
+        )
     if settings.connection_limit < concurrency:
-        raise ConfigError("the client's connection limit is below the requested concurrency",
-                          found=f"connection_limit={settings.connection_limit}, concurrency={concurrency}",
-                          expected="connection_limit >= concurrency",
-                          fix="raise ClientSettings.connection_limit")
+        raise ConfigError(
+            "the client's connection limit is below the requested concurrency",
+            found=f"connection_limit={settings.connection_limit}, concurrency={concurrency}",
+            expected="connection_limit >= concurrency",
+            fix="raise ClientSettings.connection_limit",
+        )
 
 
-async def capture_fixed_concurrency(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int,
-                                    settings: ClientSettings) -> list[RawCapture]:
+async def capture_fixed_concurrency(
+    base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int, settings: ClientSettings
+) -> list[RawCapture]:
     """The hot phase of :func:`run_fixed_concurrency`: raw captures, nothing parsed (same arguments, same errors).
 
     With ``settings.hot_path == "wire"`` and an ``http://`` URL, each of the N workers owns one keep-alive
@@ -63,8 +84,7 @@ async def capture_fixed_concurrency(base_url: str, requests: Sequence[tuple[str,
 
     if target is not None:
         # all N connections open before the first send, so the first N requests really start together
-        opened = await asyncio.gather(*(open_wire(target, settings) for _ in range(n_workers)),
-                                      return_exceptions=True)
+        opened = await asyncio.gather(*(open_wire(target, settings) for _ in range(n_workers)), return_exceptions=True)
 
         async def wire_worker(conn) -> None:
             nonlocal next_i
@@ -83,6 +103,7 @@ async def capture_fixed_concurrency(base_url: str, requests: Sequence[tuple[str,
         return [body_reads(r) for r in raws if r is not None]  # off the hot path: every stream has ended
 
     async with make_session(settings) as session:
+
         async def worker() -> None:
             nonlocal next_i
             while next_i < len(prepared):
@@ -95,8 +116,9 @@ async def capture_fixed_concurrency(base_url: str, requests: Sequence[tuple[str,
     return [r for r in raws if r is not None]
 
 
-async def run_fixed_concurrency(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int,
-                                settings: ClientSettings) -> list[StreamRecord]:
+async def run_fixed_concurrency(
+    base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int, settings: ClientSettings
+) -> list[StreamRecord]:
     """Run ``requests`` with ``concurrency`` streams in flight until the list is exhausted.
 
     Args:
@@ -124,10 +146,14 @@ async def run_fixed_concurrency(base_url: str, requests: Sequence[tuple[str, dic
     return [parse_capture(r) for r in raws]
 
 
-async def run_fixed_concurrency_checked(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]],
-                                        concurrency: int, settings: ClientSettings, *,
-                                        thresholds: CheckThresholds | None = None,
-                                        ) -> tuple[list[StreamRecord], ClientCheck]:
+async def run_fixed_concurrency_checked(
+    base_url: str,
+    requests: Sequence[tuple[str, dict[str, Any]]],
+    concurrency: int,
+    settings: ClientSettings,
+    *,
+    thresholds: CheckThresholds | None = None,
+) -> tuple[list[StreamRecord], ClientCheck]:
     """:func:`run_fixed_concurrency` with the client self-checks (:mod:`specscope.client.checks`) running
     while streams are in flight; parsing happens after the monitor stops, so it never counts as lag.
 

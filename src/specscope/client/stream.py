@@ -22,7 +22,6 @@ connect failure, timeout, drop); ``degraded`` when tokens arrived but: the trans
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import json
 from dataclasses import dataclass, field
@@ -41,8 +40,16 @@ from httpx_sse._models import ServerSentEvent
 from specscope.client.settings import ClientSettings
 from specscope.records import StreamRecord
 
-__all__ = ["RawCapture", "prepare_body", "chat_url", "make_session", "capture_stream", "parse_sse_capture",
-           "parse_capture", "stream_chat"]
+__all__ = [
+    "RawCapture",
+    "prepare_body",
+    "chat_url",
+    "make_session",
+    "capture_stream",
+    "parse_sse_capture",
+    "parse_capture",
+    "stream_chat",
+]
 
 STOP_REASONS = frozenset({"stop", "tool_calls", "function_call", "eos"})
 
@@ -93,14 +100,26 @@ def chat_url(base_url: str) -> str:
 
 def make_session(settings: ClientSettings) -> aiohttp.ClientSession:
     """An aiohttp session with the settings' connection limit, timeouts and read buffer (call inside a loop)."""
-    connector = aiohttp.TCPConnector(limit=settings.connection_limit, limit_per_host=0, force_close=False,
-                                     enable_cleanup_closed=False, ttl_dns_cache=None)
-    timeout = aiohttp.ClientTimeout(total=settings.total_timeout_s, connect=settings.connect_timeout_s,
-                                    sock_read=settings.read_timeout_s)
+    connector = aiohttp.TCPConnector(
+        limit=settings.connection_limit,
+        limit_per_host=0,
+        force_close=False,
+        enable_cleanup_closed=False,
+        ttl_dns_cache=None,
+    )
+    timeout = aiohttp.ClientTimeout(
+        total=settings.total_timeout_s, connect=settings.connect_timeout_s, sock_read=settings.read_timeout_s
+    )
     trace = aiohttp.TraceConfig()
     trace.on_request_headers_sent.append(_on_headers_sent)
-    return aiohttp.ClientSession(connector=connector, timeout=timeout, read_bufsize=settings.read_buffer_bytes,
-                                 auto_decompress=False, skip_auto_headers=("User-Agent",), trace_configs=[trace])
+    return aiohttp.ClientSession(
+        connector=connector,
+        timeout=timeout,
+        read_bufsize=settings.read_buffer_bytes,
+        auto_decompress=False,
+        skip_auto_headers=("User-Agent",),
+        trace_configs=[trace],
+    )
 
 
 async def _on_headers_sent(session, ctx, params) -> None:
@@ -114,8 +133,15 @@ async def _on_headers_sent(session, ctx, params) -> None:
 _HEADERS = {"Content-Type": "application/json", "Accept": "text/event-stream"}
 
 
-async def capture_stream(session: aiohttp.ClientSession, url: str, prompt_id: str, body: bytes, *,
-                         max_tokens: int | None = None, intended_ns: int | None = None) -> RawCapture:
+async def capture_stream(
+    session: aiohttp.ClientSession,
+    url: str,
+    prompt_id: str,
+    body: bytes,
+    *,
+    max_tokens: int | None = None,
+    intended_ns: int | None = None,
+) -> RawCapture:
     """Send one request and record every body read with its arrival time (the hot path; no parsing).
 
     Args:
@@ -142,7 +168,7 @@ async def capture_stream(session: aiohttp.ClientSession, url: str, prompt_id: st
                 if not data:
                     break
                 append((perf_counter_ns(), data))
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raw.error = "timeout"
     except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError) as exc:
         raw.error = "connection dropped"
@@ -271,14 +297,27 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
         status = "failed" if first_token is None and (raw.http_status != 200 or raw.error) else "degraded"
         reason = "; ".join(reasons)
     return StreamRecord(
-        prompt_id=raw.prompt_id, intended_ns=raw.intended_ns, send_ns=raw.send_ns,
-        first_token_ns=first_token, first_content_ns=first_content, last_token_ns=last_token, end_ns=raw.end_ns,
-        content_chunks=content_chunks, reasoning_chunks=reasoning_chunks,
-        output_tokens=output_tokens, prompt_tokens=prompt_tokens,
+        prompt_id=raw.prompt_id,
+        intended_ns=raw.intended_ns,
+        send_ns=raw.send_ns,
+        first_token_ns=first_token,
+        first_content_ns=first_content,
+        last_token_ns=last_token,
+        end_ns=raw.end_ns,
+        content_chunks=content_chunks,
+        reasoning_chunks=reasoning_chunks,
+        output_tokens=output_tokens,
+        prompt_tokens=prompt_tokens,
         token_source="usage" if output_tokens is not None else "missing",
-        finish_reason=finish, status=status, reason=reason, http_status=raw.http_status,
-        text="".join(texts), reasoning_text="".join(rtexts),
-        server_draft_tokens=draft_n, server_accepted_tokens=accepted_n, bytes_received=nbytes,
+        finish_reason=finish,
+        status=status,
+        reason=reason,
+        http_status=raw.http_status,
+        text="".join(texts),
+        reasoning_text="".join(rtexts),
+        server_draft_tokens=draft_n,
+        server_accepted_tokens=accepted_n,
+        bytes_received=nbytes,
     )
 
 
@@ -288,9 +327,21 @@ def max_tokens_of(body: dict[str, Any]) -> int | None:
     return int(v) if isinstance(v, int) else None
 
 
-async def stream_chat(session: aiohttp.ClientSession, base_url: str, prompt_id: str, body: dict[str, Any], *,
-                      intended_ns: int | None = None) -> StreamRecord:
+async def stream_chat(
+    session: aiohttp.ClientSession,
+    base_url: str,
+    prompt_id: str,
+    body: dict[str, Any],
+    *,
+    intended_ns: int | None = None,
+) -> StreamRecord:
     """One streaming chat completion, captured then parsed. See :func:`capture_stream` / :func:`parse_capture`."""
-    raw = await capture_stream(session, chat_url(base_url), prompt_id, prepare_body(body),
-                               max_tokens=max_tokens_of(body), intended_ns=intended_ns)
+    raw = await capture_stream(
+        session,
+        chat_url(base_url),
+        prompt_id,
+        prepare_body(body),
+        max_tokens=max_tokens_of(body),
+        intended_ns=intended_ns,
+    )
     return parse_capture(raw)

@@ -53,8 +53,10 @@ class WireTarget:
         self.port = u.port or 80
         path = (u.path or "/") + (f"?{u.query}" if u.query else "")
         host_hdr = u.netloc.rsplit("@", 1)[-1]
-        self._head = (f"POST {path} HTTP/1.1\r\nHost: {host_hdr}\r\nContent-Type: application/json\r\n"
-                      f"Accept: text/event-stream\r\nAccept-Encoding: identity\r\n").encode("latin-1")
+        self._head = (
+            f"POST {path} HTTP/1.1\r\nHost: {host_hdr}\r\nContent-Type: application/json\r\n"
+            f"Accept: text/event-stream\r\nAccept-Encoding: identity\r\n"
+        ).encode("latin-1")
 
     def request(self, body: bytes) -> bytes:
         """The whole request (head + ``Content-Length`` + body) as one bytes object, built off the hot path."""
@@ -127,7 +129,7 @@ class WireConnection(asyncio.Protocol):
                 return "timeout"
             try:
                 return await asyncio.wait_for(asyncio.shield(done), (wake_ns - now) / 1e9)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
 
     def close(self) -> None:
@@ -139,13 +141,22 @@ class WireConnection(asyncio.Protocol):
 async def open_wire(target: WireTarget, settings: ClientSettings) -> WireConnection:
     """Open one connection (TCP_NODELAY is set by asyncio); raises OSError / asyncio.TimeoutError."""
     loop = asyncio.get_running_loop()
-    _, proto = await asyncio.wait_for(loop.create_connection(WireConnection, target.host, target.port),
-                                      settings.connect_timeout_s)
+    _, proto = await asyncio.wait_for(
+        loop.create_connection(WireConnection, target.host, target.port), settings.connect_timeout_s
+    )
     return proto
 
 
-async def capture_wire(slot: list, target: WireTarget, prompt_id: str, request: bytes, settings: ClientSettings, *,
-                       max_tokens: int | None = None, intended_ns: int | None = None) -> RawCapture:
+async def capture_wire(
+    slot: list,
+    target: WireTarget,
+    prompt_id: str,
+    request: bytes,
+    settings: ClientSettings,
+    *,
+    max_tokens: int | None = None,
+    intended_ns: int | None = None,
+) -> RawCapture:
     """One request on the slot's connection (``slot[0]``, opened or reopened as needed); raw reads kept.
 
     Args:
@@ -167,7 +178,7 @@ async def capture_wire(slot: list, target: WireTarget, prompt_id: str, request: 
         slot[0] = None
         try:
             conn = slot[0] = await open_wire(target, settings)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raw.error = "timeout"
         except OSError as exc:
             raw.error = f"connect failed: {exc}"[:200]

@@ -31,9 +31,9 @@ import math
 import multiprocessing as mp
 import os
 import traceback
-from time import perf_counter
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
+from time import perf_counter
 from typing import Any
 
 from specscope import errors
@@ -42,8 +42,15 @@ from specscope.client.settings import ClientSettings
 from specscope.errors import ClientWorkerError, SpecscopeError
 from specscope.records import StreamRecord
 
-__all__ = ["auto_workers", "resolve_workers", "split_load", "run_in_workers", "ClientWorkerError",
-           "PROCESS_EVENTS_PER_S", "ASSUMED_STREAM_EVENTS_PER_S"]
+__all__ = [
+    "auto_workers",
+    "resolve_workers",
+    "split_load",
+    "run_in_workers",
+    "ClientWorkerError",
+    "PROCESS_EVENTS_PER_S",
+    "ASSUMED_STREAM_EVENTS_PER_S",
+]
 
 # Measured (recorded in benchmarks/RESULTS.md, "Client scaling"): firehose truth server pinned to CPU 0,
 # one client process pinned to CPU 1, concurrency 64, 256 tokens per request, 1 token per SSE event, this 2-core
@@ -65,8 +72,13 @@ def _available_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def auto_workers(concurrency: int, n_requests: int | None = None, *, expected_events_per_s: float | None = None,
-                 cpu_count: int | None = None) -> int:
+def auto_workers(
+    concurrency: int,
+    n_requests: int | None = None,
+    *,
+    expected_events_per_s: float | None = None,
+    cpu_count: int | None = None,
+) -> int:
     """How many client processes a fixed-concurrency cell needs (the ``workers="auto"`` rule; a pure function).
 
     ``rate = expected_events_per_s`` or, when unknown, ``concurrency x ASSUMED_STREAM_EVENTS_PER_S`` (events/s).
@@ -85,12 +97,20 @@ def auto_workers(concurrency: int, n_requests: int | None = None, *, expected_ev
         ConfigError: ``concurrency`` < 1 or a negative rate.
     """
     if concurrency < 1:
-        raise errors.ConfigError("concurrency must be at least 1", found=concurrency, expected=">= 1",
-                                 fix="pass a positive concurrency level")
+        raise errors.ConfigError(
+            "concurrency must be at least 1",
+            found=concurrency,
+            expected=">= 1",
+            fix="pass a positive concurrency level",
+        )
     rate = concurrency * ASSUMED_STREAM_EVENTS_PER_S if expected_events_per_s is None else expected_events_per_s
     if rate < 0:
-        raise errors.ConfigError("the expected event rate is negative", found=rate, expected=">= 0 events/s",
-                                 fix="pass the expected aggregate SSE events per second, or None")
+        raise errors.ConfigError(
+            "the expected event rate is negative",
+            found=rate,
+            expected=">= 0 events/s",
+            fix="pass the expected aggregate SSE events per second, or None",
+        )
     if rate <= PROCESS_EVENTS_PER_S:
         return 1
     w = min(math.ceil(rate / PROCESS_EVENTS_PER_S), cpu_count or _available_cpus(), concurrency)
@@ -118,9 +138,12 @@ def split_load(n_requests: int, concurrency: int, workers: int) -> list[tuple[in
         ConfigError: ``workers`` < 1 or > ``concurrency``.
     """
     if workers < 1 or workers > concurrency:
-        raise errors.ConfigError("each client worker needs at least one stream slot", found=f"workers={workers}, "
-                                 f"concurrency={concurrency}", expected="1 <= workers <= concurrency",
-                                 fix="use fewer workers (ClientSettings.workers)")
+        raise errors.ConfigError(
+            "each client worker needs at least one stream slot",
+            found=f"workers={workers}, concurrency={concurrency}",
+            expected="1 <= workers <= concurrency",
+            fix="use fewer workers (ClientSettings.workers)",
+        )
     slots = [concurrency // workers + (w < concurrency % workers) for w in range(workers)]
     idx: list[list[int]] = [[] for _ in range(workers)]
     for i in range(n_requests):
@@ -140,7 +163,7 @@ async def _readable(conn: Connection, timeout_s: float | None, poll_s: float = 0
     deadline = None if timeout_s is None else perf_counter() + timeout_s
     while not conn.poll():
         if deadline is not None and perf_counter() > deadline:
-            raise asyncio.TimeoutError
+            raise TimeoutError
         await asyncio.sleep(poll_s)
 
 
@@ -179,8 +202,14 @@ def _worker_main(conn: Connection, job: dict[str, Any]) -> None:
         out = run_sync(_worker_cell(conn, job))
         conn.send(("ok", out))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises a SpecscopeError
-        info = (type(exc).__name__, str(exc), getattr(exc, "found", None), getattr(exc, "expected", None),
-                getattr(exc, "fix", None), traceback.format_exc(limit=6))
+        info = (
+            type(exc).__name__,
+            str(exc),
+            getattr(exc, "found", None),
+            getattr(exc, "expected", None),
+            getattr(exc, "fix", None),
+            traceback.format_exc(limit=6),
+        )
         try:
             conn.send(("error", info))
         except OSError:
@@ -195,32 +224,48 @@ def _reraise(w: int, info: tuple) -> None:
     cls = getattr(errors, name, None)
     if isinstance(cls, type) and issubclass(cls, SpecscopeError):
         raise cls(msg, found=found, expected=expected, fix=fix)
-    raise ClientWorkerError(f"client worker {w} failed: {name}: {msg}", found=tb.strip().splitlines()[-1],
-                            expected="a worker that runs its share of the cell",
-                            fix="run with ClientSettings(workers=1) to see the error in this process")
+    raise ClientWorkerError(
+        f"client worker {w} failed: {name}: {msg}",
+        found=tb.strip().splitlines()[-1],
+        expected="a worker that runs its share of the cell",
+        fix="run with ClientSettings(workers=1) to see the error in this process",
+    )
 
 
 async def _recv(conn: Connection, w: int, timeout_s: float, what: str) -> Any:
     try:
         await _readable(conn, timeout_s, poll_s=0.005)
         msg = conn.recv()  # blocking: the worker is writing it now
-    except asyncio.TimeoutError:
-        raise ClientWorkerError(f"client worker {w} did not {what} in time", found=f"no answer after {timeout_s:g} s",
-                                expected=f"worker {what}",
-                                fix="check the machine's load, or use ClientSettings(workers=1)") from None
+    except TimeoutError:
+        raise ClientWorkerError(
+            f"client worker {w} did not {what} in time",
+            found=f"no answer after {timeout_s:g} s",
+            expected=f"worker {what}",
+            fix="check the machine's load, or use ClientSettings(workers=1)",
+        ) from None
     except (EOFError, OSError):
-        raise ClientWorkerError(f"client worker {w} died before it could {what}", found="its pipe closed",
-                                expected=f"worker {what}",
-                                fix="check memory limits, or use ClientSettings(workers=1)") from None
+        raise ClientWorkerError(
+            f"client worker {w} died before it could {what}",
+            found="its pipe closed",
+            expected=f"worker {what}",
+            fix="check memory limits, or use ClientSettings(workers=1)",
+        ) from None
     if msg[0] == "error":
         _reraise(w, msg[1])
     return msg
 
 
-async def run_in_workers(base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int,
-                         settings: ClientSettings, workers: int, *, thresholds: CheckThresholds | None = None,
-                         check: bool = True, start_timeout_s: float = 120.0,
-                         ) -> tuple[list[StreamRecord], ClientCheck | None]:
+async def run_in_workers(
+    base_url: str,
+    requests: Sequence[tuple[str, dict[str, Any]]],
+    concurrency: int,
+    settings: ClientSettings,
+    workers: int,
+    *,
+    thresholds: CheckThresholds | None = None,
+    check: bool = True,
+    start_timeout_s: float = 120.0,
+) -> tuple[list[StreamRecord], ClientCheck | None]:
     """Run a fixed-concurrency cell with ``workers`` spawned client processes (see the module docstring).
 
     Args:
@@ -247,8 +292,15 @@ async def run_in_workers(base_url: str, requests: Sequence[tuple[str, dict[str, 
     try:
         for slots, idx in shares:
             parent, child = ctx.Pipe(duplex=True)
-            job = {"base_url": base_url, "requests": [requests[i] for i in idx], "slots": slots, "settings": settings,
-                   "thresholds": thresholds, "check": check, "go_timeout_s": start_timeout_s * 2}
+            job = {
+                "base_url": base_url,
+                "requests": [requests[i] for i in idx],
+                "slots": slots,
+                "settings": settings,
+                "thresholds": thresholds,
+                "check": check,
+                "go_timeout_s": start_timeout_s * 2,
+            }
             p = ctx.Process(target=_worker_main, args=(child, job), daemon=True, name="specscope-client-worker")
             await loop.run_in_executor(None, p.start)  # spawn pickles the job; keep the loop free meanwhile
             child.close()
@@ -294,5 +346,14 @@ async def run_in_workers(base_url: str, requests: Sequence[tuple[str, dict[str, 
     merged = [r for r in records if r is not None]
     if not check:
         return merged, None
-    return merged, check_from_samples(merged, loop_lags, read_lags, wall_ns=wall_ns, client_cpu_ns=cpu_ns,
-                                      interval_ns=MS, thresholds=thresholds, settings=settings, workers=workers)
+    return merged, check_from_samples(
+        merged,
+        loop_lags,
+        read_lags,
+        wall_ns=wall_ns,
+        client_cpu_ns=cpu_ns,
+        interval_ns=MS,
+        thresholds=thresholds,
+        settings=settings,
+        workers=workers,
+    )

@@ -111,7 +111,7 @@ class EngineConfig(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _consistent(self) -> "EngineConfig":
+    def _consistent(self) -> EngineConfig:
         uses_draft = "draft-simple" in self.spec_types
         has_draft = self.draft_path is not None or self.draft_quant is not None
         if uses_draft and not has_draft:
@@ -151,7 +151,7 @@ class EngineConfig(BaseModel):
         """True when the draft must be derived by re-quantization before the server starts."""
         return self.draft_path is None and self.draft_quant not in (None, "self")
 
-    def with_updates(self, **changes: Any) -> "EngineConfig":
+    def with_updates(self, **changes: Any) -> EngineConfig:
         """A validated copy with ``changes`` applied (e.g. ``n_parallel=4``).
 
         Raises:
@@ -193,9 +193,7 @@ def named_configs() -> dict[str, EngineConfig]:
         "base": EngineConfig(name="base"),
         "ngram": EngineConfig(name="ngram", spec_types=("ngram-mod",)),
         "draft": EngineConfig(name="draft", spec_types=("draft-simple",), draft_quant="Q4_0"),
-        "draft-ngram": EngineConfig(
-            name="draft-ngram", spec_types=("draft-simple", "ngram-mod"), draft_quant="Q4_0"
-        ),
+        "draft-ngram": EngineConfig(name="draft-ngram", spec_types=("draft-simple", "ngram-mod"), draft_quant="Q4_0"),
         "self-draft": EngineConfig(name="self-draft", spec_types=("draft-simple",), draft_quant="self"),
         "synth": EngineConfig(
             name="synth",
@@ -255,14 +253,21 @@ def llama_server_argv(
     t = str(config.threads)
     argv = [
         "llama-server",
-        "-m", str(model_path),
+        "-m",
+        str(model_path),
         *(["--alias", alias] if alias else []),
-        "--host", host,
-        "--port", str(port),
-        "-c", str(config.n_ctx_tokens),
-        "-np", str(config.n_parallel),
-        "-t", t,
-        "-tb", t,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "-c",
+        str(config.n_ctx_tokens),
+        "-np",
+        str(config.n_parallel),
+        "-t",
+        t,
+        "-tb",
+        t,
         "--metrics",
     ]
     if config.threads_http is not None:
@@ -273,11 +278,16 @@ def llama_server_argv(
         argv += ["--spec-type", config.spec_type_arg]
     if draft_path is not None:
         argv += [
-            "-md", str(draft_path),
-            "-td", t,
-            "-tbd", t,
-            "--spec-draft-n-max", str(config.draft_n_max_tokens),
-            "--spec-draft-n-min", str(config.draft_n_min_tokens),
+            "-md",
+            str(draft_path),
+            "-td",
+            t,
+            "-tbd",
+            t,
+            "--spec-draft-n-max",
+            str(config.draft_n_max_tokens),
+            "--spec-draft-n-min",
+            str(config.draft_n_min_tokens),
         ]
     for flag, value in (
         ("--spec-ngram-mod-n-match", config.ngram_mod_n_match_tokens),

@@ -83,7 +83,7 @@ class DraftInfo:
         return d
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "DraftInfo":
+    def from_dict(cls, data: dict[str, Any]) -> DraftInfo:
         """Inverse of :meth:`to_dict`."""
         return cls(**{**data, "path": Path(data["path"]), "source_path": Path(data["source_path"])})
 

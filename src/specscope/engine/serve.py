@@ -30,7 +30,10 @@ from typing import Any
 
 from specscope.engine.config import EngineConfig
 
-def build_params(config: EngineConfig, *, model_path: str, draft_path: str | None, alias: str, host: str, port: int) -> Any:
+
+def build_params(
+    config: EngineConfig, *, model_path: str, draft_path: str | None, alias: str, host: str, port: int
+) -> Any:
     """Translate an :class:`EngineConfig` into ``xllamacpp.CommonParams``.
 
     Returns:

@@ -107,7 +107,7 @@ class EmbeddedServer:
         self._model_sha256: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
-    def __enter__(self) -> "EmbeddedServer":
+    def __enter__(self) -> EmbeddedServer:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
@@ -122,7 +122,7 @@ class EmbeddedServer:
         """True while the child process is alive."""
         return self._proc is not None and self._proc.poll() is None
 
-    def start(self) -> "EmbeddedServer":
+    def start(self) -> EmbeddedServer:
         """Prepare files, spawn the child, wait for health. Idempotent while running; returns ``self``."""
         if self.is_running():
             return self
@@ -154,13 +154,23 @@ class EmbeddedServer:
                     "the draft model file does not exist", found=str(path), expected="an existing GGUF file"
                 )
             self.draft = DraftInfo(
-                path=path.resolve(), quant="file", method="file", size_bytes=path.stat().st_size,
-                source_path=path.resolve(), source_sha256="", derive_s=0.0,
+                path=path.resolve(),
+                quant="file",
+                method="file",
+                size_bytes=path.stat().st_size,
+                source_path=path.resolve(),
+                source_sha256="",
+                derive_s=0.0,
             )
         elif cfg.draft_quant == "self":
             self.draft = DraftInfo(
-                path=self.model_path, quant="self", method="self", size_bytes=self.model_path.stat().st_size,
-                source_path=self.model_path, source_sha256="", derive_s=0.0,
+                path=self.model_path,
+                quant="self",
+                method="self",
+                size_bytes=self.model_path.stat().st_size,
+                source_path=self.model_path,
+                source_sha256="",
+                derive_s=0.0,
             )
         elif cfg.draft_quant is not None:
             self.draft = derive_draft(cfg.draft_cache_dir, cfg.draft_quant, source=self.model_path, threads=cfg.threads)
@@ -202,7 +212,7 @@ class EmbeddedServer:
         return ServerStartError(
             message,
             found=found,
-            expected="GET /health -> 200 {\"status\": \"ok\"}",
+            expected='GET /health -> 200 {"status": "ok"}',
             fix=f"see the server log {self.log_path}",
             log_tail=log_tail(self.log_path),
         )

@@ -104,7 +104,8 @@ class HttpxChat:
                 # httpx's status errors carry a second "For more information" line: keep the error to one line
                 "no OpenAI-compatible server answered",
                 found=f"GET {url}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
-                expected="HTTP 200 with a model list", fix="check --server (e.g. http://127.0.0.1:8000) and that it is up",
+                expected="HTTP 200 with a model list",
+                fix="check --server (e.g. http://127.0.0.1:8000) and that it is up",
             ) from None
 
     def complete(self, base_url: str, request: dict[str, Any]) -> ProbeOutput:
@@ -117,8 +118,9 @@ class HttpxChat:
             return ProbeOutput(error=f"{type(exc).__name__}: {exc}", elapsed_ns=time.perf_counter_ns() - start_ns)
         elapsed_ns = time.perf_counter_ns() - start_ns
         if r.status_code != 200:
-            return ProbeOutput(http_status=r.status_code, error=f"http {r.status_code}: {r.text[:200]}",
-                               elapsed_ns=elapsed_ns)
+            return ProbeOutput(
+                http_status=r.status_code, error=f"http {r.status_code}: {r.text[:200]}", elapsed_ns=elapsed_ns
+            )
         try:
             body = r.json()
         except ValueError:

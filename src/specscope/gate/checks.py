@@ -19,11 +19,13 @@ from specscope.gate.sandbox import extract_code, run_code_tests
 from specscope.gate.text_metrics import (
     extract_final_number,
     first_divergence,
-    max_repeated_ngram_count as ngram_max_count,
     numbers_equal,
     split_think,
     unique_word_ratio,
     words,
+)
+from specscope.gate.text_metrics import (
+    max_repeated_ngram_count as ngram_max_count,
 )
 
 __all__ = [
@@ -85,15 +87,23 @@ def check_thinking(out: ProbeOutput, expected_answer: str | int, *, require_reas
     elif closed is None and require_reasoning:
         problems.append("no thinking emitted")
     if out.finish_reason != "stop":
-        problems.append(f"finish reason {out.finish_reason!r}, expected 'stop'" + (
-            " (cut by max_tokens)" if out.finish_reason == "length" else ""))
+        problems.append(
+            f"finish reason {out.finish_reason!r}, expected 'stop'"
+            + (" (cut by max_tokens)" if out.finish_reason == "length" else "")
+        )
     if found is None:
         problems.append("no final answer")
     elif not numbers_equal(found, expected_answer):
         problems.append(f"answer {found}, expected {expected_answer}")
     if problems:
         return Check(False, "; ".join(problems), metrics)
-    note = " (no thinking emitted)" if closed is None else f" after {out.reasoning_tokens} thinking tokens" if out.reasoning_tokens is not None else ""
+    note = (
+        " (no thinking emitted)"
+        if closed is None
+        else f" after {out.reasoning_tokens} thinking tokens"
+        if out.reasoning_tokens is not None
+        else ""
+    )
     return Check(True, f"closed and answered {found}{note}", metrics)
 
 
@@ -104,10 +114,15 @@ def check_arithmetic(out: ProbeOutput, expected_answer: str | int) -> Check:
         return failed
     _, answer_text, _ = final_content(out)
     found = extract_final_number(answer_text)
-    metrics = {"answer": None if found is None else str(found), "expected": str(expected_answer),
-               "finish_reason": out.finish_reason}
+    metrics = {
+        "answer": None if found is None else str(found),
+        "expected": str(expected_answer),
+        "finish_reason": out.finish_reason,
+    }
     if found is None:
-        return Check(False, "no numeric answer" + (" (cut by max_tokens)" if out.finish_reason == "length" else ""), metrics)
+        return Check(
+            False, "no numeric answer" + (" (cut by max_tokens)" if out.finish_reason == "length" else ""), metrics
+        )
     if not numbers_equal(found, expected_answer):
         return Check(False, f"answer {found}, expected {expected_answer}", metrics)
     return Check(True, f"answered {found}", metrics)
@@ -126,8 +141,12 @@ def check_code(out: ProbeOutput, function: str, tests: str, *, timeout_s: float 
     if code is None:
         return Check(False, "no code in the answer", {"function": function})
     run = run_code_tests(code, tests, timeout_s=timeout_s)
-    metrics = {"function": function, "returncode": run.returncode, "timed_out": run.timed_out,
-               "elapsed_ns": run.elapsed_ns}
+    metrics = {
+        "function": function,
+        "returncode": run.returncode,
+        "timed_out": run.timed_out,
+        "elapsed_ns": run.elapsed_ns,
+    }
     if run.passed:
         return Check(True, f"{function}: tests passed", metrics)
     if run.timed_out:
@@ -193,8 +212,9 @@ def check_long_context(out: ProbeOutput, needle_answer: str) -> Check:
     return Check(False, f"answer {shown!r} does not contain {needle_answer!r}", metrics)
 
 
-def check_repetition(out: ProbeOutput, *, n: int = 8, max_repeated_ngram_count: int = 1,
-                     min_unique_word_ratio: float = 0.528) -> Check:
+def check_repetition(
+    out: ProbeOutput, *, n: int = 8, max_repeated_ngram_count: int = 1, min_unique_word_ratio: float = 0.528
+) -> Check:
     """Repetition gate (seed 003): the answer's largest repeated word n-gram count is at most the threshold
     and its unique-word ratio at least the threshold. Thinking text is not scored.
 
@@ -206,8 +226,13 @@ def check_repetition(out: ProbeOutput, *, n: int = 8, max_repeated_ngram_count: 
     _, answer_text, _ = final_content(out)
     count = ngram_max_count(answer_text, n)
     ratio = unique_word_ratio(answer_text)
-    metrics = {"max_repeated_ngram_count": count, "unique_word_ratio": ratio, "words": len(words(answer_text)),
-               "n": n, "output_tokens": out.output_tokens}
+    metrics = {
+        "max_repeated_ngram_count": count,
+        "unique_word_ratio": ratio,
+        "words": len(words(answer_text)),
+        "n": n,
+        "output_tokens": out.output_tokens,
+    }
     problems = []
     if ratio is None:
         problems.append("no prose in the answer")
@@ -220,8 +245,9 @@ def check_repetition(out: ProbeOutput, *, n: int = 8, max_repeated_ngram_count: 
     return Check(True, f"max {n}-gram count {count}, unique-word ratio {ratio:.3f}", metrics)
 
 
-def compare_outputs(probe: Probe, base_config: str, base: ProbeOutput, spec_config: str,
-                    spec: ProbeOutput) -> Comparison:
+def compare_outputs(
+    probe: Probe, base_config: str, base: ProbeOutput, spec_config: str, spec: ProbeOutput
+) -> Comparison:
     """Base vs speculative on one greedy prompt: identical sequence, first divergence, same final number.
 
     Token sequences come from logprobs when both outputs carry them (unit ``tokens``); otherwise the full

@@ -45,8 +45,12 @@ def load_probes(gate: str, profile: GateProfile | None = None) -> list[Probe]:
     probes = []
     for p in doc["probes"]:
         if gate == "long_context":
-            raise ConfigError("long_context probes are built, not loaded", found=gate,
-                              expected="build_long_context_probe()", fix="call build_long_context_probe")
+            raise ConfigError(
+                "long_context probes are built, not loaded",
+                found=gate,
+                expected="build_long_context_probe()",
+                fix="call build_long_context_probe",
+            )
         extra: dict[str, Any] = {}
         if gate == "thinking" and profile.thinking.chat_template_kwargs:
             extra["chat_template_kwargs"] = dict(profile.thinking.chat_template_kwargs)
@@ -61,8 +65,9 @@ def load_probes(gate: str, profile: GateProfile | None = None) -> list[Probe]:
     return probes
 
 
-def build_long_context_probe(context_tokens: int = 8192, depth_fraction: float = 0.5,
-                             chars_per_token: float = DEFAULT_CHARS_PER_TOKEN) -> Probe:
+def build_long_context_probe(
+    context_tokens: int = 8192, depth_fraction: float = 0.5, chars_per_token: float = DEFAULT_CHARS_PER_TOKEN
+) -> Probe:
     """The long-context probe: filler paragraphs cycled to about ``context_tokens`` tokens, with the
     needle sentence inserted at the paragraph boundary nearest ``depth_fraction`` of the filler.
 
@@ -86,14 +91,20 @@ def build_long_context_probe(context_tokens: int = 8192, depth_fraction: float =
     body.insert(at, spec["needle"])
     text = "Read the following text carefully.\n\n" + "\n\n".join(body) + "\n\n" + spec["question"]
     expected = dict(spec["expected"])
-    expected.update({"context_tokens": context_tokens, "depth_fraction": depth_fraction,
-                     "needle_paragraph": at, "paragraphs": len(body)})
-    return Probe(gate="long_context", id=spec["id"], messages=({"role": "user", "content": text},),
-                 expected=expected)
+    expected.update(
+        {
+            "context_tokens": context_tokens,
+            "depth_fraction": depth_fraction,
+            "needle_paragraph": at,
+            "paragraphs": len(body),
+        }
+    )
+    return Probe(gate="long_context", id=spec["id"], messages=({"role": "user", "content": text},), expected=expected)
 
 
-def load_suite(profile: GateProfile, gates: list[str] | None = None,
-               chars_per_token: float = DEFAULT_CHARS_PER_TOKEN) -> dict[str, list[Probe]]:
+def load_suite(
+    profile: GateProfile, gates: list[str] | None = None, chars_per_token: float = DEFAULT_CHARS_PER_TOKEN
+) -> dict[str, list[Probe]]:
     """Every enabled gate's probes (``compare`` included), limited by each section's ``limit``.
 
     Args:

@@ -108,7 +108,11 @@ def default_profile_text() -> str:
 def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for k, v in top.items():
-        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) and k != "chat_template_kwargs" else v
+        out[k] = (
+            _deep_merge(out[k], v)
+            if isinstance(v, dict) and isinstance(out.get(k), dict) and k != "chat_template_kwargs"
+            else v
+        )
     return out
 
 
@@ -139,9 +143,11 @@ def load_profile(path: str | Path | None = None) -> GateProfile:
     try:
         user = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError("gate profile not found", found=str(p), expected="a TOML file",
-                          fix="check the --profile path") from None
+        raise ConfigError(
+            "gate profile not found", found=str(p), expected="a TOML file", fix="check the --profile path"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("gate profile is not valid TOML", found=f"{p}: {exc}", expected="TOML",
-                          fix="fix the syntax error") from None
+        raise ConfigError(
+            "gate profile is not valid TOML", found=f"{p}: {exc}", expected="TOML", fix="fix the syntax error"
+        ) from None
     return _validate(_deep_merge(defaults, user), str(p))

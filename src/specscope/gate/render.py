@@ -31,15 +31,19 @@ def summary_line(run: GateRun) -> str:
     if not failed:
         return f"PASSED: all {len(run.verdicts)} gate checks passed."
     names = ", ".join(f"{v.gate} on {v.config}" for v in failed)
-    line = (f"FAILED: {len(failed)} of {len(run.verdicts)} gate checks failed ({names}). "
-            "Do not trust this deployment's speed numbers until these pass.")
+    line = (
+        f"FAILED: {len(failed)} of {len(run.verdicts)} gate checks failed ({names}). "
+        "Do not trust this deployment's speed numbers until these pass."
+    )
     cols = _columns(run)
     if len(cols) >= 2:
         base = cols[0]
         on_base = sorted({v.gate for v in failed if v.config == base})
         if on_base:
-            line += (f" {', '.join(on_base)} also fail{'s' if len(on_base) == 1 else ''} on the baseline {base!r}: "
-                     "that is the model's own capability, not something speculation broke.")
+            line += (
+                f" {', '.join(on_base)} also fail{'s' if len(on_base) == 1 else ''} on the baseline {base!r}: "
+                "that is the model's own capability, not something speculation broke."
+            )
         spec_only = sorted({v.gate for v in failed if v.config not in (base,) and v.gate != "compare"} - set(on_base))
         if spec_only:
             line += f" Failing only with speculation: {', '.join(spec_only)}."
@@ -47,7 +51,9 @@ def summary_line(run: GateRun) -> str:
 
 
 def _columns(run: GateRun) -> list[str]:
-    return [c["name"] for c in run.configs] or list(dict.fromkeys(v.config for v in run.verdicts if v.gate != "compare"))
+    return [c["name"] for c in run.configs] or list(
+        dict.fromkeys(v.config for v in run.verdicts if v.gate != "compare")
+    )
 
 
 def _cell(v) -> str:  # type: ignore[no-untyped-def]
@@ -114,16 +120,26 @@ def render_gate_markdown(run: GateRun) -> str:
     if comps:
         lines += ["", "## Base vs speculative", "", "| Pair | Verdict | Detail |", "|---|---|---|"]
         lines += [f"| {v.config} | {'PASS' if v.passed else 'FAIL'} | {_md_escape(v.why)} |" for v in comps]
-        lines += ["", "| Probe | Pair | Identical | First divergence | Base answer | Spec answer | Expected |",
-                  "|---|---|---|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            "| Probe | Pair | Identical | First divergence | Base answer | Spec answer | Expected |",
+            "|---|---|---|---:|---:|---:|---:|",
+        ]
         for c in run.comparisons:
             div = "-" if c.first_divergence is None else f"{c.unit[:-1]} {c.first_divergence}"
-            lines.append(f"| {c.probe_id} | {c.base_config} vs {c.spec_config} | {'yes' if c.identical else 'no'} | "
-                         f"{div} | {c.base_answer or '-'} | {c.spec_answer or '-'} | {c.expected_answer or '-'} |")
+            lines.append(
+                f"| {c.probe_id} | {c.base_config} vs {c.spec_config} | {'yes' if c.identical else 'no'} | "
+                f"{div} | {c.base_answer or '-'} | {c.spec_answer or '-'} | {c.expected_answer or '-'} |"
+            )
     thinking = [r for r in run.results if r.gate == "thinking"]
     if thinking:
-        lines += ["", "## Thinking termination", "", "| Config | Probe | Thinking tokens | Finish | Verdict |",
-                  "|---|---|---:|---|---|"]
+        lines += [
+            "",
+            "## Thinking termination",
+            "",
+            "| Config | Probe | Thinking tokens | Finish | Verdict |",
+            "|---|---|---:|---|---|",
+        ]
         for r in thinking:
             tokens = "?" if r.output.reasoning_tokens is None else f"{r.output.reasoning_tokens:,}"
             verdict = "pass" if r.check.passed else f"fail: {_md_escape(r.check.why)}"

@@ -72,8 +72,12 @@ def check_output(probe: Probe, out: ProbeOutput, profile: GateProfile) -> Check:
         return checks.check_long_context(out, exp["answer"])
     if probe.gate == "repetition":
         r = profile.repetition
-        return checks.check_repetition(out, n=r.n, max_repeated_ngram_count=r.max_repeated_ngram_count,
-                                       min_unique_word_ratio=r.min_unique_word_ratio)
+        return checks.check_repetition(
+            out,
+            n=r.n,
+            max_repeated_ngram_count=r.max_repeated_ngram_count,
+            min_unique_word_ratio=r.min_unique_word_ratio,
+        )
     raise ValueError(f"no checker for gate {probe.gate!r}")
 
 
@@ -98,7 +102,9 @@ def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def decide(results: Sequence[ProbeResult], comparisons: Sequence[Comparison], profile: GateProfile) -> list[GateVerdict]:
+def decide(
+    results: Sequence[ProbeResult], comparisons: Sequence[Comparison], profile: GateProfile
+) -> list[GateVerdict]:
     """Gate verdicts: one per (gate, config) present in ``results`` (``compare`` probes excluded) and one
     per compared config pair.
 
@@ -123,7 +129,9 @@ def decide(results: Sequence[ProbeResult], comparisons: Sequence[Comparison], pr
             if gate == "repetition":
                 ratios = [r.check.metrics.get("unique_word_ratio") for r in rs]
                 metrics["mean_unique_word_ratio"] = _mean([x for x in ratios if x is not None])
-                metrics["max_repeated_ngram_count"] = max(r.check.metrics.get("max_repeated_ngram_count", 0) for r in rs)
+                metrics["max_repeated_ngram_count"] = max(
+                    r.check.metrics.get("max_repeated_ngram_count", 0) for r in rs
+                )
             if gate == "long_context":
                 metrics["prompt_tokens"] = rs[0].output.prompt_tokens
             why = f"{ok}/{len(rs)} passed" + ("" if passed else f" (need {need:.0%})")
@@ -141,9 +149,20 @@ def decide(results: Sequence[ProbeResult], comparisons: Sequence[Comparison], pr
         why = f"{identical}/{len(cs)} identical sequences, {same}/{len(cs)} same answer"
         diverged = [c for c in cs if c.first_divergence is not None]
         if diverged:
-            why += f"; first divergence {diverged[0].probe_id} at {diverged[0].unit[:-1]} {diverged[0].first_divergence}"
-        verdicts.append(GateVerdict("compare", f"{base} vs {spec}", same, len(cs), passed, why,
-                                    {"identical": identical, "same_answer": same, "total": len(cs)}))
+            why += (
+                f"; first divergence {diverged[0].probe_id} at {diverged[0].unit[:-1]} {diverged[0].first_divergence}"
+            )
+        verdicts.append(
+            GateVerdict(
+                "compare",
+                f"{base} vs {spec}",
+                same,
+                len(cs),
+                passed,
+                why,
+                {"identical": identical, "same_answer": same, "total": len(cs)},
+            )
+        )
     return verdicts
 
 
@@ -216,8 +235,9 @@ def run_gate_suite(
                 for t in targets[1:]:
                     comparisons.append(checks.compare_outputs(probe, base, outs[base], t.name, outs[t.name]))
         verdicts = decide(results, comparisons, profile)
-        configs = tuple({"name": t.name, "base_url": urls.get(t.name, t.base_url), "model": models.get(t.name)}
-                        for t in targets)
+        configs = tuple(
+            {"name": t.name, "base_url": urls.get(t.name, t.base_url), "model": models.get(t.name)} for t in targets
+        )
         return GateRun(configs, tuple(results), tuple(comparisons), tuple(verdicts), profile.model_dump())
     finally:
         if own:

@@ -52,15 +52,19 @@ def write_gate_run(run: GateRun, folder: str | Path, *, extra_manifest: dict[str
         except (OSError, ValueError):
             kind = None
         if kind != "gate":
-            raise StoreError("the output folder already holds another run", found=f"{out} (kind {kind!r})",
-                             expected="a new folder or a gate run folder", fix="choose another --out folder")
+            raise StoreError(
+                "the output folder already holds another run",
+                found=f"{out} (kind {kind!r})",
+                expected="a new folder or a gate run folder",
+                fix="choose another --out folder",
+            )
     out.mkdir(parents=True, exist_ok=True)
     _write_json_atomic(out / "gate.json", {"schema_version": SCHEMA_VERSION, **run.to_dict()})
     manifest = {
         "kind": "gate",
         "schema_version": SCHEMA_VERSION,
         "specscope_version": __version__,
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created_utc": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "configs": list(run.configs),
         "passed": run.passed,
         "gates_failed": sum(not v.passed for v in run.verdicts),
@@ -83,15 +87,31 @@ def load_gate_run(path: str | Path) -> GateRun:
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
         data = json.loads((folder / "gate.json").read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise StoreError("not a gate run folder", found=f"{folder}: missing {Path(exc.filename).name}",
-                         expected="manifest.json and gate.json", fix="pass the folder written by specscope gate") from None
+        raise StoreError(
+            "not a gate run folder",
+            found=f"{folder}: missing {Path(exc.filename).name}",
+            expected="manifest.json and gate.json",
+            fix="pass the folder written by specscope gate",
+        ) from None
     except ValueError as exc:
-        raise StoreError("gate run folder has unreadable JSON", found=f"{folder}: {exc}",
-                         expected="JSON written by specscope gate", fix="re-run specscope gate") from None
+        raise StoreError(
+            "gate run folder has unreadable JSON",
+            found=f"{folder}: {exc}",
+            expected="JSON written by specscope gate",
+            fix="re-run specscope gate",
+        ) from None
     if manifest.get("kind") != "gate":
-        raise StoreError("not a gate run", found=f"kind {manifest.get('kind')!r} in {folder}/manifest.json",
-                         expected="kind 'gate'", fix="use specscope report for other runs")
+        raise StoreError(
+            "not a gate run",
+            found=f"kind {manifest.get('kind')!r} in {folder}/manifest.json",
+            expected="kind 'gate'",
+            fix="use specscope report for other runs",
+        )
     if data.get("schema_version") != SCHEMA_VERSION:
-        raise StoreError("gate run from an incompatible specscope", found=f"schema {data.get('schema_version')}",
-                         expected=f"schema {SCHEMA_VERSION}", fix="re-run specscope gate with this version")
+        raise StoreError(
+            "gate run from an incompatible specscope",
+            found=f"schema {data.get('schema_version')}",
+            expected=f"schema {SCHEMA_VERSION}",
+            fix="re-run specscope gate with this version",
+        )
     return GateRun.from_dict(data)

@@ -49,7 +49,9 @@ _RE_AVAIL_KV = re.compile(r"Available KV cache memory: (-?[\d.]+) GiB|Auto set \
 _RE_KV_SIZE = re.compile(r"(\b[A-Z]+(?: \+ host)?) KV cache size: (" + _NUM + r") tokens")
 _RE_MAX_CONC = re.compile(r"Maximum concurrency for (" + _NUM + r") tokens per request: ([\d.]+)x")
 _RE_VERSION = re.compile(r"Initializing a V1 LLM engine \(v([^)\s]+)\)|vLLM API server version ([^\s,]+)")
-_RE_SPEC_REPR = re.compile(r"speculative_config=SpeculativeConfig\(method='([^']*)', model=(None|'[^']*'), num_spec_tokens=(\d+)\)")
+_RE_SPEC_REPR = re.compile(
+    r"speculative_config=SpeculativeConfig\(method='([^']*)', model=(None|'[^']*'), num_spec_tokens=(\d+)\)"
+)
 _RE_SPEC_NONE = re.compile(r"speculative_config=None")
 _RE_NON_DEFAULT = re.compile(r"non-default args: (\{.*\})\s*$")
 _RE_CFG_KV_DTYPE = re.compile(r"\bkv_cache_dtype=(\w+)")
@@ -224,8 +226,12 @@ def parse_vllm_log(text: str) -> LogFacts:
                 spec_from_engine = {"method": m.group(1), "model": model, "num_speculative_tokens": int(m.group(3))}
             elif _RE_SPEC_NONE.search(line):
                 spec_from_engine = None
-            for regex, attr in ((_RE_CFG_KV_DTYPE, "kv_cache_dtype"), (_RE_CFG_QUANT, "quantization"),
-                                (_RE_CFG_DTYPE, "dtype"), (_RE_CFG_DEVICE, "device")):
+            for regex, attr in (
+                (_RE_CFG_KV_DTYPE, "kv_cache_dtype"),
+                (_RE_CFG_QUANT, "quantization"),
+                (_RE_CFG_DTYPE, "dtype"),
+                (_RE_CFG_DEVICE, "device"),
+            ):
                 if (m := regex.search(line)) and m.group(1) != "None":
                     setattr(facts, attr, m.group(1))
             if m := _RE_CFG_EAGER.search(line):

@@ -130,8 +130,12 @@ class VllmServer:
             log.flush()
             try:
                 self._proc = subprocess.Popen(
-                    self.argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env=env, start_new_session=True,
+                    self.argv,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env=env,
+                    start_new_session=True,
                 )
             except OSError as exc:
                 raise ServerStartError(
@@ -191,8 +195,12 @@ class VllmServer:
             self.model_name = ids[0]
 
     def _warm_up(self) -> None:
-        body = {"model": self.model_name, "messages": [{"role": "user", "content": "Say hello."}],
-                "max_tokens": 8, "temperature": 0}
+        body = {
+            "model": self.model_name,
+            "messages": [{"role": "user", "content": "Say hello."}],
+            "max_tokens": 8,
+            "temperature": 0,
+        }
         for _ in range(self.warmup_requests):
             try:
                 httpx.post(f"{self.base_url}/v1/chat/completions", json=body, timeout=120.0)
@@ -217,8 +225,12 @@ class VllmServer:
         # children that outlived the leader (engine core) still share the process group
         self._signal_group(signal.SIGKILL)
         if self.docker:
-            subprocess.run(["docker", "rm", "-f", self.container_name], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, check=False)
+            subprocess.run(
+                ["docker", "rm", "-f", self.container_name],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
         return proc.returncode
 
     def _signal_group(self, sig: signal.Signals) -> None:

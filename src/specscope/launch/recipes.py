@@ -209,13 +209,28 @@ def docker_argv(recipe: Recipe, *, port: int, container_name: str, hf_cache: str
             would not run what the recipe describes.
     """
     if recipe.vllm_command != ["vllm"]:
-        raise ConfigError("this recipe runs its own vLLM command, not the vllm/vllm-openai image",
-                          found=f"vllm_command = {recipe.vllm_command}", expected='vllm_command = ["vllm"] for --docker',
-                          fix="run it as a local process (drop --docker), or set docker_image to a matching image "
-                              "and vllm_command to the default")
+        raise ConfigError(
+            "this recipe runs its own vLLM command, not the vllm/vllm-openai image",
+            found=f"vllm_command = {recipe.vllm_command}",
+            expected='vllm_command = ["vllm"] for --docker',
+            fix="run it as a local process (drop --docker), or set docker_image to a matching image "
+            "and vllm_command to the default",
+        )
     cache = os.path.expanduser(hf_cache or "~/.cache/huggingface")
-    argv = ["docker", "run", "--rm", "--name", container_name, "--gpus", recipe.docker_gpus, "--ipc=host",
-            "-p", f"127.0.0.1:{port}:8000", "-v", f"{cache}:/root/.cache/huggingface"]
+    argv = [
+        "docker",
+        "run",
+        "--rm",
+        "--name",
+        container_name,
+        "--gpus",
+        recipe.docker_gpus,
+        "--ipc=host",
+        "-p",
+        f"127.0.0.1:{port}:8000",
+        "-v",
+        f"{cache}:/root/.cache/huggingface",
+    ]
     for path in (recipe.model, recipe.draft_model):
         if path and Path(_expand(path)).is_dir():
             local = _expand(path)
@@ -257,23 +272,39 @@ def parse_recipes(text: str, *, source: str = "<string>") -> RecipeBook:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError("recipe file is not valid TOML", found=f"{source}: {exc}", expected="TOML",
-                          fix="fix the syntax at the line named") from None
+        raise ConfigError(
+            "recipe file is not valid TOML",
+            found=f"{source}: {exc}",
+            expected="TOML",
+            fix="fix the syntax at the line named",
+        ) from None
     unknown = sorted(set(doc) - {"defaults", "recipes"})
     if unknown:
-        raise ConfigError("unknown top-level table in recipe file", found=f"{source}: {', '.join(unknown)}",
-                          expected="[defaults] and [recipes.NAME] tables", fix="move those keys under [recipes.NAME]")
+        raise ConfigError(
+            "unknown top-level table in recipe file",
+            found=f"{source}: {', '.join(unknown)}",
+            expected="[defaults] and [recipes.NAME] tables",
+            fix="move those keys under [recipes.NAME]",
+        )
     defaults = doc.get("defaults", {})
     recipes: dict[str, Recipe] = {}
     for name, body in doc.get("recipes", {}).items():
         if not isinstance(body, dict):
-            raise ConfigError("recipe is not a table", found=f"{source}: recipes.{name} = {body!r}",
-                              expected=f"[recipes.{name}] with keys", fix="write it as a TOML table")
+            raise ConfigError(
+                "recipe is not a table",
+                found=f"{source}: recipes.{name} = {body!r}",
+                expected=f"[recipes.{name}] with keys",
+                fix="write it as a TOML table",
+            )
         body = dict(body)
         inherit = body.pop("inherit_defaults", True)
         if not isinstance(inherit, bool):
-            raise ConfigError("inherit_defaults must be true or false", found=f"{source}: recipes.{name}",
-                              expected="a boolean", fix="write inherit_defaults = false")
+            raise ConfigError(
+                "inherit_defaults must be true or false",
+                found=f"{source}: recipes.{name}",
+                expected="a boolean",
+                fix="write inherit_defaults = false",
+            )
         merged = {**(defaults if inherit else {}), **body, "name": name}
         if body.get("method", "base") == "base":  # spec defaults must not leak into a base recipe
             for key in ("num_speculative_tokens", "draft_model", "prompt_lookup_min", "prompt_lookup_max"):
@@ -284,9 +315,12 @@ def parse_recipes(text: str, *, source: str = "<string>") -> RecipeBook:
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"]) or "recipe"
-            raise ConfigError(f"invalid recipe {name!r}", found=f"{source}: {where}: {err['msg']}",
-                              expected="fields of specscope.launch.recipes.Recipe",
-                              fix=f"edit [recipes.{name}] in {source}") from None
+            raise ConfigError(
+                f"invalid recipe {name!r}",
+                found=f"{source}: {where}: {err['msg']}",
+                expected="fields of specscope.launch.recipes.Recipe",
+                fix=f"edit [recipes.{name}] in {source}",
+            ) from None
     return RecipeBook(source=source, recipes=recipes)
 
 
@@ -303,6 +337,10 @@ def load_recipes(path: str | Path | None = None) -> RecipeBook:
     """
     p = Path(path) if path is not None else default_recipes_path()
     if not p.is_file():
-        raise ConfigError("recipe file not found", found=str(p), expected="a TOML recipe file",
-                          fix="pass --recipes PATH, or copy the default from `specscope serve --show-default-recipes`")
+        raise ConfigError(
+            "recipe file not found",
+            found=str(p),
+            expected="a TOML recipe file",
+            fix="pass --recipes PATH, or copy the default from `specscope serve --show-default-recipes`",
+        )
     return parse_recipes(p.read_text(encoding="utf-8"), source=str(p))

@@ -58,10 +58,14 @@ class PerRequestSpecDecode(BaseModel):
                 f"* num_spec_tokens {self.num_spec_tokens}"
             )
         if sum(self.acceptance_histogram) != self.num_spec_steps:
-            problems.append(f"sum(acceptance_histogram) {sum(self.acceptance_histogram)} != num_spec_steps {self.num_spec_steps}")
+            problems.append(
+                f"sum(acceptance_histogram) {sum(self.acceptance_histogram)} != num_spec_steps {self.num_spec_steps}"
+            )
         weighted = sum(i * n for i, n in enumerate(self.acceptance_histogram))
         if weighted != self.num_accepted_draft_tokens:
-            problems.append(f"sum(i*histogram[i]) {weighted} != num_accepted_draft_tokens {self.num_accepted_draft_tokens}")
+            problems.append(
+                f"sum(i*histogram[i]) {weighted} != num_accepted_draft_tokens {self.num_accepted_draft_tokens}"
+            )
         if len(self.acceptance_histogram) != self.num_spec_tokens + 1:
             problems.append(f"len(acceptance_histogram) {len(self.acceptance_histogram)} != num_spec_tokens + 1")
         return problems

@@ -72,13 +72,21 @@ def parse_mix(text: str) -> dict[str, float]:
         except ValueError:
             share = -1.0
         if not sep or not name.strip() or share < 0 or name.strip() in out:
-            raise ConfigError("bad --mix entry", found=part, expected="WORKLOAD=SHARE with SHARE >= 0, each workload once",
-                              fix="e.g. --mix prose=0.2,code=0.3,edit=0.5")
+            raise ConfigError(
+                "bad --mix entry",
+                found=part,
+                expected="WORKLOAD=SHARE with SHARE >= 0, each workload once",
+                fix="e.g. --mix prose=0.2,code=0.3,edit=0.5",
+            )
         out[name.strip()] = share
     total = sum(out.values())
     if total <= 0:
-        raise ConfigError("a --mix needs a positive share", found=text, expected="shares summing to more than 0",
-                          fix="e.g. --mix prose=0.2,code=0.3,edit=0.5")
+        raise ConfigError(
+            "a --mix needs a positive share",
+            found=text,
+            expected="shares summing to more than 0",
+            fix="e.g. --mix prose=0.2,code=0.3,edit=0.5",
+        )
     return {k: v / total for k, v in out.items() if v > 0}
 
 
@@ -167,8 +175,12 @@ def _mix_ratio(mix: Sequence[float]):
 
 
 def mix_speedup(
-    x_by_workload: Sequence[Sequence[float]], b_by_workload: Sequence[Sequence[float]], shares: Sequence[float], *,
-    seed: int = BOOTSTRAP_SEED, resamples: int = BOOTSTRAP_RESAMPLES,
+    x_by_workload: Sequence[Sequence[float]],
+    b_by_workload: Sequence[Sequence[float]],
+    shares: Sequence[float],
+    *,
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> tuple[float, float | None, float | None]:
     """S_mix and its paired bootstrap interval.
 
@@ -184,8 +196,11 @@ def mix_speedup(
 
 
 def geomean_mix_speedup(
-    levels: Sequence[tuple[Sequence[Sequence[float]], Sequence[Sequence[float]]]], shares: Sequence[float], *,
-    seed: int = BOOTSTRAP_SEED, resamples: int = BOOTSTRAP_RESAMPLES,
+    levels: Sequence[tuple[Sequence[Sequence[float]], Sequence[Sequence[float]]]],
+    shares: Sequence[float],
+    *,
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> tuple[float, float | None, float | None]:
     """Geometric mean over levels of S_mix, with a paired bootstrap interval (rounds paired across levels).
 
@@ -202,7 +217,7 @@ def geomean_mix_speedup(
 
     def stat(*arrays: np.ndarray, axis: int = -1) -> np.ndarray:
         # arrays: per level 2W series [..., n] -> [...] geometric mean of the per-level S_mix
-        per_level = [one(*arrays[i:i + 2 * nw], axis=axis) for i in range(0, len(arrays), 2 * nw)]
+        per_level = [one(*arrays[i : i + 2 * nw], axis=axis) for i in range(0, len(arrays), 2 * nw)]
         return np.exp(np.mean(np.log(np.stack(per_level, axis=-1)), axis=-1))
 
     arrays = [np.asarray(a, dtype=np.float64) for xs, bs in levels for a in (*xs, *bs)]  # L*2W x [n]
@@ -213,8 +228,15 @@ def geomean_mix_speedup(
         return point, point, point
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=sps.DegenerateDataWarning)
-        res = sps.bootstrap(tuple(arrays), stat, paired=True, vectorized=True, method="percentile",
-                            n_resamples=resamples, rng=np.random.default_rng(seed))
+        res = sps.bootstrap(
+            tuple(arrays),
+            stat,
+            paired=True,
+            vectorized=True,
+            method="percentile",
+            n_resamples=resamples,
+            rng=np.random.default_rng(seed),
+        )
     return point, float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
@@ -230,13 +252,23 @@ def find_crossovers(series: Iterable[tuple[int, float, str]], config: str, workl
     for (c0, s0, v0), (c1, s1, v1) in zip(pts, pts[1:]):
         if (s0 - 1.0) * (s1 - 1.0) < 0:
             firm = v0 in ("wins", "loses") and v1 in ("wins", "loses")
-            out.append(Crossover(config, workload, c0, c1, _interp_log2(c0, s0, c1, s1),
-                                 "wins->loses" if s0 > 1.0 else "loses->wins", firm))
+            out.append(
+                Crossover(
+                    config,
+                    workload,
+                    c0,
+                    c1,
+                    _interp_log2(c0, s0, c1, s1),
+                    "wins->loses" if s0 > 1.0 else "loses->wins",
+                    firm,
+                )
+            )
     return out
 
 
-def place_acceptance(summaries: Sequence[CellSummary], acceptance: float, config: str | None = None,
-                     baseline: str = "base") -> Placement:
+def place_acceptance(
+    summaries: Sequence[CellSummary], acceptance: float, config: str | None = None, baseline: str = "base"
+) -> Placement:
     """Place a measured acceptance rate between the run's workloads (see the module docstring).
 
     Raises:
@@ -244,21 +276,32 @@ def place_acceptance(summaries: Sequence[CellSummary], acceptance: float, config
             given while several configs draft; the config measured on fewer than one workload.
     """
     if not 0.0 <= acceptance <= 1.0:
-        raise ConfigError("--acceptance is a fraction", found=acceptance, expected="0..1 (accepted / drafted tokens)",
-                          fix="e.g. --acceptance 0.47")
+        raise ConfigError(
+            "--acceptance is a fraction",
+            found=acceptance,
+            expected="0..1 (accepted / drafted tokens)",
+            fix="e.g. --acceptance 0.47",
+        )
     views = pooled_acceptance(summaries)
     drafting = list(dict.fromkeys(c for c, _ in views if c != baseline))
     if not drafting:
-        raise ConfigError("the run has no acceptance counters", found="no config drafted",
-                          expected="a run with a speculative config", fix="bench a draft config with /metrics")
+        raise ConfigError(
+            "the run has no acceptance counters",
+            found="no config drafted",
+            expected="a run with a speculative config",
+            fix="bench a draft config with /metrics",
+        )
     if config is None:
         if len(drafting) > 1:
-            raise ConfigError("say which config the acceptance was measured with", found=", ".join(drafting),
-                              expected="--config NAME", fix=f"add --config {drafting[0]}")
+            raise ConfigError(
+                "say which config the acceptance was measured with",
+                found=", ".join(drafting),
+                expected="--config NAME",
+                fix=f"add --config {drafting[0]}",
+            )
         config = drafting[0]
     if config not in drafting:
-        raise ConfigError(f"config {config!r} has no acceptance in the run", found=config,
-                          expected=", ".join(drafting))
+        raise ConfigError(f"config {config!r} has no acceptance in the run", found=config, expected=", ".join(drafting))
     by_wl = {wl: v.acceptance_rate for (c, wl), v in views.items() if c == config and v.acceptance_rate is not None}
     order = sorted(by_wl.items(), key=lambda kv: kv[1])
     nearest = min(order, key=lambda kv: abs(kv[1] - acceptance))[0]
@@ -293,9 +336,15 @@ def _choose(cands: Sequence[tuple[str, float, str]], baseline: str) -> str:
 
 
 def advise(
-    summaries: Iterable[CellSummary], mix: Mapping[str, float] | None = None, *, baseline: str = "base",
-    concurrency: int | None = None, slo_ttft_s: float | None = None, acceptance: float | None = None,
-    acceptance_config: str | None = None, server_facts: Mapping[str, Mapping[str, Any]] | None = None,
+    summaries: Iterable[CellSummary],
+    mix: Mapping[str, float] | None = None,
+    *,
+    baseline: str = "base",
+    concurrency: int | None = None,
+    slo_ttft_s: float | None = None,
+    acceptance: float | None = None,
+    acceptance_config: str | None = None,
+    server_facts: Mapping[str, Mapping[str, Any]] | None = None,
     seed: int = BOOTSTRAP_SEED,
 ) -> Advice:
     """Advise a config per concurrency and overall for a mix (or for a measured acceptance).
@@ -309,18 +358,29 @@ def advise(
         placement = place_acceptance(cells, acceptance, acceptance_config, baseline)
         mix = placement.mix if mix is None else mix
     if not mix:
-        raise ConfigError("advise needs a traffic mix", found="no --mix and no --acceptance",
-                          expected="--mix prose=0.2,code=0.3,edit=0.5 or --acceptance 0.47")
+        raise ConfigError(
+            "advise needs a traffic mix",
+            found="no --mix and no --acceptance",
+            expected="--mix prose=0.2,code=0.3,edit=0.5 or --acceptance 0.47",
+        )
     workloads = list(dict.fromkeys(c.workload for c in cells))
     missing = [w for w in mix if w not in workloads]
     if missing:
-        raise ConfigError(f"workload {missing[0]!r} of the mix is not in the run", found=missing,
-                          expected=", ".join(workloads), fix="name the run's workloads in --mix")
+        raise ConfigError(
+            f"workload {missing[0]!r} of the mix is not in the run",
+            found=missing,
+            expected=", ".join(workloads),
+            fix="name the run's workloads in --mix",
+        )
     levels = sorted({c.concurrency for c in cells})
     if concurrency is not None:
         if concurrency not in levels:
-            raise ConfigError(f"concurrency {concurrency} was not measured", found=concurrency,
-                              expected=", ".join(map(str, levels)), fix="pick a measured level")
+            raise ConfigError(
+                f"concurrency {concurrency} was not measured",
+                found=concurrency,
+                expected=", ".join(map(str, levels)),
+                fix="pick a measured level",
+            )
         levels = [concurrency]
     configs = [c for c in dict.fromkeys(c.config for c in cells) if c != baseline]
     cell_speedups = paired_speedups(cells, baseline=baseline, seed=seed)
@@ -342,12 +402,18 @@ def advise(
             s, lo, hi = mix_speedup(xs, bs, shares, seed=seed)
             ok = True
             if slo_ttft_s is not None:
-                ttfts = [np.mean([c.ttft_p95_s for c in x.values() if c.ttft_p95_s is not None] or [np.inf]) for x, _ in per]
+                ttfts = [
+                    np.mean([c.ttft_p95_s for c in x.values() if c.ttft_p95_s is not None] or [np.inf]) for x, _ in per
+                ]
                 ok = max(ttfts) <= slo_ttft_s
-            cands.append(MixSpeedup(cfg, lev, len(rounds), s, lo, hi, verdict_of(lo, hi) if cfg != baseline else "baseline", ok))
+            cands.append(
+                MixSpeedup(cfg, lev, len(rounds), s, lo, hi, verdict_of(lo, hi) if cfg != baseline else "baseline", ok)
+            )
         eligible = [m for m in cands if m.eligible]
         if not eligible:
-            notes.append(f"c={lev}: no config meets the TTFT SLO" if slo_ttft_s is not None else f"c={lev}: no paired rounds")
+            notes.append(
+                f"c={lev}: no config meets the TTFT SLO" if slo_ttft_s is not None else f"c={lev}: no paired rounds"
+            )
             continue
         base_ok = any(m.config == baseline for m in eligible)
         pick = _choose([(m.config, m.speedup, m.verdict) for m in eligible if m.config != baseline], baseline)
@@ -361,44 +427,104 @@ def advise(
         chosen = next(m for m in cands if m.config == pick)
         per_wl = {}
         for w in workloads:
-            here = [(s.config, s.speedup or 0.0, s.verdict) for s in cell_speedups if s.workload == w and s.concurrency == lev]
+            here = [
+                (s.config, s.speedup or 0.0, s.verdict)
+                for s in cell_speedups
+                if s.workload == w and s.concurrency == lev
+            ]
             per_wl[w] = _choose(here, baseline)
         facts = (server_facts or {}).get(pick)
-        level_out.append(LevelAdvice(lev, pick, _k_of(pick, facts) if pick != baseline else 0, chosen.speedup,
-                                     chosen.ci_low, chosen.ci_high, reason, per_wl, cands))
+        level_out.append(
+            LevelAdvice(
+                lev,
+                pick,
+                _k_of(pick, facts) if pick != baseline else 0,
+                chosen.speedup,
+                chosen.ci_low,
+                chosen.ci_high,
+                reason,
+                per_wl,
+                cands,
+            )
+        )
     # overall: geometric mean of S_mix over the levels, among configs eligible everywhere
-    overall: dict[str, Any] = {"config": baseline, "k": 0, "geomean_speedup": 1.0, "ci_low": None, "ci_high": None,
-                               "verdict": "baseline", "levels": [lv.concurrency for lv in level_out]}
+    overall: dict[str, Any] = {
+        "config": baseline,
+        "k": 0,
+        "geomean_speedup": 1.0,
+        "ci_low": None,
+        "ci_high": None,
+        "verdict": "baseline",
+        "levels": [lv.concurrency for lv in level_out],
+    }
     best = None
     for cfg in configs:
         ss = [next((m for m in lv.candidates if m.config == cfg and m.eligible), None) for lv in level_out]
         if not level_out or not all(ss):
             continue
-        rounds = sorted(set.intersection(*(set(groups.get(GroupKey(c, w, lv.concurrency), {}))
-                                           for lv in level_out for w in wls for c in (cfg, baseline))))
+        rounds = sorted(
+            set.intersection(
+                *(
+                    set(groups.get(GroupKey(c, w, lv.concurrency), {}))
+                    for lv in level_out
+                    for w in wls
+                    for c in (cfg, baseline)
+                )
+            )
+        )
         if not rounds:
             continue
-        data = [([[metric_value(groups[GroupKey(cfg, w, lv.concurrency)][r], "output_tok_s") for r in rounds] for w in wls],
-                 [[metric_value(groups[GroupKey(baseline, w, lv.concurrency)][r], "output_tok_s") for r in rounds] for w in wls])
-                for lv in level_out]
+        data = [
+            (
+                [
+                    [metric_value(groups[GroupKey(cfg, w, lv.concurrency)][r], "output_tok_s") for r in rounds]
+                    for w in wls
+                ],
+                [
+                    [metric_value(groups[GroupKey(baseline, w, lv.concurrency)][r], "output_tok_s") for r in rounds]
+                    for w in wls
+                ],
+            )
+            for lv in level_out
+        ]
         g, lo, hi = geomean_mix_speedup(data, shares, seed=seed)
         if best is None or g > best["geomean_speedup"]:
-            best = {"config": cfg, "k": _k_of(cfg, (server_facts or {}).get(cfg)), "geomean_speedup": g, "ci_low": lo,
-                    "ci_high": hi, "verdict": verdict_of(lo, hi), "wins_at_levels": sum(m.verdict == "wins" for m in ss),
-                    "levels": [lv.concurrency for lv in level_out]}
+            best = {
+                "config": cfg,
+                "k": _k_of(cfg, (server_facts or {}).get(cfg)),
+                "geomean_speedup": g,
+                "ci_low": lo,
+                "ci_high": hi,
+                "verdict": verdict_of(lo, hi),
+                "wins_at_levels": sum(m.verdict == "wins" for m in ss),
+                "levels": [lv.concurrency for lv in level_out],
+            }
     if best is not None and best["verdict"] == "wins":
         overall = best
     elif best is not None:
         overall["best_other"] = best
     crossovers: list[Crossover] = []
     for cfg in configs:
-        crossovers += find_crossovers([(m.concurrency, m.speedup, m.verdict) for lv in level_out for m in lv.candidates
-                                       if m.config == cfg], cfg, None)
+        crossovers += find_crossovers(
+            [(m.concurrency, m.speedup, m.verdict) for lv in level_out for m in lv.candidates if m.config == cfg],
+            cfg,
+            None,
+        )
         for w in workloads:
-            crossovers += find_crossovers([(s.concurrency, s.speedup, s.verdict) for s in cell_speedups
-                                           if s.config == cfg and s.workload == w and s.speedup is not None], cfg, w)
-    flips = [{"from_config": a.config, "to_config": b.config, "below_level": a.concurrency, "above_level": b.concurrency}
-             for a, b in zip(level_out, level_out[1:]) if a.config != b.config]
+            crossovers += find_crossovers(
+                [
+                    (s.concurrency, s.speedup, s.verdict)
+                    for s in cell_speedups
+                    if s.config == cfg and s.workload == w and s.speedup is not None
+                ],
+                cfg,
+                w,
+            )
+    flips = [
+        {"from_config": a.config, "to_config": b.config, "below_level": a.concurrency, "above_level": b.concurrency}
+        for a, b in zip(level_out, level_out[1:])
+        if a.config != b.config
+    ]
     if any(lv.candidates and lv.candidates[0].repeats < 6 for lv in level_out):
         notes.append("fewer than 6 rounds: intervals are rough (see the report's note on few repeats)")
     return Advice(baseline, dict(mix), level_out, overall, crossovers, flips, placement, notes)

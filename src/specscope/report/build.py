@@ -21,8 +21,10 @@ class RunReport:
         self.summaries = run.summaries()
         self.server_facts = run.server_facts
         baseline = self.manifest.get("baseline") or "base"
-        self.tables: list[ReportTable] = [run_table(self.manifest, self.server_facts, len(self.summaries), self.path)] + bench_tables(self.summaries, baseline=baseline) + server_tables(
-            self.server_facts, baseline=baseline
+        self.tables: list[ReportTable] = (
+            [run_table(self.manifest, self.server_facts, len(self.summaries), self.path)]
+            + bench_tables(self.summaries, baseline=baseline)
+            + server_tables(self.server_facts, baseline=baseline)
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -44,12 +46,18 @@ def run_table(manifest: dict[str, Any], facts: dict[str, dict[str, Any]], cells_
     if planned is None:
         progress = f"{cells_stored} cells stored"
     else:
-        progress = f"{cells_stored} of {planned} cells" + ("" if finished else " — INCOMPLETE: finish it with "
-                                                               f"`specscope bench --resume {path}`")
+        progress = f"{cells_stored} of {planned} cells" + (
+            "" if finished else f" — INCOMPLETE: finish it with `specscope bench --resume {path}`"
+        )
     if crashes:
         progress += f"; sweeps stopped by a server crash: {', '.join(crashes)}"
-    models = sorted({str((f.get("model") or {}).get("name") if isinstance(f.get("model"), dict) else f.get("model"))
-                     for f in facts.values() if f.get("model")})
+    models = sorted(
+        {
+            str((f.get("model") or {}).get("name") if isinstance(f.get("model"), dict) else f.get("model"))
+            for f in facts.values()
+            if f.get("model")
+        }
+    )
     machine = manifest.get("machine") or {}
     rows = [
         ["engine", str(manifest.get("engine"))],
@@ -64,9 +72,13 @@ def run_table(manifest: dict[str, Any], facts: dict[str, dict[str, Any]], cells_
         ["machine", f"{machine.get('cpu', '')} ({machine.get('cpu_count')} cores)"],
         ["created", str(manifest.get("created"))],
     ]
-    return ReportTable("Run", ["what", "value"], rows,
-                       "Tokens from usage.completion_tokens; acceptance from /metrics counter deltas around each cell.",
-                       key="run")
+    return ReportTable(
+        "Run",
+        ["what", "value"],
+        rows,
+        "Tokens from usage.completion_tokens; acceptance from /metrics counter deltas around each cell.",
+        key="run",
+    )
 
 
 def load_run_report(path: Path | str) -> RunReport:

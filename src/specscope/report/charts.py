@@ -81,8 +81,13 @@ def _order(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
 
-def throughput_chart(cells: Sequence[CellSummary], metric: str = "output_tok_s", title: str = "Throughput vs concurrency",
-                     ylabel: str = "output tokens/s (all streams)", name: str = "throughput") -> Chart | None:
+def throughput_chart(
+    cells: Sequence[CellSummary],
+    metric: str = "output_tok_s",
+    title: str = "Throughput vs concurrency",
+    ylabel: str = "output tokens/s (all streams)",
+    name: str = "throughput",
+) -> Chart | None:
     """One panel per workload, one line per config: mean of ``metric`` over rounds vs requested streams."""
     groups = group_cells(cells)
     workloads, configs = _order(c.workload for c in cells), _order(c.config for c in cells)
@@ -138,8 +143,15 @@ def speedup_heatmap(cells: Sequence[CellSummary], speedups: Sequence[Speedup]) -
                 degraded = (cfg, wl, lev) in bad or (baseline, wl, lev) in bad
                 if s is not None and s.speedup and not degraded:
                     grid[i, j] = math.log2(s.speedup)
-                label = "deg" if degraded else ("" if s is None or s.speedup is None else
-                                                f"{100 * (s.speedup - 1):+.0f}%" + ("~" if s.verdict == "within noise" else ""))
+                label = (
+                    "deg"
+                    if degraded
+                    else (
+                        ""
+                        if s is None or s.speedup is None
+                        else f"{100 * (s.speedup - 1):+.0f}%" + ("~" if s.verdict == "within noise" else "")
+                    )
+                )
                 if degraded:
                     ax.add_patch(_grey_patch(j, i))
                 dark = not np.isnan(grid[i, j]) and abs(grid[i, j]) > 0.6 * lim
@@ -193,7 +205,7 @@ def position_chart(views: dict[tuple[str, str | None], AcceptanceView]) -> Chart
             if c != cfg:
                 continue
             pos = np.arange(1, len(v.unconditional) + 1)  # [k]
-            line, = ax.plot(pos, v.unconditional, marker="o", label=f"{wl} unconditional")
+            (line,) = ax.plot(pos, v.unconditional, marker="o", label=f"{wl} unconditional")
             cond = [np.nan if a is None else a for a in v.conditional]
             ax.plot(pos, cond, linestyle="--", marker="x", color=line.get_color(), label=f"{wl} conditional")
         ax.set_title(cfg)
@@ -228,7 +240,7 @@ def stream_band_chart(cells: Sequence[CellSummary]) -> Chart | None:
             if not xs:
                 continue
             qa = np.array(q)  # [levels, 5]
-            line, = ax.plot(xs, qa[:, 2], marker="o", label=cfg)
+            (line,) = ax.plot(xs, qa[:, 2], marker="o", label=cfg)
             ax.fill_between(xs, qa[:, 0], qa[:, 4], color=line.get_color(), alpha=0.12)
             ax.fill_between(xs, qa[:, 1], qa[:, 3], color=line.get_color(), alpha=0.28)
         _log2_axis(ax, levels)
@@ -252,8 +264,13 @@ def achieved_chart(cells: Sequence[CellSummary]) -> Chart | None:
     for cfg in configs:
         xs, ys = [], []
         for lev in levels:
-            vals = [c.achieved_concurrency for k, by in groups.items() if k.config == cfg and k.concurrency == lev
-                    for c in by.values() if c.achieved_concurrency is not None]
+            vals = [
+                c.achieved_concurrency
+                for k, by in groups.items()
+                if k.config == cfg and k.concurrency == lev
+                for c in by.values()
+                if c.achieved_concurrency is not None
+            ]
             if vals:
                 xs.append(lev)
                 ys.append(float(np.mean(vals)))

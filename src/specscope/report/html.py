@@ -71,30 +71,48 @@ def _f(x: float | None, fmt: str = "{:.2f}") -> str:
     return "–" if x is None or (isinstance(x, float) and not np.isfinite(x)) else fmt.format(x)
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], cls: str, left: int = 1,
-           row_classes: Sequence[str] | None = None) -> str:
+def _table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    cls: str,
+    left: int = 1,
+    row_classes: Sequence[str] | None = None,
+) -> str:
     """Cells in ``rows`` are already HTML-escaped; the first ``left`` columns are left-aligned."""
     head = "".join(f'<th class="l">{_e(h)}</th>' if i < left else f"<th>{_e(h)}</th>" for i, h in enumerate(headers))
     body = []
     for ri, row in enumerate(rows):
         rc = f' class="{row_classes[ri]}"' if row_classes and row_classes[ri] else ""
-        body.append(f"<tr{rc}>" + "".join(f'<td class="l">{c}</td>' if i < left else f"<td>{c}</td>"
-                                          for i, c in enumerate(row)) + "</tr>")
+        body.append(
+            f"<tr{rc}>"
+            + "".join(f'<td class="l">{c}</td>' if i < left else f"<td>{c}</td>" for i, c in enumerate(row))
+            + "</tr>"
+        )
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
 def _throughput_rows(cells: Sequence[CellSummary]) -> list[list[str]]:
     rows = []
-    for key, by in sorted(group_cells(cells, include_degraded=True).items(),
-                          key=lambda kv: (kv[0].workload, kv[0].concurrency, kv[0].config)):
+    for key, by in sorted(
+        group_cells(cells, include_degraded=True).items(),
+        key=lambda kv: (kv[0].workload, kv[0].concurrency, kv[0].config),
+    ):
         tput = [v for v in (metric_value(c, "output_tok_s") for c in by.values() if c.status == "ok") if v is not None]
         ach = [c.achieved_concurrency for c in by.values() if c.achieved_concurrency is not None]
         ttft = [c.ttft_p50_s for c in by.values() if c.ttft_p50_s is not None]
         label = f"target {key.concurrency} / achieved {_f(float(np.mean(ach)) if ach else None)}"
         cv = coefficient_of_variation(tput)
-        rows.append([_e(key.workload), _e(key.config), _e(label), _f(float(np.mean(tput)) if tput else None, "{:.1f}"),
-                     _f(None if cv is None else 100 * cv, "{:.2f}%"), _f(float(np.mean(ttft)) if ttft else None, "{:.3f}"),
-                     f"{len(tput)}/{len(by)}"])
+        rows.append(
+            [
+                _e(key.workload),
+                _e(key.config),
+                _e(label),
+                _f(float(np.mean(tput)) if tput else None, "{:.1f}"),
+                _f(None if cv is None else 100 * cv, "{:.2f}%"),
+                _f(float(np.mean(ttft)) if ttft else None, "{:.3f}"),
+                f"{len(tput)}/{len(by)}",
+            ]
+        )
     return rows
 
 
@@ -107,15 +125,39 @@ def _speedup_section(cells: Sequence[CellSummary], baseline: str) -> str:
     rows, classes = [], []
     for s in sp:
         ci = "–" if s.ci_low is None else f"{100 * (s.ci_low - 1):+.1f}% … {100 * (s.ci_high - 1):+.1f}%"
-        rows.append([_e(s.workload), _e(s.concurrency), _e(s.config), _f(None if s.speedup is None else 100 * (s.speedup - 1), "{:+.1f}%"),
-                     ci, _e(s.verdict), _f(None if s.config_cv is None else 100 * s.config_cv, "{:.2f}%"),
-                     _f(None if s.baseline_cv is None else 100 * s.baseline_cv, "{:.2f}%"), _e(s.repeats), _e(s.note)])
+        rows.append(
+            [
+                _e(s.workload),
+                _e(s.concurrency),
+                _e(s.config),
+                _f(None if s.speedup is None else 100 * (s.speedup - 1), "{:+.1f}%"),
+                ci,
+                _e(s.verdict),
+                _f(None if s.config_cv is None else 100 * s.config_cv, "{:.2f}%"),
+                _f(None if s.baseline_cv is None else 100 * s.baseline_cv, "{:.2f}%"),
+                _e(s.repeats),
+                _e(s.note),
+            ]
+        )
         classes.append({"wins": "wins", "loses": "loses"}.get(s.verdict, "noise"))
-    head = ["workload", "streams", "config", f"vs {baseline}", "95% CI", "verdict", "CV config", "CV base", "rounds", "note"]
-    return (_table(head, rows, "speedups", left=3, row_classes=classes) +
-            '<p class="note">Paired percentile bootstrap over rounds (scipy, fixed seed, 9999 resamples). An interval '
-            'that contains 0% is within noise, never a win. With 2 rounds the interval is only the range of the two '
-            'per-round ratios.</p>')
+    head = [
+        "workload",
+        "streams",
+        "config",
+        f"vs {baseline}",
+        "95% CI",
+        "verdict",
+        "CV config",
+        "CV base",
+        "rounds",
+        "note",
+    ]
+    return (
+        _table(head, rows, "speedups", left=3, row_classes=classes)
+        + '<p class="note">Paired percentile bootstrap over rounds (scipy, fixed seed, 9999 resamples). An interval '
+        "that contains 0% is within noise, never a win. With 2 rounds the interval is only the range of the two "
+        "per-round ratios.</p>"
+    )
 
 
 SHOWN_POSITIONS = 8
@@ -136,22 +178,45 @@ def _acceptance_section(cells: Sequence[CellSummary]) -> str:
     rows = []
     for (cfg, wl), v in views.items():
         flags = "<br>".join(f'<span class="flag">{_e(f)}</span>' for f in v.flags) or "ok"
-        rows.append([_e(cfg), _e(wl), _f(v.acceptance_rate, "{:.3f}"), _f(v.acceptance_length, "{:.3f}"),
-                     _f(v.length_from_positions, "{:.3f}"), _positions([f"{u:.3f}" for u in v.unconditional]),
-                     _positions(["–" if a is None else f"{a:.3f}" for a in v.conditional]), flags])
+        rows.append(
+            [
+                _e(cfg),
+                _e(wl),
+                _f(v.acceptance_rate, "{:.3f}"),
+                _f(v.acceptance_length, "{:.3f}"),
+                _f(v.length_from_positions, "{:.3f}"),
+                _positions([f"{u:.3f}" for u in v.unconditional]),
+                _positions(["–" if a is None else f"{a:.3f}" for a in v.conditional]),
+                flags,
+            ]
+        )
     head = ["config", "workload", "rate", "length", "1+Σu_i", "unconditional u_i", "conditional a_i", "check"]
-    return (_table(head, rows, "acceptance", left=2) +
-            '<p class="note">rate = accepted/drafted tokens; length = 1 + accepted/drafts; u_i = accepted at i / drafts '
-            "(vLLM); a_i = accepted at i / accepted at i-1 (EAGLE). A consistent server has length = 1 + Σu_i.</p>")
+    return (
+        _table(head, rows, "acceptance", left=2)
+        + '<p class="note">rate = accepted/drafted tokens; length = 1 + accepted/drafts; u_i = accepted at i / drafts '
+        "(vLLM); a_i = accepted at i / accepted at i-1 (EAGLE). A consistent server has length = 1 + Σu_i.</p>"
+    )
 
 
 def _degraded_section(cells: Sequence[CellSummary]) -> str:
     bad = [c for c in cells if c.status != "ok"]
     if not bad:
         return "<p>Every cell is ok.</p>"
-    rows = [[_e(c.config), _e(c.workload), _e(c.concurrency), _e(c.repeat), _e(c.status), _e(", ".join(c.reasons) or "–"),
-             f"{c.streams_ok}/{c.streams}"] for c in sorted(bad, key=lambda c: (c.config, c.workload, c.concurrency, c.repeat))]
-    return _table(["config", "workload", "streams", "round", "status", "reasons", "streams ok"], rows, "degraded", left=2)
+    rows = [
+        [
+            _e(c.config),
+            _e(c.workload),
+            _e(c.concurrency),
+            _e(c.repeat),
+            _e(c.status),
+            _e(", ".join(c.reasons) or "–"),
+            f"{c.streams_ok}/{c.streams}",
+        ]
+        for c in sorted(bad, key=lambda c: (c.config, c.workload, c.concurrency, c.repeat))
+    ]
+    return _table(
+        ["config", "workload", "streams", "round", "status", "reasons", "streams ok"], rows, "degraded", left=2
+    )
 
 
 def _pre_json(data: Any) -> str:
@@ -162,8 +227,13 @@ def _compare_section(views: Sequence[RunView]) -> str:
     means: list[dict[GroupKey, float]] = []
     for v in views:
         g = group_cells(v.cells)
-        means.append({k: float(np.mean(vals)) for k, by in g.items()
-                      if (vals := [x for x in (metric_value(c, "output_tok_s") for c in by.values()) if x is not None])})
+        means.append(
+            {
+                k: float(np.mean(vals))
+                for k, by in g.items()
+                if (vals := [x for x in (metric_value(c, "output_tok_s") for c in by.values()) if x is not None])
+            }
+        )
     keys = sorted(set().union(*means), key=lambda k: (k.workload, k.concurrency, k.config))
     rows = []
     for k in keys:
@@ -175,16 +245,20 @@ def _compare_section(views: Sequence[RunView]) -> str:
             row.append(_f(val, "{:.1f}") + rel)
         rows.append(row)
     head = ["workload", "streams", "config", *[f"{v.name} tok/s" for v in views]]
-    return _table(head, rows, "compare", left=3) + \
-        f'<p class="note">Mean output tok/s of ok rounds; percentages are relative to {_e(views[0].name)}.</p>'
+    return (
+        _table(head, rows, "compare", left=3)
+        + f'<p class="note">Mean output tok/s of ok rounds; percentages are relative to {_e(views[0].name)}.</p>'
+    )
 
 
 def _report_tables_html(tables: Sequence[Any]) -> str:
     """The text report's tables (specscope.report.tables.ReportTable) as HTML tables with their notes."""
     out = []
     for t in tables:
-        out.append(f"<h4>{_e(t.title)}</h4>" + _table(t.columns, [[_e(c) for c in row] for row in t.rows],
-                                                       f"report-{_e(t.key.split(':')[0])}", left=2))
+        out.append(
+            f"<h4>{_e(t.title)}</h4>"
+            + _table(t.columns, [[_e(c) for c in row] for row in t.rows], f"report-{_e(t.key.split(':')[0])}", left=2)
+        )
         if t.note:
             out.append(f'<p class="note">{_e(t.note)}</p>')
     return "\n".join(out)
@@ -201,25 +275,40 @@ def _run_section(v: RunView, idx: int, baseline: str) -> str:
     baseline = str(v.manifest.get("baseline") or baseline)
     parts = [f'<section class="run" id="run-{idx}"><h2>Run {_e(v.name)}</h2>']
     parts.append(_report_tables_html([run_table(dict(v.manifest), dict(v.server_facts), len(v.cells), Path(v.name))]))
-    parts.append("<h3>Throughput</h3>" + _table(
-        ["workload", "config", "concurrency", "output tok/s", "CV", "TTFT p50 s", "ok rounds"], _throughput_rows(v.cells),
-        "throughput", left=3))
+    parts.append(
+        "<h3>Throughput</h3>"
+        + _table(
+            ["workload", "config", "concurrency", "output tok/s", "CV", "TTFT p50 s", "ok rounds"],
+            _throughput_rows(v.cells),
+            "throughput",
+            left=3,
+        )
+    )
     parts.append("<h3>Speedup vs baseline</h3>" + _speedup_section(v.cells, baseline))
     parts.append("<h3>Acceptance</h3>" + _acceptance_section(v.cells))
     parts.append("<h3>Degraded cells</h3>" + _degraded_section(v.cells))
-    more = [t for t in bench_tables(v.cells, baseline=baseline) + server_tables(v.server_facts, baseline=baseline)
-            if t.key in _MORE_TABLES and t.rows]
+    more = [
+        t
+        for t in bench_tables(v.cells, baseline=baseline) + server_tables(v.server_facts, baseline=baseline)
+        if t.key in _MORE_TABLES and t.rows
+    ]
     if more:
-        parts.append("<h3>Per-stream spread, TTFT, concurrency, noise and server facts</h3>" + _report_tables_html(more))
+        parts.append(
+            "<h3>Per-stream spread, TTFT, concurrency, noise and server facts</h3>" + _report_tables_html(more)
+        )
     ok, hint = charts_available()
     charts = render_charts(v.cells, baseline) if ok else []
     parts.append("<h3>Charts</h3>")
     if not ok:
         parts.append(f'<p class="note charts-missing">{_e(hint)}</p>')
     for ch in charts:
-        parts.append(f'<figure class="chart" data-chart="{_e(ch.name)}"><img src="{ch.data_uri}" alt="{_e(ch.title)}">'
-                     f"<figcaption>{_e(ch.title)}</figcaption></figure>")
-    parts.append("<h3>Server facts</h3>" + (_pre_json(dict(v.server_facts)) if v.server_facts else "<p>None recorded.</p>"))
+        parts.append(
+            f'<figure class="chart" data-chart="{_e(ch.name)}"><img src="{ch.data_uri}" alt="{_e(ch.title)}">'
+            f"<figcaption>{_e(ch.title)}</figcaption></figure>"
+        )
+    parts.append(
+        "<h3>Server facts</h3>" + (_pre_json(dict(v.server_facts)) if v.server_facts else "<p>None recorded.</p>")
+    )
     parts.append(f"<h3>Manifest</h3><details><summary>manifest.json</summary>{_pre_json(dict(v.manifest))}</details>")
     parts.append("</section>")
     return "\n".join(parts)
@@ -234,14 +323,18 @@ def render_html(runs: Sequence[Any], *, baseline: str = "base", title: str | Non
     views = [run_view(r) for r in runs]
     if not views:
         raise ValueError("render_html needs at least one run")
-    title = title or ("specscope report" if len(views) == 1 else "specscope report: " + ", ".join(v.name for v in views))
+    title = title or (
+        "specscope report" if len(views) == 1 else "specscope report: " + ", ".join(v.name for v in views)
+    )
     body = [f"<h1>{_e(title)}</h1>"]
     if len(views) > 1:
         body.append("<h2>Comparison</h2>" + _compare_section(views))
     body += [_run_section(v, i, baseline) for i, v in enumerate(views)]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_e(title)}</title>"
-            f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{_e(title)}</title>'
+        f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
 
 
 def write_html(path: str | os.PathLike[str], runs: Sequence[Any], **kw: Any) -> Path:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from specscope.stats.summary import CellSummary
 from specscope.stats.speedup import coefficient_of_variation
+from specscope.stats.summary import CellSummary
 
 __all__ = ["ReportTable", "bench_tables", "BASELINE"]
 
@@ -107,13 +107,16 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
             else:
                 row.append(DASH)
         rows.append(row)
-    tables.append(ReportTable(
-        "Acceptance rate by config x workload (accepted / drafted; acceptance length in brackets)",
-        ["config", *workloads], rows,
-        "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
-        "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it.",
-        key="acceptance",
-    ))
+    tables.append(
+        ReportTable(
+            "Acceptance rate by config x workload (accepted / drafted; acceptance length in brackets)",
+            ["config", *workloads],
+            rows,
+            "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
+            "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it.",
+            key="acceptance",
+        )
+    )
 
     # 2. aggregate throughput per workload
     others = [c for c in configs if c != BASE]
@@ -131,11 +134,15 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
                 if BASE in configs:
                     row.append(_pct(None if v is None or not base else (v / base - 1) * 100))
             rows.append(row)
-        tables.append(ReportTable(
-            f"Aggregate output tok/s — {w}", cols, rows,
-            "Sum of usage.completion_tokens / (last stream end - first send), mean over ok repeats.",
-            key=f"throughput:{w}",
-        ))
+        tables.append(
+            ReportTable(
+                f"Aggregate output tok/s — {w}",
+                cols,
+                rows,
+                "Sum of usage.completion_tokens / (last stream end - first send), mean over ok repeats.",
+                key=f"throughput:{w}",
+            )
+        )
 
     # 2b. paired speedup with its bootstrap interval and verdict
     if BASE in configs and len(configs) > 1:
@@ -157,12 +164,15 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
                         row.append(f"{x.speedup:.2f}x [{x.ci_low:.2f}, {x.ci_high:.2f}] {x.verdict}")
                 rows.append(row)
         n_rounds = min((x.repeats for x in sp), default=0)
-        tables.append(ReportTable(
-            f"Speedup vs {BASE} (aggregate tok/s, 95% paired bootstrap CI over repeats, verdict)",
-            ["workload", "N", *others], rows,
-            "An interval containing 1.0 is within noise, never a win. " + few_repeats_note(n_rounds),
-            key="speedup",
-        ))
+        tables.append(
+            ReportTable(
+                f"Speedup vs {BASE} (aggregate tok/s, 95% paired bootstrap CI over repeats, verdict)",
+                ["workload", "N", *others],
+                rows,
+                "An interval containing 1.0 is within noise, never a win. " + few_repeats_note(n_rounds),
+                key="speedup",
+            )
+        )
 
     # 3. per-stream spread at the highest level
     top = levels[-1] if levels else None
@@ -175,18 +185,32 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
                 qs = [np.percentile(s.stream_tok_s, [0, 5, 50, 95, 100]) for s in cells if s.stream_tok_s]
                 row.append(DASH if not qs else " / ".join(f"{v:.2f}" for v in np.mean(qs, axis=0)))
             rows.append(row)
-        tables.append(ReportTable(
-            f"Per-stream tok/s at N={top} (min / p05 / p50 / p95 / max, mean over repeats)", ["workload", *configs], rows,
-            "Each stream's usage tokens over its own send-to-end time.", key="stream_spread",
-        ))
+        tables.append(
+            ReportTable(
+                f"Per-stream tok/s at N={top} (min / p05 / p50 / p95 / max, mean over repeats)",
+                ["workload", *configs],
+                rows,
+                "Each stream's usage tokens over its own send-to-end time.",
+                key="stream_spread",
+            )
+        )
 
     # 4. median TTFT
     rows = []
     for w in workloads:
         for n in levels:
-            rows.append([w, str(n)] + [_fmt(_mean([s.ttft_p50_s for s in by.get((c, w, n), [])]), ".3f") for c in configs])
-    tables.append(ReportTable("Median TTFT (s)", ["workload", "N", *configs], rows,
-                              "First content or reasoning token; role-only chunks do not count.", key="ttft"))
+            rows.append(
+                [w, str(n)] + [_fmt(_mean([s.ttft_p50_s for s in by.get((c, w, n), [])]), ".3f") for c in configs]
+            )
+    tables.append(
+        ReportTable(
+            "Median TTFT (s)",
+            ["workload", "N", *configs],
+            rows,
+            "First content or reasoning token; role-only chunks do not count.",
+            key="ttft",
+        )
+    )
 
     # 5. achieved vs requested concurrency
     rows = []
@@ -197,9 +221,15 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
                 a = _mean([s.achieved_concurrency for s in by.get((c, w, n), [])])
                 row.append(DASH if a is None else f"{a:.2f} / {n}")
             rows.append(row)
-    tables.append(ReportTable("Achieved / requested concurrency", ["config", "workload", *[f"N={n}" for n in levels]], rows,
-                              "Time-weighted streams in flight between first send and last end, from the wire instants.",
-                              key="concurrency"))
+    tables.append(
+        ReportTable(
+            "Achieved / requested concurrency",
+            ["config", "workload", *[f"N={n}" for n in levels]],
+            rows,
+            "Time-weighted streams in flight between first send and last end, from the wire instants.",
+            key="concurrency",
+        )
+    )
 
     # 6. coefficient of variation across repeats
     rows = []
@@ -210,9 +240,15 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
                 cv = coefficient_of_variation([s.output_tok_s for s in by.get((c, w, n), []) if s.output_tok_s])
                 row.append(DASH if cv is None else f"{cv * 100:.1f}%")
             rows.append(row)
-    tables.append(ReportTable("Coefficient of variation of aggregate tok/s across repeats",
-                              ["config", "workload", *[f"N={n}" for n in levels]], rows,
-                              "Differences smaller than this spread are not meaningful.", key="cv"))
+    tables.append(
+        ReportTable(
+            "Coefficient of variation of aggregate tok/s across repeats",
+            ["config", "workload", *[f"N={n}" for n in levels]],
+            rows,
+            "Differences smaller than this spread are not meaningful.",
+            key="cv",
+        )
+    )
 
     # 7. server crashes: the sweep of that config stopped; name the highest stable concurrency
     crashed = [s for s in summaries if s.status == "server_crash"]
@@ -221,20 +257,37 @@ def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> 
         for s in crashed:
             stable = sorted({x.concurrency for x in ok if x.config == s.config and x.concurrency < s.concurrency})
             rows.append([s.config, s.workload, str(s.concurrency), str(s.repeat), str(stable[-1]) if stable else DASH])
-        tables.append(ReportTable(
-            "Server crashes", ["config", "workload", "N", "repeat", "highest stable N"], rows,
-            "The server died during this cell; the rest of that config's sweep was not run.", key="crashes",
-        ))
+        tables.append(
+            ReportTable(
+                "Server crashes",
+                ["config", "workload", "N", "repeat", "highest stable N"],
+                rows,
+                "The server died during this cell; the rest of that config's sweep was not run.",
+                key="crashes",
+            )
+        )
 
     # 8. cells not ok
     bad = [s for s in summaries if s.status != "ok"]
     if not summaries:
-        tables.append(ReportTable("No cells", ["config", "workload", "N", "repeat", "status", "reasons"], [],
-                                  "This run has no finished cell yet.", key="not_ok"))
+        tables.append(
+            ReportTable(
+                "No cells",
+                ["config", "workload", "N", "repeat", "status", "reasons"],
+                [],
+                "This run has no finished cell yet.",
+                key="not_ok",
+            )
+        )
         return tables
     rows = [[s.config, s.workload, str(s.concurrency), str(s.repeat), s.status, "; ".join(s.reasons)] for s in bad]
-    tables.append(ReportTable(
-        f"Cells not ok ({len(bad)} of {len(summaries)})", ["config", "workload", "N", "repeat", "status", "reasons"], rows,
-        "Excluded from every average above." if bad else "Every cell was ok.", key="not_ok",
-    ))
+    tables.append(
+        ReportTable(
+            f"Cells not ok ({len(bad)} of {len(summaries)})",
+            ["config", "workload", "N", "repeat", "status", "reasons"],
+            rows,
+            "Excluded from every average above." if bad else "Every cell was ok.",
+            key="not_ok",
+        )
+    )
     return tables

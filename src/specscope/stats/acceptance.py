@@ -88,7 +88,10 @@ def conditional_rates(unconditional: Sequence[float]) -> tuple[float | None, ...
 
 
 def acceptance_view(
-    drafts: float, draft_tokens: float, accepted_tokens: float, accepted_per_position: Sequence[float],
+    drafts: float,
+    draft_tokens: float,
+    accepted_tokens: float,
+    accepted_per_position: Sequence[float],
 ) -> AcceptanceView:
     """Build the view from counter values (see the module docstring for the formulas and flags)."""
     flags: list[str] = []
@@ -101,21 +104,32 @@ def acceptance_view(
         flags.append(f"LENGTH_IDENTITY: acceptance length {length:.3f} != 1 + sum of per-position rates {from_pos:.3f}")
     for i in range(1, len(accepted_per_position)):
         if accepted_per_position[i] > accepted_per_position[i - 1] * (1 + IDENTITY_TOL):
-            flags.append(f"POSITION_RISES: accepted at position {i + 1} ({accepted_per_position[i]:g}) > "
-                         f"at position {i} ({accepted_per_position[i - 1]:g})")
+            flags.append(
+                f"POSITION_RISES: accepted at position {i + 1} ({accepted_per_position[i]:g}) > "
+                f"at position {i} ({accepted_per_position[i - 1]:g})"
+            )
     if uncond and uncond[0] > 1.0 + IDENTITY_TOL:
         flags.append(f"RATE_ABOVE_ONE: position-1 acceptance {uncond[0]:.3f} > 1")
     if rate is not None and rate > 1.0 + IDENTITY_TOL:
         flags.append(f"RATE_ABOVE_ONE: acceptance rate {rate:.3f} > 1")
     return AcceptanceView(
-        drafts=float(drafts), draft_tokens=float(draft_tokens), accepted_tokens=float(accepted_tokens),
-        acceptance_rate=rate, acceptance_length=length, unconditional=uncond, conditional=cond,
-        length_from_positions=from_pos, flags=tuple(flags),
+        drafts=float(drafts),
+        draft_tokens=float(draft_tokens),
+        accepted_tokens=float(accepted_tokens),
+        acceptance_rate=rate,
+        acceptance_length=length,
+        unconditional=uncond,
+        conditional=cond,
+        length_from_positions=from_pos,
+        flags=tuple(flags),
     )
 
 
 def pooled_acceptance(
-    summaries: Iterable[CellSummary], *, by_workload: bool = True, include_degraded: bool = False,
+    summaries: Iterable[CellSummary],
+    *,
+    by_workload: bool = True,
+    include_degraded: bool = False,
 ) -> dict[tuple[str, str | None], AcceptanceView]:
     """Sum the counter deltas of all usable cells per config (x workload) and view them.
 

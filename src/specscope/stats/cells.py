@@ -76,18 +76,28 @@ def summarize_cell(
 
     per_req_draft = _sum_opt([s.server_draft_tokens for s in streams])
     per_req_acc = _sum_opt([s.server_accepted_tokens for s in streams])
-    if (delta is not None and "spec" in delta.present and not delta.reset and per_req_draft is not None
-            and (per_req_draft != delta.draft_tokens or (per_req_acc or 0) != delta.accepted_tokens)):
+    if (
+        delta is not None
+        and "spec" in delta.present
+        and not delta.reset
+        and per_req_draft is not None
+        and (per_req_draft != delta.draft_tokens or (per_req_acc or 0) != delta.accepted_tokens)
+    ):
         # the server's per-response fields (llama.cpp timings, vLLM per-request spec metrics) must add up to
         # its counters over the cell; a difference means one of them is not what it claims
-        reasons.append(f"PER_REQUEST_MISMATCH(draft {per_req_draft}/{delta.draft_tokens:g}, "
-                       f"accepted {per_req_acc}/{delta.accepted_tokens:g} responses/counters)")
+        reasons.append(
+            f"PER_REQUEST_MISMATCH(draft {per_req_draft}/{delta.draft_tokens:g}, "
+            f"accepted {per_req_acc}/{delta.accepted_tokens:g} responses/counters)"
+        )
     rate = length = None
     per_pos: tuple[float, ...] = ()
     source: str | None = None
     if delta is not None and "spec" in delta.present and delta.draft_tokens > 0 and not delta.reset:
         rate, length, per_pos, source = (
-            delta.acceptance_rate, delta.acceptance_length, delta.acceptance_per_position, "counter_delta",
+            delta.acceptance_rate,
+            delta.acceptance_length,
+            delta.acceptance_per_position,
+            "counter_delta",
         )
     elif per_req_draft:
         rate, source = (per_req_acc or 0) / per_req_draft, "per_request"

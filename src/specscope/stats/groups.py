@@ -45,8 +45,12 @@ def metric_value(cell: CellSummary, metric: str) -> float | None:
         ConfigError: ``metric`` is not one of :data:`METRICS`.
     """
     if metric not in METRICS:
-        raise ConfigError(f"unknown metric {metric!r}", found=metric, expected=", ".join(METRICS),
-                          fix="pick one of the listed metrics")
+        raise ConfigError(
+            f"unknown metric {metric!r}",
+            found=metric,
+            expected=", ".join(METRICS),
+            fix="pick one of the listed metrics",
+        )
     if metric == "decode_tok_s":
         tpot_s = cell.tpot_p50_s
         return None if not tpot_s or tpot_s <= 0 else 1.0 / tpot_s
@@ -61,7 +65,9 @@ def usable(cell: CellSummary, include_degraded: bool = False) -> bool:
     return include_degraded and cell.status == "degraded"
 
 
-def group_cells(summaries: Iterable[CellSummary], include_degraded: bool = False) -> dict[GroupKey, dict[int, CellSummary]]:
+def group_cells(
+    summaries: Iterable[CellSummary], include_degraded: bool = False
+) -> dict[GroupKey, dict[int, CellSummary]]:
     """Usable cells by group, then by repeat index (a run stores at most one cell per key and repeat)."""
     out: dict[GroupKey, dict[int, CellSummary]] = defaultdict(dict)
     for cell in summaries:

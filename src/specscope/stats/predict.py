@@ -52,9 +52,12 @@ def roofline_tok_s(bytes_per_step: float, bandwidth_bytes_s: float) -> float:
         ConfigError: a non-positive input.
     """
     if bytes_per_step <= 0 or bandwidth_bytes_s <= 0:
-        raise ConfigError("bytes per step and bandwidth must be positive",
-                          found=f"{bytes_per_step} bytes, {bandwidth_bytes_s} bytes/s",
-                          expected="> 0", fix="pass e.g. --bytes-per-step 17.61GB --bandwidth 273GB/s")
+        raise ConfigError(
+            "bytes per step and bandwidth must be positive",
+            found=f"{bytes_per_step} bytes, {bandwidth_bytes_s} bytes/s",
+            expected="> 0",
+            fix="pass e.g. --bytes-per-step 17.61GB --bandwidth 273GB/s",
+        )
     return bandwidth_bytes_s / bytes_per_step
 
 
@@ -72,8 +75,12 @@ def extend_positions(unconditional: Sequence[float], k: int) -> tuple[float, ...
     if k <= len(u):
         return tuple(u[:k])
     if not u:
-        raise ConfigError("no per-position acceptance to extend", found="0 positions", expected=">= 1 position",
-                          fix="use a run whose server reports per-position or mean acceptance")
+        raise ConfigError(
+            "no per-position acceptance to extend",
+            found="0 positions",
+            expected=">= 1 position",
+            fix="use a run whose server reports per-position or mean acceptance",
+        )
     alpha = conditional_rates(u)[-1] or 0.0  # a_m, the last measured conditional rate
     while len(u) < k:
         u.append(u[-1] * alpha)
@@ -89,8 +96,11 @@ def positions_from_rate(rate: float, k: int) -> tuple[float, ...]:
         ConfigError: rate outside [0, 1] or k < 1.
     """
     if not 0.0 <= rate <= 1.0 or k < 1:
-        raise ConfigError("acceptance rate must be in [0, 1] over k >= 1 positions", found=f"rate {rate}, k {k}",
-                          expected="0 <= rate <= 1, k >= 1")
+        raise ConfigError(
+            "acceptance rate must be in [0, 1] over k >= 1 positions",
+            found=f"rate {rate}, k {k}",
+            expected="0 <= rate <= 1, k >= 1",
+        )
     if rate in (0.0, 1.0):
         return tuple([rate] * k)
 
@@ -98,7 +108,7 @@ def positions_from_rate(rate: float, k: int) -> tuple[float, ...]:
         return float(np.mean(a ** np.arange(1, k + 1))) - rate  # [k] -> scalar
 
     a = brentq(mean_minus_rate, 0.0, 1.0, xtol=1e-12)
-    return tuple(float(a ** i) for i in range(1, k + 1))
+    return tuple(float(a**i) for i in range(1, k + 1))
 
 
 def tokens_per_step(unconditional: Sequence[float], k: int) -> float:
@@ -163,10 +173,17 @@ def fit_overhead_s(model: StepModel, points: Sequence[tuple[int, float, float]])
     """
     pts = [(k, t, m) for k, t, m in points if k >= 1 and m > 0]
     if not pts:
-        raise ConfigError("no speculative cell to fit the draft overhead on", found="0 usable cells",
-                          expected="concurrency-1 cells of a config with a draft")
+        raise ConfigError(
+            "no speculative cell to fit the draft overhead on",
+            found="0 usable cells",
+            expected="concurrency-1 cells of a config with a draft",
+        )
     ks = np.array([[float(k)] for k, _, _ in pts])  # [n, 1]
-    resid_s = np.array([t / m - (model.target_bytes + k * model.draft_bytes_per_token) / model.effective_bandwidth_bytes_s
-                        for k, t, m in pts])  # [n] seconds not explained by bytes
+    resid_s = np.array(
+        [
+            t / m - (model.target_bytes + k * model.draft_bytes_per_token) / model.effective_bandwidth_bytes_s
+            for k, t, m in pts
+        ]
+    )  # [n] seconds not explained by bytes
     sol, *_ = np.linalg.lstsq(ks, resid_s, rcond=None)
     return float(sol[0])

@@ -122,10 +122,15 @@ def _k_of(config: str, facts: Mapping[str, Any], positions: int) -> int:
 
 
 def predict_run(
-    summaries: Iterable[CellSummary], *, manifest: Mapping[str, Any] | None = None,
-    server_facts: Mapping[str, Mapping[str, Any]] | None = None, target_bytes: float | None = None,
-    draft_bytes_per_token: float | None = None, bandwidth_bytes_s: float | None = None,
-    baseline: str = "base", max_k: int = 8,
+    summaries: Iterable[CellSummary],
+    *,
+    manifest: Mapping[str, Any] | None = None,
+    server_facts: Mapping[str, Mapping[str, Any]] | None = None,
+    target_bytes: float | None = None,
+    draft_bytes_per_token: float | None = None,
+    bandwidth_bytes_s: float | None = None,
+    baseline: str = "base",
+    max_k: int = 8,
 ) -> RunPrediction:
     """Fit and compare (see the module docstring).
 
@@ -136,10 +141,16 @@ def predict_run(
     cells = [c for c in summaries if c.concurrency == 1]
     notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
     if target_bytes is None:
-        target_bytes = _first(TARGET_BYTES_KEYS, facts.get(baseline), manifest) or _nested(facts.get(baseline), "model", "size_bytes")
+        target_bytes = _first(TARGET_BYTES_KEYS, facts.get(baseline), manifest) or _nested(
+            facts.get(baseline), "model", "size_bytes"
+        )
         if target_bytes is None:
-            raise ConfigError("bytes read per decode step are unknown", found="no model size in the run",
-                              expected="--bytes-per-step", fix="pass --bytes-per-step (e.g. 17.61GB, from `specscope audit`)")
+            raise ConfigError(
+                "bytes read per decode step are unknown",
+                found="no model size in the run",
+                expected="--bytes-per-step",
+                fix="pass --bytes-per-step (e.g. 17.61GB, from `specscope audit`)",
+            )
     target_bytes = float(target_bytes)
     groups = group_cells(cells)
     rates: dict[tuple[str, str], tuple[float, int, str]] = {}
@@ -153,9 +164,12 @@ def predict_run(
             rates[(key.config, key.workload)] = (float(np.mean(vals)), len(vals), src)
     base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
     if not base_rates:
-        raise ConfigError(f"no usable concurrency-1 cell of the baseline {baseline!r}",
-                          found=sorted({c.config for c in cells}) or "no concurrency-1 cells",
-                          expected=f"{baseline} at concurrency 1", fix="bench with --levels 1 and the base config")
+        raise ConfigError(
+            f"no usable concurrency-1 cell of the baseline {baseline!r}",
+            found=sorted({c.config for c in cells}) or "no concurrency-1 cells",
+            expected=f"{baseline} at concurrency 1",
+            fix="bench with --levels 1 and the base config",
+        )
     base_tok_s = float(np.mean(base_rates))  # tokens/s, averaged over workloads (decode is content-blind)
     effective_bw = target_bytes * base_tok_s  # bytes/s
     base_model = StepModel(target_bytes, 0.0, effective_bw, bandwidth_bytes_s)
@@ -173,12 +187,16 @@ def predict_run(
             if view is not None and view.unconditional:
                 positions[(cfg, wl)] = view.unconditional
             else:
-                cells_here = [c for c in cells if c.config == cfg and c.workload == wl and c.acceptance_rate is not None]
+                cells_here = [
+                    c for c in cells if c.config == cfg and c.workload == wl and c.acceptance_rate is not None
+                ]
                 k_guess = _k_of(cfg, cfacts, 0)
                 if cells_here and k_guess:
                     rate = float(np.mean([c.acceptance_rate for c in cells_here]))
                     positions[(cfg, wl)] = positions_from_rate(rate, k_guess)
-                    notes.append(f"{cfg}/{wl}: per-position rates derived from mean acceptance {rate:.3f} over k={k_guess}")
+                    notes.append(
+                        f"{cfg}/{wl}: per-position rates derived from mean acceptance {rate:.3f} over k={k_guess}"
+                    )
         n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
         ks[cfg] = _k_of(cfg, cfacts, n_pos)
         if draft_bytes_per_token is not None:
@@ -186,8 +204,11 @@ def predict_run(
         else:
             dbytes = float(_first(DRAFT_BYTES_KEYS, cfacts) or _nested(cfacts, "draft", "size_bytes") or 0.0)
         model = replace(base_model, draft_bytes_per_token=dbytes)
-        pts = [(ks[cfg], tokens_per_step(positions[(cfg, wl)], ks[cfg]), rates[(cfg, wl)][0])
-               for (c2, wl) in rates if c2 == cfg and (cfg, wl) in positions]
+        pts = [
+            (ks[cfg], tokens_per_step(positions[(cfg, wl)], ks[cfg]), rates[(cfg, wl)][0])
+            for (c2, wl) in rates
+            if c2 == cfg and (cfg, wl) in positions
+        ]
         if ks[cfg] >= 1 and pts:
             model = replace(model, draft_overhead_s=fit_overhead_s(model, pts))
         else:
@@ -208,13 +229,23 @@ def predict_run(
         if any(kk > len(pos) for kk in range(1, max_k + 1)):
             notes.append(f"{cfg}/{wl}: positions beyond {len(pos)} extrapolated with the last conditional rate")
         curves.setdefault(cfg, {})[wl] = [
-            {"k": kk, "tokens_per_step": tokens_per_step(pos, kk), "tok_s": m.tok_s(pos, kk), "speedup": m.speedup(pos, kk)}
+            {
+                "k": kk,
+                "tokens_per_step": tokens_per_step(pos, kk),
+                "tok_s": m.tok_s(pos, kk),
+                "speedup": m.speedup(pos, kk),
+            }
             for kk in range(1, max_k + 1)
         ]
     roof = roofline_tok_s(target_bytes, bandwidth_bytes_s) if bandwidth_bytes_s else None
     return RunPrediction(
-        target_bytes=target_bytes, nominal_bandwidth_bytes_s=bandwidth_bytes_s, effective_bandwidth_bytes_s=effective_bw,
-        roofline_tok_s=roof, efficiency=base_model.efficiency, models={k: v.to_dict() for k, v in models.items()},
-        cells=sorted(out_cells, key=lambda c: (c.config != baseline, c.config, c.workload)), curves=curves,
+        target_bytes=target_bytes,
+        nominal_bandwidth_bytes_s=bandwidth_bytes_s,
+        effective_bandwidth_bytes_s=effective_bw,
+        roofline_tok_s=roof,
+        efficiency=base_model.efficiency,
+        models={k: v.to_dict() for k, v in models.items()},
+        cells=sorted(out_cells, key=lambda c: (c.config != baseline, c.config, c.workload)),
+        curves=curves,
         notes=list(dict.fromkeys(notes)),
     )

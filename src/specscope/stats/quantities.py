@@ -24,8 +24,12 @@ def parse_bytes(text: str | float | int) -> float:
     try:
         value = float(_BYTES.validate_python(text.strip() if isinstance(text, str) else text))
     except (ValidationError, ValueError):
-        raise ConfigError("not a byte size", found=text, expected="a size such as 17.61GB, 850MB or 0.79GiB",
-                          fix="write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB)") from None
+        raise ConfigError(
+            "not a byte size",
+            found=text,
+            expected="a size such as 17.61GB, 850MB or 0.79GiB",
+            fix="write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB)",
+        ) from None
     if value <= 0:
         raise ConfigError("a byte size must be positive", found=text, expected="> 0 bytes")
     return value

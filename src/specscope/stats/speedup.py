@@ -107,8 +107,12 @@ def _ratio_of_means(x: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def ratio_of_means_ci(
-    x: Sequence[float], b: Sequence[float], *, confidence: float = 0.95,
-    seed: int = BOOTSTRAP_SEED, resamples: int = BOOTSTRAP_RESAMPLES,
+    x: Sequence[float],
+    b: Sequence[float],
+    *,
+    confidence: float = 0.95,
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> tuple[float, float]:
     """Paired percentile-bootstrap interval of mean(x) / mean(b).
 
@@ -127,17 +131,26 @@ def ratio_of_means_ci(
     xa = np.asarray(x, dtype=np.float64)  # [n]
     ba = np.asarray(b, dtype=np.float64)  # [n]
     if xa.shape != ba.shape or xa.ndim != 1 or xa.size < 2:
-        raise ConfigError("a paired bootstrap needs two equally long series of at least 2 rounds",
-                          found=f"{xa.size} and {ba.size} rounds", expected=">= 2 paired rounds",
-                          fix="run more repeats (--repeats)")
+        raise ConfigError(
+            "a paired bootstrap needs two equally long series of at least 2 rounds",
+            found=f"{xa.size} and {ba.size} rounds",
+            expected=">= 2 paired rounds",
+            fix="run more repeats (--repeats)",
+        )
     if np.all(xa == xa[0]) and np.all(ba == ba[0]):
         r = float(xa[0] / ba[0])  # every resample gives the same ratio
         return r, r
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=sps.DegenerateDataWarning)
         res = sps.bootstrap(
-            (xa, ba), _ratio_of_means, paired=True, vectorized=True, method="percentile",
-            confidence_level=confidence, n_resamples=resamples, rng=np.random.default_rng(seed),
+            (xa, ba),
+            _ratio_of_means,
+            paired=True,
+            vectorized=True,
+            method="percentile",
+            confidence_level=confidence,
+            n_resamples=resamples,
+            rng=np.random.default_rng(seed),
         )
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
@@ -166,16 +179,23 @@ def few_repeats_note(n: int) -> str:
     if n < 2:
         return "1 round: no interval; run at least 2 repeats (6 for a real 95% interval)"
     if n == 2:
-        return ("2 rounds: the interval is the range of the two per-round ratios; it shows whether both "
-                "rounds agree, not 95% coverage")
+        return (
+            "2 rounds: the interval is the range of the two per-round ratios; it shows whether both "
+            "rounds agree, not 95% coverage"
+        )
     if n < 6:
         return f"{n} rounds: the interval ends are near the extreme per-round ratios; coverage is below 95%"
     return ""
 
 
 def paired_speedups(
-    summaries: Iterable[CellSummary], *, baseline: str = "base", metric: str = "output_tok_s",
-    include_degraded: bool = False, seed: int = BOOTSTRAP_SEED, resamples: int = BOOTSTRAP_RESAMPLES,
+    summaries: Iterable[CellSummary],
+    *,
+    baseline: str = "base",
+    metric: str = "output_tok_s",
+    include_degraded: bool = False,
+    seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> list[Speedup]:
     """Speedup of every non-baseline config over ``baseline`` in each workload x concurrency.
 
@@ -192,9 +212,12 @@ def paired_speedups(
     configs = list(dict.fromkeys(c.config for c in cells))
     workloads = list(dict.fromkeys(c.workload for c in cells))
     if baseline not in configs:
-        raise ConfigError(f"baseline config {baseline!r} is not in the run", found=baseline,
-                          expected=f"one of the run's configs: {', '.join(configs) or 'none (no cells)'}",
-                          fix="pass --baseline with one of the run's configs")
+        raise ConfigError(
+            f"baseline config {baseline!r} is not in the run",
+            found=baseline,
+            expected=f"one of the run's configs: {', '.join(configs) or 'none (no cells)'}",
+            fix="pass --baseline with one of the run's configs",
+        )
     groups = group_cells(cells, include_degraded)
     all_groups = group_cells(cells, include_degraded=True)
     out: list[Speedup] = []
@@ -217,7 +240,9 @@ def paired_speedups(
                 b = [p[1] for p in pairs]
                 n = len(pairs)
                 notes = [few_repeats_note(n)]
-                asked = set(all_groups.get(GroupKey(baseline, wl, conc), {})) | set(all_groups.get(GroupKey(cfg, wl, conc), {}))
+                asked = set(all_groups.get(GroupKey(baseline, wl, conc), {})) | set(
+                    all_groups.get(GroupKey(cfg, wl, conc), {})
+                )
                 if len(asked) > n:
                     notes.append(f"{len(asked) - n} round(s) dropped (unusable or unpaired)")
                 x_mean, b_mean = float(np.mean(x)), float(np.mean(b))
@@ -225,10 +250,23 @@ def paired_speedups(
                 lo = hi = None
                 if n >= 2 and ratio is not None and min(b) > 0:
                     lo, hi = ratio_of_means_ci(x, b, seed=seed, resamples=resamples)
-                out.append(Speedup(
-                    config=cfg, baseline=baseline, workload=wl, concurrency=conc, metric=metric, repeats=n,
-                    config_mean=x_mean, baseline_mean=b_mean, speedup=ratio, ci_low=lo, ci_high=hi,
-                    verdict=verdict_of(lo, hi), config_cv=coefficient_of_variation(x),
-                    baseline_cv=coefficient_of_variation(b), note="; ".join(s for s in notes if s),
-                ))
+                out.append(
+                    Speedup(
+                        config=cfg,
+                        baseline=baseline,
+                        workload=wl,
+                        concurrency=conc,
+                        metric=metric,
+                        repeats=n,
+                        config_mean=x_mean,
+                        baseline_mean=b_mean,
+                        speedup=ratio,
+                        ci_low=lo,
+                        ci_high=hi,
+                        verdict=verdict_of(lo, hi),
+                        config_cv=coefficient_of_variation(x),
+                        baseline_cv=coefficient_of_variation(b),
+                        note="; ".join(s for s in notes if s),
+                    )
+                )
     return out

@@ -86,7 +86,7 @@ class CellSummary:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "CellSummary":
+    def from_dict(cls, d: dict[str, Any]) -> CellSummary:
         names = {f.name for f in dataclasses.fields(cls)}
         d = {k: v for k, v in d.items() if k in names}
         for k in ("reasons", "stream_tok_s", "acceptance_per_position"):

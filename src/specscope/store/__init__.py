@@ -11,6 +11,6 @@ A run killed at any point loses at most the cell in flight; ``specscope bench --
 cell already in ``run.sqlite``.
 """
 
-from specscope.store.run import MANIFEST_NAME, DB_NAME, Run, create_run, open_run, write_json_atomic
+from specscope.store.run import DB_NAME, MANIFEST_NAME, Run, create_run, open_run, write_json_atomic
 
 __all__ = ["MANIFEST_NAME", "DB_NAME", "Run", "create_run", "open_run", "write_json_atomic"]

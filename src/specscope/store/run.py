@@ -214,8 +214,10 @@ def open_run(path: Path | str) -> Run:
     path = Path(path)
     if not path.is_dir():
         raise StoreError(
-            f"{path} is not a run folder", found="no such folder" if not path.exists() else "a file",
-            expected=f"a folder with {MANIFEST_NAME} and {DB_NAME}", fix="pass a folder that `specscope bench` created",
+            f"{path} is not a run folder",
+            found="no such folder" if not path.exists() else "a file",
+            expected=f"a folder with {MANIFEST_NAME} and {DB_NAME}",
+            fix="pass a folder that `specscope bench` created",
         )
     mpath = path / MANIFEST_NAME
     missing = [n for n in (MANIFEST_NAME, DB_NAME) if not (path / n).is_file()]
@@ -237,7 +239,10 @@ def open_run(path: Path | str) -> Run:
         manifest = json.loads(mpath.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise StoreError(
-            f"{mpath} cannot be read", found=str(exc), expected="a JSON manifest", fix="restore the file or start a new run"
+            f"{mpath} cannot be read",
+            found=str(exc),
+            expected="a JSON manifest",
+            fix="restore the file or start a new run",
         ) from None
     if not isinstance(manifest, dict) or manifest.get("schema_version") != SCHEMA_VERSION:
         raise StoreError(
@@ -250,7 +255,9 @@ def open_run(path: Path | str) -> Run:
         return Run(path, manifest)
     except sqlite3.DatabaseError as exc:  # a truncated or overwritten run.sqlite
         raise StoreError(
-            f"{path / DB_NAME} cannot be read", found=f"{type(exc).__name__}: {exc}", expected="an SQLite run database",
+            f"{path / DB_NAME} cannot be read",
+            found=f"{type(exc).__name__}: {exc}",
+            expected="an SQLite run database",
             fix="restore the file from a copy, or start a new run (the cells in it are lost)",
         ) from None
 

@@ -74,8 +74,12 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
     ca, cb = open_checkpoint(a), open_checkpoint(b)
     names = sorted(set(ca.names(prefix)) | set(cb.names(prefix)))
     if not names:
-        raise SurgeryError(f"no tensor under prefix {prefix!r} in either checkpoint", found=f"{a}, {b}",
-                           expected=f"names starting with {prefix!r}", fix="check --prefix")
+        raise SurgeryError(
+            f"no tensor under prefix {prefix!r} in either checkpoint",
+            found=f"{a}, {b}",
+            expected=f"names starting with {prefix!r}",
+            fix="check --prefix",
+        )
     rows = []
     for n in names:
         ia = ca.info(n) if n in ca.location else None
@@ -87,7 +91,18 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
             if ia.shape == ib.shape and ia.dtype in FLOAT_DTYPES and ib.dtype in FLOAT_DTYPES:
                 cos, mad = cosine_and_max_abs(ca.read_array(n), cb.read_array(n))
             del ra, rb
-        rows.append(TensorComparison(n, ia is not None, ib is not None, ia.dtype if ia else None,
-                                     ib.dtype if ib else None, ia.shape if ia else None, ib.shape if ib else None,
-                                     identical, cos, mad))
+        rows.append(
+            TensorComparison(
+                n,
+                ia is not None,
+                ib is not None,
+                ia.dtype if ia else None,
+                ib.dtype if ib else None,
+                ia.shape if ia else None,
+                ib.shape if ib else None,
+                identical,
+                cos,
+                mad,
+            )
+        )
     return rows

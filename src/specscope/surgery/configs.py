@@ -51,8 +51,15 @@ W4A16_NVFP4 = {"quant_algo": "W4A16_NVFP4", "group_size": 16}
 NVFP4 = {"quant_algo": "NVFP4", "group_size": 16}
 #: compressed-tensors' description of a data-free NVFP4 weight-only group (schema of the devstral fixture).
 CT_W4A16_GROUP = {
-    "weights": {"num_bits": 4, "type": "float", "symmetric": True, "group_size": 16, "strategy": "tensor_group",
-                "dynamic": False, "scale_dtype": "torch.float8_e4m3fn"},
+    "weights": {
+        "num_bits": 4,
+        "type": "float",
+        "symmetric": True,
+        "group_size": 16,
+        "strategy": "tensor_group",
+        "dynamic": False,
+        "scale_dtype": "torch.float8_e4m3fn",
+    },
     "input_activations": None,
     "output_activations": None,
     "format": "nvfp4-pack-quantized",
@@ -97,8 +104,12 @@ def exclude_lists(configs: dict[str, dict]) -> list[ExcludeList]:
         if configs.get(HF_QUANT) is not None:
             out.append(ExcludeList(HF_QUANT, "quantization", "exclude_modules"))
     else:
-        raise SurgeryError("unsupported quantization dialect", found=d,
-                           expected="modelopt, compressed-tensors or quark", fix="patch the config by hand")
+        raise SurgeryError(
+            "unsupported quantization dialect",
+            found=d,
+            expected="modelopt, compressed-tensors or quark",
+            fix="patch the config by hand",
+        )
     return out
 
 
@@ -129,8 +140,12 @@ def add_exclusions(configs: dict[str, dict], modules: list[str]) -> dict[str, di
     """
     lists = exclude_lists(configs)
     if not lists:
-        raise SurgeryError("no quantization config to exclude modules from", found="no quantization_config",
-                           expected="a quantized checkpoint", fix="nothing to patch: unquantized checkpoints load BF16")
+        raise SurgeryError(
+            "no quantization config to exclude modules from",
+            found="no quantization_config",
+            expected="a quantized checkpoint",
+            fix="nothing to patch: unquantized checkpoints load BF16",
+        )
     out = copy.deepcopy(configs)
     for where in lists:
         entries = _entries(out, where)
@@ -173,8 +188,12 @@ def declare_nvfp4(configs: dict[str, dict], modules: list[str], quantized_layers
         groups["specscope_w4a16_nvfp4"] = {"targets": sorted(modules), **copy.deepcopy(CT_W4A16_GROUP)}
         return out
     if d != "modelopt":
-        raise SurgeryError("NVFP4 declaration needs a ModelOpt or compressed-tensors checkpoint", found=d,
-                           expected="modelopt | compressed-tensors", fix="quantize with --layout matching the target")
+        raise SurgeryError(
+            "NVFP4 declaration needs a ModelOpt or compressed-tensors checkpoint",
+            found=d,
+            expected="modelopt | compressed-tensors",
+            fix="quantize with --layout matching the target",
+        )
     sections = [(CONFIG, "quantization_config"), (HF_QUANT, "quantization")]
     for file, section in sections:
         q = (out.get(file) or {}).get(section)
@@ -188,16 +207,21 @@ def declare_nvfp4(configs: dict[str, dict], modules: list[str], quantized_layers
             q["quantized_layers"] = {m: dict(spec) for m, spec in sorted(quantized_layers.items())}
             algo = "MIXED_PRECISION"
         if algo != "MIXED_PRECISION":
-            raise SurgeryError(f"{file}: ModelOpt quant_algo cannot host NVFP4 W4A16 modules", found=algo,
-                               expected="NVFP4, W4A16_NVFP4 or MIXED_PRECISION", fix="patch the config by hand")
+            raise SurgeryError(
+                f"{file}: ModelOpt quant_algo cannot host NVFP4 W4A16 modules",
+                found=algo,
+                expected="NVFP4, W4A16_NVFP4 or MIXED_PRECISION",
+                fix="patch the config by hand",
+            )
         layers = q.setdefault("quantized_layers", {})
         for m in sorted(modules):
             layers[m] = dict(W4A16_NVFP4)
     return out
 
 
-def sync_configs(configs: dict[str, dict], *, kv_scales_present: bool,
-                 unquantized_linears: set[str], quantized_linears: set[str]) -> tuple[dict[str, dict], list[str]]:
+def sync_configs(
+    configs: dict[str, dict], *, kv_scales_present: bool, unquantized_linears: set[str], quantized_linears: set[str]
+) -> tuple[dict[str, dict], list[str]]:
     """Make ``config.json`` and ``hf_quant_config.json`` of a ModelOpt checkpoint agree; the tensors decide (C11).
 
     Args:
@@ -211,9 +235,12 @@ def sync_configs(configs: dict[str, dict], *, kv_scales_present: bool,
         SurgeryError: not a ModelOpt checkpoint with both files, or an exclusion the tensors do not settle.
     """
     if dialect(configs) != "modelopt" or configs.get(HF_QUANT) is None or configs.get(CONFIG) is None:
-        raise SurgeryError("--sync needs a ModelOpt checkpoint with both config files",
-                           found=sorted(k for k, v in configs.items() if v), expected=[CONFIG, HF_QUANT],
-                           fix="only ModelOpt keeps two copies of the quantization config")
+        raise SurgeryError(
+            "--sync needs a ModelOpt checkpoint with both config files",
+            found=sorted(k for k, v in configs.items() if v),
+            expected=[CONFIG, HF_QUANT],
+            fix="only ModelOpt keeps two copies of the quantization config",
+        )
     out = copy.deepcopy(configs)
     actions: list[str] = []
     hq = out[HF_QUANT].setdefault("quantization", {})
@@ -248,9 +275,12 @@ def sync_configs(configs: dict[str, dict], *, kv_scales_present: bool,
             _set(out, has, [e for e in _entries(out, has) if e != entry])
             actions.append(f"{has.file}: drop exclusion {entry!r} ({len(qua)} matching linears are quantized)")
         else:
-            raise SurgeryError(f"exclude entry {entry!r} is in {has.file} only and the tensors do not settle it",
-                               found=f"{len(unq)} unquantized, {len(qua)} quantized matching linears",
-                               expected="all matching linears on one side", fix="edit the exclude lists by hand")
+            raise SurgeryError(
+                f"exclude entry {entry!r} is in {has.file} only and the tensors do not settle it",
+                found=f"{len(unq)} unquantized, {len(qua)} quantized matching linears",
+                expected="all matching linears on one side",
+                fix="edit the exclude lists by hand",
+            )
     return out, actions
 
 

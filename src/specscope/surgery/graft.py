@@ -35,8 +35,13 @@ CONFIG_FILES = ("config.json", "hf_quant_config.json")
 def copy_job(ckpt: Checkpoint, name: str, out_name: str | None = None) -> TensorJob:
     """A tensor job that copies ``name``'s bytes from ``ckpt`` unchanged."""
     info = ckpt.info(name)
-    return TensorJob(out_name or name, info.dtype, info.shape, lambda: ckpt.read_bytes(name),
-                     origin=f"copy of {ckpt.location[name]}:{name}")
+    return TensorJob(
+        out_name or name,
+        info.dtype,
+        info.shape,
+        lambda: ckpt.read_bytes(name),
+        origin=f"copy of {ckpt.location[name]}:{name}",
+    )
 
 
 def linear_modules(ckpt: Checkpoint, prefix: str = "", *, quantized: bool | None = False) -> list[str]:
@@ -54,8 +59,11 @@ def linear_modules(ckpt: Checkpoint, prefix: str = "", *, quantized: bool | None
             continue
         module = name[: -len(".weight")]
         has_scale = f"{module}.weight_scale" in ckpt.location
-        if quantized is None or (quantized and has_scale) or (not quantized and not has_scale
-                                                              and info.dtype in FLOAT_DTYPES):
+        if (
+            quantized is None
+            or (quantized and has_scale)
+            or (not quantized and not has_scale and info.dtype in FLOAT_DTYPES)
+        ):
             out.append(module)
     return out
 
@@ -130,16 +138,32 @@ def plan_extract(src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
     ckpt = open_checkpoint(src)
     names = ckpt.names(prefix)
     if not names:
-        raise SurgeryError(f"no tensor under prefix {prefix!r}", found=f"{len(ckpt.location)} tensors in {src}",
-                           expected=f"names starting with {prefix!r}", fix="check --prefix (e.g. mtp.)")
+        raise SurgeryError(
+            f"no tensor under prefix {prefix!r}",
+            found=f"{len(ckpt.location)} tensors in {src}",
+            expected=f"names starting with {prefix!r}",
+            fix="check --prefix (e.g. mtp.)",
+        )
     shard = f"{_prefix_stem(prefix)}.safetensors"
     plan = SurgeryPlan("extract", ckpt.root, Path(out), args={"prefix": prefix})
     plan.shards.append(ShardJob(shard, [copy_job(ckpt, n) for n in names]))
 
     def manifest(hashes: dict[str, str]) -> dict:
-        return {"source": str(ckpt.root), "prefix": prefix, "file": shard, "tensors": [
-            {"name": n, "dtype": ckpt.info(n).dtype, "shape": list(ckpt.info(n).shape),
-             "nbytes": ckpt.info(n).nbytes, "sha256": hashes.get(n)} for n in names]}
+        return {
+            "source": str(ckpt.root),
+            "prefix": prefix,
+            "file": shard,
+            "tensors": [
+                {
+                    "name": n,
+                    "dtype": ckpt.info(n).dtype,
+                    "shape": list(ckpt.info(n).shape),
+                    "nbytes": ckpt.info(n).nbytes,
+                    "sha256": hashes.get(n),
+                }
+                for n in names
+            ],
+        }
 
     plan.jsons.append(JsonJob("manifest.json", manifest))
     return plan
@@ -168,9 +192,16 @@ def _indent_of(path: Path) -> int:
     return 2
 
 
-def plan_derived(ckpt: Checkpoint, out: Path, operation: str, args: dict, remove: set[str],
-                 new_shard_base: str, new_tensors: list[TensorJob],
-                 new_configs: Callable[[dict[str, dict]], dict[str, dict]]) -> SurgeryPlan:
+def plan_derived(
+    ckpt: Checkpoint,
+    out: Path,
+    operation: str,
+    args: dict,
+    remove: set[str],
+    new_shard_base: str,
+    new_tensors: list[TensorJob],
+    new_configs: Callable[[dict[str, dict]], dict[str, dict]],
+) -> SurgeryPlan:
     """A new checkpoint folder = ``ckpt`` minus ``remove`` plus ``new_tensors`` in their own shard, with
     configs transformed by ``new_configs`` and the index rebuilt; every other file hardlinked."""
     links, shards, kept, notes = plan_removal(ckpt, remove)
@@ -203,8 +234,12 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     source = open_checkpoint(src)
     names = source.names(prefix)
     if not names:
-        raise SurgeryError(f"no tensor under prefix {prefix!r} in the graft source", found=str(src),
-                           expected=f"names starting with {prefix!r}", fix="check --from and --prefix")
+        raise SurgeryError(
+            f"no tensor under prefix {prefix!r} in the graft source",
+            found=str(src),
+            expected=f"names starting with {prefix!r}",
+            fix="check --from and --prefix",
+        )
     modules = linear_modules(source, prefix, quantized=False)
 
     def patch(cfgs: dict[str, dict]) -> dict[str, dict]:
@@ -219,8 +254,16 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
         return cfgs
 
     new = [copy_job(source, n) for n in names]
-    plan = plan_derived(tgt, Path(out), "graft", {"from": str(source.root), "prefix": prefix},
-                        set(tgt.names(prefix)), f"model-{_prefix_stem(prefix)}", new, patch)
+    plan = plan_derived(
+        tgt,
+        Path(out),
+        "graft",
+        {"from": str(source.root), "prefix": prefix},
+        set(tgt.names(prefix)),
+        f"model-{_prefix_stem(prefix)}",
+        new,
+        patch,
+    )
     if modules and not exclude_lists(_read_configs(tgt)):
         plan.notes.append("target has no quantization config: grafted modules load unquantized as they are")
     return plan

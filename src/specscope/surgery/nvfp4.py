@@ -197,8 +197,12 @@ def quantize_nvfp4(w: np.ndarray, *, amax: float | None = None, name: str = "wei
     data_amax = tensor_amax(w, name=name)
     amax32 = data_amax if amax is None else np.float32(amax)
     if amax32 < data_amax:
-        raise SurgeryError(f"{name}: given amax is below the tensor's abs-max", found=float(amax32),
-                           expected=f">= {float(data_amax)}", fix="pass the group max or leave amax unset")
+        raise SurgeryError(
+            f"{name}: given amax is below the tensor's abs-max",
+            found=float(amax32),
+            expected=f">= {float(data_amax)}",
+            fix="pass the group max or leave amax unset",
+        )
     scale2 = scale2_from_amax(amax32)
     out_f, in_f = w.shape
     n_blocks = in_f // BLOCK_SIZE
@@ -235,9 +239,7 @@ def dequantize_nvfp4(packed: np.ndarray, block_scale: np.ndarray, scale2: float)
     return (vals * eff[..., None]).reshape(out_f, in_f)
 
 
-def share_global_scale(
-    block_scales: list[np.ndarray], scale2s: list[float]
-) -> tuple[np.float32, list[np.ndarray]]:
+def share_global_scale(block_scales: list[np.ndarray], scale2s: list[float]) -> tuple[np.float32, list[np.ndarray]]:
     """Give fused halves (gate/up, q/k/v) one per-tensor scale without touching their FP4 payloads.
 
     The shared ModelOpt ``scale2`` is the max of the halves' (the min of compressed-tensors' reciprocal

@@ -26,12 +26,16 @@ def _finish(plan: SurgeryPlan, root: Path, changed: set[str]) -> SurgeryPlan:
 
 
 def _other_files_all(root: Path, skip: set[str]) -> list[LinkJob]:
-    return [LinkJob(p.name, p, p.stat().st_size) for p in sorted(root.iterdir())
-            if p.is_file() and p.name not in skip and not p.name.startswith(".")]
+    return [
+        LinkJob(p.name, p, p.stat().st_size)
+        for p in sorted(root.iterdir())
+        if p.is_file() and p.name not in skip and not p.name.startswith(".")
+    ]
 
 
-def plan_patch_config(ckpt_dir: str | Path, *, exclude_unquantized: str | None = None, sync: bool = False,
-                      out: str | Path | None = None) -> SurgeryPlan:
+def plan_patch_config(
+    ckpt_dir: str | Path, *, exclude_unquantized: str | None = None, sync: bool = False, out: str | Path | None = None
+) -> SurgeryPlan:
     """Plan config patches decided by the tensors on disk.
 
     Args:
@@ -45,8 +49,12 @@ def plan_patch_config(ckpt_dir: str | Path, *, exclude_unquantized: str | None =
         SurgeryError: nothing asked, or a patch the configs cannot express.
     """
     if not exclude_unquantized and not sync:
-        raise SurgeryError("nothing to patch", found="no option", expected="--exclude-unquantized PREFIX or --sync",
-                           fix="choose a patch")
+        raise SurgeryError(
+            "nothing to patch",
+            found="no option",
+            expected="--exclude-unquantized PREFIX or --sync",
+            fix="choose a patch",
+        )
     ckpt = open_checkpoint(ckpt_dir)
     before = _read_configs(ckpt)
     after = copy.deepcopy(before)
@@ -57,18 +65,29 @@ def plan_patch_config(ckpt_dir: str | Path, *, exclude_unquantized: str | None =
         notes.append(f"{len(modules)} unquantized linears under {exclude_unquantized!r}")
     if sync:
         kv = any(n.endswith((".k_scale", ".v_scale")) for n in ckpt.location)
-        after, actions = sync_configs(after, kv_scales_present=kv,
-                                      unquantized_linears=set(linear_modules(ckpt, quantized=False)),
-                                      quantized_linears=set(linear_modules(ckpt, quantized=True)))
+        after, actions = sync_configs(
+            after,
+            kv_scales_present=kv,
+            unquantized_linears=set(linear_modules(ckpt, quantized=False)),
+            quantized_linears=set(linear_modules(ckpt, quantized=True)),
+        )
         notes += actions or ["configs already agree"]
     in_place = out is None
-    plan = SurgeryPlan("patch-config", ckpt.root, ckpt.root if in_place else Path(out), in_place=in_place,
-                       args={"exclude_unquantized": exclude_unquantized, "sync": sync}, notes=notes)
+    plan = SurgeryPlan(
+        "patch-config",
+        ckpt.root,
+        ckpt.root if in_place else Path(out),
+        in_place=in_place,
+        args={"exclude_unquantized": exclude_unquantized, "sync": sync},
+        notes=notes,
+    )
     plan.jsons = config_jobs(ckpt, before, after)
     return _finish(plan, ckpt.root, {j.name for j in plan.jsons})
 
 
-def plan_dflash_layers(draft_dir: str | Path, *, all_sliding: bool = True, out: str | Path | None = None) -> SurgeryPlan:
+def plan_dflash_layers(
+    draft_dir: str | Path, *, all_sliding: bool = True, out: str | Path | None = None
+) -> SurgeryPlan:
     """Plan: rewrite a DFlash draft's ``layer_types`` so every layer is ``sliding_attention`` (seed 000).
 
     vLLM's ``qwen3_dflash.py`` refuses a mix of sliding and full layers (vLLM PR #40898). Declaring the full
@@ -79,35 +98,51 @@ def plan_dflash_layers(draft_dir: str | Path, *, all_sliding: bool = True, out: 
         SurgeryError: no ``config.json``, no ``layer_types``, or no integer ``sliding_window``.
     """
     if not all_sliding:
-        raise SurgeryError("only --all-sliding is implemented", found="no mode", expected="--all-sliding",
-                           fix="pass --all-sliding")
+        raise SurgeryError(
+            "only --all-sliding is implemented", found="no mode", expected="--all-sliding", fix="pass --all-sliding"
+        )
     root = Path(draft_dir)
     cfg_path = root / CONFIG
     if not cfg_path.is_file():
-        raise SurgeryError("draft has no config.json", found=str(root), expected="a DFlash draft folder",
-                           fix="point at the draft model folder")
+        raise SurgeryError(
+            "draft has no config.json",
+            found=str(root),
+            expected="a DFlash draft folder",
+            fix="point at the draft model folder",
+        )
     import json
 
     before = json.loads(cfg_path.read_text(encoding="utf-8"))
     layer_types = before.get("layer_types")
     window = before.get("sliding_window")
     if not isinstance(layer_types, list) or not layer_types:
-        raise SurgeryError("draft config has no layer_types", found=sorted(before)[:12], expected="layer_types list",
-                           fix="nothing to rewrite: the draft declares one attention kind")
+        raise SurgeryError(
+            "draft config has no layer_types",
+            found=sorted(before)[:12],
+            expected="layer_types list",
+            fix="nothing to rewrite: the draft declares one attention kind",
+        )
     if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
-        raise SurgeryError("draft config has no sliding_window", found=window, expected="a positive integer",
-                           fix="set sliding_window, or serve with a vLLM that supports mixed layers (PR #40898)")
+        raise SurgeryError(
+            "draft config has no sliding_window",
+            found=window,
+            expected="a positive integer",
+            fix="set sliding_window, or serve with a vLLM that supports mixed layers (PR #40898)",
+        )
     full = [i for i, t in enumerate(layer_types) if t != "sliding_attention"]
     after = copy.deepcopy(before)
     after["layer_types"] = ["sliding_attention"] * len(layer_types)
     in_place = out is None
-    plan = SurgeryPlan("dflash-layers", root, root if in_place else Path(out), in_place=in_place,
-                       args={"all_sliding": True})
+    plan = SurgeryPlan(
+        "dflash-layers", root, root if in_place else Path(out), in_place=in_place, args={"all_sliding": True}
+    )
     if full:
         plan.jsons.append(JsonJob(CONFIG, after, before, indent=_indent_of(cfg_path)))
-        plan.notes.append(f"layers {full} were full attention and now use a {window}-token window: exact for "
-                          f"contexts below {window} tokens, approximate beyond (acceptance may drop there; "
-                          "outputs stay correct because the target verifies every draft token)")
+        plan.notes.append(
+            f"layers {full} were full attention and now use a {window}-token window: exact for "
+            f"contexts below {window} tokens, approximate beyond (acceptance may drop there; "
+            "outputs stay correct because the target verifies every draft token)"
+        )
     else:
         plan.notes.append("all layers already sliding_attention; nothing to change")
     return _finish(plan, root, {j.name for j in plan.jsons})

@@ -137,8 +137,11 @@ class SurgeryPlan:
 
     def diffs(self) -> dict[str, str]:
         """File name -> unified diff, for every JSON file that had a previous version."""
-        return {j.name: config_diff(j.name, j.before, j.data) for j in self.jsons
-                if not callable(j.data) and j.before is not None}
+        return {
+            j.name: config_diff(j.name, j.before, j.data)
+            for j in self.jsons
+            if not callable(j.data) and j.before is not None
+        }
 
     def to_dict(self) -> dict:
         """A JSON-able summary (what ``--dry-run --format json`` prints)."""
@@ -150,8 +153,16 @@ class SurgeryPlan:
             "args": self.args,
             "bytes_to_write": self.bytes_to_write,
             "links": [{"name": x.name, "bytes": x.nbytes} for x in self.links],
-            "shards": [{"name": s.name, "tensors": [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape),
-                                                      "origin": t.origin} for t in s.tensors]} for s in self.shards],
+            "shards": [
+                {
+                    "name": s.name,
+                    "tensors": [
+                        {"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "origin": t.origin}
+                        for t in s.tensors
+                    ],
+                }
+                for s in self.shards
+            ],
             "json_files": [j.name for j in self.jsons],
             "config_diffs": self.diffs(),
             "notes": self.notes,
@@ -160,8 +171,10 @@ class SurgeryPlan:
 
     def render(self) -> str:
         """The plan as text: files, bytes to write, config diffs, notes."""
-        lines = [f"plan: {self.operation}  {self.source} -> {self.out}{' (in place)' if self.in_place else ''}",
-                 f"bytes to write: {self.bytes_to_write:,}"]
+        lines = [
+            f"plan: {self.operation}  {self.source} -> {self.out}{' (in place)' if self.in_place else ''}",
+            f"bytes to write: {self.bytes_to_write:,}",
+        ]
         for x in self.links:
             lines.append(f"  link   {x.name} ({x.nbytes:,} bytes)")
         for s in self.shards:
@@ -222,19 +235,27 @@ def validate_plan(plan: SurgeryPlan) -> bool:
     """
     if plan.in_place:
         if plan.shards or plan.links:
-            raise SurgeryError("in-place surgery may only rewrite JSON files", found=[s.name for s in plan.shards],
-                               expected="configs / index only", fix="write the result to a new folder with --out")
+            raise SurgeryError(
+                "in-place surgery may only rewrite JSON files",
+                found=[s.name for s in plan.shards],
+                expected="configs / index only",
+                fix="write the result to a new folder with --out",
+            )
     else:
         if plan.out.resolve() == plan.source.resolve():
-            raise SurgeryError("output folder is the source", found=str(plan.out), expected="a new folder",
-                               fix="choose another --out")
+            raise SurgeryError(
+                "output folder is the source", found=str(plan.out), expected="a new folder", fix="choose another --out"
+            )
         if plan.out.exists():
             man = _existing_manifest(plan.out)
             if man is not None and man.get("digest") == plan.digest():
                 return True
-            raise SurgeryError("output folder already exists", found=str(plan.out),
-                               expected="a folder that does not exist yet",
-                               fix="choose another --out or remove it (specscope never overwrites a target)")
+            raise SurgeryError(
+                "output folder already exists",
+                found=str(plan.out),
+                expected="a folder that does not exist yet",
+                fix="choose another --out or remove it (specscope never overwrites a target)",
+            )
     names = [x.name for x in plan.links] + [s.name for s in plan.shards] + [j.name for j in plan.jsons]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -244,8 +265,12 @@ def validate_plan(plan: SurgeryPlan) -> bool:
     free = shutil.disk_usage(dest).free
     need = plan.bytes_to_write + FREE_SPACE_MARGIN_BYTES
     if free < need:
-        raise SurgeryError("not enough free space for the result", found=f"{free:,} bytes free in {dest}",
-                           expected=f">= {need:,} bytes", fix="free space or choose --out on another disk")
+        raise SurgeryError(
+            "not enough free space for the result",
+            found=f"{free:,} bytes free in {dest}",
+            expected=f">= {need:,} bytes",
+            fix="free space or choose --out on another disk",
+        )
     return False
 
 
@@ -279,21 +304,33 @@ def _validate_index(plan: SurgeryPlan) -> None:
     if wm != held:
         missing = sorted(set(held) - set(wm))[:5]
         extra = sorted(set(wm) - set(held))[:5]
-        raise SurgeryError("planned index disagrees with the shards of the result",
-                           found=f"unindexed {missing}, dangling {extra}", expected="weight_map == shard contents",
-                           fix="report this bug")
+        raise SurgeryError(
+            "planned index disagrees with the shards of the result",
+            found=f"unindexed {missing}, dangling {extra}",
+            expected="weight_map == shard contents",
+            fix="report this bug",
+        )
     got = idx_job.data.get("metadata", {}).get("total_size")
     if got != total:
-        raise SurgeryError("planned index total_size is not the tensor byte sum", found=got, expected=total,
-                           fix="report this bug")
+        raise SurgeryError(
+            "planned index total_size is not the tensor byte sum", found=got, expected=total, fix="report this bug"
+        )
 
 
 def _progress(enabled: bool, total_bytes: int):
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
-    prog = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                    TimeRemainingColumn(), console=Console(stderr=True), disable=not enabled, transient=False)
+    prog = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=not enabled,
+        transient=False,
+    )
     return prog
 
 
@@ -353,9 +390,17 @@ def apply_plan(plan: SurgeryPlan, *, progress: bool = False, run_audit: bool = T
     if run_audit:
         _audit(result)
     if not plan.in_place:
-        manifest = {"operation": plan.operation, "source": str(plan.source), "args": plan.args,
-                    "digest": plan.digest(), "written": result.written, "linked": result.linked,
-                    "copied": result.copied, "tensor_sha256": result.tensor_sha256, "notes": plan.notes}
+        manifest = {
+            "operation": plan.operation,
+            "source": str(plan.source),
+            "args": plan.args,
+            "digest": plan.digest(),
+            "written": result.written,
+            "linked": result.linked,
+            "copied": result.copied,
+            "tensor_sha256": result.tensor_sha256,
+            "notes": plan.notes,
+        }
         _write_text(plan.out / MANIFEST_NAME, render_json(manifest))
     result.elapsed_ns = time.perf_counter_ns() - t0
     return result
@@ -371,20 +416,32 @@ def _verify(plan: SurgeryPlan, result: SurgeryResult) -> None:
             for t in h.tensors:
                 got = sha256_bytes(os.pread(fd, t.nbytes, t.file_offset_bytes))
                 if got != result.tensor_sha256.get(t.name):
-                    raise SurgeryError(f"verification failed for {t.name}", found=got,
-                                       expected=result.tensor_sha256.get(t.name), fix="check the disk; rerun")
+                    raise SurgeryError(
+                        f"verification failed for {t.name}",
+                        found=got,
+                        expected=result.tensor_sha256.get(t.name),
+                        fix="check the disk; rerun",
+                    )
         finally:
             os.close(fd)
     for name in result.linked:
         link = next(x for x in plan.links if x.name == name)
         if not os.path.samefile(link.src, plan.out / name):
-            raise SurgeryError(f"{name} is not a hardlink of the source", found=str(plan.out / name),
-                               expected=str(link.src), fix="rerun")
+            raise SurgeryError(
+                f"{name} is not a hardlink of the source",
+                found=str(plan.out / name),
+                expected=str(link.src),
+                fix="rerun",
+            )
     for name in result.copied:
         link = next(x for x in plan.links if x.name == name)
         if (plan.out / name).stat().st_size != link.nbytes:
-            raise SurgeryError(f"copy of {name} has the wrong size", found=(plan.out / name).stat().st_size,
-                               expected=link.nbytes, fix="check the disk; rerun")
+            raise SurgeryError(
+                f"copy of {name} has the wrong size",
+                found=(plan.out / name).stat().st_size,
+                expected=link.nbytes,
+                fix="check the disk; rerun",
+            )
 
 
 def _audit(result: SurgeryResult) -> None:
@@ -397,5 +454,8 @@ def _audit(result: SurgeryResult) -> None:
     report = audit_checkpoint(str(result.out))
     result.audit_exit_code = int(report.exit_code)
     for f in report.findings:
-        result.audit_findings.append(f.to_dict() if hasattr(f, "to_dict") else
-                                     {k: str(v) for k, v in getattr(f, "__dict__", {"finding": f}).items()})
+        result.audit_findings.append(
+            f.to_dict()
+            if hasattr(f, "to_dict")
+            else {k: str(v) for k, v in getattr(f, "__dict__", {"finding": f}).items()}
+        )

@@ -40,8 +40,11 @@ FUSED_GROUPS = (("q_proj", "k_proj", "v_proj"), ("gate_proj", "up_proj"))
 
 def draft_linears(ckpt: Checkpoint, prefix: str) -> list[str]:
     """Unquantized linears under ``prefix`` that NVFP4 can hold (in_features % 16 == 0)."""
-    return [m for m in linear_modules(ckpt, prefix, quantized=False)
-            if ckpt.info(f"{m}.weight").shape[1] % nvfp4.BLOCK_SIZE == 0]
+    return [
+        m
+        for m in linear_modules(ckpt, prefix, quantized=False)
+        if ckpt.info(f"{m}.weight").shape[1] % nvfp4.BLOCK_SIZE == 0
+    ]
 
 
 def fusion_groups(modules: list[str]) -> list[list[str]]:
@@ -106,8 +109,9 @@ def _jobs_for(q: _Quantizer, ckpt: Checkpoint, module: str, layout: str) -> list
     ]
 
 
-def plan_quantize_draft(src: str | Path, out: str | Path, *, scheme: str = "nvfp4-w4a16", prefix: str = "mtp.",
-                        layout: str | None = None) -> SurgeryPlan:
+def plan_quantize_draft(
+    src: str | Path, out: str | Path, *, scheme: str = "nvfp4-w4a16", prefix: str = "mtp.", layout: str | None = None
+) -> SurgeryPlan:
     """Plan the NVFP4 re-quantization of the draft head under ``prefix`` (see the module docstring).
 
     Planning reads every draft linear once to get its amax (NaN/inf are rejected here, before writing).
@@ -121,25 +125,37 @@ def plan_quantize_draft(src: str | Path, out: str | Path, *, scheme: str = "nvfp
             quantizable linear under ``prefix``, non-finite weights, or a config that cannot declare NVFP4.
     """
     if scheme not in SCHEMES:
-        raise SurgeryError("unknown quantization scheme", found=scheme, expected=list(SCHEMES),
-                           fix="use --scheme nvfp4-w4a16")
+        raise SurgeryError(
+            "unknown quantization scheme", found=scheme, expected=list(SCHEMES), fix="use --scheme nvfp4-w4a16"
+        )
     ckpt = open_checkpoint(src)
     configs = _read_configs(ckpt)
     d = dialect(configs)
     if d not in LAYOUTS:
-        raise SurgeryError("quantize-draft needs a ModelOpt or compressed-tensors checkpoint", found=d,
-                           expected=list(LAYOUTS), fix="quantize the target first; the draft joins its format")
+        raise SurgeryError(
+            "quantize-draft needs a ModelOpt or compressed-tensors checkpoint",
+            found=d,
+            expected=list(LAYOUTS),
+            fix="quantize the target first; the draft joins its format",
+        )
     layout = layout or d
     if layout not in LAYOUTS:
         raise SurgeryError("unknown layout", found=layout, expected=list(LAYOUTS), fix="--layout modelopt")
     if layout != d:
-        raise SurgeryError("layout differs from the checkpoint's quantization format", found=layout, expected=d,
-                           fix=f"use --layout {d} (loaders read one convention per checkpoint; case C08)")
+        raise SurgeryError(
+            "layout differs from the checkpoint's quantization format",
+            found=layout,
+            expected=d,
+            fix=f"use --layout {d} (loaders read one convention per checkpoint; case C08)",
+        )
     modules = draft_linears(ckpt, prefix)
     if not modules:
-        raise SurgeryError(f"no unquantized linear under {prefix!r}", found=ckpt.names(prefix)[:5],
-                           expected="2-D float weights without weight_scale, in_features % 16 == 0",
-                           fix="check --prefix; an already quantized head needs nothing")
+        raise SurgeryError(
+            f"no unquantized linear under {prefix!r}",
+            found=ckpt.names(prefix)[:5],
+            expected="2-D float weights without weight_scale, in_features % 16 == 0",
+            fix="check --prefix; an already quantized head needs nothing",
+        )
     amax: dict[str, np.float32] = {}
     for group in fusion_groups(modules):
         group_amax = max(nvfp4.tensor_amax(ckpt.read_array(f"{m}.weight"), name=f"{m}.weight") for m in group)
@@ -153,19 +169,31 @@ def plan_quantize_draft(src: str | Path, out: str | Path, *, scheme: str = "nvfp
         else:
             new.append(copy_job(ckpt, name))
     still_unquantized = [m for m in linear_modules(ckpt, "", quantized=False) if m not in set(modules)]
-    existing_nvfp4 = {m: dict(nvfp4_spec) for m in linear_modules(ckpt, "", quantized=True)
-                      if f"{m}.weight_scale_2" in ckpt.location
-                      for nvfp4_spec in [{"quant_algo": "NVFP4", "group_size": 16}]}
+    existing_nvfp4 = {
+        m: dict(nvfp4_spec)
+        for m in linear_modules(ckpt, "", quantized=True)
+        if f"{m}.weight_scale_2" in ckpt.location
+        for nvfp4_spec in [{"quant_algo": "NVFP4", "group_size": 16}]
+    }
 
     def patch(cfgs: dict[str, dict]) -> dict[str, dict]:
         cfgs = remove_exclusions(cfgs, modules, still_unquantized)
         return declare_nvfp4(cfgs, modules, existing_nvfp4)
 
-    plan = plan_derived(ckpt, Path(out), "quantize-draft",
-                        {"scheme": scheme, "prefix": prefix, "layout": layout}, set(ckpt.names(prefix)),
-                        f"model-{prefix.strip('.').replace('.', '-') or 'draft'}-nvfp4", new, patch)
+    plan = plan_derived(
+        ckpt,
+        Path(out),
+        "quantize-draft",
+        {"scheme": scheme, "prefix": prefix, "layout": layout},
+        set(ckpt.names(prefix)),
+        f"model-{prefix.strip('.').replace('.', '-') or 'draft'}-nvfp4",
+        new,
+        patch,
+    )
     before = sum(ckpt.info(f"{m}.weight").nbytes for m in modules)
     after = sum(o * i // 2 + o * i // 16 + 4 for m in modules for o, i in [ckpt.info(f"{m}.weight").shape])
-    plan.notes.append(f"{len(modules)} linears to NVFP4 ({layout}): {before:,} -> {after:,} bytes; "
-                      f"groups sharing a scale: {[g for g in fusion_groups(modules) if len(g) > 1]}")
+    plan.notes.append(
+        f"{len(modules)} linears to NVFP4 ({layout}): {before:,} -> {after:,} bytes; "
+        f"groups sharing a scale: {[g for g in fusion_groups(modules) if len(g) > 1]}"
+    )
     return plan

@@ -87,8 +87,12 @@ def read_header(path: Path) -> SafetensorsHeader:
             n = header_length(prefix, file_size_bytes=size)
             return parse_header(prefix + fh.read(n), size)
     except FileNotFoundError:
-        raise CheckpointError("safetensors file not found", found=str(path), expected="an existing file",
-                              fix="check the checkpoint folder") from None
+        raise CheckpointError(
+            "safetensors file not found",
+            found=str(path),
+            expected="an existing file",
+            fix="check the checkpoint folder",
+        ) from None
 
 
 @dataclass
@@ -111,8 +115,12 @@ class Checkpoint:
         """Header entry of tensor ``name``. Raises SurgeryError when absent."""
         shard = self.location.get(name)
         if shard is None:
-            raise SurgeryError(f"tensor {name} is not in the checkpoint", found=str(self.root),
-                               expected=f"a shard holding {name}", fix="check the name / prefix")
+            raise SurgeryError(
+                f"tensor {name} is not in the checkpoint",
+                found=str(self.root),
+                expected=f"a shard holding {name}",
+                fix="check the name / prefix",
+            )
         return self.headers[shard].by_name[name]
 
     def names(self, prefix: str = "") -> list[str]:
@@ -128,8 +136,12 @@ class Checkpoint:
         finally:
             os.close(fd)
         if len(data) != info.nbytes:
-            raise CheckpointError(f"{name}: short read", found=f"{len(data)} bytes", expected=f"{info.nbytes} bytes",
-                                  fix="the shard is truncated; re-download it")
+            raise CheckpointError(
+                f"{name}: short read",
+                found=f"{len(data)} bytes",
+                expected=f"{info.nbytes} bytes",
+                fix="the shard is truncated; re-download it",
+            )
         return data
 
     def read_array(self, name: str) -> np.ndarray:
@@ -141,8 +153,12 @@ class Checkpoint:
         info = self.info(name)
         dt = NUMPY_DTYPES.get(info.dtype)
         if dt is None:
-            raise SurgeryError(f"{name}: dtype {info.dtype} has no numpy equivalent", found=info.dtype,
-                               expected=sorted(NUMPY_DTYPES), fix="leave this tensor out of the operation")
+            raise SurgeryError(
+                f"{name}: dtype {info.dtype} has no numpy equivalent",
+                found=info.dtype,
+                expected=sorted(NUMPY_DTYPES),
+                fix="leave this tensor out of the operation",
+            )
         return np.frombuffer(self.read_bytes(name), dtype=dt).reshape(info.shape)
 
     def config(self, name: str) -> dict | None:
@@ -153,8 +169,9 @@ class Checkpoint:
         try:
             return json.loads(p.read_text(encoding="utf-8"))
         except ValueError as exc:
-            raise CheckpointError(f"{name} is not valid JSON", found=f"{p}: {exc}", expected="JSON",
-                                  fix=f"repair {name}") from None
+            raise CheckpointError(
+                f"{name} is not valid JSON", found=f"{p}: {exc}", expected="JSON", fix=f"repair {name}"
+            ) from None
 
 
 def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
@@ -166,27 +183,37 @@ def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
     """
     root = Path(root)
     if not root.is_dir():
-        raise CheckpointError("checkpoint folder not found", found=str(root), expected="a folder of safetensors",
-                              fix="check the path")
+        raise CheckpointError(
+            "checkpoint folder not found", found=str(root), expected="a folder of safetensors", fix="check the path"
+        )
     shards = sorted(p.name for p in root.glob("*.safetensors") if p.is_file())
     if not shards:
-        raise CheckpointError("no safetensors files", found=str(root), expected="*.safetensors",
-                              fix="point at a checkpoint folder")
+        raise CheckpointError(
+            "no safetensors files", found=str(root), expected="*.safetensors", fix="point at a checkpoint folder"
+        )
     headers = {s: read_header(root / s) for s in shards}
     location: dict[str, str] = {}
     for s, h in headers.items():
         for t in h.tensors:
             if t.name in location:
-                raise SurgeryError(f"tensor {t.name} is stored twice", found=f"{location[t.name]} and {s}",
-                                   expected="each tensor in one shard", fix="remove the stale copy first")
+                raise SurgeryError(
+                    f"tensor {t.name} is stored twice",
+                    found=f"{location[t.name]} and {s}",
+                    expected="each tensor in one shard",
+                    fix="remove the stale copy first",
+                )
             location[t.name] = s
     index = None
     if (root / INDEX_NAME).is_file():
         try:
             index = json.loads((root / INDEX_NAME).read_text(encoding="utf-8"))
         except ValueError as exc:
-            raise CheckpointError("index is not valid JSON", found=f"{root / INDEX_NAME}: {exc}", expected="JSON",
-                                  fix="run `specscope surgery reindex`") from None
+            raise CheckpointError(
+                "index is not valid JSON",
+                found=f"{root / INDEX_NAME}: {exc}",
+                expected="JSON",
+                fix="run `specscope surgery reindex`",
+            ) from None
     return Checkpoint(root, headers, index, location)
 
 
@@ -238,8 +265,9 @@ class ShardWriter:
             raise SurgeryError("tensor written out of order", found=name, expected=want, fix="internal plan error")
         buf = np.ascontiguousarray(data).tobytes() if isinstance(data, np.ndarray) else bytes(data)
         if len(buf) != self._sizes[self._next]:
-            raise SurgeryError(f"{name}: wrong byte count", found=len(buf), expected=self._sizes[self._next],
-                               fix="internal plan error")
+            raise SurgeryError(
+                f"{name}: wrong byte count", found=len(buf), expected=self._sizes[self._next], fix="internal plan error"
+            )
         self._fh.write(buf)
         self.hashes[name] = sha256_bytes(buf)
         self._next += 1
@@ -249,8 +277,12 @@ class ShardWriter:
         """Flush, fsync, rename into place and check the file with ``safetensors.safe_open``."""
         if self._next != len(self.entries):
             self.abort()
-            raise SurgeryError("shard closed before all tensors were written", found=self._next,
-                               expected=len(self.entries), fix="internal plan error")
+            raise SurgeryError(
+                "shard closed before all tensors were written",
+                found=self._next,
+                expected=len(self.entries),
+                fix="internal plan error",
+            )
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self._fh.close()
@@ -259,8 +291,12 @@ class ShardWriter:
 
         with safe_open(self.path, "numpy") as f:  # independent parser: the header must be valid to it
             if sorted(f.keys()) != sorted(n for n, _, _ in self.entries):
-                raise SurgeryError("written shard does not list the planned tensors", found=str(self.path),
-                                   expected=len(self.entries), fix="report this bug")
+                raise SurgeryError(
+                    "written shard does not list the planned tensors",
+                    found=str(self.path),
+                    expected=len(self.entries),
+                    fix="report this bug",
+                )
         return self.hashes
 
     def abort(self) -> None:

@@ -31,10 +31,12 @@ from specscope.truth.script import ResponsePlan, TruthScript
 
 __all__ = ["FirehoseState", "serve_firehose"]
 
-_HEAD_200 = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-             b"Transfer-Encoding: chunked\r\n\r\n")
+_HEAD_200 = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+    b"Transfer-Encoding: chunked\r\n\r\n"
+)
 _NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nnot found\n"
-_OK_HEALTH = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"status\":\"ok\"}\n"
+_OK_HEALTH = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{"status":"ok"}\n'
 
 
 def _http_chunk(payload: bytes) -> bytes:
@@ -58,11 +60,23 @@ class FirehoseState:
     def __init__(self, plan: ResponsePlan, events_per_write: int = 1):
         self.plan = plan
         self.events_per_write = max(1, int(events_per_write))
-        base = {"id": "chatcmpl-firehose", "object": "chat.completion.chunk", "created": 1767225600,
-                "model": "truth"}
+        base = {"id": "chatcmpl-firehose", "object": "chat.completion.chunk", "created": 1767225600, "model": "truth"}
         self._base = base
-        self.head = _HEAD_200 + _http_chunk(_event({**base, "choices": [
-            {"index": 0, "delta": {"role": "assistant", "content": ""}, "logprobs": None, "finish_reason": None}]}))
+        self.head = _HEAD_200 + _http_chunk(
+            _event(
+                {
+                    **base,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {"role": "assistant", "content": ""},
+                            "logprobs": None,
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            )
+        )
         self._by_size: dict[int, bytes] = {}
         self._tails: dict[int, bytes] = {}
         self._writes: dict[int, list[bytes]] = {}
@@ -72,8 +86,16 @@ class FirehoseState:
     def _token_chunk(self, k: int) -> bytes:
         c = self._by_size.get(k)
         if c is None:
-            c = self._by_size[k] = _http_chunk(_event({**self._base, "choices": [
-                {"index": 0, "delta": {"content": " x" * k}, "logprobs": None, "finish_reason": None}]}))
+            c = self._by_size[k] = _http_chunk(
+                _event(
+                    {
+                        **self._base,
+                        "choices": [
+                            {"index": 0, "delta": {"content": " x" * k}, "logprobs": None, "finish_reason": None}
+                        ],
+                    }
+                )
+            )
         return c
 
     def chunks(self, n_tokens: int) -> list[bytes]:
@@ -87,7 +109,7 @@ class FirehoseState:
         if w is None:
             ev = self.chunks(n_tokens)
             k = self.events_per_write
-            w = [b"".join(ev[i:i + k]) for i in range(0, len(ev), k)] or [b""]
+            w = [b"".join(ev[i : i + k]) for i in range(0, len(ev), k)] or [b""]
             w[-1] += self.tail(n_tokens)
             self._writes[n_tokens] = w
         return w
@@ -97,12 +119,29 @@ class FirehoseState:
         t = self._tails.get(n_tokens)
         if t is None:
             p = self.plan.prompt_tokens
-            fin = _event({**self._base, "choices": [{"index": 0, "delta": {}, "logprobs": None,
-                                                     "finish_reason": "stop" if self.plan.output_tokens else "length"}]})
-            usage = _event({**self._base, "choices": [], "usage": {"prompt_tokens": p, "total_tokens": p + n_tokens,
-                                                                   "completion_tokens": n_tokens}})
-            t = self._tails[n_tokens] = (_http_chunk(fin) + _http_chunk(usage) + _http_chunk(b"data: [DONE]\n\n")
-                                         + b"0\r\n\r\n")
+            fin = _event(
+                {
+                    **self._base,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {},
+                            "logprobs": None,
+                            "finish_reason": "stop" if self.plan.output_tokens else "length",
+                        }
+                    ],
+                }
+            )
+            usage = _event(
+                {
+                    **self._base,
+                    "choices": [],
+                    "usage": {"prompt_tokens": p, "total_tokens": p + n_tokens, "completion_tokens": n_tokens},
+                }
+            )
+            t = self._tails[n_tokens] = (
+                _http_chunk(fin) + _http_chunk(usage) + _http_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n"
+            )
         return t
 
 
@@ -193,8 +232,8 @@ class _Conn(asyncio.Protocol):
                 length = int(value.strip())
         if len(buf) < end + 4 + length:
             return
-        body = bytes(buf[end + 4:end + 4 + length])
-        del buf[:end + 4 + length]
+        body = bytes(buf[end + 4 : end + 4 + length])
+        del buf[: end + 4 + length]
         if method == "GET" and path == "/health":
             self.transport.write(_OK_HEALTH)
             return self.next_request()

@@ -67,7 +67,9 @@ class TruthServer:
         cpu = self.cpu
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "specscope.truth.server", "--port", "0", "--script", str(d / "script.json")],
-            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
             preexec_fn=(lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None,
         )
         log.close()
@@ -76,9 +78,13 @@ class TruthServer:
         line = self._proc.stdout.readline().decode().strip()  # blocks until the line or EOF
         if not line.startswith("LISTENING ") or time.monotonic() > deadline:
             self.stop()
-            raise ServerStartError("the ground-truth server did not start", found=line or "no output",
-                                   expected="LISTENING <url>", fix="see the log tail",
-                                   log_tail=self._tail())
+            raise ServerStartError(
+                "the ground-truth server did not start",
+                found=line or "no output",
+                expected="LISTENING <url>",
+                fix="see the log tail",
+                log_tail=self._tail(),
+            )
         self.base_url = line.split(" ", 1)[1]
 
     def _tail(self) -> str:

@@ -59,8 +59,14 @@ class TruthState:
 
     def engine(self, name: str) -> dict[str, Any]:
         if name not in self.counters:
-            self.counters[name] = {"drafts": 0, "draft_tokens": 0, "accepted": 0, "per_pos": [], "generation": 0,
-                                   "prompt": 0}
+            self.counters[name] = {
+                "drafts": 0,
+                "draft_tokens": 0,
+                "accepted": 0,
+                "per_pos": [],
+                "generation": 0,
+                "prompt": 0,
+            }
             self.running[name] = 0
         return self.counters[name]
 
@@ -81,15 +87,23 @@ class TruthState:
         m = self.script.metrics
         if m.style == "vllm":
             p, lab = "vllm:", ["engine", "model_name"]
-            names = {"drafts": "spec_decode_num_drafts", "draft_tokens": "spec_decode_num_draft_tokens",
-                     "accepted": "spec_decode_num_accepted_tokens", "generation": "generation_tokens",
-                     "prompt": "prompt_tokens"}
+            names = {
+                "drafts": "spec_decode_num_drafts",
+                "draft_tokens": "spec_decode_num_draft_tokens",
+                "accepted": "spec_decode_num_accepted_tokens",
+                "generation": "generation_tokens",
+                "prompt": "prompt_tokens",
+            }
             gauges = {"running": "num_requests_running", "waiting": "num_requests_waiting"}
         else:
             p, lab = "llamacpp:", []
-            names = {"drafts": "spec_decode_num_drafts", "draft_tokens": "spec_decode_num_draft_tokens",
-                     "accepted": "spec_decode_num_accepted_tokens", "generation": "tokens_predicted",
-                     "prompt": "prompt_tokens"}
+            names = {
+                "drafts": "spec_decode_num_drafts",
+                "draft_tokens": "spec_decode_num_draft_tokens",
+                "accepted": "spec_decode_num_accepted_tokens",
+                "generation": "tokens_predicted",
+                "prompt": "prompt_tokens",
+            }
             gauges = {"running": "requests_processing", "waiting": "requests_deferred"}
         engines = sorted(self.counters)
         for key, name in names.items():
@@ -101,8 +115,9 @@ class TruthState:
                 fam.add_metric([], sum(self.counters[e][key] for e in engines))
             yield fam
         if m.per_position:
-            fam = CounterMetricFamily(p + "spec_decode_num_accepted_tokens_per_pos", "truth: per position",
-                                      labels=lab + ["position"])
+            fam = CounterMetricFamily(
+                p + "spec_decode_num_accepted_tokens_per_pos", "truth: per position", labels=lab + ["position"]
+            )
             for e in engines:
                 for i, v in enumerate(self.counters[e]["per_pos"]):
                     fam.add_metric(([e, m.model_name] if lab else []) + [str(i)], v)
@@ -140,9 +155,16 @@ async def _chat(request: web.Request) -> web.StreamResponse:
     plan = state.script.plan_for(body)
     state.n_requests += 1
     rid = f"chatcmpl-truth-{state.n_requests}"
-    rec: dict[str, Any] = {"id": rid, "arrival_ns": arrival_ns, "writes": [], "status": plan.status,
-                           "output_tokens": 0, "dropped": False, "end_ns": None,
-                           "prompt": (body.get("messages") or [{}])[-1].get("content")}
+    rec: dict[str, Any] = {
+        "id": rid,
+        "arrival_ns": arrival_ns,
+        "writes": [],
+        "status": plan.status,
+        "output_tokens": 0,
+        "dropped": False,
+        "end_ns": None,
+        "prompt": (body.get("messages") or [{}])[-1].get("content"),
+    }
     if state.script.record:
         state.log.append(rec)
     if plan.status != 200:
@@ -172,8 +194,23 @@ async def _chat(request: web.Request) -> web.StreamResponse:
     try:
         if plan.role_ms is not None:
             await _sleep_until(arrival_ns + int(plan.role_ms * 1e6), precise)
-            await write("role", 0, _event({**head, "choices": [
-                {"index": 0, "delta": {"role": "assistant", "content": ""}, "logprobs": None, "finish_reason": None}]}))
+            await write(
+                "role",
+                0,
+                _event(
+                    {
+                        **head,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "delta": {"role": "assistant", "content": ""},
+                                "logprobs": None,
+                                "finish_reason": None,
+                            }
+                        ],
+                    }
+                ),
+            )
         target = arrival_ns + int(plan.ttft_ms * 1e6)
         sent_tokens = 0
         for i, k in enumerate(sizes):
@@ -190,19 +227,38 @@ async def _chat(request: web.Request) -> web.StreamResponse:
             data = cache.get((kind, k))
             if data is None:  # built before the deadline, so the write goes out on time
                 field = plan.reasoning_field if kind == "reasoning" else "content"
-                data = cache[(kind, k)] = _event({**head, "choices": [
-                    {"index": 0, "delta": {field: " x" * k}, "logprobs": None, "finish_reason": None}]})
+                data = cache[(kind, k)] = _event(
+                    {
+                        **head,
+                        "choices": [{"index": 0, "delta": {field: " x" * k}, "logprobs": None, "finish_reason": None}],
+                    }
+                )
             await _sleep_until(target, precise)
             await write(kind, k, data)
             sent_tokens += k
         rec["output_tokens"] = sent_tokens
         reported = plan.usage_completion_tokens if plan.usage_completion_tokens is not None else sent_tokens
-        usage = {"prompt_tokens": plan.prompt_tokens, "total_tokens": plan.prompt_tokens + reported,
-                 "completion_tokens": reported}
-        timings = {"timings": {"predicted_n": sent_tokens, "draft_n": plan.draft_tokens,
-                               "draft_n_accepted": sum(plan.accepted_per_position)}} if plan.llamacpp_timings else {}
+        usage = {
+            "prompt_tokens": plan.prompt_tokens,
+            "total_tokens": plan.prompt_tokens + reported,
+            "completion_tokens": reported,
+        }
+        timings = (
+            {
+                "timings": {
+                    "predicted_n": sent_tokens,
+                    "draft_n": plan.draft_tokens,
+                    "draft_n_accepted": sum(plan.accepted_per_position),
+                }
+            }
+            if plan.llamacpp_timings
+            else {}
+        )
         if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
-            fin = {**head, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason}]}
+            fin = {
+                **head,
+                "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason}],
+            }
             if plan.usage == "last_choice_chunk":
                 fin.update({"usage": usage, **timings})
             await write("finish", 0, _event(fin))

@@ -124,8 +124,14 @@ def _build(index: int, row: list[str]) -> EditModule:
     prefix = "".join(part[0] for part in stem.split("_")).upper()
     samples = []  # 3 rows of (id, group, amount, count)
     for k in range(3):
-        samples.append((f"{prefix}-{rng.randint(100, 999)}", (group_a, group_b, group_a)[k],
-                        round(rng.uniform(0.5, 90.0), 2), rng.randint(1, 40)))
+        samples.append(
+            (
+                f"{prefix}-{rng.randint(100, 999)}",
+                (group_a, group_b, group_a)[k],
+                round(rng.uniform(0.5, 90.0), 2),
+                rng.randint(1, 40),
+            )
+        )
     subst = dict(C=cls, s=s, P=plural, id=id_f, grp=grp, amt=amt, cnt=cnt, method=method, CONST=const_name)
 
     use_parse = rng.random() < 0.5
@@ -245,7 +251,7 @@ def _new_name(old: str, module: EditModule) -> str | None:
         return _LOCAL_RENAMES[old]
     for before, after in _PREFIX_RENAMES:
         if old.startswith(before):
-            return after + old[len(before):]
+            return after + old[len(before) :]
     if old.endswith("_range"):
         return old.removesuffix("_range") + "_bounds"
     return None

@@ -46,7 +46,7 @@ def _t(text: str) -> Template:
     return Template(text.strip("\n"))
 
 
-CLASS_TEMPLATE = _t('''
+CLASS_TEMPLATE = _t("""
 @dataclass(frozen=True)
 class $C:
     $id: str
@@ -56,21 +56,21 @@ class $C:
 
     def $method(self) -> float:
         return self.$amt * self.$cnt
-''')
+""")
 
-MAIN_HEAD_PARSED = _t('''
+MAIN_HEAD_PARSED = _t("""
 def main() -> None:
     records = parse_$P(SAMPLE_ROWS)
-''')
+""")
 
-MAIN_HEAD_LITERAL = _t('''
+MAIN_HEAD_LITERAL = _t("""
 def main() -> None:
     records = [
         $C($row0),
         $C($row1),
         $C($row2),
     ]
-''')
+""")
 
 FUNCTION_TEMPLATES: tuple[FunctionTemplate, ...] = (
     FunctionTemplate(
@@ -80,9 +80,9 @@ def total_$amt($P: Iterable[$C]) -> float:
     """Sum of $method over all records."""
     return sum($s.$method() for $s in $P)
 '''),
-        _t('''
+        _t("""
     print(f"total: {total_$amt(records):.2f}")
-'''),
+"""),
         (("typing", "Iterable"),),
     ),
     FunctionTemplate(
@@ -95,10 +95,10 @@ def group_by_$grp($P: Iterable[$C]) -> dict[str, list[$C]]:
         buckets[$s.$grp].append($s)
     return dict(buckets)
 '''),
-        _t('''
+        _t("""
     for name, members in group_by_$grp(records).items():
         print(name, len(members))
-'''),
+"""),
         (("collections", "defaultdict"), ("typing", "Iterable")),
     ),
     FunctionTemplate(
@@ -109,9 +109,9 @@ def top_$P($P: Iterable[$C], limit: int = 3) -> list[$C]:
     ranked = sorted($P, key=lambda $s: (-$s.$method(), $s.$id))
     return ranked[:limit]
 '''),
-        _t('''
+        _t("""
     print([$s.$id for $s in top_$P(records, limit=2)])
-'''),
+"""),
         (("typing", "Iterable"),),
     ),
     FunctionTemplate(
@@ -121,9 +121,9 @@ def below_threshold($P: Iterable[$C], threshold: int = $CONST) -> list[$C]:
     """Records whose $cnt is under the threshold."""
     return [$s for $s in $P if $s.$cnt < threshold]
 '''),
-        _t('''
+        _t("""
     print(len(below_threshold(records)))
-'''),
+"""),
         (("typing", "Iterable"),),
         uses_const=True,
     ),
@@ -139,9 +139,9 @@ def index_by_$id($P: Iterable[$C]) -> dict[str, $C]:
         index[$s.$id] = $s
     return index
 '''),
-        _t('''
+        _t("""
     print(sorted(index_by_$id(records)))
-'''),
+"""),
         (("typing", "Iterable"),),
     ),
     FunctionTemplate(
@@ -158,10 +158,10 @@ def validate_$s($s: $C) -> list[str]:
         problems.append("$grp is empty")
     return problems
 '''),
-        _t('''
+        _t("""
     for $s in records:
         print($s.$id, validate_$s($s) or "ok")
-'''),
+"""),
     ),
     FunctionTemplate(
         "share",
@@ -176,9 +176,9 @@ def share_by_$grp($P: Iterable[$C]) -> dict[str, float]:
         return {name: 0.0 for name in totals}
     return {name: value / grand_total for name, value in totals.items()}
 '''),
-        _t('''
+        _t("""
     print(share_by_$grp(records))
-'''),
+"""),
         (("typing", "Iterable"),),
     ),
     FunctionTemplate(
@@ -191,9 +191,9 @@ def to_csv_lines($P: Iterable[$C]) -> list[str]:
         lines.append(f"{$s.$id},{$s.$grp},{$s.$amt:.2f},{$s.$cnt}")
     return lines
 '''),
-        _t('''
+        _t("""
     print("\\n".join(to_csv_lines(records)))
-'''),
+"""),
         (("typing", "Iterable"),),
     ),
     FunctionTemplate(
@@ -206,9 +206,9 @@ def ${amt}_range($P: Iterable[$C]) -> tuple[float, float, float]:
         raise ValueError("no records to summarise")
     return min(values), sum(values) / len(values), max(values)
 '''),
-        _t('''
+        _t("""
     print(${amt}_range(records))
-'''),
+"""),
         (("typing", "Iterable"),),
     ),
     FunctionTemplate(
@@ -220,9 +220,9 @@ def merge_$P(first: Iterable[$C], second: Iterable[$C]) -> list[$C]:
     merged.update({$s.$id: $s for $s in second})
     return sorted(merged.values(), key=lambda $s: $s.$id)
 '''),
-        _t('''
+        _t("""
     print(len(merge_$P(records, records[:1])))
-'''),
+"""),
         (("typing", "Iterable"),),
     ),
     FunctionTemplate(
@@ -234,9 +234,9 @@ def scale_$amt($P: Iterable[$C], factor: float) -> list[$C]:
         raise ValueError(f"factor must be positive, got {factor}")
     return [replace($s, $amt=round($s.$amt * factor, 2)) for $s in $P]
 '''),
-        _t('''
+        _t("""
     print(scale_$amt(records, 1.1)[0])
-'''),
+"""),
         (("dataclasses", "replace"), ("typing", "Iterable")),
     ),
     FunctionTemplate(
@@ -249,9 +249,9 @@ def page_of_$P($P: list[$C], page: int, size: int = 10) -> list[$C]:
     start = (page - 1) * size
     return $P[start : start + size]
 '''),
-        _t('''
+        _t("""
     print(page_of_$P(records, 1, size=2))
-'''),
+"""),
     ),
 )
 
@@ -275,10 +275,10 @@ def parse_$P(rows: Iterable[Mapping[str, str]]) -> list[$C]:
     return parsed
 ''')
 
-SAMPLE_ROWS_TEMPLATE = _t('''
+SAMPLE_ROWS_TEMPLATE = _t("""
 SAMPLE_ROWS = [
     $row0,
     $row1,
     $row2,
 ]
-''')
+""")

@@ -23,9 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.edit_corpus import rename_task
@@ -66,7 +67,7 @@ _CODE_EXTRAS = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _data_list(filename: str, key: str) -> tuple[str, ...]:
     raw = resources.files("specscope.workload").joinpath(f"data/{filename}").read_text("utf-8")
     return tuple(json.loads(raw)[key])

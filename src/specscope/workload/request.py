@@ -75,15 +75,31 @@ def chat_request(
             fix="use 'openai' for vLLM and other OpenAI-compatible servers, 'llamacpp' for llama.cpp",
         )
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise ConfigError("max_tokens must be a positive integer", found=max_tokens, expected=">= 1",
-                          fix="pass --max-tokens 64 (or any positive integer)")
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
-            or not math.isfinite(temperature) or temperature < 0:
-        raise ConfigError("temperature must be a finite number >= 0", found=temperature, expected=">= 0",
-                          fix="pass --temperature 0 for greedy decoding")
+        raise ConfigError(
+            "max_tokens must be a positive integer",
+            found=max_tokens,
+            expected=">= 1",
+            fix="pass --max-tokens 64 (or any positive integer)",
+        )
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, (int, float))
+        or not math.isfinite(temperature)
+        or temperature < 0
+    ):
+        raise ConfigError(
+            "temperature must be a finite number >= 0",
+            found=temperature,
+            expected=">= 0",
+            fix="pass --temperature 0 for greedy decoding",
+        )
     if not model:
-        raise ConfigError("model name is empty", found=repr(model), expected="the served model name",
-                          fix="pass the name the server serves (see GET /v1/models)")
+        raise ConfigError(
+            "model name is empty",
+            found=repr(model),
+            expected="the served model name",
+            fix="pass the name the server serves (see GET /v1/models)",
+        )
     messages = copy.deepcopy(prompt.messages)
     body: dict[str, Any] = {
         "model": model,

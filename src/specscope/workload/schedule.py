@@ -32,8 +32,12 @@ def schedule(prompts: Sequence[Prompt], n_streams: int, *, repeat: int, seed: in
     ids = [p.prompt_id for p in prompts]
     if len(set(ids)) != n_total:
         dupes = sorted({i for i in ids if ids.count(i) > 1})
-        raise ConfigError("prompts repeat", found=dupes, expected="distinct prompt ids",
-                          fix="pass a pack from load_pack() without duplicates")
+        raise ConfigError(
+            "prompts repeat",
+            found=dupes,
+            expected="distinct prompt ids",
+            fix="pass a pack from load_pack() without duplicates",
+        )
     if isinstance(n_streams, bool) or not isinstance(n_streams, int) or not 1 <= n_streams <= n_total:
         raise ConfigError(
             "concurrency level needs more distinct prompts than the pack has",
@@ -42,8 +46,9 @@ def schedule(prompts: Sequence[Prompt], n_streams: int, *, repeat: int, seed: in
             fix=f"use concurrency levels of at most {n_total}",
         )
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
-        raise ConfigError("repeat index must be an integer >= 0", found=repeat, expected=">= 0",
-                          fix="count repeats from 0")
+        raise ConfigError(
+            "repeat index must be an integer >= 0", found=repeat, expected=">= 0", fix="count repeats from 0"
+        )
     order = list(range(n_total))
     random.Random(f"schedule:{seed}").shuffle(order)
     start = (repeat * n_streams) % n_total
