@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     "run_fixed_concurrency": "specscope.client",
     "ClientSettings": "specscope.client",
     "parse_metrics": "specscope.client",
-    "counters_delta": "specscope.client",
+    "counters_delta": "specscope.stats",
     "summarize_cell": "specscope.stats.cells",
     # servers
     "EmbeddedServer": "specscope.engine",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from specscope.client.runner import achieved_concurrency, client_view_concurrency
 from specscope.records import StreamRecord
+from specscope.stats.concurrency import achieved_concurrency, client_view_concurrency
 
 CASE = Path(__file__).resolve().parents[2] / ".." / "shared" / "cases" / "C16"
 MS = 1_000_000

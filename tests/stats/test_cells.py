@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from specscope.client.metrics import counters_delta
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
 from specscope.stats.cells import summarize_cell
+from specscope.stats.counters import counters_delta
 from specscope.stats.speedup import coefficient_of_variation
 from specscope.stats.timeline import percentile
 

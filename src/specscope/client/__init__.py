@@ -1,9 +1,9 @@
 """specscope.client: streaming chat completions (raw asyncio+httptools or aiohttp hot path; httpx-sse and
 orjson/json parsing after the stream), fixed-concurrency and
-open-loop runners, client worker processes (several cores, one clock), client self-checks (CLIENT_LIMITED), achieved concurrency, and Prometheus /metrics scraping."""
+open-loop runners, client worker processes (several cores, one clock), client self-checks (CLIENT_LIMITED) and Prometheus /metrics scraping."""
 
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
-from specscope.client.metrics import counters_delta, parse_metrics, scrape
+from specscope.client.metrics import parse_metrics, scrape
 from specscope.client.openloop import (
     SweepPoint,
     arrival_offsets_ns,
@@ -12,8 +12,6 @@ from specscope.client.openloop import (
     run_rate_sweep,
 )
 from specscope.client.runner import (
-    achieved_concurrency,
-    client_view_concurrency,
     run_fixed_concurrency,
     run_fixed_concurrency_checked,
     run_sync,
@@ -24,12 +22,9 @@ from specscope.client.workers import ClientWorkerError, auto_workers, run_in_wor
 
 __all__ = [
     "parse_metrics",
-    "counters_delta",
     "scrape",
     "run_fixed_concurrency",
     "run_fixed_concurrency_checked",
-    "achieved_concurrency",
-    "client_view_concurrency",
     "run_sync",
     "ClientSettings",
     "make_session",

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from specscope.client.metrics import counters_delta
-from specscope.client.runner import achieved_concurrency
 from specscope.records import CellResult, SpecCounters, StreamRecord
+from specscope.stats.concurrency import achieved_concurrency
+from specscope.stats.counters import counters_delta
 from specscope.stats.summary import CellStatus, CellSummary
 from specscope.stats.timeline import percentile
 
