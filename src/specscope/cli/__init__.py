@@ -4,8 +4,9 @@ Each command lives in its own module here that exposes ``register(app)``. Errors
 are :class:`specscope.errors.SpecscopeError`; :func:`main` prints them as one line and exits with the
 error's code (2 by default). Set ``SPECSCOPE_DEBUG=1`` for a traceback.
 
-Exit codes: 0 success; 1 the command ran and found a problem (audit errors, a failed gate); 2 bad input or
-a target that could not be processed; 130 interrupted.
+Exit codes (:data:`EXIT_CODES_HELP`): 0 success; 1 the command ran and found a problem (audit errors, a failed
+gate); 2 bad input or a target that could not be processed (usage errors too, as one line); 3 an internal error
+(one line naming a crash log that holds the traceback); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -16,11 +17,18 @@ import sys
 
 import typer
 
-from specscope.errors import SpecscopeError
+
+#: the exit codes, as ``specscope --help`` shows them.
+EXIT_CODES_HELP = (
+    "Exit codes: 0 ok; 1 the command ran and found a problem (audit errors, a failed gate); "
+    "2 bad input or a target that could not be processed; 3 internal error (a bug: one line names a crash log "
+    "with the traceback); 130 interrupted."
+)
 
 app = typer.Typer(
     name="specscope",
     help="Benchmark, audit and repair speculative decoding on LLM servers.",
+    epilog=EXIT_CODES_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -58,17 +66,13 @@ for _name in COMMAND_MODULES:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``specscope`` script: run the app, map our errors to a line and an exit code.
+    """Entry point of the ``specscope`` script: run the app, map every outcome to one stderr line and an exit code.
 
-    Usage errors (unknown option, missing argument) are handled by typer/click themselves (exit 2).
+    :class:`SpecscopeError` -> its one line, exit 2 (or the error's code); a click usage error -> one line with
+    the fix, exit 2; KeyboardInterrupt -> ``interrupted``, exit 130; any other exception -> one line naming a crash
+    log (:func:`specscope.cli.crash.write_crash_log`), exit 3. ``SPECSCOPE_DEBUG=1`` re-raises instead.
     """
-    try:
-        app(args=argv, standalone_mode=True)
-    except SpecscopeError as exc:
-        if os.environ.get("SPECSCOPE_DEBUG"):
-            raise
-        typer.secho(f"error: {exc.one_line()}", err=True, fg="red")
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        typer.secho("interrupted", err=True)
-        sys.exit(130)
+    from specscope.cli.crash import run_guarded
+
+    debug = bool(os.environ.get("SPECSCOPE_DEBUG"))
+    sys.exit(run_guarded(lambda: app(args=argv, standalone_mode=False), debug=debug, argv=argv))

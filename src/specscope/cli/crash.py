@@ -1,0 +1,108 @@
+"""How the ``specscope`` script ends: every outcome becomes one stderr line and an exit code a script can trust.
+
+=====  ==========================================================================================
+code   meaning
+=====  ==========================================================================================
+0      ok
+1      the command ran and found a problem (audit errors, a failed gate, a log with failures)
+2      bad input or a target that could not be processed (:class:`SpecscopeError`, usage errors)
+3      internal error: a bug in specscope; the line names a crash log holding the traceback
+130    interrupted (Ctrl-C)
+=====  ==========================================================================================
+
+Crash logs go to ``$SPECSCOPE_CRASH_DIR`` when set, else the system temp folder (``tempfile.gettempdir()``),
+named ``specscope-crash-YYYYmmdd-HHMMSS-<pid>.log``.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+import typer
+
+from specscope.errors import SpecscopeError
+
+__all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "run_guarded"]
+
+EXIT_OK = 0
+EXIT_PROBLEM = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+
+
+def _error_line(text: str) -> None:
+    """Print ``error: text`` as one line on stderr (newlines in ``text`` folded to ``; ``)."""
+    one = "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+    click.secho(f"error: {one}", err=True, fg="red")
+
+
+def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path:
+    """Write the traceback of ``exc`` with the version, argv and platform to a new crash log; return its path."""
+    from specscope import __version__
+
+    folder = Path(os.environ.get("SPECSCOPE_CRASH_DIR") or tempfile.gettempdir())
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    fd, name = tempfile.mkstemp(prefix=f"specscope-crash-{stamp}-{os.getpid()}-", suffix=".log", dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(f"specscope {__version__} on Python {platform.python_version()} ({platform.platform()})\n")
+        fh.write(f"argv: {argv if argv is not None else sys.argv}\n\n")
+        fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    return Path(name)
+
+
+def _internal_error(exc: BaseException, argv: list[str] | None) -> int:
+    try:
+        where = f"traceback in {write_crash_log(exc, argv)}"
+    except OSError as log_exc:
+        where = f"the crash log could not be written ({type(log_exc).__name__}: {log_exc})"
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    _error_line(
+        f"internal error (a bug in specscope): {type(exc).__name__}: {first}; {where}; "
+        "fix: report it with that file, or run with SPECSCOPE_DEBUG=1"
+    )
+    return EXIT_INTERNAL
+
+
+def _usage_error(exc: typer.TyperException | click.ClickException) -> int:
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        return EXIT_BAD_INPUT  # typer printed the help while building the exception
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else "specscope"
+    _error_line(f"{exc.format_message().rstrip('.')}; fix: see `{where} --help`")
+    return exc.exit_code
+
+
+def run_guarded(call: Callable[[], object], *, debug: bool = False, argv: list[str] | None = None) -> int:
+    """Run ``call`` (the click app in non-standalone mode) and return the exit code for its outcome.
+
+    ``debug`` re-raises every exception instead (``SPECSCOPE_DEBUG=1``).
+    """
+    try:
+        rv = call()
+    except SpecscopeError as exc:
+        if debug:
+            raise
+        _error_line(exc.one_line())
+        return exc.exit_code
+    except (typer.TyperException, click.ClickException) as exc:  # typer vendors click: both trees
+        if debug:
+            raise
+        return _usage_error(exc)
+    except (KeyboardInterrupt, typer.Abort, click.exceptions.Abort):
+        click.secho("interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the one place every bug is caught, logged and turned into exit 3
+        if debug:
+            raise
+        return _internal_error(exc, argv)
+    return rv if isinstance(rv, int) and not isinstance(rv, bool) else EXIT_OK

@@ -1,0 +1,80 @@
+"""Exit codes a script can trust: 0 ok, 1 problem found, 2 bad input, 3 internal error with a crash log, 130 Ctrl-C."""
+
+from __future__ import annotations
+
+import pytest
+
+import specscope.audit
+from specscope.cli import main
+
+
+def _run(argv, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("SPECSCOPE_CRASH_DIR", str(tmp_path / "crash"))
+    monkeypatch.delenv("SPECSCOPE_DEBUG", raising=False)
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    out = capsys.readouterr()
+    return info.value.code, out.out, out.err
+
+
+def test_internal_error_is_exit_3_with_one_line_and_a_crash_log(capsys, monkeypatch, tmp_path):
+    def boom(*_a, **_k):
+        raise RuntimeError("forced failure for the test")
+
+    monkeypatch.setattr(specscope.audit, "audit_checkpoint", boom)
+    (tmp_path / "ckpt").mkdir()
+    code, _out, err = _run(["audit", str(tmp_path / "ckpt")], capsys, monkeypatch, tmp_path)
+    assert code == 3
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: internal error (a bug in specscope): RuntimeError: forced failure for the test")
+    logs = list((tmp_path / "crash").glob("specscope-crash-*.log"))
+    assert len(logs) == 1
+    assert str(logs[0]) in lines[0]
+    text = logs[0].read_text()
+    assert "Traceback (most recent call last)" in text
+    assert 'raise RuntimeError("forced failure for the test")' in text
+
+
+def test_keyboard_interrupt_is_exit_130(capsys, monkeypatch, tmp_path):
+    def interrupt(*_a, **_k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(specscope.audit, "audit_checkpoint", interrupt)
+    (tmp_path / "ckpt").mkdir()
+    code, _out, err = _run(["audit", str(tmp_path / "ckpt")], capsys, monkeypatch, tmp_path)
+    assert code == 130
+    assert "Traceback" not in err and len(err.strip().splitlines()) <= 1  # typer maps Ctrl-C to 130 itself
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["audit"], "error: Missing argument 'target'; fix: see `"),
+        (["audit", "--bogus", "x"], "error: No such option: --bogus; fix: see `"),
+    ],
+)
+def test_usage_error_is_one_line_exit_2(argv, needle, capsys, monkeypatch, tmp_path):
+    code, _out, err = _run(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith(needle) and "audit --help`" in err
+
+
+def test_bad_target_is_exit_2_one_line(capsys, monkeypatch, tmp_path):
+    code, _out, err = _run(["audit", str(tmp_path / "missing" / "x")], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
+    assert not (tmp_path / "crash").exists()
+
+
+def test_ok_is_exit_0(capsys, monkeypatch, tmp_path):
+    code, out, _err = _run(["version"], capsys, monkeypatch, tmp_path)
+    assert code == 0 and out.strip()
+
+
+def test_help_lists_the_exit_codes(capsys, monkeypatch, tmp_path):
+    code, out, _err = _run(["--help"], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    flat = " ".join(out.split())
+    assert "3 internal error" in flat and "130 interrupted" in flat
