@@ -17,7 +17,6 @@ import sys
 
 import typer
 
-
 #: the exit codes, as ``specscope --help`` shows them.
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 the command ran and found a problem (audit errors, a failed gate); "
