@@ -13,11 +13,11 @@ case C12 ``i_duplicate_name``). Every violation raises :class:`HeaderFormatError
 
 from __future__ import annotations
 
-import json
 import struct
 from dataclasses import dataclass
 
 from specscope.checkpoint.dtypes import DTYPE_BITS, tensor_nbytes
+from specscope.checkpoint.safefiles import loads_bounded
 from specscope.errors import HeaderError
 
 __all__ = [
@@ -170,11 +170,12 @@ def parse_header(data: bytes, file_size_bytes: int) -> SafetensorsHeader:
     if len(raw) < n:
         raise _bad("HEADER_TRUNCATED", "fewer header bytes than announced", None, f"{len(raw)} bytes", f"{n} bytes")
     try:
-        obj = json.loads(raw.decode("utf-8"), object_pairs_hook=_pairs_no_duplicates)
+        obj = loads_bounded(raw, object_pairs_hook=_pairs_no_duplicates)
     except HeaderFormatError:
         raise
     except (UnicodeDecodeError, ValueError) as exc:
-        raise _bad("HEADER_JSON", "header is not valid UTF-8 JSON", None, str(exc), "a JSON object") from None
+        found = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise _bad("HEADER_JSON", "header is not valid UTF-8 JSON", None, found, "a JSON object") from None
     if not isinstance(obj, dict):
         raise _bad("HEADER_JSON", "header JSON is not an object", None, type(obj).__name__, "object")
 

@@ -24,6 +24,7 @@ from specscope.checkpoint.header import (
     header_length,
     parse_header,
 )
+from specscope.checkpoint.schema import check_json_file
 from specscope.checkpoint.source import ByteSource, open_source
 from specscope.errors import CheckpointError
 
@@ -157,17 +158,14 @@ class Checkpoint:
         return float(struct.unpack(fmt, raw)[0])
 
 
-def _as_dict(obj: object, name: str, label: str) -> dict | None:
-    if obj is None:
-        return None
-    if not isinstance(obj, dict):
+def _check_weight_map(wm: object) -> None:
+    if not isinstance(wm, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items()):
         raise CheckpointError(
-            f"{name} is not a JSON object",
-            found=f"{label}/{name}: {type(obj).__name__}",
-            expected="a JSON object",
-            fix=f"repair {name}",
+            f"{INDEX_NAME} has no usable weight_map",
+            found=f"weight_map: {type(wm).__name__}",
+            expected='{"weight_map": {"tensor name": "shard file", ...}}',
+            fix="regenerate the index (specscope surgery reindex)",
         )
-    return obj
 
 
 def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
@@ -181,22 +179,17 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
     """
     source = target if hasattr(target, "read_range") else open_source(target)  # type: ignore[arg-type]
     files = source.files()
-    config = _as_dict(source.read_json("config.json"), "config.json", source.label)
-    hf_quant = _as_dict(source.read_json("hf_quant_config.json"), "hf_quant_config.json", source.label)
-    index = _as_dict(source.read_json(INDEX_NAME), INDEX_NAME, source.label)
+    config = check_json_file(source.read_json("config.json"), "config.json", source.label)
+    hf_quant = check_json_file(source.read_json("hf_quant_config.json"), "hf_quant_config.json", source.label)
+    raw_index = source.read_json(INDEX_NAME)
+    if isinstance(raw_index, dict):
+        _check_weight_map(raw_index.get("weight_map"))
+    index = check_json_file(raw_index, INDEX_NAME, source.label, fix="regenerate it (specscope surgery reindex)")
 
     weight_map: dict[str, str] = {}
     total_size: int | None = None
     if index is not None:
-        wm = index.get("weight_map")
-        if not isinstance(wm, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items()):
-            raise CheckpointError(
-                f"{INDEX_NAME} has no usable weight_map",
-                found=f"weight_map: {type(wm).__name__}",
-                expected='{"weight_map": {"tensor name": "shard file", ...}}',
-                fix="regenerate the index (specscope surgery reindex)",
-            )
-        weight_map = dict(wm)
+        weight_map = dict(index["weight_map"])
         meta = index.get("metadata")
         if isinstance(meta, dict) and isinstance(meta.get("total_size"), int):
             total_size = int(meta["total_size"])

@@ -14,18 +14,19 @@ and read as a local folder).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from specscope.checkpoint.safefiles import decode_json, read_regular
+from specscope.checkpoint.schema import MAX_CONFIG_BYTES
 from specscope.errors import CheckpointError
 
 __all__ = ["ByteSource", "LocalSource", "HubSource", "open_source", "parse_target"]
 
 #: JSON files above this size are refused (configs are kilobytes; an index of 100k tensors is a few MB).
-MAX_JSON_BYTES = 64 * 1024 * 1024
+MAX_JSON_BYTES = MAX_CONFIG_BYTES
 
 
 class ByteSource(Protocol):
@@ -43,18 +44,6 @@ class ByteSource(Protocol):
         """The parsed JSON file ``name``, or None when the file does not exist. Raises CheckpointError if not JSON."""
 
 
-def _decode_json(raw: bytes, label: str, name: str) -> object:
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise CheckpointError(
-            f"{name} is not valid JSON",
-            found=f"{label}/{name}: {exc}",
-            expected="a UTF-8 JSON document",
-            fix=f"repair or re-download {name}",
-        ) from None
-
-
 def _read_json(source, name: str, fetch) -> object | None:
     """A JSON file of ``source`` (None when absent), refusing one larger than MAX_JSON_BYTES before reading it."""
     size = source.files().get(name)
@@ -67,7 +56,7 @@ def _read_json(source, name: str, fetch) -> object | None:
             expected=f"<= {MAX_JSON_BYTES} bytes",
             fix=f"check {name}",
         )
-    return _decode_json(fetch(), source.label, name)
+    return decode_json(fetch(), source.label, name)
 
 
 @dataclass
@@ -108,12 +97,10 @@ class LocalSource:
         return self._files
 
     def read_range(self, name: str, start_bytes: int, length_bytes: int) -> bytes:
-        with open(self.root / name, "rb") as fh:
-            fh.seek(start_bytes)
-            return fh.read(length_bytes)
+        return read_regular(self.root / name, start_bytes, length_bytes)
 
     def read_json(self, name: str) -> object | None:
-        return _read_json(self, name, lambda: (self.root / name).read_bytes())
+        return _read_json(self, name, lambda: read_regular(self.root / name))
 
 
 class HubSource:
@@ -142,7 +129,8 @@ class HubSource:
             f"hub request failed: {what}",
             found=f"{self.label}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
             expected="a readable model repository",
-            fix="check the repo id and revision, set HF_TOKEN for gated/private repos, or HF_HUB_OFFLINE=1 with a cached copy",
+            fix="check the repo id and revision, set HF_TOKEN for gated/private repos, "
+            "or HF_HUB_OFFLINE=1 with a cached copy",
         )
 
     def files(self) -> dict[str, int]:
@@ -188,7 +176,7 @@ def parse_target(target: str) -> tuple[str, str | None]:
 
 
 def open_source(target: str | os.PathLike[str], *, token: str | None = None) -> LocalSource | HubSource:
-    """A byte source for ``target``: an existing local folder, a single ``.safetensors`` file, else a hub repo id ``org/name[@revision]``.
+    """A byte source for ``target``: a local folder, a single ``.safetensors`` file, else a hub repo ``org/name[@rev]``.
 
     Raises:
         CheckpointError: neither a folder nor a repo id, or (offline) the repo is not in the local cache.

@@ -26,6 +26,8 @@ import numpy as np
 
 from specscope.checkpoint.dtypes import tensor_nbytes
 from specscope.checkpoint.header import LENGTH_PREFIX_BYTES, SafetensorsHeader, TensorInfo, header_length, parse_header
+from specscope.checkpoint.safefiles import open_regular
+from specscope.checkpoint.schema import read_config_file
 from specscope.errors import CheckpointError, SurgeryError
 
 __all__ = [
@@ -80,19 +82,14 @@ def tmp_name(final: Path) -> Path:
 
 def read_header(path: Path) -> SafetensorsHeader:
     """Parse the header of one local safetensors file (read-only). Raises HeaderError / CheckpointError."""
+    fd = open_regular(path)  # refuses FIFOs / devices, reports missing and unreadable files
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as fh:
-            prefix = fh.read(LENGTH_PREFIX_BYTES)
-            n = header_length(prefix, file_size_bytes=size)
-            return parse_header(prefix + fh.read(n), size)
-    except FileNotFoundError:
-        raise CheckpointError(
-            "safetensors file not found",
-            found=str(path),
-            expected="an existing file",
-            fix="check the checkpoint folder",
-        ) from None
+        size = os.fstat(fd).st_size
+        prefix = os.pread(fd, LENGTH_PREFIX_BYTES, 0)
+        n = header_length(prefix, file_size_bytes=size)
+        return parse_header(prefix + os.pread(fd, n, LENGTH_PREFIX_BYTES), size)
+    finally:
+        os.close(fd)
 
 
 @dataclass
@@ -163,15 +160,7 @@ class Checkpoint:
 
     def config(self, name: str) -> dict | None:
         """A JSON file of the folder (config.json, hf_quant_config.json) as a dict, or None when absent."""
-        p = self.root / name
-        if not p.is_file():
-            return None
-        try:
-            return json.loads(p.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise CheckpointError(
-                f"{name} is not valid JSON", found=f"{p}: {exc}", expected="JSON", fix=f"repair {name}"
-            ) from None
+        return read_config_file(self.root / name)
 
 
 def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
@@ -203,17 +192,7 @@ def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
                     fix="remove the stale copy first",
                 )
             location[t.name] = s
-    index = None
-    if (root / INDEX_NAME).is_file():
-        try:
-            index = json.loads((root / INDEX_NAME).read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise CheckpointError(
-                "index is not valid JSON",
-                found=f"{root / INDEX_NAME}: {exc}",
-                expected="JSON",
-                fix="run `specscope surgery reindex`",
-            ) from None
+    index = read_config_file(root / INDEX_NAME, fix="run `specscope surgery reindex`")
     return Checkpoint(root, headers, index, location)
 
 
