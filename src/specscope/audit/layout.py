@@ -43,7 +43,7 @@ QUANT_AUX_SUFFIXES = (
 KV_SCALE_SUFFIXES = ("k_scale", "v_scale", "q_scale", "prob_scale")
 _WEIGHT_SUFFIXES = ("weight", "weight_packed", "qweight")
 
-_LAYER_RE = re.compile(r"^(?P<prefix>(?:.*\.)?)layers\.(?P<idx>\d+)\.(?P<rest>.+)$")
+_LAYER_RE = re.compile(r"^(?P<prefix>(?:.*\.)?)layers\.(?P<idx>\d{1,9})\.(?P<rest>.+)$")
 _VISION_RE = re.compile(
     r"(^|\.)(visual|vision_tower|vision_model|vision_encoder|multi_modal_projector|mm_projector|"
     r"image_newline|merger)(\.|$)"
@@ -62,7 +62,7 @@ def module_of(tensor: str) -> tuple[str, str]:
 
 
 def layer_of(tensor: str) -> tuple[str, int, str] | None:
-    """``(prefix, index, rest)`` for a tensor under ``{prefix}layers.{index}.{rest}``, else None."""
+    """``(prefix, index, rest)`` for a tensor under ``{prefix}layers.{index}.{rest}`` (index <= 9 digits), else None."""
     m = _LAYER_RE.match(tensor)
     if not m:
         return None

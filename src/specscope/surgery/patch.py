@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+from specscope.checkpoint.schema import read_config_file
 from specscope.errors import SurgeryError
 from specscope.surgery.configs import CONFIG, add_exclusions, sync_configs
 from specscope.surgery.graft import _indent_of, _read_configs, config_jobs, linear_modules
@@ -110,9 +111,7 @@ def plan_dflash_layers(
             expected="a DFlash draft folder",
             fix="point at the draft model folder",
         )
-    import json
-
-    before = json.loads(cfg_path.read_text(encoding="utf-8"))
+    before = read_config_file(cfg_path) or {}
     layer_types = before.get("layer_types")
     window = before.get("sliding_window")
     if not isinstance(layer_types, list) or not layer_types:

@@ -1,0 +1,171 @@
+"""Property-based fuzzing: no input makes a parser raise anything but a SpecscopeError (or return normally).
+
+Parsers: safetensors headers (:func:`parse_header`), checkpoint JSON (config.json, hf_quant_config.json and the
+index, through the whole audit), SSE byte streams (:func:`parse_sse_capture` / :func:`parse_capture`) and
+Prometheus text (:func:`parse_metrics`). The profile (fast by default, deep with ``SPECSCOPE_FUZZ=deep``) is
+chosen in ``conftest.py``; each test counts its cases in ``FUZZ_COUNTS``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from specscope.audit import audit_checkpoint
+from specscope.checkpoint import parse_header
+from specscope.client.metrics import parse_metrics
+from specscope.client.stream import RawCapture, parse_capture, parse_sse_capture
+from specscope.errors import SpecscopeError
+
+from .profiles import PROFILE
+from .strategies import json_values, prometheus_texts, safetensors_files, sse_chunks
+
+FUZZ_COUNTS: Counter[str] = Counter()
+
+
+class MemorySource:
+    """A checkpoint held in memory (file name -> bytes): the ByteSource surface, nothing on disk."""
+
+    label = "mem"
+
+    def __init__(self, files: dict[str, bytes]):
+        self._files = files
+
+    def files(self) -> dict[str, int]:
+        return {k: len(v) for k, v in self._files.items()}
+
+    def read_range(self, name: str, start_bytes: int, length_bytes: int) -> bytes:
+        return self._files[name][start_bytes : start_bytes + length_bytes]
+
+    def read_json(self, name: str) -> object | None:
+        from specscope.checkpoint.safefiles import decode_json
+
+        raw = self._files.get(name)
+        return None if raw is None else decode_json(raw, self.label, name)
+
+
+_CONFIG_KEYS = [
+    "architectures",
+    "model_type",
+    "num_hidden_layers",
+    "mtp_num_hidden_layers",
+    "num_nextn_predict_layers",
+    "hidden_size",
+    "vocab_size",
+    "num_experts",
+    "num_experts_per_tok",
+    "layer_types",
+    "sliding_window",
+    "dflash_config",
+    "text_config",
+]
+_QUANT_KEYS = [
+    "quant_method",
+    "quant_algo",
+    "format",
+    "group_size",
+    "ignore",
+    "exclude_modules",
+    "config_groups",
+    "quantized_layers",
+    "kv_cache_scheme",
+    "kv_cache_quant_algo",
+    "global_quant_config",
+]
+_small_ints = st.one_of(st.integers(min_value=-3, max_value=70), st.integers(min_value=-(2**40), max_value=2**40))
+_field_values = st.one_of(_small_ints, json_values, st.lists(st.text(max_size=12), max_size=4))
+
+
+def _keyed(keys: list[str]) -> st.SearchStrategy[dict]:
+    return st.dictionaries(st.sampled_from(keys), _field_values, max_size=6)
+
+
+@st.composite
+def checkpoint_files(draw) -> dict[str, bytes]:
+    """config.json / hf_quant_config.json / index built from the keys specscope reads, with values of any type."""
+    cfg = draw(st.one_of(_keyed(_CONFIG_KEYS), json_values))
+    if isinstance(cfg, dict) and draw(st.booleans()):
+        cfg["quantization_config"] = draw(st.one_of(_keyed(_QUANT_KEYS), json_values))
+    files = {"config.json": json.dumps(cfg).encode()}
+    if draw(st.booleans()):
+        files["hf_quant_config.json"] = json.dumps({"quantization": draw(_keyed(_QUANT_KEYS))}).encode()
+    names = draw(st.lists(st.sampled_from(["mtp.fc.weight", "model.layers.0.mlp.down_proj.weight", "lm_head.weight"])))
+    header = {n: {"dtype": "F32", "shape": [1], "data_offsets": [4 * i, 4 * i + 4]} for i, n in enumerate(names)}
+    raw = json.dumps(header).encode()
+    files["model.safetensors"] = struct.pack("<Q", len(raw)) + raw + b"\0" * (4 * len(header))
+    if draw(st.booleans()):
+        index = draw(
+            st.one_of(
+                st.fixed_dictionaries(
+                    {"metadata": st.one_of(json_values, _keyed(["total_size"])), "weight_map": json_values}
+                ),
+                st.just({"weight_map": dict.fromkeys(header, "model.safetensors")}),
+                json_values,
+            )
+        )
+        files["model.safetensors.index.json"] = json.dumps(index).encode()
+    if draw(st.booleans()):
+        depth = draw(st.integers(min_value=50, max_value=2000))
+        files["config.json"] = ('{"a":' + "[" * depth + "]" * depth + "}").encode()
+    return files
+
+
+@settings(settings.get_profile(PROFILE))
+@given(safetensors_files())
+def test_safetensors_header_parser_never_crashes(data):
+    FUZZ_COUNTS["safetensors header"] += 1
+    try:
+        header = parse_header(data, len(data))
+    except SpecscopeError as exc:
+        assert exc.one_line()
+        return
+    assert header.file_size_bytes == len(data)
+
+
+@settings(settings.get_profile(PROFILE))
+@given(checkpoint_files())
+def test_checkpoint_json_never_crashes_the_audit(files):
+    FUZZ_COUNTS["config / quant config / index (audit)"] += 1
+    try:
+        report = audit_checkpoint(MemorySource(files))
+    except SpecscopeError as exc:
+        assert exc.exit_code == 2 and exc.one_line()
+        return
+    assert report.exit_code in (0, 1)
+
+
+@settings(settings.get_profile(PROFILE))
+@given(sse_chunks(), st.one_of(st.none(), st.integers(min_value=0, max_value=64)))
+def test_sse_stream_parser_never_crashes(chunks, max_tokens):
+    FUZZ_COUNTS["SSE byte stream"] += 1
+    events = parse_sse_capture(chunks)
+    assert all(isinstance(t, int) for t, _ev in events)
+    raw = RawCapture("p", 0, 0, http_status=200, chunks=chunks, end_ns=10**6, max_tokens=max_tokens)
+    rec = parse_capture(raw)
+    assert rec.status in ("ok", "degraded", "failed")
+
+
+@settings(settings.get_profile(PROFILE))
+@given(prometheus_texts())
+def test_prometheus_parser_never_crashes(text):
+    FUZZ_COUNTS["Prometheus text"] += 1
+    try:
+        parse_metrics(text)
+    except SpecscopeError as exc:
+        assert exc.one_line()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_counts():
+    """Write the case counts to ``$SPECSCOPE_FUZZ_COUNTS`` (JSON) when the module is done (for the deep runner)."""
+    yield
+    target = os.environ.get("SPECSCOPE_FUZZ_COUNTS")
+    if target:
+        Path(target).write_text(json.dumps(dict(FUZZ_COUNTS), indent=2))
