@@ -4,7 +4,8 @@ Every writing subcommand plans first, validates the whole plan, then writes (``-
 files, bytes to write, config diffs) and ends by verifying hashes and running the audit on the result.
 
 Exit codes: 0 done (or already up to date); 1 written and verified but the audit of the result reports
-errors; 2 bad input or a plan that failed validation (nothing written).
+errors; 2 bad input or a plan that failed validation (nothing written: a new result is built in a hidden sibling
+folder and renamed to --out only when complete); 3 internal error.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def _check_format(fmt: str) -> None:
 
 
 def _run(plan, *, dry_run: bool, fmt: str) -> None:
-    from specscope.surgery import apply_plan
+    from specscope.surgery import apply_plan, check_plan
 
     _check_format(fmt)
     if dry_run:
@@ -34,14 +35,15 @@ def _run(plan, *, dry_run: bool, fmt: str) -> None:
         else:
             typer.echo(plan.render())
         return
-    if fmt == "text":
+    check = check_plan(plan)  # refusals come as one line, before the plan is printed
+    if fmt == "text" and not check.up_to_date:
         typer.echo(plan.render(), err=True)
-    result = apply_plan(plan, progress=fmt == "text")
+    result = apply_plan(plan, progress=fmt == "text", check=check)
     if fmt == "json":
         typer.echo(json.dumps({"dry_run": False, "plan": plan.to_dict(), "result": result.to_dict()}, indent=2))
     else:
         if result.up_to_date:
-            typer.echo(f"{result.out}: already up to date (same plan); nothing written")
+            typer.echo(f"{result.out}: already up to date (same plan, unchanged inputs and output); nothing written")
         else:
             typer.echo(
                 f"{result.out}: wrote {len(result.written)} files, linked {len(result.linked)}, "

@@ -8,17 +8,20 @@ Public API (each ``plan_*`` returns a :class:`SurgeryPlan`; nothing is written u
     plan_reindex(ckpt, out=None)                            -> SurgeryPlan   (in place when out is None)
     plan_patch_config(ckpt, exclude_unquantized=, sync=, out=) -> SurgeryPlan
     plan_dflash_layers(draft, all_sliding=True, out=)       -> SurgeryPlan
-    apply_plan(plan, progress=False, run_audit=True)        -> SurgeryResult
+    check_plan(plan)                                        -> PlanCheck (validation, up to date?)
+    apply_plan(plan, progress=False, run_audit=True, check=None) -> SurgeryResult
     compare_checkpoints(a, b, prefix)                       -> list[TensorComparison]
 
 The NVFP4 codec lives in :mod:`specscope.surgery.nvfp4`.
 """
 
+from specscope.surgery.apply import apply_plan
 from specscope.surgery.compare import TensorComparison, compare_checkpoints
 from specscope.surgery.graft import plan_extract, plan_graft, plan_reindex
 from specscope.surgery.patch import plan_dflash_layers, plan_patch_config
-from specscope.surgery.plan import SurgeryPlan, SurgeryResult, apply_plan, validate_plan
+from specscope.surgery.plan import SurgeryPlan, SurgeryResult
 from specscope.surgery.quantize import plan_quantize_draft
+from specscope.surgery.validate import PlanCheck, check_plan, validate_plan
 
 __all__ = [
     "SurgeryPlan",
@@ -26,6 +29,8 @@ __all__ = [
     "TensorComparison",
     "apply_plan",
     "validate_plan",
+    "check_plan",
+    "PlanCheck",
     "compare_checkpoints",
     "plan_extract",
     "plan_graft",

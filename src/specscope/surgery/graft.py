@@ -264,6 +264,7 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
         new,
         patch,
     )
+    plan.inputs = [source.root]
     if modules and not exclude_lists(_read_configs(tgt)):
         plan.notes.append("target has no quantization config: grafted modules load unquantized as they are")
     return plan
