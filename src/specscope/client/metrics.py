@@ -98,10 +98,10 @@ def parse_metrics(text: str) -> SpecCounters:
             short = name[len(prefix) :]
             if short == _PER_POS:
                 raw = sample.labels.get("position", "")
-                if not raw.isdigit():
+                if not (raw.isascii() and raw.isdigit() and len(raw) <= 6):  # fuzz: 5,000-digit and non-ASCII digits
                     raise MetricsUnavailable(
                         "a per-position acceptance sample has no usable position label",
-                        found=f"{name}{sample.labels}",
+                        found=f"{name}{sample.labels}"[:200],
                         expected='position="0", "1", ...',
                         fix="report this server's /metrics output to specscope",
                     )
