@@ -87,18 +87,20 @@ def register(app: typer.Typer) -> None:
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
         fmt: str = typer.Option("text", "--format", help="text | json"),
     ) -> None:
-        """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff."""
+        """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff, NaN/Inf counts.
+
+        Cosine and max abs diff cover positions finite on both sides; NaN / Inf elements are counted per side."""
         from specscope.surgery import compare_checkpoints
 
         _check_format(fmt)
         rows = compare_checkpoints(a, b, prefix)
         if fmt == "json":
-            typer.echo(json.dumps([r.to_dict() for r in rows], indent=2))
+            typer.echo(json.dumps([r.to_dict() for r in rows], indent=2, allow_nan=False))
             return
         from rich.console import Console
         from rich.table import Column, Table
 
-        t = Table("A", "B", "identical", "cosine", "max abs diff")
+        t = Table("A", "B", "identical", "cosine", "max abs diff", "NaN/Inf A", "NaN/Inf B")
         t.columns.insert(0, Column("tensor", overflow="fold"))  # names are the point: wrap them, never cut them
         for r in rows:
             same = "yes" if r.identical else ("no" if r.in_a and r.in_b else f"only in {'A' if r.in_a else 'B'}")
@@ -109,6 +111,8 @@ def register(app: typer.Typer) -> None:
                 same,
                 "" if r.cosine is None else f"{r.cosine:.7f}",
                 "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
+                str(r.nonfinite_a),
+                str(r.nonfinite_b),
             )
         Console().print(t)
 

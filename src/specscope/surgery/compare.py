@@ -3,6 +3,11 @@
 For each name under the prefix in either checkpoint: presence, dtype, shape, whether the stored bytes are
 identical (SHA-256), and for float tensors of equal shape, cosine similarity and max absolute difference
 after upcasting both to float64 (computed in chunks, one tensor pair in memory at a time).
+
+NaN and Inf elements are counted per side (``nonfinite_a`` / ``nonfinite_b``) and left out of cosine and max
+abs diff, which cover the positions where both sides are finite (None when there is none). Python's ``max``
+drops NaN silently and ``json.dumps`` writes a bare ``NaN`` token, so neither reaches a row: every figure is a
+finite float or None, and the JSON output is valid JSON (RFC 8259).
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ class TensorComparison:
     identical: bool
     cosine: float | None
     max_abs_diff: float | None
+    nonfinite_a: int = 0
+    nonfinite_b: int = 0
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -42,27 +49,56 @@ class TensorComparison:
         return d
 
 
-def cosine_and_max_abs(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """Cosine similarity and max |a - b| of two equal-shape arrays, upcast to float64 chunk by chunk.
+@dataclass(frozen=True)
+class _Stats:
+    cosine: float | None
+    max_abs_diff: float | None
+    nonfinite_a: int
+    nonfinite_b: int
 
-    Cosine of two all-zero tensors is 1.0; of a zero and a non-zero tensor 0.0.
-    """
+
+def _finite_stats(a: np.ndarray, b: np.ndarray) -> _Stats:
+    """Cosine and max |a - b| over positions where both are finite; NaN / Inf counted per side."""
     fa, fb = a.reshape(-1), b.reshape(-1)
     dot = na = nb = 0.0
-    mad = 0.0
+    mad: float | None = None
+    bad_a = bad_b = both = 0
     for i in range(0, fa.size, _CHUNK_ELEMENTS):
         x = fa[i : i + _CHUNK_ELEMENTS].astype(np.float64)  # [chunk] f64
         y = fb[i : i + _CHUNK_ELEMENTS].astype(np.float64)
-        dot += float(x @ y)
-        na += float(x @ x)
-        nb += float(y @ y)
-        if x.size:
-            mad = max(mad, float(np.abs(x - y).max()))
+        ok_x, ok_y = np.isfinite(x), np.isfinite(y)
+        bad_a += int(x.size - ok_x.sum())
+        bad_b += int(y.size - ok_y.sum())
+        keep = ok_x & ok_y
+        x, y = x[keep], y[keep]
+        both += int(x.size)
+        with np.errstate(over="ignore", invalid="ignore"):
+            dot += float(x @ y)
+            na += float(x @ x)
+            nb += float(y @ y)
+            if x.size:
+                m = float(np.abs(x - y).max())
+                mad = m if mad is None else max(mad, m)
+    if both == 0:
+        return _Stats(None, None, bad_a, bad_b)
     if na == 0.0 and nb == 0.0:
-        return 1.0, mad
-    if na == 0.0 or nb == 0.0:
-        return 0.0, mad
-    return dot / (np.sqrt(na) * np.sqrt(nb)), mad
+        cos: float | None = 1.0
+    elif na == 0.0 or nb == 0.0:
+        cos = 0.0
+    else:
+        cos = float(dot / (np.sqrt(na) * np.sqrt(nb)))
+    finite = [v if v is not None and np.isfinite(v) else None for v in (cos, mad)]  # f64 overflow of huge values
+    return _Stats(finite[0], finite[1], bad_a, bad_b)
+
+
+def cosine_and_max_abs(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None]:
+    """Cosine similarity and max |a - b| of two equal-shape arrays, upcast to float64 chunk by chunk.
+
+    Cosine of two all-zero tensors is 1.0; of a zero and a non-zero tensor 0.0. Positions where either side
+    is NaN or Inf are left out; both figures are None when no position is finite on both sides.
+    """
+    st = _finite_stats(a, b)
+    return st.cosine, st.max_abs_diff
 
 
 def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> list[TensorComparison]:
@@ -84,12 +120,12 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
     for n in names:
         ia = ca.info(n) if n in ca.location else None
         ib = cb.info(n) if n in cb.location else None
-        identical, cos, mad = False, None, None
+        identical, stats = False, _Stats(None, None, 0, 0)
         if ia is not None and ib is not None:
             ra, rb = ca.read_bytes(n), cb.read_bytes(n)
             identical = ia.dtype == ib.dtype and ia.shape == ib.shape and sha256_bytes(ra) == sha256_bytes(rb)
             if ia.shape == ib.shape and ia.dtype in FLOAT_DTYPES and ib.dtype in FLOAT_DTYPES:
-                cos, mad = cosine_and_max_abs(ca.read_array(n), cb.read_array(n))
+                stats = _finite_stats(ca.read_array(n), cb.read_array(n))
             del ra, rb
         rows.append(
             TensorComparison(
@@ -101,8 +137,10 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
                 ia.shape if ia else None,
                 ib.shape if ib else None,
                 identical,
-                cos,
-                mad,
+                stats.cosine,
+                stats.max_abs_diff,
+                stats.nonfinite_a,
+                stats.nonfinite_b,
             )
         )
     return rows

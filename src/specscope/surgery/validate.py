@@ -133,6 +133,12 @@ def _check_out_location(plan: SurgeryPlan) -> None:
         )
 
 
+def copy_bytes_needed(plan: SurgeryPlan) -> int:
+    """Bytes of the linked files that must be copied: a hardlink cannot cross filesystems (``st_dev`` differs)."""
+    dev = os.stat(existing_ancestor(plan.out)).st_dev
+    return sum(link.nbytes for link in plan.links if os.stat(link.src).st_dev != dev)
+
+
 def _check_free_space(plan: SurgeryPlan) -> None:
     anc = existing_ancestor(plan.out)
     usage = shutil.disk_usage(anc)
@@ -143,8 +149,7 @@ def _check_free_space(plan: SurgeryPlan) -> None:
             expected="a disk",
             fix="choose another --out",
         )
-    dev = os.stat(anc).st_dev
-    copied = sum(link.nbytes for link in plan.links if os.stat(link.src).st_dev != dev)
+    copied = copy_bytes_needed(plan)
     need = plan.bytes_to_write + copied + FREE_SPACE_MARGIN_BYTES
     if usage.free < need:
         raise SurgeryError(

@@ -1,0 +1,146 @@
+"""Atomic surgery (issue 17 part 3): a killed or failed run leaves no folder that looks like a result, "up to
+date" needs matching output and input SHA-256, --out inside a source is refused, free space counts copies."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from conftest import make_qwen36_checkpoint, mtp_tensors, tree_hashes, write_safetensors
+from specscope.cli import main
+from specscope.errors import CheckpointError, SurgeryError
+from specscope.surgery import apply_plan, plan_graft, plan_reindex
+from specscope.surgery.apply import PARTIAL_MARK
+from specscope.surgery.validate import copy_bytes_needed
+
+
+def _partials(out: Path) -> list[Path]:
+    return sorted(out.parent.glob(f".{out.name}{PARTIAL_MARK}*"))
+
+
+def test_rerun_after_the_donor_changed_is_not_up_to_date(tmp_path: Path):
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    src = make_qwen36_checkpoint(tmp_path / "s", seed=1)
+    out = tmp_path / "g"
+    apply_plan(plan_graft(target, src, "mtp.", out))
+    # same names, dtypes and shapes (so the same plan digest), other values
+    changed = mtp_tensors(seed=99)
+    shard3 = src / "model-00003-of-00003.safetensors"
+    keep = {n: a for n, a in changed.items() if n != "mtp.fc.weight" and len(a.shape) == 2}
+    write_safetensors(shard3, keep)
+    with pytest.raises(SurgeryError, match="an input file changed") as info:
+        apply_plan(plan_graft(target, src, "mtp.", out))
+    assert "1/model-00003-of-00003.safetensors changed" in info.value.one_line()
+
+
+def test_rerun_after_the_output_was_corrupted_or_deleted_is_not_up_to_date(tmp_path: Path):
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    src = make_qwen36_checkpoint(tmp_path / "s", seed=1)
+    out = tmp_path / "g"
+    apply_plan(plan_graft(target, src, "mtp.", out))
+    shard = out / "model-mtp.safetensors"
+    data = bytearray(shard.read_bytes())
+    data[-1] ^= 0xFF
+    shard.write_bytes(bytes(data))
+    with pytest.raises(SurgeryError, match="an output file changed") as info:
+        apply_plan(plan_graft(target, src, "mtp.", out))
+    assert "model-mtp.safetensors changed" in info.value.one_line()
+    shard.unlink()
+    with pytest.raises(SurgeryError, match="an output file changed") as info:
+        apply_plan(plan_graft(target, src, "mtp.", out))
+    assert "model-mtp.safetensors missing" in info.value.one_line()
+
+
+def test_out_inside_a_source_is_refused_and_nothing_is_written(tmp_path: Path):
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    src = make_qwen36_checkpoint(tmp_path / "s", seed=1)
+    before = tree_hashes(target), tree_hashes(src)
+    for out in (target / "sub", src / "deeper" / "g"):
+        with pytest.raises(SurgeryError, match="inside"):
+            apply_plan(plan_graft(target, src, "mtp.", out))
+    assert (tree_hashes(target), tree_hashes(src)) == before
+    assert not (target / "sub").exists() and not (src / "deeper").exists()
+
+
+def test_out_under_missing_folders_is_created(tmp_path: Path):
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    out = tmp_path / "a" / "b" / "r"
+    apply_plan(plan_reindex(target, out), run_audit=False)
+    assert (out / "model.safetensors.index.json").is_file() and _partials(out) == []
+
+
+def test_a_run_that_fails_at_the_end_leaves_no_output_folder(tmp_path: Path):
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    cfg = json.loads((target / "config.json").read_text())
+    cfg["quantization_config"]["ignore"] = 5  # reindex links config.json; the audit of the result refuses it
+    (target / "config.json").write_text(json.dumps(cfg))
+    out = tmp_path / "r"
+    with pytest.raises(CheckpointError, match="quantization_config.ignore"):
+        apply_plan(plan_reindex(target, out))
+    assert not out.exists() and _partials(out) == []
+
+
+def test_proc_is_refused_with_a_clear_line(tmp_path: Path):
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    with pytest.raises(SurgeryError) as info:
+        apply_plan(plan_reindex(target, Path("/proc/specscope-out")))
+    assert "0 bytes free" not in info.value.one_line()
+    assert info.value.one_line().startswith(("--out is on a filesystem that cannot hold files", "cannot create"))
+
+
+@pytest.mark.skipif(not os.access("/dev/shm", os.W_OK), reason="needs a second filesystem (/dev/shm)")
+def test_free_space_counts_links_that_must_be_copied(tmp_path: Path):
+    shm = Path("/dev/shm") / f"specscope-test-{os.getpid()}"
+    try:
+        target = make_qwen36_checkpoint(shm / "t", seed=0)
+        plan = plan_reindex(target, tmp_path / "r")
+        files = sorted(target.iterdir())  # the index is already right: every file is linked
+        if os.stat(shm).st_dev == os.stat(tmp_path).st_dev:
+            pytest.skip("/dev/shm is on the same filesystem here")
+        assert copy_bytes_needed(plan) == sum(p.stat().st_size for p in files)
+        assert copy_bytes_needed(plan_reindex(target, shm / "r2")) == 0  # same filesystem: hardlinks
+    finally:
+        subprocess.run(["rm", "-rf", str(shm)], check=False)
+
+
+def test_killed_surgery_leaves_no_output_folder(tmp_path: Path):
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    src = make_qwen36_checkpoint(tmp_path / "s", seed=1)
+    # a big donor tensor so that writing and verifying take a while: 48 MiB of BF16
+    big = np.zeros((4096, 6144), dtype=ml_dtypes.bfloat16)
+    write_safetensors(src / "model-00004-extra.safetensors", {"mtp.big.weight": big})
+    out = tmp_path / "g"
+    env = {k: v for k, v in os.environ.items() if k != "SPECSCOPE_DEBUG"}
+    cmd = [sys.executable, "-m", "specscope", "surgery", "graft", str(target), "--from", str(src), "--out", str(out)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not _partials(out) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert _partials(out), "the partial folder never appeared"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    assert not out.exists()  # only the hidden partial folder is left
+    assert [p.name for p in _partials(out)] == [f".g{PARTIAL_MARK}{proc.pid}"]
+    result = apply_plan(plan_graft(target, src, "mtp.", out), run_audit=False)  # a rerun cleans up and finishes
+    assert not result.up_to_date and (out / "specscope-surgery.json").is_file()
+    assert _partials(out) == []
+
+
+def test_refusal_in_text_mode_is_one_line_without_the_plan(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.delenv("SPECSCOPE_DEBUG", raising=False)
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    with pytest.raises(SystemExit) as info:
+        main(["surgery", "reindex", str(target), "--out", str(target / "sub")])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert err.count("\n") == 1 and err.startswith("error: output folder is the source or inside it")
