@@ -100,7 +100,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Column, Table
 
-        t = Table("A", "B", "identical", "cosine", "max abs diff", "NaN/Inf A", "NaN/Inf B")
+        t = Table("A", "B", "identical", "cosine", "max abs diff")
         t.columns.insert(0, Column("tensor", overflow="fold"))  # names are the point: wrap them, never cut them
         for r in rows:
             same = "yes" if r.identical else ("no" if r.in_a and r.in_b else f"only in {'A' if r.in_a else 'B'}")
@@ -111,10 +111,18 @@ def register(app: typer.Typer) -> None:
                 same,
                 "" if r.cosine is None else f"{r.cosine:.7f}",
                 "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
-                str(r.nonfinite_a),
-                str(r.nonfinite_b),
             )
-        Console().print(t)
+        con = Console()
+        con.print(t)
+        for r in rows:
+            if r.nonfinite_a or r.nonfinite_b:
+                con.print(
+                    f"{r.name}: NaN/Inf elements A {r.nonfinite_a}, B {r.nonfinite_b} "
+                    "(left out of cosine and max abs diff)",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
 
     @sub.command("graft")
     def graft(
