@@ -78,15 +78,15 @@ def test_out_under_missing_folders_is_created(tmp_path: Path):
     assert (out / "model.safetensors.index.json").is_file() and _partials(out) == []
 
 
-def test_a_run_that_fails_at_the_end_leaves_no_output_folder(tmp_path: Path):
+def test_a_run_that_fails_midway_leaves_no_output_folder(tmp_path: Path):
     target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
-    cfg = json.loads((target / "config.json").read_text())
-    cfg["quantization_config"]["ignore"] = 5  # reindex links config.json; the audit of the result refuses it
-    (target / "config.json").write_text(json.dumps(cfg))
-    out = tmp_path / "r"
-    with pytest.raises(CheckpointError, match="quantization_config.ignore"):
-        apply_plan(plan_reindex(target, out))
-    assert not out.exists() and _partials(out) == []
+    src = make_qwen36_checkpoint(tmp_path / "s", seed=1)
+    plan = plan_graft(target, src, "mtp.", tmp_path / "g")
+    shard = src / "model-00003-of-00003.safetensors"
+    os.truncate(shard, shard.stat().st_size - 100)  # the donor loses its tail between planning and writing
+    with pytest.raises(CheckpointError, match="short read"):
+        apply_plan(plan)
+    assert not plan.out.exists() and _partials(plan.out) == []
 
 
 def test_proc_is_refused_with_a_clear_line(tmp_path: Path):

@@ -167,7 +167,7 @@ def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
     """Read every safetensors header and the index of a local folder (no tensor data is read).
 
     Raises:
-        CheckpointError: not a folder, no ``*.safetensors`` file, or an unreadable index.
+        CheckpointError: not a folder, no ``*.safetensors`` file, or an unreadable / ill-typed index or config.
         SurgeryError: one tensor name stored in two shards (ambiguous; surgery refuses).
     """
     root = Path(root)
@@ -193,6 +193,8 @@ def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
                 )
             location[t.name] = s
     index = read_config_file(root / INDEX_NAME, fix="run `specscope surgery reindex`")
+    for name in ("config.json", "hf_quant_config.json"):  # checked up front, even when only linked
+        read_config_file(root / name)
     return Checkpoint(root, headers, index, location)
 
 
