@@ -3,7 +3,6 @@ date" needs matching output and input SHA-256, --out inside a source is refused,
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
