@@ -123,3 +123,23 @@ def prometheus_texts(draw) -> str:
         else:
             lines.append(draw(st.text(max_size=40)))
     return "\n".join(lines)
+
+
+def mutate(data: bytes, rnd) -> bytes:
+    """One random structural mutation of ``data`` (AFL-style): flip, insert, delete, duplicate, truncate, or
+    splice in a nasty token (deep nesting, a 5,000-digit number, NaN, a NUL). ``rnd`` is a ``random.Random``."""
+    nasty = [b"[" * 2000, b"9" * 5000, b"NaN", b"\x00", b'"', b"{", b"}", b"\n\n", b"-1", b"\xff\xfe", b"1e999"]
+    op = rnd.randrange(6)
+    pos = rnd.randrange(len(data) + 1)
+    if op == 0 and data:
+        i = rnd.randrange(len(data))
+        return data[:i] + bytes([data[i] ^ (1 << rnd.randrange(8))]) + data[i + 1 :]
+    if op == 1:
+        return data[:pos] + bytes([rnd.randrange(256)]) + data[pos:]
+    if op == 2:
+        return data[:pos] + data[pos + rnd.randrange(1, 16) :]
+    if op == 3:
+        return data[:pos] + data[pos : pos + rnd.randrange(1, 64)] * 2 + data[pos + 64 :]
+    if op == 4:
+        return data[:pos]
+    return data[:pos] + rnd.choice(nasty) + data[pos:]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import struct
 from collections import Counter
 from pathlib import Path
@@ -24,8 +25,8 @@ from specscope.client.metrics import parse_metrics
 from specscope.client.stream import RawCapture, parse_capture, parse_sse_capture
 from specscope.errors import SpecscopeError
 
-from .profiles import PROFILE
-from .strategies import json_values, prometheus_texts, safetensors_files, sse_chunks
+from .profiles import MUTATIONS, PROFILE
+from .strategies import json_values, mutate, prometheus_texts, safetensors_files, sse_chunks
 
 FUZZ_COUNTS: Counter[str] = Counter()
 
@@ -117,49 +118,76 @@ def checkpoint_files(draw) -> dict[str, bytes]:
     return files
 
 
-@settings(settings.get_profile(PROFILE))
-@given(safetensors_files())
-def test_safetensors_header_parser_never_crashes(data):
-    FUZZ_COUNTS["safetensors header"] += 1
-    try:
-        header = parse_header(data, len(data))
-    except SpecscopeError as exc:
-        assert exc.one_line()
-        return
-    assert header.file_size_bytes == len(data)
+def _variants(data: bytes, seed: int) -> list[bytes]:
+    """``data`` and MUTATIONS mutated copies of it (deep profile), each mutation stacked on a random earlier one."""
+    rnd = random.Random(seed)
+    out = [data]
+    for _ in range(MUTATIONS):
+        out.append(mutate(rnd.choice(out), rnd))
+    return out
+
+
+_seeds = st.integers(min_value=0, max_value=2**32 - 1)
 
 
 @settings(settings.get_profile(PROFILE))
-@given(checkpoint_files())
-def test_checkpoint_json_never_crashes_the_audit(files):
-    FUZZ_COUNTS["config / quant config / index (audit)"] += 1
-    try:
-        report = audit_checkpoint(MemorySource(files))
-    except SpecscopeError as exc:
-        assert exc.exit_code == 2 and exc.one_line()
-        return
-    assert report.exit_code in (0, 1)
+@given(safetensors_files(), _seeds)
+def test_safetensors_header_parser_never_crashes(data, seed):
+    for case in _variants(data, seed):
+        FUZZ_COUNTS["safetensors header"] += 1
+        try:
+            header = parse_header(case, len(case))
+        except SpecscopeError as exc:
+            assert exc.one_line()
+            continue
+        assert header.file_size_bytes == len(case)
 
 
 @settings(settings.get_profile(PROFILE))
-@given(sse_chunks(), st.one_of(st.none(), st.integers(min_value=0, max_value=64)))
-def test_sse_stream_parser_never_crashes(chunks, max_tokens):
-    FUZZ_COUNTS["SSE byte stream"] += 1
-    events = parse_sse_capture(chunks)
-    assert all(isinstance(t, int) for t, _ev in events)
-    raw = RawCapture("p", 0, 0, http_status=200, chunks=chunks, end_ns=10**6, max_tokens=max_tokens)
-    rec = parse_capture(raw)
-    assert rec.status in ("ok", "degraded", "failed")
+@given(checkpoint_files(), _seeds)
+def test_checkpoint_json_never_crashes_the_audit(files, seed):
+    rnd = random.Random(seed)
+    cases = [files]
+    for _ in range(MUTATIONS):  # deep: mutate one JSON file of the checkpoint (or the shard) per variant
+        name = rnd.choice(sorted(files))
+        cases.append({**files, name: mutate(files[name], rnd)})
+    for case in cases:
+        FUZZ_COUNTS["config / quant config / index (audit)"] += 1
+        try:
+            report = audit_checkpoint(MemorySource(case))
+        except SpecscopeError as exc:
+            assert exc.exit_code == 2 and exc.one_line()
+            continue
+        assert report.exit_code in (0, 1)
 
 
 @settings(settings.get_profile(PROFILE))
-@given(prometheus_texts())
-def test_prometheus_parser_never_crashes(text):
-    FUZZ_COUNTS["Prometheus text"] += 1
-    try:
-        parse_metrics(text)
-    except SpecscopeError as exc:
-        assert exc.one_line()
+@given(sse_chunks(), st.one_of(st.none(), st.integers(min_value=0, max_value=64)), _seeds)
+def test_sse_stream_parser_never_crashes(chunks, max_tokens, seed):
+    body = b"".join(c for _t, c in chunks)
+    rnd = random.Random(seed)
+    cases = [chunks]
+    for variant in _variants(body, seed)[1:]:  # deep: mutated bodies, re-split at random byte positions
+        cuts = sorted(rnd.randrange(len(variant) + 1) for _ in range(rnd.randrange(4)))
+        bounds = [0, *cuts, len(variant)]
+        cases.append([(i * 1000, variant[a:b]) for i, (a, b) in enumerate(zip(bounds, bounds[1:], strict=False))])
+    for case in cases:
+        FUZZ_COUNTS["SSE byte stream"] += 1
+        events = parse_sse_capture(case)
+        assert all(isinstance(t, int) for t, _ev in events)
+        raw = RawCapture("p", 0, 0, http_status=200, chunks=case, end_ns=10**6, max_tokens=max_tokens)
+        assert parse_capture(raw).status in ("ok", "degraded", "failed")
+
+
+@settings(settings.get_profile(PROFILE))
+@given(prometheus_texts(), _seeds)
+def test_prometheus_parser_never_crashes(text, seed):
+    for case in _variants(text.encode("utf-8", "surrogatepass"), seed):
+        FUZZ_COUNTS["Prometheus text"] += 1
+        try:
+            parse_metrics(case.decode("utf-8", "replace"))
+        except SpecscopeError as exc:
+            assert exc.one_line()
 
 
 @pytest.fixture(scope="module", autouse=True)
