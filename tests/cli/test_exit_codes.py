@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 import specscope.audit
@@ -78,3 +82,34 @@ def test_help_lists_the_exit_codes(capsys, monkeypatch, tmp_path):
     assert code == 0
     flat = " ".join(out.split())
     assert "3 internal error" in flat and "130 interrupted" in flat
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report", "{missing}"],
+        ["advise", "{missing}"],
+        ["predict", "{missing}"],
+        ["surgery", "compare", "{missing}", "{missing}"],
+        ["serve", "no-such-recipe", "--print"],
+        ["audit", "{missing}/x"],
+    ],
+)
+def test_errors_are_one_stderr_line_in_every_command(argv, capsys, monkeypatch, tmp_path):
+    argv = [a.format(missing=tmp_path / "missing") for a in argv]
+    code, _out, err = _run(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("error: ") and "; fix: " in err, err
+
+
+def test_bench_error_after_the_progress_bar_started_is_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "SPECSCOPE_DEBUG"}
+    p = subprocess.run(
+        [sys.executable, "-m", "specscope", "bench", "--server", "http://127.0.0.1:9", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: server 'server' at http://127.0.0.1:9"), p.stderr

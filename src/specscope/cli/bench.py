@@ -40,8 +40,8 @@ def register(app: typer.Typer) -> None:
         launch: Annotated[
             str,
             typer.Option(
-                help="Who serves the configs when no --server is given: embedded (llama.cpp) or vllm (configs are recipe "
-                "names, launched one at a time)."
+                help="Who serves the configs when no --server is given: embedded (llama.cpp) or vllm "
+                "(configs are recipe names, launched one at a time)."
             ),
         ] = "embedded",
         recipes: Annotated[Path | None, typer.Option(help="vLLM recipes TOML for --launch vllm.")] = None,
@@ -100,7 +100,8 @@ def register(app: typer.Typer) -> None:
             TimeRemainingColumn(),
             TextColumn("{task.fields[rate]}"),
             console=console,
-            transient=False,
+            transient=True,  # cleared on exit, so an error is one line on stderr
+            disable=not console.is_terminal,  # no bar frames in a log file or pipe
         ) as progress:
             task = progress.add_task("cells", total=None, rate="")
 
