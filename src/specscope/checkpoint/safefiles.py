@@ -27,6 +27,7 @@ __all__ = [
     "open_regular",
     "read_regular",
     "decode_json",
+    "check_json_size",
     "read_json_file",
 ]
 
@@ -139,6 +140,17 @@ def decode_json(raw: bytes, label: str, name: str, *, fix: str | None = None) ->
         ) from None
 
 
+def check_json_size(size_bytes: int, max_bytes: int, where: str, name: str) -> None:
+    """Refuse a JSON file of ``size_bytes`` above ``max_bytes`` before it is read (CheckpointError)."""
+    if size_bytes > max_bytes:
+        raise CheckpointError(
+            f"{name} is too large for a JSON file",
+            found=f"{where}: {size_bytes} bytes",
+            expected=f"<= {max_bytes} bytes",
+            fix=f"check {name}",
+        )
+
+
 def read_json_file(path: str | os.PathLike[str], *, max_bytes: int, fix: str | None = None) -> object | None:
     """The parsed JSON file at ``path``, or None when no file is there (a broken one raises CheckpointError)."""
     p = Path(path)
@@ -147,13 +159,7 @@ def read_json_file(path: str | os.PathLike[str], *, max_bytes: int, fix: str | N
     fd = open_regular(p)
     try:
         size = os.fstat(fd).st_size
-        if size > max_bytes:
-            raise CheckpointError(
-                f"{p.name} is too large for a JSON file",
-                found=f"{p}: {size} bytes",
-                expected=f"<= {max_bytes} bytes",
-                fix=f"check {p.name}",
-            )
+        check_json_size(size, max_bytes, str(p), p.name)
         raw = os.pread(fd, size, 0)
     finally:
         os.close(fd)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from specscope.checkpoint.safefiles import decode_json, read_regular
+from specscope.checkpoint.safefiles import check_json_size, decode_json, read_regular
 from specscope.checkpoint.schema import MAX_CONFIG_BYTES
 from specscope.errors import CheckpointError
 
@@ -49,13 +49,7 @@ def _read_json(source, name: str, fetch) -> object | None:
     size = source.files().get(name)
     if size is None:
         return None
-    if size > MAX_JSON_BYTES:
-        raise CheckpointError(
-            f"{name} is too large for a JSON config",
-            found=f"{size} bytes",
-            expected=f"<= {MAX_JSON_BYTES} bytes",
-            fix=f"check {name}",
-        )
+    check_json_size(size, MAX_JSON_BYTES, f"{source.label}/{name}", name)
     return decode_json(fetch(), source.label, name)
 
 

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from specscope.errors import SurgeryError
-from specscope.surgery.shards import FLOAT_DTYPES, open_checkpoint, sha256_bytes
+from specscope.surgery.shards import FLOAT_DTYPES, open_checkpoint, require_names, sha256_bytes
 
 __all__ = ["TensorComparison", "compare_checkpoints", "cosine_and_max_abs"]
 
@@ -108,14 +107,9 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
         SurgeryError: neither checkpoint has a tensor under ``prefix``.
     """
     ca, cb = open_checkpoint(a), open_checkpoint(b)
-    names = sorted(set(ca.names(prefix)) | set(cb.names(prefix)))
-    if not names:
-        raise SurgeryError(
-            f"no tensor under prefix {prefix!r} in either checkpoint",
-            found=f"{a}, {b}",
-            expected=f"names starting with {prefix!r}",
-            fix="check --prefix",
-        )
+    names = require_names(
+        sorted(set(ca.names(prefix)) | set(cb.names(prefix))), prefix, " in either checkpoint", found=f"{a}, {b}"
+    )
     rows = []
     for n in names:
         ia = ca.info(n) if n in ca.location else None

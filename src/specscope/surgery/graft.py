@@ -16,7 +16,7 @@ from pathlib import Path
 from specscope.errors import SurgeryError
 from specscope.surgery.configs import add_exclusions, dialect, exclude_lists
 from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
-from specscope.surgery.shards import FLOAT_DTYPES, INDEX_NAME, Checkpoint, open_checkpoint
+from specscope.surgery.shards import FLOAT_DTYPES, INDEX_NAME, Checkpoint, open_checkpoint, require_names
 
 __all__ = [
     "linear_modules",
@@ -136,14 +136,9 @@ def plan_extract(src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
         SurgeryError: no tensor under ``prefix``.
     """
     ckpt = open_checkpoint(src)
-    names = ckpt.names(prefix)
-    if not names:
-        raise SurgeryError(
-            f"no tensor under prefix {prefix!r}",
-            found=f"{len(ckpt.location)} tensors in {src}",
-            expected=f"names starting with {prefix!r}",
-            fix="check --prefix (e.g. mtp.)",
-        )
+    names = require_names(
+        ckpt.names(prefix), prefix, "", found=f"{len(ckpt.location)} tensors in {src}", fix="check --prefix (e.g. mtp.)"
+    )
     shard = f"{_prefix_stem(prefix)}.safetensors"
     plan = SurgeryPlan("extract", ckpt.root, Path(out), args={"prefix": prefix})
     plan.shards.append(ShardJob(shard, [copy_job(ckpt, n) for n in names]))

@@ -35,6 +35,7 @@ __all__ = [
     "INDEX_NAME",
     "Checkpoint",
     "open_checkpoint",
+    "require_names",
     "read_header",
     "ShardWriter",
     "sha256_bytes",
@@ -161,6 +162,18 @@ class Checkpoint:
     def config(self, name: str) -> dict | None:
         """A JSON file of the folder (config.json, hf_quant_config.json) as a dict, or None when absent."""
         return read_config_file(self.root / name)
+
+
+def require_names(names: list[str], prefix: str, where: str, *, found: str, fix: str = "check --prefix") -> list[str]:
+    """``names`` when not empty; else a SurgeryError saying no tensor is under ``prefix`` in ``where``."""
+    if not names:
+        raise SurgeryError(
+            f"no tensor under prefix {prefix!r}{where}",
+            found=found,
+            expected=f"names starting with {prefix!r}",
+            fix=fix,
+        )
+    return names
 
 
 def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
