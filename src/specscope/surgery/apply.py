@@ -246,7 +246,7 @@ def _verify(plan: SurgeryPlan, folder: Path, result: SurgeryResult) -> None:
 def _audit(result: SurgeryResult, folder: Path) -> None:
     """Run ``specscope.audit.audit_checkpoint`` on the written folder when it is available."""
     try:
-        from specscope.audit import audit_checkpoint  # type: ignore[attr-defined]
+        from specscope.audit import audit_checkpoint
     except ImportError:
         result.audit_note = "audit not available (specscope.audit.audit_checkpoint missing)"
         return

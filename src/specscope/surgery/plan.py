@@ -104,7 +104,7 @@ class SurgeryPlan:
         """Tensor bytes of the shards to write."""
         from specscope.checkpoint.dtypes import tensor_nbytes
 
-        return sum(tensor_nbytes(t.dtype, t.shape) for s in self.shards for t in s.tensors)
+        return sum(tensor_nbytes(t.dtype, t.shape) or 0 for s in self.shards for t in s.tensors)
 
     @property
     def link_bytes(self) -> int:

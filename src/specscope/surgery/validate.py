@@ -212,8 +212,8 @@ def _validate_index(plan: SurgeryPlan) -> None:
     if plan.in_place:
         headers += [(p.name, read_header(p)) for p in sorted(plan.source.glob("*.safetensors"))]
     for name, h in headers:
-        for t in h.tensors:
-            held[t.name] = name
+        for info in h.tensors:
+            held[info.name] = name
         total += h.tensor_bytes
     wm = idx_job.data.get("weight_map", {})
     if wm != held:
