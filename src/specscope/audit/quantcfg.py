@@ -67,10 +67,25 @@ def _kv_from_algo(algo: object) -> tuple[bool, str]:
     return False, "none" if algo in (None, "", "null") else str(algo)
 
 
+def _str_list(value: object) -> tuple[str, ...]:
+    """The string entries of a JSON list (anything else: none); configs are type-checked on load, this guards callers
+    that pass raw dicts."""
+    return tuple(e for e in value if isinstance(e, str)) if isinstance(value, list) else ()
+
+
+def _layer_map(value: object) -> dict:
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _opt_str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def _group_size(qc: dict) -> int | None:
     if isinstance(qc.get("group_size"), int):
         return qc["group_size"]
-    for grp in (qc.get("config_groups") or {}).values():
+    groups = qc.get("config_groups")
+    for grp in (groups if isinstance(groups, dict) else {}).values():
         if isinstance(grp, dict) and isinstance(grp.get("weights"), dict):
             gs = grp["weights"].get("group_size")
             if isinstance(gs, int):
@@ -84,29 +99,31 @@ def _group_size(qc: dict) -> int | None:
 def quant_views(config: dict | None, hf_quant_config: dict | None) -> dict[str, QuantView]:
     """``{"config.json": QuantView, "hf_quant_config.json": QuantView}`` for the files that declare quantization."""
     out: dict[str, QuantView] = {}
-    qc = (config or {}).get("quantization_config")
-    if not isinstance(qc, dict) and isinstance((config or {}).get("text_config"), dict):
-        qc = config["text_config"].get("quantization_config")
+    cfg = config or {}
+    qc = cfg.get("quantization_config")
+    text_config = cfg.get("text_config")
+    if not isinstance(qc, dict) and isinstance(text_config, dict):
+        qc = text_config.get("quantization_config")
     if isinstance(qc, dict):
-        method = str(qc.get("quant_method", "")).lower()
+        method = (_opt_str(qc.get("quant_method")) or "").lower()
         exclude = qc.get("ignore") or qc.get("exclude_modules") or qc.get("exclude") or []
         if "kv_cache_scheme" in qc:
             kv_static, kv_desc = _kv_from_scheme(qc.get("kv_cache_scheme"))
         else:
             kv_static, kv_desc = _kv_from_algo(qc.get("kv_cache_quant_algo"))
-        algo = qc.get("quant_algo") or qc.get("format")
+        algo = _opt_str(qc.get("quant_algo")) or _opt_str(qc.get("format"))
         gq = qc.get("global_quant_config")
         if not algo and isinstance(gq, dict) and isinstance(gq.get("weight"), dict):
-            algo = gq["weight"].get("dtype")  # Quark: "fp4" (MXFP4), "fp8_e4m3", ...
+            algo = _opt_str(gq["weight"].get("dtype"))  # Quark: "fp4" (MXFP4), "fp8_e4m3", ...
         out["config.json"] = QuantView(
             "config.json",
             method,
-            str(algo) if algo else None,
+            algo,
             _group_size(qc),
-            tuple(str(e) for e in exclude if isinstance(e, str)),
+            _str_list(exclude),
             kv_static,
             kv_desc,
-            dict(qc.get("quantized_layers") or {}),
+            _layer_map(qc.get("quantized_layers")),
         )
     if isinstance(hf_quant_config, dict):
         q = hf_quant_config.get("quantization")
@@ -116,12 +133,12 @@ def quant_views(config: dict | None, hf_quant_config: dict | None) -> dict[str, 
         out["hf_quant_config.json"] = QuantView(
             "hf_quant_config.json",
             "modelopt",
-            q.get("quant_algo"),
+            _opt_str(q.get("quant_algo")),
             q.get("group_size") if isinstance(q.get("group_size"), int) else None,
-            tuple(str(e) for e in exclude if isinstance(e, str)),
+            _str_list(exclude),
             kv_static,
             kv_desc,
-            dict(q.get("quantized_layers") or {}),
+            _layer_map(q.get("quantized_layers")),
         )
     return out
 
