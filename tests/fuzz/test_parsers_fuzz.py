@@ -197,3 +197,13 @@ def _write_counts():
     target = os.environ.get("SPECSCOPE_FUZZ_COUNTS")
     if target:
         Path(target).write_text(json.dumps(dict(FUZZ_COUNTS), indent=2))
+
+
+def test_prometheus_crashes_found_by_the_deep_run_are_clean_errors():
+    """Both were tracebacks before: a 5,000-digit position label (int digit limit), a 400-digit value (float)."""
+    per_pos = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
+    with pytest.raises(SpecscopeError, match="no usable position label"):
+        parse_metrics(f'{per_pos}{{position="{"9" * 5000}"}} 1\n')
+    with pytest.raises(SpecscopeError, match="out of range") as info:
+        parse_metrics(f"vllm:spec_decode_num_drafts_total {'1' * 400}\n")
+    assert "an integer of 400 digits" in info.value.one_line()

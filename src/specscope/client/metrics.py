@@ -60,6 +60,19 @@ _PRESENT = {
 }
 
 
+def _sample_float(sample) -> float:
+    """A sample's value as a float; an integer beyond float range (found by fuzzing) is MetricsUnavailable."""
+    try:
+        return float(sample.value)
+    except OverflowError:
+        raise MetricsUnavailable(
+            "a /metrics sample value is out of range",
+            found=f"{sample.name}: an integer of {len(str(sample.value))} digits"[:200],
+            expected="a counter or gauge value below 1.8e308",
+            fix="report this server's /metrics output to specscope",
+        ) from None
+
+
 def parse_metrics(text: str) -> SpecCounters:
     """Parse one Prometheus text exposition into a :class:`SpecCounters` snapshot.
 
@@ -106,13 +119,13 @@ def parse_metrics(text: str) -> SpecCounters:
                         fix="report this server's /metrics output to specscope",
                     )
                 pos = int(raw)
-                per_pos[pos] = per_pos.get(pos, 0.0) + float(sample.value)
+                per_pos[pos] = per_pos.get(pos, 0.0) + _sample_float(sample)
                 present.add("per_pos")
                 continue
             field_name = _COUNTERS.get(short) or _GAUGES.get(short)
             if field_name is None:
                 continue
-            sums[field_name] = sums.get(field_name, 0.0) + float(sample.value)
+            sums[field_name] = sums.get(field_name, 0.0) + _sample_float(sample)
             present.add(_PRESENT[field_name])
     n_pos = max(per_pos) + 1 if per_pos else 0
     return SpecCounters(
