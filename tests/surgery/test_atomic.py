@@ -17,7 +17,7 @@ import pytest
 from conftest import make_qwen36_checkpoint, mtp_tensors, tree_hashes, write_safetensors
 from specscope.cli import main
 from specscope.errors import CheckpointError, SurgeryError
-from specscope.surgery import apply_plan, plan_graft, plan_reindex
+from specscope.surgery import PlanCheck, apply_plan, plan_graft, plan_reindex
 from specscope.surgery.apply import PARTIAL_MARK
 from specscope.surgery.validate import copy_bytes_needed
 
@@ -143,3 +143,53 @@ def test_refusal_in_text_mode_is_one_line_without_the_plan(tmp_path: Path, capsy
     err = capsys.readouterr().err
     assert info.value.code == 2
     assert err.count("\n") == 1 and err.startswith("error: output folder is the source or inside it")
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """A tmpfs mounted for the test (root only); yields ``mount(size_bytes) -> Path``."""
+    mounts: list[Path] = []
+
+    def mount(size_bytes: int) -> Path:
+        where = tmp_path / f"disk{len(mounts)}"
+        where.mkdir()
+        p = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_bytes}", "tmpfs", str(where)], check=False)
+        if p.returncode != 0:
+            pytest.skip("cannot mount a tmpfs here")
+        mounts.append(where)
+        return where
+
+    yield mount
+    for where in mounts:
+        subprocess.run(["umount", str(where)], check=False)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_free_space_check_counts_the_copies_a_small_disk_cannot_hold(tmp_path: Path, small_disk):
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    src = make_qwen36_checkpoint(tmp_path / "s", seed=1)
+    probe = plan_graft(target, src, "mtp.", tmp_path / "probe")
+    linked = sum(link.nbytes for link in probe.links)
+    assert linked > 5 * 4096  # shard 1 and the tokenizer: linked on one filesystem, copied across two
+    page = 4096
+    room = probe.bytes_to_write + (16 << 20) + linked // 2  # enough to write, not enough to also copy
+    disk = small_disk(room // page * page)
+    with pytest.raises(SurgeryError, match="not enough free space") as info:
+        apply_plan(plan_graft(target, src, "mtp.", disk / "g"))
+    assert f"{linked:,} to copy across filesystems" in info.value.one_line()
+    assert list(disk.iterdir()) == []
+    big = small_disk((probe.bytes_to_write + (16 << 20) + 2 * linked) // page * page + 64 * page)
+    result = apply_plan(plan_graft(target, src, "mtp.", big / "g"), run_audit=False)
+    assert sorted(result.copied) == sorted(link.name for link in probe.links) and result.linked == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+def test_disk_full_while_writing_is_one_error_and_leaves_nothing(tmp_path: Path, small_disk):
+    target = make_qwen36_checkpoint(tmp_path / "t", seed=0)
+    src = make_qwen36_checkpoint(tmp_path / "s", seed=1)
+    disk = small_disk(8 * 4096)  # far too small; the free-space check is skipped by passing a check result
+    plan = plan_graft(target, src, "mtp.", disk / "g")
+    with pytest.raises(SurgeryError, match="could not write the result") as info:
+        apply_plan(plan, check=PlanCheck(up_to_date=False), run_audit=False)
+    assert "No space left on device" in info.value.one_line()
+    assert list(disk.iterdir()) == []  # no result, no partial folder, no temp file
