@@ -177,7 +177,7 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
         CheckpointError: the target cannot be opened, holds no safetensors file and no config, or a JSON file is
             not an object / not JSON.
     """
-    source = target if hasattr(target, "read_range") else open_source(target)  # type: ignore[arg-type]
+    source: ByteSource = target if not isinstance(target, (str, os.PathLike)) else open_source(target)
     files = source.files()
     config = check_json_file(source.read_json("config.json"), "config.json", source.label)
     hf_quant = check_json_file(source.read_json("hf_quant_config.json"), "hf_quant_config.json", source.label)

@@ -25,7 +25,7 @@ def _check_format(fmt: str) -> None:
         raise ConfigError("unknown --format", found=fmt, expected=list(FORMATS), fix="--format text|json")
 
 
-def _run(plan, *, dry_run: bool, fmt: str) -> None:
+def _run(plan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None) -> None:
     from specscope.surgery import apply_plan, check_plan
 
     _check_format(fmt)
@@ -36,8 +36,11 @@ def _run(plan, *, dry_run: bool, fmt: str) -> None:
             typer.echo(plan.render())
         return
     check = check_plan(plan)  # refusals come as one line, before the plan is printed
-    if fmt == "text" and not check.up_to_date:
-        typer.echo(plan.render(), err=True)
+    if fmt == "text":
+        for n in consequences or []:
+            typer.echo(f"consequence: {n}", err=True)
+        if not check.up_to_date:
+            typer.echo(plan.render(), err=True)
     result = apply_plan(plan, progress=fmt == "text", check=check)
     if fmt == "json":
         typer.echo(json.dumps({"dry_run": False, "plan": plan.to_dict(), "result": result.to_dict()}, indent=2))
@@ -106,8 +109,8 @@ def register(app: typer.Typer) -> None:
             same = "yes" if r.identical else ("no" if r.in_a and r.in_b else f"only in {'A' if r.in_a else 'B'}")
             t.add_row(
                 r.name,
-                f"{r.dtype_a} {list(r.shape_a)}" if r.in_a else "-",
-                f"{r.dtype_b} {list(r.shape_b)}" if r.in_b else "-",
+                f"{r.dtype_a} {list(r.shape_a or ())}" if r.in_a else "-",
+                f"{r.dtype_b} {list(r.shape_b or ())}" if r.in_b else "-",
                 same,
                 "" if r.cosine is None else f"{r.cosine:.7f}",
                 "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
@@ -195,9 +198,6 @@ def register(app: typer.Typer) -> None:
         from specscope.surgery import plan_dflash_layers
 
         plan = plan_dflash_layers(draft, all_sliding=all_sliding, out=out)
-        if fmt == "text":
-            for n in plan.notes:
-                typer.echo(f"consequence: {n}", err=True)
-        _run(plan, dry_run=dry_run, fmt=fmt)
+        _run(plan, dry_run=dry_run, fmt=fmt, consequences=plan.notes)
 
     app.add_typer(sub, name="surgery")

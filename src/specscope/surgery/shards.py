@@ -239,6 +239,13 @@ class ShardWriter:
         self._sizes: list[int] = []
         for name, dtype, shape in self.entries:
             nbytes = tensor_nbytes(dtype, shape)
+            if nbytes is None:
+                raise SurgeryError(
+                    f"{name}: dtype {dtype} x shape {list(shape)} is not a whole number of bytes",
+                    found=dtype,
+                    expected="a safetensors dtype and a shape it packs into whole bytes",
+                    fix="internal plan error",
+                )
             header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
             self._sizes.append(nbytes)
             offset += nbytes
