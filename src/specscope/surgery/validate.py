@@ -43,6 +43,19 @@ class PlanCheck:
     input_sha256: dict[str, str] = field(default_factory=dict)
 
 
+#: (st_dev, st_ino, size, mtime_ns) -> SHA-256, for this process: a hardlinked output file shares its input's
+#: inode, so a large shard is read once per run, not once as input and again as output.
+_HASH_CACHE: dict[tuple[int, int, int, int], str] = {}
+
+
+def _sha256(path: Path) -> str:
+    st = os.stat(path)
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _HASH_CACHE:
+        _HASH_CACHE[key] = sha256_file(path)
+    return _HASH_CACHE[key]
+
+
 def _regular_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and not p.is_symlink() and p.name != MANIFEST_NAME)
 
@@ -52,13 +65,13 @@ def input_hashes(plan: SurgeryPlan) -> dict[str, str]:
     out: dict[str, str] = {}
     for i, folder in enumerate(plan.input_folders):
         for p in _regular_files(Path(folder)):
-            out[f"{i}/{p.name}"] = sha256_file(p)
+            out[f"{i}/{p.name}"] = _sha256(p)
     return out
 
 
 def output_hashes(folder: Path) -> dict[str, str]:
     """File name -> SHA-256 for every top-level file of an output folder except its manifest."""
-    return {p.name: sha256_file(p) for p in _regular_files(folder)}
+    return {p.name: _sha256(p) for p in _regular_files(folder)}
 
 
 def existing_ancestor(path: Path) -> Path:
