@@ -166,11 +166,11 @@ def apply_plan(
             _audit(result, plan.out)
         result.elapsed_ns = time.perf_counter_ns() - t0
         return result
-    _remove_stale_partials(plan.out)
-    plan.out.parent.mkdir(parents=True, exist_ok=True)
     folder = partial_folder(plan.out)
-    folder.mkdir()
     try:
+        _remove_stale_partials(plan.out)
+        plan.out.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir()
         _write_all(plan, folder, result, progress)
         _verify(plan, folder, result)
         if run_audit:
