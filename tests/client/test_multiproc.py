@@ -16,10 +16,11 @@ from time import perf_counter_ns
 import numpy as np
 import pytest
 
-from specscope.client.runner import achieved_concurrency, run_fixed_concurrency, run_fixed_concurrency_checked, run_sync
+from specscope.client.runner import run_fixed_concurrency, run_fixed_concurrency_checked, run_sync
 from specscope.client.settings import ClientSettings
 from specscope.client.workers import ClientWorkerError, auto_workers, resolve_workers, run_in_workers, split_load
 from specscope.errors import ConfigError
+from specscope.stats.concurrency import achieved_concurrency
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript
 
