@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from specscope.errors import SurgeryError
+from specscope.fsio import copy_file_atomic, write_text_atomic
 from specscope.surgery.configs import config_diff, render_json
-from specscope.surgery.shards import INDEX_NAME, ShardWriter, read_header, sha256_bytes, tmp_name
+from specscope.surgery.shards import INDEX_NAME, ShardWriter, read_header, sha256_bytes
 
 __all__ = [
     "MANIFEST_NAME",
@@ -334,15 +335,6 @@ def _progress(enabled: bool, total_bytes: int):
     return prog
 
 
-def _write_text(path: Path, text: str) -> None:
-    tmp = tmp_name(path)
-    with open(tmp, "x", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
 def apply_plan(plan: SurgeryPlan, *, progress: bool = False, run_audit: bool = True) -> SurgeryResult:
     """Validate, write, verify. See the module docstring.
 
@@ -367,9 +359,7 @@ def apply_plan(plan: SurgeryPlan, *, progress: bool = False, run_audit: bool = T
         except OSError as exc:
             if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
                 raise
-            tmp = tmp_name(dst)
-            shutil.copyfile(link.src, tmp)
-            os.replace(tmp, dst)
+            copy_file_atomic(link.src, dst)
             result.copied.append(link.name)
     with _progress(progress, plan.shard_bytes) as prog:
         task = prog.add_task(plan.operation, total=plan.shard_bytes)
@@ -384,7 +374,7 @@ def apply_plan(plan: SurgeryPlan, *, progress: bool = False, run_audit: bool = T
                 raise
             result.written.append(s.name)
     for j in plan.jsons:
-        _write_text(plan.out / j.name, plan.json_text(j, result.tensor_sha256))
+        write_text_atomic(plan.out / j.name, plan.json_text(j, result.tensor_sha256))
         result.written.append(j.name)
     _verify(plan, result)
     if run_audit:
@@ -401,7 +391,7 @@ def apply_plan(plan: SurgeryPlan, *, progress: bool = False, run_audit: bool = T
             "tensor_sha256": result.tensor_sha256,
             "notes": plan.notes,
         }
-        _write_text(plan.out / MANIFEST_NAME, render_json(manifest))
+        write_text_atomic(plan.out / MANIFEST_NAME, render_json(manifest))
     result.elapsed_ns = time.perf_counter_ns() - t0
     return result
 
