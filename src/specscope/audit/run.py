@@ -118,9 +118,10 @@ def audit_checkpoint(
                 report.census, draft_bytes_per_step=d_bytes, draft_share=d_bytes / tb if tb else 0.0
             )
     if report.census is not None and bw:
+        tb = report.census.target_bytes_per_token
         report.census = replace(
             report.census,
             bandwidth_bytes_per_s=bw,
-            roofline_tokens_per_s=roofline_tokens_per_s(report.census.target_bytes_per_token, bw),
+            roofline_tokens_per_s=roofline_tokens_per_s(tb, bw) if tb > 0 else None,
         )
     return report

@@ -46,7 +46,16 @@ __all__ = [
 
 
 def roofline_tok_s(bytes_per_step: float, bandwidth_bytes_s: float) -> float:
-    """Bandwidth roofline of no-draft decode: bandwidth (bytes/s) / bytes read per token (bytes) -> tokens/s.
+    """Bandwidth roofline of single-stream, no-draft decode (tokens/s): the one roofline in specscope.
+
+    ``roofline_tok_s = bandwidth_bytes_s / bytes_per_step``: each decode step emits one token and reads every
+    weight byte the target uses once, so memory bandwidth bounds the rate. Example: 4.8e12 bytes/s (4.8 TB/s)
+    over 16e9 bytes (16 GB) read per step gives 300.0 tokens/s. The audit's byte census
+    (``specscope.audit.census.roofline_tokens_per_s``) calls this function.
+
+    Args:
+        bytes_per_step: bytes one target forward pass reads (bytes per token, batch 1).
+        bandwidth_bytes_s: memory bandwidth (bytes/s; 1 GB/s = 1e9 bytes/s).
 
     Raises:
         ConfigError: a non-positive input.
