@@ -52,7 +52,8 @@ def check_draft_config(
                 file=file,
                 found=f"{len(types)} layer types",
                 expected=f"{n} (one per layer)",
-                consequence="engines index layer_types per layer: a crash, or layers silently given the wrong attention",
+                consequence="engines index layer_types per layer: a crash, or layers silently given the wrong "
+                "attention",
                 fix="give one layer_types entry per draft layer",
             )
         )
@@ -122,7 +123,8 @@ def check_draft_config(
                     file=file,
                     found=f"layers {sliding} sliding, {full} full",
                     expected="an engine that applies per-layer windows",
-                    consequence=f"engines or converters that ignore layer_types/sliding_window run all {len(types)} layers "
+                    consequence="engines or converters that ignore layer_types/sliding_window run all "
+                    f"{len(types)} layers "
                     f"as full attention and lose acceptance for contexts > {window} tokens",
                     fix="serve with an engine version that honours layer_types (llama.cpp iSWA, vLLM >= PR #40898)",
                     details={"sliding_layers": sliding, "full_layers": full, "sliding_window": window},
