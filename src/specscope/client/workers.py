@@ -37,7 +37,7 @@ from time import perf_counter
 from typing import Any
 
 from specscope import errors
-from specscope.client.checks import MS, CheckThresholds, ClientCheck, check_from_samples
+from specscope.client.checks import MS, CheckThresholds, ClientCheck, SampleSpan, check_from_samples
 from specscope.client.settings import ClientSettings
 from specscope.errors import ClientWorkerError, SpecscopeError
 from specscope.records import StreamRecord
@@ -350,10 +350,7 @@ async def run_in_workers(
         merged,
         loop_lags,
         read_lags,
-        wall_ns=wall_ns,
-        client_cpu_ns=cpu_ns,
-        interval_ns=MS,
+        SampleSpan(wall_ns=wall_ns, client_cpu_ns=cpu_ns, interval_ns=MS, workers=workers),
         thresholds=thresholds,
         settings=settings,
-        workers=workers,
     )
