@@ -39,7 +39,8 @@ def check_draft_config(
     out: list[Finding] = []
     n = cfg.get("num_hidden_layers")
     types = cfg.get("layer_types")
-    dcfg = cfg.get("dflash_config") if isinstance(cfg.get("dflash_config"), dict) else {}
+    dflash = cfg.get("dflash_config")
+    dcfg: dict = dflash if isinstance(dflash, dict) else {}
     window = cfg.get("sliding_window")
     block = dcfg.get("block_size", cfg.get("block_size"))
     table: list[dict] = []
@@ -183,7 +184,8 @@ def check_draft_vs_target(
     Codes: ``DRAFT_VOCAB_MISMATCH`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR), ``DRAFT_TOKENIZER_DIFFERS`` (WARNING).
     """
     out: list[Finding] = []
-    tcfg = target_cfg.get("text_config") if isinstance(target_cfg.get("text_config"), dict) else target_cfg
+    text_cfg = target_cfg.get("text_config")
+    tcfg: dict = text_cfg if isinstance(text_cfg, dict) else target_cfg
     dv, tv = draft_cfg.get("vocab_size"), tcfg.get("vocab_size")
     if isinstance(dv, int) and isinstance(tv, int) and dv != tv:
         out.append(

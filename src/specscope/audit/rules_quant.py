@@ -82,7 +82,8 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
             if ".experts." in m and m.endswith("gate_proj"):
                 ex = m
                 break
-        shape = ck.tensor(linears[ex]).shape
+        info = ck.tensors()[linears[ex]]  # linear_modules lists only tensors the checkpoint holds
+        shape = info.shape
         out.append(
             Finding(
                 Severity.ERROR,
@@ -91,12 +92,11 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
                 f"them: {', '.join(unq_not_excl)}",
                 file=eff.file,
                 tensor=linears[ex],
-                found=f"{linears[ex]}: {ck.tensor(linears[ex]).dtype} {list(shape)}, no weight_scale; not excluded",
+                found=f"{linears[ex]}: {info.dtype} {list(shape)}, no weight_scale; not excluded",
                 expected=f"excluded in {eff.file} (an engine applying the {eff.algo or eff.method} config expects "
                 f"{_quantized_shape_hint(eff, ex, shape)})",
                 consequence="the engine builds these layers quantized: load error on the shape mismatch, or an "
-                "unloaded "
-                "head and ~0% acceptance (vLLM special-cases only mtp.fc for Qwen3.5/3.6)",
+                "unloaded head and ~0% acceptance (vLLM special-cases only mtp.fc for Qwen3.5/3.6)",
                 fix=f"add them to the exclude list of {eff.file} (specscope surgery patch-config)",
                 details={"modules": unq_not_excl, "config": eff.file},
             )

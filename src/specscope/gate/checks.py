@@ -188,6 +188,8 @@ def check_tool_call(out: ProbeOutput, tool: dict[str, Any], expected_arguments: 
     except json.JSONDecodeError as exc:
         return Check(False, f"arguments are not JSON: {exc.msg}", metrics)
     metrics["arguments"] = args
+    if not isinstance(args, dict):
+        return Check(False, f"arguments are a JSON {type(args).__name__}, expected an object", metrics)
     validator_cls = jsonschema.validators.validator_for(schema)
     errors = sorted(validator_cls(schema).iter_errors(args), key=lambda e: list(e.path))
     if errors:

@@ -29,7 +29,7 @@ import numpy as np
 from specscope.errors import SurgeryError
 from specscope.fsio import copy_file_atomic, write_text_atomic
 from specscope.surgery.configs import config_diff, render_json
-from specscope.surgery.shards import INDEX_NAME, ShardWriter, read_header, sha256_bytes
+from specscope.surgery.shards import INDEX_NAME, ShardWriter, planned_nbytes, read_header, sha256_bytes
 
 __all__ = [
     "MANIFEST_NAME",
@@ -105,9 +105,7 @@ class SurgeryPlan:
     @property
     def shard_bytes(self) -> int:
         """Tensor bytes of the shards to write."""
-        from specscope.checkpoint.dtypes import tensor_nbytes
-
-        return sum(tensor_nbytes(t.dtype, t.shape) for s in self.shards for t in s.tensors)
+        return sum(planned_nbytes(t.dtype, t.shape) for s in self.shards for t in s.tensors)
 
     @property
     def link_bytes(self) -> int:
@@ -280,26 +278,24 @@ def _validate_index(plan: SurgeryPlan) -> None:
     idx_job = next((j for j in plan.jsons if j.name == INDEX_NAME), None)
     if idx_job is None or callable(idx_job.data):
         return
-    from specscope.checkpoint.dtypes import tensor_nbytes
-
     held: dict[str, str] = {}
     total = 0
     for s in plan.shards:
         for t in s.tensors:
             held[t.name] = s.name
-            total += tensor_nbytes(t.dtype, t.shape)
+            total += planned_nbytes(t.dtype, t.shape)
     src_dir = plan.source if plan.in_place else None
     for link in plan.links:
         if link.name.endswith(".safetensors"):
             h = read_header(link.src)
-            for t in h.tensors:
-                held[t.name] = link.name
+            for info in h.tensors:
+                held[info.name] = link.name
             total += h.tensor_bytes
     if src_dir is not None:
         for p in sorted(src_dir.glob("*.safetensors")):
             h = read_header(p)
-            for t in h.tensors:
-                held[t.name] = p.name
+            for info in h.tensors:
+                held[info.name] = p.name
             total += h.tensor_bytes
     wm = idx_job.data.get("weight_map", {})
     if wm != held:
@@ -346,7 +342,7 @@ def apply_plan(plan: SurgeryPlan, *, progress: bool = False, run_audit: bool = T
     result = SurgeryResult(out=plan.out)
     if validate_plan(plan):
         result.up_to_date = True
-        result.tensor_sha256 = dict(_existing_manifest(plan.out).get("tensor_sha256", {}))
+        result.tensor_sha256 = dict((_existing_manifest(plan.out) or {}).get("tensor_sha256", {}))
         result.elapsed_ns = time.perf_counter_ns() - t0
         return result
     if not plan.in_place:
@@ -435,17 +431,9 @@ def _verify(plan: SurgeryPlan, result: SurgeryResult) -> None:
 
 
 def _audit(result: SurgeryResult) -> None:
-    """Run ``specscope.audit.audit_checkpoint`` on the result when it is available."""
-    try:
-        from specscope.audit import audit_checkpoint  # type: ignore[attr-defined]
-    except ImportError:
-        result.audit_note = "audit not available (specscope.audit.audit_checkpoint missing)"
-        return
+    """Run the checkpoint audit (``specscope.audit.audit_checkpoint``) on the result."""
+    from specscope.audit import audit_checkpoint  # here, not at the top: the audit loads scipy
+
     report = audit_checkpoint(str(result.out))
     result.audit_exit_code = int(report.exit_code)
-    for f in report.findings:
-        result.audit_findings.append(
-            f.to_dict()
-            if hasattr(f, "to_dict")
-            else {k: str(v) for k, v in getattr(f, "__dict__", {"finding": f}).items()}
-        )
+    result.audit_findings.extend(f.to_dict() for f in report.findings)

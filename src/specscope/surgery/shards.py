@@ -37,6 +37,7 @@ __all__ = [
     "ShardWriter",
     "sha256_bytes",
     "sha256_file",
+    "planned_nbytes",
     "tmp_name",
 ]
 
@@ -71,6 +72,23 @@ def sha256_file(path: Path) -> str:
     """Hex SHA-256 of a whole file (hashlib.file_digest, read in chunks; read-only)."""
     with open(path, "rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def planned_nbytes(dtype: str, shape: tuple[int, ...] | list[int]) -> int:
+    """Bytes a planned tensor occupies (``numel * bits / 8``).
+
+    Raises:
+        SurgeryError: the tensor does not fill a whole number of bytes (a sub-byte dtype with an odd count).
+    """
+    nbytes = tensor_nbytes(dtype, tuple(shape))
+    if nbytes is None:
+        raise SurgeryError(
+            "planned tensor is not a whole number of bytes",
+            found=f"{dtype} {list(shape)}",
+            expected="numel * bits divisible by 8",
+            fix="internal plan error",
+        )
+    return nbytes
 
 
 def tmp_name(final: Path) -> Path:
@@ -244,7 +262,7 @@ class ShardWriter:
         offset = 0
         self._sizes: list[int] = []
         for name, dtype, shape in self.entries:
-            nbytes = tensor_nbytes(dtype, shape)
+            nbytes = planned_nbytes(dtype, shape)
             header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
             self._sizes.append(nbytes)
             offset += nbytes
