@@ -1,10 +1,10 @@
 """Validate, apply, verify: the one safe way surgery writes a :class:`~specscope.surgery.plan.SurgeryPlan`.
 
-``validate_plan`` checks the whole plan (target folder, index against the shards it will hold, free space)
-before ``apply_plan`` writes anything; new files are written under a temporary name in the output folder and
-renamed (:mod:`specscope.fsio`); a manifest (``specscope-surgery.json``) is written last, so a folder without it is incomplete.
-``apply_plan`` ends by re-reading every written tensor and comparing its SHA-256 with the hash it promised,
-checking every link, and running the checkpoint audit on the result.
+``validate_plan`` checks the whole plan (target folder, index against the shards it will hold, free space) before
+``apply_plan`` writes anything; new files are written under a temporary name in the output folder and renamed
+(:mod:`specscope.fsio`); a manifest (``specscope-surgery.json``) is written last, so a folder without it is
+incomplete. ``apply_plan`` ends by re-reading every written tensor and comparing its SHA-256 with the hash it
+promised, checking every link, and running the checkpoint audit on the result.
 
 The pattern follows compressed-tensors' checkpoint converter (validate every job before converting any) and
 the safetensors fix for saving over a mapped file (never write into a source or a hardlinked file).

@@ -38,6 +38,7 @@ __all__ = [
     "sha256_bytes",
     "sha256_file",
     "planned_nbytes",
+    "no_tensor_under",
     "tmp_name",
 ]
 
@@ -89,6 +90,13 @@ def planned_nbytes(dtype: str, shape: tuple[int, ...] | list[int]) -> int:
             fix="internal plan error",
         )
     return nbytes
+
+
+def no_tensor_under(prefix: str, *, where: str = "", found: str, fix: str) -> SurgeryError:
+    """The error for a ``--prefix`` that matches no tensor (``where`` names the checkpoint(s) searched)."""
+    return SurgeryError(
+        f"no tensor under prefix {prefix!r}{where}", found=found, expected=f"names starting with {prefix!r}", fix=fix
+    )
 
 
 def tmp_name(final: Path) -> Path:
