@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from specscope.fsio import copy_file_atomic, open_atomic, write_bytes_atomic, write_json_atomic, write_text_atomic
+from specscope.fsio import (
+    AtomicFile,
+    copy_file_atomic,
+    open_atomic,
+    write_bytes_atomic,
+    write_json_atomic,
+    write_text_atomic,
+)
 
 OLD_TEXT = '{"old": true}\n'
 
@@ -89,3 +96,18 @@ def test_json_written_is_readable_json(tmp_path: Path):
     path = tmp_path / "gate.json"
     write_json_atomic(path, {"probes": [{"id": "p1", "ok": True}]}, ensure_ascii=False)
     assert json.loads(path.read_text(encoding="utf-8")) == {"probes": [{"id": "p1", "ok": True}]}
+
+
+def test_streaming_writer_commits_or_discards(old_file: Path):
+    f = AtomicFile(old_file)
+    f.fh.write(b"part 1, ")
+    f.fh.write(b"part 2")
+    assert old_file.read_text(encoding="utf-8") == OLD_TEXT  # nothing visible before commit
+    f.commit()
+    assert old_file.read_bytes() == b"part 1, part 2"
+    g = AtomicFile(old_file)
+    g.fh.write(b"abandoned")
+    g.discard()
+    g.discard()  # twice is harmless
+    assert old_file.read_bytes() == b"part 1, part 2"
+    assert _names(old_file.parent) == ["manifest.json"]

@@ -26,6 +26,7 @@ from typing import IO, Any
 
 __all__ = [
     "FILE_MODE",
+    "AtomicFile",
     "open_atomic",
     "write_bytes_atomic",
     "write_text_atomic",
@@ -37,31 +38,68 @@ FILE_MODE = 0o644
 """Permission bits of a file written here."""
 
 
-@contextmanager
-def open_atomic(path: str | os.PathLike[str], *, parents: bool = False) -> Iterator[IO[bytes]]:
-    """Open a temporary file beside ``path`` for binary writing; on a clean exit it replaces ``path``.
+class AtomicFile:
+    """A temporary file beside ``path``, open for binary writing, that :meth:`commit` moves into place.
 
-    The temporary file is named ``.<name>.<random>.tmp`` in ``path``'s folder. If the ``with`` body raises (or
-    the flush, ``fsync`` or rename fails) the temporary file is deleted and ``path`` keeps its old content.
+    The temporary file is named ``.<name>.<random>.tmp`` in ``path``'s folder. :meth:`discard` (or a failing
+    :meth:`commit`) deletes it and leaves ``path`` as it was. For writers that stream over several calls
+    (surgery's shard writer); a single write uses :func:`open_atomic` or the ``write_*_atomic`` functions.
 
     Args:
         path: the file to create or replace.
         parents: create missing parent folders first.
     """
-    target = Path(path)
-    if parents:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+
+    def __init__(self, path: str | os.PathLike[str], *, parents: bool = False) -> None:
+        self.path = Path(path)
+        if parents:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        self.tmp_path = Path(tmp)
+        try:
+            self.fh: IO[bytes] = os.fdopen(fd, "wb")
+        except BaseException:
+            os.close(fd)
+            self.tmp_path.unlink(missing_ok=True)
+            raise
+
+    def commit(self) -> None:
+        """Flush, ``fsync``, close and rename over ``path``; on failure the temporary file is removed."""
+        try:
+            self.fh.flush()
+            os.fsync(self.fh.fileno())
+            self.fh.close()
+            os.chmod(self.tmp_path, FILE_MODE)
+            os.replace(self.tmp_path, self.path)
+        except BaseException:
+            self.discard()
+            raise
+
+    def discard(self) -> None:
+        """Close and delete the temporary file; ``path`` keeps its old content (safe to call twice)."""
+        if not self.fh.closed:
+            self.fh.close()
+        self.tmp_path.unlink(missing_ok=True)
+
+
+@contextmanager
+def open_atomic(path: str | os.PathLike[str], *, parents: bool = False) -> Iterator[IO[bytes]]:
+    """Open a temporary file beside ``path`` for binary writing; on a clean exit it replaces ``path``.
+
+    If the ``with`` body raises (or the flush, ``fsync`` or rename fails) the temporary file is deleted and
+    ``path`` keeps its old content (see :class:`AtomicFile`).
+
+    Args:
+        path: the file to create or replace.
+        parents: create missing parent folders first.
+    """
+    f = AtomicFile(path, parents=parents)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, target)
+        yield f.fh
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        f.discard()
         raise
+    f.commit()
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, parents: bool = False) -> None:
