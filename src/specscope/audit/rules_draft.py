@@ -125,8 +125,7 @@ def check_draft_config(
                     found=f"layers {sliding} sliding, {full} full",
                     expected="an engine that applies per-layer windows",
                     consequence="engines or converters that ignore layer_types/sliding_window run all "
-                    f"{len(types)} layers "
-                    f"as full attention and lose acceptance for contexts > {window} tokens",
+                    f"{len(types)} layers as full attention and lose acceptance for contexts > {window} tokens",
                     fix="serve with an engine version that honours layer_types (llama.cpp iSWA, vLLM >= PR #40898)",
                     details={"sliding_layers": sliding, "full_layers": full, "sliding_window": window},
                 )

@@ -219,8 +219,7 @@ def check_index(ck: Checkpoint) -> list[Finding]:
                     Severity.WARNING,
                     "INDEX_TOTAL_SIZE_MISMATCH",
                     f"metadata.total_size {ck.index_total_size_bytes:,} != {measured:,} tensor bytes in the "
-                    "indexed shards "
-                    f"(difference {diff:,} bytes)",
+                    f"indexed shards (difference {diff:,} bytes)",
                     file=INDEX_NAME,
                     found=f"{ck.index_total_size_bytes} bytes declared",
                     expected=f"{measured} bytes (sum of header spans)",

@@ -79,8 +79,7 @@ def check_kv(ck: Checkpoint, exclude_prefixes: tuple[str, ...] = ("mtp.",)) -> t
                 found=f"0 of {len(layers)} layers with k_scale/v_scale",
                 expected=f"k_scale and v_scale for all {len(layers)} attention layers",
                 consequence="every layer runs with scale 1.0: clipped or wasted FP8 range and a measurable "
-                "accuracy loss, "
-                "with no error",
+                "accuracy loss, with no error",
                 fix="calibrate and add k/v scales, or declare the KV cache dynamic / unquantized",
                 details={"layers_complete": 0, "attention_layers": len(layers)},
             )

@@ -55,8 +55,7 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
                 Severity.ERROR,
                 "MTP_WEIGHTS_MISSING",
                 f"config declares {layout.num_layers} MTP layer(s) (prefix {prefix_text}) but the checkpoint "
-                "holds 0 tensors "
-                f"under that prefix (0 of {len(specific)} MTP-specific tensors: {', '.join(specific)})",
+                f"holds 0 tensors under that prefix (0 of {len(specific)} MTP-specific tensors: {', '.join(specific)})",
                 file="config.json",
                 tensor=specific[0] if specific else None,
                 found=f"0 tensors under {prefix_text}",
@@ -89,8 +88,7 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
                 expected=f"all {n_req} ({declared})",
                 consequence=_CONSEQUENCE,
                 fix="graft the missing tensors from the original model (e.g. mtp.fc.weight from Qwen3.6 "
-                "revisions after "
-                "2026-07-21), or serve without MTP",
+                "revisions after 2026-07-21), or serve without MTP",
                 details={"expected": n_req, "present": n_req - len(missing), "missing": missing},
             )
         )
@@ -104,8 +102,7 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
                     Severity.ERROR,
                     "MTP_NOT_INDEXED",
                     f"{len(unindexed)} of {len(physical)} MTP tensors are on disk ({', '.join(shards)}) but "
-                    "absent from "
-                    f"the index's weight_map",
+                    f"absent from the index's weight_map",
                     file=INDEX_NAME,
                     tensor=unindexed[0],
                     found=f"{len(unindexed)} MTP tensors not indexed",
