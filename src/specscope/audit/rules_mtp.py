@@ -102,7 +102,7 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
                     Severity.ERROR,
                     "MTP_NOT_INDEXED",
                     f"{len(unindexed)} of {len(physical)} MTP tensors are on disk ({', '.join(shards)}) but "
-                    f"absent from the index's weight_map",
+                    "absent from the index's weight_map",
                     file=INDEX_NAME,
                     tensor=unindexed[0],
                     found=f"{len(unindexed)} MTP tensors not indexed",
