@@ -148,7 +148,7 @@ def split_load(n_requests: int, concurrency: int, workers: int) -> list[tuple[in
     idx: list[list[int]] = [[] for _ in range(workers)]
     for i in range(n_requests):
         idx[(i % concurrency) % workers].append(i)
-    return list(zip(slots, idx))
+    return list(zip(slots, idx, strict=True))
 
 
 # --------------------------------------------------------------------------------------- worker process side
@@ -336,7 +336,7 @@ async def run_in_workers(
     loop_lags: list[int] = []
     read_lags: list[int] = []
     wall_ns = cpu_ns = 0
-    for (_, idx), (_, (recs, ll, rl, wall, cpu)) in zip(shares, outs):
+    for (_, idx), (_, (recs, ll, rl, wall, cpu)) in zip(shares, outs, strict=True):
         for i, r in zip(idx, recs, strict=True):
             records[i] = r
         loop_lags += ll
