@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from specscope.audit.layout import MtpLayout, is_vision, layer_of
 from specscope.checkpoint import Checkpoint
 from specscope.errors import ConfigError
-from specscope.stats.predict import roofline_tok_s
+from specscope.stats.roofline import roofline_tok_s
 
 __all__ = [
     "NAMED_BANDWIDTHS_BYTES_PER_S",
@@ -83,7 +83,8 @@ def parse_bandwidth(text: str) -> float:
 def roofline_tokens_per_s(bytes_per_token: float, bandwidth_bytes_per_s: float) -> float:
     """Upper bound on single-stream decode speed (tokens/s): bandwidth (bytes/s) / bytes read per token (bytes).
 
-    The audit's name for :func:`specscope.stats.predict.roofline_tok_s`, which it calls (one formula).
+    The audit's name for :func:`specscope.stats.roofline.roofline_tok_s` (also ``stats.predict.roofline_tok_s``),
+    which it calls (one formula).
 
     Raises:
         ConfigError: a non-positive input.
