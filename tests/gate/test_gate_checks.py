@@ -203,6 +203,11 @@ def test_tool_call_missing_required_and_bad_json_and_no_call():
     assert not c.passed and c.why == "no tool_calls in the answer"
 
 
+def test_tool_call_arguments_that_are_not_an_object_fail():
+    c = checks.check_tool_call(_tool_out('["Lisbon", "celsius"]'), WEATHER_TOOL, {"city": "Lisbon"})
+    assert not c.passed and c.why == "arguments are a JSON list, expected an object"
+
+
 # ---- long context ----------------------------------------------------------------------------------------
 
 

@@ -84,9 +84,11 @@ def _group_size(qc: dict) -> int | None:
 def quant_views(config: dict | None, hf_quant_config: dict | None) -> dict[str, QuantView]:
     """``{"config.json": QuantView, "hf_quant_config.json": QuantView}`` for the files that declare quantization."""
     out: dict[str, QuantView] = {}
-    qc = (config or {}).get("quantization_config")
-    if not isinstance(qc, dict) and isinstance((config or {}).get("text_config"), dict):
-        qc = config["text_config"].get("quantization_config")
+    config = config or {}
+    qc = config.get("quantization_config")
+    text_cfg = config.get("text_config")
+    if not isinstance(qc, dict) and isinstance(text_cfg, dict):
+        qc = text_cfg.get("quantization_config")
     if isinstance(qc, dict):
         method = str(qc.get("quant_method", "")).lower()
         exclude = qc.get("ignore") or qc.get("exclude_modules") or qc.get("exclude") or []

@@ -32,7 +32,8 @@ _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 def _num_layers(cfg: dict | None) -> int | None:
     if not cfg:
         return None
-    tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
+    text_cfg = cfg.get("text_config")
+    tc: dict = text_cfg if isinstance(text_cfg, dict) else cfg
     n = tc.get("num_hidden_layers")
     return n if isinstance(n, int) else None
 
@@ -118,9 +119,10 @@ def audit_checkpoint(
                 report.census, draft_bytes_per_step=d_bytes, draft_share=d_bytes / tb if tb else 0.0
             )
     if report.census is not None and bw:
+        tb = report.census.target_bytes_per_token
         report.census = replace(
             report.census,
             bandwidth_bytes_per_s=bw,
-            roofline_tokens_per_s=roofline_tokens_per_s(report.census.target_bytes_per_token, bw),
+            roofline_tokens_per_s=roofline_tokens_per_s(tb, bw) if tb > 0 else None,
         )
     return report

@@ -37,7 +37,7 @@ from time import perf_counter
 from typing import Any
 
 from specscope import errors
-from specscope.client.checks import MS, CheckThresholds, ClientCheck, check_from_samples
+from specscope.client.checks import MS, CheckThresholds, ClientCheck, SampleSpan, check_from_samples
 from specscope.client.settings import ClientSettings
 from specscope.errors import ClientWorkerError, SpecscopeError
 from specscope.records import StreamRecord
@@ -148,7 +148,7 @@ def split_load(n_requests: int, concurrency: int, workers: int) -> list[tuple[in
     idx: list[list[int]] = [[] for _ in range(workers)]
     for i in range(n_requests):
         idx[(i % concurrency) % workers].append(i)
-    return list(zip(slots, idx))
+    return list(zip(slots, idx, strict=True))
 
 
 # --------------------------------------------------------------------------------------- worker process side
@@ -336,7 +336,7 @@ async def run_in_workers(
     loop_lags: list[int] = []
     read_lags: list[int] = []
     wall_ns = cpu_ns = 0
-    for (_, idx), (_, (recs, ll, rl, wall, cpu)) in zip(shares, outs):
+    for (_, idx), (_, (recs, ll, rl, wall, cpu)) in zip(shares, outs, strict=True):
         for i, r in zip(idx, recs, strict=True):
             records[i] = r
         loop_lags += ll
@@ -350,10 +350,7 @@ async def run_in_workers(
         merged,
         loop_lags,
         read_lags,
-        wall_ns=wall_ns,
-        client_cpu_ns=cpu_ns,
-        interval_ns=MS,
+        SampleSpan(wall_ns=wall_ns, client_cpu_ns=cpu_ns, interval_ns=MS, workers=workers),
         thresholds=thresholds,
         settings=settings,
-        workers=workers,
     )

@@ -14,10 +14,11 @@ Public API (each ``plan_*`` returns a :class:`SurgeryPlan`; nothing is written u
 The NVFP4 codec lives in :mod:`specscope.surgery.nvfp4`.
 """
 
+from specscope.surgery.apply import apply_plan, validate_plan
 from specscope.surgery.compare import TensorComparison, compare_checkpoints
 from specscope.surgery.graft import plan_extract, plan_graft, plan_reindex
 from specscope.surgery.patch import plan_dflash_layers, plan_patch_config
-from specscope.surgery.plan import SurgeryPlan, SurgeryResult, apply_plan, validate_plan
+from specscope.surgery.plan import SurgeryPlan, SurgeryResult
 from specscope.surgery.quantize import plan_quantize_draft
 
 __all__ = [

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from specscope.errors import SurgeryError
-from specscope.surgery.shards import FLOAT_DTYPES, open_checkpoint, sha256_bytes
+from specscope.surgery.shards import FLOAT_DTYPES, no_tensor_under, open_checkpoint, sha256_bytes
 
 __all__ = ["TensorComparison", "compare_checkpoints", "cosine_and_max_abs"]
 
@@ -74,12 +73,7 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
     ca, cb = open_checkpoint(a), open_checkpoint(b)
     names = sorted(set(ca.names(prefix)) | set(cb.names(prefix)))
     if not names:
-        raise SurgeryError(
-            f"no tensor under prefix {prefix!r} in either checkpoint",
-            found=f"{a}, {b}",
-            expected=f"names starting with {prefix!r}",
-            fix="check --prefix",
-        )
+        raise no_tensor_under(prefix, where=" in either checkpoint", found=f"{a}, {b}", fix="check --prefix")
     rows = []
     for n in names:
         ia = ca.info(n) if n in ca.location else None

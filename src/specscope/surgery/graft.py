@@ -13,10 +13,16 @@ import copy
 from collections.abc import Callable
 from pathlib import Path
 
-from specscope.errors import SurgeryError
 from specscope.surgery.configs import add_exclusions, dialect, exclude_lists
 from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
-from specscope.surgery.shards import FLOAT_DTYPES, INDEX_NAME, Checkpoint, open_checkpoint
+from specscope.surgery.shards import (
+    FLOAT_DTYPES,
+    INDEX_NAME,
+    Checkpoint,
+    no_tensor_under,
+    open_checkpoint,
+    planned_nbytes,
+)
 
 __all__ = [
     "linear_modules",
@@ -110,9 +116,7 @@ def _other_files(ckpt: Checkpoint, skip: set[str]) -> list[LinkJob]:
 
 
 def _tensor_bytes(jobs_location: dict[str, str], ckpt: Checkpoint, new: list[TensorJob]) -> int:
-    from specscope.checkpoint.dtypes import tensor_nbytes
-
-    return sum(ckpt.info(n).nbytes for n in jobs_location) + sum(tensor_nbytes(t.dtype, t.shape) for t in new)
+    return sum(ckpt.info(n).nbytes for n in jobs_location) + sum(planned_nbytes(t.dtype, t.shape) for t in new)
 
 
 def _free_shard_name(ckpt: Checkpoint, base: str, keep: set[str]) -> str:
@@ -138,12 +142,7 @@ def plan_extract(src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
     ckpt = open_checkpoint(src)
     names = ckpt.names(prefix)
     if not names:
-        raise SurgeryError(
-            f"no tensor under prefix {prefix!r}",
-            found=f"{len(ckpt.location)} tensors in {src}",
-            expected=f"names starting with {prefix!r}",
-            fix="check --prefix (e.g. mtp.)",
-        )
+        raise no_tensor_under(prefix, found=f"{len(ckpt.location)} tensors in {src}", fix="check --prefix (e.g. mtp.)")
     shard = f"{_prefix_stem(prefix)}.safetensors"
     plan = SurgeryPlan("extract", ckpt.root, Path(out), args={"prefix": prefix})
     plan.shards.append(ShardJob(shard, [copy_job(ckpt, n) for n in names]))
@@ -234,12 +233,7 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     source = open_checkpoint(src)
     names = source.names(prefix)
     if not names:
-        raise SurgeryError(
-            f"no tensor under prefix {prefix!r} in the graft source",
-            found=str(src),
-            expected=f"names starting with {prefix!r}",
-            fix="check --from and --prefix",
-        )
+        raise no_tensor_under(prefix, where=" in the graft source", found=str(src), fix="check --from and --prefix")
     modules = linear_modules(source, prefix, quantized=False)
 
     def patch(cfgs: dict[str, dict]) -> dict[str, dict]:
@@ -277,7 +271,7 @@ def plan_reindex(ckpt_dir: str | Path, out: str | Path | None = None) -> Surgery
     total = sum(h.tensor_bytes for h in ckpt.headers.values())
     index = build_index(ckpt, ckpt.location, total)
     in_place = out is None
-    plan = SurgeryPlan("reindex", ckpt.root, ckpt.root if in_place else Path(out), in_place=in_place)
+    plan = SurgeryPlan("reindex", ckpt.root, ckpt.root if out is None else Path(out), in_place=in_place)
     old = ckpt.index or {}
     dangling = sorted(set(old.get("weight_map", {})) - set(ckpt.location))
     if dangling:

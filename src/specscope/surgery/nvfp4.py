@@ -251,7 +251,7 @@ def share_global_scale(block_scales: list[np.ndarray], scale2s: list[float]) -> 
     """
     shared = np.float32(max(np.float32(s) for s in scale2s))
     out = []
-    for bs, s in zip(block_scales, scale2s):
+    for bs, s in zip(block_scales, scale2s, strict=True):
         s32 = np.float32(s)
         if s32 == shared:
             out.append(np.asarray(bs).astype(ml_dtypes.float8_e4m3fn))

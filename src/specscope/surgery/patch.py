@@ -76,7 +76,7 @@ def plan_patch_config(
     plan = SurgeryPlan(
         "patch-config",
         ckpt.root,
-        ckpt.root if in_place else Path(out),
+        ckpt.root if out is None else Path(out),
         in_place=in_place,
         args={"exclude_unquantized": exclude_unquantized, "sync": sync},
         notes=notes,
@@ -134,7 +134,7 @@ def plan_dflash_layers(
     after["layer_types"] = ["sliding_attention"] * len(layer_types)
     in_place = out is None
     plan = SurgeryPlan(
-        "dflash-layers", root, root if in_place else Path(out), in_place=in_place, args={"all_sliding": True}
+        "dflash-layers", root, root if out is None else Path(out), in_place=in_place, args={"all_sliding": True}
     )
     if full:
         plan.jsons.append(JsonJob(CONFIG, after, before, indent=_indent_of(cfg_path)))

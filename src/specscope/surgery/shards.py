@@ -27,6 +27,7 @@ import numpy as np
 from specscope.checkpoint.dtypes import tensor_nbytes
 from specscope.checkpoint.header import LENGTH_PREFIX_BYTES, SafetensorsHeader, TensorInfo, header_length, parse_header
 from specscope.errors import CheckpointError, SurgeryError
+from specscope.fsio import AtomicFile
 
 __all__ = [
     "NUMPY_DTYPES",
@@ -37,7 +38,8 @@ __all__ = [
     "ShardWriter",
     "sha256_bytes",
     "sha256_file",
-    "tmp_name",
+    "planned_nbytes",
+    "no_tensor_under",
 ]
 
 INDEX_NAME = "model.safetensors.index.json"
@@ -73,9 +75,28 @@ def sha256_file(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def tmp_name(final: Path) -> Path:
-    """The temporary name a new file is written under before ``os.replace`` (same folder, hidden)."""
-    return final.with_name(f".{final.name}.tmp-{os.getpid()}")
+def planned_nbytes(dtype: str, shape: tuple[int, ...] | list[int]) -> int:
+    """Bytes a planned tensor occupies (``numel * bits / 8``).
+
+    Raises:
+        SurgeryError: the tensor does not fill a whole number of bytes (a sub-byte dtype with an odd count).
+    """
+    nbytes = tensor_nbytes(dtype, tuple(shape))
+    if nbytes is None:
+        raise SurgeryError(
+            "planned tensor is not a whole number of bytes",
+            found=f"{dtype} {list(shape)}",
+            expected="numel * bits divisible by 8",
+            fix="internal plan error",
+        )
+    return nbytes
+
+
+def no_tensor_under(prefix: str, *, where: str = "", found: str, fix: str) -> SurgeryError:
+    """The error for a ``--prefix`` that matches no tensor (``where`` names the checkpoint(s) searched)."""
+    return SurgeryError(
+        f"no tensor under prefix {prefix!r}{where}", found=found, expected=f"names starting with {prefix!r}", fix=fix
+    )
 
 
 def read_header(path: Path) -> SafetensorsHeader:
@@ -227,7 +248,8 @@ class ShardWriter:
         hashes = w.close()                             # renames the temp file into place
 
     Args:
-        path: the final file name; data goes to :func:`tmp_name` first.
+        path: the final file name; data goes to a hidden temporary file beside it first
+            (:class:`specscope.fsio.AtomicFile`).
         entries: ``(name, safetensors dtype, shape)`` in file order.
         metadata: the header's ``__metadata__`` (string -> string).
 
@@ -244,7 +266,7 @@ class ShardWriter:
         offset = 0
         self._sizes: list[int] = []
         for name, dtype, shape in self.entries:
-            nbytes = tensor_nbytes(dtype, shape)
+            nbytes = planned_nbytes(dtype, shape)
             header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
             self._sizes.append(nbytes)
             offset += nbytes
@@ -252,9 +274,13 @@ class ShardWriter:
         raw += b" " * (-len(raw) % 8)  # pad to 8-byte alignment (the reference writer does the same)
         self.tensor_bytes = offset
         self.file_bytes = LENGTH_PREFIX_BYTES + len(raw) + offset
-        self._tmp = tmp_name(self.path)
-        self._fh = open(self._tmp, "xb")
-        self._fh.write(struct.pack("<Q", len(raw)) + raw)
+        self._file = AtomicFile(self.path)
+        self._fh = self._file.fh
+        try:
+            self._fh.write(struct.pack("<Q", len(raw)) + raw)
+        except BaseException:
+            self._file.discard()
+            raise
         self._next = 0
         self.hashes: dict[str, str] = {}
 
@@ -283,10 +309,7 @@ class ShardWriter:
                 expected=len(self.entries),
                 fix="internal plan error",
             )
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
-        os.replace(self._tmp, self.path)
+        self._file.commit()
         from safetensors import safe_open
 
         with safe_open(self.path, "numpy") as f:  # independent parser: the header must be valid to it
@@ -301,6 +324,4 @@ class ShardWriter:
 
     def abort(self) -> None:
         """Close and delete the temporary file."""
-        if not self._fh.closed:
-            self._fh.close()
-        self._tmp.unlink(missing_ok=True)
+        self._file.discard()
