@@ -15,9 +15,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-if not SHARED.is_dir():  # the repo's CI copy sits at ../shared of the repo root
-    SHARED = Path(__file__).resolve().parents[2] / "shared"
+from paths import FIXTURES
 
 DT = {
     np.dtype(ml_dtypes.bfloat16): "BF16",
@@ -26,7 +24,7 @@ DT = {
     np.dtype(ml_dtypes.float8_e4m3fn): "F8_E4M3",
 }
 
-H, I, NH, NKV, HD = 64, 128, 4, 1, 16  # hidden, intermediate, heads, kv heads, head dim
+H, I, NH, NKV, HD = 64, 128, 4, 1, 16  # noqa: E741 -- hidden, intermediate, heads, kv heads, head dim
 
 # the 15 tensors of the Qwen3.6-27B MTP head (seed 002/004), shapes scaled down
 MTP_SHAPES = {
@@ -177,7 +175,7 @@ def make_qwen36_checkpoint(
         }
         (root / "hf_quant_config.json").write_text(json.dumps(hf, indent=4) + "\n")
     else:
-        ct = json.loads((SHARED / "fixtures/ct_nvfp4_devstral_quantization_config.json").read_text())
+        ct = json.loads((FIXTURES / "ct_nvfp4_devstral_quantization_config.json").read_text())
         ct["ignore"] = ignore
         cfg["quantization_config"] = ct
     (root / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
