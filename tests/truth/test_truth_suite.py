@@ -130,12 +130,14 @@ def _level(truth: TruthServer, concurrency: int, n: int) -> None:
         assert d.acceptance_per_position == (0.75, 0.5, 0.25)
         assert b["peak"] == concurrency
         # the client's achieved concurrency (send..end read) matches the truth (send..end written) within 5 %
-        # (the end-of-stream read lag, ~1 ms of a ~40 ms stream on a busy machine)
-        assert achieved_concurrency(b["recs"]) == pytest.approx(b["server_conc"], rel=0.05)
+        # (the end-of-stream read lag, ~1 ms of a ~40 ms stream on a busy machine): a wall-clock bound, so it
+        # takes part in the retry like the TTFT / TPOT bounds (a load spike gave 11 % once at c64)
+        conc_err = abs(achieved_concurrency(b["recs"]) / b["server_conc"] - 1)
         timing = {k: round(v, 3) for k, v in b.items() if k.endswith("_ms")}
-        seen.append({**timing, "client": b["check"].limited_reason()})
+        seen.append({**timing, "concurrency_rel_error": round(conc_err, 4), "client": b["check"].limited_reason()})
         if (
-            timing["ttft_p50_ms"] <= 0.5
+            conc_err <= 0.05
+            and timing["ttft_p50_ms"] <= 0.5
             and timing["tpot_p50_ms"] <= 0.5
             and timing["ttft_p99_ms"] <= 2
             and timing["tpot_p99_ms"] <= 2
