@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
@@ -17,13 +18,21 @@ CASES = DATA / "cases"
 FIXTURES = DATA / "fixtures"
 
 
-def build_generated_fixtures() -> None:
-    """Write the generated .safetensors files of the cases that are missing or stale."""
+SAFETENSORS_SPEC = DATA / "safetensors_fixtures.json"
+
+
+def fixture_builder() -> ModuleType:
+    """``scripts/safetensors_fixtures.py`` as a module (scripts/ is not a package)."""
     spec = importlib.util.spec_from_file_location("safetensors_fixtures", ROOT / "scripts" / "safetensors_fixtures.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module.build(DATA / "safetensors_fixtures.json", DATA)
+    return module
+
+
+def build_generated_fixtures() -> None:
+    """Write the generated .safetensors files of the cases that are missing or stale."""
+    fixture_builder().build(SAFETENSORS_SPEC, DATA)
 
 
 build_generated_fixtures()
