@@ -133,3 +133,15 @@ def test_local_path_reason(target, repo, reason, tmp_path: Path, monkeypatch: py
     (tmp_path / "runs").mkdir()
     monkeypatch.chdir(tmp_path)
     assert _local_path_reason(target, repo) == reason
+
+
+def test_existing_file_that_is_not_a_checkpoint_is_named_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "config.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    code, lines, out, _ = _audit("./config.json", {"HF_ENDPOINT": f"http://127.0.0.1:{_closed_port()}"})
+    assert code == 2 and out == ""
+    assert lines == [
+        "error: target is not a checkpoint folder or .safetensors file; found: ./config.json (starts like a path); "
+        "expected: an existing checkpoint folder or .safetensors file; fix: check the path; a hub repo id is "
+        "org/name[@revision] and is looked up only when it does not look like a local path"
+    ]

@@ -266,12 +266,15 @@ def _local_path_reason(text: str, repo: str) -> str | None:
 
 def _missing_local(path: Path, text: str, reason: str) -> CheckpointError:
     """The one-line error for a local-looking target that is not a checkpoint folder or .safetensors file."""
-    what = "is not a folder or .safetensors file" if path.exists() else "does not exist"
-    existing = next((p for p in path.absolute().parents if p.is_dir()), None)
-    near = f"; nearest existing folder: {existing}" if existing is not None and not path.exists() else ""
+    if path.exists():
+        message, found = "target is not a checkpoint folder or .safetensors file", f"{text} ({reason})"
+    else:
+        existing = next((p for p in path.absolute().parents if p.is_dir()), None)
+        near = f"; nearest existing folder: {existing}" if existing is not None else ""
+        message, found = "checkpoint path not found", f"{text} does not exist ({reason}{near})"
     return CheckpointError(
-        "checkpoint path not found",
-        found=f"{text} {what} ({reason}{near})",
+        message,
+        found=found,
         expected="an existing checkpoint folder or .safetensors file",
         fix="check the path; a hub repo id is org/name[@revision] and is looked up only when it does not look like "
         "a local path",
@@ -291,7 +294,7 @@ def open_source(target: str | os.PathLike[str], *, token: str | None = None) -> 
     if path.is_dir():
         return LocalSource(path)
     if path.is_file() and path.suffix == ".safetensors":
-        return LocalSource(path.parent, label=text, only=path.name)
+        return LocalSource(path.parent, label=str(path), only=path.name)
     repo, rev = parse_target(text)
     reason = _local_path_reason(text, repo)
     if reason is not None:
