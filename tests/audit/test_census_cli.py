@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from paths import CASES
 from specscope.audit import audit_checkpoint, parse_bandwidth, roofline_tokens_per_s
 from specscope.cli import app
 from specscope.errors import ConfigError
 
 from .qwen36 import INTER, H, V, build
-
-CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "cases"
 
 
 def test_seed003_roofline_and_share() -> None:

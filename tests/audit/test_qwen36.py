@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from paths import FIXTURES
 from specscope.audit import audit_checkpoint
 from specscope.checkpoint import load_checkpoint
 
 from .qwen36 import H, build, tensor_specs, write_shard
-
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
 
 
 def _codes(report) -> list[tuple[str, str]]:

@@ -1,13 +1,12 @@
 """Every checker on recorded outputs, passing and failing (issue 7's done-when list)."""
 
 import json
-from pathlib import Path
 
+from paths import CASES
 from specscope.gate import checks
 from specscope.gate.model import Probe, ProbeOutput
 from specscope.gate.probes import load_probes
 
-CASES = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
 WEATHER_TOOL = load_probes("tool_call")[0].expected["tool_definition"]
 
 

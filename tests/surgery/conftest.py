@@ -15,9 +15,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-if not SHARED.is_dir():  # the repo's CI copy sits at ../shared of the repo root
-    SHARED = Path(__file__).resolve().parents[2] / "shared"
+from paths import FIXTURES
 
 DT = {
     np.dtype(ml_dtypes.bfloat16): "BF16",
@@ -177,7 +175,7 @@ def make_qwen36_checkpoint(
         }
         (root / "hf_quant_config.json").write_text(json.dumps(hf, indent=4) + "\n")
     else:
-        ct = json.loads((SHARED / "fixtures/ct_nvfp4_devstral_quantization_config.json").read_text())
+        ct = json.loads((FIXTURES / "ct_nvfp4_devstral_quantization_config.json").read_text())
         ct["ignore"] = ignore
         cfg["quantization_config"] = ct
     (root / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")

@@ -9,11 +9,13 @@ import statistics
 import httpx
 import pytest
 
-from specscope.client.metrics import counters_delta, scrape
-from specscope.client.runner import achieved_concurrency, run_fixed_concurrency, run_sync
+from specscope.client.metrics import scrape
+from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import make_session, stream_chat
 from specscope.errors import ConfigError, MetricsUnavailable
+from specscope.stats.concurrency import achieved_concurrency
+from specscope.stats.counters import counters_delta
 from specscope.truth.process import TruthServer
 from specscope.truth.script import MetricsPlan, ResponsePlan, TruthScript
 
@@ -47,7 +49,7 @@ def _timing_batch(truth) -> dict[str, float]:
     assert [r.status for r in recs] == ["ok"] * 9
     assert [r.output_tokens for r in recs] == [10] * 9
     first_lag, last_lag, served_ttft = [], [], []
-    for r, s in zip(recs, served):
+    for r, s in zip(recs, served, strict=False):
         writes = [w[0] for w in s["writes"] if w[1] == "content"]
         assert r.first_token_ns >= writes[0] and r.last_token_ns >= writes[-1]  # never seen before written
         assert r.send_ns <= s["arrival_ns"]
@@ -77,6 +79,7 @@ def _batches_until(truth, ok) -> list[dict[str, float]]:
     pytest.fail(f"per-batch medians (ms): {seen}")
 
 
+@pytest.mark.timing
 def test_timing_c1_client_within_1ms_of_served_truth(truth):
     """Programmed TTFT 30 ms, TPOT 5 ms: the server serves them within 1 ms, the client sees each token
     within 1 ms of its write, and the client's TPOT is within 1 ms of 5 ms."""
@@ -89,6 +92,7 @@ def test_timing_c1_client_within_1ms_of_served_truth(truth):
 
 
 @pytest.mark.integration
+@pytest.mark.timing
 def test_timing_c1_ttft_within_1ms_of_programme(truth):
     """End to end, the client's median TTFT is within 1 ms of the programmed 30 ms (includes the server's
     wake-up on the request, so it needs a quiet machine)."""
