@@ -91,6 +91,7 @@ def register(app: typer.Typer) -> None:
         --concurrency, neither --mix nor --acceptance)."""
         from specscope.errors import ConfigError
         from specscope.report.advice import advise, parse_mix
+        from specscope.stats.cells import summarize_run
         from specscope.store import open_run
 
         slo_s = None
@@ -101,7 +102,7 @@ def register(app: typer.Typer) -> None:
             except ValueError:
                 raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="seconds, e.g. 2s or 500ms") from None
         with open_run(run) as r:
-            cells = r.summaries()
+            cells = summarize_run(r)
             facts = r.server_facts
         adv = advise(
             cells,

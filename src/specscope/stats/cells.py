@@ -15,7 +15,7 @@ Figures and their sources:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.concurrency import achieved_concurrency
@@ -70,7 +70,7 @@ def summarize_cell(
         reasons.append("STREAM_DEGRADED(" + ", ".join(bad) + ")")
     counted = [s for s in streams if s.output_tokens is not None]
     output_tokens = sum(s.output_tokens or 0 for s in counted)
-    token_source = "usage" if len(counted) == len(streams) and streams else "missing"
+    token_source: Literal["usage", "missing"] = "usage" if len(counted) == len(streams) and streams else "missing"
 
     delta: SpecCounters | None = None
     if result.before is not None and result.after is not None:
