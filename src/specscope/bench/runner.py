@@ -29,7 +29,7 @@ import httpx
 
 from specscope.bench.machine import machine_facts, versions
 from specscope.bench.plan import check_names, plan_cells
-from specscope.bench.targets import ExternalServer, embedded_target, launched_target
+from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
@@ -93,16 +93,10 @@ class EngineFiles:
     draft_cache: Path | None = None
 
 
-class _BenchServer(Protocol):
-    """What a cell needs of a running server (the targets of :mod:`specscope.bench.targets`)."""
+class _BenchServer(ServerTarget, Protocol):
+    """What a cell needs of a running server: a target of :mod:`specscope.bench.targets` and its request dialect."""
 
-    base_url: str
-    model_name: str
     server_kind: str
-
-    def alive(self) -> bool: ...
-
-    def describe(self) -> dict[str, Any]: ...
 
 
 @dataclass
