@@ -197,9 +197,7 @@ def known_fields(cls: Any, d: dict[str, Any]) -> dict[str, Any]:
     fields = dataclasses.fields(cls)
     names = {f.name for f in fields}
     unknown = sorted(set(d) - names)
-    required = {
-        f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    }
+    required = {f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
     missing = sorted(required - set(d))
     if unknown or missing:
         raise ValueError(f"{cls.__name__}: unknown fields {unknown}, missing fields {missing}")

@@ -40,8 +40,8 @@ def register(app: typer.Typer) -> None:
         launch: Annotated[
             str,
             typer.Option(
-                help="Who serves the configs when no --server is given: embedded (llama.cpp) or vllm (configs are recipe "
-                "names, launched one at a time)."
+                help="Who serves the configs when no --server is given: embedded (llama.cpp) or vllm "
+                "(configs are recipe names, launched one at a time)."
             ),
         ] = "embedded",
         recipes: Annotated[Path | None, typer.Option(help="vLLM recipes TOML for --launch vllm.")] = None,
