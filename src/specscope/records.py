@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "CRASH_REASON",
     "known_fields",
     "StreamStatus",
     "StreamRecord",
@@ -22,6 +23,9 @@ __all__ = [
 ]
 
 StreamStatus = Literal["ok", "degraded", "failed"]
+
+# the reason code of a cell during which the server died (``CellResult.crashed``)
+CRASH_REASON = "SERVER_CRASH"
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from specscope.bench.plan import check_names, plan_cells
 from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
-from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.records import CRASH_REASON, CellKey, CellResult, SpecCounters, StreamRecord
 from specscope.stats.cells import summarize_cell, summarize_run
 from specscope.stats.summary import CellSummary
 from specscope.store import Run, create_run, open_run
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = ["BenchProgress", "EngineFiles", "run_bench", "new_run_dir"]
 
-CRASH_REASON = "SERVER_CRASH"
 
 IDLE_WAIT_S = 5.0
 

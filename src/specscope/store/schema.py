@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from specscope.errors import StoreError
-from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.records import CRASH_REASON, CellKey, CellResult, SpecCounters, StreamRecord
 
 __all__ = ["SCHEMA_SQL", "CELL_COLUMNS", "cell_row", "cell_from_row", "json_default", "cell_columns"]
 
@@ -54,8 +54,6 @@ CELL_COLUMNS = {
     2: "config, workload, concurrency, repeat, crashed, reasons_json, start_ns, end_ns, before_json, after_json, "
     "client_json",
 }
-
-CRASH_REASON = "SERVER_CRASH"
 
 
 def json_default(o: Any) -> Any:
