@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "CRASH_REASON",
+    "known_fields",
     "StreamStatus",
     "StreamRecord",
     "SpecCounters",
@@ -21,6 +23,9 @@ __all__ = [
 ]
 
 StreamStatus = Literal["ok", "degraded", "failed"]
+
+# the reason code of a cell during which the server died (``CellResult.crashed``)
+CRASH_REASON = "SERVER_CRASH"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +122,12 @@ class StreamRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StreamRecord:
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        """The inverse of :meth:`to_dict`.
+
+        Raises:
+            ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
+        """
+        return cls(**known_fields(cls, d))
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,8 +189,23 @@ class SpecCounters:
         d = dict(d)
         d["accepted_per_position"] = tuple(d.get("accepted_per_position") or ())
         d["present"] = frozenset(d.get("present") or ())
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        return cls(**known_fields(cls, d))
+
+
+def known_fields(cls: Any, d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` checked against the fields of the dataclass ``cls``: no unknown key, no missing required field.
+
+    Raises:
+        ValueError: naming the unknown or missing fields.
+    """
+    fields = dataclasses.fields(cls)
+    names = {f.name for f in fields}
+    unknown = sorted(set(d) - names)
+    required = {f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    missing = sorted(required - set(d))
+    if unknown or missing:
+        raise ValueError(f"{cls.__name__}: unknown fields {unknown}, missing fields {missing}")
+    return d
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -208,6 +232,9 @@ class CellResult:
             before the last).
         before / after: the two /metrics snapshots; ``None`` when the server has no metrics.
         client: client self-check numbers (send lag, loop lag, limits in force), units in the keys.
+        crashed: the server died during the cell (observed by the bench runner).
+        reasons: reason codes observed while measuring, not derivable from the records above
+            (``CLIENT_LIMITED(...)`` from the client self-check, ``SERVER_CRASH``); they lead the cell's reasons.
     """
 
     key: CellKey
@@ -217,3 +244,5 @@ class CellResult:
     before: SpecCounters | None
     after: SpecCounters | None
     client: dict[str, Any] = field(default_factory=dict)
+    crashed: bool = False
+    reasons: tuple[str, ...] = ()

@@ -11,6 +11,7 @@ import pytest
 
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
+from specscope.stats.cells import summarize_run
 from specscope.store import open_run
 from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
 
@@ -45,7 +46,7 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
     opts = BenchOptions(configs=("mtp",), workloads=("prose", "edit"), levels=(1, 3), repeats=2, max_tokens=12)
     run_dir = run_bench(opts, servers={"mtp": truth.base_url}, run_dir=tmp_path / "run")
     with open_run(run_dir) as run:
-        cells = run.summaries()
+        cells = summarize_run(run)
         assert len(cells) == 2 * 2 * 2
         for c in cells:
             n = c.concurrency
@@ -99,7 +100,7 @@ def test_resume_skips_done_cells(tmp_path, truth):
     opts = BenchOptions(configs=("mtp",), workloads=("prose",), levels=(1, 2), repeats=1, max_tokens=12)
     run_dir = run_bench(opts, servers={"mtp": truth.base_url}, run_dir=tmp_path / "run")
     with open_run(run_dir) as run:
-        first = run.summaries()
+        first = summarize_run(run)
         # forget one cell, as if the run had been killed while it was in flight
         run._db.execute("DELETE FROM cells WHERE concurrency = 2")
         run._db.execute("DELETE FROM streams WHERE concurrency = 2")
@@ -111,7 +112,7 @@ def test_resume_skips_done_cells(tmp_path, truth):
     assert progress.startswith("1 of 2 cells — INCOMPLETE") and f"--resume {run_dir}" in progress
     run_bench(resume=run_dir)
     with open_run(run_dir) as run:
-        again = run.summaries()
+        again = summarize_run(run)
         assert run.manifest["finished"] is True
     assert len(again) == 2
     kept = [c for c in again if c.concurrency == 1]
@@ -171,7 +172,7 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         with open_run(db.parent) as run:
-            before = {(c.workload, c.concurrency, c.repeat): c for c in run.summaries()}
+            before = {(c.workload, c.concurrency, c.repeat): c for c in summarize_run(run)}
             assert 2 <= len(before) < 8 and run.manifest.get("finished") is not True
         res = subprocess.run(
             [sys.executable, "-m", "specscope", "bench", "--resume", str(db.parent), "--format", "json"],
@@ -180,7 +181,7 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
         )
         assert res.returncode == 0, res.stderr
         with open_run(db.parent) as run:
-            after = {(c.workload, c.concurrency, c.repeat): c for c in run.summaries()}
+            after = {(c.workload, c.concurrency, c.repeat): c for c in summarize_run(run)}
             assert run.manifest["finished"] is True
     assert len(after) == 8
     assert all(after[k] == v for k, v in before.items())  # nothing finished was redone or lost
@@ -206,7 +207,7 @@ def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path)
             opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run", on_cell=on_cell
         )
     with open_run(run_dir) as run:
-        cells = run.summaries()
+        cells = summarize_run(run)
         manifest = run.manifest
     a = [c for c in cells if c.config == "a"]
     b = [c for c in cells if c.config == "b"]

@@ -11,6 +11,7 @@ pytest.importorskip("xllamacpp")
 
 from specscope.report.advice import advise  # noqa: E402
 from specscope.report.html import write_report_html  # noqa: E402
+from specscope.stats.cells import summarize_run  # noqa: E402
 from specscope.stats.speedup import paired_speedups  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
@@ -20,7 +21,7 @@ pytestmark = [pytest.mark.integration]
 
 def test_advise_names_the_measured_winner_where_it_is_outside_noise(embedded_run):
     with open_run(embedded_run) as run:
-        cells = run.summaries()
+        cells = summarize_run(run)
     adv = advise(cells, {"prose": 0.5, "edit": 0.5})
     speedups = paired_speedups(cells)
     checked = 0

@@ -56,7 +56,8 @@ def _print(adv) -> None:
     )
     for f in adv.flips:
         con.print(
-            f"choice flips from {f['from_config']} to {f['to_config']} between {f['below_level']} and {f['above_level']} streams"
+            f"choice flips from {f['from_config']} to {f['to_config']} "
+            f"between {f['below_level']} and {f['above_level']} streams"
         )
     for x in adv.crossovers:
         what = "the mix" if x.workload is None else x.workload
@@ -91,6 +92,7 @@ def register(app: typer.Typer) -> None:
         --concurrency, neither --mix nor --acceptance)."""
         from specscope.errors import ConfigError
         from specscope.report.advice import advise, parse_mix
+        from specscope.stats.cells import summarize_run
         from specscope.store import open_run
 
         slo_s = None
@@ -101,7 +103,7 @@ def register(app: typer.Typer) -> None:
             except ValueError:
                 raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="seconds, e.g. 2s or 500ms") from None
         with open_run(run) as r:
-            cells = r.summaries()
+            cells = summarize_run(r)
             facts = r.server_facts
         adv = advise(
             cells,

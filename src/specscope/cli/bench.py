@@ -40,8 +40,8 @@ def register(app: typer.Typer) -> None:
         launch: Annotated[
             str,
             typer.Option(
-                help="Who serves the configs when no --server is given: embedded (llama.cpp) or vllm (configs are recipe "
-                "names, launched one at a time)."
+                help="Who serves the configs when no --server is given: embedded (llama.cpp) or vllm "
+                "(configs are recipe names, launched one at a time)."
             ),
         ] = "embedded",
         recipes: Annotated[Path | None, typer.Option(help="vLLM recipes TOML for --launch vllm.")] = None,
@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
         )
 
         from specscope.bench import run_bench
-        from specscope.bench.runner import new_run_dir
+        from specscope.bench.runner import EngineFiles, new_run_dir
         from specscope.bench.targets import parse_server_specs
         from specscope.config import parse_csv_ints, parse_csv_names, profile_options
 
@@ -123,10 +123,9 @@ def register(app: typer.Typer) -> None:
                     out=out,
                     servers=servers,
                     resume=resume,
-                    draft_cache=draft_cache,
                     on_cell=on_cell,
                     engine=launch,
-                    recipes=recipes,
+                    files=EngineFiles(recipes=recipes, draft_cache=draft_cache),
                     run_dir=None if resume is not None else planned,
                 )
             except KeyboardInterrupt:

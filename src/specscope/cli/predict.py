@@ -128,10 +128,11 @@ def register(app: typer.Typer) -> None:
                     line += f"; measured {measured:.2f} tok/s is {100 * measured / roof:.0f}% of it"
                 typer.echo(line)
             return
+        from specscope.stats.cells import summarize_run
         from specscope.store import open_run
 
         with open_run(run) as r:
-            cells, facts, manifest = r.summaries(), r.server_facts, r.manifest
+            cells, facts, manifest = summarize_run(r), r.server_facts, r.manifest
         pred = predict_run(
             cells,
             manifest=manifest,

@@ -2,7 +2,7 @@
 
 Where one event loop is not enough, the N stream slots and the request list are split across W worker processes
 (started with multiprocessing's ``spawn`` context: a process that runs an event loop is never forked). Each worker
-runs the single-process path (:func:`specscope.client.runner.capture_fixed_concurrency`, then parses its own
+runs the single-process path (:func:`specscope.client.capture.capture_fixed_concurrency`, then parses its own
 captures) on its share and pickles back its :class:`~specscope.records.StreamRecord` list and its raw self-check
 samples; the parent puts the records back in request order and recomputes the :class:`ClientCheck` from the pooled
 samples (send lag from the merged records, loop / read lag from every worker's samples).
@@ -37,8 +37,10 @@ from time import perf_counter
 from typing import Any
 
 from specscope import errors
-from specscope.client.checks import MS, CheckThresholds, ClientCheck, SampleSpan, check_from_samples
+from specscope.client.capture import capture_fixed_concurrency, run_sync
+from specscope.client.checks import MS, CheckThresholds, ClientCheck, ClientMonitor, SampleSpan, check_from_samples
 from specscope.client.settings import ClientSettings
+from specscope.client.stream import parse_capture
 from specscope.errors import ClientWorkerError, SpecscopeError
 from specscope.records import StreamRecord
 
@@ -168,10 +170,6 @@ async def _readable(conn: Connection, timeout_s: float | None, poll_s: float = 0
 
 
 async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple:
-    from specscope.client.checks import ClientMonitor
-    from specscope.client.runner import capture_fixed_concurrency
-    from specscope.client.stream import parse_capture
-
     settings: ClientSettings = job["settings"]
     requests, slots = job["requests"], job["slots"]
     if job["check"]:
@@ -196,8 +194,6 @@ async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple:
 
 def _worker_main(conn: Connection, job: dict[str, Any]) -> None:
     """Entry point of a spawned worker: run the share, send ``("ok", payload)`` or ``("error", ...)``."""
-    from specscope.client.runner import run_sync
-
     try:
         out = run_sync(_worker_cell(conn, job))
         conn.send(("ok", out))

@@ -8,12 +8,14 @@ Figures and their sources:
 - acceptance rate = accepted / draft tokens; acceptance length = 1 + accepted / drafts; per position =
   accepted at i / drafts (vLLM ``vllm/v1/spec_decode/metrics.py`` definitions);
 - throughput: output tokens / (last stream end - first send).
+
+:func:`summarize_run` derives every cell of a stored run when it is read; the store keeps only the facts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.concurrency import achieved_concurrency
@@ -21,7 +23,18 @@ from specscope.stats.counters import counters_delta
 from specscope.stats.summary import CellStatus, CellSummary
 from specscope.stats.timeline import percentile
 
-__all__ = ["summarize_cell"]
+__all__ = ["summarize_cell", "summarize_run", "CellFacts"]
+
+
+class CellFacts(Protocol):
+    """What :func:`summarize_run` reads: an open run (``specscope.store.Run``) or anything with its ``cells()``."""
+
+    def cells(self) -> Iterable[CellResult]: ...
+
+
+def summarize_run(run: CellFacts) -> list[CellSummary]:
+    """Every stored cell's summary, derived now from its facts, ordered by config, workload, concurrency, repeat."""
+    return [summarize_cell(r) for r in run.cells()]
 
 
 def _sum_opt(values: list[int | None]) -> int | None:
@@ -38,8 +51,9 @@ def summarize_cell(
     """Summarize one cell.
 
     Args:
-        result: streams and the two snapshots of the cell.
-        extra_reasons: reasons found by the caller (``CLIENT_LIMITED``, ``SERVER_CRASH``...).
+        result: streams and the two snapshots of the cell; its ``reasons`` (observed while measuring) lead the
+            reasons, and ``crashed`` makes the status ``server_crash``.
+        extra_reasons: more reasons found by the caller, after ``result.reasons``.
         status_override: force a status (``server_crash``).
 
     Status rules: ``failed`` when no stream is ok or degraded with tokens; ``degraded`` when any stream
@@ -49,14 +63,14 @@ def summarize_cell(
     (``PER_REQUEST_MISMATCH``), or the caller gave reasons; else ``ok``.
     """
     streams: tuple[StreamRecord, ...] = result.streams
-    reasons: list[str] = list(extra_reasons)
+    reasons: list[str] = [*result.reasons, *extra_reasons]
     ok = [s for s in streams if s.status == "ok"]
     if len(ok) < len(streams):
         bad = sorted({f"{s.status}:{s.reason}" for s in streams if s.status != "ok"})
         reasons.append("STREAM_DEGRADED(" + ", ".join(bad) + ")")
     counted = [s for s in streams if s.output_tokens is not None]
     output_tokens = sum(s.output_tokens or 0 for s in counted)
-    token_source = "usage" if len(counted) == len(streams) and streams else "missing"
+    token_source: Literal["usage", "missing"] = "usage" if len(counted) == len(streams) and streams else "missing"
 
     delta: SpecCounters | None = None
     if result.before is not None and result.after is not None:
@@ -113,6 +127,8 @@ def summarize_cell(
     tpots = [s.tpot_ns / 1e9 for s in timed if s.tpot_ns is not None]
     rates = sorted(r for r in (s.stream_tok_s for s in timed) if r is not None)
 
+    if status_override is None and result.crashed:
+        status_override = "server_crash"
     if status_override is not None:
         status: CellStatus = status_override
     elif not ok and not any(s.output_tokens for s in streams):
