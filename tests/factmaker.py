@@ -6,11 +6,26 @@ counter scrapes that give those figures when ``specscope.stats.cells.summarize_r
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
 
 NS = 1_000_000_000
+DATA_RUNS = Path(__file__).resolve().parent / "data" / "runs"
+
+
+def schema1_run(tmp_path: Path) -> Path:
+    """The committed schema-1 fixture (tests/data/runs/schema1, see tests/data/SOURCES.md) as a run folder."""
+    folder = tmp_path / "old"
+    folder.mkdir()
+    shutil.copy(DATA_RUNS / "schema1" / "manifest.json", folder / "manifest.json")
+    db = sqlite3.connect(folder / "run.sqlite")
+    db.executescript((DATA_RUNS / "schema1" / "run.sql").read_text())
+    db.close()
+    return folder
 
 
 def cell_facts(

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from factmaker import schema1_run
 from specscope.errors import StoreError
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
 from specscope.stats.cells import summarize_run
 from specscope.stats.summary import CellSummary
 from specscope.store import SCHEMA_VERSION, ManifestError, create_run, open_run
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "runs"
 LIMITED = "CLIENT_LIMITED(loop lag p99 12.3 ms > 10 ms)"
 
 
@@ -25,17 +23,6 @@ def _stream(i: int, tokens: int = 12) -> StreamRecord:
     return StreamRecord(
         f"prose-{i:03d}", 0, 0, 5, 5, 50, 100, 3, 0, tokens, 7, "usage", "length", "ok", None, 200, text="hi"
     )
-
-
-def _schema1_run(tmp_path: Path) -> Path:
-    """The committed schema-1 fixture (tests/data/runs/schema1, see tests/data/SOURCES.md) as a run folder."""
-    folder = tmp_path / "old"
-    folder.mkdir()
-    shutil.copy(DATA / "schema1" / "manifest.json", folder / "manifest.json")
-    db = sqlite3.connect(folder / "run.sqlite")
-    db.executescript((DATA / "schema1" / "run.sql").read_text())
-    db.close()
-    return folder
 
 
 def test_cells_table_holds_no_summary(tmp_path):
@@ -76,7 +63,7 @@ def test_observed_crash_and_client_limit_come_back_as_status_and_reasons(tmp_pat
 
 def test_schema1_run_gives_the_figures_it_stored(tmp_path):
     """A run written before the facts-only store opens; re-derived figures equal the summaries it saved."""
-    folder = _schema1_run(tmp_path)
+    folder = schema1_run(tmp_path)
     db = sqlite3.connect(folder / "run.sqlite")
     stored = [
         CellSummary.from_dict(json.loads(r[0]))
@@ -99,7 +86,7 @@ def test_schema1_run_gives_the_figures_it_stored(tmp_path):
 
 
 def test_schema1_run_is_read_only(tmp_path):
-    with open_run(_schema1_run(tmp_path)) as run:
+    with open_run(schema1_run(tmp_path)) as run:
         with pytest.raises(StoreError) as e:
             run.save_cell(CellResult(CellKey("base", "prose", 1, 0), (), 0, 1, None, None))
     assert "schema-1 run: it can be read but not resumed" in e.value.one_line()

@@ -160,7 +160,13 @@ def run_bench(
     if resume is not None:
         run = open_run(resume)
         if run.manifest.get("kind") != "bench":
+            run.close()
             raise StoreError(f"{resume} is not a bench run", found=run.manifest.get("kind"), expected="bench")
+        try:
+            run.ensure_writable()
+        except StoreError:
+            run.close()
+            raise
         options = BenchOptions(**run.manifest["options"])
         servers = run.manifest.get("external_servers") or None
         engine = run.manifest.get("engine", "embedded")

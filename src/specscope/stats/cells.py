@@ -14,7 +14,7 @@ Figures and their sources:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, Literal, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
@@ -42,28 +42,21 @@ def _sum_opt(values: list[int | None]) -> int | None:
     return sum(present) if present else None
 
 
-def summarize_cell(
-    result: CellResult,
-    *,
-    extra_reasons: Sequence[str] = (),
-    status_override: CellStatus | None = None,
-) -> CellSummary:
+def summarize_cell(result: CellResult) -> CellSummary:
     """Summarize one cell.
 
     Args:
-        result: streams and the two snapshots of the cell; its ``reasons`` (observed while measuring) lead the
-            reasons, and ``crashed`` makes the status ``server_crash``.
-        extra_reasons: more reasons found by the caller, after ``result.reasons``.
-        status_override: force a status (``server_crash``).
+        result: streams and the two snapshots of the cell; its ``reasons`` (observed while measuring:
+            ``CLIENT_LIMITED``, ``SERVER_CRASH``) lead the reasons, and ``crashed`` makes the status ``server_crash``.
 
     Status rules: ``failed`` when no stream is ok or degraded with tokens; ``degraded`` when any stream
     is not ok, a counter went down between the scrapes (``COUNTER_RESET``), requests were running at a
     scrape (``BUSY_AT_SCRAPE``), the client's token total differs from the server's generated-token
     delta (``TOKENS_MISMATCH``), the per-response speculative fields do not add up to the counter delta
-    (``PER_REQUEST_MISMATCH``), or the caller gave reasons; else ``ok``.
+    (``PER_REQUEST_MISMATCH``), or the measurement observed reasons (``result.reasons``); else ``ok``.
     """
     streams: tuple[StreamRecord, ...] = result.streams
-    reasons: list[str] = [*result.reasons, *extra_reasons]
+    reasons: list[str] = list(result.reasons)
     ok = [s for s in streams if s.status == "ok"]
     if len(ok) < len(streams):
         bad = sorted({f"{s.status}:{s.reason}" for s in streams if s.status != "ok"})
@@ -127,10 +120,8 @@ def summarize_cell(
     tpots = [s.tpot_ns / 1e9 for s in timed if s.tpot_ns is not None]
     rates = sorted(r for r in (s.stream_tok_s for s in timed) if r is not None)
 
-    if status_override is None and result.crashed:
-        status_override = "server_crash"
-    if status_override is not None:
-        status: CellStatus = status_override
+    if result.crashed:
+        status: CellStatus = "server_crash"
     elif not ok and not any(s.output_tokens for s in streams):
         status = "failed"
     elif reasons:

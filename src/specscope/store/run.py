@@ -71,7 +71,12 @@ class Run:
             self._db.commit()
 
     # -- writing ---------------------------------------------------------------------------------
-    def _writable(self) -> None:
+    def ensure_writable(self) -> None:
+        """Refuse to write to a run of an older schema (it is read only).
+
+        Raises:
+            StoreError: the run's schema version is not the one this code writes.
+        """
         if self.schema_version != SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} is a schema-{self.schema_version} run: it can be read but not resumed",
@@ -86,13 +91,13 @@ class Run:
         Raises:
             ManifestError: a field the manifest schema does not have.
         """
-        self._writable()
+        self.ensure_writable()
         self.manifest = validate_manifest({**self.manifest, **fields}, self.path / MANIFEST_NAME)
         write_json_atomic(self.path / MANIFEST_NAME, self.manifest)
 
     def save_cell(self, result: CellResult) -> None:
         """Store one finished cell's facts and its streams in one transaction (replacing an earlier try of it)."""
-        self._writable()
+        self.ensure_writable()
         k = result.key
         key = (k.config, k.workload, k.concurrency, k.repeat)
         with self._db:
@@ -105,7 +110,7 @@ class Run:
 
     def save_server_facts(self, config: str, facts: dict[str, Any]) -> None:
         """Store what is known about the server that ran ``config`` (command line, log facts, draft info)."""
-        self._writable()
+        self.ensure_writable()
         with self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO server_facts VALUES (?,?)", (config, json.dumps(facts, default=json_default))
