@@ -108,7 +108,7 @@ def test_cli_exit_codes(servers, tmp_path):
     r = cli(
         "--server",
         good.base_url,
-        "--config",
+        "--configs",
         "base",
         "--profile",
         str(prof_file),
