@@ -86,7 +86,7 @@ def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) ->
             name = names[i] if names and i < len(names) else ("server" if len(specs) == 1 else f"server{i + 1}")
         if not url.startswith(("http://", "https://")):
             raise ConfigError(
-                "--server is not an http URL",
+                "--server must be a URL or NAME=URL",
                 found=spec,
                 expected="http://HOST:PORT or NAME=http://HOST:PORT",
                 fix="e.g. --server base=http://127.0.0.1:8000",
