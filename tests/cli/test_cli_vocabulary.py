@@ -55,3 +55,18 @@ def test_gate_server_and_launch_vllm_conflict_is_a_config_error(tmp_path) -> Non
     res = runner.invoke(app, ["gate", "--server", "http://127.0.0.1:9", "--launch", "vllm", "--out", str(tmp_path)])
     assert isinstance(res.exception, ConfigError)
     assert res.exception.message == "--server and --launch vllm both choose who serves the configs"
+
+
+@pytest.mark.parametrize("cmd", [("audit",), ("truth-server",), ("serve",), ("predict",), ("report",)])
+def test_format_has_the_short_flag_everywhere(cmd: tuple[str, ...]) -> None:
+    text = _help(*cmd)
+    assert re.search(r"--format\s*,?\s*-f|-f\s*,?\s*--format|--format\s+-f", text), text
+
+
+def test_audit_takes_text_and_the_old_table_spelling(tmp_path) -> None:
+    missing = str(tmp_path / "no-such-checkpoint")
+    for fmt in ("text", "table"):
+        res = runner.invoke(app, ["audit", missing, "-f", fmt])
+        assert res.exit_code != 0 and "is not one of" not in res.output  # the format was accepted
+    res = runner.invoke(app, ["audit", missing, "-f", "yaml"], env={"COLUMNS": "200"})
+    assert res.exit_code == 2 and "'yaml' is not one of text, json" in " ".join(res.output.split())

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +22,8 @@ __all__ = [
     "RecipesOption",
     "ServerOption",
     "TableFormatOption",
+    "TextJsonFormatOption",
+    "format_choice",
     "table_format",
 ]
 
@@ -30,12 +33,19 @@ TABLE_FORMATS = ("text", "markdown", "json")
 _FORMAT_ALIASES = {"table": "text"}
 
 
-def table_format(value: str) -> str:
-    """Validate ``-f/--format`` of a table-printing command (``table`` is an old alias of ``text``)."""
-    value = _FORMAT_ALIASES.get(value, value)
-    if value not in TABLE_FORMATS:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(TABLE_FORMATS)}")
-    return value
+def format_choice(allowed: tuple[str, ...]) -> Callable[[str], str]:
+    """A typer callback validating ``-f/--format`` against ``allowed`` (``table`` is an old alias of ``text``)."""
+
+    def check(value: str) -> str:
+        value = _FORMAT_ALIASES.get(value, value)
+        if value not in allowed:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}")
+        return value
+
+    return check
+
+
+table_format = format_choice(TABLE_FORMATS)
 
 
 ConfigsOption = Annotated[
@@ -59,4 +69,8 @@ OutOption = Annotated[Path, typer.Option("--out", help="Folder that receives run
 TableFormatOption = Annotated[
     str,
     typer.Option("--format", "-f", callback=table_format, help="Output format: text, markdown or json."),
+]
+TextJsonFormatOption = Annotated[
+    str,
+    typer.Option("--format", "-f", callback=format_choice(("text", "json")), help="Output format: text or json."),
 ]

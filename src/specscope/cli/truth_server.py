@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
         port: int = typer.Option(8123, help="TCP port on 127.0.0.1 (0: any free port)."),
         host: str = typer.Option("127.0.0.1", help="Address to bind."),
         script: Path | None = typer.Option(None, help="JSON TruthScript (default plan: 16 tokens, no delays)."),
-        format: str = typer.Option("text", "--format", help="text | json: how the listening line is printed."),
+        format: str = typer.Option("text", "--format", "-f", help="text or json: how the listening line is printed."),
         firehose: bool = typer.Option(False, "--firehose", help="No delays, raw asyncio server (client benchmarks)."),
     ) -> None:
         """Serve an OpenAI-compatible chat stream whose timing, chunks, failures and /metrics are scripted."""
@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
         from specscope.truth.server import serve_forever
 
         if format not in ("text", "json"):
-            raise ConfigError("unknown --format", found=format, expected="text or json", fix="use --format json")
+            raise ConfigError("unknown --format", found=format, expected="text or json", fix="use -f text or -f json")
         plan = TruthScript()
         if script is not None:
             try:
