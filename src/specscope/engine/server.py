@@ -71,15 +71,12 @@ class EmbeddedServer:
         self.host = host
         self.requested_port = port
         self.start_timeout_s = start_timeout_s
-        self.base_url: str | None = None
         self.model_name: str | None = None
-        self.command_line: str | None = None
         self.draft: DraftInfo | None = None
         self.model_path: Path | None = None
-        self.startup_s: float | None = None
         self.name = config.name
         self.kind = "embedded"
-        self._child: LlamaChild | None = None
+        self._child: LlamaChild | None = None  # the last child started (kept after stop for its facts)
         self._model_sha256: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -93,6 +90,21 @@ class EmbeddedServer:
     def pid(self) -> int | None:
         """The child's process id while it runs."""
         return self._child.pid if self._child is not None else None
+
+    @property
+    def base_url(self) -> str | None:
+        """``http://host:port`` of the last start."""
+        return self._child.base_url if self._child is not None else None
+
+    @property
+    def command_line(self) -> str | None:
+        """An equivalent ``llama-server`` command line of the last start."""
+        return self._child.command_line if self._child is not None else None
+
+    @property
+    def startup_s(self) -> float | None:
+        """Seconds from spawn to healthy of the last start."""
+        return self._child.startup_s if self._child is not None else None
 
     @property
     def metrics_url(self) -> str:
@@ -171,15 +183,11 @@ class EmbeddedServer:
             port=self.requested_port if self.requested_port is not None else 0,
         )
         self._child.start(self.start_timeout_s)
-        self.base_url = self._child.base_url
-        self.command_line = self._child.command_line
-        self.startup_s = self._child.startup_s
 
     def stop(self) -> None:
         """SIGTERM the child (its whole session), SIGKILL after a grace period; idempotent."""
-        child, self._child = self._child, None
-        if child is not None:
-            child.stop()
+        if self._child is not None:
+            self._child.stop()
 
     # -- manifest --------------------------------------------------------------------------------
     def facts(self) -> dict[str, Any]:
