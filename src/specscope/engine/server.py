@@ -91,20 +91,13 @@ class EmbeddedServer:
         """The child's process id while it runs."""
         return self._child.pid if self._child is not None else None
 
-    @property
-    def base_url(self) -> str | None:
-        """``http://host:port`` of the last start."""
-        return self._child.base_url if self._child is not None else None
+    def _last_start(self, attr: str) -> Any:
+        return getattr(self._child, attr) if self._child is not None else None
 
-    @property
-    def command_line(self) -> str | None:
-        """An equivalent ``llama-server`` command line of the last start."""
-        return self._child.command_line if self._child is not None else None
-
-    @property
-    def startup_s(self) -> float | None:
-        """Seconds from spawn to healthy of the last start."""
-        return self._child.startup_s if self._child is not None else None
+    # of the last start: http://host:port; an equivalent llama-server command line; seconds from spawn to healthy
+    base_url = property(lambda self: self._last_start("base_url"))
+    command_line = property(lambda self: self._last_start("command_line"))
+    startup_s = property(lambda self: self._last_start("startup_s"))
 
     @property
     def metrics_url(self) -> str:
