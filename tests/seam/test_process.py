@@ -96,3 +96,12 @@ def test_log_tail_lines_and_missing_file(tmp_path: Path) -> None:
     assert log_tail(p, 3) == "line 97\nline 98\nline 99"
     assert log_tail(p, 2, max_bytes=16) == "line 98\nline 99"
     assert log_tail(tmp_path / "none.log") == ""
+
+
+def test_kill_is_immediate_and_stop_still_reaps(tmp_path: Path) -> None:
+    proc = ManagedProcess([sys.executable, "-c", _STUBBORN], tmp_path / "k.log", name="stubborn", stop_grace_s=30)
+    proc.start()
+    _wait_for_line(tmp_path / "k.log", "ignoring SIGTERM")
+    proc.kill()  # as a crash from outside would
+    assert proc.popen is not None and proc.popen.wait(timeout=10) == -9
+    assert proc.running() is False and proc.stop() == -9

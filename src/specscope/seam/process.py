@@ -212,6 +212,11 @@ class ManagedProcess:
         self._signal_group(signal.SIGKILL)
         return proc.returncode
 
+    def kill(self) -> None:
+        """SIGKILL the child's process group now, without waiting (what a crash or an OOM kill looks like);
+        :meth:`stop` still reaps it."""
+        self._signal_group(signal.SIGKILL)
+
     def _signal_group(self, sig: signal.Signals) -> None:
         if self.popen is None:
             return

@@ -111,6 +111,11 @@ class TruthServer:
         """True while the child runs."""
         return self._proc is not None and self._proc.running()
 
+    def kill(self) -> None:
+        """SIGKILL the server now, as a crash would (tests of crash handling); :meth:`stop` still cleans up."""
+        if self._proc is not None:
+            self._proc.kill()
+
     def facts(self) -> dict[str, Any]:
         """Manifest facts: kind, URL, the script."""
         return {"kind": self.kind, "base_url": self.base_url, "script": self.script.model_dump(mode="json")}
