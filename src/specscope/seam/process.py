@@ -67,8 +67,9 @@ def http_probe(url: str, *, json_status: str | None = None) -> Probe:
     ``"status"`` equals it, as llama.cpp's ``/health`` ``{"status": "ok"}``). Proxies are ignored."""
 
     def probe(timeout_s: float) -> str | None:
+        # httpx times each phase on its own: half for connect, half for the answer keeps the sum in timeout_s
         try:
-            with httpx.Client(timeout=httpx.Timeout(timeout_s), trust_env=False) as client:
+            with httpx.Client(timeout=httpx.Timeout(timeout_s / 2), trust_env=False) as client:
                 resp = client.get(url)
                 if resp.status_code != 200:
                     return f"HTTP {resp.status_code}"
