@@ -70,3 +70,22 @@ def test_audit_takes_text_and_the_old_table_spelling(tmp_path) -> None:
         assert res.exit_code != 0 and "is not one of" not in res.output  # the format was accepted
     res = runner.invoke(app, ["audit", missing, "-f", "yaml"], env={"COLUMNS": "200"})
     assert res.exit_code == 2 and "'yaml' is not one of text, json" in " ".join(res.output.split())
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["gate", "--configs", "base", "--configs", "turbo"], "unknown embedded-engine config 'turbo'"),
+        (["gate", "--launch", "vllm"], "--launch vllm needs recipe names"),
+        (["gate", "--server", "a=http://127.0.0.1:9", "--configs", "b"], "config 'b' has no --server"),
+        (["bench", "--configs", "base", "--configs", "turbo"], "unknown config 'turbo'"),
+        (["bench", "--launch", "sglang"], "unknown --launch"),
+    ],
+)
+def test_bad_targets_fail_before_any_server_or_folder(tmp_path, argv: list[str], message: str) -> None:
+    from specscope.errors import ConfigError
+
+    res = runner.invoke(app, [*argv, "--out", str(tmp_path / "runs")])
+    assert isinstance(res.exception, ConfigError), res.output
+    assert res.exception.message == message
+    assert not (tmp_path / "runs").exists()
