@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from specscope.engine import EmbeddedServer, get_config
+from specscope.errors import ServerStartError
 from specscope.launch.process import VllmServer
 from specscope.launch.recipes import Recipe
 from specscope.seam import ServerTarget
@@ -38,3 +41,14 @@ def test_truth_server_target_answers_on_its_urls() -> None:
         assert httpx.get(ts.metrics_url, timeout=10).status_code == 200
         assert ts.log_path is not None and ts.log_path.is_file()
     assert ts.alive() is False
+
+
+def test_truth_server_start_timeout_really_fires() -> None:
+    server = TruthServer(start_timeout_s=0.05)  # far less than a Python start-up: it cannot announce in time
+    t0 = time.monotonic()
+    with pytest.raises(ServerStartError) as info:
+        server.start()
+    assert time.monotonic() - t0 < 0.05 + 1.0
+    assert info.value.message == "the ground-truth server not healthy after 0.05 s"
+    assert info.value.found == "no LISTENING line after 0.05 s"
+    assert server.alive() is False
