@@ -26,6 +26,7 @@ def _wait_for_line(path: Path, text: str, timeout_s: float = 20.0) -> None:
     assert text in log_tail(path)
 
 
+@pytest.mark.timing  # asserts wall-clock bounds
 def test_never_healthy_fails_by_the_deadline_with_the_log_tail(tmp_path: Path) -> None:
     # a listening socket that never accepts: every probe blocks until its timeout, capped to the time left
     with socket.socket() as silent:
@@ -59,6 +60,7 @@ def test_exit_during_start_up_names_the_exit_code(tmp_path: Path) -> None:
     assert proc.stop() == 3
 
 
+@pytest.mark.timing  # asserts wall-clock bounds
 def test_stop_escalates_to_sigkill_for_a_process_ignoring_sigterm(tmp_path: Path) -> None:
     log = tmp_path / "stubborn.log"
     proc = ManagedProcess([sys.executable, "-c", _STUBBORN], log, name="stubborn", stop_grace_s=0.5)

@@ -43,6 +43,7 @@ def test_truth_server_target_answers_on_its_urls() -> None:
     assert ts.alive() is False
 
 
+@pytest.mark.timing  # asserts wall-clock bounds
 def test_truth_server_start_timeout_really_fires() -> None:
     server = TruthServer(start_timeout_s=0.05)  # far less than a Python start-up: it cannot announce in time
     t0 = time.monotonic()
