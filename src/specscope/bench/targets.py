@@ -1,13 +1,16 @@
 """Servers a bench run measures; moved to :mod:`specscope.targets` (shared with ``gate``), re-exported here.
 
-Same names as before: ``ServerTarget`` (the :class:`specscope.seam.ServerTarget` protocol),
+Same names as before: ``ServerTarget`` (the :class:`specscope.seam.ServerTarget` protocol plus
+``describe()``, the alias of ``facts()`` that the bench runner calls),
 ``ExternalServer``, ``embedded_target``, ``launched_target``, ``embedded_config_names``, ``recipe_names``,
 and ``parse_server_specs`` (``--server`` entries -> ``{name: url}``).
 """
 
 from __future__ import annotations
 
-from specscope.seam import ServerTarget
+from typing import Any, Protocol
+
+from specscope import seam
 from specscope.targets import (
     ExternalServer,
     embedded_config_names,
@@ -28,6 +31,14 @@ __all__ = [
     "parse_server_specs",
     "recipe_names",
 ]
+
+
+class ServerTarget(seam.ServerTarget, Protocol):
+    """A :class:`specscope.seam.ServerTarget` with ``describe()`` (= ``facts()``), as every target here has."""
+
+    def describe(self) -> dict[str, Any]:
+        """Manifest facts (the same dict as ``facts()``)."""
+        ...
 
 
 def parse_server_specs(specs: list[str]) -> dict[str, str]:
