@@ -20,14 +20,40 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
-from specscope.errors import ServerStartError
+from specscope.errors import ConfigError, ServerStartError
 from specscope.seam import ManagedProcess, log_tail
 from specscope.truth.script import TruthScript
 
-__all__ = ["TruthServer"]
+__all__ = ["TruthServer", "read_script"]
 
 _ANNOUNCE = "LISTENING "
+
+
+def read_script(path: Path) -> TruthScript:
+    """A :class:`TruthScript` from a JSON file (the fields of ``specscope.truth.script.TruthScript``).
+
+    Raises:
+        ConfigError: the file cannot be read, or a field is invalid (the first one is named).
+    """
+    try:
+        return TruthScript.model_validate_json(Path(path).read_text())
+    except OSError as exc:
+        raise ConfigError(
+            "cannot read the script file",
+            found=f"{path}: {exc.strerror}",
+            expected="a readable JSON file",
+            fix="check the --script path",
+        ) from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(
+            "the script is not a valid TruthScript",
+            found=f"{path}: {'.'.join(map(str, first['loc']))}: {first['msg']}",
+            expected="fields of specscope.truth.script.TruthScript",
+            fix="fix the named field",
+        ) from exc
 
 
 class TruthServer:
