@@ -19,9 +19,14 @@ from specscope.errors import ConfigError
 FORMATS = ("text", "json")
 
 
+def _format_option() -> typer.models.OptionInfo:
+    """``-f/--format text|json``: json prints one JSON document on stdout."""
+    return typer.Option("text", "--format", "-f", help="Output: text or json (one JSON document).")
+
+
 def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
-        raise ConfigError("unknown --format", found=fmt, expected=list(FORMATS), fix="--format text|json")
+        raise ConfigError("unknown --format", found=fmt, expected=list(FORMATS), fix="-f text or -f json")
 
 
 def _run(plan, *, dry_run: bool, fmt: str) -> None:
@@ -71,7 +76,7 @@ def register(app: typer.Typer) -> None:
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """The draft tensors as their own safetensors file plus manifest.json (SHA-256 per tensor)."""
         from specscope.surgery import plan_extract
@@ -83,7 +88,7 @@ def register(app: typer.Typer) -> None:
         a: Path = typer.Argument(...),
         b: Path = typer.Argument(...),
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff."""
         from specscope.surgery import compare_checkpoints
@@ -102,8 +107,8 @@ def register(app: typer.Typer) -> None:
             same = "yes" if r.identical else ("no" if r.in_a and r.in_b else f"only in {'A' if r.in_a else 'B'}")
             t.add_row(
                 r.name,
-                f"{r.dtype_a} {list(r.shape_a)}" if r.in_a else "-",
-                f"{r.dtype_b} {list(r.shape_b)}" if r.in_b else "-",
+                f"{r.dtype_a} {list(r.shape_a or ())}" if r.in_a else "-",
+                f"{r.dtype_b} {list(r.shape_b or ())}" if r.in_b else "-",
                 same,
                 "" if r.cosine is None else f"{r.cosine:.7f}",
                 "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
@@ -117,7 +122,7 @@ def register(app: typer.Typer) -> None:
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """A new checkpoint: TARGET with the PREFIX tensors of --from in their own shard."""
         from specscope.surgery import plan_graft
@@ -132,7 +137,7 @@ def register(app: typer.Typer) -> None:
         layout: str = typer.Option(None, help="modelopt | compressed-tensors (default: the target's)"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """The draft head's linears to NVFP4 W4A16 (group 16), both configs patched."""
         from specscope.surgery import plan_quantize_draft
@@ -144,7 +149,7 @@ def register(app: typer.Typer) -> None:
         ckpt: Path = typer.Argument(...),
         out: Path = typer.Option(None, "--out", help="new folder (default: replace the index in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """Rebuild model.safetensors.index.json from the shard headers (every shard, exact total_size)."""
         from specscope.surgery import plan_reindex
@@ -158,7 +163,7 @@ def register(app: typer.Typer) -> None:
         sync: bool = typer.Option(False, "--sync", help="make config.json and hf_quant_config.json agree"),
         out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """Patch quantization configs from what the tensors show."""
         from specscope.surgery import plan_patch_config
@@ -175,7 +180,7 @@ def register(app: typer.Typer) -> None:
         all_sliding: bool = typer.Option(False, "--all-sliding", help="declare every layer sliding"),
         out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """Seed 000 workaround: rewrite a DFlash draft's layer_types for a released vLLM."""
         from specscope.surgery import plan_dflash_layers
