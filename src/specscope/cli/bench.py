@@ -46,6 +46,9 @@ def register(app: typer.Typer) -> None:
         ] = "embedded",
         recipes: Annotated[Path | None, typer.Option(help="vLLM recipes TOML for --launch vllm.")] = None,
         baseline: Annotated[str | None, typer.Option(help="Config that speedups are measured against.")] = None,
+        no_preflight: Annotated[
+            bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
+        ] = False,
     ) -> None:
         """Run configs x workloads x concurrency levels x shuffled repeats, commit every cell to a run folder,
         and print the report. With no --server, the embedded llama.cpp engine serves SmolLM2-135M.
@@ -90,6 +93,13 @@ def register(app: typer.Typer) -> None:
             from specscope.errors import ConfigError
 
             raise ConfigError("unknown --launch", found=launch, expected="embedded or vllm")
+        if launch == "vllm" and not servers and options is not None:  # audit every recipe before one starts
+            from specscope.cli.serve import preflight_recipe
+            from specscope.launch.recipes import load_recipes
+
+            book = load_recipes(recipes)
+            for name in options.configs:
+                preflight_recipe(book.get(name), skip=no_preflight, name=name)
         console = Console(stderr=True)
         with Progress(
             TextColumn("[bold]{task.description}"),

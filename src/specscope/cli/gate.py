@@ -109,6 +109,9 @@ def register(app: typer.Typer) -> None:
         print_profile: Annotated[
             bool, typer.Option("--print-profile", help="Print the default profile and exit.")
         ] = False,
+        no_preflight: Annotated[
+            bool, typer.Option("--no-preflight", help="--recipe: skip the audit of each recipe's model/draft.")
+        ] = False,
     ) -> None:
         """Run the quality gates (thinking termination, arithmetic, code, tool call, long context, repetition,
         base vs speculative) and store the run (manifest.json with kind "gate" + gate.json).
@@ -132,6 +135,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(default_profile_text(), nl=False)
             return
         names = list(config or [])
+        checked: dict[str, dict[str, object]] = {}
         if sum((embedded, bool(server), bool(recipe))) != 1:
             raise ConfigError(
                 "choose exactly one of --server, --recipe and --embedded",
@@ -185,6 +189,11 @@ def register(app: typer.Typer) -> None:
 
                 book = load_recipes(recipes)
                 chosen = [book.get(r) for r in recipe]  # unknown names fail before anything starts
+                from specscope.cli.serve import preflight_recipe
+
+                checked = {
+                    n: preflight_recipe(rec, skip=no_preflight, name=n) for n, rec in zip(recipe, chosen, strict=True)
+                }
                 run_dir.mkdir(parents=True, exist_ok=True)
                 targets = [
                     Target(name, launch=functools.partial(_launch_vllm, rec, run_dir / f"vllm-{name}.log"))
@@ -195,7 +204,9 @@ def register(app: typer.Typer) -> None:
             if overrides:
                 prof = prof.with_overrides(**overrides)
             run = run_gate_suite(targets, prof, gates=list(gates) if gates else None, on_result=on_result)
-        write_gate_run(run, run_dir, extra_manifest={"embedded": embedded, "recipes": list(recipe or [])})
+        write_gate_run(
+            run, run_dir, extra_manifest={"embedded": embedded, "recipes": list(recipe or []), "preflight": checked}
+        )
         console.print(f"run folder: {run_dir}")
         if format is GateFormat.json:
             typer.echo(json.dumps({"run_folder": str(run_dir), **run.to_dict()}, indent=2, ensure_ascii=False))

@@ -3,7 +3,7 @@
 Usage::
 
     specscope serve RECIPE --print [--docker] [--port 8000] [--recipes FILE] [--format json]
-    specscope serve RECIPE [--log FILE] [--port N] [--docker]     # run until Ctrl-C
+    specscope serve RECIPE [--log FILE] [--port N] [--docker] [--no-preflight]   # audit, then run until Ctrl-C
     specscope serve --list [--recipes FILE] [--format json]
     specscope serve --parse-log FILE [--format json]
 
@@ -18,11 +18,14 @@ import shlex
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from specscope.errors import ConfigError, ServerError
+
+if TYPE_CHECKING:
+    from specscope.launch.recipes import Recipe
 
 
 class ServeFormat(str, Enum):
@@ -64,6 +67,20 @@ def _print_facts(path: Path, fmt: ServeFormat) -> int:
     return 1 if facts.failures else 0
 
 
+def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str, object]:
+    """Audit a recipe's model / draft before launch (:func:`specscope.audit.preflight.require_preflight`).
+
+    Returns what a run records (``{"status": "passed" | "not needed" | "skipped (--no-preflight)", ...}``).
+    Raises PreflightRefused (exit 2) with the finding and its fix; nothing has been started then.
+    """
+    if skip:
+        typer.echo(f"pre-flight audit skipped (--no-preflight) for {name or recipe.name}", err=True)
+        return {"status": "skipped (--no-preflight)", "method": recipe.method, "model": recipe.model}
+    from specscope.audit.preflight import require_preflight
+
+    return require_preflight(recipe.model, recipe.draft_model, recipe.method, recipe=name or recipe.name).describe()
+
+
 def register(app: typer.Typer) -> None:
     @app.command("serve")
     def serve(
@@ -81,6 +98,9 @@ def register(app: typer.Typer) -> None:
             float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")
         ] = 900.0,
         format: Annotated[ServeFormat, typer.Option("--format", "-f", help="text or json.")] = ServeFormat.text,
+        no_preflight: Annotated[
+            bool, typer.Option("--no-preflight", help="Launch without auditing the recipe's model and draft first.")
+        ] = False,
     ) -> None:
         """Show or run a vLLM recipe, list recipes, or parse a vLLM log (--parse-log FILE).
 
@@ -129,6 +149,7 @@ def register(app: typer.Typer) -> None:
                 prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(r.env.items()))
                 typer.echo((prefix + " " if prefix and not docker else "") + shlex.join(argv))
             return
+        checked = preflight_recipe(r, skip=no_preflight, name=recipe)  # before any process starts
         from specscope.launch.process import VllmServer
 
         log_path = log or Path(f"vllm-{recipe}.log")
@@ -138,6 +159,7 @@ def register(app: typer.Typer) -> None:
                 "model": server.model_name,
                 "log": str(log_path),
                 "startup_s": server.startup_s,
+                "preflight": checked,
             }
             typer.echo(
                 json.dumps(info)

@@ -1,0 +1,89 @@
+"""Pre-flight audit before a recipe is launched: `serve` and `bench --launch vllm` refuse a checkpoint whose MTP
+head lacks ``mtp.fc.weight`` (seed 000) with exit 2 and the finding, before any process starts (CliRunner)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from specscope.audit.preflight import preflight
+from specscope.cli import app
+from specscope.errors import SpecscopeError
+
+_spec = importlib.util.spec_from_file_location("qwen36_builder", Path(__file__).parents[1] / "audit" / "qwen36.py")
+assert _spec is not None and _spec.loader is not None
+qwen36 = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(qwen36)
+
+MTP_MODEL = "PassingByPixels/Qwen3.6-27B-Architect-Polaris2-Fable-B-F451-NVFP4-MTP"
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    """Exit code and output as `specscope` prints them (main() maps a SpecscopeError to its code and one line)."""
+    r = CliRunner().invoke(app, list(args))
+    if isinstance(r.exception, SpecscopeError):
+        return r.exception.exit_code, r.output + "error: " + r.exception.one_line()
+    return r.exit_code, r.output
+
+
+def _recipes(tmp_path: Path, model: Path, *, method: str = "mtp") -> Path:
+    k = "num_speculative_tokens = 2\n" if method == "mtp" else ""
+    # vllm_command points at a program that does not exist: if anything were launched, the error would differ
+    p = tmp_path / "r.toml"
+    p.write_text(
+        f'[recipes.m]\nmodel = "{model}"\nmethod = "{method}"\n{k}vllm_command = ["{tmp_path / "no-such-vllm"}"]\n'
+    )
+    return p
+
+
+def test_shipped_mtp_recipe_names_the_build_with_the_fusion_weight():
+    r = CliRunner().invoke(app, ["serve", "mtp2", "--print", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["argv"][2] == MTP_MODEL
+    assert doc["speculative_config"] == {"method": "mtp", "num_speculative_tokens": 2}
+
+
+def test_serve_refuses_mtp_recipe_on_checkpoint_without_fc(tmp_path):
+    ck = qwen36.build(tmp_path / "ck", nvfp4=True, with_fc=False)
+    code, out = _cli("serve", "m", "--recipes", str(_recipes(tmp_path, ck)), "--log", str(tmp_path / "l"))
+    assert code == 2
+    assert out.startswith("error: pre-flight audit refuses recipe 'm': MTP_INCOMPLETE: ")
+    assert "missing: mtp.fc.weight" in out and "--no-preflight" in out
+    assert not (tmp_path / "l").exists()  # no server was started, no log written
+
+
+def test_no_preflight_skips_the_audit_and_goes_on_to_launch(tmp_path):
+    ck = qwen36.build(tmp_path / "ck", nvfp4=True, with_fc=False)
+    code, out = _cli(
+        "serve", "m", "--recipes", str(_recipes(tmp_path, ck)), "--log", str(tmp_path / "l"), "--no-preflight"
+    )
+    assert "pre-flight audit skipped (--no-preflight) for m" in out
+    assert code == 2 and "refuses" not in out  # it went on to launch the (missing) vllm program
+
+
+def test_bench_launch_vllm_refuses_before_a_run_folder_exists(tmp_path):
+    ck = qwen36.build(tmp_path / "ck", nvfp4=True, with_fc=False)
+    recipes = str(_recipes(tmp_path, ck))
+    code, out = _cli(
+        "bench", "--launch", "vllm", "--recipes", recipes, "--configs", "m", "--out", str(tmp_path / "runs")
+    )
+    assert code == 2
+    assert "error: pre-flight audit refuses recipe 'm': MTP_INCOMPLETE" in out and "mtp.fc.weight" in out
+    assert not (tmp_path / "runs").exists()
+
+
+def test_preflight_results_by_method(tmp_path):
+    good = qwen36.build(tmp_path / "good", nvfp4=True, with_fc=True)
+    assert preflight(str(good), None, "mtp").describe()["status"] == "passed"
+    assert preflight(str(good), None, "ngram").describe()["status"] == "not needed"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    cfg = qwen36.config()
+    del cfg["text_config"]["mtp_num_hidden_layers"]
+    (plain / "config.json").write_text(json.dumps(cfg))
+    res = preflight(str(plain), None, "mtp")
+    assert [f.code for f in res.blocking] == ["PREFLIGHT_NO_MTP_HEAD"]
