@@ -51,7 +51,7 @@ def _stale(tensor: str, want: str, picked: TensorInfo, shard: str, stale: Tensor
         consequence="loaders that read every tensor of every indexed shard may load the stale copy, "
         "depending on file order",
         fix="specscope surgery prune-unindexed CHECKPOINT --out NEW_FOLDER (drops tensors the index does not "
-        f"assign to their shard; writes a new folder)",
+        "assign to their shard; writes a new folder)",
         details={
             "index_shard": want,
             "index_copy": _desc(picked),
