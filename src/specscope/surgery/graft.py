@@ -199,7 +199,8 @@ def _rename_single_file(links: list[LinkJob], shards: list[ShardJob], kept: dict
     """A single-file source's ``model.safetensors`` becomes ``model_backbone.safetensors`` in a result that has an
     index: transformers loads ``model.safetensors`` alone when it exists and never reads the index, so the new
     shard would be ignored (issue 13; the audit's ``SINGLE_FILE_SHADOWS_INDEX``)."""
-    for job in [*links, *shards]:
+    jobs: list[LinkJob | ShardJob] = [*links, *shards]
+    for job in jobs:
         if job.name == SINGLE_FILE:
             job.name = BACKBONE_FILE
             notes.append(f"{SINGLE_FILE} is written as {BACKBONE_FILE} (listed in the index) so it cannot shadow it")
