@@ -94,6 +94,12 @@ def register(app: typer.Typer) -> None:
         format: Annotated[
             AuditFormat, typer.Option("--format", "-f", help="table (default) or json.")
         ] = AuditFormat.table,
+        hashes: Annotated[
+            bool, typer.Option("--hashes", help="Also compare each file's sha256 with TARGET/SHA256SUMS (reads files).")
+        ] = False,
+        hashes_file: Annotated[
+            str | None, typer.Option("--hashes-file", help="The sha256sum manifest for --hashes (default SHA256SUMS).")
+        ] = None,
     ) -> None:
         """Audit a checkpoint by reading only JSON files and safetensors headers (never tensor data, except scalar
         scales). Honours HF_TOKEN, HF_ENDPOINT and HF_HUB_OFFLINE for hub targets.
@@ -102,6 +108,10 @@ def register(app: typer.Typer) -> None:
         from specscope.audit import audit_checkpoint
 
         report = audit_checkpoint(target, draft=draft, bandwidth=bandwidth)
+        if hashes or hashes_file:
+            from specscope.audit.hashes import add_hash_findings
+
+            add_hash_findings(report, target, hashes_file)
         if format is AuditFormat.json:
             data = report.to_dict()
             data["exit_code"] = report.exit_code_for(strict=strict)
