@@ -5,7 +5,7 @@ Usage::
     specscope serve RECIPE --print [--docker] [--port 8000] [--recipes FILE] [--format json]
     specscope serve RECIPE [--log FILE] [--port N] [--docker] [--no-preflight]   # audit, then run until Ctrl-C
     specscope serve --list [--recipes FILE] [--format json]
-    specscope serve --parse-log FILE [--format json]
+    specscope serve --parse-log FILE [--plan requests=20,tokens=32768,max-num-seqs=20] [--format json]
 
 Exit codes: 0 success; 1 ``--parse-log`` found a failure signature in the log; 2 bad input (unknown recipe,
 invalid recipe file, missing log) or a server that did not start; 130 interrupted (normal end of a run).
@@ -33,7 +33,7 @@ class ServeFormat(str, Enum):
     json = "json"
 
 
-def _print_facts(path: Path, fmt: ServeFormat) -> int:
+def _print_facts(path: Path, fmt: ServeFormat, plan: str | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
@@ -47,11 +47,19 @@ def _print_facts(path: Path, fmt: ServeFormat) -> int:
             expected="the output of `vllm serve` (any version)",
             fix="pass the server's own log (docker logs CONTAINER > vllm.log)",
         )
+    capacity = None
+    if plan is not None:
+        from specscope.launch.capacity import capacity_from_log
+
+        capacity = capacity_from_log(facts, plan)
     if fmt is ServeFormat.json:
-        typer.echo(json.dumps(facts.model_dump(), indent=2))
+        doc = facts.model_dump()
+        if capacity is not None:
+            doc["capacity"], doc["plan"] = capacity[0].model_dump(), capacity[1].model_dump()  # type: ignore[union-attr]
+        typer.echo(json.dumps(doc, indent=2))
     else:
         table = Table(title=f"vLLM log facts: {path}", show_header=False)
-        for key, value in facts.model_dump(exclude={"failures", "spec_decoding", "non_default_args"}).items():
+        for key, value in facts.model_dump(exclude={"failures", "spec_decoding", "non_default_args", "stats"}).items():
             table.add_row(key, "" if value is None else str(value))
         if facts.spec_decoding:
             last = facts.spec_decoding[-1]
@@ -60,8 +68,20 @@ def _print_facts(path: Path, fmt: ServeFormat) -> int:
             table.add_row(
                 "last_per_position_acceptance_rates", ", ".join(f"{r:.3f}" for r in last.per_position_acceptance_rates)
             )
+        if facts.stats:
+            peak = max(facts.stats, key=lambda s: s.kv_cache_usage_percent)
+            table.add_row("stats_samples", str(len(facts.stats)))
+            table.add_row(
+                "peak_kv_cache_usage",
+                f"{peak.kv_cache_usage_percent}% (running {peak.running_reqs}, waiting {peak.waiting_reqs}, "
+                f"line {peak.line_number})",
+            )
         console = Console()
         console.print(table)
+        if capacity is not None:
+            from specscope.launch.capacity import capacity_lines
+
+            typer.echo("\n".join(capacity_lines(*capacity)))
         for f in facts.failures:
             console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
     return 1 if facts.failures else 0
@@ -93,6 +113,12 @@ def register(app: typer.Typer) -> None:
         port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
         log: Annotated[Path | None, typer.Option("--log", help="Server log file (default ./vllm-RECIPE.log).")] = None,
         parse_log: Annotated[Path | None, typer.Option("--parse-log", help="Print the facts of this vLLM log.")] = None,
+        plan: Annotated[
+            str | None,
+            typer.Option(
+                "--plan", help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool?"
+            ),
+        ] = None,
         list_recipes: Annotated[bool, typer.Option("--list", help="List the recipes of the file.")] = False,
         start_timeout_s: Annotated[
             float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")
@@ -108,7 +134,7 @@ def register(app: typer.Typer) -> None:
         from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
 
         if parse_log is not None:
-            raise typer.Exit(_print_facts(parse_log, format))
+            raise typer.Exit(_print_facts(parse_log, format, plan))
         book = load_recipes(recipes)
         if list_recipes:
             if format is ServeFormat.json:
