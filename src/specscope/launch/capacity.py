@@ -251,7 +251,8 @@ def capacity_lines(cap: KvCapacity, plan: CapacityPlan | None) -> list[str]:
     if cap.concurrency_at_len_tokens:
         out.append(
             f"per-request charge at {cap.concurrency_at_len_tokens:,} tokens: {cap.blocks_per_request_at_len} blocks; "
-            f"max concurrency: log {cap.reported_max_concurrency}x, from blocks {cap.reconstructed_max_concurrency:.2f}x"
+            f"max concurrency: log {cap.reported_max_concurrency}x, "
+            f"from blocks {cap.reconstructed_max_concurrency:.2f}x"
         )
     out.append(f"KV tokens: log {cap.reported_kv_tokens:,}, from blocks {cap.reconstructed_kv_tokens:,}")
     out += [f"MISMATCH {m}" for m in cap.mismatches]

@@ -75,7 +75,8 @@ SIGNATURES: tuple[Signature, ...] = (
         re.compile(r"EngineDeadError|Engine core .*died|EngineCore encountered a fatal error"),
         "the engine core process died; every later request fails until the server is restarted "
         "(seed 003: speculation crashed at 4 concurrent streams).",
-        "read the lines before this one for the first error; treat cells after it as SERVER_CRASH and restart the server",
+        "read the lines before this one for the first error; treat cells after it as SERVER_CRASH and restart "
+        "the server",
     ),
     Signature(
         "kv_too_small_for_max_len",

@@ -184,6 +184,22 @@ def _spec_from_args(args: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
+def _apply_args_and_stats(facts: LogFacts, lines: list[str]) -> None:
+    """Fill what the engine line lacked from the non-default args; add the stats series and KV block layout."""
+    args = facts.non_default_args or {}
+    if args:
+        if facts.max_model_len_tokens is None and isinstance(args.get("max_model_len"), int):
+            facts.max_model_len_tokens = args["max_model_len"]
+        if facts.kv_cache_dtype is None and isinstance(args.get("kv_cache_dtype"), str):
+            facts.kv_cache_dtype = args["kv_cache_dtype"]
+        if facts.enforce_eager is None and isinstance(args.get("enforce_eager"), bool):
+            facts.enforce_eager = args["enforce_eager"]
+    for key, value in parse_log_stats(lines).items():  # stats time series and KV block layout (logstats.py)
+        setattr(facts, key, value)
+    if facts.block_size_tokens is None and isinstance(args.get("block_size"), int):
+        facts.block_size_tokens = args["block_size"]
+
+
 def parse_vllm_log(text: str) -> LogFacts:
     """Parse a vLLM server log (any version seen in the fixtures, GPU or CPU build) into :class:`LogFacts`.
 
@@ -257,18 +273,7 @@ def parse_vllm_log(text: str) -> LogFacts:
         facts.speculative_config = spec_from_engine
     elif facts.non_default_args is not None:
         facts.speculative_config = _spec_from_args(facts.non_default_args)
-    if facts.non_default_args is not None:
-        args = facts.non_default_args
-        if facts.max_model_len_tokens is None and isinstance(args.get("max_model_len"), int):
-            facts.max_model_len_tokens = args["max_model_len"]
-        if facts.kv_cache_dtype is None and isinstance(args.get("kv_cache_dtype"), str):
-            facts.kv_cache_dtype = args["kv_cache_dtype"]
-        if facts.enforce_eager is None and isinstance(args.get("enforce_eager"), bool):
-            facts.enforce_eager = args["enforce_eager"]
-    for key, value in parse_log_stats(lines).items():  # stats time series and KV block layout (logstats.py)
-        setattr(facts, key, value)
-    if facts.block_size_tokens is None and isinstance((facts.non_default_args or {}).get("block_size"), int):
-        facts.block_size_tokens = facts.non_default_args["block_size"]  # type: ignore[index]
+    _apply_args_and_stats(facts, lines)
     facts.failures = match_failures(lines)
     return facts
 
