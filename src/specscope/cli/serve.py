@@ -7,7 +7,8 @@ Usage::
     specscope serve --list [--recipes FILE] [--format json]
     specscope serve --parse-log FILE [--plan requests=20,tokens=32768,max-num-seqs=20] [--format json]
 
-Exit codes: 0 success; 1 ``--parse-log`` found a failure signature in the log; 2 bad input (unknown recipe,
+Exit codes: 0 success; 1 ``--parse-log`` found a failure signature of severity error in the log (warnings such
+as the min_p one are printed, exit 0); 2 bad input (unknown recipe,
 invalid recipe file, missing log) or a server that did not start; 130 interrupted (normal end of a run).
 """
 
@@ -84,7 +85,7 @@ def _print_facts(path: Path, fmt: ServeFormat, plan: str | None = None) -> int:
             typer.echo("\n".join(capacity_lines(*capacity)))
         for f in facts.failures:
             console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
-    return 1 if facts.failures else 0
+    return 1 if any(f.severity == "error" for f in facts.failures) else 0
 
 
 def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str, object]:
@@ -130,7 +131,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show or run a vLLM recipe, list recipes, or parse a vLLM log (--parse-log FILE).
 
-        Exit 0 ok; 1 the parsed log shows a failure; 2 bad input or a server that did not start."""
+        Exit 0 ok; 1 the parsed log shows a failure (error severity); 2 bad input or a server that did not start."""
         from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
 
         if parse_log is not None:
