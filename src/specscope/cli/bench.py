@@ -46,6 +46,10 @@ def register(app: typer.Typer) -> None:
         ] = "embedded",
         recipes: Annotated[Path | None, typer.Option(help="vLLM recipes TOML for --launch vllm.")] = None,
         baseline: Annotated[str | None, typer.Option(help="Config that speedups are measured against.")] = None,
+        server_log: Annotated[
+            list[str] | None,
+            typer.Option("--server-log", help="NAME=FILE: the captured log of --server NAME (KV table, signatures)."),
+        ] = None,
         no_preflight: Annotated[
             bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
         ] = False,
@@ -71,6 +75,9 @@ def register(app: typer.Typer) -> None:
         from specscope.config import parse_csv_ints, parse_csv_names, profile_options
 
         servers = parse_server_specs(server) if server else None
+        from specscope.launch.serverlog import parse_server_log_specs
+
+        logs = parse_server_log_specs(list(server_log or []), tuple(servers or ()))  # checked before the run
         cfg_names = parse_csv_names(configs)
         if servers and cfg_names is None:
             cfg_names = tuple(servers)
@@ -152,5 +159,8 @@ def register(app: typer.Typer) -> None:
                 else:
                     console.print("interrupted before the run folder was made: nothing to resume", markup=False)
                 raise typer.Exit(130) from None
+        from specscope.bench.server_logs import attach_server_logs
+
+        attach_server_logs(run_dir, logs)
         console.print(f"run folder: {run_dir}")
         emit_report([run_dir], format, None)

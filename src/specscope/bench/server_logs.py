@@ -1,0 +1,28 @@
+"""``bench --server NAME=URL --server-log NAME=FILE``: log facts for servers specscope did not launch.
+
+The captured log is parsed (:func:`specscope.launch.serverlog.server_log_facts`) and merged into that config's server
+facts in the run, in the same ``log_facts`` shape a launched vLLM records, so the report's KV table, capacity and
+failure signatures cover external servers too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from specscope.launch.serverlog import server_log_facts
+from specscope.store import open_run
+
+__all__ = ["attach_server_logs"]
+
+
+def attach_server_logs(run_dir: Path, logs: dict[str, Path]) -> None:
+    """Merge the facts of each config's captured log into the run's server facts (config name -> log file)."""
+    if not logs:
+        return
+    run = open_run(run_dir)
+    try:
+        known = run.server_facts
+        for name, path in logs.items():
+            run.save_server_facts(name, {**known.get(name, {}), **server_log_facts(path.resolve())})
+    finally:
+        run.close()
