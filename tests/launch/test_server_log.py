@@ -62,3 +62,19 @@ def test_loaded_weights_against_census() -> None:
     assert off is not None and off["agrees"] is False and off["difference_gib"] == pytest.approx(0.56)
     assert loaded_vs_census(None, census) is None
     assert json.dumps(off)  # plain JSON for the run's facts
+
+
+def test_serve_parse_log_census_names_a_different_build(tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("qwen36_builder", Path(__file__).parents[1] / "audit" / "qwen36.py")
+    assert spec is not None and spec.loader is not None
+    qwen36 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(qwen36)
+    ck = qwen36.build(tmp_path / "ck")
+    r = CliRunner().invoke(app, ["serve", "--parse-log", str(LOG), "--census", str(ck), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)["loaded_vs_census"]
+    assert got["loaded_gib"] == 18.41 and got["agrees"] is False
+    text = CliRunner().invoke(app, ["serve", "--parse-log", str(LOG), "--census", str(ck)]).output
+    assert "model loading vs census: log 18.41 GiB, census 0.00 GiB (+18.41 GiB): DIFFERS" in text

@@ -68,6 +68,7 @@ class PreflightResult:
             "model": self.model,
             "draft_model": self.draft_model,
             "blocking": [f.code for f in self.blocking],
+            "census_bytes": self.report.census.total_bytes if self.report and self.report.census else None,
         }
 
 

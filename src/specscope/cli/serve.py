@@ -26,6 +26,7 @@ import typer
 from specscope.errors import ConfigError, ServerError
 
 if TYPE_CHECKING:
+    from specscope.launch.logfacts import LogFacts
     from specscope.launch.recipes import Recipe
 
 
@@ -34,7 +35,28 @@ class ServeFormat(str, Enum):
     json = "json"
 
 
-def _print_facts(path: Path, fmt: ServeFormat, plan: str | None = None) -> int:
+def _census_check(facts: LogFacts, census: str | None) -> dict[str, object] | None:
+    """ "Model loading took X GiB" against the audit's byte census of ``census`` (a model folder or hub id)."""
+    if census is None:
+        return None
+    from specscope.audit import audit_checkpoint
+    from specscope.launch.serverlog import loaded_vs_census
+
+    report = audit_checkpoint(census)
+    return loaded_vs_census(facts.weights_loaded_gib, report.census.total_bytes if report.census else None)
+
+
+def _loaded_line(loaded: dict[str, object] | None) -> str:
+    if loaded is None:
+        return "model loading vs census: not comparable (no 'Model loading took' line or no census)"
+    verdict = "agrees" if loaded["agrees"] else "DIFFERS: a different build, skipped packed tensors, or a drafter"
+    return (
+        f"model loading vs census: log {loaded['loaded_gib']} GiB, census {loaded['census_gib']:.2f} GiB "
+        f"({loaded['difference_gib']:+.2f} GiB): {verdict}"
+    )
+
+
+def _print_facts(path: Path, fmt: ServeFormat, plan: str | None = None, census: str | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
@@ -48,13 +70,15 @@ def _print_facts(path: Path, fmt: ServeFormat, plan: str | None = None) -> int:
             expected="the output of `vllm serve` (any version)",
             fix="pass the server's own log (docker logs CONTAINER > vllm.log)",
         )
-    capacity = None
+    capacity, loaded = None, _census_check(facts, census)
     if plan is not None:
         from specscope.launch.capacity import capacity_from_log
 
         capacity = capacity_from_log(facts, plan)
     if fmt is ServeFormat.json:
         doc = facts.model_dump()
+        if census is not None:
+            doc["loaded_vs_census"] = loaded
         if capacity is not None:
             doc["capacity"], doc["plan"] = capacity[0].model_dump(), capacity[1].model_dump()  # type: ignore[union-attr]
         typer.echo(json.dumps(doc, indent=2))
@@ -79,6 +103,8 @@ def _print_facts(path: Path, fmt: ServeFormat, plan: str | None = None) -> int:
             )
         console = Console()
         console.print(table)
+        if census is not None:
+            typer.echo(_loaded_line(loaded))
         if capacity is not None:
             from specscope.launch.capacity import capacity_lines
 
@@ -120,6 +146,10 @@ def register(app: typer.Typer) -> None:
                 "--plan", help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool?"
             ),
         ] = None,
+        census: Annotated[
+            str | None,
+            typer.Option("--census", help="With --parse-log: compare 'Model loading took' with this model's census."),
+        ] = None,
         list_recipes: Annotated[bool, typer.Option("--list", help="List the recipes of the file.")] = False,
         start_timeout_s: Annotated[
             float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")
@@ -135,7 +165,7 @@ def register(app: typer.Typer) -> None:
         from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
 
         if parse_log is not None:
-            raise typer.Exit(_print_facts(parse_log, format, plan))
+            raise typer.Exit(_print_facts(parse_log, format, plan, census))
         book = load_recipes(recipes)
         if list_recipes:
             if format is ServeFormat.json:
@@ -188,6 +218,12 @@ def register(app: typer.Typer) -> None:
                 "startup_s": server.startup_s,
                 "preflight": checked,
             }
+            from specscope.launch.serverlog import loaded_vs_census
+
+            census_bytes = checked.get("census_bytes")
+            info["loaded_vs_census"] = loaded_vs_census(
+                server.log_facts().weights_loaded_gib, census_bytes if isinstance(census_bytes, int) else None
+            )
             typer.echo(
                 json.dumps(info)
                 if format is ServeFormat.json
