@@ -87,3 +87,36 @@ def test_preflight_results_by_method(tmp_path):
     (plain / "config.json").write_text(json.dumps(cfg))
     res = preflight(str(plain), None, "mtp")
     assert [f.code for f in res.blocking] == ["PREFLIGHT_NO_MTP_HEAD"]
+
+
+FAKE = Path(__file__).resolve().parent / "fake_vllm.py"
+
+
+def _fake_recipes(tmp_path: Path, model: Path) -> Path:
+    import sys
+
+    p = tmp_path / "fake.toml"
+    p.write_text(
+        f'[recipes.m]\nmodel = "{model}"\nmethod = "mtp"\nnum_speculative_tokens = 2\n'
+        f'vllm_command = ["{sys.executable}", "{FAKE}"]\n'
+    )
+    return p
+
+
+def test_gate_recipe_refused_before_launch(tmp_path):
+    ck = qwen36.build(tmp_path / "ck", nvfp4=True, with_fc=False)
+    out = tmp_path / "runs"
+    code, text = _cli("gate", "--recipe", "m", "--recipes", str(_fake_recipes(tmp_path, ck)), "--out", str(out))
+    assert code == 2 and "error: pre-flight audit refuses recipe 'm': MTP_INCOMPLETE" in text
+    assert not list(out.glob("*/vllm-m.log"))  # nothing was launched
+
+
+def test_gate_no_preflight_is_recorded_in_the_run(tmp_path):
+    ck = qwen36.build(tmp_path / "ck", nvfp4=True, with_fc=False)
+    args = ["gate", "--recipe", "m", "--recipes", str(_fake_recipes(tmp_path, ck)), "--no-preflight"]
+    args += ["--gate", "arithmetic", "--limit", "1", "--out", str(tmp_path / "runs"), "--format", "json"]
+    code, text = _cli(*args)
+    assert code in (0, 1), text
+    doc = json.loads(text[text.index("{") :])
+    manifest = json.loads((Path(doc["run_folder"]) / "manifest.json").read_text())
+    assert manifest["preflight"]["m"]["status"] == "skipped (--no-preflight)"

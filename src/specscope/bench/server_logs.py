@@ -8,6 +8,7 @@ failure signatures cover external servers too.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from specscope.launch.serverlog import server_log_facts
 from specscope.store import open_run
@@ -15,12 +16,15 @@ from specscope.store import open_run
 __all__ = ["attach_server_logs"]
 
 
-def attach_server_logs(run_dir: Path, logs: dict[str, Path]) -> None:
-    """Merge the facts of each config's captured log into the run's server facts (config name -> log file)."""
-    if not logs:
+def attach_server_logs(run_dir: Path, logs: dict[str, Path], preflight: dict[str, Any] | None = None) -> None:
+    """Merge the facts of each config's captured log into the run's server facts (config name -> log file), and
+    record the pre-flight outcome of launched recipes (``--no-preflight`` included) in the manifest."""
+    if not logs and not preflight:
         return
     run = open_run(run_dir)
     try:
+        if preflight:
+            run.update_manifest(preflight=preflight)
         known = run.server_facts
         for name, path in logs.items():
             run.save_server_facts(name, {**known.get(name, {}), **server_log_facts(path.resolve())})

@@ -78,6 +78,7 @@ def register(app: typer.Typer) -> None:
         from specscope.launch.serverlog import parse_server_log_specs
 
         logs = parse_server_log_specs(list(server_log or []), tuple(servers or ()))  # checked before the run
+        checked: dict[str, dict[str, object]] = {}
         cfg_names = parse_csv_names(configs)
         if servers and cfg_names is None:
             cfg_names = tuple(servers)
@@ -105,8 +106,7 @@ def register(app: typer.Typer) -> None:
             from specscope.launch.recipes import load_recipes
 
             book = load_recipes(recipes)
-            for name in options.configs:
-                preflight_recipe(book.get(name), skip=no_preflight, name=name)
+            checked = {name: preflight_recipe(book.get(name), skip=no_preflight, name=name) for name in options.configs}
         console = Console(stderr=True)
         with Progress(
             TextColumn("[bold]{task.description}"),
@@ -161,6 +161,6 @@ def register(app: typer.Typer) -> None:
                 raise typer.Exit(130) from None
         from specscope.bench.server_logs import attach_server_logs
 
-        attach_server_logs(run_dir, logs)
+        attach_server_logs(run_dir, logs, checked)
         console.print(f"run folder: {run_dir}")
         emit_report([run_dir], format, None)
