@@ -11,11 +11,10 @@ the result is a new folder, validated before anything is written.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-from specscope.checkpoint.header import TensorInfo
+from specscope.checkpoint.header import SafetensorsHeader
 from specscope.errors import CheckpointError, SurgeryError
 from specscope.surgery.graft import _other_files, build_index
 from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
@@ -39,20 +38,10 @@ def _load_index(root: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def _reader(path: Path, info: TensorInfo) -> Callable[[], bytes]:
-    def produce() -> bytes:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            data = os.pread(fd, info.nbytes, info.file_offset_bytes)
-        finally:
-            os.close(fd)
-        if len(data) != info.nbytes:
-            raise CheckpointError(
-                f"{info.name}: short read", found=len(data), expected=info.nbytes, fix="re-download the shard"
-            )
-        return data
-
-    return produce
+def _reader(root: Path, shard: str, header: SafetensorsHeader, name: str) -> Callable[[], bytes]:
+    """Bytes of ``name`` from that one shard (a stale copy elsewhere has the same name, so never by name alone)."""
+    one = Checkpoint(root, {shard: header}, None, {t.name: shard for t in header.tensors})
+    return lambda: one.read_bytes(name)
 
 
 def plan_prune_unindexed(src: str | Path, out: str | Path) -> SurgeryPlan:
@@ -96,7 +85,9 @@ def plan_prune_unindexed(src: str | Path, out: str | Path) -> SurgeryPlan:
             plan.links.append(LinkJob(shard, root / shard, header.file_size_bytes))
         else:
             jobs = [
-                TensorJob(t.name, t.dtype, t.shape, _reader(root / shard, t), origin=f"copy of {shard}:{t.name}")
+                TensorJob(
+                    t.name, t.dtype, t.shape, _reader(root, shard, header, t.name), origin=f"copy of {shard}:{t.name}"
+                )
                 for t in keep
             ]
             plan.shards.append(ShardJob(shard, jobs, dict(header.metadata) or {"format": "pt"}))
