@@ -120,3 +120,32 @@ def test_gate_no_preflight_is_recorded_in_the_run(tmp_path):
     doc = json.loads(text[text.index("{") :])
     manifest = json.loads((Path(doc["run_folder"]) / "manifest.json").read_text())
     assert manifest["preflight"]["m"]["status"] == "skipped (--no-preflight)"
+
+
+def _dflash_draft(root: Path, layer_types: list[str]) -> Path:
+    """A DFlash draft config for the small Qwen3.6 target (hidden 64, vocab 32, 4 layers), seed 000's layout."""
+    root.mkdir(parents=True)
+    cfg = {
+        "architectures": ["DFlashDraftModel"],
+        "model_type": "qwen3",
+        "dflash_config": {"block_size": 16, "mask_token_id": 31, "target_layer_ids": [1, 2]},
+        "hidden_size": qwen36.H,
+        "vocab_size": qwen36.V,
+        "num_hidden_layers": len(layer_types),
+        "num_target_layers": qwen36.L,
+        "layer_types": layer_types,
+        "sliding_window": 2048,
+        "use_sliding_window": True,
+    }
+    (root / "config.json").write_text(json.dumps(cfg))
+    return root
+
+
+def test_dflash_draft_with_mixed_layer_types_is_refused(tmp_path):
+    target = qwen36.build(tmp_path / "target")
+    mixed = _dflash_draft(tmp_path / "mixed", ["sliding_attention", "full_attention"])
+    res = preflight(str(target), str(mixed), "dflash")
+    assert [f.code for f in res.blocking] == ["DFLASH_MIXED_LAYER_TYPES"]
+    assert res.blocking[0].fix.startswith(f"specscope surgery dflash-layers {mixed} --all-sliding --out NEW_FOLDER")
+    fixed = _dflash_draft(tmp_path / "fixed", ["sliding_attention", "sliding_attention"])
+    assert preflight(str(target), str(fixed), "dflash").ok
