@@ -171,7 +171,8 @@ def check_index(ck: Checkpoint) -> list[Finding]:
                         found="no weight_map entry",
                         expected=f"{tensor} -> {loc.shard}",
                         consequence="index-driven tools do not see it; shard-iterating loaders still load it",
-                        fix="regenerate the index (specscope surgery reindex)",
+                        fix="index it (specscope surgery reindex) if it belongs, or drop it (specscope surgery "
+                        "prune-unindexed CHECKPOINT --out NEW_FOLDER)",
                     )
                 )
 
