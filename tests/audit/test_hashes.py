@@ -49,3 +49,52 @@ def test_cli_hashes_exit_codes(tmp_path: Path) -> None:
     bad = CliRunner().invoke(app, ["audit", str(ck), "--hashes", "-f", "json"])
     assert bad.exit_code == 1
     assert [f["code"] for f in json.loads(bad.output)["findings"]][0] == "HASH_MISMATCH"
+
+
+def test_hashes_against_the_hub_lfs_listing(tmp_path: Path, monkeypatch) -> None:
+    """A file server on 127.0.0.1 answers huggingface_hub's tree call (``/api/models/{repo}/tree/{rev}``) with
+    ``lfs.oid`` = sha256, as the hub does for LFS files; one file differs from the local copy."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from urllib.parse import unquote, urlsplit
+
+    from huggingface_hub import constants
+
+    ck = build(tmp_path / "ck")
+    wrong = "f" * 64
+    listing = [
+        {
+            "type": "file",
+            "path": S1,
+            "size": 1,
+            "oid": "0" * 40,
+            "lfs": {"oid": _sha(ck / S1), "size": 1, "pointerSize": 1},
+        },
+        {"type": "file", "path": S2, "size": 1, "oid": "1" * 40, "lfs": {"oid": wrong, "size": 1, "pointerSize": 1}},
+        {"type": "file", "path": "config.json", "size": 1, "oid": "2" * 40},
+    ]
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            ok = unquote(urlsplit(self.path).path) == "/api/models/acme/tiny/tree/main"
+            body = json.dumps(listing).encode() if ok else b"{}"
+            self.send_response(200 if ok else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{srv.server_address[1]}")
+    try:
+        r = CliRunner().invoke(app, ["audit", str(ck), "--hashes-hub", "acme/tiny", "-f", "json"])
+    finally:
+        srv.shutdown()
+    assert r.exit_code == 1, r.output
+    got = {f["code"]: f for f in json.loads(r.output)["findings"]}
+    assert got["HASH_MISMATCH"]["file"] == S2 and got["HASH_MISMATCH"]["expected"] == wrong
+    assert got["HASHES_VERIFIED"]["message"] == "1 of 2 files listed in acme/tiny (hub LFS) match their sha256"
