@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from specscope.cli import app
 from specscope.errors import ConfigError
-from specscope.launch.serverlog import loaded_vs_census, parse_server_log_specs
+from specscope.launch.serverlog import loaded_vs_census, merge_server_logs, parse_server_log_specs
 from specscope.store import open_run
 from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
 
@@ -78,3 +78,11 @@ def test_serve_parse_log_census_names_a_different_build(tmp_path: Path) -> None:
     assert got["loaded_gib"] == 18.41 and got["agrees"] is False
     text = CliRunner().invoke(app, ["serve", "--parse-log", str(LOG), "--census", str(ck)]).output
     assert "model loading vs census: log 18.41 GiB, census 0.00 GiB (+18.41 GiB): DIFFERS" in text
+
+
+def test_merge_server_logs_for_the_report() -> None:
+    facts = {"mtp": {"kind": "external", "base_url": "http://127.0.0.1:9"}, "base": {"kind": "external"}}
+    merged = merge_server_logs(facts, {"mtp": LOG})
+    assert merged["mtp"]["base_url"] == "http://127.0.0.1:9"
+    assert merged["mtp"]["log_facts"]["kv_cache_size_tokens"] == 36_432
+    assert merged["base"] == {"kind": "external"} and "log_facts" not in facts["mtp"]  # the input is not changed

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from specscope.launch.serverlog import server_log_facts
+from specscope.launch.serverlog import merge_server_logs
 from specscope.store import open_run
 
 __all__ = ["attach_server_logs"]
@@ -25,8 +25,8 @@ def attach_server_logs(run_dir: Path, logs: dict[str, Path], preflight: dict[str
     try:
         if preflight:
             run.update_manifest(preflight=preflight)
-        known = run.server_facts
-        for name, path in logs.items():
-            run.save_server_facts(name, {**known.get(name, {}), **server_log_facts(path.resolve())})
+        merged = merge_server_logs(run.server_facts, {name: path.resolve() for name, path in logs.items()})
+        for name in logs:
+            run.save_server_facts(name, merged[name])
     finally:
         run.close()

@@ -16,7 +16,7 @@ from typing import Any
 from specscope.errors import ConfigError
 from specscope.launch.logfacts import read_vllm_log
 
-__all__ = ["parse_server_log_specs", "server_log_facts", "loaded_vs_census", "LOADED_TOLERANCE"]
+__all__ = ["parse_server_log_specs", "server_log_facts", "merge_server_logs", "loaded_vs_census", "LOADED_TOLERANCE"]
 
 #: relative difference between "Model loading took" and the census above which the build is suspect
 LOADED_TOLERANCE = 0.02
@@ -69,6 +69,16 @@ def server_log_facts(path: str | Path) -> dict[str, Any]:
     """
     facts = read_vllm_log(path)
     return {"log": str(path), "log_facts": facts.model_dump(), "log_source": "user (--server-log)"}
+
+
+def merge_server_logs(server_facts: dict[str, dict[str, Any]], logs: dict[str, Path]) -> dict[str, dict[str, Any]]:
+    """A copy of a run's server facts (config -> facts) with each captured log's facts merged in: what
+    ``report --server-log NAME=FILE`` needs before it builds its tables (parse the option with
+    :func:`parse_server_log_specs` against the run's config names)."""
+    out = {name: dict(facts) for name, facts in server_facts.items()}
+    for name, path in logs.items():
+        out[name] = {**out.get(name, {}), **server_log_facts(path)}
+    return out
 
 
 def loaded_vs_census(weights_loaded_gib: float | None, census_bytes: int | None) -> dict[str, Any] | None:
