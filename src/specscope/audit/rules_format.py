@@ -122,15 +122,15 @@ def check_index(ck: Checkpoint) -> list[Finding]:
                 )
         return out
 
-    readable = {n: s for n, s in ck.shards.items() if s.header is not None}
+    readable = {n: s.header for n, s in ck.shards.items() if s.header is not None}
     referenced = set(ck.weight_map.values())
-    header_names_referenced = {t.name for n, s in readable.items() if n in referenced for t in s.header.tensors}
+    header_names_referenced = {t.name for n, h in readable.items() if n in referenced for t in h.tensors}
     orphans = []
     for tensor, shard in sorted(ck.weight_map.items()):
-        s = readable.get(shard)
-        if s is None:
+        h = readable.get(shard)
+        if h is None:
             continue  # missing/invalid shard reported by check_format
-        if tensor not in s.header.by_name:
+        if tensor not in h.by_name:
             orphans.append((tensor, shard))
     counts = {
         "index_entries": len(ck.weight_map),
@@ -176,21 +176,21 @@ def check_index(ck: Checkpoint) -> list[Finding]:
                     )
                 )
 
-    for name, s in sorted(readable.items()):
+    for name, h in sorted(readable.items()):
         if name in referenced or not name.endswith(".safetensors") or name == SINGLE_FILE:
             continue  # a single model.safetensors beside an index: SINGLE_FILE_SHADOWS_INDEX
-        nbytes = s.header.tensor_bytes
+        nbytes = h.tensor_bytes
         out.append(
             Finding(
                 Severity.WARNING,
                 "UNREFERENCED_SHARD",
-                f"{name} ({len(s.header.tensors)} tensors, {nbytes:,} bytes) is not referenced by the index",
+                f"{name} ({len(h.tensors)} tensors, {nbytes:,} bytes) is not referenced by the index",
                 file=name,
                 found="0 weight_map entries",
-                expected=f"{len(s.header.tensors)} entries pointing at it",
+                expected=f"{len(h.tensors)} entries pointing at it",
                 consequence="vLLM and SGLang load only the shards the index names: its tensors are silently ignored",
                 fix="add its tensors to the index (specscope surgery reindex) or delete the file",
-                details={"tensors": len(s.header.tensors), "tensor_bytes": nbytes},
+                details={"tensors": len(h.tensors), "tensor_bytes": nbytes},
             )
         )
 

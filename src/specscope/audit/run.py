@@ -33,7 +33,7 @@ _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 def _num_layers(cfg: dict | None) -> int | None:
     if not cfg:
         return None
-    tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
+    tc = cfg["text_config"] if isinstance(cfg.get("text_config"), dict) else cfg
     n = tc.get("num_hidden_layers")
     return n if isinstance(n, int) else None
 

@@ -112,7 +112,7 @@ def _other_files(ckpt: Checkpoint, skip: set[str]) -> list[LinkJob]:
 def _tensor_bytes(jobs_location: dict[str, str], ckpt: Checkpoint, new: list[TensorJob]) -> int:
     from specscope.checkpoint.dtypes import tensor_nbytes
 
-    return sum(ckpt.info(n).nbytes for n in jobs_location) + sum(tensor_nbytes(t.dtype, t.shape) for t in new)
+    return sum(ckpt.info(n).nbytes for n in jobs_location) + sum(tensor_nbytes(t.dtype, t.shape) or 0 for t in new)
 
 
 def _free_shard_name(ckpt: Checkpoint, base: str, keep: set[str]) -> str:
@@ -295,7 +295,7 @@ def plan_reindex(ckpt_dir: str | Path, out: str | Path | None = None) -> Surgery
     total = sum(h.tensor_bytes for h in ckpt.headers.values())
     index = build_index(ckpt, ckpt.location, total)
     in_place = out is None
-    plan = SurgeryPlan("reindex", ckpt.root, ckpt.root if in_place else Path(out), in_place=in_place)
+    plan = SurgeryPlan("reindex", ckpt.root, ckpt.root if out is None else Path(out), in_place=in_place)
     old = ckpt.index or {}
     dangling = sorted(set(old.get("weight_map", {})) - set(ckpt.location))
     if dangling:
