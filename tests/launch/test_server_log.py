@@ -86,3 +86,19 @@ def test_merge_server_logs_for_the_report() -> None:
     assert merged["mtp"]["base_url"] == "http://127.0.0.1:9"
     assert merged["mtp"]["log_facts"]["kv_cache_size_tokens"] == 36_432
     assert merged["base"] == {"kind": "external"} and "log_facts" not in facts["mtp"]  # the input is not changed
+
+
+def test_bench_records_preflight_and_loaded_vs_census(tmp_path: Path) -> None:
+    from specscope.bench.server_logs import attach_server_logs
+    from specscope.launch.serverlog import server_log_facts
+    from specscope.store import create_run
+
+    run = create_run(tmp_path / "run", {"kind": "bench"})
+    run.save_server_facts("mtp", {"kind": "vllm", **server_log_facts(LOG)})  # what a launched server records
+    run.close()
+    census = round(18.41 * 2**30)
+    attach_server_logs(tmp_path / "run", {}, {"mtp": {"status": "passed", "census_bytes": census}})
+    with open_run(tmp_path / "run") as r:
+        assert r.manifest["preflight"] == {"mtp": {"status": "passed", "census_bytes": census}}
+        assert r.server_facts["mtp"]["loaded_vs_census"]["agrees"] is True
+        assert r.server_facts["mtp"]["kind"] == "vllm"
