@@ -133,7 +133,7 @@ def kv_capacity(facts: LogFacts, *, kv_groups: int | None = None) -> KvCapacity:
     kv_bytes = round(facts.available_kv_cache_memory_gib * _GIB) if facts.available_kv_cache_memory_gib else None
     cap = KvCapacity(
         block_size_tokens=bs,
-        block_size_source="log" if facts.block_size_tokens else f"assumed (vLLM default {DEFAULT_BLOCK_SIZE_TOKENS})",
+        block_size_source="log" if facts.block_size_tokens else f"assumed: vLLM default {DEFAULT_BLOCK_SIZE_TOKENS}",
         kv_groups=g,
         mamba_groups=mamba,
         mamba_blocks_per_request=per_mamba if mamba else 0,
@@ -180,7 +180,7 @@ def plan_capacity(cap: KvCapacity, *, requests: int, tokens: int, max_num_seqs: 
         requests=requests,
         tokens=tokens,
         max_num_seqs=seqs,
-        max_num_seqs_source="plan" if max_num_seqs else f"assumed (vLLM default {DEFAULT_MAX_NUM_SEQS})",
+        max_num_seqs_source="plan" if max_num_seqs else f"assumed: vLLM default {DEFAULT_MAX_NUM_SEQS}",
         blocks_per_request_without_spec=without,
         blocks_per_request_with_spec=with_spec,
         fit_without_spec=fit_without,
