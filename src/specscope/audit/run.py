@@ -18,6 +18,7 @@ from specscope.audit.rules_draft import (
     is_draft_config,
 )
 from specscope.audit.rules_format import check_format, check_index
+from specscope.audit.rules_fused import check_fused, mtp_quant_profile
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_mtp import check_mtp
@@ -62,7 +63,11 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None) -> Audi
     quant_findings, quant_facts = check_quant(ck, draft_modules)
     findings += quant_findings
     facts.update(quant_facts)
-    findings += check_gate_up_scales(ck)
+    findings += check_gate_up_scales(ck) + check_fused(ck)
+    profile = mtp_quant_profile(ck, draft_modules)
+    if profile is not None:  # every profile is a fact; only "partial" needs a finding to explain it
+        facts["mtp_quantization"] = {k: profile.details[k] for k in ("profile", "quantized", "unquantized")}
+        findings += [profile] if profile.details["profile"] == "partial" else []
     kv_findings, kv_table = check_kv(ck, layout.prefixes if layout else ("mtp.",))
     findings += kv_findings
     if kv_table:

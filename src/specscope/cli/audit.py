@@ -88,6 +88,15 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
         format: TextJsonFormatOption = "text",
+        hashes: Annotated[
+            bool, typer.Option("--hashes", help="Also compare each file's sha256 with TARGET/SHA256SUMS (reads files).")
+        ] = False,
+        hashes_file: Annotated[
+            str | None, typer.Option("--hashes-file", help="The sha256sum manifest for --hashes (default SHA256SUMS).")
+        ] = None,
+        hashes_hub: Annotated[
+            str | None, typer.Option("--hashes-hub", help="Compare sha256s with this hub repo's LFS metadata.")
+        ] = None,
     ) -> None:
         """Audit a checkpoint by reading only JSON files and safetensors headers (never tensor data, except scalar
         scales). Honours HF_TOKEN, HF_ENDPOINT and HF_HUB_OFFLINE for hub targets.
@@ -96,6 +105,10 @@ def register(app: typer.Typer) -> None:
         from specscope.audit import audit_checkpoint
 
         report = audit_checkpoint(target, draft=draft, bandwidth=bandwidth)
+        if hashes or hashes_file or hashes_hub:
+            from specscope.audit.hashes import add_hash_findings
+
+            add_hash_findings(report, target, hashes_file, hub=hashes_hub)
         if format == "json":
             data = report.to_dict()
             data["exit_code"] = report.exit_code_for(strict=strict)

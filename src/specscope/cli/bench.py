@@ -80,6 +80,13 @@ def register(app: typer.Typer) -> None:
         launch: LaunchOption = "embedded",
         recipes: RecipesOption = None,
         baseline: Annotated[str | None, typer.Option(help="Config that speedups are measured against.")] = None,
+        server_log: Annotated[
+            list[str] | None,
+            typer.Option("--server-log", help="NAME=FILE: the captured log of --server NAME (KV table, signatures)."),
+        ] = None,
+        no_preflight: Annotated[
+            bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
+        ] = False,
     ) -> None:
         """Run configs x workloads x concurrency levels x shuffled repeats, commit every cell to a run folder,
         and print the report. With no --server, the embedded llama.cpp engine serves SmolLM2-135M.
@@ -94,6 +101,9 @@ def register(app: typer.Typer) -> None:
         from specscope.targets import parse_targets
 
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
+        from specscope.launch.serverlog import parse_server_log_specs
+
+        logs = parse_server_log_specs(list(server_log or []), tuple(plan.servers))  # checked before the run
         options = None
         if resume is None:
             options = profile_options(
@@ -109,6 +119,12 @@ def register(app: typer.Typer) -> None:
                 threads=threads,
                 baseline=baseline,
             )
+        if options is not None:  # audit every recipe before one starts (vllm only)
+            from specscope.targets.preflight import preflight_plan
+
+            checked = preflight_plan(plan, options.configs, skip=no_preflight)
+        else:
+            checked = {}
         # the folder is named here, so that an interrupted run can say where it is
         planned = resume if resume is not None else new_run_dir(out)
         console = Console(stderr=True)
@@ -126,5 +142,8 @@ def register(app: typer.Typer) -> None:
                 )
         except KeyboardInterrupt:
             raise _interrupted(console, planned) from None
+        from specscope.bench.server_logs import attach_server_logs
+
+        attach_server_logs(run_dir, logs, checked)
         console.print(f"run folder: {run_dir}")
         emit_report([run_dir], format, None)

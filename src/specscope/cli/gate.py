@@ -65,6 +65,9 @@ def register(app: typer.Typer) -> None:
         ] = False,
         recipe: Annotated[list[str] | None, typer.Option("--recipe", hidden=True)] = None,
         embedded: Annotated[bool, typer.Option("--embedded", hidden=True)] = False,
+        no_preflight: Annotated[
+            bool, typer.Option("--no-preflight", help="--recipe: skip the audit of each recipe's model/draft.")
+        ] = False,
     ) -> None:
         """Run the quality gates (thinking termination, arithmetic, code, tool call, long context, repetition,
         base vs speculative) and store the run (manifest.json with kind "gate" + gate.json). With no --server,
@@ -84,6 +87,10 @@ def register(app: typer.Typer) -> None:
             configs, launch = [*(configs or []), *recipe], "vllm"
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
         prof = gate_profile(plan, profile, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens)
+        from specscope.gate.session import DEFAULT_EMBEDDED_CONFIGS
+        from specscope.targets.preflight import preflight_plan
+
+        checked = preflight_plan(plan, plan.names(DEFAULT_EMBEDDED_CONFIGS), skip=no_preflight)
         console = Console(stderr=True)
 
         def on_result(r: ProbeResult) -> None:
@@ -92,7 +99,7 @@ def register(app: typer.Typer) -> None:
                 f"{r.config:>10} {r.gate:<12} {r.probe_id:<24} {mark} {r.check.why[:90]}", markup=True, highlight=False
             )
 
-        run, run_dir = run_gate(plan, prof, out, gates=gates, on_result=on_result)
+        run, run_dir = run_gate(plan, prof, out, gates=gates, on_result=on_result, preflight=checked)
         console.print(f"run folder: {run_dir}")
         _print_run(run, run_dir, format)
         if not run.passed:

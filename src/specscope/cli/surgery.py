@@ -191,4 +191,16 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"consequence: {n}", err=True)
         _run(plan, dry_run=dry_run, fmt=fmt)
 
+    @sub.command("prune-unindexed")
+    def prune_unindexed(
+        src: Path = typer.Argument(..., help="checkpoint folder (never modified)"),
+        out: Path = typer.Option(..., "--out", help="new folder"),
+        dry_run: bool = typer.Option(False, "--dry-run"),
+        fmt: str = typer.Option("text", "--format", help="text | json"),
+    ) -> None:
+        """Copy a checkpoint keeping in each shard only the tensors its index assigns there (stale copies out)."""
+        from specscope.surgery.prune import plan_prune_unindexed
+
+        _run(plan_prune_unindexed(src, out), dry_run=dry_run, fmt=fmt)
+
     app.add_typer(sub, name="surgery")

@@ -131,6 +131,7 @@ def run_gate(
     *,
     gates: list[str] | None = None,
     on_result: Callable[[ProbeResult], None] | None = None,
+    preflight: dict[str, dict[str, object]] | None = None,
 ) -> tuple[GateRun, Path]:
     """Gate every config of ``plan`` and store the run in a new folder ``out/gate-YYYYmmdd-HHMMSS``.
 
@@ -145,5 +146,6 @@ def run_gate(
     run = run_gate_suite(targets, profile, gates=gates, on_result=on_result)
     names = [t.name for t in targets]
     extra = {"launch": plan.kind, "embedded": plan.kind == "embedded", "recipes": names if plan.kind == "vllm" else []}
+    extra["preflight"] = preflight or {}
     write_gate_run(run, run_dir, extra_manifest=extra)
     return run, run_dir

@@ -191,6 +191,23 @@ def _indent_of(path: Path) -> int:
     return 2
 
 
+SINGLE_FILE, BACKBONE_FILE = "model.safetensors", "model_backbone.safetensors"
+
+
+def _rename_single_file(links: list[LinkJob], shards: list[ShardJob], kept: dict[str, str], notes: list[str]) -> None:
+    """A single-file source's ``model.safetensors`` becomes ``model_backbone.safetensors`` in a result that has an
+    index: transformers loads ``model.safetensors`` alone when it exists and never reads the index, so the new
+    shard would be ignored (issue 13; the audit's ``SINGLE_FILE_SHADOWS_INDEX``)."""
+    jobs: list[LinkJob | ShardJob] = [*links, *shards]
+    for job in jobs:
+        if job.name == SINGLE_FILE:
+            job.name = BACKBONE_FILE
+            notes.append(f"{SINGLE_FILE} is written as {BACKBONE_FILE} (listed in the index) so it cannot shadow it")
+    for tensor, shard in kept.items():
+        if shard == SINGLE_FILE:
+            kept[tensor] = BACKBONE_FILE
+
+
 def plan_derived(
     ckpt: Checkpoint,
     out: Path,
@@ -204,6 +221,7 @@ def plan_derived(
     """A new checkpoint folder = ``ckpt`` minus ``remove`` plus ``new_tensors`` in their own shard, with
     configs transformed by ``new_configs`` and the index rebuilt; every other file hardlinked."""
     links, shards, kept, notes = plan_removal(ckpt, remove)
+    _rename_single_file(links, shards, kept, notes)
     new_name = _free_shard_name(ckpt, new_shard_base, set(kept.values()))
     before = _read_configs(ckpt)
     after = new_configs(copy.deepcopy(before))
