@@ -90,7 +90,8 @@ def register(app: typer.Typer) -> None:
         from specscope.gate.session import DEFAULT_EMBEDDED_CONFIGS
         from specscope.targets.preflight import preflight_plan
 
-        checked = preflight_plan(plan, plan.names(DEFAULT_EMBEDDED_CONFIGS), skip=no_preflight)
+        names = plan.names(DEFAULT_EMBEDDED_CONFIGS if plan.kind == "embedded" else ())
+        checked = preflight_plan(plan, names, skip=no_preflight)
         console = Console(stderr=True)
 
         def on_result(r: ProbeResult) -> None:
