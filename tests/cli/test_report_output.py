@@ -27,25 +27,28 @@ def _one_error_line(res):
 
 def _bench_run(path):
     """One ok cell: two streams of 12 usage tokens each over 100 ns of wall time."""
-    stream = lambda i: StreamRecord(
-        f"prose-{i:03d}",
-        0,
-        0,
-        5,
-        5,
-        50,
-        100,
-        3,
-        0,
-        12,
-        7,
-        "usage",
-        "length",
-        "ok",  # noqa: E731
-        None,
-        200,
-        text="hi",
-    )
+
+    def stream(i):
+        return StreamRecord(
+            f"prose-{i:03d}",
+            0,
+            0,
+            5,
+            5,
+            50,
+            100,
+            3,
+            0,
+            12,
+            7,
+            "usage",
+            "length",
+            "ok",
+            None,
+            200,
+            text="hi",
+        )
+
     run = create_run(
         path, {"kind": "bench", "options": {"configs": ["base"], "workloads": ["prose"], "levels": [2], "repeats": 1}}
     )

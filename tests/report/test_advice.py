@@ -68,7 +68,7 @@ def _cell(config, workload, conc, rep, tok_s, ttft_p95_s=0.5):
 def _run(ttft_dflash_12=0.5):
     cells = []
     for (wl, conc), vals in TABLE.items():
-        for cfg, v in zip(("base", "mtp", "dflash"), vals):
+        for cfg, v in zip(("base", "mtp", "dflash"), vals, strict=True):
             for r, e in enumerate(JITTER):
                 ttft = ttft_dflash_12 if (cfg, conc) == ("dflash", 12) else 0.5
                 sign = 1 if cfg == "base" else -1  # opposite drift: per-round ratios differ, means stay exact

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from specscope.records import CellKey, CellResult
+from specscope.report.build import run_data
 from specscope.report.html import RunView, render_html, write_html
 from specscope.stats.summary import CellSummary
 from specscope.store import create_run, open_run
@@ -80,20 +81,21 @@ def _store_run(tmp_path: Path, name: str, cells: list[CellSummary]) -> Path:
 def test_page_has_tables_facts_degraded_cells_and_no_network_resources(tmp_path):
     path = _store_run(tmp_path, "run-a", _cells())
     with open_run(path) as run:
-        page = render_html([run])
+        page = render_html([run_data(run)])
     assert page.startswith("<!DOCTYPE html>")
-    assert "target 4 / achieved 3.00" not in page  # the degraded C16 round is not averaged into the ok rows
-    # the group's label averages achieved concurrency over all its rounds: (4 + 4 + 4 + 3) / 4
-    assert "target 4 / achieved 3.75" in page
+    # the degraded C16 round (3 of 4 streams) is not averaged into achieved concurrency, TTFT or tok/s
+    assert "<td>4.00 / 4</td>" in page and "3.75" not in page
     assert "CLIENT_LIMITED" in page and "degraded" in page
-    assert "kv_cache_tokens" in page and "16384" in page
-    assert "model_bytes" in page
-    # edit, 1 stream: base rounds 9.9 / 10 / 10.1, draft 20/0.99 / 20 / 20/1.01 -> ratio of means 2.000134 -> +100.0 %
-    assert '<td class="l">edit</td><td class="l">1</td><td class="l">draft</td><td>+100.0%</td>' in page
-    assert '<td class="l">prose</td><td class="l">1</td><td class="l">draft</td><td>+10.0%</td>' in page
-    # run header, throughput, speedups, acceptance, degraded, then the text report's per-stream spread, TTFT,
-    # concurrency and CV tables (no comparison for one run)
-    assert page.count("<table") == 9
+    # server facts are a table (k = 2 for the draft config), not a JSON dump
+    assert '<table class="server_facts">' in page and "kv_cache_tokens" not in page
+    assert "model_bytes" in page  # the manifest stays available, folded
+    # edit, 1 stream: base rounds 9.9 / 10 / 10.1, draft 20/0.99 / 20 / 20/1.01 -> ratio of means 2.000134 -> 2.00x;
+    # the interval ends are near the per-round ratios 1.96 and 2.04
+    assert re.search(r'<td class="l">edit</td><td>1</td><td class="wins">2\.00x \[1\.9\dx, 2\.0\dx\] wins</td>', page)
+    assert re.search(r'<td class="l">prose</td><td>1</td><td class="wins">1\.10x \[', page)
+    # run, acceptance, acceptance by N, acceptance per position, throughput per workload (2), speedup, per-stream
+    # spread, TTFT, concurrency, CV, cells not ok, servers (no comparison for one run)
+    assert page.count("<table") == 13
     assert "LENGTH_IDENTITY" not in page
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
     assert "<script" not in page
@@ -112,7 +114,7 @@ def test_several_runs_are_compared_and_written_atomically(tmp_path):
     out = write_html(tmp_path / "out" / "report.html", [a, b])
     page = out.read_text(encoding="utf-8")
     assert "<h2>Comparison</h2>" in page
-    assert "spark-2 tok/s" in page and "(+10.0%)" in page
+    assert "spark-2 (tok/s)" in page and "<td>1.10x</td>" in page
     assert [p.name for p in out.parent.iterdir()] == ["report.html"]  # no temp file left behind
 
 
@@ -131,7 +133,7 @@ def test_without_matplotlib_the_page_says_how_to_get_charts(monkeypatch):
     page = render_html([RunView("x", {}, _cells())])
     assert "charts need matplotlib: pip install &#x27;specscope[charts]&#x27;" in page
     assert "<img" not in page
-    assert "target 1 / achieved 1.00" in page
+    assert "<td>1.00 / 1</td>" in page
 
 
 @pytest.mark.browser
@@ -142,7 +144,7 @@ def test_page_renders_in_headless_chromium(tmp_path):
 
     path = _store_run(tmp_path, "run-a", _cells())
     with open_run(path) as run:
-        page_path = write_html(tmp_path / "report.html", [run, RunView("run-b", {}, _cells())])
+        page_path = write_html(tmp_path / "report.html", [run_data(run), RunView("run-b", {}, _cells())])
     errors: list[str] = []
     requests: list[str] = []
     with sync_playwright() as p:
@@ -184,7 +186,7 @@ def test_page_renders_in_headless_chromium(tmp_path):
     assert {name for name, *_ in images} == ALL_CHARTS
     assert all(complete and w > 100 and h > 100 for _, complete, w, h in images), images
     classes = [c for c, _ in tables]
-    assert classes.count("throughput") == 2 and classes.count("speedups") == 2 and classes.count("acceptance") == 2
-    assert "compare" in classes and "degraded" in classes
+    assert classes.count("throughput") == 4 and classes.count("speedup") == 2 and classes.count("acceptance") == 2
+    assert "compare" in classes and "not_ok" in classes
     assert all(n > 1 for _, n in tables)  # every table has a header and at least one row
     assert shot.stat().st_size > 50_000

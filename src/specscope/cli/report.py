@@ -90,7 +90,7 @@ def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None
         )
     else:
         console, buf = _console(output)
-        for p, r in zip(runs, loaded):
+        for p, r in zip(runs, loaded, strict=True):
             console.rule(f"gate run {p}")
             console.print(render_gate_table(r))
             console.print(render_thinking_table(r))

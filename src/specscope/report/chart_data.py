@@ -14,21 +14,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from specscope.report import units
+from specscope.report.acceptance_tables import POSITION_FLOOR, acceptance_views, shown_positions
 from specscope.report.document import ChartData, Panel, Series
-from specscope.report.tables import RunCells, acceptance_views
+from specscope.report.tables import RunCells
 from specscope.stats.speedup import paired_speedups
 
-__all__ = ["POSITION_FLOOR", "shown_positions", "run_charts"]
-
-POSITION_FLOOR = 0.01  # fraction: positions from the first one below this acceptance on are not drawn
-
-
-def shown_positions(unconditional: Sequence[float]) -> int:
-    """How many positions to draw: up to (not including) the first with u_i < 1 %; at least one."""
-    for i, u in enumerate(unconditional):
-        if u < POSITION_FLOOR:
-            return max(i, 1)
-    return len(unconditional)
+__all__ = ["run_charts"]
 
 
 def _mean(xs: Sequence[float | None]) -> float | None:
@@ -87,7 +78,9 @@ def _heatmap(rc: RunCells) -> ChartData | None:
                 grey=tuple(grey),
             )
         )
-    return ChartData("speedup_heatmap", "Speedup vs baseline (~ within noise, grey: degraded)", "heatmap", tuple(panels))
+    return ChartData(
+        "speedup_heatmap", "Speedup vs baseline (~ within noise, grey: degraded)", "heatmap", tuple(panels)
+    )
 
 
 def _acceptance_bars(rc: RunCells) -> ChartData | None:
@@ -153,7 +146,7 @@ def _stream_bands(rc: RunCells) -> ChartData | None:
                     xs.append(float(n))
                     q.append([float(x) for x in np.percentile(pooled, [0, 5, 50, 95, 100])])  # [5] tokens/s
             if xs:
-                qa = list(zip(*q))
+                qa = list(zip(*q, strict=True))
                 series.append(Series(c, tuple(xs), qa[2], "band", qa[0], qa[4], qa[1], qa[3]))
         panels.append(Panel(w, "requested streams", "tokens/s per stream", tuple(series), log2_x=True))
     return ChartData("stream_bands", "Per-stream tok/s (band min..max, p05..p95; line p50)", "lines", tuple(panels))
@@ -179,7 +172,9 @@ def run_charts(rc: RunCells) -> list[ChartData]:
     if not rc.cells:
         return []
     charts = [
-        _per_workload_lines(rc, "output_tok_s", "throughput", "Throughput vs concurrency", "output tokens/s (all streams)"),
+        _per_workload_lines(
+            rc, "output_tok_s", "throughput", "Throughput vs concurrency", "output tokens/s (all streams)"
+        ),
         _heatmap(rc),
         _acceptance_bars(rc),
         _positions(rc),

@@ -105,7 +105,7 @@ def _axes(ax: Any, p: Panel) -> None:
 
 def _lines(ch: ChartData) -> Any:
     fig, axes = _figure(len(ch.panels), width_in=4.2 if len(ch.panels) > 1 else 5.0)
-    for ax, p in zip(axes, ch.panels):
+    for ax, p in zip(axes, ch.panels, strict=True):
         colors: dict[str, Any] = {}
         for s in p.series:
             _draw_series(ax, s, colors)
@@ -141,8 +141,10 @@ def _heatmap(ch: ChartData) -> Any:
     lim = max([0.2, *vals])
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-lim, vmax=lim)
     image = None
-    for ax, p in zip(axes, ch.panels):
-        grid = np.array([[np.nan if v is None else v for v in row] for row in p.grid], dtype=float)  # [workloads, levels]
+    for ax, p in zip(axes, ch.panels, strict=True):
+        grid = np.array(
+            [[np.nan if v is None else v for v in row] for row in p.grid], dtype=float
+        )  # [workloads, levels]
         for i, j in p.grey:
             ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, facecolor="#bdbdbd", edgecolor="white", zorder=0))
         for i, row in enumerate(p.grid_text):

@@ -25,7 +25,8 @@ __all__ = ["RunView", "render_html", "render_document_html", "write_html", "writ
 RunView = RunData  # the name the page's callers used before the document existed
 
 _CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem auto;max-width:1200px;color:#222;padding:0 1rem}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem auto;max-width:1200px;color:#222;
+padding:0 1rem}
 h1{font-size:1.5rem}h2{border-bottom:2px solid #ccc;padding-bottom:.2rem;margin-top:2.5rem}h3{margin-top:1.6rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
 th,td{border:1px solid #ccc;padding:.2rem .45rem;text-align:right}th{background:#f0f0f0}

@@ -15,12 +15,11 @@ import numpy as np
 
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
-from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
 from specscope.stats.groups import GroupKey, configs_of, group_cells, levels_of, workloads_of
 from specscope.stats.speedup import coefficient_of_variation, few_repeats_note, paired_speedups
 from specscope.stats.summary import CellSummary
 
-__all__ = ["BASELINE", "RunCells", "bench_tables", "acceptance_views"]
+__all__ = ["BASELINE", "RunCells", "bench_tables"]
 
 BASELINE = "base"
 
@@ -62,68 +61,6 @@ class RunCells:
 def _mean(xs: Sequence[float | None]) -> float | None:
     vals = [x for x in xs if x is not None]
     return float(np.mean(vals)) if vals else None
-
-
-def acceptance_views(rc: RunCells, level: int | None = None) -> dict[tuple[str, str | None], AcceptanceView]:
-    """Pooled acceptance per config x workload over ok cells (at one requested level when given)."""
-    cells = [c for c in rc.cells if level is None or c.concurrency == level]
-    return pooled_acceptance(cells)
-
-
-def _zero_drafts(rc: RunCells, config: str, workload: str) -> bool:
-    here = [c for lev in rc.levels for c in rc.ok(config, workload, lev)]
-    return bool(here) and all(c.counters and not c.counters.get("drafts") for c in here)
-
-
-def _acceptance_cell(view: AcceptanceView | None, zero: bool) -> Cell:
-    if view is None or view.acceptance_rate is None:
-        return text_cell("0 drafts") if zero else units.missing()
-    r = units.rate(view.acceptance_rate)
-    ln = units.length(view.acceptance_length)
-    return Cell(r.value, r.text + (f" (len {ln.text})" if view.acceptance_length is not None else ""))
-
-
-def acceptance_table(rc: RunCells) -> Table:
-    """Acceptance rate (and length) per drafting config x workload, pooled over every ok cell."""
-    views = acceptance_views(rc)
-    rows = []
-    for c in rc.configs:
-        zero = {w: _zero_drafts(rc, c, w) for w in rc.workloads}
-        drafted = any((c, w) in views for w in rc.workloads)
-        if not drafted and (c == rc.baseline or not any(zero.values())):
-            continue
-        rows.append([text_cell(c)] + [_acceptance_cell(views.get((c, w)), zero[w]) for w in rc.workloads])
-    return Table(
-        "acceptance",
-        "Acceptance rate by config x workload (accepted / drafted; acceptance length in brackets)",
-        [Column("config"), *[Column(w, "%") for w in rc.workloads]],
-        rows,
-        "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
-        "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it.",
-    )
-
-
-def acceptance_by_level_table(rc: RunCells) -> Table | None:
-    """The seed card's second acceptance table: one row per requested N, a column per config x workload."""
-    per_level = {lev: acceptance_views(rc, lev) for lev in rc.levels}
-    keys = [(c, w) for c in rc.configs for w in rc.workloads if any((c, w) in v for v in per_level.values())]
-    if not keys or len(rc.levels) < 1:
-        return None
-    rows = [
-        [units.count(lev)] + [units.rate((per_level[lev].get(k) or _NO_VIEW).acceptance_rate) for k in keys]
-        for lev in rc.levels
-    ]
-    return Table(
-        "acceptance_by_n",
-        "Acceptance rate by requested concurrency N, per config and workload",
-        [Column("N", "streams"), *[Column(f"{c} {w}", "%") for c, w in keys]],
-        rows,
-        "Pooled over the ok cells of each N. Acceptance moves with content, not with load: a column that "
-        "changes much with N deserves a look.",
-    )
-
-
-_NO_VIEW = AcceptanceView(0.0, 0.0, 0.0, None, None, (), (), None)
 
 
 def throughput_tables(rc: RunCells) -> list[Table]:
@@ -207,7 +144,8 @@ def stream_spread_table(rc: RunCells) -> Table | None:
 
 def ttft_table(rc: RunCells) -> Table:
     rows = [
-        [text_cell(w), units.count(n)] + [units.seconds(_mean([s.ttft_p50_s for s in rc.ok(c, w, n)])) for c in rc.configs]
+        [text_cell(w), units.count(n)]
+        + [units.seconds(_mean([s.ttft_p50_s for s in rc.ok(c, w, n)])) for c in rc.configs]
         for w in rc.workloads
         for n in rc.levels
     ]
@@ -242,7 +180,9 @@ def cv_table(rc: RunCells) -> Table:
         for w in rc.workloads:
             row = [text_cell(c), text_cell(w)]
             for n in rc.levels:
-                row.append(units.rate(coefficient_of_variation([s.output_tok_s for s in rc.ok(c, w, n) if s.output_tok_s])))
+                row.append(
+                    units.rate(coefficient_of_variation([s.output_tok_s for s in rc.ok(c, w, n) if s.output_tok_s]))
+                )
             rows.append(row)
     return Table(
         "cv",
@@ -297,10 +237,13 @@ def not_ok_table(rc: RunCells) -> Table:
 
 def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> list[Table]:
     """All tables of a bench run, in reading order; speedups are against the config ``baseline``."""
+    from specscope.report.acceptance_tables import acceptance_by_level_table, acceptance_detail_table, acceptance_table
+
     rc = RunCells.of(summaries, baseline)
     tables = [
         acceptance_table(rc),
         acceptance_by_level_table(rc),
+        acceptance_detail_table(rc),
         *throughput_tables(rc),
         speedup_table(rc),
         stream_spread_table(rc),
