@@ -61,8 +61,8 @@ class Table:
 
     @property
     def headers(self) -> list[str]:
-        """Column names as printed: the name, then the unit in brackets when it is not in the name already."""
-        return [c.name if not c.unit or c.unit in c.name else f"{c.name} ({c.unit})" for c in self.columns]
+        """Column names as printed: the name, then the unit in brackets when there is one."""
+        return [f"{c.name} ({c.unit})" if c.unit else c.name for c in self.columns]
 
     @property
     def rows(self) -> list[list[str]]:

@@ -12,13 +12,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 
-__all__ = ["server_tables", "facts_table", "spec_method"]
+__all__ = ["server_tables", "facts_table", "spec_method", "spec_k"]
 
 
 def _rel(value: float | None, ref: float | None) -> float | None:
@@ -138,15 +139,24 @@ def _model_name(f: Mapping[str, Any]) -> str:
     return str(model) if model else units.DASH
 
 
-def _k(f: Mapping[str, Any]) -> int | None:
-    recipe = f.get("recipe")
+def spec_k(config: str, facts: Mapping[str, Any]) -> int | None:
+    """Draft tokens per step (k) of a config, or None when nothing says.
+
+    Sources, first found: the vLLM recipe's ``num_speculative_tokens``; a top-level ``k``,
+    ``num_speculative_tokens`` or ``draft_max``; the embedded engine's ``config.draft_n_max_tokens``
+    (llama.cpp ``--spec-draft-n-max``) when it drafts; a config name ending in ``k<digits>``.
+    """
+    recipe = facts.get("recipe")
     if isinstance(recipe, Mapping) and recipe.get("num_speculative_tokens") is not None:
         return int(recipe["num_speculative_tokens"])
-    cfg = f.get("config")
+    for key in ("k", "num_speculative_tokens", "draft_max"):
+        if facts.get(key) is not None:
+            return int(facts[key])
+    cfg = facts.get("config")
     if isinstance(cfg, Mapping) and cfg.get("spec_types") and cfg.get("draft_n_max_tokens") is not None:
         return int(cfg["draft_n_max_tokens"])
-    k = f.get("k")
-    return None if k is None else int(k)
+    m = re.search(r"k(\d+)$", config)
+    return int(m.group(1)) if m else None
 
 
 def facts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
@@ -163,7 +173,7 @@ def facts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
                 text_cell(str(f.get("kind") or f.get("engine") or units.DASH)),
                 text_cell(_model_name(f)),
                 text_cell(spec_method(c, f) or units.DASH),
-                units.count(_k(f)),
+                units.count(spec_k(c, f)),
                 text_cell(str(f.get("base_url") or units.DASH)),
                 text_cell(cmd_text),
             ]
