@@ -243,7 +243,7 @@ def _crossovers(
                 for s in cell_speedups
                 if s.config == cfg and s.workload == w and s.speedup is not None
             ]
-            out += find_crossovers(here, cfg, w)  # type: ignore[arg-type]
+            out += find_crossovers(here, cfg, w)
     return out
 
 
