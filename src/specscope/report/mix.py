@@ -244,7 +244,9 @@ def place_acceptance(
         config = drafting[0]
     if config not in drafting:
         raise ConfigError(f"config {config!r} has no acceptance in the run", found=config, expected=", ".join(drafting))
-    by_wl = {str(wl): v.acceptance_rate for (c, wl), v in views.items() if c == config and v.acceptance_rate is not None}
+    by_wl = {
+        str(wl): v.acceptance_rate for (c, wl), v in views.items() if c == config and v.acceptance_rate is not None
+    }
     order = sorted(by_wl.items(), key=lambda kv: kv[1])
     nearest = min(order, key=lambda kv: abs(kv[1] - acceptance))[0]
     if acceptance <= order[0][1]:

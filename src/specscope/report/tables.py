@@ -8,7 +8,7 @@ sum drafted, from the counter deltas), not a mean of ratios. Units: :mod:`specsc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -158,37 +158,37 @@ def ttft_table(rc: RunCells) -> Table:
     )
 
 
-def concurrency_table(rc: RunCells) -> Table:
+def _per_level_table(
+    rc: RunCells, key: str, title: str, unit: str, cell: Callable[[list[CellSummary], int], Cell], note: str
+) -> Table:
+    """Rows config x workload, one column per requested N; ``cell`` turns a group's ok cells into a figure."""
     rows = [
-        [text_cell(c), text_cell(w)]
-        + [units.concurrency(_mean([s.achieved_concurrency for s in rc.ok(c, w, n)]), n) for n in rc.levels]
+        [text_cell(c), text_cell(w)] + [cell(rc.ok(c, w, n), n) for n in rc.levels]
         for c in rc.configs
         for w in rc.workloads
     ]
-    return Table(
+    cols = [Column("config"), Column("workload"), *[Column(f"N={n}", unit) for n in rc.levels]]
+    return Table(key, title, cols, rows, note)
+
+
+def concurrency_table(rc: RunCells) -> Table:
+    return _per_level_table(
+        rc,
         "concurrency",
         "Achieved / requested concurrency",
-        [Column("config"), Column("workload"), *[Column(f"N={n}", "streams") for n in rc.levels]],
-        rows,
+        "streams",
+        lambda cells, n: units.concurrency(_mean([s.achieved_concurrency for s in cells]), n),
         "Time-weighted streams in flight between first send and last end, from the wire instants; ok cells only.",
     )
 
 
 def cv_table(rc: RunCells) -> Table:
-    rows = []
-    for c in rc.configs:
-        for w in rc.workloads:
-            row = [text_cell(c), text_cell(w)]
-            for n in rc.levels:
-                row.append(
-                    units.rate(coefficient_of_variation([s.output_tok_s for s in rc.ok(c, w, n) if s.output_tok_s]))
-                )
-            rows.append(row)
-    return Table(
+    return _per_level_table(
+        rc,
         "cv",
         "Coefficient of variation of aggregate tok/s across repeats",
-        [Column("config"), Column("workload"), *[Column(f"N={n}", "%") for n in rc.levels]],
-        rows,
+        "%",
+        lambda cells, _n: units.rate(coefficient_of_variation([s.output_tok_s for s in cells if s.output_tok_s])),
         "Differences smaller than this spread are not meaningful.",
     )
 
