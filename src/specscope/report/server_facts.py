@@ -142,13 +142,18 @@ def _model_name(f: Mapping[str, Any]) -> str:
 def spec_k(config: str, facts: Mapping[str, Any]) -> int | None:
     """Draft tokens per step (k) of a config, or None when nothing says.
 
-    Sources, first found: the vLLM recipe's ``num_speculative_tokens``; a top-level ``k``,
+    Sources, first found: the vLLM recipe's ``num_speculative_tokens``; the one parsed from the vLLM log's
+    speculative config; a top-level ``k``,
     ``num_speculative_tokens`` or ``draft_max``; the embedded engine's ``config.draft_n_max_tokens``
     (llama.cpp ``--spec-draft-n-max``) when it drafts; a config name ending in ``k<digits>``.
     """
     recipe = facts.get("recipe")
     if isinstance(recipe, Mapping) and recipe.get("num_speculative_tokens") is not None:
         return int(recipe["num_speculative_tokens"])
+    logs = facts.get("log_facts")
+    spec = logs.get("speculative_config") if isinstance(logs, Mapping) else None
+    if isinstance(spec, Mapping) and spec.get("num_speculative_tokens") is not None:
+        return int(spec["num_speculative_tokens"])
     for key in ("k", "num_speculative_tokens", "draft_max"):
         if facts.get(key) is not None:
             return int(facts[key])
