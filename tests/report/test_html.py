@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from browser import show
 
 from specscope.records import CellKey, CellResult
 from specscope.report.build import run_data
@@ -13,7 +14,6 @@ from specscope.report.html import RunView, render_html, write_html
 from specscope.stats.summary import CellSummary
 from specscope.store import create_run, open_run
 
-CHROMIUM = Path("/usr/bin/chromium")
 ALL_CHARTS = {"throughput", "speedup_heatmap", "acceptance", "positions", "stream_bands", "ttft", "achieved"}
 
 
@@ -138,55 +138,17 @@ def test_without_matplotlib_the_page_says_how_to_get_charts(monkeypatch):
 
 @pytest.mark.browser
 def test_page_renders_in_headless_chromium(tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("needs /usr/bin/chromium: apt-get update && apt-get install -y chromium")
-    from playwright.sync_api import sync_playwright
-
     path = _store_run(tmp_path, "run-a", _cells())
     with open_run(path) as run:
         page_path = write_html(tmp_path / "report.html", [run_data(run), RunView("run-b", {}, _cells())])
-    errors: list[str] = []
-    requests: list[str] = []
-    with sync_playwright() as p:
-        # a fresh profile folder: playwright passes it to Chromium as --user-data-dir
-        browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            viewport={"width": 1280, "height": 900},
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        try:
-            page = browser.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(page_path.as_uri(), wait_until="load")
-            images = page.eval_on_selector_all(
-                "figure.chart img",
-                "els => els.map(e => [e.closest('figure').dataset.chart, e.complete, e.naturalWidth, e.naturalHeight])",
-            )
-            tables = page.eval_on_selector_all("table", "els => els.map(e => [e.className, e.rows.length])")
-            shot = tmp_path / "report.png"
-            page.screenshot(path=str(shot), full_page=True)
-        finally:
-            browser.close()
-    assert errors == []
-    assert [u for u in requests if not u.startswith("file://") and not u.startswith("data:")] == []
-    assert len(images) == 2 * len(ALL_CHARTS)
-    assert {name for name, *_ in images} == ALL_CHARTS
-    assert all(complete and w > 100 and h > 100 for _, complete, w, h in images), images
-    classes = [c for c, _ in tables]
+    shown = show(page_path, tmp_path)
+    assert shown.errors == []
+    assert [u for u in shown.requests if not u.startswith("file://") and not u.startswith("data:")] == []
+    assert len(shown.images) == 2 * len(ALL_CHARTS)
+    assert {name for name, *_ in shown.images} == ALL_CHARTS
+    assert all(complete and w > 100 and h > 100 for _, complete, w, h in shown.images), shown.images
+    classes = [c for c, _ in shown.tables]
     assert classes.count("throughput") == 4 and classes.count("speedup") == 2 and classes.count("acceptance") == 2
     assert "compare" in classes and "not_ok" in classes
-    assert all(n > 1 for _, n in tables)  # every table has a header and at least one row
-    assert shot.stat().st_size > 50_000
+    assert all(n > 1 for _, n in shown.tables)  # every table has a header and at least one row
+    assert shown.shot.stat().st_size > 50_000

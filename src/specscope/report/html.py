@@ -57,6 +57,8 @@ def _table(t: Table) -> str:
     head = "".join(f'<th class="l">{_e(h)}</th>' if i < left else f"<th>{_e(h)}</th>" for i, h in enumerate(t.headers))
     body = "".join("<tr>" + "".join(_td(c, i < left) for i, c in enumerate(row)) + "</tr>" for row in t.rows)
     out = f"<h3>{_e(t.title)}</h3>"
+    if not t.rows:  # nothing to tabulate (e.g. every cell ok): the title and the note say it
+        return out + (f'<p class="note">{_e(t.note)}</p>' if t.note else "")
     out += f'<table class="{_e(t.key.split(":")[0])}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
     return out + (f'<p class="note">{_e(t.note)}</p>' if t.note else "")
 
