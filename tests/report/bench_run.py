@@ -31,7 +31,7 @@ def _stream(i: int, tokens: int, ttft_ms: int, total_ms: int, status: str = "ok"
         prompt_tokens=7,
         token_source="usage",
         finish_reason="length",
-        status=status,  # type: ignore[arg-type]
+        status=status,
         reason=None if status == "ok" else "truncated",
         http_status=200,
         text="x",
