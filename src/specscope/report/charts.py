@@ -95,7 +95,11 @@ def _axes(ax: Any, p: Panel) -> None:
     elif p.series and not p.x_labels:
         ax.set_xticks(sorted({x for s in p.series for x in s.xs}))
     if p.log2_y:
+        ys = sorted({x for s in p.series for x in s.xs})  # ticks at the requested levels (achieved vs requested)
         ax.set_yscale("log", base=2)
+        ax.set_yticks(ys)
+        ax.set_yticklabels([f"{y:g}" for y in ys])
+        ax.minorticks_off()
     if p.y_max is not None:
         ax.set_ylim(0, p.y_max)
     ax.set_title(p.title)
