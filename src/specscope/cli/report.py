@@ -18,15 +18,6 @@ class ReportFormat(str, Enum):
     html = "html"
 
 
-def _kind(path: Path) -> str | None:
-    import json
-
-    try:
-        return json.loads((Path(path) / "manifest.json").read_text()).get("kind")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
 def _check_output(output: Path | None) -> None:
     """Refuse an ``--output`` that is a folder; make its parent folder (as the HTML and markdown writers do).
 
@@ -110,13 +101,13 @@ def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> Non
         ConfigError: ``output`` is a folder; gate runs mixed with bench runs; a gate run asked for HTML.
         StoreError: a folder is not a run.
     """
-    from specscope.report.build import load_document
+    from specscope.report.build import load_document, run_kind
     from specscope.report.files import write_text_atomic
     from specscope.report.html import render_document_html
     from specscope.report.render import json_document, markdown_document, print_document
 
     _check_output(output)
-    gate_runs = [p for p in runs if _kind(p) == "gate"]
+    gate_runs = [p for p in runs if run_kind(p) == "gate"]
     if gate_runs:
         if len(gate_runs) != len(runs):
             raise ConfigError(

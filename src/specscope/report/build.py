@@ -21,7 +21,26 @@ from specscope.stats.speedup import paired_speedups
 from specscope.stats.summary import CellSummary
 from specscope.store import Run, open_run
 
-__all__ = ["RunData", "run_cells", "run_data", "build_document", "load_document", "RunReport", "load_run_report"]
+__all__ = [
+    "RunData",
+    "run_kind",
+    "run_cells",
+    "run_data",
+    "build_document",
+    "load_document",
+    "RunReport",
+    "load_run_report",
+]
+
+
+def run_kind(path: Path | str) -> str | None:
+    """The ``kind`` a run folder's manifest.json declares (``bench``, ``gate``), or None when it has none."""
+    import json
+
+    try:
+        return json.loads((Path(path) / "manifest.json").read_text()).get("kind")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def run_cells(run: Run) -> list[CellSummary]:
