@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cells import summary
 
 from specscope.records import CellKey, CellResult
-from specscope.stats.summary import CellSummary
 from specscope.store import create_run
 
 # base / draft tok/s per (workload, streams): the draft wins on edit everywhere, on prose only at 1 stream
@@ -27,30 +27,19 @@ def _cell(cfg, wl, conc, rep, tok_s):
             "accepted_tokens": 400.0 * ACCEPT[wl],
             "accepted_per_position": [],
         }
-    return CellSummary(
-        config=cfg,
-        workload=wl,
-        concurrency=conc,
-        repeat=rep,
-        status="ok",
-        reasons=(),
-        streams=conc,
-        streams_ok=conc,
+    return summary(
+        cfg,
+        wl,
+        conc,
+        rep,
+        tok_s,
         output_tokens=64 * conc,
-        token_source="usage",
         duration_s=1.0,
-        output_tok_s=tok_s,
         stream_tok_s=(),
         ttft_p50_s=0.1,
         ttft_p95_s=0.2,
         tpot_p50_s=None,
-        achieved_concurrency=float(conc),
-        acceptance_rate=None,
-        acceptance_length=None,
-        acceptance_per_position=(),
-        acceptance_source=None,
         counters=counters,
-        server_generation_tokens=None,
     )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from browser import show
+from cells import summary as _summary
 
 from specscope.records import CellKey, CellResult
 from specscope.report.build import run_data
@@ -15,36 +16,6 @@ from specscope.stats.summary import CellSummary
 from specscope.store import create_run, open_run
 
 ALL_CHARTS = {"throughput", "speedup_heatmap", "acceptance", "positions", "stream_bands", "ttft", "achieved"}
-
-
-def _summary(cfg: str, wl: str, conc: int, rep: int, tok_s: float, **kw) -> CellSummary:
-    d = dict(
-        config=cfg,
-        workload=wl,
-        concurrency=conc,
-        repeat=rep,
-        status="ok",
-        reasons=(),
-        streams=conc,
-        streams_ok=conc,
-        output_tokens=64 * conc,
-        token_source="usage",
-        duration_s=64 * conc / tok_s,
-        output_tok_s=tok_s,
-        stream_tok_s=tuple(sorted(tok_s / conc * (0.9 + 0.1 * i) for i in range(conc))),
-        ttft_p50_s=0.05 * conc,
-        ttft_p95_s=0.08 * conc,
-        tpot_p50_s=conc / tok_s,
-        achieved_concurrency=float(conc),
-        acceptance_rate=None,
-        acceptance_length=None,
-        acceptance_per_position=(),
-        acceptance_source=None,
-        counters=None,
-        server_generation_tokens=None,
-    )
-    d.update(kw)
-    return CellSummary(**d)
 
 
 def _cells() -> list[CellSummary]:
