@@ -50,7 +50,7 @@ def test_text_format_writes_the_output_file(tmp_path):
     assert res.returncode == 0, res.stderr
     assert res.stdout == ""  # the tables went to the file, not the terminal
     text = out.read_text()
-    assert f"run {run}" in text and "Cells not ok (0 of 1)" in text
+    assert f"Run {run}" in text and "Cells not ok (0 of 1)" in text
     assert "\x1b[" not in text  # plain text, no colour codes
 
 

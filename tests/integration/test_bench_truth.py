@@ -92,8 +92,8 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
         "acceptance_source",
         "counters",
     } <= set(doc["cells"][0])
-    acc = next(t for t in doc["tables"] if t["key"] == "acceptance")
-    assert acc["rows"] == [["mtp", "0.500 (len 2.50)", "0.500 (len 2.50)"]]
+    acc = next(t for s in doc["sections"] for t in s["tables"] if t["key"] == "acceptance")
+    assert acc["rows"] == [["mtp", "50.0% (len 2.50)", "50.0% (len 2.50)"]]
 
 
 def test_resume_skips_done_cells(tmp_path, truth):

@@ -77,3 +77,20 @@ def test_advise_bad_input_exit_2(tmp_path):
         r = _cli("advise", str(run), *args)
         assert r.returncode == 2, (args, r.stdout)
         assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
+
+
+def test_advise_raises_the_broken_head_alarm_in_text_and_json(tmp_path):
+    from bench_run import make_run
+
+    run = make_run(tmp_path / "mtp-run")  # mtp accepts 1 % on prose over 400 draft rounds
+    r = _cli("advise", str(run), "--mix", "prose=1", "-f", "json")
+    assert r.returncode == 0, r.stderr
+    (alarm,) = json.loads(r.stdout)["alarms"]
+    assert (alarm["code"], alarm["config"], alarm["workload"]) == ("ACCEPTANCE_NEAR_ZERO", "mtp", "prose")
+    assert alarm["fixes"][0] == "specscope audit org/model-NVFP4"
+    assert "enable_weights_track" in alarm["fixes"][1]
+    r = _cli("advise", str(run), "--mix", "prose=1")
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    assert "ALARM ACCEPTANCE_NEAR_ZERO (mtp on prose): mtp acceptance 1.0% over 400 draft rounds" in text
+    assert "specscope audit org/model-NVFP4" in text

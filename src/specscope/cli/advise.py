@@ -15,15 +15,21 @@ class AdviseFormat(str, Enum):
     json = "json"
 
 
-def _pct(s: float | None) -> str:
-    return "–" if s is None else f"{100 * (s - 1):+.1f}%"
+def _x(s: float | None) -> str:
+    """A speedup in the report's unit (``1.23x``; :func:`specscope.report.units.speedup`)."""
+    from specscope.report.units import speedup
+
+    return speedup(s).text
 
 
 def _print(adv) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     con = Console()
+    for a in adv.alarms:
+        con.print(f"[bold red]{escape(a['text'])}[/bold red]")
     if adv.placement is not None:
         con.print(adv.placement.text)
     con.print("mix: " + ", ".join(f"{w}={m:.2f}" for w, m in adv.mix.items()))
@@ -31,12 +37,12 @@ def _print(adv) -> None:
     for col in ("streams", "config", "k", "mix gain", "95% CI", "why", "per workload"):
         t.add_column(col)
     for lv in adv.levels:
-        ci = "–" if lv.ci_low is None else f"{_pct(lv.ci_low)} … {_pct(lv.ci_high)}"
+        ci = "—" if lv.ci_low is None else f"{_x(lv.ci_low)} … {_x(lv.ci_high)}"
         t.add_row(
             str(lv.concurrency),
             lv.config,
-            "–" if lv.k is None else str(lv.k),
-            _pct(lv.speedup),
+            "—" if lv.k is None else str(lv.k),
+            _x(lv.speedup),
             ci,
             lv.reason,
             ", ".join(f"{w}: {c}" for w, c in lv.per_workload.items()),
@@ -48,11 +54,11 @@ def _print(adv) -> None:
         return
     con.print(t)
     o = adv.overall
-    ci = "" if o.get("ci_low") is None else f" (95% CI {_pct(o['ci_low'])} … {_pct(o['ci_high'])})"
+    ci = "" if o.get("ci_low") is None else f" (95% CI {_x(o['ci_low'])} … {_x(o['ci_high'])})"
     con.print(
         f"overall: {o['config']}"
         + ("" if o.get("k") in (None, 0) else f" k={o['k']}")
-        + f", geometric-mean mix gain {_pct(o['geomean_speedup'])}{ci} over streams {o['levels']}"
+        + f", geometric-mean mix gain {_x(o['geomean_speedup'])}{ci} over streams {o['levels']}"
     )
     for f in adv.flips:
         con.print(
@@ -92,7 +98,7 @@ def register(app: typer.Typer) -> None:
         --concurrency, neither --mix nor --acceptance)."""
         from specscope.errors import ConfigError
         from specscope.report.advice import advise, parse_mix
-        from specscope.stats.cells import summarize_run
+        from specscope.report.build import run_data
         from specscope.store import open_run
 
         slo_s = None
@@ -103,8 +109,8 @@ def register(app: typer.Typer) -> None:
             except ValueError:
                 raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="seconds, e.g. 2s or 500ms") from None
         with open_run(run) as r:
-            cells = summarize_run(r)
-            facts = r.server_facts
+            data = run_data(r)
+        cells, facts = list(data.cells), dict(data.server_facts)
         adv = advise(
             cells,
             parse_mix(mix) if mix else None,
