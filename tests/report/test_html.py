@@ -9,7 +9,7 @@ import pytest
 from browser import show
 from cells import summary as _summary
 
-from specscope.records import CellKey, CellResult
+from factmaker import cell_facts
 from specscope.report.build import run_data
 from specscope.report.html import RunView, render_html, write_html
 from specscope.stats.summary import CellSummary
@@ -42,8 +42,20 @@ def _cells() -> list[CellSummary]:
 
 def _store_run(tmp_path: Path, name: str, cells: list[CellSummary]) -> Path:
     run = create_run(tmp_path / name, {"kind": "bench", "engine": "embedded", "model_bytes": 270_000_000})
-    for c in cells:
-        run.save_cell(CellResult(CellKey(c.config, c.workload, c.concurrency, c.repeat), (), 0, 1, None, None), c)
+    for c in cells:  # the store keeps facts: streams and scrapes that derive to the same figures
+        counters = dict(c.counters) if c.counters else None
+        run.save_cell(
+            cell_facts(
+                c.config,
+                c.workload,
+                c.concurrency,
+                c.repeat,
+                c.output_tok_s,
+                ttft_s=c.ttft_p50_s or 0.1,
+                counters=counters,
+                reasons=tuple(c.reasons),
+            )
+        )
     run.save_server_facts("draft", {"k": 2, "draft_bytes": 40_000_000, "kv_cache_tokens": 16384})
     run.close()
     return tmp_path / name

@@ -50,6 +50,7 @@ class RunManifest(BaseModel):
         finished: True once every planned cell is stored (or its config crashed).
         cells_done / cells_total: stored / planned cells.
         crashes: config -> label of the cell during which its server died.
+        preflight: config -> the pre-flight audit's outcome for launched recipes (``--no-preflight`` recorded).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -74,6 +75,7 @@ class RunManifest(BaseModel):
     cells_done: int | None = None
     cells_total: int | None = None
     crashes: dict[str, str] | None = None
+    preflight: dict[str, Any] | None = None
 
 
 def validate_manifest(data: Any, where: Path | str) -> dict[str, Any]:
