@@ -13,9 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from specscope.client.metrics import counters_delta, metrics_url, parse_metrics, scrape
+from specscope.client.metrics import metrics_url, parse_metrics, scrape
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.records import SpecCounters
+from specscope.stats.counters import counters_delta
 
 FIX = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
 DATA = Path(__file__).resolve().parent / "data"

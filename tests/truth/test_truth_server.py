@@ -9,11 +9,13 @@ import statistics
 import httpx
 import pytest
 
-from specscope.client.metrics import counters_delta, scrape
-from specscope.client.runner import achieved_concurrency, run_fixed_concurrency, run_sync
+from specscope.client.metrics import scrape
+from specscope.client.runner import run_fixed_concurrency, run_sync
+from specscope.stats.concurrency import achieved_concurrency
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import make_session, stream_chat
 from specscope.errors import ConfigError, MetricsUnavailable
+from specscope.stats.counters import counters_delta
 from specscope.truth.process import TruthServer
 from specscope.truth.script import MetricsPlan, ResponsePlan, TruthScript
 

@@ -16,9 +16,10 @@ import httpx
 import numpy as np
 import pytest
 
-from specscope.client.metrics import counters_delta, scrape
+from specscope.client.metrics import scrape
 from specscope.client.runner import achieved_concurrency, run_fixed_concurrency_checked, run_sync
 from specscope.client.settings import ClientSettings
+from specscope.stats.counters import counters_delta
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript
 

@@ -109,6 +109,9 @@ class MetricsPlan(BaseModel):
         engines: the ``engine`` label values exposed (counters start at 0 on each).
         per_position: expose vLLM's ``..._per_pos_total{position}`` family.
         model_name: the ``model_name`` label.
+        created: expose each counter's ``*_created`` sample per engine (prometheus_client does so for vLLM);
+            an engine reset moves it by 1000 s.
+        created_s: the first ``*_created`` value (Unix time, s).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -118,6 +121,8 @@ class MetricsPlan(BaseModel):
     engines: list[str] = Field(default_factory=lambda: ["0"])
     per_position: bool = True
     model_name: str = "truth"
+    created: bool = False
+    created_s: float = 1767225600.0
 
 
 class TruthScript(BaseModel):
@@ -127,7 +132,8 @@ class TruthScript(BaseModel):
     (:mod:`specscope.truth.firehose`), to measure clients; ``firehose_events_per_write`` SSE events go out
     per socket write and stream in each round-robin pass (1 = one ``send`` per event, which profiled at
     ~72% of the server's core in the ``write`` syscall at ~60k events/s, so the server, not the client,
-    was the limit); ``record=False`` keeps no truth log."""
+    was the limit); ``record=False`` keeps no truth log. ``exit_after_chunks``: the process exits right after
+    writing that many token chunks in total over all requests (a crash at an exact point; not in firehose mode)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -137,6 +143,7 @@ class TruthScript(BaseModel):
     record: bool = True
     firehose: bool = False
     firehose_events_per_write: int = Field(default=16, ge=1, le=4096)
+    exit_after_chunks: int | None = Field(default=None, ge=1)
 
     def plan_for(self, body: dict) -> ResponsePlan:
         """The plan for one request body: ``by_prompt`` on the last user message, else ``default``,
