@@ -188,39 +188,34 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
 
 
 def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path):
-    import threading
+    from specscope.bench.plan import plan_cells
 
-    slow = PLAN.model_copy(update={"inter_chunk_ms": 60.0})  # a cell lasts about 0.7 s
-    with TruthServer(TruthScript(default=slow)) as doomed, TruthServer(TruthScript(default=PLAN)) as healthy:
-        killed = threading.Event()
-
-        def on_cell(p):
-            if p.key.config == "a" and not killed.is_set():
-                killed.set()  # the first cell of "a" is stored; kill the server 0.3 s into the next one
-                threading.Timer(0.3, doomed._proc.kill).start()
-
-        opts = BenchOptions(
-            configs=("a", "b"), workloads=("prose",), levels=(1, 2), repeats=2, max_tokens=12, baseline="b"
-        )
-        run_dir = run_bench(
-            opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run", on_cell=on_cell
-        )
+    opts = BenchOptions(configs=("a", "b"), workloads=("prose",), levels=(1, 2), repeats=2, max_tokens=12, baseline="b")
+    order = [k for k in plan_cells(opts) if k.config == "a"]
+    # every request (the warm-up included) is 3 chunks of 4 tokens: the first cell of "a" takes
+    # 3 * (1 warm-up + c streams) chunks, the second cell's warm-up 3 more; the server process exits
+    # right after the first token chunk of the second cell's streams, so that cell is the crash, exactly
+    chunks_before_crash = 3 * (1 + order[0].concurrency) + 3 + 1
+    doomed_script = TruthScript(default=PLAN, exit_after_chunks=chunks_before_crash)
+    with TruthServer(doomed_script) as doomed, TruthServer(TruthScript(default=PLAN)) as healthy:
+        run_dir = run_bench(opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run")
+        assert doomed._proc.wait(10) == 3  # it exited at the programmed chunk, not from a timer
     with open_run(run_dir) as run:
         cells = run.summaries()
         manifest = run.manifest
-    a = [c for c in cells if c.config == "a"]
+    a = {(c.concurrency, c.repeat): c for c in cells if c.config == "a"}
     b = [c for c in cells if c.config == "b"]
-    assert sorted(c.status == "server_crash" for c in a) == [False, True]
-    assert all(clean(c) for c in a if c.status != "server_crash")
-    crash = next(c for c in a if c.status == "server_crash")
+    assert set(a) == {(k.concurrency, k.repeat) for k in order[:2]}  # the sweep of "a" stopped at the crash
+    ok_a, crash = a[(order[0].concurrency, order[0].repeat)], a[(order[1].concurrency, order[1].repeat)]
+    assert clean(ok_a) and ok_a.streams == order[0].concurrency and ok_a.output_tokens == 12 * order[0].concurrency
+    assert crash.status == "server_crash"
     assert crash.reasons[0] == "SERVER_CRASH"
     assert len(b) == 4 and all(clean(c) for c in b)  # the next config ran in full
-    assert manifest["crashes"] == {"a": f"a/prose/c{crash.concurrency}/r{crash.repeat}"}
+    assert manifest["crashes"] == {"a": order[1].label()}
     assert manifest["finished"] is True
     from specscope.report.build import load_run_report
 
     tables = {t.key: t for t in load_run_report(run_dir).tables}
-    ok_a = next(c for c in a if c.status != "server_crash")
     stable = str(ok_a.concurrency) if ok_a.status == "ok" and ok_a.concurrency < crash.concurrency else "—"
     assert tables["crashes"].rows == [["a", "prose", str(crash.concurrency), str(crash.repeat), stable]]
 
