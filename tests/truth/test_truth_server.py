@@ -11,10 +11,10 @@ import pytest
 
 from specscope.client.metrics import scrape
 from specscope.client.runner import run_fixed_concurrency, run_sync
-from specscope.stats.concurrency import achieved_concurrency
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import make_session, stream_chat
 from specscope.errors import ConfigError, MetricsUnavailable
+from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counters_delta
 from specscope.truth.process import TruthServer
 from specscope.truth.script import MetricsPlan, ResponsePlan, TruthScript
@@ -126,7 +126,12 @@ def test_multi_token_chunks_and_reasoning(truth):
         (dict(drop_after_chunks=0), "failed", "connection dropped; no [DONE]; no usage; short without stop"),
         (dict(drop_after_chunks=3), "degraded", "connection dropped; no [DONE]; no usage; short without stop"),
         (dict(send_done=False), "degraded", "no [DONE]"),
-        (dict(usage="absent"), "degraded", "no usage"),
+        (dict(usage="absent"), "ok", None),  # finished normally: ok, tokens unknown (the cell may take them)
+        (dict(usage="absent", send_done=False), "degraded", "no [DONE]; no usage"),
+        (dict(output_tokens=0, role_ms=None, finish_reason=None, usage="absent"), "failed", "EMPTY_STREAM"),
+        (dict(output_tokens=0, finish_reason=None, usage="absent", send_done=False), "failed", "EMPTY_STREAM"),
+        (dict(output_tokens=5, finish_reason=None, usage="absent", send_done=False), "failed", "STOPPED_EARLY"),
+        (dict(output_tokens=5, finish_reason=None, usage="absent"), "degraded", "no usage; short without stop"),
         (dict(output_tokens=5, finish_reason=None), "degraded", "short without stop"),
         (dict(output_tokens=5, finish_reason="length"), "degraded", "short without stop"),
         (dict(output_tokens=10, finish_reason="length"), "ok", None),

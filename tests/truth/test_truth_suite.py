@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 from specscope.client.metrics import scrape
-from specscope.client.runner import achieved_concurrency, run_fixed_concurrency_checked, run_sync
+from specscope.client.runner import run_fixed_concurrency_checked, run_sync
 from specscope.client.settings import ClientSettings
+from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counters_delta
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript
@@ -156,7 +157,9 @@ DEGRADED = {
     "drop0": (dict(drop_after_chunks=0), "failed", "connection dropped; no [DONE]; no usage; short without stop"),
     "drop3": (dict(drop_after_chunks=3), "degraded", "connection dropped; no [DONE]; no usage; short without stop"),
     "nodone": (dict(send_done=False), "degraded", "no [DONE]"),
-    "nousage": (dict(usage="absent"), "degraded", "no usage"),
+    "nousage": (dict(usage="absent"), "ok", None),
+    "empty": (dict(output_tokens=0, role_ms=None, finish_reason=None, usage="absent"), "failed", "EMPTY_STREAM"),
+    "early": (dict(output_tokens=5, finish_reason=None, usage="absent", send_done=False), "failed", "STOPPED_EARLY"),
     "short": (dict(output_tokens=5, finish_reason=None), "degraded", "short without stop"),
     "shortlen": (dict(output_tokens=5, finish_reason="length"), "degraded", "short without stop"),
     "full": (dict(output_tokens=TOKENS, finish_reason="length"), "ok", None),
