@@ -1,7 +1,8 @@
 """Turn one cell's raw measurements (streams + two /metrics snapshots) into a :class:`CellSummary`.
 
 Figures and their sources:
-- output tokens: sum of ``usage.completion_tokens`` (``token_source="usage"``), never SSE chunk counts;
+- output tokens: sum of ``usage.completion_tokens`` (``token_source="usage"``), never SSE chunk counts; a
+  stream that finished without usage may take its tokens from the counter delta (``stats/tokens.py``);
 - acceptance: the delta of the server's spec-decode counters around the cell (``"counter_delta"``), or,
   when the server has no such counters, the sum of the server's per-response fields (llama.cpp
   ``timings.draft_n``/``draft_n_accepted``: ``"per_request"``);
@@ -20,6 +21,7 @@ from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counters_delta
 from specscope.stats.summary import CellStatus, CellSummary
 from specscope.stats.timeline import percentile
+from specscope.stats.tokens import cell_tokens
 
 __all__ = ["summarize_cell"]
 
@@ -54,21 +56,24 @@ def summarize_cell(
     if len(ok) < len(streams):
         bad = sorted({f"{s.status}:{s.reason}" for s in streams if s.status != "ok"})
         reasons.append("STREAM_DEGRADED(" + ", ".join(bad) + ")")
-    counted = [s for s in streams if s.output_tokens is not None]
-    output_tokens = sum(s.output_tokens or 0 for s in counted)
-    token_source = "usage" if len(counted) == len(streams) and streams else "missing"
-
     delta: SpecCounters | None = None
     if result.before is not None and result.after is not None:
         delta = counters_delta(result.before, result.after)
+    partial = delta is not None and (delta.reset or bool(delta.reset_engines))  # some window not counted
+    tokens = cell_tokens(streams, None if delta is None else delta.generation_tokens, partial)
+    output_tokens, token_source = tokens.output_tokens, tokens.source
+    reasons.extend(tokens.reasons)
+    if delta is not None and result.before is not None and result.after is not None:
         if delta.reset:
             reasons.append("COUNTER_RESET")
+        elif delta.reset_engines:  # the figures sum the engines that did not restart
+            reasons.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
         busy = [(n, v) for n, v in (("before", result.before.running), ("after", result.after.running)) if v]
         if busy:
             reasons.append("BUSY_AT_SCRAPE(" + ", ".join(f"{n}={v:g}" for n, v in busy) + ")")
         if (
             delta.generation_tokens is not None
-            and not delta.reset
+            and not partial
             and token_source == "usage"
             and abs(delta.generation_tokens - output_tokens) > 0
         ):
@@ -79,7 +84,7 @@ def summarize_cell(
     if (
         delta is not None
         and "spec" in delta.present
-        and not delta.reset
+        and not partial
         and per_req_draft is not None
         and (per_req_draft != delta.draft_tokens or (per_req_acc or 0) != delta.accepted_tokens)
     ):
