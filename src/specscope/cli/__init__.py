@@ -51,6 +51,7 @@ COMMAND_MODULES = [
     "advise",
     "predict",
     "truth_server",
+    "counters",
 ]
 
 for _name in COMMAND_MODULES:

@@ -18,7 +18,7 @@ from typing import Any
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.concurrency import achieved_concurrency
-from specscope.stats.counters import counters_delta
+from specscope.stats.counters import counter_checks, counters_delta
 from specscope.stats.summary import CellStatus, CellSummary
 from specscope.stats.timeline import percentile
 from specscope.stats.tokens import cell_tokens
@@ -94,6 +94,8 @@ def summarize_cell(
             f"PER_REQUEST_MISMATCH(draft {per_req_draft}/{delta.draft_tokens:g}, "
             f"accepted {per_req_acc}/{delta.accepted_tokens:g} responses/counters)"
         )
+    if delta is not None and "spec" in delta.present and not partial:
+        reasons.extend(counter_checks(delta).reasons)  # per-position sum, draft tokens within k per draft
     rate = length = None
     per_pos: tuple[float, ...] = ()
     source: str | None = None

@@ -18,10 +18,11 @@ Rules (issue 14, "Counters"):
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 from specscope.records import SpecCounters
 
-__all__ = ["counters_delta", "sum_counters"]
+__all__ = ["CounterChecks", "counter_checks", "counters_delta", "sum_counters"]
 
 _COUNTS = ("drafts", "draft_tokens", "accepted_tokens", "generation_tokens", "prompt_tokens")
 
@@ -119,3 +120,31 @@ def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
     gone = tuple(e for e, d in per.items() if d.reset)
     total = sum_counters(valid) if valid else _delta_one(before, after)
     return dataclasses.replace(total, engines=per, reset_engines=gone, reset=not valid)
+
+
+@dataclass(frozen=True, slots=True)
+class CounterChecks:
+    """Consistency of one delta: ``k`` = draft tokens per draft when it is a whole number (fixed-k methods,
+    e.g. MTP / EAGLE with ``num_speculative_tokens=k``), else ``None``; ``reasons`` lists the violations."""
+
+    k: int | None
+    reasons: tuple[str, ...]
+
+
+def counter_checks(delta: SpecCounters) -> CounterChecks:
+    """Check a delta: the per-position accepted counts sum to the accepted total (``PER_POSITION_SUM``),
+    and no more draft tokens were proposed than ``drafts`` x the number of positions (``DRAFT_TOKENS_OVER_K``).
+
+    Args:
+        delta: from :func:`counters_delta` (counts in tokens, ``drafts`` in verify steps).
+    """
+    reasons: list[str] = []
+    per_pos = delta.accepted_per_position
+    if per_pos and abs(sum(per_pos) - delta.accepted_tokens) > 1e-9:
+        reasons.append(f"PER_POSITION_SUM(sum {sum(per_pos):g} != accepted {delta.accepted_tokens:g})")
+    if per_pos and delta.draft_tokens > delta.drafts * len(per_pos):
+        reasons.append(f"DRAFT_TOKENS_OVER_K(draft tokens {delta.draft_tokens:g} > drafts x {len(per_pos)})")
+    k = None
+    if delta.drafts > 0 and delta.draft_tokens % delta.drafts == 0:
+        k = int(delta.draft_tokens // delta.drafts)
+    return CounterChecks(k, tuple(reasons))
