@@ -41,6 +41,8 @@ class ResponsePlan(BaseModel):
         drop_after_chunks: close the connection abruptly after this many token chunks.
         stall_after_chunks: after this many token chunks, wait ``stall_ms`` before going on.
         stall_ms: the stall length.
+        hang_ms: delay after the last token chunk before the finish chunk, usage, ``[DONE]`` or the close
+            (a stream that hangs, then stops).
         llamacpp_timings: add llama.cpp's ``timings`` object (``draft_n``, ``draft_n_accepted``) to the last chunk.
         drafts / draft_tokens / accepted_per_position: added to the server's spec-decode counters when the
             response finishes (accepted tokens = sum of ``accepted_per_position``).
@@ -65,6 +67,7 @@ class ResponsePlan(BaseModel):
     drop_after_chunks: int | None = None
     stall_after_chunks: int | None = None
     stall_ms: float = 0.0
+    hang_ms: float = 0.0
     llamacpp_timings: bool = False
     drafts: int = 0
     draft_tokens: int = 0

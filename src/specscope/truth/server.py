@@ -292,6 +292,8 @@ async def _chat(request: web.Request) -> web.StreamResponse:
             rec["dropped"] = True
             return resp
         rec["output_tokens"] = sent
+        if plan.hang_ms > 0:
+            await asyncio.sleep(plan.hang_ms / 1e3)
         await _finish(plan, event_head, write, sent)
         state.add(plan, sent)
         await resp.write_eof()
