@@ -73,7 +73,7 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
         got[hot] = [tuple(getattr(r, f) for f in FIELDS) for r in recs]
         assert [r.prompt_id for r in recs] == [p for p, _ in _reqs(names)]
     assert got["wire"] == got["aiohttp"]
-    wire = dict(zip(names, got["wire"]))
+    wire = dict(zip(names, got["wire"], strict=True))
     assert wire["good"][:8] == ("ok", None, 200, 10, 8, 10, 0, " x" * 10)
     assert wire["http503"][:3] == ("failed", "http 503", 503)
     assert wire["drop3"][:2] == ("degraded", "connection dropped; no [DONE]; no usage; short without stop")

@@ -5,7 +5,8 @@ Per request, the truth TTFT is ``first token write - send_ns`` and the truth TPO
 token write) / (tokens - 1)``; the client's error is its TTFT / TPOT minus these. Bounds: |error| p50 <= 0.5 ms
 and p99 <= 2 ms. Output tokens, acceptance (rate, length, per position from /metrics deltas) and achieved
 concurrency are checked exactly. Timing errors depend on the machine being free enough to schedule the client;
-other suites share this 2-core machine, so a level gets up to five batches and fails only if all five miss (a systematic error fails all five).
+other suites share this 2-core machine, so a level gets up to five batches and fails only if all five miss
+(a systematic error fails all five).
 """
 
 from __future__ import annotations
@@ -125,7 +126,8 @@ def _level(truth: TruthServer, concurrency: int, n: int) -> None:
         assert d.acceptance_rate == 0.5 and d.acceptance_length == 2.5
         assert d.acceptance_per_position == (0.75, 0.5, 0.25)
         assert b["peak"] == concurrency
-        # the client's achieved concurrency (send..end read) matches the truth (send..end written) within 5 % (the end-of-stream read lag, ~1 ms of a ~40 ms stream on a busy machine)
+        # the client's achieved concurrency (send..end read) matches the truth (send..end written) within 5 %
+        # (the end-of-stream read lag, ~1 ms of a ~40 ms stream on a busy machine)
         assert achieved_concurrency(b["recs"]) == pytest.approx(b["server_conc"], rel=0.05)
         timing = {k: round(v, 3) for k, v in b.items() if k.endswith("_ms")}
         seen.append({**timing, "client": b["check"].limited_reason()})
