@@ -234,3 +234,28 @@ def test_advise_with_an_slo_nothing_meets(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "c=1: no config meets the TTFT SLO" in res.stdout
     assert "no recommendation" in res.stdout and "overall:" not in res.stdout
+
+
+def test_advise_level_mix_on_a_run(tmp_path):
+    from specscope.stats.level_mix import level_mix_advice
+
+    paced = PLAN.model_copy(update={"inter_chunk_ms": 20.0})  # paced so the client's self-check stays quiet
+    with TruthServer(TruthScript(default=paced)) as a, TruthServer(TruthScript(default=paced)) as b:
+        opts = BenchOptions(configs=("base", "mtp"), workloads=("prose",), levels=(1, 4), repeats=1, max_tokens=12)
+        run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
+    res = subprocess.run(
+        [sys.executable, "-m", "specscope", "advise", str(run_dir), "--level-mix", "1=0.6,4=0.4", "-f", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    with open_run(run_dir) as run:
+        cells = run.summaries()
+    rate = {(c.config, c.concurrency): c.output_tok_s for c in cells if c.status == "ok"}
+    want = level_mix_advice(cells, {1: 0.6, 4: 0.4})
+    assert doc["static"] == {cfg: 0.6 * rate[(cfg, 1)] + 0.4 * rate[(cfg, 4)] for cfg in want.static}
+    assert doc["static_choice"] == max(want.static, key=want.static.__getitem__)
+    assert doc["dynamic"] == {str(n): max(want.static, key=lambda cfg: rate[(cfg, n)]) for n in (1, 4)}
+    assert "no interval (1 repeat): point estimates" in doc["notes"]
