@@ -120,6 +120,11 @@ def _take(eng: _Engine, name: str, short: str, labels: dict[str, str], value: fl
         eng.present.add(_PRESENT[field_name])
 
 
+def _what(exc: Exception, prefix: str, limit: int) -> str:
+    """``prefix`` + the exception's type and message, cut to ``limit`` characters (an error's ``found``)."""
+    return f"{prefix}{type(exc).__name__}: {exc}"[:limit]
+
+
 def parse_metrics(text: str) -> SpecCounters:
     """Parse one Prometheus text exposition into a :class:`SpecCounters` snapshot.
 
@@ -143,7 +148,7 @@ def parse_metrics(text: str) -> SpecCounters:
     except (ValueError, TypeError, IndexError) as exc:
         raise MetricsUnavailable(
             "the /metrics body is not Prometheus text",
-            found=f"{type(exc).__name__}: {exc}"[:200],
+            found=_what(exc, "", 200),
             expected="Prometheus text exposition format (name{labels} value lines)",
             fix="point --server at a vLLM / llama.cpp / SGLang server and check its /metrics page",
         ) from exc
@@ -193,7 +198,7 @@ async def scrape(client: httpx.AsyncClient, base_url: str) -> SpecCounters:
     except httpx.TransportError as exc:  # connect errors, timeouts, protocol errors
         raise ServerUnreachable(
             "nothing answered at the server URL",
-            found=f"{url}: {type(exc).__name__}: {exc}"[:300],
+            found=_what(exc, f"{url}: ", 300),
             expected="a running OpenAI-compatible server",
             fix="start the server or correct --server (scheme, host and port)",
         ) from exc

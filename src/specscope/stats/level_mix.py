@@ -119,14 +119,14 @@ def level_mix_advice(
         ConfigError: a level of the mix was not measured, or no config has ok cells at every level of the mix.
     """
     levels = sorted({c.concurrency for c in cells})
-    for lev in level_mix:
-        if lev not in levels:
-            raise ConfigError(
-                f"concurrency {lev} of the --level-mix was not measured",
-                found=lev,
-                expected=", ".join(map(str, levels)),
-                fix="name measured levels in --level-mix",
-            )
+    unmeasured = [lev for lev in level_mix if lev not in levels]
+    if unmeasured:  # all of them at once, so one correction fixes the option
+        raise ConfigError(
+            f"concurrency {', '.join(map(str, unmeasured))} of the --level-mix was not measured",
+            found=", ".join(f"{k}={v:g}" for k, v in level_mix.items()),
+            expected="levels among " + ", ".join(map(str, levels)),
+            fix="name measured levels in --level-mix",
+        )
     agg, user, repeats = _rates(cells, mix)
     configs = list(dict.fromkeys(c.config for c in cells))
     notes: list[str] = []
