@@ -56,7 +56,8 @@ def _print(adv) -> None:
     )
     for f in adv.flips:
         con.print(
-            f"choice flips from {f['from_config']} to {f['to_config']} between {f['below_level']} and {f['above_level']} streams"
+            f"choice flips from {f['from_config']} to {f['to_config']} "
+            f"between {f['below_level']} and {f['above_level']} streams"
         )
     for x in adv.crossovers:
         what = "the mix" if x.workload is None else x.workload
