@@ -48,7 +48,9 @@ def summarize_cell(
     is not ok, a counter went down between the scrapes (``COUNTER_RESET``), requests were running at a
     scrape (``BUSY_AT_SCRAPE``), the client's token total differs from the server's generated-token
     delta (``TOKENS_MISMATCH``), the per-response speculative fields do not add up to the counter delta
-    (``PER_REQUEST_MISMATCH``), or the caller gave reasons; else ``ok``.
+    (``PER_REQUEST_MISMATCH``), one data-parallel engine restarted (``ENGINE_RESET(e)``: the figures sum the
+    others), a stream's tokens are unknown (``TOKENS_UNKNOWN``), the counters are inconsistent
+    (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``), or the caller gave reasons; else ``ok``.
     """
     streams: tuple[StreamRecord, ...] = result.streams
     reasons: list[str] = list(extra_reasons)
