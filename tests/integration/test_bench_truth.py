@@ -220,18 +220,22 @@ def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path)
     assert tables["crashes"].rows == [["a", "prose", str(crash.concurrency), str(crash.repeat), stable]]
 
 
+def advise_on_two_configs(tmp_path, plan: ResponsePlan, levels: tuple[int, ...], repeats: int, *args: str):
+    """Bench configs base and mtp (two truth servers serving ``plan``), then ``specscope advise RUN *args``."""
+    with TruthServer(TruthScript(default=plan)) as a, TruthServer(TruthScript(default=plan)) as b:
+        opts = BenchOptions(
+            configs=("base", "mtp"), workloads=("prose",), levels=levels, repeats=repeats, max_tokens=12
+        )
+        run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
+    cmd = [sys.executable, "-m", "specscope", "advise", str(run_dir), *args]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    return run_dir, res
+
+
 def test_advise_with_an_slo_nothing_meets(tmp_path):
     slow_start = PLAN.model_copy(update={"ttft_ms": 50.0})
-    with TruthServer(TruthScript(default=slow_start)) as a, TruthServer(TruthScript(default=slow_start)) as b:
-        opts = BenchOptions(configs=("base", "mtp"), workloads=("prose",), levels=(1,), repeats=2, max_tokens=12)
-        run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
-    res = subprocess.run(
-        [sys.executable, "-m", "specscope", "advise", str(run_dir), "--mix", "prose=1", "--slo-ttft", "10ms"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert res.returncode == 0, res.stderr
+    _, res = advise_on_two_configs(tmp_path, slow_start, (1,), 2, "--mix", "prose=1", "--slo-ttft", "10ms")
     assert "c=1: no config meets the TTFT SLO" in res.stdout
     assert "no recommendation" in res.stdout and "overall:" not in res.stdout
 
@@ -240,16 +244,7 @@ def test_advise_level_mix_on_a_run(tmp_path):
     from specscope.stats.level_mix import level_mix_advice
 
     paced = PLAN.model_copy(update={"inter_chunk_ms": 20.0})  # paced so the client's self-check stays quiet
-    with TruthServer(TruthScript(default=paced)) as a, TruthServer(TruthScript(default=paced)) as b:
-        opts = BenchOptions(configs=("base", "mtp"), workloads=("prose",), levels=(1, 4), repeats=1, max_tokens=12)
-        run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
-    res = subprocess.run(
-        [sys.executable, "-m", "specscope", "advise", str(run_dir), "--level-mix", "1=0.6,4=0.4", "-f", "json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert res.returncode == 0, res.stderr
+    run_dir, res = advise_on_two_configs(tmp_path, paced, (1, 4), 1, "--level-mix", "1=0.6,4=0.4", "-f", "json")
     doc = json.loads(res.stdout)
     with open_run(run_dir) as run:
         cells = run.summaries()
