@@ -134,8 +134,8 @@ class StreamRecord:
 class SpecCounters:
     """Speculative-decoding and generation counters (a snapshot, or the delta of two snapshots).
 
-    Values are summed over ``engine`` (and any other non-position) labels. Counts are tokens except
-    ``drafts`` (number of draft proposals, i.e. verify steps that carried a draft).
+    Values are summed over ``engine`` (and any other non-position) labels; ``engines`` keeps each engine's own.
+    Counts are tokens except ``drafts`` (number of draft proposals, i.e. verify steps that carried a draft).
 
     Attributes:
         drafts: ``*spec_decode_num_drafts_total``.
@@ -147,7 +147,13 @@ class SpecCounters:
         running: requests running at the scrape (gauge; meaningful on snapshots only).
         waiting: requests waiting at the scrape (gauge; snapshots only).
         present: which counter families the server exposes (``"spec"``, ``"per_pos"``, ``"generation"``).
-        reset: on a delta, True when any counter went down between the scrapes (server restart).
+        reset: on a delta, True when a counter went down between the scrapes (server restart) and no engine's
+            window is left to count (with per-engine series: every engine restarted).
+        engines: per ``engine`` label (vLLM data parallel), that engine's snapshot or delta (empty when the
+            server has no ``engine`` label); on a delta each carries its own ``reset`` and the fields above are
+            the sum over the engines that did not restart.
+        created: the engine's counter creation time (the largest ``*_created`` sample, Unix s), ``None`` if absent.
+        reset_engines: on a delta, the engines that restarted between the scrapes (left out of the sums).
     """
 
     drafts: float = 0.0
@@ -160,6 +166,9 @@ class SpecCounters:
     waiting: float | None = None
     present: frozenset[str] = field(default_factory=frozenset)
     reset: bool = False
+    engines: dict[str, SpecCounters] = field(default_factory=dict)
+    created: float | None = None
+    reset_engines: tuple[str, ...] = ()
 
     @property
     def acceptance_rate(self) -> float | None:
@@ -182,6 +191,8 @@ class SpecCounters:
         d = dataclasses.asdict(self)
         d["accepted_per_position"] = list(self.accepted_per_position)
         d["present"] = sorted(self.present)
+        d["engines"] = {e: c.to_dict() for e, c in self.engines.items()}
+        d["reset_engines"] = list(self.reset_engines)
         return d
 
     @classmethod
@@ -189,6 +200,8 @@ class SpecCounters:
         d = dict(d)
         d["accepted_per_position"] = tuple(d.get("accepted_per_position") or ())
         d["present"] = frozenset(d.get("present") or ())
+        d["engines"] = {e: cls.from_dict(c) for e, c in (d.get("engines") or {}).items()}
+        d["reset_engines"] = tuple(d.get("reset_engines") or ())
         return cls(**known_fields(cls, d))
 
 

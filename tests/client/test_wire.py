@@ -25,6 +25,8 @@ SHAPES = {
     "nodone": dict(send_done=False),
     "nousage": dict(usage="absent"),
     "short": dict(output_tokens=5, finish_reason=None),
+    "empty": dict(output_tokens=0, role_ms=None, finish_reason=None, usage="absent"),
+    "early": dict(output_tokens=5, finish_reason=None, usage="absent", send_done=False),
     "llamacpp": dict(output_tokens=5, usage="last_choice_chunk", llamacpp_timings=True),
 }
 FIELDS = (
@@ -86,6 +88,9 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
         0,
     )
     assert wire["drop3"][5:8] == (3, 0, " x x x")
+    assert wire["nousage"][:4] == ("ok", None, 200, None)  # finished normally, tokens unknown
+    assert wire["empty"][:6] == ("failed", "EMPTY_STREAM", 200, None, None, 0)
+    assert wire["early"][:2] == ("failed", "STOPPED_EARLY") and wire["early"][5] == 5
     assert wire["llamacpp"][3] == 5 and wire["llamacpp"][10:] == (0, 0)  # timings present, no drafts programmed
 
 

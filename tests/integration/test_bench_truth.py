@@ -189,54 +189,69 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
 
 
 def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path):
-    import threading
+    from specscope.bench.plan import plan_cells
 
-    slow = PLAN.model_copy(update={"inter_chunk_ms": 60.0})  # a cell lasts about 0.7 s
-    with TruthServer(TruthScript(default=slow)) as doomed, TruthServer(TruthScript(default=PLAN)) as healthy:
-        killed = threading.Event()
-
-        def on_cell(p):
-            if p.key.config == "a" and not killed.is_set():
-                killed.set()  # the first cell of "a" is stored; kill the server 0.3 s into the next one
-                threading.Timer(0.3, doomed._proc.kill).start()
-
-        opts = BenchOptions(
-            configs=("a", "b"), workloads=("prose",), levels=(1, 2), repeats=2, max_tokens=12, baseline="b"
-        )
-        run_dir = run_bench(
-            opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run", on_cell=on_cell
-        )
+    opts = BenchOptions(configs=("a", "b"), workloads=("prose",), levels=(1, 2), repeats=2, max_tokens=12, baseline="b")
+    order = [k for k in plan_cells(opts) if k.config == "a"]
+    # every request (the warm-up included) is 3 chunks of 4 tokens: the first cell of "a" takes
+    # 3 * (1 warm-up + c streams) chunks, the second cell's warm-up 3 more; the server process exits
+    # right after the first token chunk of the second cell's streams, so that cell is the crash, exactly
+    chunks_before_crash = 3 * (1 + order[0].concurrency) + 3 + 1
+    doomed_script = TruthScript(default=PLAN, exit_after_chunks=chunks_before_crash)
+    with TruthServer(doomed_script) as doomed, TruthServer(TruthScript(default=PLAN)) as healthy:
+        run_dir = run_bench(opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run")
+        assert doomed._proc.wait(10) == 3  # it exited at the programmed chunk, not from a timer
     with open_run(run_dir) as run:
         cells = summarize_run(run)
         manifest = run.manifest
-    a = [c for c in cells if c.config == "a"]
+    a = {(c.concurrency, c.repeat): c for c in cells if c.config == "a"}
     b = [c for c in cells if c.config == "b"]
-    assert sorted(c.status == "server_crash" for c in a) == [False, True]
-    assert all(clean(c) for c in a if c.status != "server_crash")
-    crash = next(c for c in a if c.status == "server_crash")
+    assert set(a) == {(k.concurrency, k.repeat) for k in order[:2]}  # the sweep of "a" stopped at the crash
+    ok_a, crash = a[(order[0].concurrency, order[0].repeat)], a[(order[1].concurrency, order[1].repeat)]
+    assert clean(ok_a) and ok_a.streams == order[0].concurrency and ok_a.output_tokens == 12 * order[0].concurrency
+    assert crash.status == "server_crash"
     assert crash.reasons[0] == "SERVER_CRASH"
     assert len(b) == 4 and all(clean(c) for c in b)  # the next config ran in full
-    assert manifest["crashes"] == {"a": f"a/prose/c{crash.concurrency}/r{crash.repeat}"}
+    assert manifest["crashes"] == {"a": order[1].label()}
     assert manifest["finished"] is True
     from specscope.report.build import load_run_report
 
     tables = {t.key: t for t in load_run_report(run_dir).tables}
-    ok_a = next(c for c in a if c.status != "server_crash")
     stable = str(ok_a.concurrency) if ok_a.status == "ok" and ok_a.concurrency < crash.concurrency else "—"
     assert tables["crashes"].rows == [["a", "prose", str(crash.concurrency), str(crash.repeat), stable]]
 
 
+def advise_on_two_configs(tmp_path, plan: ResponsePlan, levels: tuple[int, ...], repeats: int, *args: str):
+    """Bench configs base and mtp (two truth servers serving ``plan``), then ``specscope advise RUN *args``."""
+    with TruthServer(TruthScript(default=plan)) as a, TruthServer(TruthScript(default=plan)) as b:
+        opts = BenchOptions(
+            configs=("base", "mtp"), workloads=("prose",), levels=levels, repeats=repeats, max_tokens=12
+        )
+        run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
+    cmd = [sys.executable, "-m", "specscope", "advise", str(run_dir), *args]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    return run_dir, res
+
+
 def test_advise_with_an_slo_nothing_meets(tmp_path):
     slow_start = PLAN.model_copy(update={"ttft_ms": 50.0})
-    with TruthServer(TruthScript(default=slow_start)) as a, TruthServer(TruthScript(default=slow_start)) as b:
-        opts = BenchOptions(configs=("base", "mtp"), workloads=("prose",), levels=(1,), repeats=2, max_tokens=12)
-        run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
-    res = subprocess.run(
-        [sys.executable, "-m", "specscope", "advise", str(run_dir), "--mix", "prose=1", "--slo-ttft", "10ms"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert res.returncode == 0, res.stderr
+    _, res = advise_on_two_configs(tmp_path, slow_start, (1,), 2, "--mix", "prose=1", "--slo-ttft", "10ms")
     assert "c=1: no config meets the TTFT SLO" in res.stdout
     assert "no recommendation" in res.stdout and "overall:" not in res.stdout
+
+
+def test_advise_level_mix_on_a_run(tmp_path):
+    from specscope.stats.level_mix import level_mix_advice
+
+    paced = PLAN.model_copy(update={"inter_chunk_ms": 20.0})  # paced so the client's self-check stays quiet
+    run_dir, res = advise_on_two_configs(tmp_path, paced, (1, 4), 1, "--level-mix", "1=0.6,4=0.4", "-f", "json")
+    doc = json.loads(res.stdout)
+    with open_run(run_dir) as run:
+        cells = run.summaries()
+    rate = {(c.config, c.concurrency): c.output_tok_s for c in cells if c.status == "ok"}
+    want = level_mix_advice(cells, {1: 0.6, 4: 0.4})
+    assert doc["static"] == {cfg: 0.6 * rate[(cfg, 1)] + 0.4 * rate[(cfg, 4)] for cfg in want.static}
+    assert doc["static_choice"] == max(want.static, key=want.static.__getitem__)
+    assert doc["dynamic"] == {str(n): max(want.static, key=lambda cfg: rate[(cfg, n)]) for n in (1, 4)}
+    assert "no interval (1 repeat): point estimates" in doc["notes"]

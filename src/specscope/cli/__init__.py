@@ -71,6 +71,7 @@ COMMAND_MODULES = [
     "advise",
     "predict",
     "truth_server",
+    "counters",
 ]
 
 for _name in COMMAND_MODULES:

@@ -78,7 +78,7 @@ def _print(adv) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("advise")
     def advise_cmd(
-        run: Annotated[Path, typer.Argument(help="A run folder written by `specscope bench`.")],
+        run: Annotated[Path | None, typer.Argument(help="A run folder written by `specscope bench`.")] = None,
         mix: Annotated[
             str | None, typer.Option(help="Token shares per workload, e.g. prose=0.2,code=0.3,edit=0.5.")
         ] = None,
@@ -90,6 +90,12 @@ def register(app: typer.Typer) -> None:
         slo_ttft: Annotated[str | None, typer.Option("--slo-ttft", help="TTFT p95 limit, e.g. 2s or 500ms.")] = None,
         baseline: Annotated[str, typer.Option(help="The no-draft config of the run.")] = "base",
         format: Annotated[AdviseFormat, typer.Option("--format", "-f", help="text or json.")] = AdviseFormat.text,
+        level_mix: Annotated[
+            str | None, typer.Option("--level-mix", help="Share of wall time per concurrency, e.g. 1=0.6,4=0.4.")
+        ] = None,
+        from_csv: Annotated[
+            Path | None, typer.Option("--from-csv", help="Cells measured elsewhere (CSV; see stats/csv_cells.py).")
+        ] = None,
     ) -> None:
         """The best config and k for a traffic mix at each concurrency and overall, with the gain, its 95% CI
         and where the choice flips. A config is advised only where it beats the baseline outside noise.
@@ -98,7 +104,6 @@ def register(app: typer.Typer) -> None:
         --concurrency, neither --mix nor --acceptance)."""
         from specscope.errors import ConfigError
         from specscope.report.advice import advise, parse_mix
-        from specscope.report.build import run_data
         from specscope.store import open_run
 
         slo_s = None
@@ -108,9 +113,15 @@ def register(app: typer.Typer) -> None:
                 slo_s = float(text[:-2]) / 1000 if text.endswith("ms") else float(text.removesuffix("s"))
             except ValueError:
                 raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="seconds, e.g. 2s or 500ms") from None
-        with open_run(run) as r:
-            data = run_data(r)
-        cells, facts = list(data.cells), dict(data.server_facts)
+        from specscope.stats.level_mix import level_mix_input
+
+        cells, facts = level_mix_input(run, from_csv, open_run)
+        if level_mix is not None:  # time-shared traffic: static choice, dynamic policy, per-user view
+            from specscope.stats.level_mix import level_mix_advice, level_mix_text, parse_level_mix
+
+            lm = level_mix_advice(cells, parse_level_mix(level_mix), parse_mix(mix) if mix else None)
+            typer.echo(json.dumps(lm.to_dict(), indent=2) if format is AdviseFormat.json else level_mix_text(lm))
+            return
         adv = advise(
             cells,
             parse_mix(mix) if mix else None,

@@ -64,7 +64,7 @@ class CellSummary:
     streams: int
     streams_ok: int
     output_tokens: int
-    token_source: Literal["usage", "missing"]
+    token_source: Literal["usage", "missing", "counter_delta"]
     duration_s: float
     output_tok_s: float | None
     stream_tok_s: tuple[float, ...]
