@@ -11,6 +11,7 @@ import pytest
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.records import CellKey
+from specscope.stats.cells import summarize_run
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 from specscope.workload import chat_request, load_pack, schedule
@@ -40,7 +41,7 @@ def test_one_cell_of_each_broken_shape(tmp_path):
     with TruthServer(TruthScript(default=NORMAL, by_prompt=by_prompt)) as ts:
         run_dir = run_bench(opts, servers={"x": ts.base_url}, run_dir=tmp_path / "run")
     with open_run(run_dir) as run:
-        cells = {c.repeat: c for c in run.summaries()}
+        cells = {c.repeat: c for c in summarize_run(run)}
         r0_streams = run.streams(CellKey("x", "prose", 3, 0))
     r0, r1 = cells[0], cells[1]
 

@@ -200,7 +200,9 @@ def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path)
     doomed_script = TruthScript(default=PLAN, exit_after_chunks=chunks_before_crash)
     with TruthServer(doomed_script) as doomed, TruthServer(TruthScript(default=PLAN)) as healthy:
         run_dir = run_bench(opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run")
-        assert doomed._proc.wait(10) == 3  # it exited at the programmed chunk, not from a timer
+        assert (
+            doomed._proc.popen is not None and doomed._proc.popen.wait(10) == 3
+        )  # it exited at the programmed chunk, not from a timer
     with open_run(run_dir) as run:
         cells = summarize_run(run)
         manifest = run.manifest
@@ -248,7 +250,7 @@ def test_advise_level_mix_on_a_run(tmp_path):
     run_dir, res = advise_on_two_configs(tmp_path, paced, (1, 4), 1, "--level-mix", "1=0.6,4=0.4", "-f", "json")
     doc = json.loads(res.stdout)
     with open_run(run_dir) as run:
-        cells = run.summaries()
+        cells = summarize_run(run)
     rate = {(c.config, c.concurrency): c.output_tok_s for c in cells if c.status == "ok"}
     want = level_mix_advice(cells, {1: 0.6, 4: 0.4})
     assert doc["static"] == {cfg: 0.6 * rate[(cfg, 1)] + 0.4 * rate[(cfg, 4)] for cfg in want.static}

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
-from specscope.stats.cells import summarize_cell
 from specscope.store import create_run
 
 MS = 1_000_000  # ns
@@ -83,7 +82,7 @@ def make_run(path: Path) -> Path:
                     else:
                         before, after = _counters(tokens * n, 120.0, (70.0, 50.0))
                     res = CellResult(CellKey(cfg, wl, n, r), streams, 0, total_ms * MS, before, after, {})
-                    run.save_cell(res, summarize_cell(res))
+                    run.save_cell(res)
     run.save_server_facts("base", {"kind": "vllm", "model": "org/model-NVFP4", "recipe": {"method": "base"}})
     run.save_server_facts(
         "mtp",
