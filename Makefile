@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: setup bench test test-slow browser ct-venv
+.PHONY: setup bench test test-timing test-slow browser ct-venv
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -27,9 +27,15 @@ browser:
 ct-venv:
 	bash scripts/ct_venv.sh
 
-# The test suite (unit + integration against real servers on 127.0.0.1); vLLM-on-CPU tests are `slow`.
+# The test suite (unit + integration against real servers on 127.0.0.1); vLLM-on-CPU tests are `slow`, tests whose
+# assertions depend on wall-clock timing (sub-millisecond bounds) are `timing` and run by `make test-timing`.
 test: setup browser ct-venv
-	$(VENV)/bin/pytest -m "not slow"
+	$(VENV)/bin/pytest -m "not slow and not timing"
+
+# The wall-clock timing tests (truth suite, client TTFT error bounds) on their own, so load from other suites
+# does not land on them.
+test-timing: setup
+	$(VENV)/bin/pytest -m "timing and not slow"
 
 # vLLM's CPU build in its own cached virtual environment, then the slow suite.
 test-slow: setup

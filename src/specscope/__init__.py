@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "parse_metrics": "specscope.client",
     "counters_delta": "specscope.stats",
     "summarize_cell": "specscope.stats.cells",
+    "summarize_run": "specscope.stats.cells",
     # servers
     "EmbeddedServer": "specscope.engine",
     "named_configs": "specscope.engine",

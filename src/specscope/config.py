@@ -92,12 +92,7 @@ def profile_options(name: str, **overrides) -> BenchOptions:
         ConfigError: unknown profile or an invalid option value.
     """
     if name not in PROFILES:
-        raise ConfigError(
-            f"unknown profile {name!r}",
-            found=name,
-            expected=f"one of {', '.join(PROFILES)}",
-            fix="pass --profile quick",
-        )
+        raise ConfigError.unknown("profile", name, PROFILES, fix="pass --profile quick")
     values = {**PROFILES[name], **{k: v for k, v in overrides.items() if v is not None}}
     try:
         return BenchOptions(**values)

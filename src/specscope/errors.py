@@ -23,6 +23,8 @@ Tree::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = [
     "SpecscopeError",
     "ConfigError",
@@ -75,6 +77,11 @@ class SpecscopeError(Exception):
 
 class ConfigError(SpecscopeError):
     """An option, recipe, config name or workload name that specscope does not accept."""
+
+    @classmethod
+    def unknown(cls, what: str, value: object, choices: Iterable[object], *, fix: str) -> ConfigError:
+        """``unknown <what> '<value>'`` with the known choices as ``expected``; for ``raise``."""
+        return cls(f"unknown {what} {value!r}", found=value, expected=f"one of {', '.join(map(str, choices))}", fix=fix)
 
 
 class ServerError(SpecscopeError):

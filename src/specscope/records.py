@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "CRASH_REASON",
+    "known_fields",
     "StreamStatus",
     "StreamRecord",
     "SpecCounters",
@@ -21,6 +23,9 @@ __all__ = [
 ]
 
 StreamStatus = Literal["ok", "degraded", "failed"]
+
+# the reason code of a cell during which the server died (``CellResult.crashed``)
+CRASH_REASON = "SERVER_CRASH"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,16 +122,20 @@ class StreamRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StreamRecord:
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        """The inverse of :meth:`to_dict`.
+
+        Raises:
+            ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
+        """
+        return cls(**known_fields(cls, d))
 
 
 @dataclass(frozen=True, slots=True)
 class SpecCounters:
     """Speculative-decoding and generation counters (a snapshot, or the delta of two snapshots).
 
-    Values are summed over ``engine`` (and any other non-position) labels. Counts are tokens except
-    ``drafts`` (number of draft proposals, i.e. verify steps that carried a draft).
+    Values are summed over ``engine`` (and any other non-position) labels; ``engines`` keeps each engine's own.
+    Counts are tokens except ``drafts`` (number of draft proposals, i.e. verify steps that carried a draft).
 
     Attributes:
         drafts: ``*spec_decode_num_drafts_total``.
@@ -138,7 +147,13 @@ class SpecCounters:
         running: requests running at the scrape (gauge; meaningful on snapshots only).
         waiting: requests waiting at the scrape (gauge; snapshots only).
         present: which counter families the server exposes (``"spec"``, ``"per_pos"``, ``"generation"``).
-        reset: on a delta, True when any counter went down between the scrapes (server restart).
+        reset: on a delta, True when a counter went down between the scrapes (server restart) and no engine's
+            window is left to count (with per-engine series: every engine restarted).
+        engines: per ``engine`` label (vLLM data parallel), that engine's snapshot or delta (empty when the
+            server has no ``engine`` label); on a delta each carries its own ``reset`` and the fields above are
+            the sum over the engines that did not restart.
+        created: the engine's counter creation time (the largest ``*_created`` sample, Unix s), ``None`` if absent.
+        reset_engines: on a delta, the engines that restarted between the scrapes (left out of the sums).
     """
 
     drafts: float = 0.0
@@ -151,6 +166,9 @@ class SpecCounters:
     waiting: float | None = None
     present: frozenset[str] = field(default_factory=frozenset)
     reset: bool = False
+    engines: dict[str, SpecCounters] = field(default_factory=dict)
+    created: float | None = None
+    reset_engines: tuple[str, ...] = ()
 
     @property
     def acceptance_rate(self) -> float | None:
@@ -173,6 +191,8 @@ class SpecCounters:
         d = dataclasses.asdict(self)
         d["accepted_per_position"] = list(self.accepted_per_position)
         d["present"] = sorted(self.present)
+        d["engines"] = {e: c.to_dict() for e, c in self.engines.items()}
+        d["reset_engines"] = list(self.reset_engines)
         return d
 
     @classmethod
@@ -180,8 +200,25 @@ class SpecCounters:
         d = dict(d)
         d["accepted_per_position"] = tuple(d.get("accepted_per_position") or ())
         d["present"] = frozenset(d.get("present") or ())
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        d["engines"] = {e: cls.from_dict(c) for e, c in (d.get("engines") or {}).items()}
+        d["reset_engines"] = tuple(d.get("reset_engines") or ())
+        return cls(**known_fields(cls, d))
+
+
+def known_fields(cls: Any, d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` checked against the fields of the dataclass ``cls``: no unknown key, no missing required field.
+
+    Raises:
+        ValueError: naming the unknown or missing fields.
+    """
+    fields = dataclasses.fields(cls)
+    names = {f.name for f in fields}
+    unknown = sorted(set(d) - names)
+    required = {f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    missing = sorted(required - set(d))
+    if unknown or missing:
+        raise ValueError(f"{cls.__name__}: unknown fields {unknown}, missing fields {missing}")
+    return d
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -208,6 +245,9 @@ class CellResult:
             before the last).
         before / after: the two /metrics snapshots; ``None`` when the server has no metrics.
         client: client self-check numbers (send lag, loop lag, limits in force), units in the keys.
+        crashed: the server died during the cell (observed by the bench runner).
+        reasons: reason codes observed while measuring, not derivable from the records above
+            (``CLIENT_LIMITED(...)`` from the client self-check, ``SERVER_CRASH``); they lead the cell's reasons.
     """
 
     key: CellKey
@@ -217,3 +257,5 @@ class CellResult:
     before: SpecCounters | None
     after: SpecCounters | None
     client: dict[str, Any] = field(default_factory=dict)
+    crashed: bool = False
+    reasons: tuple[str, ...] = ()

@@ -1,10 +1,10 @@
 """Builds small Qwen3.6-layout checkpoints with the reference safetensors writer (``safetensors.serialize_file``).
 
 Real Qwen3.6 names and layout (``qwen3_6_27b_config.json`` fixture; seed 000/002/004): a vision-language wrapper
-(``model.language_model.*``, ``model.visual.*``), linear-attention layers (``linear_attn.*``) with a full-attention layer
-every 4th index (``self_attn.*`` with ``q_norm``/``k_norm``), and a 15-tensor MTP head (``mtp.*``). Shapes are small:
-hidden 64, intermediate 128, vocab 32, 4 layers (index 3 full attention). The NVFP4 variant follows the ModelOpt
-layout: ``weight`` U8 [out, in/2], ``weight_scale`` F8_E4M3 [out, in/16], scalar F32 ``weight_scale_2`` and
+(``model.language_model.*``, ``model.visual.*``), linear-attention layers (``linear_attn.*``) with a full-attention
+layer every 4th index (``self_attn.*`` with ``q_norm``/``k_norm``), and a 15-tensor MTP head (``mtp.*``). Shapes are
+small: hidden 64, intermediate 128, vocab 32, 4 layers (index 3 full attention). The NVFP4 variant follows the
+ModelOpt layout: ``weight`` U8 [out, in/2], ``weight_scale`` F8_E4M3 [out, in/16], scalar F32 ``weight_scale_2`` and
 ``input_scale``; MLP and full-attention linears are quantized, the rest stays BF16 and is excluded.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from safetensors import TensorSpec, serialize_file
 
-H, I, V, L = 64, 128, 32, 4
+H, INTER, V, L = 64, 128, 32, 4  # hidden, intermediate, vocab, layers
 FULL = (3,)
 _DT = {"BF16": ("bfloat16", 2), "F32": ("float32", 4), "U8": ("uint8", 1), "F8_E4M3": ("float8_e4m3fn", 1)}
 EXCLUDE = [
@@ -33,9 +33,9 @@ def _layer(prefix: str, full: bool) -> dict[str, tuple[str, list[int]]]:
     t: dict[str, tuple[str, list[int]]] = {
         f"{prefix}input_layernorm.weight": ("BF16", [H]),
         f"{prefix}post_attention_layernorm.weight": ("BF16", [H]),
-        f"{prefix}mlp.gate_proj.weight": ("BF16", [I, H]),
-        f"{prefix}mlp.up_proj.weight": ("BF16", [I, H]),
-        f"{prefix}mlp.down_proj.weight": ("BF16", [H, I]),
+        f"{prefix}mlp.gate_proj.weight": ("BF16", [INTER, H]),
+        f"{prefix}mlp.up_proj.weight": ("BF16", [INTER, H]),
+        f"{prefix}mlp.down_proj.weight": ("BF16", [H, INTER]),
     }
     if full:
         t.update(
@@ -125,7 +125,7 @@ def config(*, nvfp4: bool = False, exclude: list[str] | None = None, kv_scheme: 
     text = {
         "model_type": "qwen3_5_text",
         "hidden_size": H,
-        "intermediate_size": I,
+        "intermediate_size": INTER,
         "vocab_size": V,
         "num_hidden_layers": L,
         "layer_types": ["full_attention" if i in FULL else "linear_attention" for i in range(L)],

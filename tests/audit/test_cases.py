@@ -1,4 +1,4 @@
-"""The shared cases (../shared/cases/*/EXPECTED.md), audit parts: exact findings per case."""
+"""The cases in tests/data/cases (sources: tests/data/SOURCES.md), audit parts: exact findings per case."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from paths import CASES
 from specscope.audit import Severity, audit_checkpoint, check_draft_config
-
-CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "cases"
 
 
 def _codes(report) -> list[tuple[str, str]]:

@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from paths import CASES
 from specscope.audit import audit_checkpoint, parse_bandwidth, roofline_tokens_per_s
 from specscope.cli import app
 from specscope.errors import ConfigError
 
-from .qwen36 import H, I, V, build
-
-CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "cases"
+from .qwen36 import INTER, H, V, build
 
 
 def test_seed003_roofline_and_share() -> None:
@@ -48,7 +47,7 @@ def test_census_bytes_qwen36_bf16(tmp_path: Path) -> None:
     r = audit_checkpoint(build(tmp_path / "ck"), bandwidth="273GB/s")
     c = r.census
     bf16 = 2
-    mtp = bf16 * (H * 2 * H + 3 * H + 2 * H + (2 * H * H + 16 * H * 2 + H * H) + 2 * 16 + 3 * I * H)
+    mtp = bf16 * (H * 2 * H + 3 * H + 2 * H + (2 * H * H + 16 * H * 2 + H * H) + 2 * 16 + 3 * INTER * H)
     assert c.bytes_by_group["mtp_draft"] == mtp
     assert c.draft_bytes_per_step == mtp
     assert c.bytes_by_group["embeddings"] == V * H * bf16

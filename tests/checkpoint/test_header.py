@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
+from paths import CASES
 from specscope.checkpoint import (
     HeaderFormatError,
     LocalSource,
@@ -20,7 +21,7 @@ from specscope.checkpoint import (
     tensor_nbytes,
 )
 
-C12 = Path(__file__).resolve().parents[2] / ".." / "shared" / "cases" / "C12" / "files"
+C12 = CASES / "C12" / "files"
 
 # file -> expected error code (None = valid), from cases/C12/EXPECTED.md
 C12_VERDICTS = {

@@ -9,7 +9,6 @@ import sys
 from specscope.gate import write_gate_run
 from specscope.gate.model import GateRun
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
-from specscope.stats.cells import summarize_cell
 from specscope.store import create_run
 
 
@@ -27,32 +26,19 @@ def _one_error_line(res):
 
 def _bench_run(path):
     """One ok cell: two streams of 12 usage tokens each over 100 ns of wall time."""
-    stream = lambda i: StreamRecord(
-        f"prose-{i:03d}",
-        0,
-        0,
-        5,
-        5,
-        50,
-        100,
-        3,
-        0,
-        12,
-        7,
-        "usage",
-        "length",
-        "ok",  # noqa: E731
-        None,
-        200,
-        text="hi",
-    )
+
+    def stream(i):
+        return StreamRecord(
+            f"prose-{i:03d}", 0, 0, 5, 5, 50, 100, 3, 0, 12, 7, "usage", "length", "ok", None, 200, text="hi"
+        )
+
     run = create_run(
         path, {"kind": "bench", "options": {"configs": ["base"], "workloads": ["prose"], "levels": [2], "repeats": 1}}
     )
     before = SpecCounters(generation_tokens=0.0, present=frozenset({"generation"}))
     after = SpecCounters(generation_tokens=24.0, present=frozenset({"generation"}))
     res = CellResult(CellKey("base", "prose", 2, 0), (stream(1), stream(2)), 0, 100, before, after, {})
-    run.save_cell(res, summarize_cell(res))
+    run.save_cell(res)
     run.close()
     return path
 
@@ -64,7 +50,7 @@ def test_text_format_writes_the_output_file(tmp_path):
     assert res.returncode == 0, res.stderr
     assert res.stdout == ""  # the tables went to the file, not the terminal
     text = out.read_text()
-    assert f"run {run}" in text and "Cells not ok (0 of 1)" in text
+    assert f"Run {run}" in text and "Cells not ok (0 of 1)" in text
     assert "\x1b[" not in text  # plain text, no colour codes
 
 

@@ -116,6 +116,7 @@ def test_lag_stats():
     assert lag_stats(list(range(101))) == (101, 50, 99, 100)
 
 
+@pytest.mark.timing
 def test_probe_child_stops():
     async def go():
         async with ClientMonitor(ClientSettings()) as mon:

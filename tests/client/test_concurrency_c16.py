@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 
+from paths import CASES
 from specscope.records import StreamRecord
 from specscope.stats.concurrency import achieved_concurrency, client_view_concurrency
 
-CASE = Path(__file__).resolve().parents[2] / ".." / "shared" / "cases" / "C16"
+CASE = CASES / "C16"
 MS = 1_000_000
 
 

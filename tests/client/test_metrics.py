@@ -1,6 +1,6 @@
-"""/metrics parsing and deltas on real samples (../shared/fixtures, and one captured from llama.cpp's server).
+"""/metrics parsing and deltas on real samples (tests/data/fixtures, and one captured from llama.cpp's server).
 
-tests/client/data/llamacpp_metrics_xllamacpp_smollm2.prom: GET /metrics of xllamacpp 2026.10.11549's embedded
+tests/data/fixtures/llamacpp_metrics_xllamacpp_smollm2.prom: GET /metrics of xllamacpp 2026.10.11549's embedded
 llama-server (SmolLM2-135M-Instruct Q4_1, endpoint_metrics on, ngram-mod speculation), captured here after one
 28-token chat completion.
 """
@@ -8,21 +8,19 @@ llama-server (SmolLM2-135M-Instruct Q4_1, endpoint_metrics on, ngram-mod specula
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import httpx
 import pytest
 
-from specscope.client.metrics import counters_delta, metrics_url, parse_metrics, scrape
+from paths import FIXTURES
+from specscope.client.metrics import metrics_url, parse_metrics, scrape
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.records import SpecCounters
-
-FIX = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
-DATA = Path(__file__).resolve().parent / "data"
+from specscope.stats.counters import counters_delta
 
 
 def _fixture(name: str) -> str:
-    return (FIX / name).read_text()
+    return (FIXTURES / name).read_text()
 
 
 def test_vllm_live_excerpt_exact():
@@ -59,7 +57,7 @@ def test_vllm_docs_example_no_spec():
 
 
 def test_llamacpp_real_sample():
-    c = parse_metrics((DATA / "llamacpp_metrics_xllamacpp_smollm2.prom").read_text())
+    c = parse_metrics((FIXTURES / "llamacpp_metrics_xllamacpp_smollm2.prom").read_text())
     assert c.generation_tokens == 28.0
     assert c.prompt_tokens == 53.0
     assert c.running == 0.0

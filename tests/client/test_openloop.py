@@ -48,6 +48,7 @@ def test_bad_schedule(bad):
         arrival_offsets_ns(3, **{"rate_per_s": 10.0, "arrival": "constant", **bad})
 
 
+@pytest.mark.timing
 def test_open_loop_does_not_wait_for_answers(truth):
     """20 requests at 100/s against a 50 ms TTFT: the schedule holds although ~6 are always in flight."""
     truth.clear_log()
@@ -63,6 +64,7 @@ def test_open_loop_does_not_wait_for_answers(truth):
     assert peak >= 5  # the server saw overlapping requests: nothing waited for an answer
 
 
+@pytest.mark.timing
 def test_no_coordinated_omission_when_pool_queues(truth):
     """Pool of 2 connections, 10 requests at 100/s, each ~65 ms: requests wait in the client; latency from the
     schedule keeps that wait, TTFT from send does not."""
@@ -83,6 +85,7 @@ def test_poisson_run_uses_its_schedule(truth):
     assert all(r.status == "ok" for r in recs)
 
 
+@pytest.mark.timing
 def test_rate_sweep(truth):
     pts = run_sync(run_rate_sweep(truth.base_url, _reqs(12, "s"), [40, 80]))
     assert [p.rate_per_s for p in pts] == [40.0, 80.0]

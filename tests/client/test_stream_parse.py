@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from paths import CASES, FIXTURES
 from specscope.client.stream import RawCapture, parse_capture, parse_sse_capture, prepare_body
 
-CASES = Path(__file__).resolve().parents[2] / ".." / "shared" / "cases"
 MS = 1_000_000
 
 
@@ -83,17 +83,7 @@ def test_c14_b_reasoning_only_length():
 
 
 def test_llamacpp_final_chunk_timings_kept():
-    final = (
-        (
-            Path(__file__).resolve().parents[2]
-            / ".."
-            / "shared"
-            / "fixtures"
-            / "llamacpp_chat_completion_final_chunk_with_draft_timings.json"
-        )
-        .read_text()
-        .strip()
-    )
+    final = (FIXTURES / "llamacpp_chat_completion_final_chunk_with_draft_timings.json").read_text().strip()
     tok = json.dumps({"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]})
     raw = RawCapture(
         "p",
@@ -112,15 +102,7 @@ def test_llamacpp_final_chunk_timings_kept():
 
 
 def test_vllm_per_request_spec_metrics_kept():
-    m = json.loads(
-        (
-            Path(__file__).resolve().parents[2]
-            / ".."
-            / "shared"
-            / "fixtures"
-            / "vllm_per_request_spec_decode_metrics_example.json"
-        ).read_text()
-    )
+    m = json.loads((FIXTURES / "vllm_per_request_spec_decode_metrics_example.json").read_text())
     tok = {"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "stop"}]}
     usage = {"choices": [], "usage": {"completion_tokens": 5, "prompt_tokens": 3}, **m}
     body = f"data: {json.dumps(tok)}\n\ndata: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode()

@@ -25,6 +25,8 @@ SHAPES = {
     "nodone": dict(send_done=False),
     "nousage": dict(usage="absent"),
     "short": dict(output_tokens=5, finish_reason=None),
+    "empty": dict(output_tokens=0, role_ms=None, finish_reason=None, usage="absent"),
+    "early": dict(output_tokens=5, finish_reason=None, usage="absent", send_done=False),
     "llamacpp": dict(output_tokens=5, usage="last_choice_chunk", llamacpp_timings=True),
 }
 FIELDS = (
@@ -71,7 +73,7 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
         got[hot] = [tuple(getattr(r, f) for f in FIELDS) for r in recs]
         assert [r.prompt_id for r in recs] == [p for p, _ in _reqs(names)]
     assert got["wire"] == got["aiohttp"]
-    wire = dict(zip(names, got["wire"]))
+    wire = dict(zip(names, got["wire"], strict=True))
     assert wire["good"][:8] == ("ok", None, 200, 10, 8, 10, 0, " x" * 10)
     assert wire["http503"][:3] == ("failed", "http 503", 503)
     assert wire["drop3"][:2] == ("degraded", "connection dropped; no [DONE]; no usage; short without stop")
@@ -86,6 +88,9 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
         0,
     )
     assert wire["drop3"][5:8] == (3, 0, " x x x")
+    assert wire["nousage"][:4] == ("ok", None, 200, None)  # finished normally, tokens unknown
+    assert wire["empty"][:6] == ("failed", "EMPTY_STREAM", 200, None, None, 0)
+    assert wire["early"][:2] == ("failed", "STOPPED_EARLY") and wire["early"][5] == 5
     assert wire["llamacpp"][3] == 5 and wire["llamacpp"][10:] == (0, 0)  # timings present, no drafts programmed
 
 

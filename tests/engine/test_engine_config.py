@@ -28,7 +28,7 @@ def test_unknown_config_lists_known_names() -> None:
     with pytest.raises(ConfigError) as exc:
         get_config("eagle")
     assert exc.value.found == "eagle"
-    assert exc.value.expected == "base, ngram, draft, draft-ngram, self-draft, synth"
+    assert exc.value.expected == "one of base, ngram, draft, draft-ngram, self-draft, synth"
     assert exc.value.one_line().startswith("unknown embedded-engine config 'eagle'")
 
 

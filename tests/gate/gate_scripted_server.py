@@ -18,9 +18,11 @@ from specscope.gate.profile import GateProfile
 
 SOLUTIONS = {
     "is_palindrome": "def is_palindrome(s):\n    t = [c.lower() for c in s if c.isalnum()]\n    return t == t[::-1]\n",
-    "running_max": "def running_max(xs):\n    out = []\n    for x in xs:\n        out.append(x if not out else max(out[-1], x))\n    return out\n",
+    "running_max": "def running_max(xs):\n    out = []\n    for x in xs:\n        out.append(x if not out else "
+    "max(out[-1], x))\n    return out\n",
     "fizzbuzz": (
-        "def fizzbuzz(n):\n    r = []\n    for i in range(1, n + 1):\n        s = ('Fizz' if i % 3 == 0 else '') + ('Buzz' if i % 5 == 0 else '')\n"
+        "def fizzbuzz(n):\n    r = []\n    for i in range(1, n + 1):\n        s = ('Fizz' if i % 3 == 0 else "
+        "'') + ('Buzz' if i % 5 == 0 else '')\n"
         "        r.append(s or str(i))\n    return r\n"
     ),
     "merge_intervals": (

@@ -1,13 +1,12 @@
 """Every checker on recorded outputs, passing and failing (issue 7's done-when list)."""
 
 import json
-from pathlib import Path
 
+from paths import CASES
 from specscope.gate import checks
 from specscope.gate.model import Probe, ProbeOutput
 from specscope.gate.probes import load_probes
 
-CASES = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
 WEATHER_TOOL = load_probes("tool_call")[0].expected["tool_definition"]
 
 
@@ -201,6 +200,11 @@ def test_tool_call_missing_required_and_bad_json_and_no_call():
     assert not c.passed and c.why.startswith("arguments are not JSON")
     c = checks.check_tool_call(ProbeOutput(text="It is sunny in Lisbon."), WEATHER_TOOL, {})
     assert not c.passed and c.why == "no tool_calls in the answer"
+
+
+def test_tool_call_arguments_that_are_not_an_object_fail():
+    c = checks.check_tool_call(_tool_out('["Lisbon", "celsius"]'), WEATHER_TOOL, {"city": "Lisbon"})
+    assert not c.passed and c.why == "arguments are a JSON list, expected an object"
 
 
 # ---- long context ----------------------------------------------------------------------------------------

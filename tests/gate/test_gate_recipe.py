@@ -1,4 +1,4 @@
-"""`specscope gate --recipe`: each vLLM recipe is launched only while its gates run (a stand-in vLLM here:
+"""`specscope gate --launch vllm`: each vLLM recipe is launched only while its gates run (a stand-in vLLM here:
 tests/launch/fake_vllm.py, a real HTTP server process speaking vLLM's CLI and wording)."""
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ def test_gate_launches_recipes_one_at_a_time(tmp_path):
             "-m",
             "specscope",
             "gate",
-            "--recipe",
+            "--launch",
+            "vllm",
+            "--configs",
             "fake-base",
-            "--recipe",
+            "--configs",
             "fake-ngram",
             "--recipes",
             str(book),
@@ -67,7 +69,7 @@ def test_gate_launches_recipes_one_at_a_time(tmp_path):
 
 def test_gate_unknown_recipe_is_one_line(tmp_path):
     res = subprocess.run(
-        [sys.executable, "-m", "specscope", "gate", "--recipe", "nope", "--out", str(tmp_path)],
+        [sys.executable, "-m", "specscope", "gate", "--launch", "vllm", "--configs", "nope", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -108,7 +108,7 @@ def test_cli_exit_codes(servers, tmp_path):
     r = cli(
         "--server",
         good.base_url,
-        "--config",
+        "--configs",
         "base",
         "--profile",
         str(prof_file),
@@ -142,4 +142,4 @@ def test_cli_exit_codes(servers, tmp_path):
     assert r.returncode == 2
     assert r.stderr.startswith("error: invalid gate profile") and "repetition.min_unique_ratio" in r.stderr
     r = cli("--server", "127.0.0.1:1")
-    assert r.returncode == 2 and "--server is not an http URL" in r.stderr
+    assert r.returncode == 2 and "--server must be a URL" in r.stderr

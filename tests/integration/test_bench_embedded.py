@@ -6,6 +6,7 @@ import pytest
 
 pytest.importorskip("xllamacpp")
 
+from specscope.stats.cells import summarize_run  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.integration
 def test_tiny_matrix_on_embedded_engine(embedded_run):
     run_dir = embedded_run
     with open_run(run_dir) as run:
-        cells = run.summaries()
+        cells = summarize_run(run)
         facts = run.server_facts
     assert len(cells) == 2 * 2 * 2 * 2
     for c in cells:
@@ -47,7 +48,7 @@ def test_tiny_matrix_on_embedded_engine(embedded_run):
 def test_draft_accepts_more_on_edit_than_on_prose(embedded_run):
     """The issue's headline check: a re-quantized draft copies the edit module far better than it writes prose."""
     with open_run(embedded_run) as run:
-        cells = [c for c in run.summaries() if c.config == "draft"]
+        cells = [c for c in summarize_run(run) if c.config == "draft"]
 
     def pooled(workload):
         acc = sum(c.counters["accepted_tokens"] for c in cells if c.workload == workload)

@@ -11,6 +11,7 @@ import pytest
 
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
+from specscope.stats.cells import summarize_run
 from specscope.store import open_run
 from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
 
@@ -45,7 +46,7 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
     opts = BenchOptions(configs=("mtp",), workloads=("prose", "edit"), levels=(1, 3), repeats=2, max_tokens=12)
     run_dir = run_bench(opts, servers={"mtp": truth.base_url}, run_dir=tmp_path / "run")
     with open_run(run_dir) as run:
-        cells = run.summaries()
+        cells = summarize_run(run)
         assert len(cells) == 2 * 2 * 2
         for c in cells:
             n = c.concurrency
@@ -91,15 +92,15 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
         "acceptance_source",
         "counters",
     } <= set(doc["cells"][0])
-    acc = next(t for t in doc["tables"] if t["key"] == "acceptance")
-    assert acc["rows"] == [["mtp", "0.500 (len 2.50)", "0.500 (len 2.50)"]]
+    acc = next(t for s in doc["sections"] for t in s["tables"] if t["key"] == "acceptance")
+    assert acc["rows"] == [["mtp", "50.0% (len 2.50)", "50.0% (len 2.50)"]]
 
 
 def test_resume_skips_done_cells(tmp_path, truth):
     opts = BenchOptions(configs=("mtp",), workloads=("prose",), levels=(1, 2), repeats=1, max_tokens=12)
     run_dir = run_bench(opts, servers={"mtp": truth.base_url}, run_dir=tmp_path / "run")
     with open_run(run_dir) as run:
-        first = run.summaries()
+        first = summarize_run(run)
         # forget one cell, as if the run had been killed while it was in flight
         run._db.execute("DELETE FROM cells WHERE concurrency = 2")
         run._db.execute("DELETE FROM streams WHERE concurrency = 2")
@@ -111,7 +112,7 @@ def test_resume_skips_done_cells(tmp_path, truth):
     assert progress.startswith("1 of 2 cells — INCOMPLETE") and f"--resume {run_dir}" in progress
     run_bench(resume=run_dir)
     with open_run(run_dir) as run:
-        again = run.summaries()
+        again = summarize_run(run)
         assert run.manifest["finished"] is True
     assert len(again) == 2
     kept = [c for c in again if c.concurrency == 1]
@@ -171,7 +172,7 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         with open_run(db.parent) as run:
-            before = {(c.workload, c.concurrency, c.repeat): c for c in run.summaries()}
+            before = {(c.workload, c.concurrency, c.repeat): c for c in summarize_run(run)}
             assert 2 <= len(before) < 8 and run.manifest.get("finished") is not True
         res = subprocess.run(
             [sys.executable, "-m", "specscope", "bench", "--resume", str(db.parent), "--format", "json"],
@@ -180,7 +181,7 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
         )
         assert res.returncode == 0, res.stderr
         with open_run(db.parent) as run:
-            after = {(c.workload, c.concurrency, c.repeat): c for c in run.summaries()}
+            after = {(c.workload, c.concurrency, c.repeat): c for c in summarize_run(run)}
             assert run.manifest["finished"] is True
     assert len(after) == 8
     assert all(after[k] == v for k, v in before.items())  # nothing finished was redone or lost
@@ -188,54 +189,71 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
 
 
 def test_server_killed_mid_cell_gives_server_crash_and_the_run_goes_on(tmp_path):
-    import threading
+    from specscope.bench.plan import plan_cells
 
-    slow = PLAN.model_copy(update={"inter_chunk_ms": 60.0})  # a cell lasts about 0.7 s
-    with TruthServer(TruthScript(default=slow)) as doomed, TruthServer(TruthScript(default=PLAN)) as healthy:
-        killed = threading.Event()
-
-        def on_cell(p):
-            if p.key.config == "a" and not killed.is_set():
-                killed.set()  # the first cell of "a" is stored; kill the server 0.3 s into the next one
-                threading.Timer(0.3, doomed._proc.kill).start()
-
-        opts = BenchOptions(
-            configs=("a", "b"), workloads=("prose",), levels=(1, 2), repeats=2, max_tokens=12, baseline="b"
-        )
-        run_dir = run_bench(
-            opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run", on_cell=on_cell
-        )
+    opts = BenchOptions(configs=("a", "b"), workloads=("prose",), levels=(1, 2), repeats=2, max_tokens=12, baseline="b")
+    order = [k for k in plan_cells(opts) if k.config == "a"]
+    # every request (the warm-up included) is 3 chunks of 4 tokens: the first cell of "a" takes
+    # 3 * (1 warm-up + c streams) chunks, the second cell's warm-up 3 more; the server process exits
+    # right after the first token chunk of the second cell's streams, so that cell is the crash, exactly
+    chunks_before_crash = 3 * (1 + order[0].concurrency) + 3 + 1
+    doomed_script = TruthScript(default=PLAN, exit_after_chunks=chunks_before_crash)
+    with TruthServer(doomed_script) as doomed, TruthServer(TruthScript(default=PLAN)) as healthy:
+        run_dir = run_bench(opts, servers={"a": doomed.base_url, "b": healthy.base_url}, run_dir=tmp_path / "run")
+        assert (
+            doomed._proc.popen is not None and doomed._proc.popen.wait(10) == 3
+        )  # it exited at the programmed chunk, not from a timer
     with open_run(run_dir) as run:
-        cells = run.summaries()
+        cells = summarize_run(run)
         manifest = run.manifest
-    a = [c for c in cells if c.config == "a"]
+    a = {(c.concurrency, c.repeat): c for c in cells if c.config == "a"}
     b = [c for c in cells if c.config == "b"]
-    assert sorted(c.status == "server_crash" for c in a) == [False, True]
-    assert all(clean(c) for c in a if c.status != "server_crash")
-    crash = next(c for c in a if c.status == "server_crash")
+    assert set(a) == {(k.concurrency, k.repeat) for k in order[:2]}  # the sweep of "a" stopped at the crash
+    ok_a, crash = a[(order[0].concurrency, order[0].repeat)], a[(order[1].concurrency, order[1].repeat)]
+    assert clean(ok_a) and ok_a.streams == order[0].concurrency and ok_a.output_tokens == 12 * order[0].concurrency
+    assert crash.status == "server_crash"
     assert crash.reasons[0] == "SERVER_CRASH"
     assert len(b) == 4 and all(clean(c) for c in b)  # the next config ran in full
-    assert manifest["crashes"] == {"a": f"a/prose/c{crash.concurrency}/r{crash.repeat}"}
+    assert manifest["crashes"] == {"a": order[1].label()}
     assert manifest["finished"] is True
     from specscope.report.build import load_run_report
 
     tables = {t.key: t for t in load_run_report(run_dir).tables}
-    ok_a = next(c for c in a if c.status != "server_crash")
     stable = str(ok_a.concurrency) if ok_a.status == "ok" and ok_a.concurrency < crash.concurrency else "—"
     assert tables["crashes"].rows == [["a", "prose", str(crash.concurrency), str(crash.repeat), stable]]
 
 
+def advise_on_two_configs(tmp_path, plan: ResponsePlan, levels: tuple[int, ...], repeats: int, *args: str):
+    """Bench configs base and mtp (two truth servers serving ``plan``), then ``specscope advise RUN *args``."""
+    with TruthServer(TruthScript(default=plan)) as a, TruthServer(TruthScript(default=plan)) as b:
+        opts = BenchOptions(
+            configs=("base", "mtp"), workloads=("prose",), levels=levels, repeats=repeats, max_tokens=12
+        )
+        run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
+    cmd = [sys.executable, "-m", "specscope", "advise", str(run_dir), *args]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    return run_dir, res
+
+
 def test_advise_with_an_slo_nothing_meets(tmp_path):
     slow_start = PLAN.model_copy(update={"ttft_ms": 50.0})
-    with TruthServer(TruthScript(default=slow_start)) as a, TruthServer(TruthScript(default=slow_start)) as b:
-        opts = BenchOptions(configs=("base", "mtp"), workloads=("prose",), levels=(1,), repeats=2, max_tokens=12)
-        run_dir = run_bench(opts, servers={"base": a.base_url, "mtp": b.base_url}, run_dir=tmp_path / "run")
-    res = subprocess.run(
-        [sys.executable, "-m", "specscope", "advise", str(run_dir), "--mix", "prose=1", "--slo-ttft", "10ms"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert res.returncode == 0, res.stderr
+    _, res = advise_on_two_configs(tmp_path, slow_start, (1,), 2, "--mix", "prose=1", "--slo-ttft", "10ms")
     assert "c=1: no config meets the TTFT SLO" in res.stdout
     assert "no recommendation" in res.stdout and "overall:" not in res.stdout
+
+
+def test_advise_level_mix_on_a_run(tmp_path):
+    from specscope.stats.level_mix import level_mix_advice
+
+    paced = PLAN.model_copy(update={"inter_chunk_ms": 20.0})  # paced so the client's self-check stays quiet
+    run_dir, res = advise_on_two_configs(tmp_path, paced, (1, 4), 1, "--level-mix", "1=0.6,4=0.4", "-f", "json")
+    doc = json.loads(res.stdout)
+    with open_run(run_dir) as run:
+        cells = summarize_run(run)
+    rate = {(c.config, c.concurrency): c.output_tok_s for c in cells if c.status == "ok"}
+    want = level_mix_advice(cells, {1: 0.6, 4: 0.4})
+    assert doc["static"] == {cfg: 0.6 * rate[(cfg, 1)] + 0.4 * rate[(cfg, 4)] for cfg in want.static}
+    assert doc["static_choice"] == max(want.static, key=want.static.__getitem__)
+    assert doc["dynamic"] == {str(n): max(want.static, key=lambda cfg: rate[(cfg, n)]) for n in (1, 4)}
+    assert "no interval (1 repeat): point estimates" in doc["notes"]

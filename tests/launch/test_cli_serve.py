@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
+from paths import FIXTURES
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

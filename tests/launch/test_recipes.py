@@ -298,7 +298,9 @@ def test_shipped_default_file(monkeypatch):
     assert sorted(book.recipes) == sorted(
         ["base", "mtp2", "mtp2-checked", "dflash15", "ngram4", "suffix8", "eagle3", "cpu-base", "cpu-ngram"]
     )
-    assert vllm_argv(book.get("mtp2"), port=8000) == HEAD + SEED_FLAGS + [
+    # seed 000's table: MTP only on the -MTP build, which carries mtp.fc.weight; base stays on the plain build
+    assert vllm_argv(book.get("base"), port=8000)[:3] == ["vllm", "serve", MODEL]
+    assert vllm_argv(book.get("mtp2"), port=8000) == ["vllm", "serve", MODEL + "-MTP", *HEAD[3:]] + SEED_FLAGS + [
         "--speculative-config",
         '{"method":"mtp","num_speculative_tokens":2}',
     ]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from paths import FIXTURES
 from specscope.errors import ConfigError
 from specscope.launch.spec_metrics import (
     PerRequestSpecDecode,
@@ -14,13 +14,7 @@ from specscope.launch.spec_metrics import (
     reconcile_with_counters,
 )
 
-FIXTURE = (
-    Path(__file__).resolve().parents[2]
-    / ".."
-    / "shared"
-    / "fixtures"
-    / "vllm_per_request_spec_decode_metrics_example.json"
-)
+FIXTURE = FIXTURES / "vllm_per_request_spec_decode_metrics_example.json"
 
 
 def _fixture() -> dict:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from cells import summary
 
 from specscope.errors import ConfigError
 from specscope.report.advice import advise, find_crossovers, mix_speedup, parse_mix, place_acceptance
-from specscope.stats.summary import CellSummary
 
 JITTER = (-0.001, 0.0, 0.001)  # symmetric: the mean over 3 rounds is exactly the table value
 
@@ -38,37 +38,26 @@ def _cell(config, workload, conc, rep, tok_s, ttft_p95_s=0.5):
             "accepted_tokens": 1000.0 * k * rate,
             "accepted_per_position": [],
         }
-    return CellSummary(
-        config=config,
-        workload=workload,
-        concurrency=conc,
-        repeat=rep,
-        status="ok",
-        reasons=(),
-        streams=conc,
-        streams_ok=conc,
+    return summary(
+        config,
+        workload,
+        conc,
+        rep,
+        tok_s,
         output_tokens=512 * conc,
-        token_source="usage",
         duration_s=10.0,
-        output_tok_s=tok_s,
         stream_tok_s=(),
         ttft_p50_s=0.2,
         ttft_p95_s=ttft_p95_s,
         tpot_p50_s=None,
-        achieved_concurrency=float(conc),
-        acceptance_rate=None,
-        acceptance_length=None,
-        acceptance_per_position=(),
-        acceptance_source=None,
         counters=counters,
-        server_generation_tokens=None,
     )
 
 
 def _run(ttft_dflash_12=0.5):
     cells = []
     for (wl, conc), vals in TABLE.items():
-        for cfg, v in zip(("base", "mtp", "dflash"), vals):
+        for cfg, v in zip(("base", "mtp", "dflash"), vals, strict=True):
             for r, e in enumerate(JITTER):
                 ttft = ttft_dflash_12 if (cfg, conc) == ("dflash", 12) else 0.5
                 sign = 1 if cfg == "base" else -1  # opposite drift: per-round ratios differ, means stay exact

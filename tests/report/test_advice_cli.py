@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from specscope.records import CellKey, CellResult
-from specscope.stats.summary import CellSummary
+from factmaker import cell_facts
 from specscope.store import create_run
 
 # base / draft tok/s per (workload, streams): the draft wins on edit everywhere, on prose only at 1 stream
@@ -27,31 +26,7 @@ def _cell(cfg, wl, conc, rep, tok_s):
             "accepted_tokens": 400.0 * ACCEPT[wl],
             "accepted_per_position": [],
         }
-    return CellSummary(
-        config=cfg,
-        workload=wl,
-        concurrency=conc,
-        repeat=rep,
-        status="ok",
-        reasons=(),
-        streams=conc,
-        streams_ok=conc,
-        output_tokens=64 * conc,
-        token_source="usage",
-        duration_s=1.0,
-        output_tok_s=tok_s,
-        stream_tok_s=(),
-        ttft_p50_s=0.1,
-        ttft_p95_s=0.2,
-        tpot_p50_s=None,
-        achieved_concurrency=float(conc),
-        acceptance_rate=None,
-        acceptance_length=None,
-        acceptance_per_position=(),
-        acceptance_source=None,
-        counters=counters,
-        server_generation_tokens=None,
-    )
+    return cell_facts(cfg, wl, conc, rep, tok_s, ttft_s=0.1, counters=counters)
 
 
 def _run(tmp_path: Path) -> Path:
@@ -59,8 +34,7 @@ def _run(tmp_path: Path) -> Path:
     for (wl, conc), (b, d) in TABLE.items():
         for r, e in enumerate((-0.01, 0.0, 0.01)):
             for cfg, v, sign in (("base", b, 1), ("draft", d, -1)):
-                c = _cell(cfg, wl, conc, r, v * (1 + sign * e))
-                run.save_cell(CellResult(CellKey(cfg, wl, conc, r), (), 0, 1, None, None), c)
+                run.save_cell(_cell(cfg, wl, conc, r, v * (1 + sign * e)))
     run.save_server_facts("draft", {"draft_max": 4})
     run.close()
     return tmp_path / "run"
@@ -103,3 +77,20 @@ def test_advise_bad_input_exit_2(tmp_path):
         r = _cli("advise", str(run), *args)
         assert r.returncode == 2, (args, r.stdout)
         assert r.stderr.startswith("error: ") and "Traceback" not in r.stderr
+
+
+def test_advise_raises_the_broken_head_alarm_in_text_and_json(tmp_path):
+    from bench_run import make_run
+
+    run = make_run(tmp_path / "mtp-run")  # mtp accepts 1 % on prose over 400 draft rounds
+    r = _cli("advise", str(run), "--mix", "prose=1", "-f", "json")
+    assert r.returncode == 0, r.stderr
+    (alarm,) = json.loads(r.stdout)["alarms"]
+    assert (alarm["code"], alarm["config"], alarm["workload"]) == ("ACCEPTANCE_NEAR_ZERO", "mtp", "prose")
+    assert alarm["fixes"][0] == "specscope audit org/model-NVFP4"
+    assert "enable_weights_track" in alarm["fixes"][1]
+    r = _cli("advise", str(run), "--mix", "prose=1")
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    assert "ALARM ACCEPTANCE_NEAR_ZERO (mtp on prose): mtp acceptance 1.0% over 400 draft rounds" in text
+    assert "specscope audit org/model-NVFP4" in text

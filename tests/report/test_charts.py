@@ -1,4 +1,4 @@
-"""Charts: valid self-contained SVG, the same bytes for the same run, degraded groups marked."""
+"""Charts: the data is computed once (chart_data), drawn as valid self-contained SVG, the same bytes each time."""
 
 from __future__ import annotations
 
@@ -6,19 +6,20 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from test_html import _cells, _summary
 
-pytest.importorskip("matplotlib")
-
-from test_html import _cells  # noqa: E402  (same folder: the HTML tests' run)
-
-from specscope.report.charts import render_charts, speedup_heatmap  # noqa: E402
-from specscope.stats.speedup import paired_speedups  # noqa: E402
+from specscope.report.acceptance_tables import shown_positions
+from specscope.report.chart_data import run_charts
+from specscope.report.tables import RunCells
 
 
-def test_every_chart_is_self_contained_svg_and_deterministic():
-    cells = _cells()
-    first = render_charts(cells)
-    assert [c.name for c in first] == [
+def _by_name(cells):
+    return {c.name: c for c in run_charts(RunCells.of(cells))}
+
+
+def test_chart_data_order_and_ok_cells_only():
+    charts = _by_name(_cells())
+    assert list(charts) == [
         "throughput",
         "speedup_heatmap",
         "acceptance",
@@ -27,6 +28,38 @@ def test_every_chart_is_self_contained_svg_and_deterministic():
         "ttft",
         "achieved",
     ]
+    (panel,) = charts["achieved"].panels
+    # the requested line comes last so it is drawn on top, dashed; base at 4 streams is 4.0 (the degraded round's
+    # 3.0 is not averaged in)
+    assert panel.series[-1].label == "requested" and panel.series[-1].style == "reference"
+    base = next(s for s in panel.series if s.label == "base")
+    assert base.xs == (1.0, 4.0) and base.ys == (1.0, 4.0)
+    # heatmap: prose at 4 streams has a degraded base round -> grey and "deg"; edit at 1 stream 2.00x
+    heat = charts["speedup_heatmap"].panels[0]
+    assert heat.grey == ((0, 1),) and heat.grid_text[0][1] == "deg" and heat.grid_text[1][0] == "2.00x"
+
+
+def test_positions_stop_below_one_percent_and_say_so():
+    assert shown_positions([0.5, 0.2, 0.02, 0.009, 0.0]) == 3
+    assert shown_positions([0.0, 0.0]) == 1
+    assert shown_positions([0.4, 0.3]) == 2
+    per_position = [40.0, 20.0, 5.0] + [0.0] * 61  # an n-gram drafter reporting 64 positions
+    counters = {"drafts": 100.0, "draft_tokens": 6400.0, "accepted_tokens": 65.0, "accepted_per_position": per_position}
+    cells = [_summary("base", "edit", 1, 0, 10.0), _summary("ngram", "edit", 1, 0, 12.0, counters=counters)]
+    chart = _by_name(cells)["positions"]
+    (panel,) = chart.panels
+    assert [s.xs for s in panel.series] == [(1.0, 2.0, 3.0)] * 2
+    assert panel.series[0].ys == (0.4, 0.2, 0.05)
+    assert chart.note == "Positions shown until acceptance falls below 1% (ngram edit: 3 of 64)."
+
+
+def test_every_chart_is_self_contained_svg_and_deterministic():
+    pytest.importorskip("matplotlib")
+    from specscope.report.charts import draw_charts
+
+    data = run_charts(RunCells.of(_cells()))
+    first = draw_charts(data)
+    assert len(first) == 7
     for ch in first:
         root = ET.fromstring(ch.svg.encode("utf-8"))
         assert root.tag == "{http://www.w3.org/2000/svg}svg"
@@ -34,16 +67,6 @@ def test_every_chart_is_self_contained_svg_and_deterministic():
         hrefs = re.findall(r'href="([^"]*)"', ch.svg)
         assert all(h.startswith(("#", "data:image/png;base64,")) for h in hrefs), ch.name  # nothing outside the file
         assert ch.data_uri.startswith("data:image/svg+xml;base64,")
-    assert [c.svg for c in render_charts(cells)] == [c.svg for c in first]
-
-
-def test_heatmap_marks_degraded_groups_and_noise():
-    cells = _cells()
-    chart = speedup_heatmap(cells, paired_speedups(cells))
-    # text is drawn as paths, so check the figure through its labels' glyph count instead: 'deg' appears once
-    # (prose at 4 streams has a degraded base round); rebuild with that round removed and the mark disappears
-    clean = [c for c in cells if c.status == "ok"]
-    chart_clean = speedup_heatmap(clean, paired_speedups(clean))
-    assert chart.svg != chart_clean.svg
-    assert chart.svg.count('fill="#bdbdbd"') + chart.svg.count("fill: #bdbdbd") == 1
-    assert chart_clean.svg.count('fill="#bdbdbd"') + chart_clean.svg.count("fill: #bdbdbd") == 0
+    assert [c.svg for c in draw_charts(data)] == [c.svg for c in first]
+    heat = next(c for c in first if c.name == "speedup_heatmap")
+    assert heat.svg.count('fill="#bdbdbd"') + heat.svg.count("fill: #bdbdbd") == 1  # the one degraded group

@@ -6,44 +6,16 @@ import re
 from pathlib import Path
 
 import pytest
+from browser import show
+from cells import summary as _summary
 
-from specscope.records import CellKey, CellResult
+from factmaker import cell_facts
+from specscope.report.build import run_data
 from specscope.report.html import RunView, render_html, write_html
 from specscope.stats.summary import CellSummary
 from specscope.store import create_run, open_run
 
-CHROMIUM = Path("/usr/bin/chromium")
 ALL_CHARTS = {"throughput", "speedup_heatmap", "acceptance", "positions", "stream_bands", "ttft", "achieved"}
-
-
-def _summary(cfg: str, wl: str, conc: int, rep: int, tok_s: float, **kw) -> CellSummary:
-    d = dict(
-        config=cfg,
-        workload=wl,
-        concurrency=conc,
-        repeat=rep,
-        status="ok",
-        reasons=(),
-        streams=conc,
-        streams_ok=conc,
-        output_tokens=64 * conc,
-        token_source="usage",
-        duration_s=64 * conc / tok_s,
-        output_tok_s=tok_s,
-        stream_tok_s=tuple(sorted(tok_s / conc * (0.9 + 0.1 * i) for i in range(conc))),
-        ttft_p50_s=0.05 * conc,
-        ttft_p95_s=0.08 * conc,
-        tpot_p50_s=conc / tok_s,
-        achieved_concurrency=float(conc),
-        acceptance_rate=None,
-        acceptance_length=None,
-        acceptance_per_position=(),
-        acceptance_source=None,
-        counters=None,
-        server_generation_tokens=None,
-    )
-    d.update(kw)
-    return CellSummary(**d)
 
 
 def _cells() -> list[CellSummary]:
@@ -70,8 +42,20 @@ def _cells() -> list[CellSummary]:
 
 def _store_run(tmp_path: Path, name: str, cells: list[CellSummary]) -> Path:
     run = create_run(tmp_path / name, {"kind": "bench", "engine": "embedded", "model_bytes": 270_000_000})
-    for c in cells:
-        run.save_cell(CellResult(CellKey(c.config, c.workload, c.concurrency, c.repeat), (), 0, 1, None, None), c)
+    for c in cells:  # the store keeps facts: streams and scrapes that derive to the same figures
+        counters = dict(c.counters) if c.counters else None
+        run.save_cell(
+            cell_facts(
+                c.config,
+                c.workload,
+                c.concurrency,
+                c.repeat,
+                c.output_tok_s,
+                ttft_s=c.ttft_p50_s or 0.1,
+                counters=counters,
+                reasons=tuple(c.reasons),
+            )
+        )
     run.save_server_facts("draft", {"k": 2, "draft_bytes": 40_000_000, "kv_cache_tokens": 16384})
     run.close()
     return tmp_path / name
@@ -80,20 +64,21 @@ def _store_run(tmp_path: Path, name: str, cells: list[CellSummary]) -> Path:
 def test_page_has_tables_facts_degraded_cells_and_no_network_resources(tmp_path):
     path = _store_run(tmp_path, "run-a", _cells())
     with open_run(path) as run:
-        page = render_html([run])
+        page = render_html([run_data(run)])
     assert page.startswith("<!DOCTYPE html>")
-    assert "target 4 / achieved 3.00" not in page  # the degraded C16 round is not averaged into the ok rows
-    # the group's label averages achieved concurrency over all its rounds: (4 + 4 + 4 + 3) / 4
-    assert "target 4 / achieved 3.75" in page
+    # the degraded C16 round (3 of 4 streams) is not averaged into achieved concurrency, TTFT or tok/s
+    assert "<td>4.00 / 4</td>" in page and "3.75" not in page
     assert "CLIENT_LIMITED" in page and "degraded" in page
-    assert "kv_cache_tokens" in page and "16384" in page
-    assert "model_bytes" in page
-    # edit, 1 stream: base rounds 9.9 / 10 / 10.1, draft 20/0.99 / 20 / 20/1.01 -> ratio of means 2.000134 -> +100.0 %
-    assert '<td class="l">edit</td><td class="l">1</td><td class="l">draft</td><td>+100.0%</td>' in page
-    assert '<td class="l">prose</td><td class="l">1</td><td class="l">draft</td><td>+10.0%</td>' in page
-    # run header, throughput, speedups, acceptance, degraded, then the text report's per-stream spread, TTFT,
-    # concurrency and CV tables (no comparison for one run)
-    assert page.count("<table") == 9
+    # server facts are a table (k = 2 for the draft config), not a JSON dump
+    assert '<table class="server_facts">' in page and "kv_cache_tokens" not in page
+    assert "model_bytes" in page  # the manifest stays available, folded
+    # edit, 1 stream: base rounds 9.9 / 10 / 10.1, draft 20/0.99 / 20 / 20/1.01 -> ratio of means 2.000134 -> 2.00x;
+    # the interval ends are near the per-round ratios 1.96 and 2.04
+    assert re.search(r'<td class="l">edit</td><td>1</td><td class="wins">2\.00x \[1\.9\dx, 2\.0\dx\] wins</td>', page)
+    assert re.search(r'<td class="l">prose</td><td>1</td><td class="wins">1\.10x \[', page)
+    # run, acceptance, acceptance by N, acceptance per position, throughput per workload (2), speedup, per-stream
+    # spread, TTFT, concurrency, CV, cells not ok, servers (no comparison for one run)
+    assert page.count("<table") == 13
     assert "LENGTH_IDENTITY" not in page
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
     assert "<script" not in page
@@ -112,7 +97,7 @@ def test_several_runs_are_compared_and_written_atomically(tmp_path):
     out = write_html(tmp_path / "out" / "report.html", [a, b])
     page = out.read_text(encoding="utf-8")
     assert "<h2>Comparison</h2>" in page
-    assert "spark-2 tok/s" in page and "(+10.0%)" in page
+    assert "spark-2 (tok/s)" in page and "<td>1.10x</td>" in page
     assert [p.name for p in out.parent.iterdir()] == ["report.html"]  # no temp file left behind
 
 
@@ -131,60 +116,22 @@ def test_without_matplotlib_the_page_says_how_to_get_charts(monkeypatch):
     page = render_html([RunView("x", {}, _cells())])
     assert "charts need matplotlib: pip install &#x27;specscope[charts]&#x27;" in page
     assert "<img" not in page
-    assert "target 1 / achieved 1.00" in page
+    assert "<td>1.00 / 1</td>" in page
 
 
 @pytest.mark.browser
 def test_page_renders_in_headless_chromium(tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("needs /usr/bin/chromium: apt-get update && apt-get install -y chromium")
-    from playwright.sync_api import sync_playwright
-
     path = _store_run(tmp_path, "run-a", _cells())
     with open_run(path) as run:
-        page_path = write_html(tmp_path / "report.html", [run, RunView("run-b", {}, _cells())])
-    errors: list[str] = []
-    requests: list[str] = []
-    with sync_playwright() as p:
-        # a fresh profile folder: playwright passes it to Chromium as --user-data-dir
-        browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            viewport={"width": 1280, "height": 900},
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        try:
-            page = browser.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(page_path.as_uri(), wait_until="load")
-            images = page.eval_on_selector_all(
-                "figure.chart img",
-                "els => els.map(e => [e.closest('figure').dataset.chart, e.complete, e.naturalWidth, e.naturalHeight])",
-            )
-            tables = page.eval_on_selector_all("table", "els => els.map(e => [e.className, e.rows.length])")
-            shot = tmp_path / "report.png"
-            page.screenshot(path=str(shot), full_page=True)
-        finally:
-            browser.close()
-    assert errors == []
-    assert [u for u in requests if not u.startswith("file://") and not u.startswith("data:")] == []
-    assert len(images) == 2 * len(ALL_CHARTS)
-    assert {name for name, *_ in images} == ALL_CHARTS
-    assert all(complete and w > 100 and h > 100 for _, complete, w, h in images), images
-    classes = [c for c, _ in tables]
-    assert classes.count("throughput") == 2 and classes.count("speedups") == 2 and classes.count("acceptance") == 2
-    assert "compare" in classes and "degraded" in classes
-    assert all(n > 1 for _, n in tables)  # every table has a header and at least one row
-    assert shot.stat().st_size > 50_000
+        page_path = write_html(tmp_path / "report.html", [run_data(run), RunView("run-b", {}, _cells())])
+    shown = show(page_path, tmp_path)
+    assert shown.errors == []
+    assert [u for u in shown.requests if not u.startswith("file://") and not u.startswith("data:")] == []
+    assert len(shown.images) == 2 * len(ALL_CHARTS)
+    assert {name for name, *_ in shown.images} == ALL_CHARTS
+    assert all(complete and w > 100 and h > 100 for _, complete, w, h in shown.images), shown.images
+    classes = [c for c, _ in shown.tables]
+    assert classes.count("throughput") == 4 and classes.count("speedup") == 2 and classes.count("acceptance") == 2
+    assert "compare" in classes and "not_ok" in classes
+    assert all(n > 1 for _, n in shown.tables)  # every table has a header and at least one row
+    assert shown.shot.stat().st_size > 50_000

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from specscope.records import CellKey, CellResult
-from specscope.stats.summary import CellSummary
+from factmaker import cell_facts
 from specscope.store import create_run
 
 SEED3_U = (0.936, 0.815, 0.681, 0.581, 0.484)
@@ -21,30 +20,9 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def _cell(cfg, wl, rep, tok_s, counters=None):
-    return CellSummary(
-        config=cfg,
-        workload=wl,
-        concurrency=1,
-        repeat=rep,
-        status="ok",
-        reasons=(),
-        streams=1,
-        streams_ok=1,
-        output_tokens=256,
-        token_source="usage",
-        duration_s=256 / tok_s,
-        output_tok_s=tok_s * 0.95,
-        stream_tok_s=(tok_s * 0.95,),
-        ttft_p50_s=0.2,
-        ttft_p95_s=0.2,
-        tpot_p50_s=1 / tok_s,
-        achieved_concurrency=1.0,
-        acceptance_rate=None,
-        acceptance_length=None,
-        acceptance_per_position=(),
-        acceptance_source=None,
-        counters=counters,
-        server_generation_tokens=None,
+    """One stream of 256 tokens decoding at ``tok_s`` after a 0.2 s TTFT; output rate 0.95 x ``tok_s``."""
+    return cell_facts(
+        cfg, wl, 1, rep, tok_s * 0.95, tokens_per_stream=256, ttft_s=0.2, decode_tok_s=tok_s, counters=counters
     )
 
 
@@ -67,7 +45,7 @@ def _run(tmp_path: Path) -> Path:
         for r in range(2)
     ]
     for c in cells:
-        run.save_cell(CellResult(CellKey(c.config, c.workload, c.concurrency, c.repeat), (), 0, 1, None, None), c)
+        run.save_cell(c)
     run.save_server_facts("mtp", {"num_speculative_tokens": 5})
     run.close()
     return tmp_path / "run"

@@ -1,6 +1,7 @@
 """Report tables from hand-made cell summaries: exact display values."""
 
-from specscope.report.render import markdown_tables
+from specscope.report.document import Document, Section
+from specscope.report.render import markdown_document
 from specscope.report.tables import bench_tables
 from specscope.stats.summary import CellSummary
 
@@ -48,17 +49,22 @@ def test_tables_exact():
     ]
     t = {x.key: x for x in bench_tables(cells)}
     # pooled acceptance over ok cells: 40 / 80 = 0.5; length 1 + 40 / 20 = 3.0
-    assert t["acceptance"].rows == [["ngram", "0.500 (len 3.00)"]]
-    # mean tok/s 11.0 vs 22.0 -> +100.0%, the degraded 999 is not averaged in
-    assert t["throughput:edit"].columns == ["N", "base", "ngram", "ngram vs base"]
-    assert t["throughput:edit"].rows == [["1", "11.0", "22.0", "+100.0%"]]
+    assert t["acceptance"].rows == [["ngram", "50.0% (len 3.00)"]]
+    assert t["acceptance"].cells[0][1].value == 0.5
+    # per N: the same pool, as there is one level
+    assert t["acceptance_by_n"].headers == ["N (streams)", "ngram edit (%)"]
+    assert t["acceptance_by_n"].rows == [["1", "50.0%"]]
+    # mean tok/s 11.0 vs 22.0 -> 2.00x, the degraded 999 is not averaged in
+    assert t["throughput:edit"].headers == ["N (streams)", "base (tok/s)", "ngram (tok/s)", "ngram vs base (x)"]
+    assert t["throughput:edit"].rows == [["1", "11.0", "22.0", "2.00x"]]
     assert t["stream_spread"].rows == [["edit", "1.00 / 1.05 / 1.50 / 1.95 / 2.00", "1.00 / 1.05 / 1.50 / 1.95 / 2.00"]]
     assert t["concurrency"].rows == [["base", "edit", "1.00 / 1"], ["ngram", "edit", "1.00 / 1"]]
+    assert t["ttft"].rows == [["edit", "1", "0.100 s", "0.100 s"]]
     # CV of (10, 12): sd 1.41421 / mean 11 = 12.9 %
     assert t["cv"].rows[0] == ["base", "edit", "12.9%"]
     assert t["not_ok"].rows == [["ngram", "edit", "1", "2", "degraded", "COUNTER_RESET"]]
-    md = markdown_tables(list(t.values()))
-    assert "| 1 | 11.0 | 22.0 | +100.0% |" in md
+    md = markdown_document(Document("x", [Section("s", "s", list(t.values()))]))
+    assert "| 1 | 11.0 | 22.0 | 2.00x |" in md
 
 
 def test_speedup_table_and_zero_drafts():
@@ -72,7 +78,7 @@ def test_speedup_table_and_zero_drafts():
     # ngram never drafted: said plainly instead of an empty row
     assert t["acceptance"].rows == [["ngram", "0 drafts"]]
     # ratio of means 25 / 11; with 2 rounds the interval is the range of the per-round ratios 2.0 and 2.5
-    assert t["speedup"].rows == [["edit", "1", "2.27x [2.00, 2.50] wins"]]
+    assert t["speedup"].rows == [["edit", "1", "2.27x [2.00x, 2.50x] wins"]]
     assert "2 rounds" in t["speedup"].note
 
 

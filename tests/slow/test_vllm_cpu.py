@@ -40,6 +40,7 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
     from specscope.bench import run_bench
     from specscope.config import BenchOptions
     from specscope.report.build import load_run_report
+    from specscope.stats.cells import summarize_run
     from specscope.store import open_run
 
     opts = BenchOptions(
@@ -52,7 +53,7 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
     )
     run_dir = run_bench(opts, engine="vllm", run_dir=tmp_path / "run")
     with open_run(run_dir) as run:
-        cells = run.summaries()
+        cells = summarize_run(run)
         facts = run.server_facts
         texts = {
             c: {s.prompt_id: s.text for k in run.done_keys() if k.config == c for s in run.streams(k)}

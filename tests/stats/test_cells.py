@@ -78,7 +78,7 @@ def test_summarize_ok_cell_exact():
         0,
         2200 * MS,
         snap(0, 0, 0, [0, 0], 1000),
-        snap(40, 160, 100, [35, 30], 1202),
+        snap(40, 160, 100, [35, 30, 20, 15], 1202),
     )
     s = summarize_cell(res)
     assert s.status == "ok" and s.reasons == ()
@@ -89,7 +89,7 @@ def test_summarize_ok_cell_exact():
     assert s.ttft_p50_s == pytest.approx(0.15)
     assert s.achieved_concurrency == (1100 + 2200) / 2200
     assert s.acceptance_rate == 100 / 160 and s.acceptance_length == 1 + 100 / 40
-    assert s.acceptance_per_position == (35 / 40, 30 / 40)
+    assert s.acceptance_per_position == (35 / 40, 30 / 40, 20 / 40, 15 / 40)  # k = 4 positions, summing to 100
     assert s.acceptance_source == "counter_delta"
     assert s.tpot_p50_s == pytest.approx((1.0 / 100 + 2.0 / 100) / 2)
 

@@ -8,7 +8,7 @@ import pytest
 
 from specscope.errors import StoreError
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
-from specscope.stats.cells import summarize_cell
+from specscope.stats.cells import summarize_cell, summarize_run
 from specscope.store import create_run, open_run
 
 
@@ -25,17 +25,18 @@ def test_roundtrip_and_resume_keys(tmp_path):
     after = SpecCounters(generation_tokens=24.0, present=frozenset({"generation"}))
     res = CellResult(key, (_stream(1), _stream(2)), 0, 100, before, after, {"send_lag_p99_ns": 10})
     summary = summarize_cell(res)
-    run.save_cell(res, summary)
+    run.save_cell(res)
     run.save_server_facts("base", {"kv_cache_tokens": 4096})
     run.close()
 
     again = open_run(tmp_path / "r1")
     assert again.done_keys() == {key}
-    assert again.summaries() == [summary]
+    assert again.cells() == [res]  # the facts come back as they were measured
+    assert summarize_run(again) == [summary]  # and the figures are derived from them when read
     assert again.streams(key) == [_stream(1), _stream(2)]
     assert again.counters(key) == (before, after)
     assert again.server_facts == {"base": {"kv_cache_tokens": 4096}}
-    assert again.manifest["kind"] == "bench" and again.manifest["schema_version"] == 1
+    assert again.manifest["kind"] == "bench" and again.manifest["schema_version"] == 2
     again.update_manifest(finished=True)
     assert json.loads((tmp_path / "r1" / "manifest.json").read_text())["finished"] is True
     assert not [p for p in (tmp_path / "r1").iterdir() if p.name.endswith(".tmp")]

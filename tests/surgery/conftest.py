@@ -15,9 +15,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-if not SHARED.is_dir():  # the repo's CI copy sits at ../shared of the repo root
-    SHARED = Path(__file__).resolve().parents[2] / "shared"
+from paths import FIXTURES
 
 DT = {
     np.dtype(ml_dtypes.bfloat16): "BF16",
@@ -26,15 +24,15 @@ DT = {
     np.dtype(ml_dtypes.float8_e4m3fn): "F8_E4M3",
 }
 
-H, I, NH, NKV, HD = 64, 128, 4, 1, 16  # hidden, intermediate, heads, kv heads, head dim
+H, INTER, NH, NKV, HD = 64, 128, 4, 1, 16  # hidden, intermediate, heads, kv heads, head dim
 
 # the 15 tensors of the Qwen3.6-27B MTP head (seed 002/004), shapes scaled down
 MTP_SHAPES = {
     "mtp.fc.weight": (H, 2 * H),
     "mtp.layers.0.input_layernorm.weight": (H,),
-    "mtp.layers.0.mlp.down_proj.weight": (H, I),
-    "mtp.layers.0.mlp.gate_proj.weight": (I, H),
-    "mtp.layers.0.mlp.up_proj.weight": (I, H),
+    "mtp.layers.0.mlp.down_proj.weight": (H, INTER),
+    "mtp.layers.0.mlp.gate_proj.weight": (INTER, H),
+    "mtp.layers.0.mlp.up_proj.weight": (INTER, H),
     "mtp.layers.0.post_attention_layernorm.weight": (H,),
     "mtp.layers.0.self_attn.k_norm.weight": (HD,),
     "mtp.layers.0.self_attn.k_proj.weight": (NKV * HD, H),
@@ -119,7 +117,7 @@ def make_qwen36_checkpoint(
     rng = np.random.default_rng(seed)
     mtp = mtp if mtp is not None else mtp_tensors(seed + 100)
     s1 = {"model.embed_tokens.weight": bf16(rng, (32, H)), "model.layers.0.input_layernorm.weight": bf16(rng, (H,))}
-    for proj, (o, i) in {"gate_proj": (I, H), "up_proj": (I, H), "down_proj": (H, I)}.items():
+    for proj, (o, i) in {"gate_proj": (INTER, H), "up_proj": (INTER, H), "down_proj": (H, INTER)}.items():
         for k, v in nvfp4_stub(rng, o, i).items():
             s1[f"model.layers.0.mlp.{proj}.{k}"] = v
     for proj, (o, i) in {
@@ -177,7 +175,7 @@ def make_qwen36_checkpoint(
         }
         (root / "hf_quant_config.json").write_text(json.dumps(hf, indent=4) + "\n")
     else:
-        ct = json.loads((SHARED / "fixtures/ct_nvfp4_devstral_quantization_config.json").read_text())
+        ct = json.loads((FIXTURES / "ct_nvfp4_devstral_quantization_config.json").read_text())
         ct["ignore"] = ignore
         cfg["quantization_config"] = ct
     (root / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")

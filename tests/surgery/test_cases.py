@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, tree_hashes
+from conftest import tree_hashes
+from paths import CASES, FIXTURES
 from specscope.errors import SurgeryError
 from specscope.surgery import apply_plan, plan_dflash_layers, plan_patch_config, plan_reindex
-
-CASES = SHARED / "cases"
 
 
 def copy_case(tmp_path: Path, case: str) -> Path:
@@ -101,7 +100,7 @@ def test_patch_config_needs_an_option(tmp_path: Path):
 def test_dflash_all_sliding(tmp_path: Path):
     draft = tmp_path / "dflash"
     draft.mkdir()
-    cfg = json.loads((SHARED / "fixtures/dflash_draft_qwen3_5_27b_target_config.json").read_text())
+    cfg = json.loads((FIXTURES / "dflash_draft_qwen3_5_27b_target_config.json").read_text())
     # seed 000: z-lab/Qwen3.6-27B-DFlash declares 4 sliding + 1 full layer with a 2048-token window
     cfg["layer_types"] = ["sliding_attention"] * 4 + ["full_attention"]
     cfg["sliding_window"] = 2048
@@ -121,6 +120,6 @@ def test_dflash_all_sliding(tmp_path: Path):
 def test_dflash_without_window_is_refused(tmp_path: Path):
     draft = tmp_path / "dflash"
     draft.mkdir()
-    shutil.copy(SHARED / "fixtures/dflash_draft_qwen3_5_27b_target_config.json", draft / "config.json")
+    shutil.copy(FIXTURES / "dflash_draft_qwen3_5_27b_target_config.json", draft / "config.json")
     with pytest.raises(SurgeryError, match="sliding_window"):
         plan_dflash_layers(draft, all_sliding=True, out=tmp_path / "o")

@@ -9,7 +9,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from conftest import SHARED, read_safetensors
+from conftest import read_safetensors
+from paths import CASES
 from specscope.errors import SurgeryError
 from specscope.surgery import nvfp4
 
@@ -172,7 +173,7 @@ def test_dequantized_within_format_error_bound():
 
 
 def test_c08_a1_scale_conventions():
-    amax = json.loads((SHARED / "cases/C08/A_convention/amax.json").read_text())
+    amax = json.loads((CASES / "C08/A_convention/amax.json").read_text())
     expected = {
         "mtp.fc": (0.001, 0.005, 1000.0, 200.0, 224.0),
         "mtp.layers.0.self_attn.q_proj": (1 / 3000, 0.002, 3000.0, 500.0, 224.0),
@@ -199,9 +200,9 @@ def test_c08_a1_scale_conventions():
 
 
 def test_c08_b2_shared_gate_up_scale():
-    mo = read_safetensors(SHARED / "cases/C08/B_gate_up/experts_scale2.modelopt.safetensors")
-    ct = read_safetensors(SHARED / "cases/C08/B_gate_up/experts_global_scale.compressed_tensors.safetensors")
-    blocks = json.loads((SHARED / "cases/C08/B_gate_up/block_scales.json").read_text())
+    mo = read_safetensors(CASES / "C08/B_gate_up/experts_scale2.modelopt.safetensors")
+    ct = read_safetensors(CASES / "C08/B_gate_up/experts_global_scale.compressed_tensors.safetensors")
+    blocks = json.loads((CASES / "C08/B_gate_up/block_scales.json").read_text())
     want_shared = {0: 4.83e-5, 1: 2.0e-5, 2: 1.0e-4}
     want_blocks = {0: (176.0, 224.0), 1: (224.0, 224.0), 2: (224.0, 22.0)}
     for e in range(3):

@@ -1,4 +1,5 @@
-"""The firehose mode of the ground-truth server (raw asyncio, no delays): right bytes, keep-alive, multi-token chunks."""
+"""The firehose mode of the ground-truth server (raw asyncio, no delays): right bytes, keep-alive,
+multi-token chunks."""
 
 from __future__ import annotations
 

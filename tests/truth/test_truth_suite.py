@@ -5,7 +5,8 @@ Per request, the truth TTFT is ``first token write - send_ns`` and the truth TPO
 token write) / (tokens - 1)``; the client's error is its TTFT / TPOT minus these. Bounds: |error| p50 <= 0.5 ms
 and p99 <= 2 ms. Output tokens, acceptance (rate, length, per position from /metrics deltas) and achieved
 concurrency are checked exactly. Timing errors depend on the machine being free enough to schedule the client;
-other suites share this 2-core machine, so a level gets up to five batches and fails only if all five miss (a systematic error fails all five).
+other suites share this 2-core machine, so a level gets up to five batches and fails only if all five miss (a
+systematic error fails all five). Marked ``timing``: CI runs the module in a step of its own (`make test-timing`).
 """
 
 from __future__ import annotations
@@ -16,11 +17,16 @@ import httpx
 import numpy as np
 import pytest
 
-from specscope.client.metrics import counters_delta, scrape
-from specscope.client.runner import achieved_concurrency, run_fixed_concurrency_checked, run_sync
+from specscope.client.metrics import scrape
+from specscope.client.runner import run_fixed_concurrency_checked, run_sync
 from specscope.client.settings import ClientSettings
+from specscope.stats.concurrency import achieved_concurrency
+from specscope.stats.counters import counters_delta
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript
+
+# every level's TTFT / TPOT error bounds are sub-millisecond wall-clock checks: CI runs them in `make test-timing`
+pytestmark = pytest.mark.timing
 
 MS = 1_000_000
 TOKENS = 12
@@ -123,12 +129,15 @@ def _level(truth: TruthServer, concurrency: int, n: int) -> None:
         assert d.acceptance_rate == 0.5 and d.acceptance_length == 2.5
         assert d.acceptance_per_position == (0.75, 0.5, 0.25)
         assert b["peak"] == concurrency
-        # the client's achieved concurrency (send..end read) matches the truth (send..end written) within 5 % (the end-of-stream read lag, ~1 ms of a ~40 ms stream on a busy machine)
-        assert achieved_concurrency(b["recs"]) == pytest.approx(b["server_conc"], rel=0.05)
+        # the client's achieved concurrency (send..end read) matches the truth (send..end written) within 5 %
+        # (the end-of-stream read lag, ~1 ms of a ~40 ms stream on a busy machine): a wall-clock bound, so it
+        # takes part in the retry like the TTFT / TPOT bounds (a load spike gave 11 % once at c64)
+        conc_err = abs(achieved_concurrency(b["recs"]) / b["server_conc"] - 1)
         timing = {k: round(v, 3) for k, v in b.items() if k.endswith("_ms")}
-        seen.append({**timing, "client": b["check"].limited_reason()})
+        seen.append({**timing, "concurrency_rel_error": round(conc_err, 4), "client": b["check"].limited_reason()})
         if (
-            timing["ttft_p50_ms"] <= 0.5
+            conc_err <= 0.05
+            and timing["ttft_p50_ms"] <= 0.5
             and timing["tpot_p50_ms"] <= 0.5
             and timing["ttft_p99_ms"] <= 2
             and timing["tpot_p99_ms"] <= 2
@@ -155,7 +164,9 @@ DEGRADED = {
     "drop0": (dict(drop_after_chunks=0), "failed", "connection dropped; no [DONE]; no usage; short without stop"),
     "drop3": (dict(drop_after_chunks=3), "degraded", "connection dropped; no [DONE]; no usage; short without stop"),
     "nodone": (dict(send_done=False), "degraded", "no [DONE]"),
-    "nousage": (dict(usage="absent"), "degraded", "no usage"),
+    "nousage": (dict(usage="absent"), "ok", None),
+    "empty": (dict(output_tokens=0, role_ms=None, finish_reason=None, usage="absent"), "failed", "EMPTY_STREAM"),
+    "early": (dict(output_tokens=5, finish_reason=None, usage="absent", send_done=False), "failed", "STOPPED_EARLY"),
     "short": (dict(output_tokens=5, finish_reason=None), "degraded", "short without stop"),
     "shortlen": (dict(output_tokens=5, finish_reason="length"), "degraded", "short without stop"),
     "full": (dict(output_tokens=TOKENS, finish_reason="length"), "ok", None),

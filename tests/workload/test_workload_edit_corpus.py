@@ -84,7 +84,7 @@ def test_every_candidate_rename_is_well_defined(module):
         assert ast.dump(ast.parse(renamed)) == ast.dump(_Rename(old, new).visit(ast.parse(module.text)))
         before, after = module.text.split("\n"), renamed.split("\n")
         assert len(before) == len(after)
-        changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+        changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
         assert changed == [i for i, line in enumerate(before) if re.search(rf"\b{old}\b", line)]
         assert 0 not in changed  # the prefill line never changes
         assert len(re.findall(rf"\b{new}\b", renamed)) == occurrences
@@ -105,7 +105,7 @@ def test_pack_rename_runs_the_same_as_the_original(seed):
 def test_seed_changes_which_identifier_is_renamed():
     tasks0 = [rename_task(i, seed=0) for i in range(64)]
     tasks1 = [rename_task(i, seed=1) for i in range(64)]
-    assert sum(a.old != b.old for a, b in zip(tasks0, tasks1)) >= 32
+    assert sum(a.old != b.old for a, b in zip(tasks0, tasks1, strict=True)) >= 32
     assert rename_task(5, seed=0) == tasks0[5]
 
 

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from specscope.audit.layout import MtpLayout, is_vision, layer_of
 from specscope.checkpoint import Checkpoint
 from specscope.errors import ConfigError
+from specscope.stats.roofline import roofline_tok_s
 
 __all__ = [
     "NAMED_BANDWIDTHS_BYTES_PER_S",
@@ -80,8 +81,15 @@ def parse_bandwidth(text: str) -> float:
 
 
 def roofline_tokens_per_s(bytes_per_token: float, bandwidth_bytes_per_s: float) -> float:
-    """Upper bound on single-stream decode speed: bandwidth / bytes read per token."""
-    return bandwidth_bytes_per_s / bytes_per_token if bytes_per_token > 0 else float("inf")
+    """Upper bound on single-stream decode speed (tokens/s): bandwidth (bytes/s) / bytes read per token (bytes).
+
+    The audit's name for :func:`specscope.stats.roofline.roofline_tok_s` (also ``stats.predict.roofline_tok_s``),
+    which it calls (one formula).
+
+    Raises:
+        ConfigError: a non-positive input.
+    """
+    return roofline_tok_s(bytes_per_token, bandwidth_bytes_per_s)
 
 
 @dataclass(frozen=True)

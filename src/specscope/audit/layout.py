@@ -146,6 +146,21 @@ def _int(cfg: dict, key: str) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
+_QWEN_MTP_FIXED = (
+    "mtp.fc.weight",
+    "mtp.norm.weight",
+    "mtp.pre_fc_norm_hidden.weight",
+    "mtp.pre_fc_norm_embedding.weight",
+)
+
+
+def _qwen_mtp_layout(names: list[str], n_layers: int, key: str, hidden: int | None) -> MtpLayout:
+    """Qwen-style ``mtp.*`` head: the fixed tensors plus ``n_layers`` copies of the checkpoint's layer template."""
+    tmpl = _layer_template(names, exclude_prefix=None, prefer_index=None)
+    req = [*_QWEN_MTP_FIXED, *(f"mtp.layers.{i}.{s}" for i in range(n_layers) for s in tmpl)]
+    return MtpLayout("qwen", n_layers, ("mtp.",), tuple(sorted(req)), key, hidden)
+
+
 def mtp_layout(config: dict | None, names: list[str]) -> MtpLayout | None:
     """The MTP head declared by ``config`` (top level or ``text_config``), or None when none is declared.
 
@@ -162,29 +177,13 @@ def mtp_layout(config: dict | None, names: list[str]) -> MtpLayout | None:
         hidden = cfg.get("hidden_size") if isinstance(cfg.get("hidden_size"), int) else None
         n_qwen = _int(cfg, "mtp_num_hidden_layers")
         if n_qwen > 0:
-            tmpl = _layer_template(names, exclude_prefix=None, prefer_index=None)
-            req = [
-                "mtp.fc.weight",
-                "mtp.norm.weight",
-                "mtp.pre_fc_norm_hidden.weight",
-                "mtp.pre_fc_norm_embedding.weight",
-            ]
-            req += [f"mtp.layers.{i}.{s}" for i in range(n_qwen) for s in tmpl]
-            return MtpLayout("qwen", n_qwen, ("mtp.",), tuple(sorted(req)), "mtp_num_hidden_layers", hidden)
+            return _qwen_mtp_layout(names, n_qwen, "mtp_num_hidden_layers", hidden)
         n_ds = _int(cfg, "num_nextn_predict_layers")
         n_main = _int(cfg, "num_hidden_layers")
         if n_ds > 0 and n_main > 0:
             model_type = str(cfg.get("model_type", ""))
             if model_type.startswith("qwen3_next") or any(n.startswith("mtp.") for n in names):
-                tmpl = _layer_template(names, exclude_prefix=None, prefer_index=None)
-                req = [
-                    "mtp.fc.weight",
-                    "mtp.norm.weight",
-                    "mtp.pre_fc_norm_hidden.weight",
-                    "mtp.pre_fc_norm_embedding.weight",
-                ]
-                req += [f"mtp.layers.{i}.{s}" for i in range(n_ds) for s in tmpl]
-                return MtpLayout("qwen", n_ds, ("mtp.",), tuple(sorted(req)), "num_nextn_predict_layers", hidden)
+                return _qwen_mtp_layout(names, n_ds, "num_nextn_predict_layers", hidden)
             main_prefix = "model."
             for n in names:
                 lo = layer_of(n)

@@ -39,7 +39,8 @@ def check_draft_config(
     out: list[Finding] = []
     n = cfg.get("num_hidden_layers")
     types = cfg.get("layer_types")
-    dcfg = cfg.get("dflash_config") if isinstance(cfg.get("dflash_config"), dict) else {}
+    dflash = cfg.get("dflash_config")
+    dcfg: dict = dflash if isinstance(dflash, dict) else {}
     window = cfg.get("sliding_window")
     block = dcfg.get("block_size", cfg.get("block_size"))
     table: list[dict] = []
@@ -52,7 +53,8 @@ def check_draft_config(
                 file=file,
                 found=f"{len(types)} layer types",
                 expected=f"{n} (one per layer)",
-                consequence="engines index layer_types per layer: a crash, or layers silently given the wrong attention",
+                consequence="engines index layer_types per layer: a crash, or layers silently given the wrong "
+                "attention",
                 fix="give one layer_types entry per draft layer",
             )
         )
@@ -122,8 +124,8 @@ def check_draft_config(
                     file=file,
                     found=f"layers {sliding} sliding, {full} full",
                     expected="an engine that applies per-layer windows",
-                    consequence=f"engines or converters that ignore layer_types/sliding_window run all {len(types)} layers "
-                    f"as full attention and lose acceptance for contexts > {window} tokens",
+                    consequence="engines or converters that ignore layer_types/sliding_window run all "
+                    f"{len(types)} layers as full attention and lose acceptance for contexts > {window} tokens",
                     fix="serve with an engine version that honours layer_types (llama.cpp iSWA, vLLM >= PR #40898)",
                     details={"sliding_layers": sliding, "full_layers": full, "sliding_window": window},
                 )
@@ -173,6 +175,28 @@ def check_draft_config(
     return out, table
 
 
+def _size_mismatch(
+    code: str, what: str, draft_target: tuple[object, object], *, consequence: str, fix: str
+) -> list[Finding]:
+    """One ERROR finding when the draft's and the target's integer config values (e.g. ``vocab_size``) differ."""
+    dv, tv = draft_target
+    if not (isinstance(dv, int) and isinstance(tv, int)) or dv == tv:
+        return []
+    key = what.rsplit(" ", 1)[-1]
+    return [
+        Finding(
+            Severity.ERROR,
+            code,
+            f"{what} {dv} != target {key} {tv}",
+            file="config.json",
+            found=str(dv),
+            expected=str(tv),
+            consequence=consequence,
+            fix=fix,
+        )
+    ]
+
+
 def check_draft_vs_target(
     draft_cfg: dict, target_cfg: dict, draft_files: dict[str, int], target_files: dict[str, int]
 ) -> list[Finding]:
@@ -181,39 +205,22 @@ def check_draft_vs_target(
     Codes: ``DRAFT_VOCAB_MISMATCH`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR), ``DRAFT_TOKENIZER_DIFFERS`` (WARNING).
     """
     out: list[Finding] = []
-    tcfg = target_cfg.get("text_config") if isinstance(target_cfg.get("text_config"), dict) else target_cfg
-    dv, tv = draft_cfg.get("vocab_size"), tcfg.get("vocab_size")
-    if isinstance(dv, int) and isinstance(tv, int) and dv != tv:
-        out.append(
-            Finding(
-                Severity.ERROR,
-                "DRAFT_VOCAB_MISMATCH",
-                f"draft vocab_size {dv} != target vocab_size {tv}",
-                file="config.json",
-                found=str(dv),
-                expected=str(tv),
-                consequence="draft token ids do not mean the same tokens: acceptance ~0 or an index error",
-                fix="use a draft trained for this target's tokenizer",
-            )
-        )
-    dh, th = draft_cfg.get("hidden_size"), tcfg.get("hidden_size")
-    if (
-        "dflash" in " ".join(draft_cfg.get("architectures") or []).lower()
-        and isinstance(dh, int)
-        and isinstance(th, int)
-        and dh != th
-    ):
-        out.append(
-            Finding(
-                Severity.ERROR,
-                "DRAFT_HIDDEN_MISMATCH",
-                f"DFlash draft hidden_size {dh} != target hidden_size {th}",
-                file="config.json",
-                found=str(dh),
-                expected=str(th),
-                consequence="the draft cannot consume the target's hidden states",
-                fix="use the draft built for this target",
-            )
+    text_cfg = target_cfg.get("text_config")
+    tcfg: dict = text_cfg if isinstance(text_cfg, dict) else target_cfg
+    out += _size_mismatch(
+        "DRAFT_VOCAB_MISMATCH",
+        "draft vocab_size",
+        (draft_cfg.get("vocab_size"), tcfg.get("vocab_size")),
+        consequence="draft token ids do not mean the same tokens: acceptance ~0 or an index error",
+        fix="use a draft trained for this target's tokenizer",
+    )
+    if "dflash" in " ".join(draft_cfg.get("architectures") or []).lower():
+        out += _size_mismatch(
+            "DRAFT_HIDDEN_MISMATCH",
+            "DFlash draft hidden_size",
+            (draft_cfg.get("hidden_size"), tcfg.get("hidden_size")),
+            consequence="the draft cannot consume the target's hidden states",
+            fix="use the draft built for this target",
         )
     for name in ("tokenizer.json", "tokenizer.model"):
         if name in draft_files and name in target_files and draft_files[name] != target_files[name]:

@@ -11,6 +11,7 @@ can overwrite the right one, depending on file order).
 from __future__ import annotations
 
 from specscope.audit.findings import Finding, Severity
+from specscope.audit.rules_shards import SINGLE_FILE, check_copies, check_single_file, check_total_size
 from specscope.checkpoint import INDEX_NAME, Checkpoint, shard_name_is_safe
 
 __all__ = ["check_format", "check_index"]
@@ -97,9 +98,10 @@ def check_format(ck: Checkpoint) -> list[Finding]:
 def check_index(ck: Checkpoint) -> list[Finding]:
     """Index <-> header agreement (only when an index exists).
 
-    Codes: ``INDEX_ENTRY_NOT_IN_SHARD`` (ERROR; details say whether the tensor is elsewhere), ``STALE_TENSOR_COPY``
-    (ERROR: a tensor stored in a referenced shard other than the one the index names), ``TENSOR_NOT_INDEXED`` (WARNING),
-    ``UNREFERENCED_SHARD`` (WARNING), ``INDEX_TOTAL_SIZE_MISMATCH`` (WARNING), ``DUPLICATE_TENSOR`` (ERROR, no index).
+    Codes: ``INDEX_ENTRY_NOT_IN_SHARD`` (ERROR; details say whether the tensor is elsewhere), ``TENSOR_NOT_INDEXED``
+    (WARNING), ``UNREFERENCED_SHARD`` (WARNING), ``DUPLICATE_TENSOR`` (ERROR, no index), and those of
+    :mod:`.rules_shards` (``STALE_TENSOR_COPY``, ``SHARD_UNINDEXED_TENSORS``, ``INDEX_TOTAL_SIZE_MISMATCH``,
+    ``SINGLE_FILE_SHADOWS_INDEX``).
     """
     out: list[Finding] = []
     if ck.index is None:
@@ -120,15 +122,15 @@ def check_index(ck: Checkpoint) -> list[Finding]:
                 )
         return out
 
-    readable = {n: s for n, s in ck.shards.items() if s.header is not None}
+    readable = {n: s.header for n, s in ck.shards.items() if s.header is not None}
     referenced = set(ck.weight_map.values())
-    header_names_referenced = {t.name for n, s in readable.items() if n in referenced for t in s.header.tensors}
+    header_names_referenced = {t.name for n, h in readable.items() if n in referenced for t in h.tensors}
     orphans = []
     for tensor, shard in sorted(ck.weight_map.items()):
-        s = readable.get(shard)
-        if s is None:
+        h = readable.get(shard)
+        if h is None:
             continue  # missing/invalid shard reported by check_format
-        if tensor not in s.header.by_name:
+        if tensor not in h.by_name:
             orphans.append((tensor, shard))
     counts = {
         "index_entries": len(ck.weight_map),
@@ -158,23 +160,7 @@ def check_index(ck: Checkpoint) -> list[Finding]:
         for loc in locs:
             if loc.shard not in referenced or loc.shard == want:
                 continue
-            if want is not None and any(other.shard == want for other in locs):
-                out.append(
-                    Finding(
-                        Severity.ERROR,
-                        "STALE_TENSOR_COPY",
-                        f"{tensor} has a second copy in {loc.shard}; the index assigns it to {want}",
-                        file=loc.shard,
-                        tensor=tensor,
-                        found=f"copies in {want} and {loc.shard}",
-                        expected=f"one copy, in {want}",
-                        consequence="loaders that read every tensor of every indexed shard may load the stale copy, "
-                        "depending on file order",
-                        fix=f"remove {tensor} from {loc.shard} (rewrite that shard)",
-                        details={"shadowing_shard": loc.shard},
-                    )
-                )
-            elif want is None:
+            if want is None:
                 out.append(
                     Finding(
                         Severity.WARNING,
@@ -185,52 +171,27 @@ def check_index(ck: Checkpoint) -> list[Finding]:
                         found="no weight_map entry",
                         expected=f"{tensor} -> {loc.shard}",
                         consequence="index-driven tools do not see it; shard-iterating loaders still load it",
-                        fix="regenerate the index (specscope surgery reindex)",
+                        fix="index it (specscope surgery reindex) if it belongs, or drop it (specscope surgery "
+                        "prune-unindexed CHECKPOINT --out NEW_FOLDER)",
                     )
                 )
 
-    for name, s in sorted(readable.items()):
-        if name in referenced or not name.endswith(".safetensors"):
-            continue
-        nbytes = s.header.tensor_bytes
+    for name, h in sorted(readable.items()):
+        if name in referenced or not name.endswith(".safetensors") or name == SINGLE_FILE:
+            continue  # a single model.safetensors beside an index: SINGLE_FILE_SHADOWS_INDEX
+        nbytes = h.tensor_bytes
         out.append(
             Finding(
                 Severity.WARNING,
                 "UNREFERENCED_SHARD",
-                f"{name} ({len(s.header.tensors)} tensors, {nbytes:,} bytes) is not referenced by the index",
+                f"{name} ({len(h.tensors)} tensors, {nbytes:,} bytes) is not referenced by the index",
                 file=name,
                 found="0 weight_map entries",
-                expected=f"{len(s.header.tensors)} entries pointing at it",
+                expected=f"{len(h.tensors)} entries pointing at it",
                 consequence="vLLM and SGLang load only the shards the index names: its tensors are silently ignored",
                 fix="add its tensors to the index (specscope surgery reindex) or delete the file",
-                details={"tensors": len(s.header.tensors), "tensor_bytes": nbytes},
+                details={"tensors": len(h.tensors), "tensor_bytes": nbytes},
             )
         )
 
-    if ck.index_total_size_bytes is not None:
-        measured = 0
-        for name in header_names_referenced:
-            info = ck.tensor(name)
-            measured += info.nbytes if info else 0
-        if measured != ck.index_total_size_bytes:
-            diff = ck.index_total_size_bytes - measured
-            out.append(
-                Finding(
-                    Severity.WARNING,
-                    "INDEX_TOTAL_SIZE_MISMATCH",
-                    f"metadata.total_size {ck.index_total_size_bytes:,} != {measured:,} tensor bytes in the indexed shards "
-                    f"(difference {diff:,} bytes)",
-                    file=INDEX_NAME,
-                    found=f"{ck.index_total_size_bytes} bytes declared",
-                    expected=f"{measured} bytes (sum of header spans)",
-                    consequence="tools that size downloads or memory from the index are off; often a sign of a "
-                    "missing or extra tensor",
-                    fix="regenerate the index",
-                    details={
-                        "declared_bytes": ck.index_total_size_bytes,
-                        "measured_bytes": measured,
-                        "difference_bytes": diff,
-                    },
-                )
-            )
-    return out
+    return out + check_copies(ck) + check_total_size(ck) + check_single_file(ck)

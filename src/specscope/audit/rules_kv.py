@@ -78,8 +78,8 @@ def check_kv(ck: Checkpoint, exclude_prefixes: tuple[str, ...] = ("mtp.",)) -> t
                 file=declaring[0],
                 found=f"0 of {len(layers)} layers with k_scale/v_scale",
                 expected=f"k_scale and v_scale for all {len(layers)} attention layers",
-                consequence="every layer runs with scale 1.0: clipped or wasted FP8 range and a measurable accuracy loss, "
-                "with no error",
+                consequence="every layer runs with scale 1.0: clipped or wasted FP8 range and a measurable "
+                "accuracy loss, with no error",
                 fix="calibrate and add k/v scales, or declare the KV cache dynamic / unquantized",
                 details={"layers_complete": 0, "attention_layers": len(layers)},
             )
@@ -117,7 +117,8 @@ def check_kv(ck: Checkpoint, exclude_prefixes: tuple[str, ...] = ("mtp.",)) -> t
                 tensor=next(r["v_scale"] for r in table if r["layer"] == v_only[0]),
                 found="v_scale without k_scale",
                 expected="both or neither",
-                consequence="some engine versions reject a lone v_scale at load (assertion on k_scale); others copy it to k",
+                consequence="some engine versions reject a lone v_scale at load (assertion on k_scale); others "
+                "copy it to k",
                 fix="add k_scale for these layers",
                 details={"layers": v_only},
             )

@@ -79,8 +79,8 @@ def check_gate_up_scales(ck: Checkpoint) -> list[Finding]:
                 )
                 + (" ..." if len(bad) > 4 else "")
             ),
-            fix="share max(gate, up) effective scale (compressed-tensors: min of the stored values) and rescale the other "
-            "half's FP8 block scales; the FP4 payload is unchanged (specscope surgery, share_global_scale)",
+            fix="share max(gate, up) effective scale (compressed-tensors: min of the stored values) and rescale "
+            "the other half's FP8 block scales; the FP4 payload is unchanged (specscope surgery, share_global_scale)",
             details={
                 "pairs": len(rows),
                 "mismatched": len(bad),

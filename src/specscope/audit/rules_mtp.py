@@ -1,8 +1,9 @@
 """Rule 3: the MTP / next-n head the config declares is complete, indexed and correctly shaped.
 
 Sources: seed 000 (Qwen3.6-27B uploads before 2026-07-21 lack ``mtp.fc.weight`` [5120, 10240] BF16; vLLM serves them
-without error and rejects every draft), vLLM PR #35548 (quantized GLM-5 without its MTP layer, case C01), huggingface_hub
-issue #4725 (case C02), osaurus-ai/vmlx-swift PR #388 (case C03). Name layouts: :mod:`specscope.audit.layout`.
+without error and rejects every draft), vLLM PR #35548 (quantized GLM-5 without its MTP layer, case C01),
+huggingface_hub issue #4725 (case C02), osaurus-ai/vmlx-swift PR #388 (case C03). Name layouts:
+:mod:`specscope.audit.layout`.
 """
 
 from __future__ import annotations
@@ -53,14 +54,15 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
             Finding(
                 Severity.ERROR,
                 "MTP_WEIGHTS_MISSING",
-                f"config declares {layout.num_layers} MTP layer(s) (prefix {prefix_text}) but the checkpoint holds 0 tensors "
-                f"under that prefix (0 of {len(specific)} MTP-specific tensors: {', '.join(specific)})",
+                f"config declares {layout.num_layers} MTP layer(s) (prefix {prefix_text}) but the checkpoint "
+                f"holds 0 tensors under that prefix (0 of {len(specific)} MTP-specific tensors: {', '.join(specific)})",
                 file="config.json",
                 tensor=specific[0] if specific else None,
                 found=f"0 tensors under {prefix_text}",
                 expected=f"{len(layout.required)} tensors ({declared})",
                 consequence=_CONSEQUENCE,
-                fix="graft the MTP weights from the unquantized original (specscope surgery graft), or serve without MTP",
+                fix="graft the MTP weights from the unquantized original (specscope surgery graft), or serve "
+                "without MTP",
                 details={
                     "prefixes": list(layout.prefixes),
                     "tensors_found": 0,
@@ -85,8 +87,8 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
                 found=f"{n_req - len(missing)} of {n_req}",
                 expected=f"all {n_req} ({declared})",
                 consequence=_CONSEQUENCE,
-                fix="graft the missing tensors from the original model (e.g. mtp.fc.weight from Qwen3.6 revisions after "
-                "2026-07-21), or serve without MTP",
+                fix="graft the missing tensors from the original model (e.g. mtp.fc.weight from Qwen3.6 "
+                "revisions after 2026-07-21), or serve without MTP",
                 details={"expected": n_req, "present": n_req - len(missing), "missing": missing},
             )
         )
@@ -99,8 +101,8 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
                 Finding(
                     Severity.ERROR,
                     "MTP_NOT_INDEXED",
-                    f"{len(unindexed)} of {len(physical)} MTP tensors are on disk ({', '.join(shards)}) but absent from "
-                    f"the index's weight_map",
+                    f"{len(unindexed)} of {len(physical)} MTP tensors are on disk ({', '.join(shards)}) but "
+                    "absent from the index's weight_map",
                     file=INDEX_NAME,
                     tensor=unindexed[0],
                     found=f"{len(unindexed)} MTP tensors not indexed",

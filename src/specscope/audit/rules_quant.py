@@ -82,7 +82,8 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
             if ".experts." in m and m.endswith("gate_proj"):
                 ex = m
                 break
-        shape = ck.tensor(linears[ex]).shape
+        info = ck.tensors()[linears[ex]]  # linear_modules lists only tensors the checkpoint holds
+        shape = info.shape
         out.append(
             Finding(
                 Severity.ERROR,
@@ -91,11 +92,11 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
                 f"them: {', '.join(unq_not_excl)}",
                 file=eff.file,
                 tensor=linears[ex],
-                found=f"{linears[ex]}: {ck.tensor(linears[ex]).dtype} {list(shape)}, no weight_scale; not excluded",
+                found=f"{linears[ex]}: {info.dtype} {list(shape)}, no weight_scale; not excluded",
                 expected=f"excluded in {eff.file} (an engine applying the {eff.algo or eff.method} config expects "
                 f"{_quantized_shape_hint(eff, ex, shape)})",
-                consequence="the engine builds these layers quantized: load error on the shape mismatch, or an unloaded "
-                "head and ~0% acceptance (vLLM special-cases only mtp.fc for Qwen3.5/3.6)",
+                consequence="the engine builds these layers quantized: load error on the shape mismatch, or an "
+                "unloaded head and ~0% acceptance (vLLM special-cases only mtp.fc for Qwen3.5/3.6)",
                 fix=f"add them to the exclude list of {eff.file} (specscope surgery patch-config)",
                 details={"modules": unq_not_excl, "config": eff.file},
             )
@@ -257,7 +258,8 @@ def _scale_convention(ck, eff: QuantView, draft_modules, linears, quantized) -> 
                 if modelopt
                 else "weight_global_scale / input_global_scale >= 1 (2688 / amax)",
                 consequence="dequantized weights are off by (2688/amax)^2, e.g. 10^6 for 1000 vs 0.001: garbage drafts",
-                fix="rewrite the scales in the checkpoint's convention (ModelOpt: direct; compressed-tensors: reciprocal)",
+                fix="rewrite the scales in the checkpoint's convention (ModelOpt: direct; compressed-tensors: "
+                "reciprocal)",
                 details={"scales": bad},
             )
         )

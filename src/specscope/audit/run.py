@@ -18,6 +18,7 @@ from specscope.audit.rules_draft import (
     is_draft_config,
 )
 from specscope.audit.rules_format import check_format, check_index
+from specscope.audit.rules_fused import check_fused, mtp_quant_profile
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_mtp import check_mtp
@@ -32,7 +33,8 @@ _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 def _num_layers(cfg: dict | None) -> int | None:
     if not cfg:
         return None
-    tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
+    text_cfg = cfg.get("text_config")
+    tc: dict = text_cfg if isinstance(text_cfg, dict) else cfg
     n = tc.get("num_hidden_layers")
     return n if isinstance(n, int) else None
 
@@ -61,7 +63,11 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None) -> Audi
     quant_findings, quant_facts = check_quant(ck, draft_modules)
     findings += quant_findings
     facts.update(quant_facts)
-    findings += check_gate_up_scales(ck)
+    findings += check_gate_up_scales(ck) + check_fused(ck)
+    profile = mtp_quant_profile(ck, draft_modules)
+    if profile is not None:  # every profile is a fact; only "partial" needs a finding to explain it
+        facts["mtp_quantization"] = {k: profile.details[k] for k in ("profile", "quantized", "unquantized")}
+        findings += [profile] if profile.details["profile"] == "partial" else []
     kv_findings, kv_table = check_kv(ck, layout.prefixes if layout else ("mtp.",))
     findings += kv_findings
     if kv_table:
@@ -118,9 +124,10 @@ def audit_checkpoint(
                 report.census, draft_bytes_per_step=d_bytes, draft_share=d_bytes / tb if tb else 0.0
             )
     if report.census is not None and bw:
+        tb = report.census.target_bytes_per_token
         report.census = replace(
             report.census,
             bandwidth_bytes_per_s=bw,
-            roofline_tokens_per_s=roofline_tokens_per_s(report.census.target_bytes_per_token, bw),
+            roofline_tokens_per_s=roofline_tokens_per_s(tb, bw) if tb > 0 else None,
         )
     return report

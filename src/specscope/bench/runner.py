@@ -5,7 +5,8 @@ One cell (config, workload, N, repeat):
 2. scrape ``/metrics`` (before), waiting briefly for the server to be idle;
 3. start N streams at once from N distinct prompts and wait for all of them;
 4. scrape ``/metrics`` (after), waiting briefly for the server to be idle;
-5. summarize (:func:`specscope.stats.cells.summarize_cell`) and commit cell + streams in one transaction.
+5. commit the cell's facts + streams in one transaction (figures are derived when read:
+   :func:`specscope.stats.cells.summarize_run`); the progress line summarizes the cell once.
 
 A server that died during a cell gives a ``server_crash`` cell and ends that config's sweep; the run goes
 on with the next config.
@@ -16,36 +17,33 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 import hashlib
-import os
-import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
-from specscope.bench.plan import plan_cells
-from specscope.bench.targets import (
-    ExternalServer,
-    embedded_config_names,
-    embedded_target,
-    launched_target,
-    recipe_names,
-)
+from specscope.bench.machine import machine_facts, versions
+from specscope.bench.plan import check_names, plan_cells
+from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target
 from specscope.config import BenchOptions
-from specscope.errors import ConfigError, SpecscopeError, StoreError
-from specscope.records import CellKey, CellResult, SpecCounters
-from specscope.stats.cells import summarize_cell
+from specscope.errors import SpecscopeError, StoreError
+from specscope.records import CRASH_REASON, CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.stats.cells import summarize_cell, summarize_run
 from specscope.stats.summary import CellSummary
 from specscope.store import Run, create_run, open_run
 
-__all__ = ["BenchProgress", "run_bench", "new_run_dir"]
+if TYPE_CHECKING:
+    from specscope.client.settings import ClientSettings
+
+__all__ = ["BenchProgress", "EngineFiles", "run_bench", "new_run_dir"]
+
 
 IDLE_WAIT_S = 5.0
-EMBEDDED_MAX_PARALLEL = 256  # the embedded engine's slot limit (specscope.engine.EngineConfig.n_parallel)
 
 
 @dataclass
@@ -81,80 +79,52 @@ def new_run_dir(out: Path) -> Path:
     return path
 
 
-def _machine() -> dict[str, Any]:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem_bytes = None
-    try:
-        mem_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        pass
-    return {
-        "platform": platform.platform(),
-        "cpu": cpu,
-        "cpu_count": os.cpu_count(),
-        "memory_bytes": mem_bytes,
-        "python": sys.version.split()[0],
-        "hostname": platform.node(),
-    }
+@dataclass(frozen=True)
+class EngineFiles:
+    """Files the servers that specscope launches use.
+
+    Attributes:
+        recipes: the vLLM recipes file (``engine="vllm"``); None: the file shipped with specscope.
+        draft_cache: where the embedded engine keeps its derived draft model; None: its default.
+    """
+
+    recipes: Path | None = None
+    draft_cache: Path | None = None
 
 
-def _versions() -> dict[str, str]:
-    from importlib import metadata
+class _BenchServer(ServerTarget, Protocol):
+    """What a cell needs of a running server: a target of :mod:`specscope.bench.targets` and its request dialect."""
 
-    out = {}
-    for dist in ("specscope", "httpx", "aiohttp", "xllamacpp", "gguf", "prometheus-client", "numpy", "scipy"):
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            pass
-    return out
+    server_kind: str
 
 
-def _check_names(options: BenchOptions, servers: dict[str, str] | None, engine: str, recipes: Path | None) -> None:
-    from specscope.workload import PACK_NAMES
+@dataclass
+class _Tally:
+    """Running totals behind the progress callback (counts of cells, tokens; ``t0_ns`` is perf_counter_ns)."""
 
-    unknown_w = [w for w in options.workloads if w not in PACK_NAMES]
-    if unknown_w:
-        raise ConfigError(
-            f"unknown workload {unknown_w[0]!r}",
-            found=unknown_w,
-            expected=f"one of {', '.join(PACK_NAMES)}",
-            fix="pass e.g. --workloads prose,code,edit",
-        )
-    if servers:
-        known = tuple(servers)
-        fix = "name each server's config with --server NAME=URL"
-    elif engine == "vllm":
-        known = recipe_names(recipes)
-        fix = "pick recipes from `specscope serve --list`, or pass --recipes FILE"
-    else:
-        known = embedded_config_names()
-        fix = "the embedded engine has base, ngram and draft; pass --server URL for your own server"
-    unknown_c = [c for c in options.configs if c not in known]
-    if not servers and engine == "embedded" and max(options.levels) > EMBEDDED_MAX_PARALLEL:
-        raise ConfigError(
-            "concurrency level too high for the embedded engine",
-            found=max(options.levels),
-            expected=f"at most {EMBEDDED_MAX_PARALLEL} streams (llama.cpp slots)",
-            fix=f"pass --levels up to {EMBEDDED_MAX_PARALLEL}, or --server URL for a bigger server",
-        )
-    if options.baseline is not None and options.baseline not in options.configs:
-        raise ConfigError(
-            f"baseline {options.baseline!r} is not among the configs",
-            found=options.baseline,
-            expected=f"one of {', '.join(options.configs)}",
-        )
-    if unknown_c:
-        raise ConfigError(
-            f"unknown config {unknown_c[0]!r}", found=unknown_c, expected=f"one of {', '.join(known)}", fix=fix
-        )
+    on_cell: Callable[[BenchProgress], None] | None
+    total: int
+    done: int
+    t0_ns: int
+    tokens: int
+
+    def add(self, key: CellKey, summary: CellSummary) -> None:
+        self.done += 1
+        self.tokens += summary.output_tokens
+        if self.on_cell is not None:
+            elapsed_s = (time.perf_counter_ns() - self.t0_ns) / 1e9
+            self.on_cell(BenchProgress(self.done, self.total, key, summary, self.tokens, elapsed_s))
+
+
+@dataclass(frozen=True)
+class _ConfigRun:
+    """Everything the cells of one config share: the run, its server, the matrix options and the tallies."""
+
+    run: Run
+    server: _BenchServer
+    options: BenchOptions
+    settings: ClientSettings
+    tally: _Tally
 
 
 def run_bench(
@@ -163,11 +133,10 @@ def run_bench(
     out: Path = Path("runs"),
     servers: dict[str, str] | None = None,
     resume: Path | None = None,
-    draft_cache: Path | None = None,
     on_cell: Callable[[BenchProgress], None] | None = None,
     run_dir: Path | None = None,
     engine: str = "embedded",
-    recipes: Path | None = None,
+    files: EngineFiles | None = None,
 ) -> Path:
     """Run (or resume) a bench matrix; returns the run folder.
 
@@ -176,9 +145,9 @@ def run_bench(
         out: folder that receives the new run folder.
         servers: config name -> URL of servers the user started; None launches servers (``engine``).
         engine: ``embedded`` (llama.cpp via xllamacpp, the default) or ``vllm`` (configs are recipe names,
-            each launched in turn from ``recipes``, default the recipes file shipped with specscope).
+            each launched in turn from ``files.recipes``, default the recipes file shipped with specscope).
         resume: an existing run folder to finish; cells already stored are skipped.
-        draft_cache: where the embedded engine keeps its derived draft model.
+        files: the recipes file and the embedded engine's draft cache (:class:`EngineFiles`).
         on_cell: called after each finished cell (progress display).
         run_dir: exact folder for a new run (default: a timestamped folder under ``out``).
 
@@ -187,192 +156,202 @@ def run_bench(
         StoreError: ``resume`` is not a run, or a new run folder is not empty.
         ServerUnreachable / MetricsUnavailable: an external server cannot be used.
     """
-    from specscope.client import ClientSettings, run_sync
-    from specscope.workload import pack_manifest
-
+    files = files or EngineFiles()
     if resume is not None:
         run = open_run(resume)
         if run.manifest.get("kind") != "bench":
+            run.close()
             raise StoreError(f"{resume} is not a bench run", found=run.manifest.get("kind"), expected="bench")
+        try:
+            run.ensure_writable()
+        except StoreError:
+            run.close()
+            raise
         options = BenchOptions(**run.manifest["options"])
         servers = run.manifest.get("external_servers") or None
         engine = run.manifest.get("engine", "embedded")
         recipes = Path(run.manifest["recipes"]) if run.manifest.get("recipes") else None
+        files = EngineFiles(recipes, files.draft_cache)
     else:
         options = options or BenchOptions()
-        if servers:
-            engine = "external"
-        _check_names(options, servers, engine, recipes)
-        for name, url in (servers or {}).items():  # fail before a run folder exists
-            with ExternalServer(name, url):
-                pass
-        settings = ClientSettings()
-        run = create_run(
-            run_dir or new_run_dir(out),
-            {
-                "kind": "bench",
-                "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-                "options": options.model_dump(mode="json"),
-                "external_servers": servers,
-                "engine": engine,
-                "recipes": None if recipes is None else str(Path(recipes).resolve()),
-                "baseline": options.baseline_config(),
-                "client": settings.describe(),
-                "machine": _machine(),
-                "versions": _versions(),
-                "packs": {
-                    w: pack_manifest(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads
-                },
-                "token_source": "usage.completion_tokens",
-                "acceptance_source": "server /metrics counter deltas around each cell",
-                "command": sys.argv,
-            },
-        )
-    settings = ClientSettings()
-    _check_names(options, servers, engine, recipes)
+        engine = "external" if servers else engine
+        run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out))
+    check_names(options, servers, engine, files.recipes)
     plan = plan_cells(options)
     done = run.done_keys()
-    total = len(plan)
-    t0 = time.perf_counter_ns()
-    tokens = sum(s.output_tokens for s in run.summaries())
-    n_done = len(done)
+    tally = _Tally(
+        on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in summarize_run(run))
+    )
     try:
         for config in options.configs:
             todo = [k for k in plan if k.config == config and k not in done]
-            if not todo:
-                continue
-            log_path = run.path / "logs" / f"{config}.log"
-            if log_path.exists():  # a resumed config gets a fresh log beside the old one
-                log_path = run.path / "logs" / f"{config}.{time.strftime('%Y%m%d-%H%M%S')}.log"
-            if servers:
-                ctx = ExternalServer(config, servers[config])
-            elif engine == "vllm":
-                ctx = launched_target(config, log_path, recipes=recipes)
-            else:
-                ctx = embedded_target(
-                    config, log_path, threads=options.threads, n_parallel=max(options.levels), draft_cache=draft_cache
-                )
-            with ctx as server:
-                run.save_server_facts(config, {**server.describe(), "log": str(log_path.relative_to(run.path))})
-                facts = {"log": str(log_path.relative_to(run.path))}
-                try:
-                    n_new, tokens = run_sync(
-                        _run_config(run, server, todo, options, settings, on_cell, total, n_done, t0, tokens)
-                    )
-                    n_done += n_new
-                finally:  # the log has grown (periodic metrics, a crash): read the server's facts again
-                    run.save_server_facts(config, {**server.describe(), **facts})
+            if todo:
+                _sweep_config(run, config, todo, options, _target(config, run, options, servers, engine, files), tally)
     finally:
         crashed = set(run.manifest.get("crashes") or {})
         left = [k for k in plan if k not in run.done_keys() and k.config not in crashed]
-        run.update_manifest(finished=not left, cells_done=len(run.done_keys()), cells_total=total)
+        run.update_manifest(finished=not left, cells_done=len(run.done_keys()), cells_total=len(plan))
         run.close()
     return run.path
 
 
-async def _run_config(
+def _new_run(
+    options: BenchOptions, servers: dict[str, str] | None, engine: str, recipes: Path | None, path: Path
+) -> Run:
+    """Check the names and the external servers, then create the run folder with its manifest."""
+    from specscope.client.settings import ClientSettings
+    from specscope.workload import pack_manifest
+
+    check_names(options, servers, engine, recipes)
+    for name, url in (servers or {}).items():  # fail before a run folder exists
+        with ExternalServer(name, url):
+            pass
+    return create_run(
+        path,
+        {
+            "kind": "bench",
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "options": options.model_dump(mode="json"),
+            "external_servers": servers,
+            "engine": engine,
+            "recipes": None if recipes is None else str(Path(recipes).resolve()),
+            "baseline": options.baseline_config(),
+            "client": ClientSettings().describe(),
+            "machine": machine_facts(),
+            "versions": versions(),
+            "packs": {w: pack_manifest(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads},
+            "token_source": "usage.completion_tokens",
+            "acceptance_source": "server /metrics counter deltas around each cell",
+            "command": sys.argv,
+        },
+    )
+
+
+def _log_path(run: Run, config: str) -> Path:
+    """``logs/CONFIG.log``; a resumed config gets a fresh, timestamped log beside the old one."""
+    log_path = run.path / "logs" / f"{config}.log"
+    if log_path.exists():
+        log_path = run.path / "logs" / f"{config}.{time.strftime('%Y%m%d-%H%M%S')}.log"
+    return log_path
+
+
+def _target(
+    config: str, run: Run, options: BenchOptions, servers: dict[str, str] | None, engine: str, files: EngineFiles
+) -> tuple[AbstractContextManager[Any], Path]:
+    """The server context of ``config`` (external, launched vLLM or embedded) and the log it writes."""
+    log_path = _log_path(run, config)
+    if servers:
+        return ExternalServer(config, servers[config]), log_path
+    if engine == "vllm":
+        return launched_target(config, log_path, recipes=files.recipes), log_path
+    return (
+        embedded_target(
+            config, log_path, threads=options.threads, n_parallel=max(options.levels), draft_cache=files.draft_cache
+        ),
+        log_path,
+    )
+
+
+def _sweep_config(
     run: Run,
-    server: Any,
+    config: str,
     todo: Sequence[CellKey],
     options: BenchOptions,
-    settings: Any,
-    on_cell: Callable[[BenchProgress], None] | None,
-    total: int,
-    n_done: int,
-    t0: int,
-    tokens: int,
-) -> tuple[int, int]:
-    from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
+    target: tuple[AbstractContextManager[Any], Path],
+    tally: _Tally,
+) -> None:
+    """Start ``config``'s server, run its cells, and record the server's facts before and after."""
+    from specscope.client import ClientSettings, run_sync
+
+    ctx, log_path = target
+    facts = {"log": str(log_path.relative_to(run.path))}
+    with ctx as server:
+        run.save_server_facts(config, {**server.describe(), **facts})
+        try:
+            run_sync(_run_config(_ConfigRun(run, server, options, ClientSettings(), tally), todo))
+        finally:  # the log has grown (periodic metrics, a crash): read the server's facts again
+            run.save_server_facts(config, {**server.describe(), **facts})
+
+
+def _chat_body(c: _ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[str, Any]:
+    """The chat-completions body of one request of cell ``key`` (cache salt per cell and prompt when defeating)."""
+    from specscope.workload import chat_request
+
+    o = c.options
+    salt = cache_salt(c.run.path.name, key, prompt.prompt_id) if o.prefix_cache == "defeat" else None
+    return chat_request(
+        prompt,
+        model=c.server.model_name,
+        max_tokens=max_tokens,
+        temperature=o.temperature,
+        server_kind=c.server.server_kind,
+        cache_salt=salt,
+    )
+
+
+async def _idle_scrape(http: httpx.AsyncClient, base_url: str) -> SpecCounters:
+    """A /metrics snapshot, waiting up to ``IDLE_WAIT_S`` for no request to be running."""
     from specscope.client.metrics import scrape
-    from specscope.workload import chat_request, load_pack, schedule, warmup_prompt
 
-    packs = {w: load_pack(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads}
-    warmups = {w: warmup_prompt(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads}
-    finished = 0
+    deadline = time.monotonic() + IDLE_WAIT_S
+    snap = await scrape(http, base_url)
+    while (snap.running or 0) > 0 and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        snap = await scrape(http, base_url)
+    return snap
+
+
+async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, packs: Any, warm: Any) -> CellResult:
+    """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell."""
+    from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
+    from specscope.workload import schedule
+
+    base = c.server.base_url
+    cell_prompts = schedule(packs[key.workload], key.concurrency, repeat=key.repeat, seed=c.options.seed)
+    streams: list[StreamRecord] = []
+    start_ns = end_ns = time.perf_counter_ns()
+    before = after = None
+    crashed = False
+    try:
+        warm_req = [(warm.prompt_id, _chat_body(c, key, warm, c.options.warmup_max_tokens))]
+        await run_fixed_concurrency(base, warm_req, 1, c.settings)
+        before = await _idle_scrape(http, base)
+        start_ns = time.perf_counter_ns()
+        reqs = [(p.prompt_id, _chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
+        streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
+        end_ns = time.perf_counter_ns()
+        after = await _idle_scrape(http, base)
+    except SpecscopeError:
+        if c.server.alive():
+            raise
+        crashed = True
+    if crashed or not c.server.alive():
+        client = {"client_settings": c.settings.describe()}
+        return CellResult(
+            key, tuple(streams), start_ns, time.perf_counter_ns(), before, None, client, True, (CRASH_REASON,)
+        )
+    client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id}
+    client["self_check"] = check.to_dict()
+    limited = check.limited_reason()
+    return CellResult(
+        key, tuple(streams), start_ns, end_ns, before, after, client, reasons=(limited,) if limited else ()
+    )
+
+
+async def _run_config(c: _ConfigRun, todo: Sequence[CellKey]) -> None:
+    """Measure and store the cells of one config in order; a server crash stores that cell and ends the sweep."""
+    from specscope.workload import load_pack, warmup_prompt
+
+    o = c.options
+    packs = {w: load_pack(pack_name(w, o.edit_form), seed=o.seed) for w in o.workloads}
+    warmups = {w: warmup_prompt(pack_name(w, o.edit_form), seed=o.seed) for w in o.workloads}
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
-
-        async def idle_scrape() -> SpecCounters:
-            deadline = time.monotonic() + IDLE_WAIT_S
-            snap = await scrape(http, server.base_url)
-            while (snap.running or 0) > 0 and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-                snap = await scrape(http, server.base_url)
-            return snap
-
         for key in todo:
-            prompts = packs[key.workload]
-            cell_prompts = schedule(prompts, key.concurrency, repeat=key.repeat, seed=options.seed)
-            warm = warmups[key.workload]
-
-            def body(p, max_tokens):
-                salt = cache_salt(run.path.name, key, p.prompt_id) if options.prefix_cache == "defeat" else None
-                return chat_request(
-                    p,
-                    model=server.model_name,
-                    max_tokens=max_tokens,
-                    temperature=options.temperature,
-                    server_kind=server.server_kind,
-                    cache_salt=salt,
-                )
-
-            crashed = False
-            streams: list = []
-            start_ns = end_ns = time.perf_counter_ns()
-            before = after = None
-            try:
-                await run_fixed_concurrency(
-                    server.base_url, [(warm.prompt_id, body(warm, options.warmup_max_tokens))], 1, settings
-                )
-                before = await idle_scrape()
-                start_ns = time.perf_counter_ns()
-                streams, check = await run_fixed_concurrency_checked(
-                    server.base_url,
-                    [(p.prompt_id, body(p, options.max_tokens)) for p in cell_prompts],
-                    key.concurrency,
-                    settings,
-                )
-                end_ns = time.perf_counter_ns()
-                after = await idle_scrape()
-            except SpecscopeError:
-                if server.alive():
-                    raise
-                crashed = True
-            if crashed or not server.alive():
-                result = CellResult(
-                    key,
-                    tuple(streams),
-                    start_ns,
-                    time.perf_counter_ns(),
-                    before,
-                    None,
-                    {"client_settings": settings.describe()},
-                )
-                summary = summarize_cell(result, extra_reasons=("SERVER_CRASH",), status_override="server_crash")
-                run.save_cell(result, summary)
-                crashes = dict(run.manifest.get("crashes") or {})
+            result = await _measure_cell(c, http, key, packs, warmups[key.workload])
+            c.run.save_cell(result)
+            if result.crashed:
+                crashes = dict(c.run.manifest.get("crashes") or {})
                 crashes[key.config] = key.label()
-                run.update_manifest(crashes=crashes)
+                c.run.update_manifest(crashes=crashes)
                 break
-            result = CellResult(
-                key,
-                tuple(streams),
-                start_ns,
-                end_ns,
-                before,
-                after,
-                {
-                    "client_settings": settings.describe(),
-                    "warmup_prompt_id": warm.prompt_id,
-                    "self_check": check.to_dict(),
-                },
-            )
-            limited = check.limited_reason()
-            summary = summarize_cell(result, extra_reasons=(limited,) if limited else ())
-            run.save_cell(result, summary)
-            finished += 1
-            tokens += summary.output_tokens
-            if on_cell is not None:
-                on_cell(
-                    BenchProgress(n_done + finished, total, key, summary, tokens, (time.perf_counter_ns() - t0) / 1e9)
-                )
-    return finished, tokens
+            c.tally.add(key, summarize_cell(result))

@@ -4,7 +4,7 @@ Public API::
 
     parse_header(data: bytes, file_size_bytes: int) -> SafetensorsHeader     # pure, raises HeaderFormatError
     read_header(source, name, size_bytes) -> SafetensorsHeader               # fetches 8 + N bytes
-    load_checkpoint(target) -> Checkpoint                        # folder | file.safetensors | org/name[@rev]
+    load_checkpoint(target) -> Checkpoint                    # folder | file.safetensors | org/name[@rev]
     open_source(target) -> LocalSource | HubSource
     tensor_nbytes(dtype, shape) -> int | None;  DTYPE_BITS
 """

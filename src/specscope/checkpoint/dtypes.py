@@ -2,9 +2,8 @@
 
 Source: the safetensors format spec and its Rust ``Dtype`` enum (huggingface/safetensors,
 ``safetensors/src/tensor.rs``), which since 0.6 includes the 8-bit float variants ``F8_E4M3``, ``F8_E5M2``,
-``F8_E8M0`` and the sub-byte ``F4`` (E2M1) and ``F6_E2M3`` / ``F6_E3M2``.
-Sub-byte tensors are packed; their byte span is
-``numel * bits / 8`` and must be a whole number of bytes.
+``F8_E8M0`` and the sub-byte ``F4`` (E2M1) and ``F6_E2M3`` / ``F6_E3M2``. Sub-byte tensors are packed; their byte span
+is ``numel * bits / 8`` and must be a whole number of bytes.
 """
 
 from __future__ import annotations

@@ -139,7 +139,7 @@ class Checkpoint:
 
     def tensors(self) -> dict[str, TensorInfo]:
         """Name -> loader's copy for every tensor found in any readable header."""
-        return {n: self.tensor(n) for n in self.locations}  # type: ignore[misc]
+        return {n: info for n in self.locations if (info := self.tensor(n)) is not None}
 
     def read_scalar(self, name: str) -> float | None:
         """Value of a small F32/F16/F64 scale tensor (<= 64 bytes; the first element), None when unreadable.
@@ -177,7 +177,7 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
         CheckpointError: the target cannot be opened, holds no safetensors file and no config, or a JSON file is
             not an object / not JSON.
     """
-    source: ByteSource = target if not isinstance(target, (str, os.PathLike)) else open_source(target)
+    source: ByteSource = open_source(target) if isinstance(target, str | os.PathLike) else target
     files = source.files()
     config = check_json_file(source.read_json("config.json"), "config.json", source.label)
     hf_quant = check_json_file(source.read_json("hf_quant_config.json"), "hf_quant_config.json", source.label)

@@ -4,12 +4,18 @@ Both implement the same small surface (:class:`ByteSource`): the file list with 
 configs), and byte ranges (safetensors headers, scalar scale tensors). Parsing lives in
 :mod:`specscope.checkpoint.header` and :mod:`specscope.checkpoint.index`.
 
-The hub source goes through huggingface_hub: ``HfApi.list_repo_tree`` (``GET {endpoint}/api/models/{repo}/tree/
-{revision}?recursive=True``) for the file list, and ``GET {endpoint}/{repo}/resolve/{revision}/{file}`` with an HTTP
-``Range`` header (the same request ``HfApi.parse_safetensors_file_metadata`` makes) for bytes. It honours
-``HF_ENDPOINT`` (read by huggingface_hub at import), ``HF_TOKEN`` (via ``build_hf_headers``) and offline mode
-(``HF_HUB_OFFLINE=1``: the repository is resolved from the local cache with ``snapshot_download(local_files_only=True)``
-and read as a local folder).
+The hub source goes through huggingface_hub's HTTP helpers: ``GET {endpoint}/api/models/{repo}/tree/{revision}
+?recursive=True`` and its ``Link: next`` pages (the requests ``HfApi.list_repo_tree`` makes) for the file list, and
+``GET {endpoint}/{repo}/resolve/{revision}/{file}`` with an HTTP ``Range`` header (the same request
+``HfApi.parse_safetensors_file_metadata`` makes) for bytes. A hub that cannot be reached fails after one attempt
+(``http_backoff`` with no exception retried; it still retries 429 / 5xx answers), not after huggingface_hub's ~24 s
+of connection retries. It honours ``HF_ENDPOINT`` (read when the source is made), ``HF_TOKEN`` (via
+``build_hf_headers``) and offline mode (``HF_HUB_OFFLINE=1``: the repository is resolved from the local cache with
+``snapshot_download(local_files_only=True)`` and read as a local folder).
+
+A target that looks like a local path (starts with ``.``, ``/`` or ``~``, names a ``.safetensors`` file, has more
+than two ``/``-separated parts, or its first part exists on disk) and is missing is a local error at once: no hub
+lookup.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import quote
 
 from specscope.checkpoint.safefiles import check_json_size, decode_json, read_regular
 from specscope.checkpoint.schema import MAX_CONFIG_BYTES
@@ -27,6 +34,8 @@ __all__ = ["ByteSource", "LocalSource", "HubSource", "open_source", "parse_targe
 
 #: JSON files above this size are refused (configs are kilobytes; an index of 100k tensors is a few MB).
 MAX_JSON_BYTES = MAX_CONFIG_BYTES
+#: Per-request timeout for hub requests, seconds (one attempt to connect; huggingface_hub's default retries are off).
+HUB_TIMEOUT_S = 30.0
 
 
 class ByteSource(Protocol):
@@ -42,6 +51,25 @@ class ByteSource(Protocol):
 
     def read_json(self, name: str) -> object | None:
         """The parsed JSON file ``name``, or None when the file does not exist. Raises CheckpointError if not JSON."""
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def hub_endpoint() -> str:
+    """``HF_ENDPOINT`` as set now, else huggingface_hub's endpoint (which reads ``HF_ENDPOINT`` once, at import)."""
+    from huggingface_hub import constants
+
+    return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
+
+
+def hub_offline() -> bool:
+    """Offline mode: ``HF_HUB_OFFLINE`` (or ``TRANSFORMERS_OFFLINE``) as set now, with huggingface_hub's truthy
+    values (1, ON, YES, TRUE); huggingface_hub itself reads them once, at import."""
+    value = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
+    return value.strip().upper() in {"1", "ON", "YES", "TRUE"}
 
 
 def _read_json(source, name: str, fetch) -> object | None:
@@ -107,12 +135,10 @@ class HubSource:
     """
 
     def __init__(self, repo_id: str, revision: str | None = None, *, token: str | None = None):
-        from huggingface_hub import HfApi, constants
-
         self.repo_id = repo_id
         self.revision = revision
         self.label = f"{repo_id}@{revision}" if revision else repo_id
-        self._api = HfApi(endpoint=constants.ENDPOINT, token=token)
+        self.endpoint = hub_endpoint()
         self._token = token
         self._files: dict[str, int] | None = None
         #: bytes received in range / file bodies (for the "headers only" claim).
@@ -121,30 +147,66 @@ class HubSource:
     def _hub_error(self, what: str, exc: Exception) -> CheckpointError:
         return CheckpointError(
             f"hub request failed: {what}",
-            found=f"{self.label}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+            found=f"{self.label}: {type(exc).__name__}: {_first_line(exc)}",
             expected="a readable model repository",
             fix="check the repo id and revision, set HF_TOKEN for gated/private repos, "
             "or HF_HUB_OFFLINE=1 with a cached copy",
         )
 
+    def _unreachable(self, exc: Exception) -> CheckpointError:
+        return CheckpointError(
+            "cannot reach the hub (one attempt, no retries)",
+            found=f"{self.endpoint} for {self.label}: {type(exc).__name__}: {_first_line(exc)}",
+            expected="a hub answering at HF_ENDPOINT",
+            fix="check the network and HF_ENDPOINT, or set HF_HUB_OFFLINE=1 to read a cached copy; "
+            "for a local checkpoint give a path that exists",
+        )
+
+    def _tree(self) -> list[dict]:
+        """The repository's tree entries: every page of the tree listing, each page one request attempt."""
+        from huggingface_hub.utils import build_hf_headers, hf_raise_for_status, http_backoff
+
+        rev = quote(self.revision or "main", safe="")
+        url: str | None = f"{self.endpoint}/api/models/{self.repo_id}/tree/{rev}"
+        params: dict[str, bool] | None = {"recursive": True, "expand": False}
+        entries: list[dict] = []
+        while url is not None:
+            try:
+                resp = http_backoff(
+                    "GET",
+                    url,
+                    params=params,
+                    headers=build_hf_headers(token=self._token),
+                    timeout=HUB_TIMEOUT_S,
+                    retry_on_exceptions=(),
+                )
+            except Exception as exc:  # connection refused, DNS, timeout, offline mode
+                raise self._unreachable(exc) from None
+            hf_raise_for_status(resp)
+            entries.extend(resp.json())
+            url, params = resp.links.get("next", {}).get("url"), None  # the next link carries the query
+        return entries
+
     def files(self) -> dict[str, int]:
         if self._files is None:
-            from huggingface_hub.hf_api import RepoFile
-
             try:
-                tree = self._api.list_repo_tree(self.repo_id, recursive=True, revision=self.revision)
-                self._files = {f.path: int(f.size) for f in tree if isinstance(f, RepoFile)}
+                tree = self._tree()
+            except CheckpointError:
+                raise
             except Exception as exc:  # huggingface_hub raises many kinds (HTTP, repo/revision not found)
                 raise self._hub_error("file list", exc) from None
+            self._files = {e["path"]: int(e["size"]) for e in tree if e.get("type") == "file"}
         return self._files
 
     def _get(self, name: str, headers: dict[str, str]) -> bytes:
         from huggingface_hub import get_session, hf_hub_url
         from huggingface_hub.utils import build_hf_headers, hf_raise_for_status
 
-        url = hf_hub_url(self.repo_id, name, revision=self.revision, endpoint=self._api.endpoint)
+        url = hf_hub_url(self.repo_id, name, revision=self.revision, endpoint=self.endpoint)
         try:
-            resp = get_session().get(url, headers={**build_hf_headers(token=self._token), **headers}, timeout=30.0)
+            resp = get_session().get(
+                url, headers={**build_hf_headers(token=self._token), **headers}, timeout=HUB_TIMEOUT_S
+            )
             hf_raise_for_status(resp)
         except Exception as exc:
             raise self._hub_error(name, exc) from None
@@ -169,30 +231,64 @@ def parse_target(target: str) -> tuple[str, str | None]:
     return target, None
 
 
+def _local_path_reason(text: str, repo: str) -> str | None:
+    """Why ``text`` reads as a local path rather than a hub repo id ``org/name[@revision]``; None when it does not."""
+    parts = repo.split("/")
+    if text.startswith((".", "/", "~")):
+        return "starts like a path"
+    if repo.endswith(".safetensors"):
+        return "names a .safetensors file"
+    if len(parts) > 2:
+        return f"{len(parts)} path parts (a repo id has 2)"
+    if parts[0] and Path(parts[0]).exists():
+        return f"{parts[0]}/ exists here"
+    return None
+
+
+def _missing_local(path: Path, text: str, reason: str) -> CheckpointError:
+    """The one-line error for a local-looking target that is not a checkpoint folder or .safetensors file."""
+    if path.exists():
+        message, found = "target is not a checkpoint folder or .safetensors file", f"{text} ({reason})"
+    else:
+        existing = next((p for p in path.absolute().parents if p.is_dir()), None)
+        near = f"; nearest existing folder: {existing}" if existing is not None else ""
+        message, found = "checkpoint path not found", f"{text} does not exist ({reason}{near})"
+    return CheckpointError(
+        message,
+        found=found,
+        expected="an existing checkpoint folder or .safetensors file",
+        fix="check the path; a hub repo id is org/name[@revision] and is looked up only when it does not look like "
+        "a local path",
+    )
+
+
 def open_source(target: str | os.PathLike[str], *, token: str | None = None) -> LocalSource | HubSource:
-    """A byte source for ``target``: a local folder, a single ``.safetensors`` file, else a hub repo ``org/name[@rev]``.
+    """A byte source for ``target``: an existing local folder, a single ``.safetensors`` file, else a hub repo id
+    ``org/name[@revision]``. A missing target that looks like a local path fails here, with no hub lookup.
 
     Raises:
-        CheckpointError: neither a folder nor a repo id, or (offline) the repo is not in the local cache.
+        CheckpointError: a local-looking path that is missing, neither a folder nor a repo id, or (offline) the repo
+            is not in the local cache.
     """
-    path = Path(target)
+    text = str(target)
+    path = Path(text).expanduser()
     if path.is_dir():
         return LocalSource(path)
     if path.is_file() and path.suffix == ".safetensors":
         return LocalSource(path.parent, label=str(path), only=path.name)
-    text = str(target)
     repo, rev = parse_target(text)
+    reason = _local_path_reason(text, repo)
+    if reason is not None:
+        raise _missing_local(path, text, reason)
     parts = repo.split("/")
-    if len(parts) != 2 or not all(parts) or text.startswith((".", "/")) or path.suffix == ".safetensors":
+    if len(parts) != 2 or not all(parts):
         raise CheckpointError(
             "target is neither a folder nor a hub repo id",
             found=text,
             expected="an existing folder, or org/name[@revision]",
             fix="check the path or the repo id",
         )
-    from huggingface_hub import constants
-
-    if constants.is_offline_mode() if hasattr(constants, "is_offline_mode") else constants.HF_HUB_OFFLINE:
+    if hub_offline():
         from huggingface_hub import snapshot_download
 
         try:

@@ -34,17 +34,37 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"specscope {_package_version()}")
+        raise typer.Exit()
+
+
+def _package_version() -> str:
+    """The installed distribution's version (importlib.metadata), else the package's ``__version__``."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("specscope")
+    except importlib.metadata.PackageNotFoundError:
+        from specscope import __version__
+
+        return __version__
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
     """Benchmark, audit and repair speculative decoding on LLM servers."""
 
 
 @app.command("version")
 def version() -> None:
-    """Print the specscope version."""
-    from specscope import __version__
-
-    typer.echo(__version__)
+    """Print the specscope version (same as ``specscope --version``)."""
+    typer.echo(f"specscope {_package_version()}")
 
 
 # One module per command; each defines register(app).
@@ -58,6 +78,7 @@ COMMAND_MODULES = [
     "advise",
     "predict",
     "truth_server",
+    "counters",
 ]
 
 for _name in COMMAND_MODULES:

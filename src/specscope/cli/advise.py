@@ -15,15 +15,21 @@ class AdviseFormat(str, Enum):
     json = "json"
 
 
-def _pct(s: float | None) -> str:
-    return "–" if s is None else f"{100 * (s - 1):+.1f}%"
+def _x(s: float | None) -> str:
+    """A speedup in the report's unit (``1.23x``; :func:`specscope.report.units.speedup`)."""
+    from specscope.report.units import speedup
+
+    return speedup(s).text
 
 
 def _print(adv) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     con = Console()
+    for a in adv.alarms:
+        con.print(f"[bold red]{escape(a['text'])}[/bold red]")
     if adv.placement is not None:
         con.print(adv.placement.text)
     con.print("mix: " + ", ".join(f"{w}={m:.2f}" for w, m in adv.mix.items()))
@@ -31,12 +37,12 @@ def _print(adv) -> None:
     for col in ("streams", "config", "k", "mix gain", "95% CI", "why", "per workload"):
         t.add_column(col)
     for lv in adv.levels:
-        ci = "–" if lv.ci_low is None else f"{_pct(lv.ci_low)} … {_pct(lv.ci_high)}"
+        ci = "—" if lv.ci_low is None else f"{_x(lv.ci_low)} … {_x(lv.ci_high)}"
         t.add_row(
             str(lv.concurrency),
             lv.config,
-            "–" if lv.k is None else str(lv.k),
-            _pct(lv.speedup),
+            "—" if lv.k is None else str(lv.k),
+            _x(lv.speedup),
             ci,
             lv.reason,
             ", ".join(f"{w}: {c}" for w, c in lv.per_workload.items()),
@@ -48,15 +54,16 @@ def _print(adv) -> None:
         return
     con.print(t)
     o = adv.overall
-    ci = "" if o.get("ci_low") is None else f" (95% CI {_pct(o['ci_low'])} … {_pct(o['ci_high'])})"
+    ci = "" if o.get("ci_low") is None else f" (95% CI {_x(o['ci_low'])} … {_x(o['ci_high'])})"
     con.print(
         f"overall: {o['config']}"
         + ("" if o.get("k") in (None, 0) else f" k={o['k']}")
-        + f", geometric-mean mix gain {_pct(o['geomean_speedup'])}{ci} over streams {o['levels']}"
+        + f", geometric-mean mix gain {_x(o['geomean_speedup'])}{ci} over streams {o['levels']}"
     )
     for f in adv.flips:
         con.print(
-            f"choice flips from {f['from_config']} to {f['to_config']} between {f['below_level']} and {f['above_level']} streams"
+            f"choice flips from {f['from_config']} to {f['to_config']} "
+            f"between {f['below_level']} and {f['above_level']} streams"
         )
     for x in adv.crossovers:
         what = "the mix" if x.workload is None else x.workload
@@ -71,7 +78,7 @@ def _print(adv) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("advise")
     def advise_cmd(
-        run: Annotated[Path, typer.Argument(help="A run folder written by `specscope bench`.")],
+        run: Annotated[Path | None, typer.Argument(help="A run folder written by `specscope bench`.")] = None,
         mix: Annotated[
             str | None, typer.Option(help="Token shares per workload, e.g. prose=0.2,code=0.3,edit=0.5.")
         ] = None,
@@ -83,6 +90,12 @@ def register(app: typer.Typer) -> None:
         slo_ttft: Annotated[str | None, typer.Option("--slo-ttft", help="TTFT p95 limit, e.g. 2s or 500ms.")] = None,
         baseline: Annotated[str, typer.Option(help="The no-draft config of the run.")] = "base",
         format: Annotated[AdviseFormat, typer.Option("--format", "-f", help="text or json.")] = AdviseFormat.text,
+        level_mix: Annotated[
+            str | None, typer.Option("--level-mix", help="Share of wall time per concurrency, e.g. 1=0.6,4=0.4.")
+        ] = None,
+        from_csv: Annotated[
+            Path | None, typer.Option("--from-csv", help="Cells measured elsewhere (CSV; see stats/csv_cells.py).")
+        ] = None,
     ) -> None:
         """The best config and k for a traffic mix at each concurrency and overall, with the gain, its 95% CI
         and where the choice flips. A config is advised only where it beats the baseline outside noise.
@@ -100,9 +113,15 @@ def register(app: typer.Typer) -> None:
                 slo_s = float(text[:-2]) / 1000 if text.endswith("ms") else float(text.removesuffix("s"))
             except ValueError:
                 raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="seconds, e.g. 2s or 500ms") from None
-        with open_run(run) as r:
-            cells = r.summaries()
-            facts = r.server_facts
+        from specscope.stats.level_mix import level_mix_input
+
+        cells, facts = level_mix_input(run, from_csv, open_run)
+        if level_mix is not None:  # time-shared traffic: static choice, dynamic policy, per-user view
+            from specscope.stats.level_mix import level_mix_advice, level_mix_text, parse_level_mix
+
+            lm = level_mix_advice(cells, parse_level_mix(level_mix), parse_mix(mix) if mix else None)
+            typer.echo(json.dumps(lm.to_dict(), indent=2) if format is AdviseFormat.json else level_mix_text(lm))
+            return
         adv = advise(
             cells,
             parse_mix(mix) if mix else None,

@@ -6,15 +6,11 @@ Exit codes: 0 no errors; 1 errors found (``--strict``: warnings too); 2 the targ
 from __future__ import annotations
 
 import json
-from enum import Enum
 from typing import Annotated
 
 import typer
 
-
-class AuditFormat(str, Enum):
-    table = "table"
-    json = "json"
+from specscope.cli.options import TextJsonFormatOption
 
 
 def _gb(n: float) -> str:
@@ -91,9 +87,16 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
-        format: Annotated[
-            AuditFormat, typer.Option("--format", "-f", help="table (default) or json.")
-        ] = AuditFormat.table,
+        format: TextJsonFormatOption = "text",
+        hashes: Annotated[
+            bool, typer.Option("--hashes", help="Also compare each file's sha256 with TARGET/SHA256SUMS (reads files).")
+        ] = False,
+        hashes_file: Annotated[
+            str | None, typer.Option("--hashes-file", help="The sha256sum manifest for --hashes (default SHA256SUMS).")
+        ] = None,
+        hashes_hub: Annotated[
+            str | None, typer.Option("--hashes-hub", help="Compare sha256s with this hub repo's LFS metadata.")
+        ] = None,
     ) -> None:
         """Audit a checkpoint by reading only JSON files and safetensors headers (never tensor data, except scalar
         scales). Honours HF_TOKEN, HF_ENDPOINT and HF_HUB_OFFLINE for hub targets.
@@ -102,7 +105,11 @@ def register(app: typer.Typer) -> None:
         from specscope.audit import audit_checkpoint
 
         report = audit_checkpoint(target, draft=draft, bandwidth=bandwidth)
-        if format is AuditFormat.json:
+        if hashes or hashes_file or hashes_hub:
+            from specscope.audit.hashes import add_hash_findings
+
+            add_hash_findings(report, target, hashes_file, hub=hashes_hub)
+        if format == "json":
             data = report.to_dict()
             data["exit_code"] = report.exit_code_for(strict=strict)
             typer.echo(json.dumps(data, indent=2, default=str))

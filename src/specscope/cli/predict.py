@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from specscope.stats.predict_run import RunPrediction
 
 
 class PredictFormat(str, Enum):
@@ -15,7 +18,7 @@ class PredictFormat(str, Enum):
     json = "json"
 
 
-def _print(p) -> None:
+def _print(p: RunPrediction) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -24,7 +27,7 @@ def _print(p) -> None:
         f"target bytes per step: {p.target_bytes / 1e9:.3f} GB; effective bandwidth "
         f"{p.effective_bandwidth_bytes_s / 1e9:.2f} GB/s"
     )
-    if p.roofline_tok_s is not None:
+    if p.roofline_tok_s is not None and p.nominal_bandwidth_bytes_s is not None and p.efficiency is not None:
         con.print(
             f"roofline {p.roofline_tok_s:.2f} tok/s at {p.nominal_bandwidth_bytes_s / 1e9:.0f} GB/s; "
             f"no-draft decode reaches {100 * p.efficiency:.0f}% of it"
@@ -60,6 +63,19 @@ def _print(p) -> None:
         con.print(f"note: {n}")
 
 
+def _roofline_line(doc: dict[str, Any]) -> str:
+    roof, target, bw, measured = (
+        doc["roofline_tok_s"],
+        doc["target_bytes"],
+        doc["bandwidth_bytes_s"],
+        doc["measured_tok_s"],
+    )
+    line = f"roofline {roof:.2f} tok/s ({target / 1e9:.2f} GB per token at {bw / 1e9:.0f} GB/s)"
+    if measured is not None:
+        line += f"; measured {measured:.2f} tok/s is {100 * measured / roof:.0f}% of it"
+    return line
+
+
 def register(app: typer.Typer) -> None:
     @app.command("predict")
     def predict_cmd(
@@ -88,60 +104,20 @@ def register(app: typer.Typer) -> None:
         and bandwidth; fits efficiency and per-token draft overhead on RUN and reports predicted vs measured per cell.
 
         Exit codes: 0 printed; 2 bad input (not a run, unreadable sizes or bandwidth, no byte count)."""
-        from specscope.audit.census import parse_bandwidth
-        from specscope.errors import ConfigError
-        from specscope.stats.predict import roofline_tok_s
-        from specscope.stats.predict_run import predict_run
-        from specscope.stats.quantities import parse_bytes
+        from specscope.bench.predict import predict_inputs, predict_on_run, roofline_only
 
-        target = parse_bytes(bytes_per_step) if bytes_per_step else None
-        dbytes = parse_bytes(draft_bytes) if draft_bytes else None
-        bw = parse_bandwidth(bandwidth) if bandwidth else None
-        if checkpoint:
-            from specscope.audit.run import audit_checkpoint
-
-            census = audit_checkpoint(checkpoint, draft=draft).census
-            if census is None:
-                raise ConfigError("the checkpoint has no readable tensors", found=checkpoint, expected="a byte census")
-            target = target or float(census.target_bytes_per_token)
-            dbytes = dbytes if dbytes is not None else (float(census.draft_bytes_per_step) or None)
-        if run is None:
-            if target is None or bw is None:
-                raise ConfigError(
-                    "without RUN, predict needs --bytes-per-step (or --checkpoint) and --bandwidth",
-                    found="missing inputs",
-                    expected="--bytes-per-step 17.61GB --bandwidth 273GB/s",
-                )
-            roof = roofline_tok_s(target, bw)
-            doc = {
-                "target_bytes": target,
-                "bandwidth_bytes_s": bw,
-                "roofline_tok_s": roof,
-                "measured_tok_s": measured,
-                "efficiency": None if measured is None else measured / roof,
-            }
-            if format is PredictFormat.json:
-                typer.echo(json.dumps(doc, indent=2))
-            else:
-                line = f"roofline {roof:.2f} tok/s ({target / 1e9:.2f} GB per token at {bw / 1e9:.0f} GB/s)"
-                if measured is not None:
-                    line += f"; measured {measured:.2f} tok/s is {100 * measured / roof:.0f}% of it"
-                typer.echo(line)
-            return
-        from specscope.store import open_run
-
-        with open_run(run) as r:
-            cells, facts, manifest = r.summaries(), r.server_facts, r.manifest
-        pred = predict_run(
-            cells,
-            manifest=manifest,
-            server_facts=facts,
-            target_bytes=target,
-            draft_bytes_per_token=dbytes,
-            bandwidth_bytes_s=bw,
-            baseline=baseline,
-            max_k=max_k,
+        inputs = predict_inputs(
+            bytes_per_step=bytes_per_step,
+            draft_bytes=draft_bytes,
+            bandwidth=bandwidth,
+            checkpoint=checkpoint,
+            draft=draft,
         )
+        if run is None:
+            doc = roofline_only(inputs, measured)
+            typer.echo(json.dumps(doc, indent=2) if format is PredictFormat.json else _roofline_line(doc))
+            return
+        pred = predict_on_run(run, inputs, baseline=baseline, max_k=max_k)
         if format is PredictFormat.json:
             typer.echo(json.dumps(pred.to_dict(), indent=2))
         else:

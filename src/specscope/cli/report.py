@@ -18,15 +18,6 @@ class ReportFormat(str, Enum):
     html = "html"
 
 
-def _kind(path: Path) -> str | None:
-    import json
-
-    try:
-        return json.loads((Path(path) / "manifest.json").read_text()).get("kind")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
 def _check_output(output: Path | None) -> None:
     """Refuse an ``--output`` that is a folder; make its parent folder (as the HTML and markdown writers do).
 
@@ -54,7 +45,7 @@ def _check_output(output: Path | None) -> None:
 
 
 def _console(output: Path | None):
-    """A console for the text tables: the terminal, or a plain-text buffer (no colour, 120 columns) for --output.
+    """A console for the text tables: the terminal, or a plain-text buffer (no colour, 160 columns) for --output.
 
     Returns ``(console, buffer)``; ``buffer`` is None when printing to the terminal.
     """
@@ -65,7 +56,7 @@ def _console(output: Path | None):
     if output is None:
         return Console(), None
     buf = io.StringIO()
-    return Console(file=buf, width=120, color_system=None, force_terminal=False), buf
+    return Console(file=buf, width=160, color_system=None, force_terminal=False), buf
 
 
 def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None:
@@ -90,7 +81,7 @@ def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None
         )
     else:
         console, buf = _console(output)
-        for p, r in zip(runs, loaded):
+        for p, r in zip(runs, loaded, strict=True):
             console.rule(f"gate run {p}")
             console.print(render_gate_table(r))
             console.print(render_thinking_table(r))
@@ -104,18 +95,19 @@ def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None
 
 
 def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None:
-    """Build and write/print the report of ``runs`` in ``fmt``.
+    """Build the report document of ``runs`` and write/print it in ``fmt``.
 
     Raises:
         ConfigError: ``output`` is a folder; gate runs mixed with bench runs; a gate run asked for HTML.
         StoreError: a folder is not a run.
     """
-    from specscope.report.build import load_run_report
-    from specscope.report.render import json_document, markdown_tables, print_tables
-    from specscope.store import write_json_atomic
+    from specscope.report.build import load_document, run_kind
+    from specscope.report.files import write_text_atomic
+    from specscope.report.html import render_document_html
+    from specscope.report.render import json_document, markdown_document, print_document
 
     _check_output(output)
-    gate_runs = [p for p in runs if _kind(p) == "gate"]
+    gate_runs = [p for p in runs if run_kind(p) == "gate"]
     if gate_runs:
         if len(gate_runs) != len(runs):
             raise ConfigError(
@@ -125,38 +117,24 @@ def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> Non
             )
         _emit_gate(gate_runs, fmt, output)
         return
-    reports = [load_run_report(p) for p in runs]
+    doc = load_document(runs)
     if fmt is ReportFormat.html:
-        from specscope.report.html import write_report_html
-
         target = output or (runs[0] / "report.html")
-        write_report_html(runs, target)
+        write_text_atomic(target, render_document_html(doc))
         typer.echo(str(target))
         return
-    if fmt is ReportFormat.json:
-        doc = reports[0].to_json() if len(reports) == 1 else {"runs": [r.to_json() for r in reports]}
-        if output:
-            write_json_atomic(output, doc)
-        else:
-            typer.echo(json_document(doc))
-        return
-    if fmt is ReportFormat.markdown:
-        text = "\n".join(markdown_tables(r.tables, heading=f"specscope run {r.path.name}") for r in reports)
-        if output:
-            from specscope.report.files import write_text_atomic
-
-            write_text_atomic(output, text)
-        else:
-            typer.echo(text)
-        return
-    console, buf = _console(output)
-    for r in reports:
-        console.rule(f"run {r.path}")
-        print_tables(r.tables, console)
-    if buf is not None:
-        from specscope.report.files import write_text_atomic
-
-        write_text_atomic(output, buf.getvalue())
+    if fmt is ReportFormat.text:
+        console, buf = _console(output)
+        print_document(doc, console)
+        if buf is None:
+            return
+        text = buf.getvalue()
+    else:
+        text = json_document(doc) if fmt is ReportFormat.json else markdown_document(doc)
+    if output:
+        write_text_atomic(output, text)
+    else:
+        typer.echo(text)
 
 
 def register(app: typer.Typer) -> None:

@@ -3,11 +3,12 @@
 Usage::
 
     specscope serve RECIPE --print [--docker] [--port 8000] [--recipes FILE] [--format json]
-    specscope serve RECIPE [--log FILE] [--port N] [--docker]     # run until Ctrl-C
+    specscope serve RECIPE [--log FILE] [--port N] [--docker] [--no-preflight]   # audit, then run until Ctrl-C
     specscope serve --list [--recipes FILE] [--format json]
-    specscope serve --parse-log FILE [--format json]
+    specscope serve --parse-log FILE [--plan requests=20,tokens=32768,max-num-seqs=20] [--format json]
 
-Exit codes: 0 success; 1 ``--parse-log`` found a failure signature in the log; 2 bad input (unknown recipe,
+Exit codes: 0 success; 1 ``--parse-log`` found a failure signature of severity error in the log (warnings such
+as the min_p one are printed, exit 0); 2 bad input (unknown recipe,
 invalid recipe file, missing log) or a server that did not start; 130 interrupted (normal end of a run).
 """
 
@@ -18,11 +19,15 @@ import shlex
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from specscope.errors import ConfigError, ServerError
+
+if TYPE_CHECKING:
+    from specscope.launch.logfacts import LogFacts
+    from specscope.launch.recipes import Recipe
 
 
 class ServeFormat(str, Enum):
@@ -30,7 +35,28 @@ class ServeFormat(str, Enum):
     json = "json"
 
 
-def _print_facts(path: Path, fmt: ServeFormat) -> int:
+def _census_check(facts: LogFacts, census: str | None) -> dict[str, object] | None:
+    """ "Model loading took X GiB" against the audit's byte census of ``census`` (a model folder or hub id)."""
+    if census is None:
+        return None
+    from specscope.audit import audit_checkpoint
+    from specscope.launch.serverlog import loaded_vs_census
+
+    report = audit_checkpoint(census)
+    return loaded_vs_census(facts.weights_loaded_gib, report.census.total_bytes if report.census else None)
+
+
+def _loaded_line(loaded: dict[str, object] | None) -> str:
+    if loaded is None:
+        return "model loading vs census: not comparable (no 'Model loading took' line or no census)"
+    verdict = "agrees" if loaded["agrees"] else "DIFFERS: a different build, skipped packed tensors, or a drafter"
+    return (
+        f"model loading vs census: log {loaded['loaded_gib']} GiB, census {loaded['census_gib']:.2f} GiB "
+        f"({loaded['difference_gib']:+.2f} GiB): {verdict}"
+    )
+
+
+def _print_facts(path: Path, fmt: ServeFormat, plan: str | None = None, census: str | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
@@ -44,11 +70,21 @@ def _print_facts(path: Path, fmt: ServeFormat) -> int:
             expected="the output of `vllm serve` (any version)",
             fix="pass the server's own log (docker logs CONTAINER > vllm.log)",
         )
+    capacity, loaded = None, _census_check(facts, census)
+    if plan is not None:
+        from specscope.launch.capacity import capacity_from_log
+
+        capacity = capacity_from_log(facts, plan)
     if fmt is ServeFormat.json:
-        typer.echo(json.dumps(facts.model_dump(), indent=2))
+        doc = facts.model_dump()
+        if census is not None:
+            doc["loaded_vs_census"] = loaded
+        if capacity is not None:
+            doc["capacity"], doc["plan"] = capacity[0].model_dump(), capacity[1].model_dump()  # type: ignore[union-attr]
+        typer.echo(json.dumps(doc, indent=2))
     else:
         table = Table(title=f"vLLM log facts: {path}", show_header=False)
-        for key, value in facts.model_dump(exclude={"failures", "spec_decoding", "non_default_args"}).items():
+        for key, value in facts.model_dump(exclude={"failures", "spec_decoding", "non_default_args", "stats"}).items():
             table.add_row(key, "" if value is None else str(value))
         if facts.spec_decoding:
             last = facts.spec_decoding[-1]
@@ -57,11 +93,39 @@ def _print_facts(path: Path, fmt: ServeFormat) -> int:
             table.add_row(
                 "last_per_position_acceptance_rates", ", ".join(f"{r:.3f}" for r in last.per_position_acceptance_rates)
             )
+        if facts.stats:
+            peak = max(facts.stats, key=lambda s: s.kv_cache_usage_percent)
+            table.add_row("stats_samples", str(len(facts.stats)))
+            table.add_row(
+                "peak_kv_cache_usage",
+                f"{peak.kv_cache_usage_percent}% (running {peak.running_reqs}, waiting {peak.waiting_reqs}, "
+                f"line {peak.line_number})",
+            )
         console = Console()
         console.print(table)
+        if census is not None:
+            typer.echo(_loaded_line(loaded))
+        if capacity is not None:
+            from specscope.launch.capacity import capacity_lines
+
+            typer.echo("\n".join(capacity_lines(*capacity)))
         for f in facts.failures:
             console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
-    return 1 if facts.failures else 0
+    return 1 if any(f.severity == "error" for f in facts.failures) else 0
+
+
+def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str, object]:
+    """Audit a recipe's model / draft before launch (:func:`specscope.audit.preflight.require_preflight`).
+
+    Returns what a run records (``{"status": "passed" | "not needed" | "skipped (--no-preflight)", ...}``).
+    Raises PreflightRefused (exit 2) with the finding and its fix; nothing has been started then.
+    """
+    if skip:
+        typer.echo(f"pre-flight audit skipped (--no-preflight) for {name or recipe.name}", err=True)
+        return {"status": "skipped (--no-preflight)", "method": recipe.method, "model": recipe.model}
+    from specscope.audit.preflight import require_preflight
+
+    return require_preflight(recipe.model, recipe.draft_model, recipe.method, recipe=name or recipe.name).describe()
 
 
 def register(app: typer.Typer) -> None:
@@ -76,19 +140,32 @@ def register(app: typer.Typer) -> None:
         port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
         log: Annotated[Path | None, typer.Option("--log", help="Server log file (default ./vllm-RECIPE.log).")] = None,
         parse_log: Annotated[Path | None, typer.Option("--parse-log", help="Print the facts of this vLLM log.")] = None,
+        plan: Annotated[
+            str | None,
+            typer.Option(
+                "--plan", help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool?"
+            ),
+        ] = None,
+        census: Annotated[
+            str | None,
+            typer.Option("--census", help="With --parse-log: compare 'Model loading took' with this model's census."),
+        ] = None,
         list_recipes: Annotated[bool, typer.Option("--list", help="List the recipes of the file.")] = False,
         start_timeout_s: Annotated[
             float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")
         ] = 900.0,
         format: Annotated[ServeFormat, typer.Option("--format", "-f", help="text or json.")] = ServeFormat.text,
+        no_preflight: Annotated[
+            bool, typer.Option("--no-preflight", help="Launch without auditing the recipe's model and draft first.")
+        ] = False,
     ) -> None:
         """Show or run a vLLM recipe, list recipes, or parse a vLLM log (--parse-log FILE).
 
-        Exit 0 ok; 1 the parsed log shows a failure; 2 bad input or a server that did not start."""
+        Exit 0 ok; 1 the parsed log shows a failure (error severity); 2 bad input or a server that did not start."""
         from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
 
         if parse_log is not None:
-            raise typer.Exit(_print_facts(parse_log, format))
+            raise typer.Exit(_print_facts(parse_log, format, plan, census))
         book = load_recipes(recipes)
         if list_recipes:
             if format is ServeFormat.json:
@@ -129,6 +206,7 @@ def register(app: typer.Typer) -> None:
                 prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(r.env.items()))
                 typer.echo((prefix + " " if prefix and not docker else "") + shlex.join(argv))
             return
+        checked = preflight_recipe(r, skip=no_preflight, name=recipe)  # before any process starts
         from specscope.launch.process import VllmServer
 
         log_path = log or Path(f"vllm-{recipe}.log")
@@ -138,7 +216,14 @@ def register(app: typer.Typer) -> None:
                 "model": server.model_name,
                 "log": str(log_path),
                 "startup_s": server.startup_s,
+                "preflight": checked,
             }
+            from specscope.launch.serverlog import loaded_vs_census
+
+            census_bytes = checked.get("census_bytes")
+            info["loaded_vs_census"] = loaded_vs_census(
+                server.log_facts().weights_loaded_gib, census_bytes if isinstance(census_bytes, int) else None
+            )
             typer.echo(
                 json.dumps(info)
                 if format is ServeFormat.json

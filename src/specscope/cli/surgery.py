@@ -20,9 +20,14 @@ from specscope.errors import ConfigError
 FORMATS = ("text", "json")
 
 
+def _format_option() -> typer.models.OptionInfo:
+    """``-f/--format text|json``: json prints one JSON document on stdout."""
+    return typer.Option("text", "--format", "-f", help="Output: text or json (one JSON document).")
+
+
 def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
-        raise ConfigError("unknown --format", found=fmt, expected=list(FORMATS), fix="--format text|json")
+        raise ConfigError("unknown --format", found=fmt, expected=list(FORMATS), fix="-f text or -f json")
 
 
 def _run(plan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None) -> None:
@@ -76,7 +81,7 @@ def register(app: typer.Typer) -> None:
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """The draft tensors as their own safetensors file plus manifest.json (SHA-256 per tensor)."""
         from specscope.surgery import plan_extract
@@ -88,7 +93,7 @@ def register(app: typer.Typer) -> None:
         a: Path = typer.Argument(...),
         b: Path = typer.Argument(...),
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff, NaN/Inf counts.
 
@@ -134,7 +139,7 @@ def register(app: typer.Typer) -> None:
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """A new checkpoint: TARGET with the PREFIX tensors of --from in their own shard."""
         from specscope.surgery import plan_graft
@@ -149,7 +154,7 @@ def register(app: typer.Typer) -> None:
         layout: str = typer.Option(None, help="modelopt | compressed-tensors (default: the target's)"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """The draft head's linears to NVFP4 W4A16 (group 16), both configs patched."""
         from specscope.surgery import plan_quantize_draft
@@ -161,7 +166,7 @@ def register(app: typer.Typer) -> None:
         ckpt: Path = typer.Argument(...),
         out: Path = typer.Option(None, "--out", help="new folder (default: replace the index in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """Rebuild model.safetensors.index.json from the shard headers (every shard, exact total_size)."""
         from specscope.surgery import plan_reindex
@@ -175,7 +180,7 @@ def register(app: typer.Typer) -> None:
         sync: bool = typer.Option(False, "--sync", help="make config.json and hf_quant_config.json agree"),
         out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """Patch quantization configs from what the tensors show."""
         from specscope.surgery import plan_patch_config
@@ -192,12 +197,24 @@ def register(app: typer.Typer) -> None:
         all_sliding: bool = typer.Option(False, "--all-sliding", help="declare every layer sliding"),
         out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: str = _format_option(),
     ) -> None:
         """Seed 000 workaround: rewrite a DFlash draft's layer_types for a released vLLM."""
         from specscope.surgery import plan_dflash_layers
 
         plan = plan_dflash_layers(draft, all_sliding=all_sliding, out=out)
         _run(plan, dry_run=dry_run, fmt=fmt, consequences=plan.notes)
+
+    @sub.command("prune-unindexed")
+    def prune_unindexed(
+        src: Path = typer.Argument(..., help="checkpoint folder (never modified)"),
+        out: Path = typer.Option(..., "--out", help="new folder"),
+        dry_run: bool = typer.Option(False, "--dry-run"),
+        fmt: str = typer.Option("text", "--format", help="text | json"),
+    ) -> None:
+        """Copy a checkpoint keeping in each shard only the tensors its index assigns there (stale copies out)."""
+        from specscope.surgery.prune import plan_prune_unindexed
+
+        _run(plan_prune_unindexed(src, out), dry_run=dry_run, fmt=fmt)
 
     app.add_typer(sub, name="surgery")

@@ -42,7 +42,7 @@ import numpy as np
 from specscope.client.settings import ClientSettings
 from specscope.records import StreamRecord
 
-__all__ = ["CheckThresholds", "ClientCheck", "ClientMonitor", "lag_stats", "check_from_samples"]
+__all__ = ["CheckThresholds", "ClientCheck", "ClientMonitor", "lag_stats", "SampleSpan", "check_from_samples"]
 
 MS = 1_000_000
 
@@ -307,29 +307,45 @@ class ClientMonitor:
             records,
             self.loop_lags_ns,
             self.read_lags_ns,
-            wall_ns=max(self._t1 - self._t0, 0),
-            client_cpu_ns=max(self._cpu1 - self._cpu0, 0),
-            interval_ns=self.interval_ns,
+            SampleSpan(
+                wall_ns=max(self._t1 - self._t0, 0),
+                client_cpu_ns=max(self._cpu1 - self._cpu0, 0),
+                interval_ns=self.interval_ns,
+            ),
             thresholds=self.thresholds,
             settings=self.settings,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class SampleSpan:
+    """The span a set of lag samples covers.
+
+    Attributes:
+        wall_ns: wall time of the span (ns; with several workers, the longest worker's).
+        client_cpu_ns: client CPU time over the span (ns; with several workers, their sum).
+        interval_ns: the sampler's and the probe's interval (ns).
+        workers: client processes whose samples are pooled.
+    """
+
+    wall_ns: int
+    client_cpu_ns: int
+    interval_ns: int
+    workers: int = 1
 
 
 def check_from_samples(
     records: Sequence[StreamRecord],
     loop_lags_ns: Sequence[int],
     read_lags_ns: Sequence[int],
+    span: SampleSpan,
     *,
-    wall_ns: int,
-    client_cpu_ns: int,
-    interval_ns: int,
     thresholds: CheckThresholds,
     settings: ClientSettings,
-    workers: int = 1,
 ) -> ClientCheck:
     """A :class:`ClientCheck` from raw samples: send lag from ``records`` (``send_ns - intended_ns``), loop and
-    read lag from the given samples (ns). Merging worker processes pools their samples here, so the merged
-    p99 is the p99 of every sample, not a mean of p99s."""
+    read lag from the given samples (ns) over ``span``. Merging worker processes pools their samples here, so
+    the merged p99 is the p99 of every sample, not a mean of p99s."""
     send = [r.send_ns - r.intended_ns for r in records]
     n, s50, s99, smax = lag_stats(send)
     ln, l50, l99, lmax = lag_stats(loop_lags_ns)
@@ -347,10 +363,10 @@ def check_from_samples(
         read_lag_p50_ns=r50,
         read_lag_p99_ns=r99,
         read_lag_max_ns=rmax,
-        wall_ns=wall_ns,
-        client_cpu_ns=client_cpu_ns,
-        sample_interval_ns=interval_ns,
+        wall_ns=span.wall_ns,
+        client_cpu_ns=span.client_cpu_ns,
+        sample_interval_ns=span.interval_ns,
         thresholds=thresholds,
         settings=settings.describe(),
-        workers=workers,
+        workers=span.workers,
     )

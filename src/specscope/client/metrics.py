@@ -4,25 +4,29 @@ Text is parsed with ``prometheus_client.parser.text_string_to_metric_families`` 
 *sample* names (so an exposition that lacks ``# TYPE`` lines, like vLLM's trimmed excerpts, still
 works). Supported names:
 
-==============================  =============================================  ==================================
-:class:`SpecCounters` field      vLLM (``vllm/v1/spec_decode/metrics.py``,       llama.cpp server (``llamacpp:``; seen
-                                 ``vllm/v1/metrics/loggers.py``)                 on xllamacpp 2026.10 / SmolLM2)
-==============================  =============================================  ==================================
-drafts                           ``vllm:spec_decode_num_drafts_total``           ``llamacpp:spec_decode_num_drafts_total``
-draft_tokens                     ``vllm:spec_decode_num_draft_tokens_total``     ``llamacpp:spec_decode_num_draft_tokens_total``
-accepted_tokens                  ``vllm:spec_decode_num_accepted_tokens_total``  ``llamacpp:spec_decode_num_accepted_tokens_total``
-accepted_per_position[i]         ``..._accepted_tokens_per_pos_total{position}`` ``..._accepted_tokens_per_pos_total{position}``
-generation_tokens                ``vllm:generation_tokens_total``                ``llamacpp:tokens_predicted_total``
-prompt_tokens                    ``vllm:prompt_tokens_total``                    ``llamacpp:prompt_tokens_total``
-running (gauge)                  ``vllm:num_requests_running``                   ``llamacpp:requests_processing``
-waiting (gauge)                  ``vllm:num_requests_waiting``                   ``llamacpp:requests_deferred``
-==============================  =============================================  ==================================
+==========================  =================================================  =============================
+:class:`SpecCounters` field  vLLM (``vllm/v1/spec_decode/metrics.py``,           llama.cpp server (``llamacpp:``
+                             ``vllm/v1/metrics/loggers.py``)                     xllamacpp 2026.10 / SmolLM2)
+==========================  =================================================  =============================
+drafts                      ``vllm:spec_decode_num_drafts_total``               same name, ``llamacpp:``
+draft_tokens                ``vllm:spec_decode_num_draft_tokens_total``         same name, ``llamacpp:``
+accepted_tokens             ``vllm:spec_decode_num_accepted_tokens_total``      same name, ``llamacpp:``
+accepted_per_position[i]    ``..._accepted_tokens_per_pos_total{position}``     same name, ``llamacpp:``
+generation_tokens           ``vllm:generation_tokens_total``                    ``llamacpp:tokens_predicted_total``
+prompt_tokens               ``vllm:prompt_tokens_total``                        ``llamacpp:prompt_tokens_total``
+running (gauge)             ``vllm:num_requests_running``                       ``llamacpp:requests_processing``
+waiting (gauge)             ``vllm:num_requests_waiting``                       ``llamacpp:requests_deferred``
+==========================  =================================================  =============================
 
 Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
-data-parallel vLLM with two engines reports one total. ``*_created`` samples are ignored.
+data-parallel vLLM with two engines reports one total; each ``engine`` label's own series are kept too
+(``SpecCounters.engines``), with the engine's ``*_created`` time, so a restart of one engine can be told
+apart from the others (``specscope.stats.counters``).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import httpx
 
@@ -73,6 +77,67 @@ def _sample_float(sample) -> float:
         ) from None
 
 
+class _Engine:
+    """Sums of one ``engine`` label's samples while parsing."""
+
+    def __init__(self) -> None:
+        self.sums: dict[str, float] = {}
+        self.per_pos: dict[int, float] = {}
+        self.present: set[str] = set()
+        self.created: float | None = None
+
+    def counters(self) -> SpecCounters:
+        n_pos = max(self.per_pos) + 1 if self.per_pos else 0
+        sums = self.sums
+        return SpecCounters(
+            drafts=sums.get("drafts", 0.0),
+            draft_tokens=sums.get("draft_tokens", 0.0),
+            accepted_tokens=sums.get("accepted_tokens", 0.0),
+            accepted_per_position=tuple(self.per_pos.get(i, 0.0) for i in range(n_pos)),  # (n_pos,)
+            generation_tokens=sums.get("generation_tokens"),
+            prompt_tokens=sums.get("prompt_tokens"),
+            running=sums.get("running"),
+            waiting=sums.get("waiting"),
+            present=frozenset(self.present),
+            created=self.created,
+        )
+
+
+def _position(name: str, labels: dict[str, str]) -> int:
+    raw = labels.get("position", "")
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 6):  # fuzz: 5,000-digit and non-ASCII digits
+        raise MetricsUnavailable(
+            "a per-position acceptance sample has no usable position label",
+            found=f"{name}{labels}"[:200],
+            expected='position="0", "1", ...',
+            fix="report this server's /metrics output to specscope",
+        )
+    return int(raw)
+
+
+def _take(eng: _Engine, name: str, short: str, labels: dict[str, str], value: float) -> None:
+    """Add one sample (its name without the prefix is ``short``) to its engine's sums."""
+    if short.endswith("_created"):
+        base = short[: -len("_created")] + "_total"
+        if base in _COUNTERS or base == _PER_POS:
+            eng.created = value if eng.created is None else max(eng.created, value)
+        return
+    if short == _PER_POS:
+        pos = _position(name, labels)
+        eng.per_pos[pos] = eng.per_pos.get(pos, 0.0) + value
+        eng.present.add("per_pos")
+        return
+    field_name = _COUNTERS.get(short) or _GAUGES.get(short)
+    if field_name is not None:
+        eng.sums[field_name] = eng.sums.get(field_name, 0.0) + value
+        eng.present.add(_PRESENT[field_name])
+
+
+def _what(exc: Exception, prefix: str, limit: int) -> str:
+    """``prefix`` + the exception's type and message, cut to ``limit`` characters (an error's ``found``)."""
+    return f"{prefix}{type(exc).__name__}: {exc}"[:limit]
+
+
 def parse_metrics(text: str) -> SpecCounters:
     """Parse one Prometheus text exposition into a :class:`SpecCounters` snapshot.
 
@@ -80,9 +145,10 @@ def parse_metrics(text: str) -> SpecCounters:
         text: the body of ``GET /metrics`` (Prometheus text format 0.0.4).
 
     Returns:
-        A snapshot; counters absent from the text stay 0 (spec) or ``None`` (generation / prompt /
-        gauges), and ``present`` names the families seen (``spec``, ``per_pos``, ``generation``,
-        ``prompt``, ``running``, ``waiting``).
+        A snapshot summed over all engines; counters absent from the text stay 0 (spec) or ``None``
+        (generation / prompt / gauges), and ``present`` names the families seen (``spec``, ``per_pos``,
+        ``generation``, ``prompt``, ``running``, ``waiting``). When samples carry an ``engine`` label,
+        ``engines`` holds each engine's own snapshot with its ``created`` time (largest ``*_created``).
 
     Raises:
         MetricsUnavailable: the text is not Prometheus exposition format, or a ``position`` label
@@ -90,55 +156,32 @@ def parse_metrics(text: str) -> SpecCounters:
     """
     from prometheus_client.parser import text_string_to_metric_families
 
-    sums: dict[str, float] = {}
-    per_pos: dict[int, float] = {}
-    present: set[str] = set()
     try:
         families = list(text_string_to_metric_families(text))
     except (ValueError, TypeError, IndexError) as exc:
         raise MetricsUnavailable(
             "the /metrics body is not Prometheus text",
-            found=f"{type(exc).__name__}: {exc}"[:200],
+            found=_what(exc, "", 200),
             expected="Prometheus text exposition format (name{labels} value lines)",
             fix="point --server at a vLLM / llama.cpp / SGLang server and check its /metrics page",
         ) from exc
+    total = _Engine()
+    engines: dict[str, _Engine] = {}
     for fam in families:
         for sample in fam.samples:
-            name = sample.name
-            prefix = next((p for p in _PREFIXES if name.startswith(p)), None)
+            prefix = next((p for p in _PREFIXES if sample.name.startswith(p)), None)
             if prefix is None:
                 continue
-            short = name[len(prefix) :]
-            if short == _PER_POS:
-                raw = sample.labels.get("position", "")
-                if not (raw.isascii() and raw.isdigit() and len(raw) <= 6):  # fuzz: 5,000-digit and non-ASCII digits
-                    raise MetricsUnavailable(
-                        "a per-position acceptance sample has no usable position label",
-                        found=f"{name}{sample.labels}"[:200],
-                        expected='position="0", "1", ...',
-                        fix="report this server's /metrics output to specscope",
-                    )
-                pos = int(raw)
-                per_pos[pos] = per_pos.get(pos, 0.0) + _sample_float(sample)
-                present.add("per_pos")
-                continue
-            field_name = _COUNTERS.get(short) or _GAUGES.get(short)
-            if field_name is None:
-                continue
-            sums[field_name] = sums.get(field_name, 0.0) + _sample_float(sample)
-            present.add(_PRESENT[field_name])
-    n_pos = max(per_pos) + 1 if per_pos else 0
-    return SpecCounters(
-        drafts=sums.get("drafts", 0.0),
-        draft_tokens=sums.get("draft_tokens", 0.0),
-        accepted_tokens=sums.get("accepted_tokens", 0.0),
-        accepted_per_position=tuple(per_pos.get(i, 0.0) for i in range(n_pos)),  # (n_pos,)
-        generation_tokens=sums.get("generation_tokens"),
-        prompt_tokens=sums.get("prompt_tokens"),
-        running=sums.get("running"),
-        waiting=sums.get("waiting"),
-        present=frozenset(present),
-    )
+            short = sample.name[len(prefix) :]
+            value = _sample_float(sample)
+            _take(total, sample.name, short, sample.labels, value)
+            if "engine" in sample.labels:
+                eng = engines.setdefault(sample.labels["engine"], _Engine())
+                _take(eng, sample.name, short, sample.labels, value)
+    snap = total.counters()
+    if not engines:
+        return snap
+    return dataclasses.replace(snap, engines={e: engines[e].counters() for e in sorted(engines)})
 
 
 def metrics_url(base_url: str) -> str:
@@ -169,7 +212,7 @@ async def scrape(client: httpx.AsyncClient, base_url: str) -> SpecCounters:
     except httpx.TransportError as exc:  # connect errors, timeouts, protocol errors
         raise ServerUnreachable(
             "nothing answered at the server URL",
-            found=f"{url}: {type(exc).__name__}: {exc}"[:300],
+            found=_what(exc, f"{url}: ", 300),
             expected="a running OpenAI-compatible server",
             fix="start the server or correct --server (scheme, host and port)",
         ) from exc

@@ -91,7 +91,8 @@ async def capture_open_loop(
     """Send request i at ``start + offsets_ns[i]`` (never waiting for earlier answers); raw captures in order.
 
     The dispatcher sleeps until each instant (the loop's timer resolution is 1 ms, so it yields until the
-    instant has really passed) and then starts the request, never early; each capture's ``intended_ns`` is its scheduled instant.
+    instant has really passed) and then starts the request, never early; each capture's ``intended_ns`` is its
+    scheduled instant.
     """
     url = chat_url(base_url)
     prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]  # off the hot path
@@ -99,7 +100,7 @@ async def capture_open_loop(
     async with make_session(settings) as session:
         loop = asyncio.get_running_loop()
         start_ns = perf_counter_ns() + _LEAD_NS
-        for (pid, body, mt), off in zip(prepared, offsets_ns.tolist()):
+        for (pid, body, mt), off in zip(prepared, offsets_ns.tolist(), strict=True):
             target = start_ns + off
             wait = target - perf_counter_ns()
             if wait > 0:

@@ -12,12 +12,17 @@ firehose truth server at concurrency 64 it used 9.9 s of client CPU per 1M token
 :mod:`specscope.client.wire` (raw asyncio + httptools, ~4x aiohttp's rate there; see that module and
 benchmarks/client_overhead.py); both fill the same :class:`RawCapture` and share :func:`parse_capture`.
 
-Status rules (issue 2, "Client"): ``failed`` when no token arrived and something went wrong (HTTP error,
-connect failure, timeout, drop); ``degraded`` when tokens arrived but: the transport failed (``timeout``,
-``connection dropped``), the server sent an error event, no ``[DONE]``, no ``usage``
-(``no usage``), or the stream stopped short of ``max_tokens`` without a ``stop`` finish
-(``short without stop``). Reasons are joined with ``"; "``. First token = first non-empty ``content`` or
-``reasoning`` / ``reasoning_content`` delta; a role-only chunk does not count (cases C13, C14).
+Status rules (issue 2, "Client"; issue 14): ``failed`` when no token arrived and something went wrong
+(HTTP error, connect failure, timeout, drop), and on two clean HTTP 200 closes with no terminal event (no
+``finish_reason``, no ``usage``): ``EMPTY_STREAM`` (no token at all, e.g. nothing but ``data: [DONE]``) and
+``STOPPED_EARLY`` (tokens, then the stream closed with no ``[DONE]``); ``degraded`` when tokens arrived but:
+the transport failed (``timeout``, ``connection dropped``), the server sent an error event, no ``[DONE]``,
+no ``usage`` on a stream that did not finish normally (``no usage``), or the stream stopped short of
+``max_tokens`` without a ``stop`` finish (``short without stop``). A stream that finished normally
+(stop finish and ``[DONE]``) without usage is ``ok`` with unknown tokens (``token_source="missing"``); the
+cell may take them from the server's counter delta. Reasons are joined with ``"; "``. First token = first
+non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk does not count
+(cases C13, C14).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
 from specscope.client.settings import ClientSettings
-from specscope.records import StreamRecord
+from specscope.records import StreamRecord, StreamStatus
 
 __all__ = [
     "RawCapture",
@@ -210,114 +215,156 @@ def _int(x: Any) -> int | None:
     return int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
-def parse_capture(raw: RawCapture) -> StreamRecord:
-    """Turn a :class:`RawCapture` into a :class:`~specscope.records.StreamRecord` (status rules in the module doc)."""
-    first_token = first_content = last_token = None
-    content_chunks = reasoning_chunks = 0
-    texts: list[str] = []
-    rtexts: list[str] = []
-    output_tokens = prompt_tokens = None
-    finish = None
-    done = False
-    server_error = None
-    bad_json = 0
-    draft_n = accepted_n = None
-    nbytes = sum(len(b) for _, b in raw.chunks)
-    reasons: list[str] = []
-    if raw.http_status is not None and raw.http_status != 200:
-        reasons.append(f"http {raw.http_status}")
-        events: list[tuple[int, ServerSentEvent]] = []
-    else:
-        events = parse_sse_capture(raw.chunks)
-    for t, ev in events:
-        data = ev.data
+@dataclass(slots=True)
+class _Seen:
+    """What the SSE events of one stream said, gathered event by event (instants in ns)."""
+
+    first_token: int | None = None
+    first_content: int | None = None
+    last_token: int | None = None
+    content_chunks: int = 0
+    reasoning_chunks: int = 0
+    texts: list[str] = field(default_factory=list)
+    rtexts: list[str] = field(default_factory=list)
+    output_tokens: int | None = None
+    prompt_tokens: int | None = None
+    finish: str | None = None
+    done: bool = False
+    server_error: str | None = None
+    bad_json: int = 0
+    draft_n: int | None = None
+    accepted_n: int | None = None
+
+    def event(self, t: int, data: str) -> None:
+        """Take one SSE event's data (``[DONE]`` or a JSON chunk) that arrived at ``t``."""
         if data == "[DONE]":
-            done = True
-            continue
+            self.done = True
+            return
         try:
             obj = _json_loads(data)
         except ValueError:  # json.JSONDecodeError and orjson.JSONDecodeError are both ValueErrors
-            bad_json += 1
-            continue
+            self.bad_json += 1
+            return
         if not isinstance(obj, dict):
-            bad_json += 1
-            continue
+            self.bad_json += 1
+            return
+        self.fields(obj)
+        for ch in obj.get("choices") or ():
+            self.choice(t, ch)
+
+    def fields(self, obj: dict[str, Any]) -> None:
+        """Error, usage and the server's per-request speculation fields of one chunk."""
         if obj.get("error"):
             err = obj["error"]
-            server_error = str(err.get("message", err) if isinstance(err, dict) else err)[:200]
+            self.server_error = str(err.get("message", err) if isinstance(err, dict) else err)[:200]
         usage = obj.get("usage")
         if isinstance(usage, dict) and _int(usage.get("completion_tokens")) is not None:
-            output_tokens = _int(usage.get("completion_tokens"))
-            prompt_tokens = _int(usage.get("prompt_tokens"))
+            self.output_tokens = _int(usage.get("completion_tokens"))
+            self.prompt_tokens = _int(usage.get("prompt_tokens"))
         timings = obj.get("timings")
         if isinstance(timings, dict) and "draft_n" in timings:  # llama.cpp per-request speculation
-            draft_n = _int(timings.get("draft_n"))
-            accepted_n = _int(timings.get("draft_n_accepted"))
+            self.draft_n = _int(timings.get("draft_n"))
+            self.accepted_n = _int(timings.get("draft_n_accepted"))
         spec = (obj.get("metrics") or {}).get("speculative_decoding") if isinstance(obj.get("metrics"), dict) else None
         if isinstance(spec, dict):  # vLLM --per-request-spec-decode-metrics
-            draft_n = _int(spec.get("num_draft_tokens"))
-            accepted_n = _int(spec.get("num_accepted_draft_tokens"))
-        for ch in obj.get("choices") or ():
-            delta = ch.get("delta") or {}
-            c = delta.get("content")
-            r = delta.get("reasoning_content") or delta.get("reasoning")
-            if c or r:
-                if first_token is None:
-                    first_token = t
-                last_token = t
-            if c:
-                content_chunks += 1
-                texts.append(c)
-                if first_content is None:
-                    first_content = t
-            if r:
-                reasoning_chunks += 1
-                rtexts.append(r)
-            if ch.get("finish_reason"):
-                finish = ch["finish_reason"]
+            self.draft_n = _int(spec.get("num_draft_tokens"))
+            self.accepted_n = _int(spec.get("num_accepted_draft_tokens"))
+
+    def choice(self, t: int, ch: dict[str, Any]) -> None:
+        """One ``choices[i]`` item: its content / reasoning delta and finish reason."""
+        delta = ch.get("delta") or {}
+        c = delta.get("content")
+        r = delta.get("reasoning_content") or delta.get("reasoning")
+        if c or r:
+            if self.first_token is None:
+                self.first_token = t
+            self.last_token = t
+        if c:
+            self.content_chunks += 1
+            self.texts.append(c)
+            if self.first_content is None:
+                self.first_content = t
+        if r:
+            self.reasoning_chunks += 1
+            self.rtexts.append(r)
+        if ch.get("finish_reason"):
+            self.finish = ch["finish_reason"]
+
+
+def _reasons_200(raw: RawCapture, seen: _Seen) -> list[str]:
+    """Reasons of an HTTP 200 stream; ``EMPTY_STREAM`` / ``STOPPED_EARLY`` alone when the stream ended cleanly
+    with no answer / with no terminal event (no finish, no usage, no ``[DONE]``): both are failed requests."""
+    terminal = seen.finish is not None or seen.output_tokens is not None
+    if not raw.error and not seen.server_error and not terminal:
+        if seen.first_token is None:
+            return ["EMPTY_STREAM"]
+        if not seen.done:
+            return ["STOPPED_EARLY"]
+    reasons = []
+    if not seen.done:
+        reasons.append("no [DONE]")
+    finished = seen.finish in STOP_REASONS or (raw.max_tokens is None and seen.finish == "length")
+    if seen.output_tokens is None and not (finished and seen.done):  # finished without usage: ok, tokens unknown
+        reasons.append("no usage")
+    reached = raw.max_tokens is not None and seen.output_tokens is not None and seen.output_tokens >= raw.max_tokens
+    if not finished and not reached:
+        reasons.append("short without stop")
+    return reasons
+
+
+def _status(raw: RawCapture, seen: _Seen) -> tuple[StreamStatus, str | None]:
+    """The stream's status and reason (rules in the module doc)."""
+    reasons: list[str] = []
+    if raw.http_status is not None and raw.http_status != 200:
+        reasons.append(f"http {raw.http_status}")
     if raw.error:
         reasons.append(raw.error)
-    if server_error:
-        reasons.append(f"server error: {server_error}")
-    if bad_json:
-        reasons.append(f"{bad_json} bad json events")
+    if seen.server_error:
+        reasons.append(f"server error: {seen.server_error}")
+    if seen.bad_json:
+        reasons.append(f"{seen.bad_json} bad json events")
     if raw.http_status == 200:
-        if not done:
-            reasons.append("no [DONE]")
-        if output_tokens is None:
-            reasons.append("no usage")
-        reached = raw.max_tokens is not None and output_tokens is not None and output_tokens >= raw.max_tokens
-        if finish not in STOP_REASONS and not reached and not (raw.max_tokens is None and finish == "length"):
-            reasons.append("short without stop")
+        tail = _reasons_200(raw, seen)
+        if tail and tail[0] in ("EMPTY_STREAM", "STOPPED_EARLY") and not reasons:
+            return "failed", tail[0]
+        reasons += tail
     elif raw.http_status is None and not raw.error:
         reasons.append("no response")
     if not reasons:
-        status, reason = "ok", None
-    else:
-        status = "failed" if first_token is None and (raw.http_status != 200 or raw.error) else "degraded"
-        reason = "; ".join(reasons)
+        return "ok", None
+    failed = seen.first_token is None and (raw.http_status != 200 or raw.error)
+    return ("failed" if failed else "degraded"), "; ".join(reasons)
+
+
+def parse_capture(raw: RawCapture) -> StreamRecord:
+    """Turn a :class:`RawCapture` into a :class:`~specscope.records.StreamRecord` (status rules in the module doc)."""
+    seen = _Seen()
+    if raw.http_status is None or raw.http_status == 200:
+        for t, ev in parse_sse_capture(raw.chunks):
+            seen.event(t, ev.data)
+    status, reason = _status(raw, seen)
     return StreamRecord(
         prompt_id=raw.prompt_id,
         intended_ns=raw.intended_ns,
         send_ns=raw.send_ns,
-        first_token_ns=first_token,
-        first_content_ns=first_content,
-        last_token_ns=last_token,
+        first_token_ns=seen.first_token,
+        first_content_ns=seen.first_content,
+        last_token_ns=seen.last_token,
         end_ns=raw.end_ns,
-        content_chunks=content_chunks,
-        reasoning_chunks=reasoning_chunks,
-        output_tokens=output_tokens,
-        prompt_tokens=prompt_tokens,
-        token_source="usage" if output_tokens is not None else "missing",
-        finish_reason=finish,
+        content_chunks=seen.content_chunks,
+        reasoning_chunks=seen.reasoning_chunks,
+        output_tokens=seen.output_tokens,
+        prompt_tokens=seen.prompt_tokens,
+        token_source="usage" if seen.output_tokens is not None else "missing",
+        finish_reason=seen.finish,
         status=status,
         reason=reason,
         http_status=raw.http_status,
-        text="".join(texts),
-        reasoning_text="".join(rtexts),
-        server_draft_tokens=draft_n,
-        server_accepted_tokens=accepted_n,
-        bytes_received=nbytes,
+        text="".join(seen.texts),
+        reasoning_text="".join(seen.rtexts),
+        server_draft_tokens=seen.draft_n,
+        server_accepted_tokens=seen.accepted_n,
+        bytes_received=sum(len(b) for _, b in raw.chunks),
     )
 
 

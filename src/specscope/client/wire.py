@@ -24,6 +24,7 @@ Transport problems are recorded in the capture (``timeout``, ``connection droppe
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from time import perf_counter_ns
 from urllib.parse import urlsplit
 
@@ -70,7 +71,7 @@ class WireConnection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.keep_alive = True
-        self._append = None  # bound list.append of the current capture's reads
+        self._append: Callable[[tuple[int, bytes]], None] | None = None  # list.append of the current reads
         self._done: asyncio.Future | None = None
         self._parser = httptools.HttpResponseParser(self)
 
@@ -110,13 +111,16 @@ class WireConnection(asyncio.Protocol):
         Returns:
             ``None`` when the response completed, else the transport problem (``timeout``, ...).
         """
+        transport = self.transport
+        if transport is None:
+            return "connection dropped"
         loop = asyncio.get_running_loop()
         self._parser = httptools.HttpResponseParser(self)
         self._done = done = loop.create_future()
         self._append = reads.append
         read_ns = int(settings.read_timeout_s * 1e9)
         total_deadline_ns = start_ns + int(settings.total_timeout_s * 1e9)
-        self.transport.write(request)
+        transport.write(request)
         last_ns = perf_counter_ns()
         while True:
             if reads:

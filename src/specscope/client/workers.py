@@ -2,7 +2,7 @@
 
 Where one event loop is not enough, the N stream slots and the request list are split across W worker processes
 (started with multiprocessing's ``spawn`` context: a process that runs an event loop is never forked). Each worker
-runs the single-process path (:func:`specscope.client.runner.capture_fixed_concurrency`, then parses its own
+runs the single-process path (:func:`specscope.client.capture.capture_fixed_concurrency`, then parses its own
 captures) on its share and pickles back its :class:`~specscope.records.StreamRecord` list and its raw self-check
 samples; the parent puts the records back in request order and recomputes the :class:`ClientCheck` from the pooled
 samples (send lag from the merged records, loop / read lag from every worker's samples).
@@ -37,8 +37,10 @@ from time import perf_counter
 from typing import Any
 
 from specscope import errors
-from specscope.client.checks import MS, CheckThresholds, ClientCheck, check_from_samples
+from specscope.client.capture import capture_fixed_concurrency, run_sync
+from specscope.client.checks import MS, CheckThresholds, ClientCheck, ClientMonitor, SampleSpan, check_from_samples
 from specscope.client.settings import ClientSettings
+from specscope.client.stream import parse_capture
 from specscope.errors import ClientWorkerError, SpecscopeError
 from specscope.records import StreamRecord
 
@@ -148,7 +150,7 @@ def split_load(n_requests: int, concurrency: int, workers: int) -> list[tuple[in
     idx: list[list[int]] = [[] for _ in range(workers)]
     for i in range(n_requests):
         idx[(i % concurrency) % workers].append(i)
-    return list(zip(slots, idx))
+    return list(zip(slots, idx, strict=True))
 
 
 # --------------------------------------------------------------------------------------- worker process side
@@ -168,10 +170,6 @@ async def _readable(conn: Connection, timeout_s: float | None, poll_s: float = 0
 
 
 async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple:
-    from specscope.client.checks import ClientMonitor
-    from specscope.client.runner import capture_fixed_concurrency
-    from specscope.client.stream import parse_capture
-
     settings: ClientSettings = job["settings"]
     requests, slots = job["requests"], job["slots"]
     if job["check"]:
@@ -196,8 +194,6 @@ async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple:
 
 def _worker_main(conn: Connection, job: dict[str, Any]) -> None:
     """Entry point of a spawned worker: run the share, send ``("ok", payload)`` or ``("error", ...)``."""
-    from specscope.client.runner import run_sync
-
     try:
         out = run_sync(_worker_cell(conn, job))
         conn.send(("ok", out))
@@ -336,7 +332,7 @@ async def run_in_workers(
     loop_lags: list[int] = []
     read_lags: list[int] = []
     wall_ns = cpu_ns = 0
-    for (_, idx), (_, (recs, ll, rl, wall, cpu)) in zip(shares, outs):
+    for (_, idx), (_, (recs, ll, rl, wall, cpu)) in zip(shares, outs, strict=True):
         for i, r in zip(idx, recs, strict=True):
             records[i] = r
         loop_lags += ll
@@ -350,10 +346,7 @@ async def run_in_workers(
         merged,
         loop_lags,
         read_lags,
-        wall_ns=wall_ns,
-        client_cpu_ns=cpu_ns,
-        interval_ns=MS,
+        SampleSpan(wall_ns=wall_ns, client_cpu_ns=cpu_ns, interval_ns=MS, workers=workers),
         thresholds=thresholds,
         settings=settings,
-        workers=workers,
     )

@@ -213,10 +213,10 @@ def get_config(name: str) -> EngineConfig:
     """
     configs = named_configs()
     if name not in configs:
-        raise ConfigError(
-            f"unknown embedded-engine config {name!r}",
-            found=name,
-            expected=", ".join(configs),
+        raise ConfigError.unknown(
+            "embedded-engine config",
+            name,
+            configs,
             fix="pick one of the listed configs, or pass --server URL to use your own server",
         )
     return configs[name]

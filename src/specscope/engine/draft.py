@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from specscope.engine.config import GGUF_QUANTS
+from specscope.engine.cost import measure_token_cost_ns
 from specscope.engine.model import file_sha256, find_model_file
 from specscope.errors import ConfigError, EngineError
 
@@ -286,8 +287,6 @@ def derive_draft(
         _atomic_write_text(info_path, json.dumps(info.to_dict(), indent=2))
 
     if measure_cost and info.cost_ns_per_token is None:
-        from specscope.engine.cost import measure_token_cost_ns
-
         n_tokens = 32
         cost = measure_token_cost_ns(info.path, threads=threads, n_tokens=n_tokens, log_path=entry / "cost.log")
         info = replace(info, cost_ns_per_token=cost, cost_threads=threads, cost_tokens=n_tokens)

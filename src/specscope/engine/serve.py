@@ -10,8 +10,9 @@ The child builds ``xllamacpp.CommonParams`` (field names found by introspection 
 2026.10: ``speculative.types``, ``speculative.draft.mparams.path``, ``speculative.draft.n_max``,
 ``speculative.synth_rates``, ``speculative.ngram_mod.*``, ``endpoint_metrics``, ``hostnames``), starts
 the server (it serves from its own threads), writes ``{"address": "http://host:port", "pid": ...}`` to
-``ready_path`` atomically, then waits for SIGTERM/SIGINT or the parent's death (its parent pid changes; polled every second —
-not ``PR_SET_PDEATHSIG``, which fires when the spawning *thread* exits) and shuts the server down.
+``ready_path`` atomically, then waits for SIGTERM/SIGINT or the parent's death (its parent pid changes;
+polled every second — not ``PR_SET_PDEATHSIG``, which fires when the spawning *thread* exits) and shuts the
+server down.
 Its stdout/stderr are the run's server log file (the parent redirects the file descriptors).
 
 Exit codes: 0 stopped on request; 3 the server failed to start (llama.cpp's reason is in the log above).

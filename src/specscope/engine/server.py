@@ -1,54 +1,30 @@
 """The embedded engine: llama.cpp's HTTP server (via ``xllamacpp``) in a child process of its own.
 
-:class:`EmbeddedServer` prepares the model (and the draft, deriving it on first use), starts
-``python -m specscope.engine.serve`` in a new session with its stdout/stderr redirected to the log file
-(never an unread pipe), waits until the child reports its listening address and ``GET /health`` answers
-``{"status": "ok"}``, and stops it with SIGTERM, then SIGKILL after a grace period. Stopping happens on
-``__exit__`` (so also on Ctrl-C and on errors inside the ``with`` block), on a failed start, and at
-interpreter exit for servers still running; the child also stops by itself within about a second
-when the parent process dies (even by SIGKILL).
+:class:`EmbeddedServer` prepares the model (and the draft, deriving it on first use), then runs
+:class:`specscope.engine.child.LlamaChild`: ``python -m specscope.engine.serve`` in a new session with its
+stdout/stderr redirected to the log file (never an unread pipe), healthy once the child reports its
+listening address and ``GET /health`` answers ``{"status": "ok"}``, stopped with SIGTERM, then SIGKILL
+after a grace period (:class:`specscope.seam.ManagedProcess`). Stopping happens on ``__exit__`` (so also
+on Ctrl-C and on errors inside the ``with`` block), on a failed start, and at interpreter exit for servers
+still running; the child also stops by itself within about a second when the parent process dies (even by
+SIGKILL).
 """
 
 from __future__ import annotations
 
-import atexit
 import importlib.metadata
-import json
-import os
 import platform
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-import httpx
-
-from specscope.engine.config import EngineConfig, command_line, llama_server_argv
+from specscope.engine.child import LlamaChild
+from specscope.engine.config import EngineConfig
 from specscope.engine.draft import DraftInfo, derive_draft
 from specscope.engine.model import MODEL_DISPLAY_NAME, MODEL_FILENAME, file_sha256, find_model_file
-from specscope.errors import EngineError, ServerStartError
+from specscope.errors import EngineError
+from specscope.seam import log_tail
 
 __all__ = ["EmbeddedServer", "log_tail"]
-
-_STOP_GRACE_S = 10.0
-_POLL_INTERVAL_S = 0.1
-
-
-def log_tail(path: Path, max_lines: int = 25, max_bytes: int = 8192) -> str:
-    """The last ``max_lines`` lines (at most ``max_bytes`` bytes) of a text log; ``""`` if unreadable."""
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - max_bytes))
-            data = fh.read()
-    except OSError:
-        return ""
-    return "\n".join(data.decode("utf-8", errors="replace").splitlines()[-max_lines:])
 
 
 def _version(dist: str) -> str | None:
@@ -95,15 +71,12 @@ class EmbeddedServer:
         self.host = host
         self.requested_port = port
         self.start_timeout_s = start_timeout_s
-        self.base_url: str | None = None
         self.model_name: str | None = None
-        self.command_line: str | None = None
         self.draft: DraftInfo | None = None
         self.model_path: Path | None = None
-        self.startup_s: float | None = None
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._log_fh: IO[bytes] | None = None
-        self._launch_dir: Path | None = None
+        self.name = config.name
+        self.kind = "embedded"
+        self._child: LlamaChild | None = None  # the last child started (kept after stop for its facts)
         self._model_sha256: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -116,11 +89,26 @@ class EmbeddedServer:
     @property
     def pid(self) -> int | None:
         """The child's process id while it runs."""
-        return self._proc.pid if self._proc is not None else None
+        return self._child.pid if self._child is not None else None
+
+    def _last_start(self, attr: str) -> Any:
+        return getattr(self._child, attr) if self._child is not None else None
+
+    # of the last start: http://host:port; an equivalent llama-server command line; seconds from spawn to healthy
+    base_url = property(lambda self: self._last_start("base_url"))
+    command_line = property(lambda self: self._last_start("command_line"))
+    startup_s = property(lambda self: self._last_start("startup_s"))
+
+    @property
+    def metrics_url(self) -> str:
+        """Prometheus text endpoint (llama.cpp ``--metrics``)."""
+        return f"{self.base_url}/metrics"
 
     def is_running(self) -> bool:
         """True while the child process is alive."""
-        return self._proc is not None and self._proc.poll() is None
+        return self._child is not None and self._child.running()
+
+    alive = is_running
 
     def start(self) -> EmbeddedServer:
         """Prepare files, spawn the child, wait for health. Idempotent while running; returns ``self``."""
@@ -129,7 +117,6 @@ class EmbeddedServer:
         try:
             self._prepare()
             self._spawn()
-            self._wait_healthy()
         except BaseException:
             self.stop()
             raise
@@ -178,115 +165,25 @@ class EmbeddedServer:
             self.draft = None
 
     def _spawn(self) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._launch_dir = Path(tempfile.mkdtemp(prefix="specscope-engine-"))
-        port = self.requested_port if self.requested_port is not None else 0
-        launch = {
-            "config": self.config.model_dump(mode="json"),
-            "model_path": str(self.model_path),
-            "draft_path": str(self.draft.path) if self.draft else None,
-            "alias": self.model_name,
-            "host": self.host,
-            "port": port,
-            "ready_path": str(self._launch_dir / "ready.json"),
-            "parent_pid": os.getpid(),
-        }
-        launch_file = self._launch_dir / "launch.json"
-        launch_file.write_text(json.dumps(launch))
-        self._log_fh = open(self.log_path, "ab")
-        self._log_fh.write(f"--- specscope: starting embedded engine config {self.config.name!r}\n".encode())
-        self._log_fh.flush()
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self._spawn_ns = time.perf_counter_ns()
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "specscope.engine.serve", str(launch_file)],
-            stdin=subprocess.DEVNULL,
-            stdout=self._log_fh,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # terminal Ctrl-C goes to us; we stop the child ourselves
-            env=env,
+        assert self.model_path is not None and self.model_name is not None
+        self._child = LlamaChild(
+            self.config,
+            model_path=self.model_path,
+            draft_path=self.draft.path if self.draft else None,
+            alias=self.model_name,
+            log_path=self.log_path,
+            host=self.host,
+            port=self.requested_port if self.requested_port is not None else 0,
         )
-        _LIVE.add(self)
-
-    def _fail(self, message: str, found: object) -> ServerStartError:
-        return ServerStartError(
-            message,
-            found=found,
-            expected='GET /health -> 200 {"status": "ok"}',
-            fix=f"see the server log {self.log_path}",
-            log_tail=log_tail(self.log_path),
-        )
-
-    def _wait_healthy(self) -> None:
-        assert self._proc is not None and self._launch_dir is not None
-        deadline = time.monotonic() + self.start_timeout_s
-        ready = self._launch_dir / "ready.json"
-        address: str | None = None
-        last_status = "no answer"
-        with httpx.Client(timeout=httpx.Timeout(2.0), trust_env=False) as client:
-            while True:
-                code = self._proc.poll()
-                if code is not None:
-                    tail = log_tail(self.log_path, max_lines=3)
-                    raise self._fail(
-                        f"embedded engine {self.config.name!r} exited during start (exit {code})",
-                        found=tail.splitlines()[-1] if tail else f"exit {code}",
-                    )
-                if address is None and ready.is_file():
-                    address = json.loads(ready.read_text())["address"].rstrip("/")
-                    port = int(address.rsplit(":", 1)[1])
-                    self.base_url = f"http://{self.host}:{port}"
-                    argv = llama_server_argv(
-                        self.config,
-                        model_path=self.model_path,  # type: ignore[arg-type]
-                        draft_path=self.draft.path if self.draft else None,
-                        host=self.host,
-                        port=port,
-                        alias=self.model_name,
-                    )
-                    self.command_line = command_line(argv)
-                if address is not None:
-                    try:
-                        resp = client.get(f"{self.base_url}/health")
-                        if resp.status_code == 200 and resp.json().get("status") == "ok":
-                            self.startup_s = (time.perf_counter_ns() - self._spawn_ns) / 1e9
-                            return
-                        last_status = f"HTTP {resp.status_code}"
-                    except (httpx.HTTPError, ValueError) as exc:
-                        last_status = type(exc).__name__
-                if time.monotonic() > deadline:
-                    raise self._fail(
-                        f"embedded engine {self.config.name!r} not healthy after {self.start_timeout_s:g} s",
-                        found=last_status,
-                    )
-                time.sleep(_POLL_INTERVAL_S)
+        self._child.start(self.start_timeout_s)
 
     def stop(self) -> None:
         """SIGTERM the child (its whole session), SIGKILL after a grace period; idempotent."""
-        proc, self._proc = self._proc, None
-        _LIVE.discard(self)
-        if proc is not None and proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                proc.wait(timeout=_STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                proc.wait()
-        if self._log_fh is not None:
-            self._log_fh.close()
-            self._log_fh = None
-        if self._launch_dir is not None:
-            shutil.rmtree(self._launch_dir, ignore_errors=True)
-            self._launch_dir = None
+        if self._child is not None:
+            self._child.stop()
 
     # -- manifest --------------------------------------------------------------------------------
-    def describe(self) -> dict[str, Any]:
+    def facts(self) -> dict[str, Any]:
         """A JSON-ready dict for the run manifest: engine, versions, params, model and draft, argv."""
         import xllamacpp
 
@@ -316,25 +213,4 @@ class EmbeddedServer:
             "startup_s": self.startup_s,
         }
 
-
-class _LiveServers:
-    """Servers still running at interpreter exit get stopped (weak refs are not needed: stop() removes)."""
-
-    def __init__(self) -> None:
-        self._servers: list[EmbeddedServer] = []
-        atexit.register(self.stop_all)
-
-    def add(self, server: EmbeddedServer) -> None:
-        if server not in self._servers:
-            self._servers.append(server)
-
-    def discard(self, server: EmbeddedServer) -> None:
-        if server in self._servers:
-            self._servers.remove(server)
-
-    def stop_all(self) -> None:
-        for server in list(self._servers):
-            server.stop()
-
-
-_LIVE = _LiveServers()
+    describe = facts  # the name used before the ServerTarget seam

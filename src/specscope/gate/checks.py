@@ -63,6 +63,11 @@ def _request_failed(out: ProbeOutput) -> Check | None:
     return None
 
 
+def _answer(out: ProbeOutput) -> tuple[Check | None, str]:
+    """``(the failing Check of a failed request or None, the final answer text after any thinking)``."""
+    return _request_failed(out), final_content(out)[1]
+
+
 def check_thinking(out: ProbeOutput, expected_answer: str | int, *, require_reasoning: bool = False) -> Check:
     """Thinking-termination gate (seed 002): thinking closes by itself, finish ``stop``, right final answer.
 
@@ -109,10 +114,9 @@ def check_thinking(out: ProbeOutput, expected_answer: str | int, *, require_reas
 
 def check_arithmetic(out: ProbeOutput, expected_answer: str | int) -> Check:
     """Word-problem gate: the final number of the answer (after any thinking) equals the expected value."""
-    failed = _request_failed(out)
+    failed, answer_text = _answer(out)
     if failed:
         return failed
-    _, answer_text, _ = final_content(out)
     found = extract_final_number(answer_text)
     metrics = {
         "answer": None if found is None else str(found),
@@ -133,10 +137,9 @@ def check_code(out: ProbeOutput, function: str, tests: str, *, timeout_s: float 
 
     Metrics: ``returncode``, ``timed_out``, ``elapsed_ns``.
     """
-    failed = _request_failed(out)
+    failed, answer_text = _answer(out)
     if failed:
         return failed
-    _, answer_text, _ = final_content(out)
     code = extract_code(answer_text, function)
     if code is None:
         return Check(False, "no code in the answer", {"function": function})
@@ -188,6 +191,8 @@ def check_tool_call(out: ProbeOutput, tool: dict[str, Any], expected_arguments: 
     except json.JSONDecodeError as exc:
         return Check(False, f"arguments are not JSON: {exc.msg}", metrics)
     metrics["arguments"] = args
+    if not isinstance(args, dict):
+        return Check(False, f"arguments are a JSON {type(args).__name__}, expected an object", metrics)
     validator_cls = jsonschema.validators.validator_for(schema)
     errors = sorted(validator_cls(schema).iter_errors(args), key=lambda e: list(e.path))
     if errors:
@@ -201,10 +206,9 @@ def check_tool_call(out: ProbeOutput, tool: dict[str, Any], expected_arguments: 
 
 def check_long_context(out: ProbeOutput, needle_answer: str) -> Check:
     """Long-context gate: the planted fact's answer appears in the final answer (case-insensitive)."""
-    failed = _request_failed(out)
+    failed, answer_text = _answer(out)
     if failed:
         return failed
-    _, answer_text, _ = final_content(out)
     metrics = {"prompt_tokens": out.prompt_tokens, "finish_reason": out.finish_reason}
     if needle_answer.casefold() in answer_text.casefold():
         return Check(True, f"retrieved {needle_answer!r} from a {out.prompt_tokens}-token prompt", metrics)
@@ -220,10 +224,9 @@ def check_repetition(
 
     Metrics: ``max_repeated_ngram_count``, ``unique_word_ratio``, ``words``.
     """
-    failed = _request_failed(out)
+    failed, answer_text = _answer(out)
     if failed:
         return failed
-    _, answer_text, _ = final_content(out)
     count = ngram_max_count(answer_text, n)
     ratio = unique_word_ratio(answer_text)
     metrics = {

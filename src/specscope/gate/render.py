@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from specscope.gate.model import GATES, GateRun
+from specscope.gate.model import GATES, GateRun, GateVerdict
 
 __all__ = ["summary_line", "render_gate_table", "render_thinking_table", "render_gate_markdown"]
 
@@ -56,7 +56,7 @@ def _columns(run: GateRun) -> list[str]:
     )
 
 
-def _cell(v) -> str:  # type: ignore[no-untyped-def]
+def _cell(v: GateVerdict) -> str:
     return f"{'PASS' if v.passed else 'FAIL'} {v.passed_probes}/{v.total_probes}"
 
 

@@ -1,37 +1,22 @@
 """A gate run folder: ``manifest.json`` (``"kind": "gate"``) + ``gate.json`` (every probe record, comparisons,
-verdicts and the profile used). Both written atomically (temp file in the same folder, then ``os.replace``).
+verdicts and the profile used). Both written atomically with :mod:`specscope.fsio` (temp file in the same folder,
+then ``os.replace``).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from specscope.errors import StoreError
+from specscope.fsio import write_json_atomic
 from specscope.gate.model import GateRun
 
 __all__ = ["SCHEMA_VERSION", "write_gate_run", "load_gate_run"]
 
 SCHEMA_VERSION = 1
-
-
-def _write_json_atomic(path: Path, data: Any) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_gate_run(run: GateRun, folder: str | Path, *, extra_manifest: dict[str, Any] | None = None) -> Path:
@@ -59,7 +44,7 @@ def write_gate_run(run: GateRun, folder: str | Path, *, extra_manifest: dict[str
                 fix="choose another --out folder",
             )
     out.mkdir(parents=True, exist_ok=True)
-    _write_json_atomic(out / "gate.json", {"schema_version": SCHEMA_VERSION, **run.to_dict()})
+    write_json_atomic(out / "gate.json", {"schema_version": SCHEMA_VERSION, **run.to_dict()}, ensure_ascii=False)
     manifest = {
         "kind": "gate",
         "schema_version": SCHEMA_VERSION,
@@ -71,7 +56,7 @@ def write_gate_run(run: GateRun, folder: str | Path, *, extra_manifest: dict[str
         "gates_total": len(run.verdicts),
         **(extra_manifest or {}),
     }
-    _write_json_atomic(manifest_path, manifest)
+    write_json_atomic(manifest_path, manifest, ensure_ascii=False)
     return out
 
 

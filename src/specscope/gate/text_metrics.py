@@ -120,7 +120,7 @@ def first_divergence(a: list[str] | str, b: list[str] | str) -> int | None:
 
     ``None`` when they are identical; ``min(len(a), len(b))`` when one is a strict prefix of the other.
     """
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return i
     if len(a) == len(b):

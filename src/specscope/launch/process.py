@@ -10,18 +10,16 @@ The child's stdout and stderr go to ``log_path`` (never an unread pipe, which bl
 fills). The first line of the log is ``# specscope launch: <command line>``. Start-up waits for
 ``GET /health`` = 200 (vLLM's health route, vllm/entrypoints/serve/instrumentator/health.py); stop sends
 SIGTERM to the child's whole process group (vLLM runs an API process plus an engine-core process), waits,
-then SIGKILL. Same shape as the bench's ServerTarget: ``name``, ``base_url``, ``model_name``, ``alive()``,
-``describe()``.
+then SIGKILL (both through :class:`specscope.seam.ManagedProcess`). It has the
+:class:`specscope.seam.ServerTarget` shape: ``name``, ``base_url``, ``kind``, ``model_name``,
+``metrics_url``, ``log_path``, ``alive()``, ``facts()``.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-import signal
-import socket
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -30,30 +28,9 @@ import httpx
 from specscope.errors import ServerStartError
 from specscope.launch.logfacts import LogFacts, parse_vllm_log
 from specscope.launch.recipes import Recipe, docker_argv, vllm_argv
+from specscope.seam import ManagedProcess, free_port, http_probe, log_tail
 
 __all__ = ["VllmServer", "free_port", "log_tail"]
-
-_LOG_TAIL_LINES = 40
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that is free on ``host`` right now (bind to port 0, read it back, close)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
-
-
-def log_tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
-    """The last ``lines`` lines of a text file ('' when it does not exist); reads at most the last 256 KiB."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size_bytes = f.tell()
-            f.seek(max(0, size_bytes - 256 * 1024))
-            data = f.read()
-    except FileNotFoundError:
-        return ""
-    return "\n".join(data.decode("utf-8", errors="replace").splitlines()[-lines:])
 
 
 class VllmServer:
@@ -108,9 +85,15 @@ class VllmServer:
         else:
             self.argv = vllm_argv(recipe, port=self.port)
         self.command_line = shlex.join(self.argv)
-        self._proc: subprocess.Popen[bytes] | None = None
+        self.kind = "vllm-docker" if docker else "vllm"
+        self.metrics_url = f"{self.base_url}/metrics"
         self.startup_s: float | None = None
         self.pid: int | None = None
+        self._managed: ManagedProcess | None = None
+
+    @property
+    def _proc(self) -> subprocess.Popen[bytes] | None:
+        return self._managed.popen if self._managed is not None else None
 
     # -- lifecycle -------------------------------------------------------------------------------
     def __enter__(self) -> VllmServer:
@@ -122,68 +105,52 @@ class VllmServer:
 
     def start(self) -> None:
         """Launch the child and wait until it is healthy (see the class doc for errors)."""
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, **self.recipe.env, **self._env}
-        t0_ns = time.perf_counter_ns()
-        with open(self.log_path, "ab") as log:
-            log.write(f"# specscope launch: {self.command_line}\n".encode())
-            log.flush()
-            try:
-                self._proc = subprocess.Popen(
-                    self.argv,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    env=env,
-                    start_new_session=True,
-                )
-            except OSError as exc:
-                raise ServerStartError(
-                    f"cannot start vLLM for recipe {self.name!r}",
-                    found=f"{type(exc).__name__}: {exc}",
-                    expected=f"an executable {self.argv[0]!r}",
-                    fix="install vLLM (or run scripts/vllm_cpu/install.sh for the CPU build) or fix vllm_command",
-                ) from None
-        self.pid = self._proc.pid
+        self._managed = ManagedProcess(
+            self.argv,
+            self.log_path,
+            name=f"vLLM for recipe {self.name!r}",
+            env={**os.environ, **self.recipe.env, **self._env},
+            header=f"# specscope launch: {self.command_line}",
+            stop_grace_s=self.stop_timeout_s,
+        )
         try:
-            self._wait_healthy()
+            self._managed.start()
+        except ServerStartError as exc:
+            raise ServerStartError(
+                f"cannot start vLLM for recipe {self.name!r}",
+                found=exc.found,
+                expected=exc.expected,
+                fix="install vLLM (or run scripts/vllm_cpu/install.sh for the CPU build) or fix vllm_command",
+            ) from None
+        self.pid = self._managed.pid
+        try:
+            self.startup_s = self._wait_healthy()
             self._read_model_name()
             self._warm_up()
         except BaseException:
             self.stop()
             raise
-        self.startup_s = (time.perf_counter_ns() - t0_ns) / 1e9
 
-    def _fail(self, message: str, found: str) -> ServerStartError:
-        tail = log_tail(self.log_path)
-        facts = parse_vllm_log(tail)
-        if facts.failures:
-            first = facts.failures[0]
-            found = f"{found}; log shows {first.code}: {first.explanation}"
-            fix = first.fix
-        else:
-            fix = f"read {self.log_path} (last lines are attached to this error)"
-        return ServerStartError(message, found=found, expected="GET /health -> 200", fix=fix, log_tail=tail)
-
-    def _wait_healthy(self) -> None:
-        assert self._proc is not None
-        deadline_ns = time.perf_counter_ns() + int(self.start_timeout_s * 1e9)
-        with httpx.Client(timeout=5.0) as client:
-            while True:
-                code = self._proc.poll()
-                if code is not None:
-                    raise self._fail(f"vLLM for recipe {self.name!r} exited during start-up", f"exit code {code}")
-                try:
-                    if client.get(f"{self.base_url}/health").status_code == 200:
-                        return
-                except httpx.HTTPError:
-                    pass
-                if time.perf_counter_ns() > deadline_ns:
-                    raise self._fail(
-                        f"vLLM for recipe {self.name!r} did not become healthy",
-                        f"no 200 from /health after {self.start_timeout_s:g} s",
-                    )
-                time.sleep(0.5)
+    def _wait_healthy(self) -> float:
+        assert self._managed is not None
+        expected = "GET /health -> 200"
+        try:
+            return self._managed.wait_healthy(
+                http_probe(f"{self.base_url}/health"), timeout_s=self.start_timeout_s, expected=expected
+            )
+        except ServerStartError as exc:
+            message = exc.message
+            if "not healthy" in message:
+                message = f"vLLM for recipe {self.name!r} did not become healthy"
+            found = str(exc.found)
+            facts = parse_vllm_log(exc.log_tail)
+            if facts.failures:
+                first = facts.failures[0]
+                found = f"{found}; log shows {first.code}: {first.explanation}"
+                fix = first.fix
+            else:
+                fix = f"read {self.log_path} (last lines are attached to this error)"
+            raise ServerStartError(message, found=found, expected=expected, fix=fix, log_tail=exc.log_tail) from None
 
     def _read_model_name(self) -> None:
         try:
@@ -212,18 +179,9 @@ class VllmServer:
 
         Returns the child's exit code (None if it was never started). Safe to call twice.
         """
-        proc = self._proc
-        if proc is None:
+        if self._managed is None or self._managed.popen is None:
             return None
-        if proc.poll() is None:
-            self._signal_group(signal.SIGTERM)
-            try:
-                proc.wait(timeout=self.stop_timeout_s)
-            except subprocess.TimeoutExpired:
-                self._signal_group(signal.SIGKILL)
-                proc.wait(timeout=30)
-        # children that outlived the leader (engine core) still share the process group
-        self._signal_group(signal.SIGKILL)
+        code = self._managed.stop()
         if self.docker:
             subprocess.run(
                 ["docker", "rm", "-f", self.container_name],
@@ -231,15 +189,7 @@ class VllmServer:
                 stderr=subprocess.DEVNULL,
                 check=False,
             )
-        return proc.returncode
-
-    def _signal_group(self, sig: signal.Signals) -> None:
-        if self.pid is None:
-            return
-        try:
-            os.killpg(self.pid, sig)  # start_new_session=True: the group id is the child's pid
-        except (ProcessLookupError, PermissionError):
-            pass
+        return code
 
     # -- state -----------------------------------------------------------------------------------
     def alive(self) -> bool:
@@ -259,10 +209,10 @@ class VllmServer:
             text = ""
         return parse_vllm_log(text)
 
-    def describe(self) -> dict[str, Any]:
+    def facts(self) -> dict[str, Any]:
         """What goes in the run manifest: kind, recipe, command line, URL, model, log path, start time, log facts."""
         return {
-            "kind": "vllm-docker" if self.docker else "vllm",
+            "kind": self.kind,
             "name": self.name,
             "recipe": self.recipe.model_dump(),
             "command_line": self.command_line,
@@ -273,3 +223,5 @@ class VllmServer:
             "startup_s": self.startup_s,
             "log_facts": self.log_facts().model_dump(),
         }
+
+    describe = facts  # the name bench and gate used before the ServerTarget seam

@@ -1,90 +1,227 @@
-"""Assemble a report document for one or more runs (the data behind every output format)."""
+"""Build the report :class:`~specscope.report.document.Document` of one or more runs.
+
+This is the only place where a report figure is computed and formatted; the text, Markdown, JSON and
+HTML renderers lay the document out. Cell summaries come through :func:`run_cells` and nowhere else.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from specscope.report import units
+from specscope.report.alarms import acceptance_alarms
+from specscope.report.chart_data import run_charts
+from specscope.report.document import Column, Document, Section, Table, text_cell
 from specscope.report.server_facts import server_tables
-from specscope.report.tables import ReportTable, bench_tables
+from specscope.report.tables import RunCells, bench_tables
+from specscope.stats.cells import summarize_run
+from specscope.stats.speedup import paired_speedups
+from specscope.stats.summary import CellSummary
 from specscope.store import Run, open_run
 
-__all__ = ["RunReport", "load_run_report"]
+__all__ = [
+    "RunData",
+    "run_kind",
+    "run_cells",
+    "run_data",
+    "build_document",
+    "load_document",
+    "RunReport",
+    "load_run_report",
+]
 
 
-class RunReport:
-    """One run's report: manifest, cell summaries, server facts and tables."""
+def run_kind(path: Path | str) -> str | None:
+    """The ``kind`` a run folder's manifest.json declares (``bench``, ``gate``), or None when it has none."""
+    import json
 
-    def __init__(self, run: Run):
-        self.path = run.path
-        self.manifest = run.manifest
-        self.summaries = run.summaries()
-        self.server_facts = run.server_facts
-        baseline = self.manifest.get("baseline") or "base"
-        self.tables: list[ReportTable] = (
-            [run_table(self.manifest, self.server_facts, len(self.summaries), self.path)]
-            + bench_tables(self.summaries, baseline=baseline)
-            + server_tables(self.server_facts, baseline=baseline)
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run": str(self.path),
-            "manifest": self.manifest,
-            "server_facts": self.server_facts,
-            "cells": [s.to_dict() for s in self.summaries],
-            "tables": [t.to_dict() for t in self.tables],
-        }
+    try:
+        return json.loads((Path(path) / "manifest.json").read_text()).get("kind")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
-def run_table(manifest: dict[str, Any], facts: dict[str, dict[str, Any]], cells_stored: int, path: Path) -> ReportTable:
-    """What was run: engine, model per config, request options, progress of the matrix, machine."""
+def run_cells(run: Run) -> list[CellSummary]:
+    """The cell summaries of an open run: the report's one way to get them."""
+    return summarize_run(run)
+
+
+@dataclass(frozen=True)
+class RunData:
+    """What the report needs of a run: a name, its folder, the manifest, the cells and the server facts."""
+
+    name: str
+    manifest: Mapping[str, Any]
+    cells: Sequence[CellSummary]
+    server_facts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    path: Path | None = None
+
+
+def run_data(run: Run) -> RunData:
+    """Read an open store run into a :class:`RunData`."""
+    return RunData(Path(run.path).name, dict(run.manifest), run_cells(run), dict(run.server_facts), Path(run.path))
+
+
+def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
+    names = set()
+    for f in facts.values():
+        m = f.get("model")
+        if m:
+            names.add(str(m.get("name") if isinstance(m, Mapping) else m))
+    return ", ".join(sorted(names)) or units.DASH
+
+
+def run_table(data: RunData) -> Table:
+    """What was run: engine, model, request options, progress of the matrix, machine."""
+    manifest = data.manifest
     opts = manifest.get("options") or {}
-    planned = manifest.get("cells_total")
-    finished = manifest.get("finished")
-    crashes = manifest.get("crashes") or {}
+    planned, cells_stored = manifest.get("cells_total"), len(data.cells)
     if planned is None:
         progress = f"{cells_stored} cells stored"
     else:
         progress = f"{cells_stored} of {planned} cells" + (
-            "" if finished else f" — INCOMPLETE: finish it with `specscope bench --resume {path}`"
+            "" if manifest.get("finished") else f" — INCOMPLETE: finish it with `specscope bench --resume {data.path}`"
         )
-    if crashes:
-        progress += f"; sweeps stopped by a server crash: {', '.join(crashes)}"
-    models = sorted(
-        {
-            str((f.get("model") or {}).get("name") if isinstance(f.get("model"), dict) else f.get("model"))
-            for f in facts.values()
-            if f.get("model")
-        }
-    )
+    if manifest.get("crashes"):
+        progress += f"; sweeps stopped by a server crash: {', '.join(manifest['crashes'])}"
     machine = manifest.get("machine") or {}
+    packs = manifest.get("packs") or {}
     rows = [
-        ["engine", str(manifest.get("engine"))],
-        ["model", ", ".join(models) or "—"],
-        ["configs", ", ".join(opts.get("configs", []))],
-        ["baseline", str(manifest.get("baseline"))],
-        ["workloads", ", ".join(f"{w} ({p.get('form', '')})" for w, p in (manifest.get("packs") or {}).items())],
-        ["levels x repeats", f"{opts.get('levels')} x {opts.get('repeats')}"],
-        ["max_tokens / temperature", f"{opts.get('max_tokens')} / {opts.get('temperature')}"],
-        ["prefix cache", str(opts.get("prefix_cache", "allow"))],
-        ["cells", progress],
-        ["machine", f"{machine.get('cpu', '')} ({machine.get('cpu_count')} cores)"],
-        ["created", str(manifest.get("created"))],
+        ("engine", str(manifest.get("engine"))),
+        ("model", _models(data.server_facts)),
+        ("configs", ", ".join(opts.get("configs", []))),
+        ("baseline", str(manifest.get("baseline"))),
+        ("workloads", ", ".join(f"{w} ({p.get('form', '')})" for w, p in packs.items())),
+        ("levels x repeats", f"{opts.get('levels')} x {opts.get('repeats')}"),
+        ("max_tokens / temperature", f"{opts.get('max_tokens')} / {opts.get('temperature')}"),
+        ("prefix cache", str(opts.get("prefix_cache", "allow"))),
+        ("cells", progress),
+        ("machine", f"{machine.get('cpu', '')} ({machine.get('cpu_count')} cores)"),
+        ("created", str(manifest.get("created"))),
     ]
-    return ReportTable(
+    return Table(
+        "run",
         "Run",
-        ["what", "value"],
-        rows,
+        [Column("what"), Column("value")],
+        [[text_cell(k), text_cell(v)] for k, v in rows],
         "Tokens from usage.completion_tokens; acceptance from /metrics counter deltas around each cell.",
-        key="run",
     )
+
+
+def _verdicts(rc: RunCells) -> list[str]:
+    """One line per paired speedup outside noise, with the same text as the speedup table."""
+    if not rc.has_baseline:
+        return []
+    out = []
+    for s in paired_speedups(list(rc.cells), baseline=rc.baseline):
+        if s.verdict in ("wins", "loses"):
+            cell = units.ratio_ci(s.speedup, s.ci_low, s.ci_high, s.verdict)
+            out.append(f"{s.config} on {s.workload} at N={s.concurrency}: {cell.text}")
+    return out
+
+
+def _degraded_notes(rc: RunCells) -> list[str]:
+    bad = [c for c in rc.cells if c.status != "ok"]
+    if not bad:
+        return []
+    listing = "; ".join(
+        f"{c.config}/{c.workload}/N={c.concurrency}/r{c.repeat} {c.status} ({', '.join(c.reasons) or units.DASH})"
+        for c in bad
+    )
+    return [f"{len(bad)} of {len(rc.cells)} cells are not ok and are excluded from every average: {listing}"]
+
+
+def run_section(data: RunData, baseline: str = "base") -> Section:
+    """The section of one run: alarms, verdicts, notes, every table and chart."""
+    baseline = str(data.manifest.get("baseline") or baseline)
+    rc = RunCells.of(data.cells, baseline)
+    charts = run_charts(rc)
+    notes = _degraded_notes(rc) + [c.note for c in charts if c.note]
+    return Section(
+        f"run:{data.name}",
+        f"Run {data.path or data.name}",
+        [run_table(data), *bench_tables(data.cells, baseline), *server_tables(data.server_facts, baseline)],
+        _verdicts(rc),
+        notes,
+        acceptance_alarms(data.cells, data.server_facts),
+        charts,
+    )
+
+
+def compare_section(runs: Sequence[RunData], baseline: str = "base") -> Section:
+    """Several runs side by side: mean ok tok/s per cell group, and each run against the first."""
+    rcs = [RunCells.of(r.cells, str(r.manifest.get("baseline") or baseline)) for r in runs]
+    keys = sorted({k for rc in rcs for k in rc.groups}, key=lambda k: (k.workload, k.concurrency, k.config))
+    rows = []
+    for k in keys:
+        means = [_group_mean(rc, k.config, k.workload, k.concurrency) for rc in rcs]
+        row = [text_cell(k.workload), units.count(k.concurrency), text_cell(k.config)]
+        for i, m in enumerate(means):
+            row.append(units.tok_s(m))
+            if i:
+                row.append(units.speedup(None if m is None or not means[0] else m / means[0]))
+        rows.append(row)
+    cols = [Column("workload"), Column("N", "streams"), Column("config"), Column(runs[0].name, "tok/s")]
+    for r in runs[1:]:
+        cols += [Column(r.name, "tok/s"), Column(f"{r.name} vs {runs[0].name}", "x")]
+    table = Table("compare", "Comparison of runs (mean output tok/s of ok rounds)", cols, rows)
+    return Section("compare", "Comparison", [table])
+
+
+def _group_mean(rc: RunCells, config: str, workload: str, level: int) -> float | None:
+    vals = [s.output_tok_s for s in rc.ok(config, workload, level) if s.output_tok_s is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def build_document(runs: Sequence[RunData], baseline: str = "base", title: str | None = None) -> Document:
+    """The document of ``runs`` (at least one): a comparison section when several, then one section per run.
+
+    Raises:
+        ValueError: ``runs`` is empty (a programming error; the CLI requires at least one RUN).
+    """
+    if not runs:
+        raise ValueError("build_document needs at least one run")
+    title = title or ("specscope report: " + ", ".join(r.name for r in runs))
+    sections = ([compare_section(runs, baseline)] if len(runs) > 1 else []) + [run_section(r, baseline) for r in runs]
+    raw = [
+        {
+            "run": str(r.path or r.name),
+            "manifest": dict(r.manifest),
+            "server_facts": dict(r.server_facts),
+            "cells": [c.to_dict() for c in r.cells],
+        }
+        for r in runs
+    ]
+    return Document(title, sections, raw[0] if len(raw) == 1 else {"runs": raw})
+
+
+def load_document(paths: Sequence[Path | str], baseline: str = "base") -> Document:
+    """Open the run folders and build their document. Raises StoreError when a folder is not a run."""
+    data = []
+    for p in paths:
+        run = open_run(p)
+        try:
+            data.append(run_data(run))
+        finally:
+            run.close()
+    return build_document(data, baseline)
+
+
+class RunReport:
+    """One run's document with its tables in reading order (``tables[0]`` is the run table)."""
+
+    def __init__(self, document: Document, path: Path):
+        self.document = document
+        self.path = path
+        self.tables: list[Table] = document.tables
+
+    def to_json(self) -> dict[str, Any]:
+        return self.document.to_dict()
 
 
 def load_run_report(path: Path | str) -> RunReport:
     """Open a run folder and build its report. Raises StoreError when the folder is not a run."""
-    run = open_run(path)
-    try:
-        return RunReport(run)
-    finally:
-        run.close()
+    return RunReport(load_document([path]), Path(path))

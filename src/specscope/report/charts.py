@@ -1,42 +1,37 @@
-"""Charts of a run as self-contained SVG (matplotlib, the optional ``charts`` extra).
+"""Draw :class:`~specscope.report.document.ChartData` as self-contained SVG (matplotlib, the ``charts`` extra).
 
-Every chart function takes a run's cells (and derived statistics) and returns a :class:`Chart` whose
-``svg`` is a complete SVG document with text drawn as paths (``svg.fonttype = "path"``), so it needs
-no font or network when embedded; ``data_uri`` wraps it for an ``<img>``. Figures are built on
-``matplotlib.figure.Figure`` directly (no pyplot global state), with a fixed hash salt and no date
-so the same run renders the same bytes.
-
-Without matplotlib, :func:`charts_available` returns False with the install hint and
-:func:`render_charts` returns no charts; callers show the hint instead (the HTML page does).
+This module computes nothing: the numbers come from :mod:`specscope.report.chart_data`. Each SVG is a
+complete document with text drawn as paths (``svg.fonttype = "path"``), so it needs no font or network
+when embedded; ``data_uri`` wraps it for an ``<img>``. Figures are built on ``matplotlib.figure.Figure``
+directly (no pyplot global state), with a fixed hash salt and no date, so the same run renders the
+same bytes. Without matplotlib :func:`charts_available` returns False with the install hint.
 """
 
 from __future__ import annotations
 
 import base64
 import io
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
-from specscope.stats.groups import GroupKey, group_cells, metric_value
-from specscope.stats.speedup import Speedup, paired_speedups
-from specscope.stats.summary import CellSummary
+from specscope.report.document import ChartData, Panel, Series
 
-__all__ = ["Chart", "CHARTS_HINT", "charts_available", "render_charts"]
+__all__ = ["Chart", "CHARTS_HINT", "charts_available", "draw_chart", "draw_charts"]
 
 CHARTS_HINT = "charts need matplotlib: pip install 'specscope[charts]'"
 
 
 @dataclass(frozen=True)
 class Chart:
-    """One figure: ``name`` (a stable id), ``title``, ``svg`` (a complete SVG document, UTF-8 text)."""
+    """One drawn figure: ``name`` (a stable id), ``title``, ``svg`` (a complete SVG document, UTF-8 text)."""
 
     name: str
     title: str
     svg: str
+    note: str = ""
 
     @property
     def data_uri(self) -> str:
@@ -53,7 +48,7 @@ def charts_available() -> tuple[bool, str]:
     return True, ""
 
 
-def _svg(fig) -> str:
+def _svg(fig: Any) -> str:
     import matplotlib
 
     buf = io.StringIO()
@@ -62,7 +57,7 @@ def _svg(fig) -> str:
     return buf.getvalue()
 
 
-def _figure(n_panels: int, width_in: float = 4.2, height_in: float = 3.2):
+def _figure(n_panels: int, width_in: float = 4.2, height_in: float = 3.2) -> tuple[Any, list[Any]]:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(max(width_in * n_panels, 5.0), height_in), layout="constrained")
@@ -70,237 +65,114 @@ def _figure(n_panels: int, width_in: float = 4.2, height_in: float = 3.2):
     return fig, list(axes)
 
 
-def _log2_axis(ax, levels: Sequence[int]) -> None:
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(list(levels))
-    ax.set_xticklabels([str(c) for c in levels])
-    ax.minorticks_off()
+def _ys(s: Series) -> list[float]:
+    return [np.nan if y is None else y for y in s.ys]
 
 
-def _order(values: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(values))
+def _draw_series(ax: Any, s: Series, colors: dict[str, Any]) -> None:
+    base = s.label.split(" ")[0]
+    color = colors.get(base)
+    if s.style == "reference":
+        ax.plot(s.xs, _ys(s), color="black", linestyle="--", linewidth=1.6, zorder=10, label=s.label)
+        return
+    if s.style == "dashed":
+        ax.plot(s.xs, _ys(s), linestyle="--", marker="x", color=color, label=s.label)
+        return
+    (line,) = ax.plot(s.xs, _ys(s), marker="o", color=color, label=s.label)
+    colors.setdefault(base, line.get_color())
+    if s.style == "band":
+        ax.fill_between(s.xs, s.low, s.high, color=line.get_color(), alpha=0.12)
+        ax.fill_between(s.xs, s.inner_low, s.inner_high, color=line.get_color(), alpha=0.28)
 
 
-def throughput_chart(
-    cells: Sequence[CellSummary],
-    metric: str = "output_tok_s",
-    title: str = "Throughput vs concurrency",
-    ylabel: str = "output tokens/s (all streams)",
-    name: str = "throughput",
-) -> Chart | None:
-    """One panel per workload, one line per config: mean of ``metric`` over rounds vs requested streams."""
-    groups = group_cells(cells)
-    workloads, configs = _order(c.workload for c in cells), _order(c.config for c in cells)
-    levels = sorted({k.concurrency for k in groups})
-    if not groups:
-        return None
-    fig, axes = _figure(len(workloads))
-    for ax, wl in zip(axes, workloads):
-        for cfg in configs:
-            xs, ys = [], []
-            for lev in levels:
-                vals = [metric_value(c, metric) for c in groups.get(GroupKey(cfg, wl, lev), {}).values()]
-                vals = [v for v in vals if v is not None]
-                if vals:
-                    xs.append(lev)
-                    ys.append(float(np.mean(vals)))
-            if xs:
-                ax.plot(xs, ys, marker="o", label=cfg)
-        _log2_axis(ax, levels)
-        ax.set_title(wl)
-        ax.set_xlabel("requested streams")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel(ylabel)
-    axes[-1].legend(fontsize="small")
-    return Chart(name, title, _svg(fig))
+def _axes(ax: Any, p: Panel) -> None:
+    if p.log2_x:
+        xs = sorted({x for s in p.series for x in s.xs})
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(xs)
+        ax.set_xticklabels([f"{x:g}" for x in xs])
+        ax.minorticks_off()
+    elif p.series and not p.x_labels:
+        ax.set_xticks(sorted({x for s in p.series for x in s.xs}))
+    if p.log2_y:
+        ys = sorted({x for s in p.series for x in s.xs})  # ticks at the requested levels (achieved vs requested)
+        ax.set_yscale("log", base=2)
+        ax.set_yticks(ys)
+        ax.set_yticklabels([f"{y:g}" for y in ys])
+        ax.minorticks_off()
+    if p.y_max is not None:
+        ax.set_ylim(0, p.y_max)
+    ax.set_title(p.title)
+    ax.set_xlabel(p.xlabel)
+    ax.grid(alpha=0.3)
 
 
-def speedup_heatmap(cells: Sequence[CellSummary], speedups: Sequence[Speedup]) -> Chart | None:
-    """Workload x concurrency heatmap of the speedup per non-baseline config; degraded groups grey.
+def _lines(ch: ChartData) -> Any:
+    fig, axes = _figure(len(ch.panels), width_in=4.2 if len(ch.panels) > 1 else 5.0)
+    for ax, p in zip(axes, ch.panels, strict=True):
+        colors: dict[str, Any] = {}
+        for s in p.series:
+            _draw_series(ax, s, colors)
+        _axes(ax, p)
+    axes[0].set_ylabel(ch.panels[0].ylabel)
+    axes[-1].legend(fontsize="x-small")
+    return fig
 
-    Colour is log2(speedup) on a diverging map centred on 1.0; text is the gain in %, with ``~`` for
-    within noise. A group with any degraded / failed / crashed cell is drawn grey and marked ``deg``.
-    """
-    if not speedups:
-        return None
+
+def _bars(ch: ChartData) -> Any:
+    (p,) = ch.panels
+    fig, (ax,) = _figure(1, width_in=max(5.0, 1.4 * len(p.x_labels)))
+    width = 0.8 / max(len(p.series), 1)
+    for i, s in enumerate(p.series):
+        ax.bar(np.asarray(s.xs) + i * width, _ys(s), width, label=s.label)
+    ax.set_xticks(np.arange(len(p.x_labels)) + 0.4 - width / 2, p.x_labels)
+    ax.set_ylim(0, p.y_max or 1.05)
+    ax.set_ylabel(p.ylabel)
+    ax.legend(fontsize="small")
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def _heatmap(ch: ChartData) -> Any:
     from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.patches import Rectangle
 
-    configs = _order(s.config for s in speedups)
-    workloads = _order(c.workload for c in cells)
-    levels = sorted({c.concurrency for c in cells})
-    bad = {(c.config, c.workload, c.concurrency) for c in cells if c.status != "ok"}
-    baseline = speedups[0].baseline
-    fig, axes = _figure(len(configs), width_in=max(3.0, 0.55 * len(levels) + 1.5), height_in=0.5 * len(workloads) + 1.6)
-    lim = max(0.2, max(abs(math.log2(s.speedup)) for s in speedups if s.speedup))
+    first = ch.panels[0]
+    fig, axes = _figure(
+        len(ch.panels), width_in=max(3.0, 0.55 * len(first.x_labels) + 1.5), height_in=0.5 * len(first.y_labels) + 1.6
+    )
+    vals = [abs(v) for p in ch.panels for row in p.grid for v in row if v is not None]
+    lim = max([0.2, *vals])
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-lim, vmax=lim)
-    by = {(s.config, s.workload, s.concurrency): s for s in speedups}
     image = None
-    for ax, cfg in zip(axes, configs):
-        grid = np.full((len(workloads), len(levels)), np.nan)  # [workloads, levels] log2 speedup
-        for i, wl in enumerate(workloads):
-            for j, lev in enumerate(levels):
-                s = by.get((cfg, wl, lev))
-                degraded = (cfg, wl, lev) in bad or (baseline, wl, lev) in bad
-                if s is not None and s.speedup and not degraded:
-                    grid[i, j] = math.log2(s.speedup)
-                label = (
-                    "deg"
-                    if degraded
-                    else (
-                        ""
-                        if s is None or s.speedup is None
-                        else f"{100 * (s.speedup - 1):+.0f}%" + ("~" if s.verdict == "within noise" else "")
-                    )
-                )
-                if degraded:
-                    ax.add_patch(_grey_patch(j, i))
+    for ax, p in zip(axes, ch.panels, strict=True):
+        grid = np.array(
+            [[np.nan if v is None else v for v in row] for row in p.grid], dtype=float
+        )  # [workloads, levels]
+        for i, j in p.grey:
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1.0, 1.0, facecolor="#bdbdbd", edgecolor="white", zorder=0))
+        for i, row in enumerate(p.grid_text):
+            for j, label in enumerate(row):
                 dark = not np.isnan(grid[i, j]) and abs(grid[i, j]) > 0.6 * lim
                 ax.text(j, i, label, ha="center", va="center", fontsize=7, color="white" if dark else "black")
         image = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", norm=norm, aspect="auto")
         ax.set_facecolor("#d0d0d0")
-        ax.set_xticks(range(len(levels)), [str(c) for c in levels])
-        ax.set_yticks(range(len(workloads)), workloads)
-        ax.set_xlabel("requested streams")
-        ax.set_title(f"{cfg} vs {baseline}")
+        ax.set_xticks(range(len(p.x_labels)), p.x_labels)
+        ax.set_yticks(range(len(p.y_labels)), p.y_labels)
+        ax.set_xlabel(p.xlabel)
+        ax.set_title(p.title)
     if image is not None:
-        cb = fig.colorbar(image, ax=axes, shrink=0.8)
-        cb.set_label("log2 speedup")
-    return Chart("speedup_heatmap", "Speedup vs baseline (~ within noise, grey: degraded)", _svg(fig))
+        fig.colorbar(image, ax=axes, shrink=0.8).set_label("log2 speedup")
+    return fig
 
 
-def _grey_patch(x: int, y: int):
-    from matplotlib.patches import Rectangle
-
-    return Rectangle((x - 0.5, y - 0.5), 1.0, 1.0, facecolor="#bdbdbd", edgecolor="white", zorder=0)
-
-
-def acceptance_chart(views: dict[tuple[str, str | None], AcceptanceView]) -> Chart | None:
-    """Grouped bars: acceptance rate per workload, one bar per drafting config."""
-    if not views:
-        return None
-    configs = _order(c for c, _ in views)
-    workloads = _order(w for _, w in views)
-    fig, (ax,) = _figure(1, width_in=max(5.0, 1.4 * len(workloads)))
-    width = 0.8 / len(configs)
-    for i, cfg in enumerate(configs):
-        ys = [(views.get((cfg, w)).acceptance_rate or 0.0) if views.get((cfg, w)) else 0.0 for w in workloads]
-        ax.bar(np.arange(len(workloads)) + i * width, ys, width, label=cfg)
-    ax.set_xticks(np.arange(len(workloads)) + 0.4 - width / 2, workloads)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("accepted / drafted tokens")
-    ax.legend(fontsize="small")
-    ax.grid(axis="y", alpha=0.3)
-    return Chart("acceptance", "Acceptance rate by config and workload", _svg(fig))
+def draw_chart(ch: ChartData) -> Chart:
+    """Draw one chart (matplotlib must be importable; see :func:`charts_available`)."""
+    draw = {"lines": _lines, "bars": _bars, "heatmap": _heatmap}[ch.kind]
+    return Chart(ch.name, ch.title, _svg(draw(ch)), ch.note)
 
 
-def position_chart(views: dict[tuple[str, str | None], AcceptanceView]) -> Chart | None:
-    """Per-position acceptance: unconditional u_i (solid) and conditional a_i (dashed) per config x workload."""
-    views = {k: v for k, v in views.items() if v.unconditional}
-    if not views:
-        return None
-    configs = _order(c for c, _ in views)
-    fig, axes = _figure(len(configs))
-    for ax, cfg in zip(axes, configs):
-        for (c, wl), v in views.items():
-            if c != cfg:
-                continue
-            pos = np.arange(1, len(v.unconditional) + 1)  # [k]
-            (line,) = ax.plot(pos, v.unconditional, marker="o", label=f"{wl} unconditional")
-            cond = [np.nan if a is None else a for a in v.conditional]
-            ax.plot(pos, cond, linestyle="--", marker="x", color=line.get_color(), label=f"{wl} conditional")
-        ax.set_title(cfg)
-        ax.set_xticks(range(1, 1 + max(len(v.unconditional) for (c, _), v in views.items() if c == cfg)))
-        ax.set_xlabel("draft position")
-        ax.set_ylim(0, 1.05)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("acceptance")
-    axes[-1].legend(fontsize="x-small")
-    return Chart("positions", "Per-position acceptance (solid: accepted/drafts, dashed: conditional)", _svg(fig))
-
-
-def stream_band_chart(cells: Sequence[CellSummary]) -> Chart | None:
-    """Per-stream tok/s vs concurrency: min..max and p05..p95 bands and the p50 line per config.
-
-    Streams of all usable rounds of a group are pooled before taking the percentiles (numpy, linear).
-    """
-    groups = group_cells(cells)
-    if not any(c.stream_tok_s for by in groups.values() for c in by.values()):
-        return None
-    workloads, configs = _order(c.workload for c in cells), _order(c.config for c in cells)
-    levels = sorted({k.concurrency for k in groups})
-    fig, axes = _figure(len(workloads))
-    for ax, wl in zip(axes, workloads):
-        for cfg in configs:
-            xs, q = [], []
-            for lev in levels:
-                pooled = [v for c in groups.get(GroupKey(cfg, wl, lev), {}).values() for v in c.stream_tok_s]
-                if pooled:
-                    xs.append(lev)
-                    q.append(np.percentile(pooled, [0, 5, 50, 95, 100]))  # [5] tokens/s
-            if not xs:
-                continue
-            qa = np.array(q)  # [levels, 5]
-            (line,) = ax.plot(xs, qa[:, 2], marker="o", label=cfg)
-            ax.fill_between(xs, qa[:, 0], qa[:, 4], color=line.get_color(), alpha=0.12)
-            ax.fill_between(xs, qa[:, 1], qa[:, 3], color=line.get_color(), alpha=0.28)
-        _log2_axis(ax, levels)
-        ax.set_title(wl)
-        ax.set_xlabel("requested streams")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("tokens/s per stream")
-    axes[-1].legend(fontsize="small")
-    return Chart("stream_bands", "Per-stream tok/s (band min..max, p05..p95; line p50)", _svg(fig))
-
-
-def achieved_chart(cells: Sequence[CellSummary]) -> Chart | None:
-    """Achieved (time-weighted, from the wire) vs requested concurrency per config, with the diagonal."""
-    groups = group_cells(cells, include_degraded=True)
-    configs = _order(c.config for c in cells)
-    levels = sorted({k.concurrency for k in groups})
-    if not levels:
-        return None
-    fig, (ax,) = _figure(1, width_in=5.0)
-    ax.plot(levels, levels, color="grey", linestyle=":", label="requested")
-    for cfg in configs:
-        xs, ys = [], []
-        for lev in levels:
-            vals = [
-                c.achieved_concurrency
-                for k, by in groups.items()
-                if k.config == cfg and k.concurrency == lev
-                for c in by.values()
-                if c.achieved_concurrency is not None
-            ]
-            if vals:
-                xs.append(lev)
-                ys.append(float(np.mean(vals)))
-        if xs:
-            ax.plot(xs, ys, marker="o", label=cfg)
-    _log2_axis(ax, levels)
-    ax.set_yscale("log", base=2)
-    ax.set_xlabel("requested streams")
-    ax.set_ylabel("achieved streams")
-    ax.legend(fontsize="small")
-    ax.grid(alpha=0.3)
-    return Chart("achieved", "Achieved vs requested concurrency", _svg(fig))
-
-
-def render_charts(cells: Sequence[CellSummary], baseline: str = "base") -> list[Chart]:
-    """All charts of one run that have data (none without matplotlib; see :func:`charts_available`)."""
+def draw_charts(charts: Sequence[ChartData]) -> list[Chart]:
+    """Every chart drawn, or none without matplotlib."""
     ok, _ = charts_available()
-    cells = list(cells)
-    if not ok or not cells:
-        return []
-    configs = {c.config for c in cells}
-    speedups = paired_speedups(cells, baseline=baseline) if baseline in configs else []
-    views = pooled_acceptance(cells)
-    charts = [
-        throughput_chart(cells),
-        speedup_heatmap(cells, speedups),
-        acceptance_chart(views),
-        position_chart(views),
-        stream_band_chart(cells),
-        throughput_chart(cells, "ttft_p50_s", "TTFT vs concurrency (median)", "TTFT p50 (s)", "ttft"),
-        achieved_chart(cells),
-    ]
-    return [c for c in charts if c is not None]
+    return [draw_chart(c) for c in charts] if ok else []

@@ -1,52 +1,86 @@
-"""Render :class:`ReportTable` lists as rich terminal tables, Markdown, or one JSON document."""
+"""Render a report :class:`~specscope.report.document.Document` as rich terminal text, Markdown or JSON.
+
+Renderers compute nothing: they print the document's cell texts, alarms, verdicts and notes as they are.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
+from rich.table import Table as RichTable
 
-from specscope.report.tables import ReportTable
+from specscope.report.document import Document, Section, Table
 
-__all__ = ["print_tables", "markdown_tables", "json_document"]
+__all__ = ["print_document", "markdown_document", "json_document"]
 
 
-def print_tables(tables: Sequence[ReportTable], console: Console | None = None) -> None:
-    console = console or Console()
-    for t in tables:
-        rt = Table(title=t.title, title_justify="left", show_lines=False)
-        for i, col in enumerate(t.columns):
-            rt.add_column(col, justify="left" if i == 0 else "right")
-        for row in t.rows:
-            rt.add_row(*row)
-        console.print(rt)
-        if t.note:
-            console.print(f"[dim]{t.note}[/dim]")
+def _print_table(t: Table, console: Console) -> None:
+    rt = RichTable(title=t.title, title_justify="left", show_lines=False)
+    for i, col in enumerate(t.headers):
+        rt.add_column(col, justify="left" if i == 0 else "right", overflow="fold")
+    for row in t.rows:
+        rt.add_row(*(escape(c) for c in row))
+    console.print(rt)
+    if t.note:
+        console.print(f"[dim]{escape(t.note)}[/dim]")
+    console.print()
+
+
+def _print_section(s: Section, console: Console) -> None:
+    console.rule(escape(s.title))
+    for a in s.alarms:
+        console.print(f"[bold red]{escape(a.text)}[/bold red]")
+    for v in s.verdicts:
+        console.print(f"verdict: {escape(v)}")
+    for n in s.notes:
+        console.print(f"note: {escape(n)}")
+    if s.alarms or s.verdicts or s.notes:
         console.print()
+    for t in s.tables:
+        _print_table(t, console)
 
 
-def _md_cell(s: str) -> str:
+def print_document(doc: Document, console: Console | None = None) -> None:
+    """The document as rich tables on ``console`` (the terminal when None)."""
+    console = console or Console()
+    for s in doc.sections:
+        _print_section(s, console)
+
+
+def _md(s: str) -> str:
     return s.replace("|", "\\|")
 
 
-def markdown_tables(tables: Sequence[ReportTable], heading: str | None = None) -> str:
-    out: list[str] = []
-    if heading:
-        out += [f"# {heading}", ""]
-    for t in tables:
-        out += [f"## {t.title}", ""]
-        out.append("| " + " | ".join(_md_cell(c) for c in t.columns) + " |")
-        out.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(t.columns))) + "|")
-        for row in t.rows:
-            out.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
-        if t.note:
-            out += ["", f"_{t.note}_"]
-        out.append("")
+def _md_table(t: Table) -> list[str]:
+    out = [f"### {t.title}", ""]
+    out.append("| " + " | ".join(_md(c) for c in t.headers) + " |")
+    out.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(t.headers))) + "|")
+    out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in t.rows]
+    if t.note:
+        out += ["", f"_{t.note}_"]
+    out.append("")
+    return out
+
+
+def markdown_document(doc: Document) -> str:
+    """The document as Markdown: one ``##`` heading per section, alarms as block quotes, ``###`` per table."""
+    out = [f"# {doc.title}", ""]
+    for s in doc.sections:
+        out += [f"## {s.title}", ""]
+        out += [f"> **{a.text}**\n" for a in s.alarms]
+        out += [f"- verdict: {v}" for v in s.verdicts]
+        out += [f"- note: {n}" for n in s.notes]
+        if s.verdicts or s.notes:
+            out.append("")
+        for t in s.tables:
+            out += _md_table(t)
     return "\n".join(out)
 
 
-def json_document(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=2, default=str)
+def json_document(doc: Document | dict[str, Any]) -> str:
+    """The document's ``to_dict`` (or a plain dict) as indented JSON."""
+    data = doc.to_dict() if isinstance(doc, Document) else doc
+    return json.dumps(data, indent=2, default=str)

@@ -1,83 +1,212 @@
-"""Tables from what the servers said about themselves: the seed card's KV table (vLLM start-up log),
-failure signatures found in a log, and the embedded engine's draft model."""
+"""Tables from what the servers said about themselves, read from the run's stored server facts.
+
+* the seed card's KV table (seed 000, "The KV cost nobody mentions": config, weights loaded, KV cache
+  tokens, KV cache GiB, max concurrency at the max model length, changes against base), from the
+  ``log_facts`` that ``specscope.launch`` parsed out of each vLLM start-up log (field names and units
+  are those of ``specscope.launch.logfacts.LogFacts``: ``*_gib`` GiB, ``*_tokens`` tokens);
+* failure signatures found in a log;
+* the embedded engine's draft models;
+* a facts table per config (engine, model, speculative method and k, URL, command line) instead of a
+  raw JSON dump.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.report.tables import DASH, ReportTable
+from specscope.report import units
+from specscope.report.document import Cell, Column, Table, text_cell
 
-__all__ = ["server_tables"]
-
-
-def _pct(x: float | None) -> str:
-    return "" if x is None else f" ({x * 100:+.0f}%)"
+__all__ = ["server_tables", "facts_table", "spec_method", "spec_k"]
 
 
-def server_tables(facts: Mapping[str, dict[str, Any]], baseline: str = "base") -> list[ReportTable]:
-    """KV table (configs launched by specscope with a parsed vLLM log), failures, and draft models."""
-    tables: list[ReportTable] = []
-    logs = {c: f["log_facts"] for c, f in facts.items() if isinstance(f.get("log_facts"), dict)}
-    if logs:
-        from specscope.launch.kv_table import kv_table
-        from specscope.launch.logfacts import LogFacts
+def _rel(value: float | None, ref: float | None) -> float | None:
+    return None if value is None or ref is None or ref == 0 else value / ref - 1.0
 
-        rows = []
-        for r in kv_table({c: LogFacts.model_validate(v) for c, v in logs.items()}, base=baseline):
-            rows.append(
-                [
-                    r.config,
-                    DASH if r.weights_loaded_gib is None else f"{r.weights_loaded_gib:.2f} GiB",
-                    DASH
-                    if r.kv_cache_size_tokens is None
-                    else f"{r.kv_cache_size_tokens:,}" + _pct(r.kv_tokens_change_vs_base),
-                    DASH
-                    if r.max_concurrency_requests is None
-                    else f"{r.max_concurrency_requests:.2f}x" + _pct(r.max_concurrency_change_vs_base),
-                    DASH if r.max_concurrency_at_len_tokens is None else f"{r.max_concurrency_at_len_tokens:,}",
-                ]
-            )
-        tables.append(
-            ReportTable(
-                "KV cache (from the vLLM start-up log)",
-                ["config", "weights loaded", "KV cache tokens", "max concurrency", "at tokens per request"],
-                rows,
-                f"Read from each server's log at load time (structural, not timed); changes against {baseline}.",
-                key="kv",
-            )
+
+def kv_table(logs: Mapping[str, Mapping[str, Any]], baseline: str) -> Table:
+    """One row per config with a parsed vLLM log; changes are against ``baseline`` when it has a log."""
+    ref = logs.get(baseline)
+    rows = []
+    for c, f in logs.items():
+        is_ref = c == baseline or ref is None
+        tokens, conc = f.get("kv_cache_size_tokens"), f.get("max_concurrency_requests")
+        t_cell = units.count(tokens)
+        c_cell = units.missing() if conc is None else Cell(float(conc), f"{conc:.2f}x")
+        if not is_ref and ref is not None:
+            t_cell = Cell(t_cell.value, t_cell.text + units.change(_rel(tokens, ref.get("kv_cache_size_tokens"))))
+            c_cell = Cell(c_cell.value, c_cell.text + units.change(_rel(conc, ref.get("max_concurrency_requests"))))
+        rows.append(
+            [
+                text_cell(c),
+                units.gib(f.get("weights_loaded_gib")),
+                t_cell,
+                units.gib(f.get("available_kv_cache_memory_gib")),
+                c_cell,
+                units.count(f.get("max_concurrency_at_len_tokens")),
+            ]
         )
-        rows = [
-            [c, f.get("code", ""), f"line {f.get('line_number')}: {f.get('explanation', '')} Fix: {f.get('fix', '')}"]
-            for c, v in logs.items()
-            for f in v.get("failures") or []
+    return Table(
+        "kv",
+        "KV cache (from the vLLM start-up log)",
+        [
+            Column("config"),
+            Column("weights loaded", "GiB"),
+            Column("KV cache tokens", "tokens"),
+            Column("KV cache", "GiB"),
+            Column("max concurrency", "x"),
+            Column("at tokens per request", "tokens"),
+        ],
+        rows,
+        f"Read from each server's log at load time (structural, not timed); changes against {baseline}.",
+    )
+
+
+def _failures_table(logs: Mapping[str, Mapping[str, Any]]) -> Table | None:
+    rows = [
+        [
+            text_cell(c),
+            text_cell(str(f.get("code", ""))),
+            text_cell(f"line {f.get('line_number')}: {f.get('explanation', '')} Fix: {f.get('fix', '')}"),
         ]
-        if rows:
-            tables.append(
-                ReportTable(
-                    "Failure signatures in server logs", ["config", "signature", "meaning"], rows, key="failures"
-                )
-            )
+        for c, v in logs.items()
+        for f in v.get("failures") or []
+    ]
+    if not rows:
+        return None
+    return Table(
+        "failures",
+        "Failure signatures in server logs",
+        [Column("config"), Column("signature"), Column("meaning")],
+        rows,
+    )
+
+
+def _drafts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
     drafts = {c: f["draft"] for c, f in facts.items() if isinstance(f.get("draft"), dict)}
-    if drafts:
-        rows = []
-        for c, d in drafts.items():
-            cost = d.get("cost_ns_per_token")
-            rows.append(
-                [
-                    c,
-                    str(d.get("quant")),
-                    f"{d.get('size_bytes', 0) / 1e6:.1f} MB",
-                    DASH if cost is None else f"{cost / 1e6:.2f} ms",
-                ]
-            )
-        tables.append(
-            ReportTable(
-                "Draft models (embedded engine)",
-                ["config", "type", "size", "cost per token"],
-                rows,
-                "Derived once from the target by re-quantization; cost measured running the draft alone.",
-                key="drafts",
-            )
+    if not drafts:
+        return None
+    rows = []
+    for c, d in drafts.items():
+        cost_ns = d.get("cost_ns_per_token")
+        size = d.get("size_bytes") or 0
+        rows.append(
+            [
+                text_cell(c),
+                text_cell(str(d.get("quant"))),
+                Cell(size, f"{size / 2**20:.1f} MiB"),
+                units.missing() if cost_ns is None else units.seconds(cost_ns / 1e9, digits=5),
+            ]
         )
-    return tables
+    return Table(
+        "drafts",
+        "Draft models (embedded engine)",
+        [Column("config"), Column("type"), Column("size", "MiB"), Column("cost per token", "s")],
+        rows,
+        "Derived once from the target by re-quantization; cost measured running the draft alone.",
+    )
+
+
+def spec_method(config: str, facts: Mapping[str, Any]) -> str | None:
+    """The speculative method a config ran (``mtp``, ``eagle3``, ``dflash``, ``draft``, ``ngram``...), or None.
+
+    Sources, first found: the vLLM recipe's ``method``; the ``speculative_config.method`` parsed from the
+    vLLM log; the embedded engine's ``config.spec_types`` (``draft`` when it loaded a draft model);
+    else None (an external server: the caller may fall back to the config name).
+    """
+    recipe = facts.get("recipe")
+    if isinstance(recipe, Mapping) and recipe.get("method"):
+        return str(recipe["method"])
+    logs = facts.get("log_facts")
+    spec = logs.get("speculative_config") if isinstance(logs, Mapping) else None
+    if isinstance(spec, Mapping) and spec.get("method"):
+        return str(spec["method"])
+    if isinstance(facts.get("draft"), Mapping):
+        return "draft"
+    cfg = facts.get("config")
+    if isinstance(cfg, Mapping) and cfg.get("spec_types"):
+        types = cfg["spec_types"]
+        return ",".join(map(str, types)) if isinstance(types, list | tuple) else str(types)
+    return None
+
+
+def _model_name(f: Mapping[str, Any]) -> str:
+    model = f.get("model")
+    if isinstance(model, Mapping):
+        return str(model.get("name") or units.DASH)
+    return str(model) if model else units.DASH
+
+
+def spec_k(config: str, facts: Mapping[str, Any]) -> int | None:
+    """Draft tokens per step (k) of a config, or None when nothing says.
+
+    Sources, first found: the vLLM recipe's ``num_speculative_tokens``; the one parsed from the vLLM log's
+    speculative config; a top-level ``k``,
+    ``num_speculative_tokens`` or ``draft_max``; the embedded engine's ``config.draft_n_max_tokens``
+    (llama.cpp ``--spec-draft-n-max``) when it drafts; a config name ending in ``k<digits>``.
+    """
+    recipe = facts.get("recipe")
+    if isinstance(recipe, Mapping) and recipe.get("num_speculative_tokens") is not None:
+        return int(recipe["num_speculative_tokens"])
+    logs = facts.get("log_facts")
+    spec = logs.get("speculative_config") if isinstance(logs, Mapping) else None
+    if isinstance(spec, Mapping) and spec.get("num_speculative_tokens") is not None:
+        return int(spec["num_speculative_tokens"])
+    for key in ("k", "num_speculative_tokens", "draft_max"):
+        if facts.get(key) is not None:
+            return int(facts[key])
+    cfg = facts.get("config")
+    if isinstance(cfg, Mapping) and cfg.get("spec_types") and cfg.get("draft_n_max_tokens") is not None:
+        return int(cfg["draft_n_max_tokens"])
+    m = re.search(r"k(\d+)$", config)
+    return int(m.group(1)) if m else None
+
+
+def facts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
+    """One row per config: server kind, model, speculative method and k, URL, command line."""
+    if not facts:
+        return None
+    rows = []
+    for c, f in facts.items():
+        cmd = f.get("command_line")
+        cmd_text = " ".join(map(str, cmd)) if isinstance(cmd, list | tuple) else str(cmd or units.DASH)
+        rows.append(
+            [
+                text_cell(c),
+                text_cell(str(f.get("kind") or f.get("engine") or units.DASH)),
+                text_cell(_model_name(f)),
+                text_cell(spec_method(c, f) or units.DASH),
+                units.count(spec_k(c, f)),
+                text_cell(str(f.get("base_url") or units.DASH)),
+                text_cell(cmd_text),
+            ]
+        )
+    return Table(
+        "server_facts",
+        "Servers",
+        [
+            Column("config"),
+            Column("server"),
+            Column("model"),
+            Column("speculative method"),
+            Column("k", "tokens"),
+            Column("URL"),
+            Column("command line"),
+        ],
+        rows,
+        "What each server said about itself when it started; the full record is in the JSON report.",
+    )
+
+
+def server_tables(facts: Mapping[str, Mapping[str, Any]], baseline: str = "base") -> list[Table]:
+    """KV table (configs with a parsed vLLM log), failure signatures, draft models, then the facts table."""
+    logs = {c: f["log_facts"] for c, f in facts.items() if isinstance(f.get("log_facts"), Mapping)}
+    tables = [
+        kv_table(logs, baseline) if logs else None,
+        _failures_table(logs),
+        _drafts_table(facts),
+        facts_table(facts),
+    ]
+    return [t for t in tables if t is not None]

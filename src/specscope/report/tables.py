@@ -1,48 +1,61 @@
-"""The seed-card tables of a bench run, as plain data (:class:`ReportTable`) that every renderer shares.
+"""The seed-card tables of a bench run as :class:`~specscope.report.document.Table` (the data every renderer shares).
 
-Only cells with status ``ok`` enter averages; degraded, failed and crashed cells are listed in their own
-table and never averaged in silently. Means are over repeats. Acceptance is pooled over cells
-(sum accepted / sum drafted, from the counter deltas), not a mean of ratios.
-Display units are chosen here (tok/s, s, %); the stored figures carry their units in their names.
+Only cells with status ``ok`` enter averages (:func:`specscope.stats.groups.group_cells`); degraded,
+failed and crashed cells are listed in their own table and never averaged in. Means are over repeats.
+Acceptance is pooled over cells by :func:`specscope.stats.acceptance.pooled_acceptance` (sum accepted /
+sum drafted, from the counter deltas), not a mean of ratios. Units: :mod:`specscope.report.units`.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from specscope.stats.speedup import coefficient_of_variation
+from specscope.report import units
+from specscope.report.document import Cell, Column, Table, text_cell
+from specscope.stats.groups import GroupKey, configs_of, group_cells, levels_of, workloads_of
+from specscope.stats.speedup import coefficient_of_variation, few_repeats_note, paired_speedups
 from specscope.stats.summary import CellSummary
 
-__all__ = ["ReportTable", "bench_tables", "BASELINE"]
+__all__ = ["BASELINE", "RunCells", "bench_tables"]
 
 BASELINE = "base"
-DASH = "—"
 
 
-@dataclass
-class ReportTable:
-    """One table: a title, column names, rows of display strings, and an optional note under it."""
+@dataclass(frozen=True)
+class RunCells:
+    """A run's cells indexed once: names in first-seen order, levels ascending, ok cells by group."""
 
-    title: str
-    columns: list[str]
-    rows: list[list[str]]
-    note: str = ""
-    key: str = ""
-    data: list[dict] = field(default_factory=list)
+    cells: tuple[CellSummary, ...]
+    baseline: str
+    configs: tuple[str, ...]
+    workloads: tuple[str, ...]
+    levels: tuple[int, ...]
+    groups: dict[GroupKey, dict[int, CellSummary]]
 
-    def to_dict(self) -> dict:
-        return {"key": self.key, "title": self.title, "columns": self.columns, "rows": self.rows, "note": self.note}
+    @classmethod
+    def of(cls, cells: Sequence[CellSummary], baseline: str = BASELINE) -> RunCells:
+        return cls(
+            tuple(cells),
+            baseline,
+            tuple(configs_of(cells)),
+            tuple(workloads_of(cells)),
+            tuple(levels_of(cells)),
+            group_cells(cells),
+        )
 
+    def ok(self, config: str, workload: str, level: int) -> list[CellSummary]:
+        return list(self.groups.get(GroupKey(config, workload, level), {}).values())
 
-def _ordered(values: Sequence[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for v in values:
-        seen.setdefault(v, None)
-    return list(seen)
+    @property
+    def has_baseline(self) -> bool:
+        return self.baseline in self.configs
+
+    @property
+    def others(self) -> list[str]:
+        return [c for c in self.configs if c != self.baseline]
 
 
 def _mean(xs: Sequence[float | None]) -> float | None:
@@ -50,244 +63,194 @@ def _mean(xs: Sequence[float | None]) -> float | None:
     return float(np.mean(vals)) if vals else None
 
 
-def _fmt(x: float | None, spec: str = ".1f") -> str:
-    return DASH if x is None else format(x, spec)
-
-
-def _pct(x: float | None) -> str:
-    return DASH if x is None else f"{x:+.1f}%"
-
-
-def _pooled_acceptance(cells: Sequence[CellSummary]) -> tuple[float | None, float | None]:
-    """(rate, length) pooled over cells: sum accepted / sum draft tokens, 1 + sum accepted / sum drafts."""
-    acc = dt = drafts = 0.0
-    per_req_acc = per_req_dt = 0
-    for c in cells:
-        if c.acceptance_source == "counter_delta" and c.counters:
-            acc += c.counters["accepted_tokens"]
-            dt += c.counters["draft_tokens"]
-            drafts += c.counters["drafts"]
-        elif c.acceptance_source == "per_request":
-            per_req_acc += c.per_request_accepted_tokens or 0
-            per_req_dt += c.per_request_draft_tokens or 0
-    if dt > 0:
-        return acc / dt, (1 + acc / drafts) if drafts else None
-    if per_req_dt > 0:
-        return per_req_acc / per_req_dt, None
-    return None, None
-
-
-def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> list[ReportTable]:
-    """All tables of a bench run, in reading order; speedups are against the config ``baseline``."""
-    BASE = baseline
-    ok = [s for s in summaries if s.status == "ok"]
-    configs = _ordered([s.config for s in summaries])
-    workloads = _ordered([s.workload for s in summaries])
-    levels = sorted({s.concurrency for s in summaries})
-    by: dict[tuple[str, str, int], list[CellSummary]] = defaultdict(list)
-    for s in ok:
-        by[(s.config, s.workload, s.concurrency)].append(s)
-    tables: list[ReportTable] = []
-
-    # 1. acceptance by config x workload
-    rows = []
-    for c in configs:
-        cells_c = [s for s in ok if s.config == c]
-        drafted = any(s.acceptance_source or (s.counters or {}).get("drafts", 0) > 0 for s in cells_c)
-        if not cells_c or not any(s.counters or s.acceptance_source for s in cells_c) or (c == BASE and not drafted):
-            continue
-        row = [c]
-        for w in workloads:
-            here = [s for s in cells_c if s.workload == w]
-            rate, length = _pooled_acceptance(here)
-            if rate is not None:
-                row.append(f"{rate:.3f}" + (f" (len {length:.2f})" if length else ""))
-            elif here and all(s.counters and s.counters.get("drafts", 0) == 0 for s in here):
-                row.append("0 drafts")
-            else:
-                row.append(DASH)
-        rows.append(row)
-    tables.append(
-        ReportTable(
-            "Acceptance rate by config x workload (accepted / drafted; acceptance length in brackets)",
-            ["config", *workloads],
-            rows,
-            "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
-            "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it.",
-            key="acceptance",
-        )
-    )
-
-    # 2. aggregate throughput per workload
-    others = [c for c in configs if c != BASE]
-    for w in workloads:
-        cols = ["N"] + ([BASE] if BASE in configs else [])
-        for c in others:
-            cols += [c] + ([f"{c} vs {BASE}"] if BASE in configs else [])
+def throughput_tables(rc: RunCells) -> list[Table]:
+    """Aggregate output tok/s per workload x N, with each config's speedup over the baseline's mean."""
+    tables = []
+    base = rc.baseline
+    for w in rc.workloads:
+        cols = [Column("N", "streams")] + ([Column(base, "tok/s")] if rc.has_baseline else [])
+        for c in rc.others:
+            cols += [Column(c, "tok/s")] + ([Column(f"{c} vs {base}", "x")] if rc.has_baseline else [])
         rows = []
-        for n in levels:
-            base = _mean([s.output_tok_s for s in by.get((BASE, w, n), [])])
-            row = [str(n)] + ([_fmt(base)] if BASE in configs else [])
-            for c in others:
-                v = _mean([s.output_tok_s for s in by.get((c, w, n), [])])
-                row.append(_fmt(v))
-                if BASE in configs:
-                    row.append(_pct(None if v is None or not base else (v / base - 1) * 100))
+        for n in rc.levels:
+            b = _mean([s.output_tok_s for s in rc.ok(base, w, n)])
+            row = [units.count(n)] + ([units.tok_s(b)] if rc.has_baseline else [])
+            for c in rc.others:
+                v = _mean([s.output_tok_s for s in rc.ok(c, w, n)])
+                row.append(units.tok_s(v))
+                if rc.has_baseline:
+                    row.append(units.speedup(None if v is None or not b else v / b))
             rows.append(row)
         tables.append(
-            ReportTable(
+            Table(
+                f"throughput:{w}",
                 f"Aggregate output tok/s — {w}",
                 cols,
                 rows,
                 "Sum of usage.completion_tokens / (last stream end - first send), mean over ok repeats.",
-                key=f"throughput:{w}",
             )
         )
-
-    # 2b. paired speedup with its bootstrap interval and verdict
-    if BASE in configs and len(configs) > 1:
-        from specscope.stats.speedup import few_repeats_note, paired_speedups
-
-        sp = paired_speedups(summaries, baseline=BASE)
-        by_sp = {(x.config, x.workload, x.concurrency): x for x in sp}
-        rows = []
-        for w in workloads:
-            for n in levels:
-                row = [w, str(n)]
-                for c in others:
-                    x = by_sp.get((c, w, n))
-                    if x is None or x.speedup is None:
-                        row.append(DASH)
-                    elif x.ci_low is None:
-                        row.append(f"{x.speedup:.2f}x (undetermined)")
-                    else:
-                        row.append(f"{x.speedup:.2f}x [{x.ci_low:.2f}, {x.ci_high:.2f}] {x.verdict}")
-                rows.append(row)
-        n_rounds = min((x.repeats for x in sp), default=0)
-        tables.append(
-            ReportTable(
-                f"Speedup vs {BASE} (aggregate tok/s, 95% paired bootstrap CI over repeats, verdict)",
-                ["workload", "N", *others],
-                rows,
-                "An interval containing 1.0 is within noise, never a win. " + few_repeats_note(n_rounds),
-                key="speedup",
-            )
-        )
-
-    # 3. per-stream spread at the highest level
-    top = levels[-1] if levels else None
-    if top is not None:
-        rows = []
-        for w in workloads:
-            row = [w]
-            for c in configs:
-                cells = by.get((c, w, top), [])
-                qs = [np.percentile(s.stream_tok_s, [0, 5, 50, 95, 100]) for s in cells if s.stream_tok_s]
-                row.append(DASH if not qs else " / ".join(f"{v:.2f}" for v in np.mean(qs, axis=0)))
-            rows.append(row)
-        tables.append(
-            ReportTable(
-                f"Per-stream tok/s at N={top} (min / p05 / p50 / p95 / max, mean over repeats)",
-                ["workload", *configs],
-                rows,
-                "Each stream's usage tokens over its own send-to-end time.",
-                key="stream_spread",
-            )
-        )
-
-    # 4. median TTFT
-    rows = []
-    for w in workloads:
-        for n in levels:
-            rows.append(
-                [w, str(n)] + [_fmt(_mean([s.ttft_p50_s for s in by.get((c, w, n), [])]), ".3f") for c in configs]
-            )
-    tables.append(
-        ReportTable(
-            "Median TTFT (s)",
-            ["workload", "N", *configs],
-            rows,
-            "First content or reasoning token; role-only chunks do not count.",
-            key="ttft",
-        )
-    )
-
-    # 5. achieved vs requested concurrency
-    rows = []
-    for c in configs:
-        for w in workloads:
-            row = [c, w]
-            for n in levels:
-                a = _mean([s.achieved_concurrency for s in by.get((c, w, n), [])])
-                row.append(DASH if a is None else f"{a:.2f} / {n}")
-            rows.append(row)
-    tables.append(
-        ReportTable(
-            "Achieved / requested concurrency",
-            ["config", "workload", *[f"N={n}" for n in levels]],
-            rows,
-            "Time-weighted streams in flight between first send and last end, from the wire instants.",
-            key="concurrency",
-        )
-    )
-
-    # 6. coefficient of variation across repeats
-    rows = []
-    for c in configs:
-        for w in workloads:
-            row = [c, w]
-            for n in levels:
-                cv = coefficient_of_variation([s.output_tok_s for s in by.get((c, w, n), []) if s.output_tok_s])
-                row.append(DASH if cv is None else f"{cv * 100:.1f}%")
-            rows.append(row)
-    tables.append(
-        ReportTable(
-            "Coefficient of variation of aggregate tok/s across repeats",
-            ["config", "workload", *[f"N={n}" for n in levels]],
-            rows,
-            "Differences smaller than this spread are not meaningful.",
-            key="cv",
-        )
-    )
-
-    # 7. server crashes: the sweep of that config stopped; name the highest stable concurrency
-    crashed = [s for s in summaries if s.status == "server_crash"]
-    if crashed:
-        rows = []
-        for s in crashed:
-            stable = sorted({x.concurrency for x in ok if x.config == s.config and x.concurrency < s.concurrency})
-            rows.append([s.config, s.workload, str(s.concurrency), str(s.repeat), str(stable[-1]) if stable else DASH])
-        tables.append(
-            ReportTable(
-                "Server crashes",
-                ["config", "workload", "N", "repeat", "highest stable N"],
-                rows,
-                "The server died during this cell; the rest of that config's sweep was not run.",
-                key="crashes",
-            )
-        )
-
-    # 8. cells not ok
-    bad = [s for s in summaries if s.status != "ok"]
-    if not summaries:
-        tables.append(
-            ReportTable(
-                "No cells",
-                ["config", "workload", "N", "repeat", "status", "reasons"],
-                [],
-                "This run has no finished cell yet.",
-                key="not_ok",
-            )
-        )
-        return tables
-    rows = [[s.config, s.workload, str(s.concurrency), str(s.repeat), s.status, "; ".join(s.reasons)] for s in bad]
-    tables.append(
-        ReportTable(
-            f"Cells not ok ({len(bad)} of {len(summaries)})",
-            ["config", "workload", "N", "repeat", "status", "reasons"],
-            rows,
-            "Excluded from every average above." if bad else "Every cell was ok.",
-            key="not_ok",
-        )
-    )
     return tables
+
+
+def speedup_table(rc: RunCells) -> Table | None:
+    """Paired speedup per workload x N with its 95 % bootstrap interval and verdict."""
+    if not rc.has_baseline or len(rc.configs) < 2:
+        return None
+    sp = paired_speedups(list(rc.cells), baseline=rc.baseline)
+    by_sp = {(x.config, x.workload, x.concurrency): x for x in sp}
+    rows = []
+    for w in rc.workloads:
+        for n in rc.levels:
+            row = [text_cell(w), units.count(n)]
+            for c in rc.others:
+                x = by_sp.get((c, w, n))
+                row.append(units.missing() if x is None else units.ratio_ci(x.speedup, x.ci_low, x.ci_high, x.verdict))
+            rows.append(row)
+    n_rounds = min((x.repeats for x in sp), default=0)
+    return Table(
+        "speedup",
+        f"Speedup vs {rc.baseline} (aggregate tok/s, 95% paired bootstrap CI over repeats, verdict)",
+        [Column("workload"), Column("N", "streams"), *[Column(c, "x") for c in rc.others]],
+        rows,
+        "An interval containing 1.00x is within noise, never a win. " + few_repeats_note(n_rounds),
+    )
+
+
+def stream_spread_table(rc: RunCells) -> Table | None:
+    """Per-stream tok/s percentiles at the highest level, mean over repeats."""
+    if not rc.levels:
+        return None
+    top = rc.levels[-1]
+    rows = []
+    for w in rc.workloads:
+        row = [text_cell(w)]
+        for c in rc.configs:
+            qs = [np.percentile(s.stream_tok_s, [0, 5, 50, 95, 100]) for s in rc.ok(c, w, top) if s.stream_tok_s]
+            if not qs:
+                row.append(units.missing())
+                continue
+            mean_q = [float(v) for v in np.mean(qs, axis=0)]
+            row.append(Cell(mean_q[2], " / ".join(f"{v:.2f}" for v in mean_q)))
+        rows.append(row)
+    return Table(
+        "stream_spread",
+        f"Per-stream tok/s at N={top} (min / p05 / p50 / p95 / max, mean over repeats)",
+        [Column("workload"), *[Column(c, "tok/s") for c in rc.configs]],
+        rows,
+        "Each stream's usage tokens over its own send-to-end time.",
+    )
+
+
+def ttft_table(rc: RunCells) -> Table:
+    rows = [
+        [text_cell(w), units.count(n)]
+        + [units.seconds(_mean([s.ttft_p50_s for s in rc.ok(c, w, n)])) for c in rc.configs]
+        for w in rc.workloads
+        for n in rc.levels
+    ]
+    return Table(
+        "ttft",
+        "Median TTFT (s)",
+        [Column("workload"), Column("N", "streams"), *[Column(c, "s") for c in rc.configs]],
+        rows,
+        "First content or reasoning token; role-only chunks do not count. Mean over ok repeats of each cell's p50.",
+    )
+
+
+def _per_level_table(
+    rc: RunCells, key: str, title: str, unit: str, cell: Callable[[list[CellSummary], int], Cell], note: str
+) -> Table:
+    """Rows config x workload, one column per requested N; ``cell`` turns a group's ok cells into a figure."""
+    rows = [
+        [text_cell(c), text_cell(w)] + [cell(rc.ok(c, w, n), n) for n in rc.levels]
+        for c in rc.configs
+        for w in rc.workloads
+    ]
+    cols = [Column("config"), Column("workload"), *[Column(f"N={n}", unit) for n in rc.levels]]
+    return Table(key, title, cols, rows, note)
+
+
+def concurrency_table(rc: RunCells) -> Table:
+    return _per_level_table(
+        rc,
+        "concurrency",
+        "Achieved / requested concurrency",
+        "streams",
+        lambda cells, n: units.concurrency(_mean([s.achieved_concurrency for s in cells]), n),
+        "Time-weighted streams in flight between first send and last end, from the wire instants; ok cells only.",
+    )
+
+
+def cv_table(rc: RunCells) -> Table:
+    return _per_level_table(
+        rc,
+        "cv",
+        "Coefficient of variation of aggregate tok/s across repeats",
+        "%",
+        lambda cells, _n: units.rate(coefficient_of_variation([s.output_tok_s for s in cells if s.output_tok_s])),
+        "Differences smaller than this spread are not meaningful.",
+    )
+
+
+def crash_table(rc: RunCells) -> Table | None:
+    """Server crashes: the sweep of that config stopped; name the highest stable concurrency."""
+    crashed = [s for s in rc.cells if s.status == "server_crash"]
+    if not crashed:
+        return None
+    rows = []
+    for s in crashed:
+        stable = sorted({k.concurrency for k in rc.groups if k.config == s.config and k.concurrency < s.concurrency})
+        rows.append(
+            [text_cell(s.config), text_cell(s.workload), units.count(s.concurrency), units.count(s.repeat)]
+            + [units.count(stable[-1]) if stable else units.missing()]
+        )
+    return Table(
+        "crashes",
+        "Server crashes",
+        [Column("config"), Column("workload"), Column("N", "streams"), Column("repeat"), Column("highest stable N")],
+        rows,
+        "The server died during this cell; the rest of that config's sweep was not run.",
+    )
+
+
+def not_ok_table(rc: RunCells) -> Table:
+    """Every cell that is not ok, with its reasons: the cells excluded from every average."""
+    cols = [Column("config"), Column("workload"), Column("N", "streams"), Column("repeat"), Column("status")]
+    cols.append(Column("reasons"))
+    if not rc.cells:
+        return Table("not_ok", "No cells", cols, [], "This run has no finished cell yet.")
+    bad = [s for s in rc.cells if s.status != "ok"]
+    rows = [
+        [text_cell(s.config), text_cell(s.workload), units.count(s.concurrency), units.count(s.repeat)]
+        + [text_cell(s.status), text_cell("; ".join(s.reasons) or units.DASH)]
+        for s in bad
+    ]
+    return Table(
+        "not_ok",
+        f"Cells not ok ({len(bad)} of {len(rc.cells)})",
+        cols,
+        rows,
+        "Excluded from every average, chart and speedup in this report." if bad else "Every cell was ok.",
+    )
+
+
+def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> list[Table]:
+    """All tables of a bench run, in reading order; speedups are against the config ``baseline``."""
+    from specscope.report.acceptance_tables import acceptance_by_level_table, acceptance_detail_table, acceptance_table
+
+    rc = RunCells.of(summaries, baseline)
+    tables = [
+        acceptance_table(rc),
+        acceptance_by_level_table(rc),
+        acceptance_detail_table(rc),
+        *throughput_tables(rc),
+        speedup_table(rc),
+        stream_spread_table(rc),
+        ttft_table(rc),
+        concurrency_table(rc),
+        cv_table(rc),
+        crash_table(rc),
+        not_ok_table(rc),
+    ]
+    return [t for t in tables if t is not None]

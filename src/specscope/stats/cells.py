@@ -1,27 +1,42 @@
 """Turn one cell's raw measurements (streams + two /metrics snapshots) into a :class:`CellSummary`.
 
 Figures and their sources:
-- output tokens: sum of ``usage.completion_tokens`` (``token_source="usage"``), never SSE chunk counts;
+- output tokens: sum of ``usage.completion_tokens`` (``token_source="usage"``), never SSE chunk counts; a
+  stream that finished without usage may take its tokens from the counter delta (``stats/tokens.py``);
 - acceptance: the delta of the server's spec-decode counters around the cell (``"counter_delta"``), or,
   when the server has no such counters, the sum of the server's per-response fields (llama.cpp
   ``timings.draft_n``/``draft_n_accepted``: ``"per_request"``);
 - acceptance rate = accepted / draft tokens; acceptance length = 1 + accepted / drafts; per position =
   accepted at i / drafts (vLLM ``vllm/v1/spec_decode/metrics.py`` definitions);
 - throughput: output tokens / (last stream end - first send).
+
+:func:`summarize_run` derives every cell of a stored run when it is read; the store keeps only the facts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.concurrency import achieved_concurrency
-from specscope.stats.counters import counters_delta
+from specscope.stats.counters import counter_checks, counters_delta
 from specscope.stats.summary import CellStatus, CellSummary
 from specscope.stats.timeline import percentile
+from specscope.stats.tokens import cell_tokens
 
-__all__ = ["summarize_cell"]
+__all__ = ["summarize_cell", "summarize_run", "CellFacts"]
+
+
+class CellFacts(Protocol):
+    """What :func:`summarize_run` reads: an open run (``specscope.store.Run``) or anything with its ``cells()``."""
+
+    def cells(self) -> Iterable[CellResult]: ...
+
+
+def summarize_run(run: CellFacts) -> list[CellSummary]:
+    """Every stored cell's summary, derived now from its facts, ordered by config, workload, concurrency, repeat."""
+    return [summarize_cell(r) for r in run.cells()]
 
 
 def _sum_opt(values: list[int | None]) -> int | None:
@@ -29,46 +44,45 @@ def _sum_opt(values: list[int | None]) -> int | None:
     return sum(present) if present else None
 
 
-def summarize_cell(
-    result: CellResult,
-    *,
-    extra_reasons: Sequence[str] = (),
-    status_override: CellStatus | None = None,
-) -> CellSummary:
+def summarize_cell(result: CellResult) -> CellSummary:
     """Summarize one cell.
 
     Args:
-        result: streams and the two snapshots of the cell.
-        extra_reasons: reasons found by the caller (``CLIENT_LIMITED``, ``SERVER_CRASH``...).
-        status_override: force a status (``server_crash``).
+        result: streams and the two snapshots of the cell; its ``reasons`` (observed while measuring:
+            ``CLIENT_LIMITED``, ``SERVER_CRASH``) lead the reasons, and ``crashed`` makes the status ``server_crash``.
 
     Status rules: ``failed`` when no stream is ok or degraded with tokens; ``degraded`` when any stream
     is not ok, a counter went down between the scrapes (``COUNTER_RESET``), requests were running at a
     scrape (``BUSY_AT_SCRAPE``), the client's token total differs from the server's generated-token
     delta (``TOKENS_MISMATCH``), the per-response speculative fields do not add up to the counter delta
-    (``PER_REQUEST_MISMATCH``), or the caller gave reasons; else ``ok``.
+    (``PER_REQUEST_MISMATCH``), one data-parallel engine restarted (``ENGINE_RESET(e)``: the figures sum the
+    others), a stream's tokens are unknown (``TOKENS_UNKNOWN``), the counters are inconsistent
+    (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``), or the measurement observed reasons (``result.reasons``); else ``ok``.
     """
     streams: tuple[StreamRecord, ...] = result.streams
-    reasons: list[str] = list(extra_reasons)
+    reasons: list[str] = list(result.reasons)
     ok = [s for s in streams if s.status == "ok"]
     if len(ok) < len(streams):
         bad = sorted({f"{s.status}:{s.reason}" for s in streams if s.status != "ok"})
         reasons.append("STREAM_DEGRADED(" + ", ".join(bad) + ")")
-    counted = [s for s in streams if s.output_tokens is not None]
-    output_tokens = sum(s.output_tokens or 0 for s in counted)
-    token_source = "usage" if len(counted) == len(streams) and streams else "missing"
-
     delta: SpecCounters | None = None
     if result.before is not None and result.after is not None:
         delta = counters_delta(result.before, result.after)
+    partial = delta is not None and (delta.reset or bool(delta.reset_engines))  # some window not counted
+    tokens = cell_tokens(streams, None if delta is None else delta.generation_tokens, partial)
+    output_tokens, token_source = tokens.output_tokens, tokens.source
+    reasons.extend(tokens.reasons)
+    if delta is not None and result.before is not None and result.after is not None:
         if delta.reset:
             reasons.append("COUNTER_RESET")
+        elif delta.reset_engines:  # the figures sum the engines that did not restart
+            reasons.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
         busy = [(n, v) for n, v in (("before", result.before.running), ("after", result.after.running)) if v]
         if busy:
             reasons.append("BUSY_AT_SCRAPE(" + ", ".join(f"{n}={v:g}" for n, v in busy) + ")")
         if (
             delta.generation_tokens is not None
-            and not delta.reset
+            and not partial
             and token_source == "usage"
             and abs(delta.generation_tokens - output_tokens) > 0
         ):
@@ -79,7 +93,7 @@ def summarize_cell(
     if (
         delta is not None
         and "spec" in delta.present
-        and not delta.reset
+        and not partial
         and per_req_draft is not None
         and (per_req_draft != delta.draft_tokens or (per_req_acc or 0) != delta.accepted_tokens)
     ):
@@ -89,6 +103,8 @@ def summarize_cell(
             f"PER_REQUEST_MISMATCH(draft {per_req_draft}/{delta.draft_tokens:g}, "
             f"accepted {per_req_acc}/{delta.accepted_tokens:g} responses/counters)"
         )
+    if delta is not None and "spec" in delta.present and not partial:
+        reasons.extend(counter_checks(delta).reasons)  # per-position sum, draft tokens within k per draft
     rate = length = None
     per_pos: tuple[float, ...] = ()
     source: str | None = None
@@ -113,8 +129,8 @@ def summarize_cell(
     tpots = [s.tpot_ns / 1e9 for s in timed if s.tpot_ns is not None]
     rates = sorted(r for r in (s.stream_tok_s for s in timed) if r is not None)
 
-    if status_override is not None:
-        status: CellStatus = status_override
+    if result.crashed:
+        status: CellStatus = "server_crash"
     elif not ok and not any(s.output_tokens for s in streams):
         status = "failed"
     elif reasons:

@@ -34,6 +34,7 @@ from scipy.optimize import brentq
 
 from specscope.errors import ConfigError
 from specscope.stats.acceptance import conditional_rates
+from specscope.stats.roofline import roofline_tok_s
 
 __all__ = [
     "roofline_tok_s",
@@ -43,22 +44,6 @@ __all__ = [
     "StepModel",
     "fit_overhead_s",
 ]
-
-
-def roofline_tok_s(bytes_per_step: float, bandwidth_bytes_s: float) -> float:
-    """Bandwidth roofline of no-draft decode: bandwidth (bytes/s) / bytes read per token (bytes) -> tokens/s.
-
-    Raises:
-        ConfigError: a non-positive input.
-    """
-    if bytes_per_step <= 0 or bandwidth_bytes_s <= 0:
-        raise ConfigError(
-            "bytes per step and bandwidth must be positive",
-            found=f"{bytes_per_step} bytes, {bandwidth_bytes_s} bytes/s",
-            expected="> 0",
-            fix="pass e.g. --bytes-per-step 17.61GB --bandwidth 273GB/s",
-        )
-    return bandwidth_bytes_s / bytes_per_step
 
 
 def extend_positions(unconditional: Sequence[float], k: int) -> tuple[float, ...]:

@@ -121,6 +121,115 @@ def _k_of(config: str, facts: Mapping[str, Any], positions: int) -> int:
     return int(m.group(1)) if m else 0
 
 
+def _target_bytes(
+    target_bytes: float | None, baseline_facts: Mapping[str, Any] | None, manifest: Mapping[str, Any] | None
+) -> float:
+    """Bytes read per decode step: given, or the baseline server's / the manifest's model size (bytes)."""
+    if target_bytes is None:
+        target_bytes = _first(TARGET_BYTES_KEYS, baseline_facts, manifest) or _nested(
+            baseline_facts, "model", "size_bytes"
+        )
+        if target_bytes is None:
+            raise ConfigError(
+                "bytes read per decode step are unknown",
+                found="no model size in the run",
+                expected="--bytes-per-step",
+                fix="pass --bytes-per-step (e.g. 17.61GB, from `specscope audit`)",
+            )
+    return float(target_bytes)
+
+
+def _measured_rates(cells: list[CellSummary]) -> dict[tuple[str, str], tuple[float, int, str]]:
+    """(config, workload) -> (mean decode tok/s over repeats, repeats, ``"decode"`` or ``"output"`` source)."""
+    rates: dict[tuple[str, str], tuple[float, int, str]] = {}
+    for key, by_rep in group_cells(cells).items():
+        dec = [metric_value(c, "decode_tok_s") for c in by_rep.values()]
+        src = "decode"
+        if any(v is None for v in dec):
+            dec, src = [metric_value(c, "output_tok_s") for c in by_rep.values()], "output"
+        vals = [v for v in dec if v is not None]
+        if vals:
+            rates[(key.config, key.workload)] = (float(np.mean(vals)), len(vals), src)
+    return rates
+
+
+def _positions_of(
+    cfg: str,
+    workloads: list[str],
+    cells: list[CellSummary],
+    accept: Mapping[tuple[str, str | None], Any],
+    cfacts: Mapping[str, Any],
+    notes: list[str],
+) -> dict[tuple[str, str], tuple[float, ...]]:
+    """Per-position acceptance of ``cfg`` per workload: measured, else derived from the mean acceptance rate."""
+    positions: dict[tuple[str, str], tuple[float, ...]] = {}
+    for wl in workloads:
+        view = accept.get((cfg, wl))
+        if view is not None and view.unconditional:
+            positions[(cfg, wl)] = view.unconditional
+            continue
+        cells_here = [c for c in cells if c.config == cfg and c.workload == wl and c.acceptance_rate is not None]
+        k_guess = _k_of(cfg, cfacts, 0)
+        if cells_here and k_guess:
+            rate = float(np.mean([c.acceptance_rate for c in cells_here]))
+            positions[(cfg, wl)] = positions_from_rate(rate, k_guess)
+            notes.append(f"{cfg}/{wl}: per-position rates derived from mean acceptance {rate:.3f} over k={k_guess}")
+    return positions
+
+
+def _fit_config(
+    cfg: str,
+    base_model: StepModel,
+    rates: Mapping[tuple[str, str], tuple[float, int, str]],
+    positions: Mapping[tuple[str, str], tuple[float, ...]],
+    cfacts: Mapping[str, Any],
+    draft_bytes_per_token: float | None,
+    notes: list[str],
+) -> tuple[StepModel, int]:
+    """The step model of ``cfg`` (its draft bytes, its overhead fitted to its cells) and its k."""
+    n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
+    k = _k_of(cfg, cfacts, n_pos)
+    if draft_bytes_per_token is not None:
+        dbytes = float(draft_bytes_per_token)
+    else:
+        dbytes = float(_first(DRAFT_BYTES_KEYS, cfacts) or _nested(cfacts, "draft", "size_bytes") or 0.0)
+    model = replace(base_model, draft_bytes_per_token=dbytes)
+    pts = [
+        (k, tokens_per_step(positions[(cfg, wl)], k), rates[(cfg, wl)][0])
+        for (c2, wl) in rates
+        if c2 == cfg and (cfg, wl) in positions
+    ]
+    if k >= 1 and pts:
+        model = replace(model, draft_overhead_s=fit_overhead_s(model, pts))
+    else:
+        notes.append(f"{cfg}: no acceptance or k known; predicted as a plain decode step")
+    return model, k
+
+
+def _curves(
+    positions: Mapping[tuple[str, str], tuple[float, ...]],
+    models: Mapping[str, StepModel],
+    max_k: int,
+    notes: list[str],
+) -> dict[str, dict[str, list[dict[str, float]]]]:
+    """config -> workload -> predicted tokens/step, tok/s and speedup for k = 1..max_k."""
+    curves: dict[str, dict[str, list[dict[str, float]]]] = {}
+    for (cfg, wl), pos in positions.items():
+        m = models[cfg]
+        if any(kk > len(pos) for kk in range(1, max_k + 1)):
+            notes.append(f"{cfg}/{wl}: positions beyond {len(pos)} extrapolated with the last conditional rate")
+        curves.setdefault(cfg, {})[wl] = [
+            {
+                "k": kk,
+                "tokens_per_step": tokens_per_step(pos, kk),
+                "tok_s": m.tok_s(pos, kk),
+                "speedup": m.speedup(pos, kk),
+            }
+            for kk in range(1, max_k + 1)
+        ]
+    return curves
+
+
 def predict_run(
     summaries: Iterable[CellSummary],
     *,
@@ -140,28 +249,8 @@ def predict_run(
     facts = dict(server_facts or {})
     cells = [c for c in summaries if c.concurrency == 1]
     notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
-    if target_bytes is None:
-        target_bytes = _first(TARGET_BYTES_KEYS, facts.get(baseline), manifest) or _nested(
-            facts.get(baseline), "model", "size_bytes"
-        )
-        if target_bytes is None:
-            raise ConfigError(
-                "bytes read per decode step are unknown",
-                found="no model size in the run",
-                expected="--bytes-per-step",
-                fix="pass --bytes-per-step (e.g. 17.61GB, from `specscope audit`)",
-            )
-    target_bytes = float(target_bytes)
-    groups = group_cells(cells)
-    rates: dict[tuple[str, str], tuple[float, int, str]] = {}
-    for key, by_rep in groups.items():
-        dec = [metric_value(c, "decode_tok_s") for c in by_rep.values()]
-        src = "decode"
-        if any(v is None for v in dec):
-            dec, src = [metric_value(c, "output_tok_s") for c in by_rep.values()], "output"
-        vals = [v for v in dec if v is not None]
-        if vals:
-            rates[(key.config, key.workload)] = (float(np.mean(vals)), len(vals), src)
+    target_bytes = _target_bytes(target_bytes, facts.get(baseline), manifest)
+    rates = _measured_rates(cells)
     base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
     if not base_rates:
         raise ConfigError(
@@ -174,46 +263,13 @@ def predict_run(
     effective_bw = target_bytes * base_tok_s  # bytes/s
     base_model = StepModel(target_bytes, 0.0, effective_bw, bandwidth_bytes_s)
     accept = pooled_acceptance(cells)
-    configs = list(dict.fromkeys(c.config for c in cells if c.config != baseline))
     models: dict[str, StepModel] = {}
     positions: dict[tuple[str, str], tuple[float, ...]] = {}
     ks: dict[str, int] = {}
-    for cfg in configs:
+    for cfg in dict.fromkeys(c.config for c in cells if c.config != baseline):
         cfacts = facts.get(cfg) or {}
-        for (c2, wl), (_, _, _) in rates.items():
-            if c2 != cfg:
-                continue
-            view = accept.get((cfg, wl))
-            if view is not None and view.unconditional:
-                positions[(cfg, wl)] = view.unconditional
-            else:
-                cells_here = [
-                    c for c in cells if c.config == cfg and c.workload == wl and c.acceptance_rate is not None
-                ]
-                k_guess = _k_of(cfg, cfacts, 0)
-                if cells_here and k_guess:
-                    rate = float(np.mean([c.acceptance_rate for c in cells_here]))
-                    positions[(cfg, wl)] = positions_from_rate(rate, k_guess)
-                    notes.append(
-                        f"{cfg}/{wl}: per-position rates derived from mean acceptance {rate:.3f} over k={k_guess}"
-                    )
-        n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
-        ks[cfg] = _k_of(cfg, cfacts, n_pos)
-        if draft_bytes_per_token is not None:
-            dbytes = float(draft_bytes_per_token)
-        else:
-            dbytes = float(_first(DRAFT_BYTES_KEYS, cfacts) or _nested(cfacts, "draft", "size_bytes") or 0.0)
-        model = replace(base_model, draft_bytes_per_token=dbytes)
-        pts = [
-            (ks[cfg], tokens_per_step(positions[(cfg, wl)], ks[cfg]), rates[(cfg, wl)][0])
-            for (c2, wl) in rates
-            if c2 == cfg and (cfg, wl) in positions
-        ]
-        if ks[cfg] >= 1 and pts:
-            model = replace(model, draft_overhead_s=fit_overhead_s(model, pts))
-        else:
-            notes.append(f"{cfg}: no acceptance or k known; predicted as a plain decode step")
-        models[cfg] = model
+        positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, cfacts, notes))
+        models[cfg], ks[cfg] = _fit_config(cfg, base_model, rates, positions, cfacts, draft_bytes_per_token, notes)
     out_cells: list[CellPrediction] = []
     for (cfg, wl), (meas, n, src) in rates.items():
         if cfg == baseline:
@@ -223,20 +279,7 @@ def predict_run(
             tps = tokens_per_step(positions.get((cfg, wl), ()), k)
             pred = tps / models[cfg].step_time_s(k)
         out_cells.append(CellPrediction(cfg, wl, k, n, meas, pred, pred / meas - 1.0, tps, src))
-    curves: dict[str, dict[str, list[dict[str, float]]]] = {}
-    for (cfg, wl), pos in positions.items():
-        m = models[cfg]
-        if any(kk > len(pos) for kk in range(1, max_k + 1)):
-            notes.append(f"{cfg}/{wl}: positions beyond {len(pos)} extrapolated with the last conditional rate")
-        curves.setdefault(cfg, {})[wl] = [
-            {
-                "k": kk,
-                "tokens_per_step": tokens_per_step(pos, kk),
-                "tok_s": m.tok_s(pos, kk),
-                "speedup": m.speedup(pos, kk),
-            }
-            for kk in range(1, max_k + 1)
-        ]
+    curves = _curves(positions, models, max_k, notes)
     roof = roofline_tok_s(target_bytes, bandwidth_bytes_s) if bandwidth_bytes_s else None
     return RunPrediction(
         target_bytes=target_bytes,

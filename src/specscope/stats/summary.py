@@ -1,7 +1,8 @@
 """Per-cell summary: the numbers one matrix cell contributes to every report, advice and prediction.
 
 A :class:`CellSummary` is computed from a cell's stream records and counter deltas
-(:func:`specscope.stats.cells.summarize_cell`) and is the unit that ``report``, ``advise`` and
+(:func:`specscope.stats.cells.summarize_cell`; a whole run: :func:`specscope.stats.cells.summarize_run`)
+whenever a run is read (the store keeps facts only, never summaries) and is the unit that ``report``, ``advise`` and
 ``predict`` consume. Its ``to_dict`` is exactly one item of the ``cells`` list of
 ``specscope report RUN --format json``.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from specscope.records import known_fields
 
 __all__ = ["CellSummary", "CellStatus"]
 
@@ -61,7 +64,7 @@ class CellSummary:
     streams: int
     streams_ok: int
     output_tokens: int
-    token_source: Literal["usage", "missing"]
+    token_source: Literal["usage", "missing", "counter_delta"]
     duration_s: float
     output_tok_s: float | None
     stream_tok_s: tuple[float, ...]
@@ -87,8 +90,12 @@ class CellSummary:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CellSummary:
-        names = {f.name for f in dataclasses.fields(cls)}
-        d = {k: v for k, v in d.items() if k in names}
+        """The inverse of :meth:`to_dict` (one item of the JSON report's ``cells``).
+
+        Raises:
+            ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
+        """
+        d = dict(known_fields(cls, d))
         for k in ("reasons", "stream_tok_s", "acceptance_per_position"):
             d[k] = tuple(d.get(k) or ())
         return cls(**d)

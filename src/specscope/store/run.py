@@ -1,7 +1,9 @@
 """Run folder storage (see the package docstring for the layout).
 
 SQLite through the standard library: one connection per process, WAL journal, each finished cell and its
-streams inserted in one transaction, so a kill leaves either the whole cell or nothing.
+streams inserted in one transaction, so a kill leaves either the whole cell or nothing. The store keeps facts
+(:class:`~specscope.records.CellResult`) and never figures: summaries are derived when a run is read
+(:func:`specscope.stats.cells.summarize_run`), so an improved statistic applies to runs already on disk.
 """
 
 from __future__ import annotations
@@ -10,51 +12,22 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from specscope.errors import StoreError
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
-from specscope.stats.summary import CellSummary
+from specscope.store.manifest import SCHEMA_VERSION, validate_manifest
+from specscope.store.schema import SCHEMA_SQL, cell_columns, cell_from_row, cell_row, counters_from_json, json_default
+from specscope.store.schema import stream_from_json as _stream
 
 __all__ = ["MANIFEST_NAME", "DB_NAME", "SCHEMA_VERSION", "Run", "create_run", "open_run", "write_json_atomic"]
 
 MANIFEST_NAME = "manifest.json"
 DB_NAME = "run.sqlite"
 GATE_RESULT_NAME = "gate.json"  # what `specscope gate` writes instead of run.sqlite (specscope.gate.store)
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS cells (
-    config TEXT NOT NULL,
-    workload TEXT NOT NULL,
-    concurrency INTEGER NOT NULL,
-    repeat INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    start_ns INTEGER NOT NULL,
-    end_ns INTEGER NOT NULL,
-    before_json TEXT,
-    after_json TEXT,
-    client_json TEXT NOT NULL,
-    summary_json TEXT NOT NULL,
-    PRIMARY KEY (config, workload, concurrency, repeat)
-);
-CREATE TABLE IF NOT EXISTS streams (
-    config TEXT NOT NULL,
-    workload TEXT NOT NULL,
-    concurrency INTEGER NOT NULL,
-    repeat INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    record_json TEXT NOT NULL,
-    PRIMARY KEY (config, workload, concurrency, repeat, idx)
-);
-CREATE TABLE IF NOT EXISTS server_facts (
-    config TEXT PRIMARY KEY,
-    facts_json TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
+_KEY_WHERE = "config=? AND workload=? AND concurrency=? AND repeat=?"
+_ORDER = "ORDER BY config, workload, concurrency, repeat"
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -63,7 +36,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, sort_keys=False, default=_json_default)
+            json.dump(data, fh, indent=2, sort_keys=False, default=json_default)
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())
@@ -77,55 +50,59 @@ def write_json_atomic(path: Path, data: Any) -> None:
         raise
 
 
-def _json_default(o: Any) -> Any:
-    if isinstance(o, (set, frozenset)):
-        return sorted(o)
-    if isinstance(o, Path):
-        return str(o)
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
 class Run:
     """An open run folder.
 
     Attributes:
         path: the run folder.
-        manifest: the parsed ``manifest.json`` (a dict; keys ``kind``, ``options``, ``plan``, ``servers``...).
+        manifest: the validated ``manifest.json`` (:class:`~specscope.store.manifest.RunManifest` fields it sets,
+            as a dict; keys ``schema_version``, ``kind``, ``options``, ``servers``...).
+        schema_version: the layout of the folder (1: written before the facts-only store; read only).
     """
 
     def __init__(self, path: Path, manifest: dict[str, Any]):
         self.path = Path(path)
         self.manifest = manifest
+        self.schema_version: int = manifest["schema_version"]
         self._db = sqlite3.connect(self.path / DB_NAME, timeout=30.0)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
-        self._db.commit()
+        if self.schema_version == SCHEMA_VERSION:
+            self._db.executescript(SCHEMA_SQL)
+            self._db.commit()
 
     # -- writing ---------------------------------------------------------------------------------
+    def ensure_writable(self) -> None:
+        """Refuse to write to a run of an older schema (it is read only).
+
+        Raises:
+            StoreError: the run's schema version is not the one this code writes.
+        """
+        if self.schema_version != SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} is a schema-{self.schema_version} run: it can be read but not resumed",
+                found=f"schema_version {self.schema_version}",
+                expected=f"schema_version {SCHEMA_VERSION}",
+                fix="start a new run with `specscope bench`",
+            )
+
     def update_manifest(self, **fields: Any) -> None:
-        """Merge ``fields`` into the manifest and rewrite it atomically."""
-        self.manifest.update(fields)
+        """Merge ``fields`` into the manifest, check it against the schema and rewrite it atomically.
+
+        Raises:
+            ManifestError: a field the manifest schema does not have.
+        """
+        self.ensure_writable()
+        self.manifest = validate_manifest({**self.manifest, **fields}, self.path / MANIFEST_NAME)
         write_json_atomic(self.path / MANIFEST_NAME, self.manifest)
 
-    def save_cell(self, result: CellResult, summary: CellSummary) -> None:
-        """Store one finished cell and its streams in one transaction (replacing an earlier try of it)."""
+    def save_cell(self, result: CellResult) -> None:
+        """Store one finished cell's facts and its streams in one transaction (replacing an earlier try of it)."""
+        self.ensure_writable()
         k = result.key
         key = (k.config, k.workload, k.concurrency, k.repeat)
         with self._db:
-            self._db.execute("DELETE FROM streams WHERE config=? AND workload=? AND concurrency=? AND repeat=?", key)
-            self._db.execute(
-                "INSERT OR REPLACE INTO cells VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    *key,
-                    summary.status,
-                    result.start_ns,
-                    result.end_ns,
-                    None if result.before is None else json.dumps(result.before.to_dict()),
-                    None if result.after is None else json.dumps(result.after.to_dict()),
-                    json.dumps(result.client, default=_json_default),
-                    json.dumps(summary.to_dict(), default=_json_default),
-                ),
-            )
+            self._db.execute(f"DELETE FROM streams WHERE {_KEY_WHERE}", key)
+            self._db.execute("INSERT OR REPLACE INTO cells VALUES (?,?,?,?,?,?,?,?,?,?,?)", cell_row(result))
             self._db.executemany(
                 "INSERT INTO streams VALUES (?,?,?,?,?,?)",
                 [(*key, i, json.dumps(s.to_dict())) for i, s in enumerate(result.streams)],
@@ -133,9 +110,10 @@ class Run:
 
     def save_server_facts(self, config: str, facts: dict[str, Any]) -> None:
         """Store what is known about the server that ran ``config`` (command line, log facts, draft info)."""
+        self.ensure_writable()
         with self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO server_facts VALUES (?,?)", (config, json.dumps(facts, default=_json_default))
+                "INSERT OR REPLACE INTO server_facts VALUES (?,?)", (config, json.dumps(facts, default=json_default))
             )
 
     # -- reading ---------------------------------------------------------------------------------
@@ -144,30 +122,37 @@ class Run:
         rows = self._db.execute("SELECT config, workload, concurrency, repeat FROM cells").fetchall()
         return {CellKey(*r) for r in rows}
 
-    def summaries(self) -> list[CellSummary]:
-        """Every stored cell's summary, ordered by config, workload, concurrency, repeat."""
-        rows = self._db.execute(
-            "SELECT summary_json FROM cells ORDER BY config, workload, concurrency, repeat"
-        ).fetchall()
-        return [CellSummary.from_dict(json.loads(r[0])) for r in rows]
+    def cells(self) -> list[CellResult]:
+        """Every stored cell's facts, ordered by config, workload, concurrency, repeat (streams in send order).
+
+        Raises:
+            StoreError: a stored record does not have the fields of this schema version.
+        """
+        streams: dict[tuple[Any, ...], list[StreamRecord]] = {}
+        for *key, text in self._db.execute(
+            f"SELECT config, workload, concurrency, repeat, record_json FROM streams {_ORDER}, idx"
+        ):
+            streams.setdefault(tuple(key), []).append(_stream(text, self.schema_version))
+        rows = self._db.execute(f"SELECT {cell_columns(self.schema_version)} FROM cells {_ORDER}").fetchall()
+        return [cell_from_row(r, tuple(streams.get(tuple(r[:4]), ())), self.schema_version) for r in rows]
 
     def streams(self, key: CellKey) -> list[StreamRecord]:
         """The stream records of one cell, in send order."""
         rows = self._db.execute(
-            "SELECT record_json FROM streams WHERE config=? AND workload=? AND concurrency=? AND repeat=? ORDER BY idx",
+            f"SELECT record_json FROM streams WHERE {_KEY_WHERE} ORDER BY idx",
             (key.config, key.workload, key.concurrency, key.repeat),
         ).fetchall()
-        return [StreamRecord.from_dict(json.loads(r[0])) for r in rows]
+        return [_stream(r[0], self.schema_version) for r in rows]
 
     def counters(self, key: CellKey) -> tuple[SpecCounters | None, SpecCounters | None]:
         """The (before, after) /metrics snapshots of one cell."""
         row = self._db.execute(
-            "SELECT before_json, after_json FROM cells WHERE config=? AND workload=? AND concurrency=? AND repeat=?",
+            f"SELECT before_json, after_json FROM cells WHERE {_KEY_WHERE}",
             (key.config, key.workload, key.concurrency, key.repeat),
         ).fetchone()
         if row is None:
             return None, None
-        return tuple(None if j is None else SpecCounters.from_dict(json.loads(j)) for j in row)  # type: ignore[return-value]
+        return counters_from_json(row[0], self.schema_version), counters_from_json(row[1], self.schema_version)
 
     @property
     def server_facts(self) -> dict[str, dict[str, Any]]:
@@ -186,10 +171,11 @@ class Run:
 
 
 def create_run(path: Path, manifest: dict[str, Any]) -> Run:
-    """Create a new run folder with ``manifest``.
+    """Create a new run folder with ``manifest`` (the fields of :class:`~specscope.store.manifest.RunManifest`).
 
     Raises:
         StoreError: ``path`` exists and is not empty.
+        ManifestError: ``manifest`` has a field the schema does not know, or lacks ``kind``.
     """
     path = Path(path)
     if path.exists() and any(path.iterdir()):
@@ -199,8 +185,8 @@ def create_run(path: Path, manifest: dict[str, Any]) -> Run:
             expected="a new or empty folder",
             fix=f"resume it with `specscope bench --resume {path}` or choose another --out",
         )
+    manifest = validate_manifest({"schema_version": SCHEMA_VERSION, **manifest}, path / MANIFEST_NAME)
     (path / "logs").mkdir(parents=True, exist_ok=True)
-    manifest = {"schema_version": SCHEMA_VERSION, **manifest}
     write_json_atomic(path / MANIFEST_NAME, manifest)
     return Run(path, manifest)
 
@@ -210,6 +196,7 @@ def open_run(path: Path | str) -> Run:
 
     Raises:
         StoreError: the folder does not exist, has no manifest / database, or the manifest is not JSON.
+        ManifestError: the manifest has unknown or missing fields, or a schema version this code cannot read.
     """
     path = Path(path)
     if not path.is_dir():
@@ -244,13 +231,7 @@ def open_run(path: Path | str) -> Run:
             expected="a JSON manifest",
             fix="restore the file or start a new run",
         ) from None
-    if not isinstance(manifest, dict) or manifest.get("schema_version") != SCHEMA_VERSION:
-        raise StoreError(
-            f"{mpath} is not a specscope run manifest of this version",
-            found=(manifest.get("schema_version") if isinstance(manifest, dict) else type(manifest).__name__),
-            expected=f"schema_version {SCHEMA_VERSION}",
-            fix="re-run the benchmark with this version of specscope",
-        )
+    manifest = validate_manifest(manifest, mpath)
     try:
         return Run(path, manifest)
     except sqlite3.DatabaseError as exc:  # a truncated or overwritten run.sqlite
@@ -260,9 +241,3 @@ def open_run(path: Path | str) -> Run:
             expected="an SQLite run database",
             fix="restore the file from a copy, or start a new run (the cells in it are lost)",
         ) from None
-
-
-def iter_cells_json(run: Run) -> Iterable[dict[str, Any]]:
-    """The ``cells`` items of the JSON report (one per stored cell)."""
-    for s in run.summaries():
-        yield s.to_dict()

@@ -7,7 +7,8 @@ leaves only a hidden ``*.specscope-partial-*`` folder, which the next run remove
 a folder named ``--out`` is always a complete result with a manifest (``specscope-surgery.json``) that records
 the SHA-256 of every output and input file.
 
-In-place plans (configs / index only) replace each JSON file atomically (temporary name, fsync, ``os.replace``).
+Every file is written under a temporary name beside it, fsynced and renamed (:mod:`specscope.fsio`); in-place plans
+(configs / index only) replace each JSON file that way.
 
 The pattern follows compressed-tensors' checkpoint converter (validate every job before converting any) and
 the safetensors fix for saving over a mapped file (never write into a source or a hardlinked file).
@@ -22,9 +23,10 @@ import time
 from pathlib import Path
 
 from specscope.errors import SurgeryError
+from specscope.fsio import copy_file_atomic, write_text_atomic
 from specscope.surgery.configs import render_json
 from specscope.surgery.plan import MANIFEST_NAME, SurgeryPlan, SurgeryResult
-from specscope.surgery.shards import ShardWriter, read_header, sha256_bytes, tmp_name
+from specscope.surgery.shards import ShardWriter, read_header, sha256_bytes
 from specscope.surgery.validate import PlanCheck, check_plan, output_hashes, read_manifest
 
 __all__ = ["PARTIAL_MARK", "apply_plan", "partial_folder"]
@@ -74,19 +76,6 @@ def _progress(enabled: bool, total_bytes: int):
     )
 
 
-def _write_text(path: Path, text: str) -> None:
-    tmp = tmp_name(path)
-    try:
-        with open(tmp, "x", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def _link_or_copy(src: Path, dst: Path) -> bool:
     """Hardlink ``src`` to ``dst``; copy when a link is impossible. True when linked."""
     try:
@@ -95,13 +84,7 @@ def _link_or_copy(src: Path, dst: Path) -> bool:
     except OSError as exc:
         if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
             raise
-    tmp = tmp_name(dst)
-    try:
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    copy_file_atomic(src, dst)
     return False
 
 
@@ -121,7 +104,7 @@ def _write_all(plan: SurgeryPlan, folder: Path, result: SurgeryResult, progress:
                 raise
             result.written.append(s.name)
     for j in plan.jsons:
-        _write_text(folder / j.name, plan.json_text(j, result.tensor_sha256))
+        write_text_atomic(folder / j.name, plan.json_text(j, result.tensor_sha256))
         result.written.append(j.name)
 
 
@@ -175,7 +158,7 @@ def apply_plan(
         _verify(plan, folder, result)
         if run_audit:
             _audit(result, folder)
-        _write_text(folder / MANIFEST_NAME, render_json(_manifest(plan, result, folder, check)))
+        write_text_atomic(folder / MANIFEST_NAME, render_json(_manifest(plan, result, folder, check)))
         if plan.out.exists() or plan.out.is_symlink():
             raise SurgeryError(
                 "output folder appeared while writing",
@@ -244,17 +227,9 @@ def _verify(plan: SurgeryPlan, folder: Path, result: SurgeryResult) -> None:
 
 
 def _audit(result: SurgeryResult, folder: Path) -> None:
-    """Run ``specscope.audit.audit_checkpoint`` on the written folder when it is available."""
-    try:
-        from specscope.audit import audit_checkpoint
-    except ImportError:
-        result.audit_note = "audit not available (specscope.audit.audit_checkpoint missing)"
-        return
+    """Run the checkpoint audit (``specscope.audit.audit_checkpoint``) on the written folder."""
+    from specscope.audit import audit_checkpoint  # here, not at the top: the audit loads scipy
+
     report = audit_checkpoint(str(folder))
     result.audit_exit_code = int(report.exit_code)
-    for f in report.findings:
-        result.audit_findings.append(
-            f.to_dict()
-            if hasattr(f, "to_dict")
-            else {k: str(v) for k, v in getattr(f, "__dict__", {"finding": f}).items()}
-        )
+    result.audit_findings.extend(f.to_dict() for f in report.findings)

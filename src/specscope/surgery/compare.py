@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from specscope.surgery.shards import FLOAT_DTYPES, open_checkpoint, require_names, sha256_bytes
+from specscope.surgery.shards import FLOAT_DTYPES, no_tensor_under, open_checkpoint, sha256_bytes
 
 __all__ = ["TensorComparison", "compare_checkpoints", "cosine_and_max_abs"]
 
@@ -107,9 +107,9 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
         SurgeryError: neither checkpoint has a tensor under ``prefix``.
     """
     ca, cb = open_checkpoint(a), open_checkpoint(b)
-    names = require_names(
-        sorted(set(ca.names(prefix)) | set(cb.names(prefix))), prefix, " in either checkpoint", found=f"{a}, {b}"
-    )
+    names = sorted(set(ca.names(prefix)) | set(cb.names(prefix)))
+    if not names:
+        raise no_tensor_under(prefix, where=" in either checkpoint", found=f"{a}, {b}", fix="check --prefix")
     rows = []
     for n in names:
         ia = ca.info(n) if n in ca.location else None

@@ -13,10 +13,16 @@ import copy
 from collections.abc import Callable
 from pathlib import Path
 
-from specscope.errors import SurgeryError
 from specscope.surgery.configs import add_exclusions, dialect, exclude_lists
 from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
-from specscope.surgery.shards import FLOAT_DTYPES, INDEX_NAME, Checkpoint, open_checkpoint, require_names
+from specscope.surgery.shards import (
+    FLOAT_DTYPES,
+    INDEX_NAME,
+    Checkpoint,
+    no_tensor_under,
+    open_checkpoint,
+    planned_nbytes,
+)
 
 __all__ = [
     "linear_modules",
@@ -110,9 +116,7 @@ def _other_files(ckpt: Checkpoint, skip: set[str]) -> list[LinkJob]:
 
 
 def _tensor_bytes(jobs_location: dict[str, str], ckpt: Checkpoint, new: list[TensorJob]) -> int:
-    from specscope.checkpoint.dtypes import tensor_nbytes
-
-    return sum(ckpt.info(n).nbytes for n in jobs_location) + sum(tensor_nbytes(t.dtype, t.shape) or 0 for t in new)
+    return sum(ckpt.info(n).nbytes for n in jobs_location) + sum(planned_nbytes(t.dtype, t.shape) for t in new)
 
 
 def _free_shard_name(ckpt: Checkpoint, base: str, keep: set[str]) -> str:
@@ -136,9 +140,9 @@ def plan_extract(src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
         SurgeryError: no tensor under ``prefix``.
     """
     ckpt = open_checkpoint(src)
-    names = require_names(
-        ckpt.names(prefix), prefix, "", found=f"{len(ckpt.location)} tensors in {src}", fix="check --prefix (e.g. mtp.)"
-    )
+    names = ckpt.names(prefix)
+    if not names:
+        raise no_tensor_under(prefix, found=f"{len(ckpt.location)} tensors in {src}", fix="check --prefix (e.g. mtp.)")
     shard = f"{_prefix_stem(prefix)}.safetensors"
     plan = SurgeryPlan("extract", ckpt.root, Path(out), args={"prefix": prefix})
     plan.shards.append(ShardJob(shard, [copy_job(ckpt, n) for n in names]))
@@ -187,6 +191,23 @@ def _indent_of(path: Path) -> int:
     return 2
 
 
+SINGLE_FILE, BACKBONE_FILE = "model.safetensors", "model_backbone.safetensors"
+
+
+def _rename_single_file(links: list[LinkJob], shards: list[ShardJob], kept: dict[str, str], notes: list[str]) -> None:
+    """A single-file source's ``model.safetensors`` becomes ``model_backbone.safetensors`` in a result that has an
+    index: transformers loads ``model.safetensors`` alone when it exists and never reads the index, so the new
+    shard would be ignored (issue 13; the audit's ``SINGLE_FILE_SHADOWS_INDEX``)."""
+    jobs: list[LinkJob | ShardJob] = [*links, *shards]
+    for job in jobs:
+        if job.name == SINGLE_FILE:
+            job.name = BACKBONE_FILE
+            notes.append(f"{SINGLE_FILE} is written as {BACKBONE_FILE} (listed in the index) so it cannot shadow it")
+    for tensor, shard in kept.items():
+        if shard == SINGLE_FILE:
+            kept[tensor] = BACKBONE_FILE
+
+
 def plan_derived(
     ckpt: Checkpoint,
     out: Path,
@@ -200,6 +221,7 @@ def plan_derived(
     """A new checkpoint folder = ``ckpt`` minus ``remove`` plus ``new_tensors`` in their own shard, with
     configs transformed by ``new_configs`` and the index rebuilt; every other file hardlinked."""
     links, shards, kept, notes = plan_removal(ckpt, remove)
+    _rename_single_file(links, shards, kept, notes)
     new_name = _free_shard_name(ckpt, new_shard_base, set(kept.values()))
     before = _read_configs(ckpt)
     after = new_configs(copy.deepcopy(before))
@@ -229,12 +251,7 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     source = open_checkpoint(src)
     names = source.names(prefix)
     if not names:
-        raise SurgeryError(
-            f"no tensor under prefix {prefix!r} in the graft source",
-            found=str(src),
-            expected=f"names starting with {prefix!r}",
-            fix="check --from and --prefix",
-        )
+        raise no_tensor_under(prefix, where=" in the graft source", found=str(src), fix="check --from and --prefix")
     modules = linear_modules(source, prefix, quantized=False)
 
     def patch(cfgs: dict[str, dict]) -> dict[str, dict]:

@@ -1,11 +1,12 @@
-"""What a surgery will write: the plan and result records (validation: :mod:`.validate`; writing: :mod:`.apply`).
+"""What a surgery will write: the plan and result records, as data (jobs, digest, diffs, dry-run rendering).
 
 A :class:`SurgeryPlan` lists every file of the result: files hardlinked from the source (copied only across
-filesystems), shards written tensor by tensor, and JSON files (configs, index, manifest). ``validate_plan``
-checks the whole plan (target folder, index against the shards it will hold, free space) before
-``apply_plan`` writes anything. A new output is built in a hidden sibling folder and renamed into place at the
-end, so a killed or failed run leaves no folder that looks like a result; its manifest
-(``specscope-surgery.json``) records the SHA-256 of every output and input file.
+filesystems), shards written tensor by tensor, and JSON files (configs, index, manifest). Planning writes
+nothing: :mod:`specscope.surgery.validate` checks the whole plan (target folder, index against the shards it
+will hold, free space, up to date) and :mod:`specscope.surgery.apply` writes and verifies it. A new output is
+built in a hidden sibling folder and renamed into place at the end, so a killed or failed run leaves no folder
+that looks like a result; its manifest (``specscope-surgery.json``) records the SHA-256 of every output and
+input file.
 
 The pattern follows compressed-tensors' checkpoint converter (validate every job before converting any) and
 the safetensors fix for saving over a mapped file (never write into a source or a hardlinked file).
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from specscope.surgery.configs import config_diff, render_json
+from specscope.surgery.shards import planned_nbytes
 
 __all__ = [
     "MANIFEST_NAME",
@@ -102,9 +104,7 @@ class SurgeryPlan:
     @property
     def shard_bytes(self) -> int:
         """Tensor bytes of the shards to write."""
-        from specscope.checkpoint.dtypes import tensor_nbytes
-
-        return sum(tensor_nbytes(t.dtype, t.shape) or 0 for s in self.shards for t in s.tensors)
+        return sum(planned_nbytes(t.dtype, t.shape) for s in self.shards for t in s.tensors)
 
     @property
     def link_bytes(self) -> int:

@@ -29,18 +29,19 @@ from specscope.checkpoint.header import LENGTH_PREFIX_BYTES, SafetensorsHeader, 
 from specscope.checkpoint.safefiles import open_regular
 from specscope.checkpoint.schema import read_config_file
 from specscope.errors import CheckpointError, SurgeryError
+from specscope.fsio import AtomicFile
 
 __all__ = [
     "NUMPY_DTYPES",
     "INDEX_NAME",
     "Checkpoint",
     "open_checkpoint",
-    "require_names",
     "read_header",
     "ShardWriter",
     "sha256_bytes",
     "sha256_file",
-    "tmp_name",
+    "planned_nbytes",
+    "no_tensor_under",
 ]
 
 INDEX_NAME = "model.safetensors.index.json"
@@ -76,9 +77,28 @@ def sha256_file(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def tmp_name(final: Path) -> Path:
-    """The temporary name a new file is written under before ``os.replace`` (same folder, hidden)."""
-    return final.with_name(f".{final.name}.tmp-{os.getpid()}")
+def planned_nbytes(dtype: str, shape: tuple[int, ...] | list[int]) -> int:
+    """Bytes a planned tensor occupies (``numel * bits / 8``).
+
+    Raises:
+        SurgeryError: the tensor does not fill a whole number of bytes (a sub-byte dtype with an odd count).
+    """
+    nbytes = tensor_nbytes(dtype, tuple(shape))
+    if nbytes is None:
+        raise SurgeryError(
+            "planned tensor is not a whole number of bytes",
+            found=f"{dtype} {list(shape)}",
+            expected="numel * bits divisible by 8",
+            fix="internal plan error",
+        )
+    return nbytes
+
+
+def no_tensor_under(prefix: str, *, where: str = "", found: str, fix: str) -> SurgeryError:
+    """The error for a ``--prefix`` that matches no tensor (``where`` names the checkpoint(s) searched)."""
+    return SurgeryError(
+        f"no tensor under prefix {prefix!r}{where}", found=found, expected=f"names starting with {prefix!r}", fix=fix
+    )
 
 
 def read_header(path: Path) -> SafetensorsHeader:
@@ -164,18 +184,6 @@ class Checkpoint:
         return read_config_file(self.root / name)
 
 
-def require_names(names: list[str], prefix: str, where: str, *, found: str, fix: str = "check --prefix") -> list[str]:
-    """``names`` when not empty; else a SurgeryError saying no tensor is under ``prefix`` in ``where``."""
-    if not names:
-        raise SurgeryError(
-            f"no tensor under prefix {prefix!r}{where}",
-            found=found,
-            expected=f"names starting with {prefix!r}",
-            fix=fix,
-        )
-    return names
-
-
 def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
     """Read every safetensors header and the index of a local folder (no tensor data is read).
 
@@ -221,7 +229,8 @@ class ShardWriter:
         hashes = w.close()                             # renames the temp file into place
 
     Args:
-        path: the final file name; data goes to :func:`tmp_name` first.
+        path: the final file name; data goes to a hidden temporary file beside it first
+            (:class:`specscope.fsio.AtomicFile`).
         entries: ``(name, safetensors dtype, shape)`` in file order.
         metadata: the header's ``__metadata__`` (string -> string).
 
@@ -238,14 +247,7 @@ class ShardWriter:
         offset = 0
         self._sizes: list[int] = []
         for name, dtype, shape in self.entries:
-            nbytes = tensor_nbytes(dtype, shape)
-            if nbytes is None:
-                raise SurgeryError(
-                    f"{name}: dtype {dtype} x shape {list(shape)} is not a whole number of bytes",
-                    found=dtype,
-                    expected="a safetensors dtype and a shape it packs into whole bytes",
-                    fix="internal plan error",
-                )
+            nbytes = planned_nbytes(dtype, shape)
             header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
             self._sizes.append(nbytes)
             offset += nbytes
@@ -253,9 +255,13 @@ class ShardWriter:
         raw += b" " * (-len(raw) % 8)  # pad to 8-byte alignment (the reference writer does the same)
         self.tensor_bytes = offset
         self.file_bytes = LENGTH_PREFIX_BYTES + len(raw) + offset
-        self._tmp = tmp_name(self.path)
-        self._fh = open(self._tmp, "xb")
-        self._fh.write(struct.pack("<Q", len(raw)) + raw)
+        self._file = AtomicFile(self.path)
+        self._fh = self._file.fh
+        try:
+            self._fh.write(struct.pack("<Q", len(raw)) + raw)
+        except BaseException:
+            self._file.discard()
+            raise
         self._next = 0
         self.hashes: dict[str, str] = {}
 
@@ -284,10 +290,7 @@ class ShardWriter:
                 expected=len(self.entries),
                 fix="internal plan error",
             )
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
-        os.replace(self._tmp, self.path)
+        self._file.commit()
         from safetensors import safe_open
 
         with safe_open(self.path, "numpy") as f:  # independent parser: the header must be valid to it
@@ -302,6 +305,4 @@ class ShardWriter:
 
     def abort(self) -> None:
         """Close and delete the temporary file."""
-        if not self._fh.closed:
-            self._fh.close()
-        self._tmp.unlink(missing_ok=True)
+        self._file.discard()

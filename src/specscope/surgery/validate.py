@@ -19,7 +19,7 @@ from pathlib import Path
 from specscope.checkpoint.safefiles import read_json_file
 from specscope.errors import CheckpointError, SurgeryError
 from specscope.surgery.plan import FREE_SPACE_MARGIN_BYTES, MANIFEST_NAME, SurgeryPlan
-from specscope.surgery.shards import INDEX_NAME, read_header, sha256_file
+from specscope.surgery.shards import INDEX_NAME, planned_nbytes, read_header, sha256_file
 
 __all__ = [
     "PlanCheck",
@@ -213,14 +213,12 @@ def _validate_index(plan: SurgeryPlan) -> None:
     idx_job = next((j for j in plan.jsons if j.name == INDEX_NAME), None)
     if idx_job is None or callable(idx_job.data):
         return
-    from specscope.checkpoint.dtypes import tensor_nbytes
-
     held: dict[str, str] = {}
     total = 0
     for s in plan.shards:
         for t in s.tensors:
             held[t.name] = s.name
-            total += tensor_nbytes(t.dtype, t.shape) or 0
+            total += planned_nbytes(t.dtype, t.shape)
     headers = [(link.name, read_header(link.src)) for link in plan.links if link.name.endswith(".safetensors")]
     if plan.in_place:
         headers += [(p.name, read_header(p)) for p in sorted(plan.source.glob("*.safetensors"))]

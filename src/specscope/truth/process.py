@@ -6,26 +6,54 @@ Usage::
         ... stream against ts.base_url ...
         served = ts.served()          # the truth log (see specscope.truth.server)
 
-A child process (not a thread) so the server never competes with the client for the GIL; its stderr goes
-to a log file (never an unread pipe), its stdout carries one ``LISTENING <url>`` line.
+A child process (not a thread) so the server never competes with the client for the GIL, started with
+:class:`specscope.seam.ManagedProcess`: its stdout and stderr go to a log file (never an unread pipe), and
+it is healthy once the log holds its ``LISTENING <url>`` line (polled, so the start timeout really fires).
+It has the :class:`specscope.seam.ServerTarget` shape (kind ``truth``).
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
-from specscope.errors import ServerStartError
+from specscope.errors import ConfigError, ServerStartError
+from specscope.seam import ManagedProcess, log_tail
 from specscope.truth.script import TruthScript
 
-__all__ = ["TruthServer"]
+__all__ = ["TruthServer", "read_script"]
+
+_ANNOUNCE = "LISTENING "
+
+
+def read_script(path: Path) -> TruthScript:
+    """A :class:`TruthScript` from a JSON file (the fields of ``specscope.truth.script.TruthScript``).
+
+    Raises:
+        ConfigError: the file cannot be read, or a field is invalid (the first one is named).
+    """
+    try:
+        return TruthScript.model_validate_json(Path(path).read_text())
+    except OSError as exc:
+        raise ConfigError(
+            "cannot read the script file",
+            found=f"{path}: {exc.strerror}",
+            expected="a readable JSON file",
+            fix="check the --script path",
+        ) from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(
+            "the script is not a valid TruthScript",
+            found=f"{path}: {'.'.join(map(str, first['loc']))}: {first['msg']}",
+            expected="fields of specscope.truth.script.TruthScript",
+            fix="fix the named field",
+        ) from exc
 
 
 class TruthServer:
@@ -34,76 +62,93 @@ class TruthServer:
     Args:
         script: the programme (default: 16 tokens per request, no delays).
         cpu: pin the child to this CPU core (``os.sched_setaffinity``), or ``None``.
-        start_timeout_s: how long to wait for the LISTENING line.
+        start_timeout_s: how long to wait for the LISTENING line, seconds.
+        stop_grace_s: seconds between SIGTERM and SIGKILL on stop.
 
     Attributes:
-        base_url: ``http://127.0.0.1:<port>`` once started.
+        base_url: ``http://127.0.0.1:<port>`` once started. log_path: the child's log (in a temporary folder
+        removed on stop).
 
     Raises:
-        ServerStartError: the child exited or did not announce itself in time (``log_tail`` has its stderr).
+        ServerStartError: the child exited or did not announce itself in time (``log_tail`` has its output).
     """
 
-    def __init__(self, script: TruthScript | None = None, *, cpu: int | None = None, start_timeout_s: float = 30.0):
+    kind = "truth"
+    name = "truth"
+    model_name = "truth"
+
+    def __init__(
+        self,
+        script: TruthScript | None = None,
+        *,
+        cpu: int | None = None,
+        start_timeout_s: float = 30.0,
+        stop_grace_s: float = 5.0,
+    ):
         self.script = script or TruthScript()
         self.cpu = cpu
         self.start_timeout_s = start_timeout_s
+        self.stop_grace_s = stop_grace_s
         self.base_url = ""
-        self._proc: subprocess.Popen | None = None
-        self._dir: tempfile.TemporaryDirectory | None = None
+        self.log_path: Path | None = None
+        self._proc: ManagedProcess | None = None
+        self._dir: tempfile.TemporaryDirectory[str] | None = None
 
     def __enter__(self) -> TruthServer:
         self.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    @property
+    def metrics_url(self) -> str:
+        return self.base_url + "/metrics"
 
     def start(self) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="specscope-truth-")
         d = Path(self._dir.name)
         (d / "script.json").write_text(self.script.model_dump_json())
-        self._log_path = d / "server.log"
-        log = open(self._log_path, "wb")
-        cpu = self.cpu
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "specscope.truth.server", "--port", "0", "--script", str(d / "script.json")],
-            stdout=subprocess.PIPE,
-            stderr=log,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=(lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None,
+        log_path = self.log_path = d / "server.log"
+        argv = [sys.executable, "-m", "specscope.truth.server", "--port", "0", "--script", str(d / "script.json")]
+        self._proc = ManagedProcess(
+            argv, log_path, name="the ground-truth server", stop_grace_s=self.stop_grace_s, cpu=self.cpu
         )
-        log.close()
-        deadline = time.monotonic() + self.start_timeout_s
-        assert self._proc.stdout is not None
-        line = self._proc.stdout.readline().decode().strip()  # blocks until the line or EOF
-        if not line.startswith("LISTENING ") or time.monotonic() > deadline:
-            self.stop()
-            raise ServerStartError(
-                "the ground-truth server did not start",
-                found=line or "no output",
-                expected="LISTENING <url>",
-                fix="see the log tail",
-                log_tail=self._tail(),
-            )
-        self.base_url = line.split(" ", 1)[1]
 
-    def _tail(self) -> str:
+        def announced(_timeout_s: float) -> str | None:
+            for line in log_tail(log_path, 200).splitlines():
+                if line.startswith(_ANNOUNCE):
+                    self.base_url = line[len(_ANNOUNCE) :].strip()
+                    return None
+            return "no LISTENING line"
+
         try:
-            return self._log_path.read_text()[-2000:]
-        except OSError:
-            return ""
+            self._proc.start()
+            self._proc.wait_healthy(announced, timeout_s=self.start_timeout_s, expected="LISTENING <url>")
+        except ServerStartError as exc:
+            exc.fix = "see the log tail"  # the log lives in a folder removed on stop
+            self.stop()
+            raise
+        except BaseException:
+            self.stop()
+            raise
+
+    def alive(self) -> bool:
+        """True while the child runs."""
+        return self._proc is not None and self._proc.running()
+
+    def kill(self) -> None:
+        """SIGKILL the server now, as a crash would (tests of crash handling); :meth:`stop` still cleans up."""
+        if self._proc is not None:
+            self._proc.kill()
+
+    def facts(self) -> dict[str, Any]:
+        """Manifest facts: kind, URL, the script."""
+        return {"kind": self.kind, "base_url": self.base_url, "script": self.script.model_dump(mode="json")}
 
     def stop(self) -> None:
         if self._proc is not None:
-            if self._proc.poll() is None:
-                self._proc.terminate()
-                try:
-                    self._proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    self._proc.kill()
-                    self._proc.wait(5)
-            if self._proc.stdout:
-                self._proc.stdout.close()
+            self._proc.stop()
             self._proc = None
         if self._dir is not None:
             self._dir.cleanup()

@@ -41,6 +41,8 @@ class ResponsePlan(BaseModel):
         drop_after_chunks: close the connection abruptly after this many token chunks.
         stall_after_chunks: after this many token chunks, wait ``stall_ms`` before going on.
         stall_ms: the stall length.
+        hang_ms: delay after the last token chunk before the finish chunk, usage, ``[DONE]`` or the close
+            (a stream that hangs, then stops).
         llamacpp_timings: add llama.cpp's ``timings`` object (``draft_n``, ``draft_n_accepted``) to the last chunk.
         drafts / draft_tokens / accepted_per_position: added to the server's spec-decode counters when the
             response finishes (accepted tokens = sum of ``accepted_per_position``).
@@ -65,6 +67,7 @@ class ResponsePlan(BaseModel):
     drop_after_chunks: int | None = None
     stall_after_chunks: int | None = None
     stall_ms: float = 0.0
+    hang_ms: float = 0.0
     llamacpp_timings: bool = False
     drafts: int = 0
     draft_tokens: int = 0
@@ -109,6 +112,9 @@ class MetricsPlan(BaseModel):
         engines: the ``engine`` label values exposed (counters start at 0 on each).
         per_position: expose vLLM's ``..._per_pos_total{position}`` family.
         model_name: the ``model_name`` label.
+        created: expose each counter's ``*_created`` sample per engine (prometheus_client does so for vLLM);
+            an engine reset moves it by 1000 s.
+        created_s: the first ``*_created`` value (Unix time, s).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -118,6 +124,8 @@ class MetricsPlan(BaseModel):
     engines: list[str] = Field(default_factory=lambda: ["0"])
     per_position: bool = True
     model_name: str = "truth"
+    created: bool = False
+    created_s: float = 1767225600.0
 
 
 class TruthScript(BaseModel):
@@ -127,7 +135,8 @@ class TruthScript(BaseModel):
     (:mod:`specscope.truth.firehose`), to measure clients; ``firehose_events_per_write`` SSE events go out
     per socket write and stream in each round-robin pass (1 = one ``send`` per event, which profiled at
     ~72% of the server's core in the ``write`` syscall at ~60k events/s, so the server, not the client,
-    was the limit); ``record=False`` keeps no truth log."""
+    was the limit); ``record=False`` keeps no truth log. ``exit_after_chunks``: the process exits right after
+    writing that many token chunks in total over all requests (a crash at an exact point; not in firehose mode)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -137,6 +146,7 @@ class TruthScript(BaseModel):
     record: bool = True
     firehose: bool = False
     firehose_events_per_write: int = Field(default=16, ge=1, le=4096)
+    exit_after_chunks: int | None = Field(default=None, ge=1)
 
     def plan_for(self, body: dict) -> ResponsePlan:
         """The plan for one request body: ``by_prompt`` on the last user message, else ``default``,

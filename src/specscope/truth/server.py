@@ -13,7 +13,10 @@ Built on ``aiohttp.web``. Endpoints:
   ``output_tokens``, ``status``, ``dropped``. ``perf_counter_ns`` is CLOCK_MONOTONIC on Linux, so these
   instants compare directly with a client's readings in another process of the same machine.
 - ``POST /truth/script`` (JSON TruthScript): replace the programme; ``POST /truth/reset``: all counters to 0
-  (a server restart as seen from /metrics); ``POST /truth/clear``: empty the log.
+  (a server restart as seen from /metrics; ``?engine=E``: only engine E's, a data-parallel engine restart,
+  which also moves its ``*_created`` time); ``POST /truth/clear``: empty the log.
+- ``exit_after_chunks`` in the script: the process exits (code 3, no goodbye) right after writing that many
+  token chunks in total, so a test can crash a server at an exact point of a run.
 
 Timing: each write is scheduled at an absolute deadline from the request's arrival (no drift). The loop
 sleeps until 1.5 ms before the deadline, then yields with ``sleep(0)`` until it passes (``precise=True``),
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from time import perf_counter_ns
@@ -32,105 +36,13 @@ from typing import Any
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from specscope.truth.script import ResponsePlan, TruthScript
+from specscope.truth.state import TruthState
 
 __all__ = ["TruthState", "make_app", "serve_forever", "main"]
 
 _SPIN_NS = 1_500_000  # ms-resolution epoll: yield-spin the last 1.5 ms before a deadline
-
-
-class TruthState:
-    """Counters, the script and the served-truth log of one server process."""
-
-    def __init__(self, script: TruthScript):
-        self.script = script
-        self.log: list[dict[str, Any]] = []
-        self.n_requests = 0
-        self.reset_counters()
-
-    def reset_counters(self) -> None:
-        self.counters: dict[str, dict[str, Any]] = {
-            e: {"drafts": 0, "draft_tokens": 0, "accepted": 0, "per_pos": [], "generation": 0, "prompt": 0}
-            for e in self.script.metrics.engines
-        }
-        self.running: dict[str, int] = {e: 0 for e in self.script.metrics.engines}
-
-    def engine(self, name: str) -> dict[str, Any]:
-        if name not in self.counters:
-            self.counters[name] = {
-                "drafts": 0,
-                "draft_tokens": 0,
-                "accepted": 0,
-                "per_pos": [],
-                "generation": 0,
-                "prompt": 0,
-            }
-            self.running[name] = 0
-        return self.counters[name]
-
-    def add(self, plan: ResponsePlan, output_tokens: int) -> None:
-        c = self.engine(plan.engine)
-        c["drafts"] += plan.drafts
-        c["draft_tokens"] += plan.draft_tokens
-        c["accepted"] += sum(plan.accepted_per_position)
-        pp = c["per_pos"]
-        pp.extend([0] * (len(plan.accepted_per_position) - len(pp)))
-        for i, a in enumerate(plan.accepted_per_position):
-            pp[i] += a
-        c["generation"] += output_tokens
-        c["prompt"] += plan.prompt_tokens
-
-    # -- prometheus_client collector protocol
-    def collect(self):
-        m = self.script.metrics
-        if m.style == "vllm":
-            p, lab = "vllm:", ["engine", "model_name"]
-            names = {
-                "drafts": "spec_decode_num_drafts",
-                "draft_tokens": "spec_decode_num_draft_tokens",
-                "accepted": "spec_decode_num_accepted_tokens",
-                "generation": "generation_tokens",
-                "prompt": "prompt_tokens",
-            }
-            gauges = {"running": "num_requests_running", "waiting": "num_requests_waiting"}
-        else:
-            p, lab = "llamacpp:", []
-            names = {
-                "drafts": "spec_decode_num_drafts",
-                "draft_tokens": "spec_decode_num_draft_tokens",
-                "accepted": "spec_decode_num_accepted_tokens",
-                "generation": "tokens_predicted",
-                "prompt": "prompt_tokens",
-            }
-            gauges = {"running": "requests_processing", "waiting": "requests_deferred"}
-        engines = sorted(self.counters)
-        for key, name in names.items():
-            fam = CounterMetricFamily(p + name, f"truth: {key}", labels=lab)
-            if lab:
-                for e in engines:
-                    fam.add_metric([e, m.model_name], self.counters[e][key])
-            else:
-                fam.add_metric([], sum(self.counters[e][key] for e in engines))
-            yield fam
-        if m.per_position:
-            fam = CounterMetricFamily(
-                p + "spec_decode_num_accepted_tokens_per_pos", "truth: per position", labels=lab + ["position"]
-            )
-            for e in engines:
-                for i, v in enumerate(self.counters[e]["per_pos"]):
-                    fam.add_metric(([e, m.model_name] if lab else []) + [str(i)], v)
-            yield fam
-        for key, name in gauges.items():
-            fam = GaugeMetricFamily(p + name, f"truth: {key}", labels=lab)
-            vals = {e: (self.running[e] if key == "running" else 0) for e in engines}
-            if lab:
-                for e in engines:
-                    fam.add_metric([e, m.model_name], vals[e])
-            else:
-                fam.add_metric([], sum(vals.values()))
-            yield fam
 
 
 async def _sleep_until(target_ns: int, precise: bool) -> None:
@@ -148,15 +60,15 @@ def _event(obj: dict) -> bytes:
     return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
 
 
-async def _chat(request: web.Request) -> web.StreamResponse:
-    state: TruthState = request.app["state"]
-    arrival_ns = perf_counter_ns()
-    body = json.loads(await request.read())
-    plan = state.script.plan_for(body)
+def _choice_event(head: dict[str, Any], delta: dict[str, Any], finish: str | None = None) -> bytes:
+    return _event({**head, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]})
+
+
+def _start_record(state: TruthState, body: dict[str, Any], plan: ResponsePlan, arrival_ns: int) -> dict[str, Any]:
+    """The truth-log entry of one request (appended to the log when the script records)."""
     state.n_requests += 1
-    rid = f"chatcmpl-truth-{state.n_requests}"
     rec: dict[str, Any] = {
-        "id": rid,
+        "id": f"chatcmpl-truth-{state.n_requests}",
         "arrival_ns": arrival_ns,
         "writes": [],
         "status": plan.status,
@@ -167,106 +79,115 @@ async def _chat(request: web.Request) -> web.StreamResponse:
     }
     if state.script.record:
         state.log.append(rec)
+    return rec
+
+
+class _Writer:
+    """Writes one response's SSE events, logs each write (``[t_ns, kind, tokens, bytes]``) and counts token
+    chunks for the script's ``exit_after_chunks`` (the process exits right after that many, like a crash)."""
+
+    def __init__(self, state: TruthState, resp: web.StreamResponse, rec: dict[str, Any]):
+        self.state, self.resp, self.writes = state, resp, rec["writes"]
+
+    async def __call__(self, kind: str, tokens: int, data: bytes) -> None:
+        t = perf_counter_ns()
+        await self.resp.write(data)
+        self.writes.append([t, kind, tokens, len(data)])
+        if kind in ("content", "reasoning"):
+            self.state.chunks_sent += 1
+            limit = self.state.script.exit_after_chunks
+            if limit is not None and self.state.chunks_sent >= limit:
+                os._exit(3)  # a crash: no goodbye, sockets closed by the kernel
+
+
+async def _token_chunks(
+    request: web.Request, plan: ResponsePlan, head: dict[str, Any], write: _Writer, arrival_ns: int
+) -> int | None:
+    """Send the token chunks on their deadlines; the tokens sent, or ``None`` when the plan drops the connection."""
+    target = arrival_ns + int(plan.ttft_ms * 1e6)
+    sent_tokens = 0
+    cache: dict[tuple[str, int], bytes] = {}
+    for i, k in enumerate(plan.chunk_sizes(_total_tokens(plan, head["max_tokens"]))):
+        if i > 0:
+            target += int(plan.gap_ms(i) * 1e6)
+        if plan.stall_after_chunks is not None and i == plan.stall_after_chunks:
+            target += int(plan.stall_ms * 1e6)
+        if plan.drop_after_chunks is not None and i == plan.drop_after_chunks:
+            if request.transport is not None:
+                request.transport.abort()
+            return None
+        kind = "reasoning" if sent_tokens + k <= plan.reasoning_tokens else "content"
+        data = cache.get((kind, k))
+        if data is None:  # built before the deadline, so the write goes out on time
+            field = plan.reasoning_field if kind == "reasoning" else "content"
+            data = cache[(kind, k)] = _choice_event(head["event"], {field: " x" * k})
+        await _sleep_until(target, True)
+        await write(kind, k, data)
+        sent_tokens += k
+    return sent_tokens
+
+
+def _total_tokens(plan: ResponsePlan, max_tokens: int) -> int:
+    return plan.output_tokens if plan.output_tokens is not None else max_tokens
+
+
+async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int) -> None:
+    """The finish chunk, the usage chunk and ``[DONE]``, each as the plan says."""
+    reported = plan.usage_completion_tokens if plan.usage_completion_tokens is not None else sent_tokens
+    usage = {
+        "prompt_tokens": plan.prompt_tokens,
+        "total_tokens": plan.prompt_tokens + reported,
+        "completion_tokens": reported,
+    }
+    timings: dict[str, Any] = {}
+    if plan.llamacpp_timings:
+        accepted = sum(plan.accepted_per_position)
+        timings = {"timings": {"predicted_n": sent_tokens, "draft_n": plan.draft_tokens, "draft_n_accepted": accepted}}
+    if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
+        fin = {
+            **head,
+            "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason}],
+        }
+        if plan.usage == "last_choice_chunk":
+            fin.update({"usage": usage, **timings})
+        await write("finish", 0, _event(fin))
+    if plan.usage == "final_chunk":
+        await write("usage", 0, _event({**head, "choices": [], "usage": usage, **timings}))
+    if plan.send_done:
+        await write("done", 0, b"data: [DONE]\n\n")
+
+
+async def _chat(request: web.Request) -> web.StreamResponse:
+    state: TruthState = request.app["state"]
+    arrival_ns = perf_counter_ns()
+    body = json.loads(await request.read())
+    plan = state.script.plan_for(body)
+    rec = _start_record(state, body, plan, arrival_ns)
     if plan.status != 200:
         rec["end_ns"] = perf_counter_ns()
         return web.json_response({"error": {"message": "scripted failure", "code": plan.status}}, status=plan.status)
 
-    max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 16
-    total = plan.output_tokens if plan.output_tokens is not None else int(max_tokens)
-    sizes = plan.chunk_sizes(total)  # (n_chunks,) tokens per chunk
-    created = 1767225600
-    model = body.get("model") or "truth"
-    head = {"id": rid, "object": "chat.completion.chunk", "created": created, "model": model}
-    precise = True
-
+    event_head = {"id": rec["id"], "object": "chat.completion.chunk", "created": 1767225600}
+    event_head["model"] = body.get("model") or "truth"
+    max_tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or 16)
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     await resp.prepare(request)
-    writes = rec["writes"]
+    write = _Writer(state, resp, rec)
     state.engine(plan.engine)
     state.running[plan.engine] += 1
-    cache: dict[tuple[str, int], bytes] = {}
-
-    async def write(kind: str, tokens: int, data: bytes) -> None:
-        t = perf_counter_ns()
-        await resp.write(data)
-        writes.append([t, kind, tokens, len(data)])
-
     try:
         if plan.role_ms is not None:
-            await _sleep_until(arrival_ns + int(plan.role_ms * 1e6), precise)
-            await write(
-                "role",
-                0,
-                _event(
-                    {
-                        **head,
-                        "choices": [
-                            {
-                                "index": 0,
-                                "delta": {"role": "assistant", "content": ""},
-                                "logprobs": None,
-                                "finish_reason": None,
-                            }
-                        ],
-                    }
-                ),
-            )
-        target = arrival_ns + int(plan.ttft_ms * 1e6)
-        sent_tokens = 0
-        for i, k in enumerate(sizes):
-            if i > 0:
-                target += int(plan.gap_ms(i) * 1e6)
-            if plan.stall_after_chunks is not None and i == plan.stall_after_chunks:
-                target += int(plan.stall_ms * 1e6)
-            if plan.drop_after_chunks is not None and i == plan.drop_after_chunks:
-                rec["dropped"] = True
-                if request.transport is not None:
-                    request.transport.abort()
-                return resp
-            kind = "reasoning" if sent_tokens + k <= plan.reasoning_tokens else "content"
-            data = cache.get((kind, k))
-            if data is None:  # built before the deadline, so the write goes out on time
-                field = plan.reasoning_field if kind == "reasoning" else "content"
-                data = cache[(kind, k)] = _event(
-                    {
-                        **head,
-                        "choices": [{"index": 0, "delta": {field: " x" * k}, "logprobs": None, "finish_reason": None}],
-                    }
-                )
-            await _sleep_until(target, precise)
-            await write(kind, k, data)
-            sent_tokens += k
-        rec["output_tokens"] = sent_tokens
-        reported = plan.usage_completion_tokens if plan.usage_completion_tokens is not None else sent_tokens
-        usage = {
-            "prompt_tokens": plan.prompt_tokens,
-            "total_tokens": plan.prompt_tokens + reported,
-            "completion_tokens": reported,
-        }
-        timings = (
-            {
-                "timings": {
-                    "predicted_n": sent_tokens,
-                    "draft_n": plan.draft_tokens,
-                    "draft_n_accepted": sum(plan.accepted_per_position),
-                }
-            }
-            if plan.llamacpp_timings
-            else {}
-        )
-        if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
-            fin = {
-                **head,
-                "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason}],
-            }
-            if plan.usage == "last_choice_chunk":
-                fin.update({"usage": usage, **timings})
-            await write("finish", 0, _event(fin))
-        if plan.usage == "final_chunk":
-            await write("usage", 0, _event({**head, "choices": [], "usage": usage, **timings}))
-        if plan.send_done:
-            await write("done", 0, b"data: [DONE]\n\n")
-        state.add(plan, sent_tokens)
+            await _sleep_until(arrival_ns + int(plan.role_ms * 1e6), True)
+            await write("role", 0, _choice_event(event_head, {"role": "assistant", "content": ""}))
+        sent = await _token_chunks(request, plan, {"event": event_head, "max_tokens": max_tokens}, write, arrival_ns)
+        if sent is None:
+            rec["dropped"] = True
+            return resp
+        rec["output_tokens"] = sent
+        if plan.hang_ms > 0:
+            await asyncio.sleep(plan.hang_ms / 1e3)
+        await _finish(plan, event_head, write, sent)
+        state.add(plan, sent)
         await resp.write_eof()
         return resp
     except (ConnectionResetError, asyncio.CancelledError):
@@ -302,7 +223,7 @@ async def _set_script(request: web.Request) -> web.Response:
 
 
 async def _reset(request: web.Request) -> web.Response:
-    request.app["state"].reset_counters()
+    request.app["state"].reset_counters(request.query.get("engine"))
     return web.json_response({"ok": True})
 
 

@@ -231,12 +231,12 @@ def _foreign_names(tree: ast.Module) -> set[str]:
                 elif isinstance(item, ast.FunctionDef):
                     members.add(item.name)
     foreign: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr not in members:
-            foreign.add(node.attr)
-        elif isinstance(node, ast.Call):
-            if not (isinstance(node.func, ast.Name) and node.func.id in own_functions):
-                foreign.update(k.arg for k in node.keywords if k.arg)
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Attribute) and sub.attr not in members:
+            foreign.add(sub.attr)
+        elif isinstance(sub, ast.Call):
+            if not (isinstance(sub.func, ast.Name) and sub.func.id in own_functions):
+                foreign.update(k.arg for k in sub.keywords if k.arg)
     return foreign
 
 

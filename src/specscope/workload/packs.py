@@ -30,7 +30,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.edit_corpus import rename_task
-from specscope.workload.prompt import Prompt
+from specscope.workload.prompt import Prompt, is_int_in
 
 __all__ = [
     "PACK_NAMES",
@@ -73,6 +73,16 @@ def _data_list(filename: str, key: str) -> tuple[str, ...]:
     return tuple(json.loads(raw)[key])
 
 
+def _plain_prompt(workload: str, index: int, seed: int, text: str, **details: str) -> Prompt:
+    """A one-message prompt ``<workload>-<index:03d>``; ``details`` extend its meta after seed, index, form."""
+    return Prompt(
+        prompt_id=f"{workload}-{index:03d}",
+        workload=workload,
+        messages=[{"role": "user", "content": text}],
+        meta={"seed": seed, "index": index, "form": "plain", **details},
+    )
+
+
 def _prose(index: int, seed: int) -> Prompt:
     topic = _data_list("prose_topics.json", "topics")[index]
     voice = random.Random(f"prose:{seed}:{index}").choice(_PROSE_VOICES)
@@ -80,12 +90,7 @@ def _prose(index: int, seed: int) -> Prompt:
         f"{topic}: write a short story of approximately 1000 words on this topic. "
         f"Tell it in the first person, {voice}. Reply with the story only, without a title."
     )
-    return Prompt(
-        prompt_id=f"prose-{index:03d}",
-        workload="prose",
-        messages=[{"role": "user", "content": text}],
-        meta={"seed": seed, "index": index, "form": "plain", "topic": topic, "voice": voice},
-    )
+    return _plain_prompt("prose", index, seed, text, topic=topic, voice=voice)
 
 
 def _code(index: int, seed: int) -> Prompt:
@@ -96,12 +101,7 @@ def _code(index: int, seed: int) -> Prompt:
         "standard library. Give every function and method full type hints and a docstring, and include "
         f"at least one runnable doctest. {extra} Reply with the module only, in one Python code block."
     )
-    return Prompt(
-        prompt_id=f"code-{index:03d}",
-        workload="code",
-        messages=[{"role": "user", "content": text}],
-        meta={"seed": seed, "index": index, "form": "plain", "subject": subject, "extra": extra},
-    )
+    return _plain_prompt("code", index, seed, text, subject=subject, extra=extra)
 
 
 def _edit(index: int, seed: int, *, prefill: bool) -> Prompt:
@@ -157,11 +157,8 @@ def pack_form(name: str) -> str:
 
 def _check_name(name: str) -> None:
     if name not in PACK_NAMES:
-        raise ConfigError(
-            f"unknown workload {name!r}",
-            found=name,
-            expected=f"one of {', '.join(PACK_NAMES)}",
-            fix="pick a workload from the list, e.g. --workloads prose,code,edit",
+        raise ConfigError.unknown(
+            "workload", name, PACK_NAMES, fix="pick a workload from the list, e.g. --workloads prose,code,edit"
         )
 
 
@@ -176,14 +173,14 @@ def load_pack(name: str, *, seed: int = 0, n: int = PACK_SIZE) -> list[Prompt]:
         ConfigError: unknown ``name`` (the message lists the known ones), or ``n`` outside 1..64.
     """
     _check_name(name)
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= PACK_SIZE:
+    if not is_int_in(n, 1, PACK_SIZE):
         raise ConfigError(
             "pack size out of range",
             found=n,
             expected=f"an integer from 1 to {PACK_SIZE} (each pack has {PACK_SIZE} distinct prompts)",
             fix=f"ask for at most {PACK_SIZE} prompts",
         )
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if not is_int_in(seed):
         raise ConfigError("pack seed must be an integer", found=seed, expected="an int", fix="pass --seed 0")
     base = "edit" if name.startswith("edit") else name
     order = list(range(PACK_SIZE))

@@ -1,11 +1,12 @@
-"""The prompt record every pack produces and every client consumes."""
+"""The prompt record every pack produces and every client consumes, and the integer check the workload
+modules share for their counts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Prompt"]
+__all__ = ["Prompt", "is_int_in"]
 
 
 @dataclass(frozen=True)
@@ -36,3 +37,10 @@ class Prompt:
     def first_user_text(self) -> str:
         """The content of the first user message (what makes prompts distinct from their first tokens)."""
         return next(m["content"] for m in self.messages if m["role"] == "user")
+
+
+def is_int_in(value: object, low: int | None = None, high: int | None = None) -> bool:
+    """True when ``value`` is an ``int`` (not a ``bool``) within ``low..high`` (each bound inclusive, if given)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    return (low is None or low <= value) and (high is None or value <= high)

@@ -26,7 +26,7 @@ import math
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.workload.prompt import Prompt
+from specscope.workload.prompt import Prompt, is_int_in
 
 __all__ = ["SERVER_KINDS", "chat_request"]
 
@@ -68,13 +68,13 @@ def chat_request(
             or an empty model name.
     """
     if server_kind not in SERVER_KINDS:
-        raise ConfigError(
-            f"unknown server kind {server_kind!r}",
-            found=server_kind,
-            expected=f"one of {', '.join(SERVER_KINDS)}",
+        raise ConfigError.unknown(
+            "server kind",
+            server_kind,
+            SERVER_KINDS,
             fix="use 'openai' for vLLM and other OpenAI-compatible servers, 'llamacpp' for llama.cpp",
         )
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+    if not is_int_in(max_tokens, 1):
         raise ConfigError(
             "max_tokens must be a positive integer",
             found=max_tokens,

@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 
 from specscope.errors import ConfigError
-from specscope.workload.prompt import Prompt
+from specscope.workload.prompt import Prompt, is_int_in
 
 __all__ = ["schedule"]
 
@@ -38,14 +38,14 @@ def schedule(prompts: Sequence[Prompt], n_streams: int, *, repeat: int, seed: in
             expected="distinct prompt ids",
             fix="pass a pack from load_pack() without duplicates",
         )
-    if isinstance(n_streams, bool) or not isinstance(n_streams, int) or not 1 <= n_streams <= n_total:
+    if not is_int_in(n_streams, 1, n_total):
         raise ConfigError(
             "concurrency level needs more distinct prompts than the pack has",
             found=n_streams,
             expected=f"1..{n_total} streams",
             fix=f"use concurrency levels of at most {n_total}",
         )
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
+    if not is_int_in(repeat, 0):
         raise ConfigError(
             "repeat index must be an integer >= 0", found=repeat, expected=">= 0", fix="count repeats from 0"
         )

@@ -1,0 +1,204 @@
+"""``audit --hashes``: compare the sha256 of a local checkpoint's files with a ``SHA256SUMS`` manifest or with the
+hub's LFS metadata (``--hashes-hub org/name[@rev]``: the tree listing's ``lfs.oid`` is the file's sha256).
+
+Seeds 000 and 002 pin a draft's weights by sha256 ("SHA-256 e0c050b3..., which matches the upstream
+model.safetensors LFS hash exactly"). The manifest format is GNU coreutils ``sha256sum`` output: one
+``<64 hex>  <file name>`` line per file (``<hex> *<name>`` in binary mode; ``#`` comments and blank lines ignored).
+This reads whole files (the only audit step that does), so it runs only when asked.
+
+Codes: ``HASH_MISMATCH`` (ERROR), ``HASH_FILE_MISSING`` (ERROR: listed, not on disk), ``HASH_MANIFEST_INVALID``
+(ERROR: a line that is not ``<hex>  <name>``), ``HASH_NOT_LISTED`` (WARNING: a ``*.safetensors`` file the manifest
+does not name), ``HASHES_VERIFIED`` (INFO: how many files matched), ``HASH_MANIFEST_MISSING`` (WARNING).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from specscope.audit.findings import AuditReport, Finding, Severity
+from specscope.errors import ConfigError
+
+__all__ = ["SUMS_NAME", "parse_sums", "check_hashes", "sha256_file", "add_hash_findings", "hub_lfs_sha256"]
+
+SUMS_NAME = "SHA256SUMS"
+_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a whole file."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def parse_sums(text: str) -> tuple[dict[str, str], list[int]]:
+    """``(file name -> lower-case hex, line numbers that did not parse)`` of a ``sha256sum`` manifest."""
+    out: dict[str, str] = {}
+    bad: list[int] = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = _LINE.match(line.rstrip("\r\n"))
+        if m is None:
+            bad.append(i)
+            continue
+        out[m.group(2).removeprefix("./")] = m.group(1).lower()
+    return out, bad
+
+
+def check_hashes(
+    root: str | Path, sums_file: str | Path | None = None, *, expected: dict[str, str] | None = None, source: str = ""
+) -> list[Finding]:
+    """Findings for the files of folder ``root`` against ``sums_file`` (default ``root/SHA256SUMS``), or against
+    ``expected`` (file name -> sha256, e.g. :func:`hub_lfs_sha256`) named ``source`` in the messages."""
+    root = Path(root)
+    sums = Path(sums_file) if sums_file is not None else root / SUMS_NAME
+    if expected is not None:
+        return _compare(root, expected, [], source or "the expected hashes")
+    if not sums.is_file():
+        return [
+            Finding(
+                Severity.WARNING,
+                "HASH_MANIFEST_MISSING",
+                f"no {sums.name} to compare against",
+                file=str(sums),
+                found="no manifest",
+                expected=f"{SUMS_NAME}: `sha256sum *.safetensors > {SUMS_NAME}` output from the publisher",
+                fix="pass --hashes-file PATH, or ask the publisher for the sha256 of each file",
+            )
+        ]
+    listed, bad = parse_sums(sums.read_text(encoding="utf-8"))
+    return _compare(root, listed, bad, sums.name)
+
+
+def _compare(root: Path, listed: dict[str, str], bad: list[int], src: str) -> list[Finding]:
+    out: list[Finding] = []
+    if bad:
+        out.append(
+            Finding(
+                Severity.ERROR,
+                "HASH_MANIFEST_INVALID",
+                f"{src}: {len(bad)} lines are not `<64 hex>  <file>`",
+                file=src,
+                found=f"lines {bad[:5]}",
+                expected="sha256sum output",
+                fix="regenerate it with sha256sum",
+                details={"lines": bad},
+            )
+        )
+    ok = 0
+    for name, want in sorted(listed.items()):
+        path = root / name
+        if not path.is_file():
+            out.append(
+                Finding(
+                    Severity.ERROR,
+                    "HASH_FILE_MISSING",
+                    f"{name} is listed in {src} but not on disk",
+                    file=name,
+                    found="no file",
+                    expected=f"sha256 {want}",
+                    consequence="the checkpoint is incomplete",
+                    fix="download the missing file",
+                )
+            )
+            continue
+        got = sha256_file(path)
+        if got != want:
+            out.append(
+                Finding(
+                    Severity.ERROR,
+                    "HASH_MISMATCH",
+                    f"{name}: sha256 {got} differs from {src} ({want})",
+                    file=name,
+                    found=got,
+                    expected=want,
+                    consequence="these are not the bytes the publisher measured: a different build, a partial "
+                    "download or an edited file",
+                    fix="re-download the file, or find out which build you have",
+                    details={"sha256": got, "expected_sha256": want},
+                )
+            )
+        else:
+            ok += 1
+    for p in sorted(root.glob("*.safetensors")):
+        if p.name not in listed:
+            out.append(
+                Finding(
+                    Severity.WARNING,
+                    "HASH_NOT_LISTED",
+                    f"{p.name} is not listed in {src}",
+                    file=p.name,
+                    found="no sha256 line",
+                    expected=f"a line for {p.name}",
+                    fix="add it to the manifest or remove the file",
+                )
+            )
+    out.append(
+        Finding(
+            Severity.INFO,
+            "HASHES_VERIFIED",
+            f"{ok} of {len(listed)} files listed in {src} match their sha256",
+            file=src,
+            details={"matched": ok, "listed": len(listed)},
+        )
+    )
+    return out
+
+
+def hub_lfs_sha256(repo: str, *, endpoint: str | None = None, token: str | None = None) -> dict[str, str]:
+    """File name -> sha256 of every LFS file of hub repo ``org/name[@revision]`` (the tree listing's ``lfs.oid``;
+    nothing is downloaded). ``endpoint`` defaults to huggingface_hub's (``HF_ENDPOINT``).
+
+    Raises:
+        ConfigError: the listing fails (unknown repo, no network), or the repo has no LFS files.
+    """
+    from huggingface_hub import HfApi, constants
+    from huggingface_hub.hf_api import RepoFile
+
+    from specscope.checkpoint.source import parse_target
+
+    repo_id, revision = parse_target(repo)
+    try:
+        tree = HfApi(endpoint=endpoint or constants.ENDPOINT, token=token).list_repo_tree(
+            repo_id, recursive=True, revision=revision
+        )
+        out = {f.path: f.lfs.sha256 for f in tree if isinstance(f, RepoFile) and f.lfs is not None}
+    except Exception as exc:  # huggingface_hub raises many kinds (HTTP, repo/revision not found, offline)
+        raise ConfigError(
+            "cannot read the hub's LFS hashes",
+            found=f"{repo}: {type(exc).__name__}",
+            expected="a reachable hub repository",
+            fix="check the repo id, HF_TOKEN and the network, or compare with a SHA256SUMS file (--hashes-file)",
+        ) from None
+    if not out:
+        raise ConfigError(
+            "the hub repository lists no LFS files", found=repo, expected="safetensors stored through LFS"
+        )
+    return out
+
+
+def add_hash_findings(
+    report: AuditReport, target: str | Path, sums_file: str | Path | None = None, *, hub: str | None = None
+) -> None:
+    """Add :func:`check_hashes` findings for a local folder ``target`` to ``report`` (errors first), against
+    ``sums_file`` or, with ``hub``, against that hub repo's LFS sha256s.
+
+    Raises:
+        ConfigError: ``target`` is not a local folder (hub LFS hashes are not compared here).
+    """
+    root = Path(target)
+    if not root.is_dir():
+        raise ConfigError(
+            "--hashes needs a local checkpoint folder",
+            found=str(target),
+            expected="a folder holding the files and SHA256SUMS",
+            fix="download the checkpoint, then run `specscope audit FOLDER --hashes`",
+        )
+    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    if hub is not None:
+        found = check_hashes(root, expected=hub_lfs_sha256(hub), source=f"{hub} (hub LFS)")
+    else:
+        found = check_hashes(root, sums_file)
+    report.findings = sorted([*report.findings, *found], key=lambda f: order[f.severity])

@@ -1,0 +1,104 @@
+"""What ``specscope predict`` computes: the single-stream bandwidth model, from flags, a checkpoint's byte
+census and (optionally) a run folder.
+
+Byte sizes parse with :func:`specscope.stats.quantities.parse_bytes` (``17.61GB``), bandwidths with
+:func:`specscope.audit.census.parse_bandwidth` (``273GB/s`` or a device name); the roofline is
+:func:`specscope.stats.predict.roofline_tok_s` and the fit on a run
+:func:`specscope.stats.predict_run.predict_run`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from specscope.audit.census import parse_bandwidth
+from specscope.audit.run import audit_checkpoint
+from specscope.errors import ConfigError
+from specscope.stats.cells import summarize_run
+from specscope.stats.predict import roofline_tok_s
+from specscope.stats.predict_run import RunPrediction, predict_run
+from specscope.stats.quantities import parse_bytes
+from specscope.store import open_run
+
+__all__ = ["PredictInputs", "predict_inputs", "predict_on_run", "roofline_only"]
+
+
+@dataclass(frozen=True)
+class PredictInputs:
+    """Bytes read per target decode step (bytes), per drafted token (bytes), memory bandwidth (bytes/s)."""
+
+    target_bytes: float | None
+    draft_bytes_per_token: float | None
+    bandwidth_bytes_s: float | None
+
+
+def predict_inputs(
+    *,
+    bytes_per_step: str | None = None,
+    draft_bytes: str | None = None,
+    bandwidth: str | None = None,
+    checkpoint: str | None = None,
+    draft: str | None = None,
+) -> PredictInputs:
+    """Parse the size flags; with ``checkpoint``, fill what the flags leave open from its byte census
+    (``target_bytes_per_token``, ``draft_bytes_per_step``).
+
+    Raises:
+        ConfigError: an unreadable size or bandwidth, or a checkpoint without readable tensors.
+    """
+    target = parse_bytes(bytes_per_step) if bytes_per_step else None
+    dbytes = parse_bytes(draft_bytes) if draft_bytes else None
+    bw = parse_bandwidth(bandwidth) if bandwidth else None
+    if checkpoint:
+        census = audit_checkpoint(checkpoint, draft=draft).census
+        if census is None:
+            raise ConfigError("the checkpoint has no readable tensors", found=checkpoint, expected="a byte census")
+        target = target or float(census.target_bytes_per_token)
+        dbytes = dbytes if dbytes is not None else (float(census.draft_bytes_per_step) or None)
+    return PredictInputs(target, dbytes, bw)
+
+
+def roofline_only(inputs: PredictInputs, measured_tok_s: float | None = None) -> dict[str, Any]:
+    """The roofline without a run: ``target_bytes``, ``bandwidth_bytes_s``, ``roofline_tok_s`` (tokens/s),
+    ``measured_tok_s`` and ``efficiency`` (measured / roofline, or None).
+
+    Raises:
+        ConfigError: the target bytes or the bandwidth is missing.
+    """
+    target, bw = inputs.target_bytes, inputs.bandwidth_bytes_s
+    if target is None or bw is None:
+        raise ConfigError(
+            "without RUN, predict needs --bytes-per-step (or --checkpoint) and --bandwidth",
+            found="missing inputs",
+            expected="--bytes-per-step 17.61GB --bandwidth 273GB/s",
+        )
+    roof = roofline_tok_s(target, bw)
+    return {
+        "target_bytes": target,
+        "bandwidth_bytes_s": bw,
+        "roofline_tok_s": roof,
+        "measured_tok_s": measured_tok_s,
+        "efficiency": None if measured_tok_s is None else measured_tok_s / roof,
+    }
+
+
+def predict_on_run(run: Path, inputs: PredictInputs, *, baseline: str = "base", max_k: int = 8) -> RunPrediction:
+    """Fit the model on the run folder ``run`` and predict k = 1..``max_k`` (see ``predict_run``).
+
+    Raises:
+        StoreError: ``run`` is not a run folder.
+    """
+    with open_run(run) as r:
+        cells, facts, manifest = summarize_run(r), r.server_facts, r.manifest
+    return predict_run(
+        cells,
+        manifest=manifest,
+        server_facts=facts,
+        target_bytes=inputs.target_bytes,
+        draft_bytes_per_token=inputs.draft_bytes_per_token,
+        bandwidth_bytes_s=inputs.bandwidth_bytes_s,
+        baseline=baseline,
+        max_k=max_k,
+    )

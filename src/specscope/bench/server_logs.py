@@ -1,0 +1,39 @@
+"""``bench --server NAME=URL --server-log NAME=FILE``: log facts for servers specscope did not launch.
+
+The captured log is parsed (:func:`specscope.launch.serverlog.server_log_facts`) and merged into that config's server
+facts in the run, in the same ``log_facts`` shape a launched vLLM records, so the report's KV table, capacity and
+failure signatures cover external servers too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from specscope.launch.serverlog import loaded_vs_census, merge_server_logs
+from specscope.store import open_run
+
+__all__ = ["attach_server_logs"]
+
+
+def attach_server_logs(run_dir: Path, logs: dict[str, Path], preflight: dict[str, Any] | None = None) -> None:
+    """Merge the facts of each config's captured log into the run's server facts (config name -> log file), and
+    record the pre-flight outcome of launched recipes (``--no-preflight`` included) in the manifest, with
+    "Model loading took X GiB" against the audit's census per config where both are known."""
+    if not logs and not preflight:
+        return
+    run = open_run(run_dir)
+    try:
+        if preflight:
+            run.update_manifest(preflight=preflight)
+        merged = merge_server_logs(run.server_facts, {name: path.resolve() for name, path in logs.items()})
+        for name in logs:
+            run.save_server_facts(name, merged[name])
+        for name, checked in (preflight or {}).items():  # "Model loading took X GiB" vs the audit's census
+            facts = merged.get(name) or {}
+            loaded = (facts.get("log_facts") or {}).get("weights_loaded_gib")
+            compared = loaded_vs_census(loaded, checked.get("census_bytes"))
+            if compared is not None:
+                run.save_server_facts(name, {**facts, "loaded_vs_census": compared})
+    finally:
+        run.close()

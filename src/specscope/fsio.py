@@ -1,0 +1,139 @@
+"""Atomic file writing: the one way specscope replaces a file (manifests, reports, configs, drafts).
+
+A new file is written under a hidden temporary name in the *same folder* as the target (so the rename never
+crosses a file system), flushed and ``fsync``-ed, then moved into place with :func:`os.replace`, which is atomic
+on POSIX and Windows. A reader sees either the old content or the new content, never a partial file. On any
+failure (an exception while writing, a full disk, an object ``json`` cannot serialise, a rename refused) the
+temporary file is removed and the old file, if any, is left untouched.
+
+New files get permission bits ``0o644`` (``tempfile.mkstemp`` creates ``0o600``; results are meant to be shared
+like any other written file).
+
+This module sits at the bottom of the import layers (next to :mod:`specscope.errors`) and imports nothing of
+specscope.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = [
+    "FILE_MODE",
+    "AtomicFile",
+    "open_atomic",
+    "write_bytes_atomic",
+    "write_text_atomic",
+    "write_json_atomic",
+    "copy_file_atomic",
+]
+
+FILE_MODE = 0o644
+"""Permission bits of a file written here."""
+
+
+class AtomicFile:
+    """A temporary file beside ``path``, open for binary writing, that :meth:`commit` moves into place.
+
+    The temporary file is named ``.<name>.<random>.tmp`` in ``path``'s folder. :meth:`discard` (or a failing
+    :meth:`commit`) deletes it and leaves ``path`` as it was. For writers that stream over several calls
+    (surgery's shard writer); a single write uses :func:`open_atomic` or the ``write_*_atomic`` functions.
+
+    Args:
+        path: the file to create or replace.
+        parents: create missing parent folders first.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, parents: bool = False) -> None:
+        self.path = Path(path)
+        if parents:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        self.tmp_path = Path(tmp)
+        try:
+            self.fh: IO[bytes] = os.fdopen(fd, "wb")
+        except BaseException:
+            os.close(fd)
+            self.tmp_path.unlink(missing_ok=True)
+            raise
+
+    def commit(self) -> None:
+        """Flush, ``fsync``, close and rename over ``path``; on failure the temporary file is removed."""
+        try:
+            self.fh.flush()
+            os.fsync(self.fh.fileno())
+            self.fh.close()
+            os.chmod(self.tmp_path, FILE_MODE)
+            os.replace(self.tmp_path, self.path)
+        except BaseException:
+            self.discard()
+            raise
+
+    def discard(self) -> None:
+        """Close and delete the temporary file; ``path`` keeps its old content (safe to call twice)."""
+        if not self.fh.closed:
+            self.fh.close()
+        self.tmp_path.unlink(missing_ok=True)
+
+
+@contextmanager
+def open_atomic(path: str | os.PathLike[str], *, parents: bool = False) -> Iterator[IO[bytes]]:
+    """Open a temporary file beside ``path`` for binary writing; on a clean exit it replaces ``path``.
+
+    If the ``with`` body raises (or the flush, ``fsync`` or rename fails) the temporary file is deleted and
+    ``path`` keeps its old content (see :class:`AtomicFile`).
+
+    Args:
+        path: the file to create or replace.
+        parents: create missing parent folders first.
+    """
+    f = AtomicFile(path, parents=parents)
+    try:
+        yield f.fh
+    except BaseException:
+        f.discard()
+        raise
+    f.commit()
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, parents: bool = False) -> None:
+    """Replace ``path`` with ``data`` atomically (see :func:`open_atomic`)."""
+    with open_atomic(path, parents=parents) as fh:
+        fh.write(data)
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str, *, parents: bool = False) -> None:
+    """Replace ``path`` with ``text`` encoded as UTF-8, atomically (see :func:`open_atomic`)."""
+    with open_atomic(path, parents=parents) as fh:
+        fh.write(text.encode("utf-8"))
+
+
+def write_json_atomic(
+    path: str | os.PathLike[str],
+    data: Any,
+    *,
+    indent: int | None = 2,
+    sort_keys: bool = False,
+    ensure_ascii: bool = True,
+    default: Callable[[Any], Any] | None = None,
+    parents: bool = False,
+) -> None:
+    """Replace ``path`` with ``data`` as JSON (``json.dumps`` with these keywords, then a newline), atomically.
+
+    ``data`` is serialised before any file is created, so an object ``json`` cannot encode raises ``TypeError``
+    (or ``ValueError``) with nothing written and ``path`` unchanged.
+    """
+    text = json.dumps(data, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii, default=default)
+    write_text_atomic(path, text + "\n", parents=parents)
+
+
+def copy_file_atomic(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    """Copy the bytes of ``src`` to ``dst`` atomically (``src`` is only read; see :func:`open_atomic`)."""
+    with open(src, "rb") as fin, open_atomic(dst) as fout:
+        shutil.copyfileobj(fin, fout, length=1 << 20)

@@ -1,0 +1,143 @@
+"""Acceptance tables of a run: by config x workload, by requested N (the seed card's two tables), and the
+per-position detail with the consistency checks of :mod:`specscope.stats.acceptance`.
+
+Everything is pooled over ok cells by :func:`specscope.stats.acceptance.pooled_acceptance` (sum accepted /
+sum drafted from the counter deltas). Per-position lists stop at the first position whose unconditional
+acceptance is below :data:`POSITION_FLOOR` (1 %): an n-gram drafter reports 64 positions, mostly zeros.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from specscope.report import units
+from specscope.report.document import Cell, Column, Table, text_cell
+from specscope.report.tables import RunCells
+from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
+
+__all__ = [
+    "POSITION_FLOOR",
+    "shown_positions",
+    "acceptance_views",
+    "acceptance_table",
+    "acceptance_by_level_table",
+    "acceptance_detail_table",
+]
+
+POSITION_FLOOR = 0.01  # fraction: positions from the first one below this acceptance on are not shown
+
+
+def shown_positions(unconditional: Sequence[float]) -> int:
+    """How many positions to show: up to (not including) the first with u_i < 1 %; at least one."""
+    for i, u in enumerate(unconditional):
+        if u < POSITION_FLOOR:
+            return max(i, 1)
+    return len(unconditional)
+
+
+def acceptance_views(rc: RunCells, level: int | None = None) -> dict[tuple[str, str | None], AcceptanceView]:
+    """Pooled acceptance per config x workload over ok cells (at one requested level when given)."""
+    cells = [c for c in rc.cells if level is None or c.concurrency == level]
+    return pooled_acceptance(cells)
+
+
+def _zero_drafts(rc: RunCells, config: str, workload: str) -> bool:
+    here = [c for lev in rc.levels for c in rc.ok(config, workload, lev)]
+    return bool(here) and all(c.counters and not c.counters.get("drafts") for c in here)
+
+
+def _acceptance_cell(view: AcceptanceView | None, zero: bool) -> Cell:
+    if view is None or view.acceptance_rate is None:
+        return text_cell("0 drafts") if zero else units.missing()
+    r = units.rate(view.acceptance_rate)
+    ln = units.length(view.acceptance_length)
+    return Cell(r.value, r.text + (f" (len {ln.text})" if view.acceptance_length is not None else ""))
+
+
+def acceptance_table(rc: RunCells) -> Table:
+    """Acceptance rate (and length) per drafting config x workload, pooled over every ok cell."""
+    views = acceptance_views(rc)
+    rows = []
+    for c in rc.configs:
+        zero = {w: _zero_drafts(rc, c, w) for w in rc.workloads}
+        drafted = any((c, w) in views for w in rc.workloads)
+        if not drafted and (c == rc.baseline or not any(zero.values())):
+            continue
+        rows.append([text_cell(c)] + [_acceptance_cell(views.get((c, w)), zero[w]) for w in rc.workloads])
+    return Table(
+        "acceptance",
+        "Acceptance rate by config x workload (accepted / drafted; acceptance length in brackets)",
+        [Column("config"), *[Column(w, "%") for w in rc.workloads]],
+        rows,
+        "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
+        "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it.",
+    )
+
+
+def acceptance_by_level_table(rc: RunCells) -> Table | None:
+    """The seed card's second acceptance table: one row per requested N, a column per config x workload."""
+    per_level = {lev: acceptance_views(rc, lev) for lev in rc.levels}
+    keys = [(c, w) for c in rc.configs for w in rc.workloads if any((c, w) in v for v in per_level.values())]
+    if not keys or len(rc.levels) < 1:
+        return None
+    rows = [
+        [units.count(lev)] + [units.rate((per_level[lev].get(k) or _NO_VIEW).acceptance_rate) for k in keys]
+        for lev in rc.levels
+    ]
+    return Table(
+        "acceptance_by_n",
+        "Acceptance rate by requested concurrency N, per config and workload",
+        [Column("N", "streams"), *[Column(f"{c} {w}", "%") for c, w in keys]],
+        rows,
+        "Pooled over the ok cells of each N. Acceptance moves with content, not with load: a column that "
+        "changes much with N deserves a look.",
+    )
+
+
+_NO_VIEW = AcceptanceView(0.0, 0.0, 0.0, None, None, (), (), None)
+
+
+def _positions(values: Sequence[float | None], k: int) -> str:
+    shown = " / ".join(units.DASH if v is None else units.rate(v).text for v in values[:k])
+    more = len(values) - k
+    return shown + (f" (+{more} positions below {units.rate(POSITION_FLOOR, 0).text})" if more > 0 else "")
+
+
+def acceptance_detail_table(rc: RunCells) -> Table | None:
+    """Rate, length, 1 + sum of u_i, per-position u_i and a_i, and the consistency flags per config x workload."""
+    views = acceptance_views(rc)
+    if not views:
+        return None
+    rows = []
+    for (cfg, wl), v in views.items():
+        k = shown_positions(v.unconditional)
+        rows.append(
+            [
+                text_cell(cfg),
+                text_cell(str(wl)),
+                units.rate(v.acceptance_rate),
+                units.length(v.acceptance_length),
+                units.length(v.length_from_positions),
+                text_cell(_positions(v.unconditional, k) or units.DASH),
+                text_cell(_positions(v.conditional, k) or units.DASH),
+                text_cell("; ".join(v.flags) or "ok"),
+            ]
+        )
+    return Table(
+        "acceptance_detail",
+        "Acceptance per position and consistency checks",
+        [
+            Column("config"),
+            Column("workload"),
+            Column("rate", "%"),
+            Column("length", "tokens/step"),
+            Column("1 + sum u_i", "tokens/step"),
+            Column("unconditional u_i"),
+            Column("conditional a_i"),
+            Column("check"),
+        ],
+        rows,
+        "rate = accepted/drafted tokens; length = 1 + accepted/drafts; u_i = accepted at i / drafts (vLLM); "
+        "a_i = accepted at i / accepted at i-1 (EAGLE). A consistent server has length = 1 + sum u_i. Positions are "
+        f"shown until u_i falls below {units.rate(POSITION_FLOOR, 0).text}.",
+    )

@@ -1,0 +1,108 @@
+"""Cells measured elsewhere, from a CSV (``advise --from-csv FILE``), e.g. a table posted in an engine's PR.
+
+Columns (header row, any order; RFC 4180 CSV read with the standard ``csv`` module):
+
+- ``config``, ``workload``: names; ``concurrency`` (streams in flight, integer >= 1), ``repeat`` (integer >= 0);
+- ``output_tok_s``: the cell's aggregate output rate (tokens/s, > 0);
+- optional ``acceptance`` (accepted / draft tokens, 0..1) and ``stream_tok_s`` (per-stream rates in tokens/s,
+  separated by ``;`` or spaces).
+
+Each row becomes an ``ok`` :class:`~specscope.stats.summary.CellSummary`; figures the CSV does not carry are
+``None`` / empty, never invented.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from specscope.errors import ConfigError
+from specscope.stats.summary import CellSummary
+
+__all__ = ["read_cells_csv", "REQUIRED_COLUMNS"]
+
+REQUIRED_COLUMNS = ("config", "workload", "concurrency", "repeat", "output_tok_s")
+
+
+def _bad(path: Path, line: int, column: str, value: str, expected: str) -> ConfigError:
+    return ConfigError(
+        f"bad {column} in the CSV",
+        found=f"{path}:{line}: {column}={value!r}",
+        expected=expected,
+        fix="correct that cell of the CSV",
+    )
+
+
+def _row(path: Path, line: int, row: dict[str, str]) -> CellSummary:
+    def num(col: str, kind: type, lo: float, expected: str) -> float:
+        raw = (row.get(col) or "").strip()
+        try:
+            v = kind(raw)
+        except ValueError:
+            raise _bad(path, line, col, raw, expected) from None
+        if v < lo:
+            raise _bad(path, line, col, raw, expected)
+        return v
+
+    rate = num("output_tok_s", float, 1e-12, "tokens/s > 0")
+    acc_raw = (row.get("acceptance") or "").strip()
+    acc = num("acceptance", float, 0.0, "a rate in 0..1") if acc_raw else None
+    if acc is not None and acc > 1:
+        raise _bad(path, line, "acceptance", acc_raw, "a rate in 0..1")
+    streams_raw = (row.get("stream_tok_s") or "").replace(";", " ").split()
+    try:
+        streams = tuple(sorted(float(x) for x in streams_raw))
+    except ValueError:
+        raise _bad(path, line, "stream_tok_s", row.get("stream_tok_s") or "", "tokens/s separated by ;") from None
+    return CellSummary(
+        config=(row.get("config") or "").strip(),
+        workload=(row.get("workload") or "").strip(),
+        concurrency=int(num("concurrency", int, 1, "an integer >= 1")),
+        repeat=int(num("repeat", int, 0, "an integer >= 0")),
+        status="ok",
+        reasons=(),
+        streams=len(streams),
+        streams_ok=len(streams),
+        output_tokens=0,
+        token_source="missing",
+        duration_s=0.0,
+        output_tok_s=rate,
+        stream_tok_s=streams,
+        ttft_p50_s=None,
+        ttft_p95_s=None,
+        tpot_p50_s=None,
+        achieved_concurrency=None,
+        acceptance_rate=acc,
+        acceptance_length=None,
+        acceptance_per_position=(),
+        acceptance_source=None if acc is None else "csv",
+        counters=None,
+        server_generation_tokens=None,
+    )
+
+
+def read_cells_csv(path: Path) -> list[CellSummary]:
+    """The cells of a results CSV (columns in the module doc).
+
+    Raises:
+        ConfigError: unreadable file, a missing column, a bad value (named with its line), or no rows.
+    """
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or ())]
+            if missing:
+                raise ConfigError(
+                    "the CSV lacks a required column",
+                    found=f"{path}: columns {', '.join(reader.fieldnames or ()) or '(none)'}",
+                    expected=", ".join(REQUIRED_COLUMNS) + " (optional: acceptance, stream_tok_s)",
+                    fix=f"add the column {missing[0]!r} to the header row",
+                )
+            cells = [_row(path, i + 2, row) for i, row in enumerate(reader)]
+    except OSError as exc:
+        raise ConfigError(
+            "cannot read the CSV", found=f"{path}: {exc.strerror}", expected="a readable CSV file"
+        ) from exc
+    if not cells:
+        raise ConfigError("the CSV has no rows", found=str(path), expected="one row per cell under the header")
+    return cells

@@ -1,0 +1,134 @@
+"""One parser for who serves the configs of a bench or gate run.
+
+Vocabulary (the same in ``bench`` and ``gate``):
+
+- ``--configs a,b`` (repeatable too: ``--configs a --configs b``): the config names.
+- ``--server NAME=URL`` (repeatable): servers the user started; a bare ``URL`` takes the ``--configs`` name
+  at its position, else ``server`` (one server) or ``server1``, ``server2``...
+- ``--launch embedded`` (default): the embedded llama.cpp engine, one start per config;
+  ``--launch vllm``: configs are recipe names (``--recipes FILE``, default the shipped recipes), launched
+  one at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from specscope.errors import ConfigError
+
+__all__ = ["LAUNCHERS", "TargetPlan", "parse_configs", "parse_servers", "parse_targets"]
+
+#: What ``--launch`` accepts.
+LAUNCHERS = ("embedded", "vllm")
+
+Kind = Literal["embedded", "vllm", "external"]
+
+
+@dataclass(frozen=True)
+class TargetPlan:
+    """Who serves which config.
+
+    Attributes:
+        kind: ``embedded``, ``vllm`` (recipes launched by specscope) or ``external`` (``--server`` URLs).
+        configs: the config names in order, ``None`` when the command's default applies.
+        servers: config name -> base URL (``external`` only).
+        recipes: the recipes TOML for ``vllm`` (``None``: the file shipped with specscope).
+    """
+
+    kind: Kind
+    configs: tuple[str, ...] | None = None
+    servers: Mapping[str, str] = field(default_factory=dict)
+    recipes: Path | None = None
+
+    def names(self, default: Iterable[str]) -> tuple[str, ...]:
+        """The configs to run: the given ones, the servers' names, else ``default``."""
+        if self.configs:
+            return self.configs
+        if self.servers:
+            return tuple(self.servers)
+        return tuple(default)
+
+
+def parse_configs(values: str | Iterable[str] | None) -> tuple[str, ...] | None:
+    """``"a,b"`` or ``["a,b", "c"]`` -> ``("a", "b", "c")``; ``None`` or empty -> ``None``.
+
+    Raises:
+        ConfigError: a name repeats.
+    """
+    if values is None:
+        return None
+    items = [values] if isinstance(values, str) else list(values)
+    names = tuple(n.strip() for item in items for n in item.split(",") if n.strip())
+    if not names:
+        return None
+    if len(set(names)) != len(names):
+        raise ConfigError(
+            "--configs names repeat", found=",".join(names), expected="each config once", fix="drop the repeat"
+        )
+    return names
+
+
+def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) -> dict[str, str]:
+    """``["base=http://h:8000", "http://h:8001"]`` -> ``{name: url}`` (see the module doc for bare URLs).
+
+    Raises:
+        ConfigError: an entry is not an http(s) URL, has an empty name, or two servers share a name.
+    """
+    specs = list(specs)
+    out: dict[str, str] = {}
+    for i, spec in enumerate(specs):
+        name, sep, url = spec.partition("=")
+        if not sep or name.startswith(("http://", "https://")):
+            url = spec
+            name = names[i] if names and i < len(names) else ("server" if len(specs) == 1 else f"server{i + 1}")
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(
+                "--server must be a URL or NAME=URL",
+                found=spec,
+                expected="http://HOST:PORT or NAME=http://HOST:PORT",
+                fix="e.g. --server base=http://127.0.0.1:8000",
+            )
+        if not name.strip():
+            raise ConfigError(
+                "--server has an empty config name",
+                found=spec,
+                expected="NAME=URL or URL",
+                fix="e.g. --server mtp3=http://127.0.0.1:8000",
+            )
+        if name in out:
+            raise ConfigError(
+                "--server names repeat", found=name, expected="one URL per config name", fix="name them with NAME=URL"
+            )
+        out[name] = url
+    return out
+
+
+def parse_targets(
+    *,
+    configs: str | Iterable[str] | None = None,
+    servers: Iterable[str] | None = None,
+    launch: str = "embedded",
+    recipes: Path | None = None,
+) -> TargetPlan:
+    """The :class:`TargetPlan` of a command line (see the module doc).
+
+    Raises:
+        ConfigError: an unknown ``--launch``, ``--server`` with ``--launch vllm``, or a bad ``--server`` entry.
+    """
+    if launch not in LAUNCHERS:
+        raise ConfigError("unknown --launch", found=launch, expected=" or ".join(LAUNCHERS), fix="e.g. --launch vllm")
+    names = parse_configs(configs)
+    specs = list(servers or ())
+    if specs:
+        if launch == "vllm":
+            raise ConfigError(
+                "--server and --launch vllm both choose who serves the configs",
+                found=f"--server {' '.join(specs)} --launch vllm",
+                expected="one of them",
+                fix="drop --launch vllm to measure your servers, or drop --server to launch recipes",
+            )
+        return TargetPlan("external", names, parse_servers(specs, names))
+    return TargetPlan("vllm" if launch == "vllm" else "embedded", names, recipes=recipes)

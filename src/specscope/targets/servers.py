@@ -1,0 +1,204 @@
+"""Server targets: the embedded engine (one start per config), vLLM launched from a recipe, or a server
+the user started; each yields a :class:`specscope.seam.ServerTarget` (``name``, ``base_url``, ``kind``,
+``model_name``, ``metrics_url``, ``log_path``, ``alive()``, ``facts()``; ``describe()`` is kept as an alias
+of ``facts()`` and ``server_kind`` names the request dialect).
+
+:func:`open_target` starts what a :class:`~specscope.targets.plan.TargetPlan` says for one config.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from specscope.engine import EmbeddedServer, get_config, named_configs
+from specscope.errors import MetricsUnavailable, ServerUnreachable
+from specscope.launch.process import VllmServer
+from specscope.launch.recipes import load_recipes
+from specscope.seam import ServerTarget
+from specscope.targets.plan import TargetPlan
+
+__all__ = [
+    "EmbeddedTarget",
+    "ExternalServer",
+    "LaunchedTarget",
+    "embedded_config_names",
+    "embedded_target",
+    "launched_target",
+    "open_target",
+    "recipe_names",
+]
+
+
+class ExternalServer:
+    """A server the user started (vLLM, SGLang, llama.cpp...), reached at ``base_url``.
+
+    On entry it checks that the server answers (``GET /v1/models``, whose first model id becomes
+    ``model_name`` unless given) and that it has a Prometheus ``/metrics`` endpoint.
+
+    Raises (on entry):
+        ServerUnreachable: nothing answers at the URL.
+        MetricsUnavailable: ``/metrics`` is missing or not Prometheus text.
+    """
+
+    def __init__(self, name: str, base_url: str, model_name: str | None = None, timeout_s: float = 10.0):
+        self.name = name
+        self.base_url = base_url.rstrip("/").removesuffix("/v1")
+        self.model_name = model_name or ""
+        self._timeout_s = timeout_s
+        self._models: list[str] = []
+        self.kind = "external"
+        self.server_kind = "openai"
+        self.metrics_url = f"{self.base_url}/metrics"
+        self.log_path: Path | None = None
+
+    def __enter__(self) -> ExternalServer:
+        try:
+            with httpx.Client(timeout=self._timeout_s) as c:
+                r = c.get(f"{self.base_url}/v1/models")
+                if r.status_code == 200:
+                    self._models = [m.get("id", "") for m in r.json().get("data", [])]
+                m = c.get(f"{self.base_url}/metrics")
+        except httpx.HTTPError as exc:
+            raise ServerUnreachable(
+                f"server {self.name!r} at {self.base_url} cannot be reached",
+                found=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
+                expected="an OpenAI-compatible server answering on that URL",
+                fix="start the server first, or check host and port (e.g. --server http://127.0.0.1:8000)",
+            ) from None
+        if m.status_code != 200 or "# TYPE" not in m.text and ":" not in m.text:
+            raise MetricsUnavailable(
+                f"server {self.name!r} at {self.base_url} has no Prometheus /metrics endpoint",
+                found=f"HTTP {m.status_code} on GET /metrics",
+                expected="HTTP 200 with Prometheus text (vLLM serves it by default; llama-server needs --metrics)",
+                fix="enable metrics on the server; acceptance is measured from its counters",
+            )
+        if not self.model_name:
+            self.model_name = self._models[0] if self._models else "default"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def alive(self) -> bool:
+        try:
+            with httpx.Client(timeout=5.0) as c:
+                return c.get(f"{self.base_url}/health").status_code < 500
+        except httpx.HTTPError:
+            return False
+
+    def facts(self) -> dict[str, Any]:
+        return {"kind": "external", "base_url": self.base_url, "model": self.model_name, "models": self._models}
+
+    describe = facts  # the name used before the ServerTarget seam
+
+
+class EmbeddedTarget:
+    """:class:`specscope.engine.EmbeddedServer` (started) in the ServerTarget shape."""
+
+    kind = "embedded"
+    server_kind = "llamacpp"  # the request dialect (specscope.workload.chat_request)
+
+    def __init__(self, name: str, server: EmbeddedServer):
+        assert server.base_url is not None and server.model_name is not None, "start the server first"
+        self.name = name
+        self._server = server
+        self.base_url: str = server.base_url
+        self.model_name: str = server.model_name
+        self.metrics_url = server.metrics_url
+        self.log_path: Path | None = server.log_path
+
+    def alive(self) -> bool:
+        return self._server.is_running()
+
+    def facts(self) -> dict[str, Any]:
+        return {"kind": "embedded", **self._server.facts()}
+
+    describe = facts
+
+
+def embedded_config_names() -> tuple[str, ...]:
+    """Names of the embedded engine's configs."""
+    return tuple(named_configs())
+
+
+@contextlib.contextmanager
+def embedded_target(
+    config_name: str, log_path: Path, *, threads: int, n_parallel: int, draft_cache: Path | None
+) -> Iterator[EmbeddedTarget]:
+    """Start the embedded llama.cpp engine with named config ``config_name`` (``-np`` at least
+    ``n_parallel``); stop it on exit, also on errors and Ctrl-C."""
+    cfg = get_config(config_name)
+    updates: dict[str, Any] = {"threads": threads, "n_parallel": max(n_parallel, cfg.n_parallel)}
+    if draft_cache is not None:
+        updates["draft_cache_dir"] = draft_cache
+    cfg = cfg.with_updates(**updates)
+    with EmbeddedServer(cfg, log_path) as server:
+        yield EmbeddedTarget(config_name, server)
+
+
+class LaunchedTarget:
+    """:class:`specscope.launch.VllmServer` (started) in the ServerTarget shape, named by its config."""
+
+    server_kind = "vllm"
+
+    def __init__(self, name: str, server: VllmServer):
+        self.name = name
+        self._server = server
+        self.kind = server.kind
+        self.base_url = server.base_url
+        self.model_name = server.model_name
+        self.metrics_url = server.metrics_url
+        self.log_path: Path | None = server.log_path
+
+    def alive(self) -> bool:
+        return self._server.alive()
+
+    def facts(self) -> dict[str, Any]:
+        return self._server.facts()
+
+    describe = facts
+
+
+def recipe_names(recipes: Path | None) -> tuple[str, ...]:
+    """Names of the vLLM recipes in ``recipes`` (default: the file shipped with specscope)."""
+    return tuple(load_recipes(recipes).recipes)
+
+
+@contextlib.contextmanager
+def launched_target(recipe_name: str, log_path: Path, *, recipes: Path | None) -> Iterator[LaunchedTarget]:
+    """Launch vLLM from recipe ``recipe_name``, wait for health; stop it (SIGTERM, then SIGKILL) on exit."""
+    recipe = load_recipes(recipes).get(recipe_name)
+    with VllmServer(recipe, log_path) as server:
+        yield LaunchedTarget(recipe_name, server)
+
+
+def open_target(
+    plan: TargetPlan,
+    name: str,
+    log_path: Path,
+    *,
+    threads: int | None = None,
+    n_parallel: int = 1,
+    draft_cache: Path | None = None,
+) -> contextlib.AbstractContextManager[ServerTarget]:
+    """A context manager that starts (or, for ``external``, checks) the server of config ``name`` and
+    yields it as a :class:`ServerTarget`; launched servers stop on exit, also on errors and Ctrl-C.
+
+    Args:
+        plan: who serves the configs. name: the config (embedded config, recipe or ``--server`` name).
+        log_path: the server log (launched servers). threads: the embedded engine's compute threads
+            (``None``: the config's). n_parallel: the embedded engine's slots, at least (concurrent streams).
+        draft_cache: the embedded engine's draft cache folder (``None``: the default).
+    """
+    if plan.kind == "external":
+        return ExternalServer(name, plan.servers[name])
+    if plan.kind == "vllm":
+        return launched_target(name, log_path, recipes=plan.recipes)
+    if threads is None:
+        threads = get_config(name).threads
+    return embedded_target(name, log_path, threads=threads, n_parallel=n_parallel, draft_cache=draft_cache)

@@ -1,0 +1,147 @@
+"""``specscope audit TARGET``: a missing local-looking path is a local error at once (no hub lookup); a hub that
+cannot be reached fails after one attempt, not after huggingface_hub's ~24 s of retries. Run through the real entry
+point (``specscope.cli.main``) inside typer's CliRunner isolation, against real sockets on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import huggingface_hub  # noqa: F401 - imported here so the timed calls below do not pay for the import
+import pytest
+from typer.testing import CliRunner
+
+import specscope.audit  # noqa: F401 - same: the audit command imports it lazily
+from specscope.checkpoint.source import _local_path_reason
+from specscope.cli import main
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class CountingListener:
+    """A TCP listener on 127.0.0.1 that accepts connections, counts them and closes each without answering."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = False
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        self.sock.settimeout(0.05)
+        while not self._stop:
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join(2)
+        self.sock.close()
+
+
+def _audit(target: str, env: dict[str, str | None]) -> tuple[int, list[str], str, float]:
+    """(exit code, stderr lines, stdout, wall seconds) of ``specscope audit TARGET`` run through ``main``."""
+    runner = CliRunner()
+    with runner.isolation(env={"HF_HUB_OFFLINE": None, "TRANSFORMERS_OFFLINE": None, **env}) as (out, err, _):
+        t0 = time.perf_counter()
+        with pytest.raises(SystemExit) as info:
+            main(["audit", target])
+        wall_s = time.perf_counter() - t0
+        stderr, stdout = err.getvalue().decode(), out.getvalue().decode()
+    code = info.value.code
+    assert isinstance(code, int)
+    return code, stderr.splitlines(), stdout, wall_s
+
+
+def test_missing_local_path_is_one_line_local_error_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "runs").mkdir()
+    monkeypatch.chdir(tmp_path)
+    hub = CountingListener()  # HF_ENDPOINT points here: any hub lookup would show up as a connection
+    try:
+        code, lines, out, wall_s = _audit("runs/nothing", {"HF_ENDPOINT": f"http://127.0.0.1:{hub.port}"})
+        time.sleep(0.1)  # let the listener see a connection, had there been one
+    finally:
+        hub.close()
+    assert code == 2 and out == ""
+    assert wall_s < 1.0
+    assert hub.connections == 0
+    assert lines == [
+        "error: checkpoint path not found; found: runs/nothing does not exist (runs/ exists here; nearest existing "
+        f"folder: {tmp_path / 'runs'}); expected: an existing checkpoint folder or .safetensors file; fix: check the "
+        "path; a hub repo id is org/name[@revision] and is looked up only when it does not look like a local path"
+    ]
+
+
+def test_unreachable_hub_fails_after_one_attempt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    port = _closed_port()
+    code, lines, out, wall_s = _audit("someorg/somemodel", {"HF_ENDPOINT": f"http://127.0.0.1:{port}"})
+    assert code == 2 and out == ""
+    assert wall_s < 5.0  # huggingface_hub's own retries took ~24 s
+    assert len(lines) == 1
+    assert lines[0].startswith(
+        f"error: cannot reach the hub (one attempt, no retries); found: http://127.0.0.1:{port} for someorg/somemodel: "
+    )
+    assert "expected: a hub answering at HF_ENDPOINT; fix: " in lines[0]
+
+
+def test_hub_that_drops_the_connection_gets_exactly_one_attempt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    hub = CountingListener()
+    try:
+        code, lines, _, wall_s = _audit("someorg/somemodel@v1", {"HF_ENDPOINT": f"http://127.0.0.1:{hub.port}/"})
+        time.sleep(0.1)
+    finally:
+        hub.close()
+    assert code == 2 and wall_s < 5.0
+    assert hub.connections == 1
+    assert len(lines) == 1 and lines[0].startswith("error: cannot reach the hub (one attempt, no retries); found: ")
+    assert f"http://127.0.0.1:{hub.port} for someorg/somemodel@v1: " in lines[0]
+
+
+@pytest.mark.parametrize(
+    "target,repo,reason",
+    [
+        ("./ckpt", "./ckpt", "starts like a path"),
+        ("/models/x", "/models/x", "starts like a path"),
+        ("~/models/x", "~/models/x", "starts like a path"),
+        ("model.safetensors", "model.safetensors", "names a .safetensors file"),
+        ("a/b/c", "a/b/c", "3 path parts (a repo id has 2)"),
+        ("runs/nothing", "runs/nothing", "runs/ exists here"),
+        ("org/name", "org/name", None),
+        ("org/name@refs/pr/1", "org/name", None),  # a revision may hold slashes
+        ("name", "name", None),  # not a repo id either: open_source says so, without a hub lookup
+    ],
+)
+def test_local_path_reason(target, repo, reason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "runs").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert _local_path_reason(target, repo) == reason
+
+
+def test_existing_file_that_is_not_a_checkpoint_is_named_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "config.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    code, lines, out, _ = _audit("./config.json", {"HF_ENDPOINT": f"http://127.0.0.1:{_closed_port()}"})
+    assert code == 2 and out == ""
+    assert lines == [
+        "error: target is not a checkpoint folder or .safetensors file; found: ./config.json (starts like a path); "
+        "expected: an existing checkpoint folder or .safetensors file; fix: check the path; a hub repo id is "
+        "org/name[@revision] and is looked up only when it does not look like a local path"
+    ]

@@ -1,0 +1,80 @@
+"""``specscope counters BEFORE AFTER`` on saved scrapes (tests/data/counters, see SOURCES.md there)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from specscope.cli import app
+
+DATA = Path(__file__).parent.parent / "data" / "counters"
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, ["counters", *args])
+
+
+def test_two_engines_one_restarted_text():
+    res = run(str(DATA / "vllm_dp2_before.prom"), str(DATA / "vllm_dp2_after_engine1_restarted.prom"))
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0].startswith("engine 0: reset: false  drafts 1000  draft tokens 4000  accepted 2500")
+    assert lines[1].startswith("engine 1: reset: true") and lines[1].endswith(
+        "(left out: restarted between the scrapes)"
+    )
+    assert lines[2] == "acceptance (engines 0): rate 0.625  length 3.50  k 4"
+    assert lines[3] == "per position: 0.900 0.700 0.500 0.400"
+    assert lines[4] == "reasons: ENGINE_RESET(1)"
+
+
+def test_two_engines_one_restarted_json():
+    res = run(str(DATA / "vllm_dp2_before.prom"), str(DATA / "vllm_dp2_after_engine1_restarted.prom"), "-f", "json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["acceptance_rate"] == 0.625 and doc["acceptance_length"] == 3.5
+    assert doc["acceptance_per_position"] == [0.9, 0.7, 0.5, 0.4]
+    assert {e: v["reset"] for e, v in doc["engines"].items()} == {"0": False, "1": True}
+    assert doc["deltas"]["generation_tokens"] == 5000 and doc["reasons"] == ["ENGINE_RESET(1)"]
+
+
+def test_llamacpp_before_without_per_position_series():
+    res = run(str(DATA / "llamacpp_before_no_per_pos.prom"), str(DATA / "llamacpp_after.prom"), "--format", "json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["acceptance_rate"] == 0.625 and doc["acceptance_length"] == 3.5 and doc["k"] == 4
+    assert doc["acceptance_per_position"] == [0.9, 0.75, 0.55, 0.3]
+    assert doc["engines"] == {
+        "": {
+            "reset": False,
+            "deltas": {
+                "drafts": 60,
+                "draft_tokens": 240,
+                "accepted_tokens": 150,
+                "accepted_per_position": [54, 45, 33, 18],
+                "generation_tokens": 480,
+                "prompt_tokens": 240,
+            },
+        }
+    }
+    text = run(str(DATA / "llamacpp_before_no_per_pos.prom"), str(DATA / "llamacpp_after.prom")).output
+    assert "acceptance: rate 0.625  length 3.50  k 4\nper position: 0.900 0.750 0.550 0.300\n" in text
+
+
+def test_missing_file_and_bad_format_are_one_line_errors(tmp_path, capsys):
+    import pytest
+
+    from specscope.cli import main
+
+    with pytest.raises(SystemExit) as ei:
+        main(["counters", str(tmp_path / "nope.prom"), str(DATA / "llamacpp_after.prom")])
+    assert ei.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: cannot read the scrape file") and "fix:" in err[0]
+    (tmp_path / "page.prom").write_text("<html>not metrics</html>\n")
+    with pytest.raises(SystemExit) as ei:
+        main(["counters", str(tmp_path / "page.prom"), str(DATA / "llamacpp_after.prom")])
+    assert ei.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: the /metrics body is not Prometheus text")

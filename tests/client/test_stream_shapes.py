@@ -1,0 +1,75 @@
+"""Broken stream shapes through :func:`parse_capture` from raw SSE bytes (issue 14, "Streams"): exact status and
+reason for each, with the arrival instants that the records keep."""
+
+from __future__ import annotations
+
+import json
+
+from specscope.client.stream import RawCapture, parse_capture
+
+MS = 1_000_000
+
+
+def ev(obj) -> bytes:
+    return b"data: " + (obj if isinstance(obj, bytes) else json.dumps(obj).encode()) + b"\n\n"
+
+
+def delta(text: str | None = None, finish: str | None = None) -> dict:
+    d = {} if text is None else {"content": text}
+    return {"choices": [{"index": 0, "delta": d, "finish_reason": finish}]}
+
+
+USAGE = {"choices": [], "usage": {"completion_tokens": 2, "prompt_tokens": 3}}
+
+
+def capture(*events: bytes, status: int = 200, error: str | None = None) -> RawCapture:
+    raw = RawCapture("p", 0, 0, http_status=status, max_tokens=2, error=error)
+    raw.chunks = [(10 * MS * (i + 1), e) for i, e in enumerate(events)]
+    raw.end_ns = 10 * MS * (len(events) + 1)
+    return raw
+
+
+def test_done_only_is_an_empty_stream():
+    r = parse_capture(capture(ev(b"[DONE]")))
+    assert (r.status, r.reason, r.first_token_ns, r.output_tokens, r.token_source) == (
+        "failed",
+        "EMPTY_STREAM",
+        None,
+        None,
+        "missing",
+    )
+
+
+def test_clean_close_after_deltas_without_terminal_event_is_stopped_early():
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b"))))
+    assert (r.status, r.reason) == ("failed", "STOPPED_EARLY")
+    assert (r.first_token_ns, r.last_token_ns, r.end_ns, r.content_chunks, r.text) == (
+        10 * MS,
+        20 * MS,
+        30 * MS,
+        2,
+        "ab",
+    )
+
+
+def test_finished_without_usage_is_ok_with_unknown_tokens():
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b")), ev(delta(finish="stop")), ev(b"[DONE]")))
+    assert (r.status, r.reason, r.output_tokens, r.token_source, r.finish_reason) == (
+        "ok",
+        None,
+        None,
+        "missing",
+        "stop",
+    )
+
+
+def test_usage_in_a_chunk_with_empty_choices_is_read():
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b", finish="stop")), ev(USAGE), ev(b"[DONE]")))
+    assert (r.status, r.output_tokens, r.prompt_tokens, r.token_source) == ("ok", 2, 3, "usage")
+
+
+def test_a_transport_error_is_not_taken_for_a_clean_close():
+    r = parse_capture(capture(ev(delta("a")), error="connection dropped"))
+    assert (r.status, r.reason) == ("degraded", "connection dropped; no [DONE]; no usage; short without stop")
+    r = parse_capture(capture(error="connection dropped"))
+    assert (r.status, r.reason) == ("failed", "connection dropped; no [DONE]; no usage; short without stop")

@@ -1,0 +1,39 @@
+BEGIN TRANSACTION;
+CREATE TABLE cells (
+    config TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    concurrency INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    start_ns INTEGER NOT NULL,
+    end_ns INTEGER NOT NULL,
+    before_json TEXT,
+    after_json TEXT,
+    client_json TEXT NOT NULL,
+    summary_json TEXT NOT NULL,
+    PRIMARY KEY (config, workload, concurrency, repeat)
+);
+INSERT INTO "cells" VALUES('base','prose',2,0,'ok',0,2700000000,'{"drafts": 0.0, "draft_tokens": 0.0, "accepted_tokens": 0.0, "accepted_per_position": [], "generation_tokens": 1000.0, "prompt_tokens": 500.0, "running": 0.0, "waiting": 0.0, "present": ["generation"], "reset": false}','{"drafts": 0.0, "draft_tokens": 0.0, "accepted_tokens": 0.0, "accepted_per_position": [], "generation_tokens": 1096.0, "prompt_tokens": 580.0, "running": 0.0, "waiting": 0.0, "present": ["generation"], "reset": false}','{"client_settings": {"http_library": "aiohttp"}, "warmup_prompt_id": "prose-w", "self_check": {"send_lag_p99_ns": 1000, "client_limited": null}}','{"config": "base", "workload": "prose", "concurrency": 2, "repeat": 0, "status": "ok", "reasons": [], "streams": 2, "streams_ok": 2, "output_tokens": 96, "token_source": "usage", "duration_s": 2.599999, "output_tok_s": 36.92309112426582, "stream_tok_s": [18.461552662732817, 22.857153741501783], "ttft_p50_s": 0.225, "ttft_p95_s": 0.2475, "tpot_p50_s": 0.04308508510638298, "achieved_concurrency": 1.8076918491122496, "acceptance_rate": null, "acceptance_length": null, "acceptance_per_position": [], "acceptance_source": null, "counters": {"drafts": 0.0, "draft_tokens": 0.0, "accepted_tokens": 0.0, "accepted_per_position": [], "generation_tokens": 96.0, "prompt_tokens": 80.0, "running": null, "waiting": null, "present": ["generation"], "reset": false}, "server_generation_tokens": 96.0, "per_request_draft_tokens": null, "per_request_accepted_tokens": null, "client": {"client_settings": {"http_library": "aiohttp"}, "warmup_prompt_id": "prose-w", "self_check": {"send_lag_p99_ns": 1000, "client_limited": null}}}');
+INSERT INTO "cells" VALUES('ngram','prose',2,0,'degraded',0,1200000000,'{"drafts": 10.0, "draft_tokens": 40.0, "accepted_tokens": 20.0, "accepted_per_position": [8.0, 6.0, 4.0, 2.0], "generation_tokens": 2000.0, "prompt_tokens": null, "running": 0.0, "waiting": null, "present": ["generation", "per_pos", "spec"], "reset": false}','{"drafts": 30.0, "draft_tokens": 120.0, "accepted_tokens": 70.0, "accepted_per_position": [28.0, 20.0, 14.0, 8.0], "generation_tokens": 2090.0, "prompt_tokens": null, "running": 1.0, "waiting": null, "present": ["generation", "per_pos", "spec"], "reset": false}','{"self_check": {"client_limited": "CLIENT_LIMITED(loop lag p99 12.3 ms > 10 ms)"}}','{"config": "ngram", "workload": "prose", "concurrency": 2, "repeat": 0, "status": "degraded", "reasons": ["CLIENT_LIMITED(loop lag p99 12.3 ms > 10 ms)", "STREAM_DEGRADED(degraded:no [DONE])", "BUSY_AT_SCRAPE(after=1)"], "streams": 2, "streams_ok": 1, "output_tokens": 90, "token_source": "usage", "duration_s": 1.099995, "output_tok_s": 81.81855372069873, "stream_tok_s": [30.000180001080004, 54.54570248046582], "ttft_p50_s": 0.1249945, "ttft_p95_s": 0.14749405, "tpot_p50_s": 0.020558153126826417, "achieved_concurrency": 1.909089586770849, "acceptance_rate": 0.625, "acceptance_length": 3.5, "acceptance_per_position": [1.0, 0.7, 0.5, 0.3], "acceptance_source": "counter_delta", "counters": {"drafts": 20.0, "draft_tokens": 80.0, "accepted_tokens": 50.0, "accepted_per_position": [20.0, 14.0, 10.0, 6.0], "generation_tokens": 90.0, "prompt_tokens": null, "running": null, "waiting": null, "present": ["generation", "per_pos", "spec"], "reset": false}, "server_generation_tokens": 90.0, "per_request_draft_tokens": 80, "per_request_accepted_tokens": 50, "client": {"self_check": {"client_limited": "CLIENT_LIMITED(loop lag p99 12.3 ms > 10 ms)"}}}');
+INSERT INTO "cells" VALUES('ngram','prose',2,1,'server_crash',10,3000000010,'{"drafts": 30.0, "draft_tokens": 120.0, "accepted_tokens": 70.0, "accepted_per_position": [28.0, 20.0, 14.0, 8.0], "generation_tokens": 2090.0, "prompt_tokens": null, "running": 1.0, "waiting": null, "present": ["generation", "per_pos", "spec"], "reset": false}',NULL,'{"client_settings": {}}','{"config": "ngram", "workload": "prose", "concurrency": 2, "repeat": 1, "status": "server_crash", "reasons": ["SERVER_CRASH"], "streams": 0, "streams_ok": 0, "output_tokens": 0, "token_source": "missing", "duration_s": 3.0, "output_tok_s": null, "stream_tok_s": [], "ttft_p50_s": null, "ttft_p95_s": null, "tpot_p50_s": null, "achieved_concurrency": null, "acceptance_rate": null, "acceptance_length": null, "acceptance_per_position": [], "acceptance_source": null, "counters": null, "server_generation_tokens": null, "per_request_draft_tokens": null, "per_request_accepted_tokens": null, "client": {"client_settings": {}}}');
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE server_facts (
+    config TEXT PRIMARY KEY,
+    facts_json TEXT NOT NULL
+);
+INSERT INTO "server_facts" VALUES('base','{"kind": "external", "model": "tiny", "log": "logs/base.log"}');
+INSERT INTO "server_facts" VALUES('ngram','{"kind": "external", "model": "tiny", "num_speculative_tokens": 4}');
+CREATE TABLE streams (
+    config TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    concurrency INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    record_json TEXT NOT NULL,
+    PRIMARY KEY (config, workload, concurrency, repeat, idx)
+);
+INSERT INTO "streams" VALUES('base','prose',2,0,0,'{"prompt_id": "prose-001", "intended_ns": 1000, "send_ns": 1000, "first_token_ns": 200001000, "first_content_ns": 200001000, "last_token_ns": 2000001000, "end_ns": 2100000000, "content_chunks": 24, "reasoning_chunks": 0, "output_tokens": 48, "prompt_tokens": 40, "token_source": "usage", "finish_reason": "length", "status": "ok", "reason": null, "http_status": 200, "text": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "reasoning_text": "", "server_draft_tokens": null, "server_accepted_tokens": null, "bytes_received": 0}');
+INSERT INTO "streams" VALUES('base','prose',2,0,1,'{"prompt_id": "prose-002", "intended_ns": 2000, "send_ns": 2000, "first_token_ns": 250002000, "first_content_ns": 250002000, "last_token_ns": 2500000000, "end_ns": 2600000000, "content_chunks": 24, "reasoning_chunks": 0, "output_tokens": 48, "prompt_tokens": 40, "token_source": "usage", "finish_reason": "length", "status": "ok", "reason": null, "http_status": 200, "text": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "reasoning_text": "", "server_draft_tokens": null, "server_accepted_tokens": null, "bytes_received": 0}');
+INSERT INTO "streams" VALUES('ngram','prose',2,0,0,'{"prompt_id": "prose-001", "intended_ns": 5000, "send_ns": 5000, "first_token_ns": 100000000, "first_content_ns": 100000000, "last_token_ns": 1000000000, "end_ns": 1100000000, "content_chunks": 30, "reasoning_chunks": 0, "output_tokens": 60, "prompt_tokens": 40, "token_source": "usage", "finish_reason": "length", "status": "ok", "reason": null, "http_status": 200, "text": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "reasoning_text": "", "server_draft_tokens": 50, "server_accepted_tokens": 30, "bytes_received": 0}');
+INSERT INTO "streams" VALUES('ngram','prose',2,0,1,'{"prompt_id": "prose-002", "intended_ns": 6000, "send_ns": 6000, "first_token_ns": 150000000, "first_content_ns": 150000000, "last_token_ns": 900000000, "end_ns": 1000000000, "content_chunks": 15, "reasoning_chunks": 0, "output_tokens": 30, "prompt_tokens": 40, "token_source": "usage", "finish_reason": "length", "status": "degraded", "reason": "no [DONE]", "http_status": 200, "text": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "reasoning_text": "", "server_draft_tokens": 30, "server_accepted_tokens": 20, "bytes_received": 0}');
+COMMIT;

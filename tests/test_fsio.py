@@ -1,0 +1,113 @@
+"""specscope.fsio: a write replaces the file whole or leaves the old one and no temporary file behind."""
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from specscope.fsio import (
+    AtomicFile,
+    copy_file_atomic,
+    open_atomic,
+    write_bytes_atomic,
+    write_json_atomic,
+    write_text_atomic,
+)
+
+OLD_TEXT = '{"old": true}\n'
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.fixture
+def old_file(tmp_path: Path) -> Path:
+    path = tmp_path / "manifest.json"
+    path.write_text(OLD_TEXT, encoding="utf-8")
+    return path
+
+
+def test_text_write_replaces_content_with_mode_644_and_no_temp(old_file: Path):
+    write_text_atomic(old_file, "naïve\n")
+    assert old_file.read_bytes() == "naïve\n".encode()
+    assert stat.S_IMODE(old_file.stat().st_mode) == 0o644
+    assert _names(old_file.parent) == ["manifest.json"]
+
+
+def test_json_write_is_indented_with_trailing_newline(old_file: Path):
+    write_json_atomic(old_file, {"b": 1, "a": [1, 2]}, sort_keys=True)
+    assert old_file.read_text(encoding="utf-8") == '{\n  "a": [\n    1,\n    2\n  ],\n  "b": 1\n}\n'
+
+
+def test_json_default_and_ensure_ascii_pass_through(old_file: Path):
+    write_json_atomic(old_file, {"p": Path("/x"), "s": "é"}, indent=None, ensure_ascii=False, default=str)
+    assert old_file.read_text(encoding="utf-8") == '{"p": "/x", "s": "é"}\n'
+
+
+def test_unserialisable_json_leaves_old_content_and_no_temp(old_file: Path):
+    with pytest.raises(TypeError):
+        write_json_atomic(old_file, {"x": object()})
+    assert old_file.read_text(encoding="utf-8") == OLD_TEXT
+    assert _names(old_file.parent) == ["manifest.json"]
+
+
+def test_failure_inside_the_write_removes_the_temp_and_keeps_old_content(old_file: Path):
+    with pytest.raises(RuntimeError, match="disk on fire"), open_atomic(old_file) as fh:
+        fh.write(b"half a file")
+        assert len(_names(old_file.parent)) == 2  # the temporary file exists while writing
+        raise RuntimeError("disk on fire")
+    assert old_file.read_text(encoding="utf-8") == OLD_TEXT
+    assert _names(old_file.parent) == ["manifest.json"]
+
+
+def test_refused_rename_removes_the_temp(tmp_path: Path):
+    target = tmp_path / "report.html"
+    target.mkdir()  # os.replace(file, existing folder) fails with IsADirectoryError on POSIX
+    (target / "keep.txt").write_text("kept", encoding="utf-8")
+    with pytest.raises(IsADirectoryError):
+        write_bytes_atomic(target, b"<html></html>")
+    assert _names(tmp_path) == ["report.html"]
+    assert (target / "keep.txt").read_text(encoding="utf-8") == "kept"
+
+
+def test_missing_folder_is_an_error_unless_parents(tmp_path: Path):
+    target = tmp_path / "a" / "b" / "out.txt"
+    with pytest.raises(FileNotFoundError):
+        write_text_atomic(target, "x")
+    write_text_atomic(target, "x", parents=True)
+    assert target.read_text(encoding="utf-8") == "x"
+
+
+def test_copy_is_byte_identical_and_leaves_the_source_alone(tmp_path: Path):
+    src = tmp_path / "src.bin"
+    data = os.urandom(3 * (1 << 20) + 7)  # 3 MiB + 7 bytes: more than one copy chunk
+    src.write_bytes(data)
+    dst = tmp_path / "dst.bin"
+    copy_file_atomic(src, dst)
+    assert dst.read_bytes() == data
+    assert src.read_bytes() == data
+    assert _names(tmp_path) == ["dst.bin", "src.bin"]
+
+
+def test_json_written_is_readable_json(tmp_path: Path):
+    path = tmp_path / "gate.json"
+    write_json_atomic(path, {"probes": [{"id": "p1", "ok": True}]}, ensure_ascii=False)
+    assert json.loads(path.read_text(encoding="utf-8")) == {"probes": [{"id": "p1", "ok": True}]}
+
+
+def test_streaming_writer_commits_or_discards(old_file: Path):
+    f = AtomicFile(old_file)
+    f.fh.write(b"part 1, ")
+    f.fh.write(b"part 2")
+    assert old_file.read_text(encoding="utf-8") == OLD_TEXT  # nothing visible before commit
+    f.commit()
+    assert old_file.read_bytes() == b"part 1, part 2"
+    g = AtomicFile(old_file)
+    g.fh.write(b"abandoned")
+    g.discard()
+    g.discard()  # twice is harmless
+    assert old_file.read_bytes() == b"part 1, part 2"
+    assert _names(old_file.parent) == ["manifest.json"]
