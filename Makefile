@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: setup bench test test-timing test-slow browser ct-venv
+.PHONY: setup bench lint test test-timing test-slow browser ct-venv
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -27,9 +27,16 @@ browser:
 ct-venv:
 	bash scripts/ct_venv.sh
 
+# Lint, format, types and import layers (config in pyproject.toml); `make test` runs it first.
+lint: setup
+	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff format --check src tests
+	$(VENV)/bin/mypy src
+	$(VENV)/bin/lint-imports
+
 # The test suite (unit + integration against real servers on 127.0.0.1); vLLM-on-CPU tests are `slow`, tests whose
 # assertions depend on wall-clock timing (sub-millisecond bounds) are `timing` and run by `make test-timing`.
-test: setup browser ct-venv
+test: setup lint browser ct-venv
 	$(VENV)/bin/pytest -m "not slow and not timing"
 
 # The wall-clock timing tests (truth suite, client TTFT error bounds) on their own, so load from other suites

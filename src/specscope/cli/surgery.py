@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -20,8 +21,8 @@ from specscope.errors import ConfigError
 FORMATS = ("text", "json")
 
 
-def _format_option() -> typer.models.OptionInfo:
-    """``-f/--format text|json``: json prints one JSON document on stdout."""
+def _format_option() -> Any:
+    """``-f/--format text|json``: json prints one JSON document on stdout (a typer default: typed ``Any``)."""
     return typer.Option("text", "--format", "-f", help="Output: text or json (one JSON document).")
 
 

@@ -61,7 +61,7 @@ class ClientSettings(BaseModel):
             try:
                 import httptools
             except ImportError:  # pragma: no cover - the runner falls back to aiohttp then
-                httptools = None
-            if httptools is not None:
+                pass
+            else:
                 return {**d, "http_library": "asyncio+httptools", "http_library_version": httptools.__version__}
         return {**d, "http_library": "aiohttp", "http_library_version": aiohttp.__version__}

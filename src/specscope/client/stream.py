@@ -38,7 +38,7 @@ import aiohttp
 try:  # optional fast path: orjson (C/Rust), ~4x faster than json.loads on chunk-sized objects, same results
     from orjson import loads as _json_loads
 except ImportError:  # pragma: no cover - depends on the environment
-    from json import loads as _json_loads
+    from json import loads as _json_loads  # type: ignore[assignment]
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 

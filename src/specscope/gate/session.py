@@ -145,7 +145,11 @@ def run_gate(
         run_dir.mkdir(parents=True, exist_ok=True)
     run = run_gate_suite(targets, profile, gates=gates, on_result=on_result)
     names = [t.name for t in targets]
-    extra = {"launch": plan.kind, "embedded": plan.kind == "embedded", "recipes": names if plan.kind == "vllm" else []}
-    extra["preflight"] = preflight or {}
+    extra: dict[str, object] = {
+        "launch": plan.kind,
+        "embedded": plan.kind == "embedded",
+        "recipes": names if plan.kind == "vllm" else [],
+        "preflight": preflight or {},
+    }
     write_gate_run(run, run_dir, extra_manifest=extra)
     return run, run_dir

@@ -50,8 +50,6 @@ def kv_table(facts_by_config: Mapping[str, LogFacts], base: str = "base") -> lis
     rows = []
     for name, f in facts_by_config.items():
         is_ref = name == base or ref is None
-        ref_tokens = ref.kv_cache_size_tokens if ref is not None else None
-        ref_conc = ref.max_concurrency_requests if ref is not None else None
         rows.append(
             KvRow(
                 config=name,

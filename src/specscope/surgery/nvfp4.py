@@ -125,7 +125,7 @@ def tensor_amax(w: np.ndarray, *, name: str = "tensor") -> np.float32:
     return np.float32(amax)
 
 
-def scale2_from_amax(amax: float) -> np.float32:
+def scale2_from_amax(amax: float | np.floating) -> np.float32:
     """ModelOpt ``weight_scale_2`` / ``input_scale``: ``float32(amax) / float32(6 * 448)``; 1.0 for amax 0."""
     a = np.float32(amax)
     if a == 0:
@@ -133,7 +133,7 @@ def scale2_from_amax(amax: float) -> np.float32:
     return np.float32(a / np.float32(FP4_MAX * FP8_E4M3_MAX))
 
 
-def global_scale_from_scale2(scale2: float) -> np.float32:
+def global_scale_from_scale2(scale2: float | np.floating) -> np.float32:
     """compressed-tensors ``weight_global_scale`` / ``input_global_scale`` = ``1 / scale2`` in float32 (case C08)."""
     return np.float32(np.float32(1.0) / np.float32(scale2))
 
@@ -178,7 +178,7 @@ def _block_amax(a: np.ndarray) -> np.ndarray:
     return a[..., 0]
 
 
-def quantize_nvfp4(w: np.ndarray, *, amax: float | None = None, name: str = "weight") -> NVFP4Weight:
+def quantize_nvfp4(w: np.ndarray, *, amax: float | np.floating | None = None, name: str = "weight") -> NVFP4Weight:
     """Quantize a Linear weight to NVFP4 (see the module docstring for the exact rules).
 
     Args:
