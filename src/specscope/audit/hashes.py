@@ -13,23 +13,17 @@ does not name), ``HASHES_VERIFIED`` (INFO: how many files matched), ``HASH_MANIF
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
 from specscope.audit.findings import AuditReport, Finding, Severity
+from specscope.checkpoint.safefiles import read_regular, sha256_file
 from specscope.errors import ConfigError
 
 __all__ = ["SUMS_NAME", "parse_sums", "check_hashes", "sha256_file", "add_hash_findings", "hub_lfs_sha256"]
 
 SUMS_NAME = "SHA256SUMS"
 _LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a whole file."""
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def parse_sums(text: str) -> tuple[dict[str, str], list[int]]:
@@ -68,7 +62,8 @@ def check_hashes(
                 fix="pass --hashes-file PATH, or ask the publisher for the sha256 of each file",
             )
         ]
-    listed, bad = parse_sums(sums.read_text(encoding="utf-8"))
+    # a regular file only (a FIFO never blocks; unreadable is one error line); bytes that are not UTF-8 make bad lines
+    listed, bad = parse_sums(read_regular(sums).decode("utf-8", errors="replace"))
     return _compare(root, listed, bad, sums.name)
 
 

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -26,6 +27,7 @@ __all__ = [
     "loads_bounded",
     "open_regular",
     "read_regular",
+    "sha256_file",
     "decode_json",
     "check_json_size",
     "read_json_file",
@@ -121,6 +123,21 @@ def read_regular(path: str | os.PathLike[str], start_bytes: int = 0, length_byte
         raise _refuse(Path(path), f"{type(exc).__name__}: {exc.strerror}", "check the disk and the file") from None
     finally:
         os.close(fd)
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of a whole regular file, read in chunks (``hashlib.file_digest``).
+
+    Raises:
+        CheckpointError: see :func:`open_regular`; also a read error (``EIO``) on the way.
+    """
+    fh = os.fdopen(open_regular(path), "rb")
+    try:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError as exc:
+        raise _refuse(Path(path), f"{type(exc).__name__}: {exc.strerror}", "check the disk and the file") from None
+    finally:
+        fh.close()
 
 
 def decode_json(raw: bytes, label: str, name: str, *, fix: str | None = None) -> object:

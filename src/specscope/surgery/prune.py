@@ -10,11 +10,11 @@ the result is a new folder, validated before anything is written.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from specscope.checkpoint.header import SafetensorsHeader
+from specscope.checkpoint.schema import read_config_file
 from specscope.errors import CheckpointError, SurgeryError
 from specscope.surgery.graft import _other_files, build_index
 from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
@@ -24,18 +24,10 @@ __all__ = ["plan_prune_unindexed"]
 
 
 def _load_index(root: Path) -> dict | None:
-    path = root / INDEX_NAME
     if not root.is_dir():
         raise CheckpointError("checkpoint folder not found", found=str(root), expected="a folder", fix="check the path")
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise CheckpointError(
-            "index is not valid JSON", found=f"{path}: {exc}", expected="JSON", fix="run `specscope surgery reindex`"
-        ) from None
-    return data if isinstance(data, dict) else None
+    # bounded, type-checked (checkpoint.schema): a broken index is one CheckpointError, never a traceback
+    return read_config_file(root / INDEX_NAME, fix="run `specscope surgery reindex`")
 
 
 def _reader(root: Path, shard: str, header: SafetensorsHeader, name: str) -> Callable[[], bytes]:

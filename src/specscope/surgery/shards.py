@@ -26,7 +26,7 @@ import numpy as np
 
 from specscope.checkpoint.dtypes import tensor_nbytes
 from specscope.checkpoint.header import LENGTH_PREFIX_BYTES, SafetensorsHeader, TensorInfo, header_length, parse_header
-from specscope.checkpoint.safefiles import open_regular
+from specscope.checkpoint.safefiles import open_regular, sha256_file
 from specscope.checkpoint.schema import read_config_file
 from specscope.errors import CheckpointError, SurgeryError
 from specscope.fsio import AtomicFile
@@ -69,12 +69,6 @@ FLOAT_DTYPES = frozenset({"F16", "BF16", "F32", "F64"})
 def sha256_bytes(data: bytes | memoryview) -> str:
     """Hex SHA-256 of ``data``."""
     return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of a whole file (hashlib.file_digest, read in chunks; read-only)."""
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def planned_nbytes(dtype: str, shape: tuple[int, ...] | list[int]) -> int:
