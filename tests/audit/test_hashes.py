@@ -98,3 +98,11 @@ def test_hashes_against_the_hub_lfs_listing(tmp_path: Path, monkeypatch) -> None
     got = {f["code"]: f for f in json.loads(r.output)["findings"]}
     assert got["HASH_MISMATCH"]["file"] == S2 and got["HASH_MISMATCH"]["expected"] == wrong
     assert got["HASHES_VERIFIED"]["message"] == "1 of 2 files listed in acme/tiny (hub LFS) match their sha256"
+
+
+def test_a_manifest_that_is_not_utf8_gives_bad_lines_not_a_traceback(tmp_path: Path) -> None:
+    ck = build(tmp_path / "ck")
+    (ck / "SHA256SUMS").write_bytes(f"{_sha(ck / S1)}  {S1}\n".encode() + b"\xff\xfe not text\n")
+    got = {f.code: f for f in check_hashes(ck)}
+    assert got["HASH_MANIFEST_INVALID"].details == {"lines": [2]}
+    assert got["HASHES_VERIFIED"].details == {"matched": 1, "listed": 1}

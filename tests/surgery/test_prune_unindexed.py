@@ -62,3 +62,13 @@ def test_prune_refuses_a_broken_index(tmp_path: Path) -> None:
     with pytest.raises(SurgeryError, match="1 index entries name a tensor their shard does not hold"):
         plan_prune_unindexed(src, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("index", ['{"weight_map": 5}', "[" * 5000 + "]" * 5000])
+def test_a_broken_index_is_one_checkpoint_error(tmp_path: Path, index: str) -> None:
+    from specscope.errors import CheckpointError
+
+    src = _with_leftovers(tmp_path)
+    (src / INDEX).write_text(index)
+    with pytest.raises(CheckpointError):
+        plan_prune_unindexed(src, tmp_path / "out")
