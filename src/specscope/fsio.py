@@ -32,6 +32,7 @@ __all__ = [
     "write_text_atomic",
     "write_json_atomic",
     "copy_file_atomic",
+    "commit_path",
 ]
 
 FILE_MODE = 0o644
@@ -48,13 +49,14 @@ class AtomicFile:
     Args:
         path: the file to create or replace.
         parents: create missing parent folders first.
+        suffix: the temporary name's ending (e.g. ``.gguf.tmp`` for a tool that reads the extension).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, parents: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, parents: bool = False, suffix: str = ".tmp") -> None:
         self.path = Path(path)
         if parents:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=suffix, dir=self.path.parent)
         self.tmp_path = Path(tmp)
         try:
             self.fh: IO[bytes] = os.fdopen(fd, "wb")
@@ -131,6 +133,18 @@ def write_json_atomic(
     """
     text = json.dumps(data, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii, default=default)
     write_text_atomic(path, text + "\n", parents=parents)
+
+
+def commit_path(tmp_path: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:
+    """Move a finished temporary file written by an outside tool (e.g. ``llama-quantize`` writing to
+    :attr:`AtomicFile.tmp_path`) over ``path``: ``fsync``, permission bits :data:`FILE_MODE`, :func:`os.replace`."""
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.chmod(tmp_path, FILE_MODE)
+    os.replace(tmp_path, path)
 
 
 def copy_file_atomic(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:

@@ -25,12 +25,12 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from specscope import fsio
 from specscope.engine.config import GGUF_QUANTS
 from specscope.engine.cost import measure_token_cost_ns
 from specscope.engine.model import file_sha256, find_model_file
@@ -99,15 +99,7 @@ def default_cache_dir() -> Path:
 
 
 def _atomic_write_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    fsio.write_text_atomic(path, text)
 
 
 def requantize_gguf(source: Path, dest: Path, quant: str) -> None:
@@ -259,20 +251,20 @@ def derive_draft(
 
     if info is None:
         entry.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=entry, prefix=".draft.", suffix=".gguf.tmp")
-        os.close(fd)
-        tmp = Path(tmp_name)
         start_ns = time.perf_counter_ns()
+        out = fsio.AtomicFile(
+            gguf_path, suffix=".gguf.tmp"
+        )  # a temp file beside the draft, renamed into place on success
         try:
+            out.fh.close()  # the writers below open the path themselves
             if method == "gguf":
-                requantize_gguf(source, tmp, quant)
+                requantize_gguf(source, out.tmp_path, quant)
             else:
-                tmp.unlink()  # llama-quantize creates its output itself
-                _llama_quantize(source, tmp, quant, entry / "llama-quantize.log")
-            os.chmod(tmp, 0o644)  # mkstemp makes 0600
-            os.replace(tmp, gguf_path)
+                out.tmp_path.unlink()  # llama-quantize creates its output itself
+                _llama_quantize(source, out.tmp_path, quant, entry / "llama-quantize.log")
+            fsio.commit_path(out.tmp_path, gguf_path)
         except BaseException:
-            tmp.unlink(missing_ok=True)
+            out.discard()
             raise
         derive_ns = time.perf_counter_ns() - start_ns
         info = DraftInfo(

@@ -24,11 +24,11 @@ import json
 import os
 import signal
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+from specscope import fsio
 from specscope.engine.config import EngineConfig
 
 
@@ -112,10 +112,7 @@ def main(argv: list[str]) -> int:
         return 3
 
     ready = Path(launch["ready_path"])
-    fd, tmp = tempfile.mkstemp(dir=ready.parent, prefix=".ready.", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump({"address": server.listening_address, "pid": os.getpid()}, fh)
-    os.replace(tmp, ready)
+    fsio.write_json_atomic(ready, {"address": server.listening_address, "pid": os.getpid()}, indent=None)
     print(f"specscope.engine.serve: ready at {server.listening_address}", file=sys.stderr, flush=True)
 
     while not stop.wait(1.0):

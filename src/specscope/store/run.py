@@ -9,12 +9,11 @@ streams inserted in one transaction, so a kill leaves either the whole cell or n
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from specscope import fsio
 from specscope.errors import StoreError
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
 from specscope.store.manifest import SCHEMA_VERSION, validate_manifest
@@ -31,23 +30,8 @@ _ORDER = "ORDER BY config, workload, concurrency, repeat"
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write ``data`` as indented JSON to ``path`` via a temp file in the same folder and ``os.replace``."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, sort_keys=False, default=json_default)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; results are meant to be shared like any written file
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Write ``data`` as indented JSON to ``path`` atomically (:func:`specscope.fsio.write_json_atomic`)."""
+    fsio.write_json_atomic(path, data, indent=2, default=json_default)
 
 
 class Run:
