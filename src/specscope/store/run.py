@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import tempfile
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
         raise
 
 
-class Run:
+class Run(AbstractContextManager["Run"]):
     """An open run folder.
 
     Attributes:
@@ -162,9 +163,6 @@ class Run:
 
     def close(self) -> None:
         self._db.close()
-
-    def __enter__(self) -> Run:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
