@@ -24,6 +24,7 @@ Tree::
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 __all__ = [
     "SpecscopeError",
@@ -38,6 +39,8 @@ __all__ = [
     "CheckpointError",
     "HeaderError",
     "SurgeryError",
+    "require_one_of",
+    "require_path",
 ]
 
 
@@ -126,3 +129,26 @@ class HeaderError(CheckpointError):
 
 class SurgeryError(SpecscopeError):
     """A surgery plan that failed validation; nothing was written."""
+
+
+def require_one_of(value: object, choices: Iterable[object], message: str, *, fix: str) -> None:
+    """Raise :class:`ConfigError` (``message``, the choices comma-separated as ``expected``) unless ``value`` is one.
+
+    Raises:
+        ConfigError: ``value`` is not among ``choices``.
+    """
+    options = tuple(choices)
+    if value not in options:
+        raise ConfigError(message, found=value, expected=", ".join(map(str, options)), fix=fix)
+
+
+def require_path(path: str | Path, message: str, *, expected: str, fix: str, folder: bool = False) -> Path:
+    """``path`` as a :class:`~pathlib.Path` if it is an existing regular file (a folder with ``folder=True``).
+
+    Raises:
+        ConfigError: nothing of that kind at ``path`` (``found`` the path; the other fields as given).
+    """
+    p = Path(path)
+    if not (p.is_dir() if folder else p.is_file()):
+        raise ConfigError(message, found=str(p), expected=expected, fix=fix)
+    return p

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from specscope.audit.findings import AuditReport, Finding, Severity
 from specscope.checkpoint.safefiles import read_regular, sha256_file
-from specscope.errors import ConfigError
+from specscope.errors import ConfigError, require_path
 
 __all__ = ["SUMS_NAME", "parse_sums", "check_hashes", "sha256_file", "add_hash_findings", "hub_lfs_sha256"]
 
@@ -183,14 +183,13 @@ def add_hash_findings(
     Raises:
         ConfigError: ``target`` is not a local folder (hub LFS hashes are not compared here).
     """
-    root = Path(target)
-    if not root.is_dir():
-        raise ConfigError(
-            "--hashes needs a local checkpoint folder",
-            found=str(target),
-            expected="a folder holding the files and SHA256SUMS",
-            fix="download the checkpoint, then run `specscope audit FOLDER --hashes`",
-        )
+    root = require_path(
+        target,
+        "--hashes needs a local checkpoint folder",
+        expected="a folder holding the files and SHA256SUMS",
+        fix="download the checkpoint, then run `specscope audit FOLDER --hashes`",
+        folder=True,
+    )
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     if hub is not None:
         found = check_hashes(root, expected=hub_lfs_sha256(hub), source=f"{hub} (hub LFS)")

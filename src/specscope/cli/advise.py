@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-
-class AdviseFormat(str, Enum):
-    text = "text"
-    json = "json"
+from specscope.cli.options import BaselineOption, TextJsonFormatOption
 
 
 def _x(s: float | None) -> str:
@@ -88,8 +84,8 @@ def register(app: typer.Typer) -> None:
         config: Annotated[str | None, typer.Option(help="The config your --acceptance was measured with.")] = None,
         concurrency: Annotated[int | None, typer.Option(help="Advise only at this measured concurrency.")] = None,
         slo_ttft: Annotated[str | None, typer.Option("--slo-ttft", help="TTFT p95 limit, e.g. 2s or 500ms.")] = None,
-        baseline: Annotated[str, typer.Option(help="The no-draft config of the run.")] = "base",
-        format: Annotated[AdviseFormat, typer.Option("--format", "-f", help="text or json.")] = AdviseFormat.text,
+        baseline: BaselineOption = "base",
+        format: TextJsonFormatOption = "text",
         level_mix: Annotated[
             str | None, typer.Option("--level-mix", help="Share of wall time per concurrency, e.g. 1=0.6,4=0.4.")
         ] = None,
@@ -120,7 +116,7 @@ def register(app: typer.Typer) -> None:
             from specscope.stats.level_mix import level_mix_advice, level_mix_text, parse_level_mix
 
             lm = level_mix_advice(cells, parse_level_mix(level_mix), parse_mix(mix) if mix else None)
-            typer.echo(json.dumps(lm.to_dict(), indent=2) if format is AdviseFormat.json else level_mix_text(lm))
+            typer.echo(json.dumps(lm.to_dict(), indent=2) if format == "json" else level_mix_text(lm))
             return
         adv = advise(
             cells,
@@ -132,7 +128,7 @@ def register(app: typer.Typer) -> None:
             acceptance_config=config,
             server_facts=facts,
         )
-        if format is AdviseFormat.json:
+        if format == "json":
             typer.echo(json.dumps(adv.to_dict(), indent=2))
         else:
             _print(adv)

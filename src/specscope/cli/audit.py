@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from specscope.cli.options import TextJsonFormatOption
+from specscope.cli.options import BandwidthOption, DraftModelOption, TextJsonFormatOption
 
 
 def _gb(n: float) -> str:
@@ -77,15 +77,8 @@ def register(app: typer.Typer) -> None:
         target: Annotated[
             str, typer.Argument(help="Checkpoint folder, .safetensors file, or hub repo org/name[@revision].")
         ],
-        draft: Annotated[
-            str | None, typer.Option("--draft", help="A separate draft model to audit against TARGET.")
-        ] = None,
-        bandwidth: Annotated[
-            str | None,
-            typer.Option(
-                "--bandwidth", help="Memory bandwidth for the roofline: 273GB/s, 4.8TB/s, or dgx-spark, h100, h200, ..."
-            ),
-        ] = None,
+        draft: DraftModelOption = None,
+        bandwidth: BandwidthOption = None,
         strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
         format: TextJsonFormatOption = "text",
         hashes: Annotated[

@@ -16,6 +16,9 @@ import typer
 
 __all__ = [
     "TABLE_FORMATS",
+    "BandwidthOption",
+    "BaselineOption",
+    "DraftModelOption",
     "ConfigsOption",
     "LaunchOption",
     "OutOption",
@@ -64,7 +67,9 @@ LaunchOption = Annotated[
         "(configs are recipe names, launched one at a time).",
     ),
 ]
-RecipesOption = Annotated[Path | None, typer.Option("--recipes", help="vLLM recipes TOML for --launch vllm.")]
+RecipesOption = Annotated[
+    Path | None, typer.Option("--recipes", help="vLLM recipes TOML file (default: the shipped one).")
+]
 OutOption = Annotated[Path, typer.Option("--out", help="Folder that receives run folders.")]
 TableFormatOption = Annotated[
     str,
@@ -73,4 +78,14 @@ TableFormatOption = Annotated[
 TextJsonFormatOption = Annotated[
     str,
     typer.Option("--format", "-f", callback=format_choice(("text", "json")), help="Output format: text or json."),
+]
+BaselineOption = Annotated[str, typer.Option("--baseline", help="The no-draft config of the run.")]
+BandwidthOption = Annotated[
+    str | None,
+    typer.Option(
+        "--bandwidth", help="Memory bandwidth for the roofline: 273GB/s, 4.8TB/s, or dgx-spark, h100, h200, ..."
+    ),
+]
+DraftModelOption = Annotated[
+    str | None, typer.Option("--draft", help="A separate draft model (local folder or hub repo id) next to the target.")
 ]

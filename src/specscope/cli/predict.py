@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from specscope.cli.options import BandwidthOption, BaselineOption, DraftModelOption, TextJsonFormatOption
+
 if TYPE_CHECKING:
     from specscope.stats.predict_run import RunPrediction
-
-
-class PredictFormat(str, Enum):
-    text = "text"
-    json = "json"
 
 
 def _print(p: RunPrediction) -> None:
@@ -89,16 +85,14 @@ def register(app: typer.Typer) -> None:
         checkpoint: Annotated[
             str | None, typer.Option(help="Take the byte census from this checkpoint (audit).")
         ] = None,
-        draft: Annotated[
-            str | None, typer.Option(help="Separate draft model for the census (with --checkpoint).")
-        ] = None,
-        bandwidth: Annotated[str | None, typer.Option(help="Memory bandwidth, e.g. 273GB/s or a device name.")] = None,
+        draft: DraftModelOption = None,
+        bandwidth: BandwidthOption = None,
         measured: Annotated[
             float | None, typer.Option(help="Without RUN: a measured no-draft tok/s to set against the roofline.")
         ] = None,
         max_k: Annotated[int, typer.Option("--max-k", help="Predict k = 1..max-k.")] = 8,
-        baseline: Annotated[str, typer.Option(help="The no-draft config of the run.")] = "base",
-        format: Annotated[PredictFormat, typer.Option("--format", "-f", help="text or json.")] = PredictFormat.text,
+        baseline: BaselineOption = "base",
+        format: TextJsonFormatOption = "text",
     ) -> None:
         """Predicted single-stream tok/s and speedup for k = 1..8 from per-position acceptance, bytes per step
         and bandwidth; fits efficiency and per-token draft overhead on RUN and reports predicted vs measured per cell.
@@ -115,10 +109,10 @@ def register(app: typer.Typer) -> None:
         )
         if run is None:
             doc = roofline_only(inputs, measured)
-            typer.echo(json.dumps(doc, indent=2) if format is PredictFormat.json else _roofline_line(doc))
+            typer.echo(json.dumps(doc, indent=2) if format == "json" else _roofline_line(doc))
             return
         pred = predict_on_run(run, inputs, baseline=baseline, max_k=max_k)
-        if format is PredictFormat.json:
+        if format == "json":
             typer.echo(json.dumps(pred.to_dict(), indent=2))
         else:
             _print(pred)

@@ -17,22 +17,17 @@ from __future__ import annotations
 import json
 import shlex
 import time
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from specscope.cli.options import RecipesOption, TextJsonFormatOption
 from specscope.errors import ConfigError, ServerError
 
 if TYPE_CHECKING:
     from specscope.launch.logfacts import LogFacts
     from specscope.launch.recipes import Recipe
-
-
-class ServeFormat(str, Enum):
-    text = "text"
-    json = "json"
 
 
 def _census_check(facts: LogFacts, census: str | None) -> dict[str, object] | None:
@@ -56,7 +51,7 @@ def _loaded_line(loaded: dict[str, object] | None) -> str:
     )
 
 
-def _print_facts(path: Path, fmt: ServeFormat, plan: str | None = None, census: str | None = None) -> int:
+def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
@@ -75,7 +70,7 @@ def _print_facts(path: Path, fmt: ServeFormat, plan: str | None = None, census: 
         from specscope.launch.capacity import capacity_from_log
 
         capacity = capacity_from_log(facts, plan)
-    if fmt is ServeFormat.json:
+    if fmt == "json":
         doc = facts.model_dump()
         if census is not None:
             doc["loaded_vs_census"] = loaded
@@ -132,9 +127,7 @@ def register(app: typer.Typer) -> None:
     @app.command("serve")
     def serve(
         recipe: Annotated[str | None, typer.Argument(help="Recipe name from the recipe file.")] = None,
-        recipes: Annotated[
-            Path | None, typer.Option("--recipes", help="Recipe TOML file (default: the shipped one).")
-        ] = None,
+        recipes: RecipesOption = None,
         print_only: Annotated[bool, typer.Option("--print", help="Print the exact command and exit.")] = False,
         docker: Annotated[bool, typer.Option("--docker", help="Use the docker form (vllm/vllm-openai image).")] = False,
         port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
@@ -154,7 +147,7 @@ def register(app: typer.Typer) -> None:
         start_timeout_s: Annotated[
             float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")
         ] = 900.0,
-        format: Annotated[ServeFormat, typer.Option("--format", "-f", help="text or json.")] = ServeFormat.text,
+        format: TextJsonFormatOption = "text",
         no_preflight: Annotated[
             bool, typer.Option("--no-preflight", help="Launch without auditing the recipe's model and draft first.")
         ] = False,
@@ -168,7 +161,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(_print_facts(parse_log, format, plan, census))
         book = load_recipes(recipes)
         if list_recipes:
-            if format is ServeFormat.json:
+            if format == "json":
                 typer.echo(json.dumps({n: r.model_dump() for n, r in book.recipes.items()}, indent=2))
             else:
                 for name, r in book.recipes.items():
@@ -189,7 +182,7 @@ def register(app: typer.Typer) -> None:
                 if docker
                 else vllm_argv(r, port=port)
             )
-            if format is ServeFormat.json:
+            if format == "json":
                 typer.echo(
                     json.dumps(
                         {
@@ -226,7 +219,7 @@ def register(app: typer.Typer) -> None:
             )
             typer.echo(
                 json.dumps(info)
-                if format is ServeFormat.json
+                if format == "json"
                 else f"serving {server.model_name} at {server.base_url} (log {log_path}); Ctrl-C stops it"
             )
             while server.alive():

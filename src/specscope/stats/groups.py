@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from specscope.errors import ConfigError
+from specscope.errors import require_one_of
 from specscope.stats.summary import CellSummary
 
 __all__ = ["GroupKey", "METRICS", "group_cells", "metric_value", "usable", "configs_of", "workloads_of", "levels_of"]
@@ -44,13 +44,7 @@ def metric_value(cell: CellSummary, metric: str) -> float | None:
     Raises:
         ConfigError: ``metric`` is not one of :data:`METRICS`.
     """
-    if metric not in METRICS:
-        raise ConfigError(
-            f"unknown metric {metric!r}",
-            found=metric,
-            expected=", ".join(METRICS),
-            fix="pick one of the listed metrics",
-        )
+    require_one_of(metric, METRICS, f"unknown metric {metric!r}", fix="pick one of the listed metrics")
     if metric == "decode_tok_s":
         tpot_s = cell.tpot_p50_s
         return None if not tpot_s or tpot_s <= 0 else 1.0 / tpot_s

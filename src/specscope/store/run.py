@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
     fsio.write_json_atomic(path, data, indent=2, default=json_default)
 
 
-class Run:
+class Run(AbstractContextManager["Run"]):
     """An open run folder.
 
     Attributes:
@@ -146,9 +147,6 @@ class Run:
 
     def close(self) -> None:
         self._db.close()
-
-    def __enter__(self) -> Run:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
