@@ -34,6 +34,11 @@ class BenchOptions(BaseModel):
         prefix_cache: ``defeat`` (default) asks the server not to serve a prompt from its prefix cache
             (a prompt reused by a later cell or repeat would otherwise get a flattering TTFT); ``allow``
             leaves the server's caching alone. See :func:`specscope.workload.chat_request`.
+        metrics: config name -> the ``/metrics`` URLs its counters are read from (``--metrics NAME=URL``, one
+            per replica behind a router; summed with per-replica reset detection,
+            :mod:`specscope.bench.counters_source`); a config not named here is scraped at its server's URL.
+        parallel_configs: run the cells of different configs at the same time (``--parallel-configs``; each
+            config on its own server, each server's cells still in its own shuffled order).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -50,6 +55,8 @@ class BenchOptions(BaseModel):
     threads: int = Field(1, ge=1, le=256)
     baseline: str | None = None
     prefix_cache: Literal["defeat", "allow"] = "defeat"
+    metrics: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    parallel_configs: bool = False
 
     def baseline_config(self) -> str:
         """The no-speculation config speedups are measured against: ``baseline`` if set, else ``base`` if
