@@ -84,6 +84,13 @@ def register(app: typer.Typer) -> None:
             list[str] | None,
             typer.Option("--server-log", help="NAME=FILE: the captured log of --server NAME (KV table, signatures)."),
         ] = None,
+        metrics: Annotated[
+            list[str] | None,
+            typer.Option("--metrics", help="NAME=URL: a replica's /metrics for config NAME (repeat per replica)."),
+        ] = None,
+        parallel_configs: Annotated[
+            bool, typer.Option("--parallel-configs", help="Run different configs' cells at the same time.")
+        ] = False,
         no_preflight: Annotated[
             bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
         ] = False,
@@ -106,8 +113,14 @@ def register(app: typer.Typer) -> None:
         logs = parse_server_log_specs(list(server_log or []), tuple(plan.servers))  # checked before the run
         options = None
         if resume is None:
+            from specscope.bench.counters_source import parse_metrics_specs
+
+            names = plan.configs or tuple(plan.servers)
+            replicas = parse_metrics_specs(metrics or [], names or ("base", "ngram", "draft"))
             options = profile_options(
                 profile,
+                metrics=replicas or None,
+                parallel_configs=parallel_configs or None,
                 configs=plan.configs or (tuple(plan.servers) or None),
                 workloads=parse_csv_names(workloads),
                 levels=parse_csv_ints(levels, "--levels"),
