@@ -28,6 +28,7 @@ import httpx
 
 from specscope.bench.counters_source import idle_scrape
 from specscope.bench.machine import machine_facts, versions
+from specscope.bench.openloop_cell import rate_requests, run_rate_cell
 from specscope.bench.parallel import SideJob, sweep_side_by_side
 from specscope.bench.plan import check_names, plan_cells
 from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target
@@ -320,7 +321,9 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     from specscope.workload import schedule
 
     base = c.server.base_url
-    cell_prompts = schedule(packs[key.workload], key.concurrency, repeat=key.repeat, seed=c.options.seed)
+    n = rate_requests(c.options, key) if c.options.rates else key.concurrency
+    cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
+    open_loop: dict[str, Any] | None = None
     streams: list[StreamRecord] = []
     start_ns = end_ns = time.perf_counter_ns()
     before = after = None
@@ -331,7 +334,10 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         before = await idle_scrape(http, c.options.metrics.get(key.config) or (base,), IDLE_WAIT_S)
         start_ns = time.perf_counter_ns()
         reqs = [(p.prompt_id, _chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
-        streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
+        if c.options.rates:
+            streams, check, open_loop = await run_rate_cell(base, reqs, c.options, key, c.settings)
+        else:
+            streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
         end_ns = time.perf_counter_ns()
         after = await idle_scrape(http, c.options.metrics.get(key.config) or (base,), IDLE_WAIT_S)
     except SpecscopeError:
@@ -345,6 +351,8 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         )
     client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id}
     client["self_check"] = check.to_dict()
+    if open_loop is not None:
+        client["open_loop"] = open_loop
     limited = check.limited_reason()
     return CellResult(
         key, tuple(streams), start_ns, end_ns, before, after, client, reasons=(limited,) if limited else ()

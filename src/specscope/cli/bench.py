@@ -88,6 +88,11 @@ def register(app: typer.Typer) -> None:
             list[str] | None,
             typer.Option("--metrics", help="NAME=URL: a replica's /metrics for config NAME (repeat per replica)."),
         ] = None,
+        rates: Annotated[
+            str | None, typer.Option(help="Open-loop request rates per second, comma-separated (instead of --levels).")
+        ] = None,
+        arrival: Annotated[str | None, typer.Option(help="Open-loop arrivals: poisson (default) or constant.")] = None,
+        slo: Annotated[str | None, typer.Option(help="Goodput targets, e.g. ttft=2s,tpot=50ms.")] = None,
         parallel_configs: Annotated[
             bool, typer.Option("--parallel-configs", help="Run different configs' cells at the same time.")
         ] = False,
@@ -114,6 +119,7 @@ def register(app: typer.Typer) -> None:
         options = None
         if resume is None:
             from specscope.bench.counters_source import parse_metrics_specs
+            from specscope.bench.openloop_cell import parse_rates, parse_slo
 
             names = plan.configs or tuple(plan.servers)
             replicas = parse_metrics_specs(metrics or [], names or ("base", "ngram", "draft"))
@@ -121,6 +127,9 @@ def register(app: typer.Typer) -> None:
                 profile,
                 metrics=replicas or None,
                 parallel_configs=parallel_configs or None,
+                rates=parse_rates(rates),
+                arrival=arrival,
+                **parse_slo(slo),
                 configs=plan.configs or (tuple(plan.servers) or None),
                 workloads=parse_csv_names(workloads),
                 levels=parse_csv_ints(levels, "--levels"),
