@@ -39,6 +39,9 @@ class BenchOptions(BaseModel):
             :mod:`specscope.bench.counters_source`); a config not named here is scraped at its server's URL.
         parallel_configs: run the cells of different configs at the same time (``--parallel-configs``; each
             config on its own server, each server's cells still in its own shuffled order).
+        prometheus: a Prometheus server to read every config's counters from (``--prometheus URL``) instead of
+            scraping (:mod:`specscope.bench.prometheus_source`).
+        prometheus_selectors: config name -> its PromQL label selector (default ``{job="NAME"}``).
         rates: open-loop request rates (requests per second, ``--rates``) instead of fixed concurrency; a cell's
             level is then the rate's 1-based position in ``rates`` (:mod:`specscope.bench.openloop_cell`).
         arrival: open-loop arrivals, ``poisson`` (seeded by ``seed``) or ``constant``.
@@ -64,6 +67,8 @@ class BenchOptions(BaseModel):
     prefix_cache: Literal["defeat", "allow"] = "defeat"
     metrics: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     parallel_configs: bool = False
+    prometheus: str | None = None
+    prometheus_selectors: dict[str, str] = Field(default_factory=dict)
     rates: tuple[float, ...] = ()
     arrival: Literal["poisson", "constant"] = "poisson"
     rate_window_s: float = Field(8.0, gt=0)

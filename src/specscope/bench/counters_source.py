@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Iterable, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -21,7 +22,7 @@ import httpx
 from specscope.errors import ConfigError
 from specscope.records import SpecCounters
 
-__all__ = ["combine_replicas", "idle_scrape", "parse_metrics_specs", "replica_label"]
+__all__ = ["ScrapeSource", "combine_replicas", "counter_source", "idle_scrape", "parse_metrics_specs", "replica_label"]
 
 
 def parse_metrics_specs(specs: Iterable[str], configs: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -128,3 +129,56 @@ async def idle_scrape(http: httpx.AsyncClient, urls: Sequence[str], wait_s: floa
         await asyncio.sleep(0.05)
         snap = await _scrape_all(http, urls)
     return snap
+
+
+class ScrapeSource:
+    """The before / after counters of one config's cells, scraped directly from ``urls`` (its server's own
+    ``/metrics``, or every replica's)."""
+
+    def __init__(self, urls: Sequence[str], wait_s: float):
+        self.urls = tuple(urls)
+        self.wait_s = wait_s
+
+    async def before(self, http: httpx.AsyncClient) -> SpecCounters:
+        return await idle_scrape(http, self.urls, self.wait_s)
+
+    async def after(self, http: httpx.AsyncClient) -> SpecCounters:
+        return await idle_scrape(http, self.urls, self.wait_s)
+
+    def facts(self, cell_s: float) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The cell's counter-source facts (``kind``, ``urls``) and no reasons."""
+        return {"kind": "scrape", "urls": list(self.urls)}, ()
+
+
+def counter_source(options: Any, config: str, base_url: str, wait_s: float) -> Any:
+    """Where ``config``'s counters come from: ``--prometheus`` (with the config's selector, default
+    ``{job="CONFIG"}``), else its ``--metrics`` URLs, else its server's own ``/metrics``."""
+    if options.prometheus:
+        from specscope.bench.prometheus_source import PrometheusSource
+
+        selector = options.prometheus_selectors.get(config) or f'{{job="{config}"}}'
+        return PrometheusSource(options.prometheus, selector)
+    return ScrapeSource(options.metrics.get(config) or (base_url,), wait_s)
+
+
+def parse_selectors(specs: Iterable[str], configs: Sequence[str]) -> dict[str, str] | None:
+    """``['base={job="base"}']`` -> ``{"base": '{job="base"}'}`` (``--prometheus-selector``); None when empty.
+
+    Raises:
+        ConfigError: an entry is not ``NAME={...}`` or NAME is not a config.
+    """
+    out: dict[str, str] = {}
+    for spec in specs:
+        name, sep, sel = spec.partition("=")
+        name, sel = name.strip(), sel.strip()
+        if not sep or not sel.startswith("{") or not sel.endswith("}"):
+            raise ConfigError(
+                "--prometheus-selector takes NAME={label matchers}",
+                found=spec,
+                expected='e.g. --prometheus-selector base={job="vllm-base"}',
+                fix="name the config and give a PromQL selector in braces",
+            )
+        if name not in configs:
+            raise ConfigError.unknown("--prometheus-selector config", name, configs, fix="use a config name")
+        out[name] = sel
+    return out or None

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
-from specscope.bench.counters_source import idle_scrape
+from specscope.bench.counters_source import counter_source
 from specscope.bench.machine import machine_facts, versions
 from specscope.bench.openloop_cell import rate_requests, run_rate_cell
 from specscope.bench.parallel import SideJob, sweep_side_by_side
@@ -324,6 +324,7 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     n = rate_requests(c.options, key) if c.options.rates else key.concurrency
     cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
     open_loop: dict[str, Any] | None = None
+    counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
     streams: list[StreamRecord] = []
     start_ns = end_ns = time.perf_counter_ns()
     before = after = None
@@ -331,7 +332,7 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     try:
         warm_req = [(warm.prompt_id, _chat_body(c, key, warm, c.options.warmup_max_tokens))]
         await run_fixed_concurrency(base, warm_req, 1, c.settings)
-        before = await idle_scrape(http, c.options.metrics.get(key.config) or (base,), IDLE_WAIT_S)
+        before = await counters.before(http)
         start_ns = time.perf_counter_ns()
         reqs = [(p.prompt_id, _chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
         if c.options.rates:
@@ -339,7 +340,7 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         else:
             streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
         end_ns = time.perf_counter_ns()
-        after = await idle_scrape(http, c.options.metrics.get(key.config) or (base,), IDLE_WAIT_S)
+        after = await counters.after(http)
     except SpecscopeError:
         if c.server.alive():
             raise
@@ -351,11 +352,12 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         )
     client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id}
     client["self_check"] = check.to_dict()
+    client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
     if open_loop is not None:
         client["open_loop"] = open_loop
     limited = check.limited_reason()
     return CellResult(
-        key, tuple(streams), start_ns, end_ns, before, after, client, reasons=(limited,) if limited else ()
+        key, tuple(streams), start_ns, end_ns, before, after, client, reasons=((limited,) if limited else ()) + flags
     )
 
 
