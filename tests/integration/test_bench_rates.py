@@ -49,3 +49,31 @@ def test_rates_report_achieved_rate_and_goodput(tmp_path):
     table = next(t for s in doc["sections"] for t in s["tables"] if t["key"] == "open_loop")
     assert [row[:4] for row in table["rows"]] == [["base", "prose", "0", "2.00"], ["base", "prose", "0", "4.00"]]
     assert "TTFT <= 2 s" in table["note"] and "one process" in table["note"]
+
+
+def test_rates_on_the_embedded_engine(tmp_path):
+    """``--rates 1,2 --slo ttft=2s`` on the real embedded engine (short: a 2 s window, 16 tokens)."""
+    pytest.importorskip("xllamacpp")
+    from specscope.bench import run_bench
+    from specscope.config import BenchOptions
+    from specscope.report.build import load_run_report
+
+    opts = BenchOptions(
+        configs=("base",),
+        workloads=("prose",),
+        rates=(1.0, 2.0),
+        slo_ttft_s=2.0,
+        rate_window_s=2.0,
+        repeats=1,
+        max_tokens=16,
+    )
+    run_dir = run_bench(opts, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        cells = sorted(rate_cells(run.cells(), run.manifest["options"]), key=lambda c: c.rate_per_s)
+    assert [(c.rate_per_s, c.requests) for c in cells] == [(1.0, 2), (2.0, 4)]
+    for c in cells:
+        assert c.ok == c.requests and c.achieved_rate_per_s is not None and c.goodput_per_s is not None
+        assert c.goodput_per_s == c.met_slo / c.window_s
+        assert c.client_decision.startswith(("one process kept up", "one process fell behind"))
+    table = next(t for t in load_run_report(run_dir).tables if t.key == "open_loop")
+    assert [row[3].text for row in table.cells] == ["1.00", "2.00"]
