@@ -20,12 +20,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
+from specscope.bench.client_choice import ClientHistory, choose_settings
 from specscope.bench.counters_source import counter_source
 from specscope.bench.machine import machine_facts, versions
 from specscope.bench.openloop_cell import rate_requests, run_rate_cell
@@ -127,6 +128,7 @@ class _ConfigRun:
     options: BenchOptions
     settings: ClientSettings
     tally: _Tally
+    history: ClientHistory = field(default_factory=ClientHistory)
 
 
 def run_bench(
@@ -324,6 +326,7 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     n = rate_requests(c.options, key) if c.options.rates else key.concurrency
     cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
     open_loop: dict[str, Any] | None = None
+    decision: str | None = None
     counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
     streams: list[StreamRecord] = []
     start_ns = end_ns = time.perf_counter_ns()
@@ -338,7 +341,9 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         if c.options.rates:
             streams, check, open_loop = await run_rate_cell(base, reqs, c.options, key, c.settings)
         else:
-            streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
+            settings, decision = choose_settings(c.settings, key.concurrency, len(reqs), c.history)
+            streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, settings)
+            c.history.record(streams, time.perf_counter_ns() - start_ns, settings.workers, check.limited_reason())
         end_ns = time.perf_counter_ns()
         after = await counters.after(http)
     except SpecscopeError:
@@ -346,7 +351,7 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
             raise
         crashed = True
     if crashed or not c.server.alive():
-        client = {"client_settings": c.settings.describe()}
+        client: dict[str, Any] = {"client_settings": c.settings.describe()}
         return CellResult(
             key, tuple(streams), start_ns, time.perf_counter_ns(), before, None, client, True, (CRASH_REASON,)
         )
@@ -355,6 +360,8 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
     if open_loop is not None:
         client["open_loop"] = open_loop
+    if decision is not None:
+        client["client_decision"] = decision
     limited = check.limited_reason()
     return CellResult(
         key, tuple(streams), start_ns, end_ns, before, after, client, reasons=((limited,) if limited else ()) + flags
