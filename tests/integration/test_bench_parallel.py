@@ -56,6 +56,14 @@ def test_two_configs_run_side_by_side(tmp_path):
     assert fast0 < slow1 and slow0 < fast1
 
 
+def test_the_report_says_configs_ran_side_by_side(tmp_path):
+    from specscope.report.build import load_document
+
+    side_by_side(tmp_path, 0, 0)
+    (section,) = load_document([tmp_path / "run"]).sections
+    assert any(n.startswith("Configs ran side by side (--parallel-configs)") for n in section.notes)
+
+
 @pytest.mark.timing
 def test_side_by_side_takes_the_time_of_the_longer_config(tmp_path):
     # served time per config: slow 4 x 2.0 s = 8.0 s, fast 4 x 1.0 s = 4.0 s; one after the other >= 12 s
