@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: setup bench lint test test-timing test-slow browser ct-venv
+.PHONY: setup bench lint test test-timing test-slow browser prometheus ct-venv
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -23,6 +23,10 @@ bench: setup
 browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "chromium not installed: the browser test will be skipped"; }
 
+# Prometheus for the multi-replica counter test (Debian package; the test is skipped when it is missing).
+prometheus:
+	@command -v prometheus >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq prometheus >/dev/null) || echo "prometheus not installed: the Prometheus test will be skipped"; }
+
 # compressed-tensors in a venv of its own: the independent NVFP4 reader of the surgery round-trip test.
 ct-venv:
 	bash scripts/ct_venv.sh
@@ -36,7 +40,7 @@ lint: setup
 
 # The test suite (unit + integration against real servers on 127.0.0.1); vLLM-on-CPU tests are `slow`, tests whose
 # assertions depend on wall-clock timing (sub-millisecond bounds) are `timing` and run by `make test-timing`.
-test: setup lint browser ct-venv
+test: setup lint browser prometheus ct-venv
 	$(VENV)/bin/pytest -m "not slow and not timing"
 
 # The wall-clock timing tests (truth suite, client TTFT error bounds) on their own, so load from other suites

@@ -5,9 +5,9 @@ Foreign JSON (a model's config.json) never goes through these models; it stays a
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from specscope.errors import ConfigError
 
@@ -34,6 +34,21 @@ class BenchOptions(BaseModel):
         prefix_cache: ``defeat`` (default) asks the server not to serve a prompt from its prefix cache
             (a prompt reused by a later cell or repeat would otherwise get a flattering TTFT); ``allow``
             leaves the server's caching alone. See :func:`specscope.workload.chat_request`.
+        metrics: config name -> the ``/metrics`` URLs its counters are read from (``--metrics NAME=URL``, one
+            per replica behind a router; summed with per-replica reset detection,
+            :mod:`specscope.bench.counters_source`); a config not named here is scraped at its server's URL.
+        parallel_configs: run the cells of different configs at the same time (``--parallel-configs``; each
+            config on its own server, each server's cells still in its own shuffled order).
+        prometheus: a Prometheus server to read every config's counters from (``--prometheus URL``) instead of
+            scraping (:mod:`specscope.bench.prometheus_source`).
+        prometheus_selectors: config name -> its PromQL label selector (default ``{job="NAME"}``).
+        rates: open-loop request rates (requests per second, ``--rates``) instead of fixed concurrency; a cell's
+            level is then the rate's 1-based position in ``rates`` (:mod:`specscope.bench.openloop_cell`).
+        arrival: open-loop arrivals, ``poisson`` (seeded by ``seed``) or ``constant``.
+        rate_window_s: the scheduled length of an open-loop cell; it sends ``round(rate x window)`` requests
+            (2 to 64); s.
+        slo_ttft_s / slo_tpot_s: the goodput targets (``--slo ttft=2s,tpot=50ms``): a request meets them when its
+            TTFT from the scheduled send (s) and its time per output token after the first (s) are within.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -50,6 +65,15 @@ class BenchOptions(BaseModel):
     threads: int = Field(1, ge=1, le=256)
     baseline: str | None = None
     prefix_cache: Literal["defeat", "allow"] = "defeat"
+    metrics: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    parallel_configs: bool = False
+    prometheus: str | None = None
+    prometheus_selectors: dict[str, str] = Field(default_factory=dict)
+    rates: tuple[float, ...] = ()
+    arrival: Literal["poisson", "constant"] = "poisson"
+    rate_window_s: float = Field(8.0, gt=0)
+    slo_ttft_s: float | None = Field(None, gt=0)
+    slo_tpot_s: float | None = Field(None, gt=0)
 
     def baseline_config(self) -> str:
         """The no-speculation config speedups are measured against: ``baseline`` if set, else ``base`` if
@@ -59,6 +83,21 @@ class BenchOptions(BaseModel):
         if "base" in self.configs:
             return "base"
         return next((c for c in self.configs if "base" in c), self.configs[0])
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rate_levels(cls, data: Any) -> Any:
+        """With ``rates``, the levels are the rates' positions 1..len(rates)."""
+        if isinstance(data, dict) and data.get("rates"):
+            return {**data, "levels": tuple(range(1, len(data["rates"]) + 1))}
+        return data
+
+    @field_validator("rates")
+    @classmethod
+    def _rates(cls, v: tuple[float, ...]) -> tuple[float, ...]:
+        if any(r <= 0 for r in v) or len(set(v)) != len(v):
+            raise ValueError("rates must be distinct positive numbers (requests per second)")
+        return v
 
     @field_validator("levels")
     @classmethod

@@ -14,25 +14,28 @@ on with the next config.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as _dt
 import hashlib
 import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
+from specscope.bench.client_choice import ClientHistory, choose_settings
+from specscope.bench.counters_source import counter_source
 from specscope.bench.machine import machine_facts, versions
+from specscope.bench.openloop_cell import rate_requests, run_rate_cell
+from specscope.bench.parallel import SideJob, sweep_side_by_side
 from specscope.bench.plan import check_names, plan_cells
 from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
-from specscope.records import CRASH_REASON, CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.records import CRASH_REASON, CellKey, CellResult, StreamRecord
 from specscope.stats.cells import summarize_cell, summarize_run
 from specscope.stats.summary import CellSummary
 from specscope.store import Run, create_run, open_run
@@ -125,6 +128,7 @@ class _ConfigRun:
     options: BenchOptions
     settings: ClientSettings
     tally: _Tally
+    history: ClientHistory = field(default_factory=ClientHistory)
 
 
 def run_bench(
@@ -183,9 +187,13 @@ def run_bench(
         on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in summarize_run(run))
     )
     try:
-        for config in options.configs:
-            todo = [k for k in plan if k.config == config and k not in done]
-            if todo:
+        sweeps = [(c, [k for k in plan if k.config == c and k not in done]) for c in options.configs]
+        sweeps = [(config, todo) for config, todo in sweeps if todo]
+        if options.parallel_configs and len(sweeps) > 1:
+            side = [(c, todo, _target(c, run, options, servers, engine, files)) for c, todo in sweeps]
+            sweep_side_by_side([_side_job(run, c, todo, options, t, tally) for c, todo, t in side])
+        else:
+            for config, todo in sweeps:
                 _sweep_config(run, config, todo, options, _target(config, run, options, servers, engine, files), tally)
     finally:
         crashed = set(run.manifest.get("crashes") or {})
@@ -273,6 +281,26 @@ def _sweep_config(
             run.save_server_facts(config, {**server.describe(), **facts})
 
 
+def _side_job(
+    run: Run,
+    config: str,
+    todo: Sequence[CellKey],
+    options: BenchOptions,
+    target: tuple[AbstractContextManager[Any], Path],
+    tally: _Tally,
+) -> SideJob:
+    """``config``'s sweep as a job of :func:`specscope.bench.parallel.sweep_side_by_side`."""
+    from specscope.client import ClientSettings
+
+    ctx, log_path = target
+    facts = {"log": str(log_path.relative_to(run.path))}
+    return SideJob(
+        ctx,
+        lambda server: _run_config(_ConfigRun(run, server, options, ClientSettings(), tally), todo),
+        lambda server: run.save_server_facts(config, {**server.describe(), **facts}),
+    )
+
+
 def _chat_body(c: _ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[str, Any]:
     """The chat-completions body of one request of cell ``key`` (cache salt per cell and prompt when defeating)."""
     from specscope.workload import chat_request
@@ -289,25 +317,17 @@ def _chat_body(c: _ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dic
     )
 
 
-async def _idle_scrape(http: httpx.AsyncClient, base_url: str) -> SpecCounters:
-    """A /metrics snapshot, waiting up to ``IDLE_WAIT_S`` for no request to be running."""
-    from specscope.client.metrics import scrape
-
-    deadline = time.monotonic() + IDLE_WAIT_S
-    snap = await scrape(http, base_url)
-    while (snap.running or 0) > 0 and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-        snap = await scrape(http, base_url)
-    return snap
-
-
 async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, packs: Any, warm: Any) -> CellResult:
     """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell."""
     from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
     from specscope.workload import schedule
 
     base = c.server.base_url
-    cell_prompts = schedule(packs[key.workload], key.concurrency, repeat=key.repeat, seed=c.options.seed)
+    n = rate_requests(c.options, key) if c.options.rates else key.concurrency
+    cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
+    open_loop: dict[str, Any] | None = None
+    decision: str | None = None
+    counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
     streams: list[StreamRecord] = []
     start_ns = end_ns = time.perf_counter_ns()
     before = after = None
@@ -315,26 +335,36 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     try:
         warm_req = [(warm.prompt_id, _chat_body(c, key, warm, c.options.warmup_max_tokens))]
         await run_fixed_concurrency(base, warm_req, 1, c.settings)
-        before = await _idle_scrape(http, base)
+        before = await counters.before(http)
         start_ns = time.perf_counter_ns()
         reqs = [(p.prompt_id, _chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
-        streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
+        if c.options.rates:
+            streams, check, open_loop = await run_rate_cell(base, reqs, c.options, key, c.settings)
+        else:
+            settings, decision = choose_settings(c.settings, key.concurrency, len(reqs), c.history)
+            streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, settings)
+            c.history.record(streams, time.perf_counter_ns() - start_ns, settings.workers, check.limited_reason())
         end_ns = time.perf_counter_ns()
-        after = await _idle_scrape(http, base)
+        after = await counters.after(http)
     except SpecscopeError:
         if c.server.alive():
             raise
         crashed = True
     if crashed or not c.server.alive():
-        client = {"client_settings": c.settings.describe()}
+        client: dict[str, Any] = {"client_settings": c.settings.describe()}
         return CellResult(
             key, tuple(streams), start_ns, time.perf_counter_ns(), before, None, client, True, (CRASH_REASON,)
         )
     client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id}
     client["self_check"] = check.to_dict()
+    client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
+    if open_loop is not None:
+        client["open_loop"] = open_loop
+    if decision is not None:
+        client["client_decision"] = decision
     limited = check.limited_reason()
     return CellResult(
-        key, tuple(streams), start_ns, end_ns, before, after, client, reasons=(limited,) if limited else ()
+        key, tuple(streams), start_ns, end_ns, before, after, client, reasons=((limited,) if limited else ()) + flags
     )
 
 

@@ -85,6 +85,27 @@ def register(app: typer.Typer) -> None:
             list[str] | None,
             typer.Option("--server-log", help="NAME=FILE: the captured log of --server NAME (KV table, signatures)."),
         ] = None,
+        metrics: Annotated[
+            list[str] | None,
+            typer.Option("--metrics", help="NAME=URL: a replica's /metrics for config NAME (repeat per replica)."),
+        ] = None,
+        prometheus: Annotated[
+            str | None, typer.Option(help="Read every config's counters from this Prometheus server (its root URL).")
+        ] = None,
+        prometheus_selector: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--prometheus-selector", help='NAME=SELECTOR: the series of config NAME (default {job="NAME"}).'
+            ),
+        ] = None,
+        rates: Annotated[
+            str | None, typer.Option(help="Open-loop request rates per second, comma-separated (instead of --levels).")
+        ] = None,
+        arrival: Annotated[str | None, typer.Option(help="Open-loop arrivals: poisson (default) or constant.")] = None,
+        slo: Annotated[str | None, typer.Option(help="Goodput targets, e.g. ttft=2s,tpot=50ms.")] = None,
+        parallel_configs: Annotated[
+            bool, typer.Option("--parallel-configs", help="Run different configs' cells at the same time.")
+        ] = False,
         no_preflight: Annotated[
             bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
         ] = False,
@@ -107,8 +128,20 @@ def register(app: typer.Typer) -> None:
         logs = parse_server_log_specs(list(server_log or []), tuple(plan.servers))  # checked before the run
         options = None
         if resume is None:
+            from specscope.bench.counters_source import parse_metrics_specs, parse_selectors
+            from specscope.bench.openloop_cell import parse_rates, parse_slo
+
+            names = plan.configs or tuple(plan.servers)
+            replicas = parse_metrics_specs(metrics or [], names or ("base", "ngram", "draft"))
             options = profile_options(
                 profile,
+                metrics=replicas or None,
+                parallel_configs=parallel_configs or None,
+                rates=parse_rates(rates),
+                prometheus=prometheus,
+                prometheus_selectors=parse_selectors(prometheus_selector or [], names or ("base", "ngram", "draft")),
+                arrival=arrival,
+                **parse_slo(slo),
                 configs=plan.configs or (tuple(plan.servers) or None),
                 workloads=parse_csv_names(workloads),
                 levels=parse_csv_ints(levels, "--levels"),

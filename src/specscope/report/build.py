@@ -15,9 +15,11 @@ from specscope.report import units
 from specscope.report.alarms import acceptance_alarms
 from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
+from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
 from specscope.report.tables import RunCells, bench_tables
 from specscope.stats.cells import summarize_run
+from specscope.stats.goodput import RateCell, rate_cells
 from specscope.stats.speedup import paired_speedups
 from specscope.stats.summary import CellSummary
 from specscope.store import Run, open_run
@@ -58,11 +60,16 @@ class RunData:
     cells: Sequence[CellSummary]
     server_facts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     path: Path | None = None
+    rate_cells: Sequence[RateCell] = ()
 
 
 def run_data(run: Run) -> RunData:
     """Read an open store run into a :class:`RunData`."""
-    return RunData(Path(run.path).name, dict(run.manifest), run_cells(run), dict(run.server_facts), Path(run.path))
+    opts = run.manifest.get("options") or {}
+    rates = rate_cells(run.cells(), opts) if opts.get("rates") else ()
+    return RunData(
+        Path(run.path).name, dict(run.manifest), run_cells(run), dict(run.server_facts), Path(run.path), rates
+    )
 
 
 def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
@@ -140,10 +147,16 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     rc = RunCells.of(data.cells, baseline)
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note]
+    notes += side_by_side_note(data.manifest.get("options") or {})
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
-        [run_table(data), *bench_tables(data.cells, baseline), *server_tables(data.server_facts, baseline)],
+        [
+            run_table(data),
+            *bench_tables(data.cells, baseline),
+            *rate_table(data.rate_cells, data.manifest.get("options") or {}),
+            *server_tables(data.server_facts, baseline),
+        ],
         _verdicts(rc),
         notes,
         acceptance_alarms(data.cells, data.server_facts),

@@ -1,0 +1,184 @@
+"""Where a config's counters come from: its server's own ``/metrics`` or, behind a router, every replica's.
+
+``bench --server base=ROUTER --metrics base=R1 --metrics base=R2`` sends requests to the router and scrapes
+R1 and R2 around each cell. Their snapshots are combined into one :class:`~specscope.records.SpecCounters`:
+the figures are summed over the replicas, and every replica (and, inside a replica, every ``engine`` label)
+is kept as its own series in ``engines`` under ``"<host:port>"`` or ``"<host:port>/<engine>"``. So
+:func:`specscope.stats.counters.counters_delta` detects a restart of one replica by itself (a counter that
+went down, or a ``*_created`` that moved) and leaves only that replica's window out of the cell's figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from specscope.errors import ConfigError
+from specscope.records import SpecCounters
+
+__all__ = ["ScrapeSource", "combine_replicas", "counter_source", "idle_scrape", "parse_metrics_specs", "replica_label"]
+
+
+def parse_metrics_specs(specs: Iterable[str], configs: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """``["base=http://h:8001", "base=http://h:8002"]`` -> ``{"base": ("http://h:8001", "http://h:8002")}``.
+
+    Args:
+        specs: the ``--metrics NAME=URL`` entries (repeatable; each URL is a replica's server root or its
+            ``/metrics`` page).
+        configs: the config names of the run (every NAME must be one of them).
+
+    Raises:
+        ConfigError: an entry is not ``NAME=URL`` with an http(s) URL, NAME is not a config, or a URL repeats.
+    """
+    out: dict[str, list[str]] = {}
+    for spec in specs:
+        name, sep, url = spec.partition("=")
+        name, url = name.strip(), url.strip().rstrip("/").removesuffix("/metrics")
+        if not sep or not name or not url.startswith(("http://", "https://")):
+            raise ConfigError(
+                "--metrics takes NAME=URL",
+                found=spec,
+                expected="e.g. --metrics base=http://127.0.0.1:8001 (one per replica)",
+                fix="name the config and give the replica's http(s) URL",
+            )
+        if name not in configs:
+            raise ConfigError.unknown("--metrics config", name, configs, fix="use a name given to --configs/--server")
+        if url in out.setdefault(name, []):
+            raise ConfigError(
+                "a --metrics URL repeats", found=spec, expected="each replica once", fix="drop the repeated entry"
+            )
+        out[name].append(url)
+    return {name: tuple(urls) for name, urls in out.items()}
+
+
+def replica_label(url: str) -> str:
+    """The series name of a replica: its ``host:port`` plus any path (``http://h:8001`` -> ``h:8001``)."""
+    parts = urlsplit(url)
+    return parts.netloc + parts.path.rstrip("/")
+
+
+def _add(x: float | None, y: float | None) -> float | None:
+    return y if x is None else x if y is None else x + y
+
+
+def _sum_snapshots(snaps: Sequence[SpecCounters]) -> SpecCounters:
+    """Counts and gauges summed (per position padded with 0), ``present`` the union."""
+    n = max((len(s.accepted_per_position) for s in snaps), default=0)
+    per_pos = [0.0] * n
+    total = SpecCounters()
+    for s in snaps:
+        for i, v in enumerate(s.accepted_per_position):
+            per_pos[i] += v
+        total = SpecCounters(
+            drafts=total.drafts + s.drafts,
+            draft_tokens=total.draft_tokens + s.draft_tokens,
+            accepted_tokens=total.accepted_tokens + s.accepted_tokens,
+            generation_tokens=_add(total.generation_tokens, s.generation_tokens),
+            prompt_tokens=_add(total.prompt_tokens, s.prompt_tokens),
+            running=_add(total.running, s.running),
+            waiting=_add(total.waiting, s.waiting),
+            present=total.present | s.present,
+        )
+    return dataclasses.replace(total, accepted_per_position=tuple(per_pos))
+
+
+def combine_replicas(snaps: Sequence[tuple[str, SpecCounters]]) -> SpecCounters:
+    """One snapshot of several replicas: the sum, with each replica's (or replica engine's) own series.
+
+    Args:
+        snaps: ``(replica label, snapshot)`` pairs, one per replica (see :func:`replica_label`).
+
+    Returns:
+        The summed snapshot; ``engines`` maps ``label`` (a replica without ``engine`` labels) or
+        ``label/engine`` to that series' snapshot, so deltas are taken per replica before summing.
+    """
+    if len(snaps) == 1:
+        return snaps[0][1]
+    engines: dict[str, SpecCounters] = {}
+    for label, snap in snaps:
+        if snap.engines:
+            engines.update({f"{label}/{e}": s for e, s in snap.engines.items()})
+        else:
+            engines[label] = snap
+    return dataclasses.replace(_sum_snapshots([s for _, s in snaps]), engines=engines)
+
+
+async def _scrape_all(http: httpx.AsyncClient, urls: Sequence[str]) -> SpecCounters:
+    from specscope.client.metrics import scrape
+
+    snaps = await asyncio.gather(*(scrape(http, u) for u in urls))
+    return combine_replicas([(replica_label(u), s) for u, s in zip(urls, snaps, strict=True)])
+
+
+async def idle_scrape(http: httpx.AsyncClient, urls: Sequence[str], wait_s: float) -> SpecCounters:
+    """A combined snapshot of ``urls``, waiting up to ``wait_s`` seconds for no request to be running on any.
+
+    Raises:
+        ServerUnreachable / MetricsUnavailable: a replica's ``/metrics`` cannot be read
+            (:func:`specscope.client.metrics.scrape`).
+    """
+    deadline = time.monotonic() + wait_s
+    snap = await _scrape_all(http, urls)
+    while (snap.running or 0) > 0 and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        snap = await _scrape_all(http, urls)
+    return snap
+
+
+class ScrapeSource:
+    """The before / after counters of one config's cells, scraped directly from ``urls`` (its server's own
+    ``/metrics``, or every replica's)."""
+
+    def __init__(self, urls: Sequence[str], wait_s: float):
+        self.urls = tuple(urls)
+        self.wait_s = wait_s
+
+    async def before(self, http: httpx.AsyncClient) -> SpecCounters:
+        return await idle_scrape(http, self.urls, self.wait_s)
+
+    async def after(self, http: httpx.AsyncClient) -> SpecCounters:
+        return await idle_scrape(http, self.urls, self.wait_s)
+
+    def facts(self, cell_s: float) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The cell's counter-source facts (``kind``, ``urls``) and no reasons."""
+        return {"kind": "scrape", "urls": list(self.urls)}, ()
+
+
+def counter_source(options: Any, config: str, base_url: str, wait_s: float) -> Any:
+    """Where ``config``'s counters come from: ``--prometheus`` (with the config's selector, default
+    ``{job="CONFIG"}``), else its ``--metrics`` URLs, else its server's own ``/metrics``."""
+    if options.prometheus:
+        from specscope.bench.prometheus_source import PrometheusSource
+
+        selector = options.prometheus_selectors.get(config) or f'{{job="{config}"}}'
+        return PrometheusSource(options.prometheus, selector)
+    return ScrapeSource(options.metrics.get(config) or (base_url,), wait_s)
+
+
+def parse_selectors(specs: Iterable[str], configs: Sequence[str]) -> dict[str, str] | None:
+    """``['base={job="base"}']`` -> ``{"base": '{job="base"}'}`` (``--prometheus-selector``); None when empty.
+
+    Raises:
+        ConfigError: an entry is not ``NAME={...}`` or NAME is not a config.
+    """
+    out: dict[str, str] = {}
+    for spec in specs:
+        name, sep, sel = spec.partition("=")
+        name, sel = name.strip(), sel.strip()
+        if not sep or not sel.startswith("{") or not sel.endswith("}"):
+            raise ConfigError(
+                "--prometheus-selector takes NAME={label matchers}",
+                found=spec,
+                expected='e.g. --prometheus-selector base={job="vllm-base"}',
+                fix="name the config and give a PromQL selector in braces",
+            )
+        if name not in configs:
+            raise ConfigError.unknown("--prometheus-selector config", name, configs, fix="use a config name")
+        out[name] = sel
+    return out or None

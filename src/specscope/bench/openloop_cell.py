@@ -1,0 +1,118 @@
+"""Open-loop bench cells (``bench --rates 1,2,4``): requests at a rate, whatever the server's pace.
+
+A rate cell sends ``round(rate x rate_window_s)`` requests (2 to 64, the pack size) on a seeded Poisson or
+constant schedule (:func:`specscope.client.openloop.arrival_offsets_ns`); its key's level is the rate's
+1-based position in ``--rates`` and the cell's client facts carry ``open_loop`` (the rate, the arrivals,
+the request count and the client's decision about its own processes). Goodput and the achieved rate are
+derived when the run is read (:mod:`specscope.stats.goodput`).
+
+The client's process count is decided from a measurement, not an assumed per-stream rate: the cell runs in
+one process while the client's own send lag and loop lag (measured during the cell by
+:class:`specscope.client.checks.ClientMonitor`) stay under their thresholds, and the cell's facts say so; a
+cell where one process fell behind is flagged ``CLIENT_LIMITED`` with the measured lag (open-loop sending is
+not split over processes: its schedule is one timeline).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from specscope.config import BenchOptions
+from specscope.errors import ConfigError
+from specscope.records import CellKey, StreamRecord
+
+__all__ = ["parse_rates", "parse_slo", "rate_of", "rate_requests", "run_rate_cell"]
+
+MAX_REQUESTS = 64  # a pack's prompts: every request of a cell has its own prompt
+_UNITS_S = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+def parse_rates(text: str | None) -> tuple[float, ...] | None:
+    """``"1,2,4"`` -> (1.0, 2.0, 4.0) requests per second; None passes through.
+
+    Raises:
+        ConfigError: an entry is not a positive number.
+    """
+    if text is None:
+        return None
+    try:
+        rates = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        rates = ()
+    if not rates or any(r <= 0 for r in rates):
+        raise ConfigError(
+            "--rates takes positive request rates", found=text, expected="e.g. 1,2,4 (requests per second)"
+        )
+    return rates
+
+
+def parse_slo(text: str | None) -> dict[str, float]:
+    """``"ttft=2s,tpot=50ms"`` -> ``{"slo_ttft_s": 2.0, "slo_tpot_s": 0.05}``; None or "" -> {}.
+
+    Raises:
+        ConfigError: an entry is not ``ttft=`` or ``tpot=`` followed by a number with ``s``, ``ms`` or ``us``.
+    """
+    out: dict[str, float] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        m = re.fullmatch(r"\s*(ttft|tpot)\s*=\s*([0-9]*\.?[0-9]+)\s*(s|ms|us)\s*", part)
+        if m is None:
+            raise ConfigError(
+                "--slo takes ttft=DURATION,tpot=DURATION",
+                found=part.strip(),
+                expected="e.g. --slo ttft=2s,tpot=50ms (units s, ms, us)",
+                fix="give each target a number and a unit",
+            )
+        out[f"slo_{m.group(1)}_s"] = float(m.group(2)) * _UNITS_S[m.group(3)]
+    return out
+
+
+def rate_of(options: BenchOptions, key: CellKey) -> float:
+    """The request rate of an open-loop cell (requests per second): ``rates[level - 1]``."""
+    return options.rates[key.concurrency - 1]
+
+
+def rate_requests(options: BenchOptions, key: CellKey) -> int:
+    """Requests of an open-loop cell: ``round(rate x rate_window_s)``, at least 2, at most ``MAX_REQUESTS``."""
+    return max(2, min(MAX_REQUESTS, round(rate_of(options, key) * options.rate_window_s)))
+
+
+async def run_rate_cell(
+    base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], options: BenchOptions, key: CellKey, settings: Any
+) -> tuple[list[StreamRecord], Any, dict[str, Any]]:
+    """Send ``requests`` open-loop at the cell's rate; returns ``(streams, client check, open_loop facts)``.
+
+    Args:
+        base_url: the server (or router) root.
+        requests: ``(prompt_id, chat body)`` in sending order.
+        options: the run's options (``rates``, ``arrival``, ``seed``).
+        key: the cell (its level picks the rate).
+        settings: the :class:`~specscope.client.settings.ClientSettings` in force.
+    """
+    from specscope.client import run_open_loop_checked
+
+    rate = rate_of(options, key)
+    seed = options.seed * 1_000_003 + key.repeat * 101 + key.concurrency  # one schedule per rate and repeat
+    streams, check = await run_open_loop_checked(
+        base_url, requests, rate, arrival=options.arrival, seed=seed, settings=settings
+    )
+    lag = check.limited_reasons()
+    facts = {
+        "rate_per_s": rate,
+        "arrival": options.arrival,
+        "schedule_seed": seed,
+        "requests": len(requests),
+        "client_processes": 1,
+        "client_decision": (
+            f"one process fell behind ({'; '.join(lag)}): the cell measured the client"
+            if lag
+            else (
+                f"one process kept up (measured send lag p99 {check.send_lag_p99_ns / 1e6:.1f} ms, "
+                f"loop lag p99 {check.loop_lag_p99_ns / 1e6:.1f} ms, under the thresholds)"
+            )
+        ),
+    }
+    return list(streams), check, facts

@@ -1,0 +1,156 @@
+"""Counters of a cell read from a Prometheus server that already scrapes the replicas (``bench --prometheus``).
+
+Prometheus HTTP API, ``GET /api/v1/query?query=Q&time=T`` (instant vector, documented at the Prometheus
+project's "HTTP API" page; plain httpx: no maintained Python client of that API installs here) and
+``GET /api/v1/targets`` (each active target's ``scrapeInterval``). No client library is needed for two GETs.
+
+Method (one config = one label selector, e.g. ``{job="base"}``):
+
+1. The scrape interval ``I`` is the largest ``scrapeInterval`` of the active targets the selector matches.
+2. Before the cell: after the warm-up, wait ``1.5 I`` with the server idle, so Prometheus has scraped at
+   least once after the warm-up ended; the "before" values are the instant vector at the cell's start.
+3. After the cell: wait ``1.5 I`` with the server idle, then read the instant vector at that moment: the last
+   sample is one taken after the cell ended. The window is thus padded by a scrape interval on each side.
+4. The series are grouped by their ``instance`` label (one replica each) and each group is read with the
+   same parser as a direct scrape (:func:`specscope.client.metrics.parse_metrics`), then combined with
+   per-replica reset detection (:func:`specscope.bench.counters_source.combine_replicas`).
+
+A cell shorter than ``MIN_INTERVALS`` scrape intervals is flagged (``PROM_WINDOW_SHORT``): few samples lie
+inside it, so a restart between samples could go unseen. What Prometheus cannot see: anything between two
+scrapes (a replica that restarts and serves less than one interval is missed), and series it was not told
+to scrape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from typing import Any
+
+import httpx
+
+from specscope.errors import MetricsUnavailable
+from specscope.records import SpecCounters
+
+__all__ = ["MIN_INTERVALS", "PrometheusSource", "parse_duration_s", "series_query"]
+
+MIN_INTERVALS = 3
+_NAMES = (
+    "spec_decode_num_drafts_total|spec_decode_num_draft_tokens_total|spec_decode_num_accepted_tokens_total|"
+    "spec_decode_num_accepted_tokens_per_pos_total|generation_tokens_total|tokens_predicted_total|prompt_tokens_total"
+)
+
+
+def parse_duration_s(text: str) -> float:
+    """A Prometheus duration (``1s``, ``500ms``, ``1m``, ``1m30s``) in seconds."""
+    units = {"ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+    total, num = 0.0, ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch.isdigit() or ch == ".":
+            num += ch
+            i += 1
+            continue
+        unit = "ms" if text.startswith("ms", i) else ch
+        total += float(num) * units[unit]
+        num, i = "", i + len(unit)
+    return total
+
+
+def series_query(selector: str) -> str:
+    """The PromQL selecting the counters specscope reads, inside ``selector`` (``{job="base"}`` or empty)."""
+    inner = selector.strip().removeprefix("{").removesuffix("}").strip()
+    name = f'__name__=~"(vllm|llamacpp):({_NAMES})"'
+    return "{" + (f"{inner}, {name}" if inner else name) + "}"
+
+
+def _as_text(series: list[dict[str, Any]]) -> str:
+    """Instant-vector series as Prometheus text lines (``name{labels} value``), for the direct-scrape parser."""
+    lines = []
+    for s in series:
+        labels = {k: v for k, v in s["metric"].items() if k not in ("__name__", "instance", "job")}
+        inner = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+        lines.append(f"{s['metric']['__name__']}{{{inner}}} {s['value'][1]}")
+    return "\n".join(lines) + "\n"
+
+
+class PrometheusSource:
+    """The before / after counters of one config's cells, read from Prometheus.
+
+    Args:
+        url: the Prometheus server's root (``http://host:9090``).
+        selector: the config's label selector (``{job="base"}``); every matching ``instance`` is a replica.
+    """
+
+    def __init__(self, url: str, selector: str):
+        self.url = url.rstrip("/")
+        self.selector = selector
+        self.interval_s: float | None = None
+        self._start_s = 0.0
+
+    async def _get(self, http: httpx.AsyncClient, path: str, params: dict[str, Any]) -> Any:
+        try:
+            r = await http.get(self.url + path, params=params)
+            body = r.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise MetricsUnavailable(
+                "the Prometheus server cannot be read",
+                found=f"GET {self.url}{path}: {type(exc).__name__}: {exc}"[:300],
+                expected="a Prometheus server answering its HTTP API",
+                fix="check --prometheus (scheme, host, port)",
+            ) from None
+        if r.status_code != 200 or body.get("status") != "success":
+            raise MetricsUnavailable(
+                "the Prometheus query failed",
+                found=f"GET {self.url}{path} -> HTTP {r.status_code}: {body.get('error', '')}"[:300],
+                expected="status success",
+                fix="check the --prometheus-selector of this config (PromQL label matchers)",
+            )
+        return body["data"]
+
+    async def interval(self, http: httpx.AsyncClient) -> float:
+        """The largest scrape interval of the active targets (s); cached."""
+        if self.interval_s is None:
+            data = await self._get(http, "/api/v1/targets", {"state": "active"})
+            found = [parse_duration_s(t.get("scrapeInterval", "")) for t in data.get("activeTargets", [])]
+            self.interval_s = max([f for f in found if f > 0], default=15.0)
+        return self.interval_s
+
+    async def snapshot(self, http: httpx.AsyncClient, at_s: float) -> SpecCounters:
+        """The counters at Unix time ``at_s``: one replica per ``instance`` label, combined."""
+        from specscope.bench.counters_source import combine_replicas
+        from specscope.client.metrics import parse_metrics
+
+        data = await self._get(http, "/api/v1/query", {"query": series_query(self.selector), "time": f"{at_s:.3f}"})
+        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for s in data.get("result", []):
+            groups[s["metric"].get("instance", "")].append(s)
+        if not groups:
+            raise MetricsUnavailable(
+                "Prometheus has no speculative-decoding or token counters for this config",
+                found=f"{series_query(self.selector)} at {at_s:.3f}: no series",
+                expected="vllm:* or llamacpp:* counters scraped from the config's replicas",
+                fix="check the --prometheus-selector and that Prometheus scrapes the replicas",
+            )
+        return combine_replicas([(inst, parse_metrics(_as_text(groups[inst]))) for inst in sorted(groups)])
+
+    async def before(self, http: httpx.AsyncClient) -> SpecCounters:
+        """Wait 1.5 scrape intervals (idle), then the counters at this instant, the cell's start."""
+        await asyncio.sleep(1.5 * await self.interval(http))
+        self._start_s = time.time()
+        return await self.snapshot(http, self._start_s)
+
+    async def after(self, http: httpx.AsyncClient) -> SpecCounters:
+        """Wait 1.5 scrape intervals (idle) after the cell, then the counters at that instant."""
+        await asyncio.sleep(1.5 * await self.interval(http))
+        return await self.snapshot(http, time.time())
+
+    def facts(self, cell_s: float) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The cell's counter-source facts and its reasons (``PROM_WINDOW_SHORT`` for a short cell)."""
+        interval = self.interval_s or 0.0
+        facts = {"kind": "prometheus", "url": self.url, "selector": self.selector, "scrape_interval_s": interval}
+        short = cell_s < MIN_INTERVALS * interval
+        reason = f"PROM_WINDOW_SHORT(cell {cell_s:.2f} s < {MIN_INTERVALS} x scrape interval {interval:g} s)"
+        return facts, (reason,) if short else ()

@@ -1,0 +1,33 @@
+"""Parsing of --rates / --slo, Prometheus durations and selectors, and the in-flight sweep (exact values)."""
+
+from __future__ import annotations
+
+from specscope.bench.openloop_cell import parse_rates, parse_slo, rate_requests
+from specscope.bench.prometheus_source import parse_duration_s, series_query
+from specscope.config import BenchOptions
+from specscope.records import CellKey
+from specscope.stats.goodput import in_flight
+
+
+def test_parse_rates_and_slo():
+    assert parse_rates("1,2,4.5") == (1.0, 2.0, 4.5) and parse_rates(None) is None
+    assert parse_slo("ttft=2s,tpot=50ms") == {"slo_ttft_s": 2.0, "slo_tpot_s": 0.05}
+    assert parse_slo("tpot=250us") == {"slo_tpot_s": 0.00025} and parse_slo(None) == {}
+
+
+def test_rate_cells_take_their_levels_and_request_counts_from_the_rates():
+    o = BenchOptions(rates=(0.1, 2.0, 20.0), levels=(7,))
+    assert o.levels == (1, 2, 3)
+    counts = [rate_requests(o, CellKey("base", "prose", level, 0)) for level in o.levels]
+    assert counts == [2, 16, 64]  # round(rate x 8 s), at least 2, at most 64
+
+
+def test_prometheus_durations_and_query():
+    assert [parse_duration_s(t) for t in ("1s", "500ms", "1m30s", "15s")] == [1.0, 0.5, 90.0, 15.0]
+    q = series_query('{job="base"}')
+    assert q.startswith('{job="base", __name__=~"(vllm|llamacpp):(') and q.endswith(')"}')
+
+
+def test_in_flight_sweep():
+    # spans (ns): [0, 10), [5, 15), [20, 30) in window [0, 40): area 10 + 10 + 10 = 30 -> mean 0.75, max 2
+    assert in_flight([(0, 10), (5, 15), (20, 30)], 0, 40) == (0.75, 2)

@@ -1,0 +1,30 @@
+"""Bad --metrics / --prometheus-selector / --rates / --slo input: one clear line, exit 2, before any server is
+contacted (port 9 answers nothing)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--metrics", "http://127.0.0.1:9"], "--metrics takes NAME=URL"),
+        (["--metrics", "other=http://127.0.0.1:9"], "unknown --metrics config 'other'"),
+        (["--prometheus-selector", "base=job"], "--prometheus-selector takes NAME={label matchers}"),
+        (["--rates", "1,x"], "--rates takes positive request rates"),
+        (["--rates", "0"], "--rates takes positive request rates"),
+        (["--slo", "ttft=2"], "--slo takes ttft=DURATION,tpot=DURATION"),
+    ],
+)
+def test_bad_multi_replica_input(tmp_path, args, needle):
+    argv = [sys.executable, "-m", "specscope", "bench", "--server", "base=http://127.0.0.1:9", *args]
+    res = subprocess.run([*argv, "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert "Traceback" not in res.stderr
+    lines = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and needle in lines[0], res.stderr
+    assert not list(tmp_path.iterdir())

@@ -1,0 +1,79 @@
+"""``bench --rates`` against the ground-truth server: open-loop cells with their achieved rate, requests in
+flight and goodput, derived when the run is read."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from specscope.cli import app
+from specscope.stats.goodput import rate_cells
+from specscope.store import open_run
+from specscope.truth import ResponsePlan, TruthScript, TruthServer
+
+pytestmark = pytest.mark.integration
+
+# 12 tokens in 3 chunks: first after 100 ms, then 2 gaps of 50 ms: TPOT = 100 ms / 11 tokens = 9.1 ms
+PLAN = ResponsePlan(output_tokens=12, tokens_per_chunk=4, finish_reason="length", ttft_ms=100, inter_chunk_ms=50)
+
+
+def test_rates_report_achieved_rate_and_goodput(tmp_path):
+    with TruthServer(TruthScript(default=PLAN)) as ts:
+        args = ["bench", "--server", f"base={ts.base_url}", "--rates", "2,4", "--arrival", "constant"]
+        args += ["--slo", "ttft=2s", "--workloads", "prose", "--repeats", "1", "--max-tokens", "12"]
+        args += ["--out", str(tmp_path), "-f", "json"]
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+    (run_dir,) = list(tmp_path.iterdir())
+    with open_run(run_dir) as run:
+        stored = {c.key.concurrency: c for c in run.cells()}
+        options = run.manifest["options"]
+        assert options["rates"] == [2.0, 4.0] and options["levels"] == [1, 2] and options["slo_ttft_s"] == 2.0
+        cells = {c.rate_per_s: c for c in rate_cells(run.cells(), options)}
+        strict = rate_cells(run.cells(), {"slo_tpot_s": 0.001})  # the same facts read with a tighter target
+    # rate_window_s 8: 16 and 32 requests; every one ok and within TTFT 2 s
+    assert [(r, c.requests, c.ok, c.met_slo) for r, c in sorted(cells.items())] == [
+        (2.0, 16, 16, 16),
+        (4.0, 32, 32, 32),
+    ]
+    for level, rate in ((1, 2.0), (2, 4.0)):
+        c, r = cells[rate], stored[level]
+        assert r.client["open_loop"]["rate_per_s"] == rate and r.client["open_loop"]["requests"] == c.requests
+        assert c.goodput_per_s == c.requests / ((r.end_ns - r.start_ns) / 1e9)
+        assert c.achieved_rate_per_s == pytest.approx(rate, rel=0.2)  # constant arrivals, sent on schedule
+        assert 1 <= c.in_flight_max <= 4
+    assert [c.met_slo for c in strict] == [0, 0] and [c.goodput_per_s for c in strict] == [0.0, 0.0]
+    doc = json.loads(res.stdout[res.stdout.index("{") :])
+    table = next(t for s in doc["sections"] for t in s["tables"] if t["key"] == "open_loop")
+    assert [row[:4] for row in table["rows"]] == [["base", "prose", "0", "2.00"], ["base", "prose", "0", "4.00"]]
+    assert "TTFT <= 2 s" in table["note"] and "one process" in table["note"]
+
+
+def test_rates_on_the_embedded_engine(tmp_path):
+    """``--rates 1,2 --slo ttft=2s`` on the real embedded engine (short: a 2 s window, 16 tokens)."""
+    pytest.importorskip("xllamacpp")
+    from specscope.bench import run_bench
+    from specscope.config import BenchOptions
+    from specscope.report.build import load_run_report
+
+    opts = BenchOptions(
+        configs=("base",),
+        workloads=("prose",),
+        rates=(1.0, 2.0),
+        slo_ttft_s=2.0,
+        rate_window_s=2.0,
+        repeats=1,
+        max_tokens=16,
+    )
+    run_dir = run_bench(opts, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        cells = sorted(rate_cells(run.cells(), run.manifest["options"]), key=lambda c: c.rate_per_s)
+    assert [(c.rate_per_s, c.requests) for c in cells] == [(1.0, 2), (2.0, 4)]
+    for c in cells:
+        assert c.ok == c.requests and c.achieved_rate_per_s is not None and c.goodput_per_s is not None
+        assert c.goodput_per_s == c.met_slo / c.window_s
+        assert c.client_decision.startswith(("one process kept up", "one process fell behind"))
+    table = next(t for t in load_run_report(run_dir).tables if t.key == "open_loop")
+    assert [row[3].text for row in table.cells] == ["1.00", "2.00"]
