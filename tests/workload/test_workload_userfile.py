@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from dataset_files import write_spec_bench_jsonl, write_speed_bench_parquet
 from specscope.errors import ConfigError
 from specscope.workload.datasets import load_dataset_prompts, parse_dataset_spec
 from specscope.workload.userfile import load_prompt_file, parse_workload_specs
-from tests.workload.dataset_files import write_spec_bench_jsonl, write_speed_bench_parquet
 
 
 def _write(tmp_path: Path, lines: list[str]) -> Path:

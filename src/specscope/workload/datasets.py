@@ -43,7 +43,7 @@ _REQUIRED = ("question_id", "category", "turns")
 
 
 def parse_dataset_spec(spec: str) -> tuple[str, str | None]:
-    """``"speed-bench:qualitative"`` -> ``("speed-bench", "qualitative")``; ``"spec-bench"`` -> ``("spec-bench", None)``.
+    """``"speed-bench:qualitative"`` -> ``("speed-bench", "qualitative")``; ``"spec-bench"`` -> (name, None).
 
     Raises:
         ConfigError: unknown dataset or config.
@@ -58,10 +58,10 @@ def parse_dataset_spec(spec: str) -> tuple[str, str | None]:
                 f"dataset {name} has no configs", found=config, expected=name, fix=f"pass --dataset {name}"
             )
         return name, None
-    config = config or default
-    if config not in configs:
-        raise ConfigError.unknown(f"{name} config", config, configs, fix=f"pass e.g. --dataset {name}:{default}")
-    return name, config
+    chosen = config or default or ""
+    if chosen not in configs:
+        raise ConfigError.unknown(f"{name} config", chosen, configs, fix=f"pass e.g. --dataset {name}:{default}")
+    return name, chosen
 
 
 def _rows(name: str, config: str | None, path: Path | None) -> list[dict[str, Any]]:

@@ -134,7 +134,7 @@ def _messages(path: Path, no: int, record: dict[str, Any]) -> list[dict[str, str
         )
     out: list[dict[str, str]] = []
     for i, turn in enumerate(raw):
-        role = roles.get(turn.get(role_key)) if isinstance(turn, dict) else None
+        role = roles.get(str(turn.get(role_key))) if isinstance(turn, dict) else None
         text = turn.get(text_key) if isinstance(turn, dict) else None
         if role is None or not isinstance(text, str):
             raise _bad(
