@@ -34,6 +34,13 @@ class BenchOptions(BaseModel):
         prefix_cache: ``defeat`` (default) asks the server not to serve a prompt from its prefix cache
             (a prompt reused by a later cell or repeat would otherwise get a flattering TTFT); ``allow``
             leaves the server's caching alone. See :func:`specscope.workload.chat_request`.
+        workload_files: user workload name -> prompt file (``--workload NAME=FILE``; absolute path).
+        datasets: ``--dataset`` specs (``speed-bench:qualitative``); their categories are in ``workloads``.
+        dataset_path: local dataset file or folder (``--dataset-path``); None: the hub.
+        contexts: input lengths in tokens each workload is extended to (``--context``); empty: as written.
+        temperatures: temperature axis (``--temperatures``); empty: ``temperature`` for every cell.
+        thinking: ``off`` (default), ``on`` or ``both`` (``--thinking``; chat template ``enable_thinking``).
+        See :mod:`specscope.bench.workloads` for how these become workload labels.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -50,6 +57,12 @@ class BenchOptions(BaseModel):
     threads: int = Field(1, ge=1, le=256)
     baseline: str | None = None
     prefix_cache: Literal["defeat", "allow"] = "defeat"
+    workload_files: dict[str, str] = Field(default_factory=dict)
+    datasets: tuple[str, ...] = ()
+    dataset_path: str | None = None
+    contexts: tuple[int, ...] = ()
+    temperatures: tuple[float, ...] = ()
+    thinking: Literal["off", "on", "both"] = "off"
 
     def baseline_config(self) -> str:
         """The no-speculation config speedups are measured against: ``baseline`` if set, else ``base`` if
