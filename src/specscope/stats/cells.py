@@ -15,7 +15,7 @@ Figures and their sources:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
@@ -167,4 +167,11 @@ def summarize_cell(result: CellResult) -> CellSummary:
         per_request_draft_tokens=per_req_draft,
         per_request_accepted_tokens=per_req_acc,
         client=client,
+        prompt_tokens_mean=_prompt_tokens_mean(streams),
     )
+
+
+def _prompt_tokens_mean(streams: Sequence[StreamRecord]) -> float | None:
+    """Mean ``usage.prompt_tokens`` over the streams that report it (tokens); None when none does."""
+    counts = [s.prompt_tokens for s in streams if s.prompt_tokens is not None]
+    return sum(counts) / len(counts) if counts else None

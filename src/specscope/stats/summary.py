@@ -53,6 +53,7 @@ class CellSummary:
         per_request_draft_tokens / per_request_accepted_tokens: sums of the server's per-response
             speculative fields (llama.cpp ``timings.draft_n`` / ``draft_n_accepted``), None if absent.
         client: client self-check figures (send lag, loop lag, limits), units in the keys.
+        prompt_tokens_mean: mean ``usage.prompt_tokens`` over the streams that report it (tokens), or None.
     """
 
     config: str
@@ -81,6 +82,7 @@ class CellSummary:
     per_request_draft_tokens: int | None = None
     per_request_accepted_tokens: int | None = None
     client: dict[str, Any] = field(default_factory=dict)
+    prompt_tokens_mean: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
