@@ -17,6 +17,7 @@ from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
 from specscope.report.server_facts import server_tables
 from specscope.report.tables import RunCells, bench_tables
+from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
 from specscope.stats.speedup import paired_speedups
 from specscope.stats.summary import CellSummary
@@ -139,11 +140,16 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     baseline = str(data.manifest.get("baseline") or baseline)
     rc = RunCells.of(data.cells, baseline)
     charts = run_charts(rc)
-    notes = _degraded_notes(rc) + [c.note for c in charts if c.note]
+    notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
-        [run_table(data), *bench_tables(data.cells, baseline), *server_tables(data.server_facts, baseline)],
+        [
+            run_table(data),
+            *bench_tables(data.cells, baseline),
+            *workload_axis_tables(data.cells),
+            *server_tables(data.server_facts, baseline),
+        ],
         _verdicts(rc),
         notes,
         acceptance_alarms(data.cells, data.server_facts),

@@ -54,6 +54,7 @@ class CellSummary:
             speculative fields (llama.cpp ``timings.draft_n`` / ``draft_n_accepted``), None if absent.
         client: client self-check figures (send lag, loop lag, limits), units in the keys.
         prompt_tokens_mean: mean ``usage.prompt_tokens`` over the streams that report it (tokens), or None.
+        reasoning_chunks: SSE events with a reasoning delta, summed over streams (0: no reasoning phase seen).
     """
 
     config: str
@@ -83,6 +84,7 @@ class CellSummary:
     per_request_accepted_tokens: int | None = None
     client: dict[str, Any] = field(default_factory=dict)
     prompt_tokens_mean: float | None = None
+    reasoning_chunks: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
