@@ -74,7 +74,6 @@ def test_speed_bench_categories_and_temperatures_exact(tmp_path: Path):
     assert all(r[3] == rates[r[1].split(".")[1]] for r in rows)
 
 
-@pytest.mark.slow
 def test_own_file_at_2k_context_with_thinking_on_embedded(tmp_path: Path):
     pytest.importorskip("xllamacpp")
     prompts = tmp_path / "prompts.jsonl"
