@@ -74,6 +74,38 @@ def test_speed_bench_categories_and_temperatures_exact(tmp_path: Path):
     assert all(r[3] == rates[r[1].split(".")[1]] for r in rows)
 
 
+# 4 verify steps of 3 drafts accepting 3, 2, 1, 0 (the counters' [3, 2, 1] per position) emit 4, 3, 2, 1 tokens;
+# the first 7 tokens are reasoning, so steps 0-1 are the reasoning phase (5 of 6 accepted) and steps 2-3 the
+# answer phase (1 of 6 accepted).
+PHASED = ResponsePlan(
+    output_tokens=10,
+    tokens_per_chunk=[4, 3, 2, 1],
+    inter_chunk_ms=5.0,
+    reasoning_tokens=7,
+    drafts=4,
+    draft_tokens=12,
+    accepted_per_position=[3, 2, 1],
+    spec_steps_accepted=[3, 2, 1, 0],
+)
+
+
+def test_acceptance_by_phase_exact_against_truth_server(tmp_path: Path):
+    opts = BenchOptions(configs=("mtp",), workloads=("prose",), levels=(2,), repeats=2, max_tokens=10, thinking="on")
+    with TruthServer(TruthScript(default=PHASED, metrics=MetricsPlan())) as ts:
+        run_dir = run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        cells = summarize_run(run)
+    assert all(c.status == "ok" or all(r.startswith("CLIENT_LIMITED") for r in c.reasons) for c in cells)
+    n_streams = sum(c.streams for c in cells if c.status == "ok")
+    assert n_streams > 0
+    doc = load_document([run_dir])
+    tables = {t.key: t for t in doc.tables}
+    assert tables["acceptance_by_phase"].rows == [
+        ["mtp", "prose@think", "83.3%", str(6 * n_streams), "16.7%", str(6 * n_streams)]
+    ]
+    assert not any("no reasoning phase" in n for s in doc.sections for n in s.notes)
+
+
 def test_own_file_at_2k_context_with_thinking_on_embedded(tmp_path: Path):
     pytest.importorskip("xllamacpp")
     prompts = tmp_path / "prompts.jsonl"

@@ -1,5 +1,5 @@
 """Acceptance along the workload axes of issue 15: by dataset category, by context length, by temperature,
-and the thinking phase note.
+by phase (reasoning / answer, from per-step data), and the thinking note where no split can be made.
 
 Cells are read through their workload labels (:mod:`specscope.workload.labels`); every figure is pooled over
 ok cells by :func:`specscope.stats.acceptance.pooled_acceptance` (sum accepted / sum drafted from the counter
@@ -83,12 +83,44 @@ def _temperature_table(cells: Sequence[CellSummary]) -> Table | None:
     return Table("acceptance_by_temperature", "Acceptance by temperature", cols, rows, _POOL_NOTE)
 
 
+def _phase_rate(accepted: int, drafted: int) -> tuple[Cell, Cell]:
+    return (units.rate(accepted / drafted) if drafted else units.missing()), units.count(drafted)
+
+
+def _phase_table(cells: Sequence[CellSummary]) -> Table | None:
+    sums: dict[tuple[str, str], dict[str, int]] = {}
+    for c in cells:
+        if c.status != "ok" or not c.phase_counts:
+            continue
+        total = sums.setdefault((c.config, c.workload), defaultdict(int))
+        for k, v in c.phase_counts.items():
+            total[k] += v
+    if not sums:
+        return None
+    rows = []
+    for (config, workload), t in sorted(sums.items()):
+        r = _phase_rate(t["reasoning_accepted_tokens"], t["reasoning_draft_tokens"])
+        a = _phase_rate(t["answer_accepted_tokens"], t["answer_draft_tokens"])
+        rows.append([text_cell(config), text_cell(workload), *r, *a])
+    cols = [Column("config"), Column("workload"), Column("reasoning acceptance", "%")]
+    cols += [
+        Column("reasoning drafted", "tokens"),
+        Column("answer acceptance", "%"),
+        Column("answer drafted", "tokens"),
+    ]
+    note = (
+        "From the server's per-request per-step data: a step belongs to the phase of its first token; the "
+        "reasoning phase is usage.completion_tokens_details.reasoning_tokens long. Ok cells only."
+    )
+    return Table("acceptance_by_phase", "Acceptance by phase (reasoning / answer)", cols, rows, note)
+
+
 _POOL_NOTE = "Pooled over ok cells: sum of accepted / sum of drafted tokens from the /metrics counter deltas."
 
 
 def workload_axis_tables(cells: Sequence[CellSummary]) -> list[Table]:
-    """The tables of the axes present in ``cells``: category, context length, temperature (in that order)."""
-    built = (_category_table(cells), _context_table(cells), _temperature_table(cells))
+    """The tables of the axes present in ``cells``: category, context length, temperature, phase (in that order)."""
+    built = (_category_table(cells), _context_table(cells), _temperature_table(cells), _phase_table(cells))
     return [t for t in built if t is not None]
 
 
@@ -101,6 +133,8 @@ def thinking_notes(cells: Sequence[CellSummary]) -> list[str]:
             by_config[c.config].append(c)
     for config, group in sorted(by_config.items()):
         chunks = sum(c.reasoning_chunks for c in group)
+        if any(c.phase_counts for c in group):
+            continue  # the phase table shows the split
         if chunks == 0:
             notes.append(
                 f"{config}: thinking was on, but no reasoning phase was seen (the server streamed no reasoning "

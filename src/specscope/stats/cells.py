@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta
+from specscope.stats.phases import phase_counts
 from specscope.stats.summary import CellStatus, CellSummary
 from specscope.stats.timeline import percentile
 from specscope.stats.tokens import cell_tokens
@@ -170,6 +171,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         client=client,
         prompt_tokens_mean=_prompt_tokens_mean(streams),
         reasoning_chunks=sum(s.reasoning_chunks for s in streams),
+        phase_counts=phase_counts(ok),
     )
 
 

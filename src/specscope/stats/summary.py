@@ -55,6 +55,8 @@ class CellSummary:
         client: client self-check figures (send lag, loop lag, limits), units in the keys.
         prompt_tokens_mean: mean ``usage.prompt_tokens`` over the streams that report it (tokens), or None.
         reasoning_chunks: SSE events with a reasoning delta, summed over streams (0: no reasoning phase seen).
+        phase_counts: draft / accepted tokens of the reasoning and answer phases from per-request per-step
+            data (:func:`specscope.stats.phases.phase_counts`), None when the server gave none.
     """
 
     config: str
@@ -85,6 +87,7 @@ class CellSummary:
     client: dict[str, Any] = field(default_factory=dict)
     prompt_tokens_mean: float | None = None
     reasoning_chunks: int = 0
+    phase_counts: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
