@@ -133,7 +133,10 @@ class StreamRecord:
         Raises:
             ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
         """
-        return cls(**known_fields(cls, d))
+        fields = dict(known_fields(cls, d))
+        for k in ("draft_per_step", "accepted_per_step"):
+            fields[k] = tuple(fields.get(k) or ())
+        return cls(**fields)
 
 
 @dataclass(frozen=True, slots=True)
