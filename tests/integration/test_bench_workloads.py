@@ -74,6 +74,25 @@ def test_speed_bench_categories_and_temperatures_exact(tmp_path: Path):
     assert all(r[3] == rates[r[1].split(".")[1]] for r in rows)
 
 
+def test_cli_dataset_gives_one_acceptance_row_per_category(tmp_path: Path):
+    parquet = write_speed_bench_parquet(tmp_path / "test-00000-of-00001.parquet", per_category=1)
+    by_prompt = {f"{cat} question 0: explain step 0 briefly.": _plan(ACCEPTED[cat]) for cat in SPEED_CATEGORIES}
+    with TruthServer(TruthScript(default=_plan([0, 0, 0]), by_prompt=by_prompt, metrics=MetricsPlan())) as ts:
+        args = ["bench", "--server", f"mtp={ts.base_url}", "--dataset", "speed-bench:qualitative"]
+        args += ["--dataset-path", str(parquet), "--levels", "1", "--repeats", "1", "--max-tokens", "12"]
+        args += ["-f", "json", "--out", str(tmp_path / "runs")]
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    (section,) = json.loads(res.stdout)["sections"]
+    (table,) = [t for t in section["tables"] if t["key"] == "acceptance_by_category"]
+    ok = {c["workload"] for c in json.loads(res.stdout)["cells"] if c["status"] == "ok"}
+    rates = {"coding": "100.0%", "math": "25.0%", "writing": "50.0%"}
+    assert [r[:4] for r in table["rows"]] == [
+        ["mtp", "speed-bench", cat, rates[cat]] for cat in SPEED_CATEGORIES if f"speed-bench.{cat}" in ok
+    ]
+    assert len(ok) >= 1
+
+
 # 4 verify steps of 3 drafts accepting 3, 2, 1, 0 (the counters' [3, 2, 1] per position) emit 4, 3, 2, 1 tokens;
 # the first 7 tokens are reasoning, so steps 0-1 are the reasoning phase (5 of 6 accepted) and steps 2-3 the
 # answer phase (1 of 6 accepted).
