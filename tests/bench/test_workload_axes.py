@@ -71,3 +71,15 @@ def test_malformed_line_is_one_error_line_exit_2(tmp_path: Path):
     errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and f"{bad}:2: invalid JSON" in errors[0], res.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_a_file_smaller_than_the_highest_level_is_refused_before_the_run(tmp_path: Path):
+    from specscope.bench.workloads import check_sources
+
+    prompts = tmp_path / "p.txt"
+    prompts.write_text("one\ntwo\n")
+    opts = BenchOptions(workloads=("mine",), workload_files={"mine": str(prompts)}, levels=(1, 4))
+    with pytest.raises(ConfigError) as err:
+        check_sources(opts)
+    assert err.value.message == "workload mine has 2 prompts, fewer than the highest level 4"
+    check_sources(BenchOptions(workloads=("mine",), workload_files={"mine": str(prompts)}, levels=(1, 2)))
