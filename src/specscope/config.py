@@ -49,6 +49,13 @@ class BenchOptions(BaseModel):
             (2 to 64); s.
         slo_ttft_s / slo_tpot_s: the goodput targets (``--slo ttft=2s,tpot=50ms``): a request meets them when its
             TTFT from the scheduled send (s) and its time per output token after the first (s) are within.
+        workload_files: user workload name -> prompt file (``--workload NAME=FILE``; absolute path).
+        datasets: ``--dataset`` specs (``speed-bench:qualitative``); their categories are in ``workloads``.
+        dataset_path: local dataset file or folder (``--dataset-path``); None: the hub.
+        contexts: input lengths in tokens each workload is extended to (``--context``); empty: as written.
+        temperatures: temperature axis (``--temperatures``); empty: ``temperature`` for every cell.
+        thinking: ``off`` (default), ``on`` or ``both`` (``--thinking``; chat template ``enable_thinking``).
+        See :mod:`specscope.bench.workloads` for how these become workload labels.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -74,6 +81,12 @@ class BenchOptions(BaseModel):
     rate_window_s: float = Field(8.0, gt=0)
     slo_ttft_s: float | None = Field(None, gt=0)
     slo_tpot_s: float | None = Field(None, gt=0)
+    workload_files: dict[str, str] = Field(default_factory=dict)
+    datasets: tuple[str, ...] = ()
+    dataset_path: str | None = None
+    contexts: tuple[int, ...] = ()
+    temperatures: tuple[float, ...] = ()
+    thinking: Literal["off", "on", "both"] = "off"
 
     def baseline_config(self) -> str:
         """The no-speculation config speedups are measured against: ``baseline`` if set, else ``base`` if

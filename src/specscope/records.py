@@ -60,6 +60,9 @@ class StreamRecord:
             (llama.cpp ``timings.draft_n``; vLLM per-request spec-decode metrics), ``None`` if absent.
         server_accepted_tokens: per-request accepted draft tokens (``timings.draft_n_accepted``).
         bytes_received: body bytes read from the socket.
+        draft_per_step / accepted_per_step: the server's per-request per-step draft and accepted tokens, in
+            step order (vLLM ``--per-request-spec-decode-metrics detailed``); empty when not served.
+        reasoning_tokens: ``usage.completion_tokens_details.reasoning_tokens``; ``None`` when absent.
     """
 
     prompt_id: str
@@ -83,6 +86,9 @@ class StreamRecord:
     server_draft_tokens: int | None = None
     server_accepted_tokens: int | None = None
     bytes_received: int = 0
+    draft_per_step: tuple[int, ...] = ()
+    accepted_per_step: tuple[int, ...] = ()
+    reasoning_tokens: int | None = None
 
     @property
     def ttft_ns(self) -> int | None:
@@ -127,7 +133,10 @@ class StreamRecord:
         Raises:
             ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
         """
-        return cls(**known_fields(cls, d))
+        fields = dict(known_fields(cls, d))
+        for k in ("draft_per_step", "accepted_per_step"):
+            fields[k] = tuple(fields.get(k) or ())
+        return cls(**fields)
 
 
 @dataclass(frozen=True, slots=True)

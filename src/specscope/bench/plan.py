@@ -24,7 +24,9 @@ EMBEDDED_MAX_PARALLEL = 256  # the embedded engine's slot limit (specscope.engin
 def plan_cells(options: BenchOptions) -> list[CellKey]:
     """Every cell of the matrix, in the order they are run (deterministic for given options)."""
     out: list[CellKey] = []
-    pairs = [(w, n) for w in options.workloads for n in options.levels]
+    from specscope.bench.workloads import expand_workloads
+
+    pairs = [(w, n) for w in expand_workloads(options) for n in options.levels]
     for ci, config in enumerate(options.configs):
         for r in range(options.repeats):
             rng = np.random.default_rng([options.seed, r, ci])
@@ -41,7 +43,8 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
     """
     from specscope.workload import PACK_NAMES
 
-    unknown_w = [w for w in options.workloads if w not in PACK_NAMES]
+    sourced = (*options.workload_files, *(w for w in options.workloads if "." in w and options.datasets))
+    unknown_w = [w for w in options.workloads if w not in PACK_NAMES and w not in sourced]
     if unknown_w:
         raise ConfigError(
             f"unknown workload {unknown_w[0]!r}",

@@ -207,10 +207,11 @@ def _new_run(
     options: BenchOptions, servers: dict[str, str] | None, engine: str, recipes: Path | None, path: Path
 ) -> Run:
     """Check the names and the external servers, then create the run folder with its manifest."""
+    from specscope.bench.workloads import check_sources, sources_manifest
     from specscope.client.settings import ClientSettings
-    from specscope.workload import pack_manifest
 
     check_names(options, servers, engine, recipes)
+    check_sources(options)
     for name, url in (servers or {}).items():  # fail before a run folder exists
         with ExternalServer(name, url):
             pass
@@ -227,7 +228,7 @@ def _new_run(
             "client": ClientSettings().describe(),
             "machine": machine_facts(),
             "versions": versions(),
-            "packs": {w: pack_manifest(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads},
+            "packs": sources_manifest(options, lambda w: pack_name(w, options.edit_form)),
             "token_source": "usage.completion_tokens",
             "acceptance_source": "server /metrics counter deltas around each cell",
             "command": sys.argv,
@@ -303,6 +304,7 @@ def _side_job(
 
 def _chat_body(c: _ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[str, Any]:
     """The chat-completions body of one request of cell ``key`` (cache salt per cell and prompt when defeating)."""
+    from specscope.bench.workloads import cell_request
     from specscope.workload import chat_request
 
     o = c.options
@@ -310,10 +312,9 @@ def _chat_body(c: _ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dic
     return chat_request(
         prompt,
         model=c.server.model_name,
-        max_tokens=max_tokens,
-        temperature=o.temperature,
         server_kind=c.server.server_kind,
         cache_salt=salt,
+        **cell_request(o, key.workload, prompt, max_tokens),
     )
 
 
@@ -370,12 +371,11 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
 
 async def _run_config(c: _ConfigRun, todo: Sequence[CellKey]) -> None:
     """Measure and store the cells of one config in order; a server crash stores that cell and ends the sweep."""
-    from specscope.workload import load_pack, warmup_prompt
+    from specscope.bench.workloads import prepare_workloads
 
     o = c.options
-    packs = {w: load_pack(pack_name(w, o.edit_form), seed=o.seed) for w in o.workloads}
-    warmups = {w: warmup_prompt(pack_name(w, o.edit_form), seed=o.seed) for w in o.workloads}
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
+        packs, warmups = await prepare_workloads(o, lambda w: pack_name(w, o.edit_form), http, c.server)
         for key in todo:
             result = await _measure_cell(c, http, key, packs, warmups[key.workload])
             c.run.save_cell(result)

@@ -106,6 +106,21 @@ def register(app: typer.Typer) -> None:
         parallel_configs: Annotated[
             bool, typer.Option("--parallel-configs", help="Run different configs' cells at the same time.")
         ] = False,
+        workload: Annotated[
+            list[str] | None, typer.Option("--workload", help="NAME=FILE: your own prompts (JSONL or text).")
+        ] = None,
+        dataset: Annotated[
+            list[str] | None,
+            typer.Option("--dataset", help="speed-bench[:CONFIG] or spec-bench: one workload per category."),
+        ] = None,
+        dataset_path: Annotated[
+            str | None, typer.Option("--dataset-path", help="Local parquet/JSONL file or folder of --dataset.")
+        ] = None,
+        context: Annotated[str | None, typer.Option("--context", help="Input lengths in tokens, e.g. 2k,8k.")] = None,
+        temperatures: Annotated[
+            str | None, typer.Option("--temperatures", help="Temperature axis, e.g. 0,0.6,1.0.")
+        ] = None,
+        thinking: Annotated[str | None, typer.Option("--thinking", help="off (default), on or both.")] = None,
         no_preflight: Annotated[
             bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
         ] = False,
@@ -133,6 +148,9 @@ def register(app: typer.Typer) -> None:
 
             names = plan.configs or tuple(plan.servers)
             replicas = parse_metrics_specs(metrics or [], names or ("base", "ngram", "draft"))
+            from specscope.bench.workloads import cli_overrides
+
+            axes = cli_overrides(parse_csv_names(workloads), workload, dataset, dataset_path, context, temperatures)
             options = profile_options(
                 profile,
                 metrics=replicas or None,
@@ -143,7 +161,8 @@ def register(app: typer.Typer) -> None:
                 arrival=arrival,
                 **parse_slo(slo),
                 configs=plan.configs or (tuple(plan.servers) or None),
-                workloads=parse_csv_names(workloads),
+                thinking=thinking,
+                **axes,
                 levels=parse_csv_ints(levels, "--levels"),
                 repeats=repeats,
                 max_tokens=max_tokens,

@@ -234,6 +234,8 @@ class _Seen:
     bad_json: int = 0
     draft_n: int | None = None
     accepted_n: int | None = None
+    steps: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    reasoning_tokens: int | None = None
 
     def event(self, t: int, data: str) -> None:
         """Take one SSE event's data (``[DONE]`` or a JSON chunk) that arrived at ``t``."""
@@ -261,6 +263,9 @@ class _Seen:
         if isinstance(usage, dict) and _int(usage.get("completion_tokens")) is not None:
             self.output_tokens = _int(usage.get("completion_tokens"))
             self.prompt_tokens = _int(usage.get("prompt_tokens"))
+            details = usage.get("completion_tokens_details")
+            if isinstance(details, dict):
+                self.reasoning_tokens = _int(details.get("reasoning_tokens"))
         timings = obj.get("timings")
         if isinstance(timings, dict) and "draft_n" in timings:  # llama.cpp per-request speculation
             self.draft_n = _int(timings.get("draft_n"))
@@ -269,6 +274,7 @@ class _Seen:
         if isinstance(spec, dict):  # vLLM --per-request-spec-decode-metrics
             self.draft_n = _int(spec.get("num_draft_tokens"))
             self.accepted_n = _int(spec.get("num_accepted_draft_tokens"))
+            self.steps = _steps(spec)
 
     def choice(self, t: int, ch: dict[str, Any]) -> None:
         """One ``choices[i]`` item: its content / reasoning delta and finish reason."""
@@ -365,7 +371,20 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
         server_draft_tokens=seen.draft_n,
         server_accepted_tokens=seen.accepted_n,
         bytes_received=sum(len(b) for _, b in raw.chunks),
+        draft_per_step=seen.steps[0],
+        accepted_per_step=seen.steps[1],
+        reasoning_tokens=seen.reasoning_tokens,
     )
+
+
+def _steps(spec: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """vLLM ``detailed`` per-step arrays (draft, accepted); empty when absent or not integer lists of one length."""
+    draft, acc = spec.get("num_draft_tokens_per_step"), spec.get("num_accepted_tokens_per_step")
+    if not isinstance(draft, list) or not isinstance(acc, list) or len(draft) != len(acc):
+        return (), ()
+    if not all(isinstance(x, int) for x in (*draft, *acc)):
+        return (), ()
+    return tuple(draft), tuple(acc)
 
 
 def max_tokens_of(body: dict[str, Any]) -> int | None:

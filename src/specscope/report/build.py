@@ -18,6 +18,7 @@ from specscope.report.document import Column, Document, Section, Table, text_cel
 from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
 from specscope.report.tables import RunCells, bench_tables
+from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
 from specscope.stats.goodput import RateCell, rate_cells
 from specscope.stats.speedup import paired_speedups
@@ -146,7 +147,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     baseline = str(data.manifest.get("baseline") or baseline)
     rc = RunCells.of(data.cells, baseline)
     charts = run_charts(rc)
-    notes = _degraded_notes(rc) + [c.note for c in charts if c.note]
+    notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.manifest.get("options") or {})
     return Section(
         f"run:{data.name}",
@@ -155,6 +156,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             run_table(data),
             *bench_tables(data.cells, baseline),
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
+            *workload_axis_tables(data.cells),
             *server_tables(data.server_facts, baseline),
         ],
         _verdicts(rc),

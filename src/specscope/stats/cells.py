@@ -15,12 +15,13 @@ Figures and their sources:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta
+from specscope.stats.phases import phase_counts
 from specscope.stats.summary import CellStatus, CellSummary
 from specscope.stats.timeline import percentile
 from specscope.stats.tokens import cell_tokens
@@ -168,4 +169,13 @@ def summarize_cell(result: CellResult) -> CellSummary:
         per_request_draft_tokens=per_req_draft,
         per_request_accepted_tokens=per_req_acc,
         client=client,
+        prompt_tokens_mean=_prompt_tokens_mean(streams),
+        reasoning_chunks=sum(s.reasoning_chunks for s in streams),
+        phase_counts=phase_counts(ok),
     )
+
+
+def _prompt_tokens_mean(streams: Sequence[StreamRecord]) -> float | None:
+    """Mean ``usage.prompt_tokens`` over the streams that report it (tokens); None when none does."""
+    counts = [s.prompt_tokens for s in streams if s.prompt_tokens is not None]
+    return sum(counts) / len(counts) if counts else None

@@ -53,6 +53,10 @@ class CellSummary:
         per_request_draft_tokens / per_request_accepted_tokens: sums of the server's per-response
             speculative fields (llama.cpp ``timings.draft_n`` / ``draft_n_accepted``), None if absent.
         client: client self-check figures (send lag, loop lag, limits), units in the keys.
+        prompt_tokens_mean: mean ``usage.prompt_tokens`` over the streams that report it (tokens), or None.
+        reasoning_chunks: SSE events with a reasoning delta, summed over streams (0: no reasoning phase seen).
+        phase_counts: draft / accepted tokens of the reasoning and answer phases from per-request per-step
+            data (:func:`specscope.stats.phases.phase_counts`), None when the server gave none.
     """
 
     config: str
@@ -81,6 +85,9 @@ class CellSummary:
     per_request_draft_tokens: int | None = None
     per_request_accepted_tokens: int | None = None
     client: dict[str, Any] = field(default_factory=dict)
+    prompt_tokens_mean: float | None = None
+    reasoning_chunks: int = 0
+    phase_counts: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

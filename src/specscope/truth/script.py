@@ -48,6 +48,8 @@ class ResponsePlan(BaseModel):
             response finishes (accepted tokens = sum of ``accepted_per_position``).
         engine: the ``engine`` label whose counters this request adds to.
         prompt_tokens: reported ``usage.prompt_tokens`` and added to the prompt counter.
+        spec_steps_accepted: per-step accepted draft tokens (each step drafts ``draft_tokens // drafts``),
+            served as per-request per-step data with the reasoning boundary (:mod:`specscope.truth.spec_steps`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -59,6 +61,7 @@ class ResponsePlan(BaseModel):
     tokens_per_chunk: int | list[int] = 1
     inter_chunk_ms: float | list[float] = 0.0
     reasoning_tokens: int = 0
+    spec_steps_accepted: list[int] | None = None
     reasoning_field: Literal["reasoning", "reasoning_content"] = "reasoning"
     finish_reason: str | None = "stop"
     usage: Literal["final_chunk", "last_choice_chunk", "absent"] = "final_chunk"

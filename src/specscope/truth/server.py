@@ -143,6 +143,11 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
     if plan.llamacpp_timings:
         accepted = sum(plan.accepted_per_position)
         timings = {"timings": {"predicted_n": sent_tokens, "draft_n": plan.draft_tokens, "draft_n_accepted": accepted}}
+    if plan.spec_steps_accepted is not None:
+        from specscope.truth.spec_steps import spec_step_fields
+
+        k = plan.draft_tokens // max(plan.drafts, 1)
+        timings.update(spec_step_fields(plan.spec_steps_accepted, k, plan.reasoning_tokens, usage))
     if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
         fin = {
             **head,

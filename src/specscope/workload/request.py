@@ -42,6 +42,7 @@ def chat_request(
     temperature: float,
     server_kind: str = "openai",
     cache_salt: str | None = None,
+    thinking: bool = False,
 ) -> dict[str, Any]:
     """The JSON body (a fresh dict) for ``POST /v1/chat/completions``.
 
@@ -57,6 +58,9 @@ def chat_request(
             ``"cache_salt": <salt>`` (vLLM's per-request prefix-cache isolation: blocks are only shared
             between requests with the same salt; vLLM answers 400 to a salt over 128 characters or with '@',
             '/', '\\' or NUL). SGLang gets neither (no such field).
+        thinking: ``chat_template_kwargs.enable_thinking`` (Qwen3-family templates; vLLM's reasoning parser
+            then streams the reasoning as ``reasoning_content``); llama.cpp also gets ``reasoning_format:
+            "deepseek"`` so its server separates the reasoning the same way when the template has one.
 
     Returns:
         ``{"model", "messages", "max_tokens", "temperature", "stream": True,
@@ -108,8 +112,10 @@ def chat_request(
         "temperature": float(temperature),
         "stream": True,
         "stream_options": {"include_usage": True},
-        "chat_template_kwargs": {"enable_thinking": False},
+        "chat_template_kwargs": {"enable_thinking": bool(thinking)},
     }
+    if thinking and server_kind == "llamacpp":
+        body["reasoning_format"] = "deepseek"
     if prompt.prefill is not None:
         messages.append({"role": "assistant", "content": prompt.prefill})
         if server_kind != "llamacpp":

@@ -1,0 +1,153 @@
+"""Prompts of an exact input length: ``--context 2k,8k`` (1k = 1024 tokens).
+
+A prompt is extended, after its own text (so prompts keep distinct prefixes), with distinct real text: the
+source files of Python's standard library in name order, each prompt starting at a different file, so no
+prompt repeats a filler that an n-gram drafter could feed on. Tokens are counted with the server's own
+tokenizer, over the whole chat-templated prompt:
+
+* llama.cpp (``server_kind="llamacpp"``): ``POST /apply-template {"messages"}`` -> ``{"prompt"}``, then
+  ``POST /tokenize {"content"}`` -> ``{"tokens": [...]}``; text is cut at a token boundary with
+  ``POST /detokenize {"tokens"}`` -> ``{"content"}`` (llama.cpp server README, "API Endpoints");
+* vLLM and other OpenAI-style servers: ``POST /tokenize {"model", "messages"}`` -> ``{"count", "tokens"}``
+  and ``POST /detokenize {"model", "tokens"}`` -> ``{"prompt"}`` (vLLM's tokenizer API).
+
+The extension is refined until the templated prompt is within :data:`TOLERANCE_TOKENS` of the target.
+"""
+
+from __future__ import annotations
+
+import sysconfig
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from specscope.errors import ConfigError, ServerError
+from specscope.workload.prompt import Prompt
+
+__all__ = ["parse_context", "context_label", "ContextBuilder", "TOLERANCE_TOKENS"]
+
+TOLERANCE_TOKENS = 4
+_LEAD = "\n\nBackground material (read it, then answer the request above):\n\n"
+_MAX_ROUNDS = 6
+
+
+def parse_context(text: str) -> int:
+    """``"2k"`` -> 2048, ``"512"`` -> 512 (tokens). Raises ConfigError otherwise."""
+    t = text.strip().lower()
+    try:
+        value = int(t[:-1]) * 1024 if t.endswith("k") else int(t)
+    except ValueError:
+        value = 0
+    if value < 16:
+        raise ConfigError(
+            "--context takes token counts", found=text, expected="e.g. 2k,8k or 1500 (>= 16)", fix="pass --context 2k"
+        )
+    return value
+
+
+def context_label(tokens: int) -> str:
+    """2048 -> ``"2k"``, 1500 -> ``"1500"``."""
+    return f"{tokens // 1024}k" if tokens % 1024 == 0 else str(tokens)
+
+
+@cache
+def _corpus_files() -> tuple[Path, ...]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    return tuple(sorted(p for p in root.glob("*.py") if p.stat().st_size > 4000))
+
+
+def _source_text(index: int, n_chars: int) -> str:
+    """At least ``n_chars`` characters of real, non-repeating text, starting at corpus file ``index``."""
+    files = _corpus_files()
+    parts: list[str] = []
+    size = 0
+    for k in range(len(files)):
+        text = files[(index * 7 + k) % len(files)].read_text("utf-8", errors="replace")
+        parts.append(text)
+        size += len(text)
+        if size >= n_chars:
+            break
+    return "".join(parts)
+
+
+class ContextBuilder:
+    """Extends prompts to ``target`` tokens using the server at ``base_url`` to count.
+
+    Args:
+        http: an open ``httpx.AsyncClient``.
+        base_url: the server's base URL (no ``/v1``).
+        model: the served model name (vLLM's tokenizer endpoints want it).
+        server_kind: ``llamacpp`` or an OpenAI-style kind.
+    """
+
+    def __init__(self, http: httpx.AsyncClient, base_url: str, model: str, server_kind: str) -> None:
+        self.http, self.base, self.model, self.llamacpp = http, base_url.rstrip("/"), model, server_kind == "llamacpp"
+
+    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            resp = await self.http.post(self.base + path, json=body)
+            resp.raise_for_status()
+        except httpx.HTTPError as exc:
+            raise ServerError(
+                f"the server cannot count tokens ({path})",
+                found=str(exc) or type(exc).__name__,
+                expected="llama.cpp or vLLM tokenizer endpoints",
+                fix="drop --context for this server",
+            ) from None
+        out: dict[str, Any] = resp.json()
+        return out
+
+    async def count(self, messages: list[dict[str, str]]) -> int:
+        """Input tokens of the chat-templated ``messages`` (tokens)."""
+        if self.llamacpp:
+            rendered = (await self._post("/apply-template", {"messages": messages}))["prompt"]
+            return len((await self._post("/tokenize", {"content": rendered}))["tokens"])
+        return int((await self._post("/tokenize", {"model": self.model, "messages": messages}))["count"])
+
+    async def _tokens(self, text: str) -> list[int]:
+        body = {"content": text} if self.llamacpp else {"model": self.model, "prompt": text}
+        return list((await self._post("/tokenize", body))["tokens"])
+
+    async def _text(self, tokens: list[int]) -> str:
+        body: dict[str, Any] = {"tokens": tokens} if self.llamacpp else {"model": self.model, "tokens": tokens}
+        out = await self._post("/detokenize", body)
+        return str(out.get("content", out.get("prompt", "")))
+
+    async def extend(self, prompt: Prompt, target: int, index: int) -> Prompt:
+        """``prompt`` with its last user message extended so the templated prompt has ``target`` tokens.
+
+        Raises:
+            ConfigError: the prompt alone is already longer than ``target``.
+            ServerError: the server has no tokenizer endpoints.
+        """
+        base = await self.count(prompt.messages)
+        if base + 8 > target:
+            raise ConfigError(
+                f"prompt {prompt.prompt_id} is already {base} tokens",
+                found=base,
+                expected=f"fewer than {target} tokens",
+                fix="pass a longer --context",
+            )
+        source = await self._tokens(_source_text(index, (target - base) * 6))
+        n = target - base - await self._lead_tokens()
+        messages, got = prompt.messages, base
+        for _ in range(_MAX_ROUNDS):
+            messages = _with_text(prompt.messages, _LEAD + await self._text(source[: max(n, 1)]))
+            got = await self.count(messages)
+            if abs(got - target) <= TOLERANCE_TOKENS:
+                break
+            n += target - got
+        meta = {**prompt.meta, "context_tokens": target, "templated_prompt_tokens": got}
+        return Prompt(prompt.prompt_id, prompt.workload, messages, prompt.prefill, prompt.expected_output, meta=meta)
+
+    async def _lead_tokens(self) -> int:
+        return len(await self._tokens(_LEAD))
+
+
+def _with_text(messages: list[dict[str, str]], extra: str) -> list[dict[str, str]]:
+    out = [dict(m) for m in messages]
+    last_user = max(i for i, m in enumerate(out) if m["role"] == "user")
+    out[last_user]["content"] += extra
+    return out
