@@ -29,6 +29,7 @@ import httpx
 
 from specscope.bench.machine import machine_facts, versions
 from specscope.bench.plan import check_names, plan_cells
+from specscope.bench.resume import RunControls, cells_to_skip, check_resume_options, is_finished
 from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
@@ -127,7 +128,7 @@ class _ConfigRun:
     tally: _Tally
 
 
-def run_bench(
+def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope bench`
     options: BenchOptions | None = None,
     *,
     out: Path = Path("runs"),
@@ -137,6 +138,7 @@ def run_bench(
     run_dir: Path | None = None,
     engine: str = "embedded",
     files: EngineFiles | None = None,
+    controls: RunControls | None = None,
 ) -> Path:
     """Run (or resume) a bench matrix; returns the run folder.
 
@@ -150,6 +152,7 @@ def run_bench(
         files: the recipes file and the embedded engine's draft cache (:class:`EngineFiles`).
         on_cell: called after each finished cell (progress display).
         run_dir: exact folder for a new run (default: a timestamped folder under ``out``).
+        controls: client settings (timeouts, API key) and the resume choices (:mod:`specscope.bench.resume`).
 
     Raises:
         ConfigError: unknown config / workload names.
@@ -157,6 +160,7 @@ def run_bench(
         ServerUnreachable / MetricsUnavailable: an external server cannot be used.
     """
     files = files or EngineFiles()
+    controls = controls or RunControls()
     if resume is not None:
         run = open_run(resume)
         if run.manifest.get("kind") != "bench":
@@ -167,6 +171,11 @@ def run_bench(
         except StoreError:
             run.close()
             raise
+        try:
+            check_resume_options(run.manifest["options"], controls.given, resume)
+        except SpecscopeError:
+            run.close()
+            raise
         options = BenchOptions(**run.manifest["options"])
         servers = run.manifest.get("external_servers") or None
         engine = run.manifest.get("engine", "embedded")
@@ -175,28 +184,40 @@ def run_bench(
     else:
         options = options or BenchOptions()
         engine = "external" if servers else engine
-        run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out))
+        run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out), controls.client)
     check_names(options, servers, engine, files.recipes)
     plan = plan_cells(options)
-    done = run.done_keys()
+    stored = summarize_run(run)
+    done = cells_to_skip(stored, controls.retry_failed)
+    if controls.retry_failed:
+        run.update_manifest(crashes={})
     tally = _Tally(
-        on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in summarize_run(run))
+        on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in stored if _key(s) in done)
     )
     try:
         for config in options.configs:
             todo = [k for k in plan if k.config == config and k not in done]
             if todo:
-                _sweep_config(run, config, todo, options, _target(config, run, options, servers, engine, files), tally)
-    finally:
-        crashed = set(run.manifest.get("crashes") or {})
-        left = [k for k in plan if k not in run.done_keys() and k.config not in crashed]
-        run.update_manifest(finished=not left, cells_done=len(run.done_keys()), cells_total=len(plan))
+                target = _target(config, run, options, servers, engine, files)
+                _sweep_config(run, config, todo, options, target, tally, controls.client)
+    finally:  # finished: every planned cell measured (ok / degraded); failed and crashed cells leave it unfinished
+        finished = is_finished(plan, summarize_run(run))
+        run.update_manifest(finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
         run.close()
     return run.path
 
 
+def _key(s: CellSummary) -> CellKey:
+    return CellKey(s.config, s.workload, s.concurrency, s.repeat)
+
+
 def _new_run(
-    options: BenchOptions, servers: dict[str, str] | None, engine: str, recipes: Path | None, path: Path
+    options: BenchOptions,
+    servers: dict[str, str] | None,
+    engine: str,
+    recipes: Path | None,
+    path: Path,
+    settings: ClientSettings | None = None,
 ) -> Run:
     """Check the names and the external servers, then create the run folder with its manifest."""
     from specscope.client.settings import ClientSettings
@@ -216,7 +237,7 @@ def _new_run(
             "engine": engine,
             "recipes": None if recipes is None else str(Path(recipes).resolve()),
             "baseline": options.baseline_config(),
-            "client": ClientSettings().describe(),
+            "client": (settings or ClientSettings()).describe(),
             "machine": machine_facts(),
             "versions": versions(),
             "packs": {w: pack_manifest(pack_name(w, options.edit_form), seed=options.seed) for w in options.workloads},
@@ -259,8 +280,10 @@ def _sweep_config(
     options: BenchOptions,
     target: tuple[AbstractContextManager[Any], Path],
     tally: _Tally,
+    settings: ClientSettings | None = None,
 ) -> None:
-    """Start ``config``'s server, run its cells, and record the server's facts before and after."""
+    """Start ``config``'s server, run its cells (``settings``: the client's, default ones when None), and
+    record the server's facts before and after."""
     from specscope.client import ClientSettings, run_sync
 
     ctx, log_path = target
@@ -268,7 +291,7 @@ def _sweep_config(
     with ctx as server:
         run.save_server_facts(config, {**server.describe(), **facts})
         try:
-            run_sync(_run_config(_ConfigRun(run, server, options, ClientSettings(), tally), todo))
+            run_sync(_run_config(_ConfigRun(run, server, options, settings or ClientSettings(), tally), todo))
         finally:  # the log has grown (periodic metrics, a crash): read the server's facts again
             run.save_server_facts(config, {**server.describe(), **facts})
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from specscope import fsio
 from specscope.errors import StoreError
-from specscope.redact import redact
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.redact import redact
 from specscope.store.manifest import SCHEMA_VERSION, validate_manifest
 from specscope.store.schema import SCHEMA_SQL, cell_columns, cell_from_row, cell_row, counters_from_json, json_default
 from specscope.store.schema import stream_from_json as _stream
@@ -99,7 +99,8 @@ class Run:
         self.ensure_writable()
         with self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO server_facts VALUES (?,?)", (config, json.dumps(redact(facts), default=json_default))
+                "INSERT OR REPLACE INTO server_facts VALUES (?,?)",
+                (config, json.dumps(redact(facts), default=json_default)),
             )
 
     # -- reading ---------------------------------------------------------------------------------

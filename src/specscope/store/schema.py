@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from specscope.errors import StoreError
-from specscope.redact import redact
 from specscope.records import CRASH_REASON, CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.redact import redact
 
 __all__ = ["SCHEMA_SQL", "CELL_COLUMNS", "cell_row", "cell_from_row", "json_default", "cell_columns"]
 
