@@ -121,7 +121,10 @@ def register(app: typer.Typer) -> None:
         from specscope.launch.serverlog import parse_server_log_specs
 
         logs = parse_server_log_specs(list(server_log or []), tuple(plan.servers))  # checked before the run
-        given: dict[str, Any] = {"configs": plan.configs or (tuple(plan.servers) or None), "workloads": parse_csv_names(workloads)}
+        given: dict[str, Any] = {
+            "configs": plan.configs or (tuple(plan.servers) or None),
+            "workloads": parse_csv_names(workloads),
+        }
         given |= {"levels": parse_csv_ints(levels, "--levels"), "repeats": repeats, "max_tokens": max_tokens}
         given |= {"temperature": temperature, "seed": seed, "edit_form": edit_form, "threads": threads}
         controls = client_controls(read_timeout, stall_timeout, api_key, retry_failed, {**given, "baseline": baseline})

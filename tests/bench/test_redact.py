@@ -1,0 +1,30 @@
+"""specscope.redact: each kind of secret masked, nothing else touched."""
+
+from __future__ import annotations
+
+from specscope.redact import MASK, redact, redact_argv, redact_text
+
+
+def test_url_credentials_are_masked_and_the_host_kept():
+    assert redact_text("base=http://user:s3cretpw@127.0.0.1:8000/v1") == f"base=http://{MASK}@127.0.0.1:8000/v1"
+    assert redact_text("http://127.0.0.1:8000") == "http://127.0.0.1:8000"
+
+
+def test_flags_env_names_and_key_like_strings():
+    argv = ["vllm", "serve", "--api-key", "abc123", "--hf-token=tok", "--port", "8000", "-e", "HF_TOKEN=hf_x1y2z3w4v5"]
+    assert redact_argv(argv) == [
+        "vllm",
+        "serve",
+        "--api-key",
+        MASK,
+        f"--hf-token={MASK}",
+        "--port",
+        "8000",
+        "-e",
+        f"HF_TOKEN={MASK}",
+    ]
+    assert redact({"env": {"HF_TOKEN": "t", "MY_API_KEY": "k", "CUDA_VISIBLE_DEVICES": "0"}}) == {
+        "env": {"HF_TOKEN": MASK, "MY_API_KEY": MASK, "CUDA_VISIBLE_DEVICES": "0"}
+    }
+    assert redact_text("key sk-abcdef0123 here") == f"key {MASK} here"
+    assert redact({"n": 3, "levels": [1, 2], "ok": True}) == {"n": 3, "levels": [1, 2], "ok": True}
