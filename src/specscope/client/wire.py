@@ -125,19 +125,19 @@ class WireConnection(asyncio.Protocol):
         total_deadline_ns = start_ns + int(settings.total_timeout_s * 1e9)
         transport.write(request)
         last_ns = perf_counter_ns()
-        while True:
-            silence_ns = read_ns
-            if reads:  # the response has started: silence from here on is a stall
+        while True:  # one timer per stall_ns of silence (never one per read); the first byte may take read_ns
+            started = bool(reads)
+            if started:  # the response has started: silence from here on is a stall
                 last_ns = max(last_ns, reads[-1][0])
-                silence_ns = stall_ns
             now = perf_counter_ns()
-            wake_ns = min(last_ns + silence_ns, total_deadline_ns)  # one timer per silence, not one per read
-            if now >= wake_ns:
+            give_up_ns = min(last_ns + (stall_ns if started else read_ns), total_deadline_ns)
+            if now >= give_up_ns:
                 self._append = None
                 self.keep_alive = False
-                return "STALLED" if reads and wake_ns < total_deadline_ns else "timeout"
+                stalled = started and settings.stall_timeout_s is not None and give_up_ns < total_deadline_ns
+                return "STALLED" if stalled else "timeout"
             try:
-                return await asyncio.wait_for(asyncio.shield(done), (wake_ns - now) / 1e9)
+                return await asyncio.wait_for(asyncio.shield(done), (min(give_up_ns, now + stall_ns) - now) / 1e9)
             except TimeoutError:
                 continue
 
