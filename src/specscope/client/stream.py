@@ -22,8 +22,8 @@ no ``usage`` on a stream that did not finish normally (``no usage``), or the str
 (stop finish and ``[DONE]``) without usage is ``ok`` with unknown tokens (``token_source="missing"``); the
 cell may take them from the server's counter delta. Reasons are joined with ``"; "``. First token = first
 non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk does not count
-(cases C13, C14). ``STALLED`` (issue 17; the wire hot path, with ``stall_timeout_s`` set): the response started, then no byte
-came for ``stall_timeout_s``; always ``failed``, reason ``STALLED``.
+(cases C13, C14). ``STALLED`` (issue 17; the wire hot path, with ``stall_timeout_s`` set): the response
+started, then no byte came for ``stall_timeout_s``; always ``failed``, reason ``STALLED``.
 """
 
 from __future__ import annotations
