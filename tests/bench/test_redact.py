@@ -28,3 +28,16 @@ def test_flags_env_names_and_key_like_strings():
     }
     assert redact_text("key sk-abcdef0123 here") == f"key {MASK} here"
     assert redact({"n": 3, "levels": [1, 2], "ok": True}) == {"n": 3, "levels": [1, 2], "ok": True}
+
+
+def test_a_crash_log_holds_no_secret(tmp_path, monkeypatch):
+    from specscope.cli.crash import write_crash_log
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    try:
+        raise RuntimeError("GET http://user:s3cretpw@127.0.0.1:9/v1 failed")
+    except RuntimeError as exc:
+        log = write_crash_log(exc, ["specscope", "bench", "--api-key", "sk-planted0123456789"])
+    text = log.read_text()
+    assert "s3cretpw" not in text and "sk-planted0123456789" not in text
+    assert f"http://{MASK}@127.0.0.1:9/v1" in text and f"'--api-key', '{MASK}'" in text
