@@ -26,6 +26,7 @@ _KEYLIKE = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{6,}|hf_[A-Za-z0-9]{8,}|Bearer\s+[A
 _SECRET_NAME = re.compile(r"(?i)(?:^|[_-])(?:token|key|secret|password|passwd|authorization|api[_-]?key)$")
 _SECRET_FLAG = re.compile(r"(?i)^--?(?:[a-z0-9]+-)*(?:token|key|secret|password|api-key)$")
 _FLAG_ASSIGN = re.compile(r"(?i)^(--?(?:[a-z0-9]+-)*(?:token|key|secret|password|api-key))=(.*)$", re.S)
+_FLAG_IN_TEXT = re.compile(r"(?i)(--(?:[a-z0-9]+-)*(?:token|key|secret|password))(\s+|=)(?!-)([^\s\"',]+)")
 _ENV_ASSIGN = re.compile(r"(?i)\b([A-Z0-9_]*(?:TOKEN|_KEY|SECRET|PASSWORD))=([^\s\"']+)")
 
 
@@ -35,11 +36,13 @@ def is_secret_name(name: str) -> bool:
 
 
 def redact_text(text: str) -> str:
-    """``text`` with URL credentials, key-like strings and ``NAME_TOKEN=value`` assignments masked."""
+    """``text`` with URL credentials, key-like strings, ``--api-key VALUE`` / ``--hf-token=VALUE`` (a command line
+    in a log) and ``NAME_TOKEN=value`` assignments masked."""
     if not text:
         return text
     text = _URL_CREDS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
     text = _KEYLIKE.sub(MASK, text)
+    text = _FLAG_IN_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
     return _ENV_ASSIGN.sub(lambda m: f"{m.group(1)}={MASK}", text)
 
 

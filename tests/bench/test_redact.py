@@ -27,6 +27,7 @@ def test_flags_env_names_and_key_like_strings():
         "env": {"HF_TOKEN": MASK, "MY_API_KEY": MASK, "CUDA_VISIBLE_DEVICES": "0"}
     }
     assert redact_text("key sk-abcdef0123 here") == f"key {MASK} here"
+    assert redact_text("vllm serve m --api-key abc123 --port 8000") == f"vllm serve m --api-key {MASK} --port 8000"
     assert redact({"n": 3, "levels": [1, 2], "ok": True}) == {"n": 3, "levels": [1, 2], "ok": True}
 
 
@@ -41,3 +42,12 @@ def test_a_crash_log_holds_no_secret(tmp_path, monkeypatch):
     text = log.read_text()
     assert "s3cretpw" not in text and "sk-planted0123456789" not in text
     assert f"http://{MASK}@127.0.0.1:9/v1" in text and f"'--api-key', '{MASK}'" in text
+
+
+def test_a_server_log_is_masked_when_the_server_stops(tmp_path):
+    from specscope.bench.controls import redacted_log
+
+    log = tmp_path / "spec.log"
+    with redacted_log(log):
+        log.write_bytes(b"args: --api-key sk-planted0123456789 HF_TOKEN=hf_plantedT0ken9876 \xff\n")
+    assert log.read_bytes() == b"args: --api-key *** HF_TOKEN=*** \xff\n"

@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from specscope.bench.resume import RunControls
 from specscope.errors import ConfigError
+from specscope.fsio import write_bytes_atomic
+from specscope.redact import redact_text
 
-__all__ = ["client_controls"]
+__all__ = ["client_controls", "redacted_log"]
+
+
+@contextlib.contextmanager
+def redacted_log(path: Path) -> Iterator[None]:
+    """On exit (the server stopped), rewrite the server log at ``path`` with its secrets masked (a launched
+    server may print its command line, ``--api-key`` included). Bytes that are not UTF-8 are kept as they are."""
+    try:
+        yield
+    finally:
+        if path.is_file():
+            data = path.read_bytes()
+            clean = redact_text(data.decode("utf-8", errors="surrogateescape")).encode("utf-8", "surrogateescape")
+            if clean != data:
+                write_bytes_atomic(path, clean)
 
 
 def client_controls(

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
+from specscope.bench.controls import redacted_log
 from specscope.bench.machine import machine_facts, versions
 from specscope.bench.plan import check_names, plan_cells
 from specscope.bench.resume import RunControls, cells_to_skip, check_resume_options, is_finished
@@ -288,7 +289,7 @@ def _sweep_config(
 
     ctx, log_path = target
     facts = {"log": str(log_path.relative_to(run.path))}
-    with ctx as server:
+    with redacted_log(log_path), ctx as server:  # the log is masked once the server has stopped
         run.save_server_facts(config, {**server.describe(), **facts})
         try:
             run_sync(_run_config(_ConfigRun(run, server, options, settings or ClientSettings(), tally), todo))
