@@ -199,7 +199,8 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
         for config in options.configs:
             todo = [k for k in plan if k.config == config and k not in done]
             if todo:
-                target = _target(config, run, options, servers, engine, files)
+                auth = controls.client.auth_headers() if controls.client else {}
+                target = _target(config, run, options, servers, engine, files, auth)
                 _sweep_config(run, config, todo, options, target, tally, controls.client)
     finally:  # finished: every planned cell measured (ok / degraded); failed and crashed cells leave it unfinished
         finished = is_finished(plan, summarize_run(run))
@@ -226,7 +227,7 @@ def _new_run(
 
     check_names(options, servers, engine, recipes)
     for name, url in (servers or {}).items():  # fail before a run folder exists
-        with ExternalServer(name, url):
+        with ExternalServer(name, url, headers=(settings or ClientSettings()).auth_headers()):
             pass
     return create_run(
         path,
@@ -258,12 +259,18 @@ def _log_path(run: Run, config: str) -> Path:
 
 
 def _target(
-    config: str, run: Run, options: BenchOptions, servers: dict[str, str] | None, engine: str, files: EngineFiles
+    config: str,
+    run: Run,
+    options: BenchOptions,
+    servers: dict[str, str] | None,
+    engine: str,
+    files: EngineFiles,
+    headers: dict[str, str] | None = None,
 ) -> tuple[AbstractContextManager[Any], Path]:
     """The server context of ``config`` (external, launched vLLM or embedded) and the log it writes."""
     log_path = _log_path(run, config)
     if servers:
-        return ExternalServer(config, servers[config]), log_path
+        return ExternalServer(config, servers[config], headers=headers), log_path
     if engine == "vllm":
         return launched_target(config, log_path, recipes=files.recipes), log_path
     return (
