@@ -154,6 +154,30 @@ def test_stall_times_out(truth):
     assert r.reason.startswith("timeout")
     assert r.content_chunks == 2
     assert 0.3 <= r.e2e_ns / 1e9 < 2.5
+    assert _running_now(truth) == 1  # the server still holds the stream the client gave up on
+    truth.reset_counters()  # a reset during that stream keeps the gauge honest (issue 17): 1, then 0, never -1
+    assert _running_now(truth) == 1
+    assert _wait_idle(truth) == 0
+
+
+def _running_now(truth) -> float | None:
+    async def go():
+        async with httpx.AsyncClient(timeout=10) as c:
+            return (await scrape(c, truth.base_url)).running
+
+    return asyncio.run(go())
+
+
+def _wait_idle(truth, limit_s: float = 6.0) -> float | None:
+    """The running gauge once it is 0 (or after ``limit_s``), so the next test starts with no stream in flight."""
+    import time
+
+    deadline = time.monotonic() + limit_s
+    running = _running_now(truth)
+    while running and time.monotonic() < deadline:
+        time.sleep(0.1)
+        running = _running_now(truth)
+    return running
 
 
 def test_metrics_exact_two_engines_and_reset(truth):

@@ -18,8 +18,8 @@ import datetime as _dt
 import hashlib
 import sys
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 
 from specscope.bench.client_choice import ClientHistory, choose_settings
+from specscope.bench.controls import redacted_log
 from specscope.bench.counters_source import counter_source
 from specscope.bench.machine import machine_facts, versions
 from specscope.bench.openloop_cell import rate_requests, run_rate_cell
 from specscope.bench.parallel import SideJob, sweep_side_by_side
 from specscope.bench.plan import check_names, plan_cells
+from specscope.bench.resume import RunControls, cells_to_skip, check_resume_options, is_finished
 from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
@@ -131,7 +133,7 @@ class _ConfigRun:
     history: ClientHistory = field(default_factory=ClientHistory)
 
 
-def run_bench(
+def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope bench`
     options: BenchOptions | None = None,
     *,
     out: Path = Path("runs"),
@@ -141,6 +143,7 @@ def run_bench(
     run_dir: Path | None = None,
     engine: str = "embedded",
     files: EngineFiles | None = None,
+    controls: RunControls | None = None,
 ) -> Path:
     """Run (or resume) a bench matrix; returns the run folder.
 
@@ -154,6 +157,7 @@ def run_bench(
         files: the recipes file and the embedded engine's draft cache (:class:`EngineFiles`).
         on_cell: called after each finished cell (progress display).
         run_dir: exact folder for a new run (default: a timestamped folder under ``out``).
+        controls: client settings (timeouts, API key) and the resume choices (:mod:`specscope.bench.resume`).
 
     Raises:
         ConfigError: unknown config / workload names.
@@ -161,6 +165,7 @@ def run_bench(
         ServerUnreachable / MetricsUnavailable: an external server cannot be used.
     """
     files = files or EngineFiles()
+    controls = controls or RunControls()
     if resume is not None:
         run = open_run(resume)
         if run.manifest.get("kind") != "bench":
@@ -171,6 +176,11 @@ def run_bench(
         except StoreError:
             run.close()
             raise
+        try:
+            check_resume_options(run.manifest["options"], controls.given, resume)
+        except SpecscopeError:
+            run.close()
+            raise
         options = BenchOptions(**run.manifest["options"])
         servers = run.manifest.get("external_servers") or None
         engine = run.manifest.get("engine", "embedded")
@@ -179,32 +189,45 @@ def run_bench(
     else:
         options = options or BenchOptions()
         engine = "external" if servers else engine
-        run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out))
+        run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out), controls.client)
     check_names(options, servers, engine, files.recipes)
     plan = plan_cells(options)
-    done = run.done_keys()
+    stored = summarize_run(run)
+    done = cells_to_skip(stored, controls.retry_failed)
+    if controls.retry_failed:
+        run.update_manifest(crashes={})
     tally = _Tally(
-        on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in summarize_run(run))
+        on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in stored if _key(s) in done)
     )
     try:
+        auth = controls.client.auth_headers() if controls.client else {}
         sweeps = [(c, [k for k in plan if k.config == c and k not in done]) for c in options.configs]
         sweeps = [(config, todo) for config, todo in sweeps if todo]
         if options.parallel_configs and len(sweeps) > 1:
-            side = [(c, todo, _target(c, run, options, servers, engine, files)) for c, todo in sweeps]
-            sweep_side_by_side([_side_job(run, c, todo, options, t, tally) for c, todo, t in side])
+            side = [(c, todo, _target(c, run, options, servers, engine, files, auth)) for c, todo in sweeps]
+            sweep_side_by_side([_side_job(run, c, todo, options, t, tally, controls.client) for c, todo, t in side])
         else:
             for config, todo in sweeps:
-                _sweep_config(run, config, todo, options, _target(config, run, options, servers, engine, files), tally)
-    finally:
-        crashed = set(run.manifest.get("crashes") or {})
-        left = [k for k in plan if k not in run.done_keys() and k.config not in crashed]
-        run.update_manifest(finished=not left, cells_done=len(run.done_keys()), cells_total=len(plan))
+                target = _target(config, run, options, servers, engine, files, auth)
+                _sweep_config(run, config, todo, options, target, tally, controls.client)
+    finally:  # finished: every planned cell measured (ok / degraded); failed and crashed cells leave it unfinished
+        finished = is_finished(plan, summarize_run(run))
+        run.update_manifest(finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
         run.close()
     return run.path
 
 
+def _key(s: CellSummary) -> CellKey:
+    return CellKey(s.config, s.workload, s.concurrency, s.repeat)
+
+
 def _new_run(
-    options: BenchOptions, servers: dict[str, str] | None, engine: str, recipes: Path | None, path: Path
+    options: BenchOptions,
+    servers: dict[str, str] | None,
+    engine: str,
+    recipes: Path | None,
+    path: Path,
+    settings: ClientSettings | None = None,
 ) -> Run:
     """Check the names and the external servers, then create the run folder with its manifest."""
     from specscope.bench.workloads import check_sources, sources_manifest
@@ -213,7 +236,7 @@ def _new_run(
     check_names(options, servers, engine, recipes)
     check_sources(options)
     for name, url in (servers or {}).items():  # fail before a run folder exists
-        with ExternalServer(name, url):
+        with ExternalServer(name, url, headers=(settings or ClientSettings()).auth_headers()):
             pass
     return create_run(
         path,
@@ -225,7 +248,7 @@ def _new_run(
             "engine": engine,
             "recipes": None if recipes is None else str(Path(recipes).resolve()),
             "baseline": options.baseline_config(),
-            "client": ClientSettings().describe(),
+            "client": (settings or ClientSettings()).describe(),
             "machine": machine_facts(),
             "versions": versions(),
             "packs": sources_manifest(options, lambda w: pack_name(w, options.edit_form)),
@@ -245,12 +268,18 @@ def _log_path(run: Run, config: str) -> Path:
 
 
 def _target(
-    config: str, run: Run, options: BenchOptions, servers: dict[str, str] | None, engine: str, files: EngineFiles
+    config: str,
+    run: Run,
+    options: BenchOptions,
+    servers: dict[str, str] | None,
+    engine: str,
+    files: EngineFiles,
+    headers: dict[str, str] | None = None,
 ) -> tuple[AbstractContextManager[Any], Path]:
     """The server context of ``config`` (external, launched vLLM or embedded) and the log it writes."""
     log_path = _log_path(run, config)
     if servers:
-        return ExternalServer(config, servers[config]), log_path
+        return ExternalServer(config, servers[config], headers=headers), log_path
     if engine == "vllm":
         return launched_target(config, log_path, recipes=files.recipes), log_path
     return (
@@ -268,18 +297,27 @@ def _sweep_config(
     options: BenchOptions,
     target: tuple[AbstractContextManager[Any], Path],
     tally: _Tally,
+    settings: ClientSettings | None = None,
 ) -> None:
-    """Start ``config``'s server, run its cells, and record the server's facts before and after."""
+    """Start ``config``'s server, run its cells (``settings``: the client's, default ones when None), and
+    record the server's facts before and after."""
     from specscope.client import ClientSettings, run_sync
 
     ctx, log_path = target
     facts = {"log": str(log_path.relative_to(run.path))}
-    with ctx as server:
+    with redacted_log(log_path), ctx as server:  # the log is masked once the server has stopped
         run.save_server_facts(config, {**server.describe(), **facts})
         try:
-            run_sync(_run_config(_ConfigRun(run, server, options, ClientSettings(), tally), todo))
+            run_sync(_run_config(_ConfigRun(run, server, options, settings or ClientSettings(), tally), todo))
         finally:  # the log has grown (periodic metrics, a crash): read the server's facts again
             run.save_server_facts(config, {**server.describe(), **facts})
+
+
+@contextmanager
+def _masked(ctx: AbstractContextManager[Any], log_path: Path) -> Iterator[Any]:
+    """``ctx`` (a server) whose log is rewritten with secrets masked once it has stopped."""
+    with redacted_log(log_path), ctx as server:
+        yield server
 
 
 def _side_job(
@@ -289,15 +327,17 @@ def _side_job(
     options: BenchOptions,
     target: tuple[AbstractContextManager[Any], Path],
     tally: _Tally,
+    settings: ClientSettings | None = None,
 ) -> SideJob:
-    """``config``'s sweep as a job of :func:`specscope.bench.parallel.sweep_side_by_side`."""
+    """``config``'s sweep as a job of :func:`specscope.bench.parallel.sweep_side_by_side` (``settings``: the
+    client's, default ones when None; the server log is masked once the server has stopped)."""
     from specscope.client import ClientSettings
 
     ctx, log_path = target
     facts = {"log": str(log_path.relative_to(run.path))}
     return SideJob(
-        ctx,
-        lambda server: _run_config(_ConfigRun(run, server, options, ClientSettings(), tally), todo),
+        _masked(ctx, log_path),
+        lambda server: _run_config(_ConfigRun(run, server, options, settings or ClientSettings(), tally), todo),
         lambda server: run.save_server_facts(config, {**server.describe(), **facts}),
     )
 

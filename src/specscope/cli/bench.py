@@ -124,15 +124,31 @@ def register(app: typer.Typer) -> None:
         no_preflight: Annotated[
             bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
         ] = False,
+        retry_failed: Annotated[
+            bool, typer.Option("--retry-failed", help="With --resume: measure failed and crashed cells again.")
+        ] = False,
+        read_timeout: Annotated[
+            float | None, typer.Option("--read-timeout", help="Seconds to wait for a response's first byte.")
+        ] = None,
+        stall_timeout: Annotated[
+            float | None,
+            typer.Option("--stall-timeout", help="Seconds of silence mid-stream before the stream fails STALLED."),
+        ] = None,
+        api_key: Annotated[
+            str | None,
+            typer.Option("--api-key", envvar="OPENAI_API_KEY", show_envvar=True, help="Bearer token (never stored)."),
+        ] = None,
     ) -> None:
         """Run configs x workloads x concurrency levels x shuffled repeats, commit every cell to a run folder,
         and print the report. With no --server, the embedded llama.cpp engine serves SmolLM2-135M.
 
         Exit codes: 0 done; 2 bad input (unknown config or workload, unreachable server, no /metrics,
-        a --resume folder that is not a run); 130 interrupted (finished cells are kept: resume with --resume)."""
+        a --resume folder that is not a run, options given with --resume that differ from the run's);
+        130 interrupted (finished cells are kept: resume with --resume)."""
         from rich.console import Console
 
         from specscope.bench import run_bench
+        from specscope.bench.controls import client_controls
         from specscope.bench.runner import EngineFiles, new_run_dir
         from specscope.config import parse_csv_ints, parse_csv_names, profile_options
         from specscope.targets import parse_targets
@@ -141,6 +157,13 @@ def register(app: typer.Typer) -> None:
         from specscope.launch.serverlog import parse_server_log_specs
 
         logs = parse_server_log_specs(list(server_log or []), tuple(plan.servers))  # checked before the run
+        given: dict[str, Any] = {
+            "configs": plan.configs or (tuple(plan.servers) or None),
+            "workloads": parse_csv_names(workloads),
+        }
+        given |= {"levels": parse_csv_ints(levels, "--levels"), "repeats": repeats, "max_tokens": max_tokens}
+        given |= {"temperature": temperature, "seed": seed, "edit_form": edit_form, "threads": threads}
+        controls = client_controls(read_timeout, stall_timeout, api_key, retry_failed, {**given, "baseline": baseline})
         options = None
         if resume is None:
             from specscope.bench.counters_source import parse_metrics_specs, parse_selectors
@@ -192,6 +215,7 @@ def register(app: typer.Typer) -> None:
                     engine="vllm" if plan.kind == "vllm" else "embedded",
                     files=EngineFiles(recipes=plan.recipes, draft_cache=draft_cache),
                     run_dir=None if resume is not None else planned,
+                    controls=controls,
                 )
         except KeyboardInterrupt:
             raise _interrupted(console, planned) from None

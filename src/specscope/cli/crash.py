@@ -29,6 +29,7 @@ import click
 import typer
 
 from specscope.errors import SpecscopeError
+from specscope.redact import redact_argv, redact_text
 
 __all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "run_guarded"]
 
@@ -55,8 +56,8 @@ def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path:
     fd, name = tempfile.mkstemp(prefix=f"specscope-crash-{stamp}-{os.getpid()}-", suffix=".log", dir=folder)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(f"specscope {__version__} on Python {platform.python_version()} ({platform.platform()})\n")
-        fh.write(f"argv: {argv if argv is not None else sys.argv}\n\n")
-        fh.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        fh.write(f"argv: {redact_argv(list(argv if argv is not None else sys.argv))}\n\n")  # no secrets in logs
+        fh.write(redact_text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
     return Path(name)
 
 

@@ -11,7 +11,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from specscope.client.settings import ClientSettings
-from specscope.client.stream import RawCapture, capture_stream, chat_url, make_session, max_tokens_of, prepare_body
+from specscope.client.stream import (
+    RawCapture,
+    capture_stream,
+    chat_url,
+    make_session,
+    max_tokens_of,
+    prepare_body,
+    request_headers,
+)
 
 try:  # the fast path needs httptools; without it every run uses aiohttp
     from specscope.client.wire import WireConnection, WireTarget, body_reads, capture_wire, open_wire
@@ -52,7 +60,7 @@ async def capture_fixed_concurrency(
     target = None
     if settings.hot_path == "wire" and WireTarget is not None:
         try:
-            target = WireTarget(url)
+            target = WireTarget(url, settings.auth_headers())
         except ValueError:
             target = None  # https or odd URL: aiohttp handles it
     # request bodies (and, on the wire path, whole requests) are built before the first send
@@ -83,6 +91,7 @@ async def capture_fixed_concurrency(
         await asyncio.gather(*(wire_worker(c) for c in opened))
         return [body_reads(r) for r in raws if r is not None]  # off the hot path: every stream has ended
 
+    hdrs = request_headers(settings)
     async with make_session(settings) as session:
 
         async def worker() -> None:
@@ -91,7 +100,7 @@ async def capture_fixed_concurrency(
                 i = next_i
                 next_i += 1
                 pid, body, mt = prepared[i]
-                raws[i] = await capture_stream(session, url, pid, body, max_tokens=mt)
+                raws[i] = await capture_stream(session, url, pid, body, max_tokens=mt, headers=hdrs)
 
         await asyncio.gather(*(worker() for _ in range(n_workers)))
     return [r for r in raws if r is not None]

@@ -20,7 +20,11 @@ class ClientSettings(BaseModel):
     Attributes:
         connection_limit: most open connections at once; must be >= the concurrency asked for.
         connect_timeout_s: limit on opening one TCP connection; s.
-        read_timeout_s: longest silence between two reads of one stream (a stalled server); s.
+        read_timeout_s: longest wait for the first byte of a response (prefill included); s. Silence past it
+            fails the stream with ``timeout``.
+        stall_timeout_s: longest silence between two reads once the response has started (no byte for this
+            long: the stream fails ``STALLED`` and the cell goes on; wire hot path); s. None: ``read_timeout_s``
+            applies to every silence and a silent stream fails with ``timeout`` as before.
         total_timeout_s: limit on one whole request, send to end of stream; s.
         read_buffer_bytes: the HTTP client's read buffer per connection (aiohttp ``read_bufsize``).
         hot_path: the fixed-concurrency runner's HTTP path: ``"wire"`` (raw asyncio connection per stream
@@ -31,6 +35,8 @@ class ClientSettings(BaseModel):
             asks for more event throughput than one process handles). With W > 1 the N stream slots and the
             requests are split across W spawned processes (:mod:`specscope.client.workers`). Open-loop runs
             use one process.
+        api_key: sent as ``Authorization: Bearer <key>`` (``--api-key`` / ``OPENAI_API_KEY``); never stored:
+            excluded from :meth:`describe` and from ``model_dump``.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -38,10 +44,12 @@ class ClientSettings(BaseModel):
     connection_limit: int = Field(default=4096, ge=1)
     connect_timeout_s: float = Field(default=30.0, gt=0)
     read_timeout_s: float = Field(default=600.0, gt=0)
+    stall_timeout_s: float | None = Field(default=None, gt=0)
     total_timeout_s: float = Field(default=3600.0, gt=0)
     read_buffer_bytes: int = Field(default=4 * 1024 * 1024, ge=4096)
     hot_path: Literal["wire", "aiohttp"] = "wire"
     workers: int | Literal["auto"] = "auto"
+    api_key: str | None = Field(default=None, exclude=True, repr=False)
 
     @field_validator("workers")
     @classmethod
@@ -49,6 +57,10 @@ class ClientSettings(BaseModel):
         if isinstance(v, int) and v < 1:
             raise ValueError("workers must be >= 1 or 'auto'")
         return v
+
+    def auth_headers(self) -> dict[str, str]:
+        """``{"Authorization": "Bearer <api_key>"}`` when a key is set, else ``{}``."""
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
     def describe(self) -> dict[str, Any]:
         """All settings plus the HTTP libraries and versions, for the run manifest: ``http_library`` is the

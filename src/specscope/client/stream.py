@@ -22,7 +22,8 @@ no ``usage`` on a stream that did not finish normally (``no usage``), or the str
 (stop finish and ``[DONE]``) without usage is ``ok`` with unknown tokens (``token_source="missing"``); the
 cell may take them from the server's counter delta. Reasons are joined with ``"; "``. First token = first
 non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk does not count
-(cases C13, C14).
+(cases C13, C14). ``STALLED`` (issue 17; the wire hot path, with ``stall_timeout_s`` set): the response
+started, then no byte came for ``stall_timeout_s``; always ``failed``, reason ``STALLED``.
 """
 
 from __future__ import annotations
@@ -127,6 +128,11 @@ def make_session(settings: ClientSettings) -> aiohttp.ClientSession:
     )
 
 
+def request_headers(settings: ClientSettings) -> dict[str, str]:
+    """The chat request's headers: JSON in, event stream out, and ``Authorization`` when an API key is set."""
+    return {**_HEADERS, **settings.auth_headers()}
+
+
 async def _on_headers_sent(session, ctx, params) -> None:
     """aiohttp trace hook, called right before the request's bytes go to the socket: that is ``send_ns``
     (connection-pool waits and request building stay out of TTFT and in the send lag)."""
@@ -146,6 +152,7 @@ async def capture_stream(
     *,
     max_tokens: int | None = None,
     intended_ns: int | None = None,
+    headers: dict[str, str] | None = None,
 ) -> RawCapture:
     """Send one request and record every body read with its arrival time (the hot path; no parsing).
 
@@ -156,6 +163,7 @@ async def capture_stream(
         body: from :func:`prepare_body`.
         max_tokens: the request's token limit, for the ``short without stop`` rule.
         intended_ns: the schedule's send instant (open loop); defaults to the actual send instant.
+        headers: the request headers (default: JSON in, event stream out; :func:`request_headers` adds the key).
 
     Returns:
         A :class:`RawCapture`; transport errors are recorded in it, never raised.
@@ -165,7 +173,7 @@ async def capture_stream(
     chunks = raw.chunks
     append = chunks.append
     try:
-        async with session.post(url, data=body, headers=_HEADERS, trace_request_ctx=raw) as resp:
+        async with session.post(url, data=body, headers=headers or _HEADERS, trace_request_ctx=raw) as resp:
             raw.http_status = resp.status
             read = resp.content.readany
             while True:
@@ -323,6 +331,8 @@ def _status(raw: RawCapture, seen: _Seen) -> tuple[StreamStatus, str | None]:
     reasons: list[str] = []
     if raw.http_status is not None and raw.http_status != 200:
         reasons.append(f"http {raw.http_status}")
+    if raw.error == "STALLED":  # no byte for stall_timeout_s mid-stream: a failed request whatever came before
+        return "failed", "STALLED"
     if raw.error:
         reasons.append(raw.error)
     if seen.server_error:

@@ -41,12 +41,13 @@ class WireTarget:
 
     Args:
         url: an ``http://host:port/path`` URL (from :func:`~specscope.client.stream.chat_url`).
+        headers: extra request headers (``Authorization`` from :meth:`ClientSettings.auth_headers`).
 
     Raises:
         ValueError: not an ``http://`` URL (callers fall back to the aiohttp path).
     """
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, headers: dict[str, str] | None = None):
         u = urlsplit(url)
         if u.scheme != "http" or not u.hostname:
             raise ValueError(f"the raw hot path speaks plain http only, got {url!r}")
@@ -54,9 +55,10 @@ class WireTarget:
         self.port = u.port or 80
         path = (u.path or "/") + (f"?{u.query}" if u.query else "")
         host_hdr = u.netloc.rsplit("@", 1)[-1]
+        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         self._head = (
             f"POST {path} HTTP/1.1\r\nHost: {host_hdr}\r\nContent-Type: application/json\r\n"
-            f"Accept: text/event-stream\r\nAccept-Encoding: identity\r\n"
+            f"Accept: text/event-stream\r\nAccept-Encoding: identity\r\n{extra}"
         ).encode("latin-1")
 
     def request(self, body: bytes) -> bytes:
@@ -119,20 +121,23 @@ class WireConnection(asyncio.Protocol):
         self._done = done = loop.create_future()
         self._append = reads.append
         read_ns = int(settings.read_timeout_s * 1e9)
+        stall_ns = int((settings.stall_timeout_s or settings.read_timeout_s) * 1e9)
         total_deadline_ns = start_ns + int(settings.total_timeout_s * 1e9)
         transport.write(request)
         last_ns = perf_counter_ns()
-        while True:
-            if reads:
+        while True:  # one timer per stall_ns of silence (never one per read); the first byte may take read_ns
+            started = bool(reads)
+            if started:  # the response has started: silence from here on is a stall
                 last_ns = max(last_ns, reads[-1][0])
             now = perf_counter_ns()
-            wake_ns = min(last_ns + read_ns, total_deadline_ns)  # one timer per silence, not one per read
-            if now >= wake_ns:
+            give_up_ns = min(last_ns + (stall_ns if started else read_ns), total_deadline_ns)
+            if now >= give_up_ns:
                 self._append = None
                 self.keep_alive = False
-                return "timeout"
+                stalled = started and settings.stall_timeout_s is not None and give_up_ns < total_deadline_ns
+                return "STALLED" if stalled else "timeout"
             try:
-                return await asyncio.wait_for(asyncio.shield(done), (wake_ns - now) / 1e9)
+                return await asyncio.wait_for(asyncio.shield(done), (min(give_up_ns, now + stall_ns) - now) / 1e9)
             except TimeoutError:
                 continue
 

@@ -17,6 +17,7 @@ from typing import Any
 from specscope import fsio
 from specscope.errors import StoreError
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.redact import redact
 from specscope.store.manifest import SCHEMA_VERSION, validate_manifest
 from specscope.store.schema import SCHEMA_SQL, cell_columns, cell_from_row, cell_row, counters_from_json, json_default
 from specscope.store.schema import stream_from_json as _stream
@@ -31,8 +32,9 @@ _ORDER = "ORDER BY config, workload, concurrency, repeat"
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write ``data`` as indented JSON to ``path`` atomically (:func:`specscope.fsio.write_json_atomic`)."""
-    fsio.write_json_atomic(path, data, indent=2, default=json_default)
+    """Write ``data`` as indented JSON to ``path`` atomically (:func:`specscope.fsio.write_json_atomic`), secrets
+    masked (:func:`specscope.redact.redact`: URL credentials, ``*_TOKEN`` values, ``--api-key`` arguments)."""
+    fsio.write_json_atomic(path, redact(data), indent=2, default=json_default)
 
 
 class Run(AbstractContextManager["Run"]):
@@ -98,7 +100,8 @@ class Run(AbstractContextManager["Run"]):
         self.ensure_writable()
         with self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO server_facts VALUES (?,?)", (config, json.dumps(facts, default=json_default))
+                "INSERT OR REPLACE INTO server_facts VALUES (?,?)",
+                (config, json.dumps(redact(facts), default=json_default)),
             )
 
     # -- reading ---------------------------------------------------------------------------------

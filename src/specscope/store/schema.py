@@ -14,6 +14,7 @@ from typing import Any
 
 from specscope.errors import StoreError
 from specscope.records import CRASH_REASON, CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.redact import redact
 
 __all__ = ["SCHEMA_SQL", "CELL_COLUMNS", "cell_row", "cell_from_row", "json_default", "cell_columns"]
 
@@ -84,7 +85,7 @@ def cell_row(result: CellResult) -> tuple[Any, ...]:
         result.end_ns,
         None if result.before is None else json.dumps(result.before.to_dict()),
         None if result.after is None else json.dumps(result.after.to_dict()),
-        json.dumps(result.client, default=json_default),
+        json.dumps(redact(result.client), default=json_default),
     )
 
 

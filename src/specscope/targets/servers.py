@@ -45,8 +45,16 @@ class ExternalServer:
         MetricsUnavailable: ``/metrics`` is missing or not Prometheus text.
     """
 
-    def __init__(self, name: str, base_url: str, model_name: str | None = None, timeout_s: float = 10.0):
+    def __init__(
+        self,
+        name: str,
+        base_url: str,
+        model_name: str | None = None,
+        timeout_s: float = 10.0,
+        headers: dict[str, str] | None = None,
+    ):
         self.name = name
+        self._headers = dict(headers or {})  # Authorization for a server started with --api-key; never described
         self.base_url = base_url.rstrip("/").removesuffix("/v1")
         self.model_name = model_name or ""
         self._timeout_s = timeout_s
@@ -58,7 +66,7 @@ class ExternalServer:
 
     def __enter__(self) -> ExternalServer:
         try:
-            with httpx.Client(timeout=self._timeout_s) as c:
+            with httpx.Client(timeout=self._timeout_s, headers=self._headers) as c:
                 r = c.get(f"{self.base_url}/v1/models")
                 if r.status_code == 200:
                     self._models = [m.get("id", "") for m in r.json().get("data", [])]

@@ -168,6 +168,7 @@ async def _chat(request: web.Request) -> web.StreamResponse:
     body = json.loads(await request.read())
     plan = state.script.plan_for(body)
     rec = _start_record(state, body, plan, arrival_ns)
+    rec["authorization"] = request.headers.get("Authorization")  # what the client sent (API key tests)
     if plan.status != 200:
         rec["end_ns"] = perf_counter_ns()
         return web.json_response({"error": {"message": "scripted failure", "code": plan.status}}, status=plan.status)

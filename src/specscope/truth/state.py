@@ -32,14 +32,16 @@ class TruthState:
         self.reset_counters()
 
     def reset_counters(self, engine: str | None = None) -> None:
-        """All counters to 0 (``engine=None``), or only that engine's, as if it alone had restarted."""
+        """All counters to 0 (``engine=None``), or only that engine's, as if it alone had restarted.
+
+        The ``running`` gauge is live state, not a counter: it keeps counting the streams in flight, so a reset
+        during a stream never drives it below 0 (issue 17)."""
         if engine is None:
-            self.counters, self.running, self.created = {}, {}, {}
+            self.counters, self.created = {}, {}
             for e in self.script.metrics.engines:
                 self.engine(e)
             return
         self.counters.pop(engine, None)
-        self.running.pop(engine, None)
         self.engine(engine)
 
     def engine(self, name: str) -> dict[str, Any]:
@@ -52,7 +54,7 @@ class TruthState:
                 "generation": 0,
                 "prompt": 0,
             }
-            self.running[name] = 0
+            self.running.setdefault(name, 0)
             self.births[name] = self.births.get(name, -1) + 1  # each restart moves created by 1000 s
             self.created[name] = self.script.metrics.created_s + 1000.0 * self.births[name]
         return self.counters[name]

@@ -1,0 +1,97 @@
+"""Honest resume (issue 17, part 4): what a resumed run re-measures and when a run is ``finished``.
+
+- A run is ``finished`` only when every planned cell is stored with a measured status (``ok`` or ``degraded``);
+  a ``failed`` or ``server_crash`` cell, or a planned cell never measured, leaves it unfinished.
+- ``--resume --retry-failed`` measures again the stored cells whose status is ``failed`` or ``server_crash``
+  (plain ``--resume`` only measures the cells never stored).
+- Matrix options given together with ``--resume`` must equal the run's stored options: a difference is a
+  :class:`~specscope.errors.ConfigError` naming each option (found / expected / fix), never silently ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from specscope.config import BenchOptions
+from specscope.errors import ConfigError
+from specscope.records import CellKey
+
+if TYPE_CHECKING:
+    from specscope.client.settings import ClientSettings
+    from specscope.stats.summary import CellSummary
+
+__all__ = ["MEASURED", "RETRIED", "RunControls", "check_resume_options", "cells_to_skip", "is_finished"]
+
+MEASURED = frozenset({"ok", "degraded"})  # a cell with one of these statuses is a result; it is never redone
+RETRIED = frozenset({"failed", "server_crash"})  # what --retry-failed measures again
+
+
+@dataclass(frozen=True)
+class RunControls:
+    """How a bench run talks to its servers and resumes; nothing here is stored as a run option.
+
+    Attributes:
+        client: the HTTP client's settings (``--read-timeout``, ``--stall-timeout``, ``--api-key``); None: defaults.
+        retry_failed: with ``--resume``, measure ``failed`` and ``server_crash`` cells again.
+        given: matrix options given on the command line with ``--resume`` (name -> value, unset ones omitted);
+            each must equal the stored option.
+    """
+
+    client: ClientSettings | None = None
+    retry_failed: bool = False
+    given: Mapping[str, Any] = field(default_factory=dict)
+
+
+def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], run: Path) -> None:
+    """Refuse options given with ``--resume`` that differ from the run's stored ``options``.
+
+    Each given value is normalized as :class:`BenchOptions` would store it (e.g. ``--levels 2,1`` equals the
+    stored ``[1, 2]``) before it is compared.
+
+    Raises:
+        ConfigError: one or more options differ; the message names them with the stored and the given value.
+    """
+    differ: list[str] = []
+    for name, value in given.items():
+        if value is None:
+            continue
+        try:
+            wanted = getattr(BenchOptions(**{**stored, name: value}), name)
+        except (ValidationError, TypeError):
+            wanted = value
+        have = getattr(BenchOptions(**stored), name)
+        if wanted != have:
+            differ.append(f"--{name.replace('_', '-')} {_show(wanted)} (run has {_show(have)})")
+    if differ:
+        raise ConfigError(
+            f"options given with --resume differ from the run's: {'; '.join(differ)}",
+            found=", ".join(d.split(" ")[0] for d in differ),
+            expected="no matrix options with --resume, or the run's own values",
+            fix=f"drop them to finish {run} as it was planned, or start a new run",
+        )
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def cells_to_skip(summaries: Iterable[CellSummary], retry_failed: bool) -> set[CellKey]:
+    """The stored cells a resumed run does not measure again: all of them, or (``retry_failed``) the measured ones."""
+    return {_key(s) for s in summaries if not retry_failed or s.status not in RETRIED}
+
+
+def is_finished(plan: Iterable[CellKey], summaries: Iterable[CellSummary]) -> bool:
+    """True when every planned cell is stored with a measured status (``ok`` / ``degraded``)."""
+    measured = {_key(s) for s in summaries if s.status in MEASURED}
+    return all(k in measured for k in plan)
+
+
+def _key(s: CellSummary) -> CellKey:
+    return CellKey(s.config, s.workload, s.concurrency, s.repeat)
