@@ -20,6 +20,7 @@ __all__ = [
     "SpecCounters",
     "CellKey",
     "CellResult",
+    "GaugeSample",
 ]
 
 StreamStatus = Literal["ok", "degraded", "failed"]
@@ -221,6 +222,33 @@ def known_fields(cls: Any, d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+@dataclass(frozen=True, slots=True)
+class GaugeSample:
+    """One reading of the server's request gauges during a cell (``specscope.client.gauges``).
+
+    Attributes:
+        t_ns: ``perf_counter_ns`` midway between sending the ``/metrics`` request and reading its answer.
+        running: requests generating, summed over engines (``vllm:num_requests_running`` /
+            ``llamacpp:requests_processing``).
+        waiting: requests queued inside the server, summed over engines (``vllm:num_requests_waiting`` /
+            ``llamacpp:requests_deferred``).
+    """
+
+    t_ns: int
+    running: float
+    waiting: float
+
+    def to_list(self) -> list[float]:
+        """``[t_ns, running, waiting]``, the stored form."""
+        return [self.t_ns, self.running, self.waiting]
+
+    @classmethod
+    def from_list(cls, v: list[float]) -> GaugeSample:
+        """The inverse of :meth:`to_list`."""
+        t_ns, running, waiting = v
+        return cls(int(t_ns), float(running), float(waiting))
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class CellKey:
     """One cell of the matrix: server config x workload x requested concurrency x repeat index."""
@@ -248,6 +276,8 @@ class CellResult:
         crashed: the server died during the cell (observed by the bench runner).
         reasons: reason codes observed while measuring, not derivable from the records above
             (``CLIENT_LIMITED(...)`` from the client self-check, ``SERVER_CRASH``); they lead the cell's reasons.
+        gauges: the server's running / waiting gauges sampled a few times a second while the streams ran
+            (empty when the server has no such gauges, or for runs stored before they were sampled).
     """
 
     key: CellKey
@@ -259,3 +289,4 @@ class CellResult:
     client: dict[str, Any] = field(default_factory=dict)
     crashed: bool = False
     reasons: tuple[str, ...] = ()
+    gauges: tuple[GaugeSample, ...] = ()

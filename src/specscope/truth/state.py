@@ -4,6 +4,8 @@ served-truth log; it is also the ``prometheus_client`` collector that ``GET /met
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
 from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -18,6 +20,8 @@ class TruthState:
 
     ``created[engine]`` is the engine's counter creation time (Unix s, exposed as ``*_created`` when the
     script's ``metrics.created`` is set); resetting one engine moves it, as a restarted vLLM engine does.
+    ``running[engine]`` / ``waiting[engine]`` are the responses generating / waiting for a slot (the script's
+    ``max_running`` cap, first in first out: :meth:`acquire`, :meth:`release`); resets leave them alone.
     """
 
     def __init__(self, script: TruthScript):
@@ -27,6 +31,8 @@ class TruthState:
         self.chunks_sent = 0
         self.counters: dict[str, dict[str, Any]] = {}
         self.running: dict[str, int] = {}
+        self.waiting: dict[str, int] = {}
+        self._queues: dict[str, deque[asyncio.Future[None]]] = {}
         self.created: dict[str, float] = {}
         self.births: dict[str, int] = {}
         self.reset_counters()
@@ -34,12 +40,11 @@ class TruthState:
     def reset_counters(self, engine: str | None = None) -> None:
         """All counters to 0 (``engine=None``), or only that engine's, as if it alone had restarted."""
         if engine is None:
-            self.counters, self.running, self.created = {}, {}, {}
+            self.counters, self.created = {}, {}
             for e in self.script.metrics.engines:
                 self.engine(e)
             return
         self.counters.pop(engine, None)
-        self.running.pop(engine, None)
         self.engine(engine)
 
     def engine(self, name: str) -> dict[str, Any]:
@@ -52,10 +57,48 @@ class TruthState:
                 "generation": 0,
                 "prompt": 0,
             }
-            self.running[name] = 0
+            self.running.setdefault(name, 0)
+            self.waiting.setdefault(name, 0)
             self.births[name] = self.births.get(name, -1) + 1  # each restart moves created by 1000 s
             self.created[name] = self.script.metrics.created_s + 1000.0 * self.births[name]
         return self.counters[name]
+
+    async def acquire(self, engine: str) -> bool:
+        """Take a generation slot of ``engine``, waiting first in first out while ``max_running`` are taken.
+
+        Returns:
+            True when the response had to wait (its timings then start now, not at its arrival).
+        """
+        self.engine(engine)
+        cap = self.script.max_running
+        queue = self._queues.setdefault(engine, deque())
+        if cap is None or (self.running[engine] < cap and not queue):
+            self.running[engine] += 1
+            return False
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue.append(fut)
+        self.waiting[engine] += 1
+        try:
+            await fut  # release() hands its slot over: running stays as it is
+        except asyncio.CancelledError:
+            if fut in queue:
+                queue.remove(fut)
+            elif fut.done() and not fut.cancelled():
+                self.release(engine)  # handed a slot while being cancelled: pass it on
+            raise
+        finally:
+            self.waiting[engine] -= 1
+        return True
+
+    def release(self, engine: str) -> None:
+        """Give ``engine``'s slot to the first waiting response, or free it."""
+        queue = self._queues.get(engine) or deque()
+        while queue:
+            fut = queue.popleft()
+            if not fut.done():
+                fut.set_result(None)
+                return
+        self.running[engine] -= 1
 
     def add(self, plan: ResponsePlan, output_tokens: int) -> None:
         c = self.engine(plan.engine)
@@ -112,7 +155,7 @@ class TruthState:
             yield fam
         for key, name in gauges.items():
             fam = GaugeMetricFamily(p + name, f"truth: {key}", labels=lab)
-            vals = {e: (self.running[e] if key == "running" else 0) for e in engines}
+            vals = {e: (self.running if key == "running" else self.waiting).get(e, 0) for e in engines}
             if lab:
                 for e in engines:
                     fam.add_metric([e, m.model_name], vals[e])
