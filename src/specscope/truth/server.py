@@ -176,7 +176,7 @@ async def _chat(request: web.Request) -> web.StreamResponse:
     await resp.prepare(request)
     write = _Writer(state, resp, rec)
     try:
-        waited = await state.acquire(plan.engine)
+        waited, epoch = await state.acquire(plan.engine)
     except asyncio.CancelledError:
         rec["dropped"], rec["end_ns"] = True, perf_counter_ns()
         raise
@@ -201,7 +201,7 @@ async def _chat(request: web.Request) -> web.StreamResponse:
         raise
     finally:
         rec["end_ns"] = perf_counter_ns()
-        state.release(plan.engine)
+        state.release(plan.engine, epoch)
 
 
 async def _metrics(request: web.Request) -> web.Response:

@@ -33,19 +33,29 @@ class TruthState:
         self.running: dict[str, int] = {}
         self.waiting: dict[str, int] = {}
         self._queues: dict[str, deque[asyncio.Future[None]]] = {}
+        self.epochs: dict[str, int] = {}
         self.created: dict[str, float] = {}
         self.births: dict[str, int] = {}
         self.reset_counters()
 
     def reset_counters(self, engine: str | None = None) -> None:
-        """All counters to 0 (``engine=None``), or only that engine's, as if it alone had restarted."""
+        """All counters to 0 (``engine=None``), or only that engine's, as if it alone had restarted.
+
+        The engine's gauges start again at 0 too: responses still in flight or waiting stop counting (their slot
+        is no longer the engine's), and waiting ones go on at once."""
+        names = list(self.counters) if engine is None else [engine]
         if engine is None:
             self.counters, self.created = {}, {}
-            for e in self.script.metrics.engines:
-                self.engine(e)
-            return
-        self.counters.pop(engine, None)
-        self.engine(engine)
+        else:
+            self.counters.pop(engine, None)
+        for e in names:
+            self.epochs[e] = self.epochs.get(e, 0) + 1
+            self.running[e] = self.waiting[e] = 0
+            for fut in self._queues.pop(e, deque()):
+                if not fut.done():
+                    fut.set_result(None)
+        for e in self.script.metrics.engines if engine is None else [engine]:
+            self.engine(e)
 
     def engine(self, name: str) -> dict[str, Any]:
         if name not in self.counters:
@@ -63,18 +73,20 @@ class TruthState:
             self.created[name] = self.script.metrics.created_s + 1000.0 * self.births[name]
         return self.counters[name]
 
-    async def acquire(self, engine: str) -> bool:
+    async def acquire(self, engine: str) -> tuple[bool, int]:
         """Take a generation slot of ``engine``, waiting first in first out while ``max_running`` are taken.
 
         Returns:
-            True when the response had to wait (its timings then start now, not at its arrival).
+            ``(waited, epoch)``: whether the response had to wait (its timings then start now, not at its
+            arrival), and the engine's reset epoch to hand back to :meth:`release`.
         """
         self.engine(engine)
+        epoch = self.epochs.setdefault(engine, 0)
         cap = self.script.max_running
         queue = self._queues.setdefault(engine, deque())
         if cap is None or (self.running[engine] < cap and not queue):
             self.running[engine] += 1
-            return False
+            return False, epoch
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         queue.append(fut)
         self.waiting[engine] += 1
@@ -84,14 +96,18 @@ class TruthState:
             if fut in queue:
                 queue.remove(fut)
             elif fut.done() and not fut.cancelled():
-                self.release(engine)  # handed a slot while being cancelled: pass it on
+                self.release(engine, epoch)  # handed a slot while being cancelled: pass it on
             raise
         finally:
-            self.waiting[engine] -= 1
-        return True
+            if self.epochs[engine] == epoch:
+                self.waiting[engine] -= 1
+        return True, epoch
 
-    def release(self, engine: str) -> None:
-        """Give ``engine``'s slot to the first waiting response, or free it."""
+    def release(self, engine: str, epoch: int) -> None:
+        """Give ``engine``'s slot to the first waiting response, or free it (a slot of an epoch before the
+        engine's last reset is not counted any more)."""
+        if self.epochs.get(engine, 0) != epoch:
+            return
         queue = self._queues.get(engine) or deque()
         while queue:
             fut = queue.popleft()
