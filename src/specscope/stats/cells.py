@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
+from specscope.stats.capacity import capacity_fields
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta
 from specscope.stats.summary import CellStatus, CellSummary
@@ -57,7 +58,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
     delta (``TOKENS_MISMATCH``), the per-response speculative fields do not add up to the counter delta
     (``PER_REQUEST_MISMATCH``), one data-parallel engine restarted (``ENGINE_RESET(e)``: the figures sum the
     others), a stream's tokens are unknown (``TOKENS_UNKNOWN``), the counters are inconsistent
-    (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``), or the measurement observed reasons (``result.reasons``); else ``ok``.
+    (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``), or the measurement observed reasons (``result.reasons``);
+    else ``ok``.
     """
     streams: tuple[StreamRecord, ...] = result.streams
     reasons: list[str] = list(result.reasons)
@@ -167,4 +169,5 @@ def summarize_cell(result: CellResult) -> CellSummary:
         per_request_draft_tokens=per_req_draft,
         per_request_accepted_tokens=per_req_acc,
         client=client,
+        **capacity_fields(result),
     )

@@ -1,0 +1,136 @@
+"""What the server really ran: running / waiting figures of a cell from its sampled gauges, and per-stream rates.
+
+Sources: the cell's :class:`~specscope.records.GaugeSample` readings (``vllm:num_requests_running`` /
+``vllm:num_requests_waiting``, ``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``, summed over engines,
+sampled a few times a second by ``specscope.client.gauges``) and the streams' wire instants.
+
+The window: a fixed-concurrency cell offers its requested load N only while all N requests are out, from the last
+send to the first end (after that the cell drains). The figures are time-weighted over the samples in that window
+(each sample holds until the next one, the last one until the window ends); a window with fewer than
+:data:`MIN_SAMPLES` samples (streams too short for the sampling rate) uses the whole cell, first send to last end,
+and says so (``window="cell"``).
+
+A cell whose ``running_concurrency`` stays more than :data:`SHORT_BY` below the requested N while requests wait
+(``waiting_mean`` at least :data:`WAITING_AT_LEAST`) is ``CAPACITY_LIMITED(ceiling=C, requested=N)``, C being the
+most requests it ever ran at once (the seed card's DFlash finding: 64 requested, stuck at 22, 43 waiting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from specscope.records import CellResult, GaugeSample, StreamRecord
+from specscope.stats.timeline import percentile
+
+__all__ = [
+    "Capacity",
+    "capacity",
+    "capacity_fields",
+    "decode_tok_s",
+    "ttfo_s",
+    "MIN_SAMPLES",
+    "SHORT_BY",
+    "WAITING_AT_LEAST",
+]
+
+MIN_SAMPLES = 3
+SHORT_BY = 0.5  # requests: running this far below the requested level counts as not reaching it
+WAITING_AT_LEAST = 0.5  # requests: a mean queue this long counts as "requests wait"
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """A cell's server-side concurrency from its gauges.
+
+    Attributes:
+        running_concurrency: time-weighted mean of the running gauge over the window (requests).
+        waiting_mean: time-weighted mean of the waiting gauge over the window (requests).
+        running_max: the most requests running in any sample of the cell (requests): the ceiling reached.
+        waiting_max: the most requests waiting in any sample of the cell (requests).
+        samples: gauge readings in the window.
+        window: ``"offered"`` (last send to first end, all N requests out) or ``"cell"`` (first send to last end).
+        limited: ``CAPACITY_LIMITED(ceiling=C, requested=N)`` or None.
+    """
+
+    running_concurrency: float
+    waiting_mean: float
+    running_max: float
+    waiting_max: float
+    samples: int
+    window: Literal["offered", "cell"]
+    limited: str | None
+
+
+def _weighted(samples: Sequence[GaugeSample], end_ns: int) -> tuple[float, float]:
+    """Time-weighted means of running and waiting; each sample holds until the next, the last until ``end_ns``."""
+    total = run = wait = 0.0
+    for i, g in enumerate(samples):
+        nxt = samples[i + 1].t_ns if i + 1 < len(samples) else max(end_ns, g.t_ns)
+        w = float(nxt - g.t_ns)
+        total, run, wait = total + w, run + w * g.running, wait + w * g.waiting
+    if total <= 0:  # all samples at one instant
+        n = len(samples)
+        return sum(g.running for g in samples) / n, sum(g.waiting for g in samples) / n
+    return run / total, wait / total
+
+
+def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], requested: int) -> Capacity | None:
+    """The cell's :class:`Capacity`, or None without gauge samples or streams that got an answer.
+
+    Args:
+        gauges: the cell's gauge samples (any order).
+        streams: the cell's stream records; failed ones are left out of the window.
+        requested: the cell's requested concurrency N (requests).
+    """
+    timed = [s for s in streams if s.status != "failed"]
+    samples = sorted(gauges, key=lambda g: g.t_ns)
+    if not samples or not timed:
+        return None
+    lo, hi = max(s.send_ns for s in timed), min(s.end_ns for s in timed)
+    inside = [g for g in samples if lo <= g.t_ns <= hi]
+    window: Literal["offered", "cell"] = "offered"
+    if len(inside) < MIN_SAMPLES:
+        lo, hi, window = min(s.send_ns for s in timed), max(s.end_ns for s in timed), "cell"
+        inside = [g for g in samples if lo <= g.t_ns <= hi]
+    if not inside:
+        return None
+    running, waiting = _weighted(inside, hi)
+    running_max = max(g.running for g in samples)
+    limited = None
+    if running < requested - SHORT_BY and waiting >= WAITING_AT_LEAST:
+        limited = f"CAPACITY_LIMITED(ceiling={running_max:g}, requested={requested})"
+    return Capacity(running, waiting, running_max, max(g.waiting for g in samples), len(inside), window, limited)
+
+
+def decode_tok_s(stream: StreamRecord) -> float | None:
+    """The stream's own decode rate: (tokens - 1) / (last token - first token), tokens/s (the seed card's per-stream
+    rate: no queueing, no prefill); None with fewer than 2 tokens, no usage or no token instants."""
+    tpot_ns = stream.tpot_ns
+    return None if tpot_ns is None or tpot_ns <= 0 else 1e9 / tpot_ns
+
+
+def ttfo_s(stream: StreamRecord) -> float | None:
+    """Time to first output: send to the first ``content`` token, after any reasoning (s); None without content."""
+    return None if stream.first_content_ns is None else (stream.first_content_ns - stream.send_ns) / 1e9
+
+
+def capacity_fields(result: CellResult) -> dict[str, Any]:
+    """The :class:`~specscope.stats.summary.CellSummary` fields of this module for one cell (keyword arguments)."""
+    timed = [s for s in result.streams if s.status != "failed"]
+    rates = sorted(r for r in (decode_tok_s(s) for s in timed) if r is not None)
+    ttfos = [t for t in (ttfo_s(s) for s in timed) if t is not None]
+    fields: dict[str, Any] = {"decode_tok_s": tuple(rates), "ttfo_p50_s": percentile(ttfos, 50)}
+    cap = capacity(result.gauges, result.streams, result.key.concurrency)
+    if cap is not None:
+        fields.update(
+            running_concurrency=cap.running_concurrency,
+            waiting_mean=cap.waiting_mean,
+            running_max=cap.running_max,
+            waiting_max=cap.waiting_max,
+            gauge_samples=cap.samples,
+            gauge_window=cap.window,
+            capacity_limited=cap.limited,
+        )
+    return fields
