@@ -227,7 +227,7 @@ class GaugeSample:
     """One reading of the server's request gauges during a cell (``specscope.client.gauges``).
 
     Attributes:
-        t_ns: ``perf_counter_ns`` midway between sending the ``/metrics`` request and reading its answer.
+        t_ns: ``perf_counter_ns`` just before the ``/metrics`` request was sent (the server read its gauges later).
         running: requests generating, summed over engines (``vllm:num_requests_running`` /
             ``llamacpp:requests_processing``).
         waiting: requests queued inside the server, summed over engines (``vllm:num_requests_waiting`` /

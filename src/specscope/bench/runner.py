@@ -304,6 +304,7 @@ async def _idle_scrape(http: httpx.AsyncClient, base_url: str) -> SpecCounters:
 async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, packs: Any, warm: Any) -> CellResult:
     """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell."""
     from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
+    from specscope.client.gauges import GaugeSampler
     from specscope.workload import schedule
 
     base = c.server.base_url
@@ -318,7 +319,12 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         before = await _idle_scrape(http, base)
         start_ns = time.perf_counter_ns()
         reqs = [(p.prompt_id, _chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
-        streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
+        sampler = GaugeSampler(base)  # the server's running / waiting gauges, in a thread of its own
+        sampler.start()
+        try:
+            streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
+        finally:
+            gauges = await asyncio.to_thread(sampler.stop)
         end_ns = time.perf_counter_ns()
         after = await _idle_scrape(http, base)
     except SpecscopeError:
@@ -333,9 +339,8 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id}
     client["self_check"] = check.to_dict()
     limited = check.limited_reason()
-    return CellResult(
-        key, tuple(streams), start_ns, end_ns, before, after, client, reasons=(limited,) if limited else ()
-    )
+    reasons = (limited,) if limited else ()
+    return CellResult(key, tuple(streams), start_ns, end_ns, before, after, client, reasons=reasons, gauges=gauges)
 
 
 async def _run_config(c: _ConfigRun, todo: Sequence[CellKey]) -> None:

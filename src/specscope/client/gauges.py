@@ -1,9 +1,9 @@
 """Sample the server's running / waiting request gauges while a cell runs, off the client's hot path.
 
 A :class:`GaugeSampler` is a daemon thread with its own ``httpx.Client`` that GETs ``/metrics`` every
-``interval_s`` seconds (a few Hz) and keeps ``(perf_counter_ns, running, waiting)``. The streams of a cell run on
-the asyncio loop of the main thread (or in worker processes); this thread only wakes to send one small request and
-read four gauge lines, so it does not share the loop, its connections or its timers.
+``interval_s`` seconds (a few Hz) and keeps ``(perf_counter_ns before the request, running, waiting)``. The streams
+of a cell run on the asyncio loop of the main thread (or in worker processes); this thread only wakes to send one
+small request and read four gauge lines, so it does not share the loop, its connections or its timers.
 
 Gauges read (Prometheus text exposition, ``name{labels} value [timestamp]``), summed over every label set (the
 ``engine`` label of a data-parallel vLLM): running ``vllm:num_requests_running`` / ``llamacpp:requests_processing``,
@@ -109,9 +109,8 @@ class GaugeSampler:
         except httpx.HTTPError:
             self.failures += 1
             return
-        t1 = time.perf_counter_ns()
         gauges = parse_gauges(resp.text) if resp.status_code == 200 else None
         if gauges is None:
             self.failures += 1
             return
-        self.samples.append(GaugeSample((t0 + t1) // 2, gauges[0], gauges[1]))
+        self.samples.append(GaugeSample(t0, gauges[0], gauges[1]))

@@ -6,7 +6,9 @@ sampled a few times a second by ``specscope.client.gauges``) and the streams' wi
 
 The window: a fixed-concurrency cell offers its requested load N only while all N requests are out, from the last
 send to the first end (after that the cell drains). The figures are time-weighted over the samples in that window
-(each sample holds until the next one, the last one until the window ends); a window with fewer than
+less :data:`GUARD_NS` at each end (a request sent just before the last send may not have reached the server yet,
+and the first response ends on the server before the client sees it), each sample holding until the next one and the
+last one until the window ends; a window with fewer than
 :data:`MIN_SAMPLES` samples (streams too short for the sampling rate) uses the whole cell, first send to last end,
 and says so (``window="cell"``).
 
@@ -31,11 +33,13 @@ __all__ = [
     "decode_tok_s",
     "ttfo_s",
     "MIN_SAMPLES",
+    "GUARD_NS",
     "SHORT_BY",
     "WAITING_AT_LEAST",
 ]
 
 MIN_SAMPLES = 3
+GUARD_NS = 20_000_000  # 20 ms
 SHORT_BY = 0.5  # requests: running this far below the requested level counts as not reaching it
 WAITING_AT_LEAST = 0.5  # requests: a mean queue this long counts as "requests wait"
 
@@ -88,7 +92,7 @@ def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], req
     samples = sorted(gauges, key=lambda g: g.t_ns)
     if not samples or not timed:
         return None
-    lo, hi = max(s.send_ns for s in timed), min(s.end_ns for s in timed)
+    lo, hi = max(s.send_ns for s in timed) + GUARD_NS, min(s.end_ns for s in timed) - GUARD_NS
     inside = [g for g in samples if lo <= g.t_ns <= hi]
     window: Literal["offered", "cell"] = "offered"
     if len(inside) < MIN_SAMPLES:
