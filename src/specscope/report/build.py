@@ -13,6 +13,7 @@ from typing import Any
 
 from specscope.report import units
 from specscope.report.alarms import acceptance_alarms
+from specscope.report.capacity import capacity_table
 from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
 from specscope.report.server_facts import server_tables
@@ -140,10 +141,11 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     rc = RunCells.of(data.cells, baseline)
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note]
+    capacity = [t for t in (capacity_table(rc),) if t is not None]
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
-        [run_table(data), *bench_tables(data.cells, baseline), *server_tables(data.server_facts, baseline)],
+        [run_table(data), *bench_tables(data.cells, baseline), *capacity, *server_tables(data.server_facts, baseline)],
         _verdicts(rc),
         notes,
         acceptance_alarms(data.cells, data.server_facts),
