@@ -232,19 +232,34 @@ class GaugeSample:
             ``llamacpp:requests_processing``).
         waiting: requests queued inside the server, summed over engines (``vllm:num_requests_waiting`` /
             ``llamacpp:requests_deferred``).
+        queue_sum_s / queue_count: vLLM's ``vllm:request_queue_time_seconds`` histogram sum (s) and count (finished
+            requests), summed over engines; None when the server has no such histogram (llama.cpp).
     """
 
     t_ns: int
     running: float
     waiting: float
+    queue_sum_s: float | None = None
+    queue_count: float | None = None
 
     def to_list(self) -> list[float]:
-        """``[t_ns, running, waiting]``, the stored form."""
-        return [self.t_ns, self.running, self.waiting]
+        """``[t_ns, running, waiting]`` (``+ [queue_sum_s, queue_count]`` when known), the stored form."""
+        head = [self.t_ns, self.running, self.waiting]
+        return (
+            head
+            if self.queue_sum_s is None or self.queue_count is None
+            else head
+            + [
+                self.queue_sum_s,
+                self.queue_count,
+            ]
+        )
 
     @classmethod
     def from_list(cls, v: list[float]) -> GaugeSample:
         """The inverse of :meth:`to_list`."""
+        if len(v) == 5:
+            return cls(int(v[0]), float(v[1]), float(v[2]), float(v[3]), float(v[4]))
         t_ns, running, waiting = v
         return cls(int(t_ns), float(running), float(waiting))
 

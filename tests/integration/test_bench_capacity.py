@@ -49,6 +49,8 @@ def test_cap_3_at_n8_is_capacity_limited_with_ceiling_3(run_dir):
     assert all(r == pytest.approx(20.0, rel=0.05) for r in c.decode_tok_s)
     assert c.ttft_p50_s >= DURATION_S + 0.1
     assert c.ttft_p95_s >= 2 * DURATION_S + 0.1
+    # vLLM's queue-time histogram as the truth server serves it: 3 waited one response, 2 waited two, 3 not at all
+    assert c.queue_mean_s == pytest.approx((3 * DURATION_S + 2 * 2 * DURATION_S) / 8, abs=0.02)
 
 
 def test_no_cap_at_n8_runs_8_and_is_not_limited(run_dir):
@@ -59,6 +61,7 @@ def test_no_cap_at_n8_runs_8_and_is_not_limited(run_dir):
     assert c.capacity_limited is None
     assert all(r == pytest.approx(20.0, rel=0.05) for r in c.decode_tok_s)
     assert c.ttft_p95_s < DURATION_S  # nobody waited for a slot
+    assert c.queue_mean_s == 0.0
 
 
 def test_report_has_the_server_capacity_table(run_dir):

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from specscope.records import CellKey, CellResult, GaugeSample, StreamRecord
-from specscope.stats.capacity import GUARD_NS, capacity, decode_tok_s, ttfo_s
+from specscope.stats.capacity import GUARD_NS, capacity, decode_tok_s, queue_mean_s, ttfo_s
 from specscope.stats.cells import summarize_cell
 
 MS = 1_000_000
@@ -96,3 +96,14 @@ def test_summary_carries_the_capacity_fields_and_keeps_the_status():
     assert type(s).from_dict(s.to_dict()) == s
     bare = summarize_cell(dataclasses.replace(result, gauges=()))
     assert bare.running_concurrency is None and bare.capacity_limited is None and bare.gauge_samples == 0
+
+
+def test_queue_mean_is_the_histogram_delta_between_first_and_last_reading():
+    samples = [
+        GaugeSample(300, 3, 5, 12.0, 20.0),
+        GaugeSample(100, 0, 0, 2.0, 10.0),  # read before the cell's requests (any order)
+        GaugeSample(200, 3, 5),  # a reading without the histogram is skipped
+    ]
+    assert queue_mean_s(samples) == pytest.approx((12.0 - 2.0) / (20.0 - 10.0))
+    assert queue_mean_s([GaugeSample(1, 0, 0, 2.0, 10.0), GaugeSample(2, 0, 0, 2.0, 10.0)]) is None  # none finished
+    assert queue_mean_s([GaugeSample(1, 0, 0)]) is None

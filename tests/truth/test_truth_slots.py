@@ -3,9 +3,10 @@ on 127.0.0.1: at most K responses generate at once, the rest wait first in first
 
 from __future__ import annotations
 
-from specscope.client.gauges import GaugeSampler, parse_gauges
+from specscope.client.gauges import GaugeSampler, parse_gauges, parse_sample
 from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
+from specscope.records import GaugeSample
 from specscope.truth.process import TruthServer
 from specscope.truth.script import MetricsPlan, ResponsePlan, TruthScript
 
@@ -34,6 +35,13 @@ def test_parse_gauges_sums_engines_and_ignores_other_lines():
     assert parse_gauges(text) == (5.0, 5.0)
     assert parse_gauges("llamacpp:requests_processing 4\nllamacpp:requests_deferred 12\n") == (4.0, 12.0)
     assert parse_gauges("llamacpp:tokens_predicted_total 4\n") is None
+    hist = (
+        'vllm:request_queue_time_seconds_sum{engine="0"} 1.5\nvllm:request_queue_time_seconds_sum{engine="1"} 2.0\n'
+        'vllm:request_queue_time_seconds_count{engine="0"} 3.0\nvllm:request_queue_time_seconds_count{engine="1"} 4.0\n'
+        'vllm:request_queue_time_seconds_bucket{engine="0",le="+Inf"} 3.0\n'
+    )
+    assert parse_sample(text + hist, 7) == GaugeSample(7, 5.0, 5.0, 3.5, 7.0)
+    assert parse_sample("llamacpp:requests_processing 4\n", 7) == GaugeSample(7, 4.0, 0.0, None, None)
 
 
 def test_cap_3_of_8_runs_3_and_queues_5_fifo_with_unchanged_decode():

@@ -49,6 +49,7 @@ def _row(cells: Sequence[CellSummary], config: str, workload: str, n: int) -> li
         units.count(max(ceilings) if ceilings else None),
         units.seconds(_mean([c.ttft_p50_s for c in cells])),
         units.seconds(_mean([c.ttfo_p50_s for c in cells])),
+        units.seconds(_mean([c.queue_mean_s for c in cells])),
         units.tok_s(_median_of(cells, "decode_tok_s")),
         units.tok_s(_median_of(cells, "stream_tok_s")),
         _finding(cells),
@@ -76,6 +77,7 @@ def capacity_table(rc: RunCells) -> Table | None:
         Column("ceiling", "requests"),
         Column("TTFT p50", "s"),
         Column("TTFO p50", "s"),
+        Column("queue mean", "s"),
         Column("decode p50", "tok/s"),
         Column("send-to-end p50", "tok/s"),
         Column("capacity"),
@@ -85,6 +87,7 @@ def capacity_table(rc: RunCells) -> Table | None:
         " _deferred, summed over engines) sampled a few times a second, time-weighted while all N requests were out;"
         " ceiling: the most running in any sample; achieved: streams in flight as the client saw them; decode: each"
         " stream's (tokens - 1) / (last - first token); send-to-end: tokens / (end - send); TTFO: to the first"
-        " content token after reasoning. Means over ok rounds."
+        " content token after reasoning; queue: vLLM's request_queue_time_seconds over the cell (not reported by"
+        " llama.cpp). Means over ok rounds."
     )
     return Table("capacity", "Server capacity: requested vs what the server ran", cols, rows, note)

@@ -12,6 +12,9 @@ last one until the window ends; a window with fewer than
 :data:`MIN_SAMPLES` samples (streams too short for the sampling rate) uses the whole cell, first send to last end,
 and says so (``window="cell"``).
 
+Queueing: vLLM's ``vllm:request_queue_time_seconds`` histogram (observed per finished request) read at the first and
+last sample gives the cell's mean queue time (:func:`queue_mean_s`); llama.cpp reports none.
+
 A cell whose ``running_concurrency`` stays more than :data:`SHORT_BY` below the requested N while requests wait
 (``waiting_mean`` at least :data:`WAITING_AT_LEAST`) is ``CAPACITY_LIMITED(ceiling=C, requested=N)``, C being the
 most requests it ever ran at once (the seed card's DFlash finding: 64 requested, stuck at 22, 43 waiting).
@@ -31,6 +34,7 @@ __all__ = [
     "capacity",
     "capacity_fields",
     "decode_tok_s",
+    "queue_mean_s",
     "ttfo_s",
     "MIN_SAMPLES",
     "GUARD_NS",
@@ -108,6 +112,19 @@ def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], req
     return Capacity(running, waiting, running_max, max(g.waiting for g in samples), len(inside), window, limited)
 
 
+def queue_mean_s(gauges: Sequence[GaugeSample]) -> float | None:
+    """Mean time a request of the cell waited for the server to schedule it (s): the delta of vLLM's
+    ``request_queue_time_seconds`` sum over the delta of its count, between the first and the last sample that carry
+    them (the sampler reads once before the cell's requests and once after they all ended); None without the
+    histogram or with no request finished in between."""
+    known = sorted((g for g in gauges if g.queue_sum_s is not None and g.queue_count is not None), key=lambda g: g.t_ns)
+    if len(known) < 2:
+        return None
+    first, last = known[0], known[-1]
+    n = (last.queue_count or 0.0) - (first.queue_count or 0.0)
+    return None if n <= 0 else ((last.queue_sum_s or 0.0) - (first.queue_sum_s or 0.0)) / n
+
+
 def decode_tok_s(stream: StreamRecord) -> float | None:
     """The stream's own decode rate: (tokens - 1) / (last token - first token), tokens/s (the seed card's per-stream
     rate: no queueing, no prefill); None with fewer than 2 tokens, no usage or no token instants."""
@@ -126,6 +143,7 @@ def capacity_fields(result: CellResult) -> dict[str, Any]:
     rates = sorted(r for r in (decode_tok_s(s) for s in timed) if r is not None)
     ttfos = [t for t in (ttfo_s(s) for s in timed) if t is not None]
     fields: dict[str, Any] = {"decode_tok_s": tuple(rates), "ttfo_p50_s": percentile(ttfos, 50)}
+    fields["queue_mean_s"] = queue_mean_s(result.gauges)
     cap = capacity(result.gauges, result.streams, result.key.concurrency)
     if cap is not None:
         fields.update(

@@ -63,6 +63,8 @@ class CellSummary:
         gauge_samples: gauge readings the means rest on; ``gauge_window`` ``offered`` or ``cell``.
         capacity_limited: ``CAPACITY_LIMITED(ceiling=C, requested=N)`` when the server ran fewer requests than
             requested while others waited (a finding about the server: the cell's status is not changed), else None.
+        queue_mean_s: mean time a request waited to be scheduled, from vLLM's ``request_queue_time_seconds``
+            histogram delta over the cell (s); None where the server does not report it (llama.cpp).
     """
 
     config: str
@@ -100,6 +102,7 @@ class CellSummary:
     gauge_samples: int = 0
     gauge_window: str | None = None
     capacity_limited: str | None = None
+    queue_mean_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -194,6 +194,7 @@ async def _chat(request: web.Request) -> web.StreamResponse:
             await asyncio.sleep(plan.hang_ms / 1e3)
         await _finish(plan, event_head, write, sent)
         state.add(plan, sent)
+        state.observe_queue(plan.engine, (start_ns - arrival_ns) / 1e9)
         await resp.write_eof()
         return resp
     except (ConnectionResetError, asyncio.CancelledError):

@@ -8,7 +8,7 @@ import asyncio
 from collections import deque
 from typing import Any
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
 from specscope.truth.script import ResponsePlan, TruthScript
 
@@ -34,6 +34,7 @@ class TruthState:
         self.waiting: dict[str, int] = {}
         self._queues: dict[str, deque[asyncio.Future[None]]] = {}
         self.epochs: dict[str, int] = {}
+        self.queue: dict[str, tuple[float, int]] = {}  # per engine: (sum of queue times s, finished responses)
         self.created: dict[str, float] = {}
         self.births: dict[str, int] = {}
         self.reset_counters()
@@ -45,9 +46,10 @@ class TruthState:
         is no longer the engine's), and waiting ones go on at once."""
         names = list(self.counters) if engine is None else [engine]
         if engine is None:
-            self.counters, self.created = {}, {}
+            self.counters, self.created, self.queue = {}, {}, {}
         else:
             self.counters.pop(engine, None)
+            self.queue.pop(engine, None)
         for e in names:
             self.epochs[e] = self.epochs.get(e, 0) + 1
             self.running[e] = self.waiting[e] = 0
@@ -128,6 +130,22 @@ class TruthState:
         c["generation"] += output_tokens
         c["prompt"] += plan.prompt_tokens
 
+    def observe_queue(self, engine: str, queue_s: float) -> None:
+        """A finished response waited ``queue_s`` seconds for its slot (vLLM's ``request_queue_time_seconds``)."""
+        total, n = self.queue.get(engine, (0.0, 0))
+        self.queue[engine] = (total + queue_s, n + 1)
+
+    def _queue_family(self) -> HistogramMetricFamily:
+        """``vllm:request_queue_time_seconds`` per engine: one ``+Inf`` bucket, its sum (s) and count."""
+        m = self.script.metrics
+        fam = HistogramMetricFamily(
+            "vllm:request_queue_time_seconds", "truth: queue time of finished requests", labels=["engine", "model_name"]
+        )
+        for e in sorted(self.counters):
+            total, n = self.queue.get(e, (0.0, 0))
+            fam.add_metric([e, m.model_name], [("+Inf", n)], total)
+        return fam
+
     # -- prometheus_client collector protocol
     def collect(self):
         m = self.script.metrics
@@ -178,3 +196,5 @@ class TruthState:
             else:
                 fam.add_metric([], sum(vals.values()))
             yield fam
+        if m.style == "vllm":
+            yield self._queue_family()
