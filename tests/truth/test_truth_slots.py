@@ -69,3 +69,23 @@ def test_cap_3_of_8_runs_3_and_queues_5_fifo_with_unchanged_decode():
     full = [g for g in samples if last_arrival_ns + 5 * MS < g.t_ns < first_end - 5 * MS]
     assert len(full) >= 5 and {(g.running, g.waiting) for g in full} == {(3.0, 5.0)}
     assert samples[-1].running + samples[-1].waiting <= 3.0
+
+
+def test_sampler_on_a_server_without_metrics_gives_no_samples():
+    with TruthServer(TruthScript(metrics=MetricsPlan(enabled=False))) as ts:
+        sampler = GaugeSampler(ts.base_url, interval_s=0.05)
+        sampler.start()
+        assert sampler.stop() == ()
+    assert sampler.failures >= 2  # the first reading and the last one, both 404
+
+
+def test_sampler_reads_before_and_after_with_the_queue_histogram():
+    with TruthServer(TruthScript(default=PLAN)) as ts:
+        sampler = GaugeSampler(ts.base_url, interval_s=0.05)
+        sampler.start()
+        run_sync(run_fixed_concurrency(ts.base_url, _bodies(2), 2, ClientSettings()))
+        samples = sampler.stop()
+    first, last = samples[0], samples[-1]
+    assert (first.running, first.waiting, first.queue_sum_s, first.queue_count) == (0.0, 0.0, 0.0, 0.0)
+    assert (last.running, last.waiting, last.queue_sum_s, last.queue_count) == (0.0, 0.0, 0.0, 2.0)
+    assert max(g.running for g in samples) == 2.0
