@@ -1,0 +1,82 @@
+"""The "server capacity" table from hand-made cell summaries: exact display values in every format."""
+
+from __future__ import annotations
+
+from cells import summary
+from rich.console import Console
+
+from specscope.report.build import RunData, build_document
+from specscope.report.capacity import capacity_table
+from specscope.report.html import render_document_html
+from specscope.report.render import json_document, markdown_document, print_document
+from specscope.report.tables import RunCells
+
+LIMITED = "CAPACITY_LIMITED(ceiling=22, requested=64)"
+
+
+def _cells():
+    common = dict(gauge_samples=12, gauge_window="offered", decode_tok_s=(18.0, 20.0, 22.0), ttfo_p50_s=0.5)
+    return [
+        summary("base", "prose", 64, 0, 900.0, running_concurrency=64.0, waiting_mean=0.0, running_max=64.0, **common),
+        summary(
+            "dflash",
+            "prose",
+            64,
+            0,
+            300.0,
+            running_concurrency=21.5,
+            waiting_mean=42.5,
+            running_max=22.0,
+            capacity_limited=LIMITED,
+            queue_mean_s=138.0,
+            **common,
+        ),
+        summary(
+            "dflash",
+            "prose",
+            64,
+            1,
+            310.0,
+            running_concurrency=22.0,
+            waiting_mean=41.5,
+            running_max=21.0,
+            capacity_limited=None,
+            queue_mean_s=136.0,
+            **common,
+        ),
+        summary("dflash", "prose", 64, 2, 5.0, status="degraded", reasons=("X",), running_concurrency=1.0, **common),
+    ]
+
+
+def test_capacity_rows_exact_ok_cells_only():
+    table = capacity_table(RunCells.of(_cells(), "base"))
+    assert table is not None and table.key == "capacity"
+    assert table.headers[:8] == [
+        "config",
+        "workload",
+        "requested (requests)",
+        "achieved (client) (streams)",
+        "running (server) (requests)",
+        "waiting (server) (requests)",
+        "ceiling (requests)",
+        "TTFT p50 (s)",
+    ]
+    base, dflash = table.rows
+    assert base[:7] == ["base", "prose", "64", "64.00", "64.00", "0.00", "64"]
+    assert base[-1] == "reached"
+    # means over the two ok rounds (the degraded one is left out); the ceiling is the highest of them
+    assert dflash[:7] == ["dflash", "prose", "64", "64.00", "21.75", "42.00", "22"]
+    assert dflash[9] == "137.000 s"  # queue mean
+    assert dflash[10] == "20.0"  # decode p50 over every stream of the ok rounds
+    assert dflash[-1] == f"{LIMITED} in 1 of 2 rounds"
+
+
+def test_no_table_without_gauges_and_same_text_in_every_format():
+    plain = [summary("base", "prose", 1, 0, 10.0)]
+    assert capacity_table(RunCells.of(plain, "base")) is None
+    doc = build_document([RunData("r", {"baseline": "base"}, _cells())])
+    console = Console(record=True, width=400)
+    print_document(doc, console)
+    texts = [console.export_text(), markdown_document(doc), json_document(doc), render_document_html(doc)]
+    for text in texts:
+        assert f"{LIMITED} in 1 of 2 rounds" in text and "21.75" in text and "137.000 s" in text
