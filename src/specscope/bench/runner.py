@@ -319,7 +319,7 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         before = await _idle_scrape(http, base)
         start_ns = time.perf_counter_ns()
         reqs = [(p.prompt_id, _chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
-        sampler = GaugeSampler(base)  # the server's running / waiting gauges, in a thread of its own
+        sampler = GaugeSampler(base)  # the server's running / waiting gauges, from a child process
         sampler.start()
         try:
             streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
