@@ -75,15 +75,7 @@ def test_report_has_the_server_capacity_table(run_dir):
     (table,) = [t for s in doc["sections"] for t in s["tables"] if t["key"] == "capacity"]
     rows = {r[0]: r for r in table["rows"]}
     names = [c["name"] for c in table["columns"]]
-    assert names[:7] == [
-        "config",
-        "workload",
-        "requested",
-        "achieved (client)",
-        "running (server)",
-        "waiting (server)",
-        "ceiling",
-    ]
+    assert names[:7] == ["config", "workload", "N", "client", "running", "waiting", "ceiling"]
     assert rows["capped"][2] == "8" and rows["capped"][4] == "3.00" and rows["capped"][5] == "5.00"
     assert rows["capped"][6] == "3"
     assert rows["capped"][-1] == "CAPACITY_LIMITED(ceiling=3, requested=8) in 1 of 1 rounds"

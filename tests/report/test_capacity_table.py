@@ -54,10 +54,10 @@ def test_capacity_rows_exact_ok_cells_only():
     assert table.headers[:8] == [
         "config",
         "workload",
-        "requested (requests)",
-        "achieved (client) (streams)",
-        "running (server) (requests)",
-        "waiting (server) (requests)",
+        "N (requested)",
+        "client (streams)",
+        "running (requests)",
+        "waiting (requests)",
         "ceiling (requests)",
         "TTFT p50 (s)",
     ]

@@ -70,24 +70,24 @@ def capacity_table(rc: RunCells) -> Table | None:
     cols = [
         Column("config"),
         Column("workload"),
-        Column("requested", "requests"),
-        Column("achieved (client)", "streams"),
-        Column("running (server)", "requests"),
-        Column("waiting (server)", "requests"),
+        Column("N", "requested"),
+        Column("client", "streams"),
+        Column("running", "requests"),
+        Column("waiting", "requests"),
         Column("ceiling", "requests"),
         Column("TTFT p50", "s"),
         Column("TTFO p50", "s"),
-        Column("queue mean", "s"),
+        Column("queue", "s"),
         Column("decode p50", "tok/s"),
-        Column("send-to-end p50", "tok/s"),
+        Column("e2e p50", "tok/s"),
         Column("capacity"),
     ]
     note = (
-        "running / waiting: the server's gauges (vllm:num_requests_running / _waiting, llamacpp:requests_processing /"
-        " _deferred, summed over engines) sampled a few times a second, time-weighted while all N requests were out;"
-        " ceiling: the most running in any sample; achieved: streams in flight as the client saw them; decode: each"
-        " stream's (tokens - 1) / (last - first token); send-to-end: tokens / (end - send); TTFO: to the first"
-        " content token after reasoning; queue: vLLM's request_queue_time_seconds over the cell (not reported by"
-        " llama.cpp). Means over ok rounds."
+        "N: requested concurrency; client: streams in flight as the client saw them (achieved); running / waiting:"
+        " the server's gauges (vllm:num_requests_running / _waiting, llamacpp:requests_processing / _deferred, summed"
+        " over engines) sampled a few times a second, time-weighted while all N requests were out; ceiling: the most"
+        " running in any sample; decode: each stream's (tokens - 1) / (last - first token); e2e: its tokens /"
+        " (end - send); TTFO: to the first content token after reasoning; queue: mean of vLLM's"
+        " request_queue_time_seconds over the cell (not reported by llama.cpp). Means over ok rounds."
     )
     return Table("capacity", "Server capacity: requested vs what the server ran", cols, rows, note)
