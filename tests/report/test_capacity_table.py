@@ -6,12 +6,12 @@ from cells import summary
 from rich.console import Console
 
 from specscope.report.build import RunData, build_document
-from specscope.report.capacity import capacity_table
+from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.html import render_document_html
 from specscope.report.render import json_document, markdown_document, print_document
 from specscope.report.tables import RunCells
 
-LIMITED = "CAPACITY_LIMITED(ceiling=22, requested=64)"
+LIMITED = "CAPACITY_LIMITED(ceiling=22, requested=64)"  # a cell's own reason
 
 
 def _cells():
@@ -51,7 +51,7 @@ def _cells():
 def test_capacity_rows_exact_ok_cells_only():
     table = capacity_table(RunCells.of(_cells(), "base"))
     assert table is not None and table.key == "capacity"
-    assert table.headers[:8] == [
+    assert table.headers == [
         "config",
         "workload",
         "N (requested)",
@@ -59,16 +59,31 @@ def test_capacity_rows_exact_ok_cells_only():
         "running (requests)",
         "waiting (requests)",
         "ceiling (requests)",
-        "TTFT p50 (s)",
+        "capacity",
     ]
     base, dflash = table.rows
-    assert base[:7] == ["base", "prose", "64", "64.00", "64.00", "0.00", "64"]
-    assert base[-1] == "reached"
+    assert base == ["base", "prose", "64", "64.00", "64.00", "0.00", "64", "reached"]
     # means over the two ok rounds (the degraded one is left out); the ceiling is the highest of them
-    assert dflash[:7] == ["dflash", "prose", "64", "64.00", "21.75", "42.00", "22"]
-    assert dflash[9] == "137.000 s"  # queue mean
-    assert dflash[10] == "20.0"  # decode p50 over every stream of the ok rounds
-    assert dflash[-1] == f"{LIMITED} in 1 of 2 rounds"
+    assert dflash == ["dflash", "prose", "64", "64.00", "21.75", "42.00", "22", "CAPACITY_LIMITED (1 of 2 rounds)"]
+
+
+def test_stream_timing_rows_exact():
+    table = stream_timing_table(RunCells.of(_cells(), "base"))
+    assert table is not None and table.headers == [
+        "config",
+        "workload",
+        "N (requested)",
+        "TTFT p50 (s)",
+        "TTFO p50 (s)",
+        "queue (s)",
+        "decode p50 (tok/s)",
+        "e2e p50 (tok/s)",
+    ]
+    base, dflash = table.rows
+    # e2e: median of the cells' stream_tok_s (900 / 64 x (0.9 .. 7.2) for base)
+    assert base[3:] == ["3.200 s", "0.500 s", "—", "20.0", "57.0"]
+    # queue: mean of 138 and 136 s; decode: median of every stream of the ok rounds
+    assert dflash[3:] == ["3.200 s", "0.500 s", "137.000 s", "20.0", "19.3"]
 
 
 def test_no_table_without_gauges_and_same_text_in_every_format():
@@ -79,4 +94,4 @@ def test_no_table_without_gauges_and_same_text_in_every_format():
     print_document(doc, console)
     texts = [console.export_text(), markdown_document(doc), json_document(doc), render_document_html(doc)]
     for text in texts:
-        assert f"{LIMITED} in 1 of 2 rounds" in text and "21.75" in text and "137.000 s" in text
+        assert "CAPACITY_LIMITED (1 of 2 rounds)" in text and "21.75" in text and "137.000 s" in text

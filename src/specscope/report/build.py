@@ -13,7 +13,7 @@ from typing import Any
 
 from specscope.report import units
 from specscope.report.alarms import acceptance_alarms
-from specscope.report.capacity import capacity_table
+from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
 from specscope.report.server_facts import server_tables
@@ -141,7 +141,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     rc = RunCells.of(data.cells, baseline)
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note]
-    capacity = [t for t in (capacity_table(rc),) if t is not None]
+    capacity = [t for t in (capacity_table(rc), stream_timing_table(rc)) if t is not None]
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
