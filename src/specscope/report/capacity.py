@@ -77,8 +77,9 @@ def _groups(rc: RunCells) -> list[tuple[str, str, int, list[CellSummary]]]:
 
 
 def stream_timing_table(rc: RunCells) -> Table | None:
-    """Per-stream timing beside the capacity table: TTFT, TTFO, queue, decode rate vs send-to-end rate (ok cells)."""
-    if not any(c.gauge_samples or c.decode_tok_s for c in rc.cells):
+    """Per-stream timing beside the capacity table: TTFT, TTFO, queue, decode rate vs send-to-end rate (ok cells);
+    None, like the capacity table, for a run stored before the gauges were sampled."""
+    if not any(c.gauge_samples for c in rc.cells):
         return None
     cols = [
         Column("config"),
