@@ -20,6 +20,7 @@ __all__ = [
     "SpecCounters",
     "CellKey",
     "CellResult",
+    "GaugeSample",
 ]
 
 StreamStatus = Literal["ok", "degraded", "failed"]
@@ -230,6 +231,48 @@ def known_fields(cls: Any, d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+@dataclass(frozen=True, slots=True)
+class GaugeSample:
+    """One reading of the server's request gauges during a cell (``specscope.client.gauges``).
+
+    Attributes:
+        t_ns: ``perf_counter_ns`` just before the ``/metrics`` request was sent (the server read its gauges later).
+        running: requests generating, summed over engines (``vllm:num_requests_running`` /
+            ``llamacpp:requests_processing``).
+        waiting: requests queued inside the server, summed over engines (``vllm:num_requests_waiting`` /
+            ``llamacpp:requests_deferred``).
+        queue_sum_s / queue_count: vLLM's ``vllm:request_queue_time_seconds`` histogram sum (s) and count (finished
+            requests), summed over engines; None when the server has no such histogram (llama.cpp).
+    """
+
+    t_ns: int
+    running: float
+    waiting: float
+    queue_sum_s: float | None = None
+    queue_count: float | None = None
+
+    def to_list(self) -> list[float]:
+        """``[t_ns, running, waiting]`` (``+ [queue_sum_s, queue_count]`` when known), the stored form."""
+        head = [self.t_ns, self.running, self.waiting]
+        return (
+            head
+            if self.queue_sum_s is None or self.queue_count is None
+            else head
+            + [
+                self.queue_sum_s,
+                self.queue_count,
+            ]
+        )
+
+    @classmethod
+    def from_list(cls, v: list[float]) -> GaugeSample:
+        """The inverse of :meth:`to_list`."""
+        if len(v) == 5:
+            return cls(int(v[0]), float(v[1]), float(v[2]), float(v[3]), float(v[4]))
+        t_ns, running, waiting = v
+        return cls(int(t_ns), float(running), float(waiting))
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class CellKey:
     """One cell of the matrix: server config x workload x requested concurrency x repeat index."""
@@ -257,6 +300,8 @@ class CellResult:
         crashed: the server died during the cell (observed by the bench runner).
         reasons: reason codes observed while measuring, not derivable from the records above
             (``CLIENT_LIMITED(...)`` from the client self-check, ``SERVER_CRASH``); they lead the cell's reasons.
+        gauges: the server's running / waiting gauges sampled a few times a second while the streams ran
+            (empty when the server has no such gauges, or for runs stored before they were sampled).
     """
 
     key: CellKey
@@ -268,3 +313,4 @@ class CellResult:
     client: dict[str, Any] = field(default_factory=dict)
     crashed: bool = False
     reasons: tuple[str, ...] = ()
+    gauges: tuple[GaugeSample, ...] = ()

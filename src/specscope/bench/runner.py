@@ -14,6 +14,7 @@ on with the next config.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import hashlib
 import sys
@@ -361,6 +362,7 @@ def _chat_body(c: _ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dic
 async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, packs: Any, warm: Any) -> CellResult:
     """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell."""
     from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
+    from specscope.client.gauges import GaugeSampler
     from specscope.workload import schedule
 
     base = c.server.base_url
@@ -379,12 +381,17 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         before = await counters.before(http)
         start_ns = time.perf_counter_ns()
         reqs = [(p.prompt_id, _chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
-        if c.options.rates:
-            streams, check, open_loop = await run_rate_cell(base, reqs, c.options, key, c.settings)
-        else:
-            settings, decision = choose_settings(c.settings, key.concurrency, len(reqs), c.history)
-            streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, settings)
-            c.history.record(streams, time.perf_counter_ns() - start_ns, settings.workers, check.limited_reason())
+        sampler = GaugeSampler(base)  # the server's running / waiting gauges, from a child process
+        sampler.start()
+        try:
+            if c.options.rates:
+                streams, check, open_loop = await run_rate_cell(base, reqs, c.options, key, c.settings)
+            else:
+                settings, decision = choose_settings(c.settings, key.concurrency, len(reqs), c.history)
+                streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, settings)
+                c.history.record(streams, time.perf_counter_ns() - start_ns, settings.workers, check.limited_reason())
+        finally:
+            gauges = await asyncio.to_thread(sampler.stop)
         end_ns = time.perf_counter_ns()
         after = await counters.after(http)
     except SpecscopeError:
@@ -404,9 +411,8 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     if decision is not None:
         client["client_decision"] = decision
     limited = check.limited_reason()
-    return CellResult(
-        key, tuple(streams), start_ns, end_ns, before, after, client, reasons=((limited,) if limited else ()) + flags
-    )
+    reasons = ((limited,) if limited else ()) + flags
+    return CellResult(key, tuple(streams), start_ns, end_ns, before, after, client, reasons=reasons, gauges=gauges)
 
 
 async def _run_config(c: _ConfigRun, todo: Sequence[CellKey]) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from specscope.report import units
 from specscope.report.alarms import acceptance_alarms
+from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
 from specscope.report.rates import rate_table, side_by_side_note
@@ -149,6 +150,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.manifest.get("options") or {})
+    capacity = [t for t in (capacity_table(rc), stream_timing_table(rc)) if t is not None]
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
@@ -157,6 +159,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             *bench_tables(data.cells, baseline),
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
             *workload_axis_tables(data.cells),
+            *capacity,
             *server_tables(data.server_facts, baseline),
         ],
         _verdicts(rc),

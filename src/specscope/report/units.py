@@ -25,6 +25,7 @@ __all__ = [
     "count",
     "concurrency",
     "ratio_ci",
+    "requests",
 ]
 
 DASH = "—"
@@ -90,3 +91,8 @@ def ratio_ci(x: float | None, low: float | None, high: float | None, verdict: st
     if low is None or high is None:
         return Cell(float(x), f"{x:.2f}x ({verdict})")
     return Cell(float(x), f"{x:.2f}x [{low:.2f}x, {high:.2f}x] {verdict}")
+
+
+def requests(x: float | None) -> Cell:
+    """A mean number of requests (a server gauge averaged over time), two decimals."""
+    return Cell(float(x), f"{x:.2f}") if x is not None and _ok(x) else missing()

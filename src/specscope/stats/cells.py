@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
+from specscope.stats.capacity import capacity_fields
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta
 from specscope.stats.phases import phase_counts
@@ -172,6 +173,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         prompt_tokens_mean=_prompt_tokens_mean(streams),
         reasoning_chunks=sum(s.reasoning_chunks for s in streams),
         phase_counts=phase_counts(ok),
+        **capacity_fields(result),
     )
 
 

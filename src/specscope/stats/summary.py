@@ -57,6 +57,18 @@ class CellSummary:
         reasoning_chunks: SSE events with a reasoning delta, summed over streams (0: no reasoning phase seen).
         phase_counts: draft / accepted tokens of the reasoning and answer phases from per-request per-step
             data (:func:`specscope.stats.phases.phase_counts`), None when the server gave none.
+        decode_tok_s: each stream's own decode rate, (tokens - 1) / (last token - first token) (tokens/s), sorted
+            ascending, beside ``stream_tok_s`` (send to end, queueing and prefill included).
+        ttfo_p50_s: median time to first output, send to the first content token after any reasoning (s).
+        running_concurrency / waiting_mean: time-weighted means of the server's running / waiting gauges while the
+            requested load was offered (requests; ``specscope.stats.capacity``), None without gauges;
+            ``achieved_concurrency`` stays the client's view.
+        running_max / waiting_max: the most requests running / waiting in any gauge sample (requests).
+        gauge_samples: gauge readings the means rest on; ``gauge_window`` ``offered`` or ``cell``.
+        capacity_limited: ``CAPACITY_LIMITED(ceiling=C, requested=N)`` when the server ran fewer requests than
+            requested while others waited (a finding about the server: the cell's status is not changed), else None.
+        queue_mean_s: mean time a request waited to be scheduled, from vLLM's ``request_queue_time_seconds``
+            histogram delta over the cell (s); None where the server does not report it (llama.cpp).
     """
 
     config: str
@@ -88,10 +100,20 @@ class CellSummary:
     prompt_tokens_mean: float | None = None
     reasoning_chunks: int = 0
     phase_counts: dict[str, int] | None = None
+    decode_tok_s: tuple[float, ...] = ()
+    ttfo_p50_s: float | None = None
+    running_concurrency: float | None = None
+    waiting_mean: float | None = None
+    running_max: float | None = None
+    waiting_max: float | None = None
+    gauge_samples: int = 0
+    gauge_window: str | None = None
+    capacity_limited: str | None = None
+    queue_mean_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position"):
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "decode_tok_s"):
             d[k] = list(d[k])
         return d
 
@@ -103,6 +125,6 @@ class CellSummary:
             ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
         """
         d = dict(known_fields(cls, d))
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position"):
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "decode_tok_s"):
             d[k] = tuple(d.get(k) or ())
         return cls(**d)

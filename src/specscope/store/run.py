@@ -8,6 +8,7 @@ streams inserted in one transaction, so a kill leaves either the whole cell or n
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from contextlib import AbstractContextManager
@@ -16,7 +17,7 @@ from typing import Any
 
 from specscope import fsio
 from specscope.errors import StoreError
-from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.records import CellKey, CellResult, GaugeSample, SpecCounters, StreamRecord
 from specscope.redact import redact
 from specscope.store.manifest import SCHEMA_VERSION, validate_manifest
 from specscope.store.schema import SCHEMA_SQL, cell_columns, cell_from_row, cell_row, counters_from_json, json_default
@@ -94,6 +95,10 @@ class Run(AbstractContextManager["Run"]):
                 "INSERT INTO streams VALUES (?,?,?,?,?,?)",
                 [(*key, i, json.dumps(s.to_dict())) for i, s in enumerate(result.streams)],
             )
+            self._db.execute(f"DELETE FROM gauges WHERE {_KEY_WHERE}", key)
+            if result.gauges:
+                samples = json.dumps([g.to_list() for g in result.gauges])
+                self._db.execute("INSERT INTO gauges VALUES (?,?,?,?,?)", (*key, samples))
 
     def save_server_facts(self, config: str, facts: dict[str, Any]) -> None:
         """Store what is known about the server that ran ``config`` (command line, log facts, draft info)."""
@@ -122,7 +127,16 @@ class Run(AbstractContextManager["Run"]):
         ):
             streams.setdefault(tuple(key), []).append(_stream(text, self.schema_version))
         rows = self._db.execute(f"SELECT {cell_columns(self.schema_version)} FROM cells {_ORDER}").fetchall()
-        return [cell_from_row(r, tuple(streams.get(tuple(r[:4]), ())), self.schema_version) for r in rows]
+        cells = [cell_from_row(r, tuple(streams.get(tuple(r[:4]), ())), self.schema_version) for r in rows]
+        gauges = self._gauges()
+        return [dataclasses.replace(c, gauges=gauges[c.key]) if c.key in gauges else c for c in cells]
+
+    def _gauges(self) -> dict[CellKey, tuple[GaugeSample, ...]]:
+        """Each cell's gauge samples (none in a schema-1 run or one stored before they were sampled)."""
+        if not self._db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='gauges'").fetchone():
+            return {}
+        rows = self._db.execute("SELECT config, workload, concurrency, repeat, samples_json FROM gauges").fetchall()
+        return {CellKey(*r[:4]): tuple(GaugeSample.from_list(v) for v in json.loads(r[4])) for r in rows}
 
     def streams(self, key: CellKey) -> list[StreamRecord]:
         """The stream records of one cell, in send order."""

@@ -2,9 +2,12 @@
 
 Schema 2 (written now) keeps only what was observed: per cell the two ``/metrics`` scrapes, the client's
 self-check, the wall-clock bounds, whether the server crashed and the reason codes observed while measuring;
-per stream its :class:`~specscope.records.StreamRecord`. Schema 1 (written before issue 11) kept a derived summary
-per cell instead of the observed reasons; it is read by taking the crash from its ``status`` column and the
-client limit from the stored self-check (``client_json.self_check.client_limited``) and ignoring the summary.
+per stream its :class:`~specscope.records.StreamRecord`; per cell the server's running / waiting gauges sampled
+while it ran (table ``gauges``, ``[[t_ns, running, waiting], ...]``, added to schema 2 without a version change:
+a run stored before it has no rows there and reads as cells without samples).
+Schema 1 (written before issue 11) kept a derived summary per cell instead of the observed reasons; it is read by
+taking the crash from its ``status`` column and the client limit from the stored self-check
+(``client_json.self_check.client_limited``) and ignoring the summary.
 """
 
 from __future__ import annotations
@@ -45,6 +48,14 @@ CREATE TABLE IF NOT EXISTS streams (
 CREATE TABLE IF NOT EXISTS server_facts (
     config TEXT PRIMARY KEY,
     facts_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS gauges (
+    config TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    concurrency INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    samples_json TEXT NOT NULL,
+    PRIMARY KEY (config, workload, concurrency, repeat)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """

@@ -139,7 +139,12 @@ class TruthScript(BaseModel):
     per socket write and stream in each round-robin pass (1 = one ``send`` per event, which profiled at
     ~72% of the server's core in the ``write`` syscall at ~60k events/s, so the server, not the client,
     was the limit); ``record=False`` keeps no truth log. ``exit_after_chunks``: the process exits right after
-    writing that many token chunks in total over all requests (a crash at an exact point; not in firehose mode)."""
+    writing that many token chunks in total over all requests (a crash at an exact point; not in firehose mode).
+    ``max_running``: at most K responses of one ``engine`` generate at once (like vLLM's ``max_num_seqs`` or
+    llama.cpp's slots); the others wait first in, first out, and a plan's timings (role, TTFT, gaps) start when
+    its response gets a slot, so queueing shows as longer TTFT with unchanged decode rates. The running and
+    waiting responses are the gauges ``vllm:num_requests_running`` / ``vllm:num_requests_waiting``
+    (``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``); ``None``: no cap."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -150,6 +155,7 @@ class TruthScript(BaseModel):
     firehose: bool = False
     firehose_events_per_write: int = Field(default=16, ge=1, le=4096)
     exit_after_chunks: int | None = Field(default=None, ge=1)
+    max_running: int | None = Field(default=None, ge=1)
 
     def plan_for(self, body: dict) -> ResponsePlan:
         """The plan for one request body: ``by_prompt`` on the last user message, else ``default``,

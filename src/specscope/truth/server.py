@@ -8,8 +8,9 @@ Built on ``aiohttp.web``. Endpoints:
   with ``prometheus_client`` custom metric families (vLLM names, or llama.cpp names without labels).
 - ``GET /health``: 200.
 - ``GET /truth/log``: JSON list of what was served, one item per request: ``arrival_ns`` (perf_counter_ns
-  when the handler started), ``writes`` = ``[[t_ns, kind, tokens, bytes], ...]`` (t_ns read just before each
-  write; kind ``role`` / ``content`` / ``reasoning`` / ``finish`` / ``usage`` / ``done``), ``end_ns``,
+  when the handler started), ``slot_ns`` (when the response got a generation slot: ``arrival_ns`` unless the
+  script's ``max_running`` made it wait), ``writes`` = ``[[t_ns, kind, tokens, bytes], ...]`` (t_ns read just
+  before each write; kind ``role`` / ``content`` / ``reasoning`` / ``finish`` / ``usage`` / ``done``), ``end_ns``,
   ``output_tokens``, ``status``, ``dropped``. ``perf_counter_ns`` is CLOCK_MONOTONIC on Linux, so these
   instants compare directly with a client's readings in another process of the same machine.
 - ``POST /truth/script`` (JSON TruthScript): replace the programme; ``POST /truth/reset``: all counters to 0
@@ -101,10 +102,11 @@ class _Writer:
 
 
 async def _token_chunks(
-    request: web.Request, plan: ResponsePlan, head: dict[str, Any], write: _Writer, arrival_ns: int
+    request: web.Request, plan: ResponsePlan, head: dict[str, Any], write: _Writer, start_ns: int
 ) -> int | None:
-    """Send the token chunks on their deadlines; the tokens sent, or ``None`` when the plan drops the connection."""
-    target = arrival_ns + int(plan.ttft_ms * 1e6)
+    """Send the token chunks on their deadlines from ``start_ns`` (the slot's start); the tokens sent, or ``None``
+    when the plan drops the connection."""
+    target = start_ns + int(plan.ttft_ms * 1e6)
     sent_tokens = 0
     cache: dict[tuple[str, int], bytes] = {}
     for i, k in enumerate(plan.chunk_sizes(_total_tokens(plan, head["max_tokens"]))):
@@ -179,13 +181,17 @@ async def _chat(request: web.Request) -> web.StreamResponse:
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     await resp.prepare(request)
     write = _Writer(state, resp, rec)
-    state.engine(plan.engine)
-    state.running[plan.engine] += 1
+    try:
+        waited, epoch = await state.acquire(plan.engine)
+    except asyncio.CancelledError:
+        rec["dropped"], rec["end_ns"] = True, perf_counter_ns()
+        raise
+    start_ns = rec["slot_ns"] = perf_counter_ns() if waited else arrival_ns  # the plan's timings start here
     try:
         if plan.role_ms is not None:
-            await _sleep_until(arrival_ns + int(plan.role_ms * 1e6), True)
+            await _sleep_until(start_ns + int(plan.role_ms * 1e6), True)
             await write("role", 0, _choice_event(event_head, {"role": "assistant", "content": ""}))
-        sent = await _token_chunks(request, plan, {"event": event_head, "max_tokens": max_tokens}, write, arrival_ns)
+        sent = await _token_chunks(request, plan, {"event": event_head, "max_tokens": max_tokens}, write, start_ns)
         if sent is None:
             rec["dropped"] = True
             return resp
@@ -194,6 +200,7 @@ async def _chat(request: web.Request) -> web.StreamResponse:
             await asyncio.sleep(plan.hang_ms / 1e3)
         await _finish(plan, event_head, write, sent)
         state.add(plan, sent)
+        state.observe_queue(plan.engine, (start_ns - arrival_ns) / 1e9)
         await resp.write_eof()
         return resp
     except (ConnectionResetError, asyncio.CancelledError):
@@ -201,7 +208,7 @@ async def _chat(request: web.Request) -> web.StreamResponse:
         raise
     finally:
         rec["end_ns"] = perf_counter_ns()
-        state.running[plan.engine] -= 1
+        state.release(plan.engine, epoch)
 
 
 async def _metrics(request: web.Request) -> web.Response:

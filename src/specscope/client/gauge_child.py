@@ -1,0 +1,95 @@
+"""The gauge sampler's child process: standard library only, run by path (``python gauge_child.py URL INTERVAL_S``)
+so that it starts in milliseconds and never imports the client.
+
+Every ``INTERVAL_S`` seconds it GETs the ``/metrics`` URL over a plain HTTP/1.0 socket and prints one line
+``t_ns running waiting queue_sum_s queue_count`` (``t_ns``: ``time.perf_counter_ns()`` just before connecting,
+CLOCK_MONOTONIC on Linux, so it compares with the parent's instants; ``-`` for a figure the server does not expose)
+or ``x`` when the read failed. It reads once at start, and once more when its stdin closes, then exits.
+
+Names read (Prometheus text exposition, ``name{labels} value [timestamp]``), summed over label sets: running
+``vllm:num_requests_running`` / ``llamacpp:requests_processing``, waiting ``vllm:num_requests_waiting`` /
+``llamacpp:requests_deferred``, and vLLM's ``vllm:request_queue_time_seconds_sum`` / ``_count``.
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import sys
+import time
+from urllib.parse import urlsplit
+
+__all__ = ["sums", "fetch", "main"]
+
+NAMES = {
+    "vllm:num_requests_running": 0,
+    "llamacpp:requests_processing": 0,
+    "vllm:num_requests_waiting": 1,
+    "llamacpp:requests_deferred": 1,
+    "vllm:request_queue_time_seconds_sum": 2,
+    "vllm:request_queue_time_seconds_count": 3,
+}
+
+
+def sums(text: str) -> list[float | None]:
+    """Per slot of :data:`NAMES` (running, waiting, queue sum s, queue count), the sum over label sets, or None."""
+    out: list[float | None] = [None, None, None, None]
+    for line in text.splitlines():
+        if not line or line[0] == "#":
+            continue
+        brace, space = line.find("{"), line.find(" ")
+        cut = brace if 0 <= brace < space or (brace >= 0 and space < 0) else space
+        slot = NAMES.get(line[:cut])
+        if slot is None:
+            continue
+        rest = line[line.rfind("}") + 1 :] if brace >= 0 else line[cut:]
+        try:
+            out[slot] = (out[slot] or 0.0) + float(rest.split()[0])
+        except (IndexError, ValueError):
+            continue
+    return out
+
+
+def fetch(url: str, timeout_s: float) -> str | None:
+    """The body of ``GET url`` (HTTP/1.0, so the server closes after a plain body), or None on any failure."""
+    u = urlsplit(url)
+    try:
+        with socket.create_connection((u.hostname or "127.0.0.1", u.port or 80), timeout=timeout_s) as sock:
+            sock.sendall(f"GET {u.path or '/'} HTTP/1.0\r\nHost: {u.netloc}\r\n\r\n".encode())
+            chunks = []
+            while data := sock.recv(65536):
+                chunks.append(data)
+    except OSError:
+        return None
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/") or head.split(b" ", 2)[1:2] != [b"200"]:
+        return None
+    return body.decode("utf-8", "replace")
+
+
+def _line(url: str, timeout_s: float) -> str:
+    t0 = time.perf_counter_ns()
+    body = fetch(url, timeout_s)
+    if body is None:
+        return "x"
+    values = sums(body)
+    if values[0] is None and values[1] is None:
+        return "x"
+    return " ".join([str(t0), *("-" if v is None else repr(v) for v in values)])
+
+
+def main(argv: list[str]) -> int:
+    url, interval_s = argv[1], float(argv[2])
+    timeout_s = float(argv[3]) if len(argv) > 3 else 2.0
+    next_s = time.monotonic()
+    while True:
+        print(_line(url, timeout_s), flush=True)
+        next_s += interval_s
+        ready, _, _ = select.select([sys.stdin], [], [], max(0.0, next_s - time.monotonic()))
+        if ready and not sys.stdin.readline():  # stdin closed: one last reading, then exit
+            print(_line(url, timeout_s), flush=True)
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,124 @@
+"""The "server capacity" and "per-stream timing" tables: what the server really ran (issue 12, part 4).
+
+Per config, workload and requested N (ok cells only, means over repeats). Capacity: the client's achieved
+concurrency (streams in flight), the server's running and waiting gauges (time-weighted while the load was offered,
+``specscope.stats.capacity``), the ceiling (most requests running in any sample) and ``CAPACITY_LIMITED``. Timing:
+TTFT and TTFO medians, the queue time vLLM reports, the streams' own decode rate beside their send-to-end rate.
+``CAPACITY_LIMITED`` is shown when the server ran fewer than requested while requests waited (seed 000: DFlash
+requested 64, ran at most 22, 43 waiting, TTFT 138 s).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from specscope.report import units
+from specscope.report.document import Cell, Column, Table, text_cell
+from specscope.report.tables import RunCells
+from specscope.stats.summary import CellSummary
+
+__all__ = ["capacity_table", "stream_timing_table"]
+
+
+def _mean(xs: Sequence[float | None]) -> float | None:
+    vals = [x for x in xs if x is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _median_of(cells: Sequence[CellSummary], pick: str) -> float | None:
+    vals = [v for c in cells for v in getattr(c, pick)]
+    return statistics.median(vals) if vals else None
+
+
+def _finding(cells: Sequence[CellSummary]) -> Cell:
+    limited = [c.capacity_limited for c in cells if c.capacity_limited]
+    if not limited:
+        return text_cell("reached" if any(c.running_concurrency is not None for c in cells) else units.DASH)
+    return text_cell(f"CAPACITY_LIMITED ({len(limited)} of {len(cells)} rounds)")
+
+
+def _row(cells: Sequence[CellSummary], config: str, workload: str, n: int) -> list[Cell]:
+    ceilings = [c.running_max for c in cells if c.running_max is not None]
+    return [
+        text_cell(config),
+        text_cell(workload),
+        units.count(n),
+        units.requests(_mean([c.achieved_concurrency for c in cells])),
+        units.requests(_mean([c.running_concurrency for c in cells])),
+        units.requests(_mean([c.waiting_mean for c in cells])),
+        units.count(max(ceilings) if ceilings else None),
+        _finding(cells),
+    ]
+
+
+def _timing_row(cells: Sequence[CellSummary], config: str, workload: str, n: int) -> list[Cell]:
+    return [
+        text_cell(config),
+        text_cell(workload),
+        units.count(n),
+        units.seconds(_mean([c.ttft_p50_s for c in cells])),
+        units.seconds(_mean([c.ttfo_p50_s for c in cells])),
+        units.seconds(_mean([c.queue_mean_s for c in cells])),
+        units.tok_s(_median_of(cells, "decode_tok_s")),
+        units.tok_s(_median_of(cells, "stream_tok_s")),
+    ]
+
+
+def _groups(rc: RunCells) -> list[tuple[str, str, int, list[CellSummary]]]:
+    out = []
+    for config in rc.configs:
+        for workload in rc.workloads:
+            for n in rc.levels:
+                cells = rc.ok(config, workload, n)
+                if cells:
+                    out.append((config, workload, n, cells))
+    return out
+
+
+def stream_timing_table(rc: RunCells) -> Table | None:
+    """Per-stream timing beside the capacity table: TTFT, TTFO, queue, decode rate vs send-to-end rate (ok cells);
+    None, like the capacity table, for a run stored before the gauges were sampled."""
+    if not any(c.gauge_samples for c in rc.cells):
+        return None
+    cols = [
+        Column("config"),
+        Column("workload"),
+        Column("N", "requested"),
+        Column("TTFT p50", "s"),
+        Column("TTFO p50", "s"),
+        Column("queue", "s"),
+        Column("decode p50", "tok/s"),
+        Column("e2e p50", "tok/s"),
+    ]
+    note = (
+        "decode: each stream's (tokens - 1) / (last - first token), no queueing or prefill; e2e: its tokens /"
+        " (end - send); TTFO: to the first content token after reasoning; queue: mean of vLLM's"
+        " request_queue_time_seconds over the cell (llama.cpp reports none). Means over ok rounds."
+    )
+    rows = [_timing_row(cells, cfg, wl, n) for cfg, wl, n, cells in _groups(rc)]
+    return Table("stream_timing", "Per-stream timing: waiting, prefill and decode apart", cols, rows, note)
+
+
+def capacity_table(rc: RunCells) -> Table | None:
+    """The server capacity table of a run's ok cells, or None when no cell has gauge samples."""
+    if not any(c.gauge_samples for c in rc.cells):
+        return None
+    cols = [
+        Column("config"),
+        Column("workload"),
+        Column("N", "requested"),
+        Column("client", "streams"),
+        Column("running", "requests"),
+        Column("waiting", "requests"),
+        Column("ceiling", "requests"),
+        Column("capacity"),
+    ]
+    note = (
+        "N: requested concurrency; client: streams in flight as the client saw them (achieved); running / waiting:"
+        " the server's gauges (vllm:num_requests_running / _waiting, llamacpp:requests_processing / _deferred, summed"
+        " over engines) sampled a few times a second, time-weighted while all N requests were out; ceiling: the most"
+        " running in any sample; CAPACITY_LIMITED: running stayed below N while requests waited. Means over ok rounds."
+    )
+    rows = [_row(cells, cfg, wl, n) for cfg, wl, n, cells in _groups(rc)]
+    return Table("capacity", "Server capacity: requested vs what the server ran", cols, rows, note)

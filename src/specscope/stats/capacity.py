@@ -1,0 +1,158 @@
+"""What the server really ran: running / waiting figures of a cell from its sampled gauges, and per-stream rates.
+
+Sources: the cell's :class:`~specscope.records.GaugeSample` readings (``vllm:num_requests_running`` /
+``vllm:num_requests_waiting``, ``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``, summed over engines,
+sampled a few times a second by ``specscope.client.gauges``) and the streams' wire instants.
+
+The window: a fixed-concurrency cell offers its requested load N only while all N requests are out, from the last
+send to the first end (after that the cell drains). The figures are time-weighted over the samples in that window
+less :data:`GUARD_NS` at each end (a request sent just before the last send may not have reached the server yet,
+and the first response ends on the server before the client sees it), each sample holding until the next one and the
+last one until the window ends; a window with fewer than
+:data:`MIN_SAMPLES` samples (streams too short for the sampling rate) uses the whole cell, first send to last end,
+and says so (``window="cell"``).
+
+Queueing: vLLM's ``vllm:request_queue_time_seconds`` histogram (observed per finished request) read at the first and
+last sample gives the cell's mean queue time (:func:`queue_mean_s`); llama.cpp reports none.
+
+A cell whose ``running_concurrency`` stays more than :data:`SHORT_BY` below the requested N while requests wait
+(``waiting_mean`` at least :data:`WAITING_AT_LEAST`) is ``CAPACITY_LIMITED(ceiling=C, requested=N)``, C being the
+most requests it ever ran at once (the seed card's DFlash finding: 64 requested, stuck at 22, 43 waiting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from specscope.records import CellResult, GaugeSample, StreamRecord
+from specscope.stats.timeline import percentile
+
+__all__ = [
+    "Capacity",
+    "capacity",
+    "capacity_fields",
+    "decode_tok_s",
+    "queue_mean_s",
+    "ttfo_s",
+    "MIN_SAMPLES",
+    "GUARD_NS",
+    "SHORT_BY",
+    "WAITING_AT_LEAST",
+]
+
+MIN_SAMPLES = 3
+GUARD_NS = 20_000_000  # 20 ms
+SHORT_BY = 0.5  # requests: running this far below the requested level counts as not reaching it
+WAITING_AT_LEAST = 0.5  # requests: a mean queue this long counts as "requests wait"
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """A cell's server-side concurrency from its gauges.
+
+    Attributes:
+        running_concurrency: time-weighted mean of the running gauge over the window (requests).
+        waiting_mean: time-weighted mean of the waiting gauge over the window (requests).
+        running_max: the most requests running in any sample of the cell (requests): the ceiling reached.
+        waiting_max: the most requests waiting in any sample of the cell (requests).
+        samples: gauge readings in the window.
+        window: ``"offered"`` (last send to first end, all N requests out) or ``"cell"`` (first send to last end).
+        limited: ``CAPACITY_LIMITED(ceiling=C, requested=N)`` or None.
+    """
+
+    running_concurrency: float
+    waiting_mean: float
+    running_max: float
+    waiting_max: float
+    samples: int
+    window: Literal["offered", "cell"]
+    limited: str | None
+
+
+def _weighted(samples: Sequence[GaugeSample], end_ns: int) -> tuple[float, float]:
+    """Time-weighted means of running and waiting; each sample holds until the next, the last until ``end_ns``."""
+    total = run = wait = 0.0
+    for i, g in enumerate(samples):
+        nxt = samples[i + 1].t_ns if i + 1 < len(samples) else max(end_ns, g.t_ns)
+        w = float(nxt - g.t_ns)
+        total, run, wait = total + w, run + w * g.running, wait + w * g.waiting
+    if total <= 0:  # all samples at one instant
+        n = len(samples)
+        return sum(g.running for g in samples) / n, sum(g.waiting for g in samples) / n
+    return run / total, wait / total
+
+
+def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], requested: int) -> Capacity | None:
+    """The cell's :class:`Capacity`, or None without gauge samples or streams that got an answer.
+
+    Args:
+        gauges: the cell's gauge samples (any order).
+        streams: the cell's stream records; failed ones are left out of the window.
+        requested: the cell's requested concurrency N (requests).
+    """
+    timed = [s for s in streams if s.status != "failed"]
+    samples = sorted(gauges, key=lambda g: g.t_ns)
+    if not samples or not timed:
+        return None
+    lo, hi = max(s.send_ns for s in timed) + GUARD_NS, min(s.end_ns for s in timed) - GUARD_NS
+    inside = [g for g in samples if lo <= g.t_ns <= hi]
+    window: Literal["offered", "cell"] = "offered"
+    if len(inside) < MIN_SAMPLES:
+        lo, hi, window = min(s.send_ns for s in timed), max(s.end_ns for s in timed), "cell"
+        inside = [g for g in samples if lo <= g.t_ns <= hi]
+    if not inside:
+        return None
+    running, waiting = _weighted(inside, hi)
+    running_max = max(g.running for g in samples)
+    limited = None
+    if running < requested - SHORT_BY and waiting >= WAITING_AT_LEAST:
+        limited = f"CAPACITY_LIMITED(ceiling={running_max:g}, requested={requested})"
+    return Capacity(running, waiting, running_max, max(g.waiting for g in samples), len(inside), window, limited)
+
+
+def queue_mean_s(gauges: Sequence[GaugeSample]) -> float | None:
+    """Mean time a request of the cell waited for the server to schedule it (s): the delta of vLLM's
+    ``request_queue_time_seconds`` sum over the delta of its count, between the first and the last sample that carry
+    them (the sampler reads once before the cell's requests and once after they all ended); None without the
+    histogram or with no request finished in between."""
+    known = sorted((g for g in gauges if g.queue_sum_s is not None and g.queue_count is not None), key=lambda g: g.t_ns)
+    if len(known) < 2:
+        return None
+    first, last = known[0], known[-1]
+    n = (last.queue_count or 0.0) - (first.queue_count or 0.0)
+    return None if n <= 0 else ((last.queue_sum_s or 0.0) - (first.queue_sum_s or 0.0)) / n
+
+
+def decode_tok_s(stream: StreamRecord) -> float | None:
+    """The stream's own decode rate: (tokens - 1) / (last token - first token), tokens/s (the seed card's per-stream
+    rate: no queueing, no prefill); None with fewer than 2 tokens, no usage or no token instants."""
+    tpot_ns = stream.tpot_ns
+    return None if tpot_ns is None or tpot_ns <= 0 else 1e9 / tpot_ns
+
+
+def ttfo_s(stream: StreamRecord) -> float | None:
+    """Time to first output: send to the first ``content`` token, after any reasoning (s); None without content."""
+    return None if stream.first_content_ns is None else (stream.first_content_ns - stream.send_ns) / 1e9
+
+
+def capacity_fields(result: CellResult) -> dict[str, Any]:
+    """The :class:`~specscope.stats.summary.CellSummary` fields of this module for one cell (keyword arguments)."""
+    timed = [s for s in result.streams if s.status != "failed"]
+    rates = sorted(r for r in (decode_tok_s(s) for s in timed) if r is not None)
+    ttfos = [t for t in (ttfo_s(s) for s in timed) if t is not None]
+    fields: dict[str, Any] = {"decode_tok_s": tuple(rates), "ttfo_p50_s": percentile(ttfos, 50)}
+    fields["queue_mean_s"] = queue_mean_s(result.gauges)
+    cap = capacity(result.gauges, result.streams, result.key.concurrency)
+    if cap is not None:
+        fields.update(
+            running_concurrency=cap.running_concurrency,
+            waiting_mean=cap.waiting_mean,
+            running_max=cap.running_max,
+            waiting_max=cap.waiting_max,
+            gauge_samples=cap.samples,
+            gauge_window=cap.window,
+            capacity_limited=cap.limited,
+        )
+    return fields
