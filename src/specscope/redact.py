@@ -24,6 +24,7 @@ MASK = "***"
 _URL_CREDS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s:]*(?::[^/@\s]*)?@")
 _KEYLIKE = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{6,}|hf_[A-Za-z0-9]{8,}|Bearer\s+[A-Za-z0-9._~+/=-]{6,})")
 _SECRET_NAME = re.compile(r"(?i)(?:^|[_-])(?:token|key|secret|password|passwd|authorization|api[_-]?key)$")
+_PER_UNIT = re.compile(r"(?i)per[_-]token$")  # a rate such as cost_ns_per_token, not a credential
 _SECRET_FLAG = re.compile(r"(?i)^--?(?:[a-z0-9]+-)*(?:token|key|secret|password|api-key)$")
 _FLAG_ASSIGN = re.compile(r"(?i)^(--?(?:[a-z0-9]+-)*(?:token|key|secret|password|api-key))=(.*)$", re.S)
 _FLAG_IN_TEXT = re.compile(r"(?i)(--(?:[a-z0-9]+-)*(?:token|key|secret|password))(\s+|=)(?!-)([^\s\"',]+)")
@@ -32,7 +33,7 @@ _ENV_ASSIGN = re.compile(r"(?i)\b([A-Z0-9_]*(?:TOKEN|_KEY|SECRET|PASSWORD))=([^\
 
 def is_secret_name(name: str) -> bool:
     """True for a mapping key or environment variable name that holds a credential (``HF_TOKEN``, ``api_key``)."""
-    return bool(_SECRET_NAME.search(name))
+    return bool(_SECRET_NAME.search(name)) and not _PER_UNIT.search(name)
 
 
 def redact_text(text: str) -> str:
@@ -73,7 +74,11 @@ def redact(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        return {k: (MASK if isinstance(k, str) and is_secret_name(k) and v else redact(v)) for k, v in value.items()}
+        # a credential is a string: numbers under such names (``cost_ns_per_token``) are measurements
+        return {
+            k: (MASK if isinstance(k, str) and is_secret_name(k) and isinstance(v, str) and v else redact(v))
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         items = redact_argv(list(value)) if any(isinstance(x, str) and x.startswith("-") for x in value) else value
         return type(value)(redact(x) if not isinstance(x, str) else redact_text(x) for x in items)

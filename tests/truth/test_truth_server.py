@@ -155,8 +155,8 @@ def test_stall_times_out(truth):
     assert r.content_chunks == 2
     assert 0.3 <= r.e2e_ns / 1e9 < 2.5
     assert _running_now(truth) == 1  # the server still holds the stream the client gave up on
-    truth.reset_counters()  # a reset during that stream keeps the gauge honest (issue 17): 1, then 0, never -1
-    assert _running_now(truth) == 1
+    truth.reset_counters()  # a reset is a restart: the gauge starts again at 0 and the stream's end, which
+    assert _running_now(truth) == 0  # the server still sends, does not drive it to -1 (issue 17)
     assert _wait_idle(truth) == 0
 
 
