@@ -47,6 +47,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from specscope.errors import ConfigError
+from specscope.kaxis import split_k_name
 
 __all__ = [
     "Method",
@@ -250,7 +251,14 @@ class RecipeBook(BaseModel):
     recipes: dict[str, Recipe]
 
     def get(self, name: str) -> Recipe:
-        """The recipe called ``name``. Raises ConfigError naming the known recipes when absent."""
+        """The recipe called ``name``; ``NAME-kK`` is speculative recipe ``NAME`` with ``num_speculative_tokens``
+        K in ``--speculative-config`` (the k axis, :mod:`specscope.kaxis`). Raises ConfigError naming the known
+        recipes when absent."""
+        base, k = split_k_name(name)
+        if name not in self.recipes and k is not None and base in self.recipes:
+            recipe = self.recipes[base]
+            if recipe.method != "base":
+                return recipe.model_copy(update={"name": name, "num_speculative_tokens": k})
         try:
             return self.recipes[name]
         except KeyError:
