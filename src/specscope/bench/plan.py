@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from specscope.bench.targets import embedded_config_names, recipe_names
-from specscope.kaxis import split_k_name
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError
+from specscope.kaxis import split_k_name
 from specscope.records import CellKey
 
 __all__ = ["plan_cells", "check_names", "EMBEDDED_MAX_PARALLEL"]

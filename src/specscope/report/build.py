@@ -15,6 +15,7 @@ from specscope.report import units
 from specscope.report.alarms import acceptance_alarms
 from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
+from specscope.report.k_tables import k_table
 from specscope.report.server_facts import server_tables
 from specscope.report.tables import RunCells, bench_tables
 from specscope.stats.cells import summarize_run
@@ -143,7 +144,12 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
-        [run_table(data), *bench_tables(data.cells, baseline), *server_tables(data.server_facts, baseline)],
+        [
+            run_table(data),
+            *bench_tables(data.cells, baseline),
+            *k_table(data.cells, baseline),
+            *server_tables(data.server_facts, baseline),
+        ],
         _verdicts(rc),
         notes,
         acceptance_alarms(data.cells, data.server_facts),
