@@ -76,6 +76,25 @@ def _roofline_line(doc: dict[str, Any]) -> str:
     return line
 
 
+def _published_lines(p: Any) -> list[str]:
+    """The run-less prediction as plain lines: the roofline, then one row per k, then the notes."""
+    lines = [
+        _roofline_line(
+            {
+                "roofline_tok_s": p.roofline_tok_s,
+                "target_bytes": p.target_bytes,
+                "bandwidth_bytes_s": p.bandwidth_bytes_s,
+                "measured_tok_s": p.measured_tok_s,
+            }
+        ),
+        f"draft bytes per drafted token {p.draft_bytes_per_token / 1e9:.3f} GB; "
+        f"effective bandwidth {p.effective_bandwidth_bytes_s / 1e9:.2f} GB/s",
+        f"{'k':>2}  {'tokens/step':>11}  {'tok/s':>7}  {'speedup':>7}",
+    ]
+    lines += [f"{r.k:>2}  {r.tokens_per_step:>11.3f}  {r.tok_s:>7.2f}  {r.speedup:>6.2f}x" for r in p.rows]
+    return lines + [f"note: {n}" for n in p.notes]
+
+
 def register(app: typer.Typer) -> None:
     @app.command("predict")
     def predict_cmd(
@@ -97,6 +116,14 @@ def register(app: typer.Typer) -> None:
             float | None, typer.Option(help="Without RUN: a measured no-draft tok/s to set against the roofline.")
         ] = None,
         max_k: Annotated[int, typer.Option("--max-k", help="Predict k = 1..max-k.")] = 8,
+        per_position: Annotated[
+            str | None,
+            typer.Option("--per-position", help="Without RUN: published per-position acceptance, e.g. 0.8,0.6,0.4."),
+        ] = None,
+        lm_head_bytes: Annotated[
+            str | None,
+            typer.Option("--lm-head-bytes", help="The target's lm_head a draft shares: read per drafted token."),
+        ] = None,
         baseline: Annotated[str, typer.Option(help="The no-draft config of the run.")] = "base",
         format: Annotated[PredictFormat, typer.Option("--format", "-f", help="text or json.")] = PredictFormat.text,
     ) -> None:
@@ -113,6 +140,18 @@ def register(app: typer.Typer) -> None:
             checkpoint=checkpoint,
             draft=draft,
         )
+        if run is None and per_position is not None:
+            from specscope.bench.predict import predict_from_published
+
+            pub = predict_from_published(
+                inputs, per_position, lm_head_bytes=lm_head_bytes, measured_tok_s=measured, max_k=max_k
+            )
+            typer.echo(
+                json.dumps(pub.to_dict(), indent=2)
+                if format is PredictFormat.json
+                else "\n".join(_published_lines(pub))
+            )
+            return
         if run is None:
             doc = roofline_only(inputs, measured)
             typer.echo(json.dumps(doc, indent=2) if format is PredictFormat.json else _roofline_line(doc))
