@@ -95,6 +95,19 @@ def _published_lines(p: Any) -> list[str]:
     return lines + [f"note: {n}" for n in p.notes]
 
 
+def _holdout_lines(rows: list[Any]) -> list[str]:
+    """Out-of-sample errors, one line per held-out config x workload."""
+    lines = ["out-of-sample: each k predicted from a fit on the other k (single stream, bandwidth bound)"]
+    lines.append(f"{'config':<12} {'workload':<8} {'k':>2} {'fit on k':<10} {'measured':>8} {'predicted':>9} error")
+    for r in rows:
+        fitted = ",".join(map(str, r.fitted_on))
+        lines.append(
+            f"{r.config:<12} {r.workload:<8} {r.k:>2} {fitted:<10} {r.measured_tok_s:>8.2f} "
+            f"{r.predicted_tok_s:>9.2f} {100 * r.error:+.1f}%"
+        )
+    return lines
+
+
 def register(app: typer.Typer) -> None:
     @app.command("predict")
     def predict_cmd(
@@ -119,6 +132,10 @@ def register(app: typer.Typer) -> None:
         per_position: Annotated[
             str | None,
             typer.Option("--per-position", help="Without RUN: published per-position acceptance, e.g. 0.8,0.6,0.4."),
+        ] = None,
+        holdout: Annotated[
+            str | None,
+            typer.Option("--holdout", help="With RUN: k to hold out of the fit and predict, e.g. 3,4,6."),
         ] = None,
         lm_head_bytes: Annotated[
             str | None,
@@ -155,6 +172,15 @@ def register(app: typer.Typer) -> None:
         if run is None:
             doc = roofline_only(inputs, measured)
             typer.echo(json.dumps(doc, indent=2) if format is PredictFormat.json else _roofline_line(doc))
+            return
+        if holdout is not None:
+            from specscope.bench.predict import holdout_on_run
+
+            _, rows = holdout_on_run(run, inputs, holdout, baseline=baseline)
+            if format is PredictFormat.json:
+                typer.echo(json.dumps([r.to_dict() for r in rows], indent=2))
+            else:
+                typer.echo("\n".join(_holdout_lines(rows)))
             return
         pred = predict_on_run(run, inputs, baseline=baseline, max_k=max_k)
         if format is PredictFormat.json:
