@@ -17,6 +17,7 @@ from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
 from specscope.report.k_tables import k_table
 from specscope.report.server_facts import server_tables
+from specscope.report.stream_acceptance_table import stream_acceptance_table
 from specscope.report.tables import RunCells, bench_tables
 from specscope.stats.cells import summarize_run
 from specscope.stats.speedup import paired_speedups
@@ -148,6 +149,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             run_table(data),
             *bench_tables(data.cells, baseline),
             *k_table(data.cells, baseline),
+            *stream_acceptance_table(data.cells),
             *server_tables(data.server_facts, baseline),
         ],
         _verdicts(rc),

@@ -167,4 +167,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         per_request_draft_tokens=per_req_draft,
         per_request_accepted_tokens=per_req_acc,
         client=client,
+        stream_acceptance=tuple(
+            sorted((s.server_accepted_tokens or 0) / s.server_draft_tokens for s in streams if s.server_draft_tokens)
+        ),
     )

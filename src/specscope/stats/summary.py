@@ -53,6 +53,8 @@ class CellSummary:
         per_request_draft_tokens / per_request_accepted_tokens: sums of the server's per-response
             speculative fields (llama.cpp ``timings.draft_n`` / ``draft_n_accepted``), None if absent.
         client: client self-check figures (send lag, loop lag, limits), units in the keys.
+        stream_acceptance: per-stream acceptance (accepted / drafted tokens of each response that carried
+            per-response speculative fields), ascending; ``()`` when the server sends none.
     """
 
     config: str
@@ -81,10 +83,11 @@ class CellSummary:
     per_request_draft_tokens: int | None = None
     per_request_accepted_tokens: int | None = None
     client: dict[str, Any] = field(default_factory=dict)
+    stream_acceptance: tuple[float, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position"):
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "stream_acceptance"):
             d[k] = list(d[k])
         return d
 
@@ -96,6 +99,6 @@ class CellSummary:
             ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
         """
         d = dict(known_fields(cls, d))
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position"):
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "stream_acceptance"):
             d[k] = tuple(d.get(k) or ())
         return cls(**d)
