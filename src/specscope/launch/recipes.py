@@ -74,6 +74,8 @@ class Recipe(BaseModel):
     ``vllm_command`` is the program that takes ``serve`` (``["vllm"]`` normally; the CPU build uses
     ``[VENV/bin/python, -m, specscope_vllm_cpu_launcher]``); a leading ``~`` is expanded. ``env`` is added
     to the child's environment. ``tool_call_parser`` implies ``--enable-auto-tool-choice``.
+    ``per_request_spec_metrics`` (``summary`` | ``detailed``) adds ``--per-request-spec-decode-metrics``: each
+    response then carries ``metrics.speculative_decoding`` (per-request acceptance, issue 16).
     ``enable_weights_track`` adds ``--model-loader-extra-config '{"enable_weights_track": true}'`` (seed 000:
     vLLM then refuses a checkpoint whose MTP weights are missing instead of running with garbage).
     """
@@ -102,6 +104,7 @@ class Recipe(BaseModel):
     reasoning_parser: str | None = None
     tool_call_parser: str | None = None
     enable_weights_track: bool = False
+    per_request_spec_metrics: Literal["summary", "detailed"] | None = None
     extra_args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     vllm_command: list[str] = Field(default_factory=lambda: ["vllm"], min_length=1)
@@ -182,6 +185,8 @@ def _serve_flags(recipe: Recipe) -> list[str]:
         out += ["--trust-remote-code"]
     if r.tool_call_parser:
         out += ["--enable-auto-tool-choice", "--tool-call-parser", r.tool_call_parser]
+    if r.per_request_spec_metrics and r.method != "base":  # issue 16: metrics.speculative_decoding per response
+        out += ["--per-request-spec-decode-metrics", r.per_request_spec_metrics]
     if r.enable_weights_track:
         out += ["--model-loader-extra-config", '{"enable_weights_track": true}']
     spec = speculative_config(r)
