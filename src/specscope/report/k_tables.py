@@ -2,7 +2,8 @@
 
 Configs named ``NAME-kK`` (:mod:`specscope.kaxis`) are grouped by ``NAME``; per workload and concurrency the
 table gives each k's paired speedup over the baseline (ratio of mean output tok/s over the rounds, 95 % paired
-bootstrap interval, from :func:`specscope.stats.speedup.paired_speedups`) and marks the best k.
+bootstrap interval, from :func:`specscope.stats.speedup.paired_speedups`) and marks the best k; a k with no
+round paired with an ok baseline round shows no speedup and 0 rounds.
 """
 
 from __future__ import annotations
@@ -18,48 +19,52 @@ from specscope.stats.summary import CellSummary
 __all__ = ["k_table", "best_k"]
 
 
-def _k_speedups(cells: Sequence[CellSummary], baseline: str) -> list[tuple[str, int, Speedup]]:
-    """(method, k, speedup) of every config on the k axis; configs not named ``NAME-kK`` are left out."""
-    if baseline not in {c.config for c in cells}:
-        return []
+def _k_speedups(cells: Sequence[CellSummary], baseline: str) -> list[tuple[str, int, str, int, Speedup | None]]:
+    """(method, k, workload, N, speedup or None) of every config on the k axis, one per workload and N it ran;
+    None when no round pairs with the baseline (degraded or missing cells). Configs not named ``NAME-kK`` are
+    left out."""
+    groups = sorted({(c.config, c.workload, c.concurrency) for c in cells if split_k_name(c.config)[1] is not None})
+    found = {}
+    if baseline in {c.config for c in cells}:
+        found = {(s.config, s.workload, s.concurrency): s for s in paired_speedups(cells, baseline=baseline)}
     out = []
-    for s in paired_speedups(cells, baseline=baseline):
-        method, k = split_k_name(s.config)
-        if k is not None:
-            out.append((method, k, s))
+    for config, workload, level in groups:
+        method, k = split_k_name(config)
+        out.append((method, k or 0, workload, level, found.get((config, workload, level))))
     return out
 
 
-def best_k(rows: Sequence[tuple[str, int, Speedup]]) -> dict[tuple[str, str, int], int]:
+def best_k(rows: Sequence[tuple[str, int, str, int, Speedup | None]]) -> dict[tuple[str, str, int], int]:
     """(method, workload, concurrency) -> the k with the highest speedup (the smaller k on a tie)."""
     best: dict[tuple[str, str, int], tuple[float, int]] = {}
-    for method, k, s in rows:
-        if s.speedup is None:
+    for method, k, workload, level, s in rows:
+        if s is None or s.speedup is None:
             continue
-        key = (method, s.workload, s.concurrency)
+        key = (method, workload, level)
         if key not in best or (s.speedup, -k) > (best[key][0], -best[key][1]):
             best[key] = (s.speedup, k)
     return {key: k for key, (_, k) in best.items()}
 
 
 def k_table(cells: Sequence[CellSummary], baseline: str) -> list[Table]:
-    """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config or no baseline."""
+    """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config."""
     rows = _k_speedups(cells, baseline)
     if not rows:
         return []
     best = best_k(rows)
-    rows.sort(key=lambda r: (r[2].workload, r[2].concurrency, r[0], r[1]))
+    rows.sort(key=lambda r: (r[2], r[3], r[0], r[1]))
     table_rows = []
-    for method, k, s in rows:
-        mark = "best" if best.get((method, s.workload, s.concurrency)) == k else ""
+    for method, k, workload, level, s in rows:
+        mark = "best" if best.get((method, workload, level)) == k else ""
+        speed = units.ratio_ci(s.speedup, s.ci_low, s.ci_high, s.verdict) if s is not None else units.missing()
         table_rows.append(
             [
-                text_cell(s.workload),
-                units.count(s.concurrency),
+                text_cell(workload),
+                units.count(level),
                 text_cell(method),
                 units.count(k),
-                units.ratio_ci(s.speedup, s.ci_low, s.ci_high, s.verdict),
-                units.count(s.repeats),
+                speed,
+                units.count(s.repeats if s is not None else 0),
                 text_cell(mark),
             ]
         )
