@@ -55,3 +55,17 @@ def test_runs_without_a_k_axis_have_no_k_table(tmp_path):
 def test_the_report_carries_the_k_table(tmp_path):
     report = load_run_report(_run(tmp_path))
     assert "speedup-by-k" in [t.key for t in report.tables]
+
+
+def test_a_k_without_an_ok_round_still_has_its_row(tmp_path):
+    run = create_run(tmp_path / "degraded", {"kind": "bench", "engine": "embedded"})
+    run.save_cell(cell_facts("base", "edit", 1, 0, 10.0))
+    run.save_cell(cell_facts("draft-k1", "edit", 1, 0, 12.0))
+    run.save_cell(cell_facts("draft-k2", "edit", 1, 0, 15.0, reasons=("CLIENT_LIMITED(loop lag)",)))
+    run.close()
+    with open_run(tmp_path / "degraded") as opened:
+        (table,) = k_table(summarize_run(opened), "base")
+    assert [[c.text for c in row] for row in table.cells] == [
+        ["edit", "1", "draft", "1", "1.20x (undetermined)", "1", "best"],
+        ["edit", "1", "draft", "2", "—", "0", ""],
+    ]
