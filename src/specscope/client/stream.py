@@ -43,6 +43,7 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
 from specscope.client.settings import ClientSettings
+from specscope.client.spec_fields import sglang_spec_fields
 from specscope.records import StreamRecord, StreamStatus
 
 __all__ = [
@@ -269,18 +270,9 @@ class _Seen:
         if isinstance(spec, dict):  # vLLM --per-request-spec-decode-metrics
             self.draft_n = _int(spec.get("num_draft_tokens"))
             self.accepted_n = _int(spec.get("num_accepted_draft_tokens"))
-        self.sglang_meta(obj)
-
-    def sglang_meta(self, obj: dict[str, Any]) -> None:
-        """SGLang's ``meta_info`` (top level or on a choice): ``spec_draft_token_num`` / ``spec_accept_token_num``
-        (see :mod:`specscope.truth.spec_shapes` for the source)."""
-        metas = [obj.get("meta_info")] + [
-            ch.get("meta_info") for ch in obj.get("choices") or () if isinstance(ch, dict)
-        ]
-        for meta in metas:
-            if isinstance(meta, dict) and "spec_draft_token_num" in meta:
-                self.draft_n = _int(meta.get("spec_draft_token_num"))
-                self.accepted_n = _int(meta.get("spec_accept_token_num"))
+        sglang = sglang_spec_fields(obj)  # SGLang meta_info
+        if sglang is not None:
+            self.draft_n, self.accepted_n = sglang
 
     def choice(self, t: int, ch: dict[str, Any]) -> None:
         """One ``choices[i]`` item: its content / reasoning delta and finish reason."""
