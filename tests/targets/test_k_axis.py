@@ -68,3 +68,17 @@ def test_per_request_recipe_asks_vllm_for_per_response_spec_metrics():
     assert argv[argv.index("--per-request-spec-decode-metrics") + 1] == "summary"
     assert '"num_speculative_tokens":2' in argv[argv.index("--speculative-config") + 1].replace(" ", "")
     assert "--per-request-spec-decode-metrics" not in vllm_argv(load_recipes().get("cpu-ngram"), port=8000)
+
+
+def test_bench_with_a_bad_k_is_exit_2_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "specscope", "bench", "--configs", "base,draft", "--k", "0", "--out", str(tmp_path)]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        "error: --k takes draft lengths in tokens; found: 0; expected: comma-separated whole numbers 1..64; "
+        "fix: e.g. --k 1,2,4"
+    )
+    assert list(tmp_path.iterdir()) == []  # refused before any run folder or server
