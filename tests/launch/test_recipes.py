@@ -296,7 +296,18 @@ def test_shipped_default_file(monkeypatch):
     monkeypatch.setenv("HOME", "/home/u")
     book = load_recipes()
     assert sorted(book.recipes) == sorted(
-        ["base", "mtp2", "mtp2-checked", "dflash15", "ngram4", "suffix8", "eagle3", "cpu-base", "cpu-ngram"]
+        [
+            "base",
+            "mtp2",
+            "mtp2-checked",
+            "dflash15",
+            "ngram4",
+            "suffix8",
+            "eagle3",
+            "cpu-base",
+            "cpu-ngram",
+            "cpu-ngram-per-request",
+        ]
     )
     # seed 000's table: MTP only on the -MTP build, which carries mtp.fc.weight; base stays on the plain build
     assert vllm_argv(book.get("base"), port=8000)[:3] == ["vllm", "serve", MODEL]

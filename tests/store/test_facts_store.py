@@ -75,6 +75,7 @@ def _schema1_shape(cell: CellSummary) -> dict:
     # figures added after schema 1 (issue 15): no reasoning, no per-step data; the prompt mean is new
     assert (d.pop("reasoning_chunks"), d.pop("phase_counts")) == (0, None)
     d.update(prompt_tokens_mean=None, reasoning_chunks=0, phase_counts=None)
+    d["stream_acceptance"] = []  # per-stream acceptance is derived since issue 16; schema 1 summaries lack it
     if d.get("counters"):
         assert (d["counters"].pop("engines"), d["counters"].pop("created"), d["counters"].pop("reset_engines")) == (
             {},

@@ -14,6 +14,7 @@ import numpy as np
 from specscope.bench.targets import embedded_config_names, recipe_names
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError
+from specscope.kaxis import split_k_name
 from specscope.records import CellKey
 
 __all__ = ["plan_cells", "check_names", "EMBEDDED_MAX_PARALLEL"]
@@ -61,7 +62,7 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
     else:
         known = embedded_config_names()
         fix = "the embedded engine has base, ngram and draft; pass --server URL for your own server"
-    unknown_c = [c for c in options.configs if c not in known]
+    unknown_c = [c for c in options.configs if c not in known and split_k_name(c)[0] not in known]
     if not servers and engine == "embedded" and max(options.levels) > EMBEDDED_MAX_PARALLEL:
         raise ConfigError(
             "concurrency level too high for the embedded engine",

@@ -18,11 +18,20 @@ from specscope.audit.run import audit_checkpoint
 from specscope.errors import ConfigError
 from specscope.stats.cells import summarize_run
 from specscope.stats.predict import roofline_tok_s
+from specscope.stats.predict_holdout import HoldoutRow, holdout_errors
+from specscope.stats.predict_published import PublishedPrediction, parse_rates, predict_published
 from specscope.stats.predict_run import RunPrediction, predict_run
 from specscope.stats.quantities import parse_bytes
 from specscope.store import open_run
 
-__all__ = ["PredictInputs", "predict_inputs", "predict_on_run", "roofline_only"]
+__all__ = [
+    "PredictInputs",
+    "predict_inputs",
+    "predict_on_run",
+    "roofline_only",
+    "predict_from_published",
+    "holdout_on_run",
+]
 
 
 @dataclass(frozen=True)
@@ -102,3 +111,63 @@ def predict_on_run(run: Path, inputs: PredictInputs, *, baseline: str = "base", 
         baseline=baseline,
         max_k=max_k,
     )
+
+
+def predict_from_published(
+    inputs: PredictInputs,
+    per_position: str,
+    *,
+    lm_head_bytes: str | None = None,
+    measured_tok_s: float | None = None,
+    max_k: int = 8,
+) -> PublishedPrediction:
+    """The run-less k table from ``--per-position`` rates, bytes and bandwidth (see
+    :func:`specscope.stats.predict_published.predict_published`).
+
+    Raises:
+        ConfigError: bad rates, or the target bytes, draft bytes or bandwidth missing.
+    """
+    rates = parse_rates(per_position)
+    target, dbytes, bw = inputs.target_bytes, inputs.draft_bytes_per_token, inputs.bandwidth_bytes_s
+    if target is None or dbytes is None or bw is None:
+        raise ConfigError(
+            "--per-position needs the bytes and the bandwidth too",
+            found=f"--bytes-per-step {target}, --draft-bytes {dbytes}, --bandwidth {bw}",
+            expected="all three (or --checkpoint for the bytes)",
+            fix="e.g. --bytes-per-step 17.61GB --draft-bytes 0.85GB --bandwidth 273GB/s",
+        )
+    return predict_published(
+        rates,
+        target_bytes=target,
+        draft_bytes_per_token=dbytes,
+        bandwidth_bytes_s=bw,
+        lm_head_bytes=parse_bytes(lm_head_bytes) if lm_head_bytes else 0.0,
+        measured_tok_s=measured_tok_s,
+        max_k=max_k,
+    )
+
+
+def holdout_on_run(
+    run: Path, inputs: PredictInputs, holdout: str, *, baseline: str = "base"
+) -> tuple[RunPrediction, list[HoldoutRow]]:
+    """The run's fit and the out-of-sample errors of the k in ``holdout`` (``"3,4,6"``), fitted on the other k
+    (see :mod:`specscope.stats.predict_holdout`).
+
+    Raises:
+        StoreError: not a run folder. ConfigError: a bad ``--holdout`` or no held-out k in the run.
+    """
+    from specscope.kaxis import parse_k_list
+
+    ks = parse_k_list(holdout)
+    with open_run(run) as r:
+        cells, facts, manifest = summarize_run(r), r.server_facts, r.manifest
+    pred = predict_run(
+        cells,
+        manifest=manifest,
+        server_facts=facts,
+        target_bytes=inputs.target_bytes,
+        draft_bytes_per_token=inputs.draft_bytes_per_token,
+        bandwidth_bytes_s=inputs.bandwidth_bytes_s,
+        baseline=baseline,
+    )
+    return pred, holdout_errors(pred, cells, ks)

@@ -121,6 +121,10 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--temperatures", help="Temperature axis, e.g. 0,0.6,1.0.")
         ] = None,
         thinking: Annotated[str | None, typer.Option("--thinking", help="off (default), on or both.")] = None,
+        k: Annotated[
+            str | None,
+            typer.Option("--k", help="Draft lengths, e.g. 1,2,4: each speculative config runs once per k (NAME-kK)."),
+        ] = None,
         no_preflight: Annotated[
             bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
         ] = False,
@@ -154,6 +158,11 @@ def register(app: typer.Typer) -> None:
         from specscope.targets import parse_targets
 
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
+        if k is not None:
+            from specscope.config import BenchOptions
+            from specscope.targets.k_axis import expand_plan_k
+
+            plan = expand_plan_k(plan, k, BenchOptions().configs)
         from specscope.launch.serverlog import parse_server_log_specs
 
         logs = parse_server_log_specs(list(server_log or []), tuple(plan.servers))  # checked before the run

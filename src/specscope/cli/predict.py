@@ -72,6 +72,38 @@ def _roofline_line(doc: dict[str, Any]) -> str:
     return line
 
 
+def _published_lines(p: Any) -> list[str]:
+    """The run-less prediction as plain lines: the roofline, then one row per k, then the notes."""
+    lines = [
+        _roofline_line(
+            {
+                "roofline_tok_s": p.roofline_tok_s,
+                "target_bytes": p.target_bytes,
+                "bandwidth_bytes_s": p.bandwidth_bytes_s,
+                "measured_tok_s": p.measured_tok_s,
+            }
+        ),
+        f"draft bytes per drafted token {p.draft_bytes_per_token / 1e9:.3f} GB; "
+        f"effective bandwidth {p.effective_bandwidth_bytes_s / 1e9:.2f} GB/s",
+        f"{'k':>2}  {'tokens/step':>11}  {'tok/s':>7}  {'speedup':>7}",
+    ]
+    lines += [f"{r.k:>2}  {r.tokens_per_step:>11.3f}  {r.tok_s:>7.2f}  {r.speedup:>6.2f}x" for r in p.rows]
+    return lines + [f"note: {n}" for n in p.notes]
+
+
+def _holdout_lines(rows: list[Any]) -> list[str]:
+    """Out-of-sample errors, one line per held-out config x workload."""
+    lines = ["out-of-sample: each k predicted from a fit on the other k (single stream, bandwidth bound)"]
+    lines.append(f"{'config':<12} {'workload':<8} {'k':>2} {'fit on k':<10} {'measured':>8} {'predicted':>9} error")
+    for r in rows:
+        fitted = ",".join(map(str, r.fitted_on))
+        lines.append(
+            f"{r.config:<12} {r.workload:<8} {r.k:>2} {fitted:<10} {r.measured_tok_s:>8.2f} "
+            f"{r.predicted_tok_s:>9.2f} {100 * r.error:+.1f}%"
+        )
+    return lines
+
+
 def register(app: typer.Typer) -> None:
     @app.command("predict")
     def predict_cmd(
@@ -91,6 +123,18 @@ def register(app: typer.Typer) -> None:
             float | None, typer.Option(help="Without RUN: a measured no-draft tok/s to set against the roofline.")
         ] = None,
         max_k: Annotated[int, typer.Option("--max-k", help="Predict k = 1..max-k.")] = 8,
+        per_position: Annotated[
+            str | None,
+            typer.Option("--per-position", help="Without RUN: published per-position acceptance, e.g. 0.8,0.6,0.4."),
+        ] = None,
+        holdout: Annotated[
+            str | None,
+            typer.Option("--holdout", help="With RUN: k to hold out of the fit and predict, e.g. 3,4,6."),
+        ] = None,
+        lm_head_bytes: Annotated[
+            str | None,
+            typer.Option("--lm-head-bytes", help="The target's lm_head a draft shares: read per drafted token."),
+        ] = None,
         baseline: BaselineOption = "base",
         format: TextJsonFormatOption = "text",
     ) -> None:
@@ -107,9 +151,26 @@ def register(app: typer.Typer) -> None:
             checkpoint=checkpoint,
             draft=draft,
         )
+        if run is None and per_position is not None:
+            from specscope.bench.predict import predict_from_published
+
+            pub = predict_from_published(
+                inputs, per_position, lm_head_bytes=lm_head_bytes, measured_tok_s=measured, max_k=max_k
+            )
+            typer.echo(json.dumps(pub.to_dict(), indent=2) if format == "json" else "\n".join(_published_lines(pub)))
+            return
         if run is None:
             doc = roofline_only(inputs, measured)
             typer.echo(json.dumps(doc, indent=2) if format == "json" else _roofline_line(doc))
+            return
+        if holdout is not None:
+            from specscope.bench.predict import holdout_on_run
+
+            _, rows = holdout_on_run(run, inputs, holdout, baseline=baseline)
+            if format == "json":
+                typer.echo(json.dumps([r.to_dict() for r in rows], indent=2))
+            else:
+                typer.echo("\n".join(_holdout_lines(rows)))
             return
         pred = predict_on_run(run, inputs, baseline=baseline, max_k=max_k)
         if format == "json":

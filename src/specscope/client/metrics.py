@@ -18,6 +18,12 @@ running (gauge)             ``vllm:num_requests_running``                       
 waiting (gauge)             ``vllm:num_requests_waiting``                       ``llamacpp:requests_deferred``
 ==========================  =================================================  =============================
 
+SGLang (sgl-project/sglang ``python/sglang/srt/metrics/collector.py``, commit 00ae9c15, 2026) maps onto the
+same fields: ``sglang:generation_tokens_total`` -> generation_tokens, ``sglang:prompt_tokens_total`` ->
+prompt_tokens, ``sglang:num_running_reqs`` -> running, ``sglang:num_queue_reqs`` -> waiting. It has no
+speculative counters (only the batch-average gauges ``sglang:spec_accept_length`` / ``spec_accept_rate``, not
+summable over a window), so an SGLang cell's acceptance comes from the per-response ``meta_info`` fields.
+
 Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
 data-parallel vLLM with two engines reports one total; each ``engine`` label's own series are kept too
 (``SpecCounters.engines``), with the engine's ``*_created`` time, so a restart of one engine can be told
@@ -35,7 +41,7 @@ from specscope.records import SpecCounters
 
 __all__ = ["parse_metrics", "scrape", "metrics_url"]
 
-_PREFIXES = ("vllm:", "llamacpp:")
+_PREFIXES = ("vllm:", "llamacpp:", "sglang:")
 
 # sample name without prefix -> SpecCounters field (counters)
 _COUNTERS: dict[str, str] = {
@@ -52,6 +58,8 @@ _GAUGES: dict[str, str] = {
     "requests_processing": "running",
     "num_requests_waiting": "waiting",
     "requests_deferred": "waiting",
+    "num_running_reqs": "running",  # sglang:
+    "num_queue_reqs": "waiting",  # sglang:
 }
 _PRESENT = {
     "drafts": "spec",

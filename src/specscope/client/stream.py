@@ -44,6 +44,7 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
 from specscope.client.settings import ClientSettings
+from specscope.client.spec_fields import sglang_spec_fields
 from specscope.records import StreamRecord, StreamStatus
 
 __all__ = [
@@ -283,6 +284,9 @@ class _Seen:
             self.draft_n = _int(spec.get("num_draft_tokens"))
             self.accepted_n = _int(spec.get("num_accepted_draft_tokens"))
             self.steps = _steps(spec)
+        sglang = sglang_spec_fields(obj)  # SGLang meta_info
+        if sglang is not None:
+            self.draft_n, self.accepted_n = sglang
 
     def choice(self, t: int, ch: dict[str, Any]) -> None:
         """One ``choices[i]`` item: its content / reasoning delta and finish reason."""

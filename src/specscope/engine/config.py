@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from specscope.errors import ConfigError
+from specscope.kaxis import k_name, split_k_name
 
 __all__ = [
     "SpecType",
@@ -32,6 +33,7 @@ __all__ = [
     "EngineConfig",
     "named_configs",
     "get_config",
+    "with_draft_length",
     "engine_config_from_dict",
     "llama_server_argv",
 ]
@@ -212,6 +214,9 @@ def get_config(name: str) -> EngineConfig:
         ConfigError: unknown name (the message lists the known ones).
     """
     configs = named_configs()
+    base, k = split_k_name(name)
+    if name not in configs and k is not None and base in configs and configs[base].spec_types:
+        return with_draft_length(configs[base], k)
     if name not in configs:
         raise ConfigError.unknown(
             "embedded-engine config",
@@ -220,6 +225,33 @@ def get_config(name: str) -> EngineConfig:
             fix="pick one of the listed configs, or pass --server URL to use your own server",
         )
     return configs[name]
+
+
+def with_draft_length(config: EngineConfig, k: int) -> EngineConfig:
+    """``config`` at draft length ``k`` tokens, named ``NAME-kK`` (the k axis, :mod:`specscope.kaxis`).
+
+    ``draft-simple`` gets ``--spec-draft-n-max k`` (``--spec-draft-n-min`` capped at k); ``ngram-mod`` gets
+    ``--spec-ngram-mod-n-min/-n-max k`` (drafts of exactly k tokens when the n-gram matches).
+
+    Raises:
+        ConfigError: ``config`` does not speculate, or has synthetic rates of another length (llama.cpp
+            needs one rate per draft position).
+    """
+    if not config.spec_types or (config.synth_rates and len(config.synth_rates) != k):
+        raise ConfigError(
+            f"config {config.name!r} cannot be run at draft length {k}",
+            found=f"spec types {config.spec_type_arg}, synthetic rates {list(config.synth_rates)}",
+            expected="a speculative config without synthetic rates (or with exactly k of them)",
+            fix="drop --k for this config",
+        )
+    changes: dict[str, Any] = {
+        "name": k_name(config.name, k),
+        "draft_n_max_tokens": k,
+        "draft_n_min_tokens": min(config.draft_n_min_tokens, k),
+    }
+    if "ngram-mod" in config.spec_types:
+        changes.update(ngram_mod_n_min_tokens=k, ngram_mod_n_max_tokens=k)
+    return config.with_updates(**changes)
 
 
 def _fmt_float(value: float) -> str:

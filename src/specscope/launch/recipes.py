@@ -47,6 +47,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from specscope.errors import ConfigError, require_path
+from specscope.kaxis import split_k_name
 
 __all__ = [
     "Method",
@@ -73,6 +74,8 @@ class Recipe(BaseModel):
     ``vllm_command`` is the program that takes ``serve`` (``["vllm"]`` normally; the CPU build uses
     ``[VENV/bin/python, -m, specscope_vllm_cpu_launcher]``); a leading ``~`` is expanded. ``env`` is added
     to the child's environment. ``tool_call_parser`` implies ``--enable-auto-tool-choice``.
+    ``per_request_spec_metrics`` (``summary`` | ``detailed``) adds ``--per-request-spec-decode-metrics``: each
+    response then carries ``metrics.speculative_decoding`` (per-request acceptance, issue 16).
     ``enable_weights_track`` adds ``--model-loader-extra-config '{"enable_weights_track": true}'`` (seed 000:
     vLLM then refuses a checkpoint whose MTP weights are missing instead of running with garbage).
     """
@@ -101,6 +104,7 @@ class Recipe(BaseModel):
     reasoning_parser: str | None = None
     tool_call_parser: str | None = None
     enable_weights_track: bool = False
+    per_request_spec_metrics: Literal["summary", "detailed"] | None = None
     extra_args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     vllm_command: list[str] = Field(default_factory=lambda: ["vllm"], min_length=1)
@@ -181,6 +185,8 @@ def _serve_flags(recipe: Recipe) -> list[str]:
         out += ["--trust-remote-code"]
     if r.tool_call_parser:
         out += ["--enable-auto-tool-choice", "--tool-call-parser", r.tool_call_parser]
+    if r.per_request_spec_metrics and r.method != "base":  # issue 16: metrics.speculative_decoding per response
+        out += ["--per-request-spec-decode-metrics", r.per_request_spec_metrics]
     if r.enable_weights_track:
         out += ["--model-loader-extra-config", '{"enable_weights_track": true}']
     spec = speculative_config(r)
@@ -250,7 +256,14 @@ class RecipeBook(BaseModel):
     recipes: dict[str, Recipe]
 
     def get(self, name: str) -> Recipe:
-        """The recipe called ``name``. Raises ConfigError naming the known recipes when absent."""
+        """The recipe called ``name``; ``NAME-kK`` is speculative recipe ``NAME`` with ``num_speculative_tokens``
+        K in ``--speculative-config`` (the k axis, :mod:`specscope.kaxis`). Raises ConfigError naming the known
+        recipes when absent."""
+        base, k = split_k_name(name)
+        if name not in self.recipes and k is not None and base in self.recipes:
+            recipe = self.recipes[base]
+            if recipe.method != "base":
+                return recipe.model_copy(update={"name": name, "num_speculative_tokens": k})
         try:
             return self.recipes[name]
         except KeyError:

@@ -16,8 +16,10 @@ from specscope.report.alarms import acceptance_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
+from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
+from specscope.report.stream_acceptance_table import stream_acceptance_table
 from specscope.report.tables import RunCells, bench_tables
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
@@ -160,6 +162,8 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
             *workload_axis_tables(data.cells),
             *capacity,
+            *k_table(data.cells, baseline),
+            *stream_acceptance_table(data.cells),
             *server_tables(data.server_facts, baseline),
         ],
         _verdicts(rc),

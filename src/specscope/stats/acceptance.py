@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from specscope.stats.groups import usable
@@ -53,6 +53,9 @@ class AcceptanceView:
         conditional: a_i per position (fraction, None where the previous position had no accepts).
         length_from_positions: 1 + sum(unconditional) (tokens per step), None without per-position data.
         flags: problem codes with numbers, e.g. ``LENGTH_IDENTITY: 2.400 != 1 + sum(u) = 2.100``.
+        source: where draft and accepted tokens came from: ``per_request`` (the server's per-response fields,
+            preferred when present: nothing else the server did in the window leaks in), ``counter_delta``
+            (``/metrics`` deltas) or ``mixed``; drafts and per-position rates always come from the counters.
     """
 
     drafts: float
@@ -64,6 +67,7 @@ class AcceptanceView:
     conditional: tuple[float | None, ...]
     length_from_positions: float | None
     flags: tuple[str, ...] = field(default=())
+    source: str = "counter_delta"
 
     @property
     def consistent(self) -> bool:
@@ -131,7 +135,8 @@ def pooled_acceptance(
     by_workload: bool = True,
     include_degraded: bool = False,
 ) -> dict[tuple[str, str | None], AcceptanceView]:
-    """Sum the counter deltas of all usable cells per config (x workload) and view them.
+    """Sum the counter deltas of all usable cells per config (x workload) and view them; a cell's draft and
+    accepted tokens come from its per-response fields when it has them (``AcceptanceView.source``).
 
     Pooling counters (not averaging per-cell rates) weights every verify step equally. Cells without
     counters, or whose counters show no drafts, contribute nothing; a config with no drafts at all
@@ -142,18 +147,31 @@ def pooled_acceptance(
     """
     acc: dict[tuple[str, str | None], list[float]] = {}
     pos: dict[tuple[str, str | None], list[float]] = defaultdict(list)
+    sources: dict[tuple[str, str | None], set[str]] = defaultdict(set)
     for cell in summaries:
-        c = cell.counters
-        if not usable(cell, include_degraded) or not c or not c.get("drafts"):
+        c = cell.counters or {}
+        has_counters = bool(c.get("drafts"))
+        if not usable(cell, include_degraded) or not (has_counters or cell.per_request_draft_tokens):
             continue
         key = (cell.config, cell.workload if by_workload else None)
         s = acc.setdefault(key, [0.0, 0.0, 0.0])
         s[0] += float(c.get("drafts") or 0.0)
-        s[1] += float(c.get("draft_tokens") or 0.0)
-        s[2] += float(c.get("accepted_tokens") or 0.0)
+        if cell.per_request_draft_tokens:  # the server's per-response fields: this cell's requests only
+            s[1] += float(cell.per_request_draft_tokens)
+            s[2] += float(cell.per_request_accepted_tokens or 0)
+            sources[key].add("per_request")
+        else:
+            s[1] += float(c.get("draft_tokens") or 0.0)
+            s[2] += float(c.get("accepted_tokens") or 0.0)
+            sources[key].add("counter_delta")
         per = list(c.get("accepted_per_position") or ())
         p = pos[key]
         p.extend([0.0] * (len(per) - len(p)))
         for i, v in enumerate(per):
             p[i] += float(v)
-    return {k: acceptance_view(v[0], v[1], v[2], pos[k]) for k, v in acc.items()}
+    out = {}
+    for k, v in acc.items():
+        view = acceptance_view(v[0], v[1], v[2], pos[k])
+        src = sources[k].pop() if len(sources[k]) == 1 else "mixed"
+        out[k] = replace(view, source=src)
+    return out

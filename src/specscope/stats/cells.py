@@ -174,6 +174,9 @@ def summarize_cell(result: CellResult) -> CellSummary:
         reasoning_chunks=sum(s.reasoning_chunks for s in streams),
         phase_counts=phase_counts(ok),
         **capacity_fields(result),
+        stream_acceptance=tuple(
+            sorted((s.server_accepted_tokens or 0) / s.server_draft_tokens for s in streams if s.server_draft_tokens)
+        ),
     )
 
 

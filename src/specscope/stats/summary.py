@@ -69,6 +69,8 @@ class CellSummary:
             requested while others waited (a finding about the server: the cell's status is not changed), else None.
         queue_mean_s: mean time a request waited to be scheduled, from vLLM's ``request_queue_time_seconds``
             histogram delta over the cell (s); None where the server does not report it (llama.cpp).
+        stream_acceptance: per-stream acceptance (accepted / drafted tokens of each response that carried
+            per-response speculative fields), ascending; ``()`` when the server sends none.
     """
 
     config: str
@@ -110,10 +112,11 @@ class CellSummary:
     gauge_window: str | None = None
     capacity_limited: str | None = None
     queue_mean_s: float | None = None
+    stream_acceptance: tuple[float, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "decode_tok_s"):
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "decode_tok_s", "stream_acceptance"):
             d[k] = list(d[k])
         return d
 
@@ -125,6 +128,6 @@ class CellSummary:
             ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
         """
         d = dict(known_fields(cls, d))
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "decode_tok_s"):
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "decode_tok_s", "stream_acceptance"):
             d[k] = tuple(d.get(k) or ())
         return cls(**d)

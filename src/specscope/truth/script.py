@@ -44,6 +44,8 @@ class ResponsePlan(BaseModel):
         hang_ms: delay after the last token chunk before the finish chunk, usage, ``[DONE]`` or the close
             (a stream that hangs, then stops).
         llamacpp_timings: add llama.cpp's ``timings`` object (``draft_n``, ``draft_n_accepted``) to the last chunk.
+        per_request_spec: the engine whose per-response speculative fields go on the usage chunk
+            (``llamacpp``, ``vllm``, ``sglang``; see :mod:`specscope.truth.spec_shapes`); ``none``: none.
         drafts / draft_tokens / accepted_per_position: added to the server's spec-decode counters when the
             response finishes (accepted tokens = sum of ``accepted_per_position``).
         engine: the ``engine`` label whose counters this request adds to.
@@ -72,6 +74,7 @@ class ResponsePlan(BaseModel):
     stall_ms: float = 0.0
     hang_ms: float = 0.0
     llamacpp_timings: bool = False
+    per_request_spec: Literal["none", "llamacpp", "vllm", "sglang"] = "none"
     drafts: int = 0
     draft_tokens: int = 0
     accepted_per_position: list[int] = Field(default_factory=list)
@@ -111,7 +114,7 @@ class MetricsPlan(BaseModel):
 
     Attributes:
         enabled: serve ``/metrics`` (False: 404, like a llama.cpp server started without ``--metrics``).
-        style: metric name prefix and names: ``vllm`` or ``llamacpp``.
+        style: metric name prefix and names: ``vllm``, ``llamacpp`` or ``sglang`` (no speculative counters).
         engines: the ``engine`` label values exposed (counters start at 0 on each).
         per_position: expose vLLM's ``..._per_pos_total{position}`` family.
         model_name: the ``model_name`` label.
@@ -123,7 +126,7 @@ class MetricsPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
-    style: Literal["vllm", "llamacpp"] = "vllm"
+    style: Literal["vllm", "llamacpp", "sglang"] = "vllm"
     engines: list[str] = Field(default_factory=lambda: ["0"])
     per_position: bool = True
     model_name: str = "truth"

@@ -39,6 +39,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry, generate_latest
 
 from specscope.truth.script import ResponsePlan, TruthScript
+from specscope.truth.spec_shapes import per_request_fields
 from specscope.truth.state import TruthState
 
 __all__ = ["TruthState", "make_app", "serve_forever", "main"]
@@ -141,10 +142,7 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
         "total_tokens": plan.prompt_tokens + reported,
         "completion_tokens": reported,
     }
-    timings: dict[str, Any] = {}
-    if plan.llamacpp_timings:
-        accepted = sum(plan.accepted_per_position)
-        timings = {"timings": {"predicted_n": sent_tokens, "draft_n": plan.draft_tokens, "draft_n_accepted": accepted}}
+    timings = per_request_fields(plan, sent_tokens)  # llama.cpp / vLLM / SGLang per-response spec fields
     if plan.spec_steps_accepted is not None:
         from specscope.truth.spec_steps import spec_step_fields
 

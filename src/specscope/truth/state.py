@@ -11,6 +11,7 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
 from specscope.truth.script import ResponsePlan, TruthScript
+from specscope.truth.spec_shapes import sglang_families
 
 __all__ = ["TruthState"]
 
@@ -150,6 +151,9 @@ class TruthState:
     # -- prometheus_client collector protocol
     def collect(self):
         m = self.script.metrics
+        if m.style == "sglang":
+            yield from sglang_families(self.counters, self.running, m.model_name)
+            return
         if m.style == "vllm":
             p, lab = "vllm:", ["engine", "model_name"]
             names = {

