@@ -11,7 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from specscope.errors import ConfigError
 
-__all__ = ["BenchOptions", "PROFILES", "profile_options", "parse_csv_ints", "parse_csv_names"]
+__all__ = ["AA_SUFFIX", "BenchOptions", "PROFILES", "profile_options", "parse_csv_ints", "parse_csv_names"]
+
+AA_SUFFIX = "-again"  # the A/A control of baseline B is the config "B-again"
 
 
 class BenchOptions(BaseModel):
@@ -34,6 +36,8 @@ class BenchOptions(BaseModel):
         prefix_cache: ``defeat`` (default) asks the server not to serve a prompt from its prefix cache
             (a prompt reused by a later cell or repeat would otherwise get a flattering TTFT); ``allow``
             leaves the server's caching alone. See :func:`specscope.workload.chat_request`.
+        aa: add an A/A control, ``BASELINE-again``: a second baseline measured like any config (embedded: a
+            second server of the baseline config); its speedup over the baseline is the run's noise floor.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -50,6 +54,7 @@ class BenchOptions(BaseModel):
     threads: int = Field(1, ge=1, le=256)
     baseline: str | None = None
     prefix_cache: Literal["defeat", "allow"] = "defeat"
+    aa: bool = False
 
     def baseline_config(self) -> str:
         """The no-speculation config speedups are measured against: ``baseline`` if set, else ``base`` if
@@ -59,6 +64,11 @@ class BenchOptions(BaseModel):
         if "base" in self.configs:
             return "base"
         return next((c for c in self.configs if "base" in c), self.configs[0])
+
+    def run_configs(self) -> tuple[str, ...]:
+        """The configs the run measures: ``configs`` plus the A/A control ``BASELINE-again`` with ``aa``."""
+        extra = self.baseline_config() + AA_SUFFIX
+        return self.configs + ((extra,) if self.aa and extra not in self.configs else ())
 
     @field_validator("levels")
     @classmethod
@@ -80,7 +90,7 @@ class BenchOptions(BaseModel):
 # The named profiles. ``quick`` is the README's first command: the whole embedded matrix in a few minutes on
 # a 2-core machine. ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens).
 PROFILES: dict[str, dict] = {
-    "quick": {},
+    "quick": {"aa": True},
     "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},
 }
 

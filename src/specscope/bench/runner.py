@@ -15,6 +15,7 @@ on with the next config.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as _dt
 import hashlib
 import sys
@@ -28,7 +29,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 
 from specscope.bench.machine import machine_facts, versions
-from specscope.bench.plan import check_names, plan_cells
+from specscope.bench.clock import clock_facts, mark
+from specscope.bench.order import segments, server_config
+from specscope.bench.plan import check_names, design_of, plan_cells
 from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
@@ -177,19 +180,19 @@ def run_bench(
         engine = "external" if servers else engine
         run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out))
     check_names(options, servers, engine, files.recipes)
-    plan = plan_cells(options)
+    design = design_of(servers, engine)
+    plan = plan_cells(options, design)
     done = run.done_keys()
     tally = _Tally(
         on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in summarize_run(run))
     )
     try:
-        for config in options.configs:
-            todo = [k for k in plan if k.config == config and k not in done]
-            if todo:
-                _sweep_config(run, config, todo, options, _target(config, run, options, servers, engine, files), tally)
+        for seg in segments([k for k in plan if k not in done], design):
+            targets = {c: _target(c, run, options, servers, engine, files) for c in seg.servers}
+            _sweep(run, seg.cells, options, targets, tally)
     finally:
         crashed = set(run.manifest.get("crashes") or {})
-        left = [k for k in plan if k not in run.done_keys() and k.config not in crashed]
+        left = [k for k in plan if k not in run.done_keys() and server_config(k.config) not in crashed]
         run.update_manifest(finished=not left, cells_done=len(run.done_keys()), cells_total=len(plan))
         run.close()
     return run.path
@@ -241,36 +244,45 @@ def _target(
     """The server context of ``config`` (external, launched vLLM or embedded) and the log it writes."""
     log_path = _log_path(run, config)
     if servers:
-        return ExternalServer(config, servers[config]), log_path
+        return ExternalServer(config, servers.get(config) or servers[server_config(config)]), log_path
     if engine == "vllm":
-        return launched_target(config, log_path, recipes=files.recipes), log_path
+        return launched_target(server_config(config), log_path, recipes=files.recipes), log_path
     return (
         embedded_target(
-            config, log_path, threads=options.threads, n_parallel=max(options.levels), draft_cache=files.draft_cache
+            server_config(config),
+            log_path,
+            threads=options.threads,
+            n_parallel=max(options.levels),
+            draft_cache=files.draft_cache,
         ),
         log_path,
     )
 
 
-def _sweep_config(
+def _sweep(
     run: Run,
-    config: str,
-    todo: Sequence[CellKey],
+    cells: Sequence[CellKey],
     options: BenchOptions,
-    target: tuple[AbstractContextManager[Any], Path],
+    targets: dict[str, tuple[AbstractContextManager[Any], Path]],
     tally: _Tally,
 ) -> None:
-    """Start ``config``'s server, run its cells, and record the server's facts before and after."""
+    """Start the servers of ``targets`` together, run ``cells`` in order on them, and record each server's facts
+    before and after (:mod:`specscope.bench.order`: a sentinel cell runs on its baseline's server)."""
     from specscope.client import ClientSettings, run_sync
 
-    ctx, log_path = target
-    facts = {"log": str(log_path.relative_to(run.path))}
-    with ctx as server:
-        run.save_server_facts(config, {**server.describe(), **facts})
+    with contextlib.ExitStack() as stack:
+        runs: dict[str, _ConfigRun] = {}
+        facts: dict[str, dict[str, Any]] = {}
+        for config, (ctx, log_path) in targets.items():
+            server = stack.enter_context(ctx)
+            facts[config] = {"log": str(log_path.relative_to(run.path))}
+            run.save_server_facts(config, {**server.describe(), **facts[config]})
+            runs[config] = _ConfigRun(run, server, options, ClientSettings(), tally)
         try:
-            run_sync(_run_config(_ConfigRun(run, server, options, ClientSettings(), tally), todo))
-        finally:  # the log has grown (periodic metrics, a crash): read the server's facts again
-            run.save_server_facts(config, {**server.describe(), **facts})
+            run_sync(_run_cells(runs, cells))
+        finally:  # the logs have grown (periodic metrics, a crash): read the servers' facts again
+            for config, c in runs.items():
+                run.save_server_facts(config, {**c.server.describe(), **facts[config]})
 
 
 def _chat_body(c: _ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[str, Any]:
@@ -316,10 +328,12 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         warm_req = [(warm.prompt_id, _chat_body(c, key, warm, c.options.warmup_max_tokens))]
         await run_fixed_concurrency(base, warm_req, 1, c.settings)
         before = await _idle_scrape(http, base)
+        t0 = mark(getattr(c.server, "pid", None))
         start_ns = time.perf_counter_ns()
         reqs = [(p.prompt_id, _chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
         streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, c.settings)
         end_ns = time.perf_counter_ns()
+        client_clock = clock_facts(t0, mark(getattr(c.server, "pid", None)))
         after = await _idle_scrape(http, base)
     except SpecscopeError:
         if c.server.alive():
@@ -330,7 +344,7 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
         return CellResult(
             key, tuple(streams), start_ns, time.perf_counter_ns(), before, None, client, True, (CRASH_REASON,)
         )
-    client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id}
+    client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id, "clock": client_clock}
     client["self_check"] = check.to_dict()
     limited = check.limited_reason()
     return CellResult(
@@ -338,20 +352,27 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     )
 
 
-async def _run_config(c: _ConfigRun, todo: Sequence[CellKey]) -> None:
-    """Measure and store the cells of one config in order; a server crash stores that cell and ends the sweep."""
+async def _run_cells(runs: dict[str, _ConfigRun], todo: Sequence[CellKey]) -> None:
+    """Measure and store ``todo`` in order, each on its config's server; a server crash stores that cell and
+    skips the config's remaining cells."""
     from specscope.workload import load_pack, warmup_prompt
 
-    o = c.options
+    o = next(iter(runs.values())).options
     packs = {w: load_pack(pack_name(w, o.edit_form), seed=o.seed) for w in o.workloads}
     warmups = {w: warmup_prompt(pack_name(w, o.edit_form), seed=o.seed) for w in o.workloads}
+    crashed: set[str] = set()
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
         for key in todo:
+            owner = key.config if key.config in runs else server_config(key.config)
+            if owner in crashed:
+                continue
+            c = runs[owner]
             result = await _measure_cell(c, http, key, packs, warmups[key.workload])
             c.run.save_cell(result)
             if result.crashed:
+                crashed.add(owner)
                 crashes = dict(c.run.manifest.get("crashes") or {})
-                crashes[key.config] = key.label()
+                crashes[owner] = key.label()
                 c.run.update_manifest(crashes=crashes)
-                break
+                continue
             c.tally.add(key, summarize_cell(result))

@@ -140,6 +140,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
 
     k = result.key
     client: dict[str, Any] = dict(result.client)
+    clock = client.get("clock") or {}
     return CellSummary(
         config=k.config,
         workload=k.workload,
@@ -167,4 +168,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
         per_request_draft_tokens=per_req_draft,
         per_request_accepted_tokens=per_req_acc,
         client=client,
+        started_at_s=clock.get("started_at_s"),
+        ended_at_s=clock.get("ended_at_s"),
+        load_avg_1m=tuple(clock.get("load_avg_1m") or ()),
+        engine_cpu_s=clock.get("engine_cpu_s"),
     )

@@ -53,6 +53,10 @@ class CellSummary:
         per_request_draft_tokens / per_request_accepted_tokens: sums of the server's per-response
             speculative fields (llama.cpp ``timings.draft_n`` / ``draft_n_accepted``), None if absent.
         client: client self-check figures (send lag, loop lag, limits), units in the keys.
+        started_at_s / ended_at_s: wall-clock instants (s since the epoch) around the measured streams, None for
+            runs stored before they were recorded; ``load_avg_1m``: the machine's 1-min load average at the
+            start and the end; ``engine_cpu_s``: the local engine process's CPU time over the cell (s), None for
+            a remote server (source: :mod:`specscope.bench.clock`).
     """
 
     config: str
@@ -81,10 +85,14 @@ class CellSummary:
     per_request_draft_tokens: int | None = None
     per_request_accepted_tokens: int | None = None
     client: dict[str, Any] = field(default_factory=dict)
+    started_at_s: float | None = None
+    ended_at_s: float | None = None
+    load_avg_1m: tuple[float | None, ...] = ()
+    engine_cpu_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position"):
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "load_avg_1m"):
             d[k] = list(d[k])
         return d
 
@@ -96,6 +104,6 @@ class CellSummary:
             ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
         """
         d = dict(known_fields(cls, d))
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position"):
+        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "load_avg_1m"):
             d[k] = tuple(d.get(k) or ())
         return cls(**d)
