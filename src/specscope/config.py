@@ -11,9 +11,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from specscope.errors import ConfigError
 
-__all__ = ["AA_SUFFIX", "BenchOptions", "PROFILES", "profile_options", "parse_csv_ints", "parse_csv_names"]
+__all__ = [
+    "AA_SUFFIX",
+    "SENTINEL_SUFFIX",
+    "BenchOptions",
+    "PROFILES",
+    "profile_options",
+    "parse_csv_ints",
+    "parse_csv_names",
+]
 
 AA_SUFFIX = "-again"  # the A/A control of baseline B is the config "B-again"
+SENTINEL_SUFFIX = "~sentinel"  # B's sentinel cells at block boundaries (specscope.bench.order)
 
 
 class BenchOptions(BaseModel):

@@ -21,12 +21,10 @@ from typing import Literal
 
 import numpy as np
 
-from specscope.config import AA_SUFFIX, BenchOptions
+from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX, BenchOptions
 from specscope.records import CellKey
 
 __all__ = ["SENTINEL_SUFFIX", "Design", "Segment", "interleaved_plan", "blocks_plan", "server_config", "segments"]
-
-SENTINEL_SUFFIX = "~sentinel"
 
 Design = Literal["interleaved", "blocks"]
 

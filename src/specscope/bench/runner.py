@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
-from specscope.bench.machine import machine_facts, versions
 from specscope.bench.clock import clock_facts, mark
+from specscope.bench.machine import machine_facts, versions
 from specscope.bench.order import segments, server_config
 from specscope.bench.plan import check_names, design_of, plan_cells
 from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target

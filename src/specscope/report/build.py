@@ -17,8 +17,8 @@ from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
 from specscope.report.server_facts import server_tables
 from specscope.report.tables import RunCells, bench_tables
+from specscope.report.verdicts import comparisons, comparisons_table, drift_notes, verdict_lines
 from specscope.stats.cells import summarize_run
-from specscope.stats.speedup import paired_speedups
 from specscope.stats.summary import CellSummary
 from specscope.store import Run, open_run
 
@@ -112,15 +112,9 @@ def run_table(data: RunData) -> Table:
 
 
 def _verdicts(rc: RunCells) -> list[str]:
-    """One line per paired speedup outside noise, with the same text as the speedup table."""
-    if not rc.has_baseline:
-        return []
-    out = []
-    for s in paired_speedups(list(rc.cells), baseline=rc.baseline):
-        if s.verdict in ("wins", "loses"):
-            cell = units.ratio_ci(s.speedup, s.ci_low, s.ci_high, s.verdict)
-            out.append(f"{s.config} on {s.workload} at N={s.concurrency}: {cell.text}")
-    return out
+    """One line per paired speedup outside noise (and the A/A control), with the same text as the tables."""
+    judged = comparisons(rc)
+    return [] if judged is None else verdict_lines(judged[0])
 
 
 def _degraded_notes(rc: RunCells) -> list[str]:
@@ -140,13 +134,16 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     rc = RunCells.of(data.cells, baseline)
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note]
+    judged = comparisons(rc)
+    extra, drift_alarms = drift_notes(*judged, baseline) if judged else ([], [])
+    compared = [comparisons_table(judged[0], baseline)] if judged else []
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
-        [run_table(data), *bench_tables(data.cells, baseline), *server_tables(data.server_facts, baseline)],
+        [run_table(data), *bench_tables(data.cells, baseline), *compared, *server_tables(data.server_facts, baseline)],
         _verdicts(rc),
-        notes,
-        acceptance_alarms(data.cells, data.server_facts),
+        notes + extra,
+        acceptance_alarms(data.cells, data.server_facts) + drift_alarms,
         charts,
     )
 

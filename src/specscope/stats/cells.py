@@ -57,7 +57,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
     delta (``TOKENS_MISMATCH``), the per-response speculative fields do not add up to the counter delta
     (``PER_REQUEST_MISMATCH``), one data-parallel engine restarted (``ENGINE_RESET(e)``: the figures sum the
     others), a stream's tokens are unknown (``TOKENS_UNKNOWN``), the counters are inconsistent
-    (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``), or the measurement observed reasons (``result.reasons``); else ``ok``.
+    (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``), or the measurement observed reasons (``result.reasons``);
+    else ``ok``.
     """
     streams: tuple[StreamRecord, ...] = result.streams
     reasons: list[str] = list(result.reasons)
