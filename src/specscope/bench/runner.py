@@ -20,9 +20,10 @@ import datetime as _dt
 import hashlib
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -51,7 +52,8 @@ IDLE_WAIT_S = 5.0
 
 @dataclass
 class BenchProgress:
-    """What a progress display needs after each cell."""
+    """What a progress display needs after each cell: counts, the cell, run totals (tokens, s since the start),
+    ``cell_s`` (s since the previous cell ended, warm-up and scrapes included) and the cells left per config."""
 
     done: int
     total: int
@@ -59,6 +61,8 @@ class BenchProgress:
     summary: CellSummary
     total_output_tokens: int
     elapsed_s: float
+    cell_s: float = 0.0
+    left_by_config: dict[str, int] = field(default_factory=dict)
 
 
 def cache_salt(run_name: str, key: CellKey, prompt_id: str) -> str:
@@ -110,13 +114,21 @@ class _Tally:
     done: int
     t0_ns: int
     tokens: int
+    left: dict[str, int] = field(default_factory=dict)
+    last_ns: int = 0
 
     def add(self, key: CellKey, summary: CellSummary) -> None:
         self.done += 1
         self.tokens += summary.output_tokens
+        self.left[key.config] = max(0, self.left.get(key.config, 0) - 1)
+        now = time.perf_counter_ns()
+        cell_s = (now - (self.last_ns or self.t0_ns)) / 1e9
+        self.last_ns = now
         if self.on_cell is not None:
-            elapsed_s = (time.perf_counter_ns() - self.t0_ns) / 1e9
-            self.on_cell(BenchProgress(self.done, self.total, key, summary, self.tokens, elapsed_s))
+            elapsed_s = (now - self.t0_ns) / 1e9
+            self.on_cell(
+                BenchProgress(self.done, self.total, key, summary, self.tokens, elapsed_s, cell_s, dict(self.left))
+            )
 
 
 @dataclass(frozen=True)
@@ -186,6 +198,7 @@ def run_bench(
     tally = _Tally(
         on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in summarize_run(run))
     )
+    tally.left = dict(Counter(k.config for k in plan if k not in done))
     try:
         for seg in segments([k for k in plan if k not in done], design):
             targets = {c: _target(c, run, options, servers, engine, files) for c in seg.servers}
