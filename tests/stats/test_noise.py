@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.stats.cellmaker import cell
+from cellmaker import cell
 
 from specscope.stats.noise import drift_check, judged_speedups
 from specscope.stats.pairing import pair_by_time
