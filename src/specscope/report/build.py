@@ -15,6 +15,7 @@ from specscope.report import units
 from specscope.report.alarms import acceptance_alarms
 from specscope.report.chart_data import run_charts
 from specscope.report.document import Column, Document, Section, Table, text_cell
+from specscope.report.rates import rates_table
 from specscope.report.server_facts import server_tables
 from specscope.report.tables import RunCells, bench_tables
 from specscope.report.verdicts import comparisons, comparisons_table, drift_notes, verdict_lines
@@ -137,6 +138,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     judged = comparisons(rc)
     extra, drift_alarms = drift_notes(*judged, baseline) if judged else ([], [])
     compared = [comparisons_table(judged[0], baseline)] if judged else []
+    compared += [t for t in [rates_table(rc)] if t is not None]
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
