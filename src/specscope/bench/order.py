@@ -47,7 +47,8 @@ def interleaved_plan(options: BenchOptions, repeats: range | None = None) -> lis
     configs = options.run_configs()
     pairs = _pairs(options)
     out: list[CellKey] = []
-    for r in repeats if repeats is not None else range(options.repeats):
+    first = options.min_repeats if options.target_ci is not None else options.repeats
+    for r in repeats if repeats is not None else range(first):
         rng = np.random.default_rng([options.seed, r, 1201])
         for i in rng.permutation(len(pairs)):
             w, n = pairs[int(i)]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
+from specscope.bench.adaptive import adaptive_rounds, resumed_rounds
 from specscope.bench.clock import clock_facts, mark
 from specscope.bench.machine import machine_facts, versions
 from specscope.bench.order import segments, server_config
@@ -200,9 +201,10 @@ def run_bench(
     )
     tally.left = dict(Counter(k.config for k in plan if k not in done))
     try:
-        for seg in segments([k for k in plan if k not in done], design):
+        more = adaptive_rounds(run, options, tally) if design == "interleaved" and options.target_ci else None
+        for seg in segments([k for k in plan if k not in done], design) or resumed_rounds(options, more):
             targets = {c: _target(c, run, options, servers, engine, files) for c in seg.servers}
-            _sweep(run, seg.cells, options, targets, tally)
+            _sweep(run, seg.cells, options, targets, tally, more)
     finally:
         crashed = set(run.manifest.get("crashes") or {})
         left = [k for k in plan if k not in run.done_keys() and server_config(k.config) not in crashed]
@@ -278,6 +280,7 @@ def _sweep(
     options: BenchOptions,
     targets: dict[str, tuple[AbstractContextManager[Any], Path]],
     tally: _Tally,
+    more: Callable[[], list[CellKey]] | None = None,
 ) -> None:
     """Start the servers of ``targets`` together, run ``cells`` in order on them, and record each server's facts
     before and after (:mod:`specscope.bench.order`: a sentinel cell runs on its baseline's server)."""
@@ -292,7 +295,7 @@ def _sweep(
             run.save_server_facts(config, {**server.describe(), **facts[config]})
             runs[config] = _ConfigRun(run, server, options, ClientSettings(), tally)
         try:
-            run_sync(_run_cells(runs, cells))
+            run_sync(_run_cells(runs, cells, more))
         finally:  # the logs have grown (periodic metrics, a crash): read the servers' facts again
             for config, c in runs.items():
                 run.save_server_facts(config, {**c.server.describe(), **facts[config]})
@@ -365,27 +368,30 @@ async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, pa
     )
 
 
-async def _run_cells(runs: dict[str, _ConfigRun], todo: Sequence[CellKey]) -> None:
-    """Measure and store ``todo`` in order, each on its config's server; a server crash stores that cell and
-    skips the config's remaining cells."""
+async def _run_cells(
+    runs: dict[str, _ConfigRun], todo: Sequence[CellKey], more: Callable[[], list[CellKey]] | None = None
+) -> None:
+    """Measure and store ``todo`` in order, each on its config's server, then the rounds ``more`` asks for (adaptive
+    repeats) until it asks for none; a server crash stores that cell and skips the config's remaining cells."""
     from specscope.workload import load_pack, warmup_prompt
 
     o = next(iter(runs.values())).options
     packs = {w: load_pack(pack_name(w, o.edit_form), seed=o.seed) for w in o.workloads}
     warmups = {w: warmup_prompt(pack_name(w, o.edit_form), seed=o.seed) for w in o.workloads}
     crashed: set[str] = set()
+    queue = list(todo)
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
-        for key in todo:
+        while queue:
+            key = queue.pop(0)
             owner = key.config if key.config in runs else server_config(key.config)
-            if owner in crashed:
-                continue
-            c = runs[owner]
-            result = await _measure_cell(c, http, key, packs, warmups[key.workload])
-            c.run.save_cell(result)
-            if result.crashed:
-                crashed.add(owner)
-                crashes = dict(c.run.manifest.get("crashes") or {})
-                crashes[owner] = key.label()
-                c.run.update_manifest(crashes=crashes)
-                continue
-            c.tally.add(key, summarize_cell(result))
+            if owner not in crashed:
+                c = runs[owner]
+                result = await _measure_cell(c, http, key, packs, warmups[key.workload])
+                c.run.save_cell(result)
+                if result.crashed:
+                    crashed.add(owner)
+                    c.run.update_manifest(crashes={**(c.run.manifest.get("crashes") or {}), owner: key.label()})
+                else:
+                    c.tally.add(key, summarize_cell(result))
+            if not queue and more is not None:
+                queue = [k for k in more() if server_config(k.config) not in crashed]

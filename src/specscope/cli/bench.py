@@ -56,6 +56,16 @@ def register(app: typer.Typer) -> None:
             bool | None,
             typer.Option("--aa/--no-aa", help="Add the A/A control BASELINE-again (noise floor); on in quick."),
         ] = None,
+        target_ci: Annotated[
+            float | None,
+            typer.Option("--target-ci", help="Adaptive repeats: relative half-width of the speedup interval to reach."),
+        ] = None,
+        min_repeats: Annotated[
+            int | None, typer.Option("--min-repeats", help="Adaptive: rounds of every cell.")
+        ] = None,
+        max_repeats: Annotated[
+            int | None, typer.Option("--max-repeats", help="Adaptive: most rounds of a cell.")
+        ] = None,
         no_preflight: Annotated[
             bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
         ] = False,
@@ -91,6 +101,9 @@ def register(app: typer.Typer) -> None:
                 threads=threads,
                 baseline=baseline,
                 aa=aa,
+                target_ci=target_ci,
+                min_repeats=min_repeats,
+                max_repeats=max_repeats,
             )
         if options is not None:  # audit every recipe before one starts (vllm only)
             from specscope.targets.preflight import preflight_plan
