@@ -106,7 +106,7 @@ class BenchOptions(BaseModel):
 # The named profiles. ``quick`` is the README's first command: the whole embedded matrix in a few minutes on
 # a 2-core machine. ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens).
 PROFILES: dict[str, dict] = {
-    "quick": {"aa": True},
+    "quick": {"aa": True, "max_tokens": 48},
     "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},
 }
 
