@@ -82,9 +82,11 @@ class BenchOptions(BaseModel):
         return next((c for c in self.configs if "base" in c), self.configs[0])
 
     def run_configs(self) -> tuple[str, ...]:
-        """The configs the run measures: ``configs`` plus the A/A control ``BASELINE-again`` with ``aa``."""
+        """The configs the run measures: ``configs`` plus the A/A control ``BASELINE-again`` with ``aa`` when the run
+        compares configs (at least two; a single config has no comparison for the noise floor to judge)."""
         extra = self.baseline_config() + AA_SUFFIX
-        return self.configs + ((extra,) if self.aa and extra not in self.configs else ())
+        wanted = self.aa and len(self.configs) >= 2 and extra not in self.configs
+        return self.configs + ((extra,) if wanted else ())
 
     @field_validator("levels")
     @classmethod
