@@ -18,7 +18,7 @@ from specscope.report.document import Column, Document, Section, Table, text_cel
 from specscope.report.rates import rates_table
 from specscope.report.server_facts import server_tables
 from specscope.report.tables import RunCells, bench_tables
-from specscope.report.verdicts import comparisons, comparisons_table, drift_notes, verdict_lines
+from specscope.report.verdicts import comparisons, comparisons_table, design_note, drift_notes, verdict_lines
 from specscope.stats.cells import summarize_run
 from specscope.stats.summary import CellSummary
 from specscope.store import Run, open_run
@@ -144,7 +144,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
         f"Run {data.path or data.name}",
         [run_table(data), *bench_tables(data.cells, baseline), *compared, *server_tables(data.server_facts, baseline)],
         _verdicts(rc),
-        notes + extra,
+        notes + extra + design_note(data.cells, data.manifest.get("options") or {}),
         acceptance_alarms(data.cells, data.server_facts) + drift_alarms,
         charts,
     )

@@ -8,13 +8,19 @@ speedup in x, effects in % (the same in every format).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
 from specscope.report import units
 from specscope.report.document import Alarm, Column, Table, text_cell
 from specscope.report.tables import RunCells
 from specscope.stats.noise import DriftCheck, judged_speedups
 from specscope.stats.speedup import Speedup
+from specscope.stats.summary import CellSummary
 
-__all__ = ["comparisons", "comparisons_table", "drift_notes", "verdict_lines"]
+__all__ = ["comparisons", "comparisons_table", "design_note", "drift_notes", "verdict_lines"]
 
 
 def comparisons(rc: RunCells) -> tuple[list[Speedup], DriftCheck] | None:
@@ -89,3 +95,24 @@ def drift_notes(judged: list[Speedup], drift: DriftCheck, baseline: str) -> tupl
         )
         return [note], [alarm]
     return [note], []
+
+
+def design_note(cells: Sequence[CellSummary], options: Mapping[str, Any]) -> list[str]:
+    """For an adaptive run (``target_ci`` in the options): the rounds each comparison got and the cell time spent
+    against the fixed design's estimate (every cell ``max_repeats`` rounds, at each config's mean time per cell)."""
+    if not options.get("target_ci"):
+        return []
+    timed = [c for c in cells if c.started_at_s is not None and c.ended_at_s is not None]
+    spent_s = sum((c.ended_at_s or 0.0) - (c.started_at_s or 0.0) for c in timed)
+    per_config: dict[str, list[float]] = {}
+    for c in timed:
+        per_config.setdefault(c.config, []).append((c.ended_at_s or 0.0) - (c.started_at_s or 0.0))
+    groups = {(c.config, c.workload, c.concurrency) for c in cells}
+    fixed_s = sum(int(options.get("max_repeats") or 0) * float(np.mean(per_config.get(g[0]) or [0.0])) for g in groups)
+    rounds = sorted({(g, sum(1 for c in cells if (c.config, c.workload, c.concurrency) == g)) for g in groups})
+    listing = ", ".join(f"{g[0]}/{g[1]}/N={g[2]}: {n}" for g, n in rounds)
+    return [
+        f"adaptive repeats (target {float(options['target_ci']) * 100:.1f} %): {len(cells)} cells, {spent_s:.1f} s of "
+        f"cell time; the fixed design ({options.get('max_repeats')} rounds of every cell) would take about "
+        f"{fixed_s:.1f} s. Rounds per cell: {listing}"
+    ]
