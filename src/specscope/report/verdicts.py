@@ -83,7 +83,10 @@ def drift_notes(judged: list[Speedup], drift: DriftCheck, baseline: str) -> tupl
         f"drift: baseline tok/s moved {drift.drift * 100:.1f} % between the early and the late half of the run "
         f"(largest on {w} at N={n}; {drift.cells} baseline-side cells)"
     )
-    effects = [abs(s.gain) for s in judged if s.gain is not None and not s.why.startswith("A/A")]
+    # the effects the run would report: wins and losses, and those the drift rule has just overruled
+    effects = [
+        abs(s.gain) for s in judged if s.gain is not None and (s.verdict in ("wins", "loses") or "drift" in s.why)
+    ]
     if effects and drift.drift >= min(effects):
         alarm = Alarm(
             "DRIFT",
