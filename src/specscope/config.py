@@ -47,6 +47,9 @@ class BenchOptions(BaseModel):
             leaves the server's caching alone. See :func:`specscope.workload.chat_request`.
         aa: add an A/A control, ``BASELINE-again``: a second baseline measured like any config (embedded: a
             second server of the baseline config); its speedup over the baseline is the run's noise floor.
+        order: the cell order (:mod:`specscope.bench.order`): ``auto`` interleaves configs when their servers can be
+            up together and runs counterbalanced blocks with baseline sentinels when they launch one at a time
+            (``--launch vllm``); ``interleaved`` / ``blocks`` force one.
         target_ci: adaptive repeats (None: the fixed design, ``repeats`` rounds): every cell runs
             ``min_repeats`` rounds, then only the comparisons not yet settled (relative half-width of the speedup
             interval above ``target_ci``, fraction, and the interval not clear of 1 +- ``target_ci``) get another
@@ -68,6 +71,7 @@ class BenchOptions(BaseModel):
     baseline: str | None = None
     prefix_cache: Literal["defeat", "allow"] = "defeat"
     aa: bool = False
+    order: Literal["auto", "interleaved", "blocks"] = "auto"
     target_ci: float | None = Field(None, gt=0.0, lt=1.0)
     min_repeats: int = Field(2, ge=2, le=100)
     max_repeats: int = Field(6, ge=2, le=100)

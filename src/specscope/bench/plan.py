@@ -22,8 +22,11 @@ def plan_cells(options: BenchOptions, design: Design = "interleaved") -> list[Ce
     return interleaved_plan(options) if design == "interleaved" else blocks_plan(options)
 
 
-def design_of(servers: dict[str, str] | None, engine: str) -> Design:
-    """``blocks`` when servers launch one at a time (``--launch vllm``), else ``interleaved``."""
+def design_of(servers: dict[str, str] | None, engine: str, order: str = "auto") -> Design:
+    """``order`` when forced; else ``blocks`` when servers launch one at a time (``--launch vllm``), else
+    ``interleaved``."""
+    if order in ("interleaved", "blocks"):
+        return "blocks" if order == "blocks" else "interleaved"
     return "blocks" if not servers and engine == "vllm" else "interleaved"
 
 

@@ -193,7 +193,7 @@ def run_bench(
         engine = "external" if servers else engine
         run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out))
     check_names(options, servers, engine, files.recipes)
-    design = design_of(servers, engine)
+    design = design_of(servers, engine, options.order)
     plan = plan_cells(options, design)
     done = run.done_keys()
     tally = _Tally(

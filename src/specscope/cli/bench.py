@@ -56,6 +56,10 @@ def register(app: typer.Typer) -> None:
             bool | None,
             typer.Option("--aa/--no-aa", help="Add the A/A control BASELINE-again (noise floor); on in quick."),
         ] = None,
+        order: Annotated[
+            str | None,
+            typer.Option(help="Cell order: auto (default), interleaved, or blocks (ABC, CBA... with sentinels)."),
+        ] = None,
         target_ci: Annotated[
             float | None,
             typer.Option("--target-ci", help="Adaptive repeats: relative half-width of the speedup interval to reach."),
@@ -101,6 +105,7 @@ def register(app: typer.Typer) -> None:
                 threads=threads,
                 baseline=baseline,
                 aa=aa,
+                order=order,
                 target_ci=target_ci,
                 min_repeats=min_repeats,
                 max_repeats=max_repeats,
