@@ -11,7 +11,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from specscope.errors import ConfigError
 
-__all__ = ["BenchOptions", "PROFILES", "profile_options", "parse_csv_ints", "parse_csv_names"]
+__all__ = [
+    "AA_SUFFIX",
+    "SENTINEL_SUFFIX",
+    "BenchOptions",
+    "PROFILES",
+    "profile_options",
+    "parse_csv_ints",
+    "parse_csv_names",
+]
+
+AA_SUFFIX = "-again"  # the A/A control of baseline B is the config "B-again"
+SENTINEL_SUFFIX = "~sentinel"  # B's sentinel cells at block boundaries (specscope.bench.order)
 
 
 class BenchOptions(BaseModel):
@@ -56,6 +67,15 @@ class BenchOptions(BaseModel):
         temperatures: temperature axis (``--temperatures``); empty: ``temperature`` for every cell.
         thinking: ``off`` (default), ``on`` or ``both`` (``--thinking``; chat template ``enable_thinking``).
         See :mod:`specscope.bench.workloads` for how these become workload labels.
+        aa: add an A/A control, ``BASELINE-again``: a second baseline measured like any config (embedded: a
+            second server of the baseline config); its speedup over the baseline is the run's noise floor.
+        order: the cell order (:mod:`specscope.bench.order`): ``auto`` interleaves configs when their servers can be
+            up together and runs counterbalanced blocks with baseline sentinels when they launch one at a time
+            (``--launch vllm``); ``interleaved`` / ``blocks`` force one.
+        target_ci: adaptive repeats (None: the fixed design, ``repeats`` rounds): every cell runs
+            ``min_repeats`` rounds, then only the comparisons not yet settled (relative half-width of the speedup
+            interval above ``target_ci``, fraction, and the interval not clear of 1 +- ``target_ci``) get another
+            round, up to ``max_repeats`` (:mod:`specscope.bench.adaptive`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -87,6 +107,11 @@ class BenchOptions(BaseModel):
     contexts: tuple[int, ...] = ()
     temperatures: tuple[float, ...] = ()
     thinking: Literal["off", "on", "both"] = "off"
+    aa: bool = False
+    order: Literal["auto", "interleaved", "blocks"] = "auto"
+    target_ci: float | None = Field(None, gt=0.0, lt=1.0)
+    min_repeats: int = Field(2, ge=2, le=100)
+    max_repeats: int = Field(6, ge=2, le=100)
 
     def baseline_config(self) -> str:
         """The no-speculation config speedups are measured against: ``baseline`` if set, else ``base`` if
@@ -112,6 +137,13 @@ class BenchOptions(BaseModel):
             raise ValueError("rates must be distinct positive numbers (requests per second)")
         return v
 
+    def run_configs(self) -> tuple[str, ...]:
+        """The configs the run measures: ``configs`` plus the A/A control ``BASELINE-again`` with ``aa`` when the run
+        compares configs (at least two; a single config has no comparison for the noise floor to judge)."""
+        extra = self.baseline_config() + AA_SUFFIX
+        wanted = self.aa and len(self.configs) >= 2 and extra not in self.configs
+        return self.configs + ((extra,) if wanted else ())
+
     @field_validator("levels")
     @classmethod
     def _levels(cls, v: tuple[int, ...]) -> tuple[int, ...]:
@@ -132,7 +164,7 @@ class BenchOptions(BaseModel):
 # The named profiles. ``quick`` is the README's first command: the whole embedded matrix in a few minutes on
 # a 2-core machine. ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens).
 PROFILES: dict[str, dict] = {
-    "quick": {},
+    "quick": {"aa": True, "max_tokens": 48},
     "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},
 }
 

@@ -1,20 +1,25 @@
 import pytest
 
-from specscope.bench.plan import plan_cells
+from specscope.bench.order import segments, server_config
+from specscope.bench.plan import design_of, plan_cells
 from specscope.config import BenchOptions, profile_options
 from specscope.errors import ConfigError
 from specscope.records import CellKey
 
 
-def test_plan_groups_by_config_and_shuffles_each_repeat():
+def test_interleaved_plan_alternates_configs_and_shuffles_each_repeat():
     opts = BenchOptions(
         configs=("base", "ngram"), workloads=("prose", "code", "edit"), levels=(1, 2), repeats=3, seed=7
     )
     plan = plan_cells(opts)
     assert len(plan) == 2 * 3 * 2 * 3
     assert len(set(plan)) == len(plan)
-    assert [k.config for k in plan] == ["base"] * 18 + ["ngram"] * 18
-    # every repeat of a config visits all 6 (workload, N) cells once
+    # the two configs of one (workload, N, repeat) run back to back, so configs alternate in time
+    for i in range(0, len(plan), 2):
+        a, b = plan[i], plan[i + 1]
+        assert {a.config, b.config} == {"base", "ngram"}
+        assert (a.workload, a.concurrency, a.repeat) == (b.workload, b.concurrency, b.repeat)
+    assert [k.repeat for k in plan] == [0] * 12 + [1] * 12 + [2] * 12
     for cfg in ("base", "ngram"):
         for r in range(3):
             cells = [(k.workload, k.concurrency) for k in plan if k.config == cfg and k.repeat == r]
@@ -25,6 +30,37 @@ def test_plan_groups_by_config_and_shuffles_each_repeat():
     assert len(orders) > 1  # shuffled afresh per repeat
     assert plan == plan_cells(opts)  # deterministic
     assert plan != plan_cells(opts.model_copy(update={"seed": 8}))
+    assert [s.servers for s in segments(plan, "interleaved")] == [("ngram", "base")] or [
+        s.servers for s in segments(plan, "interleaved")
+    ] == [("base", "ngram")]
+
+
+def test_aa_adds_base_again_served_like_base():
+    opts = BenchOptions(configs=("base", "ngram"), workloads=("prose",), levels=(1,), repeats=2, aa=True)
+    assert opts.run_configs() == ("base", "ngram", "base-again")
+    plan = plan_cells(opts)
+    assert sorted(k.config for k in plan) == ["base", "base", "base-again", "base-again", "ngram", "ngram"]
+    assert server_config("base-again") == "base"
+    assert server_config("base~sentinel") == "base"
+    assert server_config("ngram") == "ngram"
+    assert profile_options("quick").aa is True
+    assert profile_options("card").aa is False
+
+
+def test_blocks_plan_counterbalances_and_puts_sentinels_at_block_boundaries():
+    opts = BenchOptions(configs=("base", "b", "c"), workloads=("prose", "code"), levels=(1, 2), repeats=2, seed=3)
+    plan = plan_cells(opts, "blocks")
+    blocks = [(s.servers[0], len(s.cells)) for s in segments(plan, "blocks")]
+    # ABC then CBA: base's two blocks meet at the end of the run, so they are two server starts
+    assert blocks == [("base", 6), ("b", 4), ("c", 8), ("b", 4), ("base", 6)]
+    sentinels = [(i, k) for i, k in enumerate(plan) if k.config == "base~sentinel"]
+    assert [i for i, _ in sentinels] == [0, 5, 22, 27]
+    assert {(k.workload, k.concurrency) for _, k in sentinels} == {("prose", 1)}
+    assert [k.repeat for _, k in sentinels] == [0, 1, 2, 3]
+    assert len(set(plan)) == len(plan) == 4 * 3 * 2 + 4
+    assert design_of(None, "vllm") == "blocks"
+    assert design_of(None, "embedded") == "interleaved"
+    assert design_of({"base": "http://127.0.0.1:1"}, "vllm") == "interleaved"
 
 
 def test_profile_and_bad_options():

@@ -107,8 +107,15 @@ def test_exact_figures_of_the_run(rendered):
     # workloads in the store's order (code, prose); mtp pooled over 4 ok cells per workload: code 480 / 800 draft
     # tokens, prose 8 / 800; length 1 + accepted / drafts
     assert tables["acceptance"].headers == ["config", "code (%)", "prose (%)"]
-    assert tables["acceptance"].rows == [["mtp", "60.0% (len 2.20)", "1.0% (len 1.02)"]]
-    assert tables["acceptance_by_n"].rows == [["1", "60.0%", "1.0%"], ["2", "60.0%", "1.0%"]]
+    # each figure says what it rests on: 400 draft rounds, 800 drafted tokens (200 and 400 at each N)
+    assert tables["acceptance"].rows == [
+        ["mtp", "60.0% (len 2.20; 400 rounds, 800 drafted)", "1.0% (len 1.02; 400 rounds, 800 drafted)"]
+    ]
+    per_n = "(200 rounds, 400 drafted)"
+    assert tables["acceptance_by_n"].rows == [
+        ["1", f"60.0% {per_n}", f"1.0% {per_n}"],
+        ["2", f"60.0% {per_n}", f"1.0% {per_n}"],
+    ]
     # base prose N=1: 40 tokens in 1.100 s and 48 in 1.150 s -> mean of 36.36 and 41.74 tok/s
     assert tables["throughput:prose"].rows[0][:2] == ["1", "39.1"]
     # the degraded base code N=2 repeat 1 is listed with its reason and kept out of every mean

@@ -77,8 +77,9 @@ def test_page_has_tables_facts_degraded_cells_and_no_network_resources(tmp_path)
     assert re.search(r'<td class="l">edit</td><td>1</td><td class="wins">2\.00x \[1\.9\dx, 2\.0\dx\] wins</td>', page)
     assert re.search(r'<td class="l">prose</td><td>1</td><td class="wins">1\.10x \[', page)
     # run, acceptance, acceptance by N, acceptance per position, throughput per workload (2), speedup, per-stream
-    # spread, TTFT, concurrency, CV, cells not ok, servers (no comparison for one run)
-    assert page.count("<table") == 13
+    # spread, TTFT, concurrency, CV, cells not ok, comparisons, aggregate / decode rates, servers (no comparison of
+    # runs for one run)
+    assert page.count("<table") == 15
     assert "LENGTH_IDENTITY" not in page
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
     assert "<script" not in page

@@ -1,39 +1,34 @@
-"""Cell order of a bench run.
-
-Each config is one server start, so cells are grouped by config (in the order given); inside a config,
-each repeat visits every (workload, concurrency) cell once, in a freshly shuffled order seeded by
-(seed, repeat, config index), so slow drift of the machine does not line up with one workload or level.
+"""Cell order of a bench run: :mod:`specscope.bench.order` (interleaved configs, or counterbalanced blocks
+with baseline sentinels when servers launch one at a time), and the check of the names a run uses.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
+from specscope.bench.order import Design, blocks_plan, interleaved_plan, server_config
 from specscope.bench.targets import embedded_config_names, recipe_names
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError
 from specscope.kaxis import split_k_name
 from specscope.records import CellKey
 
-__all__ = ["plan_cells", "check_names", "EMBEDDED_MAX_PARALLEL"]
+__all__ = ["plan_cells", "design_of", "check_names", "EMBEDDED_MAX_PARALLEL"]
 
 EMBEDDED_MAX_PARALLEL = 256  # the embedded engine's slot limit (specscope.engine.EngineConfig.n_parallel)
 
 
-def plan_cells(options: BenchOptions) -> list[CellKey]:
+def plan_cells(options: BenchOptions, design: Design = "interleaved") -> list[CellKey]:
     """Every cell of the matrix, in the order they are run (deterministic for given options)."""
-    out: list[CellKey] = []
-    from specscope.bench.workloads import expand_workloads
+    return interleaved_plan(options) if design == "interleaved" else blocks_plan(options)
 
-    pairs = [(w, n) for w in expand_workloads(options) for n in options.levels]
-    for ci, config in enumerate(options.configs):
-        for r in range(options.repeats):
-            rng = np.random.default_rng([options.seed, r, ci])
-            order = rng.permutation(len(pairs))
-            out.extend(CellKey(config, pairs[i][0], pairs[i][1], r) for i in order)
-    return out
+
+def design_of(servers: dict[str, str] | None, engine: str, order: str = "auto") -> Design:
+    """``order`` when forced; else ``blocks`` when servers launch one at a time (``--launch vllm``), else
+    ``interleaved``."""
+    if order in ("interleaved", "blocks"):
+        return "blocks" if order == "blocks" else "interleaved"
+    return "blocks" if not servers and engine == "vllm" else "interleaved"
 
 
 def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: str, recipes: Path | None) -> None:
@@ -62,7 +57,7 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
     else:
         known = embedded_config_names()
         fix = "the embedded engine has base, ngram and draft; pass --server URL for your own server"
-    unknown_c = [c for c in options.configs if c not in known and split_k_name(c)[0] not in known]
+    unknown_c = [c for c in options.run_configs() if c not in known and split_k_name(server_config(c))[0] not in known]
     if not servers and engine == "embedded" and max(options.levels) > EMBEDDED_MAX_PARALLEL:
         raise ConfigError(
             "concurrency level too high for the embedded engine",

@@ -14,64 +14,44 @@ on with the next config.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import datetime as _dt
-import hashlib
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-import httpx
-
-from specscope.bench.client_choice import ClientHistory, choose_settings
+from specscope.bench.adaptive import adaptive_rounds, resumed_rounds
+from specscope.bench.cell import (
+    BenchProgress,
+    ConfigRun,
+    Tally,
+    cache_salt,  # re-exported: the request helpers of a cell
+    pack_name,
+    run_cells,
+)
 from specscope.bench.controls import redacted_log
-from specscope.bench.counters_source import counter_source
 from specscope.bench.machine import machine_facts, versions
-from specscope.bench.openloop_cell import rate_requests, run_rate_cell
+from specscope.bench.order import segments, server_config
 from specscope.bench.parallel import SideJob, sweep_side_by_side
-from specscope.bench.plan import check_names, plan_cells
+from specscope.bench.plan import check_names, design_of, plan_cells
 from specscope.bench.resume import RunControls, cells_to_skip, check_resume_options, is_finished
-from specscope.bench.targets import ExternalServer, ServerTarget, embedded_target, launched_target
+from specscope.bench.targets import ExternalServer, embedded_target, launched_target
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
-from specscope.records import CRASH_REASON, CellKey, CellResult, StreamRecord
-from specscope.stats.cells import summarize_cell, summarize_run
+from specscope.records import CellKey
+from specscope.stats.cells import summarize_run
 from specscope.stats.summary import CellSummary
 from specscope.store import Run, create_run, open_run
 
 if TYPE_CHECKING:
     from specscope.client.settings import ClientSettings
 
-__all__ = ["BenchProgress", "EngineFiles", "run_bench", "new_run_dir"]
-
-
-IDLE_WAIT_S = 5.0
-
-
-@dataclass
-class BenchProgress:
-    """What a progress display needs after each cell."""
-
-    done: int
-    total: int
-    key: CellKey
-    summary: CellSummary
-    total_output_tokens: int
-    elapsed_s: float
-
-
-def cache_salt(run_name: str, key: CellKey, prompt_id: str) -> str:
-    """A per-request prefix-cache salt: 32 hex characters (vLLM accepts at most 128 and no '@', '/', '\\')."""
-    return hashlib.sha256(f"{run_name}|{key.label()}|{prompt_id}".encode()).hexdigest()[:32]
-
-
-def pack_name(workload: str, edit_form: str) -> str:
-    """The prompt pack behind a workload name: ``edit`` is the pre-filled pack when ``edit_form == "prefill"``."""
-    return "edit-prefill" if workload == "edit" and edit_form == "prefill" else workload
+__all__ = ["BenchProgress", "EngineFiles", "run_bench", "new_run_dir", "cache_salt", "pack_name"]
 
 
 def new_run_dir(out: Path) -> Path:
@@ -96,42 +76,6 @@ class EngineFiles:
 
     recipes: Path | None = None
     draft_cache: Path | None = None
-
-
-class _BenchServer(ServerTarget, Protocol):
-    """What a cell needs of a running server: a target of :mod:`specscope.bench.targets` and its request dialect."""
-
-    server_kind: str
-
-
-@dataclass
-class _Tally:
-    """Running totals behind the progress callback (counts of cells, tokens; ``t0_ns`` is perf_counter_ns)."""
-
-    on_cell: Callable[[BenchProgress], None] | None
-    total: int
-    done: int
-    t0_ns: int
-    tokens: int
-
-    def add(self, key: CellKey, summary: CellSummary) -> None:
-        self.done += 1
-        self.tokens += summary.output_tokens
-        if self.on_cell is not None:
-            elapsed_s = (time.perf_counter_ns() - self.t0_ns) / 1e9
-            self.on_cell(BenchProgress(self.done, self.total, key, summary, self.tokens, elapsed_s))
-
-
-@dataclass(frozen=True)
-class _ConfigRun:
-    """Everything the cells of one config share: the run, its server, the matrix options and the tallies."""
-
-    run: Run
-    server: _BenchServer
-    options: BenchOptions
-    settings: ClientSettings
-    tally: _Tally
-    history: ClientHistory = field(default_factory=ClientHistory)
 
 
 def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope bench`
@@ -192,25 +136,29 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
         engine = "external" if servers else engine
         run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out), controls.client)
     check_names(options, servers, engine, files.recipes)
-    plan = plan_cells(options)
+    design = design_of(servers, engine, options.order)
+    plan = plan_cells(options, design)
     stored = summarize_run(run)
     done = cells_to_skip(stored, controls.retry_failed)
     if controls.retry_failed:
         run.update_manifest(crashes={})
-    tally = _Tally(
+    tally = Tally(
         on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in stored if _key(s) in done)
     )
+    tally.left = dict(Counter(k.config for k in plan if k not in done))
     try:
         auth = controls.client.auth_headers() if controls.client else {}
-        sweeps = [(c, [k for k in plan if k.config == c and k not in done]) for c in options.configs]
-        sweeps = [(config, todo) for config, todo in sweeps if todo]
+        todo = [k for k in plan if k not in done]
+        sweeps = [(c, [k for k in todo if server_config(k.config) == c]) for c in options.configs]
+        sweeps = [(config, cells) for config, cells in sweeps if cells]
         if options.parallel_configs and len(sweeps) > 1:
-            side = [(c, todo, _target(c, run, options, servers, engine, files, auth)) for c, todo in sweeps]
-            sweep_side_by_side([_side_job(run, c, todo, options, t, tally, controls.client) for c, todo, t in side])
+            side = [(c, cells, _target(c, run, options, servers, engine, files, auth)) for c, cells in sweeps]
+            sweep_side_by_side([_side_job(run, c, cells, options, t, tally, controls.client) for c, cells, t in side])
         else:
-            for config, todo in sweeps:
-                target = _target(config, run, options, servers, engine, files, auth)
-                _sweep_config(run, config, todo, options, target, tally, controls.client)
+            more = adaptive_rounds(run, options, tally) if design == "interleaved" and options.target_ci else None
+            for seg in segments(todo, design) or resumed_rounds(options, more):
+                targets = {c: _target(c, run, options, servers, engine, files, auth) for c in seg.servers}
+                _sweep(run, seg.cells, options, targets, tally, more, controls.client)
     finally:  # finished: every planned cell measured (ok / degraded); failed and crashed cells leave it unfinished
         finished = is_finished(plan, summarize_run(run))
         run.update_manifest(finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
@@ -280,38 +228,49 @@ def _target(
     """The server context of ``config`` (external, launched vLLM or embedded) and the log it writes."""
     log_path = _log_path(run, config)
     if servers:
-        return ExternalServer(config, servers[config], headers=headers), log_path
+        url = servers.get(config) or servers[server_config(config)]
+        return ExternalServer(config, url, headers=headers), log_path
     if engine == "vllm":
-        return launched_target(config, log_path, recipes=files.recipes), log_path
+        return launched_target(server_config(config), log_path, recipes=files.recipes), log_path
     return (
         embedded_target(
-            config, log_path, threads=options.threads, n_parallel=max(options.levels), draft_cache=files.draft_cache
+            server_config(config),
+            log_path,
+            threads=options.threads,
+            n_parallel=max(options.levels),
+            draft_cache=files.draft_cache,
         ),
         log_path,
     )
 
 
-def _sweep_config(
+def _sweep(
     run: Run,
-    config: str,
-    todo: Sequence[CellKey],
+    cells: Sequence[CellKey],
     options: BenchOptions,
-    target: tuple[AbstractContextManager[Any], Path],
-    tally: _Tally,
+    targets: dict[str, tuple[AbstractContextManager[Any], Path]],
+    tally: Tally,
+    more: Callable[[], list[CellKey]] | None = None,
     settings: ClientSettings | None = None,
 ) -> None:
-    """Start ``config``'s server, run its cells (``settings``: the client's, default ones when None), and
-    record the server's facts before and after."""
+    """Start the servers of ``targets`` together, run ``cells`` in order on them (``settings``: the client's,
+    default ones when None), and record each server's facts before and after (:mod:`specscope.bench.order`: a
+    sentinel cell runs on its baseline's server); each log is masked once its server has stopped."""
     from specscope.client import ClientSettings, run_sync
 
-    ctx, log_path = target
-    facts = {"log": str(log_path.relative_to(run.path))}
-    with redacted_log(log_path), ctx as server:  # the log is masked once the server has stopped
-        run.save_server_facts(config, {**server.describe(), **facts})
+    with contextlib.ExitStack() as stack:
+        runs: dict[str, ConfigRun] = {}
+        facts: dict[str, dict[str, Any]] = {}
+        for config, (ctx, log_path) in targets.items():
+            server = stack.enter_context(_masked(ctx, log_path))
+            facts[config] = {"log": str(log_path.relative_to(run.path))}
+            run.save_server_facts(config, {**server.describe(), **facts[config]})
+            runs[config] = ConfigRun(run, server, options, settings or ClientSettings(), tally)
         try:
-            run_sync(_run_config(_ConfigRun(run, server, options, settings or ClientSettings(), tally), todo))
-        finally:  # the log has grown (periodic metrics, a crash): read the server's facts again
-            run.save_server_facts(config, {**server.describe(), **facts})
+            run_sync(run_cells(runs, cells, more))
+        finally:  # the logs have grown (periodic metrics, a crash): read the servers' facts again
+            for config, c in runs.items():
+                run.save_server_facts(config, {**c.server.describe(), **facts[config]})
 
 
 @contextmanager
@@ -327,7 +286,7 @@ def _side_job(
     todo: Sequence[CellKey],
     options: BenchOptions,
     target: tuple[AbstractContextManager[Any], Path],
-    tally: _Tally,
+    tally: Tally,
     settings: ClientSettings | None = None,
 ) -> SideJob:
     """``config``'s sweep as a job of :func:`specscope.bench.parallel.sweep_side_by_side` (``settings``: the
@@ -338,96 +297,6 @@ def _side_job(
     facts = {"log": str(log_path.relative_to(run.path))}
     return SideJob(
         _masked(ctx, log_path),
-        lambda server: _run_config(_ConfigRun(run, server, options, settings or ClientSettings(), tally), todo),
+        lambda server: run_cells({config: ConfigRun(run, server, options, settings or ClientSettings(), tally)}, todo),
         lambda server: run.save_server_facts(config, {**server.describe(), **facts}),
     )
-
-
-def _chat_body(c: _ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[str, Any]:
-    """The chat-completions body of one request of cell ``key`` (cache salt per cell and prompt when defeating)."""
-    from specscope.bench.workloads import cell_request
-    from specscope.workload import chat_request
-
-    o = c.options
-    salt = cache_salt(c.run.path.name, key, prompt.prompt_id) if o.prefix_cache == "defeat" else None
-    return chat_request(
-        prompt,
-        model=c.server.model_name,
-        server_kind=c.server.server_kind,
-        cache_salt=salt,
-        **cell_request(o, key.workload, prompt, max_tokens),
-    )
-
-
-async def _measure_cell(c: _ConfigRun, http: httpx.AsyncClient, key: CellKey, packs: Any, warm: Any) -> CellResult:
-    """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell."""
-    from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
-    from specscope.client.gauges import GaugeSampler
-    from specscope.workload import schedule
-
-    base = c.server.base_url
-    n = rate_requests(c.options, key) if c.options.rates else key.concurrency
-    cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
-    open_loop: dict[str, Any] | None = None
-    decision: str | None = None
-    counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
-    streams: list[StreamRecord] = []
-    start_ns = end_ns = time.perf_counter_ns()
-    before = after = None
-    crashed = False
-    try:
-        warm_req = [(warm.prompt_id, _chat_body(c, key, warm, c.options.warmup_max_tokens))]
-        await run_fixed_concurrency(base, warm_req, 1, c.settings)
-        before = await counters.before(http)
-        start_ns = time.perf_counter_ns()
-        reqs = [(p.prompt_id, _chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
-        sampler = GaugeSampler(base)  # the server's running / waiting gauges, from a child process
-        sampler.start()
-        try:
-            if c.options.rates:
-                streams, check, open_loop = await run_rate_cell(base, reqs, c.options, key, c.settings)
-            else:
-                settings, decision = choose_settings(c.settings, key.concurrency, len(reqs), c.history)
-                streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, settings)
-                c.history.record(streams, time.perf_counter_ns() - start_ns, settings.workers, check.limited_reason())
-        finally:
-            gauges = await asyncio.to_thread(sampler.stop)
-        end_ns = time.perf_counter_ns()
-        after = await counters.after(http)
-    except SpecscopeError:
-        if c.server.alive():
-            raise
-        crashed = True
-    if crashed or not c.server.alive():
-        client: dict[str, Any] = {"client_settings": c.settings.describe()}
-        return CellResult(
-            key, tuple(streams), start_ns, time.perf_counter_ns(), before, None, client, True, (CRASH_REASON,)
-        )
-    client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id}
-    client["self_check"] = check.to_dict()
-    client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
-    if open_loop is not None:
-        client["open_loop"] = open_loop
-    if decision is not None:
-        client["client_decision"] = decision
-    limited = check.limited_reason()
-    reasons = ((limited,) if limited else ()) + flags
-    return CellResult(key, tuple(streams), start_ns, end_ns, before, after, client, reasons=reasons, gauges=gauges)
-
-
-async def _run_config(c: _ConfigRun, todo: Sequence[CellKey]) -> None:
-    """Measure and store the cells of one config in order; a server crash stores that cell and ends the sweep."""
-    from specscope.bench.workloads import prepare_workloads
-
-    o = c.options
-    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
-        packs, warmups = await prepare_workloads(o, lambda w: pack_name(w, o.edit_form), http, c.server)
-        for key in todo:
-            result = await _measure_cell(c, http, key, packs, warmups[key.workload])
-            c.run.save_cell(result)
-            if result.crashed:
-                crashes = dict(c.run.manifest.get("crashes") or {})
-                crashes[key.config] = key.label()
-                c.run.update_manifest(crashes=crashes)
-                break
-            c.tally.add(key, summarize_cell(result))

@@ -2,47 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from specscope.cli.options import ConfigsOption, LaunchOption, OutOption, RecipesOption, ServerOption
+from specscope.cli.progress import progress
 from specscope.cli.report import ReportFormat, emit_report
-
-
-@contextlib.contextmanager
-def _progress(console: Any) -> Iterator[Any]:
-    """A progress bar on ``console``; yields ``on_cell``, which takes a bench progress event."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    eta = (TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[rate]}"))
-    # transient: cleared on exit, so an error is one line on stderr; disabled: no bar frames in a log file or pipe
-    with Progress(*columns, *eta, console=console, transient=True, disable=not console.is_terminal) as progress:
-        task = progress.add_task("cells", total=None, rate="")
-
-        def on_cell(p: Any) -> None:
-            rate = p.total_output_tokens / p.elapsed_s if p.elapsed_s > 0 else 0.0
-            last = p.summary.output_tok_s or 0.0
-            progress.update(
-                task,
-                total=p.total,
-                completed=p.done,
-                description=p.key.label(),
-                rate=f"last {last:.1f} tok/s · run {rate:.1f} tok/s · {p.summary.status}",
-            )
-
-        yield on_cell
 
 
 def _interrupted(console: Any, planned: Path) -> typer.Exit:
@@ -125,6 +92,24 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--k", help="Draft lengths, e.g. 1,2,4: each speculative config runs once per k (NAME-kK)."),
         ] = None,
+        aa: Annotated[
+            bool | None,
+            typer.Option("--aa/--no-aa", help="Add the A/A control BASELINE-again (noise floor); on in quick."),
+        ] = None,
+        order: Annotated[
+            str | None,
+            typer.Option(help="Cell order: auto (default), interleaved, or blocks (ABC, CBA... with sentinels)."),
+        ] = None,
+        target_ci: Annotated[
+            float | None,
+            typer.Option("--target-ci", help="Adaptive repeats: relative half-width of the speedup interval to reach."),
+        ] = None,
+        min_repeats: Annotated[
+            int | None, typer.Option("--min-repeats", help="Adaptive: rounds of every cell.")
+        ] = None,
+        max_repeats: Annotated[
+            int | None, typer.Option("--max-repeats", help="Adaptive: most rounds of a cell.")
+        ] = None,
         no_preflight: Annotated[
             bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
         ] = False,
@@ -203,6 +188,11 @@ def register(app: typer.Typer) -> None:
                 edit_form=edit_form,
                 threads=threads,
                 baseline=baseline,
+                aa=aa,
+                order=order,
+                target_ci=target_ci,
+                min_repeats=min_repeats,
+                max_repeats=max_repeats,
             )
         if options is not None:  # audit every recipe before one starts (vllm only)
             from specscope.targets.preflight import preflight_plan
@@ -213,8 +203,9 @@ def register(app: typer.Typer) -> None:
         # the folder is named here, so that an interrupted run can say where it is
         planned = resume if resume is not None else new_run_dir(out)
         console = Console(stderr=True)
+        console.print(f"run folder: {planned}", markup=False, highlight=False, soft_wrap=True)
         try:
-            with _progress(console) as on_cell:
+            with progress(console) as on_cell:
                 run_dir = run_bench(
                     options,
                     out=out,

@@ -25,6 +25,14 @@ __all__ = [
 ]
 
 POSITION_FLOOR = 0.01  # fraction: positions from the first one below this acceptance on are not shown
+FEW_ROUNDS = 50  # draft rounds: an acceptance figure resting on fewer is marked as thin
+
+
+def rests_on(view: AcceptanceView) -> str:
+    """What an acceptance figure rests on: ``8 rounds, 312 drafted`` (draft rounds = drafts, tokens drafted),
+    with ``; few rounds`` below :data:`FEW_ROUNDS` rounds."""
+    text = f"{view.drafts:.0f} rounds, {view.draft_tokens:.0f} drafted"
+    return text + ("; few rounds" if view.drafts < FEW_ROUNDS else "")
 
 
 def shown_positions(unconditional: Sequence[float]) -> int:
@@ -51,7 +59,8 @@ def _acceptance_cell(view: AcceptanceView | None, zero: bool) -> Cell:
         return text_cell("0 drafts") if zero else units.missing()
     r = units.rate(view.acceptance_rate)
     ln = units.length(view.acceptance_length)
-    return Cell(r.value, r.text + (f" (len {ln.text})" if view.acceptance_length is not None else ""))
+    length = f"len {ln.text}; " if view.acceptance_length is not None else ""
+    return Cell(r.value, f"{r.text} ({length}{rests_on(view)})")
 
 
 def acceptance_table(rc: RunCells) -> Table:
@@ -70,7 +79,8 @@ def acceptance_table(rc: RunCells) -> Table:
         [Column("config"), *[Column(w, "%") for w in rc.workloads]],
         rows,
         "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
-        "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it.",
+        "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it. "
+        f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}).",
     )
 
 
@@ -80,10 +90,7 @@ def acceptance_by_level_table(rc: RunCells) -> Table | None:
     keys = [(c, w) for c in rc.configs for w in rc.workloads if any((c, w) in v for v in per_level.values())]
     if not keys or len(rc.levels) < 1:
         return None
-    rows = [
-        [units.count(lev)] + [units.rate((per_level[lev].get(k) or _NO_VIEW).acceptance_rate) for k in keys]
-        for lev in rc.levels
-    ]
+    rows = [[units.count(lev)] + [_rate_on(per_level[lev].get(k)) for k in keys] for lev in rc.levels]
     return Table(
         "acceptance_by_n",
         "Acceptance rate by requested concurrency N, per config and workload",
@@ -94,7 +101,9 @@ def acceptance_by_level_table(rc: RunCells) -> Table | None:
     )
 
 
-_NO_VIEW = AcceptanceView(0.0, 0.0, 0.0, None, None, (), (), None)
+def _rate_on(view: AcceptanceView | None) -> Cell:
+    r = units.rate(None if view is None else view.acceptance_rate)
+    return r if view is None or view.acceptance_rate is None else Cell(r.value, f"{r.text} ({rests_on(view)})")
 
 
 def _positions(values: Sequence[float | None], k: int) -> str:
@@ -116,6 +125,7 @@ def acceptance_detail_table(rc: RunCells) -> Table | None:
                 text_cell(cfg),
                 text_cell(str(wl)),
                 units.rate(v.acceptance_rate),
+                text_cell(rests_on(v)),
                 units.length(v.acceptance_length),
                 units.length(v.length_from_positions),
                 text_cell(_positions(v.unconditional, k) or units.DASH),
@@ -130,6 +140,7 @@ def acceptance_detail_table(rc: RunCells) -> Table | None:
             Column("config"),
             Column("workload"),
             Column("rate", "%"),
+            Column("rests on"),
             Column("length", "tokens/step"),
             Column("1 + sum u_i", "tokens/step"),
             Column("unconditional u_i"),

@@ -21,10 +21,11 @@ from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
 from specscope.report.stream_acceptance_table import stream_acceptance_table
 from specscope.report.tables import RunCells, bench_tables
+from specscope.report.throughput import rates_table
+from specscope.report.verdicts import comparisons, comparisons_table, design_note, drift_notes, verdict_lines
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
 from specscope.stats.goodput import RateCell, rate_cells
-from specscope.stats.speedup import paired_speedups
 from specscope.stats.summary import CellSummary
 from specscope.store import Run, open_run
 
@@ -123,15 +124,9 @@ def run_table(data: RunData) -> Table:
 
 
 def _verdicts(rc: RunCells) -> list[str]:
-    """One line per paired speedup outside noise, with the same text as the speedup table."""
-    if not rc.has_baseline:
-        return []
-    out = []
-    for s in paired_speedups(list(rc.cells), baseline=rc.baseline):
-        if s.verdict in ("wins", "loses"):
-            cell = units.ratio_ci(s.speedup, s.ci_low, s.ci_high, s.verdict)
-            out.append(f"{s.config} on {s.workload} at N={s.concurrency}: {cell.text}")
-    return out
+    """One line per paired speedup outside noise (and the A/A control), with the same text as the tables."""
+    judged = comparisons(rc)
+    return [] if judged is None else verdict_lines(judged[0])
 
 
 def _degraded_notes(rc: RunCells) -> list[str]:
@@ -152,6 +147,10 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.manifest.get("options") or {})
+    judged = comparisons(rc)
+    extra, drift_alarms = drift_notes(*judged, baseline) if judged else ([], [])
+    compared = [comparisons_table(judged[0], baseline)] if judged else []
+    compared += [t for t in [rates_table(rc)] if t is not None]
     capacity = [t for t in (capacity_table(rc), stream_timing_table(rc)) if t is not None]
     return Section(
         f"run:{data.name}",
@@ -159,6 +158,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
         [
             run_table(data),
             *bench_tables(data.cells, baseline),
+            *compared,
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
             *workload_axis_tables(data.cells),
             *capacity,
@@ -167,8 +167,8 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             *server_tables(data.server_facts, baseline),
         ],
         _verdicts(rc),
-        notes,
-        acceptance_alarms(data.cells, data.server_facts),
+        notes + extra + design_note(data.cells, data.manifest.get("options") or {}),
+        acceptance_alarms(data.cells, data.server_facts) + drift_alarms,
         charts,
     )
 

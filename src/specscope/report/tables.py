@@ -16,7 +16,8 @@ import numpy as np
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.groups import GroupKey, configs_of, group_cells, levels_of, workloads_of
-from specscope.stats.speedup import coefficient_of_variation, few_repeats_note, paired_speedups
+from specscope.stats.noise import judged_speedups
+from specscope.stats.speedup import coefficient_of_variation, few_repeats_note, interval_label
 from specscope.stats.summary import CellSummary
 
 __all__ = ["BASELINE", "RunCells", "bench_tables"]
@@ -94,10 +95,10 @@ def throughput_tables(rc: RunCells) -> list[Table]:
 
 
 def speedup_table(rc: RunCells) -> Table | None:
-    """Paired speedup per workload x N with its 95 % bootstrap interval and verdict."""
+    """Paired speedup per workload x N with its bootstrap interval and verdict (A/A and drift rules applied)."""
     if not rc.has_baseline or len(rc.configs) < 2:
         return None
-    sp = paired_speedups(list(rc.cells), baseline=rc.baseline)
+    sp, _ = judged_speedups(list(rc.cells), rc.baseline)
     by_sp = {(x.config, x.workload, x.concurrency): x for x in sp}
     rows = []
     for w in rc.workloads:
@@ -110,7 +111,7 @@ def speedup_table(rc: RunCells) -> Table | None:
     n_rounds = min((x.repeats for x in sp), default=0)
     return Table(
         "speedup",
-        f"Speedup vs {rc.baseline} (aggregate tok/s, 95% paired bootstrap CI over repeats, verdict)",
+        f"Speedup vs {rc.baseline} (aggregate tok/s, paired bootstrap interval: {interval_label(n_rounds)}, verdict)",
         [Column("workload"), Column("N", "streams"), *[Column(c, "x") for c in rc.others]],
         rows,
         "An interval containing 1.00x is within noise, never a win. " + few_repeats_note(n_rounds),

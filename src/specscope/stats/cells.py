@@ -143,6 +143,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
 
     k = result.key
     client: dict[str, Any] = dict(result.client)
+    clock = client.get("clock") or {}
     return CellSummary(
         config=k.config,
         workload=k.workload,
@@ -177,6 +178,10 @@ def summarize_cell(result: CellResult) -> CellSummary:
         stream_acceptance=tuple(
             sorted((s.server_accepted_tokens or 0) / s.server_draft_tokens for s in streams if s.server_draft_tokens)
         ),
+        started_at_s=clock.get("started_at_s"),
+        ended_at_s=clock.get("ended_at_s"),
+        load_avg_1m=tuple(clock.get("load_avg_1m") or ()),
+        engine_cpu_s=clock.get("engine_cpu_s"),
     )
 
 

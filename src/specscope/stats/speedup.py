@@ -1,8 +1,9 @@
 """Paired speedup of every config against the baseline, with a bootstrap confidence interval.
 
 For one workload x requested concurrency, config X and the baseline (``base``) each ran the same
-repeats (rounds) r = 0..n-1. Repeats are *paired*: round r of X and round r of base ran in the same
-shuffled round, so they share the slow drift of the machine. The speedup is the ratio of means
+repeats (rounds). Each cell of X is *paired* with the baseline cell measured nearest in time
+(:mod:`specscope.stats.pairing`; by repeat index for runs without cell instants), so a pair shares the
+machine's state. The speedup is the ratio of means
 
     speedup = mean_r(X_r) / mean_r(base_r)            (dimensionless; X_r, base_r in tokens/s)
 
@@ -16,6 +17,10 @@ Verdict (the seeds' rule: a difference inside the noise is not a win):
 * ``loses`` - the whole interval is below 1.0;
 * ``within noise`` - the interval contains 1.0 (an end exactly at 1.0 counts as containing it);
 * ``undetermined`` - fewer than 2 paired rounds, so no interval exists.
+
+:mod:`specscope.stats.noise` then overrules ``wins`` / ``loses`` inside the A/A control's spread or the run's
+drift. Every ``within noise`` / ``undetermined`` verdict carries ``why``; every interval carries ``interval``,
+the honest name of what it is for its number of rounds (``95% CI`` only from 6 rounds).
 
 What the interval can mean with few rounds: with n = 2 a paired resample can only be round 1 twice,
 round 2 twice, or one of each, so the bootstrap distribution has three values and the "95 %"
@@ -39,6 +44,7 @@ from scipy import stats as sps
 
 from specscope.errors import ConfigError
 from specscope.stats.groups import GroupKey, group_cells, metric_value
+from specscope.stats.pairing import pair_by_time
 from specscope.stats.summary import CellSummary
 
 __all__ = [
@@ -51,6 +57,8 @@ __all__ = [
     "coefficient_of_variation",
     "paired_speedups",
     "few_repeats_note",
+    "interval_label",
+    "why_of",
 ]
 
 BOOTSTRAP_SEED = 20260728
@@ -74,6 +82,9 @@ class Speedup:
         config_cv, baseline_cv: coefficient of variation over the rounds (fraction, not %);
             None with < 2 rounds.
         note: caveat for few rounds, or why rounds were dropped; "" when none.
+        interval: what ``ci_low..ci_high`` is for ``repeats`` rounds (:func:`interval_label`).
+        why: for ``within noise`` / ``undetermined``, the reason (interval contains 1, too few rounds, rounds
+            dropped, A/A noise, drift); "" otherwise.
     """
 
     config: str
@@ -91,6 +102,8 @@ class Speedup:
     config_cv: float | None
     baseline_cv: float | None
     note: str = ""
+    interval: str = ""
+    why: str = ""
 
     @property
     def gain(self) -> float | None:
@@ -188,6 +201,31 @@ def few_repeats_note(n: int) -> str:
     return ""
 
 
+def interval_label(n: int) -> str:
+    """The honest name of a paired bootstrap interval over ``n`` rounds (no "95 %" below 6 rounds)."""
+    if n < 2:
+        return "no interval"
+    if n == 2:
+        return "range of 2 per-round ratios"
+    if n < 6:
+        return f"bootstrap range over {n} rounds (coverage below 95%)"
+    return f"95% CI ({n} rounds)"
+
+
+def why_of(verdict: Verdict, n: int, dropped: int, lo: float | None, hi: float | None) -> str:
+    """Why a verdict is ``within noise`` or ``undetermined`` ("" for wins / loses)."""
+    parts = []
+    if verdict == "undetermined":
+        parts.append(f"{n} paired round{'s' if n != 1 else ''}: no interval (run at least 2 repeats)")
+    elif verdict == "within noise" and lo is not None and hi is not None:
+        parts.append(f"the interval [{lo:.3f}x, {hi:.3f}x] contains 1")
+        if n < 6:
+            parts.append(f"only {n} rounds")
+    if parts and dropped:
+        parts.append(f"{dropped} round(s) dropped as degraded or unpaired")
+    return "; ".join(parts)
+
+
 def paired_speedups(
     summaries: Iterable[CellSummary],
     *,
@@ -199,8 +237,8 @@ def paired_speedups(
 ) -> list[Speedup]:
     """Speedup of every non-baseline config over ``baseline`` in each workload x concurrency.
 
-    Rounds are paired by repeat index; a round missing or unusable on either side is dropped (said in
-    ``note``). Groups with no paired round at all are left out.
+    Cells are paired nearest in time (:func:`specscope.stats.pairing.pair_by_time`); a round missing or
+    unusable on either side is dropped (said in ``note`` and ``why``). Groups with no paired round at all are left out.
 
     Returns:
         Speedups sorted by workload (first-seen order), concurrency, config (first-seen order).
@@ -230,8 +268,8 @@ def paired_speedups(
                     continue
                 cfg_cells = groups.get(GroupKey(cfg, wl, conc), {})
                 pairs = []
-                for r in sorted(set(base_cells) & set(cfg_cells)):
-                    xv, bv = metric_value(cfg_cells[r], metric), metric_value(base_cells[r], metric)
+                for xc, bc in pair_by_time(cfg_cells, base_cells):
+                    xv, bv = metric_value(xc, metric), metric_value(bc, metric)
                     if xv is not None and bv is not None:
                         pairs.append((xv, bv))
                 if not pairs:
@@ -243,8 +281,9 @@ def paired_speedups(
                 asked = set(all_groups.get(GroupKey(baseline, wl, conc), {})) | set(
                     all_groups.get(GroupKey(cfg, wl, conc), {})
                 )
-                if len(asked) > n:
-                    notes.append(f"{len(asked) - n} round(s) dropped (unusable or unpaired)")
+                dropped = max(0, len(asked) - n)
+                if dropped:
+                    notes.append(f"{dropped} round(s) dropped (unusable or unpaired)")
                 x_mean, b_mean = float(np.mean(x)), float(np.mean(b))
                 ratio = x_mean / b_mean if b_mean > 0 else None
                 lo = hi = None
@@ -267,6 +306,8 @@ def paired_speedups(
                         config_cv=coefficient_of_variation(x),
                         baseline_cv=coefficient_of_variation(b),
                         note="; ".join(s for s in notes if s),
+                        interval=interval_label(n if lo is not None else 0),
+                        why=why_of(verdict_of(lo, hi), n, dropped, lo, hi),
                     )
                 )
     return out

@@ -23,6 +23,17 @@ __all__ = ["CellSummary", "CellStatus"]
 CellStatus = Literal["ok", "degraded", "failed", "server_crash"]
 
 
+# fields stored as JSON lists and held as tuples
+_TUPLE_FIELDS = (
+    "reasons",
+    "stream_tok_s",
+    "acceptance_per_position",
+    "decode_tok_s",
+    "stream_acceptance",
+    "load_avg_1m",
+)
+
+
 @dataclass(frozen=True)
 class CellSummary:
     """One cell's figures. Units are in the names; ``*_source`` fields say where a figure came from.
@@ -71,6 +82,10 @@ class CellSummary:
             histogram delta over the cell (s); None where the server does not report it (llama.cpp).
         stream_acceptance: per-stream acceptance (accepted / drafted tokens of each response that carried
             per-response speculative fields), ascending; ``()`` when the server sends none.
+        started_at_s / ended_at_s: wall-clock instants (s since the epoch) around the measured streams, None for
+            runs stored before they were recorded; ``load_avg_1m``: the machine's 1-min load average at the
+            start and the end; ``engine_cpu_s``: the local engine process's CPU time over the cell (s), None for
+            a remote server (source: :mod:`specscope.bench.clock`).
     """
 
     config: str
@@ -113,10 +128,21 @@ class CellSummary:
     capacity_limited: str | None = None
     queue_mean_s: float | None = None
     stream_acceptance: tuple[float, ...] = ()
+    started_at_s: float | None = None
+    ended_at_s: float | None = None
+    load_avg_1m: tuple[float | None, ...] = ()
+    engine_cpu_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "decode_tok_s", "stream_acceptance"):
+        for k in (
+            "reasons",
+            "stream_tok_s",
+            "acceptance_per_position",
+            "decode_tok_s",
+            "stream_acceptance",
+            "load_avg_1m",
+        ):
             d[k] = list(d[k])
         return d
 
@@ -128,6 +154,13 @@ class CellSummary:
             ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
         """
         d = dict(known_fields(cls, d))
-        for k in ("reasons", "stream_tok_s", "acceptance_per_position", "decode_tok_s", "stream_acceptance"):
+        for k in (
+            "reasons",
+            "stream_tok_s",
+            "acceptance_per_position",
+            "decode_tok_s",
+            "stream_acceptance",
+            "load_avg_1m",
+        ):
             d[k] = tuple(d.get(k) or ())
         return cls(**d)

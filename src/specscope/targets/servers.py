@@ -123,6 +123,11 @@ class EmbeddedTarget:
     def alive(self) -> bool:
         return self._server.is_running()
 
+    @property
+    def pid(self) -> int | None:
+        """The engine process's id (its CPU time is recorded per cell), or None when it is not running."""
+        return self._server.pid
+
     def facts(self) -> dict[str, Any]:
         return {"kind": "embedded", **self._server.facts()}
 

@@ -1,0 +1,90 @@
+"""Adaptive repeats against the fixed 6-repeat design, measured side by side in one run on the embedded engine.
+
+One fixed run (``--repeats 6``, interleaved configs) is measured; the adaptive design (``--target-ci``,
+``--min-repeats 2``, ``--max-repeats 6``) is replayed on the same cells with the runner's own rule
+(:func:`specscope.bench.adaptive.next_round`): it starts from rounds 0-1 and takes, round by round, only the cells it
+would have asked for. For every comparison the script prints the verdict of each design and the cell time (s,
+``ended_at_s - started_at_s`` of the cells used, config and baseline) of each, as a Markdown table for
+benchmarks/RESULTS.md.
+
+    PYTHONPATH=src python benchmarks/adaptive_repeats.py [--target-ci 0.05] [--out runs]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from specscope.bench import run_bench
+from specscope.bench.adaptive import next_round
+from specscope.config import BenchOptions
+from specscope.records import CellKey
+from specscope.stats.cells import summarize_run
+from specscope.stats.noise import judged_speedups
+from specscope.stats.summary import CellSummary
+from specscope.store import open_run
+
+
+def _key(c: CellSummary) -> CellKey:
+    return CellKey(c.config, c.workload, c.concurrency, c.repeat)
+
+
+def replay_adaptive(options: BenchOptions, cells: list[CellSummary]) -> list[CellSummary]:
+    """The cells the adaptive design would have measured, taken from a fixed run of ``max_repeats`` rounds."""
+    by_key = {_key(c): c for c in cells}
+    used = [c for c in cells if c.repeat < options.min_repeats]
+    while True:
+        more = [by_key[k] for k in next_round(options, used, {_key(c) for c in used}) if k in by_key]
+        if not more:
+            return used
+        used += more
+
+
+def cell_time_s(cells: list[CellSummary], config: str, baseline: str, workload: str, n: int) -> float:
+    """Seconds of measured streams of one comparison's cells (the config's and the baseline's)."""
+    return sum(
+        (c.ended_at_s or 0.0) - (c.started_at_s or 0.0)
+        for c in cells
+        if c.config in (config, baseline) and c.workload == workload and c.concurrency == n
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--target-ci", type=float, default=0.05)
+    ap.add_argument("--out", type=Path, default=Path("runs"))
+    ap.add_argument("--run", type=Path, default=None, help="replay an existing fixed run instead of measuring")
+    args = ap.parse_args()
+    # short on purpose (the machine is shared): 2 configs x 2 workloads x N=1 x 6 rounds x 24 tokens
+    fixed = BenchOptions(configs=("base", "draft"), workloads=("prose", "code"), levels=(1,), repeats=6, max_tokens=24)
+    t0 = time.perf_counter()
+    run_dir = args.run or run_bench(fixed, out=args.out)
+    wall_s = time.perf_counter() - t0
+    with open_run(run_dir) as run:
+        cells = summarize_run(run)
+    adaptive = fixed.model_copy(update={"target_ci": args.target_ci, "min_repeats": 2, "max_repeats": 6})
+    used = replay_adaptive(adaptive, cells)
+    base = fixed.baseline_config()
+    full = {(s.config, s.workload, s.concurrency): s for s in judged_speedups(cells, base)[0]}
+    part = {(s.config, s.workload, s.concurrency): s for s in judged_speedups(used, base)[0]}
+    print(f"run {run_dir} ({wall_s:.0f} s wall), target_ci {args.target_ci}")
+    print("| config | workload | N | fixed verdict | adaptive verdict | rounds | fixed cell-time (s) | adaptive (s) |")
+    print("|---|---|---|---|---|---|---|---|")
+    tot_f = tot_a = 0.0
+    for key, f in full.items():
+        a = part[key]
+        tf = cell_time_s(cells, key[0], base, key[1], key[2])
+        ta = cell_time_s(used, key[0], base, key[1], key[2])
+        tot_f, tot_a = tot_f + tf, tot_a + ta
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {f.verdict} | {a.verdict} | {a.repeats} | {tf:.1f} | {ta:.1f} |")
+    fixed_s = sum((c.ended_at_s or 0.0) - (c.started_at_s or 0.0) for c in cells)
+    used_s = sum((c.ended_at_s or 0.0) - (c.started_at_s or 0.0) for c in used)
+    print(
+        f"\nall cells: fixed {fixed_s:.1f} s ({len(cells)} cells), adaptive {used_s:.1f} s ({len(used)} cells), "
+        f"ratio {used_s / fixed_s:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

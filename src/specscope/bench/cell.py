@@ -1,0 +1,211 @@
+"""One config's cells: build each request, measure a cell (warm-up, scrapes, N streams, gauges, clock), store it.
+
+The cell protocol is described in :mod:`specscope.bench.runner`; this module holds the per-cell half so that the
+runner keeps the matrix (order, servers, resume) and this one the measurement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import httpx
+
+from specscope.bench.client_choice import ClientHistory, choose_settings
+from specscope.bench.clock import clock_facts, mark
+from specscope.bench.counters_source import counter_source
+from specscope.bench.openloop_cell import rate_requests, run_rate_cell
+from specscope.bench.order import server_config
+from specscope.bench.targets import ServerTarget
+from specscope.config import BenchOptions
+from specscope.errors import SpecscopeError
+from specscope.records import CRASH_REASON, CellKey, CellResult, StreamRecord
+from specscope.stats.cells import summarize_cell
+from specscope.stats.summary import CellSummary
+from specscope.store import Run
+
+if TYPE_CHECKING:
+    from specscope.client.settings import ClientSettings
+
+__all__ = ["BenchProgress", "ConfigRun", "Tally", "cache_salt", "pack_name", "run_cells"]
+
+
+IDLE_WAIT_S = 5.0
+
+
+@dataclass
+class BenchProgress:
+    """What a progress display needs after each cell: counts, the cell, run totals (tokens, s since the start),
+    ``cell_s`` (s since the previous cell ended, warm-up and scrapes included) and the cells left per config."""
+
+    done: int
+    total: int
+    key: CellKey
+    summary: CellSummary
+    total_output_tokens: int
+    elapsed_s: float
+    cell_s: float = 0.0
+    left_by_config: dict[str, int] = field(default_factory=dict)
+
+
+def cache_salt(run_name: str, key: CellKey, prompt_id: str) -> str:
+    """A per-request prefix-cache salt: 32 hex characters (vLLM accepts at most 128 and no '@', '/', '\\')."""
+    return hashlib.sha256(f"{run_name}|{key.label()}|{prompt_id}".encode()).hexdigest()[:32]
+
+
+def pack_name(workload: str, edit_form: str) -> str:
+    """The prompt pack behind a workload name: ``edit`` is the pre-filled pack when ``edit_form == "prefill"``."""
+    return "edit-prefill" if workload == "edit" and edit_form == "prefill" else workload
+
+
+class BenchServer(ServerTarget, Protocol):
+    """What a cell needs of a running server: a target of :mod:`specscope.bench.targets` and its request dialect."""
+
+    server_kind: str
+
+
+@dataclass
+class Tally:
+    """Running totals behind the progress callback (counts of cells, tokens; ``t0_ns`` is perf_counter_ns)."""
+
+    on_cell: Callable[[BenchProgress], None] | None
+    total: int
+    done: int
+    t0_ns: int
+    tokens: int
+    left: dict[str, int] = field(default_factory=dict)
+    last_ns: int = 0
+
+    def add(self, key: CellKey, summary: CellSummary) -> None:
+        self.done += 1
+        self.tokens += summary.output_tokens
+        self.left[key.config] = max(0, self.left.get(key.config, 0) - 1)
+        now = time.perf_counter_ns()
+        cell_s = (now - (self.last_ns or self.t0_ns)) / 1e9
+        self.last_ns = now
+        if self.on_cell is not None:
+            elapsed_s = (now - self.t0_ns) / 1e9
+            self.on_cell(
+                BenchProgress(self.done, self.total, key, summary, self.tokens, elapsed_s, cell_s, dict(self.left))
+            )
+
+
+@dataclass(frozen=True)
+class ConfigRun:
+    """Everything the cells of one config share: the run, its server, the matrix options and the tallies."""
+
+    run: Run
+    server: BenchServer
+    options: BenchOptions
+    settings: ClientSettings
+    tally: Tally
+    history: ClientHistory = field(default_factory=ClientHistory)
+
+
+def chat_body(c: ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[str, Any]:
+    """The chat-completions body of one request of cell ``key`` (cache salt per cell and prompt when defeating)."""
+    from specscope.bench.workloads import cell_request
+    from specscope.workload import chat_request
+
+    o = c.options
+    salt = cache_salt(c.run.path.name, key, prompt.prompt_id) if o.prefix_cache == "defeat" else None
+    return chat_request(
+        prompt,
+        model=c.server.model_name,
+        server_kind=c.server.server_kind,
+        cache_salt=salt,
+        **cell_request(o, key.workload, prompt, max_tokens),
+    )
+
+
+async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, packs: Any, warm: Any) -> CellResult:
+    """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell."""
+    from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
+    from specscope.client.gauges import GaugeSampler
+    from specscope.workload import schedule
+
+    base = c.server.base_url
+    n = rate_requests(c.options, key) if c.options.rates else key.concurrency
+    cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
+    open_loop: dict[str, Any] | None = None
+    decision: str | None = None
+    counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
+    streams: list[StreamRecord] = []
+    start_ns = end_ns = time.perf_counter_ns()
+    before = after = None
+    crashed = False
+    try:
+        warm_req = [(warm.prompt_id, chat_body(c, key, warm, c.options.warmup_max_tokens))]
+        await run_fixed_concurrency(base, warm_req, 1, c.settings)
+        before = await counters.before(http)
+        t0 = mark(getattr(c.server, "pid", None))
+        start_ns = time.perf_counter_ns()
+        reqs = [(p.prompt_id, chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
+        sampler = GaugeSampler(base)  # the server's running / waiting gauges, from a child process
+        sampler.start()
+        try:
+            if c.options.rates:
+                streams, check, open_loop = await run_rate_cell(base, reqs, c.options, key, c.settings)
+            else:
+                settings, decision = choose_settings(c.settings, key.concurrency, len(reqs), c.history)
+                streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, settings)
+                c.history.record(streams, time.perf_counter_ns() - start_ns, settings.workers, check.limited_reason())
+        finally:
+            gauges = await asyncio.to_thread(sampler.stop)
+        end_ns = time.perf_counter_ns()
+        client_clock = clock_facts(t0, mark(getattr(c.server, "pid", None)))
+        after = await counters.after(http)
+    except SpecscopeError:
+        if c.server.alive():
+            raise
+        crashed = True
+    if crashed or not c.server.alive():
+        client: dict[str, Any] = {"client_settings": c.settings.describe()}
+        return CellResult(
+            key, tuple(streams), start_ns, time.perf_counter_ns(), before, None, client, True, (CRASH_REASON,)
+        )
+    client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id, "clock": client_clock}
+    client["self_check"] = check.to_dict()
+    client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
+    if open_loop is not None:
+        client["open_loop"] = open_loop
+    if decision is not None:
+        client["client_decision"] = decision
+    limited = check.limited_reason()
+    reasons = ((limited,) if limited else ()) + flags
+    return CellResult(key, tuple(streams), start_ns, end_ns, before, after, client, reasons=reasons, gauges=gauges)
+
+
+async def run_cells(
+    runs: dict[str, ConfigRun], todo: Sequence[CellKey], more: Callable[[], list[CellKey]] | None = None
+) -> None:
+    """Measure and store ``todo`` in order, each on its config's server, then the rounds ``more`` asks for (adaptive
+    repeats) until it asks for none; a server crash stores that cell and skips the config's remaining cells."""
+    from specscope.bench.workloads import prepare_workloads
+
+    first = next(iter(runs.values()))
+    o = first.options
+    crashed: set[str] = set()
+    queue = list(todo)
+    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
+        # prompts of an exact token length are counted with the (first) server's own tokenizer
+        packs, warmups = await prepare_workloads(o, lambda w: pack_name(w, o.edit_form), http, first.server)
+        first.tally.last_ns = time.perf_counter_ns()  # server starts and prompt building are not a cell's time
+        while queue:
+            key = queue.pop(0)
+            owner = key.config if key.config in runs else server_config(key.config)
+            if owner not in crashed:
+                c = runs[owner]
+                result = await measure_cell(c, http, key, packs, warmups[key.workload])
+                c.run.save_cell(result)
+                if result.crashed:
+                    crashed.add(owner)
+                    c.run.update_manifest(crashes={**(c.run.manifest.get("crashes") or {}), owner: key.label()})
+                else:
+                    c.tally.add(key, summarize_cell(result))
+            if not queue and more is not None:
+                queue = [k for k in more() if server_config(k.config) not in crashed]

@@ -1,0 +1,55 @@
+"""Aggregate tok/s and decode tok/s side by side, so a long prefill (TTFT) is not read as slow decoding.
+
+* aggregate tok/s: sum of ``usage.completion_tokens`` / (last stream end - first send) of a cell
+  (``CellSummary.output_tok_s``), prefill and queueing included;
+* decode tok/s: one stream's rate after its first token, ``1 / tpot_p50_s``
+  (:func:`specscope.stats.groups.metric_value`, ``decode_tok_s``), beside the median TTFT (s).
+
+Means over the ok repeats of each config x workload x N.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from specscope.report import units
+from specscope.report.document import Cell, Column, Table, text_cell
+from specscope.report.tables import RunCells
+from specscope.stats.groups import metric_value
+
+__all__ = ["rates_table"]
+
+
+def _mean(values: list[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return float(np.mean(vals)) if vals else None
+
+
+def _side_by_side(rc: RunCells, config: str, workload: str, n: int) -> Cell:
+    cells = rc.ok(config, workload, n)
+    agg = _mean([c.output_tok_s for c in cells])
+    dec = _mean([metric_value(c, "decode_tok_s") for c in cells])
+    ttft = _mean([c.ttft_p50_s for c in cells])
+    if agg is None:
+        return units.missing()
+    text = f"{units.tok_s(agg).text} / {units.tok_s(dec).text} (TTFT {units.seconds(ttft).text})"
+    return Cell(agg, text)
+
+
+def rates_table(rc: RunCells) -> Table | None:
+    """One row per workload x N, one column per config: ``aggregate / decode tok/s (TTFT p50)``."""
+    if not rc.cells:
+        return None
+    rows = [
+        [text_cell(w), units.count(n), *[_side_by_side(rc, c, w, n) for c in rc.configs]]
+        for w in rc.workloads
+        for n in rc.levels
+    ]
+    return Table(
+        "rates",
+        "Aggregate tok/s / decode tok/s per config (TTFT p50 in brackets)",
+        [Column("workload"), Column("N", "streams"), *[Column(c, "tok/s") for c in rc.configs]],
+        rows,
+        "Aggregate = all tokens / (last end - first send), prefill included; decode = 1 / median time per "
+        "output token after the first. Mean over ok repeats.",
+    )

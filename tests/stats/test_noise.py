@@ -1,0 +1,90 @@
+"""Pairing by time, the A/A noise floor, the drift check and honest interval names (pure data)."""
+
+from __future__ import annotations
+
+import pytest
+from cellmaker import cell
+
+from specscope.stats.noise import drift_check, judged_speedups
+from specscope.stats.pairing import pair_by_time
+from specscope.stats.speedup import interval_label, why_of
+
+
+def timed(config, repeat, tok_s, t0_s, workload="prose", n=1):
+    return cell(config, workload, n, repeat, tok_s, started_at_s=t0_s, ended_at_s=t0_s + 10.0)
+
+
+def test_cells_pair_with_the_baseline_cell_nearest_in_time_not_the_same_repeat():
+    # ngram r0 ran right after base r1, and ngram r1 right after base r0
+    x = {0: timed("ngram", 0, 110.0, 1000.0), 1: timed("ngram", 1, 120.0, 100.0)}
+    b = {0: timed("base", 0, 100.0, 80.0), 1: timed("base", 1, 90.0, 1020.0)}
+    pairs = pair_by_time(x, b)
+    assert [(p[0].repeat, p[1].repeat) for p in pairs] == [(1, 0), (0, 1)]
+    # without instants (runs stored before issue 12), by repeat index
+    old = pair_by_time({0: cell("ngram", "prose", 1, 0, 1.0), 1: cell("ngram", "prose", 1, 1, 1.0)}, b)
+    assert [(p[0].repeat, p[1].repeat) for p in old] == [(0, 0), (1, 1)]
+
+
+def test_a_win_inside_the_aa_spread_is_within_noise_and_the_aa_control_never_wins():
+    cells = []
+    for r, (base, again, fast) in enumerate([(100.0, 104.0, 105.0), (100.0, 106.0, 106.0), (100.0, 105.0, 104.0)]):
+        t = 100.0 * r
+        cells += [timed("base", r, base, t), timed("base-again", r, again, t + 20), timed("ngram", r, fast, t + 40)]
+    judged, drift = judged_speedups(cells, "base")
+    by = {s.config: s for s in judged}
+    aa, ng = by["base-again"], by["ngram"]
+    assert aa.speedup == pytest.approx(1.05)
+    assert aa.ci_low > 1.0  # its interval excludes 1, yet it is the noise floor, not a win
+    assert aa.verdict == "within noise"
+    assert aa.why == (
+        "A/A control (the baseline measured twice): the noise floor is +-6.0 %; "
+        "its interval excludes 1, so the run is noisier than its intervals say"
+    )
+    assert ng.ci_low > 1.0 and ng.speedup == pytest.approx(1.05)
+    assert ng.verdict == "within noise"
+    assert ng.why == "effect +5.0 % is inside the A/A spread +-6.0 %"
+    # drift: base and base-again cells in time order, early three (100, 104, 100) against late three (106, 100, 105)
+    assert drift.drift == pytest.approx(311.0 / 304.0 - 1.0)
+
+
+def test_a_win_beyond_the_aa_spread_stays_a_win_and_drift_overrules_a_small_one():
+    cells = []
+    for r in range(3):
+        t = 100.0 * r
+        cells += [
+            timed("base", r, 100.0, t),
+            timed("base-again", r, 100.0 + r, t + 20),
+            timed("draft", r, 150.0 + r, t + 40),
+        ]
+    judged, _ = judged_speedups(cells, "base")
+    draft = next(s for s in judged if s.config == "draft")
+    assert draft.verdict == "wins" and draft.why == ""
+    # the baseline drifts by 30 %: a +20 % effect is no larger than that
+    drifting = [timed("base", r, v, 100.0 * r) for r, v in enumerate([100.0, 100.0, 130.0, 130.0])]
+    drifting += [timed("ngram", r, v, 100.0 * r + 30) for r, v in enumerate([121.0, 119.0, 157.0, 155.0])]
+    judged, drift = judged_speedups(drifting, "base")
+    assert drift.drift == pytest.approx(0.3) and drift.group == ("prose", 1) and drift.cells == 4
+    ng = judged[0]
+    assert ng.ci_low > 1.0
+    assert ng.verdict == "within noise"
+    assert ng.why == "effect +20.0 % is no larger than the run's drift 30.0 %"
+
+
+def test_drift_check_early_half_against_late_half():
+    cells = [timed("base", r, v, 10.0 * r) for r, v in enumerate([100.0, 102.0, 110.0, 90.0, 80.0])]
+    d = drift_check(cells, "base")
+    # early = first 2 (mean 101), late = last 2 (mean 85)
+    assert d.drift == pytest.approx(abs(85.0 / 101.0 - 1.0))
+    assert drift_check([timed("base", 0, 100.0, 0.0)], "base").drift is None
+
+
+def test_interval_names_and_reasons_are_honest_for_the_rounds():
+    assert interval_label(0) == "no interval"
+    assert interval_label(2) == "range of 2 per-round ratios"
+    assert interval_label(3) == "bootstrap range over 3 rounds (coverage below 95%)"
+    assert interval_label(6) == "95% CI (6 rounds)"
+    assert why_of("undetermined", 1, 1, None, None) == (
+        "1 paired round: no interval (run at least 2 repeats); 1 round(s) dropped as degraded or unpaired"
+    )
+    assert why_of("within noise", 2, 0, 0.9, 1.1) == "the interval [0.900x, 1.100x] contains 1; only 2 rounds"
+    assert why_of("wins", 6, 0, 1.1, 1.2) == ""
