@@ -1,6 +1,6 @@
 """``predict RUN --holdout 3,4,6`` (issue 16): fit on some k, predict the held-out k, print the error.
 
-The run carries seed 003's published k sweep (/work/shared/seeds/003_86f0b3193fa9dc3e.txt: "no draft 12.14,
+The run carries seed 003's published k sweep (the seed documents, 003_86f0b3193fa9dc3e.txt: "no draft 12.14,
 k=1 20.00, k=2 26.48, k=3 29.61, k=4 33.10, k=5 31.75, k=6 35.58" tok/s; per-position acceptance at k=5
 "0.936 / 0.815 / 0.681 / 0.581 / 0.484"; target 17.61 GB per token, MTP head 0.85 GB per draft step).
 """

@@ -1,6 +1,6 @@
 """``specscope predict`` without a run (issue 16): published per-position rates, bytes and bandwidth -> k table.
 
-Inputs are seed 003's published figures (/work/shared/seeds/003_86f0b3193fa9dc3e.txt): "every decoded token
+Inputs are seed 003's published figures (the seed documents, 003_86f0b3193fa9dc3e.txt): "every decoded token
 re-reads essentially all of it: 17.61 GB", "GB10's 273 GB/s", "measured no-draft rate of 12.14 tok/s", the MTP
 head "reads only 0.85 GB per draft step", "at k=5 it runs about 0.936 / 0.815 / 0.681 / 0.581 / 0.484".
 """
@@ -49,7 +49,7 @@ def test_step_time_is_target_plus_k_draft_reads_at_the_effective_bandwidth():
 
 
 def test_the_shared_lm_head_is_read_per_drafted_token():
-    """Seed 004 (/work/shared/seeds/004_8fbf06fcc4ad3c8a.txt): the MTP draft is 0.791 GiB and "read five times
+    """Seed 004 (the seed documents, 004_8fbf06fcc4ad3c8a.txt): the MTP draft is 0.791 GiB and "read five times
     per accepted step"; it "ships no lm_head ... vLLM shares the target's". With an lm_head of 0.5 GiB the
     draft reads 5 x (0.791 + 0.5) GiB per step at k=5."""
     gib = 2**30
