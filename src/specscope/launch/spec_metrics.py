@@ -49,12 +49,14 @@ class PerRequestSpecDecode(BaseModel):
     def inconsistencies(self) -> list[str]:
         """Internal checks that must hold for a well-formed object; returns a message per violation.
 
-        drafted = steps * k; sum(histogram) = steps; sum(i * histogram[i]) = accepted; histogram length k + 1.
+        drafted <= steps * k (vLLM's n-gram proposer may draft fewer than k tokens in a step, and drafts a grammar
+        invalidates are not counted: vllm/v1/spec_decode/ngram_proposer.py, v1/core/sched/scheduler.py in 0.32.0);
+        sum(histogram) = steps; sum(i * histogram[i]) = accepted; histogram length k + 1.
         """
         problems: list[str] = []
-        if self.num_draft_tokens != self.num_spec_steps * self.num_spec_tokens:
+        if self.num_draft_tokens > self.num_spec_steps * self.num_spec_tokens:
             problems.append(
-                f"num_draft_tokens {self.num_draft_tokens} != num_spec_steps {self.num_spec_steps} "
+                f"num_draft_tokens {self.num_draft_tokens} > num_spec_steps {self.num_spec_steps} "
                 f"* num_spec_tokens {self.num_spec_tokens}"
             )
         if sum(self.acceptance_histogram) != self.num_spec_steps:
