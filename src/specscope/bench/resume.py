@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,11 +40,13 @@ class RunControls:
         retry_failed: with ``--resume``, measure ``failed`` and ``server_crash`` cells again.
         given: matrix options given on the command line with ``--resume`` (name -> value, unset ones omitted);
             each must equal the stored option.
+        on_start: called with the run folder once it exists (created or opened), before the first cell.
     """
 
     client: ClientSettings | None = None
     retry_failed: bool = False
     given: Mapping[str, Any] = field(default_factory=dict)
+    on_start: Callable[[Path], None] | None = None
 
 
 def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], run: Path) -> None:

@@ -136,6 +136,8 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
         engine = "external" if servers else engine
         run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out), controls.client)
     check_names(options, servers, engine, files.recipes)
+    if controls.on_start is not None:
+        controls.on_start(run.path)
     design = design_of(servers, engine, options.order)
     plan = plan_cells(options, design)
     stored = summarize_run(run)

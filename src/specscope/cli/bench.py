@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -203,7 +204,11 @@ def register(app: typer.Typer) -> None:
         # the folder is named here, so that an interrupted run can say where it is
         planned = resume if resume is not None else new_run_dir(out)
         console = Console(stderr=True)
-        console.print(f"run folder: {planned}", markup=False, highlight=False, soft_wrap=True)
+
+        def started(path: Path) -> None:  # printed once the folder exists: a refused start stays one error line
+            console.print(f"run folder: {path}", markup=False, highlight=False, soft_wrap=True)
+
+        controls = dataclasses.replace(controls, on_start=started)
         try:
             with progress(console) as on_cell:
                 run_dir = run_bench(
