@@ -14,6 +14,7 @@ from specscope.errors import ConfigError
 __all__ = [
     "AA_SUFFIX",
     "SENTINEL_SUFFIX",
+    "is_control",
     "BenchOptions",
     "PROFILES",
     "profile_options",
@@ -23,6 +24,12 @@ __all__ = [
 
 AA_SUFFIX = "-again"  # the A/A control of baseline B is the config "B-again"
 SENTINEL_SUFFIX = "~sentinel"  # B's sentinel cells at block boundaries (specscope.bench.order)
+
+
+def is_control(config: str) -> bool:
+    """True for a run's controls (the A/A ``B-again`` and the ``B~sentinel`` cells): measured to judge noise and
+    drift, never a config to recommend."""
+    return config.endswith((AA_SUFFIX, SENTINEL_SUFFIX))
 
 
 class BenchOptions(BaseModel):

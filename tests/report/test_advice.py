@@ -178,3 +178,19 @@ def test_bad_inputs():
         advise(_run())
     with pytest.raises(ConfigError):
         place_acceptance(_run(), 1.5, "dflash")
+
+
+def test_the_aa_control_is_never_advised():
+    """A ``base-again`` control faster than every config (a noisy baseline) is not a candidate: the choice and
+    its speedup are those of the run without it."""
+    control = [
+        summary("base-again", wl, conc, r, 10 * TABLE[(wl, conc)][2], counters=None)
+        for (wl, conc) in TABLE
+        for r in range(3)
+    ]
+    mix = {"prose": 0.2, "code": 0.3, "edit": 0.5}
+    (with_control,) = advise(_run() + control, mix, concurrency=1).levels
+    (without,) = advise(_run(), mix, concurrency=1).levels
+    assert with_control.config == without.config == "dflash"
+    assert with_control.speedup == pytest.approx(without.speedup)
+    assert "base-again" not in with_control.per_workload.values()

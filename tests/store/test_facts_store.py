@@ -195,3 +195,12 @@ def test_cli_names_a_bad_manifest_in_one_line(tmp_path):
         "field; expected: the fields of RunManifest schema_version 2; fix: restore the manifest the run wrote, or "
         "re-run the benchmark with this version of specscope"
     ]
+
+
+def test_a_run_folder_that_cannot_be_created_is_a_store_error(tmp_path):
+    """``--out`` under a regular file: one StoreError naming the folder (exit 2), not an OSError traceback."""
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(StoreError) as info:
+        create_run(tmp_path / "afile" / "run", {"kind": "bench"})
+    assert info.value.message == f"cannot create the run folder {tmp_path / 'afile' / 'run'}"
+    assert info.value.exit_code == 2

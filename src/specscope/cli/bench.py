@@ -149,6 +149,7 @@ def register(app: typer.Typer) -> None:
             from specscope.targets.k_axis import expand_plan_k
 
             plan = expand_plan_k(plan, k, BenchOptions().configs)
+            aa = False if aa is None else aa  # a k sweep compares draft lengths: the A/A control only when asked
         from specscope.launch.serverlog import parse_server_log_specs
 
         logs = parse_server_log_specs(list(server_log or []), tuple(plan.servers))  # checked before the run

@@ -17,10 +17,10 @@ from specscope.errors import ConfigError
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
             "cannot read the scrape file",
-            found=f"{path}: {exc.strerror}",
+            found=f"{path}: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}",
             expected="a Prometheus text file saved from GET /metrics",
             fix="save each scrape with: curl -s http://HOST:PORT/metrics > FILE",
         ) from exc

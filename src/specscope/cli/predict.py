@@ -122,7 +122,7 @@ def register(app: typer.Typer) -> None:
         measured: Annotated[
             float | None, typer.Option(help="Without RUN: a measured no-draft tok/s to set against the roofline.")
         ] = None,
-        max_k: Annotated[int, typer.Option("--max-k", help="Predict k = 1..max-k.")] = 8,
+        max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Predict k = 1..max-k (at most 64).")] = 8,
         per_position: Annotated[
             str | None,
             typer.Option("--per-position", help="Without RUN: published per-position acceptance, e.g. 0.8,0.6,0.4."),

@@ -16,7 +16,7 @@ from specscope.cli.options import TextJsonFormatOption
 def register(app: typer.Typer) -> None:
     @app.command("truth-server")
     def truth_server(
-        port: int = typer.Option(8123, help="TCP port on 127.0.0.1 (0: any free port)."),
+        port: int = typer.Option(8123, min=0, max=65535, help="TCP port on 127.0.0.1 (0: any free port)."),
         host: str = typer.Option("127.0.0.1", help="Address to bind."),
         script: Path | None = typer.Option(None, help="JSON TruthScript (default plan: 16 tokens, no delays)."),
         format: TextJsonFormatOption = "text",
@@ -37,4 +37,14 @@ def register(app: typer.Typer) -> None:
             else:
                 typer.echo(f"truth-server listening on {url} (Ctrl-C to stop)")
 
-        serve_forever(plan, host, port, announce)
+        try:
+            serve_forever(plan, host, port, announce)
+        except OSError as exc:  # port in use, address not on this machine: the user's choice, not a bug
+            from specscope.errors import ConfigError
+
+            raise ConfigError(
+                "cannot listen",
+                found=f"{host}:{port}: {exc.strerror or exc}",
+                expected="a free port on an address of this machine",
+                fix="choose another --port (0: any free port) or --host 127.0.0.1",
+            ) from None

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from specscope.config import is_control
 from specscope.errors import ConfigError
 from specscope.report.alarms import acceptance_alarms
 from specscope.report.mix import (
@@ -263,7 +264,7 @@ def advise(
     Raises:
         ConfigError: neither mix nor acceptance; a mix workload or the concurrency not in the run.
     """
-    cells = list(summaries)
+    cells = [c for c in summaries if not is_control(c.config)]  # the A/A control and sentinels are not candidates
     placement = None
     if acceptance is not None:
         placement = place_acceptance(cells, acceptance, acceptance_config, baseline)

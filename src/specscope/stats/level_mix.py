@@ -22,6 +22,7 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+from specscope.config import is_control
 from specscope.errors import ConfigError
 from specscope.stats.summary import CellSummary
 
@@ -118,6 +119,7 @@ def level_mix_advice(
     Raises:
         ConfigError: a level of the mix was not measured, or no config has ok cells at every level of the mix.
     """
+    cells = [c for c in cells if not is_control(c.config)]  # the A/A control and sentinels are not candidates
     levels = sorted({c.concurrency for c in cells})
     unmeasured = [lev for lev in level_mix if lev not in levels]
     if unmeasured:  # all of them at once, so one correction fixes the option

@@ -173,7 +173,7 @@ def create_run(path: Path, manifest: dict[str, Any]) -> Run:
     """Create a new run folder with ``manifest`` (the fields of :class:`~specscope.store.manifest.RunManifest`).
 
     Raises:
-        StoreError: ``path`` exists and is not empty.
+        StoreError: ``path`` exists and is not empty, or cannot be created or written.
         ManifestError: ``manifest`` has a field the schema does not know, or lacks ``kind``.
     """
     path = Path(path)
@@ -185,8 +185,16 @@ def create_run(path: Path, manifest: dict[str, Any]) -> Run:
             fix=f"resume it with `specscope bench --resume {path}` or choose another --out",
         )
     manifest = validate_manifest({"schema_version": SCHEMA_VERSION, **manifest}, path / MANIFEST_NAME)
-    (path / "logs").mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path / MANIFEST_NAME, manifest)
+    try:
+        (path / "logs").mkdir(parents=True, exist_ok=True)
+        write_json_atomic(path / MANIFEST_NAME, manifest)
+    except OSError as exc:  # --out under a file, in /proc, read-only, full: the user's path, not a bug
+        raise StoreError(
+            f"cannot create the run folder {path}",
+            found=f"{type(exc).__name__}: {exc.strerror or exc}",
+            expected="a folder that can be created and written",
+            fix="pass --out a writable folder",
+        ) from None
     return Run(path, manifest)
 
 
