@@ -33,3 +33,15 @@ def test_predict_max_k_is_bounded(capsys):
     code, err = _run([*argv, "--bandwidth", "100GB/s", "--max-k", "100000"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "--max-k" in err and "64" in err
+
+
+def test_bench_server_url_that_is_not_a_url(capsys, tmp_path):
+    code, err = _run(["bench", "--server", "a=http://[::zz]:80", "--out", str(tmp_path)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert err.startswith("error: --server URL is not valid") and not list(tmp_path.iterdir())
+
+
+def test_predict_measured_cannot_be_negative(capsys):
+    argv = ["predict", "--per-position", "0.5", "--bytes-per-step", "1GB", "--draft-bytes", "0.1GB"]
+    code, err = _run([*argv, "--bandwidth", "100GB/s", "--measured", "-5"], capsys)
+    assert code == 2 and "--measured" in err

@@ -120,7 +120,8 @@ def register(app: typer.Typer) -> None:
         draft: DraftModelOption = None,
         bandwidth: BandwidthOption = None,
         measured: Annotated[
-            float | None, typer.Option(help="Without RUN: a measured no-draft tok/s to set against the roofline.")
+            float | None,
+            typer.Option(min=0.0, help="Without RUN: a measured no-draft tok/s to set against the roofline."),
         ] = None,
         max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Predict k = 1..max-k (at most 64).")] = 8,
         per_position: Annotated[

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+import httpx
+
 from specscope.errors import ConfigError
 
 __all__ = ["LAUNCHERS", "TargetPlan", "parse_configs", "parse_servers", "parse_targets"]
@@ -102,6 +104,12 @@ def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) ->
             raise ConfigError(
                 "--server names repeat", found=name, expected="one URL per config name", fix="name them with NAME=URL"
             )
+        try:
+            httpx.URL(url)  # a host or port that is not one ([::zz], :99999): say so here, not as a traceback
+        except httpx.InvalidURL as exc:
+            raise ConfigError(
+                "--server URL is not valid", found=f"{url}: {exc}", expected="http://HOST:PORT", fix="fix the URL"
+            ) from None
         out[name] = url
     return out
 
