@@ -9,6 +9,7 @@ Byte sizes parse with :func:`specscope.stats.quantities.parse_bytes` (``17.61GB`
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,11 +109,9 @@ def _fit_run(
         cells,
         manifest=manifest,
         server_facts=facts,
-        target_bytes=inputs.target_bytes,
-        draft_bytes_per_token=inputs.draft_bytes_per_token,
-        bandwidth_bytes_s=inputs.bandwidth_bytes_s,
         baseline=baseline,
         max_k=max_k,
+        **dataclasses.asdict(inputs),  # its fields are predict_run's keyword names
     )
     return pred, cells
 
