@@ -39,6 +39,7 @@ __all__ = [
     "CheckpointError",
     "HeaderError",
     "SurgeryError",
+    "require_at_least",
     "require_one_of",
     "require_path",
 ]
@@ -140,6 +141,16 @@ def require_one_of(value: object, choices: Iterable[object], message: str, *, fi
     options = tuple(choices)
     if value not in options:
         raise ConfigError(message, found=value, expected=", ".join(map(str, options)), fix=fix)
+
+
+def require_at_least(value: float, low: float, message: str, *, expected: str, fix: str) -> None:
+    """Raise :class:`ConfigError` (``message``, ``found`` the value) when ``value`` < ``low`` (same units).
+
+    Raises:
+        ConfigError: ``value`` is below ``low``.
+    """
+    if value < low:
+        raise ConfigError(message, found=value, expected=expected, fix=fix)
 
 
 def require_path(path: str | Path, message: str, *, expected: str, fix: str, folder: bool = False) -> Path:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,6 +24,58 @@ from specscope.errors import ConfigError
 from specscope.records import SpecCounters
 
 __all__ = ["ScrapeSource", "combine_replicas", "counter_source", "idle_scrape", "parse_metrics_specs", "replica_label"]
+
+
+@dataclass(frozen=True)
+class _NamedOption:
+    """A repeatable ``NAME=VALUE`` option whose NAME is a config: its words for errors and its value check."""
+
+    option: str
+    form: str
+    example: str
+    fix: str
+    unknown_fix: str
+    clean: Callable[[str], str]
+    valid: Callable[[str, str], bool]
+
+    def split(self, spec: str, configs: Sequence[str]) -> tuple[str, str]:
+        """``spec`` -> ``(name, cleaned value)``.
+
+        Raises:
+            ConfigError: ``spec`` is not ``NAME=VALUE`` with a valid value, or NAME is not one of ``configs``.
+        """
+        name, sep, value = spec.partition("=")
+        name, value = name.strip(), self.clean(value)
+        if not sep or not self.valid(name, value):
+            raise ConfigError(
+                f"{self.option} takes {self.form}",
+                found=spec,
+                expected=f"e.g. {self.option} {self.example}",
+                fix=self.fix,
+            )
+        if name not in configs:
+            raise ConfigError.unknown(f"{self.option} config", name, configs, fix=self.unknown_fix)
+        return name, value
+
+
+_METRICS = _NamedOption(
+    "--metrics",
+    "NAME=URL",
+    "base=http://127.0.0.1:8001 (one per replica)",
+    "name the config and give the replica's http(s) URL",
+    "use a name given to --configs/--server",
+    lambda url: url.strip().rstrip("/").removesuffix("/metrics"),
+    lambda name, url: bool(name) and url.startswith(("http://", "https://")),
+)
+_SELECTOR = _NamedOption(
+    "--prometheus-selector",
+    "NAME={label matchers}",
+    'base={job="vllm-base"}',
+    "name the config and give a PromQL selector in braces",
+    "use a config name",
+    str.strip,
+    lambda _name, sel: sel.startswith("{") and sel.endswith("}"),
+)
 
 
 def parse_metrics_specs(specs: Iterable[str], configs: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -38,17 +91,7 @@ def parse_metrics_specs(specs: Iterable[str], configs: Sequence[str]) -> dict[st
     """
     out: dict[str, list[str]] = {}
     for spec in specs:
-        name, sep, url = spec.partition("=")
-        name, url = name.strip(), url.strip().rstrip("/").removesuffix("/metrics")
-        if not sep or not name or not url.startswith(("http://", "https://")):
-            raise ConfigError(
-                "--metrics takes NAME=URL",
-                found=spec,
-                expected="e.g. --metrics base=http://127.0.0.1:8001 (one per replica)",
-                fix="name the config and give the replica's http(s) URL",
-            )
-        if name not in configs:
-            raise ConfigError.unknown("--metrics config", name, configs, fix="use a name given to --configs/--server")
+        name, url = _METRICS.split(spec, configs)
         if url in out.setdefault(name, []):
             raise ConfigError(
                 "a --metrics URL repeats", found=spec, expected="each replica once", fix="drop the repeated entry"
@@ -169,16 +212,6 @@ def parse_selectors(specs: Iterable[str], configs: Sequence[str]) -> dict[str, s
     """
     out: dict[str, str] = {}
     for spec in specs:
-        name, sep, sel = spec.partition("=")
-        name, sel = name.strip(), sel.strip()
-        if not sep or not sel.startswith("{") or not sel.endswith("}"):
-            raise ConfigError(
-                "--prometheus-selector takes NAME={label matchers}",
-                found=spec,
-                expected='e.g. --prometheus-selector base={job="vllm-base"}',
-                fix="name the config and give a PromQL selector in braces",
-            )
-        if name not in configs:
-            raise ConfigError.unknown("--prometheus-selector config", name, configs, fix="use a config name")
+        name, sel = _SELECTOR.split(spec, configs)
         out[name] = sel
     return out or None

@@ -9,6 +9,7 @@ Byte sizes parse with :func:`specscope.stats.quantities.parse_bytes` (``17.61GB`
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from specscope.stats.predict_holdout import HoldoutRow, holdout_errors
 from specscope.stats.predict_published import PublishedPrediction, parse_rates, predict_published
 from specscope.stats.predict_run import RunPrediction, predict_run
 from specscope.stats.quantities import parse_bytes
+from specscope.stats.summary import CellSummary
 from specscope.store import open_run
 
 __all__ = [
@@ -93,24 +95,34 @@ def roofline_only(inputs: PredictInputs, measured_tok_s: float | None = None) ->
     }
 
 
-def predict_on_run(run: Path, inputs: PredictInputs, *, baseline: str = "base", max_k: int = 8) -> RunPrediction:
-    """Fit the model on the run folder ``run`` and predict k = 1..``max_k`` (see ``predict_run``).
+def _fit_run(
+    run: Path, inputs: PredictInputs, *, baseline: str, max_k: int = 8
+) -> tuple[RunPrediction, list[CellSummary]]:
+    """``predict_run`` on the run folder ``run`` for k = 1..``max_k``, and the run's cells.
 
     Raises:
         StoreError: ``run`` is not a run folder.
     """
     with open_run(run) as r:
         cells, facts, manifest = summarize_run(r), r.server_facts, r.manifest
-    return predict_run(
+    pred = predict_run(
         cells,
         manifest=manifest,
         server_facts=facts,
-        target_bytes=inputs.target_bytes,
-        draft_bytes_per_token=inputs.draft_bytes_per_token,
-        bandwidth_bytes_s=inputs.bandwidth_bytes_s,
         baseline=baseline,
         max_k=max_k,
+        **dataclasses.asdict(inputs),  # its fields are predict_run's keyword names
     )
+    return pred, cells
+
+
+def predict_on_run(run: Path, inputs: PredictInputs, *, baseline: str = "base", max_k: int = 8) -> RunPrediction:
+    """Fit the model on the run folder ``run`` and predict k = 1..``max_k`` (see ``predict_run``).
+
+    Raises:
+        StoreError: ``run`` is not a run folder.
+    """
+    return _fit_run(run, inputs, baseline=baseline, max_k=max_k)[0]
 
 
 def predict_from_published(
@@ -159,15 +171,5 @@ def holdout_on_run(
     from specscope.kaxis import parse_k_list
 
     ks = parse_k_list(holdout)
-    with open_run(run) as r:
-        cells, facts, manifest = summarize_run(r), r.server_facts, r.manifest
-    pred = predict_run(
-        cells,
-        manifest=manifest,
-        server_facts=facts,
-        target_bytes=inputs.target_bytes,
-        draft_bytes_per_token=inputs.draft_bytes_per_token,
-        bandwidth_bytes_s=inputs.bandwidth_bytes_s,
-        baseline=baseline,
-    )
+    pred, cells = _fit_run(run, inputs, baseline=baseline)
     return pred, holdout_errors(pred, cells, ks)

@@ -98,21 +98,11 @@ def auto_workers(
     Raises:
         ConfigError: ``concurrency`` < 1 or a negative rate.
     """
-    if concurrency < 1:
-        raise errors.ConfigError(
-            "concurrency must be at least 1",
-            found=concurrency,
-            expected=">= 1",
-            fix="pass a positive concurrency level",
-        )
+    fix = "pass a positive concurrency level"
+    errors.require_at_least(concurrency, 1, "concurrency must be at least 1", expected=">= 1", fix=fix)
     rate = concurrency * ASSUMED_STREAM_EVENTS_PER_S if expected_events_per_s is None else expected_events_per_s
-    if rate < 0:
-        raise errors.ConfigError(
-            "the expected event rate is negative",
-            found=rate,
-            expected=">= 0 events/s",
-            fix="pass the expected aggregate SSE events per second, or None",
-        )
+    fix = "pass the expected aggregate SSE events per second, or None"
+    errors.require_at_least(rate, 0, "the expected event rate is negative", expected=">= 0 events/s", fix=fix)
     if rate <= PROCESS_EVENTS_PER_S:
         return 1
     w = min(math.ceil(rate / PROCESS_EVENTS_PER_S), cpu_count or _available_cpus(), concurrency)

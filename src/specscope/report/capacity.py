@@ -11,7 +11,7 @@ requested 64, ran at most 22, 43 waiting, TTFT 138 s).
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
@@ -38,15 +38,21 @@ def _finding(cells: Sequence[CellSummary]) -> Cell:
     return text_cell(f"CAPACITY_LIMITED ({len(limited)} of {len(cells)} rounds)")
 
 
+def _key(config: str, workload: str, n: int) -> list[Cell]:
+    """The row's first three cells: config, workload and requested N (requests)."""
+    return [text_cell(config), text_cell(workload), units.count(n)]
+
+
+def _means(cells: Sequence[CellSummary], fmt: Callable[[float | None], Cell], *fields: str) -> list[Cell]:
+    """``fmt`` of the mean of each of ``fields`` (in their own units) over ``cells``, in order."""
+    return [fmt(_mean([getattr(c, f) for c in cells])) for f in fields]
+
+
 def _row(cells: Sequence[CellSummary], config: str, workload: str, n: int) -> list[Cell]:
     ceilings = [c.running_max for c in cells if c.running_max is not None]
     return [
-        text_cell(config),
-        text_cell(workload),
-        units.count(n),
-        units.requests(_mean([c.achieved_concurrency for c in cells])),
-        units.requests(_mean([c.running_concurrency for c in cells])),
-        units.requests(_mean([c.waiting_mean for c in cells])),
+        *_key(config, workload, n),
+        *_means(cells, units.requests, "achieved_concurrency", "running_concurrency", "waiting_mean"),
         units.count(max(ceilings) if ceilings else None),
         _finding(cells),
     ]
@@ -54,12 +60,8 @@ def _row(cells: Sequence[CellSummary], config: str, workload: str, n: int) -> li
 
 def _timing_row(cells: Sequence[CellSummary], config: str, workload: str, n: int) -> list[Cell]:
     return [
-        text_cell(config),
-        text_cell(workload),
-        units.count(n),
-        units.seconds(_mean([c.ttft_p50_s for c in cells])),
-        units.seconds(_mean([c.ttfo_p50_s for c in cells])),
-        units.seconds(_mean([c.queue_mean_s for c in cells])),
+        *_key(config, workload, n),
+        *_means(cells, units.seconds, "ttft_p50_s", "ttfo_p50_s", "queue_mean_s"),
         units.tok_s(_median_of(cells, "decode_tok_s")),
         units.tok_s(_median_of(cells, "stream_tok_s")),
     ]
@@ -76,49 +78,39 @@ def _groups(rc: RunCells) -> list[tuple[str, str, int, list[CellSummary]]]:
     return out
 
 
+def _table(
+    rc: RunCells, name: str, title: str, columns: list[Column], note: str, row: Callable[..., list[Cell]]
+) -> Table | None:
+    """A table of one ``row(cells, config, workload, n)`` per group with ok cells, after the key columns; None
+    for a run stored before the gauges were sampled (no cell has gauge samples)."""
+    if not any(c.gauge_samples for c in rc.cells):
+        return None
+    cols = [Column("config"), Column("workload"), Column("N", "requested"), *columns]
+    rows = [row(cells, cfg, wl, n) for cfg, wl, n, cells in _groups(rc)]
+    return Table(name, title, cols, rows, note)
+
+
 def stream_timing_table(rc: RunCells) -> Table | None:
     """Per-stream timing beside the capacity table: TTFT, TTFO, queue, decode rate vs send-to-end rate (ok cells);
     None, like the capacity table, for a run stored before the gauges were sampled."""
-    if not any(c.gauge_samples for c in rc.cells):
-        return None
-    cols = [
-        Column("config"),
-        Column("workload"),
-        Column("N", "requested"),
-        Column("TTFT p50", "s"),
-        Column("TTFO p50", "s"),
-        Column("queue", "s"),
-        Column("decode p50", "tok/s"),
-        Column("e2e p50", "tok/s"),
-    ]
     note = (
         "decode: each stream's (tokens - 1) / (last - first token), no queueing or prefill; e2e: its tokens /"
         " (end - send); TTFO: to the first content token after reasoning; queue: mean of vLLM's"
         " request_queue_time_seconds over the cell (llama.cpp reports none). Means over ok rounds."
     )
-    rows = [_timing_row(cells, cfg, wl, n) for cfg, wl, n, cells in _groups(rc)]
-    return Table("stream_timing", "Per-stream timing: waiting, prefill and decode apart", cols, rows, note)
+    timing = ("TTFT p50", "s"), ("TTFO p50", "s"), ("queue", "s"), ("decode p50", "tok/s"), ("e2e p50", "tok/s")
+    cols = [Column(name, unit) for name, unit in timing]
+    return _table(rc, "stream_timing", "Per-stream timing: waiting, prefill and decode apart", cols, note, _timing_row)
 
 
 def capacity_table(rc: RunCells) -> Table | None:
     """The server capacity table of a run's ok cells, or None when no cell has gauge samples."""
-    if not any(c.gauge_samples for c in rc.cells):
-        return None
-    cols = [
-        Column("config"),
-        Column("workload"),
-        Column("N", "requested"),
-        Column("client", "streams"),
-        Column("running", "requests"),
-        Column("waiting", "requests"),
-        Column("ceiling", "requests"),
-        Column("capacity"),
-    ]
     note = (
         "N: requested concurrency; client: streams in flight as the client saw them (achieved); running / waiting:"
         " the server's gauges (vllm:num_requests_running / _waiting, llamacpp:requests_processing / _deferred, summed"
         " over engines) sampled a few times a second, time-weighted while all N requests were out; ceiling: the most"
         " running in any sample; CAPACITY_LIMITED: running stayed below N while requests waited. Means over ok rounds."
     )
-    rows = [_row(cells, cfg, wl, n) for cfg, wl, n, cells in _groups(rc)]
-    return Table("capacity", "Server capacity: requested vs what the server ran", cols, rows, note)
+    gauges = ("client", "streams"), ("running", "requests"), ("waiting", "requests"), ("ceiling", "requests")
+    cols = [*(Column(name, unit) for name, unit in gauges), Column("capacity")]
+    return _table(rc, "capacity", "Server capacity: requested vs what the server ran", cols, note, _row)

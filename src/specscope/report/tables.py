@@ -20,7 +20,7 @@ from specscope.stats.noise import judged_speedups
 from specscope.stats.speedup import coefficient_of_variation, few_repeats_note, interval_label
 from specscope.stats.summary import CellSummary
 
-__all__ = ["BASELINE", "RunCells", "bench_tables"]
+__all__ = ["BASELINE", "RunCells", "bench_tables", "config_grid"]
 
 BASELINE = "base"
 
@@ -143,20 +143,28 @@ def stream_spread_table(rc: RunCells) -> Table | None:
     )
 
 
-def ttft_table(rc: RunCells) -> Table:
+def config_grid(
+    rc: RunCells, name: str, title: str, unit: str, cell: Callable[[RunCells, str, str, int], Cell], note: str
+) -> Table:
+    """A table of one row per workload x N and one column per config, each ``cell(rc, config, workload, n)``;
+    ``unit`` is the config columns' unit."""
     rows = [
-        [text_cell(w), units.count(n)]
-        + [units.seconds(_mean([s.ttft_p50_s for s in rc.ok(c, w, n)])) for c in rc.configs]
+        [text_cell(w), units.count(n), *[cell(rc, c, w, n) for c in rc.configs]]
         for w in rc.workloads
         for n in rc.levels
     ]
-    return Table(
-        "ttft",
-        "Median TTFT (s)",
-        [Column("workload"), Column("N", "streams"), *[Column(c, "s") for c in rc.configs]],
-        rows,
-        "First content or reasoning token; role-only chunks do not count. Mean over ok repeats of each cell's p50.",
-    )
+    cols = [Column("workload"), Column("N", "streams"), *[Column(c, unit) for c in rc.configs]]
+    return Table(name, title, cols, rows, note)
+
+
+def _ttft_cell(rc: RunCells, config: str, workload: str, n: int) -> Cell:
+    return units.seconds(_mean([s.ttft_p50_s for s in rc.ok(config, workload, n)]))
+
+
+def ttft_table(rc: RunCells) -> Table:
+    """Median TTFT (s) per workload x N, a column per config: the mean over ok repeats of each cell's p50."""
+    note = "First content or reasoning token; role-only chunks do not count. Mean over ok repeats of each cell's p50."
+    return config_grid(rc, "ttft", "Median TTFT (s)", "s", _ttft_cell, note)
 
 
 def _per_level_table(

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from specscope.report import units
-from specscope.report.document import Cell, Column, Table, text_cell
-from specscope.report.tables import RunCells
+from specscope.report.document import Cell, Table
+from specscope.report.tables import RunCells, config_grid
 from specscope.stats.groups import metric_value
 
 __all__ = ["rates_table"]
@@ -40,16 +40,9 @@ def rates_table(rc: RunCells) -> Table | None:
     """One row per workload x N, one column per config: ``aggregate / decode tok/s (TTFT p50)``."""
     if not rc.cells:
         return None
-    rows = [
-        [text_cell(w), units.count(n), *[_side_by_side(rc, c, w, n) for c in rc.configs]]
-        for w in rc.workloads
-        for n in rc.levels
-    ]
-    return Table(
-        "rates",
-        "Aggregate tok/s / decode tok/s per config (TTFT p50 in brackets)",
-        [Column("workload"), Column("N", "streams"), *[Column(c, "tok/s") for c in rc.configs]],
-        rows,
+    note = (
         "Aggregate = all tokens / (last end - first send), prefill included; decode = 1 / median time per "
-        "output token after the first. Mean over ok repeats.",
+        "output token after the first. Mean over ok repeats."
     )
+    title = "Aggregate tok/s / decode tok/s per config (TTFT p50 in brackets)"
+    return config_grid(rc, "rates", title, "tok/s", _side_by_side, note)

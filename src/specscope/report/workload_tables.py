@@ -47,14 +47,32 @@ def _grouped(
     return dict(sorted(groups.items()))
 
 
-def _category_table(cells: Sequence[CellSummary]) -> Table | None:
-    groups = _grouped(cells, lambda v: tuple(v.base.split(".", 1)) if "." in v.base else None)
+def _by_variant_table(
+    cells: Sequence[CellSummary],
+    key: Callable[[Variant], tuple[str, ...] | None],
+    key_columns: tuple[str, str],
+    name: str,
+    title: str,
+) -> Table | None:
+    """Pooled acceptance (%), length (tokens/step) and drafted tokens per config and ``key`` of the workload
+    label (two text columns named ``key_columns``); None when no ok cell has that key."""
+    groups = _grouped(cells, key)
     if not groups:
         return None
     rows = [[*map(text_cell, k), *_accept(g)] for k, g in groups.items()]
-    cols = [Column("config"), Column("dataset"), Column("category")]
+    cols = [Column("config"), *map(Column, key_columns)]
     cols += [Column("acceptance", "%"), Column("length", "tokens/step"), Column("drafted", "tokens")]
-    return Table("acceptance_by_category", "Acceptance by dataset category", cols, rows, _POOL_NOTE)
+    return Table(name, title, cols, rows, _POOL_NOTE)
+
+
+def _category_table(cells: Sequence[CellSummary]) -> Table | None:
+    return _by_variant_table(
+        cells,
+        lambda v: tuple(v.base.split(".", 1)) if "." in v.base else None,
+        ("dataset", "category"),
+        "acceptance_by_category",
+        "Acceptance by dataset category",
+    )
 
 
 def _context_table(cells: Sequence[CellSummary]) -> Table | None:
@@ -74,13 +92,13 @@ def _context_table(cells: Sequence[CellSummary]) -> Table | None:
 
 
 def _temperature_table(cells: Sequence[CellSummary]) -> Table | None:
-    groups = _grouped(cells, lambda v: None if v.temperature is None else (v.base, f"{v.temperature:g}"))
-    if not groups:
-        return None
-    rows = [[*map(text_cell, k), *_accept(g)] for k, g in groups.items()]
-    cols = [Column("config"), Column("workload"), Column("temperature")]
-    cols += [Column("acceptance", "%"), Column("length", "tokens/step"), Column("drafted", "tokens")]
-    return Table("acceptance_by_temperature", "Acceptance by temperature", cols, rows, _POOL_NOTE)
+    return _by_variant_table(
+        cells,
+        lambda v: None if v.temperature is None else (v.base, f"{v.temperature:g}"),
+        ("workload", "temperature"),
+        "acceptance_by_temperature",
+        "Acceptance by temperature",
+    )
 
 
 def _phase_rate(accepted: int, drafted: int) -> tuple[Cell, Cell]:

@@ -10,7 +10,7 @@ A low layer (it imports only :mod:`specscope.errors`), so engine, launch and tru
 
 from __future__ import annotations
 
-from specscope.seam.process import ManagedProcess, free_port, http_probe, log_tail
+from specscope.seam.process import ManagedProcess, free_port, http_probe, log_tail, start_announced, stop_and_clean
 from specscope.seam.target import ServerTarget
 
-__all__ = ["ManagedProcess", "ServerTarget", "free_port", "http_probe", "log_tail"]
+__all__ = ["ManagedProcess", "ServerTarget", "free_port", "http_probe", "log_tail", "start_announced", "stop_and_clean"]

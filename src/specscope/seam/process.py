@@ -22,6 +22,7 @@ import os
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -30,7 +31,7 @@ import httpx
 
 from specscope.errors import ServerStartError
 
-__all__ = ["ManagedProcess", "Probe", "free_port", "http_probe", "log_tail"]
+__all__ = ["ManagedProcess", "Probe", "free_port", "http_probe", "log_tail", "start_announced", "stop_and_clean"]
 
 #: A health probe: called with the seconds it may block; returns ``None`` when healthy, else a short status
 #: (``"HTTP 503"``, ``"ConnectError"``) that goes into the error when the deadline passes.
@@ -80,6 +81,37 @@ def http_probe(url: str, *, json_status: str | None = None) -> Probe:
             return type(exc).__name__
 
     return probe
+
+
+def start_announced(proc: ManagedProcess, log_path: Path, timeout_s: float, prefix: str = "LISTENING ") -> str:
+    """Start ``proc`` and wait up to ``timeout_s`` seconds for a log line ``<prefix><url>`` in ``log_path``
+    (its last 200 lines); the URL.
+
+    Raises:
+        ServerStartError: the child exited or did not announce itself in time.
+    """
+    url = ""
+
+    def announced(_timeout_s: float) -> str | None:
+        nonlocal url
+        for line in log_tail(log_path, 200).splitlines():
+            if line.startswith(prefix):
+                url = line[len(prefix) :].strip()
+                return None
+        return f"no {prefix.strip()} line"
+
+    proc.start()
+    proc.wait_healthy(announced, timeout_s=timeout_s, expected=f"{prefix}<url>")
+    return url
+
+
+def stop_and_clean(proc: ManagedProcess | None, folder: tempfile.TemporaryDirectory[str] | None) -> tuple[None, None]:
+    """Stop ``proc``, then remove ``folder`` (either may be None); ``(None, None)`` to assign back to both."""
+    if proc is not None:
+        proc.stop()
+    if folder is not None:
+        folder.cleanup()
+    return None, None
 
 
 class ManagedProcess:

@@ -137,6 +137,18 @@ def ttfo_s(stream: StreamRecord) -> float | None:
     return None if stream.first_content_ns is None else (stream.first_content_ns - stream.send_ns) / 1e9
 
 
+#: CellSummary field -> Capacity attribute it is copied from.
+_SUMMARY_FIELDS = {
+    "running_concurrency": "running_concurrency",
+    "waiting_mean": "waiting_mean",
+    "running_max": "running_max",
+    "waiting_max": "waiting_max",
+    "gauge_samples": "samples",
+    "gauge_window": "window",
+    "capacity_limited": "limited",
+}
+
+
 def capacity_fields(result: CellResult) -> dict[str, Any]:
     """The :class:`~specscope.stats.summary.CellSummary` fields of this module for one cell (keyword arguments)."""
     timed = [s for s in result.streams if s.status != "failed"]
@@ -146,13 +158,5 @@ def capacity_fields(result: CellResult) -> dict[str, Any]:
     fields["queue_mean_s"] = queue_mean_s(result.gauges)
     cap = capacity(result.gauges, result.streams, result.key.concurrency)
     if cap is not None:
-        fields.update(
-            running_concurrency=cap.running_concurrency,
-            waiting_mean=cap.waiting_mean,
-            running_max=cap.running_max,
-            waiting_max=cap.waiting_max,
-            gauge_samples=cap.samples,
-            gauge_window=cap.window,
-            capacity_limited=cap.limited,
-        )
+        fields.update({summary_field: getattr(cap, name) for summary_field, name in _SUMMARY_FIELDS.items()})
     return fields

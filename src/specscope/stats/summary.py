@@ -135,14 +135,7 @@ class CellSummary:
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        for k in (
-            "reasons",
-            "stream_tok_s",
-            "acceptance_per_position",
-            "decode_tok_s",
-            "stream_acceptance",
-            "load_avg_1m",
-        ):
+        for k in _TUPLE_FIELDS:
             d[k] = list(d[k])
         return d
 
@@ -154,13 +147,6 @@ class CellSummary:
             ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
         """
         d = dict(known_fields(cls, d))
-        for k in (
-            "reasons",
-            "stream_tok_s",
-            "acceptance_per_position",
-            "decode_tok_s",
-            "stream_acceptance",
-            "load_avg_1m",
-        ):
+        for k in _TUPLE_FIELDS:
             d[k] = tuple(d.get(k) or ())
         return cls(**d)

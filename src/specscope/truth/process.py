@@ -23,7 +23,7 @@ import httpx
 from pydantic import ValidationError
 
 from specscope.errors import ConfigError, ServerStartError
-from specscope.seam import ManagedProcess, log_tail
+from specscope.seam import ManagedProcess, start_announced, stop_and_clean
 from specscope.truth.script import TruthScript
 
 __all__ = ["TruthServer", "read_script"]
@@ -115,16 +115,8 @@ class TruthServer:
             argv, log_path, name="the ground-truth server", stop_grace_s=self.stop_grace_s, cpu=self.cpu
         )
 
-        def announced(_timeout_s: float) -> str | None:
-            for line in log_tail(log_path, 200).splitlines():
-                if line.startswith(_ANNOUNCE):
-                    self.base_url = line[len(_ANNOUNCE) :].strip()
-                    return None
-            return "no LISTENING line"
-
         try:
-            self._proc.start()
-            self._proc.wait_healthy(announced, timeout_s=self.start_timeout_s, expected="LISTENING <url>")
+            self.base_url = start_announced(self._proc, log_path, self.start_timeout_s, _ANNOUNCE)
         except ServerStartError as exc:
             exc.fix = "see the log tail"  # the log lives in a folder removed on stop
             self.stop()
@@ -147,12 +139,7 @@ class TruthServer:
         return {"kind": self.kind, "base_url": self.base_url, "script": self.script.model_dump(mode="json")}
 
     def stop(self) -> None:
-        if self._proc is not None:
-            self._proc.stop()
-            self._proc = None
-        if self._dir is not None:
-            self._dir.cleanup()
-            self._dir = None
+        self._proc, self._dir = stop_and_clean(self._proc, self._dir)
 
     # -- control endpoints
     def served(self) -> list[dict[str, Any]]:

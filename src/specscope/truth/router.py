@@ -27,7 +27,7 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
-from specscope.seam import ManagedProcess, log_tail
+from specscope.seam import ManagedProcess, start_announced, stop_and_clean
 
 __all__ = ["Router", "make_router_app"]
 
@@ -125,28 +125,15 @@ class Router:
         argv = [sys.executable, "-m", "specscope.truth.router", *(x for b in self.backends for x in ("--backend", b))]
         self._proc = ManagedProcess(argv, log_path, name="the round-robin router")
 
-        def announced(_timeout_s: float) -> str | None:
-            for line in log_tail(log_path, 200).splitlines():
-                if line.startswith(_ANNOUNCE):
-                    self.base_url = line[len(_ANNOUNCE) :].strip()
-                    return None
-            return "no LISTENING line"
-
         try:
-            self._proc.start()
-            self._proc.wait_healthy(announced, timeout_s=self.start_timeout_s, expected="LISTENING <url>")
+            self.base_url = start_announced(self._proc, log_path, self.start_timeout_s, _ANNOUNCE)
         except BaseException:
             self.__exit__()
             raise
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._proc is not None:
-            self._proc.stop()
-            self._proc = None
-        if self._dir is not None:
-            self._dir.cleanup()
-            self._dir = None
+        self._proc, self._dir = stop_and_clean(self._proc, self._dir)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.edit_corpus import rename_task
-from specscope.workload.prompt import Prompt, is_int_in
+from specscope.workload.prompt import Prompt, require_int_in
 
 __all__ = [
     "PACK_NAMES",
@@ -173,15 +173,10 @@ def load_pack(name: str, *, seed: int = 0, n: int = PACK_SIZE) -> list[Prompt]:
         ConfigError: unknown ``name`` (the message lists the known ones), or ``n`` outside 1..64.
     """
     _check_name(name)
-    if not is_int_in(n, 1, PACK_SIZE):
-        raise ConfigError(
-            "pack size out of range",
-            found=n,
-            expected=f"an integer from 1 to {PACK_SIZE} (each pack has {PACK_SIZE} distinct prompts)",
-            fix=f"ask for at most {PACK_SIZE} prompts",
-        )
-    if not is_int_in(seed):
-        raise ConfigError("pack seed must be an integer", found=seed, expected="an int", fix="pass --seed 0")
+    expected = f"an integer from 1 to {PACK_SIZE} (each pack has {PACK_SIZE} distinct prompts)"
+    fix = f"ask for at most {PACK_SIZE} prompts"
+    require_int_in(n, "pack size out of range", low=1, high=PACK_SIZE, expected=expected, fix=fix)
+    require_int_in(seed, "pack seed must be an integer", expected="an int", fix="pass --seed 0")
     base = "edit" if name.startswith("edit") else name
     order = list(range(PACK_SIZE))
     random.Random(f"pack:{base}:{seed}").shuffle(order)

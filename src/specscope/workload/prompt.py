@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Prompt", "is_int_in"]
+from specscope.errors import ConfigError
+
+__all__ = ["Prompt", "is_int_in", "require_int_in"]
 
 
 @dataclass(frozen=True)
@@ -44,3 +46,15 @@ def is_int_in(value: object, low: int | None = None, high: int | None = None) ->
     if isinstance(value, bool) or not isinstance(value, int):
         return False
     return (low is None or low <= value) and (high is None or value <= high)
+
+
+def require_int_in(
+    value: object, message: str, *, low: int | None = None, high: int | None = None, expected: str, fix: str
+) -> None:
+    """Raise :class:`ConfigError` (``message``, ``found`` the value) unless :func:`is_int_in` ``(value, low, high)``.
+
+    Raises:
+        ConfigError: ``value`` is not an int within ``low..high``.
+    """
+    if not is_int_in(value, low, high):
+        raise ConfigError(message, found=value, expected=expected, fix=fix)

@@ -26,7 +26,7 @@ import math
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.workload.prompt import Prompt, is_int_in
+from specscope.workload.prompt import Prompt, require_int_in
 
 __all__ = ["SERVER_KINDS", "chat_request"]
 
@@ -78,13 +78,8 @@ def chat_request(
             SERVER_KINDS,
             fix="use 'openai' for vLLM and other OpenAI-compatible servers, 'llamacpp' for llama.cpp",
         )
-    if not is_int_in(max_tokens, 1):
-        raise ConfigError(
-            "max_tokens must be a positive integer",
-            found=max_tokens,
-            expected=">= 1",
-            fix="pass --max-tokens 64 (or any positive integer)",
-        )
+    fix = "pass --max-tokens 64 (or any positive integer)"
+    require_int_in(max_tokens, "max_tokens must be a positive integer", low=1, expected=">= 1", fix=fix)
     if (
         isinstance(temperature, bool)
         or not isinstance(temperature, (int, float))

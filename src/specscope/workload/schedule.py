@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 
 from specscope.errors import ConfigError
-from specscope.workload.prompt import Prompt, is_int_in
+from specscope.workload.prompt import Prompt, require_int_in
 
 __all__ = ["schedule"]
 
@@ -38,17 +38,10 @@ def schedule(prompts: Sequence[Prompt], n_streams: int, *, repeat: int, seed: in
             expected="distinct prompt ids",
             fix="pass a pack from load_pack() without duplicates",
         )
-    if not is_int_in(n_streams, 1, n_total):
-        raise ConfigError(
-            "concurrency level needs more distinct prompts than the pack has",
-            found=n_streams,
-            expected=f"1..{n_total} streams",
-            fix=f"use concurrency levels of at most {n_total}",
-        )
-    if not is_int_in(repeat, 0):
-        raise ConfigError(
-            "repeat index must be an integer >= 0", found=repeat, expected=">= 0", fix="count repeats from 0"
-        )
+    message = "concurrency level needs more distinct prompts than the pack has"
+    fix = f"use concurrency levels of at most {n_total}"
+    require_int_in(n_streams, message, low=1, high=n_total, expected=f"1..{n_total} streams", fix=fix)
+    require_int_in(repeat, "repeat index must be an integer >= 0", low=0, expected=">= 0", fix="count repeats from 0")
     order = list(range(n_total))
     random.Random(f"schedule:{seed}").shuffle(order)
     start = (repeat * n_streams) % n_total
