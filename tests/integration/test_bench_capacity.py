@@ -15,7 +15,8 @@ from specscope.stats.cells import summarize_run
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 
-pytestmark = pytest.mark.integration
+# the gauge means are time-weighted samples at 5 Hz of a real server: load on the machine moves them (timing)
+pytestmark = [pytest.mark.integration, pytest.mark.timing]
 
 # 24 tokens, TTFT 100 ms then one token every 50 ms: 1.25 s of generation per response, 20 tok/s of decode
 PLAN = ResponsePlan(output_tokens=24, finish_reason="length", ttft_ms=100, inter_chunk_ms=50, role_ms=None)
