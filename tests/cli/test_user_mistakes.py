@@ -45,3 +45,29 @@ def test_predict_measured_cannot_be_negative(capsys):
     argv = ["predict", "--per-position", "0.5", "--bytes-per-step", "1GB", "--draft-bytes", "0.1GB"]
     code, err = _run([*argv, "--bandwidth", "100GB/s", "--measured", "-5"], capsys)
     assert code == 2 and "--measured" in err
+
+
+def test_report_on_an_empty_database_leaves_it_empty(tmp_path, capsys):
+    run = tmp_path / "r"
+    run.mkdir()
+    (run / "manifest.json").write_text('{"schema_version": 2, "kind": "bench"}')
+    (run / "run.sqlite").write_bytes(b"")
+    code, err = _run(["report", str(run)], capsys)
+    assert code == 2 and err.startswith(f"error: {run / 'run.sqlite'} is empty")
+    assert (run / "run.sqlite").stat().st_size == 0
+
+
+@pytest.mark.parametrize(
+    "argv", [["--mix", "prose=inf"], ["--mix", "prose=nan"], ["--mix", "prose=1", "--slo-ttft", "-2s"]]
+)
+def test_advise_rejects_non_finite_mix_and_negative_slo(argv, tmp_path, capsys):
+    from factmaker import cell_facts
+
+    from specscope.store import create_run
+
+    run = create_run(tmp_path / "r", {"kind": "bench"})
+    for cfg in ("base", "ngram"):
+        run.save_cell(cell_facts(cfg, "prose", 1, 0, 10.0))
+    run.close()
+    code, err = _run(["advise", str(tmp_path / "r"), *argv], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1

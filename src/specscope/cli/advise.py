@@ -108,7 +108,9 @@ def register(app: typer.Typer) -> None:
             try:
                 slo_s = float(text[:-2]) / 1000 if text.endswith("ms") else float(text.removesuffix("s"))
             except ValueError:
-                raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="seconds, e.g. 2s or 500ms") from None
+                slo_s = -1.0
+            if not slo_s > 0 or slo_s == float("inf"):
+                raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="a positive time, e.g. 2s or 500ms")
         from specscope.stats.level_mix import level_mix_input
 
         cells, facts = level_mix_input(run, from_csv, open_run)

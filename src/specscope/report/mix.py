@@ -45,11 +45,13 @@ def parse_mix(text: str) -> dict[str, float]:
             share = float(val)
         except ValueError:
             share = -1.0
+        if not math.isfinite(share):  # inf / nan: no share of traffic
+            share = -1.0
         if not sep or not name.strip() or share < 0 or name.strip() in out:
             raise ConfigError(
                 "bad --mix entry",
                 found=part,
-                expected="WORKLOAD=SHARE with SHARE >= 0, each workload once",
+                expected="WORKLOAD=SHARE with a finite SHARE >= 0, each workload once",
                 fix="e.g. --mix prose=0.2,code=0.3,edit=0.5",
             )
         out[name.strip()] = share

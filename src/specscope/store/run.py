@@ -239,6 +239,13 @@ def open_run(path: Path | str) -> Run:
             fix="restore the file or start a new run",
         ) from None
     manifest = validate_manifest(manifest, mpath)
+    if (path / DB_NAME).stat().st_size == 0:  # opening it would write a fresh schema into the user's folder
+        raise StoreError(
+            f"{path / DB_NAME} is empty",
+            found="0 bytes",
+            expected="an SQLite run database written by `specscope bench`",
+            fix="restore the file from a copy, or start a new run",
+        )
     try:
         return Run(path, manifest)
     except sqlite3.DatabaseError as exc:  # a truncated or overwritten run.sqlite
