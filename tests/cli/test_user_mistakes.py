@@ -62,7 +62,6 @@ def test_report_on_an_empty_database_leaves_it_empty(tmp_path, capsys):
 )
 def test_advise_rejects_non_finite_mix_and_negative_slo(argv, tmp_path, capsys):
     from factmaker import cell_facts
-
     from specscope.store import create_run
 
     run = create_run(tmp_path / "r", {"kind": "bench"})
