@@ -93,7 +93,7 @@ class BenchOptions(BaseModel):
     repeats: int = Field(2, ge=1, le=100)
     max_tokens: int = Field(96, ge=1, le=1_000_000)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=2**63 - 1)  # numpy seeds are non-negative
     edit_form: Literal["prefill", "plain"] = "prefill"
     warmup_max_tokens: int = Field(8, ge=1)
     threads: int = Field(1, ge=1, le=256)

@@ -70,3 +70,11 @@ def test_advise_rejects_non_finite_mix_and_negative_slo(argv, tmp_path, capsys):
     run.close()
     code, err = _run(["advise", str(tmp_path / "r"), *argv], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_bench_negative_seed_is_refused_before_a_run_folder_exists(capsys, tmp_path):
+    code, err = _run(
+        ["bench", "--server", "a=http://127.0.0.1:9", "--seed", "-5", "--out", str(tmp_path / "o")], capsys
+    )
+    assert code == 2 and err.startswith("error: invalid bench option seed")
+    assert not (tmp_path / "o").exists()
