@@ -10,8 +10,9 @@ Definitions (per cell; instants are the client's ``perf_counter_ns``):
 - TTFT for the SLO: ``first_token_ns - intended_ns``, from the *scheduled* send, so time a request waited in
   the client counts against it (no coordinated omission); TPOT: ``(last_token_ns - first_token_ns) /
   (output_tokens - 1)`` (s per token; 0 for a one-token answer).
-- goodput: ok requests meeting every SLO target given, per second of window (vLLM's ``--goodput`` and
-  DistServe's definition: requests per second that meet their latency targets).
+- goodput: requests per second that meet every SLO target given (vLLM's ``--goodput`` and DistServe's
+  definition): the achieved rate times the fraction of the cell's requests that are ok and meet the targets, so it
+  can never exceed the achieved rate (``met / window`` when fewer than 2 requests give no achieved rate).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ class RateCell:
         window_s: the cell's measured span.
         achieved_rate_per_s: requests actually sent per second (``None`` below 2 requests).
         in_flight_mean / in_flight_max: requests in flight (time-weighted mean over the window, max).
-        goodput_per_s: ``met_slo / window_s`` (``None`` when no SLO was given).
+        goodput_per_s: ``achieved_rate_per_s * met_slo / requests`` (``met_slo / window_s`` below 2 requests;
+            ``None`` when no SLO was given).
         client_decision: the client's own words on its process count (from the cell's facts).
     """
 
@@ -90,6 +92,10 @@ def _rate_cell(r: CellResult, facts: Mapping[str, Any], ttft_s: float | None, tp
     mean, peak = in_flight([(s.send_ns, s.end_ns) for s in streams], r.start_ns, r.end_ns)
     met = sum(meets_slo(s, ttft_s, tpot_s) for s in streams)
     has_slo = ttft_s is not None or tpot_s is not None
+    achieved = (len(sends) - 1) / span_s if span_s > 0 else None
+    goodput = None
+    if has_slo:
+        goodput = achieved * met / len(streams) if achieved is not None else (met / window_s if window_s > 0 else None)
     return RateCell(
         r.key.config,
         r.key.workload,
@@ -99,10 +105,10 @@ def _rate_cell(r: CellResult, facts: Mapping[str, Any], ttft_s: float | None, tp
         sum(s.status == "ok" for s in streams),
         met if has_slo else 0,
         window_s,
-        (len(sends) - 1) / span_s if span_s > 0 else None,
+        achieved,
         mean,
         peak,
-        met / window_s if has_slo and window_s > 0 else None,
+        goodput,
         str(facts.get("client_decision", "")),
     )
 
