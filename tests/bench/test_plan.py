@@ -92,3 +92,10 @@ def test_cache_salt_meets_vllms_rule_and_is_unique_per_request():
     }
     assert len(salts) == 16
     assert all(len(s) <= 128 and not set(s) & {"@", "/", "\\", "\0"} for s in salts)
+
+
+def test_a_single_config_in_blocks_gets_no_sentinels():
+    """One config has nothing to compare: its blocks are its own cells, no baseline sentinels."""
+    opts = BenchOptions(configs=("ngram",), workloads=("edit",), levels=(1,), repeats=2)
+    plan = plan_cells(opts, "blocks")
+    assert [(k.config, k.repeat) for k in plan] == [("ngram", 0), ("ngram", 1)]

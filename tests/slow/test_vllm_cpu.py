@@ -38,7 +38,7 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
     """Issue 5's check: specscope launches vLLM CPU in two configs, runs a tiny matrix, stops each server; the
     report shows vLLM's real counters, the parsed KV cache size and, per cell, usage tokens = counter delta."""
     from specscope.bench import run_bench
-    from specscope.config import BenchOptions
+    from specscope.config import BenchOptions, is_control
     from specscope.report.build import load_run_report
     from specscope.stats.cells import summarize_run
     from specscope.store import open_run
@@ -60,8 +60,12 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
             for c in opts.configs
         }
         assert run.manifest["baseline"] == "cpu-base"
+    controls = [c for c in cells if is_control(c.config)]
+    cells = [c for c in cells if not is_control(c.config)]
     assert len(cells) == 2 * 2 * 2
-    for c in cells:
+    # --launch vllm runs configs in blocks: the baseline's block starts and ends with a sentinel cell
+    assert [c.config for c in controls] == ["cpu-base~sentinel"] * 2
+    for c in cells + controls:
         # status ok includes: every stream ok and client usage tokens == vllm:generation_tokens_total delta
         assert c.status == "ok", (c.config, c.workload, c.concurrency, c.reasons)
         assert c.output_tokens == c.server_generation_tokens and c.output_tokens > 0

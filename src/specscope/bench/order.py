@@ -58,7 +58,8 @@ def interleaved_plan(options: BenchOptions, repeats: range | None = None) -> lis
 
 
 def blocks_plan(options: BenchOptions) -> list[CellKey]:
-    """Counterbalanced blocks (ABC, CBA, ...) with a baseline sentinel cell at every block boundary."""
+    """Counterbalanced blocks (ABC, CBA, ...) with a baseline sentinel cell at every block boundary; a run of one
+    config has nothing to compare, so it gets no sentinels."""
     configs = list(options.run_configs())
     pairs = _pairs(options)
     base = options.baseline_config()
@@ -71,7 +72,7 @@ def blocks_plan(options: BenchOptions) -> list[CellKey]:
         for bi, config in enumerate(order):
             rng = np.random.default_rng([options.seed, r, bi, 1202])
             block = [CellKey(config, pairs[int(i)][0], pairs[int(i)][1], r) for i in rng.permutation(len(pairs))]
-            if config == base:  # the sentinel runs on the baseline's server, at both ends of its block
+            if config == base and len(configs) > 1:  # the sentinel runs on the baseline's server, at both ends of its block
                 block = [CellKey(sentinel, first_w, first_n, k), *block, CellKey(sentinel, first_w, first_n, k + 1)]
                 k += 2
             out.extend(block)
