@@ -58,3 +58,28 @@ def write_spec_bench_jsonl(path: Path) -> Path:
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
     return path
+
+
+def write_blazedit_parquet(path: Path) -> Path:
+    """A Blazedit-shaped parquet (``code``, ``change_request``, ``norm_distance``): one small and two large edits."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [
+        {"code": "def f(x):\n    return x\n", "change_request": "Rename f to g.", "norm_distance": 0.05},
+        {"code": "x = 1\n", "change_request": "Rewrite as a class.", "norm_distance": 0.8},
+        {"code": "y = 2\n", "change_request": "Add type hints.", "norm_distance": 0.3},
+    ]
+    schema = pa.schema([("code", pa.string()), ("change_request", pa.string()), ("norm_distance", pa.float64())])
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    return path
+
+
+def write_instructcoder_jsonl(path: Path) -> Path:
+    """An InstructCoder-shaped JSONL (``instruction``, ``input``, ``output``) of two records."""
+    records = [
+        {"instruction": "Add a docstring.", "input": "def f():\n    pass", "output": 'def f():\n    """F."""'},
+        {"instruction": "Use a list comprehension.", "input": "out = []\nfor i in r: out.append(i)", "output": ""},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return path
