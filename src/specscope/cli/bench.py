@@ -79,7 +79,10 @@ def register(app: typer.Typer) -> None:
         ] = None,
         dataset: Annotated[
             list[str] | None,
-            typer.Option("--dataset", help="speed-bench[:CONFIG], spec-bench, blazedit[:5k|10k] or instructcoder: one workload per category."),
+            typer.Option(
+                "--dataset",
+                help="speed-bench[:CONFIG], spec-bench, blazedit[:5k|10k], instructcoder: a workload per category.",
+            ),
         ] = None,
         dataset_path: Annotated[
             str | None, typer.Option("--dataset-path", help="Local parquet/JSONL file or folder of --dataset.")
