@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from specscope.cli.options import BaselineOption, TextJsonFormatOption
+from specscope.cli.options import (
+    AcceptanceOption,
+    BaselineOption,
+    ConcurrencyOption,
+    FromCsvOption,
+    LevelMixOption,
+    MixOption,
+    SloTtftOption,
+    TextJsonFormatOption,
+)
 
 
 def _x(s: float | None) -> str:
@@ -75,23 +84,15 @@ def register(app: typer.Typer) -> None:
     @app.command("advise")
     def advise_cmd(
         run: Annotated[Path | None, typer.Argument(help="A run folder written by `specscope bench`.")] = None,
-        mix: Annotated[
-            str | None, typer.Option(help="Token shares per workload, e.g. prose=0.2,code=0.3,edit=0.5.")
-        ] = None,
-        acceptance: Annotated[
-            float | None, typer.Option(help="Your measured acceptance rate (accepted/drafted), 0..1.")
-        ] = None,
+        mix: MixOption = None,
+        acceptance: AcceptanceOption = None,
         config: Annotated[str | None, typer.Option(help="The config your --acceptance was measured with.")] = None,
-        concurrency: Annotated[int | None, typer.Option(help="Advise only at this measured concurrency.")] = None,
-        slo_ttft: Annotated[str | None, typer.Option("--slo-ttft", help="TTFT p95 limit, e.g. 2s or 500ms.")] = None,
+        concurrency: ConcurrencyOption = None,
+        slo_ttft: SloTtftOption = None,
         baseline: BaselineOption = "base",
         format: TextJsonFormatOption = "text",
-        level_mix: Annotated[
-            str | None, typer.Option("--level-mix", help="Share of wall time per concurrency, e.g. 1=0.6,4=0.4.")
-        ] = None,
-        from_csv: Annotated[
-            Path | None, typer.Option("--from-csv", help="Cells measured elsewhere (CSV; see stats/csv_cells.py).")
-        ] = None,
+        level_mix: LevelMixOption = None,
+        from_csv: FromCsvOption = None,
     ) -> None:
         """The best config and k for a traffic mix at each concurrency and overall, with the gain, its 95% CI
         and where the choice flips. A config is advised only where it beats the baseline outside noise.

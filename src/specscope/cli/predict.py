@@ -8,7 +8,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from specscope.cli.options import BandwidthOption, BaselineOption, DraftModelOption, TextJsonFormatOption
+from specscope.cli.options import (
+    BandwidthOption,
+    BaselineOption,
+    BytesPerStepOption,
+    CheckpointOption,
+    DraftBytesOption,
+    DraftModelOption,
+    HoldoutOption,
+    LmHeadBytesOption,
+    MaxKOption,
+    MeasuredOption,
+    PerPositionOption,
+    TextJsonFormatOption,
+)
 
 if TYPE_CHECKING:
     from specscope.stats.predict_run import RunPrediction
@@ -108,34 +121,16 @@ def register(app: typer.Typer) -> None:
     @app.command("predict")
     def predict_cmd(
         run: Annotated[Path | None, typer.Argument(help="A run folder; omit to print only the roofline.")] = None,
-        bytes_per_step: Annotated[
-            str | None, typer.Option("--bytes-per-step", help="Target bytes read per decode step, e.g. 17.61GB.")
-        ] = None,
-        draft_bytes: Annotated[
-            str | None, typer.Option("--draft-bytes", help="Draft bytes read per drafted token, e.g. 0.85GB.")
-        ] = None,
-        checkpoint: Annotated[
-            str | None, typer.Option(help="Take the byte census from this checkpoint (audit).")
-        ] = None,
+        bytes_per_step: BytesPerStepOption = None,
+        draft_bytes: DraftBytesOption = None,
+        checkpoint: CheckpointOption = None,
         draft: DraftModelOption = None,
         bandwidth: BandwidthOption = None,
-        measured: Annotated[
-            float | None,
-            typer.Option(min=0.0, help="Without RUN: a measured no-draft tok/s to set against the roofline."),
-        ] = None,
-        max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Predict k = 1..max-k (at most 64).")] = 8,
-        per_position: Annotated[
-            str | None,
-            typer.Option("--per-position", help="Without RUN: published per-position acceptance, e.g. 0.8,0.6,0.4."),
-        ] = None,
-        holdout: Annotated[
-            str | None,
-            typer.Option("--holdout", help="With RUN: k to hold out of the fit and predict, e.g. 3,4,6."),
-        ] = None,
-        lm_head_bytes: Annotated[
-            str | None,
-            typer.Option("--lm-head-bytes", help="The target's lm_head a draft shares: read per drafted token."),
-        ] = None,
+        measured: MeasuredOption = None,
+        max_k: MaxKOption = 8,
+        per_position: PerPositionOption = None,
+        holdout: HoldoutOption = None,
+        lm_head_bytes: LmHeadBytesOption = None,
         baseline: BaselineOption = "base",
         format: TextJsonFormatOption = "text",
     ) -> None:
