@@ -14,10 +14,11 @@ only gives the default (``configs: ConfigsOption = None``). The options of ``ben
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, TypeAlias
+from typing import Annotated, Any, TypeAlias
 
 import typer
 
@@ -50,10 +51,12 @@ __all__ = [
     "RecipesOption",
     "ReportFormat",
     "ReportFormatOption",
+    "RunArgument",
     "ServerOption",
     "SloTtftOption",
     "TableFormatOption",
     "TextJsonFormatOption",
+    "echo_text_or_json",
     "format_choice",
     "table_format",
 ]
@@ -86,6 +89,21 @@ def format_choice(allowed: tuple[str, ...]) -> Callable[[str], str]:
 
 
 table_format = format_choice(TABLE_FORMATS)
+
+
+def echo_text_or_json(fmt: str, doc: Any, text: Callable[[], str | None]) -> None:
+    """Print a command's result in ``-f/--format`` ``fmt``.
+
+    ``json``: ``doc`` (a dict or list, or an object with ``to_dict()``) as one indented JSON document on stdout.
+    Otherwise ``text()``: its string is echoed; a renderer that prints rich tables itself returns None.
+    """
+    if fmt == "json":
+        typer.echo(json.dumps(doc.to_dict() if hasattr(doc, "to_dict") else doc, indent=2))
+        return
+    shown = text()
+    if shown is not None:
+        typer.echo(shown)
+
 
 # the value types of options that may be left out (None: not given, the profile or the command decides)
 MaybeStr: TypeAlias = str | None
@@ -144,6 +162,10 @@ TextJsonFormatOption = Annotated[
 ]
 
 # --- the run a command reads (advise, predict) ---
+RunArgument = Annotated[
+    MaybePath,
+    typer.Argument(help="A run folder written by `specscope bench`."),
+]
 BaselineOption = Annotated[
     str,
     typer.Option("--baseline", help="The no-draft config of the run."),

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from specscope.cli.options import RecipesOption, TextJsonFormatOption
+from specscope.cli.options import NoPreflightOption, RecipesOption, TextJsonFormatOption
 from specscope.errors import ConfigError, ServerError
 
 if TYPE_CHECKING:
@@ -148,9 +148,7 @@ def register(app: typer.Typer) -> None:
             float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")
         ] = 900.0,
         format: TextJsonFormatOption = "text",
-        no_preflight: Annotated[
-            bool, typer.Option("--no-preflight", help="Launch without auditing the recipe's model and draft first.")
-        ] = False,
+        no_preflight: NoPreflightOption = False,
     ) -> None:
         """Show or run a vLLM recipe, list recipes, or parse a vLLM log (--parse-log FILE).
 
