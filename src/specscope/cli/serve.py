@@ -29,6 +29,10 @@ if TYPE_CHECKING:
     from specscope.launch.logfacts import LogFacts
     from specscope.launch.recipes import Recipe
 
+#: the forms of ``specscope serve`` (a missing RECIPE names them all)
+USAGE = "specscope serve RECIPE [--print], specscope serve --list, or specscope serve --parse-log FILE"
+LIST_FIX = "run `specscope serve --list` to see the recipes"
+
 
 def _census_check(facts: LogFacts, census: str | None) -> dict[str, object] | None:
     """ "Model loading took X GiB" against the audit's byte census of ``census`` (a model folder or hub id)."""
@@ -167,12 +171,7 @@ def register(app: typer.Typer) -> None:
                     typer.echo(f"{name}: {r.method}{k} {r.model}")
             return
         if recipe is None:
-            raise ConfigError(
-                "no recipe given",
-                found="nothing",
-                expected="specscope serve RECIPE [--print]",
-                fix="run `specscope serve --list` to see the recipes",
-            )
+            raise ConfigError("no recipe given", found="nothing", expected=USAGE, fix=LIST_FIX)
         r = book.get(recipe)
         if print_only:
             argv = (
