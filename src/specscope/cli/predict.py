@@ -139,11 +139,7 @@ def predict_cmd(
     from specscope.bench.predict import predict_inputs, predict_on_run, roofline_only
 
     inputs = predict_inputs(
-        bytes_per_step=bytes_per_step,
-        draft_bytes=draft_bytes,
-        bandwidth=bandwidth,
-        checkpoint=checkpoint,
-        draft=draft,
+        bytes_per_step=bytes_per_step, draft_bytes=draft_bytes, bandwidth=bandwidth, checkpoint=checkpoint, draft=draft
     )
     if run is None and per_position is not None:
         from specscope.bench.predict import predict_from_published
