@@ -74,7 +74,9 @@ WorkloadFileOption = Annotated[
 ]
 DatasetOption = Annotated[
     MaybeNames,
-    typer.Option("--dataset", help="speed-bench[:CONFIG] or spec-bench: one workload per category."),
+    typer.Option(
+        "--dataset", help="speed-bench[:CONFIG], spec-bench, blazedit[:5k|10k], instructcoder: a workload per category."
+    ),
 ]
 DatasetPathOption = Annotated[
     MaybeStr,

@@ -114,6 +114,10 @@ MaybePath: TypeAlias = Path | None
 MaybeNames: TypeAlias = list[str] | None
 
 # --- who serves the configs (bench, gate, serve) ---
+LAUNCH_HELP = (
+    "Who serves the configs when no --server is given: embedded (llama.cpp, default) or vllm "
+    "(configs are recipe names, launched one at a time)."
+)
 ConfigsOption = Annotated[
     MaybeNames,
     typer.Option("--configs", "--config", help="Config names, comma-separated or repeated (e.g. base,ngram)."),
@@ -124,11 +128,7 @@ ServerOption = Annotated[
 ]
 LaunchOption = Annotated[
     str,
-    typer.Option(
-        "--launch",
-        help="Who serves the configs when no --server is given: embedded (llama.cpp, default) or vllm "
-        "(configs are recipe names, launched one at a time).",
-    ),
+    typer.Option("--launch", help=LAUNCH_HELP),
 ]
 RecipesOption = Annotated[
     MaybePath,
