@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from specscope.cli.options import BaselineOption, TextJsonFormatOption
+from specscope.cli.options import (
+    AcceptanceOption,
+    BaselineOption,
+    ConcurrencyOption,
+    FromCsvOption,
+    LevelMixOption,
+    MixOption,
+    RunArgument,
+    SloTtftOption,
+    TextJsonFormatOption,
+    echo_text_or_json,
+)
 
 
 def _x(s: float | None) -> str:
@@ -71,66 +80,57 @@ def _print(adv) -> None:
         con.print(f"note: {n}")
 
 
+def advise_cmd(
+    run: RunArgument = None,
+    mix: MixOption = None,
+    acceptance: AcceptanceOption = None,
+    config: Annotated[str | None, typer.Option(help="The config your --acceptance was measured with.")] = None,
+    concurrency: ConcurrencyOption = None,
+    slo_ttft: SloTtftOption = None,
+    baseline: BaselineOption = "base",
+    format: TextJsonFormatOption = "text",
+    level_mix: LevelMixOption = None,
+    from_csv: FromCsvOption = None,
+) -> None:
+    """The best config and k for a traffic mix at each concurrency and overall, with the gain, its 95% CI
+    and where the choice flips. A config is advised only where it beats the baseline outside noise.
+
+    Exit codes: 0 advice printed; 2 bad input (not a run, unknown workload in --mix, unmeasured
+    --concurrency, neither --mix nor --acceptance)."""
+    from specscope.errors import ConfigError
+    from specscope.report.advice import advise, parse_mix
+    from specscope.store import open_run
+
+    slo_s = None
+    if slo_ttft is not None:
+        text = slo_ttft.strip().lower()
+        try:
+            slo_s = float(text[:-2]) / 1000 if text.endswith("ms") else float(text.removesuffix("s"))
+        except ValueError:
+            slo_s = -1.0
+        if not slo_s > 0 or slo_s == float("inf"):
+            raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="a positive time, e.g. 2s or 500ms")
+    from specscope.stats.level_mix import level_mix_input
+
+    cells, facts = level_mix_input(run, from_csv, open_run)
+    if level_mix is not None:  # time-shared traffic: static choice, dynamic policy, per-user view
+        from specscope.stats.level_mix import level_mix_advice, level_mix_text, parse_level_mix
+
+        lm = level_mix_advice(cells, parse_level_mix(level_mix), parse_mix(mix) if mix else None)
+        echo_text_or_json(format, lm, lambda: level_mix_text(lm))
+        return
+    adv = advise(
+        cells,
+        parse_mix(mix) if mix else None,
+        baseline=baseline,
+        concurrency=concurrency,
+        slo_ttft_s=slo_s,
+        acceptance=acceptance,
+        acceptance_config=config,
+        server_facts=facts,
+    )
+    echo_text_or_json(format, adv, lambda: _print(adv))
+
+
 def register(app: typer.Typer) -> None:
-    @app.command("advise")
-    def advise_cmd(
-        run: Annotated[Path | None, typer.Argument(help="A run folder written by `specscope bench`.")] = None,
-        mix: Annotated[
-            str | None, typer.Option(help="Token shares per workload, e.g. prose=0.2,code=0.3,edit=0.5.")
-        ] = None,
-        acceptance: Annotated[
-            float | None, typer.Option(help="Your measured acceptance rate (accepted/drafted), 0..1.")
-        ] = None,
-        config: Annotated[str | None, typer.Option(help="The config your --acceptance was measured with.")] = None,
-        concurrency: Annotated[int | None, typer.Option(help="Advise only at this measured concurrency.")] = None,
-        slo_ttft: Annotated[str | None, typer.Option("--slo-ttft", help="TTFT p95 limit, e.g. 2s or 500ms.")] = None,
-        baseline: BaselineOption = "base",
-        format: TextJsonFormatOption = "text",
-        level_mix: Annotated[
-            str | None, typer.Option("--level-mix", help="Share of wall time per concurrency, e.g. 1=0.6,4=0.4.")
-        ] = None,
-        from_csv: Annotated[
-            Path | None, typer.Option("--from-csv", help="Cells measured elsewhere (CSV; see stats/csv_cells.py).")
-        ] = None,
-    ) -> None:
-        """The best config and k for a traffic mix at each concurrency and overall, with the gain, its 95% CI
-        and where the choice flips. A config is advised only where it beats the baseline outside noise.
-
-        Exit codes: 0 advice printed; 2 bad input (not a run, unknown workload in --mix, unmeasured
-        --concurrency, neither --mix nor --acceptance)."""
-        from specscope.errors import ConfigError
-        from specscope.report.advice import advise, parse_mix
-        from specscope.store import open_run
-
-        slo_s = None
-        if slo_ttft is not None:
-            text = slo_ttft.strip().lower()
-            try:
-                slo_s = float(text[:-2]) / 1000 if text.endswith("ms") else float(text.removesuffix("s"))
-            except ValueError:
-                slo_s = -1.0
-            if not slo_s > 0 or slo_s == float("inf"):
-                raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="a positive time, e.g. 2s or 500ms")
-        from specscope.stats.level_mix import level_mix_input
-
-        cells, facts = level_mix_input(run, from_csv, open_run)
-        if level_mix is not None:  # time-shared traffic: static choice, dynamic policy, per-user view
-            from specscope.stats.level_mix import level_mix_advice, level_mix_text, parse_level_mix
-
-            lm = level_mix_advice(cells, parse_level_mix(level_mix), parse_mix(mix) if mix else None)
-            typer.echo(json.dumps(lm.to_dict(), indent=2) if format == "json" else level_mix_text(lm))
-            return
-        adv = advise(
-            cells,
-            parse_mix(mix) if mix else None,
-            baseline=baseline,
-            concurrency=concurrency,
-            slo_ttft_s=slo_s,
-            acceptance=acceptance,
-            acceptance_config=config,
-            server_facts=facts,
-        )
-        if format == "json":
-            typer.echo(json.dumps(adv.to_dict(), indent=2))
-        else:
-            _print(adv)
+    app.command("advise")(advise_cmd)

@@ -10,7 +10,14 @@ from typing import Annotated
 
 import typer
 
-from specscope.cli.options import BandwidthOption, DraftModelOption, TextJsonFormatOption
+from specscope.cli.options import (
+    BandwidthOption,
+    DraftModelOption,
+    HashesFileOption,
+    HashesHubOption,
+    HashesOption,
+    TextJsonFormatOption,
+)
 
 
 def _gb(n: float) -> str:
@@ -81,15 +88,9 @@ def register(app: typer.Typer) -> None:
         bandwidth: BandwidthOption = None,
         strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
         format: TextJsonFormatOption = "text",
-        hashes: Annotated[
-            bool, typer.Option("--hashes", help="Also compare each file's sha256 with TARGET/SHA256SUMS (reads files).")
-        ] = False,
-        hashes_file: Annotated[
-            str | None, typer.Option("--hashes-file", help="The sha256sum manifest for --hashes (default SHA256SUMS).")
-        ] = None,
-        hashes_hub: Annotated[
-            str | None, typer.Option("--hashes-hub", help="Compare sha256s with this hub repo's LFS metadata.")
-        ] = None,
+        hashes: HashesOption = False,
+        hashes_file: HashesFileOption = None,
+        hashes_hub: HashesHubOption = None,
     ) -> None:
         """Audit a checkpoint by reading only JSON files and safetensors headers (never tensor data, except scalar
         scales). Honours HF_TOKEN, HF_ENDPOINT and HF_HUB_OFFLINE for hub targets.

@@ -4,13 +4,60 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
-from specscope.cli.options import ConfigsOption, LaunchOption, OutOption, RecipesOption, ServerOption
+from specscope.cli.bench_options import (
+    AAOption,
+    ApiKeyOption,
+    ArrivalOption,
+    BenchBaselineOption,
+    ContextOption,
+    DatasetOption,
+    DatasetPathOption,
+    DraftCacheOption,
+    EditFormOption,
+    KOption,
+    LevelsOption,
+    MaxRepeatsOption,
+    MaxTokensOption,
+    MetricsOption,
+    MinRepeatsOption,
+    OrderOption,
+    ParallelConfigsOption,
+    ProfileOption,
+    PrometheusOption,
+    PrometheusSelectorOption,
+    RatesOption,
+    ReadTimeoutOption,
+    RepeatsOption,
+    ResumeOption,
+    RetryFailedOption,
+    SeedOption,
+    ServerLogOption,
+    SloOption,
+    StallTimeoutOption,
+    TargetCiOption,
+    TemperatureOption,
+    TemperaturesOption,
+    ThinkingOption,
+    ThreadsOption,
+    WorkloadFileOption,
+    WorkloadsOption,
+)
+from specscope.cli.options import (
+    ConfigsOption,
+    LaunchOption,
+    NoPreflightOption,
+    OutOption,
+    RecipesOption,
+    ReportFormat,
+    ReportFormatOption,
+    ServerOption,
+)
 from specscope.cli.progress import progress
-from specscope.cli.report import ReportFormat, emit_report
+from specscope.cli.report import emit_report
 
 
 def _interrupted(console: Any, planned: Path) -> typer.Exit:
@@ -30,107 +77,48 @@ def register(app: typer.Typer) -> None:
     @app.command("bench")
     def bench(
         configs: ConfigsOption = None,
-        workloads: Annotated[str | None, typer.Option(help="Workload packs, comma-separated: prose,code,edit.")] = None,
-        levels: Annotated[str | None, typer.Option(help="Concurrency levels, comma-separated, e.g. 1,2,4.")] = None,
-        repeats: Annotated[int | None, typer.Option(help="Shuffled repeats of the matrix.")] = None,
-        max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="max_tokens of each request.")] = None,
-        temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
-        seed: Annotated[int | None, typer.Option(help="Seed of prompt schedules and shuffles.")] = None,
-        edit_form: Annotated[str | None, typer.Option("--edit-form", help="prefill (default) or plain.")] = None,
-        threads: Annotated[int | None, typer.Option(help="Compute threads of the embedded engine.")] = None,
-        profile: Annotated[str, typer.Option(help="Named profile: quick (default) or card.")] = "quick",
+        workloads: WorkloadsOption = None,
+        levels: LevelsOption = None,
+        repeats: RepeatsOption = None,
+        max_tokens: MaxTokensOption = None,
+        temperature: TemperatureOption = None,
+        seed: SeedOption = None,
+        edit_form: EditFormOption = None,
+        threads: ThreadsOption = None,
+        profile: ProfileOption = "quick",
         server: ServerOption = None,
         out: OutOption = Path("runs"),
-        resume: Annotated[Path | None, typer.Option(help="Finish an interrupted run folder.")] = None,
-        format: Annotated[
-            ReportFormat, typer.Option("--format", "-f", help="Report format printed at the end.")
-        ] = ReportFormat.text,
-        draft_cache: Annotated[Path | None, typer.Option(help="Cache folder of the derived draft model.")] = None,
+        resume: ResumeOption = None,
+        format: ReportFormatOption = ReportFormat.text,
+        draft_cache: DraftCacheOption = None,
         launch: LaunchOption = "embedded",
         recipes: RecipesOption = None,
-        baseline: Annotated[str | None, typer.Option(help="Config that speedups are measured against.")] = None,
-        server_log: Annotated[
-            list[str] | None,
-            typer.Option("--server-log", help="NAME=FILE: the captured log of --server NAME (KV table, signatures)."),
-        ] = None,
-        metrics: Annotated[
-            list[str] | None,
-            typer.Option("--metrics", help="NAME=URL: a replica's /metrics for config NAME (repeat per replica)."),
-        ] = None,
-        prometheus: Annotated[
-            str | None, typer.Option(help="Read every config's counters from this Prometheus server (its root URL).")
-        ] = None,
-        prometheus_selector: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--prometheus-selector", help='NAME=SELECTOR: the series of config NAME (default {job="NAME"}).'
-            ),
-        ] = None,
-        rates: Annotated[
-            str | None, typer.Option(help="Open-loop request rates per second, comma-separated (instead of --levels).")
-        ] = None,
-        arrival: Annotated[str | None, typer.Option(help="Open-loop arrivals: poisson (default) or constant.")] = None,
-        slo: Annotated[str | None, typer.Option(help="Goodput targets, e.g. ttft=2s,tpot=50ms.")] = None,
-        parallel_configs: Annotated[
-            bool, typer.Option("--parallel-configs", help="Run different configs' cells at the same time.")
-        ] = False,
-        workload: Annotated[
-            list[str] | None, typer.Option("--workload", help="NAME=FILE: your own prompts (JSONL or text).")
-        ] = None,
-        dataset: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--dataset",
-                help="speed-bench[:CONFIG], spec-bench, blazedit[:5k|10k], instructcoder: a workload per category.",
-            ),
-        ] = None,
-        dataset_path: Annotated[
-            str | None, typer.Option("--dataset-path", help="Local parquet/JSONL file or folder of --dataset.")
-        ] = None,
-        context: Annotated[str | None, typer.Option("--context", help="Input lengths in tokens, e.g. 2k,8k.")] = None,
-        temperatures: Annotated[
-            str | None, typer.Option("--temperatures", help="Temperature axis, e.g. 0,0.6,1.0.")
-        ] = None,
-        thinking: Annotated[str | None, typer.Option("--thinking", help="off (default), on or both.")] = None,
-        k: Annotated[
-            str | None,
-            typer.Option("--k", help="Draft lengths, e.g. 1,2,4: each speculative config runs once per k (NAME-kK)."),
-        ] = None,
-        aa: Annotated[
-            bool | None,
-            typer.Option("--aa/--no-aa", help="Add the A/A control BASELINE-again (noise floor); on in quick."),
-        ] = None,
-        order: Annotated[
-            str | None,
-            typer.Option(help="Cell order: auto (default), interleaved, or blocks (ABC, CBA... with sentinels)."),
-        ] = None,
-        target_ci: Annotated[
-            float | None,
-            typer.Option("--target-ci", help="Adaptive repeats: relative half-width of the speedup interval to reach."),
-        ] = None,
-        min_repeats: Annotated[
-            int | None, typer.Option("--min-repeats", help="Adaptive: rounds of every cell.")
-        ] = None,
-        max_repeats: Annotated[
-            int | None, typer.Option("--max-repeats", help="Adaptive: most rounds of a cell.")
-        ] = None,
-        no_preflight: Annotated[
-            bool, typer.Option("--no-preflight", help="--launch vllm: skip the audit of each recipe's model/draft.")
-        ] = False,
-        retry_failed: Annotated[
-            bool, typer.Option("--retry-failed", help="With --resume: measure failed and crashed cells again.")
-        ] = False,
-        read_timeout: Annotated[
-            float | None, typer.Option("--read-timeout", help="Seconds to wait for a response's first byte.")
-        ] = None,
-        stall_timeout: Annotated[
-            float | None,
-            typer.Option("--stall-timeout", help="Seconds of silence mid-stream before the stream fails STALLED."),
-        ] = None,
-        api_key: Annotated[
-            str | None,
-            typer.Option("--api-key", envvar="OPENAI_API_KEY", show_envvar=True, help="Bearer token (never stored)."),
-        ] = None,
+        baseline: BenchBaselineOption = None,
+        server_log: ServerLogOption = None,
+        metrics: MetricsOption = None,
+        prometheus: PrometheusOption = None,
+        prometheus_selector: PrometheusSelectorOption = None,
+        rates: RatesOption = None,
+        arrival: ArrivalOption = None,
+        slo: SloOption = None,
+        parallel_configs: ParallelConfigsOption = False,
+        workload: WorkloadFileOption = None,
+        dataset: DatasetOption = None,
+        dataset_path: DatasetPathOption = None,
+        context: ContextOption = None,
+        temperatures: TemperaturesOption = None,
+        thinking: ThinkingOption = None,
+        k: KOption = None,
+        aa: AAOption = None,
+        order: OrderOption = None,
+        target_ci: TargetCiOption = None,
+        min_repeats: MinRepeatsOption = None,
+        max_repeats: MaxRepeatsOption = None,
+        no_preflight: NoPreflightOption = False,
+        retry_failed: RetryFailedOption = False,
+        read_timeout: ReadTimeoutOption = None,
+        stall_timeout: StallTimeoutOption = None,
+        api_key: ApiKeyOption = None,
     ) -> None:
         """Run configs x workloads x concurrency levels x shuffled repeats, commit every cell to a run folder,
         and print the report. With no --server, the embedded llama.cpp engine serves SmolLM2-135M.

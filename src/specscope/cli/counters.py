@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from specscope.cli.options import TextJsonFormatOption
 from specscope.errors import ConfigError
 
 
@@ -31,13 +32,11 @@ def register(app: typer.Typer) -> None:
     def counters(
         before: Path = typer.Argument(..., help="Prometheus text scraped before (a .prom file)."),
         after: Path = typer.Argument(..., help="Prometheus text scraped after."),
-        format: str = typer.Option("text", "-f", "--format", help="text | json."),
+        format: TextJsonFormatOption = "text",
     ) -> None:
         """Counter deltas, acceptance and restart flags per engine from two saved /metrics scrapes."""
         from specscope.client.metrics import parse_metrics
         from specscope.stats.counters_doc import counters_doc, counters_text
 
-        if format not in ("text", "json"):
-            raise ConfigError("unknown --format", found=format, expected="text or json", fix="use -f json")
         doc = counters_doc(parse_metrics(_read(before)), parse_metrics(_read(after)))
         typer.echo(json.dumps(doc, indent=2) if format == "json" else counters_text(doc))

@@ -16,6 +16,7 @@ import typer
 from specscope.cli.options import (
     ConfigsOption,
     LaunchOption,
+    NoPreflightOption,
     OutOption,
     RecipesOption,
     ServerOption,
@@ -65,9 +66,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
         recipe: Annotated[list[str] | None, typer.Option("--recipe", hidden=True)] = None,
         embedded: Annotated[bool, typer.Option("--embedded", hidden=True)] = False,
-        no_preflight: Annotated[
-            bool, typer.Option("--no-preflight", help="--recipe: skip the audit of each recipe's model/draft.")
-        ] = False,
+        no_preflight: NoPreflightOption = False,
     ) -> None:
         """Run the quality gates (thinking termination, arithmetic, code, tool call, long context, repetition,
         base vs speculative) and store the run (manifest.json with kind "gate" + gate.json). With no --server,

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from specscope.cli.options import BandwidthOption, BaselineOption, DraftModelOption, TextJsonFormatOption
+from specscope.cli.options import (
+    BandwidthOption,
+    BaselineOption,
+    BytesPerStepOption,
+    CheckpointOption,
+    DraftBytesOption,
+    DraftModelOption,
+    HoldoutOption,
+    LmHeadBytesOption,
+    MaxKOption,
+    MeasuredOption,
+    PerPositionOption,
+    TextJsonFormatOption,
+    echo_text_or_json,
+)
 
 if TYPE_CHECKING:
     from specscope.stats.predict_run import RunPrediction
@@ -104,77 +117,51 @@ def _holdout_lines(rows: list[Any]) -> list[str]:
     return lines
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("predict")
-    def predict_cmd(
-        run: Annotated[Path | None, typer.Argument(help="A run folder; omit to print only the roofline.")] = None,
-        bytes_per_step: Annotated[
-            str | None, typer.Option("--bytes-per-step", help="Target bytes read per decode step, e.g. 17.61GB.")
-        ] = None,
-        draft_bytes: Annotated[
-            str | None, typer.Option("--draft-bytes", help="Draft bytes read per drafted token, e.g. 0.85GB.")
-        ] = None,
-        checkpoint: Annotated[
-            str | None, typer.Option(help="Take the byte census from this checkpoint (audit).")
-        ] = None,
-        draft: DraftModelOption = None,
-        bandwidth: BandwidthOption = None,
-        measured: Annotated[
-            float | None,
-            typer.Option(min=0.0, help="Without RUN: a measured no-draft tok/s to set against the roofline."),
-        ] = None,
-        max_k: Annotated[int, typer.Option("--max-k", min=1, max=64, help="Predict k = 1..max-k (at most 64).")] = 8,
-        per_position: Annotated[
-            str | None,
-            typer.Option("--per-position", help="Without RUN: published per-position acceptance, e.g. 0.8,0.6,0.4."),
-        ] = None,
-        holdout: Annotated[
-            str | None,
-            typer.Option("--holdout", help="With RUN: k to hold out of the fit and predict, e.g. 3,4,6."),
-        ] = None,
-        lm_head_bytes: Annotated[
-            str | None,
-            typer.Option("--lm-head-bytes", help="The target's lm_head a draft shares: read per drafted token."),
-        ] = None,
-        baseline: BaselineOption = "base",
-        format: TextJsonFormatOption = "text",
-    ) -> None:
-        """Predicted single-stream tok/s and speedup for k = 1..8 from per-position acceptance, bytes per step
-        and bandwidth; fits efficiency and per-token draft overhead on RUN and reports predicted vs measured per cell.
+def predict_cmd(
+    run: Annotated[Path | None, typer.Argument(help="A run folder; omit to print only the roofline.")] = None,
+    bytes_per_step: BytesPerStepOption = None,
+    draft_bytes: DraftBytesOption = None,
+    checkpoint: CheckpointOption = None,
+    draft: DraftModelOption = None,
+    bandwidth: BandwidthOption = None,
+    measured: MeasuredOption = None,
+    max_k: MaxKOption = 8,
+    per_position: PerPositionOption = None,
+    holdout: HoldoutOption = None,
+    lm_head_bytes: LmHeadBytesOption = None,
+    baseline: BaselineOption = "base",
+    format: TextJsonFormatOption = "text",
+) -> None:
+    """Predicted single-stream tok/s and speedup for k = 1..8 from per-position acceptance, bytes per step
+    and bandwidth; fits efficiency and per-token draft overhead on RUN and reports predicted vs measured per cell.
 
-        Exit codes: 0 printed; 2 bad input (not a run, unreadable sizes or bandwidth, no byte count)."""
-        from specscope.bench.predict import predict_inputs, predict_on_run, roofline_only
+    Exit codes: 0 printed; 2 bad input (not a run, unreadable sizes or bandwidth, no byte count)."""
+    from specscope.bench.predict import predict_inputs, predict_on_run, roofline_only
 
-        inputs = predict_inputs(
-            bytes_per_step=bytes_per_step,
-            draft_bytes=draft_bytes,
-            bandwidth=bandwidth,
-            checkpoint=checkpoint,
-            draft=draft,
+    inputs = predict_inputs(
+        bytes_per_step=bytes_per_step, draft_bytes=draft_bytes, bandwidth=bandwidth, checkpoint=checkpoint, draft=draft
+    )
+    if run is None and per_position is not None:
+        from specscope.bench.predict import predict_from_published
+
+        pub = predict_from_published(
+            inputs, per_position, lm_head_bytes=lm_head_bytes, measured_tok_s=measured, max_k=max_k
         )
-        if run is None and per_position is not None:
-            from specscope.bench.predict import predict_from_published
+        echo_text_or_json(format, pub, lambda: "\n".join(_published_lines(pub)))
+        return
+    if run is None:
+        doc = roofline_only(inputs, measured)
+        echo_text_or_json(format, doc, lambda: _roofline_line(doc))
+        return
+    if holdout is not None:
+        from specscope.bench.predict import holdout_on_run
 
-            pub = predict_from_published(
-                inputs, per_position, lm_head_bytes=lm_head_bytes, measured_tok_s=measured, max_k=max_k
-            )
-            typer.echo(json.dumps(pub.to_dict(), indent=2) if format == "json" else "\n".join(_published_lines(pub)))
-            return
-        if run is None:
-            doc = roofline_only(inputs, measured)
-            typer.echo(json.dumps(doc, indent=2) if format == "json" else _roofline_line(doc))
-            return
-        if holdout is not None:
-            from specscope.bench.predict import holdout_on_run
+        _, rows = holdout_on_run(run, inputs, holdout, baseline=baseline)
+        echo_text_or_json(format, [r.to_dict() for r in rows], lambda: "\n".join(_holdout_lines(rows)))
+        return
+    pred = predict_on_run(run, inputs, baseline=baseline, max_k=max_k)
+    echo_text_or_json(format, pred, lambda: _print(pred))
 
-            _, rows = holdout_on_run(run, inputs, holdout, baseline=baseline)
-            if format == "json":
-                typer.echo(json.dumps([r.to_dict() for r in rows], indent=2))
-            else:
-                typer.echo("\n".join(_holdout_lines(rows)))
-            return
-        pred = predict_on_run(run, inputs, baseline=baseline, max_k=max_k)
-        if format == "json":
-            typer.echo(json.dumps(pred.to_dict(), indent=2))
-        else:
-            _print(pred)
+
+def register(app: typer.Typer) -> None:
+    app.command("predict")(predict_cmd)

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from specscope.cli.options import OutputFileOption, ReportFormat, ReportFormatOption
 from specscope.errors import ConfigError
-
-
-class ReportFormat(str, Enum):
-    text = "text"
-    markdown = "markdown"
-    json = "json"
-    html = "html"
 
 
 def _check_output(output: Path | None) -> None:
@@ -141,12 +134,8 @@ def register(app: typer.Typer) -> None:
     @app.command("report")
     def report(
         runs: Annotated[list[Path], typer.Argument(help="Run folder(s) made by `specscope bench`.")],
-        format: Annotated[
-            ReportFormat, typer.Option("--format", "-f", help="text, markdown, json or html.")
-        ] = ReportFormat.text,
-        output: Annotated[
-            Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
-        ] = None,
+        format: ReportFormatOption = ReportFormat.text,
+        output: OutputFileOption = None,
     ) -> None:
         """Print the tables of a run: acceptance, throughput vs base, per-stream spread, TTFT, concurrency, CV,
         and every cell that was not ok. Exit 2 when a folder is not a run."""

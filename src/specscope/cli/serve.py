@@ -22,12 +22,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from specscope.cli.options import RecipesOption, TextJsonFormatOption
+from specscope.cli.options import NoPreflightOption, RecipesOption, TextJsonFormatOption
 from specscope.errors import ConfigError, ServerError
 
 if TYPE_CHECKING:
     from specscope.launch.logfacts import LogFacts
     from specscope.launch.recipes import Recipe
+
+#: the forms of ``specscope serve`` (a missing RECIPE names them all)
+USAGE = "specscope serve RECIPE [--print], specscope serve --list, or specscope serve --parse-log FILE"
+LIST_FIX = "run `specscope serve --list` to see the recipes"
 
 
 def _census_check(facts: LogFacts, census: str | None) -> dict[str, object] | None:
@@ -148,9 +152,7 @@ def register(app: typer.Typer) -> None:
             float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")
         ] = 900.0,
         format: TextJsonFormatOption = "text",
-        no_preflight: Annotated[
-            bool, typer.Option("--no-preflight", help="Launch without auditing the recipe's model and draft first.")
-        ] = False,
+        no_preflight: NoPreflightOption = False,
     ) -> None:
         """Show or run a vLLM recipe, list recipes, or parse a vLLM log (--parse-log FILE).
 
@@ -169,12 +171,7 @@ def register(app: typer.Typer) -> None:
                     typer.echo(f"{name}: {r.method}{k} {r.model}")
             return
         if recipe is None:
-            raise ConfigError(
-                "no recipe given",
-                found="nothing",
-                expected="specscope serve RECIPE [--print]",
-                fix="run `specscope serve --list` to see the recipes",
-            )
+            raise ConfigError("no recipe given", found="nothing", expected=USAGE, fix=LIST_FIX)
         r = book.get(recipe)
         if print_only:
             argv = (

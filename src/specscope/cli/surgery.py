@@ -12,29 +12,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import typer
 
-from specscope.errors import ConfigError
-
-FORMATS = ("text", "json")
-
-
-def _format_option() -> Any:
-    """``-f/--format text|json``: json prints one JSON document on stdout (a typer default: typed ``Any``)."""
-    return typer.Option("text", "--format", "-f", help="Output: text or json (one JSON document).")
-
-
-def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise ConfigError("unknown --format", found=fmt, expected=list(FORMATS), fix="-f text or -f json")
+from specscope.cli.options import TextJsonFormatOption
 
 
 def _run(plan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None) -> None:
     from specscope.surgery import apply_plan, check_plan
 
-    _check_format(fmt)
     if dry_run:
         if fmt == "json":
             typer.echo(json.dumps({"dry_run": True, "plan": plan.to_dict()}, indent=2))
@@ -82,7 +68,7 @@ def register(app: typer.Typer) -> None:
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = _format_option(),
+        fmt: TextJsonFormatOption = "text",
     ) -> None:
         """The draft tensors as their own safetensors file plus manifest.json (SHA-256 per tensor)."""
         from specscope.surgery import plan_extract
@@ -94,14 +80,13 @@ def register(app: typer.Typer) -> None:
         a: Path = typer.Argument(...),
         b: Path = typer.Argument(...),
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
-        fmt: str = _format_option(),
+        fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff, NaN/Inf counts.
 
         Cosine and max abs diff cover positions finite on both sides; NaN / Inf elements are counted per side."""
         from specscope.surgery import compare_checkpoints
 
-        _check_format(fmt)
         rows = compare_checkpoints(a, b, prefix)
         if fmt == "json":
             typer.echo(json.dumps([r.to_dict() for r in rows], indent=2, allow_nan=False))
@@ -140,7 +125,7 @@ def register(app: typer.Typer) -> None:
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = _format_option(),
+        fmt: TextJsonFormatOption = "text",
     ) -> None:
         """A new checkpoint: TARGET with the PREFIX tensors of --from in their own shard."""
         from specscope.surgery import plan_graft
@@ -155,7 +140,7 @@ def register(app: typer.Typer) -> None:
         layout: str = typer.Option(None, help="modelopt | compressed-tensors (default: the target's)"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = _format_option(),
+        fmt: TextJsonFormatOption = "text",
     ) -> None:
         """The draft head's linears to NVFP4 W4A16 (group 16), both configs patched."""
         from specscope.surgery import plan_quantize_draft
@@ -167,7 +152,7 @@ def register(app: typer.Typer) -> None:
         ckpt: Path = typer.Argument(...),
         out: Path = typer.Option(None, "--out", help="new folder (default: replace the index in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = _format_option(),
+        fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Rebuild model.safetensors.index.json from the shard headers (every shard, exact total_size)."""
         from specscope.surgery import plan_reindex
@@ -181,7 +166,7 @@ def register(app: typer.Typer) -> None:
         sync: bool = typer.Option(False, "--sync", help="make config.json and hf_quant_config.json agree"),
         out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = _format_option(),
+        fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Patch quantization configs from what the tensors show."""
         from specscope.surgery import plan_patch_config
@@ -198,7 +183,7 @@ def register(app: typer.Typer) -> None:
         all_sliding: bool = typer.Option(False, "--all-sliding", help="declare every layer sliding"),
         out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = _format_option(),
+        fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Seed 000 workaround: rewrite a DFlash draft's layer_types for a released vLLM."""
         from specscope.surgery import plan_dflash_layers
