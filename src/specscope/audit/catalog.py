@@ -10,47 +10,39 @@ worded for one case (``QUANT_CONFIG_MISMATCH/kv``); its finding's code is ``CODE
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, fields
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from specscope.audit.findings import Finding, Severity
 
-__all__ = ["FindingText", "finding_texts", "finding"]
+__all__ = ["finding_texts", "finding"]
 
 _TEXTS_FILE = "findings.toml"
-
-
-@dataclass(frozen=True)
-class FindingText:
-    """The words of one finding: its default severity and :meth:`str.format` templates (None: the field is absent)."""
-
-    severity: Severity
-    message: str
-    found: str | None = None
-    expected: str | None = None
-    consequence: str | None = None
-    fix: str | None = None
+_TEMPLATES = ("message", "found", "expected", "consequence", "fix")  # the Finding fields the table words, message first
 
 
 @cache
-def finding_texts() -> dict[str, FindingText]:
-    """Key (``CODE`` or ``CODE/variant``) -> :class:`FindingText`, read once from ``findings.toml``.
+def finding_texts() -> dict[str, dict[str, str]]:
+    """Key (``CODE`` or ``CODE/variant``) -> ``severity`` and the templates of :data:`_TEMPLATES` it gives, read once
+    from ``findings.toml``. An entry with ``base = "KEY"`` keeps that entry's fields unless it gives them again.
 
-    An entry with ``base = "KEY"`` keeps that entry's fields unless it gives them again.
+    Raises:
+        ValueError: an entry has a field :class:`Finding` does not word, no ``message``, or an unknown severity (the
+            file ships with the package: this is a bug, not user input).
     """
     raw = tomllib.loads(resources.files(__package__).joinpath(_TEXTS_FILE).read_text(encoding="utf-8"))
-    names = {f.name for f in fields(FindingText)}
-    out: dict[str, FindingText] = {}
+    out: dict[str, dict[str, str]] = {}
     for key, entry in raw.items():
-        base = raw[entry["base"]] if "base" in entry else {}
-        values = {**base, **entry}
-        values.pop("base", None)
-        unknown = set(values) - names
-        if unknown:  # the file ships with the package: a typo here is a bug, not user input
-            raise ValueError(f"{_TEXTS_FILE} [{key}]: unknown fields {sorted(unknown)}; known: {sorted(names)}")
-        out[key] = FindingText(**{**values, "severity": Severity(values["severity"])})
+        text = {**(raw[entry["base"]] if "base" in entry else {}), **entry}
+        text.pop("base", None)
+        unknown = set(text) - {"severity", *_TEMPLATES}
+        if unknown or "message" not in text:
+            raise ValueError(
+                f"{_TEXTS_FILE} [{key}]: fields {sorted(text)}; expected severity, {', '.join(_TEMPLATES)}"
+            )
+        Severity(text["severity"])
+        out[key] = text
     return out
 
 
@@ -73,19 +65,13 @@ def finding(
     """
     text = finding_texts()[key]
     values = {"file": file, "tensor": tensor, **facts}
-
-    def fill(template: str | None) -> str | None:
-        return None if template is None else template.format(**values)
-
+    words = {name: text[name].format(**values) if name in text else None for name in _TEMPLATES[1:]}
     return Finding(
-        severity or text.severity,
+        severity or Severity(text["severity"]),
         key.partition("/")[0],
-        text.message.format(**values),
+        text["message"].format(**values),
         file=file,
         tensor=tensor,
-        found=fill(text.found),
-        expected=fill(text.expected),
-        consequence=fill(text.consequence),
-        fix=fill(text.fix),
         details=details or {},
+        **words,
     )
