@@ -14,53 +14,38 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
+# module -> the public names it defines
+_MODULES: dict[str, tuple[str, ...]] = {
     # errors and records
-    "SpecscopeError": "specscope.errors",
-    "ConfigError": "specscope.errors",
-    "StoreError": "specscope.errors",
-    "CellKey": "specscope.records",
-    "CellResult": "specscope.records",
-    "SpecCounters": "specscope.records",
-    "StreamRecord": "specscope.records",
-    "CellSummary": "specscope.stats.summary",
+    "specscope.errors": ("SpecscopeError", "ConfigError", "StoreError"),
+    "specscope.records": ("CellKey", "CellResult", "SpecCounters", "StreamRecord"),
+    "specscope.stats.summary": ("CellSummary",),
     # bench
-    "BenchOptions": "specscope.config",
-    "run_bench": "specscope.bench",
-    "plan_cells": "specscope.bench",
-    "open_run": "specscope.store",
-    "load_pack": "specscope.workload",
-    "chat_request": "specscope.workload",
-    "run_fixed_concurrency": "specscope.client",
-    "ClientSettings": "specscope.client",
-    "parse_metrics": "specscope.client",
-    "counters_delta": "specscope.stats",
-    "summarize_cell": "specscope.stats.cells",
-    "summarize_run": "specscope.stats.cells",
+    "specscope.config": ("BenchOptions",),
+    "specscope.bench": ("run_bench", "plan_cells"),
+    "specscope.store": ("open_run",),
+    "specscope.workload": ("load_pack", "chat_request"),
+    "specscope.client": ("run_fixed_concurrency", "ClientSettings", "parse_metrics"),
+    "specscope.stats": ("counters_delta",),
+    "specscope.stats.cells": ("summarize_cell", "summarize_run"),
     # servers
-    "EmbeddedServer": "specscope.engine",
-    "named_configs": "specscope.engine",
-    "VllmServer": "specscope.launch",
-    "load_recipes": "specscope.launch",
-    "parse_vllm_log": "specscope.launch",
-    "TruthServer": "specscope.truth",
+    "specscope.engine": ("EmbeddedServer", "named_configs"),
+    "specscope.launch": ("VllmServer", "load_recipes", "parse_vllm_log"),
+    "specscope.truth": ("TruthServer",),
     # report, advise, predict
-    "load_run_report": "specscope.report.build",
-    "paired_speedups": "specscope.stats.speedup",
-    "advise": "specscope.report.advice",
-    "predict_run": "specscope.stats.predict_run",
+    "specscope.report.build": ("load_run_report",),
+    "specscope.stats.speedup": ("paired_speedups",),
+    "specscope.report.advice": ("advise",),
+    "specscope.stats.predict_run": ("predict_run",),
     # checkpoints
-    "load_checkpoint": "specscope.checkpoint",
-    "audit_checkpoint": "specscope.audit",
-    "byte_census": "specscope.audit",
-    "plan_graft": "specscope.surgery",
-    "plan_quantize_draft": "specscope.surgery",
-    "apply_plan": "specscope.surgery",
-    "compare_checkpoints": "specscope.surgery",
+    "specscope.checkpoint": ("load_checkpoint",),
+    "specscope.audit": ("audit_checkpoint", "byte_census"),
+    "specscope.surgery": ("plan_graft", "plan_quantize_draft", "apply_plan", "compare_checkpoints"),
     # gate
-    "run_gate_suite": "specscope.gate",
+    "specscope.gate": ("run_gate_suite",),
 }
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = ["__version__", *_EXPORTS]
 

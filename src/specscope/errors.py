@@ -132,15 +132,28 @@ class SurgeryError(SpecscopeError):
     """A surgery plan that failed validation; nothing was written."""
 
 
-def require_one_of(value: object, choices: Iterable[object], message: str, *, fix: str) -> None:
-    """Raise :class:`ConfigError` (``message``, the choices comma-separated as ``expected``) unless ``value`` is one.
+def require_one_of(
+    value: object,
+    choices: Iterable[object],
+    message: str,
+    *,
+    fix: str,
+    found: object = None,
+    expected: str = "{}",
+    empty: str = "",
+) -> None:
+    """Raise :class:`ConfigError` (``message``; ``found``, default the value) unless ``value`` is among ``choices``.
+
+    ``expected`` is a template whose ``{}`` is the choices comma-separated, or ``empty`` when there are none
+    (``"one of the run's configs: {}"``, ``"none (no cells)"``).
 
     Raises:
         ConfigError: ``value`` is not among ``choices``.
     """
     options = tuple(choices)
     if value not in options:
-        raise ConfigError(message, found=value, expected=", ".join(map(str, options)), fix=fix)
+        listed = ", ".join(map(str, options)) or empty
+        raise ConfigError(message, found=value if found is None else found, expected=expected.format(listed), fix=fix)
 
 
 def require_at_least(value: float, low: float, message: str, *, expected: str, fix: str) -> None:

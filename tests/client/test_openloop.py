@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from specscope.client.openloop import arrival_offsets_ns, run_open_loop, run_rate_sweep
+from specscope.client.openloop import OpenLoopSchedule, arrival_offsets_ns, run_open_loop, run_rate_sweep
 from specscope.client.runner import run_sync
 from specscope.client.settings import ClientSettings
 from specscope.errors import ConfigError
@@ -52,7 +52,7 @@ def test_bad_schedule(bad):
 def test_open_loop_does_not_wait_for_answers(truth):
     """20 requests at 100/s against a 50 ms TTFT: the schedule holds although ~6 are always in flight."""
     truth.clear_log()
-    recs = run_sync(run_open_loop(truth.base_url, _reqs(20), 100.0))
+    recs = run_sync(run_open_loop(truth.base_url, _reqs(20), OpenLoopSchedule(100.0)))
     served = truth.served()
     assert [r.status for r in recs] == ["ok"] * 20 and [r.output_tokens for r in recs] == [8] * 20
     intended = np.array([r.intended_ns for r in recs])
@@ -68,7 +68,9 @@ def test_open_loop_does_not_wait_for_answers(truth):
 def test_no_coordinated_omission_when_pool_queues(truth):
     """Pool of 2 connections, 10 requests at 100/s, each ~65 ms: requests wait in the client; latency from the
     schedule keeps that wait, TTFT from send does not."""
-    recs = run_sync(run_open_loop(truth.base_url, _reqs(10, "co"), 100.0, settings=ClientSettings(connection_limit=2)))
+    recs = run_sync(
+        run_open_loop(truth.base_url, _reqs(10, "co"), OpenLoopSchedule(100.0), ClientSettings(connection_limit=2))
+    )
     assert all(r.status == "ok" for r in recs)
     last = recs[-1]
     # 10 requests through 2 connections take >= 5 rounds of >= 64 ms; the last was due at 90 ms
@@ -78,7 +80,7 @@ def test_no_coordinated_omission_when_pool_queues(truth):
 
 
 def test_poisson_run_uses_its_schedule(truth):
-    recs = run_sync(run_open_loop(truth.base_url, _reqs(12, "p"), 200.0, arrival="poisson", seed=3))
+    recs = run_sync(run_open_loop(truth.base_url, _reqs(12, "p"), OpenLoopSchedule(200.0, "poisson", seed=3)))
     offs = arrival_offsets_ns(12, 200.0, "poisson", seed=3)
     intended = np.array([r.intended_ns for r in recs])
     assert np.array_equal(intended - intended[0], offs)

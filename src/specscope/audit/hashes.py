@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from specscope.audit.catalog import finding
 from specscope.audit.findings import AuditReport, Finding, Severity
 from specscope.checkpoint.safefiles import read_regular, sha256_file
 from specscope.errors import ConfigError, require_path
@@ -51,17 +52,7 @@ def check_hashes(
     if expected is not None:
         return _compare(root, expected, [], source or "the expected hashes")
     if not sums.is_file():
-        return [
-            Finding(
-                Severity.WARNING,
-                "HASH_MANIFEST_MISSING",
-                f"no {sums.name} to compare against",
-                file=str(sums),
-                found="no manifest",
-                expected=f"{SUMS_NAME}: `sha256sum *.safetensors > {SUMS_NAME}` output from the publisher",
-                fix="pass --hashes-file PATH, or ask the publisher for the sha256 of each file",
-            )
-        ]
+        return [finding("HASH_MANIFEST_MISSING", file=str(sums), name=sums.name, sums=SUMS_NAME)]
     # a regular file only (a FIFO never blocks; unreadable is one error line); bytes that are not UTF-8 make bad lines
     listed, bad = parse_sums(read_regular(sums).decode("utf-8", errors="replace"))
     return _compare(root, listed, bad, sums.name)
@@ -70,75 +61,24 @@ def check_hashes(
 def _compare(root: Path, listed: dict[str, str], bad: list[int], src: str) -> list[Finding]:
     out: list[Finding] = []
     if bad:
-        out.append(
-            Finding(
-                Severity.ERROR,
-                "HASH_MANIFEST_INVALID",
-                f"{src}: {len(bad)} lines are not `<64 hex>  <file>`",
-                file=src,
-                found=f"lines {bad[:5]}",
-                expected="sha256sum output",
-                fix="regenerate it with sha256sum",
-                details={"lines": bad},
-            )
-        )
+        out.append(finding("HASH_MANIFEST_INVALID", file=src, bad=len(bad), first=bad[:5], details={"lines": bad}))
     ok = 0
     for name, want in sorted(listed.items()):
         path = root / name
         if not path.is_file():
-            out.append(
-                Finding(
-                    Severity.ERROR,
-                    "HASH_FILE_MISSING",
-                    f"{name} is listed in {src} but not on disk",
-                    file=name,
-                    found="no file",
-                    expected=f"sha256 {want}",
-                    consequence="the checkpoint is incomplete",
-                    fix="download the missing file",
-                )
-            )
+            out.append(finding("HASH_FILE_MISSING", file=name, source=src, want=want))
             continue
         got = sha256_file(path)
         if got != want:
-            out.append(
-                Finding(
-                    Severity.ERROR,
-                    "HASH_MISMATCH",
-                    f"{name}: sha256 {got} differs from {src} ({want})",
-                    file=name,
-                    found=got,
-                    expected=want,
-                    consequence="these are not the bytes the publisher measured: a different build, a partial "
-                    "download or an edited file",
-                    fix="re-download the file, or find out which build you have",
-                    details={"sha256": got, "expected_sha256": want},
-                )
-            )
+            details = {"sha256": got, "expected_sha256": want}
+            out.append(finding("HASH_MISMATCH", file=name, source=src, got=got, want=want, details=details))
         else:
             ok += 1
     for p in sorted(root.glob("*.safetensors")):
         if p.name not in listed:
-            out.append(
-                Finding(
-                    Severity.WARNING,
-                    "HASH_NOT_LISTED",
-                    f"{p.name} is not listed in {src}",
-                    file=p.name,
-                    found="no sha256 line",
-                    expected=f"a line for {p.name}",
-                    fix="add it to the manifest or remove the file",
-                )
-            )
-    out.append(
-        Finding(
-            Severity.INFO,
-            "HASHES_VERIFIED",
-            f"{ok} of {len(listed)} files listed in {src} match their sha256",
-            file=src,
-            details={"matched": ok, "listed": len(listed)},
-        )
-    )
+            out.append(finding("HASH_NOT_LISTED", file=p.name, source=src))
+    counts = {"matched": ok, "listed": len(listed)}
+    out.append(finding("HASHES_VERIFIED", file=src, ok=ok, listed=len(listed), details=counts))
     return out
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from specscope.audit.findings import AuditReport, Finding, Severity
+from specscope.audit.catalog import finding
+from specscope.audit.findings import AuditReport, Finding
 from specscope.audit.run import audit_checkpoint
 from specscope.errors import CheckpointError, ConfigError
 
@@ -77,16 +78,7 @@ def _expand(path_or_id: str) -> str:
 
 
 def _no_head(model: str) -> Finding:
-    return Finding(
-        Severity.ERROR,
-        "PREFLIGHT_NO_MTP_HEAD",
-        f"the recipe asks for MTP speculation but {model}'s config declares no MTP head",
-        file="config.json",
-        found="no mtp_num_hidden_layers / num_nextn_predict_layers in config.json",
-        expected="a config that declares an MTP head and the weights for it",
-        consequence="the engine either refuses to start or drafts from nothing",
-        fix="use a build that carries the MTP head, or a recipe without MTP",
-    )
+    return finding("PREFLIGHT_NO_MTP_HEAD", file="config.json", model=model)
 
 
 def _mtp_blocking(report: AuditReport) -> list[Finding]:

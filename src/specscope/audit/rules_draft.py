@@ -11,6 +11,7 @@ Rule 7: seed 001 (ModelOpt does not emit the processor configs; vLLM fails a VL 
 
 from __future__ import annotations
 
+from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding, Severity
 
 __all__ = ["is_draft_config", "check_draft_config", "check_draft_vs_target", "check_vision_processor"]
@@ -45,19 +46,7 @@ def check_draft_config(
     block = dcfg.get("block_size", cfg.get("block_size"))
     table: list[dict] = []
     if isinstance(types, list) and isinstance(n, int) and len(types) != n:
-        out.append(
-            Finding(
-                Severity.ERROR,
-                "DFLASH_LAYER_TYPES_LENGTH",
-                f"layer_types has {len(types)} entries, num_hidden_layers is {n}",
-                file=file,
-                found=f"{len(types)} layer types",
-                expected=f"{n} (one per layer)",
-                consequence="engines index layer_types per layer: a crash, or layers silently given the wrong "
-                "attention",
-                fix="give one layer_types entry per draft layer",
-            )
-        )
+        out.append(finding("DFLASH_LAYER_TYPES_LENGTH", file=file, types=len(types), layers=n))
     if isinstance(types, list):
         sliding = [i for i, t in enumerate(types) if t == "sliding_attention"]
         full = [i for i, t in enumerate(types) if t == "full_attention"]
@@ -75,126 +64,56 @@ def check_draft_config(
         swa_problem = False
         if sliding and window is None:
             swa_problem = True
-            out.append(
-                Finding(
-                    Severity.ERROR,
-                    "DFLASH_SLIDING_WINDOW_MISSING",
-                    f"{len(sliding)} sliding_attention layers declared but sliding_window is null",
-                    file=file,
-                    found="sliding_window: null",
-                    expected="an integer window (e.g. 4096)",
-                    consequence="engines run the sliding layers with full attention: acceptance drops at long context",
-                    fix="set sliding_window to the window the draft was trained with",
-                )
-            )
+            out.append(finding("DFLASH_SLIDING_WINDOW_MISSING", file=file, sliding=len(sliding)))
         if sliding and isinstance(window, int) and isinstance(block, int) and window < block:
             swa_problem = True
-            out.append(
-                Finding(
-                    Severity.ERROR,
-                    "DFLASH_WINDOW_SMALLER_THAN_BLOCK",
-                    f"sliding_window {window} < block_size {block}",
-                    file=file,
-                    found=f"sliding_window {window}",
-                    expected=f">= block_size {block}",
-                    consequence="a draft block does not fit inside the attention window",
-                    fix="fix sliding_window",
-                )
-            )
+            out.append(finding("DFLASH_WINDOW_SMALLER_THAN_BLOCK", file=file, window=window, block=block))
         if sliding and cfg.get("use_sliding_window") is False:
             swa_problem = True
-            out.append(
-                Finding(
-                    Severity.WARNING,
-                    "DFLASH_SWA_FLAG_CONFLICT",
-                    f"use_sliding_window: false contradicts {len(sliding)} sliding_attention layers",
-                    file=file,
-                    found="use_sliding_window: false",
-                    expected="true (or no sliding layers)",
-                    consequence="engines honoring the flag run these layers with full attention",
-                    fix="set use_sliding_window: true",
-                )
-            )
+            out.append(finding("DFLASH_SWA_FLAG_CONFLICT", file=file, sliding=len(sliding)))
         if sliding and full and not swa_problem:
             out.append(
-                Finding(
-                    Severity.WARNING,
+                finding(
                     "DFLASH_MIXED_LAYER_TYPES",
-                    f"{len(sliding)} sliding + {len(full)} full attention layers (window {window})",
                     file=file,
-                    found=f"layers {sliding} sliding, {full} full",
-                    expected="an engine that applies per-layer windows",
-                    consequence="engines or converters that ignore layer_types/sliding_window run all "
-                    f"{len(types)} layers as full attention and lose acceptance for contexts > {window} tokens",
-                    fix="serve with an engine version that honours layer_types (llama.cpp iSWA, vLLM >= PR #40898)",
+                    n_sliding=len(sliding),
+                    n_full=len(full),
+                    window=window,
+                    sliding=sliding,
+                    full=full,
+                    layers=len(types),
                     details={"sliding_layers": sliding, "full_layers": full, "sliding_window": window},
                 )
             )
         if not sliding and dcfg.get("use_swa"):
             out.append(
-                Finding(
-                    Severity.WARNING,
+                finding(
                     "DFLASH_SWA_ONLY_IN_DFLASH_CONFIG",
-                    f"SWA declared only via dflash_config (window {dcfg.get('swa_window_size')}, "
-                    f"{'non-causal' if dcfg.get('causal') is False else 'causal'}) while layer_types says full on all "
-                    f"{len(types)} layers",
                     file=file,
-                    found="dflash_config.use_swa: true; layer_types all full_attention",
-                    expected="one convention",
-                    consequence="engines reading layer_types (transformers, vLLM, llama.cpp) run full attention; "
-                    "ModelOpt/TensorRT-LLM read dflash_config.use_swa",
-                    fix="also declare the sliding layers in layer_types, or drop use_swa",
+                    window=dcfg.get("swa_window_size"),
+                    causal="non-causal" if dcfg.get("causal") is False else "causal",
+                    layers=len(types),
                     details={"swa_window_size": dcfg.get("swa_window_size")},
                 )
             )
         if "max_window_layers" in cfg:
-            out.append(
-                Finding(
-                    Severity.INFO,
-                    "DFLASH_MAX_WINDOW_LAYERS_IGNORED",
-                    f"max_window_layers ({cfg['max_window_layers']}) is ignored because layer_types is present",
-                    file=file,
-                )
-            )
+            out.append(finding("DFLASH_MAX_WINDOW_LAYERS_IGNORED", file=file, layers=cfg["max_window_layers"]))
     ids = dcfg.get("target_layer_ids", cfg.get("target_layer_ids"))
     if isinstance(ids, list) and isinstance(target_num_layers, int):
         bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < target_num_layers]
         if bad:
             out.append(
-                Finding(
-                    Severity.ERROR,
-                    "DRAFT_TARGET_LAYER_OUT_OF_RANGE",
-                    f"target_layer_ids {bad} outside the target's {target_num_layers} layers",
-                    file=file,
-                    found=str(ids),
-                    expected=f"ids in [0, {target_num_layers})",
-                    consequence="the draft reads hidden states the target does not have: crash or garbage drafts",
-                    fix="use the draft built for this target",
-                )
+                finding("DRAFT_TARGET_LAYER_OUT_OF_RANGE", file=file, bad=bad, ids=ids, layers=target_num_layers)
             )
     return out, table
 
 
-def _size_mismatch(
-    code: str, what: str, draft_target: tuple[object, object], *, consequence: str, fix: str
-) -> list[Finding]:
-    """One ERROR finding when the draft's and the target's integer config values (e.g. ``vocab_size``) differ."""
-    dv, tv = draft_target
+def _size_mismatch(code: str, draft_cfg: dict, target_cfg: dict, key: str) -> list[Finding]:
+    """Finding ``code`` when the draft's and the target's integer config values ``key`` (e.g. ``vocab_size``) differ."""
+    dv, tv = draft_cfg.get(key), target_cfg.get(key)
     if not (isinstance(dv, int) and isinstance(tv, int)) or dv == tv:
         return []
-    key = what.rsplit(" ", 1)[-1]
-    return [
-        Finding(
-            Severity.ERROR,
-            code,
-            f"{what} {dv} != target {key} {tv}",
-            file="config.json",
-            found=str(dv),
-            expected=str(tv),
-            consequence=consequence,
-            fix=fix,
-        )
-    ]
+    return [finding(code, file="config.json", draft=dv, target=tv)]
 
 
 def check_draft_vs_target(
@@ -207,34 +126,13 @@ def check_draft_vs_target(
     out: list[Finding] = []
     text_cfg = target_cfg.get("text_config")
     tcfg: dict = text_cfg if isinstance(text_cfg, dict) else target_cfg
-    out += _size_mismatch(
-        "DRAFT_VOCAB_MISMATCH",
-        "draft vocab_size",
-        (draft_cfg.get("vocab_size"), tcfg.get("vocab_size")),
-        consequence="draft token ids do not mean the same tokens: acceptance ~0 or an index error",
-        fix="use a draft trained for this target's tokenizer",
-    )
+    out += _size_mismatch("DRAFT_VOCAB_MISMATCH", draft_cfg, tcfg, "vocab_size")
     if "dflash" in " ".join(draft_cfg.get("architectures") or []).lower():
-        out += _size_mismatch(
-            "DRAFT_HIDDEN_MISMATCH",
-            "DFlash draft hidden_size",
-            (draft_cfg.get("hidden_size"), tcfg.get("hidden_size")),
-            consequence="the draft cannot consume the target's hidden states",
-            fix="use the draft built for this target",
-        )
+        out += _size_mismatch("DRAFT_HIDDEN_MISMATCH", draft_cfg, tcfg, "hidden_size")
     for name in ("tokenizer.json", "tokenizer.model"):
         if name in draft_files and name in target_files and draft_files[name] != target_files[name]:
             out.append(
-                Finding(
-                    Severity.WARNING,
-                    "DRAFT_TOKENIZER_DIFFERS",
-                    f"{name} differs in size: draft {draft_files[name]} bytes, target {target_files[name]} bytes",
-                    file=name,
-                    found=f"{draft_files[name]} bytes",
-                    expected=f"{target_files[name]} bytes",
-                    consequence="a different tokenizer makes drafts mismatch the target's tokens",
-                    fix="check that draft and target share one tokenizer",
-                )
+                finding("DRAFT_TOKENIZER_DIFFERS", file=name, draft=draft_files[name], target=target_files[name])
             )
     return out
 
@@ -246,16 +144,6 @@ def check_vision_processor(config: dict | None, files: dict[str, int]) -> list[F
     out = []
     for name in VL_PROCESSOR_FILES:
         if name not in files:
-            out.append(
-                Finding(
-                    Severity.ERROR if name == "preprocessor_config.json" else Severity.WARNING,
-                    "VL_PROCESSOR_CONFIG_MISSING",
-                    f"vision-language checkpoint without {name}",
-                    file=name,
-                    found="file absent",
-                    expected=f"{name} (copy it from the original model)",
-                    consequence="vLLM fails to initialise a vision-language model without its processor configs",
-                    fix=f"copy {name} from the base model repository",
-                )
-            )
+            severity = Severity.ERROR if name == "preprocessor_config.json" else Severity.WARNING
+            out.append(finding("VL_PROCESSOR_CONFIG_MISSING", file=name, severity=severity))
     return out

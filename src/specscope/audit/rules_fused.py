@@ -12,7 +12,8 @@ emits it for ``partial`` and records every profile in ``facts["mtp_quantization"
 
 from __future__ import annotations
 
-from specscope.audit.findings import Finding, Severity
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
 from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, quant_views
 from specscope.audit.rules_quant import is_quantized, linear_modules
 from specscope.checkpoint import Checkpoint
@@ -54,17 +55,15 @@ def check_fused(ck: Checkpoint) -> list[Finding]:
         return []
     first, split = next(iter(partial.items()))
     return [
-        Finding(
-            Severity.ERROR,
+        finding(
             "FUSED_GROUP_PARTIALLY_EXCLUDED",
-            f"{len(partial)} fused modules have only some parts excluded in {view.file}: {', '.join(partial)}",
             file=view.file,
             tensor=split["excluded"][0] + ".weight",
-            found=f"{first}: excluded {', '.join(split['excluded'])}; not excluded {', '.join(split['not_excluded'])}",
-            expected="all parts of a fused module excluded, or none",
-            consequence="the engine builds one fused layer per group and cannot give its parts different precision: "
-            "load error ('some but not all shards ... are quantized'), or the head is skipped",
-            fix=f"exclude all parts of each group (or none) in {view.file} (specscope surgery patch-config)",
+            n=len(partial),
+            groups=", ".join(partial),
+            first=first,
+            excluded=", ".join(split["excluded"]),
+            kept=", ".join(split["not_excluded"]),
             details={"groups": partial},
         )
     ]
@@ -90,11 +89,12 @@ def mtp_quant_profile(ck: Checkpoint, head_modules: set[str]) -> Finding | None:
         tail = ", all of those excluded"
     else:
         tail = f", {len(not_excluded)} of those not excluded"
-    return Finding(
-        Severity.INFO,
+    return finding(
         "MTP_QUANT_PROFILE",
-        f"MTP quantization: {profile} - {len(quantized)} linears quantized, {len(plain)} unquantized{tail}",
         file=view.file,
-        found=profile,
+        profile=profile,
+        quantized=len(quantized),
+        plain=len(plain),
+        tail=tail,
         details={"profile": profile, "quantized": quantized, "unquantized": plain, "not_excluded": not_excluded},
     )

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 
-from specscope.audit.findings import Finding, Severity
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
 from specscope.audit.layout import is_vision, layer_of
 from specscope.audit.quantcfg import quant_views
 from specscope.checkpoint import Checkpoint
@@ -70,35 +71,20 @@ def check_kv(ck: Checkpoint, exclude_prefixes: tuple[str, ...] = ("mtp.",)) -> t
     any_scale = sum(1 for r in table if r["k_scale"] or r["v_scale"])
     where = " and ".join(declaring)
     if any_scale == 0:
-        out.append(
-            Finding(
-                Severity.ERROR,
-                "FP8_KV_SCALES_ABSENT",
-                f"static FP8 KV cache declared in {where}, but 0 of {len(layers)} attention layers have any k/v scale",
-                file=declaring[0],
-                found=f"0 of {len(layers)} layers with k_scale/v_scale",
-                expected=f"k_scale and v_scale for all {len(layers)} attention layers",
-                consequence="every layer runs with scale 1.0: clipped or wasted FP8 range and a measurable "
-                "accuracy loss, with no error",
-                fix="calibrate and add k/v scales, or declare the KV cache dynamic / unquantized",
-                details={"layers_complete": 0, "attention_layers": len(layers)},
-            )
-        )
+        details = {"layers_complete": 0, "attention_layers": len(layers)}
+        out.append(finding("FP8_KV_SCALES_ABSENT", file=declaring[0], where=where, layers=len(layers), details=details))
         return out, table
     missing = {r["layer"]: [k for k in ("k", "v") if not r[f"{k}_scale"]] for r in table}
     missing = {k: v for k, v in missing.items() if v}
     if missing:
         text = "; ".join(f"L{i}: {' and '.join(v)}" for i, v in missing.items())
         out.append(
-            Finding(
-                Severity.WARNING,
+            finding(
                 "FP8_KV_SCALE_MISSING",
-                f"k/v scales missing ({text}); {complete} of {len(layers)} layers complete",
                 file=declaring[0],
-                found=text,
-                expected="k_scale and v_scale in every attention layer",
-                consequence="engines fall back to 1.0 for missing scales (accuracy loss on those layers)",
-                fix="calibrate the missing scales",
+                missing=text,
+                complete=complete,
+                layers=len(layers),
                 details={
                     "missing": {str(k): v for k, v in missing.items()},
                     "layers_complete": complete,
@@ -108,21 +94,8 @@ def check_kv(ck: Checkpoint, exclude_prefixes: tuple[str, ...] = ("mtp.",)) -> t
         )
     v_only = [r["layer"] for r in table if r["v_scale"] and not r["k_scale"]]
     if v_only:
-        out.append(
-            Finding(
-                Severity.WARNING,
-                "FP8_KV_V_ONLY",
-                f"layers with v_scale but no k_scale: {v_only}",
-                file=declaring[0],
-                tensor=next(r["v_scale"] for r in table if r["layer"] == v_only[0]),
-                found="v_scale without k_scale",
-                expected="both or neither",
-                consequence="some engine versions reject a lone v_scale at load (assertion on k_scale); others "
-                "copy it to k",
-                fix="add k_scale for these layers",
-                details={"layers": v_only},
-            )
-        )
+        first = next(r["v_scale"] for r in table if r["layer"] == v_only[0])
+        out.append(finding("FP8_KV_V_ONLY", file=declaring[0], tensor=first, layers=v_only, details={"layers": v_only}))
     bad = [
         f"L{r['layer']} {k}={r[k]}"
         for r in table
@@ -130,16 +103,5 @@ def check_kv(ck: Checkpoint, exclude_prefixes: tuple[str, ...] = ("mtp.",)) -> t
         if r[k] is not None and not (math.isfinite(r[k]) and r[k] > 0)
     ]
     if bad:
-        out.append(
-            Finding(
-                Severity.ERROR,
-                "FP8_KV_SCALE_INVALID",
-                f"k/v scales not finite and > 0: {', '.join(bad)}",
-                file=declaring[0],
-                found=", ".join(bad),
-                expected="finite scales > 0",
-                consequence="NaN/inf or zero attention inputs",
-                fix="recalibrate the scales",
-            )
-        )
+        out.append(finding("FP8_KV_SCALE_INVALID", file=declaring[0], bad=", ".join(bad)))
     return out, table

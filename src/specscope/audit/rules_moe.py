@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 import re
 
-from specscope.audit.findings import Finding, Severity
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
 from specscope.checkpoint import Checkpoint
 
 __all__ = ["check_gate_up_scales"]
@@ -62,25 +63,21 @@ def check_gate_up_scales(ck: Checkpoint) -> list[Finding]:
     if not bad:
         return []
     worst = max(bad, key=lambda r: r["ratio"])
+    multipliers = ", ".join(
+        f"{r['up_multiplier']:.4g} ({(r['up_multiplier'] - 1) * 100:+.1f}%) at {r['expert']}" for r in bad[:4]
+    ) + (" ..." if len(bad) > 4 else "")
     return [
-        Finding(
-            Severity.WARNING,
+        finding(
             "NVFP4_GATE_UP_SCALE_MISMATCH",
-            f"{len(bad)} of {len(rows)} gate/up pairs have different global scales ({len(bad) / len(rows):.1%}); "
-            f"largest ratio {worst['ratio']:.4g} at {worst['expert']}",
             tensor=f"{worst['expert']}.gate_proj",
-            found=f"gate {worst['gate_stored']:g} vs up {worst['up_stored']:g}",
-            expected="one global scale shared by the fused gate/up halves",
-            consequence=(
-                "engines that fuse gate and up use the gate's scale for both: the up half is multiplied by "
-                + ", ".join(
-                    f"{r['up_multiplier']:.4g} ({(r['up_multiplier'] - 1) * 100:+.1f}%) at {r['expert']}"
-                    for r in bad[:4]
-                )
-                + (" ..." if len(bad) > 4 else "")
-            ),
-            fix="share max(gate, up) effective scale (compressed-tensors: min of the stored values) and rescale "
-            "the other half's FP8 block scales; the FP4 payload is unchanged (specscope surgery, share_global_scale)",
+            mismatched=len(bad),
+            pairs=len(rows),
+            fraction=len(bad) / len(rows),
+            ratio=worst["ratio"],
+            expert=worst["expert"],
+            gate=worst["gate_stored"],
+            up=worst["up_stored"],
+            multipliers=multipliers,
             details={
                 "pairs": len(rows),
                 "mismatched": len(bad),

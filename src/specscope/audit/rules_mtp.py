@@ -8,17 +8,13 @@ huggingface_hub issue #4725 (case C02), osaurus-ai/vmlx-swift PR #388 (case C03)
 
 from __future__ import annotations
 
-from specscope.audit.findings import Finding, Severity
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
 from specscope.audit.layout import MtpLayout, mtp_layout
 from specscope.checkpoint import INDEX_NAME, Checkpoint
 from specscope.checkpoint.dtypes import PACKED_INT_DTYPES
 
 __all__ = ["check_mtp"]
-
-_CONSEQUENCE = (
-    "serving with MTP speculation runs a head with uninitialised or missing weights on engines that do "
-    "not validate: every draft is rejected (acceptance ~0) and decoding is slower than without MTP"
-)
 
 
 def _present(ck: Checkpoint, name: str) -> str | None:
@@ -51,18 +47,16 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
             else ["mtp.fc.weight"]
         )
         out.append(
-            Finding(
-                Severity.ERROR,
+            finding(
                 "MTP_WEIGHTS_MISSING",
-                f"config declares {layout.num_layers} MTP layer(s) (prefix {prefix_text}) but the checkpoint "
-                f"holds 0 tensors under that prefix (0 of {len(specific)} MTP-specific tensors: {', '.join(specific)})",
                 file="config.json",
                 tensor=specific[0] if specific else None,
-                found=f"0 tensors under {prefix_text}",
-                expected=f"{len(layout.required)} tensors ({declared})",
-                consequence=_CONSEQUENCE,
-                fix="graft the MTP weights from the unquantized original (specscope surgery graft), or serve "
-                "without MTP",
+                layers=layout.num_layers,
+                prefixes=prefix_text,
+                n_specific=len(specific),
+                specific=", ".join(specific),
+                required=len(layout.required),
+                declared=declared,
                 details={
                     "prefixes": list(layout.prefixes),
                     "tensors_found": 0,
@@ -77,18 +71,15 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
     if missing:
         n_req = len(layout.required)
         out.append(
-            Finding(
-                Severity.ERROR,
+            finding(
                 "MTP_INCOMPLETE",
-                f"config declares {layout.num_layers} MTP layer(s); {n_req - len(missing)} of {n_req} expected tensors "
-                f"present; missing: {', '.join(missing)}",
                 file="config.json",
                 tensor=missing[0],
-                found=f"{n_req - len(missing)} of {n_req}",
-                expected=f"all {n_req} ({declared})",
-                consequence=_CONSEQUENCE,
-                fix="graft the missing tensors from the original model (e.g. mtp.fc.weight from Qwen3.6 "
-                "revisions after 2026-07-21), or serve without MTP",
+                layers=layout.num_layers,
+                present=n_req - len(missing),
+                required=n_req,
+                missing=", ".join(missing),
+                declared=declared,
                 details={"expected": n_req, "present": n_req - len(missing), "missing": missing},
             )
         )
@@ -98,18 +89,13 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
         if unindexed:
             shards = sorted({loc.shard for n in unindexed for loc in ck.locations[n]})
             out.append(
-                Finding(
-                    Severity.ERROR,
+                finding(
                     "MTP_NOT_INDEXED",
-                    f"{len(unindexed)} of {len(physical)} MTP tensors are on disk ({', '.join(shards)}) but "
-                    "absent from the index's weight_map",
                     file=INDEX_NAME,
                     tensor=unindexed[0],
-                    found=f"{len(unindexed)} MTP tensors not indexed",
-                    expected="every MTP tensor in weight_map",
-                    consequence="index-driven loaders (vLLM, SGLang) do not load them: MTP runs uninitialised or is "
-                    "reported as missing",
-                    fix="add them to the index (specscope surgery reindex)",
+                    unindexed=len(unindexed),
+                    physical=len(physical),
+                    shards=", ".join(shards),
                     details={"unindexed": unindexed, "shards": shards},
                 )
             )
@@ -125,17 +111,10 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], MtpLayout | None]:
             ok = list(fc.shape) == [h, 2 * h]
             want = f"[{h}, {2 * h}]"
         if not ok:
+            shape = list(fc.shape)
             out.append(
-                Finding(
-                    Severity.ERROR,
-                    "MTP_FC_SHAPE",
-                    f"{fc_name} has shape {list(fc.shape)}, expected {want}",
-                    file=ck.shard_of(fc_name),
-                    tensor=fc_name,
-                    found=f"{fc.dtype} {list(fc.shape)}",
-                    expected=want,
-                    consequence="the head fuses [embedding; hidden] (2*hidden inputs): load fails on a shape assert",
-                    fix="take the tensor from a checkpoint with the same hidden_size",
+                finding(
+                    "MTP_FC_SHAPE", file=ck.shard_of(fc_name), tensor=fc_name, shape=shape, dtype=fc.dtype, want=want
                 )
             )
     return out, layout

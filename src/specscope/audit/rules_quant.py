@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from specscope.audit.findings import Finding, Severity
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
 from specscope.audit.layout import QUANT_AUX_SUFFIXES, module_of
 from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, quant_views
 from specscope.checkpoint import Checkpoint
@@ -85,37 +86,29 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
         info = ck.tensors()[linears[ex]]  # linear_modules lists only tensors the checkpoint holds
         shape = info.shape
         out.append(
-            Finding(
-                Severity.ERROR,
+            finding(
                 "MTP_UNQUANTIZED_NOT_EXCLUDED",
-                f"{len(unq_not_excl)} MTP/draft linear modules are stored unquantized but {eff.file} does not exclude "
-                f"them: {', '.join(unq_not_excl)}",
                 file=eff.file,
                 tensor=linears[ex],
-                found=f"{linears[ex]}: {info.dtype} {list(shape)}, no weight_scale; not excluded",
-                expected=f"excluded in {eff.file} (an engine applying the {eff.algo or eff.method} config expects "
-                f"{_quantized_shape_hint(eff, ex, shape)})",
-                consequence="the engine builds these layers quantized: load error on the shape mismatch, or an "
-                "unloaded head and ~0% acceptance (vLLM special-cases only mtp.fc for Qwen3.5/3.6)",
-                fix=f"add them to the exclude list of {eff.file} (specscope surgery patch-config)",
+                n=len(unq_not_excl),
+                modules=", ".join(unq_not_excl),
+                weight=linears[ex],
+                dtype=info.dtype,
+                shape=list(shape),
+                scheme=eff.algo or eff.method,
+                hint=_quantized_shape_hint(eff, ex, shape),
                 details={"modules": unq_not_excl, "config": eff.file},
             )
         )
     q_but_excl = sorted(m for m in draft_modules if m in linears and quantized[m] and is_excluded(eff, m))
     if q_but_excl:
         out.append(
-            Finding(
-                Severity.ERROR,
+            finding(
                 "MTP_QUANTIZED_BUT_EXCLUDED",
-                f"{len(q_but_excl)} MTP/draft modules are stored quantized but {eff.file} excludes them: "
-                f"{', '.join(q_but_excl)}",
                 file=eff.file,
                 tensor=linears[q_but_excl[0]],
-                found="quantized tensors (scales / packed weights)",
-                expected="not excluded",
-                consequence="the engine builds these layers unquantized and fails at load on the shape assert "
-                "(or loads packed bytes as BF16: garbage drafts)",
-                fix=f"remove the matching entries from {eff.file}'s exclude list (both files for ModelOpt)",
+                n=len(q_but_excl),
+                modules=", ".join(q_but_excl),
                 details={"modules": q_but_excl},
             )
         )
@@ -148,19 +141,16 @@ def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modul
             else f"no k/v scales on disk: the FP8 claim in {claim_fp8.file} is not backed"
         )
         out.append(
-            Finding(
-                Severity.WARNING,
-                "QUANT_CONFIG_MISMATCH",
-                f"KV cache: {hf.file} = {hf.kv_desc}, {cfg.file} = {cfg.kv_desc}; {with_scales} of {n_attn} attention "
-                f"layers have k/v scales: {verdict}",
+            finding(
+                "QUANT_CONFIG_MISMATCH/kv-vs-none" if cfg.kv_desc == "none" else "QUANT_CONFIG_MISMATCH/kv",
                 file=other.file if backed else claim_fp8.file,
-                found=f"{hf.file}: {hf.kv_desc}; {cfg.file}: {cfg.kv_desc}",
-                expected="the same KV cache dtype in both",
-                consequence=f"tools reading only {cfg.file} plan a BF16 KV cache (2 bytes vs 1 byte per element) while "
-                f"vLLM takes the KV dtype from {hf.file}"
-                if cfg.kv_desc == "none"
-                else "engines disagree on the KV cache dtype depending on which file they read",
-                fix="sync the two files toward the side the tensors support (specscope surgery patch-config --sync)",
+                hf=hf.file,
+                hf_kv=hf.kv_desc,
+                cfg=cfg.file,
+                cfg_kv=cfg.kv_desc,
+                with_scales=with_scales,
+                attention=n_attn,
+                verdict=verdict,
                 details={
                     "field": "kv_cache",
                     "config_json": cfg.kv_desc,
@@ -180,22 +170,20 @@ def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modul
         wrong = hf if right is cfg else cfg
         touches_draft = any(m in draft_modules for m in diff)
         out.append(
-            Finding(
-                Severity.ERROR if touches_draft else Severity.WARNING,
-                "QUANT_CONFIG_MISMATCH",
-                f"exclusions differ: only in {cfg.file}: {only_cfg or '-'}; only in {hf.file}: {only_hf or '-'}; "
-                f"{len(diff)} modules affected; the tensors side with {right.file}",
+            finding(
+                "QUANT_CONFIG_MISMATCH/exclude-draft" if touches_draft else "QUANT_CONFIG_MISMATCH/exclude",
                 file=wrong.file,
                 tensor=linears[diff[0]],
-                found=f"{wrong.file} {'excludes' if is_excluded(wrong, diff[0]) else 'quantizes'} {diff[0]}",
-                expected=f"as in {right.file} (tensors are {'quantized' if quantized[diff[0]] else 'unquantized'})",
-                consequence=(
-                    f"engines reading {wrong.file} build the MTP/draft head with the wrong precision: load "
-                    "failure or ~0% acceptance"
-                )
-                if touches_draft
-                else f"engines reading {wrong.file} build these layers with the wrong precision",
-                fix=f"make {wrong.file}'s exclude list match {right.file} (specscope surgery patch-config --sync)",
+                cfg=cfg.file,
+                only_cfg=only_cfg or "-",
+                hf=hf.file,
+                only_hf=only_hf or "-",
+                modules=len(diff),
+                right=right.file,
+                wrong=wrong.file,
+                action="excludes" if is_excluded(wrong, diff[0]) else "quantizes",
+                module=diff[0],
+                state="quantized" if quantized[diff[0]] else "unquantized",
                 details={
                     "field": "exclude",
                     "only_in_config_json": only_cfg,
@@ -207,17 +195,17 @@ def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modul
         )
     for field_name, a, b in (("quant_algo", cfg.algo, hf.algo), ("group_size", cfg.group_size, hf.group_size)):
         if cfg.method == "modelopt" and a is not None and b is not None and str(a).upper() != str(b).upper():
+            details = {"field": field_name}
             out.append(
-                Finding(
-                    Severity.WARNING,
-                    "QUANT_CONFIG_MISMATCH",
-                    f"{field_name}: {cfg.file} = {a}, {hf.file} = {b}",
+                finding(
+                    "QUANT_CONFIG_MISMATCH/field",
                     file=hf.file,
-                    found=f"{a} vs {b}",
-                    expected="the same value in both files",
-                    consequence="engines disagree on the weight format depending on which file they read",
-                    fix="sync the two files",
-                    details={"field": field_name},
+                    field=field_name,
+                    cfg=cfg.file,
+                    hf=hf.file,
+                    a=a,
+                    b=b,
+                    details=details,
                 )
             )
     return out
@@ -240,26 +228,14 @@ def _scale_convention(ck, eff: QuantView, draft_modules, linears, quantized) -> 
                 if v is not None and not (math.isfinite(v) and v >= 1):
                     bad.append(f"{m}.{suffix} = {v:g}")
     if bad:
-        modelopt = eff.method == "modelopt"
         out.append(
-            Finding(
-                Severity.ERROR,
-                "NVFP4_SCALE_CONVENTION",
-                f"{', '.join(bad)} under a {eff.method} config: "
-                + (
-                    "values > 1 look like reciprocal (compressed-tensors style) global scales"
-                    if modelopt
-                    else "values < 1 look like direct (ModelOpt style) global scales"
-                ),
+            finding(
+                f"NVFP4_SCALE_CONVENTION/{eff.method}",  # bad scales are found only under these two methods
                 file=eff.file,
                 tensor=bad[0].split(" = ")[0],
+                scales=", ".join(bad),
+                method=eff.method,
                 found="; ".join(bad),
-                expected="weight_scale_2 / input_scale positive, finite, <= 1 (amax / 2688)"
-                if modelopt
-                else "weight_global_scale / input_global_scale >= 1 (2688 / amax)",
-                consequence="dequantized weights are off by (2688/amax)^2, e.g. 10^6 for 1000 vs 0.001: garbage drafts",
-                fix="rewrite the scales in the checkpoint's convention (ModelOpt: direct; compressed-tensors: "
-                "reciprocal)",
                 details={"scales": bad},
             )
         )

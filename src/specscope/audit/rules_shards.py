@@ -20,7 +20,8 @@ Codes:
 
 from __future__ import annotations
 
-from specscope.audit.findings import Finding, Severity
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
 from specscope.checkpoint import INDEX_NAME, Checkpoint
 from specscope.checkpoint.header import TensorInfo
 
@@ -40,18 +41,14 @@ def _text(shard: str, info: TensorInfo) -> str:
 def _stale(tensor: str, want: str, picked: TensorInfo, shard: str, stale: TensorInfo) -> Finding:
     same = (picked.dtype, picked.shape, picked.nbytes) == (stale.dtype, stale.shape, stale.nbytes)
     how = "same dtype and shape" if same else "they differ"
-    return Finding(
-        Severity.WARNING,
+    return finding(
         "STALE_TENSOR_COPY",
-        f"{tensor} has a second copy in {_text(shard, stale)}; the index picks {_text(want, picked)} ({how})",
         file=shard,
         tensor=tensor,
-        found=f"copies in {want} and {shard}",
-        expected=f"one copy, in {want} (the index is right)",
-        consequence="loaders that read every tensor of every indexed shard may load the stale copy, "
-        "depending on file order",
-        fix="specscope surgery prune-unindexed CHECKPOINT --out NEW_FOLDER (drops tensors the index does not "
-        "assign to their shard; writes a new folder)",
+        stale=_text(shard, stale),
+        picked=_text(want, picked),
+        how=how,
+        want=want,
         details={
             "index_shard": want,
             "index_copy": _desc(picked),
@@ -82,17 +79,15 @@ def check_copies(ck: Checkpoint) -> list[Finding]:
         n_bytes = sum(b for _, b, _ in items)
         n_stale = sum(1 for *_, s in items if s)
         out.append(
-            Finding(
-                Severity.INFO,
+            finding(
                 "SHARD_UNINDEXED_TENSORS",
-                f"{shard}: {len(items)} tensors ({n_bytes:,} bytes) the index does not assign to it "
-                f"({len(items) - n_stale} unindexed, {n_stale} copies of tensors indexed elsewhere)",
                 file=shard,
                 tensor=items[0][0],
-                found=f"{len(items)} tensors, {n_bytes} bytes",
-                expected="only the tensors the index assigns to this shard",
-                consequence="dead weight on disk and in downloads; shard-iterating loaders may load them",
-                fix=f"specscope surgery prune-unindexed {ck.label} --out NEW_FOLDER",
+                tensors=len(items),
+                nbytes=n_bytes,
+                unindexed=len(items) - n_stale,
+                stale=n_stale,
+                checkpoint=ck.label,
                 details={
                     "tensors": len(items),
                     "tensor_bytes": n_bytes,
@@ -125,17 +120,12 @@ def check_total_size(ck: Checkpoint) -> list[Finding]:
         return []
     diff = declared - measured
     return [
-        Finding(
-            Severity.WARNING,
+        finding(
             "INDEX_TOTAL_SIZE_MISMATCH",
-            f"metadata.total_size {declared:,} != {measured:,} bytes of the tensors the index lists "
-            f"(difference {diff:,} bytes)",
             file=INDEX_NAME,
-            found=f"{declared} bytes declared",
-            expected=f"{measured} bytes (sum of the indexed tensors' header spans)",
-            consequence="tools that size downloads or memory from the index are off; often a sign of a "
-            "missing or extra tensor",
-            fix="regenerate the index",
+            declared=declared,
+            measured=measured,
+            difference=diff,
             details={"declared_bytes": declared, "measured_bytes": measured, "difference_bytes": diff},
         )
     ]
@@ -153,18 +143,15 @@ def check_single_file(ck: Checkpoint) -> list[Finding]:
     hidden = sum(1 for s in ck.weight_map.values() if s != SINGLE_FILE)
     how = "is listed by the index together with" if listed else "is not listed by the index, which names"
     return [
-        Finding(
-            Severity.ERROR,
+        finding(
             "SINGLE_FILE_SHADOWS_INDEX",
-            f"{SINGLE_FILE} ({len(single.header.tensors)} tensors, {single.header.tensor_bytes:,} bytes) {how} "
-            f"{', '.join(elsewhere)}: loaders that find {SINGLE_FILE} load it alone and never read the index",
             file=SINGLE_FILE,
-            found=f"{SINGLE_FILE} beside {INDEX_NAME} ({hidden} indexed tensors in other shards)",
-            expected=f"no {SINGLE_FILE} beside an index (rename it, e.g. model_backbone.safetensors, and index it)",
-            consequence="transformers checks the single file first: the tensors in the other shards (a grafted "
-            "head) are silently ignored",
-            fix=f"rename {SINGLE_FILE} to model_backbone.safetensors and rebuild the index (specscope surgery "
-            "reindex), or redo the graft with this specscope",
+            tensors=len(single.header.tensors),
+            nbytes=single.header.tensor_bytes,
+            how=how,
+            elsewhere=", ".join(elsewhere),
+            index=INDEX_NAME,
+            hidden=hidden,
             details={"single_file_tensors": len(single.header.tensors), "indexed_elsewhere": hidden},
         )
     ]

@@ -92,13 +92,12 @@ async def run_rate_cell(
         key: the cell (its level picks the rate).
         settings: the :class:`~specscope.client.settings.ClientSettings` in force.
     """
-    from specscope.client import run_open_loop_checked
+    from specscope.client import OpenLoopSchedule, run_open_loop_checked
 
     rate = rate_of(options, key)
     seed = options.seed * 1_000_003 + key.repeat * 101 + key.concurrency  # one schedule per rate and repeat
-    streams, check = await run_open_loop_checked(
-        base_url, requests, rate, arrival=options.arrival, seed=seed, settings=settings
-    )
+    schedule = OpenLoopSchedule(rate, options.arrival, seed)
+    streams, check = await run_open_loop_checked(base_url, requests, schedule, settings)
     lag = check.limited_reasons()
     facts = {
         "rate_per_s": rate,

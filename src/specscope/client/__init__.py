@@ -5,6 +5,7 @@ cores, one clock), client self-checks (CLIENT_LIMITED) and Prometheus /metrics s
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
 from specscope.client.metrics import parse_metrics, scrape
 from specscope.client.openloop import (
+    OpenLoopSchedule,
     SweepPoint,
     arrival_offsets_ns,
     run_open_loop,
@@ -33,6 +34,7 @@ __all__ = [
     "CheckThresholds",
     "ClientCheck",
     "ClientMonitor",
+    "OpenLoopSchedule",
     "run_open_loop",
     "run_open_loop_checked",
     "run_rate_sweep",

@@ -347,22 +347,17 @@ def check_from_samples(
     read lag from the given samples (ns) over ``span``. Merging worker processes pools their samples here, so
     the merged p99 is the p99 of every sample, not a mean of p99s."""
     send = [r.send_ns - r.intended_ns for r in records]
-    n, s50, s99, smax = lag_stats(send)
-    ln, l50, l99, lmax = lag_stats(loop_lags_ns)
-    rn, r50, r99, rmax = lag_stats(read_lags_ns)
+    lags: dict[str, int] = {}
+    # (the ClientCheck field counting the samples, the lag's field prefix, the samples in ns)
+    for count, lag, samples in (
+        ("requests", "send_lag", send),
+        ("loop_lag_samples", "loop_lag", loop_lags_ns),
+        ("read_lag_samples", "read_lag", read_lags_ns),
+    ):
+        n, p50, p99, most = lag_stats(samples)
+        lags |= {count: n, f"{lag}_p50_ns": p50, f"{lag}_p99_ns": p99, f"{lag}_max_ns": most}
     return ClientCheck(
-        requests=n,
-        send_lag_p50_ns=s50,
-        send_lag_p99_ns=s99,
-        send_lag_max_ns=smax,
-        loop_lag_samples=ln,
-        loop_lag_p50_ns=l50,
-        loop_lag_p99_ns=l99,
-        loop_lag_max_ns=lmax,
-        read_lag_samples=rn,
-        read_lag_p50_ns=r50,
-        read_lag_p99_ns=r99,
-        read_lag_max_ns=rmax,
+        **lags,
         wall_ns=span.wall_ns,
         client_cpu_ns=span.client_cpu_ns,
         sample_interval_ns=span.interval_ns,

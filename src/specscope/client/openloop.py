@@ -39,6 +39,7 @@ __all__ = [
     "Arrival",
     "arrival_offsets_ns",
     "capture_open_loop",
+    "OpenLoopSchedule",
     "run_open_loop",
     "run_open_loop_checked",
     "SweepPoint",
@@ -111,25 +112,31 @@ async def capture_open_loop(
         return list(await asyncio.gather(*tasks))
 
 
-async def run_open_loop(
-    base_url: str,
-    requests: Sequence[tuple[str, dict[str, Any]]],
-    rate_per_s: float,
-    *,
-    arrival: Arrival = "constant",
-    seed: int = 0,
-    settings: ClientSettings | None = None,
-) -> list[StreamRecord]:
-    """Open-loop run: requests at ``rate_per_s`` (constant or Poisson), latency from the schedule.
+@dataclass(frozen=True, slots=True)
+class OpenLoopSchedule:
+    """When an open-loop run sends its requests: mean ``rate_per_s`` (requests per second), the ``arrival`` process
+    (``constant`` or ``poisson``) and the Poisson generator's ``seed`` (see :func:`arrival_offsets_ns`)."""
 
-    Args:
-        base_url: server root or OpenAI base URL.
-        requests: ``(prompt_id, chat-completions body)`` in sending order.
-        rate_per_s: mean request rate; requests per second.
-        arrival: ``constant`` or ``poisson`` (see :func:`arrival_offsets_ns`).
-        seed: Poisson seed.
-        settings: connection limit and timeouts; requests beyond the limit wait in the pool, which shows
-            as send lag (``send_ns - intended_ns``) and stays in the latency from ``intended_ns``.
+    rate_per_s: float
+    arrival: Arrival = "constant"
+    seed: int = 0
+
+    def offsets_ns(self, n: int) -> np.ndarray:
+        """Send instants of ``n`` requests relative to the first; ns, shape (n,). Raises ConfigError (bad rate)."""
+        return arrival_offsets_ns(n, self.rate_per_s, self.arrival, self.seed)
+
+
+Requests = Sequence[tuple[str, dict[str, Any]]]  # (prompt_id, chat-completions body) in sending order
+
+
+async def run_open_loop(
+    base_url: str, requests: Requests, schedule: OpenLoopSchedule, settings: ClientSettings | None = None
+) -> list[StreamRecord]:
+    """Open-loop run: ``requests`` sent on ``schedule`` to ``base_url`` (server root or OpenAI base URL), latency
+    from the schedule.
+
+    ``settings``: connection limit and timeouts; requests beyond the limit wait in the pool, which shows as send
+    lag (``send_ns - intended_ns``) and stays in the latency from ``intended_ns``.
 
     Returns:
         One :class:`StreamRecord` per request, in order, ``intended_ns`` from the schedule.
@@ -137,27 +144,23 @@ async def run_open_loop(
     Raises:
         ConfigError: bad rate or arrival.
     """
-    offsets = arrival_offsets_ns(len(requests), rate_per_s, arrival, seed)
-    raws = await capture_open_loop(base_url, requests, offsets, settings or ClientSettings())
-    return [parse_capture(r) for r in raws]
+    offsets = schedule.offsets_ns(len(requests))
+    return [
+        parse_capture(r) for r in await capture_open_loop(base_url, requests, offsets, settings or ClientSettings())
+    ]
 
 
 async def run_open_loop_checked(
     base_url: str,
-    requests: Sequence[tuple[str, dict[str, Any]]],
-    rate_per_s: float,
-    *,
-    arrival: Arrival = "constant",
-    seed: int = 0,
+    requests: Requests,
+    schedule: OpenLoopSchedule,
     settings: ClientSettings | None = None,
     thresholds: CheckThresholds | None = None,
 ) -> tuple[list[StreamRecord], ClientCheck]:
-    """:func:`run_open_loop` with the client self-checks; returns ``(records, check)``."""
+    """:func:`run_open_loop` inside a :class:`ClientMonitor` (the client self-checks); returns ``(records, check)``."""
     settings = settings or ClientSettings()
-    offsets = arrival_offsets_ns(len(requests), rate_per_s, arrival, seed)
     async with ClientMonitor(settings, thresholds) as mon:
-        raws = await capture_open_loop(base_url, requests, offsets, settings)
-    records = [parse_capture(r) for r in raws]
+        records = await run_open_loop(base_url, requests, schedule, settings)
     return records, mon.result(records)
 
 
@@ -222,8 +225,7 @@ async def run_rate_sweep(
         )
     out = []
     for rate in rates_per_s:
-        recs, check = await run_open_loop_checked(
-            base_url, requests, rate, arrival=arrival, seed=seed, settings=settings, thresholds=thresholds
-        )
+        schedule = OpenLoopSchedule(rate, arrival, seed)
+        recs, check = await run_open_loop_checked(base_url, requests, schedule, settings, thresholds)
         out.append(SweepPoint(float(rate), tuple(recs), check))
     return out

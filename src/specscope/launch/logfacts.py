@@ -37,40 +37,76 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.errors import require_path
 from specscope.launch.failures import FailureSignature, match_failures
-from specscope.launch.logstats import StatsSample, parse_log_stats
+from specscope.launch.logstats import LineFact, StatsSample, line_facts, parse_log_stats
 
 __all__ = ["LogFacts", "SpecDecodingSample", "StatsSample", "parse_vllm_log", "read_vllm_log"]
 
 _NUM = r"[\d,]+"
+
+
+def _int(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+# LogFacts fields read from any line; the last line that says it wins
+_LAST: tuple[LineFact, ...] = (
+    (
+        re.compile(r"Model loading took (-?[\d.]+) GiB(?: memory)? and ([\d.]+) seconds"),
+        (("weights_loaded_gib", float), ("model_loading_s", float)),
+    ),
+    (
+        re.compile(r"Available KV cache memory: (-?[\d.]+) GiB|Auto set \((-?[\d.]+)/[\d.]+\) GiB for KV cache"),
+        (("available_kv_cache_memory_gib", float),),
+    ),
+    (
+        re.compile(r"(\b[A-Z]+(?: \+ host)?) KV cache size: (" + _NUM + r") tokens"),
+        (("kv_cache_device", str), ("kv_cache_size_tokens", _int)),
+    ),
+    (
+        re.compile(r"Maximum concurrency for (" + _NUM + r") tokens per request: ([\d.]+)x"),
+        (("max_concurrency_at_len_tokens", _int), ("max_concurrency_requests", float)),
+    ),
+    (re.compile(r"estimated maximum model length is (\d+)"), (("estimated_max_model_len_tokens", int),)),
+    (
+        re.compile(r"Initializing a V1 LLM engine \(v([^)\s]+)\)|vLLM API server version ([^\s,]+)"),
+        (("vllm_version", str),),
+    ),
+)
 _RE_ARCH = re.compile(r"Resolved architecture: (\w+)")
 _RE_MAX_LEN = re.compile(r"Using max model len (\d+)")
-_RE_MODEL_LOADING = re.compile(r"Model loading took (-?[\d.]+) GiB(?: memory)? and ([\d.]+) seconds")
 _RE_WEIGHTS = re.compile(r"Loading weights took ([\d.]+) seconds")
-_RE_AVAIL_KV = re.compile(r"Available KV cache memory: (-?[\d.]+) GiB|Auto set \((-?[\d.]+)/[\d.]+\) GiB for KV cache")
-_RE_KV_SIZE = re.compile(r"(\b[A-Z]+(?: \+ host)?) KV cache size: (" + _NUM + r") tokens")
-_RE_MAX_CONC = re.compile(r"Maximum concurrency for (" + _NUM + r") tokens per request: ([\d.]+)x")
-_RE_VERSION = re.compile(r"Initializing a V1 LLM engine \(v([^)\s]+)\)|vLLM API server version ([^\s,]+)")
 _RE_SPEC_REPR = re.compile(
     r"speculative_config=SpeculativeConfig\(method='([^']*)', model=(None|'[^']*'), num_spec_tokens=(\d+)\)"
 )
 _RE_SPEC_NONE = re.compile(r"speculative_config=None")
 _RE_NON_DEFAULT = re.compile(r"non-default args: (\{.*\})\s*$")
-_RE_CFG_KV_DTYPE = re.compile(r"\bkv_cache_dtype=(\w+)")
-_RE_CFG_QUANT = re.compile(r"\bquantization=(\w+)")
-_RE_CFG_DTYPE = re.compile(r"\bdtype=torch\.(\w+)")
+# LogFacts fields read from the engine config line ("None" there means unset)
+_ENGINE_CONFIG = (
+    (re.compile(r"\bkv_cache_dtype=(\w+)"), "kv_cache_dtype"),
+    (re.compile(r"\bquantization=(\w+)"), "quantization"),
+    (re.compile(r"\bdtype=torch\.(\w+)"), "dtype"),
+    (re.compile(r"\bdevice_config=(\w+)"), "device"),
+)
 _RE_CFG_EAGER = re.compile(r"\benforce_eager=(True|False)")
-_RE_CFG_DEVICE = re.compile(r"\bdevice_config=(\w+)")
 _RE_CUDAGRAPH = (
     re.compile(r"cudagraph_mode=(\w+)"),
     re.compile(r"'cudagraph_mode': <CUDAGraphMode\.(\w+)"),
 )
 _RE_DRAFTER_KIND = re.compile(r"Detected (MTP|EAGLE) model")
 _RE_SPEC_METRICS = re.compile(r"SpecDecoding metrics: (.*)$")
-_RE_EST_MAX_LEN = re.compile(r"estimated maximum model length is (\d+)")
-
-
-def _int(text: str) -> int:
-    return int(text.replace(",", ""))
+_RE_MEAN_ACCEPTANCE = re.compile(r"Mean acceptance length: ([\d.]+)")
+# SpecDecodingSample fields after "SpecDecoding metrics:" (``Name: value`` separated by ``, ``); older builds lack some
+_SPEC_FIELDS: tuple[LineFact, ...] = (
+    (re.compile(r"Accepted throughput: ([\d.]+) tokens/s"), (("accepted_throughput_tokens_per_s", float),)),
+    (re.compile(r"Drafted throughput: ([\d.]+) tokens/s"), (("drafted_throughput_tokens_per_s", float),)),
+    (re.compile(r"Accepted: (\d+) tokens"), (("accepted_tokens", int),)),
+    (re.compile(r"Drafted: (\d+) tokens"), (("drafted_tokens", int),)),
+    (
+        re.compile(r"Per-position acceptance rate: ((?:[\d.]+(?:, )?)+)"),
+        (("per_position_acceptance_rates", lambda text: [float(x) for x in text.rstrip(", ").split(", ")]),),
+    ),
+    (re.compile(r"Avg Draft acceptance rate: ([\d.]+|nan)%"), (("draft_acceptance_rate_percent", float),)),
+)
 
 
 class SpecDecodingSample(BaseModel):
@@ -146,23 +182,12 @@ class LogFacts(BaseModel):
 
 def _parse_spec_metrics(body: str, line_number: int) -> SpecDecodingSample | None:
     """Parse the part after ``SpecDecoding metrics:``; fields are ``Name: value`` separated by ``, ``."""
-    m = re.search(r"Mean acceptance length: ([\d.]+)", body)
+    m = _RE_MEAN_ACCEPTANCE.search(body)
     if m is None:
         return None
-    sample = SpecDecodingSample(line_number=line_number, mean_acceptance_length=float(m.group(1)))
-    if m := re.search(r"Accepted throughput: ([\d.]+) tokens/s", body):
-        sample.accepted_throughput_tokens_per_s = float(m.group(1))
-    if m := re.search(r"Drafted throughput: ([\d.]+) tokens/s", body):
-        sample.drafted_throughput_tokens_per_s = float(m.group(1))
-    if m := re.search(r"Accepted: (\d+) tokens", body):
-        sample.accepted_tokens = int(m.group(1))
-    if m := re.search(r"Drafted: (\d+) tokens", body):
-        sample.drafted_tokens = int(m.group(1))
-    if m := re.search(r"Per-position acceptance rate: ((?:[\d.]+(?:, )?)+)", body):
-        sample.per_position_acceptance_rates = [float(x) for x in m.group(1).rstrip(", ").split(", ")]
-    if m := re.search(r"Avg Draft acceptance rate: ([\d.]+|nan)%", body):
-        sample.draft_acceptance_rate_percent = float(m.group(1))
-    return sample
+    return SpecDecodingSample(
+        line_number=line_number, mean_acceptance_length=float(m.group(1)), **line_facts(_SPEC_FIELDS, body)
+    )
 
 
 def _literal_dict(text: str) -> dict[str, Any] | None:
@@ -226,23 +251,10 @@ def parse_vllm_log(text: str) -> LogFacts:
         if m := _RE_DRAFTER_KIND.search(line):
             facts.drafter_loaded = True
             facts.drafter_kind = m.group(1).lower()
-        if m := _RE_MODEL_LOADING.search(line):
-            facts.weights_loaded_gib = float(m.group(1))
-            facts.model_loading_s = float(m.group(2))
         if m := _RE_WEIGHTS.search(line):
             facts.weights_load_s.append(float(m.group(1)))
-        if m := _RE_AVAIL_KV.search(line):
-            facts.available_kv_cache_memory_gib = float(m.group(1) or m.group(2))
-        if m := _RE_KV_SIZE.search(line):
-            facts.kv_cache_device = m.group(1)
-            facts.kv_cache_size_tokens = _int(m.group(2))
-        if m := _RE_MAX_CONC.search(line):
-            facts.max_concurrency_at_len_tokens = _int(m.group(1))
-            facts.max_concurrency_requests = float(m.group(2))
-        if m := _RE_EST_MAX_LEN.search(line):
-            facts.estimated_max_model_len_tokens = int(m.group(1))
-        if m := _RE_VERSION.search(line):
-            facts.vllm_version = m.group(1) or m.group(2)
+        for key, value in line_facts(_LAST, line).items():
+            setattr(facts, key, value)
         if "Initializing a V1 LLM engine" in line:
             spec_engine_seen = True
             if m := _RE_SPEC_REPR.search(line):
@@ -250,12 +262,7 @@ def parse_vllm_log(text: str) -> LogFacts:
                 spec_from_engine = {"method": m.group(1), "model": model, "num_speculative_tokens": int(m.group(3))}
             elif _RE_SPEC_NONE.search(line):
                 spec_from_engine = None
-            for regex, attr in (
-                (_RE_CFG_KV_DTYPE, "kv_cache_dtype"),
-                (_RE_CFG_QUANT, "quantization"),
-                (_RE_CFG_DTYPE, "dtype"),
-                (_RE_CFG_DEVICE, "device"),
-            ):
+            for regex, attr in _ENGINE_CONFIG:
                 if (m := regex.search(line)) and m.group(1) != "None":
                     setattr(facts, attr, m.group(1))
             if m := _RE_CFG_EAGER.search(line):

@@ -17,20 +17,38 @@ Wordings, with their sources:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["StatsSample", "parse_log_stats"]
+__all__ = ["StatsSample", "parse_log_stats", "LineFact", "line_facts"]
+
+#: One row of a table of facts read from a log line: a regex, and per capturing group that can match (an alternation's
+#: groups count once) the field it fills and how its text becomes the value.
+LineFact = tuple[re.Pattern[str], tuple[tuple[str, Callable[[str], Any]], ...]]
 
 _RE_STATS = re.compile(r"Running: (\d+) reqs?, (?:Waiting|Pending): (\d+) reqs?.*?(?:GPU )?KV cache usage: ([\d.]+)%")
 _RE_PROMPT_TPUT = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s")
 _RE_GEN_TPUT = re.compile(r"Avg generation throughput: ([\d.]+) tokens/s")
 _RE_STAMP = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
-_RE_BLOCK_SIZE = re.compile(r"Setting attention block size to (\d+) tokens")
-_RE_MAMBA_MODE = re.compile(r"Mamba cache mode is set to '(\w+)'")
-_RE_MAMBA_PAD = re.compile(r"Padding mamba page size by")
-_RE_GPU_BLOCKS = re.compile(r"# (?:GPU|cuda|CUDA) blocks: (\d+)|num_gpu_blocks_override=(\d+)")
+_RE_HYBRID = re.compile(r"Mamba cache mode is set to|Padding mamba page size by")  # a mamba/linear-attention pool
+_LAYOUT: tuple[LineFact, ...] = (  # the KV pool's block layout; the last line that says it wins
+    (re.compile(r"Setting attention block size to (\d+) tokens"), (("block_size_tokens", int),)),
+    (re.compile(r"Mamba cache mode is set to '(\w+)'"), (("mamba_cache_mode", str),)),
+    (re.compile(r"# (?:GPU|cuda|CUDA) blocks: (\d+)|num_gpu_blocks_override=(\d+)"), (("gpu_blocks", int),)),
+)
+
+
+def line_facts(rows: Sequence[LineFact], line: str) -> dict[str, Any]:
+    """Field -> value for every row of ``rows`` whose regex matches ``line``: the row's fields take, in order, the
+    groups that matched (an alternation's other groups are None and skipped), each through its converter."""
+    out: dict[str, Any] = {}
+    for regex, fields in rows:
+        if m := regex.search(line):
+            matched = [g for g in m.groups() if g is not None]
+            out.update((name, convert(text)) for (name, convert), text in zip(fields, matched, strict=True))
+    return out
 
 
 class StatsSample(BaseModel):
@@ -79,13 +97,7 @@ def parse_log_stats(lines: list[str]) -> dict[str, Any]:
             if g := _RE_GEN_TPUT.search(line):
                 sample.generation_throughput_tokens_per_s = float(g.group(1))
             out["stats"].append(sample)
-        if m := _RE_BLOCK_SIZE.search(line):
-            out["block_size_tokens"] = int(m.group(1))
-        if m := _RE_MAMBA_MODE.search(line):
-            out["mamba_cache_mode"] = m.group(1)
+        out.update(line_facts(_LAYOUT, line))
+        if _RE_HYBRID.search(line):
             out["hybrid_kv"] = True
-        if _RE_MAMBA_PAD.search(line):
-            out["hybrid_kv"] = True
-        if m := _RE_GPU_BLOCKS.search(line):
-            out["gpu_blocks"] = int(m.group(1) or m.group(2))
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from specscope.errors import ConfigError
+from specscope.errors import ConfigError, require_one_of
 from specscope.launch.logfacts import read_vllm_log
 
 __all__ = ["parse_server_log_specs", "server_log_facts", "merge_server_logs", "loaded_vs_census", "LOADED_TOLERANCE"]
@@ -41,13 +41,15 @@ def parse_server_log_specs(specs: list[str], server_names: list[str] | tuple[str
                     fix="e.g. --server mtp=http://127.0.0.1:8000 --server-log mtp=vllm.log",
                 )
             name, path = server_names[0], spec
-        if name not in server_names:
-            raise ConfigError(
-                f"--server-log names no --server {name!r}",
-                found=spec,
-                expected=f"one of {', '.join(server_names) or '(no --server given)'}",
-                fix="use the NAME of a --server NAME=URL",
-            )
+        require_one_of(
+            name,
+            server_names,
+            f"--server-log names no --server {name!r}",
+            found=spec,
+            expected="one of {}",
+            empty="(no --server given)",
+            fix="use the NAME of a --server NAME=URL",
+        )
         if name in out:
             raise ConfigError("--server-log names a server twice", found=name, expected="one log per server")
         if not Path(path).is_file():

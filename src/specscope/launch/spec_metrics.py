@@ -125,6 +125,14 @@ class SpecDecodeReconciliation(BaseModel):
     drafts_match: bool | None
 
 
+# (reconciliation total, the per-request field summed into it, its *_match field); counter deltas: counter_<total>
+_RECONCILED = (
+    ("drafted_tokens", "num_draft_tokens", "drafted_match"),
+    ("accepted_tokens", "num_accepted_draft_tokens", "accepted_match"),
+    ("drafts", "num_spec_steps", "drafts_match"),
+)
+
+
 def reconcile_with_counters(
     per_request: Iterable[PerRequestSpecDecode],
     *,
@@ -141,22 +149,13 @@ def reconcile_with_counters(
         counter_drafts: delta of ``vllm:spec_decode_num_drafts_total``.
     """
     items = list(per_request)
-    drafted = sum(r.num_draft_tokens for r in items)
-    accepted = sum(r.num_accepted_draft_tokens for r in items)
-    drafts = sum(r.num_spec_steps for r in items)
-
-    def same(total: int, delta: int | None) -> bool | None:
-        return None if delta is None else total == delta
-
-    return SpecDecodeReconciliation(
-        requests=len(items),
-        drafted_tokens=drafted,
-        accepted_tokens=accepted,
-        drafts=drafts,
-        counter_drafted_tokens=counter_drafted_tokens,
-        counter_accepted_tokens=counter_accepted_tokens,
-        counter_drafts=counter_drafts,
-        drafted_match=same(drafted, counter_drafted_tokens),
-        accepted_match=same(accepted, counter_accepted_tokens),
-        drafts_match=same(drafts, counter_drafts),
-    )
+    deltas = (counter_drafted_tokens, counter_accepted_tokens, counter_drafts)
+    facts: dict[str, Any] = {"requests": len(items)}
+    for (total_name, field, match_name), delta in zip(_RECONCILED, deltas, strict=True):
+        total = sum(getattr(r, field) for r in items)
+        facts |= {
+            total_name: total,
+            f"counter_{total_name}": delta,
+            match_name: None if delta is None else total == delta,
+        }
+    return SpecDecodeReconciliation(**facts)

@@ -42,7 +42,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy import stats as sps
 
-from specscope.errors import ConfigError
+from specscope.errors import ConfigError, require_one_of
 from specscope.stats.groups import GroupKey, group_cells, metric_value
 from specscope.stats.pairing import pair_by_time
 from specscope.stats.summary import CellSummary
@@ -249,13 +249,14 @@ def paired_speedups(
     cells = list(summaries)
     configs = list(dict.fromkeys(c.config for c in cells))
     workloads = list(dict.fromkeys(c.workload for c in cells))
-    if baseline not in configs:
-        raise ConfigError(
-            f"baseline config {baseline!r} is not in the run",
-            found=baseline,
-            expected=f"one of the run's configs: {', '.join(configs) or 'none (no cells)'}",
-            fix="pass --baseline with one of the run's configs",
-        )
+    require_one_of(
+        baseline,
+        configs,
+        f"baseline config {baseline!r} is not in the run",
+        expected="one of the run's configs: {}",
+        empty="none (no cells)",
+        fix="pass --baseline with one of the run's configs",
+    )
     groups = group_cells(cells, include_degraded)
     all_groups = group_cells(cells, include_degraded=True)
     out: list[Speedup] = []
