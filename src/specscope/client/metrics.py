@@ -72,16 +72,20 @@ _PRESENT = {
 }
 
 
+def _bad_sample(message: str, found: str, expected: str) -> MetricsUnavailable:
+    """A /metrics sample specscope cannot use (``found`` cut to 200 characters: fuzzed names run long); to raise."""
+    fix = "report this server's /metrics output to specscope"
+    return MetricsUnavailable(message, found=found[:200], expected=expected, fix=fix)
+
+
 def _sample_float(sample) -> float:
     """A sample's value as a float; an integer beyond float range (found by fuzzing) is MetricsUnavailable."""
     try:
         return float(sample.value)
     except OverflowError:
-        raise MetricsUnavailable(
-            "a /metrics sample value is out of range",
-            found=f"{sample.name}: an integer of {len(str(sample.value))} digits"[:200],
-            expected="a counter or gauge value below 1.8e308",
-            fix="report this server's /metrics output to specscope",
+        digits = f"{sample.name}: an integer of {len(str(sample.value))} digits"
+        raise _bad_sample(
+            "a /metrics sample value is out of range", digits, "a counter or gauge value below 1.8e308"
         ) from None
 
 
@@ -114,11 +118,8 @@ class _Engine:
 def _position(name: str, labels: dict[str, str]) -> int:
     raw = labels.get("position", "")
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 6):  # fuzz: 5,000-digit and non-ASCII digits
-        raise MetricsUnavailable(
-            "a per-position acceptance sample has no usable position label",
-            found=f"{name}{labels}"[:200],
-            expected='position="0", "1", ...',
-            fix="report this server's /metrics output to specscope",
+        raise _bad_sample(
+            "a per-position acceptance sample has no usable position label", f"{name}{labels}", 'position="0", "1", ...'
         )
     return int(raw)
 
