@@ -169,6 +169,7 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
             key, tuple(streams), start_ns, time.perf_counter_ns(), before, None, client, True, (CRASH_REASON,)
         )
     client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id, "clock": client_clock}
+    client["max_tokens"] = max(int(b.get("max_completion_tokens") or b.get("max_tokens") or 0) for _, b in reqs)
     client["self_check"] = check.to_dict()
     client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
     if open_loop is not None:
