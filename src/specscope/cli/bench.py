@@ -124,6 +124,10 @@ def register(app: typer.Typer) -> None:
             float | None,
             typer.Option("--stall-timeout", help="Seconds of silence mid-stream before the stream fails STALLED."),
         ] = None,
+        crash_trials: Annotated[
+            int | None,
+            typer.Option("--crash-trials", help="After a launched server dies: restart it, rerun that level T times."),
+        ] = None,
         api_key: Annotated[
             str | None,
             typer.Option("--api-key", envvar="OPENAI_API_KEY", show_envvar=True, help="Bearer token (never stored)."),
@@ -195,6 +199,7 @@ def register(app: typer.Typer) -> None:
                 target_ci=target_ci,
                 min_repeats=min_repeats,
                 max_repeats=max_repeats,
+                crash_trials=crash_trials,
             )
         if options is not None:  # audit every recipe before one starts (vllm only)
             from specscope.targets.preflight import preflight_plan

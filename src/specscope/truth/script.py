@@ -147,7 +147,10 @@ class TruthScript(BaseModel):
     llama.cpp's slots); the others wait first in, first out, and a plan's timings (role, TTFT, gaps) start when
     its response gets a slot, so queueing shows as longer TTFT with unchanged decode rates. The running and
     waiting responses are the gauges ``vllm:num_requests_running`` / ``vllm:num_requests_waiting``
-    (``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``); ``None``: no cap."""
+    (``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``); ``None``: no cap.
+    ``crash_above_running``: the process exits (code 3, no goodbye, like vLLM's illegal memory access at 128
+    concurrent requests while stable at 96) when a chat request arrives while this many are already being served,
+    i.e. as soon as more than this many are in flight at once; ``None``: never."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -158,6 +161,7 @@ class TruthScript(BaseModel):
     firehose: bool = False
     firehose_events_per_write: int = Field(default=16, ge=1, le=4096)
     exit_after_chunks: int | None = Field(default=None, ge=1)
+    crash_above_running: int | None = Field(default=None, ge=1)
     max_running: int | None = Field(default=None, ge=1)
 
     def plan_for(self, body: dict) -> ResponsePlan:
