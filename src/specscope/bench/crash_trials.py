@@ -16,7 +16,7 @@ drop the whole sweep. When a server dies during cell (config, workload, N, repea
 4. with T = 0, or a server the user started (``--server``: specscope cannot restart it), the config's sweep stops
    there, as before, and the record says why.
 
-The record (manifest ``crash_trials[CONFIG]``): ``cell`` (label), ``workload``, ``level`` (N), ``trials`` (list of
+The records (manifest ``crash_trials[CONFIG]``, a list: one per crash of the config) hold ``cell`` (label), ``workload``, ``level`` (N), ``trials`` (list of
 per-trial dicts), ``crashed_in`` / ``of`` (trials in which the server died / trials run), ``levels_not_run``
 (``[{"level", "cells", "why"}]``) and ``note``.
 """
@@ -114,7 +114,8 @@ class CrashTrials:
             "note": _note(c, wanted, goes_on),
         }
         run = c.run
-        run.update_manifest(crash_trials={**(run.manifest.get("crash_trials") or {}), owner: record})
+        earlier = run.manifest.get("crash_trials") or {}
+        run.update_manifest(crash_trials={**earlier, owner: [*earlier.get(owner, []), record]})
         return [k for k in queue if k not in not_run], goes_on
 
     async def _trial(self, c: ConfigRun, owner: str, key: CellKey, i: int) -> dict[str, Any]:
