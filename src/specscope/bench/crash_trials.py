@@ -16,9 +16,11 @@ drop the whole sweep. When a server dies during cell (config, workload, N, repea
 4. with T = 0, or a server the user started (``--server``: specscope cannot restart it), the config's sweep stops
    there, as before, and the record says why.
 
-The records (manifest ``crash_trials[CONFIG]``, a list: one per crash of the config) hold ``cell`` (label), ``workload``, ``level`` (N), ``trials`` (list of
-per-trial dicts), ``crashed_in`` / ``of`` (trials in which the server died / trials run), ``levels_not_run``
-(``[{"level", "cells", "why"}]``) and ``note``.
+The records (manifest ``crash_trials[CONFIG]``, a list: one per crash of the config) hold ``cell`` (label),
+``workload``, ``level`` (N), ``trials`` (per trial: ``trial``, ``crashed``, ``planned`` / ``ok`` / ``failed`` /
+``not_sent`` requests, ``last_engine_stats``, ``log``; or ``error`` when its server did not start), ``crashed_in`` /
+``of`` (trials in which the server died / trials run), ``levels_not_run`` (``[{"level", "cells", "why"}]``) and
+``note``.
 """
 
 from __future__ import annotations
