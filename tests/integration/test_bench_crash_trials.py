@@ -84,7 +84,7 @@ def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
     note = tables["crash_trials"]["note"]
     assert note.startswith(
         "crashy/prose: crashed at N=4 in 3 of 3 trials; highest stable N=2; "
-        "levels not run: 8 (1 cells: above the crash level N=4);"
+        "levels not run: 8 (1 cell: above the crash level N=4);"
     )
     assert [row[:4] for row in tables["crash_trials"]["rows"]] == [
         ["crashy", "4", str(i), "server died"] for i in (1, 2, 3)
@@ -95,3 +95,24 @@ def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
     )
     assert text.returncode == 0, text.stderr
     assert "crashed at N=4 in 3 of 3 trials" in " ".join(text.stdout.split())
+
+
+def test_an_external_server_is_not_restarted_and_the_record_says_so(tmp_path):
+    from specscope.bench import run_bench
+    from specscope.truth import TruthServer
+
+    opts = BenchOptions(configs=("ext",), workloads=("prose",), levels=LEVELS, repeats=1, max_tokens=4, seed=SEED)
+    opts = opts.model_copy(update={"crash_trials": 3})
+    with TruthServer(TruthScript(default=PLAN, crash_above_running=2)) as ts:
+        run_dir = run_bench(opts, servers={"ext": ts.base_url}, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        levels = sorted(c.concurrency for c in summarize_run(run))
+        (record,) = run.manifest["crash_trials"]["ext"]
+    # the interleaved order of this seed is 1, 4, 2, 8: the sweep stops at the crash at 4, nothing is retried
+    assert levels == [1, 4]
+    assert (record["level"], record["trials"], record["crashed_in"], record["of"]) == (4, [], 0, 0)
+    assert record["levels_not_run"] == [
+        {"level": 2, "cells": 1, "why": "the sweep stopped at the crash at N=4"},
+        {"level": 8, "cells": 1, "why": "above the crash level N=4"},
+    ]
+    assert record["note"].startswith("specscope cannot restart this server (started with --server")

@@ -177,7 +177,7 @@ def _levels_not_run(keys: Sequence[CellKey], level: int) -> list[dict[str, Any]]
 
 def _note(c: ConfigRun, wanted: int, goes_on: bool) -> str:
     if wanted and c.restart is None:
-        return "a server specscope did not start (--server): it cannot be restarted; the sweep of this config stopped"
+        return "specscope cannot restart this server (started with --server, or run side by side): the sweep stopped"
     if not wanted:
         return "no crash trials (--crash-trials 0): the sweep of this config stopped"
     if goes_on:

@@ -26,7 +26,7 @@ def _stable(cells: Sequence[CellSummary], config: str, level: int) -> int | None
 
 def _not_run(record: Mapping[str, Any]) -> str:
     items = record.get("levels_not_run") or []
-    return ", ".join(f"{x['level']} ({x['cells']} cells: {x['why']})" for x in items) or "none"
+    return ", ".join(f"{x['level']} ({x['cells']} cell{'s' * (x['cells'] != 1)}: {x['why']})" for x in items) or "none"
 
 
 def crash_lines(manifest: Mapping[str, Any], cells: Sequence[CellSummary]) -> list[str]:
@@ -39,7 +39,7 @@ def crash_lines(manifest: Mapping[str, Any], cells: Sequence[CellSummary]) -> li
             head += f" in {r['crashed_in']} of {r['of']} trials" if r["of"] else " (not retried)"
             stable = _stable(cells, config, level)
             head += f"; highest stable N={stable if stable is not None else units.DASH}"
-            out.append(f"{head}; levels not run: {_not_run(r)}; {r['note']}")
+            out.append(f"{head}; levels not run: {_not_run(r)}; {r['note']}.")
     return out
 
 
