@@ -18,7 +18,7 @@ import httpx
 from specscope.bench.client_choice import ClientHistory, choose_settings
 from specscope.bench.clock import clock_facts, mark
 from specscope.bench.counters_source import counter_source
-from specscope.bench.crash_trials import CrashTrials, Restart
+from specscope.bench.crash_trials import CrashTrials, Restart, known_ceilings
 from specscope.bench.openloop_cell import rate_requests, run_rate_cell
 from specscope.bench.order import server_config
 from specscope.bench.targets import ServerTarget
@@ -210,7 +210,7 @@ async def run_cells(
         # prompts of an exact token length are counted with the (first) server's own tokenizer
         packs, warmups = await prepare_workloads(o, lambda w: pack_name(w, o.edit_form), http, first.server)
         first.tally.last_ns = time.perf_counter_ns()  # server starts and prompt building are not a cell's time
-        trials = CrashTrials(http, packs, warmups)
+        trials = CrashTrials(http, packs, warmups, ceilings=known_ceilings(first.run.manifest))
         with trials.stack:  # stops the servers started after a crash
             await _drain(runs, queue, more, crashed, trials)
 
@@ -226,7 +226,7 @@ async def _drain(
     while queue:
         key = queue.pop(0)
         owner = key.config if key.config in runs else server_config(key.config)
-        if owner not in crashed and trials.allows(key):
+        if owner not in crashed and trials.allows(key, runs):
             c = runs[owner]
             result = await measure_cell(c, trials.http, key, trials.packs, trials.warmups[key.workload])
             c.run.save_cell(result)
@@ -238,4 +238,4 @@ async def _drain(
             else:
                 c.tally.add(key, summarize_cell(result))
         if not queue and more is not None:
-            queue = [k for k in more() if server_config(k.config) not in crashed and trials.allows(k)]
+            queue = [k for k in more() if server_config(k.config) not in crashed and trials.allows(k, runs)]

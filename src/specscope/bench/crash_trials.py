@@ -11,8 +11,9 @@ drop the whole sweep. When a server dies during cell (config, workload, N, repea
    stored as a cell, so it never enters a latency or throughput figure; per trial the manifest keeps the requests
    ok / failed / not sent, whether the server died, and its last engine stats before the end (the last running /
    waiting gauge sample, and the last periodic stats line of a vLLM log: running, waiting, KV cache usage);
-3. the config's cells not yet run at level N or above are not run (each level listed, with the reason); with
-   T > 0 its cells below N go on, on one more fresh server (log ``logs/CONFIG.after-crash.log``);
+3. the config's cells not yet run at level N or above are not run (each level listed, with the reason), neither in
+   a later block of the sweep nor on ``--resume`` (``--retry-failed`` runs them again); with T > 0 its cells below
+   N go on, on one more fresh server (log ``logs/CONFIG.after-crash.log``);
 4. with T = 0, or a server the user started (``--server``: specscope cannot restart it), the config's sweep stops
    there, as before, and the record says why.
 
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
     from specscope.bench.cell import ConfigRun
 
-__all__ = ["CrashTrials", "Restart", "log_name", "trial_counts"]
+__all__ = ["CrashTrials", "Restart", "known_ceilings", "log_name", "trial_counts"]
 
 #: tag -> a context manager that starts a fresh server of the config (log named after the tag) and stops it on exit
 Restart = Callable[[str], AbstractContextManager[Any]]
@@ -51,6 +52,13 @@ Restart = Callable[[str], AbstractContextManager[Any]]
 def log_name(config: str, tag: str) -> str:
     """The log file (in the run's ``logs/``) of a server started for a crash: ``CONFIG.TAG.log``."""
     return f"{config}.{tag}.log"
+
+
+def known_ceilings(manifest: dict[str, Any]) -> dict[str, int]:
+    """Per config, the lowest level it crashed at in this run so far (manifest ``crash_trials``): a later block of
+    the sweep, or a ``--resume``, does not run that level or above again (``--retry-failed`` clears the records)."""
+    records = manifest.get("crash_trials") or {}
+    return {config: min(r["level"] for r in recs) for config, recs in records.items() if recs}
 
 
 def trial_counts(result: CellResult, planned: int) -> dict[str, int]:
@@ -84,9 +92,9 @@ class CrashTrials:
     stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     ceilings: dict[str, int] = field(default_factory=dict)
 
-    def allows(self, key: CellKey) -> bool:
-        """False for a cell at or above the crash level of its config."""
-        ceiling = self.ceilings.get(server_config(key.config))
+    def allows(self, key: CellKey, runs: dict[str, Any]) -> bool:
+        """False for a cell at or above the crash level of the config whose server runs it (``runs``: by config)."""
+        ceiling = self.ceilings.get(_owner(key, runs))
         return ceiling is None or key.concurrency < ceiling
 
     async def after_crash(
