@@ -1,8 +1,8 @@
 """The "Crash trials" table: each server crash, its confirming trials on fresh servers and the levels not run.
 
 Read from the run manifest's ``crash_trials`` (:mod:`specscope.bench.crash_trials`); the cells' statuses give the
-highest stable level (the highest level below the crash whose cells of that config are all ok). Trials are never
-cells, so nothing here enters an average.
+highest stable level (the highest level below the crash at which that config's server answered every cell).
+Trials are never cells, so nothing here enters an average.
 """
 
 from __future__ import annotations
@@ -18,10 +18,13 @@ __all__ = ["crash_lines", "crash_trials_table"]
 
 
 def _stable(cells: Sequence[CellSummary], config: str, level: int) -> int | None:
-    """The highest level below ``level`` at which every stored cell of ``config`` is ok; None if none."""
+    """The highest level below ``level`` at which the server of ``config`` survived and answered every stored cell
+    (``ok`` or ``degraded``: a flag such as a busy client is not instability; ``failed`` or ``server_crash`` is);
+    None if none."""
     levels = {c.concurrency for c in cells if c.config == config and c.concurrency < level}
-    ok = [n for n in levels if all(c.status == "ok" for c in cells if c.config == config and c.concurrency == n)]
-    return max(ok) if ok else None
+    mine = [c for c in cells if c.config == config]
+    stable = [n for n in levels if all(c.status in ("ok", "degraded") for c in mine if c.concurrency == n)]
+    return max(stable) if stable else None
 
 
 def _not_run(record: Mapping[str, Any]) -> str:
