@@ -118,3 +118,18 @@ def test_an_external_server_is_not_restarted_and_the_record_says_so(tmp_path):
         {"level": 8, "cells": 1, "why": "above the crash level N=4"},
     ]
     assert record["note"].startswith("specscope cannot restart this server (started with --server")
+
+
+def test_a_negative_crash_trials_is_one_error_line(tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "specscope", "bench", "--crash-trials", "-1", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip() == (
+        "error: invalid bench option crash_trials; found: -1; expected: Input should be greater than or equal to 0; "
+        "fix: see `specscope bench --help`"
+    )
+    assert not list(tmp_path.iterdir())  # refused before a run folder exists
