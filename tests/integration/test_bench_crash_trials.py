@@ -33,7 +33,7 @@ PLAN = ResponsePlan(ttft_ms=1000.0, output_tokens=None, tokens_per_chunk=1, inte
 def crashy_recipe(tmp_path: Path) -> Path:
     """A recipes file whose recipe ``crashy`` runs the truth server (crash above 2 in flight) in place of vLLM."""
     script = tmp_path / "crashy.json"
-    script.write_text(TruthScript(default=PLAN, crash_above_running=2).model_dump_json())
+    script.write_text(TruthScript(default=PLAN, crash_above_running=2, log_stats_kv_percent=12.0).model_dump_json())
     src = Path(specscope.__file__).resolve().parents[1]  # the child imports this specscope, not an installed one
     command = json.dumps([sys.executable, "-m", "specscope.truth.server", "--script", str(script)])
     recipes = tmp_path / "recipes.toml"
@@ -78,6 +78,10 @@ def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
         assert trial["log"] == f"logs/crashy.crash-trial-{i}.log" and (run_dir / trial["log"]).is_file()
         stats = trial["last_engine_stats"]  # the last gauge reading before the crash: never above the stable 2
         assert stats["waiting"] == 0 and 0 <= stats["running"] <= 2
+        # the last stats line of the log: written at the second arrival, the third killed the server (12 % KV:
+        # the public report's figure, not memory pressure)
+        log = stats["log"]
+        assert (log["running_reqs"], log["waiting_reqs"], log["kv_cache_usage_percent"]) == (2, 0, 12.0)
     assert len(crash_streams) == 4 and all(s.status == "failed" for s in crash_streams)
     assert (run_dir / "logs" / "crashy.after-crash.log").is_file()
 
@@ -92,6 +96,7 @@ def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
         ["crashy", "4", str(i), "server died"] for i in (1, 2, 3)
     ]
     assert all(row[4] == "0 / 4 / 0 of 4" for row in tables["crash_trials"]["rows"])
+    assert all(row[5].endswith("; log: running 2, KV cache 12 %") for row in tables["crash_trials"]["rows"])
     text = subprocess.run(
         [sys.executable, "-m", "specscope", "report", str(run_dir)], capture_output=True, text=True, timeout=120
     )

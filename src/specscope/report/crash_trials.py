@@ -54,7 +54,7 @@ def _stats(stats: Mapping[str, Any] | None) -> str:
         parts.append(f"running {stats['running']:g}, waiting {stats['waiting']:g}")
     log = stats.get("log") or {}
     if log.get("kv_cache_usage_percent") is not None:
-        parts.append(f"log: running {log.get('running')}, KV cache {log['kv_cache_usage_percent']:g} %")
+        parts.append(f"log: running {log.get('running_reqs')}, KV cache {log['kv_cache_usage_percent']:g} %")
     return "; ".join(parts) or units.DASH
 
 

@@ -169,6 +169,14 @@ async def _chat(request: web.Request) -> web.StreamResponse:
     if limit is not None and state.in_flight >= limit:
         os._exit(3)  # a crash under load: no goodbye, every open stream closed by the kernel
     state.in_flight += 1
+    kv = state.script.log_stats_kv_percent
+    if kv is not None:  # vLLM's stats line (vllm/v1/metrics/loggers.py), for a stand-in's log
+        print(
+            "INFO [loggers.py:127] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 "
+            f"tokens/s, Running: {state.in_flight} reqs, Waiting: 0 reqs, GPU KV cache usage: {kv:.1f}%, "
+            "Prefix cache hit rate: 0.0%",
+            flush=True,
+        )
     try:
         return await _serve_chat(request, state)
     finally:
