@@ -227,7 +227,7 @@ async def _drain(
         key = queue.pop(0)
         owner = key.config if key.config in runs else server_config(key.config)
         if owner not in crashed and trials.allows(key, runs):
-            c = runs[owner]
+            c = trials.config_run(owner, runs)
             result = await measure_cell(c, trials.http, key, trials.packs, trials.warmups[key.workload])
             c.run.save_cell(result)
             if result.crashed:

@@ -84,13 +84,20 @@ def last_engine_stats(result: CellResult, facts: dict[str, Any]) -> dict[str, An
 @dataclass
 class CrashTrials:
     """The crash handling of one :func:`specscope.bench.cell.run_cells` call: the servers it started (stopped by
-    ``stack``) and, per config, the lowest level it crashed at (cells at that level or above are not run)."""
+    ``stack``), the configs that go on on one of them (``replaced``: config -> its :class:`ConfigRun` on the fresh
+    server; the sweep's own record of the first server is left alone) and, per config, the lowest level it crashed
+    at (cells at that level or above are not run)."""
 
     http: httpx.AsyncClient
     packs: Any
     warmups: Any
     stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
     ceilings: dict[str, int] = field(default_factory=dict)
+    replaced: dict[str, ConfigRun] = field(default_factory=dict)
+
+    def config_run(self, owner: str, runs: dict[str, ConfigRun]) -> ConfigRun:
+        """The :class:`ConfigRun` measuring ``owner``'s cells now: on a fresh server after a crash, else ``runs``'."""
+        return self.replaced.get(owner) or runs[owner]
 
     def allows(self, key: CellKey, runs: dict[str, Any]) -> bool:
         """False for a cell at or above the crash level of the config whose server runs it (``runs``: by config)."""
@@ -101,8 +108,8 @@ class CrashTrials:
         self, runs: dict[str, ConfigRun], owner: str, key: CellKey, queue: Sequence[CellKey]
     ) -> tuple[list[CellKey], bool]:
         """Run the trials of the crash of ``owner`` at ``key``, record them, and drop the cells not run from
-        ``queue``. Returns the new queue and whether ``owner`` goes on (on a fresh server now in ``runs``)."""
-        c = runs[owner]
+        ``queue``. Returns the new queue and whether ``owner`` goes on (on a fresh server: :meth:`config_run`)."""
+        c = self.config_run(owner, runs)
         level = key.concurrency
         wanted = c.options.crash_trials
         trials = [await self._trial(c, owner, key, i) for i in range(1, wanted + 1)] if wanted and c.restart else []
@@ -110,7 +117,7 @@ class CrashTrials:
         goes_on = False
         below = [k for k in mine if k.concurrency < level]
         if trials and below:
-            goes_on = self._restart(runs, owner)
+            goes_on = self._restart(c, owner)
         self.ceilings[owner] = min(level, self.ceilings.get(owner, level))
         not_run = [k for k in mine if k.concurrency >= level or not goes_on]
         record = {
@@ -152,15 +159,14 @@ class CrashTrials:
             "log": log,
         }
 
-    def _restart(self, runs: dict[str, ConfigRun], owner: str) -> bool:
+    def _restart(self, c: ConfigRun, owner: str) -> bool:
         """Start ``owner``'s server afresh for its cells below the crash level; False if it does not start."""
-        c = runs[owner]
         assert c.restart is not None
         try:
             server = self.stack.enter_context(c.restart("after-crash"))
         except SpecscopeError:
             return False
-        runs[owner] = dataclasses.replace(c, server=server)
+        self.replaced[owner] = dataclasses.replace(c, server=server)
         return True
 
 
