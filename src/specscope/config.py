@@ -83,6 +83,9 @@ class BenchOptions(BaseModel):
             ``min_repeats`` rounds, then only the comparisons not yet settled (relative half-width of the speedup
             interval above ``target_ci``, fraction, and the interval not clear of 1 +- ``target_ci``) get another
             round, up to ``max_repeats`` (:mod:`specscope.bench.adaptive`).
+        crash_trials: when a launched server dies during a cell, start it afresh this many times and run that
+            cell's level again on each (``--crash-trials``; 0: the config's sweep stops at the crash, as before;
+            :mod:`specscope.bench.crash_trials`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -119,6 +122,7 @@ class BenchOptions(BaseModel):
     target_ci: float | None = Field(None, gt=0.0, lt=1.0)
     min_repeats: int = Field(2, ge=2, le=100)
     max_repeats: int = Field(6, ge=2, le=100)
+    crash_trials: int = Field(0, ge=0, le=20)
 
     def baseline_config(self) -> str:
         """The no-speculation config speedups are measured against: ``baseline`` if set, else ``base`` if

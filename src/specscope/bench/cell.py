@@ -18,12 +18,13 @@ import httpx
 from specscope.bench.client_choice import ClientHistory, choose_settings
 from specscope.bench.clock import clock_facts, mark
 from specscope.bench.counters_source import counter_source
+from specscope.bench.crash_trials import CrashTrials, Restart, known_ceilings
 from specscope.bench.openloop_cell import rate_requests, run_rate_cell
 from specscope.bench.order import server_config
 from specscope.bench.targets import ServerTarget
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError
-from specscope.records import CRASH_REASON, CellKey, CellResult, StreamRecord
+from specscope.records import CRASH_REASON, CellKey, CellResult, GaugeSample, StreamRecord
 from specscope.stats.cells import summarize_cell
 from specscope.stats.summary import CellSummary
 from specscope.store import Run
@@ -104,6 +105,7 @@ class ConfigRun:
     settings: ClientSettings
     tally: Tally
     history: ClientHistory = field(default_factory=ClientHistory)
+    restart: Restart | None = None  # starts a fresh server of the config (crash trials); None: it cannot be
 
 
 def chat_body(c: ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[str, Any]:
@@ -138,6 +140,7 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     start_ns = end_ns = time.perf_counter_ns()
     before = after = None
     crashed = False
+    gauges: tuple[GaugeSample, ...] = ()
     try:
         warm_req = [(warm.prompt_id, chat_body(c, key, warm, c.options.warmup_max_tokens))]
         await run_fixed_concurrency(base, warm_req, 1, c.settings)
@@ -166,9 +169,19 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     if crashed or not c.server.alive():
         client: dict[str, Any] = {"client_settings": c.settings.describe()}
         return CellResult(
-            key, tuple(streams), start_ns, time.perf_counter_ns(), before, None, client, True, (CRASH_REASON,)
+            key,
+            tuple(streams),
+            start_ns,
+            time.perf_counter_ns(),
+            before,
+            None,
+            client,
+            True,
+            (CRASH_REASON,),
+            gauges=gauges,
         )
     client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id, "clock": client_clock}
+    client["max_tokens"] = max(int(b.get("max_completion_tokens") or b.get("max_tokens") or 0) for _, b in reqs)
     client["self_check"] = check.to_dict()
     client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
     if open_loop is not None:
@@ -184,7 +197,9 @@ async def run_cells(
     runs: dict[str, ConfigRun], todo: Sequence[CellKey], more: Callable[[], list[CellKey]] | None = None
 ) -> None:
     """Measure and store ``todo`` in order, each on its config's server, then the rounds ``more`` asks for (adaptive
-    repeats) until it asks for none; a server crash stores that cell and skips the config's remaining cells."""
+    repeats) until it asks for none; a server crash stores that cell and, per the run's ``crash_trials``, confirms
+    it on fresh servers and goes on below its level, or skips the config's remaining cells
+    (:mod:`specscope.bench.crash_trials`)."""
     from specscope.bench.workloads import prepare_workloads
 
     first = next(iter(runs.values()))
@@ -195,17 +210,32 @@ async def run_cells(
         # prompts of an exact token length are counted with the (first) server's own tokenizer
         packs, warmups = await prepare_workloads(o, lambda w: pack_name(w, o.edit_form), http, first.server)
         first.tally.last_ns = time.perf_counter_ns()  # server starts and prompt building are not a cell's time
-        while queue:
-            key = queue.pop(0)
-            owner = key.config if key.config in runs else server_config(key.config)
-            if owner not in crashed:
-                c = runs[owner]
-                result = await measure_cell(c, http, key, packs, warmups[key.workload])
-                c.run.save_cell(result)
-                if result.crashed:
+        trials = CrashTrials(http, packs, warmups, ceilings=known_ceilings(first.run.manifest))
+        with trials.stack:  # stops the servers started after a crash
+            await _drain(runs, queue, more, crashed, trials)
+
+
+async def _drain(
+    runs: dict[str, ConfigRun],
+    queue: list[CellKey],
+    more: Callable[[], list[CellKey]] | None,
+    crashed: set[str],
+    trials: CrashTrials,
+) -> None:
+    """Measure and store the cells of ``queue`` (then of ``more``) in order; crashes go to ``trials``."""
+    while queue:
+        key = queue.pop(0)
+        owner = key.config if key.config in runs else server_config(key.config)
+        if owner not in crashed and trials.allows(key, runs):
+            c = trials.config_run(owner, runs)
+            result = await measure_cell(c, trials.http, key, trials.packs, trials.warmups[key.workload])
+            c.run.save_cell(result)
+            if result.crashed:
+                c.run.update_manifest(crashes={**(c.run.manifest.get("crashes") or {}), owner: key.label()})
+                queue, goes_on = await trials.after_crash(runs, owner, key, queue)
+                if not goes_on:
                     crashed.add(owner)
-                    c.run.update_manifest(crashes={**(c.run.manifest.get("crashes") or {}), owner: key.label()})
-                else:
-                    c.tally.add(key, summarize_cell(result))
-            if not queue and more is not None:
-                queue = [k for k in more() if server_config(k.config) not in crashed]
+            else:
+                c.tally.add(key, summarize_cell(result))
+        if not queue and more is not None:
+            queue = [k for k in more() if server_config(k.config) not in crashed and trials.allows(k, runs)]

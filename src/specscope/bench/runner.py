@@ -8,8 +8,9 @@ One cell (config, workload, N, repeat):
 5. commit the cell's facts + streams in one transaction (figures are derived when read:
    :func:`specscope.stats.cells.summarize_run`); the progress line summarizes the cell once.
 
-A server that died during a cell gives a ``server_crash`` cell and ends that config's sweep; the run goes
-on with the next config.
+A server that died during a cell gives a ``server_crash`` cell; with ``--crash-trials T`` a server specscope started
+is started afresh T times to run that level again, and the config goes on below it
+(:mod:`specscope.bench.crash_trials`); else that config's sweep ends. The run goes on with the next config.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from specscope.bench.cell import (
     run_cells,
 )
 from specscope.bench.controls import redacted_log
+from specscope.bench.crash_trials import Restart, log_name
 from specscope.bench.machine import machine_facts, versions
 from specscope.bench.order import segments, server_config
 from specscope.bench.parallel import SideJob, sweep_side_by_side
@@ -143,7 +145,7 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
     stored = summarize_run(run)
     done = cells_to_skip(stored, controls.retry_failed)
     if controls.retry_failed:
-        run.update_manifest(crashes={})
+        run.update_manifest(crashes={}, crash_trials={})
     tally = Tally(
         on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in stored if _key(s) in done)
     )
@@ -160,7 +162,8 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
             more = adaptive_rounds(run, options, tally) if design == "interleaved" and options.target_ci else None
             for seg in segments(todo, design) or resumed_rounds(options, more):
                 targets = {c: _target(c, run, options, servers, engine, files, auth) for c in seg.servers}
-                _sweep(run, seg.cells, options, targets, tally, more, controls.client)
+                restarts = None if servers else {c: _restarter(c, run, options, engine, files) for c in seg.servers}
+                _sweep(run, seg.cells, options, targets, tally, more, controls.client, restarts)
     finally:  # finished: every planned cell measured (ok / degraded); failed and crashed cells leave it unfinished
         finished = is_finished(plan, summarize_run(run))
         run.update_manifest(finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
@@ -232,18 +235,31 @@ def _target(
     if servers:
         url = servers.get(config) or servers[server_config(config)]
         return ExternalServer(config, url, headers=headers), log_path
+    return _launch(config, log_path, options, engine, files), log_path
+
+
+def _launch(config: str, log_path: Path, options: BenchOptions, engine: str, files: EngineFiles) -> Any:
+    """The context of a server specscope starts for ``config``: a vLLM recipe or the embedded engine."""
     if engine == "vllm":
-        return launched_target(server_config(config), log_path, recipes=files.recipes), log_path
-    return (
-        embedded_target(
-            server_config(config),
-            log_path,
-            threads=options.threads,
-            n_parallel=max(options.levels),
-            draft_cache=files.draft_cache,
-        ),
+        return launched_target(server_config(config), log_path, recipes=files.recipes)
+    return embedded_target(
+        server_config(config),
         log_path,
+        threads=options.threads,
+        n_parallel=max(options.levels),
+        draft_cache=files.draft_cache,
     )
+
+
+def _restarter(config: str, run: Run, options: BenchOptions, engine: str, files: EngineFiles) -> Restart:
+    """Starts ``config``'s server afresh after a crash (:mod:`specscope.bench.crash_trials`), log ``CONFIG.TAG.log``
+    masked once the server has stopped."""
+
+    def start(tag: str) -> AbstractContextManager[Any]:
+        log_path = run.path / "logs" / log_name(config, tag)
+        return _masked(_launch(config, log_path, options, engine, files), log_path)
+
+    return start
 
 
 def _sweep(
@@ -254,10 +270,12 @@ def _sweep(
     tally: Tally,
     more: Callable[[], list[CellKey]] | None = None,
     settings: ClientSettings | None = None,
+    restarts: dict[str, Restart] | None = None,
 ) -> None:
     """Start the servers of ``targets`` together, run ``cells`` in order on them (``settings``: the client's,
     default ones when None), and record each server's facts before and after (:mod:`specscope.bench.order`: a
-    sentinel cell runs on its baseline's server); each log is masked once its server has stopped."""
+    sentinel cell runs on its baseline's server); each log is masked once its server has stopped. ``restarts``:
+    per config, how to start its server afresh after a crash (None: servers the user started)."""
     from specscope.client import ClientSettings, run_sync
 
     with contextlib.ExitStack() as stack:
@@ -267,7 +285,8 @@ def _sweep(
             server = stack.enter_context(_masked(ctx, log_path))
             facts[config] = {"log": str(log_path.relative_to(run.path))}
             run.save_server_facts(config, {**server.describe(), **facts[config]})
-            runs[config] = ConfigRun(run, server, options, settings or ClientSettings(), tally)
+            restart = (restarts or {}).get(config)
+            runs[config] = ConfigRun(run, server, options, settings or ClientSettings(), tally, restart=restart)
         try:
             run_sync(run_cells(runs, cells, more))
         finally:  # the logs have grown (periodic metrics, a crash): read the servers' facts again

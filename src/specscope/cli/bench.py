@@ -14,6 +14,7 @@ from specscope.cli.bench_options import (
     ArrivalOption,
     BenchBaselineOption,
     ContextOption,
+    CrashTrialsOption,
     DatasetOption,
     DatasetPathOption,
     DraftCacheOption,
@@ -118,6 +119,7 @@ def register(app: typer.Typer) -> None:
         retry_failed: RetryFailedOption = False,
         read_timeout: ReadTimeoutOption = None,
         stall_timeout: StallTimeoutOption = None,
+        crash_trials: CrashTrialsOption = None,
         api_key: ApiKeyOption = None,
     ) -> None:
         """Run configs x workloads x concurrency levels x shuffled repeats, commit every cell to a run folder,
@@ -186,6 +188,7 @@ def register(app: typer.Typer) -> None:
                 target_ci=target_ci,
                 min_repeats=min_repeats,
                 max_repeats=max_repeats,
+                crash_trials=crash_trials,
             )
         if options is not None:  # audit every recipe before one starts (vllm only)
             from specscope.targets.preflight import preflight_plan

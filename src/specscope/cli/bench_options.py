@@ -166,6 +166,10 @@ StallTimeoutOption = Annotated[
     MaybeFloat,
     typer.Option("--stall-timeout", help="Seconds of silence mid-stream before the stream fails STALLED."),
 ]
+CrashTrialsOption = Annotated[
+    int | None,
+    typer.Option("--crash-trials", help="After a launched server dies: restart it, rerun that level T times."),
+]
 ApiKeyOption = Annotated[
     MaybeStr,
     typer.Option("--api-key", envvar="OPENAI_API_KEY", show_envvar=True, help="Bearer token (never stored)."),

@@ -15,6 +15,7 @@ from specscope.report import units
 from specscope.report.alarms import acceptance_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
+from specscope.report.crash_trials import crash_trials_table
 from specscope.report.document import Column, Document, Section, Table, text_cell
 from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
@@ -158,6 +159,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
         [
             run_table(data),
             *bench_tables(data.cells, baseline),
+            *crash_trials_table(data.manifest, data.cells),
             *compared,
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
             *workload_axis_tables(data.cells),

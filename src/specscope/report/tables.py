@@ -219,7 +219,8 @@ def crash_table(rc: RunCells) -> Table | None:
         "Server crashes",
         [Column("config"), Column("workload"), Column("N", "streams"), Column("repeat"), Column("highest stable N")],
         rows,
-        "The server died during this cell; the rest of that config's sweep was not run.",
+        "The server died during this cell; the rest of that config's sweep was not run (with --crash-trials: the "
+        "levels below it were, see Crash trials).",
     )
 
 

@@ -72,7 +72,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
     if result.before is not None and result.after is not None:
         delta = counters_delta(result.before, result.after)
     partial = delta is not None and (delta.reset or bool(delta.reset_engines))  # some window not counted
-    tokens = cell_tokens(streams, None if delta is None else delta.generation_tokens, partial)
+    limit = result.client.get("max_tokens")  # the requests' max_tokens, stored since issue 14
+    tokens = cell_tokens(streams, None if delta is None else delta.generation_tokens, partial, limit)
     output_tokens, token_source = tokens.output_tokens, tokens.source
     reasons.extend(tokens.reasons)
     if delta is not None and result.before is not None and result.after is not None:

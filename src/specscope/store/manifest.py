@@ -50,6 +50,8 @@ class RunManifest(BaseModel):
         finished: True once every planned cell is stored (or its config crashed).
         cells_done / cells_total: stored / planned cells.
         crashes: config -> label of the cell during which its server died.
+        crash_trials: config -> the crash's level, its confirming trials and the levels not run
+            (:mod:`specscope.bench.crash_trials`).
         preflight: config -> the pre-flight audit's outcome for launched recipes (``--no-preflight`` recorded).
     """
 
@@ -75,6 +77,7 @@ class RunManifest(BaseModel):
     cells_done: int | None = None
     cells_total: int | None = None
     crashes: dict[str, str] | None = None
+    crash_trials: dict[str, Any] | None = None
     preflight: dict[str, Any] | None = None
 
 

@@ -147,7 +147,14 @@ class TruthScript(BaseModel):
     llama.cpp's slots); the others wait first in, first out, and a plan's timings (role, TTFT, gaps) start when
     its response gets a slot, so queueing shows as longer TTFT with unchanged decode rates. The running and
     waiting responses are the gauges ``vllm:num_requests_running`` / ``vllm:num_requests_waiting``
-    (``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``); ``None``: no cap."""
+    (``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``); ``None``: no cap.
+    ``crash_above_running``: the process exits (code 3, no goodbye, like vLLM's illegal memory access at 128
+    concurrent requests while stable at 96) when a chat request arrives while this many are already being served,
+    i.e. as soon as more than this many are in flight at once; ``None``: never. ``log_stats_kv_percent``: at each
+    chat request's arrival, print vLLM's periodic scheduler stats line to stdout (the wording of
+    vllm/v1/metrics/loggers.py: ``Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0
+    tokens/s, Running: R reqs, Waiting: 0 reqs, GPU KV cache usage: P%, Prefix cache hit rate: 0.0%``, R the requests
+    now in flight, P this value), so a launched stand-in leaves the log a vLLM would; ``None``: no such line."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -158,6 +165,8 @@ class TruthScript(BaseModel):
     firehose: bool = False
     firehose_events_per_write: int = Field(default=16, ge=1, le=4096)
     exit_after_chunks: int | None = Field(default=None, ge=1)
+    crash_above_running: int | None = Field(default=None, ge=1)
+    log_stats_kv_percent: float | None = Field(default=None, ge=0, le=100)
     max_running: int | None = Field(default=None, ge=1)
 
     def plan_for(self, body: dict) -> ResponsePlan:

@@ -163,7 +163,27 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
 
 
 async def _chat(request: web.Request) -> web.StreamResponse:
+    """One chat request, counted in flight; past the script's ``crash_above_running`` the process exits."""
     state: TruthState = request.app["state"]
+    limit = state.script.crash_above_running
+    if limit is not None and state.in_flight >= limit:
+        os._exit(3)  # a crash under load: no goodbye, every open stream closed by the kernel
+    state.in_flight += 1
+    kv = state.script.log_stats_kv_percent
+    if kv is not None:  # vLLM's stats line (vllm/v1/metrics/loggers.py), for a stand-in's log
+        print(
+            "INFO [loggers.py:127] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 "
+            f"tokens/s, Running: {state.in_flight} reqs, Waiting: 0 reqs, GPU KV cache usage: {kv:.1f}%, "
+            "Prefix cache hit rate: 0.0%",
+            flush=True,
+        )
+    try:
+        return await _serve_chat(request, state)
+    finally:
+        state.in_flight -= 1
+
+
+async def _serve_chat(request: web.Request, state: TruthState) -> web.StreamResponse:
     arrival_ns = perf_counter_ns()
     body = json.loads(await request.read())
     plan = state.script.plan_for(body)
@@ -293,12 +313,18 @@ def serve_forever(script: TruthScript, host: str = "127.0.0.1", port: int = 0, a
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m specscope.truth.server --port P [--script FILE]``: prints ``LISTENING <base_url>`` once."""
+    """``python -m specscope.truth.server --port P [--script FILE]``: prints ``LISTENING <base_url>`` once.
+
+    It also takes vLLM's command line, ``... [--script FILE] serve MODEL --host H --port P [vLLM flags]`` (the
+    flags it does not know are ignored), so a recipe's ``vllm_command`` can run it in place of vLLM:
+    ``vllm_command = [PYTHON, "-m", "specscope.truth.server", "--script", FILE]``.
+    """
     ap = argparse.ArgumentParser(prog="specscope.truth.server")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--script", type=Path, default=None)
-    a = ap.parse_args(argv)
+    ap.add_argument("serve", nargs="*", help="vLLM's `serve MODEL` (ignored)")
+    a, _ignored = ap.parse_known_args(argv)
     script = TruthScript.model_validate_json(a.script.read_text()) if a.script else TruthScript()
 
     def announce(url: str) -> None:

@@ -30,6 +30,7 @@ class TruthState:
         self.log: list[dict[str, Any]] = []
         self.n_requests = 0
         self.chunks_sent = 0
+        self.in_flight = 0  # chat requests being served now (the script's crash_above_running)
         self.counters: dict[str, dict[str, Any]] = {}
         self.running: dict[str, int] = {}
         self.waiting: dict[str, int] = {}

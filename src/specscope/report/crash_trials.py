@@ -1,0 +1,82 @@
+"""The "Crash trials" table: each server crash, its confirming trials on fresh servers and the levels not run.
+
+Read from the run manifest's ``crash_trials`` (:mod:`specscope.bench.crash_trials`); the cells' statuses give the
+highest stable level (the highest level below the crash at which that config's server answered every cell).
+Trials are never cells, so nothing here enters an average.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from specscope.report import units
+from specscope.report.document import Column, Table, text_cell
+from specscope.stats.summary import CellSummary
+
+__all__ = ["crash_lines", "crash_trials_table"]
+
+
+def _stable(cells: Sequence[CellSummary], config: str, level: int) -> int | None:
+    """The highest level below ``level`` at which the server of ``config`` survived and answered every stored cell
+    (``ok`` or ``degraded``: a flag such as a busy client is not instability; ``failed`` or ``server_crash`` is);
+    None if none."""
+    levels = {c.concurrency for c in cells if c.config == config and c.concurrency < level}
+    mine = [c for c in cells if c.config == config]
+    stable = [n for n in levels if all(c.status in ("ok", "degraded") for c in mine if c.concurrency == n)]
+    return max(stable) if stable else None
+
+
+def _not_run(record: Mapping[str, Any]) -> str:
+    items = record.get("levels_not_run") or []
+    return ", ".join(f"{x['level']} ({x['cells']} cell{'s' * (x['cells'] != 1)}: {x['why']})" for x in items) or "none"
+
+
+def crash_lines(manifest: Mapping[str, Any], cells: Sequence[CellSummary]) -> list[str]:
+    """One line per crash: ``CONFIG: crashed at N=4 in 3 of 3 trials; highest stable N=2; levels not run: ...``."""
+    out = []
+    for config, records in (manifest.get("crash_trials") or {}).items():
+        for r in records:
+            level = r["level"]
+            head = f"{config}/{r['workload']}: crashed at N={level}"
+            head += f" in {r['crashed_in']} of {r['of']} trials" if r["of"] else " (not retried)"
+            stable = _stable(cells, config, level)
+            head += f"; highest stable N={stable if stable is not None else units.DASH}"
+            out.append(f"{head}; levels not run: {_not_run(r)}; {r['note']}.")
+    return out
+
+
+def _stats(stats: Mapping[str, Any] | None) -> str:
+    if not stats:
+        return units.DASH
+    parts = []
+    if "running" in stats:
+        parts.append(f"running {stats['running']:g}, waiting {stats['waiting']:g}")
+    log = stats.get("log") or {}
+    if log.get("kv_cache_usage_percent") is not None:
+        parts.append(f"log: running {log.get('running_reqs')}, KV cache {log['kv_cache_usage_percent']:g} %")
+    return "; ".join(parts) or units.DASH
+
+
+def crash_trials_table(manifest: Mapping[str, Any], cells: Sequence[CellSummary]) -> list[Table]:
+    """The table (a list of one, or empty when the run had no crash)."""
+    rows = []
+    for config, records in (manifest.get("crash_trials") or {}).items():
+        for r in records:
+            for t in r["trials"]:
+                if "error" in t:
+                    result, requests = f"did not run: {t['error']}", units.DASH
+                else:
+                    result = "server died" if t["crashed"] else "survived"
+                    requests = f"{t['ok']} / {t['failed']} / {t['not_sent']} of {t['planned']}"
+                rows.append(
+                    [text_cell(config), units.count(r["level"]), units.count(t["trial"]), text_cell(result)]
+                    + [text_cell(requests), text_cell(_stats(t.get("last_engine_stats"))), text_cell(t["log"])]
+                )
+    lines = crash_lines(manifest, cells)
+    if not lines:
+        return []
+    cols = [Column("config"), Column("N", "streams"), Column("trial"), Column("result")]
+    cols += [Column("requests ok / failed / not sent"), Column("last engine stats"), Column("log")]
+    note = " ".join(lines) + " Trials run on freshly started servers and never enter an average."
+    return [Table("crash_trials", "Crash trials", cols, rows, note)]
