@@ -19,6 +19,7 @@ from specscope.audit.run import audit_checkpoint
 from specscope.errors import ConfigError
 from specscope.stats.cells import summarize_run
 from specscope.stats.predict import roofline_tok_s
+from specscope.stats.predict_calibrate import Calibration, parse_k_rates
 from specscope.stats.predict_holdout import HoldoutRow, holdout_errors
 from specscope.stats.predict_published import PublishedPrediction, parse_rates, predict_published
 from specscope.stats.predict_run import RunPrediction, predict_run
@@ -32,6 +33,7 @@ __all__ = [
     "predict_on_run",
     "roofline_only",
     "predict_from_published",
+    "published_calibration",
     "holdout_on_run",
 ]
 
@@ -132,9 +134,11 @@ def predict_from_published(
     lm_head_bytes: str | None = None,
     measured_tok_s: float | None = None,
     max_k: int = 8,
+    calibration: Calibration | None = None,
 ) -> PublishedPrediction:
     """The run-less k table from ``--per-position`` rates, bytes and bandwidth (see
-    :func:`specscope.stats.predict_published.predict_published`).
+    :func:`specscope.stats.predict_published.predict_published`); ``calibration`` from
+    :func:`published_calibration`.
 
     Raises:
         ConfigError: bad rates, or the target bytes, draft bytes or bandwidth missing.
@@ -156,6 +160,35 @@ def predict_from_published(
         lm_head_bytes=parse_bytes(lm_head_bytes) if lm_head_bytes else 0.0,
         measured_tok_s=measured_tok_s,
         max_k=max_k,
+        calibration=calibration,
+    )
+
+
+def published_calibration(
+    overhead_ms: float | None = None, fit_k: str | None = None, compare: str | None = None, *, runless: bool = True
+) -> Calibration:
+    """The run-less draft overhead from ``--overhead-ms`` (ms per drafted token) or ``--fit-k 1=20.00,2=26.48``
+    (published tok/s by k), and the ``--compare`` rates (see :mod:`specscope.stats.predict_calibrate`).
+    ``runless``: whether predict runs without RUN and with ``--per-position`` (the only mode these options serve).
+
+    Raises:
+        ConfigError: an unreadable ``--fit-k`` / ``--compare``, both ``--overhead-ms`` and ``--fit-k``, or any of
+        the three outside the run-less mode.
+    """
+    given = [
+        n for n, v in (("--overhead-ms", overhead_ms), ("--fit-k", fit_k), ("--compare", compare)) if v is not None
+    ]
+    if given and not runless:
+        raise ConfigError(
+            f"{', '.join(given)} only apply to the run-less prediction",
+            found="a RUN folder, or no --per-position",
+            expected="predict --per-position U1,U2,... --bytes-per-step ... --draft-bytes ... --bandwidth ...",
+            fix="with RUN the overhead is fitted on the run itself (use --holdout to check it out of sample)",
+        )
+    return Calibration(
+        None if overhead_ms is None else overhead_ms / 1e3,
+        parse_k_rates(fit_k, "--fit-k"),
+        parse_k_rates(compare, "--compare"),
     )
 
 

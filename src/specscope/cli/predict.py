@@ -68,6 +68,9 @@ def _print(p: RunPrediction) -> None:
         for wl, pts in by_wl.items():
             k.add_row(wl, *[f"{pt['tok_s']:.1f} ({pt['speedup']:.2f}x)" for pt in pts])
         con.print(k)
+    for cfg, m in p.models.items():
+        ms = 1e3 * m["draft_overhead_s"]
+        con.print(f"{cfg}: draft overhead {ms:.3f} ms per drafted token (--overhead-ms {ms:.3f})")
     for n in p.notes:
         con.print(f"note: {n}")
 
@@ -98,10 +101,24 @@ def _published_lines(p: Any) -> list[str]:
         ),
         f"draft bytes per drafted token {p.draft_bytes_per_token / 1e9:.3f} GB; "
         f"effective bandwidth {p.effective_bandwidth_bytes_s / 1e9:.2f} GB/s",
-        f"{'k':>2}  {'tokens/step':>11}  {'tok/s':>7}  {'speedup':>7}",
+        f"{'k':>2}  {'tokens/step':>11}  {'tok/s':>7}  {'speedup':>7}" + _CHECK_HEAD * _checked(p),
     ]
-    lines += [f"{r.k:>2}  {r.tokens_per_step:>11.3f}  {r.tok_s:>7.2f}  {r.speedup:>6.2f}x" for r in p.rows]
-    return lines + [f"note: {n}" for n in p.notes]
+    for r in p.rows:
+        line = f"{r.k:>2}  {r.tokens_per_step:>11.3f}  {r.tok_s:>7.2f}  {r.speedup:>6.2f}x"
+        if _checked(p):
+            measured = "—" if r.measured_tok_s is None else f"{r.measured_tok_s:.2f}"
+            error = "—" if r.error is None else f"{100 * r.error:+.1f}%"
+            line += f"  {measured:>8}  {error:>6}  {r.role}"
+        lines.append(line)
+    return lines + [f"validity: {p.validity}"] + [f"note: {n}" for n in p.notes]
+
+
+_CHECK_HEAD = f"  {'measured':>8}  {'error':>6}  row"
+
+
+def _checked(p: Any) -> bool:
+    """Whether the table has measured / error / row columns: an overhead was given or fitted, or rates compared."""
+    return bool(p.fitted_k or p.draft_overhead_s or any(r.measured_tok_s is not None for r in p.rows))
 
 
 def _holdout_lines(rows: list[Any]) -> list[str]:
@@ -129,6 +146,15 @@ def predict_cmd(
     per_position: PerPositionOption = None,
     holdout: HoldoutOption = None,
     lm_head_bytes: LmHeadBytesOption = None,
+    overhead_ms: Annotated[
+        float | None, typer.Option("--overhead-ms", min=0.0, help="Without RUN: draft overhead, ms per drafted token.")
+    ] = None,
+    fit_k: Annotated[
+        str | None, typer.Option("--fit-k", help="Without RUN: fit the overhead on tok/s by k, e.g. 1=20.00,2=26.48.")
+    ] = None,
+    compare: Annotated[
+        str | None, typer.Option("--compare", help="Without RUN: measured tok/s by k to print errors against.")
+    ] = None,
     baseline: BaselineOption = "base",
     format: TextJsonFormatOption = "text",
 ) -> None:
@@ -141,11 +167,14 @@ def predict_cmd(
     inputs = predict_inputs(
         bytes_per_step=bytes_per_step, draft_bytes=draft_bytes, bandwidth=bandwidth, checkpoint=checkpoint, draft=draft
     )
+    from specscope.bench.predict import published_calibration
+
+    cal = published_calibration(overhead_ms, fit_k, compare, runless=run is None and per_position is not None)
     if run is None and per_position is not None:
         from specscope.bench.predict import predict_from_published
 
         pub = predict_from_published(
-            inputs, per_position, lm_head_bytes=lm_head_bytes, measured_tok_s=measured, max_k=max_k
+            inputs, per_position, lm_head_bytes=lm_head_bytes, measured_tok_s=measured, max_k=max_k, calibration=cal
         )
         echo_text_or_json(format, pub, lambda: "\n".join(_published_lines(pub)))
         return

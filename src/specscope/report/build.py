@@ -164,7 +164,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
             *workload_axis_tables(data.cells),
             *capacity,
-            *k_table(data.cells, baseline),
+            *k_table(data.cells, baseline, data.server_facts),
             *stream_acceptance_table(data.cells),
             *server_tables(data.server_facts, baseline),
         ],

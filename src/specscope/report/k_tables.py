@@ -4,19 +4,29 @@ Configs named ``NAME-kK`` (:mod:`specscope.kaxis`) are grouped by ``NAME``; per 
 table gives each k's paired speedup over the baseline (ratio of mean output tok/s over the rounds, 95 % paired
 bootstrap interval, from :func:`specscope.stats.speedup.paired_speedups`) and marks the best k; a k with no
 round paired with an ok baseline round shows no speedup and 0 rounds.
+
+Where the server log gave them (the run's stored server facts, ``log_facts`` of
+:class:`specscope.launch.logfacts.LogFacts`: vLLM's ``GPU KV cache size: N tokens`` and ``Maximum concurrency for
+L tokens per request: X.XXx``), each k also shows its KV pool (tokens) and maximum concurrency (requests of L
+tokens), with the change against the baseline's: a larger k reserves more lookahead slots (seed 003, a fixed 14 GiB:
+447,637 tokens with no draft, 414,553 at k=1, 386,698 at k=5, 380,252 at k=6).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from specscope.kaxis import split_k_name
+from specscope.kaxis import k_name, split_k_name
 from specscope.report import units
-from specscope.report.document import Column, Table, text_cell
+from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.speedup import Speedup, paired_speedups
 from specscope.stats.summary import CellSummary
 
-__all__ = ["k_table", "best_k"]
+__all__ = ["k_table", "best_k", "KV_KEYS"]
+
+#: The :class:`specscope.launch.logfacts.LogFacts` fields the table reads: pool (tokens), concurrency (x), at (tokens).
+KV_KEYS = ("kv_cache_size_tokens", "max_concurrency_requests", "max_concurrency_at_len_tokens")
 
 
 def _k_speedups(cells: Sequence[CellSummary], baseline: str) -> list[tuple[str, int, str, int, Speedup | None]]:
@@ -46,11 +56,63 @@ def best_k(rows: Sequence[tuple[str, int, str, int, Speedup | None]]) -> dict[tu
     return {key: k for key, (_, k) in best.items()}
 
 
-def k_table(cells: Sequence[CellSummary], baseline: str) -> list[Table]:
-    """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config."""
+def _kv(facts: Mapping[str, Mapping[str, Any]], config: str) -> tuple[int | None, float | None, int | None]:
+    """KV pool (tokens), maximum concurrency (requests) and its request length (tokens) from ``config``'s log."""
+    logs = (facts.get(config) or {}).get("log_facts")
+    if not isinstance(logs, Mapping):
+        return None, None, None
+    tokens, conc, at = (logs.get(key) for key in KV_KEYS)
+    return (
+        None if tokens is None else int(tokens),
+        None if conc is None else float(conc),
+        None if at is None else int(at),
+    )
+
+
+def _change(value: float | None, ref: float | None) -> str:
+    return units.change(None if value is None or not ref else value / ref - 1.0)
+
+
+def _kv_cells(facts: Mapping[str, Mapping[str, Any]], config: str, baseline: str) -> list[Cell]:
+    """The KV pool (with the change against ``baseline``'s) and maximum concurrency cells of ``config``."""
+    tokens, conc, _ = _kv(facts, config)
+    ref_tokens = _kv(facts, baseline)[0]
+    pool = units.count(tokens)
+    pool = pool if tokens is None else Cell(pool.value, pool.text + _change(tokens, ref_tokens))
+    return [pool, units.missing() if conc is None else Cell(conc, f"{conc:.2f}x")]
+
+
+def _kv_note(facts: Mapping[str, Mapping[str, Any]], configs: Sequence[str], baseline: str) -> str:
+    """Where the KV figures come from, the request length(s) of the concurrency, and the baseline's figures."""
+    lengths = sorted({at for c in [baseline, *configs] if (at := _kv(facts, c)[2]) is not None})
+    note = (
+        " KV pool and max concurrency: from each config's vLLM start-up log (GPU/CPU KV cache size, Maximum "
+        "concurrency for L tokens per request)"
+    )
+    if lengths:
+        note += f" at L = {' / '.join(f'{n:,}' for n in lengths)} tokens per request"
+    tokens, conc, _ = _kv(facts, baseline)
+    if tokens is not None or conc is not None:
+        pool = "—" if tokens is None else f"{tokens:,} tokens"
+        most = "—" if conc is None else f"{conc:.2f}x"
+        note += f"; {baseline} (no draft): {pool}, {most}; the pool's change against it in brackets"
+    return note + "; — where the log gave none."
+
+
+def k_table(
+    cells: Sequence[CellSummary], baseline: str, server_facts: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[Table]:
+    """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config.
+
+    ``server_facts`` (config -> stored facts): when any k config's log gave its KV pool or maximum concurrency, the
+    table gains those two columns (see the module doc).
+    """
     rows = _k_speedups(cells, baseline)
     if not rows:
         return []
+    facts = server_facts or {}
+    k_configs = sorted({c.config for c in cells if split_k_name(c.config)[1] is not None})
+    with_kv = any(_kv(facts, c)[:2] != (None, None) for c in k_configs)
     best = best_k(rows)
     rows.sort(key=lambda r: (r[2], r[3], r[0], r[1]))
     table_rows = []
@@ -66,6 +128,7 @@ def k_table(cells: Sequence[CellSummary], baseline: str) -> list[Table]:
                 speed,
                 units.count(s.repeats if s is not None else 0),
                 text_cell(mark),
+                *(_kv_cells(facts, k_name(method, k), baseline) if with_kv else []),
             ]
         )
     columns = [
@@ -81,4 +144,7 @@ def k_table(cells: Sequence[CellSummary], baseline: str) -> list[Table]:
         "Speedup: ratio of mean output tok/s over paired rounds with its 95 % paired bootstrap interval; "
         "best k: the highest speedup per workload, N and method."
     )
+    if with_kv:
+        columns += [Column("KV pool", "tokens"), Column("max concurrency", "x")]
+        note += _kv_note(facts, k_configs, baseline)
     return [Table("speedup-by-k", "Speedup by draft length k", columns, table_rows, note)]

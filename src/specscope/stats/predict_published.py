@@ -11,6 +11,10 @@ drafted token). Pass it with ``lm_head_bytes`` (``--lm-head-bytes``); it is adde
 
 Without a measured no-draft rate the effective bandwidth is the nominal one (efficiency 1); with one
 (``--measured``) it is ``target_bytes x measured_tok_s`` (seed 003: 12.14 tok/s x 17.61 GB = 78 % of 273 GB/s).
+
+The per-drafted-token overhead is 0 (pure bandwidth) unless a :class:`~specscope.stats.predict_calibrate.Calibration`
+gives it (``--overhead-ms``) or fits it on published measured rates (``--fit-k``); each row then says whether it was
+``fitted`` or ``predicted`` and, against ``--compare`` rates, its error (see :mod:`specscope.stats.predict_calibrate`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.stats.predict import StepModel, extend_positions, tokens_per_step
+from specscope.stats.predict_calibrate import Calibration, calibration_note, fitted_overhead_s
 from specscope.stats.roofline import roofline_tok_s
 
 __all__ = ["VALIDITY", "KRow", "PublishedPrediction", "predict_published", "parse_rates"]
@@ -31,17 +36,23 @@ VALIDITY = "valid for one stream, decode only, bandwidth bound; u_i assumed inde
 
 @dataclass(frozen=True)
 class KRow:
-    """One k of the table: tokens per verify step (tokens), predicted decode rate (tokens/s), speedup (x)."""
+    """One k of the table: tokens per verify step (tokens), predicted decode rate (tokens/s), speedup (x); the
+    published measured rate (tokens/s) and the error ``tok_s / measured_tok_s - 1`` (fraction) when one was given;
+    ``role`` ``fitted`` (the overhead was fitted on this k: in-sample) or ``predicted``."""
 
     k: int
     tokens_per_step: float
     tok_s: float
     speedup: float
+    measured_tok_s: float | None = None
+    error: float | None = None
+    role: str = "predicted"
 
 
 @dataclass(frozen=True)
 class PublishedPrediction:
-    """Roofline (tokens/s), effective bandwidth (bytes/s), draft bytes per drafted token (bytes), the k rows."""
+    """Roofline (tokens/s), effective bandwidth (bytes/s), draft bytes per drafted token (bytes), draft overhead
+    (seconds per drafted token; 0: pure bandwidth), the k it was fitted on, the validity range, the k rows."""
 
     target_bytes: float
     draft_bytes_per_token: float
@@ -52,6 +63,9 @@ class PublishedPrediction:
     per_position: tuple[float, ...]
     rows: list[KRow]
     notes: list[str] = field(default_factory=list)
+    draft_overhead_s: float = 0.0
+    fitted_k: tuple[int, ...] = ()
+    validity: str = VALIDITY
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,6 +98,37 @@ def parse_rates(text: str) -> tuple[float, ...]:
     return rates
 
 
+def _row(model: StepModel, per_position: Sequence[float], k: int, cal: Calibration) -> KRow:
+    """Row k of the table, with the published measured rate and the error where ``cal`` has one."""
+    tok_s = model.tok_s(per_position, k)
+    measured = cal.measured(k)
+    return KRow(
+        k,
+        tokens_per_step(per_position, k),
+        tok_s,
+        model.speedup(per_position, k),
+        measured,
+        None if measured is None else tok_s / measured - 1.0,
+        "fitted" if k in cal.fit_tok_s else "predicted",
+    )
+
+
+def _span(first: int, last: int) -> str:
+    return str(first) if first == last else f"{first}..{last}"
+
+
+def _validity(n_positions: int, max_k: int, cal: Calibration) -> str:
+    """The range the table holds in: :data:`VALIDITY`, the k with published rates, the k the overhead came from."""
+    parts = [VALIDITY, f"per-position rates published for k=1..{n_positions}"]
+    if max_k > n_positions:
+        parts.append(f"k={_span(n_positions + 1, max_k)} extrapolated")
+    if cal.fit_tok_s:
+        parts.append(f"overhead fitted on k={','.join(map(str, sorted(cal.fit_tok_s)))}")
+    elif cal.overhead_s is None:
+        parts.append("no draft overhead (pure bandwidth: an upper bound)")
+    return "; ".join(parts)
+
+
 def predict_published(
     per_position: Sequence[float],
     *,
@@ -93,31 +138,37 @@ def predict_published(
     lm_head_bytes: float = 0.0,
     measured_tok_s: float | None = None,
     max_k: int = 8,
+    calibration: Calibration | None = None,
 ) -> PublishedPrediction:
     """Predicted single-stream tok/s and speedup for k = 1..``max_k`` from published inputs (see the module doc).
+
+    ``calibration`` gives or fits the per-drafted-token overhead and the measured rates to compare with; None: the
+    pure bandwidth model (overhead 0).
 
     Raises:
         ConfigError: a non-positive byte count or bandwidth (from the roofline), or max_k < 1.
     """
     if max_k < 1:
         raise ConfigError("--max-k must be at least 1", found=max_k, expected=">= 1")
+    cal = calibration or Calibration()
     roof = roofline_tok_s(target_bytes, bandwidth_bytes_s)
     effective = target_bytes * measured_tok_s if measured_tok_s else bandwidth_bytes_s
     dbytes = float(draft_bytes_per_token) + float(lm_head_bytes)
     model = StepModel(float(target_bytes), dbytes, effective, bandwidth_bytes_s)
-    rows = [
-        KRow(k, tokens_per_step(per_position, k), model.tok_s(per_position, k), model.speedup(per_position, k))
-        for k in range(1, max_k + 1)
-    ]
-    notes = [VALIDITY]
+    overhead_s = fitted_overhead_s(model, per_position, cal.fit_tok_s) if cal.fit_tok_s else cal.overhead_s or 0.0
+    model = StepModel(model.target_bytes, dbytes, effective, bandwidth_bytes_s, overhead_s)
+    rows = [_row(model, per_position, k, cal) for k in range(1, max_k + 1)]
+    notes = [n for n in [calibration_note(cal, overhead_s, max_k)] if n]
     if max_k > len(per_position):
         extended = extend_positions(per_position, max_k)[len(per_position) :]
         notes.append(
-            f"positions {len(per_position) + 1}..{max_k} extrapolated with the last conditional rate: "
+            f"positions {_span(len(per_position) + 1, max_k)} extrapolated with the last conditional rate: "
             + ", ".join(f"{u:.3f}" for u in extended)
         )
     if not lm_head_bytes:
         notes.append("no --lm-head-bytes: a draft that shares the target's lm_head reads it per drafted token too")
+    if cal.fit_tok_s and not measured_tok_s:
+        notes.append("no --measured: the effective bandwidth is the nominal one, the fitted overhead absorbs the rest")
     return PublishedPrediction(
         float(target_bytes),
         dbytes,
@@ -128,4 +179,7 @@ def predict_published(
         tuple(float(u) for u in per_position),
         rows,
         notes,
+        overhead_s,
+        tuple(sorted(cal.fit_tok_s)),
+        _validity(len(per_position), max_k, cal),
     )
