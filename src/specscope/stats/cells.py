@@ -60,7 +60,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
     (``PER_REQUEST_MISMATCH``), one data-parallel engine restarted (``ENGINE_RESET(e)``: the figures sum the
     others), a stream's tokens are unknown (``TOKENS_UNKNOWN``), the counters are inconsistent
     (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``), or the measurement observed reasons (``result.reasons``);
-    else ``ok``.
+    else ``ok``. ``CAPACITY_LIMITED(ceiling=C, requested=N)`` (:mod:`specscope.stats.capacity`) is added to the
+    reasons after the status is decided: a correct measurement of a limited server, it leaves the status as it is.
     """
     streams: tuple[StreamRecord, ...] = result.streams
     reasons: list[str] = list(result.reasons)
@@ -132,6 +133,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
     tpots = [s.tpot_ns / 1e9 for s in timed if s.tpot_ns is not None]
     rates = sorted(r for r in (s.stream_tok_s for s in timed) if r is not None)
 
+    capacity = capacity_fields(result)
     if result.crashed:
         status: CellStatus = "server_crash"
     elif not ok and not any(s.output_tokens for s in streams):
@@ -140,6 +142,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
         status = "degraded"
     else:
         status = "ok"
+    if capacity.get("capacity_limited"):  # a finding about the server, after the status: it stays what it was
+        reasons.append(capacity["capacity_limited"])
 
     k = result.key
     client: dict[str, Any] = dict(result.client)
@@ -174,7 +178,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         prompt_tokens_mean=_prompt_tokens_mean(streams),
         reasoning_chunks=sum(s.reasoning_chunks for s in streams),
         phase_counts=phase_counts(ok),
-        **capacity_fields(result),
+        **capacity,
         stream_acceptance=tuple(
             sorted((s.server_accepted_tokens or 0) / s.server_draft_tokens for s in streams if s.server_draft_tokens)
         ),
