@@ -37,6 +37,7 @@ __all__ = [
     "Capacity",
     "capacity",
     "capacity_fields",
+    "limited_reasons",
     "decode_tok_s",
     "queue_mean_s",
     "queue_p50_s",
@@ -174,3 +175,9 @@ def capacity_fields(result: CellResult) -> dict[str, Any]:
     if cap is not None:
         fields.update({summary_field: getattr(cap, name) for summary_field, name in _SUMMARY_FIELDS.items()})
     return fields
+
+
+def limited_reasons(fields: dict[str, Any]) -> tuple[str, ...]:
+    """The reason codes of :func:`capacity_fields`' result: ``(CAPACITY_LIMITED(ceiling=C, requested=N),)`` or ()."""
+    limited = fields.get("capacity_limited")
+    return (limited,) if limited else ()

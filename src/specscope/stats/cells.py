@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
-from specscope.stats.capacity import capacity_fields
+from specscope.stats.capacity import capacity_fields, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta
 from specscope.stats.phases import phase_counts
@@ -142,8 +142,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         status = "degraded"
     else:
         status = "ok"
-    if capacity.get("capacity_limited"):  # a finding about the server, after the status: it stays what it was
-        reasons.append(capacity["capacity_limited"])
+    reasons.extend(limited_reasons(capacity))  # a finding about the server, after the status: it stays what it was
 
     k = result.key
     client: dict[str, Any] = dict(result.client)
