@@ -117,7 +117,7 @@ def capacity_table(rc: RunCells) -> Table | None:
         " metrics.queue_time_ms with --enable-per-request-metrics; llama.cpp reports none); CAPACITY_LIMITED (a"
         " reason of the cell that leaves it ok): running stayed below N while requests waited. Means over ok rounds."
     )
-    gauges = ("client", "streams"), ("running", "requests"), ("waiting", "requests"), ("ceiling", "requests")
-    gauges += (("queue p50", "s"),)
+    gauges = [("client", "streams"), ("running", "requests"), ("waiting", "requests"), ("ceiling", "requests")]
+    gauges.append(("queue p50", "s"))
     cols = [*(Column(name, unit) for name, unit in gauges), Column("capacity")]
     return _table(rc, "capacity", "Server capacity: requested vs what the server ran", cols, note, _row)
