@@ -1,8 +1,9 @@
 """The speedup-by-k table of a run that swept the draft length (``bench --k``, issue 16; seed 003's shape).
 
 Configs named ``NAME-kK`` (:mod:`specscope.kaxis`) are grouped by ``NAME``; per workload and concurrency the
-table gives each k's paired speedup over the baseline (ratio of mean output tok/s over the rounds, 95 % paired
-bootstrap interval, from :func:`specscope.stats.speedup.paired_speedups`) and marks the best k; a k with no
+table gives each k's paired speedup over the baseline (ratio of mean output tok/s over the rounds, paired bootstrap
+interval, verdict after the A/A and drift rules: the same figures as the speedup table,
+:func:`specscope.stats.noise.judged_speedups`) and marks the best k; a k with no
 round paired with an ok baseline round shows no speedup and 0 rounds.
 """
 
@@ -13,20 +14,24 @@ from collections.abc import Sequence
 from specscope.kaxis import split_k_name
 from specscope.report import units
 from specscope.report.document import Column, Table, text_cell
-from specscope.stats.speedup import Speedup, paired_speedups
+from specscope.stats.noise import judged_speedups
+from specscope.stats.speedup import Speedup
 from specscope.stats.summary import CellSummary
 
 __all__ = ["k_table", "best_k"]
 
 
-def _k_speedups(cells: Sequence[CellSummary], baseline: str) -> list[tuple[str, int, str, int, Speedup | None]]:
+def _k_speedups(
+    cells: Sequence[CellSummary], baseline: str, speedups: Sequence[Speedup] | None = None
+) -> list[tuple[str, int, str, int, Speedup | None]]:
     """(method, k, workload, N, speedup or None) of every config on the k axis, one per workload and N it ran;
     None when no round pairs with the baseline (degraded or missing cells). Configs not named ``NAME-kK`` are
-    left out."""
+    left out. ``speedups``: the run's judged speedups (``RunCells.judged``, the report's one source of them);
+    computed here (:func:`specscope.stats.noise.judged_speedups`) when not given."""
     groups = sorted({(c.config, c.workload, c.concurrency) for c in cells if split_k_name(c.config)[1] is not None})
-    found = {}
-    if baseline in {c.config for c in cells}:
-        found = {(s.config, s.workload, s.concurrency): s for s in paired_speedups(cells, baseline=baseline)}
+    if speedups is None and groups and baseline in {c.config for c in cells}:
+        speedups = judged_speedups(cells, baseline)[0]
+    found = {(s.config, s.workload, s.concurrency): s for s in speedups or ()}
     out = []
     for config, workload, level in groups:
         method, k = split_k_name(config)
@@ -46,9 +51,10 @@ def best_k(rows: Sequence[tuple[str, int, str, int, Speedup | None]]) -> dict[tu
     return {key: k for key, (_, k) in best.items()}
 
 
-def k_table(cells: Sequence[CellSummary], baseline: str) -> list[Table]:
-    """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config."""
-    rows = _k_speedups(cells, baseline)
+def k_table(cells: Sequence[CellSummary], baseline: str, speedups: Sequence[Speedup] | None = None) -> list[Table]:
+    """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config (``speedups``: the run's
+    judged speedups, so that this table shows the figures and verdicts of the speedup table)."""
+    rows = _k_speedups(cells, baseline, speedups)
     if not rows:
         return []
     best = best_k(rows)
