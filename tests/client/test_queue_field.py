@@ -5,6 +5,7 @@ tests/truth/test_truth_queue.py)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from specscope.client.spec_fields import per_response_queue_s
 from specscope.client.stream import RawCapture, parse_capture
@@ -41,6 +42,16 @@ def test_vllm_queue_time_ms_becomes_queue_s():
     usage_chunk = ev({"choices": [], "usage": USAGE, "metrics": VLLM_METRICS})
     r = parse_capture(capture(*TOKENS, FINISH, usage_chunk, ev(b"[DONE]")))
     assert (r.status, r.output_tokens, r.queue_s) == ("ok", 2, 1.25)
+
+
+def test_a_real_vllm_usage_chunk():
+    """vLLM 0.32.0 CPU, --enable-per-request-metrics (tests/data/SOURCES.md): queue_time_ms 0.0462 ms."""
+    line = (Path(__file__).parent.parent / "data" / "vllm" / "usage_chunk_per_request_metrics_0.32.0.txt").read_text()
+    chunk = json.loads(line.strip().removeprefix("data: "))
+    assert list(chunk["metrics"]) == list(VLLM_METRICS)  # the field order this file's hand-made chunk uses
+    assert per_response_queue_s(chunk) == 0.046229000872699544 / 1000
+    r = parse_capture(capture(*TOKENS, FINISH, line.strip().encode() + b"\n\n", ev(b"[DONE]")))
+    assert (r.status, r.output_tokens, r.queue_s) == ("ok", 5, 0.046229000872699544 / 1000)
 
 
 def test_queue_zero_is_kept_and_spec_only_metrics_give_none():
