@@ -12,8 +12,10 @@ core queueing the request to the scheduler first scheduling it (vLLM 0.32.0, vll
 vllm/entrypoints/generate/base/serving.py:45-97 ``build_per_request_timing_metrics``,
 vllm/entrypoints/generate/base/protocol.py:122-129 ``PerRequestMetrics``,
 vllm/entrypoints/openai/chat_completion/serving.py:864-888, flag in vllm/entrypoints/launchers/cli_args.py:150).
-llama.cpp's ``timings`` carry ``prompt_ms`` / ``predicted_ms`` but no queue field; TTFT - ``prompt_ms`` would also
-hold the network, the tokenizer and the HTTP layer, so nothing is derived from it. SGLang: none read.
+llama.cpp's ``timings`` (``cache_n``, ``prompt_n``, ``prompt_ms``, ``prompt_per_token_ms``, ``predicted_ms``...,
+``draft_n``, ``draft_n_accepted``: the key strings in the server built into xllamacpp 2026.10.11549, the embedded
+engine) have no queue field; TTFT - ``prompt_ms`` would also hold the network, the tokenizer and the HTTP layer, so
+nothing is derived from it. SGLang: none read.
 
 SGLang puts ``meta_info`` (top level, or on a choice) with ``spec_verify_ct`` (verify steps),
 ``spec_draft_token_num`` (drafted tokens) and ``spec_accept_token_num`` (accepted drafted tokens); see
