@@ -64,6 +64,9 @@ class StreamRecord:
         draft_per_step / accepted_per_step: the server's per-request per-step draft and accepted tokens, in
             step order (vLLM ``--per-request-spec-decode-metrics detailed``); empty when not served.
         reasoning_tokens: ``usage.completion_tokens_details.reasoning_tokens``; ``None`` when absent.
+        queue_s: how long the server says the request waited to be scheduled (s): vLLM's ``metrics.queue_time_ms``
+            / 1000 (``--enable-per-request-metrics``; :mod:`specscope.client.spec_fields`); ``None`` when the server
+            reports none (llama.cpp's ``timings`` have no queue field, and nothing is derived in its place).
     """
 
     prompt_id: str
@@ -90,6 +93,7 @@ class StreamRecord:
     draft_per_step: tuple[int, ...] = ()
     accepted_per_step: tuple[int, ...] = ()
     reasoning_tokens: int | None = None
+    queue_s: float | None = None
 
     @property
     def ttft_ns(self) -> int | None:

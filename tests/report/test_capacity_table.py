@@ -28,7 +28,9 @@ def _cells():
             waiting_mean=42.5,
             running_max=22.0,
             capacity_limited=LIMITED,
+            reasons=(LIMITED,),  # an ok cell's reason (specscope.stats.cells)
             queue_mean_s=138.0,
+            queue_p50_s=120.0,
             **common,
         ),
         summary(
@@ -42,6 +44,7 @@ def _cells():
             running_max=21.0,
             capacity_limited=None,
             queue_mean_s=136.0,
+            queue_p50_s=110.0,
             **common,
         ),
         summary("dflash", "prose", 64, 2, 5.0, status="degraded", reasons=("X",), running_concurrency=1.0, **common),
@@ -59,12 +62,24 @@ def test_capacity_rows_exact_ok_cells_only():
         "running (requests)",
         "waiting (requests)",
         "ceiling (requests)",
+        "queue p50 (s)",
         "capacity",
     ]
     base, dflash = table.rows
-    assert base == ["base", "prose", "64", "64.00", "64.00", "0.00", "64", "reached"]
+    assert base == ["base", "prose", "64", "64.00", "64.00", "0.00", "64", "—", "reached"]
     # means over the two ok rounds (the degraded one is left out); the ceiling is the highest of them
-    assert dflash == ["dflash", "prose", "64", "64.00", "21.75", "42.00", "22", "CAPACITY_LIMITED (1 of 2 rounds)"]
+    # queue p50: the mean of the rounds' medians (120 and 110 s); the reason as the cell carries it
+    assert dflash == [
+        "dflash",
+        "prose",
+        "64",
+        "64.00",
+        "21.75",
+        "42.00",
+        "22",
+        "115.000 s",
+        f"{LIMITED} in 1 of 2 rounds",
+    ]
 
 
 def test_stream_timing_rows_exact():
@@ -94,4 +109,4 @@ def test_no_table_without_gauges_and_same_text_in_every_format():
     print_document(doc, console)
     texts = [console.export_text(), markdown_document(doc), json_document(doc), render_document_html(doc)]
     for text in texts:
-        assert "CAPACITY_LIMITED (1 of 2 rounds)" in text and "21.75" in text and "137.000 s" in text
+        assert f"{LIMITED} in 1 of 2 rounds" in text and "21.75" in text and "137.000 s" in text

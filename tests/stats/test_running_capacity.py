@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from specscope.records import CellKey, CellResult, GaugeSample, StreamRecord
-from specscope.stats.capacity import GUARD_NS, capacity, decode_tok_s, queue_mean_s, ttfo_s
+from specscope.stats.capacity import GUARD_NS, capacity, decode_tok_s, queue_mean_s, queue_p50_s, ttfo_s
 from specscope.stats.cells import summarize_cell
 
 MS = 1_000_000
@@ -87,7 +87,8 @@ def test_summary_carries_the_capacity_fields_and_keeps_the_status():
         CellKey("c", "prose", 4, 0), streams, 0, 1003 * MS, None, None, gauges=tuple(g(t, 3, 1) for t in (50, 300, 600))
     )
     s = summarize_cell(result)
-    assert s.status == "ok" and s.reasons == ()
+    # a finding about the server, not a flaw of the measurement: the reason is there, the status stays ok
+    assert s.status == "ok" and s.reasons == ("CAPACITY_LIMITED(ceiling=3, requested=4)",)
     assert (s.running_concurrency, s.waiting_mean, s.running_max, s.waiting_max) == (3.0, 1.0, 3.0, 1.0)
     assert s.gauge_samples == 3 and s.gauge_window == "offered"
     assert s.capacity_limited == "CAPACITY_LIMITED(ceiling=3, requested=4)"
@@ -96,6 +97,33 @@ def test_summary_carries_the_capacity_fields_and_keeps_the_status():
     assert type(s).from_dict(s.to_dict()) == s
     bare = summarize_cell(dataclasses.replace(result, gauges=()))
     assert bare.running_concurrency is None and bare.capacity_limited is None and bare.gauge_samples == 0
+    assert bare.reasons == () and bare.queue_p50_s is None
+
+
+def test_limited_reason_follows_the_reasons_that_degrade_and_keeps_their_status():
+    streams = tuple(stream(i, 1000 + i, first_ms=100 + i, last_ms=1000 + i) for i in range(4))
+    gauges = tuple(g(t, 3, 1) for t in (50, 300, 600))
+    result = CellResult(CellKey("c", "prose", 4, 0), streams, 0, 1003 * MS, None, None, reasons=("X",), gauges=gauges)
+    s = summarize_cell(result)
+    assert s.status == "degraded" and s.reasons == ("X", "CAPACITY_LIMITED(ceiling=3, requested=4)")
+
+
+def test_queue_p50_is_the_median_of_the_waits_the_responses_reported():
+    waits = (
+        0.0,
+        0.0,
+        0.0,
+        1.25,
+        1.25,
+        1.25,
+        2.5,
+        2.5,
+    )  # cap 3 at N=8: 3 at once, then 3 after one response, 2 after two
+    streams = tuple(dataclasses.replace(stream(i, 1000 + i), queue_s=q) for i, q in enumerate(waits))
+    unreported = dataclasses.replace(stream(9, 1009), queue_s=None)
+    failed = dataclasses.replace(stream(10, 1010, status="failed"), queue_s=99.0)
+    assert queue_p50_s((*streams, unreported, failed)) == 1.25
+    assert queue_p50_s((unreported,)) is None
 
 
 def test_queue_mean_is_the_histogram_delta_between_first_and_last_reading():

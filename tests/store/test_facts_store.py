@@ -63,7 +63,7 @@ def test_observed_crash_and_client_limit_come_back_as_status_and_reasons(tmp_pat
 
 # summary fields added after schema 1 (issue 12: what the server really ran); derived now, absent from its summaries
 _AFTER_SCHEMA1 = ("decode_tok_s", "ttfo_p50_s", "running_concurrency", "waiting_mean", "running_max", "waiting_max")
-_AFTER_SCHEMA1 += ("gauge_samples", "gauge_window", "capacity_limited", "queue_mean_s")
+_AFTER_SCHEMA1 += ("gauge_samples", "gauge_window", "capacity_limited", "queue_mean_s", "queue_p50_s")
 
 
 def _without_later_fields(cell: CellSummary) -> dict:

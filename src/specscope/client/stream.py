@@ -45,7 +45,7 @@ from httpx_sse._models import ServerSentEvent
 
 from specscope.client.settings import ClientSettings
 from specscope.client.spec_fields import int_or_none as _int
-from specscope.client.spec_fields import per_response_spec
+from specscope.client.spec_fields import per_response_queue_s, per_response_spec
 from specscope.records import StreamRecord, StreamStatus
 
 __all__ = [
@@ -242,6 +242,7 @@ class _Seen:
     accepted_n: int | None = None
     steps: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     reasoning_tokens: int | None = None
+    queue_s: float | None = None
 
     def event(self, t: int, data: str) -> None:
         """Take one SSE event's data (``[DONE]`` or a JSON chunk) that arrived at ``t``."""
@@ -277,6 +278,7 @@ class _Seen:
             self.draft_n, self.accepted_n, steps = found
             if steps is not None:
                 self.steps = steps
+        self.queue_s = per_response_queue_s(obj) if self.queue_s is None else self.queue_s  # vLLM metrics
 
     def choice(self, t: int, ch: dict[str, Any]) -> None:
         """One ``choices[i]`` item: its content / reasoning delta and finish reason."""
@@ -378,6 +380,7 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
         draft_per_step=seen.steps[0],
         accepted_per_step=seen.steps[1],
         reasoning_tokens=seen.reasoning_tokens,
+        queue_s=seen.queue_s,
     )
 
 

@@ -2,7 +2,8 @@
 
 Per config, workload and requested N (ok cells only, means over repeats). Capacity: the client's achieved
 concurrency (streams in flight), the server's running and waiting gauges (time-weighted while the load was offered,
-``specscope.stats.capacity``), the ceiling (most requests running in any sample) and ``CAPACITY_LIMITED``. Timing:
+``specscope.stats.capacity``), the ceiling (most requests running in any sample), the median queue wait the
+responses reported and the cells' ``CAPACITY_LIMITED(ceiling=C, requested=N)`` reasons. Timing:
 TTFT and TTFO medians, the queue time vLLM reports, the streams' own decode rate beside their send-to-end rate.
 ``CAPACITY_LIMITED`` is shown when the server ran fewer than requested while requests waited (seed 000: DFlash
 requested 64, ran at most 22, 43 waiting, TTFT 138 s).
@@ -16,6 +17,7 @@ from collections.abc import Callable, Sequence
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.report.tables import RunCells
+from specscope.stats.capacity import LIMITED_CODE
 from specscope.stats.summary import CellSummary
 
 __all__ = ["capacity_table", "stream_timing_table"]
@@ -32,10 +34,11 @@ def _median_of(cells: Sequence[CellSummary], pick: str) -> float | None:
 
 
 def _finding(cells: Sequence[CellSummary]) -> Cell:
-    limited = [c.capacity_limited for c in cells if c.capacity_limited]
+    """The cells' ``CAPACITY_LIMITED(...)`` reasons (each distinct one) and in how many rounds, else ``reached``."""
+    limited = [r for c in cells for r in c.reasons if r.startswith(LIMITED_CODE)]
     if not limited:
         return text_cell("reached" if any(c.running_concurrency is not None for c in cells) else units.DASH)
-    return text_cell(f"CAPACITY_LIMITED ({len(limited)} of {len(cells)} rounds)")
+    return text_cell(f"{'; '.join(sorted(set(limited)))} in {len(limited)} of {len(cells)} rounds")
 
 
 def _key(config: str, workload: str, n: int) -> list[Cell]:
@@ -54,6 +57,7 @@ def _row(cells: Sequence[CellSummary], config: str, workload: str, n: int) -> li
         *_key(config, workload, n),
         *_means(cells, units.requests, "achieved_concurrency", "running_concurrency", "waiting_mean"),
         units.count(max(ceilings) if ceilings else None),
+        *_means(cells, units.seconds, "queue_p50_s"),
         _finding(cells),
     ]
 
@@ -109,8 +113,11 @@ def capacity_table(rc: RunCells) -> Table | None:
         "N: requested concurrency; client: streams in flight as the client saw them (achieved); running / waiting:"
         " the server's gauges (vllm:num_requests_running / _waiting, llamacpp:requests_processing / _deferred, summed"
         " over engines) sampled a few times a second, time-weighted while all N requests were out; ceiling: the most"
-        " running in any sample; CAPACITY_LIMITED: running stayed below N while requests waited. Means over ok rounds."
+        " running in any sample; queue p50: the median of the queue waits the responses reported (vLLM"
+        " metrics.queue_time_ms with --enable-per-request-metrics; llama.cpp reports none); CAPACITY_LIMITED (a"
+        " reason of the cell that leaves it ok): running stayed below N while requests waited. Means over ok rounds."
     )
-    gauges = ("client", "streams"), ("running", "requests"), ("waiting", "requests"), ("ceiling", "requests")
+    gauges = [("client", "streams"), ("running", "requests"), ("waiting", "requests"), ("ceiling", "requests")]
+    gauges.append(("queue p50", "s"))
     cols = [*(Column(name, unit) for name, unit in gauges), Column("capacity")]
     return _table(rc, "capacity", "Server capacity: requested vs what the server ran", cols, note, _row)

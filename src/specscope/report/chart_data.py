@@ -17,7 +17,6 @@ from specscope.report import units
 from specscope.report.acceptance_tables import POSITION_FLOOR, acceptance_views, shown_positions
 from specscope.report.document import ChartData, Panel, Series
 from specscope.report.tables import RunCells
-from specscope.stats.noise import judged_speedups
 
 __all__ = ["run_charts"]
 
@@ -43,7 +42,7 @@ def _per_workload_lines(rc: RunCells, field: str, name: str, title: str, ylabel:
 def _heatmap(rc: RunCells) -> ChartData | None:
     if not rc.has_baseline or len(rc.configs) < 2:
         return None
-    by = {(s.config, s.workload, s.concurrency): s for s in judged_speedups(list(rc.cells), rc.baseline)[0]}
+    by = {(s.config, s.workload, s.concurrency): s for s in (rc.judged[0] if rc.judged else [])}
     bad = {(c.config, c.workload, c.concurrency) for c in rc.cells if c.status != "ok"}
     panels = []
     for cfg in rc.others:

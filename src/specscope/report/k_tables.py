@@ -1,8 +1,9 @@
 """The speedup-by-k table of a run that swept the draft length (``bench --k``, issue 16; seed 003's shape).
 
 Configs named ``NAME-kK`` (:mod:`specscope.kaxis`) are grouped by ``NAME``; per workload and concurrency the
-table gives each k's paired speedup over the baseline (ratio of mean output tok/s over the rounds, 95 % paired
-bootstrap interval, from :func:`specscope.stats.speedup.paired_speedups`) and marks the best k; a k with no
+table gives each k's paired speedup over the baseline (ratio of mean output tok/s over the rounds, paired bootstrap
+interval, verdict after the A/A and drift rules: the same figures as the speedup table,
+:func:`specscope.stats.noise.judged_speedups`) and marks the best k; a k with no
 round paired with an ok baseline round shows no speedup and 0 rounds.
 
 Where the server log gave them (the run's stored server facts, ``log_facts`` of
@@ -20,7 +21,8 @@ from typing import Any
 from specscope.kaxis import k_name, split_k_name
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
-from specscope.stats.speedup import Speedup, paired_speedups
+from specscope.stats.noise import judged_speedups
+from specscope.stats.speedup import Speedup
 from specscope.stats.summary import CellSummary
 
 __all__ = ["k_table", "best_k", "KV_KEYS"]
@@ -29,14 +31,17 @@ __all__ = ["k_table", "best_k", "KV_KEYS"]
 KV_KEYS = ("kv_cache_size_tokens", "max_concurrency_requests", "max_concurrency_at_len_tokens")
 
 
-def _k_speedups(cells: Sequence[CellSummary], baseline: str) -> list[tuple[str, int, str, int, Speedup | None]]:
+def _k_speedups(
+    cells: Sequence[CellSummary], baseline: str, speedups: Sequence[Speedup] | None = None
+) -> list[tuple[str, int, str, int, Speedup | None]]:
     """(method, k, workload, N, speedup or None) of every config on the k axis, one per workload and N it ran;
     None when no round pairs with the baseline (degraded or missing cells). Configs not named ``NAME-kK`` are
-    left out."""
+    left out. ``speedups``: the run's judged speedups (``RunCells.judged``, the report's one source of them);
+    computed here (:func:`specscope.stats.noise.judged_speedups`) when not given."""
     groups = sorted({(c.config, c.workload, c.concurrency) for c in cells if split_k_name(c.config)[1] is not None})
-    found = {}
-    if baseline in {c.config for c in cells}:
-        found = {(s.config, s.workload, s.concurrency): s for s in paired_speedups(cells, baseline=baseline)}
+    if speedups is None and groups and baseline in {c.config for c in cells}:
+        speedups = judged_speedups(cells, baseline)[0]
+    found = {(s.config, s.workload, s.concurrency): s for s in speedups or ()}
     out = []
     for config, workload, level in groups:
         method, k = split_k_name(config)
@@ -100,14 +105,18 @@ def _kv_note(facts: Mapping[str, Mapping[str, Any]], configs: Sequence[str], bas
 
 
 def k_table(
-    cells: Sequence[CellSummary], baseline: str, server_facts: Mapping[str, Mapping[str, Any]] | None = None
+    cells: Sequence[CellSummary],
+    baseline: str,
+    server_facts: Mapping[str, Mapping[str, Any]] | None = None,
+    speedups: Sequence[Speedup] | None = None,
 ) -> list[Table]:
     """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config.
 
     ``server_facts`` (config -> stored facts): when any k config's log gave its KV pool or maximum concurrency, the
-    table gains those two columns (see the module doc).
+    table gains those two columns (see the module doc). ``speedups``: the run's judged speedups, so that this table
+    shows the figures and verdicts of the speedup table.
     """
-    rows = _k_speedups(cells, baseline)
+    rows = _k_speedups(cells, baseline, speedups)
     if not rows:
         return []
     facts = server_facts or {}

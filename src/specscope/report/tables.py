@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.groups import GroupKey, configs_of, group_cells, levels_of, workloads_of
-from specscope.stats.noise import judged_speedups
-from specscope.stats.speedup import coefficient_of_variation, few_repeats_note, interval_label
+from specscope.stats.noise import DriftCheck, judged_speedups
+from specscope.stats.speedup import Speedup, coefficient_of_variation, few_repeats_note, interval_label
 from specscope.stats.summary import CellSummary
 
 __all__ = ["BASELINE", "RunCells", "bench_tables", "config_grid"]
@@ -58,6 +59,22 @@ class RunCells:
     def others(self) -> list[str]:
         return [c for c in self.configs if c != self.baseline]
 
+    @cached_property
+    def judged(self) -> tuple[list[Speedup], DriftCheck] | None:
+        """The run's speedups over the baseline (paired nearest in time, A/A and drift rules applied) and its drift
+        check, computed once: every table, chart and verdict line takes its speedups from here. None without a
+        baseline and another config."""
+        if not self.has_baseline or len(self.configs) < 2:
+            return None
+        return judged_speedups(list(self.cells), self.baseline)
+
+    def speedup(self, config: str, workload: str, level: int) -> Speedup | None:
+        """The judged speedup of ``config`` over the baseline in one workload x N (:attr:`judged`), or None."""
+        for s in self.judged[0] if self.judged else ():
+            if (s.config, s.workload, s.concurrency) == (config, workload, level):
+                return s
+        return None
+
 
 def _mean(xs: Sequence[float | None]) -> float | None:
     vals = [x for x in xs if x is not None]
@@ -79,8 +96,8 @@ def throughput_tables(rc: RunCells) -> list[Table]:
             for c in rc.others:
                 v = _mean([s.output_tok_s for s in rc.ok(c, w, n)])
                 row.append(units.tok_s(v))
-                if rc.has_baseline:
-                    row.append(units.speedup(None if v is None or not b else v / b))
+                if rc.has_baseline:  # the paired speedup, as in the speedup table (not v / b: see the note)
+                    row.append(units.speedup(getattr(rc.speedup(c, w, n), "speedup", None)))
             rows.append(row)
         tables.append(
             Table(
@@ -88,7 +105,9 @@ def throughput_tables(rc: RunCells) -> list[Table]:
                 f"Aggregate output tok/s — {w}",
                 cols,
                 rows,
-                "Sum of usage.completion_tokens / (last stream end - first send), mean over ok repeats.",
+                "Sum of usage.completion_tokens / (last stream end - first send), mean over ok repeats. vs: the"
+                " paired speedup of the speedup table (rounds paired nearest in time; a round whose partner is not"
+                " ok is left out), so it differs from the ratio of the two means when a round was dropped.",
             )
         )
     return tables
@@ -98,7 +117,7 @@ def speedup_table(rc: RunCells) -> Table | None:
     """Paired speedup per workload x N with its bootstrap interval and verdict (A/A and drift rules applied)."""
     if not rc.has_baseline or len(rc.configs) < 2:
         return None
-    sp, _ = judged_speedups(list(rc.cells), rc.baseline)
+    sp = rc.judged[0] if rc.judged else []
     by_sp = {(x.config, x.workload, x.concurrency): x for x in sp}
     rows = []
     for w in rc.workloads:
@@ -245,11 +264,12 @@ def not_ok_table(rc: RunCells) -> Table:
     )
 
 
-def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE) -> list[Table]:
-    """All tables of a bench run, in reading order; speedups are against the config ``baseline``."""
+def bench_tables(summaries: Sequence[CellSummary], baseline: str = BASELINE, rc: RunCells | None = None) -> list[Table]:
+    """All tables of a bench run, in reading order; speedups are against the config ``baseline`` (``rc``: the run's
+    cells already indexed, so that its speedups are computed once for the whole report)."""
     from specscope.report.acceptance_tables import acceptance_by_level_table, acceptance_detail_table, acceptance_table
 
-    rc = RunCells.of(summaries, baseline)
+    rc = rc if rc is not None else RunCells.of(summaries, baseline)
     tables = [
         acceptance_table(rc),
         acceptance_by_level_table(rc),

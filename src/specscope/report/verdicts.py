@@ -16,7 +16,7 @@ import numpy as np
 from specscope.report import units
 from specscope.report.document import Alarm, Column, Table, text_cell
 from specscope.report.tables import RunCells
-from specscope.stats.noise import DriftCheck, judged_speedups
+from specscope.stats.noise import DriftCheck
 from specscope.stats.speedup import Speedup
 from specscope.stats.summary import CellSummary
 
@@ -25,9 +25,7 @@ __all__ = ["comparisons", "comparisons_table", "design_note", "drift_notes", "ve
 
 def comparisons(rc: RunCells) -> tuple[list[Speedup], DriftCheck] | None:
     """The judged speedups of a run and its drift check; None without a baseline and another config."""
-    if not rc.has_baseline or len(rc.configs) < 2:
-        return None
-    return judged_speedups(list(rc.cells), rc.baseline)
+    return rc.judged  # computed once per run (RunCells.judged): the tables' speedups are the same figures
 
 
 def comparisons_table(judged: list[Speedup], baseline: str) -> Table:

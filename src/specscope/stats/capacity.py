@@ -13,11 +13,15 @@ last one until the window ends; a window with fewer than
 and says so (``window="cell"``).
 
 Queueing: vLLM's ``vllm:request_queue_time_seconds`` histogram (observed per finished request) read at the first and
-last sample gives the cell's mean queue time (:func:`queue_mean_s`); llama.cpp reports none.
+last sample gives the cell's mean queue time (:func:`queue_mean_s`); the queue wait each response reported
+(``StreamRecord.queue_s``, vLLM ``metrics.queue_time_ms`` with ``--enable-per-request-metrics``) gives its median
+over the cell's streams (:func:`queue_p50_s`); llama.cpp reports neither.
 
 A cell whose ``running_concurrency`` stays more than :data:`SHORT_BY` below the requested N while requests wait
 (``waiting_mean`` at least :data:`WAITING_AT_LEAST`) is ``CAPACITY_LIMITED(ceiling=C, requested=N)``, C being the
-most requests it ever ran at once (the seed card's DFlash finding: 64 requested, stuck at 22, 43 waiting).
+most requests it ever ran at once (the seed card's DFlash finding: 64 requested, stuck at 22, 43 waiting). The code
+goes to the cell's ``reasons`` (``specscope.stats.cells``) without changing its status: it is a correct measurement
+of a limited server, so its speedups are computed like any ok cell's.
 """
 
 from __future__ import annotations
@@ -33,19 +37,23 @@ __all__ = [
     "Capacity",
     "capacity",
     "capacity_fields",
+    "limited_reasons",
     "decode_tok_s",
     "queue_mean_s",
+    "queue_p50_s",
     "ttfo_s",
     "MIN_SAMPLES",
     "GUARD_NS",
     "SHORT_BY",
     "WAITING_AT_LEAST",
+    "LIMITED_CODE",
 ]
 
 MIN_SAMPLES = 3
 GUARD_NS = 20_000_000  # 20 ms
 SHORT_BY = 0.5  # requests: running this far below the requested level counts as not reaching it
 WAITING_AT_LEAST = 0.5  # requests: a mean queue this long counts as "requests wait"
+LIMITED_CODE = "CAPACITY_LIMITED"  # the reason code, followed by (ceiling=C, requested=N)
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,7 @@ def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], req
     running_max = max(g.running for g in samples)
     limited = None
     if running < requested - SHORT_BY and waiting >= WAITING_AT_LEAST:
-        limited = f"CAPACITY_LIMITED(ceiling={running_max:g}, requested={requested})"
+        limited = f"{LIMITED_CODE}(ceiling={running_max:g}, requested={requested})"
     return Capacity(running, waiting, running_max, max(g.waiting for g in samples), len(inside), window, limited)
 
 
@@ -123,6 +131,12 @@ def queue_mean_s(gauges: Sequence[GaugeSample]) -> float | None:
     first, last = known[0], known[-1]
     n = (last.queue_count or 0.0) - (first.queue_count or 0.0)
     return None if n <= 0 else ((last.queue_sum_s or 0.0) - (first.queue_sum_s or 0.0)) / n
+
+
+def queue_p50_s(streams: Sequence[StreamRecord]) -> float | None:
+    """Median of the queue waits the responses reported (``StreamRecord.queue_s``, s) over the streams that got an
+    answer; None when none reported one."""
+    return percentile([s.queue_s for s in streams if s.status != "failed" and s.queue_s is not None], 50)
 
 
 def decode_tok_s(stream: StreamRecord) -> float | None:
@@ -156,7 +170,14 @@ def capacity_fields(result: CellResult) -> dict[str, Any]:
     ttfos = [t for t in (ttfo_s(s) for s in timed) if t is not None]
     fields: dict[str, Any] = {"decode_tok_s": tuple(rates), "ttfo_p50_s": percentile(ttfos, 50)}
     fields["queue_mean_s"] = queue_mean_s(result.gauges)
+    fields["queue_p50_s"] = queue_p50_s(result.streams)
     cap = capacity(result.gauges, result.streams, result.key.concurrency)
     if cap is not None:
         fields.update({summary_field: getattr(cap, name) for summary_field, name in _SUMMARY_FIELDS.items()})
     return fields
+
+
+def limited_reasons(fields: dict[str, Any]) -> tuple[str, ...]:
+    """The reason codes of :func:`capacity_fields`' result: ``(CAPACITY_LIMITED(ceiling=C, requested=N),)`` or ()."""
+    limited = fields.get("capacity_limited")
+    return (limited,) if limited else ()

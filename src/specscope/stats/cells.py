@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
-from specscope.stats.capacity import capacity_fields
+from specscope.stats.capacity import capacity_fields, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta
 from specscope.stats.phases import phase_counts
@@ -60,7 +60,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
     (``PER_REQUEST_MISMATCH``), one data-parallel engine restarted (``ENGINE_RESET(e)``: the figures sum the
     others), a stream's tokens are unknown (``TOKENS_UNKNOWN``), the counters are inconsistent
     (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``), or the measurement observed reasons (``result.reasons``);
-    else ``ok``.
+    else ``ok``. ``CAPACITY_LIMITED(ceiling=C, requested=N)`` (:mod:`specscope.stats.capacity`) is added to the
+    reasons after the status is decided: a correct measurement of a limited server, it leaves the status as it is.
     """
     streams: tuple[StreamRecord, ...] = result.streams
     reasons: list[str] = list(result.reasons)
@@ -92,21 +93,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         ):
             reasons.append(f"TOKENS_MISMATCH(client={output_tokens}, server={delta.generation_tokens:g})")
 
-    per_req_draft = _sum_opt([s.server_draft_tokens for s in streams])
-    per_req_acc = _sum_opt([s.server_accepted_tokens for s in streams])
-    if (
-        delta is not None
-        and "spec" in delta.present
-        and not partial
-        and per_req_draft is not None
-        and (per_req_draft != delta.draft_tokens or (per_req_acc or 0) != delta.accepted_tokens)
-    ):
-        # the server's per-response fields (llama.cpp timings, vLLM per-request spec metrics) must add up to
-        # its counters over the cell; a difference means one of them is not what it claims
-        reasons.append(
-            f"PER_REQUEST_MISMATCH(draft {per_req_draft}/{delta.draft_tokens:g}, "
-            f"accepted {per_req_acc}/{delta.accepted_tokens:g} responses/counters)"
-        )
+    per_req_draft, per_req_acc = _per_request_check(streams, delta, partial, reasons)
     if delta is not None and "spec" in delta.present and not partial:
         reasons.extend(counter_checks(delta).reasons)  # per-position sum, draft tokens within k per draft
     rate = length = None
@@ -133,6 +120,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
     tpots = [s.tpot_ns / 1e9 for s in timed if s.tpot_ns is not None]
     rates = sorted(r for r in (s.stream_tok_s for s in timed) if r is not None)
 
+    capacity = capacity_fields(result)
     if result.crashed:
         status: CellStatus = "server_crash"
     elif not ok and not any(s.output_tokens for s in streams):
@@ -141,6 +129,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         status = "degraded"
     else:
         status = "ok"
+    reasons.extend(limited_reasons(capacity))  # a finding about the server, after the status: it stays what it was
 
     k = result.key
     client: dict[str, Any] = dict(result.client)
@@ -175,7 +164,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         prompt_tokens_mean=_prompt_tokens_mean(streams),
         reasoning_chunks=sum(s.reasoning_chunks for s in streams),
         phase_counts=phase_counts(ok),
-        **capacity_fields(result),
+        **capacity,
         stream_acceptance=tuple(
             sorted((s.server_accepted_tokens or 0) / s.server_draft_tokens for s in streams if s.server_draft_tokens)
         ),
@@ -184,6 +173,29 @@ def summarize_cell(result: CellResult) -> CellSummary:
         load_avg_1m=tuple(clock.get("load_avg_1m") or ()),
         engine_cpu_s=clock.get("engine_cpu_s"),
     )
+
+
+def _per_request_check(
+    streams: Sequence[StreamRecord], delta: SpecCounters | None, partial: bool, reasons: list[str]
+) -> tuple[int | None, int | None]:
+    """The per-response draft and accepted token sums (None when no response carried them); appends
+    ``PER_REQUEST_MISMATCH`` to ``reasons`` when they differ from the counter delta over the cell."""
+    per_req_draft = _sum_opt([s.server_draft_tokens for s in streams])
+    per_req_acc = _sum_opt([s.server_accepted_tokens for s in streams])
+    if (
+        delta is not None
+        and "spec" in delta.present
+        and not partial
+        and per_req_draft is not None
+        and (per_req_draft != delta.draft_tokens or (per_req_acc or 0) != delta.accepted_tokens)
+    ):
+        # the server's per-response fields (llama.cpp timings, vLLM per-request spec metrics) must add up to
+        # its counters over the cell; a difference means one of them is not what it claims
+        reasons.append(
+            f"PER_REQUEST_MISMATCH(draft {per_req_draft}/{delta.draft_tokens:g}, "
+            f"accepted {per_req_acc}/{delta.accepted_tokens:g} responses/counters)"
+        )
+    return per_req_draft, per_req_acc
 
 
 def _prompt_tokens_mean(streams: Sequence[StreamRecord]) -> float | None:

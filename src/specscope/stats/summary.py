@@ -42,7 +42,8 @@ class CellSummary:
         config, workload, concurrency, repeat: the cell key (concurrency is the *requested* N).
         status: see ``CellStatus``; ``reasons`` lists why a cell is not ok (codes such as
             ``STREAM_DEGRADED``, ``COUNTER_RESET``, ``BUSY_AT_SCRAPE``, ``TOKENS_MISMATCH``,
-            ``CLIENT_LIMITED``, ``SERVER_CRASH``).
+            ``CLIENT_LIMITED``, ``SERVER_CRASH``) and the findings that leave it ok
+            (``CAPACITY_LIMITED(ceiling=C, requested=N)``: the server ran fewer than requested while others waited).
         streams: number of measured streams; ``streams_ok`` of them ok.
         output_tokens: sum of ``usage.completion_tokens`` over streams (tokens).
         token_source: ``"usage"`` (never chunk counts); ``"missing"`` if any stream lacked usage.
@@ -80,6 +81,8 @@ class CellSummary:
             requested while others waited (a finding about the server: the cell's status is not changed), else None.
         queue_mean_s: mean time a request waited to be scheduled, from vLLM's ``request_queue_time_seconds``
             histogram delta over the cell (s); None where the server does not report it (llama.cpp).
+        queue_p50_s: median over the cell's streams of the queue wait each response reported
+            (``StreamRecord.queue_s``: vLLM ``metrics.queue_time_ms``) (s); None when no response reported one.
         stream_acceptance: per-stream acceptance (accepted / drafted tokens of each response that carried
             per-response speculative fields), ascending; ``()`` when the server sends none.
         started_at_s / ended_at_s: wall-clock instants (s since the epoch) around the measured streams, None for
@@ -127,6 +130,7 @@ class CellSummary:
     gauge_window: str | None = None
     capacity_limited: str | None = None
     queue_mean_s: float | None = None
+    queue_p50_s: float | None = None
     stream_acceptance: tuple[float, ...] = ()
     started_at_s: float | None = None
     ended_at_s: float | None = None

@@ -46,6 +46,10 @@ class ResponsePlan(BaseModel):
         llamacpp_timings: add llama.cpp's ``timings`` object (``draft_n``, ``draft_n_accepted``) to the last chunk.
         per_request_spec: the engine whose per-response speculative fields go on the usage chunk
             (``llamacpp``, ``vllm``, ``sglang``; see :mod:`specscope.truth.spec_shapes`); ``none``: none.
+        per_request_metrics: add vLLM's per-request timing fields (``--enable-per-request-metrics``:
+            ``metrics.queue_time_ms`` and the others, :func:`specscope.truth.spec_shapes.vllm_timing_metrics`) to
+            the usage chunk, from the server's own instants: ``queue_time_ms`` is the wait for a ``max_running``
+            slot (exactly 0 for a response that got one at once).
         drafts / draft_tokens / accepted_per_position: added to the server's spec-decode counters when the
             response finishes (accepted tokens = sum of ``accepted_per_position``).
         engine: the ``engine`` label whose counters this request adds to.
@@ -75,6 +79,7 @@ class ResponsePlan(BaseModel):
     hang_ms: float = 0.0
     llamacpp_timings: bool = False
     per_request_spec: Literal["none", "llamacpp", "vllm", "sglang"] = "none"
+    per_request_metrics: bool = False
     drafts: int = 0
     draft_tokens: int = 0
     accepted_per_position: list[int] = Field(default_factory=list)

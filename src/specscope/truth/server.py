@@ -39,7 +39,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry, generate_latest
 
 from specscope.truth.script import ResponsePlan, TruthScript
-from specscope.truth.spec_shapes import per_request_fields
+from specscope.truth.spec_shapes import per_request_fields, vllm_timing_metrics
 from specscope.truth.state import TruthState
 
 __all__ = ["TruthState", "make_app", "serve_forever", "main"]
@@ -134,7 +134,14 @@ def _total_tokens(plan: ResponsePlan, max_tokens: int) -> int:
     return plan.output_tokens if plan.output_tokens is not None else max_tokens
 
 
-async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int) -> None:
+def _timing_metrics(rec: dict[str, Any], sent_tokens: int) -> dict[str, float]:
+    """vLLM's per-request timing fields of the response logged in ``rec`` (:func:`vllm_timing_metrics`)."""
+    tokens = [t for t, kind, *_ in rec["writes"] if kind in ("content", "reasoning")]
+    first, last = (tokens[0], tokens[-1]) if tokens else (None, None)
+    return vllm_timing_metrics(rec["arrival_ns"], rec["slot_ns"], first, last, sent_tokens)
+
+
+async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int, rec: dict) -> None:
     """The finish chunk, the usage chunk and ``[DONE]``, each as the plan says."""
     reported = plan.usage_completion_tokens if plan.usage_completion_tokens is not None else sent_tokens
     usage = {
@@ -148,6 +155,8 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
 
         k = plan.draft_tokens // max(plan.drafts, 1)
         timings.update(spec_step_fields(plan.spec_steps_accepted, k, plan.reasoning_tokens, usage))
+    if plan.per_request_metrics:  # vLLM --enable-per-request-metrics: the timing fields, then speculative_decoding
+        timings["metrics"] = {**_timing_metrics(rec, sent_tokens), **timings.get("metrics", {})}
     if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
         fin = {
             **head,
@@ -216,7 +225,7 @@ async def _serve_chat(request: web.Request, state: TruthState) -> web.StreamResp
         rec["output_tokens"] = sent
         if plan.hang_ms > 0:
             await asyncio.sleep(plan.hang_ms / 1e3)
-        await _finish(plan, event_head, write, sent)
+        await _finish(plan, event_head, write, sent, rec)
         state.add(plan, sent)
         state.observe_queue(plan.engine, (start_ns - arrival_ns) / 1e9)
         await resp.write_eof()

