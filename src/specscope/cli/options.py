@@ -2,8 +2,9 @@
 
 Each option is an ``Annotated[TYPE, typer.Option(...)]`` alias naming its flags explicitly, so a flag means the
 same thing, reads the same in ``--help`` and is parsed the same way in every command that takes it; a command
-only gives the default (``configs: ConfigsOption = None``). The options of ``bench`` alone are in
-:mod:`specscope.cli.bench_options`.
+only gives the default (``configs: ConfigsOption = None``). An option that may be left out has a ``Maybe*`` value
+type (``None``: not given, the profile or the command decides). The options of ``bench`` alone are in
+:mod:`specscope.cli.bench_options`; :func:`echo_text_or_json` prints a result in the chosen ``text|json``.
 
 - ``--configs a,b`` (or repeated): config names. ``--server NAME=URL`` (repeatable): a server the user
   started. ``--launch embedded|vllm``: who serves the configs when no ``--server`` is given (default
@@ -42,6 +43,12 @@ __all__ = [
     "LevelMixOption",
     "LmHeadBytesOption",
     "MaxKOption",
+    "MaybeBool",
+    "MaybeFloat",
+    "MaybeInt",
+    "MaybeNames",
+    "MaybePath",
+    "MaybeStr",
     "MeasuredOption",
     "MixOption",
     "NoPreflightOption",
