@@ -4,7 +4,8 @@
 code   meaning
 =====  ==========================================================================================
 0      ok
-1      the command ran and found a problem (audit errors, a failed gate, a log with failures)
+1      the command ran and found a problem (audit errors, a failed gate, a log with failures, a bench config
+       with no ok cell)
 2      bad input or a target that could not be processed (:class:`SpecscopeError`, usage errors)
 3      internal error: a bug in specscope; the line names a crash log holding the traceback
 130    interrupted (Ctrl-C)
@@ -31,7 +32,15 @@ import typer
 from specscope.errors import SpecscopeError
 from specscope.redact import redact_argv, redact_text
 
-__all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "run_guarded"]
+__all__ = [
+    "EXIT_OK",
+    "EXIT_PROBLEM",
+    "EXIT_BAD_INPUT",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "error_line",
+    "run_guarded",
+]
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -44,6 +53,10 @@ def _error_line(text: str) -> None:
     """Print ``error: text`` as one line on stderr (newlines in ``text`` folded to ``; ``)."""
     one = "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
     click.secho(f"error: {one}", err=True, fg="red")
+
+
+#: the one-line error printer, for commands that finish with a problem (exit 1) and say why.
+error_line = _error_line
 
 
 def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path:
