@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from specscope.client.openloop import run_open_loop
+from specscope.client.openloop import arrival_offsets_ns, capture_open_loop
 from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
+from specscope.client.stream import parse_capture
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript
 
@@ -24,7 +25,8 @@ def truth():
 
 def _records(truth, path: str, settings: ClientSettings):
     if path == "open-loop":  # aiohttp, one request every 10 ms
-        return run_sync(run_open_loop(truth.base_url, REQS, 100.0, settings=settings))
+        raws = run_sync(capture_open_loop(truth.base_url, REQS, arrival_offsets_ns(len(REQS), 100.0), settings))
+        return [parse_capture(r) for r in raws]
     return run_sync(run_fixed_concurrency(truth.base_url, REQS, 2, settings.model_copy(update={"hot_path": path})))
 
 

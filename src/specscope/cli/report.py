@@ -157,15 +157,11 @@ def register(app: typer.Typer) -> None:
             ReportFormat, typer.Option("--format", "-f", help="text, markdown, json or html.")
         ] = ReportFormat.text,
         output: Annotated[
-            Path | None,
-            typer.Option(
-                "--output", "-o", help="Write to this file (atomically), not stdout; html default: RUN/report.html."
-            ),
+            Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
         ] = None,
     ) -> None:
         """Print the tables of a run: acceptance, throughput vs base, per-stream spread, TTFT, concurrency, CV,
-        and every cell that was not ok. text, markdown and json go to stdout unless --output; html goes to
-        --output or RUN/report.html, and the page's path is printed. Exit 2 when a folder is not a run."""
+        and every cell that was not ok. Exit 2 when a folder is not a run."""
         if not runs:
             raise ConfigError("no run folder given", expected="specscope report RUN")
         emit_report(runs, format, output)
