@@ -113,3 +113,31 @@ def test_bench_error_after_the_progress_bar_started_is_one_line(tmp_path):
     )
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1 and p.stderr.startswith("error: server 'server' at http://127.0.0.1:9"), p.stderr
+
+
+def _debug_run(argv, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("SPECSCOPE_CRASH_DIR", str(tmp_path / "crash"))
+    monkeypatch.setenv("SPECSCOPE_DEBUG", "1")
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    return info.value.code, capsys.readouterr().err
+
+
+def test_debug_keeps_exit_3_for_an_internal_error_and_prints_the_traceback(capsys, monkeypatch, tmp_path):
+    def boom(*_a, **_k):
+        raise RuntimeError("forced failure for the test")
+
+    monkeypatch.setattr(specscope.audit, "audit_checkpoint", boom)
+    (tmp_path / "ckpt").mkdir()
+    code, err = _debug_run(["audit", str(tmp_path / "ckpt")], capsys, monkeypatch, tmp_path)
+    assert code == 3  # not 1, the code of "errors found"
+    assert err.startswith("Traceback (most recent call last):\n")
+    assert 'raise RuntimeError("forced failure for the test")' in err
+    assert err.strip().splitlines()[-1].startswith("error: internal error (a bug in specscope): RuntimeError: forced")
+
+
+def test_debug_keeps_exit_2_for_bad_input_with_the_traceback(capsys, monkeypatch, tmp_path):
+    code, err = _debug_run(["audit", str(tmp_path / "missing" / "x")], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert err.startswith("Traceback (most recent call last):\n")
+    assert err.strip().splitlines()[-1].startswith("error: ")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 
 import httpx
+import pytest
 
 
 def test_bad_script_one_line_error(tmp_path):
@@ -42,3 +44,33 @@ def test_serves_script(tmp_path):
         p.terminate()
         p.wait(10)
         p.stdout.close()
+
+
+def _started(*extra: str) -> subprocess.Popen:
+    """``specscope truth-server`` in a child process, returned once it announced its URL (it serves then)."""
+    p = subprocess.Popen(
+        [sys.executable, "-m", "specscope", "truth-server", "--port", "0", "--format", "json", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        restore_signals=True,
+    )
+    url = json.loads(p.stdout.readline())["base_url"]
+    assert httpx.get(url + "/health", timeout=30).status_code == 200
+    return p
+
+
+@pytest.mark.parametrize("extra", [(), ("--firehose",)])
+def test_ctrl_c_exits_130_like_every_command(extra):
+    p = _started(*extra)
+    p.send_signal(signal.SIGINT)
+    _out, err = p.communicate(timeout=60)
+    assert p.returncode == 130  # as typer ends every other command on Ctrl-C; aiohttp's handler made it 1
+    assert "Traceback" not in err and len(err.strip().splitlines()) <= 1, err
+
+
+def test_sigterm_is_a_clean_stop_exit_0():
+    p = _started()
+    p.terminate()
+    _out, err = p.communicate(timeout=60)
+    assert (p.returncode, err) == (0, "")

@@ -2,7 +2,7 @@
 
 Each command lives in its own module here that exposes ``register(app)``. Errors that a user can cause
 are :class:`specscope.errors.SpecscopeError`; :func:`main` prints them as one line and exits with the
-error's code (2 by default). Set ``SPECSCOPE_DEBUG=1`` for a traceback.
+error's code (2 by default). Set ``SPECSCOPE_DEBUG=1`` for the full traceback too (same exit code).
 
 Exit codes (:data:`EXIT_CODES_HELP`): 0 success; 1 the command ran and found a problem (audit errors, a failed
 gate); 2 bad input or a target that could not be processed (usage errors too, as one line); 3 an internal error
@@ -90,9 +90,9 @@ def main(argv: list[str] | None = None) -> None:
 
     :class:`SpecscopeError` -> its one line, exit 2 (or the error's code); a click usage error -> one line with
     the fix, exit 2; KeyboardInterrupt -> ``interrupted``, exit 130; any other exception -> one line naming a crash
-    log (:func:`specscope.cli.crash.write_crash_log`), exit 3. ``SPECSCOPE_DEBUG=1`` re-raises instead.
+    log (:func:`specscope.cli.crash.write_crash_log`), exit 3. ``SPECSCOPE_DEBUG=1`` prints the traceback as well.
     """
     from specscope.cli.crash import run_guarded
 
-    debug = bool(os.environ.get("SPECSCOPE_DEBUG"))
+    debug = os.environ.get("SPECSCOPE_DEBUG", "") not in ("", "0")
     sys.exit(run_guarded(lambda: app(args=argv, standalone_mode=False), debug=debug, argv=argv))

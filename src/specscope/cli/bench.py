@@ -125,8 +125,10 @@ def register(app: typer.Typer) -> None:
         """Run configs x workloads x concurrency levels x shuffled repeats, commit every cell to a run folder,
         and print the report. With no --server, the embedded llama.cpp engine serves SmolLM2-135M.
 
-        Exit codes: 0 done; 2 bad input (unknown config or workload, unreachable server, no /metrics,
-        a --resume folder that is not a run, options given with --resume that differ from the run's);
+        Exit codes: 0 done (a few failed cells are listed in the report); 1 done, but some config has no ok
+        cell (one line names it and its first failure; the run folder and report are still written); 2 bad
+        input (unknown config or workload, unreachable server, no /metrics, a --resume folder that is not a
+        run, options given with --resume that differ from the run's);
         130 interrupted (finished cells are kept: resume with --resume)."""
         from rich.console import Console
 
@@ -222,5 +224,13 @@ def register(app: typer.Typer) -> None:
         from specscope.bench.server_logs import attach_server_logs
 
         attach_server_logs(run_dir, logs, checked)
-        console.print(f"run folder: {run_dir}")
+        console.print(f"run folder: {run_dir}", markup=False, highlight=False, soft_wrap=True)
         emit_report([run_dir], format, None)
+        from specscope.bench.outcome import configs_without_ok_cell, failed_configs_line
+
+        failed = configs_without_ok_cell(run_dir)
+        if failed:  # exit 1: the run finished, but a config's figures are all missing
+            from specscope.cli.crash import error_line
+
+            error_line(failed_configs_line(failed, run_dir))
+            raise typer.Exit(1)

@@ -4,7 +4,8 @@
 code   meaning
 =====  ==========================================================================================
 0      ok
-1      the command ran and found a problem (audit errors, a failed gate, a log with failures)
+1      the command ran and found a problem (audit errors, a failed gate, a log with failures, a bench config
+       with no ok cell)
 2      bad input or a target that could not be processed (:class:`SpecscopeError`, usage errors)
 3      internal error: a bug in specscope; the line names a crash log holding the traceback
 130    interrupted (Ctrl-C)
@@ -31,7 +32,15 @@ import typer
 from specscope.errors import SpecscopeError
 from specscope.redact import redact_argv, redact_text
 
-__all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "run_guarded"]
+__all__ = [
+    "EXIT_OK",
+    "EXIT_PROBLEM",
+    "EXIT_BAD_INPUT",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "error_line",
+    "run_guarded",
+]
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -44,6 +53,10 @@ def _error_line(text: str) -> None:
     """Print ``error: text`` as one line on stderr (newlines in ``text`` folded to ``; ``)."""
     one = "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
     click.secho(f"error: {one}", err=True, fg="red")
+
+
+#: the one-line error printer, for commands that finish with a problem (exit 1) and say why.
+error_line = _error_line
 
 
 def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path:
@@ -83,27 +96,34 @@ def _usage_error(exc: typer.TyperException | click.ClickException) -> int:
     return exc.exit_code
 
 
+def _traceback(exc: BaseException) -> None:
+    """The full traceback of ``exc`` on stderr (``SPECSCOPE_DEBUG=1``), secrets redacted as in crash logs."""
+    sys.stderr.write(redact_text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
+    sys.stderr.flush()
+
+
 def run_guarded(call: Callable[[], object], *, debug: bool = False, argv: list[str] | None = None) -> int:
     """Run ``call`` (the click app in non-standalone mode) and return the exit code for its outcome.
 
-    ``debug`` re-raises every exception instead (``SPECSCOPE_DEBUG=1``).
+    ``debug`` (``SPECSCOPE_DEBUG=1``) prints the full traceback on stderr before the usual line and keeps the
+    exit code: 2 stays 2, an internal error stays 3 (a re-raised exception would exit 1, the code of a finding).
     """
     try:
         rv = call()
     except SpecscopeError as exc:
         if debug:
-            raise
+            _traceback(exc)
         _error_line(exc.one_line())
         return exc.exit_code
     except (typer.TyperException, click.ClickException) as exc:  # typer vendors click: both trees
         if debug:
-            raise
+            _traceback(exc)
         return _usage_error(exc)
     except (KeyboardInterrupt, typer.Abort, click.exceptions.Abort):
         click.secho("interrupted", err=True)
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the one place every bug is caught, logged and turned into exit 3
         if debug:
-            raise
+            _traceback(exc)
         return _internal_error(exc, argv)
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else EXIT_OK

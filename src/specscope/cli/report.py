@@ -37,19 +37,28 @@ def _check_output(output: Path | None) -> None:
         ) from None
 
 
-def _console(output: Path | None):
-    """A console for the text tables: the terminal, or a plain-text buffer (no colour, 160 columns) for --output.
+def _console(output: Path | None, natural_cols: int = 160):
+    """A console for the text tables: stdout, or a plain-text buffer (no colour) for --output.
 
-    Returns ``(console, buffer)``; ``buffer`` is None when printing to the terminal.
+    Width (characters): ``$COLUMNS`` when set; else the terminal's when stdout is one; else ``natural_cols``
+    (the widest table's natural width), so that ``specscope report RUN > file`` and ``--output`` keep every row
+    on one line instead of rich's 80-column default for a pipe. Returns ``(console, buffer)``; ``buffer`` is
+    None when printing to stdout.
     """
     import io
+    import os
 
     from rich.console import Console
 
+    cols = os.environ.get("COLUMNS", "")
+    width = int(cols) if cols.isdigit() and int(cols) > 0 else None
     if output is None:
-        return Console(), None
+        console = Console(width=width)
+        if width is None and not console.is_terminal:
+            console = Console(width=natural_cols)
+        return console, None
     buf = io.StringIO()
-    return Console(file=buf, width=160, color_system=None, force_terminal=False), buf
+    return Console(file=buf, width=width or natural_cols, color_system=None, force_terminal=False), buf
 
 
 def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None:
@@ -73,7 +82,10 @@ def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None
             fix="use --format markdown (a gate run is one pass/fail table)",
         )
     else:
-        console, buf = _console(output)
+        from specscope.report.render import natural_width
+
+        tables = [t for r in loaded for t in (render_gate_table(r), render_thinking_table(r))]
+        console, buf = _console(output, natural_width(tables))
         for p, r in zip(runs, loaded, strict=True):
             console.rule(f"gate run {p}")
             console.print(render_gate_table(r))
@@ -97,7 +109,7 @@ def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> Non
     from specscope.report.build import load_document, run_kind
     from specscope.report.files import write_text_atomic
     from specscope.report.html import render_document_html
-    from specscope.report.render import json_document, markdown_document, print_document
+    from specscope.report.render import document_width, json_document, markdown_document, print_document
 
     _check_output(output)
     gate_runs = [p for p in runs if run_kind(p) == "gate"]
@@ -117,7 +129,7 @@ def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> Non
         typer.echo(str(target))
         return
     if fmt is ReportFormat.text:
-        console, buf = _console(output)
+        console, buf = _console(output, document_width(doc))
         print_document(doc, console)
         if buf is None:
             return

@@ -1,6 +1,7 @@
 """``specscope truth-server``: run the ground-truth streaming server in the foreground.
 
-Exit codes: 0 stopped with Ctrl-C; 2 bad script file (one-line error).
+Exit codes: 0 stopped with SIGTERM; 130 stopped with Ctrl-C (SIGINT), like every command; 2 bad script file,
+port or address (one-line error).
 """
 
 from __future__ import annotations

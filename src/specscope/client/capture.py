@@ -100,7 +100,9 @@ async def capture_fixed_concurrency(
                 i = next_i
                 next_i += 1
                 pid, body, mt = prepared[i]
-                raws[i] = await capture_stream(session, url, pid, body, max_tokens=mt, headers=hdrs)
+                raws[i] = await capture_stream(
+                    session, url, pid, body, max_tokens=mt, headers=hdrs, stall_timeout_s=settings.stall_timeout_s
+                )
 
         await asyncio.gather(*(worker() for _ in range(n_workers)))
     return [r for r in raws if r is not None]

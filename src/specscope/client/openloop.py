@@ -108,7 +108,9 @@ async def capture_open_loop(
                 await asyncio.sleep(wait / 1e9)
                 while perf_counter_ns() < target:  # libuv's cached clock can fire a timer up to 1 ms early
                     await asyncio.sleep(0)
-            tasks.append(loop.create_task(capture_stream(session, url, pid, body, max_tokens=mt, intended_ns=target)))
+            stall_s = settings.stall_timeout_s
+            coro = capture_stream(session, url, pid, body, max_tokens=mt, intended_ns=target, stall_timeout_s=stall_s)
+            tasks.append(loop.create_task(coro))
         return list(await asyncio.gather(*tasks))
 
 

@@ -23,7 +23,7 @@ class ClientSettings(BaseModel):
         read_timeout_s: longest wait for the first byte of a response (prefill included); s. Silence past it
             fails the stream with ``timeout``.
         stall_timeout_s: longest silence between two reads once the response has started (no byte for this
-            long: the stream fails ``STALLED`` and the cell goes on; wire hot path); s. None: ``read_timeout_s``
+            long: the stream fails ``STALLED`` and the cell goes on; both hot paths); s. None: ``read_timeout_s``
             applies to every silence and a silent stream fails with ``timeout`` as before.
         total_timeout_s: limit on one whole request, send to end of stream; s.
         read_buffer_bytes: the HTTP client's read buffer per connection (aiohttp ``read_bufsize``).

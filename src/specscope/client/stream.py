@@ -22,7 +22,7 @@ no ``usage`` on a stream that did not finish normally (``no usage``), or the str
 (stop finish and ``[DONE]``) without usage is ``ok`` with unknown tokens (``token_source="missing"``); the
 cell may take them from the server's counter delta. Reasons are joined with ``"; "``. First token = first
 non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk does not count
-(cases C13, C14). ``STALLED`` (issue 17; the wire hot path, with ``stall_timeout_s`` set): the response
+(cases C13, C14). ``STALLED`` (issue 17; both hot paths, with ``stall_timeout_s`` set): the response
 started, then no byte came for ``stall_timeout_s``; always ``failed``, reason ``STALLED``.
 """
 
@@ -155,6 +155,7 @@ async def capture_stream(
     max_tokens: int | None = None,
     intended_ns: int | None = None,
     headers: dict[str, str] | None = None,
+    stall_timeout_s: float | None = None,
 ) -> RawCapture:
     """Send one request and record every body read with its arrival time (the hot path; no parsing).
 
@@ -166,6 +167,8 @@ async def capture_stream(
         max_tokens: the request's token limit, for the ``short without stop`` rule.
         intended_ns: the schedule's send instant (open loop); defaults to the actual send instant.
         headers: the request headers (default: JSON in, event stream out; :func:`request_headers` adds the key).
+        stall_timeout_s: silence after the response head that fails the stream ``STALLED`` (s; replaces the
+            read timeout on this response's connection, aiohttp's own per-read timer); None: ``timeout``.
 
     Returns:
         A :class:`RawCapture`; transport errors are recorded in it, never raised.
@@ -177,14 +180,19 @@ async def capture_stream(
     try:
         async with session.post(url, data=body, headers=headers or _HEADERS, trace_request_ctx=raw) as resp:
             raw.http_status = resp.status
+            proto = resp.connection.protocol if stall_timeout_s is not None and resp.connection is not None else None
+            if proto is not None:  # from the head on, silence is a stall; aiohttp resets it for the next request
+                proto.read_timeout = stall_timeout_s
+                proto.start_timeout()
             read = resp.content.readany
             while True:
                 data = await read()
                 if not data:
                     break
                 append((perf_counter_ns(), data))
-    except TimeoutError:
-        raw.error = "timeout"
+    except TimeoutError as exc:  # a read timeout after the head with a stall timeout set is a stall
+        stalled = stall_timeout_s is not None and raw.http_status is not None
+        raw.error = "STALLED" if stalled and isinstance(exc, aiohttp.ServerTimeoutError) else "timeout"
     except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError) as exc:
         raw.error = "connection dropped"
         del exc

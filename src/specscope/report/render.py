@@ -5,25 +5,44 @@ Renderers compute nothing: they print the document's cell texts, alarms, verdict
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table as RichTable
 
 from specscope.report.document import Document, Section, Table
 
-__all__ = ["print_document", "markdown_document", "json_document"]
+__all__ = ["print_document", "markdown_document", "json_document", "natural_width", "document_width"]
 
 
-def _print_table(t: Table, console: Console) -> None:
+def _rich_table(t: Table) -> RichTable:
     rt = RichTable(title=t.title, title_justify="left", show_lines=False)
     for i, col in enumerate(t.headers):
         rt.add_column(col, justify="left" if i == 0 else "right", overflow="fold")
     for row in t.rows:
         rt.add_row(*(escape(c) for c in row))
-    console.print(rt)
+    return rt
+
+
+def natural_width(renderables: Iterable[RenderableType], floor_cols: int = 80) -> int:
+    """Columns (characters) the widest of ``renderables`` needs so that none wraps (rich's measurement of its
+    natural width, borders and padding included), at least ``floor_cols``."""
+    probe = Console(file=io.StringIO(), width=100_000, color_system=None)
+    return max([floor_cols, *(Measurement.get(probe, probe.options, r).maximum for r in renderables)])
+
+
+def document_width(doc: Document) -> int:
+    """Columns (characters) that print every table of ``doc`` unwrapped: :func:`natural_width` of its tables."""
+    return natural_width(_rich_table(t) for s in doc.sections for t in s.tables)
+
+
+def _print_table(t: Table, console: Console) -> None:
+    console.print(_rich_table(t))
     if t.note:
         console.print(f"[dim]{escape(t.note)}[/dim]")
     console.print()

@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from time import perf_counter_ns
@@ -291,7 +292,7 @@ async def _serve(script: TruthScript, host: str, port: int, announce) -> None:
         from specscope.truth.firehose import serve_firehose
 
         return await serve_firehose(script, host, port, announce)
-    runner = web.AppRunner(make_app(script), access_log=None, handle_signals=True)
+    runner = web.AppRunner(make_app(script), access_log=None)  # signals: see serve_forever
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=1024)
     await site.start()
@@ -312,13 +313,41 @@ def _loop_factory():
     return uvloop.new_event_loop
 
 
-def serve_forever(script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce=print) -> None:
-    """Run the server in this process until interrupted; ``announce(base_url)`` is called once listening."""
+async def _until_stopped(script: TruthScript, host: str, port: int, announce) -> bool:
+    """Serve until SIGTERM or SIGINT (handlers set here, so an inherited "ignore SIGINT" does not make Ctrl-C
+    useless); return True when SIGINT stopped it."""
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    got: list[int] = []
+
+    def stop(sig: int) -> None:
+        got.append(sig)
+        if task is not None:
+            task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop, sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            pass
     try:
-        with asyncio.Runner(loop_factory=_loop_factory()) as r:
-            r.run(_serve(script, host, port, announce))
-    except KeyboardInterrupt:
-        pass
+        await _serve(script, host, port, announce)
+    except asyncio.CancelledError:
+        if not got or task is None:
+            raise
+        task.uncancel()
+    return signal.SIGINT in got
+
+
+def serve_forever(script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce=print) -> None:
+    """Run the server in this process until stopped; ``announce(base_url)`` is called once listening.
+
+    SIGTERM stops it and returns normally; SIGINT (Ctrl-C) stops it and raises :class:`KeyboardInterrupt`, so
+    ``specscope truth-server`` ends like every command (exit 130).
+    """
+    with asyncio.Runner(loop_factory=_loop_factory()) as r:
+        if r.run(_until_stopped(script, host, port, announce)):
+            raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -340,7 +369,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.write(f"LISTENING {url}\n")
         sys.stdout.flush()
 
-    serve_forever(script, a.host, a.port, announce)
+    try:
+        serve_forever(script, a.host, a.port, announce)
+    except KeyboardInterrupt:
+        pass
 
 
 if __name__ == "__main__":
