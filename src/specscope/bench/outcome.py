@@ -1,8 +1,10 @@
-"""How a finished bench run went, for its exit code: the configs that produced no ok cell.
+"""How a finished bench run went, for its exit code: the configs that produced no figures.
 
-``specscope bench`` exits 1 (the command ran and found a problem) when any config of the run has no ok cell:
-its figures are all missing, so the comparison the run was made for cannot be read. A few failed cells of a
-config that also has ok cells are a partial failure: exit 0, the reasons are in the report's "Cells not ok".
+``specscope bench`` exits 1 (the command ran and found a problem) when any config of the run has no cell with
+figures (every cell ``failed`` or ``server_crash``): the comparison the run was made for cannot be read. A
+``degraded`` cell has figures, flagged with its reasons (e.g. ``CLIENT_LIMITED`` on a loaded machine), so a config
+of degraded cells does not fail the run; nor do a few failed cells of a config that also has cells with figures:
+exit 0, the reasons are in the report's "Cells not ok".
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from pathlib import Path
 from specscope.stats.cells import summarize_run
 from specscope.store import open_run
 
-__all__ = ["FailedConfig", "configs_without_ok_cell", "failed_configs_line"]
+__all__ = ["FailedConfig", "WITH_FIGURES", "configs_without_ok_cell", "failed_configs_line"]
+
+#: Cell statuses whose figures the report shows (a degraded cell with its reasons).
+WITH_FIGURES = ("ok", "degraded")
 
 
 @dataclass(frozen=True, slots=True)
 class FailedConfig:
-    """A config of a run with no ok cell.
+    """A config of a run with no cell with figures.
 
     Attributes:
         config: the config's name (controls such as ``base-again`` included).
@@ -33,7 +38,7 @@ class FailedConfig:
 
 
 def configs_without_ok_cell(run_dir: Path) -> list[FailedConfig]:
-    """The configs of the run at ``run_dir`` that have no ok cell, in the order of the run's cells; planned
+    """The configs of the run at ``run_dir`` that have no cell with figures (ok or degraded), in the order of the run's cells; planned
     configs (manifest ``options.configs``) with no stored cell are listed too.
 
     Raises:
@@ -47,7 +52,7 @@ def configs_without_ok_cell(run_dir: Path) -> list[FailedConfig]:
         by_config.setdefault(c.config, []).append(c)
     out = []
     for config, cs in by_config.items():
-        if any(c.status == "ok" for c in cs):
+        if any(c.status in WITH_FIGURES for c in cs):
             continue
         if not cs:
             out.append(FailedConfig(config, 0, "no cell was measured"))
@@ -59,10 +64,10 @@ def configs_without_ok_cell(run_dir: Path) -> list[FailedConfig]:
 
 
 def failed_configs_line(failed: list[FailedConfig], run_dir: Path) -> str:
-    """One line for stderr naming each config with no ok cell, its first failure, and what to do."""
+    """One line for stderr naming each config with no cell with figures, its first failure, and what to do."""
     names = ", ".join(f.config for f in failed)
-    what = "; ".join(f"{f.config}: 0 of {f.cells} cells ok, first {f.first}" for f in failed)
+    what = "; ".join(f"{f.config}: 0 of {f.cells} cells ok or degraded, first {f.first}" for f in failed)
     return (
-        f"no ok cell for config {names} ({what}); the run folder and report are written: {run_dir}; "
+        f"no cell with figures for config {names} ({what}); the run folder and report are written: {run_dir}; "
         f"fix: check that config's server, then: specscope bench --resume {run_dir} --retry-failed"
     )

@@ -5,7 +5,7 @@ code   meaning
 =====  ==========================================================================================
 0      ok
 1      the command ran and found a problem (audit errors, a failed gate, a log with failures, a bench config
-       with no ok cell)
+       whose cells all failed)
 2      bad input or a target that could not be processed (:class:`SpecscopeError`, usage errors)
 3      internal error: a bug in specscope; the line names a crash log holding the traceback
 130    interrupted (Ctrl-C)
