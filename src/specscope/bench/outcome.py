@@ -38,8 +38,8 @@ class FailedConfig:
 
 
 def configs_without_ok_cell(run_dir: Path) -> list[FailedConfig]:
-    """The configs of the run at ``run_dir`` that have no cell with figures (ok or degraded), in the order of the run's cells; planned
-    configs (manifest ``options.configs``) with no stored cell are listed too.
+    """The configs of the run at ``run_dir`` that have no cell with figures (ok or degraded), in the order of the
+    run's cells; planned configs (manifest ``options.configs``) with no stored cell are listed too.
 
     Raises:
         StoreError: ``run_dir`` is not a run folder.
