@@ -40,9 +40,10 @@ def _check_output(output: Path | None) -> None:
 def _console(output: Path | None, natural_cols: int = 160):
     """A console for the text tables: stdout, or a plain-text buffer (no colour) for --output.
 
-    Width (characters): ``$COLUMNS`` when set; else the terminal's when stdout is one; else ``natural_cols``
-    (the widest table's natural width), so that ``specscope report RUN > file`` and ``--output`` keep every row
-    on one line instead of rich's 80-column default for a pipe. Returns ``(console, buffer)``; ``buffer`` is
+    Width (characters): for ``--output``, ``natural_cols`` (the widest table's natural width: a file has no
+    terminal, so every row stays on one line whatever ``$COLUMNS`` says); on stdout, ``$COLUMNS`` when set, else
+    the terminal's when stdout is one, else ``natural_cols``, so that ``specscope report RUN > file`` keeps every
+    row on one line instead of rich's 80-column default for a pipe. Returns ``(console, buffer)``; ``buffer`` is
     None when printing to stdout.
     """
     import io
@@ -58,7 +59,7 @@ def _console(output: Path | None, natural_cols: int = 160):
             console = Console(width=natural_cols)
         return console, None
     buf = io.StringIO()
-    return Console(file=buf, width=width or natural_cols, color_system=None, force_terminal=False), buf
+    return Console(file=buf, width=natural_cols, color_system=None, force_terminal=False), buf
 
 
 def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None:
