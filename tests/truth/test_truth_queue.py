@@ -40,7 +40,9 @@ def test_cap_3_of_8_each_stream_carries_its_own_queue_wait():
     # the first 3 arrivals got a slot at once: 0 exactly; the 5 others waited for a response to end (>= 860 ms)
     assert [r.queue_s for r in by_arrival[:3]] == [0.0, 0.0, 0.0]
     assert all(r.queue_s >= 0.86 for r in by_arrival[3:])
-    assert all(r.queue_s < 2 * 0.86 + 0.5 for r in by_arrival[3:])  # at most two responses ahead (rounds 3, 3, 2)
+    # FIFO: slots are handed out in arrival order (no bound on the wait itself: that depends on the machine's load)
+    slots = [served["q" + r.prompt_id[1:]]["slot_ns"] for r in by_arrival]
+    assert slots == sorted(slots)
 
 
 def test_usage_chunk_has_vllm_timing_fields_in_order_before_speculative_decoding():
