@@ -37,9 +37,12 @@ def test_cap_3_of_8_each_stream_carries_its_own_queue_wait():
         s = served["q" + r.prompt_id[1:]]
         # exactly the wait for a slot the server logged (ms on the wire, s in the record)
         assert r.queue_s == pytest.approx((s["slot_ns"] - s["arrival_ns"]) / 1e9, abs=1e-9)
-    # the first 3 arrivals got a slot at once: 0 exactly; the 5 others waited for a response to end (>= 860 ms)
+    # the first 3 arrivals got a slot at once: 0 exactly
     assert [r.queue_s for r in by_arrival[:3]] == [0.0, 0.0, 0.0]
-    assert all(r.queue_s >= 0.86 for r in by_arrival[3:])
+    # a slot frees only when a response ends, >= 860 ms after that slot was given: the queued ones waited
+    first_slot = min(served["q" + r.prompt_id[1:]]["slot_ns"] for r in by_arrival[:3])
+    assert all(served["q" + r.prompt_id[1:]]["slot_ns"] - first_slot >= 860e6 for r in by_arrival[3:])
+    assert all(r.queue_s > 0 for r in by_arrival[3:])
     # FIFO: slots are handed out in arrival order (no bound on the wait itself: that depends on the machine's load)
     slots = [served["q" + r.prompt_id[1:]]["slot_ns"] for r in by_arrival]
     assert slots == sorted(slots)
