@@ -84,3 +84,35 @@ def test_a_close_fit_has_no_warning(capsys):
     seed3 = ["--per-position", "0.936,0.815,0.681,0.581,0.484", *PUBLISHED[2:], "--measured", "12.14"]
     code, out, _ = _run(["predict", *seed3, "--fit-k", "1=20.00,2=26.48"], capsys)
     assert code == 0 and "warning" not in out
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--levels", "1,,2"),
+        ("--levels", "1,2,"),
+        ("--workloads", "prose,,code"),
+        ("--configs", ",base"),
+        ("--rates", "1,,2"),
+        ("--temperatures", "0,"),
+        ("--context", "2k,,4k"),
+    ],
+)
+def test_an_empty_item_in_a_bench_list_is_refused_before_a_run_folder(option, value, tmp_path, capsys):
+    err = _error(["bench", option, value, "--out", str(tmp_path)], capsys)
+    assert err.startswith(f"error: {option} has an empty item; found: {value!r}; expected: comma-separated values, ")
+    assert err.endswith("fix: remove the extra comma (or give the missing value)")
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("option", "value"), [("--per-position", "0.9,,0.5"), ("--fit-k", "1=20,,2=26")])
+def test_an_empty_item_in_a_predict_list_is_refused(option, value, capsys):
+    argv = ["--per-position", value, *PUBLISHED[2:]] if option == "--per-position" else [*PUBLISHED, option, value]
+    assert _error(["predict", *argv], capsys).startswith(f"error: {option} has an empty item; found: {value!r}")
+
+
+def test_the_shared_parsers_keep_good_lists():
+    from specscope.config import parse_csv_ints, parse_csv_names
+
+    assert parse_csv_ints(" 4, 1 ,2", "--levels") == (4, 1, 2) and parse_csv_ints(None, "--levels") is None
+    assert parse_csv_names("prose, code") == ("prose", "code")

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from specscope.config import csv_items
 from specscope.errors import ConfigError
 from specscope.stats.predict import StepModel, extend_positions, tokens_per_step
 from specscope.stats.predict_calibrate import Calibration, calibration_note, fitted_overhead_s
@@ -77,8 +78,9 @@ def parse_rates(text: str) -> tuple[float, ...]:
     Raises:
         ConfigError: an entry that is not a number in [0, 1], or rates that rise with position.
     """
+    items = csv_items(text, "--per-position", "0.8,0.6,0.4")
     try:
-        rates = tuple(float(p) for p in text.split(",") if p.strip())
+        rates = tuple(float(p) for p in items)
     except ValueError:
         rates = ()
     if not rates or any(not 0.0 <= r <= 1.0 for r in rates):
