@@ -116,3 +116,23 @@ def test_the_shared_parsers_keep_good_lists():
 
     assert parse_csv_ints(" 4, 1 ,2", "--levels") == (4, 1, 2) and parse_csv_ints(None, "--levels") is None
     assert parse_csv_names("prose, code") == ("prose", "code")
+
+
+@pytest.mark.parametrize(
+    ("line", "what", "expected"),
+    [
+        ('{"prompt": 42}', "prompt 42 is not a non-empty string", 'a non-empty string ("prompt": "...")'),
+        ('{"prompt": ""}', "prompt '' is not a non-empty string", 'a non-empty string ("prompt": "...")'),
+        ('{"prompt": null, "category": "x"}', "prompt None is not a non-empty string", "a non-empty string"),
+        ('{"messages": [{"role": "user", "content": " "}]}', "every user turn is empty", "a user turn with text"),
+    ],
+)
+def test_a_prompt_that_is_not_text_is_refused_with_its_line(line, what, expected, tmp_path, capsys):
+    prompts = tmp_path / "mine.jsonl"
+    prompts.write_text(f'first prompt\n\n{{"prompt": "second"}}\n{line}\n')
+    err = _error(["bench", "--configs", "base", "--workload", f"mine={prompts}", "--out", str(tmp_path / "o")], capsys)
+    assert err.startswith(f"error: {prompts}:4: {what}; found: {what}; expected: {expected}")
+    assert err.endswith(
+        "fix: fix line 4 of mine.jsonl (chat `messages`, ShareGPT `conversations`, `prompt`, or plain text)"
+    )
+    assert not (tmp_path / "o").exists()
