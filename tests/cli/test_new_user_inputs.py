@@ -136,3 +136,39 @@ def test_a_prompt_that_is_not_text_is_refused_with_its_line(line, what, expected
         "fix: fix line 4 of mine.jsonl (chat `messages`, ShareGPT `conversations`, `prompt`, or plain text)"
     )
     assert not (tmp_path / "o").exists()
+
+
+def _run_folder(tmp_path, aa: bool):
+    from specscope.config import BenchOptions
+    from specscope.store import create_run
+
+    options = BenchOptions(configs=("base", "ngram"), workloads=("prose",), levels=(1,), repeats=1, aa=aa)
+    manifest = {"kind": "bench", "engine": "embedded", "options": options.model_dump(mode="json"), "cells_total": 3}
+    create_run(tmp_path / "run", manifest).close()
+    return tmp_path / "run"
+
+
+@pytest.mark.parametrize(
+    ("made", "given", "shown"), [(True, "--no-aa", "--no-aa (run has --aa)"), (False, "--aa", "--aa (run has --no-aa)")]
+)
+def test_resume_with_another_aa_is_refused_like_the_other_options(made, given, shown, tmp_path, capsys):
+    run = _run_folder(tmp_path, made)
+    manifest = (run / "manifest.json").read_bytes()
+    err = _error(["bench", "--resume", str(run), given], capsys)
+    assert err == (
+        f"error: options given with --resume differ from the run's: {shown}; found: {given}; expected: no matrix "
+        f"options with --resume, or the run's own values; fix: drop them to finish {run} as it was planned, or "
+        "start a new run"
+    )
+    assert (run / "manifest.json").read_bytes() == manifest
+
+
+def test_resume_with_the_same_aa_passes_the_check():
+    from pathlib import Path
+
+    from specscope.bench.resume import check_resume_options
+    from specscope.config import BenchOptions
+
+    stored = BenchOptions(configs=("base", "ngram"), aa=True).model_dump(mode="json")
+    check_resume_options(stored, {"aa": True, "levels": (2, 1)}, Path("r"))
+    check_resume_options(stored, {"aa": None}, Path("r"))
