@@ -18,6 +18,7 @@ __all__ = [
     "BenchOptions",
     "PROFILES",
     "profile_options",
+    "csv_items",
     "parse_csv_ints",
     "parse_csv_names",
 ]
@@ -201,18 +202,49 @@ def profile_options(name: str, **overrides) -> BenchOptions:
         ) from None
 
 
+def csv_items(text: str, what: str, example: str = "1,2,4") -> list[str]:
+    """``" 1, 2,4"`` -> ``["1", "2", "4"]``: the items of a comma-separated option value, stripped.
+
+    The one splitter of every comma list a user types, so ``1,,2``, ``1,2,`` or an empty value is never taken
+    as a shorter list.
+
+    Raises:
+        ConfigError: an empty item (``what`` names the option, ``example`` is a good value).
+    """
+    items = [x.strip() for x in text.split(",")]
+    if not all(items):
+        raise ConfigError(
+            f"{what} has an empty item",
+            found=repr(text),
+            expected=f"comma-separated values, none empty, e.g. {what} {example}",
+            fix="remove the extra comma (or give the missing value)",
+        )
+    return items
+
+
 def parse_csv_ints(text: str | None, what: str) -> tuple[int, ...] | None:
-    """``"1,2,4"`` -> (1, 2, 4); None passes through. Raises ConfigError on a non-integer."""
+    """``"1,2,4"`` -> (1, 2, 4); None passes through.
+
+    Raises:
+        ConfigError: a non-integer or an empty item (:func:`csv_items`).
+    """
     if text is None:
         return None
+    items = csv_items(text, what)
     try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
+        return tuple(int(x) for x in items)
     except ValueError:
-        raise ConfigError(f"{what} must be comma-separated integers", found=text, expected="e.g. 1,2,4") from None
+        raise ConfigError(
+            f"{what} must be comma-separated integers", found=text, expected="e.g. 1,2,4", fix="give whole numbers"
+        ) from None
 
 
-def parse_csv_names(text: str | None) -> tuple[str, ...] | None:
-    """``"base,ngram"`` -> ("base", "ngram"); None passes through."""
+def parse_csv_names(text: str | None, what: str = "--workloads") -> tuple[str, ...] | None:
+    """``"base,ngram"`` -> ("base", "ngram"); None passes through.
+
+    Raises:
+        ConfigError: an empty item (:func:`csv_items`).
+    """
     if text is None:
         return None
-    return tuple(x.strip() for x in text.split(",") if x.strip())
+    return tuple(csv_items(text, what, "prose,code"))

@@ -77,4 +77,59 @@ def test_missing_file_and_bad_format_are_one_line_errors(tmp_path, capsys):
         main(["counters", str(tmp_path / "page.prom"), str(DATA / "llamacpp_after.prom")])
     assert ei.value.code == 2
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 1 and err[0].startswith("error: the /metrics body is not Prometheus text")
+    assert err == [
+        f"error: {tmp_path / 'page.prom'} is not Prometheus text; found: ValueError: "
+        "invalid metric name:<html>not metrics</html>; expected: a /metrics scrape saved as Prometheus text "
+        "(vllm:/llamacpp:/sglang: counters); fix: save each scrape with: curl -s http://HOST:PORT/metrics > "
+        "before.prom (and after.prom after the load)"
+    ]
+
+
+def _one_error(argv: list[str], capsys) -> str:
+    import pytest
+
+    from specscope.cli import main
+
+    with pytest.raises(SystemExit) as ei:
+        main(["counters", *argv])
+    err = capsys.readouterr().err.splitlines()
+    assert ei.value.code == 2 and len(err) == 1, err
+    return err[0]
+
+
+def test_a_file_without_counters_is_named(tmp_path, capsys):
+    empty = tmp_path / "empty.prom"
+    empty.write_text("")
+    after = str(DATA / "llamacpp_after.prom")
+    assert _one_error([str(empty), after], capsys).startswith(
+        f"error: {empty} holds no speculative or generation counters; found: empty file; expected: a /metrics scrape"
+    )
+    assert _one_error([str(empty), str(empty)], capsys).startswith(f"error: {empty} holds no speculative")
+    other = tmp_path / "node.prom"
+    other.write_text("# TYPE node_load1 gauge\nnode_load1 0.5\nvllm:num_requests_running 0\n")
+    err = _one_error([after, str(other)], capsys)
+    assert err.startswith(f"error: {other} holds no speculative or generation counters; found: no vllm:")
+    assert "curl -s http://HOST:PORT/metrics > before.prom" in err and "--server" not in err
+
+
+def test_swapped_files_are_named(capsys):
+    before, after = str(DATA / "llamacpp_before_no_per_pos.prom"), str(DATA / "llamacpp_after.prom")
+    err = _one_error([after, before], capsys)
+    assert err.startswith("error: the counters went down in every engine between BEFORE and AFTER; ")
+    assert f"fix: the files may be swapped: run specscope counters {before} {after};" in err
+    dp_before, dp_after = str(DATA / "vllm_dp2_before.prom"), str(DATA / "vllm_dp2_after_engine1_restarted.prom")
+    assert f"run specscope counters {dp_before} {dp_after};" in _one_error([dp_after, dp_before], capsys)
+
+
+def test_a_restart_seen_in_created_times_stays_a_reason(tmp_path):
+    """Every counter lower and ``*_created`` moved: a restart, not swapped files (the reverse is not clean)."""
+    before = (DATA / "llamacpp_after.prom").read_text()
+    after = "\n".join(
+        line if line.startswith("#") else f"{line.split()[0]} 1" for line in before.splitlines() if line.strip()
+    )
+    stamp = "llamacpp:spec_decode_num_drafts_created"
+    (tmp_path / "b.prom").write_text(before + f"\n{stamp} 100\n")
+    (tmp_path / "a.prom").write_text(after + f"\n{stamp} 200\n")
+    res = run(str(tmp_path / "b.prom"), str(tmp_path / "a.prom"))
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[-1] == "reasons: COUNTER_RESET, PER_POSITION_SUM(sum 4 != accepted 1)"

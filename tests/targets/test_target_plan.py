@@ -14,7 +14,9 @@ def test_configs_comma_separated_and_repeated_mean_the_same() -> None:
     assert parse_configs("base,ngram") == ("base", "ngram")
     assert parse_configs(["base", "ngram"]) == ("base", "ngram")
     assert parse_configs(["base,ngram", " draft "]) == ("base", "ngram", "draft")
-    assert parse_configs(None) is None and parse_configs([]) is None and parse_configs(",") is None
+    assert parse_configs(None) is None and parse_configs([]) is None
+    with pytest.raises(ConfigError, match="--configs has an empty item"):
+        parse_configs("base,,ngram")
     with pytest.raises(ConfigError, match="names repeat"):
         parse_configs(["base", "base"])
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from specscope.config import BenchOptions
+from specscope.config import BenchOptions, csv_items
 from specscope.errors import ConfigError
 from specscope.records import CellKey, StreamRecord
 
@@ -38,7 +38,7 @@ def parse_rates(text: str | None) -> tuple[float, ...] | None:
     if text is None:
         return None
     try:
-        rates = tuple(float(x) for x in text.split(",") if x.strip())
+        rates = tuple(float(x) for x in csv_items(text, "--rates"))
     except ValueError:
         rates = ()
     if not rates or any(r <= 0 for r in rates):

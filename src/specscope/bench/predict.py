@@ -88,6 +88,7 @@ def roofline_only(inputs: PredictInputs, measured_tok_s: float | None = None) ->
             expected="--bytes-per-step 17.61GB --bandwidth 273GB/s",
         )
     roof = roofline_tok_s(target, bw)
+    _require_under_roofline(measured_tok_s, roof, target, bw)
     return {
         "target_bytes": target,
         "bandwidth_bytes_s": bw,
@@ -95,6 +96,22 @@ def roofline_only(inputs: PredictInputs, measured_tok_s: float | None = None) ->
         "measured_tok_s": measured_tok_s,
         "efficiency": None if measured_tok_s is None else measured_tok_s / roof,
     }
+
+
+def _require_under_roofline(measured_tok_s: float | None, roof_tok_s: float, target: float, bw: float) -> None:
+    """Refuse a measured no-draft rate (tokens/s) above the roofline ``roof_tok_s``: reading ``target`` bytes per
+    token at ``bw`` bytes/s cannot go faster, so the bytes or the bandwidth are wrong (or the rate is not no-draft).
+
+    Raises:
+        ConfigError: ``measured_tok_s`` > ``roof_tok_s``.
+    """
+    if measured_tok_s is not None and measured_tok_s > roof_tok_s * (1 + 1e-9):
+        raise ConfigError(
+            "--measured is above the roofline: no-draft decode cannot read the weights faster than the bandwidth",
+            found=f"{measured_tok_s:g} tok/s",
+            expected=f"<= roofline {roof_tok_s:.2f} tok/s ({target / 1e9:.2f} GB per token at {bw / 1e9:g} GB/s)",
+            fix="check --bytes-per-step / --bandwidth, and that --measured is the no-draft (base) decode rate",
+        )
 
 
 def _fit_run(
@@ -152,6 +169,7 @@ def predict_from_published(
             expected="all three (or --checkpoint for the bytes)",
             fix="e.g. --bytes-per-step 17.61GB --draft-bytes 0.85GB --bandwidth 273GB/s",
         )
+    _require_under_roofline(measured_tok_s, roofline_tok_s(target, bw), target, bw)
     return predict_published(
         rates,
         target_bytes=target,

@@ -68,7 +68,7 @@ def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], ru
             wanted = value
         have = getattr(BenchOptions(**stored), name)
         if wanted != have:
-            differ.append(f"--{name.replace('_', '-')} {_show(wanted)} (run has {_show(have)})")
+            differ.append(_differ(name, wanted, have))
     if differ:
         raise ConfigError(
             f"options given with --resume differ from the run's: {'; '.join(differ)}",
@@ -76,6 +76,18 @@ def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], ru
             expected="no matrix options with --resume, or the run's own values",
             fix=f"drop them to finish {run} as it was planned, or start a new run",
         )
+
+
+def _differ(name: str, wanted: Any, have: Any) -> str:
+    """``--levels 8 (run has 1,2)``; a switch is spelled as its flag: ``--no-aa (run has --aa)``."""
+    flag = "--" + name.replace("_", "-")
+    if isinstance(wanted, bool) and isinstance(have, bool):
+        return f"{_flag(flag, wanted)} (run has {_flag(flag, have)})"
+    return f"{flag} {_show(wanted)} (run has {_show(have)})"
+
+
+def _flag(flag: str, on: bool) -> str:
+    return flag if on else "--no-" + flag[2:]
 
 
 def _show(value: Any) -> str:

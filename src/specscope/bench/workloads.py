@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from specscope.config import BenchOptions
+from specscope.config import BenchOptions, csv_items
 from specscope.errors import ConfigError
 from specscope.workload.labels import Variant, parse_label
 from specscope.workload.prompt import Prompt
@@ -191,10 +191,10 @@ def cli_overrides(
     elif workloads:
         out["workloads"] = workloads
     if contexts:
-        out["contexts"] = tuple(parse_context(c) for c in contexts.split(",") if c.strip())
+        out["contexts"] = tuple(parse_context(c) for c in csv_items(contexts, "--context", "4k,32k"))
     if temperatures:
         try:
-            out["temperatures"] = tuple(float(t) for t in temperatures.split(",") if t.strip())
+            out["temperatures"] = tuple(float(t) for t in csv_items(temperatures, "--temperatures", "0,0.6"))
         except ValueError:
             raise ConfigError(
                 "--temperatures takes numbers", found=temperatures, expected="e.g. 0,0.6,1.0", fix="fix the list"

@@ -139,6 +139,7 @@ def register(app: typer.Typer) -> None:
         from specscope.targets import parse_targets
 
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
+        aa_given = aa  # --aa / --no-aa as typed (None: not given), checked against the run's with --resume
         if k is not None:
             from specscope.config import BenchOptions
             from specscope.targets.k_axis import expand_plan_k
@@ -153,7 +154,7 @@ def register(app: typer.Typer) -> None:
             "workloads": parse_csv_names(workloads),
         }
         given |= {"levels": parse_csv_ints(levels, "--levels"), "repeats": repeats, "max_tokens": max_tokens}
-        given |= {"temperature": temperature, "seed": seed, "edit_form": edit_form, "threads": threads}
+        given |= {"temperature": temperature, "seed": seed, "edit_form": edit_form, "threads": threads, "aa": aa_given}
         controls = client_controls(read_timeout, stall_timeout, api_key, retry_failed, {**given, "baseline": baseline})
         options = None
         if resume is None:

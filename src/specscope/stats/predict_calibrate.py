@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from specscope.config import csv_items
 from specscope.errors import ConfigError
 from specscope.stats.predict import StepModel, fit_overhead_s, tokens_per_step
 
@@ -66,7 +67,7 @@ def parse_k_rates(text: str | None, option: str) -> dict[int, float]:
         ConfigError: an entry that is not ``k=rate`` with k a whole number >= 1 and rate > 0, or a k given twice.
     """
     out: dict[int, float] = {}
-    for part in (p.strip() for p in (text or "").split(",") if p.strip()):
+    for part in csv_items(text, option, "1=20.00,2=26.48") if text else ():
         k_text, sep, rate_text = part.partition("=")
         try:
             k, rate = int(k_text), float(rate_text)

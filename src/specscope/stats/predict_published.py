@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from specscope.config import csv_items
 from specscope.errors import ConfigError
 from specscope.stats.predict import StepModel, extend_positions, tokens_per_step
 from specscope.stats.predict_calibrate import Calibration, calibration_note, fitted_overhead_s
@@ -77,8 +78,9 @@ def parse_rates(text: str) -> tuple[float, ...]:
     Raises:
         ConfigError: an entry that is not a number in [0, 1], or rates that rise with position.
     """
+    items = csv_items(text, "--per-position", "0.8,0.6,0.4")
     try:
-        rates = tuple(float(p) for p in text.split(",") if p.strip())
+        rates = tuple(float(p) for p in items)
     except ValueError:
         rates = ()
     if not rates or any(not 0.0 <= r <= 1.0 for r in rates):
@@ -129,6 +131,42 @@ def _validity(n_positions: int, max_k: int, cal: Calibration) -> str:
     return "; ".join(parts)
 
 
+#: A fitted row whose in-sample error exceeds this (fraction) gets a warning note: the model does not explain it.
+FIT_WARN_ERROR = 0.10
+
+
+def _check_ks(cal: Calibration, max_k: int, n_positions: int) -> None:
+    """Refuse a ``--fit-k`` / ``--compare`` k outside the table's rows 1..``max_k`` (rows beyond the published
+    ``n_positions`` are extrapolated, so any k up to ``max_k`` has a row; none beyond it).
+
+    Raises:
+        ConfigError: a k < 1 or > ``max_k``.
+    """
+    for option, rates in (("--fit-k", cal.fit_tok_s), ("--compare", cal.compare_tok_s)):
+        outside = sorted(k for k in rates if not 1 <= k <= max_k)
+        if outside:
+            raise ConfigError(
+                f"{option} names a k the table has no row for",
+                found=", ".join(f"k={k}" for k in outside),
+                expected=f"k in 1..{max_k} (--max-k {max_k}; rates published for k=1..{n_positions}, "
+                "higher k extrapolated)",
+                fix=f"drop k={outside[0]} from {option}, or raise --max-k to {max(outside)}",
+            )
+
+
+def _fit_warning(rows: Sequence[KRow]) -> str | None:
+    """A warning note when a fitted row misses its measured rate by more than :data:`FIT_WARN_ERROR`; else None."""
+    bad = [r for r in rows if r.role == "fitted" and r.error is not None and abs(r.error) > FIT_WARN_ERROR]
+    if not bad:
+        return None
+    errors = ", ".join(f"k={r.k} {100 * (r.error or 0.0):+.1f}%" for r in bad)
+    return (
+        f"warning: the fit misses its own measured rates by more than {100 * FIT_WARN_ERROR:.0f}% ({errors} "
+        "in-sample): the bandwidth model does not explain these rates; check --per-position, the bytes and "
+        "the bandwidth, and that the rates are single-stream decode"
+    )
+
+
 def predict_published(
     per_position: Sequence[float],
     *,
@@ -146,11 +184,13 @@ def predict_published(
     pure bandwidth model (overhead 0).
 
     Raises:
-        ConfigError: a non-positive byte count or bandwidth (from the roofline), or max_k < 1.
+        ConfigError: a non-positive byte count or bandwidth (from the roofline), max_k < 1, or a ``calibration`` k
+            outside 1..max_k.
     """
     if max_k < 1:
         raise ConfigError("--max-k must be at least 1", found=max_k, expected=">= 1")
     cal = calibration or Calibration()
+    _check_ks(cal, max_k, len(per_position))
     roof = roofline_tok_s(target_bytes, bandwidth_bytes_s)
     effective = target_bytes * measured_tok_s if measured_tok_s else bandwidth_bytes_s
     dbytes = float(draft_bytes_per_token) + float(lm_head_bytes)
@@ -158,7 +198,7 @@ def predict_published(
     overhead_s = fitted_overhead_s(model, per_position, cal.fit_tok_s) if cal.fit_tok_s else cal.overhead_s or 0.0
     model = StepModel(model.target_bytes, dbytes, effective, bandwidth_bytes_s, overhead_s)
     rows = [_row(model, per_position, k, cal) for k in range(1, max_k + 1)]
-    notes = [n for n in [calibration_note(cal, overhead_s, max_k)] if n]
+    notes = [n for n in [calibration_note(cal, overhead_s, max_k), _fit_warning(rows)] if n]
     if max_k > len(per_position):
         extended = extend_positions(per_position, max_k)[len(per_position) :]
         notes.append(

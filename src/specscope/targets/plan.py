@@ -19,6 +19,7 @@ from typing import Literal
 
 import httpx
 
+from specscope.config import csv_items
 from specscope.errors import ConfigError
 
 __all__ = ["LAUNCHERS", "TargetPlan", "parse_configs", "parse_servers", "parse_targets"]
@@ -63,7 +64,7 @@ def parse_configs(values: str | Iterable[str] | None) -> tuple[str, ...] | None:
     if values is None:
         return None
     items = [values] if isinstance(values, str) else list(values)
-    names = tuple(n.strip() for item in items for n in item.split(",") if n.strip())
+    names = tuple(n for item in items for n in csv_items(item, "--configs", "base,draft"))
     if not names:
         return None
     if len(set(names)) != len(names):

@@ -5,7 +5,7 @@ Accepted line shapes (UTF-8, one record per line; blank lines are skipped):
 * a JSON object with ``messages``: OpenAI chat messages, ``[{"role": "system"|"user"|"assistant", "content": str}]``;
 * a JSON object with ``conversations``: ShareGPT form, ``[{"from": "human"|"gpt"|"system", "value": str}]``
   (``human`` -> ``user``, ``gpt`` -> ``assistant``); a trailing assistant turn is dropped (it is the answer);
-* a JSON object with ``prompt`` (a string), or any line that is not a JSON object: one prompt per line.
+* a JSON object with ``prompt`` (a non-empty string), or any line that is not a JSON object: one prompt per line.
 
 Optional fields of a JSON object: ``max_tokens`` (int >= 1, this prompt's cap in tokens, overrides
 ``--max-tokens``) and ``category`` (str, kept in ``Prompt.meta["category"]``).
@@ -116,6 +116,8 @@ def _prompt(name: str, path: Path, no: int, line: str) -> Prompt:
         meta.update(_optional(path, no, record))
     if not any(m["role"] == "user" for m in messages):
         raise _bad(path, no, "no user message", "at least one user turn")
+    if not any(m["role"] == "user" and m["content"].strip() for m in messages):
+        raise _bad(path, no, "every user turn is empty", "a user turn with text")
     return Prompt(prompt_id=f"{name}-{no:04d}", workload=name, messages=messages, meta=meta)
 
 
@@ -124,8 +126,11 @@ def _messages(path: Path, no: int, record: dict[str, Any]) -> list[dict[str, str
         raw, role_key, text_key, roles = record["messages"], "role", "content", {r: r for r in _CHAT_ROLES}
     elif "conversations" in record:
         raw, role_key, text_key, roles = record["conversations"], "from", "value", _SHAREGPT_ROLES
-    elif isinstance(record.get("prompt"), str):
-        return [{"role": "user", "content": record["prompt"]}]
+    elif "prompt" in record:
+        prompt = record["prompt"]
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise _bad(path, no, f"prompt {prompt!r} is not a non-empty string", 'a non-empty string ("prompt": "...")')
+        return [{"role": "user", "content": prompt}]
     else:
         raise _bad(path, no, f"no messages/conversations/prompt field (keys: {sorted(record)})", "one of those fields")
     if not isinstance(raw, list) or not raw:
