@@ -32,6 +32,8 @@ def _print(adv) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from specscope.stats.speedup import interval_labels
+
     con = Console()
     for a in adv.alarms:
         con.print(f"[bold red]{escape(a['text'])}[/bold red]")
@@ -42,7 +44,7 @@ def _print(adv) -> None:
     for col in ("streams", "config", "k", "mix gain", "interval", "why", "per workload"):
         t.add_column(col)
     for lv in adv.levels:
-        ci = "—" if lv.ci_low is None else f"{_x(lv.ci_low)} … {_x(lv.ci_high)}, {lv.interval}"
+        ci = "—" if lv.ci_low is None else f"{_x(lv.ci_low)} … {_x(lv.ci_high)}"
         t.add_row(
             str(lv.concurrency),
             lv.config,
@@ -58,6 +60,7 @@ def _print(adv) -> None:
         con.print("no recommendation: no concurrency level has an eligible config (see the notes above)")
         return
     con.print(t)
+    con.print(f"interval: {interval_labels(lv.rounds for lv in adv.levels)}")
     o = adv.overall
     ci = "" if o.get("ci_low") is None else f" ({_x(o['ci_low'])} … {_x(o['ci_high'])}, {o['interval']})"
     con.print(

@@ -77,7 +77,8 @@ Groups = dict[GroupKey, dict[int, CellSummary]]
 @dataclass(frozen=True)
 class LevelAdvice:
     """The advised config at one concurrency, with its mix gain, and the per-workload winners; ``interval`` names
-    ``ci_low``..``ci_high`` for the rounds it rests on (:func:`specscope.stats.speedup.interval_label`)."""
+    ``ci_low``..``ci_high`` for the ``rounds`` it rests on (:func:`specscope.stats.speedup.interval_label`; 0 rounds:
+    no interval)."""
 
     concurrency: int
     config: str
@@ -89,6 +90,7 @@ class LevelAdvice:
     per_workload: dict[str, str]
     candidates: list[MixSpeedup]
     interval: str = ""
+    rounds: int = 0
 
 
 @dataclass(frozen=True)
@@ -200,8 +202,11 @@ def _level(ctx: _Ctx, lev: int, cell_speedups: Sequence[Speedup], workloads: Seq
         for w in workloads
     }
     k = spec_k(pick, ctx.facts.get(pick) or {}) if pick != ctx.baseline else 0
-    interval = interval_label(chosen.repeats if chosen.ci_low is not None else 0)
-    return LevelAdvice(lev, pick, k, chosen.speedup, chosen.ci_low, chosen.ci_high, reason, per_wl, cands, interval)
+    rounds = chosen.repeats if chosen.ci_low is not None else 0
+    interval = interval_label(rounds)
+    return LevelAdvice(
+        lev, pick, k, chosen.speedup, chosen.ci_low, chosen.ci_high, reason, per_wl, cands, interval, rounds
+    )
 
 
 def _series(ctx: _Ctx, cfg: str, lev: int, rounds: Sequence[int]) -> list[list[float | None]]:
