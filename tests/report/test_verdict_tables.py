@@ -82,3 +82,12 @@ def test_the_headline_groups_many_within_noise_comparisons_per_config():
         "within noise: ngram on 6 comparisons (prose N=1,2,4; edit N=1,2,4), 1.00x to 1.01x",
         "undetermined: draft prose N=1 2.00x (1 round)",
     ]
+
+
+def test_the_headline_says_when_the_a_a_spread_overruled_a_win():
+    tok_s = {"base": (10.0, 10.0, 10.0), "base-again": (10.5, 9.5, 10.0), "ngram": (10.2, 10.4, 10.3)}
+    cells = [summary(cfg, "prose", 1, r, v) for cfg, vs in tok_s.items() for r, v in enumerate(vs)]
+    judged, _ = comparisons(RunCells.of(cells, "base"))
+    # A/A: per-round ratios 1.05, 0.95, 1.00 -> spread +-5 %; ngram 1.03x [1.02x, 1.04x] excludes 1, but +3 % < 5 %
+    assert verdict_lines(judged)[1:] == ["within noise: ngram prose N=1 1.03x [1.02x, 1.04x] (A/A spread)"]
+    assert judged[1].why == "effect +3.0 % is inside the A/A spread +-5.0 %"
