@@ -79,7 +79,8 @@ class Speedup:
         repeats: number of paired rounds used (present and usable on both sides).
         config_mean, baseline_mean: means of the figure over those rounds (tokens/s).
         speedup: config_mean / baseline_mean (dimensionless); None when the baseline mean is 0.
-        ci_low, ci_high: 95 % paired bootstrap interval of the speedup; None with < 2 rounds.
+        ci_low, ci_high: paired percentile-bootstrap interval (95 % level) of the speedup; None with < 2 rounds;
+            what it means for ``repeats`` rounds is ``interval`` (a real 95 % interval only from 6).
         verdict: see the module docstring.
         config_cv, baseline_cv: coefficient of variation over the rounds (fraction, not %);
             None with < 2 rounds.
