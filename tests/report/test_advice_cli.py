@@ -94,3 +94,15 @@ def test_advise_raises_the_broken_head_alarm_in_text_and_json(tmp_path):
     text = " ".join(r.stdout.split())
     assert "ALARM ACCEPTANCE_NEAR_ZERO (mtp on prose): mtp acceptance 1.0% over 400 draft rounds" in text
     assert "specscope audit org/model-NVFP4" in text
+
+
+def test_advise_names_its_interval_for_the_rounds_it_rests_on(tmp_path):
+    """3 rounds: a bootstrap range, not a "95% CI" (issue 12: the column was headed "95% CI" on 2-3 rounds)."""
+    run = _run(tmp_path)
+    label = "bootstrap range over 3 rounds (coverage below 95%)"
+    doc = json.loads(_cli("advise", str(run), "--mix", "prose=0.5,edit=0.5", "--format", "json").stdout)
+    assert [(lv["rounds"], lv["interval"]) for lv in doc["levels"]] == [(3, label), (3, label)]
+    assert (doc["overall"]["config"], doc["overall"]["rounds"], doc["overall"]["interval"]) == ("draft", 3, label)
+    r = _cli("advise", str(run), "--mix", "prose=0.5,edit=0.5")
+    assert r.returncode == 0, r.stderr
+    assert "95% CI" not in r.stdout and f"interval: {label}\n" in r.stdout

@@ -60,3 +60,14 @@ def test_speedups_are_computed_once_per_run():
     assert s is not None and s.repeats == 2 and abs(s.speedup - PAIRED) < 1e-12
     assert rc.speedup(CONFIG, "prose", 4) is None
     assert RunCells.of([c for c in _cells() if c.config == "base"], "base").judged is None
+
+
+def test_the_comparison_of_runs_says_its_ratio_is_not_the_paired_speedup():
+    """Two runs side by side: their ratio (mean of one run over the other's) is labelled as what it is."""
+    first = RunData("first", {"baseline": "base"}, _cells())
+    second = RunData("second", {"baseline": "base"}, [summary("base", "prose", 2, r, 120.0) for r in range(2)])
+    doc = build_document([first, second])
+    (compare,) = [t for t in doc.tables if t.key == "compare"]
+    # base prose N=2: 120 / mean(100, 110, 90) = 1.20x
+    assert [r for r in compare.rows if r[2] == "base"] == [["prose", "2", "base", "100.0", "120.0", "1.20x"]]
+    assert compare.note.startswith("vs first: the ratio of the two runs' mean tok/s over ok rounds, not a paired")

@@ -40,7 +40,11 @@ def test_comparisons_explain_every_verdict():
     assert (
         ng[6] == "within noise" and ng[7].startswith("the interval [") and ng[7].endswith("contains 1; only 3 rounds")
     )
-    assert verdict_lines(judged) == [f"base-again on prose at N=1: {aa[4]} ({aa[7]})"]
+    # the headline answers for every comparison: the within-noise ngram too, with its interval
+    assert verdict_lines(judged) == [
+        f"base-again on prose at N=1: {aa[4]} ({aa[7]})",
+        f"within noise: ngram prose N=1 {ng[4].removesuffix(' within noise')}",
+    ]
     # base and base-again in time order: early (10.0, 10.2, 10.0) against late (9.8, 10.0, 10.0) -> 1.3 %; no effect
     # is reported (both within noise), so no alarm
     notes, alarms = drift_notes(judged, drift, "base")
@@ -63,3 +67,27 @@ def test_rates_side_by_side_and_the_adaptive_note():
         "adaptive repeats (target 5.0 %): 3 cells, 12.0 s of cell time; the fixed design (6 rounds of every cell) "
         "would take about 48.0 s. Rounds per cell: base/prose/N=1: 2, draft/prose/N=1: 1"
     ]
+
+
+def test_the_headline_groups_many_within_noise_comparisons_per_config():
+    cells = []
+    for w in ("prose", "edit"):
+        for n in (1, 2, 4):
+            up = 10.4 if (w, n) == ("edit", 4) else 10.2  # edit N=4: (10.4 + 9.8) / 20 = 1.01x, else 1.00x
+            cells += [summary("base", w, n, r, 10.0) for r in (0, 1)]
+            cells += [summary("ngram", w, n, 0, up), summary("ngram", w, n, 1, 9.8)]
+    cells.append(summary("draft", "prose", 1, 0, 20.0))  # 1 round: no interval
+    judged, _ = comparisons(RunCells.of(cells, "base"))
+    assert verdict_lines(judged) == [
+        "within noise: ngram on 6 comparisons (prose N=1,2,4; edit N=1,2,4), 1.00x to 1.01x",
+        "undetermined: draft prose N=1 2.00x (1 round)",
+    ]
+
+
+def test_the_headline_says_when_the_a_a_spread_overruled_a_win():
+    tok_s = {"base": (10.0, 10.0, 10.0), "base-again": (10.5, 9.5, 10.0), "ngram": (10.2, 10.4, 10.3)}
+    cells = [summary(cfg, "prose", 1, r, v) for cfg, vs in tok_s.items() for r, v in enumerate(vs)]
+    judged, _ = comparisons(RunCells.of(cells, "base"))
+    # A/A: per-round ratios 1.05, 0.95, 1.00 -> spread +-5 %; ngram 1.03x [1.02x, 1.04x] excludes 1, but +3 % < 5 %
+    assert verdict_lines(judged)[1:] == ["within noise: ngram prose N=1 1.03x [1.02x, 1.04x] (A/A spread)"]
+    assert judged[1].why == "effect +3.0 % is inside the A/A spread +-5.0 %"

@@ -32,6 +32,8 @@ def _print(adv) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from specscope.stats.speedup import interval_labels
+
     con = Console()
     for a in adv.alarms:
         con.print(f"[bold red]{escape(a['text'])}[/bold red]")
@@ -39,7 +41,7 @@ def _print(adv) -> None:
         con.print(adv.placement.text)
     con.print("mix: " + ", ".join(f"{w}={m:.2f}" for w, m in adv.mix.items()))
     t = Table(title=f"advice vs {adv.baseline}")
-    for col in ("streams", "config", "k", "mix gain", "95% CI", "why", "per workload"):
+    for col in ("streams", "config", "k", "mix gain", "interval", "why", "per workload"):
         t.add_column(col)
     for lv in adv.levels:
         ci = "—" if lv.ci_low is None else f"{_x(lv.ci_low)} … {_x(lv.ci_high)}"
@@ -58,8 +60,9 @@ def _print(adv) -> None:
         con.print("no recommendation: no concurrency level has an eligible config (see the notes above)")
         return
     con.print(t)
+    con.print(f"interval: {interval_labels(lv.rounds for lv in adv.levels)}")
     o = adv.overall
-    ci = "" if o.get("ci_low") is None else f" (95% CI {_x(o['ci_low'])} … {_x(o['ci_high'])})"
+    ci = "" if o.get("ci_low") is None else f" ({_x(o['ci_low'])} … {_x(o['ci_high'])}, {o['interval']})"
     con.print(
         f"overall: {o['config']}"
         + ("" if o.get("k") in (None, 0) else f" k={o['k']}")
@@ -92,8 +95,9 @@ def advise_cmd(
     level_mix: LevelMixOption = None,
     from_csv: FromCsvOption = None,
 ) -> None:
-    """The best config and k for a traffic mix at each concurrency and overall, with the gain, its 95% CI
-    and where the choice flips. A config is advised only where it beats the baseline outside noise.
+    """The best config and k for a traffic mix at each concurrency and overall, with the gain, its interval
+    (named for the rounds it rests on: a "95% CI" only from 6 rounds) and where the choice flips. A config is
+    advised only where it beats the baseline outside noise.
 
     Exit codes: 0 advice printed; 2 bad input (not a run, unknown workload in --mix, unmeasured
     --concurrency, neither --mix nor --acceptance)."""

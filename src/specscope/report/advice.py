@@ -8,8 +8,10 @@ Rules (the seeds': "measure your own mix"; a difference inside the noise is not 
 
       S_mix = sum_w (m_w / B_w) / sum_w (m_w / X_w)        (B_w, X_w mean tokens/s over rounds)
 
-  with a 95 % paired bootstrap interval over rounds (``scipy.stats.bootstrap``, percentile, fixed
-  seed; a round is resampled with all its workloads, for config and baseline together).
+  with a paired bootstrap interval over rounds (``scipy.stats.bootstrap``, 95 % percentile, fixed
+  seed; a round is resampled with all its workloads, for config and baseline together). Its ``interval``
+  names it honestly for the rounds it rests on (:func:`specscope.stats.speedup.interval_label`: the range
+  of 2 per-round ratios with 2 rounds, a "95% CI" only from 6).
 * **Choice.** At each concurrency the advised config is the one with the highest S_mix among those
   whose interval lies wholly above 1.0; when none does, the baseline is advised ("no config beats
   base outside noise"). Per workload the same rule runs on the paired per-cell speedups.
@@ -52,7 +54,7 @@ from specscope.report.mix import (
 )
 from specscope.report.server_facts import spec_k
 from specscope.stats.groups import GroupKey, group_cells, metric_value
-from specscope.stats.speedup import Speedup, paired_speedups, verdict_of
+from specscope.stats.speedup import Speedup, interval_label, paired_speedups, verdict_of
 from specscope.stats.summary import CellSummary
 
 __all__ = [
@@ -74,7 +76,9 @@ Groups = dict[GroupKey, dict[int, CellSummary]]
 
 @dataclass(frozen=True)
 class LevelAdvice:
-    """The advised config at one concurrency, with its mix gain, and the per-workload winners."""
+    """The advised config at one concurrency, with its mix gain, and the per-workload winners; ``interval`` names
+    ``ci_low``..``ci_high`` for the ``rounds`` it rests on (:func:`specscope.stats.speedup.interval_label`; 0 rounds:
+    no interval)."""
 
     concurrency: int
     config: str
@@ -85,6 +89,8 @@ class LevelAdvice:
     reason: str
     per_workload: dict[str, str]
     candidates: list[MixSpeedup]
+    interval: str = ""
+    rounds: int = 0
 
 
 @dataclass(frozen=True)
@@ -196,7 +202,11 @@ def _level(ctx: _Ctx, lev: int, cell_speedups: Sequence[Speedup], workloads: Seq
         for w in workloads
     }
     k = spec_k(pick, ctx.facts.get(pick) or {}) if pick != ctx.baseline else 0
-    return LevelAdvice(lev, pick, k, chosen.speedup, chosen.ci_low, chosen.ci_high, reason, per_wl, cands)
+    rounds = chosen.repeats if chosen.ci_low is not None else 0
+    interval = interval_label(rounds)
+    return LevelAdvice(
+        lev, pick, k, chosen.speedup, chosen.ci_low, chosen.ci_high, reason, per_wl, cands, interval, rounds
+    )
 
 
 def _series(ctx: _Ctx, cfg: str, lev: int, rounds: Sequence[int]) -> list[list[float | None]]:
@@ -225,6 +235,8 @@ def _best_overall(ctx: _Ctx, level_out: Sequence[LevelAdvice]) -> dict[str, Any]
                 "ci_low": lo,
                 "ci_high": hi,
                 "verdict": verdict_of(lo, hi),
+                "rounds": len(rounds),
+                "interval": interval_label(len(rounds) if lo is not None else 0),
                 "wins_at_levels": sum(m is not None and m.verdict == "wins" for m in ss),
                 "levels": levels,
             }
@@ -293,6 +305,7 @@ def advise(
         "geomean_speedup": 1.0,
         "ci_low": None,
         "ci_high": None,
+        "interval": interval_label(0),
         "verdict": "baseline",
         "levels": [lv.concurrency for lv in level_out],
     }

@@ -191,7 +191,11 @@ def compare_section(runs: Sequence[RunData], baseline: str = "base") -> Section:
     cols = [Column("workload"), Column("N", "streams"), Column("config"), Column(runs[0].name, "tok/s")]
     for r in runs[1:]:
         cols += [Column(r.name, "tok/s"), Column(f"{r.name} vs {runs[0].name}", "x")]
-    table = Table("compare", "Comparison of runs (mean output tok/s of ok rounds)", cols, rows)
+    note = (
+        f"vs {runs[0].name}: the ratio of the two runs' mean tok/s over ok rounds, not a paired speedup (runs are not "
+        "paired in time: no interval, no verdict); each run's own speedup table has its paired speedups."
+    )
+    table = Table("compare", "Comparison of runs (mean output tok/s of ok rounds)", cols, rows, note)
     return Section("compare", "Comparison", [table])
 
 

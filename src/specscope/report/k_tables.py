@@ -2,9 +2,9 @@
 
 Configs named ``NAME-kK`` (:mod:`specscope.kaxis`) are grouped by ``NAME``; per workload and concurrency the
 table gives each k's paired speedup over the baseline (ratio of mean output tok/s over the rounds, paired bootstrap
-interval, verdict after the A/A and drift rules: the same figures as the speedup table,
-:func:`specscope.stats.noise.judged_speedups`) and marks the best k; a k with no
-round paired with an ok baseline round shows no speedup and 0 rounds.
+interval named for the rounds it rests on by :func:`specscope.stats.speedup.interval_labels`, verdict after the A/A
+and drift rules: the same figures as the speedup table, :func:`specscope.stats.noise.judged_speedups`) and marks
+the best k; a k with no round paired with an ok baseline round shows no speedup and 0 rounds.
 
 Where the server log gave them (the run's stored server facts, ``log_facts`` of
 :class:`specscope.launch.logfacts.LogFacts`: vLLM's ``GPU KV cache size: N tokens`` and ``Maximum concurrency for
@@ -22,7 +22,7 @@ from specscope.kaxis import k_name, split_k_name
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.noise import judged_speedups
-from specscope.stats.speedup import Speedup
+from specscope.stats.speedup import Speedup, interval_labels
 from specscope.stats.summary import CellSummary
 
 __all__ = ["k_table", "best_k", "KV_KEYS"]
@@ -149,9 +149,11 @@ def k_table(
         Column("rounds"),
         Column("best k"),
     ]
+    rounds = [s.repeats if s.ci_low is not None else 0 for *_, s in rows if s is not None]
     note = (
-        "Speedup: ratio of mean output tok/s over paired rounds with its 95 % paired bootstrap interval; "
-        "best k: the highest speedup per workload, N and method."
+        "Speedup: ratio of mean output tok/s over paired rounds with its paired bootstrap interval "
+        f"({interval_labels(rounds)}; rounds: each row's count); best k: the highest speedup per workload, N and "
+        "method."
     )
     if with_kv:
         columns += [Column("KV pool", "tokens"), Column("max concurrency", "x")]

@@ -18,7 +18,7 @@ from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.groups import GroupKey, configs_of, group_cells, levels_of, workloads_of
 from specscope.stats.noise import DriftCheck, judged_speedups
-from specscope.stats.speedup import Speedup, coefficient_of_variation, few_repeats_note, interval_label
+from specscope.stats.speedup import Speedup, coefficient_of_variation, few_repeats_notes, interval_labels
 from specscope.stats.summary import CellSummary
 
 __all__ = ["BASELINE", "RunCells", "bench_tables", "config_grid"]
@@ -127,14 +127,31 @@ def speedup_table(rc: RunCells) -> Table | None:
                 x = by_sp.get((c, w, n))
                 row.append(units.missing() if x is None else units.ratio_ci(x.speedup, x.ci_low, x.ci_high, x.verdict))
             rows.append(row)
-    n_rounds = min((x.repeats for x in sp), default=0)
+    rounds = [x.repeats if x.ci_low is not None else 0 for x in sp]  # each row's own count: the label fits every row
     return Table(
         "speedup",
-        f"Speedup vs {rc.baseline} (aggregate tok/s, paired bootstrap interval: {interval_label(n_rounds)}, verdict)",
+        f"Speedup vs {rc.baseline} (aggregate tok/s, paired bootstrap interval: {interval_labels(rounds)}, verdict)",
         [Column("workload"), Column("N", "streams"), *[Column(c, "x") for c in rc.others]],
         rows,
-        "An interval containing 1.00x is within noise, never a win. " + few_repeats_note(n_rounds),
+        "An interval containing 1.00x is within noise, never a win. " + few_repeats_notes(rounds) + _rounds_note(sp),
     )
+
+
+def _rounds_note(sp: Sequence[Speedup]) -> str:
+    """When the comparisons rest on different numbers of rounds: which rest on how many (per config when all of a
+    config's comparisons have the same count, else per workload x N); "" when all have the same."""
+    if len({x.repeats for x in sp}) < 2:
+        return ""
+    by_count: dict[int, list[str]] = {}
+    for cfg in dict.fromkeys(x.config for x in sp):
+        mine = [x for x in sp if x.config == cfg]
+        if len({x.repeats for x in mine}) == 1:
+            by_count.setdefault(mine[0].repeats, []).append(cfg)
+            continue
+        for x in mine:
+            by_count.setdefault(x.repeats, []).append(f"{cfg} {x.workload} N={x.concurrency}")
+    listing = "; ".join(f"{n} paired round{'s' if n != 1 else ''}: {', '.join(v)}" for n, v in sorted(by_count.items()))
+    return f". Rounds per comparison: {listing}."
 
 
 def stream_spread_table(rc: RunCells) -> Table | None:

@@ -61,14 +61,49 @@ def comparisons_table(judged: list[Speedup], baseline: str) -> Table:
     )
 
 
+#: Above this many within-noise (or undetermined) comparisons of one config, its headline line gives their places
+#: and the range of their speedups instead of each figure.
+GROUP_ABOVE = 4
+
+
+def _short(s: Speedup) -> str:
+    """``prose N=1 1.02x [0.97x, 1.08x]`` (``(1 round)`` in place of an interval that does not exist)."""
+    if s.speedup is None:
+        return f"{s.workload} N={s.concurrency} {units.DASH}"
+    if s.ci_low is None or s.ci_high is None:
+        return f"{s.workload} N={s.concurrency} {s.speedup:.2f}x ({s.repeats} round{'s' if s.repeats != 1 else ''})"
+    why = " (A/A spread)" if "A/A spread" in s.why else " (drift)" if "drift" in s.why else ""
+    return f"{s.workload} N={s.concurrency} {s.speedup:.2f}x [{s.ci_low:.2f}x, {s.ci_high:.2f}x]{why}"
+
+
+def _grouped(verdict: str, config: str, rows: list[Speedup]) -> str:
+    """One headline line for a config's comparisons with one verdict: each one, or their places and range if many."""
+    if len(rows) <= GROUP_ABOVE:
+        return f"{verdict}: {config} " + "; ".join(_short(s) for s in rows)
+    places: dict[str, list[str]] = {}
+    for s in rows:
+        places.setdefault(s.workload, []).append(str(s.concurrency))
+    where = "; ".join(f"{w} N={','.join(ns)}" for w, ns in places.items())
+    xs = [s.speedup for s in rows if s.speedup is not None]
+    spread = f", {min(xs):.2f}x to {max(xs):.2f}x" if xs else ""
+    return f"{verdict}: {config} on {len(rows)} comparisons ({where}){spread}"
+
+
 def verdict_lines(judged: list[Speedup]) -> list[str]:
-    """One line per comparison (wins and losses, and the A/A control), with the same text as the table."""
+    """The headline: one line per win, loss and A/A control (the same text as the table), then per config one line
+    for its ``within noise`` comparisons and one for its ``undetermined`` ones, so that it answers for every
+    comparison (e.g. ``within noise: ngram prose N=1 1.02x [0.97x, 1.08x]``; see the comparisons table for why)."""
     out = []
+    rest: dict[tuple[str, str], list[Speedup]] = {}
     for s in judged:
         if s.verdict in ("wins", "loses") or s.why.startswith("A/A"):
             cell = units.ratio_ci(s.speedup, s.ci_low, s.ci_high, s.verdict)
             tail = f" ({s.why})" if s.why else ""
             out.append(f"{s.config} on {s.workload} at N={s.concurrency}: {cell.text}{tail}")
+        else:
+            rest.setdefault((s.verdict, s.config), []).append(s)
+    for verdict in ("within noise", "undetermined"):
+        out += [_grouped(verdict, cfg, rows) for (v, cfg), rows in rest.items() if v == verdict]
     return out
 
 

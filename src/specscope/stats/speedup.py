@@ -57,7 +57,9 @@ __all__ = [
     "coefficient_of_variation",
     "paired_speedups",
     "few_repeats_note",
+    "few_repeats_notes",
     "interval_label",
+    "interval_labels",
     "why_of",
 ]
 
@@ -77,7 +79,8 @@ class Speedup:
         repeats: number of paired rounds used (present and usable on both sides).
         config_mean, baseline_mean: means of the figure over those rounds (tokens/s).
         speedup: config_mean / baseline_mean (dimensionless); None when the baseline mean is 0.
-        ci_low, ci_high: 95 % paired bootstrap interval of the speedup; None with < 2 rounds.
+        ci_low, ci_high: paired percentile-bootstrap interval (95 % level) of the speedup; None with < 2 rounds;
+            what it means for ``repeats`` rounds is ``interval`` (a real 95 % interval only from 6).
         verdict: see the module docstring.
         config_cv, baseline_cv: coefficient of variation over the rounds (fraction, not %);
             None with < 2 rounds.
@@ -187,29 +190,62 @@ def coefficient_of_variation(values: Sequence[float]) -> float | None:
     return float(np.std(a, ddof=1) / np.mean(a))
 
 
-def few_repeats_note(n: int) -> str:
-    """What an interval from n rounds can and cannot mean (empty from 6 rounds on)."""
-    if n < 2:
+def few_repeats_note(n: int, n_high: int | None = None) -> str:
+    """What an interval from n rounds (``n``..``n_high`` rounds, one class of :func:`interval_label`) can and cannot
+    mean; empty from 6 rounds on."""
+    hi = n if n_high is None else n_high
+    if hi < 2:
         return "1 round: no interval; run at least 2 repeats (6 for a real 95% interval)"
-    if n == 2:
+    if hi == 2:
         return (
             "2 rounds: the interval is the range of the two per-round ratios; it shows whether both "
             "rounds agree, not 95% coverage"
         )
-    if n < 6:
-        return f"{n} rounds: the interval ends are near the extreme per-round ratios; coverage is below 95%"
-    return ""
+    if n >= 6:
+        return ""
+    rounds = f"{n}" if hi == n else f"{n}-{hi}"
+    return f"{rounds} rounds: the interval ends are near the extreme per-round ratios; coverage is below 95%"
 
 
-def interval_label(n: int) -> str:
-    """The honest name of a paired bootstrap interval over ``n`` rounds (no "95 %" below 6 rounds)."""
-    if n < 2:
+def interval_label(n: int, n_high: int | None = None) -> str:
+    """The honest name of a paired bootstrap interval over ``n`` rounds (no "95 %" below 6 rounds).
+
+    ``n_high``: name the intervals of several rows resting on ``n``..``n_high`` rounds at once (a range inside one
+    class: below 2, 2-5 or from 6; :func:`interval_labels` splits a table's counts into those classes).
+    """
+    hi = n if n_high is None else n_high
+    if hi < 2:
         return "no interval"
-    if n == 2:
+    if hi == n == 2:
         return "range of 2 per-round ratios"
-    if n < 6:
-        return f"bootstrap range over {n} rounds (coverage below 95%)"
-    return f"95% CI ({n} rounds)"
+    rounds = f"{n}" if hi == n else f"{n}-{hi}"
+    if hi < 6:
+        return f"bootstrap range over {rounds} rounds (coverage below 95%)"
+    return f"95% CI ({rounds} rounds)"
+
+
+def _classes(ns: Iterable[int]) -> list[tuple[int, int]]:
+    """(lowest, highest) count of each class of round counts present: below 2, 2-5, from 6."""
+    counts = sorted(set(ns))
+    out = []
+    for lo, hi in ((0, 1), (2, 5), (6, 1 << 30)):
+        inside = [n for n in counts if lo <= n <= hi]
+        if inside:
+            out.append((inside[0], inside[-1]))
+    return out
+
+
+def interval_labels(ns: Iterable[int]) -> str:
+    """One name for the intervals of several rows resting on ``ns`` rounds each (0 for a row with no interval),
+    right for every row: ``range of 2 per-round ratios`` when all have 2, ``bootstrap range over 2-3 rounds
+    (coverage below 95%)`` when some have 2 and some 3, never a count or a "95 %" that is wrong for a row."""
+    parts = [interval_label(lo, hi) for lo, hi in _classes(ns) if hi >= 2]
+    return " or ".join(parts) or interval_label(0)
+
+
+def few_repeats_notes(ns: Iterable[int]) -> str:
+    """:func:`few_repeats_note` for rows resting on ``ns`` rounds each, one sentence per class present."""
+    return "; ".join(note for lo, hi in _classes(ns) if (note := few_repeats_note(lo, hi)))
 
 
 def why_of(verdict: Verdict, n: int, dropped: int, lo: float | None, hi: float | None) -> str:
