@@ -45,3 +45,26 @@ def test_only_the_unsettled_comparison_and_its_baseline_get_the_next_round():
     done |= set(nxt)
     assert next_round(opts, cells, done) == []
     assert next_round(opts.model_copy(update={"target_ci": None}), cells, done) == []
+
+
+def test_an_interval_inside_the_aa_noise_band_is_settled():
+    assert not settled(sp(0.93, 1.06), 0.05)  # half-width 6.5 %, straddles 1, no A/A band measured
+    assert settled(sp(0.93, 1.06), 0.05, band=0.08)  # inside 1 +- 8 %: within noise at the run's noise
+    assert not settled(sp(0.93, 1.09), 0.05, band=0.08)  # reaches past the band: may still become a win
+    assert not settled(sp(None, None), 0.05, band=0.5)
+
+
+def test_a_do_nothing_config_stops_at_the_aa_band_and_the_aa_control_rides_along():
+    opts = BenchOptions(
+        configs=("base", "ngram", "draft"), workloads=("prose",), levels=(1,), aa=True, target_ci=0.05, max_repeats=6
+    )
+    cells = []
+    for r, (b, aa, ng, dr) in enumerate([(10.0, 10.8, 10.5, 13.0), (10.0, 9.2, 9.6, 12.2)]):
+        cells += [cell("base", "prose", r, b), cell("base-again", "prose", r, aa)]
+        cells += [cell("ngram", "prose", r, ng), cell("draft", "prose", r, dr)]
+    done = {CellKey(c.config, c.workload, c.concurrency, c.repeat) for c in cells}
+    # A/A ratios 1.08 and 0.92 (band +-8 %); ngram 1.05 and 0.96: wider than 5 % but inside the band; draft 1.22-1.30
+    assert next_round(opts, cells, done) == []
+    cells[-2] = cell("ngram", "prose", 1, 8.5)  # ngram 1.05 and 0.85: past the band, so one more round
+    nxt = next_round(opts, cells, done)
+    assert sorted(nxt) == [CellKey(c, "prose", 1, 2) for c in ("base", "base-again", "ngram")]

@@ -4,11 +4,23 @@ Every cell runs ``min_repeats`` rounds (interleaved, :mod:`specscope.bench.order
 comparison (config x workload x N against the baseline, paired nearest in time) is *settled* when
 
 * its interval's relative half-width ``(high - low) / 2 / speedup`` is at most ``target_ci``, or
-* its whole interval lies outside ``1 +- target_ci`` (a clear win or loss that the target noise cannot flip).
+* its whole interval lies outside ``1 +- target_ci`` (a clear win or loss that the target noise cannot flip), or
+* its whole interval lies inside the run's A/A noise band ``1 +- spread`` of that workload x N (``spread`` =
+  the A/A control's reach, :func:`specscope.stats.noise.aa_spreads`; the largest over the run where the group has
+  none): :mod:`specscope.stats.noise` calls no effect inside the band a win or a loss, so the comparison is
+  ``within noise`` at the noise the run measured, and another round can only move it if the run gets quieter.
+  This is what stops a config that does nothing here (n-gram on prose: 0 drafts, speedup ~1) from running to
+  ``max_repeats`` only because its interval is as wide as the noise.
 
-Each unsettled comparison gets one more round of its config and of the baseline at that workload x N (in a
-freshly shuffled order), until ``max_repeats``. The fixed design (no ``target_ci``) runs ``repeats`` rounds of
-everything.
+The A/A control ``BASELINE-again`` is not a comparison to settle (it is never a win or a loss): it gets a round
+whenever its workload x N gets one, beside the baseline, so that the noise band rests on the same rounds as the
+comparisons it judges. Each unsettled comparison gets one more round of its config, the baseline and the A/A
+control at that workload x N (in a freshly shuffled order), until ``max_repeats``. The fixed design (no
+``target_ci``) runs ``repeats`` rounds of everything.
+
+What it costs in verdicts: a comparison settled by the band is judged against a band measured over fewer rounds
+than the fixed design's; benchmarks/adaptive_repeats.py replays the rule on a fixed 6-round run and compares every
+verdict (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -17,9 +29,10 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from specscope.bench.order import Segment, interleaved_plan
-from specscope.config import BenchOptions
+from specscope.config import AA_SUFFIX, BenchOptions
 from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
+from specscope.stats.noise import aa_spreads
 from specscope.stats.speedup import Speedup, paired_speedups
 from specscope.stats.summary import CellSummary
 from specscope.store import Run
@@ -27,28 +40,34 @@ from specscope.store import Run
 __all__ = ["settled", "unsettled", "next_round", "adaptive_rounds", "resumed_rounds"]
 
 
-def settled(s: Speedup, target_ci: float) -> bool:
-    """True when comparison ``s`` needs no more rounds for ``target_ci`` (fraction)."""
+def settled(s: Speedup, target_ci: float, band: float | None = None) -> bool:
+    """True when comparison ``s`` needs no more rounds for ``target_ci`` (fraction), given the A/A noise band
+    ``band`` (fraction, None: no A/A control measured yet)."""
     if s.ci_low is None or s.ci_high is None or not s.speedup:
         return False
     if (s.ci_high - s.ci_low) / 2.0 / s.speedup <= target_ci:
         return True
-    return s.ci_low > 1.0 + target_ci or s.ci_high < 1.0 - target_ci
+    if s.ci_low > 1.0 + target_ci or s.ci_high < 1.0 - target_ci:
+        return True
+    return band is not None and 1.0 - band <= s.ci_low and s.ci_high <= 1.0 + band
 
 
 def unsettled(options: BenchOptions, cells: Sequence[CellSummary]) -> set[tuple[str, str, int]]:
     """(config, workload, N) of the comparisons that are not settled (a comparison without rounds is not)."""
     target = options.target_ci or 0.0
     base = options.baseline_config()
-    got = {(s.config, s.workload, s.concurrency): s for s in paired_speedups(cells, baseline=base)}
+    speedups = paired_speedups(cells, baseline=base)
+    got = {(s.config, s.workload, s.concurrency): s for s in speedups}
+    spreads = aa_spreads(speedups, base)
+    run_spread = max(spreads.values()) if spreads else None
     out = set()
     for config in options.run_configs():
-        if config == base:
+        if config in (base, base + AA_SUFFIX):
             continue
         for w in options.workloads:
             for n in options.levels:
                 s = got.get((config, w, n))
-                if s is None or not settled(s, target):
+                if s is None or not settled(s, target, spreads.get((w, n), run_spread)):
                     out.add((config, w, n))
     return out
 
@@ -58,6 +77,7 @@ def next_round(options: BenchOptions, cells: Sequence[CellSummary], done: Collec
     if options.target_ci is None:
         return []
     base = options.baseline_config()
+    riders = [c for c in options.run_configs() if c in (base, base + AA_SUFFIX)]  # the baseline and its A/A control
     need = unsettled(options, cells)
     rounds: dict[tuple[str, str, int], int] = {}
     for k in done:
@@ -67,7 +87,7 @@ def next_round(options: BenchOptions, cells: Sequence[CellSummary], done: Collec
     for config, w, n in need:
         r = rounds.get((config, w, n), 0)
         if r < options.max_repeats:
-            wanted |= {(config, w, n, r), (base, w, n, rounds.get((base, w, n), 0))}
+            wanted |= {(config, w, n, r)} | {(b, w, n, rounds.get((b, w, n), 0)) for b in riders}
     if not wanted:
         return []
     repeats = range(min(x[3] for x in wanted), max(x[3] for x in wanted) + 1)

@@ -184,12 +184,22 @@ async def run_cells(
     runs: dict[str, ConfigRun], todo: Sequence[CellKey], more: Callable[[], list[CellKey]] | None = None
 ) -> None:
     """Measure and store ``todo`` in order, each on its config's server, then the rounds ``more`` asks for (adaptive
-    repeats) until it asks for none; a server crash stores that cell and skips the config's remaining cells."""
+    repeats) until it asks for none; a server crash stores that cell and skips the config's remaining cells.
+
+    Warm-up: the first cell of each workload on a server is preceded by that workload's full-shape warm-up (the
+    server's cold start: first buffers, first long prefill); every later cell on that server by the short ``prose``
+    warm-up (a ~60-token prompt, ``warmup_max_tokens`` of decode), which reads every weight again after the server
+    sat idle while other configs ran. A full-shape ``edit`` warm-up is a ~900-token prefill: measured 2026-12-01 on
+    the embedded engine (1 thread), 11-14 s per edit cell under load ~7, as long as the cell itself; the short one
+    takes well under a second. ``warmup_prompt_id`` in a cell's client facts names the one it got."""
     from specscope.bench.workloads import prepare_workloads
+    from specscope.workload import warmup_prompt
 
     first = next(iter(runs.values()))
     o = first.options
     crashed: set[str] = set()
+    warmed: set[tuple[str, str]] = set()  # (server config, workload) that had their full-shape warm-up
+    short = warmup_prompt("prose", seed=o.seed)
     queue = list(todo)
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
         # prompts of an exact token length are counted with the (first) server's own tokenizer
@@ -200,7 +210,9 @@ async def run_cells(
             owner = key.config if key.config in runs else server_config(key.config)
             if owner not in crashed:
                 c = runs[owner]
-                result = await measure_cell(c, http, key, packs, warmups[key.workload])
+                warm = warmups[key.workload] if (owner, key.workload) not in warmed else short
+                warmed.add((owner, key.workload))
+                result = await measure_cell(c, http, key, packs, warm)
                 c.run.save_cell(result)
                 if result.crashed:
                     crashed.add(owner)
