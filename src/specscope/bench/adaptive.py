@@ -1,14 +1,17 @@
 """Adaptive repeats (``--target-ci``): spend rounds only where a comparison is not settled yet.
 
 Every cell runs ``min_repeats`` rounds (interleaved, :mod:`specscope.bench.order`). After each round, a
-comparison (config x workload x N against the baseline, paired nearest in time) is *settled* when
+comparison (config x workload x N against the baseline, paired nearest in time) is *settled* when the verdict the
+report would give (:mod:`specscope.stats.noise`) is one that more rounds at ``target_ci`` would not change:
 
-* its interval's relative half-width ``(high - low) / 2 / speedup`` is at most ``target_ci``, or
-* its whole interval lies outside ``1 +- target_ci`` (a clear win or loss that the target noise cannot flip), or
-* its whole interval lies inside the run's A/A noise band ``1 +- spread`` of that workload x N (``spread`` =
-  the A/A control's reach, :func:`specscope.stats.noise.aa_spreads`; the largest over the run where the group has
-  none): :mod:`specscope.stats.noise` calls no effect inside the band a win or a loss, so the comparison is
-  ``within noise`` at the noise the run measured, and another round can only move it if the run gets quieter.
+* its interval excludes 1 (a win or a loss), it is precise enough (relative half-width ``(high - low) / 2 /
+  speedup`` at most ``target_ci``, or the whole interval outside ``1 +- target_ci``: the target noise cannot flip
+  it), *and* its effect ``|speedup - 1|`` is larger than the A/A noise band ``spread`` of that workload x N
+  (:func:`specscope.stats.noise.aa_spreads`; the largest over the run where the group has none; no A/A control: no
+  band). A win or loss that the band overrules is not settled: more rounds re-measure the band, and the fixed
+  design, whose band rests on all its rounds, may call it;
+* its interval contains 1 and it is precise enough (half-width at most ``target_ci``) or the whole interval lies
+  inside the band ``1 +- spread``: ``within noise`` by the interval and by the band, at the noise the run measured.
   This is what stops a config that does nothing here (n-gram on prose: 0 drafts, speedup ~1) from running to
   ``max_repeats`` only because its interval is as wide as the noise.
 
@@ -42,14 +45,14 @@ __all__ = ["settled", "unsettled", "next_round", "adaptive_rounds", "resumed_rou
 
 def settled(s: Speedup, target_ci: float, band: float | None = None) -> bool:
     """True when comparison ``s`` needs no more rounds for ``target_ci`` (fraction), given the A/A noise band
-    ``band`` (fraction, None: no A/A control measured yet)."""
+    ``band`` (fraction, None: no A/A control measured)."""
     if s.ci_low is None or s.ci_high is None or not s.speedup:
         return False
-    if (s.ci_high - s.ci_low) / 2.0 / s.speedup <= target_ci:
-        return True
-    if s.ci_low > 1.0 + target_ci or s.ci_high < 1.0 - target_ci:
-        return True
-    return band is not None and 1.0 - band <= s.ci_low and s.ci_high <= 1.0 + band
+    precise = (s.ci_high - s.ci_low) / 2.0 / s.speedup <= target_ci
+    if s.ci_low <= 1.0 <= s.ci_high:  # within noise by its interval
+        return precise or (band is not None and 1.0 - band <= s.ci_low and s.ci_high <= 1.0 + band)
+    clear = s.ci_low > 1.0 + target_ci or s.ci_high < 1.0 - target_ci
+    return (precise or clear) and (band is None or abs(s.speedup - 1.0) > band)
 
 
 def unsettled(options: BenchOptions, cells: Sequence[CellSummary]) -> set[tuple[str, str, int]]:
