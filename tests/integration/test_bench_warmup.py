@@ -1,5 +1,5 @@
 """Warm-ups: a server's first cell of a workload gets that workload's full-shape warm-up, its later cells the short
-prose one (a full edit warm-up is a ~900-token prefill, as long as an edit cell on the embedded engine)."""
+one (a full edit warm-up is a ~900-token prefill, as long as an edit cell on the embedded engine)."""
 
 from __future__ import annotations
 
@@ -27,5 +27,5 @@ def test_full_shape_warm_up_once_per_server_and_workload_then_the_short_one(tmp_
         first = (c.config, c.workload) not in seen
         seen.add((c.config, c.workload))
         full = {"edit": "edit-prefill-warmup", "code": "code-warmup"}[c.workload]
-        assert c.client["warmup_prompt_id"] == (full if first else "prose-warmup"), (c.config, c.workload, c.repeat)
+        assert c.client["warmup_prompt_id"] == (full if first else "short-warmup"), (c.config, c.workload, c.repeat)
     assert len(seen) == 4  # each server had each workload's full-shape warm-up exactly once

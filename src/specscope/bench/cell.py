@@ -27,6 +27,7 @@ from specscope.records import CRASH_REASON, CellKey, CellResult, StreamRecord
 from specscope.stats.cells import summarize_cell
 from specscope.stats.summary import CellSummary
 from specscope.store import Run
+from specscope.workload.prompt import Prompt
 
 if TYPE_CHECKING:
     from specscope.client.settings import ClientSettings
@@ -35,6 +36,14 @@ __all__ = ["BenchProgress", "ConfigRun", "Tally", "cache_salt", "pack_name", "ru
 
 
 IDLE_WAIT_S = 5.0
+# The warm-up of a server's later cells of a workload (:func:`run_cells`): ~30 prompt tokens with a chat template, so
+# it costs ~0.3 s of one-thread prefill on the embedded engine where the prose pack's warm-up (~80 tokens) costs
+# ~0.7 s; its ``warmup_max_tokens`` decode steps read every weight (and the draft model's) again. Shares no prefix
+# with any pack prompt.
+SHORT_WARMUP = Prompt(
+    "short-warmup", "warmup", [{"role": "user", "content": "Warm-up request, not measured: reply with one word."}],
+    meta={"warmup": True},
+)  # fmt: skip
 
 
 @dataclass
@@ -187,19 +196,17 @@ async def run_cells(
     repeats) until it asks for none; a server crash stores that cell and skips the config's remaining cells.
 
     Warm-up: the first cell of each workload on a server is preceded by that workload's full-shape warm-up (the
-    server's cold start: first buffers, first long prefill); every later cell on that server by the short ``prose``
-    warm-up (a ~60-token prompt, ``warmup_max_tokens`` of decode), which reads every weight again after the server
-    sat idle while other configs ran. A full-shape ``edit`` warm-up is a ~900-token prefill: measured 2026-12-01 on
-    the embedded engine (1 thread), 11-14 s per edit cell under load ~7, as long as the cell itself; the short one
-    takes well under a second. ``warmup_prompt_id`` in a cell's client facts names the one it got."""
+    server's cold start: first buffers, first long prefill); every later cell on that server by the short warm-up
+    (:data:`SHORT_WARMUP`, ``warmup_max_tokens`` of decode), which reads every weight again after the server sat
+    idle while other configs ran. A full-shape ``edit`` warm-up is a ~900-token prefill: measured 2026-12-01 on the
+    embedded engine (1 thread), 11-14 s per edit cell under load ~7, as long as the cell itself; the short one takes
+    well under a second. ``warmup_prompt_id`` in a cell's client facts names the one it got."""
     from specscope.bench.workloads import prepare_workloads
-    from specscope.workload import warmup_prompt
 
     first = next(iter(runs.values()))
     o = first.options
     crashed: set[str] = set()
     warmed: set[tuple[str, str]] = set()  # (server config, workload) that had their full-shape warm-up
-    short = warmup_prompt("prose", seed=o.seed)
     queue = list(todo)
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
         # prompts of an exact token length are counted with the (first) server's own tokenizer
@@ -210,7 +217,7 @@ async def run_cells(
             owner = key.config if key.config in runs else server_config(key.config)
             if owner not in crashed:
                 c = runs[owner]
-                warm = warmups[key.workload] if (owner, key.workload) not in warmed else short
+                warm = warmups[key.workload] if (owner, key.workload) not in warmed else SHORT_WARMUP
                 warmed.add((owner, key.workload))
                 result = await measure_cell(c, http, key, packs, warm)
                 c.run.save_cell(result)
