@@ -179,9 +179,10 @@ class BenchOptions(BaseModel):
 # (measured 2026-12-01, run folders of `make bench` at load 2-4: edit cells 227 s of 487 s, their full-shape
 # warm-ups another 132 s, now short after a server's first edit cell: specscope.bench.cell.run_cells). So the quick
 # profile sends the 4 shortest edit modules (54-58 lines, ~1,900 prompt characters against ~2,700 for the 4 it took
-# from the whole pack: ~30 % less prefill; 4 = the prompts 2 rounds at N=1,2 use); n-gram still copies them (the edit
-# win shows in the acceptance and decode columns). ``card`` is the seed card's shape (ten levels, six repeats, 512
-# tokens, every edit module).
+# from the whole pack: 3,688 prompt tokens per config over its 4 edit cells against 5,096, 28 % fewer; 4 = the
+# prompts 2 rounds at N=1,2 use), and a server's first edit cell is warmed up with the 5th-shortest module
+# (specscope.bench.workloads); n-gram still copies them (the edit win shows in the acceptance and decode columns).
+# ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens, every edit module).
 PROFILES: dict[str, dict] = {
     "quick": {"aa": True, "max_tokens": 48, "edit_shortest": 4},
     "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},
