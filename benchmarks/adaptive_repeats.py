@@ -9,7 +9,7 @@ For every comparison the script prints the verdict of each design and the cell t
 ``ended_at_s - started_at_s`` of the cells used, config and baseline) of each, as a Markdown table for
 benchmarks/RESULTS.md.
 
-    PYTHONPATH=src python benchmarks/adaptive_repeats.py [--target-ci 0.05] [--out runs]
+    PYTHONPATH=src python benchmarks/adaptive_repeats.py [--target-ci 0.05] [--max-tokens 96] [--out runs] [--run RUN]
 """
 
 from __future__ import annotations
@@ -58,10 +58,18 @@ def main() -> None:
     ap.add_argument("--target-ci", type=float, default=0.05)
     ap.add_argument("--out", type=Path, default=Path("runs"))
     ap.add_argument("--run", type=Path, default=None, help="replay an existing fixed run instead of measuring")
+    ap.add_argument("--max-tokens", type=int, default=96, help="max_tokens of every request (tokens)")
     args = ap.parse_args()
-    # short on purpose (the machine is shared): 3 configs + the A/A control x 2 workloads x N=1 x 6 rounds x 24 tokens
+    # short on purpose (the machine is shared): 3 configs + the A/A control x 2 workloads x N=1 x 6 rounds; 96 tokens
+    # per request, so that a cell lasts ~5-8 s and averages over the other sessions' bursts (at 24 tokens, ~2 s cells
+    # at load 4-12 gave A/A bands of +-44-85 % after 2 rounds, measured 2026-12-01)
     fixed = BenchOptions(
-        configs=("base", "ngram", "draft"), workloads=("prose", "code"), levels=(1,), repeats=6, max_tokens=24, aa=True
+        configs=("base", "ngram", "draft"),
+        workloads=("prose", "code"),
+        levels=(1,),
+        repeats=6,
+        max_tokens=args.max_tokens,
+        aa=True,
     )
     if args.run is not None:
         with open_run(args.run) as run:
@@ -78,8 +86,10 @@ def main() -> None:
     base = fixed.baseline_config()
     full = {(s.config, s.workload, s.concurrency): s for s in judged_speedups(cells, base)[0]}
     part = {(s.config, s.workload, s.concurrency): s for s in judged_speedups(used, base)[0]}
-    print(f"run {run_dir} ({wall_s:.0f} s wall), target_ci {args.target_ci}, load average (1 min) {load_start:.1f}")
-    print(f"at the start, {load_end:.1f} at the end; os.cpu_count() = {os.cpu_count()}\n")
+    print(f"run {run_dir} ({wall_s:.0f} s wall, {fixed.max_tokens} tokens per request), target_ci {args.target_ci},")
+    if args.run is None:
+        print(f"load average (1 min) {load_start:.1f} at the start, {load_end:.1f} at the end")
+    print(f"os.cpu_count() = {os.cpu_count()}\n")
     print(
         "| config | workload | N | fixed verdict | adaptive verdict | rounds run | paired rounds | fixed cell-time (s) "
         "| adaptive (s) |"
