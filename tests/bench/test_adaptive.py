@@ -65,6 +65,14 @@ def test_a_win_or_loss_the_aa_band_overrules_is_not_settled():
     assert settled(sp(1.01, 1.05, 1.03), 0.05, band=0.02)
 
 
+def test_any_interval_inside_half_the_aa_band_is_settled():
+    # measured 2026-12-01: n-gram (0 drafts) on code at 2 rounds 1.24x [1.15x, 1.33x] against an A/A band of +-67 %;
+    # the fixed design's 6-round band was +-39 %, its verdict "within noise"
+    assert settled(sp(1.154, 1.334, 1.239), 0.05, band=0.674)  # 33.4 % <= 0.5 x 67.4 %
+    assert not settled(sp(1.154, 1.334, 1.239), 0.05, band=0.60)  # reaches past half the band: a gated win
+    assert not settled(sp(0.478, 0.525, 0.493), 0.05, band=0.851)  # draft: 52.2 % > 0.5 x 85.1 %, keeps going
+
+
 def test_a_do_nothing_config_stops_at_the_aa_band_and_the_aa_control_rides_along():
     opts = BenchOptions(
         configs=("base", "ngram", "draft"), workloads=("prose",), levels=(1,), aa=True, target_ci=0.05, max_repeats=6
