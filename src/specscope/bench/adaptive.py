@@ -16,10 +16,11 @@ report would give (:mod:`specscope.stats.noise`) is one that more rounds at ``ta
   ``max_repeats`` only because its interval is as wide as the noise;
 * its whole interval lies inside half the band, ``1 +- BAND_SHRINK * spread`` (even a win or a loss by its
   interval): ``within noise`` even against the band the fixed design would measure. A band from 2-3 rounds is the
-  extreme of 2-3 A/A ratios and overstates the noise; on the embedded engine (benchmarks/RESULTS.md, three runs of
-  6 rounds on the shared 2-core machine) the A/A band after 6 rounds was 0.57, 0.58 and 0.67 of its 2-round value.
-  With the whole band instead, a 2-round band of +-85 % called draft's -51 % on code ``within noise`` where the
-  fixed design said ``loses``.
+  extreme of 2-3 A/A ratios and overstates the noise: on the embedded engine (three 6-round runs on the shared
+  2-core machine, 2026-12-01, benchmarks/RESULTS.md) the band after 6 rounds was 0.49-0.77 of its 2-round value
+  (median 0.57, six workload groups), so an interval inside half the 2-round band is, but for the tightest case,
+  inside the band the fixed design judges by. With the whole band instead, a 2-round band of +-85 % called draft's
+  -51 % on code ``within noise`` where the fixed design said ``loses``.
 
 The A/A control ``BASELINE-again`` is not a comparison to settle (it is never a win or a loss): it gets a round
 whenever its workload x N gets one, beside the baseline, so that the noise band rests on the same rounds as the
