@@ -72,9 +72,7 @@ def blocks_plan(options: BenchOptions) -> list[CellKey]:
         for bi, config in enumerate(order):
             rng = np.random.default_rng([options.seed, r, bi, 1202])
             block = [CellKey(config, pairs[int(i)][0], pairs[int(i)][1], r) for i in rng.permutation(len(pairs))]
-            if (
-                config == base and len(configs) > 1
-            ):  # the sentinel runs on the baseline's server, at both ends of its block
+            if config == base and len(configs) > 1:  # the sentinel runs on the baseline's server, at both ends of its block
                 block = [CellKey(sentinel, first_w, first_n, k), *block, CellKey(sentinel, first_w, first_n, k + 1)]
                 k += 2
             out.extend(block)
