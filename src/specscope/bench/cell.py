@@ -36,10 +36,10 @@ __all__ = ["BenchProgress", "ConfigRun", "Tally", "cache_salt", "pack_name", "ru
 
 
 IDLE_WAIT_S = 5.0
-# The warm-up of a server's later cells of a workload (:func:`run_cells`): ~30 prompt tokens with a chat template, so
-# it costs ~0.3 s of one-thread prefill on the embedded engine where the prose pack's warm-up (~80 tokens) costs
-# ~0.7 s; its ``warmup_max_tokens`` decode steps read every weight (and the draft model's) again. Shares no prefix
-# with any pack prompt.
+# The warm-up of a server's later cells of a workload (:func:`measure_cell`): ~30 prompt tokens with a chat
+# template, so it costs ~0.3 s of one-thread prefill on the embedded engine where the prose pack's warm-up (~80
+# tokens) costs ~0.7 s; its ``warmup_max_tokens`` decode steps read every weight (and the draft model's) again.
+# Shares no prefix with any pack prompt.
 SHORT_WARMUP = Prompt(
     "short-warmup", "warmup", [{"role": "user", "content": "Warm-up request, not measured: reply with one word."}],
     meta={"warmup": True},
@@ -112,6 +112,7 @@ class ConfigRun:
     options: BenchOptions
     settings: ClientSettings
     tally: Tally
+    warmed: set[str] = field(default_factory=set)  # workloads that had their full-shape warm-up on this server
     history: ClientHistory = field(default_factory=ClientHistory)
 
 
@@ -132,10 +133,21 @@ def chat_body(c: ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[
 
 
 async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, packs: Any, warm: Any) -> CellResult:
-    """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell."""
+    """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell.
+
+    Warm-up: a server's first cell of a workload is preceded by ``warm``, that workload's full-shape warm-up (the
+    server's cold start: first buffers, first long prefill); its later cells of the workload by :data:`SHORT_WARMUP`
+    (``warmup_max_tokens`` of decode), which reads every weight again after the server sat idle while other configs
+    ran. A full-shape ``edit`` warm-up is a ~900-token prefill: measured 2026-12-01 on the embedded engine (1 thread),
+    11-14 s per edit cell under load ~7, as long as the cell itself; the short one takes well under a second.
+    ``warmup_prompt_id`` in the cell's client facts names the one it got."""
     from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
     from specscope.client.gauges import GaugeSampler
     from specscope.workload import schedule
+
+    if key.workload in c.warmed:
+        warm = SHORT_WARMUP
+    c.warmed.add(key.workload)
 
     base = c.server.base_url
     n = rate_requests(c.options, key) if c.options.rates else key.concurrency
@@ -193,20 +205,12 @@ async def run_cells(
     runs: dict[str, ConfigRun], todo: Sequence[CellKey], more: Callable[[], list[CellKey]] | None = None
 ) -> None:
     """Measure and store ``todo`` in order, each on its config's server, then the rounds ``more`` asks for (adaptive
-    repeats) until it asks for none; a server crash stores that cell and skips the config's remaining cells.
-
-    Warm-up: the first cell of each workload on a server is preceded by that workload's full-shape warm-up (the
-    server's cold start: first buffers, first long prefill); every later cell on that server by the short warm-up
-    (:data:`SHORT_WARMUP`, ``warmup_max_tokens`` of decode), which reads every weight again after the server sat
-    idle while other configs ran. A full-shape ``edit`` warm-up is a ~900-token prefill: measured 2026-12-01 on the
-    embedded engine (1 thread), 11-14 s per edit cell under load ~7, as long as the cell itself; the short one takes
-    well under a second. ``warmup_prompt_id`` in a cell's client facts names the one it got."""
+    repeats) until it asks for none; a server crash stores that cell and skips the config's remaining cells."""
     from specscope.bench.workloads import prepare_workloads
 
     first = next(iter(runs.values()))
     o = first.options
     crashed: set[str] = set()
-    warmed: set[tuple[str, str]] = set()  # (server config, workload) that had their full-shape warm-up
     queue = list(todo)
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
         # prompts of an exact token length are counted with the (first) server's own tokenizer
@@ -217,9 +221,7 @@ async def run_cells(
             owner = key.config if key.config in runs else server_config(key.config)
             if owner not in crashed:
                 c = runs[owner]
-                warm = warmups[key.workload] if (owner, key.workload) not in warmed else SHORT_WARMUP
-                warmed.add((owner, key.workload))
-                result = await measure_cell(c, http, key, packs, warm)
+                result = await measure_cell(c, http, key, packs, warmups[key.workload])
                 c.run.save_cell(result)
                 if result.crashed:
                     crashed.add(owner)
