@@ -112,7 +112,7 @@ class ConfigRun:
     options: BenchOptions
     settings: ClientSettings
     tally: Tally
-    warmed: set[str] = field(default_factory=set)  # workloads that had their full-shape warm-up on this server
+    warmed: set[tuple[str, str]] = field(default_factory=set)  # (server URL, workload) that had a full warm-up
     history: ClientHistory = field(default_factory=ClientHistory)
 
 
@@ -145,9 +145,9 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     from specscope.client.gauges import GaugeSampler
     from specscope.workload import schedule
 
-    if key.workload in c.warmed:
+    if (c.server.base_url, key.workload) in c.warmed:  # by URL: a fresh server after a crash gets a full one
         warm = SHORT_WARMUP
-    c.warmed.add(key.workload)
+    c.warmed.add((c.server.base_url, key.workload))
 
     base = c.server.base_url
     n = rate_requests(c.options, key) if c.options.rates else key.concurrency
