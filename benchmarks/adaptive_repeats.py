@@ -3,16 +3,19 @@
 One fixed run (``--repeats 6``, interleaved configs) is measured; the adaptive design (``--target-ci``,
 ``--min-repeats 2``, ``--max-repeats 6``) is replayed on the same cells with the runner's own rule
 (:func:`specscope.bench.adaptive.next_round`): it starts from rounds 0-1 and takes, round by round, only the cells it
-would have asked for. For every comparison the script prints the verdict of each design and the cell time (s,
+would have asked for. The matrix has a config that does nothing on a workload (n-gram on prose: 0 drafts) and the A/A
+control, so the rule's noise-band stop is exercised.
+For every comparison the script prints the verdict of each design and the cell time (s,
 ``ended_at_s - started_at_s`` of the cells used, config and baseline) of each, as a Markdown table for
 benchmarks/RESULTS.md.
 
-    PYTHONPATH=src python benchmarks/adaptive_repeats.py [--target-ci 0.05] [--out runs]
+    PYTHONPATH=src python benchmarks/adaptive_repeats.py [--target-ci 0.05] [--max-tokens 96] [--out runs] [--run RUN]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
@@ -55,12 +58,27 @@ def main() -> None:
     ap.add_argument("--target-ci", type=float, default=0.05)
     ap.add_argument("--out", type=Path, default=Path("runs"))
     ap.add_argument("--run", type=Path, default=None, help="replay an existing fixed run instead of measuring")
+    ap.add_argument("--max-tokens", type=int, default=96, help="max_tokens of every request (tokens)")
     args = ap.parse_args()
-    # short on purpose (the machine is shared): 2 configs x 2 workloads x N=1 x 6 rounds x 24 tokens
-    fixed = BenchOptions(configs=("base", "draft"), workloads=("prose", "code"), levels=(1,), repeats=6, max_tokens=24)
+    # short on purpose (the machine is shared): 3 configs + the A/A control x 2 workloads x N=1 x 6 rounds; 96 tokens
+    # per request, so that a cell lasts ~5-8 s and averages over the other sessions' bursts (at 24 tokens, ~2 s cells
+    # at load 4-12 gave A/A bands of +-44-85 % after 2 rounds, measured 2026-12-01)
+    fixed = BenchOptions(
+        configs=("base", "ngram", "draft"),
+        workloads=("prose", "code"),
+        levels=(1,),
+        repeats=6,
+        max_tokens=args.max_tokens,
+        aa=True,
+    )
+    if args.run is not None:
+        with open_run(args.run) as run:
+            fixed = BenchOptions(**run.manifest["options"])
+    load_start = os.getloadavg()[0]
     t0 = time.perf_counter()
     run_dir = args.run or run_bench(fixed, out=args.out)
     wall_s = time.perf_counter() - t0
+    load_end = os.getloadavg()[0]
     with open_run(run_dir) as run:
         cells = summarize_run(run)
     adaptive = fixed.model_copy(update={"target_ci": args.target_ci, "min_repeats": 2, "max_repeats": 6})
@@ -68,16 +86,25 @@ def main() -> None:
     base = fixed.baseline_config()
     full = {(s.config, s.workload, s.concurrency): s for s in judged_speedups(cells, base)[0]}
     part = {(s.config, s.workload, s.concurrency): s for s in judged_speedups(used, base)[0]}
-    print(f"run {run_dir} ({wall_s:.0f} s wall), target_ci {args.target_ci}")
-    print("| config | workload | N | fixed verdict | adaptive verdict | rounds | fixed cell-time (s) | adaptive (s) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"run {run_dir} ({wall_s:.0f} s wall, {fixed.max_tokens} tokens per request), target_ci {args.target_ci},")
+    if args.run is None:
+        print(f"load average (1 min) {load_start:.1f} at the start, {load_end:.1f} at the end")
+    print(f"os.cpu_count() = {os.cpu_count()}\n")
+    print(
+        "| config | workload | N | fixed verdict | adaptive verdict | rounds run | paired rounds | fixed cell-time (s) "
+        "| adaptive (s) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     tot_f = tot_a = 0.0
     for key, f in full.items():
         a = part[key]
         tf = cell_time_s(cells, key[0], base, key[1], key[2])
         ta = cell_time_s(used, key[0], base, key[1], key[2])
         tot_f, tot_a = tot_f + tf, tot_a + ta
-        print(f"| {key[0]} | {key[1]} | {key[2]} | {f.verdict} | {a.verdict} | {a.repeats} | {tf:.1f} | {ta:.1f} |")
+        ran = len({c.repeat for c in used if (c.config, c.workload, c.concurrency) == key})
+        print(
+            f"| {' | '.join(map(str, key))} | {f.verdict} | {a.verdict} | {ran} | {a.repeats} | {tf:.1f} | {ta:.1f} |"
+        )
     fixed_s = sum((c.ended_at_s or 0.0) - (c.started_at_s or 0.0) for c in cells)
     used_s = sum((c.ended_at_s or 0.0) - (c.started_at_s or 0.0) for c in used)
     print(

@@ -47,6 +47,9 @@ class BenchOptions(BaseModel):
         seed: seeds the prompt schedule and the shuffles.
         edit_form: ``prefill`` (assistant answer pre-filled with the code fence and the module's first line)
             or ``plain`` (instruction only).
+        edit_shortest: use only this many of the edit pack's modules, the shortest (fewest prompt characters; at
+            least the highest level); None: all 64. The quick profile's shorter edit file set: its edit cells are
+            prefill-bound on the embedded engine (:data:`PROFILES`).
         warmup_max_tokens: ``max_tokens`` of the one warm-up request per cell (tokens).
         threads: compute threads of the embedded engine.
         baseline: the config that speedups are measured against (default: see ``baseline_config``).
@@ -99,6 +102,7 @@ class BenchOptions(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     seed: int = Field(0, ge=0, le=2**63 - 1)  # numpy seeds are non-negative
     edit_form: Literal["prefill", "plain"] = "prefill"
+    edit_shortest: int | None = Field(None, ge=1, le=64)
     warmup_max_tokens: int = Field(8, ge=1)
     threads: int = Field(1, ge=1, le=256)
     baseline: str | None = None
@@ -173,10 +177,19 @@ class BenchOptions(BaseModel):
         return v
 
 
-# The named profiles. ``quick`` is the README's first command: the whole embedded matrix in a few minutes on
-# a 2-core machine. ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens).
+# The named profiles. ``quick`` is the README's first command: the whole embedded matrix (base, ngram, draft and the
+# A/A control x prose, code, edit x N=1,2 x 2 rounds, 48 tokens: 48 cells) in about 5 minutes on a 2-core machine.
+# Its edit cells are prefill-bound: SmolLM2-135M on one llama.cpp thread prefills ~110 tokens/s, an edit prompt is
+# ~900 tokens (7-8 s per stream, twice that for draft, whose draft model prefills it too), decode of 48 tokens ~1.5 s
+# (measured 2026-12-01, run folders of `make bench` at load 2-4: edit cells 227 s of 487 s, their full-shape
+# warm-ups another 132 s, now short after a server's first edit cell: specscope.bench.cell.run_cells). So the quick
+# profile sends the 4 shortest edit modules (54-58 lines, ~1,900 prompt characters against ~2,700 for the 4 it took
+# from the whole pack: 3,688 prompt tokens per config over its 4 edit cells against 5,096, 28 % fewer; 4 = the
+# prompts 2 rounds at N=1,2 use), and a server's first edit cell is warmed up with the 5th-shortest module
+# (specscope.bench.workloads); n-gram still copies them (the edit win shows in the acceptance and decode columns).
+# ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens, every edit module).
 PROFILES: dict[str, dict] = {
-    "quick": {"aa": True, "max_tokens": 48},
+    "quick": {"aa": True, "max_tokens": 48, "edit_shortest": 4},
     "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},
 }
 

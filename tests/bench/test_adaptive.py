@@ -17,8 +17,8 @@ def cell(config: str, workload: str, repeat: int, tok_s: float) -> CellSummary:
     )  # fmt: skip
 
 
-def sp(low: float | None, high: float | None, speedup: float = 1.0) -> Speedup:
-    return Speedup("x", "base", "prose", 1, "output_tok_s", 2, 1.0, 1.0, speedup, low, high, "wins", None, None)
+def sp(low: float | None, high: float | None, speedup: float = 1.0, rounds: int = 3) -> Speedup:
+    return Speedup("x", "base", "prose", 1, "output_tok_s", rounds, 1.0, 1.0, speedup, low, high, "wins", None, None)
 
 
 def test_settled_by_half_width_or_by_a_clear_interval():
@@ -30,18 +30,74 @@ def test_settled_by_half_width_or_by_a_clear_interval():
 
 def test_only_the_unsettled_comparison_and_its_baseline_get_the_next_round():
     opts = BenchOptions(
-        configs=("base", "draft", "ngram"), workloads=("edit", "prose"), levels=(1,), target_ci=0.05, max_repeats=3
+        configs=("base", "draft", "ngram"), workloads=("edit", "prose"), levels=(1,), target_ci=0.05, max_repeats=4
     )
     cells = []
     for r in range(2):
-        cells += [cell("base", "edit", r, 10.0), cell("draft", "edit", r, 20.0 + r)]  # clear win: settled
+        cells += [cell("base", "edit", r, 10.0), cell("draft", "edit", r, 20.0 + r)]  # clear win: needs 3 rounds
         cells += [cell("ngram", "edit", r, 10.0 + 2 * r)]  # 1.0 and 1.2: not settled
         cells += [cell("base", "prose", r, 10.0), cell("draft", "prose", r, 10.0), cell("ngram", "prose", r, 10.0)]
     done = {CellKey(c.config, c.workload, c.concurrency, c.repeat) for c in cells}
     nxt = next_round(opts, cells, done)
-    assert sorted(nxt) == [CellKey("base", "edit", 1, 2), CellKey("ngram", "edit", 1, 2)]
+    assert sorted(nxt) == [CellKey(c, "edit", 1, 2) for c in ("base", "draft", "ngram")]
+    cells += [cell("base", "edit", 2, 10.0), cell("draft", "edit", 2, 21.0), cell("ngram", "edit", 2, 14.0)]
+    done |= set(nxt)
+    nxt = next_round(opts, cells, done)  # draft's win settled on 3 rounds; ngram 1.0 / 1.2 / 1.4 still open
+    assert sorted(nxt) == [CellKey("base", "edit", 1, 3), CellKey("ngram", "edit", 1, 3)]
     # at max_repeats nothing more is asked
-    cells += [cell("base", "edit", 2, 10.0), cell("ngram", "edit", 2, 14.0)]
+    cells += [cell("base", "edit", 3, 10.0), cell("ngram", "edit", 3, 10.0)]
     done |= set(nxt)
     assert next_round(opts, cells, done) == []
     assert next_round(opts.model_copy(update={"target_ci": None}), cells, done) == []
+
+
+def test_an_interval_inside_the_aa_noise_band_is_settled():
+    assert not settled(sp(0.93, 1.06), 0.05)  # half-width 6.5 %, straddles 1, no A/A band measured
+    assert settled(sp(0.93, 1.06), 0.05, band=0.08)  # inside 1 +- 8 %: within noise at the run's noise
+    assert not settled(sp(0.93, 1.09), 0.05, band=0.08)  # reaches past the band: may still become a win
+    assert not settled(sp(None, None), 0.05, band=0.5)
+
+
+def test_a_win_or_loss_the_aa_band_overrules_is_not_settled():
+    # measured 2026-12-01 (load ~10): draft on code at 2 rounds 0.49x [0.48x, 0.53x], A/A band +-85 %: the report says
+    # "within noise", the fixed 6-round design (band +-48 %) "loses"; more rounds re-measure the band
+    loss = sp(0.478, 0.525, 0.493)
+    assert settled(loss, 0.05)  # no A/A control: a clear loss
+    assert not settled(loss, 0.05, band=0.851)
+    assert settled(loss, 0.05, band=0.30)  # effect 50.7 % beyond the band: loses, settled
+    assert not settled(sp(1.01, 1.05, 1.03), 0.05, band=0.04)  # precise, but its 3 % effect is inside the band
+    assert settled(sp(1.01, 1.05, 1.03), 0.05, band=0.02)
+
+
+def test_any_interval_inside_half_the_aa_band_is_settled():
+    # measured 2026-12-01: n-gram (0 drafts) on code at 2 rounds 1.24x [1.15x, 1.33x] against an A/A band of +-67 %;
+    # the fixed design's 6-round band was +-39 %, its verdict "within noise"
+    assert settled(sp(1.154, 1.334, 1.239), 0.05, band=0.674)  # 33.4 % <= 0.5 x 67.4 %
+    assert not settled(sp(1.154, 1.334, 1.239), 0.05, band=0.60)  # reaches past half the band: a gated win
+    assert not settled(sp(0.478, 0.525, 0.493), 0.05, band=0.851)  # draft: 52.2 % > 0.5 x 85.1 %, keeps going
+
+
+def test_a_do_nothing_config_stops_at_the_aa_band_and_the_aa_control_rides_along():
+    opts = BenchOptions(
+        configs=("base", "ngram", "draft"), workloads=("prose",), levels=(1,), aa=True, target_ci=0.05, max_repeats=6
+    )
+    cells = []
+    for r, (b, aa, ng, dr) in enumerate([(10.0, 10.8, 10.5, 13.0), (10.0, 9.2, 9.6, 12.2), (10.0, 10.0, 10.0, 12.6)]):
+        cells += [cell("base", "prose", r, b), cell("base-again", "prose", r, aa)]
+        cells += [cell("ngram", "prose", r, ng), cell("draft", "prose", r, dr)]
+    done = {CellKey(c.config, c.workload, c.concurrency, c.repeat) for c in cells}
+    # A/A ratios 1.08, 0.92, 1.0 (band +-8 %); ngram 1.05, 0.96, 1.0: wider than 5 % but inside the band; draft
+    # 1.22-1.30 on 3 rounds: a win beyond the band
+    assert next_round(opts, cells, done) == []
+    cells[6] = cell("ngram", "prose", 1, 8.5)  # ngram 1.05, 0.85, 1.0: past the band, so one more round
+    nxt = next_round(opts, cells, done)
+    assert sorted(nxt) == [CellKey(c, "prose", 1, 3) for c in ("base", "base-again", "ngram")]
+
+
+def test_two_rounds_never_settle_a_win_or_a_loss():
+    # measured 2026-12-01: n-gram on code (0 drafts) 1.47x [1.31x, 1.69x] after 2 rounds against a +-20 % A/A band
+    assert not settled(sp(1.312, 1.685, 1.472, rounds=2), 0.05, band=0.20)
+    assert settled(sp(1.312, 1.685, 1.472, rounds=3), 0.05, band=0.20)
+    assert not settled(sp(0.384, 0.415, 0.402, rounds=2), 0.05)  # draft's clear loss waits for a third round too
+    assert settled(sp(0.97, 1.03, rounds=2), 0.05)  # within noise may stop at 2
+    assert settled(sp(1.154, 1.334, 1.239, rounds=2), 0.05, band=0.674)  # inside half the band: within noise

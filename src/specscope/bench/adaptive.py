@@ -1,14 +1,40 @@
 """Adaptive repeats (``--target-ci``): spend rounds only where a comparison is not settled yet.
 
 Every cell runs ``min_repeats`` rounds (interleaved, :mod:`specscope.bench.order`). After each round, a
-comparison (config x workload x N against the baseline, paired nearest in time) is *settled* when
+comparison (config x workload x N against the baseline, paired nearest in time) is *settled* when the verdict the
+report would give (:mod:`specscope.stats.noise`) is one that more rounds at ``target_ci`` would not change:
 
-* its interval's relative half-width ``(high - low) / 2 / speedup`` is at most ``target_ci``, or
-* its whole interval lies outside ``1 +- target_ci`` (a clear win or loss that the target noise cannot flip).
+* its interval excludes 1 (a win or a loss), it rests on at least ``MIN_EFFECT_ROUNDS`` (3) paired rounds, it is
+  precise enough (relative half-width ``(high - low) / 2 /
+  speedup`` at most ``target_ci``, or the whole interval outside ``1 +- target_ci``: the target noise cannot flip
+  it), *and* its effect ``|speedup - 1|`` is larger than the A/A noise band ``spread`` of that workload x N
+  (:func:`specscope.stats.noise.aa_spreads`; the largest over the run where the group has none; no A/A control: no
+  band). A win or loss that the band overrules is not settled: more rounds re-measure the band, and the fixed
+  design, whose band rests on all its rounds, may call it. Two rounds are never enough for a win or a loss: their
+  interval is the range of two per-round ratios (:mod:`specscope.stats.speedup`), and on the shared 2-core machine
+  n-gram on code (0 drafts) came out 1.47x [1.31x, 1.69x] after 2 rounds, beyond a +-20 % A/A band, then 1.05x
+  [0.51x, 1.69x] after 3 and ``within noise`` after 6 (benchmarks/RESULTS.md);
+* its interval contains 1 and it is precise enough (half-width at most ``target_ci``) or the whole interval lies
+  inside the band ``1 +- spread``: ``within noise`` by the interval and by the band, at the noise the run measured.
+  This is what stops a config that does nothing here (n-gram on prose: 0 drafts, speedup ~1) from running to
+  ``max_repeats`` only because its interval is as wide as the noise;
+* its whole interval lies inside half the band, ``1 +- BAND_SHRINK * spread`` (even a win or a loss by its
+  interval): ``within noise`` even against the band the fixed design would measure. A band from 2-3 rounds is the
+  extreme of 2-3 A/A ratios and overstates the noise: on the embedded engine (three 6-round runs on the shared
+  2-core machine, 2026-12-01, benchmarks/RESULTS.md) the band after 6 rounds was 0.49-0.77 of its 2-round value
+  (median 0.57, six workload groups), so an interval inside half the 2-round band is, but for the tightest case,
+  inside the band the fixed design judges by. With the whole band instead, a 2-round band of +-85 % called draft's
+  -51 % on code ``within noise`` where the fixed design said ``loses``.
 
-Each unsettled comparison gets one more round of its config and of the baseline at that workload x N (in a
-freshly shuffled order), until ``max_repeats``. The fixed design (no ``target_ci``) runs ``repeats`` rounds of
-everything.
+The A/A control ``BASELINE-again`` is not a comparison to settle (it is never a win or a loss): it gets a round
+whenever its workload x N gets one, beside the baseline, so that the noise band rests on the same rounds as the
+comparisons it judges. Each unsettled comparison gets one more round of its config, the baseline and the A/A
+control at that workload x N (in a freshly shuffled order), until ``max_repeats``. The fixed design (no
+``target_ci``) runs ``repeats`` rounds of everything.
+
+What it costs in verdicts: a comparison settled by the band is judged against a band measured over fewer rounds
+than the fixed design's; benchmarks/adaptive_repeats.py replays the rule on a fixed 6-round run and compares every
+verdict (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -17,38 +43,60 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from specscope.bench.order import Segment, interleaved_plan
-from specscope.config import BenchOptions
+from specscope.config import AA_SUFFIX, BenchOptions
 from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
+from specscope.stats.noise import aa_spreads
 from specscope.stats.speedup import Speedup, paired_speedups
 from specscope.stats.summary import CellSummary
 from specscope.store import Run
 
-__all__ = ["settled", "unsettled", "next_round", "adaptive_rounds", "resumed_rounds"]
+__all__ = [
+    "BAND_SHRINK",
+    "MIN_EFFECT_ROUNDS",
+    "settled",
+    "unsettled",
+    "next_round",
+    "adaptive_rounds",
+    "resumed_rounds",
+]
+
+MIN_EFFECT_ROUNDS = 3  # paired rounds a win or a loss needs before it stops (see the module docstring)
+BAND_SHRINK = 0.5  # the part of a few-round A/A band inside which any interval is settled (see the module docstring)
 
 
-def settled(s: Speedup, target_ci: float) -> bool:
-    """True when comparison ``s`` needs no more rounds for ``target_ci`` (fraction)."""
+def settled(s: Speedup, target_ci: float, band: float | None = None) -> bool:
+    """True when comparison ``s`` needs no more rounds for ``target_ci`` (fraction), given the A/A noise band
+    ``band`` (fraction, None: no A/A control measured)."""
     if s.ci_low is None or s.ci_high is None or not s.speedup:
         return False
-    if (s.ci_high - s.ci_low) / 2.0 / s.speedup <= target_ci:
+    if band is not None and 1.0 - BAND_SHRINK * band <= s.ci_low and s.ci_high <= 1.0 + BAND_SHRINK * band:
         return True
-    return s.ci_low > 1.0 + target_ci or s.ci_high < 1.0 - target_ci
+    precise = (s.ci_high - s.ci_low) / 2.0 / s.speedup <= target_ci
+    if s.ci_low <= 1.0 <= s.ci_high:  # within noise by its interval
+        return precise or (band is not None and 1.0 - band <= s.ci_low and s.ci_high <= 1.0 + band)
+    if s.repeats < MIN_EFFECT_ROUNDS:
+        return False
+    clear = s.ci_low > 1.0 + target_ci or s.ci_high < 1.0 - target_ci
+    return (precise or clear) and (band is None or abs(s.speedup - 1.0) > band)
 
 
 def unsettled(options: BenchOptions, cells: Sequence[CellSummary]) -> set[tuple[str, str, int]]:
     """(config, workload, N) of the comparisons that are not settled (a comparison without rounds is not)."""
     target = options.target_ci or 0.0
     base = options.baseline_config()
-    got = {(s.config, s.workload, s.concurrency): s for s in paired_speedups(cells, baseline=base)}
+    speedups = paired_speedups(cells, baseline=base)
+    got = {(s.config, s.workload, s.concurrency): s for s in speedups}
+    spreads = aa_spreads(speedups, base)
+    run_spread = max(spreads.values()) if spreads else None
     out = set()
     for config in options.run_configs():
-        if config == base:
+        if config in (base, base + AA_SUFFIX):
             continue
         for w in options.workloads:
             for n in options.levels:
                 s = got.get((config, w, n))
-                if s is None or not settled(s, target):
+                if s is None or not settled(s, target, spreads.get((w, n), run_spread)):
                     out.add((config, w, n))
     return out
 
@@ -58,6 +106,7 @@ def next_round(options: BenchOptions, cells: Sequence[CellSummary], done: Collec
     if options.target_ci is None:
         return []
     base = options.baseline_config()
+    riders = [c for c in options.run_configs() if c in (base, base + AA_SUFFIX)]  # the baseline and its A/A control
     need = unsettled(options, cells)
     rounds: dict[tuple[str, str, int], int] = {}
     for k in done:
@@ -67,7 +116,7 @@ def next_round(options: BenchOptions, cells: Sequence[CellSummary], done: Collec
     for config, w, n in need:
         r = rounds.get((config, w, n), 0)
         if r < options.max_repeats:
-            wanted |= {(config, w, n, r), (base, w, n, rounds.get((base, w, n), 0))}
+            wanted |= {(config, w, n, r)} | {(b, w, n, rounds.get((b, w, n), 0)) for b in riders}
     if not wanted:
         return []
     repeats = range(min(x[3] for x in wanted), max(x[3] for x in wanted) + 1)

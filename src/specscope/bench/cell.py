@@ -28,6 +28,7 @@ from specscope.records import CRASH_REASON, CellKey, CellResult, GaugeSample, St
 from specscope.stats.cells import summarize_cell
 from specscope.stats.summary import CellSummary
 from specscope.store import Run
+from specscope.workload.prompt import Prompt
 
 if TYPE_CHECKING:
     from specscope.client.settings import ClientSettings
@@ -36,6 +37,14 @@ __all__ = ["BenchProgress", "ConfigRun", "Tally", "cache_salt", "pack_name", "ru
 
 
 IDLE_WAIT_S = 5.0
+# The warm-up of a server's later cells of a workload (:func:`measure_cell`): ~30 prompt tokens with a chat
+# template, so it costs ~0.3 s of one-thread prefill on the embedded engine where the prose pack's warm-up (~80
+# tokens) costs ~0.7 s; its ``warmup_max_tokens`` decode steps read every weight (and the draft model's) again.
+# Shares no prefix with any pack prompt.
+SHORT_WARMUP = Prompt(
+    "short-warmup", "warmup", [{"role": "user", "content": "Warm-up request, not measured: reply with one word."}],
+    meta={"warmup": True},
+)  # fmt: skip
 
 
 @dataclass
@@ -104,6 +113,7 @@ class ConfigRun:
     options: BenchOptions
     settings: ClientSettings
     tally: Tally
+    warmed: set[tuple[str, str]] = field(default_factory=set)  # (server URL, workload) that had a full warm-up
     history: ClientHistory = field(default_factory=ClientHistory)
     restart: Restart | None = None  # starts a fresh server of the config (crash trials); None: it cannot be
 
@@ -125,10 +135,21 @@ def chat_body(c: ConfigRun, key: CellKey, prompt: Any, max_tokens: int) -> dict[
 
 
 async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, packs: Any, warm: Any) -> CellResult:
-    """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell."""
+    """Warm up, scrape, run the N streams of ``key``, scrape again; a server that died gives a crashed cell.
+
+    Warm-up: a server's first cell of a workload is preceded by ``warm``, that workload's full-shape warm-up (the
+    server's cold start: first buffers, first long prefill); its later cells of the workload by :data:`SHORT_WARMUP`
+    (``warmup_max_tokens`` of decode), which reads every weight again after the server sat idle while other configs
+    ran. A full-shape ``edit`` warm-up is a ~900-token prefill: measured 2026-12-01 on the embedded engine (1 thread),
+    11-14 s per edit cell under load ~7, as long as the cell itself; the short one takes well under a second.
+    ``warmup_prompt_id`` in the cell's client facts names the one it got."""
     from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
     from specscope.client.gauges import GaugeSampler
     from specscope.workload import schedule
+
+    if (c.server.base_url, key.workload) in c.warmed:  # by URL: a fresh server after a crash gets a full one
+        warm = SHORT_WARMUP
+    c.warmed.add((c.server.base_url, key.workload))
 
     base = c.server.base_url
     n = rate_requests(c.options, key) if c.options.rates else key.concurrency

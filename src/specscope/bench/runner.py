@@ -1,7 +1,9 @@
 """Run a bench matrix cell by cell and commit each finished cell to the run store.
 
 One cell (config, workload, N, repeat):
-1. one warm-up request (a prompt not used by the cell), so the cell does not pay a cold start;
+1. one warm-up request (a prompt not used by the cell), so the cell does not pay a cold start: the workload's
+   full-shape warm-up on a server's first cell of that workload, a short one after
+   (:func:`specscope.bench.cell.measure_cell`);
 2. scrape ``/metrics`` (before), waiting briefly for the server to be idle;
 3. start N streams at once from N distinct prompts and wait for all of them;
 4. scrape ``/metrics`` (after), waiting briefly for the server to be idle;

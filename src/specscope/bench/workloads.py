@@ -13,6 +13,7 @@ gives the parts back for the tables by category, context length and temperature.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from specscope.config import BenchOptions, csv_items
@@ -61,8 +62,9 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
     extra = _dataset_prompts(options) if options.datasets else {}
     for w in options.workloads:
         if w in PACK_NAMES:
-            prompts[w] = load_pack(edit_pack(w), seed=options.seed)
-            warm[w] = warmup_prompt(edit_pack(w), seed=options.seed)
+            whole = load_pack(edit_pack(w), seed=options.seed)
+            prompts[w] = shortest_edit(options, w, whole)
+            warm[w] = shortest_edit_warmup(options, w, whole) or warmup_prompt(edit_pack(w), seed=options.seed)
             continue
         if w in options.workload_files:
             prompts[w] = load_prompt_file(w, options.workload_files[w])
@@ -72,6 +74,30 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
             raise ConfigError.unknown("workload", w, [*PACK_NAMES, *options.workload_files, *extra], fix="see --help")
         warm[w] = _warmup(prompts[w][-1])
     return prompts, warm
+
+
+def _by_length(prompts: list[Prompt]) -> list[Prompt]:
+    return sorted(prompts, key=lambda p: (len(p.messages[0]["content"]), p.prompt_id))
+
+
+def shortest_edit(options: BenchOptions, workload: str, prompts: list[Prompt]) -> list[Prompt]:
+    """The ``edit`` pack cut to its ``options.edit_shortest`` shortest prompts (user message characters; at least
+    the highest level), in the pack's own order; other workloads, or no ``edit_shortest``, unchanged."""
+    if workload != "edit" or options.edit_shortest is None:
+        return prompts
+    k = max(options.edit_shortest, max(options.levels))
+    keep = {p.prompt_id for p in _by_length(prompts)[:k]}
+    return [p for p in prompts if p.prompt_id in keep]
+
+
+def shortest_edit_warmup(options: BenchOptions, workload: str, prompts: list[Prompt]) -> Prompt | None:
+    """The warm-up of a cut ``edit`` pack: the next-shortest module (the cut set's shape, never a measured prompt),
+    pre-filled like the pack; None when the pack is not cut."""
+    cut = shortest_edit(options, workload, prompts)
+    if len(cut) == len(prompts):
+        return None
+    p = _by_length(prompts)[len(cut)]
+    return replace(_warmup(p), prefill=p.prefill, expected_output=p.expected_output)
 
 
 def _warmup(base: Prompt) -> Prompt:
@@ -131,13 +157,16 @@ async def prepare_workloads(
 def sources_manifest(options: BenchOptions, edit_pack: Any) -> dict[str, Any]:
     """The manifest's ``packs``: workload -> pack manifest, or for a file its path and SHA-256, for a dataset
     category its ``--dataset`` spec and path."""
-    from specscope.workload import PACK_NAMES, pack_manifest
+    from specscope.workload import PACK_NAMES, load_pack, pack_manifest
     from specscope.workload.userfile import file_fingerprint
 
     out: dict[str, Any] = {}
     for w in options.workloads:
         if w in PACK_NAMES:
             out[w] = pack_manifest(edit_pack(w), seed=options.seed)
+            if w == "edit" and options.edit_shortest is not None:
+                subset = shortest_edit(options, w, load_pack(edit_pack(w), seed=options.seed))
+                out[w] |= {"shortest": len(subset), "prompt_ids": [p.prompt_id for p in subset]}
         elif w in options.workload_files:
             path = options.workload_files[w]
             out[w] = {"name": w, "form": "file", "path": path, "sha256": file_fingerprint(path)}
