@@ -142,7 +142,9 @@ def test_arithmetic_pass_and_fail():
     c = checks.check_arithmetic(wrong, "18")
     assert not c.passed and c.why == "answer 168, expected 18"
     none = ProbeOutput(text="Let me think about the rolls", finish_reason="length", output_tokens=256)
-    assert checks.check_arithmetic(none, "18", max_tokens=256).why == "no numeric answer (cut by max_tokens (256 tokens))"
+    assert (
+        checks.check_arithmetic(none, "18", max_tokens=256).why == "no numeric answer (cut by max_tokens (256 tokens))"
+    )
 
 
 def test_arithmetic_ignores_numbers_in_thinking():

@@ -76,8 +76,8 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.markup import escape
 
-        from specscope.gate.profile import default_profile_text
         from specscope.gate.budget import budget_profile
+        from specscope.gate.profile import default_profile_text
         from specscope.gate.session import run_gate
         from specscope.targets import parse_targets
 

@@ -28,7 +28,6 @@ from specscope.targets import TargetPlan, open_target
 __all__ = ["DEFAULT_EMBEDDED_CONFIGS", "gate_profile", "gate_targets", "run_gate"]
 
 
-
 def _log_name(plan: TargetPlan, name: str) -> str:
     return f"{'vllm' if plan.kind == 'vllm' else 'engine'}-{name}.log"
 
