@@ -59,6 +59,12 @@ def test_thinking_cut_by_the_context_says_so_not_max_tokens():
     )
 
 
+def test_a_looping_answer_is_shortened_in_the_message():
+    out = ProbeOutput(text="144 / 12 = 1." + "6" * 300, finish_reason="stop")
+    c = checks.check_thinking(out, "12")
+    assert c.why == "answer 1.6666666666666666666..., expected 12" and c.metrics["answer"] == "1." + "6" * 300
+
+
 def test_length_cause_tells_max_tokens_from_context():
     cut = ProbeOutput(finish_reason="length", output_tokens=16, prompt_tokens=3600)
     assert checks.length_cause(cut, 16) == "cut by max_tokens (16 tokens)"

@@ -76,6 +76,13 @@ def length_cause(out: ProbeOutput, max_tokens: int | None) -> str | None:
     return f"cut by the server's context limit ({used} filled it; max_tokens {max_tokens} was not reached)"
 
 
+def _short(value: object, width: int = 24) -> str:
+    """A number as text for a one-line message: at most ``width`` characters (a looping model writes
+    1.6666... for hundreds of digits); the full value stays in the check's metrics."""
+    text = str(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def _request_failed(out: ProbeOutput) -> Check | None:
     if out.error is not None:
         return Check(False, f"request failed: {out.error}", {"http_status": out.http_status})
@@ -119,7 +126,7 @@ def check_thinking(
     if found is None:
         problems.append("no final answer")
     elif not numbers_equal(found, expected_answer):
-        problems.append(f"answer {found}, expected {expected_answer}")
+        problems.append(f"answer {_short(found)}, expected {expected_answer}")
     if problems:
         return Check(False, "; ".join(problems), metrics)
     note = (
@@ -149,7 +156,7 @@ def check_arithmetic(out: ProbeOutput, expected_answer: str | int, *, max_tokens
         cause = length_cause(out, max_tokens)
         return Check(False, "no numeric answer" + (f" ({cause})" if cause else ""), metrics)
     if not numbers_equal(found, expected_answer):
-        return Check(False, f"answer {found}, expected {expected_answer}", metrics)
+        return Check(False, f"answer {_short(found)}, expected {expected_answer}", metrics)
     return Check(True, f"answered {found}", metrics)
 
 
