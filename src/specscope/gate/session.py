@@ -114,7 +114,8 @@ def run_gate(
 
     Args:
         notes: one line per budget change (:func:`specscope.gate.budget.budget_profile`), kept in the manifest.
-        on_start: called with the run folder once the configs are checked, before the first server starts.
+        on_start: called with the run folder once the configs are checked, before the first server starts
+            (for ``--server`` targets: once the first probe has an answer, so a wrong URL stays one error line).
 
     Returns:
         the run and its folder (manifest.json with kind ``gate`` + gate.json).
@@ -122,10 +123,11 @@ def run_gate(
     gates = check_gates(gates)
     run_dir = out / f"gate-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
     targets = gate_targets(plan, run_dir)
-    if plan.kind != "external":
+    started = [plan.kind != "external"]  # a user's server: start once it has answered (bad URL = one error line)
+    if started[0]:
         run_dir.mkdir(parents=True, exist_ok=True)
-    if on_start:
-        on_start(run_dir)
+        if on_start:
+            on_start(run_dir)
     names = [t.name for t in targets]
     extra: dict[str, object] = {
         "launch": plan.kind,
@@ -137,6 +139,9 @@ def run_gate(
     done: list[ProbeResult] = []
 
     def keep(r: ProbeResult) -> None:
+        if not started[0] and on_start:
+            on_start(run_dir)
+        started[0] = True
         done.append(r)
         partial = GateRun(
             tuple({"name": n} for n in names), tuple(done), (), tuple(decide(done, [], profile)), profile.model_dump()
