@@ -73,3 +73,13 @@ def test_failing_probe_cut_by_max_tokens_says_so():
     )
     ok = ProbeOutput(text="7394", finish_reason="length", output_tokens=16, prompt_tokens=3600)
     assert check_output(probe, ok, prof).why == "retrieved '7394' from a 3600-token prompt"
+
+
+def test_repetition_prose_at_its_budget_is_not_called_cut():
+    from specscope.gate.probes import load_probes
+
+    probe = load_probes("repetition")[0]
+    # 160 words alternating "the sea": 153 8-grams of two kinds (77 + 76), 2 unique words of 160 = 0.0125
+    out = ProbeOutput(text="the sea the sea the sea the sea " * 20, finish_reason="length", output_tokens=256)
+    why = check_output(probe, out, GateProfile().with_overrides(repetition={"max_tokens": 256})).why
+    assert why == "a 8-gram repeats 77 times (max 1); unique-word ratio 0.013 < 0.528"
