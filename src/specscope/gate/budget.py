@@ -22,7 +22,13 @@ from specscope.gate.model import GATES
 from specscope.gate.profile import GateProfile, load_profile
 from specscope.targets import TargetPlan
 
-__all__ = ["DEFAULT_EMBEDDED_CONFIGS", "EMBEDDED_MAX_TOKENS", "SLOT_MARGIN_TOKENS", "budget_profile"]
+__all__ = [
+    "DEFAULT_EMBEDDED_CONFIGS",
+    "EMBEDDED_CONTEXT_TOKENS",
+    "EMBEDDED_MAX_TOKENS",
+    "SLOT_MARGIN_TOKENS",
+    "budget_profile",
+]
 
 #: The embedded configs gated when ``--configs`` is not given: the baseline and one speculative method.
 DEFAULT_EMBEDDED_CONFIGS = ("base", "ngram")
@@ -37,16 +43,20 @@ EMBEDDED_MAX_TOKENS: dict[str, int] = {
     "repetition": 256,
     "compare": 256,
 }
+#: Long-context filler on the embedded engine when neither ``--context-tokens`` nor the profile sets it, tokens:
+#: reading a slot-filling ~3,800-token prompt took 73 s per config on a busy 2-core machine (about 50 prompt
+#: tokens/s on one compute thread), 2,048 tokens about half of that.
+EMBEDDED_CONTEXT_TOKENS = 2048
 #: Tokens kept free in an embedded slot beside a prompt and its answer (chat template, the question), tokens.
 SLOT_MARGIN_TOKENS = 256
 
 
-def _user_max_tokens(path: Path | None) -> set[str]:
-    """Gates whose ``max_tokens`` the user's profile file sets (the file was validated by ``load_profile``)."""
+def _user_set(path: Path | None, key: str) -> set[str]:
+    """Gates whose ``key`` the user's profile file sets (the file was validated by ``load_profile``)."""
     if path is None:
         return set()
     data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    return {g for g in GATES if isinstance(data.get(g), dict) and "max_tokens" in data[g]}
+    return {g for g in GATES if isinstance(data.get(g), dict) and key in data[g]}
 
 
 def _embedded_budgets(prof: GateProfile, user_set: set[str], slot_tokens: int) -> tuple[dict[str, int], list[str]]:
@@ -104,13 +114,21 @@ def budget_profile(
     slot = None
     if plan.kind == "embedded":
         slot = min(get_config(n).ctx_per_slot_tokens for n in plan.names(DEFAULT_EMBEDDED_CONFIGS))
-        changed, notes = _embedded_budgets(prof, _user_max_tokens(path), slot)
+        changed, notes = _embedded_budgets(prof, _user_set(path, "max_tokens"), slot)
     notes += _caps(prof, limit, max_tokens, changed)
     overrides: dict[str, dict[str, Any]] = {g: {"max_tokens": n} for g, n in changed.items()}
     if limit is not None:
         for g in GATES:
             overrides.setdefault(g, {})["limit"] = limit
     lc_tokens = context_tokens if context_tokens is not None else prof.long_context.context_tokens
+    if slot is not None and context_tokens is None and "long_context" not in _user_set(path, "context_tokens"):
+        if lc_tokens > EMBEDDED_CONTEXT_TOKENS:
+            notes.append(
+                f"long_context: filler {lc_tokens}->{EMBEDDED_CONTEXT_TOKENS} tokens on the embedded engine "
+                "(reading a slot-filling prompt takes over a minute per config on 2 cores; --context-tokens N "
+                "sets it, up to what fits the slot)"
+            )
+            lc_tokens = EMBEDDED_CONTEXT_TOKENS
     if slot is not None:
         answer = changed.get("long_context", prof.long_context.max_tokens)
         room = max(64, slot - answer - SLOT_MARGIN_TOKENS)
