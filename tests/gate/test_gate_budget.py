@@ -43,12 +43,22 @@ def test_max_tokens_cap_and_long_context_fit_use_the_capped_answer_budget():
     prof, notes = budget_profile(_embedded(["base"]), limit=1, max_tokens=16, context_tokens=8192)
     assert all(prof.section(g).max_tokens == 16 for g in EMBEDDED_MAX_TOKENS)
     assert prof.long_context.context_tokens == 4096 - 16 - 256
-    assert notes[1:] == [
+    assert notes == [
         "--max-tokens 16: every gate's max_tokens is at most 16 tokens",
         "--limit 1: at most 1 probe(s) per gate",
         "long_context: filler cut from 8192 to 3824 tokens to fit the embedded engine's 4096-token slot "
         "(with max_tokens 16 + 256 for the template and question)",
     ]
+
+
+def test_max_tokens_cap_above_some_embedded_budgets_lists_only_those():
+    prof, notes = budget_profile(_embedded(), max_tokens=300)
+    assert [prof.section(g).max_tokens for g in ("thinking", "code", "tool_call", "repetition")] == [256, 300, 128, 256]
+    assert notes[0].startswith(
+        "embedded engine: max_tokens per gate thinking 16384->256, arithmetic 2048->256, tool_call 1024->128, "
+        "long_context 256->64, repetition 1500->256, compare 512->256 tokens"
+    )
+    assert notes[1] == "--max-tokens 300: every gate's max_tokens is at most 300 tokens"
 
 
 def test_external_server_keeps_the_profile_budgets():

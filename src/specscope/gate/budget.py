@@ -59,14 +59,17 @@ def _user_set(path: Path | None, key: str) -> set[str]:
     return {g for g in GATES if isinstance(data.get(g), dict) and key in data[g]}
 
 
-def _embedded_budgets(prof: GateProfile, user_set: set[str], slot_tokens: int) -> tuple[dict[str, int], list[str]]:
-    """Per-gate max_tokens on the embedded engine (only the changed ones) and the note saying so."""
+def _embedded_budgets(
+    prof: GateProfile, user_set: set[str], slot_tokens: int, cap: int | None
+) -> tuple[dict[str, int], list[str]]:
+    """Per-gate max_tokens on the embedded engine (only the changed ones, and not those that ``--max-tokens``
+    ``cap`` cuts further) and the note saying so."""
     fit = slot_tokens - SLOT_MARGIN_TOKENS
     changed: dict[str, int] = {}
     for g in GATES:
         want = prof.section(g).max_tokens if g in user_set else EMBEDDED_MAX_TOKENS[g]
         want = min(want, fit)
-        if want != prof.section(g).max_tokens:
+        if want != prof.section(g).max_tokens and (cap is None or want < cap):
             changed[g] = want
     if not changed:
         return changed, []
@@ -114,7 +117,7 @@ def budget_profile(
     slot = None
     if plan.kind == "embedded":
         slot = min(get_config(n).ctx_per_slot_tokens for n in plan.names(DEFAULT_EMBEDDED_CONFIGS))
-        changed, notes = _embedded_budgets(prof, _user_set(path, "max_tokens"), slot)
+        changed, notes = _embedded_budgets(prof, _user_set(path, "max_tokens"), slot, max_tokens)
     notes += _caps(prof, limit, max_tokens, changed)
     overrides: dict[str, dict[str, Any]] = {g: {"max_tokens": n} for g, n in changed.items()}
     if limit is not None:
