@@ -40,11 +40,42 @@ def test_thinking_cut_by_max_tokens_fails():
         output_tokens=16384,
         reasoning_tokens=16384,
     )
-    c = checks.check_thinking(out, "323")
+    c = checks.check_thinking(out, "323", max_tokens=16384)
     assert not c.passed
     assert c.why == (
-        "thinking never closed; finish reason 'length', expected 'stop' (cut by max_tokens); no final answer"
+        "thinking never closed; finish reason 'length', expected 'stop' (cut by max_tokens (16384 tokens)); "
+        "no final answer"
     )
+
+
+def test_thinking_cut_by_the_context_says_so_not_max_tokens():
+    """The new user's run: SmolLM2-135M in a 4,096-token slot stopped at 4,036 output tokens with
+    max_tokens 16,384 and finish 'length': the slot's context cut it, not max_tokens."""
+    out = ProbeOutput(text="17 times 19 is " * 400, finish_reason="length", output_tokens=4036, prompt_tokens=59)
+    c = checks.check_thinking(out, "323", max_tokens=16384)
+    assert c.why == (
+        "finish reason 'length', expected 'stop' (cut by the server's context limit (59 prompt + 4036 output "
+        "tokens filled it; max_tokens 16384 was not reached)); answer 19, expected 323"
+    )
+
+
+def test_a_looping_answer_is_shortened_in_the_message():
+    out = ProbeOutput(text="144 / 12 = 1." + "6" * 300, finish_reason="stop")
+    c = checks.check_thinking(out, "12")
+    assert c.why == "answer 1.6666666666666666666..., expected 12" and c.metrics["answer"] == "1." + "6" * 300
+
+
+def test_length_cause_tells_max_tokens_from_context():
+    cut = ProbeOutput(finish_reason="length", output_tokens=16, prompt_tokens=3600)
+    assert checks.length_cause(cut, 16) == "cut by max_tokens (16 tokens)"
+    ctx = ProbeOutput(finish_reason="length", output_tokens=40)
+    assert checks.length_cause(ctx, 64) == (
+        "cut by the server's context limit (40 output tokens filled it; max_tokens 64 was not reached)"
+    )
+    assert checks.length_cause(ProbeOutput(finish_reason="length"), 64) == (
+        "cut by max_tokens or by the server's context limit (output tokens unknown)"
+    )
+    assert checks.length_cause(ProbeOutput(finish_reason="stop", output_tokens=16), 16) is None
 
 
 def test_thinking_inline_never_closed_fails_even_with_number():
@@ -116,8 +147,10 @@ def test_arithmetic_pass_and_fail():
     wrong = ProbeOutput(text="14*12 = 168. Answer: 168", finish_reason="stop")
     c = checks.check_arithmetic(wrong, "18")
     assert not c.passed and c.why == "answer 168, expected 18"
-    none = ProbeOutput(text="Let me think about the rolls", finish_reason="length")
-    assert checks.check_arithmetic(none, "18").why == "no numeric answer (cut by max_tokens)"
+    none = ProbeOutput(text="Let me think about the rolls", finish_reason="length", output_tokens=256)
+    assert (
+        checks.check_arithmetic(none, "18", max_tokens=256).why == "no numeric answer (cut by max_tokens (256 tokens))"
+    )
 
 
 def test_arithmetic_ignores_numbers_in_thinking():
@@ -213,7 +246,10 @@ def test_tool_call_arguments_that_are_not_an_object_fail():
 def test_long_context():
     assert checks.check_long_context(ProbeOutput(text="The code is 7394.", prompt_tokens=8340), "7394").passed
     c = checks.check_long_context(ProbeOutput(text="I do not know.", prompt_tokens=8340), "7394")
-    assert not c.passed and c.why == "answer 'I do not know.' does not contain '7394'"
+    assert not c.passed and c.why == "answer does not contain '7394': 'I do not know.'"
+    long = ProbeOutput(text="The blue vault of the harbour office has an access code that " * 3, prompt_tokens=8340)
+    why = checks.check_long_context(long, "7394").why
+    assert why == "answer does not contain '7394': 'The blue vault of the harbour office has an access code t...'"
 
 
 # ---- repetition ------------------------------------------------------------------------------------------

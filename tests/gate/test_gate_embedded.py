@@ -59,3 +59,34 @@ def test_embedded_base_vs_ngram(tmp_path):
         assert first.startswith("**FAILED:") and "Do not trust this deployment's speed numbers" in first
         if any(not v["passed"] for v in data["verdicts"] if v["config"] == "base"):
             assert "on the baseline 'base': that is the model's own capability" in first
+
+
+def test_embedded_run_folder_first_notes_and_the_limit_that_cut(tmp_path):
+    """`--gate long_context --limit 1 --max-tokens 16` on one config: the run folder and the budget notes come
+    before the first probe, the probe line is printed whole, and a cut answer names max_tokens as the cause."""
+    pytest.importorskip("xllamacpp")
+    r = subprocess.run(
+        [sys.executable, "-m", "specscope", "gate", "--configs", "base", "--gate", "long_context", "--limit", "1"]
+        + ["--max-tokens", "16", "--context-tokens", "512", "--out", str(tmp_path / "runs")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
+    assert r.returncode in (0, 1), r.stderr[-2000:]
+    (folder,) = list((tmp_path / "runs").iterdir())
+    lines = r.stderr.splitlines()
+    assert lines[0] == f"run folder: {folder} (written after every probe)"
+    assert lines[1:3] == [
+        "note: --max-tokens 16: every gate's max_tokens is at most 16 tokens",
+        "note: --limit 1: at most 1 probe(s) per gate",
+    ]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["complete"] is True and manifest["notes"] == [x[len("note: ") :] for x in lines[1:3]]
+    (res,) = json.loads((folder / "gate.json").read_text())["results"]
+    assert res["request"]["max_tokens"] == 16
+    mark = "pass" if res["check"]["passed"] else "FAIL"
+    assert f"base long_context longctx-vault-code       {mark} {res['check']['why']}" in r.stderr
+    if res["output"]["finish_reason"] == "length" and not res["check"]["passed"]:
+        assert res["output"]["output_tokens"] == 16
+        assert res["check"]["why"].endswith("(output cut by max_tokens (16 tokens))")

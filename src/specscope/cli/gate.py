@@ -74,9 +74,11 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 every gate passed; 1 a gate failed; 2 bad input or an unreachable server."""
         from rich.console import Console
+        from rich.markup import escape
 
+        from specscope.gate.budget import budget_profile
         from specscope.gate.profile import default_profile_text
-        from specscope.gate.session import gate_profile, run_gate
+        from specscope.gate.session import run_gate
         from specscope.targets import parse_targets
 
         if print_profile:
@@ -85,7 +87,7 @@ def register(app: typer.Typer) -> None:
         if recipe:  # old spelling: --recipe NAME (repeated) = --launch vllm --configs NAME,...
             configs, launch = [*(configs or []), *recipe], "vllm"
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
-        prof = gate_profile(plan, profile, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens)
+        prof, notes = budget_profile(plan, profile, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens)
         from specscope.gate.session import DEFAULT_EMBEDDED_CONFIGS
         from specscope.targets.preflight import preflight_plan
 
@@ -96,10 +98,19 @@ def register(app: typer.Typer) -> None:
         def on_result(r: ProbeResult) -> None:
             mark = "[green]pass[/]" if r.check.passed else "[red]FAIL[/]"
             console.print(
-                f"{r.config:>10} {r.gate:<12} {r.probe_id:<24} {mark} {r.check.why[:90]}", markup=True, highlight=False
+                f"{r.config:>10} {r.gate:<12} {r.probe_id:<24} {mark} {escape(r.check.why)}",
+                highlight=False,
+                soft_wrap=True,
             )
 
-        run, run_dir = run_gate(plan, prof, out, gates=gates, on_result=on_result, preflight=checked)
+        def on_start(run_dir: Path) -> None:
+            console.print(f"run folder: {run_dir} (written after every probe)", soft_wrap=True, highlight=False)
+            for note in notes:
+                console.print(f"note: {note}", markup=False, soft_wrap=True, highlight=False)
+
+        run, run_dir = run_gate(
+            plan, prof, out, gates=gates, on_result=on_result, preflight=checked, notes=notes, on_start=on_start
+        )
         console.print(f"run folder: {run_dir}")
         _print_run(run, run_dir, format)
         if not run.passed:

@@ -29,6 +29,7 @@ from specscope.gate.text_metrics import (
 )
 
 __all__ = [
+    "length_cause",
     "final_content",
     "check_thinking",
     "check_arithmetic",
@@ -57,6 +58,31 @@ def final_content(out: ProbeOutput) -> tuple[str, str, bool | None]:
     return "", out.text, None
 
 
+def length_cause(out: ProbeOutput, max_tokens: int | None) -> str | None:
+    """Which limit cut an output that ended with finish reason ``length``; ``None`` when it was not cut.
+
+    Servers say ``length`` both when ``max_tokens`` ran out and when the prompt plus the output filled the
+    context (llama.cpp: the slot's ``n_ctx``, reported as ``truncated``). ``usage.completion_tokens`` tells
+    them apart: fewer output tokens than ``max_tokens`` means the context ran out first.
+    """
+    if out.finish_reason != "length":
+        return None
+    n = out.output_tokens
+    if max_tokens is None or n is None:
+        return "cut by max_tokens or by the server's context limit (output tokens unknown)"
+    if n >= max_tokens:
+        return f"cut by max_tokens ({max_tokens} tokens)"
+    used = f"{out.prompt_tokens} prompt + {n} output tokens" if out.prompt_tokens is not None else f"{n} output tokens"
+    return f"cut by the server's context limit ({used} filled it; max_tokens {max_tokens} was not reached)"
+
+
+def _short(value: object, width: int = 24) -> str:
+    """A number as text for a one-line message: at most ``width`` characters (a looping model writes
+    1.6666... for hundreds of digits); the full value stays in the check's metrics."""
+    text = str(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def _request_failed(out: ProbeOutput) -> Check | None:
     if out.error is not None:
         return Check(False, f"request failed: {out.error}", {"http_status": out.http_status})
@@ -68,10 +94,13 @@ def _answer(out: ProbeOutput) -> tuple[Check | None, str]:
     return _request_failed(out), final_content(out)[1]
 
 
-def check_thinking(out: ProbeOutput, expected_answer: str | int, *, require_reasoning: bool = False) -> Check:
+def check_thinking(
+    out: ProbeOutput, expected_answer: str | int, *, require_reasoning: bool = False, max_tokens: int | None = None
+) -> Check:
     """Thinking-termination gate (seed 002): thinking closes by itself, finish ``stop``, right final answer.
 
-    A run cut by ``max_tokens`` (finish ``length``) fails even when its partial text holds the number.
+    A run cut by ``max_tokens`` or the context (finish ``length``) fails even when its partial text holds the
+    number; ``max_tokens`` (the request's, tokens) lets the message say which limit cut it.
     Metrics: ``thinking_tokens`` (from the output record), ``closed``, ``finish_reason``, ``answer``.
     """
     failed = _request_failed(out)
@@ -92,14 +121,12 @@ def check_thinking(out: ProbeOutput, expected_answer: str | int, *, require_reas
     elif closed is None and require_reasoning:
         problems.append("no thinking emitted")
     if out.finish_reason != "stop":
-        problems.append(
-            f"finish reason {out.finish_reason!r}, expected 'stop'"
-            + (" (cut by max_tokens)" if out.finish_reason == "length" else "")
-        )
+        cause = length_cause(out, max_tokens)
+        problems.append(f"finish reason {out.finish_reason!r}, expected 'stop'" + (f" ({cause})" if cause else ""))
     if found is None:
         problems.append("no final answer")
     elif not numbers_equal(found, expected_answer):
-        problems.append(f"answer {found}, expected {expected_answer}")
+        problems.append(f"answer {_short(found)}, expected {expected_answer}")
     if problems:
         return Check(False, "; ".join(problems), metrics)
     note = (
@@ -112,8 +139,10 @@ def check_thinking(out: ProbeOutput, expected_answer: str | int, *, require_reas
     return Check(True, f"closed and answered {found}{note}", metrics)
 
 
-def check_arithmetic(out: ProbeOutput, expected_answer: str | int) -> Check:
-    """Word-problem gate: the final number of the answer (after any thinking) equals the expected value."""
+def check_arithmetic(out: ProbeOutput, expected_answer: str | int, *, max_tokens: int | None = None) -> Check:
+    """Word-problem gate: the final number of the answer (after any thinking) equals the expected value.
+
+    ``max_tokens`` (the request's, tokens) lets a cut answer's message say which limit cut it."""
     failed, answer_text = _answer(out)
     if failed:
         return failed
@@ -124,11 +153,10 @@ def check_arithmetic(out: ProbeOutput, expected_answer: str | int) -> Check:
         "finish_reason": out.finish_reason,
     }
     if found is None:
-        return Check(
-            False, "no numeric answer" + (" (cut by max_tokens)" if out.finish_reason == "length" else ""), metrics
-        )
+        cause = length_cause(out, max_tokens)
+        return Check(False, "no numeric answer" + (f" ({cause})" if cause else ""), metrics)
     if not numbers_equal(found, expected_answer):
-        return Check(False, f"answer {found}, expected {expected_answer}", metrics)
+        return Check(False, f"answer {_short(found)}, expected {expected_answer}", metrics)
     return Check(True, f"answered {found}", metrics)
 
 
@@ -212,8 +240,9 @@ def check_long_context(out: ProbeOutput, needle_answer: str) -> Check:
     metrics = {"prompt_tokens": out.prompt_tokens, "finish_reason": out.finish_reason}
     if needle_answer.casefold() in answer_text.casefold():
         return Check(True, f"retrieved {needle_answer!r} from a {out.prompt_tokens}-token prompt", metrics)
-    shown = " ".join(answer_text.split())[:80]
-    return Check(False, f"answer {shown!r} does not contain {needle_answer!r}", metrics)
+    shown = " ".join(answer_text.split())
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return Check(False, f"answer does not contain {needle_answer!r}: {shown!r}", metrics)
 
 
 def check_repetition(

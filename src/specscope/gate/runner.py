@@ -58,12 +58,25 @@ def build_request(probe: Probe, model: str, profile: GateProfile, *, logprobs: b
 
 
 def check_output(probe: Probe, out: ProbeOutput, profile: GateProfile) -> Check:
-    """Dispatch ``out`` to the checker of ``probe.gate`` with the profile's thresholds."""
+    """Dispatch ``out`` to the checker of ``probe.gate`` with the profile's thresholds; a failing output cut
+    with finish ``length`` says which limit cut it (:func:`checks.length_cause`), except on the repetition gate,
+    whose prose is meant to run to its budget (seed 003)."""
+    check = _check(probe, out, profile)
+    cause = checks.length_cause(out, profile.section(probe.gate).max_tokens)
+    if check.passed or cause is None or "cut by" in check.why or probe.gate == "repetition":
+        return check
+    return Check(False, f"{check.why} (output {cause})", check.metrics)
+
+
+def _check(probe: Probe, out: ProbeOutput, profile: GateProfile) -> Check:
     exp = probe.expected
+    max_tokens = profile.section(probe.gate).max_tokens
     if probe.gate == "thinking":
-        return checks.check_thinking(out, exp["answer"], require_reasoning=profile.thinking.require_reasoning)
+        return checks.check_thinking(
+            out, exp["answer"], require_reasoning=profile.thinking.require_reasoning, max_tokens=max_tokens
+        )
     if probe.gate in ("arithmetic", "compare"):
-        return checks.check_arithmetic(out, exp["answer"])
+        return checks.check_arithmetic(out, exp["answer"], max_tokens=max_tokens)
     if probe.gate == "code":
         return checks.check_code(out, exp["function"], exp["tests"], timeout_s=profile.code.timeout_s)
     if probe.gate == "tool_call":

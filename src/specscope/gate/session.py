@@ -14,23 +14,18 @@ import datetime as _dt
 import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from specscope.engine import get_config
 from specscope.errors import ConfigError
+from specscope.gate.budget import DEFAULT_EMBEDDED_CONFIGS, budget_profile
 from specscope.gate.model import GATES, GateRun, ProbeResult
-from specscope.gate.profile import GateProfile, load_profile
-from specscope.gate.runner import Target, run_gate_suite
+from specscope.gate.profile import GateProfile
+from specscope.gate.runner import Target, decide, run_gate_suite
 from specscope.gate.store import write_gate_run
 from specscope.launch.recipes import load_recipes
 from specscope.targets import TargetPlan, open_target
 
 __all__ = ["DEFAULT_EMBEDDED_CONFIGS", "gate_profile", "gate_targets", "run_gate"]
-
-#: The embedded configs gated when ``--configs`` is not given: the baseline and one speculative method.
-DEFAULT_EMBEDDED_CONFIGS = ("base", "ngram")
-# tokens kept free in an embedded slot beside the long-context prompt and its answer (chat template, question)
-_SLOT_MARGIN_TOKENS = 256
 
 
 def _log_name(plan: TargetPlan, name: str) -> str:
@@ -85,31 +80,8 @@ def gate_profile(
     max_tokens: int | None = None,
     context_tokens: int | None = None,
 ) -> GateProfile:
-    """The gate profile (``path`` or the packaged one) with the command line's caps applied.
-
-    Args:
-        limit: at most this many probes per gate. max_tokens: cap on every gate's ``max_tokens``.
-        context_tokens: the long-context filler length, tokens. On the embedded engine the filler is also
-            cut to fit one slot of the smallest configured context (slot - answer budget - 256 tokens).
-    """
-    prof = load_profile(path)
-    overrides: dict[str, dict[str, Any]] = {}
-    for g in GATES:
-        o: dict[str, Any] = {}
-        if limit is not None:
-            o["limit"] = limit
-        if max_tokens is not None and prof.section(g).max_tokens > max_tokens:
-            o["max_tokens"] = max_tokens
-        if o:
-            overrides[g] = o
-    if context_tokens is not None:
-        overrides.setdefault("long_context", {})["context_tokens"] = context_tokens
-    if plan.kind == "embedded":
-        slots = [get_config(n).ctx_per_slot_tokens for n in plan.names(DEFAULT_EMBEDDED_CONFIGS)]
-        room = min(slots) - prof.long_context.max_tokens - _SLOT_MARGIN_TOKENS
-        lc = overrides.setdefault("long_context", {})
-        lc["context_tokens"] = max(64, min(lc.get("context_tokens", prof.long_context.context_tokens), room))
-    return prof.with_overrides(**overrides) if overrides else prof
+    """The gate profile of :func:`specscope.gate.budget.budget_profile`, without its notes."""
+    return budget_profile(plan, path, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens)[0]
 
 
 def check_gates(gates: list[str] | None) -> list[str] | None:
@@ -132,8 +104,18 @@ def run_gate(
     gates: list[str] | None = None,
     on_result: Callable[[ProbeResult], None] | None = None,
     preflight: dict[str, dict[str, object]] | None = None,
+    notes: list[str] | None = None,
+    on_start: Callable[[Path], None] | None = None,
 ) -> tuple[GateRun, Path]:
     """Gate every config of ``plan`` and store the run in a new folder ``out/gate-YYYYmmdd-HHMMSS``.
+
+    The folder is written after every probe (manifest ``"complete": false``, verdicts of the probes done so
+    far), so an interrupted run leaves what it measured; the last write has ``"complete": true``.
+
+    Args:
+        notes: one line per budget change (:func:`specscope.gate.budget.budget_profile`), kept in the manifest.
+        on_start: called with the run folder once the configs are checked, before the first server starts
+            (for ``--server`` targets: once the first probe has an answer, so a wrong URL stays one error line).
 
     Returns:
         the run and its folder (manifest.json with kind ``gate`` + gate.json).
@@ -141,15 +123,33 @@ def run_gate(
     gates = check_gates(gates)
     run_dir = out / f"gate-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
     targets = gate_targets(plan, run_dir)
-    if plan.kind != "external":
+    started = [plan.kind != "external"]  # a user's server: start once it has answered (bad URL = one error line)
+    if started[0]:
         run_dir.mkdir(parents=True, exist_ok=True)
-    run = run_gate_suite(targets, profile, gates=gates, on_result=on_result)
+        if on_start:
+            on_start(run_dir)
     names = [t.name for t in targets]
     extra: dict[str, object] = {
         "launch": plan.kind,
         "embedded": plan.kind == "embedded",
         "recipes": names if plan.kind == "vllm" else [],
         "preflight": preflight or {},
+        "notes": list(notes or ()),
     }
-    write_gate_run(run, run_dir, extra_manifest=extra)
+    done: list[ProbeResult] = []
+
+    def keep(r: ProbeResult) -> None:
+        if not started[0] and on_start:
+            on_start(run_dir)
+        started[0] = True
+        done.append(r)
+        partial = GateRun(
+            tuple({"name": n} for n in names), tuple(done), (), tuple(decide(done, [], profile)), profile.model_dump()
+        )
+        write_gate_run(partial, run_dir, extra_manifest={**extra, "complete": False})
+        if on_result:
+            on_result(r)
+
+    run = run_gate_suite(targets, profile, gates=gates, on_result=keep)
+    write_gate_run(run, run_dir, extra_manifest={**extra, "complete": True})
     return run, run_dir
