@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
+
+# A shell that starts the suite in the background (`make test &`) ignores SIGINT, and every child process inherits
+# that: the tests that press Ctrl-C on a subprocess would see nothing happen. A caught disposition here resets to the
+# default in each child at exec, so their Python installs its KeyboardInterrupt handler as in a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

@@ -40,9 +40,10 @@ IDLE_WAIT_S = 5.0
 # The warm-up of a server's later cells of a workload (:func:`measure_cell`): ~30 prompt tokens with a chat
 # template, so it costs ~0.3 s of one-thread prefill on the embedded engine where the prose pack's warm-up (~80
 # tokens) costs ~0.7 s; its ``warmup_max_tokens`` decode steps read every weight (and the draft model's) again.
-# Shares no prefix with any pack prompt.
+# Shares no prefix with any pack prompt; it asks for a long answer, so the decode runs all ``warmup_max_tokens`` steps
+# (a one-word reply ended at EOS after 7 of 8).
 SHORT_WARMUP = Prompt(
-    "short-warmup", "warmup", [{"role": "user", "content": "Warm-up request, not measured: reply with one word."}],
+    "short-warmup", "warmup", [{"role": "user", "content": "Warm-up, not measured: count from one to fifty in words."}],
     meta={"warmup": True},
 )  # fmt: skip
 
