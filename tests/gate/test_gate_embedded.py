@@ -4,40 +4,32 @@ budgets. The 135M model fails most capability probes; the run must finish, store
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.integration
 
 
-def test_embedded_base_vs_ngram(tmp_path):
-    pytest.importorskip("xllamacpp")
+def _gate(tmp_path: Path, args: list[str]) -> tuple[subprocess.CompletedProcess, Path]:
+    """Run ``specscope gate ARGS --out tmp_path/runs`` in ``tmp_path``; exit 0 (all pass) or 1 (a gate failed).
+    Returns the process and its one run folder."""
+    argv = [sys.executable, "-m", "specscope", "gate", *args]
     r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "specscope",
-            "gate",
-            "--configs",
-            "base,ngram",
-            "--limit",
-            "1",
-            "--max-tokens",
-            "32",
-            "--context-tokens",
-            "512",
-            "--out",
-            str(tmp_path / "runs"),
-            "--format",
-            "markdown",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=600,
+        [*argv, "--out", str(tmp_path / "runs")], capture_output=True, text=True, cwd=tmp_path, timeout=600
     )
     assert r.returncode in (0, 1), r.stderr[-2000:]
     (folder,) = list((tmp_path / "runs").iterdir())
+    return r, folder
+
+
+def test_embedded_base_vs_ngram(tmp_path):
+    pytest.importorskip("xllamacpp")
+    r, folder = _gate(
+        tmp_path,
+        ["--configs", "base,ngram", "--limit", "1", "--max-tokens", "32", "--context-tokens", "512"]
+        + ["--format", "markdown"],
+    )
     manifest = json.loads((folder / "manifest.json").read_text())
     data = json.loads((folder / "gate.json").read_text())
     assert manifest["kind"] == "gate" and [c["name"] for c in manifest["configs"]] == ["base", "ngram"]
@@ -65,16 +57,11 @@ def test_embedded_run_folder_first_notes_and_the_limit_that_cut(tmp_path):
     """`--gate long_context --limit 1 --max-tokens 16` on one config: the run folder and the budget notes come
     before the first probe, the probe line is printed whole, and a cut answer names max_tokens as the cause."""
     pytest.importorskip("xllamacpp")
-    r = subprocess.run(
-        [sys.executable, "-m", "specscope", "gate", "--configs", "base", "--gate", "long_context", "--limit", "1"]
-        + ["--max-tokens", "16", "--context-tokens", "512", "--out", str(tmp_path / "runs")],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=600,
+    r, folder = _gate(
+        tmp_path,
+        ["--configs", "base", "--gate", "long_context", "--limit", "1"]
+        + ["--max-tokens", "16", "--context-tokens", "512"],
     )
-    assert r.returncode in (0, 1), r.stderr[-2000:]
-    (folder,) = list((tmp_path / "runs").iterdir())
     lines = r.stderr.splitlines()
     assert lines[0] == f"run folder: {folder} (written after every probe)"
     assert lines[1:3] == [

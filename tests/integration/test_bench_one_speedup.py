@@ -9,12 +9,9 @@ must show the paired one."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 
+from report_cli import report_json
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.stats.cells import summarize_run
@@ -52,13 +49,7 @@ def test_round_2_is_slow_on_the_baseline_and_degraded_on_the_config(run_dir):
 
 
 def test_every_table_shows_the_paired_speedup(run_dir):
-    out = subprocess.run(
-        [sys.executable, "-m", "specscope", "report", str(run_dir), "--format", "json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    doc = json.loads(out.stdout)
+    doc = report_json(run_dir)
     tables = {t["key"]: t for s in doc["sections"] for t in s["tables"]}
     ok = {(c["config"], c["repeat"]): c["output_tok_s"] for c in doc["cells"] if c["status"] == "ok"}
     paired = (ok[("fast", 0)] + ok[("fast", 1)]) / (ok[("base", 0)] + ok[("base", 1)])  # rounds 0 and 1

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from report_cli import report_json
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.stats.cells import summarize_run
@@ -68,13 +69,7 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
     assert manifest["client"]["http_library"] == ClientSettings().describe()["http_library"]  # limits recorded
     assert manifest["client"]["connection_limit"] >= 3
 
-    out = subprocess.run(
-        [sys.executable, "-m", "specscope", "report", str(run_dir), "--format", "json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    doc = json.loads(out.stdout)
+    doc = report_json(run_dir)
     assert {
         "config",
         "workload",
