@@ -30,10 +30,11 @@ pytestmark = pytest.mark.timing
 
 MS = 1_000_000
 TOKENS = 12
-# TTFT 60 ms leaves the server time to start all 64 handlers before the first stream ends (peak = N exactly).
+# TTFT 250 ms leaves the server time to start all 64 handlers before the first stream ends (peak = N exactly),
+# also on a loaded 2-core CI machine where 60 ms let only 39 of 64 arrive before the first stream ended.
 # speculation-shaped: 1, 2 or 3 tokens per chunk, 2 reasoning tokens first; 4 drafts of 3, accepted 3/2/1 per position
 PLAN = ResponsePlan(
-    ttft_ms=60,
+    ttft_ms=250,
     inter_chunk_ms=[3, 4, 5],
     output_tokens=TOKENS,
     tokens_per_chunk=[1, 2, 3],
@@ -128,15 +129,24 @@ def _level(truth: TruthServer, concurrency: int, n: int) -> None:
         assert d.prompt_tokens == 9 * n
         assert d.acceptance_rate == 0.5 and d.acceptance_length == 2.5
         assert d.acceptance_per_position == (0.75, 0.5, 0.25)
-        assert b["peak"] == concurrency
         # the client's achieved concurrency (send..end read) matches the truth (send..end written) within 5 %
         # (the end-of-stream read lag, ~1 ms of a ~40 ms stream on a busy machine): a wall-clock bound, so it
         # takes part in the retry like the TTFT / TPOT bounds (a load spike gave 11 % once at c64)
         conc_err = abs(achieved_concurrency(b["recs"]) / b["server_conc"] - 1)
         timing = {k: round(v, 3) for k, v in b.items() if k.endswith("_ms")}
-        seen.append({**timing, "concurrency_rel_error": round(conc_err, 4), "client": b["check"].limited_reason()})
+        # the peak of requests in the server's handlers is the requested level exactly when the client got every
+        # stream out before the first one ended: a wall-clock property too, so it takes part in the retry
+        seen.append(
+            {
+                **timing,
+                "peak": b["peak"],
+                "concurrency_rel_error": round(conc_err, 4),
+                "client": b["check"].limited_reason(),
+            }
+        )
         if (
-            conc_err <= 0.05
+            b["peak"] == concurrency
+            and conc_err <= 0.05
             and timing["ttft_p50_ms"] <= 0.5
             and timing["tpot_p50_ms"] <= 0.5
             and timing["ttft_p99_ms"] <= 2
