@@ -29,7 +29,7 @@ MS = 1_000_000
 TOKENS = 12
 # as the truth suite: TTFT 60 ms lets the server start all 16 handlers before the first stream ends
 PLAN = ResponsePlan(
-    ttft_ms=60,
+    ttft_ms=250,  # time for 16 handlers (two worker processes) to start before the first stream ends
     inter_chunk_ms=[3, 4, 5],
     output_tokens=TOKENS,
     tokens_per_chunk=[1, 2, 3],
@@ -156,11 +156,12 @@ def test_two_workers_at_concurrency_16_match_the_truth(truth):
         assert check.workers == 2 and check.requests == n
         assert check.loop_lag_samples > 0 and check.client_cpu_ns > 0
         assert check.settings["workers"] == 2
-        # achieved concurrency: the server saw exactly 16 in flight at its peak
-        assert _peak(served_list) == 16
+        # achieved concurrency: the server saw exactly 16 in flight at its peak, and the client's view matches the
+        # server's within 5 %; both wall-clock properties on a shared machine, so they take part in the retry
+        peak = _peak(served_list)
         iv = [(r.send_ns, served[r.prompt_id]["end_ns"]) for r in recs]
         server_conc = sum(e - b for b, e in iv) / (max(e for _, e in iv) - min(b for b, _ in iv))
-        assert achieved_concurrency(recs) == pytest.approx(server_conc, rel=0.05)
+        conc_err = abs(achieved_concurrency(recs) / server_conc - 1)
         # one clock: the client's TTFT (worker clock) vs the server's first token write (server clock)
         err = []
         for r in recs:
@@ -170,10 +171,10 @@ def test_two_workers_at_concurrency_16_match_the_truth(truth):
         # a clock offset between processes would shift every error; scheduling noise only the tail (3 client
         # processes and the server on 2 shared cores: single stragglers of 2-3 ms were seen, hence p90)
         p50, p90, worst = (float(np.percentile(err, q)) / MS for q in (50, 90, 100))
-        seen.append((round(p50, 3), round(p90, 3), round(worst, 3)))
-        if p50 <= 0.5 and p90 <= 1.0:
+        seen.append((peak, round(conc_err, 4), round(p50, 3), round(p90, 3), round(worst, 3)))
+        if peak == 16 and conc_err <= 0.05 and p50 <= 0.5 and p90 <= 1.0:
             return
-    pytest.fail(f"TTFT |error| vs served truth (p50 ms, p90 ms, max ms) per batch: {seen}")
+    pytest.fail(f"(server peak, concurrency rel error, TTFT |error| p50 ms, p90 ms, max ms) per batch: {seen}")
 
 
 def test_unchecked_runner_with_workers_returns_records_in_order(truth):
