@@ -98,3 +98,12 @@ def test_rate_sweep(truth):
         assert p.output_tok_s > 0
     with pytest.raises(ConfigError):
         run_sync(run_rate_sweep(truth.base_url, _reqs(1), []))
+
+
+def test_open_loop_sends_the_api_key(truth):
+    """``--api-key`` reaches every open-loop request as ``Authorization: Bearer <key>`` (as the closed loop does)."""
+    truth.clear_log()
+    settings = ClientSettings(api_key="sk-open-loop")
+    recs = run_sync(run_open_loop(truth.base_url, _reqs(3, "key"), OpenLoopSchedule(50.0), settings))
+    assert [r.status for r in recs] == ["ok"] * 3
+    assert [s["authorization"] for s in truth.served()] == ["Bearer sk-open-loop"] * 3

@@ -31,6 +31,7 @@ from specscope.client.stream import (
     max_tokens_of,
     parse_capture,
     prepare_body,
+    request_headers,
 )
 from specscope.errors import ConfigError
 from specscope.records import StreamRecord
@@ -97,6 +98,7 @@ async def capture_open_loop(
     """
     url = chat_url(base_url)
     prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]  # off the hot path
+    hdrs = request_headers(settings)  # Authorization when --api-key / OPENAI_API_KEY is set
     tasks: list[asyncio.Task] = []
     async with make_session(settings) as session:
         loop = asyncio.get_running_loop()
@@ -109,7 +111,9 @@ async def capture_open_loop(
                 while perf_counter_ns() < target:  # libuv's cached clock can fire a timer up to 1 ms early
                     await asyncio.sleep(0)
             stall_s = settings.stall_timeout_s
-            coro = capture_stream(session, url, pid, body, max_tokens=mt, intended_ns=target, stall_timeout_s=stall_s)
+            coro = capture_stream(
+                session, url, pid, body, max_tokens=mt, headers=hdrs, intended_ns=target, stall_timeout_s=stall_s
+            )
             tasks.append(loop.create_task(coro))
         return list(await asyncio.gather(*tasks))
 
