@@ -334,10 +334,18 @@ def test_shipped_default_file(monkeypatch):
         "--gpu-memory-utilization",
         "0.2",
         "--enforce-eager",
+        "--enable-per-request-metrics",  # per_request_metrics = true: each response's queue wait
         "--speculative-config",
         '{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_min":2,"prompt_lookup_max":5}',
     ]
     assert Path(os.fspath(book.source)).name == "recipes.toml"
+
+
+def test_per_request_metrics_flag():
+    """``per_request_metrics`` asks vLLM for each response's timing (``metrics.queue_time_ms``); off by default."""
+    flag = "--enable-per-request-metrics"
+    assert flag in vllm_argv(Recipe(model="m", per_request_metrics=True), port=8000)
+    assert flag not in vllm_argv(Recipe(model="m"), port=8000)
 
 
 def test_docker_form_refuses_a_recipe_with_its_own_command():

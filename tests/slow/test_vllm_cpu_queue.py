@@ -29,7 +29,7 @@ def test_one_slot_three_requests_each_stream_reports_its_wait(tmp_path):
         max_model_len_tokens=1024,
         gpu_memory_utilization=0.2,
         max_num_seqs=1,
-        extra_args=["--enable-per-request-metrics"],
+        per_request_metrics=True,  # --enable-per-request-metrics
     )
     bodies = [
         (f"p{i}", {"model": "smollm2-135m", "messages": [{"role": "user", "content": f"Count to {20 + i}."}]})

@@ -78,6 +78,10 @@ class Recipe(BaseModel):
     ``n == 1`` response then carries ``metrics.speculative_decoding`` (per-request acceptance, issue 16), in a
     stream on the final usage chunk only (vLLM 0.32.0 ``vllm/config/observability.py:50``,
     ``vllm/engine/arg_utils.py:1657``; vLLM refuses the flag without a speculative config, hence not for ``base``).
+    ``per_request_metrics`` adds ``--enable-per-request-metrics``: each response then carries its timing
+    (``metrics.queue_time_ms`` and others, vLLM 0.32.0 ``vllm/entrypoints/launchers/cli_args.py``), which gives each
+    stream its queue wait (``StreamRecord.queue_s``) and the capacity table its ``queue p50``; vLLM refuses it with
+    ``--disable-log-stats``.
     ``enable_weights_track`` adds ``--model-loader-extra-config '{"enable_weights_track": true}'`` (seed 000:
     vLLM then refuses a checkpoint whose MTP weights are missing instead of running with garbage).
     """
@@ -107,6 +111,7 @@ class Recipe(BaseModel):
     tool_call_parser: str | None = None
     enable_weights_track: bool = False
     per_request_spec_metrics: Literal["summary", "detailed"] | None = None
+    per_request_metrics: bool = False
     extra_args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     vllm_command: list[str] = Field(default_factory=lambda: ["vllm"], min_length=1)
@@ -189,6 +194,8 @@ def _serve_flags(recipe: Recipe) -> list[str]:
         out += ["--enable-auto-tool-choice", "--tool-call-parser", r.tool_call_parser]
     if r.per_request_spec_metrics and r.method != "base":  # issue 16: metrics.speculative_decoding per response
         out += ["--per-request-spec-decode-metrics", r.per_request_spec_metrics]
+    if r.per_request_metrics:  # issue 12: metrics.queue_time_ms per response
+        out += ["--enable-per-request-metrics"]
     if r.enable_weights_track:
         out += ["--model-loader-extra-config", '{"enable_weights_track": true}']
     spec = speculative_config(r)
