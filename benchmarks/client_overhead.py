@@ -48,12 +48,14 @@ def _specscope_child(url: str, n: int, concurrency: int, hot_path: str = "wire")
     (``hot_path``: ``wire`` = raw asyncio + httptools, the default; ``aiohttp`` = the aiohttp path;
     ``wire-2proc`` = the wire path in 2 client worker processes, ``ClientSettings(workers=2)``, whose
     ``+parse`` time includes spawning the workers)."""
+    from specscope.client.parse import parse_capture
     from specscope.client.runner import capture_fixed_concurrency, run_fixed_concurrency, run_sync
     from specscope.client.settings import ClientSettings
-    from specscope.client.stream import parse_capture
 
-    reqs = [(f"p{i}", {"model": "truth", "messages": [{"role": "user", "content": f"q{i}"}], "max_tokens": TOKENS})
-            for i in range(n)]
+    reqs = [
+        (f"p{i}", {"model": "truth", "messages": [{"role": "user", "content": f"q{i}"}], "max_tokens": TOKENS})
+        for i in range(n)
+    ]
     t0 = perf_counter_ns()
     if hot_path == "wire-2proc":
         recs = run_sync(run_fixed_concurrency(url, reqs, concurrency, ClientSettings(workers=2)))
@@ -64,8 +66,14 @@ def _specscope_child(url: str, n: int, concurrency: int, hot_path: str = "wire")
     toks = sum(r.output_tokens or 0 for r in recs)
     span_s = (max(r.end_ns for r in recs) - min(r.send_ns for r in recs)) / 1e9
     ttfts = sorted(r.ttft_ns for r in recs if r.ttft_ns is not None)
-    return {"tok_s": toks / span_s, "req_s": len(recs) / span_s, "tok_s_parse": toks / ((t1 - t0) / 1e9),
-            "ttft_ms": statistics.median(ttfts) / 1e6, "tokens": toks, "not_ok": sum(r.status != "ok" for r in recs)}
+    return {
+        "tok_s": toks / span_s,
+        "req_s": len(recs) / span_s,
+        "tok_s_parse": toks / ((t1 - t0) / 1e9),
+        "ttft_ms": statistics.median(ttfts) / 1e6,
+        "tokens": toks,
+        "not_ok": sum(r.status != "ok" for r in recs),
+    }
 
 
 # --------------------------------------------------------------------------------------- peers
@@ -76,13 +84,31 @@ def _tokenizer_dir(cache: Path) -> Path:
         return d
     d.mkdir(parents=True, exist_ok=True)
     vocab = {"[UNK]": 0, "x": 1, **{f"w{i}": i + 2 for i in range(1000)}}
-    tok = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [
-        {"id": 0, "content": "[UNK]", "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
-         "special": True}], "normalizer": None, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": None,
-        "decoder": None, "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}}
+    tok = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {
+                "id": 0,
+                "content": "[UNK]",
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+        ],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Whitespace"},
+        "post_processor": None,
+        "decoder": None,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+    }
     (d / "tokenizer.json").write_text(json.dumps(tok))
-    (d / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "PreTrainedTokenizerFast",
-                                                         "unk_token": "[UNK]", "model_max_length": 1 << 20}))
+    (d / "tokenizer_config.json").write_text(
+        json.dumps({"tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "[UNK]", "model_max_length": 1 << 20})
+    )
     (d / "config.json").write_text(json.dumps({"model_type": "llama", "max_position_embeddings": 1 << 20}))
     return d
 
@@ -93,20 +119,57 @@ def _pinned(cmd: list[str]) -> list[str]:
 
 def _run_vllm(py: Path, cache: Path, url: str, n: int, concurrency: int) -> dict:
     out = Path(tempfile.mkdtemp(prefix="vllm-bench-", dir=cache))
-    cmd = _pinned([str(py), "-m", "specscope_vllm_cpu_launcher", "bench", "serve", "--backend", "openai-chat",
-                   "--base-url", url, "--endpoint", "/v1/chat/completions", "--model", "truth",
-                   "--tokenizer", str(_tokenizer_dir(cache)), "--dataset-name", "random", "--random-input-len", "8",
-                   "--random-output-len", str(TOKENS), "--num-prompts", str(n), "--max-concurrency", str(concurrency),
-                   "--request-rate", "inf", "--ignore-eos", "--disable-tqdm", "--save-result", "--result-dir", str(out),
-                   "--result-filename", "r.json"])
+    cmd = _pinned(
+        [
+            str(py),
+            "-m",
+            "specscope_vllm_cpu_launcher",
+            "bench",
+            "serve",
+            "--backend",
+            "openai-chat",
+            "--base-url",
+            url,
+            "--endpoint",
+            "/v1/chat/completions",
+            "--model",
+            "truth",
+            "--tokenizer",
+            str(_tokenizer_dir(cache)),
+            "--dataset-name",
+            "random",
+            "--random-input-len",
+            "8",
+            "--random-output-len",
+            str(TOKENS),
+            "--num-prompts",
+            str(n),
+            "--max-concurrency",
+            str(concurrency),
+            "--request-rate",
+            "inf",
+            "--ignore-eos",
+            "--disable-tqdm",
+            "--save-result",
+            "--result-dir",
+            str(out),
+            "--result-filename",
+            "r.json",
+        ]
+    )
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     f = out / "r.json"
     if not f.exists():
         raise RuntimeError(f"vllm bench serve failed: {(p.stderr or p.stdout).strip().splitlines()[-1:]}")
     r = json.loads(f.read_text())
     shutil.rmtree(out, ignore_errors=True)
-    return {"tok_s": r["output_throughput"], "req_s": r["request_throughput"], "ttft_ms": r["median_ttft_ms"],
-            "tokens": r["total_output_tokens"], "not_ok": n - r["completed"]}
+    return {
+        "tok_s": r["output_throughput"],
+        "req_s": r["request_throughput"],
+        "ttft_ms": r["median_ttft_ms"],
+        "tokens": r["total_output_tokens"],
+        "not_ok": n - r["completed"],
+    }
 
 
 def _run_guidellm(venv: Path, cache: Path, url: str, n: int, concurrency: int) -> dict:
@@ -114,13 +177,25 @@ def _run_guidellm(venv: Path, cache: Path, url: str, n: int, concurrency: int) -
     is gone). Rates are its own: total output tokens / benchmark ``duration`` (its worker-process start-up,
     ~20 s here, is outside ``duration``)."""
     out = Path(tempfile.mkdtemp(prefix="guidellm-", dir=cache))
-    cmd = _pinned([str(venv / "bin" / "guidellm"), "run",
-                   "--backend", f"kind=openai_http,target={url},model=truth",
-                   "--profile", f"kind=concurrent,streams={concurrency}",
-                   "--constraint", f"kind=max_requests,count={n}",
-                   "--data", f"kind=synthetic_text,prompt_tokens=8,output_tokens={TOKENS}",
-                   "--tokenizer", f"kind=hf_auto,model={_tokenizer_dir(cache)}",
-                   "--output", f"kind=json,path={out / 'r.json'}", "--disable-console-interactive"])
+    cmd = _pinned(
+        [
+            str(venv / "bin" / "guidellm"),
+            "run",
+            "--backend",
+            f"kind=openai_http,target={url},model=truth",
+            "--profile",
+            f"kind=concurrent,streams={concurrency}",
+            "--constraint",
+            f"kind=max_requests,count={n}",
+            "--data",
+            f"kind=synthetic_text,prompt_tokens=8,output_tokens={TOKENS}",
+            "--tokenizer",
+            f"kind=hf_auto,model={_tokenizer_dir(cache)}",
+            "--output",
+            f"kind=json,path={out / 'r.json'}",
+            "--disable-console-interactive",
+        ]
+    )
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=out)
     f = out / "r.json"
     if not f.exists():
@@ -130,24 +205,56 @@ def _run_guidellm(venv: Path, cache: Path, url: str, n: int, concurrency: int) -
     toks = m["output_token_count"]["successful"]["total_sum"]
     ok = m["request_totals"]["successful"]
     shutil.rmtree(out, ignore_errors=True)
-    return {"tok_s": toks / dur_s, "req_s": ok / dur_s, "ttft_ms": m["time_to_first_token_ms"]["successful"]["median"],
-            "tokens": toks, "not_ok": n - ok}
+    return {
+        "tok_s": toks / dur_s,
+        "req_s": ok / dur_s,
+        "ttft_ms": m["time_to_first_token_ms"]["successful"]["median"],
+        "tokens": toks,
+        "not_ok": n - ok,
+    }
 
 
 def _run_aiperf(venv: Path, cache: Path, url: str, n: int, concurrency: int) -> dict:
     out = Path(tempfile.mkdtemp(prefix="aiperf-", dir=cache))
-    cmd = _pinned([str(venv / "bin" / "aiperf"), "profile", "--model", "truth", "--url", url, "--endpoint-type",
-                   "chat", "--streaming", "--concurrency", str(concurrency), "--request-count", str(n),
-                   "--synthetic-input-tokens-mean", "8", "--output-tokens-mean", str(TOKENS),
-                   "--tokenizer", str(_tokenizer_dir(cache)), "--artifact-dir", str(out), "--ui-type", "none"])
+    cmd = _pinned(
+        [
+            str(venv / "bin" / "aiperf"),
+            "profile",
+            "--model",
+            "truth",
+            "--url",
+            url,
+            "--endpoint-type",
+            "chat",
+            "--streaming",
+            "--concurrency",
+            str(concurrency),
+            "--request-count",
+            str(n),
+            "--synthetic-input-tokens-mean",
+            "8",
+            "--output-tokens-mean",
+            str(TOKENS),
+            "--tokenizer",
+            str(_tokenizer_dir(cache)),
+            "--artifact-dir",
+            str(out),
+            "--ui-type",
+            "none",
+        ]
+    )
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=out)
     found = list(out.rglob("profile_export_aiperf.json"))
     if not found:
         raise RuntimeError(f"aiperf failed: {(p.stderr or p.stdout).strip().splitlines()[-1:]}")
     r = json.loads(found[0].read_text())
-    return {"tok_s": r["output_token_throughput"]["avg"], "req_s": r["request_throughput"]["avg"],
-            "ttft_ms": r["time_to_first_token"]["p50"],
-            "tokens": r.get("total_output_tokens", {}).get("avg"), "not_ok": 0}
+    return {
+        "tok_s": r["output_token_throughput"]["avg"],
+        "req_s": r["request_throughput"]["avg"],
+        "ttft_ms": r["time_to_first_token"]["p50"],
+        "tokens": r.get("total_output_tokens", {}).get("avg"),
+        "not_ok": 0,
+    }
 
 
 def _ensure_pip_peer(cache: Path, name: str, exe: str) -> Path:
@@ -166,8 +273,9 @@ def _one(client: str, url: str, n: int, concurrency: int, peers: dict) -> dict:
         hot = {"specscope": "wire", "specscope-aiohttp": "aiohttp", "specscope-2proc": "wire-2proc"}[client]
         cmd = [sys.executable, str(Path(__file__)), "--_child", url, str(n), str(concurrency), hot]
         # specscope-2proc is not pinned: its 2 workers need 2 cores (on a 2-core machine, one shared with the server)
-        p = subprocess.run(cmd if client == "specscope-2proc" else _pinned(cmd),
-                           capture_output=True, text=True, timeout=900)
+        p = subprocess.run(
+            cmd if client == "specscope-2proc" else _pinned(cmd), capture_output=True, text=True, timeout=900
+        )
         if p.returncode != 0:
             raise RuntimeError(p.stderr.strip().splitlines()[-1:])
         return json.loads(p.stdout.strip().splitlines()[-1])
@@ -179,13 +287,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--requests", type=int, default=512, help="requests per run at concurrency 64")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--specscope-requests", type=int, default=8192,
-                    help="requests per specscope run at concurrency 64 (it is fast: this keeps its runs >= ~1 s "
-                         "so the rate is sustained, not a burst)")
-    ap.add_argument("--clients", default="specscope,specscope-aiohttp,vllm,guidellm,aiperf",
-                    help="comma-separated; also specscope-2proc (2 client worker processes, not pinned)")
-    ap.add_argument("--events-per-write", type=int, default=16,
-                    help="SSE events per server write and stream pass (TruthScript.firehose_events_per_write)")
+    ap.add_argument(
+        "--specscope-requests",
+        type=int,
+        default=8192,
+        help="requests per specscope run at concurrency 64 (it is fast: this keeps its runs >= ~1 s "
+        "so the rate is sustained, not a burst)",
+    )
+    ap.add_argument(
+        "--clients",
+        default="specscope,specscope-aiohttp,vllm,guidellm,aiperf",
+        help="comma-separated; also specscope-2proc (2 client worker processes, not pinned)",
+    )
+    ap.add_argument(
+        "--events-per-write",
+        type=int,
+        default=16,
+        help="SSE events per server write and stream pass (TruthScript.firehose_events_per_write)",
+    )
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--vllm-python", type=Path, default=DEFAULT_VLLM_PY)
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
@@ -218,11 +337,15 @@ def main() -> None:
             missing[c] = str(exc)
     results: dict[tuple[str, int, int], list[dict]] = {}
     for tpc in (1, 4):
-        script = TruthScript(default=ResponsePlan(output_tokens=TOKENS, tokens_per_chunk=tpc), firehose=True,
-                             record=False, firehose_events_per_write=a.events_per_write)
+        script = TruthScript(
+            default=ResponsePlan(output_tokens=TOKENS, tokens_per_chunk=tpc),
+            firehose=True,
+            record=False,
+            firehose_events_per_write=a.events_per_write,
+        )
         with TruthServer(script, cpu=0 if (os.cpu_count() or 1) >= 2 else None) as ts:
             for run in range(a.runs):
-                order = clients[run % len(clients):] + clients[:run % len(clients)]  # alternate who goes first
+                order = clients[run % len(clients) :] + clients[: run % len(clients)]  # alternate who goes first
                 for c in order:
                     if c in missing:
                         continue
@@ -247,29 +370,46 @@ def _med(rs: list[dict], k: str) -> float:
 
 
 def _write(a, clients, results, missing) -> None:
-    lines = ["# Client overhead: specscope vs peers on the firehose ground-truth server", "",
-             f"Generated by `benchmarks/client_overhead.py` on {time.strftime('%Y-%m-%d')}: server pinned to CPU 0, "
-             f"each client pinned to CPU 1, {TOKENS} output tokens per request, {a.requests} requests at concurrency "
-             f"64 ({a.specscope_requests} for specscope, so that its runs last about a second), medians of {a.runs} alternated runs; firehose server writing {a.events_per_write} SSE events per "
-             f"write. `os.cpu_count()` = {os.cpu_count()}; load average (1 min) at the start {a.load_start:.2f}, "
-             f"at the end {os.getloadavg()[0]:.2f}.", "",
-             "| client | tok/s, 1 tok/event | req/s, 1 tok/event | tok/s, 4 tok/events | req/s, 4 tok/event "
-             "| median TTFT at c16 (ms) | tokens right at 4 tok/event |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Client overhead: specscope vs peers on the firehose ground-truth server",
+        "",
+        f"Generated by `benchmarks/client_overhead.py` on {time.strftime('%Y-%m-%d')}: server pinned to CPU 0, "
+        f"each client pinned to CPU 1, {TOKENS} output tokens per request, {a.requests} requests at concurrency "
+        f"64 ({a.specscope_requests} for specscope, so that its runs last about a second), medians of {a.runs} alternated runs; firehose server writing {a.events_per_write} SSE events per "
+        f"write. `os.cpu_count()` = {os.cpu_count()}; load average (1 min) at the start {a.load_start:.2f}, "
+        f"at the end {os.getloadavg()[0]:.2f}.",
+        "",
+        "| client | tok/s, 1 tok/event | req/s, 1 tok/event | tok/s, 4 tok/events | req/s, 4 tok/event "
+        "| median TTFT at c16 (ms) | tokens right at 4 tok/event |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for c in clients:
         if (c, 1, 64) not in results:
             lines.append(f"| {c} | not run: {missing.get(c, 'no result')} | | | | | |")
             continue
         r1, r4, r16 = results.get((c, 1, 64)), results.get((c, 4, 64)), results.get((c, 1, 16))
         n64 = a.specscope_requests if c.startswith("specscope") else a.requests
-        right = "n/a" if not r4 else ("yes" if all(r["tokens"] == r["expected_tokens"] for r in r4) else
-                                      f"no ({int(_med(r4, 'tokens'))} of {int(_med(r4, 'expected_tokens'))})")
+        right = (
+            "n/a"
+            if not r4
+            else (
+                "yes"
+                if all(r["tokens"] == r["expected_tokens"] for r in r4)
+                else f"no ({int(_med(r4, 'tokens'))} of {int(_med(r4, 'expected_tokens'))})"
+            )
+        )
         if r4 and any(r["not_ok"] for r in r4):
             right += f" ({int(max(r['not_ok'] for r in r4))} of {n64} requests not completed)"
-        name = c + (" (stream; +parse: " + ", ".join(f"{_med(x, 'tok_s_parse'):,.0f}" for x in (r1, r4) if x)
-                    + " tok/s)" if c.startswith("specscope") else "")
-        lines.append(f"| {name} | {_med(r1, 'tok_s'):,.0f} | {_med(r1, 'req_s'):,.1f} | "
-                     f"{_med(r4, 'tok_s') if r4 else float('nan'):,.0f} | {_med(r4, 'req_s') if r4 else float('nan'):,.1f} | "
-                     f"{_med(r16, 'ttft_ms') if r16 else float('nan'):.2f} | {right} |")
+        name = c + (
+            " (stream; +parse: " + ", ".join(f"{_med(x, 'tok_s_parse'):,.0f}" for x in (r1, r4) if x) + " tok/s)"
+            if c.startswith("specscope")
+            else ""
+        )
+        lines.append(
+            f"| {name} | {_med(r1, 'tok_s'):,.0f} | {_med(r1, 'req_s'):,.1f} | "
+            f"{_med(r4, 'tok_s') if r4 else float('nan'):,.0f} | {_med(r4, 'req_s') if r4 else float('nan'):,.1f} | "
+            f"{_med(r16, 'ttft_ms') if r16 else float('nan'):.2f} | {right} |"
+        )
     for c, why in missing.items():
         if (c, 1, 64) in results:
             lines.append(f"\nNote: {c}: {why}")

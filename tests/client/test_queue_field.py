@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from specscope.client.parse import RawCapture, parse_capture
 from specscope.client.spec_fields import per_response_queue_s
-from specscope.client.stream import RawCapture, parse_capture
 
 MS = 1_000_000
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from specscope.client.openloop import arrival_offsets_ns, capture_open_loop
+from specscope.client.parse import parse_capture
 from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
-from specscope.client.stream import parse_capture
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript
 

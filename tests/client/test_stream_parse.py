@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from paths import CASES, FIXTURES
-from specscope.client.stream import RawCapture, parse_capture, parse_sse_capture, prepare_body
+from specscope.client.parse import RawCapture, parse_capture, parse_sse_capture
+from specscope.client.stream import prepare_body
 
 MS = 1_000_000
 

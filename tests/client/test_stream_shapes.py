@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from specscope.client.stream import RawCapture, parse_capture
+from specscope.client.parse import RawCapture, parse_capture
 
 MS = 1_000_000
 

@@ -9,9 +9,9 @@ import threading
 
 import pytest
 
+from specscope.client.parse import RawCapture
 from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
-from specscope.client.stream import RawCapture
 from specscope.client.wire import WireTarget, body_reads
 from specscope.truth.process import TruthServer
 from specscope.truth.script import ResponsePlan, TruthScript

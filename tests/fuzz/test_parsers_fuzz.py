@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from specscope.audit import audit_checkpoint
 from specscope.checkpoint import parse_header
 from specscope.client.metrics import parse_metrics
-from specscope.client.stream import RawCapture, parse_capture, parse_sse_capture
+from specscope.client.parse import RawCapture, parse_capture, parse_sse_capture
 from specscope.errors import SpecscopeError
 
 from .profiles import MUTATIONS, PROFILE

@@ -12,13 +12,14 @@ from specscope.client.openloop import (
     run_open_loop_checked,
     run_rate_sweep,
 )
+from specscope.client.parse import parse_capture
 from specscope.client.runner import (
     run_fixed_concurrency,
     run_fixed_concurrency_checked,
     run_sync,
 )
 from specscope.client.settings import ClientSettings
-from specscope.client.stream import make_session, parse_capture, stream_chat
+from specscope.client.stream import make_session, stream_chat
 from specscope.client.workers import ClientWorkerError, auto_workers, run_in_workers
 
 __all__ = [

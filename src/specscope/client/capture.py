@@ -10,9 +10,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from specscope.client.parse import RawCapture
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (
-    RawCapture,
     capture_stream,
     chat_url,
     make_session,

@@ -14,8 +14,8 @@ from typing import Any
 
 from specscope.client.capture import _check_concurrency, capture_fixed_concurrency, run_sync
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
+from specscope.client.parse import parse_capture
 from specscope.client.settings import ClientSettings
-from specscope.client.stream import parse_capture
 from specscope.client.workers import resolve_workers, run_in_workers
 from specscope.records import StreamRecord
 

@@ -11,8 +11,8 @@ This path does, per socket read, exactly: ``perf_counter_ns()``, one list append
 one ``httptools.HttpResponseParser.feed_data`` (llhttp, C) with no body callback, so chunked framing is
 followed in C and Python only hears ``on_message_complete``. After the stream, :func:`body_reads` re-parses
 the captured reads with a fresh parser (body callback on) to give the same ``(arrival_ns, body bytes)`` per
-read that :class:`~specscope.client.stream.RawCapture` holds on the aiohttp path, so
-:func:`~specscope.client.stream.parse_capture` is shared and both paths classify streams identically.
+read that :class:`~specscope.client.parse.RawCapture` holds on the aiohttp path, so
+:func:`~specscope.client.parse.parse_capture` is shared and both paths classify streams identically.
 
 HTTP/1.1 only (RFC 9112), ``http://`` only (``https://`` URLs use the aiohttp path); keep-alive per
 connection, reconnect when the server closes or says ``Connection: close``. Timeouts follow
@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from specscope.client.parse import RawCapture
 from specscope.client.settings import ClientSettings
-from specscope.client.stream import RawCapture
 
 __all__ = ["WireTarget", "WireConnection", "open_wire", "body_reads", "capture_wire"]
 

@@ -39,8 +39,8 @@ from typing import Any
 from specscope import errors
 from specscope.client.capture import capture_fixed_concurrency, run_sync
 from specscope.client.checks import MS, CheckThresholds, ClientCheck, ClientMonitor, SampleSpan, check_from_samples
+from specscope.client.parse import parse_capture
 from specscope.client.settings import ClientSettings
-from specscope.client.stream import parse_capture
 from specscope.errors import ClientWorkerError, SpecscopeError
 from specscope.records import StreamRecord
 
