@@ -11,11 +11,13 @@ report would give (:mod:`specscope.stats.noise`) is one that more rounds at ``ta
   (:func:`specscope.stats.noise.aa_spreads`; the largest over the run where the group has none; no A/A control: no
   band). A win or loss that the band overrules is not settled: more rounds re-measure the band, and the fixed
   design, whose band rests on all its rounds, may call it. Two rounds decide a win or a loss only on a quiet run,
-  where the A/A band itself is within ``target_ci`` (the baseline measured twice agreed to the target); otherwise
-  it takes ``MIN_EFFECT_ROUNDS``: two rounds give the range of two per-round ratios (:mod:`specscope.stats.speedup`),
-  and on the shared, loaded 2-core machine n-gram on code (0 drafts) came out 1.47x [1.31x, 1.69x] after 2 rounds,
-  beyond a +-20 % A/A band, then 1.05x [0.51x, 1.69x] after 3 and ``within noise`` after 6; on the quiet machine
-  (A/A band +-1-2 %) every 2-round win or loss was the fixed design's verdict (benchmarks/RESULTS.md);
+  where the A/A band itself is within ``target_ci`` (the baseline measured twice agreed to the target), or when the
+  whole interval lies beyond ``DECISIVE_BANDS`` (2) bands, ``1 +- 2 * spread``; otherwise it takes
+  ``MIN_EFFECT_ROUNDS``: two rounds give the range of two per-round ratios (:mod:`specscope.stats.speedup`), and on
+  the shared, loaded 2-core machine n-gram on code (0 drafts) came out 1.47x [1.31x, 1.69x] after 2 rounds, beyond a
+  +-20 % A/A band but not beyond two (1.40), then 1.05x [0.51x, 1.69x] after 3 and ``within noise`` after 6; on the
+  quiet machine (A/A band +-1-2 %) every 2-round win or loss was the fixed design's verdict, and with a +-8 % band
+  draft's 0.26x [0.25x, 0.26x] on prose was (benchmarks/RESULTS.md);
 * its interval contains 1 and it is precise enough (half-width at most ``target_ci``) or the whole interval lies
   inside the band ``1 +- spread``: ``within noise`` by the interval and by the band, at the noise the run measured.
   This is what stops a config that does nothing here (n-gram on prose: 0 drafts, speedup ~1) from running to
@@ -56,6 +58,7 @@ from specscope.store import Run
 __all__ = [
     "BAND_SHRINK",
     "MIN_EFFECT_ROUNDS",
+    "DECISIVE_BANDS",
     "settled",
     "unsettled",
     "next_round",
@@ -64,6 +67,7 @@ __all__ = [
 ]
 
 MIN_EFFECT_ROUNDS = 3  # paired rounds a win or a loss needs before it stops (see the module docstring)
+DECISIVE_BANDS = 2.0  # a 2-round win or loss whose interval clears this many A/A bands stops (module docstring)
 BAND_SHRINK = 0.5  # the part of a few-round A/A band inside which any interval is settled (see the module docstring)
 
 
@@ -77,10 +81,22 @@ def settled(s: Speedup, target_ci: float, band: float | None = None) -> bool:
     precise = (s.ci_high - s.ci_low) / 2.0 / s.speedup <= target_ci
     if s.ci_low <= 1.0 <= s.ci_high:  # within noise by its interval
         return precise or (band is not None and 1.0 - band <= s.ci_low and s.ci_high <= 1.0 + band)
-    if s.repeats < MIN_EFFECT_ROUNDS and (band is None or band > target_ci):
-        return False  # two rounds decide a win or a loss only on a quiet run (module docstring)
+    if s.repeats < MIN_EFFECT_ROUNDS and not _decisive(s, target_ci, band):
+        return False  # two rounds decide a win or a loss only on a quiet run or far beyond the band (docstring)
     clear = s.ci_low > 1.0 + target_ci or s.ci_high < 1.0 - target_ci
     return (precise or clear) and (band is None or abs(s.speedup - 1.0) > band)
+
+
+def _decisive(s: Speedup, target_ci: float, band: float | None) -> bool:
+    """True when a win or a loss may stop after fewer than ``MIN_EFFECT_ROUNDS``: the A/A band is within
+    ``target_ci`` (a quiet run), or the whole interval lies beyond ``DECISIVE_BANDS`` times the band."""
+    if band is None:
+        return False
+    if band <= target_ci:
+        return True
+    assert s.ci_low is not None and s.ci_high is not None
+    reach = DECISIVE_BANDS * band
+    return s.ci_low > 1.0 + reach or s.ci_high < 1.0 - reach
 
 
 def unsettled(options: BenchOptions, cells: Sequence[CellSummary]) -> set[tuple[str, str, int]]:
