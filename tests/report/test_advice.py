@@ -180,17 +180,41 @@ def test_bad_inputs():
         place_acceptance(_run(), 1.5, "dflash")
 
 
-def test_the_aa_control_is_never_advised():
-    """A ``base-again`` control faster than every config (a noisy baseline) is not a candidate: the choice and
-    its speedup are those of the run without it."""
-    control = [
-        summary("base-again", wl, conc, r, 10 * TABLE[(wl, conc)][2], counters=None)
+def _control(factor: float = 1.0, jitter: tuple[float, ...] = (0.001, 0.0, -0.001)) -> list:
+    """``base-again``: the baseline's table values x ``factor``, with its own per-round jitter."""
+    return [
+        summary("base-again", wl, conc, r, factor * TABLE[(wl, conc)][0] * (1 + e), counters=None)
         for (wl, conc) in TABLE
-        for r in range(3)
+        for r, e in enumerate(jitter)
     ]
+
+
+def test_the_aa_control_is_never_advised():
+    """A ``base-again`` control that agrees with the baseline (+-0.2 %) is not a candidate: the choice and its
+    speedup are those of the run without it."""
     mix = {"prose": 0.2, "code": 0.3, "edit": 0.5}
-    (with_control,) = advise(_run() + control, mix, concurrency=1).levels
+    (with_control,) = advise(_run() + _control(), mix, concurrency=1).levels
     (without,) = advise(_run(), mix, concurrency=1).levels
     assert with_control.config == without.config == "dflash"
     assert with_control.speedup == pytest.approx(without.speedup)
     assert "base-again" not in with_control.per_workload.values()
+    assert all(m.config != "base-again" for m in with_control.candidates)
+
+
+def test_a_mix_win_inside_the_aa_spread_is_within_noise():
+    """MTP on prose at N=8 wins by 5.0 % (105 vs 100 tok/s, interval clear of 1). An A/A control reading 10 %
+    above the baseline in every round (its mix interval about [1.098, 1.102]: spread ~10 %) puts that effect
+    inside the run's noise floor: the baseline is advised, and MTP's mix and per-workload verdicts say why."""
+    mix = {"prose": 1.0}
+    (plain,) = advise(_run(), mix, concurrency=8).levels
+    assert plain.config == "mtp" and plain.speedup == pytest.approx(1.05)
+    adv = advise(_run() + _control(1.10), mix, concurrency=8)
+    (lv,) = adv.levels
+    assert lv.config == "base" and lv.reason.startswith("no config beats the baseline outside noise (mtp: effect")
+    mtp = next(m for m in lv.candidates if m.config == "mtp")
+    assert mtp.speedup == pytest.approx(1.05) and mtp.ci_low > 1.0  # a win by its interval alone
+    assert mtp.verdict == "within noise" and mtp.why.startswith("effect +5.0 % is inside the A/A spread +-10.")
+    # per workload, the report's judged verdicts: prose inside the band; code (+40 %) and edit (4.2x) beyond it
+    assert lv.per_workload == {"prose": "base", "code": "mtp", "edit": "dflash"}
+    assert any(n.startswith("A/A control: the mix's noise floor is c=8 +-10.") for n in adv.notes)
+    assert adv.overall["config"] == "base"

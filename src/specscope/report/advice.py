@@ -14,7 +14,13 @@ Rules (the seeds': "measure your own mix"; a difference inside the noise is not 
   of 2 per-round ratios with 2 rounds, a "95% CI" only from 6).
 * **Choice.** At each concurrency the advised config is the one with the highest S_mix among those
   whose interval lies wholly above 1.0; when none does, the baseline is advised ("no config beats
-  base outside noise"). Per workload the same rule runs on the paired per-cell speedups.
+  base outside noise"). Per workload the same rule runs on the paired per-cell speedups, judged as the report
+  judges them (:func:`specscope.stats.noise.judged_speedups`).
+* **Noise floor.** The report's A/A and drift rules hold for the mix too: with an A/A control
+  (``BASELINE-again``), its own S_mix over the baseline at each level gives the mix's spread
+  ``max(|low - 1|, |high - 1|)``, and a mix win or loss whose effect ``|S_mix - 1|`` is inside it, or no larger
+  than the run's drift, is ``within noise`` (:func:`specscope.stats.noise.gate_verdict`, ``why`` says which); the
+  overall choice is judged against the largest spread over the levels in scope.
 * **SLO.** With ``slo_ttft_s`` a config is eligible at a level only if its mean ``ttft_p95_s`` is
   within the SLO on every workload of the mix.
 * **Overall.** The config with the highest geometric-mean S_mix over the levels in scope, among
@@ -39,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from specscope.config import is_control
+from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX, is_control
 from specscope.errors import ConfigError
 from specscope.report.alarms import acceptance_alarms
 from specscope.report.mix import (
@@ -54,7 +60,8 @@ from specscope.report.mix import (
 )
 from specscope.report.server_facts import spec_k
 from specscope.stats.groups import GroupKey, group_cells, metric_value
-from specscope.stats.speedup import Speedup, interval_label, paired_speedups, verdict_of
+from specscope.stats.noise import DriftCheck, gate_verdict, judged_speedups
+from specscope.stats.speedup import Speedup, interval_label, verdict_of
 from specscope.stats.summary import CellSummary
 
 __all__ = [
@@ -153,6 +160,14 @@ class _Ctx:
     configs: list[str]
     slo_ttft_s: float | None
     facts: Mapping[str, Mapping[str, Any]]
+    drift: DriftCheck
+    spreads: dict[int, float] = field(default_factory=dict)  # level -> the A/A control's mix spread (fraction)
+
+    def spread(self, lev: int | None = None) -> float | None:
+        """The A/A mix spread at level ``lev`` (None: the largest over the levels), None without an A/A control."""
+        if lev is not None and lev in self.spreads:
+            return self.spreads[lev]
+        return max(self.spreads.values()) if self.spreads else None
 
 
 def _candidate(ctx: _Ctx, cfg: str, lev: int) -> MixSpeedup | None:
@@ -170,8 +185,20 @@ def _candidate(ctx: _Ctx, cfg: str, lev: int) -> MixSpeedup | None:
     if ctx.slo_ttft_s is not None:
         ttfts = [np.mean([c.ttft_p95_s for c in x.values() if c.ttft_p95_s is not None] or [np.inf]) for x, _ in per]
         ok = bool(max(ttfts) <= ctx.slo_ttft_s)
-    verdict = verdict_of(lo, hi) if cfg != ctx.baseline else "baseline"
-    return MixSpeedup(cfg, lev, len(rounds), s, lo, hi, verdict, ok)
+    if cfg == ctx.baseline:
+        return MixSpeedup(cfg, lev, len(rounds), s, lo, hi, "baseline", ok)
+    verdict, why = gate_verdict(verdict_of(lo, hi), s - 1.0, ctx.spread(lev), ctx.drift)
+    return MixSpeedup(cfg, lev, len(rounds), s, lo, hi, verdict, ok, why)
+
+
+def _aa_spreads(ctx: _Ctx, levels: Sequence[int]) -> dict[int, float]:
+    """Level -> the A/A control's mix spread ``max(|low - 1|, |high - 1|)`` where it has an interval."""
+    out = {}
+    for lev in levels:
+        m = _candidate(ctx, ctx.baseline + AA_SUFFIX, lev)
+        if m is not None and m.ci_low is not None and m.ci_high is not None:
+            out[lev] = max(abs(m.ci_low - 1.0), abs(m.ci_high - 1.0))
+    return out
 
 
 def _level(ctx: _Ctx, lev: int, cell_speedups: Sequence[Speedup], workloads: Sequence[str]) -> LevelAdvice | str:
@@ -187,6 +214,8 @@ def _level(ctx: _Ctx, lev: int, cell_speedups: Sequence[Speedup], workloads: Seq
         reason = "the baseline misses the SLO; best eligible config"
     elif pick == ctx.baseline:
         reason = "no config beats the baseline outside noise"
+        overruled = [f"{m.config}: {m.why}" for m in eligible if m.why]
+        reason += f" ({'; '.join(overruled)})" if overruled else ""
     else:
         reason = "highest mix speedup among configs that win outside noise"
     chosen = next(m for m in cands if m.config == pick)
@@ -227,6 +256,7 @@ def _best_overall(ctx: _Ctx, level_out: Sequence[LevelAdvice]) -> dict[str, Any]
             continue
         data = [(_series(ctx, cfg, lev, rounds), _series(ctx, ctx.baseline, lev, rounds)) for lev in levels]
         g, lo, hi = geomean_mix_speedup(data, list(ctx.mix.values()))  # type: ignore[arg-type]
+        verdict, why = gate_verdict(verdict_of(lo, hi), g - 1.0, ctx.spread(), ctx.drift)
         if best is None or g > best["geomean_speedup"]:
             best = {
                 "config": cfg,
@@ -234,7 +264,8 @@ def _best_overall(ctx: _Ctx, level_out: Sequence[LevelAdvice]) -> dict[str, Any]
                 "geomean_speedup": g,
                 "ci_low": lo,
                 "ci_high": hi,
-                "verdict": verdict_of(lo, hi),
+                "verdict": verdict,
+                "why": why,
                 "rounds": len(rounds),
                 "interval": interval_label(len(rounds) if lo is not None else 0),
                 "wins_at_levels": sum(m is not None and m.verdict == "wins" for m in ss),
@@ -276,7 +307,8 @@ def advise(
     Raises:
         ConfigError: neither mix nor acceptance; a mix workload or the concurrency not in the run.
     """
-    cells = [c for c in summaries if not is_control(c.config)]  # the A/A control and sentinels are not candidates
+    measured = [c for c in summaries if not c.config.endswith(SENTINEL_SUFFIX)]
+    cells = [c for c in measured if not is_control(c.config)]  # the A/A control and sentinels are not candidates
     placement = None
     if acceptance is not None:
         placement = place_acceptance(cells, acceptance, acceptance_config, baseline)
@@ -289,8 +321,10 @@ def advise(
         )
     workloads, levels = _scope(cells, mix, concurrency)
     configs = [c for c in dict.fromkeys(c.config for c in cells) if c != baseline]
-    ctx = _Ctx(group_cells(cells), dict(mix), baseline, configs, slo_ttft_s, server_facts or {})
-    cell_speedups = paired_speedups(cells, baseline=baseline)
+    judged, drift = judged_speedups(measured, baseline)  # the report's verdicts: A/A spread and drift applied
+    cell_speedups = [s for s in judged if not is_control(s.config)]
+    ctx = _Ctx(group_cells(measured), dict(mix), baseline, configs, slo_ttft_s, server_facts or {}, drift)
+    ctx.spreads.update(_aa_spreads(ctx, levels))
     notes: list[str] = []
     level_out: list[LevelAdvice] = []
     for lev in levels:
@@ -319,6 +353,9 @@ def advise(
         for a, b in zip(level_out, level_out[1:], strict=False)
         if a.config != b.config
     ]
+    if ctx.spreads:
+        floor = ", ".join(f"c={lev} +-{sp * 100:.1f} %" for lev, sp in sorted(ctx.spreads.items()))
+        notes.append(f"A/A control: the mix's noise floor is {floor}; a mix effect inside it is within noise")
     if any(lv.candidates and lv.candidates[0].repeats < 6 for lv in level_out):
         notes.append("fewer than 6 rounds: intervals are rough (see the report's note on few repeats)")
     alarms = [a.to_dict() for a in acceptance_alarms(cells, server_facts)]

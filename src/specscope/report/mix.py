@@ -78,6 +78,7 @@ class MixSpeedup:
     ci_high: float | None
     verdict: str
     eligible: bool = True
+    why: str | None = None  # a win / loss the A/A spread or the run's drift overruled (stats.noise.gate_verdict)
 
 
 @dataclass(frozen=True)

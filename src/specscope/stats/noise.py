@@ -22,7 +22,7 @@ from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
 from specscope.stats.speedup import Speedup, paired_speedups
 from specscope.stats.summary import CellSummary
 
-__all__ = ["DriftCheck", "aa_spreads", "drift_check", "apply_noise_floor", "judged_speedups"]
+__all__ = ["DriftCheck", "aa_spreads", "drift_check", "gate_verdict", "apply_noise_floor", "judged_speedups"]
 
 
 def aa_spreads(speedups: Sequence[Speedup], baseline: str) -> dict[tuple[str, int], float]:
@@ -90,19 +90,23 @@ def _aa_verdict(s: Speedup, spread: float | None) -> Speedup:
     return replace(s, verdict="within noise", why=why)
 
 
-def _gated(s: Speedup, spread: float | None, drift: DriftCheck) -> Speedup:
-    """A win / loss inside the A/A spread or the run's drift becomes ``within noise``, saying which."""
-    effect = s.gain
-    if s.verdict not in ("wins", "loses") or effect is None:
-        return s
+def gate_verdict(verdict: str, effect: float | None, spread: float | None, drift: DriftCheck) -> tuple[str, str | None]:
+    """(verdict, why): a ``wins`` / ``loses`` whose ``effect`` (speedup - 1, fraction) is inside the A/A ``spread``
+    (fraction) or no larger than the run's drift becomes ``within noise``, ``why`` saying which; else unchanged."""
+    if verdict not in ("wins", "loses") or effect is None:
+        return verdict, None
     if spread is not None and abs(effect) <= spread:
-        return replace(
-            s, verdict="within noise", why=f"effect {effect * 100:+.1f} % is inside the A/A spread +-{_pct(spread)}"
-        )
+        return "within noise", f"effect {effect * 100:+.1f} % is inside the A/A spread +-{_pct(spread)}"
     if drift.flags(effect):
         why = f"effect {effect * 100:+.1f} % is no larger than the run's drift {_pct(drift.drift or 0.0)}"
-        return replace(s, verdict="within noise", why=why)
-    return s
+        return "within noise", why
+    return verdict, None
+
+
+def _gated(s: Speedup, spread: float | None, drift: DriftCheck) -> Speedup:
+    """A win / loss inside the A/A spread or the run's drift becomes ``within noise``, saying which."""
+    _, why = gate_verdict(s.verdict, s.gain, spread, drift)
+    return s if why is None else replace(s, verdict="within noise", why=why)
 
 
 def apply_noise_floor(speedups: Sequence[Speedup], baseline: str, drift: DriftCheck) -> list[Speedup]:
