@@ -9,8 +9,9 @@ report would give (:mod:`specscope.stats.noise`) is one that more rounds at ``ta
   speedup`` at most ``target_ci``, or the whole interval outside ``1 +- target_ci``: the target noise cannot flip
   it), *and* its effect ``|speedup - 1|`` is larger than the A/A noise band ``spread`` of that workload x N
   (:func:`specscope.stats.noise.aa_spreads`; the largest over the run where the group has none; no A/A control: no
-  band). A win or loss that the band overrules is not settled: more rounds re-measure the band, and the fixed
-  design, whose band rests on all its rounds, may call it. Two rounds decide a win or a loss only on a quiet run,
+  band) and than the run's drift so far (:func:`specscope.stats.noise.drift_check`). A win or loss that the band or
+  the drift overrules is not settled: more rounds re-measure both, and the fixed design, whose band and drift rest
+  on all its rounds, may call it. Two rounds decide a win or a loss only on a quiet run,
   where the A/A band itself is within ``target_ci`` (the baseline measured twice agreed to the target), or when the
   whole interval lies beyond ``DECISIVE_BANDS`` (2) bands, ``1 +- 2 * spread``; otherwise it takes
   ``MIN_EFFECT_ROUNDS``: two rounds give the range of two per-round ratios (:mod:`specscope.stats.speedup`), and on
@@ -18,10 +19,13 @@ report would give (:mod:`specscope.stats.noise`) is one that more rounds at ``ta
   +-20 % A/A band but not beyond two (1.40), then 1.05x [0.51x, 1.69x] after 3 and ``within noise`` after 6; on the
   quiet machine (A/A band +-1-2 %) every 2-round win or loss was the fixed design's verdict, and with a +-8 % band
   draft's 0.26x [0.25x, 0.26x] on prose was (benchmarks/RESULTS.md);
-* its interval contains 1 and it is precise enough (half-width at most ``target_ci``) or the whole interval lies
-  inside the band ``1 +- spread``: ``within noise`` by the interval and by the band, at the noise the run measured.
-  This is what stops a config that does nothing here (n-gram on prose: 0 drafts, speedup ~1) from running to
-  ``max_repeats`` only because its interval is as wide as the noise;
+* its interval contains 1 and it is precise enough (half-width at most ``target_ci``) on ``MIN_EFFECT_ROUNDS``
+  rounds, or the whole interval lies inside the band ``1 +- spread``: ``within noise`` by the interval and by the
+  band, at the noise the run measured. This is what stops a config that does nothing here (n-gram on prose: 0
+  drafts, speedup ~1) from running to ``max_repeats`` only because its interval is as wide as the noise. Precision
+  on 2 rounds is not enough, for the reason a 2-round win is not: each round sends other prompts, and two alike
+  can agree by chance; on the quiet machine (2026-12-02) n-gram on edit at N=2 read 0.98x [0.95x, 1.01x] after 2
+  rounds, then 1.02x [0.95x, 1.14x], and won after 6, 1.10x [1.01x, 1.21x];
 * its interval contains 1 and its effect ``|speedup - 1|`` is inside half the band, ``BAND_SHRINK * spread``
   (futility): to be called a win or a loss after ``max_repeats`` rounds, its interval must leave 1 *and* its effect
   must pass the band the fixed design measures, about half of a 2-round band (below), which the effect is inside
@@ -55,7 +59,7 @@ from specscope.bench.order import Segment, interleaved_plan
 from specscope.config import AA_SUFFIX, BenchOptions
 from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
-from specscope.stats.noise import aa_spreads
+from specscope.stats.noise import DriftCheck, aa_spreads, drift_check
 from specscope.stats.speedup import Speedup, paired_speedups
 from specscope.stats.summary import CellSummary
 from specscope.store import Run
@@ -76,9 +80,9 @@ DECISIVE_BANDS = 2.0  # a 2-round win or loss whose interval clears this many A/
 BAND_SHRINK = 0.5  # the part of a few-round A/A band inside which any interval is settled (see the module docstring)
 
 
-def settled(s: Speedup, target_ci: float, band: float | None = None) -> bool:
+def settled(s: Speedup, target_ci: float, band: float | None = None, drift: DriftCheck | None = None) -> bool:
     """True when comparison ``s`` needs no more rounds for ``target_ci`` (fraction), given the A/A noise band
-    ``band`` (fraction, None: no A/A control measured)."""
+    ``band`` (fraction, None: no A/A control measured) and the run's drift check so far (None: not known)."""
     if s.ci_low is None or s.ci_high is None or not s.speedup:
         return False
     if band is not None and 1.0 - BAND_SHRINK * band <= s.ci_low and s.ci_high <= 1.0 + BAND_SHRINK * band:
@@ -87,11 +91,15 @@ def settled(s: Speedup, target_ci: float, band: float | None = None) -> bool:
     if s.ci_low <= 1.0 <= s.ci_high:  # within noise by its interval
         if band is not None and abs(s.speedup - 1.0) <= BAND_SHRINK * band:
             return True  # futile: its effect is inside the band the fixed design would judge it by (docstring)
-        return precise or (1.0 - band <= s.ci_low and s.ci_high <= 1.0 + band if band is not None else False)
+        if precise and s.repeats >= MIN_EFFECT_ROUNDS:
+            return True
+        return band is not None and 1.0 - band <= s.ci_low and s.ci_high <= 1.0 + band
     if s.repeats < MIN_EFFECT_ROUNDS and not _decisive(s, target_ci, band):
         return False  # two rounds decide a win or a loss only on a quiet run or far beyond the band (docstring)
     clear = s.ci_low > 1.0 + target_ci or s.ci_high < 1.0 - target_ci
-    return (precise or clear) and (band is None or abs(s.speedup - 1.0) > band)
+    effect = s.speedup - 1.0
+    overruled = (band is not None and abs(effect) <= band) or (drift is not None and drift.flags(effect))
+    return (precise or clear) and not overruled
 
 
 def _decisive(s: Speedup, target_ci: float, band: float | None) -> bool:
@@ -114,6 +122,7 @@ def unsettled(options: BenchOptions, cells: Sequence[CellSummary]) -> set[tuple[
     got = {(s.config, s.workload, s.concurrency): s for s in speedups}
     spreads = aa_spreads(speedups, base)
     run_spread = max(spreads.values()) if spreads else None
+    drift = drift_check(cells, base)
     out = set()
     for config in options.run_configs():
         if config in (base, base + AA_SUFFIX):
@@ -121,7 +130,7 @@ def unsettled(options: BenchOptions, cells: Sequence[CellSummary]) -> set[tuple[
         for w in options.workloads:
             for n in options.levels:
                 s = got.get((config, w, n))
-                if s is None or not settled(s, target, spreads.get((w, n), run_spread)):
+                if s is None or not settled(s, target, spreads.get((w, n), run_spread), drift):
                     out.add((config, w, n))
     return out
 
