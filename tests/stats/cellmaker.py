@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
+from cellsummary import make_cell
 from specscope.stats.summary import CellSummary
 
 
 def cell(config: str, workload: str, concurrency: int, repeat: int, output_tok_s: float | None, **kw) -> CellSummary:
-    base = dict(
-        config=config,
-        workload=workload,
-        concurrency=concurrency,
-        repeat=repeat,
-        status="ok",
-        reasons=(),
-        streams=concurrency,
-        streams_ok=concurrency,
-        output_tokens=512 * concurrency,
-        token_source="usage",
-        duration_s=10.0,
-        output_tok_s=output_tok_s,
-        stream_tok_s=(),
-        ttft_p50_s=0.2,
-        ttft_p95_s=0.3,
-        tpot_p50_s=None,
-        achieved_concurrency=float(concurrency),
-        acceptance_rate=None,
-        acceptance_length=None,
-        acceptance_per_position=(),
-        acceptance_source=None,
-        counters=None,
-        server_generation_tokens=None,
-    )
-    base.update(kw)
-    return CellSummary(**base)
+    """An ok cell of ``concurrency`` streams, 512 tokens each over 10 s; ``kw`` overrides fields."""
+    shape = dict(output_tokens=512 * concurrency, duration_s=10.0, ttft_p50_s=0.2, ttft_p95_s=0.3)
+    return make_cell(config, workload, concurrency, repeat, output_tok_s, **{**shape, **kw})
 
 
 def counters(

@@ -1,0 +1,40 @@
+"""One builder of hand-made ``CellSummary`` values for the report and statistics tests (pure data; no server)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from specscope.stats.summary import CellSummary
+
+# an ok cell with nothing measured beyond its throughput; each helper fills in its own shape
+_EMPTY: dict[str, Any] = dict(
+    status="ok",
+    reasons=(),
+    token_source="usage",
+    stream_tok_s=(),
+    tpot_p50_s=None,
+    acceptance_rate=None,
+    acceptance_length=None,
+    acceptance_per_position=(),
+    acceptance_source=None,
+    counters=None,
+    server_generation_tokens=None,
+)
+
+
+def make_cell(cfg: str, wl: str, conc: int, rep: int, tok_s: float | None, **fields: Any) -> CellSummary:
+    """An ok cell of ``cfg`` x ``wl`` x ``conc`` streams, round ``rep``, at ``tok_s`` aggregate tok/s; ``fields``
+    give (or override) the rest of :class:`CellSummary`'s fields."""
+    d: dict[str, Any] = dict(
+        _EMPTY,
+        config=cfg,
+        workload=wl,
+        concurrency=conc,
+        repeat=rep,
+        streams=conc,
+        streams_ok=conc,
+        output_tok_s=tok_s,
+        achieved_concurrency=float(conc),
+    )
+    d.update(fields)
+    return CellSummary(**d)
