@@ -9,7 +9,12 @@ For every comparison the script prints the verdict of each design and the cell t
 ``ended_at_s - started_at_s`` of the cells used, config and baseline) of each, as a Markdown table for
 benchmarks/RESULTS.md.
 
-    PYTHONPATH=src python benchmarks/adaptive_repeats.py [--target-ci 0.05] [--max-tokens 96] [--out runs] [--run RUN]
+``--matrix quick`` (the default) is the quick profile's matrix, what ``make bench`` runs (base, ngram, draft and the
+A/A control x prose, code, edit x N=1,2), at 6 rounds; ``--matrix small`` the shorter one of the first measurements
+(prose, code x N=1).
+
+    PYTHONPATH=src python benchmarks/adaptive_repeats.py [--matrix quick|small] [--target-ci 0.05] [--max-tokens 96]
+        [--out runs] [--run RUN]
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from pathlib import Path
 
 from specscope.bench import run_bench
 from specscope.bench.adaptive import next_round
-from specscope.config import BenchOptions
+from specscope.config import BenchOptions, profile_options
 from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
 from specscope.stats.noise import judged_speedups
@@ -55,22 +60,25 @@ def cell_time_s(cells: list[CellSummary], config: str, baseline: str, workload: 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--matrix", choices=("quick", "small"), default="quick")
     ap.add_argument("--target-ci", type=float, default=0.05)
     ap.add_argument("--out", type=Path, default=Path("runs"))
     ap.add_argument("--run", type=Path, default=None, help="replay an existing fixed run instead of measuring")
     ap.add_argument("--max-tokens", type=int, default=96, help="max_tokens of every request (tokens)")
     args = ap.parse_args()
-    # short on purpose (the machine is shared): 3 configs + the A/A control x 2 workloads x N=1 x 6 rounds; 96 tokens
-    # per request, so that a cell lasts ~5-8 s and averages over the other sessions' bursts (at 24 tokens, ~2 s cells
-    # at load 4-12 gave A/A bands of +-44-85 % after 2 rounds, measured 2026-12-01)
-    fixed = BenchOptions(
-        configs=("base", "ngram", "draft"),
-        workloads=("prose", "code"),
-        levels=(1,),
-        repeats=6,
-        max_tokens=args.max_tokens,
-        aa=True,
-    )
+    # 96 tokens per request, so that a cell lasts ~3-8 s and averages over the other sessions' bursts (at 24 tokens,
+    # ~2 s cells at load 4-12 gave A/A bands of +-44-85 % after 2 rounds, measured 2026-12-01)
+    if args.matrix == "quick":
+        fixed = profile_options("quick", repeats=6, max_tokens=args.max_tokens)
+    else:  # 3 configs + the A/A control x 2 workloads x N=1 x 6 rounds
+        fixed = BenchOptions(
+            configs=("base", "ngram", "draft"),
+            workloads=("prose", "code"),
+            levels=(1,),
+            repeats=6,
+            max_tokens=args.max_tokens,
+            aa=True,
+        )
     if args.run is not None:
         with open_run(args.run) as run:
             fixed = BenchOptions(**run.manifest["options"])
