@@ -21,7 +21,8 @@ from specscope.stats.noise import judged_speedups
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 
-pytestmark = pytest.mark.integration
+# wall-clock: the ratios come from the servers' delays, and a starved client's cells are CLIENT_LIMITED (dropped)
+pytestmark = [pytest.mark.integration, pytest.mark.timing]
 
 PROMPTS = ("Alpha: say something.", "Beta: say something else.")
 
