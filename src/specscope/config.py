@@ -146,6 +146,14 @@ class BenchOptions(BaseModel):
             return {**data, "levels": tuple(range(1, len(data["rates"]) + 1))}
         return data
 
+    @model_validator(mode="after")
+    def _repeat_bounds(self) -> BenchOptions:
+        if self.min_repeats > self.max_repeats:
+            raise ValueError(
+                f"--min-repeats {self.min_repeats} is above --max-repeats {self.max_repeats}: no round count fits both"
+            )
+        return self
+
     @field_validator("rates")
     @classmethod
     def _rates(cls, v: tuple[float, ...]) -> tuple[float, ...]:
@@ -203,12 +211,30 @@ def profile_options(name: str, **overrides) -> BenchOptions:
     if name not in PROFILES:
         raise ConfigError.unknown("profile", name, PROFILES, fix="pass --profile quick")
     values = {**PROFILES[name], **{k: v for k, v in overrides.items() if v is not None}}
+    adaptive_only = [k for k in ("min_repeats", "max_repeats") if overrides.get(k) is not None]
+    if adaptive_only and values.get("target_ci") is None:
+        flag = "--" + adaptive_only[0].replace("_", "-")
+        raise ConfigError(
+            f"{flag} bounds adaptive repeats (--target-ci)",
+            found=f"{flag} {overrides[adaptive_only[0]]} without --target-ci",
+            expected="--target-ci with --min-repeats / --max-repeats, or --repeats N for the fixed design",
+            fix=f"add --target-ci 0.05, or use --repeats instead of {flag}",
+        )
+    lo, hi = values.get("min_repeats", 2), values.get("max_repeats", 6)
+    if isinstance(lo, int) and isinstance(hi, int) and lo > hi:
+        raise ConfigError(
+            "--min-repeats is above --max-repeats",
+            found=f"--min-repeats {lo} --max-repeats {hi}",
+            expected="min <= max (defaults 2 and 6)",
+            fix=f"pass --max-repeats {lo} or more" + (f", or --min-repeats {hi} or less" if hi >= 2 else ""),
+        )
     try:
         return BenchOptions(**values)
     except ValidationError as exc:
         first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(
-            f"invalid bench option {'.'.join(str(p) for p in first['loc'])}",
+            f"invalid bench option {where}".rstrip() if where else "invalid bench options",
             found=first.get("input"),
             expected=first["msg"],
             fix="see `specscope bench --help`",

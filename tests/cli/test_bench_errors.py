@@ -44,6 +44,12 @@ def test_server_without_metrics(tmp_path):
         (["--levels", "1,x"], "--levels must be comma-separated integers"),
         (["--levels", "0"], "invalid bench option levels"),
         (["--server", "localhost:8000"], "--server must be a URL"),
+        (
+            ["--target-ci", "0.05", "--min-repeats", "5", "--max-repeats", "2"],
+            "--min-repeats is above --max-repeats; found: --min-repeats 5 --max-repeats 2",
+        ),
+        (["--min-repeats", "3"], "--min-repeats bounds adaptive repeats (--target-ci); found: --min-repeats 3 without"),
+        (["--max-repeats", "4"], "--max-repeats bounds adaptive repeats (--target-ci); found: --max-repeats 4 without"),
     ],
 )
 def test_bad_names_and_options(tmp_path, args, needle):
