@@ -218,3 +218,41 @@ def test_a_mix_win_inside_the_aa_spread_is_within_noise():
     assert lv.per_workload == {"prose": "base", "code": "mtp", "edit": "dflash"}
     assert any(n.startswith("A/A control: the mix's noise floor is c=8 +-10.") for n in adv.notes)
     assert adv.overall["config"] == "base"
+
+
+def _timed(config, rep, tok_s, mid_s, status="ok"):
+    return summary(config, "prose", 1, rep, tok_s, started_at_s=mid_s - 1.0, ended_at_s=mid_s + 1.0, status=status)
+
+
+def test_mix_pairs_cells_by_time_like_the_report():
+    from specscope.stats.noise import judged_speedups
+
+    # base round 1 is degraded; mtp round 1 ran next to base round 2, so the report pairs (mtp 0, base 0) and
+    # (mtp 1, base 2): 2 rounds where pairing by repeat index would find only round 0
+    cells = [
+        _timed("base", 0, 100.0, 1005.0),
+        _timed("base", 1, 50.0, 1015.0, status="degraded"),
+        _timed("base", 2, 101.0, 1025.0),
+        _timed("mtp", 0, 95.0, 1004.0),
+        _timed("mtp", 1, 94.6, 1026.0),
+    ]
+    (rep,) = [s for s in judged_speedups(cells, "base")[0] if s.config == "mtp"]
+    assert rep.repeats == 2
+    assert rep.speedup == pytest.approx((95.0 + 94.6) / (100.0 + 101.0))
+    adv = advise(cells, {"prose": 1.0})
+    (lv,) = adv.levels
+    (m,) = [c for c in lv.candidates if c.config == "mtp"]
+    assert m.repeats == rep.repeats == 2
+    assert m.speedup == pytest.approx(rep.speedup, rel=1e-12)
+    assert m.ci_low == pytest.approx(rep.ci_low, rel=1e-9)
+    assert m.ci_high == pytest.approx(rep.ci_high, rel=1e-9)
+    assert m.ci_low == pytest.approx(94.6 / 101.0, rel=1e-9) and m.ci_high == pytest.approx(95.0 / 100.0, rel=1e-9)
+    assert m.verdict == rep.verdict == "loses"
+
+
+def test_an_undetermined_mix_candidate_says_why():
+    cells = [_timed("base", 0, 100.0, 1005.0), _timed("mtp", 0, 120.0, 1004.0)]
+    (lv,) = advise(cells, {"prose": 1.0}).levels
+    (m,) = [c for c in lv.candidates if c.config == "mtp"]
+    assert (m.repeats, m.ci_low, m.ci_high, m.verdict) == (1, None, None, "undetermined")
+    assert m.why == "only 1 paired round(s)"

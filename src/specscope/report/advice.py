@@ -9,7 +9,9 @@ Rules (the seeds': "measure your own mix"; a difference inside the noise is not 
       S_mix = sum_w (m_w / B_w) / sum_w (m_w / X_w)        (B_w, X_w mean tokens/s over rounds)
 
   with a paired bootstrap interval over rounds (``scipy.stats.bootstrap``, 95 % percentile, fixed
-  seed; a round is resampled with all its workloads, for config and baseline together). Its ``interval``
+  seed; a round is resampled with all its workloads, for config and baseline together). Cells are paired as the
+  report pairs them, nearest in time (:func:`specscope.stats.pairing.pair_by_time`, usable cells only); with several
+  workloads each gives its first R time-ordered pairs, R the fewest any of them has. Its ``interval``
   names it honestly for the rounds it rests on (:func:`specscope.stats.speedup.interval_label`: the range
   of 2 per-round ratios with 2 rounds, a "95% CI" only from 6).
 * **Choice.** At each concurrency the advised config is the one with the highest S_mix among those
@@ -61,6 +63,7 @@ from specscope.report.mix import (
 from specscope.report.server_facts import spec_k
 from specscope.stats.groups import GroupKey, group_cells, metric_value
 from specscope.stats.noise import DriftCheck, gate_verdict, judged_speedups
+from specscope.stats.pairing import pair_by_time
 from specscope.stats.speedup import Speedup, interval_label, verdict_of
 from specscope.stats.summary import CellSummary
 
@@ -170,25 +173,54 @@ class _Ctx:
         return max(self.spreads.values()) if self.spreads else None
 
 
-def _candidate(ctx: _Ctx, cfg: str, lev: int) -> MixSpeedup | None:
-    wls, shares = list(ctx.mix), list(ctx.mix.values())
-    per = [(ctx.groups.get(GroupKey(cfg, w, lev), {}), ctx.groups.get(GroupKey(ctx.baseline, w, lev), {})) for w in wls]
-    rounds = sorted(set.intersection(*(set(x) & set(b) for x, b in per)))
-    if not rounds:
+def _pairs(ctx: _Ctx, cfg: str, wl: str, lev: int) -> list[tuple[float, float]]:
+    """(config, baseline) ``output_tok_s`` of one workload x level, paired nearest in time as the report pairs them
+    (:func:`specscope.stats.pairing.pair_by_time`, over the usable cells ``ctx.groups`` holds), in time order."""
+    x, b = ctx.groups.get(GroupKey(cfg, wl, lev), {}), ctx.groups.get(GroupKey(ctx.baseline, wl, lev), {})
+    out = []
+    for xc, bc in pair_by_time(x, b):
+        xv, bv = metric_value(xc, "output_tok_s"), metric_value(bc, "output_tok_s")
+        if xv is not None and bv is not None:
+            out.append((xv, bv))
+    return out
+
+
+def _mix_series(ctx: _Ctx, cfg: str, lev: int) -> tuple[list[list[float]], list[list[float]]] | None:
+    """Per mix workload, the config's and the baseline's paired rates over the same number of rounds.
+
+    A round of the mix is resampled with all its workloads, so every series needs the same length: each workload
+    contributes its first R time-ordered pairs, R the smallest number of pairs over the mix's workloads (a single
+    workload mix uses all its pairs, as the report does). None without a paired round or with a rate <= 0."""
+    per = [_pairs(ctx, cfg, w, lev) for w in ctx.mix]
+    n = min(len(p) for p in per)
+    if n == 0:
         return None
-    xs = [[metric_value(x[r], "output_tok_s") or 0.0 for r in rounds] for x, _ in per]
-    bs = [[metric_value(b[r], "output_tok_s") or 0.0 for r in rounds] for _, b in per]
+    xs = [[x for x, _ in p[:n]] for p in per]
+    bs = [[b for _, b in p[:n]] for p in per]
     if min(min(v) for v in (*xs, *bs)) <= 0:
         return None
+    return xs, bs
+
+
+def _candidate(ctx: _Ctx, cfg: str, lev: int) -> MixSpeedup | None:
+    wls, shares = list(ctx.mix), list(ctx.mix.values())
+    series = _mix_series(ctx, cfg, lev)
+    if series is None:
+        return None
+    xs, bs = series
+    n = len(xs[0])
     s, lo, hi = mix_speedup(xs, bs, shares)
     ok = True
     if ctx.slo_ttft_s is not None:
-        ttfts = [np.mean([c.ttft_p95_s for c in x.values() if c.ttft_p95_s is not None] or [np.inf]) for x, _ in per]
+        cfg_cells = [ctx.groups.get(GroupKey(cfg, w, lev), {}) for w in wls]
+        ttfts = [np.mean([c.ttft_p95_s for c in x.values() if c.ttft_p95_s is not None] or [np.inf]) for x in cfg_cells]
         ok = bool(max(ttfts) <= ctx.slo_ttft_s)
     if cfg == ctx.baseline:
-        return MixSpeedup(cfg, lev, len(rounds), s, lo, hi, "baseline", ok)
+        return MixSpeedup(cfg, lev, n, s, lo, hi, "baseline", ok)
     verdict, why = gate_verdict(verdict_of(lo, hi), s - 1.0, ctx.spread(lev), ctx.drift)
-    return MixSpeedup(cfg, lev, len(rounds), s, lo, hi, verdict, ok, why)
+    if verdict == "undetermined" and not why:
+        why = f"only {n} paired round(s)"
+    return MixSpeedup(cfg, lev, n, s, lo, hi, verdict, ok, why)
 
 
 def _aa_spreads(ctx: _Ctx, levels: Sequence[int]) -> dict[int, float]:
@@ -238,10 +270,6 @@ def _level(ctx: _Ctx, lev: int, cell_speedups: Sequence[Speedup], workloads: Seq
     )
 
 
-def _series(ctx: _Ctx, cfg: str, lev: int, rounds: Sequence[int]) -> list[list[float | None]]:
-    return [[metric_value(ctx.groups[GroupKey(cfg, w, lev)][r], "output_tok_s") for r in rounds] for w in ctx.mix]
-
-
 def _best_overall(ctx: _Ctx, level_out: Sequence[LevelAdvice]) -> dict[str, Any] | None:
     """The config with the highest geometric-mean mix speedup among those eligible at every level."""
     best: dict[str, Any] | None = None
@@ -250,12 +278,15 @@ def _best_overall(ctx: _Ctx, level_out: Sequence[LevelAdvice]) -> dict[str, Any]
         ss = [next((m for m in lv.candidates if m.config == cfg and m.eligible), None) for lv in level_out]
         if not level_out or not all(ss):
             continue
-        keys = [GroupKey(c, w, lev) for lev in levels for w in ctx.mix for c in (cfg, ctx.baseline)]
-        rounds = sorted(set.intersection(*(set(ctx.groups.get(k, {})) for k in keys)))
-        if not rounds:
+        # rounds are resampled together across levels too: per level and workload the time-ordered pairs
+        # (as in _mix_series), each cut to the first R, R the smallest number of pairs over levels and workloads
+        per_level = [_mix_series(ctx, cfg, lev) for lev in levels]
+        if any(p is None for p in per_level):
             continue
-        data = [(_series(ctx, cfg, lev, rounds), _series(ctx, ctx.baseline, lev, rounds)) for lev in levels]
-        g, lo, hi = geomean_mix_speedup(data, list(ctx.mix.values()))  # type: ignore[arg-type]
+        data = [p for p in per_level if p is not None]
+        n = min(len(v) for xs, _ in data for v in xs)
+        data = [([v[:n] for v in xs], [v[:n] for v in bs]) for xs, bs in data]
+        g, lo, hi = geomean_mix_speedup(data, list(ctx.mix.values()))
         verdict, why = gate_verdict(verdict_of(lo, hi), g - 1.0, ctx.spread(), ctx.drift)
         if best is None or g > best["geomean_speedup"]:
             best = {
@@ -266,8 +297,8 @@ def _best_overall(ctx: _Ctx, level_out: Sequence[LevelAdvice]) -> dict[str, Any]
                 "ci_high": hi,
                 "verdict": verdict,
                 "why": why,
-                "rounds": len(rounds),
-                "interval": interval_label(len(rounds) if lo is not None else 0),
+                "rounds": n,
+                "interval": interval_label(n if lo is not None else 0),
                 "wins_at_levels": sum(m is not None and m.verdict == "wins" for m in ss),
                 "levels": levels,
             }
