@@ -41,7 +41,9 @@ REASONING = "First I will work through this carefully step by step and check the
 
 
 class ScriptedServer:
-    """Run with ``with ScriptedServer(mode) as srv: srv.base_url``. ``mode``: ``good`` or ``broken``.
+    """Run with ``with ScriptedServer(mode) as srv: srv.base_url``. ``mode``: ``good``, ``broken`` or ``slow``.
+
+    ``slow``: a good model that takes 30 s per answer (a run to interrupt).
 
     ``broken``: thinking never closes (finish ``length``), prose loops, compare answers reworded on the odd
     probes (same final number); every other gate is answered right.
@@ -132,6 +134,8 @@ class ScriptedServer:
     async def _chat(self, request: web.Request) -> web.Response:
         req = await request.json()
         self.requests.append(req)
+        if self.mode == "slow":
+            await asyncio.sleep(30.0)
         return web.json_response(self._answer(req))
 
     async def _models(self, _request: web.Request) -> web.Response:

@@ -61,17 +61,15 @@ from specscope.cli.progress import progress
 from specscope.cli.report import emit_report
 
 
-def _interrupted(console: Any, planned: Path) -> typer.Exit:
+def _interrupted(planned: Path) -> Exception:
+    """What bench says when Ctrl-C stops it (printed by :func:`specscope.cli.crash.run_guarded`, exit 130)."""
+    from specscope.cli.crash import Interrupted
+
     if (planned / "manifest.json").is_file():
-        console.print(
-            f"interrupted: finished cells are kept in {planned}; finish with: specscope bench --resume {planned}",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+        return Interrupted(
+            f"interrupted: finished cells are kept in {planned}; finish with: specscope bench --resume {planned}"
         )
-    else:
-        console.print("interrupted before the run folder was made: nothing to resume", markup=False)
-    return typer.Exit(130)
+    return Interrupted("interrupted before the run folder was made: nothing to resume")
 
 
 def register(app: typer.Typer) -> None:
@@ -221,7 +219,7 @@ def register(app: typer.Typer) -> None:
                     controls=controls,
                 )
         except KeyboardInterrupt:
-            raise _interrupted(console, planned) from None
+            raise _interrupted(planned) from None
         from specscope.bench.server_logs import attach_server_logs
 
         attach_server_logs(run_dir, logs, checked)

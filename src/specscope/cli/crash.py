@@ -38,6 +38,7 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
+    "Interrupted",
     "error_line",
     "run_guarded",
 ]
@@ -47,6 +48,15 @@ EXIT_PROBLEM = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+
+
+class Interrupted(Exception):
+    """Raised by a command interrupted with more to say than ``interrupted`` (bench: how to resume the run);
+    :func:`run_guarded` prints ``line`` on stderr and exits 130."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.line = line
 
 
 def _error_line(text: str) -> None:
@@ -122,8 +132,13 @@ def run_guarded(call: Callable[[], object], *, debug: bool = False, argv: list[s
     except (KeyboardInterrupt, typer.Abort, click.exceptions.Abort):
         click.secho("interrupted", err=True)
         return EXIT_INTERRUPTED
+    except Interrupted as exc:
+        click.secho(exc.line, err=True)
+        return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the one place every bug is caught, logged and turned into exit 3
         if debug:
             _traceback(exc)
         return _internal_error(exc, argv)
+    if rv == EXIT_INTERRUPTED:  # typer turns a KeyboardInterrupt into Exit(130), returned in non-standalone mode
+        click.secho("interrupted", err=True)
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else EXIT_OK
