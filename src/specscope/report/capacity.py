@@ -100,7 +100,9 @@ def stream_timing_table(rc: RunCells) -> Table | None:
     note = (
         "decode: each stream's (tokens - 1) / (last - first token), no queueing or prefill; e2e: its tokens /"
         " (end - send); TTFO: to the first content token after reasoning; queue: mean of vLLM's"
-        " request_queue_time_seconds over the cell (llama.cpp reports none). Means over ok rounds."
+        " request_queue_time_seconds over the cell (llama.cpp reports none). TTFT, TTFO and queue: means over ok"
+        " rounds of each round's figure; decode p50 and e2e p50: the median over every stream of the ok rounds (the"
+        " throughput table's per-stream columns are means)."
     )
     timing = ("TTFT p50", "s"), ("TTFO p50", "s"), ("queue", "s"), ("decode p50", "tok/s"), ("e2e p50", "tok/s")
     cols = [Column(name, unit) for name, unit in timing]
