@@ -27,7 +27,7 @@ def test_comparisons_explain_every_verdict():
         "config",
         "workload",
         "N (streams)",
-        "rounds (rounds)",
+        "rounds",
         "speedup (x)",
         "interval",
         "verdict",

@@ -87,6 +87,15 @@ def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
     return ", ".join(sorted(names)) or units.DASH
 
 
+def _levels_repeats(opts: dict) -> str:
+    """``[1, 2] x 2``, or for adaptive repeats ``[1, 2] x 2-6 rounds (adaptive, target 5.0 %)``."""
+    levels = opts.get("levels")
+    if opts.get("target_ci") is None:
+        return f"{levels} x {opts.get('repeats')}"
+    target = float(opts["target_ci"]) * 100
+    return f"{levels} x {opts.get('min_repeats')}-{opts.get('max_repeats')} rounds (adaptive, target {target:.1f} %)"
+
+
 def run_table(data: RunData) -> Table:
     """What was run: engine, model, request options, progress of the matrix, machine."""
     manifest = data.manifest
@@ -108,7 +117,7 @@ def run_table(data: RunData) -> Table:
         ("configs", ", ".join(opts.get("configs", []))),
         ("baseline", str(manifest.get("baseline"))),
         ("workloads", ", ".join(f"{w} ({p.get('form', '')})" for w, p in packs.items())),
-        ("levels x repeats", f"{opts.get('levels')} x {opts.get('repeats')}"),
+        ("levels x repeats", _levels_repeats(opts)),
         ("max_tokens / temperature", f"{opts.get('max_tokens')} / {opts.get('temperature')}"),
         ("prefix cache", str(opts.get("prefix_cache", "allow"))),
         ("cells", progress),

@@ -50,7 +50,7 @@ def comparisons_table(judged: list[Speedup], baseline: str) -> Table:
             Column("config"),
             Column("workload"),
             Column("N", "streams"),
-            Column("rounds", "rounds"),
+            Column("rounds"),
             Column("speedup", "x"),
             Column("interval"),
             Column("verdict"),
