@@ -50,7 +50,7 @@ def test_comparisons_explain_every_verdict():
     notes, alarms = drift_notes(judged, drift, "base")
     assert notes == [
         "drift: baseline tok/s moved 1.3 % between the early and the late half of the run "
-        "(on prose at N=1; 6 baseline-side cells)"
+        "(largest on prose at N=1; 6 baseline-side cells)"
     ]
     assert alarms == []
 

@@ -88,15 +88,3 @@ def test_interval_names_and_reasons_are_honest_for_the_rounds():
     )
     assert why_of("within noise", 2, 0, 0.9, 1.1) == "the interval [0.900x, 1.100x] contains 1; only 2 rounds"
     assert why_of("wins", 6, 0, 1.1, 1.2) == ""
-
-
-def test_the_run_drift_is_the_mean_of_the_groups_signed_drifts():
-    """Noise moves groups either way, a changing machine moves them all one way: the run's drift is the mean of
-    the signed group drifts weighted by their cells, and the largest single group is kept beside it."""
-    up = [timed("base", r, v, 10.0 * r, "prose") for r, v in enumerate([100.0, 100.0, 120.0, 120.0])]  # +20 %
-    down = [timed("base", r, v, 10.0 * r + 5, "code") for r, v in enumerate([100.0, 100.0, 90.0, 90.0])]  # -10 %
-    d = drift_check(up + down, "base")
-    assert d.drift == pytest.approx(0.05)  # (4 x 0.20 + 4 x -0.10) / 8
-    assert (d.group, d.largest, d.groups, d.cells) == (("prose", 1), pytest.approx(0.20), 2, 8)
-    slow = [timed("base", r, v, 10.0 * r + 5, "code") for r, v in enumerate([100.0, 100.0, 110.0, 110.0])]  # +10 %
-    assert drift_check(up + slow, "base").drift == pytest.approx(0.15)  # both moved up: the machine changed

@@ -112,14 +112,10 @@ def drift_notes(judged: list[Speedup], drift: DriftCheck, baseline: str) -> tupl
     if drift.drift is None or drift.group is None:
         return [], []
     w, n = drift.group
-    where = (
-        f"on {w} at N={n}; {drift.cells} baseline-side cells"
-        if drift.groups <= 1
-        else f"mean over {drift.groups} workload x N groups, {drift.cells} baseline-side cells; largest single group "
-        f"{w} at N={n}: {(drift.largest or 0.0) * 100:.1f} %"
+    note = (
+        f"drift: baseline tok/s moved {drift.drift * 100:.1f} % between the early and the late half of the run "
+        f"(largest on {w} at N={n}; {drift.cells} baseline-side cells)"
     )
-    note = f"drift: baseline tok/s moved {drift.drift * 100:.1f} % between the early and the late half of the run"
-    note += f" ({where})"
     # the effects the run would report: wins and losses, and those the drift rule has just overruled
     effects = [
         abs(s.gain) for s in judged if s.gain is not None and (s.verdict in ("wins", "loses") or "drift" in s.why)

@@ -6,13 +6,9 @@
   is only called ``wins`` / ``loses`` when its interval excludes 1 *and* its effect ``|speedup - 1|`` exceeds the
   spread; the A/A comparison itself is never a win or a loss.
 * **Drift.** The baseline cells (and its A/A and sentinel cells) of each workload x N, in time order, early half
-  against late half: ``d_g = mean(late) / mean(early) - 1`` (aggregate tok/s). The run's drift is
-  ``|sum_g n_g d_g / sum_g n_g|``, the mean of the signed group drifts weighted by their cells: a change of the
-  machine (load, clocks, a neighbour) moves every group the same way, while each group's own noise does not. The
-  largest single ``|d_g|`` would be mostly that noise: with 2 baseline and 2 A/A cells it is the ratio of two
-  2-cell means, and on the quiet 2-core machine (2026-12-02, benchmarks/RESULTS.md) it read 10-28 % where the A/A
-  band was 8-12 % and the baseline showed no trend. The run is flagged when its drift is at least as large as an
-  effect it reports, and such an effect is not called a win or a loss.
+  against late half: ``drift = mean(late) / mean(early) - 1`` (aggregate tok/s). The run's drift is the largest
+  ``|drift|`` over groups; the run is flagged when it is at least as large as an effect it reports, and such an
+  effect is not called a win or a loss.
 """
 
 from __future__ import annotations
@@ -43,19 +39,14 @@ class DriftCheck:
     """Drift of the baseline between the early and the late half of the run.
 
     Attributes:
-        drift: ``|mean over workload x N groups of late / early - 1|``, weighted by each group's cells (fraction);
-            None without a group of two cells.
-        group: the (workload, N) whose own ``|late / early - 1|`` is largest.
+        drift: the largest |late / early - 1| over workload x N groups (fraction), None without two cells.
+        group: the (workload, N) it was found in.
         cells: number of baseline-side cells it rests on.
-        largest: that group's ``|late / early - 1|`` (fraction).
-        groups: number of groups pooled.
     """
 
     drift: float | None
     group: tuple[str, int] | None
     cells: int
-    largest: float | None = None
-    groups: int = 0
 
     def flags(self, effect: float | None) -> bool:
         """True when the drift is at least as large as ``effect`` (fraction, sign ignored)."""
@@ -69,7 +60,8 @@ def drift_check(cells: Sequence[CellSummary], baseline: str) -> DriftCheck:
     for c in cells:
         if c.config in names and c.status == "ok" and c.output_tok_s and c.started_at_s is not None:
             groups.setdefault((c.workload, c.concurrency), []).append((c.started_at_s, c.output_tok_s))
-    signed: dict[tuple[str, int], tuple[float, int]] = {}  # group -> (late / early - 1, cells)
+    best: tuple[float, tuple[str, int]] | None = None
+    n = 0
     for g, pts in groups.items():
         if len(pts) < 2:
             continue
@@ -77,13 +69,11 @@ def drift_check(cells: Sequence[CellSummary], baseline: str) -> DriftCheck:
         half = len(pts) // 2
         early = float(np.mean([p[1] for p in pts[:half]]))
         late = float(np.mean([p[1] for p in pts[len(pts) - half :]]))
-        signed[g] = (late / early - 1.0 if early > 0 else 0.0, len(pts))
-    if not signed:
-        return DriftCheck(None, None, 0)
-    n = sum(k for _, k in signed.values())
-    pooled = sum(d * k for d, k in signed.values()) / n
-    top = max(signed, key=lambda g: abs(signed[g][0]))
-    return DriftCheck(abs(pooled), top, n, abs(signed[top][0]), len(signed))
+        d = abs(late / early - 1.0) if early > 0 else 0.0
+        n += len(pts)
+        if best is None or d > best[0]:
+            best = (d, g)
+    return DriftCheck(None, None, 0) if best is None else DriftCheck(best[0], best[1], n)
 
 
 def _pct(x: float) -> str:
