@@ -202,6 +202,13 @@ PROFILES: dict[str, dict] = {
 }
 
 
+def _as_flag_value(value: Any) -> Any:
+    """A value as the user typed it on the command line: ``(0,)`` -> ``0``, ``(1, 2)`` -> ``1,2``."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(v) for v in value)
+    return value
+
+
 def profile_options(name: str, **overrides) -> BenchOptions:
     """The options of profile ``name`` with ``overrides`` (``None`` values ignored) applied.
 
@@ -235,8 +242,8 @@ def profile_options(name: str, **overrides) -> BenchOptions:
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(
             f"invalid bench option {where}".rstrip() if where else "invalid bench options",
-            found=first.get("input"),
-            expected=first["msg"],
+            found=_as_flag_value(first.get("input")),
+            expected=str(first["msg"]).removeprefix("Value error, "),
             fix="see `specscope bench --help`",
         ) from None
 
