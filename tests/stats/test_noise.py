@@ -88,3 +88,48 @@ def test_interval_names_and_reasons_are_honest_for_the_rounds():
     )
     assert why_of("within noise", 2, 0, 0.9, 1.1) == "the interval [0.900x, 1.100x] contains 1; only 2 rounds"
     assert why_of("wins", 6, 0, 1.1, 1.2) == ""
+
+
+def test_the_noise_floor_is_the_largest_aa_spread_of_the_run():
+    """A quiet group's A/A control (two rounds that agreed to 1 %) does not let a 3 % effect be called: the floor
+    is the run's largest spread, here prose at N=2's +-10 %."""
+    cells = []
+    for r, (quiet_again, noisy_again, ngram) in enumerate([(101.0, 110.0, 103.0), (100.0, 95.0, 103.5)]):
+        t = 100.0 * r
+        cells += [
+            timed("base", r, 100.0, t),
+            timed("base-again", r, quiet_again, t + 10),
+            timed("ngram", r, ngram, t + 20),
+        ]
+        cells += [timed("base", r, 100.0, t + 30, n=2), timed("base-again", r, noisy_again, t + 40, n=2)]
+    judged, _ = judged_speedups(cells, "base")
+    by = {(s.config, s.concurrency): s for s in judged}
+    assert by[("base-again", 1)].why.startswith("A/A control (the baseline measured twice): the noise floor is +-1.0 %")
+    ng = by[("ngram", 1)]
+    assert ng.ci_low > 1.0 and ng.speedup == pytest.approx(1.0325)  # excludes 1 and +3.25 % is beyond +-1 %
+    assert ng.verdict == "within noise"
+    assert ng.why == "effect +3.2 % is inside the A/A spread +-10.0 % (the run's largest, prose at N=2)"
+
+
+def test_a_comparison_is_judged_against_the_drift_of_its_own_group():
+    """The baseline of prose at N=2 drifts by 30 %; a +20 % win at N=1, whose baseline held still, stays a win, and
+    a +20 % effect at N=2 is overruled by its own group's drift."""
+    cells = []
+    for r, (b1, x1, b2, x2) in enumerate(
+        [
+            (100.0, 121.0, 100.0, 121.0),
+            (100.0, 119.0, 100.0, 119.0),
+            (100.0, 120.0, 130.0, 157.0),
+            (100.0, 120.0, 130.0, 155.0),
+        ]
+    ):
+        t = 100.0 * r
+        cells += [timed("base", r, b1, t), timed("ngram", r, x1, t + 10)]
+        cells += [timed("base", r, b2, t + 20, n=2), timed("ngram", r, x2, t + 30, n=2)]
+    judged, drift = judged_speedups(cells, "base")
+    assert drift.drift == pytest.approx(0.3) and drift.group == ("prose", 2)
+    assert drift.of(("prose", 1)).drift == pytest.approx(0.0)
+    by = {s.concurrency: s for s in judged}
+    assert by[1].verdict == "wins" and by[1].why == ""
+    assert by[2].ci_low > 1.0 and by[2].verdict == "within noise"
+    assert by[2].why == "effect +20.0 % is no larger than its baseline's drift 30.0 % (prose at N=2)"

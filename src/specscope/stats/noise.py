@@ -2,13 +2,20 @@
 
 * **A/A control.** ``BASELINE-again`` (``bench --aa``) is the baseline measured a second time like any config.
   Its speedup over the baseline should be 1; its interval's reach, ``spread = max(|low - 1|, |high - 1|)``
-  (fraction), is the noise floor of that workload x N (the largest over the run where a group has none). A config
-  is only called ``wins`` / ``loses`` when its interval excludes 1 *and* its effect ``|speedup - 1|`` exceeds the
-  spread; the A/A comparison itself is never a win or a loss.
+  (fraction), is the A/A spread of that workload x N. The run's **noise floor** is the largest spread over its
+  workload x N groups (:func:`noise_floor`): a config is only called ``wins`` / ``loses`` when its interval excludes 1
+  *and* its effect ``|speedup - 1|`` exceeds the noise floor; the A/A comparison itself is never a win or a loss.
+  Why the largest and not each group's own: the noise is the machine's, and one group's spread from 2-6 A/A rounds
+  is itself noise. On the embedded engine (quiet 2-core machine, 2026-12-02, benchmarks/RESULTS.md) the same
+  group's spread ranged +-0.6 % to +-25 % after 2 rounds and +-5 % to +-14 % after 6, and a 2-round group whose two
+  A/A rounds agreed to 0.6 % let a -2 % effect be called a loss.
 * **Drift.** The baseline cells (and its A/A and sentinel cells) of each workload x N, in time order, early half
-  against late half: ``drift = mean(late) / mean(early) - 1`` (aggregate tok/s). The run's drift is the largest
-  ``|drift|`` over groups; the run is flagged when it is at least as large as an effect it reports, and such an
-  effect is not called a win or a loss.
+  against late half: ``drift = mean(late) / mean(early) - 1`` (aggregate tok/s). A comparison is judged against the
+  drift of its own workload x N (:meth:`DriftCheck.of`): an effect no larger than it is not called a win or a loss.
+  A drift elsewhere in the run does not bias it (the configs alternate in time and each cell is paired with the
+  baseline cell nearest in time), and the largest over groups is a maximum of noisy estimates, larger still in an
+  adaptive run whose settled groups stopped after 2 rounds. The run's drift (the largest over groups) is what the
+  report prints.
 """
 
 from __future__ import annotations
@@ -22,7 +29,15 @@ from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
 from specscope.stats.speedup import Speedup, paired_speedups
 from specscope.stats.summary import CellSummary
 
-__all__ = ["DriftCheck", "aa_spreads", "drift_check", "gate_verdict", "apply_noise_floor", "judged_speedups"]
+__all__ = [
+    "DriftCheck",
+    "aa_spreads",
+    "noise_floor",
+    "drift_check",
+    "gate_verdict",
+    "apply_noise_floor",
+    "judged_speedups",
+]
 
 
 def aa_spreads(speedups: Sequence[Speedup], baseline: str) -> dict[tuple[str, int], float]:
@@ -34,6 +49,15 @@ def aa_spreads(speedups: Sequence[Speedup], baseline: str) -> dict[tuple[str, in
     return out
 
 
+def noise_floor(spreads: dict[tuple[str, int], float]) -> tuple[float, tuple[str, int]] | None:
+    """The run's noise floor: the largest A/A spread (fraction) and the (workload, N) it was measured on; None
+    without an A/A control."""
+    if not spreads:
+        return None
+    group = max(spreads, key=lambda g: spreads[g])
+    return spreads[group], group
+
+
 @dataclass(frozen=True)
 class DriftCheck:
     """Drift of the baseline between the early and the late half of the run.
@@ -42,11 +66,21 @@ class DriftCheck:
         drift: the largest |late / early - 1| over workload x N groups (fraction), None without two cells.
         group: the (workload, N) it was found in.
         cells: number of baseline-side cells it rests on.
+        by_group: ((workload, N), drift) of every group with at least two baseline-side cells.
     """
 
     drift: float | None
     group: tuple[str, int] | None
     cells: int
+    by_group: tuple[tuple[tuple[str, int], float], ...] = ()
+
+    def of(self, group: tuple[str, int]) -> DriftCheck:
+        """The drift of one workload x N group's own baseline-side cells (the run's where the group has fewer than
+        two)."""
+        for g, d in self.by_group:
+            if g == group:
+                return DriftCheck(d, g, self.cells, self.by_group)
+        return self
 
     def flags(self, effect: float | None) -> bool:
         """True when the drift is at least as large as ``effect`` (fraction, sign ignored)."""
@@ -62,6 +96,7 @@ def drift_check(cells: Sequence[CellSummary], baseline: str) -> DriftCheck:
             groups.setdefault((c.workload, c.concurrency), []).append((c.started_at_s, c.output_tok_s))
     best: tuple[float, tuple[str, int]] | None = None
     n = 0
+    each: list[tuple[tuple[str, int], float]] = []
     for g, pts in groups.items():
         if len(pts) < 2:
             continue
@@ -71,9 +106,10 @@ def drift_check(cells: Sequence[CellSummary], baseline: str) -> DriftCheck:
         late = float(np.mean([p[1] for p in pts[len(pts) - half :]]))
         d = abs(late / early - 1.0) if early > 0 else 0.0
         n += len(pts)
+        each.append((g, d))
         if best is None or d > best[0]:
             best = (d, g)
-    return DriftCheck(None, None, 0) if best is None else DriftCheck(best[0], best[1], n)
+    return DriftCheck(None, None, 0) if best is None else DriftCheck(best[0], best[1], n, tuple(each))
 
 
 def _pct(x: float) -> str:
@@ -90,33 +126,45 @@ def _aa_verdict(s: Speedup, spread: float | None) -> Speedup:
     return replace(s, verdict="within noise", why=why)
 
 
-def gate_verdict(verdict: str, effect: float | None, spread: float | None, drift: DriftCheck) -> tuple[str, str | None]:
+def gate_verdict(
+    verdict: str, effect: float | None, spread: float | None, drift: DriftCheck, spread_of: str = ""
+) -> tuple[str, str | None]:
     """(verdict, why): a ``wins`` / ``loses`` whose ``effect`` (speedup - 1, fraction) is inside the A/A ``spread``
-    (fraction) or no larger than the run's drift becomes ``within noise``, ``why`` saying which; else unchanged."""
+    (fraction; ``spread_of`` says where it was measured) or no larger than ``drift`` (its group's) becomes
+    ``within noise``, ``why`` saying which; else unchanged."""
     if verdict not in ("wins", "loses") or effect is None:
         return verdict, None
     if spread is not None and abs(effect) <= spread:
-        return "within noise", f"effect {effect * 100:+.1f} % is inside the A/A spread +-{_pct(spread)}"
+        where = f" ({spread_of})" if spread_of else ""
+        return "within noise", f"effect {effect * 100:+.1f} % is inside the A/A spread +-{_pct(spread)}{where}"
     if drift.flags(effect):
         why = f"effect {effect * 100:+.1f} % is no larger than the run's drift {_pct(drift.drift or 0.0)}"
+        if len(drift.by_group) > 1 and drift.group is not None:
+            why = f"effect {effect * 100:+.1f} % is no larger than its baseline's drift {_pct(drift.drift or 0.0)} "
+            why += f"({drift.group[0]} at N={drift.group[1]})"
         return "within noise", why
     return verdict, None
 
 
-def _gated(s: Speedup, spread: float | None, drift: DriftCheck) -> Speedup:
-    """A win / loss inside the A/A spread or the run's drift becomes ``within noise``, saying which."""
-    _, why = gate_verdict(s.verdict, s.gain, spread, drift)
+def _gated(s: Speedup, floor: tuple[float, tuple[str, int]] | None, drift: DriftCheck) -> Speedup:
+    """A win / loss inside the run's noise floor or its group's drift becomes ``within noise``, saying which."""
+    spread, of = (None, "") if floor is None else (floor[0], f"the run's largest, {floor[1][0]} at N={floor[1][1]}")
+    if floor is not None and floor[1] == (s.workload, s.concurrency):
+        of = ""  # its own group's
+    _, why = gate_verdict(s.verdict, s.gain, spread, drift.of((s.workload, s.concurrency)), of)
     return s if why is None else replace(s, verdict="within noise", why=why)
 
 
 def apply_noise_floor(speedups: Sequence[Speedup], baseline: str, drift: DriftCheck) -> list[Speedup]:
     """The speedups with the A/A and drift rules applied to their verdicts and ``why``."""
     spreads = aa_spreads(speedups, baseline)
-    run_spread = max(spreads.values()) if spreads else None
+    floor = noise_floor(spreads)
     out = []
     for s in speedups:
-        spread = spreads.get((s.workload, s.concurrency), run_spread)
-        out.append(_aa_verdict(s, spread) if s.config == baseline + AA_SUFFIX else _gated(s, spread, drift))
+        if s.config == baseline + AA_SUFFIX:
+            out.append(_aa_verdict(s, spreads.get((s.workload, s.concurrency))))
+        else:
+            out.append(_gated(s, floor, drift))
     return out
 
 
