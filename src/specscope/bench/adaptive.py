@@ -7,11 +7,12 @@ report would give (:mod:`specscope.stats.noise`) is one that more rounds at ``ta
 * its interval excludes 1 (a win or a loss), it rests on enough paired rounds (below), it is
   precise enough (relative half-width ``(high - low) / 2 /
   speedup`` at most ``target_ci``, or the whole interval outside ``1 +- target_ci``: the target noise cannot flip
-  it), *and* its effect ``|speedup - 1|`` is larger than the run's A/A noise floor ``spread`` (the band: the largest
-  A/A spread over the run, :func:`specscope.stats.noise.noise_floor`; no A/A control: no band) and than the drift of
-  its workload x N so far (:meth:`specscope.stats.noise.DriftCheck.of`), the report's own rules. A win or loss
-  that the band or the drift overrules is not settled: more rounds re-measure both, and the fixed design, whose band
-  and drift rest on all its rounds, may call it. Two rounds decide a win or a loss only on a quiet run,
+  it), *and* its effect ``|speedup - 1|`` is larger than the run's A/A noise floor ``spread`` (the band: the
+  largest A/A spread over the groups measured on at least its rounds, :func:`specscope.stats.noise.noise_floor`;
+  no A/A control: no band) and than the drift of its workload x N so far
+  (:meth:`specscope.stats.noise.DriftCheck.of`), the report's own rules. A win or loss that the band or the drift
+  overrules is not settled: more rounds re-measure both, and the fixed design, whose band and drift rest on all its
+  rounds, may call it. Two rounds decide a win or a loss only on a quiet run,
   where the A/A band itself is within ``target_ci`` (the baseline measured twice agreed to the target), or when the
   whole interval lies beyond ``DECISIVE_BANDS`` (2) bands, ``1 +- 2 * spread``; otherwise it takes
   ``MIN_EFFECT_ROUNDS``: two rounds give the range of two per-round ratios (:mod:`specscope.stats.speedup`), and on
@@ -59,7 +60,7 @@ from specscope.bench.order import Segment, interleaved_plan
 from specscope.config import AA_SUFFIX, BenchOptions
 from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
-from specscope.stats.noise import DriftCheck, aa_spreads, drift_check, noise_floor
+from specscope.stats.noise import DriftCheck, drift_check, noise_floor
 from specscope.stats.speedup import Speedup, paired_speedups
 from specscope.stats.summary import CellSummary
 from specscope.store import Run
@@ -120,8 +121,6 @@ def unsettled(options: BenchOptions, cells: Sequence[CellSummary]) -> set[tuple[
     base = options.baseline_config()
     speedups = paired_speedups(cells, baseline=base)
     got = {(s.config, s.workload, s.concurrency): s for s in speedups}
-    floor = noise_floor(aa_spreads(speedups, base))
-    band = None if floor is None else floor[0]
     drift = drift_check(cells, base)
     out = set()
     for config in options.run_configs():
@@ -130,6 +129,8 @@ def unsettled(options: BenchOptions, cells: Sequence[CellSummary]) -> set[tuple[
         for w in options.workloads:
             for n in options.levels:
                 s = got.get((config, w, n))
+                floor = None if s is None else noise_floor(speedups, base, s.repeats)
+                band = None if floor is None else floor[0]
                 if s is None or not settled(s, target, band, drift.of((w, n))):
                     out.add((config, w, n))
     return out

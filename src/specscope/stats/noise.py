@@ -3,7 +3,8 @@
 * **A/A control.** ``BASELINE-again`` (``bench --aa``) is the baseline measured a second time like any config.
   Its speedup over the baseline should be 1; its interval's reach, ``spread = max(|low - 1|, |high - 1|)``
   (fraction), is the A/A spread of that workload x N. The run's **noise floor** is the largest spread over its
-  workload x N groups (:func:`noise_floor`): a config is only called ``wins`` / ``loses`` when its interval excludes 1
+  workload x N groups (:func:`noise_floor`; in an adaptive run, over the groups measured on at least the
+  comparison's rounds): a config is only called ``wins`` / ``loses`` when its interval excludes 1
   *and* its effect ``|speedup - 1|`` exceeds the noise floor; the A/A comparison itself is never a win or a loss.
   Why the largest and not each group's own: the noise is the machine's, and one group's spread from 2-6 A/A rounds
   is itself noise. On the embedded engine (quiet 2-core machine, 2026-12-02, benchmarks/RESULTS.md) the same
@@ -49,11 +50,21 @@ def aa_spreads(speedups: Sequence[Speedup], baseline: str) -> dict[tuple[str, in
     return out
 
 
-def noise_floor(spreads: dict[tuple[str, int], float]) -> tuple[float, tuple[str, int]] | None:
-    """The run's noise floor: the largest A/A spread (fraction) and the (workload, N) it was measured on; None
-    without an A/A control."""
-    if not spreads:
+def noise_floor(speedups: Sequence[Speedup], baseline: str, rounds: int) -> tuple[float, tuple[str, int]] | None:
+    """The noise floor for a comparison on ``rounds`` paired rounds: the largest A/A spread (fraction) over the
+    workload x N groups whose A/A control rests on at least ``rounds`` rounds (over all groups where none does), and
+    the (workload, N) it was measured on; None without an A/A control with an interval.
+
+    In a fixed design every group has the same rounds, so this is the run's largest spread. In an adaptive run a
+    spread from fewer rounds than the comparison's is a coarser measure of the noise than the comparison needs (the
+    6-round spread was 0.49-0.77 of the 2-round one, benchmarks/RESULTS.md): a 6-round comparison is judged against
+    the 6-round groups, not against a group that stopped after 2 rounds.
+    """
+    aa = [s for s in speedups if s.config == baseline + AA_SUFFIX and s.ci_low is not None and s.ci_high is not None]
+    enough = [s for s in aa if s.repeats >= rounds] or aa
+    if not enough:
         return None
+    spreads = aa_spreads(enough, baseline)
     group = max(spreads, key=lambda g: spreads[g])
     return spreads[group], group
 
@@ -158,13 +169,12 @@ def _gated(s: Speedup, floor: tuple[float, tuple[str, int]] | None, drift: Drift
 def apply_noise_floor(speedups: Sequence[Speedup], baseline: str, drift: DriftCheck) -> list[Speedup]:
     """The speedups with the A/A and drift rules applied to their verdicts and ``why``."""
     spreads = aa_spreads(speedups, baseline)
-    floor = noise_floor(spreads)
     out = []
     for s in speedups:
         if s.config == baseline + AA_SUFFIX:
             out.append(_aa_verdict(s, spreads.get((s.workload, s.concurrency))))
         else:
-            out.append(_gated(s, floor, drift))
+            out.append(_gated(s, noise_floor(speedups, baseline, s.repeats), drift))
     return out
 
 
