@@ -133,3 +133,27 @@ def test_a_comparison_is_judged_against_the_drift_of_its_own_group():
     assert by[1].verdict == "wins" and by[1].why == ""
     assert by[2].ci_low > 1.0 and by[2].verdict == "within noise"
     assert by[2].why == "effect +20.0 % is no larger than its baseline's drift 30.0 % (prose at N=2)"
+
+
+def test_a_comparison_on_more_rounds_is_not_judged_by_a_spread_from_fewer():
+    """An adaptive run: prose at N=2 stopped after 2 rounds with a +-20 % A/A spread; prose at N=1 ran 4 rounds
+    (spread +-2 %). The 4-round n-gram loss at N=1 (-10 %) is judged against the 4-round group's floor, not the
+    2-round one; a 2-round comparison is judged against the largest of all."""
+    cells = []
+    for r, (again, ngram) in enumerate([(101.0, 90.0), (99.0, 91.0), (100.0, 89.0), (101.0, 90.0)]):
+        t = 100.0 * r
+        cells += [timed("base", r, 100.0, t), timed("base-again", r, again, t + 10), timed("ngram", r, ngram, t + 20)]
+    for r, (again, ngram) in enumerate([(120.0, 89.0), (100.0, 90.0)]):
+        t = 100.0 * r + 50
+        cells += [timed("base", r, 100.0, t, n=2), timed("base-again", r, again, t + 10, n=2)]
+        cells += [timed("ngram", r, ngram, t + 20, n=2)]
+    judged, _ = judged_speedups(cells, "base")
+    by = {(s.config, s.concurrency): s for s in judged}
+    assert by[("base-again", 2)].why.startswith(
+        "A/A control (the baseline measured twice): the noise floor is +-20.0 %"
+    )
+    assert by[("ngram", 1)].repeats == 4 and by[("ngram", 1)].speedup == pytest.approx(0.90)
+    assert by[("ngram", 1)].verdict == "loses" and by[("ngram", 1)].why == ""
+    two = by[("ngram", 2)]
+    assert two.repeats == 2 and two.ci_high < 1.0 and two.verdict == "within noise"
+    assert two.why == "effect -10.5 % is inside the A/A spread +-20.0 %"
