@@ -57,7 +57,7 @@ def comparisons_table(judged: list[Speedup], baseline: str) -> Table:
             Column("why"),
         ],
         rows,
-        "A win needs an interval above 1.00x and an effect larger than the A/A spread and the run's drift.",
+        "A win needs an interval above 1.00x and an effect beyond the run's A/A noise floor and its group's drift.",
     )
 
 
