@@ -128,7 +128,8 @@ def test_a_comparison_is_judged_against_the_drift_of_its_own_group():
         cells += [timed("base", r, b2, t + 20, n=2), timed("ngram", r, x2, t + 30, n=2)]
     judged, drift = judged_speedups(cells, "base")
     assert drift.drift == pytest.approx(0.3) and drift.group == ("prose", 2)
-    assert drift.of(("prose", 1)).drift == pytest.approx(0.0)
+    assert drift.of(("prose", 1)).drift == pytest.approx(0.0) and drift.of(("prose", 1)).cells == 4
+    assert drift.cells == 8
     by = {s.concurrency: s for s in judged}
     assert by[1].verdict == "wins" and by[1].why == ""
     assert by[2].ci_low > 1.0 and by[2].verdict == "within noise"

@@ -77,20 +77,20 @@ class DriftCheck:
         drift: the largest |late / early - 1| over workload x N groups (fraction), None without two cells.
         group: the (workload, N) it was found in.
         cells: number of baseline-side cells it rests on.
-        by_group: ((workload, N), drift) of every group with at least two baseline-side cells.
+        by_group: ((workload, N), drift, cells) of every group with at least two baseline-side cells.
     """
 
     drift: float | None
     group: tuple[str, int] | None
     cells: int
-    by_group: tuple[tuple[tuple[str, int], float], ...] = ()
+    by_group: tuple[tuple[tuple[str, int], float, int], ...] = ()
 
     def of(self, group: tuple[str, int]) -> DriftCheck:
         """The drift of one workload x N group's own baseline-side cells (the run's where the group has fewer than
         two)."""
-        for g, d in self.by_group:
+        for g, d, n in self.by_group:
             if g == group:
-                return DriftCheck(d, g, self.cells, self.by_group)
+                return DriftCheck(d, g, n, self.by_group)
         return self
 
     def flags(self, effect: float | None) -> bool:
@@ -107,7 +107,7 @@ def drift_check(cells: Sequence[CellSummary], baseline: str) -> DriftCheck:
             groups.setdefault((c.workload, c.concurrency), []).append((c.started_at_s, c.output_tok_s))
     best: tuple[float, tuple[str, int]] | None = None
     n = 0
-    each: list[tuple[tuple[str, int], float]] = []
+    each: list[tuple[tuple[str, int], float, int]] = []
     for g, pts in groups.items():
         if len(pts) < 2:
             continue
@@ -117,7 +117,7 @@ def drift_check(cells: Sequence[CellSummary], baseline: str) -> DriftCheck:
         late = float(np.mean([p[1] for p in pts[len(pts) - half :]]))
         d = abs(late / early - 1.0) if early > 0 else 0.0
         n += len(pts)
-        each.append((g, d))
+        each.append((g, d, len(pts)))
         if best is None or d > best[0]:
             best = (d, g)
     return DriftCheck(None, None, 0) if best is None else DriftCheck(best[0], best[1], n, tuple(each))
