@@ -30,11 +30,11 @@ def _reqs(n: int) -> list[tuple[str, dict]]:
 
 
 def test_slow_server_never_flagged(slow_truth):
-    """Up to three cells: other suites on this 2-core machine can really starve the client for a few ms (a
-    true CLIENT_LIMITED); a systematic false flag (parsing counted as lag, the probe's start-up, the first
-    connections) fails all three."""
+    """Up to five cells: other work on this 2-core machine can really starve the client for a few ms (a
+    true CLIENT_LIMITED; a fresh-clone run beside a mypy run saw 20.8, 13.9 and 10.3 ms in three cells); a
+    systematic false flag (parsing counted as lag, the probe's start-up, the first connections) fails all five."""
     seen = []
-    for _ in range(3):
+    for _ in range(5):
         recs, check = run_sync(run_fixed_concurrency_checked(slow_truth.base_url, _reqs(24), 8, ClientSettings()))
         assert [r.status for r in recs] == ["ok"] * 24
         seen.append(check.limited_reason())

@@ -21,12 +21,21 @@ from specscope.config import BenchOptions  # noqa: E402
 pytestmark = pytest.mark.integration
 
 
+def _client_limited(cells: list[dict]) -> bool:
+    return any(any(r.startswith("CLIENT_LIMITED") for r in c["reasons"]) for c in cells)
+
+
 def test_aa_and_zero_draft_ngram_are_within_noise_and_configs_alternate(tmp_path):
+    """Up to two runs: on a loaded 2-core machine the client's self-check can rightly drop a cell whose event loop
+    lagged (CLIENT_LIMITED, loop lag p99 above 10 ms); the check is about the verdicts of a run without one."""
     args = "bench --configs base,ngram --workloads prose --levels 1 --aa --repeats 3 --max-tokens 48 -f json"
-    result = CliRunner().invoke(app, [*args.split(), "--out", str(tmp_path)])
-    assert result.exit_code == 0, result.output
-    doc = json.loads(result.stdout[result.stdout.index("{") :])
-    cells = doc["cells"]
+    for attempt in range(2):
+        result = CliRunner().invoke(app, [*args.split(), "--out", str(tmp_path / str(attempt))])
+        assert result.exit_code == 0, result.output
+        doc = json.loads(result.stdout[result.stdout.index("{") :])
+        cells = doc["cells"]
+        if not _client_limited(cells):
+            break
     assert len(cells) == 9 and all(c["status"] == "ok" for c in cells), [c["reasons"] for c in cells]
 
     comparisons = next(t for t in doc["sections"][0]["tables"] if t["key"] == "comparisons")
