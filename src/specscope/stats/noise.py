@@ -149,11 +149,12 @@ def gate_verdict(
         where = f" ({spread_of})" if spread_of else ""
         return "within noise", f"effect {effect * 100:+.1f} % is inside the A/A spread +-{_pct(spread)}{where}"
     if drift.flags(effect):
-        why = f"effect {effect * 100:+.1f} % is no larger than the run's drift {_pct(drift.drift or 0.0)}"
-        if len(drift.by_group) > 1 and drift.group is not None:
-            why = f"effect {effect * 100:+.1f} % is no larger than its baseline's drift {_pct(drift.drift or 0.0)} "
-            why += f"({drift.group[0]} at N={drift.group[1]})"
-        return "within noise", why
+        g = drift.group if len(drift.by_group) > 1 else None  # one group: its drift is the run's
+        whose, where = ("the run's", "") if g is None else ("its baseline's", f" ({g[0]} at N={g[1]})")
+        return (
+            "within noise",
+            f"effect {effect * 100:+.1f} % is no larger than {whose} drift {_pct(drift.drift or 0.0)}{where}",
+        )
     return verdict, None
 
 
