@@ -37,15 +37,18 @@ def client_controls(
     api_key: str | None,
     retry_failed: bool,
     given: Mapping[str, Any],
+    *,
+    busy_poll: bool = False,
 ) -> RunControls:
-    """Client settings from ``--read-timeout`` / ``--stall-timeout`` (s) / ``--api-key``, plus the resume choices.
+    """Client settings from ``--read-timeout`` / ``--stall-timeout`` (s) / ``--api-key`` / ``--busy-poll``, plus the
+    resume choices.
 
     Raises:
         ConfigError: a timeout that is not a positive number of seconds.
     """
     from specscope.client.settings import ClientSettings
 
-    values: dict[str, Any] = {"api_key": api_key or None}
+    values: dict[str, Any] = {"api_key": api_key or None, "busy_poll": busy_poll}
     for name, value in (("read_timeout_s", read_timeout_s), ("stall_timeout_s", stall_timeout_s)):
         if value is not None:
             if not value > 0 or value == float("inf"):

@@ -13,6 +13,7 @@ from specscope.cli.bench_options import (
     ApiKeyOption,
     ArrivalOption,
     BenchBaselineOption,
+    BusyPollOption,
     ContextOption,
     CrashTrialsOption,
     DatasetOption,
@@ -117,6 +118,7 @@ def register(app: typer.Typer) -> None:
         retry_failed: RetryFailedOption = False,
         read_timeout: ReadTimeoutOption = None,
         stall_timeout: StallTimeoutOption = None,
+        busy_poll: BusyPollOption = False,
         crash_trials: CrashTrialsOption = None,
         api_key: ApiKeyOption = None,
     ) -> None:
@@ -153,7 +155,9 @@ def register(app: typer.Typer) -> None:
         }
         given |= {"levels": parse_csv_ints(levels, "--levels"), "repeats": repeats, "max_tokens": max_tokens}
         given |= {"temperature": temperature, "seed": seed, "edit_form": edit_form, "threads": threads, "aa": aa_given}
-        controls = client_controls(read_timeout, stall_timeout, api_key, retry_failed, {**given, "baseline": baseline})
+        controls = client_controls(
+            read_timeout, stall_timeout, api_key, retry_failed, {**given, "baseline": baseline}, busy_poll=busy_poll
+        )
         options = None
         if resume is None:
             from specscope.bench.counters_source import parse_metrics_specs, parse_selectors

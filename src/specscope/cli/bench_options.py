@@ -166,6 +166,13 @@ StallTimeoutOption = Annotated[
     MaybeFloat,
     typer.Option("--stall-timeout", help="Seconds of silence mid-stream before the stream fails STALLED."),
 ]
+BusyPollOption = Annotated[
+    bool,
+    typer.Option(
+        "--busy-poll",
+        help="Keep the client polling while streams run (one core per client process): no ms-late wake-ups on a VM.",
+    ),
+]
 CrashTrialsOption = Annotated[
     int | None,
     typer.Option("--crash-trials", help="After a launched server dies: restart it, rerun that level T times."),

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from specscope.client.parse import RawCapture
+from specscope.client.polling import busy_polling
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (
     capture_stream,
@@ -54,8 +55,17 @@ async def capture_fixed_concurrency(
 
     With ``settings.hot_path == "wire"`` and an ``http://`` URL, each of the N workers owns one keep-alive
     connection (:mod:`specscope.client.wire`; no pool, so no hidden queue) and the raw socket reads are
-    turned into body reads after every stream has ended; otherwise one aiohttp session is shared."""
+    turned into body reads after every stream has ended; otherwise one aiohttp session is shared. With
+    ``settings.busy_poll`` the loop polls instead of sleeping while the streams are in flight
+    (:mod:`specscope.client.polling`)."""
     _check_concurrency(concurrency, settings)
+    async with busy_polling(settings.busy_poll):
+        return await _capture(base_url, requests, concurrency, settings)
+
+
+async def _capture(
+    base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int, settings: ClientSettings
+) -> list[RawCapture]:
     url = chat_url(base_url)
     target = None
     if settings.hot_path == "wire" and WireTarget is not None:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
+from specscope.client.polling import busy_polling
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (
     RawCapture,
@@ -94,13 +95,13 @@ async def capture_open_loop(
 
     The dispatcher sleeps until each instant (the loop's timer resolution is 1 ms, so it yields until the
     instant has really passed) and then starts the request, never early; each capture's ``intended_ns`` is its
-    scheduled instant.
+    scheduled instant. With ``settings.busy_poll`` the loop polls instead of sleeping (:mod:`specscope.client.polling`).
     """
     url = chat_url(base_url)
     prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]  # off the hot path
     hdrs = request_headers(settings)  # Authorization when --api-key / OPENAI_API_KEY is set
     tasks: list[asyncio.Task] = []
-    async with make_session(settings) as session:
+    async with busy_polling(settings.busy_poll), make_session(settings) as session:
         loop = asyncio.get_running_loop()
         start_ns = perf_counter_ns() + _LEAD_NS
         for (pid, body, mt), off in zip(prepared, offsets_ns.tolist(), strict=True):

@@ -35,6 +35,10 @@ class ClientSettings(BaseModel):
             asks for more event throughput than one process handles). With W > 1 the N stream slots and the
             requests are split across W spawned processes (:mod:`specscope.client.workers`). Open-loop runs
             use one process.
+        busy_poll: keep the client's event loop polling (never idle) while streams are in flight
+            (:mod:`specscope.client.polling`). On a virtual machine a sleeping client's vCPU can wake milliseconds
+            after bytes arrive, which lands in TTFT and ITL; busy polling removes that at the cost of one core per
+            client process. Off by default (it would take a core from a local engine); ``--busy-poll``.
         api_key: sent as ``Authorization: Bearer <key>`` (``--api-key`` / ``OPENAI_API_KEY``); never stored:
             excluded from :meth:`describe` and from ``model_dump``.
     """
@@ -49,6 +53,7 @@ class ClientSettings(BaseModel):
     read_buffer_bytes: int = Field(default=4 * 1024 * 1024, ge=4096)
     hot_path: Literal["wire", "aiohttp"] = "wire"
     workers: int | Literal["auto"] = "auto"
+    busy_poll: bool = False
     api_key: str | None = Field(default=None, exclude=True, repr=False)
 
     @field_validator("workers")
