@@ -104,7 +104,13 @@ def test_the_noise_floor_is_the_largest_aa_spread_of_the_run():
         cells += [timed("base", r, 100.0, t + 30, n=2), timed("base-again", r, noisy_again, t + 40, n=2)]
     judged, _ = judged_speedups(cells, "base")
     by = {(s.config, s.concurrency): s for s in judged}
-    assert by[("base-again", 1)].why.startswith("A/A control (the baseline measured twice): the noise floor is +-1.0 %")
+    assert by[("base-again", 1)].why == (
+        "A/A control (the baseline measured twice): its spread is +-1.0 %; comparisons on 2 rounds are judged "
+        "against +-10.0 % (the run's largest, prose at N=2)"
+    )
+    assert by[("base-again", 2)].why.startswith(
+        "A/A control (the baseline measured twice): the noise floor is +-10.0 %"
+    )
     ng = by[("ngram", 1)]
     assert ng.ci_low > 1.0 and ng.speedup == pytest.approx(1.0325)  # excludes 1 and +3.25 % is beyond +-1 %
     assert ng.verdict == "within noise"
@@ -158,3 +164,31 @@ def test_a_comparison_on_more_rounds_is_not_judged_by_a_spread_from_fewer():
     two = by[("ngram", 2)]
     assert two.repeats == 2 and two.ci_high < 1.0 and two.verdict == "within noise"
     assert two.why == "effect -10.5 % is inside the A/A spread +-20.0 %"
+
+
+def test_in_an_adaptive_run_the_floor_says_which_groups_it_is_the_largest_of():
+    """Three groups: N=1 and N=4 ran 4 rounds (A/A spreads +-1 % and +-5 %), N=2 stopped after 2 (+-20 %). A 4-round
+    -4 % effect at N=1 is inside +-5 %, which is the largest over the 4-round groups, not the run's largest (20 %)."""
+    cells = []
+    for r, (a1, x1, a4) in enumerate(
+        [(101.0, 96.0, 105.0), (99.0, 96.2, 95.0), (100.0, 95.8, 104.0), (100.0, 96.0, 96.0)]
+    ):
+        t = 100.0 * r
+        cells += [timed("base", r, 100.0, t), timed("base-again", r, a1, t + 10), timed("ngram", r, x1, t + 20)]
+        cells += [timed("base", r, 100.0, t + 30, n=4), timed("base-again", r, a4, t + 40, n=4)]
+    for r, again in enumerate([120.0, 100.0]):
+        cells += [timed("base", r, 100.0, 100.0 * r + 50, n=2), timed("base-again", r, again, 100.0 * r + 60, n=2)]
+    judged, _ = judged_speedups(cells, "base")
+    by = {(s.config, s.concurrency): s for s in judged}
+    ng = by[("ngram", 1)]
+    assert ng.repeats == 4 and ng.ci_high < 1.0 and ng.verdict == "within noise"
+    aa4 = by[("base-again", 4)]
+    floor4 = max(abs(aa4.ci_low - 1.0), abs(aa4.ci_high - 1.0))  # the A/A spread's definition
+    assert 0.04 < floor4 < 0.2 and floor4 > abs(ng.gain)
+    assert ng.why == (
+        f"effect {ng.gain * 100:+.1f} % is inside the A/A spread +-{floor4 * 100:.1f} % "
+        "(the largest on at least 4 rounds, prose at N=4)"
+    )
+    assert by[("base-again", 1)].why.endswith(
+        f"judged against +-{floor4 * 100:.1f} % (the largest on at least 4 rounds, prose at N=4)"
+    )

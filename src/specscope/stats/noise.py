@@ -127,11 +127,18 @@ def _pct(x: float) -> str:
     return f"{x * 100:.1f} %"
 
 
-def _aa_verdict(s: Speedup, spread: float | None) -> Speedup:
-    """The A/A control is never a win or a loss: it is the noise floor."""
+def _aa_verdict(s: Speedup, spread: float | None, floor: tuple[float, str] | None) -> Speedup:
+    """The A/A control is never a win or a loss: it is the noise floor. ``floor``: (spread, where) that comparisons
+    on as many rounds are judged against, when it is not this group's own spread."""
     if s.verdict == "undetermined" or spread is None:
         return s
-    why = f"A/A control (the baseline measured twice): the noise floor is +-{_pct(spread)}"
+    if floor is None:
+        why = f"A/A control (the baseline measured twice): the noise floor is +-{_pct(spread)}"
+    else:
+        why = (
+            f"A/A control (the baseline measured twice): its spread is +-{_pct(spread)}; comparisons on "
+            f"{s.repeats} rounds are judged against +-{_pct(floor[0])} ({floor[1]})"
+        )
     if not (s.ci_low or 0.0) <= 1.0 <= (s.ci_high or 0.0):
         why += "; its interval excludes 1, so the run is noisier than its intervals say"
     return replace(s, verdict="within noise", why=why)
@@ -158,11 +165,24 @@ def gate_verdict(
     return verdict, None
 
 
-def _gated(s: Speedup, floor: tuple[float, tuple[str, int]] | None, drift: DriftCheck) -> Speedup:
+def _floor_for(speedups: Sequence[Speedup], baseline: str, s: Speedup) -> tuple[float, str] | None:
+    """(the noise floor for ``s``, where it was measured) when it is not ``s``'s own group's A/A spread, else None.
+    "the run's largest" when every A/A group counts (a fixed design, or none has ``s``'s rounds); "the largest on at
+    least R rounds" when groups with fewer rounds were left out (an adaptive run)."""
+    floor = noise_floor(speedups, baseline, s.repeats)
+    if floor is None or floor[1] == (s.workload, s.concurrency):
+        return None
+    aa = [a for a in speedups if a.config == baseline + AA_SUFFIX and a.ci_low is not None and a.ci_high is not None]
+    some_left_out = any(a.repeats < s.repeats for a in aa) and any(a.repeats >= s.repeats for a in aa)
+    which = f"the largest on at least {s.repeats} rounds" if some_left_out else "the run's largest"
+    return floor[0], f"{which}, {floor[1][0]} at N={floor[1][1]}"
+
+
+def _gated(s: Speedup, speedups: Sequence[Speedup], baseline: str, drift: DriftCheck) -> Speedup:
     """A win / loss inside the run's noise floor or its group's drift becomes ``within noise``, saying which."""
-    spread, of = (None, "") if floor is None else (floor[0], f"the run's largest, {floor[1][0]} at N={floor[1][1]}")
-    if floor is not None and floor[1] == (s.workload, s.concurrency):
-        of = ""  # its own group's
+    floor = noise_floor(speedups, baseline, s.repeats)
+    labelled = _floor_for(speedups, baseline, s)
+    spread, of = (None, "") if floor is None else (floor[0], "" if labelled is None else labelled[1])
     _, why = gate_verdict(s.verdict, s.gain, spread, drift.of((s.workload, s.concurrency)), of)
     return s if why is None else replace(s, verdict="within noise", why=why)
 
@@ -173,9 +193,9 @@ def apply_noise_floor(speedups: Sequence[Speedup], baseline: str, drift: DriftCh
     out = []
     for s in speedups:
         if s.config == baseline + AA_SUFFIX:
-            out.append(_aa_verdict(s, spreads.get((s.workload, s.concurrency))))
+            out.append(_aa_verdict(s, spreads.get((s.workload, s.concurrency)), _floor_for(speedups, baseline, s)))
         else:
-            out.append(_gated(s, noise_floor(speedups, baseline, s.repeats), drift))
+            out.append(_gated(s, speedups, baseline, drift))
     return out
 
 
