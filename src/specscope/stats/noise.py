@@ -50,6 +50,11 @@ def aa_spreads(speedups: Sequence[Speedup], baseline: str) -> dict[tuple[str, in
     return out
 
 
+def _aa_with_interval(speedups: Sequence[Speedup], baseline: str) -> list[Speedup]:
+    """The A/A control's speedups that have an interval."""
+    return [s for s in speedups if s.config == baseline + AA_SUFFIX and s.ci_low is not None and s.ci_high is not None]
+
+
 def noise_floor(speedups: Sequence[Speedup], baseline: str, rounds: int) -> tuple[float, tuple[str, int]] | None:
     """The noise floor for a comparison on ``rounds`` paired rounds: the largest A/A spread (fraction) over the
     workload x N groups whose A/A control rests on at least ``rounds`` rounds (over all groups where none does), and
@@ -60,7 +65,7 @@ def noise_floor(speedups: Sequence[Speedup], baseline: str, rounds: int) -> tupl
     6-round spread was 0.49-0.77 of the 2-round one, benchmarks/RESULTS.md): a 6-round comparison is judged against
     the 6-round groups, not against a group that stopped after 2 rounds.
     """
-    aa = [s for s in speedups if s.config == baseline + AA_SUFFIX and s.ci_low is not None and s.ci_high is not None]
+    aa = _aa_with_interval(speedups, baseline)
     enough = [s for s in aa if s.repeats >= rounds] or aa
     if not enough:
         return None
@@ -129,10 +134,10 @@ def _pct(x: float) -> str:
 
 def _aa_verdict(s: Speedup, spread: float | None, floor: tuple[float, str] | None) -> Speedup:
     """The A/A control is never a win or a loss: it is the noise floor. ``floor``: (spread, where) that comparisons
-    on as many rounds are judged against, when it is not this group's own spread."""
+    on as many rounds are judged against (``_floor_for``; where "" = this group's own spread)."""
     if s.verdict == "undetermined" or spread is None:
         return s
-    if floor is None:
+    if floor is None or not floor[1]:  # its own spread is the floor
         why = f"A/A control (the baseline measured twice): the noise floor is +-{_pct(spread)}"
     else:
         why = (
@@ -166,23 +171,25 @@ def gate_verdict(
 
 
 def _floor_for(speedups: Sequence[Speedup], baseline: str, s: Speedup) -> tuple[float, str] | None:
-    """(the noise floor for ``s``, where it was measured) when it is not ``s``'s own group's A/A spread, else None.
-    "the run's largest" when every A/A group counts (a fixed design, or none has ``s``'s rounds); "the largest on at
-    least R rounds" when groups with fewer rounds were left out (an adaptive run)."""
+    """(the noise floor for ``s`` (fraction), where it was measured); None without an A/A control. Where: "" when it
+    is ``s``'s own group's spread; "the run's largest, W at N=n" when every A/A group counts (a fixed design, or none
+    has ``s``'s rounds); "the largest on at least R rounds, W at N=n" when groups with fewer rounds were left out."""
     floor = noise_floor(speedups, baseline, s.repeats)
-    if floor is None or floor[1] == (s.workload, s.concurrency):
+    if floor is None:
         return None
-    aa = [a for a in speedups if a.config == baseline + AA_SUFFIX and a.ci_low is not None and a.ci_high is not None]
+    spread, (w, n) = floor
+    if (w, n) == (s.workload, s.concurrency):
+        return spread, ""
+    aa = _aa_with_interval(speedups, baseline)
     some_left_out = any(a.repeats < s.repeats for a in aa) and any(a.repeats >= s.repeats for a in aa)
     which = f"the largest on at least {s.repeats} rounds" if some_left_out else "the run's largest"
-    return floor[0], f"{which}, {floor[1][0]} at N={floor[1][1]}"
+    return spread, f"{which}, {w} at N={n}"
 
 
-def _gated(s: Speedup, speedups: Sequence[Speedup], baseline: str, drift: DriftCheck) -> Speedup:
-    """A win / loss inside the run's noise floor or its group's drift becomes ``within noise``, saying which."""
-    floor = noise_floor(speedups, baseline, s.repeats)
-    labelled = _floor_for(speedups, baseline, s)
-    spread, of = (None, "") if floor is None else (floor[0], "" if labelled is None else labelled[1])
+def _gated(s: Speedup, floor: tuple[float, str] | None, drift: DriftCheck) -> Speedup:
+    """A win / loss inside the noise floor (``_floor_for``) or its group's drift becomes ``within noise``, saying
+    which."""
+    spread, of = (None, "") if floor is None else floor
     _, why = gate_verdict(s.verdict, s.gain, spread, drift.of((s.workload, s.concurrency)), of)
     return s if why is None else replace(s, verdict="within noise", why=why)
 
@@ -195,7 +202,7 @@ def apply_noise_floor(speedups: Sequence[Speedup], baseline: str, drift: DriftCh
         if s.config == baseline + AA_SUFFIX:
             out.append(_aa_verdict(s, spreads.get((s.workload, s.concurrency)), _floor_for(speedups, baseline, s)))
         else:
-            out.append(_gated(s, speedups, baseline, drift))
+            out.append(_gated(s, _floor_for(speedups, baseline, s), drift))
     return out
 
 
