@@ -7,7 +7,11 @@ CLI flag reaches the hot path of a real cell against the truth server (its CPU s
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -15,6 +19,7 @@ from typer.testing import CliRunner
 from specscope.cli import app
 from specscope.client.capture import run_sync
 from specscope.client.polling import busy_polling
+from specscope.stats.cells import summarize_run
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 
@@ -63,3 +68,30 @@ def test_bench_busy_poll_flag_reaches_the_cell(tmp_path):
     assert polled["settings"]["busy_poll"] is True and slept["settings"]["busy_poll"] is False
     # the cell's streams last ~450 ms of mostly waiting: the polling client spent CPU through it, the default one not
     assert polled["client_cpu_fraction"] >= 0.25 and slept["client_cpu_fraction"] <= 0.2, (polled, slept)
+
+
+@pytest.mark.integration
+def test_resume_keeps_the_runs_client_mode_and_refuses_another(tmp_path):
+    """A run's cells are measured with one client mode: a resumed run polls when the run did (the flag need not be
+    given again), and ``--no-busy-poll`` against a polling run is refused (exit 2) before anything is measured."""
+    with TruthServer(TruthScript(default=ResponsePlan(status=503))) as ts:
+        args = ["bench", "--server", f"base={ts.base_url}", "--workloads", "prose", "--levels", "1", "--repeats", "1"]
+        res = CliRunner().invoke(app, [*args, "--max-tokens", "8", "--out", str(tmp_path), "--busy-poll"])
+        (run_dir,) = list(tmp_path.iterdir())
+        with open_run(run_dir) as run:
+            assert [c.status for c in summarize_run(run)] == ["failed"] and run.manifest["client"]["busy_poll"] is True
+        ts.set_script(TruthScript(default=PLAN))
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+        cmd = [sys.executable, "-m", "specscope", "bench", "--resume", str(run_dir), "--retry-failed", "--no-busy-poll"]
+        refused = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1 and "--no-busy-poll (run has --busy-poll)" in lines[0], lines
+        n_served = len(ts.served())
+        assert n_served == 2  # the warm-up and the one stream of the first try: the refused resume sent nothing
+        res = CliRunner().invoke(app, ["bench", "--resume", str(run_dir), "--retry-failed"])
+        assert res.exit_code == 0, res.output
+    with open_run(run_dir) as run:
+        (cell,) = list(run.cells())
+        assert [c.status for c in summarize_run(run)] == ["ok"] and run.manifest["client"]["busy_poll"] is True
+        assert cell.client["self_check"]["settings"]["busy_poll"] is True  # measured polling, as the run was

@@ -38,17 +38,18 @@ def client_controls(
     retry_failed: bool,
     given: Mapping[str, Any],
     *,
-    busy_poll: bool = False,
+    busy_poll: bool | None = None,
 ) -> RunControls:
     """Client settings from ``--read-timeout`` / ``--stall-timeout`` (s) / ``--api-key`` / ``--busy-poll``, plus the
-    resume choices.
+    resume choices. ``busy_poll``: ``--busy-poll`` / ``--no-busy-poll`` as typed (None: not given: off for a new run,
+    the run's own with ``--resume``).
 
     Raises:
         ConfigError: a timeout that is not a positive number of seconds.
     """
     from specscope.client.settings import ClientSettings
 
-    values: dict[str, Any] = {"api_key": api_key or None, "busy_poll": busy_poll}
+    values: dict[str, Any] = {"api_key": api_key or None, "busy_poll": bool(busy_poll)}
     for name, value in (("read_timeout_s", read_timeout_s), ("stall_timeout_s", stall_timeout_s)):
         if value is not None:
             if not value > 0 or value == float("inf"):
@@ -60,5 +61,8 @@ def client_controls(
     except ValidationError as exc:  # pragma: no cover - the checks above cover the fields set here
         raise ConfigError("invalid client setting", found=str(exc.errors()[0]["msg"]), expected="see --help") from None
     return RunControls(
-        client=client, retry_failed=retry_failed, given={k: v for k, v in given.items() if v is not None}
+        client=client,
+        retry_failed=retry_failed,
+        given={k: v for k, v in given.items() if v is not None},
+        busy_poll_given=busy_poll,
     )

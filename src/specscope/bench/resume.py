@@ -25,7 +25,15 @@ if TYPE_CHECKING:
     from specscope.client.settings import ClientSettings
     from specscope.stats.summary import CellSummary
 
-__all__ = ["MEASURED", "RETRIED", "RunControls", "check_resume_options", "cells_to_skip", "is_finished"]
+__all__ = [
+    "MEASURED",
+    "RETRIED",
+    "RunControls",
+    "check_resume_options",
+    "resumed_client",
+    "cells_to_skip",
+    "is_finished",
+]
 
 MEASURED = frozenset({"ok", "degraded"})  # a cell with one of these statuses is a result; it is never redone
 RETRIED = frozenset({"failed", "server_crash"})  # what --retry-failed measures again
@@ -41,12 +49,15 @@ class RunControls:
         given: matrix options given on the command line with ``--resume`` (name -> value, unset ones omitted);
             each must equal the stored option.
         on_start: called with the run folder once it exists (created or opened), before the first cell.
+        busy_poll_given: ``--busy-poll`` (True) / ``--no-busy-poll`` (False) as typed, None when not given; with
+            ``--resume`` the run's own mode applies and a different one is refused (:func:`resumed_client`).
     """
 
     client: ClientSettings | None = None
     retry_failed: bool = False
     given: Mapping[str, Any] = field(default_factory=dict)
     on_start: Callable[[Path], None] | None = None
+    busy_poll_given: bool | None = None
 
 
 def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], run: Path) -> None:
@@ -76,6 +87,29 @@ def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], ru
             expected="no matrix options with --resume, or the run's own values",
             fix=f"drop them to finish {run} as it was planned, or start a new run",
         )
+
+
+def resumed_client(stored_client: Mapping[str, Any], controls: RunControls, run: Path) -> ClientSettings:
+    """The client settings for the rest of a resumed run: the command line's, with the run's own ``busy_poll``
+    (its manifest's ``client``; False for runs stored before it existed), so that every cell of a run is measured
+    with one client mode and the manifest stays true.
+
+    Raises:
+        ConfigError: ``--busy-poll`` / ``--no-busy-poll`` given and different from the run's.
+    """
+    from specscope.client.settings import ClientSettings
+
+    have = bool(stored_client.get("busy_poll", False))
+    given = controls.busy_poll_given
+    if given is not None and given != have:
+        d = _differ("busy_poll", given, have)
+        raise ConfigError(
+            f"options given with --resume differ from the run's: {d}",
+            found=d.split(" ")[0],
+            expected="the run's own client mode (a run's cells are measured with one)",
+            fix=f"drop it to finish {run} as it was measured, or start a new run",
+        )
+    return (controls.client or ClientSettings()).model_copy(update={"busy_poll": have})
 
 
 def _differ(name: str, wanted: Any, have: Any) -> str:

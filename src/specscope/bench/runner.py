@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +43,7 @@ from specscope.bench.machine import machine_facts, versions
 from specscope.bench.order import segments, server_config
 from specscope.bench.parallel import SideJob, sweep_side_by_side
 from specscope.bench.plan import check_names, design_of, plan_cells
-from specscope.bench.resume import RunControls, cells_to_skip, check_resume_options, is_finished
+from specscope.bench.resume import RunControls, cells_to_skip, check_resume_options, is_finished, resumed_client
 from specscope.bench.targets import ExternalServer, embedded_target, launched_target
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
@@ -127,6 +127,7 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
             raise
         try:
             check_resume_options(run.manifest["options"], controls.given, resume)
+            controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls, resume))
         except SpecscopeError:
             run.close()
             raise

@@ -118,7 +118,7 @@ def register(app: typer.Typer) -> None:
         retry_failed: RetryFailedOption = False,
         read_timeout: ReadTimeoutOption = None,
         stall_timeout: StallTimeoutOption = None,
-        busy_poll: BusyPollOption = False,
+        busy_poll: BusyPollOption = None,
         crash_trials: CrashTrialsOption = None,
         api_key: ApiKeyOption = None,
     ) -> None:

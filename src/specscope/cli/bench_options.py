@@ -167,10 +167,12 @@ StallTimeoutOption = Annotated[
     typer.Option("--stall-timeout", help="Seconds of silence mid-stream before the stream fails STALLED."),
 ]
 BusyPollOption = Annotated[
-    bool,
+    bool | None,
     typer.Option(
-        "--busy-poll",
-        help="Keep the client polling while streams run (one core per client process): no ms-late wake-ups on a VM.",
+        "--busy-poll/--no-busy-poll",
+        help="Keep the client polling while streams run (one core per client process): no ms-late wake-ups on a VM."
+        " Default off; with --resume, the run's own.",
+        show_default=False,
     ),
 ]
 CrashTrialsOption = Annotated[
