@@ -81,11 +81,10 @@ def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], ru
         if wanted != have:
             differ.append(_differ(name, wanted, have))
     if differ:
-        raise ConfigError(
-            f"options given with --resume differ from the run's: {'; '.join(differ)}",
-            found=", ".join(d.split(" ")[0] for d in differ),
-            expected="no matrix options with --resume, or the run's own values",
-            fix=f"drop them to finish {run} as it was planned, or start a new run",
+        raise _refused(
+            differ,
+            "no matrix options with --resume, or the run's own values",
+            f"drop them to finish {run} as it was planned, or start a new run",
         )
 
 
@@ -102,14 +101,22 @@ def resumed_client(stored_client: Mapping[str, Any], controls: RunControls, run:
     have = bool(stored_client.get("busy_poll", False))
     given = controls.busy_poll_given
     if given is not None and given != have:
-        d = _differ("busy_poll", given, have)
-        raise ConfigError(
-            f"options given with --resume differ from the run's: {d}",
-            found=d.split(" ")[0],
-            expected="the run's own client mode (a run's cells are measured with one)",
-            fix=f"drop it to finish {run} as it was measured, or start a new run",
+        raise _refused(
+            [_differ("busy_poll", given, have)],
+            "the run's own client mode (a run's cells are measured with one)",
+            f"drop it to finish {run} as it was measured, or start a new run",
         )
     return (controls.client or ClientSettings()).model_copy(update={"busy_poll": have})
+
+
+def _refused(differ: list[str], expected: str, fix: str) -> ConfigError:
+    """The one error for options given with ``--resume`` that differ from the run's (``differ``: :func:`_differ`)."""
+    return ConfigError(
+        f"options given with --resume differ from the run's: {'; '.join(differ)}",
+        found=", ".join(d.split(" ")[0] for d in differ),
+        expected=expected,
+        fix=fix,
+    )
 
 
 def _differ(name: str, wanted: Any, have: Any) -> str:
