@@ -1,15 +1,32 @@
-"""Secret redaction for everything specscope writes (manifest, run.sqlite, logs, reports): issue 17, part 5.
+"""The one secret redaction, applied to everything specscope writes (manifest, run.sqlite, server logs copied into
+a run, reports, crash logs) and prints (``specscope.cli.crash`` passes stdout and stderr through
+:func:`redact_text`): issue 17 part 5, issue 29.
 
-What counts as a secret (the rules, applied to any JSON-like value, recursively):
-- credentials in a URL's authority (``scheme://user:password@host``): the ``user:password`` part;
-- the value of a mapping key that looks like a credential (``*_TOKEN``, ``*_KEY``, ``*SECRET*``,
-  ``*PASSWORD*``, ``api_key``, ``authorization``), e.g. a recipe's ``env = {HF_TOKEN = ...}``;
-- the argument after a command-line flag that carries a credential (``--api-key``, ``--hf-token``,
-  ``--token``, ``--*-key``, ``--*-token``) and the value of ``--flag=value`` forms of them;
-- any string that looks like an API key by itself (``sk-...``, ``hf_...``, ``Bearer ...``).
+What counts as a secret (each rule names the source of its shape):
+
+- URL userinfo (RFC 3986 3.2.1, ``scheme://user:password@host`` or a token as the user): the whole userinfo;
+- URL query parameters whose name is a credential (``key`` and ``sig`` as Google and Azure SAS use them,
+  ``apikey``, ``api_key``, ``token``, ``access_token``, ``pass``, ``password``, S3 presigned URLs'
+  ``X-Amz-Signature`` / ``X-Amz-Credential`` / ``X-Amz-Security-Token``): the value;
+- HTTP authorization headers (RFC 7617 ``Basic``, RFC 6750 ``Bearer``, ``X-Api-Key``, Azure's ``api-key``) and a
+  bare ``Bearer ...`` / ``Basic ...`` credential: the credential;
+- ``NAME=VALUE`` / ``NAME: VALUE`` pairs whose name is a credential (:func:`is_secret_name`): environment
+  assignments (``HF_TOKEN=..``), Python reprs as servers log them (argparse's ``Namespace(api_key='..')``, vLLM's
+  ``non-default args: {'api_key': ['..']}``), JSON (``"password": ".."``), INI (``aws_secret_access_key = ..``);
+  the value whatever its form (quoted string, list, bare word); ``None`` / ``null`` / empty values are kept;
+- the argument of a command-line flag that carries a credential (``--api-key``, ``--hf-token``, ``--token``,
+  ``--password``, ``--*-key``, ``--*-secret``), in an argv list, in a command line and in an argv list's repr
+  (``'--api-key', 'VALUE'``);
+- strings that are credentials by their prefix: OpenAI ``sk-``, Hugging Face ``hf_``, GitHub ``ghp_`` ``gho_``
+  ``ghu_`` ``ghs_`` ``ghr_`` ``github_pat_``, GitLab ``glpat-``, Slack ``xox?-``, AWS access key ids ``AKIA`` /
+  ``ASIA``, Google ``AIza``, npm ``npm_``, JSON Web Tokens (``eyJ..``.``..``.``..``), PEM private key blocks.
+
+In a JSON-like value (:func:`redact`) a mapping key that is a credential name masks its value whatever its type
+(a string, a list of keys, an object), except numbers, booleans and None (``cost_ns_per_token`` is a measurement,
+and a rate ``per_token`` is never a credential name).
 
 A redacted secret becomes :data:`MASK`. This module has no dependencies (a low layer beside
-:mod:`specscope.fsio`), so the store and the log writers can call it.
+:mod:`specscope.fsio`), so the store, the log writers and the CLI's output call it.
 """
 
 from __future__ import annotations
@@ -21,34 +38,97 @@ __all__ = ["MASK", "redact", "redact_text", "redact_argv", "is_secret_name"]
 
 MASK = "***"
 
-_URL_CREDS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s:]*(?::[^/@\s]*)?@")
-_KEYLIKE = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{6,}|hf_[A-Za-z0-9]{8,}|Bearer\s+[A-Za-z0-9._~+/=-]{6,})")
-_SECRET_NAME = re.compile(r"(?i)(?:^|[_-])(?:token|key|secret|password|passwd|authorization|api[_-]?key)$")
-_PER_UNIT = re.compile(r"(?i)per[_-]token$")  # a rate such as cost_ns_per_token, not a credential
-_SECRET_FLAG = re.compile(r"(?i)^--?(?:[a-z0-9]+-)*(?:token|key|secret|password|api-key)$")
-_FLAG_ASSIGN = re.compile(r"(?i)^(--?(?:[a-z0-9]+-)*(?:token|key|secret|password|api-key))=(.*)$", re.S)
-_FLAG_IN_TEXT = re.compile(r"(?i)(--(?:[a-z0-9]+-)*(?:token|key|secret|password))(\s+|=)(?!-)([^\s\"',]+)")
-_ENV_ASSIGN = re.compile(r"(?i)\b([A-Z0-9_]*(?:TOKEN|_KEY|SECRET|PASSWORD))=([^\s\"']+)")
+# a credential name, as a whole mapping key / assignment name (``api_key``, ``HF_TOKEN``, ``X-Amz-Signature``)
+_NAME_WORDS = r"token|secret|password|passwd|pwd|credentials?|authorization|apikey|signature|api[_-]?key"
+_SECRET_NAME = re.compile(rf"(?i)(?:^|[_.-])(?:{_NAME_WORDS})$|[_.-](?:key|sig|pass|auth)$")
+_NOT_SECRET_NAME = re.compile(r"(?i)per[_-]token$|^num[_-]|^max[_-]|^n[_-]")  # rates and counts of tokens
+# query parameters that are credentials even as bare words (Google ``key``, Azure SAS ``sig``)
+_BARE_QUERY_NAMES = frozenset({"key", "sig", "pass", "pwd", "auth", "code_verifier"})
+
+_URL_CREDS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s:'\"<>]*(?::[^/@\s'\"<>]*)?@")
+_QUERY = re.compile(r"(?P<sep>[?&;])(?P<name>[A-Za-z0-9_.\-]+)=(?P<value>[^&#\s'\"<>]+)")
+_HEADER = re.compile(
+    r"(?i)\b(?P<name>(?:proxy-)?authorization|x-api-key|api-key)(?P<sep>['\"]?\s*:\s*['\"]?)"
+    r"(?P<scheme>(?:basic|bearer|token|digest)\s+)?(?P<value>[^\s'\",}]+)"
+)
+# RFC 6750 bearer tokens; RFC 7617 basic credentials are base64 (a digit, '+', '/' or '=' in them: not a word)
+_AUTH_SCHEME = re.compile(
+    r"\b(?:(?P<scheme>Bearer)\s+(?P<value>[A-Za-z0-9._~+/=-]{6,})|(?P<basic>Basic)\s+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/]{6,}=*)"
+)
+# NAME=VALUE, NAME: VALUE, 'NAME': VALUE, "NAME": VALUE, NAME = VALUE; the value quoted, a list, or a bare word
+_PAIR = re.compile(
+    r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9_.\-]*)(?P=q)(?P<sep>\s*[:=]\s*)"
+    r"(?P<value>'[^'\n]*'|\"[^\"\n]*\"|\[[^\]\n]*\]|[^\s,;)}\]'\"&]+)"
+)
+_NUMBER = re.compile(r"-?[0-9][0-9_.eE+-]*")
+_KEEP_VALUES = frozenset({"none", "null", "true", "false", "''", '""', "[]", ""})
+_FLAG_NAME = r"--?(?:[a-z0-9]+-)*(?:token|key|secret|password|passwd|api-key)"
+_SECRET_FLAG = re.compile(rf"(?i)^{_FLAG_NAME}$")
+_FLAG_ASSIGN = re.compile(rf"(?i)^({_FLAG_NAME})=(.*)$", re.S)
+_FLAG_IN_TEXT = re.compile(rf"(?i)(?<![\w-])({_FLAG_NAME})(['\"]?,\s*['\"]|\s+|=)(?!-)([^\s\"',\]]+)")
+_PREFIXED = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_-]{6,}|hf_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,}"
+    r"|glpat-[A-Za-z0-9_-]{8,}|xox[abposr]-[A-Za-z0-9-]{6,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}"
+    r"|npm_[A-Za-z0-9]{16,}|eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,})"
+)
+_PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S)
 
 
 def is_secret_name(name: str) -> bool:
-    """True for a mapping key or environment variable name that holds a credential (``HF_TOKEN``, ``api_key``)."""
-    return bool(_SECRET_NAME.search(name)) and not _PER_UNIT.search(name)
+    """True for a mapping key, assignment or environment variable name that holds a credential (``HF_TOKEN``,
+    ``api_key``, ``X-Amz-Signature``, ``client_secret``); False for counts and rates of tokens
+    (``max_tokens``, ``num_speculative_tokens``, ``cost_ns_per_token``) and for a bare ``key``."""
+    return bool(_SECRET_NAME.search(name)) and not _NOT_SECRET_NAME.search(name)
+
+
+def _query(m: re.Match[str]) -> str:
+    name = m.group("name")
+    if is_secret_name(name) or name.lower() in _BARE_QUERY_NAMES:
+        return f"{m.group('sep')}{name}={MASK}"
+    return m.group(0)
+
+
+def _pair(m: re.Match[str]) -> str:
+    value = m.group("value")
+    if not is_secret_name(m.group("name")) or value.lower() in _KEEP_VALUES or value == MASK:
+        return m.group(0)
+    if value[0] == "[":  # a list of keys: one masked item, quoted as the list quoted its items (JSON stays JSON)
+        quote = next((c for c in value if c in "'\""), "")
+        masked = f"[{quote}{MASK}{quote}]"
+    elif value[0] in "'\"":
+        masked = f"{value[0]}{MASK}{value[0]}"
+    elif _NUMBER.fullmatch(value):  # a bare number is a JSON number (a count), not a credential
+        return m.group(0)
+    else:
+        masked = MASK
+    return f"{m.group('q')}{m.group('name')}{m.group('q')}{m.group('sep')}{masked}"
 
 
 def redact_text(text: str) -> str:
-    """``text`` with URL credentials, key-like strings, ``--api-key VALUE`` / ``--hf-token=VALUE`` (a command line
-    in a log) and ``NAME_TOKEN=value`` assignments masked."""
+    """``text`` with every secret of the module's rules masked (one pass per rule, linear in the text; a rule whose
+    marker substring is absent is skipped)."""
     if not text:
         return text
-    text = _URL_CREDS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
-    text = _KEYLIKE.sub(MASK, text)
-    text = _FLAG_IN_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
-    return _ENV_ASSIGN.sub(lambda m: f"{m.group(1)}={MASK}", text)
+    if "-----BEGIN" in text:
+        text = _PEM.sub(MASK, text)
+    if "://" in text and "@" in text:
+        text = _URL_CREDS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
+    if "=" in text:
+        text = _QUERY.sub(_query, text)
+    if ":" in text:
+        text = _HEADER.sub(lambda m: f"{m.group('name')}{m.group('sep')}{m.group('scheme') or ''}{MASK}", text)
+    if "Bearer" in text or "Basic" in text:
+        text = _AUTH_SCHEME.sub(lambda m: f"{m.group('scheme') or m.group('basic')} {MASK}", text)
+    if "-" in text:
+        text = _FLAG_IN_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    if "=" in text or ":" in text:
+        text = _PAIR.sub(_pair, text)
+    return _PREFIXED.sub(MASK, text)
 
 
 def redact_argv(argv: list[Any]) -> list[Any]:
-    """A command line with the values of credential flags (``--api-key sk-..``, ``--hf-token=..``) masked."""
+    """A command line with the values of credential flags (``--api-key sk-..``, ``--hf-token=..``) masked, and
+    every argument's text redacted (:func:`redact_text`)."""
     out: list[Any] = []
     mask_next = False
     for arg in argv:
@@ -69,14 +149,18 @@ def redact_argv(argv: list[Any]) -> list[Any]:
     return out
 
 
+def _masked_value(value: Any) -> bool:
+    """A value under a credential name that is masked: a non-empty string, list, tuple or mapping."""
+    return isinstance(value, str | list | tuple | dict) and bool(value) and value != MASK
+
+
 def redact(value: Any) -> Any:
     """A copy of a JSON-like ``value`` (dicts, lists, tuples, strings, numbers) with every secret masked."""
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        # a credential is a string: numbers under such names (``cost_ns_per_token``) are measurements
         return {
-            k: (MASK if isinstance(k, str) and is_secret_name(k) and isinstance(v, str) and v else redact(v))
+            k: (MASK if isinstance(k, str) and is_secret_name(k) and _masked_value(v) else redact(v))
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):

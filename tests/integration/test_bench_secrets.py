@@ -43,7 +43,7 @@ def test_no_secret_in_any_file_of_the_run_folder(tmp_path):
     (run_dir,) = (tmp_path / "runs").iterdir()
     # a recipe with a token in its env and a key in its arguments, stored as a launched server's facts are
     recipe = Recipe(name="spec", model="m/m", env={"HF_TOKEN": HF_TOKEN}, extra_args=["--api-key", API_KEY])
-    with open_run(run_dir) as run:
+    with open_run(run_dir, writable=True) as run:
         run.save_server_facts("spec", VllmServer(recipe, run_dir / "logs" / "spec.log", port=8000, docker=True).facts())
         stored = run.server_facts["spec"]
     assert stored["recipe"]["env"] == {"HF_TOKEN": "***"} and "HF_TOKEN=***" in stored["command_line"]

@@ -31,6 +31,7 @@ import typer
 
 from specscope.errors import SpecscopeError
 from specscope.redact import redact_argv, redact_text
+from specscope.textsafe import escape_controls, safe_output
 
 __all__ = [
     "EXIT_OK",
@@ -60,9 +61,10 @@ class Interrupted(Exception):
 
 
 def _error_line(text: str) -> None:
-    """Print ``error: text`` as one line on stderr (newlines in ``text`` folded to ``; ``)."""
-    one = "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
-    click.secho(f"error: {one}", err=True, fg="red")
+    """Print ``error: text`` as one line on stderr (newlines in ``text`` folded to ``; ``), secrets masked and
+    control characters escaped (a found value may be a name read from a file)."""
+    one = "; ".join(part.strip() for part in str(text).split("\n") if part.strip())
+    click.secho(f"error: {escape_controls(redact_text(one))}", err=True, fg="red")
 
 
 #: the one-line error printer, for commands that finish with a problem (exit 1) and say why.
@@ -117,7 +119,14 @@ def run_guarded(call: Callable[[], object], *, debug: bool = False, argv: list[s
 
     ``debug`` (``SPECSCOPE_DEBUG=1``) prints the full traceback on stderr before the usual line and keeps the
     exit code: 2 stays 2, an internal error stays 3 (a re-raised exception would exit 1, the code of a finding).
+    Everything the command prints goes through :func:`specscope.textsafe.safe_output` (secrets masked, control
+    characters escaped).
     """
+    with safe_output():
+        return _run(call, debug=debug, argv=argv)
+
+
+def _run(call: Callable[[], object], *, debug: bool, argv: list[str] | None) -> int:
     try:
         rv = call()
     except SpecscopeError as exc:

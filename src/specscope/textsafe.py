@@ -1,0 +1,120 @@
+"""Text that cannot hurt a terminal: control characters from files escaped, secrets masked, on every print.
+
+A name read from a file (a tensor name in an index's ``weight_map``, a metric label, a config name in a
+hand-edited run) may hold terminal escape sequences: OSC ``ESC ] 0 ; title BEL`` sets the window title, OSC 52
+writes the clipboard, ``ESC [ 2 J`` clears the screen, a C1 ``CSI`` (U+009B) does the same on some terminals, and
+the bidirectional overrides (U+202A-U+202E, U+2066-U+2069) reorder what is shown. :func:`escape_controls` writes
+each such character as a Python-style escape (``\\x1b``, ``\\u202e``), keeping newlines and tabs.
+
+:class:`SafeStream` wraps ``sys.stdout`` / ``sys.stderr`` for the CLI (:func:`safe_output`): every write is
+redacted (:func:`specscope.redact.redact_text`) and escaped. The escape sequences specscope's own renderers emit
+on a terminal pass: SGR colours (``ESC [ ... m``) and, on stderr, the cursor moves of rich's live progress line
+(hide / show cursor, erase line, cursor up, carriage return). Nothing passes when the stream is not a terminal,
+where rich emits none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from typing import TextIO
+
+from specscope.redact import redact_text
+
+__all__ = ["escape_controls", "SafeStream", "safe_output"]
+
+# C0 controls but tab and newline, DEL, C1 controls, and the bidi embeddings / overrides / isolates
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_SGR = r"\x1b\[[0-9;]*m"
+_CURSOR = r"\x1b\[\?25[lh]|\x1b\[[0-9]*[AK]|\r"
+_ALLOWED = {False: None, True: re.compile(_SGR), "stderr": re.compile(f"{_SGR}|{_CURSOR}")}
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)  # \xNN for C0 (JSON text never holds them raw), \uNNNN above (a valid escape inside JSON too)
+    return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character but ``\\n`` and ``\\t`` (and every bidi override) written as an escape:
+    ``"a\\x1b[2Jb"`` -> ``"a\\\\x1b[2Jb"``."""
+    return _CONTROL.sub(lambda m: _escape(m.group(0)), text)
+
+
+def _escape_keeping(text: str, allowed: re.Pattern[str] | None) -> str:
+    """:func:`escape_controls`, keeping the sequences ``allowed`` matches (specscope's own colours / cursor moves)."""
+    if allowed is None:
+        return escape_controls(text)
+    out: list[str] = []
+    last = 0
+    for m in allowed.finditer(text):
+        out.append(escape_controls(text[last : m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(escape_controls(text[last:]))
+    return "".join(out)
+
+
+class SafeStream(io.TextIOBase):
+    """A text stream that writes to ``target`` with secrets masked and control characters escaped.
+
+    Args:
+        target: the stream written to (``sys.stdout`` / ``sys.stderr``).
+        stderr: True for the error stream (rich's progress line may move its cursor there).
+    """
+
+    def __init__(self, target: TextIO, *, stderr: bool = False) -> None:
+        super().__init__()
+        self.target = target
+        self._stderr = stderr
+
+    def _allowed(self) -> re.Pattern[str] | None:
+        if not self.isatty():
+            return None
+        return _ALLOWED["stderr" if self._stderr else True]
+
+    def write(self, s: str) -> int:
+        self.target.write(_escape_keeping(redact_text(s), self._allowed()))
+        return len(s)
+
+    def writelines(self, lines: Iterable[str]) -> None:  # type: ignore[override]
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self.target, "isatty", lambda: False)())
+
+    def fileno(self) -> int:
+        return self.target.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.target, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self.target, "errors", None)
+
+
+@contextlib.contextmanager
+def safe_output() -> Iterator[None]:
+    """Within the block, ``sys.stdout`` and ``sys.stderr`` are :class:`SafeStream` s over the current ones."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = SafeStream(out)
+    sys.stderr = SafeStream(err, stderr=True)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        sys.stdout, sys.stderr = out, err

@@ -1,0 +1,38 @@
+"""Issue 29: the one redaction masks every planted secret form (tests/secret_forms.py) in text, in JSON-like
+values and in argv lists, and leaves look-alikes that are not secrets unchanged."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from secret_forms import FORMS, KEPT
+from specscope.redact import MASK, redact, redact_argv, redact_text
+
+
+def test_at_least_thirty_forms_are_planted():
+    assert len(FORMS) >= 30 and len({s for _t, s in FORMS}) == len(FORMS)
+
+
+@pytest.mark.parametrize(("text", "secret"), FORMS, ids=[s for _t, s in FORMS])
+def test_each_form_is_masked_in_text_json_and_argv(text, secret):
+    masked = redact_text(text)
+    assert secret not in masked and MASK in masked, masked
+    assert secret not in json.dumps(redact({"line": text, "nested": [text, {"x": text}]}))
+    assert secret not in " ".join(redact_argv(["prog", "-x", text]))
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_look_alikes_are_kept(text):
+    assert redact_text(text) == text
+
+
+def test_secret_names_mask_any_value_type():
+    value = {"api_key": ["a1b2c3d4", "e5f6"], "hf_token": {"v": "t0k3n"}, "cost_ns_per_token": 12.5, "max_tokens": 9}
+    out = redact(value)
+    assert out == {"api_key": MASK, "hf_token": MASK, "cost_ns_per_token": 12.5, "max_tokens": 9}
+
+
+def test_a_masked_url_keeps_its_host_and_path():
+    assert redact_text("http://u:p4ssw0rd@h:1/m?a=1&key=zzz1&b=2") == f"http://{MASK}@h:1/m?a=1&key={MASK}&b=2"

@@ -1,0 +1,67 @@
+"""Secret forms planted by the redaction tests (issue 29): each entry is ``(text, secret)``, the ``secret`` being the
+part of ``text`` that must never be written or printed. Every secret is distinct, so a grep names the form.
+
+Sources of the shapes: URL userinfo and query parameters (RFC 3986; S3 presigned URLs: ``X-Amz-Signature``,
+``X-Amz-Credential``, ``X-Amz-Security-Token``; Azure SAS: ``sig``; Google: ``key``), HTTP authorization headers
+(RFC 7617 Basic, RFC 6750 Bearer), Python reprs as vLLM logs them (``Namespace(...)`` from argparse, the
+``non-default args: {...}`` dict, an argv list), and the token prefixes of the services named (OpenAI ``sk-``,
+Hugging Face ``hf_``, GitHub ``ghp_`` / ``gho_`` / ``github_pat_``, GitLab ``glpat-``, Slack ``xoxb-``, AWS
+``AKIA``, Google ``AIza``, JWTs ``eyJ...``).
+"""
+
+from __future__ import annotations
+
+FORMS: list[tuple[str, str]] = [
+    ("http://bob:Pw0rdUserinfo1@10.0.0.1:8000/v1", "Pw0rdUserinfo1"),
+    ("https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/o/r", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+    ("http://h/metrics?key=QsKey000002", "QsKey000002"),
+    ("http://h/x?a=1&sig=QsSig000003&b=2", "QsSig000003"),
+    ("http://h/m?apikey=QsApikey0004", "QsApikey0004"),
+    ("https://b.s3.amazonaws.com/o?X-Amz-Signature=QsAmzSig0005&X-Amz-Date=20260101", "QsAmzSig0005"),
+    ("https://b.s3.amazonaws.com/o?X-Amz-Credential=AKIAQSCRED00006%2F2026", "AKIAQSCRED00006"),
+    ("https://b/o?X-Amz-Security-Token=QsSecTok0007", "QsSecTok0007"),
+    ("http://h/login?user=x&pass=QsPass000008", "QsPass000008"),
+    ("http://h/?access_token=QsAccess0009", "QsAccess0009"),
+    ("http://h/?api_key=QsApiKey0010", "QsApiKey0010"),
+    ("http://h/?token=QsToken00011", "QsToken00011"),
+    ("http://h/?password=QsPassword12", "QsPassword12"),
+    ("Authorization: Basic Qm9iOkJhc2ljUHcxMw==", "Qm9iOkJhc2ljUHcxMw=="),
+    ("authorization: Bearer BearerTok00014xyz", "BearerTok00014xyz"),
+    ("{'Authorization': 'Bearer DictBearer015x'}", "DictBearer015x"),
+    ("X-Api-Key: HeaderKey00016", "HeaderKey00016"),
+    ("Namespace(model='m', api_key='NsKey0000017', port=8000)", "NsKey0000017"),
+    ("Namespace(api_key=['NsList000018'], port=8000)", "NsList000018"),
+    ("non-default args: {'model': 'm', 'api_key': ['DictList0019']}", "DictList0019"),
+    ("non-default args: {'hf_token': 'DictTok00020'}", "DictTok00020"),
+    ('{"password": "JsonPass0021"}', "JsonPass0021"),
+    ("argv: ['vllm', 'serve', '--api-key', 'ArgvKey00022', '--port', '8000']", "ArgvKey00022"),
+    ("vllm serve m --api-key FlagKey00023 --port 8000", "FlagKey00023"),
+    ("vllm serve m --hf-token=FlagTok00024", "FlagTok00024"),
+    ("docker run -e HF_TOKEN=EnvTok000025 vllm", "EnvTok000025"),
+    ("export OPENAI_API_KEY=EnvKey000026", "EnvKey000026"),
+    ("key sk-proj-OpenAIKey0027abcdef used", "sk-proj-OpenAIKey0027abcdef"),
+    ("token hf_HuggingFace0028abc", "hf_HuggingFace0028abc"),
+    ("pat github_pat_11ABCDEFG0029_xyzxyzxyzxyz", "github_pat_11ABCDEFG0029_xyzxyzxyzxyz"),
+    ("oauth gho_GithubOauth0030abcdefghij", "gho_GithubOauth0030abcdefghij"),
+    ("gitlab glpat-GitlabPat0031xyz", "glpat-GitlabPat0031xyz"),
+    ("slack xoxb-1234-SlackBot0032", "xoxb-1234-SlackBot0032"),
+    ("aws AKIAIOSFODNN7EXAMP33 id", "AKIAIOSFODNN7EXAMP33"),
+    ("aws_secret_access_key = AwsSecret0034/abcDEF+xyz", "AwsSecret0034/abcDEF+xyz"),
+    ("google AIzaSyGoogleKey0035abcdefghijklmnop", "AIzaSyGoogleKey0035abcdefghijklmnop"),
+    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIzNiJ9.JwtSig0036abc", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIzNiJ9.JwtSig0036abc"),
+    ("--password PwFlag000037", "PwFlag000037"),
+    ("client_secret=ClientSec0038", "ClientSec0038"),
+    ("{'api_key': 'ReprKey00039'}", "ReprKey00039"),
+]
+
+#: text that looks close to a secret and must come out unchanged.
+KEPT: list[str] = [
+    "max_tokens=96 and --max-tokens 96",
+    "cost_ns_per_token=1200",
+    "http://127.0.0.1:8000/v1/chat/completions?stream=true",
+    "prompt_tokens_total 12",
+    "the key insight: acceptance rate 0.62, tokens/s 40.5",
+    "vllm:spec_decode_num_accepted_tokens_total",
+    "--num-speculative-tokens 4 --tokenizer m",
+    "Namespace(api_key=None, port=8000)",
+]
