@@ -29,7 +29,7 @@ def test_roundtrip_and_resume_keys(tmp_path):
     run.save_server_facts("base", {"kv_cache_tokens": 4096})
     run.close()
 
-    again = open_run(tmp_path / "r1")
+    again = open_run(tmp_path / "r1", writable=True)  # a resume: the writer holds the lock
     assert again.done_keys() == {key}
     assert again.cells() == [res]  # the facts come back as they were measured
     assert summarize_run(again) == [summary]  # and the figures are derived from them when read

@@ -73,6 +73,14 @@ def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], ru
     for name, value in given.items():
         if value is None:
             continue
+        if name == "profile":
+            differ += _profile_differs(stored, value)
+            continue
+        if name == "baseline":  # the run's baseline as it resolved (None: its first config)
+            have_base = BenchOptions(**stored).baseline_config()
+            if value != have_base:
+                differ.append(_differ(name, value, have_base))
+            continue
         try:
             wanted = getattr(BenchOptions(**{**stored, name: value}), name)
         except (ValidationError, TypeError):
@@ -86,6 +94,25 @@ def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], ru
             "no matrix options with --resume, or the run's own values",
             f"drop them to finish {run} as it was planned, or start a new run",
         )
+
+
+def _profile_differs(stored: Mapping[str, Any], profile: str) -> list[str]:
+    """``--profile NAME`` given with ``--resume``: refused when a field the profile sets differs from the run's."""
+    from specscope.config import PROFILES
+
+    have = BenchOptions(**stored)
+    fields = PROFILES.get(profile)
+    if fields is None:
+        return [f"--profile {profile} (no such profile; run has its own options)"]
+    try:
+        wanted = BenchOptions(**{**stored, **fields})
+    except (ValidationError, TypeError):
+        return [f"--profile {profile} (its options do not fit the run)"]
+    names = [n for n in fields if getattr(wanted, n) != getattr(have, n)]
+    if not names:
+        return []
+    shown = ", ".join(f"{n.replace('_', '-')} {_show(getattr(have, n))}" for n in names)
+    return [f"--profile {profile} (run has {shown})"]
 
 
 def resumed_client(stored_client: Mapping[str, Any], controls: RunControls, run: Path) -> ClientSettings:

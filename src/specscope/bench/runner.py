@@ -59,14 +59,10 @@ __all__ = ["BenchProgress", "EngineFiles", "run_bench", "new_run_dir", "cache_sa
 
 
 def new_run_dir(out: Path) -> Path:
-    """A fresh run folder name under ``out``: ``run-YYYYmmdd-HHMMSS`` (suffixed if taken)."""
+    """The name a new run folder under ``out`` starts from: ``run-YYYYmmdd-HHMMSS``; the store makes it unique
+    (``-1``, ``-2``... with an atomic ``mkdir``, :func:`specscope.store.create_run` ``unique=True``)."""
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = Path(out) / f"run-{stamp}"
-    i = 1
-    while path.exists():
-        path = Path(out) / f"run-{stamp}-{i}"
-        i += 1
-    return path
+    return Path(out) / f"run-{stamp}"
 
 
 @dataclass(frozen=True)
@@ -116,7 +112,7 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
     files = files or EngineFiles()
     controls = controls or RunControls()
     if resume is not None:
-        run = open_run(resume)
+        run = open_run(resume, writable=True)  # locked until the run ends: a second writer is refused
         if run.manifest.get("kind") != "bench":
             run.close()
             raise StoreError(f"{resume} is not a bench run", found=run.manifest.get("kind"), expected="bench")
@@ -139,7 +135,8 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
     else:
         options = options or BenchOptions()
         engine = "external" if servers else engine
-        run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out), controls.client)
+        path, unique = (run_dir, False) if run_dir is not None else (new_run_dir(out), True)
+        run = _new_run(options, servers, engine, files.recipes, path, controls.client, unique=unique)
     check_names(options, servers, engine, files.recipes)
     if controls.on_start is not None:
         controls.on_start(run.path)
@@ -185,8 +182,11 @@ def _new_run(
     recipes: Path | None,
     path: Path,
     settings: ClientSettings | None = None,
+    *,
+    unique: bool = False,
 ) -> Run:
-    """Check the names and the external servers, then create the run folder with its manifest."""
+    """Check the names and the external servers, then create the run folder with its manifest (``unique``: ``path``
+    is a name to start from, see :func:`new_run_dir`)."""
     from specscope.bench.workloads import check_sources, sources_manifest
     from specscope.client.settings import ClientSettings
 
@@ -197,7 +197,8 @@ def _new_run(
             pass
     return create_run(
         path,
-        {
+        unique=unique,
+        manifest={
             "kind": "bench",
             "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "options": options.model_dump(mode="json"),

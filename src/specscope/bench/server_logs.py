@@ -22,7 +22,7 @@ def attach_server_logs(run_dir: Path, logs: dict[str, Path], preflight: dict[str
     "Model loading took X GiB" against the audit's census per config where both are known."""
     if not logs and not preflight:
         return
-    run = open_run(run_dir)
+    run = open_run(run_dir, writable=True)
     try:
         if preflight:
             run.update_manifest(preflight=preflight)

@@ -73,9 +73,25 @@ def _interrupted(planned: Path) -> Exception:
     return Interrupted("interrupted before the run folder was made: nothing to resume")
 
 
+def _resume_given(
+    ctx: typer.Context, axes: tuple[Any, ...], *, profile: str, rates: str | None, **typed: Any
+) -> dict[str, Any]:
+    """Options typed with ``--resume`` that ``check_resume_options`` compares with the run's: the workload axes
+    (``axes``: the arguments of :func:`specscope.bench.workloads.cli_overrides`), ``--rates`` parsed,
+    ``--profile`` only when typed (its default is not a choice), and ``typed`` as given (None: not typed)."""
+    from specscope.bench.openloop_cell import parse_rates
+    from specscope.bench.workloads import cli_overrides
+
+    out = {**cli_overrides(*axes), "rates": parse_rates(rates), **typed}
+    if getattr(ctx.get_parameter_source("profile"), "name", "DEFAULT") != "DEFAULT":  # typed, not defaulted
+        out["profile"] = profile
+    return out
+
+
 def register(app: typer.Typer) -> None:
     @app.command("bench")
     def bench(
+        ctx: typer.Context,
         configs: ConfigsOption = None,
         workloads: WorkloadsOption = None,
         levels: LevelsOption = None,
@@ -155,6 +171,16 @@ def register(app: typer.Typer) -> None:
         }
         given |= {"levels": parse_csv_ints(levels, "--levels"), "repeats": repeats, "max_tokens": max_tokens}
         given |= {"temperature": temperature, "seed": seed, "edit_form": edit_form, "threads": threads, "aa": aa_given}
+        if resume is not None:  # every matrix option typed with --resume is checked against the run's
+            given |= _resume_given(
+                ctx,
+                (parse_csv_names(workloads), workload, dataset, dataset_path, context, temperatures),
+                profile=profile,
+                rates=rates,
+                **{"arrival": arrival, "order": order, "crash_trials": crash_trials, "thinking": thinking},
+                **{"target_ci": target_ci, "min_repeats": min_repeats, "max_repeats": max_repeats},
+                **{"prometheus": prometheus, "parallel_configs": parallel_configs or None},
+            )
         controls = client_controls(
             read_timeout, stall_timeout, api_key, retry_failed, {**given, "baseline": baseline}, busy_poll=busy_poll
         )
@@ -201,11 +227,13 @@ def register(app: typer.Typer) -> None:
             checked = preflight_plan(plan, options.configs, skip=no_preflight)
         else:
             checked = {}
-        # the folder is named here, so that an interrupted run can say where it is
+        # the folder an interrupted run names: the resumed one, or the new one once the store has made it
         planned = resume if resume is not None else new_run_dir(out)
         console = Console(stderr=True)
 
         def started(path: Path) -> None:  # printed once the folder exists: a refused start stays one error line
+            nonlocal planned
+            planned = path
             console.print(f"run folder: {path}", markup=False, highlight=False, soft_wrap=True)
 
         controls = dataclasses.replace(controls, on_start=started)
@@ -219,7 +247,7 @@ def register(app: typer.Typer) -> None:
                     on_cell=on_cell,
                     engine="vllm" if plan.kind == "vllm" else "embedded",
                     files=EngineFiles(recipes=plan.recipes, draft_cache=draft_cache),
-                    run_dir=None if resume is not None else planned,
+                    run_dir=None,
                     controls=controls,
                 )
         except KeyboardInterrupt:

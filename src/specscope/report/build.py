@@ -48,7 +48,7 @@ def run_kind(path: Path | str) -> str | None:
 
     try:
         return json.loads((Path(path) / "manifest.json").read_text()).get("kind")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):  # a damaged manifest: open_run names the fault
         return None
 
 

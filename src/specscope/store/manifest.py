@@ -6,7 +6,10 @@ Schema history:
 - 2: facts only; every figure is derived when the run is read (:func:`specscope.stats.cells.summarize_run`).
 
 A manifest field that the model does not know, or a required one that is missing, is a :class:`ManifestError`
-naming the schema version; nothing is silently dropped.
+naming the schema version; nothing is silently dropped. ``options`` is checked against the fields of
+:class:`specscope.config.BenchOptions` it holds (types and ranges; a field this version does not know is kept
+as stored). The file is read as a regular file of at most :data:`MAX_MANIFEST_BYTES`, its JSON parsed by
+pydantic-core (nesting and number size bounded): a damaged manifest is a :class:`ManifestError`, never a crash.
 """
 
 from __future__ import annotations
@@ -14,11 +17,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from specscope.errors import StoreError
 
-__all__ = ["SCHEMA_VERSION", "READABLE_SCHEMAS", "ManifestError", "RunManifest", "validate_manifest"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "READABLE_SCHEMAS",
+    "MAX_MANIFEST_BYTES",
+    "ManifestError",
+    "RunManifest",
+    "read_manifest",
+    "validate_manifest",
+]
+
+#: the largest manifest.json read (bytes); bench writes a few KiB.
+MAX_MANIFEST_BYTES = 16 * 2**20
 
 SCHEMA_VERSION = 2
 READABLE_SCHEMAS = (1, 2)
@@ -113,7 +128,51 @@ def validate_manifest(data: Any, where: Path | str) -> dict[str, Any]:
             expected=f"the fields of RunManifest schema_version {version}",
             fix="restore the manifest the run wrote, or re-run the benchmark with this version of specscope",
         ) from None
+    _check_options(model.options, where, version)
     return model.model_dump(mode="json", exclude_unset=True)
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The validated manifest of the file at ``path`` (:func:`validate_manifest`).
+
+    Raises:
+        ManifestError: not a regular file of at most :data:`MAX_MANIFEST_BYTES`, not UTF-8 JSON, nested too deep,
+            a number too long, or a manifest :func:`validate_manifest` refuses.
+    """
+    from specscope.readfile import read_limited
+
+    try:
+        raw = read_limited(path, MAX_MANIFEST_BYTES)
+        data = pydantic_core.from_json(raw)
+    except (OSError, ValueError) as exc:
+        raise ManifestError(
+            f"{path} cannot be read",
+            found=f"{type(exc).__name__}: {exc}"[:300],
+            expected=f"a UTF-8 JSON manifest of at most {MAX_MANIFEST_BYTES:,} bytes",
+            fix="restore the file or start a new run",
+        ) from None
+    return validate_manifest(data, path)
+
+
+def _check_options(options: Any, where: Path | str, version: Any) -> None:
+    """``options``: each field :class:`~specscope.config.BenchOptions` knows has its type and range.
+
+    Raises:
+        ManifestError: naming the first field that does not.
+    """
+    from specscope.config import BenchOptions
+
+    known = {k: v for k, v in (options or {}).items() if k in BenchOptions.model_fields}
+    try:
+        BenchOptions.model_validate(known)
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        raise ManifestError(
+            f"{where} does not match run manifest schema {version}",
+            found=f"options.{'.'.join(map(str, e['loc']))}: {e['msg']} (stored {e.get('input')!r:.60})",
+            expected="the bench options specscope bench stores",
+            fix="restore the manifest the run wrote, or re-run the benchmark with this version of specscope",
+        ) from None
 
 
 def _short(kind: str, msg: str) -> str:

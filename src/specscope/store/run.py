@@ -4,6 +4,19 @@ SQLite through the standard library: one connection per process, WAL journal, ea
 streams inserted in one transaction, so a kill leaves either the whole cell or nothing. The store keeps facts
 (:class:`~specscope.records.CellResult`) and never figures: summaries are derived when a run is read
 (:func:`specscope.stats.cells.summarize_run`), so an improved statistic applies to runs already on disk.
+
+Reading and writing (issue 29):
+
+- :func:`open_run` opens a run **read-only** (``report``, ``advise``, ``predict``): SQLite ``mode=ro``, plus
+  ``immutable=1`` when no ``-wal`` file says a writer is active or was killed, so reading creates no ``-wal`` /
+  ``-shm`` file and never changes a byte; nothing is created or migrated. A missing table, column or a row of
+  the wrong type is a :class:`~specscope.errors.StoreError` naming it (exit 2).
+- ``open_run(path, writable=True)`` and :func:`create_run` take the folder's lock
+  (:class:`~specscope.store.lock.RunLock`) for the life of the :class:`Run`: a second writer is refused naming
+  the holder's pid. ``create_run(..., unique=True)`` makes the folder with ``mkdir`` (atomic), suffixing ``-1``,
+  ``-2`` ... when the name is taken, so two runs started in one second never share a folder.
+- Everything written is redacted (:func:`specscope.redact.redact`): manifest, stream records, reasons, client
+  facts and server facts.
 """
 
 from __future__ import annotations
@@ -19,8 +32,19 @@ from specscope import fsio
 from specscope.errors import StoreError
 from specscope.records import CellKey, CellResult, GaugeSample, SpecCounters, StreamRecord
 from specscope.redact import redact
-from specscope.store.manifest import SCHEMA_VERSION, validate_manifest
-from specscope.store.schema import SCHEMA_SQL, cell_columns, cell_from_row, cell_row, counters_from_json, json_default
+from specscope.store.lock import RunLock
+from specscope.store.manifest import SCHEMA_VERSION, read_manifest, validate_manifest
+from specscope.store.schema import (
+    REQUIRED_TABLES,
+    SCHEMA_SQL,
+    cell_columns,
+    cell_from_row,
+    cell_row,
+    counters_from_json,
+    facts_from_json,
+    gauges_from_json,
+    json_default,
+)
 from specscope.store.schema import stream_from_json as _stream
 
 __all__ = ["MANIFEST_NAME", "DB_NAME", "SCHEMA_VERSION", "Run", "create_run", "open_run", "write_json_atomic"]
@@ -48,15 +72,59 @@ class Run(AbstractContextManager["Run"]):
         schema_version: the layout of the folder (1: written before the facts-only store; read only).
     """
 
-    def __init__(self, path: Path, manifest: dict[str, Any]):
+    def __init__(self, path: Path, manifest: dict[str, Any], *, lock: RunLock | None = None):
         self.path = Path(path)
         self.manifest = manifest
         self.schema_version: int = manifest["schema_version"]
-        self._db = sqlite3.connect(self.path / DB_NAME, timeout=30.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        if self.schema_version == SCHEMA_VERSION:
-            self._db.executescript(SCHEMA_SQL)
-            self._db.commit()
+        self._lock = lock
+        self.writable = lock is not None
+        if self.writable:
+            self._db = sqlite3.connect(self.path / DB_NAME, timeout=30.0)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            if self.schema_version == SCHEMA_VERSION:
+                self._db.executescript(SCHEMA_SQL)
+                self._db.commit()
+        else:
+            self._db = _connect_read_only(self.path / DB_NAME)
+        try:
+            self._check_tables()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _check_tables(self) -> None:
+        """Refuse a database without the tables of its schema version (a dropped table is never re-created).
+
+        Raises:
+            StoreError: a required table is missing.
+        """
+        have = {r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type='table'", where="sqlite_master")}
+        missing = [t for t in REQUIRED_TABLES[self.schema_version] if t not in have]
+        if missing:
+            raise StoreError(
+                f"{self.path / DB_NAME} lacks the table {missing[0]}",
+                found=f"tables: {', '.join(sorted(have)) or 'none'}",
+                expected=f"the tables of run schema {self.schema_version}: "
+                + ", ".join(REQUIRED_TABLES[self.schema_version]),
+                fix="restore run.sqlite from a copy, or re-run the benchmark (specscope never re-creates a table in a "
+                "run it reads)",
+            )
+
+    def _query(self, sql: str, args: tuple[Any, ...] = (), *, where: str) -> list[Any]:
+        """All rows of ``sql``; an SQLite error (a dropped column, a damaged file) is a StoreError naming ``where``.
+
+        Raises:
+            StoreError: SQLite could not run the query.
+        """
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"{self.path / DB_NAME} cannot be read (table {where})",
+                found=f"{type(exc).__name__}: {exc}",
+                expected=f"the tables and columns of run schema {self.schema_version}",
+                fix="restore run.sqlite from a copy, or re-run the benchmark",
+            ) from None
 
     # -- writing ---------------------------------------------------------------------------------
     def ensure_writable(self) -> None:
@@ -65,12 +133,13 @@ class Run(AbstractContextManager["Run"]):
         Raises:
             StoreError: the run's schema version is not the one this code writes.
         """
-        if self.schema_version != SCHEMA_VERSION:
+        _check_writable_schema(self.path, self.schema_version)
+        if not self.writable:
             raise StoreError(
-                f"{self.path} is a schema-{self.schema_version} run: it can be read but not resumed",
-                found=f"schema_version {self.schema_version}",
-                expected=f"schema_version {SCHEMA_VERSION}",
-                fix="start a new run with `specscope bench`",
+                f"{self.path} was opened for reading",
+                found="a write to a run opened by open_run(path)",
+                expected="open_run(path, writable=True) (bench --resume), which locks the folder",
+                fix="this is a bug in the caller: report it",
             )
 
     def update_manifest(self, **fields: Any) -> None:
@@ -93,7 +162,7 @@ class Run(AbstractContextManager["Run"]):
             self._db.execute("INSERT OR REPLACE INTO cells VALUES (?,?,?,?,?,?,?,?,?,?,?)", cell_row(result))
             self._db.executemany(
                 "INSERT INTO streams VALUES (?,?,?,?,?,?)",
-                [(*key, i, json.dumps(s.to_dict())) for i, s in enumerate(result.streams)],
+                [(*key, i, json.dumps(redact(s.to_dict()))) for i, s in enumerate(result.streams)],
             )
             self._db.execute(f"DELETE FROM gauges WHERE {_KEY_WHERE}", key)
             if result.gauges:
@@ -112,7 +181,7 @@ class Run(AbstractContextManager["Run"]):
     # -- reading ---------------------------------------------------------------------------------
     def done_keys(self) -> set[CellKey]:
         """Keys of every cell already stored (these are skipped on resume)."""
-        rows = self._db.execute("SELECT config, workload, concurrency, repeat FROM cells").fetchall()
+        rows = self._query("SELECT config, workload, concurrency, repeat FROM cells", where="cells")
         return {CellKey(*r) for r in rows}
 
     def cells(self) -> list[CellResult]:
@@ -122,72 +191,133 @@ class Run(AbstractContextManager["Run"]):
             StoreError: a stored record does not have the fields of this schema version.
         """
         streams: dict[tuple[Any, ...], list[StreamRecord]] = {}
-        for *key, text in self._db.execute(
-            f"SELECT config, workload, concurrency, repeat, record_json FROM streams {_ORDER}, idx"
-        ):
-            streams.setdefault(tuple(key), []).append(_stream(text, self.schema_version))
-        rows = self._db.execute(f"SELECT {cell_columns(self.schema_version)} FROM cells {_ORDER}").fetchall()
+        sql = f"SELECT config, workload, concurrency, repeat, idx, record_json FROM streams {_ORDER}, idx"
+        for *key, idx, text in self._query(sql, where="streams"):
+            where = f"streams row {'/'.join(map(str, key))}/{idx}: record_json"
+            streams.setdefault(tuple(key), []).append(_stream(text, self.schema_version, where))
+        rows = self._query(f"SELECT {cell_columns(self.schema_version)} FROM cells {_ORDER}", where="cells")
         cells = [cell_from_row(r, tuple(streams.get(tuple(r[:4]), ())), self.schema_version) for r in rows]
         gauges = self._gauges()
         return [dataclasses.replace(c, gauges=gauges[c.key]) if c.key in gauges else c for c in cells]
 
     def _gauges(self) -> dict[CellKey, tuple[GaugeSample, ...]]:
         """Each cell's gauge samples (none in a schema-1 run or one stored before they were sampled)."""
-        if not self._db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='gauges'").fetchone():
+        if not self._query("SELECT name FROM sqlite_master WHERE type='table' AND name='gauges'", where="gauges"):
             return {}
-        rows = self._db.execute("SELECT config, workload, concurrency, repeat, samples_json FROM gauges").fetchall()
-        return {CellKey(*r[:4]): tuple(GaugeSample.from_list(v) for v in json.loads(r[4])) for r in rows}
+        rows = self._query("SELECT config, workload, concurrency, repeat, samples_json FROM gauges", where="gauges")
+        return {
+            CellKey(*r[:4]): gauges_from_json(
+                r[4], self.schema_version, f"gauges row {'/'.join(map(str, r[:4]))}: samples_json"
+            )
+            for r in rows
+        }
 
     def streams(self, key: CellKey) -> list[StreamRecord]:
         """The stream records of one cell, in send order."""
-        rows = self._db.execute(
+        rows = self._query(
             f"SELECT record_json FROM streams WHERE {_KEY_WHERE} ORDER BY idx",
             (key.config, key.workload, key.concurrency, key.repeat),
-        ).fetchall()
-        return [_stream(r[0], self.schema_version) for r in rows]
+            where="streams",
+        )
+        return [_stream(r[0], self.schema_version, f"streams row {key.label()}: record_json") for r in rows]
 
     def counters(self, key: CellKey) -> tuple[SpecCounters | None, SpecCounters | None]:
         """The (before, after) /metrics snapshots of one cell."""
-        row = self._db.execute(
+        rows = self._query(
             f"SELECT before_json, after_json FROM cells WHERE {_KEY_WHERE}",
             (key.config, key.workload, key.concurrency, key.repeat),
-        ).fetchone()
-        if row is None:
+            where="cells",
+        )
+        if not rows:
             return None, None
-        return counters_from_json(row[0], self.schema_version), counters_from_json(row[1], self.schema_version)
+        where = f"cells row {key.label()}"
+        before = counters_from_json(rows[0][0], self.schema_version, f"{where}: before_json")
+        return before, counters_from_json(rows[0][1], self.schema_version, f"{where}: after_json")
 
     @property
     def server_facts(self) -> dict[str, dict[str, Any]]:
         """Per config: what the server said about itself (command line, log facts, draft info)."""
-        rows = self._db.execute("SELECT config, facts_json FROM server_facts ORDER BY config").fetchall()
-        return {c: json.loads(j) for c, j in rows}
+        rows = self._query("SELECT config, facts_json FROM server_facts ORDER BY config", where="server_facts")
+        return {str(c): facts_from_json(j, self.schema_version, f"server_facts row {c}: facts_json") for c, j in rows}
 
     def close(self) -> None:
         self._db.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def create_run(path: Path, manifest: dict[str, Any]) -> Run:
-    """Create a new run folder with ``manifest`` (the fields of :class:`~specscope.store.manifest.RunManifest`).
+def _check_writable_schema(path: Path, version: int) -> None:
+    """Refuse to write a run of an older schema (it is read only).
 
     Raises:
-        StoreError: ``path`` exists and is not empty, or cannot be created or written.
+        StoreError: ``version`` is not the one this code writes.
+    """
+    if version != SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} is a schema-{version} run: it can be read but not resumed",
+            found=f"schema_version {version}",
+            expected=f"schema_version {SCHEMA_VERSION}",
+            fix="start a new run with `specscope bench`",
+        )
+
+
+def _connect_read_only(db: Path) -> sqlite3.Connection:
+    """A read-only connection to ``db`` that writes nothing beside it.
+
+    ``mode=ro`` never writes the database; a WAL database opened that way still creates ``-wal`` / ``-shm``
+    files, so when no ``-wal`` file exists (no writer is active, and none was killed mid-run) the file is opened
+    ``immutable=1`` (SQLite reads it without locks or side files). With a ``-wal`` file (a run in progress or a
+    killed one) its committed cells live there, so it is opened ``mode=ro`` and read through SQLite's WAL index.
+    """
+    wal = db.with_name(db.name + "-wal")
+    uri = f"{db.resolve().as_uri()}?mode=ro" + ("" if wal.exists() else "&immutable=1")
+    return sqlite3.connect(uri, uri=True, timeout=30.0)
+
+
+def _make_folder(path: Path, unique: bool) -> Path:
+    """Make the run folder: ``path`` itself (it may exist empty), or with ``unique`` the first free one of ``path``,
+    ``path-1``, ``path-2``, ... made with one ``mkdir`` (atomic: two processes never get the same folder).
+
+    Raises:
+        OSError: the folder (or its parents) cannot be made.
+    """
+    if not unique:
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for i in range(10_000):
+        candidate = path if i == 0 else path.with_name(f"{path.name}-{i}")
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            continue
+        return candidate
+    raise FileExistsError(f"{path}: 10,000 run folders of this name")
+
+
+def create_run(path: Path, manifest: dict[str, Any], *, unique: bool = False) -> Run:
+    """Create a new run folder with ``manifest`` (the fields of :class:`~specscope.store.manifest.RunManifest`) and
+    lock it for writing (released by :meth:`Run.close`).
+
+    Args:
+        path: the run folder; with ``unique`` a name to start from (``path-1``... when taken).
+        unique: make a folder no other run has, even one started in the same second.
+
+    Raises:
+        StoreError: ``path`` exists and is not empty (or another process holds it), or cannot be created.
         ManifestError: ``manifest`` has a field the schema does not know, or lacks ``kind``.
     """
     path = Path(path)
-    if path.exists() and any(path.iterdir()):
-        raise StoreError(
-            f"run folder {path} already exists and is not empty",
-            found=sorted(p.name for p in path.iterdir())[:5],
-            expected="a new or empty folder",
-            fix=f"resume it with `specscope bench --resume {path}` or choose another --out",
-        )
+    if not unique and path.exists() and any(path.iterdir()):
+        raise _not_empty(path)
     manifest = validate_manifest({"schema_version": SCHEMA_VERSION, **manifest}, path / MANIFEST_NAME)
     try:
-        (path / "logs").mkdir(parents=True, exist_ok=True)
-        write_json_atomic(path / MANIFEST_NAME, manifest)
+        path = _make_folder(path, unique)
+        lock = RunLock(path)
     except OSError as exc:  # --out under a file, in /proc, read-only, full: the user's path, not a bug
         raise StoreError(
             f"cannot create the run folder {path}",
@@ -195,14 +325,41 @@ def create_run(path: Path, manifest: dict[str, Any]) -> Run:
             expected="a folder that can be created and written",
             fix="pass --out a writable folder",
         ) from None
-    return Run(path, manifest)
+    try:
+        if any(p.name != lock.path.name for p in path.iterdir()):  # another writer got here first
+            raise _not_empty(path)
+        (path / "logs").mkdir(exist_ok=True)
+        write_json_atomic(path / MANIFEST_NAME, manifest)
+        return Run(path, manifest, lock=lock)
+    except OSError as exc:
+        lock.release()
+        raise StoreError(
+            f"cannot write the run folder {path}",
+            found=f"{type(exc).__name__}: {exc.strerror or exc}",
+            expected="a folder that can be written",
+            fix="pass --out a writable folder",
+        ) from None
+    except BaseException:
+        lock.release()
+        raise
 
 
-def open_run(path: Path | str) -> Run:
-    """Open an existing run folder.
+def _not_empty(path: Path) -> StoreError:
+    return StoreError(
+        f"run folder {path} already exists and is not empty",
+        found=sorted(p.name for p in path.iterdir())[:5],
+        expected="a new or empty folder",
+        fix=f"resume it with `specscope bench --resume {path}` or choose another --out",
+    )
+
+
+def open_run(path: Path | str, *, writable: bool = False) -> Run:
+    """Open an existing run folder: read-only (nothing in it is created or changed), or with ``writable`` locked
+    for this process (``bench --resume``; the schema's tables are created when missing).
 
     Raises:
-        StoreError: the folder does not exist, has no manifest / database, or the manifest is not JSON.
+        StoreError: the folder does not exist, has no manifest / database, the manifest is not JSON, a required
+            table is missing, or (``writable``) another process holds the folder's lock.
         ManifestError: the manifest has unknown or missing fields, or a schema version this code cannot read.
     """
     path = Path(path)
@@ -213,7 +370,6 @@ def open_run(path: Path | str) -> Run:
             expected=f"a folder with {MANIFEST_NAME} and {DB_NAME}",
             fix="pass a folder that `specscope bench` created",
         )
-    mpath = path / MANIFEST_NAME
     missing = [n for n in (MANIFEST_NAME, DB_NAME) if not (path / n).is_file()]
     if missing == [DB_NAME] and (path / GATE_RESULT_NAME).is_file():
         raise StoreError(
@@ -229,16 +385,7 @@ def open_run(path: Path | str) -> Run:
             expected=f"{MANIFEST_NAME} and {DB_NAME}",
             fix="pass a folder that `specscope bench` created (runs live under the --out folder, default ./runs)",
         )
-    try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise StoreError(
-            f"{mpath} cannot be read",
-            found=str(exc),
-            expected="a JSON manifest",
-            fix="restore the file or start a new run",
-        ) from None
-    manifest = validate_manifest(manifest, mpath)
+    manifest = read_manifest(path / MANIFEST_NAME)
     if (path / DB_NAME).stat().st_size == 0:  # opening it would write a fresh schema into the user's folder
         raise StoreError(
             f"{path / DB_NAME} is empty",
@@ -246,12 +393,21 @@ def open_run(path: Path | str) -> Run:
             expected="an SQLite run database written by `specscope bench`",
             fix="restore the file from a copy, or start a new run",
         )
+    if writable:
+        _check_writable_schema(path, manifest["schema_version"])
+    lock = RunLock(path) if writable else None
     try:
-        return Run(path, manifest)
+        return Run(path, manifest, lock=lock)
     except sqlite3.DatabaseError as exc:  # a truncated or overwritten run.sqlite
+        if lock is not None:
+            lock.release()
         raise StoreError(
             f"{path / DB_NAME} cannot be read",
             found=f"{type(exc).__name__}: {exc}",
             expected="an SQLite run database",
             fix="restore the file from a copy, or start a new run (the cells in it are lost)",
         ) from None
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise

@@ -12,14 +12,30 @@ taking the crash from its ``status`` column and the client limit from the stored
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Any
+from typing import Annotated, Any
+
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from specscope.errors import StoreError
-from specscope.records import CRASH_REASON, CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.records import CRASH_REASON, CellKey, CellResult, GaugeSample, SpecCounters, StreamRecord, known_fields
 from specscope.redact import redact
 
-__all__ = ["SCHEMA_SQL", "CELL_COLUMNS", "cell_row", "cell_from_row", "json_default", "cell_columns"]
+__all__ = [
+    "SCHEMA_SQL",
+    "CELL_COLUMNS",
+    "REQUIRED_TABLES",
+    "cell_row",
+    "cell_from_row",
+    "counters_from_json",
+    "stream_from_json",
+    "gauges_from_json",
+    "facts_from_json",
+    "json_default",
+    "cell_columns",
+]
 
 SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS cells (
@@ -60,6 +76,9 @@ CREATE TABLE IF NOT EXISTS gauges (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
+# the tables a run of each schema version must have (``gauges`` and ``meta`` came later: optional)
+REQUIRED_TABLES = {1: ("cells", "streams", "server_facts"), 2: ("cells", "streams", "server_facts")}
+
 # the columns a cell is read from, per schema version; the first four are the key
 CELL_COLUMNS = {
     1: "config, workload, concurrency, repeat, status, client_json, start_ns, end_ns, before_json, after_json",
@@ -91,7 +110,7 @@ def cell_row(result: CellResult) -> tuple[Any, ...]:
         k.concurrency,
         k.repeat,
         int(result.crashed),
-        json.dumps(list(result.reasons)),
+        json.dumps(redact(list(result.reasons))),
         result.start_ns,
         result.end_ns,
         None if result.before is None else json.dumps(result.before.to_dict()),
@@ -100,58 +119,179 @@ def cell_row(result: CellResult) -> tuple[Any, ...]:
     )
 
 
-def counters_from_json(text: str | None, version: int) -> SpecCounters | None:
+def counters_from_json(text: str | None, version: int, where: str = "cells") -> SpecCounters | None:
     """A stored scrape, or None.
 
     Raises:
-        StoreError: the stored object does not have the fields of :class:`SpecCounters` (schema ``version``).
+        StoreError: the stored object does not have the fields (and their types) of :class:`SpecCounters`.
     """
     if text is None:
         return None
-    return _checked(SpecCounters.from_dict, json.loads(text), version)
+    raw = _json(text, where, version)
+    _typed(_COUNTERS, text, where, version)
+    counters: SpecCounters = _checked(SpecCounters.from_dict, raw, where, version)
+    return counters
 
 
-def stream_from_json(text: str, version: int) -> StreamRecord:
+def stream_from_json(text: str, version: int, where: str = "streams") -> StreamRecord:
     """A stored stream record.
 
     Raises:
-        StoreError: the stored object does not have the fields of :class:`StreamRecord` (schema ``version``).
+        StoreError: the stored object does not have the fields (and their types) of :class:`StreamRecord`, or an
+            instant / count outside +-2**63.
     """
-    return _checked(StreamRecord.from_dict, json.loads(text), version)
+    raw = _json(text, where, version)
+    if not isinstance(raw, dict):
+        raise _bad(where, f"a JSON {type(raw).__name__}, not an object", version)
+    _checked(lambda d: known_fields(StreamRecord, d), raw, where, version)
+    record: StreamRecord = _typed(_STREAM, text, where, version)
+    for name in _STREAM_INTS:
+        values = getattr(record, name)
+        for v in values if isinstance(values, tuple) else (values,):
+            if v is not None and not -_INT_BOUND < v < _INT_BOUND:
+                raise _bad(f"{where}.{name}", f"{v} is outside +-2**63", version)
+    return record
+
+
+def gauges_from_json(text: str, version: int, where: str = "gauges") -> tuple[GaugeSample, ...]:
+    """A cell's stored gauge samples (``[[t_ns, running, waiting(, queue_sum_s, queue_count)], ...]``).
+
+    Raises:
+        StoreError: not a list of 3- or 5-number lists of finite numbers.
+    """
+    samples = _typed(_GAUGES, text, where, version)
+    return tuple(GaugeSample.from_list(list(v)) for v in samples)
+
+
+def facts_from_json(text: Any, version: int, where: str) -> dict[str, Any]:
+    """One config's stored server facts: a JSON object (its keys are free-form, read by the report).
+
+    Raises:
+        StoreError: not a JSON object (or not JSON, nested too deep).
+    """
+    if not isinstance(text, str):
+        raise _bad(where, f"a {type(text).__name__}, not JSON text", version)
+    facts = _json(text, where, version)
+    if not isinstance(facts, dict):
+        raise _bad(where, f"a JSON {type(facts).__name__}, not an object", version)
+    return facts
 
 
 def cell_from_row(row: tuple[Any, ...], streams: tuple[StreamRecord, ...], version: int) -> CellResult:
-    """The facts of one cell from its row (columns :func:`cell_columns`) and its stream records."""
+    """The facts of one cell from its row (columns :func:`cell_columns`) and its stream records.
+
+    Raises:
+        StoreError: a column of the wrong type or range, or a JSON column that does not hold what it should
+            (the message names the row and the column).
+    """
+    names = _ROW_FIELDS[version]
+    fields = dict(zip(names, row, strict=True))
+    where = "cells row " + "/".join(str(v) for v in row[:4])
+    try:
+        _ROW_MODELS[version].model_validate(fields)
+    except ValidationError as exc:
+        raise _bad(f"{where}: {_first(exc)[0]}", _first(exc)[1], version) from None
     key = CellKey(*row[:4])
     if version == 1:
-        status, client_json, start_ns, end_ns, before, after = row[4:]
-        client = json.loads(client_json)
-        crashed = status == "server_crash"
-        limited = (client.get("self_check") or {}).get("client_limited")
-        reasons = ((limited,) if limited else ()) + ((CRASH_REASON,) if crashed else ())
+        client = _typed(_CLIENT, fields["client_json"], f"{where}: client_json", version)
+        crashed = fields["status"] == "server_crash"
+        check = client.get("self_check")
+        limited = check.get("client_limited") if isinstance(check, dict) else None
+        reasons = ((str(limited),) if limited else ()) + ((CRASH_REASON,) if crashed else ())
     else:
-        crashed_i, reasons_json, start_ns, end_ns, before, after, client_json = row[4:]
-        crashed, reasons, client = bool(crashed_i), tuple(json.loads(reasons_json)), json.loads(client_json)
+        crashed = bool(fields["crashed"])
+        reasons = tuple(_typed(_REASONS, fields["reasons_json"], f"{where}: reasons_json", version))
+        client = _typed(_CLIENT, fields["client_json"], f"{where}: client_json", version)
     return CellResult(
         key,
         streams,
-        start_ns,
-        end_ns,
-        counters_from_json(before, version),
-        counters_from_json(after, version),
+        fields["start_ns"],
+        fields["end_ns"],
+        counters_from_json(fields["before_json"], version, f"{where}: before_json"),
+        counters_from_json(fields["after_json"], version, f"{where}: after_json"),
         client,
         crashed=crashed,
         reasons=reasons,
     )
 
 
-def _checked(parse: Any, data: Any, version: int) -> Any:
+_INT_BOUND = 2**63
+_STREAM = TypeAdapter(StreamRecord)
+_COUNTERS = TypeAdapter(SpecCounters)
+_FINITE = Annotated[float, Field(allow_inf_nan=False)]
+_GAUGES = TypeAdapter(list[tuple[_FINITE, _FINITE, _FINITE] | tuple[_FINITE, _FINITE, _FINITE, _FINITE, _FINITE]])
+_REASONS = TypeAdapter(list[str])
+_CLIENT = TypeAdapter(dict[str, Any])
+_STREAM_INTS = [f.name for f in dataclasses.fields(StreamRecord) if "int" in str(f.type)]
+
+
+class _Row(BaseModel):
+    """The typed columns of a ``cells`` row (schema 2); JSON columns are checked by their own adapters."""
+
+    model_config = ConfigDict(strict=True)
+    config: Annotated[str, Field(min_length=1)]
+    workload: Annotated[str, Field(min_length=1)]
+    concurrency: Annotated[int, Field(ge=1, lt=_INT_BOUND)]
+    repeat: Annotated[int, Field(ge=0, lt=_INT_BOUND)]
+    start_ns: Annotated[int, Field(gt=-_INT_BOUND, lt=_INT_BOUND)]
+    end_ns: Annotated[int, Field(gt=-_INT_BOUND, lt=_INT_BOUND)]
+    before_json: str | None
+    after_json: str | None
+    client_json: str
+
+
+class _Row2(_Row):
+    crashed: Annotated[int, Field(ge=0, le=1)]
+    reasons_json: str
+
+
+class _Row1(_Row):
+    status: str
+
+
+_ROW_MODELS: dict[int, type[_Row]] = {1: _Row1, 2: _Row2}
+_ROW_FIELDS = {v: tuple(c.strip() for c in cols.split(",")) for v, cols in CELL_COLUMNS.items()}
+
+
+def _bad(where: str, found: str, version: int) -> StoreError:
+    return StoreError(
+        f"run.sqlite holds a record this specscope cannot read ({where})",
+        found=found,
+        expected=f"the records of run schema {version}",
+        fix="restore run.sqlite from a copy, read the run with the specscope version that wrote it, or re-run the "
+        "benchmark",
+    )
+
+
+def _json(text: Any, where: str, version: int) -> Any:
+    """``text`` parsed (pydantic-core: nesting and number size bounded, NaN allowed as ``json.dumps`` writes it)."""
+    if not isinstance(text, str | bytes):
+        raise _bad(where, f"a {type(text).__name__}, not JSON text", version)
+    try:
+        return pydantic_core.from_json(text)
+    except ValueError as exc:
+        raise _bad(where, f"not JSON we read: {exc}", version) from None
+
+
+def _typed(adapter: TypeAdapter[Any], text: Any, where: str, version: int) -> Any:
+    """``text`` validated by ``adapter`` (strict JSON mode); the first error names the field."""
+    if not isinstance(text, str | bytes):
+        raise _bad(where, f"a {type(text).__name__}, not JSON text", version)
+    try:
+        return adapter.validate_json(text, strict=True)
+    except ValidationError as exc:
+        field, found = _first(exc)
+        raise _bad(f"{where}{'.' + field if field else ''}", found, version) from None
+
+
+def _first(exc: ValidationError) -> tuple[str, str]:
+    """The first error of ``exc``: (field path, message with the stored value, cut to 60 characters)."""
+    first = exc.errors()[0]
+    return ".".join(str(p) for p in first["loc"]), f"{first['msg']} (stored {first.get('input')!r:.60})"
+
+
+def _checked(parse: Any, data: Any, where: str, version: int) -> Any:
     try:
         return parse(data)
-    except (ValueError, TypeError) as exc:
-        raise StoreError(
-            "run.sqlite holds a record this specscope cannot read",
-            found=str(exc),
-            expected=f"the records of run schema {version}",
-            fix="read the run with the specscope version that wrote it, or re-run the benchmark",
-        ) from None
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise _bad(where, str(exc), version) from None
