@@ -7,7 +7,6 @@ config, invalid profile, unreachable server, an --out folder holding another kin
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,6 +21,7 @@ from specscope.cli.options import (
     ServerOption,
     TableFormatOption,
 )
+from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
     from specscope.gate.model import GateRun, ProbeResult
@@ -33,7 +33,7 @@ def _print_run(run: GateRun, run_dir: Path, format: str) -> None:
     from specscope.gate import render_gate_markdown, render_gate_table, render_thinking_table
 
     if format == "json":
-        typer.echo(json.dumps({"run_folder": str(run_dir), **run.to_dict()}, indent=2, ensure_ascii=False))
+        typer.echo(dumps_strict({"run_folder": str(run_dir), **run.to_dict()}, indent=2, ensure_ascii=False))
     elif format == "markdown":
         typer.echo(render_gate_markdown(run), nl=False)
     else:

@@ -15,13 +15,14 @@ type (``None``: not given, the profile or the command decides). The options of `
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeAlias
 
 import typer
+
+from specscope.strictjson import dumps_strict
 
 __all__ = [
     "TABLE_FORMATS",
@@ -105,7 +106,7 @@ def echo_text_or_json(fmt: str, doc: Any, text: Callable[[], str | None]) -> Non
     Otherwise ``text()``: its string is echoed; a renderer that prints rich tables itself returns None.
     """
     if fmt == "json":
-        typer.echo(json.dumps(doc.to_dict() if hasattr(doc, "to_dict") else doc, indent=2))
+        typer.echo(dumps_strict(doc.to_dict() if hasattr(doc, "to_dict") else doc, indent=2))
         return
     shown = text()
     if shown is not None:

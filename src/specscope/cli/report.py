@@ -9,6 +9,7 @@ import typer
 
 from specscope.cli.options import OutputFileOption, ReportFormat, ReportFormatOption
 from specscope.errors import ConfigError
+from specscope.strictjson import dumps_strict
 
 
 def _check_output(output: Path | None) -> None:
@@ -69,10 +70,8 @@ def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None
 
     loaded = [load_gate_run(p) for p in runs]
     if fmt is ReportFormat.json:
-        import json
-
         docs = [r.to_dict() for r in loaded]
-        text = json.dumps(docs[0] if len(docs) == 1 else {"runs": docs}, indent=2, default=str)
+        text = dumps_strict(docs[0] if len(docs) == 1 else {"runs": docs}, indent=2, default=str)
     elif fmt is ReportFormat.markdown:
         text = "\n".join(render_gate_markdown(r) for r in loaded)
     elif fmt is ReportFormat.html:

@@ -24,6 +24,7 @@ import typer
 
 from specscope.cli.options import NoPreflightOption, RecipesOption, TextJsonFormatOption
 from specscope.errors import ConfigError, ServerError
+from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
     from specscope.launch.logfacts import LogFacts
@@ -80,7 +81,7 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             doc["loaded_vs_census"] = loaded
         if capacity is not None:
             doc["capacity"], doc["plan"] = capacity[0].model_dump(), capacity[1].model_dump()  # type: ignore[union-attr]
-        typer.echo(json.dumps(doc, indent=2))
+        typer.echo(dumps_strict(doc, indent=2))
     else:
         table = Table(title=f"vLLM log facts: {path}", show_header=False)
         for key, value in facts.model_dump(exclude={"failures", "spec_decoding", "non_default_args", "stats"}).items():

@@ -16,6 +16,7 @@ from pathlib import Path
 import typer
 
 from specscope.cli.options import TextJsonFormatOption
+from specscope.strictjson import dumps_strict
 
 
 def _run(plan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None) -> None:
@@ -23,7 +24,7 @@ def _run(plan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None
 
     if dry_run:
         if fmt == "json":
-            typer.echo(json.dumps({"dry_run": True, "plan": plan.to_dict()}, indent=2))
+            typer.echo(dumps_strict({"dry_run": True, "plan": plan.to_dict()}, indent=2))
         else:
             typer.echo(plan.render())
         return
@@ -35,7 +36,7 @@ def _run(plan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None
             typer.echo(plan.render(), err=True)
     result = apply_plan(plan, progress=fmt == "text", check=check)
     if fmt == "json":
-        typer.echo(json.dumps({"dry_run": False, "plan": plan.to_dict(), "result": result.to_dict()}, indent=2))
+        typer.echo(dumps_strict({"dry_run": False, "plan": plan.to_dict(), "result": result.to_dict()}, indent=2))
     else:
         if result.up_to_date:
             typer.echo(f"{result.out}: already up to date (same plan, unchanged inputs and output); nothing written")

@@ -6,7 +6,6 @@ Renderers compute nothing: they print the document's cell texts, alarms, verdict
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,6 +15,7 @@ from rich.measure import Measurement
 from rich.table import Table as RichTable
 
 from specscope.report.document import Document, Section, Table
+from specscope.strictjson import dumps_strict
 
 __all__ = ["print_document", "markdown_document", "json_document", "natural_width", "document_width"]
 
@@ -102,4 +102,4 @@ def markdown_document(doc: Document) -> str:
 def json_document(doc: Document | dict[str, Any]) -> str:
     """The document's ``to_dict`` (or a plain dict) as indented JSON."""
     data = doc.to_dict() if isinstance(doc, Document) else doc
-    return json.dumps(data, indent=2, default=str)
+    return dumps_strict(data, indent=2, default=str)  # NaN / Infinity as null with a reason

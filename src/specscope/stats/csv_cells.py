@@ -9,19 +9,32 @@ Columns (header row, any order; RFC 4180 CSV read with the standard ``csv`` modu
 
 Each row becomes an ``ok`` :class:`~specscope.stats.summary.CellSummary`; figures the CSV does not carry are
 ``None`` / empty, never invented.
+
+Bounds (issue 29): the file is a regular UTF-8 file (a BOM is dropped) of at most :data:`MAX_CSV_BYTES`, each
+field at most :data:`MAX_FIELD_CHARS` characters (``csv``'s own limit, 131,072, which it raises as ``_csv.Error``),
+every number finite (``nan`` / ``inf`` parse as floats but are no measurement) and within its range; anything else is a
+:class:`~specscope.errors.ConfigError` naming the file, line and column.
 """
 
 from __future__ import annotations
 
 import csv
+import io
+import math
 from pathlib import Path
 
 from specscope.errors import ConfigError
+from specscope.readfile import FileTooLarge, read_text_limited
 from specscope.stats.summary import CellSummary
 
-__all__ = ["read_cells_csv", "REQUIRED_COLUMNS"]
+__all__ = ["read_cells_csv", "REQUIRED_COLUMNS", "MAX_CSV_BYTES", "MAX_FIELD_CHARS"]
 
 REQUIRED_COLUMNS = ("config", "workload", "concurrency", "repeat", "output_tok_s")
+#: the largest results CSV read (bytes): a table of cells is kilobytes.
+MAX_CSV_BYTES = 64 * 2**20
+#: the longest field (characters): the csv module's own limit (a field of per-stream rates for 1,024 streams is
+#: ~10,000 characters).
+MAX_FIELD_CHARS = csv.field_size_limit()
 
 
 def _bad(path: Path, line: int, column: str, value: str, expected: str) -> ConfigError:
@@ -40,8 +53,8 @@ def _row(path: Path, line: int, row: dict[str, str]) -> CellSummary:
             v = kind(raw)
         except ValueError:
             raise _bad(path, line, col, raw, expected) from None
-        if v < lo:
-            raise _bad(path, line, col, raw, expected)
+        if not math.isfinite(v) or v < lo or v > 1e15:
+            raise _bad(path, line, col, raw, expected + " (finite)")
         return v
 
     rate = num("output_tok_s", float, 1e-12, "tokens/s > 0")
@@ -54,6 +67,8 @@ def _row(path: Path, line: int, row: dict[str, str]) -> CellSummary:
         streams = tuple(sorted(float(x) for x in streams_raw))
     except ValueError:
         raise _bad(path, line, "stream_tok_s", row.get("stream_tok_s") or "", "tokens/s separated by ;") from None
+    if not all(math.isfinite(x) and x > 0 for x in streams):
+        raise _bad(path, line, "stream_tok_s", row.get("stream_tok_s") or "", "finite tokens/s > 0 separated by ;")
     return CellSummary(
         config=(row.get("config") or "").strip(),
         workload=(row.get("workload") or "").strip(),
@@ -81,28 +96,56 @@ def _row(path: Path, line: int, row: dict[str, str]) -> CellSummary:
     )
 
 
+def _read(path: Path) -> str:
+    """The CSV's text (see the module doc's bounds).
+
+    Raises:
+        ConfigError: not a readable regular file, too large, or not UTF-8.
+    """
+    try:
+        return read_text_limited(path, MAX_CSV_BYTES)
+    except FileTooLarge as exc:
+        raise ConfigError(
+            "the CSV is larger than the limit",
+            found=f"{path}: {exc.size_bytes:,} bytes",
+            expected=f"at most {MAX_CSV_BYTES:,} bytes",
+            fix="pass a CSV of cells (one row per cell)",
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            "the CSV is not UTF-8 text", found=f"{path}: byte {exc.start}", expected="a UTF-8 CSV file"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            "cannot read the CSV", found=f"{path}: {exc.strerror or exc}", expected="a readable CSV file"
+        ) from None
+
+
 def read_cells_csv(path: Path) -> list[CellSummary]:
     """The cells of a results CSV (columns in the module doc).
 
     Raises:
         ConfigError: unreadable file, a missing column, a bad value (named with its line), or no rows.
     """
-    try:
-        with path.open(newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or ())]
-            if missing:
-                raise ConfigError(
-                    "the CSV lacks a required column",
-                    found=f"{path}: columns {', '.join(reader.fieldnames or ()) or '(none)'}",
-                    expected=", ".join(REQUIRED_COLUMNS) + " (optional: acceptance, stream_tok_s)",
-                    fix=f"add the column {missing[0]!r} to the header row",
-                )
-            cells = [_row(path, i + 2, row) for i, row in enumerate(reader)]
-    except OSError as exc:
+    text = _read(path)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:  # the csv module's errors: a field past its limit, a NUL byte
+        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or ())]
+        if missing:
+            raise ConfigError(
+                "the CSV lacks a required column",
+                found=f"{path}: columns {', '.join(reader.fieldnames or ()) or '(none)'}",
+                expected=", ".join(REQUIRED_COLUMNS) + " (optional: acceptance, stream_tok_s)",
+                fix=f"add the column {missing[0]!r} to the header row",
+            )
+        cells = [_row(path, reader.line_num, row) for row in reader]
+    except csv.Error as exc:
         raise ConfigError(
-            "cannot read the CSV", found=f"{path}: {exc.strerror}", expected="a readable CSV file"
-        ) from exc
+            "the CSV cannot be parsed",
+            found=f"{path}:{reader.line_num + 1}: {exc}",  # the line being parsed is not counted yet
+            expected=f"RFC 4180 CSV, each field at most {MAX_FIELD_CHARS:,} characters",
+            fix="correct that line of the CSV",
+        ) from None
     if not cells:
         raise ConfigError("the CSV has no rows", found=str(path), expected="one row per cell under the header")
     return cells

@@ -11,6 +11,13 @@ Optional fields of a JSON object: ``max_tokens`` (int >= 1, this prompt's cap in
 ``--max-tokens``) and ``category`` (str, kept in ``Prompt.meta["category"]``).
 
 A malformed line is a :class:`~specscope.errors.ConfigError` naming the file and the 1-based line number.
+
+Reading (issue 29): the file is a regular UTF-8 file of at most :data:`MAX_FILE_BYTES` (a leading byte-order mark
+is dropped, not sent as part of the first prompt); records are split at line feeds only (JSON Lines' rule, a
+``\r`` before the ``\n`` removed), so U+2028, U+2029, U+0085, form feed and the other Unicode line separators
+stay inside the prompt they belong to (``str.splitlines`` would split there). JSON nested deeper than Python's
+parser allows, an integer of more than :data:`MAX_INT_DIGITS` digits, or a ``max_tokens`` above
+:data:`MAX_TOKENS_CAP` is a line error, never a crash.
 """
 
 from __future__ import annotations
@@ -21,9 +28,29 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
+from specscope.readfile import FileTooLarge, read_text_limited, split_lines
 from specscope.workload.prompt import Prompt, is_int_in
 
-__all__ = ["load_prompt_file", "parse_workload_specs", "file_fingerprint"]
+__all__ = ["load_prompt_file", "parse_workload_specs", "file_fingerprint", "MAX_FILE_BYTES", "MAX_TOKENS_CAP"]
+
+#: the largest prompt file read (bytes).
+MAX_FILE_BYTES = 1 << 30
+#: the largest ``max_tokens`` a record may ask for (engines keep it in a 32-bit integer).
+MAX_TOKENS_CAP = 2**31 - 1
+#: the longest integer literal parsed (Python refuses past 4,300 digits with a ValueError).
+MAX_INT_DIGITS = 40
+
+
+class _HugeInt(str):
+    """An integer literal of more than :data:`MAX_INT_DIGITS` digits, kept as text (never a valid field value)."""
+
+    def __repr__(self) -> str:
+        return f"an integer of {len(self.lstrip('-')):,} digits"
+
+
+def _parse_int(text: str) -> int | _HugeInt:
+    return int(text) if len(text) <= MAX_INT_DIGITS else _HugeInt(text)
+
 
 _SHAREGPT_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "system": "system"}
 _CHAT_ROLES = ("system", "user", "assistant")
@@ -74,10 +101,20 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
     """
     path = Path(path)
     try:
-        lines = path.read_text("utf-8").splitlines()
+        lines = split_lines(read_text_limited(path, MAX_FILE_BYTES))
+    except FileTooLarge as exc:
+        raise ConfigError(
+            f"workload file {path} is larger than the limit",
+            found=f"{exc.size_bytes:,} bytes",
+            expected=f"at most {MAX_FILE_BYTES:,} bytes",
+            fix="split the file into several --workload files",
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
-            f"cannot read workload file {path}", found=str(exc), expected="a UTF-8 text file", fix="check the file"
+            f"cannot read workload file {path}",
+            found=str(exc)[:300],
+            expected="a regular UTF-8 text file",
+            fix="check the file",
         ) from None
     prompts = [_prompt(name, path, no, line) for no, line in enumerate(lines, start=1) if line.strip()]
     if not prompts:
@@ -101,11 +138,13 @@ def _prompt(name: str, path: Path, no: int, line: str) -> Prompt:
     record: Any = None
     if stripped.startswith(("{", "[")):
         try:
-            record = json.loads(stripped)
+            record = json.loads(stripped, parse_int=_parse_int)
         except json.JSONDecodeError as exc:
             raise _bad(
                 path, no, f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON object per line"
             ) from None
+        except RecursionError:
+            raise _bad(path, no, "JSON nested deeper than the parser allows", "a flat JSON object per line") from None
         if not isinstance(record, dict):
             raise _bad(path, no, f"a JSON {type(record).__name__}, not an object", "a JSON object per line")
     meta: dict[str, Any] = {"source": "file", "line": no}
@@ -129,10 +168,14 @@ def _messages(path: Path, no: int, record: dict[str, Any]) -> list[dict[str, str
     elif "prompt" in record:
         prompt = record["prompt"]
         if not isinstance(prompt, str) or not prompt.strip():
-            raise _bad(path, no, f"prompt {prompt!r} is not a non-empty string", 'a non-empty string ("prompt": "...")')
+            raise _bad(
+                path, no, f"prompt {prompt!r:.60} is not a non-empty string", 'a non-empty string ("prompt": "...")'
+            )
         return [{"role": "user", "content": prompt}]
     else:
-        raise _bad(path, no, f"no messages/conversations/prompt field (keys: {sorted(record)})", "one of those fields")
+        raise _bad(
+            path, no, f"no messages/conversations/prompt field (keys: {sorted(record)!s:.200})", "one of those fields"
+        )
     if not isinstance(raw, list) or not raw:
         raise _bad(
             path, no, f"{'messages' if role_key == 'role' else 'conversations'} is not a list", "a list of turns"
@@ -154,11 +197,11 @@ def _messages(path: Path, no: int, record: dict[str, Any]) -> list[dict[str, str
 def _optional(path: Path, no: int, record: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     if "max_tokens" in record:
-        if not is_int_in(record["max_tokens"], 1):
-            raise _bad(path, no, f"max_tokens {record['max_tokens']!r}", "an integer >= 1")
+        if not is_int_in(record["max_tokens"], 1, MAX_TOKENS_CAP):
+            raise _bad(path, no, f"max_tokens {record['max_tokens']!r:.60}", f"an integer in 1..{MAX_TOKENS_CAP:,}")
         meta["max_tokens"] = record["max_tokens"]
     if "category" in record:
         if not isinstance(record["category"], str) or not record["category"]:
-            raise _bad(path, no, f"category {record['category']!r}", "a non-empty string")
+            raise _bad(path, no, f"category {record['category']!r:.60}", "a non-empty string")
         meta["category"] = record["category"]
     return meta

@@ -1,0 +1,71 @@
+"""Strict JSON output (RFC 8259): no ``NaN`` / ``Infinity`` token ever printed or written by a ``-f json``.
+
+Python's ``json.dumps`` writes ``NaN``, ``Infinity`` and ``-Infinity`` for non-finite floats by default; those are
+not JSON, and strict parsers (``jq``, JavaScript's ``JSON.parse``, Go, Rust serde) refuse the whole document.
+:func:`dumps_strict` writes each non-finite float as ``null`` and says why: a top-level object gains
+``"non_finite": [{"path": "deltas.drafts", "value": "NaN", "reason": ...}]`` (in a top-level list, each object
+element that holds one gains it), then serialises with ``allow_nan=False``, so a value missed here is an error, not
+invalid output.
+
+This module imports nothing of specscope (a bottom layer beside :mod:`specscope.fsio`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["dumps_strict", "NON_FINITE_KEY", "finite_or_none"]
+
+NON_FINITE_KEY = "non_finite"
+_REASON = "not a finite number (from the input or a division by zero); written as null"
+
+
+def _spelled(x: float) -> str:
+    return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+
+
+def finite_or_none(value: Any, path: str = "", found: list[dict[str, str]] | None = None) -> Any:
+    """A copy of the JSON-like ``value`` with each non-finite float replaced by None; each one is appended to
+    ``found`` as ``{"path", "value", "reason"}`` (``path``: dotted keys and ``[i]`` indexes)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        if found is not None:
+            found.append({"path": path or "$", "value": _spelled(value), "reason": _REASON})
+        return None
+    if isinstance(value, dict):
+        return {k: finite_or_none(v, f"{path}.{k}" if path else str(k), found) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_or_none(v, f"{path}[{i}]", found) for i, v in enumerate(value)]
+    return value
+
+
+def _with_reasons(value: Any) -> Any:
+    found: list[dict[str, str]] = []
+    if isinstance(value, list):
+        out = []
+        for item in value:
+            here: list[dict[str, str]] = []
+            clean = finite_or_none(item, "", here)
+            if here and isinstance(clean, dict):
+                clean = {**clean, NON_FINITE_KEY: here}
+            out.append(clean)
+        return out
+    clean = finite_or_none(value, "", found)
+    if found and isinstance(clean, dict):
+        clean = {**clean, NON_FINITE_KEY: found}
+    return clean
+
+
+def dumps_strict(value: Any, *, default: Callable[[Any], Any] | None = None, **kw: Any) -> str:
+    """``json.dumps(value, **kw)`` with non-finite floats as ``null`` and their reasons (see the module doc).
+
+    ``default`` converts what JSON cannot hold (as ``json.dumps``); its results are made finite too.
+
+    Raises:
+        TypeError / ValueError: an object neither JSON nor ``default`` can write.
+    """
+    if default is not None:
+        value = json.loads(json.dumps(value, default=default, allow_nan=True))
+    return json.dumps(_with_reasons(value), allow_nan=False, **kw)

@@ -1,0 +1,80 @@
+"""Issue 29, "Workload files": a user's prompt file is split at line feeds only, a BOM is not a prompt, and deep
+nesting or a 5,000-digit number is a one-line error naming the line (exit 2), never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from specscope.errors import ConfigError
+from specscope.workload.userfile import load_prompt_file
+
+
+def _load(tmp_path, text: str | bytes):
+    path = tmp_path / "mine.jsonl"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8", newline="")
+    return load_prompt_file("mine", path)
+
+
+def _user(prompts) -> list[str]:
+    return [p.messages[-1]["content"] for p in prompts]
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c", "\x1d", "\x1e"])
+def test_unicode_line_separators_inside_a_record_are_text(tmp_path, sep):
+    assert _user(_load(tmp_path, f"one{sep}two{sep}three\n")) == [f"one{sep}two{sep}three"]
+    if ord(sep) >= 0x20:  # RFC 8259: C0 controls must be escaped in a JSON string; these may stand raw
+        assert _user(_load(tmp_path, f'{{"prompt": "a{sep}b"}}\n')) == [f"a{sep}b"]
+
+
+def test_crlf_and_lf_lines_are_records(tmp_path):
+    prompts = _load(tmp_path, '{"prompt": "a"}\r\n{"prompt": "b"}\nplain\r\n')
+    assert _user(prompts) == ["a", "b", "plain"]
+    assert [p.meta["line"] for p in prompts] == [1, 2, 3]
+
+
+def test_a_utf8_bom_is_not_part_of_the_first_prompt(tmp_path):
+    prompts = _load(tmp_path, b'\xef\xbb\xbf{"prompt": "hello"}\n{"prompt": "again"}\n')
+    assert _user(prompts) == ["hello", "again"]
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ('{"prompt": "x", "category": ' + "[" * 5000 + "]" * 5000 + "}", "nested deeper than"),
+        ('{"prompt": "x", "max_tokens": ' + "9" * 5000 + "}", "max_tokens"),
+        ('{"prompt": "x", "max_tokens": 1e400}', "max_tokens"),
+        ('{"prompt": "x", "max_tokens": ' + "9" * 40 + "}", "max_tokens"),
+        ('{"messages": ' + "[" * 3000 + "]" * 3000 + "}", "nested deeper than"),
+    ],
+)
+def test_deep_nesting_and_huge_numbers_are_errors_naming_the_line(tmp_path, line, found):
+    with pytest.raises(ConfigError) as info:
+        _load(tmp_path, '{"prompt": "ok"}\n' + line + "\n")
+    text = info.value.one_line()
+    assert "mine.jsonl:2:" in text and found in text and len(text) < 600
+
+
+def test_a_prompt_file_above_the_size_limit_is_refused(tmp_path, monkeypatch):
+    from specscope.workload import userfile
+
+    monkeypatch.setattr(userfile, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(ConfigError) as info:
+        _load(tmp_path, '{"prompt": "' + "x" * 2000 + '"}\n')
+    assert "1,000 bytes" in info.value.one_line()
+
+
+def test_a_workload_cli_with_a_deep_file_exits_2(tmp_path, capsys, monkeypatch):
+    from clirun import cli
+
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"prompt": "x", "max_tokens": ' + "9" * 5000 + "}\n")
+    code, _out, err = cli(
+        ["bench", "--server", "base=http://127.0.0.1:9", "--workload", f"mine={path}", "--out", tmp_path / "runs"],
+        capsys,
+        monkeypatch,
+        tmp_path,
+    )
+    assert code == 2 and "deep.jsonl:1" in err
