@@ -83,11 +83,17 @@ def _read_json(source, name: str, fetch) -> object | None:
 
 @dataclass
 class LocalSource:
-    """A checkpoint folder on disk. Files are opened read-only and never written."""
+    """A checkpoint folder on disk. Files are opened read-only and never written.
+
+    A file that is a symlink resolving outside the checkpoint (issue 29: a shard linked to ``/etc/passwd`` was read
+    as a header length) is refused unless ``follow_symlinks``; links inside the folder, and a hub cache snapshot's
+    links into its repository's ``blobs/`` folder (``.../snapshots/REV/x -> ../../blobs/HASH``), are followed.
+    """
 
     root: Path
     label: str = ""
     only: str | None = None
+    follow_symlinks: bool = False
     _files: dict[str, int] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -118,11 +124,32 @@ class LocalSource:
             self._files = out
         return self._files
 
+    def _inside(self, name: str) -> Path:
+        """``root / name`` when it resolves inside the checkpoint (or symlinks are followed).
+
+        Raises:
+            CheckpointError: a symlink that leaves the checkpoint.
+        """
+        path = self.root / name
+        if self.follow_symlinks:
+            return path
+        target = path.resolve()
+        root = self.root.resolve()
+        allowed = [root] + ([root.parent.parent / "blobs"] if root.parent.name == "snapshots" else [])
+        if not any(target == a or target.is_relative_to(a) for a in allowed):
+            raise CheckpointError(
+                "a checkpoint file is a symlink that leaves the checkpoint",
+                found=f"{self.label}/{name} -> {target}",
+                expected=f"files inside {root}",
+                fix="copy the file into the checkpoint, or pass --follow-symlinks if you trust the link",
+            )
+        return path
+
     def read_range(self, name: str, start_bytes: int, length_bytes: int) -> bytes:
-        return read_regular(self.root / name, start_bytes, length_bytes)
+        return read_regular(self._inside(name), start_bytes, length_bytes)
 
     def read_json(self, name: str) -> object | None:
-        return _read_json(self, name, lambda: read_regular(self.root / name))
+        return _read_json(self, name, lambda: read_regular(self._inside(name)))
 
 
 class HubSource:
@@ -262,7 +289,9 @@ def _missing_local(path: Path, text: str, reason: str) -> CheckpointError:
     )
 
 
-def open_source(target: str | os.PathLike[str], *, token: str | None = None) -> LocalSource | HubSource:
+def open_source(
+    target: str | os.PathLike[str], *, token: str | None = None, follow_symlinks: bool = False
+) -> LocalSource | HubSource:
     """A byte source for ``target``: an existing local folder, a single ``.safetensors`` file, else a hub repo id
     ``org/name[@revision]``. A missing target that looks like a local path fails here, with no hub lookup.
 
@@ -273,9 +302,9 @@ def open_source(target: str | os.PathLike[str], *, token: str | None = None) -> 
     text = str(target)
     path = Path(text).expanduser()
     if path.is_dir():
-        return LocalSource(path)
-    if path.is_file() and path.suffix == ".safetensors":
-        return LocalSource(path.parent, label=str(path), only=path.name)
+        return LocalSource(path, follow_symlinks=follow_symlinks)
+    if path.is_file() and path.suffix == ".safetensors":  # the file the user named: its link is followed
+        return LocalSource(path.parent, label=str(path), only=path.name, follow_symlinks=True)
     repo, rev = parse_target(text)
     reason = _local_path_reason(text, repo)
     if reason is not None:

@@ -5,7 +5,6 @@ Exit codes: 0 no errors; 1 errors found (``--strict``: warnings too); 2 the targ
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -18,6 +17,7 @@ from specscope.cli.options import (
     HashesOption,
     TextJsonFormatOption,
 )
+from specscope.strictjson import dumps_strict
 
 
 def _gb(n: float) -> str:
@@ -91,14 +91,23 @@ def register(app: typer.Typer) -> None:
         hashes: HashesOption = False,
         hashes_file: HashesFileOption = None,
         hashes_hub: HashesHubOption = None,
+        follow_symlinks: Annotated[
+            bool,
+            typer.Option(
+                "--follow-symlinks",
+                help="Read checkpoint files that are symlinks to places outside the checkpoint (refused by default).",
+            ),
+        ] = False,
     ) -> None:
         """Audit a checkpoint by reading only JSON files and safetensors headers (never tensor data, except scalar
         scales). Honours HF_TOKEN, HF_ENDPOINT and HF_HUB_OFFLINE for hub targets.
 
         Exit codes: 0 no errors; 1 errors found (--strict: warnings too); 2 the target could not be audited."""
         from specscope.audit import audit_checkpoint
+        from specscope.checkpoint import open_source
 
-        report = audit_checkpoint(target, draft=draft, bandwidth=bandwidth)
+        source = open_source(target, follow_symlinks=True) if follow_symlinks else target
+        report = audit_checkpoint(source, draft=draft, bandwidth=bandwidth)
         if hashes or hashes_file or hashes_hub:
             from specscope.audit.hashes import add_hash_findings
 
@@ -106,7 +115,7 @@ def register(app: typer.Typer) -> None:
         if format == "json":
             data = report.to_dict()
             data["exit_code"] = report.exit_code_for(strict=strict)
-            typer.echo(json.dumps(data, indent=2, default=str))
+            typer.echo(dumps_strict(data, indent=2, default=str))
         else:
             _render(report, strict)
         raise typer.Exit(report.exit_code_for(strict=strict))

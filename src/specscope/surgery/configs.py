@@ -234,12 +234,20 @@ def sync_configs(
     Raises:
         SurgeryError: not a ModelOpt checkpoint with both files, or an exclusion the tensors do not settle.
     """
-    if dialect(configs) != "modelopt" or configs.get(HF_QUANT) is None or configs.get(CONFIG) is None:
+    kind = dialect(configs)
+    present = sorted(k for k, v in configs.items() if v)
+    if kind != "modelopt" or configs.get(HF_QUANT) is None or configs.get(CONFIG) is None:
+        both = configs.get(HF_QUANT) is not None and configs.get(CONFIG) is not None
         raise SurgeryError(
             "--sync needs a ModelOpt checkpoint with both config files",
-            found=sorted(k for k, v in configs.items() if v),
-            expected=[CONFIG, HF_QUANT],
-            fix="only ModelOpt keeps two copies of the quantization config",
+            found=(
+                f"{CONFIG} declares quant_method {kind!r} (not ModelOpt) beside {HF_QUANT}"
+                if both
+                else f"files {', '.join(present) or 'none'} (dialect {kind or 'none'})"
+            ),
+            expected=f"a ModelOpt checkpoint: {CONFIG} and {HF_QUANT} both present, no other quant_method",
+            fix="only ModelOpt keeps two copies of the quantization config"
+            + (f"; remove the stray {HF_QUANT} if the checkpoint is {kind}" if both else ""),
         )
     out = copy.deepcopy(configs)
     actions: list[str] = []
