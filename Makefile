@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: setup bench lint test test-timing test-slow browser prometheus ct-venv
+.PHONY: setup bench lint test test-timing test-slow browser prometheus ct-venv fuzz
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -51,3 +51,10 @@ test-timing: setup
 # vLLM's CPU build in its own cached virtual environment, then the slow suite.
 test-slow: setup
 	bash scripts/vllm_cpu/ci.sh
+
+# Fuzz every parsing boundary (tests/fuzz/boundaries.py: SSE events, per-request metrics, /metrics text, log lines,
+# workload rows, run-folder rows, CLI arguments, checkpoint JSON/headers) with N seeded cases each; CI runs the
+# default, nightly `make fuzz N=100000`. A failing case is saved to tests/fuzz/corpus/ (replayed by make test).
+N ?= 10000
+fuzz: setup
+	PYTHONPATH=src $(PY) tests/fuzz/runner.py --cases $(N)

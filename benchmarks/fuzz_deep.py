@@ -1,21 +1,22 @@
-"""Deep fuzz run: every parser suite of ``tests/fuzz`` with >= 100,000 cases each, counts to RESULTS.md.
+"""Deep fuzz run: every boundary of ``tests/fuzz/boundaries.py`` at the nightly size, figures into RESULTS.md.
 
-Usage (from the repository root; it takes a while, so run it niced in the background)::
+Usage (from the repository root; the full size takes a while, so run it niced)::
 
-    nice -n 19 python benchmarks/fuzz_deep.py [--jobs 4] [--results benchmarks/RESULTS.md]
+    nice -n 19 python benchmarks/fuzz_deep.py                 # 100,000 cases per boundary (make fuzz N=100000)
+    python benchmarks/fuzz_deep.py --quick                     # 2,000 per boundary, to try the script
+    nice -n 19 python benchmarks/fuzz_deep.py --hypothesis     # also the issue-17 hypothesis suites, deep profile
 
-Each suite runs in its own ``pytest`` process with ``SPECSCOPE_FUZZ=deep`` (the ``fuzz-deep`` hypothesis profile
-of ``tests/fuzz/profiles.py``: 2,500 hypothesis examples, each parsed as is and through 40 stacked random
-mutations, so 102,500 cases per parser); the suites write the number of cases they ran to
-``$SPECSCOPE_FUZZ_COUNTS``.
-A crash is a failed test (any exception other than a SpecscopeError fails it), reported with pytest's exit code.
+It runs ``tests/fuzz/runner.py --cases N`` (seeded generators, one worker per boundary, ``--jobs`` at a time, a
+hang limit per case) and replaces its own section of ``benchmarks/RESULTS.md`` ("Fuzzing every boundary")
+with the table. ``--hypothesis`` adds the older deep hypothesis suites of ``tests/fuzz/test_parsers_fuzz.py``
+(``SPECSCOPE_FUZZ=deep``: 2,500 examples x 41 mutations per parser). Exit 0 when nothing was found.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,8 +24,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SUITE = "tests/fuzz/test_parsers_fuzz.py"
-TESTS = [
+TITLE = "## Fuzzing every boundary (issue 29, benchmarks/fuzz_deep.py)"
+HYPOTHESIS_TESTS = [
     "test_safetensors_header_parser_never_crashes",
     "test_checkpoint_json_never_crashes_the_audit",
     "test_sse_stream_parser_never_crashes",
@@ -32,59 +33,88 @@ TESTS = [
 ]
 
 
-def _start(test: str, counts: Path) -> subprocess.Popen:
-    env = {**os.environ, "SPECSCOPE_FUZZ": "deep", "SPECSCOPE_FUZZ_COUNTS": str(counts)}
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p)
-    cmd = [sys.executable, "-m", "pytest", f"{SUITE}::{test}", "-q", "-p", "no:cacheprovider", "-x"]
-    log = open(counts.with_suffix(".log"), "w")  # noqa: SIM115 - closed when the process is collected
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    return env
+
+
+def _hypothesis(jobs: int) -> list[str]:
+    """The deep hypothesis suites, ``jobs`` at a time; one line per suite."""
+    env = {**_env(), "SPECSCOPE_FUZZ": "deep"}
+    lines, pending, running = [], list(HYPOTHESIS_TESTS), {}
+    while pending or running:
+        while pending and len(running) < jobs:
+            test = pending.pop(0)
+            cmd = [
+                sys.executable,
+                "-m",
+                "pytest",
+                f"tests/fuzz/test_parsers_fuzz.py::{test}",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+            ]
+            running[test] = (subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL), time.monotonic())
+        time.sleep(1.0)
+        for test, (proc, t0) in list(running.items()):
+            if proc.poll() is not None:
+                del running[test]
+                lines.append(
+                    f"- `{test}` (hypothesis, deep profile): pytest exit {proc.returncode}, "
+                    f"{time.monotonic() - t0:,.0f} s"
+                )
+    return lines
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--jobs", type=int, default=4, help="suites run at once")
+    ap.add_argument("--cases", type=int, default=100_000, help="cases per boundary (default 100,000)")
+    ap.add_argument("--quick", action="store_true", help="2,000 cases per boundary, RESULTS.md untouched")
+    ap.add_argument("--jobs", type=int, default=2, help="boundaries run at once (default 2)")
+    ap.add_argument("--hypothesis", action="store_true", help="also run the deep hypothesis suites of issue 17")
     ap.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "RESULTS.md")
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="specscope-fuzz-"))
+    cases = 2_000 if args.quick else args.cases
+    table = Path(tempfile.mkdtemp(prefix="specscope-fuzz-")) / "table.md"
     t0 = time.monotonic()
-    pending = list(TESTS)
-    running: dict[str, tuple[subprocess.Popen, float]] = {}
-    rows = []
-    while pending or running:
-        while pending and len(running) < args.jobs:
-            test = pending.pop(0)
-            running[test] = (_start(test, work / f"{test}.json"), time.monotonic())
-        time.sleep(1.0)
-        for test, (proc, start) in list(running.items()):
-            if proc.poll() is None:
-                continue
-            del running[test]
-            counts_file = work / f"{test}.json"
-            counts = json.loads(counts_file.read_text()) if counts_file.exists() else {}
-            for parser, n in counts.items():
-                rows.append((parser, n, proc.returncode, time.monotonic() - start, test))
-            print(f"{test}: exit {proc.returncode}, {counts}", flush=True)
-    total_s = time.monotonic() - t0
-    lines = [
-        "",
-        "## Deep parser fuzzing (issue 17)",
-        "",
-        f"Generated by `benchmarks/fuzz_deep.py` on {time.strftime('%Y-%m-%d')}: hypothesis profile `fuzz-deep` "
-        f"(`SPECSCOPE_FUZZ=deep`: 2,500 hypothesis examples per parser, each parsed as is and through 40 stacked "
-        f"random mutations), {args.jobs} suites at once under `nice`, {total_s / 60:.0f} min wall; "
-        f"`os.cpu_count()` = {os.cpu_count()}. A crash = any exception other than a SpecscopeError "
-        "(exit 2 material); pytest exit 0 = none found.",
-        "",
-        "| parser | cases | crashes | wall (s) | suite |",
-        "|---|---|---|---|---|",
+    cmd = [
+        sys.executable,
+        "tests/fuzz/runner.py",
+        "--cases",
+        str(cases),
+        "--jobs",
+        str(args.jobs),
+        "--results",
+        str(table),
     ]
-    for parser, n, rc, wall_s, test in rows:
-        crashes = "0" if rc == 0 else f"failed (pytest exit {rc}; see {work / (test + '.log')})"
-        lines.append(f"| {parser} | {n:,} | {crashes} | {wall_s:,.0f} | `{test}` |")
-    with open(args.results, "a", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    return 0 if all(r[2] == 0 for r in rows) and len(rows) == len(TESTS) else 1
+    rc = subprocess.call(cmd, cwd=ROOT, env=_env())
+    extra = _hypothesis(args.jobs) if args.hypothesis else []
+    if args.quick:
+        return rc
+    load = os.getloadavg()
+    section = "\n".join(
+        [
+            TITLE,
+            "",
+            f"Generated by `benchmarks/fuzz_deep.py` on {time.strftime('%Y-%m-%d')} (`make fuzz N={cases}`: "
+            f"`tests/fuzz/runner.py --cases {cases} --jobs {args.jobs}`), {(time.monotonic() - t0) / 60:.0f} min wall, "
+            f"`os.cpu_count()` = {os.cpu_count()}, load average at the end {load[0]:.1f} (a shared machine unless "
+            "this says otherwise). A finding = an exception other than the boundary's documented SpecscopeError, a "
+            "case past the 10 s hang limit, or printed JSON a strict parser refuses. Seed 29; runner exit "
+            f"{rc}.",
+            "",
+            table.read_text().strip() if table.exists() else "(no table: the runner failed)",
+            *([""] + extra if extra else []),
+            "",
+        ]
+    )
+    text = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
+    pattern = re.compile(re.escape(TITLE) + r".*?(?=^## |\Z)", re.S | re.M)
+    text = pattern.sub(section + "\n", text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+    args.results.write_text(text, encoding="utf-8")
+    print(section)
+    return rc
 
 
 if __name__ == "__main__":

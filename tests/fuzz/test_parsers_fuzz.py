@@ -25,31 +25,11 @@ from specscope.client.metrics import parse_metrics
 from specscope.client.parse import RawCapture, parse_capture, parse_sse_capture
 from specscope.errors import SpecscopeError
 
+from .boundaries import MemorySource
 from .profiles import MUTATIONS, PROFILE
 from .strategies import json_values, mutate, prometheus_texts, safetensors_files, sse_chunks
 
 FUZZ_COUNTS: Counter[str] = Counter()
-
-
-class MemorySource:
-    """A checkpoint held in memory (file name -> bytes): the ByteSource surface, nothing on disk."""
-
-    label = "mem"
-
-    def __init__(self, files: dict[str, bytes]):
-        self._files = files
-
-    def files(self) -> dict[str, int]:
-        return {k: len(v) for k, v in self._files.items()}
-
-    def read_range(self, name: str, start_bytes: int, length_bytes: int) -> bytes:
-        return self._files[name][start_bytes : start_bytes + length_bytes]
-
-    def read_json(self, name: str) -> object | None:
-        from specscope.checkpoint.safefiles import decode_json
-
-        raw = self._files.get(name)
-        return None if raw is None else decode_json(raw, self.label, name)
 
 
 _CONFIG_KEYS = [
