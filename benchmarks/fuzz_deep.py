@@ -101,7 +101,7 @@ def main() -> int:
             f"`tests/fuzz/runner.py --cases {cases} --jobs {args.jobs}`), {(time.monotonic() - t0) / 60:.0f} min wall, "
             f"`os.cpu_count()` = {os.cpu_count()}, load average at the end {load[0]:.1f} (a shared machine unless "
             "this says otherwise). A finding = an exception other than the boundary's documented SpecscopeError, a "
-            "case past the 10 s hang limit, or printed JSON a strict parser refuses. Seed 29; runner exit "
+            "case past the 30 s hang limit, or printed JSON a strict parser refuses. Seed 29; runner exit "
             f"{rc}.",
             "",
             table.read_text().strip() if table.exists() else "(no table: the runner failed)",

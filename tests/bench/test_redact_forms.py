@@ -36,3 +36,29 @@ def test_secret_names_mask_any_value_type():
 
 def test_a_masked_url_keeps_its_host_and_path():
     assert redact_text("http://u:p4ssw0rd@h:1/m?a=1&key=zzz1&b=2") == f"http://{MASK}@h:1/m?a=1&key={MASK}&b=2"
+
+
+def test_a_copied_server_log_keeps_no_argv_repr_namespace_or_dict_secret(tmp_path):
+    from specscope.bench.controls import redacted_log
+
+    log = tmp_path / "vllm.log"
+    lines = [
+        "INFO args: ['vllm', 'serve', 'm', '--api-key', 'ArgvKey00022', '--port', '8000']",
+        "INFO args: Namespace(model='m', api_key=['NsList000018'], hf_token='hf_HuggingFace0028abc')",
+        "INFO non-default args: {'model': 'm', 'api_key': ['DictList0019']}",
+        "DEBUG headers: {'Authorization': 'Bearer DictBearer015x'}",
+    ]
+    with redacted_log(log):
+        log.write_text("\n".join(lines) + "\n")
+    text = log.read_text()
+    for secret in ("ArgvKey00022", "NsList000018", "hf_HuggingFace0028abc", "DictList0019", "DictBearer015x"):
+        assert secret not in text
+    assert "'--port', '8000'" in text and "'model': 'm'" in text  # the rest of each line is kept
+
+
+def test_a_report_file_is_masked_when_written(tmp_path):
+    from specscope.report.files import write_text_atomic
+
+    write_text_atomic(tmp_path / "r.md", "server http://u:Pw0rdUserinfo1@h:1/v1 key=sk-proj-OpenAIKey0027abcdef\n")
+    text = (tmp_path / "r.md").read_text()
+    assert "Pw0rdUserinfo1" not in text and "OpenAIKey0027" not in text and "h:1/v1" in text

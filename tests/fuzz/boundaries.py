@@ -382,9 +382,8 @@ def check_workload(case: bytes) -> None:
         if not any(m["role"] == "user" and isinstance(m["content"], str) for m in p.messages):
             raise Finding("uncaught", f"prompt without a user turn: {p.messages!r:.80}")
     first = (prompts or [None])[0]
-    if case.startswith(b"\xef\xbb\xbf") and first is not None and first.messages[0]["content"].startswith("\ufeff"):
-        if not case.startswith(b"\xef\xbb\xbf\xef\xbb\xbf"):  # one BOM is the encoding's mark, not text
-            raise Finding("uncaught", "a byte-order mark sent as part of a prompt")
+    if case.startswith(b"\xef\xbb\xbf{") and first is not None and first.messages[0]["content"].startswith("\ufeff{"):
+        raise Finding("uncaught", "a byte-order mark and the raw JSON line sent as the prompt")
 
 
 # -- 6. run-folder rows (store/schema.py, then stats.cells) -----------------------------------------------------------

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boundary", action="append", choices=sorted(BOUNDARIES), help="only these (repeatable)")
     ap.add_argument("--seed", type=int, default=29, help="the run's seed (default 29)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes (default 2)")
-    ap.add_argument("--case-timeout", type=float, default=10.0, help="seconds before a case is a hang (default 10)")
+    ap.add_argument("--case-timeout", type=float, default=30.0, help="seconds before a case is a hang (default 30)")
     ap.add_argument("--memory-gib", type=float, default=4.0, help="address-space limit per worker (default 4 GiB)")
     ap.add_argument("--corpus", default=str(HERE / "corpus"), help="where failing cases are saved ('' to not save)")
     ap.add_argument("--results", type=Path, help="also write the table (Markdown) to this file")

@@ -50,7 +50,7 @@ def _row(path: Path, line: int, row: dict[str, str]) -> CellSummary:
     def num(col: str, kind: type, lo: float, expected: str) -> float:
         raw = (row.get(col) or "").strip()
         try:
-            v = kind(raw)
+            v: float = kind(raw)
         except ValueError:
             raise _bad(path, line, col, raw, expected) from None
         if not math.isfinite(v) or v < lo or v > 1e15:
