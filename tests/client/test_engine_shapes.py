@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from paths import DATA
 from specscope.client.spec_fields import merge_spec, read_spec
 from specscope.records import SpecRequest, StreamRecord
-from tests.paths import DATA
 
 CASES = json.loads((DATA / "engines" / "per_request_cases.json").read_text(encoding="utf-8"))["cases"]
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from paths import DATA
 from specscope.client.metrics import parse_metrics
 from specscope.stats.counters import spec_window
-from tests.paths import DATA
 
 CASES = json.loads((DATA / "engines" / "window_cases.json").read_text(encoding="utf-8"))["cases"]
 
@@ -22,7 +22,8 @@ def test_each_window_reads_to_its_right_answer(case: dict[str, Any]) -> None:
     want = case["expected"]
     assert w.engine_kind == want["engine_kind"]
     d = w.delta
-    assert (d.drafts, d.draft_tokens, d.accepted_tokens) == (want["drafts"], want["draft_tokens"], want["accepted_tokens"])
+    want_counts = (want["drafts"], want["draft_tokens"], want["accepted_tokens"])
+    assert (d.drafts, d.draft_tokens, d.accepted_tokens) == want_counts
     if "rejected_tokens" in want:
         assert d.rejected_tokens == want["rejected_tokens"]
     assert w.state == want["state"]
@@ -38,6 +39,7 @@ def test_four_silences_are_four_statements() -> None:
         w = spec_window(parse_metrics(c["before"]), parse_metrics(c["after"]))
         assert w.state == state and w.statement
     assert len({by_state[s]["id"] for s in ("not_configured", "idle", "vanished", "accepting_nothing")}) == 4
-    alarm = spec_window(parse_metrics(by_state["accepting_nothing"]["before"]),
-                        parse_metrics(by_state["accepting_nothing"]["after"]))
+    alarm = spec_window(
+        parse_metrics(by_state["accepting_nothing"]["before"]), parse_metrics(by_state["accepting_nothing"]["after"])
+    )
     assert alarm.alarm and "1,500 drafts" in alarm.statement

@@ -83,6 +83,13 @@ class CellSummary:
             histogram delta over the cell (s); None where the server does not report it (llama.cpp).
         queue_p50_s: median over the cell's streams of the queue wait each response reported
             (``StreamRecord.queue_s``: vLLM ``metrics.queue_time_ms``) (s); None when no response reported one.
+        spec_requests: the cell's per-request speculative records pooled
+            (:func:`specscope.stats.spec_pool.pool_requests`: accepted / drafted / verify steps with the responses
+            each rests on, the accepted-count histogram, draft lengths, the engines' own k, their warnings); None
+            when no response carried speculative fields.
+        spec_window: the ``/metrics`` window reading (:func:`specscope.stats.spec_pool.window_doc`: engine kind,
+            state of speculation, statement, alarm, warnings); None without two scrapes.
+        drafting: the drafting the server really did (:func:`specscope.stats.spec_pool.drafting_as_run`).
         stream_acceptance: per-stream acceptance (accepted / drafted tokens of each response that carried
             per-response speculative fields), ascending; ``()`` when the server sends none.
         started_at_s / ended_at_s: wall-clock instants (s since the epoch) around the measured streams, None for
@@ -132,6 +139,9 @@ class CellSummary:
     queue_mean_s: float | None = None
     queue_p50_s: float | None = None
     stream_acceptance: tuple[float, ...] = ()
+    spec_requests: dict[str, Any] | None = None
+    spec_window: dict[str, Any] | None = None
+    drafting: dict[str, Any] | None = None
     started_at_s: float | None = None
     ended_at_s: float | None = None
     load_avg_1m: tuple[float | None, ...] = ()
