@@ -150,7 +150,7 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
         "total_tokens": plan.prompt_tokens + reported,
         "completion_tokens": reported,
     }
-    timings = per_request_fields(plan, sent_tokens)  # llama.cpp / vLLM / SGLang per-response spec fields
+    timings, choice_fields = per_request_fields(plan, sent_tokens)  # every engine's per-response spec fields
     if plan.spec_steps_accepted is not None:
         from specscope.truth.spec_steps import spec_step_fields
 
@@ -159,10 +159,8 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
     if plan.per_request_metrics:  # vLLM --enable-per-request-metrics: the timing fields, then speculative_decoding
         timings["metrics"] = {**_timing_metrics(rec, sent_tokens), **timings.get("metrics", {})}
     if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
-        fin = {
-            **head,
-            "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason}],
-        }
+        choice = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason, **choice_fields}
+        fin = {**head, "choices": [choice]}
         if plan.usage == "last_choice_chunk":
             fin.update({"usage": usage, **timings})
         await write("finish", 0, _event(fin))

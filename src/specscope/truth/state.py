@@ -11,7 +11,7 @@ from typing import Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
 from specscope.truth.script import ResponsePlan, TruthScript
-from specscope.truth.spec_shapes import sglang_families
+from specscope.truth.spec_shapes import sglang_families, trtllm_families
 
 __all__ = ["TruthState"]
 
@@ -152,8 +152,11 @@ class TruthState:
     # -- prometheus_client collector protocol
     def collect(self):
         m = self.script.metrics
-        if m.style == "sglang":
-            yield from sglang_families(self.counters, self.running, m.model_name)
+        if m.style in ("sglang", "sglang_gauges"):
+            yield from sglang_families(self.counters, self.running, m.model_name, verify=m.style == "sglang")
+            return
+        if m.style == "trtllm":
+            yield from trtllm_families(self.counters, self.running, m.model_name)
             return
         if m.style == "vllm":
             p, lab = "vllm:", ["engine", "model_name"]
