@@ -73,7 +73,8 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
     from specscope.launch.logstats import pooled_spec_windows
 
     loaded = _census_check(facts, census)
-    capacity = capacity_from_log(facts, plan) if plan is not None or facts.kv_cache_size_tokens else None
+    has_kv = facts.kv_cache_size_tokens or facts.gpu_blocks
+    capacity = capacity_from_log(facts, plan) if plan is not None or has_kv else None
     pooled = pooled_spec_windows(facts.spec_decoding, (facts.speculative_config or {}).get("method"))
     if fmt == "json":
         doc = facts.model_dump()
