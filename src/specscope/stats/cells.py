@@ -22,7 +22,7 @@ from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.capacity import capacity_fields, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta, spec_window
-from specscope.stats.phases import phase_counts
+from specscope.stats.phases import phase_acceptance, phase_counts
 from specscope.stats.spec_pool import drafting_as_run, pool_requests, window_doc
 from specscope.stats.summary import CellStatus, CellSummary
 from specscope.stats.timeline import percentile
@@ -160,6 +160,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         prompt_tokens_mean=_prompt_tokens_mean(streams),
         reasoning_chunks=sum(s.reasoning_chunks for s in streams),
         phase_counts=phase_counts(ok),
+        phase_acceptance=phase_acceptance(ok),
         **capacity,
         stream_acceptance=tuple(
             sorted(

@@ -69,6 +69,8 @@ class CellSummary:
         reasoning_chunks: SSE events with a reasoning delta, summed over streams (0: no reasoning phase seen).
         phase_counts: draft / accepted tokens of the reasoning and answer phases from per-request per-step
             data (:func:`specscope.stats.phases.phase_counts`), None when the server gave none.
+        phase_acceptance: per phase verify steps, counts, rate, length and per-position acceptance, with the
+            token-boundary rule and whether the split is exact (:func:`specscope.stats.phases.phase_acceptance`).
         decode_tok_s: each stream's own decode rate, (tokens - 1) / (last token - first token) (tokens/s), sorted
             ascending, beside ``stream_tok_s`` (send to end, queueing and prefill included).
         ttfo_p50_s: median time to first output, send to the first content token after any reasoning (s).
@@ -127,6 +129,7 @@ class CellSummary:
     prompt_tokens_mean: float | None = None
     reasoning_chunks: int = 0
     phase_counts: dict[str, int] | None = None
+    phase_acceptance: dict[str, Any] | None = None
     decode_tok_s: tuple[float, ...] = ()
     ttfo_p50_s: float | None = None
     running_concurrency: float | None = None
