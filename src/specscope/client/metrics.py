@@ -41,7 +41,7 @@ import httpx
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.records import SpecCounters
 
-__all__ = ["parse_metrics", "scrape", "metrics_url"]
+__all__ = ["metrics_url", "parse_metrics", "parse_trtllm_iteration_stats", "scrape", "slots_spec_config"]
 
 # prefix -> engine kind; Dynamo re-exports TensorRT-LLM's names as ``trtllm:``
 _PREFIXES = {"vllm:": "vllm", "llamacpp:": "llamacpp", "sglang:": "sglang", "trtllm_": "trtllm", "trtllm:": "trtllm"}
@@ -277,3 +277,83 @@ async def scrape(client: httpx.AsyncClient, base_url: str) -> SpecCounters:
             fix="enable metrics (llama.cpp: --metrics; vLLM serves them by default; SGLang: --enable-metrics)",
         )
     return parse_metrics(resp.text)
+
+
+def parse_trtllm_iteration_stats(items: Any) -> tuple[SpecCounters, tuple[str, ...]]:
+    """One window of TensorRT-LLM's iteration stats (``GET /metrics`` of ``trtllm-serve`` with
+    ``enable_iter_perf_stats``: a JSON list, one item per iteration since the previous GET; the GET drains it).
+
+    Read per item: ``specDecodingStats.numDraftTokens`` (drafted), ``numAcceptedTokens`` (accepted),
+    ``numRequestsWithDraftTokens`` (requests that drafted in that iteration: its verify steps)
+    (``cpp/include/tensorrt_llm/executor/types.h`` ``SpecDecodingStats``); ``acceptanceLength`` and ``draftOverhead``
+    are per-iteration means, derived (not read). Items of ``attentionDpRank`` other than 0 are skipped: with attention
+    data parallelism every rank's row carries rank 0's spec stats (a public reproduction script notes the fan-out).
+
+    Returns:
+        (the window's counts as a delta with ``engine_kind="trtllm"``; None where no item carried them, named
+        reasons: ``WRONG_TYPE`` for a malformed item, ``ADP_DUPLICATE`` for skipped rows).
+    """
+    reasons: list[str] = []
+    sums = {"drafts": 0.0, "draft_tokens": 0.0, "accepted_tokens": 0.0}
+    seen = False
+    names = (
+        ("numRequestsWithDraftTokens", "drafts"),
+        ("numDraftTokens", "draft_tokens"),
+        ("numAcceptedTokens", "accepted_tokens"),
+    )
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if not isinstance(item, dict):
+            reasons.append(f"WRONG_TYPE(item {i}: {type(item).__name__})")
+            continue
+        if item.get("attentionDpRank", 0) != 0:
+            reasons.append(f"ADP_DUPLICATE(item {i}: attentionDpRank {item.get('attentionDpRank')})")
+            continue
+        spec = item.get("specDecodingStats")
+        if spec is None:
+            continue
+        values = {k: spec.get(src) if isinstance(spec, dict) else None for src, k in names}
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in values.values()):
+            reasons.append(f"WRONG_TYPE(item {i}: specDecodingStats)")
+            continue
+        seen = True
+        for k, v in values.items():
+            sums[k] += float(v or 0)
+    if not isinstance(items, list):
+        reasons.append(f"WRONG_TYPE(iteration stats: {type(items).__name__}, expected a list)")
+    if not seen:
+        return SpecCounters(engine_kind="trtllm"), tuple(reasons)
+    window = SpecCounters(
+        drafts=sums["drafts"],
+        draft_tokens=sums["draft_tokens"],
+        accepted_tokens=sums["accepted_tokens"],
+        present=frozenset({"spec"}),
+        engine_kind="trtllm",
+    )
+    return window, tuple(reasons)
+
+
+def slots_spec_config(slots: Any) -> dict[str, Any]:
+    """What llama.cpp's ``GET /slots`` says about speculation per slot: ``params["speculative.n_max"]`` (the configured
+    k), ``speculative.n_min``, ``speculative.p_min``, newer builds' ``speculative.types``, and the slot's
+    ``speculative`` flag (a draft is loaded). Returns ``{"slots": n, "speculative": [flags], "n_max": [values],
+    "types": [values], "reasons": [...]}``; a field absent or of the wrong type is None in its list, with
+    ``WRONG_TYPE`` named."""
+    out: dict[str, Any] = {"slots": 0, "speculative": [], "n_max": [], "types": [], "reasons": []}
+    if not isinstance(slots, list):
+        out["reasons"].append(f"WRONG_TYPE(/slots: {type(slots).__name__}, expected a list)")
+        return out
+    for i, slot in enumerate(slots):
+        params = slot.get("params") if isinstance(slot, dict) else None
+        if not isinstance(params, dict):
+            out["reasons"].append(f"WRONG_TYPE(slot {i}: no params object)")
+            params = {}
+        n_max = params.get("speculative.n_max")
+        if n_max is not None and (isinstance(n_max, bool) or not isinstance(n_max, int)):
+            out["reasons"].append(f"WRONG_TYPE(slot {i}: speculative.n_max {n_max!r})")
+            n_max = None
+        flag = slot.get("speculative") if isinstance(slot, dict) else None
+        out["slots"] += 1
+        out["speculative"].append(flag if isinstance(flag, bool) else None)
+        out["n_max"].append(n_max)
+        out["types"].append(params.get("speculative.types"))
+    return out
