@@ -43,3 +43,13 @@ def test_four_silences_are_four_statements() -> None:
         parse_metrics(by_state["accepting_nothing"]["before"]), parse_metrics(by_state["accepting_nothing"]["after"])
     )
     assert alarm.alarm and "1,500 drafts" in alarm.statement
+
+
+def test_trtllm_gauges_and_names_read() -> None:
+    """TensorRT-LLM ``trtllm_num_requests_running`` / ``_waiting`` are the running / waiting gauges (collector.py)."""
+    c = next(x for x in CASES if x["id"] == "trtllm-prometheus")
+    snap = parse_metrics(c["after"])
+    assert (snap.engine_kind, snap.running) == ("trtllm", 0.0)
+    assert snap.spec_gauges == {"trtllm_spec_decode_acceptance_length": 2.4}
+    dynamo = parse_metrics('trtllm:spec_decode_num_draft_tokens_total{model_name="m"} 7\n')
+    assert (dynamo.engine_kind, dynamo.draft_tokens, dynamo.drafts) == ("trtllm", 7.0, None)
