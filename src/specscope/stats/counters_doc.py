@@ -88,8 +88,8 @@ def counters_text(doc: dict[str, Any]) -> str:
     )
     per_pos = doc["acceptance_per_position"]
     lines.append("per position: " + (" ".join(f"{r:.3f}" for r in per_pos) if per_pos else "—"))
+    lines.append("reasons: " + (", ".join(doc["reasons"]) if doc["reasons"] else "none"))
     lines.append(f"speculation: {doc['state']}: {doc['statement']}")
     if doc["warnings"]:
         lines.append("warnings: " + ", ".join(doc["warnings"]))
-    lines.append("reasons: " + (", ".join(doc["reasons"]) if doc["reasons"] else "none"))
     return "\n".join(lines)
