@@ -74,6 +74,9 @@ class BenchOptions(BaseModel):
         workload_files: user workload name -> prompt file (``--workload NAME=FILE``; absolute path).
         datasets: ``--dataset`` specs (``speed-bench:qualitative``); their categories are in ``workloads``.
         dataset_path: local dataset file or folder (``--dataset-path``); None: the hub.
+        drop_bad_rows: run without the dataset rows that are not workloads (placeholder or empty text, duplicate
+            ids, longer than the model's context) and record each with its reason (``--drop-bad-rows``); False:
+            such a row refuses the run before anything is sent.
         contexts: input lengths in tokens each workload is extended to (``--context``); empty: as written.
         temperatures: temperature axis (``--temperatures``); empty: ``temperature`` for every cell.
         thinking: ``off`` (default), ``on`` or ``both`` (``--thinking``; chat template ``enable_thinking``).
@@ -119,6 +122,7 @@ class BenchOptions(BaseModel):
     workload_files: dict[str, str] = Field(default_factory=dict)
     datasets: tuple[str, ...] = ()
     dataset_path: str | None = None
+    drop_bad_rows: bool = False
     contexts: tuple[int, ...] = ()
     temperatures: tuple[float, ...] = ()
     thinking: Literal["off", "on", "both"] = "off"

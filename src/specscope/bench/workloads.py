@@ -40,13 +40,47 @@ def expand_workloads(options: BenchOptions) -> list[str]:
     return [Variant(w, c, t, k).label() for w in options.workloads for c in contexts for t in temps for k in thinks]
 
 
-def _dataset_prompts(options: BenchOptions) -> dict[str, list[Prompt]]:
-    from specscope.workload.datasets import load_dataset_prompts
+def dataset_loads(options: BenchOptions) -> list[Any]:
+    """Every ``--dataset`` of the run read (:class:`specscope.workload.datasets.DatasetLoad`, cached per file)."""
+    from specscope.workload.datasets import load_dataset
 
+    return [load_dataset(s, options.dataset_path, drop_bad_rows=options.drop_bad_rows) for s in options.datasets]
+
+
+def _dataset_prompts(options: BenchOptions) -> dict[str, list[Prompt]]:
+    """Dataset workload -> prompts; a SPEED-Bench throughput tier's workloads are keyed ``NAME@<tier>k`` (the label
+    of that context), so :func:`prepare_workloads` takes them as they are instead of extending prompts."""
     out: dict[str, list[Prompt]] = {}
-    for spec in options.datasets:
-        out.update(load_dataset_prompts(spec, options.dataset_path))
+    for load in dataset_loads(options):
+        for w, items in load.workloads.items():
+            out[w if load.tier_k is None else f"{w}@{load.tier_k}k"] = items
     return out
+
+
+def check_tiers(options: BenchOptions) -> None:
+    """Refuse throughput tiers that are not the run's context axis (each ``--context`` must be a loaded tier and
+    each loaded tier a ``--context``), before anything is sent.
+
+    Raises:
+        ConfigError: the tiers and the contexts differ.
+    """
+    from specscope.workload.context import context_label
+    from specscope.workload.dataset_defs import tier_of
+    from specscope.workload.datasets import parse_dataset_spec
+
+    tiers = sorted({k for k in (tier_of(parse_dataset_spec(d).config) for d in options.datasets) if k is not None})
+    if not tiers:
+        return
+    wanted = sorted(options.contexts)
+    if wanted != [k * 1024 for k in tiers]:
+        have = ", ".join(f"{k}k" for k in tiers)
+        raise ConfigError(
+            "SPEED-Bench throughput tiers do not match the requested context axis",
+            found=f"tiers {have}, --context {', '.join(context_label(c) for c in wanted) or '(none)'}",
+            expected="--context equal to the tiers of the throughput configs given (their prompts are not extended)",
+            fix=f"pass --context {','.join(f'{k}k' for k in tiers)}, or a --dataset speed-bench:throughput_<tier> "
+            "for each context",
+        )
 
 
 def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[Prompt]], dict[str, Prompt]]:
@@ -68,11 +102,13 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
             continue
         if w in options.workload_files:
             prompts[w] = load_prompt_file(w, options.workload_files[w])
-        elif w in extra:
-            prompts[w] = extra[w]
-        else:
+            warm[w] = _warmup(prompts[w][-1])
+            continue
+        keys = [k for k in extra if k == w or k.startswith(w + "@")]
+        if not keys:
             raise ConfigError.unknown("workload", w, [*PACK_NAMES, *options.workload_files, *extra], fix="see --help")
-        warm[w] = _warmup(prompts[w][-1])
+        for k in keys:
+            prompts[k], warm[k] = extra[k], _warmup(extra[k][-1])
     return prompts, warm
 
 
@@ -101,7 +137,7 @@ def shortest_edit_warmup(options: BenchOptions, workload: str, prompts: list[Pro
 
 
 def _warmup(base: Prompt) -> Prompt:
-    """A warm-up of a file or dataset prompt's shape that shares no prefix with it."""
+    """A warm-up of a file or dataset prompt's shape (its first turn only) that shares no prefix with it."""
     messages = [dict(m) for m in base.messages]
     first = next(i for i, m in enumerate(messages) if m["role"] == "user")
     messages[first]["content"] = "Warm-up request, not measured. " + messages[first]["content"]
@@ -112,13 +148,23 @@ def check_sources(options: BenchOptions) -> None:
     """Load every non-pack workload once, so a malformed file or a too-small one fails before the run.
 
     Raises:
-        ConfigError: a malformed line, or fewer distinct prompts than the highest concurrency level.
+        ConfigError: a malformed line, fewer distinct prompts than the highest concurrency level, throughput
+            tiers that are not the context axis, or conversations with ``--rates``.
     """
     from specscope.workload import PACK_NAMES
 
+    check_tiers(options)
     if all(w in PACK_NAMES for w in options.workloads):
         return
     prompts, _ = base_prompts(options, lambda w: w)
+    multi = sorted(w for w, items in prompts.items() if any(p.follow_ups for p in items))
+    if options.rates and multi:
+        raise ConfigError(
+            "open-loop rates cannot send conversations",
+            found=f"multi-turn rows in {', '.join(multi[:3])}",
+            expected="single-turn workloads with --rates (a turn waits for the answer before it, not for the clock)",
+            fix="pass --levels instead of --rates for these workloads",
+        )
     top = max(options.levels)
     for name, items in prompts.items():
         if len(items) < top:
@@ -137,7 +183,7 @@ async def prepare_workloads(
 
     Only the prompts a run can schedule are extended (``max(levels) * repeats``, at most the whole set).
     """
-    from specscope.workload.context import ContextBuilder
+    from specscope.workload.context import ContextBuilder, context_label
 
     base, warm = base_prompts(options, edit_pack)
     packs: dict[str, list[Prompt]] = {}
@@ -146,6 +192,10 @@ async def prepare_workloads(
     need = max(options.levels) * options.repeats
     for label in expand_workloads(options):
         v = parse_label(label)
+        tier = None if v.context_tokens is None else f"{v.base}@{context_label(v.context_tokens)}"
+        if tier in base:  # a SPEED-Bench throughput tier: its prompts are already that long
+            packs[label], warmups[label] = base[tier], warm[tier]
+            continue
         items, w = base[v.base], warm[v.base]
         if v.context_tokens is not None:
             items = [await builder.extend(p, v.context_tokens, i) for i, p in enumerate(items[:need])]
@@ -175,6 +225,13 @@ def sources_manifest(options: BenchOptions, edit_pack: Any) -> dict[str, Any]:
     return out
 
 
+def datasets_manifest(options: BenchOptions) -> list[dict[str, Any]] | None:
+    """The manifest's ``datasets``: each ``--dataset``'s provenance (None without datasets)."""
+    if not options.datasets:
+        return None
+    return [{"spec": load.spec.label(), **load.provenance} for load in dataset_loads(options)]
+
+
 def cell_request(options: BenchOptions, label: str, prompt: Prompt, max_tokens: int) -> dict[str, Any]:
     """Per-cell request settings of ``label``: temperature, thinking, and the prompt's own ``max_tokens``."""
     v = parse_label(label)
@@ -192,35 +249,43 @@ def cli_overrides(
     dataset_path: str | None,
     contexts: str | None = None,
     temperatures: str | None = None,
+    drop_bad_rows: bool = False,
 ) -> dict[str, Any]:
     """``profile_options`` overrides from ``bench``'s workload options (None: not given).
 
     With ``--workload``/``--dataset`` and no ``--workloads``, the matrix's workloads are the files' names
-    and the datasets' categories only; with ``--workloads`` too, those packs come first.
+    and the datasets' categories only; with ``--workloads`` too, those packs come first. SPEED-Bench throughput
+    configs give the context axis (their tiers) when ``--context`` is not given.
 
     Raises:
-        ConfigError: a bad spec, a missing file, a malformed dataset, a bad context or temperature.
+        ConfigError: a bad spec, a missing file, a malformed dataset (or, without ``drop_bad_rows``, a row that is
+            not a workload), a bad context or temperature, tiers that do not match ``--context``.
     """
     from specscope.workload.context import parse_context
-    from specscope.workload.datasets import load_dataset_prompts, parse_dataset_spec
+    from specscope.workload.datasets import load_dataset, parse_dataset_spec
     from specscope.workload.userfile import parse_workload_specs
 
     out: dict[str, Any] = {}
     file_map = parse_workload_specs(list(files or []))
     specs = [parse_dataset_spec(d) for d in datasets or []]
     names = list(file_map)
-    for name, config in specs:
-        spec = f"{name}:{config}" if config else name
-        names.extend(load_dataset_prompts(spec, dataset_path))
+    tiers: list[int] = []
+    for spec in specs:
+        load = load_dataset(spec, dataset_path, drop_bad_rows=drop_bad_rows)
+        names.extend(w for w in load.workloads if w not in names)
+        tiers += [] if load.tier_k is None else [load.tier_k * 1024]
     if names:
         out["workloads"] = (*(workloads or ()), *names)
         out["workload_files"] = file_map
-        out["datasets"] = tuple(f"{n}:{c}" if c else n for n, c in specs)
+        out["datasets"] = tuple(s.label() for s in specs)
         out["dataset_path"] = None if dataset_path is None else str(dataset_path)
+        out["drop_bad_rows"] = drop_bad_rows
     elif workloads:
         out["workloads"] = workloads
     if contexts:
         out["contexts"] = tuple(parse_context(c) for c in csv_items(contexts, "--context", "4k,32k"))
+    elif tiers:
+        out["contexts"] = tuple(sorted(set(tiers)))
     if temperatures:
         try:
             out["temperatures"] = tuple(float(t) for t in csv_items(temperatures, "--temperatures", "0,0.6"))

@@ -19,6 +19,7 @@ from specscope.cli.bench_options import (
     DatasetOption,
     DatasetPathOption,
     DraftCacheOption,
+    DropBadRowsOption,
     EditFormOption,
     KOption,
     LevelsOption,
@@ -105,6 +106,7 @@ def register(app: typer.Typer) -> None:
         workload: WorkloadFileOption = None,
         dataset: DatasetOption = None,
         dataset_path: DatasetPathOption = None,
+        drop_bad_rows: DropBadRowsOption = False,
         context: ContextOption = None,
         temperatures: TemperaturesOption = None,
         thinking: ThinkingOption = None,
@@ -167,7 +169,9 @@ def register(app: typer.Typer) -> None:
             replicas = parse_metrics_specs(metrics or [], names or ("base", "ngram", "draft"))
             from specscope.bench.workloads import cli_overrides
 
-            axes = cli_overrides(parse_csv_names(workloads), workload, dataset, dataset_path, context, temperatures)
+            axes = cli_overrides(
+                parse_csv_names(workloads), workload, dataset, dataset_path, context, temperatures, drop_bad_rows
+            )
             options = profile_options(
                 profile,
                 metrics=replicas or None,

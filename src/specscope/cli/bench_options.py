@@ -75,12 +75,18 @@ WorkloadFileOption = Annotated[
 DatasetOption = Annotated[
     MaybeNames,
     typer.Option(
-        "--dataset", help="speed-bench[:CONFIG], spec-bench, blazedit[:5k|10k], instructcoder: a workload per category."
+        "--dataset",
+        help="speed-bench[:CONFIG], spec-bench, mt-bench, blazedit[:5k|10k], instructcoder (+ @REVISION): a workload"
+        " per category.",
     ),
 ]
 DatasetPathOption = Annotated[
     MaybeStr,
     typer.Option("--dataset-path", help="Local parquet/JSONL file or folder of --dataset."),
+]
+DropBadRowsOption = Annotated[
+    bool,
+    typer.Option("--drop-bad-rows", help="Run without dataset rows that are not workloads (recorded with reasons)."),
 ]
 ContextOption = Annotated[
     MaybeStr,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from specscope.records import CellKey
 from specscope.report import units
 from specscope.report.alarms import acceptance_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
@@ -23,11 +24,13 @@ from specscope.report.server_facts import server_tables
 from specscope.report.stream_acceptance_table import stream_acceptance_table
 from specscope.report.tables import RunCells, bench_tables
 from specscope.report.throughput import rates_table
+from specscope.report.turn_tables import turn_table
 from specscope.report.verdicts import comparisons, comparisons_table, design_note, drift_notes, verdict_lines
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
 from specscope.stats.goodput import RateCell, rate_cells
 from specscope.stats.summary import CellSummary
+from specscope.stats.turns import TurnRow, conversation_counts, turn_rows
 from specscope.store import Run, open_run
 
 __all__ = [
@@ -67,15 +70,24 @@ class RunData:
     server_facts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     path: Path | None = None
     rate_cells: Sequence[RateCell] = ()
+    turn_rows: Sequence[TurnRow] = ()
+    conversations: tuple[int, int] = (0, 0)
 
 
 def run_data(run: Run) -> RunData:
     """Read an open store run into a :class:`RunData`."""
     opts = run.manifest.get("options") or {}
     rates = rate_cells(run.cells(), opts) if opts.get("rates") else ()
-    return RunData(
-        Path(run.path).name, dict(run.manifest), run_cells(run), dict(run.server_facts), Path(run.path), rates
-    )
+    summaries = run_cells(run)
+    ok = {(c.config, c.workload, c.concurrency, c.repeat) for c in summaries if c.status == "ok"}
+
+    def usable(k: CellKey) -> bool:
+        return (k.config, k.workload, k.concurrency, k.repeat) in ok
+
+    turns = turn_rows(run.cells(), usable) if opts.get("datasets") else []
+    convs = conversation_counts(run.cells(), usable) if turns else (0, 0)
+    path = Path(run.path)
+    return RunData(path.name, dict(run.manifest), summaries, dict(run.server_facts), path, rates, turns, convs)
 
 
 def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
@@ -172,6 +184,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             *compared,
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
             *workload_axis_tables(data.cells),
+            *turn_table(data.turn_rows, data.conversations),
             *capacity,
             *k_table(data.cells, baseline, data.server_facts, rc.judged[0] if rc.judged else None),
             *stream_acceptance_table(data.cells),
