@@ -166,3 +166,26 @@ def write_instructcoder_jsonl(path: Path) -> Path:
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
     return path
+
+
+# Mooncake (kvcache-ai/Mooncake FAST25-release/traces/toolagent_trace.jsonl, its first rows' shape): timestamp in
+# ms, input_length / output_length in tokens, hash_ids one per 512-token block (ceil(6758 / 512) = 14 ids).
+MOONCAKE_LINES = [
+    {"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": list(range(14))},
+    {"timestamp": 0, "input_length": 7322, "output_length": 490, "hash_ids": [0, *range(14, 28)]},
+    {"timestamp": 27, "input_length": 2290, "output_length": 316, "hash_ids": [0, 42, 43, 44, 45]},
+    {"timestamp": 1003, "input_length": 9013, "output_length": 3, "hash_ids": list(range(46, 64))},
+]
+
+
+def write_jsonl(path: Path, records: Sequence[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return path
+
+
+def write_azure_csv(path: Path, rows: Sequence[tuple[str, int, int]]) -> Path:
+    """``AzureLLMInferenceTrace_conv.csv``'s layout: TIMESTAMP with 7 fraction digits, ContextTokens,
+    GeneratedTokens."""
+    lines = ["TIMESTAMP,ContextTokens,GeneratedTokens", *(f"{t},{c},{g}" for t, c, g in rows)]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    return path

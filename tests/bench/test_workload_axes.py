@@ -40,7 +40,9 @@ def test_contexts_and_thinking_both_expand():
 def test_prompt_max_tokens_overrides_the_run_cap():
     opts = BenchOptions()
     prompt = Prompt("mine-0001", "mine", [{"role": "user", "content": "x"}], meta={"max_tokens": 5})
-    assert cell_request(opts, "mine@think", prompt, 96) == {"temperature": 0.0, "thinking": True, "max_tokens": 5}
+    assert cell_request(opts, "mine@think", prompt, 96) == {
+        "temperature": 0.0, "thinking": True, "max_tokens": 5, "ignore_eos": False
+    }  # fmt: skip
 
 
 def test_cli_overrides_with_files_and_datasets(tmp_path: Path):

@@ -26,7 +26,9 @@ ROWS = [
 
 def _plan(accepted: list[int]) -> ResponsePlan:
     # 4 tokens; llama.cpp's per-response timings: draft_n = 4, draft_n_accepted = sum(accepted)
-    return ResponsePlan(output_tokens=4, drafts=2, draft_tokens=4, accepted_per_position=accepted, llamacpp_timings=True)
+    return ResponsePlan(
+        output_tokens=4, drafts=2, draft_tokens=4, accepted_per_position=accepted, llamacpp_timings=True
+    )
 
 
 def test_two_turn_row_sends_the_first_answer_with_the_second_turn(tmp_path: Path) -> None:

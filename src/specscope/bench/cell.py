@@ -153,8 +153,11 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     c.warmed.add((c.server.base_url, key.workload))
 
     base = c.server.base_url
-    n = rate_requests(c.options, key) if c.options.rates else key.concurrency
-    cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
+    if c.options.trace:  # a trace replay sends every row, in arrival order
+        cell_prompts = list(packs[key.workload])
+    else:
+        n = rate_requests(c.options, key) if c.options.rates else key.concurrency
+        cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
     facts: dict[str, Any] = {}
     counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
     streams: list[StreamRecord] = []
@@ -209,10 +212,15 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
 async def _send(
     c: ConfigRun, key: CellKey, reqs: list[tuple[str, dict[str, Any]]], prompts: Sequence[Prompt], start_ns: int
 ) -> tuple[list[StreamRecord], Any, dict[str, Any]]:
-    """Send the cell's requests as its mode says; ``(streams, client check, client facts of the mode)``: open-loop
-    rates (``open_loop``), conversations (``conversations``) or N streams at once (``client_decision``)."""
+    """Send the cell's requests as its mode says; ``(streams, client check, client facts of the mode)``: a trace
+    replay (``open_loop``, ``trace``), open-loop rates (``open_loop``), conversations (``conversations``) or N
+    streams at once (``client_decision``)."""
     from specscope.client import run_fixed_concurrency_checked
 
+    if c.options.trace:
+        from specscope.bench.trace_cell import run_trace_cell
+
+        return await run_trace_cell(c.server.base_url, reqs, prompts, c.options, c.settings)
     if c.options.rates:
         streams, check, open_loop = await run_rate_cell(c.server.base_url, reqs, c.options, key, c.settings)
         return streams, check, {"open_loop": open_loop}
@@ -251,7 +259,9 @@ async def run_cells(
     queue = list(todo)
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
         # prompts of an exact token length are counted with the (first) server's own tokenizer
-        packs, warmups = await prepare_workloads(o, lambda w: pack_name(w, o.edit_form), http, first.server)
+        packs, warmups, notes = await prepare_workloads(o, lambda w: pack_name(w, o.edit_form), http, first.server)
+        if notes:  # what preparing the prompts found out (trace text units, rows refused for their length)
+            first.run.update_manifest(**notes)
         first.tally.last_ns = time.perf_counter_ns()  # server starts and prompt building are not a cell's time
         trials = CrashTrials(http, packs, warmups, ceilings=known_ceilings(first.run.manifest))
         with trials.stack:  # stops the servers started after a crash

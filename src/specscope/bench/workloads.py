@@ -95,6 +95,8 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
     warm: dict[str, Prompt] = {}
     extra = _dataset_prompts(options) if options.datasets else {}
     for w in options.workloads:
+        if options.trace and w == "trace":
+            continue  # built with the server's tokenizer (prepare_workloads)
         if w in PACK_NAMES:
             whole = load_pack(edit_pack(w), seed=options.seed)
             prompts[w] = shortest_edit(options, w, whole)
@@ -154,6 +156,18 @@ def check_sources(options: BenchOptions) -> None:
     from specscope.workload import PACK_NAMES
 
     check_tiers(options)
+    if options.trace:
+        from specscope.workload.trace import load_trace
+
+        load_trace(options.trace)  # a malformed row fails here, before the run folder exists
+        if options.rates or options.datasets or options.workload_files:
+            raise ConfigError(
+                "--trace replays its own load",
+                found="--trace with --rates, --dataset or --workload",
+                expected="--trace alone (its rows are the workload and its clock the rate)",
+                fix="run the trace and the other workloads as separate runs",
+            )
+        return
     if all(w in PACK_NAMES for w in options.workloads):
         return
     prompts, _ = base_prompts(options, lambda w: w)
@@ -178,17 +192,29 @@ def check_sources(options: BenchOptions) -> None:
 
 async def prepare_workloads(
     options: BenchOptions, edit_pack: Any, http: Any, server: Any
-) -> tuple[dict[str, list[Prompt]], dict[str, Prompt]]:
-    """Workload label -> prompts and warm-up prompt; ``@<context>`` labels get prompts extended to length.
+) -> tuple[dict[str, list[Prompt]], dict[str, Prompt], dict[str, Any]]:
+    """Workload label -> prompts and warm-up prompt, and manifest fields learnt on the way; ``@<context>`` labels
+    get prompts extended to length, a trace gets its text, dataset rows longer than the server's context are refused
+    (:func:`specscope.bench.context_check.refuse_too_long`) before anything is sent.
 
     Only the prompts a run can schedule are extended (``max(levels) * repeats``, at most the whole set).
     """
+    from specscope.bench.context_check import refuse_too_long
     from specscope.workload.context import ContextBuilder, context_label
 
     base, warm = base_prompts(options, edit_pack)
     packs: dict[str, list[Prompt]] = {}
     warmups: dict[str, Prompt] = {}
     builder = ContextBuilder(http, server.base_url, server.model_name, server.server_kind)
+    notes: dict[str, Any] = {}
+    if options.trace:
+        from specscope.workload.trace import load_trace
+        from specscope.workload.trace_prompts import trace_prompts
+
+        t = load_trace(options.trace)
+        items, made = await trace_prompts(t, builder, options.trace_rows)
+        base["trace"], warm["trace"] = items, _warmup(items[0])
+        notes["trace"] = {**t.provenance(options.trace_scale, options.trace_rows), **made}
     need = max(options.levels) * options.repeats
     for label in expand_workloads(options):
         v = parse_label(label)
@@ -201,7 +227,13 @@ async def prepare_workloads(
             items = [await builder.extend(p, v.context_tokens, i) for i, p in enumerate(items[:need])]
             w = await builder.extend(w, v.context_tokens, len(items) + 1)
         packs[label], warmups[label] = items, w
-    return packs, warmups
+    if options.datasets or options.trace:
+        checked = await refuse_too_long(options, packs, builder)
+        check, refused = checked.pop("trace_check"), checked.pop("trace_refused")
+        if "trace" in notes:
+            notes["trace"] |= {"context_check": check, "rows_refused": refused}
+        notes |= checked
+    return packs, warmups, notes
 
 
 def sources_manifest(options: BenchOptions, edit_pack: Any) -> dict[str, Any]:
@@ -217,6 +249,8 @@ def sources_manifest(options: BenchOptions, edit_pack: Any) -> dict[str, Any]:
             if w == "edit" and options.edit_shortest is not None:
                 subset = shortest_edit(options, w, load_pack(edit_pack(w), seed=options.seed))
                 out[w] |= {"shortest": len(subset), "prompt_ids": [p.prompt_id for p in subset]}
+        elif options.trace and w == "trace":
+            out[w] = {"name": w, "form": "trace", "path": options.trace}
         elif w in options.workload_files:
             path = options.workload_files[w]
             out[w] = {"name": w, "form": "file", "path": path, "sha256": file_fingerprint(path)}
@@ -235,10 +269,12 @@ def datasets_manifest(options: BenchOptions) -> list[dict[str, Any]] | None:
 def cell_request(options: BenchOptions, label: str, prompt: Prompt, max_tokens: int) -> dict[str, Any]:
     """Per-cell request settings of ``label``: temperature, thinking, and the prompt's own ``max_tokens``."""
     v = parse_label(label)
+    warmup = bool(prompt.meta.get("warmup"))
     return {
         "temperature": options.temperature if v.temperature is None else v.temperature,
         "thinking": v.thinking,
-        "max_tokens": prompt.meta.get("max_tokens", max_tokens) if not prompt.meta.get("warmup") else max_tokens,
+        "max_tokens": prompt.meta.get("max_tokens", max_tokens) if not warmup else max_tokens,
+        "ignore_eos": bool(prompt.meta.get("ignore_eos")) and not warmup,
     }
 
 

@@ -158,6 +158,18 @@ ArrivalOption = Annotated[
     MaybeStr,
     typer.Option("--arrival", help="Open-loop arrivals: poisson (default) or constant."),
 ]
+TraceOption = Annotated[
+    MaybeStr,
+    typer.Option("--trace", help="Replay a request trace on its own clock (JSONL: specscope, Mooncake; Azure CSV)."),
+]
+TraceScaleOption = Annotated[
+    MaybeFloat,
+    typer.Option("--trace-scale", help="Multiply the trace's arrival offsets (0.5 = twice as fast)."),
+]
+TraceRowsOption = Annotated[
+    MaybeInt,
+    typer.Option("--trace-rows", help="Replay only the trace's first N arrivals."),
+]
 SloOption = Annotated[
     MaybeStr,
     typer.Option("--slo", help="Goodput targets, e.g. ttft=2s,tpot=50ms."),

@@ -24,12 +24,14 @@ from specscope.report.server_facts import server_tables
 from specscope.report.stream_acceptance_table import stream_acceptance_table
 from specscope.report.tables import RunCells, bench_tables
 from specscope.report.throughput import rates_table
+from specscope.report.trace_tables import trace_table
 from specscope.report.turn_tables import turn_table
 from specscope.report.verdicts import comparisons, comparisons_table, design_note, drift_notes, verdict_lines
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
 from specscope.stats.goodput import RateCell, rate_cells
 from specscope.stats.summary import CellSummary
+from specscope.stats.trace import TraceReplay, trace_replays
 from specscope.stats.turns import TurnRow, conversation_counts, turn_rows
 from specscope.store import Run, open_run
 
@@ -72,12 +74,14 @@ class RunData:
     rate_cells: Sequence[RateCell] = ()
     turn_rows: Sequence[TurnRow] = ()
     conversations: tuple[int, int] = (0, 0)
+    trace_replays: Sequence[TraceReplay] = ()
 
 
 def run_data(run: Run) -> RunData:
     """Read an open store run into a :class:`RunData`."""
     opts = run.manifest.get("options") or {}
-    rates = rate_cells(run.cells(), opts) if opts.get("rates") else ()
+    rates = rate_cells(run.cells(), opts) if opts.get("rates") or opts.get("trace") else ()
+    replays = trace_replays(run.cells()) if opts.get("trace") else []
     summaries = run_cells(run)
     ok = {(c.config, c.workload, c.concurrency, c.repeat) for c in summaries if c.status == "ok"}
 
@@ -87,7 +91,8 @@ def run_data(run: Run) -> RunData:
     turns = turn_rows(run.cells(), usable) if opts.get("datasets") else []
     convs = conversation_counts(run.cells(), usable) if turns else (0, 0)
     path = Path(run.path)
-    return RunData(path.name, dict(run.manifest), summaries, dict(run.server_facts), path, rates, turns, convs)
+    facts = dict(run.server_facts)
+    return RunData(path.name, dict(run.manifest), summaries, facts, path, rates, turns, convs, replays)
 
 
 def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
@@ -183,6 +188,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             *crash_trials_table(data.manifest, data.cells),
             *compared,
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
+            *trace_table(data.trace_replays),
             *workload_axis_tables(data.cells),
             *turn_table(data.turn_rows, data.conversations),
             *capacity,
