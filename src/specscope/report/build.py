@@ -21,6 +21,7 @@ from specscope.report.document import Column, Document, Section, Table, text_cel
 from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
+from specscope.report.source_tables import source_tables
 from specscope.report.stream_acceptance_table import stream_acceptance_table
 from specscope.report.tables import RunCells, bench_tables
 from specscope.report.throughput import rates_table
@@ -189,6 +190,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             *compared,
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
             *trace_table(data.trace_replays),
+            *source_tables(data.manifest),
             *workload_axis_tables(data.cells),
             *turn_table(data.turn_rows, data.conversations),
             *capacity,

@@ -120,6 +120,8 @@ def _library() -> Any:
             expected="specscope[datasets]",
             fix="pip install 'specscope[datasets]'",
         ) from None
+    hf_datasets.disable_progress_bars()  # its "Generating train split" bars would break the one-line errors
+    hf_datasets.logging.set_verbosity_error()
     return hf_datasets
 
 
