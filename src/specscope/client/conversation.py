@@ -8,11 +8,12 @@ as chat templates drop them) and the next user turn. Every other field (model, `
 fields) is kept, so a conversation's turns share its prefix-cache salt: a server may reuse the conversation's own
 history, as it does in service, but never another cell's prompt.
 
-Each stream records ``prompt_id`` ``"<conversation id>/t<turn>"`` (:func:`specscope.records.turn_prompt_id`). A
-turn whose stream failed ends its conversation (the later turns are counted as not sent); a degraded stream with
-an answer goes on. Turn k's answer is parsed (:func:`~specscope.client.parse.parse_capture`) before turn k+1 is
-built: a few hundred microseconds on the event loop while the other conversations stream, the price of sending
-the real answer back.
+Every turn goes on a fresh connection (llama.cpp's server closes one after a streamed answer, so a reused one
+fails the next turn). Each stream records ``prompt_id`` ``"<conversation id>/t<turn>"``
+(:func:`specscope.records.turn_prompt_id`). A turn whose stream failed ends its conversation (the later turns
+are counted as not sent); a degraded stream with an answer goes on. Turn k's answer is parsed
+(:func:`~specscope.client.parse.parse_capture`) before turn k+1 is built: a few hundred microseconds on the event
+loop while the other conversations stream, the price of sending the real answer back.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ async def run_conversations(
     headers = request_headers(settings)
     results: list[tuple[list[StreamRecord], ConversationOutcome] | None] = [None] * len(conversations)
     next_i = 0
-    async with busy_polling(settings.busy_poll), make_session(settings) as session:
+    async with busy_polling(settings.busy_poll), make_session(settings, force_close=True) as session:
 
         async def worker() -> None:
             nonlocal next_i
