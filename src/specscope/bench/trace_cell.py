@@ -82,8 +82,9 @@ def _no_gc_pauses() -> Iterator[None]:
 
 def trace_offsets_ns(prompts: Sequence[Prompt], scale: float) -> np.ndarray:
     """Send instants of the trace prompts relative to the first, scaled; ns, int64, shape (n,)."""
-    offsets = np.array([int(p.meta["offset_ns"]) for p in prompts], dtype=np.float64) * scale
-    return np.rint(offsets - offsets[0]).astype(np.int64)
+    offsets = np.array([int(p.meta["offset_ns"]) for p in prompts], dtype=np.float64) * scale  # (n,)
+    out: np.ndarray = np.rint(offsets - offsets[0]).astype(np.int64)
+    return out
 
 
 async def run_trace_cell(

@@ -53,9 +53,10 @@ def run_kind(path: Path | str) -> str | None:
     import json
 
     try:
-        return json.loads((Path(path) / "manifest.json").read_text()).get("kind")
+        kind = json.loads((Path(path) / "manifest.json").read_text()).get("kind")
     except (OSError, ValueError, AttributeError):
         return None
+    return None if kind is None else str(kind)
 
 
 def run_cells(run: Run) -> list[CellSummary]:
@@ -105,7 +106,7 @@ def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
     return ", ".join(sorted(names)) or units.DASH
 
 
-def _levels_repeats(opts: dict) -> str:
+def _levels_repeats(opts: dict[str, Any]) -> str:
     """``[1, 2] x 2``, or for adaptive repeats ``[1, 2] x 2-6 rounds (adaptive, target 5.0 %)``."""
     levels = opts.get("levels")
     if opts.get("target_ci") is None:
