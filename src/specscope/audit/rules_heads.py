@@ -52,12 +52,23 @@ def _satisfied(layout: DraftLayout, names: set[str], aliased: set[str], required
     return any(n in names or n in aliased for n in fused_spellings(required))
 
 
+def _as_stored(layout: DraftLayout, names: set[str], required: str) -> str:
+    """``required`` in the spelling this checkpoint uses (EAGLE-3 ``midlayer.`` when its other tensors use it)."""
+    for alias in layout.family.layer_aliases:
+        if required.startswith("layers.0.") and any(n.startswith(alias) for n in names):
+            return alias + required[len("layers.0.") :]
+    return required
+
+
 def count_groups(layout: DraftLayout, names: set[str]) -> list[GroupCount]:
-    """Per required group of ``layout``: present / total and the missing names (in table order)."""
+    """Per required group of ``layout``: present / total and the missing names (in table order, spelled as the
+    checkpoint spells its other tensors)."""
     aliased = {alias_name(layout.family, n) for n in names}
     out = []
     for label, group in layout.groups:
-        missing = tuple(n for n in group if not _satisfied(layout, names, aliased, n))
+        missing = tuple(
+            _as_stored(layout, names, n) for n in group if not _satisfied(layout, names, aliased, n)
+        )
         out.append(GroupCount(label, len(group) - len(missing), len(group), missing))
     return out
 
