@@ -177,7 +177,9 @@ def test_eagle3_d2t_out_of_range_repeated_or_unsorted_is_an_error(tmp_path: Path
 def test_eagle3_head_rows_must_match_draft_vocab_size(tmp_path: Path) -> None:
     d2t, t2d = _maps(KEPT)
     r = audit_checkpoint(_eagle3(tmp_path / "draft", d2t=d2t, t2d=t2d, head_rows=TV))
-    assert [(f.code, f.message) for f in r.findings] == [("DRAFT_VOCAB_MAP", "lm_head has 64 rows, draft_vocab_size is 32")]
+    assert [(f.code, f.message) for f in r.findings] == [
+        ("DRAFT_VOCAB_MAP", "lm_head has 64 rows, draft_vocab_size is 32")
+    ]
 
 
 def test_a_draft_without_tokenizer_files_is_unverified_not_clean(tmp_path: Path) -> None:

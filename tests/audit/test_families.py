@@ -69,7 +69,9 @@ def _cases() -> list[Case]:
         dflash.update(layer(f"layers.{i}.", {"self_attn.q_norm.weight": [8], "self_attn.k_norm.weight": [8]}))
     dflash_cfg = {**dense_config(2, V), "architectures": ["DFlashDraftModel"], "model_type": "qwen3"}
     dflash_cfg["dflash_config"] = {"target_layer_ids": [0, 1], "block_size": 4}
-    medusa = {f"blocks.{h}.layers.0.weight": [H, H] for h in range(2)} | {f"lm_heads.{h}.weight": [V, H] for h in (0, 1)}
+    medusa = {f"blocks.{h}.layers.0.weight": [H, H] for h in range(2)} | {
+        f"lm_heads.{h}.weight": [V, H] for h in (0, 1)
+    }
     medusa_cfg = {"architectures": ["MedusaModel"], "model_type": "medusa", "hidden_size": H, "num_heads": 2}
     medusa_cfg |= {"num_hidden_layers": 1, "vocab_size": V, "truncated_vocab_size": V}
     mlp: dict[str, list[int]] = {}

@@ -8,6 +8,7 @@ Public API::
     check_draft_config(cfg, target_num_layers=None) -> (findings, per-layer table)
 """
 
+from specscope.audit.architectures import DraftLayout, Family, families
 from specscope.audit.census import (
     NAMED_BANDWIDTHS_BYTES_PER_S,
     ByteCensus,
@@ -16,7 +17,6 @@ from specscope.audit.census import (
     roofline_tokens_per_s,
 )
 from specscope.audit.findings import AuditReport, Finding, Severity
-from specscope.audit.architectures import DraftLayout, Family, families
 from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, quant_views
 from specscope.audit.rules_draft import check_draft_config
 from specscope.audit.run import audit_checkpoint, audit_loaded

@@ -119,12 +119,12 @@ def family(key: str) -> Family:
     return families()[key]
 
 
-def _int(cfg: dict, key: str) -> int:
+def _int(cfg: dict[str, Any], key: str) -> int:
     v = cfg.get(key)
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
-def _configs(config: dict | None) -> list[dict]:
+def _configs(config: dict[str, Any] | None) -> list[dict[str, Any]]:
     """``text_config`` first (vision-language wrappers declare the text model's keys there), then the top level."""
     if not config:
         return []
@@ -141,7 +141,7 @@ def main_layer_prefix(names: list[str] | set[str]) -> str:
     return "model."
 
 
-def _mtp_family(cfg: dict, names: list[str] | set[str]) -> tuple[Family, int, str] | None:
+def _mtp_family(cfg: dict[str, Any], names: list[str] | set[str]) -> tuple[Family, int, str] | None:
     """(family, declared layers, config key) for an MTP head declared by ``cfg``, or None."""
     n_qwen = _int(cfg, "mtp_num_hidden_layers")
     if n_qwen > 0:
@@ -164,7 +164,9 @@ def _mtp_family(cfg: dict, names: list[str] | set[str]) -> tuple[Family, int, st
     return chosen, n_next, "num_nextn_predict_layers"
 
 
-def detect_family(config: dict | None, names: list[str] | set[str]) -> tuple[Family, int, str, dict] | None:
+def detect_family(
+    config: dict[str, Any] | None, names: list[str] | set[str]
+) -> tuple[Family, int, str, dict[str, Any]] | None:
     """The MTP head ``config`` declares: ``(family, layers, config key, the config dict that declared it)``.
 
     Separate drafts are named by :func:`detect_draft_family`.
@@ -176,7 +178,7 @@ def detect_family(config: dict | None, names: list[str] | set[str]) -> tuple[Fam
     return None
 
 
-def detect_draft_family(config: dict | None, names: list[str] | set[str]) -> Family | None:
+def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[str]) -> Family | None:
     """The draft family of a separate draft checkpoint (EAGLE, EAGLE-3, DFlash, Medusa, MLP speculator), or None.
 
     By architecture name, model type, declaring key, then by tensor names (``d2t`` / ``midlayer.``: EAGLE-3;
@@ -254,7 +256,9 @@ class DraftLayout:
         return name.startswith(self.prefixes)
 
 
-def _layer_template(names: list[str], *, skip: tuple[str, ...], prefer_index: int | None) -> tuple[str, int | None]:
+def _layer_template(
+    names: list[str], *, skip: tuple[str, ...], prefer_index: int | None
+) -> tuple[tuple[str, ...], int | None]:
     """Weight names (normalised to ``.weight``) of one main decoder layer with full attention, and its index.
 
     An MTP decoder layer mirrors a main full-attention layer (same attention, same MLP or MoE), so its tensor set is
@@ -279,7 +283,7 @@ def _layer_template(names: list[str], *, skip: tuple[str, ...], prefer_index: in
     return tuple(sorted(out)), key[1]
 
 
-def _medusa_groups(cfg: dict, n_heads: int) -> list[tuple[str, tuple[str, ...]]]:
+def _medusa_groups(cfg: dict[str, Any], n_heads: int) -> list[tuple[str, tuple[str, ...]]]:
     depth = _int(cfg, "num_hidden_layers") or _int(cfg, "medusa_num_layers") or 1
     heads = tuple(f"lm_heads.{h}.weight" for h in range(1 if cfg.get("original_lm_head") else n_heads))
     groups = [("lm heads", heads)]
@@ -288,7 +292,7 @@ def _medusa_groups(cfg: dict, n_heads: int) -> list[tuple[str, tuple[str, ...]]]
     return groups
 
 
-def _mlp_speculator_groups(cfg: dict, n_predict: int) -> list[tuple[str, tuple[str, ...]]]:
+def _mlp_speculator_groups(cfg: dict[str, Any], n_predict: int) -> list[tuple[str, tuple[str, ...]]]:
     tied = bool(cfg.get("tie_weights"))
     stages = range(1) if tied else range(n_predict)
     names = [f"{k}.{i}.weight" for i in stages for k in ("emb", "head", "ln")] + [f"ln.{i}.bias" for i in stages]
@@ -299,7 +303,7 @@ def _mlp_speculator_groups(cfg: dict, n_predict: int) -> list[tuple[str, tuple[s
 
 def draft_layout(
     fam: Family,
-    config: dict | None,
+    config: dict[str, Any] | None,
     names: list[str] | set[str],
     *,
     num_layers: int | None = None,
@@ -333,8 +337,8 @@ def draft_layout(
         if fam.vocab_map == "eagle3" and _int(tc, "draft_vocab_size") in (0, _int(tc, "vocab_size")):
             head_names.remove("lm_head.weight")  # a full-vocabulary head is the target's when the draft has none
         specific = [head + n for n in head_names] + [p + g for p in layer_prefixes for g in fam.layer_glue]
-        if fam.key == "draft_model" and not tc.get("tie_word_embeddings"):
-            specific.append("lm_head.weight")
+        if fam.key == "draft_model" and tc.get("tie_word_embeddings") is False:
+            specific.append("lm_head.weight")  # transformers' default is tied: no lm_head of its own
         groups.append(("MTP-specific" if fam.kind == "mtp" else "draft-specific", tuple(specific)))
         if fam.layer_body == "target":
             own = tuple(layer_prefixes) + ((head,) if head else ())
@@ -342,7 +346,8 @@ def draft_layout(
             body, index = _layer_template(name_list, skip=own, prefer_index=prefer)
             label = f"as main layer {index}" if index is not None else "a dense layer: no main layer found"
         else:
-            body, label = tuple(n for n in fam.body_names if n not in fam.layer_optional), "the draft's own layer"
+            body = tuple(n for n in fam.body_names if n not in fam.layer_optional)
+            label = "the draft's own layer"
         for i, p in enumerate(layer_prefixes):
             groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in body)))
     share = list(fam.shareable)
@@ -388,4 +393,3 @@ def fused_spellings(name: str) -> list[str]:
         if fused:
             out.append(f"{parent}.{fused}.weight" if parent else f"{fused}.weight")
     return out
-

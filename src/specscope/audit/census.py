@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 from specscope.audit.architectures import DraftLayout, alias_name
 from specscope.audit.layout import is_vision, layer_of
-from specscope.checkpoint import Checkpoint
+from specscope.checkpoint import Checkpoint, TensorInfo
 from specscope.errors import ConfigError
 from specscope.stats.roofline import roofline_tok_s
 
@@ -152,7 +153,7 @@ class ByteCensus:
     lm_head_bytes: int = 0
     embedding_row_bytes: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -188,7 +189,7 @@ def _is_head(name: str) -> bool:
     return name.startswith("lm_head") or ".lm_head." in name or name.endswith("output.weight")
 
 
-def _moe_fraction(cfg: dict) -> tuple[float, str | None]:
+def _moe_fraction(cfg: dict[str, Any]) -> tuple[float, str | None]:
     n_exp = cfg.get("num_experts") or cfg.get("n_routed_experts") or cfg.get("num_local_experts")
     top_k = cfg.get("num_experts_per_tok")
     if isinstance(n_exp, int) and isinstance(top_k, int) and n_exp > 0 and top_k != n_exp:
@@ -200,7 +201,7 @@ def _is_expert(name: str) -> bool:
     return ".experts." in name or name.endswith((".experts.gate_up_proj", ".experts.down_proj"))
 
 
-def _rows(info) -> int:
+def _rows(info: TensorInfo) -> int:
     return info.shape[0] if info.shape and info.shape[0] else 1
 
 
@@ -219,13 +220,13 @@ class _Tally:
     draft_tensors: int = 0
 
 
-def _tied(ck: Checkpoint, tensors: dict) -> bool:
+def _tied(ck: Checkpoint, tensors: dict[str, Any]) -> bool:
     """The embedding is also the head: no lm_head tensor and ``tie_word_embeddings`` (or no head at all)."""
     has_head = any(_is_head(n) for n in tensors if not is_vision(n))
     return not has_head and ck.text_config.get("tie_word_embeddings", True) is not False
 
 
-def _count_draft(t: _Tally, name: str, info, read: float, layout: DraftLayout | None, whole: bool) -> None:
+def _count_draft(t: _Tally, name: str, info: TensorInfo, read: float, layout: DraftLayout | None, whole: bool) -> None:
     t.draft_tensors += 1
     if layout is not None and layout.family.kind == "mtp" and name in layout.shareable:
         t.copies += 1
@@ -260,9 +261,8 @@ def _draft_rule(layout: DraftLayout | None, whole: bool, t: _Tally, moe_note: st
             text += f"; {t.copies} copies of shared tensors in the checkpoint ({t.copies_bytes:,} bytes) not read"
         return text
     shared = [s.split(".")[0] for s in fam.shareable]
-    return (
-        f"{fam.title}: each draft layer once per step, one embedding row, its own head at its stored size"
-        + (f"; {', '.join(shared)} taken from the target when absent (llm_base_proposer.load_model)" if shared else "")
+    return f"{fam.title}: each draft layer once per step, one embedding row, its own head at its stored size" + (
+        f"; {', '.join(shared)} taken from the target when absent (llm_base_proposer.load_model)" if shared else ""
     )
 
 
@@ -318,9 +318,13 @@ def byte_census(
         draft_bytes_per_step=db,
         draft_share=(db / tb) if tb else 0.0,
         bandwidth_bytes_per_s=bandwidth_bytes_per_s,
-        roofline_tokens_per_s=roofline_tokens_per_s(tb, bandwidth_bytes_per_s) if bandwidth_bytes_per_s and tb else None,
+        roofline_tokens_per_s=roofline_tokens_per_s(tb, bandwidth_bytes_per_s)
+        if bandwidth_bytes_per_s and tb
+        else None,
         notes=notes,
-        draft_shared_bytes_per_step=_mtp_shared(t, tied) if layout is not None and layout.family.kind == "mtp" else None,
+        draft_shared_bytes_per_step=_mtp_shared(t, tied)
+        if layout is not None and layout.family.kind == "mtp"
+        else None,
         draft_rule=_draft_rule(layout, draft_model, t, moe_note),
         lm_head_bytes=t.embedding_bytes if tied else t.head_bytes,
         embedding_row_bytes=int(round(t.embedding_bytes / t.embedding_rows)) if t.embedding_bytes else 0,

@@ -14,6 +14,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import replace
+from typing import Any
 
 from specscope.audit.catalog import finding
 from specscope.audit.census import GROUPS, ByteCensus
@@ -92,7 +93,7 @@ def gguf_census(g: GgufFile, *, as_draft: bool = False) -> ByteCensus:
     )
 
 
-def gguf_facts(g: GgufFile) -> dict:
+def gguf_facts(g: GgufFile) -> dict[str, Any]:
     """What the header says, for ``report.facts["gguf"]``."""
     embd = next((t for t in g.tensors if t.name == "token_embd.weight"), None)
     tok = g.tokenizer
@@ -122,8 +123,15 @@ def _bounds(draft: GgufFile, target: GgufFile) -> list[Finding]:
         return []
     basis = f"the target's GGUF vocabulary defines ids 0..{needed - 1}"
     return [
-        finding("DRAFT_VOCAB_MISMATCH", file="token_embd.weight", draft=rows, target=needed, where="token_embd rows",
-                basis=basis, details={"draft_rows": rows, "target_ids": needed})
+        finding(
+            "DRAFT_VOCAB_MISMATCH",
+            file="token_embd.weight",
+            draft=rows,
+            target=needed,
+            where="token_embd rows",
+            basis=basis,
+            details={"draft_rows": rows, "target_ids": needed},
+        )
     ]
 
 
@@ -145,7 +153,7 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
     assert isinstance(target, str | os.PathLike)
     g = read_gguf(target)
     findings: list[Finding] = []
-    facts: dict = {"gguf": gguf_facts(g)}
+    facts: dict[str, Any] = {"gguf": gguf_facts(g)}
     census = gguf_census(g)
     if draft is not None:
         d = read_gguf(draft)

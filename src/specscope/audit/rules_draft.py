@@ -11,6 +11,8 @@ Rule 7: seed 001 (ModelOpt does not emit the processor configs; vLLM fails a VL 
 
 from __future__ import annotations
 
+from typing import Any
+
 from specscope.audit.architectures import DraftLayout
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding, Severity
@@ -24,8 +26,8 @@ VL_PROCESSOR_FILES = ("preprocessor_config.json", "processor_config.json", "vide
 
 
 def check_draft_config(
-    cfg: dict, *, target_num_layers: int | None = None, file: str = "config.json"
-) -> tuple[list[Finding], list[dict]]:
+    cfg: dict[str, Any], *, target_num_layers: int | None = None, file: str = "config.json"
+) -> tuple[list[Finding], list[dict[str, Any]]]:
     """Findings for a DFlash/EAGLE draft ``config.json`` and the per-layer table ``[{layer, type, window, causal}]``.
 
     Codes: ``DFLASH_LAYER_TYPES_LENGTH`` (ERROR), ``DFLASH_SLIDING_WINDOW_MISSING`` (ERROR),
@@ -37,10 +39,10 @@ def check_draft_config(
     n = cfg.get("num_hidden_layers")
     types = cfg.get("layer_types")
     dflash = cfg.get("dflash_config")
-    dcfg: dict = dflash if isinstance(dflash, dict) else {}
+    dcfg: dict[str, Any] = dflash if isinstance(dflash, dict) else {}
     window = cfg.get("sliding_window")
     block = dcfg.get("block_size", cfg.get("block_size"))
-    table: list[dict] = []
+    table: list[dict[str, Any]] = []
     if isinstance(types, list) and isinstance(n, int) and len(types) != n:
         out.append(finding("DFLASH_LAYER_TYPES_LENGTH", file=file, types=len(types), layers=n))
     if isinstance(types, list):
@@ -122,7 +124,7 @@ def check_draft_vs_target(draft_ck: Checkpoint, target_ck: Checkpoint, layout: D
     return out
 
 
-def check_vision_processor(config: dict | None, files: dict[str, int]) -> list[Finding]:
+def check_vision_processor(config: dict[str, Any] | None, files: dict[str, int]) -> list[Finding]:
     """Codes: ``VL_PROCESSOR_CONFIG_MISSING`` (ERROR for ``preprocessor_config.json``, WARNING for the others)."""
     if not config or not isinstance(config.get("vision_config"), dict):
         return []

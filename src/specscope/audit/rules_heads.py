@@ -66,9 +66,7 @@ def count_groups(layout: DraftLayout, names: set[str]) -> list[GroupCount]:
     aliased = {alias_name(layout.family, n) for n in names}
     out = []
     for label, group in layout.groups:
-        missing = tuple(
-            _as_stored(layout, names, n) for n in group if not _satisfied(layout, names, aliased, n)
-        )
+        missing = tuple(_as_stored(layout, names, n) for n in group if not _satisfied(layout, names, aliased, n))
         out.append(GroupCount(label, len(group) - len(missing), len(group), missing))
     return out
 

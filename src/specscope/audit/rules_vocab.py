@@ -111,7 +111,7 @@ def embedding_rows(ck: Checkpoint, layout: DraftLayout | None) -> tuple[int | No
     return None, "no embedding tensor"
 
 
-def _int(cfg: dict | None, key: str) -> int | None:
+def _int(cfg: dict[str, Any] | None, key: str) -> int | None:
     v = (cfg or {}).get(key)
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
@@ -161,7 +161,7 @@ def check_vocab_bounds(
     ]
 
 
-def eagle3_reduced(cfg: dict | None) -> tuple[int | None, int | None]:
+def eagle3_reduced(cfg: dict[str, Any] | None) -> tuple[int | None, int | None]:
     """``(vocab_size, draft_vocab_size)`` of an EAGLE-3 config (draft size defaults to the full vocabulary)."""
     vocab = _int(cfg, "vocab_size")
     dv = _int(cfg, "draft_vocab_size")

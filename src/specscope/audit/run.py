@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from typing import Any
 
 from specscope.audit.architectures import DraftLayout, detect_draft_family, draft_layout, family
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s, with_draft
@@ -32,11 +33,11 @@ __all__ = ["audit_checkpoint", "audit_loaded", "separate_draft_layout"]
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
-def _num_layers(cfg: dict | None) -> int | None:
+def _num_layers(cfg: dict[str, Any] | None) -> int | None:
     if not cfg:
         return None
     text_cfg = cfg.get("text_config")
-    tc: dict = text_cfg if isinstance(text_cfg, dict) else cfg
+    tc: dict[str, Any] = text_cfg if isinstance(text_cfg, dict) else cfg
     n = tc.get("num_hidden_layers")
     return n if isinstance(n, int) else None
 
@@ -54,11 +55,13 @@ def separate_draft_layout(ck: Checkpoint, *, as_draft: bool) -> DraftLayout | No
 def _shared_facts(ck: Checkpoint, layout: DraftLayout) -> dict[str, str]:
     """Each tensor the family may take from the target: held (a copy) or absent (the target's is used)."""
     names = stored_names(ck) or set()
-    return {s: ("a copy is stored (engines use the target's)" if s in names else "absent: the target's") for s in
-            layout.shareable}
+    return {
+        s: ("a copy is stored (engines use the target's)" if s in names else "absent: the target's")
+        for s in layout.shareable
+    }
 
 
-def _layout_facts(layout: DraftLayout, ck: Checkpoint) -> dict:
+def _layout_facts(layout: DraftLayout, ck: Checkpoint) -> dict[str, Any]:
     return {
         "family": layout.family.key,
         "family_title": layout.family.title,
@@ -75,7 +78,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     """Run every rule on an already loaded checkpoint (``target_ck``: the target when ``ck`` is a separate draft;
     ``as_draft``: ``ck`` was given as a draft, so a plain causal LM is judged as a draft model)."""
     findings: list[Finding] = []
-    facts: dict = {}
+    facts: dict[str, Any] = {}
     findings += check_format(ck)
     findings += check_index(ck)
     mtp_findings, layout = check_mtp(ck)

@@ -15,6 +15,7 @@ import os
 import posixpath
 import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -109,16 +110,16 @@ class Checkpoint:
     source: ByteSource
     label: str
     files: dict[str, int]
-    config: dict | None
-    hf_quant_config: dict | None
-    index: dict | None
+    config: dict[str, Any] | None
+    hf_quant_config: dict[str, Any] | None
+    index: dict[str, Any] | None
     weight_map: dict[str, str]
     index_total_size_bytes: int | None
     shards: dict[str, ShardRead]
     locations: dict[str, list[TensorLocation]] = field(default_factory=dict)
 
     @property
-    def text_config(self) -> dict:
+    def text_config(self) -> dict[str, Any]:
         """``config["text_config"]`` for vision-language checkpoints, else ``config`` itself ({} if none)."""
         cfg = self.config or {}
         tc = cfg.get("text_config")

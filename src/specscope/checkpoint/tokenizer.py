@@ -100,9 +100,8 @@ def _ids(value: object) -> tuple[int, ...]:
 def _token_text(value: object) -> str | None:
     if isinstance(value, str):
         return value
-    if isinstance(value, dict) and isinstance(value.get("content"), str):
-        return value["content"]
-    return None
+    content = value.get("content") if isinstance(value, dict) else None
+    return content if isinstance(content, str) else None
 
 
 def _template_text(value: object) -> str:
@@ -113,7 +112,7 @@ def _template_text(value: object) -> str:
     return ""
 
 
-def _vocab_from_tokenizer_json(obj: dict) -> tuple[str | None, dict[int, str], dict[int, tuple[str, bool]]]:
+def _vocab_from_tokenizer_json(obj: dict[str, Any]) -> tuple[str | None, dict[int, str], dict[int, tuple[str, bool]]]:
     model = obj.get("model") if isinstance(obj.get("model"), dict) else {}
     assert isinstance(model, dict)
     vocab = model.get("vocab")
@@ -141,7 +140,7 @@ def _sentencepiece(raw: bytes) -> dict[int, str] | None:
     return {i: proc.id_to_piece(i) for i in range(proc.get_piece_size())}
 
 
-def _as_dict(obj: object) -> dict:
+def _as_dict(obj: object) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
