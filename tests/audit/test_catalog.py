@@ -30,6 +30,7 @@ def test_a_finding_is_its_templates_filled_with_the_facts() -> None:
 def test_a_variant_keeps_its_code_and_the_fields_of_its_base() -> None:
     facts = {"cfg": "config.json", "only_cfg": ["a"], "hf": "hf_quant_config.json", "only_hf": "-", "modules": 1}
     facts |= {"right": "config.json", "wrong": "hf_quant_config.json", "action": "excludes", "module": "m"}
+    facts |= {"checkpoint": "ck"}
     plain = finding("QUANT_CONFIG_MISMATCH/exclude", state="quantized", **facts)
     draft = finding("QUANT_CONFIG_MISMATCH/exclude-draft", state="quantized", **facts)
     assert plain.code == draft.code == "QUANT_CONFIG_MISMATCH"

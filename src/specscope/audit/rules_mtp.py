@@ -9,7 +9,7 @@ share and is declared by: :mod:`specscope.audit.architectures` (``architectures.
 from __future__ import annotations
 
 from specscope.audit.architectures import DraftLayout, detect_family, draft_layout
-from specscope.audit.catalog import finding
+from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.rules_heads import breakdown, count_groups, fix_for, names_source, stored_names
 from specscope.checkpoint import INDEX_NAME, Checkpoint
@@ -99,6 +99,7 @@ def _not_indexed(ck: Checkpoint, physical: list[str]) -> Finding | None:
         unindexed=len(unindexed),
         physical=len(physical),
         shards=", ".join(shards),
+        checkpoint=arg(ck.label),
         details={"unindexed": unindexed, "shards": shards},
     )
 

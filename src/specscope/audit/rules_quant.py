@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from specscope.audit.catalog import finding
+from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import QUANT_AUX_SUFFIXES, module_of
 from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, quant_views
@@ -46,6 +46,19 @@ def is_quantized(ck: Checkpoint, module: str, weight_name: str) -> bool:
         return True
     info = ck.tensor(weight_name)
     return info is not None and (info.dtype in PACKED_INT_DTYPES or info.dtype in FLOAT8_DTYPES)
+
+
+def _common_prefix(modules: list[str]) -> str:
+    """The longest dotted prefix shared by ``modules`` (``mtp.``), what ``patch-config --exclude-unquantized`` takes."""
+    parts = [m.split(".") for m in modules]
+    common: list[str] = []
+    for level in zip(*parts, strict=False):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    if len(common) == min(len(p) for p in parts):  # one module: its parent
+        common = common[:-1]
+    return ".".join(common) + "." if common else ""
 
 
 def _quantized_shape_hint(view: QuantView, module: str, shape: tuple[int, ...]) -> str:
@@ -97,6 +110,8 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
                 shape=list(shape),
                 scheme=eff.algo or eff.method,
                 hint=_quantized_shape_hint(eff, ex, shape),
+                checkpoint=arg(ck.label),
+                prefix=arg(_common_prefix(unq_not_excl) or unq_not_excl[0].split(".")[0] + "."),
                 details={"modules": unq_not_excl, "config": eff.file},
             )
         )
@@ -151,6 +166,7 @@ def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modul
                 with_scales=with_scales,
                 attention=n_attn,
                 verdict=verdict,
+                checkpoint=arg(ck.label),
                 details={
                     "field": "kv_cache",
                     "config_json": cfg.kv_desc,
@@ -183,6 +199,7 @@ def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modul
                 wrong=wrong.file,
                 action="excludes" if is_excluded(wrong, diff[0]) else "quantizes",
                 module=diff[0],
+                checkpoint=arg(ck.label),
                 state="quantized" if quantized[diff[0]] else "unquantized",
                 details={
                     "field": "exclude",
