@@ -162,8 +162,10 @@ def check_vocab_bounds(
 
 
 def eagle3_reduced(cfg: dict[str, Any] | None) -> tuple[int | None, int | None]:
-    """``(vocab_size, draft_vocab_size)`` of an EAGLE-3 config (draft size defaults to the full vocabulary)."""
-    vocab = _int(cfg, "vocab_size")
+    """``(vocab_size, draft_vocab_size)`` of an EAGLE-3 config (draft size defaults to the full vocabulary); the
+    vllm-project/speculators format keeps ``vocab_size`` in ``transformer_layer_config``."""
+    layer_cfg = (cfg or {}).get("transformer_layer_config")
+    vocab = _int(cfg, "vocab_size") or _int(layer_cfg if isinstance(layer_cfg, dict) else None, "vocab_size")
     dv = _int(cfg, "draft_vocab_size")
     return vocab, dv if dv is not None else vocab
 
