@@ -97,3 +97,23 @@ def test_embedded_model_gguf_audits_with_architecture_vocabulary_and_bytes() -> 
     assert c is not None and c.total_bytes < path.stat().st_size  # tensor bytes, without the header
     assert c.target_bytes_per_token == c.total_bytes  # tied and dense: every tensor read once per token
     assert r.exit_code == 0
+
+
+@pytest.mark.parametrize("cut", [8, 24, 100, 300, 700])
+def test_truncated_or_corrupted_gguf_is_one_error_not_a_traceback(tmp_path: Path, cut: int) -> None:
+    from specscope.errors import CheckpointError
+
+    good = _write_gguf(tmp_path / "m.gguf", _tokens()).read_bytes()
+    cut_file = tmp_path / "cut.gguf"
+    cut_file.write_bytes(good[:cut])
+    flipped = tmp_path / "flip.gguf"
+    flipped.write_bytes(good[:cut] + bytes(b ^ 0xFF for b in good[cut : cut + 16]) + good[cut + 16 :])
+    with pytest.raises(CheckpointError) as info:  # a header cut short: one error line, exit 2
+        audit_checkpoint(cut_file)
+    assert info.value.exit_code == 2 and "not a readable GGUF file" in info.value.message
+    try:  # flipped bytes: a report (the flip hit only data) or the same error, never another exception
+        report = audit_checkpoint(flipped)
+    except CheckpointError as exc:
+        assert exc.exit_code == 2
+    else:
+        assert report.facts["gguf"]["architecture"]

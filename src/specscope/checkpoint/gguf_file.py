@@ -16,6 +16,7 @@ never interpreted.
 from __future__ import annotations
 
 import os
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,7 +120,7 @@ def read_gguf(path: str | os.PathLike[str]) -> GgufFile:
             GgufTensor(t.name, t.tensor_type.name, tuple(int(d) for d in t.shape), int(t.n_bytes))
             for t in reader.tensors
         )
-    except (ValueError, KeyError, IndexError, OSError) as exc:
+    except (ValueError, KeyError, IndexError, OSError, TypeError, EOFError, OverflowError, struct.error) as exc:
         raise CheckpointError(
             "not a readable GGUF file",
             found=f"{p}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
