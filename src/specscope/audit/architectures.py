@@ -27,6 +27,7 @@ __all__ = [
     "draft_layout",
     "main_layer_prefix",
     "FUSED_SPELLINGS",
+    "config_int",
 ]
 
 _TABLE = "architectures.toml"
@@ -119,9 +120,14 @@ def family(key: str) -> Family:
     return families()[key]
 
 
+def config_int(cfg: dict[str, Any] | None, key: str) -> int | None:
+    """``cfg[key]`` when it is an int (not a bool), else None: the one reading of an integer config key here."""
+    v = (cfg or {}).get(key)
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
 def _int(cfg: dict[str, Any], key: str) -> int:
-    v = cfg.get(key)
-    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+    return config_int(cfg, key) or 0
 
 
 def _configs(config: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -18,14 +18,13 @@ from typing import Any
 
 from specscope.audit.catalog import finding
 from specscope.audit.census import GROUPS, ByteCensus
-from specscope.audit.findings import AuditReport, Finding, Severity
+from specscope.audit.findings import AuditReport, Finding, by_severity
 from specscope.audit.rules_vocab import compare_tokenizers
 from specscope.checkpoint.gguf_file import GgufFile, is_gguf_path, read_gguf
 from specscope.errors import ConfigError
 
 __all__ = ["is_gguf_target", "gguf_census", "gguf_facts", "audit_gguf"]
 
-_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _BLOCK = re.compile(r"^blk\.\d+\.(?P<rest>.+)$")
 
 
@@ -169,5 +168,4 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
             draft_shared_bytes_per_step=0,
             draft_rule=dc.draft_rule,
         )
-    findings.sort(key=lambda f: _ORDER[f.severity])
-    return AuditReport(str(target), findings, census, facts)
+    return AuditReport(str(target), by_severity(findings), census, facts)

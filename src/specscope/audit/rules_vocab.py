@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from specscope.audit.architectures import DraftLayout, alias_name
+from specscope.audit.architectures import DraftLayout, alias_name, config_int
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.checkpoint import Checkpoint
@@ -111,11 +111,6 @@ def embedding_rows(ck: Checkpoint, layout: DraftLayout | None) -> tuple[int | No
     return None, "no embedding tensor"
 
 
-def _int(cfg: dict[str, Any] | None, key: str) -> int | None:
-    v = (cfg or {}).get(key)
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
 def check_vocab_bounds(
     draft_ck: Checkpoint,
     layout: DraftLayout | None,
@@ -125,9 +120,9 @@ def check_vocab_bounds(
 ) -> list[Finding]:
     """``DRAFT_VOCAB_MISMATCH`` (the draft cannot embed every id the target produces) or ``DRAFT_VOCAB_UNVERIFIED``."""
     rows, where = embedding_rows(draft_ck, layout)
-    draft_vocab = rows if rows is not None else _int(draft_ck.text_config, "vocab_size")
+    draft_vocab = rows if rows is not None else config_int(draft_ck.text_config, "vocab_size")
     where = where if rows is not None else "config.json vocab_size"
-    target_vocab = _int(target_cfg, "vocab_size")
+    target_vocab = config_int(target_cfg, "vocab_size")
     if draft_vocab is None:
         return []
     if target_tok is not None and target_tok.size:
@@ -165,8 +160,10 @@ def eagle3_reduced(cfg: dict[str, Any] | None) -> tuple[int | None, int | None]:
     """``(vocab_size, draft_vocab_size)`` of an EAGLE-3 config (draft size defaults to the full vocabulary); the
     vllm-project/speculators format keeps ``vocab_size`` in ``transformer_layer_config``."""
     layer_cfg = (cfg or {}).get("transformer_layer_config")
-    vocab = _int(cfg, "vocab_size") or _int(layer_cfg if isinstance(layer_cfg, dict) else None, "vocab_size")
-    dv = _int(cfg, "draft_vocab_size")
+    vocab = config_int(cfg, "vocab_size") or config_int(
+        layer_cfg if isinstance(layer_cfg, dict) else None, "vocab_size"
+    )
+    dv = config_int(cfg, "draft_vocab_size")
     return vocab, dv if dv is not None else vocab
 
 
@@ -227,7 +224,7 @@ def check_vocab_map(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]
     cfg = ck.text_config
     names = {alias_name(layout.family, n): n for n in ck.tensors()}
     if layout.family.vocab_map == "medusa":
-        vocab, trunc = _int(cfg, "vocab_size"), _int(cfg, "truncated_vocab_size")
+        vocab, trunc = config_int(cfg, "vocab_size"), config_int(cfg, "truncated_vocab_size")
         if vocab is None or trunc is None or trunc >= vocab or "token_map" in names:
             return []
         return [_map_finding("missing", "token_map", name="token_map", draft_vocab=trunc, vocab=vocab)]

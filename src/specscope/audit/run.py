@@ -15,7 +15,7 @@ from typing import Any
 
 from specscope.audit.architectures import DraftLayout, detect_draft_family, draft_layout, family
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s, with_draft
-from specscope.audit.findings import AuditReport, Finding, Severity
+from specscope.audit.findings import AuditReport, Finding, by_severity
 from specscope.audit.gguf_audit import audit_gguf, is_gguf_target
 from specscope.audit.rules_draft import check_draft_config, check_draft_vs_target, check_vision_processor
 from specscope.audit.rules_format import check_format, check_index
@@ -29,8 +29,6 @@ from specscope.audit.rules_vocab import check_vocab_map
 from specscope.checkpoint import ByteSource, Checkpoint, load_checkpoint
 
 __all__ = ["audit_checkpoint", "audit_loaded", "separate_draft_layout"]
-
-_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def _num_layers(cfg: dict[str, Any] | None) -> int | None:
@@ -117,13 +115,12 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     census = None
     if any(s.header is not None for s in ck.shards.values()):
         census = byte_census(ck, layout=layout or draft, draft_model=draft is not None)
-    findings.sort(key=lambda f: _ORDER[f.severity])
-    return AuditReport(ck.label, findings, census, facts)
+    return AuditReport(ck.label, by_severity(findings), census, facts)
 
 
 def _merge_draft(report: AuditReport, dreport: AuditReport, ck: Checkpoint, dck: Checkpoint) -> None:
-    report.findings += [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dreport.findings]
-    report.findings.sort(key=lambda f: _ORDER[f.severity])
+    drafted = [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dreport.findings]
+    report.findings = by_severity(report.findings + drafted)
     report.facts["draft"] = dreport.facts
     if report.census and dreport.census:
         report.census = with_draft(report.census, dreport.census, separate_draft_layout(dck, as_draft=True), dck)
