@@ -190,3 +190,10 @@ def test_qwen36_missing_fc_fix_names_mtp_fc_and_the_qwen_source(tmp_path: Path) 
     assert f.code == "MTP_INCOMPLETE" and "mtp.fc.weight" in f.fix and "Qwen/Qwen3.6-27B" in f.fix
     assert "--prefix mtp." in f.fix
     assert "MTP-specific: 3 of 4 (missing mtp.fc.weight); decoder layer 0 (as main layer 3): 11 of 11" in f.message
+
+
+def test_docs_table_names_every_family_and_its_source() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "architectures.md").read_text()
+    for key, fam in families().items():
+        assert f"`{key}`" in doc, key
+        assert fam.source_example.split(" (")[0].split(" for ")[0] in doc, key
