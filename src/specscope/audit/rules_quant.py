@@ -11,6 +11,7 @@ Format matching rules: :mod:`specscope.audit.quantcfg`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
@@ -67,7 +68,7 @@ def _quantized_shape_hint(view: QuantView, module: str, shape: tuple[int, ...]) 
     return "quantized weight + scales"
 
 
-def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding], dict]:
+def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding], dict[str, Any]]:
     """Quantization findings and facts (which file vLLM reads, the views).
 
     Args:
@@ -80,7 +81,7 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
     """
     views = quant_views(ck.config, ck.hf_quant_config)
     eff = effective_view(views)
-    facts: dict = {"quant_files": sorted(views), "quant_config_used_by_vllm": eff.file if eff else None}
+    facts: dict[str, Any] = {"quant_files": sorted(views), "quant_config_used_by_vllm": eff.file if eff else None}
     out: list[Finding] = []
     if eff is None:
         return out, facts
@@ -143,7 +144,14 @@ def _kv_evidence(ck: Checkpoint) -> tuple[int, int]:
     return sum(1 for r in table if r["k_scale"] or r["v_scale"]), len(layers)
 
 
-def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modules) -> list[Finding]:
+def _mismatch(
+    ck: Checkpoint,
+    cfg: QuantView,
+    hf: QuantView,
+    linears: dict[str, str],
+    quantized: dict[str, bool],
+    draft_modules: set[str],
+) -> list[Finding]:
     out: list[Finding] = []
     if cfg.kv_desc != hf.kv_desc:
         with_scales, n_attn = _kv_evidence(ck)
@@ -228,7 +236,9 @@ def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modul
     return out
 
 
-def _scale_convention(ck, eff: QuantView, draft_modules, linears, quantized) -> list[Finding]:
+def _scale_convention(
+    ck: Checkpoint, eff: QuantView, draft_modules: set[str], linears: dict[str, str], quantized: dict[str, bool]
+) -> list[Finding]:
     out: list[Finding] = []
     bad: list[str] = []
     for m in sorted(draft_modules):
