@@ -102,7 +102,7 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
 def test_resume_skips_done_cells(tmp_path, truth):
     opts = BenchOptions(configs=("mtp",), workloads=("prose",), levels=(1, 2), repeats=1, max_tokens=12)
     run_dir = run_bench(opts, servers={"mtp": truth.base_url}, run_dir=tmp_path / "run")
-    with open_run(run_dir) as run:
+    with open_run(run_dir, writable=True) as run:
         first = summarize_run(run)
         # forget one cell, as if the run had been killed while it was in flight
         run._db.execute("DELETE FROM cells WHERE concurrency = 2")
