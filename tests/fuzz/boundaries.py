@@ -199,42 +199,90 @@ def check_sse(case: bytes) -> None:
 
 # -- 2. per-request metrics (client/spec_fields.py: i26-engines) -------------------------------------------------------
 def make_per_request(rnd: random.Random) -> bytes:
-    num = lambda r: _raw(r.choice(NASTY_NUMBERS))  # noqa: E731
-    steps = lambda r: "[" + ",".join(num(r) for _ in range(r.randrange(4))) + "]"  # noqa: E731
-    spec = lambda r: obj(  # noqa: E731
-        r,
-        {
-            "num_draft_tokens": num,
-            "num_accepted_draft_tokens": num,
-            "num_drafts": num,
-            "draft_tokens_per_step": steps,
-            "accepted_tokens_per_step": steps,
-        },
-    )
+    def num(r: random.Random) -> str:
+        return _raw(r.choice(NASTY_NUMBERS))
+
+    def nums(r: random.Random) -> str:
+        return "[" + ",".join(num(r) for _ in range(r.randrange(4))) + "]"
+
+    def hist(r: random.Random) -> str:  # dense list, or a map with string keys (the per-choice shape)
+        return (
+            nums(r)
+            if r.random() < 0.5
+            else "{" + ",".join(f'"{r.choice(["0", "1", "x", "-1"])}":{num(r)}' for _ in range(2)) + "}"
+        )
+
+    vllm = {
+        "num_draft_tokens": num,
+        "num_accepted_draft_tokens": num,
+        "num_spec_steps": num,
+        "num_spec_tokens": num,
+        "acceptance_histogram": hist,
+        "per_step_accepted": nums,
+        "per_step_drafted": nums,
+        "mean_acceptance_length": num,
+        "draft_acceptance_rate": num,
+    }
+    trt = {
+        "total_accepted_draft_tokens": num,
+        "total_draft_tokens": num,
+        "num_spec_steps": num,
+        "acceptance_histogram": hist,
+        "num_spec_tokens": num,
+        "acceptance_rate": num,
+    }
+    sglang = {
+        "spec_verify_ct": num,
+        "spec_draft_token_num": num,
+        "spec_accept_token_num": num,
+        "spec_accepted_drafts": num,
+        "spec_proposed_drafts": num,
+        "spec_num_correct_drafts": num,
+        "spec_num_proposed_drafts": num,
+        "spec_accept_histogram": hist,
+        "spec_correct_drafts_histogram": hist,
+    }
+    choice = {
+        "speculative_decoding_stats": lambda r: obj(r, vllm),
+        "speculative_decoding": lambda r: obj(r, trt),
+        "meta_info": lambda r: obj(r, sglang),
+        "index": num,
+    }
     text = obj(
         rnd,
         {
-            "timings": lambda r: obj(r, {"draft_n": num, "draft_n_accepted": num}),
-            "metrics": lambda r: obj(r, {"speculative_decoding": spec, "queue_time_ms": num}),
-            "meta_info": lambda r: obj(
-                r, {"spec_verify_ct": num, "spec_draft_token_num": num, "spec_accept_token_num": num}
-            ),
+            "timings": lambda r: obj(r, {"draft_n": num, "draft_n_accepted": num, "predicted_n": num}),
+            "metrics": lambda r: obj(r, {"speculative_decoding": lambda q: obj(q, vllm), "queue_time_ms": num}),
+            "meta_info": lambda r: obj(r, sglang),
+            "sglext": lambda r: obj(r, {"spec_tokens_details": lambda q: obj(q, sglang)}),
+            "choices": lambda r: "[" + ",".join(obj(r, choice) for _ in range(r.randrange(3))) + "]",
+            "usage": lambda r: obj(r, {"completion_tokens_details": lambda q: obj(q, {"reasoning_tokens": num})}),
         },
     )
     return _mutated(text.encode(), rnd, 0.2)
 
 
 def check_per_request(case: bytes) -> None:
-    from specscope.client.spec_fields import per_response_queue_s, per_response_spec, sglang_spec_fields
+    from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
+    from specscope.strictjson import dumps_strict
 
-    try:
+    try:  # decoded as the client decodes a chunk (client/parse.py: orjson, which refuses NaN and 1e400)
+        import orjson
+
+        value = orjson.loads(case)
+    except ImportError:
         value = json.loads(case)
     except (ValueError, RecursionError):
         return  # not JSON: the SSE boundary refuses it before these readers see it
     if not isinstance(value, dict):
         return
-    for read in (per_response_spec, per_response_queue_s, sglang_spec_fields):
-        _guard(lambda read=read: read(value), ())
+    _guard(lambda: per_response_queue_s(value), ())
+    spec = _guard(lambda: read_spec(value), ())
+    if spec is not None:
+        both = _guard(lambda: merge_spec(spec, spec), ())
+        for s in (spec, both):
+            if s is not None:
+                strict_json(_guard(lambda s=s: dumps_strict(s.to_dict()), ()), "per-request spec record")
 
 
 # -- 3. /metrics text (client/metrics.py, stats/counters_doc.py) ---------------------------------------------------

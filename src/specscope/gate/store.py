@@ -13,6 +13,7 @@ from typing import Any
 from specscope.errors import StoreError
 from specscope.fsio import write_json_atomic
 from specscope.gate.model import GateRun
+from specscope.redact import redact
 
 __all__ = ["SCHEMA_VERSION", "write_gate_run", "load_gate_run"]
 
@@ -44,7 +45,8 @@ def write_gate_run(run: GateRun, folder: str | Path, *, extra_manifest: dict[str
                 fix="choose another --out folder",
             )
     out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / "gate.json", {"schema_version": SCHEMA_VERSION, **run.to_dict()}, ensure_ascii=False)
+    data = redact({"schema_version": SCHEMA_VERSION, **run.to_dict()})  # the one redaction, as every run folder
+    write_json_atomic(out / "gate.json", data, ensure_ascii=False)
     manifest = {
         "kind": "gate",
         "schema_version": SCHEMA_VERSION,
@@ -56,7 +58,7 @@ def write_gate_run(run: GateRun, folder: str | Path, *, extra_manifest: dict[str
         "gates_total": len(run.verdicts),
         **(extra_manifest or {}),
     }
-    write_json_atomic(manifest_path, manifest, ensure_ascii=False)
+    write_json_atomic(manifest_path, redact(manifest), ensure_ascii=False)
     return out
 
 
