@@ -9,7 +9,7 @@ each such character as a Python-style escape (``\\x1b``, ``\\u202e``), keeping n
 :class:`SafeStream` wraps ``sys.stdout`` / ``sys.stderr`` for the CLI (:func:`safe_output`): every write is
 redacted (:func:`specscope.redact.redact_text`) and escaped. The escape sequences specscope's own renderers emit
 on a terminal pass: SGR colours (``ESC [ ... m``) and, on stderr, the cursor moves of rich's live progress line
-(hide / show cursor, erase line, cursor up, carriage return). Nothing passes when the stream is not a terminal,
+(hide / show cursor, erase line, cursor moves, carriage return). Nothing passes when the stream is not a terminal,
 where rich emits none.
 """
 
@@ -29,7 +29,7 @@ __all__ = ["escape_controls", "SafeStream", "safe_output"]
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi embeddings / overrides / isolates
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SGR = r"\x1b\[[0-9;]*m"
-_CURSOR = r"\x1b\[\?25[lh]|\x1b\[[0-9]*[AK]|\r"
+_CURSOR = r"\x1b\[\?25[lh]|\x1b\[[0-9]*[ABCDGK]|\r"
 _ALLOWED = {False: None, True: re.compile(_SGR), "stderr": re.compile(f"{_SGR}|{_CURSOR}")}
 
 

@@ -62,3 +62,22 @@ def test_a_report_file_is_masked_when_written(tmp_path):
     write_text_atomic(tmp_path / "r.md", "server http://u:Pw0rdUserinfo1@h:1/v1 key=sk-proj-OpenAIKey0027abcdef\n")
     text = (tmp_path / "r.md").read_text()
     assert "Pw0rdUserinfo1" not in text and "OpenAIKey0027" not in text and "h:1/v1" in text
+
+
+def test_the_print_seam_keeps_its_own_colours_on_a_terminal_and_escapes_everything_else():
+    import io
+
+    from specscope.textsafe import SafeStream
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out, err = Tty(), Tty()
+    SafeStream(out).write("\x1b[1;31mred\x1b[0m name=\x1b]0;title\x07 \x1b[2J key sk-proj-OpenAIKey0027abcdef\n")
+    SafeStream(err, stderr=True).write("\r\x1b[2K\x1b[1A bar \x1b]52;c;Y2xpcA==\x07\n")
+    assert out.getvalue() == "\x1b[1;31mred\x1b[0m name=\\x1b]0;title\\x07 \\x1b[2J key ***\n"
+    assert err.getvalue() == "\r\x1b[2K\x1b[1A bar \\x1b]52;c;Y2xpcA==\\x07\n"
+    plain = io.StringIO()  # not a terminal: nothing passes raw
+    SafeStream(plain).write("\x1b[1;31mred\x1b[0m")
+    assert plain.getvalue() == "\\x1b[1;31mred\\x1b[0m"

@@ -209,7 +209,7 @@ def parse_metrics(text: str) -> SpecCounters:
 
     try:
         families = list(text_string_to_metric_families(text))
-    except (ValueError, TypeError, IndexError) as exc:
+    except (ValueError, TypeError, IndexError, OverflowError) as exc:  # OverflowError: a value past float range
         raise MetricsUnavailable(
             "the /metrics body is not Prometheus text",
             found=_what(exc, "", 200),
