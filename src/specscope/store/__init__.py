@@ -8,10 +8,12 @@ Layout of a run folder::
       run.sqlite         per cell the /metrics scrapes, client self-check and observed crash / reasons; per stream
                          its record; server facts (one transaction per finished cell)
       logs/              server logs (one file per server start)
+      .specscope.lock    the writer's lock (flock) and its pid (specscope.store.lock)
 
 The store holds facts, never figures: every summary is derived when the run is read
 (``specscope.stats.cells.summarize_run``). A run killed at any point loses at most the cell in flight;
-``specscope bench --resume RUN`` skips every cell already in ``run.sqlite``.
+``specscope bench --resume RUN`` skips every cell already in ``run.sqlite``. Readers open a run read-only and never
+change it; one writer at a time holds the lock (``specscope.store.run``'s docstring).
 """
 
 from specscope.store.manifest import SCHEMA_VERSION, ManifestError, RunManifest

@@ -58,7 +58,7 @@ _ORDER = "ORDER BY config, workload, concurrency, repeat"
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write ``data`` as indented JSON to ``path`` atomically (:func:`specscope.fsio.write_json_atomic`), secrets
-    masked (:func:`specscope.redact.redact`: URL credentials, ``*_TOKEN`` values, ``--api-key`` arguments)."""
+    masked (:func:`specscope.redact.redact`, the one redaction)."""
     fsio.write_json_atomic(path, redact(data), indent=2, default=json_default)
 
 
@@ -70,6 +70,8 @@ class Run(AbstractContextManager["Run"]):
         manifest: the validated ``manifest.json`` (:class:`~specscope.store.manifest.RunManifest` fields it sets,
             as a dict; keys ``schema_version``, ``kind``, ``options``, ``servers``...).
         schema_version: the layout of the folder (1: written before the facts-only store; read only).
+        writable: True when this process holds the folder's lock (``create_run``, ``open_run(writable=True)``);
+            a run opened for reading refuses every write.
     """
 
     def __init__(self, path: Path, manifest: dict[str, Any], *, lock: RunLock | None = None):
