@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
+from specscope.stats.acceptance import acceptance_length, acceptance_rate, per_position_rates
 from specscope.stats.capacity import capacity_fields, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta
@@ -101,13 +102,13 @@ def summarize_cell(result: CellResult) -> CellSummary:
     source: str | None = None
     if delta is not None and "spec" in delta.present and delta.draft_tokens > 0 and not delta.reset:
         rate, length, per_pos, source = (
-            delta.acceptance_rate,
-            delta.acceptance_length,
-            delta.acceptance_per_position,
+            acceptance_rate(delta.accepted_tokens, delta.draft_tokens),
+            acceptance_length(delta.accepted_tokens, delta.drafts),
+            per_position_rates(delta.accepted_per_position, delta.drafts),
             "counter_delta",
         )
     elif per_req_draft:
-        rate, source = (per_req_acc or 0) / per_req_draft, "per_request"
+        rate, source = acceptance_rate(per_req_acc or 0, per_req_draft), "per_request"
 
     timed = [s for s in streams if s.status != "failed"]
     if timed:
@@ -166,7 +167,11 @@ def summarize_cell(result: CellResult) -> CellSummary:
         phase_counts=phase_counts(ok),
         **capacity,
         stream_acceptance=tuple(
-            sorted((s.server_accepted_tokens or 0) / s.server_draft_tokens for s in streams if s.server_draft_tokens)
+            sorted(
+                r
+                for s in streams
+                if (r := acceptance_rate(s.server_accepted_tokens or 0, s.server_draft_tokens)) is not None
+            )
         ),
         started_at_s=clock.get("started_at_s"),
         ended_at_s=clock.get("ended_at_s"),
