@@ -316,7 +316,9 @@ def advice_section(adv: Advice) -> Section:
     if c.overall is not None:
         m = c.overall.comparison
         gain = "" if m is None else f", geometric-mean mix speedup {units.speedup(m.speedup).text}"
-        lines.append(f"overall: {c.overall.config}{gain} ({c.overall.reason})")
+        if m is not None and m.low is not None and m.high is not None:
+            gain += f" [{m.low:.2f}x, {m.high:.2f}x] ({m.interval}, {verdict_text(m.verdict)})"
+        lines.append(f"overall: {c.overall.config}{gain}; {c.overall.reason}")
     if c.level_mix is not None:
         lines.append(f"level mix: static pick {c.level_mix.choice}")
     for f in c.flips:

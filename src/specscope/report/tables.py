@@ -99,7 +99,8 @@ def speedup_cell(c: Comparison | None) -> Cell:
     """A comparison as one cell: ``1.32x [1.25x, 1.40x] faster`` (value: the speedup)."""
     if c is None:
         return units.missing()
-    return units.ratio_ci(c.speedup, c.low, c.high, verdict_text(c.verdict))
+    cell = units.ratio_ci(c.speedup, c.low, c.high, verdict_text(c.verdict))
+    return Cell(cell.value, cell.text, c.verdict)
 
 
 def throughput_tables(rc: RunCells) -> list[Table]:

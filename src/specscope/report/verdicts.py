@@ -39,7 +39,7 @@ def comparisons_table(j: Judgement) -> Table:
             _bound(c.low),
             _bound(c.high),
             text_cell(c.interval),
-            Cell(c.verdict, verdict_text(c.verdict)),
+            Cell(c.verdict, verdict_text(c.verdict), c.verdict),
             text_cell(c.why or units.DASH),
         ]
         for c in j.comparisons

@@ -274,25 +274,33 @@ def _pick(ctx: _Ctx, level: int, cands: Sequence[MixComparison]) -> tuple[str, M
     if faster:
         best = max(faster, key=lambda m: m.speedup or 0.0)
         return best.config, best, "highest mix speedup among the configs faster than the baseline"
-    if ctx.slo_ttft_s is not None and not ctx.eligible(base, [level] if level else []):
+    if ctx.slo_ttft_s is not None and level and not ctx.eligible(base, [level]):
         ok = [m for m in cands if m.eligible and m.config != ctx.aa]
         if ok:
             best = max(ok, key=lambda m: m.speedup or 0.0)
             return best.config, best, "the baseline misses the TTFT SLO; best eligible config (no verdict needed)"
-    why = [f"{m.config}: {m.verdict.replace('_', ' ')} ({m.why})" for m in cands if m.config != ctx.aa and m.why]
+    why = [
+        f"{m.config}: {m.verdict.replace('_', ' ')} {m.speedup or 0.0:.2f}x" + (f", {m.why}" if m.why else "")
+        for m in cands
+        if m.config != ctx.aa
+    ]
     return base, None, "no config is faster than the baseline" + (f" ({'; '.join(why)})" if why else "")
 
 
 def _per_workload(ctx: _Ctx, level: int) -> dict[str, str]:
+    """Per workload of the run (not only the mix's), the fastest config faster than the baseline there, else the
+    baseline."""
     out = {}
-    for w in ctx.mix:
+    for w in dict.fromkeys(c.workload for c in ctx.comparisons):
         here = [c for c in ctx.comparisons if c.workload == w and c.level == level and c.verdict == "faster"]
         here = [c for c in here if c.config in ctx.candidates]
         out[w] = max(here, key=lambda c: c.speedup or 0.0).config if here else ctx.run.baseline
     return out
 
 
-def _levels(ctx: _Ctx, levels: Sequence[int]) -> list[LevelChoice]:
+def _levels(ctx: _Ctx, levels: Sequence[int], notes: list[str]) -> list[LevelChoice]:
+    """The pick at each level; a level without a paired candidate, or where no config (the baseline included)
+    meets the TTFT SLO, has none and gets a note."""
     aa = {lev: iv for lev in levels if ctx.aa and (iv := _level_interval(ctx, ctx.aa, lev)) is not None}
     out = []
     for lev in levels:
@@ -302,7 +310,12 @@ def _levels(ctx: _Ctx, levels: Sequence[int]) -> list[LevelChoice]:
             if iv is not None:
                 cands.append(_judged(ctx, cfg, lev, iv, [lev], _floor(aa, lev)))
         if not cands:
+            notes.append(f"N={lev}: no paired rounds")
             continue
+        if ctx.slo_ttft_s is not None and not ctx.eligible(ctx.run.baseline, [lev]):
+            if not any(m.eligible for m in cands if m.config != ctx.aa):
+                notes.append(f"N={lev}: no config meets the TTFT SLO")
+                continue
         cfg, chosen, reason = _pick(ctx, lev, cands)
         out.append(LevelChoice(lev, cfg, chosen, reason, _per_workload(ctx, lev), tuple(cands)))
     return out
@@ -397,7 +410,8 @@ def choose(
         traffic: the mix (its ``mix`` and ``levels`` filled in), level mix and SLO.
     """
     ctx = _Ctx(run, dict(traffic.mix or {}), tuple(candidates), aa, tuple(comparisons), traffic.slo_ttft_s)
-    level_out = _levels(ctx, traffic.levels or ())
+    notes = list(traffic.notes)
+    level_out = _levels(ctx, traffic.levels or (), notes)
     done = [lv.level for lv in level_out]
     overall = None
     if done:
@@ -406,7 +420,6 @@ def choose(
             ctx, done, lambda c: _geomean_ratios(ctx, c, done), log_ratio_interval(aa_r or [])
         )
         overall = LevelChoice(0, cfg, chosen, reason + " (geometric mean over the levels)", {}, cands)
-    notes = list(traffic.notes)
     lm = None
     if traffic.level_mix is not None:
         lm = _level_mix(ctx, traffic.level_mix, {lv.level: lv.config for lv in level_out})

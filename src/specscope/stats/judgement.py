@@ -25,10 +25,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX, is_control
+from specscope.errors import require_one_of
 from specscope.stats.acceptance import cell_drafts
 from specscope.stats.choices import Choices, Pairs, Traffic, choose
 from specscope.stats.groups import GroupKey, group_cells
 from specscope.stats.noise import ColdStart, DriftCheck, NoiseFloor, aa_floor, cold_starts, drift_check
+from specscope.stats.server_spec import method_from_name
 from specscope.stats.speedup import (
     CONFIDENCE,
     PairedRounds,
@@ -129,12 +131,16 @@ class Judgement:
 
 
 def speculative_configs(methods: Mapping[str, str | None] | None, cells: Sequence[CellSummary]) -> set[str]:
-    """The configs that speculate: those whose server facts name a method (``methods``: config -> method or None,
-    :func:`specscope.stats.server_spec.spec_method`); a config the facts do not know speculates when any of its
-    cells carries a draft count (spec counters present, or per-response draft fields)."""
+    """The configs that speculate: those whose server facts name a method (``methods``: config -> method, None when
+    the facts say it does not speculate, :func:`specscope.stats.server_spec.methods_of`). A config the facts do not
+    know (a server specscope did not start, a CSV) speculates when its name names a method
+    (:func:`specscope.stats.server_spec.method_from_name`) or any of its cells reported drafts; llama.cpp exports
+    its speculative counters (at 0) without speculation, so a counter alone does not tell."""
     known = dict(methods or {})
     out = {c for c, m in known.items() if m}
-    out |= {c.config for c in cells if c.config not in known and cell_drafts(c) is not None}
+    for c in {x.config for x in cells} - set(known):
+        if method_from_name(c) or any(cell_drafts(x) for x in cells if x.config == c):
+            out.add(c)
     return out
 
 
@@ -262,9 +268,20 @@ def judge(
             (:func:`specscope.stats.server_spec.methods_of`).
         traffic: the mix, level mix, levels and SLO of the picks (equal token shares over the run's workloads at
             every measured level when None or unset).
+
+    Raises:
+        ConfigError: ``baseline`` is not one of the run's configs.
         picks: compute the picks (``choices``); False when only the comparisons are needed (the adaptive rule).
     """
     measured = [c for c in cells if not c.config.endswith(SENTINEL_SUFFIX)]
+    require_one_of(
+        baseline,
+        list(dict.fromkeys(c.config for c in measured)),
+        f"baseline config {baseline!r} is not in the run",
+        expected="one of the run's configs: {}",
+        empty="none (no cells)",
+        fix="pass --baseline with one of the run's configs",
+    )
     cold = cold_starts(measured)
     drift = drift_check(cells, baseline, cold)
     groups = group_cells(measured)

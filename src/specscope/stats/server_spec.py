@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["NO_SPECULATION", "spec_method", "spec_k", "speculative_method", "methods_of"]
+__all__ = ["NO_SPECULATION", "spec_method", "spec_k", "speculative_method", "method_from_name", "methods_of"]
 
 #: method names that mean "no speculation" (the recipes' ``method = "base"``).
 NO_SPECULATION = frozenset({"base", "none", ""})
@@ -71,7 +71,26 @@ def speculative_method(config: str, facts: Mapping[str, Any]) -> str | None:
     return None if method is None or method.lower() in NO_SPECULATION else method
 
 
+#: words in a config's name that name a speculative method (an external server is known only by its name)
+_METHOD_NAME = re.compile(r"mtp|eagle|dflash|draft|medusa|ngram|suffix|lookahead|spec", re.IGNORECASE)
+
+
+def method_from_name(config: str) -> str | None:
+    """The speculative method a config's name names (``mtp3`` -> ``mtp``), None when it names none."""
+    m = _METHOD_NAME.search(config)
+    return m.group(0).lower() if m else None
+
+
 def methods_of(facts: Mapping[str, Mapping[str, Any]]) -> dict[str, str | None]:
-    """config -> :func:`speculative_method` for every config with stored facts (a config without facts is left
-    out: unknown)."""
-    return {c: speculative_method(c, f) for c, f in facts.items() if isinstance(f, Mapping)}
+    """config -> its speculative method (None: the facts say it does not speculate), for every config whose facts
+    tell: a recipe, a vLLM log's speculative config, the embedded engine's ``spec_types``. A server specscope did not
+    start (``kind`` external) says nothing about it and is left out: unknown."""
+    out: dict[str, str | None] = {}
+    for c, f in facts.items():
+        if not isinstance(f, Mapping):
+            continue
+        cfg = f.get("config")
+        says = spec_method(c, f) is not None or isinstance(f.get("recipe"), Mapping)
+        if says or (isinstance(cfg, Mapping) and "spec_types" in cfg):
+            out[c] = speculative_method(c, f)
+    return out

@@ -67,7 +67,7 @@ class Interval:
     @property
     def label(self) -> str:
         """The interval's name for its rounds, e.g. ``95% t-interval on log ratios (3 rounds)``."""
-        return interval_label(self.rounds if self.low is not None else 0)
+        return interval_label(self.rounds)
 
 
 def interval_label(rounds: int) -> str:
