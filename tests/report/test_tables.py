@@ -77,7 +77,8 @@ def test_speedup_table_and_zero_drafts():
         cell("ngram", "edit", 1, 1, 30.0, acc=(0, 0, 0)),
     ]
     t = {x.key: x for x in bench_tables(cells)}
-    # ngram never drafted (its counters say 0; the name says n-gram): said plainly instead of an empty row, and its verdict says it
+    # ngram never drafted (its counters say 0; the name says n-gram): said plainly instead of an empty row, and its
+    # verdict says it
     assert t["acceptance"].rows == [["ngram", "0 drafts (not engaged)"]]
     # geometric mean of the per-round ratios 2.0 and 2.5; their t-interval on 2 rounds is wide: [0.52x, 9.6x]
     lo, hi = math.log(2.0), math.log(2.5)

@@ -30,7 +30,9 @@ from specscope.report.alarms import acceptance_alarms, not_engaged_alarms
 from specscope.report.document import Alarm, Cell, Column, Section, Table, text_cell
 from specscope.report.mix import Crossover, Placement, find_crossovers, place_acceptance
 from specscope.stats.choices import Choices, LevelChoice, MixComparison, Traffic
+from specscope.stats.groups import workloads_of
 from specscope.stats.judgement import Judgement, judge
+from specscope.stats.mix import require_workloads
 from specscope.stats.server_spec import methods_of, spec_k
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, verdict_text
@@ -69,15 +71,7 @@ class Advice:
 
 def _scope(cells: Sequence[CellSummary], mix: Mapping[str, float], concurrency: int | None) -> list[int]:
     """The levels to advise on. Raises ConfigError for a mix workload or a level the run lacks."""
-    workloads = list(dict.fromkeys(c.workload for c in cells))
-    missing = [w for w in mix if w not in workloads]
-    if missing:
-        raise ConfigError(
-            f"workload {missing[0]!r} of the mix is not in the run",
-            found=missing,
-            expected=", ".join(workloads),
-            fix="name the run's workloads in --mix",
-        )
+    require_workloads(mix, workloads_of(cells))
     levels = sorted({c.concurrency for c in cells})
     if concurrency is not None:
         if concurrency not in levels:

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specscope.errors import ConfigError
 from specscope.report import units
 from specscope.report.advice import choices_tables
 from specscope.report.alarms import acceptance_alarms, not_engaged_alarms
@@ -30,7 +29,9 @@ from specscope.report.workload_tables import thinking_notes, workload_axis_table
 from specscope.stats.cells import summarize_run
 from specscope.stats.choices import Traffic
 from specscope.stats.goodput import RateCell, rate_cells
+from specscope.stats.groups import workloads_of
 from specscope.stats.judgement import Judgement
+from specscope.stats.mix import require_workloads
 from specscope.stats.server_spec import methods_of
 from specscope.stats.summary import CellSummary
 from specscope.stats.timeline import mean
@@ -91,16 +92,8 @@ def run_cells_of(data: RunData, baseline: str = "base", judging: Judging | None 
     """A run's cells indexed and ready to be judged: the manifest's baseline, its minimum effect (or the command
     line's), the speculative methods its server facts name, the traffic of the picks."""
     judging = judging or Judging()
-    mix = judging.traffic.mix if judging.traffic is not None else None
-    workloads = list(dict.fromkeys(c.workload for c in data.cells))
-    missing = [w for w in mix or {} if w not in workloads]
-    if missing:
-        raise ConfigError(
-            f"workload {missing[0]!r} of the --mix is not in the run {data.name}",
-            found=missing,
-            expected=", ".join(workloads),
-            fix="name the run's workloads in --mix",
-        )
+    if judging.traffic is not None and judging.traffic.mix:
+        require_workloads(judging.traffic.mix, workloads_of(data.cells), f"the run {data.name}")
     return RunCells.of(
         data.cells,
         str(data.manifest.get("baseline") or baseline),

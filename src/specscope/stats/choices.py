@@ -30,7 +30,7 @@ from specscope.stats.mix import level_mix_round_ratios, mix_rate, mix_round_rati
 from specscope.stats.noise import NoiseFloor, aa_floor
 from specscope.stats.speedup import Interval, log_ratio_interval
 from specscope.stats.summary import CellSummary
-from specscope.stats.verdict import Comparison, Reason, Verdict, decide
+from specscope.stats.verdict import Comparison, Judged, Reason, Verdict, decide
 
 __all__ = ["RunRounds", "Traffic", "MixComparison", "LevelChoice", "LevelMixChoice", "Choices", "choose"]
 
@@ -76,7 +76,7 @@ class Traffic:
 
 
 @dataclass(frozen=True)
-class MixComparison:
+class MixComparison(Judged):
     """A candidate against the baseline on a mix at one level (``level`` None: over levels); fields as
     :class:`specscope.stats.verdict.Comparison`; ``eligible``: within the TTFT SLO."""
 
@@ -91,17 +91,6 @@ class MixComparison:
     verdict: Verdict
     reasons: tuple[Reason, ...] = ()
     eligible: bool = True
-
-    @property
-    def gain(self) -> float | None:
-        return None if self.speedup is None else self.speedup - 1.0
-
-    @property
-    def why(self) -> str:
-        return "; ".join(r.text for r in self.reasons)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "reasons": [r.to_dict() for r in self.reasons], "gain": self.gain}
 
 
 @dataclass(frozen=True)

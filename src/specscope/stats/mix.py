@@ -24,7 +24,15 @@ from typing import Generic, TypeVar
 
 from specscope.errors import ConfigError
 
-__all__ = ["Shares", "parse_mix", "parse_level_mix", "mix_rate", "mix_round_ratios", "level_mix_round_ratios"]
+__all__ = [
+    "Shares",
+    "parse_mix",
+    "require_workloads",
+    "parse_level_mix",
+    "mix_rate",
+    "mix_round_ratios",
+    "level_mix_round_ratios",
+]
 
 K = TypeVar("K", str, int)
 
@@ -95,6 +103,18 @@ def parse_level_mix(text: str) -> Shares[int]:
         ConfigError: malformed entry, level not a positive integer, negative share, repeated level, or all zero.
     """
     return _parse(text, "--level-mix", int, "--level-mix 1=0.6,4=0.4", "LEVEL")
+
+
+def require_workloads(mix: Mapping[str, float], workloads: Sequence[str], where: str = "the run") -> None:
+    """Raises ConfigError naming the first workload of ``mix`` that is not one of ``workloads`` (``where``: whose)."""
+    missing = [w for w in mix if w not in workloads]
+    if missing:
+        raise ConfigError(
+            f"workload {missing[0]!r} of the --mix is not in {where}",
+            found=missing,
+            expected=", ".join(workloads),
+            fix="name the run's workloads in --mix",
+        )
 
 
 def mix_rate(rates: Sequence[float], shares: Sequence[float]) -> float:

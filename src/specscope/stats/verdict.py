@@ -38,6 +38,7 @@ __all__ = [
     "DEFAULT_MIN_EFFECT",
     "MIN_VERDICT_ROUNDS",
     "Reason",
+    "Judged",
     "Comparison",
     "decide",
     "verdict_text",
@@ -97,8 +98,35 @@ REASON_CODES: dict[str, str] = {
 }
 
 
+class Judged:
+    """What every judged figure (a comparison, a mix's) derives from its ``speedup`` and ``reasons``."""
+
+    speedup: float | None
+    reasons: tuple[Reason, ...]
+
+    @property
+    def gain(self) -> float | None:
+        """speedup - 1 (fraction; 0.323 means +32.3 %)."""
+        return None if self.speedup is None else self.speedup - 1.0
+
+    @property
+    def why(self) -> str:
+        """The reasons as one sentence ("" when none)."""
+        return "; ".join(r.text for r in self.reasons)
+
+    def has(self, code: str) -> bool:
+        return any(r.code == code for r in self.reasons)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, the reasons as dicts, and the gain."""
+        d = asdict(self)  # type: ignore[call-overload]
+        d["reasons"] = [r.to_dict() for r in self.reasons]
+        d["gain"] = self.gain
+        return dict(d)
+
+
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(Judged):
     """One config against the baseline at one workload x level: everything its verdict rests on.
 
     Attributes:
@@ -135,25 +163,6 @@ class Comparison:
     baseline_cv: float | None = None
     control: bool = False
     drafts: float | None = None
-
-    @property
-    def gain(self) -> float | None:
-        """speedup - 1 (fraction; 0.323 means +32.3 %)."""
-        return None if self.speedup is None else self.speedup - 1.0
-
-    @property
-    def why(self) -> str:
-        """The reasons as one sentence ("" when none)."""
-        return "; ".join(r.text for r in self.reasons)
-
-    def has(self, code: str) -> bool:
-        return any(r.code == code for r in self.reasons)
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["reasons"] = [r.to_dict() for r in self.reasons]
-        d["gain"] = self.gain
-        return d
 
 
 def _decided(
