@@ -18,7 +18,7 @@ from specscope.stats.verdict import MIN_VERDICT_ROUNDS, decide  # noqa: E402
 
 
 def test_min_verdict_rounds_is_the_tables_smallest_n():
-    rows = vc.table(vc.NoiseModel(), reps=600, min_effect=0.02, seed=7, boot_reps=0)
+    rows = vc.table(vc.NoiseModel(), reps=2000, min_effect=0.02, seed=7, boot_reps=0)
     assert [r.n for r in rows] == list(range(2, 13))
     assert vc.smallest_n(rows) == MIN_VERDICT_ROUNDS == 2
     assert all(r.coverage_worst >= vc.COVERAGE_GOAL and r.false_faster <= 0.05 for r in rows)
