@@ -229,7 +229,13 @@ def _judged(
 ) -> MixComparison:
     control = config == ctx.aa
     engaged = None if control else ctx.engaged(config, levels)
-    zero = sum(1 for c in ctx.comparisons if c.config == config and c.verdict == "not_engaged" and c.level in levels)
+    zero = sum(
+        int(r.figure or 0)
+        for c in ctx.comparisons
+        if c.config == config and c.workload in ctx.mix and c.level in levels
+        for r in c.reasons
+        if r.code == "NO_DRAFTS"
+    )
     verdict, reasons = decide(
         iv,
         min_effect=ctx.run.min_effect,
@@ -325,8 +331,6 @@ def _over_levels(
         if r:
             cands.append(_judged(ctx, cfg, None, log_ratio_interval(r), levels, floor))
     cfg, chosen, reason = _pick(ctx, 0, cands)
-    if chosen is None and cands:
-        chosen = max(cands, key=lambda m: m.speedup or 0.0)  # the best other, shown with its verdict
     return cfg, chosen, reason, tuple(cands)
 
 
@@ -377,6 +381,8 @@ def _level_mix(ctx: _Ctx, time_shares: Mapping[int, float], picks: Mapping[int, 
     cfg, chosen, _, cands = _over_levels(
         ctx, list(time_shares), lambda c: _level_mix_ratios(ctx, c, time_shares), log_ratio_interval(aa_r or [])
     )
+    if chosen is None and cands:  # the baseline is picked: show the best other, with its verdict and reasons
+        chosen = max(cands, key=lambda m: m.speedup or 0.0)
     dynamic = {lev: picks[lev] for lev in sorted(time_shares) if lev in picks}
     dyn_rates = [t * (_mean_rate(ctx, dynamic[lev], lev) or 0.0) for lev, t in time_shares.items() if lev in dynamic]
     dyn = sum(dyn_rates) if len(dynamic) == len(time_shares) else None
