@@ -215,7 +215,7 @@ class BenchOptions(BaseModel):
 # prompts 2 rounds at N=1,2 use), and a server's first edit cell is warmed up with the 5th-shortest module
 # (specscope.bench.workloads); n-gram still copies them (the edit win shows in the acceptance and decode columns).
 # ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens, every edit module).
-PROFILES: dict[str, dict] = {
+PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"aa": True, "max_tokens": 48, "edit_shortest": 4},
     "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},
 }
@@ -228,7 +228,7 @@ def _as_flag_value(value: Any) -> Any:
     return value
 
 
-def profile_options(name: str, **overrides) -> BenchOptions:
+def profile_options(name: str, **overrides: Any) -> BenchOptions:
     """The options of profile ``name`` with ``overrides`` (``None`` values ignored) applied.
 
     Raises:

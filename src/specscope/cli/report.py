@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from specscope.cli.options import MinEffectOption, MixOption, OutputFileOption, ReportFormat, ReportFormatOption
 from specscope.errors import ConfigError
+
+if TYPE_CHECKING:  # the CLI imports the report lazily, so that `specscope --help` stays fast
+    from rich.console import Console
+
+    from specscope.report.build import Judging
+    from specscope.report.document import Document
 
 
 def _check_output(output: Path | None) -> None:
@@ -37,7 +44,7 @@ def _check_output(output: Path | None) -> None:
         ) from None
 
 
-def _console(output: Path | None, natural_cols: int = 160):
+def _console(output: Path | None, natural_cols: int = 160) -> tuple[Console, io.StringIO | None]:
     """A console for the text tables: stdout, or a plain-text buffer (no colour) for --output.
 
     Width (characters): for ``--output``, ``natural_cols`` (the widest table's natural width: a file has no
@@ -46,7 +53,6 @@ def _console(output: Path | None, natural_cols: int = 160):
     row on one line instead of rich's 80-column default for a pipe. Returns ``(console, buffer)``; ``buffer`` is
     None when printing to stdout.
     """
-    import io
     import os
 
     from rich.console import Console
@@ -100,7 +106,7 @@ def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None
         typer.echo(text)
 
 
-def emit_document(doc, fmt: ReportFormat, output: Path | None, html_path: Path) -> None:
+def emit_document(doc: Document, fmt: ReportFormat, output: Path | None, html_path: Path) -> None:
     """Write/print a report document in ``fmt`` (html: to ``output`` or ``html_path``, its path printed)."""
     from specscope.report.files import write_text_atomic
     from specscope.report.html import render_document_html
@@ -125,7 +131,7 @@ def emit_document(doc, fmt: ReportFormat, output: Path | None, html_path: Path) 
         typer.echo(text)
 
 
-def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None, judging=None) -> None:
+def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None, judging: Judging | None = None) -> None:
     """Build the report document of ``runs`` and write/print it in ``fmt``; ``judging``
     (:class:`specscope.report.build.Judging`): a minimum effect and a mix given on the command line.
 
