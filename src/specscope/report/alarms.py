@@ -19,7 +19,6 @@ its method. The alarm names the method, the workload and what would make it draf
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +27,7 @@ from specscope.report.document import Alarm
 from specscope.report.server_facts import spec_method
 from specscope.stats.acceptance import pooled_acceptance
 from specscope.stats.judgement import Judgement
+from specscope.stats.low_acceptance import FAR_BELOW, HEAD_METHODS, MIN_DRAFTS, NEAR_ZERO
 from specscope.stats.server_spec import speculative_method
 from specscope.stats.summary import CellSummary
 
@@ -41,11 +41,8 @@ __all__ = [
     "not_engaged_alarms",
 ]
 
-NEAR_ZERO = 0.05  # acceptance rate (fraction) below which a learned draft head is presumed broken
-FAR_BELOW = 0.1  # fraction of the same method's best acceptance on another workload
-MIN_DRAFTS = 50  # verify steps that carried a draft: fewer are too few to call
-
-_HEAD_METHODS = re.compile(r"mtp|eagle|dflash|draft|medusa", re.IGNORECASE)
+# one home for the rule's numbers (a server log's alarm uses them too: specscope serve --parse-log)
+_HEAD_METHODS = HEAD_METHODS
 CAUSE = "an uninitialised or mis-quantized draft head (its weights missing from the checkpoint, or excluded wrongly)"
 WEIGHTS_TRACK = """vLLM: --model-loader-extra-config '{"enable_weights_track": true}' turns a draft weight left """ + (
     "uninitialised into a load error"

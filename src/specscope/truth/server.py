@@ -33,6 +33,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
@@ -60,7 +61,7 @@ async def _sleep_until(target_ns: int, precise: bool) -> None:
             await asyncio.sleep(0)
 
 
-def _event(obj: dict) -> bytes:
+def _event(obj: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
 
 
@@ -144,7 +145,9 @@ def _timing_metrics(rec: dict[str, Any], sent_tokens: int) -> dict[str, float]:
     return vllm_timing_metrics(rec["arrival_ns"], rec["slot_ns"], first, last, sent_tokens)
 
 
-async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int, rec: dict) -> None:
+async def _finish(
+    plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int, rec: dict[str, Any]
+) -> None:
     """The finish chunk, the usage chunk and ``[DONE]``, each as the plan says."""
     reported = plan.usage_completion_tokens if plan.usage_completion_tokens is not None else sent_tokens
     usage = {
@@ -152,7 +155,7 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
         "total_tokens": plan.prompt_tokens + reported,
         "completion_tokens": reported,
     }
-    timings = per_request_fields(plan, sent_tokens)  # llama.cpp / vLLM / SGLang per-response spec fields
+    timings, choice_fields = per_request_fields(plan, sent_tokens)  # every engine's per-response spec fields
     if plan.spec_steps_accepted is not None:
         from specscope.truth.spec_steps import spec_step_fields
 
@@ -161,10 +164,8 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
     if plan.per_request_metrics:  # vLLM --enable-per-request-metrics: the timing fields, then speculative_decoding
         timings["metrics"] = {**_timing_metrics(rec, sent_tokens), **timings.get("metrics", {})}
     if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
-        fin = {
-            **head,
-            "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason}],
-        }
+        choice = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason, **choice_fields}
+        fin = {**head, "choices": [choice]}
         if plan.usage == "last_choice_chunk":
             fin.update({"usage": usage, **timings})
         await write("finish", 0, _event(fin))
@@ -289,7 +290,7 @@ def make_app(script: TruthScript) -> web.Application:
     return app
 
 
-async def _serve(script: TruthScript, host: str, port: int, announce) -> None:
+async def _serve(script: TruthScript, host: str, port: int, announce: Callable[[str], Any]) -> None:
     if script.firehose:
         from specscope.truth.firehose import serve_firehose
 
@@ -306,7 +307,7 @@ async def _serve(script: TruthScript, host: str, port: int, announce) -> None:
         await runner.cleanup()
 
 
-def _loop_factory():
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop's loop when installed (lower wake-up latency), else asyncio's default."""
     try:
         import uvloop
@@ -315,7 +316,7 @@ def _loop_factory():
     return uvloop.new_event_loop
 
 
-async def _until_stopped(script: TruthScript, host: str, port: int, announce) -> bool:
+async def _until_stopped(script: TruthScript, host: str, port: int, announce: Callable[[str], Any]) -> bool:
     """Serve until SIGTERM or SIGINT (handlers set here, so an inherited "ignore SIGINT" does not make Ctrl-C
     useless); return True when SIGINT stopped it."""
     task = asyncio.current_task()
@@ -341,7 +342,9 @@ async def _until_stopped(script: TruthScript, host: str, port: int, announce) ->
     return signal.SIGINT in got
 
 
-def serve_forever(script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce=print) -> None:
+def serve_forever(
+    script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce: Callable[[str], Any] = print
+) -> None:
     """Run the server in this process until stopped; ``announce(base_url)`` is called once listening.
 
     SIGTERM stops it and returns normally; SIGINT (Ctrl-C) stops it and raises :class:`KeyboardInterrupt`, so
