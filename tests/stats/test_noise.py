@@ -61,6 +61,9 @@ def test_later_cells_and_small_drops_are_not_cold_starts():
     cells = [timed("base", r, v, 10.0 * r) for r, v in enumerate([90.0, 100.0, 101.0, 60.0])]  # 10 % and a late dip
     assert cold_starts(cells) == ()
     assert cold_starts([timed("base", 0, 50.0, 0.0)]) == ()  # nothing later to compare with
+    # two prompts, one twice as slow, alternating: the first slow cell is the slow prompt, not a cold engine
+    alternating = [timed("flaky", r, v, 10.0 * r) for r, v in enumerate([50.0, 100.0, 51.0, 99.0])]
+    assert cold_starts(alternating) == ()
 
 
 def test_drift_halves_slope_and_confirmation_by_the_aa_cells():
