@@ -39,6 +39,7 @@ from specscope.stats.speedup import (
     paired_rounds,
 )
 from specscope.stats.summary import CellSummary
+from specscope.stats.timeline import mean
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, MIN_VERDICT_ROUNDS, Comparison, Reason, decide
 
 __all__ = ["JUDGEMENT_SCHEMA", "Judgement", "judge", "speculative_configs"]
@@ -233,8 +234,8 @@ def _comparison(
         metric=metric,
         rounds=pr.rounds,
         dropped=pr.dropped,
-        config_mean=sum(xs) / len(xs) if xs else None,
-        baseline_mean=sum(bs) / len(bs) if bs else None,
+        config_mean=mean(xs),
+        baseline_mean=mean(bs),
         speedup=iv.point,
         low=iv.low,
         high=iv.high,

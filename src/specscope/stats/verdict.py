@@ -140,7 +140,9 @@ class Comparison(Judged):
         verdict: one of :data:`VERDICTS`; ``reasons``: why (codes with figures).
         config_cv, baseline_cv: coefficient of variation over the rounds (fraction), None with < 2.
         control: the A/A control (never faster or slower).
-        drafts: drafts the config's server reported over the paired cells (verify steps), None when no cell said.
+        drafts: what the config's server reported of its drafting over its cells (:func:`specscope.stats.acceptance.
+            cell_drafts`: verify steps with a draft, or drafted tokens where only the responses say), None when no
+            cell said.
     """
 
     config: str
