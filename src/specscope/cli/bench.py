@@ -55,6 +55,7 @@ from specscope.cli.bench_options import (
 from specscope.cli.options import (
     ConfigsOption,
     LaunchOption,
+    MinEffectOption,
     NoPreflightOption,
     OutOption,
     RecipesOption,
@@ -138,6 +139,7 @@ def register(app: typer.Typer) -> None:
         target_ci: TargetCiOption = None,
         min_repeats: MinRepeatsOption = None,
         max_repeats: MaxRepeatsOption = None,
+        min_effect: MinEffectOption = None,
         no_preflight: NoPreflightOption = False,
         retry_failed: RetryFailedOption = False,
         read_timeout: ReadTimeoutOption = None,
@@ -176,9 +178,11 @@ def register(app: typer.Typer) -> None:
         given: dict[str, Any] = {
             "configs": plan.configs or (tuple(plan.servers) or None),
             "workloads": parse_csv_names(workloads),
+            "aa": aa_given,
+            "min_effect": min_effect,
         }
         given |= {"levels": parse_csv_ints(levels, "--levels"), "repeats": repeats, "max_tokens": max_tokens}
-        given |= {"temperature": temperature, "seed": seed, "edit_form": edit_form, "threads": threads, "aa": aa_given}
+        given |= {"temperature": temperature, "seed": seed, "edit_form": edit_form, "threads": threads}
         if resume is not None:  # every matrix option typed with --resume is checked against the run's
             given |= _resume_given(
                 ctx,
@@ -230,6 +234,7 @@ def register(app: typer.Typer) -> None:
                 target_ci=target_ci,
                 min_repeats=min_repeats,
                 max_repeats=max_repeats,
+                min_effect=min_effect,
                 crash_trials=crash_trials,
             )
         if options is not None:  # audit every recipe before one starts (vllm only)
