@@ -9,7 +9,7 @@ A manifest field that the model does not know, or a required one that is missing
 naming the schema version; nothing is silently dropped. ``options`` is checked against the fields of
 :class:`specscope.config.BenchOptions` it holds (types and ranges; a field this version does not know is kept
 as stored). The file is read as a regular file of at most :data:`MAX_MANIFEST_BYTES`, its JSON parsed by
-pydantic-core (nesting and number size bounded): a damaged manifest is a :class:`ManifestError`, never a crash.
+pydantic's JSON parser (nesting and number size bounded): a damaged manifest is a :class:`ManifestError`, never a crash.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from specscope.errors import StoreError
 
@@ -147,12 +146,12 @@ def read_manifest(path: Path) -> dict[str, Any]:
     from specscope.readfile import read_limited
 
     try:
-        raw = read_limited(path, MAX_MANIFEST_BYTES)
-        data = pydantic_core.from_json(raw)
-    except (OSError, ValueError) as exc:
+        data = TypeAdapter(Any).validate_json(read_limited(path, MAX_MANIFEST_BYTES))
+    except (OSError, ValueError) as exc:  # ValueError: FileTooLarge, and pydantic's ValidationError (not JSON)
+        what = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else f"{type(exc).__name__}: {exc}"
         raise ManifestError(
             f"{path} cannot be read",
-            found=f"{type(exc).__name__}: {exc}"[:300],
+            found=what[:300],
             expected=f"a UTF-8 JSON manifest of at most {MAX_MANIFEST_BYTES:,} bytes",
             fix="restore the file or start a new run",
         ) from None

@@ -16,7 +16,6 @@ import dataclasses
 import json
 from typing import Annotated, Any
 
-import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from specscope.errors import StoreError
@@ -216,6 +215,7 @@ def cell_from_row(row: tuple[Any, ...], streams: tuple[StreamRecord, ...], versi
 
 
 _INT_BOUND = 2**63
+_ANY = TypeAdapter(Any)  # pydantic's JSON parser (jiter): nesting and number size bounded, NaN as json.dumps writes
 _STREAM = TypeAdapter(StreamRecord)
 _COUNTERS = TypeAdapter(SpecCounters)
 _FINITE = Annotated[float, Field(allow_inf_nan=False)]
@@ -264,13 +264,14 @@ def _bad(where: str, found: str, version: int) -> StoreError:
 
 
 def _json(text: Any, where: str, version: int) -> Any:
-    """``text`` parsed (pydantic-core: nesting and number size bounded, NaN allowed as ``json.dumps`` writes it)."""
+    """``text`` parsed by pydantic's JSON parser (nesting and number size bounded, NaN allowed as ``json.dumps``
+    writes it)."""
     if not isinstance(text, str | bytes):
         raise _bad(where, f"a {type(text).__name__}, not JSON text", version)
     try:
-        return pydantic_core.from_json(text)
-    except ValueError as exc:
-        raise _bad(where, f"not JSON we read: {exc}", version) from None
+        return _ANY.validate_json(text)
+    except ValidationError as exc:
+        raise _bad(where, f"not JSON we read: {exc.errors()[0]['msg']}", version) from None
 
 
 def _typed(adapter: TypeAdapter[Any], text: Any, where: str, version: int) -> Any:
