@@ -108,6 +108,46 @@ DAMAGE: dict[str, tuple[str, Any, str]] = {
     "manifest a 5,000-digit schema_version": ("text", '{"schema_version": ' + BIG + "}", "manifest"),
     "manifest not UTF-8": ("text", b'{"schema_version": 2, "kind": "\xff"}', "manifest"),
     "manifest baseline a list": ("manifest", lambda m: {**m, "baseline": ["base"]}, "baseline"),
+    "manifest crash_trials wrong shape": ("manifest", lambda m: {**m, "crash_trials": {"base": [1, 2]}}, "crash"),
+    "manifest crashes a number": ("manifest", lambda m: {**m, "crashes": {"base": 5}}, "crashes"),
+    "manifest client a list inside": ("manifest", lambda m: {**m, "client": {"busy_poll": [1]}}, "client"),
+    "manifest machine wrong types": (
+        "manifest",
+        lambda m: {**m, "machine": {"cpu_count": "x", "memory": []}},
+        "machine",
+    ),
+    "manifest packs wrong shape": ("manifest", lambda m: {**m, "packs": {"prose": 5}}, "packs"),
+    "manifest preflight wrong shape": ("manifest", lambda m: {**m, "preflight": {"base": "x"}}, "preflight"),
+    "manifest external_servers a number": ("manifest", lambda m: {**m, "external_servers": {"base": 5}}, "external"),
+    "manifest versions a list": ("manifest", lambda m: {**m, "versions": ["x"]}, "versions"),
+    "manifest options slo nan": ("manifest", _opts(slo_ttft_s=float("nan")), "slo"),
+    "manifest options target_ci a string": ("manifest", _opts(target_ci="x"), "target_ci"),
+    "manifest options rates negative": ("manifest", _opts(rates=[-1.0]), "rates"),
+    "manifest options workload_files a list": ("manifest", _opts(workload_files=["x"]), "workload_files"),
+    "server facts command_line a dict": (
+        "sql",
+        'UPDATE server_facts SET facts_json=\'{"command_line": {"a": 1}}\'',
+        "facts",
+    ),
+    "server facts log_facts wrong inner types": (
+        "sql",
+        'UPDATE server_facts SET facts_json=\'{"log_facts": {"kv_cache_size_tokens": "x", "spec_decoding": 5}}\'',
+        "log_facts",
+    ),
+    "client_json self_check a list": ("sql", _set("client_json", "'{\"self_check\": [1]}'"), "client_json"),
+    "client_json decision a number": (
+        "sql",
+        _set("client_json", '\'{"client_decision": 5, "processes": "x"}\''),
+        "client_json",
+    ),
+    "stream end before send": ("sql", _rec("end_ns", "-5"), "end_ns"),
+    "stream output_tokens negative": ("sql", _rec("output_tokens", "-100"), "output_tokens"),
+    "counters NaN drafts": (
+        "sql",
+        "UPDATE cells SET after_json=replace(after_json, '\"drafts\": 10', '\"drafts\": NaN')",
+        "drafts",
+    ),
+    "cells end before start": ("sql", _set("end_ns", "-1000000000000"), "end_ns"),
 }
 
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from specscope.errors import StoreError
 
 __all__ = [
+    "CrashRecord",
+    "CrashTrial",
     "SCHEMA_VERSION",
     "READABLE_SCHEMAS",
     "MAX_MANIFEST_BYTES",
@@ -40,6 +42,39 @@ READABLE_SCHEMAS = (1, 2)
 
 class ManifestError(StoreError):
     """A ``manifest.json`` with unknown or missing fields, or of a schema version this code cannot read."""
+
+
+class CrashTrial(BaseModel):
+    """One crash trial as ``bench`` stores it (``specscope.bench.crash_trials``' docstring has the shape): the
+    fields the report reads are typed; a trial without ``error`` ran and carries its counts."""
+
+    model_config = ConfigDict(extra="allow")
+
+    trial: int
+    crashed: bool
+    log: str
+    error: str | None = None
+    planned: int | None = Field(default=None, ge=0)
+    ok: int | None = Field(default=None, ge=0)
+    failed: int | None = Field(default=None, ge=0)
+    not_sent: int | None = Field(default=None, ge=0)
+    last_engine_stats: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _counts_when_run(self) -> CrashTrial:
+        if self.error is None and None in (self.planned, self.ok, self.failed, self.not_sent):
+            raise ValueError("a trial that ran has planned / ok / failed / not_sent counts")
+        return self
+
+
+class CrashRecord(BaseModel):
+    """One crash of a config and its trials (manifest ``crash_trials[CONFIG]`` is a list of these)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    level: int = Field(ge=1)
+    trials: list[CrashTrial] = Field(default_factory=list)
+    levels_not_run: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class RunManifest(BaseModel):
@@ -85,7 +120,7 @@ class RunManifest(BaseModel):
     client: dict[str, Any] | None = None
     machine: dict[str, Any] | None = None
     versions: dict[str, str] | None = None
-    packs: dict[str, Any] | None = None
+    packs: dict[str, dict[str, Any]] | None = None
     token_source: str | None = None
     acceptance_source: str | None = None
     command: list[str] | None = None
@@ -94,7 +129,7 @@ class RunManifest(BaseModel):
     cells_done: int | None = None
     cells_total: int | None = None
     crashes: dict[str, str] | None = None
-    crash_trials: dict[str, Any] | None = None
+    crash_trials: dict[str, list[CrashRecord]] | None = None
     preflight: dict[str, Any] | None = None
     datasets: list[dict[str, Any]] | None = None
     trace: dict[str, Any] | None = None

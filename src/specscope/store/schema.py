@@ -146,9 +146,10 @@ def stream_from_json(text: str, version: int, where: str = "streams") -> StreamR
     record: StreamRecord = _typed(_STREAM, text, where, version)
     for name in _STREAM_INTS:
         values = getattr(record, name)
+        low = 0 if name.endswith(_COUNT_SUFFIXES) else -_INT_BOUND  # counts are >= 0; instants have any origin
         for v in values if isinstance(values, tuple) else (values,):
-            if v is not None and not -_INT_BOUND < v < _INT_BOUND:
-                raise _bad(f"{where}.{name}", f"{v} is outside +-2**63", version)
+            if v is not None and not low <= v < _INT_BOUND:
+                raise _bad(f"{where}.{name}", f"{v} is outside {low}..2**63", version)
     return record
 
 
@@ -163,17 +164,52 @@ def gauges_from_json(text: str, version: int, where: str = "gauges") -> tuple[Ga
 
 
 def facts_from_json(text: Any, version: int, where: str) -> dict[str, Any]:
-    """One config's stored server facts: a JSON object (its keys are free-form, read by the report).
+    """One config's stored server facts: a JSON object (its keys are free-form, read by the report), in which every
+    key that names a unit (``kv_cache_size_tokens``, ``weights_loaded_gib``, ``model_loading_s``) holds a number.
 
     Raises:
-        StoreError: not a JSON object (or not JSON, nested too deep).
+        StoreError: not a JSON object (or not JSON, nested too deep), or a unit-named key holding something else.
     """
     if not isinstance(text, str):
         raise _bad(where, f"a {type(text).__name__}, not JSON text", version)
     facts = _json(text, where, version)
     if not isinstance(facts, dict):
         raise _bad(where, f"a JSON {type(facts).__name__}, not an object", version)
+    bad = _first_unit_mismatch(facts)
+    if bad is not None:
+        raise _bad(f"{where}.{bad[0]}", f"{bad[1]!r:.60} where a number is expected", version)
     return facts
+
+
+# the project's units-in-names rule: a key with one of these endings holds a number (or null, or a list of them)
+_UNIT_ENDINGS = ("_tokens", "_bytes", "_gib", "_s", "_ns", "_ms", "_percent", "_requests", "_per_s")
+
+
+def _first_unit_mismatch(value: Any, path: str = "") -> tuple[str, Any] | None:
+    """The first ``(path, value)`` in ``value`` whose key names a unit but whose value is not a number."""
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _first_unit_mismatch(item, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    if not isinstance(value, dict):
+        return None
+    for key, item in value.items():
+        where = f"{path}.{key}" if path else str(key)
+        if str(key).endswith(_UNIT_ENDINGS) and not _is_number_or_numbers(item):
+            return where, item
+        found = _first_unit_mismatch(item, where)
+        if found:
+            return found
+    return None
+
+
+def _is_number_or_numbers(value: Any) -> bool:
+    def number(v: Any) -> bool:
+        return v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+
+    return number(value) or (isinstance(value, list) and all(number(v) for v in value))
 
 
 def cell_from_row(row: tuple[Any, ...], streams: tuple[StreamRecord, ...], version: int) -> CellResult:
@@ -223,6 +259,7 @@ _GAUGES = TypeAdapter(list[tuple[_FINITE, _FINITE, _FINITE] | tuple[_FINITE, _FI
 _REASONS = TypeAdapter(list[str])
 _CLIENT = TypeAdapter(dict[str, Any])
 _STREAM_INTS = [f.name for f in dataclasses.fields(StreamRecord) if "int" in str(f.type)]
+_COUNT_SUFFIXES = ("_tokens", "_chunks", "bytes_received", "_per_step", "http_status")
 
 
 class _Row(BaseModel):
