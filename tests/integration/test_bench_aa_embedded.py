@@ -1,6 +1,6 @@
 """Issue 12's first check on the real embedded engine: an A/A control and a 0-draft config are never a win.
 
-``bench --configs base,ngram --workloads prose --levels 1 --aa --repeats 3 --max-tokens 48 -f json``: the three
+``bench --configs base,ngram --workloads prose --max-concurrency 1 --aa --repeats 3 --max-tokens 48 -f json``: the three
 servers (base, ngram and base-again, a second base server) are up together, their cells alternate in time, and
 both base-again and ngram (which makes no drafts on prose) are ``within noise`` of base.
 """
@@ -28,7 +28,7 @@ def _client_limited(cells: list[dict]) -> bool:
 def test_aa_and_zero_draft_ngram_are_within_noise_and_configs_alternate(tmp_path):
     """Up to two runs: on a loaded 2-core machine the client's self-check can rightly drop a cell whose event loop
     lagged (CLIENT_LIMITED, loop lag p99 above 10 ms); the check is about the verdicts of a run without one."""
-    args = "bench --configs base,ngram --workloads prose --levels 1 --aa --repeats 3 --max-tokens 48 -f json"
+    args = "bench --configs base,ngram --workloads prose --max-concurrency 1 --aa --repeats 3 --max-tokens 48 -f json"
     for attempt in range(2):
         result = CliRunner().invoke(app, [*args.split(), "--out", str(tmp_path / str(attempt))])
         assert result.exit_code == 0, result.output

@@ -60,7 +60,7 @@ def test_advise_json_names_the_measured_winner_in_every_cell(tmp_path):
 
 def test_advise_text_and_acceptance(tmp_path):
     run = _run(tmp_path)
-    r = _cli("advise", str(run), "--acceptance", "0.35", "--concurrency", "4")
+    r = _cli("advise", str(run), "--acceptance", "0.35", "--max-concurrency", "4")
     assert r.returncode == 0, r.stderr
     assert "acceptance 0.35 on draft is prose-like" in r.stdout
     assert "overall: base" in r.stdout  # mostly prose at 4 streams: the draft loses
@@ -70,9 +70,9 @@ def test_advise_bad_input_exit_2(tmp_path):
     run = _run(tmp_path)
     for args in (
         ("--mix", "chat=1"),
-        ("--mix", "prose=1", "--concurrency", "3"),
+        ("--mix", "prose=1", "--max-concurrency", "3"),
         (),
-        ("--mix", "prose=1", "--slo-ttft", "soon"),
+        ("--mix", "prose=1", "--slo", "ttft=soon"),
     ):
         r = _cli("advise", str(run), *args)
         assert r.returncode == 2, (args, r.stdout)

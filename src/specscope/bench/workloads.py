@@ -3,7 +3,7 @@
 A cell's ``workload`` is a *label*: the base workload (a pack ``prose``, a user file's name ``mine``, a
 dataset category ``speed-bench.coding``) followed by ``@``-separated variant parts, in this order:
 
-* ``@2k``: prompts extended to 2048 input tokens (``--context``; :mod:`specscope.workload.context`);
+* ``@2k``: prompts extended to 2048 input tokens (``--context-tokens``; :mod:`specscope.workload.context`);
 * ``@t0.6``: sampling temperature 0.6 (``--temperatures``; absent: ``--temperature`` applies);
 * ``@think``: thinking on (``--thinking on|both``; absent: thinking off).
 
@@ -126,7 +126,7 @@ def check_sources(options: BenchOptions) -> None:
                 f"workload {name} has {len(items)} prompts, fewer than the highest level {top}",
                 found=len(items),
                 expected=f">= {top} distinct prompts (one per concurrent stream)",
-                fix=f"add prompts to {name} or pass --levels up to {len(items)}",
+                fix=f"add prompts to {name} or pass --max-concurrency up to {len(items)}",
             )
 
 
@@ -220,7 +220,7 @@ def cli_overrides(
     elif workloads:
         out["workloads"] = workloads
     if contexts:
-        out["contexts"] = tuple(parse_context(c) for c in csv_items(contexts, "--context", "4k,32k"))
+        out["contexts"] = tuple(parse_context(c) for c in csv_items(contexts, "--context-tokens", "4k,32k"))
     if temperatures:
         try:
             out["temperatures"] = tuple(float(t) for t in csv_items(temperatures, "--temperatures", "0,0.6"))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 
 from specscope.cli.options import (
+    TABLE_FORMATS,
     AcceptanceOption,
     BaselineOption,
     ConcurrencyOption,
@@ -14,10 +17,12 @@ from specscope.cli.options import (
     LevelMixOption,
     MixOption,
     RunArgument,
-    SloTtftOption,
-    TextJsonFormatOption,
-    echo_text_or_json,
+    SloOption,
+    TableFormatOption,
+    run_baseline,
 )
+from specscope.cli.output import OutputOption, WidthOption, emit, report_target
+from specscope.cli.vocab import VocabCommand
 
 
 def _x(s: float | None) -> str:
@@ -27,71 +32,106 @@ def _x(s: float | None) -> str:
     return speedup(s).text
 
 
-def _print(adv) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
+def _blocks(adv) -> list[Any]:
+    """The advice as lines and one table (title, columns, rows), laid out by :func:`_text` and :func:`_markdown`."""
     from specscope.stats.speedup import interval_labels
 
-    con = Console()
-    for a in adv.alarms:
-        con.print(f"[bold red]{escape(a['text'])}[/bold red]")
+    out: list[Any] = [f"ALARM: {a['text']}" for a in adv.alarms]
     if adv.placement is not None:
-        con.print(adv.placement.text)
-    con.print("mix: " + ", ".join(f"{w}={m:.2f}" for w, m in adv.mix.items()))
-    t = Table(title=f"advice vs {adv.baseline}")
-    for col in ("streams", "config", "k", "mix gain", "interval", "why", "per workload"):
-        t.add_column(col)
-    for lv in adv.levels:
-        ci = "—" if lv.ci_low is None else f"{_x(lv.ci_low)} … {_x(lv.ci_high)}"
-        t.add_row(
+        out.append(adv.placement.text)
+    out.append("mix: " + ", ".join(f"{w}={m:.2f}" for w, m in adv.mix.items()))
+    if not adv.levels:
+        out += [f"note: {n}" for n in adv.notes]
+        out.append("no recommendation: no concurrency level has an eligible config (see the notes above)")
+        return out
+    rows = [
+        (
             str(lv.concurrency),
             lv.config,
             "—" if lv.k is None else str(lv.k),
             _x(lv.speedup),
-            ci,
+            "—" if lv.ci_low is None else f"{_x(lv.ci_low)} … {_x(lv.ci_high)}",
             lv.reason,
             ", ".join(f"{w}: {c}" for w, c in lv.per_workload.items()),
         )
-    if not adv.levels:
-        for n in adv.notes:
-            con.print(f"note: {n}")
-        con.print("no recommendation: no concurrency level has an eligible config (see the notes above)")
-        return
-    con.print(t)
-    con.print(f"interval: {interval_labels(lv.rounds for lv in adv.levels)}")
+        for lv in adv.levels
+    ]
+    out.append((f"advice vs {adv.baseline}", _COLUMNS, rows))
+    out.append(f"interval: {interval_labels(lv.rounds for lv in adv.levels)}")
     o = adv.overall
     ci = "" if o.get("ci_low") is None else f" ({_x(o['ci_low'])} … {_x(o['ci_high'])}, {o['interval']})"
-    con.print(
+    out.append(
         f"overall: {o['config']}"
         + ("" if o.get("k") in (None, 0) else f" k={o['k']}")
         + f", geometric-mean mix gain {_x(o['geomean_speedup'])}{ci} over streams {o['levels']}"
     )
-    for f in adv.flips:
-        con.print(
-            f"choice flips from {f['from_config']} to {f['to_config']} "
-            f"between {f['below_level']} and {f['above_level']} streams"
-        )
+    out += [
+        f"choice flips from {f['from_config']} to {f['to_config']} between {f['below_level']} and "
+        f"{f['above_level']} streams"
+        for f in adv.flips
+    ]
     for x in adv.crossovers:
         what = "the mix" if x.workload is None else x.workload
-        con.print(
+        out.append(
             f"{x.config} on {what}: {x.direction} near {x.concurrency:.1f} streams (between {x.below_level} and "
             f"{x.above_level}){'' if x.firm else ', inside noise on one side'}"
         )
-    for n in adv.notes:
-        con.print(f"note: {n}")
+    return out + [f"note: {n}" for n in adv.notes]
+
+
+_COLUMNS = ("streams", "config", "k", "mix gain", "interval", "why", "per workload")
+
+
+def _text(blocks: list[Any]) -> Callable[[Any], None]:
+    """Print ``blocks`` on a rich console: every table column folds, so a value wraps and is never cut."""
+
+    def show(con: Any) -> None:
+        from rich.table import Table
+
+        for b in blocks:
+            if isinstance(b, str):
+                style = "bold red" if b.startswith("ALARM: ") else None
+                con.print(b.removeprefix("ALARM: "), style=style, markup=False, highlight=False)
+                continue
+            title, columns, rows = b
+            t = Table(title=title)
+            for col in columns:
+                t.add_column(col, overflow="fold")
+            for row in rows:
+                t.add_row(*row)
+            con.print(t)
+
+    return show
+
+
+def _markdown(blocks: list[Any]) -> str:
+    """``blocks`` as Markdown: lines as paragraphs, the table as a pipe table."""
+    lines: list[str] = []
+    for b in blocks:
+        if isinstance(b, str):
+            lines += [f"**{b}**" if b.startswith("ALARM: ") else b, ""]
+            continue
+        title, columns, rows = b
+        lines += [f"### {title}", "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+        lines.append("")
+    return "\n".join(lines)
 
 
 def advise_cmd(
     run: RunArgument = None,
     mix: MixOption = None,
     acceptance: AcceptanceOption = None,
-    config: Annotated[str | None, typer.Option(help="The config your --acceptance was measured with.")] = None,
-    concurrency: ConcurrencyOption = None,
-    slo_ttft: SloTtftOption = None,
-    baseline: BaselineOption = "base",
-    format: TextJsonFormatOption = "text",
+    acceptance_config: Annotated[
+        str | None,
+        typer.Option("--acceptance-config", metavar="NAME", help="The config your --acceptance was measured with."),
+    ] = None,
+    max_concurrency: ConcurrencyOption = None,
+    slo: SloOption = None,
+    baseline: BaselineOption = None,
+    format: TableFormatOption = None,
+    output: OutputOption = None,
+    width: WidthOption = None,
     level_mix: LevelMixOption = None,
     from_csv: FromCsvOption = None,
 ) -> None:
@@ -100,20 +140,13 @@ def advise_cmd(
     advised only where it beats the baseline outside noise.
 
     Exit codes: 0 advice printed; 2 bad input (not a run, unknown workload in --mix, unmeasured
-    --concurrency, neither --mix nor --acceptance)."""
-    from specscope.errors import ConfigError
+    --max-concurrency, neither --mix nor --acceptance)."""
     from specscope.report.advice import advise, parse_mix
     from specscope.store import open_run
+    from specscope.values import parse_duration_s, parse_pairs
 
-    slo_s = None
-    if slo_ttft is not None:
-        text = slo_ttft.strip().lower()
-        try:
-            slo_s = float(text[:-2]) / 1000 if text.endswith("ms") else float(text.removesuffix("s"))
-        except ValueError:
-            slo_s = -1.0
-        if not slo_s > 0 or slo_s == float("inf"):
-            raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="a positive time, e.g. 2s or 500ms")
+    fmt, out = report_target(format, output, TABLE_FORMATS)
+    slo_s = parse_pairs(slo, "--slo", "ttft=2s", lambda v: parse_duration_s(v, "--slo"), names=("ttft",)) if slo else {}
     from specscope.stats.level_mix import level_mix_input
 
     cells, facts = level_mix_input(run, from_csv, open_run)
@@ -121,20 +154,30 @@ def advise_cmd(
         from specscope.stats.level_mix import level_mix_advice, level_mix_text, parse_level_mix
 
         lm = level_mix_advice(cells, parse_level_mix(level_mix), parse_mix(mix) if mix else None)
-        echo_text_or_json(format, lm, lambda: level_mix_text(lm))
+        if fmt == "json":
+            emit(json.dumps(lm.to_dict(), indent=2), out)
+        else:
+            body = level_mix_text(lm)
+            emit(body if fmt == "text" else "```\n" + body.rstrip("\n") + "\n```\n", out)
         return
     adv = advise(
         cells,
         parse_mix(mix) if mix else None,
-        baseline=baseline,
-        concurrency=concurrency,
-        slo_ttft_s=slo_s,
+        baseline=baseline or (run_baseline(run) if run is not None else "base"),
+        concurrency=max_concurrency,
+        slo_ttft_s=slo_s.get("ttft"),
         acceptance=acceptance,
-        acceptance_config=config,
+        acceptance_config=acceptance_config,
         server_facts=facts,
     )
-    echo_text_or_json(format, adv, lambda: _print(adv))
+    blocks = _blocks(adv)
+    if fmt == "json":
+        emit(json.dumps(adv.to_dict(), indent=2), out)
+    elif fmt == "markdown":
+        emit(_markdown(blocks), out)
+    else:
+        emit(_text(blocks), out, width)
 
 
 def register(app: typer.Typer) -> None:
-    app.command("advise")(advise_cmd)
+    app.command("advise", cls=VocabCommand)(advise_cmd)

@@ -125,7 +125,7 @@ def _validate(data: dict[str, Any], source: str) -> GateProfile:
         raise ConfigError(
             f"invalid gate profile {source}",
             found=f"{where}: {err['msg']} (input {err.get('input')!r})",
-            expected="keys and value ranges of the default profile (specscope gate --print-profile)",
+            expected="keys and value ranges of the default profile (specscope gate --print-run-file)",
             fix=f"correct or remove '{where}' in {source}",
         ) from None
 

@@ -257,7 +257,7 @@ def predict_run(
             f"no usable concurrency-1 cell of the baseline {baseline!r}",
             found=sorted({c.config for c in cells}) or "no concurrency-1 cells",
             expected=f"{baseline} at concurrency 1",
-            fix="bench with --levels 1 and the base config",
+            fix="bench with --max-concurrency 1 and the base config",
         )
     base_tok_s = float(np.mean(base_rates))  # tokens/s, averaged over workloads (decode is content-blind)
     effective_bw = target_bytes * base_tok_s  # bytes/s
