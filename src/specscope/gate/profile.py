@@ -144,7 +144,7 @@ def load_profile(path: str | Path | None = None) -> GateProfile:
         user = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(
-            "gate profile not found", found=str(p), expected="a TOML file", fix="check the --profile path"
+            "gate profile not found", found=str(p), expected="a TOML file", fix="check the --run-file path"
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
