@@ -17,7 +17,7 @@ import sys
 
 import typer
 
-from specscope.cli.vocab import VocabGroup
+from specscope.cli.vocab import VocabCommand, VocabGroup
 
 #: the exit codes, as ``specscope --help`` shows them.
 EXIT_CODES_HELP = (
@@ -64,7 +64,7 @@ def _root(
     """Benchmark, audit and repair speculative decoding on LLM servers."""
 
 
-@app.command("version")
+@app.command("version", cls=VocabCommand)
 def version() -> None:
     """Print the specscope version (same as specscope --version)."""
     typer.echo(f"specscope {_package_version()}")

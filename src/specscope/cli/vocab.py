@@ -121,11 +121,32 @@ def _warn(line: str) -> None:
     click.echo(line, err=True)
 
 
+_TYPE_METAVARS = {"int": "N", "float": "X", "Path": "PATH", "str": "TEXT", "bool": ""}
+
+
+def _kind_of(param: Any) -> str:
+    """``int`` / ``float`` / ``Path`` / ``str`` / ``bool``: the value type typer read from the annotation."""
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    return getattr(annotation, "__name__", "")
+
+
+def _usage(param: Any) -> Any:
+    name = param.metavar if param.required else f"[{param.metavar}]"
+    return lambda ctx: [name + ("..." if param.nargs != 1 else "")]
+
+
 def _plain_flags(params: list[Any]) -> list[Any]:
-    """``params`` with no ``<bool>`` placeholder after a switch in ``--help`` (an empty metavar)."""
+    """``params`` with placeholders a person reads in ``--help``: nothing after a switch (no ``<bool>``), an
+    argument by its own name with no type tag (``RUNS...``, not ``{runs}`` and ``<path>``), a kind for an option
+    without a metavar (``N``, ``PATH``, ``TEXT``)."""
     for p in params:
-        if getattr(p, "is_flag", False) and p.metavar is None:
-            p.metavar = ""
+        if p.param_type_name == "argument":
+            if p.metavar is None:
+                p.metavar = (p.name or "value").upper()
+            p.display_type_rich = lambda ctx: None  # the name says it; typer would add <path>
+            p.get_usage_pieces = _usage(p)  # RUNS... and [RUN]; typer writes a required one {runs}
+        elif p.metavar is None:
+            p.metavar = "" if getattr(p, "is_flag", False) else _TYPE_METAVARS.get(_kind_of(p), "VALUE")
     return params
 
 
