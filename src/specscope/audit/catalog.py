@@ -16,7 +16,7 @@ from typing import Any
 
 from specscope.audit.findings import Finding, Severity
 
-__all__ = ["finding_texts", "finding"]
+__all__ = ["finding_texts", "finding", "with_target"]
 
 _TEXTS_FILE = "findings.toml"
 _TEMPLATES = ("message", "found", "expected", "consequence", "fix")  # the Finding fields the table words, message first
@@ -64,7 +64,7 @@ def finding(
         KeyError: ``key`` is not in the table, or a template names a fact that was not given (a bug in the rule).
     """
     text = finding_texts()[key]
-    values = {"file": file, "tensor": tensor, **facts}
+    values = {"file": file, "tensor": tensor, "target": "{target}", **facts}  # {target}: filled by with_target
     words = {name: text[name].format(**values) if name in text else None for name in _TEMPLATES[1:]}
     return Finding(
         severity or Severity(text["severity"]),
@@ -75,3 +75,13 @@ def finding(
         details=details or {},
         **words,
     )
+
+
+def with_target(findings: list[Finding], target: object) -> list[Finding]:
+    """``findings`` whose ``fix`` names the audited checkpoint: ``{target}`` in a fix template (a command line the
+    user can run, e.g. ``specscope surgery reindex {target} --out NEW_FOLDER``) becomes ``target``, shell-quoted."""
+    import shlex
+    from dataclasses import replace
+
+    name = shlex.quote(str(target))
+    return [replace(f, fix=f.fix.replace("{target}", name)) if f.fix and "{target}" in f.fix else f for f in findings]

@@ -92,6 +92,7 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
                 tensor=linears[ex],
                 n=len(unq_not_excl),
                 modules=", ".join(unq_not_excl),
+                prefix=_common_prefix(unq_not_excl),
                 weight=linears[ex],
                 dtype=info.dtype,
                 shape=list(shape),
@@ -240,3 +241,16 @@ def _scale_convention(ck, eff: QuantView, draft_modules, linears, quantized) -> 
             )
         )
     return out
+
+
+def _common_prefix(modules: list[str]) -> str:
+    """The longest dotted prefix the module names share (``mtp.`` for ``mtp.fc``, ``mtp.layers.0.mlp``): what
+    ``specscope surgery patch-config --exclude-unquantized`` takes to exclude exactly these heads' linears."""
+    parts = [m.split(".") for m in modules]
+    common: list[str] = []
+    for group in zip(*parts, strict=False):
+        if len(set(group)) != 1:
+            break
+        common.append(group[0])
+    common = common[: min(len(p) for p in parts) - 1] if common else common
+    return ".".join(common) + "." if common else ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
+from specscope.audit.catalog import with_target
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s
 from specscope.audit.findings import AuditReport, Finding, Severity
 from specscope.audit.rules_draft import (
@@ -84,7 +85,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None) -> Audi
     if any(s.header is not None for s in ck.shards.values()):
         census = byte_census(ck, mtp=layout, draft_model=draft_model)
     findings.sort(key=lambda f: _ORDER[f.severity])
-    return AuditReport(ck.label, findings, census, facts)
+    return AuditReport(ck.label, with_target(findings, ck.label), census, facts)  # fixes name this checkpoint
 
 
 def audit_checkpoint(

@@ -57,7 +57,7 @@ def read_run_file(path: Path, spec: tuple[Opt, ...] = BENCH_SPEC) -> dict[str, A
             raise ConfigError(
                 f"unknown option {key!r} in run file {path}",
                 found=key,
-                expected="a bench option name (specscope bench --print-run-file lists them)",
+                expected="a bench option name (`specscope bench --print-run-file` lists them)",
                 fix=f"did you mean {close[0]!r}?" if close else "remove the key",
             )
         out[opt.name] = opt.parse(value)

@@ -31,7 +31,10 @@ if TYPE_CHECKING:
     from specscope.launch.recipes import Recipe
 
 #: the forms of ``specscope serve`` (a missing RECIPE names them all)
-USAGE = "specscope serve RECIPE [--print], specscope serve --list, or specscope serve --parse-log FILE"
+USAGE = (
+    "`specscope serve RECIPE --print`, `specscope serve RECIPE`, `specscope serve --list` or "
+    "`specscope serve --parse-log FILE`"
+)
 LIST_FIX = "run `specscope serve --list` to see the recipes"
 
 

@@ -134,7 +134,7 @@ def _target_bytes(
                 "bytes read per decode step are unknown",
                 found="no model size in the run",
                 expected="--bytes-per-step",
-                fix="pass --bytes-per-step (e.g. 17.61GB, from `specscope audit`)",
+                fix="pass --bytes-per-step (e.g. 17.61GB; `specscope audit MODEL` prints the target's bytes per step)",
             )
     return float(target_bytes)
 
