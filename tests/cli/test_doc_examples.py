@@ -72,8 +72,6 @@ def _argv(line: str, fx: dict[str, Path], tmp: Path) -> list[str] | None:
     }
     out = [str(fill.get(w, run if re.fullmatch(r"runs/run-\d{8}-\d{6}", w) else w)) for w in words]
     out = [str(ROOT / w) if w.startswith("tests/data/") else w for w in out]  # the repository's own fixtures
-    if out == ["surgery"]:  # a command group named alone: its help
-        out.append("--help")
     if out[0] == "counters":
         out[1] = str(DATA / "counters" / "vllm_dp2_before.prom")
         out[2] = str(DATA / "counters" / "vllm_dp2_after_engine1_restarted.prom")

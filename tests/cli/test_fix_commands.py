@@ -28,8 +28,8 @@ def parse_error(line: str) -> str | None:
         words = shlex.split(line)
     except ValueError as exc:
         return f"shell: {exc}"
-    cmd = typer.main.get_command(app)
-    while hasattr(cmd, "commands") and words:
+    cmd, name = typer.main.get_command(app), "specscope"
+    while hasattr(cmd, "commands") and words and not words[0].startswith("-"):
         sub = cmd.commands.get(words[0])  # type: ignore[attr-defined]
         if sub is None:
             return f"no command {words[0]!r}"

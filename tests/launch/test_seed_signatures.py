@@ -48,7 +48,7 @@ def test_fixes_name_the_right_commands() -> None:
     fixes = {f.code: f.fix for f in facts.failures}
     assert fixes["dflash_mixed_layer_types"].startswith("`specscope surgery dflash-layers DRAFT --all-sliding")
     assert "specscope audit MODEL" in fixes["weights_not_initialized"]
-    assert "patch-config --sync" in fixes["weight_shape_mismatch"]
+    assert "`specscope surgery patch-config MODEL --sync --out NEW_FOLDER`" in fixes["weight_shape_mismatch"]
     assert "--kv-cache-memory-bytes" in fixes["memory_profiling"]
 
 
