@@ -87,7 +87,7 @@ def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow
             f"{what} takes a {'non-negative' if allow_zero else 'positive'} duration",
             found=text,
             expected=_DURATION_EXAMPLES,
-            fix=f"e.g. {what} 30s" if what.startswith("-") else "write a number with a unit, e.g. 30s or 500ms",
+            fix="write a number and a unit, e.g. 30s, 500ms or 2us",
         )
     return seconds
 
