@@ -9,6 +9,7 @@ worded for one case (``QUANT_CONFIG_MISMATCH/kv``); its finding's code is ``CODE
 
 from __future__ import annotations
 
+import shlex
 import tomllib
 from functools import cache
 from importlib import resources
@@ -16,10 +17,15 @@ from typing import Any
 
 from specscope.audit.findings import Finding, Severity
 
-__all__ = ["finding_texts", "finding", "with_target"]
+__all__ = ["finding_texts", "finding", "arg", "with_target"]
 
 _TEXTS_FILE = "findings.toml"
 _TEMPLATES = ("message", "found", "expected", "consequence", "fix")  # the Finding fields the table words, message first
+
+
+def arg(text: str) -> str:
+    """``text`` as one shell word, for the command lines fix texts give (a path with spaces stays one argument)."""
+    return shlex.quote(text)
 
 
 @cache
@@ -64,7 +70,7 @@ def finding(
         KeyError: ``key`` is not in the table, or a template names a fact that was not given (a bug in the rule).
     """
     text = finding_texts()[key]
-    values = {"file": file, "tensor": tensor, "target": "{target}", **facts}  # {target}: filled by with_target
+    values = {"file": file, "tensor": tensor, "checkpoint": "{checkpoint}", **facts}  # filled by with_target
     words = {name: text[name].format(**values) if name in text else None for name in _TEMPLATES[1:]}
     return Finding(
         severity or Severity(text["severity"]),
@@ -78,10 +84,10 @@ def finding(
 
 
 def with_target(findings: list[Finding], target: object) -> list[Finding]:
-    """``findings`` whose ``fix`` names the audited checkpoint: ``{target}`` in a fix template (a command line the
-    user can run, e.g. ``specscope surgery reindex {target} --out NEW_FOLDER``) becomes ``target``, shell-quoted."""
-    import shlex
+    """``findings`` whose ``fix`` names the audited checkpoint: ``{checkpoint}`` left in a fix template by a rule
+    that did not state it (a command line the user can run, e.g. ``specscope surgery reindex {checkpoint} --out
+    NEW_FOLDER``) becomes ``target``, one shell word (:func:`arg`)."""
     from dataclasses import replace
 
-    name = shlex.quote(str(target))
-    return [replace(f, fix=f.fix.replace("{target}", name)) if f.fix and "{target}" in f.fix else f for f in findings]
+    name, key = arg(str(target)), "{checkpoint}"
+    return [replace(f, fix=f.fix.replace(key, name)) if f.fix and key in f.fix else f for f in findings]

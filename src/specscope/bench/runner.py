@@ -188,7 +188,8 @@ def _new_run(
 ) -> Run:
     """Check the names and the external servers, then create the run folder with its manifest (``run_options``:
     the options it was given, :func:`specscope.bench.setup.bench_setup`)."""
-    from specscope.bench.workloads import check_sources, sources_manifest
+    from specscope.bench.trace_cell import trace_manifest
+    from specscope.bench.workloads import check_sources, datasets_manifest, sources_manifest
     from specscope.client.settings import ClientSettings
 
     settings = controls.client
@@ -212,6 +213,8 @@ def _new_run(
             "machine": machine_facts(),
             "versions": versions(),
             "packs": sources_manifest(options, lambda w: pack_name(w, options.edit_form)),
+            "datasets": datasets_manifest(options),
+            "trace": trace_manifest(options),
             "token_source": "usage.completion_tokens",
             "acceptance_source": "server /metrics counter deltas around each cell",
             "command": sys.argv,

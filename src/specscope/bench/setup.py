@@ -4,7 +4,8 @@ settings and the resume choices.
 
 Options with a ``field`` in the spec go to :func:`specscope.config.profile_options` as they are; the others are
 used here: the targets (``configs``, ``server``, ``launch``, ``recipes``, ``k``), the counter sources (``metrics``,
-``prometheus_selector``), the workload axes (``workload``, ``dataset``, ``dataset_path``, ``workloads``), ``slo``.
+``prometheus_selector``), the workload axes (``workload``, ``dataset``, ``dataset_path``, ``drop_bad_rows``,
+``workloads``), the trace (``trace``, ``trace_scale``, ``trace_rows``), ``slo``.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ def bench_setup(given: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_SPEC) ->
 def _options(values: Mapping[str, Any], plan: TargetPlan, aa: bool | None, spec: tuple[Opt, ...]) -> BenchOptions:
     """The matrix: the profile with every ``field`` option, the counter sources and the workload axes."""
     from specscope.bench.counters_source import parse_metrics_specs, parse_selectors
+    from specscope.bench.trace_cell import trace_overrides
     from specscope.bench.workloads import cli_overrides
 
     names = plan.configs or tuple(plan.servers) or _DEFAULT_CONFIGS
@@ -97,7 +99,16 @@ def _options(values: Mapping[str, Any], plan: TargetPlan, aa: bool | None, spec:
     slo = values.get("slo") or {}
     overrides |= {f"slo_{k}_s": v for k, v in slo.items()}
     workloads = tuple(values["workloads"]) if values.get("workloads") else None
-    axes = cli_overrides(workloads, values.get("workload"), values.get("dataset"), values.get("dataset_path"))
+    contexts = ",".join(map(str, values["context_tokens"])) if values.get("context_tokens") else None
+    axes = cli_overrides(
+        workloads,
+        values.get("workload"),
+        values.get("dataset"),
+        values.get("dataset_path"),
+        contexts,  # read again there: a dataset's context tiers are refused when they differ from it
+        None,
+        bool(values.get("drop_bad_rows")),
+    ) | trace_overrides(values.get("trace"), values.get("trace_scale"), values.get("trace_rows"))
     overrides |= {k: v for k, v in axes.items() if k not in overrides or overrides[k] is None}
     flags = {o.field: o.flag for o in spec if o.field}
     return profile_options(values["profile"], flags, **overrides)

@@ -299,10 +299,26 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "dataset",
         "load",
         "items",
-        "speed-bench[:CONFIG], spec-bench, blazedit[:5k|10k], instructcoder: a workload per category.",
+        "speed-bench[:CONFIG], spec-bench, mt-bench, blazedit[:5k|10k], instructcoder (+ @REVISION): a workload per "
+        "category.",
         "NAME",
     ),
     Opt("dataset_path", "load", "path", "Local parquet/JSONL file or folder of --dataset.", "PATH"),
+    Opt(
+        "drop_bad_rows",
+        "load",
+        "switch",
+        "Run without dataset rows that are not workloads (recorded with reasons).",
+    ),
+    Opt(
+        "trace",
+        "load",
+        "path",
+        "Replay a request trace on its own clock (JSONL: specscope, Mooncake; Azure CSV).",
+        "FILE",
+    ),
+    Opt("trace_scale", "load", "float", "Multiply the trace's arrival offsets (0.5 = twice as fast).", "X"),
+    Opt("trace_rows", "load", "int", "Replay only the trace's first N arrivals.", "N"),
     Opt(
         "context_tokens",
         "load",

@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 
 
 def _print_run(run: GateRun, run_dir: Path, format: str) -> None:
-    from rich.console import Console
-
     from specscope.gate import render_gate_markdown, render_gate_table, render_thinking_table
 
     if format == "json":
@@ -38,7 +36,9 @@ def _print_run(run: GateRun, run_dir: Path, format: str) -> None:
     elif format == "markdown":
         typer.echo(render_gate_markdown(run), nl=False)
     else:
-        stdout = Console()
+        from specscope.cli.output import make_console
+
+        stdout = make_console()[0]  # the terminal's width, 120 to a file or a pipe
         stdout.print(render_gate_table(run))
         if any(r.gate == "thinking" for r in run.results):
             stdout.print(render_thinking_table(run))
