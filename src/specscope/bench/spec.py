@@ -466,6 +466,14 @@ BENCH_SPEC: tuple[Opt, ...] = (
         field="max_repeats",
     ),
     Opt(
+        "min_effect",
+        "statistics",
+        "float",
+        "Minimum practical effect, a fraction: a win or loss smaller than this is equivalent (default 0.02 = 2 %).",
+        "F",
+        field="min_effect",
+    ),
+    Opt(
         "crash_trials",
         "statistics",
         "int",

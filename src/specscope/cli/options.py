@@ -27,6 +27,7 @@ __all__ = [
     "AcceptanceOption",
     "BandwidthOption",
     "BaselineOption",
+    "MinEffectOption",
     "BytesPerStepOption",
     "CheckpointOption",
     "ConcurrencyOption",
@@ -180,6 +181,16 @@ RunArgument = Annotated[
 BaselineOption = Annotated[
     MaybeStr,
     typer.Option("--baseline", metavar="NAME", help="The no-draft config (default: the run's baseline, else base)."),
+]
+MinEffectOption = Annotated[
+    MaybeFloat,
+    typer.Option(
+        "--min-effect",
+        metavar="F",
+        min=0.0,
+        max=0.99,
+        help="Minimum practical effect, a fraction (default 0.02 = 2 %; report/advise: the run's own).",
+    ),
 ]
 MixOption = Annotated[
     MaybeStr,

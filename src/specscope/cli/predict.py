@@ -70,6 +70,18 @@ def _print(p: RunPrediction, con: Any) -> None:
         for wl, pts in by_wl.items():
             k.add_row(wl, *[f"{pt['tok_s']:.1f} ({pt['speedup']:.2f}x)" for pt in pts])
         con.print(k)
+    if p.measured:
+        from specscope.stats.verdict import verdict_text
+
+        judged = Table(title="measured at one stream, as the report judges it (aggregate tok/s, paired rounds)")
+        for col in ("config", "workload", "rounds", "speedup", "interval", "verdict"):
+            judged.add_column(col, overflow="fold")
+        for row in p.measured:
+            ci = "—" if row["low"] is None else f"[{row['low']:.2f}x, {row['high']:.2f}x]"
+            speed = "—" if row["speedup"] is None else f"{row['speedup']:.2f}x"
+            verdict = verdict_text(str(row["verdict"]))
+            judged.add_row(row["config"], row["workload"], str(row["rounds"]), speed, ci, verdict)
+        con.print(judged)
     for cfg, m in p.models.items():
         ms = 1e3 * m["draft_overhead_s"]
         con.print(f"{cfg}: draft overhead {ms:.3f} ms per drafted token (predict --overhead {ms:.3f}ms)")

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from specscope.cli.options import REPORT_FORMATS, ReportFormatOption
-from specscope.cli.output import OutputOption, WidthOption, emit, report_target
+from specscope.cli.options import REPORT_FORMATS, MinEffectOption, MixOption, ReportFormatOption
+from specscope.cli.output import OutputOption, WidthOption, emit, report_target, write_file
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError
+
+if TYPE_CHECKING:  # the CLI imports the report lazily, so that `specscope --help` stays fast
+    from specscope.report.build import Judging
+    from specscope.report.document import Document
 
 
 def _emit_gate(runs: list[Path], fmt: str, output: Path | None, width: int | None) -> None:
@@ -43,16 +47,37 @@ def _emit_gate(runs: list[Path], fmt: str, output: Path | None, width: int | Non
         emit(tables, output, width)
 
 
-def emit_report(runs: list[Path], fmt: str | None, output: Path | None, *, width: int | None = None) -> None:
-    """Build the report document of ``runs`` and write/print it in ``fmt`` (``output``: a file, its path printed).
+def emit_document(doc: Document, fmt: str, output: Path | None, html_path: Path, width: int | None = None) -> None:
+    """Write/print a report document in ``fmt`` (html: to ``output`` or ``html_path``; a file's path is printed;
+    text at ``width``, :mod:`specscope.cli.output`)."""
+    from specscope.report.html import render_document_html
+    from specscope.report.render import json_document, markdown_document, print_document
+
+    if fmt == "html":
+        write_file(output or html_path, render_document_html(doc))
+    elif fmt == "text":
+        emit(lambda console: print_document(doc, console), output, width)
+    else:
+        emit(json_document(doc) if fmt == "json" else markdown_document(doc), output)
+
+
+def emit_report(
+    runs: list[Path],
+    fmt: str | None,
+    output: Path | None,
+    judging: Judging | None = None,
+    *,
+    width: int | None = None,
+) -> None:
+    """Build the report document of ``runs`` and write/print it in ``fmt`` (None: ``text``, or ``output``'s suffix);
+    ``judging`` (:class:`specscope.report.build.Judging`): a minimum effect and a mix given on the command line.
 
     Raises:
-        ConfigError: ``output`` is a folder; gate runs mixed with bench runs; a gate run asked for HTML.
+        ConfigError: ``output`` is a folder or names no format; gate runs mixed with bench runs; a gate run asked
+            for HTML.
         StoreError: a folder is not a run.
     """
     from specscope.report.build import load_document, run_kind
-    from specscope.report.html import render_document_html
-    from specscope.report.render import json_document, markdown_document, print_document
 
     fmt, output = report_target(fmt, output, REPORT_FORMATS)
     gate_runs = [p for p in runs if run_kind(p) == "gate"]
@@ -66,15 +91,7 @@ def emit_report(runs: list[Path], fmt: str | None, output: Path | None, *, width
             )
         _emit_gate(gate_runs, fmt, output, width)
         return
-    doc = load_document(runs)
-    if fmt == "html":
-        from specscope.cli.output import write_file
-
-        write_file(output or (runs[0] / "report.html"), render_document_html(doc))
-    elif fmt == "text":
-        emit(lambda console: print_document(doc, console), output, width)
-    else:
-        emit(json_document(doc) if fmt == "json" else markdown_document(doc), output)
+    emit_document(load_document(runs, judging=judging), fmt, output, runs[0] / "report.html", width)
 
 
 def register(app: typer.Typer) -> None:
@@ -84,9 +101,18 @@ def register(app: typer.Typer) -> None:
         format: ReportFormatOption = None,
         output: OutputOption = None,
         width: WidthOption = None,
+        min_effect: MinEffectOption = None,
+        mix: MixOption = None,
     ) -> None:
         """Print the tables of a run: acceptance, throughput vs base, per-stream spread, TTFT, concurrency, CV,
-        and every cell that was not ok. Exit 2 when a folder is not a run."""
+        the comparisons with their verdicts, the picks for a mix (--mix; equal shares by default), and every cell
+        that was not ok. --min-effect re-judges a stored run. Exit 2 when a folder is not a run."""
         if not runs:
             raise ConfigError("no run folder given", expected="specscope report RUN", fix="name a run folder")
-        emit_report(runs, format, output, width=width)
+        from specscope.report.build import Judging
+        from specscope.stats.choices import Traffic
+        from specscope.stats.mix import parse_mix
+
+        shares = parse_mix(mix) if mix else None
+        traffic = None if shares is None else Traffic(shares.shares, notes=[n for n in [shares.note] if n])
+        emit_report(runs, format, output, Judging(min_effect, traffic), width=width)

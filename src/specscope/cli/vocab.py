@@ -160,6 +160,23 @@ class VocabCommand(typer.core.TyperCommand):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own (vendored) click Context
         return super().parse_args(ctx, rewrite_args(list(args), aliases_of(self.name or ""), _warn))
 
+    @property
+    def short_help(self) -> str | None:
+        """What ``specscope --help`` lists: the given short help, else the help's first sentence on one line."""
+        given: str | None = self.__dict__.get("_short_help")
+        return given or (first_sentence(self.help) if self.help else None)
+
+    @short_help.setter
+    def short_help(self, value: str | None) -> None:
+        self.__dict__["_short_help"] = value
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a help text, on one line (``specscope --help`` lists each command by it)."""
+    flat = " ".join(text.split("\n\n")[0].split())
+    head, dot, _ = flat.partition(". ")
+    return head + "." if dot else flat
+
 
 class VocabGroup(typer.core.TyperGroup):
     """The ``specscope`` group (and ``surgery``): switches shown without a ``<bool>`` placeholder."""
