@@ -69,7 +69,8 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
     names = [*SHAPES, *SHAPES]
     got = {}
     for hot in ("wire", "aiohttp"):
-        recs = run_sync(run_fixed_concurrency(truth.base_url, _reqs(names), 6, ClientSettings(hot_path=hot)))
+        settings = ClientSettings(hot_path=hot, keep_text=True)
+        recs = run_sync(run_fixed_concurrency(truth.base_url, _reqs(names), 6, settings))
         got[hot] = [tuple(getattr(r, f) for f in FIELDS) for r in recs]
         assert [r.prompt_id for r in recs] == [p for p, _ in _reqs(names)]
     assert got["wire"] == got["aiohttp"]
@@ -155,7 +156,8 @@ class _CloseServer:
 
 def test_connection_close_reconnects_per_request():
     with _CloseServer() as srv:
-        recs = run_sync(run_fixed_concurrency(f"http://127.0.0.1:{srv.port}", _reqs(["a"] * 5), 1, ClientSettings()))
+        url = f"http://127.0.0.1:{srv.port}"
+        recs = run_sync(run_fixed_concurrency(url, _reqs(["a"] * 5), 1, ClientSettings(keep_text=True)))
     assert [(r.status, r.output_tokens, r.text, r.finish_reason) for r in recs] == [("ok", 1, " x", "stop")] * 5
     assert srv.connections == 5  # one per request: the server said Connection: close each time
 

@@ -111,9 +111,15 @@ async def capture_open_loop(
                 await asyncio.sleep(wait / 1e9)
                 while perf_counter_ns() < target:  # libuv's cached clock can fire a timer up to 1 ms early
                     await asyncio.sleep(0)
-            stall_s = settings.stall_timeout_s
             coro = capture_stream(
-                session, url, pid, body, max_tokens=mt, headers=hdrs, intended_ns=target, stall_timeout_s=stall_s
+                session,
+                url,
+                pid,
+                body,
+                max_tokens=mt,
+                headers=hdrs,
+                intended_ns=target,
+                settings=settings,
             )
             tasks.append(loop.create_task(coro))
         return list(await asyncio.gather(*tasks))

