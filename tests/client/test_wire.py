@@ -28,6 +28,11 @@ SHAPES = {
     "empty": dict(output_tokens=0, role_ms=None, finish_reason=None, usage="absent"),
     "early": dict(output_tokens=5, finish_reason=None, usage="absent", send_done=False),
     "llamacpp": dict(output_tokens=5, usage="last_choice_chunk", llamacpp_timings=True),
+    # issue 29: events of the wrong shape, a comment with CRLF line ends (the general SSE path), a runaway
+    "badchoices": dict(inject_events=[(3, 'data: {"choices":"x"}\n\n')]),
+    "badcontent": dict(inject_events=[(3, 'data: {"choices":[{"index":0,"delta":{"content":5}}]}\n\n')]),
+    "crlf": dict(inject_events=[(2, ": keep-alive\r\n\r\n")]),
+    "runaway": dict(output_tokens=400, usage="absent"),
 }
 FIELDS = (
     "status",
@@ -93,6 +98,15 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
     assert wire["empty"][:6] == ("failed", "EMPTY_STREAM", 200, None, None, 0)
     assert wire["early"][:2] == ("failed", "STOPPED_EARLY") and wire["early"][5] == 5
     assert wire["llamacpp"][3] == 5 and wire["llamacpp"][10:] == (0, 0)  # timings present, no drafts programmed
+    what = "Expected `array`, got `str` - at `$.choices`"
+    assert wire["badchoices"][:4] == ("degraded", f"BAD_EVENT(1 events; first: {what})", 200, 10)
+    assert wire["badchoices"][5] == 10  # the events around it are read
+    what = "Expected `str | null`, got `int` - at `$.choices[0].delta.content`"
+    assert wire["badcontent"][:2] == ("degraded", f"BAD_EVENT(1 events; first: {what})")
+    assert wire["crlf"][:6] == ("ok", None, 200, 10, 8, 10)
+    # max_tokens 10: cut past 10 + 64 token events, the record holds exactly those
+    assert wire["runaway"][:2] == ("failed", "RUNAWAY(more than 74 tokens for max_tokens 10)")
+    assert wire["runaway"][5] == 74 and wire["runaway"][7] == " x" * 74
 
 
 def test_connect_failure_is_recorded_not_raised():

@@ -13,12 +13,14 @@ docstring).
 Budgets (``RUNAWAY``, issue 29): a stream is cut and failed ``RUNAWAY(...)`` when it sends more token events, or
 reports more ``usage.completion_tokens``, than :func:`runaway_token_limit` of its ``max_tokens``; when its body passes
 ``max_stream_bytes``; or when one unfinished event holds more than ``max_event_bytes``
-(:class:`~specscope.client.settings.ClientSettings`). The checks run at every fold, so a runaway is cut within
-:data:`FOLD_BYTES` of passing a budget.
+(:class:`~specscope.client.settings.ClientSettings`). The token budget is checked at each token event and each
+usage, so the record of a runaway holds exactly the events up to the one that passed it; the hot path cuts the
+stream at the fold that finds it, within :data:`FOLD_BYTES` of raw bytes.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -70,6 +72,11 @@ class ParseOptions:
     max_event_bytes: int = 4 * MIB
 
 
+class _Runaway(Exception):
+    """A budget was passed (the message is the ``RUNAWAY(...)`` reason); raised inside the event loop, so the normal
+    path pays no check per event beyond the token count."""
+
+
 class StreamParser:
     """What the SSE events of one stream said, gathered event by event as they are folded in (instants in ns).
 
@@ -102,6 +109,7 @@ class StreamParser:
         "body_bytes",
         "runaway",
         "_framer",
+        "_max_tokens",
         "_token_limit",
         "_options",
     )
@@ -109,7 +117,9 @@ class StreamParser:
     def __init__(self, max_tokens: int | None = None, options: ParseOptions | None = None) -> None:
         self._options = options = options or ParseOptions()
         self._framer = SSEFramer(options.max_event_bytes)
-        self._token_limit = runaway_token_limit(max_tokens)
+        self._max_tokens = max_tokens
+        limit = runaway_token_limit(max_tokens)
+        self._token_limit = sys.maxsize if limit is None else limit
         self.first_token: int | None = None
         self.first_content: int | None = None
         self.last_token: int | None = None
@@ -136,25 +146,26 @@ class StreamParser:
 
     def feed(self, reads: list[tuple[int, bytes]], sse: bool = True) -> str | None:
         """Take body reads ``(arrival_ns, bytes)`` in order (``sse=False``: count the bytes only, for a non-200
-        body); return :attr:`runaway` (``None`` while every budget holds)."""
-        framer = self._framer
-        for t, data in reads:
-            self.body_bytes += len(data)
-            if sse:
-                self.events(t, framer.feed(data))
-        return self._check()
-
-    def _check(self) -> str | None:
-        if self.runaway is None:
-            limit, opts = self._token_limit, self._options
-            if limit is not None and max(self.token_events, self.output_tokens or 0) > limit:
-                got = max(self.token_events, self.output_tokens or 0)
-                self.runaway = f"RUNAWAY(tokens: {got} > {limit}, max_tokens + margin)"
-            elif self.body_bytes > opts.max_stream_bytes:
-                self.runaway = f"RUNAWAY(bytes: {self.body_bytes} > max_stream_bytes {opts.max_stream_bytes})"
-            elif self._framer.overflow:
-                self.runaway = f"RUNAWAY(one SSE event over max_event_bytes {opts.max_event_bytes})"
+        body); return :attr:`runaway` (``None`` while every budget holds). Once a budget is passed, nothing more
+        is read: the record holds the stream up to the event or read that passed it."""
+        if self.runaway is not None:
+            return self.runaway
+        framer, opts = self._framer, self._options
+        try:
+            for t, data in reads:
+                self.body_bytes += len(data)
+                if self.body_bytes > opts.max_stream_bytes:
+                    raise _Runaway(f"RUNAWAY(more than max_stream_bytes {opts.max_stream_bytes} bytes)")
+                if sse:
+                    self.events(t, framer.feed(data))
+                    if framer.overflow:
+                        raise _Runaway(f"RUNAWAY(an unfinished SSE event over max_event_bytes {opts.max_event_bytes})")
+        except _Runaway as cut:
+            self.runaway = str(cut)
         return self.runaway
+
+    def _tokens_reason(self) -> str:
+        return f"RUNAWAY(more than {self._token_limit} tokens for max_tokens {self._max_tokens})"
 
     def events(self, t: int, datas: Sequence[bytes | str]) -> None:
         """Take the data of SSE events that completed at ``t`` (the hot loop: one typed decode per event)."""
@@ -199,6 +210,8 @@ class StreamParser:
             self.first_token = t
         self.last_token = t
         self.token_events += 1
+        if self.token_events > self._token_limit:
+            raise _Runaway(self._tokens_reason())
         if c:
             self.content_chunks += 1
             if self.first_content is None:
@@ -218,6 +231,8 @@ class StreamParser:
             self.server_error = (msg if msg is not None else "(no message)")[:200]
         usage = chunk.usage
         if usage is not None and usage.completion_tokens is not None:
+            if usage.completion_tokens > self._token_limit:
+                raise _Runaway(self._tokens_reason())
             self.output_tokens = usage.completion_tokens
             self.prompt_tokens = usage.prompt_tokens
             details = usage.completion_tokens_details

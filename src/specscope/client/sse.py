@@ -44,7 +44,8 @@ class SSEFramer:
     """
 
     __slots__ = (
-        "_carry",
+        "_held",
+        "_held_bytes",
         "_lines",
         "_events",
         "_utf8",
@@ -56,7 +57,8 @@ class SSEFramer:
     )
 
     def __init__(self, max_event_bytes: int) -> None:
-        self._carry = b""
+        self._held: list[bytes] = []  # bytes of the unfinished event, in order (joined only when it can end)
+        self._held_bytes = 0
         self._fresh = True  # the held bytes start the stream (a leading BOM there is the stream's)
         self._lines: SSELineDecoder | None = None
         self._events: SSEDecoder | None = None
@@ -72,29 +74,46 @@ class SSEFramer:
         """The ``data`` of every event that ``data`` completes, in order (``[]`` when none); sets :attr:`overflow`
         when more than ``max_event_bytes`` are then held for one unfinished event.
 
-        Fast path proof: with ``buf`` the held bytes plus ``data`` and ``P`` its prefix up to the last LF LF, when
-        ``P`` starts with ``data: ``, holds no CR, and splitting ``P[6:-2]`` on LF LF ``data: `` gives ``k`` pieces,
-        then ``P`` is ``data: `` + the pieces joined by that separator + LF LF, so it holds ``2k`` LF bytes plus
-        those inside the pieces; ``P.count(LF) == 2k`` therefore proves that no piece holds a LF, i.e. that ``P`` is
-        exactly ``k`` events of one ``data:`` line each, and the pieces are their data.
+        A read with no LF and no CR cannot end the held event, so it is only held (no copy: an event that takes many
+        reads costs no quadratic joining).
+
+        Fast path proof: let ``buf`` be the held bytes plus ``data``, holding no CR (so LF alone ends lines), and
+        ``P`` its prefix up to the last LF LF. When ``P`` starts with ``data: `` and splitting ``P[6:-2]`` on
+        LF LF ``data: `` gives ``k`` pieces, ``P`` is ``data: ``, the pieces joined by that separator, LF LF; so it
+        holds ``2k`` LF bytes plus those inside the pieces, and ``P.count(LF) == 2k`` proves that no piece holds a
+        LF: ``P`` is exactly ``k`` events of one ``data:`` line each, and the pieces are their data.
         """
         if self.general:
             return self._general(data)
-        buf = self._carry + data if self._carry else data
-        end = buf.rfind(b"\n\n") + 2
-        if end < 2:  # no event completed yet
-            self._carry = buf
-            self.overflow = len(buf) > self.max_event_bytes
-            return []
-        if buf.startswith(b"data: ") and b"\r" not in buf:
-            pieces = buf[6 : end - 2].split(_SEP)
-            if buf.count(b"\n", 0, end) == 2 * len(pieces):
-                self._carry = buf[end:]
-                self._fresh = False
-                self.overflow = len(self._carry) > self.max_event_bytes
-                return pieces
+        held = self._held
+        if held:
+            if b"\n" not in data and b"\r" not in data:  # it cannot end the held event: hold it too, no copy
+                held.append(data)
+                self._held_bytes += len(data)
+                self.overflow = self._held_bytes > self.max_event_bytes
+                return []
+            held.append(data)
+            buf = b"".join(held)
+            held.clear()
+        else:
+            buf = data
+        if b"\r" not in buf:  # then LF alone ends lines, and LF LF ends events
+            end = buf.rfind(b"\n\n") + 2
+            if end < 2:  # no event completed yet
+                held.append(buf)
+                self._held_bytes = len(buf)
+                self.overflow = len(buf) > self.max_event_bytes
+                return []
+            if buf.startswith(b"data: "):
+                pieces = buf[6 : end - 2].split(_SEP)
+                if buf.count(b"\n", 0, end) == 2 * len(pieces):
+                    if end < len(buf):
+                        held.append(buf[end:])
+                    self._held_bytes = len(buf) - end
+                    self._fresh = False
+                    self.overflow = self._held_bytes > self.max_event_bytes
+                    return pieces
         self.general = True  # from here on, the WHATWG line rules; the held bytes go first
-        self._carry = b""
         self._lines, self._events = SSELineDecoder(), SSEDecoder()
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         return self._general(buf.removeprefix(b"\xef\xbb\xbf") if self._fresh else buf)
