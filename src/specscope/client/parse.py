@@ -168,60 +168,81 @@ class StreamParser:
         return f"RUNAWAY(more than {self._token_limit} tokens for max_tokens {self._max_tokens})"
 
     def events(self, t: int, datas: Sequence[bytes | str]) -> None:
-        """Take the data of SSE events that completed at ``t`` (the hot loop: one typed decode per event)."""
-        for d in datas:
-            try:
-                chunk = decode_chunk(d)
-            except DECODE_ERRORS:
-                if d == b"[DONE]" or d == "[DONE]":
-                    self.done = True
-                    continue
-                if not d:  # an event with empty data carries nothing (a keep-alive)
-                    continue
-                ev = decode_event(d)
-                if isinstance(ev, BadEvent):
-                    self.bad_events += 1
-                    self.first_bad = self.first_bad or ev.what
-                    continue
-                chunk = ev
-            rare = False
-            for ch in chunk.choices:
-                delta = ch.delta
-                if delta is not None:
-                    c = delta.content
-                    r = delta.reasoning_content or delta.reasoning
-                else:
-                    c, r = None, None
-                if c is None:
-                    c = ch.text
-                if c or r:
-                    self._token(t, c, r)
-                if ch.finish_reason:
-                    self.finish = ch.finish_reason
-                if ch.meta_info is not None:
-                    rare = True
-            if rare or chunk.usage is not None or chunk.error is not None or chunk.timings is not None:
-                self._extras(chunk)
-            elif chunk.metrics is not None or chunk.meta_info is not None:
-                self._extras(chunk)
+        """Take the data of SSE events that completed at ``t``.
 
-    def _token(self, t: int, c: str | None, r: str | None) -> None:
-        if self.first_token is None:
-            self.first_token = t
-        self.last_token = t
-        self.token_events += 1
-        if self.token_events > self._token_limit:
-            raise _Runaway(self._tokens_reason())
-        if c:
-            self.content_chunks += 1
-            if self.first_content is None:
+        The hot loop (profiled: benchmarks/client_overhead.py): one typed decode per event, the counters in locals
+        (written back at the end, also when a budget is passed), no call per token event; the rare fields (usage,
+        error, per-response speculation fields) are read by :meth:`_extras` only when present."""
+        tokens, content, reasoning = self.token_events, self.content_chunks, self.reasoning_chunks
+        limit, texts, rtexts = self._token_limit, self.texts, self.rtexts
+        decode = decode_chunk
+        try:
+            for d in datas:
+                try:
+                    chunk = decode(d)
+                except DECODE_ERRORS:
+                    odd = self._odd(d)
+                    if odd is None:
+                        continue
+                    chunk = odd
+                rare = False
+                for ch in chunk.choices:
+                    delta = ch.delta
+                    if delta is not None:
+                        c = delta.content
+                        r = delta.reasoning_content or delta.reasoning
+                        if c is None:
+                            c = ch.text
+                    else:
+                        c, r = ch.text, None
+                    if c or r:
+                        tokens += 1
+                        if tokens > limit:
+                            raise _Runaway(self._tokens_reason())
+                        if c:
+                            content += 1
+                            if texts is not None:
+                                texts.append(c)
+                        if r:
+                            reasoning += 1
+                            if rtexts is not None:
+                                rtexts.append(r)
+                    if ch.finish_reason:
+                        self.finish = ch.finish_reason
+                    if ch.meta_info is not None:
+                        rare = True
+                if (
+                    rare
+                    or chunk.usage is not None
+                    or chunk.error is not None
+                    or chunk.timings is not None
+                    or chunk.metrics is not None
+                    or chunk.meta_info is not None
+                ):
+                    self._extras(chunk)
+        finally:
+            if tokens > self.token_events:
+                if self.first_token is None:
+                    self.first_token = t
+                self.last_token = t
+            if content > self.content_chunks and self.first_content is None:
                 self.first_content = t
-            if self.texts is not None:
-                self.texts.append(c)
-        if r:
-            self.reasoning_chunks += 1
-            if self.rtexts is not None:
-                self.rtexts.append(r)
+            self.token_events, self.content_chunks, self.reasoning_chunks = tokens, content, reasoning
+
+    def _odd(self, d: bytes | str) -> Chunk | None:
+        """An event the fast decode refused: ``[DONE]``, an empty keep-alive, a ``BAD_EVENT`` (counted; None), or
+        a chunk whose bytes were not valid UTF-8 (decoded again with U+FFFD in their place)."""
+        if d == b"[DONE]" or d == "[DONE]":
+            self.done = True
+            return None
+        if not d:  # an event with empty data carries nothing (a keep-alive)
+            return None
+        ev = decode_event(d)
+        if isinstance(ev, BadEvent):
+            self.bad_events += 1
+            self.first_bad = self.first_bad or ev.what
+            return None
+        return ev
 
     def _extras(self, chunk: Chunk) -> None:
         """Error and usage of one chunk, then its per-response speculation fields."""

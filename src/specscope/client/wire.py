@@ -231,19 +231,17 @@ class WireBody:
     (body callback on); sets the capture's ``http_status`` once the head is in. After an HTTP parse error it yields
     nothing more (the hot path recorded the error)."""
 
-    __slots__ = ("_parser", "_pieces", "_head", "_broken")
+    __slots__ = ("_parser", "_pieces", "_head", "_broken", "on_body")
 
     def __init__(self) -> None:
-        self._parser = httptools.HttpResponseParser(self)
         self._pieces: list[bytes] = []
+        self.on_body = self._pieces.append  # httptools' body callback: a C method, no Python frame per HTTP chunk
         self._head = False
         self._broken = False
+        self._parser = httptools.HttpResponseParser(self)
 
     def on_headers_complete(self) -> None:
         self._head = True
-
-    def on_body(self, body: bytes) -> None:
-        self._pieces.append(bytes(body))
 
     def __call__(self, raw: RawCapture, reads: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
         out: list[tuple[int, bytes]] = []
