@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from specscope.client.events import BadEvent, Chunk, decode_event
 from specscope.client.parse import ParseOptions, RawCapture, parse_capture
@@ -174,3 +176,72 @@ def test_a_server_error_event_in_vllms_shape_and_as_a_string():
     assert (r.status, r.reason) == ("degraded", "server error: boom; no [DONE]; no usage; short without stop")
     r = parse_capture(_stream(TOKEN, b'data: {"error":"overloaded"}\n\n', DONE))
     assert r.reason == "server error: overloaded; no usage; short without stop"
+
+
+# --------------------------------------------------------------------------------------- structured fuzzing
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=6),
+)
+_any = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    max_leaves=12,
+)
+
+
+def _maybe(strategy: st.SearchStrategy, keys: list[str]) -> st.SearchStrategy[dict]:
+    """Objects built from the keys specscope reads, each holding a value of the right shape or of any type."""
+    return st.dictionaries(st.sampled_from(keys), st.one_of(strategy, _any), max_size=len(keys))
+
+
+_delta = _maybe(st.text(max_size=4), ["content", "reasoning_content", "reasoning", "role", "tool_calls"])
+_choice = st.fixed_dictionaries(
+    {},
+    optional={
+        "delta": st.one_of(_delta, _any),
+        "text": st.one_of(st.text(max_size=4), _any),
+        "finish_reason": st.one_of(st.sampled_from(["stop", "length"]), _any),
+        "meta_info": st.one_of(_maybe(st.integers(0, 9), ["spec_draft_token_num", "spec_accept_token_num"]), _any),
+    },
+)
+_usage = _maybe(st.integers(0, 9), ["completion_tokens", "prompt_tokens", "completion_tokens_details"])
+_chunk = st.fixed_dictionaries(
+    {},
+    optional={
+        "choices": st.one_of(st.lists(st.one_of(_choice, _any), max_size=2), _any),
+        "usage": st.one_of(_usage, _any),
+        "error": _any,
+        "timings": st.one_of(_maybe(st.integers(0, 9), ["draft_n", "draft_n_accepted", "prompt_ms"]), _any),
+        "metrics": st.one_of(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "queue_time_ms": _any,
+                    "speculative_decoding": _maybe(
+                        st.lists(st.integers(0, 3), max_size=3),
+                        ["num_draft_tokens", "num_accepted_draft_tokens", "per_step_drafted", "per_step_accepted"],
+                    ),
+                },
+            ),
+            _any,
+        ),
+        "meta_info": _any,
+    },
+)
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(st.lists(st.one_of(_chunk, _any), max_size=6), st.one_of(st.none(), st.integers(0, 64)))
+def test_any_value_in_any_field_read_is_a_clean_record(chunks, max_tokens):
+    """Well-formed JSON with the fields specscope reads holding values of any type: never an exception; every event
+    that is not a plain chunk of the right types is counted as BAD_EVENT."""
+    body = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + DONE
+    raw = RawCapture("p", 0, 0, http_status=200, max_tokens=max_tokens, chunks=[(1, body)], end_ns=2)
+    r = parse_capture(raw)
+    assert r.status in ("ok", "degraded", "failed")
+    bad = sum(isinstance(decode_event(json.dumps(c).encode()), BadEvent) for c in chunks)
+    assert (f"BAD_EVENT({bad} events;" in (r.reason or "")) == (bad > 0 and not (r.reason or "").startswith("RUNAWAY"))

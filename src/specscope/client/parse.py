@@ -72,6 +72,9 @@ class ParseOptions:
     max_event_bytes: int = 4 * MIB
 
 
+_ENDED = SSEFramer(0)  # the framer of every ended stream: holds nothing
+
+
 class _Runaway(Exception):
     """A budget was passed (the message is the ``RUNAWAY(...)`` reason); raised inside the event loop, so the normal
     path pays no check per event beyond the token count."""
@@ -148,7 +151,7 @@ class StreamParser:
         """Take body reads ``(arrival_ns, bytes)`` in order (``sse=False``: count the bytes only, for a non-200
         body); return :attr:`runaway` (``None`` while every budget holds). Once a budget is passed, nothing more
         is read: the record holds the stream up to the event or read that passed it."""
-        if self.runaway is not None:
+        if self.runaway is not None or self._framer is _ENDED:
             return self.runaway
         framer, opts = self._framer, self._options
         try:
@@ -163,6 +166,10 @@ class StreamParser:
         except _Runaway as cut:
             self.runaway = str(cut)
         return self.runaway
+
+    def release(self) -> None:
+        """Drop the SSE framing state (the stream has ended; nothing more will be fed)."""
+        self._framer = _ENDED
 
     def _tokens_reason(self) -> str:
         return f"RUNAWAY(more than {self._token_limit} tokens for max_tokens {self._max_tokens})"
@@ -332,6 +339,14 @@ class RawCapture:
         if self.unframe is not None:
             batch = self.unframe(self, batch)  # sets http_status once the head is in
         return parser.feed(batch, sse=self.http_status is None or self.http_status == 200)
+
+    def finish(self) -> str | None:
+        """The last fold, when the response has ended: parse what is held, then drop the framing state (the HTTP
+        and SSE parsers), so a finished stream keeps only its counts; returns the ``RUNAWAY(...)`` reason or None."""
+        runaway = self.fold()
+        self.unframe = None
+        self.parser.release()
+        return runaway
 
 
 def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, ServerSentEvent]]:

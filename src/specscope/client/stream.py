@@ -186,7 +186,7 @@ async def capture_stream(
     except aiohttp.ClientError as exc:
         raw.error = f"{type(exc).__name__}: {exc}"[:200]
     raw.end_ns = perf_counter_ns()
-    runaway = raw.fold()  # the rest of the response, parsed now: a finished stream holds no raw bytes
+    runaway = raw.finish()  # the rest of the response, parsed now: a finished stream holds no raw bytes
     raw.error = raw.error or runaway
     return raw
 

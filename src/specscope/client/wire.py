@@ -220,7 +220,7 @@ async def capture_wire(
     if raw.error is not None:
         conn.close()
         slot[0] = None
-    runaway = raw.fold()  # the rest of the response, parsed now: a finished stream holds no raw bytes
+    runaway = raw.finish()  # the rest of the response, parsed now: a finished stream holds no raw bytes
     raw.error = raw.error or runaway
     return raw
 
