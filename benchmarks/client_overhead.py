@@ -75,6 +75,7 @@ def _specscope_child(url: str, n: int, concurrency: int, mode: str, tokens: int)
         for i in range(n)
     ]
     rss0_kib = _rss_now_kib()
+    cpu0_s = time.process_time()
     t0 = perf_counter_ns()
     if mode == "2proc":
         recs = run_sync(run_fixed_concurrency(url, reqs, concurrency, ClientSettings(workers=2)))
@@ -83,6 +84,7 @@ def _specscope_child(url: str, n: int, concurrency: int, mode: str, tokens: int)
         raws = run_sync(capture_fixed_concurrency(url, reqs, concurrency, settings))
         recs = [parse_capture(r) for r in raws]
     t1 = perf_counter_ns()
+    cpu_s = time.process_time() - cpu0_s
     rss1_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     toks = sum(r.output_tokens or 0 for r in recs)
     ttfts = sorted(r.ttft_ns for r in recs if r.ttft_ns is not None)
@@ -93,6 +95,7 @@ def _specscope_child(url: str, n: int, concurrency: int, mode: str, tokens: int)
         "tokens": toks,
         "not_ok": sum(r.status != "ok" for r in recs),
         "rss_growth_kib": max(rss1_kib - rss0_kib, 0),
+        "cpu_us_per_event": cpu_s / (sum(r.content_chunks for r in recs) or 1) * 1e6,
         "peak_rss_kib": rss1_kib,
     }
 
@@ -340,6 +343,7 @@ def _decode_table(repeat: int) -> list[str]:
         ("msgspec typed decode (`events.Chunk`), chosen", msgspec_typed),
         ("msgspec `decode_lines`, one call per stream", msgspec_lines),
     ):
+        fn()  # warm-up
         best = min(_timed(fn) for _ in range(repeat))
         rows.append(f"| {name} | {best / len(evs) * 1e6:.3f} |")
     return rows
@@ -389,6 +393,8 @@ def _parse_only(writes: list[bytes]) -> int:
 
 def _parse_table(repeat: int) -> list[str]:
     rows = [
+        "Parse only, in this process (best of 25 x 20 responses; a loaded core inflates these, the ratio holds):",
+        "",
         "| parse of one captured 256-token response (wire reads in) | us / event, 1 tok/event | "
         "us / event, 4 tok/events | parse-only tok/s, 1 / 4 tok/event |",
         "|---|---:|---:|---:|",
@@ -400,7 +406,7 @@ def _parse_table(repeat: int) -> list[str]:
         cells, rates = [], []
         for tpc in (1, 4):
             writes, datas = _firehose_events(tpc)
-            assert fn(writes) == TOKENS // tpc
+            assert fn(writes) == TOKENS // tpc  # and a warm-up
             best = min(_timed(lambda w=writes, f=fn: [f(w) for _ in range(20)]) for _ in range(repeat)) / 20
             cells.append(f"{best / (len(datas) + 1) * 1e6:.2f}")
             rates.append(f"{TOKENS / best:,.0f}")
@@ -472,7 +478,7 @@ def main() -> int:
     peers, missing = _peers(a, clients)
     results = _side_by_side(a, clients, peers, missing)
     memory = _memory(a)
-    studies = _decode_table(10) + [""] + _parse_table(10) + [""] + _profile_table()
+    studies = _decode_table(10) + [""] + _parse_table(25) + [""] + _profile_table()
     text = _section(a, clients, results, missing, memory, studies, load_start, time.monotonic() - t_start)
     print(text)
     if not a.no_write:
@@ -564,12 +570,13 @@ def _med(rs: list[dict[str, Any]], k: str) -> float:
 
 
 def _exact(rs: list[dict[str, Any]] | None) -> str:
+    """``yes`` when every run's token total is 256 x its completed requests (with how many did not complete)."""
     if not rs:
         return "n/a"
-    if all(r["tokens"] == r["expected_tokens"] and not r["not_ok"] for r in rs):
-        return "yes"
-    bad = next(r for r in rs if r["tokens"] != r["expected_tokens"] or r["not_ok"])
-    return f"no ({bad['tokens']:,} of {bad['n'] * TOKENS:,}; {bad['not_ok']} of {bad['n']} requests not completed)"
+    wrong = [r for r in rs if r["tokens"] != r["expected_tokens"]]
+    out = "yes" if not wrong else f"no ({wrong[0]['tokens']:,.0f} of {wrong[0]['expected_tokens']:,})"
+    unfinished = max(r["not_ok"] for r in rs)
+    return out + (f" ({unfinished} of {rs[0]['n']} requests not completed)" if unfinished else "")
 
 
 def _section(
@@ -613,6 +620,14 @@ def _section(
             f"| {c} | {_med(r1, 'tok_s'):,.0f} | {_med(r1, 'req_s'):,.1f} | {f4[0]} | {f4[1]} | {ttft} "
             f"| {_exact(r1)} / {_exact(r4)} |"
         )
+    cpu = [results.get(("specscope", tpc, 64)) for tpc in (1, 4)]
+    if all(cpu):
+        lines += [
+            "",
+            "specscope's own CPU time per SSE event (process time of the cell over its events: less sensitive to load "
+            f"than the rates): {_med(cpu[0], 'cpu_us_per_event'):.2f} us at 1 token/event, "
+            f"{_med(cpu[1], 'cpu_us_per_event'):.2f} us at 4 (streaming, parsing and records together).",
+        ]
     lines += ["", *_ratios(results, missing), "", *_memory_rows(memory), "", *studies]
     for c, why in missing.items():
         if (c, 1, 64) in results:
