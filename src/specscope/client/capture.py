@@ -81,6 +81,7 @@ async def _capture(
     if target is not None:
         prepared = [(pid, target.request(b), mt) for pid, b, mt in prepared]
     raws: list[RawCapture | None] = [None] * len(prepared)
+    options = settings.parse_options()
     next_i = 0
     n_workers = min(concurrency, len(prepared))
 
@@ -97,7 +98,7 @@ async def _capture(
                     i = next_i
                     next_i += 1
                     pid, req, mt = prepared[i]
-                    raws[i] = await capture_wire(slot, target, pid, req, settings, max_tokens=mt)
+                    raws[i] = await capture_wire(slot, target, pid, req, settings, max_tokens=mt, options=options)
             finally:
                 if slot[0] is not None:
                     slot[0].close()

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
-from specscope.client.parse import FOLD_BYTES, RawCapture
+from specscope.client.parse import FOLD_BYTES, ParseOptions, RawCapture
 from specscope.client.settings import ClientSettings
 
 __all__ = ["WireTarget", "WireConnection", "WireBody", "open_wire", "body_reads", "capture_wire"]
@@ -130,34 +130,61 @@ class WireConnection(asyncio.Protocol):
             return "connection dropped"
         loop = asyncio.get_running_loop()
         self._parser = httptools.HttpResponseParser(self)
-        self._done = done = loop.create_future()
+        done: asyncio.Future[str | None] = loop.create_future()
+        self._done = done
         self._raw = raw
         self._last_ns = 0
-        read_ns = int(settings.read_timeout_s * 1e9)
-        stall_ns = int((settings.stall_timeout_s or settings.read_timeout_s) * 1e9)
-        total_deadline_ns = start_ns + int(settings.total_timeout_s * 1e9)
         transport.write(request)
-        last_ns = perf_counter_ns()
-        while True:  # one timer per stall_ns of silence (never one per read); the first byte may take read_ns
-            started = self._last_ns > 0
-            if started:  # the response has started: silence from here on is a stall
-                last_ns = max(last_ns, self._last_ns)
-            now = perf_counter_ns()
-            give_up_ns = min(last_ns + (stall_ns if started else read_ns), total_deadline_ns)
-            if now >= give_up_ns:
-                self._raw = None
-                self.keep_alive = False
-                stalled = started and settings.stall_timeout_s is not None and give_up_ns < total_deadline_ns
-                return "STALLED" if stalled else "timeout"
-            try:
-                return await asyncio.wait_for(asyncio.shield(done), (min(give_up_ns, now + stall_ns) - now) / 1e9)
-            except TimeoutError:
-                continue
+        watch = _SilenceWatch(self, loop, settings, start_ns)
+        try:
+            return await done
+        finally:
+            watch.cancel()
 
     def close(self) -> None:
         if self.transport is not None and not self.closed:
             self.transport.close()
         self.closed = True
+
+
+class _SilenceWatch:
+    """The timeouts of one exchange with one loop timer (never one per read, and no ``asyncio.wait_for`` per request:
+    profiled, that cost ~30 us a request): the first byte may take ``read_timeout_s``; once the response has started,
+    silence longer than ``stall_timeout_s`` (else ``read_timeout_s``) ends it (``STALLED`` when a stall timeout is
+    set, else ``timeout``); the whole request may take ``total_timeout_s`` (``timeout``). The timer fires at most
+    once per stall period and re-arms from the latest read."""
+
+    __slots__ = ("conn", "loop", "read_ns", "stall_ns", "deadline_ns", "stall_set", "last_ns", "handle")
+
+    def __init__(
+        self, conn: WireConnection, loop: asyncio.AbstractEventLoop, settings: ClientSettings, start_ns: int
+    ) -> None:
+        self.conn, self.loop = conn, loop
+        self.read_ns = int(settings.read_timeout_s * 1e9)
+        self.stall_ns = int((settings.stall_timeout_s or settings.read_timeout_s) * 1e9)
+        self.deadline_ns = start_ns + int(settings.total_timeout_s * 1e9)
+        self.stall_set = settings.stall_timeout_s is not None
+        self.last_ns = perf_counter_ns()  # the request was just written
+        self.handle: asyncio.TimerHandle | None = None
+        self.check()
+
+    def check(self) -> None:
+        conn = self.conn
+        started = conn._last_ns > 0
+        if started:  # the response has started: silence from here on is a stall
+            self.last_ns = max(self.last_ns, conn._last_ns)
+        now = perf_counter_ns()
+        give_up_ns = min(self.last_ns + (self.stall_ns if started else self.read_ns), self.deadline_ns)
+        if now >= give_up_ns:
+            conn.keep_alive = False
+            stalled = started and self.stall_set and give_up_ns < self.deadline_ns
+            conn._finish("STALLED" if stalled else "timeout")
+            return
+        self.handle = self.loop.call_later((min(give_up_ns, now + self.stall_ns) - now) / 1e9, self.check)
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
 
 
 async def open_wire(target: WireTarget, settings: ClientSettings) -> WireConnection:
@@ -178,6 +205,7 @@ async def capture_wire(
     *,
     max_tokens: int | None = None,
     intended_ns: int | None = None,
+    options: ParseOptions | None = None,
 ) -> RawCapture:
     """One request on the slot's connection (``slot[0]``, opened or reopened as needed); raw reads kept.
 
@@ -186,6 +214,7 @@ async def capture_wire(
         target: from :class:`WireTarget`.
         request: from :meth:`WireTarget.request`.
         max_tokens, intended_ns: as :func:`~specscope.client.stream.capture_stream`.
+        options: ``settings.parse_options()``, made once per cell by the caller (default: made here).
 
     Returns:
         A :class:`RawCapture` already folded (its parse is done; ``http_status`` from the response head). Errors are
@@ -197,7 +226,7 @@ async def capture_wire(
         intended_ns if intended_ns is not None else start_ns,
         start_ns,
         max_tokens=max_tokens,
-        options=settings.parse_options(),
+        options=options or settings.parse_options(),
         unframe=WireBody(),
     )
     conn = slot[0]
