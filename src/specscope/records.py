@@ -21,12 +21,27 @@ __all__ = [
     "CellKey",
     "CellResult",
     "GaugeSample",
+    "turn_prompt_id",
+    "split_turn",
 ]
 
 StreamStatus = Literal["ok", "degraded", "failed"]
 
 # the reason code of a cell during which the server died (``CellResult.crashed``)
 CRASH_REASON = "SERVER_CRASH"
+
+_TURN = "/t"  # a conversation turn's stream: "<prompt id>/t<turn, from 1>"
+
+
+def turn_prompt_id(prompt_id: str, turn: int) -> str:
+    """The ``prompt_id`` a stream of a conversation records: ``"spec-bench.mt_bench-0003/t2"`` is turn 2 (1-based)."""
+    return f"{prompt_id}{_TURN}{turn}"
+
+
+def split_turn(prompt_id: str) -> tuple[str, int | None]:
+    """``"x/t2"`` -> ``("x", 2)``; a stream outside a conversation -> ``(prompt_id, None)``."""
+    head, sep, tail = prompt_id.rpartition(_TURN)
+    return (head, int(tail)) if sep and tail.isdigit() and head else (prompt_id, None)
 
 
 @dataclass(frozen=True, slots=True)

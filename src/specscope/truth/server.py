@@ -11,9 +11,9 @@ Built on ``aiohttp.web``. Endpoints:
   when the handler started), ``slot_ns`` (when the response got a generation slot: ``arrival_ns`` unless the
   script's ``max_running`` made it wait), ``writes`` = ``[[t_ns, kind, tokens, bytes], ...]`` (t_ns read just
   before each write; kind ``role`` / ``content`` / ``reasoning`` / ``finish`` / ``usage`` / ``done`` / ``raw``, a
-  scripted ``inject_events`` text), ``end_ns``,
-  ``output_tokens``, ``status``, ``dropped``. ``perf_counter_ns`` is CLOCK_MONOTONIC on Linux, so these
-  instants compare directly with a client's readings in another process of the same machine.
+  scripted ``inject_events`` text), ``end_ns``, ``output_tokens``, ``status``, ``dropped``, ``prompt`` (the last
+  message's content) and ``messages`` (the request's messages as received). ``perf_counter_ns`` is CLOCK_MONOTONIC
+  on Linux, so these instants compare directly with a client's readings in another process of the same machine.
 - ``POST /truth/script`` (JSON TruthScript): replace the programme; ``POST /truth/reset``: all counters to 0
   (a server restart as seen from /metrics; ``?engine=E``: only engine E's, a data-parallel engine restart,
   which also moves its ``*_created`` time); ``POST /truth/clear``: empty the log.
@@ -80,6 +80,7 @@ def _start_record(state: TruthState, body: dict[str, Any], plan: ResponsePlan, a
         "dropped": False,
         "end_ns": None,
         "prompt": (body.get("messages") or [{}])[-1].get("content"),
+        "messages": body.get("messages"),
     }
     if state.script.record:
         state.log.append(rec)
