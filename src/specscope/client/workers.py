@@ -162,7 +162,7 @@ async def _readable(conn: Connection, timeout_s: float | None, poll_s: float = 0
         await asyncio.sleep(poll_s)
 
 
-async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple:
+async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple[Any, ...]:
     settings: ClientSettings = job["settings"]
     requests, slots = job["requests"], job["slots"]
     if job["check"]:
@@ -208,7 +208,7 @@ def _worker_main(conn: Connection, job: dict[str, Any]) -> None:
 
 
 # --------------------------------------------------------------------------------------- parent side
-def _reraise(w: int, info: tuple) -> None:
+def _reraise(w: int, info: tuple[Any, ...]) -> None:
     name, msg, found, expected, fix, tb = info
     cls = getattr(errors, name, None)
     if isinstance(cls, type) and issubclass(cls, SpecscopeError):

@@ -13,7 +13,7 @@ with empty ``choices`` and ``usage``, then ``data: [DONE]``. Each SSE event is `
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -178,7 +178,7 @@ class TruthScript(BaseModel):
     log_stats_kv_percent: float | None = Field(default=None, ge=0, le=100)
     max_running: int | None = Field(default=None, ge=1)
 
-    def plan_for(self, body: dict) -> ResponsePlan:
+    def plan_for(self, body: dict[str, Any]) -> ResponsePlan:
         """The plan for one request body: ``by_prompt`` on the last user message, else ``default``,
         then the body's own ``specscope_truth`` overrides."""
         plan = self.default

@@ -33,6 +33,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
@@ -60,7 +61,7 @@ async def _sleep_until(target_ns: int, precise: bool) -> None:
             await asyncio.sleep(0)
 
 
-def _event(obj: dict) -> bytes:
+def _event(obj: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
 
 
@@ -149,7 +150,9 @@ def _timing_metrics(rec: dict[str, Any], sent_tokens: int) -> dict[str, float]:
     return vllm_timing_metrics(rec["arrival_ns"], rec["slot_ns"], first, last, sent_tokens)
 
 
-async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int, rec: dict) -> None:
+async def _finish(
+    plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int, rec: dict[str, Any]
+) -> None:
     """The finish chunk, the usage chunk and ``[DONE]``, each as the plan says."""
     reported = plan.usage_completion_tokens if plan.usage_completion_tokens is not None else sent_tokens
     usage = {
@@ -294,7 +297,7 @@ def make_app(script: TruthScript) -> web.Application:
     return app
 
 
-async def _serve(script: TruthScript, host: str, port: int, announce) -> None:
+async def _serve(script: TruthScript, host: str, port: int, announce: Callable[[str], None]) -> None:
     if script.firehose:
         from specscope.truth.firehose import serve_firehose
 
@@ -311,7 +314,7 @@ async def _serve(script: TruthScript, host: str, port: int, announce) -> None:
         await runner.cleanup()
 
 
-def _loop_factory():
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop's loop when installed (lower wake-up latency), else asyncio's default."""
     try:
         import uvloop
@@ -320,7 +323,7 @@ def _loop_factory():
     return uvloop.new_event_loop
 
 
-async def _until_stopped(script: TruthScript, host: str, port: int, announce) -> bool:
+async def _until_stopped(script: TruthScript, host: str, port: int, announce: Callable[[str], None]) -> bool:
     """Serve until SIGTERM or SIGINT (handlers set here, so an inherited "ignore SIGINT" does not make Ctrl-C
     useless); return True when SIGINT stopped it."""
     task = asyncio.current_task()
@@ -346,7 +349,9 @@ async def _until_stopped(script: TruthScript, host: str, port: int, announce) ->
     return signal.SIGINT in got
 
 
-def serve_forever(script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce=print) -> None:
+def serve_forever(
+    script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce: Callable[[str], None] = print
+) -> None:
     """Run the server in this process until stopped; ``announce(base_url)`` is called once listening.
 
     SIGTERM stops it and returns normally; SIGINT (Ctrl-C) stops it and raises :class:`KeyboardInterrupt`, so
