@@ -7,8 +7,7 @@ go through :class:`~specscope.client.sse.SSEFramer` and each event's data throug
 (:func:`~specscope.client.events.decode_chunk`) into a :class:`StreamParser`, then are dropped. So a stream holds at
 most :data:`FOLD_BYTES` of raw bytes plus one unfinished event, whatever its length; its text is kept only with
 ``keep_text`` (a conversation or a report that shows answers asks for it). :func:`parse_capture` turns the folded
-capture into a :class:`~specscope.records.StreamRecord` (the status rules are in :mod:`specscope.client.stream`'s
-docstring).
+capture into a :class:`~specscope.records.StreamRecord` (its status and reason: :mod:`specscope.client.status`).
 
 Budgets (``RUNAWAY``, issue 29): a stream is cut and failed ``RUNAWAY(...)`` when it sends more token events, or
 reports more ``usage.completion_tokens``, than :func:`runaway_token_limit` of its ``max_tokens``; when its body passes
@@ -30,21 +29,19 @@ from httpx_sse._models import ServerSentEvent
 from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, decode_chunk, decode_event
 from specscope.client.spec_fields import MetaInfo, per_response_queue_s, per_response_spec
 from specscope.client.sse import SSEFramer
-from specscope.records import StreamRecord, StreamStatus
+from specscope.client.status import stream_status
+from specscope.records import StreamRecord
 
 __all__ = [
     "FOLD_BYTES",
     "ParseOptions",
     "RawCapture",
-    "STOP_REASONS",
     "StreamParser",
     "parse_capture",
     "parse_sse_capture",
     "runaway_token_limit",
-    "terminal_event_seen",
 ]
 
-STOP_REASONS = frozenset({"stop", "tool_calls", "function_call", "eos"})
 #: raw bytes a stream holds before they are parsed and dropped (a fold parses ~90 one-token events, ~0.1 ms)
 FOLD_BYTES = 16 * 1024
 MIB = 1024 * 1024
@@ -370,67 +367,12 @@ def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, Server
     return out
 
 
-def terminal_event_seen(seen: StreamParser) -> bool:
-    """Whether the stream sent its terminal event: the one place that decides it (a ``finish_reason``, or ``usage``
-    with a completion-token count)."""
-    return seen.finish is not None or seen.output_tokens is not None
-
-
-def _reasons_200(raw: RawCapture, seen: StreamParser) -> list[str]:
-    """Reasons of an HTTP 200 stream; ``EMPTY_STREAM`` / ``STOPPED_EARLY`` alone when the stream ended cleanly
-    with no answer / with no terminal event (no finish, no usage, no ``[DONE]``): both are failed requests."""
-    if not raw.error and not seen.server_error and not terminal_event_seen(seen):
-        if seen.first_token is None:
-            return ["EMPTY_STREAM"]
-        if not seen.done:
-            return ["STOPPED_EARLY"]
-    reasons = []
-    if not seen.done:
-        reasons.append("no [DONE]")
-    finished = seen.finish in STOP_REASONS or (raw.max_tokens is None and seen.finish == "length")
-    if seen.output_tokens is None and not (finished and seen.done):  # finished without usage: ok, tokens unknown
-        reasons.append("no usage")
-    reached = raw.max_tokens is not None and seen.output_tokens is not None and seen.output_tokens >= raw.max_tokens
-    if not finished and not reached:
-        reasons.append("short without stop")
-    return reasons
-
-
-def _status(raw: RawCapture, seen: StreamParser) -> tuple[StreamStatus, str | None]:
-    """The stream's status and reason (rules in :mod:`specscope.client.stream`'s docstring)."""
-    reasons: list[str] = []
-    if raw.http_status is not None and raw.http_status != 200:
-        reasons.append(f"http {raw.http_status}")
-    if raw.error == "STALLED":  # no byte for stall_timeout_s mid-stream: a failed request whatever came before
-        return "failed", "STALLED"
-    runaway = seen.runaway or (raw.error if raw.error and raw.error.startswith("RUNAWAY") else None)
-    if runaway:  # cut past a budget: a failed request whatever came before
-        return "failed", runaway
-    if raw.error:
-        reasons.append(raw.error)
-    if seen.server_error:
-        reasons.append(f"server error: {seen.server_error}")
-    if seen.bad_events:
-        reasons.append(f"BAD_EVENT({seen.bad_events} events; first: {seen.first_bad})")
-    if raw.http_status == 200:
-        tail = _reasons_200(raw, seen)
-        if tail and tail[0] in ("EMPTY_STREAM", "STOPPED_EARLY") and not reasons:
-            return "failed", tail[0]
-        reasons += tail
-    elif raw.http_status is None and not raw.error:
-        reasons.append("no response")
-    if not reasons:
-        return "ok", None
-    failed = seen.first_token is None and (raw.http_status != 200 or raw.error or seen.bad_events)
-    return ("failed" if failed else "degraded"), "; ".join(reasons)
-
-
 def parse_capture(raw: RawCapture) -> StreamRecord:
     """Fold what is left of a :class:`RawCapture` and turn it into a :class:`~specscope.records.StreamRecord`
-    (status rules in :mod:`specscope.client.stream`'s docstring)."""
+    (status rules: :mod:`specscope.client.status`)."""
     raw.fold()
     seen = raw.parser
-    status, reason = _status(raw, seen)
+    status, reason = stream_status(raw.http_status, raw.error, raw.max_tokens, seen)
     return StreamRecord(
         prompt_id=raw.prompt_id,
         intended_ns=raw.intended_ns,

@@ -14,22 +14,8 @@ firehose truth server at concurrency 64 it used 9.9 s of client CPU per 1M token
 :mod:`specscope.client.wire` (raw asyncio + httptools, ~4x aiohttp's rate there; see that module and
 benchmarks/client_overhead.py); both fill the same :class:`RawCapture` and share :func:`parse_capture`.
 
-Status rules (issue 2, "Client"; issue 14): ``failed`` when no token arrived and something went wrong
-(HTTP error, connect failure, timeout, drop), and on two clean HTTP 200 closes with no terminal event (no
-``finish_reason``, no ``usage``): ``EMPTY_STREAM`` (no token at all, e.g. nothing but ``data: [DONE]``) and
-``STOPPED_EARLY`` (tokens, then the stream closed with no ``[DONE]``); ``degraded`` when tokens arrived but:
-the transport failed (``timeout``, ``connection dropped``), the server sent an error event, no ``[DONE]``,
-no ``usage`` on a stream that did not finish normally (``no usage``), or the stream stopped short of
-``max_tokens`` without a ``stop`` finish (``short without stop``). A stream that finished normally
-(stop finish and ``[DONE]``) without usage is ``ok`` with unknown tokens (``token_source="missing"``); the
-cell may take them from the server's counter delta. Reasons are joined with ``"; "``. First token = first
-non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk does not count
-(cases C13, C14). ``STALLED`` (issue 17; both hot paths, with ``stall_timeout_s`` set): the response
-started, then no byte came for ``stall_timeout_s``; always ``failed``, reason ``STALLED``. ``RUNAWAY(...)`` (issue
-29): cut past a budget (:func:`specscope.client.parse.runaway_token_limit`, ``ClientSettings.max_stream_bytes`` /
-``max_event_bytes``); always ``failed``. ``BAD_EVENT(n events; first: ...)``: events that did not fit the typed
-boundary (not JSON, wrong types; :mod:`specscope.client.events`), ignored; the stream is ``degraded``, or ``failed``
-when no token arrived.
+A stream's status and reason: :mod:`specscope.client.status` (``ok`` / ``degraded`` / ``failed``, with
+``STALLED``, ``RUNAWAY(...)``, ``BAD_EVENT(...)``, ``EMPTY_STREAM``, ``STOPPED_EARLY``, ...).
 """
 
 from __future__ import annotations
