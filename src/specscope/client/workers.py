@@ -62,8 +62,9 @@ __all__ = [
 # 25-42 % of its core (the server was the limit); parsing afterwards cost 4.6-6.4 us per event.
 # So one process saturated near 1 / 2.7 us = ~370k events/s while streaming; 150k events/s kept it below ~45 %
 # of a core, where its loop and read lag stay low. Above that budget, more processes. Since issue 30 the streams are
-# parsed while they run (folds), at ~0.8 us per event on an idle core (benchmarks/client_overhead.py, parse table):
-# streaming and parsing together measured ~1.5 us per event there, so 150k events/s stays under ~25-45 % of a core.
+# parsed while they run (folds), at ~0.8 us per event (benchmarks/client_overhead.py, parse table): streaming and
+# parsing together cost 1.1 us of client CPU per event at 1 token/event and 1.5 us at 4 (its CPU line, 2026-12-03,
+# load 6-11), so 150k events/s keeps a process at ~15-25 % of a core.
 PROCESS_EVENTS_PER_S = 150_000
 # Upper bound on one stream's event rate assumed when the caller does not know it: 1 event per ms per stream
 # (TPOT 1 ms; engines stream a request at 30-300 events/s, the firehose truth server much faster).
