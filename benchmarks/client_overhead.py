@@ -333,7 +333,7 @@ def _decode_table(repeat: int) -> list[str]:
 
     def msgspec_typed() -> None:
         for e in evs:
-            for ch in decode_chunk(e).choices:
+            for ch in decode_chunk(e).choices or ():
                 d = ch.delta
                 if d is not None:
                     _ = d.content
@@ -343,7 +343,7 @@ def _decode_table(repeat: int) -> list[str]:
 
     def msgspec_lines() -> None:
         for chunk in lines(b"\n".join(evs)):
-            for ch in chunk.choices:
+            for ch in chunk.choices or ():
                 _ = ch.delta.content if ch.delta is not None else None
 
     rows = ["| JSON decode of one token event, fields checked | us / event |", "|---|---:|"]

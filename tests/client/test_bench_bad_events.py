@@ -36,7 +36,7 @@ PLANS = {
     "fine": GOOD,
 }
 WHAT = {
-    "choices a string": "Expected `array`, got `str` - at `$.choices`",
+    "choices a string": "Expected `array | null`, got `str` - at `$.choices`",
     "content a number": "Expected `str | null`, got `int` - at `$.choices[0].delta.content`",
     "delta a list": "Expected `object | null`, got `array` - at `$.choices[0].delta`",
     "finish a list": "Expected `str | null`, got `array` - at `$.choices[0].finish_reason`",

@@ -31,8 +31,8 @@ def _stream(*events: bytes, keep_text: bool = False) -> RawCapture:
 
 # (the bad event's data, msgspec's description of it); "raised" = the old parser raised on it
 SHAPES = {
-    "choices a string (raised)": (b'{"choices":"x"}', "Expected `array`, got `str` - at `$.choices`"),
-    "choices a number (raised)": (b'{"choices":5}', "Expected `array`, got `int` - at `$.choices`"),
+    "choices a string (raised)": (b'{"choices":"x"}', "Expected `array | null`, got `str` - at `$.choices`"),
+    "choices a number (raised)": (b'{"choices":5}', "Expected `array | null`, got `int` - at `$.choices`"),
     "a choice not an object (raised)": (b'{"choices":[1]}', "Expected `object`, got `int` - at `$.choices[0]`"),
     "content a number (raised)": (
         b'{"choices":[{"delta":{"content":5}}]}',
@@ -131,7 +131,7 @@ def test_a_stream_of_nothing_but_bad_events_is_failed_and_counts_them():
     bad = b'data: {"choices":"x"}\n\n'
     r = parse_capture(_stream(bad, bad, b'data: {"choices":[{"delta":5}]}\n\n', DONE))
     assert r.status == "failed"
-    assert r.reason == "BAD_EVENT(3 events; first: Expected `array`, got `str` - at `$.choices`); EMPTY_STREAM"
+    assert r.reason == "BAD_EVENT(3 events; first: Expected `array | null`, got `str` - at `$.choices`); EMPTY_STREAM"
     assert (r.first_token_ns, r.content_chunks, r.output_tokens) == (None, 0, None)
 
 
@@ -162,6 +162,13 @@ def test_fields_specscope_does_not_read_are_never_checked():
     assert isinstance(chunk, Chunk) and chunk.choices[0].delta.content == "b"
     r = parse_capture(_stream(TOKEN, b"data: " + data + b"\n\n", FINISH, USAGE, DONE))
     assert (r.status, r.content_chunks, r.server_draft_tokens, r.server_accepted_tokens) == ("ok", 2, 4, 3)
+
+
+def test_null_fields_read_as_absent():
+    nulls = b'data: {"choices":null,"usage":null,"error":null,"timings":null,"metrics":null}\n\n'
+    delta_null = b'data: {"choices":[{"index":0,"delta":null,"finish_reason":null}]}\n\n'
+    r = parse_capture(_stream(TOKEN, nulls, delta_null, TOKEN, FINISH, USAGE, DONE))
+    assert (r.status, r.reason, r.content_chunks) == ("ok", None, 2)
 
 
 def test_completions_text_is_read_as_content():

@@ -98,7 +98,7 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
     assert wire["empty"][:6] == ("failed", "EMPTY_STREAM", 200, None, None, 0)
     assert wire["early"][:2] == ("failed", "STOPPED_EARLY") and wire["early"][5] == 5
     assert wire["llamacpp"][3] == 5 and wire["llamacpp"][10:] == (0, 0)  # timings present, no drafts programmed
-    what = "Expected `array`, got `str` - at `$.choices`"
+    what = "Expected `array | null`, got `str` - at `$.choices`"
     assert wire["badchoices"][:4] == ("degraded", f"BAD_EVENT(1 events; first: {what})", 200, 10)
     assert wire["badchoices"][5] == 10  # the events around it are read
     what = "Expected `str | null`, got `int` - at `$.choices[0].delta.content`"

@@ -5,9 +5,9 @@ decodes the JSON bytes straight into :class:`Chunk` (C code; keys specscope does
 being built) and checks every field's type on the way. Whatever does not fit (not JSON, not an object, a
 ``choices`` that is not an array, a non-string ``content``, a non-object ``delta``, a list as ``finish_reason``, a
 negative or non-integer token count, nesting too deep to decode) comes back as a :class:`BadEvent` holding msgspec's
-own one-line description with the JSON path (``Expected `array`, got `str` - at `$.choices```); the stream it came
-from gets the reason ``BAD_EVENT`` (:mod:`specscope.client.parse`) and the run goes on. No code below this module
-sees an unvalidated value.
+own one-line description with the JSON path (``Expected `array | null`, got `str` - at `$.choices```); the stream it
+came from gets the reason ``BAD_EVENT`` (:mod:`specscope.client.status`) and the run goes on. No code below this
+module sees an unvalidated value.
 
 Why msgspec (benchmarks/client_overhead.py ``--decode`` table, ``benchmarks/RESULTS.md``): typed decoding of a
 vLLM-shaped token chunk measured 0.32-0.40 us per event against 0.68-0.76 us for ``orjson.loads`` plus the dict walk
@@ -97,9 +97,9 @@ class ErrorInfo(msgspec.Struct, gc=False):
 
 class Chunk(msgspec.Struct, gc=False):
     """One decoded event: the fields above, typed; absent keys take their defaults (``choices`` empty, others
-    ``None``)."""
+    ``None``); a ``null`` ``choices`` reads as empty (as an absent one)."""
 
-    choices: list[Choice] = []
+    choices: list[Choice] | None = None
     usage: Usage | None = None
     error: ErrorInfo | str | None = None
     timings: Timings | None = None

@@ -190,7 +190,7 @@ class StreamParser:
                         continue
                     chunk = odd
                 rare = False
-                for ch in chunk.choices:
+                for ch in chunk.choices or ():
                     delta = ch.delta
                     if delta is not None:
                         c = delta.content
@@ -269,7 +269,7 @@ class StreamParser:
         """The server's per-response speculation and queue fields (llama.cpp ``timings``, vLLM ``metrics``, SGLang
         ``meta_info``), read by :mod:`specscope.client.spec_fields` from the validated objects."""
         metas: list[MetaInfo] = [chunk.meta_info] if chunk.meta_info is not None else []
-        metas += [ch.meta_info for ch in chunk.choices if ch.meta_info is not None]
+        metas += [ch.meta_info for ch in chunk.choices or () if ch.meta_info is not None]
         if chunk.timings is None and chunk.metrics is None and not metas:
             return
         found = per_response_spec(chunk.timings, chunk.metrics, metas)
