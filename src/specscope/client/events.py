@@ -25,9 +25,14 @@ server and SGLang send the same envelope):
 - ``usage.completion_tokens`` / ``prompt_tokens`` / ``completion_tokens_details.reasoning_tokens``: integers >= 0;
 - ``error``: an object (``message`` a string) or a string: vLLM's in-stream error
   (``OpenAIServing.create_streaming_error_response``: ``{"error": {"message", "type", "code", "param"}}``);
-- the engines' per-response speculative and timing fields ``timings`` (llama.cpp), ``metrics`` (vLLM) and
-  ``meta_info`` (SGLang, top level or on a choice), whose shapes and meaning live in
-  :mod:`specscope.client.spec_fields`.
+- ``metrics``: only whether it is there (vLLM's per-request ``metrics`` rides the final usage chunk).
+
+The engines' per-response speculative and timing fields (vLLM ``metrics``, SGLang ``meta_info`` / ``sglext``, llama.cpp
+``timings``, per-choice stats of vLLM and TensorRT-LLM, spec-named fields nobody knows) have their own readers, the
+engine adapters of :mod:`specscope.client.spec_fields`, which check each field they read and name what does not fit
+(``WRONG_TYPE``, ``UNREAD_SPEC_FIELD``: a reason on the stream's spec record, the stream's figures stand); the parser
+hands them an event decoded a second time into plain objects only when its bytes hold ``metrics``, ``spec`` or
+``draft`` (:meth:`specscope.client.parse.StreamParser.events`).
 
 Ignored on purpose (skipped, never type-checked): ``id``, ``object``, ``created``, ``model``, ``system_fingerprint``,
 ``choices[i].index`` (specscope sends ``n = 1``), ``delta.role`` (a role-only chunk carries no token),
@@ -39,8 +44,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
-
-from specscope.client.spec_fields import MetaInfo, Metrics, Timings
 
 __all__ = [
     "BadEvent",
@@ -67,12 +70,11 @@ class Delta(msgspec.Struct, gc=False):
 
 
 class Choice(msgspec.Struct, gc=False):
-    """``choices[i]``: ``delta`` (chat), ``text`` (completions), ``finish_reason``, SGLang's ``meta_info``."""
+    """``choices[i]``: ``delta`` (chat), ``text`` (completions), ``finish_reason``."""
 
     delta: Delta | None = None
     text: str | None = None
     finish_reason: str | None = None
-    meta_info: MetaInfo | None = None
 
 
 class UsageDetails(msgspec.Struct, gc=False):
@@ -102,9 +104,7 @@ class Chunk(msgspec.Struct, gc=False):
     choices: list[Choice] | None = None
     usage: Usage | None = None
     error: ErrorInfo | str | None = None
-    timings: Timings | None = None
-    metrics: Metrics | None = None
-    meta_info: MetaInfo | None = None
+    metrics: msgspec.Raw = msgspec.Raw()  # empty when absent: the engine adapters read it (module doc)
 
 
 class BadEvent(msgspec.Struct, gc=False, frozen=True):

@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+import msgspec
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
 from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, decode_chunk, decode_event
-from specscope.client.spec_fields import MetaInfo, per_response_queue_s, per_response_spec
+from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
 from specscope.client.sse import SSEFramer
 from specscope.client.status import stream_status
-from specscope.records import StreamRecord
+from specscope.records import SpecRequest, StreamRecord
 
 __all__ = [
     "FOLD_BYTES",
@@ -70,6 +71,7 @@ class ParseOptions:
 
 
 _ENDED = SSEFramer(0)  # the framer of every ended stream: holds nothing
+_decode_any = msgspec.json.Decoder().decode  # plain objects, for the engine adapters of spec_fields
 
 
 class _Runaway(Exception):
@@ -102,9 +104,7 @@ class StreamParser:
         "server_error",
         "bad_events",
         "first_bad",
-        "draft_n",
-        "accepted_n",
-        "steps",
+        "spec",
         "queue_s",
         "body_bytes",
         "runaway",
@@ -136,9 +136,7 @@ class StreamParser:
         self.server_error: str | None = None
         self.bad_events = 0
         self.first_bad: str | None = None
-        self.draft_n: int | None = None
-        self.accepted_n: int | None = None
-        self.steps: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+        self.spec: SpecRequest | None = None
         self.queue_s: float | None = None
         self.body_bytes = 0
         #: the ``RUNAWAY(...)`` reason once a budget is passed, else None
@@ -171,12 +169,12 @@ class StreamParser:
     def _tokens_reason(self) -> str:
         return f"RUNAWAY(more than {self._token_limit} tokens for max_tokens {self._max_tokens})"
 
-    def events(self, t: int, datas: Sequence[bytes | str]) -> None:
+    def events(self, t: int, datas: Sequence[bytes]) -> None:
         """Take the data of SSE events that completed at ``t``.
 
         The hot loop (profiled: benchmarks/client_overhead.py): one typed decode per event, the counters in locals
-        (written back at the end, also when a budget is passed), no call per token event; the rare fields (usage,
-        error, per-response speculation fields) are read by :meth:`_extras` only when present."""
+        (written back at the end, also when a budget is passed), no call per token event; the rare fields are read
+        only when present: usage and error by :meth:`_extras`, the engines' fields by :meth:`_engine_fields`."""
         tokens, content, reasoning = self.token_events, self.content_chunks, self.reasoning_chunks
         limit, texts, rtexts = self._token_limit, self.texts, self.rtexts
         decode = decode_chunk
@@ -189,7 +187,6 @@ class StreamParser:
                     if odd is None:
                         continue
                     chunk = odd
-                rare = False
                 for ch in chunk.choices or ():
                     delta = ch.delta
                     if delta is not None:
@@ -213,17 +210,10 @@ class StreamParser:
                                 rtexts.append(r)
                     if ch.finish_reason:
                         self.finish = ch.finish_reason
-                    if ch.meta_info is not None:
-                        rare = True
-                if (
-                    rare
-                    or chunk.usage is not None
-                    or chunk.error is not None
-                    or chunk.timings is not None
-                    or chunk.metrics is not None
-                    or chunk.meta_info is not None
-                ):
+                if chunk.usage is not None or chunk.error is not None:
                     self._extras(chunk)
+                if chunk.metrics or b"spec" in d or b"draft" in d:  # an engine's per-response fields, or a mention
+                    self._engine_fields(d)
         finally:
             if tokens > self.token_events:
                 if self.first_token is None:
@@ -233,10 +223,10 @@ class StreamParser:
                 self.first_content = t
             self.token_events, self.content_chunks, self.reasoning_chunks = tokens, content, reasoning
 
-    def _odd(self, d: bytes | str) -> Chunk | None:
+    def _odd(self, d: bytes) -> Chunk | None:
         """An event the fast decode refused: ``[DONE]``, an empty keep-alive, a ``BAD_EVENT`` (counted; None), or
         a chunk whose bytes were not valid UTF-8 (decoded again with U+FFFD in their place)."""
-        if d == b"[DONE]" or d == "[DONE]":
+        if d == b"[DONE]":
             self.done = True
             return None
         if not d:  # an event with empty data carries nothing (a keep-alive)
@@ -249,7 +239,7 @@ class StreamParser:
         return ev
 
     def _extras(self, chunk: Chunk) -> None:
-        """Error and usage of one chunk, then its per-response speculation fields."""
+        """Error and usage of one chunk."""
         err = chunk.error
         if err is not None:
             msg = err if isinstance(err, str) else err.message
@@ -263,22 +253,26 @@ class StreamParser:
             details = usage.completion_tokens_details
             if details is not None:
                 self.reasoning_tokens = details.reasoning_tokens
-        self._spec(chunk)
 
-    def _spec(self, chunk: Chunk) -> None:
-        """The server's per-response speculation and queue fields (llama.cpp ``timings``, vLLM ``metrics``, SGLang
-        ``meta_info``), read by :mod:`specscope.client.spec_fields` from the validated objects."""
-        metas: list[MetaInfo] = [chunk.meta_info] if chunk.meta_info is not None else []
-        metas += [ch.meta_info for ch in chunk.choices or () if ch.meta_info is not None]
-        if chunk.timings is None and chunk.metrics is None and not metas:
+    def _engine_fields(self, d: bytes) -> None:
+        """The engines' per-response speculation and queue fields of one event (vLLM ``metrics``, SGLang
+        ``meta_info`` / ``sglext``, llama.cpp ``timings``, TensorRT-LLM and vLLM per-choice stats, spec-named fields
+        nobody knows), read by :mod:`specscope.client.spec_fields` (the engine adapters, which check every field they
+        read and name what does not fit: ``WRONG_TYPE``, ``UNREAD_SPEC_FIELD``). Only events whose bytes name
+        ``metrics``, ``spec`` or ``draft`` come here (the final chunk, in every engine known), decoded a second
+        time into plain objects."""
+        try:
+            obj = _decode_any(d)
+        except DECODE_ERRORS:  # the typed decode took it: only bad UTF-8 (replaced, as there) can fail here
+            try:
+                obj = _decode_any(d.decode("utf-8", "replace"))
+            except DECODE_ERRORS:
+                return
+        if not isinstance(obj, dict):
             return
-        found = per_response_spec(chunk.timings, chunk.metrics, metas)
-        if found is not None:
-            self.draft_n, self.accepted_n, steps = found
-            if steps is not None:
-                self.steps = steps
+        self.spec = merge_spec(self.spec, read_spec(obj))
         if self.queue_s is None:
-            self.queue_s = per_response_queue_s(chunk.metrics)
+            self.queue_s = per_response_queue_s(obj)
 
 
 @dataclass(slots=True)
@@ -373,6 +367,9 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
     raw.fold()
     seen = raw.parser
     status, reason = stream_status(raw.http_status, raw.error, raw.max_tokens, seen)
+    spec = seen.spec
+    if spec is not None and seen.reasoning_tokens is not None:
+        spec = replace(spec, reasoning_tokens=seen.reasoning_tokens)
     return StreamRecord(
         prompt_id=raw.prompt_id,
         intended_ns=raw.intended_ns,
@@ -392,11 +389,12 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
         http_status=raw.http_status,
         text=None if seen.texts is None else "".join(seen.texts),
         reasoning_text=None if seen.rtexts is None else "".join(seen.rtexts),
-        server_draft_tokens=seen.draft_n,
-        server_accepted_tokens=seen.accepted_n,
+        server_draft_tokens=None if spec is None else spec.draft_tokens,
+        server_accepted_tokens=None if spec is None else spec.accepted_tokens,
         bytes_received=seen.body_bytes,
-        draft_per_step=seen.steps[0],
-        accepted_per_step=seen.steps[1],
+        draft_per_step=() if spec is None else spec.draft_per_step,
+        accepted_per_step=() if spec is None else spec.accepted_per_step,
         reasoning_tokens=seen.reasoning_tokens,
         queue_s=seen.queue_s,
+        spec=spec,
     )

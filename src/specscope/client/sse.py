@@ -27,7 +27,6 @@ grow the client's memory.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
 
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
@@ -70,7 +69,7 @@ class SSEFramer:
         #: True once more than ``max_event_bytes`` were held for one unfinished event (a runaway).
         self.overflow = False
 
-    def feed(self, data: bytes) -> Sequence[bytes | str]:
+    def feed(self, data: bytes) -> list[bytes]:
         """The ``data`` of every event that ``data`` completes, in order (``[]`` when none); sets :attr:`overflow`
         when more than ``max_event_bytes`` are then held for one unfinished event.
 
@@ -118,15 +117,15 @@ class SSEFramer:
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         return self._general(buf.removeprefix(b"\xef\xbb\xbf") if self._fresh else buf)
 
-    def _general(self, data: bytes) -> list[bytes | str]:
+    def _general(self, data: bytes) -> list[bytes]:
         assert self._lines is not None and self._events is not None and self._utf8 is not None
-        out: list[bytes | str] = []
+        out: list[bytes] = []
         text = self._utf8.decode(data)
         self._since_event += len(data)  # bytes since the last event ended (counted per read: a bound, not exact)
         for line in self._lines.decode(text):
             ev = self._events.decode(line)
             if ev is not None:
-                out.append(ev.data)
+                out.append(ev.data.encode())  # bytes, like the fast path's (text here: already U+FFFD-clean)
                 self._since_event = 0
         self.overflow = self._since_event > self.max_event_bytes
         return out

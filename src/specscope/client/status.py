@@ -2,17 +2,17 @@
 
 Rules: ``failed`` when no token arrived and something went wrong (HTTP error, connect failure, timeout, drop, or only
 events that did not fit the typed boundary), and on two clean HTTP 200 closes with no terminal event
-(:func:`terminal_event_seen`): ``EMPTY_STREAM`` (no token at all, e.g. nothing but ``data: [DONE]``) and
-``STOPPED_EARLY`` (tokens, then the stream closed with no ``[DONE]``); ``degraded`` when tokens arrived but: the
-transport failed (``timeout``, ``connection dropped``), the server sent an error event, events did not fit the typed
-boundary (``BAD_EVENT(n events; first: <msgspec's description with the JSON path>)``, :mod:`specscope.client.events`),
-no ``[DONE]``, no ``usage`` on a stream that did not finish normally (``no usage``), or the stream stopped short of
-``max_tokens`` without a ``stop`` finish (``short without stop``). A stream that finished normally (stop finish and
-``[DONE]``) without usage is ``ok`` with unknown tokens (``token_source="missing"``); the cell may take them from the
-server's counter delta. Reasons are joined with ``"; "``. First token = first non-empty ``content`` or ``reasoning``
-/ ``reasoning_content`` delta; a role-only chunk does not count (cases C13, C14). Always ``failed`` whatever came
-before: ``STALLED`` (no byte for ``stall_timeout_s`` once the response started) and ``RUNAWAY(...)`` (cut past a
-budget, :mod:`specscope.client.parse`).
+(:func:`terminal_event_seen`: a finish reason or ``[DONE]``, never usage): ``EMPTY_STREAM`` (no token at all, e.g.
+nothing but ``data: [DONE]``) and ``STOPPED_EARLY`` (tokens, then the stream closed with no finish and no
+``[DONE]``); ``degraded`` when tokens arrived but: the transport failed (``timeout``, ``connection dropped``), the
+server sent an error event, events did not fit the typed boundary (``BAD_EVENT(n events; first: <msgspec's
+description with the JSON path>)``, :mod:`specscope.client.events`), no ``[DONE]``, no ``usage`` on a stream that did
+not finish normally (``no usage``), or the stream stopped short of ``max_tokens`` without a ``stop`` finish (``short
+without stop``). A stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok`` with unknown
+tokens (``token_source="missing"``); the cell may take them from the server's counter delta. Reasons are joined with
+``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk
+does not count (cases C13, C14). Always ``failed`` whatever came before: ``STALLED`` (no byte for ``stall_timeout_s``
+once the response started) and ``RUNAWAY(...)`` (cut past a budget, :mod:`specscope.client.parse`).
 """
 
 from __future__ import annotations
@@ -40,18 +40,19 @@ class Seen(Protocol):
 
 
 def terminal_event_seen(seen: Seen) -> bool:
-    """Whether the stream sent its terminal event: the one place that decides it (a ``finish_reason``, or ``usage``
-    with a completion-token count)."""
-    return seen.finish is not None or seen.output_tokens is not None
+    """Whether the stream sent its terminal event: the one place that decides it (a ``finish_reason`` or ``[DONE]``).
+    Usage is not a terminal event: vLLM with ``--enable-force-include-usage`` and ``continuous_usage_stats`` sends
+    cumulative usage on every chunk, so a stream cut mid-way has usage and is still failed (issue 26)."""
+    return seen.finish is not None or seen.done
 
 
 def _reasons_200(error: str | None, max_tokens: int | None, seen: Seen) -> list[str]:
     """Reasons of an HTTP 200 stream; ``EMPTY_STREAM`` / ``STOPPED_EARLY`` alone when the stream ended cleanly
-    with no answer / with no terminal event (no finish, no usage, no ``[DONE]``): both are failed requests."""
-    if not error and not seen.server_error and not terminal_event_seen(seen):
-        if seen.first_token is None:
-            return ["EMPTY_STREAM"]
-        if not seen.done:
+    with no answer / with no terminal event (no finish reason, no ``[DONE]``): both are failed requests."""
+    if not error and not seen.server_error:
+        if seen.first_token is None and seen.finish is None and seen.output_tokens is None:
+            return ["EMPTY_STREAM"]  # nothing, or a [DONE] alone
+        if not terminal_event_seen(seen):
             return ["STOPPED_EARLY"]
     reasons = []
     if not seen.done:

@@ -22,6 +22,7 @@ from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
 from specscope.report.source_tables import source_tables
+from specscope.report.spec_notes import spec_alarms, spec_notes
 from specscope.report.stream_acceptance_table import stream_acceptance_table
 from specscope.report.tables import RunCells, bench_tables
 from specscope.report.throughput import rates_table
@@ -176,6 +177,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.manifest.get("options") or {})
+    notes += spec_notes(data.cells, data.server_facts)  # issue 26: named speculative warnings, drafting as run
     judged = comparisons(rc)
     extra, drift_alarms = drift_notes(*judged, baseline) if judged else ([], [])
     compared = [comparisons_table(judged[0], baseline)] if judged else []
@@ -201,7 +203,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
         ],
         _verdicts(rc),
         notes + extra + design_note(data.cells, data.manifest.get("options") or {}),
-        acceptance_alarms(data.cells, data.server_facts) + drift_alarms,
+        acceptance_alarms(data.cells, data.server_facts) + drift_alarms + spec_alarms(data.cells),
         charts,
     )
 

@@ -160,7 +160,7 @@ async def _finish(
         "total_tokens": plan.prompt_tokens + reported,
         "completion_tokens": reported,
     }
-    timings = per_request_fields(plan, sent_tokens)  # llama.cpp / vLLM / SGLang per-response spec fields
+    timings, choice_fields = per_request_fields(plan, sent_tokens)  # every engine's per-response spec fields
     if plan.spec_steps_accepted is not None:
         from specscope.truth.spec_steps import spec_step_fields
 
@@ -169,10 +169,8 @@ async def _finish(
     if plan.per_request_metrics:  # vLLM --enable-per-request-metrics: the timing fields, then speculative_decoding
         timings["metrics"] = {**_timing_metrics(rec, sent_tokens), **timings.get("metrics", {})}
     if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
-        fin = {
-            **head,
-            "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason}],
-        }
+        choice = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason, **choice_fields}
+        fin = {**head, "choices": [choice]}
         if plan.usage == "last_choice_chunk":
             fin.update({"usage": usage, **timings})
         await write("finish", 0, _event(fin))
@@ -297,7 +295,7 @@ def make_app(script: TruthScript) -> web.Application:
     return app
 
 
-async def _serve(script: TruthScript, host: str, port: int, announce: Callable[[str], None]) -> None:
+async def _serve(script: TruthScript, host: str, port: int, announce: Callable[[str], Any]) -> None:
     if script.firehose:
         from specscope.truth.firehose import serve_firehose
 
@@ -323,7 +321,7 @@ def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-async def _until_stopped(script: TruthScript, host: str, port: int, announce: Callable[[str], None]) -> bool:
+async def _until_stopped(script: TruthScript, host: str, port: int, announce: Callable[[str], Any]) -> bool:
     """Serve until SIGTERM or SIGINT (handlers set here, so an inherited "ignore SIGINT" does not make Ctrl-C
     useless); return True when SIGINT stopped it."""
     task = asyncio.current_task()
@@ -350,7 +348,7 @@ async def _until_stopped(script: TruthScript, host: str, port: int, announce: Ca
 
 
 def serve_forever(
-    script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce: Callable[[str], None] = print
+    script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce: Callable[[str], Any] = print
 ) -> None:
     """Run the server in this process until stopped; ``announce(base_url)`` is called once listening.
 
