@@ -134,19 +134,28 @@ def test_empty_data_events_carry_nothing_and_are_skipped():
 
 
 def test_fields_specscope_does_not_read_are_never_checked():
-    """``id``, ``model``, ``logprobs``, ``tool_calls``, llama.cpp's other ``timings``: skipped whatever their type."""
+    """``id``, ``model``, ``logprobs``, ``tool_calls``, llama.cpp's other ``timings``: skipped whatever their type
+    (here on llama.cpp's last chunk: its last token, the finish reason and ``timings``)."""
     odd = {
         "id": 5,
         "model": ["x"],
         "object": None,
         "system_fingerprint": {"a": [1]},
-        "choices": [{"index": "zero", "delta": {"role": 3, "tool_calls": "t", "content": "b"}, "logprobs": 7}],
+        "choices": [
+            {
+                "index": "zero",
+                "delta": {"role": 3, "tool_calls": "t", "content": "b"},
+                "logprobs": 7,
+                "finish_reason": "length",
+            }
+        ],
         "timings": {"prompt_ms": "fast", "draft_n": 4, "draft_n_accepted": 3},
     }
     data = json.dumps(odd).encode()
     chunk = decode_event(data)
-    assert isinstance(chunk, Chunk) and chunk.choices[0].delta.content == "b"
-    r = parse_capture(_stream(TOKEN, b"data: " + data + b"\n\n", FINISH, USAGE, DONE))
+    assert isinstance(chunk, Chunk) and chunk.choices is not None and chunk.choices[0].delta is not None
+    assert chunk.choices[0].delta.content == "b"
+    r = parse_capture(_stream(TOKEN, b"data: " + data + b"\n\n", USAGE, DONE))
     assert (r.status, r.content_chunks, r.server_draft_tokens, r.server_accepted_tokens) == ("ok", 2, 4, 3)
 
 
