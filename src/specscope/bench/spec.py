@@ -391,7 +391,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "stall_timeout",
         "client",
         "duration",
-        "Silence mid-stream before the stream fails STALLED.",
+        "Silence mid-stream before the stream fails STALLED (every stream also has budgets: RUNAWAY).",
         "DURATION",
         client="stall_timeout_s",
         resume="free",

@@ -91,7 +91,7 @@ def acceptance_table(rc: RunCells) -> Table:
         "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it. "
         f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}). "
         "No row for the baseline or the A/A control (they cannot draft); '0 drafts (not engaged)': the server "
-        "reported 0 drafts in every cell.",
+        "counted no draft in any cell (a counter that said so, not a missing one).",
     )
 
 
