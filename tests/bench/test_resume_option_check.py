@@ -18,7 +18,7 @@ def finished_run(tmp_path):
 @pytest.mark.parametrize(
     ("extra", "named"),
     [
-        (["--rates", "1,2"], "--rates"),
+        (["--request-rate", "1,2"], "--request-rate"),
         (["--profile", "card"], "--profile"),
         (["--workload", "mine={prompts}"], "--workload"),
         (["--target-ci", "0.05"], "--target-ci"),

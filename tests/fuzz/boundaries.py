@@ -567,7 +567,7 @@ _CLI_COMMANDS: dict[str, tuple[int, list[str]]] = {
             "--fit-k",
             "--compare",
             "--lm-head-bytes",
-            "--overhead-ms",
+            "--overhead",
             "-f",
         ],
     ),
@@ -580,12 +580,12 @@ _CLI_COMMANDS: dict[str, tuple[int, list[str]]] = {
     "bench --server base=http://127.0.0.1:9 --out {OUT}": (
         5,
         [
-            "--levels",
+            "--max-concurrency",
             "--repeats",
             "--max-tokens",
             "--workloads",
             "--configs",
-            "--rates",
+            "--request-rate",
             "--slo",
             "--target-ci",
             "--temperature",
@@ -599,7 +599,7 @@ _CLI_COMMANDS: dict[str, tuple[int, list[str]]] = {
     ),
     "bench --resume {RUN} -f json": (
         4,
-        ["--levels", "--rates", "--profile", "--target-ci", "--baseline", "--workload"],
+        ["--max-concurrency", "--request-rate", "--profile", "--target-ci", "--baseline", "--workload"],
     ),
 }
 

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from specscope.cli.options import TextJsonFormatOption
+from specscope.cli.options import TEXT_JSON, TextJsonFormatOption
+from specscope.cli.output import OutputOption, emit, report_target
+from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, MetricsUnavailable
 from specscope.readfile import FileTooLarge, NotRegularFile, read_text_limited
 from specscope.strictjson import dumps_strict
@@ -150,30 +152,37 @@ def _load_both(before: Path, after: Path, max_bytes: int, timeout_s: float) -> t
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("counters")
+    @app.command("counters", cls=VocabCommand)
     def counters(
         before: Path = typer.Argument(..., help="Prometheus text scraped before (a .prom file)."),
         after: Path = typer.Argument(..., help="Prometheus text scraped after."),
-        format: TextJsonFormatOption = "text",
+        format: TextJsonFormatOption = None,
+        output: OutputOption = None,
         max_bytes: Annotated[
             str,
             typer.Option(
                 "--max-bytes",
-                help=f"Largest scrape file read (default {MAX_SCRAPE_BYTES // 2**20} MiB; e.g. 64MiB). "
-                "Only regular files are read.",
+                metavar="SIZE",
+                help=f"Largest scrape file read (default {MAX_SCRAPE_BYTES // 2**20}MiB). Only regular files are read.",
             ),
         ] = f"{MAX_SCRAPE_BYTES // 2**20}MiB",
         timeout: Annotated[
-            float, typer.Option("--timeout", help=f"Seconds allowed to parse both files (default {PARSE_TIMEOUT_S:g}).")
-        ] = PARSE_TIMEOUT_S,
+            str,
+            typer.Option(
+                "--timeout",
+                metavar="DURATION",
+                help=f"Longest time to parse both files (default {PARSE_TIMEOUT_S:g}s).",
+            ),
+        ] = f"{PARSE_TIMEOUT_S:g}s",
     ) -> None:
         """Counter deltas, acceptance and restart flags per engine from two saved /metrics scrapes."""
         from specscope.stats.counters_doc import counters_doc, counters_text
-        from specscope.stats.quantities import parse_bytes
+        from specscope.values import parse_bytes, parse_duration_s
 
-        if not timeout > 0 or timeout == float("inf"):
-            raise ConfigError("--timeout must be a positive number of seconds", found=timeout, expected="e.g. 30")
-        snaps = _load_both(before, after, int(parse_bytes(max_bytes)), timeout)
+        snaps = _load_both(
+            before, after, int(parse_bytes(max_bytes, "--max-bytes")), parse_duration_s(timeout, "--timeout")
+        )
         _refuse_swapped(*snaps, (before, after))
         doc = counters_doc(*snaps)
-        typer.echo(dumps_strict(doc, indent=2) if format == "json" else counters_text(doc))
+        fmt, out = report_target(format, output, TEXT_JSON)
+        emit(dumps_strict(doc, indent=2) if fmt == "json" else counters_text(doc), out)

@@ -295,8 +295,8 @@ def _bad(where: str, found: str, version: int) -> StoreError:
         f"run.sqlite holds a record this specscope cannot read ({where})",
         found=found,
         expected=f"the records of run schema {version}",
-        fix="restore run.sqlite from a copy, read the run with the specscope version that wrote it, or re-run the "
-        "benchmark",
+        fix="restore run.sqlite from a copy, read the run with the version of specscope that wrote it, or run the "
+        "benchmark again",
     )
 
 
