@@ -57,7 +57,7 @@ class RunLock:
                 f"run folder {run_dir} is being written by another specscope",
                 found=f"locked by {holder}",
                 expected="one writer per run folder",
-                fix="wait for that run to end (or stop it), then resume it with `specscope bench --resume`",
+                fix=f"wait for that run to end (or stop it), then: specscope bench --resume {run_dir}",
             ) from None
         command = " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(sys.argv[:3]))
         os.ftruncate(self._fd, 0)

@@ -212,7 +212,7 @@ def _check_options(options: Any, where: Path | str, version: Any) -> None:
         raise ManifestError(
             f"{where} does not match run manifest schema {version}",
             found=f"options.{'.'.join(map(str, e['loc']))}: {e['msg']} (stored {e.get('input')!r:.60})",
-            expected="the bench options specscope bench stores",
+            expected="the bench options a bench run stores",
             fix="restore the manifest the run wrote, or re-run the benchmark with this version of specscope",
         ) from None
 
