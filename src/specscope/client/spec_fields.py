@@ -39,6 +39,7 @@ SGLang have none, and nothing is derived in its place.
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,7 +81,8 @@ class _Reader:
             v = self.payload[name]
             self.read.append(f"{self.path}.{name}")
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or v != int(v):
-                self.warnings.append(f"WRONG_TYPE({self.path}.{name}: {type(v).__name__} {str(v)[:20]})")
+                shown = reprlib.repr(v) if isinstance(v, list | dict) else str(v)  # reprlib: bounded depth
+                self.warnings.append(f"WRONG_TYPE({self.path}.{name}: {type(v).__name__} {shown[:20]})")
                 return None
             return int(v)
         return None

@@ -256,42 +256,45 @@ def parse_vllm_log(text: str) -> LogFacts:
     spec_from_engine: dict[str, Any] | None = None
     spec_engine_seen = False
     for index, line in enumerate(lines):
-        number = index + 1
-        if m := _RE_ARCH.search(line):
-            if m.group(1) not in facts.architectures:
-                facts.architectures.append(m.group(1))
-        if facts.max_model_len_tokens is None and (m := _RE_MAX_LEN.search(line)):
-            facts.max_model_len_tokens = int(m.group(1))
-        if "Loading drafter model" in line:
-            facts.drafter_loaded = True
-        if m := _RE_DRAFTER_KIND.search(line):
-            facts.drafter_loaded = True
-            facts.drafter_kind = m.group(1).lower()
-        if m := _RE_WEIGHTS.search(line):
-            facts.weights_load_s.append(float(m.group(1)))
-        for key, value in line_facts(_LAST, line).items():
-            setattr(facts, key, value)
-        if "Initializing a V1 LLM engine" in line:
-            spec_engine_seen = True
-            if m := _RE_SPEC_REPR.search(line):
-                model = None if m.group(2) == "None" else m.group(2)[1:-1]
-                spec_from_engine = {"method": m.group(1), "model": model, "num_speculative_tokens": int(m.group(3))}
-            elif _RE_SPEC_NONE.search(line):
-                spec_from_engine = None
-            for regex, attr in _ENGINE_CONFIG:
-                if (m := regex.search(line)) and m.group(1) != "None":
-                    setattr(facts, attr, m.group(1))
-            if m := _RE_CFG_EAGER.search(line):
-                facts.enforce_eager = m.group(1) == "True"
-        if m := _RE_NON_DEFAULT.search(line):
-            facts.non_default_args = _literal_dict(m.group(1))
-        for regex in _RE_CUDAGRAPH:
-            for m in regex.finditer(line):
-                facts.cudagraph_mode = m.group(1).upper()
-        if m := _RE_SPEC_METRICS.search(line):
-            sample = _parse_spec_metrics(m.group(1), number)
-            if sample is not None:
-                facts.spec_decoding.append(sample)
+        try:  # a line whose number cannot be read (5,000 digits, "1.2.3") gives no fact, never a crash
+            number = index + 1
+            if m := _RE_ARCH.search(line):
+                if m.group(1) not in facts.architectures:
+                    facts.architectures.append(m.group(1))
+            if facts.max_model_len_tokens is None and (m := _RE_MAX_LEN.search(line)):
+                facts.max_model_len_tokens = int(m.group(1))
+            if "Loading drafter model" in line:
+                facts.drafter_loaded = True
+            if m := _RE_DRAFTER_KIND.search(line):
+                facts.drafter_loaded = True
+                facts.drafter_kind = m.group(1).lower()
+            if m := _RE_WEIGHTS.search(line):
+                facts.weights_load_s.append(float(m.group(1)))
+            for key, value in line_facts(_LAST, line).items():
+                setattr(facts, key, value)
+            if "Initializing a V1 LLM engine" in line:
+                spec_engine_seen = True
+                if m := _RE_SPEC_REPR.search(line):
+                    model = None if m.group(2) == "None" else m.group(2)[1:-1]
+                    spec_from_engine = {"method": m.group(1), "model": model, "num_speculative_tokens": int(m.group(3))}
+                elif _RE_SPEC_NONE.search(line):
+                    spec_from_engine = None
+                for regex, attr in _ENGINE_CONFIG:
+                    if (m := regex.search(line)) and m.group(1) != "None":
+                        setattr(facts, attr, m.group(1))
+                if m := _RE_CFG_EAGER.search(line):
+                    facts.enforce_eager = m.group(1) == "True"
+            if m := _RE_NON_DEFAULT.search(line):
+                facts.non_default_args = _literal_dict(m.group(1))
+            for regex in _RE_CUDAGRAPH:
+                for m in regex.finditer(line):
+                    facts.cudagraph_mode = m.group(1).upper()
+            if m := _RE_SPEC_METRICS.search(line):
+                sample = _parse_spec_metrics(m.group(1), number)
+                if sample is not None:
+                    facts.spec_decoding.append(sample)
+        except ValueError:
+            continue
     if spec_engine_seen:
         facts.speculative_config = spec_from_engine
     elif facts.non_default_args is not None:

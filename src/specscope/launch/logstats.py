@@ -81,25 +81,28 @@ def parse_log_stats(lines: list[str]) -> dict[str, Any]:
     out["gpu_blocks"] = None
     t0: float | None = None
     for index, line in enumerate(lines):
-        if m := _RE_STATS.search(line):
-            t = _stamp_s(line)
-            if t is not None and t0 is None:
-                t0 = t
-            sample = StatsSample(
-                line_number=index + 1,
-                t_s=None if t is None or t0 is None else t - t0,
-                running_reqs=int(m.group(1)),
-                waiting_reqs=int(m.group(2)),
-                kv_cache_usage_percent=float(m.group(3)),
-            )
-            if p := _RE_PROMPT_TPUT.search(line):
-                sample.prompt_throughput_tokens_per_s = float(p.group(1))
-            if g := _RE_GEN_TPUT.search(line):
-                sample.generation_throughput_tokens_per_s = float(g.group(1))
-            out["stats"].append(sample)
-        out.update(line_facts(_LAYOUT, line))
-        if _RE_HYBRID.search(line):
-            out["hybrid_kv"] = True
+        try:  # a line whose number cannot be read (5,000 digits, "1.2.3") gives no fact, never a crash
+            if m := _RE_STATS.search(line):
+                t = _stamp_s(line)
+                if t is not None and t0 is None:
+                    t0 = t
+                sample = StatsSample(
+                    line_number=index + 1,
+                    t_s=None if t is None or t0 is None else t - t0,
+                    running_reqs=int(m.group(1)),
+                    waiting_reqs=int(m.group(2)),
+                    kv_cache_usage_percent=float(m.group(3)),
+                )
+                if p := _RE_PROMPT_TPUT.search(line):
+                    sample.prompt_throughput_tokens_per_s = float(p.group(1))
+                if g := _RE_GEN_TPUT.search(line):
+                    sample.generation_throughput_tokens_per_s = float(g.group(1))
+                out["stats"].append(sample)
+            out.update(line_facts(_LAYOUT, line))
+            if _RE_HYBRID.search(line):
+                out["hybrid_kv"] = True
+        except ValueError:
+            continue
     return out
 
 
