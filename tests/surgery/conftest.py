@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import ml_dtypes
@@ -45,6 +48,33 @@ MTP_SHAPES = {
     "mtp.pre_fc_norm_hidden.weight": (H,),
 }
 MTP_LINEARS = sorted(n[: -len(".weight")] for n, s in MTP_SHAPES.items() if len(s) == 2)
+
+
+_CT_PROBE = (
+    "import importlib.util as u, sys; "
+    "sys.exit(0 if all(u.find_spec(m) for m in ('compressed_tensors', 'torch', 'safetensors')) else 1)"
+)
+
+
+def _ct_python() -> str | None:
+    """A Python with compressed-tensors + torch: ``$SPECSCOPE_CT_PYTHON``, this one, or the venv of ``make ct-venv``."""
+    candidates = [
+        os.environ.get("SPECSCOPE_CT_PYTHON"),
+        sys.executable,
+        str(Path.home() / ".cache/specscope-test-venvs/ct/bin/python"),
+    ]
+    for py in candidates:
+        if py and Path(py).exists() and subprocess.run([py, "-c", _CT_PROBE], timeout=60).returncode == 0:
+            return py
+    return None
+
+
+#: compressed-tensors lives in a separate virtualenv so the project does not depend on torch (scripts/ct_venv.sh).
+CT_PYTHON = _ct_python()
+CT_SKIP_REASON = (
+    "compressed-tensors not importable: make ct-venv (or set SPECSCOPE_CT_PYTHON to a Python with "
+    "compressed-tensors and torch)"
+)
 
 
 def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:

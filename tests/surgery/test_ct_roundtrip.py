@@ -11,41 +11,16 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import MTP_LINEARS, make_qwen36_checkpoint, mtp_tensors, read_safetensors
+from conftest import CT_PYTHON, CT_SKIP_REASON, MTP_LINEARS, make_qwen36_checkpoint, mtp_tensors, read_safetensors
 from specscope.surgery import apply_plan, plan_quantize_draft
 from specscope.surgery.nvfp4 import dequantize_nvfp4
 
-_PROBE = (
-    "import importlib.util as u, sys; "
-    "sys.exit(0 if all(u.find_spec(m) for m in ('compressed_tensors', 'torch', 'safetensors')) else 1)"
-)
-
-
-def _ct_python() -> str | None:
-    candidates = [
-        os.environ.get("SPECSCOPE_CT_PYTHON"),
-        sys.executable,
-        str(Path.home() / ".cache/specscope-test-venvs/ct/bin/python"),
-    ]
-    for py in candidates:
-        if py and Path(py).exists() and subprocess.run([py, "-c", _PROBE], timeout=60).returncode == 0:
-            return py
-    return None
-
-
-CT_PYTHON = _ct_python()
-pytestmark = pytest.mark.skipif(
-    CT_PYTHON is None,
-    reason="compressed-tensors not importable: python -m venv ~/.cache/specscope-test-venvs/ct && "
-    "~/.cache/specscope-test-venvs/ct/bin/pip install torch==2.13.0 compressed-tensors "
-    "(or set SPECSCOPE_CT_PYTHON)",
-)
+pytestmark = pytest.mark.skipif(CT_PYTHON is None, reason=CT_SKIP_REASON)
 READER = Path(__file__).with_name("ct_reader.py")
 LAYOUTS = ("modelopt", "compressed-tensors")
 

@@ -39,7 +39,7 @@ def test_modelopt_layout_bits_configs_index_and_links(tmp_path: Path):
     new = read_safetensors(out / "model-mtp-nvfp4.safetensors")
     for m in MTP_LINEARS:
         w = mtp[f"{m}.weight"]
-        packed, scales, s2 = ref_quantize(w, amax=group_amax(mtp, m))
+        packed, scales, s2 = ref_quantize(w, amax=group_amax(mtp, m), rules="modelopt")
         assert new[f"{m}.weight"].dtype == np.uint8 and new[f"{m}.weight"].shape == (w.shape[0], w.shape[1] // 2)
         assert new[f"{m}.weight_scale"].dtype == ml_dtypes.float8_e4m3fn
         assert new[f"{m}.weight_scale"].shape == (w.shape[0], w.shape[1] // 16)
@@ -89,11 +89,11 @@ def test_compressed_tensors_layout(tmp_path: Path):
     assert result.audit_exit_code == 0 and result.audit_findings == []
     new = read_safetensors(out / "model-mtp-nvfp4.safetensors")
     for m in MTP_LINEARS:
-        packed, scales, s2 = ref_quantize(mtp[f"{m}.weight"], amax=group_amax(mtp, m))
+        packed, scales, g_ref = ref_quantize(mtp[f"{m}.weight"], amax=group_amax(mtp, m), rules="compressed-tensors")
         np.testing.assert_array_equal(new[f"{m}.weight_packed"], packed)
         np.testing.assert_array_equal(new[f"{m}.weight_scale"].astype(np.float32), scales)
         g = new[f"{m}.weight_global_scale"]
-        assert g.shape == (1,) and g[0] == np.float32(np.float32(1.0) / s2)  # reciprocal convention
+        assert g.shape == (1,) and g.tobytes() == g_ref.tobytes()  # reciprocal convention, compressed-tensors' own
         assert g[0] >= 1.0
     qc = json.loads((out / "config.json").read_text())["quantization_config"]
     assert qc["ignore"] == ["lm_head", "model.layers.0.self_attn*"]
