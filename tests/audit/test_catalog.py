@@ -11,7 +11,7 @@ from specscope.audit.rules_draft import check_draft_vs_target
 
 def test_every_entry_loads_with_a_severity_and_a_message() -> None:
     texts = finding_texts()
-    assert len(texts) == 52
+    assert len(texts) == 55
     assert {t["severity"] for t in texts.values()} == {"error", "warning", "info"}
     assert all(t["message"] for t in texts.values())
 

@@ -120,11 +120,21 @@ def mtp_tensors(seed: int) -> dict[str, np.ndarray]:
     }
 
 
-def nvfp4_stub(rng: np.random.Generator, out_f: int, in_f: int) -> dict[str, np.ndarray]:
-    """Random bytes in the ModelOpt NVFP4 layout (the main model's MLPs; their values do not matter here)."""
+def nvfp4_stub(rng: np.random.Generator, out_f: int, in_f: int, dialect: str = "modelopt") -> dict[str, np.ndarray]:
+    """Random bytes of a W4A4 NVFP4 linear (the main model's MLPs; their values do not matter here), in the ModelOpt
+    layout (direct scales) or compressed-tensors' (``weight_packed``, reciprocal ``[1]`` scales)."""
+    packed = rng.integers(0, 256, (out_f, in_f // 2), dtype=np.uint8)
+    block = np.full((out_f, in_f // 16), 224.0, np.float32).astype(ml_dtypes.float8_e4m3fn)
+    if dialect == "compressed-tensors":
+        return {
+            "weight_packed": packed,
+            "weight_scale": block,
+            "weight_global_scale": np.array([1e3], np.float32),
+            "input_global_scale": np.array([200.0], np.float32),
+        }
     return {
-        "weight": rng.integers(0, 256, (out_f, in_f // 2), dtype=np.uint8),
-        "weight_scale": np.full((out_f, in_f // 16), 224.0, np.float32).astype(ml_dtypes.float8_e4m3fn),
+        "weight": packed,
+        "weight_scale": block,
         "weight_scale_2": np.array(1e-3, np.float32),
         "input_scale": np.array(5e-3, np.float32),
     }
@@ -148,7 +158,7 @@ def make_qwen36_checkpoint(
     mtp = mtp if mtp is not None else mtp_tensors(seed + 100)
     s1 = {"model.embed_tokens.weight": bf16(rng, (32, H)), "model.layers.0.input_layernorm.weight": bf16(rng, (H,))}
     for proj, (o, i) in {"gate_proj": (INTER, H), "up_proj": (INTER, H), "down_proj": (H, INTER)}.items():
-        for k, v in nvfp4_stub(rng, o, i).items():
+        for k, v in nvfp4_stub(rng, o, i, dialect).items():
             s1[f"model.layers.0.mlp.{proj}.{k}"] = v
     for proj, (o, i) in {
         "q_proj": (2 * NH * HD, H),

@@ -1,6 +1,7 @@
 """``audit_checkpoint``: read a checkpoint's JSON files and safetensors headers, run every rule, return a report.
 
 Rules (each module names its sources): :mod:`.rules_format` (1-2), :mod:`.rules_mtp` (3), :mod:`.rules_quant` (4),
+:mod:`.rules_actscale` (4b),
 :mod:`.rules_kv` (5), :mod:`.rules_draft` (6-7), :mod:`.census` (8).
 """
 
@@ -11,6 +12,8 @@ from dataclasses import replace
 
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s
 from specscope.audit.findings import AuditReport, Finding, Severity
+from specscope.audit.quantcfg import effective_view, quant_views
+from specscope.audit.rules_actscale import check_input_scales
 from specscope.audit.rules_draft import (
     check_draft_config,
     check_draft_vs_target,
@@ -64,6 +67,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None) -> Audi
     findings += quant_findings
     facts.update(quant_facts)
     findings += check_gate_up_scales(ck) + check_fused(ck)
+    findings += check_input_scales(ck, effective_view(quant_views(ck.config, ck.hf_quant_config)))
     profile = mtp_quant_profile(ck, draft_modules)
     if profile is not None:  # every profile is a fact; only "partial" needs a finding to explain it
         facts["mtp_quantization"] = {k: profile.details[k] for k in ("profile", "quantized", "unquantized")}

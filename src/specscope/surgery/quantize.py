@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -220,7 +221,7 @@ def plan_quantize_draft(
     still_unquantized = [m for m in linear_modules(ckpt, "", quantized=False) if m not in set(modules)]
     existing = [m for m in linear_modules(ckpt, "", quantized=True) if f"{m}.weight_scale_2" in ckpt.location]
 
-    def patch(cfgs: dict[str, dict]) -> dict[str, dict]:
+    def patch(cfgs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         cfgs = remove_exclusions(cfgs, modules, still_unquantized)
         return declare_nvfp4(cfgs, modules, existing, set(acts))
 
