@@ -1,39 +1,60 @@
-"""Each benchmark writes only its own section of benchmarks/RESULTS.md.
+"""Each benchmark writes only its own named section of ``benchmarks/RESULTS.md``.
 
-A section is a level-2 Markdown heading (``## Title``) and everything up to the next level-2 heading.
-:func:`replace_section` replaces the section whose heading line is exactly ``## {title}`` (appends it at the end
-when there is none) and leaves every other byte of the file as it was; the file is replaced atomically
-(:func:`specscope.fsio.write_text_atomic`), so a killed run leaves the old file.
+A section is the text between two marker lines (HTML comments, invisible in rendered Markdown)::
+
+    <!-- results: quantize_draft -->
+    ## NVFP4 quantizer ...
+    <!-- /results: quantize_draft -->
+
+:func:`write_section` replaces what lies between a section's markers and leaves every other byte of the file as it
+was; a section not in the file yet is appended at its end. The file is replaced atomically
+(:func:`specscope.fsio.write_text_atomic`), so a benchmark killed mid-write leaves the old file.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from specscope.fsio import write_text_atomic
 
-RESULTS = Path(__file__).resolve().with_name("RESULTS.md")
+__all__ = ["RESULTS", "read_section", "write_section"]
+
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+_NAME = re.compile(r"[a-z0-9_]+")
 
 
-def replace_section(title: str, body: str, path: Path = RESULTS) -> None:
-    """Put ``## {title}`` + ``body`` in place of that section of ``path`` (or at its end).
+def _markers(name: str) -> tuple[str, str]:
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"section names are lowercase letters, digits and _: {name!r}")
+    return f"<!-- results: {name} -->", f"<!-- /results: {name} -->"
+
+
+def read_section(path: Path, name: str) -> str | None:
+    """The text of section ``name`` without its markers; None when the file or the section is absent."""
+    begin, end = _markers(name)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    i, j = text.find(begin + "\n"), text.find(end)
+    return None if i < 0 or j < i else text[i + len(begin) + 1 : j]
+
+
+def write_section(path: Path, name: str, body: str) -> None:
+    """Replace section ``name`` of ``path`` with ``body`` (appended at the end when absent).
 
     Raises:
-        ValueError: ``body`` holds a level-2 heading of its own (it would split the section).
+        ValueError: a bad name, a body holding a marker line, or markers that are not one begin line followed by one
+            end line.
     """
-    heading = f"## {title}"
-    if any(line.startswith("## ") for line in body.splitlines()):
-        raise ValueError(f"section {title!r}: the body may not contain level-2 headings")
-    text = path.read_text() if path.exists() else ""
-    lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.rstrip("\n") == heading), None)
-    block = [heading + "\n", "\n", body.rstrip("\n") + "\n", "\n"]
-    if start is None:
-        if lines and lines[-1].strip():
-            lines.append("\n")
-        lines += block
+    begin, end = _markers(name)
+    if begin in body or end in body:
+        raise ValueError(f"the body of section {name!r} holds one of its marker lines")
+    block = f"{begin}\n{body.rstrip()}\n{end}"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    n_begin, n_end = text.count(begin + "\n"), text.count(end)
+    if (n_begin, n_end) == (0, 0):
+        new = text.rstrip("\n") + ("\n\n" if text.strip() else "") + block + "\n"
+    elif (n_begin, n_end) == (1, 1) and text.index(begin) < text.index(end):
+        new = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
     else:
-        end = next((j for j in range(start + 1, len(lines)) if lines[j].startswith("## ")), len(lines))
-        lines[start:end] = block
-    out = "".join(lines)
-    write_text_atomic(path, out.rstrip("\n") + "\n")
+        raise ValueError(f"{path}: section {name!r} needs exactly one {begin!r} line and one {end!r} line after it")
+    write_text_atomic(path, new)

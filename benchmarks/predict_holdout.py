@@ -37,7 +37,7 @@ import time  # noqa: E402
 from datetime import date  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from _results import replace_section  # noqa: E402
+from _results import RESULTS, write_section  # noqa: E402
 
 from specscope.bench import run_bench  # noqa: E402
 from specscope.bench.predict import PredictInputs, holdout_on_run  # noqa: E402
@@ -46,7 +46,8 @@ from specscope.kaxis import k_name  # noqa: E402
 from specscope.stats.predict_calibrate import Calibration  # noqa: E402
 from specscope.stats.predict_published import predict_published  # noqa: E402
 
-SECTION = "Predictions out of sample (benchmarks/predict_holdout.py)"
+SECTION = "predict_holdout"
+TITLE = "Predictions out of sample (benchmarks/predict_holdout.py)"
 #: seed 003 (shared/seeds/003): published single-stream decode rates by k (tokens/s) and the model's inputs.
 SEED003 = {
     "per_position": (0.936, 0.815, 0.681, 0.581, 0.484),
@@ -197,7 +198,7 @@ def main() -> None:
             + "\n".join(f"- {v}" for v in verdicts(rows))
             + (f"\n- embedded median |error| {statistics.median(errs):.1%}" if errs else "")
         )
-        replace_section(SECTION, body)
+        write_section(RESULTS, SECTION, f"## {TITLE}\n\n{body}")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ the float32 per-block min / max with that global scale (NVFP4 preset weights), t
 ``NVFP4PackedCompressor.compress`` (``quantize_and_pack_fp4``; its CPU fallback when Triton has no GPU).
 GROUPS_JSON: optional ``[[name, ...], ...]`` of tensors that share one global scale (q/k/v, gate/up).
 OUT gets ``<name>_packed`` (U8), ``<name>_scale`` (F8_E4M3), ``<name>_global_scale`` (F32 [1]) per tensor
-``<name>``. Prints one JSON line: elapsed seconds (after imports, reading and writing included), input bytes,
-peak RSS.
+``<name>``. Prints one JSON line: elapsed seconds (after imports, reading and writing included), CPU seconds (all
+threads), input bytes, peak RSS.
 """
 
 import json
@@ -31,6 +31,7 @@ def main() -> None:
     groups = json.loads(open(sys.argv[3]).read()) if len(sys.argv) > 3 else []
     scheme = preset_name_to_scheme("NVFP4A16", ["Linear"])
     t0 = time.perf_counter_ns()
+    c0 = time.process_time()
     out = {}
     nbytes = 0
     with safe_open(src, "pt") as f:
@@ -55,8 +56,9 @@ def main() -> None:
             del w, blocks, scale, sd
     save_file(out, dst)
     elapsed = (time.perf_counter_ns() - t0) / 1e9
+    cpu = time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"elapsed_s": elapsed, "input_bytes": nbytes, "peak_rss_bytes": peak}))
+    print(json.dumps({"elapsed_s": elapsed, "cpu_s": cpu, "input_bytes": nbytes, "peak_rss_bytes": peak}))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ from specscope.surgery.nvfp4 import (
     block_scales,
     check_weight_shape,
     effective_scales,
-    encode_e2m1,
     encode_rows,
     non_finite_error,
     tensor_scale,
@@ -57,6 +56,16 @@ TABLE_DTYPES: dict[np.dtype, int] = {np.dtype(ml_dtypes.bfloat16): 0x7F80, np.dt
 #: elements per chunk: ~0.25 MB of 16-bit input, 1 MB of index, small enough for L2.
 CHUNK_ELEMENTS = 1 << 19
 _MAG_MASK = np.uint16(0x7FFF)
+#: E2M1 decision boundaries on |y| in order, and the searchsorted side that puts a tie on the even code.
+_BOUNDARIES = (
+    (0.25, "right"),
+    (0.75, "left"),
+    (1.25, "right"),
+    (1.75, "left"),
+    (2.5, "right"),
+    (3.5, "left"),
+    (5.0, "right"),
+)
 #: ``read_rows(start, stop)`` -> rows ``[stop - start, in]`` of the tensor, in its dtype.
 RowReader = Callable[[int, int], np.ndarray]
 
@@ -110,22 +119,37 @@ class TableEncoder:
             return
         self._table = np.zeros((128, 1 << 16), dtype=np.uint8)  # [E4M3 byte, 16-bit pattern] -> code
         self._flat = self._table.reshape(-1)
-        self._values = _bits_to_f32(np.arange(1 << 16, dtype=np.uint16), self.dtype)  # [65536] f32
+        self._finite = _bits_to_f32(np.arange(self.inf_bits, dtype=np.uint16), self.dtype)  # [inf_bits] f32
         # a block's scale byte is a function of its max magnitude pattern: one lookup per block
         mags = np.arange(self.inf_bits, dtype=np.uint16)
         self._scale_byte = block_scales(_bits_to_f32(mags, self.dtype), scale).view(np.uint8)  # [inf_bits] u8
         self._row_base = self._scale_byte.astype(np.intp) << 16  # [inf_bits] intp: table row offset
 
     def _build(self, rows: np.ndarray) -> None:
-        """Fill table rows for E4M3 scale bytes ``rows`` (positive scales: bytes 0..126)."""
+        """Fill table rows for E4M3 scale bytes ``rows`` (positive scales: bytes 0..126).
+
+        Finite magnitudes in bit order are increasing values, and a correctly rounded division by a positive scale
+        keeps that order, so a row is a step function of the magnitude: each E2M1 boundary is one
+        ``np.searchsorted`` on ``y = value / scale`` (a tie at 0.75, 1.75, 3.5 belongs to the code above, at 0.25,
+        1.25, 2.5, 5 to the code below: :func:`specscope.surgery.nvfp4.encode_e2m1`'s rule). Negative patterns get
+        the sign bit, except -0.0 (code 0).
+        """
         with self._lock:
             todo = rows[~self._built[rows]]
             if not todo.size:
                 return
             eff = effective_scales(todo.astype(np.uint8).view(ml_dtypes.float8_e4m3fn), self.scale)  # [n] f32
-            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                y = self._values[None, :] / eff[:, None]  # [n, 65536] f32: the exporter's division
-            self._table[todo] = encode_e2m1(y)
+            n_finite = self._finite.size
+            for r, e in zip(todo, eff, strict=True):
+                with np.errstate(over="ignore"):
+                    y = self._finite / e  # [n_finite] f32, non-decreasing: the exporter's division
+                bounds = [int(np.searchsorted(y, mid, side=side)) for mid, side in _BOUNDARIES]
+                mag_codes = np.repeat(np.arange(8, dtype=np.uint8), np.diff([0, *bounds, n_finite]))
+                row = self._table[r]
+                row[:n_finite] = mag_codes
+                row[n_finite:0x8000] = 7  # inf / NaN patterns: never looked up (rejected before)
+                row[0x8000:] = row[:0x8000] | 8
+                row[0x8000] = 0  # -0.0
             self._built[todo] = True
 
     def _buffers(self, n: int, in_f: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
