@@ -1,11 +1,12 @@
-"""Bit for bit against compressed-tensors' own quantizer (scripts/ct_quantize_nvfp4.py in the compressed-tensors venv).
+"""Bit for bit against the exporters' own quantizers, run in the reference venv (``make ct-venv``).
 
-Every packed byte, every E4M3 block scale and every global scale of specscope's ``compressed-tensors`` rules (the
-element-wise path and the table path) must equal what compressed-tensors writes, on an edge tensor (E2M1 ties,
-signed zeros, all-zero blocks, subnormal and underflowing blocks, a saturating block) and on random tensors large
-enough to hold exact rounding ties (|x / scale| = 0.75, 1.75, 3.5 landing 1 ulp apart under another operation
-order: ModelOpt's rules differ there, which the test also asserts, so it can fail). Skipped without the venv
-(``make ct-venv``); one subprocess, ~10 s (importing torch).
+Every packed byte, every E4M3 block scale and every per-tensor scale of specscope's ``compressed-tensors`` rules (the
+element-wise path and the table path) must equal what compressed-tensors 0.20.1 writes
+(scripts/ct_quantize_nvfp4.py), and of its ``modelopt`` rules what NVIDIA ModelOpt 0.47.0's CPU path writes
+(scripts/modelopt_quantize_nvfp4.py), on an edge tensor (E2M1 ties, signed zeros, all-zero blocks, subnormal and
+underflowing blocks, a saturating block) and on random tensors large enough to hold exact rounding ties
+(|x / scale| = 0.75, 1.75, 3.5 landing 1 ulp apart under the other exporter's operation order: the test also
+asserts that the two rules differ there, so it can fail). Skipped without the venv; ~10-20 s (importing torch).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from specscope.surgery.nvfp4_stream import quantize_stream
 
 pytestmark = pytest.mark.skipif(CT_PYTHON is None, reason=CT_SKIP_REASON)
 SCRIPT = ROOT / "scripts" / "ct_quantize_nvfp4.py"
+MO_SCRIPT = ROOT / "scripts" / "modelopt_quantize_nvfp4.py"
 TIES = [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, -6.0]
 
 
@@ -59,15 +61,17 @@ def random_tensors() -> dict[str, np.ndarray]:
     }
 
 
-def run_ct(tmp_path: Path, tensors: dict[str, np.ndarray], groups: list[list[str]]) -> dict[str, np.ndarray]:
+def run_ct(
+    tmp_path: Path, tensors: dict[str, np.ndarray], groups: list[list[str]], script: Path = SCRIPT
+) -> dict[str, np.ndarray]:
     write_safetensors(tmp_path / "in.safetensors", tensors)
     (tmp_path / "groups.json").write_text(json.dumps(groups))
     p = subprocess.run(
         [
             CT_PYTHON,
-            str(SCRIPT),
+            str(script),
             str(tmp_path / "in.safetensors"),
-            str(tmp_path / "ct.safetensors"),
+            str(tmp_path / f"{script.stem}.safetensors"),
             str(tmp_path / "groups.json"),
         ],
         capture_output=True,
@@ -76,7 +80,7 @@ def run_ct(tmp_path: Path, tensors: dict[str, np.ndarray], groups: list[list[str
         env={**os.environ, "TORCHDYNAMO_DISABLE": "1"},
     )
     assert p.returncode == 0, p.stderr[-3000:]
-    return read_safetensors(tmp_path / "ct.safetensors")
+    return read_safetensors(tmp_path / f"{script.stem}.safetensors")
 
 
 def group_amax(tensors: dict[str, np.ndarray], groups: list[list[str]]) -> dict[str, np.float32]:
@@ -115,6 +119,36 @@ def test_every_byte_equals_compressed_tensors(tmp_path: Path):
     assert codes[0, 16:32].tolist() == [0, 8, 9, 10, 10, 10, 11, 12, 12, 12, 13, 14, 14, 14, 15, 7]
     assert codes[0, 32:64].tolist() == [0] * 32  # zero blocks and signed zeros: +0
     assert ct["edge_scale"].astype(np.float32)[0, 2] == 0.125  # compressed-tensors' zero-block scale
+
+
+def _has_modelopt() -> bool:
+    probe = "import importlib.util as u, sys; sys.exit(0 if u.find_spec('modelopt') else 1)"
+    return CT_PYTHON is not None and subprocess.run([CT_PYTHON, "-c", probe], timeout=60).returncode == 0
+
+
+@pytest.mark.skipif(not _has_modelopt(), reason="NVIDIA ModelOpt not in the reference venv: make ct-venv")
+def test_every_byte_equals_modelopt(tmp_path: Path):
+    tensors = random_tensors()
+    groups = [["gate", "up"]]
+    mo = run_ct(tmp_path, tensors, groups, MO_SCRIPT)
+    amax = group_amax(tensors, groups)
+    ct_diffs = 0
+    for name, w in tensors.items():
+        plain = nvfp4.quantize_nvfp4(w, amax=amax[name], rules="modelopt", name=name)
+        fast = quantize_stream(
+            lambda a, b, w=w: w[a:b], w.shape, w.dtype, amax=amax[name], rules="modelopt", workers=2, name=name
+        )
+        for q in (plain, fast):
+            assert differing_bytes(q.packed, mo[f"{name}_packed"]) == 0, name
+            assert differing_bytes(q.block_scale, mo[f"{name}_scale"]) == 0, name
+            assert mo[f"{name}_scale_2"].tobytes() == np.float32(q.scale2).tobytes(), name
+        ct = nvfp4.quantize_nvfp4(w, amax=amax[name], rules="compressed-tensors", name=name)
+        ct_diffs += differing_bytes(ct.packed, mo[f"{name}_packed"]) + differing_bytes(
+            ct.block_scale, mo[f"{name}_scale"]
+        )
+    assert ct_diffs > 0  # the two exporters' arithmetic differs on these tensors
+    assert mo["edge_scale"].astype(np.float32)[0, 2] == 1.0  # ModelOpt's zero-block scale
+    assert mo["edge_scale"].astype(np.float32)[1, 1] == 2.0**-9  # and its clamp of an underflowing block
 
 
 def test_e4m3_cast_equals_torch(tmp_path: Path):
