@@ -12,6 +12,9 @@ own; q/k/v and gate/up share one global scale. Rows:
 * ``specscope, N threads``: the same on every CPU this process may use (chunks of a tensor on N threads);
 * ``specscope element-wise`` (``--elementwise``): the plain float32 path
   (:func:`specscope.surgery.nvfp4.quantize_nvfp4`, whole tensors), the quantizer before the table;
+* ``specscope surgery quantize-draft``: the command end to end on a checkpoint folder holding the head and a
+  compressed-tensors config (plan with its amax pass, SHA-256 of the inputs, write, re-read and hash every tensor,
+  audit of the result), with the default thread count;
 * ``compressed-tensors``: ``scripts/ct_quantize_nvfp4.py`` in the compressed-tensors venv (``make ct-venv``; torch's
   CPU path with its own thread count): ``generate_gparam``, ``calculate_qparams``, ``NVFP4PackedCompressor.compress``.
 
@@ -87,6 +90,13 @@ def make_input(folder: Path, scale: float) -> tuple[Path, int]:
         w[:: max(1, shape[0] // 7), 3] *= 40  # outlier columns: blocks with small E4M3 scales
         writer.write(name, w.astype(ml_dtypes.bfloat16))
     writer.close()
+    ct = {  # a compressed-tensors checkpoint whose draft head is left BF16 (the quantize-draft input)
+        "quant_method": "compressed-tensors",
+        "format": "nvfp4-pack-quantized",
+        "config_groups": {},
+        "ignore": ["re:mtp.*"],
+    }
+    (folder / "config.json").write_text(json.dumps({"model_type": "qwen3_5", "quantization_config": ct}))
     return folder / "model.safetensors", sum(o * i * 2 for o, i in shapes.values())
 
 
@@ -132,6 +142,24 @@ def child_specscope(src: Path, out: Path, workers: int, elementwise: bool) -> di
         "cpu_s": time.process_time() - c0,
         "input_bytes": nbytes,
         "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    }
+
+
+def child_surgery(src: Path, out: Path) -> dict:
+    """``specscope surgery quantize-draft`` on ``src``'s folder (a compressed-tensors checkpoint) into ``out``."""
+    from specscope.surgery import apply_plan, plan_quantize_draft
+
+    t0, c0 = time.perf_counter_ns(), time.process_time()
+    result = apply_plan(plan_quantize_draft(src.parent, out.parent / "result", layout="compressed-tensors"))
+    elapsed_s = (time.perf_counter_ns() - t0) / 1e9
+    shard = next((out.parent / "result").glob("model-mtp-nvfp4*.safetensors"))
+    shard.rename(out)  # the tensors are named as the reference names them: <name>.weight_packed, ...
+    return {
+        "elapsed_s": elapsed_s,
+        "cpu_s": time.process_time() - c0,
+        "input_bytes": sum(p.stat().st_size for p in src.parent.glob("*.safetensors")),
+        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "audit_exit_code": result.audit_exit_code,
     }
 
 
@@ -193,11 +221,14 @@ def main() -> int:
     ap.add_argument("--tmp", type=Path, default=None, help="folder for the input and outputs (default: a temp dir)")
     ap.add_argument("--results", action="store_true", help="write the table into benchmarks/RESULTS.md")
     ap.add_argument("--format", choices=("text", "json"), default="text")
-    ap.add_argument("--child", choices=("specscope",), help=argparse.SUPPRESS)
+    ap.add_argument("--child", choices=("specscope", "surgery"), help=argparse.SUPPRESS)
     ap.add_argument("--input", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--output", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.child == "surgery":
+        print(json.dumps(child_surgery(a.input, a.output)))
+        return 0
     if a.child:
         print(json.dumps(child_specscope(a.input, a.output, a.workers, a.elementwise)))
         return 0
@@ -216,12 +247,12 @@ def main() -> int:
         ]
         if a.elementwise:
             plan.append(("specscope element-wise (before)", ["--workers", "1", "--elementwise"], {cpus[-1]}))
+        plan.append(("specscope surgery quantize-draft, end to end", ["--child", "surgery"], None))
         for tool, extra, pin in plan:
             folder = tmp / f"out{len(rows)}"
             folder.mkdir()
-            r = run_child(
-                ["--child", "specscope", "--input", str(src), "--output", str(folder / "q.safetensors"), *extra], pin
-            )
+            child = [] if "--child" in extra else ["--child", "specscope"]
+            r = run_child([*child, "--input", str(src), "--output", str(folder / "q.safetensors"), *extra], pin)
             rows.append({"tool": tool, "path": folder / "q.safetensors", **r})
         (tmp / "ct").mkdir()
         ct = {

@@ -150,3 +150,15 @@ def test_uniform_nvfp4_config_becomes_mixed_precision(tmp_path: Path):
         )
         assert q["quantized_layers"]["mtp.fc"]["quant_algo"] == "W4A16_NVFP4"
         assert q["quantized_layers"]["model.layers.0.mlp.gate_proj"]["quant_algo"] == "NVFP4"
+
+
+def test_compressed_tensors_regex_ignore_entry_is_dropped(tmp_path: Path):
+    """compressed-tensors ``ignore`` holds ``re:`` patterns (utils/match.py): ``re:mtp.*`` must leave the list, or the
+    quantized head would stay ignored (MTP_QUANTIZED_BUT_EXCLUDED)."""
+    src = make_qwen36_checkpoint(
+        tmp_path / "src", dialect="compressed-tensors", ignore=["lm_head", "re:model.layers.0.self_attn.*", "re:mtp.*"]
+    )
+    result = apply_plan(plan_quantize_draft(src, tmp_path / "q"))
+    assert result.audit_exit_code == 0 and result.audit_findings == []
+    qc = json.loads((tmp_path / "q" / "config.json").read_text())["quantization_config"]
+    assert qc["ignore"] == ["lm_head", "re:model.layers.0.self_attn.*"]

@@ -147,3 +147,39 @@ def test_audit_flags_a_w4a4_draft_without_activation_scales(tmp_path: Path):
     assert codes["NVFP4_INPUT_SCALE_MISSING"].details["modules"] == ["mtp.fc"]
     assert codes["NVFP4_INPUT_SCALE_MISSING"].severity.value == "error" and rep.exit_code == 1
     assert "mtp.layers.0.mlp.gate_proj, mtp.layers.0.mlp.up_proj" in codes["NVFP4_INPUT_SCALE_FUSED_MISMATCH"].found
+
+
+def test_cli_states_each_source_and_refuses_a_bad_file(tmp_path: Path):
+    from test_cli import run
+
+    src = make_qwen36_checkpoint(tmp_path / "src")
+    p = run(
+        "quantize-draft",
+        str(src),
+        "--scheme",
+        "nvfp4",
+        "--input-amax",
+        str(_amax_file(tmp_path)),
+        "--out",
+        str(tmp_path / "q"),
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "note: mtp.fc: W4A4, input amax 13.44 from calibration file: mtp.fc 13.44" in p.stderr
+    assert "note: mtp.layers.0.self_attn.o_proj: stays W4A16" in p.stderr
+    assert "audit: exit 0, 0 findings" in p.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"mtp.fcc": 1.0}')
+    p = run(
+        "quantize-draft",
+        str(src),
+        "--scheme",
+        "nvfp4",
+        "--input-amax",
+        str(bad),
+        "--out",
+        str(tmp_path / "q2"),
+        cwd=tmp_path,
+    )
+    assert p.returncode == 2 and p.stderr.startswith("error: --input-amax names a module that is not quantized here")
+    assert not (tmp_path / "q2").exists()

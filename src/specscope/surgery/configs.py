@@ -16,7 +16,9 @@ quark               ``quantization_config.exclude``                        --
 =================== ===================================================== ==============================
 
 Entries match a module when equal to it, when the module lies under it (``entry + "."`` prefix), or as an
-``fnmatch`` glob (``mtp*``, ``model.layers.0.linear_attn*``), the way vLLM's ``is_layer_excluded`` reads them.
+``fnmatch`` glob (``mtp*``, ``model.layers.0.linear_attn*``), the way vLLM's ``is_layer_excluded`` reads them; an
+entry ``re:PATTERN`` is a regular expression matched at the start of the name (compressed-tensors
+``utils/match.py``, e.g. ``re:.*lm_head``, ``re:mtp.*``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import copy
 import difflib
 import fnmatch
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,7 +135,12 @@ def _entries(configs: dict[str, dict[str, Any]], where: ExcludeList) -> list[str
 
 
 def entry_matches(entry: str, module: str) -> bool:
-    """True when exclude entry ``entry`` covers ``module`` (equal, parent module, or fnmatch glob)."""
+    """True when exclude entry ``entry`` covers ``module`` (equal, parent module, fnmatch glob, or ``re:`` pattern)."""
+    if entry.startswith("re:"):
+        try:
+            return re.match(entry[3:], module) is not None
+        except re.error:
+            return False  # a pattern compressed-tensors could not compile either: it covers nothing
     return module == entry or module.startswith(entry + ".") or fnmatch.fnmatchcase(module, entry)
 
 

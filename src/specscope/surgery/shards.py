@@ -303,7 +303,12 @@ class ShardWriter:
         if self._next >= len(self.entries) or self.entries[self._next][0] != name:
             want = self.entries[self._next][0] if self._next < len(self.entries) else "(none)"
             raise SurgeryError("tensor written out of order", found=name, expected=want, fix="internal plan error")
-        buf = np.ascontiguousarray(data).tobytes() if isinstance(data, np.ndarray) else bytes(data)
+        # an array is hashed and written through a byte view of its memory (no copy of a tensor-sized buffer)
+        buf = (
+            np.ascontiguousarray(data).reshape(-1).view(np.uint8).data
+            if isinstance(data, np.ndarray)
+            else memoryview(data).cast("B")
+        )
         if len(buf) != self._sizes[self._next]:
             raise SurgeryError(
                 f"{name}: wrong byte count", found=len(buf), expected=self._sizes[self._next], fix="internal plan error"
