@@ -57,6 +57,13 @@ def _fused_names(module: str) -> list[str]:
     return names
 
 
+def _re_match(pattern: str, name: str) -> bool:
+    try:
+        return re.match(pattern, name) is not None
+    except re.error:  # compressed-tensors could not compile it either: it targets nothing
+        return False
+
+
 def _ct_group(groups: dict[str, Any], module: str) -> dict[str, Any] | None:
     """The config group compressed-tensors applies to ``module``: exact name, then ``re:``, then ``Linear``."""
     exact, regex, klass = [], [], []
@@ -68,7 +75,7 @@ def _ct_group(groups: dict[str, Any], module: str) -> dict[str, Any] | None:
                 continue
             if t == module:
                 exact.append(grp)
-            elif t.startswith("re:") and re.match(t[3:], module):
+            elif t.startswith("re:") and _re_match(t[3:], module):
                 regex.append(grp)
             elif t == "Linear":
                 klass.append(grp)
