@@ -43,9 +43,11 @@ from specscope.bench import run_bench  # noqa: E402
 from specscope.bench.predict import PredictInputs, holdout_on_run  # noqa: E402
 from specscope.config import BenchOptions  # noqa: E402
 from specscope.kaxis import k_name  # noqa: E402
+from specscope.stats.acceptance import pooled_acceptance  # noqa: E402
 from specscope.stats.cells import summarize_run  # noqa: E402
 from specscope.stats.groups import group_cells, metric_value  # noqa: E402
 from specscope.stats.predict_calibrate import Calibration  # noqa: E402
+from specscope.stats.predict_holdout import draft_fraction  # noqa: E402
 from specscope.stats.predict_published import predict_published  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
@@ -76,11 +78,9 @@ def sweep_options(a: argparse.Namespace) -> BenchOptions:
     )
 
 
-def repeat_rates(run: Path) -> dict[tuple[str, str], list[float]]:
+def repeat_rates(cells: list) -> dict[tuple[str, str], list[float]]:
     """(config, workload) -> the decode rates (tokens/s) of its usable N=1 cells, one per repeat: the same cells and
     figure the fit averages (:func:`specscope.stats.groups.group_cells`, ``decode_tok_s``)."""
-    with open_run(run) as r:
-        cells = summarize_run(r)
     out: dict[tuple[str, str], list[float]] = {}
     for key, by_rep in group_cells(cells).items():
         if key.concurrency == 1:
@@ -89,13 +89,24 @@ def repeat_rates(run: Path) -> dict[tuple[str, str], list[float]]:
     return out
 
 
+def drafting_at(cells: list, config: str, workload: str) -> tuple[float | None, float | None]:
+    """What the held-out config really did (shown beside the prediction, never used by it): the fraction of its
+    verify steps that drafted, and its mean draft length (draft tokens / drafts, tokens)."""
+    view = pooled_acceptance([c for c in cells if c.concurrency == 1]).get((config, workload))
+    length = view.draft_tokens / view.drafts if view is not None and view.drafts else None
+    return draft_fraction([c for c in cells if c.concurrency == 1], config, workload), length
+
+
 def embedded_rows(run: Path, fit_k: list[int], max_k: int) -> list[dict]:
     held = ",".join(str(k) for k in range(1, max_k + 1) if k not in fit_k)
     _, rows = holdout_on_run(run, PredictInputs(None, None, None), held)
-    reps = repeat_rates(run)
+    with open_run(run) as opened:
+        cells = summarize_run(opened)
+    reps = repeat_rates(cells)
     out = []
     for r in rows:
         vals = reps.get((r.config, r.workload), [])
+        f_here, length_here = drafting_at(cells, r.config, r.workload)
         out.append(
             {
                 "source": "embedded",
@@ -110,6 +121,8 @@ def embedded_rows(run: Path, fit_k: list[int], max_k: int) -> list[dict]:
                 "error": r.error,
                 "overhead_ms": r.draft_overhead_s * 1e3,
                 "draft_fraction": r.draft_fraction,
+                "draft_fraction_here": f_here,
+                "draft_length_here": length_here,
             }
         )
     return out
@@ -143,6 +156,8 @@ def seed003_rows() -> list[dict]:
             "error": r.error,
             "overhead_ms": pred.draft_overhead_s * 1e3,
             "draft_fraction": 1.0,  # vLLM's MTP drafts on every step
+            "draft_fraction_here": None,
+            "draft_length_here": None,
         }
         for r in pred.rows
         if r.role == "predicted" and r.measured_tok_s is not None
@@ -185,19 +200,24 @@ def verdicts(rows: list[dict]) -> list[str]:
     return out
 
 
+def _paren(x: float | None, spec: str) -> str:
+    return "" if x is None else f" ({format(x, spec)})"
+
+
 def table(rows: list[dict]) -> str:
     head = (
         "| source | config | workload | k | fit on k | measured tok/s (repeats: min-max) | predicted tok/s | error "
-        "| overhead ms/token | steps drafting |"
+        "| overhead ms/token | steps drafting: assumed (measured at this k) | draft length at this k |"
     )
-    lines = [head, "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         rng = r["range_tok_s"]
         measured = f"{r['measured_tok_s']:.2f} ({r['repeats']}" + (f": {rng[0]:.2f}-{rng[1]:.2f})" if rng else ")")
         lines.append(
             f"| {r['source']} | {r['config']} | {r['workload']} | {r['k']} | {r['fit_on']} | {measured} | "
             f"{r['predicted_tok_s']:.2f} | {100 * r['error']:+.1f} % | {r['overhead_ms']:.3f} | "
-            f"{r['draft_fraction']:.0%} |"
+            f"{r['draft_fraction']:.0%}{_paren(r['draft_fraction_here'], '.0%')} | "
+            f"{'-' if r['draft_length_here'] is None else format(r['draft_length_here'], '.2f')} |"
         )
     return "\n".join(lines)
 
