@@ -15,8 +15,8 @@ Two rows of evidence, one table:
 
 Usage (from the repository root; re-executes itself with ``.venv/bin/python``):
 
-    nice -n 19 python benchmarks/predict_holdout.py            # the sweep: ~25-35 min on a quiet 2-core machine
-    python benchmarks/predict_holdout.py --quick               # k=1..4, 1 repeat, 48 tokens: ~4 min
+    nice -n 19 python benchmarks/predict_holdout.py            # the sweep: ~15 min on a quiet 2-core machine
+    python benchmarks/predict_holdout.py --quick               # k=1..4, 2 repeats, 48 tokens: ~3 min
     python benchmarks/predict_holdout.py --run runs/run-...    # re-analyse a sweep already measured
     python benchmarks/predict_holdout.py --results             # also write its section of benchmarks/RESULTS.md
 
@@ -33,6 +33,7 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 from datetime import date  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -42,6 +43,7 @@ from _results import RESULTS, write_section  # noqa: E402
 from specscope.bench import run_bench  # noqa: E402
 from specscope.bench.predict import PredictInputs, holdout_on_run  # noqa: E402
 from specscope.config import BenchOptions  # noqa: E402
+from specscope.errors import SpecscopeError  # noqa: E402
 from specscope.kaxis import k_name  # noqa: E402
 from specscope.stats.acceptance import pooled_acceptance  # noqa: E402
 from specscope.stats.cells import summarize_run  # noqa: E402
@@ -225,7 +227,7 @@ def table(rows: list[dict]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", type=Path, help="analyse this run folder instead of measuring a sweep")
-    ap.add_argument("--quick", action="store_true", help="k=1..4, 1 repeat, 48 tokens (~4 min)")
+    ap.add_argument("--quick", action="store_true", help="k=1..4, 2 repeats, 48 tokens (~3 min)")
     ap.add_argument("--methods", default="draft,ngram", help="speculative configs to sweep")
     ap.add_argument(
         "--workloads", default="edit", help="workload packs (n-gram drafting needs the edit pack's repetition)"
@@ -239,12 +241,17 @@ def main() -> None:
     ap.add_argument("--format", choices=("text", "json"), default="text")
     a = ap.parse_args()
     if a.quick:
-        a.max_k, a.repeats, a.max_tokens = 4, 1, 48
+        a.max_k, a.repeats, a.max_tokens = 4, 2, 48
     fit_k = [int(k) for k in a.fit_k.split(",")]
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     run = a.run or run_bench(sweep_options(a), out=a.out)
     wall_s, load1 = time.perf_counter() - t0, os.getloadavg()[0]
-    rows = embedded_rows(run, fit_k, a.max_k) + seed003_rows()
+    try:
+        rows = embedded_rows(run, fit_k, a.max_k) + seed003_rows()
+    except SpecscopeError as exc:  # e.g. every base cell degraded (CLIENT_LIMITED on a loaded machine)
+        print(f"error: {run}: {exc.message}; found: {exc.found}; fix: {exc.fix or 'more --repeats'}", file=sys.stderr)
+        print("the cells' reasons: specscope report " + str(run), file=sys.stderr)
+        sys.exit(2)
     if a.format == "json":
         print(json.dumps({"run": str(run), "rows": rows, "verdicts": verdicts(rows)}, indent=2))
     else:

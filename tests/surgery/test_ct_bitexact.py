@@ -23,11 +23,13 @@ import pytest
 from conftest import CT_PYTHON, CT_SKIP_REASON, read_safetensors, write_safetensors
 from paths import ROOT
 from specscope.surgery import nvfp4
+from specscope.surgery.nvfp4_kernel import kernel
 from specscope.surgery.nvfp4_stream import quantize_stream
 
 pytestmark = pytest.mark.skipif(CT_PYTHON is None, reason=CT_SKIP_REASON)
 SCRIPT = ROOT / "scripts" / "ct_quantize_nvfp4.py"
 MO_SCRIPT = ROOT / "scripts" / "modelopt_quantize_nvfp4.py"
+ENGINES = ["numpy", *(["numba"] if kernel() is not None else [])]
 TIES = [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, -6.0]
 
 
@@ -104,8 +106,11 @@ def test_every_byte_equals_compressed_tensors(tmp_path: Path):
     modelopt_diffs = 0
     for name, w in tensors.items():
         plain = nvfp4.quantize_nvfp4(w, amax=amax[name], rules="compressed-tensors", name=name)
-        fast = quantize_stream(lambda a, b, w=w: w[a:b], w.shape, w.dtype, amax=amax[name], workers=2, name=name)
-        for q in (plain, fast):
+        fast = [
+            quantize_stream(lambda a, b, w=w: w[a:b], w.shape, w.dtype, amax=amax[name], workers=2, engine=e, name=name)
+            for e in ENGINES
+        ]
+        for q in (plain, *fast):
             assert differing_bytes(q.packed, ct[f"{name}_packed"]) == 0, name
             assert differing_bytes(q.block_scale, ct[f"{name}_scale"]) == 0, name
             assert ct[f"{name}_global_scale"].tobytes() == np.float32(q.global_scale).tobytes(), name
@@ -135,10 +140,13 @@ def test_every_byte_equals_modelopt(tmp_path: Path):
     ct_diffs = 0
     for name, w in tensors.items():
         plain = nvfp4.quantize_nvfp4(w, amax=amax[name], rules="modelopt", name=name)
-        fast = quantize_stream(
-            lambda a, b, w=w: w[a:b], w.shape, w.dtype, amax=amax[name], rules="modelopt", workers=2, name=name
-        )
-        for q in (plain, fast):
+        fast = [
+            quantize_stream(
+                lambda a, b, w=w: w[a:b], w.shape, w.dtype, amax=amax[name], rules="modelopt", workers=2, engine=e
+            )
+            for e in ENGINES
+        ]
+        for q in (plain, *fast):
             assert differing_bytes(q.packed, mo[f"{name}_packed"]) == 0, name
             assert differing_bytes(q.block_scale, mo[f"{name}_scale"]) == 0, name
             assert mo[f"{name}_scale_2"].tobytes() == np.float32(q.scale2).tobytes(), name

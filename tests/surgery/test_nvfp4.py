@@ -13,7 +13,11 @@ from conftest import read_safetensors
 from paths import CASES
 from specscope.errors import SurgeryError
 from specscope.surgery import nvfp4
+from specscope.surgery.nvfp4_kernel import kernel
 from specscope.surgery.nvfp4_stream import quantize_stream, stream_amax
+
+#: the table path's engines (the compiled loop only where numba is installed) x one and two threads
+ENGINE_RUNS = [(e, w) for e in ("numpy", "numba") if e == "numpy" or kernel() is not None for w in (1, 2)]
 
 GRID = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
 
@@ -104,8 +108,10 @@ def assert_matches_reference(
     np.testing.assert_array_equal(q.block_scale.astype(np.float32), scales)
     np.testing.assert_array_equal(q.packed, packed)
     a = q.amax if amax is None else amax
-    for workers in (1, 2):
-        f = quantize_stream(lambda r0, r1: w[r0:r1], w.shape, w.dtype, amax=a, rules=rules, workers=workers)
+    for engine, workers in ENGINE_RUNS:
+        f = quantize_stream(
+            lambda r0, r1: w[r0:r1], w.shape, w.dtype, amax=a, rules=rules, workers=workers, engine=engine
+        )
         assert f.packed.tobytes() == q.packed.tobytes() and f.block_scale.tobytes() == q.block_scale.tobytes()
         assert f.scale == q.scale
     return q
@@ -189,8 +195,11 @@ def test_nan_and_inf_rejected(bad, dtype, rules):
     assert "mtp.fc.weight" in ei.value.message and "row 33" in str(ei.value.found)
     with pytest.raises(SurgeryError, match="row 33"):
         stream_amax(lambda r0, r1: w[r0:r1], w.shape, w.dtype, name="mtp.fc.weight")
-    with pytest.raises(SurgeryError, match="row 33"):
-        quantize_stream(lambda r0, r1: w[r0:r1], w.shape, w.dtype, amax=1.0, rules=rules, workers=2)
+    for engine, workers in ENGINE_RUNS:
+        with pytest.raises(SurgeryError, match="row 33"):
+            quantize_stream(
+                lambda r0, r1: w[r0:r1], w.shape, w.dtype, amax=1.0, rules=rules, workers=workers, engine=engine
+            )
 
 
 def test_all_zero_tensor():

@@ -25,10 +25,12 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Literal
 
 import ml_dtypes
 import numpy as np
 
+from specscope.errors import SurgeryError
 from specscope.surgery.nvfp4 import (
     BLOCK_SIZE,
     NVFP4Weight,
@@ -40,9 +42,11 @@ from specscope.surgery.nvfp4 import (
     non_finite_error,
     tensor_scale,
 )
+from specscope.surgery.nvfp4_kernel import kernel
 
 __all__ = [
     "TABLE_DTYPES",
+    "ENGINES",
     "CHUNK_ELEMENTS",
     "default_workers",
     "RowReader",
@@ -53,11 +57,13 @@ __all__ = [
 
 #: 16-bit dtypes the table path takes -> the smallest magnitude bit pattern that is not finite.
 TABLE_DTYPES: dict[np.dtype, int] = {np.dtype(ml_dtypes.bfloat16): 0x7F80, np.dtype(np.float16): 0x7C00}
+#: how a 16-bit chunk is encoded (:class:`TableEncoder`).
+ENGINES = ("auto", "numba", "numpy")
 #: elements per chunk: ~0.25 MB of 16-bit input, 1 MB of index, small enough for L2.
 CHUNK_ELEMENTS = 1 << 19
 _MAG_MASK = np.uint16(0x7FFF)
 #: E2M1 decision boundaries on |y| in order, and the searchsorted side that puts a tie on the even code.
-_BOUNDARIES = (
+_BOUNDARIES: tuple[tuple[float, Literal["left", "right"]], ...] = (
     (0.25, "right"),
     (0.75, "left"),
     (1.25, "right"),
@@ -105,9 +111,19 @@ class TableEncoder:
         dtype: the weights' dtype (bfloat16 / float16 use the table; float32 the element-wise path).
         scale: the per-tensor scale (:func:`specscope.surgery.nvfp4.tensor_scale`).
         name: tensor name for error messages.
+        engine: ``auto`` (the compiled loop of :mod:`specscope.surgery.nvfp4_kernel` when numba is installed, else
+            numpy), ``numba`` or ``numpy``; all give the same bytes.
     """
 
-    def __init__(self, dtype: np.dtype, scale: TensorScale, name: str = "weight"):
+    def __init__(self, dtype: np.dtype, scale: TensorScale, name: str = "weight", engine: str = "auto"):
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}: {engine!r}")
+        self.kernel = kernel() if engine in ("auto", "numba") else None
+        if engine == "numba" and self.kernel is None:
+            raise SurgeryError(
+                "the numba encoder is not installed", found="no numba", expected="numba", fix="pip install numba"
+            )
+        self.engine = "numba" if self.kernel is not None else "numpy"
         self.dtype = np.dtype(dtype)
         self.scale = scale
         self.name = name
@@ -174,6 +190,29 @@ class TableEncoder:
             if bad.any():
                 raise non_finite_error(self.name, row0 + int(np.nonzero(bad)[0][0]))
             return encode_rows(x, self.scale)
+        if self.kernel is not None:
+            return self._encode_numba(rows, row0)
+        return self._encode_numpy(rows, row0)
+
+    def _encode_numba(self, rows: np.ndarray, row0: int) -> tuple[np.ndarray, np.ndarray]:
+        """The compiled loop (:mod:`specscope.surgery.nvfp4_kernel`); rows it meets unbuilt are built, then the
+        chunk is encoded again (a tensor's first chunks only)."""
+        assert self.kernel is not None and self.inf_bits is not None
+        n, in_f = rows.shape
+        bits = np.ascontiguousarray(rows).view(np.uint16)  # [r, in] u16
+        packed = np.empty((n, in_f // 2), dtype=np.uint8)
+        s8 = np.empty((n, in_f // BLOCK_SIZE), dtype=np.uint8)
+        while True:
+            status = self.kernel(bits, self.inf_bits, self._scale_byte, self._built, self._flat, packed, s8)
+            if status < 0:
+                raise non_finite_error(self.name, row0 - status - 1)
+            if status == 0:
+                return packed, s8.view(ml_dtypes.float8_e4m3fn)
+            self._build(np.flatnonzero(np.bincount(s8.reshape(-1), minlength=128)[:128]))
+
+    def _encode_numpy(self, rows: np.ndarray, row0: int) -> tuple[np.ndarray, np.ndarray]:
+        """Seven numpy passes (mask, block max, scale lookup, index, take, pack); the fallback without numba."""
+        assert self.inf_bits is not None
         n, in_f = rows.shape
         bits = np.ascontiguousarray(rows).view(np.uint16)  # [r, in] u16
         mag, index, codes = self._buffers(n, in_f)
@@ -233,6 +272,7 @@ def quantize_stream(
     rules: str = "compressed-tensors",
     name: str = "weight",
     workers: int | None = None,
+    engine: str = "auto",
 ) -> NVFP4Weight:
     """Quantize a tensor read chunk by chunk; same bytes as :func:`specscope.surgery.nvfp4.quantize_nvfp4`.
 
@@ -242,6 +282,7 @@ def quantize_stream(
         amax: the per-tensor (or fused group's) abs-max, at least the data's (:func:`stream_amax`).
         rules: ``compressed-tensors`` | ``modelopt``.
         workers: threads (None: :func:`default_workers`; 1: this thread only).
+        engine: ``auto`` | ``numba`` | ``numpy`` (:class:`TableEncoder`).
 
     Raises:
         SurgeryError: bad shape, NaN / inf values.
@@ -249,7 +290,7 @@ def quantize_stream(
     check_weight_shape(name, shape)
     out_f, in_f = shape
     scale = tensor_scale(amax, rules)
-    enc = TableEncoder(np.dtype(dtype), scale, name)
+    enc = TableEncoder(np.dtype(dtype), scale, name, engine)
     packed = np.empty((out_f, in_f // 2), dtype=np.uint8)
     bscale = np.empty((out_f, in_f // BLOCK_SIZE), dtype=ml_dtypes.float8_e4m3fn)
     step = _rows_per_chunk(in_f)
