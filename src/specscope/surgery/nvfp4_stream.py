@@ -178,12 +178,24 @@ class TableEncoder:
         mag, index, codes = held
         return mag[: n * in_f].reshape(n, in_f), index[: n * in_f].reshape(n, in_f), codes[: n * in_f].reshape(n, in_f)
 
-    def encode(self, rows: np.ndarray, row0: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """Rows ``[r, in]`` -> (packed uint8 ``[r, in/2]``, E4M3 block scales ``[r, in/16]``).
+    def encode(
+        self, rows: np.ndarray, row0: int = 0, out: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Rows ``[r, in]`` -> (packed uint8 ``[r, in/2]``, E4M3 block scales ``[r, in/16]``), written into ``out``
+        (C-contiguous arrays of those shapes: the tensor's own outputs, no copy) when given.
 
         Raises:
             SurgeryError: a NaN / inf weight (``row0`` is the chunk's first row in the tensor, for the message).
         """
+        packed, scales = self._encode(rows, row0, out)
+        if out is not None and packed is not out[0]:
+            out[0][...], out[1][...] = packed, scales
+            return out
+        return packed, scales
+
+    def _encode(
+        self, rows: np.ndarray, row0: int, out: tuple[np.ndarray, np.ndarray] | None
+    ) -> tuple[np.ndarray, np.ndarray]:
         if self.inf_bits is None:
             x = rows.astype(np.float32)
             bad = ~np.isfinite(x).all(axis=1)
@@ -191,17 +203,22 @@ class TableEncoder:
                 raise non_finite_error(self.name, row0 + int(np.nonzero(bad)[0][0]))
             return encode_rows(x, self.scale)
         if self.kernel is not None:
-            return self._encode_numba(rows, row0)
+            return self._encode_numba(rows, row0, out)
         return self._encode_numpy(rows, row0)
 
-    def _encode_numba(self, rows: np.ndarray, row0: int) -> tuple[np.ndarray, np.ndarray]:
+    def _encode_numba(
+        self, rows: np.ndarray, row0: int, out: tuple[np.ndarray, np.ndarray] | None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The compiled loop (:mod:`specscope.surgery.nvfp4_kernel`); rows it meets unbuilt are built, then the
         chunk is encoded again (a tensor's first chunks only)."""
         assert self.kernel is not None and self.inf_bits is not None
         n, in_f = rows.shape
         bits = np.ascontiguousarray(rows).view(np.uint16)  # [r, in] u16
-        packed = np.empty((n, in_f // 2), dtype=np.uint8)
-        s8 = np.empty((n, in_f // BLOCK_SIZE), dtype=np.uint8)
+        if out is not None and out[0].flags.c_contiguous and out[1].flags.c_contiguous:
+            packed, s8 = out[0], out[1].view(np.uint8)
+        else:
+            packed = np.empty((n, in_f // 2), dtype=np.uint8)
+            s8 = np.empty((n, in_f // BLOCK_SIZE), dtype=np.uint8)
         while True:
             status = self.kernel(bits, self.inf_bits, self._scale_byte, self._built, self._flat, packed, s8)
             if status < 0:
@@ -297,7 +314,7 @@ def quantize_stream(
 
     def one(r0: int) -> None:
         r1 = min(out_f, r0 + step)
-        packed[r0:r1], bscale[r0:r1] = enc.encode(read_rows(r0, r1), r0)
+        enc.encode(read_rows(r0, r1), r0, out=(packed[r0:r1], bscale[r0:r1]))
 
     starts = range(0, out_f, step)
     n = workers or default_workers()
