@@ -74,6 +74,14 @@ class BenchOptions(BaseModel):
         workload_files: user workload name -> prompt file (``--workload NAME=FILE``; absolute path).
         datasets: ``--dataset`` specs (``speed-bench:qualitative``); their categories are in ``workloads``.
         dataset_path: local dataset file or folder (``--dataset-path``); None: the hub.
+        drop_bad_rows: run without the dataset rows that are not workloads (placeholder or empty text, duplicate
+            ids, longer than the model's context) and record each with its reason (``--drop-bad-rows``); False:
+            such a row refuses the run before anything is sent.
+        trace: a request trace replayed open loop on its own clock (``--trace FILE``, absolute path; formats:
+            :mod:`specscope.workload.trace`); the matrix is then configs x the workload ``trace`` x level 1
+            (:mod:`specscope.bench.trace_cell`).
+        trace_scale: the trace's arrival offsets are multiplied by this (``--trace-scale``; 0.5 = twice as fast).
+        trace_rows: replay only the first N arrivals (``--trace-rows``); None: all.
         contexts: input lengths in tokens each workload is extended to (``--context``); empty: as written.
         temperatures: temperature axis (``--temperatures``); empty: ``temperature`` for every cell.
         thinking: ``off`` (default), ``on`` or ``both`` (``--thinking``; chat template ``enable_thinking``).
@@ -119,6 +127,10 @@ class BenchOptions(BaseModel):
     workload_files: dict[str, str] = Field(default_factory=dict)
     datasets: tuple[str, ...] = ()
     dataset_path: str | None = None
+    drop_bad_rows: bool = False
+    trace: str | None = None
+    trace_scale: float = Field(1.0, gt=0.0)
+    trace_rows: int | None = Field(None, ge=1)
     contexts: tuple[int, ...] = ()
     temperatures: tuple[float, ...] = ()
     thinking: Literal["off", "on", "both"] = "off"
@@ -141,9 +153,12 @@ class BenchOptions(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _rate_levels(cls, data: Any) -> Any:
-        """With ``rates``, the levels are the rates' positions 1..len(rates)."""
+        """With ``rates``, the levels are the rates' positions 1..len(rates); with ``trace``, workload ``trace`` at
+        level 1."""
         if isinstance(data, dict) and data.get("rates"):
             return {**data, "levels": tuple(range(1, len(data["rates"]) + 1))}
+        if isinstance(data, dict) and data.get("trace"):  # a trace replay: one workload, its own load
+            return {**data, "workloads": ("trace",), "levels": (1,)}
         return data
 
     @model_validator(mode="after")

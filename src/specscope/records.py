@@ -16,17 +16,97 @@ __all__ = [
     "CRASH_REASON",
     "known_fields",
     "StreamStatus",
+    "SpecRequest",
     "StreamRecord",
     "SpecCounters",
+    "SpecWindow",
     "CellKey",
     "CellResult",
     "GaugeSample",
+    "turn_prompt_id",
+    "split_turn",
 ]
 
 StreamStatus = Literal["ok", "degraded", "failed"]
 
 # the reason code of a cell during which the server died (``CellResult.crashed``)
 CRASH_REASON = "SERVER_CRASH"
+
+_TURN = "/t"  # a conversation turn's stream: "<prompt id>/t<turn, from 1>"
+
+
+def turn_prompt_id(prompt_id: str, turn: int) -> str:
+    """The ``prompt_id`` a stream of a conversation records: ``"spec-bench.mt_bench-0003/t2"`` is turn 2 (1-based)."""
+    return f"{prompt_id}{_TURN}{turn}"
+
+
+def split_turn(prompt_id: str) -> tuple[str, int | None]:
+    """``"x/t2"`` -> ``("x", 2)``; a stream outside a conversation -> ``(prompt_id, None)``."""
+    head, sep, tail = prompt_id.rpartition(_TURN)
+    return (head, int(tail)) if sep and tail.isdigit() and head else (prompt_id, None)
+
+
+@dataclass(frozen=True, slots=True)
+class SpecRequest:
+    """One response's speculative decoding as its server reported it, in engine-neutral terms (issue 26).
+
+    Filled by the engine adapters of :mod:`specscope.client.spec_fields` (vLLM, SGLang, llama.cpp, TensorRT-LLM;
+    the field-by-field sources are in docs/engines.md). A count the engine did not report is ``None``, never 0: 0
+    means the server said 0.
+
+    Attributes:
+        engine: ``vllm``, ``sglang``, ``llamacpp``, ``trtllm``, or ``unknown`` (only unread spec fields were seen).
+        shape: where the fields were read, e.g. ``vllm.metrics.speculative_decoding``,
+            ``vllm.choices.speculative_decoding_stats``, ``sglang.meta_info``, ``sglang.sglext.spec_tokens_details``,
+            ``llamacpp.timings``, ``trtllm.choices.speculative_decoding``.
+        accepted_tokens: accepted draft tokens (the bonus tokens excluded).
+        draft_tokens: drafted tokens counted toward acceptance.
+        verify_steps: verify steps that carried a draft.
+        histogram: ``((j, steps), ...)``: verify steps that accepted exactly j drafts, ascending j, zero buckets left
+            out; no fixed k (variable-length and tree drafting fit). Empty when the engine sent none.
+        draft_per_step / accepted_per_step: ordered per verify step (vLLM ``detailed``); empty when not sent.
+        configured_k: the per-step draft bound the engine states (vLLM / TRT-LLM ``num_spec_tokens``), else None.
+        reasoning_tokens: ``usage.completion_tokens_details.reasoning_tokens`` of the same response (the phase
+            boundary, :mod:`specscope.stats.phases`), None when absent.
+        engine_version: the generation of field names seen (e.g. ``sglang names of 0.5.9``), when it tells one.
+        source_fields: the JSON paths that were read.
+        warnings: named reasons, ``CODE(detail)``: ``UNREAD_SPEC_FIELD``, ``WRONG_TYPE``, ``SPEC_IDENTITY``,
+            ``SPEC_FIELDS_DISAGREE``, ``SGLANG_FILLED_ZERO``, ``SPEC_SHAPES_MIXED``.
+    """
+
+    engine: str
+    shape: str
+    accepted_tokens: int | None = None
+    draft_tokens: int | None = None
+    verify_steps: int | None = None
+    histogram: tuple[tuple[int, int], ...] = ()
+    draft_per_step: tuple[int, ...] = ()
+    accepted_per_step: tuple[int, ...] = ()
+    configured_k: int | None = None
+    reasoning_tokens: int | None = None
+    engine_version: str | None = None
+    source_fields: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["histogram"] = [list(p) for p in self.histogram]
+        for k in ("draft_per_step", "accepted_per_step", "source_fields", "warnings"):
+            d[k] = list(d[k])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SpecRequest:
+        """The inverse of :meth:`to_dict`.
+
+        Raises:
+            ValueError: an unknown or missing field.
+        """
+        f = dict(known_fields(cls, d))
+        f["histogram"] = tuple((int(j), int(n)) for j, n in f.get("histogram") or ())
+        for k in ("draft_per_step", "accepted_per_step", "source_fields", "warnings"):
+            f[k] = tuple(f.get(k) or ())
+        return cls(**f)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +147,8 @@ class StreamRecord:
         queue_s: how long the server says the request waited to be scheduled (s): vLLM's ``metrics.queue_time_ms``
             / 1000 (``--enable-per-request-metrics``; :mod:`specscope.client.spec_fields`); ``None`` when the server
             reports none (llama.cpp's ``timings`` have no queue field, and nothing is derived in its place).
+        spec: the response's speculative decoding in engine-neutral terms (:class:`SpecRequest`), None when the
+            server sent no speculative fields; ``server_*_tokens`` and the per-step arrays above are filled from it.
     """
 
     prompt_id: str
@@ -94,6 +176,7 @@ class StreamRecord:
     accepted_per_step: tuple[int, ...] = ()
     reasoning_tokens: int | None = None
     queue_s: float | None = None
+    spec: SpecRequest | None = None
 
     @property
     def ttft_ns(self) -> int | None:
@@ -129,7 +212,9 @@ class StreamRecord:
         return self.output_tokens / (self.e2e_ns / 1e9)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        d = dataclasses.asdict(self)
+        d["spec"] = None if self.spec is None else self.spec.to_dict()
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> StreamRecord:
@@ -141,6 +226,8 @@ class StreamRecord:
         fields = dict(known_fields(cls, d))
         for k in ("draft_per_step", "accepted_per_step"):
             fields[k] = tuple(fields.get(k) or ())
+        if isinstance(fields.get("spec"), dict):
+            fields["spec"] = SpecRequest.from_dict(fields["spec"])
         return cls(**fields)
 
 
@@ -149,12 +236,13 @@ class SpecCounters:
     """Speculative-decoding and generation counters (a snapshot, or the delta of two snapshots).
 
     Values are summed over ``engine`` (and any other non-position) labels; ``engines`` keeps each engine's own.
-    Counts are tokens except ``drafts`` (number of draft proposals, i.e. verify steps that carried a draft).
+    Counts are tokens except ``drafts`` (number of draft proposals, i.e. verify steps that carried a draft). A count
+    is ``None`` when the server has no counter for it (silence is never 0); 0 means a counter said 0.
 
     Attributes:
-        drafts: ``*spec_decode_num_drafts_total``.
-        draft_tokens: ``*spec_decode_num_draft_tokens_total``.
-        accepted_tokens: ``*spec_decode_num_accepted_tokens_total``.
+        drafts: ``*spec_decode_num_drafts_total`` (SGLang: ``sglang:spec_verify_calls_total``); None without it.
+        draft_tokens: ``*spec_decode_num_draft_tokens_total``; None without it.
+        accepted_tokens: ``*spec_decode_num_accepted_tokens_total``; None without it.
         accepted_per_position: ``*spec_decode_num_accepted_tokens_per_pos_total{position=i}``, index i.
         generation_tokens: ``vllm:generation_tokens_total`` / ``llamacpp:tokens_predicted_total``.
         prompt_tokens: ``vllm:prompt_tokens_total`` / ``llamacpp:prompt_tokens_total``.
@@ -168,11 +256,17 @@ class SpecCounters:
             the sum over the engines that did not restart.
         created: the engine's counter creation time (the largest ``*_created`` sample, Unix s), ``None`` if absent.
         reset_engines: on a delta, the engines that restarted between the scrapes (left out of the sums).
+        engine_kind: whose names the exposition used: ``vllm``, ``llamacpp``, ``sglang``, ``trtllm`` (None: none).
+        rejected_tokens: ``vllm:spec_decode_num_rejected_tokens_total`` (vLLM main), a cross-check of drafted -
+            accepted; None without it.
+        spec_gauges: speculative gauges seen (name -> value on a snapshot): a gauge holds a current mean and cannot
+            be differenced over a window (``GAUGE_NOT_WINDOW``); kept to say so, never read as a window figure.
+        unread: speculative-looking sample names this reader does not know (``UNREAD_SPEC_FIELD``).
     """
 
-    drafts: float = 0.0
-    draft_tokens: float = 0.0
-    accepted_tokens: float = 0.0
+    drafts: float | None = None
+    draft_tokens: float | None = None
+    accepted_tokens: float | None = None
     accepted_per_position: tuple[float, ...] = ()
     generation_tokens: float | None = None
     prompt_tokens: float | None = None
@@ -183,23 +277,32 @@ class SpecCounters:
     engines: dict[str, SpecCounters] = field(default_factory=dict)
     created: float | None = None
     reset_engines: tuple[str, ...] = ()
+    engine_kind: str | None = None
+    rejected_tokens: float | None = None
+    spec_gauges: dict[str, float] = field(default_factory=dict)
+    unread: tuple[str, ...] = ()
 
     @property
     def acceptance_rate(self) -> float | None:
-        """accepted / draft tokens (excludes the bonus token); None with no drafts."""
-        return self.accepted_tokens / self.draft_tokens if self.draft_tokens > 0 else None
+        """accepted / draft tokens (excludes the bonus token); None with no drafted tokens or no counter."""
+        if self.accepted_tokens is None or not self.draft_tokens:
+            return None
+        return self.accepted_tokens / self.draft_tokens
 
     @property
     def acceptance_length(self) -> float | None:
         """1 + accepted / drafts: tokens emitted per verify step that carried a draft (includes the bonus token)."""
-        return 1.0 + self.accepted_tokens / self.drafts if self.drafts > 0 else None
+        if self.accepted_tokens is None or not self.drafts:
+            return None
+        return 1.0 + self.accepted_tokens / self.drafts
 
     @property
     def acceptance_per_position(self) -> tuple[float, ...]:
         """Unconditional per-position rate: accepted at position i / drafts (vLLM's form)."""
-        if self.drafts <= 0:
+        if not self.drafts:
             return ()
-        return tuple(a / self.drafts for a in self.accepted_per_position)
+        drafts = self.drafts
+        return tuple(a / drafts for a in self.accepted_per_position)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -207,16 +310,60 @@ class SpecCounters:
         d["present"] = sorted(self.present)
         d["engines"] = {e: c.to_dict() for e, c in self.engines.items()}
         d["reset_engines"] = list(self.reset_engines)
+        d["unread"] = list(self.unread)
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SpecCounters:
+        """The inverse of :meth:`to_dict`. Stored before issue 26, a snapshot wrote 0 for counters it did not see;
+        ``present`` says which families were there, so those zeros read back as None."""
         d = dict(d)
         d["accepted_per_position"] = tuple(d.get("accepted_per_position") or ())
         d["present"] = frozenset(d.get("present") or ())
         d["engines"] = {e: cls.from_dict(c) for e, c in (d.get("engines") or {}).items()}
         d["reset_engines"] = tuple(d.get("reset_engines") or ())
+        d["unread"] = tuple(d.get("unread") or ())
+        d["spec_gauges"] = dict(d.get("spec_gauges") or {})
+        if "engine_kind" not in d and "spec" not in d["present"]:  # a pre-issue-26 record: 0 meant "not seen"
+            for k in ("drafts", "draft_tokens", "accepted_tokens"):
+                if d.get(k) == 0:
+                    d[k] = None
         return cls(**known_fields(cls, d))
+
+
+@dataclass(frozen=True, slots=True)
+class SpecWindow:
+    """What one window (two scrapes of one server) says about speculation, engine-neutral (issue 26).
+
+    Attributes:
+        engine_kind: whose names the scrapes used (``vllm``, ``llamacpp``, ``sglang``, ``trtllm``) or None.
+        delta: the counter deltas (:func:`specscope.stats.counters.counters_delta`), per engine label inside.
+        state: ``not_configured`` (no speculative series in either scrape), ``idle`` (counters there, 0 drafts),
+            ``vanished`` (series present before, gone after), ``accepting_nothing`` (drafts > 0, 0 accepted: an
+            alarm), ``gauge_only`` (only speculative gauges: nothing to difference), ``drafting``, or ``reset``
+            (every engine restarted between the scrapes).
+        statement: the state as one sentence with its numbers.
+        alarm: the alarm code when the window is an alarm (``ACCEPTING_NOTHING``), else None.
+        warnings: named reasons: ``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``,
+            ``ACCEPTING_NOTHING``, ``ENGINE_RESET``, ``SPEC_IDENTITY``.
+    """
+
+    engine_kind: str | None
+    delta: SpecCounters
+    state: str
+    statement: str
+    alarm: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        """accepted / drafted over the window; None unless both counters exist and something was drafted."""
+        return None if self.state in ("vanished", "reset") else self.delta.acceptance_rate
+
+    @property
+    def acceptance_length(self) -> float | None:
+        """1 + accepted / drafts over the window; None unless both counters exist and drafts > 0."""
+        return None if self.state in ("vanished", "reset") else self.delta.acceptance_length
 
 
 def known_fields(cls: Any, d: dict[str, Any]) -> dict[str, Any]:

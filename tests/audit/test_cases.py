@@ -21,12 +21,19 @@ def test_c01_deepseek_mtp_layer_missing() -> None:
     (f,) = r.findings
     assert f.details["prefixes"] == ["model.layers.2."]
     assert f.details["tensors_found"] == 0
+    # EXPECTED.md names enorm, hnorm and eh_proj "in particular" (0 of 3); the deepseek_mtp family of
+    # audit/architectures.toml also requires shared_head.norm (DeepSeek-V3's index holds model.layers.61.shared_head.
+    # norm.weight and vLLM's deepseek_mtp.py loads it per layer), so the finding counts 0 of 4.
     assert f.details["specific_missing"] == [
-        "model.layers.2.eh_proj.weight",
         "model.layers.2.enorm.weight",
         "model.layers.2.hnorm.weight",
+        "model.layers.2.eh_proj.weight",
+        "model.layers.2.shared_head.norm.weight",
     ]
-    assert "0 of 3" in f.message and "acceptance ~0" in f.consequence and "graft" in f.fix
+    assert f.details["family"] == "deepseek_mtp"
+    assert "0 of 4" in f.message and "acceptance ~0" in f.consequence
+    assert "specscope surgery graft" in f.fix and "--prefix model.layers.2." in f.fix and "enorm" in f.fix
+    assert "mtp.fc" not in f.fix and "Qwen" not in f.fix
     assert r.exit_code == 1
 
 

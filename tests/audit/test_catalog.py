@@ -6,12 +6,13 @@ import pytest
 
 from specscope.audit.catalog import finding, finding_texts
 from specscope.audit.findings import Severity
-from specscope.audit.rules_draft import check_draft_vs_target
+from specscope.audit.rules_vocab import compare_tokenizers
+from specscope.checkpoint.tokenizer import TokenizerView
 
 
 def test_every_entry_loads_with_a_severity_and_a_message() -> None:
     texts = finding_texts()
-    assert len(texts) == 55
+    assert len(texts) == 67
     assert {t["severity"] for t in texts.values()} == {"error", "warning", "info"}
     assert all(t["message"] for t in texts.values())
 
@@ -29,6 +30,7 @@ def test_a_finding_is_its_templates_filled_with_the_facts() -> None:
 def test_a_variant_keeps_its_code_and_the_fields_of_its_base() -> None:
     facts = {"cfg": "config.json", "only_cfg": ["a"], "hf": "hf_quant_config.json", "only_hf": "-", "modules": 1}
     facts |= {"right": "config.json", "wrong": "hf_quant_config.json", "action": "excludes", "module": "m"}
+    facts |= {"checkpoint": "ck"}
     plain = finding("QUANT_CONFIG_MISMATCH/exclude", state="quantized", **facts)
     draft = finding("QUANT_CONFIG_MISMATCH/exclude-draft", state="quantized", **facts)
     assert plain.code == draft.code == "QUANT_CONFIG_MISMATCH"
@@ -53,19 +55,13 @@ def test_a_fact_the_template_names_but_the_rule_omits_is_a_key_error() -> None:
         finding("HASH_FILE_MISSING", file="x.safetensors")
 
 
-def test_draft_vs_target_words_each_size_mismatch_and_the_tokenizer() -> None:
-    draft = {"architectures": ["DFlashDraftModel"], "vocab_size": 1000, "hidden_size": 64}
-    target = {"vocab_size": 1024, "hidden_size": 128}
-    out = check_draft_vs_target(draft, target, {"tokenizer.json": 10}, {"tokenizer.json": 12})
-    assert [(f.code, f.message, f.found, f.expected) for f in out] == [
-        ("DRAFT_VOCAB_MISMATCH", "draft vocab_size 1000 != target vocab_size 1024", "1000", "1024"),
-        ("DRAFT_HIDDEN_MISMATCH", "DFlash draft hidden_size 64 != target hidden_size 128", "64", "128"),
-        (
-            "DRAFT_TOKENIZER_DIFFERS",
-            "tokenizer.json differs in size: draft 10 bytes, target 12 bytes",
-            "10 bytes",
-            "12 bytes",
-        ),
-    ]
-    assert out[1].fix == "use the draft built for this target"
-    assert out[1].consequence == "the draft cannot consume the target's hidden states"
+def test_tokenizer_comparison_words_the_first_differing_id_and_both_tokens() -> None:
+    draft = TokenizerView("tokenizer.json", "BPE", {0: "a", 1: "b", 2: "c"})
+    target = TokenizerView("tokenizer.json", "BPE", {0: "a", 1: "B", 2: "C", 3: "d"})
+    (f,) = compare_tokenizers(draft, target)
+    assert (f.severity, f.code) == (Severity.ERROR, "DRAFT_TOKENIZER_DIFFERS")
+    assert f.message == (
+        "draft and target tokenizers map 2 of 3 shared ids to different tokens; first at id 1: draft 'b', target 'B'"
+    )
+    assert f.found == "id 1: draft 'b', target 'B'; id 2: draft 'c', target 'C'"
+    assert f.details["first"][0] == {"id": 1, "draft": "b", "target": "B"}

@@ -23,9 +23,12 @@ def test_fused_group_partially_excluded(tmp_path: Path) -> None:
     r = audit_checkpoint(ck)
     (f,) = r.by_code("FUSED_GROUP_PARTIALLY_EXCLUDED")
     assert f.severity.value == "error" and f.file == "config.json"
-    assert f.message == f"1 fused modules have only some parts excluded in config.json: {Q3}qkv_proj"
+    assert (
+        f.message == f"1 fused modules have only some children excluded in config.json: {Q3}qkv_proj (1 of 3 children)"
+    )
+    assert f.found == f"{Q3}qkv_proj: 1 of 3 children excluded ({Q3}q_proj); not excluded: {Q3}k_proj, {Q3}v_proj"
     assert f.details["groups"] == {
-        Q3 + "qkv_proj": {"excluded": [Q3 + "q_proj"], "not_excluded": [Q3 + "k_proj", Q3 + "v_proj"]}
+        Q3 + "qkv_proj": {"excluded": [Q3 + "q_proj"], "not_excluded": [Q3 + "k_proj", Q3 + "v_proj"], "k": 1, "n": 3}
     }
 
 

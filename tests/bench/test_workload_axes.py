@@ -29,7 +29,7 @@ def test_temperatures_are_a_cell_dimension():
     opts = BenchOptions(configs=("base",), workloads=("prose",), levels=(1,), repeats=1, temperatures=(0, 0.6, 1.0))
     assert sorted(k.workload for k in plan_cells(opts)) == ["prose@t0", "prose@t0.6", "prose@t1"]
     body = cell_request(opts, "prose@t0.6", Prompt("p", "prose", [{"role": "user", "content": "x"}]), 16)
-    assert body == {"temperature": 0.6, "thinking": False, "max_tokens": 16}
+    assert body == {"temperature": 0.6, "thinking": False, "max_tokens": 16, "ignore_eos": False}
 
 
 def test_contexts_and_thinking_both_expand():
@@ -40,7 +40,9 @@ def test_contexts_and_thinking_both_expand():
 def test_prompt_max_tokens_overrides_the_run_cap():
     opts = BenchOptions()
     prompt = Prompt("mine-0001", "mine", [{"role": "user", "content": "x"}], meta={"max_tokens": 5})
-    assert cell_request(opts, "mine@think", prompt, 96) == {"temperature": 0.0, "thinking": True, "max_tokens": 5}
+    assert cell_request(opts, "mine@think", prompt, 96) == {
+        "temperature": 0.0, "thinking": True, "max_tokens": 5, "ignore_eos": False
+    }  # fmt: skip
 
 
 def test_cli_overrides_with_files_and_datasets(tmp_path: Path):

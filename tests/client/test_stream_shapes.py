@@ -73,3 +73,19 @@ def test_a_transport_error_is_not_taken_for_a_clean_close():
     assert (r.status, r.reason) == ("degraded", "connection dropped; no [DONE]; no usage; short without stop")
     r = parse_capture(capture(error="connection dropped"))
     assert (r.status, r.reason) == ("failed", "connection dropped; no [DONE]; no usage; short without stop")
+
+
+def _with_usage(text: str, n: int) -> dict:
+    """A content chunk carrying cumulative usage, as vLLM sends every chunk with --enable-force-include-usage and
+    stream_options.continuous_usage_stats (vllm/entrypoints/openai/chat_completion/serving.py)."""
+    return {**delta(text), "usage": {"prompt_tokens": 3, "completion_tokens": n, "total_tokens": 3 + n}}
+
+
+def test_running_usage_is_not_a_terminal_event():
+    """Issue 26: a stream cut mid-way whose every chunk carried usage is failed (STOPPED_EARLY), not degraded."""
+    r = parse_capture(capture(ev(_with_usage("a", 1)), ev(_with_usage("b", 2))))
+    assert (r.status, r.reason, r.output_tokens) == ("failed", "STOPPED_EARLY", 2)
+    full = parse_capture(
+        capture(ev(_with_usage("a", 1)), ev(_with_usage("b", 2)), ev(delta(finish="length")), ev(USAGE), ev(b"[DONE]"))
+    )
+    assert (full.status, full.reason, full.output_tokens) == ("ok", None, 2)

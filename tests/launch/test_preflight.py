@@ -149,3 +149,42 @@ def test_dflash_draft_with_mixed_layer_types_is_refused(tmp_path):
     assert res.blocking[0].fix.startswith(f"specscope surgery dflash-layers {mixed} --all-sliding --out NEW_FOLDER")
     fixed = _dflash_draft(tmp_path / "fixed", ["sliding_attention", "sliding_attention"])
     assert preflight(str(target), str(fixed), "dflash").ok
+
+
+def _dense_draft(root: Path, tokens: list[str]) -> Path:
+    """A one-layer dense draft model for the small Qwen3.6 target (hidden 64, vocab 32), with its tokenizer."""
+    shapes = {"model.embed_tokens.weight": ("BF16", [qwen36.V, qwen36.H]), "model.norm.weight": ("BF16", [qwen36.H])}
+    shapes |= {"lm_head.weight": ("BF16", [qwen36.V, qwen36.H])}
+    for name, spec in qwen36._layer("model.layers.0.", True).items():
+        shapes[name] = spec
+    root.mkdir(parents=True)
+    qwen36.write_shard(root / "model.safetensors", shapes)
+    cfg = {"architectures": ["LlamaForCausalLM"], "hidden_size": qwen36.H, "num_hidden_layers": 1}
+    (root / "config.json").write_text(json.dumps({**cfg, "vocab_size": qwen36.V, "tie_word_embeddings": False}))
+    _tokenizer(root, tokens)
+    return root
+
+
+def _tokenizer(root: Path, tokens: list[str]) -> None:
+    doc = {"model": {"type": "BPE", "vocab": {t: i for i, t in enumerate(tokens)}}, "added_tokens": []}
+    (root / "tokenizer.json").write_text(json.dumps(doc))
+
+
+def test_draft_with_another_tokenizer_is_refused_before_launch(tmp_path):
+    target = qwen36.build(tmp_path / "target")
+    _tokenizer(target, [f"t{i}" for i in range(qwen36.V)])
+    same = _dense_draft(tmp_path / "same", [f"t{i}" for i in range(qwen36.V)])
+    assert preflight(str(target), str(same), "draft").ok
+    other = _dense_draft(tmp_path / "other", [f"u{i}" for i in range(qwen36.V)])
+    res = preflight(str(target), str(other), "draft")
+    assert [f.code for f in res.blocking] == ["DRAFT_TOKENIZER_DIFFERS"]
+    assert "first at id 0: draft 'u0', target 't0'" in res.blocking[0].message
+
+
+def test_method_that_names_another_family_is_refused(tmp_path):
+    target = qwen36.build(tmp_path / "target")
+    draft = _dflash_draft(tmp_path / "dflash", ["sliding_attention", "sliding_attention"])
+    res = preflight(str(target), str(draft), "eagle3")
+    assert "PREFLIGHT_METHOD_FAMILY" in [f.code for f in res.blocking]
+    (f,) = [f for f in res.blocking if f.code == "PREFLIGHT_METHOD_FAMILY"]
+    assert f.message == f"the recipe's method is eagle3 but {draft} is a dflash draft"

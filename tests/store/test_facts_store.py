@@ -64,10 +64,17 @@ def test_observed_crash_and_client_limit_come_back_as_status_and_reasons(tmp_pat
 # summary fields added after schema 1 (issue 12: what the server really ran); derived now, absent from its summaries
 _AFTER_SCHEMA1 = ("decode_tok_s", "ttfo_p50_s", "running_concurrency", "waiting_mean", "running_max", "waiting_max")
 _AFTER_SCHEMA1 += ("gauge_samples", "gauge_window", "capacity_limited", "queue_mean_s", "queue_p50_s")
+# issue 26: the engine-neutral records of a cell (per-request pool, window reading, drafting as run, phases)
+_AFTER_SCHEMA1 += ("spec_requests", "spec_window", "drafting", "phase_acceptance")
 
 
 def _without_later_fields(cell: CellSummary) -> dict:
-    return {k: v for k, v in cell.to_dict().items() if k not in _AFTER_SCHEMA1}
+    d = {k: v for k, v in cell.to_dict().items() if k not in _AFTER_SCHEMA1}
+    c = d.get("counters")
+    if c and "spec" not in c.get("present", []):  # issue 26: a counter the server did not have is None, not 0
+        for k in ("drafts", "draft_tokens", "accepted_tokens"):
+            c[k] = None if c.get(k) == 0 else c.get(k)
+    return d
 
 
 def _schema1_shape(cell: CellSummary) -> dict:
@@ -82,6 +89,8 @@ def _schema1_shape(cell: CellSummary) -> dict:
             None,
             [],
         )
+        for later in ("engine_kind", "rejected_tokens", "spec_gauges", "unread"):  # issue 26
+            d["counters"].pop(later)
     return d
 
 

@@ -65,7 +65,7 @@ def test_k_with_a_users_server_is_refused():
 
 def test_per_request_recipe_asks_vllm_for_per_response_spec_metrics():
     argv = vllm_argv(load_recipes().get("cpu-ngram-per-request-k2"), port=8000)
-    assert argv[argv.index("--per-request-spec-decode-metrics") + 1] == "summary"
+    assert argv[argv.index("--per-request-spec-decode-metrics") + 1] == "detailed"
     assert '"num_speculative_tokens":2' in argv[argv.index("--speculative-config") + 1].replace(" ", "")
     assert "--per-request-spec-decode-metrics" not in vllm_argv(load_recipes().get("cpu-ngram"), port=8000)
 

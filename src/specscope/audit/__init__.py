@@ -3,11 +3,12 @@
 Public API::
 
     audit_checkpoint(target, *, draft=None, bandwidth=None) -> AuditReport   # .findings, .census, .exit_code
-    byte_census(ck, *, mtp=None, draft_model=False, bandwidth_bytes_per_s=None) -> ByteCensus
+    byte_census(ck, *, layout=None, draft_model=False, bandwidth_bytes_per_s=None) -> ByteCensus
     parse_bandwidth("273GB/s" | "h200") -> float (bytes/s);  roofline_tokens_per_s(bytes_per_token, bytes_per_s)
     check_draft_config(cfg, target_num_layers=None) -> (findings, per-layer table)
 """
 
+from specscope.audit.architectures import DraftLayout, Family, families
 from specscope.audit.census import (
     NAMED_BANDWIDTHS_BYTES_PER_S,
     ByteCensus,
@@ -16,7 +17,6 @@ from specscope.audit.census import (
     roofline_tokens_per_s,
 )
 from specscope.audit.findings import AuditReport, Finding, Severity
-from specscope.audit.layout import MtpLayout, mtp_layout
 from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, quant_views
 from specscope.audit.rules_draft import check_draft_config
 from specscope.audit.run import audit_checkpoint, audit_loaded
@@ -30,8 +30,9 @@ __all__ = [
     "AuditReport",
     "Finding",
     "Severity",
-    "MtpLayout",
-    "mtp_layout",
+    "DraftLayout",
+    "Family",
+    "families",
     "QuantView",
     "effective_view",
     "is_excluded",

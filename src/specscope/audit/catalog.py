@@ -9,6 +9,7 @@ worded for one case (``QUANT_CONFIG_MISMATCH/kv``); its finding's code is ``CODE
 
 from __future__ import annotations
 
+import shlex
 import tomllib
 from functools import cache
 from importlib import resources
@@ -16,10 +17,15 @@ from typing import Any
 
 from specscope.audit.findings import Finding, Severity
 
-__all__ = ["finding_texts", "finding"]
+__all__ = ["finding_texts", "finding", "arg"]
 
 _TEXTS_FILE = "findings.toml"
 _TEMPLATES = ("message", "found", "expected", "consequence", "fix")  # the Finding fields the table words, message first
+
+
+def arg(text: str) -> str:
+    """``text`` as one shell word, for the command lines fix texts give (a path with spaces stays one argument)."""
+    return shlex.quote(text)
 
 
 @cache

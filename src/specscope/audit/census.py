@@ -1,21 +1,36 @@
-"""Rule 8: byte census - bytes by group and dtype, bytes read per decode step, draft share, bandwidth roofline.
+"""Rule 8: byte census - bytes by group and dtype, bytes read per decode step as engines read them, the roofline.
 
 Model: single-stream decode is memory-bandwidth bound, so a target forward pass reads every weight it uses once:
-all language-model weights, one row of the embedding table (a lookup, not a matmul), only the routed share of MoE
-experts (``num_experts_per_tok / num_experts``), and not the vision tower. A draft step reads the MTP / draft head
-weights only (it shares the target's embedding and lm_head). Roofline ``tokens/s = bandwidth_bytes_per_s /
-bytes_per_token``. Source: seed 003 ("every decoded token re-reads essentially all of it: 17.61 GB ... against GB10's
-273 GB/s that sets a hard ceiling near 15.5 tok/s"; "the MTP head reads only 0.85 GB per draft step, 4.8% of a
-target pass"); seed 002 (Qwen3.6 MTP head: 15 tensors, 849,398,784 bytes).
+all language-model weights, one row of the embedding table (a lookup, not a matmul; the whole table when it is also
+the head: ``tie_word_embeddings`` with no ``lm_head``), only the routed share of MoE experts (``num_experts_per_tok /
+num_experts``), and not the vision tower. A draft step is counted by the rule of its family
+(:mod:`.architectures`), as the engine loads it:
+
+- an MTP head (Qwen3.5/3.6, DeepSeek/GLM, MiMo) reads its own tensors once per step; engines take its embedding
+  and head from the target (vLLM ``llm_base_proposer.load_model``: "Detected MTP model. Sharing target model
+  embedding / lm_head weights"), so the copies a checkpoint carries (DeepSeek's ``model.layers.61.embed_tokens`` and
+  ``shared_head.head``) are never read and are not counted;
+- a separate draft (EAGLE, EAGLE-3, DFlash, Medusa, MLP speculator, a dense draft model) reads each of its layers, one
+  row of its own embedding, and its own head at its stored size (an EAGLE-3 head over a reduced vocabulary is
+  smaller); a head or embedding it takes from the target is counted as shared.
+
+``draft_bytes_per_step`` holds the draft's own weights read per step; ``draft_shared_bytes_per_step`` what the step
+reads of the target's weights (the shared head and one embedding row), which ``predict --lm-head-bytes`` models.
+``draft_rule`` says which rule applied. Roofline ``tokens/s = bandwidth_bytes_per_s / bytes_per_token``. Sources:
+seed 003 ("every decoded token re-reads essentially all of it: 17.61 GB ... against GB10's 273 GB/s that sets a hard
+ceiling near 15.5 tok/s"; "the MTP head reads only 0.85 GB per draft step, 4.8% of a target pass"); seed 002
+(Qwen3.6 MTP head: 15 tensors, 849,398,784 bytes).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
-from specscope.audit.layout import MtpLayout, is_vision, layer_of
-from specscope.checkpoint import Checkpoint
+from specscope.audit.architectures import DraftLayout, alias_name
+from specscope.audit.layout import is_vision, layer_of
+from specscope.checkpoint import Checkpoint, TensorInfo
 from specscope.errors import ConfigError
 from specscope.stats.roofline import roofline_tok_s
 
@@ -28,7 +43,18 @@ __all__ = [
     "GROUPS",
 ]
 
-GROUPS = ("mlp", "full_attention", "linear_attention", "mtp_draft", "vision", "embeddings", "lm_head", "norms", "other")
+GROUPS = (
+    "mlp",
+    "full_attention",
+    "linear_attention",
+    "mtp_draft",
+    "draft_shared_copies",
+    "vision",
+    "embeddings",
+    "lm_head",
+    "norms",
+    "other",
+)
 
 #: named devices -> peak memory bandwidth in bytes/s (vendor data sheets).
 NAMED_BANDWIDTHS_BYTES_PER_S: dict[str, float] = {
@@ -98,13 +124,19 @@ class ByteCensus:
 
     Attributes:
         total_bytes: all tensor bytes.
-        bytes_by_group: group (see :data:`GROUPS`) -> stored bytes.
+        bytes_by_group: group (see :data:`GROUPS`) -> stored bytes (``draft_shared_copies``: a draft's copies of
+            tensors the engine takes from the target, never read).
         bytes_by_dtype: dtype -> stored bytes.
-        target_bytes_per_token: bytes one target forward pass reads (decode, batch 1).
-        draft_bytes_per_step: bytes one MTP / draft step reads (0 without a head).
+        target_bytes_per_token: bytes one target forward pass reads (decode, batch 1); 0 for a draft checkpoint.
+        draft_bytes_per_step: bytes of the draft's own weights one draft step reads (0 without a draft).
         draft_share: draft_bytes_per_step / target_bytes_per_token.
         bandwidth_bytes_per_s: the bandwidth used for the roofline (None when not given).
         roofline_tokens_per_s: bandwidth / target_bytes_per_token (None without a bandwidth).
+        draft_shared_bytes_per_step: bytes of the target's weights a draft step reads (its head and one embedding
+            row when shared); None when the target's sizes are unknown or there is no draft.
+        draft_rule: the rule the draft bytes follow (family, engine, what was counted and what was not).
+        lm_head_bytes: bytes of the head a target step reads (the embedding table when tied).
+        embedding_row_bytes: bytes of one embedding row.
     """
 
     total_bytes: int
@@ -116,19 +148,23 @@ class ByteCensus:
     bandwidth_bytes_per_s: float | None = None
     roofline_tokens_per_s: float | None = None
     notes: list[str] = field(default_factory=list)
+    draft_shared_bytes_per_step: int | None = None
+    draft_rule: str | None = None
+    lm_head_bytes: int = 0
+    embedding_row_bytes: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _group(name: str, ndim: int, mtp: MtpLayout | None, draft_model: bool) -> str:
-    if draft_model or (mtp and mtp.contains(name)) or name.startswith("mtp."):
+def _group(name: str, ndim: int, in_draft: bool) -> str:
+    if in_draft:
         return "mtp_draft"
     if is_vision(name):
         return "vision"
-    if "embed_tokens" in name or name.endswith(("wte.weight", "word_embeddings.weight")):
+    if _is_embedding(name):
         return "embeddings"
-    if name.startswith("lm_head") or ".lm_head." in name or name.endswith("output.weight"):
+    if _is_head(name):
         return "lm_head"
     lo = layer_of(name)
     rest = lo[2] if lo else name
@@ -145,54 +181,139 @@ def _group(name: str, ndim: int, mtp: MtpLayout | None, draft_model: bool) -> st
     return "other"
 
 
+def _is_embedding(name: str) -> bool:
+    return "embed_tokens" in name or name.endswith(("wte.weight", "word_embeddings.weight", "token_embd.weight"))
+
+
+def _is_head(name: str) -> bool:
+    return name.startswith("lm_head") or ".lm_head." in name or name.endswith("output.weight")
+
+
+def _moe_fraction(cfg: dict[str, Any]) -> tuple[float, str | None]:
+    n_exp = cfg.get("num_experts") or cfg.get("n_routed_experts") or cfg.get("num_local_experts")
+    top_k = cfg.get("num_experts_per_tok")
+    if isinstance(n_exp, int) and isinstance(top_k, int) and n_exp > 0 and top_k != n_exp:
+        return top_k / n_exp, f"MoE experts counted at {top_k}/{n_exp} of their bytes"
+    return 1.0, None
+
+
+def _is_expert(name: str) -> bool:
+    return ".experts." in name or name.endswith((".experts.gate_up_proj", ".experts.down_proj"))
+
+
+def _rows(info: TensorInfo) -> int:
+    return info.shape[0] if info.shape and info.shape[0] else 1
+
+
+@dataclass
+class _Tally:
+    by_group: dict[str, int]
+    by_dtype: dict[str, int]
+    target: float = 0.0
+    draft: float = 0.0
+    total: int = 0
+    embedding_bytes: int = 0
+    embedding_rows: int = 1
+    head_bytes: int = 0
+    copies: int = 0
+    copies_bytes: int = 0
+    draft_tensors: int = 0
+
+
+def _tied(ck: Checkpoint, tensors: dict[str, Any]) -> bool:
+    """The embedding is also the head: no lm_head tensor and ``tie_word_embeddings`` (or no head at all)."""
+    has_head = any(_is_head(n) for n in tensors if not is_vision(n))
+    return not has_head and ck.text_config.get("tie_word_embeddings", True) is not False
+
+
+def _count_draft(t: _Tally, name: str, info: TensorInfo, read: float, layout: DraftLayout | None, whole: bool) -> None:
+    t.draft_tensors += 1
+    if layout is not None and layout.family.kind == "mtp" and name in layout.shareable:
+        t.copies += 1
+        t.copies_bytes += info.nbytes
+        t.by_group["mtp_draft"] -= info.nbytes
+        t.by_group["draft_shared_copies"] += info.nbytes
+        return
+    if whole and _is_embedding(alias_name(layout.family, name) if layout else name):
+        t.embedding_bytes += info.nbytes
+        t.embedding_rows = _rows(info)
+        t.draft += info.nbytes / _rows(info)
+        return
+    t.draft += read
+
+
+def _draft_rule(layout: DraftLayout | None, whole: bool, t: _Tally, moe_note: str | None) -> str | None:
+    if layout is None and not whole:
+        return None
+    if layout is None or layout.family.key == "draft_model":
+        return (
+            "separate draft model: every layer, its norm and its head once per draft step, one embedding row "
+            "(vLLM draft_model.py loads it as an ordinary model)"
+        )
+    fam = layout.family
+    if fam.kind == "mtp":
+        text = (
+            f"{fam.title}: the head's {t.draft_tensors - t.copies} own tensors once per draft step"
+            + (f" ({moe_note})" if moe_note else "")
+            + "; embedding and lm_head are the target's (vLLM llm_base_proposer.load_model shares them for MTP)"
+        )
+        if t.copies:
+            text += f"; {t.copies} copies of shared tensors in the checkpoint ({t.copies_bytes:,} bytes) not read"
+        return text
+    shared = [s.split(".")[0] for s in fam.shareable]
+    return f"{fam.title}: each draft layer once per step, one embedding row, its own head at its stored size" + (
+        f"; {', '.join(shared)} taken from the target when absent (llm_base_proposer.load_model)" if shared else ""
+    )
+
+
 def byte_census(
     ck: Checkpoint,
     *,
-    mtp: MtpLayout | None = None,
+    layout: DraftLayout | None = None,
     draft_model: bool = False,
     bandwidth_bytes_per_s: float | None = None,
 ) -> ByteCensus:
     """Census of ``ck`` from its headers (loader's copy of each tensor).
 
     Args:
-        mtp: the MTP layout (from :func:`specscope.audit.layout.mtp_layout`) to count as draft bytes.
-        draft_model: the whole checkpoint is a draft model (DFlash / EAGLE): everything is draft bytes.
+        layout: the draft the checkpoint carries: an MTP head inside it (its tensors are draft bytes), or, with
+            ``draft_model``, the family of a separate draft checkpoint.
+        draft_model: the whole checkpoint is a draft model: everything is draft bytes, counted by its family's rule.
         bandwidth_bytes_per_s: memory bandwidth for the roofline.
     """
-    cfg = ck.text_config
-    n_exp = cfg.get("num_experts") or cfg.get("n_routed_experts") or cfg.get("num_local_experts")
-    top_k = cfg.get("num_experts_per_tok")
-    moe_frac = (top_k / n_exp) if isinstance(n_exp, int) and isinstance(top_k, int) and n_exp > 0 else 1.0
-    by_group = {g: 0 for g in GROUPS}
-    by_dtype: dict[str, int] = {}
-    target = 0.0
-    draft = 0.0
-    total = 0
-    for name, info in ck.tensors().items():
+    moe_frac, moe_note = _moe_fraction(ck.text_config)
+    tensors = ck.tensors()
+    tied = _tied(ck, tensors)
+    t = _Tally({g: 0 for g in GROUPS}, {})
+    for name, info in tensors.items():
         nbytes = info.nbytes
-        total += nbytes
-        g = _group(name, len(info.shape), mtp, draft_model)
-        by_group[g] += nbytes
-        by_dtype[info.dtype] = by_dtype.get(info.dtype, 0) + nbytes
-        read = float(nbytes)
-        if ".experts." in name or name.endswith((".experts.gate_up_proj", ".experts.down_proj")):
-            read *= moe_frac
-        if g == "mtp_draft":
-            draft += read
-        elif g == "vision":
-            continue
+        t.total += nbytes
+        in_draft = draft_model or (layout is not None and layout.contains(name))
+        g = _group(name, len(info.shape), in_draft)
+        t.by_group[g] += nbytes
+        t.by_dtype[info.dtype] = t.by_dtype.get(info.dtype, 0) + nbytes
+        read = float(nbytes) * (moe_frac if _is_expert(name) else 1.0)
+        if in_draft:
+            _count_draft(t, name, info, read, layout, draft_model)
         elif g == "embeddings":
-            target += nbytes / info.shape[0] if info.shape and info.shape[0] else 0  # one row of [vocab, hidden]
-        else:
-            target += read
-    tb, db = int(round(target)), int(round(draft))
-    notes = []
-    if moe_frac != 1.0:
-        notes.append(f"MoE experts counted at {top_k}/{n_exp} of their bytes")
+            t.embedding_bytes += nbytes
+            t.embedding_rows = _rows(info)
+            t.target += nbytes if tied else nbytes / _rows(info)
+        elif g == "lm_head":
+            t.head_bytes += nbytes
+            t.target += read
+        elif g != "vision":
+            t.target += read
+    if draft_model and tied and t.embedding_bytes:  # a tied draft reads its whole embedding as the head
+        t.draft += t.embedding_bytes - t.embedding_bytes / t.embedding_rows
+    tb, db = int(round(t.target)), int(round(t.draft))
+    notes = [moe_note] if moe_note else []
+    if tied and t.embedding_bytes:
+        notes.append("tied embeddings: the embedding table is read whole as the head each step")
     return ByteCensus(
-        total_bytes=total,
-        bytes_by_group=by_group,
-        bytes_by_dtype=dict(sorted(by_dtype.items())),
+        total_bytes=t.total,
+        bytes_by_group=t.by_group,
+        bytes_by_dtype=dict(sorted(t.by_dtype.items())),
         target_bytes_per_token=tb,
         draft_bytes_per_step=db,
         draft_share=(db / tb) if tb else 0.0,
@@ -201,4 +322,39 @@ def byte_census(
         if bandwidth_bytes_per_s and tb
         else None,
         notes=notes,
+        draft_shared_bytes_per_step=_mtp_shared(t, tied)
+        if layout is not None and layout.family.kind == "mtp"
+        else None,
+        draft_rule=_draft_rule(layout, draft_model, t, moe_note),
+        lm_head_bytes=t.embedding_bytes if tied else t.head_bytes,
+        embedding_row_bytes=int(round(t.embedding_bytes / t.embedding_rows)) if t.embedding_bytes else 0,
+    )
+
+
+def _mtp_shared(t: _Tally, tied: bool) -> int:
+    """An MTP step reads the target's head and one embedding row."""
+    row = t.embedding_bytes / t.embedding_rows if t.embedding_bytes else 0.0
+    return int(round((t.embedding_bytes if tied else t.head_bytes) + row))
+
+
+def with_draft(target: ByteCensus, draft: ByteCensus, layout: DraftLayout | None, draft_ck: Checkpoint) -> ByteCensus:
+    """``target``'s census with a separate draft's bytes per step: its own weights, plus what it reads of the
+    target's (the head and embedding it does not carry itself, for families that share them)."""
+    names = set(draft_ck.tensors())
+    shared = 0
+    if layout is not None:
+        fam = layout.family
+        own = {alias_name(fam, n) for n in names}
+        if "lm_head.weight" in fam.shareable and "lm_head.weight" not in own:
+            shared += target.lm_head_bytes
+        if "embed_tokens.weight" in fam.shareable and "embed_tokens.weight" not in own:
+            shared += target.embedding_row_bytes
+    d = draft.draft_bytes_per_step
+    tb = target.target_bytes_per_token
+    return replace(
+        target,
+        draft_bytes_per_step=d,
+        draft_share=d / tb if tb else 0.0,
+        draft_shared_bytes_per_step=shared,
+        draft_rule=draft.draft_rule,
     )

@@ -14,13 +14,21 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from specscope.audit.census import ByteCensus
 
-__all__ = ["Severity", "Finding", "AuditReport"]
+__all__ = ["Severity", "Finding", "AuditReport", "by_severity"]
 
 
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
+
+
+_SEVERITY_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def by_severity(findings: list[Finding]) -> list[Finding]:
+    """``findings`` errors first, then warnings, then infos (stable within a severity)."""
+    return sorted(findings, key=lambda f: _SEVERITY_RANK[f.severity])
 
 
 @dataclass(frozen=True)

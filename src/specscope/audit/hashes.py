@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from specscope.audit.catalog import finding
-from specscope.audit.findings import AuditReport, Finding, Severity
+from specscope.audit.findings import AuditReport, Finding, by_severity
 from specscope.checkpoint.safefiles import read_regular, sha256_file
 from specscope.errors import ConfigError, require_path
 
@@ -130,9 +130,8 @@ def add_hash_findings(
         fix="download the checkpoint, then run `specscope audit FOLDER --hashes`",
         folder=True,
     )
-    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     if hub is not None:
         found = check_hashes(root, expected=hub_lfs_sha256(hub), source=f"{hub} (hub LFS)")
     else:
         found = check_hashes(root, sums_file)
-    report.findings = sorted([*report.findings, *found], key=lambda f: order[f.severity])
+    report.findings = by_severity([*report.findings, *found])

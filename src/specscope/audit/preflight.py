@@ -11,8 +11,11 @@ What blocks, by method (headers and JSON only, local folder or hub):
 - ``mtp``: the model's config declares no MTP head (``PREFLIGHT_NO_MTP_HEAD``), or any ERROR on the head:
   codes ``MTP_*`` (missing, incomplete, not indexed, fc shape, quantized-but-excluded / unquantized-not-excluded),
   ``FUSED_GROUP_PARTIALLY_EXCLUDED`` and any ERROR whose tensor lies under the head's prefix.
-- ``draft`` / ``dflash`` / ``eagle3``: any ERROR in the draft's own audit or the draft-vs-target checks; for
-  ``dflash`` also ``DFLASH_MIXED_LAYER_TYPES`` (released vLLM raises ``NotImplementedError`` on it, seed 000).
+- ``draft`` / ``dflash`` / ``eagle`` / ``eagle3`` / ``medusa`` / ``mlp_speculator``: any ERROR in the draft's own
+  audit or the draft-vs-target checks (tensors its family requires, tokenizers by content, vocabulary bounds,
+  EAGLE-3 ``d2t`` / ``t2d``); a draft whose family (:mod:`.architectures`) is not the method's
+  (``PREFLIGHT_METHOD_FAMILY``: vLLM builds the method's model and fails or loads garbage); for ``dflash`` also
+  ``DFLASH_MIXED_LAYER_TYPES`` (released vLLM raises ``NotImplementedError`` on it, seed 000).
 - ``base`` / ``ngram`` / ``suffix``: nothing is audited (no learned head runs).
 """
 
@@ -28,7 +31,9 @@ from specscope.errors import CheckpointError, ConfigError
 
 __all__ = ["PreflightResult", "PreflightRefused", "preflight", "require_preflight", "HEAD_METHODS"]
 
-HEAD_METHODS = frozenset({"mtp", "draft", "draft_model", "dflash", "eagle", "eagle3"})
+HEAD_METHODS = frozenset({"mtp", "draft", "draft_model", "dflash", "eagle", "eagle3", "medusa", "mlp_speculator"})
+#: methods that name one draft family of audit/architectures.toml (vLLM --speculative-config method names).
+_FAMILY_METHODS = frozenset({"dflash", "eagle", "eagle3", "medusa", "mlp_speculator"})
 _MTP_CODES = frozenset({"FUSED_GROUP_PARTIALLY_EXCLUDED", "SINGLE_FILE_SHADOWS_INDEX"})
 
 
@@ -93,6 +98,14 @@ def _mtp_blocking(report: AuditReport) -> list[Finding]:
     return out
 
 
+def _family_mismatch(report: AuditReport, method: str, draft: str | None) -> list[Finding]:
+    """``PREFLIGHT_METHOD_FAMILY`` when the recipe's method names another family than the draft's."""
+    fam = ((report.facts.get("draft") or {}).get("draft_family") or {}).get("family")
+    if method not in _FAMILY_METHODS or fam is None or fam == method:
+        return []
+    return [finding("PREFLIGHT_METHOD_FAMILY", file="config.json", method=method, family=fam, draft=draft)]
+
+
 def preflight(model: str, draft_model: str | None, method: str) -> PreflightResult:
     """Audit ``model`` (and ``draft_model``) for speculation with ``method`` (vLLM's or specscope's name).
 
@@ -116,6 +129,7 @@ def preflight(model: str, draft_model: str | None, method: str) -> PreflightResu
         blocking = _mtp_blocking(report)
     else:
         blocking = [f for f in report.errors if (f.file or "").startswith("draft") or f.code.startswith("DRAFT_")]
+        blocking += _family_mismatch(report, method, draft)
         if method == "dflash":  # released vLLM raises on it at start-up (seed 000); the surgery rewrites it
             blocking += [
                 replace(f, fix=f"specscope surgery dflash-layers {draft} --all-sliding --out NEW_FOLDER ({f.fix})")

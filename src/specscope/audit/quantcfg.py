@@ -8,6 +8,11 @@ Sources:
 - compressed-tensors: ``config.json["quantization_config"]`` with ``ignore`` holding exact module names or ``re:``
   regular expressions (compressed-tensors ``utils/match.py``); ``kv_cache_scheme`` for the KV cache.
 - Quark: ``exclude`` with names / wildcards (vLLM ``quark.py``).
+- AWQ: ``modules_to_not_convert``, each entry a substring of the module name (vLLM ``awq.py``
+  ``is_layer_skipped_awq``: ``any(module_name in prefix for module_name in modules_to_not_convert)``).
+- GPTQ (GPTQModel): ``dynamic`` with ``"-:REGEX"`` keys for modules left unquantized (vLLM
+  ``quantization/utils/gptq_utils.py`` ``get_dynamic_override``: a matching negative rule skips the layer); the
+  regular expressions are kept as ``re:`` entries.
 - Which one vLLM uses: ``config.json``'s ``quantization_config`` when present, else ``hf_quant_config.json``
   (vLLM ``model_loader/weight_utils.py`` ``get_quant_config``; seed 004: "vLLM prefers config.json").
 - Fused names: an entry for ``qkv_proj`` covers ``q_proj``/``k_proj``/``v_proj``, ``gate_up_proj`` covers
@@ -19,6 +24,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["QuantView", "quant_views", "effective_view", "is_excluded"]
 
@@ -47,7 +53,7 @@ class QuantView:
     exclude: tuple[str, ...]
     kv_fp8_static: bool
     kv_desc: str
-    quantized_layers: dict = field(default_factory=dict)
+    quantized_layers: dict[str, Any] = field(default_factory=dict)
 
 
 def _kv_from_scheme(scheme: object) -> tuple[bool, str]:
@@ -73,7 +79,14 @@ def _str_list(value: object) -> tuple[str, ...]:
     return tuple(e for e in value if isinstance(e, str)) if isinstance(value, list) else ()
 
 
-def _layer_map(value: object) -> dict:
+def _gptq_negatives(dynamic: object) -> tuple[str, ...]:
+    """GPTQModel ``dynamic`` keys ``"-:REGEX"`` (skip these modules) as ``re:REGEX`` exclusion entries."""
+    if not isinstance(dynamic, dict):
+        return ()
+    return tuple("re:" + k[2:] for k in dynamic if isinstance(k, str) and k.startswith("-:"))
+
+
+def _layer_map(value: object) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
 
@@ -81,9 +94,10 @@ def _opt_str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _group_size(qc: dict) -> int | None:
-    if isinstance(qc.get("group_size"), int):
-        return qc["group_size"]
+def _group_size(qc: dict[str, Any]) -> int | None:
+    own = qc.get("group_size")
+    if isinstance(own, int):
+        return own
     groups = qc.get("config_groups")
     for grp in (groups if isinstance(groups, dict) else {}).values():
         if isinstance(grp, dict) and isinstance(grp.get("weights"), dict):
@@ -91,12 +105,14 @@ def _group_size(qc: dict) -> int | None:
             if isinstance(gs, int):
                 return gs
     gq = qc.get("global_quant_config")
-    if isinstance(gq, dict) and isinstance(gq.get("weight"), dict) and isinstance(gq["weight"].get("group_size"), int):
-        return gq["weight"]["group_size"]
+    weight = gq.get("weight") if isinstance(gq, dict) else None
+    size = weight.get("group_size") if isinstance(weight, dict) else None
+    if isinstance(size, int):
+        return size
     return None
 
 
-def quant_views(config: dict | None, hf_quant_config: dict | None) -> dict[str, QuantView]:
+def quant_views(config: dict[str, Any] | None, hf_quant_config: dict[str, Any] | None) -> dict[str, QuantView]:
     """``{"config.json": QuantView, "hf_quant_config.json": QuantView}`` for the files that declare quantization."""
     out: dict[str, QuantView] = {}
     cfg = config or {}
@@ -106,7 +122,11 @@ def quant_views(config: dict | None, hf_quant_config: dict | None) -> dict[str, 
         qc = text_config.get("quantization_config")
     if isinstance(qc, dict):
         method = (_opt_str(qc.get("quant_method")) or "").lower()
-        exclude = qc.get("ignore") or qc.get("exclude_modules") or qc.get("exclude") or []
+        exclude = list(
+            _str_list(qc.get("ignore") or qc.get("exclude_modules") or qc.get("exclude") or [])
+            + _str_list(qc.get("modules_to_not_convert"))
+            + _gptq_negatives(qc.get("dynamic"))
+        )
         if "kv_cache_scheme" in qc:
             kv_static, kv_desc = _kv_from_scheme(qc.get("kv_cache_scheme"))
         else:
@@ -160,7 +180,12 @@ def _expand(module: str) -> list[str]:
 
 def _match_one(pattern: str, name: str, method: str) -> bool:
     if pattern.startswith("re:"):
-        return re.match(pattern[3:], name) is not None
+        try:
+            return re.match(pattern[3:], name) is not None
+        except re.error:
+            return False  # a pattern the engine cannot compile either matches nothing here
+    if method == "awq":
+        return pattern in name
     if name == pattern or name.startswith(pattern + "."):
         return True
     if method != "compressed-tensors" and any(ch in pattern for ch in "*?["):

@@ -1,4 +1,4 @@
-"""Rule 6 (DFlash / EAGLE draft configs, draft vs target) and rule 7 (vision-language processor configs).
+"""Rule 6 (DFlash / EAGLE draft configs, a draft against its target) and rule 7 (vision-language processor configs).
 
 Sources: case C09 and the reports it cites: ikawrakow/ik_llama.cpp PR #2021 (DFlash SWA layers run as full attention),
 z-lab/dflash ``dflash/model.py`` (``layer_types``; with no ``is_causal`` key sliding layers are causal and the full
@@ -11,25 +11,23 @@ Rule 7: seed 001 (ModelOpt does not emit the processor configs; vLLM fails a VL 
 
 from __future__ import annotations
 
+from typing import Any
+
+from specscope.audit.architectures import DraftLayout
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding, Severity
+from specscope.audit.rules_vocab import check_vocab_bounds, compare_tokenizers
+from specscope.checkpoint import Checkpoint
+from specscope.checkpoint.tokenizer import read_tokenizer
 
-__all__ = ["is_draft_config", "check_draft_config", "check_draft_vs_target", "check_vision_processor"]
+__all__ = ["check_draft_config", "check_draft_vs_target", "check_vision_processor"]
 
 VL_PROCESSOR_FILES = ("preprocessor_config.json", "processor_config.json", "video_preprocessor_config.json")
 
 
-def is_draft_config(cfg: dict | None) -> bool:
-    """True for DFlash / EAGLE draft configs (architecture name or a ``dflash_config`` / ``eagle_config`` block)."""
-    if not cfg:
-        return False
-    archs = " ".join(str(a) for a in cfg.get("architectures") or []).lower()
-    return "dflash" in archs or "eagle" in archs or "dflash_config" in cfg or "eagle_config" in cfg
-
-
 def check_draft_config(
-    cfg: dict, *, target_num_layers: int | None = None, file: str = "config.json"
-) -> tuple[list[Finding], list[dict]]:
+    cfg: dict[str, Any], *, target_num_layers: int | None = None, file: str = "config.json"
+) -> tuple[list[Finding], list[dict[str, Any]]]:
     """Findings for a DFlash/EAGLE draft ``config.json`` and the per-layer table ``[{layer, type, window, causal}]``.
 
     Codes: ``DFLASH_LAYER_TYPES_LENGTH`` (ERROR), ``DFLASH_SLIDING_WINDOW_MISSING`` (ERROR),
@@ -41,10 +39,10 @@ def check_draft_config(
     n = cfg.get("num_hidden_layers")
     types = cfg.get("layer_types")
     dflash = cfg.get("dflash_config")
-    dcfg: dict = dflash if isinstance(dflash, dict) else {}
+    dcfg: dict[str, Any] = dflash if isinstance(dflash, dict) else {}
     window = cfg.get("sliding_window")
     block = dcfg.get("block_size", cfg.get("block_size"))
-    table: list[dict] = []
+    table: list[dict[str, Any]] = []
     if isinstance(types, list) and isinstance(n, int) and len(types) != n:
         out.append(finding("DFLASH_LAYER_TYPES_LENGTH", file=file, types=len(types), layers=n))
     if isinstance(types, list):
@@ -108,36 +106,25 @@ def check_draft_config(
     return out, table
 
 
-def _size_mismatch(code: str, draft_cfg: dict, target_cfg: dict, key: str) -> list[Finding]:
-    """Finding ``code`` when the draft's and the target's integer config values ``key`` (e.g. ``vocab_size``) differ."""
-    dv, tv = draft_cfg.get(key), target_cfg.get(key)
-    if not (isinstance(dv, int) and isinstance(tv, int)) or dv == tv:
-        return []
-    return [finding(code, file="config.json", draft=dv, target=tv)]
+def check_draft_vs_target(draft_ck: Checkpoint, target_ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]:
+    """A separate draft against its target: tokenizers by content, vocabulary bounds (:mod:`.rules_vocab`), and a
+    DFlash draft's hidden size.
 
-
-def check_draft_vs_target(
-    draft_cfg: dict, target_cfg: dict, draft_files: dict[str, int], target_files: dict[str, int]
-) -> list[Finding]:
-    """Vocabulary, hidden size and tokenizer agreement of a separate draft model with its target.
-
-    Codes: ``DRAFT_VOCAB_MISMATCH`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR), ``DRAFT_TOKENIZER_DIFFERS`` (WARNING).
+    Codes: those of :func:`specscope.audit.rules_vocab.compare_tokenizers` and ``check_vocab_bounds``,
+    ``DRAFT_HIDDEN_MISMATCH`` (ERROR).
     """
     out: list[Finding] = []
-    text_cfg = target_cfg.get("text_config")
-    tcfg: dict = text_cfg if isinstance(text_cfg, dict) else target_cfg
-    out += _size_mismatch("DRAFT_VOCAB_MISMATCH", draft_cfg, tcfg, "vocab_size")
-    if "dflash" in " ".join(draft_cfg.get("architectures") or []).lower():
-        out += _size_mismatch("DRAFT_HIDDEN_MISMATCH", draft_cfg, tcfg, "hidden_size")
-    for name in ("tokenizer.json", "tokenizer.model"):
-        if name in draft_files and name in target_files and draft_files[name] != target_files[name]:
-            out.append(
-                finding("DRAFT_TOKENIZER_DIFFERS", file=name, draft=draft_files[name], target=target_files[name])
-            )
+    draft_tok, target_tok = read_tokenizer(draft_ck.source), read_tokenizer(target_ck.source)
+    out += compare_tokenizers(draft_tok, target_tok)
+    out += check_vocab_bounds(draft_ck, layout, target_ck.text_config, draft_tok, target_tok)
+    if layout is not None and layout.family.key == "dflash":
+        dv, tv = draft_ck.text_config.get("hidden_size"), target_ck.text_config.get("hidden_size")
+        if isinstance(dv, int) and isinstance(tv, int) and dv != tv:
+            out.append(finding("DRAFT_HIDDEN_MISMATCH", file="config.json", draft=dv, target=tv))
     return out
 
 
-def check_vision_processor(config: dict | None, files: dict[str, int]) -> list[Finding]:
+def check_vision_processor(config: dict[str, Any] | None, files: dict[str, int]) -> list[Finding]:
     """Codes: ``VL_PROCESSOR_CONFIG_MISSING`` (ERROR for ``preprocessor_config.json``, WARNING for the others)."""
     if not config or not isinstance(config.get("vision_config"), dict):
         return []

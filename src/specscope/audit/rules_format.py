@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from specscope.audit.catalog import finding
+from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.rules_shards import SINGLE_FILE, check_copies, check_single_file, check_total_size
 from specscope.checkpoint import INDEX_NAME, Checkpoint, shard_name_is_safe
@@ -88,14 +88,21 @@ def check_index(ck: Checkpoint) -> list[Finding]:
             if loc.shard not in referenced or loc.shard == want:
                 continue
             if want is None:
-                out.append(finding("TENSOR_NOT_INDEXED", file=loc.shard, tensor=tensor))
+                out.append(finding("TENSOR_NOT_INDEXED", file=loc.shard, tensor=tensor, checkpoint=arg(ck.label)))
 
     for name, h in sorted(readable.items()):
         if name in referenced or not name.endswith(".safetensors") or name == SINGLE_FILE:
             continue  # a single model.safetensors beside an index: SINGLE_FILE_SHADOWS_INDEX
         details = {"tensors": len(h.tensors), "tensor_bytes": h.tensor_bytes}
         out.append(
-            finding("UNREFERENCED_SHARD", file=name, tensors=len(h.tensors), nbytes=h.tensor_bytes, details=details)
+            finding(
+                "UNREFERENCED_SHARD",
+                file=name,
+                tensors=len(h.tensors),
+                nbytes=h.tensor_bytes,
+                checkpoint=arg(ck.label),
+                details=details,
+            )
         )
 
     return out + check_copies(ck) + check_total_size(ck) + check_single_file(ck)

@@ -6,11 +6,15 @@ when all its shards are; "Detected some but not all shards of ... are quantized.
 the same precision" otherwise), seed 004 (an MTP head quantized on purpose only in its experts, with the rest
 excluded). Exclusion matching: :mod:`specscope.audit.quantcfg`.
 
-Codes: ``FUSED_GROUP_PARTIALLY_EXCLUDED`` (ERROR), ``MTP_QUANT_PROFILE`` (INFO: full / partial / none; the audit
-emits it for ``partial`` and records every profile in ``facts["mtp_quantization"]``).
+Codes: ``FUSED_GROUP_PARTIALLY_EXCLUDED`` (ERROR: "k of n children" excluded, the others listed; the experts of a
+MoE layer are one fused module, packed 3-D expert tensors included), ``MTP_QUANT_PROFILE`` (INFO: full / partial /
+none; the audit emits it for ``partial`` and records every profile in ``facts["mtp_quantization"]``).
 """
 
 from __future__ import annotations
+
+import re
+from typing import Any
 
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
@@ -21,15 +25,26 @@ from specscope.checkpoint import Checkpoint
 __all__ = ["FUSED_GROUPS", "fused_groups", "check_fused", "mtp_quant_profile"]
 
 FUSED_GROUPS = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj")}
+#: a per-expert module ``...experts.{e}.{leaf}``: every expert of a layer is one fused MoE module in the engine
+#: (vLLM ``FusedMoE`` builds one quantization method for ``{layer}.mlp.experts``).
+_EXPERT_CHILD = re.compile(r"^(?P<parent>.+\.experts)\.(?P<e>\d{1,6})\.(?P<leaf>[A-Za-z0-9_]+)$")
+#: packed expert tensors (one 3-D tensor for all experts: Qwen3.5 / gpt-oss HF layout) and their per-expert parts.
+_PACKED = {"gate_up_proj": ("gate_proj", "up_proj"), "down_proj": ("down_proj",)}
+_SHOWN = 8
 
 
 def fused_groups(modules: list[str] | set[str]) -> dict[str, list[str]]:
     """Engine module -> the checkpoint modules it fuses, for groups with at least two parts present.
 
-    ``{"model.layers.3.self_attn.qkv_proj": ["...q_proj", "...k_proj", "...v_proj"]}``.
+    ``{"model.layers.3.self_attn.qkv_proj": ["...q_proj", "...k_proj", "...v_proj"],
+    "model.layers.3.mlp.experts": ["...experts.0.gate_proj", ...]}``.
     """
     out: dict[str, list[str]] = {}
     for m in sorted(modules):
+        expert = _EXPERT_CHILD.match(m)
+        if expert:
+            out.setdefault(expert["parent"], []).append(m)
+            continue
         parent, _, leaf = m.rpartition(".")
         for fused, parts in FUSED_GROUPS.items():
             if leaf in parts:
@@ -37,20 +52,44 @@ def fused_groups(modules: list[str] | set[str]) -> dict[str, list[str]]:
     return {k: v for k, v in out.items() if len(v) >= 2}
 
 
+def _packed_groups(ck: Checkpoint) -> dict[str, list[str]]:
+    """Packed expert modules (``{layer}.mlp.experts`` stored as 3-D ``gate_up_proj`` / ``down_proj``) -> the
+    per-expert names an exclusion list may use for them (``experts.{e}.gate_proj`` ...)."""
+    out: dict[str, list[str]] = {}
+    for name, info in ck.tensors().items():
+        parent, _, leaf = name.rpartition(".")
+        if not parent.endswith(".experts") or leaf not in _PACKED or len(info.shape) != 3:
+            continue
+        n = min(info.shape[0], 4096)
+        out.setdefault(parent, []).extend(f"{parent}.{e}.{part}" for e in range(n) for part in _PACKED[leaf])
+    return {k: sorted(v) for k, v in out.items()}
+
+
 def _view(ck: Checkpoint) -> QuantView | None:
     return effective_view(quant_views(ck.config, ck.hf_quant_config))
 
 
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:_SHOWN]) + (f" (+{len(names) - _SHOWN} more)" if len(names) > _SHOWN else "")
+
+
 def check_fused(ck: Checkpoint) -> list[Finding]:
-    """One ``FUSED_GROUP_PARTIALLY_EXCLUDED`` ERROR listing every fused module whose parts the exclusion list splits."""
+    """One ``FUSED_GROUP_PARTIALLY_EXCLUDED`` ERROR listing every fused module (q/k/v, gate/up, the experts of a MoE
+    layer, packed or not) whose children the exclusion list splits; each says "k of n children" and which are not
+    excluded. Exclusion matching per format: :mod:`specscope.audit.quantcfg`."""
     view = _view(ck)
     if view is None:
         return []
-    partial: dict[str, dict[str, list[str]]] = {}
-    for fused, parts in fused_groups(set(linear_modules(ck))).items():
+    groups = fused_groups(set(linear_modules(ck)))
+    for parent, children in _packed_groups(ck).items():
+        if not is_excluded(view, parent):  # the packed module itself excluded: all children are
+            groups[parent] = children
+    partial: dict[str, dict[str, Any]] = {}
+    for fused, parts in groups.items():
         excluded = [p for p in parts if is_excluded(view, p)]
         if excluded and len(excluded) < len(parts):
-            partial[fused] = {"excluded": excluded, "not_excluded": [p for p in parts if p not in excluded]}
+            kept = [p for p in parts if p not in excluded]
+            partial[fused] = {"excluded": excluded, "not_excluded": kept, "k": len(excluded), "n": len(parts)}
     if not partial:
         return []
     first, split = next(iter(partial.items()))
@@ -60,10 +99,12 @@ def check_fused(ck: Checkpoint) -> list[Finding]:
             file=view.file,
             tensor=split["excluded"][0] + ".weight",
             n=len(partial),
-            groups=", ".join(partial),
+            groups=", ".join(f"{g} ({v['k']} of {v['n']} children)" for g, v in partial.items()),
             first=first,
-            excluded=", ".join(split["excluded"]),
-            kept=", ".join(split["not_excluded"]),
+            k=split["k"],
+            total=split["n"],
+            excluded=_listed(split["excluded"]),
+            kept=_listed(split["not_excluded"]),
             details={"groups": partial},
         )
     ]

@@ -11,8 +11,9 @@ Format matching rules: :mod:`specscope.audit.quantcfg`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
-from specscope.audit.catalog import finding
+from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import QUANT_AUX_SUFFIXES, module_of
 from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, quant_views
@@ -48,13 +49,26 @@ def is_quantized(ck: Checkpoint, module: str, weight_name: str) -> bool:
     return info is not None and (info.dtype in PACKED_INT_DTYPES or info.dtype in FLOAT8_DTYPES)
 
 
+def _common_prefix(modules: list[str]) -> str:
+    """The longest dotted prefix shared by ``modules`` (``mtp.``), what ``patch-config --exclude-unquantized`` takes."""
+    parts = [m.split(".") for m in modules]
+    common: list[str] = []
+    for level in zip(*parts, strict=False):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    if len(common) == min(len(p) for p in parts):  # one module: its parent
+        common = common[:-1]
+    return ".".join(common) + "." if common else ""
+
+
 def _quantized_shape_hint(view: QuantView, module: str, shape: tuple[int, ...]) -> str:
     if len(shape) == 2 and "fp4" in str(view.algo).lower():  # two 4-bit codes per U8
         return f"U8 [{shape[0]}, {shape[1] // 2}] + scales"
     return "quantized weight + scales"
 
 
-def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding], dict]:
+def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding], dict[str, Any]]:
     """Quantization findings and facts (which file vLLM reads, the views).
 
     Args:
@@ -67,7 +81,7 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
     """
     views = quant_views(ck.config, ck.hf_quant_config)
     eff = effective_view(views)
-    facts: dict = {"quant_files": sorted(views), "quant_config_used_by_vllm": eff.file if eff else None}
+    facts: dict[str, Any] = {"quant_files": sorted(views), "quant_config_used_by_vllm": eff.file if eff else None}
     out: list[Finding] = []
     if eff is None:
         return out, facts
@@ -97,6 +111,8 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
                 shape=list(shape),
                 scheme=eff.algo or eff.method,
                 hint=_quantized_shape_hint(eff, ex, shape),
+                checkpoint=arg(ck.label),
+                prefix=arg(_common_prefix(unq_not_excl) or unq_not_excl[0].split(".")[0] + "."),
                 details={"modules": unq_not_excl, "config": eff.file},
             )
         )
@@ -128,7 +144,14 @@ def _kv_evidence(ck: Checkpoint) -> tuple[int, int]:
     return sum(1 for r in table if r["k_scale"] or r["v_scale"]), len(layers)
 
 
-def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modules) -> list[Finding]:
+def _mismatch(
+    ck: Checkpoint,
+    cfg: QuantView,
+    hf: QuantView,
+    linears: dict[str, str],
+    quantized: dict[str, bool],
+    draft_modules: set[str],
+) -> list[Finding]:
     out: list[Finding] = []
     if cfg.kv_desc != hf.kv_desc:
         with_scales, n_attn = _kv_evidence(ck)
@@ -151,6 +174,7 @@ def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modul
                 with_scales=with_scales,
                 attention=n_attn,
                 verdict=verdict,
+                checkpoint=arg(ck.label),
                 details={
                     "field": "kv_cache",
                     "config_json": cfg.kv_desc,
@@ -183,6 +207,7 @@ def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modul
                 wrong=wrong.file,
                 action="excludes" if is_excluded(wrong, diff[0]) else "quantizes",
                 module=diff[0],
+                checkpoint=arg(ck.label),
                 state="quantized" if quantized[diff[0]] else "unquantized",
                 details={
                     "field": "exclude",
@@ -211,7 +236,9 @@ def _mismatch(ck, cfg: QuantView, hf: QuantView, linears, quantized, draft_modul
     return out
 
 
-def _scale_convention(ck, eff: QuantView, draft_modules, linears, quantized) -> list[Finding]:
+def _scale_convention(
+    ck: Checkpoint, eff: QuantView, draft_modules: set[str], linears: dict[str, str], quantized: dict[str, bool]
+) -> list[Finding]:
     out: list[Finding] = []
     bad: list[str] = []
     for m in sorted(draft_modules):

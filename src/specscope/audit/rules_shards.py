@@ -20,7 +20,7 @@ Codes:
 
 from __future__ import annotations
 
-from specscope.audit.catalog import finding
+from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.checkpoint import INDEX_NAME, Checkpoint
 from specscope.checkpoint.header import TensorInfo
@@ -38,7 +38,7 @@ def _text(shard: str, info: TensorInfo) -> str:
     return f"{shard} ({info.dtype} {list(info.shape)}, {info.nbytes:,} bytes)"
 
 
-def _stale(tensor: str, want: str, picked: TensorInfo, shard: str, stale: TensorInfo) -> Finding:
+def _stale(tensor: str, want: str, picked: TensorInfo, shard: str, stale: TensorInfo, checkpoint: str) -> Finding:
     same = (picked.dtype, picked.shape, picked.nbytes) == (stale.dtype, stale.shape, stale.nbytes)
     how = "same dtype and shape" if same else "they differ"
     return finding(
@@ -49,6 +49,7 @@ def _stale(tensor: str, want: str, picked: TensorInfo, shard: str, stale: Tensor
         picked=_text(want, picked),
         how=how,
         want=want,
+        checkpoint=arg(checkpoint),
         details={
             "index_shard": want,
             "index_copy": _desc(picked),
@@ -74,7 +75,7 @@ def check_copies(ck: Checkpoint) -> list[Finding]:
                 continue
             extra.setdefault(loc.shard, []).append((tensor, loc.info.nbytes, want is not None))
             if want is not None and picked is not None:
-                out.append(_stale(tensor, want, picked, loc.shard, loc.info))
+                out.append(_stale(tensor, want, picked, loc.shard, loc.info, ck.label))
     for shard, items in sorted(extra.items()):
         n_bytes = sum(b for _, b, _ in items)
         n_stale = sum(1 for *_, s in items if s)
@@ -87,7 +88,7 @@ def check_copies(ck: Checkpoint) -> list[Finding]:
                 nbytes=n_bytes,
                 unindexed=len(items) - n_stale,
                 stale=n_stale,
-                checkpoint=ck.label,
+                checkpoint=arg(ck.label),
                 details={
                     "tensors": len(items),
                     "tensor_bytes": n_bytes,
@@ -152,6 +153,7 @@ def check_single_file(ck: Checkpoint) -> list[Finding]:
             elsewhere=", ".join(elsewhere),
             index=INDEX_NAME,
             hidden=hidden,
+            checkpoint=arg(ck.label),
             details={"single_file_tensors": len(single.header.tensors), "indexed_elsewhere": hidden},
         )
     ]

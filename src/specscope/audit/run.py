@@ -1,66 +1,97 @@
-"""``audit_checkpoint``: read a checkpoint's JSON files and safetensors headers, run every rule, return a report.
+"""``audit_checkpoint``: read a checkpoint's JSON files and safetensors headers (or a GGUF header), run every rule,
+return a report.
 
-Rules (each module names its sources): :mod:`.rules_format` (1-2), :mod:`.rules_mtp` (3), :mod:`.rules_quant` (4),
-:mod:`.rules_actscale` (4b),
-:mod:`.rules_kv` (5), :mod:`.rules_draft` (6-7), :mod:`.census` (8).
+Rules (each module names its sources): :mod:`.rules_format` (1-2), :mod:`.rules_mtp` (3), :mod:`.rules_heads` (what
+a draft family requires, :mod:`.architectures`), :mod:`.rules_quant` and :mod:`.rules_fused` (4), :mod:`.rules_actscale`
+(4b: W4A4 NVFP4 activation scales), :mod:`.rules_kv` (5), :mod:`.rules_draft` and :mod:`.rules_vocab` (6-7: draft
+configs, draft <-> target vocabulary, reduced vocabulary maps), :mod:`.census` (8), :mod:`.gguf_audit` (GGUF files).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import replace
+from typing import Any
 
-from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s
-from specscope.audit.findings import AuditReport, Finding, Severity
+from specscope.audit.architectures import DraftLayout, detect_draft_family, draft_layout, family
+from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s, with_draft
+from specscope.audit.findings import AuditReport, Finding, by_severity
+from specscope.audit.gguf_audit import audit_gguf, is_gguf_target
 from specscope.audit.quantcfg import effective_view, quant_views
 from specscope.audit.rules_actscale import check_input_scales
-from specscope.audit.rules_draft import (
-    check_draft_config,
-    check_draft_vs_target,
-    check_vision_processor,
-    is_draft_config,
-)
+from specscope.audit.rules_draft import check_draft_config, check_draft_vs_target, check_vision_processor
 from specscope.audit.rules_format import check_format, check_index
 from specscope.audit.rules_fused import check_fused, mtp_quant_profile
+from specscope.audit.rules_heads import check_draft_tensors, names_source, stored_names
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_mtp import check_mtp
 from specscope.audit.rules_quant import check_quant, linear_modules
+from specscope.audit.rules_vocab import check_vocab_map
 from specscope.checkpoint import ByteSource, Checkpoint, load_checkpoint
 
-__all__ = ["audit_checkpoint", "audit_loaded"]
-
-_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+__all__ = ["audit_checkpoint", "audit_loaded", "separate_draft_layout"]
 
 
-def _num_layers(cfg: dict | None) -> int | None:
+def _num_layers(cfg: dict[str, Any] | None) -> int | None:
     if not cfg:
         return None
     text_cfg = cfg.get("text_config")
-    tc: dict = text_cfg if isinstance(text_cfg, dict) else cfg
+    tc: dict[str, Any] = text_cfg if isinstance(text_cfg, dict) else cfg
     n = tc.get("num_hidden_layers")
     return n if isinstance(n, int) else None
 
 
-def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None) -> AuditReport:
-    """Run every rule on an already loaded checkpoint (``target_ck``: the target when ``ck`` is a separate draft)."""
+def separate_draft_layout(ck: Checkpoint, *, as_draft: bool) -> DraftLayout | None:
+    """The layout of ``ck`` as a separate draft: its family's (EAGLE, EAGLE-3, DFlash, Medusa, MLP speculator), or,
+    when it is given as ``--draft`` and none matches, a plain draft model's; None for a checkpoint that is no draft."""
+    names = sorted(set(ck.locations) | set(ck.weight_map))
+    fam = detect_draft_family(ck.config, names)
+    if fam is None and as_draft:
+        fam = family("draft_model")
+    return draft_layout(fam, ck.config, names) if fam is not None else None
+
+
+def _shared_facts(ck: Checkpoint, layout: DraftLayout) -> dict[str, str]:
+    """Each tensor the family may take from the target: held (a copy) or absent (the target's is used)."""
+    names = stored_names(ck) or set()
+    return {
+        s: ("a copy is stored (engines use the target's)" if s in names else "absent: the target's")
+        for s in layout.shareable
+    }
+
+
+def _layout_facts(layout: DraftLayout, ck: Checkpoint) -> dict[str, Any]:
+    return {
+        "family": layout.family.key,
+        "family_title": layout.family.title,
+        "style": layout.family.key,
+        "layers": layout.num_layers,
+        "prefixes": list(layout.prefixes),
+        "required_tensors": len(layout.required),
+        "shared_with_target": _shared_facts(ck, layout),
+        "names_from": names_source(ck),
+    }
+
+
+def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draft: bool = False) -> AuditReport:
+    """Run every rule on an already loaded checkpoint (``target_ck``: the target when ``ck`` is a separate draft;
+    ``as_draft``: ``ck`` was given as a draft, so a plain causal LM is judged as a draft model)."""
     findings: list[Finding] = []
-    facts: dict = {}
+    facts: dict[str, Any] = {}
     findings += check_format(ck)
     findings += check_index(ck)
     mtp_findings, layout = check_mtp(ck)
     findings += mtp_findings
-    draft_model = is_draft_config(ck.config)
+    draft = separate_draft_layout(ck, as_draft=as_draft or target_ck is not None) if layout is None else None
     if layout is not None:
         draft_modules = {m for m in linear_modules(ck) if layout.contains(m + ".")}
-        facts["mtp"] = {
-            "style": layout.style,
-            "layers": layout.num_layers,
-            "prefixes": list(layout.prefixes),
-            "required_tensors": len(layout.required),
-        }
-    elif draft_model:
+        facts["mtp"] = _layout_facts(layout, ck)
+    elif draft is not None:
         draft_modules = set(linear_modules(ck))
+        facts["draft_family"] = _layout_facts(draft, ck)
+        findings += check_draft_tensors(ck, draft)
+        findings += check_vocab_map(ck, draft)
     else:
         draft_modules = set()
     quant_findings, quant_facts = check_quant(ck, draft_modules)
@@ -76,19 +107,26 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None) -> Audi
     findings += kv_findings
     if kv_table:
         facts["kv_scales"] = kv_table
-    if draft_model and ck.config is not None:
+    if draft is not None and draft.family.key in ("dflash", "eagle", "eagle3") and ck.config is not None:
         target_layers = _num_layers(target_ck.config) if target_ck else ck.config.get("num_target_layers")
         d_findings, table = check_draft_config(ck.config, target_num_layers=target_layers)
         findings += d_findings
         facts["draft_layers"] = table
-    if target_ck is not None and ck.config and target_ck.config:
-        findings += check_draft_vs_target(ck.config, target_ck.config, ck.files, target_ck.files)
+    if target_ck is not None:
+        findings += check_draft_vs_target(ck, target_ck, draft)
     findings += check_vision_processor(ck.config, ck.files)
     census = None
     if any(s.header is not None for s in ck.shards.values()):
-        census = byte_census(ck, mtp=layout, draft_model=draft_model)
-    findings.sort(key=lambda f: _ORDER[f.severity])
-    return AuditReport(ck.label, findings, census, facts)
+        census = byte_census(ck, layout=layout or draft, draft_model=draft is not None)
+    return AuditReport(ck.label, by_severity(findings), census, facts)
+
+
+def _merge_draft(report: AuditReport, dreport: AuditReport, ck: Checkpoint, dck: Checkpoint) -> None:
+    drafted = [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dreport.findings]
+    report.findings = by_severity(report.findings + drafted)
+    report.facts["draft"] = dreport.facts
+    if report.census and dreport.census:
+        report.census = with_draft(report.census, dreport.census, separate_draft_layout(dck, as_draft=True), dck)
 
 
 def audit_checkpoint(
@@ -97,7 +135,8 @@ def audit_checkpoint(
     draft: str | os.PathLike[str] | None = None,
     bandwidth: str | float | None = None,
 ) -> AuditReport:
-    """Audit ``target`` (folder, ``.safetensors`` file, ``org/name[@rev]`` or a byte source) from headers and JSON only.
+    """Audit ``target`` (folder, ``.safetensors`` file, ``org/name[@rev]``, a byte source, or a GGUF file) from headers
+    and JSON only.
 
     Args:
         target: the checkpoint to audit.
@@ -113,20 +152,14 @@ def audit_checkpoint(
         ConfigError: unreadable ``bandwidth``.
     """
     bw = parse_bandwidth(bandwidth) if isinstance(bandwidth, str) else bandwidth
-    ck = load_checkpoint(target)
-    report = audit_loaded(ck)
-    if draft is not None:
-        dck = load_checkpoint(draft)
-        dreport = audit_loaded(dck, target_ck=ck)
-        report.findings += [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dreport.findings]
-        report.findings.sort(key=lambda f: _ORDER[f.severity])
-        report.facts["draft"] = dreport.facts
-        if report.census and dreport.census:
-            d_bytes = dreport.census.draft_bytes_per_step
-            tb = report.census.target_bytes_per_token
-            report.census = replace(
-                report.census, draft_bytes_per_step=d_bytes, draft_share=d_bytes / tb if tb else 0.0
-            )
+    if is_gguf_target(target) or (draft is not None and is_gguf_target(draft)):
+        report = audit_gguf(target, draft=draft)
+    else:
+        ck = load_checkpoint(target)
+        report = audit_loaded(ck)
+        if draft is not None:
+            dck = load_checkpoint(draft)
+            _merge_draft(report, audit_loaded(dck, target_ck=ck, as_draft=True), ck, dck)
     if report.census is not None and bw:
         tb = report.census.target_bytes_per_token
         report.census = replace(

@@ -144,7 +144,7 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     ran. A full-shape ``edit`` warm-up is a ~900-token prefill: measured 2026-12-01 on the embedded engine (1 thread),
     11-14 s per edit cell under load ~7, as long as the cell itself; the short one takes well under a second.
     ``warmup_prompt_id`` in the cell's client facts names the one it got."""
-    from specscope.client import run_fixed_concurrency, run_fixed_concurrency_checked
+    from specscope.client import run_fixed_concurrency
     from specscope.client.gauges import GaugeSampler
     from specscope.workload import schedule
 
@@ -153,10 +153,12 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     c.warmed.add((c.server.base_url, key.workload))
 
     base = c.server.base_url
-    n = rate_requests(c.options, key) if c.options.rates else key.concurrency
-    cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
-    open_loop: dict[str, Any] | None = None
-    decision: str | None = None
+    if c.options.trace:  # a trace replay sends every row, in arrival order
+        cell_prompts = list(packs[key.workload])
+    else:
+        n = rate_requests(c.options, key) if c.options.rates else key.concurrency
+        cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
+    facts: dict[str, Any] = {}
     counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
     streams: list[StreamRecord] = []
     start_ns = end_ns = time.perf_counter_ns()
@@ -173,12 +175,7 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
         sampler = GaugeSampler(base)  # the server's running / waiting gauges, from a child process
         sampler.start()
         try:
-            if c.options.rates:
-                streams, check, open_loop = await run_rate_cell(base, reqs, c.options, key, c.settings)
-            else:
-                settings, decision = choose_settings(c.settings, key.concurrency, len(reqs), c.history)
-                streams, check = await run_fixed_concurrency_checked(base, reqs, key.concurrency, settings)
-                c.history.record(streams, time.perf_counter_ns() - start_ns, settings.workers, check.limited_reason())
+            streams, check, facts = await _send(c, key, reqs, cell_prompts, start_ns)
         finally:
             gauges = await asyncio.to_thread(sampler.stop)
         end_ns = time.perf_counter_ns()
@@ -206,13 +203,45 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     client["max_tokens"] = max(int(b.get("max_completion_tokens") or b.get("max_tokens") or 0) for _, b in reqs)
     client["self_check"] = check.to_dict()
     client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
-    if open_loop is not None:
-        client["open_loop"] = open_loop
-    if decision is not None:
-        client["client_decision"] = decision
+    client.update(facts)
     limited = check.limited_reason()
     reasons = ((limited,) if limited else ()) + flags
     return CellResult(key, tuple(streams), start_ns, end_ns, before, after, client, reasons=reasons, gauges=gauges)
+
+
+async def _send(
+    c: ConfigRun, key: CellKey, reqs: list[tuple[str, dict[str, Any]]], prompts: Sequence[Prompt], start_ns: int
+) -> tuple[list[StreamRecord], Any, dict[str, Any]]:
+    """Send the cell's requests as its mode says; ``(streams, client check, client facts of the mode)``: a trace
+    replay (``open_loop``, ``trace``), open-loop rates (``open_loop``), conversations (``conversations``) or N
+    streams at once (``client_decision``)."""
+    from specscope.client import run_fixed_concurrency_checked
+
+    if c.options.trace:
+        from specscope.bench.trace_cell import run_trace_cell
+
+        return await run_trace_cell(c.server.base_url, reqs, prompts, c.options, c.settings)
+    if c.options.rates:
+        streams, check, open_loop = await run_rate_cell(c.server.base_url, reqs, c.options, key, c.settings)
+        return streams, check, {"open_loop": open_loop}
+    if any(p.follow_ups for p in prompts):  # conversations: turn k+1 after turn k's answer
+        streams, check, conversations = await _conversations(c, key, reqs, prompts)
+        return streams, check, {"conversations": conversations}
+    settings, decision = choose_settings(c.settings, key.concurrency, len(reqs), c.history)
+    streams, check = await run_fixed_concurrency_checked(c.server.base_url, reqs, key.concurrency, settings)
+    c.history.record(streams, time.perf_counter_ns() - start_ns, settings.workers, check.limited_reason())
+    return streams, check, ({"client_decision": decision} if decision is not None else {})
+
+
+async def _conversations(
+    c: ConfigRun, key: CellKey, reqs: Sequence[tuple[str, dict[str, Any]]], prompts: Sequence[Prompt]
+) -> tuple[list[StreamRecord], Any, list[dict[str, Any]]]:
+    """The cell's N conversations, ``key.concurrency`` at a time (:mod:`specscope.client.conversation`)."""
+    from specscope.client.conversation import Conversation, run_conversations_checked
+
+    convs = [Conversation(pid, body, p.follow_ups) for (pid, body), p in zip(reqs, prompts, strict=True)]
+    streams, check, outcomes = await run_conversations_checked(c.server.base_url, convs, key.concurrency, c.settings)
+    return streams, check, [o.to_dict() for o in outcomes]
 
 
 async def run_cells(
@@ -230,7 +259,9 @@ async def run_cells(
     queue = list(todo)
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
         # prompts of an exact token length are counted with the (first) server's own tokenizer
-        packs, warmups = await prepare_workloads(o, lambda w: pack_name(w, o.edit_form), http, first.server)
+        packs, warmups, notes = await prepare_workloads(o, lambda w: pack_name(w, o.edit_form), http, first.server)
+        if notes:  # what preparing the prompts found out (trace text units, rows refused for their length)
+            first.run.update_manifest(**notes)
         first.tally.last_ns = time.perf_counter_ns()  # server starts and prompt building are not a cell's time
         trials = CrashTrials(http, packs, warmups, ceilings=known_ceilings(first.run.manifest))
         with trials.stack:  # stops the servers started after a crash

@@ -119,14 +119,18 @@ def _sum_snapshots(snaps: Sequence[SpecCounters]) -> SpecCounters:
         for i, v in enumerate(s.accepted_per_position):
             per_pos[i] += v
         total = SpecCounters(
-            drafts=total.drafts + s.drafts,
-            draft_tokens=total.draft_tokens + s.draft_tokens,
-            accepted_tokens=total.accepted_tokens + s.accepted_tokens,
+            drafts=_add(total.drafts, s.drafts),  # None stays None: silence is never 0 (issue 26)
+            draft_tokens=_add(total.draft_tokens, s.draft_tokens),
+            accepted_tokens=_add(total.accepted_tokens, s.accepted_tokens),
             generation_tokens=_add(total.generation_tokens, s.generation_tokens),
             prompt_tokens=_add(total.prompt_tokens, s.prompt_tokens),
             running=_add(total.running, s.running),
             waiting=_add(total.waiting, s.waiting),
             present=total.present | s.present,
+            engine_kind=total.engine_kind or s.engine_kind,
+            rejected_tokens=_add(total.rejected_tokens, s.rejected_tokens),
+            spec_gauges={**total.spec_gauges, **s.spec_gauges},
+            unread=tuple(sorted(set(total.unread) | set(s.unread))),
         )
     return dataclasses.replace(total, accepted_per_position=tuple(per_pos))
 

@@ -40,6 +40,7 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
     from specscope.workload import PACK_NAMES
 
     sourced = (*options.workload_files, *(w for w in options.workloads if "." in w and options.datasets))
+    sourced += ("trace",) if options.trace else ()
     unknown_w = [w for w in options.workloads if w not in PACK_NAMES and w not in sourced]
     if unknown_w:
         raise ConfigError(

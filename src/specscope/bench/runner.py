@@ -187,7 +187,8 @@ def _new_run(
     settings: ClientSettings | None = None,
 ) -> Run:
     """Check the names and the external servers, then create the run folder with its manifest."""
-    from specscope.bench.workloads import check_sources, sources_manifest
+    from specscope.bench.trace_cell import trace_manifest
+    from specscope.bench.workloads import check_sources, datasets_manifest, sources_manifest
     from specscope.client.settings import ClientSettings
 
     check_names(options, servers, engine, recipes)
@@ -209,6 +210,8 @@ def _new_run(
             "machine": machine_facts(),
             "versions": versions(),
             "packs": sources_manifest(options, lambda w: pack_name(w, options.edit_form)),
+            "datasets": datasets_manifest(options),
+            "trace": trace_manifest(options),
             "token_source": "usage.completion_tokens",
             "acceptance_source": "server /metrics counter deltas around each cell",
             "command": sys.argv,

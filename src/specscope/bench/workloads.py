@@ -40,13 +40,47 @@ def expand_workloads(options: BenchOptions) -> list[str]:
     return [Variant(w, c, t, k).label() for w in options.workloads for c in contexts for t in temps for k in thinks]
 
 
-def _dataset_prompts(options: BenchOptions) -> dict[str, list[Prompt]]:
-    from specscope.workload.datasets import load_dataset_prompts
+def dataset_loads(options: BenchOptions) -> list[Any]:
+    """Every ``--dataset`` of the run read (:class:`specscope.workload.datasets.DatasetLoad`, cached per file)."""
+    from specscope.workload.datasets import load_dataset
 
+    return [load_dataset(s, options.dataset_path, drop_bad_rows=options.drop_bad_rows) for s in options.datasets]
+
+
+def _dataset_prompts(options: BenchOptions) -> dict[str, list[Prompt]]:
+    """Dataset workload -> prompts; a SPEED-Bench throughput tier's workloads are keyed ``NAME@<tier>k`` (the label
+    of that context), so :func:`prepare_workloads` takes them as they are instead of extending prompts."""
     out: dict[str, list[Prompt]] = {}
-    for spec in options.datasets:
-        out.update(load_dataset_prompts(spec, options.dataset_path))
+    for load in dataset_loads(options):
+        for w, items in load.workloads.items():
+            out[w if load.tier_k is None else f"{w}@{load.tier_k}k"] = items
     return out
+
+
+def check_tiers(options: BenchOptions) -> None:
+    """Refuse throughput tiers that are not the run's context axis (each ``--context`` must be a loaded tier and
+    each loaded tier a ``--context``), before anything is sent.
+
+    Raises:
+        ConfigError: the tiers and the contexts differ.
+    """
+    from specscope.workload.context import context_label
+    from specscope.workload.dataset_defs import tier_of
+    from specscope.workload.datasets import parse_dataset_spec
+
+    tiers = sorted({k for k in (tier_of(parse_dataset_spec(d).config) for d in options.datasets) if k is not None})
+    if not tiers:
+        return
+    wanted = sorted(options.contexts)
+    if wanted != [k * 1024 for k in tiers]:
+        have = ", ".join(f"{k}k" for k in tiers)
+        raise ConfigError(
+            "SPEED-Bench throughput tiers do not match the requested context axis",
+            found=f"tiers {have}, --context {', '.join(context_label(c) for c in wanted) or '(none)'}",
+            expected="--context equal to the tiers of the throughput configs given (their prompts are not extended)",
+            fix=f"pass --context {','.join(f'{k}k' for k in tiers)}, or a --dataset speed-bench:throughput_<tier> "
+            "for each context",
+        )
 
 
 def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[Prompt]], dict[str, Prompt]]:
@@ -61,6 +95,8 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
     warm: dict[str, Prompt] = {}
     extra = _dataset_prompts(options) if options.datasets else {}
     for w in options.workloads:
+        if options.trace and w == "trace":
+            continue  # built with the server's tokenizer (prepare_workloads)
         if w in PACK_NAMES:
             whole = load_pack(edit_pack(w), seed=options.seed)
             prompts[w] = shortest_edit(options, w, whole)
@@ -68,11 +104,13 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
             continue
         if w in options.workload_files:
             prompts[w] = load_prompt_file(w, options.workload_files[w])
-        elif w in extra:
-            prompts[w] = extra[w]
-        else:
+            warm[w] = _warmup(prompts[w][-1])
+            continue
+        keys = [k for k in extra if k == w or k.startswith(w + "@")]
+        if not keys:
             raise ConfigError.unknown("workload", w, [*PACK_NAMES, *options.workload_files, *extra], fix="see --help")
-        warm[w] = _warmup(prompts[w][-1])
+        for k in keys:
+            prompts[k], warm[k] = extra[k], _warmup(extra[k][-1])
     return prompts, warm
 
 
@@ -101,7 +139,7 @@ def shortest_edit_warmup(options: BenchOptions, workload: str, prompts: list[Pro
 
 
 def _warmup(base: Prompt) -> Prompt:
-    """A warm-up of a file or dataset prompt's shape that shares no prefix with it."""
+    """A warm-up of a file or dataset prompt's shape (its first turn only) that shares no prefix with it."""
     messages = [dict(m) for m in base.messages]
     first = next(i for i, m in enumerate(messages) if m["role"] == "user")
     messages[first]["content"] = "Warm-up request, not measured. " + messages[first]["content"]
@@ -112,13 +150,35 @@ def check_sources(options: BenchOptions) -> None:
     """Load every non-pack workload once, so a malformed file or a too-small one fails before the run.
 
     Raises:
-        ConfigError: a malformed line, or fewer distinct prompts than the highest concurrency level.
+        ConfigError: a malformed line, fewer distinct prompts than the highest concurrency level, throughput
+            tiers that are not the context axis, or conversations with ``--rates``.
     """
     from specscope.workload import PACK_NAMES
 
+    check_tiers(options)
+    if options.trace:
+        from specscope.workload.trace import load_trace
+
+        load_trace(options.trace)  # a malformed row fails here, before the run folder exists
+        if options.rates or options.datasets or options.workload_files:
+            raise ConfigError(
+                "--trace replays its own load",
+                found="--trace with --rates, --dataset or --workload",
+                expected="--trace alone (its rows are the workload and its clock the rate)",
+                fix="run the trace and the other workloads as separate runs",
+            )
+        return
     if all(w in PACK_NAMES for w in options.workloads):
         return
     prompts, _ = base_prompts(options, lambda w: w)
+    multi = sorted(w for w, items in prompts.items() if any(p.follow_ups for p in items))
+    if options.rates and multi:
+        raise ConfigError(
+            "open-loop rates cannot send conversations",
+            found=f"multi-turn rows in {', '.join(multi[:3])}",
+            expected="single-turn workloads with --rates (a turn waits for the answer before it, not for the clock)",
+            fix="pass --levels instead of --rates for these workloads",
+        )
     top = max(options.levels)
     for name, items in prompts.items():
         if len(items) < top:
@@ -132,26 +192,48 @@ def check_sources(options: BenchOptions) -> None:
 
 async def prepare_workloads(
     options: BenchOptions, edit_pack: Any, http: Any, server: Any
-) -> tuple[dict[str, list[Prompt]], dict[str, Prompt]]:
-    """Workload label -> prompts and warm-up prompt; ``@<context>`` labels get prompts extended to length.
+) -> tuple[dict[str, list[Prompt]], dict[str, Prompt], dict[str, Any]]:
+    """Workload label -> prompts and warm-up prompt, and manifest fields learnt on the way; ``@<context>`` labels
+    get prompts extended to length, a trace gets its text, dataset rows longer than the server's context are refused
+    (:func:`specscope.bench.context_check.refuse_too_long`) before anything is sent.
 
     Only the prompts a run can schedule are extended (``max(levels) * repeats``, at most the whole set).
     """
-    from specscope.workload.context import ContextBuilder
+    from specscope.bench.context_check import refuse_too_long
+    from specscope.workload.context import ContextBuilder, context_label
 
     base, warm = base_prompts(options, edit_pack)
     packs: dict[str, list[Prompt]] = {}
     warmups: dict[str, Prompt] = {}
     builder = ContextBuilder(http, server.base_url, server.model_name, server.server_kind)
+    notes: dict[str, Any] = {}
+    if options.trace:
+        from specscope.workload.trace import load_trace
+        from specscope.workload.trace_prompts import trace_prompts
+
+        t = load_trace(options.trace)
+        items, made = await trace_prompts(t, builder, options.trace_rows)
+        base["trace"], warm["trace"] = items, _warmup(items[0])
+        notes["trace"] = {**t.provenance(options.trace_scale, options.trace_rows), **made}
     need = max(options.levels) * options.repeats
     for label in expand_workloads(options):
         v = parse_label(label)
+        tier = None if v.context_tokens is None else f"{v.base}@{context_label(v.context_tokens)}"
+        if tier in base:  # a SPEED-Bench throughput tier: its prompts are already that long
+            packs[label], warmups[label] = base[tier], warm[tier]
+            continue
         items, w = base[v.base], warm[v.base]
         if v.context_tokens is not None:
             items = [await builder.extend(p, v.context_tokens, i) for i, p in enumerate(items[:need])]
             w = await builder.extend(w, v.context_tokens, len(items) + 1)
         packs[label], warmups[label] = items, w
-    return packs, warmups
+    if options.datasets or options.trace:
+        checked = await refuse_too_long(options, packs, builder)
+        check, refused = checked.pop("trace_check"), checked.pop("trace_refused")
+        if "trace" in notes:
+            notes["trace"] |= {"context_check": check, "rows_refused": refused}
+        notes |= checked
+    return packs, warmups, notes
 
 
 def sources_manifest(options: BenchOptions, edit_pack: Any) -> dict[str, Any]:
@@ -167,6 +249,8 @@ def sources_manifest(options: BenchOptions, edit_pack: Any) -> dict[str, Any]:
             if w == "edit" and options.edit_shortest is not None:
                 subset = shortest_edit(options, w, load_pack(edit_pack(w), seed=options.seed))
                 out[w] |= {"shortest": len(subset), "prompt_ids": [p.prompt_id for p in subset]}
+        elif options.trace and w == "trace":
+            out[w] = {"name": w, "form": "trace", "path": options.trace}
         elif w in options.workload_files:
             path = options.workload_files[w]
             out[w] = {"name": w, "form": "file", "path": path, "sha256": file_fingerprint(path)}
@@ -175,13 +259,22 @@ def sources_manifest(options: BenchOptions, edit_pack: Any) -> dict[str, Any]:
     return out
 
 
+def datasets_manifest(options: BenchOptions) -> list[dict[str, Any]] | None:
+    """The manifest's ``datasets``: each ``--dataset``'s provenance (None without datasets)."""
+    if not options.datasets:
+        return None
+    return [{"spec": load.spec.label(), **load.provenance} for load in dataset_loads(options)]
+
+
 def cell_request(options: BenchOptions, label: str, prompt: Prompt, max_tokens: int) -> dict[str, Any]:
     """Per-cell request settings of ``label``: temperature, thinking, and the prompt's own ``max_tokens``."""
     v = parse_label(label)
+    warmup = bool(prompt.meta.get("warmup"))
     return {
         "temperature": options.temperature if v.temperature is None else v.temperature,
         "thinking": v.thinking,
-        "max_tokens": prompt.meta.get("max_tokens", max_tokens) if not prompt.meta.get("warmup") else max_tokens,
+        "max_tokens": prompt.meta.get("max_tokens", max_tokens) if not warmup else max_tokens,
+        "ignore_eos": bool(prompt.meta.get("ignore_eos")) and not warmup,
     }
 
 
@@ -192,35 +285,43 @@ def cli_overrides(
     dataset_path: str | None,
     contexts: str | None = None,
     temperatures: str | None = None,
+    drop_bad_rows: bool = False,
 ) -> dict[str, Any]:
     """``profile_options`` overrides from ``bench``'s workload options (None: not given).
 
     With ``--workload``/``--dataset`` and no ``--workloads``, the matrix's workloads are the files' names
-    and the datasets' categories only; with ``--workloads`` too, those packs come first.
+    and the datasets' categories only; with ``--workloads`` too, those packs come first. SPEED-Bench throughput
+    configs give the context axis (their tiers) when ``--context`` is not given.
 
     Raises:
-        ConfigError: a bad spec, a missing file, a malformed dataset, a bad context or temperature.
+        ConfigError: a bad spec, a missing file, a malformed dataset (or, without ``drop_bad_rows``, a row that is
+            not a workload), a bad context or temperature, tiers that do not match ``--context``.
     """
     from specscope.workload.context import parse_context
-    from specscope.workload.datasets import load_dataset_prompts, parse_dataset_spec
+    from specscope.workload.datasets import load_dataset, parse_dataset_spec
     from specscope.workload.userfile import parse_workload_specs
 
     out: dict[str, Any] = {}
     file_map = parse_workload_specs(list(files or []))
     specs = [parse_dataset_spec(d) for d in datasets or []]
     names = list(file_map)
-    for name, config in specs:
-        spec = f"{name}:{config}" if config else name
-        names.extend(load_dataset_prompts(spec, dataset_path))
+    tiers: list[int] = []
+    for spec in specs:
+        load = load_dataset(spec, dataset_path, drop_bad_rows=drop_bad_rows)
+        names.extend(w for w in load.workloads if w not in names)
+        tiers += [] if load.tier_k is None else [load.tier_k * 1024]
     if names:
         out["workloads"] = (*(workloads or ()), *names)
         out["workload_files"] = file_map
-        out["datasets"] = tuple(f"{n}:{c}" if c else n for n, c in specs)
+        out["datasets"] = tuple(s.label() for s in specs)
         out["dataset_path"] = None if dataset_path is None else str(dataset_path)
+        out["drop_bad_rows"] = drop_bad_rows
     elif workloads:
         out["workloads"] = workloads
     if contexts:
         out["contexts"] = tuple(parse_context(c) for c in csv_items(contexts, "--context", "4k,32k"))
+    elif tiers:
+        out["contexts"] = tuple(sorted(set(tiers)))
     if temperatures:
         try:
             out["temperatures"] = tuple(float(t) for t in csv_items(temperatures, "--temperatures", "0,0.6"))

@@ -15,6 +15,9 @@ import os
 import posixpath
 import struct
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from specscope.checkpoint.header import (
     LENGTH_PREFIX_BYTES,
@@ -43,6 +46,10 @@ INDEX_NAME = "model.safetensors.index.json"
 MAX_SCALAR_BYTES = 64
 
 _SCALAR_FORMATS = {"F32": "<f", "F64": "<d", "F16": "<e"}
+#: integer / bool tensors :meth:`Checkpoint.read_index_array` may read (vocabulary maps), numpy dtype by header dtype.
+_INDEX_DTYPES = {"I64": "<i8", "I32": "<i4", "I16": "<i2", "U8": "u1", "BOOL": "?", "U32": "<u4", "U64": "<u8"}
+#: the largest vocabulary map read (a 1M-entry I64 map is 8 MB).
+MAX_INDEX_ARRAY_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,16 +110,16 @@ class Checkpoint:
     source: ByteSource
     label: str
     files: dict[str, int]
-    config: dict | None
-    hf_quant_config: dict | None
-    index: dict | None
+    config: dict[str, Any] | None
+    hf_quant_config: dict[str, Any] | None
+    index: dict[str, Any] | None
     weight_map: dict[str, str]
     index_total_size_bytes: int | None
     shards: dict[str, ShardRead]
     locations: dict[str, list[TensorLocation]] = field(default_factory=dict)
 
     @property
-    def text_config(self) -> dict:
+    def text_config(self) -> dict[str, Any]:
         """``config["text_config"]`` for vision-language checkpoints, else ``config`` itself ({} if none)."""
         cfg = self.config or {}
         tc = cfg.get("text_config")
@@ -156,6 +163,24 @@ class Checkpoint:
         if len(raw) < struct.calcsize(fmt):
             return None
         return float(struct.unpack(fmt, raw)[0])
+
+    def read_index_array(self, name: str) -> np.ndarray | None:
+        """A 1-D integer / bool tensor (an EAGLE-3 ``d2t`` / ``t2d`` or Medusa ``token_map`` vocabulary map) as a
+        numpy array; None when absent, of another dtype or rank, or larger than :data:`MAX_INDEX_ARRAY_BYTES`.
+
+        The only tensors besides scalar scales whose data is read: maps, never weights.
+        """
+        info = self.tensor(name)
+        shard = self.shard_of(name)
+        dtype = _INDEX_DTYPES.get(info.dtype) if info else None
+        if info is None or shard is None or dtype is None or len(info.shape) != 1:
+            return None
+        if not 0 <= info.nbytes <= MAX_INDEX_ARRAY_BYTES:
+            return None
+        raw = self.source.read_range(shard, info.file_offset_bytes, info.nbytes)
+        if len(raw) != info.nbytes:
+            return None
+        return np.frombuffer(raw, dtype=np.dtype(dtype)).copy()
 
 
 def _check_weight_map(wm: object) -> None:

@@ -54,6 +54,8 @@ class QuantConfig(_Open):
     ignore: Names | None = None
     exclude_modules: Names | None = None
     exclude: Names | None = None
+    modules_to_not_convert: Names | None = None
+    dynamic: dict[str, Any] | None = None
     config_groups: dict[str, Any] | None = None
     quantized_layers: dict[str, dict[str, Any]] | None = None
     global_quant_config: dict[str, Any] | None = None
@@ -112,7 +114,7 @@ def _first_error(exc: ValidationError) -> tuple[str, str, str]:
     return where, found, err["msg"]
 
 
-def check_json_file(obj: object, name: str, label: str, *, fix: str | None = None) -> dict | None:
+def check_json_file(obj: object, name: str, label: str, *, fix: str | None = None) -> dict[str, Any] | None:
     """Check the parsed JSON file ``name`` (config.json, hf_quant_config.json, the index) and return it as a dict.
 
     ``None`` passes through (file absent). Files with no model here only need to be objects.
@@ -144,7 +146,7 @@ def check_json_file(obj: object, name: str, label: str, *, fix: str | None = Non
     return obj
 
 
-def read_config_file(path: str | os.PathLike[str], *, fix: str | None = None) -> dict | None:
+def read_config_file(path: str | os.PathLike[str], *, fix: str | None = None) -> dict[str, Any] | None:
     """Read, bound and type-check one local JSON file of a checkpoint; None when the file does not exist."""
     obj = read_json_file(path, max_bytes=MAX_CONFIG_BYTES, fix=fix)
     p = os.fspath(path)

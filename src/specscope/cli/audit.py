@@ -29,6 +29,21 @@ def _gb(n: float) -> str:
     return f"{n:,.0f} bytes"
 
 
+def _fact_lines(facts: dict) -> list[str]:
+    """One line per identified format / family (the audit's facts; every figure is in ``-f json``)."""
+    out = []
+    for label, g in (("gguf", facts.get("gguf")), ("draft gguf", (facts.get("draft") or {}).get("gguf"))):
+        if g:
+            out.append(
+                f"{label}: {g['architecture']}, {g['vocab_size']:,} tokens ({g['tokenizer_model']}), "
+                f"{g['file_type']}, {g['tensors']} tensors, types {', '.join(g['tensor_types'])}"
+            )
+    for label, fam in (("MTP head", facts.get("mtp")), ("draft", facts.get("draft_family"))):
+        if fam:
+            out.append(f"{label}: {fam['family_title']}, {fam['layers']} layer(s), {fam['required_tensors']} tensors")
+    return out
+
+
 def _render(report, strict: bool) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -57,6 +72,8 @@ def _render(report, strict: bool) -> None:
             console.print()
     else:
         console.print(f"audit: {report.target}: no findings")
+    for line in _fact_lines(report.facts):
+        console.print(line, highlight=False, markup=False)
     c = report.census
     if c is not None:
         ct = Table(title="byte census")
@@ -67,13 +84,18 @@ def _render(report, strict: bool) -> None:
                 ct.add_row(g, f"{b:,}")
         ct.add_row("total", f"{c.total_bytes:,}")
         console.print(ct)
-        line = (
-            f"per decode step: target {_gb(c.target_bytes_per_token)}, draft {_gb(c.draft_bytes_per_step)} "
-            f"({c.draft_share * 100:.1f}% of a target pass)"
-        )
+        line = f"per decode step: target {_gb(c.target_bytes_per_token)}"
+        if c.draft_rule is not None or c.draft_bytes_per_step:
+            line += f", draft {_gb(c.draft_bytes_per_step)} ({c.draft_share * 100:.1f}% of a target pass)"
+        else:
+            line += " (no draft in this checkpoint)"
         if c.roofline_tokens_per_s is not None:
             line += f"; roofline {c.roofline_tokens_per_s:.1f} tok/s at {c.bandwidth_bytes_per_s / 1e9:g} GB/s"
         console.print(line)
+        if c.draft_shared_bytes_per_step:
+            console.print(f"draft step also reads {_gb(c.draft_shared_bytes_per_step)} of the target's weights")
+        if c.draft_rule:
+            console.print(f"draft bytes rule: {c.draft_rule}", highlight=False, markup=False)
     n_err, n_warn = len(report.errors), len(report.warnings)
     console.print(f"{n_err} error(s), {n_warn} warning(s); exit {report.exit_code_for(strict=strict)}")
 

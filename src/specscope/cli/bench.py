@@ -19,6 +19,7 @@ from specscope.cli.bench_options import (
     DatasetOption,
     DatasetPathOption,
     DraftCacheOption,
+    DropBadRowsOption,
     EditFormOption,
     KOption,
     LevelsOption,
@@ -45,6 +46,9 @@ from specscope.cli.bench_options import (
     TemperaturesOption,
     ThinkingOption,
     ThreadsOption,
+    TraceOption,
+    TraceRowsOption,
+    TraceScaleOption,
     WorkloadFileOption,
     WorkloadsOption,
 )
@@ -101,10 +105,14 @@ def register(app: typer.Typer) -> None:
         rates: RatesOption = None,
         arrival: ArrivalOption = None,
         slo: SloOption = None,
+        trace: TraceOption = None,
+        trace_scale: TraceScaleOption = None,
+        trace_rows: TraceRowsOption = None,
         parallel_configs: ParallelConfigsOption = False,
         workload: WorkloadFileOption = None,
         dataset: DatasetOption = None,
         dataset_path: DatasetPathOption = None,
+        drop_bad_rows: DropBadRowsOption = False,
         context: ContextOption = None,
         temperatures: TemperaturesOption = None,
         thinking: ThinkingOption = None,
@@ -165,9 +173,12 @@ def register(app: typer.Typer) -> None:
 
             names = plan.configs or tuple(plan.servers)
             replicas = parse_metrics_specs(metrics or [], names or ("base", "ngram", "draft"))
+            from specscope.bench.trace_cell import trace_overrides
             from specscope.bench.workloads import cli_overrides
 
-            axes = cli_overrides(parse_csv_names(workloads), workload, dataset, dataset_path, context, temperatures)
+            axes = cli_overrides(
+                parse_csv_names(workloads), workload, dataset, dataset_path, context, temperatures, drop_bad_rows
+            ) | trace_overrides(trace, trace_scale, trace_rows)
             options = profile_options(
                 profile,
                 metrics=replicas or None,

@@ -75,12 +75,18 @@ WorkloadFileOption = Annotated[
 DatasetOption = Annotated[
     MaybeNames,
     typer.Option(
-        "--dataset", help="speed-bench[:CONFIG], spec-bench, blazedit[:5k|10k], instructcoder: a workload per category."
+        "--dataset",
+        help="speed-bench[:CONFIG], spec-bench, mt-bench, blazedit[:5k|10k], instructcoder (+ @REVISION): a workload"
+        " per category.",
     ),
 ]
 DatasetPathOption = Annotated[
     MaybeStr,
     typer.Option("--dataset-path", help="Local parquet/JSONL file or folder of --dataset."),
+]
+DropBadRowsOption = Annotated[
+    bool,
+    typer.Option("--drop-bad-rows", help="Run without dataset rows that are not workloads (recorded with reasons)."),
 ]
 ContextOption = Annotated[
     MaybeStr,
@@ -151,6 +157,18 @@ RatesOption = Annotated[
 ArrivalOption = Annotated[
     MaybeStr,
     typer.Option("--arrival", help="Open-loop arrivals: poisson (default) or constant."),
+]
+TraceOption = Annotated[
+    MaybeStr,
+    typer.Option("--trace", help="Replay a request trace on its own clock (JSONL: specscope, Mooncake; Azure CSV)."),
+]
+TraceScaleOption = Annotated[
+    MaybeFloat,
+    typer.Option("--trace-scale", help="Multiply the trace's arrival offsets (0.5 = twice as fast)."),
+]
+TraceRowsOption = Annotated[
+    MaybeInt,
+    typer.Option("--trace-rows", help="Replay only the trace's first N arrivals."),
 ]
 SloOption = Annotated[
     MaybeStr,

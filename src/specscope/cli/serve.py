@@ -69,29 +69,31 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             expected="the output of `vllm serve` (any version)",
             fix="pass the server's own log (docker logs CONTAINER > vllm.log)",
         )
-    capacity, loaded = None, _census_check(facts, census)
-    if plan is not None:
-        from specscope.launch.capacity import capacity_from_log
+    from specscope.launch.capacity import capacity_from_log
+    from specscope.launch.logstats import pooled_spec_windows
 
-        capacity = capacity_from_log(facts, plan)
+    loaded = _census_check(facts, census)
+    has_kv = facts.kv_cache_size_tokens or facts.gpu_blocks
+    capacity = capacity_from_log(facts, plan) if plan is not None or has_kv else None
+    pooled = pooled_spec_windows(facts.spec_decoding, (facts.speculative_config or {}).get("method"))
     if fmt == "json":
         doc = facts.model_dump()
         if census is not None:
             doc["loaded_vs_census"] = loaded
         if capacity is not None:
-            doc["capacity"], doc["plan"] = capacity[0].model_dump(), capacity[1].model_dump()  # type: ignore[union-attr]
+            doc["capacity"] = capacity[0].model_dump()
+            doc["plan"] = None if capacity[1] is None else capacity[1].model_dump()
+        doc["spec_decoding_pooled"] = pooled.model_dump() if facts.spec_decoding else None
         typer.echo(json.dumps(doc, indent=2))
     else:
         table = Table(title=f"vLLM log facts: {path}", show_header=False)
         for key, value in facts.model_dump(exclude={"failures", "spec_decoding", "non_default_args", "stats"}).items():
             table.add_row(key, "" if value is None else str(value))
         if facts.spec_decoding:
-            last = facts.spec_decoding[-1]
-            table.add_row("spec_decoding_samples", str(len(facts.spec_decoding)))
-            table.add_row("last_mean_acceptance_length", f"{last.mean_acceptance_length:.2f}")
-            table.add_row(
-                "last_per_position_acceptance_rates", ", ".join(f"{r:.3f}" for r in last.per_position_acceptance_rates)
-            )
+            from specscope.launch.logstats import pooled_lines
+
+            for key, value in pooled_lines(pooled):
+                table.add_row(key, value)
         if facts.stats:
             peak = max(facts.stats, key=lambda s: s.kv_cache_usage_percent)
             table.add_row("stats_samples", str(len(facts.stats)))
@@ -110,7 +112,9 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             typer.echo("\n".join(capacity_lines(*capacity)))
         for f in facts.failures:
             console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
-    return 1 if any(f.severity == "error" for f in facts.failures) else 0
+        if pooled.alarm:
+            console.print(f"[red]ALARM {pooled.alarm}[/red]: check the draft head (specscope audit MODEL)")
+    return 1 if any(f.severity == "error" for f in facts.failures) or pooled.alarm else 0
 
 
 def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str, object]:

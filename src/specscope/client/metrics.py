@@ -1,28 +1,29 @@
-"""Prometheus ``/metrics`` scraping: speculative-decoding and generation counters.
+"""Prometheus ``/metrics`` scraping: speculative-decoding and generation counters of four engines.
 
 Text is parsed with ``prometheus_client.parser.text_string_to_metric_families`` and matched on the
 *sample* names (so an exposition that lacks ``# TYPE`` lines, like vLLM's trimmed excerpts, still
-works). Supported names:
+works). A count the exposition has no counter for stays ``None`` (silence is never 0). Names read (sources and the
+full coverage table: docs/engines.md):
 
-==========================  =================================================  =============================
-:class:`SpecCounters` field  vLLM (``vllm/v1/spec_decode/metrics.py``,           llama.cpp server (``llamacpp:``
-                             ``vllm/v1/metrics/loggers.py``)                     xllamacpp 2026.10 / SmolLM2)
-==========================  =================================================  =============================
-drafts                      ``vllm:spec_decode_num_drafts_total``               same name, ``llamacpp:``
-draft_tokens                ``vllm:spec_decode_num_draft_tokens_total``         same name, ``llamacpp:``
-accepted_tokens             ``vllm:spec_decode_num_accepted_tokens_total``      same name, ``llamacpp:``
-accepted_per_position[i]    ``..._accepted_tokens_per_pos_total{position}``     same name, ``llamacpp:``
-generation_tokens           ``vllm:generation_tokens_total``                    ``llamacpp:tokens_predicted_total``
-prompt_tokens               ``vllm:prompt_tokens_total``                        ``llamacpp:prompt_tokens_total``
-running (gauge)             ``vllm:num_requests_running``                       ``llamacpp:requests_processing``
-waiting (gauge)             ``vllm:num_requests_waiting``                       ``llamacpp:requests_deferred``
-==========================  =================================================  =============================
+- ``drafts`` (verify steps that carried a draft): vLLM ``vllm:spec_decode_num_drafts_total``
+  (``v1/spec_decode/metrics.py``), llama.cpp ``llamacpp:`` same name, SGLang ``sglang:spec_verify_calls_total``;
+  TensorRT-LLM has none.
+- ``draft_tokens`` / ``accepted_tokens``: ``*spec_decode_num_draft_tokens_total`` /
+  ``*spec_decode_num_accepted_tokens_total`` (vLLM, llama.cpp; TensorRT-LLM ``trtllm_`` prefix,
+  ``tensorrt_llm/metrics/collector.py`` at ``/prometheus/metrics``); SGLang has none.
+- ``accepted_per_position[i]``: ``*spec_decode_num_accepted_tokens_per_pos_total{position=i}`` (vLLM, llama.cpp).
+- ``rejected_tokens``: ``vllm:spec_decode_num_rejected_tokens_total`` (vLLM main), a cross-check.
+- ``generation_tokens``: ``vllm:generation_tokens_total``, ``llamacpp:tokens_predicted_total``,
+  ``sglang:generation_tokens_total``; ``prompt_tokens``: ``*prompt_tokens_total``.
+- gauges ``running`` / ``waiting``: ``vllm:num_requests_running`` / ``_waiting``, ``llamacpp:requests_processing`` /
+  ``_deferred``, ``sglang:num_running_reqs`` / ``num_queue_reqs``, ``trtllm_num_requests_running`` / ``_waiting``.
 
-SGLang (sgl-project/sglang ``python/sglang/srt/metrics/collector.py``, commit 00ae9c15, 2026) maps onto the
-same fields: ``sglang:generation_tokens_total`` -> generation_tokens, ``sglang:prompt_tokens_total`` ->
-prompt_tokens, ``sglang:num_running_reqs`` -> running, ``sglang:num_queue_reqs`` -> waiting. It has no
-speculative counters (only the batch-average gauges ``sglang:spec_accept_length`` / ``spec_accept_rate``, not
-summable over a window), so an SGLang cell's acceptance comes from the per-response ``meta_info`` fields.
+Speculative *gauges* (SGLang ``spec_accept_rate`` / ``spec_accept_length`` / ``spec_num_draft_tokens`` ...,
+vLLM main ``spec_decode_acceptance_rate`` / ``spec_decode_effective_tokens_per_forward``, TensorRT-LLM
+``spec_decode_acceptance_length`` / ``spec_decode_draft_overhead``) hold a current mean and cannot be differenced
+over a window: they go to ``spec_gauges`` (``GAUGE_NOT_WINDOW`` in the window reading), never into a figure. Info
+gauges (vLLM ``spec_decode_capability``, TRT-LLM ``speculative_config_info``) and the latency histograms are known and
+not read. Any other sample name with ``spec`` or ``draft`` in it is listed in ``unread`` (``UNREAD_SPEC_FIELD``).
 
 Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
 data-parallel vLLM with two engines reports one total; each ``engine`` label's own series are kept too
@@ -33,21 +34,25 @@ apart from the others (``specscope.stats.counters``).
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import httpx
 
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.records import SpecCounters
 
-__all__ = ["parse_metrics", "scrape", "metrics_url"]
+__all__ = ["metrics_url", "parse_metrics", "parse_trtllm_iteration_stats", "scrape", "slots_spec_config"]
 
-_PREFIXES = ("vllm:", "llamacpp:", "sglang:")
+# prefix -> engine kind; Dynamo re-exports TensorRT-LLM's names as ``trtllm:``
+_PREFIXES = {"vllm:": "vllm", "llamacpp:": "llamacpp", "sglang:": "sglang", "trtllm_": "trtllm", "trtllm:": "trtllm"}
 
 # sample name without prefix -> SpecCounters field (counters)
 _COUNTERS: dict[str, str] = {
     "spec_decode_num_drafts_total": "drafts",
+    "spec_verify_calls_total": "drafts",  # sglang: verify steps, the same quantity as vLLM's num_drafts
     "spec_decode_num_draft_tokens_total": "draft_tokens",
     "spec_decode_num_accepted_tokens_total": "accepted_tokens",
+    "spec_decode_num_rejected_tokens_total": "rejected_tokens",
     "generation_tokens_total": "generation_tokens",
     "tokens_predicted_total": "generation_tokens",
     "prompt_tokens_total": "prompt_tokens",
@@ -61,10 +66,32 @@ _GAUGES: dict[str, str] = {
     "num_running_reqs": "running",  # sglang:
     "num_queue_reqs": "waiting",  # sglang:
 }
+_SPEC_GAUGES = frozenset(
+    {
+        "spec_accept_rate",  # sglang: (mostrecent gauges)
+        "spec_accept_length",
+        "spec_num_steps",
+        "spec_num_draft_tokens",
+        "spec_cap_length",
+        "spec_block_accept_length",
+        "spec_decode_acceptance_rate",  # vllm: main
+        "spec_decode_effective_tokens_per_forward",
+        "spec_decode_acceptance_length",  # trtllm_
+        "spec_decode_draft_overhead",
+    }
+)
+# known, and not acceptance: configuration info gauges and phase-latency histograms
+_SPEC_KNOWN_IGNORED = (
+    "spec_decode_capability",
+    "speculative_config_info",
+    "spec_decode_proposer_latency_seconds",
+    "spec_decode_verification_latency_seconds",
+)
 _PRESENT = {
     "drafts": "spec",
     "draft_tokens": "spec",
     "accepted_tokens": "spec",
+    "rejected_tokens": "spec",
     "generation_tokens": "generation",
     "prompt_tokens": "prompt",
     "running": "running",
@@ -78,7 +105,7 @@ def _bad_sample(message: str, found: str, expected: str) -> MetricsUnavailable:
     return MetricsUnavailable(message, found=found[:200], expected=expected, fix=fix)
 
 
-def _sample_float(sample) -> float:
+def _sample_float(sample: Any) -> float:
     """A sample's value as a float; an integer beyond float range (found by fuzzing) is MetricsUnavailable."""
     try:
         return float(sample.value)
@@ -97,14 +124,17 @@ class _Engine:
         self.per_pos: dict[int, float] = {}
         self.present: set[str] = set()
         self.created: float | None = None
+        self.kinds: dict[str, int] = {}
+        self.spec_gauges: dict[str, float] = {}
+        self.unread: set[str] = set()
 
     def counters(self) -> SpecCounters:
         n_pos = max(self.per_pos) + 1 if self.per_pos else 0
         sums = self.sums
         return SpecCounters(
-            drafts=sums.get("drafts", 0.0),
-            draft_tokens=sums.get("draft_tokens", 0.0),
-            accepted_tokens=sums.get("accepted_tokens", 0.0),
+            drafts=sums.get("drafts"),
+            draft_tokens=sums.get("draft_tokens"),
+            accepted_tokens=sums.get("accepted_tokens"),
             accepted_per_position=tuple(self.per_pos.get(i, 0.0) for i in range(n_pos)),  # (n_pos,)
             generation_tokens=sums.get("generation_tokens"),
             prompt_tokens=sums.get("prompt_tokens"),
@@ -112,6 +142,10 @@ class _Engine:
             waiting=sums.get("waiting"),
             present=frozenset(self.present),
             created=self.created,
+            engine_kind=max(self.kinds, key=lambda k: self.kinds[k]) if self.kinds else None,
+            rejected_tokens=sums.get("rejected_tokens"),
+            spec_gauges=dict(sorted(self.spec_gauges.items())),
+            unread=tuple(sorted(self.unread)),
         )
 
 
@@ -130,6 +164,14 @@ def _take(eng: _Engine, name: str, short: str, labels: dict[str, str], value: fl
         base = short[: -len("_created")] + "_total"
         if base in _COUNTERS or base == _PER_POS:
             eng.created = value if eng.created is None else max(eng.created, value)
+        return
+    if short in _SPEC_GAUGES:
+        eng.spec_gauges[name] = value
+        return
+    if any(short.startswith(k) for k in _SPEC_KNOWN_IGNORED):
+        return
+    if short not in _COUNTERS and short != _PER_POS and ("spec" in short or "draft" in short):
+        eng.unread.add(name)
         return
     if short == _PER_POS:
         pos = _position(name, labels)
@@ -154,9 +196,9 @@ def parse_metrics(text: str) -> SpecCounters:
         text: the body of ``GET /metrics`` (Prometheus text format 0.0.4).
 
     Returns:
-        A snapshot summed over all engines; counters absent from the text stay 0 (spec) or ``None``
-        (generation / prompt / gauges), and ``present`` names the families seen (``spec``, ``per_pos``,
-        ``generation``, ``prompt``, ``running``, ``waiting``). When samples carry an ``engine`` label,
+        A snapshot summed over all engines; counters absent from the text stay ``None`` (never 0), and ``present``
+        names the families seen (``spec``, ``per_pos``, ``generation``, ``prompt``, ``running``, ``waiting``);
+        ``engine_kind``, ``spec_gauges`` and ``unread`` as in the module doc. When samples carry an ``engine`` label,
         ``engines`` holds each engine's own snapshot with its ``created`` time (largest ``*_created``).
 
     Raises:
@@ -183,9 +225,11 @@ def parse_metrics(text: str) -> SpecCounters:
                 continue
             short = sample.name[len(prefix) :]
             value = _sample_float(sample)
+            total.kinds[_PREFIXES[prefix]] = total.kinds.get(_PREFIXES[prefix], 0) + 1
             _take(total, sample.name, short, sample.labels, value)
             if "engine" in sample.labels:
                 eng = engines.setdefault(sample.labels["engine"], _Engine())
+                eng.kinds = total.kinds
                 _take(eng, sample.name, short, sample.labels, value)
     snap = total.counters()
     if not engines:
@@ -233,3 +277,83 @@ async def scrape(client: httpx.AsyncClient, base_url: str) -> SpecCounters:
             fix="enable metrics (llama.cpp: --metrics; vLLM serves them by default; SGLang: --enable-metrics)",
         )
     return parse_metrics(resp.text)
+
+
+def parse_trtllm_iteration_stats(items: Any) -> tuple[SpecCounters, tuple[str, ...]]:
+    """One window of TensorRT-LLM's iteration stats (``GET /metrics`` of ``trtllm-serve`` with
+    ``enable_iter_perf_stats``: a JSON list, one item per iteration since the previous GET; the GET drains it).
+
+    Read per item: ``specDecodingStats.numDraftTokens`` (drafted), ``numAcceptedTokens`` (accepted),
+    ``numRequestsWithDraftTokens`` (requests that drafted in that iteration: its verify steps)
+    (``cpp/include/tensorrt_llm/executor/types.h`` ``SpecDecodingStats``); ``acceptanceLength`` and ``draftOverhead``
+    are per-iteration means, derived (not read). Items of ``attentionDpRank`` other than 0 are skipped: with attention
+    data parallelism every rank's row carries rank 0's spec stats (a public reproduction script notes the fan-out).
+
+    Returns:
+        (the window's counts as a delta with ``engine_kind="trtllm"``; None where no item carried them, named
+        reasons: ``WRONG_TYPE`` for a malformed item, ``ADP_DUPLICATE`` for skipped rows).
+    """
+    reasons: list[str] = []
+    sums = {"drafts": 0.0, "draft_tokens": 0.0, "accepted_tokens": 0.0}
+    seen = False
+    names = (
+        ("numRequestsWithDraftTokens", "drafts"),
+        ("numDraftTokens", "draft_tokens"),
+        ("numAcceptedTokens", "accepted_tokens"),
+    )
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        if not isinstance(item, dict):
+            reasons.append(f"WRONG_TYPE(item {i}: {type(item).__name__})")
+            continue
+        if item.get("attentionDpRank", 0) != 0:
+            reasons.append(f"ADP_DUPLICATE(item {i}: attentionDpRank {item.get('attentionDpRank')})")
+            continue
+        spec = item.get("specDecodingStats")
+        if spec is None:
+            continue
+        values = {k: spec.get(src) if isinstance(spec, dict) else None for src, k in names}
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in values.values()):
+            reasons.append(f"WRONG_TYPE(item {i}: specDecodingStats)")
+            continue
+        seen = True
+        for k, v in values.items():
+            sums[k] += float(v or 0)
+    if not isinstance(items, list):
+        reasons.append(f"WRONG_TYPE(iteration stats: {type(items).__name__}, expected a list)")
+    if not seen:
+        return SpecCounters(engine_kind="trtllm"), tuple(reasons)
+    window = SpecCounters(
+        drafts=sums["drafts"],
+        draft_tokens=sums["draft_tokens"],
+        accepted_tokens=sums["accepted_tokens"],
+        present=frozenset({"spec"}),
+        engine_kind="trtllm",
+    )
+    return window, tuple(reasons)
+
+
+def slots_spec_config(slots: Any) -> dict[str, Any]:
+    """What llama.cpp's ``GET /slots`` says about speculation per slot: ``params["speculative.n_max"]`` (the configured
+    k), ``speculative.n_min``, ``speculative.p_min``, newer builds' ``speculative.types``, and the slot's
+    ``speculative`` flag (a draft is loaded). Returns ``{"slots": n, "speculative": [flags], "n_max": [values],
+    "types": [values], "reasons": [...]}``; a field absent or of the wrong type is None in its list, with
+    ``WRONG_TYPE`` named."""
+    out: dict[str, Any] = {"slots": 0, "speculative": [], "n_max": [], "types": [], "reasons": []}
+    if not isinstance(slots, list):
+        out["reasons"].append(f"WRONG_TYPE(/slots: {type(slots).__name__}, expected a list)")
+        return out
+    for i, slot in enumerate(slots):
+        params = slot.get("params") if isinstance(slot, dict) else None
+        if not isinstance(params, dict):
+            out["reasons"].append(f"WRONG_TYPE(slot {i}: no params object)")
+            params = {}
+        n_max = params.get("speculative.n_max")
+        if n_max is not None and (isinstance(n_max, bool) or not isinstance(n_max, int)):
+            out["reasons"].append(f"WRONG_TYPE(slot {i}: speculative.n_max {n_max!r})")
+            n_max = None
+        flag = slot.get("speculative") if isinstance(slot, dict) else None
+        out["slots"] += 1
+        out["speculative"].append(flag if isinstance(flag, bool) else None)
+        out["n_max"].append(n_max)
+        out["types"].append(params.get("speculative.types"))
+    return out

@@ -10,7 +10,7 @@ orjson is installed (else ``json.loads``). The status rules are in :mod:`specsco
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 try:  # optional fast path: orjson (C/Rust), ~4x faster than json.loads on chunk-sized objects, same results
@@ -21,8 +21,8 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
 from specscope.client.spec_fields import int_or_none as _int
-from specscope.client.spec_fields import per_response_queue_s, per_response_spec
-from specscope.records import StreamRecord, StreamStatus
+from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
+from specscope.records import SpecRequest, StreamRecord, StreamStatus
 
 __all__ = ["STOP_REASONS", "RawCapture", "parse_sse_capture", "parse_capture"]
 
@@ -97,9 +97,7 @@ class _Seen:
     done: bool = False
     server_error: str | None = None
     bad_json: int = 0
-    draft_n: int | None = None
-    accepted_n: int | None = None
-    steps: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    spec: SpecRequest | None = None
     reasoning_tokens: int | None = None
     queue_s: float | None = None
 
@@ -132,11 +130,7 @@ class _Seen:
             details = usage.get("completion_tokens_details")
             if isinstance(details, dict):
                 self.reasoning_tokens = _int(details.get("reasoning_tokens"))
-        found = per_response_spec(obj)  # llama.cpp timings, vLLM metrics.speculative_decoding, SGLang meta_info
-        if found is not None:
-            self.draft_n, self.accepted_n, steps = found
-            if steps is not None:
-                self.steps = steps
+        self.spec = merge_spec(self.spec, read_spec(obj))  # every engine's per-response spec fields (spec_fields.py)
         self.queue_s = per_response_queue_s(obj) if self.queue_s is None else self.queue_s  # vLLM metrics
 
     def choice(self, t: int, ch: dict[str, Any]) -> None:
@@ -162,12 +156,14 @@ class _Seen:
 
 def _reasons_200(raw: RawCapture, seen: _Seen) -> list[str]:
     """Reasons of an HTTP 200 stream; ``EMPTY_STREAM`` / ``STOPPED_EARLY`` alone when the stream ended cleanly
-    with no answer / with no terminal event (no finish, no usage, no ``[DONE]``): both are failed requests."""
-    terminal = seen.finish is not None or seen.output_tokens is not None
-    if not raw.error and not seen.server_error and not terminal:
-        if seen.first_token is None:
-            return ["EMPTY_STREAM"]
-        if not seen.done:
+    with no answer / with no terminal event (no finish reason, no ``[DONE]``): both are failed requests. Usage is not
+    a terminal event: vLLM with ``--enable-force-include-usage`` and ``continuous_usage_stats`` sends cumulative usage
+    on every chunk, so a stream cut mid-way has usage and is still failed (issue 26)."""
+    terminal = seen.finish is not None or seen.done
+    if not raw.error and not seen.server_error:
+        if seen.first_token is None and seen.finish is None and seen.output_tokens is None:
+            return ["EMPTY_STREAM"]  # nothing, or a [DONE] alone
+        if not terminal:
             return ["STOPPED_EARLY"]
     reasons = []
     if not seen.done:
@@ -214,6 +210,9 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
         for t, ev in parse_sse_capture(raw.chunks):
             seen.event(t, ev.data)
     status, reason = _status(raw, seen)
+    spec = seen.spec
+    if spec is not None and seen.reasoning_tokens is not None:
+        spec = replace(spec, reasoning_tokens=seen.reasoning_tokens)
     return StreamRecord(
         prompt_id=raw.prompt_id,
         intended_ns=raw.intended_ns,
@@ -233,11 +232,12 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
         http_status=raw.http_status,
         text="".join(seen.texts),
         reasoning_text="".join(seen.rtexts),
-        server_draft_tokens=seen.draft_n,
-        server_accepted_tokens=seen.accepted_n,
+        server_draft_tokens=None if spec is None else spec.draft_tokens,
+        server_accepted_tokens=None if spec is None else spec.accepted_tokens,
         bytes_received=sum(len(b) for _, b in raw.chunks),
-        draft_per_step=seen.steps[0],
-        accepted_per_step=seen.steps[1],
+        draft_per_step=() if spec is None else spec.draft_per_step,
+        accepted_per_step=() if spec is None else spec.accepted_per_step,
         reasoning_tokens=seen.reasoning_tokens,
         queue_s=seen.queue_s,
+        spec=spec,
     )

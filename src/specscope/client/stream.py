@@ -68,12 +68,16 @@ def chat_url(base_url: str) -> str:
     return root + "/chat/completions"
 
 
-def make_session(settings: ClientSettings) -> aiohttp.ClientSession:
-    """An aiohttp session with the settings' connection limit, timeouts and read buffer (call inside a loop)."""
+def make_session(settings: ClientSettings, *, force_close: bool = False) -> aiohttp.ClientSession:
+    """An aiohttp session with the settings' connection limit, timeouts and read buffer (call inside a loop).
+
+    ``force_close``: a fresh connection per request (no keep-alive reuse). Conversations need it: llama.cpp's server
+    closes a connection after a streamed answer, and the next turn written on it failed ``Can not write request
+    body`` (measured with xllamacpp 2026.10); the connect happens before ``send_ns``, so it is not in any TTFT."""
     connector = aiohttp.TCPConnector(
         limit=settings.connection_limit,
         limit_per_host=0,
-        force_close=False,
+        force_close=force_close,
         enable_cleanup_closed=False,
         ttl_dns_cache=None,
     )

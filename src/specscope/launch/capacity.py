@@ -1,20 +1,26 @@
-"""Capacity planning from a vLLM start-up log: the KV pool in blocks, what one request costs, what speculation adds.
+"""Capacity planning from a vLLM start-up log: the KV pool, what one request costs, what speculation reserves.
 
-vLLM's own arithmetic (vllm/v1/core/kv_cache_utils.py, ``get_max_concurrency_for_kv_cache_config`` and
-``report_kv_cache_config``; the per-group charges are each KV spec's ``max_memory_usage_bytes``):
+Everything comes from the engine's own statements (issue 26); nothing is assumed. vLLM's arithmetic
+(vllm/v1/core/kv_cache_utils.py ``get_max_concurrency_for_kv_cache_config``, ``report_kv_cache_config``;
+vllm/v1/core/kv_cache_manager.py ``allocate_slots``):
 
-- the pool is ``num_blocks`` blocks shared by ``G`` KV-cache groups (1 for a plain transformer; a hybrid model such
-  as Qwen3.6 has one full-attention group plus ``G - 1`` mamba / linear-attention groups of the same layer count);
-- ``GPU KV cache size: T tokens`` = ``num_blocks // G * block_size``;
-- a request of ``L`` tokens takes ``ceil(L / block_size)`` blocks in the full-attention group and, per mamba group,
-  ``2 + num_speculative_blocks`` blocks in ``align`` cache mode (``1 + ...`` otherwise): the speculative scratch;
-- ``Maximum concurrency for L tokens per request: C x`` = ``num_blocks / blocks_per_request(L)``;
-- while decoding, the scheduler also allocates ``num_speculative_tokens`` lookahead slots per running request.
+- ``Maximum concurrency for L tokens per request: C x`` = ``num_blocks / blocks_per_request(L)``, L the max model
+  length; it already holds each request's per-group state, including a hybrid model's mamba speculative scratch
+  (``2 + num_speculative_blocks`` blocks per mamba group in ``align`` mode, ``1 + ...`` otherwise).
+- ``GPU KV cache size: T tokens`` is ``num_blocks x block_size`` up to the 0.2x releases (PR #13596; a hybrid model:
+  ``num_blocks // G x block_size``, G the KV-cache groups) and ``int(C x L)`` in current builds (issue #54662, @
+  22df3a3): a derived figure, so T / L rounds to C; a plain model's T / L rounds to C in both forms.
+- ``# GPU blocks: N`` (V0, and V1 0.7) is the pool; with T (V0 ``... can be stored in KV cache (T)``) or with C at L
+  it gives the block size: T / N, or C x L / N. Hybrid models log ``Setting attention block size to B tokens``;
+  ``--block-size`` shows in the non-default args. Otherwise the block size is not in the log and is not assumed.
+- while decoding, each running request holds ``min(tokens + k, max_model_len)`` slots: the k lookahead slots of
+  speculation, capped at the max model length.
 
-When the log does not print ``num_blocks`` it is reconstructed: the ``G`` and ``num_blocks`` (within the
-``T // block_size`` bracket) that reproduce the reported concurrency to two decimals. A figure that no choice
-reproduces is listed in ``mismatches`` with both values. Check on the real v0.20.0 log (fixture): block size 1584,
-T 36,432 = 23 x 1584, 4 groups, 93 blocks, 42 + 3 x (2 + 1) = 51 blocks per 65,536-token request, 93 / 51 = 1.82x.
+A plan of R requests of L' tokens: at L' = L, vLLM's own concurrency (T / L when it rounds to C, more digits than
+C) gives how many fit; otherwise blocks per request from the block size (``ceil(min(L' + k, L) / B)`` plus the hybrid
+groups' state), or, with no block size, tokens against T (``approximate``: block rounding not counted).
+``mismatches`` lists only two of the engine's own statements that disagree: T / L against C for a plain pool, N x B
+against T, or a hybrid pool whose logged block size reproduces neither.
 """
 
 from __future__ import annotations
@@ -29,21 +35,23 @@ from specscope.launch.logfacts import LogFacts
 __all__ = ["KvCapacity", "CapacityPlan", "kv_capacity", "plan_capacity", "parse_plan_spec"]
 
 _GIB = 1 << 30
-DEFAULT_BLOCK_SIZE_TOKENS = 16  # vLLM's default --block-size on CUDA
 DEFAULT_MAX_NUM_SEQS = 256  # vLLM's default --max-num-seqs (V1 on GPU)
+_C_TOL = 0.005 + 1e-9  # C is printed with two decimals
 
 
 class KvCapacity(BaseModel):
-    """The KV pool of one server as the log gives it and as reconstructed from blocks (units in the names)."""
+    """The KV pool of one server as its log states it (units in the names; None where the log does not say)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    block_size_tokens: int
+    block_size_tokens: int | None
     block_size_source: str
     kv_groups: int
     mamba_groups: int
     mamba_blocks_per_request: int
     num_speculative_tokens: int
+    spec_lookahead_tokens_per_request: int
+    max_model_len_tokens: int | None
     pool_blocks: int | None
     pool_blocks_source: str
     kv_cache_bytes: int | None
@@ -52,6 +60,7 @@ class KvCapacity(BaseModel):
     reconstructed_kv_tokens: int | None
     concurrency_at_len_tokens: int | None
     reported_max_concurrency: float | None
+    exact_max_concurrency: float | None
     reconstructed_max_concurrency: float | None
     blocks_per_request_at_len: int | None
     spec_scratch_blocks_per_request: int
@@ -67,22 +76,16 @@ class CapacityPlan(BaseModel):
     tokens: int
     max_num_seqs: int
     max_num_seqs_source: str
-    blocks_per_request_without_spec: int
-    blocks_per_request_with_spec: int
+    blocks_per_request_without_spec: int | None
+    blocks_per_request_with_spec: int | None
     fit_without_spec: int
     fit_with_spec: int
     fits_with_spec: bool
     fits_without_spec: bool
     limited_by: str
+    basis: str
+    approximate: bool
     capacity_cost_of_speculation_percent: float | None
-
-
-def _blocks_per_request(cap: KvCapacity, tokens: int, *, spec: bool) -> int:
-    k = cap.num_speculative_tokens if spec else 0
-    lookahead = k if spec else 0
-    return math.ceil((tokens + lookahead) / cap.block_size_tokens) + cap.mamba_groups * (
-        cap.mamba_blocks_per_request + k
-    )
 
 
 def _reported_bpr(bs: int, length: int, mamba_groups: int, per_mamba: int, k: int) -> int:
@@ -97,14 +100,35 @@ def _search_pool(facts: LogFacts, bs: int, k: int, per_mamba: int, groups: list[
     for g in groups:
         pools = [facts.gpu_blocks] if facts.gpu_blocks else range(g * t, g * t + g)
         for p in pools:
-            if length and conc is not None and round(p / _reported_bpr(bs, length, g - 1, per_mamba, k), 2) == conc:
+            if length and conc is not None and abs(p / _reported_bpr(bs, length, g - 1, per_mamba, k) - conc) < _C_TOL:
                 return g, p, True
     g = groups[0]
     return g, facts.gpu_blocks or g * t, False
 
 
+def _block_size(facts: LogFacts) -> tuple[int | None, str]:
+    """The block size and where the log says it; (None, why) when it does not."""
+    if facts.block_size_tokens:
+        return facts.block_size_tokens, "log (attention block size line or --block-size)"
+    n, t = facts.gpu_blocks, facts.kv_cache_size_tokens
+    if n and t and t % n == 0:
+        return t // n, f"log (KV tokens {t:,} / # GPU blocks {n:,})"
+    length, conc = facts.max_concurrency_at_len_tokens, facts.max_concurrency_requests
+    if n and length and conc:
+        bs = round(conc * length / n)
+        if bs > 0 and abs(n * bs / length - conc) < _C_TOL:
+            return bs, f"log (max concurrency {conc}x x {length:,} tokens / # GPU blocks {n:,})"
+    return None, "not in the log (no block-size line, no --block-size, no # GPU blocks)"
+
+
+def _kv_tokens(facts: LogFacts, bs: int | None) -> int | None:
+    if facts.kv_cache_size_tokens:
+        return facts.kv_cache_size_tokens
+    return facts.gpu_blocks * bs if facts.gpu_blocks and bs else None
+
+
 def kv_capacity(facts: LogFacts, *, kv_groups: int | None = None) -> KvCapacity:
-    """Reconstruct the KV pool of ``facts`` in blocks (see the module docstring).
+    """The KV pool of ``facts`` from the engine's own statements (see the module docstring).
 
     Args:
         facts: a parsed start-up log.
@@ -112,32 +136,82 @@ def kv_capacity(facts: LogFacts, *, kv_groups: int | None = None) -> KvCapacity:
             (1 for a plain model, 2..8 for a hybrid one).
 
     Raises:
-        ConfigError: the log has no ``GPU KV cache size`` line (nothing to plan from).
+        ConfigError: the log states no KV capacity at all (nothing to plan from).
     """
-    if facts.kv_cache_size_tokens is None:
+    bs, bs_source = _block_size(facts)
+    tokens = _kv_tokens(facts, bs)
+    if tokens is None and facts.gpu_blocks is None:
         raise ConfigError(
             "the log has no KV cache size line to plan from",
-            found="no 'GPU KV cache size: N tokens'",
+            found="no 'GPU KV cache size: N tokens' and no '# GPU blocks: N'",
             expected="a vLLM start-up log that reached the KV cache allocation",
             fix="pass the log of a server that started (the lines before 'Starting vLLM API server')",
         )
-    bs = facts.block_size_tokens or DEFAULT_BLOCK_SIZE_TOKENS
     spec = facts.speculative_config or {}
     k = int(spec.get("num_speculative_tokens") or 0)
-    per_mamba = 2 if facts.mamba_cache_mode == "align" else 1
-    groups = [kv_groups] if kv_groups else (list(range(2, 9)) if facts.hybrid_kv else [1])
-    g, pool, reproduced = _search_pool(facts, bs, k, per_mamba, groups)
-    mamba = g - 1 if facts.hybrid_kv else 0
-    length = facts.max_concurrency_at_len_tokens
-    bpr = _reported_bpr(bs, length, mamba, per_mamba, k) if length else None
-    kv_bytes = round(facts.available_kv_cache_memory_gib * _GIB) if facts.available_kv_cache_memory_gib else None
+    length, conc = facts.max_concurrency_at_len_tokens, facts.max_concurrency_requests
+    max_len = facts.max_model_len_tokens or length
+    if facts.hybrid_kv and bs:
+        return _hybrid(facts, bs, bs_source, k, max_len, kv_groups)
+    exact = tokens / length if tokens and length else None
     cap = KvCapacity(
         block_size_tokens=bs,
-        block_size_source="log" if facts.block_size_tokens else f"assumed: vLLM default {DEFAULT_BLOCK_SIZE_TOKENS}",
+        block_size_source=bs_source,
+        kv_groups=1,
+        mamba_groups=0,
+        mamba_blocks_per_request=0,
+        num_speculative_tokens=k,
+        spec_lookahead_tokens_per_request=k,
+        max_model_len_tokens=max_len,
+        pool_blocks=facts.gpu_blocks or (tokens // bs if tokens and bs else None),
+        pool_blocks_source="log (# GPU blocks)"
+        if facts.gpu_blocks
+        else ("KV tokens / block size" if bs else "unknown"),
+        kv_cache_bytes=_kv_bytes(facts),
+        block_bytes=None,
+        reported_kv_tokens=facts.kv_cache_size_tokens,
+        reconstructed_kv_tokens=facts.gpu_blocks * bs if facts.gpu_blocks and bs else None,
+        concurrency_at_len_tokens=length,
+        reported_max_concurrency=conc,
+        exact_max_concurrency=exact if exact is not None and (conc is None or abs(exact - conc) < _C_TOL) else None,
+        reconstructed_max_concurrency=None,
+        blocks_per_request_at_len=math.ceil(length / bs) if length and bs else None,
+        spec_scratch_blocks_per_request=0,
+    )
+    cap.block_bytes = cap.kv_cache_bytes // cap.pool_blocks if cap.kv_cache_bytes and cap.pool_blocks else None
+    if exact is not None and conc is not None and abs(exact - conc) >= _C_TOL:
+        cap.mismatches.append(
+            f"KV tokens {tokens:,} / {length:,} tokens per request = {exact:.2f}x, the log says {conc:.2f}x"
+        )
+    rt = cap.reconstructed_kv_tokens
+    if rt is not None and facts.kv_cache_size_tokens and rt != facts.kv_cache_size_tokens:
+        cap.mismatches.append(f"KV tokens: log {facts.kv_cache_size_tokens:,}, # GPU blocks x {bs} give {rt:,}")
+    return cap
+
+
+def _kv_bytes(facts: LogFacts) -> int | None:
+    gib = facts.available_kv_cache_memory_gib
+    return round(gib * _GIB) if gib else None
+
+
+def _hybrid(facts: LogFacts, bs: int, bs_source: str, k: int, max_len: int | None, kv_groups: int | None) -> KvCapacity:
+    """A hybrid (mamba / linear-attention) pool: G groups share the blocks; reconstruct G and the pool."""
+    per_mamba = 2 if facts.mamba_cache_mode == "align" else 1
+    groups = [kv_groups] if kv_groups else list(range(2, 9))
+    g, pool, reproduced = _search_pool(facts, bs, k, per_mamba, groups)
+    mamba = g - 1
+    length = facts.max_concurrency_at_len_tokens
+    bpr = _reported_bpr(bs, length, mamba, per_mamba, k) if length else None
+    kv_bytes = _kv_bytes(facts)
+    cap = KvCapacity(
+        block_size_tokens=bs,
+        block_size_source=bs_source,
         kv_groups=g,
         mamba_groups=mamba,
-        mamba_blocks_per_request=per_mamba if mamba else 0,
+        mamba_blocks_per_request=per_mamba,
         num_speculative_tokens=k,
+        spec_lookahead_tokens_per_request=k,
+        max_model_len_tokens=max_len,
         pool_blocks=pool,
         pool_blocks_source="log"
         if facts.gpu_blocks
@@ -148,19 +222,42 @@ def kv_capacity(facts: LogFacts, *, kv_groups: int | None = None) -> KvCapacity:
         reconstructed_kv_tokens=pool // g * bs,
         concurrency_at_len_tokens=length,
         reported_max_concurrency=facts.max_concurrency_requests,
+        exact_max_concurrency=pool / bpr if bpr and reproduced else None,
         reconstructed_max_concurrency=round(pool / bpr, 4) if bpr else None,
         blocks_per_request_at_len=bpr,
         spec_scratch_blocks_per_request=mamba * k,
     )
-    if cap.reconstructed_kv_tokens != cap.reported_kv_tokens:
-        cap.mismatches.append(
-            f"KV tokens: log {cap.reported_kv_tokens:,}, blocks give {cap.reconstructed_kv_tokens:,} "
-            f"({pool} blocks // {g} groups x {bs} tokens)"
-        )
     rc, rep = cap.reconstructed_max_concurrency, cap.reported_max_concurrency
-    if rc is not None and rep is not None and round(rc, 2) != rep:
+    if not reproduced and rc is not None and rep is not None:  # the logged block size fits neither statement
         cap.mismatches.append(f"max concurrency at {length:,} tokens: log {rep:.2f}x, blocks give {rc:.2f}x")
     return cap
+
+
+def _blocks_per_request(cap: KvCapacity, tokens: int, *, spec: bool) -> int | None:
+    """Blocks one running request of ``tokens`` holds: ``min(tokens + k, max_model_len)`` slots with speculation."""
+    if cap.block_size_tokens is None:
+        return None
+    k = cap.num_speculative_tokens if spec else 0
+    slots = tokens + k if cap.max_model_len_tokens is None else min(tokens + k, max(tokens, cap.max_model_len_tokens))
+    return math.ceil(slots / cap.block_size_tokens) + cap.mamba_groups * (
+        cap.mamba_blocks_per_request + (cap.num_speculative_tokens if spec else 0)
+    )
+
+
+def _fit(cap: KvCapacity, tokens: int, *, spec: bool) -> tuple[int, int | None, str, bool]:
+    """(requests that fit, blocks each or None, basis, approximate)."""
+    at_len = tokens == cap.concurrency_at_len_tokens and cap.max_model_len_tokens == tokens
+    if at_len and cap.exact_max_concurrency is not None and (spec or cap.num_speculative_tokens == 0):
+        basis = f"vLLM's own concurrency at {tokens:,} tokens ({cap.exact_max_concurrency:.4f}x)"
+        return math.floor(cap.exact_max_concurrency + 1e-9), cap.blocks_per_request_at_len, basis, False
+    bpr = _blocks_per_request(cap, tokens, spec=spec)
+    if bpr is not None and cap.pool_blocks:
+        return cap.pool_blocks // bpr, bpr, f"{cap.pool_blocks} blocks / {bpr} blocks per request", False
+    pool_tokens = cap.reported_kv_tokens or 0
+    k = cap.num_speculative_tokens if spec else 0
+    need = tokens + k if cap.max_model_len_tokens is None else min(tokens + k, max(tokens, cap.max_model_len_tokens))
+    basis = f"{pool_tokens:,} KV tokens / {need:,} tokens per request (block size not in the log)"
+    return pool_tokens // need, None, basis, True
 
 
 def plan_capacity(cap: KvCapacity, *, requests: int, tokens: int, max_num_seqs: int | None = None) -> CapacityPlan:
@@ -169,13 +266,10 @@ def plan_capacity(cap: KvCapacity, *, requests: int, tokens: int, max_num_seqs: 
 
     ``capacity_cost_of_speculation_percent`` = (fit without - fit with) / fit without x 100.
     """
-    if cap.pool_blocks is None:
-        raise ConfigError("no pool size to plan from", found="no blocks", expected="a start-up log")
     seqs = max_num_seqs or DEFAULT_MAX_NUM_SEQS
-    without = _blocks_per_request(cap, tokens, spec=False)
-    with_spec = _blocks_per_request(cap, tokens, spec=True)
-    fit_without = min(seqs, cap.pool_blocks // without)
-    fit_with = min(seqs, cap.pool_blocks // with_spec)
+    kv_without, without, basis_without, approx_without = _fit(cap, tokens, spec=False)
+    kv_with, with_spec, basis, approx = _fit(cap, tokens, spec=True)
+    fit_without, fit_with = min(seqs, kv_without), min(seqs, kv_with)
     return CapacityPlan(
         requests=requests,
         tokens=tokens,
@@ -187,7 +281,9 @@ def plan_capacity(cap: KvCapacity, *, requests: int, tokens: int, max_num_seqs: 
         fit_with_spec=fit_with,
         fits_with_spec=requests <= fit_with,
         fits_without_spec=requests <= fit_without,
-        limited_by="max-num-seqs" if fit_with == seqs else "KV pool",
+        limited_by="max-num-seqs" if fit_with == seqs and kv_with > seqs else "KV pool",
+        basis=basis,
+        approximate=approx or approx_without,
         capacity_cost_of_speculation_percent=(fit_without - fit_with) / fit_without * 100 if fit_without else None,
     )
 
@@ -238,33 +334,46 @@ def capacity_from_log(facts: LogFacts, spec: str | None = None) -> tuple[KvCapac
 
 
 def capacity_lines(cap: KvCapacity, plan: CapacityPlan | None) -> list[str]:
-    """The capacity section as plain text lines (the terminal form of ``serve --parse-log FILE --plan``)."""
+    """The capacity section as plain text lines (the terminal form of ``serve --parse-log FILE [--plan ...]``)."""
     gib = f"{cap.kv_cache_bytes / _GIB:.2f} GiB" if cap.kv_cache_bytes else "unknown"
     block = f"{cap.block_bytes / (1 << 20):.2f} MiB" if cap.block_bytes else "unknown"
+    bs = "unknown" if cap.block_size_tokens is None else f"{cap.block_size_tokens} tokens"
+    pool = "unknown" if cap.pool_blocks is None else f"{cap.pool_blocks} blocks"
     out = [
-        f"KV pool: {cap.pool_blocks} blocks x {block} per block = {gib} ({cap.pool_blocks_source})",
-        f"block size: {cap.block_size_tokens} tokens ({cap.block_size_source}); KV-cache groups: {cap.kv_groups}"
+        f"KV pool: {pool} x {block} per block = {gib} ({cap.pool_blocks_source})",
+        f"block size: {bs} ({cap.block_size_source}); KV-cache groups: {cap.kv_groups}"
         + (f" (1 attention + {cap.mamba_groups} mamba)" if cap.mamba_groups else ""),
-        f"speculative scratch: {cap.spec_scratch_blocks_per_request} blocks per request "
-        f"(k={cap.num_speculative_tokens}) plus {cap.num_speculative_tokens} lookahead slots",
+        f"speculative reservation per request (k={cap.num_speculative_tokens}): {cap.spec_lookahead_tokens_per_request}"
+        f" lookahead slots (capped at the max model length) + {cap.spec_scratch_blocks_per_request} scratch blocks",
     ]
     if cap.concurrency_at_len_tokens:
+        rc = cap.reconstructed_max_concurrency
         out.append(
-            f"per-request charge at {cap.concurrency_at_len_tokens:,} tokens: {cap.blocks_per_request_at_len} blocks; "
-            f"max concurrency: log {cap.reported_max_concurrency}x, "
-            f"from blocks {cap.reconstructed_max_concurrency:.2f}x"
+            f"max concurrency at {cap.concurrency_at_len_tokens:,} tokens: log {cap.reported_max_concurrency}x"
+            + ("" if rc is None else f", from blocks {rc:.2f}x ({cap.blocks_per_request_at_len} blocks each)")
         )
-    out.append(f"KV tokens: log {cap.reported_kv_tokens:,}, from blocks {cap.reconstructed_kv_tokens:,}")
+    reported = "unknown" if cap.reported_kv_tokens is None else f"{cap.reported_kv_tokens:,}"
+    rebuilt = "" if cap.reconstructed_kv_tokens is None else f", from blocks {cap.reconstructed_kv_tokens:,}"
+    out.append(f"KV tokens: log {reported}{rebuilt}")
     out += [f"MISMATCH {m}" for m in cap.mismatches]
     if plan is not None:
         verdict = "fit" if plan.fits_with_spec else "do NOT fit"
         cost = plan.capacity_cost_of_speculation_percent
+        each_with = (
+            "" if plan.blocks_per_request_with_spec is None else f"{plan.blocks_per_request_with_spec} blocks each; "
+        )
+        each_without = (
+            ""
+            if plan.blocks_per_request_without_spec is None
+            else f" ({plan.blocks_per_request_without_spec} blocks each)"
+        )
         out += [
             f"plan: {plan.requests} requests x {plan.tokens:,} tokens, max-num-seqs {plan.max_num_seqs} "
-            f"({plan.max_num_seqs_source}): {verdict}",
+            f"({plan.max_num_seqs_source}): {verdict}" + (" (approximate)" if plan.approximate else ""),
             f"  with the speculative reservation: {plan.fit_with_spec} at once "
-            f"({plan.blocks_per_request_with_spec} blocks each; limited by {plan.limited_by})",
-            f"  without it: {plan.fit_without_spec} at once ({plan.blocks_per_request_without_spec} blocks each)",
+            f"({each_with}limited by {plan.limited_by})",
+            f"  without it: {plan.fit_without_spec} at once{each_without}",
+            f"  basis: {plan.basis}",
             "  capacity cost of speculation: " + ("n/a" if cost is None else f"{cost:.1f}%"),
         ]
     return out

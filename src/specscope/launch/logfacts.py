@@ -23,7 +23,12 @@ Wordings handled, with their sources (see ../shared/fixtures/SOURCES.md):
   one in the log wins.
 - ``SpecDecoding metrics: Mean acceptance length: 2.31, Accepted throughput: 1.20 tokens/s, Drafted throughput:
   ..., Accepted: 12 tokens, Drafted: 36 tokens, Per-position acceptance rate: 0.583, 0.417, 0.333, Avg Draft
-  acceptance rate: 33.3%`` (vllm/v1/spec_decode/metrics.py); older builds lack some fields.
+  acceptance rate: 33.3%`` (vllm/v1/spec_decode/metrics.py); older builds lack some fields, vLLM main adds
+  ``Rejected: N tokens, Effective tokens/forward: X, Proposer latency: ..., Verification latency: ...``. Every window
+  is kept; :func:`specscope.launch.logstats.pooled_spec_windows` pools them.
+- KV capacity statements of older builds: ``# GPU blocks: N`` (V0 adds ``, # CPU blocks: M``; 0.7 V1 logs it alone)
+  and ``The model's max seq len (L) is larger than the maximum number of tokens that can be stored in KV cache (T)``
+  (V0); the banner ``version X`` of newer API servers.
 """
 
 from __future__ import annotations
@@ -68,8 +73,14 @@ _LAST: tuple[LineFact, ...] = (
     ),
     (re.compile(r"estimated maximum model length is (\d+)"), (("estimated_max_model_len_tokens", int),)),
     (
-        re.compile(r"Initializing a V1 LLM engine \(v([^)\s]+)\)|vLLM API server version ([^\s,]+)"),
+        re.compile(
+            r"Initializing a V1 LLM engine \(v([^)\s]+)\)|vLLM API server version ([^\s,]+)|█ {2,}version (\d[^\s]*)"
+        ),
         (("vllm_version", str),),
+    ),
+    (
+        re.compile(r"maximum number of tokens that can be stored in KV cache \((" + _NUM + r")\)"),
+        (("kv_cache_size_tokens", _int),),
     ),
 )
 _RE_ARCH = re.compile(r"Resolved architecture: (\w+)")
@@ -101,6 +112,8 @@ _SPEC_FIELDS: tuple[LineFact, ...] = (
     (re.compile(r"Drafted throughput: ([\d.]+) tokens/s"), (("drafted_throughput_tokens_per_s", float),)),
     (re.compile(r"Accepted: (\d+) tokens"), (("accepted_tokens", int),)),
     (re.compile(r"Drafted: (\d+) tokens"), (("drafted_tokens", int),)),
+    (re.compile(r"Rejected: (\d+) tokens"), (("rejected_tokens", int),)),
+    (re.compile(r"Effective tokens/forward: ([\d.]+|nan)"), (("effective_tokens_per_forward", float),)),
     (
         re.compile(r"Per-position acceptance rate: ((?:[\d.]+(?:, )?)+)"),
         (("per_position_acceptance_rates", lambda text: [float(x) for x in text.rstrip(", ").split(", ")]),),
@@ -114,7 +127,8 @@ class SpecDecodingSample(BaseModel):
 
     Counts are for that interval only. ``per_position_acceptance_rates`` has one entry per draft position
     (length k), each in [0, 1]: accepted at position i / drafts. ``draft_acceptance_rate_percent`` is
-    accepted / drafted * 100. Fields absent from older builds are None.
+    accepted / drafted * 100. Fields absent from older builds are None; ``rejected_tokens`` and
+    ``effective_tokens_per_forward`` are in vLLM main's line only (vllm/v1/spec_decode/metrics.py @ ee4ceaae).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -125,6 +139,8 @@ class SpecDecodingSample(BaseModel):
     drafted_throughput_tokens_per_s: float | None = None
     accepted_tokens: int | None = None
     drafted_tokens: int | None = None
+    rejected_tokens: int | None = None
+    effective_tokens_per_forward: float | None = None
     per_position_acceptance_rates: list[float] = Field(default_factory=list)
     draft_acceptance_rate_percent: float | None = None
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["StatsSample", "parse_log_stats", "LineFact", "line_facts"]
+__all__ = ["LineFact", "PooledSpecWindows", "StatsSample", "line_facts", "parse_log_stats", "pooled_spec_windows"]
 
 #: One row of a table of facts read from a log line: a regex, and per capturing group that can match (an alternation's
 #: groups count once) the field it fills and how its text becomes the value.
@@ -101,3 +101,99 @@ def parse_log_stats(lines: list[str]) -> dict[str, Any]:
         if _RE_HYBRID.search(line):
             out["hybrid_kv"] = True
     return out
+
+
+class SpecWindowLine(Protocol):
+    """What :func:`pooled_spec_windows` reads of one ``SpecDecoding metrics:`` line (``SpecDecodingSample``)."""
+
+    line_number: int
+    mean_acceptance_length: float
+    accepted_tokens: int | None
+    drafted_tokens: int | None
+    per_position_acceptance_rates: list[float]
+
+
+class PooledSpecWindows(BaseModel):
+    """Every SpecDecoding window of a log pooled by its counts (issue 26).
+
+    ``accepted_tokens`` / ``draft_tokens`` are the windows' exact counts summed (windows lacking them are not counted:
+    ``windows_without_counts``); ``drafts`` (verify steps) is not printed by vLLM and is derived per window as
+    accepted / (mean acceptance length - 1), or drafted / positions when nothing was accepted (fixed-k methods; the
+    line prints two decimals, so it is rounded to a whole number); ``acceptance_rate`` = accepted / drafted (exact),
+    ``acceptance_length`` = 1 + accepted / drafts, ``acceptance_per_position`` = sum of rate_i x drafts / drafts.
+    ``alarm``: :func:`specscope.stats.low_acceptance.low_acceptance_alarm` of the pooled rate over the drafts.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    windows: int
+    windows_without_counts: int
+    drafts: int | None
+    draft_tokens: int | None
+    accepted_tokens: int | None
+    acceptance_rate: float | None
+    acceptance_length: float | None
+    acceptance_per_position: list[float]
+    alarm: str | None = None
+
+
+def _window_drafts(w: SpecWindowLine) -> int | None:
+    """Verify steps of one window (see :class:`PooledSpecWindows`), None when the line does not tell them."""
+    acc, drafted, k = w.accepted_tokens, w.drafted_tokens, len(w.per_position_acceptance_rates)
+    if acc is None:
+        return None
+    if acc > 0 and w.mean_acceptance_length > 1.0:
+        return round(acc / (w.mean_acceptance_length - 1.0))
+    if drafted is not None and k and drafted % k == 0:
+        return drafted // k
+    return None
+
+
+def pooled_spec_windows(windows: Sequence[SpecWindowLine], method: str | None = None) -> PooledSpecWindows:
+    """Pool ``windows`` (in log order); ``method`` (the log's speculative method, if it says) selects the alarm rule."""
+    from specscope.stats.low_acceptance import low_acceptance_alarm
+
+    counted = [w for w in windows if w.accepted_tokens is not None and w.drafted_tokens is not None]
+    accepted = sum(w.accepted_tokens or 0 for w in counted) if counted else None
+    drafted = sum(w.drafted_tokens or 0 for w in counted) if counted else None
+    per_window = [(w, _window_drafts(w)) for w in counted]
+    known = per_window and all(d is not None for _, d in per_window)
+    drafts = sum(d or 0 for _, d in per_window) if known else None
+    n_pos = max((len(w.per_position_acceptance_rates) for w in counted), default=0)
+    per_pos: list[float] = []
+    if drafts:
+        for i in range(n_pos):
+            rates = [(w.per_position_acceptance_rates, d or 0) for w, d in per_window]
+            hits = sum(r[i] * d for r, d in rates if i < len(r))
+            per_pos.append(hits / drafts)
+    rate = accepted / drafted if accepted is not None and drafted else None
+    return PooledSpecWindows(
+        windows=len(windows),
+        windows_without_counts=len(windows) - len(counted),
+        drafts=drafts,
+        draft_tokens=drafted,
+        accepted_tokens=accepted,
+        acceptance_rate=rate,
+        acceptance_length=1.0 + accepted / drafts if drafts and accepted is not None else None,
+        acceptance_per_position=per_pos,
+        alarm=low_acceptance_alarm(method, rate, drafts),
+    )
+
+
+def pooled_lines(pooled: PooledSpecWindows) -> list[tuple[str, str]]:
+    """The pooled windows as (label, value) rows for a terminal table."""
+
+    def num(x: float | None, fmt: str) -> str:
+        return "—" if x is None else format(x, fmt)
+
+    per_pos = ", ".join(f"{r:.3f}" for r in pooled.acceptance_per_position) or "—"
+    windows = f"pooled over {pooled.windows} windows ({pooled.windows_without_counts} without counts)"
+    counts = f"{num(pooled.draft_tokens, ',')} drafted, {num(pooled.accepted_tokens, ',')} accepted"
+    return [
+        ("spec_decoding_windows", windows),
+        ("spec_decoding_drafted_accepted", f"{counts} over {num(pooled.drafts, ',')} drafts"),
+        ("spec_decoding_acceptance_rate", num(pooled.acceptance_rate, ".3f")),
+        ("spec_decoding_acceptance_length", num(pooled.acceptance_length, ".2f")),
+        ("spec_decoding_per_position", per_pos),
+        ("spec_decoding_alarm", pooled.alarm or "none"),
+    ]

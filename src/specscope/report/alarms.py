@@ -15,7 +15,6 @@ Each alarm names the likely cause, ``specscope audit MODEL`` and vLLM's weight-t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,15 +22,13 @@ from specscope.report import units
 from specscope.report.document import Alarm
 from specscope.report.server_facts import spec_method
 from specscope.stats.acceptance import pooled_acceptance
+from specscope.stats.low_acceptance import FAR_BELOW, HEAD_METHODS, MIN_DRAFTS, NEAR_ZERO
 from specscope.stats.summary import CellSummary
 
 __all__ = ["NEAR_ZERO", "FAR_BELOW", "MIN_DRAFTS", "drafts_with_a_head", "acceptance_alarms"]
 
-NEAR_ZERO = 0.05  # acceptance rate (fraction) below which a learned draft head is presumed broken
-FAR_BELOW = 0.1  # fraction of the same method's best acceptance on another workload
-MIN_DRAFTS = 50  # verify steps that carried a draft: fewer are too few to call
-
-_HEAD_METHODS = re.compile(r"mtp|eagle|dflash|draft|medusa", re.IGNORECASE)
+# one home for the rule's numbers (a server log's alarm uses them too: specscope serve --parse-log)
+_HEAD_METHODS = HEAD_METHODS
 CAUSE = "an uninitialised or mis-quantized draft head (its weights missing from the checkpoint, or excluded wrongly)"
 WEIGHTS_TRACK = """vLLM: --model-loader-extra-config '{"enable_weights_track": true}' turns a draft weight left """ + (
     "uninitialised into a load error"

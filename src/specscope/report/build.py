@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from specscope.records import CellKey
 from specscope.report import units
 from specscope.report.alarms import acceptance_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
@@ -20,14 +21,20 @@ from specscope.report.document import Column, Document, Section, Table, text_cel
 from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
+from specscope.report.source_tables import source_tables
+from specscope.report.spec_notes import spec_alarms, spec_notes
 from specscope.report.stream_acceptance_table import stream_acceptance_table
 from specscope.report.tables import RunCells, bench_tables
 from specscope.report.throughput import rates_table
+from specscope.report.trace_tables import trace_table
+from specscope.report.turn_tables import turn_table
 from specscope.report.verdicts import comparisons, comparisons_table, design_note, drift_notes, verdict_lines
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
 from specscope.stats.goodput import RateCell, rate_cells
 from specscope.stats.summary import CellSummary
+from specscope.stats.trace import TraceReplay, trace_replays
+from specscope.stats.turns import TurnRow, conversation_counts, turn_rows
 from specscope.store import Run, open_run
 
 __all__ = [
@@ -47,9 +54,10 @@ def run_kind(path: Path | str) -> str | None:
     import json
 
     try:
-        return json.loads((Path(path) / "manifest.json").read_text()).get("kind")
+        kind = json.loads((Path(path) / "manifest.json").read_text()).get("kind")
     except (OSError, ValueError, AttributeError):
         return None
+    return None if kind is None else str(kind)
 
 
 def run_cells(run: Run) -> list[CellSummary]:
@@ -67,15 +75,27 @@ class RunData:
     server_facts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     path: Path | None = None
     rate_cells: Sequence[RateCell] = ()
+    turn_rows: Sequence[TurnRow] = ()
+    conversations: tuple[int, int] = (0, 0)
+    trace_replays: Sequence[TraceReplay] = ()
 
 
 def run_data(run: Run) -> RunData:
     """Read an open store run into a :class:`RunData`."""
     opts = run.manifest.get("options") or {}
-    rates = rate_cells(run.cells(), opts) if opts.get("rates") else ()
-    return RunData(
-        Path(run.path).name, dict(run.manifest), run_cells(run), dict(run.server_facts), Path(run.path), rates
-    )
+    rates = rate_cells(run.cells(), opts) if opts.get("rates") or opts.get("trace") else ()
+    replays = trace_replays(run.cells()) if opts.get("trace") else []
+    summaries = run_cells(run)
+    ok = {(c.config, c.workload, c.concurrency, c.repeat) for c in summaries if c.status == "ok"}
+
+    def usable(k: CellKey) -> bool:
+        return (k.config, k.workload, k.concurrency, k.repeat) in ok
+
+    turns = turn_rows(run.cells(), usable) if opts.get("datasets") else []
+    convs = conversation_counts(run.cells(), usable) if turns else (0, 0)
+    path = Path(run.path)
+    facts = dict(run.server_facts)
+    return RunData(path.name, dict(run.manifest), summaries, facts, path, rates, turns, convs, replays)
 
 
 def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
@@ -87,7 +107,7 @@ def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
     return ", ".join(sorted(names)) or units.DASH
 
 
-def _levels_repeats(opts: dict) -> str:
+def _levels_repeats(opts: dict[str, Any]) -> str:
     """``[1, 2] x 2``, or for adaptive repeats ``[1, 2] x 2-6 rounds (adaptive, target 5.0 %)``."""
     levels = opts.get("levels")
     if opts.get("target_ci") is None:
@@ -157,6 +177,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.manifest.get("options") or {})
+    notes += spec_notes(data.cells, data.server_facts)  # issue 26: named speculative warnings, drafting as run
     judged = comparisons(rc)
     extra, drift_alarms = drift_notes(*judged, baseline) if judged else ([], [])
     compared = [comparisons_table(judged[0], baseline)] if judged else []
@@ -171,7 +192,10 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             *crash_trials_table(data.manifest, data.cells),
             *compared,
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
+            *trace_table(data.trace_replays),
+            *source_tables(data.manifest),
             *workload_axis_tables(data.cells),
+            *turn_table(data.turn_rows, data.conversations),
             *capacity,
             *k_table(data.cells, baseline, data.server_facts, rc.judged[0] if rc.judged else None),
             *stream_acceptance_table(data.cells),
@@ -179,7 +203,7 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
         ],
         _verdicts(rc),
         notes + extra + design_note(data.cells, data.manifest.get("options") or {}),
-        acceptance_alarms(data.cells, data.server_facts) + drift_alarms,
+        acceptance_alarms(data.cells, data.server_facts) + drift_alarms + spec_alarms(data.cells),
         charts,
     )
 

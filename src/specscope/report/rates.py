@@ -42,7 +42,8 @@ def rate_table(cells: Sequence[RateCell], options: Mapping[str, Any]) -> list[Ta
     if tpot_s is not None:
         targets.append(f"TPOT <= {tpot_s * 1000:g} ms")
     note = (
-        f"Open loop ({options.get('arrival', 'poisson')} arrivals); TTFT from the scheduled send. "
+        f"Open loop ({'the trace' if options.get('trace') else options.get('arrival', 'poisson')} arrivals); "
+        "TTFT from the scheduled send. "
         + (f"Goodput: ok requests with {' and '.join(targets)} per second of the cell. " if has_slo else "")
         + "Client: "
         + "; ".join(sorted({c.client_decision for c in cells if c.client_decision}))

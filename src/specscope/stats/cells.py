@@ -21,8 +21,9 @@ from typing import Any, Protocol
 from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.capacity import capacity_fields, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
-from specscope.stats.counters import counter_checks, counters_delta
-from specscope.stats.phases import phase_counts
+from specscope.stats.counters import counter_checks, counters_delta, spec_window
+from specscope.stats.phases import phase_acceptance, phase_counts
+from specscope.stats.spec_pool import drafting_as_run, pool_requests, window_doc
 from specscope.stats.summary import CellStatus, CellSummary
 from specscope.stats.timeline import percentile
 from specscope.stats.tokens import cell_tokens
@@ -96,18 +97,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
     per_req_draft, per_req_acc = _per_request_check(streams, delta, partial, reasons)
     if delta is not None and "spec" in delta.present and not partial:
         reasons.extend(counter_checks(delta).reasons)  # per-position sum, draft tokens within k per draft
-    rate = length = None
-    per_pos: tuple[float, ...] = ()
-    source: str | None = None
-    if delta is not None and "spec" in delta.present and delta.draft_tokens > 0 and not delta.reset:
-        rate, length, per_pos, source = (
-            delta.acceptance_rate,
-            delta.acceptance_length,
-            delta.acceptance_per_position,
-            "counter_delta",
-        )
-    elif per_req_draft:
-        rate, source = (per_req_acc or 0) / per_req_draft, "per_request"
+    pooled = pool_requests([s.spec for s in streams if s.spec is not None])
+    rate, length, per_pos, source = _acceptance(delta, per_req_draft, per_req_acc, pooled)
 
     timed = [s for s in streams if s.status != "failed"]
     if timed:
@@ -130,6 +121,11 @@ def summarize_cell(result: CellResult) -> CellSummary:
     else:
         status = "ok"
     reasons.extend(limited_reasons(capacity))  # a finding about the server, after the status: it stays what it was
+    window = None
+    if result.before is not None and result.after is not None:
+        window = spec_window(result.before, result.after)
+    spec_warnings = _spec_warnings(window, pooled)
+    reasons.extend(spec_warnings)  # named warnings (issue 26): after the status, like CAPACITY_LIMITED
 
     k = result.key
     client: dict[str, Any] = dict(result.client)
@@ -164,10 +160,18 @@ def summarize_cell(result: CellResult) -> CellSummary:
         prompt_tokens_mean=_prompt_tokens_mean(streams),
         reasoning_chunks=sum(s.reasoning_chunks for s in streams),
         phase_counts=phase_counts(ok),
+        phase_acceptance=phase_acceptance(ok),
         **capacity,
         stream_acceptance=tuple(
-            sorted((s.server_accepted_tokens or 0) / s.server_draft_tokens for s in streams if s.server_draft_tokens)
+            sorted(
+                s.server_accepted_tokens / s.server_draft_tokens
+                for s in streams
+                if s.server_draft_tokens and s.server_accepted_tokens is not None
+            )
         ),
+        spec_requests=pooled,
+        spec_window=None if window is None else window_doc(window),
+        drafting=drafting_as_run(_engine_k(pooled), pooled=pooled, counters=None if delta is None else delta.to_dict()),
         started_at_s=clock.get("started_at_s"),
         ended_at_s=clock.get("ended_at_s"),
         load_avg_1m=tuple(clock.get("load_avg_1m") or ()),
@@ -184,7 +188,8 @@ def _per_request_check(
     per_req_acc = _sum_opt([s.server_accepted_tokens for s in streams])
     if (
         delta is not None
-        and "spec" in delta.present
+        and delta.draft_tokens is not None
+        and delta.accepted_tokens is not None
         and not partial
         and per_req_draft is not None
         and (per_req_draft != delta.draft_tokens or (per_req_acc or 0) != delta.accepted_tokens)
@@ -195,7 +200,51 @@ def _per_request_check(
             f"PER_REQUEST_MISMATCH(draft {per_req_draft}/{delta.draft_tokens:g}, "
             f"accepted {per_req_acc}/{delta.accepted_tokens:g} responses/counters)"
         )
+    specs = [s.spec for s in streams if s.spec is not None]
+    steps = _sum_opt([s.verify_steps for s in specs])
+    if (
+        delta is not None
+        and delta.drafts is not None
+        and not partial
+        and steps is not None
+        and all(s.verify_steps is not None for s in specs)
+        and steps != delta.drafts
+    ):  # each response's verify steps must add up to the server's drafts (verify-step) counter
+        reasons.append(f"PER_REQUEST_MISMATCH(verify steps {steps}/{delta.drafts:g} responses/counters)")
     return per_req_draft, per_req_acc
+
+
+def _acceptance(
+    delta: SpecCounters | None, per_req_draft: int | None, per_req_acc: int | None, pooled: dict[str, Any] | None
+) -> tuple[float | None, float | None, tuple[float, ...], str | None]:
+    """(rate, length, per position, source): the counter delta's when it has both drafted and accepted counters
+    (``counter_delta``), else the responses' own fields (``per_request``; length only when the same responses
+    reported their verify steps), else nothing: a gauge or a missing counter gives no figure (issue 26)."""
+    if delta is not None and delta.acceptance_rate is not None and not delta.reset:
+        return delta.acceptance_rate, delta.acceptance_length, delta.acceptance_per_position, "counter_delta"
+    if not per_req_draft or per_req_acc is None:
+        return None, None, (), None
+    p = pooled or {}
+    steps = p.get("verify_steps")
+    same = bool(steps) and p.get("verify_steps_requests") == p.get("accepted_tokens_requests")
+    length = 1.0 + per_req_acc / steps if same and steps else None
+    return per_req_acc / per_req_draft, length, (), "per_request"
+
+
+def _engine_k(pooled: dict[str, Any] | None) -> int | None:
+    """The k the engine itself states per response (vLLM / TRT-LLM ``num_spec_tokens``), when it states one."""
+    ks = (pooled or {}).get("configured_k") or []
+    return ks[0] if len(ks) == 1 else None
+
+
+def _spec_warnings(window: Any, pooled: dict[str, Any] | None) -> list[str]:
+    """The cell's named speculative warnings: the window's (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``,
+    ``SERIES_VANISHED``, ``ACCEPTING_NOTHING`` ...; checks already among the reasons are not repeated) and the
+    responses' (``UNREAD_SPEC_FIELD``, ``WRONG_TYPE``, ``SPEC_IDENTITY`` ...), each once."""
+    names = ("GAUGE_NOT_WINDOW", "UNREAD_SPEC_FIELD", "SERIES_VANISHED", "ACCEPTING_NOTHING")
+    out = [w for w in (window.warnings if window is not None else ()) if w.startswith(names)]
+    out += [f"REQUEST_{w}" if not w.startswith("UNREAD") else w for w in (pooled or {}).get("warnings", [])]
+    return list(dict.fromkeys(out))
 
 
 def _prompt_tokens_mean(streams: Sequence[StreamRecord]) -> float | None:

@@ -13,6 +13,11 @@ Rules (issue 14, "Counters"):
   left to count.
 - A series absent before and present after starts from 0 (llama.cpp creates its speculative and
   per-position series only after its first speculative request); ``present`` is the "after" scrape's.
+- A counter absent after the window is ``None`` on the delta: silence is never 0 (issue 26).
+
+:func:`spec_window` turns the two scrapes into one engine-neutral window reading (:class:`SpecWindow`): the state of
+speculation (not configured / idle / vanished / accepting nothing / gauge only / drafting / reset: four silences that
+read alike as zeros are four statements, the accepting-nothing one an alarm) and the named warnings.
 """
 
 from __future__ import annotations
@@ -20,11 +25,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from specscope.records import SpecCounters
+from specscope.records import SpecCounters, SpecWindow
 
-__all__ = ["CounterChecks", "counter_checks", "counters_delta", "sum_counters"]
+__all__ = ["CounterChecks", "counter_checks", "counters_delta", "spec_window", "sum_counters"]
 
-_COUNTS = ("drafts", "draft_tokens", "accepted_tokens", "generation_tokens", "prompt_tokens")
+_COUNTS = ("drafts", "draft_tokens", "accepted_tokens", "rejected_tokens", "generation_tokens", "prompt_tokens")
 
 
 def _diff(before: float | None, after: float | None) -> tuple[float | None, bool]:
@@ -55,14 +60,18 @@ def _delta_one(before: SpecCounters, after: SpecCounters) -> SpecCounters:
         per_pos.append(v or 0.0)
         reset |= r
     return SpecCounters(
-        drafts=vals["drafts"] or 0.0,
-        draft_tokens=vals["draft_tokens"] or 0.0,
-        accepted_tokens=vals["accepted_tokens"] or 0.0,
+        drafts=vals["drafts"],
+        draft_tokens=vals["draft_tokens"],
+        accepted_tokens=vals["accepted_tokens"],
         accepted_per_position=tuple(per_pos),
         generation_tokens=vals["generation_tokens"],
         prompt_tokens=vals["prompt_tokens"],
         present=after.present,
         reset=reset,
+        engine_kind=after.engine_kind or before.engine_kind,
+        rejected_tokens=vals["rejected_tokens"],
+        spec_gauges=dict(after.spec_gauges),
+        unread=after.unread,
     )
 
 
@@ -80,13 +89,17 @@ def sum_counters(parts: list[SpecCounters]) -> SpecCounters:
             for i, v in enumerate(seq):
                 pos[i] += v
         out = SpecCounters(
-            drafts=out.drafts + p.drafts,
-            draft_tokens=out.draft_tokens + p.draft_tokens,
-            accepted_tokens=out.accepted_tokens + p.accepted_tokens,
+            drafts=_add_opt(out.drafts, p.drafts),
+            draft_tokens=_add_opt(out.draft_tokens, p.draft_tokens),
+            accepted_tokens=_add_opt(out.accepted_tokens, p.accepted_tokens),
             accepted_per_position=tuple(pos),
             generation_tokens=_add_opt(out.generation_tokens, p.generation_tokens),
             prompt_tokens=_add_opt(out.prompt_tokens, p.prompt_tokens),
             present=out.present | p.present,
+            engine_kind=out.engine_kind or p.engine_kind,
+            rejected_tokens=_add_opt(out.rejected_tokens, p.rejected_tokens),
+            spec_gauges={**out.spec_gauges, **p.spec_gauges},
+            unread=tuple(sorted(set(out.unread) | set(p.unread))),
         )
     return out
 
@@ -140,11 +153,59 @@ def counter_checks(delta: SpecCounters) -> CounterChecks:
     """
     reasons: list[str] = []
     per_pos = delta.accepted_per_position
-    if per_pos and abs(sum(per_pos) - delta.accepted_tokens) > 1e-9:
-        reasons.append(f"PER_POSITION_SUM(sum {sum(per_pos):g} != accepted {delta.accepted_tokens:g})")
-    if per_pos and delta.draft_tokens > delta.drafts * len(per_pos):
-        reasons.append(f"DRAFT_TOKENS_OVER_K(draft tokens {delta.draft_tokens:g} > drafts x {len(per_pos)})")
+    drafts, drafted, accepted = delta.drafts, delta.draft_tokens, delta.accepted_tokens
+    if per_pos and accepted is not None and abs(sum(per_pos) - accepted) > 1e-9:
+        reasons.append(f"PER_POSITION_SUM(sum {sum(per_pos):g} != accepted {accepted:g})")
+    if per_pos and drafts is not None and drafted is not None and drafted > drafts * len(per_pos):
+        reasons.append(f"DRAFT_TOKENS_OVER_K(draft tokens {drafted:g} > drafts x {len(per_pos)})")
+    rejected = delta.rejected_tokens
+    if rejected is not None and drafted is not None and accepted is not None and rejected != drafted - accepted:
+        reasons.append(f"SPEC_IDENTITY(rejected {rejected:g} != drafted {drafted:g} - accepted {accepted:g})")
     k = None
-    if delta.drafts > 0 and delta.draft_tokens % delta.drafts == 0:
-        k = int(delta.draft_tokens // delta.drafts)
+    if drafts and drafted is not None and drafted % drafts == 0:
+        k = int(drafted // drafts)
     return CounterChecks(k, tuple(reasons))
+
+
+def _state(before: SpecCounters, after: SpecCounters, delta: SpecCounters) -> tuple[str, str]:
+    """(state, statement) of one window; see :class:`specscope.records.SpecWindow`."""
+    if delta.reset:
+        return "reset", "every engine restarted between the scrapes: no window to count"
+    if "spec" in before.present and "spec" not in after.present:
+        return "vanished", "the speculative series were there before the window and gone after it"
+    if "spec" not in after.present:
+        if after.spec_gauges:
+            return "gauge_only", "the server shows speculative gauges only (a current mean, not a window count)"
+        return "not_configured", "no speculative series: speculation is not configured (or not exposed)"
+    drafts, drafted, accepted = delta.drafts, delta.draft_tokens, delta.accepted_tokens
+    if drafts == 0 or (drafts is None and drafted == 0):
+        return "idle", "speculation is configured and drafted nothing in the window (a counter says 0)"
+    if accepted == 0 and (drafts or drafted):
+        n = drafts if drafts is not None else drafted
+        unit = "drafts" if drafts is not None else "drafted tokens"
+        return "accepting_nothing", f"{n:,.0f} {unit} and none accepted"
+    return "drafting", "speculation drafted in the window"
+
+
+def spec_window(before: SpecCounters, after: SpecCounters) -> SpecWindow:
+    """Read one window of one server: its deltas (:func:`counters_delta`), the state of speculation, the statement
+    and the named warnings (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``, ``ACCEPTING_NOTHING``,
+    ``ENGINE_RESET``, and the checks of :func:`counter_checks`)."""
+    delta = counters_delta(before, after)
+    state, statement = _state(before, after, delta)
+    warnings: list[str] = []
+    if delta.reset_engines and not delta.reset:
+        warnings.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
+    if state == "vanished":
+        warnings.append("SERIES_VANISHED(" + ", ".join(sorted(before.present - after.present)) + ")")
+    if after.spec_gauges:
+        warnings.append("GAUGE_NOT_WINDOW(" + ", ".join(after.spec_gauges) + ")")
+    if after.unread:
+        warnings.append("UNREAD_SPEC_FIELD(" + ", ".join(after.unread) + ")")
+    if state == "drafting":
+        warnings.extend(counter_checks(delta).reasons)
+    alarm = "ACCEPTING_NOTHING" if state == "accepting_nothing" else None
+    if alarm:
+        warnings.append(f"ACCEPTING_NOTHING({statement})")
+    kind = after.engine_kind or before.engine_kind
+    return SpecWindow(kind, delta, state, statement, alarm, tuple(warnings))

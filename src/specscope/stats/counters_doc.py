@@ -9,7 +9,10 @@ tokens per verify step), ``acceptance_per_position`` (accepted at position i / d
 per draft when whole), ``deltas`` (``drafts``, ``draft_tokens``, ``accepted_tokens``,
 ``accepted_per_position``, ``generation_tokens``, ``prompt_tokens``: counts in tokens, drafts in verify
 steps) of the engines that did not restart, ``engines`` (per engine label: ``reset`` and its own
-``deltas``; one entry ``""`` when the server has no ``engine`` label), ``reasons`` (codes).
+``deltas``; one entry ``""`` when the server has no ``engine`` label), ``reasons`` (codes), ``engine_kind``,
+``state`` / ``statement`` (not configured, idle, vanished, accepting nothing, gauge only, drafting, reset: issue 26),
+``warnings`` (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``, ``ACCEPTING_NOTHING`` ...). A count
+with no counter behind it is null, never 0.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from specscope.records import SpecCounters
-from specscope.stats.counters import counter_checks, counters_delta
+from specscope.stats.counters import counter_checks, counters_delta, spec_window
 
 __all__ = ["counters_doc", "counters_text"]
 
@@ -45,7 +48,12 @@ def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
     reasons += checks.reasons
     engines = delta.engines or {"": delta}
     counted = not delta.reset and "spec" in delta.present
+    window = spec_window(before, after)
     return {
+        "engine_kind": window.engine_kind,
+        "state": window.state,
+        "statement": window.statement,
+        "warnings": [w for w in window.warnings if w not in reasons],
         "acceptance_rate": delta.acceptance_rate if counted else None,
         "acceptance_length": delta.acceptance_length if counted else None,
         "acceptance_per_position": list(delta.acceptance_per_position) if counted else [],
@@ -81,4 +89,7 @@ def counters_text(doc: dict[str, Any]) -> str:
     per_pos = doc["acceptance_per_position"]
     lines.append("per position: " + (" ".join(f"{r:.3f}" for r in per_pos) if per_pos else "—"))
     lines.append("reasons: " + (", ".join(doc["reasons"]) if doc["reasons"] else "none"))
+    lines.append(f"speculation: {doc['state']}: {doc['statement']}")
+    if doc["warnings"]:
+        lines.append("warnings: " + ", ".join(doc["warnings"]))
     return "\n".join(lines)

@@ -69,6 +69,8 @@ class CellSummary:
         reasoning_chunks: SSE events with a reasoning delta, summed over streams (0: no reasoning phase seen).
         phase_counts: draft / accepted tokens of the reasoning and answer phases from per-request per-step
             data (:func:`specscope.stats.phases.phase_counts`), None when the server gave none.
+        phase_acceptance: per phase verify steps, counts, rate, length and per-position acceptance, with the
+            token-boundary rule and whether the split is exact (:func:`specscope.stats.phases.phase_acceptance`).
         decode_tok_s: each stream's own decode rate, (tokens - 1) / (last token - first token) (tokens/s), sorted
             ascending, beside ``stream_tok_s`` (send to end, queueing and prefill included).
         ttfo_p50_s: median time to first output, send to the first content token after any reasoning (s).
@@ -83,6 +85,13 @@ class CellSummary:
             histogram delta over the cell (s); None where the server does not report it (llama.cpp).
         queue_p50_s: median over the cell's streams of the queue wait each response reported
             (``StreamRecord.queue_s``: vLLM ``metrics.queue_time_ms``) (s); None when no response reported one.
+        spec_requests: the cell's per-request speculative records pooled
+            (:func:`specscope.stats.spec_pool.pool_requests`: accepted / drafted / verify steps with the responses
+            each rests on, the accepted-count histogram, draft lengths, the engines' own k, their warnings); None
+            when no response carried speculative fields.
+        spec_window: the ``/metrics`` window reading (:func:`specscope.stats.spec_pool.window_doc`: engine kind,
+            state of speculation, statement, alarm, warnings); None without two scrapes.
+        drafting: the drafting the server really did (:func:`specscope.stats.spec_pool.drafting_as_run`).
         stream_acceptance: per-stream acceptance (accepted / drafted tokens of each response that carried
             per-response speculative fields), ascending; ``()`` when the server sends none.
         started_at_s / ended_at_s: wall-clock instants (s since the epoch) around the measured streams, None for
@@ -120,6 +129,7 @@ class CellSummary:
     prompt_tokens_mean: float | None = None
     reasoning_chunks: int = 0
     phase_counts: dict[str, int] | None = None
+    phase_acceptance: dict[str, Any] | None = None
     decode_tok_s: tuple[float, ...] = ()
     ttfo_p50_s: float | None = None
     running_concurrency: float | None = None
@@ -132,6 +142,9 @@ class CellSummary:
     queue_mean_s: float | None = None
     queue_p50_s: float | None = None
     stream_acceptance: tuple[float, ...] = ()
+    spec_requests: dict[str, Any] | None = None
+    spec_window: dict[str, Any] | None = None
+    drafting: dict[str, Any] | None = None
     started_at_s: float | None = None
     ended_at_s: float | None = None
     load_avg_1m: tuple[float | None, ...] = ()

@@ -53,6 +53,9 @@ class RunManifest(BaseModel):
         crash_trials: config -> the crash's level, its confirming trials and the levels not run
             (:mod:`specscope.bench.crash_trials`).
         preflight: config -> the pre-flight audit's outcome for launched recipes (``--no-preflight`` recorded).
+        datasets: per ``--dataset``, its provenance (dataset, config, revision, files with SHA-256, rows used, rows
+            refused with reasons; :class:`specscope.workload.datasets.DatasetLoad`).
+        trace: the ``--trace`` replayed (file, format, SHA-256, rows, time scale; :mod:`specscope.workload.trace`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -79,6 +82,8 @@ class RunManifest(BaseModel):
     crashes: dict[str, str] | None = None
     crash_trials: dict[str, Any] | None = None
     preflight: dict[str, Any] | None = None
+    datasets: list[dict[str, Any]] | None = None
+    trace: dict[str, Any] | None = None
 
 
 def validate_manifest(data: Any, where: Path | str) -> dict[str, Any]:

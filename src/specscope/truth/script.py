@@ -13,7 +13,7 @@ with empty ``choices`` and ``usage``, then ``data: [DONE]``. Each SSE event is `
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -44,8 +44,12 @@ class ResponsePlan(BaseModel):
         hang_ms: delay after the last token chunk before the finish chunk, usage, ``[DONE]`` or the close
             (a stream that hangs, then stops).
         llamacpp_timings: add llama.cpp's ``timings`` object (``draft_n``, ``draft_n_accepted``) to the last chunk.
-        per_request_spec: the engine whose per-response speculative fields go on the usage chunk
-            (``llamacpp``, ``vllm``, ``sglang``; see :mod:`specscope.truth.spec_shapes`); ``none``: none.
+        per_request_spec: the engine shape of the per-response speculative fields (:mod:`specscope.truth.spec_shapes`):
+            ``vllm`` (root ``metrics.speculative_decoding``), ``vllm_choice`` (the earlier per-choice
+            ``speculative_decoding_stats``), ``sglang`` (``meta_info``, current names), ``sglang_059`` (``meta_info``,
+            the names of 0.5.9), ``sglang_sglext`` (``sglext.spec_tokens_details``), ``trtllm`` (per-choice
+            ``speculative_decoding``), ``llamacpp`` (``timings``), ``unknown`` (a speculative field no engine
+            documents); ``none``: none.
         per_request_metrics: add vLLM's per-request timing fields (``--enable-per-request-metrics``:
             ``metrics.queue_time_ms`` and the others, :func:`specscope.truth.spec_shapes.vllm_timing_metrics`) to
             the usage chunk, from the server's own instants: ``queue_time_ms`` is the wait for a ``max_running``
@@ -78,7 +82,9 @@ class ResponsePlan(BaseModel):
     stall_ms: float = 0.0
     hang_ms: float = 0.0
     llamacpp_timings: bool = False
-    per_request_spec: Literal["none", "llamacpp", "vllm", "sglang"] = "none"
+    per_request_spec: Literal[
+        "none", "llamacpp", "vllm", "vllm_choice", "sglang", "sglang_059", "sglang_sglext", "trtllm", "unknown"
+    ] = "none"
     per_request_metrics: bool = False
     drafts: int = 0
     draft_tokens: int = 0
@@ -119,7 +125,9 @@ class MetricsPlan(BaseModel):
 
     Attributes:
         enabled: serve ``/metrics`` (False: 404, like a llama.cpp server started without ``--metrics``).
-        style: metric name prefix and names: ``vllm``, ``llamacpp`` or ``sglang`` (no speculative counters).
+        style: metric name prefix and names: ``vllm``, ``llamacpp``, ``sglang`` (the verify-step counter and the
+            speculative gauges), ``sglang_gauges`` (the gauges alone) or ``trtllm`` (``/prometheus/metrics`` names:
+            draft / accepted token counters, no drafts counter); :mod:`specscope.truth.spec_shapes`.
         engines: the ``engine`` label values exposed (counters start at 0 on each).
         per_position: expose vLLM's ``..._per_pos_total{position}`` family.
         model_name: the ``model_name`` label.
@@ -131,7 +139,7 @@ class MetricsPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
-    style: Literal["vllm", "llamacpp", "sglang"] = "vllm"
+    style: Literal["vllm", "llamacpp", "sglang", "sglang_gauges", "trtllm"] = "vllm"
     engines: list[str] = Field(default_factory=lambda: ["0"])
     per_position: bool = True
     model_name: str = "truth"
@@ -174,7 +182,7 @@ class TruthScript(BaseModel):
     log_stats_kv_percent: float | None = Field(default=None, ge=0, le=100)
     max_running: int | None = Field(default=None, ge=1)
 
-    def plan_for(self, body: dict) -> ResponsePlan:
+    def plan_for(self, body: dict[str, Any]) -> ResponsePlan:
         """The plan for one request body: ``by_prompt`` on the last user message, else ``default``,
         then the body's own ``specscope_truth`` overrides."""
         plan = self.default

@@ -11,7 +11,8 @@ Built on ``aiohttp.web``. Endpoints:
   when the handler started), ``slot_ns`` (when the response got a generation slot: ``arrival_ns`` unless the
   script's ``max_running`` made it wait), ``writes`` = ``[[t_ns, kind, tokens, bytes], ...]`` (t_ns read just
   before each write; kind ``role`` / ``content`` / ``reasoning`` / ``finish`` / ``usage`` / ``done``), ``end_ns``,
-  ``output_tokens``, ``status``, ``dropped``. ``perf_counter_ns`` is CLOCK_MONOTONIC on Linux, so these
+  ``output_tokens``, ``status``, ``dropped``, ``prompt`` (the last message's content) and ``messages`` (the
+  request's messages as received). ``perf_counter_ns`` is CLOCK_MONOTONIC on Linux, so these
   instants compare directly with a client's readings in another process of the same machine.
 - ``POST /truth/script`` (JSON TruthScript): replace the programme; ``POST /truth/reset``: all counters to 0
   (a server restart as seen from /metrics; ``?engine=E``: only engine E's, a data-parallel engine restart,
@@ -32,6 +33,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
@@ -59,7 +61,7 @@ async def _sleep_until(target_ns: int, precise: bool) -> None:
             await asyncio.sleep(0)
 
 
-def _event(obj: dict) -> bytes:
+def _event(obj: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
 
 
@@ -79,6 +81,7 @@ def _start_record(state: TruthState, body: dict[str, Any], plan: ResponsePlan, a
         "dropped": False,
         "end_ns": None,
         "prompt": (body.get("messages") or [{}])[-1].get("content"),
+        "messages": body.get("messages"),
     }
     if state.script.record:
         state.log.append(rec)
@@ -142,7 +145,9 @@ def _timing_metrics(rec: dict[str, Any], sent_tokens: int) -> dict[str, float]:
     return vllm_timing_metrics(rec["arrival_ns"], rec["slot_ns"], first, last, sent_tokens)
 
 
-async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int, rec: dict) -> None:
+async def _finish(
+    plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int, rec: dict[str, Any]
+) -> None:
     """The finish chunk, the usage chunk and ``[DONE]``, each as the plan says."""
     reported = plan.usage_completion_tokens if plan.usage_completion_tokens is not None else sent_tokens
     usage = {
@@ -150,7 +155,7 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
         "total_tokens": plan.prompt_tokens + reported,
         "completion_tokens": reported,
     }
-    timings = per_request_fields(plan, sent_tokens)  # llama.cpp / vLLM / SGLang per-response spec fields
+    timings, choice_fields = per_request_fields(plan, sent_tokens)  # every engine's per-response spec fields
     if plan.spec_steps_accepted is not None:
         from specscope.truth.spec_steps import spec_step_fields
 
@@ -159,10 +164,8 @@ async def _finish(plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent
     if plan.per_request_metrics:  # vLLM --enable-per-request-metrics: the timing fields, then speculative_decoding
         timings["metrics"] = {**_timing_metrics(rec, sent_tokens), **timings.get("metrics", {})}
     if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
-        fin = {
-            **head,
-            "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason}],
-        }
+        choice = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason, **choice_fields}
+        fin = {**head, "choices": [choice]}
         if plan.usage == "last_choice_chunk":
             fin.update({"usage": usage, **timings})
         await write("finish", 0, _event(fin))
@@ -287,7 +290,7 @@ def make_app(script: TruthScript) -> web.Application:
     return app
 
 
-async def _serve(script: TruthScript, host: str, port: int, announce) -> None:
+async def _serve(script: TruthScript, host: str, port: int, announce: Callable[[str], Any]) -> None:
     if script.firehose:
         from specscope.truth.firehose import serve_firehose
 
@@ -304,7 +307,7 @@ async def _serve(script: TruthScript, host: str, port: int, announce) -> None:
         await runner.cleanup()
 
 
-def _loop_factory():
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop's loop when installed (lower wake-up latency), else asyncio's default."""
     try:
         import uvloop
@@ -313,7 +316,7 @@ def _loop_factory():
     return uvloop.new_event_loop
 
 
-async def _until_stopped(script: TruthScript, host: str, port: int, announce) -> bool:
+async def _until_stopped(script: TruthScript, host: str, port: int, announce: Callable[[str], Any]) -> bool:
     """Serve until SIGTERM or SIGINT (handlers set here, so an inherited "ignore SIGINT" does not make Ctrl-C
     useless); return True when SIGINT stopped it."""
     task = asyncio.current_task()
@@ -339,7 +342,9 @@ async def _until_stopped(script: TruthScript, host: str, port: int, announce) ->
     return signal.SIGINT in got
 
 
-def serve_forever(script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce=print) -> None:
+def serve_forever(
+    script: TruthScript, host: str = "127.0.0.1", port: int = 0, announce: Callable[[str], Any] = print
+) -> None:
     """Run the server in this process until stopped; ``announce(base_url)`` is called once listening.
 
     SIGTERM stops it and returns normally; SIGINT (Ctrl-C) stops it and raises :class:`KeyboardInterrupt`, so

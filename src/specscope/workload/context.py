@@ -26,7 +26,7 @@ import httpx
 from specscope.errors import ConfigError, ServerError
 from specscope.workload.prompt import Prompt
 
-__all__ = ["parse_context", "context_label", "ContextBuilder", "TOLERANCE_TOKENS"]
+__all__ = ["parse_context", "context_label", "ContextBuilder", "TOLERANCE_TOKENS", "source_text"]
 
 TOLERANCE_TOKENS = 4
 _LEAD = "\n\nBackground material (read it, then answer the request above):\n\n"
@@ -58,7 +58,7 @@ def _corpus_files() -> tuple[Path, ...]:
     return tuple(sorted(p for p in root.glob("*.py") if p.stat().st_size > 4000))
 
 
-def _source_text(index: int, n_chars: int) -> str:
+def source_text(index: int, n_chars: int) -> str:
     """At least ``n_chars`` characters of real, non-repeating text, starting at corpus file ``index``."""
     files = _corpus_files()
     parts: list[str] = []
@@ -106,6 +106,39 @@ class ContextBuilder:
             return len((await self._post("/tokenize", {"content": rendered}))["tokens"])
         return int((await self._post("/tokenize", {"model": self.model, "messages": messages}))["count"])
 
+    async def window(self) -> int | None:
+        """The context one request may fill (tokens), as the server reports it: llama.cpp ``GET /props`` ->
+        ``default_generation_settings.n_ctx`` (a slot's context: the server's ``-c`` over its slots); vLLM
+        ``GET /v1/models`` -> ``data[0].max_model_len``; None when the server reports neither."""
+        for path in ("/props", "/v1/models"):
+            try:
+                resp = await self.http.get(self.base + path)
+                body = resp.json() if resp.status_code == 200 else None
+            except (httpx.HTTPError, ValueError):
+                continue
+            if not isinstance(body, dict):
+                continue
+            settings = body.get("default_generation_settings")
+            n = settings.get("n_ctx") if isinstance(settings, dict) else None
+            if n is None and isinstance(body.get("data"), list) and body["data"]:
+                first = body["data"][0]
+                n = first.get("max_model_len") if isinstance(first, dict) else None
+            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                return n
+        return None
+
+    async def tokens(self, text: str) -> list[int]:
+        """The server's token ids of ``text`` (no chat template).
+
+        Raises:
+            ServerError: the server has no tokenizer endpoint.
+        """
+        return await self._tokens(text)
+
+    async def text(self, tokens: list[int]) -> str:
+        """The text of ``tokens`` (the server's detokenizer). Raises ServerError without one."""
+        return await self._text(tokens)
+
     async def _tokens(self, text: str) -> list[int]:
         body = {"content": text} if self.llamacpp else {"model": self.model, "prompt": text}
         return list((await self._post("/tokenize", body))["tokens"])
@@ -130,7 +163,7 @@ class ContextBuilder:
                 expected=f"fewer than {target} tokens",
                 fix="pass a longer --context",
             )
-        source = await self._tokens(_source_text(index, (target - base) * 6))
+        source = await self._tokens(source_text(index, (target - base) * 6))
         n = target - base - await self._lead_tokens()
         messages, got = prompt.messages, base
         for _ in range(_MAX_ROUNDS):

@@ -1,96 +1,116 @@
-"""Standard speculative-decoding datasets as workloads: ``--dataset NAME[:CONFIG]`` (+ ``--dataset-path``).
+"""Standard speculative-decoding datasets as workloads: ``--dataset NAME[:CONFIG][@REVISION]`` (+ ``--dataset-path``).
 
-Each dataset's category becomes a workload axis: the prompts of category ``C`` of dataset ``D`` form the
-workload ``"D.C"`` (e.g. ``speed-bench.coding``), so one run yields the per-category acceptance matrix.
+Each dataset's category becomes a workload: the rows of category ``C`` of dataset ``D`` form the workload ``D.C``
+(``speed-bench.coding``, ``spec-bench.mt_bench``, ``blazedit.small``), so one run yields the per-category
+acceptance matrix. A row with several turns is one conversation (:attr:`Prompt.follow_ups`): turn k+1 is sent
+after the server's answer to turn k, with that answer in its history (``bench`` does the sending).
 
-Datasets (columns as published; tests use small files of exactly these columns, generated in the repo):
+SPEED-Bench's ``throughput_*`` configs are not categories of the qualitative split: their category column holds
+entropy tiers (``low_entropy``, ``mixed``, ``high_entropy``) and the config names an input-length tier, which is
+a context axis: ``--dataset speed-bench:throughput_2k`` gives workloads ``speed-bench.mixed`` ... at context
+``2k`` (the label ``speed-bench.mixed@2k``), never extended further (:mod:`specscope.bench.workloads`).
 
-* ``speed-bench`` (NVIDIA SPEED-Bench, hub id ``nvidia/SPEED-Bench``; licence: NVIDIA Evaluation Dataset
-  License). Configs ``qualitative`` (11 categories x 80 prompts: coding, humanities, math, multilingual, qa,
-  rag, reasoning, roleplay, stem, summarization, writing) and ``throughput_1k`` / ``_2k`` / ``_8k`` / ``_16k``
-  / ``_32k``; split ``test``; parquet columns ``question_id`` (str), ``category`` (str), ``sub_category``
-  (str), ``turns`` (list of str), ``source`` (str), ``src_id`` (str), ``difficulty`` (str), ``multiturn``
-  (bool). Source of the columns: the dataset card's ``dataset_info`` block.
-* ``spec-bench`` (Spec-Bench, ``data/spec_bench/question.jsonl`` of the hemingkx/Spec-Bench repository;
-  licence: Apache-2.0). JSONL with ``question_id`` (int), ``category`` (str: the MT-Bench categories,
-  ``translation``, ``summarization``, ``qa``, ``math_reasoning``, ``rag``) and ``turns`` (list of str).
+Columns, configs and sources: :mod:`specscope.workload.dataset_defs`; row readers and what they refuse:
+:mod:`specscope.workload.dataset_rows`. Loading goes through the ``datasets`` library (extra
+``specscope[datasets]``): from the hub when no path is given, else from local parquet / JSONL files (a folder may
+hold the hub layout ``CONFIG/*.parquet`` or a prepared ``CONFIG.jsonl``). Nothing is downloaded at import time.
 
-* ``blazedit`` (Blazedit, hub ids ``vdaita/edit_5k_char`` / ``vdaita/edit_10k_char``, configs ``5k`` / ``10k``,
-  split ``train``; licence: see the dataset card). Columns used: ``code`` (str, the original file),
-  ``change_request`` (str) and ``norm_distance`` (float, the Levenshtein distance between the original and the
-  new file over the original's length). The prompt is Blazedit's own template (its ``create_refined_dataset.py``,
-  the one vLLM's ``benchmarks/datasets`` sends); the category is the size of the edit: ``small``
-  (norm_distance < 0.1), ``medium`` (< 0.3) or ``large`` -- the axis along which n-gram and suffix drafting
-  acceptance moves most on edits.
-* ``instructcoder`` (InstructCoder, hub id ``likaixin/InstructCoder``, split ``train``; licence: see the
-  dataset card). Columns used: ``instruction`` (str) and ``input`` (str, the code to edit); one category,
-  ``edit``. The prompt is the input, a blank line, the instruction and "Just output the code, do not include
-  any explanation." (the form vLLM's ``benchmarks/datasets`` sends, vLLM 0.32.0).
-
-Only the first turn of each record is sent (later turns need the model's own earlier answers).
-Loading goes through the ``datasets`` library (optional extra ``specscope[datasets]``): from the hub when no
-path is given, else from the local parquet / JSONL file or folder. Nothing is downloaded at import time.
+A file that is not the dataset (a missing or renamed column, a split used as another) is refused as a whole; rows
+that are not workloads (placeholder or empty text, duplicate ids) are refused by id, and the run is refused unless
+``drop_bad_rows`` (``--drop-bad-rows``), which runs without them and records each with its reason
+(:attr:`DatasetLoad.provenance`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
+from specscope.workload.dataset_defs import (
+    DATASETS,
+    MT_BENCH_CATEGORIES,
+    SPEC_BENCH_TASKS,
+    SPEED_QUALITATIVE,
+    SPEED_THROUGHPUT,
+    require_columns,
+    tier_of,
+)
+from specscope.workload.dataset_rows import DatasetRow, Refusal, row_reader
 from specscope.workload.prompt import Prompt
 
-__all__ = ["DATASETS", "parse_dataset_spec", "load_dataset_prompts"]
+__all__ = ["DatasetSpec", "DatasetLoad", "parse_dataset_spec", "load_dataset", "load_dataset_prompts", "refusal_error"]
 
-#: dataset name -> (hub id, configs, default config); ``None`` configs: the dataset has none. A ``{config}`` in
-#: the hub id is the config's place in the id (Blazedit publishes one dataset per size).
-DATASETS: dict[str, tuple[str, tuple[str, ...] | None, str | None]] = {
-    "speed-bench": (
-        "nvidia/SPEED-Bench",
-        ("qualitative", "throughput_1k", "throughput_2k", "throughput_8k", "throughput_16k", "throughput_32k"),
-        "qualitative",
-    ),
-    "spec-bench": ("hemingkx/Spec-Bench", None, None),
-    "blazedit": ("vdaita/edit_{config}_char", ("5k", "10k"), "5k"),
-    "instructcoder": ("likaixin/InstructCoder", None, None),
+_FIXES = {
+    "placeholder": "fill the placeholder turns from their source with SPEED-Bench's prepare step (NeMo-Skills "
+    "speed-bench/prepare.py) and pass its JSONL with --dataset-path, or pass --drop-bad-rows to run without them",
+    "duplicate": "remove the repeated rows, or pass --drop-bad-rows to keep only the first of each id",
+    "too_long": "pass a model with a longer context or a smaller --max-tokens, or --drop-bad-rows to run without them",
 }
-#: The hub split each dataset publishes its rows under.
-_SPLITS = {"speed-bench": "test", "blazedit": "train", "instructcoder": "train"}
-#: Blazedit's prompt template (Blazedit's ``dataset/create_refined_dataset.py``; the text vLLM sends too).
-BLAZEDIT_TEMPLATE = (
-    "Given a code file, please apply the change requests and generate the new file.\n\n"
-    "Original file:\n```python\n{code}\n```\n\nChange request:\n{change}\n\n"
-    'Please generate the new code file in the "New file" section below.'
-)
-#: Blazedit edit-size categories: upper bound of ``norm_distance`` (exclusive) -> category.
-BLAZEDIT_SIZES = ((0.1, "small"), (0.3, "medium"), (float("inf"), "large"))
 
 
-def parse_dataset_spec(spec: str) -> tuple[str, str | None]:
-    """``"speed-bench:qualitative"`` -> ``("speed-bench", "qualitative")``; ``"spec-bench"`` -> (name, None).
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A parsed ``--dataset`` value: name, config (None: the dataset has none) and the revision the user named."""
+
+    name: str
+    config: str | None
+    revision: str | None = None
+
+    def label(self) -> str:
+        """``name[:config][@revision]``, as typed back."""
+        return self.name + (f":{self.config}" if self.config else "") + (f"@{self.revision}" if self.revision else "")
+
+
+@dataclass(frozen=True)
+class DatasetLoad:
+    """What one ``--dataset`` gave: workload -> its prompts (categories in first-seen order), the rows refused, and
+    the provenance recorded in the run manifest (dataset, config, revision, files with SHA-256, rows used /
+    refused with reasons, the source of the column definitions)."""
+
+    spec: DatasetSpec
+    workloads: dict[str, list[Prompt]]
+    refused: tuple[Refusal, ...]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tier_k(self) -> int | None:
+        """The SPEED-Bench throughput input-length tier (kilo-tokens), None for any other config."""
+        return tier_of(self.spec.config) if self.spec.name == "speed-bench" else None
+
+
+def parse_dataset_spec(spec: str) -> DatasetSpec:
+    """``"speed-bench:throughput_2k@487aa718"`` -> ``DatasetSpec("speed-bench", "throughput_2k", "487aa718")``.
 
     Raises:
-        ConfigError: unknown dataset or config.
+        ConfigError: unknown dataset or config, or an empty revision.
     """
-    name, _, config = spec.partition(":")
+    head, at, revision = spec.partition("@")
+    name, _, config = head.partition(":")
     if name not in DATASETS:
         raise ConfigError.unknown("dataset", name, DATASETS, fix="pass e.g. --dataset speed-bench:qualitative")
-    _, configs, default = DATASETS[name]
-    if configs is None:
+    if at and not revision:
+        raise ConfigError("empty dataset revision", found=spec, expected="NAME[:CONFIG]@REVISION", fix="name it")
+    d = DATASETS[name]
+    if d.configs is None:
         if config:
             raise ConfigError(
                 f"dataset {name} has no configs", found=config, expected=name, fix=f"pass --dataset {name}"
             )
-        return name, None
-    chosen = config or default or ""
-    if chosen not in configs:
-        raise ConfigError.unknown(f"{name} config", chosen, configs, fix=f"pass e.g. --dataset {name}:{default}")
-    return name, chosen
+        return DatasetSpec(name, None, revision or None)
+    chosen = config or d.default_config or ""
+    if chosen not in d.configs:
+        raise ConfigError.unknown(
+            f"{name} config", chosen, d.configs, fix=f"pass e.g. --dataset {name}:{d.default_config}"
+        )
+    return DatasetSpec(name, chosen, revision or None)
 
 
-def _rows(name: str, config: str | None, path: Path | None) -> list[dict[str, Any]]:
-    """The dataset's rows through the ``datasets`` library (hub when ``path`` is None, else local files)."""
+def _library() -> Any:
     try:
         import datasets as hf_datasets
     except ImportError:
@@ -100,31 +120,22 @@ def _rows(name: str, config: str | None, path: Path | None) -> list[dict[str, An
             expected="specscope[datasets]",
             fix="pip install 'specscope[datasets]'",
         ) from None
-    if path is None:
-        hub_id = DATASETS[name][0]
-        split = _SPLITS.get(name)
-        if split is None:
-            raise ConfigError(
-                f"{name} is not published as a hub dataset",
-                found=hub_id,
-                expected="a local copy",
-                fix="download question.jsonl and pass --dataset-path FILE",
-            )
-        if "{config}" in hub_id:
-            ds = hf_datasets.load_dataset(hub_id.format(config=config), split=split)
-        else:
-            ds = hf_datasets.load_dataset(hub_id, config, split=split)
-        return list(ds)
-    files = _local_files(path)
-    builder = "parquet" if files[0].suffix == ".parquet" else "json"
-    ds = hf_datasets.load_dataset(builder, data_files=[str(f) for f in files], split="train")
-    return list(ds)
+    hf_datasets.disable_progress_bars()  # its "Generating train split" bars would break the one-line errors
+    hf_datasets.logging.set_verbosity_error()
+    return hf_datasets
 
 
-def _local_files(path: Path) -> list[Path]:
+def _local_files(path: Path, spec: DatasetSpec) -> list[Path]:
+    """The data files of ``spec`` under ``path``: the file itself; in a folder, the hub layout ``CONFIG/`` or a
+    prepared ``CONFIG.jsonl`` / ``CONFIG.parquet`` when the config has one, else every parquet / JSONL file."""
     if path.is_file():
         return [path]
-    files = sorted([*path.rglob("*.parquet"), *path.rglob("*.jsonl")]) if path.is_dir() else []
+    files: list[Path] = []
+    if path.is_dir():
+        if spec.config and (path / spec.config).is_dir():
+            path = path / spec.config
+        named = [path / f"{spec.config}{ext}" for ext in (".jsonl", ".parquet")] if spec.config else []
+        files = [f for f in named if f.is_file()] or sorted([*path.rglob("*.parquet"), *path.rglob("*.jsonl")])
     if not files:
         raise ConfigError(
             f"no dataset file at {path}",
@@ -135,67 +146,201 @@ def _local_files(path: Path) -> list[Path]:
     return files
 
 
-def _turns_row(row: dict[str, Any]) -> tuple[str, str, str] | None:
-    """SPEED-Bench / Spec-Bench: (category, first turn, question id), None when the row lacks the columns."""
-    turns = row.get("turns")
-    if not all(c in row for c in ("question_id", "category")) or not isinstance(turns, list) or not turns:
-        return None
-    return (str(row["category"]), turns[0], str(row["question_id"])) if isinstance(turns[0], str) else None
+def _other_config_in_path(spec: DatasetSpec, files: Sequence[Path]) -> str | None:
+    """A config of the same dataset (not the one asked for) that the files' path names, e.g. ``throughput_2k``."""
+    configs = DATASETS[spec.name].configs or ()
+    for f in files:
+        parts = set(f.parts) | {f.stem}
+        for other in configs:
+            if other != spec.config and other in parts:
+                return other
+    return None
 
 
-def _blazedit_row(row: dict[str, Any]) -> tuple[str, str, str] | None:
-    """Blazedit: (edit-size category, the template filled in, "" for no question id)."""
-    code, change, dist = row.get("code"), row.get("change_request"), row.get("norm_distance")
-    if not isinstance(code, str) or not isinstance(change, str) or not isinstance(dist, int | float):
-        return None
-    category = next(c for bound, c in BLAZEDIT_SIZES if dist < bound)
-    return category, BLAZEDIT_TEMPLATE.format(code=code, change=change), ""
+def _rows(spec: DatasetSpec, path: Path | None) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]]]:
+    """``(rows, column names, files)`` through the ``datasets`` library; files: ``[{path, sha256, bytes}]``."""
+    lib = _library()
+    d = DATASETS[spec.name]
+    if path is None:
+        if d.split is None:
+            raise ConfigError(
+                f"{spec.name} is not published as a hub dataset",
+                found=d.hub_id,
+                expected="a local copy",
+                fix="download the file and pass --dataset-path FILE",
+            )
+        hub = d.hub_id.format(config=spec.config)
+        config = None if "{config}" in d.hub_id else spec.config
+        ds = lib.load_dataset(hub, config, split=d.split, revision=spec.revision)
+        return list(ds), list(ds.column_names), [{"hub_id": hub, "split": d.split}]
+    files = _local_files(path, spec)
+    other = _other_config_in_path(spec, files)
+    if other is not None:
+        raise ConfigError(
+            f"{spec.label()}: the file is the {other} config, not {spec.config}",
+            found=str(files[0]),
+            expected=f"the {spec.config} files of {spec.name}",
+            fix=f"pass --dataset {spec.name}:{other}, or the {spec.config} files with --dataset-path",
+        )
+    builder = "parquet" if files[0].suffix == ".parquet" else "json"
+    ds = lib.load_dataset(builder, data_files=[str(f) for f in files], split="train")
+    described = [{"path": str(f.resolve()), "sha256": _sha256(f), "bytes": f.stat().st_size} for f in files]
+    return list(ds), list(ds.column_names), described
 
 
-def _instructcoder_row(row: dict[str, Any]) -> tuple[str, str, str] | None:
-    """InstructCoder: ("edit", input + instruction + the no-explanation request, "")."""
-    instruction, code = row.get("instruction"), row.get("input")
-    if not isinstance(instruction, str) or not isinstance(code, str):
-        return None
-    return "edit", f"{code}\n\n{instruction} Just output the code, do not include any explanation.", ""
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
-#: dataset name -> (row reader, the columns it needs, for the error message).
-_READERS: dict[str, tuple[Callable[[dict[str, Any]], tuple[str, str, str] | None], str]] = {
-    "speed-bench": (_turns_row, "question_id, category, turns (a list of strings)"),
-    "spec-bench": (_turns_row, "question_id, category, turns (a list of strings)"),
-    "blazedit": (_blazedit_row, "code, change_request (strings), norm_distance (a number)"),
-    "instructcoder": (_instructcoder_row, "instruction, input (strings)"),
-}
+def _check_columns(spec: DatasetSpec, columns: list[str]) -> None:
+    d = DATASETS[spec.name]
+    needed = list(d.required())
+    if spec.name == "speed-bench" and "turns" not in columns and "messages" in columns:
+        needed = [c if c != "turns" else "messages" for c in needed]  # the prepared layout
+    known = [c.name for c in d.columns] + (["messages"] if spec.name == "speed-bench" else [])
+    require_columns(spec.name, spec.label(), columns, needed, known)
 
 
-def load_dataset_prompts(spec: str, path: str | Path | None = None) -> dict[str, list[Prompt]]:
-    """Workload name (``"<dataset>.<category>"``) -> its prompts, categories in first-seen order.
+def _expected_categories(spec: DatasetSpec) -> tuple[frozenset[str], str] | None:
+    if spec.name == "speed-bench":
+        if spec.config == "qualitative":
+            return SPEED_QUALITATIVE, "the qualitative categories"
+        return SPEED_THROUGHPUT, "the throughput entropy tiers"
+    if spec.name == "spec-bench":
+        return frozenset(SPEC_BENCH_TASKS), "Spec-Bench's categories"
+    if spec.name == "mt-bench":
+        return MT_BENCH_CATEGORIES, "MT-Bench's categories"
+    return None
+
+
+def _check_categories(spec: DatasetSpec, rows: Sequence[dict[str, Any]]) -> None:
+    """Refuse a file whose categories are not the config's (a throughput file given as qualitative, and back)."""
+    want = _expected_categories(spec)
+    if want is None:
+        return
+    expected, words = want
+    found = sorted({str(r.get("category")) for r in rows})
+    unexpected = [c for c in found if c not in expected]
+    if not unexpected:
+        return
+    hint = ""
+    if spec.name == "speed-bench":
+        if set(unexpected) <= SPEED_THROUGHPUT:
+            hint = "a throughput split given as qualitative"
+            fix = (
+                "pass --dataset speed-bench:throughput_<tier> (1k, 2k, 8k, 16k or 32k: the file's tier), "
+                "or the qualitative files"
+            )
+        elif set(unexpected) <= SPEED_QUALITATIVE:
+            hint = "the qualitative split given as throughput"
+            fix = "pass --dataset speed-bench:qualitative, or the throughput files of the tier"
+        else:
+            fix = "pass the SPEED-Bench files of the config named"
+    else:
+        fix = f"pass {spec.name}'s own file with --dataset-path"
+    raise ConfigError(
+        f"{spec.label()}: categories {', '.join(unexpected[:5])} are not {words}" + (f" ({hint})" if hint else ""),
+        found=f"categories {', '.join(found[:12])}",
+        expected=f"{words}: {', '.join(sorted(expected))}",
+        fix=fix,
+    )
+
+
+def _read_rows(spec: DatasetSpec, rows: Sequence[dict[str, Any]]) -> tuple[list[DatasetRow], list[Refusal]]:
+    reader = row_reader(spec.name)
+    kept: list[DatasetRow] = []
+    refused: list[Refusal] = []
+    first: dict[str, int] = {}
+    has_ids = DATASETS[spec.name].id_column is not None
+    for i, raw in enumerate(rows):
+        got = reader(raw, i)
+        if isinstance(got, Refusal):
+            refused.append(got)
+            continue
+        if has_ids and got.row_id in first:
+            refused.append(Refusal(got.row_id, "duplicate", f"question_id repeats row {first[got.row_id]}"))
+            continue
+        first[got.row_id] = i
+        kept.append(got)
+    return kept, refused
+
+
+def refusal_error(label: str, refused: Sequence[Refusal]) -> ConfigError:
+    """The one-line error for rows that are not workloads: the first row's id and reason, and how many more."""
+    r = refused[0]
+    more = f" ({len(refused) - 1} more rows refused)" if len(refused) > 1 else ""
+    return ConfigError(
+        f"{label}: row {r.row_id} is not a workload: {r.reason}{more}",
+        found=f"{len(refused)} bad rows, kinds {', '.join(sorted({x.kind for x in refused}))}",
+        expected="every row with the text to send",
+        fix=_FIXES.get(r.kind, "fix the rows named, or pass --drop-bad-rows to run without them"),
+    )
+
+
+def _prompts(spec: DatasetSpec, kept: Sequence[DatasetRow]) -> dict[str, list[Prompt]]:
+    out: dict[str, list[Prompt]] = {}
+    for row in kept:
+        workload = f"{spec.name}.{row.category}"
+        bucket = out.setdefault(workload, [])
+        meta: dict[str, Any] = {"source": spec.label(), "question_id": row.row_id, "category": row.category, **row.meta}
+        if spec.config:
+            meta["config"] = spec.config
+        pid = f"{workload}-{len(bucket):04d}"
+        first = [{"role": "user", "content": row.turns[0]}]
+        bucket.append(Prompt(pid, workload, first, meta=meta, follow_ups=tuple(row.turns[1:])))
+    return out
+
+
+@lru_cache(maxsize=16)
+def _load(spec: DatasetSpec, path: str | None, stamp: tuple[float, ...], drop_bad_rows: bool) -> DatasetLoad:
+    rows, columns, files = _rows(spec, None if path is None else Path(path))
+    if not rows:
+        raise ConfigError(f"{spec.label()} holds no rows", found=0, expected="rows", fix="check --dataset-path")
+    _check_columns(spec, columns)
+    _check_categories(spec, rows)
+    kept, refused = _read_rows(spec, rows)
+    if refused and not drop_bad_rows:
+        raise refusal_error(spec.label(), refused)
+    if not kept:
+        raise ConfigError(f"{spec.label()}: every row was refused", found=len(refused), expected="rows", fix="check it")
+    d = DATASETS[spec.name]
+    provenance = {
+        "dataset": spec.name,
+        "config": spec.config,
+        "revision": spec.revision,
+        "split": d.split,
+        "files": files,
+        "columns": columns,
+        "rows_total": len(rows),
+        "rows_used": len(kept),
+        "rows_refused": [r.to_dict() for r in refused],
+        "definition": d.source,
+    }
+    return DatasetLoad(spec, _prompts(spec, kept), tuple(refused), provenance)
+
+
+def load_dataset(
+    spec: str | DatasetSpec, path: str | Path | None = None, *, drop_bad_rows: bool = False
+) -> DatasetLoad:
+    """Read ``--dataset spec`` (from ``path`` when given) into workloads, refusals and provenance.
 
     Raises:
-        ConfigError: unknown dataset, missing library or file, or rows without the dataset's columns.
+        ConfigError: unknown dataset or config, missing library or file, a missing or renamed column (naming the
+            columns found and the closest match), a file of another config, or, without ``drop_bad_rows``, a row
+            that is not a workload (naming its id).
     """
-    name, config = parse_dataset_spec(spec)
-    rows = _rows(name, config, None if path is None else Path(path).expanduser())
-    reader, columns = _READERS[name]
-    out: dict[str, list[Prompt]] = {}
-    for i, row in enumerate(rows):
-        got = reader(row)
-        if got is None:
-            raise ConfigError(
-                f"row {i} of {spec} is not shaped like {name}",
-                found=sorted(row),
-                expected=f"columns {columns}",
-                fix="pass the dataset's own files with --dataset-path",
-            )
-        category, text, question_id = got
-        workload = f"{name}.{category}"
-        bucket = out.setdefault(workload, [])
-        meta = {"source": spec, "question_id": question_id or str(i), "category": category}
-        if config:
-            meta["config"] = config
-        pid = f"{workload}-{len(bucket):04d}"
-        bucket.append(Prompt(pid, workload, [{"role": "user", "content": text}], meta=meta))
-    if not out:
-        raise ConfigError(f"{spec} holds no rows", found=0, expected="rows", fix="check --dataset-path")
-    return out
+    s = spec if isinstance(spec, DatasetSpec) else parse_dataset_spec(spec)
+    p = None if path is None else Path(path).expanduser()
+    stamp = tuple(f.stat().st_mtime for f in _local_files(p, s)) if p is not None else ()
+    return _load(s, None if p is None else str(p), stamp, drop_bad_rows)
+
+
+def load_dataset_prompts(
+    spec: str, path: str | Path | None = None, *, drop_bad_rows: bool = False
+) -> dict[str, list[Prompt]]:
+    """Workload name (``"<dataset>.<category>"``) -> its prompts (:func:`load_dataset` without the provenance)."""
+    return load_dataset(spec, path, drop_bad_rows=drop_bad_rows).workloads

@@ -26,6 +26,9 @@ class Prompt:
         expected_output: for ``edit`` and ``edit-prefill`` the exact renamed module (str, ends in
             ``"\\n"``); ``None`` for packs without one right answer.
         meta: pack details (seed, corpus index, form ``"plain"``/``"prefill"``, topic or rename, ...).
+        follow_ups: the later user turns of a conversation (a dataset row with several turns), in order: turn
+            k+1 is sent after the server's answer to turn k, with that answer in its history
+            (:func:`specscope.client.conversation.next_turn_body`); empty for a single-turn prompt.
     """
 
     prompt_id: str
@@ -34,6 +37,12 @@ class Prompt:
     prefill: str | None = None
     expected_output: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    follow_ups: tuple[str, ...] = ()
+
+    @property
+    def turns(self) -> int:
+        """Number of user turns: 1 + the follow-ups."""
+        return 1 + len(self.follow_ups)
 
     @property
     def first_user_text(self) -> str:

@@ -43,6 +43,7 @@ def chat_request(
     server_kind: str = "openai",
     cache_salt: str | None = None,
     thinking: bool = False,
+    ignore_eos: bool = False,
 ) -> dict[str, Any]:
     """The JSON body (a fresh dict) for ``POST /v1/chat/completions``.
 
@@ -61,6 +62,8 @@ def chat_request(
         thinking: ``chat_template_kwargs.enable_thinking`` (Qwen3-family templates; vLLM's reasoning parser
             then streams the reasoning as ``reasoning_content``); llama.cpp also gets ``reasoning_format:
             "deepseek"`` so its server separates the reasoning the same way when the template has one.
+        ignore_eos: ask for exactly ``max_tokens`` (``"ignore_eos": true``, a sampling parameter of vLLM,
+            llama.cpp's server and SGLang): a trace row's output length is replayed as recorded.
 
     Returns:
         ``{"model", "messages", "max_tokens", "temperature", "stream": True,
@@ -109,6 +112,8 @@ def chat_request(
         "stream_options": {"include_usage": True},
         "chat_template_kwargs": {"enable_thinking": bool(thinking)},
     }
+    if ignore_eos:
+        body["ignore_eos"] = True
     if thinking and server_kind == "llamacpp":
         body["reasoning_format"] = "deepseek"
     if prompt.prefill is not None:

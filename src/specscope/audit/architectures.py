@@ -1,0 +1,401 @@
+"""The speculative families (``architectures.toml``): which one a checkpoint is, and what its draft must hold.
+
+:func:`families` reads the table once; :func:`detect_family` names the family a config (and its tensor names)
+declares; :func:`draft_layout` turns a family into the tensor names a checkpoint must hold (grouped, so a finding can
+say "9 of 12: the decoder layer's 9 present, the 3 MTP-specific tensors missing"), the names engines take from the
+target (their absence is fine, a copy is never read) and the prefixes that belong to the draft. The sources behind
+every entry are named in the table's ``engines`` field; ``docs/architectures.md`` renders the table.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from specscope.audit.layout import is_vision, layer_of, module_of
+
+__all__ = [
+    "Family",
+    "DraftLayout",
+    "families",
+    "family",
+    "detect_family",
+    "detect_draft_family",
+    "draft_layout",
+    "main_layer_prefix",
+    "FUSED_SPELLINGS",
+    "config_int",
+]
+
+_TABLE = "architectures.toml"
+_WEIGHT_SUFFIXES = ("weight", "weight_packed", "qweight")
+#: a part -> the fused module that holds it in checkpoints that store the engine's fused form (vLLM
+#: ``packed_modules_mapping``; Phi-3 / some exporters store ``qkv_proj`` and ``gate_up_proj``).
+FUSED_SPELLINGS = {
+    "q_proj": "qkv_proj",
+    "k_proj": "qkv_proj",
+    "v_proj": "qkv_proj",
+    "gate_proj": "gate_up_proj",
+    "up_proj": "gate_up_proj",
+}
+
+
+@dataclass(frozen=True)
+class Family:
+    """One row of ``architectures.toml`` (field meanings are documented at the top of the file)."""
+
+    key: str
+    title: str
+    kind: str
+    architectures: tuple[str, ...]
+    model_types: tuple[str, ...]
+    keys: tuple[str, ...]
+    layers_key: str
+    head_prefix: str
+    head: tuple[str, ...]
+    layer_prefix: str
+    layer_aliases: tuple[str, ...]
+    layer_glue: tuple[str, ...]
+    layer_body: str
+    layer_optional: tuple[str, ...]
+    shareable: tuple[str, ...]
+    layer_shareable: tuple[str, ...]
+    fusion: str
+    vocab_map: str
+    graft_prefix: str
+    source: str
+    source_example: str
+    engines: str
+    body_names: tuple[str, ...] = ()
+
+
+def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
+    value = entry.get(name, [])
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+@cache
+def families() -> dict[str, Family]:
+    """Family key -> :class:`Family`, in table order (detection order: drafts are tried in this order)."""
+    raw = tomllib.loads(resources.files(__package__).joinpath(_TABLE).read_text(encoding="utf-8"))
+    bodies = {k: tuple(v["required"]) for k, v in raw.get("bodies", {}).items()}
+    out: dict[str, Family] = {}
+    table = raw["families"]
+    for key, entry in table.items():
+        merged = {**(table[entry["base"]] if "base" in entry else {}), **entry}
+        body = str(merged.get("layer_body", "none"))
+        out[key] = Family(
+            key=key,
+            title=str(merged["title"]),
+            kind=str(merged["kind"]),
+            architectures=_tuple(merged, "architectures"),
+            model_types=_tuple(merged, "model_types"),
+            keys=_tuple(merged, "keys"),
+            layers_key=str(merged.get("layers_key", "")),
+            head_prefix=str(merged.get("head_prefix", "")),
+            head=_tuple(merged, "head"),
+            layer_prefix=str(merged.get("layer_prefix", "")),
+            layer_aliases=_tuple(merged, "layer_aliases"),
+            layer_glue=_tuple(merged, "layer_glue"),
+            layer_body=body,
+            layer_optional=_tuple(merged, "layer_optional"),
+            shareable=_tuple(merged, "shareable"),
+            layer_shareable=_tuple(merged, "layer_shareable"),
+            fusion=str(merged.get("fusion", "")),
+            vocab_map=str(merged.get("vocab_map", "")),
+            graft_prefix=str(merged.get("graft_prefix", "")),
+            source=str(merged["source"]),
+            source_example=str(merged.get("source_example", "")),
+            engines=" ".join(str(merged.get("engines", "")).split()),
+            body_names=bodies.get(body, ()),
+        )
+    return out
+
+
+def family(key: str) -> Family:
+    """The family ``key`` (KeyError for an unknown key: a bug in the caller)."""
+    return families()[key]
+
+
+def config_int(cfg: dict[str, Any] | None, key: str) -> int | None:
+    """``cfg[key]`` when it is an int (not a bool), else None: the one reading of an integer config key here."""
+    v = (cfg or {}).get(key)
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _int(cfg: dict[str, Any], key: str) -> int:
+    return config_int(cfg, key) or 0
+
+
+def _configs(config: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """``text_config`` first (vision-language wrappers declare the text model's keys there), then the top level."""
+    if not config:
+        return []
+    tc = config.get("text_config")
+    return [tc, config] if isinstance(tc, dict) else [config]
+
+
+def main_layer_prefix(names: list[str] | set[str]) -> str:
+    """The main model's layer prefix (``model.``, ``model.language_model.``) from the first layered tensor name."""
+    for n in sorted(names):
+        lo = layer_of(n)
+        if lo and not is_vision(n) and not n.startswith(("mtp.", "model.mtp_layers.")):
+            return lo[0]
+    return "model."
+
+
+def _mtp_family(cfg: dict[str, Any], names: list[str] | set[str]) -> tuple[Family, int, str] | None:
+    """(family, declared layers, config key) for an MTP head declared by ``cfg``, or None."""
+    n_qwen = _int(cfg, "mtp_num_hidden_layers")
+    if n_qwen > 0:
+        return family("qwen3_5_mtp"), n_qwen, "mtp_num_hidden_layers"
+    n_next = _int(cfg, "num_nextn_predict_layers")
+    if n_next <= 0:
+        return None
+    model_type = str(cfg.get("model_type", ""))
+    by_type = {t: f for f in families().values() if f.kind == "mtp" for t in f.model_types}
+    if model_type in by_type:
+        chosen = by_type[model_type]
+    elif any(str(n).startswith("mtp.") for n in names):
+        chosen = family("qwen3_5_mtp")
+    elif any(str(n).startswith("model.mtp_layers.") for n in names):
+        chosen = family("mimo_mtp")
+    else:
+        chosen = family("deepseek_mtp")  # the layout num_nextn_predict_layers was introduced with
+    if chosen.key != "qwen3_5_mtp" and _int(cfg, "num_hidden_layers") <= 0:
+        return None  # the layer index N + i is unknown
+    return chosen, n_next, "num_nextn_predict_layers"
+
+
+def detect_family(
+    config: dict[str, Any] | None, names: list[str] | set[str]
+) -> tuple[Family, int, str, dict[str, Any]] | None:
+    """The MTP head ``config`` declares: ``(family, layers, config key, the config dict that declared it)``.
+
+    Separate drafts are named by :func:`detect_draft_family`.
+    """
+    for cfg in _configs(config):
+        found = _mtp_family(cfg, names)
+        if found is not None:
+            return (*found, cfg)
+    return None
+
+
+def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[str]) -> Family | None:
+    """The draft family of a separate draft checkpoint (EAGLE, EAGLE-3, DFlash, Medusa, MLP speculator), or None.
+
+    By architecture name, model type, declaring key, then by tensor names (``d2t`` / ``midlayer.``: EAGLE-3;
+    ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain Llama config).
+    """
+    cfg = config or {}
+    archs = " ".join(str(a) for a in cfg.get("architectures") or []).lower()
+    model_type = str(cfg.get("model_type", "")).lower()
+    speculators = str(cfg.get("speculators_model_type", "")).lower()
+    drafts = [f for f in families().values() if f.kind == "draft" and f.key != "draft_model"]
+    for fam in drafts:
+        if any(a.lower() in archs for a in fam.architectures) or speculators == fam.key:
+            return fam
+    for fam in drafts:
+        if model_type in fam.model_types or any(k in cfg for k in fam.keys):
+            return fam
+    if "eagle_config" in cfg:
+        return family("eagle3") if "draft_vocab_size" in cfg else family("eagle")
+    name_set = set(names)
+    if "d2t" in name_set or any(n.startswith("midlayer.") for n in name_set):
+        return family("eagle3")
+    if "fc.weight" in name_set and any(n.startswith("layers.0.") for n in name_set):
+        return family("eagle")
+    return None
+
+
+@dataclass(frozen=True)
+class DraftLayout:
+    """The tensors a draft (an MTP head inside the target, or a separate draft checkpoint) must hold.
+
+    Attributes:
+        family: the family row.
+        num_layers: draft layers declared (or counted).
+        prefixes: tensor-name prefixes that belong to the draft (``("",)``: the whole checkpoint is the draft).
+        groups: ``(label, required names)`` in the order a finding lists them: family-specific tensors first, then
+            each decoder layer ("decoder layer 0 (as main layer 63)").
+        shareable: names engines take from the target (an omitted one is fine; a copy is not read per step).
+        config_key: the config key that declared it.
+        hidden_size: the text model's hidden size (None when absent).
+        graft_prefix: what ``specscope surgery graft --prefix`` copies (empty for separate drafts).
+        layer_prefixes: one prefix per draft layer.
+    """
+
+    family: Family
+    num_layers: int
+    prefixes: tuple[str, ...]
+    groups: tuple[tuple[str, tuple[str, ...]], ...]
+    shareable: tuple[str, ...]
+    config_key: str
+    hidden_size: int | None
+    graft_prefix: str
+    layer_prefixes: tuple[str, ...] = field(default=())
+
+    @property
+    def fusion_tensor(self) -> str | None:
+        """The [embedding; hidden] projection ([hidden, 2*hidden]) of the first draft layer, when the family has one."""
+        fam = self.family
+        if not fam.fusion:
+            return None
+        if fam.fusion in fam.head or not self.layer_prefixes:
+            return fam.head_prefix + fam.fusion
+        return self.layer_prefixes[0] + fam.fusion
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """Every required name, sorted."""
+        return tuple(sorted({n for _, names in self.groups for n in names}))
+
+    @property
+    def specific(self) -> tuple[str, ...]:
+        """The family-specific tensors (the first group: what makes this a draft rather than a decoder layer)."""
+        return self.groups[0][1] if self.groups else ()
+
+    def contains(self, name: str) -> bool:
+        return name.startswith(self.prefixes)
+
+
+def _layer_template(
+    names: list[str], *, skip: tuple[str, ...], prefer_index: int | None
+) -> tuple[tuple[str, ...], int | None]:
+    """Weight names (normalised to ``.weight``) of one main decoder layer with full attention, and its index.
+
+    An MTP decoder layer mirrors a main full-attention layer (same attention, same MLP or MoE), so its tensor set is
+    read from the checkpoint itself; ``prefer_index`` picks the layer (DeepSeek: the last main layer, MoE).
+    """
+    layers: dict[tuple[str, int], list[str]] = {}
+    for n in names:
+        if n.startswith(skip) or is_vision(n):
+            continue
+        lo = layer_of(n)
+        if lo:
+            layers.setdefault((lo[0], lo[1]), []).append(lo[2])
+    attn = {k: v for k, v in layers.items() if any(r.startswith(("self_attn.", "attn.")) for r in v)}
+    if not attn:
+        return family("draft_model").body_names, None
+    key = max(attn, key=lambda k: (k[1] == prefer_index, k[1]))
+    out = set()
+    for rest in attn[key]:
+        module, suffix = module_of(rest)
+        if suffix in _WEIGHT_SUFFIXES:
+            out.add(f"{module}.weight")
+    return tuple(sorted(out)), key[1]
+
+
+def _medusa_groups(cfg: dict[str, Any], n_heads: int) -> list[tuple[str, tuple[str, ...]]]:
+    depth = _int(cfg, "num_hidden_layers") or _int(cfg, "medusa_num_layers") or 1
+    heads = tuple(f"lm_heads.{h}.weight" for h in range(1 if cfg.get("original_lm_head") else n_heads))
+    groups = [("lm heads", heads)]
+    for h in range(n_heads):
+        groups.append((f"head {h}", tuple(f"blocks.{h}.layers.{i}.weight" for i in range(depth))))
+    return groups
+
+
+def _mlp_speculator_groups(cfg: dict[str, Any], n_predict: int) -> list[tuple[str, tuple[str, ...]]]:
+    tied = bool(cfg.get("tie_weights"))
+    stages = range(1) if tied else range(n_predict)
+    names = [f"{k}.{i}.weight" for i in stages for k in ("emb", "head", "ln")] + [f"ln.{i}.bias" for i in stages]
+    projs = range(min(2, n_predict)) if tied else range(n_predict)
+    names += [f"proj.{i}.weight" for i in projs]
+    return [("speculator stages" + (" (tie_weights: one shared copy)" if tied else ""), tuple(sorted(names)))]
+
+
+def draft_layout(
+    fam: Family,
+    config: dict[str, Any] | None,
+    names: list[str] | set[str],
+    *,
+    num_layers: int | None = None,
+    config_key: str | None = None,
+) -> DraftLayout:
+    """The :class:`DraftLayout` of ``fam`` for a checkpoint with ``config`` and tensor ``names``.
+
+    Args:
+        num_layers: declared draft layers (default: the family's ``layers_key`` in the config, else 1).
+        config_key: the key that declared them (for the finding's text).
+    """
+    cfg = config or {}
+    tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
+    assert isinstance(tc, dict)
+    n_layers = num_layers if num_layers is not None else (_int(tc, fam.layers_key) or _int(cfg, fam.layers_key) or 1)
+    hidden = tc.get("hidden_size") if isinstance(tc.get("hidden_size"), int) else None
+    name_list = sorted(names)
+    main = main_layer_prefix(name_list)
+    n_main = _int(tc, "num_hidden_layers")
+    head = fam.head_prefix
+    layer_prefixes = tuple(
+        fam.layer_prefix.format(i=i, n=n_main + i, main=main, head=head) for i in range(n_layers) if fam.layer_prefix
+    )
+    groups: list[tuple[str, tuple[str, ...]]] = []
+    if fam.layer_body == "medusa":
+        groups = _medusa_groups(tc, n_layers)
+    elif fam.layer_body == "mlp_speculator":
+        groups = _mlp_speculator_groups(tc, n_layers)
+    else:
+        head_names = list(fam.head)
+        if fam.vocab_map == "eagle3" and _int(tc, "draft_vocab_size") in (0, _int(tc, "vocab_size")):
+            head_names.remove("lm_head.weight")  # a full-vocabulary head is the target's when the draft has none
+        specific = [head + n for n in head_names] + [p + g for p in layer_prefixes for g in fam.layer_glue]
+        if fam.key == "draft_model" and tc.get("tie_word_embeddings") is False:
+            specific.append("lm_head.weight")  # transformers' default is tied: no lm_head of its own
+        groups.append(("MTP-specific" if fam.kind == "mtp" else "draft-specific", tuple(specific)))
+        if fam.layer_body == "target":
+            own = tuple(layer_prefixes) + ((head,) if head else ())
+            prefer = n_main - 1 if fam.key != "qwen3_5_mtp" else None
+            body, index = _layer_template(name_list, skip=own, prefer_index=prefer)
+            label = f"as main layer {index}" if index is not None else "a dense layer: no main layer found"
+        else:
+            body = tuple(n for n in fam.body_names if n not in fam.layer_optional)
+            label = "the draft's own layer"
+        for i, p in enumerate(layer_prefixes):
+            groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in body)))
+    share = list(fam.shareable)
+    if fam.vocab_map == "eagle3" and "lm_head.weight" not in [n for _, g in groups for n in g]:
+        share.append("lm_head.weight")
+    shareable = tuple([head + s for s in share] + [p + s for p in layer_prefixes for s in fam.layer_shareable])
+    if fam.kind == "mtp":
+        prefixes = tuple(sorted({*((head,) if head else ()), *layer_prefixes}))
+    else:
+        prefixes = ("",)
+    graft = fam.graft_prefix.format(i=0, n=n_main, main=main, head=head) if fam.graft_prefix else ""
+    return DraftLayout(
+        fam,
+        n_layers,
+        prefixes,
+        tuple(groups),
+        shareable,
+        config_key or fam.layers_key,
+        hidden,
+        graft,
+        layer_prefixes,
+    )
+
+
+def alias_name(fam: Family, name: str) -> str:
+    """``name`` as the family's loader renames it (EAGLE-3 / DFlash ``midlayer.`` -> ``layers.0.``)."""
+    for alias in fam.layer_aliases:
+        if name.startswith(alias):
+            return "layers.0." + name[len(alias) :]
+    if fam.key == "medusa" and name.startswith("medusa_heads."):
+        return name[len("medusa_heads.") :]
+    return name
+
+
+def fused_spellings(name: str) -> list[str]:
+    """Stored names that satisfy a required ``name``: itself, its packed / quantized weights, its fused module."""
+    out = [name]
+    if name.endswith(".weight"):
+        out += [name + "_packed", name[: -len("weight")] + "qweight"]
+        module, _ = module_of(name)
+        parent, _, leaf = module.rpartition(".")
+        fused = FUSED_SPELLINGS.get(leaf)
+        if fused:
+            out.append(f"{parent}.{fused}.weight" if parent else f"{fused}.weight")
+    return out

@@ -1,0 +1,132 @@
+"""What a draft holds against what its family requires (:mod:`.architectures`), shared by MTP heads and drafts.
+
+A required name is satisfied by its stored spellings (``X.weight_packed`` / ``X.qweight`` for quantized weights, the
+fused ``qkv_proj`` / ``gate_up_proj`` that holds a part, the family's loader aliases such as EAGLE-3's ``midlayer.``).
+The names a checkpoint holds are its shard headers' names; a folder with an index and no shard file (configs and the
+index downloaded to check before the weights) is judged by the index's names, and one with neither is not judged.
+
+Codes: ``DRAFT_TENSORS_MISSING`` (ERROR) for separate drafts; the MTP codes live in :mod:`.rules_mtp`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from specscope.audit.architectures import DraftLayout, alias_name, fused_spellings
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
+from specscope.checkpoint import Checkpoint
+
+__all__ = ["GroupCount", "stored_names", "names_source", "count_groups", "fix_for", "check_draft_tensors", "breakdown"]
+
+
+def stored_names(ck: Checkpoint) -> set[str] | None:
+    """The tensor names a loader sees: every readable header's, or the index's when no shard file is present
+    (metadata only); None when the checkpoint has neither (configs only)."""
+    if any(s.header is not None for s in ck.shards.values()):
+        return set(ck.locations)
+    if ck.weight_map:
+        return set(ck.weight_map)
+    return None
+
+
+def names_source(ck: Checkpoint) -> str:
+    """Where :func:`stored_names` took the names from: ``headers``, ``index`` or ``none``."""
+    if any(s.header is not None for s in ck.shards.values()):
+        return "headers"
+    return "index" if ck.weight_map else "none"
+
+
+@dataclass(frozen=True)
+class GroupCount:
+    """One required group: how many of its names are stored, and which are missing."""
+
+    label: str
+    present: int
+    total: int
+    missing: tuple[str, ...]
+
+
+def _satisfied(layout: DraftLayout, names: set[str], aliased: set[str], required: str) -> bool:
+    return any(n in names or n in aliased for n in fused_spellings(required))
+
+
+def _as_stored(layout: DraftLayout, names: set[str], required: str) -> str:
+    """``required`` in the spelling this checkpoint uses (EAGLE-3 ``midlayer.`` when its other tensors use it)."""
+    for alias in layout.family.layer_aliases:
+        if required.startswith("layers.0.") and any(n.startswith(alias) for n in names):
+            return alias + required[len("layers.0.") :]
+    return required
+
+
+def count_groups(layout: DraftLayout, names: set[str]) -> list[GroupCount]:
+    """Per required group of ``layout``: present / total and the missing names (in table order, spelled as the
+    checkpoint spells its other tensors)."""
+    aliased = {alias_name(layout.family, n) for n in names}
+    out = []
+    for label, group in layout.groups:
+        missing = tuple(_as_stored(layout, names, n) for n in group if not _satisfied(layout, names, aliased, n))
+        out.append(GroupCount(label, len(group) - len(missing), len(group), missing))
+    return out
+
+
+def breakdown(counts: list[GroupCount]) -> str:
+    """``MTP-specific: 0 of 4 (missing ...); decoder layer 0 (as main layer 91): 9 of 9`` for a finding's message."""
+    parts = []
+    for c in counts:
+        text = f"{c.label}: {c.present} of {c.total}"
+        if c.missing and c.present:
+            text += f" (missing {', '.join(c.missing[:4])}{' ...' if len(c.missing) > 4 else ''})"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def fix_for(layout: DraftLayout, checkpoint: str, tensor: str) -> str:
+    """The fix of a missing ``tensor``: the family's source, and for an MTP head the graft command that copies it."""
+    fam = layout.family
+    example = f" (e.g. {fam.source_example})" if fam.source_example else ""
+    if fam.kind == "mtp" and layout.graft_prefix:
+        command = (
+            f"specscope surgery graft {shlex.quote(checkpoint)} --from BF16_ORIGINAL "
+            f"--prefix {shlex.quote(layout.graft_prefix)} --out NEW_FOLDER"
+        )
+        return (
+            f"take {tensor} from {fam.source}{example}: `{command}` with BF16_ORIGINAL a local copy of it; or serve "
+            "without MTP"
+        )
+    return f"download the draft again: {tensor} comes only from {fam.source}{example}"
+
+
+def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
+    """``DRAFT_TENSORS_MISSING`` for a separate draft checkpoint that lacks tensors its family requires."""
+    names = stored_names(ck)
+    if names is None:
+        return []
+    counts = count_groups(layout, names)
+    missing = [n for c in counts for n in c.missing]
+    if not missing:
+        return []
+    total = sum(c.total for c in counts)
+    fam = layout.family
+    return [
+        finding(
+            "DRAFT_TENSORS_MISSING",
+            file="config.json",
+            tensor=missing[0],
+            family=fam.title,
+            present=total - len(missing),
+            required=total,
+            breakdown=breakdown(counts),
+            missing=", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else ""),
+            fix=fix_for(layout, ck.label, missing[0]),
+            details={
+                "family": fam.key,
+                "expected": total,
+                "present": total - len(missing),
+                "missing": missing,
+                "groups": [c.__dict__ for c in counts],
+                "names_from": names_source(ck),
+            },
+        )
+    ]

@@ -1,0 +1,253 @@
+"""Draft <-> target vocabulary: tokenizers by content, vocabulary sizes as padding bounds, reduced-vocabulary maps.
+
+Rules and their sources:
+
+- **Tokenizers by content** (:mod:`specscope.checkpoint.tokenizer`): over the ids both define, the same id must mean
+  the same token; the first differing ids are named with both tokens (``DRAFT_TOKENIZER_DIFFERS``, ERROR: a draft
+  token id that means another token is rejected by the target, acceptance ~0). bos / eos / pad ids and the chat
+  template's marker tokens are compared too (``DRAFT_SPECIAL_TOKENS_DIFFER``, WARNING: the draft stops or formats
+  turns differently; the target still verifies every token).
+- **Sizes are padding bounds**: ``vocab_size`` and embedding rows are often padded past the tokenizer (to a multiple
+  of 64 or 128 for tensor-parallel sharding; vLLM pads ``VocabParallelEmbedding`` itself), so a size difference is
+  no finding when the tokenizers agree. What breaks is a draft that cannot embed an id the target produces: its
+  embedding has fewer rows than the target's tokenizer has ids (``DRAFT_VOCAB_MISMATCH``, ERROR: an index error or a
+  wrapped id). Without tokenizer files on both sides a size difference cannot be told from a different vocabulary
+  (``DRAFT_VOCAB_UNVERIFIED``, WARNING).
+- **Reduced vocabularies** (EAGLE-3 ``draft_vocab_size`` < ``vocab_size``): the head scores ``draft_vocab_size``
+  tokens and ``d2t`` maps draft id ``i`` to target id ``i + d2t[i]``; ``t2d`` is a bool mask over the target
+  vocabulary. vLLM ``llama_eagle3.py`` @00bd1493 loads ``d2t`` as ``draft_id_to_target_id`` (zeros, i.e. identity,
+  when the checkpoint has none) and skips ``t2d``; SGLang ``llama_eagle3.py`` @03d5a777 builds ``hot_token_id = d2t +
+  arange`` and skips ``t2d``. So ``d2t`` must be present, of length ``draft_vocab_size``, map into ``[0, vocab_size)``
+  without repeats, in increasing order (every exporter, EAGLE's and SpecForge's, writes the kept target ids sorted
+  and trains head row ``i`` on the ``i``-th of them; a permuted map sends rows to tokens they were not trained on);
+  ``t2d``, when present, must mark exactly those ids; ``lm_head`` must have ``draft_vocab_size`` rows
+  (``DRAFT_VOCAB_MAP``, ERROR each). Medusa: ``token_map`` is required when ``truncated_vocab_size < vocab_size``
+  (vLLM ``medusa.py`` asserts it at load).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from specscope.audit.architectures import DraftLayout, alias_name, config_int
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
+from specscope.checkpoint import Checkpoint
+from specscope.checkpoint.tokenizer import TokenizerView
+
+__all__ = ["compare_tokenizers", "check_vocab_bounds", "check_vocab_map", "embedding_rows", "eagle3_reduced"]
+
+_SHOWN = 5
+
+
+def compare_tokenizers(draft: TokenizerView | None, target: TokenizerView | None) -> list[Finding]:
+    """``DRAFT_TOKENIZER_DIFFERS`` / ``DRAFT_SPECIAL_TOKENS_DIFFER`` / ``DRAFT_TOKENIZER_UNVERIFIED`` (see module)."""
+    if draft is None or target is None:
+        return []
+    if draft.unreadable or target.unreadable:
+        if draft.fingerprint and draft.fingerprint == target.fingerprint:
+            return []
+        why = draft.unreadable or target.unreadable
+        return [finding("DRAFT_TOKENIZER_UNVERIFIED", file=draft.source, why=why, target_file=target.source)]
+    shared = min(draft.size, target.size)
+    differ = [i for i in range(shared) if draft.tokens.get(i) != target.tokens.get(i)]
+    out: list[Finding] = []
+    if differ:
+        first = differ[0]
+        pairs = [{"id": i, "draft": draft.tokens.get(i), "target": target.tokens.get(i)} for i in differ[:_SHOWN]]
+        shown = "; ".join(f"id {p['id']}: draft {p['draft']!r}, target {p['target']!r}" for p in pairs)
+        out.append(
+            finding(
+                "DRAFT_TOKENIZER_DIFFERS",
+                file=draft.source,
+                n=len(differ),
+                shared=shared,
+                first=first,
+                draft_token=repr(draft.tokens.get(first)),
+                target_token=repr(target.tokens.get(first)),
+                shown=shown,
+                draft_file=draft.source,
+                target_file=target.source,
+                details={"differing_ids": len(differ), "shared_ids": shared, "first": pairs},
+            )
+        )
+    specials = _special_differences(draft, target)
+    if specials:
+        out.append(
+            finding(
+                "DRAFT_SPECIAL_TOKENS_DIFFER",
+                file=draft.source,
+                what="; ".join(specials),
+                details={"differences": specials},
+            )
+        )
+    return out
+
+
+def _special_differences(draft: TokenizerView, target: TokenizerView) -> list[str]:
+    out = []
+    for label, d, t in (
+        ("bos", draft.bos_id, target.bos_id),
+        ("eos", draft.eos_ids, target.eos_ids),
+        ("pad", draft.pad_id, target.pad_id),
+    ):
+        if d not in (None, ()) and t not in (None, ()) and d != t:
+            out.append(f"{label} id: draft {d}, target {t}")
+    only_t = sorted(set(target.template_markers) - set(draft.tokens.values()))
+    if only_t:
+        out.append(f"chat-template markers the draft's vocabulary lacks: {', '.join(only_t[:_SHOWN])}")
+    return out
+
+
+def embedding_rows(ck: Checkpoint, layout: DraftLayout | None) -> tuple[int | None, str]:
+    """Rows of the draft's own input embedding (None when it has none: shared) and where the number came from."""
+    for name, info in ck.tensors().items():
+        plain = alias_name(layout.family, name) if layout is not None else name
+        if plain.endswith("embed_tokens.weight") and not plain.startswith(("mtp.", "model.mtp_layers.")):
+            if info.shape:
+                return info.shape[0], name
+    return None, "no embedding tensor"
+
+
+def check_vocab_bounds(
+    draft_ck: Checkpoint,
+    layout: DraftLayout | None,
+    target_cfg: dict[str, Any],
+    draft_tok: TokenizerView | None,
+    target_tok: TokenizerView | None,
+) -> list[Finding]:
+    """``DRAFT_VOCAB_MISMATCH`` (the draft cannot embed every id the target produces) or ``DRAFT_VOCAB_UNVERIFIED``."""
+    rows, where = embedding_rows(draft_ck, layout)
+    draft_vocab = rows if rows is not None else config_int(draft_ck.text_config, "vocab_size")
+    where = where if rows is not None else "config.json vocab_size"
+    target_vocab = config_int(target_cfg, "vocab_size")
+    if draft_vocab is None:
+        return []
+    if target_tok is not None and target_tok.size:
+        needed, basis = target_tok.size, f"the target's {target_tok.source} defines ids 0..{target_tok.size - 1}"
+    elif target_vocab is not None and draft_tok is None:
+        if draft_vocab == target_vocab:
+            return []
+        return [
+            finding(
+                "DRAFT_VOCAB_UNVERIFIED",
+                file="config.json",
+                draft=draft_vocab,
+                target=target_vocab,
+                where=where,
+            )
+        ]
+    else:
+        return []
+    if draft_vocab >= needed:
+        return []
+    return [
+        finding(
+            "DRAFT_VOCAB_MISMATCH",
+            file="config.json",
+            draft=draft_vocab,
+            target=needed,
+            where=where,
+            basis=basis,
+            details={"draft_rows": draft_vocab, "target_ids": needed, "draft_rows_from": where},
+        )
+    ]
+
+
+def eagle3_reduced(cfg: dict[str, Any] | None) -> tuple[int | None, int | None]:
+    """``(vocab_size, draft_vocab_size)`` of an EAGLE-3 config (draft size defaults to the full vocabulary); the
+    vllm-project/speculators format keeps ``vocab_size`` in ``transformer_layer_config``."""
+    layer_cfg = (cfg or {}).get("transformer_layer_config")
+    vocab = config_int(cfg, "vocab_size") or config_int(
+        layer_cfg if isinstance(layer_cfg, dict) else None, "vocab_size"
+    )
+    dv = config_int(cfg, "draft_vocab_size")
+    return vocab, dv if dv is not None else vocab
+
+
+def _head_rows(ck: Checkpoint, layout: DraftLayout) -> tuple[int | None, str | None]:
+    for name, info in ck.tensors().items():
+        if alias_name(layout.family, name) == "lm_head.weight" and info.shape:
+            return info.shape[0], name
+    return None, None
+
+
+def _map_finding(variant: str, tensor: str | None, **facts: Any) -> Finding:
+    return finding(f"DRAFT_VOCAB_MAP/{variant}", file="config.json", tensor=tensor, **facts)
+
+
+def _check_d2t(d2t: np.ndarray, vocab: int, draft_vocab: int) -> list[Finding]:
+    if d2t.dtype == np.bool_ or len(d2t) != draft_vocab:
+        return [_map_finding("length", "d2t", n=len(d2t), draft_vocab=draft_vocab, dtype=str(d2t.dtype))]
+    targets = np.arange(draft_vocab, dtype=np.int64) + d2t.astype(np.int64)
+    bad = np.flatnonzero((targets < 0) | (targets >= vocab))
+    if bad.size:
+        i = int(bad[0])
+        return [_map_finding("range", "d2t", n=int(bad.size), first=i, value=int(targets[i]), vocab=vocab)]
+    uniq, counts = np.unique(targets, return_counts=True)
+    if uniq.size != targets.size:
+        dup = int(uniq[counts > 1][0])
+        return [_map_finding("duplicate", "d2t", n=int(targets.size - uniq.size), value=dup)]
+    steps = np.flatnonzero(np.diff(targets) <= 0)
+    if steps.size:
+        i = int(steps[0])
+        return [
+            _map_finding(
+                "order", "d2t", n=int(steps.size), first=i, a=int(targets[i]), b=int(targets[i + 1]), next_id=i + 1
+            )
+        ]
+    return []
+
+
+def _check_t2d(t2d: np.ndarray, d2t: np.ndarray | None, vocab: int, draft_vocab: int) -> list[Finding]:
+    if len(t2d) != vocab:
+        return [_map_finding("t2d", "t2d", what=f"{len(t2d)} entries for a vocabulary of {vocab}")]
+    marked = int(np.count_nonzero(t2d))
+    if marked != draft_vocab:
+        return [_map_finding("t2d", "t2d", what=f"{marked} ids marked, draft_vocab_size is {draft_vocab}")]
+    if d2t is not None and len(d2t) == draft_vocab:
+        targets = np.arange(draft_vocab, dtype=np.int64) + d2t.astype(np.int64)
+        inside = targets[(targets >= 0) & (targets < vocab)]
+        unmarked = inside[~t2d.astype(bool)[inside]]
+        if unmarked.size:
+            what = f"d2t maps to {unmarked.size} target ids t2d does not mark (first {int(unmarked[0])})"
+            return [_map_finding("t2d", "t2d", what=what)]
+    return []
+
+
+def check_vocab_map(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]:
+    """``DRAFT_VOCAB_MAP`` findings for an EAGLE-3 draft's ``d2t`` / ``t2d`` / head rows, or a Medusa ``token_map``."""
+    if layout is None or not layout.family.vocab_map or not ck.tensors():
+        return []
+    cfg = ck.text_config
+    names = {alias_name(layout.family, n): n for n in ck.tensors()}
+    if layout.family.vocab_map == "medusa":
+        vocab, trunc = config_int(cfg, "vocab_size"), config_int(cfg, "truncated_vocab_size")
+        if vocab is None or trunc is None or trunc >= vocab or "token_map" in names:
+            return []
+        return [_map_finding("missing", "token_map", name="token_map", draft_vocab=trunc, vocab=vocab)]
+    vocab, draft_vocab = eagle3_reduced(cfg)
+    if vocab is None or draft_vocab is None:
+        return []
+    out: list[Finding] = []
+    rows, head = _head_rows(ck, layout)
+    if rows is not None and rows != draft_vocab:
+        out.append(_map_finding("head-rows", head, rows=rows, draft_vocab=draft_vocab))
+    d2t = ck.read_index_array(names["d2t"]) if "d2t" in names else None
+    if draft_vocab < vocab and "d2t" not in names:
+        out.append(_map_finding("missing", "d2t", name="d2t", draft_vocab=draft_vocab, vocab=vocab))
+    elif "d2t" in names and d2t is None:
+        info = ck.tensor(names["d2t"])
+        shape = list(info.shape) if info else []
+        out.append(_map_finding("length", "d2t", n=shape, draft_vocab=draft_vocab, dtype=info.dtype if info else "?"))
+    elif d2t is not None:
+        out += _check_d2t(d2t, vocab, draft_vocab)
+    if "t2d" in names:
+        t2d = ck.read_index_array(names["t2d"])
+        if t2d is None:
+            out.append(_map_finding("t2d", "t2d", what="not a 1-D bool or integer tensor"))
+        else:
+            out += _check_t2d(t2d, d2t, vocab, draft_vocab)
+    return out

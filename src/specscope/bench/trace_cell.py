@@ -1,0 +1,123 @@
+"""Trace replay cells (``bench --trace FILE``): a production trace's requests sent open loop on its own clock.
+
+Request i is sent at ``start + offset_i x time_scale`` (``--trace-scale``; 0.5 replays twice as fast), whatever the
+server's pace, through the open-loop dispatcher (:func:`specscope.client.openloop.capture_open_loop`): its
+``intended_ns`` is that instant, so TTFT for goodput counts from the trace's arrival (no coordinated omission) and
+``send_ns - intended_ns`` is how far the achieved schedule drifted from the trace (``stats.trace``). The matrix is
+configs x the one workload ``trace`` x level 1 x repeats; each repeat replays the whole trace (``--trace-rows N``:
+its first N arrivals). The cell's client facts carry ``open_loop`` (the mean rate, so the open-loop table shows
+achieved rate and goodput) and ``trace`` (format, scale, requests, scheduled span).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from specscope.config import BenchOptions
+from specscope.errors import ConfigError
+from specscope.records import StreamRecord
+from specscope.workload.prompt import Prompt
+
+__all__ = ["trace_overrides", "trace_manifest", "trace_offsets_ns", "run_trace_cell"]
+
+
+def trace_overrides(trace: str | None, scale: float | None, rows: int | None) -> dict[str, Any]:
+    """``profile_options`` overrides of ``--trace FILE [--trace-scale X] [--trace-rows N]`` (none without a trace).
+
+    Raises:
+        ConfigError: a scale or row count without a trace, a scale <= 0, rows < 1, or a file that is not a trace.
+    """
+    if trace is None:
+        if scale is not None or rows is not None:
+            raise ConfigError(
+                "--trace-scale / --trace-rows need --trace",
+                found=f"scale={scale}, rows={rows}",
+                expected="--trace FILE",
+                fix="add --trace FILE or drop them",
+            )
+        return {}
+    from specscope.workload.trace import load_trace
+
+    if (scale is not None and not scale > 0) or (rows is not None and rows < 1):
+        raise ConfigError(
+            "--trace-scale takes a factor > 0 and --trace-rows a count >= 1",
+            found=f"scale={scale}, rows={rows}",
+            expected="e.g. --trace-scale 0.5 --trace-rows 200",
+            fix="pass positive numbers",
+        )
+    out: dict[str, Any] = {"trace": load_trace(trace).path}  # the workload and level follow (BenchOptions)
+    return out | ({"trace_scale": scale} if scale is not None else {}) | ({"trace_rows": rows} if rows else {})
+
+
+def trace_manifest(options: BenchOptions) -> dict[str, Any] | None:
+    """The manifest's ``trace`` at the run's creation (file, format, SHA-256, rows, scale); None without one."""
+    if not options.trace:
+        return None
+    from specscope.workload.trace import load_trace
+
+    return load_trace(options.trace).provenance(options.trace_scale, options.trace_rows)
+
+
+@contextlib.contextmanager
+def _no_gc_pauses() -> Iterator[None]:
+    """No cyclic garbage collection while the trace is dispatched: the objects alive before are frozen out of it
+    (``gc.freeze``) and collection is off until the replay ends, so a collection pass never holds a send back.
+    The replay allocates only its captures (bounded by the trace's rows); collection resumes afterwards."""
+    was = gc.isenabled()
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if was:
+            gc.enable()
+
+
+def trace_offsets_ns(prompts: Sequence[Prompt], scale: float) -> np.ndarray:
+    """Send instants of the trace prompts relative to the first, scaled; ns, int64, shape (n,)."""
+    offsets = np.array([int(p.meta["offset_ns"]) for p in prompts], dtype=np.float64) * scale  # (n,)
+    out: np.ndarray = np.rint(offsets - offsets[0]).astype(np.int64)
+    return out
+
+
+async def run_trace_cell(
+    base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], prompts: Sequence[Prompt], options: BenchOptions,
+    settings: Any,
+) -> tuple[list[StreamRecord], Any, dict[str, Any]]:  # fmt: skip
+    """Replay ``requests`` (the trace's prompts, in arrival order) on the trace's clock; ``(streams, client check,
+    client facts)``."""
+    from specscope.client.checks import ClientMonitor
+    from specscope.client.openloop import capture_open_loop
+    from specscope.client.parse import parse_capture
+
+    offsets = trace_offsets_ns(prompts, options.trace_scale)
+    with _no_gc_pauses():
+        async with ClientMonitor(settings) as mon:
+            raws = await capture_open_loop(base_url, requests, offsets, settings)
+    streams = [parse_capture(r) for r in raws]
+    check = mon.result(streams)
+    span_s = float(offsets[-1]) / 1e9
+    rate = (len(offsets) - 1) / span_s if span_s > 0 else float(len(offsets))
+    lag = check.limited_reasons()
+    open_loop = {
+        "rate_per_s": rate,
+        "arrival": "trace",
+        "requests": len(requests),
+        "client_processes": 1,
+        "client_decision": (
+            f"one process fell behind ({'; '.join(lag)}): the cell measured the client"
+            if lag
+            else f"one process kept up (send lag p99 {check.send_lag_p99_ns / 1e6:.1f} ms)"
+        ),
+    }
+    lengths = [p.meta["trace_input_tokens"] for p in prompts if p.meta.get("trace_input_tokens") is not None]
+    trace: dict[str, Any] = {"time_scale": options.trace_scale, "requests": len(requests), "scheduled_span_s": span_s}
+    trace["input_tokens_mean"] = sum(lengths) / len(lengths) if lengths else None
+    return streams, check, {"open_loop": open_loop, "trace": trace}

@@ -1,0 +1,250 @@
+"""A checkpoint's tokenizer as data: id -> token, added and special tokens, bos / eos / pad ids, chat-template markers.
+
+Read from the files a checkpoint ships (never by running a tokenizer), so a draft and its target can be compared by
+content: two tokenizers agree when they map the same ids to the same token strings.
+
+Formats (field by field; anything else in these files is ignored, as it does not change which id means which token):
+
+- ``tokenizer.json`` (huggingface/tokenizers ``Tokenizer`` serialisation): ``model.vocab`` is ``{token: id}`` for
+  BPE / WordPiece / WordLevel models and ``[[token, score], ...]`` (id = position) for Unigram; ``added_tokens`` is
+  ``[{"id", "content", "special"}, ...]``. Read: ``model.type``, ``model.vocab``, ``added_tokens``.
+- ``vocab.json`` (GPT-2 style slow tokenizers): ``{token: id}``; ``added_tokens.json``: ``{token: id}``.
+- ``tokenizer.model`` (SentencePiece ``ModelProto``): pieces in id order, read with the ``sentencepiece`` package
+  when it is installed; otherwise the file is only fingerprinted (sha256) and the view says it could not be read.
+- ``tokenizer_config.json`` (transformers): ``added_tokens_decoder`` ``{"id": {"content", "special"}}``,
+  ``bos_token`` / ``eos_token`` / ``pad_token`` (a string or ``{"content": ...}``), ``chat_template`` (a string, or
+  ``[{"name", "template"}]``).
+- ``config.json`` / ``generation_config.json``: ``bos_token_id``, ``eos_token_id`` (int or list), ``pad_token_id``:
+  the ids engines stop on (vLLM reads ``generation_config.json``'s ``eos_token_id``).
+- GGUF (llama.cpp ``gguf-py`` constants): ``tokenizer.ggml.model``, ``tokenizer.ggml.tokens`` (id = position),
+  ``tokenizer.ggml.token_type`` (3 = control, 4 = user-defined), ``tokenizer.ggml.bos_token_id`` /
+  ``eos_token_id`` / ``padding_token_id``, ``tokenizer.chat_template`` (built by :func:`from_gguf_fields`).
+
+Chat-template markers are the added / special tokens whose text appears in the chat template.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from specscope.errors import CheckpointError
+
+__all__ = ["TokenizerView", "read_tokenizer", "from_gguf_fields", "TOKENIZER_FILES"]
+
+#: files that carry a vocabulary, in the order they are preferred.
+TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "tokenizer.model")
+_GGUF_CONTROL, _GGUF_USER_DEFINED = 3, 4
+
+
+class _Source(Protocol):
+    label: str
+
+    def files(self) -> dict[str, int]: ...
+
+    def read_json(self, name: str) -> object | None: ...
+
+    def read_range(self, name: str, start_bytes: int, length_bytes: int) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class TokenizerView:
+    """A tokenizer as data.
+
+    Attributes:
+        source: the file the vocabulary was read from (``tokenizer.json``, ``vocab.json``, ``tokenizer.model``,
+            ``GGUF``).
+        model_type: the tokenizer model (``BPE``, ``Unigram``, ``gpt2``, ``llama`` ...), None when not stated.
+        tokens: id -> token string, base vocabulary and added tokens (empty when the file could not be read).
+        added: id -> (content, special) of added tokens.
+        bos_id / eos_ids / pad_id: special ids (None / empty when not declared).
+        template_markers: added or special tokens that the chat template uses.
+        fingerprint: sha256 of the vocabulary file (set when only the bytes could be read).
+        unreadable: why the vocabulary could not be read (None when it was).
+    """
+
+    source: str
+    model_type: str | None
+    tokens: dict[int, str]
+    added: dict[int, tuple[str, bool]] = field(default_factory=dict)
+    bos_id: int | None = None
+    eos_ids: tuple[int, ...] = ()
+    pad_id: int | None = None
+    template_markers: tuple[str, ...] = ()
+    fingerprint: str | None = None
+    unreadable: str | None = None
+
+    @property
+    def size(self) -> int:
+        """Ids the tokenizer defines: the largest id + 1 (0 when unread)."""
+        return max(self.tokens) + 1 if self.tokens else 0
+
+    def id_of(self, token: str) -> int | None:
+        for i, t in self.tokens.items():
+            if t == token:
+                return i
+        return None
+
+
+def _ids(value: object) -> tuple[int, ...]:
+    if isinstance(value, bool):
+        return ()
+    if isinstance(value, int):
+        return (value,)
+    if isinstance(value, list):
+        return tuple(v for v in value if isinstance(v, int) and not isinstance(v, bool))
+    return ()
+
+
+def _token_text(value: object) -> str | None:
+    if isinstance(value, str):
+        return value
+    content = value.get("content") if isinstance(value, dict) else None
+    return content if isinstance(content, str) else None
+
+
+def _template_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(str(t.get("template", "")) for t in value if isinstance(t, dict))
+    return ""
+
+
+def _vocab_from_tokenizer_json(obj: dict[str, Any]) -> tuple[str | None, dict[int, str], dict[int, tuple[str, bool]]]:
+    model = obj.get("model") if isinstance(obj.get("model"), dict) else {}
+    assert isinstance(model, dict)
+    vocab = model.get("vocab")
+    tokens: dict[int, str] = {}
+    if isinstance(vocab, dict):
+        tokens = {i: t for t, i in vocab.items() if isinstance(i, int) and isinstance(t, str)}
+    elif isinstance(vocab, list):  # Unigram: [[piece, score], ...]
+        for i, entry in enumerate(vocab):
+            if isinstance(entry, list) and entry and isinstance(entry[0], str):
+                tokens[i] = entry[0]
+    added: dict[int, tuple[str, bool]] = {}
+    for entry in obj.get("added_tokens") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), int) and isinstance(entry.get("content"), str):
+            added[entry["id"]] = (entry["content"], bool(entry.get("special")))
+    mt = model.get("type")
+    return (mt if isinstance(mt, str) else None), tokens, added
+
+
+def _sentencepiece(raw: bytes) -> dict[int, str] | None:
+    try:
+        import sentencepiece  # optional: only tokenizer.model-only checkpoints need it
+    except ImportError:
+        return None
+    proc = sentencepiece.SentencePieceProcessor(model_proto=raw)
+    return {i: proc.id_to_piece(i) for i in range(proc.get_piece_size())}
+
+
+def _as_dict(obj: object) -> dict[str, Any]:
+    return obj if isinstance(obj, dict) else {}
+
+
+def read_tokenizer(source: _Source) -> TokenizerView | None:
+    """The tokenizer a checkpoint ships, or None when it has no vocabulary file.
+
+    Raises:
+        CheckpointError: a tokenizer file that is not valid JSON (from the source's JSON reader).
+    """
+    files = source.files()
+    name = next((n for n in TOKENIZER_FILES if n in files), None)
+    if name is None:
+        return None
+    model_type: str | None = None
+    tokens: dict[int, str] = {}
+    added: dict[int, tuple[str, bool]] = {}
+    fingerprint = unreadable = None
+    if name == "tokenizer.json":
+        model_type, tokens, added = _vocab_from_tokenizer_json(_as_dict(source.read_json(name)))
+    elif name == "vocab.json":
+        vocab = _as_dict(source.read_json(name))
+        tokens = {i: t for t, i in vocab.items() if isinstance(i, int)}
+        extra = _as_dict(source.read_json("added_tokens.json")) if "added_tokens.json" in files else {}
+        added = {i: (t, True) for t, i in extra.items() if isinstance(i, int)}
+        model_type = "BPE"
+    else:
+        raw = source.read_range(name, 0, files[name])
+        pieces = _sentencepiece(raw)
+        if pieces is None:
+            fingerprint = hashlib.sha256(raw).hexdigest()
+            unreadable = "tokenizer.model needs the sentencepiece package to be read"
+        else:
+            tokens, model_type = pieces, "SentencePiece"
+    tok_cfg = _as_dict(source.read_json("tokenizer_config.json")) if "tokenizer_config.json" in files else {}
+    for key, entry in _as_dict(tok_cfg.get("added_tokens_decoder")).items():
+        content = _token_text(entry)
+        if str(key).isdigit() and content is not None:
+            added.setdefault(int(key), (content, bool(_as_dict(entry).get("special"))))
+    for i, (content, _special) in added.items():
+        tokens.setdefault(i, content)
+    cfg = _as_dict(source.read_json("config.json")) if "config.json" in files else {}
+    gen = _as_dict(source.read_json("generation_config.json")) if "generation_config.json" in files else {}
+    view = TokenizerView(name, model_type, tokens, added, fingerprint=fingerprint, unreadable=unreadable)
+
+    def special(key: str) -> tuple[int, ...]:
+        text = _token_text(tok_cfg.get(f"{key}_token"))
+        by_text = view.id_of(text) if text is not None and tokens else None
+        from_cfg = _ids(gen.get(f"{key}_token_id")) or _ids(cfg.get(f"{key}_token_id"))
+        return from_cfg or ((by_text,) if by_text is not None else ())
+
+    template = _template_text(tok_cfg.get("chat_template"))
+    if not template and "chat_template.jinja" in files:
+        template = source.read_range("chat_template.jinja", 0, files["chat_template.jinja"]).decode("utf-8", "replace")
+    markers = tuple(sorted({c for c, _ in added.values() if c and c in template}))
+    bos, eos, pad = special("bos"), special("eos"), special("pad")
+    return TokenizerView(
+        name,
+        model_type,
+        tokens,
+        added,
+        bos[0] if bos else None,
+        eos,
+        pad[0] if pad else None,
+        markers,
+        fingerprint,
+        unreadable,
+    )
+
+
+def from_gguf_fields(fields: dict[str, Any]) -> TokenizerView | None:
+    """The tokenizer of a GGUF file from its metadata values (``{key: value}``, arrays as lists), or None."""
+    tokens = fields.get("tokenizer.ggml.tokens")
+    if not isinstance(tokens, list):
+        return None
+    types = fields.get("tokenizer.ggml.token_type")
+    types = types if isinstance(types, list) else []
+    added = {
+        i: (str(tokens[i]), t == _GGUF_CONTROL)
+        for i, t in enumerate(types)
+        if t in (_GGUF_CONTROL, _GGUF_USER_DEFINED) and i < len(tokens)
+    }
+    template = _template_text(fields.get("tokenizer.chat_template"))
+    markers = tuple(sorted({c for c, _ in added.values() if c and c in template}))
+
+    def one(key: str) -> int | None:
+        v = fields.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    eos = one("tokenizer.ggml.eos_token_id")
+    model = fields.get("tokenizer.ggml.model")
+    if not all(isinstance(t, str) for t in tokens):
+        raise CheckpointError(
+            "GGUF tokenizer.ggml.tokens holds values that are not strings",
+            found=f"{len(tokens)} entries",
+            expected="one string per token id",
+            fix="re-convert the model with llama.cpp's convert_hf_to_gguf.py",
+        )
+    return TokenizerView(
+        "GGUF",
+        model if isinstance(model, str) else None,
+        dict(enumerate(tokens)),
+        added,
+        one("tokenizer.ggml.bos_token_id"),
+        (eos,) if eos is not None else (),
+        one("tokenizer.ggml.padding_token_id"),
+        markers,
+    )

@@ -1,0 +1,146 @@
+"""Conversations: N at a time, each turn sent after the server's answer to the one before, with that answer in its
+history (the way Spec-Bench's ``evaluation/eval.py`` and FastChat's MT-Bench generation ask turn 2).
+
+A conversation is its first request body and the user texts of its later turns. Turn k+1's body is turn k's body
+with two messages appended: the assistant's answer to turn k (the stream's concatenated ``content`` deltas,
+:attr:`~specscope.records.StreamRecord.text`, which the parser already keeps; reasoning deltas are not sent back,
+as chat templates drop them) and the next user turn. Every other field (model, ``max_tokens``, temperature, cache
+fields) is kept, so a conversation's turns share its prefix-cache salt: a server may reuse the conversation's own
+history, as it does in service, but never another cell's prompt.
+
+Every turn goes on a fresh connection (llama.cpp's server closes one after a streamed answer, so a reused one
+fails the next turn). Each stream records ``prompt_id`` ``"<conversation id>/t<turn>"``
+(:func:`specscope.records.turn_prompt_id`). A turn whose stream failed ends its conversation (the later turns
+are counted as not sent); a degraded stream with an answer goes on. Turn k's answer is parsed
+(:func:`~specscope.client.parse.parse_capture`) before turn k+1 is built: a few hundred microseconds on the event
+loop while the other conversations stream, the price of sending the real answer back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
+from specscope.client.parse import parse_capture
+from specscope.client.polling import busy_polling
+from specscope.client.settings import ClientSettings
+from specscope.client.stream import (
+    capture_stream,
+    chat_url,
+    make_session,
+    max_tokens_of,
+    prepare_body,
+    request_headers,
+)
+from specscope.errors import ConfigError
+from specscope.records import StreamRecord, turn_prompt_id
+
+__all__ = ["Conversation", "ConversationOutcome", "next_turn_body", "run_conversations", "run_conversations_checked"]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One conversation: its id (the prompt id), turn 1's chat body and the user texts of turns 2..n."""
+
+    conv_id: str
+    first_body: dict[str, Any]
+    follow_ups: tuple[str, ...] = ()
+
+    @property
+    def turns(self) -> int:
+        return 1 + len(self.follow_ups)
+
+
+@dataclass(frozen=True)
+class ConversationOutcome:
+    """What happened to one conversation: turns planned and sent (a failed turn ends it)."""
+
+    conv_id: str
+    turns_planned: int
+    turns_sent: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.conv_id, "turns_planned": self.turns_planned, "turns_sent": self.turns_sent}
+
+
+def next_turn_body(body: dict[str, Any], answer: str, user_text: str) -> dict[str, Any]:
+    """Turn k+1's body: ``body`` (turn k's, not modified) with ``{"role": "assistant", "content": answer}`` and
+    ``{"role": "user", "content": user_text}`` appended to its messages."""
+    messages = [*body["messages"], {"role": "assistant", "content": answer}, {"role": "user", "content": user_text}]
+    return {**body, "messages": messages}
+
+
+async def _one(
+    session: Any, url: str, conv: Conversation, settings: ClientSettings, headers: dict[str, str]
+) -> tuple[list[StreamRecord], ConversationOutcome]:
+    records: list[StreamRecord] = []
+    body = conv.first_body
+    for turn in range(1, conv.turns + 1):
+        raw = await capture_stream(
+            session,
+            url,
+            turn_prompt_id(conv.conv_id, turn),
+            prepare_body(body),
+            max_tokens=max_tokens_of(body),
+            headers=headers,
+            stall_timeout_s=settings.stall_timeout_s,
+        )
+        rec = parse_capture(raw)
+        records.append(rec)
+        if rec.status == "failed" or turn == conv.turns:
+            break
+        body = next_turn_body(body, rec.text, conv.follow_ups[turn - 1])
+    return records, ConversationOutcome(conv.conv_id, conv.turns, len(records))
+
+
+async def run_conversations(
+    base_url: str, conversations: Sequence[Conversation], concurrency: int, settings: ClientSettings
+) -> tuple[list[StreamRecord], list[ConversationOutcome]]:
+    """Run ``conversations`` with ``concurrency`` of them in flight (the next starts when one ends).
+
+    Returns:
+        ``(streams, outcomes)``: every turn's record, conversation by conversation in the order given and turn by
+        turn within one; one outcome per conversation.
+
+    Raises:
+        ConfigError: ``concurrency`` < 1 or above the client's connection limit.
+    """
+    if concurrency < 1 or settings.connection_limit < concurrency:
+        raise ConfigError(
+            "conversations need 1..connection_limit in flight",
+            found=f"concurrency={concurrency}, connection_limit={settings.connection_limit}",
+            expected="1 <= concurrency <= connection_limit",
+            fix="pass a concurrency level within the client's connection limit",
+        )
+    url = chat_url(base_url)
+    headers = request_headers(settings)
+    results: list[tuple[list[StreamRecord], ConversationOutcome] | None] = [None] * len(conversations)
+    next_i = 0
+    async with busy_polling(settings.busy_poll), make_session(settings, force_close=True) as session:
+
+        async def worker() -> None:
+            nonlocal next_i
+            while next_i < len(conversations):
+                i = next_i
+                next_i += 1
+                results[i] = await _one(session, url, conversations[i], settings, headers)
+
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(conversations)))))
+    streams = [r for got in results if got is not None for r in got[0]]
+    return streams, [got[1] for got in results if got is not None]
+
+
+async def run_conversations_checked(
+    base_url: str,
+    conversations: Sequence[Conversation],
+    concurrency: int,
+    settings: ClientSettings,
+    thresholds: CheckThresholds | None = None,
+) -> tuple[list[StreamRecord], ClientCheck, list[ConversationOutcome]]:
+    """:func:`run_conversations` inside a :class:`ClientMonitor` (the client self-checks)."""
+    async with ClientMonitor(settings, thresholds) as mon:
+        streams, outcomes = await run_conversations(base_url, conversations, concurrency, settings)
+    return streams, mon.result(streams), outcomes

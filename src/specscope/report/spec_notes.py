@@ -1,0 +1,92 @@
+"""What the engines said about speculation that is not a figure: the named warnings and the drafting as run (issue 26).
+
+Each cell summary carries its speculative warnings among its reasons (added after its status, like
+``CAPACITY_LIMITED``: they do not make an ok cell degraded), its ``/metrics`` window reading (``spec_window``: the state
+of speculation, the accepting-nothing alarm) and the drafting it did (``drafting``). This module turns them into the
+report's notes (one per config and warning, with the cells it was seen on) and alarms; it computes no figure.
+
+Warnings noted (their meaning is in docs/engines.md): ``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``,
+``REQUEST_WRONG_TYPE``, ``REQUEST_SPEC_IDENTITY``, ``REQUEST_SGLANG_FILLED_ZERO`` ...; drafting findings
+``ACCEPT_LENGTH_ABOVE_K`` / ``DRAFT_ABOVE_K`` against the configured k of the server facts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from specscope.report.document import Alarm
+from specscope.report.server_facts import spec_k
+from specscope.stats.spec_pool import drafting_as_run
+from specscope.stats.summary import CellSummary
+
+__all__ = ["spec_alarms", "spec_notes"]
+
+_NAMED = ("GAUGE_NOT_WINDOW", "UNREAD_SPEC_FIELD", "SERIES_VANISHED", "REQUEST_")
+_MEANING = {
+    "GAUGE_NOT_WINDOW": "a gauge holds a current mean and is not differenced over a cell; no figure is read from it",
+    "UNREAD_SPEC_FIELD": "a speculative field this specscope does not understand; it is shown, never read as a figure",
+    "SERIES_VANISHED": "speculative series present before a cell were gone after it; that window has no figure",
+}
+
+
+def spec_notes(cells: Sequence[CellSummary], facts: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+    """One note per config and named warning (with how many cells), then per config the drafting findings."""
+    seen: dict[str, Counter[str]] = defaultdict(Counter)
+    for c in cells:
+        for r in c.reasons:
+            if r.startswith(_NAMED):
+                seen[c.config][r] += 1
+    notes = []
+    for config in sorted(seen):
+        for reason, n in seen[config].items():
+            code = reason.split("(")[0]
+            meaning = _MEANING.get(code, "the server's per-response speculative fields did not read cleanly")
+            notes.append(f"{config}: {reason} on {n} cell{'s' if n != 1 else ''} ({meaning}).")
+    notes += _drafting_notes(cells, facts or {})
+    return notes
+
+
+def _drafting_notes(cells: Sequence[CellSummary], facts: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Per config: the pooled counters against the configured k (server facts), as :func:`drafting_as_run` says."""
+    out = []
+    by_config: dict[str, list[CellSummary]] = defaultdict(list)
+    for c in cells:
+        if c.status == "ok":
+            by_config[c.config].append(c)
+    for config, group in sorted(by_config.items()):
+        k = spec_k(config, facts.get(config) or {})
+        counted = [c.counters for c in group if c.counters and c.counters.get("drafts")]
+        if k is None or not counted:
+            continue
+        positions: list[Any] = max((list(x.get("accepted_per_position") or []) for x in counted), key=len)
+        pooled: dict[str, Any] = {
+            "drafts": sum(float(x["drafts"]) for x in counted),
+            "draft_tokens": sum(float(x.get("draft_tokens") or 0) for x in counted),
+            "accepted_tokens": sum(float(x.get("accepted_tokens") or 0) for x in counted),
+            "accepted_per_position": positions,
+        }
+        found = drafting_as_run(k, counters=pooled)
+        out += [f"{config}: {f}" for f in found["findings"]]
+    return out
+
+
+def spec_alarms(cells: Sequence[CellSummary]) -> list[Alarm]:
+    """``ACCEPTING_NOTHING`` per config x workload whose ok cells' windows drafted and accepted nothing."""
+    hits: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for c in cells:
+        window = c.spec_window or {}
+        if window.get("alarm") == "ACCEPTING_NOTHING":
+            hits[(c.config, c.workload)].append(str(window.get("statement")))
+    return [
+        Alarm(
+            "ACCEPTING_NOTHING",
+            config,
+            workload,
+            f"{len(statements)} cell(s) drafted and accepted nothing ({statements[0]})",
+            "a draft head that is not loaded or does not match the target, or a drafter that never matches",
+            ("specscope audit MODEL", "the server log's SpecDecoding lines (specscope serve --parse-log FILE)"),
+        )
+        for (config, workload), statements in sorted(hits.items())
+    ]

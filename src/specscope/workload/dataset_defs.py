@@ -1,0 +1,221 @@
+"""The published definitions of the standard speculative-decoding datasets: configs, splits, columns, categories.
+
+Every fact here was read from the dataset's own definition at a named revision (``source`` of each
+:class:`DatasetDef`); each column says what specscope does with it (``read``, or ``ignored`` with the reason), so
+``docs/WORKLOADS.md`` and the refusals name the same columns:
+
+* SPEED-Bench: the dataset card's ``dataset_info`` of ``nvidia/SPEED-Bench`` (revision ``487aa718`` as pinned by
+  SGLang's SPEED-Bench loader; PR #8 "SPEED-Bench v1.1" changed only the throughput ``src_id`` values), the
+  placeholder text of NVIDIA's ``specdec_bench`` / NeMo-Skills ``speed-bench/prepare.py`` (``TURNS_PLACEHOLDER``:
+  rows whose source does not allow redistribution ship this text and are filled by that prepare step, which writes
+  ``messages`` instead of ``turns``), the qualitative / throughput categories of AIPerf's ``SpeedBenchLoader`` and
+  SGLang's loader, and the tier length of ``prepare.py`` (``throughput_Nk``: N x 1000 tokens of tiktoken
+  ``o200k_base``);
+* Spec-Bench: ``hemingkx/Spec-Bench`` ``evaluation/eval.py`` (FastChat's ``load_questions``: one JSON object per
+  line, ``question_id``, ``category``, ``turns``; turn j+1 is asked after the model's own answer to turn j) and
+  ``evaluation/speed.py`` (its six tasks: ``mt_bench`` = the MT-Bench categories, ``translation``,
+  ``summarization``, ``qa``, ``math_reasoning``, ``rag``);
+* MT-Bench: FastChat ``fastchat/llm_judge/data/mt_bench/question.jsonl`` (80 questions, 8 categories, 2 turns each,
+  ``reference`` on math / reasoning / coding), the layout NVIDIA's ``specdec_bench`` ``datasets/mtbench.py`` reads;
+* Blazedit / InstructCoder: vLLM ``benchmarks/datasets.py`` (``BlazeditDataset``, ``InstructCoderDataset``) and the
+  Blazedit template of ``ise-uiuc/blazedit`` ``dataset/create_refined_dataset.py`` at ``7765137e``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from specscope.errors import ConfigError
+
+__all__ = [
+    "Column",
+    "DatasetDef",
+    "DATASETS",
+    "SPEED_PLACEHOLDER",
+    "SPEED_QUALITATIVE",
+    "SPEED_THROUGHPUT",
+    "SPEC_BENCH_TASKS",
+    "MT_BENCH_CATEGORIES",
+    "tier_of",
+    "require_columns",
+]
+
+#: The text SPEED-Bench ships in place of a turn whose source forbids redistribution (a prompt template may follow
+#: it after a blank line); NeMo-Skills ``speed-bench/prepare.py`` / specdec_bench fill it from the source dataset.
+SPEED_PLACEHOLDER = "FULL BENCHMARK DATA SHOULD BE FETCHED FROM THE SOURCE USING SPECDEC_BENCH"
+#: The 11 categories of the ``qualitative`` config (80 rows each).
+SPEED_QUALITATIVE = frozenset(
+    {"coding", "humanities", "math", "multilingual", "qa", "rag", "reasoning", "roleplay", "stem", "summarization",
+     "writing"}
+)  # fmt: skip
+#: The entropy tiers of every ``throughput_*`` config (512 rows each per input-length tier).
+SPEED_THROUGHPUT = frozenset({"low_entropy", "mixed", "high_entropy"})
+#: MT-Bench's eight categories (FastChat ``question.jsonl``; Spec-Bench's ``mt_bench`` task).
+MT_BENCH_CATEGORIES = frozenset(
+    {"writing", "roleplay", "reasoning", "math", "coding", "extraction", "stem", "humanities"}
+)
+#: Spec-Bench row category -> its task (``evaluation/speed.py``): the MT-Bench categories form ``mt_bench``.
+SPEC_BENCH_TASKS = {
+    **{c: "mt_bench" for c in MT_BENCH_CATEGORIES},
+    **{t: t for t in ("translation", "summarization", "qa", "math_reasoning", "rag")},
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One published column: its name and type as the source names them, and what specscope does with it."""
+
+    name: str
+    dtype: str
+    use: str  # "read: ..." or "ignored: <why>"
+
+
+@dataclass(frozen=True)
+class DatasetDef:
+    """One dataset as published.
+
+    Attributes:
+        name: specscope's name (``--dataset NAME``).
+        hub_id: the hub dataset id (``{config}`` is the config's place in the id), or the repository holding the file.
+        configs: the published configs (None: none); default_config: the one ``--dataset NAME`` means.
+        split: the hub split the rows are published under (None: not a hub dataset).
+        id_column: the column naming a row (None: the row's index names it).
+        columns: the published columns, in the source's order.
+        source: where these facts were read, with its revision.
+    """
+
+    name: str
+    hub_id: str
+    configs: tuple[str, ...] | None
+    default_config: str | None
+    split: str | None
+    id_column: str | None
+    columns: tuple[Column, ...]
+    source: str
+
+    def required(self) -> tuple[str, ...]:
+        """The columns a row must have (those specscope reads)."""
+        return tuple(c.name for c in self.columns if c.use.startswith("read"))
+
+
+_SPEED_COLUMNS = (
+    Column("question_id", "string (32 hex)", "read: the row id (conversation id); duplicates are refused"),
+    Column("category", "string", "read: the workload (qualitative) or entropy tier (throughput)"),
+    Column("sub_category", "string", "ignored: finer than the published category axis; kept in prompt meta"),
+    Column("turns", "list of string", "read: user turns; one row = one conversation (later turns after answers)"),
+    Column("source", "string", "ignored: the source dataset a placeholder row must be filled from (named in errors)"),
+    Column("src_id", "string", "ignored: the row id in that source dataset"),
+    Column("difficulty", "string", "ignored: not an axis of speculation"),
+    Column("multiturn", "bool", "ignored: the number of turns is read from turns itself"),
+)
+_TURNS_COLUMNS = (
+    Column("question_id", "int", "read: the row id (conversation id); duplicates are refused"),
+    Column("category", "string", "read: the workload"),
+    Column("turns", "list of string", "read: user turns; turn k+1 is sent after the answer to turn k"),
+    Column("reference", "list of string", "ignored: reference answers for judging, never sent"),
+)
+
+DATASETS: dict[str, DatasetDef] = {
+    "speed-bench": DatasetDef(
+        "speed-bench",
+        "nvidia/SPEED-Bench",
+        ("qualitative", "throughput_1k", "throughput_2k", "throughput_8k", "throughput_16k", "throughput_32k"),
+        "qualitative",
+        "test",
+        "question_id",
+        _SPEED_COLUMNS,
+        "nvidia/SPEED-Bench dataset card dataset_info @487aa718; TURNS_PLACEHOLDER of NeMo-Skills "
+        "speed-bench/prepare.py @aeda1da4",
+    ),
+    "spec-bench": DatasetDef(
+        "spec-bench",
+        "hemingkx/Spec-Bench data/spec_bench/question.jsonl",
+        None,
+        None,
+        None,
+        "question_id",
+        _TURNS_COLUMNS,
+        "hemingkx/Spec-Bench evaluation/eval.py @70f8b28f, evaluation/speed.py @132ba4cf",
+    ),
+    "mt-bench": DatasetDef(
+        "mt-bench",
+        "lm-sys/FastChat fastchat/llm_judge/data/mt_bench/question.jsonl",
+        None,
+        None,
+        None,
+        "question_id",
+        _TURNS_COLUMNS,
+        "FastChat llm_judge question.jsonl; NVIDIA Model-Optimizer specdec_bench datasets/mtbench.py @c777c44c",
+    ),
+    "blazedit": DatasetDef(
+        "blazedit",
+        "vdaita/edit_{config}_char",
+        ("5k", "10k"),
+        "5k",
+        "train",
+        None,
+        (
+            Column("code", "string", "read: the original file, into Blazedit's template"),
+            Column("change_request", "string", "read: the edit asked for, into the template"),
+            Column("norm_distance", "float", "read: edit size category small (< 0.1), medium (< 0.3), large"),
+        ),
+        "vLLM benchmarks/datasets.py BlazeditDataset; template of ise-uiuc/blazedit "
+        "dataset/create_refined_dataset.py @7765137e",
+    ),
+    "instructcoder": DatasetDef(
+        "instructcoder",
+        "likaixin/InstructCoder",
+        None,
+        None,
+        "train",
+        None,
+        (
+            Column("instruction", "string", "read: the edit instruction"),
+            Column("input", "string", "read: the code to edit"),
+            Column("output", "string", "ignored: the reference answer, never sent"),
+        ),
+        "vLLM benchmarks/datasets.py InstructCoderDataset",
+    ),
+}
+
+
+def tier_of(config: str | None) -> int | None:
+    """The input-length tier of a SPEED-Bench throughput config in kilo-tokens (``throughput_8k`` -> 8), else None.
+
+    The tier's nominal length is ``N x 1000`` tokens of tiktoken ``o200k_base`` (NeMo-Skills ``prepare.py``
+    ``_get_num_tokens_from_config``); the server's own tokenizer counts differently, so the report shows the
+    measured ``usage.prompt_tokens`` beside it."""
+    if config is None or not config.startswith("throughput_") or not config.endswith("k"):
+        return None
+    digits = config[len("throughput_") : -1]
+    return int(digits) if digits.isdigit() else None
+
+
+def require_columns(
+    name: str, spec: str, found: Iterable[str], needed: Sequence[str], known: Iterable[str] = ()
+) -> None:
+    """Refuse a file whose columns lack one the dataset publishes, naming the columns found and the closest match
+    among the columns the dataset does not publish (``known``: its published columns; a published column, such as
+    SPEED-Bench's ``sub_category``, is never a rename of another).
+
+    Raises:
+        ConfigError: a needed column is missing.
+    """
+    have = sorted(found)
+    missing = [c for c in needed if c not in have]
+    if not missing:
+        return
+    col = missing[0]
+    strangers = [c for c in have if c not in set(known)]
+    close = difflib.get_close_matches(col, strangers, n=1, cutoff=0.5)
+    hint = f" (closest match: {close[0]!r}, renamed?)" if close else " (no column like it)"
+    raise ConfigError(
+        f"{spec}: column {col!r} is missing{hint}",
+        found=f"columns {', '.join(have) or '(none)'}",
+        expected=f"the columns {name} publishes: {', '.join(needed)}",
+        fix=f"pass the {name} files as published (or rename {close[0]!r} to {col!r})"
+        if close
+        else f"pass the {name} files as published with --dataset-path",
+    )

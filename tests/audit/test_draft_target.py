@@ -1,0 +1,193 @@
+"""A draft against its target (issue 27 item 1), on checkpoints these tests write (tests/audit/ckmaker.py).
+
+Sources of the expected answers: vLLM pads ``VocabParallelEmbedding`` to a multiple of 64 and ships drafts padded to
+a multiple of 128 (a padded draft with the target's tokenizer serves fine: no finding); a draft whose ids mean other
+tokens is rejected by the target (ERROR naming the id and both tokens); EAGLE-3 maps: vLLM ``llama_eagle3.py``
+@00bd1493 and SGLang ``llama_eagle3.py`` @03d5a777 (d2t offsets of length draft_vocab_size, zeros / no map when
+absent; t2d skipped by both).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from specscope.audit import audit_checkpoint
+from specscope.cli import app
+
+from .ckmaker import H, dense_config, dense_model, layer, vocab, write, write_tokenizer
+
+V = 1000  # the target's tokenizer size
+
+
+def _target(root: Path) -> Path:
+    return write(root, dense_model(2, V), dense_config(2, V), tokens=vocab(V), eos="<eos>")
+
+
+def _vocab_codes(report) -> list[tuple[str, str]]:
+    return sorted((f.severity.value, f.code) for f in report.findings if "VOCAB" in f.code or "TOKEN" in f.code)
+
+
+def test_padded_draft_with_the_targets_tokenizer_has_no_vocabulary_finding(tmp_path: Path) -> None:
+    target = _target(tmp_path / "target")
+    rows = 1024  # V padded to a multiple of 128
+    draft = write(tmp_path / "draft", dense_model(1, rows), dense_config(1, rows), tokens=vocab(V), eos="<eos>")
+    r = audit_checkpoint(target, draft=draft)
+    assert r.findings == []
+    assert r.exit_code == 0
+    out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft)])
+    assert out.exit_code == 0, out.stdout
+
+
+def test_same_size_different_tokenizer_is_an_error_naming_the_first_id_and_both_tokens(tmp_path: Path) -> None:
+    target = _target(tmp_path / "target")
+    other = vocab(V)
+    other[500], other[501] = "t501", "t500"  # two ids swapped: same size, same token set, different meaning
+    draft = write(tmp_path / "draft", dense_model(1, V), dense_config(1, V), tokens=other, eos="<eos>")
+    r = audit_checkpoint(target, draft=draft)
+    (f,) = r.by_code("DRAFT_TOKENIZER_DIFFERS")
+    assert f.severity.value == "error" and f.file == "draft:tokenizer.json"
+    assert f.message == (
+        "draft and target tokenizers map 2 of 1000 shared ids to different tokens; first at id 500: draft 't501', "
+        "target 't500'"
+    )
+    assert f.details["first"] == [
+        {"id": 500, "draft": "t501", "target": "t500"},
+        {"id": 501, "draft": "t500", "target": "t501"},
+    ]
+    assert r.exit_code == 1
+    out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft)])
+    assert out.exit_code == 1 and "first at id 500: draft 't501', target 't500'" in out.stdout
+
+
+def test_a_draft_smaller_than_the_targets_tokenizer_cannot_embed_its_ids(tmp_path: Path) -> None:
+    target = _target(tmp_path / "target")
+    draft = write(tmp_path / "draft", dense_model(1, 900), dense_config(1, 900), tokens=vocab(900), eos="<eos>")
+    r = audit_checkpoint(target, draft=draft)
+    assert _vocab_codes(r) == [("error", "DRAFT_VOCAB_MISMATCH")]
+    (f,) = r.by_code("DRAFT_VOCAB_MISMATCH")
+    assert f.details == {"draft_rows": 900, "target_ids": 1000, "draft_rows_from": "model.embed_tokens.weight"}
+
+
+def test_special_tokens_that_differ_are_a_warning(tmp_path: Path) -> None:
+    target = _target(tmp_path / "target")
+    toks = vocab(V)
+    draft = write(tmp_path / "draft", dense_model(1, V), dense_config(1, V, eos_token_id=7), tokens=toks)
+    (tmp_path / "target" / "generation_config.json").write_text('{"eos_token_id": 0}')
+    r = audit_checkpoint(target, draft=draft)
+    assert _vocab_codes(r) == [("warning", "DRAFT_SPECIAL_TOKENS_DIFFER")]
+    assert r.by_code("DRAFT_SPECIAL_TOKENS_DIFFER")[0].details["differences"] == ["eos id: draft (7,), target (0,)"]
+
+
+# EAGLE-3 draft (SpecForge configs/llama3-8B-eagle3.json layout, shrunk): vocab 64 target ids, 32 draft ids.
+TV, DV = 64, 32
+
+
+def _eagle3(root: Path, *, d2t: np.ndarray | None, t2d: np.ndarray | None, head_rows: int = DV) -> Path:
+    shapes = {
+        "fc.weight": [H, 3 * H],
+        "norm.weight": [H],
+        "lm_head.weight": [head_rows, H],
+        **layer("midlayer.", {"hidden_norm.weight": [H], "self_attn.q_proj.weight": [H, 2 * H]}),
+    }
+    arrays = {}
+    if d2t is not None:
+        arrays["d2t"] = d2t
+    if t2d is not None:
+        arrays["t2d"] = t2d
+    cfg = {
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "hidden_size": H,
+        "num_hidden_layers": 1,
+        "vocab_size": TV,
+        "draft_vocab_size": DV,
+        "tie_word_embeddings": False,
+    }
+    return write(root, shapes, cfg, arrays=arrays, tokens=vocab(TV))
+
+
+def _maps(kept: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """d2t and t2d as EAGLE's exporter writes them for the kept target ids (sorted)."""
+    d2t = (kept - np.arange(len(kept))).astype(np.int64)
+    t2d = np.zeros(TV, dtype=bool)
+    t2d[kept] = True
+    return d2t, t2d
+
+
+KEPT = np.sort(np.random.default_rng(27).choice(TV, DV, replace=False))
+
+
+def test_eagle3_with_correct_maps_is_clean(tmp_path: Path) -> None:
+    d2t, t2d = _maps(KEPT)
+    r = audit_checkpoint(_eagle3(tmp_path / "draft", d2t=d2t, t2d=t2d))
+    assert r.findings == []
+    assert r.facts["draft_family"]["family"] == "eagle3"
+    assert r.facts["draft_family"]["shared_with_target"] == {"embed_tokens.weight": "absent: the target's"}
+    target = write(tmp_path / "target", dense_model(2, TV), dense_config(2, TV), tokens=vocab(TV))
+    assert audit_checkpoint(target, draft=tmp_path / "draft").findings == []
+
+
+def _variant(r) -> list[tuple[str, str, str | None]]:
+    return [(f.severity.value, f.code, f.found) for f in r.findings]
+
+
+def test_eagle3_reduced_vocabulary_without_d2t_is_an_error(tmp_path: Path) -> None:
+    r = audit_checkpoint(_eagle3(tmp_path / "draft", d2t=None, t2d=None))
+    assert _variant(r) == [("error", "DRAFT_VOCAB_MAP", "no d2t")]
+    assert r.findings[0].message == "reduced vocabulary (32 of 64 ids) but no d2t tensor maps draft ids to target ids"
+    assert r.exit_code == 1
+
+
+def test_eagle3_d2t_of_the_wrong_length_is_an_error(tmp_path: Path) -> None:
+    d2t, t2d = _maps(KEPT)
+    r = audit_checkpoint(_eagle3(tmp_path / "draft", d2t=d2t[:-4], t2d=t2d))
+    assert _variant(r)[0] == ("error", "DRAFT_VOCAB_MAP", "28 entries")
+    assert r.findings[0].message == "d2t has 28 entries (int64), draft_vocab_size is 32"
+
+
+def test_eagle3_maps_that_disagree_are_an_error(tmp_path: Path) -> None:
+    d2t, _ = _maps(KEPT)
+    _, t2d_other = _maps(np.arange(DV))  # t2d of another head: the first 32 ids
+    r = audit_checkpoint(_eagle3(tmp_path / "draft", d2t=d2t, t2d=t2d_other))
+    (f,) = r.findings
+    assert (f.severity.value, f.code, f.tensor) == ("error", "DRAFT_VOCAB_MAP", "t2d")
+    assert f.message.startswith("t2d disagrees with the draft vocabulary: d2t maps to ")
+
+
+@pytest.mark.parametrize(
+    "mutate,variant_message",
+    [
+        (lambda d: np.concatenate([d[:-1], [TV]]), "d2t maps 1 draft ids outside the target vocabulary"),
+        (lambda d: np.concatenate([d[:1], d[:1] - 1, d[2:]]), "d2t maps 1 draft ids onto target ids already taken"),
+        (lambda d: KEPT[::-1] - np.arange(DV), "d2t target ids are not increasing"),
+    ],
+)
+def test_eagle3_d2t_out_of_range_repeated_or_unsorted_is_an_error(tmp_path: Path, mutate, variant_message) -> None:
+    d2t, _ = _maps(KEPT)
+    r = audit_checkpoint(_eagle3(tmp_path / "draft", d2t=mutate(d2t).astype(np.int64), t2d=None))
+    (f,) = r.findings
+    assert f.code == "DRAFT_VOCAB_MAP" and f.severity.value == "error"
+    assert f.message.startswith(variant_message), f.message
+
+
+def test_eagle3_head_rows_must_match_draft_vocab_size(tmp_path: Path) -> None:
+    d2t, t2d = _maps(KEPT)
+    r = audit_checkpoint(_eagle3(tmp_path / "draft", d2t=d2t, t2d=t2d, head_rows=TV))
+    assert [(f.code, f.message) for f in r.findings] == [
+        ("DRAFT_VOCAB_MAP", "lm_head has 64 rows, draft_vocab_size is 32")
+    ]
+
+
+def test_a_draft_without_tokenizer_files_is_unverified_not_clean(tmp_path: Path) -> None:
+    target = _target(tmp_path / "target")
+    draft = write(tmp_path / "draft", dense_model(1, 1024), dense_config(1, 1024))
+    (tmp_path / "target" / "tokenizer.json").unlink()
+    r = audit_checkpoint(target, draft=draft)
+    assert _vocab_codes(r) == [("warning", "DRAFT_VOCAB_UNVERIFIED")]
+    write_tokenizer(draft, vocab(V))
+    write_tokenizer(target, vocab(V))
+    assert _vocab_codes(audit_checkpoint(target, draft=draft)) == []

@@ -1,0 +1,100 @@
+"""A multi-turn dataset row is one conversation (issue 28): against the truth server, a two-turn row gives two
+requests, the second sent after the first answer and carrying it in its messages (as the server received them),
+and the report gives acceptance per turn index exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dataset_files import write_spec_bench_jsonl
+from specscope.bench import run_bench
+from specscope.config import BenchOptions
+from specscope.records import split_turn
+from specscope.report.build import load_document
+from specscope.stats.turns import turn_rows
+from specscope.store import open_run
+from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
+
+pytestmark = pytest.mark.integration
+
+ROWS = [
+    {"question_id": 81, "category": "writing", "turns": ["Write a haiku about rain.", "Now make it about snow."]},
+    {"question_id": 82, "category": "coding", "turns": ["Write add(a, b) in Python.", "Add type hints to it."]},
+]
+
+
+def _plan(accepted: list[int]) -> ResponsePlan:
+    # 4 tokens; llama.cpp's per-response timings: draft_n = 4, draft_n_accepted = sum(accepted)
+    return ResponsePlan(
+        output_tokens=4, drafts=2, draft_tokens=4, accepted_per_position=accepted, llamacpp_timings=True
+    )
+
+
+def test_two_turn_row_sends_the_first_answer_with_the_second_turn(tmp_path: Path) -> None:
+    path = write_spec_bench_jsonl(tmp_path / "question.jsonl", ROWS)
+    first = {r["turns"][0]: _plan([1, 0]) for r in ROWS}  # turn 1: 1 of 4 drafted tokens accepted
+    second = {r["turns"][1]: _plan([2, 1]) for r in ROWS}  # turn 2: 3 of 4
+    script = TruthScript(default=_plan([0, 0]), by_prompt={**first, **second}, metrics=MetricsPlan())
+    opts = BenchOptions(
+        configs=("mtp",),
+        workloads=("spec-bench.mt_bench",),
+        datasets=("spec-bench",),
+        dataset_path=str(path),
+        levels=(2,),
+        repeats=1,
+        max_tokens=6,
+    )
+    with TruthServer(script) as ts:
+        run_dir = run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
+        served = [r for r in ts.served() if not str(r["prompt"]).startswith("Warm-up")]
+    assert len(served) == 4  # two conversations x two turns
+    by_last = {r["messages"][-1]["content"]: r for r in served}
+    for row in ROWS:
+        t1, t2 = row["turns"]
+        assert by_last[t1]["messages"] == [{"role": "user", "content": t1}]
+        assert by_last[t2]["messages"] == [
+            {"role": "user", "content": t1},
+            {"role": "assistant", "content": " x x x x"},  # what the server streamed for turn 1
+            {"role": "user", "content": t2},
+        ]
+        assert by_last[t2]["arrival_ns"] > by_last[t1]["end_ns"]  # sent after the first answer ended
+    with open_run(run_dir) as run:
+        (cell,) = run.cells()
+    turns = sorted(split_turn(s.prompt_id)[1] or 0 for s in cell.streams)
+    assert turns == [1, 1, 2, 2]
+    assert all(s.text == " x x x x" for s in cell.streams)
+    assert sorted((c["turns_planned"], c["turns_sent"]) for c in cell.client["conversations"]) == [(2, 2), (2, 2)]
+    rows = turn_rows([cell], lambda k: True)
+    assert [(r.turn, r.streams, r.draft_tokens, r.accepted_tokens, r.acceptance_rate) for r in rows] == [
+        (1, 2, 8, 2, 0.25),
+        (2, 2, 8, 6, 0.75),
+    ]
+    tables = {t.key: t for t in load_document([run_dir]).tables}
+    # a loaded machine may flag the cell CLIENT_LIMITED (the client's self-check): the report then leaves it out
+    if cell.reasons and all(r.startswith("CLIENT_LIMITED") for r in cell.reasons):
+        assert "acceptance_by_turn" not in tables
+        return
+    table = tables["acceptance_by_turn"]
+    assert [r[:8] for r in table.rows] == [
+        ["mtp", "spec-bench.mt_bench", "1", "2", "2", "8", "25.0%", "8"],
+        ["mtp", "spec-bench.mt_bench", "2", "2", "2", "8", "75.0%", "8"],
+    ]
+    assert "2 conversations, 0 ended early" in table.note
+
+
+def test_a_failed_turn_ends_its_conversation(tmp_path: Path) -> None:
+    path = write_spec_bench_jsonl(tmp_path / "question.jsonl", ROWS[:1])
+    script = TruthScript(by_prompt={ROWS[0]["turns"][0]: ResponsePlan(status=503)}, metrics=MetricsPlan())
+    opts = BenchOptions(
+        configs=("mtp",), workloads=("spec-bench.mt_bench",), datasets=("spec-bench",), dataset_path=str(path),
+        levels=(1,), repeats=1, max_tokens=4,
+    )  # fmt: skip
+    with TruthServer(script) as ts:
+        run_dir = run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
+        served = [r for r in ts.served() if not str(r["prompt"]).startswith("Warm-up")]
+    assert [r["messages"][-1]["content"] for r in served] == [ROWS[0]["turns"][0]]  # turn 2 never sent
+    with open_run(run_dir) as run:
+        (cell,) = run.cells()
+    assert cell.client["conversations"] == [{"id": "spec-bench.mt_bench-0000", "turns_planned": 2, "turns_sent": 1}]

@@ -1,0 +1,53 @@
+"""``bench --dataset spec-bench --dataset-path DIR`` on the embedded engine (issue 28): one workload per Spec-Bench
+task, the MT-Bench rows as two-turn conversations, acceptance per category and per turn index in the report, and a
+row longer than the model's context refused by id (here dropped with --drop-bad-rows and reported). Kept small:
+three tasks, one row each plus the long one, 12 tokens, one level, one repeat."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dataset_files import write_spec_bench_jsonl
+
+pytestmark = pytest.mark.integration
+
+ROWS = [
+    {"question_id": 81, "category": "writing", "turns": ["Write one line about rain.", "Now one about snow."]},
+    {"question_id": 161, "category": "translation", "turns": ["Translate to English: bonjour le monde"]},
+    {"question_id": 241, "category": "qa", "turns": ["Who wrote Hamlet?"]},
+    # ~6,000 tokens: above the embedded engine's 4,096-token slot context
+    {"question_id": 242, "category": "qa", "turns": ["Summarize: " + "the river runs past the mill. " * 1000]},
+]
+
+
+def test_spec_bench_on_the_embedded_engine(tmp_path: Path) -> None:
+    pytest.importorskip("xllamacpp")
+    (tmp_path / "data").mkdir()
+    write_spec_bench_jsonl(tmp_path / "data" / "question.jsonl", ROWS)
+    args = ["bench", "--configs", "base,self-draft", "--no-aa", "--dataset", "spec-bench"]
+    args += ["--dataset-path", str(tmp_path / "data"), "--drop-bad-rows", "--levels", "1", "--repeats", "1"]
+    args += ["--max-tokens", "12", "-f", "json", "--out", str(tmp_path / "runs")]
+    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    doc = json.loads(res.stdout)
+    workloads = sorted({c["workload"] for c in doc["cells"]})
+    assert workloads == ["spec-bench.mt_bench", "spec-bench.qa", "spec-bench.translation"]
+    (section,) = doc["sections"]
+    tables = {t["key"]: t for t in section["tables"]}
+    by_cat = {(r[0], r[2]): r for r in tables["acceptance_by_category"]["rows"]}
+    assert {k[1] for k in by_cat if k[0] == "self-draft"} == {"mt_bench", "qa", "translation"}
+    assert all(by_cat[("self-draft", c)][3].endswith("%") for c in ("mt_bench", "qa", "translation"))
+    turns = [r for r in tables["acceptance_by_turn"]["rows"] if r[0] == "self-draft"]
+    assert [(r[1], r[2], r[3]) for r in turns] == [("spec-bench.mt_bench", "1", "1"), ("spec-bench.mt_bench", "2", "1")]
+    assert all(r[6].endswith("%") for r in turns)  # llama.cpp's per-response draft_n / draft_n_accepted
+    assert int(turns[1][5].replace(",", "")) > int(turns[0][5].replace(",", ""))  # turn 2 carries turn 1's answer
+    (src,) = tables["workload_sources"]["rows"]
+    assert src[4:7] == ["4", "3", "1 too_long"]
+    assert src[7].startswith("every row checked against the server's context of 4096 tokens")
+    (refused,) = tables["rows_refused"]["rows"]
+    assert refused[1:3] == ["242", "too_long"]
