@@ -16,7 +16,10 @@ tests/surgery/test_ct_bitexact.py and benchmarks/quantize_draft.py):
 * codes from ``x / (float32(block_scale) / global_scale)``.
 
 ``modelopt`` (read at NVIDIA/Model-Optimizer commit 211c6b3, ``modelopt/torch/quantization/qtensor/nvfp4_tensor.py``
-``get_weights_scaling_factor_2``, ``get_weights_scaling_factor``, ``quantize``, ``_cast_fp4``; not run here):
+``get_weights_scaling_factor_2``, ``get_weights_scaling_factor``, ``quantize``, ``_cast_fp4``; checked byte for byte
+against nvidia-modelopt 0.47.0's CPU path, scripts/modelopt_quantize_nvfp4.py. On a GPU, torch evaluates
+``amax / 2688.0`` (a tensor over a Python number) as ``amax * (1 / 2688)``, so a GPU export's ``weight_scale_2`` can
+sit an ulp from this one; the codes and block scales of a draft quantized here are consistent with its own scale):
 
 * per-tensor ``scale2 = float32(amax) / float32(2688)`` (``weight_scale_2``; the dequantizer multiplies by it);
 * block scale ``e4m3(max(block_amax / (6.0 * scale2), 2**-9))``, a block scale of 0 (an all-zero block) replaced
