@@ -30,8 +30,9 @@ __all__ = ["HoldoutRow", "holdout_errors", "draft_fraction"]
 @dataclass(frozen=True)
 class HoldoutRow:
     """One held-out config x workload: k (tokens), measured and predicted decode rates (tokens/s), error
-    (fraction), the fitted k it was predicted from, the overhead fitted without it (s per drafted token), and the
-    fraction of verify steps assumed to draft (measured at the largest fitted k; 1 when unknown)."""
+    (fraction), the fitted k it was predicted from, the overhead fitted without it (s per drafted token), the
+    fraction of verify steps assumed to draft (measured at the largest fitted k; 1 when unknown) and the tokens per
+    verify step the prediction assumed (tokens)."""
 
     config: str
     workload: str
@@ -42,6 +43,7 @@ class HoldoutRow:
     fitted_on: tuple[int, ...]
     draft_overhead_s: float
     draft_fraction: float = 1.0
+    tokens_per_step: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -138,6 +140,7 @@ def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], hold
                     fitted_on,
                     model.draft_overhead_s,
                     model.draft_fraction,
+                    tokens_per_step(positions, c.k, model.draft_fraction),
                 )
             )
     if not rows:
