@@ -75,9 +75,13 @@ READING = """How to read a miss (the columns beside the prediction are measured 
   misses (a copying workload's acceptance decays slower than geometrically).
 - *steps drafting assumed (measured)*: the fraction of verify steps that drafted, measured at the fitted k; llama.cpp's
   n-gram drafter needs a k-token match, which gets rarer as k grows.
-- What the model leaves out entirely: a verify step whose cost is not linear in k (a CPU's batched forward of k + 1
-  tokens), prefill and batching (single stream, decode only), and time the client or the machine adds (cells flagged
-  CLIENT_LIMITED are dropped; on a loaded machine the repeats still spread by the percentage shown)."""
+- What the model leaves out entirely: a cost per drafting step that does not grow with k (llama.cpp's draft model
+  first catches up on the tokens accepted in the last step): fitted through the origin, the overhead per drafted
+  token absorbs it at k = 1,2 and over-charges larger k, so a draft-model row comes out too slow (vLLM's MTP head,
+  seed 003, runs once per drafted token and has no such term); a verify step whose cost is not linear in k (a CPU's
+  batched forward of k + 1 tokens); prefill and batching (single stream, decode only); time the client or the machine
+  adds (cells flagged CLIENT_LIMITED are dropped; on a loaded machine the repeats still spread by the percentage
+  shown)."""
 
 
 def sweep_options(a: argparse.Namespace) -> BenchOptions:
