@@ -34,7 +34,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "specscope.truth": ("TruthServer",),
     # report, advise, predict
     "specscope.report.build": ("load_run_report",),
-    "specscope.stats.speedup": ("paired_speedups",),
+    "specscope.stats.judgement": ("judge",),
     "specscope.report.advice": ("advise",),
     "specscope.stats.predict_run": ("predict_run",),
     # checkpoints

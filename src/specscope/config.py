@@ -92,9 +92,12 @@ class BenchOptions(BaseModel):
             up together and runs counterbalanced blocks with baseline sentinels when they launch one at a time
             (``--launch vllm``); ``interleaved`` / ``blocks`` force one.
         target_ci: adaptive repeats (None: the fixed design, ``repeats`` rounds): every cell runs
-            ``min_repeats`` rounds, then only the comparisons not yet settled (relative half-width of the speedup
-            interval above ``target_ci``, fraction, and the interval not clear of 1 +- ``target_ci``) get another
-            round, up to ``max_repeats`` (:mod:`specscope.bench.adaptive`).
+            ``min_repeats`` rounds, then only the comparisons whose verdict is not decided yet get another round, up
+            to ``max_repeats``; a precise interval (relative half-width at most ``target_ci``, fraction) close to 1
+            also stops (:mod:`specscope.bench.adaptive`).
+        min_effect: the minimum practical effect (fraction, default 0.02): faster / slower need an effect beyond it,
+            equivalent an interval within 1 +- it (:mod:`specscope.stats.verdict`); recorded in the manifest so
+            that ``report`` and ``advise`` judge the run as it was judged (they may re-judge with ``--min-effect``).
         crash_trials: when a launched server dies during a cell, start it afresh this many times and run that
             cell's level again on each (``--crash-trials``; 0: the config's sweep stops at the crash, as before;
             :mod:`specscope.bench.crash_trials`).
@@ -139,6 +142,7 @@ class BenchOptions(BaseModel):
     target_ci: float | None = Field(None, gt=0.0, lt=1.0)
     min_repeats: int = Field(2, ge=2, le=100)
     max_repeats: int = Field(6, ge=2, le=100)
+    min_effect: float = Field(0.02, ge=0.0, lt=1.0)
     crash_trials: int = Field(0, ge=0, le=20)
 
     def baseline_config(self) -> str:
@@ -211,7 +215,7 @@ class BenchOptions(BaseModel):
 # prompts 2 rounds at N=1,2 use), and a server's first edit cell is warmed up with the 5th-shortest module
 # (specscope.bench.workloads); n-gram still copies them (the edit win shows in the acceptance and decode columns).
 # ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens, every edit module).
-PROFILES: dict[str, dict] = {
+PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"aa": True, "max_tokens": 48, "edit_shortest": 4},
     "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},
 }
@@ -224,7 +228,7 @@ def _as_flag_value(value: Any) -> Any:
     return value
 
 
-def profile_options(name: str, **overrides) -> BenchOptions:
+def profile_options(name: str, **overrides: Any) -> BenchOptions:
     """The options of profile ``name`` with ``overrides`` (``None`` values ignored) applied.
 
     Raises:

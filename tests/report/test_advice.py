@@ -1,4 +1,4 @@
-"""Advice: mix-weighted choice, noise rule, crossovers, SLO and acceptance placement (hand-computed)."""
+"""Advice: mix-weighted choice, the verdict rule on mixes, crossovers, SLO and acceptance placement (hand-computed)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ import pytest
 from cells import summary
 
 from specscope.errors import ConfigError
-from specscope.report.advice import advise, find_crossovers, mix_speedup, parse_mix, place_acceptance
+from specscope.report.advice import advise
+from specscope.report.mix import find_crossovers, place_acceptance
+from specscope.stats.choices import Traffic
+from specscope.stats.mix import parse_mix
 
 JITTER = (-0.001, 0.0, 0.001)  # symmetric: the mean over 3 rounds is exactly the table value
 
@@ -71,9 +74,14 @@ def _smix(cfg_idx, conc, mix):
     return base_t / cfg_t
 
 
-def test_parse_mix_normalises_and_rejects_bad_entries():
-    assert parse_mix("prose=2,code=3,edit=5") == pytest.approx({"prose": 0.2, "code": 0.3, "edit": 0.5})
-    for bad in ("prose", "prose=-1", "prose=x", "prose=1,prose=2", "prose=0"):
+def test_parse_mix_normalises_says_so_and_rejects_bad_entries():
+    shares = parse_mix("prose=2,code=3,edit=5")
+    assert shares.shares == pytest.approx({"prose": 0.2, "code": 0.3, "edit": 0.5})
+    assert shares.note == "the --mix shares sum to 10, not 1; normalised to prose=0.20, code=0.30, edit=0.50"
+    # issue 24: --mix prose=0.5,code=0.3 was silently renormalised to 0.62 / 0.37
+    assert parse_mix("prose=0.5,code=0.3").note.endswith("sum to 0.8, not 1; normalised to prose=0.62, code=0.37")
+    assert parse_mix("prose=0.2,code=0.3,edit=0.5").note == ""
+    for bad in ("prose", "prose=-1", "prose=x", "prose=1,prose=2", "prose=0", "prose=inf"):
         with pytest.raises(ConfigError):
             parse_mix(bad)
 
@@ -81,36 +89,37 @@ def test_parse_mix_normalises_and_rejects_bad_entries():
 def test_mix_weighted_choice_at_one_stream():
     mix = {"prose": 0.2, "code": 0.3, "edit": 0.5}
     adv = advise(_run(), mix, concurrency=1, server_facts={"dflash": {"num_speculative_tokens": 15}})
-    (lv,) = adv.levels
+    (lv,) = adv.choices.levels
     assert _smix(2, 1, mix) == pytest.approx(2.8386, abs=1e-4)  # DFlash on this mix
     assert _smix(1, 1, mix) == pytest.approx(1.7024, abs=1e-4)  # MTP on this mix
-    assert lv.config == "dflash" and lv.k == 15
-    assert lv.speedup == pytest.approx(_smix(2, 1, mix))
-    assert lv.ci_low < lv.speedup < lv.ci_high
+    assert lv.config == "dflash" and adv.ks["dflash"] == 15
+    # the rounds' jitter cancels in the geometric mean: exactly the table's S_mix
+    assert lv.comparison.speedup == pytest.approx(_smix(2, 1, mix), rel=1e-12)
+    assert lv.comparison.low < lv.comparison.speedup < lv.comparison.high and lv.comparison.verdict == "faster"
     # all prose: MTP (+31.7 %) edges out DFlash (+29.4 %)
-    (lv_prose,) = advise(_run(), {"prose": 1.0}, concurrency=1).levels
+    (lv_prose,) = advise(_run(), {"prose": 1.0}, concurrency=1).choices.levels
     assert lv_prose.config == "mtp"
-    assert lv_prose.speedup == pytest.approx(16.6 / 12.6)
+    assert lv_prose.comparison.speedup == pytest.approx(16.6 / 12.6, rel=1e-12)
 
 
 def test_per_workload_winners_and_noise_rule():
     adv = advise(_run(), {"prose": 1.0})
-    by = {lv.concurrency: lv for lv in adv.levels}
+    by = {lv.level: lv for lv in adv.choices.levels}
     assert by[1].per_workload == {"prose": "mtp", "code": "dflash", "edit": "dflash"}
     assert by[8].per_workload == {"prose": "mtp", "code": "mtp", "edit": "dflash"}
     assert by[12].per_workload == {"prose": "base", "code": "mtp", "edit": "dflash"}
-    assert by[12].config == "base" and "no config beats" in by[12].reason
+    assert by[12].config == "base" and by[12].reason.startswith("no config is faster than the baseline (mtp: slower")
     # the choice flips from MTP to base between 8 and 12 streams
-    assert {"from_config": "mtp", "to_config": "base", "below_level": 8, "above_level": 12} in adv.flips
+    assert {"from_config": "mtp", "to_config": "base", "below_level": 8, "above_level": 12} in adv.choices.flips
 
 
-def test_noisy_rounds_are_within_noise_and_not_advised():
+def test_noisy_rounds_are_undetermined_and_not_advised():
     cells = [c for c in _run() if c.concurrency == 1 and c.workload == "prose" and c.config == "base"]
     cells += [_cell("mtp", "prose", 1, r, v) for r, v in enumerate((11.0, 14.5, 12.4))]  # ratios 0.87, 1.15, 0.98
-    (lv,) = advise(cells, {"prose": 1.0}).levels
+    (lv,) = advise(cells, {"prose": 1.0}).choices.levels
     mtp = next(m for m in lv.candidates if m.config == "mtp")
-    assert mtp.verdict == "within noise"
-    assert lv.config == "base"
+    assert mtp.verdict == "undetermined" and [r.code for r in mtp.reasons] == ["INTERVAL_INCLUDES_ONE"]
+    assert lv.config == "base" and lv.comparison is None
 
 
 def test_crossover_interpolated_in_log2_concurrency():
@@ -119,21 +128,21 @@ def test_crossover_interpolated_in_log2_concurrency():
     expected = 2 ** (3 + t * (math.log2(12) - 3))
     adv = advise(_run(), {"prose": 1.0})
     (x,) = [c for c in adv.crossovers if c.config == "mtp" and c.workload == "prose"]
-    assert (x.below_level, x.above_level, x.direction, x.firm) == (8, 12, "wins->loses", True)
+    assert (x.below_level, x.above_level, x.direction, x.firm) == (8, 12, "faster->slower", True)
     assert x.concurrency == pytest.approx(expected)
     assert x.concurrency == pytest.approx(9.05, abs=0.01)
-    assert find_crossovers([(1, 1.2, "wins"), (2, 1.1, "within noise")], "a", None) == []
-    (soft,) = find_crossovers([(2, 0.9, "within noise"), (4, 1.1, "wins")], "a", "code")
-    assert soft.concurrency == pytest.approx(2**1.5) and not soft.firm and soft.direction == "loses->wins"
+    assert find_crossovers([(1, 1.2, "faster"), (2, 1.1, "undetermined")], "a", None) == []
+    (soft,) = find_crossovers([(2, 0.9, "undetermined"), (4, 1.1, "faster")], "a", "code")
+    assert soft.concurrency == pytest.approx(2**1.5) and not soft.firm and soft.direction == "slower->faster"
 
 
 def test_slo_excludes_a_config_whose_ttft_is_too_long():
     mix = {"edit": 1.0}
-    (lv,) = advise(_run(ttft_dflash_12=30.0), mix, concurrency=12, slo_ttft_s=2.0).levels
+    (lv,) = advise(_run(ttft_dflash_12=30.0), Traffic(mix, slo_ttft_s=2.0), concurrency=12).choices.levels
     assert lv.config == "mtp"
     dfl = next(m for m in lv.candidates if m.config == "dflash")
     assert not dfl.eligible
-    (lv_free,) = advise(_run(ttft_dflash_12=30.0), mix, concurrency=12).levels
+    (lv_free,) = advise(_run(ttft_dflash_12=30.0), mix, concurrency=12).choices.levels
     assert lv_free.config == "dflash"
 
 
@@ -141,15 +150,10 @@ def test_overall_is_the_geometric_mean_over_levels():
     mix = {"prose": 0.2, "code": 0.3, "edit": 0.5}
     adv = advise(_run(), mix)
     g = {i: math.exp(sum(math.log(_smix(i, c, mix)) for c in (1, 8, 12)) / 3) for i in (1, 2)}
-    assert adv.overall["config"] == "dflash"
-    assert adv.overall["geomean_speedup"] == pytest.approx(g[2])
-    assert adv.overall["ci_low"] <= g[2] <= adv.overall["ci_high"]
-
-
-def test_mix_speedup_two_rounds_interval():
-    # one workload: S_mix reduces to the ratio of means, and with 2 rounds the ends are the per-round ratios
-    s, lo, hi = mix_speedup([[15.0, 14.0]], [[10.0, 12.0]], [1.0])
-    assert (s, lo, hi) == (pytest.approx(29 / 22), pytest.approx(14 / 12), pytest.approx(1.5))
+    o = adv.choices.overall
+    assert o.config == "dflash" and o.comparison.verdict == "faster"
+    assert o.comparison.speedup == pytest.approx(g[2], rel=1e-12)
+    assert o.comparison.low <= g[2] <= o.comparison.high
 
 
 def test_acceptance_placement_like_the_seed():
@@ -166,7 +170,7 @@ def test_acceptance_placement_like_the_seed():
     with pytest.raises(ConfigError):
         place_acceptance(cells, 0.5)  # two drafting configs: which one?
     adv = advise(cells, acceptance=0.83, acceptance_config="dflash", concurrency=1)
-    assert adv.placement.nearest == "edit" and adv.levels[0].config == "dflash"
+    assert adv.placement.nearest == "edit" and adv.choices.levels[0].config == "dflash"
 
 
 def test_bad_inputs():
@@ -193,31 +197,32 @@ def test_the_aa_control_is_never_advised():
     """A ``base-again`` control that agrees with the baseline (+-0.2 %) is not a candidate: the choice and its
     speedup are those of the run without it."""
     mix = {"prose": 0.2, "code": 0.3, "edit": 0.5}
-    (with_control,) = advise(_run() + _control(), mix, concurrency=1).levels
-    (without,) = advise(_run(), mix, concurrency=1).levels
+    (with_control,) = advise(_run() + _control(), mix, concurrency=1).choices.levels
+    (without,) = advise(_run(), mix, concurrency=1).choices.levels
     assert with_control.config == without.config == "dflash"
-    assert with_control.speedup == pytest.approx(without.speedup)
+    assert with_control.comparison.speedup == pytest.approx(without.comparison.speedup)
     assert "base-again" not in with_control.per_workload.values()
-    assert all(m.config != "base-again" for m in with_control.candidates)
+    aa = next(m for m in with_control.candidates if m.config == "base-again")  # shown, never picked
+    assert aa.verdict == "equivalent"
 
 
-def test_a_mix_win_inside_the_aa_spread_is_within_noise():
-    """MTP on prose at N=8 wins by 5.0 % (105 vs 100 tok/s, interval clear of 1). An A/A control reading 10 %
-    above the baseline in every round (its mix interval about [1.098, 1.102]: spread ~10 %) puts that effect
-    inside the run's noise floor: the baseline is advised, and MTP's mix and per-workload verdicts say why."""
+def test_a_mix_win_inside_the_aa_floor_is_undetermined():
+    """MTP on prose at N=8 is faster by 5.0 % (105 vs 100 tok/s, interval clear of 1). An A/A control reading 10 %
+    above the baseline in every round puts that effect inside the A/A floor of its level: the baseline is advised,
+    and MTP's mix and per-workload verdicts say why."""
     mix = {"prose": 1.0}
-    (plain,) = advise(_run(), mix, concurrency=8).levels
-    assert plain.config == "mtp" and plain.speedup == pytest.approx(1.05)
+    (plain,) = advise(_run(), mix, concurrency=8).choices.levels
+    assert plain.config == "mtp" and plain.comparison.speedup == pytest.approx(1.05)
     adv = advise(_run() + _control(1.10), mix, concurrency=8)
-    (lv,) = adv.levels
-    assert lv.config == "base" and lv.reason.startswith("no config beats the baseline outside noise (mtp: effect")
+    (lv,) = adv.choices.levels
+    assert lv.config == "base" and lv.reason.startswith("no config is faster than the baseline (mtp: undetermined")
     mtp = next(m for m in lv.candidates if m.config == "mtp")
-    assert mtp.speedup == pytest.approx(1.05) and mtp.ci_low > 1.0  # a win by its interval alone
-    assert mtp.verdict == "within noise" and mtp.why.startswith("effect +5.0 % is inside the A/A spread +-10.")
-    # per workload, the report's judged verdicts: prose inside the band; code (+40 %) and edit (4.2x) beyond it
+    assert mtp.speedup == pytest.approx(1.05) and mtp.low > 1.0  # faster by its interval alone
+    assert mtp.verdict == "undetermined" and [r.code for r in mtp.reasons] == ["AA_FLOOR"]
+    assert mtp.reasons[0].figure == pytest.approx(0.10, abs=1e-3)
+    # per workload, the comparisons' verdicts: prose inside its group's floor; code (+40 %) and edit (4.2x) beyond it
     assert lv.per_workload == {"prose": "base", "code": "mtp", "edit": "dflash"}
-    assert any(n.startswith("A/A control: the mix's noise floor is c=8 +-10.") for n in adv.notes)
-    assert adv.overall["config"] == "base"
+    assert adv.choices.overall.config == "base"
 
 
 def _timed(config, rep, tok_s, mid_s, status="ok"):
@@ -225,8 +230,6 @@ def _timed(config, rep, tok_s, mid_s, status="ok"):
 
 
 def test_mix_pairs_cells_by_time_like_the_report():
-    from specscope.stats.noise import judged_speedups
-
     # base round 1 is degraded; mtp round 1 ran next to base round 2, so the report pairs (mtp 0, base 0) and
     # (mtp 1, base 2): 2 rounds where pairing by repeat index would find only round 0
     cells = [
@@ -236,23 +239,20 @@ def test_mix_pairs_cells_by_time_like_the_report():
         _timed("mtp", 0, 95.0, 1004.0),
         _timed("mtp", 1, 94.6, 1026.0),
     ]
-    (rep,) = [s for s in judged_speedups(cells, "base")[0] if s.config == "mtp"]
-    assert rep.repeats == 2
-    assert rep.speedup == pytest.approx((95.0 + 94.6) / (100.0 + 101.0))
     adv = advise(cells, {"prose": 1.0})
-    (lv,) = adv.levels
+    rep = adv.judgement.get("mtp", "prose", 1)
+    assert rep.rounds == 2
+    assert rep.speedup == pytest.approx(math.sqrt(95.0 / 100.0 * 94.6 / 101.0), rel=1e-12)
+    (lv,) = adv.choices.levels
     (m,) = [c for c in lv.candidates if c.config == "mtp"]
-    assert m.repeats == rep.repeats == 2
-    assert m.speedup == pytest.approx(rep.speedup, rel=1e-12)
-    assert m.ci_low == pytest.approx(rep.ci_low, rel=1e-9)
-    assert m.ci_high == pytest.approx(rep.ci_high, rel=1e-9)
-    assert m.ci_low == pytest.approx(94.6 / 101.0, rel=1e-9) and m.ci_high == pytest.approx(95.0 / 100.0, rel=1e-9)
-    assert m.verdict == rep.verdict == "loses"
+    # a one-workload mix is the comparison itself: the same rounds, speedup, interval and verdict
+    assert (m.rounds, m.verdict) == (rep.rounds, rep.verdict) == (2, "undetermined")
+    assert (m.speedup, m.low, m.high) == (pytest.approx(rep.speedup), pytest.approx(rep.low), pytest.approx(rep.high))
 
 
 def test_an_undetermined_mix_candidate_says_why():
     cells = [_timed("base", 0, 100.0, 1005.0), _timed("mtp", 0, 120.0, 1004.0)]
-    (lv,) = advise(cells, {"prose": 1.0}).levels
+    (lv,) = advise(cells, {"prose": 1.0}).choices.levels
     (m,) = [c for c in lv.candidates if c.config == "mtp"]
-    assert (m.repeats, m.ci_low, m.ci_high, m.verdict) == (1, None, None, "undetermined")
-    assert m.why == "only 1 paired round(s)"
+    assert (m.rounds, m.low, m.high, m.verdict) == (1, None, None, "undetermined")
+    assert m.why == "1 paired round: a verdict needs at least 2 (run more repeats)"

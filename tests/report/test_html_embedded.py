@@ -12,31 +12,29 @@ from browser import show  # noqa: E402
 from specscope.report.advice import advise  # noqa: E402
 from specscope.report.html import write_report_html  # noqa: E402
 from specscope.stats.cells import summarize_run  # noqa: E402
-from specscope.stats.speedup import paired_speedups  # noqa: E402
+from specscope.stats.judgement import judge  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
 pytestmark = [pytest.mark.integration]
 
 
-def test_advise_names_the_measured_winner_where_it_is_outside_noise(embedded_run):
+def test_advise_names_the_measured_winner_where_it_is_faster(embedded_run):
     with open_run(embedded_run) as run:
         cells = summarize_run(run)
     adv = advise(cells, {"prose": 0.5, "edit": 0.5})
-    speedups = paired_speedups(cells)
+    comparisons = judge(cells, "base").comparisons  # the report's judgement of the same cells
     checked = 0
-    for lv in adv.levels:
+    for lv in adv.choices.levels:
         for wl, chosen in lv.per_workload.items():
-            here = [s for s in speedups if s.workload == wl and s.concurrency == lv.concurrency]
-            winners = [s for s in here if s.verdict == "wins"]
+            here = [s for s in comparisons if s.workload == wl and s.level == lv.level and not s.control]
+            winners = [s for s in here if s.verdict == "faster"]
             if winners:
-                assert chosen == max(winners, key=lambda s: s.speedup).config
-                checked += 1
-            elif all(s.verdict == "loses" for s in here):
+                assert chosen == max(winners, key=lambda s: s.speedup or 0.0).config
+            else:
                 assert chosen == "base"
-                checked += 1
-    assert [lv.concurrency for lv in adv.levels] == [1, 2]
-    assert all(set(lv.per_workload) == {"prose", "edit"} for lv in adv.levels)
-    print(f"{checked} cells had a winner or loser outside noise")
+            checked += 1
+    assert [lv.level for lv in adv.choices.levels] == [1, 2]
+    assert checked == 4 and all(set(lv.per_workload) == {"prose", "edit"} for lv in adv.choices.levels)
 
 
 @pytest.mark.browser

@@ -37,9 +37,9 @@ def test_speedup_by_k_rows_and_best_k(tmp_path):
         "best k",
     ]
     assert [[c.text for c in row] for row in table.cells] == [
-        ["edit", "1", "draft", "1", "1.20x [1.20x, 1.20x] wins", "2", ""],
-        ["edit", "1", "draft", "2", "1.50x [1.50x, 1.50x] wins", "2", "best"],
-        ["edit", "1", "draft", "4", "1.30x [1.30x, 1.30x] wins", "2", ""],
+        ["edit", "1", "draft", "1", "1.20x [1.20x, 1.20x] faster", "2", ""],
+        ["edit", "1", "draft", "2", "1.50x [1.50x, 1.50x] faster", "2", "best"],
+        ["edit", "1", "draft", "4", "1.30x [1.30x, 1.30x] faster", "2", ""],
     ]
 
 

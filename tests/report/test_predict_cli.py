@@ -26,9 +26,9 @@ def _cell(cfg, wl, rep, tok_s, counters=None):
     )
 
 
-def _run(tmp_path: Path) -> Path:
-    run = create_run(tmp_path / "run", {"kind": "bench", "engine": "external"})
-    cells = [_cell("base", "code", r, 12.14) for r in range(2)]
+def _run(tmp_path: Path, base: str = "base") -> Path:
+    run = create_run(tmp_path / "run", {"kind": "bench", "engine": "external", "baseline": base})
+    cells = [_cell(base, "code", r, 12.14) for r in range(2)]
     cells += [
         _cell(
             "mtp",
@@ -85,6 +85,25 @@ def test_run_prediction_json_reports_error_per_cell(tmp_path):
     c = doc["models"]["mtp"]["draft_overhead_s"]
     bw = 17.61e9 * 12.14
     assert doc["curves"]["mtp"]["code"][0]["tok_s"] == pytest.approx(1.936 / ((17.61e9 + 0.85e9) / bw + c))
+
+
+def test_predict_reads_the_runs_baseline_and_shows_the_judged_speedup(tmp_path):
+    """A baseline not named ``base`` comes from the manifest; the measured speedup beside the prediction is the
+    report's comparison (2 identical rounds: 31.75 / 12.14, faster)."""
+    r = _cli("predict", str(_run(tmp_path, base="vanilla")), "--bytes-per-step", "17.61GB", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    (m,) = doc["measured"]
+    assert (m["config"], m["baseline"], m["workload"], m["rounds"], m["verdict"]) == (
+        "mtp",
+        "vanilla",
+        "code",
+        2,
+        "faster",
+    )
+    assert m["speedup"] == pytest.approx(31.75 / 12.14, rel=1e-6)
+    text = _cli("predict", str(_run(tmp_path / "t", base="vanilla")), "--bytes-per-step", "17.61GB").stdout
+    assert "measured at one stream, as the report judges it" in text and "faster" in text
 
 
 def test_errors_are_one_line_and_exit_2(tmp_path):

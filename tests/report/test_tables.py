@@ -1,5 +1,7 @@
 """Report tables from hand-made cell summaries: exact display values."""
 
+import math
+
 from specscope.report.document import Document, Section
 from specscope.report.render import markdown_document
 from specscope.report.tables import bench_tables
@@ -75,11 +77,15 @@ def test_speedup_table_and_zero_drafts():
         cell("ngram", "edit", 1, 1, 30.0, acc=(0, 0, 0)),
     ]
     t = {x.key: x for x in bench_tables(cells)}
-    # ngram never drafted: said plainly instead of an empty row
-    assert t["acceptance"].rows == [["ngram", "0 drafts"]]
-    # ratio of means 25 / 11; with 2 rounds the interval is the range of the per-round ratios 2.0 and 2.5
-    assert t["speedup"].rows == [["edit", "1", "2.27x [2.00x, 2.50x] wins"]]
-    assert "2 rounds" in t["speedup"].note
+    # ngram never drafted (its counters say 0; the name says n-gram): said plainly instead of an empty row, and its
+    # verdict says it
+    assert t["acceptance"].rows == [["ngram", "0 drafts (not engaged)"]]
+    # geometric mean of the per-round ratios 2.0 and 2.5; their t-interval on 2 rounds is wide: [0.52x, 9.6x]
+    lo, hi = math.log(2.0), math.log(2.5)
+    half = math.tan(math.pi * 0.475) * (hi - lo) / 2
+    ci = f"[{math.exp((lo + hi) / 2 - half):.2f}x, {math.exp((lo + hi) / 2 + half):.2f}x]"
+    assert t["speedup"].rows == [["edit", "1", f"2.24x {ci} not engaged"]]
+    assert "t-interval on the log of the paired per-round ratios" in t["speedup"].note
 
 
 def test_empty_run_is_not_called_ok():

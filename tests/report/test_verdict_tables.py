@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
+
 from cells import summary
 
+from specscope.report.document import Document, Section
+from specscope.report.render import json_document
 from specscope.report.tables import RunCells
 from specscope.report.throughput import rates_table
-from specscope.report.verdicts import comparisons, comparisons_table, design_note, drift_notes, verdict_lines
+from specscope.report.verdicts import comparisons_table, design_note, drift_notes, verdict_lines
 
 
 def at(cfg: str, rep: int, tok_s: float, t_s: float):
     return summary(cfg, "prose", 1, rep, tok_s, started_at_s=t_s, ended_at_s=t_s + 4.0)
 
 
-def test_comparisons_explain_every_verdict():
+def test_comparisons_explain_every_verdict_with_numbers():
     cells = []
     for r, (b, again, ng) in enumerate([(10.0, 10.2, 10.1), (10.0, 9.8, 9.9), (10.0, 10.0, 10.0)]):
         cells += [
@@ -21,36 +25,38 @@ def test_comparisons_explain_every_verdict():
             at("base-again", r, again, 30.0 * r + 10),
             at("ngram", r, ng, 30.0 * r + 20),
         ]
-    judged, drift = comparisons(RunCells.of(cells, "base"))
-    t = comparisons_table(judged, "base")
+    j = RunCells.of(cells, "base").judgement
+    t = comparisons_table(j)
     assert t.headers == [
         "config",
         "workload",
         "N (streams)",
         "rounds",
         "speedup (x)",
+        "low (x)",
+        "high (x)",
         "interval",
         "verdict",
         "why",
     ]
     aa, ng = t.rows
-    assert aa[:4] == ["base-again", "prose", "1", "3"] and aa[6] == "within noise"
-    assert aa[5] == "bootstrap range over 3 rounds (coverage below 95%)"
-    assert aa[7].startswith("A/A control (the baseline measured twice): the noise floor is +-")
-    assert (
-        ng[6] == "within noise" and ng[7].startswith("the interval [") and ng[7].endswith("contains 1; only 3 rounds")
-    )
-    # the headline answers for every comparison: the within-noise ngram too, with its interval
-    assert verdict_lines(judged) == [
-        f"base-again on prose at N=1: {aa[4]} ({aa[7]})",
-        f"within noise: ngram prose N=1 {ng[4].removesuffix(' within noise')}",
+    assert aa[:4] == ["base-again", "prose", "1", "3"] and aa[8] == "undetermined"
+    assert aa[7] == "95% t-interval on log ratios (3 rounds)"
+    assert aa[9].startswith("the interval [") and aa[9].endswith("contains 1 and reaches beyond +-2.0 %")
+    # the bounds are numbers in the table's values, not only in the text
+    values = t.to_dict()["values"]
+    assert values[1][5] == j.get("ngram", "prose", 1).low and isinstance(values[1][6], float)
+    assert values[1][8] == "undetermined" and ng[8] == "undetermined"
+    # the headline answers for every comparison: the A/A control, and the undetermined ngram with its interval
+    assert verdict_lines(j) == [
+        f"A/A control base-again on prose at N=1: {aa[4]} ({aa[9]})",
+        f"undetermined: ngram prose N=1 {ng[4].removesuffix(' undetermined')}",
     ]
-    # base and base-again in time order: early (10.0, 10.2, 10.0) against late (9.8, 10.0, 10.0) -> 1.3 %; no effect
-    # is reported (both within noise), so no alarm
-    notes, alarms = drift_notes(judged, drift, "base")
+    # the baseline's own cells hold still (10.0): no drift, and the A/A cells' -2 % does not make one
+    notes, alarms = drift_notes(j)
     assert notes == [
-        "drift: baseline tok/s moved 1.3 % between the early and the late half of the run "
-        "(largest on prose at N=1; 6 baseline-side cells)"
+        "drift: baseline tok/s moved +0.0 % between the early and the late half of the run after warm-up (largest on "
+        "prose at N=1; 3 baseline cells; not shown by the A/A or sentinel cells, so not used to judge)"
     ]
     assert alarms == []
 
@@ -69,25 +75,37 @@ def test_rates_side_by_side_and_the_adaptive_note():
     ]
 
 
-def test_the_headline_groups_many_within_noise_comparisons_per_config():
+def test_the_headline_groups_many_equivalent_comparisons_per_config():
     cells = []
     for w in ("prose", "edit"):
         for n in (1, 2, 4):
-            up = 10.4 if (w, n) == ("edit", 4) else 10.2  # edit N=4: (10.4 + 9.8) / 20 = 1.01x, else 1.00x
-            cells += [summary("base", w, n, r, 10.0) for r in (0, 1)]
-            cells += [summary("ngram", w, n, 0, up), summary("ngram", w, n, 1, 9.8)]
+            up = 10.04 if (w, n) == ("edit", 4) else 10.02
+            cells += [summary("base", w, n, r, 10.0) for r in (0, 1, 2)]
+            cells += [summary("ngram", w, n, r, v) for r, v in enumerate((up, 9.98, 10.0))]
     cells.append(summary("draft", "prose", 1, 0, 20.0))  # 1 round: no interval
-    judged, _ = comparisons(RunCells.of(cells, "base"))
-    assert verdict_lines(judged) == [
-        "within noise: ngram on 6 comparisons (prose N=1,2,4; edit N=1,2,4), 1.00x to 1.01x",
+    j = RunCells.of(cells, "base").judgement
+    assert verdict_lines(j) == [
+        "equivalent: ngram on 6 comparisons (prose N=1,2,4; edit N=1,2,4), 1.00x to 1.00x",
         "undetermined: draft prose N=1 2.00x (1 round)",
     ]
 
 
-def test_the_headline_says_when_the_a_a_spread_overruled_a_win():
-    tok_s = {"base": (10.0, 10.0, 10.0), "base-again": (10.5, 9.5, 10.0), "ngram": (10.2, 10.4, 10.3)}
+def test_the_headline_says_when_the_aa_floor_held_a_verdict_back():
+    tok_s = {"base": (10.0, 10.0, 10.0), "base-again": (10.5, 10.6, 10.55), "ngram": (10.4, 10.5, 10.45)}
     cells = [summary(cfg, "prose", 1, r, v) for cfg, vs in tok_s.items() for r, v in enumerate(vs)]
-    judged, _ = comparisons(RunCells.of(cells, "base"))
-    # A/A: per-round ratios 1.05, 0.95, 1.00 -> spread +-5 %; ngram 1.03x [1.02x, 1.04x] excludes 1, but +3 % < 5 %
-    assert verdict_lines(judged)[1:] == ["within noise: ngram prose N=1 1.03x [1.02x, 1.04x] (A/A spread)"]
-    assert judged[1].why == "effect +3.0 % is inside the A/A spread +-5.0 %"
+    j = RunCells.of(cells, "base").judgement
+    ng = j.get("ngram", "prose", 1)
+    # A/A 1.055x: two identical servers read 5.5 % apart; ngram +4.5 % excludes 1 but is inside that floor
+    assert ng.low > 1.0 and ng.verdict == "undetermined" and [r.code for r in ng.reasons] == ["AA_FLOOR"]
+    assert verdict_lines(j)[1] == f"undetermined: ngram prose N=1 1.04x [{ng.low:.2f}x, {ng.high:.2f}x] (A/A floor)"
+
+
+def test_the_judgement_in_json_has_numbers():
+    cells = [summary(c, "prose", 1, r, v) for c, vs in {"base": (10, 10), "mtp": (13, 13.2)}.items()
+             for r, v in enumerate(vs)]  # fmt: skip
+    j = RunCells.of(cells, "base").judgement
+    doc = json.loads(json_document(Document("t", [Section("s", "s")], j.to_dict())))
+    (c,) = doc["comparisons"]
+    assert isinstance(c["low"], float) and isinstance(c["high"], float) and c["verdict"] == "faster"
+    assert c["method"] == "t_log_ratio" and c["reasons"] == [] and doc["judgement_schema"] == 1
+    assert doc["choices"]["levels"][0]["config"] == "mtp"

@@ -18,13 +18,16 @@ from specscope.audit.census import parse_bandwidth
 from specscope.audit.run import audit_checkpoint
 from specscope.errors import ConfigError
 from specscope.stats.cells import summarize_run
+from specscope.stats.judgement import judge
 from specscope.stats.predict import roofline_tok_s
 from specscope.stats.predict_calibrate import Calibration, parse_k_rates
 from specscope.stats.predict_holdout import HoldoutRow, holdout_errors
 from specscope.stats.predict_published import PublishedPrediction, parse_rates, predict_published
 from specscope.stats.predict_run import RunPrediction, predict_run
 from specscope.stats.quantities import parse_bytes
+from specscope.stats.server_spec import methods_of
 from specscope.stats.summary import CellSummary
+from specscope.stats.verdict import min_effect_of
 from specscope.store import open_run
 
 __all__ = [
@@ -115,15 +118,17 @@ def _require_under_roofline(measured_tok_s: float | None, roof_tok_s: float, tar
 
 
 def _fit_run(
-    run: Path, inputs: PredictInputs, *, baseline: str, max_k: int = 8
+    run: Path, inputs: PredictInputs, *, baseline: str | None, max_k: int = 8
 ) -> tuple[RunPrediction, list[CellSummary]]:
-    """``predict_run`` on the run folder ``run`` for k = 1..``max_k``, and the run's cells.
+    """``predict_run`` on the run folder ``run`` for k = 1..``max_k``, and the run's cells; ``baseline`` None: the
+    run's own (its manifest's, as ``report`` reads it), else ``base``.
 
     Raises:
         StoreError: ``run`` is not a run folder.
     """
     with open_run(run) as r:
         cells, facts, manifest = summarize_run(r), r.server_facts, r.manifest
+    baseline = baseline or str(manifest.get("baseline") or "base")
     pred = predict_run(
         cells,
         manifest=manifest,
@@ -132,10 +137,13 @@ def _fit_run(
         max_k=max_k,
         **dataclasses.asdict(inputs),  # its fields are predict_run's keyword names
     )
+    if baseline in {c.config for c in cells}:  # the measured speedups, as the report judges them
+        j = judge(cells, baseline, min_effect=min_effect_of(manifest), methods=methods_of(facts) or None, picks=False)
+        pred = dataclasses.replace(pred, measured=[c.to_dict() for c in j.comparisons if c.level == 1])
     return pred, cells
 
 
-def predict_on_run(run: Path, inputs: PredictInputs, *, baseline: str = "base", max_k: int = 8) -> RunPrediction:
+def predict_on_run(run: Path, inputs: PredictInputs, *, baseline: str | None = None, max_k: int = 8) -> RunPrediction:
     """Fit the model on the run folder ``run`` and predict k = 1..``max_k`` (see ``predict_run``).
 
     Raises:
@@ -211,7 +219,7 @@ def published_calibration(
 
 
 def holdout_on_run(
-    run: Path, inputs: PredictInputs, holdout: str, *, baseline: str = "base"
+    run: Path, inputs: PredictInputs, holdout: str, *, baseline: str | None = None
 ) -> tuple[RunPrediction, list[HoldoutRow]]:
     """The run's fit and the out-of-sample errors of the k in ``holdout`` (``"3,4,6"``), fitted on the other k
     (see :mod:`specscope.stats.predict_holdout`).

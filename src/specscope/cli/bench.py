@@ -55,6 +55,7 @@ from specscope.cli.bench_options import (
 from specscope.cli.options import (
     ConfigsOption,
     LaunchOption,
+    MinEffectOption,
     NoPreflightOption,
     OutOption,
     RecipesOption,
@@ -122,6 +123,7 @@ def register(app: typer.Typer) -> None:
         target_ci: TargetCiOption = None,
         min_repeats: MinRepeatsOption = None,
         max_repeats: MaxRepeatsOption = None,
+        min_effect: MinEffectOption = None,
         no_preflight: NoPreflightOption = False,
         retry_failed: RetryFailedOption = False,
         read_timeout: ReadTimeoutOption = None,
@@ -163,6 +165,7 @@ def register(app: typer.Typer) -> None:
         }
         given |= {"levels": parse_csv_ints(levels, "--levels"), "repeats": repeats, "max_tokens": max_tokens}
         given |= {"temperature": temperature, "seed": seed, "edit_form": edit_form, "threads": threads, "aa": aa_given}
+        given["min_effect"] = min_effect
         controls = client_controls(
             read_timeout, stall_timeout, api_key, retry_failed, {**given, "baseline": baseline}, busy_poll=busy_poll
         )
@@ -204,6 +207,7 @@ def register(app: typer.Typer) -> None:
                 target_ci=target_ci,
                 min_repeats=min_repeats,
                 max_repeats=max_repeats,
+                min_effect=min_effect,
                 crash_trials=crash_trials,
             )
         if options is not None:  # audit every recipe before one starts (vllm only)

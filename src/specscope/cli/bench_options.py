@@ -182,7 +182,11 @@ ReadTimeoutOption = Annotated[
 ]
 StallTimeoutOption = Annotated[
     MaybeFloat,
-    typer.Option("--stall-timeout", help="Seconds of silence mid-stream before the stream fails STALLED."),
+    typer.Option(
+        "--stall-timeout",
+        help="Seconds of silence mid-stream before the stream fails STALLED. Budgets per stream (always on): past"
+        " max tokens + max(64, 25%) token events, 256 MiB, or a 4 MiB unfinished SSE event, it fails RUNAWAY.",
+    ),
 ]
 BusyPollOption = Annotated[
     bool | None,

@@ -28,6 +28,7 @@ __all__ = [
     "AcceptanceOption",
     "BandwidthOption",
     "BaselineOption",
+    "MinEffectOption",
     "BytesPerStepOption",
     "CheckpointOption",
     "ConcurrencyOption",
@@ -174,8 +175,17 @@ RunArgument = Annotated[
     typer.Argument(help="A run folder written by `specscope bench`."),
 ]
 BaselineOption = Annotated[
-    str,
-    typer.Option("--baseline", help="The no-draft config of the run."),
+    MaybeStr,
+    typer.Option("--baseline", help="The no-draft config of the run (default: the run's own, from its manifest)."),
+]
+MinEffectOption = Annotated[
+    MaybeFloat,
+    typer.Option(
+        "--min-effect",
+        min=0.0,
+        max=0.99,
+        help="Minimum practical effect, a fraction (default 0.02 = 2 %; report/advise: the run's own).",
+    ),
 ]
 MixOption = Annotated[
     MaybeStr,

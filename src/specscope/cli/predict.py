@@ -68,6 +68,18 @@ def _print(p: RunPrediction) -> None:
         for wl, pts in by_wl.items():
             k.add_row(wl, *[f"{pt['tok_s']:.1f} ({pt['speedup']:.2f}x)" for pt in pts])
         con.print(k)
+    if p.measured:
+        from specscope.stats.verdict import verdict_text
+
+        judged = Table(title="measured at one stream, as the report judges it (aggregate tok/s, paired rounds)")
+        for col in ("config", "workload", "rounds", "speedup", "interval", "verdict"):
+            judged.add_column(col)
+        for row in p.measured:
+            ci = "—" if row["low"] is None else f"[{row['low']:.2f}x, {row['high']:.2f}x]"
+            speed = "—" if row["speedup"] is None else f"{row['speedup']:.2f}x"
+            verdict = verdict_text(str(row["verdict"]))
+            judged.add_row(row["config"], row["workload"], str(row["rounds"]), speed, ci, verdict)
+        con.print(judged)
     for cfg, m in p.models.items():
         ms = 1e3 * m["draft_overhead_s"]
         con.print(f"{cfg}: draft overhead {ms:.3f} ms per drafted token (--overhead-ms {ms:.3f})")
@@ -155,7 +167,7 @@ def predict_cmd(
     compare: Annotated[
         str | None, typer.Option("--compare", help="Without RUN: measured tok/s by k to print errors against.")
     ] = None,
-    baseline: BaselineOption = "base",
+    baseline: BaselineOption = None,
     format: TextJsonFormatOption = "text",
 ) -> None:
     """Predicted single-stream tok/s and speedup for k = 1..8 from per-position acceptance, bytes per step

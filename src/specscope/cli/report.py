@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from specscope.cli.options import OutputFileOption, ReportFormat, ReportFormatOption
+from specscope.cli.options import MinEffectOption, MixOption, OutputFileOption, ReportFormat, ReportFormatOption
 from specscope.errors import ConfigError
+
+if TYPE_CHECKING:  # the CLI imports the report lazily, so that `specscope --help` stays fast
+    from rich.console import Console
+
+    from specscope.report.build import Judging
+    from specscope.report.document import Document
 
 
 def _check_output(output: Path | None) -> None:
@@ -37,7 +44,7 @@ def _check_output(output: Path | None) -> None:
         ) from None
 
 
-def _console(output: Path | None, natural_cols: int = 160):
+def _console(output: Path | None, natural_cols: int = 160) -> tuple[Console, io.StringIO | None]:
     """A console for the text tables: stdout, or a plain-text buffer (no colour) for --output.
 
     Width (characters): for ``--output``, ``natural_cols`` (the widest table's natural width: a file has no
@@ -46,7 +53,6 @@ def _console(output: Path | None, natural_cols: int = 160):
     row on one line instead of rich's 80-column default for a pipe. Returns ``(console, buffer)``; ``buffer`` is
     None when printing to stdout.
     """
-    import io
     import os
 
     from rich.console import Console
@@ -100,32 +106,14 @@ def _emit_gate(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None
         typer.echo(text)
 
 
-def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> None:
-    """Build the report document of ``runs`` and write/print it in ``fmt``.
-
-    Raises:
-        ConfigError: ``output`` is a folder; gate runs mixed with bench runs; a gate run asked for HTML.
-        StoreError: a folder is not a run.
-    """
-    from specscope.report.build import load_document, run_kind
+def emit_document(doc: Document, fmt: ReportFormat, output: Path | None, html_path: Path) -> None:
+    """Write/print a report document in ``fmt`` (html: to ``output`` or ``html_path``, its path printed)."""
     from specscope.report.files import write_text_atomic
     from specscope.report.html import render_document_html
     from specscope.report.render import document_width, json_document, markdown_document, print_document
 
-    _check_output(output)
-    gate_runs = [p for p in runs if run_kind(p) == "gate"]
-    if gate_runs:
-        if len(gate_runs) != len(runs):
-            raise ConfigError(
-                "gate runs and bench runs cannot share one report",
-                found=[str(p) for p in runs],
-                expected="only gate runs or only bench runs",
-            )
-        _emit_gate(gate_runs, fmt, output)
-        return
-    doc = load_document(runs)
     if fmt is ReportFormat.html:
-        target = output or (runs[0] / "report.html")
+        target = output or html_path
         write_text_atomic(target, render_document_html(doc))
         typer.echo(str(target))
         return
@@ -143,15 +131,48 @@ def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None) -> Non
         typer.echo(text)
 
 
+def emit_report(runs: list[Path], fmt: ReportFormat, output: Path | None, judging: Judging | None = None) -> None:
+    """Build the report document of ``runs`` and write/print it in ``fmt``; ``judging``
+    (:class:`specscope.report.build.Judging`): a minimum effect and a mix given on the command line.
+
+    Raises:
+        ConfigError: ``output`` is a folder; gate runs mixed with bench runs; a gate run asked for HTML.
+        StoreError: a folder is not a run.
+    """
+    from specscope.report.build import load_document, run_kind
+
+    _check_output(output)
+    gate_runs = [p for p in runs if run_kind(p) == "gate"]
+    if gate_runs:
+        if len(gate_runs) != len(runs):
+            raise ConfigError(
+                "gate runs and bench runs cannot share one report",
+                found=[str(p) for p in runs],
+                expected="only gate runs or only bench runs",
+            )
+        _emit_gate(gate_runs, fmt, output)
+        return
+    emit_document(load_document(runs, judging=judging), fmt, output, runs[0] / "report.html")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("report")
     def report(
         runs: Annotated[list[Path], typer.Argument(help="Run folder(s) made by `specscope bench`.")],
         format: ReportFormatOption = ReportFormat.text,
         output: OutputFileOption = None,
+        min_effect: MinEffectOption = None,
+        mix: MixOption = None,
     ) -> None:
         """Print the tables of a run: acceptance, throughput vs base, per-stream spread, TTFT, concurrency, CV,
-        and every cell that was not ok. Exit 2 when a folder is not a run."""
+        the comparisons with their verdicts, the picks for a mix (--mix; equal shares by default), and every cell
+        that was not ok. --min-effect re-judges a stored run. Exit 2 when a folder is not a run."""
         if not runs:
             raise ConfigError("no run folder given", expected="specscope report RUN")
-        emit_report(runs, format, output)
+        from specscope.report.build import Judging
+        from specscope.stats.choices import Traffic
+        from specscope.stats.mix import parse_mix
+
+        shares = parse_mix(mix) if mix else None
+        traffic = None if shares is None else Traffic(shares.shares, notes=[n for n in [shares.note] if n])
+        emit_report(runs, format, output, Judging(min_effect, traffic))

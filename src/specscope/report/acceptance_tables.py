@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from specscope.config import is_control
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.report.tables import RunCells
-from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
+from specscope.stats.acceptance import AcceptanceView, cell_drafts, pooled_acceptance
 
 __all__ = [
     "POSITION_FLOOR",
@@ -50,28 +51,35 @@ def acceptance_views(rc: RunCells, level: int | None = None) -> dict[tuple[str, 
 
 
 def _zero_drafts(rc: RunCells, config: str, workload: str) -> bool:
-    here = [c for lev in rc.levels for c in rc.ok(config, workload, lev)]
-    # "0 drafts" only where a counter said 0 (issue 26): a server with no drafts counter has no such figure
-    return bool(here) and all(c.counters and c.counters.get("drafts") == 0 for c in here)
+    """Every ok cell of ``config`` on ``workload`` whose server said how much it drafted said 0 (and one did)."""
+    said = [d for lev in rc.levels for c in rc.ok(config, workload, lev) if (d := cell_drafts(c)) is not None]
+    return bool(said) and not any(said)
 
 
 def _acceptance_cell(view: AcceptanceView | None, zero: bool) -> Cell:
     if view is None or view.acceptance_rate is None:
-        return text_cell("0 drafts") if zero else units.missing()
+        return text_cell("0 drafts (not engaged)") if zero else units.missing()
     r = units.rate(view.acceptance_rate)
     ln = units.length(view.acceptance_length)
     length = f"len {ln.text}; " if view.acceptance_length is not None else ""
     return Cell(r.value, f"{r.text} ({length}{rests_on(view)})")
 
 
+def _drafting_configs(rc: RunCells) -> list[str]:
+    """The configs an acceptance column is about: neither the baseline nor a control (the A/A control and the
+    sentinels are the baseline again: they cannot draft)."""
+    return [c for c in rc.configs if c != rc.baseline and not is_control(c)]
+
+
 def acceptance_table(rc: RunCells) -> Table:
-    """Acceptance rate (and length) per drafting config x workload, pooled over every ok cell."""
+    """Acceptance rate (and length) per drafting config x workload, pooled over every ok cell; the baseline and the
+    A/A control have no row."""
     views = acceptance_views(rc)
     rows = []
-    for c in rc.configs:
+    for c in _drafting_configs(rc):
         zero = {w: _zero_drafts(rc, c, w) for w in rc.workloads}
         drafted = any((c, w) in views for w in rc.workloads)
-        if not drafted and (c == rc.baseline or not any(zero.values())):
+        if not drafted and not any(zero.values()):
             continue
         rows.append([text_cell(c)] + [_acceptance_cell(views.get((c, w)), zero[w]) for w in rc.workloads])
     return Table(
@@ -81,14 +89,16 @@ def acceptance_table(rc: RunCells) -> Table:
         rows,
         "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
         "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it. "
-        f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}).",
+        f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}). "
+        "No row for the baseline or the A/A control (they cannot draft); '0 drafts (not engaged)': the server "
+        "counted no draft in any cell (a counter that said so, not a missing one).",
     )
 
 
 def acceptance_by_level_table(rc: RunCells) -> Table | None:
     """The seed card's second acceptance table: one row per requested N, a column per config x workload."""
     per_level = {lev: acceptance_views(rc, lev) for lev in rc.levels}
-    keys = [(c, w) for c in rc.configs for w in rc.workloads if any((c, w) in v for v in per_level.values())]
+    keys = [(c, w) for c in _drafting_configs(rc) for w in rc.workloads if any((c, w) in v for v in per_level.values())]
     if not keys or len(rc.levels) < 1:
         return None
     rows = [[units.count(lev)] + [_rate_on(per_level[lev].get(k)) for k in keys] for lev in rc.levels]

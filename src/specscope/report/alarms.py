@@ -11,6 +11,10 @@ legitimately low on fresh text), pooled over its ok cells per workload
   another workload of the run, again over >= :data:`MIN_DRAFTS` draft rounds.
 
 Each alarm names the likely cause, ``specscope audit MODEL`` and vLLM's weight-tracking load check.
+
+``NOT_ENGAGED`` (:func:`not_engaged_alarms`): a speculative config whose server reported 0 drafts in every cell of
+a comparison (the judgement's ``not_engaged`` verdict, :mod:`specscope.stats.verdict`): its speed says nothing about
+its method. The alarm names the method, the workload and what would make it draft (:data:`WOULD_DRAFT`).
 """
 
 from __future__ import annotations
@@ -22,10 +26,20 @@ from specscope.report import units
 from specscope.report.document import Alarm
 from specscope.report.server_facts import spec_method
 from specscope.stats.acceptance import pooled_acceptance
+from specscope.stats.judgement import Judgement
 from specscope.stats.low_acceptance import FAR_BELOW, HEAD_METHODS, MIN_DRAFTS, NEAR_ZERO
+from specscope.stats.server_spec import speculative_method
 from specscope.stats.summary import CellSummary
 
-__all__ = ["NEAR_ZERO", "FAR_BELOW", "MIN_DRAFTS", "drafts_with_a_head", "acceptance_alarms"]
+__all__ = [
+    "NEAR_ZERO",
+    "FAR_BELOW",
+    "MIN_DRAFTS",
+    "WOULD_DRAFT",
+    "drafts_with_a_head",
+    "acceptance_alarms",
+    "not_engaged_alarms",
+]
 
 # one home for the rule's numbers (a server log's alarm uses them too: specscope serve --parse-log)
 _HEAD_METHODS = HEAD_METHODS
@@ -80,4 +94,60 @@ def acceptance_alarms(
         if best is not None and v.acceptance_rate < FAR_BELOW * best[0]:
             found += f", under a tenth of the {units.rate(best[0]).text} that {best[1]} reaches"
             alarms.append(Alarm("ACCEPTANCE_FAR_BELOW", config, workload, found, CAUSE, fixes))
+    return alarms
+
+
+#: method (a substring of it) -> what would make such a server draft.
+WOULD_DRAFT: tuple[tuple[str, str], ...] = (
+    (
+        "ngram",
+        "n-gram drafting proposes only when the recent output repeats a span of the prompt or of itself: traffic that "
+        "copies its input (edit, code that restates it) drafts, fresh prose rarely does; a smaller n-gram minimum "
+        "(llama.cpp --spec-ngram-mod-n-min, vLLM prompt_lookup_min) drafts more often",
+    ),
+    (
+        "suffix",
+        "suffix decoding drafts from spans seen before in this request or earlier ones: repeated or templated "
+        "traffic drafts, first-time prose rarely does",
+    ),
+)
+_HEAD_HINT = (
+    "a draft head or draft model drafts every step once loaded: check that the server started with speculation "
+    "(vLLM logs its speculative config; llama.cpp --spec-draft-n-max above 0, and a draft model it loaded) and that "
+    "the counters it exports are the spec-decode ones"
+)
+
+
+def _would_draft(method: str) -> str:
+    low = method.lower()
+    return next((hint for key, hint in WOULD_DRAFT if key in low), _HEAD_HINT)
+
+
+def not_engaged_alarms(j: Judgement | None, facts: Mapping[str, Mapping[str, Any]] | None = None) -> list[Alarm]:
+    """One ``NOT_ENGAGED`` alarm per config x workload with a ``not_engaged`` comparison, naming the method, the
+    levels and what would make it draft."""
+    if j is None:
+        return []
+    facts = facts or {}
+    where: dict[tuple[str, str], list[int]] = {}
+    for c in j.comparisons:
+        if c.verdict == "not_engaged":
+            where.setdefault((c.config, c.workload), []).append(c.level)
+    alarms = []
+    for (config, workload), levels in where.items():
+        method = speculative_method(config, facts.get(config) or {}) or config
+        found = (
+            f"{method} reported 0 drafts in every cell on {workload} at N={','.join(map(str, levels))}: it did not "
+            "speculate, so its speed there is the target's alone"
+        )
+        alarms.append(
+            Alarm(
+                "NOT_ENGAGED",
+                config,
+                workload,
+                found,
+                "the drafter found nothing to propose on this traffic, or speculation is not on",
+                (_would_draft(method),),
+            )
+        )
     return alarms

@@ -13,7 +13,8 @@ from typing import Any
 
 from specscope.records import CellKey
 from specscope.report import units
-from specscope.report.alarms import acceptance_alarms
+from specscope.report.advice import choices_tables
+from specscope.report.alarms import acceptance_alarms, not_engaged_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
 from specscope.report.crash_trials import crash_trials_table
@@ -28,17 +29,25 @@ from specscope.report.tables import RunCells, bench_tables
 from specscope.report.throughput import rates_table
 from specscope.report.trace_tables import trace_table
 from specscope.report.turn_tables import turn_table
-from specscope.report.verdicts import comparisons, comparisons_table, design_note, drift_notes, verdict_lines
+from specscope.report.verdicts import comparisons_table, design_note, drift_notes, verdict_lines
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
+from specscope.stats.choices import Traffic
 from specscope.stats.goodput import RateCell, rate_cells
+from specscope.stats.groups import workloads_of
+from specscope.stats.judgement import Judgement
+from specscope.stats.mix import require_workloads
+from specscope.stats.server_spec import methods_of
 from specscope.stats.summary import CellSummary
+from specscope.stats.timeline import mean
 from specscope.stats.trace import TraceReplay, trace_replays
 from specscope.stats.turns import TurnRow, conversation_counts, turn_rows
+from specscope.stats.verdict import min_effect_of
 from specscope.store import Run, open_run
 
 __all__ = [
     "RunData",
+    "Judging",
     "run_kind",
     "run_cells",
     "run_data",
@@ -78,6 +87,31 @@ class RunData:
     turn_rows: Sequence[TurnRow] = ()
     conversations: tuple[int, int] = (0, 0)
     trace_replays: Sequence[TraceReplay] = ()
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How ``report`` judges its runs when the command line says: ``min_effect`` (None: each run's own, from its
+    manifest, else the default), and the ``traffic`` of the picks (None: equal token shares over each run's
+    workloads at every measured level)."""
+
+    min_effect: float | None = None
+    traffic: Traffic | None = None
+
+
+def run_cells_of(data: RunData, baseline: str = "base", judging: Judging | None = None) -> RunCells:
+    """A run's cells indexed and ready to be judged: the manifest's baseline, its minimum effect (or the command
+    line's), the speculative methods its server facts name, the traffic of the picks."""
+    judging = judging or Judging()
+    if judging.traffic is not None and judging.traffic.mix:
+        require_workloads(judging.traffic.mix, workloads_of(data.cells), f"the run {data.name}")
+    return RunCells.of(
+        data.cells,
+        str(data.manifest.get("baseline") or baseline),
+        min_effect=min_effect_of(data.manifest, judging.min_effect),
+        methods=methods_of(data.server_facts) or None,
+        traffic=judging.traffic,
+    )
 
 
 def run_data(run: Run) -> RunData:
@@ -153,12 +187,6 @@ def run_table(data: RunData) -> Table:
     )
 
 
-def _verdicts(rc: RunCells) -> list[str]:
-    """One line per paired speedup outside noise (and the A/A control), with the same text as the tables."""
-    judged = comparisons(rc)
-    return [] if judged is None else verdict_lines(judged[0])
-
-
 def _degraded_notes(rc: RunCells) -> list[str]:
     bad = [c for c in rc.cells if c.status != "ok"]
     if not bad:
@@ -170,19 +198,22 @@ def _degraded_notes(rc: RunCells) -> list[str]:
     return [f"{len(bad)} of {len(rc.cells)} cells are not ok and are excluded from every average: {listing}"]
 
 
-def run_section(data: RunData, baseline: str = "base") -> Section:
-    """The section of one run: alarms, verdicts, notes, every table and chart."""
-    baseline = str(data.manifest.get("baseline") or baseline)
-    rc = RunCells.of(data.cells, baseline)
+def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = None) -> Section:
+    """The section of one run: alarms, verdicts, notes, every table and chart (``rc``: the run's cells as
+    :func:`run_cells_of` indexes them, so that the run is judged once)."""
+    rc = rc or run_cells_of(data, baseline)
+    baseline = rc.baseline
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.manifest.get("options") or {})
     notes += spec_notes(data.cells, data.server_facts)  # issue 26: named speculative warnings, drafting as run
-    judged = comparisons(rc)
-    extra, drift_alarms = drift_notes(*judged, baseline) if judged else ([], [])
-    compared = [comparisons_table(judged[0], baseline)] if judged else []
+    j = rc.judgement
+    extra, drift_alarms = drift_notes(j) if j is not None else ([], [])
+    compared = [comparisons_table(j)] if j is not None else []
     compared += [t for t in [rates_table(rc)] if t is not None]
+    picks = choices_tables(j.choices) if j is not None and j.choices is not None else []
     capacity = [t for t in (capacity_table(rc), stream_timing_table(rc)) if t is not None]
+    alarms = acceptance_alarms(data.cells, data.server_facts) + not_engaged_alarms(j, data.server_facts)
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
@@ -191,19 +222,20 @@ def run_section(data: RunData, baseline: str = "base") -> Section:
             *bench_tables(data.cells, baseline, rc),
             *crash_trials_table(data.manifest, data.cells),
             *compared,
+            *picks,
             *rate_table(data.rate_cells, data.manifest.get("options") or {}),
             *trace_table(data.trace_replays),
             *source_tables(data.manifest),
             *workload_axis_tables(data.cells),
             *turn_table(data.turn_rows, data.conversations),
             *capacity,
-            *k_table(data.cells, baseline, data.server_facts, rc.judged[0] if rc.judged else None),
+            *k_table(data.cells, baseline, data.server_facts, rc.comparisons if j is not None else None),
             *stream_acceptance_table(data.cells),
             *server_tables(data.server_facts, baseline),
         ],
-        _verdicts(rc),
-        notes + extra + design_note(data.cells, data.manifest.get("options") or {}),
-        acceptance_alarms(data.cells, data.server_facts) + drift_alarms + spec_alarms(data.cells),
+        [] if j is None else verdict_lines(j),
+        notes + extra + design_note(data.cells, data.manifest.get("options") or {}) + list(j.notes if j else ()),
+        alarms + drift_alarms + spec_alarms(data.cells),
         charts,
     )
 
@@ -233,11 +265,23 @@ def compare_section(runs: Sequence[RunData], baseline: str = "base") -> Section:
 
 
 def _group_mean(rc: RunCells, config: str, workload: str, level: int) -> float | None:
-    vals = [s.output_tok_s for s in rc.ok(config, workload, level) if s.output_tok_s is not None]
-    return sum(vals) / len(vals) if vals else None
+    return mean([s.output_tok_s for s in rc.ok(config, workload, level)])
 
 
-def build_document(runs: Sequence[RunData], baseline: str = "base", title: str | None = None) -> Document:
+def _judgement_data(j: Judgement | None) -> dict[str, Any]:
+    """What ``report -f json`` carries of a run's judgement (docs/report-json.md): ``comparisons``, ``noise``,
+    ``choices``, with their schema version and the minimum effect they used."""
+    if j is None:
+        return {"judgement_schema": None, "min_effect": None, "comparisons": [], "noise": None, "choices": None}
+    d = j.to_dict()
+    return {k: d[k] for k in ("judgement_schema", "min_effect", "confidence", "min_rounds", "comparisons", "noise")} | {
+        "choices": d["choices"]
+    }
+
+
+def build_document(
+    runs: Sequence[RunData], baseline: str = "base", title: str | None = None, judging: Judging | None = None
+) -> Document:
     """The document of ``runs`` (at least one): a comparison section when several, then one section per run.
 
     Raises:
@@ -246,20 +290,24 @@ def build_document(runs: Sequence[RunData], baseline: str = "base", title: str |
     if not runs:
         raise ValueError("build_document needs at least one run")
     title = title or ("specscope report: " + ", ".join(r.name for r in runs))
-    sections = ([compare_section(runs, baseline)] if len(runs) > 1 else []) + [run_section(r, baseline) for r in runs]
+    rcs = [run_cells_of(r, baseline, judging) for r in runs]
+    sections = ([compare_section(runs, baseline)] if len(runs) > 1 else []) + [
+        run_section(r, baseline, rc) for r, rc in zip(runs, rcs, strict=True)
+    ]
     raw = [
         {
             "run": str(r.path or r.name),
             "manifest": dict(r.manifest),
             "server_facts": dict(r.server_facts),
             "cells": [c.to_dict() for c in r.cells],
+            **_judgement_data(rc.judgement),
         }
-        for r in runs
+        for r, rc in zip(runs, rcs, strict=True)
     ]
     return Document(title, sections, raw[0] if len(raw) == 1 else {"runs": raw})
 
 
-def load_document(paths: Sequence[Path | str], baseline: str = "base") -> Document:
+def load_document(paths: Sequence[Path | str], baseline: str = "base", judging: Judging | None = None) -> Document:
     """Open the run folders and build their document. Raises StoreError when a folder is not a run."""
     data = []
     for p in paths:
@@ -268,7 +316,7 @@ def load_document(paths: Sequence[Path | str], baseline: str = "base") -> Docume
             data.append(run_data(run))
         finally:
             run.close()
-    return build_document(data, baseline)
+    return build_document(data, baseline, judging=judging)
 
 
 class RunReport:

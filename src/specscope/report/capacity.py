@@ -19,13 +19,9 @@ from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.report.tables import RunCells
 from specscope.stats.capacity import LIMITED_CODE
 from specscope.stats.summary import CellSummary
+from specscope.stats.timeline import mean
 
 __all__ = ["capacity_table", "stream_timing_table"]
-
-
-def _mean(xs: Sequence[float | None]) -> float | None:
-    vals = [x for x in xs if x is not None]
-    return sum(vals) / len(vals) if vals else None
 
 
 def _median_of(cells: Sequence[CellSummary], pick: str) -> float | None:
@@ -48,7 +44,7 @@ def _key(config: str, workload: str, n: int) -> list[Cell]:
 
 def _means(cells: Sequence[CellSummary], fmt: Callable[[float | None], Cell], *fields: str) -> list[Cell]:
     """``fmt`` of the mean of each of ``fields`` (in their own units) over ``cells``, in order."""
-    return [fmt(_mean([getattr(c, f) for c in cells])) for f in fields]
+    return [fmt(mean([getattr(c, f) for c in cells])) for f in fields]
 
 
 def _row(cells: Sequence[CellSummary], config: str, workload: str, n: int) -> list[Cell]:

@@ -9,7 +9,6 @@ because an n-gram drafter reports 64 positions and the tail is all zeros; the ch
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -17,13 +16,9 @@ from specscope.report import units
 from specscope.report.acceptance_tables import POSITION_FLOOR, acceptance_views, shown_positions
 from specscope.report.document import ChartData, Panel, Series
 from specscope.report.tables import RunCells
+from specscope.stats.timeline import mean
 
 __all__ = ["run_charts"]
-
-
-def _mean(xs: Sequence[float | None]) -> float | None:
-    vals = [x for x in xs if x is not None]
-    return float(np.mean(vals)) if vals else None
 
 
 def _per_workload_lines(rc: RunCells, field: str, name: str, title: str, ylabel: str) -> ChartData:
@@ -31,7 +26,7 @@ def _per_workload_lines(rc: RunCells, field: str, name: str, title: str, ylabel:
     for w in rc.workloads:
         series = []
         for c in rc.configs:
-            pts = [(n, _mean([getattr(s, field) for s in rc.ok(c, w, n)])) for n in rc.levels]
+            pts = [(n, mean([getattr(s, field) for s in rc.ok(c, w, n)])) for n in rc.levels]
             pts = [(n, y) for n, y in pts if y is not None]
             if pts:
                 series.append(Series(c, tuple(float(n) for n, _ in pts), tuple(y for _, y in pts)))
@@ -42,7 +37,7 @@ def _per_workload_lines(rc: RunCells, field: str, name: str, title: str, ylabel:
 def _heatmap(rc: RunCells) -> ChartData | None:
     if not rc.has_baseline or len(rc.configs) < 2:
         return None
-    by = {(s.config, s.workload, s.concurrency): s for s in (rc.judged[0] if rc.judged else [])}
+    by = {(s.config, s.workload, s.level): s for s in rc.comparisons}
     bad = {(c.config, c.workload, c.concurrency) for c in rc.cells if c.status != "ok"}
     panels = []
     for cfg in rc.others:
@@ -61,7 +56,7 @@ def _heatmap(rc: RunCells) -> ChartData | None:
                 elif s is None or s.speedup is None:
                     t_row.append("")
                 else:
-                    t_row.append(units.speedup(s.speedup).text + ("~" if s.verdict == "within noise" else ""))
+                    t_row.append(units.speedup(s.speedup).text + ("" if s.verdict in ("faster", "slower") else "~"))
             grid.append(tuple(g_row))
             text.append(tuple(t_row))
         panels.append(
@@ -78,7 +73,7 @@ def _heatmap(rc: RunCells) -> ChartData | None:
             )
         )
     return ChartData(
-        "speedup_heatmap", "Speedup vs baseline (~ within noise, grey: degraded)", "heatmap", tuple(panels)
+        "speedup_heatmap", "Speedup vs baseline (~ neither faster nor slower, grey: degraded)", "heatmap", tuple(panels)
     )
 
 
@@ -157,7 +152,7 @@ def _achieved(rc: RunCells) -> ChartData | None:
     levels = tuple(float(n) for n in rc.levels)
     series = []
     for c in rc.configs:
-        pts = [(n, _mean([s.achieved_concurrency for w in rc.workloads for s in rc.ok(c, w, n)])) for n in rc.levels]
+        pts = [(n, mean([s.achieved_concurrency for w in rc.workloads for s in rc.ok(c, w, n)])) for n in rc.levels]
         pts = [(n, y) for n, y in pts if y is not None]
         if pts:
             series.append(Series(c, tuple(float(n) for n, _ in pts), tuple(y for _, y in pts)))

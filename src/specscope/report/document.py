@@ -25,15 +25,17 @@ __all__ = [
     "text_cell",
 ]
 
-DOCUMENT_SCHEMA = "specscope.report/1"
+DOCUMENT_SCHEMA = "specscope.report/2"
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One table cell: the typed ``value`` (units in the column) and its display ``text`` (formatted once)."""
+    """One table cell: the typed ``value`` (units in the column), its display ``text`` (formatted once) and its
+    ``tone`` (a verdict such as ``faster``, for a renderer that colours it; "" for none)."""
 
     value: float | int | str | None
     text: str
+    tone: str = ""
 
 
 def text_cell(text: str) -> Cell:

@@ -17,7 +17,7 @@ from typing import Any
 
 from specscope.report.build import RunData, build_document, load_document
 from specscope.report.charts import charts_available, draw_chart
-from specscope.report.document import Document, Section, Table
+from specscope.report.document import Cell, Document, Section, Table
 from specscope.report.files import write_text_atomic
 
 __all__ = ["RunView", "render_html", "render_document_html", "write_html", "write_report_html"]
@@ -30,7 +30,7 @@ padding:0 1rem}
 h1{font-size:1.5rem}h2{border-bottom:2px solid #ccc;padding-bottom:.2rem;margin-top:2.5rem}h3{margin-top:1.6rem}
 table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
 th,td{border:1px solid #ccc;padding:.2rem .45rem;text-align:right}th{background:#f0f0f0}
-td.l,th.l{text-align:left}.wins{background:#d8f0d8}.loses{background:#f6d6d6}
+td.l,th.l{text-align:left}.faster{background:#d8f0d8}.slower{background:#f6d6d6}.not_engaged{background:#fff3c4}
 .alarm{background:#fde2e1;border:2px solid #a40000;color:#600;padding:.6rem;margin:.6rem 0;font-weight:600}
 pre{background:#f7f7f7;padding:.6rem;overflow:auto;font-size:.8rem;max-height:30rem}
 figure{margin:1rem 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85rem;color:#555}
@@ -42,20 +42,17 @@ def _e(x: Any) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _td(text: str, left: bool) -> str:
-    cls = ["l"] if left else []
-    if text.endswith(" wins"):
-        cls.append("wins")
-    elif text.endswith(" loses"):
-        cls.append("loses")
+def _td(cell: Cell, left: bool) -> str:
+    """A table cell; its ``tone`` (a verdict, set where the cell was built) is its CSS class."""
+    cls = (["l"] if left else []) + ([cell.tone] if cell.tone else [])
     attr = f' class="{" ".join(cls)}"' if cls else ""
-    return f"<td{attr}>{_e(text)}</td>"
+    return f"<td{attr}>{_e(cell.text)}</td>"
 
 
 def _table(t: Table) -> str:
     left = sum(1 for c in t.columns if not c.unit) or 1
     head = "".join(f'<th class="l">{_e(h)}</th>' if i < left else f"<th>{_e(h)}</th>" for i, h in enumerate(t.headers))
-    body = "".join("<tr>" + "".join(_td(c, i < left) for i, c in enumerate(row)) + "</tr>" for row in t.rows)
+    body = "".join("<tr>" + "".join(_td(c, i < left) for i, c in enumerate(row)) + "</tr>" for row in t.cells)
     out = f"<h3>{_e(t.title)}</h3>"
     if not t.rows:  # nothing to tabulate (e.g. every cell ok): the title and the note say it
         return out + (f'<p class="note">{_e(t.note)}</p>' if t.note else "")

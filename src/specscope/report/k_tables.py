@@ -1,10 +1,9 @@
 """The speedup-by-k table of a run that swept the draft length (``bench --k``, issue 16; seed 003's shape).
 
 Configs named ``NAME-kK`` (:mod:`specscope.kaxis`) are grouped by ``NAME``; per workload and concurrency the
-table gives each k's paired speedup over the baseline (ratio of mean output tok/s over the rounds, paired bootstrap
-interval named for the rounds it rests on by :func:`specscope.stats.speedup.interval_labels`, verdict after the A/A
-and drift rules: the same figures as the speedup table, :func:`specscope.stats.noise.judged_speedups`) and marks
-the best k; a k with no round paired with an ok baseline round shows no speedup and 0 rounds.
+table gives each k's paired speedup over the baseline with its interval and verdict (the run's judgement,
+:mod:`specscope.stats.judgement`: the same figures as the speedup table) and marks the best k; a k with no round
+paired with an ok baseline round shows no speedup and 0 rounds.
 
 Where the server log gave them (the run's stored server facts, ``log_facts`` of
 :class:`specscope.launch.logfacts.LogFacts`: vLLM's ``GPU KV cache size: N tokens`` and ``Maximum concurrency for
@@ -21,9 +20,10 @@ from typing import Any
 from specscope.kaxis import k_name, split_k_name
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
-from specscope.stats.noise import judged_speedups
-from specscope.stats.speedup import Speedup, interval_labels
+from specscope.report.tables import speedup_cell
+from specscope.stats.judgement import judge
 from specscope.stats.summary import CellSummary
+from specscope.stats.verdict import Comparison
 
 __all__ = ["k_table", "best_k", "KV_KEYS"]
 
@@ -32,16 +32,16 @@ KV_KEYS = ("kv_cache_size_tokens", "max_concurrency_requests", "max_concurrency_
 
 
 def _k_speedups(
-    cells: Sequence[CellSummary], baseline: str, speedups: Sequence[Speedup] | None = None
-) -> list[tuple[str, int, str, int, Speedup | None]]:
-    """(method, k, workload, N, speedup or None) of every config on the k axis, one per workload and N it ran;
+    cells: Sequence[CellSummary], baseline: str, speedups: Sequence[Comparison] | None = None
+) -> list[tuple[str, int, str, int, Comparison | None]]:
+    """(method, k, workload, N, comparison or None) of every config on the k axis, one per workload and N it ran;
     None when no round pairs with the baseline (degraded or missing cells). Configs not named ``NAME-kK`` are
-    left out. ``speedups``: the run's judged speedups (``RunCells.judged``, the report's one source of them);
-    computed here (:func:`specscope.stats.noise.judged_speedups`) when not given."""
+    left out. ``speedups``: the run's comparisons (``RunCells.comparisons``, the report's one source of them);
+    judged here (:func:`specscope.stats.judgement.judge`) when not given."""
     groups = sorted({(c.config, c.workload, c.concurrency) for c in cells if split_k_name(c.config)[1] is not None})
     if speedups is None and groups and baseline in {c.config for c in cells}:
-        speedups = judged_speedups(cells, baseline)[0]
-    found = {(s.config, s.workload, s.concurrency): s for s in speedups or ()}
+        speedups = judge(cells, baseline, picks=False).comparisons
+    found = {(s.config, s.workload, s.level): s for s in speedups or ()}
     out = []
     for config, workload, level in groups:
         method, k = split_k_name(config)
@@ -49,7 +49,7 @@ def _k_speedups(
     return out
 
 
-def best_k(rows: Sequence[tuple[str, int, str, int, Speedup | None]]) -> dict[tuple[str, str, int], int]:
+def best_k(rows: Sequence[tuple[str, int, str, int, Comparison | None]]) -> dict[tuple[str, str, int], int]:
     """(method, workload, concurrency) -> the k with the highest speedup (the smaller k on a tie)."""
     best: dict[tuple[str, str, int], tuple[float, int]] = {}
     for method, k, workload, level, s in rows:
@@ -108,12 +108,12 @@ def k_table(
     cells: Sequence[CellSummary],
     baseline: str,
     server_facts: Mapping[str, Mapping[str, Any]] | None = None,
-    speedups: Sequence[Speedup] | None = None,
+    speedups: Sequence[Comparison] | None = None,
 ) -> list[Table]:
     """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config.
 
     ``server_facts`` (config -> stored facts): when any k config's log gave its KV pool or maximum concurrency, the
-    table gains those two columns (see the module doc). ``speedups``: the run's judged speedups, so that this table
+    table gains those two columns (see the module doc). ``speedups``: the run's comparisons, so that this table
     shows the figures and verdicts of the speedup table.
     """
     rows = _k_speedups(cells, baseline, speedups)
@@ -127,7 +127,7 @@ def k_table(
     table_rows = []
     for method, k, workload, level, s in rows:
         mark = "best" if best.get((method, workload, level)) == k else ""
-        speed = units.ratio_ci(s.speedup, s.ci_low, s.ci_high, s.verdict) if s is not None else units.missing()
+        speed = speedup_cell(s)
         table_rows.append(
             [
                 text_cell(workload),
@@ -135,7 +135,7 @@ def k_table(
                 text_cell(method),
                 units.count(k),
                 speed,
-                units.count(s.repeats if s is not None else 0),
+                units.count(s.rounds if s is not None else 0),
                 text_cell(mark),
                 *(_kv_cells(facts, k_name(method, k), baseline) if with_kv else []),
             ]
@@ -149,11 +149,9 @@ def k_table(
         Column("rounds"),
         Column("best k"),
     ]
-    rounds = [s.repeats if s.ci_low is not None else 0 for *_, s in rows if s is not None]
     note = (
-        "Speedup: ratio of mean output tok/s over paired rounds with its paired bootstrap interval "
-        f"({interval_labels(rounds)}; rounds: each row's count); best k: the highest speedup per workload, N and "
-        "method."
+        "Speedup: geometric mean of the paired per-round ratios of output tok/s with its 95% t-interval on log "
+        "ratios and verdict (rounds: each row's count); best k: the highest speedup per workload, N and method."
     )
     if with_kv:
         columns += [Column("KV pool", "tokens"), Column("max concurrency", "x")]

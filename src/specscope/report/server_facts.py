@@ -12,12 +12,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
+from specscope.stats.server_spec import spec_k, spec_method
 
 __all__ = ["server_tables", "facts_table", "spec_method", "spec_k"]
 
@@ -109,59 +109,11 @@ def _drafts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
     )
 
 
-def spec_method(config: str, facts: Mapping[str, Any]) -> str | None:
-    """The speculative method a config ran (``mtp``, ``eagle3``, ``dflash``, ``draft``, ``ngram``...), or None.
-
-    Sources, first found: the vLLM recipe's ``method``; the ``speculative_config.method`` parsed from the
-    vLLM log; the embedded engine's ``config.spec_types`` (``draft`` when it loaded a draft model);
-    else None (an external server: the caller may fall back to the config name).
-    """
-    recipe = facts.get("recipe")
-    if isinstance(recipe, Mapping) and recipe.get("method"):
-        return str(recipe["method"])
-    logs = facts.get("log_facts")
-    spec = logs.get("speculative_config") if isinstance(logs, Mapping) else None
-    if isinstance(spec, Mapping) and spec.get("method"):
-        return str(spec["method"])
-    if isinstance(facts.get("draft"), Mapping):
-        return "draft"
-    cfg = facts.get("config")
-    if isinstance(cfg, Mapping) and cfg.get("spec_types"):
-        types = cfg["spec_types"]
-        return ",".join(map(str, types)) if isinstance(types, list | tuple) else str(types)
-    return None
-
-
 def _model_name(f: Mapping[str, Any]) -> str:
     model = f.get("model")
     if isinstance(model, Mapping):
         return str(model.get("name") or units.DASH)
     return str(model) if model else units.DASH
-
-
-def spec_k(config: str, facts: Mapping[str, Any]) -> int | None:
-    """Draft tokens per step (k) of a config, or None when nothing says.
-
-    Sources, first found: the vLLM recipe's ``num_speculative_tokens``; the one parsed from the vLLM log's
-    speculative config; a top-level ``k``,
-    ``num_speculative_tokens`` or ``draft_max``; the embedded engine's ``config.draft_n_max_tokens``
-    (llama.cpp ``--spec-draft-n-max``) when it drafts; a config name ending in ``k<digits>``.
-    """
-    recipe = facts.get("recipe")
-    if isinstance(recipe, Mapping) and recipe.get("num_speculative_tokens") is not None:
-        return int(recipe["num_speculative_tokens"])
-    logs = facts.get("log_facts")
-    spec = logs.get("speculative_config") if isinstance(logs, Mapping) else None
-    if isinstance(spec, Mapping) and spec.get("num_speculative_tokens") is not None:
-        return int(spec["num_speculative_tokens"])
-    for key in ("k", "num_speculative_tokens", "draft_max"):
-        if facts.get(key) is not None:
-            return int(facts[key])
-    cfg = facts.get("config")
-    if isinstance(cfg, Mapping) and cfg.get("spec_types") and cfg.get("draft_n_max_tokens") is not None:
-        return int(cfg["draft_n_max_tokens"])
-    m = re.search(r"k(\d+)$", config)
-    return int(m.group(1)) if m else None
 
 
 def facts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:

@@ -8,7 +8,7 @@ sum drafted, from the counter deltas), not a mean of ratios. Units: :mod:`specsc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -16,19 +16,23 @@ import numpy as np
 
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
+from specscope.stats.choices import Traffic
 from specscope.stats.groups import GroupKey, configs_of, group_cells, levels_of, workloads_of
-from specscope.stats.noise import DriftCheck, judged_speedups
-from specscope.stats.speedup import Speedup, coefficient_of_variation, few_repeats_notes, interval_labels
+from specscope.stats.judgement import Judgement, judge
+from specscope.stats.speedup import coefficient_of_variation
 from specscope.stats.summary import CellSummary
+from specscope.stats.timeline import mean
+from specscope.stats.verdict import DEFAULT_MIN_EFFECT, Comparison, verdict_text
 
-__all__ = ["BASELINE", "RunCells", "bench_tables", "config_grid"]
+__all__ = ["BASELINE", "RunCells", "bench_tables", "config_grid", "speedup_cell"]
 
 BASELINE = "base"
 
 
 @dataclass(frozen=True)
 class RunCells:
-    """A run's cells indexed once: names in first-seen order, levels ascending, ok cells by group."""
+    """A run's cells indexed once: names in first-seen order, levels ascending, ok cells by group; and how the run
+    is judged (``min_effect``, the configs' speculative ``methods``, the ``traffic`` of the picks)."""
 
     cells: tuple[CellSummary, ...]
     baseline: str
@@ -36,9 +40,20 @@ class RunCells:
     workloads: tuple[str, ...]
     levels: tuple[int, ...]
     groups: dict[GroupKey, dict[int, CellSummary]]
+    min_effect: float = DEFAULT_MIN_EFFECT
+    methods: tuple[tuple[str, str | None], ...] = ()
+    traffic: Traffic | None = None
 
     @classmethod
-    def of(cls, cells: Sequence[CellSummary], baseline: str = BASELINE) -> RunCells:
+    def of(
+        cls,
+        cells: Sequence[CellSummary],
+        baseline: str = BASELINE,
+        *,
+        min_effect: float = DEFAULT_MIN_EFFECT,
+        methods: Mapping[str, str | None] | None = None,
+        traffic: Traffic | None = None,
+    ) -> RunCells:
         return cls(
             tuple(cells),
             baseline,
@@ -46,6 +61,9 @@ class RunCells:
             tuple(workloads_of(cells)),
             tuple(levels_of(cells)),
             group_cells(cells),
+            min_effect,
+            tuple((methods or {}).items()),
+            traffic,
         )
 
     def ok(self, config: str, workload: str, level: int) -> list[CellSummary]:
@@ -60,25 +78,29 @@ class RunCells:
         return [c for c in self.configs if c != self.baseline]
 
     @cached_property
-    def judged(self) -> tuple[list[Speedup], DriftCheck] | None:
-        """The run's speedups over the baseline (paired nearest in time, A/A and drift rules applied) and its drift
-        check, computed once: every table, chart and verdict line takes its speedups from here. None without a
-        baseline and another config."""
+    def judgement(self) -> Judgement | None:
+        """The run's one judgement (:func:`specscope.stats.judgement.judge`), computed once: every table, chart,
+        verdict line and pick takes its figures from here. None without a baseline and another config."""
         if not self.has_baseline or len(self.configs) < 2:
             return None
-        return judged_speedups(list(self.cells), self.baseline)
+        methods = dict(self.methods) if self.methods else None
+        return judge(list(self.cells), self.baseline, min_effect=self.min_effect, methods=methods, traffic=self.traffic)
 
-    def speedup(self, config: str, workload: str, level: int) -> Speedup | None:
-        """The judged speedup of ``config`` over the baseline in one workload x N (:attr:`judged`), or None."""
-        for s in self.judged[0] if self.judged else ():
-            if (s.config, s.workload, s.concurrency) == (config, workload, level):
-                return s
-        return None
+    @property
+    def comparisons(self) -> tuple[Comparison, ...]:
+        return () if self.judgement is None else self.judgement.comparisons
+
+    def speedup(self, config: str, workload: str, level: int) -> Comparison | None:
+        """The comparison of ``config`` with the baseline in one workload x N, or None."""
+        return None if self.judgement is None else self.judgement.get(config, workload, level)
 
 
-def _mean(xs: Sequence[float | None]) -> float | None:
-    vals = [x for x in xs if x is not None]
-    return float(np.mean(vals)) if vals else None
+def speedup_cell(c: Comparison | None) -> Cell:
+    """A comparison as one cell: ``1.32x [1.25x, 1.40x] faster`` (value: the speedup)."""
+    if c is None:
+        return units.missing()
+    cell = units.ratio_ci(c.speedup, c.low, c.high, verdict_text(c.verdict))
+    return Cell(cell.value, cell.text, c.verdict)
 
 
 def throughput_tables(rc: RunCells) -> list[Table]:
@@ -91,10 +113,10 @@ def throughput_tables(rc: RunCells) -> list[Table]:
             cols += [Column(c, "tok/s")] + ([Column(f"{c} vs {base}", "x")] if rc.has_baseline else [])
         rows = []
         for n in rc.levels:
-            b = _mean([s.output_tok_s for s in rc.ok(base, w, n)])
+            b = mean([s.output_tok_s for s in rc.ok(base, w, n)])
             row = [units.count(n)] + ([units.tok_s(b)] if rc.has_baseline else [])
             for c in rc.others:
-                v = _mean([s.output_tok_s for s in rc.ok(c, w, n)])
+                v = mean([s.output_tok_s for s in rc.ok(c, w, n)])
                 row.append(units.tok_s(v))
                 if rc.has_baseline:  # the paired speedup, as in the speedup table (not v / b: see the note)
                     row.append(units.speedup(getattr(rc.speedup(c, w, n), "speedup", None)))
@@ -114,44 +136,42 @@ def throughput_tables(rc: RunCells) -> list[Table]:
 
 
 def speedup_table(rc: RunCells) -> Table | None:
-    """Paired speedup per workload x N with its bootstrap interval and verdict (A/A and drift rules applied)."""
+    """Paired speedup per workload x N with its interval and verdict (the run's judgement)."""
     if not rc.has_baseline or len(rc.configs) < 2:
         return None
-    sp = rc.judged[0] if rc.judged else []
-    by_sp = {(x.config, x.workload, x.concurrency): x for x in sp}
-    rows = []
-    for w in rc.workloads:
-        for n in rc.levels:
-            row = [text_cell(w), units.count(n)]
-            for c in rc.others:
-                x = by_sp.get((c, w, n))
-                row.append(units.missing() if x is None else units.ratio_ci(x.speedup, x.ci_low, x.ci_high, x.verdict))
-            rows.append(row)
-    rounds = [x.repeats if x.ci_low is not None else 0 for x in sp]  # each row's own count: the label fits every row
+    rows = [
+        [text_cell(w), units.count(n), *[speedup_cell(rc.speedup(c, w, n)) for c in rc.others]]
+        for w in rc.workloads
+        for n in rc.levels
+    ]
     return Table(
         "speedup",
-        f"Speedup vs {rc.baseline} (aggregate tok/s, paired bootstrap interval: {interval_labels(rounds)}, verdict)",
+        f"Speedup vs {rc.baseline} (aggregate tok/s, geometric mean of paired ratios, 95% interval, verdict)",
         [Column("workload"), Column("N", "streams"), *[Column(c, "x") for c in rc.others]],
         rows,
-        "An interval containing 1.00x is within noise, never a win. " + few_repeats_notes(rounds) + _rounds_note(sp),
+        "Interval: a t-interval on the log of the paired per-round ratios (benchmarks/verdict_coverage.py shows it "
+        f"keeps 95% coverage from 2 rounds). Faster / slower: the interval excludes 1.00x and the effect exceeds "
+        f"the minimum effect ({rc.min_effect:.1%}) and the A/A noise floor; equivalent: the interval lies within "
+        f"1 +- {rc.min_effect:.1%}. The comparisons table gives each row's rounds and reasons."
+        + _rounds_note(rc.comparisons),
     )
 
 
-def _rounds_note(sp: Sequence[Speedup]) -> str:
+def _rounds_note(sp: Sequence[Comparison]) -> str:
     """When the comparisons rest on different numbers of rounds: which rest on how many (per config when all of a
     config's comparisons have the same count, else per workload x N); "" when all have the same."""
-    if len({x.repeats for x in sp}) < 2:
+    if len({x.rounds for x in sp}) < 2:
         return ""
     by_count: dict[int, list[str]] = {}
     for cfg in dict.fromkeys(x.config for x in sp):
         mine = [x for x in sp if x.config == cfg]
-        if len({x.repeats for x in mine}) == 1:
-            by_count.setdefault(mine[0].repeats, []).append(cfg)
+        if len({x.rounds for x in mine}) == 1:
+            by_count.setdefault(mine[0].rounds, []).append(cfg)
             continue
         for x in mine:
-            by_count.setdefault(x.repeats, []).append(f"{cfg} {x.workload} N={x.concurrency}")
+            by_count.setdefault(x.rounds, []).append(f"{cfg} {x.workload} N={x.level}")
     listing = "; ".join(f"{n} paired round{'s' if n != 1 else ''}: {', '.join(v)}" for n, v in sorted(by_count.items()))
-    return f". Rounds per comparison: {listing}."
+    return f" Rounds per comparison: {listing}."
 
 
 def stream_spread_table(rc: RunCells) -> Table | None:
@@ -194,7 +214,7 @@ def config_grid(
 
 
 def _ttft_cell(rc: RunCells, config: str, workload: str, n: int) -> Cell:
-    return units.seconds(_mean([s.ttft_p50_s for s in rc.ok(config, workload, n)]))
+    return units.seconds(mean([s.ttft_p50_s for s in rc.ok(config, workload, n)]))
 
 
 def ttft_table(rc: RunCells) -> Table:
@@ -222,7 +242,7 @@ def concurrency_table(rc: RunCells) -> Table:
         "concurrency",
         "Achieved / requested concurrency",
         "streams",
-        lambda cells, n: units.concurrency(_mean([s.achieved_concurrency for s in cells]), n),
+        lambda cells, n: units.concurrency(mean([s.achieved_concurrency for s in cells]), n),
         "Time-weighted streams in flight between first send and last end, from the wire instants; ok cells only.",
     )
 

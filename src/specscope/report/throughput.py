@@ -10,26 +10,20 @@ Means over the ok repeats of each config x workload x N.
 
 from __future__ import annotations
 
-import numpy as np
-
 from specscope.report import units
 from specscope.report.document import Cell, Table
 from specscope.report.tables import RunCells, config_grid
 from specscope.stats.groups import metric_value
+from specscope.stats.timeline import mean
 
 __all__ = ["rates_table"]
 
 
-def _mean(values: list[float | None]) -> float | None:
-    vals = [v for v in values if v is not None]
-    return float(np.mean(vals)) if vals else None
-
-
 def _side_by_side(rc: RunCells, config: str, workload: str, n: int) -> Cell:
     cells = rc.ok(config, workload, n)
-    agg = _mean([c.output_tok_s for c in cells])
-    dec = _mean([metric_value(c, "decode_tok_s") for c in cells])
-    ttft = _mean([c.ttft_p50_s for c in cells])
+    agg = mean([c.output_tok_s for c in cells])
+    dec = mean([metric_value(c, "decode_tok_s") for c in cells])
+    ttft = mean([c.ttft_p50_s for c in cells])
     if agg is None:
         return units.missing()
     text = f"{units.tok_s(agg).text} / {units.tok_s(dec).text} (TTFT {units.seconds(ttft).text})"

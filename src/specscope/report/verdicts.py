@@ -1,9 +1,9 @@
 """The comparisons of a bench run, explained: one row per config x workload x N against the baseline.
 
-Each row: rounds paired (nearest in time, :mod:`specscope.stats.pairing`), the speedup with its interval and the
-honest name of that interval for its number of rounds, the verdict after the A/A and drift rules
-(:mod:`specscope.stats.noise`), and why a ``within noise`` / ``undetermined`` verdict is what it is. Units: the
-speedup in x, effects in % (the same in every format).
+Everything here is rendered from the run's judgement (:mod:`specscope.stats.judgement`): each row's paired rounds,
+speedup, interval (numbers and method), verdict and reasons (codes with their figures, and the sentence
+:mod:`specscope.stats.verdict` renders from them); the headline lines; the drift and cold-start notes and alarms.
+Nothing here decides a verdict or reads one back out of a sentence. Units: the speedup in x, effects in %.
 """
 
 from __future__ import annotations
@@ -14,123 +14,137 @@ from typing import Any
 import numpy as np
 
 from specscope.report import units
-from specscope.report.document import Alarm, Column, Table, text_cell
-from specscope.report.tables import RunCells
-from specscope.stats.noise import DriftCheck
-from specscope.stats.speedup import Speedup
+from specscope.report.document import Alarm, Cell, Column, Table, text_cell
+from specscope.report.tables import speedup_cell
+from specscope.stats.judgement import Judgement
 from specscope.stats.summary import CellSummary
+from specscope.stats.verdict import Comparison, verdict_text
 
-__all__ = ["comparisons", "comparisons_table", "design_note", "drift_notes", "verdict_lines"]
-
-
-def comparisons(rc: RunCells) -> tuple[list[Speedup], DriftCheck] | None:
-    """The judged speedups of a run and its drift check; None without a baseline and another config."""
-    return rc.judged  # computed once per run (RunCells.judged): the tables' speedups are the same figures
+__all__ = ["comparisons_table", "design_note", "drift_notes", "verdict_lines"]
 
 
-def comparisons_table(judged: list[Speedup], baseline: str) -> Table:
-    """One row per comparison, with its interval's name and the reason for its verdict."""
+def _bound(x: float | None) -> Cell:
+    return Cell(float(x), f"{x:.3f}x") if x is not None else units.missing()
+
+
+def comparisons_table(j: Judgement) -> Table:
+    """One row per comparison: rounds, speedup, the interval's ends as numbers, its method, verdict and reasons."""
     rows = [
         [
-            text_cell(s.config),
-            text_cell(s.workload),
-            units.count(s.concurrency),
-            units.count(s.repeats),
-            units.ratio_ci(s.speedup, s.ci_low, s.ci_high, s.verdict),
-            text_cell(s.interval),
-            text_cell(s.verdict),
-            text_cell(s.why or units.DASH),
+            text_cell(c.config),
+            text_cell(c.workload),
+            units.count(c.level),
+            units.count(c.rounds),
+            speedup_cell(c),
+            _bound(c.low),
+            _bound(c.high),
+            text_cell(c.interval),
+            Cell(c.verdict, verdict_text(c.verdict), c.verdict),
+            text_cell(c.why or units.DASH),
         ]
-        for s in judged
+        for c in j.comparisons
     ]
     return Table(
         "comparisons",
-        f"Comparisons with {baseline} (cells paired nearest in time)",
+        f"Comparisons with {j.baseline} (cells paired nearest in time)",
         [
             Column("config"),
             Column("workload"),
             Column("N", "streams"),
             Column("rounds"),
             Column("speedup", "x"),
+            Column("low", "x"),
+            Column("high", "x"),
             Column("interval"),
             Column("verdict"),
             Column("why"),
         ],
         rows,
-        "A win needs an interval above 1.00x and an effect beyond the run's A/A noise floor and its group's drift.",
+        f"Faster / slower: the interval excludes 1.00x and the effect exceeds the minimum effect "
+        f"({j.min_effect:.1%}), the A/A noise floor of its group and any bias a confirmed drift can give it; "
+        f"equivalent: the interval lies within 1 +- {j.min_effect:.1%}; not engaged: a speculative config whose "
+        f"server reported 0 drafts. A verdict needs at least {j.min_rounds} paired rounds.",
     )
 
 
-#: Above this many within-noise (or undetermined) comparisons of one config, its headline line gives their places
-#: and the range of their speedups instead of each figure.
+#: Above this many comparisons of one config with one verdict, its headline line gives their places and the range
+#: of their speedups instead of each figure.
 GROUP_ABOVE = 4
 
 
-def _short(s: Speedup) -> str:
+def _short(c: Comparison) -> str:
     """``prose N=1 1.02x [0.97x, 1.08x]`` (``(1 round)`` in place of an interval that does not exist)."""
-    if s.speedup is None:
-        return f"{s.workload} N={s.concurrency} {units.DASH}"
-    if s.ci_low is None or s.ci_high is None:
-        return f"{s.workload} N={s.concurrency} {s.speedup:.2f}x ({s.repeats} round{'s' if s.repeats != 1 else ''})"
-    why = " (A/A spread)" if "A/A spread" in s.why else " (drift)" if "drift" in s.why else ""
-    return f"{s.workload} N={s.concurrency} {s.speedup:.2f}x [{s.ci_low:.2f}x, {s.ci_high:.2f}x]{why}"
+    if c.speedup is None:
+        return f"{c.workload} N={c.level} {units.DASH}"
+    if c.low is None or c.high is None:
+        return f"{c.workload} N={c.level} {c.speedup:.2f}x ({c.rounds} round{'s' if c.rounds != 1 else ''})"
+    why = " (A/A floor)" if c.has("AA_FLOOR") else " (drift)" if c.has("DRIFT") else ""
+    return f"{c.workload} N={c.level} {c.speedup:.2f}x [{c.low:.2f}x, {c.high:.2f}x]{why}"
 
 
-def _grouped(verdict: str, config: str, rows: list[Speedup]) -> str:
+def _grouped(verdict: str, config: str, rows: list[Comparison]) -> str:
     """One headline line for a config's comparisons with one verdict: each one, or their places and range if many."""
     if len(rows) <= GROUP_ABOVE:
-        return f"{verdict}: {config} " + "; ".join(_short(s) for s in rows)
+        return f"{verdict_text(verdict)}: {config} " + "; ".join(_short(c) for c in rows)
     places: dict[str, list[str]] = {}
-    for s in rows:
-        places.setdefault(s.workload, []).append(str(s.concurrency))
+    for c in rows:
+        places.setdefault(c.workload, []).append(str(c.level))
     where = "; ".join(f"{w} N={','.join(ns)}" for w, ns in places.items())
-    xs = [s.speedup for s in rows if s.speedup is not None]
+    xs = [c.speedup for c in rows if c.speedup is not None]
     spread = f", {min(xs):.2f}x to {max(xs):.2f}x" if xs else ""
-    return f"{verdict}: {config} on {len(rows)} comparisons ({where}){spread}"
+    return f"{verdict_text(verdict)}: {config} on {len(rows)} comparisons ({where}){spread}"
 
 
-def verdict_lines(judged: list[Speedup]) -> list[str]:
-    """The headline: one line per win, loss and A/A control (the same text as the table), then per config one line
-    for its ``within noise`` comparisons and one for its ``undetermined`` ones, so that it answers for every
-    comparison (e.g. ``within noise: ngram prose N=1 1.02x [0.97x, 1.08x]``; see the comparisons table for why)."""
+def verdict_lines(j: Judgement) -> list[str]:
+    """The headline: one line per faster, slower and not-engaged comparison and per A/A control (the same text as
+    the tables), then per config one line for its ``equivalent`` comparisons and one for its ``undetermined`` ones,
+    so that it answers for every comparison (see the comparisons table for why)."""
     out = []
-    rest: dict[tuple[str, str], list[Speedup]] = {}
-    for s in judged:
-        if s.verdict in ("wins", "loses") or s.why.startswith("A/A"):
-            cell = units.ratio_ci(s.speedup, s.ci_low, s.ci_high, s.verdict)
-            tail = f" ({s.why})" if s.why else ""
-            out.append(f"{s.config} on {s.workload} at N={s.concurrency}: {cell.text}{tail}")
+    rest: dict[tuple[str, str], list[Comparison]] = {}
+    for c in j.comparisons:
+        if c.verdict in ("faster", "slower", "not_engaged") or c.control:
+            tail = f" ({c.why})" if c.why else ""
+            label = "A/A control " if c.control else ""
+            out.append(f"{label}{c.config} on {c.workload} at N={c.level}: {speedup_cell(c).text}{tail}")
         else:
-            rest.setdefault((s.verdict, s.config), []).append(s)
-    for verdict in ("within noise", "undetermined"):
+            rest.setdefault((c.verdict, c.config), []).append(c)
+    for verdict in ("equivalent", "undetermined"):
         out += [_grouped(verdict, cfg, rows) for (v, cfg), rows in rest.items() if v == verdict]
     return out
 
 
-def drift_notes(judged: list[Speedup], drift: DriftCheck, baseline: str) -> tuple[list[str], list[Alarm]]:
-    """A note with the run's drift, and an alarm when the drift is as large as an effect the run reports."""
-    if drift.drift is None or drift.group is None:
-        return [], []
-    w, n = drift.group
-    note = (
-        f"drift: baseline tok/s moved {drift.drift * 100:.1f} % between the early and the late half of the run "
-        f"(largest on {w} at N={n}; {drift.cells} baseline-side cells)"
+def drift_notes(j: Judgement) -> tuple[list[str], list[Alarm]]:
+    """Notes with the run's drift (after warm-up) and its cold starts; an alarm when a drift the A/A or sentinel
+    cells confirm was large enough to leave a comparison undetermined."""
+    notes = [f"cold start: {c.text}" for c in j.cold_starts]
+    big = j.drift.largest
+    if big is None:
+        return notes, []
+    w, n = big.group
+    shown = (
+        "confirmed by the A/A or sentinel cells"
+        if big.confirmed
+        else "not shown by the A/A or sentinel cells, so not used to judge"
+        if big.control_drift is not None
+        else "no A/A or sentinel cells to confirm it, so not used to judge"
     )
-    # the effects the run would report: wins and losses, and those the drift rule has just overruled
-    effects = [
-        abs(s.gain) for s in judged if s.gain is not None and (s.verdict in ("wins", "loses") or "drift" in s.why)
-    ]
-    if effects and drift.drift >= min(effects):
-        alarm = Alarm(
-            "DRIFT",
-            baseline,
-            None,
-            note + ", as large as an effect this run reports",
-            "the machine's load or state changed during the run",
-            ("the cells' started_at_s and load_avg_1m in the JSON report", "re-run on a quieter machine"),
-        )
-        return [note], [alarm]
-    return [note], []
+    note = (
+        f"drift: baseline tok/s moved {big.drift * 100:+.1f} % between the early and the late half of the run after "
+        f"warm-up (largest on {w} at N={n}; {j.drift.cells} baseline cells; {shown})"
+    )
+    blocked = [c for c in j.comparisons if c.has("DRIFT")]
+    if not blocked:
+        return [*notes, note], []
+    where = ", ".join(f"{c.config} {c.workload} N={c.level}" for c in blocked)
+    alarm = Alarm(
+        "DRIFT",
+        j.baseline,
+        None,
+        f"{note}; it leaves {len(blocked)} comparison(s) undetermined ({where})",
+        "the machine's load or state changed during the run",
+        ("the cells' started_at_s and load_avg_1m in the JSON report", "re-run on a quieter machine"),
+    )
+    return [*notes, note], [alarm]
 
 
 def design_note(cells: Sequence[CellSummary], options: Mapping[str, Any]) -> list[str]:

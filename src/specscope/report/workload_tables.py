@@ -17,6 +17,7 @@ from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.acceptance import pooled_acceptance
 from specscope.stats.summary import CellSummary
+from specscope.stats.timeline import mean
 from specscope.workload.labels import Variant, parse_label
 
 __all__ = ["workload_axis_tables", "thinking_notes"]
@@ -29,11 +30,6 @@ def _accept(cells: Sequence[CellSummary]) -> tuple[Cell, Cell, Cell]:
     if view is None or view.acceptance_rate is None:
         return units.missing(), units.missing(), units.count(0)
     return units.rate(view.acceptance_rate), units.length(view.acceptance_length), units.count(view.draft_tokens)
-
-
-def _mean(values: Sequence[float | None]) -> float | None:
-    got = [v for v in values if v is not None]
-    return sum(got) / len(got) if got else None
 
 
 def _grouped(
@@ -82,8 +78,8 @@ def _context_table(cells: Sequence[CellSummary]) -> Table | None:
     rows = []
     for (config, base, ctx), g in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], int(kv[0][2]))):
         rate, length, drafted = _accept(g)
-        prompt = units.count(_mean([c.prompt_tokens_mean for c in g]))
-        decode = units.tok_s(_mean([c.output_tok_s for c in g]))
+        prompt = units.count(mean([c.prompt_tokens_mean for c in g]))
+        decode = units.tok_s(mean([c.output_tok_s for c in g]))
         rows.append([text_cell(config), text_cell(base), units.count(int(ctx)), prompt, rate, length, decode])
     cols = [Column("config"), Column("workload"), Column("context", "tokens"), Column("prompt (usage)", "tokens")]
     cols += [Column("acceptance", "%"), Column("length", "tokens/step"), Column("decode", "tok/s")]

@@ -31,6 +31,10 @@ from specscope.stats.summary import CellSummary
 
 __all__ = [
     "IDENTITY_TOL",
+    "acceptance_rate",
+    "acceptance_length",
+    "per_position_rates",
+    "cell_drafts",
     "AcceptanceView",
     "conditional_rates",
     "acceptance_view",
@@ -39,6 +43,42 @@ __all__ = [
 
 # Relative tolerance of the length identity: counters are scraped floats summed over engines.
 IDENTITY_TOL = 1e-3
+
+
+def acceptance_rate(accepted_tokens: float | None, draft_tokens: float | None) -> float | None:
+    """accepted / draft tokens (fraction; excludes the bonus token); None without drafted tokens or when either
+    count is unknown. The one home of this formula: every acceptance rate specscope prints comes from here."""
+    if accepted_tokens is None or draft_tokens is None or draft_tokens <= 0:
+        return None
+    return accepted_tokens / draft_tokens
+
+
+def acceptance_length(accepted_tokens: float | None, drafts: float | None) -> float | None:
+    """1 + accepted tokens / drafts (tokens per verify step that carried a draft; includes the bonus token); None
+    without drafts or when either count is unknown."""
+    if accepted_tokens is None or drafts is None or drafts <= 0:
+        return None
+    return 1.0 + accepted_tokens / drafts
+
+
+def per_position_rates(accepted_per_position: Sequence[float], drafts: float | None) -> tuple[float, ...]:
+    """Unconditional u_i = accepted at position i / drafts (vLLM's form); ``()`` without drafts."""
+    if drafts is None or drafts <= 0:
+        return ()
+    return tuple(a / drafts for a in accepted_per_position)
+
+
+def cell_drafts(cell: CellSummary) -> float | None:
+    """What the cell's server reported about drafting: its ``drafts`` counter delta (verify steps that carried a
+    draft) where the server exposes speculative counters, else the per-response drafted tokens; None when the server
+    said nothing (absent is unknown, never 0)."""
+    c = cell.counters or {}
+    spec = "spec" in (c.get("present") or ()) if "present" in c else "drafts" in c
+    if spec and c.get("drafts") is not None:
+        return float(c["drafts"])
+    if cell.per_request_draft_tokens is not None:
+        return float(cell.per_request_draft_tokens)
+    return None
 
 
 @dataclass(frozen=True)
@@ -99,9 +139,9 @@ def acceptance_view(
 ) -> AcceptanceView:
     """Build the view from counter values (see the module docstring for the formulas and flags)."""
     flags: list[str] = []
-    rate = accepted_tokens / draft_tokens if draft_tokens > 0 else None
-    length = 1.0 + accepted_tokens / drafts if drafts > 0 else None
-    uncond = tuple(a / drafts for a in accepted_per_position) if drafts > 0 else ()
+    rate = acceptance_rate(accepted_tokens, draft_tokens)
+    length = acceptance_length(accepted_tokens, drafts)
+    uncond = per_position_rates(accepted_per_position, drafts)
     cond = conditional_rates(uncond)
     from_pos = 1.0 + sum(uncond) if uncond else None
     if length is not None and from_pos is not None and abs(length - from_pos) > IDENTITY_TOL * length:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from specscope.stats.acceptance import acceptance_rate
 from specscope.stats.groups import usable
 from specscope.stats.summary import CellSummary
 from specscope.stats.timeline import percentile
@@ -79,8 +80,8 @@ def stream_acceptance(summaries: Iterable[CellSummary]) -> dict[tuple[str, str],
         per_pos = [
             sum(float((c.get("accepted_per_position") or [0] * width)[i]) for c in counted) for i in range(width)
         ]
-        pr_rate = pr_acc / pr_draft if pr_draft else None
-        c_rate = c_acc / c_draft if c_draft else None
+        pr_rate = acceptance_rate(pr_acc, pr_draft)
+        c_rate = acceptance_rate(c_acc, c_draft)
         reason = ""
         if pr_rate is not None and c_rate is not None and abs(pr_rate - c_rate) > AGREE_TOL:
             reason = (

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
+from specscope.stats.acceptance import acceptance_length, acceptance_rate, per_position_rates
 from specscope.stats.capacity import capacity_fields, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta, spec_window
@@ -164,9 +165,10 @@ def summarize_cell(result: CellResult) -> CellSummary:
         **capacity,
         stream_acceptance=tuple(
             sorted(
-                s.server_accepted_tokens / s.server_draft_tokens
+                r
                 for s in streams
-                if s.server_draft_tokens and s.server_accepted_tokens is not None
+                if s.server_accepted_tokens is not None
+                and (r := acceptance_rate(s.server_accepted_tokens, s.server_draft_tokens)) is not None
             )
         ),
         spec_requests=pooled,
@@ -220,15 +222,17 @@ def _acceptance(
     """(rate, length, per position, source): the counter delta's when it has both drafted and accepted counters
     (``counter_delta``), else the responses' own fields (``per_request``; length only when the same responses
     reported their verify steps), else nothing: a gauge or a missing counter gives no figure (issue 26)."""
-    if delta is not None and delta.acceptance_rate is not None and not delta.reset:
-        return delta.acceptance_rate, delta.acceptance_length, delta.acceptance_per_position, "counter_delta"
+    rate = None if delta is None else acceptance_rate(delta.accepted_tokens, delta.draft_tokens)
+    if delta is not None and rate is not None and not delta.reset:
+        length = acceptance_length(delta.accepted_tokens, delta.drafts)
+        return rate, length, per_position_rates(delta.accepted_per_position, delta.drafts), "counter_delta"
     if not per_req_draft or per_req_acc is None:
         return None, None, (), None
     p = pooled or {}
     steps = p.get("verify_steps")
     same = bool(steps) and p.get("verify_steps_requests") == p.get("accepted_tokens_requests")
-    length = 1.0 + per_req_acc / steps if same and steps else None
-    return per_req_acc / per_req_draft, length, (), "per_request"
+    length = acceptance_length(per_req_acc, steps) if same else None
+    return acceptance_rate(per_req_acc, per_req_draft), length, (), "per_request"
 
 
 def _engine_k(pooled: dict[str, Any] | None) -> int | None:

@@ -1,214 +1,224 @@
-"""The run's own noise floor: the A/A control and the drift check, and the verdicts they overrule.
+"""The run's own noise: cold starts, the drift of the baseline, and the A/A noise floor.
 
-* **A/A control.** ``BASELINE-again`` (``bench --aa``) is the baseline measured a second time like any config.
-  Its speedup over the baseline should be 1; its interval's reach, ``spread = max(|low - 1|, |high - 1|)``
-  (fraction), is the A/A spread of that workload x N. The run's **noise floor** is the largest spread over its
-  workload x N groups (:func:`noise_floor`; in an adaptive run, over the groups measured on at least the
-  comparison's rounds): a config is only called ``wins`` / ``loses`` when its interval excludes 1
-  *and* its effect ``|speedup - 1|`` exceeds the noise floor; the A/A comparison itself is never a win or a loss.
-  Why the largest and not each group's own: the noise is the machine's, and one group's spread from 2-6 A/A rounds
-  is itself noise. On the embedded engine (quiet 2-core machine, 2026-12-02, benchmarks/RESULTS.md) the same
-  group's spread ranged +-0.6 % to +-25 % after 2 rounds and +-5 % to +-14 % after 6, and a 2-round group whose two
-  A/A rounds agreed to 0.6 % let a -2 % effect be called a loss.
-* **Drift.** The baseline cells (and its A/A and sentinel cells) of each workload x N, in time order, early half
-  against late half: ``drift = mean(late) / mean(early) - 1`` (aggregate tok/s). A comparison is judged against the
-  drift of its own workload x N (:meth:`DriftCheck.of`): an effect no larger than it is not called a win or a loss.
-  A drift elsewhere in the run does not bias it (the configs alternate in time and each cell is paired with the
-  baseline cell nearest in time), and the largest over groups is a maximum of noisy estimates, larger still in an
-  adaptive run whose settled groups stopped after 2 rounds. The run's drift (the largest over groups) is what the
-  report prints.
+* **Cold start.** A server's first cells can run slower than the same cells later (a cold engine: weights paged
+  in, caches cold; the load was 0.65). On a fresh clone ``make bench`` measured the baseline's first two cells at
+  22.6 and 21.2 tok/s and the same workload x N later at 33-34 tok/s. A cell among a server's first
+  :data:`WARMUP_CELLS` cells (in time) whose tok/s is more than :data:`COLD_DROP` below every one of the same
+  config's later cells of its workload x N is a **cold start** (below each, not their median: a config whose prompts
+  alternate between a fast and a slow one is not cold on its first slow one) (:func:`cold_starts`): it is
+  named, and left out of the comparisons and of the drift (it is not what the server does once warm).
+* **Drift.** The baseline's ok cells of each workload x N after warm-up, in time order, early half against late
+  half: ``drift = mean(late) / mean(early) - 1`` (aggregate tok/s, signed), the figure the report prints; and the
+  trend ``slope`` of log tok/s over time (least squares, fraction per second). The A/A control ``BASELINE-again``
+  and the sentinel cells ``BASELINE~sentinel`` are further baseline measurements on their own schedule: their drift,
+  computed the same way, **confirms** the baseline's when it has the same sign and at least half its size. A drift
+  they do not show is the baseline server's own (a warm-up the cold-start rule did not catch, one outlier) and is
+  reported, never used to judge. What a confirmed drift can do to a comparison is bias it by
+  ``slope x (mean time between each config cell and its paired baseline cell)``
+  (:meth:`DriftCheck.bias`): in an interleaved run the configs alternate and each cell is paired with the baseline
+  cell nearest in time, so the machine's drift is shared by both sides of a pair and the bias is small; in
+  counterbalanced blocks (one server at a time) the pairs are a block apart and it is not. A verdict whose effect is
+  no larger than that bias is ``undetermined`` (reason ``DRIFT``). A run without A/A or sentinel cells reports its
+  drift and never blocks a verdict by it.
+* **A/A noise floor.** ``BASELINE-again`` is the baseline measured a second time like any config, on its own
+  server; its speedup over the baseline should be 1. A comparison's floor is ``|speedup - 1|`` of the A/A control in
+  its own workload x N (:func:`aa_floor`): how far two identical servers read apart there, the part of a difference
+  that pairing in time does not remove (which server got which core, one server's own warm-up). A config is only
+  called faster or slower when its effect exceeds it. Why its own group's and not the run's largest: the largest over
+  30 groups is the noisiest group's random error, which that group's own interval already carries; on the seed
+  card's shape it blocked real effects of 7-11 % in quiet groups (benchmarks/adaptive_simulated.py --aa). The A/A
+  control rides along with its group in an adaptive run, so the floor rests on the same rounds as the comparisons
+  it judges. The run's floor, printed by the report, is the largest over the groups.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from statistics import median
 
 import numpy as np
 
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
-from specscope.stats.speedup import Speedup, paired_speedups
 from specscope.stats.summary import CellSummary
 
 __all__ = [
+    "WARMUP_CELLS",
+    "COLD_DROP",
+    "ColdStart",
+    "GroupDrift",
     "DriftCheck",
-    "aa_spreads",
-    "noise_floor",
+    "NoiseFloor",
+    "cold_starts",
     "drift_check",
-    "gate_verdict",
-    "apply_noise_floor",
-    "judged_speedups",
+    "aa_floor",
 ]
 
+WARMUP_CELLS = 2  # a server's first cells (in time) that may be a cold start
+COLD_DROP = 0.15  # fraction below each of the later cells that makes one of a server's first cells a cold start
 
-def aa_spreads(speedups: Sequence[Speedup], baseline: str) -> dict[tuple[str, int], float]:
-    """(workload, N) -> the A/A spread (fraction) where the A/A control has an interval."""
-    out = {}
-    for s in speedups:
-        if s.config == baseline + AA_SUFFIX and s.ci_low is not None and s.ci_high is not None:
-            out[(s.workload, s.concurrency)] = max(abs(s.ci_low - 1.0), abs(s.ci_high - 1.0))
-    return out
+Group = tuple[str, int]
 
 
-def _aa_with_interval(speedups: Sequence[Speedup], baseline: str) -> list[Speedup]:
-    """The A/A control's speedups that have an interval."""
-    return [s for s in speedups if s.config == baseline + AA_SUFFIX and s.ci_low is not None and s.ci_high is not None]
+@dataclass(frozen=True)
+class ColdStart:
+    """A cell left out as a cold start: its tok/s, the median of its group's later cells (tokens/s) and the drop
+    (fraction)."""
+
+    config: str
+    workload: str
+    level: int
+    repeat: int
+    tok_s: float
+    later_tok_s: float
+
+    @property
+    def drop(self) -> float:
+        return 1.0 - self.tok_s / self.later_tok_s
+
+    @property
+    def key(self) -> tuple[str, str, int, int]:
+        return (self.config, self.workload, self.level, self.repeat)
+
+    @property
+    def text(self) -> str:
+        return (
+            f"{self.config} {self.workload} N={self.level} round {self.repeat}: {self.tok_s:.1f} tok/s against "
+            f"{self.later_tok_s:.1f} in the same cells later ({self.drop * 100:.0f} % slower), among the server's "
+            f"first {WARMUP_CELLS} cells: a cold start, left out"
+        )
 
 
-def noise_floor(speedups: Sequence[Speedup], baseline: str, rounds: int) -> tuple[float, tuple[str, int]] | None:
-    """The noise floor for a comparison on ``rounds`` paired rounds: the largest A/A spread (fraction) over the
-    workload x N groups whose A/A control rests on at least ``rounds`` rounds (over all groups where none does), and
-    the (workload, N) it was measured on; None without an A/A control with an interval.
+def _timed_ok(cells: Sequence[CellSummary]) -> list[CellSummary]:
+    return sorted(
+        (c for c in cells if c.status == "ok" and c.output_tok_s and c.started_at_s is not None),
+        key=lambda c: c.started_at_s or 0.0,
+    )
 
-    In a fixed design every group has the same rounds, so this is the run's largest spread. In an adaptive run a
-    spread from fewer rounds than the comparison's is a coarser measure of the noise than the comparison needs (the
-    6-round spread was 0.49-0.77 of the 2-round one, benchmarks/RESULTS.md): a 6-round comparison is judged against
-    the 6-round groups, not against a group that stopped after 2 rounds.
-    """
-    aa = _aa_with_interval(speedups, baseline)
-    enough = [s for s in aa if s.repeats >= rounds] or aa
-    if not enough:
+
+def cold_starts(cells: Sequence[CellSummary]) -> tuple[ColdStart, ...]:
+    """The cold-start cells of every server (module docstring); none for a run without cell instants."""
+    out = []
+    by_config: dict[str, list[CellSummary]] = {}
+    for c in _timed_ok(cells):
+        by_config.setdefault(c.config, []).append(c)
+    for mine in by_config.values():
+        for i, c in enumerate(mine[:WARMUP_CELLS]):
+            later = [
+                d.output_tok_s or 0.0
+                for d in mine[i + 1 :]
+                if (d.workload, d.concurrency) == (c.workload, c.concurrency)
+            ]
+            if not later:
+                continue
+            ref, v = median(later), c.output_tok_s or 0.0
+            if v < min(later) * (1.0 - COLD_DROP):
+                out.append(ColdStart(c.config, c.workload, c.concurrency, c.repeat, v, ref))
+    return tuple(out)
+
+
+def _halves_drift(values: Sequence[float]) -> float | None:
+    """mean(late half) / mean(early half) - 1 of time-ordered values (signed fraction); None with < 2 values."""
+    if len(values) < 2:
         return None
-    spreads = aa_spreads(enough, baseline)
-    group = max(spreads, key=lambda g: spreads[g])
-    return spreads[group], group
+    half = len(values) // 2
+    early, late = float(np.mean(values[:half])), float(np.mean(values[len(values) - half :]))
+    return late / early - 1.0 if early > 0 else None
+
+
+@dataclass(frozen=True)
+class GroupDrift:
+    """The drift of one workload x N: the baseline's (signed fraction between the halves, on ``cells`` cells; its
+    trend ``slope_per_s``, fraction per second) and the A/A and sentinel cells' (None without two of them);
+    ``confirmed`` when they show it (module docstring)."""
+
+    group: Group
+    drift: float
+    cells: int
+    control_drift: float | None
+    slope_per_s: float = 0.0
+
+    @property
+    def confirmed(self) -> bool:
+        c = self.control_drift
+        return c is not None and c * self.drift > 0 and abs(c) >= 0.5 * abs(self.drift)
 
 
 @dataclass(frozen=True)
 class DriftCheck:
-    """Drift of the baseline between the early and the late half of the run.
+    """The baseline's drift per workload x N after warm-up, and the largest (``largest``, None without a group of
+    two baseline cells)."""
 
-    Attributes:
-        drift: the largest |late / early - 1| over workload x N groups (fraction), None without two cells.
-        group: the (workload, N) it was found in.
-        cells: number of baseline-side cells it rests on.
-        by_group: ((workload, N), drift, cells) of every group with at least two baseline-side cells.
-    """
+    by_group: tuple[GroupDrift, ...] = ()
 
-    drift: float | None
-    group: tuple[str, int] | None
-    cells: int
-    by_group: tuple[tuple[tuple[str, int], float, int], ...] = ()
+    @property
+    def largest(self) -> GroupDrift | None:
+        return max(self.by_group, key=lambda g: abs(g.drift), default=None)
 
-    def of(self, group: tuple[str, int]) -> DriftCheck:
-        """The drift of one workload x N group's own baseline-side cells (the run's where the group has fewer than
-        two)."""
-        for g, d, n in self.by_group:
-            if g == group:
-                return DriftCheck(d, g, n, self.by_group)
-        return self
+    @property
+    def cells(self) -> int:
+        return sum(g.cells for g in self.by_group)
 
-    def flags(self, effect: float | None) -> bool:
-        """True when the drift is at least as large as ``effect`` (fraction, sign ignored)."""
-        return self.drift is not None and effect is not None and self.drift >= abs(effect)
+    def of(self, group: Group) -> GroupDrift | None:
+        """The drift of one workload x N group, None when it has fewer than two baseline cells."""
+        return next((g for g in self.by_group if g.group == group), None)
+
+    def bias(self, group: Group, offset_s: float | None) -> float | None:
+        """How far a confirmed drift can move a comparison in ``group`` whose config cells ran ``offset_s`` seconds
+        (mean, signed) from their paired baseline cells: ``|slope| x |offset_s|`` (fraction); None when the group's
+        drift is not confirmed or the cells carry no instants."""
+        g = self.of(group)
+        if g is None or not g.confirmed or offset_s is None:
+            return None
+        return abs(g.slope_per_s * offset_s)
 
 
-def drift_check(cells: Sequence[CellSummary], baseline: str) -> DriftCheck:
-    """The drift check over ok cells of ``baseline``, ``BASELINE-again`` and ``BASELINE~sentinel``."""
-    names = {baseline, baseline + AA_SUFFIX, baseline + SENTINEL_SUFFIX}
-    groups: dict[tuple[str, int], list[tuple[float, float]]] = {}
-    for c in cells:
-        if c.config in names and c.status == "ok" and c.output_tok_s and c.started_at_s is not None:
-            groups.setdefault((c.workload, c.concurrency), []).append((c.started_at_s, c.output_tok_s))
-    best: tuple[float, tuple[str, int]] | None = None
-    n = 0
-    each: list[tuple[tuple[str, int], float, int]] = []
-    for g, pts in groups.items():
-        if len(pts) < 2:
+def _slope_per_s(points: Sequence[tuple[float, float]]) -> float:
+    """Least-squares slope of log tok/s over time (fraction per second) of (instant s, tok/s) points."""
+    t = np.array([p[0] for p in points])
+    if len(points) < 2 or float(np.ptp(t)) == 0.0:
+        return 0.0
+    return float(np.polyfit(t - t[0], np.log([p[1] for p in points]), 1)[0])
+
+
+def drift_check(cells: Sequence[CellSummary], baseline: str, cold: Sequence[ColdStart] = ()) -> DriftCheck:
+    """The drift of ``baseline``'s ok cells per workload x N, cold starts left out, with the A/A and sentinel cells'
+    drift beside it (module docstring)."""
+    left_out = {c.key for c in cold}
+    controls = {baseline + AA_SUFFIX, baseline + SENTINEL_SUFFIX}
+    base: dict[Group, list[tuple[float, float]]] = {}
+    ctl: dict[Group, list[float]] = {}
+    for c in _timed_ok(cells):
+        if (c.config, c.workload, c.concurrency, c.repeat) in left_out:
             continue
-        pts.sort()
-        half = len(pts) // 2
-        early = float(np.mean([p[1] for p in pts[:half]]))
-        late = float(np.mean([p[1] for p in pts[len(pts) - half :]]))
-        d = abs(late / early - 1.0) if early > 0 else 0.0
-        n += len(pts)
-        each.append((g, d, len(pts)))
-        if best is None or d > best[0]:
-            best = (d, g)
-    return DriftCheck(None, None, 0) if best is None else DriftCheck(best[0], best[1], n, tuple(each))
-
-
-def _pct(x: float) -> str:
-    return f"{x * 100:.1f} %"
-
-
-def _aa_verdict(s: Speedup, spread: float | None, floor: tuple[float, str] | None) -> Speedup:
-    """The A/A control is never a win or a loss: it is the noise floor. ``floor``: (spread, where) that comparisons
-    on as many rounds are judged against (``_floor_for``; where "" = this group's own spread)."""
-    if s.verdict == "undetermined" or spread is None:
-        return s
-    if floor is None or not floor[1]:  # its own spread is the floor
-        why = f"A/A control (the baseline measured twice): the noise floor is +-{_pct(spread)}"
-    else:
-        why = (
-            f"A/A control (the baseline measured twice): its spread is +-{_pct(spread)}; comparisons on "
-            f"{s.repeats} rounds are judged against +-{_pct(floor[0])} ({floor[1]})"
-        )
-    if not (s.ci_low or 0.0) <= 1.0 <= (s.ci_high or 0.0):
-        why += "; its interval excludes 1, so the run is noisier than its intervals say"
-    return replace(s, verdict="within noise", why=why)
-
-
-def gate_verdict(
-    verdict: str, effect: float | None, spread: float | None, drift: DriftCheck, spread_of: str = ""
-) -> tuple[str, str | None]:
-    """(verdict, why): a ``wins`` / ``loses`` whose ``effect`` (speedup - 1, fraction) is inside the A/A ``spread``
-    (fraction; ``spread_of`` says where it was measured) or no larger than ``drift`` (its group's) becomes
-    ``within noise``, ``why`` saying which; else unchanged."""
-    if verdict not in ("wins", "loses") or effect is None:
-        return verdict, None
-    if spread is not None and abs(effect) <= spread:
-        where = f" ({spread_of})" if spread_of else ""
-        return "within noise", f"effect {effect * 100:+.1f} % is inside the A/A spread +-{_pct(spread)}{where}"
-    if drift.flags(effect):
-        g = drift.group if len(drift.by_group) > 1 else None  # one group: its drift is the run's
-        whose, where = ("the run's", "") if g is None else ("its baseline's", f" ({g[0]} at N={g[1]})")
-        return (
-            "within noise",
-            f"effect {effect * 100:+.1f} % is no larger than {whose} drift {_pct(drift.drift or 0.0)}{where}",
-        )
-    return verdict, None
-
-
-def _floor_for(speedups: Sequence[Speedup], baseline: str, s: Speedup) -> tuple[float, str] | None:
-    """(the noise floor for ``s`` (fraction), where it was measured); None without an A/A control. Where: "" when it
-    is ``s``'s own group's spread; "the run's largest, W at N=n" when every A/A group counts (a fixed design, or none
-    has ``s``'s rounds); "the largest on at least R rounds, W at N=n" when groups with fewer rounds were left out."""
-    floor = noise_floor(speedups, baseline, s.repeats)
-    if floor is None:
-        return None
-    spread, (w, n) = floor
-    if (w, n) == (s.workload, s.concurrency):
-        return spread, ""
-    aa = _aa_with_interval(speedups, baseline)
-    some_left_out = any(a.repeats < s.repeats for a in aa) and any(a.repeats >= s.repeats for a in aa)
-    which = f"the largest on at least {s.repeats} rounds" if some_left_out else "the run's largest"
-    return spread, f"{which}, {w} at N={n}"
-
-
-def _gated(s: Speedup, floor: tuple[float, str] | None, drift: DriftCheck) -> Speedup:
-    """A win / loss inside the noise floor (``_floor_for``) or its group's drift becomes ``within noise``, saying
-    which."""
-    spread, of = (None, "") if floor is None else floor
-    _, why = gate_verdict(s.verdict, s.gain, spread, drift.of((s.workload, s.concurrency)), of)
-    return s if why is None else replace(s, verdict="within noise", why=why)
-
-
-def apply_noise_floor(speedups: Sequence[Speedup], baseline: str, drift: DriftCheck) -> list[Speedup]:
-    """The speedups with the A/A and drift rules applied to their verdicts and ``why``."""
-    spreads = aa_spreads(speedups, baseline)
+        if c.config == baseline:
+            base.setdefault((c.workload, c.concurrency), []).append((c.started_at_s or 0.0, c.output_tok_s or 0.0))
+        elif c.config in controls:
+            ctl.setdefault((c.workload, c.concurrency), []).append(c.output_tok_s or 0.0)
     out = []
-    for s in speedups:
-        if s.config == baseline + AA_SUFFIX:
-            out.append(_aa_verdict(s, spreads.get((s.workload, s.concurrency)), _floor_for(speedups, baseline, s)))
-        else:
-            out.append(_gated(s, _floor_for(speedups, baseline, s), drift))
-    return out
+    for g, points in base.items():
+        d = _halves_drift([v for _, v in points])
+        if d is not None:
+            out.append(GroupDrift(g, d, len(points), _halves_drift(ctl.get(g, [])), _slope_per_s(points)))
+    return DriftCheck(tuple(out))
 
 
-def judged_speedups(cells: Sequence[CellSummary], baseline: str) -> tuple[list[Speedup], DriftCheck]:
-    """Paired speedups of every config over ``baseline`` (sentinel cells left out) with the A/A and drift rules
-    applied, and the drift check they were judged against."""
-    cells = [c for c in cells if not c.config.endswith(SENTINEL_SUFFIX)]
-    drift = drift_check(cells, baseline)
-    return apply_noise_floor(paired_speedups(cells, baseline=baseline), baseline, drift), drift
+@dataclass(frozen=True)
+class NoiseFloor:
+    """An A/A noise floor: ``value`` (fraction), measured on ``workload`` at ``level`` over ``rounds`` rounds."""
+
+    value: float
+    workload: str
+    level: int
+    rounds: int
+
+
+def aa_floor(aa: Sequence[tuple[str, int, int, float]], group: tuple[str, int] | None) -> NoiseFloor | None:
+    """The noise floor of the workload x N ``group`` from the A/A control's (workload, level, rounds, speedup) per
+    group (module docstring); ``group`` None: the run's floor, the largest over the groups. None without an A/A
+    figure there on at least 2 rounds."""
+    usable = [a for a in aa if a[2] >= 2 and (group is None or (a[0], a[1]) == group)]
+    if not usable:
+        return None
+    w, n, r, s = max(usable, key=lambda a: abs(a[3] - 1.0))
+    return NoiseFloor(abs(s - 1.0), w, n, r)

@@ -75,6 +75,8 @@ class RunPrediction:
         cells: per config x workload, predicted vs measured.
         curves: ``{config: {workload: [{"k", "tokens_per_step", "tok_s", "speedup"} ...]}}``.
         notes: caveats (missing inputs, extrapolated positions, in-sample fit).
+        measured: the run's judged comparisons at concurrency 1 (``Comparison.to_dict`` of
+            :mod:`specscope.stats.judgement`: measured speedup, interval, verdict), beside the predictions.
     """
 
     target_bytes: float
@@ -86,6 +88,7 @@ class RunPrediction:
     cells: list[CellPrediction]
     curves: dict[str, dict[str, list[dict[str, float]]]]
     notes: list[str] = field(default_factory=list)
+    measured: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

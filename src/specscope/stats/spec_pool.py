@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from specscope.records import SpecRequest, SpecWindow
+from specscope.stats.acceptance import acceptance_length
 
 __all__ = ["drafting_as_run", "pool_requests", "window_doc"]
 
@@ -100,7 +101,7 @@ def drafting_as_run(
         drafts, drafted = pooled.get("verify_steps"), pooled.get("draft_tokens")
         accepted = pooled.get("accepted_tokens")
     out["mean_draft_tokens"] = drafted / drafts if drafts and drafted is not None else None
-    out["acceptance_length"] = 1 + accepted / drafts if drafts and accepted is not None else None
+    out["acceptance_length"] = acceptance_length(accepted, drafts)
     if configured_k is not None:
         length = out["acceptance_length"]
         if length is not None and length > configured_k + 1 + 1e-9:

@@ -1,5 +1,5 @@
-"""Percentiles (achieved concurrency lives in ``specscope.client.runner``, the coefficient of variation in
-``specscope.stats.speedup``).
+"""Percentiles and the mean of present values (achieved concurrency lives in ``specscope.client.runner``, the
+coefficient of variation in ``specscope.stats.speedup``).
 
 Percentiles are numpy's (``method="linear"``, the same as ``numpy.percentile``'s default), never home-made.
 """
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["percentile"]
+__all__ = ["percentile", "mean"]
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -18,3 +18,10 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     if len(values) == 0:
         return None
     return float(np.percentile(np.asarray(values, dtype=np.float64), q))
+
+
+def mean(values: Sequence[float | None]) -> float | None:
+    """The arithmetic mean of the values that are present (None left out); None when none is. The one mean the
+    report's tables and charts take over a group's cells."""
+    present = [float(v) for v in values if v is not None]
+    return float(np.mean(present)) if present else None

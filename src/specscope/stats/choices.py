@@ -1,0 +1,432 @@
+"""Which config to ship for a traffic mix: the mix comparisons and the picks ``advise`` and ``report`` print.
+
+Every pick is judged by the one rule (:func:`specscope.stats.verdict.decide`) on a mix's per-round ratios
+(:mod:`specscope.stats.mix`) with the same minimum effect, A/A floor and confirmed drift as a single comparison:
+
+* **Per level.** Each candidate's ``S_mix`` over the baseline at that level; the pick is the ``faster`` candidate
+  with the highest ``S_mix`` among those eligible (the TTFT SLO: mean ``ttft_p95_s`` within it on every workload of
+  the mix); when none is faster, the baseline (and why). Per workload, the same rule on the run's comparisons.
+* **Overall.** The geometric mean of ``S_mix`` over the levels in scope (each level weighs the same), per round.
+* **Level mix.** With ``--level-mix``, the time-weighted rate over levels (:func:`specscope.stats.mix.
+  level_mix_round_ratios`) is judged the same way; its pick is the static choice; the dynamic policy takes each
+  level's own pick, so ``--mix`` and ``--level-mix`` can only differ where their traffic differs (equal weight per
+  level against time shares), and then a note says so.
+* **A/A floor of a mix.** The A/A control's own ``S_mix`` at the same level (over levels: its own geometric mean):
+  the floor is its ``|S_mix - 1|``, as :func:`specscope.stats.noise.aa_floor` for one comparison.
+
+Per-user view (level mix): the time-weighted median per-stream rate, a point estimate shown beside the throughput
+choice when it prefers another config (no verdict: each stream's rate is not paired in time).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from statistics import median
+from typing import Any, Protocol
+
+from specscope.stats.mix import level_mix_round_ratios, mix_rate, mix_round_ratios
+from specscope.stats.noise import NoiseFloor, aa_floor
+from specscope.stats.speedup import Interval, log_ratio_interval
+from specscope.stats.summary import CellSummary
+from specscope.stats.verdict import Comparison, Judged, Reason, Verdict, decide
+
+__all__ = ["RunRounds", "Traffic", "MixComparison", "LevelChoice", "LevelMixChoice", "Choices", "choose"]
+
+Pairs = tuple[Sequence[float], Sequence[float]]
+
+
+class RunRounds(Protocol):
+    """What the choices read of a judged run (:mod:`specscope.stats.judgement` provides it)."""
+
+    baseline: str
+    min_effect: float
+
+    def pairs(self, config: str, workload: str, level: int) -> Pairs:
+        """(config values, baseline values) of the paired rounds in time order (tokens/s)."""
+        ...
+
+    def drift(self, config: str, workload: str, level: int) -> float | None:
+        """How far a confirmed drift can move the comparison (fraction), None when none is confirmed."""
+        ...
+
+    def usable(self, config: str, workload: str, level: int) -> Sequence[CellSummary]:
+        """The usable cells of one group."""
+        ...
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The traffic the picks are for.
+
+    Attributes:
+        mix: token shares per workload (summing to 1); None: equal shares over the run's workloads.
+        level_mix: share of wall time per level (summing to 1), for the level-mix pick; None: none.
+        levels: the levels the picks cover; None: every measured level.
+        slo_ttft_s: a TTFT p95 bound (s) a pick must meet; None: none.
+        notes: notes to carry with the picks (e.g. how a mix was normalised).
+    """
+
+    mix: Mapping[str, float] | None = None
+    level_mix: Mapping[int, float] | None = None
+    levels: Sequence[int] | None = None
+    slo_ttft_s: float | None = None
+    notes: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class MixComparison(Judged):
+    """A candidate against the baseline on a mix at one level (``level`` None: over levels); fields as
+    :class:`specscope.stats.verdict.Comparison`; ``eligible``: within the TTFT SLO."""
+
+    config: str
+    level: int | None
+    rounds: int
+    speedup: float | None
+    low: float | None
+    high: float | None
+    method: str
+    interval: str
+    verdict: Verdict
+    reasons: tuple[Reason, ...] = ()
+    eligible: bool = True
+
+
+@dataclass(frozen=True)
+class LevelChoice:
+    """The pick at one level: the config (the baseline when none is faster), its mix comparison (None for the
+    baseline), why, and the per-workload picks; ``candidates``: every candidate's mix comparison."""
+
+    level: int
+    config: str
+    comparison: MixComparison | None
+    reason: str
+    per_workload: dict[str, str]
+    candidates: tuple[MixComparison, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.comparison
+        return {
+            "level": self.level,
+            "config": self.config,
+            "speedup": 1.0 if c is None else c.speedup,
+            "gain": 0.0 if c is None else c.gain,
+            "low": None if c is None else c.low,
+            "high": None if c is None else c.high,
+            "rounds": None if c is None else c.rounds,
+            "verdict": "baseline" if c is None else c.verdict,
+            "reason": self.reason,
+            "per_workload": dict(self.per_workload),
+            "candidates": [m.to_dict() for m in self.candidates],
+        }
+
+
+@dataclass(frozen=True)
+class LevelMixChoice:
+    """The static and dynamic choices for a level mix (rates in tokens/s of wall time).
+
+    Attributes:
+        level_mix: share of wall time per level (sums to 1).
+        static: per config, the time-weighted rate from the group means (point estimates).
+        choice: the static pick (the baseline when no config is faster); ``comparison`` its judged figure (the best
+            other candidate's when the baseline is picked, None without one); ``candidates``: every candidate's.
+        dynamic: per level, that level's pick; ``dynamic_tok_s`` its time-weighted rate, ``dynamic_gain`` against
+            the static pick's rate (fraction).
+        per_user: per config, the time-weighted median per-stream rate; ``per_user_choice`` its best.
+    """
+
+    level_mix: dict[int, float]
+    static: dict[str, float]
+    choice: str
+    comparison: MixComparison | None
+    candidates: tuple[MixComparison, ...]
+    dynamic: dict[int, str]
+    dynamic_tok_s: float | None
+    dynamic_gain: float | None
+    per_user: dict[str, float]
+    per_user_choice: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **{k: v for k, v in asdict(self).items() if k not in ("comparison", "candidates")},
+            "comparison": None if self.comparison is None else self.comparison.to_dict(),
+            "candidates": [m.to_dict() for m in self.candidates],
+        }
+
+
+@dataclass(frozen=True)
+class Choices:
+    """Every pick for one traffic mix: per level, overall, and for a level mix; ``notes`` say what the reader
+    must know (normalised shares, a level-mix pick that differs from the overall one and why)."""
+
+    baseline: str
+    mix: dict[str, float]
+    levels: tuple[LevelChoice, ...]
+    overall: LevelChoice | None
+    level_mix: LevelMixChoice | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def flips(self) -> list[dict[str, Any]]:
+        """Where the pick changes between two measured levels."""
+        return [
+            {"from_config": a.config, "to_config": b.config, "below_level": a.level, "above_level": b.level}
+            for a, b in zip(self.levels, self.levels[1:], strict=False)
+            if a.config != b.config
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline,
+            "mix": dict(self.mix),
+            "levels": [lv.to_dict() for lv in self.levels],
+            "overall": None if self.overall is None else self.overall.to_dict(),
+            "level_mix": None if self.level_mix is None else self.level_mix.to_dict(),
+            "flips": self.flips,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    run: RunRounds
+    mix: dict[str, float]
+    candidates: tuple[str, ...]
+    aa: str | None
+    comparisons: tuple[Comparison, ...]
+    slo_ttft_s: float | None
+
+    @property
+    def shares(self) -> list[float]:
+        return list(self.mix.values())
+
+    def level_pairs(self, config: str, level: int) -> list[Pairs] | None:
+        parts = [self.run.pairs(config, w, level) for w in self.mix]
+        return None if any(not x for x, _ in parts) else parts
+
+    def drift(self, config: str, levels: Sequence[int]) -> float | None:
+        ds = [d for lev in levels for w in self.mix if (d := self.run.drift(config, w, lev)) is not None]
+        return max(ds, default=None)
+
+    def engaged(self, config: str, levels: Sequence[int]) -> bool | None:
+        mine = [c for c in self.comparisons if c.config == config and c.workload in self.mix and c.level in levels]
+        return False if mine and all(c.verdict == "not_engaged" for c in mine) else None
+
+    def eligible(self, config: str, levels: Sequence[int]) -> bool:
+        if self.slo_ttft_s is None:
+            return True
+        for lev in levels:
+            for w in self.mix:
+                ttfts = [c.ttft_p95_s for c in self.run.usable(config, w, lev) if c.ttft_p95_s is not None]
+                if not ttfts or sum(ttfts) / len(ttfts) > self.slo_ttft_s:
+                    return False
+        return True
+
+
+def _judged(
+    ctx: _Ctx, config: str, level: int | None, iv: Interval, levels: Sequence[int], floor: NoiseFloor | None
+) -> MixComparison:
+    control = config == ctx.aa
+    engaged = None if control else ctx.engaged(config, levels)
+    zero = sum(
+        int(r.figure or 0)
+        for c in ctx.comparisons
+        if c.config == config and c.workload in ctx.mix and c.level in levels
+        for r in c.reasons
+        if r.code == "NO_DRAFTS"
+    )
+    verdict, reasons = decide(
+        iv,
+        min_effect=ctx.run.min_effect,
+        floor=None if control else floor,
+        drift=ctx.drift(config, levels),
+        control=control,
+        zero_draft_cells=zero,
+        engaged=engaged,
+    )
+    eligible = ctx.eligible(config, levels)
+    return MixComparison(
+        config, level, iv.rounds, iv.point, iv.low, iv.high, iv.method, iv.label, verdict, reasons, eligible
+    )
+
+
+def _level_interval(ctx: _Ctx, config: str, level: int) -> Interval | None:
+    parts = ctx.level_pairs(config, level)
+    return None if parts is None else log_ratio_interval(mix_round_ratios(parts, ctx.shares))
+
+
+def _floor(aa: Mapping[int, Interval], level: int) -> NoiseFloor | None:
+    """The A/A control's mix floor at ``level``."""
+    return aa_floor(
+        [("mix", lev, iv.rounds, iv.point) for lev, iv in aa.items() if iv.point is not None], ("mix", level)
+    )
+
+
+def _pick(ctx: _Ctx, level: int, cands: Sequence[MixComparison]) -> tuple[str, MixComparison | None, str]:
+    base = ctx.run.baseline
+    faster = [m for m in cands if m.verdict == "faster" and m.eligible and m.config != ctx.aa]
+    if faster:
+        best = max(faster, key=lambda m: m.speedup or 0.0)
+        return best.config, best, "highest mix speedup among the configs faster than the baseline"
+    if ctx.slo_ttft_s is not None and level and not ctx.eligible(base, [level]):
+        ok = [m for m in cands if m.eligible and m.config != ctx.aa]
+        if ok:
+            best = max(ok, key=lambda m: m.speedup or 0.0)
+            return best.config, best, "the baseline misses the TTFT SLO; best eligible config (no verdict needed)"
+    why = [
+        f"{m.config}: {m.verdict.replace('_', ' ')} {m.speedup or 0.0:.2f}x" + (f", {m.why}" if m.why else "")
+        for m in cands
+        if m.config != ctx.aa
+    ]
+    return base, None, "no config is faster than the baseline" + (f" ({'; '.join(why)})" if why else "")
+
+
+def _per_workload(ctx: _Ctx, level: int) -> dict[str, str]:
+    """Per workload of the run (not only the mix's), the fastest config faster than the baseline there, else the
+    baseline."""
+    out = {}
+    for w in dict.fromkeys(c.workload for c in ctx.comparisons):
+        here = [c for c in ctx.comparisons if c.workload == w and c.level == level and c.verdict == "faster"]
+        here = [c for c in here if c.config in ctx.candidates]
+        out[w] = max(here, key=lambda c: c.speedup or 0.0).config if here else ctx.run.baseline
+    return out
+
+
+def _levels(ctx: _Ctx, levels: Sequence[int], notes: list[str]) -> list[LevelChoice]:
+    """The pick at each level; a level without a paired candidate, or where no config (the baseline included)
+    meets the TTFT SLO, has none and gets a note."""
+    aa = {lev: iv for lev in levels if ctx.aa and (iv := _level_interval(ctx, ctx.aa, lev)) is not None}
+    out = []
+    for lev in levels:
+        cands = []
+        for cfg in ctx.candidates + ((ctx.aa,) if ctx.aa else ()):
+            iv = aa.get(lev) if cfg == ctx.aa else _level_interval(ctx, cfg, lev)
+            if iv is not None:
+                cands.append(_judged(ctx, cfg, lev, iv, [lev], _floor(aa, lev)))
+        if not cands:
+            notes.append(f"N={lev}: no paired rounds")
+            continue
+        if ctx.slo_ttft_s is not None and not ctx.eligible(ctx.run.baseline, [lev]):
+            if not any(m.eligible for m in cands if m.config != ctx.aa):
+                notes.append(f"N={lev}: no config meets the TTFT SLO")
+                continue
+        cfg, chosen, reason = _pick(ctx, lev, cands)
+        out.append(LevelChoice(lev, cfg, chosen, reason, _per_workload(ctx, lev), tuple(cands)))
+    return out
+
+
+def _over_levels(
+    ctx: _Ctx, levels: Sequence[int], ratios: Callable[[str], list[float] | None], aa_iv: Interval | None
+) -> tuple[str, MixComparison | None, str, tuple[MixComparison, ...]]:
+    """The pick over several levels from each candidate's per-round ``ratios`` (None: not paired everywhere)."""
+    floor = (
+        None
+        if aa_iv is None or aa_iv.point is None
+        else NoiseFloor(abs(aa_iv.point - 1.0), "the A/A mix over levels", 0, aa_iv.rounds)
+    )
+    cands = []
+    for cfg in ctx.candidates:
+        r = ratios(cfg)
+        if r:
+            cands.append(_judged(ctx, cfg, None, log_ratio_interval(r), levels, floor))
+    cfg, chosen, reason = _pick(ctx, 0, cands)
+    return cfg, chosen, reason, tuple(cands)
+
+
+def _geomean_ratios(ctx: _Ctx, config: str, levels: Sequence[int]) -> list[float] | None:
+    per = [mix_round_ratios(p, ctx.shares) for lev in levels if (p := ctx.level_pairs(config, lev)) is not None]
+    if len(per) != len(levels) or not per:
+        return None
+    n = min(len(r) for r in per)
+    return [math.exp(sum(math.log(r[i]) for r in per) / len(per)) for i in range(n)]
+
+
+def _level_mix_ratios(ctx: _Ctx, config: str, time_shares: Mapping[int, float]) -> list[float] | None:
+    parts = {lev: ctx.level_pairs(config, lev) for lev in time_shares}
+    if any(p is None for p in parts.values()):
+        return None
+    return level_mix_round_ratios({k: v for k, v in parts.items() if v is not None}, ctx.shares, time_shares)
+
+
+def _mean_rate(ctx: _Ctx, config: str, level: int) -> float | None:
+    means = []
+    for w in ctx.mix:
+        vals = [c.output_tok_s for c in ctx.run.usable(config, w, level) if c.output_tok_s]
+        if not vals:
+            return None
+        means.append(sum(vals) / len(vals))
+    return mix_rate(means, ctx.shares)
+
+
+def _per_user(ctx: _Ctx, config: str, time_shares: Mapping[int, float]) -> float | None:
+    total = 0.0
+    for lev, t in time_shares.items():
+        for w, m in ctx.mix.items():
+            rates = [r for c in ctx.run.usable(config, w, lev) for r in c.stream_tok_s]
+            if not rates:
+                return None
+            total += t * m * median(rates)
+    return total
+
+
+def _level_mix(ctx: _Ctx, time_shares: Mapping[int, float], picks: Mapping[int, str]) -> LevelMixChoice:
+    configs = (ctx.run.baseline, *ctx.candidates)
+    static = {
+        c: sum(t * r for lev, t in time_shares.items() if (r := _mean_rate(ctx, c, lev)) is not None)
+        for c in configs
+        if all(_mean_rate(ctx, c, lev) is not None for lev in time_shares)
+    }
+    aa_r = _level_mix_ratios(ctx, ctx.aa, time_shares) if ctx.aa else None
+    cfg, chosen, _, cands = _over_levels(
+        ctx, list(time_shares), lambda c: _level_mix_ratios(ctx, c, time_shares), log_ratio_interval(aa_r or [])
+    )
+    if chosen is None and cands:  # the baseline is picked: show the best other, with its verdict and reasons
+        chosen = max(cands, key=lambda m: m.speedup or 0.0)
+    dynamic = {lev: picks[lev] for lev in sorted(time_shares) if lev in picks}
+    dyn_rates = [t * (_mean_rate(ctx, dynamic[lev], lev) or 0.0) for lev, t in time_shares.items() if lev in dynamic]
+    dyn = sum(dyn_rates) if len(dynamic) == len(time_shares) else None
+    gain = None if dyn is None or not static.get(cfg) else dyn / static[cfg] - 1.0
+    per_user = {c: v for c in configs if (v := _per_user(ctx, c, time_shares)) is not None}
+    user_choice = max(per_user, key=lambda c: per_user[c]) if per_user else None
+    return LevelMixChoice(dict(time_shares), static, cfg, chosen, cands, dynamic, dyn, gain, per_user, user_choice)
+
+
+def choose(
+    run: RunRounds, comparisons: Sequence[Comparison], candidates: Sequence[str], aa: str | None, traffic: Traffic
+) -> Choices:
+    """The picks for ``traffic`` at its levels and over them (module docstring).
+
+    Args:
+        run: the judged run's rounds.
+        comparisons: the run's comparisons (per-workload picks, ``not_engaged``).
+        candidates: the configs that may be picked (not the baseline, not the A/A control or sentinels).
+        aa: the A/A control's name when the run has one.
+        traffic: the mix (its ``mix`` and ``levels`` filled in), level mix and SLO.
+    """
+    ctx = _Ctx(run, dict(traffic.mix or {}), tuple(candidates), aa, tuple(comparisons), traffic.slo_ttft_s)
+    notes = list(traffic.notes)
+    level_out = _levels(ctx, traffic.levels or (), notes)
+    done = [lv.level for lv in level_out]
+    overall = None
+    if done:
+        aa_r = _geomean_ratios(ctx, aa, done) if aa else None
+        cfg, chosen, reason, cands = _over_levels(
+            ctx, done, lambda c: _geomean_ratios(ctx, c, done), log_ratio_interval(aa_r or [])
+        )
+        overall = LevelChoice(0, cfg, chosen, reason + " (geometric mean over the levels)", {}, cands)
+    lm = None
+    if traffic.level_mix is not None:
+        lm = _level_mix(ctx, traffic.level_mix, {lv.level: lv.config for lv in level_out})
+        if overall is not None and lm.choice != overall.config:
+            notes.append(
+                f"the level mix picks {lm.choice} and the overall pick is {overall.config}: the level mix weighs "
+                "each level by its share of wall time, the overall pick weighs every measured level the same "
+                "(geometric mean)"
+            )
+        if lm.per_user_choice is not None and lm.per_user_choice != lm.choice:
+            notes.append(
+                f"the per-user view prefers {lm.per_user_choice} (each stream faster) while the throughput view "
+                f"picks {lm.choice}: choose by which one your users feel (the per-user view is a point estimate)"
+            )
+    return Choices(run.baseline, dict(ctx.mix), tuple(level_out), overall, lm, tuple(notes))

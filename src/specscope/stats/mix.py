@@ -1,0 +1,150 @@
+"""Traffic mixes: parsing them, and the per-round figures a mix's speedup rests on.
+
+* **Token mix** (``--mix prose=0.2,code=0.3,edit=0.5``): each workload w gets a share m_w of the *output tokens*.
+  Serving them takes ``sum_w m_w / rate_w`` seconds per token, so the mix's rate is the harmonic form
+  ``H = 1 / sum_w (m_w / rate_w)`` (tokens/s) and the speedup of config X over the baseline B is
+  ``S_mix = H_X / H_B = sum_w (m_w / B_w) / sum_w (m_w / X_w)``.
+* **Level mix** (``--level-mix 1=0.6,4=0.4``): traffic that spends a share t_n of its wall time with n requests in
+  flight serves ``sum_n t_n * H(n)`` tokens per second of wall time (H at each level from the token mix, equal token
+  shares without one).
+* **Rounds.** A mix's interval is the t-interval on the log of its per-round ratios
+  (:func:`specscope.stats.speedup.log_ratio_interval`), as for one comparison: round i of a mix takes the i-th
+  time-ordered pair (:func:`specscope.stats.speedup.paired_rounds`) of every workload (and level) in it, so a
+  round is resampled with all its parts; each part contributes its first R pairs, R the fewest any part has.
+
+Shares that do not sum to 1 are normalised and the normalisation is said (:attr:`Shares.note`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from specscope.errors import ConfigError
+
+__all__ = [
+    "Shares",
+    "parse_mix",
+    "require_workloads",
+    "parse_level_mix",
+    "mix_rate",
+    "mix_round_ratios",
+    "level_mix_round_ratios",
+]
+
+K = TypeVar("K", str, int)
+
+
+@dataclass(frozen=True)
+class Shares(Generic[K]):
+    """Shares normalised to sum 1 (``shares``), as typed (``given``), and what they are shares of (``of``)."""
+
+    shares: dict[K, float]
+    given: dict[K, float]
+    of: str
+
+    @property
+    def note(self) -> str:
+        """ "" when the typed shares summed to 1; else the normalisation, e.g. ``the --mix shares sum to 0.8;
+        normalised to prose=0.62, code=0.38``."""
+        total = sum(self.given.values())
+        if math.isclose(total, 1.0, rel_tol=1e-9, abs_tol=1e-9):
+            return ""
+        listing = ", ".join(f"{k}={v:.2f}" for k, v in self.shares.items())
+        return f"the {self.of} shares sum to {total:g}, not 1; normalised to {listing}"
+
+
+def _parse(text: str, of: str, key: type[K], example: str, what: str) -> Shares[K]:
+    given: dict[K, float] = {}
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        name, sep, val = part.partition("=")
+        k: K | None
+        try:
+            k = key(name.strip())
+            share = float(val)
+        except ValueError:
+            k, share = None, -1.0
+        if not math.isfinite(share) or (isinstance(k, int) and k < 1):
+            share = -1.0
+        if k is None or not sep or not name.strip() or share < 0 or k in given:
+            raise ConfigError(
+                f"bad {of} entry",
+                found=part,
+                expected=f"{what}=SHARE with a finite SHARE >= 0, each {what.lower()} once",
+                fix=f"e.g. {of} {example}",
+            )
+        given[k] = share
+    total = sum(given.values())
+    if total <= 0:
+        raise ConfigError(
+            f"a {of} needs a positive share",
+            found=text,
+            expected="shares summing to more than 0",
+            fix=f"e.g. {example}",
+        )
+    return Shares({k: v / total for k, v in given.items() if v > 0}, given, of)
+
+
+def parse_mix(text: str) -> Shares[str]:
+    """``"prose=0.2,code=0.3,edit=0.5"`` -> token shares per workload, normalised to sum 1.
+
+    Raises:
+        ConfigError: malformed entry, negative or non-finite share, repeated workload, or all shares zero.
+    """
+    return _parse(text, "--mix", str, "--mix prose=0.2,code=0.3,edit=0.5", "WORKLOAD")
+
+
+def parse_level_mix(text: str) -> Shares[int]:
+    """``"1=0.6,4=0.4"`` -> share of wall time per concurrency level, normalised to sum 1.
+
+    Raises:
+        ConfigError: malformed entry, level not a positive integer, negative share, repeated level, or all zero.
+    """
+    return _parse(text, "--level-mix", int, "--level-mix 1=0.6,4=0.4", "LEVEL")
+
+
+def require_workloads(mix: Mapping[str, float], workloads: Sequence[str], where: str = "the run") -> None:
+    """Raises ConfigError naming the first workload of ``mix`` that is not one of ``workloads`` (``where``: whose)."""
+    missing = [w for w in mix if w not in workloads]
+    if missing:
+        raise ConfigError(
+            f"workload {missing[0]!r} of the --mix is not in {where}",
+            found=missing,
+            expected=", ".join(workloads),
+            fix="name the run's workloads in --mix",
+        )
+
+
+def mix_rate(rates: Sequence[float], shares: Sequence[float]) -> float:
+    """The token mix's rate ``1 / sum_w (m_w / rate_w)`` (tokens/s) of per-workload ``rates`` (tokens/s, > 0)."""
+    return 1.0 / sum(m / r for m, r in zip(shares, rates, strict=True))
+
+
+def mix_round_ratios(pairs: Sequence[tuple[Sequence[float], Sequence[float]]], shares: Sequence[float]) -> list[float]:
+    """Per round, ``S_mix`` from each workload's (config values, baseline values) in time order (tokens/s), cut to
+    the fewest rounds any workload has (module docstring)."""
+    n = min((len(x) for x, _ in pairs), default=0)
+    out = []
+    for i in range(n):
+        x = mix_rate([xs[i] for xs, _ in pairs], shares)
+        b = mix_rate([bs[i] for _, bs in pairs], shares)
+        out.append(x / b)
+    return out
+
+
+def level_mix_round_ratios(
+    levels: Mapping[int, Sequence[tuple[Sequence[float], Sequence[float]]]],
+    token_shares: Sequence[float],
+    time_shares: Mapping[int, float],
+) -> list[float]:
+    """Per round, the level mix's ``sum_n t_n H_X(n) / sum_n t_n H_B(n)`` from each level's per-workload (config
+    values, baseline values), cut to the fewest rounds any level and workload has (module docstring)."""
+    n = min((len(x) for parts in levels.values() for x, _ in parts), default=0)
+    out = []
+    for i in range(n):
+        x = sum(t * mix_rate([xs[i] for xs, _ in levels[lev]], token_shares) for lev, t in time_shares.items())
+        b = sum(t * mix_rate([bs[i] for _, bs in levels[lev]], token_shares) for lev, t in time_shares.items())
+        out.append(x / b)
+    return out
