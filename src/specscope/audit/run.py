@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from specscope.audit.architectures import DraftLayout, detect_draft_family, draft_layout, family
+from specscope.audit.catalog import with_target
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s, with_draft
 from specscope.audit.findings import AuditReport, Finding, by_severity
 from specscope.audit.gguf_audit import audit_gguf, is_gguf_target
@@ -118,7 +119,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     census = None
     if any(s.header is not None for s in ck.shards.values()):
         census = byte_census(ck, layout=layout or draft, draft_model=draft is not None)
-    return AuditReport(ck.label, by_severity(findings), census, facts)
+    return AuditReport(ck.label, with_target(by_severity(findings), ck.label), census, facts)  # fixes name it
 
 
 def _merge_draft(report: AuditReport, dreport: AuditReport, ck: Checkpoint, dck: Checkpoint) -> None:

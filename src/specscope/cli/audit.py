@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from specscope.cli.options import (
+    TEXT_JSON,
     BandwidthOption,
     DraftModelOption,
     HashesFileOption,
@@ -18,6 +19,8 @@ from specscope.cli.options import (
     HashesOption,
     TextJsonFormatOption,
 )
+from specscope.cli.output import OutputOption, WidthOption, emit, report_target
+from specscope.cli.vocab import VocabCommand
 
 
 def _gb(n: float) -> str:
@@ -44,11 +47,9 @@ def _fact_lines(facts: dict) -> list[str]:
     return out
 
 
-def _render(report, strict: bool) -> None:
-    from rich.console import Console
+def _render(report, strict: bool, console) -> None:
     from rich.table import Table
 
-    console = Console()
     colors = {"error": "red", "warning": "yellow", "info": "cyan"}
     if report.findings:
         # one block per finding (a table folds every column to a few characters at 80 columns)
@@ -77,8 +78,8 @@ def _render(report, strict: bool) -> None:
     c = report.census
     if c is not None:
         ct = Table(title="byte census")
-        ct.add_column("group")
-        ct.add_column("bytes", justify="right")
+        ct.add_column("group", overflow="fold")
+        ct.add_column("bytes", justify="right", overflow="fold")
         for g, b in c.bytes_by_group.items():
             if b:
                 ct.add_row(g, f"{b:,}")
@@ -101,7 +102,7 @@ def _render(report, strict: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("audit")
+    @app.command("audit", cls=VocabCommand)
     def audit(
         target: Annotated[
             str, typer.Argument(help="Checkpoint folder, .safetensors file, or hub repo org/name[@revision].")
@@ -109,7 +110,9 @@ def register(app: typer.Typer) -> None:
         draft: DraftModelOption = None,
         bandwidth: BandwidthOption = None,
         strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
-        format: TextJsonFormatOption = "text",
+        format: TextJsonFormatOption = None,
+        output: OutputOption = None,
+        width: WidthOption = None,
         hashes: HashesOption = False,
         hashes_file: HashesFileOption = None,
         hashes_hub: HashesHubOption = None,
@@ -125,10 +128,11 @@ def register(app: typer.Typer) -> None:
             from specscope.audit.hashes import add_hash_findings
 
             add_hash_findings(report, target, hashes_file, hub=hashes_hub)
-        if format == "json":
+        fmt, out = report_target(format, output, TEXT_JSON)
+        if fmt == "json":
             data = report.to_dict()
             data["exit_code"] = report.exit_code_for(strict=strict)
-            typer.echo(json.dumps(data, indent=2, default=str))
+            emit(json.dumps(data, indent=2, default=str), out)
         else:
-            _render(report, strict)
+            emit(lambda console: _render(report, strict, console), out, width)
         raise typer.Exit(report.exit_code_for(strict=strict))

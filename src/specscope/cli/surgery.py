@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING
 import typer
 
 from specscope.cli.options import TextJsonFormatOption
+from specscope.cli.vocab import VocabCommand, VocabGroup
 
 if TYPE_CHECKING:
     from specscope.surgery.plan import SurgeryPlan
 
 
-def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None) -> None:
+def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str | None, consequences: list[str] | None = None) -> None:
+    fmt = fmt or "text"
     from specscope.surgery import apply_plan, check_plan
 
     if dry_run:
@@ -64,9 +66,10 @@ def register(app: typer.Typer) -> None:
         help="Graft, compare and re-quantize draft heads; patch configs. "
         "Exit codes: 0 ok, 1 result fails the audit, 2 bad input (nothing written).",
         no_args_is_help=True,
+        cls=VocabGroup,
     )
 
-    @sub.command("extract")
+    @sub.command("extract", cls=VocabCommand)
     def extract(
         src: Path = typer.Argument(..., help="checkpoint folder"),
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
@@ -79,7 +82,7 @@ def register(app: typer.Typer) -> None:
 
         _run(plan_extract(src, prefix, out), dry_run=dry_run, fmt=fmt)
 
-    @sub.command("compare")
+    @sub.command("compare", cls=VocabCommand)
     def compare(
         a: Path = typer.Argument(...),
         b: Path = typer.Argument(...),
@@ -122,7 +125,7 @@ def register(app: typer.Typer) -> None:
                     soft_wrap=True,
                 )
 
-    @sub.command("graft")
+    @sub.command("graft", cls=VocabCommand)
     def graft(
         target: Path = typer.Argument(..., help="checkpoint receiving the tensors"),
         src: Path = typer.Option(..., "--from", help="checkpoint providing them"),
@@ -136,7 +139,7 @@ def register(app: typer.Typer) -> None:
 
         _run(plan_graft(target, src, prefix, out), dry_run=dry_run, fmt=fmt)
 
-    @sub.command("quantize-draft")
+    @sub.command("quantize-draft", cls=VocabCommand)
     def quantize_draft(
         src: Path = typer.Argument(..., help="checkpoint with an unquantized draft head"),
         scheme: str = typer.Option(
@@ -158,7 +161,7 @@ def register(app: typer.Typer) -> None:
         plan = plan_quantize_draft(src, out, scheme=scheme, prefix=prefix, layout=layout, input_amax=input_amax)
         _run(plan, dry_run=dry_run, fmt=fmt)
 
-    @sub.command("reindex")
+    @sub.command("reindex", cls=VocabCommand)
     def reindex(
         ckpt: Path = typer.Argument(...),
         out: Path = typer.Option(None, "--out", help="new folder (default: replace the index in place)"),
@@ -170,7 +173,7 @@ def register(app: typer.Typer) -> None:
 
         _run(plan_reindex(ckpt, out), dry_run=dry_run, fmt=fmt)
 
-    @sub.command("patch-config")
+    @sub.command("patch-config", cls=VocabCommand)
     def patch_config(
         ckpt: Path = typer.Argument(...),
         exclude_unquantized: str = typer.Option(None, help="prefix, e.g. mtp."),
@@ -188,7 +191,7 @@ def register(app: typer.Typer) -> None:
             fmt=fmt,
         )
 
-    @sub.command("dflash-layers")
+    @sub.command("dflash-layers", cls=VocabCommand)
     def dflash_layers(
         draft: Path = typer.Argument(...),
         all_sliding: bool = typer.Option(False, "--all-sliding", help="declare every layer sliding"),
@@ -202,12 +205,12 @@ def register(app: typer.Typer) -> None:
         plan = plan_dflash_layers(draft, all_sliding=all_sliding, out=out)
         _run(plan, dry_run=dry_run, fmt=fmt, consequences=plan.notes)
 
-    @sub.command("prune-unindexed")
+    @sub.command("prune-unindexed", cls=VocabCommand)
     def prune_unindexed(
         src: Path = typer.Argument(..., help="checkpoint folder (never modified)"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Copy a checkpoint keeping in each shard only the tensors its index assigns there (stale copies out)."""
         from specscope.surgery.prune import plan_prune_unindexed

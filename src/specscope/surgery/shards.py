@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -244,7 +245,9 @@ def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
                     fix="remove the stale copy first",
                 )
             location[t.name] = s
-    index = read_config_file(root / INDEX_NAME, fix="run `specscope surgery reindex`")
+    index = read_config_file(
+        root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`"
+    )
     for name in ("config.json", "hf_quant_config.json"):  # checked up front, even when only linked
         read_config_file(root / name)
     return Checkpoint(root, headers, index, location)
