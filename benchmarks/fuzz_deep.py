@@ -7,21 +7,27 @@ Usage (from the repository root; the full size takes a while, so run it niced)::
     nice -n 19 python benchmarks/fuzz_deep.py --hypothesis     # also the issue-17 hypothesis suites, deep profile
 
 It runs ``tests/fuzz/runner.py --cases N`` (seeded generators, one worker per boundary, ``--jobs`` at a time, a
-hang limit per case) and replaces its own section of ``benchmarks/RESULTS.md`` ("Fuzzing every boundary")
-with the table. ``--hypothesis`` adds the older deep hypothesis suites of ``tests/fuzz/test_parsers_fuzz.py``
-(``SPECSCOPE_FUZZ=deep``: 2,500 examples x 41 mutations per parser). Exit 0 when nothing was found.
+hang limit per case) and replaces its own section of ``benchmarks/RESULTS.md`` (``fuzz_deep``, through
+``benchmarks/_results.py``) with the table. ``--hypothesis`` adds the older deep hypothesis suites of
+``tests/fuzz/test_parsers_fuzz.py`` (``SPECSCOPE_FUZZ=deep``: 2,500 examples x 41 mutations per parser). Exit 0 when
+nothing was found.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import re
-import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
+import _venv
+
+_venv.ensure_project_python()
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from _results import write_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TITLE = "## Fuzzing every boundary (issue 29, benchmarks/fuzz_deep.py)"
@@ -109,10 +115,7 @@ def main() -> int:
             "",
         ]
     )
-    text = args.results.read_text(encoding="utf-8") if args.results.exists() else ""
-    pattern = re.compile(re.escape(TITLE) + r".*?(?=^## |\Z)", re.S | re.M)
-    text = pattern.sub(section + "\n", text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-    args.results.write_text(text, encoding="utf-8")
+    write_section(args.results, "fuzz_deep", section)  # only its own section (benchmarks/_results.py)
     print(section)
     return rc
 

@@ -48,3 +48,11 @@ def test_the_repository_results_file_has_the_client_overhead_section_once():
     text = results.RESULTS.read_text()
     assert text.count("<!-- results: client_overhead -->\n") == 1
     assert text.count("<!-- /results: client_overhead -->") == 1
+
+
+def test_every_benchmark_section_is_marked_once():
+    """quantize_draft.py, predict_holdout.py and fuzz_deep.py write their own sections too (issue 30)."""
+    text = results.RESULTS.read_text()
+    for name in ("quantize_draft", "predict_holdout", "fuzz_deep"):
+        assert text.count(f"<!-- results: {name} -->\n") == 1, name
+        assert text.count(f"<!-- /results: {name} -->") == 1, name

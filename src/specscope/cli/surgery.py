@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -19,8 +20,11 @@ from specscope.cli.options import TextJsonFormatOption
 from specscope.cli.vocab import VocabCommand, VocabGroup
 from specscope.strictjson import dumps_strict
 
+if TYPE_CHECKING:
+    from specscope.surgery.plan import SurgeryPlan
 
-def _run(plan, *, dry_run: bool, fmt: str | None, consequences: list[str] | None = None) -> None:
+
+def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str | None, consequences: list[str] | None = None) -> None:
     fmt = fmt or "text"
     from specscope.surgery import apply_plan, check_plan
 
@@ -139,17 +143,24 @@ def register(app: typer.Typer) -> None:
     @sub.command("quantize-draft", cls=VocabCommand)
     def quantize_draft(
         src: Path = typer.Argument(..., help="checkpoint with an unquantized draft head"),
-        scheme: str = typer.Option("nvfp4-w4a16", help="nvfp4-w4a16"),
+        scheme: str = typer.Option(
+            "nvfp4-w4a16", help="nvfp4-w4a16 | nvfp4-w4a4 | nvfp4 (W4A4 when the target's NVFP4 layers are)"
+        ),
         prefix: str = typer.Option("mtp.", help="draft tensor prefix"),
         layout: str = typer.Option(None, help="modelopt | compressed-tensors (default: the target's)"),
+        input_amax: Path = typer.Option(
+            None, "--input-amax", help='W4A4: measured input abs-max per module, JSON {"mtp.fc": 13.44, ...}'
+        ),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
         fmt: TextJsonFormatOption = "text",
     ) -> None:
-        """The draft head's linears to NVFP4 W4A16 (group 16), both configs patched."""
+        """The draft head's linears to NVFP4 (group 16; W4A4 with activation scales whose source each module's
+        note states), both configs patched, byte for byte as the target's exporter writes them."""
         from specscope.surgery import plan_quantize_draft
 
-        _run(plan_quantize_draft(src, out, scheme=scheme, prefix=prefix, layout=layout), dry_run=dry_run, fmt=fmt)
+        plan = plan_quantize_draft(src, out, scheme=scheme, prefix=prefix, layout=layout, input_amax=input_amax)
+        _run(plan, dry_run=dry_run, fmt=fmt)
 
     @sub.command("reindex", cls=VocabCommand)
     def reindex(

@@ -16,7 +16,9 @@ quark               ``quantization_config.exclude``                        --
 =================== ===================================================== ==============================
 
 Entries match a module when equal to it, when the module lies under it (``entry + "."`` prefix), or as an
-``fnmatch`` glob (``mtp*``, ``model.layers.0.linear_attn*``), the way vLLM's ``is_layer_excluded`` reads them.
+``fnmatch`` glob (``mtp*``, ``model.layers.0.linear_attn*``), the way vLLM's ``is_layer_excluded`` reads them; an
+entry ``re:PATTERN`` is a regular expression matched at the start of the name (compressed-tensors
+``utils/match.py``, e.g. ``re:.*lm_head``, ``re:mtp.*``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ import copy
 import difflib
 import fnmatch
 import json
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from specscope.errors import SurgeryError
 
@@ -47,8 +51,6 @@ __all__ = [
 
 CONFIG = "config.json"
 HF_QUANT = "hf_quant_config.json"
-W4A16_NVFP4 = {"quant_algo": "W4A16_NVFP4", "group_size": 16}
-NVFP4 = {"quant_algo": "NVFP4", "group_size": 16}
 #: compressed-tensors' description of a data-free NVFP4 weight-only group (schema of the devstral fixture).
 CT_W4A16_GROUP = {
     "weights": {
@@ -64,6 +66,20 @@ CT_W4A16_GROUP = {
     "output_activations": None,
     "format": "nvfp4-pack-quantized",
 }
+#: compressed-tensors' NVFP4 W4A4 group: the weights as above, inputs quantized per block of 16 at run time against
+#: a stored ``input_global_scale`` (``dynamic: "local"``; schema of the devstral fixture's ``input_activations``).
+CT_W4A4_GROUP = {
+    **CT_W4A16_GROUP,
+    "input_activations": {
+        "num_bits": 4,
+        "type": "float",
+        "symmetric": True,
+        "group_size": 16,
+        "strategy": "tensor_group",
+        "dynamic": "local",
+        "scale_dtype": "torch.float8_e4m3fn",
+    },
+}
 FP8_KV_SCHEME = {"type": "float", "num_bits": 8, "dynamic": False}
 
 
@@ -76,7 +92,7 @@ class ExcludeList:
     key: str
 
 
-def dialect(configs: dict[str, dict]) -> str | None:
+def dialect(configs: dict[str, dict[str, Any]]) -> str | None:
     """``modelopt`` | ``compressed-tensors`` | ``quark`` | None (no quantization config)."""
     qc = (configs.get(CONFIG) or {}).get("quantization_config")
     if isinstance(qc, dict) and qc.get("quant_method"):
@@ -86,7 +102,7 @@ def dialect(configs: dict[str, dict]) -> str | None:
     return None
 
 
-def exclude_lists(configs: dict[str, dict]) -> list[ExcludeList]:
+def exclude_lists(configs: dict[str, dict[str, Any]]) -> list[ExcludeList]:
     """Every exclude list the dialect uses, including ones that must be created (see the module table)."""
     d = dialect(configs)
     out: list[ExcludeList] = []
@@ -113,13 +129,18 @@ def exclude_lists(configs: dict[str, dict]) -> list[ExcludeList]:
     return out
 
 
-def _entries(configs: dict[str, dict], where: ExcludeList) -> list[str]:
+def _entries(configs: dict[str, dict[str, Any]], where: ExcludeList) -> list[str]:
     section = configs.get(where.file, {}).get(where.section) or {}
     return list(section.get(where.key) or [])
 
 
 def entry_matches(entry: str, module: str) -> bool:
-    """True when exclude entry ``entry`` covers ``module`` (equal, parent module, or fnmatch glob)."""
+    """True when exclude entry ``entry`` covers ``module`` (equal, parent module, fnmatch glob, or ``re:`` pattern)."""
+    if entry.startswith("re:"):
+        try:
+            return re.match(entry[3:], module) is not None
+        except re.error:
+            return False  # a pattern compressed-tensors could not compile either: it covers nothing
     return module == entry or module.startswith(entry + ".") or fnmatch.fnmatchcase(module, entry)
 
 
@@ -128,11 +149,11 @@ def is_excluded(entries: list[str], module: str) -> bool:
     return any(entry_matches(e, module) for e in entries)
 
 
-def _set(configs: dict[str, dict], where: ExcludeList, entries: list[str]) -> None:
+def _set(configs: dict[str, dict[str, Any]], where: ExcludeList, entries: list[str]) -> None:
     configs.setdefault(where.file, {}).setdefault(where.section, {})[where.key] = entries
 
 
-def add_exclusions(configs: dict[str, dict], modules: list[str]) -> dict[str, dict]:
+def add_exclusions(configs: dict[str, dict[str, Any]], modules: list[str]) -> dict[str, dict[str, Any]]:
     """Append each module not yet covered to every exclude list (sorted, no duplicates); case C06.
 
     Raises:
@@ -154,7 +175,9 @@ def add_exclusions(configs: dict[str, dict], modules: list[str]) -> dict[str, di
     return out
 
 
-def remove_exclusions(configs: dict[str, dict], modules: list[str], still_unquantized: list[str]) -> dict[str, dict]:
+def remove_exclusions(
+    configs: dict[str, dict[str, Any]], modules: list[str], still_unquantized: list[str]
+) -> dict[str, dict[str, Any]]:
     """Drop every exclude entry that covers one of ``modules``; linears in ``still_unquantized`` that a dropped
     entry covered are re-added by name so they stay excluded (a glob such as ``mtp*`` is split up)."""
     out = copy.deepcopy(configs)
@@ -167,25 +190,37 @@ def remove_exclusions(configs: dict[str, dict], modules: list[str], still_unquan
     return out
 
 
-def declare_nvfp4(configs: dict[str, dict], modules: list[str], quantized_layers: dict[str, dict]) -> dict[str, dict]:
-    """Declare ``modules`` as NVFP4 W4A16 (group 16) in every config that describes per-module schemes.
+def declare_nvfp4(
+    configs: dict[str, dict[str, Any]],
+    modules: list[str],
+    existing: list[str],
+    w4a4: set[str] | frozenset[str] = frozenset(),
+) -> dict[str, dict[str, Any]]:
+    """Declare ``modules`` NVFP4 (group 16) in every config that describes per-module schemes: W4A4 (activation
+    scales written) for those in ``w4a4``, W4A16 for the rest.
 
-    * ModelOpt ``MIXED_PRECISION``: ``quantized_layers[m] = {"quant_algo": "W4A16_NVFP4", "group_size": 16}``
-      in both files (seed 004: vLLM prefers config.json; both must declare the layers).
-    * ModelOpt uniform ``W4A16_NVFP4``: leaving the exclude list is enough.
-    * ModelOpt uniform ``NVFP4`` (W4A4): converted to ``MIXED_PRECISION``; ``quantized_layers`` lists the
-      checkpoint's existing NVFP4 modules (``quantized_layers`` argument) plus the new W4A16 ones.
-    * compressed-tensors: a config group ``specscope_w4a16_nvfp4`` targeting the modules by name.
+    * ModelOpt ``MIXED_PRECISION``: ``quantized_layers[m] = {"quant_algo": "NVFP4" | "W4A16_NVFP4", "group_size":
+      16}`` in both files (seed 004: vLLM prefers config.json; both must declare the layers).
+    * ModelOpt uniform ``NVFP4`` (W4A4) or ``W4A16_NVFP4``: leaving the exclude list is enough when every new module
+      has that algorithm; otherwise converted to ``MIXED_PRECISION``, whose ``quantized_layers`` lists the
+      checkpoint's ``existing`` quantized modules with the uniform algorithm plus the new ones.
+    * compressed-tensors: config groups ``specscope_w4a4_nvfp4`` (weights + dynamic per-block FP4 input activations
+      with a stored global scale) and ``specscope_w4a16_nvfp4`` targeting the modules by name.
 
     Raises:
         SurgeryError: a dialect or ModelOpt algorithm this cannot express (nothing is written).
     """
     out = copy.deepcopy(configs)
     d = dialect(out)
+    algo_of = {m: ("NVFP4" if m in w4a4 else "W4A16_NVFP4") for m in modules}
     if d == "compressed-tensors":
-        qc = out[CONFIG]["quantization_config"]
-        groups = qc.setdefault("config_groups", {})
-        groups["specscope_w4a16_nvfp4"] = {"targets": sorted(modules), **copy.deepcopy(CT_W4A16_GROUP)}
+        groups = out[CONFIG]["quantization_config"].setdefault("config_groups", {})
+        for name, spec, members in (
+            ("specscope_w4a4_nvfp4", CT_W4A4_GROUP, sorted(m for m in modules if m in w4a4)),
+            ("specscope_w4a16_nvfp4", CT_W4A16_GROUP, sorted(m for m in modules if m not in w4a4)),
+        ):
+            if members:
+                groups[name] = {"targets": members, **copy.deepcopy(spec)}
         return out
     if d != "modelopt":
         raise SurgeryError(
@@ -194,34 +229,37 @@ def declare_nvfp4(configs: dict[str, dict], modules: list[str], quantized_layers
             expected="modelopt | compressed-tensors",
             fix="quantize with --layout matching the target",
         )
-    sections = [(CONFIG, "quantization_config"), (HF_QUANT, "quantization")]
-    for file, section in sections:
+    for file, section in ((CONFIG, "quantization_config"), (HF_QUANT, "quantization")):
         q = (out.get(file) or {}).get(section)
         if not isinstance(q, dict):
             continue
         algo = q.get("quant_algo")
-        if algo == "W4A16_NVFP4":
-            continue
-        if algo == "NVFP4":
+        if algo in ("NVFP4", "W4A16_NVFP4"):
+            if all(a == algo for a in algo_of.values()):
+                continue
             q["quant_algo"] = "MIXED_PRECISION"
-            q["quantized_layers"] = {m: dict(spec) for m, spec in sorted(quantized_layers.items())}
+            q["quantized_layers"] = {m: {"quant_algo": algo, "group_size": 16} for m in sorted(existing)}
             algo = "MIXED_PRECISION"
         if algo != "MIXED_PRECISION":
             raise SurgeryError(
-                f"{file}: ModelOpt quant_algo cannot host NVFP4 W4A16 modules",
+                f"{file}: ModelOpt quant_algo cannot host NVFP4 modules",
                 found=algo,
                 expected="NVFP4, W4A16_NVFP4 or MIXED_PRECISION",
                 fix="patch the config by hand",
             )
         layers = q.setdefault("quantized_layers", {})
         for m in sorted(modules):
-            layers[m] = dict(W4A16_NVFP4)
+            layers[m] = {"quant_algo": algo_of[m], "group_size": 16}
     return out
 
 
 def sync_configs(
-    configs: dict[str, dict], *, kv_scales_present: bool, unquantized_linears: set[str], quantized_linears: set[str]
-) -> tuple[dict[str, dict], list[str]]:
+    configs: dict[str, dict[str, Any]],
+    *,
+    kv_scales_present: bool,
+    unquantized_linears: set[str],
+    quantized_linears: set[str],
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Make ``config.json`` and ``hf_quant_config.json`` of a ModelOpt checkpoint agree; the tensors decide (C11).
 
     Args:
@@ -292,12 +330,12 @@ def sync_configs(
     return out, actions
 
 
-def render_json(obj: dict, indent: int = 2) -> str:
+def render_json(obj: dict[str, Any], indent: int = 2) -> str:
     """The text a patched JSON file is written as (``indent`` spaces, trailing newline, key order kept)."""
     return json.dumps(obj, indent=indent, ensure_ascii=False) + "\n"
 
 
-def config_diff(name: str, before: dict | None, after: dict) -> str:
+def config_diff(name: str, before: dict[str, Any] | None, after: dict[str, Any]) -> str:
     """A unified diff of the JSON texts of ``before`` and ``after`` (empty string when equal)."""
     a = render_json(before).splitlines(keepends=True) if before is not None else []
     b = render_json(after).splitlines(keepends=True)
