@@ -157,7 +157,7 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
     if draft is not None:
         d = read_gguf(draft)
         facts["draft"] = {"gguf": gguf_facts(d)}
-        dfind = compare_tokenizers(d.tokenizer, g.tokenizer) + _bounds(d, g)
+        dfind = compare_tokenizers(d.tokenizer, g.tokenizer, kind="gguf") + _bounds(d, g)
         findings += [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dfind]
         dc = gguf_census(d, as_draft=True)
         tb = census.target_bytes_per_token

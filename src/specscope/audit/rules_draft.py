@@ -115,8 +115,11 @@ def check_draft_vs_target(draft_ck: Checkpoint, target_ck: Checkpoint, layout: D
     """
     out: list[Finding] = []
     draft_tok, target_tok = read_tokenizer(draft_ck.source), read_tokenizer(target_ck.source)
-    out += compare_tokenizers(draft_tok, target_tok)
-    out += check_vocab_bounds(draft_ck, layout, target_ck.text_config, draft_tok, target_tok)
+    bounds = check_vocab_bounds(draft_ck, layout, target_ck.text_config, draft_tok, target_tok)
+    tokens = compare_tokenizers(draft_tok, target_tok)
+    if any(f.code == "DRAFT_VOCAB_UNVERIFIED" for f in bounds):  # it already says the draft ships no tokenizer
+        tokens = [f for f in tokens if f.code != "DRAFT_TOKENIZER_UNVERIFIED"]
+    out += tokens + bounds
     if layout is not None and layout.family.key == "dflash":
         dv, tv = draft_ck.text_config.get("hidden_size"), target_ck.text_config.get("hidden_size")
         if isinstance(dv, int) and isinstance(tv, int) and dv != tv:

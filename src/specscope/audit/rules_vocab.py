@@ -42,15 +42,57 @@ __all__ = ["compare_tokenizers", "check_vocab_bounds", "check_vocab_map", "embed
 _SHOWN = 5
 
 
-def compare_tokenizers(draft: TokenizerView | None, target: TokenizerView | None) -> list[Finding]:
-    """``DRAFT_TOKENIZER_DIFFERS`` / ``DRAFT_SPECIAL_TOKENS_DIFFER`` / ``DRAFT_TOKENIZER_UNVERIFIED`` (see module)."""
+#: where a checkpoint's vocabulary is looked for, by kind of checkpoint (the words of ``DRAFT_TOKENIZER_UNVERIFIED``).
+TOKENIZER_PLACES = {
+    "safetensors": "tokenizer.json, vocab.json or tokenizer.model",
+    "gguf": "tokenizer.ggml.* metadata",
+}
+_RESTORE = {
+    "safetensors": "copy the publisher's tokenizer files (tokenizer.json, tokenizer_config.json) next to the {side}, "
+    "then audit again",
+    "gguf": "re-convert the {side} with llama.cpp's convert_hf_to_gguf.py (it writes tokenizer.ggml.*), then audit "
+    "again",
+}
+
+
+def _absent(draft: TokenizerView | None, target: TokenizerView | None, kind: str) -> Finding:
+    """``DRAFT_TOKENIZER_UNVERIFIED`` for a side that carries no vocabulary at all."""
+    places = TOKENIZER_PLACES[kind]
+    missing = [side for side, view in (("draft", draft), ("target", target)) if view is None]
+    sides = " and the ".join(missing)
+    found = "; ".join(
+        f"{side}: {view.source if view is not None else 'no ' + places}"
+        for side, view in (("draft", draft), ("target", target))
+    )
+    return finding(
+        "DRAFT_TOKENIZER_UNVERIFIED/absent",
+        file=draft.source if draft is not None else None,
+        why=f"the {sides} {'carries' if len(missing) == 1 else 'carry'} no vocabulary ({places})",
+        found_text=found,
+        places=places,
+        fix=_RESTORE[kind].format(side=sides),
+        details={"missing": missing},
+    )
+
+
+def compare_tokenizers(
+    draft: TokenizerView | None, target: TokenizerView | None, *, kind: str = "safetensors"
+) -> list[Finding]:
+    """``DRAFT_TOKENIZER_DIFFERS`` / ``DRAFT_SPECIAL_TOKENS_DIFFER`` / ``DRAFT_TOKENIZER_UNVERIFIED`` (see module);
+    ``kind`` (``safetensors`` / ``gguf``) words where a missing vocabulary was looked for."""
     if draft is None or target is None:
-        return []
+        return [_absent(draft, target, kind)]
     if draft.unreadable or target.unreadable:
         if draft.fingerprint and draft.fingerprint == target.fingerprint:
             return []
-        why = draft.unreadable or target.unreadable
-        return [finding("DRAFT_TOKENIZER_UNVERIFIED", file=draft.source, why=why, target_file=target.source)]
+        side, view = ("draft", draft) if draft.unreadable else ("target", target)
+        fix = (
+            "pip install sentencepiece, then audit again"
+            if view.fingerprint
+            else f"re-download the {side}'s {view.source} from its publisher, then audit again"
+        )
+        why = f"{side} {view.source}: {view.unreadable}"
+        return [finding("DRAFT_TOKENIZER_UNVERIFIED", file=draft.source, why=why, target_file=target.source, fix=fix)]
     shared = min(draft.size, target.size)
     differ = [i for i in range(shared) if draft.tokens.get(i) != target.tokens.get(i)]
     out: list[Finding] = []
@@ -118,40 +160,60 @@ def check_vocab_bounds(
     draft_tok: TokenizerView | None,
     target_tok: TokenizerView | None,
 ) -> list[Finding]:
-    """``DRAFT_VOCAB_MISMATCH`` (the draft cannot embed every id the target produces) or ``DRAFT_VOCAB_UNVERIFIED``."""
+    """``DRAFT_VOCAB_MISMATCH`` (the draft cannot embed every id the target produces), ``DRAFT_VOCAB_UNVERIFIED``
+    (the draft ships no tokenizer and its size differs from the target's) or ``DRAFT_VOCAB_EXCEEDS_TARGET`` (the
+    draft's tokenizer defines ids the target's does not: the draft can propose them)."""
     rows, where = embedding_rows(draft_ck, layout)
     draft_vocab = rows if rows is not None else config_int(draft_ck.text_config, "vocab_size")
     where = where if rows is not None else "config.json vocab_size"
     target_vocab = config_int(target_cfg, "vocab_size")
     if draft_vocab is None:
         return []
-    if target_tok is not None and target_tok.size:
-        needed, basis = target_tok.size, f"the target's {target_tok.source} defines ids 0..{target_tok.size - 1}"
-    elif target_vocab is not None and draft_tok is None:
-        if draft_vocab == target_vocab:
-            return []
+    if target_tok is not None and target_tok.size and draft_vocab < target_tok.size:
+        basis = f"the target's {target_tok.source} defines ids 0..{target_tok.size - 1}"
         return [
             finding(
-                "DRAFT_VOCAB_UNVERIFIED",
+                "DRAFT_VOCAB_MISMATCH",
                 file="config.json",
                 draft=draft_vocab,
-                target=target_vocab,
+                target=target_tok.size,
                 where=where,
+                basis=basis,
+                details={"draft_rows": draft_vocab, "target_ids": target_tok.size, "draft_rows_from": where},
             )
         ]
-    else:
+    target_size = target_vocab if target_vocab is not None else (target_tok.size if target_tok else None)
+    if draft_tok is None and target_size is not None and draft_vocab != target_size:
+        return [
+            finding("DRAFT_VOCAB_UNVERIFIED", file="config.json", draft=draft_vocab, target=target_size, where=where)
+        ]
+    return _beyond_target(draft_tok, target_tok, target_vocab)
+
+
+def _beyond_target(
+    draft_tok: TokenizerView | None, target_tok: TokenizerView | None, target_vocab: int | None
+) -> list[Finding]:
+    """``DRAFT_VOCAB_EXCEEDS_TARGET``: ids the draft's tokenizer defines past the target's tokenizer (WARNING: a
+    drafted one is rejected) or past the target's ``vocab_size`` (ERROR: out of range at the verify step)."""
+    if draft_tok is None or target_tok is None or draft_tok.unreadable or target_tok.unreadable:
         return []
-    if draft_vocab >= needed:
+    extra = sorted(i for i in draft_tok.tokens if i >= target_tok.size)
+    if not extra:
         return []
+    past_rows = target_vocab is not None and extra[-1] >= target_vocab
+    shown = ", ".join(f"{i} {draft_tok.tokens[i]!r}" for i in extra[:_SHOWN])
     return [
         finding(
-            "DRAFT_VOCAB_MISMATCH",
-            file="config.json",
-            draft=draft_vocab,
-            target=needed,
-            where=where,
-            basis=basis,
-            details={"draft_rows": draft_vocab, "target_ids": needed, "draft_rows_from": where},
+            "DRAFT_VOCAB_EXCEEDS_TARGET/rows" if past_rows else "DRAFT_VOCAB_EXCEEDS_TARGET",
+            file=draft_tok.source,
+            n=len(extra),
+            first=extra[0],
+            last=extra[-1],
+            shown=shown,
+            target_last=target_tok.size - 1,
+            target_vocab=target_vocab,
+            target_file=target_tok.source,
+            details={"draft_only_ids": len(extra), "first": extra[0], "last": extra[-1], "target_ids": target_tok.size},
         )
     ]
 

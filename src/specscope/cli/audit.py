@@ -34,9 +34,14 @@ def _fact_lines(facts: dict) -> list[str]:
     out = []
     for label, g in (("gguf", facts.get("gguf")), ("draft gguf", (facts.get("draft") or {}).get("gguf"))):
         if g:
+            vocab = g.get("vocab_size")
+            tok = g.get("tokenizer_model")
+            words = f"{vocab:,} tokens" if isinstance(vocab, int) else "vocab unknown"
+            words += f" ({tok})" if tok else " (no tokenizer.ggml.* metadata)"
+            ftype = g.get("file_type") or "file type not stated"
             out.append(
-                f"{label}: {g['architecture']}, {g['vocab_size']:,} tokens ({g['tokenizer_model']}), "
-                f"{g['file_type']}, {g['tensors']} tensors, types {', '.join(g['tensor_types'])}"
+                f"{label}: {g['architecture']}, {words}, {ftype}, {g['tensors']} tensors, "
+                f"types {', '.join(g['tensor_types'])}"
             )
     for label, fam in (("MTP head", facts.get("mtp")), ("draft", facts.get("draft_family"))):
         if fam:
