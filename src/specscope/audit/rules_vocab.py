@@ -302,8 +302,9 @@ def check_vocab_map(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]
         out.append(_map_finding("missing", "d2t", name="d2t", draft_vocab=draft_vocab, vocab=vocab))
     elif "d2t" in names and d2t is None:
         info = ck.tensor(names["d2t"])
-        shape = list(info.shape) if info else []
-        out.append(_map_finding("length", "d2t", n=shape, draft_vocab=draft_vocab, dtype=info.dtype if info else "?"))
+        shape, dtype = (list(info.shape), info.dtype) if info else ([], "?")
+        variant = "rank" if len(shape) != 1 else "dtype"
+        out.append(_map_finding(variant, "d2t", shape=shape, draft_vocab=draft_vocab, dtype=dtype))
     elif d2t is not None:
         out += _check_d2t(d2t, vocab, draft_vocab)
     if "t2d" in names:
