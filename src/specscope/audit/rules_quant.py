@@ -125,6 +125,8 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
                 tensor=linears[q_but_excl[0]],
                 n=len(q_but_excl),
                 modules=", ".join(q_but_excl),
+                checkpoint=arg(ck.label),
+                prefix=arg(_common_prefix(q_but_excl) or q_but_excl[0].split(".")[0] + "."),
                 details={"modules": q_but_excl},
             )
         )

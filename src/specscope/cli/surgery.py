@@ -163,6 +163,9 @@ def register(app: typer.Typer) -> None:
     def patch_config(
         ckpt: Path = typer.Argument(...),
         exclude_unquantized: str = typer.Option(None, help="prefix, e.g. mtp."),
+        include_quantized: str = typer.Option(
+            None, help="prefix, e.g. mtp.: drop exclude entries that cover its quantized linears"
+        ),
         sync: bool = typer.Option(False, "--sync", help="make config.json and hf_quant_config.json agree"),
         out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
@@ -172,7 +175,9 @@ def register(app: typer.Typer) -> None:
         from specscope.surgery import plan_patch_config
 
         _run(
-            plan_patch_config(ckpt, exclude_unquantized=exclude_unquantized, sync=sync, out=out),
+            plan_patch_config(
+                ckpt, exclude_unquantized=exclude_unquantized, include_quantized=include_quantized, sync=sync, out=out
+            ),
             dry_run=dry_run,
             fmt=fmt,
         )

@@ -51,13 +51,18 @@ def copy_job(ckpt: Checkpoint, name: str, out_name: str | None = None) -> Tensor
 
 
 def linear_modules(ckpt: Checkpoint, prefix: str = "", *, quantized: bool | None = False) -> list[str]:
-    """Module names of Linear-like weights under ``prefix``: ``<m>.weight`` with 2 dims.
+    """Module names of Linear-like weights under ``prefix``: ``<m>.weight`` with 2 dims, or a quantized payload
+    ``<m>.weight_packed`` (compressed-tensors) / ``<m>.qweight`` (GPTQ, AWQ).
 
     ``quantized=False``: float dtype and no ``<m>.weight_scale`` sibling (an unquantized linear, case C06);
-    ``True``: has a ``weight_scale`` sibling; None: both. 1-D norm weights are never listed.
+    ``True``: has a ``weight_scale`` sibling (or is a packed payload); None: both. 1-D norm weights are never listed.
     """
     out = []
     for name in ckpt.names(prefix):
+        if name.endswith((".weight_packed", ".qweight")):
+            if quantized is not False and len(ckpt.info(name).shape) == 2:
+                out.append(name.rpartition(".")[0])
+            continue
         if not name.endswith(".weight"):
             continue
         info = ckpt.info(name)
