@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from specscope.audit import audit_checkpoint
 from specscope.cli import app
 
-from .ckmaker import dense_config, dense_model, vocab, write, write_tokenizer
+from .ckmaker import dense_config, dense_model, layer, vocab, write, write_tokenizer
 
 V = 64
 
@@ -104,10 +104,8 @@ def test_the_same_tokenizer_on_both_sides_stays_clean(tmp_path: Path) -> None:
     assert audit_checkpoint(_target(tmp_path / "t"), draft=draft).findings == []
 
 
-gguf = pytest.importorskip("gguf")
-
-
 def _gguf(path: Path, tokens: list[str] | None) -> Path:
+    gguf = pytest.importorskip("gguf")
     w = gguf.GGUFWriter(path, "llama")
     w.add_block_count(1)
     w.add_embedding_length(8)
@@ -140,3 +138,58 @@ def test_a_gguf_without_tokenizer_metadata_prints_vocab_unknown_and_warns(tmp_pa
     assert f["fix"] == (
         f"re-convert the {side} with llama.cpp's convert_hf_to_gguf.py (it writes tokenizer.ggml.*), then audit again"
     )
+
+
+# Medusa (vLLM medusa.py @01dbb081): heads of truncated_vocab_size rows, token_map of that many target ids in
+# [0, vocab_size), required when truncated_vocab_size < vocab_size.
+def _medusa(root: Path, *, rows: int, trunc: int, token_map: np.ndarray | None = None) -> Path:
+    shapes = {f"blocks.{h}.layers.0.weight": [16, 16] for h in range(2)} | {
+        f"lm_heads.{h}.weight": [rows, 16] for h in range(2)
+    }
+    cfg = {"architectures": ["MedusaModel"], "model_type": "medusa", "hidden_size": 16, "num_heads": 2}
+    cfg |= {"num_hidden_layers": 1, "vocab_size": V, "truncated_vocab_size": trunc}
+    return write(root, shapes, cfg, arrays={"token_map": token_map} if token_map is not None else None)
+
+
+def _map_findings(report) -> list[tuple[str | None, str]]:
+    return [(f.tensor, f.message) for f in report.by_code("DRAFT_VOCAB_MAP")]
+
+
+def test_medusa_heads_and_token_map_are_checked_against_the_loader(tmp_path: Path) -> None:
+    good = np.arange(0, V, 2, dtype=np.int64)
+    assert _map_findings(audit_checkpoint(_medusa(tmp_path / "ok", rows=32, trunc=32, token_map=good))) == []
+    assert _map_findings(audit_checkpoint(_medusa(tmp_path / "full", rows=V, trunc=32, token_map=good))) == []
+    rows = audit_checkpoint(_medusa(tmp_path / "rows", rows=32, trunc=V))
+    assert _map_findings(rows) == [
+        ("lm_heads.0.weight", "2 Medusa heads have 32 rows; vLLM builds each with 64 (truncated_vocab_size 64)")
+    ]
+    oor = audit_checkpoint(_medusa(tmp_path / "oor", rows=32, trunc=32, token_map=np.full(32, 999, dtype=np.int64)))
+    assert _map_findings(oor) == [
+        ("token_map", "Medusa token_map does not fit: 32 ids outside [0, 64); first token_map[0] = 999")
+    ]
+    (missing,) = audit_checkpoint(_medusa(tmp_path / "nomap", rows=32, trunc=32)).by_code("DRAFT_VOCAB_MAP")
+    assert missing.consequence is not None and missing.consequence.startswith(
+        "vLLM's Medusa loader asserts a token_map when truncated_vocab_size < vocab_size"
+    )
+    assert "d2t" not in missing.consequence and "SGLang" not in missing.consequence
+
+
+def _dflash(root: Path, dflash_config: dict) -> Path:
+    shapes = {"fc.weight": [16, 32], "hidden_norm.weight": [16], "norm.weight": [16]}
+    for i in range(2):
+        shapes |= layer(f"layers.{i}.", {"self_attn.q_norm.weight": [8], "self_attn.k_norm.weight": [8]})
+    cfg = {**dense_config(2, V), "architectures": ["DFlashDraftModel"], "dflash_config": dflash_config}
+    return write(root, shapes, cfg, tokens=vocab(V))
+
+
+def test_dflash_mask_token_and_target_layer_ids_are_checked(tmp_path: Path) -> None:
+    ok = audit_checkpoint(_dflash(tmp_path / "ok", {"mask_token_id": 5, "target_layer_ids": [0, 1]}))
+    assert ok.findings == []
+    oor = audit_checkpoint(_dflash(tmp_path / "oor", {"mask_token_id": 500, "target_layer_ids": [0, 1]}))
+    assert [(f.code, f.message) for f in oor.errors] == [
+        ("DFLASH_MASK_TOKEN_OUT_OF_RANGE", "mask_token_id 500 is not an id of the draft's 64-row embedding")
+    ]
+    text = audit_checkpoint(_dflash(tmp_path / "str", {"mask_token_id": 5, "target_layer_ids": "0,1"}))
+    assert [(f.code, f.message) for f in text.errors] == [
+        ("DFLASH_TARGET_LAYER_IDS_INVALID", "target_layer_ids is a str ('0,1'), not a list of layer indices")
+    ]

@@ -12,6 +12,7 @@ from specscope.audit.architectures import DraftLayout, detect_family, draft_layo
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.rules_heads import breakdown, count_groups, fix_for, names_source, stored_names
+from specscope.audit.rules_shapes import check_mtp_shapes
 from specscope.checkpoint import INDEX_NAME, Checkpoint
 from specscope.checkpoint.dtypes import PACKED_INT_DTYPES
 
@@ -126,7 +127,8 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
 
     Codes: ``MTP_WEIGHTS_MISSING`` (ERROR, no tensor under the head's prefixes), ``MTP_INCOMPLETE`` (ERROR, some
     required tensors missing; the message counts them per group), ``MTP_NOT_INDEXED`` (ERROR, tensors on disk but
-    absent from the index), ``MTP_FC_SHAPE`` (ERROR, the fusion projection is not [hidden, 2*hidden]). A tensor the
+    absent from the index), ``MTP_FC_SHAPE`` (ERROR, the fusion projection is not [hidden, 2*hidden]),
+    ``MTP_LAYER_SHAPE`` (ERROR, :mod:`.rules_shapes`). A tensor the
     family shares with the target (DeepSeek's per-layer ``embed_tokens`` / ``shared_head.head``) may be omitted.
     A folder with configs only (no index, no shard) is not judged on tensors.
     """
@@ -142,4 +144,5 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     out = [f for f in (_incomplete(ck, layout, names),) if f is not None]
     physical = sorted(n for n in ck.locations if layout.contains(n))
     out += [f for f in (_not_indexed(ck, physical), _fusion_shape(ck, layout)) if f is not None]
+    out += check_mtp_shapes(ck, layout)
     return out, layout

@@ -279,6 +279,47 @@ def _check_t2d(t2d: np.ndarray, d2t: np.ndarray | None, vocab: int, draft_vocab:
     return []
 
 
+def _check_medusa(ck: Checkpoint, cfg: dict[str, Any], names: dict[str, str]) -> list[Finding]:
+    """Medusa, per vLLM ``medusa.py`` @01dbb081: every head is ``ParallelLMHead(truncated_vocab_size, hidden)``
+    (``truncated_vocab_size`` defaults to ``vocab_size``); with ``truncated_vocab_size < vocab_size`` the checkpoint
+    must carry ``token_map`` (asserted at load), ``truncated_vocab_size`` target ids scattered into a ``vocab_size``
+    logit row, and a head stored with more rows is sliced by it (``weight[token_map]``)."""
+    vocab = config_int(cfg, "vocab_size")
+    trunc = config_int(cfg, "truncated_vocab_size") or vocab
+    if vocab is None or trunc is None:
+        return []
+    out: list[Finding] = []
+    reduced = trunc < vocab
+    token_map = ck.read_index_array(names["token_map"]) if reduced and "token_map" in names else None
+    if reduced and "token_map" not in names:
+        out.append(_map_finding("missing-medusa", "token_map", name="token_map", draft_vocab=trunc, vocab=vocab))
+    elif token_map is not None:
+        ids = token_map.astype(np.int64)
+        bad = np.flatnonzero((ids < 0) | (ids >= vocab))
+        what = None
+        if token_map.dtype == np.bool_:
+            what = "a bool mask, not target ids"
+        elif len(token_map) != trunc:
+            what = f"{len(token_map)} entries for truncated_vocab_size {trunc}"
+        elif bad.size:
+            what = f"{bad.size} ids outside [0, {vocab}); first token_map[{int(bad[0])}] = {int(ids[bad[0]])}"
+        if what:
+            out.append(_map_finding("medusa-map", "token_map", what=what, draft_vocab=trunc, vocab=vocab))
+    allowed = {trunc} | ({vocab} if token_map is not None else set())
+    heads = sorted((n, i.shape[0]) for n, i in ck.tensors().items() if _is_medusa_head(names, n) and i.shape)
+    wrong = [(n, r) for n, r in heads if r not in allowed]
+    if wrong:
+        name, rows = wrong[0]
+        want = " or ".join(str(a) for a in sorted(allowed))
+        out.append(_map_finding("medusa-head-rows", name, n=len(wrong), rows=rows, want=want, draft_vocab=trunc))
+    return out
+
+
+def _is_medusa_head(names: dict[str, str], stored: str) -> bool:
+    plain = next((p for p, s in names.items() if s == stored), stored)
+    return plain.startswith("lm_heads.") and plain.endswith(".weight")
+
+
 def check_vocab_map(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]:
     """``DRAFT_VOCAB_MAP`` findings for an EAGLE-3 draft's ``d2t`` / ``t2d`` / head rows, or a Medusa ``token_map``."""
     if layout is None or not layout.family.vocab_map or not ck.tensors():
@@ -286,10 +327,7 @@ def check_vocab_map(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]
     cfg = ck.text_config
     names = {alias_name(layout.family, n): n for n in ck.tensors()}
     if layout.family.vocab_map == "medusa":
-        vocab, trunc = config_int(cfg, "vocab_size"), config_int(cfg, "truncated_vocab_size")
-        if vocab is None or trunc is None or trunc >= vocab or "token_map" in names:
-            return []
-        return [_map_finding("missing", "token_map", name="token_map", draft_vocab=trunc, vocab=vocab)]
+        return _check_medusa(ck, cfg, names)
     vocab, draft_vocab = eagle3_reduced(cfg)
     if vocab is None or draft_vocab is None:
         return []

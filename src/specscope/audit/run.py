@@ -25,6 +25,7 @@ from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_mtp import check_mtp
 from specscope.audit.rules_quant import check_quant, linear_modules
+from specscope.audit.rules_shapes import check_draft_shapes
 from specscope.audit.rules_vocab import check_vocab_map
 from specscope.checkpoint import ByteSource, Checkpoint, load_checkpoint
 
@@ -89,6 +90,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         draft_modules = set(linear_modules(ck))
         facts["draft_family"] = _layout_facts(draft, ck)
         findings += check_draft_tensors(ck, draft)
+        findings += check_draft_shapes(ck, draft)
         findings += check_vocab_map(ck, draft)
     else:
         draft_modules = set()
