@@ -32,6 +32,8 @@ __all__ = [
 
 _TABLE = "architectures.toml"
 _WEIGHT_SUFFIXES = ("weight", "weight_packed", "qweight")
+#: token mixers other than self-attention a hybrid model's layer may hold instead (census.py groups them the same way)
+_LINEAR_MIXERS = ("linear_attn.", "mamba.", "mixer.")
 #: a part -> the fused module that holds it in checkpoints that store the engine's fused form (vLLM
 #: ``packed_modules_mapping``; Phi-3 / some exporters store ``qkv_proj`` and ``gate_up_proj``).
 FUSED_SPELLINGS = {
@@ -363,7 +365,11 @@ def draft_layout(
             body = tuple(n for n in fam.body_names if n not in fam.layer_optional)
             label = "the draft's own layer"
         for i, p in enumerate(layer_prefixes):
-            groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in body)))
+            layer_body = body
+            if fam.key == "draft_model" and any(n.startswith(tuple(p + m for m in _LINEAR_MIXERS)) for n in name_list):
+                # a hybrid model's linear-attention layer (Qwen3-Next, Mamba hybrids) mixes tokens without self_attn
+                layer_body = tuple(b for b in body if not b.startswith("self_attn."))
+            groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in layer_body)))
     share = list(fam.shareable)
     if fam.vocab_map == "eagle3" and "lm_head.weight" not in [n for _, g in groups for n in g]:
         share.append("lm_head.weight")

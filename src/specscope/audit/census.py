@@ -272,6 +272,7 @@ def byte_census(
     layout: DraftLayout | None = None,
     draft_model: bool = False,
     bandwidth_bytes_per_s: float | None = None,
+    unread: tuple[str, ...] = (),
 ) -> ByteCensus:
     """Census of ``ck`` from its headers (loader's copy of each tensor).
 
@@ -280,6 +281,8 @@ def byte_census(
             ``draft_model``, the family of a separate draft checkpoint.
         draft_model: the whole checkpoint is a draft model: everything is draft bytes, counted by its family's rule.
         bandwidth_bytes_per_s: memory bandwidth for the roofline.
+        unread: prefixes of tensors no engine loads (an MTP head the config does not declare): stored under
+            ``mtp_draft``, read neither by the target nor by a draft step.
     """
     moe_frac, moe_note = _moe_fraction(ck.text_config)
     tensors = ck.tensors()
@@ -288,10 +291,13 @@ def byte_census(
     for name, info in tensors.items():
         nbytes = info.nbytes
         t.total += nbytes
-        in_draft = draft_model or (layout is not None and layout.contains(name))
-        g = _group(name, len(info.shape), in_draft)
+        skip = bool(unread) and name.startswith(unread)
+        in_draft = not skip and (draft_model or (layout is not None and layout.contains(name)))
+        g = _group(name, len(info.shape), in_draft or skip)
         t.by_group[g] += nbytes
         t.by_dtype[info.dtype] = t.by_dtype.get(info.dtype, 0) + nbytes
+        if skip:
+            continue
         read = float(nbytes) * (moe_frac if _is_expert(name) else 1.0)
         if in_draft:
             _count_draft(t, name, info, read, layout, draft_model)
@@ -308,6 +314,8 @@ def byte_census(
         t.draft += t.embedding_bytes - t.embedding_bytes / t.embedding_rows
     tb, db = int(round(t.target)), int(round(t.draft))
     notes = [moe_note] if moe_note else []
+    if unread:
+        notes.append(f"MTP head under {', '.join(unread)} not run here: stored, never read per step")
     if tied and t.embedding_bytes:
         notes.append("tied embeddings: the embedding table is read whole as the head each step")
     return ByteCensus(

@@ -139,7 +139,32 @@ def check_draft_vs_target(draft_ck: Checkpoint, target_ck: Checkpoint, layout: D
         tokens = [f for f in tokens if f.code != "DRAFT_TOKENIZER_UNVERIFIED"]
     out += tokens + bounds
     out += check_hidden_vs_target(draft_ck.text_config, layout, target_ck.text_config)
+    if layout is not None and layout.family.key == "draft_model":
+        out += _architecture(draft_ck.text_config, target_ck.text_config)
     return out
+
+
+def _architecture(draft: dict[str, Any], target: dict[str, Any]) -> list[Finding]:
+    """``DRAFT_ARCHITECTURE_DIFFERS``: a separate draft model of another ``model_type`` than its target."""
+    d, t = draft.get("model_type"), target.get("model_type")
+    if not isinstance(d, str) or not isinstance(t, str) or d == t:
+        return []
+
+    def arch(cfg: dict[str, Any]) -> str:
+        a = cfg.get("architectures")
+        return ", ".join(str(x) for x in a) if isinstance(a, list) and a else "no architectures"
+
+    return [
+        finding(
+            "DRAFT_ARCHITECTURE_DIFFERS",
+            file="config.json",
+            draft=d,
+            target=t,
+            draft_arch=arch(draft),
+            target_arch=arch(target),
+            details={"draft_model_type": d, "target_model_type": t},
+        )
+    ]
 
 
 def check_vision_processor(config: dict[str, Any] | None, files: dict[str, int]) -> list[Finding]:
