@@ -134,3 +134,16 @@ def test_a_float_d2t_is_named_by_its_dtype(tmp_path: Path) -> None:
     r = audit_checkpoint(write(tmp_path / "e3", shapes, cfg, arrays={"d2t": np.zeros(16, dtype=np.float32)}))
     (f,) = r.by_code("DRAFT_VOCAB_MAP")
     assert (f.message, f.found) == ("d2t is stored as F32 [16]: a vocabulary map holds integer offsets", "F32 [16]")
+
+
+def test_a_single_file_that_duplicates_the_shards_is_to_be_deleted_not_renamed(tmp_path: Path) -> None:
+    """Renaming model.safetensors and reindexing fails when every tensor in it is also in the indexed shards."""
+    shapes = dense_model(1, 64)
+    root = write(tmp_path / "ck", shapes, dense_config(1, 64))
+    shard = root / "model-00001-of-00001.safetensors"
+    shard.write_bytes((root / "model.safetensors").read_bytes())
+    index = {"metadata": {"total_size": 0}, "weight_map": {n: shard.name for n in shapes}}
+    (root / "model.safetensors.index.json").write_text(json.dumps(index))
+    (f,) = audit_checkpoint(root).by_code("SINGLE_FILE_SHADOWS_INDEX")
+    assert f.fix is not None and f.fix.startswith(f"delete model.safetensors (`rm {root}/model.safetensors`)")
+    assert f.details["copies_elsewhere"] == len(shapes)
