@@ -164,7 +164,7 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         census = replace(
             census,
             draft_bytes_per_step=dc.draft_bytes_per_step,
-            draft_share=dc.draft_bytes_per_step / tb if tb else 0.0,
+            draft_share=dc.draft_bytes_per_step / tb if tb and dc.draft_bytes_per_step is not None else None,
             draft_shared_bytes_per_step=0,
             draft_rule=dc.draft_rule,
         )

@@ -99,7 +99,7 @@ def compare_tokenizers(
     if differ:
         first = differ[0]
         pairs = [{"id": i, "draft": draft.tokens.get(i), "target": target.tokens.get(i)} for i in differ[:_SHOWN]]
-        shown = "; ".join(f"id {p['id']}: draft {p['draft']!r}, target {p['target']!r}" for p in pairs)
+        shown = "; ".join(f"id {p['id']}: draft {_token(p['draft'])}, target {_token(p['target'])}" for p in pairs)
         out.append(
             finding(
                 "DRAFT_TOKENIZER_DIFFERS",
@@ -107,8 +107,8 @@ def compare_tokenizers(
                 n=len(differ),
                 shared=shared,
                 first=first,
-                draft_token=repr(draft.tokens.get(first)),
-                target_token=repr(target.tokens.get(first)),
+                draft_token=_token(draft.tokens.get(first)),
+                target_token=_token(target.tokens.get(first)),
                 shown=shown,
                 draft_file=draft.source,
                 target_file=target.source,
@@ -126,6 +126,11 @@ def compare_tokenizers(
             )
         )
     return out
+
+
+def _token(text: str | None) -> str:
+    """A token for a message: quoted, or ``(no token)`` for an id the tokenizer leaves undefined (a hole)."""
+    return repr(text) if text is not None else "(no token)"
 
 
 def _special_differences(draft: TokenizerView, target: TokenizerView) -> list[str]:

@@ -90,12 +90,15 @@ def _render(report, strict: bool) -> None:
         ct.add_row("total", f"{c.total_bytes:,}")
         console.print(ct)
         line = f"per decode step: target {_gb(c.target_bytes_per_token)}"
-        if c.draft_rule is not None or c.draft_bytes_per_step:
-            line += f", draft {_gb(c.draft_bytes_per_step)} ({c.draft_share * 100:.1f}% of a target pass)"
+        if c.draft_rule is not None and c.draft_bytes_per_step is None:
+            line += ", draft bytes unknown (the checkpoint holds none of the draft's tensors)"
+        elif c.draft_rule is not None or c.draft_bytes_per_step:
+            share = f"{c.draft_share * 100:.1f}% of a target pass" if c.draft_share is not None else "share unknown"
+            line += f", draft {_gb(c.draft_bytes_per_step or 0)} ({share})"
         else:
             line += " (no draft in this checkpoint)"
-        if c.roofline_tokens_per_s is not None:
-            line += f"; roofline {c.roofline_tokens_per_s:.1f} tok/s at {c.bandwidth_bytes_per_s / 1e9:g} GB/s"
+        if c.roofline_tokens_per_s is not None and c.bandwidth_bytes_per_s is not None:
+            line += f"; roofline {c.roofline_tokens_per_s:,.1f} tok/s at {c.bandwidth_bytes_per_s / 1e9:g} GB/s"
         console.print(line)
         if c.draft_shared_bytes_per_step:
             console.print(f"draft step also reads {_gb(c.draft_shared_bytes_per_step)} of the target's weights")
