@@ -13,6 +13,11 @@ import copy
 from collections.abc import Callable
 from pathlib import Path
 
+from specscope.audit.architectures import config_int
+from specscope.audit.rules_mtp import mtp_layout
+from specscope.checkpoint import load_checkpoint
+from specscope.checkpoint.schema import read_config_file
+from specscope.errors import SurgeryError
 from specscope.surgery.configs import add_exclusions, dialect, exclude_lists
 from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
 from specscope.surgery.shards import (
@@ -242,6 +247,64 @@ def plan_derived(
     return plan
 
 
+def _hidden(cfg: dict | None) -> int | None:
+    tc = (cfg or {}).get("text_config")
+    return config_int(tc if isinstance(tc, dict) else cfg, "hidden_size")
+
+
+def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> None:
+    """Refuse a graft no engine could load, before anything is planned: an empty ``prefix`` (the whole source), a
+    ``prefix`` that is not where the target's own MTP family keeps its head (``architectures.toml``: Qwen ``mtp.``,
+    DeepSeek / GLM ``model.layers.N.``, MiMo ``model.mtp_layers.``), a target that declares no MTP head, a source of
+    another family, or a source of another hidden size (every grafted tensor would be misshapen).
+
+    Raises:
+        SurgeryError: with found / expected / fix (exit 2; nothing written).
+    """
+    if not prefix:
+        raise SurgeryError(
+            "an empty --prefix grafts the whole source checkpoint",
+            found='--prefix ""',
+            expected="the prefix of the draft head, e.g. mtp. (Qwen) or model.layers.61. (DeepSeek-V3)",
+            fix="pass the head's prefix: `specscope audit TARGET` names it (MTP_WEIGHTS_MISSING / MTP_INCOMPLETE fix)",
+        )
+    want = mtp_layout(load_checkpoint(target))
+    if want is None:
+        raise SurgeryError(
+            "the graft target declares no MTP head",
+            found=f"{target}: no mtp_num_hidden_layers / num_nextn_predict_layers > 0 in config.json",
+            expected="a target whose config declares the head being grafted",
+            fix="declare the head in the target's config.json first (engines load only declared layers)",
+        )
+    allowed = tuple(sorted({want.graft_prefix, *want.prefixes} - {""}))
+    if not prefix.startswith(allowed) and not any(p.startswith(prefix) for p in allowed):
+        raise SurgeryError(
+            f"--prefix {prefix} is not where a {want.family.title} head lives",
+            found=f"--prefix {prefix}",
+            expected=f"{want.graft_prefix} (the target's {want.family.title} head)",
+            fix=f"graft from a {want.family.title} source with --prefix {want.graft_prefix}",
+        )
+    have = mtp_layout(load_checkpoint(src))
+    if have is not None and have.family.key != want.family.key:
+        raise SurgeryError(
+            "the graft source carries another family's MTP head",
+            found=f"{src}: {have.family.title}",
+            expected=f"{want.family.title}, like the target",
+            fix=f"graft from the target's own unquantized original ({want.family.source_example})",
+        )
+    th, sh = (
+        _hidden(read_config_file(Path(target) / "config.json")),
+        _hidden(read_config_file(Path(src) / "config.json")),
+    )
+    if th is not None and sh is not None and th != sh:
+        raise SurgeryError(
+            "the graft source has another hidden size",
+            found=f"{src}: hidden_size {sh}",
+            expected=f"hidden_size {th}, the target's",
+            fix="graft from the unquantized original of this same model",
+        )
+
+
 def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
     """Plan: ``target`` with every tensor under ``prefix`` taken from ``src`` (seed 002).
 
@@ -250,10 +313,11 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     ModelOpt files) and dropped from a ModelOpt ``quantized_layers`` map.
 
     Raises:
-        SurgeryError: no tensor under ``prefix`` in ``src``.
+        SurgeryError: no tensor under ``prefix`` in ``src``, or a source :func:`check_graft_source` refuses.
     """
     tgt = open_checkpoint(target)
     source = open_checkpoint(src)
+    check_graft_source(target, src, prefix)
     names = source.names(prefix)
     if not names:
         raise no_tensor_under(prefix, where=" in the graft source", found=str(src), fix="check --from and --prefix")
