@@ -63,9 +63,9 @@ def check_mtp_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
                 bad.append((name, info, f"{main.dtype} {list(main.shape)}", f"as {ref}"))
     norms = [n for n in layout.specific if n.endswith("norm.weight")]
     for name in norms:
-        info = ck.tensor(name)
-        if hidden and info is not None and list(info.shape) != [hidden]:
-            bad.append((name, info, f"[{hidden}]", f"RMSNorm(hidden_size {hidden})"))
+        norm = ck.tensor(name)
+        if hidden and norm is not None and list(norm.shape) != [hidden]:
+            bad.append((name, norm, f"[{hidden}]", f"RMSNorm(hidden_size {hidden})"))
     if not bad:
         return []
     name, info, want, ref = bad[0]

@@ -99,7 +99,10 @@ def compare_tokenizers(
     if differ:
         first = differ[0]
         pairs = [{"id": i, "draft": draft.tokens.get(i), "target": target.tokens.get(i)} for i in differ[:_SHOWN]]
-        shown = "; ".join(f"id {p['id']}: draft {_token(p['draft'])}, target {_token(p['target'])}" for p in pairs)
+        shown = "; ".join(
+            f"id {i}: draft {_token(draft.tokens.get(i))}, target {_token(target.tokens.get(i))}"
+            for i in differ[:_SHOWN]
+        )
         out.append(
             finding(
                 "DRAFT_TOKENIZER_DIFFERS",

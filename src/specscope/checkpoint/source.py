@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from specscope.checkpoint.safefiles import check_json_size, decode_json, read_regular
@@ -73,7 +74,7 @@ def hub_offline() -> bool:
     return value.strip().upper() in {"1", "ON", "YES", "TRUE"}
 
 
-def _read_json(source, name: str, fetch) -> object | None:
+def _read_json(source: ByteSource, name: str, fetch: Callable[[], bytes]) -> object | None:
     """A JSON file of ``source`` (None when absent), refusing one larger than MAX_JSON_BYTES before reading it."""
     size = source.files().get(name)
     if size is None:
@@ -195,14 +196,18 @@ class HubSource:
             "for a local checkpoint give a path that exists",
         )
 
-    def _tree(self) -> list[dict]:
+    def _tree(self) -> list[dict[str, Any]]:
         """The repository's tree entries: every page of the tree listing, each page one request attempt."""
-        from huggingface_hub.utils import build_hf_headers, hf_raise_for_status, http_backoff
+        from huggingface_hub.utils import (  # type: ignore[attr-defined, unused-ignore]  # public API
+            build_hf_headers,
+            hf_raise_for_status,
+            http_backoff,
+        )
 
         rev = quote(self.revision or "main", safe="")
         url: str | None = f"{self.endpoint}/api/models/{self.repo_id}/tree/{rev}"
         params: dict[str, bool] | None = {"recursive": True, "expand": False}
-        entries: list[dict] = []
+        entries: list[dict[str, Any]] = []
         while url is not None:
             try:
                 resp = http_backoff(
@@ -233,7 +238,10 @@ class HubSource:
 
     def _get(self, name: str, headers: dict[str, str]) -> bytes:
         from huggingface_hub import get_session, hf_hub_url
-        from huggingface_hub.utils import build_hf_headers, hf_raise_for_status
+        from huggingface_hub.utils import (  # type: ignore[attr-defined, unused-ignore]  # public API
+            build_hf_headers,
+            hf_raise_for_status,
+        )
 
         url = hf_hub_url(self.repo_id, name, revision=self.revision, endpoint=self.endpoint)
         try:

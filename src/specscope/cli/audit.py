@@ -6,7 +6,7 @@ Exit codes: 0 no errors; 1 errors found (``--strict``: warnings too); 2 the targ
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,6 +19,9 @@ from specscope.cli.options import (
     TextJsonFormatOption,
 )
 
+if TYPE_CHECKING:
+    from specscope.audit import AuditReport
+
 
 def _gb(n: float) -> str:
     """Bytes for display: GB (1e9) for model-sized numbers, MB or plain bytes for small test checkpoints."""
@@ -29,7 +32,7 @@ def _gb(n: float) -> str:
     return f"{n:,.0f} bytes"
 
 
-def _fact_lines(facts: dict) -> list[str]:
+def _fact_lines(facts: dict[str, Any]) -> list[str]:
     """One line per identified format / family (the audit's facts; every figure is in ``-f json``)."""
     out = []
     for label, g in (("gguf", facts.get("gguf")), ("draft gguf", (facts.get("draft") or {}).get("gguf"))):
@@ -49,7 +52,7 @@ def _fact_lines(facts: dict) -> list[str]:
     return out
 
 
-def _render(report, strict: bool) -> None:
+def _render(report: AuditReport, strict: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from specscope.cli.options import TextJsonFormatOption
 
+if TYPE_CHECKING:
+    from specscope.surgery.plan import SurgeryPlan
 
-def _run(plan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None) -> None:
+
+def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None) -> None:
     from specscope.surgery import apply_plan, check_plan
 
     if dry_run:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ class TensorComparison:
     nonfinite_b: int = 0
     all_zero: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["shape_a"] = list(self.shape_a) if self.shape_a is not None else None
         d["shape_b"] = list(self.shape_b) if self.shape_b is not None else None

@@ -26,6 +26,7 @@ import copy
 import difflib
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from specscope.audit.quantcfg import entry_covers
 from specscope.errors import SurgeryError
@@ -77,7 +78,7 @@ class ExcludeList:
     key: str
 
 
-def dialect(configs: dict[str, dict]) -> str | None:
+def dialect(configs: dict[str, dict[str, Any]]) -> str | None:
     """``modelopt`` | ``compressed-tensors`` | ``quark`` | None (no quantization config)."""
     qc = (configs.get(CONFIG) or {}).get("quantization_config")
     if isinstance(qc, dict) and qc.get("quant_method"):
@@ -87,7 +88,7 @@ def dialect(configs: dict[str, dict]) -> str | None:
     return None
 
 
-def exclude_lists(configs: dict[str, dict]) -> list[ExcludeList]:
+def exclude_lists(configs: dict[str, dict[str, Any]]) -> list[ExcludeList]:
     """Every exclude list the dialect uses, including ones that must be created (see the module table)."""
     d = dialect(configs)
     out: list[ExcludeList] = []
@@ -114,7 +115,7 @@ def exclude_lists(configs: dict[str, dict]) -> list[ExcludeList]:
     return out
 
 
-def _entries(configs: dict[str, dict], where: ExcludeList) -> list[str]:
+def _entries(configs: dict[str, dict[str, Any]], where: ExcludeList) -> list[str]:
     section = configs.get(where.file, {}).get(where.section) or {}
     return list(section.get(where.key) or [])
 
@@ -129,11 +130,11 @@ def is_excluded(entries: list[str], module: str, method: str = "modelopt") -> bo
     return any(entry_matches(e, module, method) for e in entries)
 
 
-def _set(configs: dict[str, dict], where: ExcludeList, entries: list[str]) -> None:
+def _set(configs: dict[str, dict[str, Any]], where: ExcludeList, entries: list[str]) -> None:
     configs.setdefault(where.file, {}).setdefault(where.section, {})[where.key] = entries
 
 
-def add_exclusions(configs: dict[str, dict], modules: list[str]) -> dict[str, dict]:
+def add_exclusions(configs: dict[str, dict[str, Any]], modules: list[str]) -> dict[str, dict[str, Any]]:
     """Append each module not yet covered to every exclude list (sorted, no duplicates); case C06.
 
     Raises:
@@ -156,7 +157,9 @@ def add_exclusions(configs: dict[str, dict], modules: list[str]) -> dict[str, di
     return out
 
 
-def remove_exclusions(configs: dict[str, dict], modules: list[str], still_unquantized: list[str]) -> dict[str, dict]:
+def remove_exclusions(
+    configs: dict[str, dict[str, Any]], modules: list[str], still_unquantized: list[str]
+) -> dict[str, dict[str, Any]]:
     """Drop every exclude entry that covers one of ``modules``; linears in ``still_unquantized`` that a dropped
     entry covered are re-added by name so they stay excluded (a glob such as ``mtp*`` or a compressed-tensors
     ``re:^mtp[.].*`` is split up into the names it still has to cover)."""
@@ -173,7 +176,9 @@ def remove_exclusions(configs: dict[str, dict], modules: list[str], still_unquan
     return out
 
 
-def declare_nvfp4(configs: dict[str, dict], modules: list[str], quantized_layers: dict[str, dict]) -> dict[str, dict]:
+def declare_nvfp4(
+    configs: dict[str, dict[str, Any]], modules: list[str], quantized_layers: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
     """Declare ``modules`` as NVFP4 W4A16 (group 16) in every config that describes per-module schemes.
 
     * ModelOpt ``MIXED_PRECISION``: ``quantized_layers[m] = {"quant_algo": "W4A16_NVFP4", "group_size": 16}``
@@ -226,8 +231,12 @@ def declare_nvfp4(configs: dict[str, dict], modules: list[str], quantized_layers
 
 
 def sync_configs(
-    configs: dict[str, dict], *, kv_scales_present: bool, unquantized_linears: set[str], quantized_linears: set[str]
-) -> tuple[dict[str, dict], list[str]]:
+    configs: dict[str, dict[str, Any]],
+    *,
+    kv_scales_present: bool,
+    unquantized_linears: set[str],
+    quantized_linears: set[str],
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Make ``config.json`` and ``hf_quant_config.json`` of a ModelOpt checkpoint agree; the tensors decide (C11).
 
     Args:
@@ -290,12 +299,12 @@ def sync_configs(
     return out, actions
 
 
-def render_json(obj: dict, indent: int = 2) -> str:
+def render_json(obj: dict[str, Any], indent: int = 2) -> str:
     """The text a patched JSON file is written as (``indent`` spaces, trailing newline, key order kept)."""
     return json.dumps(obj, indent=indent, ensure_ascii=False) + "\n"
 
 
-def config_diff(name: str, before: dict | None, after: dict) -> str:
+def config_diff(name: str, before: dict[str, Any] | None, after: dict[str, Any]) -> str:
     """A unified diff of the JSON texts of ``before`` and ``after`` (empty string when equal)."""
     a = render_json(before).splitlines(keepends=True) if before is not None else []
     b = render_json(after).splitlines(keepends=True)

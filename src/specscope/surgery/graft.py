@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from specscope.audit.architectures import config_int
 from specscope.audit.rules_mtp import mtp_layout
@@ -109,7 +110,7 @@ def plan_removal(ckpt: Checkpoint, remove: set[str]) -> tuple[list[LinkJob], lis
     return links, shards, kept, notes
 
 
-def build_index(ckpt: Checkpoint, location: dict[str, str], total_bytes: int) -> dict:
+def build_index(ckpt: Checkpoint, location: dict[str, str], total_bytes: int) -> dict[str, Any]:
     """An index for ``location`` (tensor -> shard): sorted weight_map, exact ``total_size``, other metadata kept."""
     meta = dict((ckpt.index or {}).get("metadata") or {})
     meta["total_size"] = total_bytes
@@ -157,7 +158,7 @@ def plan_extract(src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
     plan = SurgeryPlan("extract", ckpt.root, Path(out), args={"prefix": prefix})
     plan.shards.append(ShardJob(shard, [copy_job(ckpt, n) for n in names]))
 
-    def manifest(hashes: dict[str, str]) -> dict:
+    def manifest(hashes: dict[str, str]) -> dict[str, Any]:
         return {
             "source": str(ckpt.root),
             "prefix": prefix,
@@ -178,11 +179,11 @@ def plan_extract(src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
     return plan
 
 
-def _read_configs(ckpt: Checkpoint) -> dict[str, dict]:
+def _read_configs(ckpt: Checkpoint) -> dict[str, dict[str, Any]]:
     return {f: c for f in CONFIG_FILES if (c := ckpt.config(f)) is not None}
 
 
-def config_jobs(ckpt: Checkpoint, before: dict[str, dict], after: dict[str, dict]) -> list[JsonJob]:
+def config_jobs(ckpt: Checkpoint, before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> list[JsonJob]:
     """JSON jobs for the configs that changed (indentation of the original kept)."""
     jobs = []
     for name, data in after.items():
@@ -222,11 +223,11 @@ def plan_derived(
     ckpt: Checkpoint,
     out: Path,
     operation: str,
-    args: dict,
+    args: dict[str, Any],
     remove: set[str],
     new_shard_base: str,
     new_tensors: list[TensorJob],
-    new_configs: Callable[[dict[str, dict]], dict[str, dict]],
+    new_configs: Callable[[dict[str, dict[str, Any]]], dict[str, dict[str, Any]]],
 ) -> SurgeryPlan:
     """A new checkpoint folder = ``ckpt`` minus ``remove`` plus ``new_tensors`` in their own shard, with
     configs transformed by ``new_configs`` and the index rebuilt; every other file hardlinked."""
@@ -247,7 +248,7 @@ def plan_derived(
     return plan
 
 
-def _hidden(cfg: dict | None) -> int | None:
+def _hidden(cfg: dict[str, Any] | None) -> int | None:
     tc = (cfg or {}).get("text_config")
     return config_int(tc if isinstance(tc, dict) else cfg, "hidden_size")
 
@@ -323,7 +324,7 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
         raise no_tensor_under(prefix, where=" in the graft source", found=str(src), fix="check --from and --prefix")
     modules = linear_modules(source, prefix, quantized=False)
 
-    def patch(cfgs: dict[str, dict]) -> dict[str, dict]:
+    def patch(cfgs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if dialect(cfgs) is None or not modules:
             return cfgs
         cfgs = add_exclusions(cfgs, modules)
