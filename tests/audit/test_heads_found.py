@@ -65,3 +65,10 @@ def test_a_whole_model_with_an_mtp_head_as_draft_is_a_draft_model(tmp_path: Path
     alone = audit_checkpoint(write(tmp_path / "q_plain", dense_model(1, V), qwen_cfg | {"mtp_num_hidden_layers": 0}))
     assert r.census.draft_bytes_per_step == alone.census.target_bytes_per_token  # the whole model, not the head
     assert r.census.draft_rule.startswith("separate draft model")
+
+
+def test_a_head_without_any_config_is_not_called_undeclared(tmp_path: Path) -> None:
+    """`surgery extract` writes the head alone, with no config.json: there is no declaration to miss."""
+    root = write(tmp_path / "head", _head(), {})
+    (root / "config.json").unlink()
+    assert audit_checkpoint(root).by_code("MTP_UNDECLARED") == []

@@ -128,6 +128,8 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     Qwen-style ``mtp.*`` without ``mtp_num_hidden_layers``, MiMo ``model.mtp_layers.*``, or DeepSeek-style layers at
     index ``num_hidden_layers`` and above with ``num_nextn_predict_layers`` 0 or absent. Engines build only the layers
     the config declares, so these tensors are never loaded (nor read per step: the census leaves them out)."""
+    if ck.config is None:
+        return None  # no config to declare anything (an extracted head, a bare file): nothing is undeclared
     names = sorted(set(ck.locations) | set(ck.weight_map))
     tc = ck.text_config
     key, prefixes = "", set()
