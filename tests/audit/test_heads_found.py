@@ -72,3 +72,20 @@ def test_a_head_without_any_config_is_not_called_undeclared(tmp_path: Path) -> N
     root = write(tmp_path / "head", _head(), {})
     (root / "config.json").unlink()
     assert audit_checkpoint(root).by_code("MTP_UNDECLARED") == []
+
+
+def test_a_moe_mla_model_as_draft_is_not_judged_by_dense_layer_names(tmp_path: Path) -> None:
+    """DeepSeek-style layers hold MLA attention (kv_a_proj_with_mqa) and routed experts, not q/k/v and gate/up/down."""
+    target = write(tmp_path / "t", dense_model(2, V), dense_config(2, V), tokens=vocab(V))
+    shapes = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H], "lm_head.weight": [V, H]}
+    p = "model.layers.0."
+    shapes |= {p + "input_layernorm.weight": [H], p + "post_attention_layernorm.weight": [H]}
+    shapes |= {p + "self_attn.q_proj.weight": [H, H], p + "self_attn.kv_a_proj_with_mqa.weight": [8, H]}
+    shapes |= {p + "self_attn.kv_b_proj.weight": [16, 8], p + "self_attn.o_proj.weight": [H, H]}
+    shapes |= {p + "mlp.gate.weight": [2, H]} | {p + f"mlp.experts.{e}.up_proj.weight": [32, H] for e in range(2)}
+    cfg = {**dense_config(1, V), "model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"]}
+    r = audit_checkpoint(target, draft=write(tmp_path / "ds", shapes, cfg, tokens=vocab(V)))
+    assert r.by_code("DRAFT_TENSORS_MISSING") == [] and r.exit_code == 0
+    missing_attn = {n: s for n, s in shapes.items() if "self_attn" not in n}
+    r = audit_checkpoint(target, draft=write(tmp_path / "ds2", missing_attn, cfg, tokens=vocab(V)))
+    assert r.by_code("DRAFT_TENSORS_MISSING")  # no attention at all is still missing

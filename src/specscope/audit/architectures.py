@@ -298,6 +298,24 @@ def _layer_template(
     return tuple(sorted(out)), key[1], f"{key[0]}layers.{key[1]}."
 
 
+#: (what the layer holds instead, the dense names it replaces) for a whole model given as a draft: a hybrid model's
+#: linear-attention layer (Qwen3-Next, Mamba hybrids), DeepSeek's MLA attention, a mixture-of-experts MLP.
+_LAYER_VARIANTS = (
+    (_LINEAR_MIXERS, "self_attn."),
+    (("self_attn.kv_a_proj_with_mqa.", "self_attn.q_a_proj."), "self_attn."),
+    (("mlp.experts.", "mlp.shared_experts.", "block_sparse_moe.", "mlp.gate.weight"), "mlp."),
+)
+
+
+def _own_layer_body(body: tuple[str, ...], prefix: str, names: list[str]) -> tuple[str, ...]:
+    """A draft model's dense layer body, without the dense names a layer of another kind replaces."""
+    out = body
+    for markers, replaced in _LAYER_VARIANTS:
+        if any(n.startswith(tuple(prefix + m for m in markers)) for n in names):
+            out = tuple(b for b in out if not b.startswith(replaced))
+    return out
+
+
 def _medusa_groups(cfg: dict[str, Any], n_heads: int) -> list[tuple[str, tuple[str, ...]]]:
     depth = _int(cfg, "num_hidden_layers") or _int(cfg, "medusa_num_layers") or 1
     heads = tuple(f"lm_heads.{h}.weight" for h in range(1 if cfg.get("original_lm_head") else n_heads))
@@ -365,10 +383,7 @@ def draft_layout(
             body = tuple(n for n in fam.body_names if n not in fam.layer_optional)
             label = "the draft's own layer"
         for i, p in enumerate(layer_prefixes):
-            layer_body = body
-            if fam.key == "draft_model" and any(n.startswith(tuple(p + m for m in _LINEAR_MIXERS)) for n in name_list):
-                # a hybrid model's linear-attention layer (Qwen3-Next, Mamba hybrids) mixes tokens without self_attn
-                layer_body = tuple(b for b in body if not b.startswith("self_attn."))
+            layer_body = _own_layer_body(body, p, name_list) if fam.key == "draft_model" else body
             groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in layer_body)))
     share = list(fam.shareable)
     if fam.vocab_map == "eagle3" and "lm_head.weight" not in [n for _, g in groups for n in g]:
