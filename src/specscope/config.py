@@ -5,11 +5,13 @@ Foreign JSON (a model's config.json) never goes through these models; it stays a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from specscope.errors import ConfigError
+from specscope.values import csv_items
 
 __all__ = [
     "AA_SUFFIX",
@@ -18,9 +20,7 @@ __all__ = [
     "BenchOptions",
     "PROFILES",
     "profile_options",
-    "csv_items",
-    "parse_csv_ints",
-    "parse_csv_names",
+    "csv_items",  # re-exported: its home is specscope.values
 ]
 
 AA_SUFFIX = "-again"  # the A/A control of baseline B is the config "B-again"
@@ -64,7 +64,7 @@ class BenchOptions(BaseModel):
         prometheus: a Prometheus server to read every config's counters from (``--prometheus URL``) instead of
             scraping (:mod:`specscope.bench.prometheus_source`).
         prometheus_selectors: config name -> its PromQL label selector (default ``{job="NAME"}``).
-        rates: open-loop request rates (requests per second, ``--rates``) instead of fixed concurrency; a cell's
+        rates: open-loop request rates (requests per second, ``--request-rate``) instead of fixed concurrency; a cell's
             level is then the rate's 1-based position in ``rates`` (:mod:`specscope.bench.openloop_cell`).
         arrival: open-loop arrivals, ``poisson`` (seeded by ``seed``) or ``constant``.
         rate_window_s: the scheduled length of an open-loop cell; it sends ``round(rate x window)`` requests
@@ -82,7 +82,7 @@ class BenchOptions(BaseModel):
             (:mod:`specscope.bench.trace_cell`).
         trace_scale: the trace's arrival offsets are multiplied by this (``--trace-scale``; 0.5 = twice as fast).
         trace_rows: replay only the first N arrivals (``--trace-rows``); None: all.
-        contexts: input lengths in tokens each workload is extended to (``--context``); empty: as written.
+        contexts: input lengths in tokens each workload is extended to (``--context-tokens``); empty: as written.
         temperatures: temperature axis (``--temperatures``); empty: ``temperature`` for every cell.
         thinking: ``off`` (default), ``on`` or ``both`` (``--thinking``; chat template ``enable_thinking``).
         See :mod:`specscope.bench.workloads` for how these become workload labels.
@@ -169,7 +169,8 @@ class BenchOptions(BaseModel):
     def _repeat_bounds(self) -> BenchOptions:
         if self.min_repeats > self.max_repeats:
             raise ValueError(
-                f"--min-repeats {self.min_repeats} is above --max-repeats {self.max_repeats}: no round count fits both"
+                f"--min-repeats {self.min_repeats} is above --max-repeats {self.max_repeats}: no round count fits"
+                f" both; pass --max-repeats {self.min_repeats} or more, or --min-repeats {self.max_repeats} or less"
             )
         return self
 
@@ -228,8 +229,12 @@ def _as_flag_value(value: Any) -> Any:
     return value
 
 
-def profile_options(name: str, **overrides: Any) -> BenchOptions:
+def profile_options(name: str, flags: Mapping[str, str] | None = None, **overrides: Any) -> BenchOptions:
     """The options of profile ``name`` with ``overrides`` (``None`` values ignored) applied.
+
+    ``flags`` names the command-line flag of a field (``levels`` -> ``--max-concurrency``) for the error.
+    ``min_repeats`` / ``max_repeats`` bound adaptive repeats, so they need ``target_ci``; that ``min <= max``
+    is checked once, by :class:`BenchOptions`.
 
     Raises:
         ConfigError: unknown profile or an invalid option value.
@@ -246,70 +251,18 @@ def profile_options(name: str, **overrides: Any) -> BenchOptions:
             expected="--target-ci with --min-repeats / --max-repeats, or --repeats N for the fixed design",
             fix=f"add --target-ci 0.05, or use --repeats instead of {flag}",
         )
-    lo, hi = values.get("min_repeats", 2), values.get("max_repeats", 6)
-    if isinstance(lo, int) and isinstance(hi, int) and lo > hi:
-        raise ConfigError(
-            "--min-repeats is above --max-repeats",
-            found=f"--min-repeats {lo} --max-repeats {hi}",
-            expected="min <= max (defaults 2 and 6)",
-            fix=f"pass --max-repeats {lo} or more" + (f", or --min-repeats {hi} or less" if hi >= 2 else ""),
-        )
     try:
         return BenchOptions(**values)
     except ValidationError as exc:
         first = exc.errors()[0]
+        msg = str(first["msg"]).removeprefix("Value error, ")
+        if not first["loc"]:  # a rule over several options: its message names them
+            raise ConfigError(msg, fix="see `specscope bench --help`") from None
         where = ".".join(str(p) for p in first["loc"])
+        flag = (flags or {}).get(where, where)
         raise ConfigError(
-            f"invalid bench option {where}".rstrip() if where else "invalid bench options",
+            f"invalid bench option {flag}",
             found=_as_flag_value(first.get("input")),
-            expected=str(first["msg"]).removeprefix("Value error, "),
+            expected=msg,
             fix="see `specscope bench --help`",
         ) from None
-
-
-def csv_items(text: str, what: str, example: str = "1,2,4") -> list[str]:
-    """``" 1, 2,4"`` -> ``["1", "2", "4"]``: the items of a comma-separated option value, stripped.
-
-    The one splitter of every comma list a user types, so ``1,,2``, ``1,2,`` or an empty value is never taken
-    as a shorter list.
-
-    Raises:
-        ConfigError: an empty item (``what`` names the option, ``example`` is a good value).
-    """
-    items = [x.strip() for x in text.split(",")]
-    if not all(items):
-        raise ConfigError(
-            f"{what} has an empty item",
-            found=repr(text),
-            expected=f"comma-separated values, none empty, e.g. {what} {example}",
-            fix="remove the extra comma (or give the missing value)",
-        )
-    return items
-
-
-def parse_csv_ints(text: str | None, what: str) -> tuple[int, ...] | None:
-    """``"1,2,4"`` -> (1, 2, 4); None passes through.
-
-    Raises:
-        ConfigError: a non-integer or an empty item (:func:`csv_items`).
-    """
-    if text is None:
-        return None
-    items = csv_items(text, what)
-    try:
-        return tuple(int(x) for x in items)
-    except ValueError:
-        raise ConfigError(
-            f"{what} must be comma-separated integers", found=text, expected="e.g. 1,2,4", fix="give whole numbers"
-        ) from None
-
-
-def parse_csv_names(text: str | None, what: str = "--workloads") -> tuple[str, ...] | None:
-    """``"base,ngram"`` -> ("base", "ngram"); None passes through.
-
-    Raises:
-        ConfigError: an empty item (:func:`csv_items`).
-    """
-    if text is None:
-        return None
-    return tuple(csv_items(text, what, "prose,code"))

@@ -135,8 +135,9 @@ class StreamRecord:
         reason: why the stream is degraded / failed (``http 503``, ``timeout``, ``no usage``,
             ``no [DONE]``, ``short without stop``...), ``None`` when ok.
         http_status: the HTTP status code, ``None`` if no response arrived.
-        text: concatenated content deltas.
-        reasoning_text: concatenated reasoning deltas.
+        text: concatenated content deltas; ``None`` when the client did not keep text (the default:
+            ``ClientSettings.keep_text``).
+        reasoning_text: concatenated reasoning deltas; ``None`` when not kept.
         server_draft_tokens: per-request drafted tokens reported by the server in the response
             (llama.cpp ``timings.draft_n``; vLLM per-request spec-decode metrics), ``None`` if absent.
         server_accepted_tokens: per-request accepted draft tokens (``timings.draft_n_accepted``).
@@ -167,8 +168,8 @@ class StreamRecord:
     status: StreamStatus
     reason: str | None
     http_status: int | None
-    text: str = ""
-    reasoning_text: str = ""
+    text: str | None = None
+    reasoning_text: str | None = None
     server_draft_tokens: int | None = None
     server_accepted_tokens: int | None = None
     bytes_received: int = 0

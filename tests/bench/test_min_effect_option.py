@@ -21,7 +21,7 @@ def test_default_and_given_and_bounds():
 
 
 def test_resume_refuses_a_different_min_effect(tmp_path):
-    stored = BenchOptions(configs=("base", "ngram")).model_dump(mode="json")
+    stored = {"options": BenchOptions(configs=("base", "ngram")).model_dump(mode="json")}
     check_resume_options(stored, {"min_effect": 0.02}, tmp_path)  # the run's own value: fine
     with pytest.raises(ConfigError) as e:
         check_resume_options(stored, {"min_effect": 0.05}, tmp_path)
@@ -33,4 +33,5 @@ def test_the_commands_take_it():
         r = CliRunner().invoke(app, [cmd, "--help"], env={"COLUMNS": "200"})
         assert r.exit_code == 0 and "--min-effect" in r.output, cmd
     r = CliRunner().invoke(app, ["bench", "--min-effect", "-1"])
-    assert r.exit_code == 2
+    assert isinstance(r.exception, ConfigError)  # exit 2 through specscope's main (one error line)
+    assert r.exception.message == "invalid bench option --min-effect"

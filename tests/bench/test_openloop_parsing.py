@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from specscope.bench.openloop_cell import parse_rates, parse_slo, rate_requests
+from specscope.bench.openloop_cell import rate_requests
 from specscope.bench.prometheus_source import parse_duration_s, series_query
+from specscope.bench.spec import by_name
 from specscope.config import BenchOptions
 from specscope.records import CellKey
 from specscope.stats.goodput import in_flight
 
 
 def test_parse_rates_and_slo():
-    assert parse_rates("1,2,4.5") == (1.0, 2.0, 4.5) and parse_rates(None) is None
-    assert parse_slo("ttft=2s,tpot=50ms") == {"slo_ttft_s": 2.0, "slo_tpot_s": 0.05}
-    assert parse_slo("tpot=250us") == {"slo_tpot_s": 0.00025} and parse_slo(None) == {}
+    spec = by_name()
+    assert spec["request_rate"].parse("1,2,4.5") == [1.0, 2.0, 4.5]
+    assert spec["slo"].parse("ttft=2s,tpot=50ms") == {"ttft": 2.0, "tpot": 0.05}
+    assert spec["slo"].parse("tpot=250us") == {"tpot": 0.00025}
 
 
 def test_rate_cells_take_their_levels_and_request_counts_from_the_rates():

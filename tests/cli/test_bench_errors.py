@@ -41,12 +41,12 @@ def test_server_without_metrics(tmp_path):
     [
         (["--configs", "turbo"], "unknown config 'turbo'"),
         (["--workloads", "poetry"], "unknown workload 'poetry'"),
-        (["--levels", "1,x"], "--levels must be comma-separated integers"),
-        (["--levels", "0"], "invalid bench option levels"),
+        (["--max-concurrency", "1,x"], "--max-concurrency takes comma-separated whole numbers"),
+        (["--max-concurrency", "0"], "invalid bench option --max-concurrency"),
         (["--server", "localhost:8000"], "--server must be a URL"),
         (
             ["--target-ci", "0.05", "--min-repeats", "5", "--max-repeats", "2"],
-            "--min-repeats is above --max-repeats; found: --min-repeats 5 --max-repeats 2",
+            "--min-repeats 5 is above --max-repeats 2: no round count fits both",
         ),
         (["--min-repeats", "3"], "--min-repeats bounds adaptive repeats (--target-ci); found: --min-repeats 3 without"),
         (["--max-repeats", "4"], "--max-repeats bounds adaptive repeats (--target-ci); found: --max-repeats 4 without"),
@@ -65,7 +65,7 @@ def test_not_a_run(tmp_path):
 
 
 def test_levels_beyond_the_embedded_engine_fail_before_a_run_folder(tmp_path):
-    line = _one_error_line(run_cli("bench", "--levels", "100000", "--configs", "base", "--out", str(tmp_path)))
+    line = _one_error_line(run_cli("bench", "--max-concurrency", "100000", "--configs", "base", "--out", str(tmp_path)))
     assert "concurrency level too high for the embedded engine" in line and "found: 100000" in line
     assert not list(tmp_path.iterdir())
 

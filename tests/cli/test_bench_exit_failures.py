@@ -23,7 +23,18 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 def _bench(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": SRC}
     env.pop("SPECSCOPE_DEBUG", None)
-    cmd = [sys.executable, "-m", "specscope", "bench", "--levels", "1,2", "--repeats", "1", "--max-tokens", "8"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "specscope",
+        "bench",
+        "--max-concurrency",
+        "1,2",
+        "--repeats",
+        "1",
+        "--max-tokens",
+        "8",
+    ]
     cmd += ["--no-aa", "-f", "json", "--out", str(tmp_path / "runs"), *args]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
 

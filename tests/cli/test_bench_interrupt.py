@@ -37,7 +37,7 @@ def test_sigint_names_the_folder_to_resume(tmp_path):
             f"mtp={ts.base_url}",
             "--workloads",
             "prose",
-            "--levels",
+            "--max-concurrency",
             "1",
             "--repeats",
             "20",

@@ -1,4 +1,4 @@
-"""Bad --metrics / --prometheus-selector / --rates / --slo input: one clear line, exit 2, before any server is
+"""Bad --metrics / --prometheus-selector / --request-rate / --slo input: one clear line, exit 2, before any server is
 contacted (port 9 answers nothing)."""
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import pytest
         (["--metrics", "http://127.0.0.1:9"], "--metrics takes NAME=URL"),
         (["--metrics", "other=http://127.0.0.1:9"], "unknown --metrics config 'other'"),
         (["--prometheus-selector", "base=job"], "--prometheus-selector takes NAME={label matchers}"),
-        (["--rates", "1,x"], "--rates takes positive request rates"),
-        (["--rates", "0"], "--rates takes positive request rates"),
-        (["--slo", "ttft=2"], "--slo takes ttft=DURATION,tpot=DURATION"),
+        (["--request-rate", "1,x"], "--request-rate takes a positive rate; found: x"),
+        (["--request-rate", "0"], "--request-rate takes a positive rate; found: 0"),
+        (["--slo", "ttft=2x"], "--slo takes a positive duration; found: 2x"),
+        (["--slo", "ttfb=2s"], "unknown name in --slo 'ttfb'"),
     ],
 )
 def test_bad_multi_replica_input(tmp_path, args, needle):

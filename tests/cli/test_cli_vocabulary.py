@@ -34,11 +34,20 @@ def test_bench_and_gate_share_the_target_options(cmd: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "cmd", ["extract", "compare", "graft", "quantize-draft", "reindex", "patch-config", "dflash-layers"]
+    "cmd",
+    ["extract", "compare", "graft", "quantize-draft", "reindex", "patch-config", "dflash-layers", "prune-unindexed"],
 )
 def test_every_surgery_subcommand_takes_short_format(cmd: str) -> None:
     text = _help("surgery", cmd)
     assert re.search(r"--format\s*,?\s*-f|-f\s*,?\s*--format|--format\s+-f", text), text
+
+
+def test_prune_unindexed_refuses_a_format_it_cannot_write(tmp_path) -> None:
+    res = runner.invoke(
+        app, ["surgery", "prune-unindexed", str(tmp_path), "--out", str(tmp_path / "o"), "--format", "yaml"]
+    )
+    assert res.exit_code == 2 and "'yaml' is not one of text, json" in " ".join(res.output.split())
+    assert not (tmp_path / "o").exists()
 
 
 def test_gate_rejects_an_unknown_format_before_running(tmp_path) -> None:
@@ -79,7 +88,7 @@ def test_audit_takes_text_and_the_old_table_spelling(tmp_path) -> None:
         (["gate", "--launch", "vllm"], "--launch vllm needs recipe names"),
         (["gate", "--server", "a=http://127.0.0.1:9", "--configs", "b"], "config 'b' has no --server"),
         (["bench", "--configs", "base", "--configs", "turbo"], "unknown config 'turbo'"),
-        (["bench", "--launch", "sglang"], "unknown --launch"),
+        (["bench", "--launch", "sglang"], "unknown --launch 'sglang'"),
     ],
 )
 def test_bad_targets_fail_before_any_server_or_folder(tmp_path, argv: list[str], message: str) -> None:

@@ -54,7 +54,7 @@ def test_keyboard_interrupt_is_exit_130(capsys, monkeypatch, tmp_path):
 @pytest.mark.parametrize(
     "argv, needle",
     [
-        (["audit"], "error: Missing argument 'target'; fix: see `"),
+        (["audit"], "error: Missing argument 'TARGET'; fix: see `"),
         (["audit", "--bogus", "x"], "error: No such option: --bogus; fix: see `"),
     ],
 )

@@ -89,13 +89,13 @@ def test_a_close_fit_has_no_warning(capsys):
 @pytest.mark.parametrize(
     ("option", "value"),
     [
-        ("--levels", "1,,2"),
-        ("--levels", "1,2,"),
+        ("--max-concurrency", "1,,2"),
+        ("--max-concurrency", "1,2,"),
         ("--workloads", "prose,,code"),
         ("--configs", ",base"),
-        ("--rates", "1,,2"),
+        ("--request-rate", "1,,2"),
         ("--temperatures", "0,"),
-        ("--context", "2k,,4k"),
+        ("--context-tokens", "2k,,4k"),
     ],
 )
 def test_an_empty_item_in_a_bench_list_is_refused_before_a_run_folder(option, value, tmp_path, capsys):
@@ -112,10 +112,10 @@ def test_an_empty_item_in_a_predict_list_is_refused(option, value, capsys):
 
 
 def test_the_shared_parsers_keep_good_lists():
-    from specscope.config import parse_csv_ints, parse_csv_names
+    from specscope.values import csv_items, parse_int_list
 
-    assert parse_csv_ints(" 4, 1 ,2", "--levels") == (4, 1, 2) and parse_csv_ints(None, "--levels") is None
-    assert parse_csv_names("prose, code") == ("prose", "code")
+    assert parse_int_list(" 4, 1 ,2", "--max-concurrency") == (4, 1, 2)
+    assert csv_items("prose, code", "--workloads") == ["prose", "code"]
 
 
 @pytest.mark.parametrize(
@@ -156,9 +156,9 @@ def test_resume_with_another_aa_is_refused_like_the_other_options(made, given, s
     manifest = (run / "manifest.json").read_bytes()
     err = _error(["bench", "--resume", str(run), given], capsys)
     assert err == (
-        f"error: options given with --resume differ from the run's: {shown}; found: {given}; expected: no matrix "
-        f"options with --resume, or the run's own values; fix: drop them to finish {run} as it was planned, or "
-        "start a new run"
+        f"error: options given with --resume differ from the run's: {shown}; found: {given}; expected: no options "
+        "with --resume but the run's own values (or limits such as --read-timeout); fix: drop them to finish "
+        f"{run} as it was planned, or start a new run (--like {run} repeats it)"
     )
     assert (run / "manifest.json").read_bytes() == manifest
 
@@ -169,6 +169,5 @@ def test_resume_with_the_same_aa_passes_the_check():
     from specscope.bench.resume import check_resume_options
     from specscope.config import BenchOptions
 
-    stored = BenchOptions(configs=("base", "ngram"), aa=True).model_dump(mode="json")
-    check_resume_options(stored, {"aa": True, "levels": (2, 1)}, Path("r"))
-    check_resume_options(stored, {"aa": None}, Path("r"))
+    stored = {"options": BenchOptions(configs=("base", "ngram"), aa=True).model_dump(mode="json")}
+    check_resume_options(stored, {"aa": True, "max_concurrency": [2, 1]}, Path("r"))

@@ -48,7 +48,7 @@ def test_text_format_writes_the_output_file(tmp_path):
     out = tmp_path / "new" / "report.txt"
     res = run_cli("report", str(run), "--output", str(out))
     assert res.returncode == 0, res.stderr
-    assert res.stdout == ""  # the tables went to the file, not the terminal
+    assert res.stdout == f"{out}\n"  # the tables went to the file; only its path is printed
     text = out.read_text()
     assert f"Run {run}" in text and "Cells not ok (0 of 1)" in text
     assert "\x1b[" not in text  # plain text, no colour codes

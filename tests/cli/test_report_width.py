@@ -41,14 +41,19 @@ def _rows_on_one_line(doc, text: str) -> list[list[str]]:
     return broken
 
 
-def test_piped_report_keeps_every_row_on_one_line(tmp_path):
+def test_piped_report_has_a_fixed_readable_width_and_cuts_no_value(tmp_path):
     run = _run(tmp_path / "run")
     res = CliRunner().invoke(app, ["report", str(run)], env={"COLUMNS": None})
     assert res.exit_code == 0, res.output
-    doc = load_document([run])
-    widest = max(len(line) for line in res.output.splitlines())
-    assert widest > 80  # the tables are wider than rich's default for a pipe
-    assert _rows_on_one_line(doc, res.output) == []
+    assert max(len(line) for line in res.output.splitlines()) == 120  # FILE_WIDTH: wide tables wrap by column
+    assert "…" not in res.output  # every column folds: a value wraps, it is never cut
+
+
+def test_width_sets_the_width_of_a_pipe(tmp_path):
+    run = _run(tmp_path / "run")
+    res = CliRunner().invoke(app, ["report", str(run), "--width", "400"], env={"COLUMNS": None})
+    assert res.exit_code == 0, res.output
+    assert _rows_on_one_line(load_document([run]), res.output) == []  # 400 columns: every row on one line
 
 
 def test_columns_sets_the_width(tmp_path):

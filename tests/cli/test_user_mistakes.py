@@ -58,7 +58,7 @@ def test_report_on_an_empty_database_leaves_it_empty(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    "argv", [["--mix", "prose=inf"], ["--mix", "prose=nan"], ["--mix", "prose=1", "--slo-ttft", "-2s"]]
+    "argv", [["--mix", "prose=inf"], ["--mix", "prose=nan"], ["--mix", "prose=1", "--slo", "ttft=-2s"]]
 )
 def test_advise_rejects_non_finite_mix_and_negative_slo(argv, tmp_path, capsys):
     from factmaker import cell_facts
@@ -76,5 +76,5 @@ def test_bench_negative_seed_is_refused_before_a_run_folder_exists(capsys, tmp_p
     code, err = _run(
         ["bench", "--server", "a=http://127.0.0.1:9", "--seed", "-5", "--out", str(tmp_path / "o")], capsys
     )
-    assert code == 2 and err.startswith("error: invalid bench option seed")
+    assert code == 2 and err.startswith("error: invalid bench option --seed")
     assert not (tmp_path / "o").exists()

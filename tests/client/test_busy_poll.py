@@ -51,7 +51,17 @@ PLAN = ResponsePlan(output_tokens=8, tokens_per_chunk=2, finish_reason="length",
 
 
 def _bench(tmp_path, ts: TruthServer, *flags: str) -> list[dict]:
-    args = ["bench", "--server", f"base={ts.base_url}", "--workloads", "prose", "--levels", "2", "--repeats", "1"]
+    args = [
+        "bench",
+        "--server",
+        f"base={ts.base_url}",
+        "--workloads",
+        "prose",
+        "--max-concurrency",
+        "2",
+        "--repeats",
+        "1",
+    ]
     res = CliRunner().invoke(app, [*args, "--max-tokens", "8", "--out", str(tmp_path), "-f", "json", *flags])
     assert res.exit_code == 0, res.output
     (run_dir,) = list(tmp_path.iterdir())
@@ -75,7 +85,17 @@ def test_resume_keeps_the_runs_client_mode_and_refuses_another(tmp_path):
     """A run's cells are measured with one client mode: a resumed run polls when the run did (the flag need not be
     given again), and ``--no-busy-poll`` against a polling run is refused (exit 2) before anything is measured."""
     with TruthServer(TruthScript(default=ResponsePlan(status=503))) as ts:
-        args = ["bench", "--server", f"base={ts.base_url}", "--workloads", "prose", "--levels", "1", "--repeats", "1"]
+        args = [
+            "bench",
+            "--server",
+            f"base={ts.base_url}",
+            "--workloads",
+            "prose",
+            "--max-concurrency",
+            "1",
+            "--repeats",
+            "1",
+        ]
         res = CliRunner().invoke(app, [*args, "--max-tokens", "8", "--out", str(tmp_path), "--busy-poll"])
         (run_dir,) = list(tmp_path.iterdir())
         with open_run(run_dir) as run:

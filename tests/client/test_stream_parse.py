@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 
 from paths import CASES, FIXTURES
-from specscope.client.parse import RawCapture, parse_capture, parse_sse_capture
+from specscope.client.parse import ParseOptions, RawCapture, parse_capture, parse_sse_capture
 from specscope.client.stream import prepare_body
 
 MS = 1_000_000
+KEEP_TEXT = ParseOptions(keep_text=True)
 
 
 def _replay(timeline: Path, max_tokens: int | None, *, split: int | None = None) -> RawCapture:
     """Each timeline event arrives as its own read at t_ms (send at 0); ``split`` cuts each event's bytes in two."""
-    raw = RawCapture("p", intended_ns=0, send_ns=0, http_status=200, max_tokens=max_tokens)
+    raw = RawCapture("p", intended_ns=0, send_ns=0, http_status=200, max_tokens=max_tokens, options=KEEP_TEXT)
     for line in timeline.read_text().splitlines():
         ev = json.loads(line)
         data = (ev["line"] + "\n\n").encode()

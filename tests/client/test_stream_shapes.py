@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from specscope.client.parse import RawCapture, parse_capture
+from specscope.client.parse import ParseOptions, RawCapture, parse_capture
 
 MS = 1_000_000
 
@@ -23,7 +23,7 @@ USAGE = {"choices": [], "usage": {"completion_tokens": 2, "prompt_tokens": 3}}
 
 
 def capture(*events: bytes, status: int = 200, error: str | None = None) -> RawCapture:
-    raw = RawCapture("p", 0, 0, http_status=status, max_tokens=2, error=error)
+    raw = RawCapture("p", 0, 0, http_status=status, max_tokens=2, error=error, options=ParseOptions(keep_text=True))
     raw.chunks = [(10 * MS * (i + 1), e) for i, e in enumerate(events)]
     raw.end_ns = 10 * MS * (len(events) + 1)
     return raw

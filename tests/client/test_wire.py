@@ -28,6 +28,11 @@ SHAPES = {
     "empty": dict(output_tokens=0, role_ms=None, finish_reason=None, usage="absent"),
     "early": dict(output_tokens=5, finish_reason=None, usage="absent", send_done=False),
     "llamacpp": dict(output_tokens=5, usage="last_choice_chunk", llamacpp_timings=True),
+    # issue 29: events of the wrong shape, a comment with CRLF line ends (the general SSE path), a runaway
+    "badchoices": dict(inject_events=[(3, 'data: {"choices":"x"}\n\n')]),
+    "badcontent": dict(inject_events=[(3, 'data: {"choices":[{"index":0,"delta":{"content":5}}]}\n\n')]),
+    "crlf": dict(inject_events=[(2, ": keep-alive\r\n\r\n")]),
+    "runaway": dict(output_tokens=400, usage="absent"),
 }
 FIELDS = (
     "status",
@@ -69,7 +74,8 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
     names = [*SHAPES, *SHAPES]
     got = {}
     for hot in ("wire", "aiohttp"):
-        recs = run_sync(run_fixed_concurrency(truth.base_url, _reqs(names), 6, ClientSettings(hot_path=hot)))
+        settings = ClientSettings(hot_path=hot, keep_text=True)
+        recs = run_sync(run_fixed_concurrency(truth.base_url, _reqs(names), 6, settings))
         got[hot] = [tuple(getattr(r, f) for f in FIELDS) for r in recs]
         assert [r.prompt_id for r in recs] == [p for p, _ in _reqs(names)]
     assert got["wire"] == got["aiohttp"]
@@ -92,6 +98,15 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
     assert wire["empty"][:6] == ("failed", "EMPTY_STREAM", 200, None, None, 0)
     assert wire["early"][:2] == ("failed", "STOPPED_EARLY") and wire["early"][5] == 5
     assert wire["llamacpp"][3] == 5 and wire["llamacpp"][10:] == (0, 0)  # timings present, no drafts programmed
+    what = "Expected `array | null`, got `str` - at `$.choices`"
+    assert wire["badchoices"][:4] == ("degraded", f"BAD_EVENT(1 events; first: {what})", 200, 10)
+    assert wire["badchoices"][5] == 10  # the events around it are read
+    what = "Expected `str | null`, got `int` - at `$.choices[0].delta.content`"
+    assert wire["badcontent"][:2] == ("degraded", f"BAD_EVENT(1 events; first: {what})")
+    assert wire["crlf"][:6] == ("ok", None, 200, 10, 8, 10)
+    # max_tokens 10: cut past 10 + 64 token events, the record holds exactly those
+    assert wire["runaway"][:2] == ("failed", "RUNAWAY(more than 74 tokens for max_tokens 10)")
+    assert wire["runaway"][5] == 74 and wire["runaway"][7] == " x" * 74
 
 
 def test_connect_failure_is_recorded_not_raised():
@@ -155,7 +170,8 @@ class _CloseServer:
 
 def test_connection_close_reconnects_per_request():
     with _CloseServer() as srv:
-        recs = run_sync(run_fixed_concurrency(f"http://127.0.0.1:{srv.port}", _reqs(["a"] * 5), 1, ClientSettings()))
+        url = f"http://127.0.0.1:{srv.port}"
+        recs = run_sync(run_fixed_concurrency(url, _reqs(["a"] * 5), 1, ClientSettings(keep_text=True)))
     assert [(r.status, r.output_tokens, r.text, r.finish_reason) for r in recs] == [("ok", 1, " x", "stop")] * 5
     assert srv.connections == 5  # one per request: the server said Connection: close each time
 

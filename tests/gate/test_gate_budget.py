@@ -21,7 +21,7 @@ def test_embedded_default_budgets_fit_the_slot_and_are_stated():
     assert notes == [
         "embedded engine: max_tokens per gate thinking 16384->256, arithmetic 2048->256, code 2048->384, "
         "tool_call 1024->128, long_context 256->64, repetition 1500->256, compare 512->256 tokens (the profile's "
-        "budgets are for thinking models; a slot holds 4096 tokens; set [GATE] max_tokens in --profile to change)",
+        "budgets are for thinking models; a slot holds 4096 tokens; set [GATE] max_tokens in --run-file to change)",
         "long_context: filler 8192->2048 tokens on the embedded engine (reading a slot-filling prompt takes over "
         "a minute per config on 2 cores; --context-tokens N sets it, up to what fits the slot)",
     ]

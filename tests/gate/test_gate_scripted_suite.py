@@ -110,7 +110,7 @@ def test_cli_exit_codes(servers, tmp_path):
         good.base_url,
         "--configs",
         "base",
-        "--profile",
+        "--run-file",
         str(prof_file),
         "--out",
         str(tmp_path / "runs"),
@@ -127,7 +127,7 @@ def test_cli_exit_codes(servers, tmp_path):
         f"base={good.base_url}",
         "--server",
         f"mtp={broken.base_url}",
-        "--profile",
+        "--run-file",
         str(prof_file),
         "--gate",
         "thinking",
@@ -138,7 +138,7 @@ def test_cli_exit_codes(servers, tmp_path):
     assert "FAIL 0/5" in r.stdout
     bad = tmp_path / "bad.toml"
     bad.write_text("[repetition]\nmin_unique_ratio = 0.5\n")
-    r = cli("--server", good.base_url, "--profile", str(bad), "--out", str(tmp_path / "runs"))
+    r = cli("--server", good.base_url, "--run-file", str(bad), "--out", str(tmp_path / "runs"))
     assert r.returncode == 2
     assert r.stderr.startswith("error: invalid gate profile") and "repetition.min_unique_ratio" in r.stderr
     r = cli("--server", "127.0.0.1:1")

@@ -1,7 +1,7 @@
 """Issue 24's first Done-when on the real embedded engine: an A/A control and a 0-draft config are never faster or
 slower.
 
-``bench --configs base,ngram --workloads prose --levels 1 --aa --repeats 3 --max-tokens 48 -f json``: the three
+``bench --configs base,ngram --workloads prose --max-concurrency 1 --aa --repeats 3 --max-tokens 48 -f json``: the three
 servers (base, ngram and base-again, a second base server) are up together, their cells alternate in time,
 base-again is ``equivalent`` or ``undetermined`` against base, and ngram, which makes no drafts on prose (its
 server's counter says 0), is ``not_engaged`` with an alarm that names the method, the workload and what would make
@@ -31,7 +31,7 @@ def _client_limited(cells: list[dict]) -> bool:
 def test_aa_is_never_faster_or_slower_and_zero_draft_ngram_is_not_engaged(tmp_path):
     """Up to two runs: on a loaded 2-core machine the client's self-check can rightly drop a cell whose event loop
     lagged (CLIENT_LIMITED, loop lag p99 above 10 ms); the check is about the verdicts of a run without one."""
-    args = "bench --configs base,ngram --workloads prose --levels 1 --aa --repeats 3 --max-tokens 48 -f json"
+    args = "bench --configs base,ngram --workloads prose --max-concurrency 1 --aa --repeats 3 --max-tokens 48 -f json"
     for attempt in range(2):
         result = CliRunner().invoke(app, [*args.split(), "--out", str(tmp_path / str(attempt))])
         assert result.exit_code == 0, result.output

@@ -48,7 +48,7 @@ def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
     # the shuffled order of this seed: 1, then 4 (the crash), then 8 (above it: not run), then 2 (below: runs)
     assert [k.concurrency for k in plan_cells(opts, "blocks")] == [1, 4, 8, 2]
     cmd = [sys.executable, "-m", "specscope", "bench", "--launch", "vllm", "--recipes", str(crashy_recipe(tmp_path))]
-    cmd += ["--configs", "crashy", "--workloads", "prose", "--levels", "1,2,4,8", "--repeats", "1"]
+    cmd += ["--configs", "crashy", "--workloads", "prose", "--max-concurrency", "1,2,4,8", "--repeats", "1"]
     cmd += ["--max-tokens", "4", "--seed", str(SEED), "--crash-trials", "3", "--no-preflight", "--out", str(tmp_path)]
     res = subprocess.run([*cmd, "-f", "json"], capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr

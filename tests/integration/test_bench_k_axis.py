@@ -16,7 +16,7 @@ pytestmark = pytest.mark.integration
 
 
 def test_bench_k_1_2_4_runs_four_configs_and_prints_speedup_by_k(tmp_path):
-    args = ["bench", "--configs", "base,draft", "--k", "1,2,4", "--workloads", "edit", "--levels", "1"]
+    args = ["bench", "--configs", "base,draft", "--k", "1,2,4", "--workloads", "edit", "--max-concurrency", "1"]
     args += ["--repeats", "2", "--max-tokens", "24", "--out", str(tmp_path)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output

@@ -21,7 +21,7 @@ PLAN = ResponsePlan(output_tokens=12, tokens_per_chunk=4, finish_reason="length"
 
 def test_rates_report_achieved_rate_and_goodput(tmp_path):
     with TruthServer(TruthScript(default=PLAN)) as ts:
-        args = ["bench", "--server", f"base={ts.base_url}", "--rates", "2,4", "--arrival", "constant"]
+        args = ["bench", "--server", f"base={ts.base_url}", "--request-rate", "2,4", "--arrival", "constant"]
         args += ["--slo", "ttft=2s", "--workloads", "prose", "--repeats", "1", "--max-tokens", "12"]
         args += ["--out", str(tmp_path), "-f", "json"]
         res = CliRunner().invoke(app, args)

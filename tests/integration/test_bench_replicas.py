@@ -35,7 +35,16 @@ def test_router_with_two_replicas_counts_what_the_replicas_served(tmp_path):
     with TruthServer(TruthScript(default=PLAN)) as r1, TruthServer(TruthScript(default=PLAN)) as r2:
         with Router([r1.base_url, r2.base_url]) as router:
             args = ["bench", "--server", f"base={router.base_url}", "--metrics", f"base={r1.base_url}"]
-            args += ["--metrics", f"base={r2.base_url}", "--workloads", "prose", "--levels", "1,2", "--repeats", "1"]
+            args += [
+                "--metrics",
+                f"base={r2.base_url}",
+                "--workloads",
+                "prose",
+                "--max-concurrency",
+                "1,2",
+                "--repeats",
+                "1",
+            ]
             args += ["--max-tokens", "12", "--out", str(tmp_path), "-f", "json"]
             res = CliRunner().invoke(app, args)
             assert res.exit_code == 0, res.output

@@ -63,8 +63,19 @@ def test_resume_retries_failed_cells_only_when_asked_and_refuses_other_options(t
         assert [c[0] for c in cells] == ["ok", "ok"] and manifest["finished"] is True
         assert len(truth.served()) - n_served == 2 + 3  # one warm-up per cell + 1 + 2 streams
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
-    cmd = [sys.executable, "-m", "specscope", "bench", "--resume", str(run_dir), "--levels", "8", "--repeats", "1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "specscope",
+        "bench",
+        "--resume",
+        str(run_dir),
+        "--max-concurrency",
+        "8",
+        "--repeats",
+        "1",
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and "--levels 8 (run has 1,2)" in lines[0] and "--repeats" not in lines[0], lines
+    assert len(lines) == 1 and "--max-concurrency 8 (run has 1,2)" in lines[0] and "--repeats" not in lines[0], lines

@@ -35,7 +35,7 @@ def test_no_secret_in_any_file_of_the_run_folder(tmp_path):
     with TruthServer(TruthScript(default=plan)) as truth:
         url = truth.base_url.replace("http://", f"http://user:{PASSWORD}@")
         run_dir = tmp_path / "runs" / "r"
-        args = ["--server", f"base={url}", "--api-key", API_KEY, "--workloads", "prose", "--levels", "1"]
+        args = ["--server", f"base={url}", "--api-key", API_KEY, "--workloads", "prose", "--max-concurrency", "1"]
         out = _specscope("bench", *args, "--repeats", "1", "--max-tokens", "8", "--out", str(tmp_path / "runs"))
         assert out.returncode == 0, out.stderr.decode()
         sent = {r["authorization"] for r in truth.served()}

@@ -148,7 +148,7 @@ def test_killed_run_resumes_without_losing_cells(tmp_path):
             f"mtp={ts.base_url}",
             "--workloads",
             "prose,code",
-            "--levels",
+            "--max-concurrency",
             "1,2",
             "--repeats",
             "2",
@@ -242,7 +242,7 @@ def advise_on_two_configs(tmp_path, plan: ResponsePlan, levels: tuple[int, ...],
 
 def test_advise_with_an_slo_nothing_meets(tmp_path):
     slow_start = PLAN.model_copy(update={"ttft_ms": 50.0})
-    _, res = advise_on_two_configs(tmp_path, slow_start, (1,), 2, "--mix", "prose=1", "--slo-ttft", "10ms")
+    _, res = advise_on_two_configs(tmp_path, slow_start, (1,), 2, "--mix", "prose=1", "--slo", "ttft=10ms")
     assert "N=1: no config meets the TTFT SLO" in res.stdout
     assert "no recommendation" in res.stdout and "overall:" not in res.stdout
 

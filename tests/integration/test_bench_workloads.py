@@ -79,7 +79,7 @@ def test_cli_dataset_gives_one_acceptance_row_per_category(tmp_path: Path):
     by_prompt = {f"{cat} question 0: explain step 0 briefly.": _plan(ACCEPTED[cat]) for cat in SPEED_CATEGORIES}
     with TruthServer(TruthScript(default=_plan([0, 0, 0]), by_prompt=by_prompt, metrics=MetricsPlan())) as ts:
         args = ["bench", "--server", f"mtp={ts.base_url}", "--dataset", "speed-bench:qualitative"]
-        args += ["--dataset-path", str(parquet), "--levels", "1", "--repeats", "1", "--max-tokens", "12"]
+        args += ["--dataset-path", str(parquet), "--max-concurrency", "1", "--repeats", "1", "--max-tokens", "12"]
         args += ["-f", "json", "--out", str(tmp_path / "runs")]
         res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
@@ -132,8 +132,8 @@ def test_own_file_at_2k_context_with_thinking_on_embedded(tmp_path: Path):
         json.dumps({"messages": [{"role": "user", "content": "Name three rivers in Europe."}], "category": "geo"})
         + "\nWrite one sentence about the sea.\n"
     )
-    args = ["bench", "--configs", "ngram", "--workload", f"mine={prompts}", "--levels", "1", "--repeats", "1"]
-    args += ["--max-tokens", "8", "--context", "2k", "--thinking", "on", "-f", "json", "--out", str(tmp_path)]
+    args = ["bench", "--configs", "ngram", "--workload", f"mine={prompts}", "--max-concurrency", "1", "--repeats", "1"]
+    args += ["--max-tokens", "8", "--context-tokens", "2k", "--thinking", "on", "-f", "json", "--out", str(tmp_path)]
     res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]
     report = json.loads(res.stdout)

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.integration
 
 def _bench(url: str, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={url}", "--out", str(out), *args]
-    cmd += ["--levels", "1", "--repeats", "1", "--max-tokens", "4"]
+    cmd += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "4"]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
@@ -51,12 +51,14 @@ def test_refusals_are_one_line_exit_2_and_send_nothing(tmp_path: Path) -> None:
             _bench(ts.base_url, out, "--dataset", "speed-bench:qualitative", "--dataset-path", str(tp)), out
         )
         assert "a throughput split given as qualitative" in line
-        args = ["--dataset", "speed-bench:throughput_1k", "--dataset-path", str(tp), "--context", "2k"]
+        args = ["--dataset", "speed-bench:throughput_1k", "--dataset-path", str(tp), "--context-tokens", "2k"]
         line = _refused(_bench(ts.base_url, out, *args), out)
-        assert "tiers do not match the requested context axis" in line and "found: tiers 1k, --context 2k" in line
+        assert (
+            "tiers do not match the requested context axis" in line and "found: tiers 1k, --context-tokens 2k" in line
+        )
         conv = tmp_path / "conv.parquet"
         write_speed_parquet(conv, [speed_row("coding", 0, ["Write a loop.", "Now unroll it."])])
-        args = ["--dataset", "speed-bench", "--dataset-path", str(conv), "--rates", "1"]
+        args = ["--dataset", "speed-bench", "--dataset-path", str(conv), "--request-rate", "1"]
         line = _refused(_bench(ts.base_url, out, *args), out)
         assert "open-loop rates cannot send conversations" in line
         assert ts.served() == []  # nothing was sent, not even a warm-up

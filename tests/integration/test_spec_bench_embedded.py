@@ -30,7 +30,7 @@ def test_spec_bench_on_the_embedded_engine(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
     write_spec_bench_jsonl(tmp_path / "data" / "question.jsonl", ROWS)
     args = ["bench", "--configs", "base,self-draft", "--no-aa", "--dataset", "spec-bench"]
-    args += ["--dataset-path", str(tmp_path / "data"), "--drop-bad-rows", "--levels", "1", "--repeats", "1"]
+    args += ["--dataset-path", str(tmp_path / "data"), "--drop-bad-rows", "--max-concurrency", "1", "--repeats", "1"]
     args += ["--max-tokens", "12", "-f", "json", "--out", str(tmp_path / "runs")]
     res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]

@@ -106,14 +106,25 @@ def _fake_recipes(tmp_path: Path, model: Path) -> Path:
 def test_gate_recipe_refused_before_launch(tmp_path):
     ck = qwen36.build(tmp_path / "ck", nvfp4=True, with_fc=False)
     out = tmp_path / "runs"
-    code, text = _cli("gate", "--recipe", "m", "--recipes", str(_fake_recipes(tmp_path, ck)), "--out", str(out))
+    code, text = _cli(
+        "gate", "--launch", "vllm", "--configs", "m", "--recipes", str(_fake_recipes(tmp_path, ck)), "--out", str(out)
+    )
     assert code == 2 and "error: pre-flight audit refuses recipe 'm': MTP_INCOMPLETE" in text
     assert not list(out.glob("*/vllm-m.log"))  # nothing was launched
 
 
 def test_gate_no_preflight_is_recorded_in_the_run(tmp_path):
     ck = qwen36.build(tmp_path / "ck", nvfp4=True, with_fc=False)
-    args = ["gate", "--recipe", "m", "--recipes", str(_fake_recipes(tmp_path, ck)), "--no-preflight"]
+    args = [
+        "gate",
+        "--launch",
+        "vllm",
+        "--configs",
+        "m",
+        "--recipes",
+        str(_fake_recipes(tmp_path, ck)),
+        "--no-preflight",
+    ]
     args += ["--gate", "arithmetic", "--limit", "1", "--out", str(tmp_path / "runs"), "--format", "json"]
     code, text = _cli(*args)
     assert code in (0, 1), text

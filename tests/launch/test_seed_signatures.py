@@ -46,9 +46,9 @@ def test_all_signatures_in_one_log_in_log_order() -> None:
 def test_fixes_name_the_right_commands() -> None:
     facts = parse_vllm_log("\n".join(LINES.values()))
     fixes = {f.code: f.fix for f in facts.failures}
-    assert fixes["dflash_mixed_layer_types"].startswith("specscope surgery dflash-layers DRAFT --all-sliding")
+    assert fixes["dflash_mixed_layer_types"].startswith("`specscope surgery dflash-layers DRAFT --all-sliding")
     assert "specscope audit MODEL" in fixes["weights_not_initialized"]
-    assert "patch-config --sync" in fixes["weight_shape_mismatch"]
+    assert "`specscope surgery patch-config MODEL --sync --out NEW_FOLDER`" in fixes["weight_shape_mismatch"]
     assert "--kv-cache-memory-bytes" in fixes["memory_profiling"]
 
 

@@ -24,7 +24,7 @@ def test_bench_server_log_fills_the_kv_table(tmp_path: Path) -> None:
     plan = ResponsePlan(output_tokens=8, tokens_per_chunk=4, drafts=2, draft_tokens=4, accepted_per_position=[2, 1])
     with TruthServer(TruthScript(default=plan, metrics=MetricsPlan())) as ts:
         args = ["bench", "--server", f"mtp={ts.base_url}", "--server-log", f"mtp={LOG}", "--workloads", "prose"]
-        args += ["--levels", "1", "--repeats", "1", "--max-tokens", "8", "--out", str(tmp_path)]
+        args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "8", "--out", str(tmp_path)]
         r = CliRunner().invoke(app, [*args, "-f", "json"])
     assert r.exit_code == 0, r.output
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]

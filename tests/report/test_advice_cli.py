@@ -97,7 +97,7 @@ def test_advise_reads_the_baseline_from_the_manifest_and_has_the_reports_formats
 
 def test_advise_text_and_acceptance(tmp_path):
     run = _run(tmp_path)
-    r = _cli("advise", str(run), "--acceptance", "0.35", "--concurrency", "4")
+    r = _cli("advise", str(run), "--acceptance", "0.35", "--max-concurrency", "4")
     assert r.returncode == 0, r.stderr
     assert "acceptance 0.35 on draft is prose-like" in r.stdout
     assert "overall: base" in r.stdout  # mostly prose at 4 streams: the draft loses
@@ -107,9 +107,9 @@ def test_advise_bad_input_exit_2(tmp_path):
     run = _run(tmp_path)
     for args in (
         ("--mix", "chat=1"),
-        ("--mix", "prose=1", "--concurrency", "3"),
+        ("--mix", "prose=1", "--max-concurrency", "3"),
         (),
-        ("--mix", "prose=1", "--slo-ttft", "soon"),
+        ("--mix", "prose=1", "--slo", "ttft=soon"),
     ):
         r = _cli("advise", str(run), *args)
         assert r.returncode == 2, (args, r.stdout)

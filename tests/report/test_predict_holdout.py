@@ -86,3 +86,35 @@ def test_holding_out_every_k_is_refused(tmp_path):
     with pytest.raises(ConfigError) as err:
         holdout_on_run(_run(tmp_path), predict_inputs(bytes_per_step="17.61GB", draft_bytes="0.85GB"), "1,2,3,4,5,6")
     assert "nothing to fit on" in str(err.value)
+
+
+def test_a_drafter_that_drafts_on_some_steps_only(tmp_path):
+    """n-gram drafters draft where the context matches: with drafts on half the verify steps (drafts = 0.5 x
+    (generated - accepted)) every k is predicted with f = 0.5: tokens per step 1 + f sum(u), draft terms x f."""
+    run = create_run(tmp_path / "run", {"kind": "bench", "engine": "external"})
+    u = (0.9, 0.8, 0.7, 0.6)
+    rates = {1: 16.0, 2: 17.5, 3: 18.0, 4: 18.2}
+    for rep in range(2):
+        run.save_cell(_cell("base", rep, 12.0))
+        for k, tok_s in rates.items():
+            # 256 tokens generated (the client's count, or the cell is degraded) = steps + accepted, and
+            # drafts = steps / 2: accepted = drafts x sum(u) solves to 128 sum(u) / (1 + sum(u) / 2)
+            accepted = 128 * sum(u[:k]) / (1 + sum(u[:k]) / 2)
+            drafts = (256 - accepted) / 2
+            counters = {"drafts": drafts, "draft_tokens": drafts * k, "accepted_tokens": accepted}
+            counters["accepted_per_position"] = [drafts * x for x in u[:k]]
+            counters["generation_tokens"] = 256.0
+            run.save_cell(_cell(f"ngram-k{k}", rep, tok_s, counters))
+    run.close()
+    inputs = predict_inputs(bytes_per_step="1GB")  # n-gram drafting reads no weights
+    _, rows = holdout_on_run(tmp_path / "run", inputs, "3,4")
+    bw = 1e9 * 12.0
+    tps = {k: 1 + 0.5 * sum(u[:k]) for k in (1, 2)}
+    resid = [tps[k] / rates[k] - 1e9 / bw for k in (1, 2)]
+    c = float(np.dot([0.5, 1.0], resid) / np.dot([0.5, 1.0], [0.5, 1.0]))  # regressed on f x k
+    a2 = u[1] / u[0]  # the last conditional rate at the largest fitted k (2) continues the positions
+    ext = (u[0], u[1], u[1] * a2, u[1] * a2 * a2)
+    for r in rows:
+        assert r.draft_fraction == pytest.approx(0.5)
+        want = (1 + 0.5 * sum(ext[: r.k])) / (1e9 / bw + 0.5 * r.k * c)
+        assert r.predicted_tok_s == pytest.approx(want, rel=1e-9)

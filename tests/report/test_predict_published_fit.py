@@ -1,4 +1,4 @@
-"""``specscope predict`` without a run, with a draft overhead (issue 16): ``--overhead-ms`` or ``--fit-k``.
+"""``specscope predict`` without a run, with a draft overhead (issue 16): ``--overhead`` or ``--fit-k``.
 
 Seed 003's published inputs (the seed documents, 003_86f0b3193fa9dc3e.txt): 17.61 GB read per token, 273 GB/s,
 no-draft 12.14 tok/s, MTP head 0.85 GB per draft step, per-position acceptance at k=5 "0.936 / 0.815 / 0.681 /
@@ -93,18 +93,18 @@ def test_json_states_fitted_rows_errors_and_the_validity_range():
 
 
 def test_a_given_overhead_predicts_every_row_and_compares_nothing_unasked():
-    r = _cli("predict", *INPUTS, "--overhead-ms", "7.5")
+    r = _cli("predict", *INPUTS, "--overhead", "7.5ms")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[2] == " k  tokens/step    tok/s  speedup  measured   error  row"
     assert [line.split()[2] for line in lines[3:8]] == [f"{_by_hand(7.5e-3, k):.2f}" for k in range(1, 6)]
     assert [line.split()[2] for line in lines[3:8]] == ["20.63", "26.12", "29.38", "31.28", "32.18"]
     assert all(line.endswith("—       —  predicted") for line in lines[3:8])
-    assert "note: draft overhead 7.500 ms per drafted token, given (--overhead-ms)" in lines
+    assert "note: draft overhead 7.500 ms per drafted token, given (--overhead)" in lines
 
 
 def test_the_overhead_predict_run_prints_is_the_run_less_input(tmp_path):
-    """A run with seed 003's k=1 cell: ``predict RUN`` prints its fitted overhead; fed back with --overhead-ms it
+    """A run with seed 003's k=1 cell: ``predict RUN`` prints its fitted overhead; fed back with --overhead it
     reproduces the measured 20.00 tok/s at k=1."""
     run = create_run(tmp_path / "run", {"kind": "bench", "engine": "external"})
     counters = {"drafts": 1000.0, "draft_tokens": 1000.0, "accepted_tokens": 936.0, "accepted_per_position": [936.0]}
@@ -117,8 +117,8 @@ def test_the_overhead_predict_run_prints_is_the_run_less_input(tmp_path):
     assert r.returncode == 0, r.stderr
     c_ms = 1e3 * (1.936 / 20.00 - (17.61e9 + 0.85e9) / BW)  # one point: the residual itself
     assert round(c_ms, 3) == 10.452
-    assert f"mtp-k1: draft overhead {c_ms:.3f} ms per drafted token (--overhead-ms {c_ms:.3f})" in r.stdout
-    back = _cli("predict", *INPUTS, "--overhead-ms", f"{c_ms:.3f}")
+    assert f"mtp-k1: draft overhead {c_ms:.3f} ms per drafted token (predict --overhead {c_ms:.3f}ms)" in r.stdout
+    back = _cli("predict", *INPUTS, "--overhead", f"{c_ms:.3f}ms")
     assert back.returncode == 0, back.stderr
     assert back.stdout.splitlines()[3].split()[2] == "20.00"
 
@@ -126,7 +126,7 @@ def test_the_overhead_predict_run_prints_is_the_run_less_input(tmp_path):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--fit-k", "1=20", "--overhead-ms", "7"], "--overhead-ms and --fit-k both set the draft overhead"),
+        (["--fit-k", "1=20", "--overhead", "7ms"], "--overhead and --fit-k both set the draft overhead"),
         (["--fit-k", "1:20"], "--fit-k takes measured tok/s by draft length k"),
         (["--compare", "0=20"], "--compare takes measured tok/s by draft length k"),
         (["--fit-k", "1=20,1=21"], "--fit-k takes measured tok/s by draft length k"),

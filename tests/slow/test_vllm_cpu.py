@@ -38,6 +38,8 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
     """Issue 5's check: specscope launches vLLM CPU in two configs, runs a tiny matrix, stops each server; the
     report shows vLLM's real counters, the parsed KV cache size and, per cell, usage tokens = counter delta."""
     from specscope.bench import run_bench
+    from specscope.bench.resume import RunControls
+    from specscope.client.settings import ClientSettings
     from specscope.config import BenchOptions, is_control
     from specscope.report.build import load_run_report
     from specscope.stats.cells import summarize_run
@@ -51,7 +53,9 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
         max_tokens=MAX_TOKENS,
         temperature=0.0,
     )
-    run_dir = run_bench(opts, engine="vllm", run_dir=tmp_path / "run")
+    # the texts are compared below: ask the client to keep them (off by default, so memory stays flat)
+    keep = RunControls(client=ClientSettings(keep_text=True))
+    run_dir = run_bench(opts, engine="vllm", run_dir=tmp_path / "run", controls=keep)
     with open_run(run_dir) as run:
         cells = summarize_run(run)
         facts = run.server_facts
@@ -88,6 +92,7 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
     # issue 26: vLLM without a speculative config exposes no spec_decode series: drafts unknown (None), not 0
     assert all(c.counters["drafts"] is None and c.spec_window["state"] == "not_configured" for c in base_cells)
     # greedy decoding: speculation must not change the text, prompt for prompt
+    assert all(t for by_prompt in texts.values() for t in by_prompt.values())  # kept, and not empty
     assert texts["cpu-ngram"] == texts["cpu-base"]
     tables = {t.key: t for t in load_run_report(run_dir).tables}
     kv_rows = {r[0]: r for r in tables["kv"].rows}

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import ml_dtypes
@@ -45,6 +48,33 @@ MTP_SHAPES = {
     "mtp.pre_fc_norm_hidden.weight": (H,),
 }
 MTP_LINEARS = sorted(n[: -len(".weight")] for n, s in MTP_SHAPES.items() if len(s) == 2)
+
+
+_CT_PROBE = (
+    "import importlib.util as u, sys; "
+    "sys.exit(0 if all(u.find_spec(m) for m in ('compressed_tensors', 'torch', 'safetensors')) else 1)"
+)
+
+
+def _ct_python() -> str | None:
+    """A Python with compressed-tensors + torch: ``$SPECSCOPE_CT_PYTHON``, this one, or the venv of ``make ct-venv``."""
+    candidates = [
+        os.environ.get("SPECSCOPE_CT_PYTHON"),
+        sys.executable,
+        str(Path.home() / ".cache/specscope-test-venvs/ct/bin/python"),
+    ]
+    for py in candidates:
+        if py and Path(py).exists() and subprocess.run([py, "-c", _CT_PROBE], timeout=60).returncode == 0:
+            return py
+    return None
+
+
+#: compressed-tensors lives in a separate virtualenv so the project does not depend on torch (scripts/ct_venv.sh).
+CT_PYTHON = _ct_python()
+CT_SKIP_REASON = (
+    "compressed-tensors not importable: make ct-venv (or set SPECSCOPE_CT_PYTHON to a Python with "
+    "compressed-tensors and torch)"
+)
 
 
 def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
@@ -90,11 +120,21 @@ def mtp_tensors(seed: int) -> dict[str, np.ndarray]:
     }
 
 
-def nvfp4_stub(rng: np.random.Generator, out_f: int, in_f: int) -> dict[str, np.ndarray]:
-    """Random bytes in the ModelOpt NVFP4 layout (the main model's MLPs; their values do not matter here)."""
+def nvfp4_stub(rng: np.random.Generator, out_f: int, in_f: int, dialect: str = "modelopt") -> dict[str, np.ndarray]:
+    """Random bytes of a W4A4 NVFP4 linear (the main model's MLPs; their values do not matter here), in the ModelOpt
+    layout (direct scales) or compressed-tensors' (``weight_packed``, reciprocal ``[1]`` scales)."""
+    packed = rng.integers(0, 256, (out_f, in_f // 2), dtype=np.uint8)
+    block = np.full((out_f, in_f // 16), 224.0, np.float32).astype(ml_dtypes.float8_e4m3fn)
+    if dialect == "compressed-tensors":
+        return {
+            "weight_packed": packed,
+            "weight_scale": block,
+            "weight_global_scale": np.array([1e3], np.float32),
+            "input_global_scale": np.array([200.0], np.float32),
+        }
     return {
-        "weight": rng.integers(0, 256, (out_f, in_f // 2), dtype=np.uint8),
-        "weight_scale": np.full((out_f, in_f // 16), 224.0, np.float32).astype(ml_dtypes.float8_e4m3fn),
+        "weight": packed,
+        "weight_scale": block,
         "weight_scale_2": np.array(1e-3, np.float32),
         "input_scale": np.array(5e-3, np.float32),
     }
@@ -118,7 +158,7 @@ def make_qwen36_checkpoint(
     mtp = mtp if mtp is not None else mtp_tensors(seed + 100)
     s1 = {"model.embed_tokens.weight": bf16(rng, (32, H)), "model.layers.0.input_layernorm.weight": bf16(rng, (H,))}
     for proj, (o, i) in {"gate_proj": (INTER, H), "up_proj": (INTER, H), "down_proj": (H, INTER)}.items():
-        for k, v in nvfp4_stub(rng, o, i).items():
+        for k, v in nvfp4_stub(rng, o, i, dialect).items():
             s1[f"model.layers.0.mlp.{proj}.{k}"] = v
     for proj, (o, i) in {
         "q_proj": (2 * NH * HD, H),

@@ -13,6 +13,11 @@ from conftest import read_safetensors
 from paths import CASES
 from specscope.errors import SurgeryError
 from specscope.surgery import nvfp4
+from specscope.surgery.nvfp4_kernel import kernel
+from specscope.surgery.nvfp4_stream import quantize_stream, stream_amax
+
+#: the table path's engines (the compiled loop only where numba is installed) x one and two threads
+ENGINE_RUNS = [(e, w) for e in ("numpy", "numba") if e == "numpy" or kernel() is not None for w in (1, 2)]
 
 GRID = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
 
@@ -43,61 +48,98 @@ def ref_e2m1_code(y: float, negative: bool) -> int:
     return idx | (8 if negative else 0)
 
 
-def ref_quantize(w: np.ndarray, amax: float | None = None):
-    """Element by element: the ModelOpt rules written out plainly (float32 arithmetic where it matters)."""
+def ref_tensor_scale(a: np.float32, rules: str) -> tuple[np.float32, np.float32]:
+    """(scale2, global_scale) of abs-max ``a``: ModelOpt amax / 2688; compressed-tensors 2688 / amax the way torch
+    evaluates ``2688.0 / tensor`` (reciprocal, then multiply), 1.0 when that overflows."""
+    if rules == "modelopt":
+        s2 = np.float32(1.0) if a == 0 else np.float32(a / np.float32(2688.0))
+        return s2, np.float32(np.float32(1.0) / s2)
+    t = max(a, np.finfo(np.float32).tiny)
+    with np.errstate(over="ignore"):
+        g = np.float32(np.float32(np.float32(1.0) / t) * np.float32(2688.0))
+    g = g if math.isfinite(g) else np.float32(1.0)
+    return np.float32(np.float32(1.0) / g), g
+
+
+def ref_block(bamax: np.float32, s2: np.float32, g: np.float32, rules: str) -> tuple[np.float32, np.float32]:
+    """(E4M3 block scale, float32 divisor) of a block with abs-max ``bamax``."""
+    if rules == "modelopt":
+        s = np.float32(1.0) if bamax == 0 else np.float32(bamax / np.float32(np.float32(6.0) * s2))
+        s8 = np.float32(ref_e4m3(float(min(max(s, np.float32(2.0**-9)), np.float32(448.0)))))
+        return s8, np.float32(s8 * s2)
+    with np.errstate(over="ignore"):
+        s = np.float32(g * np.float32(bamax / np.float32(6.0)))
+    s8 = np.float32(ref_e4m3(float(min(s, np.float32(448.0)))))
+    s8 = np.float32(0.125) if s8 == 0 else s8
+    return s8, np.float32(s8 / g)
+
+
+def ref_quantize(w: np.ndarray, amax: float | None = None, rules: str = "compressed-tensors"):
+    """Element by element: each exporter's rules written out plainly, float32 arithmetic in its order."""
     x = w.astype(np.float32)
     a = np.float32(np.abs(x).max()) if amax is None else np.float32(amax)
-    s2 = np.float32(1.0) if a == 0 else np.float32(a / np.float32(2688.0))
+    s2, g = ref_tensor_scale(a, rules)
     out_f, in_f = x.shape
     codes = np.zeros((out_f, in_f), np.uint8)
     scales = np.zeros((out_f, in_f // 16), np.float32)
     for r in range(out_f):
         for b in range(in_f // 16):
             blk = x[r, b * 16 : (b + 1) * 16]
-            bamax = np.float32(np.abs(blk).max())
-            s = np.float32(1.0) if bamax == 0 else np.float32(bamax / np.float32(np.float32(6.0) * s2))
-            s8 = np.float32(ref_e4m3(float(min(s, np.float32(448.0)))))
-            scales[r, b] = s8
-            eff = np.float32(s8 * s2)
+            scales[r, b], eff = ref_block(np.float32(np.abs(blk).max()), s2, g, rules)
             for j in range(16):
-                if eff == 0:
-                    codes[r, b * 16 + j] = 0
-                else:
+                with np.errstate(over="ignore"):
                     y = np.float32(blk[j] / eff)
-                    codes[r, b * 16 + j] = ref_e2m1_code(float(y), bool(blk[j] < 0))
+                codes[r, b * 16 + j] = ref_e2m1_code(float(y), bool(blk[j] < 0))
     packed = np.zeros((out_f, in_f // 2), np.uint8)
     for r in range(out_f):
         for k in range(in_f // 2):
             packed[r, k] = codes[r, 2 * k] + 16 * codes[r, 2 * k + 1]
-    return packed, scales, s2
+    return packed, scales, (s2 if rules == "modelopt" else g)
 
 
-def assert_matches_reference(w: np.ndarray, amax: float | None = None) -> nvfp4.NVFP4Weight:
-    q = nvfp4.quantize_nvfp4(w, amax=amax)
-    packed, scales, s2 = ref_quantize(w, amax)
-    assert q.scale2.tobytes() == s2.tobytes()
+def assert_matches_reference(
+    w: np.ndarray, amax: float | None = None, rules: str = "compressed-tensors"
+) -> nvfp4.NVFP4Weight:
+    """The element-wise codec and the table path (one and two threads) against :func:`ref_quantize`, bit for bit."""
+    q = nvfp4.quantize_nvfp4(w, amax=amax, rules=rules)
+    packed, scales, per_tensor = ref_quantize(w, amax, rules)
+    own = q.scale2 if rules == "modelopt" else q.global_scale
+    assert np.float32(own).tobytes() == per_tensor.tobytes()
     np.testing.assert_array_equal(q.block_scale.astype(np.float32), scales)
     np.testing.assert_array_equal(q.packed, packed)
+    a = q.amax if amax is None else amax
+    for engine, workers in ENGINE_RUNS:
+        f = quantize_stream(
+            lambda r0, r1: w[r0:r1], w.shape, w.dtype, amax=a, rules=rules, workers=workers, engine=engine
+        )
+        assert f.packed.tobytes() == q.packed.tobytes() and f.block_scale.tobytes() == q.block_scale.tobytes()
+        assert f.scale == q.scale
     return q
 
 
+RULES = pytest.mark.parametrize("rules", nvfp4.RULES)
+DTYPES = [ml_dtypes.bfloat16, np.float16, np.float32]
+
+
+@RULES
 @pytest.mark.parametrize(
     "seed,scale,dtype",
     [(0, 0.02, ml_dtypes.bfloat16), (1, 1.0, np.float32), (2, 300.0, np.float16), (3, 1e-3, ml_dtypes.bfloat16)],
 )
-def test_random_inputs_match_reference_bit_for_bit(seed, scale, dtype):
+def test_random_inputs_match_reference_bit_for_bit(seed, scale, dtype, rules):
     rng = np.random.default_rng(seed)
     w = (rng.standard_normal((8, 64)) * scale).astype(dtype)
     w[0, :16] *= 40  # one outlier block so the others use small E4M3 scales
-    assert_matches_reference(w)
+    assert_matches_reference(w, rules=rules)
 
 
-def test_all_sixteen_codes_and_packing_low_nibble_first():
-    # block amax 6 with amax 2688 -> scale2 = 1, block scale = 1: values land on the grid exactly
+@RULES
+def test_all_sixteen_codes_and_packing_low_nibble_first(rules):
+    # block amax 6 with amax 2688 -> per-tensor scale 1, block scale 1: values land on the grid exactly
     vals = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.01, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
     w = np.array([vals], np.float32)
-    q = assert_matches_reference(w, amax=2688.0)
-    assert q.scale2 == np.float32(1.0)
+    q = assert_matches_reference(w, amax=2688.0, rules=rules)
+    assert q.scale2 == np.float32(1.0) == q.global_scale
     codes = nvfp4.unpack_nibbles(q.packed)[0].tolist()
     assert codes == list(range(16))
     assert q.packed[0, 0] == 0x10 and q.packed[0, 1] == 0x32  # element 0 low nibble, element 1 high nibble
@@ -105,20 +147,65 @@ def test_all_sixteen_codes_and_packing_low_nibble_first():
 
 
 def test_ties_round_to_even_and_saturate():
-    y = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0, 100.0, -0.25, -5.0], np.float32)
-    assert nvfp4.encode_e2m1(y).tolist() == [0, 2, 2, 4, 4, 6, 6, 7, 7, 8, 14]
+    y = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 7.0, 100.0, -0.25, -5.0, np.inf], np.float32)
+    assert nvfp4.encode_e2m1(y).tolist() == [0, 2, 2, 4, 4, 6, 6, 7, 7, 8, 14, 7]
 
 
-def test_signed_zeros_and_zero_blocks():
-    w = np.zeros((2, 32), np.float32)
-    w[0, 0] = -0.0
-    w[1, 16:] = np.linspace(-1, 1, 16)
-    q = assert_matches_reference(w)
+def edge_block_rows(dtype) -> np.ndarray:
+    """``[6, 32]``: exact ties and their 1-ulp neighbours, signed zeros, an all-zero block, the dtype's smallest
+    subnormals and normals, a block at the dtype's largest finite value; tensor amax 2688 (scale 1 on 6-blocks)."""
+    info = ml_dtypes.finfo(dtype)
+    ties = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0], np.float32).astype(dtype)
+    up = np.array([np.nextafter(t, np.inf, dtype=dtype) if dtype != ml_dtypes.bfloat16 else t for t in ties])
+    w = np.zeros((6, 32), dtype)
+    w[0, :7], w[0, 7], w[0, 8:15], w[0, 15] = ties, 6.0, -ties, -6.0
+    w[0, 16:23], w[0, 23] = up, 6.0
+    w[1, 0], w[1, 1:16] = 2688.0 if dtype != np.float16 else 2688.0, np.linspace(-100, 100, 15).astype(dtype)
+    w[2, :16] = np.array([-0.0, 0.0] * 8, np.float32).astype(dtype)  # signed zeros: an all-zero block
+    w[3, :16] = np.arange(-8, 8).astype(np.float32) * np.float32(info.smallest_subnormal)
+    w[3, 16:] = np.arange(1, 17).astype(np.float32) * np.float32(info.smallest_normal)
+    w[4, :16] = np.array([0.3, -0.3] * 8, np.float32).astype(dtype)
+    w[5, 16:] = np.linspace(-7, 7, 16).astype(dtype)  # |y| > 6 after the block scale's E4M3 rounding: saturates
+    return w
+
+
+@RULES
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_edge_values_match_reference(dtype, rules):
+    w = edge_block_rows(dtype)
+    q = assert_matches_reference(w, rules=rules)
     codes = nvfp4.unpack_nibbles(q.packed)
-    assert codes[0].tolist() == [0] * 32  # -0.0 encodes as +0 (x < 0 is false)
-    assert q.block_scale.astype(np.float32)[0].tolist() == [1.0, 1.0]  # zero blocks get scale 1.0
-    allzero = nvfp4.quantize_nvfp4(np.zeros((1, 16), np.float32))
-    assert allzero.scale2 == np.float32(1.0) and allzero.packed.tolist() == [[0] * 8]
+    # with scale 1 the ties round to the even mantissa: 0.25->0 0.75->1 1.25->1 1.75->2 2.5->2 3.5->4 5->4
+    assert codes[0, :8].tolist() == [0, 2, 2, 4, 4, 6, 6, 7]
+    assert codes[0, 8:16].tolist() == [8, 10, 10, 12, 12, 14, 14, 15]
+    assert codes[2, :16].tolist() == [0] * 16  # -0.0 encodes as +0
+    zero_block = float(q.block_scale.astype(np.float32)[2, 0])
+    assert zero_block == (0.125 if rules == "compressed-tensors" else 1.0)
+
+
+@RULES
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_nan_and_inf_rejected(bad, dtype, rules):
+    w = np.ones((40, 16), np.float32)
+    w[33, 5] = bad
+    w = w.astype(dtype)
+    with pytest.raises(SurgeryError) as ei:
+        nvfp4.quantize_nvfp4(w, rules=rules, name="mtp.fc.weight")
+    assert "mtp.fc.weight" in ei.value.message and "row 33" in str(ei.value.found)
+    with pytest.raises(SurgeryError, match="row 33"):
+        stream_amax(lambda r0, r1: w[r0:r1], w.shape, w.dtype, name="mtp.fc.weight")
+    for engine, workers in ENGINE_RUNS:
+        with pytest.raises(SurgeryError, match="row 33"):
+            quantize_stream(
+                lambda r0, r1: w[r0:r1], w.shape, w.dtype, amax=1.0, rules=rules, workers=workers, engine=engine
+            )
+
+
+def test_all_zero_tensor():
+    for rules in nvfp4.RULES:
+        q = assert_matches_reference(np.zeros((1, 16), np.float32), rules=rules)
+        assert q.scale2 == np.float32(1.0) and q.packed.tolist() == [[0] * 8]
 
 
 @pytest.mark.parametrize("amax", [3.0e38, 1.0e-30])
@@ -126,29 +213,32 @@ def test_huge_and_tiny_amax(amax):
     rng = np.random.default_rng(5)
     w = (rng.uniform(-1, 1, (4, 32)) * amax).astype(np.float32)
     w[0, 0] = amax
-    q = assert_matches_reference(w)
+    for rules in nvfp4.RULES:
+        q = assert_matches_reference(w, rules=rules)
+        d = nvfp4.dequantize_nvfp4(q.packed, q.block_scale, q.scale2)
+        assert np.isfinite(d).all()
+        assert d[0, 0] == pytest.approx(amax, rel=1e-6)  # the amax element maps to code 6 x 448 x scale2
+    q = nvfp4.quantize_nvfp4(w, rules="modelopt")
     assert q.scale2 == np.float32(np.float32(amax) / np.float32(2688))
-    d = nvfp4.dequantize_nvfp4(q.packed, q.block_scale, q.scale2)
-    assert np.isfinite(d).all()
-    assert d[0, 0] == pytest.approx(amax, rel=1e-6)  # the amax element maps to code 6 x 448 x scale2
 
 
-def test_tiny_block_scale_underflow_gives_zero_codes():
+def test_tiny_block_scale_underflow():
     w = np.zeros((1, 32), np.float32)
     w[0, 0] = 1.0
-    w[0, 16] = 1e-9  # block scale 1e-9/(6 * 1/2688) rounds to E4M3 zero
-    q = assert_matches_reference(w)
-    assert float(q.block_scale.astype(np.float32)[0, 1]) == 0.0
-    assert nvfp4.unpack_nibbles(q.packed)[0, 16:].tolist() == [0] * 16
+    w[0, 16] = 1e-9  # block scale 1e-9/(6 * 1/2688) underflows E4M3
+    mo = assert_matches_reference(w, rules="modelopt")
+    assert float(mo.block_scale.astype(np.float32)[0, 1]) == 2.0**-9  # ModelOpt clamps to the smallest E4M3
+    ct = assert_matches_reference(w, rules="compressed-tensors")
+    assert float(ct.block_scale.astype(np.float32)[0, 1]) == 0.125  # compressed-tensors' eps
+    for q in (mo, ct):
+        assert nvfp4.unpack_nibbles(q.packed)[0, 16:].tolist() == [0] * 16
 
 
-@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
-def test_nan_and_inf_rejected(bad):
-    w = np.ones((3, 16), np.float32)
-    w[2, 5] = bad
-    with pytest.raises(SurgeryError) as ei:
-        nvfp4.quantize_nvfp4(w, name="mtp.fc.weight")
-    assert "mtp.fc.weight" in ei.value.message and "row 2" in str(ei.value.found)
+def test_stream_amax_equals_plain_amax():
+    rng = np.random.default_rng(9)
+    for dtype in DTYPES:
+        w = (rng.standard_normal((300, 64)) * 3).astype(dtype)
+        assert stream_amax(lambda r0, r1, w=w: w[r0:r1], w.shape, w.dtype) == nvfp4.tensor_amax(w)
 
 
 def test_shape_errors():
@@ -156,12 +246,14 @@ def test_shape_errors():
         nvfp4.quantize_nvfp4(np.ones((4, 24), np.float32))
     with pytest.raises(SurgeryError):
         nvfp4.quantize_nvfp4(np.ones((16,), np.float32))
+    with pytest.raises(SurgeryError):
+        quantize_stream(lambda r0, r1: np.ones((1, 24)), (4, 24), np.dtype(np.float32), amax=1.0)
 
 
 def test_dequantized_within_format_error_bound():
     rng = np.random.default_rng(11)
     w = (rng.standard_normal((64, 256)) * 0.05).astype(ml_dtypes.bfloat16)
-    q = nvfp4.quantize_nvfp4(w)
+    q = nvfp4.quantize_nvfp4(w, rules="modelopt")
     d = nvfp4.dequantize_nvfp4(q.packed, q.block_scale, q.scale2)
     x = w.astype(np.float32)
     eff = (q.block_scale.astype(np.float32) * q.scale2).repeat(16, axis=1)  # [out, in]
@@ -190,7 +282,7 @@ def test_c08_a1_scale_conventions():
         w = np.full((1, 32), 0.01, np.float32)
         w[0, 0] = a["block0_amax"]
         w[0, 16] = a["weight_amax"]
-        q = nvfp4.quantize_nvfp4(w)
+        q = nvfp4.quantize_nvfp4(w, rules="modelopt")
         assert float(q.block_scale.astype(np.float32)[0, 0]) == blk0
         d = nvfp4.dequantize_nvfp4(q.packed, q.block_scale, q.scale2)
         assert float(d[0, 0]) == pytest.approx(a["block0_amax"], rel=1e-6)  # 6 x 224 x scale2

@@ -39,7 +39,7 @@ def test_modelopt_layout_bits_configs_index_and_links(tmp_path: Path):
     new = read_safetensors(out / "model-mtp-nvfp4.safetensors")
     for m in MTP_LINEARS:
         w = mtp[f"{m}.weight"]
-        packed, scales, s2 = ref_quantize(w, amax=group_amax(mtp, m))
+        packed, scales, s2 = ref_quantize(w, amax=group_amax(mtp, m), rules="modelopt")
         assert new[f"{m}.weight"].dtype == np.uint8 and new[f"{m}.weight"].shape == (w.shape[0], w.shape[1] // 2)
         assert new[f"{m}.weight_scale"].dtype == ml_dtypes.float8_e4m3fn
         assert new[f"{m}.weight_scale"].shape == (w.shape[0], w.shape[1] // 16)
@@ -89,11 +89,11 @@ def test_compressed_tensors_layout(tmp_path: Path):
     assert result.audit_exit_code == 0 and result.audit_findings == []
     new = read_safetensors(out / "model-mtp-nvfp4.safetensors")
     for m in MTP_LINEARS:
-        packed, scales, s2 = ref_quantize(mtp[f"{m}.weight"], amax=group_amax(mtp, m))
+        packed, scales, g_ref = ref_quantize(mtp[f"{m}.weight"], amax=group_amax(mtp, m), rules="compressed-tensors")
         np.testing.assert_array_equal(new[f"{m}.weight_packed"], packed)
         np.testing.assert_array_equal(new[f"{m}.weight_scale"].astype(np.float32), scales)
         g = new[f"{m}.weight_global_scale"]
-        assert g.shape == (1,) and g[0] == np.float32(np.float32(1.0) / s2)  # reciprocal convention
+        assert g.shape == (1,) and g.tobytes() == g_ref.tobytes()  # reciprocal convention, compressed-tensors' own
         assert g[0] >= 1.0
     qc = json.loads((out / "config.json").read_text())["quantization_config"]
     assert qc["ignore"] == ["lm_head", r"re:model\.layers\.0\.self_attn\..*"]  # re:^mtp\..* dropped (defect 3)
@@ -150,3 +150,15 @@ def test_uniform_nvfp4_config_becomes_mixed_precision(tmp_path: Path):
         )
         assert q["quantized_layers"]["mtp.fc"]["quant_algo"] == "W4A16_NVFP4"
         assert q["quantized_layers"]["model.layers.0.mlp.gate_proj"]["quant_algo"] == "NVFP4"
+
+
+def test_compressed_tensors_regex_ignore_entry_is_dropped(tmp_path: Path):
+    """compressed-tensors ``ignore`` holds ``re:`` patterns (utils/match.py): ``re:mtp.*`` must leave the list, or the
+    quantized head would stay ignored (MTP_QUANTIZED_BUT_EXCLUDED)."""
+    src = make_qwen36_checkpoint(
+        tmp_path / "src", dialect="compressed-tensors", ignore=["lm_head", "re:model.layers.0.self_attn.*", "re:mtp.*"]
+    )
+    result = apply_plan(plan_quantize_draft(src, tmp_path / "q"))
+    assert result.audit_exit_code == 0 and result.audit_findings == []
+    qc = json.loads((tmp_path / "q" / "config.json").read_text())["quantization_config"]
+    assert qc["ignore"] == ["lm_head", "re:model.layers.0.self_attn.*"]

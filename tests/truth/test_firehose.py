@@ -22,12 +22,15 @@ def firehose():
 
 def test_stream_shape_and_tokens(firehose):
     reqs = [(f"p{i}", {"messages": [{"role": "user", "content": "x"}], "max_tokens": 23}) for i in range(40)]
-    recs = run_sync(run_fixed_concurrency(firehose.base_url, reqs, 8, ClientSettings()))
+    recs = run_sync(run_fixed_concurrency(firehose.base_url, reqs, 8, ClientSettings(keep_text=True)))
     assert [r.status for r in recs] == ["ok"] * 40
     r = recs[-1]
     # 23 tokens in chunks 4,1,4,1,4,1,4,1,3: 9 events; usage says 23 (never the chunk count)
     assert (r.output_tokens, r.content_chunks, r.prompt_tokens, r.finish_reason) == (23, 9, 8, "length")
     assert r.text == " x" * 23
+    # by default only counts are kept: no text, the same figures
+    (d,) = run_sync(run_fixed_concurrency(firehose.base_url, reqs[:1], 1, ClientSettings()))
+    assert (d.status, d.output_tokens, d.content_chunks, d.text, d.reasoning_text) == ("ok", 23, 9, None, None)
 
 
 def test_raw_http_keepalive_and_404(firehose):

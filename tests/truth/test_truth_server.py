@@ -111,7 +111,7 @@ def test_multi_token_chunks_and_reasoning(truth):
             )
         )
     )
-    (r,) = _run(truth.base_url, [_body(max_tokens=64)])
+    (r,) = _run(truth.base_url, [_body(max_tokens=64)], settings=ClientSettings(keep_text=True))
     assert r.status == "ok"
     assert r.output_tokens == 32 and r.token_source == "usage"
     assert r.reasoning_chunks == 2 and r.content_chunks == 6
@@ -289,7 +289,9 @@ def test_stream_chat_single(truth):
 
     async def go():
         async with make_session(ClientSettings()) as s:
-            return await stream_chat(s, truth.base_url, "one", _body(max_tokens=3))
+            return await stream_chat(
+                s, truth.base_url, "one", _body(max_tokens=3), settings=ClientSettings(keep_text=True)
+            )
 
     r = asyncio.run(go())
     assert (r.status, r.output_tokens, r.content_chunks, r.text) == ("ok", 3, 3, " x x x")

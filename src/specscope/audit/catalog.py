@@ -17,7 +17,7 @@ from typing import Any
 
 from specscope.audit.findings import Finding, Severity
 
-__all__ = ["finding_texts", "finding", "arg"]
+__all__ = ["finding_texts", "finding", "arg", "with_target"]
 
 _TEXTS_FILE = "findings.toml"
 _TEMPLATES = ("message", "found", "expected", "consequence", "fix")  # the Finding fields the table words, message first
@@ -74,7 +74,7 @@ def finding(
         KeyError: ``key`` is not in the table, or a template names a fact that was not given (a bug in the rule).
     """
     text = finding_texts()[key]
-    values = {"file": file, "tensor": tensor, **facts}
+    values = {"file": file, "tensor": tensor, "checkpoint": "{checkpoint}", **facts}  # filled by with_target
     words = {name: text[name].format(**values) if name in text else None for name in _TEMPLATES[1:]}
     return Finding(
         severity or Severity(text["severity"]),
@@ -85,3 +85,13 @@ def finding(
         details=details or {},
         **words,
     )
+
+
+def with_target(findings: list[Finding], target: object) -> list[Finding]:
+    """``findings`` whose ``fix`` names the audited checkpoint: ``{checkpoint}`` left in a fix template by a rule
+    that did not state it (a command line the user can run, e.g. ``specscope surgery reindex {checkpoint} --out
+    NEW_FOLDER``) becomes ``target``, one shell word (:func:`arg`)."""
+    from dataclasses import replace
+
+    name, key = arg(str(target)), "{checkpoint}"
+    return [replace(f, fix=f.fix.replace(key, name)) if f.fix and key in f.fix else f for f in findings]

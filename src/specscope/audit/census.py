@@ -24,14 +24,12 @@ ceiling near 15.5 tok/s"; "the MTP head reads only 0.85 GB per draft step, 4.8% 
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from specscope.audit.architectures import DraftLayout, alias_name
 from specscope.audit.layout import is_vision, layer_of
 from specscope.checkpoint import Checkpoint, TensorInfo
-from specscope.errors import ConfigError
 from specscope.stats.roofline import roofline_tok_s
 
 __all__ = [
@@ -72,38 +70,17 @@ NAMED_BANDWIDTHS_BYTES_PER_S: dict[str, float] = {
     "m3-ultra": 819e9,
 }
 
-_UNITS = {
-    "": 1.0,
-    "k": 1e3,
-    "m": 1e6,
-    "g": 1e9,
-    "t": 1e12,
-    "ki": 1024.0,
-    "mi": 1024.0**2,
-    "gi": 1024.0**3,
-    "ti": 1024.0**4,
-}
-_BW_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmgt]i?)?b(?:/s|ps)\s*$", re.IGNORECASE)
-
 
 def parse_bandwidth(text: str) -> float:
-    """Bytes per second from ``"273GB/s"``, ``"4.8TB/s"``, ``"800 GiB/s"`` or a device name (``dgx-spark``, ``h200``).
+    """Bytes per second from ``"273GB/s"``, ``"4.8TB/s"``, ``"800 GiB/s"`` or a device name (``dgx-spark``, ``h200``):
+    the one bandwidth parser (:func:`specscope.values.parse_bandwidth`) with this module's device table.
 
     Raises:
         ConfigError: unparseable text or unknown device.
     """
-    key = text.strip().lower().replace("_", "-").replace(" ", "-")
-    if key in NAMED_BANDWIDTHS_BYTES_PER_S:
-        return NAMED_BANDWIDTHS_BYTES_PER_S[key]
-    m = _BW_RE.match(text)
-    if not m or float(m.group(1)) <= 0:
-        raise ConfigError(
-            "cannot read the bandwidth",
-            found=text,
-            expected=f"e.g. 273GB/s, 4.8TB/s, or one of {', '.join(sorted(NAMED_BANDWIDTHS_BYTES_PER_S))}",
-            fix="pass --bandwidth 273GB/s",
-        )
-    return float(m.group(1)) * _UNITS[(m.group(2) or "").lower()]
+    from specscope.values import parse_bandwidth as parse
+
+    return parse(text, "--bandwidth", NAMED_BANDWIDTHS_BYTES_PER_S)
 
 
 def roofline_tokens_per_s(bytes_per_token: float, bandwidth_bytes_per_s: float) -> float:

@@ -2,7 +2,7 @@
 
 Seed 000 ("Read this first"): a quantized Qwen3.6-27B build without ``mtp.fc.weight`` is served by vLLM with no
 error and every draft is rejected; the only symptom is a throughput number nobody was measuring. ``serve``,
-``bench --launch vllm`` and ``gate --recipe`` therefore call :func:`require_preflight` with the recipe's plain
+``bench --launch vllm`` and ``gate --launch vllm`` therefore call :func:`require_preflight` with the recipe's plain
 values (model, draft model, method) before they start a process, and refuse (exit 2) with the finding and its fix.
 ``--no-preflight`` skips the check; callers record that in their output / manifest.
 

@@ -2,9 +2,9 @@
 return a report.
 
 Rules (each module names its sources): :mod:`.rules_format` (1-2), :mod:`.rules_mtp` (3), :mod:`.rules_heads` (what
-a draft family requires, :mod:`.architectures`), :mod:`.rules_quant` and :mod:`.rules_fused` (4), :mod:`.rules_kv`
-(5), :mod:`.rules_draft` and :mod:`.rules_vocab` (6-7: draft configs, draft <-> target vocabulary, reduced
-vocabulary maps), :mod:`.census` (8), :mod:`.gguf_audit` (GGUF files).
+a draft family requires, :mod:`.architectures`), :mod:`.rules_quant` and :mod:`.rules_fused` (4), :mod:`.rules_actscale`
+(4b: W4A4 NVFP4 activation scales), :mod:`.rules_kv` (5), :mod:`.rules_draft` and :mod:`.rules_vocab` (6-7: draft
+configs, draft <-> target vocabulary, reduced vocabulary maps), :mod:`.census` (8), :mod:`.gguf_audit` (GGUF files).
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from dataclasses import replace
 from typing import Any
 
 from specscope.audit.architectures import DraftLayout, detect_draft_family, draft_layout, family
-from specscope.audit.catalog import finding
+from specscope.audit.catalog import finding, with_target
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s, with_draft
 from specscope.audit.findings import AuditReport, Finding, by_severity
 from specscope.audit.gguf_audit import audit_gguf, is_gguf_target
+from specscope.audit.quantcfg import effective_view, quant_views
+from specscope.audit.rules_actscale import check_input_scales
 from specscope.audit.rules_draft import check_draft_config, check_draft_vs_target, check_vision_processor
 from specscope.audit.rules_format import check_format, check_index
 from specscope.audit.rules_fused import check_fused, mtp_quant_profile
@@ -129,6 +131,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     findings += quant_findings
     facts.update(quant_facts)
     findings += check_gate_up_scales(ck) + check_fused(ck)
+    findings += check_input_scales(ck, effective_view(quant_views(ck.config, ck.hf_quant_config)))
     profile = mtp_quant_profile(ck, draft_modules)
     if profile is not None:  # every profile is a fact; only "partial" needs a finding to explain it
         facts["mtp_quantization"] = {k: profile.details[k] for k in ("profile", "quantized", "unquantized")}
@@ -148,7 +151,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     census = None
     if any(s.header is not None for s in ck.shards.values()):
         census = byte_census(ck, layout=layout or draft, draft_model=draft is not None, unread=unread)
-    return AuditReport(ck.label, by_severity(findings), census, facts)
+    return AuditReport(ck.label, with_target(by_severity(findings), ck.label), census, facts)  # fixes name it
 
 
 def _merge_draft(report: AuditReport, dreport: AuditReport, ck: Checkpoint, dck: Checkpoint) -> None:

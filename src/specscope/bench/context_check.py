@@ -109,5 +109,5 @@ def _refuse(options: BenchOptions, refused: dict[str, list[Refusal]], packs: dic
             f"workload {label} has {n} rows left that fit the server's context, fewer than the highest level {top}",
             found=n,
             expected=f">= {top} rows",
-            fix=f"pass --levels up to {n}, or a model with a longer context",
+            fix=f"pass --max-concurrency up to {n}, or a model with a longer context",
         )

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from specscope.bench.resume import RunControls
+from specscope.bench.spec import BENCH_SPEC, Opt
 from specscope.errors import ConfigError
 from specscope.fsio import write_bytes_atomic
 from specscope.redact import redact_text
@@ -32,37 +33,25 @@ def redacted_log(path: Path) -> Iterator[None]:
 
 
 def client_controls(
-    read_timeout_s: float | None,
-    stall_timeout_s: float | None,
-    api_key: str | None,
+    client: Mapping[str, Any],
     retry_failed: bool,
     given: Mapping[str, Any],
-    *,
-    busy_poll: bool | None = None,
+    record: Mapping[str, Any] | None = None,
+    spec: tuple[Opt, ...] = BENCH_SPEC,
 ) -> RunControls:
-    """Client settings from ``--read-timeout`` / ``--stall-timeout`` (s) / ``--api-key`` / ``--busy-poll``, plus the
-    resume choices. ``busy_poll``: ``--busy-poll`` / ``--no-busy-poll`` as typed (None: not given: off for a new run,
-    the run's own with ``--resume``).
+    """Client settings from the ``client`` options of the spec (``read_timeout_s`` / ``stall_timeout_s``: s, already
+    read by the one duration parser; ``api_key``; ``busy_poll``: off for a new run, the run's own with
+    ``--resume``), plus the resume choices, the given options and the manifest's record of them.
 
     Raises:
-        ConfigError: a timeout that is not a positive number of seconds.
+        ConfigError: a client setting the client refuses.
     """
     from specscope.client.settings import ClientSettings
 
-    values: dict[str, Any] = {"api_key": api_key or None, "busy_poll": bool(busy_poll)}
-    for name, value in (("read_timeout_s", read_timeout_s), ("stall_timeout_s", stall_timeout_s)):
-        if value is not None:
-            if not value > 0 or value == float("inf"):
-                flag = "--" + name.removesuffix("_s").replace("_", "-")
-                raise ConfigError(f"{flag} must be a positive number of seconds", found=value, expected="e.g. 30")
-            values[name] = value
+    values: dict[str, Any] = {"api_key": client.get("api_key") or None, "busy_poll": bool(client.get("busy_poll"))}
+    values |= {k: v for k in ("read_timeout_s", "stall_timeout_s") if (v := client.get(k)) is not None}
     try:
-        client = ClientSettings(**values)
-    except ValidationError as exc:  # pragma: no cover - the checks above cover the fields set here
+        settings = ClientSettings(**values)
+    except ValidationError as exc:
         raise ConfigError("invalid client setting", found=str(exc.errors()[0]["msg"]), expected="see --help") from None
-    return RunControls(
-        client=client,
-        retry_failed=retry_failed,
-        given={k: v for k, v in given.items() if v is not None},
-        busy_poll_given=busy_poll,
-    )
+    return RunControls(client=settings, retry_failed=retry_failed, given=dict(given), record=record, spec=spec)

@@ -1,8 +1,8 @@
-"""Open-loop bench cells (``bench --rates 1,2,4``): requests at a rate, whatever the server's pace.
+"""Open-loop bench cells (``bench --request-rate 1,2,4``): requests at a rate, whatever the server's pace.
 
 A rate cell sends ``round(rate x rate_window_s)`` requests (2 to 64, the pack size) on a seeded Poisson or
 constant schedule (:func:`specscope.client.openloop.arrival_offsets_ns`); its key's level is the rate's
-1-based position in ``--rates`` and the cell's client facts carry ``open_loop`` (the rate, the arrivals,
+1-based position in ``--request-rate`` and the cell's client facts carry ``open_loop`` (the rate, the arrivals,
 the request count and the client's decision about its own processes). Goodput and the achieved rate are
 derived when the run is read (:mod:`specscope.stats.goodput`).
 
@@ -15,59 +15,15 @@ not split over processes: its schedule is one timeline).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from specscope.config import BenchOptions, csv_items
-from specscope.errors import ConfigError
+from specscope.config import BenchOptions
 from specscope.records import CellKey, StreamRecord
 
-__all__ = ["parse_rates", "parse_slo", "rate_of", "rate_requests", "run_rate_cell"]
+__all__ = ["rate_of", "rate_requests", "run_rate_cell"]
 
 MAX_REQUESTS = 64  # a pack's prompts: every request of a cell has its own prompt
-_UNITS_S = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
-
-
-def parse_rates(text: str | None) -> tuple[float, ...] | None:
-    """``"1,2,4"`` -> (1.0, 2.0, 4.0) requests per second; None passes through.
-
-    Raises:
-        ConfigError: an entry is not a positive number.
-    """
-    if text is None:
-        return None
-    try:
-        rates = tuple(float(x) for x in csv_items(text, "--rates"))
-    except ValueError:
-        rates = ()
-    if not rates or any(r <= 0 for r in rates):
-        raise ConfigError(
-            "--rates takes positive request rates", found=text, expected="e.g. 1,2,4 (requests per second)"
-        )
-    return rates
-
-
-def parse_slo(text: str | None) -> dict[str, float]:
-    """``"ttft=2s,tpot=50ms"`` -> ``{"slo_ttft_s": 2.0, "slo_tpot_s": 0.05}``; None or "" -> {}.
-
-    Raises:
-        ConfigError: an entry is not ``ttft=`` or ``tpot=`` followed by a number with ``s``, ``ms`` or ``us``.
-    """
-    out: dict[str, float] = {}
-    for part in (text or "").split(","):
-        if not part.strip():
-            continue
-        m = re.fullmatch(r"\s*(ttft|tpot)\s*=\s*([0-9]*\.?[0-9]+)\s*(s|ms|us)\s*", part)
-        if m is None:
-            raise ConfigError(
-                "--slo takes ttft=DURATION,tpot=DURATION",
-                found=part.strip(),
-                expected="e.g. --slo ttft=2s,tpot=50ms (units s, ms, us)",
-                fix="give each target a number and a unit",
-            )
-        out[f"slo_{m.group(1)}_s"] = float(m.group(2)) * _UNITS_S[m.group(3)]
-    return out
 
 
 def rate_of(options: BenchOptions, key: CellKey) -> float:

@@ -64,7 +64,7 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
             "concurrency level too high for the embedded engine",
             found=max(options.levels),
             expected=f"at most {EMBEDDED_MAX_PARALLEL} streams (llama.cpp slots)",
-            fix=f"pass --levels up to {EMBEDDED_MAX_PARALLEL}, or --server URL for a bigger server",
+            fix=f"pass --max-concurrency up to {EMBEDDED_MAX_PARALLEL}, or --server URL for a bigger server",
         )
     if options.baseline is not None and options.baseline not in options.configs:
         raise ConfigError(

@@ -193,17 +193,15 @@ def predict_from_published(
 def published_calibration(
     overhead_ms: float | None = None, fit_k: str | None = None, compare: str | None = None, *, runless: bool = True
 ) -> Calibration:
-    """The run-less draft overhead from ``--overhead-ms`` (ms per drafted token) or ``--fit-k 1=20.00,2=26.48``
+    """The run-less draft overhead from ``--overhead`` (ms per drafted token) or ``--fit-k 1=20.00,2=26.48``
     (published tok/s by k), and the ``--compare`` rates (see :mod:`specscope.stats.predict_calibrate`).
     ``runless``: whether predict runs without RUN and with ``--per-position`` (the only mode these options serve).
 
     Raises:
-        ConfigError: an unreadable ``--fit-k`` / ``--compare``, both ``--overhead-ms`` and ``--fit-k``, or any of
+        ConfigError: an unreadable ``--fit-k`` / ``--compare``, both ``--overhead`` and ``--fit-k``, or any of
         the three outside the run-less mode.
     """
-    given = [
-        n for n, v in (("--overhead-ms", overhead_ms), ("--fit-k", fit_k), ("--compare", compare)) if v is not None
-    ]
+    given = [n for n, v in (("--overhead", overhead_ms), ("--fit-k", fit_k), ("--compare", compare)) if v is not None]
     if given and not runless:
         raise ConfigError(
             f"{', '.join(given)} only apply to the run-less prediction",

@@ -43,20 +43,11 @@ _NAMES = (
 
 
 def parse_duration_s(text: str) -> float:
-    """A Prometheus duration (``1s``, ``500ms``, ``1m``, ``1m30s``) in seconds."""
-    units = {"ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-    total, num = 0.0, ""
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch.isdigit() or ch == ".":
-            num += ch
-            i += 1
-            continue
-        unit = "ms" if text.startswith("ms", i) else ch
-        total += float(num) * units[unit]
-        num, i = "", i + len(unit)
-    return total
+    """A Prometheus duration (``1s``, ``500ms``, ``1m``, ``1m30s``) in seconds, read by the one duration parser
+    (:func:`specscope.values.parse_duration_s`, which reads Prometheus's combined form too)."""
+    from specscope.values import parse_duration_s as parse
+
+    return parse(text, "the Prometheus scrape interval")
 
 
 def series_query(selector: str) -> str:

@@ -4,8 +4,10 @@
   a ``failed`` or ``server_crash`` cell, or a planned cell never measured, leaves it unfinished.
 - ``--resume --retry-failed`` measures again the stored cells whose status is ``failed`` or ``server_crash``
   (plain ``--resume`` only measures the cells never stored).
-- Matrix options given together with ``--resume`` must equal the run's stored options: a difference is a
-  :class:`~specscope.errors.ConfigError` naming each option (found / expected / fix), never silently ignored.
+- Options given together with ``--resume`` must equal the run's (the spec says which: matrix, servers, load,
+  statistics; client limits and output may differ): a difference is a :class:`~specscope.errors.ConfigError`
+  naming each option (found / expected / fix), never silently ignored. The check is generated from the option
+  spec (:data:`specscope.bench.spec.BENCH_SPEC`), so a new option is checked as soon as it is declared.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from specscope.bench.spec import BENCH_SPEC, Opt
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError
 from specscope.records import CellKey
@@ -41,90 +44,105 @@ RETRIED = frozenset({"failed", "server_crash"})  # what --retry-failed measures 
 
 @dataclass(frozen=True)
 class RunControls:
-    """How a bench run talks to its servers and resumes; nothing here is stored as a run option.
+    """How a bench run talks to its servers and resumes; nothing here is a matrix option.
 
     Attributes:
         client: the HTTP client's settings (``--read-timeout``, ``--stall-timeout``, ``--api-key``); None: defaults.
         retry_failed: with ``--resume``, measure ``failed`` and ``server_crash`` cells again.
-        given: matrix options given on the command line with ``--resume`` (name -> value, unset ones omitted);
-            each must equal the stored option.
+        given: the options given (command line, ``--run-file``, ``--like``), canonical by option name
+            (:func:`specscope.bench.runfile.given_options`); a new run records the recorded ones in its manifest
+            (``run_options``), a resumed run refuses those that differ from its own (:func:`check_resume_options`).
         on_start: called with the run folder once it exists (created or opened), before the first cell.
-        busy_poll_given: ``--busy-poll`` (True) / ``--no-busy-poll`` (False) as typed, None when not given; with
-            ``--resume`` the run's own mode applies and a different one is refused (:func:`resumed_client`).
+        record: what a new run's manifest records as ``run_options`` (the given options with the spec's defaults,
+            :func:`specscope.bench.setup.bench_setup`); None: a run made from the library, with no command line.
+        spec: the option spec ``given`` was read with (what the resume check compares).
     """
 
     client: ClientSettings | None = None
     retry_failed: bool = False
     given: Mapping[str, Any] = field(default_factory=dict)
     on_start: Callable[[Path], None] | None = None
-    busy_poll_given: bool | None = None
+    record: Mapping[str, Any] | None = None
+    spec: tuple[Opt, ...] = BENCH_SPEC
 
 
-def check_resume_options(stored: Mapping[str, Any], given: Mapping[str, Any], run: Path) -> None:
-    """Refuse options given with ``--resume`` that differ from the run's stored ``options``.
+def check_resume_options(
+    manifest: Mapping[str, Any], given: Mapping[str, Any], run: Path, spec: tuple[Opt, ...] = BENCH_SPEC
+) -> None:
+    """Refuse options given with ``--resume`` that differ from the run's, generated from the option spec.
 
-    Each given value is normalized as :class:`BenchOptions` would store it (e.g. ``--levels 2,1`` equals the
-    stored ``[1, 2]``) before it is compared.
+    Each option whose spec says ``resume="same"`` is compared with the run's value: its record in the manifest's
+    ``run_options`` when it was given there; else the value the run's options or client settings have in force
+    (both normalized as :class:`BenchOptions` stores them: ``--max-concurrency 2,1`` equals the stored ``[1, 2]``,
+    ``--baseline base`` equals a run whose baseline is ``base`` by default); else the option's default. A
+    ``resume="never"`` option (``--like``) is refused outright.
 
     Raises:
-        ConfigError: one or more options differ; the message names them with the stored and the given value.
+        ConfigError: one or more options differ (each named with the given and the run's value), or cannot be
+            checked against a run made before run records.
     """
+    stored = dict(manifest.get("options") or {})
+    record = manifest.get("run_options")
+    client = dict(manifest.get("client") or {})
     differ: list[str] = []
     for name, value in given.items():
-        if value is None:
+        opt = next((o for o in spec if o.name == name), None)
+        if opt is None or opt.resume == "free":
             continue
-        try:
-            wanted = getattr(BenchOptions(**{**stored, name: value}), name)
-        except (ValidationError, TypeError):
-            wanted = value
-        have = getattr(BenchOptions(**stored), name)
-        if wanted != have:
-            differ.append(_differ(name, wanted, have))
+        if opt.resume == "never":
+            differ.append(f"{opt.flag} (not with --resume)")
+            continue
+        have = _run_value(opt, record, stored, client)
+        if have is _UNKNOWN:
+            differ.append(f"{_show_opt(opt, value)} (run made before run records: cannot check)")
+        elif (opt.normal(have, stored) if record and name in record else have) != opt.normal(value, stored):
+            differ.append(_differ(opt, opt.normal(value, stored), have))
     if differ:
-        raise _refused(
-            differ,
-            "no matrix options with --resume, or the run's own values",
-            f"drop them to finish {run} as it was planned, or start a new run",
+        raise ConfigError(
+            f"options given with --resume differ from the run's: {'; '.join(differ)}",
+            found=", ".join(d.split(" ")[0] for d in differ),
+            expected="no options with --resume but the run's own values (or limits such as --read-timeout)",
+            fix=f"drop them to finish {run} as it was planned, or start a new run (--like {run} repeats it)",
         )
 
 
-def resumed_client(stored_client: Mapping[str, Any], controls: RunControls, run: Path) -> ClientSettings:
+_UNKNOWN = object()
+
+
+def _run_value(opt: Opt, record: Mapping[str, Any] | None, stored: Mapping[str, Any], client: Mapping[str, Any]) -> Any:
+    """The value ``opt`` has in a stored run: recorded, else in force, else its default (``_UNKNOWN``: no record)."""
+    if record is not None and opt.name in record:
+        return record[opt.name]
+    if opt.client is not None:
+        return client.get(opt.client, False if opt.kind == "switch" else None)
+    if opt.field is not None or opt.effective is not None:
+        try:
+            return opt.in_force(BenchOptions(**stored))
+        except (ValidationError, TypeError):
+            return _UNKNOWN
+    return _UNKNOWN if record is None else opt.default
+
+
+def resumed_client(stored_client: Mapping[str, Any], controls: RunControls) -> ClientSettings:
     """The client settings for the rest of a resumed run: the command line's, with the run's own ``busy_poll``
     (its manifest's ``client``; False for runs stored before it existed), so that every cell of a run is measured
-    with one client mode and the manifest stays true.
-
-    Raises:
-        ConfigError: ``--busy-poll`` / ``--no-busy-poll`` given and different from the run's.
-    """
+    with one client mode and the manifest stays true (a different ``--busy-poll`` is refused by
+    :func:`check_resume_options`)."""
     from specscope.client.settings import ClientSettings
 
     have = bool(stored_client.get("busy_poll", False))
-    given = controls.busy_poll_given
-    if given is not None and given != have:
-        raise _refused(
-            [_differ("busy_poll", given, have)],
-            "the run's own client mode (a run's cells are measured with one)",
-            f"drop it to finish {run} as it was measured, or start a new run",
-        )
     return (controls.client or ClientSettings()).model_copy(update={"busy_poll": have})
 
 
-def _refused(differ: list[str], expected: str, fix: str) -> ConfigError:
-    """The one error for options given with ``--resume`` that differ from the run's (``differ``: :func:`_differ`)."""
-    return ConfigError(
-        f"options given with --resume differ from the run's: {'; '.join(differ)}",
-        found=", ".join(d.split(" ")[0] for d in differ),
-        expected=expected,
-        fix=fix,
-    )
-
-
-def _differ(name: str, wanted: Any, have: Any) -> str:
-    """``--levels 8 (run has 1,2)``; a switch is spelled as its flag: ``--no-aa (run has --aa)``."""
-    flag = "--" + name.replace("_", "-")
+def _differ(opt: Opt, wanted: Any, have: Any) -> str:
+    """``--max-concurrency 8 (run has 1,2)``; a switch is spelled as its flag: ``--no-aa (run has --aa)``."""
     if isinstance(wanted, bool) and isinstance(have, bool):
-        return f"{_flag(flag, wanted)} (run has {_flag(flag, have)})"
-    return f"{flag} {_show(wanted)} (run has {_show(have)})"
+        return f"{_flag(opt.flag, wanted)} (run has {_flag(opt.flag, have)})"
+    return f"{opt.flag} {_show(wanted)} (run has {_show(have)})"
+
+
+def _show_opt(opt: Opt, value: Any) -> str:
+    return _flag(opt.flag, value) if isinstance(value, bool) else f"{opt.flag} {_show(value)}"
 
 
 def _flag(flag: str, on: bool) -> str:
@@ -132,8 +150,14 @@ def _flag(flag: str, on: bool) -> str:
 
 
 def _show(value: Any) -> str:
+    if value is None or value in ([], (), {}):
+        return "none"
     if isinstance(value, tuple | list):
-        return ",".join(map(str, value))
+        return ",".join(map(_show, value))
+    if isinstance(value, dict):
+        return ",".join(f"{k}={_show(v)}" for k, v in value.items())
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return str(value)
 
 

@@ -126,8 +126,8 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
             run.close()
             raise
         try:
-            check_resume_options(run.manifest["options"], controls.given, resume)
-            controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls, resume))
+            check_resume_options(run.manifest, controls.given, resume, controls.spec)
+            controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls))
         except SpecscopeError:
             run.close()
             raise
@@ -139,7 +139,7 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
     else:
         options = options or BenchOptions()
         engine = "external" if servers else engine
-        run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out), controls.client)
+        run = _new_run(options, servers, engine, files.recipes, run_dir or new_run_dir(out), controls)
     check_names(options, servers, engine, files.recipes)
     if controls.on_start is not None:
         controls.on_start(run.path)
@@ -184,13 +184,15 @@ def _new_run(
     engine: str,
     recipes: Path | None,
     path: Path,
-    settings: ClientSettings | None = None,
+    controls: RunControls,
 ) -> Run:
-    """Check the names and the external servers, then create the run folder with its manifest."""
+    """Check the names and the external servers, then create the run folder with its manifest (``run_options``:
+    the options it was given, :func:`specscope.bench.setup.bench_setup`)."""
     from specscope.bench.trace_cell import trace_manifest
     from specscope.bench.workloads import check_sources, datasets_manifest, sources_manifest
     from specscope.client.settings import ClientSettings
 
+    settings = controls.client
     check_names(options, servers, engine, recipes)
     check_sources(options)
     for name, url in (servers or {}).items():  # fail before a run folder exists
@@ -202,6 +204,7 @@ def _new_run(
             "kind": "bench",
             "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "options": options.model_dump(mode="json"),
+            "run_options": None if controls.record is None else dict(controls.record),
             "external_servers": servers,
             "engine": engine,
             "recipes": None if recipes is None else str(Path(recipes).resolve()),

@@ -3,7 +3,7 @@
 A cell's ``workload`` is a *label*: the base workload (a pack ``prose``, a user file's name ``mine``, a
 dataset category ``speed-bench.coding``) followed by ``@``-separated variant parts, in this order:
 
-* ``@2k``: prompts extended to 2048 input tokens (``--context``; :mod:`specscope.workload.context`);
+* ``@2k``: prompts extended to 2048 input tokens (``--context-tokens``; :mod:`specscope.workload.context`);
 * ``@t0.6``: sampling temperature 0.6 (``--temperatures``; absent: ``--temperature`` applies);
 * ``@think``: thinking on (``--thinking on|both``; absent: thinking off).
 
@@ -58,8 +58,8 @@ def _dataset_prompts(options: BenchOptions) -> dict[str, list[Prompt]]:
 
 
 def check_tiers(options: BenchOptions) -> None:
-    """Refuse throughput tiers that are not the run's context axis (each ``--context`` must be a loaded tier and
-    each loaded tier a ``--context``), before anything is sent.
+    """Refuse throughput tiers that are not the run's context axis (each ``--context-tokens`` must be a loaded tier and
+    each loaded tier a ``--context-tokens``), before anything is sent.
 
     Raises:
         ConfigError: the tiers and the contexts differ.
@@ -76,10 +76,11 @@ def check_tiers(options: BenchOptions) -> None:
         have = ", ".join(f"{k}k" for k in tiers)
         raise ConfigError(
             "SPEED-Bench throughput tiers do not match the requested context axis",
-            found=f"tiers {have}, --context {', '.join(context_label(c) for c in wanted) or '(none)'}",
-            expected="--context equal to the tiers of the throughput configs given (their prompts are not extended)",
-            fix=f"pass --context {','.join(f'{k}k' for k in tiers)}, or a --dataset speed-bench:throughput_<tier> "
-            "for each context",
+            found=f"tiers {have}, --context-tokens {', '.join(context_label(c) for c in wanted) or '(none)'}",
+            expected="--context-tokens equal to the tiers of the throughput configs given (their prompts are not "
+            "extended)",
+            fix=f"pass --context-tokens {','.join(f'{k}k' for k in tiers)}, or a --dataset "
+            "speed-bench:throughput_<tier> for each context",
         )
 
 
@@ -151,7 +152,7 @@ def check_sources(options: BenchOptions) -> None:
 
     Raises:
         ConfigError: a malformed line, fewer distinct prompts than the highest concurrency level, throughput
-            tiers that are not the context axis, or conversations with ``--rates``.
+            tiers that are not the context axis, or conversations with ``--request-rate``.
     """
     from specscope.workload import PACK_NAMES
 
@@ -163,7 +164,7 @@ def check_sources(options: BenchOptions) -> None:
         if options.rates or options.datasets or options.workload_files:
             raise ConfigError(
                 "--trace replays its own load",
-                found="--trace with --rates, --dataset or --workload",
+                found="--trace with --request-rate, --dataset or --workload",
                 expected="--trace alone (its rows are the workload and its clock the rate)",
                 fix="run the trace and the other workloads as separate runs",
             )
@@ -176,8 +177,9 @@ def check_sources(options: BenchOptions) -> None:
         raise ConfigError(
             "open-loop rates cannot send conversations",
             found=f"multi-turn rows in {', '.join(multi[:3])}",
-            expected="single-turn workloads with --rates (a turn waits for the answer before it, not for the clock)",
-            fix="pass --levels instead of --rates for these workloads",
+            expected="single-turn workloads with --request-rate (a turn waits for the answer before it, not for the "
+            "clock)",
+            fix="pass --max-concurrency instead of --request-rate for these workloads",
         )
     top = max(options.levels)
     for name, items in prompts.items():
@@ -186,7 +188,7 @@ def check_sources(options: BenchOptions) -> None:
                 f"workload {name} has {len(items)} prompts, fewer than the highest level {top}",
                 found=len(items),
                 expected=f">= {top} distinct prompts (one per concurrent stream)",
-                fix=f"add prompts to {name} or pass --levels up to {len(items)}",
+                fix=f"add prompts to {name} or pass --max-concurrency up to {len(items)}",
             )
 
 
@@ -291,11 +293,11 @@ def cli_overrides(
 
     With ``--workload``/``--dataset`` and no ``--workloads``, the matrix's workloads are the files' names
     and the datasets' categories only; with ``--workloads`` too, those packs come first. SPEED-Bench throughput
-    configs give the context axis (their tiers) when ``--context`` is not given.
+    configs give the context axis (their tiers) when ``--context-tokens`` is not given.
 
     Raises:
         ConfigError: a bad spec, a missing file, a malformed dataset (or, without ``drop_bad_rows``, a row that is
-            not a workload), a bad context or temperature, tiers that do not match ``--context``.
+            not a workload), a bad context or temperature, tiers that do not match ``--context-tokens``.
     """
     from specscope.workload.context import parse_context
     from specscope.workload.datasets import load_dataset, parse_dataset_spec
@@ -319,7 +321,7 @@ def cli_overrides(
     elif workloads:
         out["workloads"] = workloads
     if contexts:
-        out["contexts"] = tuple(parse_context(c) for c in csv_items(contexts, "--context", "4k,32k"))
+        out["contexts"] = tuple(parse_context(c) for c in csv_items(contexts, "--context-tokens", "4k,32k"))
     elif tiers:
         out["contexts"] = tuple(sorted(set(tiers)))
     if temperatures:

@@ -186,7 +186,14 @@ class Checkpoint:
         return np.frombuffer(raw, dtype=np.dtype(dtype)).copy()
 
 
-def _check_weight_map(wm: object) -> None:
+def _reindex_fix(label: str) -> str:
+    """The fix of a broken index: the command that rebuilds it from the shard headers, for this checkpoint."""
+    import shlex
+
+    return f"rebuild it from the shard headers: `specscope surgery reindex {shlex.quote(label)} --out NEW_FOLDER`"
+
+
+def _check_weight_map(wm: object, label: str) -> None:
     if isinstance(wm, dict):
         bad = [(k, v) for k, v in wm.items() if not (isinstance(k, str) and isinstance(v, str))]
         if not bad:
@@ -199,7 +206,7 @@ def _check_weight_map(wm: object) -> None:
         f"{INDEX_NAME} has no usable weight_map",
         found=found,
         expected='{"weight_map": {"tensor name": "shard file", ...}}',
-        fix="regenerate the index (specscope surgery reindex)",
+        fix=_reindex_fix(label),
     )
 
 
@@ -220,8 +227,8 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
     hf_quant = check_json_file(source.read_json("hf_quant_config.json"), "hf_quant_config.json", source.label)
     raw_index = source.read_json(INDEX_NAME)
     if isinstance(raw_index, dict):
-        _check_weight_map(raw_index.get("weight_map"))
-    index = check_json_file(raw_index, INDEX_NAME, source.label, fix="regenerate it (specscope surgery reindex)")
+        _check_weight_map(raw_index.get("weight_map"), source.label)
+    index = check_json_file(raw_index, INDEX_NAME, source.label, fix=_reindex_fix(source.label))
 
     weight_map: dict[str, str] = {}
     total_size: int | None = None

@@ -17,6 +17,8 @@ import sys
 
 import typer
 
+from specscope.cli.vocab import VocabCommand, VocabGroup
+
 #: the exit codes, as ``specscope --help`` shows them.
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 the command ran and found a problem (audit errors, a failed gate); "
@@ -31,6 +33,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=VocabGroup,
 )
 
 
@@ -55,15 +58,15 @@ def _package_version() -> str:
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        False, "--version", "-V", callback=_print_version, is_eager=True, help="Print the version and exit."
     ),
 ) -> None:
     """Benchmark, audit and repair speculative decoding on LLM servers."""
 
 
-@app.command("version")
+@app.command("version", cls=VocabCommand)
 def version() -> None:
-    """Print the specscope version (same as ``specscope --version``)."""
+    """Print the specscope version (same as specscope --version)."""
     typer.echo(f"specscope {_package_version()}")
 
 

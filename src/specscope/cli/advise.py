@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from specscope.cli.options import (
+    REPORT_FORMATS,
     AcceptanceOption,
     BaselineOption,
     ConcurrencyOption,
@@ -15,43 +16,44 @@ from specscope.cli.options import (
     LevelMixOption,
     MinEffectOption,
     MixOption,
-    OutputFileOption,
-    ReportFormat,
     ReportFormatOption,
     RunArgument,
-    SloTtftOption,
+    SloOption,
 )
+from specscope.cli.output import OutputOption, WidthOption, report_target
+from specscope.cli.vocab import VocabCommand
 
 
-def _slo_s(slo_ttft: str | None) -> float | None:
-    """``2s`` / ``500ms`` -> seconds. Raises ConfigError for anything else."""
-    from specscope.errors import ConfigError
+def _slo_ttft_s(slo: str | None) -> float | None:
+    """``--slo ttft=2s`` -> 2.0 (s), read by the one duration parser (:mod:`specscope.values`), as bench reads it.
 
-    if slo_ttft is None:
+    Raises:
+        ConfigError: not ``ttft=DURATION`` (advise judges TTFT only), or not a duration.
+    """
+    from specscope.values import parse_duration_s, parse_pairs
+
+    if slo is None:
         return None
-    text = slo_ttft.strip().lower()
-    try:
-        slo_s = float(text[:-2]) / 1000 if text.endswith("ms") else float(text.removesuffix("s"))
-    except ValueError:
-        slo_s = -1.0
-    if not slo_s > 0 or slo_s == float("inf"):
-        raise ConfigError("bad --slo-ttft", found=slo_ttft, expected="a positive time, e.g. 2s or 500ms")
-    return slo_s
+    return parse_pairs(slo, "--slo", "ttft=2s", lambda v: parse_duration_s(v, "--slo"), names=("ttft",))["ttft"]
 
 
 def advise_cmd(
     run: RunArgument = None,
     mix: MixOption = None,
     acceptance: AcceptanceOption = None,
-    config: Annotated[str | None, typer.Option(help="The config your --acceptance was measured with.")] = None,
-    concurrency: ConcurrencyOption = None,
-    slo_ttft: SloTtftOption = None,
+    acceptance_config: Annotated[
+        str | None,
+        typer.Option("--acceptance-config", metavar="NAME", help="The config your --acceptance was measured with."),
+    ] = None,
+    max_concurrency: ConcurrencyOption = None,
+    slo: SloOption = None,
     baseline: BaselineOption = None,
-    format: ReportFormatOption = ReportFormat.text,
+    format: ReportFormatOption = None,
+    output: OutputOption = None,
+    width: WidthOption = None,
     level_mix: LevelMixOption = None,
     from_csv: FromCsvOption = None,
     min_effect: MinEffectOption = None,
-    output: OutputFileOption = None,
 ) -> None:
     """The best config and k for a traffic mix at each concurrency and overall, with the gain, its interval and
     verdict, and where the pick flips. A config is picked only where it is faster than the baseline by the report's
@@ -59,8 +61,8 @@ def advise_cmd(
     the run's own unless given. Formats: text, markdown, json, html (like report).
 
     Exit codes: 0 advice printed; 2 bad input (not a run, unknown workload in --mix, unmeasured
-    --concurrency or --level-mix level, neither --mix, --level-mix nor --acceptance)."""
-    from specscope.cli.report import _check_output, emit_document
+    --max-concurrency or --level-mix level, neither --mix, --level-mix nor --acceptance)."""
+    from specscope.cli.report import emit_document
     from specscope.report.advice import advice_section, advise
     from specscope.report.document import Document
     from specscope.stats.choices import Traffic
@@ -69,8 +71,8 @@ def advise_cmd(
     from specscope.stats.verdict import min_effect_of
     from specscope.store import open_run
 
-    _check_output(output)
-    slo_s = _slo_s(slo_ttft)
+    fmt, out = report_target(format, output, REPORT_FORMATS)
+    slo_s = _slo_ttft_s(slo)
     shares = parse_mix(mix) if mix else None
     times = parse_level_mix(level_mix) if level_mix else None
     cells, facts, manifest = level_mix_input(run, from_csv, open_run)
@@ -84,17 +86,17 @@ def advise_cmd(
         cells,
         traffic,
         baseline=baseline or str(manifest.get("baseline") or "base"),
-        concurrency=concurrency,
+        concurrency=max_concurrency,
         acceptance=acceptance,
-        acceptance_config=config,
+        acceptance_config=acceptance_config,
         server_facts=facts,
         min_effect=min_effect_of(manifest, min_effect),
     )
     source = str(run if run is not None else from_csv)
     doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict())
     html = run / "advice.html" if run is not None else Path("advice.html")
-    emit_document(doc, format, output, html)
+    emit_document(doc, fmt, out, html, width)
 
 
 def register(app: typer.Typer) -> None:
-    app.command("advise")(advise_cmd)
+    app.command("advise", cls=VocabCommand)(advise_cmd)

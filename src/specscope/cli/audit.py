@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from specscope.cli.options import (
+    TEXT_JSON,
     BandwidthOption,
     DraftModelOption,
     HashesFileOption,
@@ -18,8 +19,12 @@ from specscope.cli.options import (
     HashesOption,
     TextJsonFormatOption,
 )
+from specscope.cli.output import OutputOption, WidthOption, emit, report_target
+from specscope.cli.vocab import VocabCommand
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from specscope.audit import AuditReport
 
 
@@ -52,11 +57,9 @@ def _fact_lines(facts: dict[str, Any]) -> list[str]:
     return out
 
 
-def _render(report: AuditReport, strict: bool) -> None:
-    from rich.console import Console
+def _render(report: AuditReport, strict: bool, console: Console) -> None:
     from rich.table import Table
 
-    console = Console()
     colors = {"error": "red", "warning": "yellow", "info": "cyan"}
     if report.findings:
         # one block per finding (a table folds every column to a few characters at 80 columns)
@@ -85,8 +88,8 @@ def _render(report: AuditReport, strict: bool) -> None:
     c = report.census
     if c is not None:
         ct = Table(title="byte census")
-        ct.add_column("group")
-        ct.add_column("bytes", justify="right")
+        ct.add_column("group", overflow="fold")
+        ct.add_column("bytes", justify="right", overflow="fold")
         for g, b in c.bytes_by_group.items():
             if b:
                 ct.add_row(g, f"{b:,}")
@@ -112,7 +115,7 @@ def _render(report: AuditReport, strict: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("audit")
+    @app.command("audit", cls=VocabCommand)
     def audit(
         target: Annotated[
             str, typer.Argument(help="Checkpoint folder, .safetensors file, or hub repo org/name[@revision].")
@@ -120,7 +123,9 @@ def register(app: typer.Typer) -> None:
         draft: DraftModelOption = None,
         bandwidth: BandwidthOption = None,
         strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
-        format: TextJsonFormatOption = "text",
+        format: TextJsonFormatOption = None,
+        output: OutputOption = None,
+        width: WidthOption = None,
         hashes: HashesOption = False,
         hashes_file: HashesFileOption = None,
         hashes_hub: HashesHubOption = None,
@@ -136,10 +141,11 @@ def register(app: typer.Typer) -> None:
             from specscope.audit.hashes import add_hash_findings
 
             add_hash_findings(report, target, hashes_file, hub=hashes_hub)
-        if format == "json":
+        fmt, out = report_target(format, output, TEXT_JSON)
+        if fmt == "json":
             data = report.to_dict()
             data["exit_code"] = report.exit_code_for(strict=strict)
-            typer.echo(json.dumps(data, indent=2, default=str))
+            emit(json.dumps(data, indent=2, default=str), out)
         else:
-            _render(report, strict)
+            emit(lambda console: _render(report, strict, console), out, width)
         raise typer.Exit(report.exit_code_for(strict=strict))

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from specscope.cli.options import TextJsonFormatOption
+from specscope.cli.options import TEXT_JSON, TextJsonFormatOption
+from specscope.cli.output import OutputOption, emit, report_target
+from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, MetricsUnavailable
 
 if TYPE_CHECKING:
@@ -83,11 +85,12 @@ def _refuse_swapped(before: SpecCounters, after: SpecCounters, names: tuple[Path
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("counters")
+    @app.command("counters", cls=VocabCommand)
     def counters(
         before: Path = typer.Argument(..., help="Prometheus text scraped before (a .prom file)."),
         after: Path = typer.Argument(..., help="Prometheus text scraped after."),
-        format: TextJsonFormatOption = "text",
+        format: TextJsonFormatOption = None,
+        output: OutputOption = None,
     ) -> None:
         """Counter deltas, acceptance and restart flags per engine from two saved /metrics scrapes."""
         from specscope.stats.counters_doc import counters_doc, counters_text
@@ -95,4 +98,5 @@ def register(app: typer.Typer) -> None:
         snaps = _load(before), _load(after)
         _refuse_swapped(*snaps, (before, after))
         doc = counters_doc(*snaps)
-        typer.echo(json.dumps(doc, indent=2) if format == "json" else counters_text(doc))
+        fmt, out = report_target(format, output, TEXT_JSON)
+        emit(json.dumps(doc, indent=2) if fmt == "json" else counters_text(doc), out)

@@ -22,14 +22,13 @@ from specscope.cli.options import (
     ServerOption,
     TableFormatOption,
 )
+from specscope.cli.vocab import VocabCommand
 
 if TYPE_CHECKING:
     from specscope.gate.model import GateRun, ProbeResult
 
 
 def _print_run(run: GateRun, run_dir: Path, format: str) -> None:
-    from rich.console import Console
-
     from specscope.gate import render_gate_markdown, render_gate_table, render_thinking_table
 
     if format == "json":
@@ -37,35 +36,42 @@ def _print_run(run: GateRun, run_dir: Path, format: str) -> None:
     elif format == "markdown":
         typer.echo(render_gate_markdown(run), nl=False)
     else:
-        stdout = Console()
+        from specscope.cli.output import make_console
+
+        stdout = make_console()[0]  # the terminal's width, 120 to a file or a pipe
         stdout.print(render_gate_table(run))
         if any(r.gate == "thinking" for r in run.results):
             stdout.print(render_thinking_table(run))
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("gate")
+    @app.command("gate", cls=VocabCommand)
     def gate(
         configs: ConfigsOption = None,
         server: ServerOption = None,
         launch: LaunchOption = "embedded",
         recipes: RecipesOption = None,
-        profile: Annotated[Path | None, typer.Option(help="Gate profile TOML (overrides the defaults).")] = None,
-        gates: Annotated[list[str] | None, typer.Option("--gate", help="Run only this gate (repeatable).")] = None,
-        limit: Annotated[int | None, typer.Option(min=1, help="At most this many probes per gate.")] = None,
+        run_file: Annotated[
+            Path | None, typer.Option("--run-file", metavar="FILE", help="Gate profile TOML (overrides the defaults).")
+        ] = None,
+        gates: Annotated[
+            list[str] | None, typer.Option("--gate", metavar="NAME", help="Run only this gate (repeatable).")
+        ] = None,
+        limit: Annotated[
+            int | None, typer.Option(metavar="N", min=1, help="At most this many probes per gate.")
+        ] = None,
         max_tokens: Annotated[
-            int | None, typer.Option("--max-tokens", min=1, help="Cap every gate's max_tokens (quick runs).")
+            int | None, typer.Option("--max-tokens", metavar="N", min=1, help="Cap every gate's max_tokens.")
         ] = None,
         context_tokens: Annotated[
-            int | None, typer.Option("--context-tokens", min=64, help="Long-context filler length, tokens.")
+            int | None,
+            typer.Option("--context-tokens", metavar="N", min=64, help="Long-context filler length, tokens."),
         ] = None,
         out: OutOption = Path("runs"),
-        format: TableFormatOption = "text",
-        print_profile: Annotated[
-            bool, typer.Option("--print-profile", help="Print the default profile and exit.")
+        format: TableFormatOption = None,
+        print_run_file: Annotated[
+            bool, typer.Option("--print-run-file", help="Print the default gate profile (TOML) and exit.")
         ] = False,
-        recipe: Annotated[list[str] | None, typer.Option("--recipe", hidden=True)] = None,
-        embedded: Annotated[bool, typer.Option("--embedded", hidden=True)] = False,
         no_preflight: NoPreflightOption = False,
     ) -> None:
         """Run the quality gates (thinking termination, arithmetic, code, tool call, long context, repetition,
@@ -81,13 +87,11 @@ def register(app: typer.Typer) -> None:
         from specscope.gate.session import run_gate
         from specscope.targets import parse_targets
 
-        if print_profile:
+        if print_run_file:
             typer.echo(default_profile_text(), nl=False)
             return
-        if recipe:  # old spelling: --recipe NAME (repeated) = --launch vllm --configs NAME,...
-            configs, launch = [*(configs or []), *recipe], "vllm"
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
-        prof, notes = budget_profile(plan, profile, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens)
+        prof, notes = budget_profile(plan, run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens)
         from specscope.gate.session import DEFAULT_EMBEDDED_CONFIGS
         from specscope.targets.preflight import preflight_plan
 
@@ -112,6 +116,6 @@ def register(app: typer.Typer) -> None:
             plan, prof, out, gates=gates, on_result=on_result, preflight=checked, notes=notes, on_start=on_start
         )
         console.print(f"run folder: {run_dir}")
-        _print_run(run, run_dir, format)
+        _print_run(run, run_dir, format or "text")
         if not run.passed:
             raise typer.Exit(1)

@@ -1,25 +1,24 @@
-"""The CLI's one vocabulary: option names, help texts and parsing shared by every command.
+"""The CLI's one vocabulary (docs/cli.md): option names, help texts and parsing shared by every command.
 
 Each option is an ``Annotated[TYPE, typer.Option(...)]`` alias naming its flags explicitly, so a flag means the
 same thing, reads the same in ``--help`` and is parsed the same way in every command that takes it; a command
 only gives the default (``configs: ConfigsOption = None``). An option that may be left out has a ``Maybe*`` value
-type (``None``: not given, the profile or the command decides). The options of ``bench`` alone are in
-:mod:`specscope.cli.bench_options`; :func:`echo_text_or_json` prints a result in the chosen ``text|json``.
+type (``None``: not given, the profile or the command decides). ``bench``'s options are declared once in its spec
+(:mod:`specscope.bench.spec`); old names are hidden aliases (:mod:`specscope.cli.vocab`). Values are read by the
+one parser of their kind (:mod:`specscope.values`): durations, rates, sizes, bandwidths, NAME=VALUE lists.
 
 - ``--configs a,b`` (or repeated): config names. ``--server NAME=URL`` (repeatable): a server the user
   started. ``--launch embedded|vllm``: who serves the configs when no ``--server`` is given (default
-  embedded; with vllm the configs are recipe names from ``--recipes``). ``--out``: the folder receiving
-  run folders. ``-f/--format``: tables are ``text|markdown|json``; ``report`` adds ``html``; commands that print
-  one document take ``text|json``.
+  embedded; with vllm the configs are recipe names from ``--recipes``). ``--out DIR``: the folder a command
+  writes into. ``-o/--output FILE``: a file instead of stdout. ``-f/--format``: tables are
+  ``text|markdown|json``; ``report`` adds ``html``; commands that print one document take ``text|json``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, TypeAlias
+from typing import Annotated, TypeAlias
 
 import typer
 
@@ -54,42 +53,39 @@ __all__ = [
     "MixOption",
     "NoPreflightOption",
     "OutOption",
-    "OutputFileOption",
     "PerPositionOption",
     "RecipesOption",
-    "ReportFormat",
+    "REPORT_FORMATS",
+    "TEXT_JSON",
     "ReportFormatOption",
     "RunArgument",
     "ServerOption",
-    "SloTtftOption",
+    "SloOption",
     "TableFormatOption",
     "TextJsonFormatOption",
-    "echo_text_or_json",
+    "run_baseline",
     "format_choice",
     "table_format",
 ]
 
 #: Output formats of every command that prints tables (``report`` adds ``html``).
 TABLE_FORMATS = ("text", "markdown", "json")
-# old spellings still accepted, not shown in --help
-_FORMAT_ALIASES = {"table": "text"}
+#: the formats of ``report`` (and of the report ``bench`` prints at the end).
+REPORT_FORMATS = ("text", "markdown", "json", "html")
+#: the formats of commands that print one document.
+TEXT_JSON = ("text", "json")
 
 
-class ReportFormat(str, Enum):
-    """The formats of ``report`` (and of the report ``bench`` prints at the end)."""
+def format_choice(allowed: tuple[str, ...]) -> Callable[[str | None], str | None]:
+    """A typer callback validating ``-f/--format`` against ``allowed`` (None: not given; old value names of
+    :data:`specscope.cli.vocab.FORMAT_VALUE_ALIASES` print one deprecation line)."""
+    from specscope.cli.vocab import FORMAT_VALUE_ALIASES
 
-    text = "text"
-    markdown = "markdown"
-    json = "json"
-    html = "html"
-
-
-def format_choice(allowed: tuple[str, ...]) -> Callable[[str], str]:
-    """A typer callback validating ``-f/--format`` against ``allowed`` (``table`` is an old alias of ``text``)."""
-
-    def check(value: str) -> str:
-        value = _FORMAT_ALIASES.get(value, value)
-        if value not in allowed:
+    def check(value: str | None) -> str | None:
+        if value in FORMAT_VALUE_ALIASES:
+            typer.echo(f"warning: -f {value} is deprecated: use -f {FORMAT_VALUE_ALIASES[value]}", err=True)
+            value = FORMAT_VALUE_ALIASES[value]
+        if value is not None and value not in allowed:
             raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}")
         return value
 
@@ -99,18 +95,16 @@ def format_choice(allowed: tuple[str, ...]) -> Callable[[str], str]:
 table_format = format_choice(TABLE_FORMATS)
 
 
-def echo_text_or_json(fmt: str, doc: Any, text: Callable[[], str | None]) -> None:
-    """Print a command's result in ``-f/--format`` ``fmt``.
+def run_baseline(run: Path) -> str:
+    """The run's own baseline (its manifest's ``baseline``), else ``base``: the default of ``--baseline``.
 
-    ``json``: ``doc`` (a dict or list, or an object with ``to_dict()``) as one indented JSON document on stdout.
-    Otherwise ``text()``: its string is echoed; a renderer that prints rich tables itself returns None.
+    Raises:
+        StoreError: not a run folder.
     """
-    if fmt == "json":
-        typer.echo(json.dumps(doc.to_dict() if hasattr(doc, "to_dict") else doc, indent=2))
-        return
-    shown = text()
-    if shown is not None:
-        typer.echo(shown)
+    from specscope.store import open_run
+
+    with open_run(run) as r:
+        return str(r.manifest.get("baseline") or "base")
 
 
 # the value types of options that may be left out (None: not given, the profile or the command decides)
@@ -128,19 +122,19 @@ LAUNCH_HELP = (
 )
 ConfigsOption = Annotated[
     MaybeNames,
-    typer.Option("--configs", "--config", help="Config names, comma-separated or repeated (e.g. base,ngram)."),
+    typer.Option("--configs", metavar="A,B", help="Config names, comma-separated or repeated (e.g. base,ngram)."),
 ]
 ServerOption = Annotated[
     MaybeNames,
-    typer.Option("--server", help="A server you started: NAME=URL or URL (repeat for several configs)."),
+    typer.Option("--server", metavar="NAME=URL", help="A server you started: NAME=URL or URL (repeat per config)."),
 ]
 LaunchOption = Annotated[
     str,
-    typer.Option("--launch", help=LAUNCH_HELP),
+    typer.Option("--launch", metavar="KIND", help=LAUNCH_HELP),
 ]
 RecipesOption = Annotated[
     MaybePath,
-    typer.Option("--recipes", help="vLLM recipes TOML file (default: the shipped one)."),
+    typer.Option("--recipes", metavar="FILE", help="vLLM recipes TOML file (default: the shipped one)."),
 ]
 NoPreflightOption = Annotated[
     bool,
@@ -150,23 +144,33 @@ NoPreflightOption = Annotated[
 # --- where results go ---
 OutOption = Annotated[
     Path,
-    typer.Option("--out", help="Folder that receives run folders."),
-]
-OutputFileOption = Annotated[
-    MaybePath,
-    typer.Option("--output", "-o", help="Write to this file instead of stdout."),
+    typer.Option("--out", metavar="DIR", help="Folder that receives the run folder."),
 ]
 ReportFormatOption = Annotated[
-    ReportFormat,
-    typer.Option("--format", "-f", help="Output format: text, markdown, json or html."),
+    MaybeStr,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        callback=format_choice(REPORT_FORMATS),
+        help="text, markdown, json or html (default: text, or -o's suffix).",
+    ),
 ]
 TableFormatOption = Annotated[
-    str,
-    typer.Option("--format", "-f", callback=table_format, help="Output format: text, markdown or json."),
+    MaybeStr,
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        callback=table_format,
+        help="text, markdown or json (default: text, or -o's suffix).",
+    ),
 ]
 TextJsonFormatOption = Annotated[
-    str,
-    typer.Option("--format", "-f", callback=format_choice(("text", "json")), help="Output format: text or json."),
+    MaybeStr,
+    typer.Option(
+        "--format", "-f", metavar="FORMAT", callback=format_choice(TEXT_JSON), help="text or json (default: text)."
+    ),
 ]
 
 # --- the run a command reads (advise, predict) ---
@@ -176,12 +180,13 @@ RunArgument = Annotated[
 ]
 BaselineOption = Annotated[
     MaybeStr,
-    typer.Option("--baseline", help="The no-draft config of the run (default: the run's own, from its manifest)."),
+    typer.Option("--baseline", metavar="NAME", help="The no-draft config (default: the run's baseline, else base)."),
 ]
 MinEffectOption = Annotated[
     MaybeFloat,
     typer.Option(
         "--min-effect",
+        metavar="F",
         min=0.0,
         max=0.99,
         help="Minimum practical effect, a fraction (default 0.02 = 2 %; report/advise: the run's own).",
@@ -189,27 +194,27 @@ MinEffectOption = Annotated[
 ]
 MixOption = Annotated[
     MaybeStr,
-    typer.Option("--mix", help="Token shares per workload, e.g. prose=0.2,code=0.3,edit=0.5."),
+    typer.Option("--mix", metavar="W=SHARE,...", help="Token shares per workload, e.g. prose=0.2,code=0.3,edit=0.5."),
 ]
 LevelMixOption = Annotated[
     MaybeStr,
-    typer.Option("--level-mix", help="Share of wall time per concurrency, e.g. 1=0.6,4=0.4."),
+    typer.Option("--level-mix", metavar="N=SHARE,...", help="Share of wall time per concurrency, e.g. 1=0.6,4=0.4."),
 ]
 ConcurrencyOption = Annotated[
     MaybeInt,
-    typer.Option("--concurrency", help="Advise only at this measured concurrency."),
+    typer.Option("--max-concurrency", metavar="N", help="Advise only at this measured concurrency."),
 ]
 AcceptanceOption = Annotated[
     MaybeFloat,
-    typer.Option("--acceptance", help="Your measured acceptance rate (accepted/drafted), 0..1."),
+    typer.Option("--acceptance", metavar="RATE", help="Your measured acceptance rate (accepted/drafted), 0..1."),
 ]
-SloTtftOption = Annotated[
+SloOption = Annotated[
     MaybeStr,
-    typer.Option("--slo-ttft", help="TTFT p95 limit, e.g. 2s or 500ms."),
+    typer.Option("--slo", metavar="ttft=DURATION", help="TTFT p95 limit, e.g. ttft=2s (same targets as bench)."),
 ]
 FromCsvOption = Annotated[
     MaybePath,
-    typer.Option("--from-csv", help="Cells measured elsewhere (CSV; see stats/csv_cells.py)."),
+    typer.Option("--from-csv", metavar="FILE", help="Cells measured elsewhere (CSV; columns in docs/cli.md)."),
 ]
 
 # --- checkpoints and the bandwidth model (audit, predict) ---
@@ -219,49 +224,64 @@ HashesOption = Annotated[
 ]
 HashesFileOption = Annotated[
     MaybeStr,
-    typer.Option("--hashes-file", help="The sha256sum manifest for --hashes (default SHA256SUMS)."),
+    typer.Option("--hashes-file", metavar="FILE", help="The sha256sum manifest for --hashes (default SHA256SUMS)."),
 ]
 HashesHubOption = Annotated[
     MaybeStr,
-    typer.Option("--hashes-hub", help="Compare sha256s with this hub repo's LFS metadata."),
+    typer.Option("--hashes-hub", metavar="REPO", help="Compare sha256s with this hub repo's LFS metadata."),
 ]
 DraftModelOption = Annotated[
     MaybeStr,
-    typer.Option("--draft", help="A separate draft model (local folder or hub repo id) next to the target."),
+    typer.Option(
+        "--draft", metavar="MODEL", help="A separate draft model (local folder or hub repo id) next to the target."
+    ),
 ]
 BandwidthOption = Annotated[
     MaybeStr,
-    typer.Option("--bandwidth", help="Memory bandwidth (roofline): 273GB/s, 4.8TB/s, or dgx-spark, h100, h200, ..."),
+    typer.Option(
+        "--bandwidth",
+        metavar="BANDWIDTH",
+        help="Memory bandwidth (roofline): 273GB/s, 4.8TB/s, or dgx-spark, h100, h200, ...",
+    ),
 ]
 CheckpointOption = Annotated[
     MaybeStr,
-    typer.Option("--checkpoint", help="Take the byte census from this checkpoint (audit)."),
+    typer.Option("--checkpoint", metavar="MODEL", help="Take the byte census from this checkpoint (audit)."),
 ]
 BytesPerStepOption = Annotated[
     MaybeStr,
-    typer.Option("--bytes-per-step", help="Target bytes read per decode step, e.g. 17.61GB."),
+    typer.Option("--bytes-per-step", metavar="SIZE", help="Target bytes read per decode step, e.g. 17.61GB."),
 ]
 DraftBytesOption = Annotated[
     MaybeStr,
-    typer.Option("--draft-bytes", help="Draft bytes read per drafted token, e.g. 0.85GB."),
+    typer.Option("--draft-bytes", metavar="SIZE", help="Draft bytes read per drafted token, e.g. 0.85GB."),
 ]
 LmHeadBytesOption = Annotated[
     MaybeStr,
-    typer.Option("--lm-head-bytes", help="The target's lm_head a draft shares: read per drafted token."),
+    typer.Option(
+        "--lm-head-bytes", metavar="SIZE", help="The target's lm_head a draft shares: read per drafted token."
+    ),
 ]
 MeasuredOption = Annotated[
     MaybeFloat,
-    typer.Option("--measured", min=0.0, help="Without RUN: a measured no-draft tok/s to set against the roofline."),
+    typer.Option(
+        "--measured",
+        metavar="TOK/S",
+        min=0.0,
+        help="Without RUN: a measured no-draft tok/s to set against the roofline.",
+    ),
 ]
 MaxKOption = Annotated[
     int,
-    typer.Option("--max-k", min=1, max=64, help="Predict k = 1..max-k (at most 64)."),
+    typer.Option("--max-k", metavar="K", min=1, max=64, help="Predict k = 1..max-k (at most 64)."),
 ]
 PerPositionOption = Annotated[
     MaybeStr,
-    typer.Option("--per-position", help="Without RUN: published per-position acceptance, e.g. 0.8,0.6,0.4."),
+    typer.Option(
+        "--per-position", metavar="P,P,...", help="Without RUN: published per-position acceptance, e.g. 0.8,0.6,0.4."
+    ),
 ]
 HoldoutOption = Annotated[
     MaybeStr,
-    typer.Option("--holdout", help="With RUN: k to hold out of the fit and predict, e.g. 3,4,6."),
+    typer.Option("--holdout", metavar="K,K", help="With RUN: k to hold out of the fit and predict, e.g. 3,4,6."),
 ]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from specscope.cli.options import (
+    TEXT_JSON,
     BandwidthOption,
     BaselineOption,
     BytesPerStepOption,
@@ -20,18 +21,19 @@ from specscope.cli.options import (
     MeasuredOption,
     PerPositionOption,
     TextJsonFormatOption,
-    echo_text_or_json,
+    run_baseline,
 )
+from specscope.cli.output import OutputOption, WidthOption, emit_doc, report_target
+from specscope.cli.vocab import VocabCommand
 
 if TYPE_CHECKING:
     from specscope.stats.predict_run import RunPrediction
 
 
-def _print(p: RunPrediction) -> None:
-    from rich.console import Console
+def _print(p: RunPrediction, con: Any) -> None:
+    """The run's prediction on console ``con``: every column folds, so a value wraps and is never cut."""
     from rich.table import Table
 
-    con = Console()
     con.print(
         f"target bytes per step: {p.target_bytes / 1e9:.3f} GB; effective bandwidth "
         f"{p.effective_bandwidth_bytes_s / 1e9:.2f} GB/s"
@@ -46,7 +48,7 @@ def _print(p: RunPrediction) -> None:
         "report's aggregate tok/s includes it)"
     )
     for col in ("config", "workload", "k", "tokens/step", "measured tok/s", "predicted tok/s", "error", "rate"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")
     for c in p.cells:
         t.add_row(
             c.config,
@@ -61,10 +63,10 @@ def _print(p: RunPrediction) -> None:
     con.print(t)
     for cfg, by_wl in p.curves.items():
         k = Table(title=f"{cfg}: predicted tok/s (speedup) by k")
-        k.add_column("workload")
+        k.add_column("workload", overflow="fold")
         ks = [pt["k"] for pt in next(iter(by_wl.values()))]
         for kk in ks:
-            k.add_column(f"k={kk}")
+            k.add_column(f"k={kk}", overflow="fold")
         for wl, pts in by_wl.items():
             k.add_row(wl, *[f"{pt['tok_s']:.1f} ({pt['speedup']:.2f}x)" for pt in pts])
         con.print(k)
@@ -73,7 +75,7 @@ def _print(p: RunPrediction) -> None:
 
         judged = Table(title="measured at one stream, as the report judges it (aggregate tok/s, paired rounds)")
         for col in ("config", "workload", "rounds", "speedup", "interval", "verdict"):
-            judged.add_column(col)
+            judged.add_column(col, overflow="fold")
         for row in p.measured:
             ci = "—" if row["low"] is None else f"[{row['low']:.2f}x, {row['high']:.2f}x]"
             speed = "—" if row["speedup"] is None else f"{row['speedup']:.2f}x"
@@ -82,7 +84,7 @@ def _print(p: RunPrediction) -> None:
         con.print(judged)
     for cfg, m in p.models.items():
         ms = 1e3 * m["draft_overhead_s"]
-        con.print(f"{cfg}: draft overhead {ms:.3f} ms per drafted token (--overhead-ms {ms:.3f})")
+        con.print(f"{cfg}: draft overhead {ms:.3f} ms per drafted token (predict --overhead {ms:.3f}ms)")
     for n in p.notes:
         con.print(f"note: {n}")
 
@@ -158,8 +160,11 @@ def predict_cmd(
     per_position: PerPositionOption = None,
     holdout: HoldoutOption = None,
     lm_head_bytes: LmHeadBytesOption = None,
-    overhead_ms: Annotated[
-        float | None, typer.Option("--overhead-ms", min=0.0, help="Without RUN: draft overhead, ms per drafted token.")
+    overhead: Annotated[
+        str | None,
+        typer.Option(
+            "--overhead", metavar="DURATION", help="Without RUN: draft overhead per drafted token, e.g. 7.5ms."
+        ),
     ] = None,
     fit_k: Annotated[
         str | None, typer.Option("--fit-k", help="Without RUN: fit the overhead on tok/s by k, e.g. 1=20.00,2=26.48.")
@@ -168,7 +173,9 @@ def predict_cmd(
         str | None, typer.Option("--compare", help="Without RUN: measured tok/s by k to print errors against.")
     ] = None,
     baseline: BaselineOption = None,
-    format: TextJsonFormatOption = "text",
+    format: TextJsonFormatOption = None,
+    output: OutputOption = None,
+    width: WidthOption = None,
 ) -> None:
     """Predicted single-stream tok/s and speedup for k = 1..8 from per-position acceptance, bytes per step
     and bandwidth; fits efficiency and per-token draft overhead on RUN and reports predicted vs measured per cell.
@@ -180,7 +187,10 @@ def predict_cmd(
         bytes_per_step=bytes_per_step, draft_bytes=draft_bytes, bandwidth=bandwidth, checkpoint=checkpoint, draft=draft
     )
     from specscope.bench.predict import published_calibration
+    from specscope.values import parse_duration_s
 
+    fmt, out = report_target(format, output, TEXT_JSON)
+    overhead_ms = None if overhead is None else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True)
     cal = published_calibration(overhead_ms, fit_k, compare, runless=run is None and per_position is not None)
     if run is None and per_position is not None:
         from specscope.bench.predict import predict_from_published
@@ -188,21 +198,21 @@ def predict_cmd(
         pub = predict_from_published(
             inputs, per_position, lm_head_bytes=lm_head_bytes, measured_tok_s=measured, max_k=max_k, calibration=cal
         )
-        echo_text_or_json(format, pub, lambda: "\n".join(_published_lines(pub)))
+        emit_doc(fmt, out, width, pub, "\n".join(_published_lines(pub)))
         return
     if run is None:
         doc = roofline_only(inputs, measured)
-        echo_text_or_json(format, doc, lambda: _roofline_line(doc))
+        emit_doc(fmt, out, width, doc, _roofline_line(doc))
         return
     if holdout is not None:
         from specscope.bench.predict import holdout_on_run
 
-        _, rows = holdout_on_run(run, inputs, holdout, baseline=baseline)
-        echo_text_or_json(format, [r.to_dict() for r in rows], lambda: "\n".join(_holdout_lines(rows)))
+        _, rows = holdout_on_run(run, inputs, holdout, baseline=baseline or run_baseline(run))
+        emit_doc(fmt, out, width, [r.to_dict() for r in rows], "\n".join(_holdout_lines(rows)))
         return
-    pred = predict_on_run(run, inputs, baseline=baseline, max_k=max_k)
-    echo_text_or_json(format, pred, lambda: _print(pred))
+    pred = predict_on_run(run, inputs, baseline=baseline or run_baseline(run), max_k=max_k)
+    emit_doc(fmt, out, width, pred, lambda con: _print(pred, con))
 
 
 def register(app: typer.Typer) -> None:
-    app.command("predict")(predict_cmd)
+    app.command("predict", cls=VocabCommand)(predict_cmd)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from specscope.cli.options import NoPreflightOption, RecipesOption, TextJsonFormatOption
+from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, ServerError
 
 if TYPE_CHECKING:
@@ -30,7 +31,10 @@ if TYPE_CHECKING:
     from specscope.launch.recipes import Recipe
 
 #: the forms of ``specscope serve`` (a missing RECIPE names them all)
-USAGE = "specscope serve RECIPE [--print], specscope serve --list, or specscope serve --parse-log FILE"
+USAGE = (
+    "`specscope serve RECIPE --print`, `specscope serve RECIPE`, `specscope serve --list` or "
+    "`specscope serve --parse-log FILE`"
+)
 LIST_FIX = "run `specscope serve --list` to see the recipes"
 
 
@@ -132,7 +136,7 @@ def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str,
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("serve")
+    @app.command("serve", cls=VocabCommand)
     def serve(
         recipe: Annotated[str | None, typer.Argument(help="Recipe name from the recipe file.")] = None,
         recipes: RecipesOption = None,
@@ -152,9 +156,9 @@ def register(app: typer.Typer) -> None:
             typer.Option("--census", help="With --parse-log: compare 'Model loading took' with this model's census."),
         ] = None,
         list_recipes: Annotated[bool, typer.Option("--list", help="List the recipes of the file.")] = False,
-        start_timeout_s: Annotated[
-            float, typer.Option("--start-timeout-s", help="Seconds to wait for /health.")
-        ] = 900.0,
+        start_timeout: Annotated[
+            str, typer.Option("--start-timeout", metavar="DURATION", help="Longest wait for /health, e.g. 15m.")
+        ] = "15m",
         format: TextJsonFormatOption = "text",
         no_preflight: NoPreflightOption = False,
     ) -> None:
@@ -162,9 +166,12 @@ def register(app: typer.Typer) -> None:
 
         Exit 0 ok; 1 the parsed log shows a failure (error severity); 2 bad input or a server that did not start."""
         from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
+        from specscope.values import parse_duration_s
+
+        start_timeout_s = parse_duration_s(start_timeout, "--start-timeout")
 
         if parse_log is not None:
-            raise typer.Exit(_print_facts(parse_log, format, plan, census))
+            raise typer.Exit(_print_facts(parse_log, format or "text", plan, census))
         book = load_recipes(recipes)
         if list_recipes:
             if format == "json":

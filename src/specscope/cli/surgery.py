@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING
 import typer
 
 from specscope.cli.options import TextJsonFormatOption
+from specscope.cli.vocab import VocabCommand, VocabGroup
 
 if TYPE_CHECKING:
     from specscope.surgery.plan import SurgeryPlan
 
 
-def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str, consequences: list[str] | None = None) -> None:
+def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str | None, consequences: list[str] | None = None) -> None:
+    fmt = fmt or "text"
     from specscope.surgery import apply_plan, check_plan
 
     if dry_run:
@@ -71,9 +73,10 @@ def register(app: typer.Typer) -> None:
         help="Graft, compare and re-quantize draft heads; patch configs. "
         "Exit codes: 0 ok, 1 result fails the audit, 2 bad input (nothing written).",
         no_args_is_help=True,
+        cls=VocabGroup,
     )
 
-    @sub.command("extract")
+    @sub.command("extract", cls=VocabCommand)
     def extract(
         src: Path = typer.Argument(..., help="checkpoint folder"),
         prefix: str = typer.Option("mtp.", help="tensor name prefix"),
@@ -86,7 +89,7 @@ def register(app: typer.Typer) -> None:
 
         _run(plan_extract(src, prefix, out), dry_run=dry_run, fmt=fmt)
 
-    @sub.command("compare")
+    @sub.command("compare", cls=VocabCommand)
     def compare(
         a: Path = typer.Argument(...),
         b: Path = typer.Argument(...),
@@ -137,7 +140,7 @@ def register(app: typer.Typer) -> None:
                     soft_wrap=True,
                 )
 
-    @sub.command("graft")
+    @sub.command("graft", cls=VocabCommand)
     def graft(
         target: Path = typer.Argument(..., help="checkpoint receiving the tensors"),
         src: Path = typer.Option(..., "--from", help="checkpoint providing them"),
@@ -151,22 +154,29 @@ def register(app: typer.Typer) -> None:
 
         _run(plan_graft(target, src, prefix, out), dry_run=dry_run, fmt=fmt)
 
-    @sub.command("quantize-draft")
+    @sub.command("quantize-draft", cls=VocabCommand)
     def quantize_draft(
         src: Path = typer.Argument(..., help="checkpoint with an unquantized draft head"),
-        scheme: str = typer.Option("nvfp4-w4a16", help="nvfp4-w4a16"),
+        scheme: str = typer.Option(
+            "nvfp4-w4a16", help="nvfp4-w4a16 | nvfp4-w4a4 | nvfp4 (W4A4 when the target's NVFP4 layers are)"
+        ),
         prefix: str = typer.Option("mtp.", help="draft tensor prefix"),
         layout: str = typer.Option(None, help="modelopt | compressed-tensors (default: the target's)"),
+        input_amax: Path = typer.Option(
+            None, "--input-amax", help='W4A4: measured input abs-max per module, JSON {"mtp.fc": 13.44, ...}'
+        ),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
         fmt: TextJsonFormatOption = "text",
     ) -> None:
-        """The draft head's linears to NVFP4 W4A16 (group 16), both configs patched."""
+        """The draft head's linears to NVFP4 (group 16; W4A4 with activation scales whose source each module's
+        note states), both configs patched, byte for byte as the target's exporter writes them."""
         from specscope.surgery import plan_quantize_draft
 
-        _run(plan_quantize_draft(src, out, scheme=scheme, prefix=prefix, layout=layout), dry_run=dry_run, fmt=fmt)
+        plan = plan_quantize_draft(src, out, scheme=scheme, prefix=prefix, layout=layout, input_amax=input_amax)
+        _run(plan, dry_run=dry_run, fmt=fmt)
 
-    @sub.command("reindex")
+    @sub.command("reindex", cls=VocabCommand)
     def reindex(
         ckpt: Path = typer.Argument(...),
         out: Path = typer.Option(None, "--out", help="new folder (default: replace the index in place)"),
@@ -178,7 +188,7 @@ def register(app: typer.Typer) -> None:
 
         _run(plan_reindex(ckpt, out), dry_run=dry_run, fmt=fmt)
 
-    @sub.command("patch-config")
+    @sub.command("patch-config", cls=VocabCommand)
     def patch_config(
         ckpt: Path = typer.Argument(...),
         exclude_unquantized: str = typer.Option(None, help="prefix, e.g. mtp."),
@@ -201,7 +211,7 @@ def register(app: typer.Typer) -> None:
             fmt=fmt,
         )
 
-    @sub.command("dflash-layers")
+    @sub.command("dflash-layers", cls=VocabCommand)
     def dflash_layers(
         draft: Path = typer.Argument(...),
         all_sliding: bool = typer.Option(False, "--all-sliding", help="declare every layer sliding"),
@@ -215,12 +225,12 @@ def register(app: typer.Typer) -> None:
         plan = plan_dflash_layers(draft, all_sliding=all_sliding, out=out)
         _run(plan, dry_run=dry_run, fmt=fmt, consequences=plan.notes)
 
-    @sub.command("prune-unindexed")
+    @sub.command("prune-unindexed", cls=VocabCommand)
     def prune_unindexed(
         src: Path = typer.Argument(..., help="checkpoint folder (never modified)"),
         out: Path = typer.Option(..., "--out", help="new folder"),
         dry_run: bool = typer.Option(False, "--dry-run"),
-        fmt: str = typer.Option("text", "--format", help="text | json"),
+        fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Copy a checkpoint keeping in each shard only the tensors its index assigns there (stale copies out)."""
         from specscope.surgery.prune import plan_prune_unindexed

@@ -12,15 +12,18 @@ from pathlib import Path
 import typer
 
 from specscope.cli.options import TextJsonFormatOption
+from specscope.cli.vocab import VocabCommand
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("truth-server")
+    @app.command("truth-server", cls=VocabCommand)
     def truth_server(
-        port: int = typer.Option(8123, min=0, max=65535, help="TCP port on 127.0.0.1 (0: any free port)."),
-        host: str = typer.Option("127.0.0.1", help="Address to bind."),
-        script: Path | None = typer.Option(None, help="JSON TruthScript (default plan: 16 tokens, no delays)."),
-        format: TextJsonFormatOption = "text",
+        port: int = typer.Option(8123, metavar="PORT", min=0, max=65535, help="TCP port (0: any free port)."),
+        host: str = typer.Option("127.0.0.1", metavar="ADDRESS", help="Address to bind."),
+        script: Path | None = typer.Option(
+            None, metavar="FILE", help="JSON TruthScript (default plan: 16 tokens, no delays)."
+        ),
+        format: TextJsonFormatOption = None,
         firehose: bool = typer.Option(False, "--firehose", help="No delays, raw asyncio server (client benchmarks)."),
     ) -> None:
         """Serve an OpenAI-compatible chat stream whose timing, chunks, failures and /metrics are scripted."""

@@ -1,6 +1,7 @@
-"""specscope.client: streaming chat completions (raw asyncio+httptools or aiohttp hot path; httpx-sse and
-orjson/json parsing after the stream), fixed-concurrency and open-loop runners, client worker processes (several
-cores, one clock), client self-checks (CLIENT_LIMITED) and Prometheus /metrics scraping."""
+"""specscope.client: streaming chat completions (raw asyncio+httptools or aiohttp hot path; each stream parsed in
+folds as it grows, through the typed SSE event boundary (msgspec), within per-stream budgets), fixed-concurrency and
+open-loop runners, client worker processes (several cores, one clock), client self-checks (CLIENT_LIMITED) and
+Prometheus /metrics scraping."""
 
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
 from specscope.client.metrics import parse_metrics, scrape

@@ -1,4 +1,4 @@
-"""The hot phase of a fixed-concurrency cell: N streams in flight, raw captures only, nothing parsed.
+"""The hot phase of a fixed-concurrency cell: N streams in flight, each capture parsed in folds as it grows.
 
 Shared by the single-process runner (:mod:`specscope.client.runner`) and each spawned client worker
 (:mod:`specscope.client.workers`), so neither imports the other. :func:`run_sync` runs a coroutine on uvloop.
@@ -7,8 +7,8 @@ Shared by the single-process runner (:mod:`specscope.client.runner`) and each sp
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar
 
 from specscope.client.parse import RawCapture
 from specscope.client.polling import busy_polling
@@ -23,12 +23,14 @@ from specscope.client.stream import (
 )
 
 try:  # the fast path needs httptools; without it every run uses aiohttp
-    from specscope.client.wire import WireConnection, WireTarget, body_reads, capture_wire, open_wire
+    from specscope.client.wire import WireConnection, WireTarget, capture_wire, open_wire
 except ImportError:  # pragma: no cover - depends on the environment
     WireTarget = None  # type: ignore[assignment,misc]
 from specscope.errors import ConfigError
 
 __all__ = ["capture_fixed_concurrency", "run_sync"]
+
+T = TypeVar("T")
 
 
 def _check_concurrency(concurrency: int, settings: ClientSettings) -> None:
@@ -51,11 +53,12 @@ def _check_concurrency(concurrency: int, settings: ClientSettings) -> None:
 async def capture_fixed_concurrency(
     base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int, settings: ClientSettings
 ) -> list[RawCapture]:
-    """The hot phase of :func:`run_fixed_concurrency`: raw captures, nothing parsed (same arguments, same errors).
+    """The hot phase of :func:`run_fixed_concurrency`: one folded capture per request (same arguments, same errors).
 
     With ``settings.hot_path == "wire"`` and an ``http://`` URL, each of the N workers owns one keep-alive
-    connection (:mod:`specscope.client.wire`; no pool, so no hidden queue) and the raw socket reads are
-    turned into body reads after every stream has ended; otherwise one aiohttp session is shared. With
+    connection (:mod:`specscope.client.wire`; no pool, so no hidden queue); otherwise one aiohttp session is shared.
+    Either way each capture is parsed in folds as it grows (:meth:`~specscope.client.parse.RawCapture.fold`), so
+    :func:`~specscope.client.parse.parse_capture` only builds the records. With
     ``settings.busy_poll`` the loop polls instead of sleeping while the streams are in flight
     (:mod:`specscope.client.polling`)."""
     _check_concurrency(concurrency, settings)
@@ -78,6 +81,7 @@ async def _capture(
     if target is not None:
         prepared = [(pid, target.request(b), mt) for pid, b, mt in prepared]
     raws: list[RawCapture | None] = [None] * len(prepared)
+    options = settings.parse_options()
     next_i = 0
     n_workers = min(concurrency, len(prepared))
 
@@ -85,21 +89,22 @@ async def _capture(
         # all N connections open before the first send, so the first N requests really start together
         opened = await asyncio.gather(*(open_wire(target, settings) for _ in range(n_workers)), return_exceptions=True)
 
-        async def wire_worker(conn) -> None:
+        async def wire_worker(conn: WireConnection | BaseException) -> None:
             nonlocal next_i
-            slot: list = [conn if isinstance(conn, WireConnection) else None]  # failed: the worker retries, records
+            # a connection that failed to open: the worker retries it, and records the failure
+            slot: list[WireConnection | None] = [conn if isinstance(conn, WireConnection) else None]
             try:
                 while next_i < len(prepared):
                     i = next_i
                     next_i += 1
                     pid, req, mt = prepared[i]
-                    raws[i] = await capture_wire(slot, target, pid, req, settings, max_tokens=mt)
+                    raws[i] = await capture_wire(slot, target, pid, req, settings, max_tokens=mt, options=options)
             finally:
                 if slot[0] is not None:
                     slot[0].close()
 
         await asyncio.gather(*(wire_worker(c) for c in opened))
-        return [body_reads(r) for r in raws if r is not None]  # off the hot path: every stream has ended
+        return [r for r in raws if r is not None]
 
     hdrs = request_headers(settings)
     async with make_session(settings) as session:
@@ -111,14 +116,20 @@ async def _capture(
                 next_i += 1
                 pid, body, mt = prepared[i]
                 raws[i] = await capture_stream(
-                    session, url, pid, body, max_tokens=mt, headers=hdrs, stall_timeout_s=settings.stall_timeout_s
+                    session,
+                    url,
+                    pid,
+                    body,
+                    max_tokens=mt,
+                    headers=hdrs,
+                    settings=settings,
                 )
 
         await asyncio.gather(*(worker() for _ in range(n_workers)))
     return [r for r in raws if r is not None]
 
 
-def run_sync(coro):
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion on uvloop's event loop when installed (measured here: server-write to
     client-read wake-up about 0.25 ms instead of 0.45 ms with asyncio's loop), else asyncio's default."""
     try:

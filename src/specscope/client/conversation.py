@@ -3,10 +3,10 @@ history (the way Spec-Bench's ``evaluation/eval.py`` and FastChat's MT-Bench gen
 
 A conversation is its first request body and the user texts of its later turns. Turn k+1's body is turn k's body
 with two messages appended: the assistant's answer to turn k (the stream's concatenated ``content`` deltas,
-:attr:`~specscope.records.StreamRecord.text`, which the parser already keeps; reasoning deltas are not sent back,
-as chat templates drop them) and the next user turn. Every other field (model, ``max_tokens``, temperature, cache
-fields) is kept, so a conversation's turns share its prefix-cache salt: a server may reuse the conversation's own
-history, as it does in service, but never another cell's prompt.
+:attr:`~specscope.records.StreamRecord.text`, which conversations ask the parser to keep: ``keep_text``; reasoning
+deltas are not sent back, as chat templates drop them) and the next user turn. Every other field (model,
+``max_tokens``, temperature, cache fields) is kept, so a conversation's turns share its prefix-cache salt: a server
+may reuse the conversation's own history, as it does in service, but never another cell's prompt.
 
 Every turn goes on a fresh connection (llama.cpp's server closes one after a streamed answer, so a reused one
 fails the next turn). Each stream records ``prompt_id`` ``"<conversation id>/t<turn>"``
@@ -86,13 +86,13 @@ async def _one(
             prepare_body(body),
             max_tokens=max_tokens_of(body),
             headers=headers,
-            stall_timeout_s=settings.stall_timeout_s,
+            settings=settings,
         )
         rec = parse_capture(raw)
         records.append(rec)
         if rec.status == "failed" or turn == conv.turns:
             break
-        body = next_turn_body(body, rec.text, conv.follow_ups[turn - 1])
+        body = next_turn_body(body, rec.text or "", conv.follow_ups[turn - 1])
     return records, ConversationOutcome(conv.conv_id, conv.turns, len(records))
 
 
@@ -117,6 +117,7 @@ async def run_conversations(
         )
     url = chat_url(base_url)
     headers = request_headers(settings)
+    settings = settings.model_copy(update={"keep_text": True})  # each answer goes back in the next turn
     results: list[tuple[list[StreamRecord], ConversationOutcome] | None] = [None] * len(conversations)
     next_i = 0
     async with busy_polling(settings.busy_poll), make_session(settings, force_close=True) as session:

@@ -22,15 +22,14 @@ from typing import Any, Literal
 import numpy as np
 
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
+from specscope.client.parse import RawCapture, parse_capture
 from specscope.client.polling import busy_polling
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (
-    RawCapture,
     capture_stream,
     chat_url,
     make_session,
     max_tokens_of,
-    parse_capture,
     prepare_body,
     request_headers,
 )
@@ -76,7 +75,8 @@ def arrival_offsets_ns(n: int, rate_per_s: float, arrival: Arrival = "constant",
         )
     gap_ns = 1e9 / rate_per_s
     if arrival == "constant":
-        return np.rint(np.arange(n) * gap_ns).astype(np.int64)  # (n,)
+        out: np.ndarray = np.rint(np.arange(n) * gap_ns).astype(np.int64)  # (n,)
+        return out
     if arrival == "poisson":
         gaps = np.random.default_rng(seed).exponential(gap_ns, size=max(n - 1, 0))  # (n-1,) ns
         return np.rint(np.concatenate(([0.0], np.cumsum(gaps)))[:n]).astype(np.int64)  # (n,)
@@ -100,7 +100,7 @@ async def capture_open_loop(
     url = chat_url(base_url)
     prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]  # off the hot path
     hdrs = request_headers(settings)  # Authorization when --api-key / OPENAI_API_KEY is set
-    tasks: list[asyncio.Task] = []
+    tasks: list[asyncio.Task[RawCapture]] = []
     async with busy_polling(settings.busy_poll), make_session(settings) as session:
         loop = asyncio.get_running_loop()
         start_ns = perf_counter_ns() + _LEAD_NS
@@ -111,9 +111,15 @@ async def capture_open_loop(
                 await asyncio.sleep(wait / 1e9)
                 while perf_counter_ns() < target:  # libuv's cached clock can fire a timer up to 1 ms early
                     await asyncio.sleep(0)
-            stall_s = settings.stall_timeout_s
             coro = capture_stream(
-                session, url, pid, body, max_tokens=mt, headers=hdrs, intended_ns=target, stall_timeout_s=stall_s
+                session,
+                url,
+                pid,
+                body,
+                max_tokens=mt,
+                headers=hdrs,
+                intended_ns=target,
+                settings=settings,
             )
             tasks.append(loop.create_task(coro))
         return list(await asyncio.gather(*tasks))

@@ -1,37 +1,290 @@
-"""Parse one captured stream after the fact: SSE events, tokens and instants, status and reasons.
+"""Parse one stream as it is captured: SSE events, tokens and instants, budgets, status and reasons.
 
 The capture (:class:`RawCapture`) is filled on the hot path by :func:`specscope.client.stream.capture_stream`
-(aiohttp) or :mod:`specscope.client.wire` (raw asyncio); :func:`parse_capture` turns it into a
-:class:`~specscope.records.StreamRecord`. The bytes go through httpx-sse's line and event decoders
-(``httpx_sse._decoders.SSELineDecoder`` / ``SSEDecoder``, the WHATWG event-stream rules) and ``orjson.loads`` when
-orjson is installed (else ``json.loads``). The status rules are in :mod:`specscope.client.stream`'s docstring.
+(aiohttp) or :mod:`specscope.client.wire` (raw asyncio), which append ``(perf_counter_ns, bytes)`` per socket read
+and call :meth:`RawCapture.fold` whenever :data:`FOLD_BYTES` are held (and once when the stream ends): the held reads
+go through :class:`~specscope.client.sse.SSEFramer` and each event's data through the typed event boundary
+(:func:`~specscope.client.events.decode_chunk`) into a :class:`StreamParser`, then are dropped. So a stream holds at
+most :data:`FOLD_BYTES` of raw bytes plus one unfinished event, whatever its length; its text is kept only with
+``keep_text`` (a conversation or a report that shows answers asks for it). :func:`parse_capture` turns the folded
+capture into a :class:`~specscope.records.StreamRecord` (its status and reason: :mod:`specscope.client.status`).
+
+Budgets (``RUNAWAY``, issue 29): a stream is cut and failed ``RUNAWAY(...)`` when it sends more token events, or
+reports more ``usage.completion_tokens``, than :func:`runaway_token_limit` of its ``max_tokens``; when its body passes
+``max_stream_bytes``; or when one unfinished event holds more than ``max_event_bytes``
+(:class:`~specscope.client.settings.ClientSettings`). The token budget is checked at each token event and each
+usage, so the record of a runaway holds exactly the events up to the one that passed it; the hot path cuts the
+stream at the fold that finds it, within :data:`FOLD_BYTES` of raw bytes.
 """
 
 from __future__ import annotations
 
-import codecs
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-try:  # optional fast path: orjson (C/Rust), ~4x faster than json.loads on chunk-sized objects, same results
-    from orjson import loads as _json_loads
-except ImportError:  # pragma: no cover - depends on the environment
-    from json import loads as _json_loads  # type: ignore[assignment]
+import msgspec
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
-from specscope.client.spec_fields import int_or_none as _int
+from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, decode_chunk, decode_event
 from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
-from specscope.records import SpecRequest, StreamRecord, StreamStatus
+from specscope.client.sse import SSEFramer
+from specscope.client.status import stream_status
+from specscope.records import SpecRequest, StreamRecord
 
-__all__ = ["STOP_REASONS", "RawCapture", "parse_sse_capture", "parse_capture"]
+__all__ = [
+    "FOLD_BYTES",
+    "ParseOptions",
+    "RawCapture",
+    "StreamParser",
+    "parse_capture",
+    "parse_sse_capture",
+    "runaway_token_limit",
+]
 
-STOP_REASONS = frozenset({"stop", "tool_calls", "function_call", "eos"})
+#: raw bytes a stream holds before they are parsed and dropped (a fold parses ~90 one-token events, ~0.1 ms)
+FOLD_BYTES = 16 * 1024
+MIB = 1024 * 1024
+
+
+def runaway_token_limit(max_tokens: int | None) -> int | None:
+    """Token events (or reported completion tokens) past which a stream is ``RUNAWAY``: ``max_tokens`` plus a
+    margin of ``max(64, max_tokens // 4)`` (a reasoning parser may split one token over two events; no correct
+    server sends 25 % more events than tokens); ``None`` without ``max_tokens`` (then only the byte budgets apply)."""
+    return None if max_tokens is None else max_tokens + max(64, max_tokens // 4)
+
+
+@dataclass(frozen=True, slots=True)
+class ParseOptions:
+    """What a stream's parse keeps and the byte budgets (from :class:`~specscope.client.settings.ClientSettings`).
+
+    Attributes:
+        keep_text: keep the content and reasoning text (memory grows with the answer); else only counts.
+        max_stream_bytes: body bytes past which the stream is ``RUNAWAY``.
+        max_event_bytes: bytes one unfinished SSE event may hold before the stream is ``RUNAWAY``.
+    """
+
+    keep_text: bool = False
+    max_stream_bytes: int = 256 * MIB
+    max_event_bytes: int = 4 * MIB
+
+
+_ENDED = SSEFramer(0)  # the framer of every ended stream: holds nothing
+_decode_any = msgspec.json.Decoder().decode  # plain objects, for the engine adapters of spec_fields
+
+
+class _Runaway(Exception):
+    """A budget was passed (the message is the ``RUNAWAY(...)`` reason); raised inside the event loop, so the normal
+    path pays no check per event beyond the token count."""
+
+
+class StreamParser:
+    """What the SSE events of one stream said, gathered event by event as they are folded in (instants in ns).
+
+    Args:
+        max_tokens: the request's token limit (for the runaway budget).
+        options: :class:`ParseOptions`.
+    """
+
+    __slots__ = (
+        "first_token",
+        "first_content",
+        "last_token",
+        "content_chunks",
+        "reasoning_chunks",
+        "token_events",
+        "texts",
+        "rtexts",
+        "output_tokens",
+        "prompt_tokens",
+        "reasoning_tokens",
+        "finish",
+        "done",
+        "server_error",
+        "bad_events",
+        "first_bad",
+        "spec",
+        "queue_s",
+        "body_bytes",
+        "runaway",
+        "_framer",
+        "_max_tokens",
+        "_token_limit",
+        "_options",
+    )
+
+    def __init__(self, max_tokens: int | None = None, options: ParseOptions | None = None) -> None:
+        self._options = options = options or ParseOptions()
+        self._framer = SSEFramer(options.max_event_bytes)
+        self._max_tokens = max_tokens
+        limit = runaway_token_limit(max_tokens)
+        self._token_limit = sys.maxsize if limit is None else limit
+        self.first_token: int | None = None
+        self.first_content: int | None = None
+        self.last_token: int | None = None
+        self.content_chunks = 0
+        self.reasoning_chunks = 0
+        self.token_events = 0
+        self.texts: list[str] | None = [] if options.keep_text else None
+        self.rtexts: list[str] | None = [] if options.keep_text else None
+        self.output_tokens: int | None = None
+        self.prompt_tokens: int | None = None
+        self.reasoning_tokens: int | None = None
+        self.finish: str | None = None
+        self.done = False
+        self.server_error: str | None = None
+        self.bad_events = 0
+        self.first_bad: str | None = None
+        self.spec: SpecRequest | None = None
+        self.queue_s: float | None = None
+        self.body_bytes = 0
+        #: the ``RUNAWAY(...)`` reason once a budget is passed, else None
+        self.runaway: str | None = None
+
+    def feed(self, reads: list[tuple[int, bytes]], sse: bool = True) -> str | None:
+        """Take body reads ``(arrival_ns, bytes)`` in order (``sse=False``: count the bytes only, for a non-200
+        body); return :attr:`runaway` (``None`` while every budget holds). Once a budget is passed, nothing more
+        is read: the record holds the stream up to the event or read that passed it."""
+        if self.runaway is not None or self._framer is _ENDED:
+            return self.runaway
+        framer, opts = self._framer, self._options
+        try:
+            for t, data in reads:
+                self.body_bytes += len(data)
+                if self.body_bytes > opts.max_stream_bytes:
+                    raise _Runaway(f"RUNAWAY(more than max_stream_bytes {opts.max_stream_bytes} bytes)")
+                if sse:
+                    self.events(t, framer.feed(data))
+                    if framer.overflow:
+                        raise _Runaway(f"RUNAWAY(an unfinished SSE event over max_event_bytes {opts.max_event_bytes})")
+        except _Runaway as cut:
+            self.runaway = str(cut)
+        return self.runaway
+
+    def release(self) -> None:
+        """Drop the SSE framing state (the stream has ended; nothing more will be fed)."""
+        self._framer = _ENDED
+
+    def _tokens_reason(self) -> str:
+        return f"RUNAWAY(more than {self._token_limit} tokens for max_tokens {self._max_tokens})"
+
+    def events(self, t: int, datas: Sequence[bytes]) -> None:
+        """Take the data of SSE events that completed at ``t``.
+
+        The hot loop (profiled: benchmarks/client_overhead.py): one typed decode per event, the counters in locals
+        (written back at the end, also when a budget is passed), no call per token event; the rare fields are read
+        only when present: usage and error by :meth:`_extras`, the engines' fields by :meth:`_engine_fields`."""
+        tokens, content, reasoning = self.token_events, self.content_chunks, self.reasoning_chunks
+        limit, texts, rtexts = self._token_limit, self.texts, self.rtexts
+        decode = decode_chunk
+        try:
+            for d in datas:
+                try:
+                    chunk = decode(d)
+                except DECODE_ERRORS:
+                    odd = self._odd(d)
+                    if odd is None:
+                        continue
+                    chunk = odd
+                last = False  # a final or non-token event (finish, usage, error, no choice): engine fields ride it
+                for ch in chunk.choices or ():
+                    delta = ch.delta
+                    if delta is not None:
+                        c = delta.content
+                        r = delta.reasoning_content or delta.reasoning
+                        if c is None:
+                            c = ch.text
+                    else:
+                        c, r = ch.text, None
+                    if c or r:
+                        tokens += 1
+                        if tokens > limit:
+                            raise _Runaway(self._tokens_reason())
+                        if c:
+                            content += 1
+                            if texts is not None:
+                                texts.append(c)
+                        if r:
+                            reasoning += 1
+                            if rtexts is not None:
+                                rtexts.append(r)
+                    if ch.finish_reason:
+                        self.finish = ch.finish_reason
+                        last = True
+                if chunk.usage is not None or chunk.error is not None:
+                    self._extras(chunk)
+                    last = True
+                if (last or not chunk.choices or chunk.metrics) and (
+                    chunk.metrics or b"spec" in d or b"draft" in d  # an engine's per-response fields, or a mention
+                ):
+                    self._engine_fields(d)
+        finally:
+            if tokens > self.token_events:
+                if self.first_token is None:
+                    self.first_token = t
+                self.last_token = t
+            if content > self.content_chunks and self.first_content is None:
+                self.first_content = t
+            self.token_events, self.content_chunks, self.reasoning_chunks = tokens, content, reasoning
+
+    def _odd(self, d: bytes) -> Chunk | None:
+        """An event the fast decode refused: ``[DONE]``, an empty keep-alive, a ``BAD_EVENT`` (counted; None), or
+        a chunk whose bytes were not valid UTF-8 (decoded again with U+FFFD in their place)."""
+        if d == b"[DONE]":
+            self.done = True
+            return None
+        if not d:  # an event with empty data carries nothing (a keep-alive)
+            return None
+        ev = decode_event(d)
+        if isinstance(ev, BadEvent):
+            self.bad_events += 1
+            self.first_bad = self.first_bad or ev.what
+            return None
+        return ev
+
+    def _extras(self, chunk: Chunk) -> None:
+        """Error and usage of one chunk."""
+        err = chunk.error
+        if err is not None:
+            msg = err if isinstance(err, str) else err.message
+            self.server_error = (msg if msg is not None else "(no message)")[:200]
+        usage = chunk.usage
+        if usage is not None and usage.completion_tokens is not None:
+            if usage.completion_tokens > self._token_limit:
+                raise _Runaway(self._tokens_reason())
+            self.output_tokens = usage.completion_tokens
+            self.prompt_tokens = usage.prompt_tokens
+            details = usage.completion_tokens_details
+            if details is not None:
+                self.reasoning_tokens = details.reasoning_tokens
+
+    def _engine_fields(self, d: bytes) -> None:
+        """The engines' per-response speculation and queue fields of one event (vLLM ``metrics``, SGLang
+        ``meta_info`` / ``sglext``, llama.cpp ``timings``, TensorRT-LLM and vLLM per-choice stats, spec-named fields
+        nobody knows), read by :mod:`specscope.client.spec_fields` (the engine adapters, which check every field they
+        read and name what does not fit: ``WRONG_TYPE``, ``UNREAD_SPEC_FIELD``). Events come here decoded a second
+        time into plain objects when they carry ``metrics``, or when they are final or non-token events (a finish
+        reason, usage, an error, no choice) whose bytes name ``spec`` or ``draft``: every engine known sends its
+        per-response fields on such a chunk (docs/engines.md), and a byte search on every token event cost ~0.4 us
+        (measured: half the parse)."""
+        try:
+            obj = _decode_any(d)
+        except DECODE_ERRORS:  # the typed decode took it: only bad UTF-8 (replaced, as there) can fail here
+            try:
+                obj = _decode_any(d.decode("utf-8", "replace"))
+            except DECODE_ERRORS:
+                return
+        if not isinstance(obj, dict):
+            return
+        self.spec = merge_spec(self.spec, read_spec(obj))
+        if self.queue_s is None:
+            self.queue_s = per_response_queue_s(obj)
 
 
 @dataclass(slots=True)
 class RawCapture:
-    """What the hot path saw of one request (no parsing done yet).
+    """What the hot path saw of one request, and its parse so far.
 
     Attributes:
         prompt_id: the workload prompt's id.
@@ -40,9 +293,15 @@ class RawCapture:
             stays at the hand-over instant if the request never got a connection.
         end_ns: when the body ended or the transport failed.
         http_status: response status, ``None`` if no response arrived.
-        chunks: ``(arrival_ns, bytes)`` per socket read of the body, in order.
-        error: transport problem (``timeout``, ``connection dropped``, ``connect failed: ...``) or ``None``.
+        chunks: ``(arrival_ns, bytes)`` per socket read not yet folded, in order (body bytes; with ``unframe`` set,
+            raw HTTP reads).
+        error: transport problem (``timeout``, ``connection dropped``, ``connect failed: ...``, ``STALLED``,
+            ``RUNAWAY(...)``) or ``None``.
         max_tokens: the request's ``max_completion_tokens`` / ``max_tokens`` (None if unset).
+        options: what the parse keeps and its byte budgets.
+        unframe: turns held raw reads into body reads (the wire path's HTTP framing; sets ``http_status``), or None
+            when ``chunks`` hold body bytes.
+        pending_bytes: bytes appended since the last fold (the hot path's fold trigger).
     """
 
     prompt_id: str
@@ -53,18 +312,47 @@ class RawCapture:
     end_ns: int = 0
     error: str | None = None
     max_tokens: int | None = None
+    options: ParseOptions = field(default_factory=ParseOptions)
+    unframe: Callable[[RawCapture, list[tuple[int, bytes]]], list[tuple[int, bytes]]] | None = None
+    pending_bytes: int = 0
+    _parser: StreamParser | None = None
+
+    @property
+    def parser(self) -> StreamParser:
+        """This stream's :class:`StreamParser` (made on first use)."""
+        if self._parser is None:
+            self._parser = StreamParser(self.max_tokens, self.options)
+        return self._parser
+
+    def fold(self) -> str | None:
+        """Parse the held reads into :attr:`parser` and drop them; return the ``RUNAWAY(...)`` reason once a budget
+        is passed (the caller cuts the stream), else None. A non-200 body is counted, not parsed."""
+        parser = self.parser
+        reads = self.chunks
+        if not reads:
+            return parser.runaway
+        batch = list(reads)
+        reads.clear()  # in place: the hot path holds this list's append
+        self.pending_bytes = 0
+        if self.unframe is not None:
+            batch = self.unframe(self, batch)  # sets http_status once the head is in
+        return parser.feed(batch, sse=self.http_status is None or self.http_status == 200)
+
+    def finish(self) -> str | None:
+        """The last fold, when the response has ended: parse what is held, then drop the framing state (the HTTP
+        and SSE parsers), so a finished stream keeps only its counts; returns the ``RUNAWAY(...)`` reason or None."""
+        runaway = self.fold()
+        self.unframe = None
+        self.parser.release()
+        return runaway
 
 
 def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, ServerSentEvent]]:
-    """Decode captured body reads into SSE events, each with the arrival time of the read that completed it.
+    """Reference decoding of captured body reads into SSE events with httpx-sse's decoders (the WHATWG rules),
+    each with the arrival time of the read that completed it; the tests check :class:`~specscope.client.sse.SSEFramer`
+    against it. A final event without its terminating blank line is dropped (an incomplete event is discarded)."""
+    import codecs
 
-    Args:
-        chunks: ``(arrival_ns, bytes)`` in arrival order (UTF-8 may be split across reads).
-
-    Returns:
-        ``(arrival_ns, event)`` per event; a final event without its terminating blank line is dropped
-        (the WHATWG rule: an incomplete event is discarded at end of stream).
-    """
     utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
     lines = SSELineDecoder()
     sse = SSEDecoder()
@@ -80,136 +368,12 @@ def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, Server
     return out
 
 
-@dataclass(slots=True)
-class _Seen:
-    """What the SSE events of one stream said, gathered event by event (instants in ns)."""
-
-    first_token: int | None = None
-    first_content: int | None = None
-    last_token: int | None = None
-    content_chunks: int = 0
-    reasoning_chunks: int = 0
-    texts: list[str] = field(default_factory=list)
-    rtexts: list[str] = field(default_factory=list)
-    output_tokens: int | None = None
-    prompt_tokens: int | None = None
-    finish: str | None = None
-    done: bool = False
-    server_error: str | None = None
-    bad_json: int = 0
-    spec: SpecRequest | None = None
-    reasoning_tokens: int | None = None
-    queue_s: float | None = None
-
-    def event(self, t: int, data: str) -> None:
-        """Take one SSE event's data (``[DONE]`` or a JSON chunk) that arrived at ``t``."""
-        if data == "[DONE]":
-            self.done = True
-            return
-        try:
-            obj = _json_loads(data)
-        except ValueError:  # json.JSONDecodeError and orjson.JSONDecodeError are both ValueErrors
-            self.bad_json += 1
-            return
-        if not isinstance(obj, dict):
-            self.bad_json += 1
-            return
-        self.fields(obj)
-        for ch in obj.get("choices") or ():
-            self.choice(t, ch)
-
-    def fields(self, obj: dict[str, Any]) -> None:
-        """Error, usage and the server's per-request speculation fields of one chunk."""
-        if obj.get("error"):
-            err = obj["error"]
-            self.server_error = str(err.get("message", err) if isinstance(err, dict) else err)[:200]
-        usage = obj.get("usage")
-        if isinstance(usage, dict) and _int(usage.get("completion_tokens")) is not None:
-            self.output_tokens = _int(usage.get("completion_tokens"))
-            self.prompt_tokens = _int(usage.get("prompt_tokens"))
-            details = usage.get("completion_tokens_details")
-            if isinstance(details, dict):
-                self.reasoning_tokens = _int(details.get("reasoning_tokens"))
-        self.spec = merge_spec(self.spec, read_spec(obj))  # every engine's per-response spec fields (spec_fields.py)
-        self.queue_s = per_response_queue_s(obj) if self.queue_s is None else self.queue_s  # vLLM metrics
-
-    def choice(self, t: int, ch: dict[str, Any]) -> None:
-        """One ``choices[i]`` item: its content / reasoning delta and finish reason."""
-        delta = ch.get("delta") or {}
-        c = delta.get("content")
-        r = delta.get("reasoning_content") or delta.get("reasoning")
-        if c or r:
-            if self.first_token is None:
-                self.first_token = t
-            self.last_token = t
-        if c:
-            self.content_chunks += 1
-            self.texts.append(c)
-            if self.first_content is None:
-                self.first_content = t
-        if r:
-            self.reasoning_chunks += 1
-            self.rtexts.append(r)
-        if ch.get("finish_reason"):
-            self.finish = ch["finish_reason"]
-
-
-def _reasons_200(raw: RawCapture, seen: _Seen) -> list[str]:
-    """Reasons of an HTTP 200 stream; ``EMPTY_STREAM`` / ``STOPPED_EARLY`` alone when the stream ended cleanly
-    with no answer / with no terminal event (no finish reason, no ``[DONE]``): both are failed requests. Usage is not
-    a terminal event: vLLM with ``--enable-force-include-usage`` and ``continuous_usage_stats`` sends cumulative usage
-    on every chunk, so a stream cut mid-way has usage and is still failed (issue 26)."""
-    terminal = seen.finish is not None or seen.done
-    if not raw.error and not seen.server_error:
-        if seen.first_token is None and seen.finish is None and seen.output_tokens is None:
-            return ["EMPTY_STREAM"]  # nothing, or a [DONE] alone
-        if not terminal:
-            return ["STOPPED_EARLY"]
-    reasons = []
-    if not seen.done:
-        reasons.append("no [DONE]")
-    finished = seen.finish in STOP_REASONS or (raw.max_tokens is None and seen.finish == "length")
-    if seen.output_tokens is None and not (finished and seen.done):  # finished without usage: ok, tokens unknown
-        reasons.append("no usage")
-    reached = raw.max_tokens is not None and seen.output_tokens is not None and seen.output_tokens >= raw.max_tokens
-    if not finished and not reached:
-        reasons.append("short without stop")
-    return reasons
-
-
-def _status(raw: RawCapture, seen: _Seen) -> tuple[StreamStatus, str | None]:
-    """The stream's status and reason (rules in the module doc)."""
-    reasons: list[str] = []
-    if raw.http_status is not None and raw.http_status != 200:
-        reasons.append(f"http {raw.http_status}")
-    if raw.error == "STALLED":  # no byte for stall_timeout_s mid-stream: a failed request whatever came before
-        return "failed", "STALLED"
-    if raw.error:
-        reasons.append(raw.error)
-    if seen.server_error:
-        reasons.append(f"server error: {seen.server_error}")
-    if seen.bad_json:
-        reasons.append(f"{seen.bad_json} bad json events")
-    if raw.http_status == 200:
-        tail = _reasons_200(raw, seen)
-        if tail and tail[0] in ("EMPTY_STREAM", "STOPPED_EARLY") and not reasons:
-            return "failed", tail[0]
-        reasons += tail
-    elif raw.http_status is None and not raw.error:
-        reasons.append("no response")
-    if not reasons:
-        return "ok", None
-    failed = seen.first_token is None and (raw.http_status != 200 or raw.error)
-    return ("failed" if failed else "degraded"), "; ".join(reasons)
-
-
 def parse_capture(raw: RawCapture) -> StreamRecord:
-    """Turn a :class:`RawCapture` into a :class:`~specscope.records.StreamRecord` (status rules in the module doc)."""
-    seen = _Seen()
-    if raw.http_status is None or raw.http_status == 200:
-        for t, ev in parse_sse_capture(raw.chunks):
-            seen.event(t, ev.data)
-    status, reason = _status(raw, seen)
+    """Fold what is left of a :class:`RawCapture` and turn it into a :class:`~specscope.records.StreamRecord`
+    (status rules: :mod:`specscope.client.status`)."""
+    raw.fold()
+    seen = raw.parser
+    status, reason = stream_status(raw.http_status, raw.error, raw.max_tokens, seen)
     spec = seen.spec
     if spec is not None and seen.reasoning_tokens is not None:
         spec = replace(spec, reasoning_tokens=seen.reasoning_tokens)
@@ -230,11 +394,11 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
         status=status,
         reason=reason,
         http_status=raw.http_status,
-        text="".join(seen.texts),
-        reasoning_text="".join(seen.rtexts),
+        text=None if seen.texts is None else "".join(seen.texts),
+        reasoning_text=None if seen.rtexts is None else "".join(seen.rtexts),
         server_draft_tokens=None if spec is None else spec.draft_tokens,
         server_accepted_tokens=None if spec is None else spec.accepted_tokens,
-        bytes_received=sum(len(b) for _, b in raw.chunks),
+        bytes_received=seen.body_bytes,
         draft_per_step=() if spec is None else spec.draft_per_step,
         accepted_per_step=() if spec is None else spec.accepted_per_step,
         reasoning_tokens=seen.reasoning_tokens,

@@ -1,8 +1,9 @@
 """Fixed-concurrency load (closed loop) and the concurrency actually achieved on the wire.
 
 :func:`run_fixed_concurrency` starts N streams at once from N distinct requests and starts the next request
-the moment one ends, until the list is exhausted. Parsing happens after every stream has ended, so the
-event loop only timestamps bytes while streams are in flight. The hot phase itself
+the moment one ends, until the list is exhausted. While streams are in flight the event loop timestamps bytes and
+parses each stream in folds of at most :data:`~specscope.client.parse.FOLD_BYTES` (about 0.1 ms each; a stream's
+memory stays bounded, and a runaway is cut); the records are built after every stream has ended. The hot phase itself
 (:func:`~specscope.client.capture.capture_fixed_concurrency`) and :func:`~specscope.client.capture.run_sync` live in
 :mod:`specscope.client.capture`, which the worker processes (:mod:`specscope.client.workers`) use too.
 """
@@ -66,7 +67,8 @@ async def run_fixed_concurrency_checked(
     thresholds: CheckThresholds | None = None,
 ) -> tuple[list[StreamRecord], ClientCheck]:
     """:func:`run_fixed_concurrency` with the client self-checks (:mod:`specscope.client.checks`) running
-    while streams are in flight; parsing happens after the monitor stops, so it never counts as lag.
+    while streams are in flight; the folds that parse streams as they grow run inside the monitored phase (each
+    about 0.1 ms), the building of the records after it.
 
     Returns:
         ``(records, check)``; ``check.limited_reason()`` is ``"CLIENT_LIMITED(...)"`` or ``None``. With W > 1

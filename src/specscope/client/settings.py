@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from specscope.client.parse import ParseOptions
+
 __all__ = ["ClientSettings"]
 
 
@@ -41,6 +43,14 @@ class ClientSettings(BaseModel):
             client process. Off by default (it would take a core from a local engine); ``--busy-poll``.
         api_key: sent as ``Authorization: Bearer <key>`` (``--api-key`` / ``OPENAI_API_KEY``); never stored:
             excluded from :meth:`describe` and from ``model_dump``.
+        keep_text: keep each stream's answer and reasoning text in its record (a conversation's next turn, a report
+            that shows answers); off by default, so a stream's memory does not grow with its answer (the counts,
+            instants and usage are always kept).
+        max_stream_bytes: body bytes one stream may send before it is cut and failed ``RUNAWAY`` (a server that
+            streams forever; ``--stall-timeout`` cannot see it, bytes keep coming). Also cut ``RUNAWAY``: a stream
+            past ``max_tokens`` + ``max(64, max_tokens // 4)`` token events or reported tokens
+            (:func:`specscope.client.parse.runaway_token_limit`).
+        max_event_bytes: bytes one unfinished SSE event may hold before the stream is cut ``RUNAWAY``.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -55,6 +65,9 @@ class ClientSettings(BaseModel):
     workers: int | Literal["auto"] = "auto"
     busy_poll: bool = False
     api_key: str | None = Field(default=None, exclude=True, repr=False)
+    keep_text: bool = False
+    max_stream_bytes: int = Field(default=256 * 1024 * 1024, ge=4096)
+    max_event_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
 
     @field_validator("workers")
     @classmethod
@@ -62,6 +75,10 @@ class ClientSettings(BaseModel):
         if isinstance(v, int) and v < 1:
             raise ValueError("workers must be >= 1 or 'auto'")
         return v
+
+    def parse_options(self) -> ParseOptions:
+        """What each stream's parse keeps and its byte budgets (:class:`~specscope.client.parse.ParseOptions`)."""
+        return ParseOptions(self.keep_text, self.max_stream_bytes, self.max_event_bytes)
 
     def auth_headers(self) -> dict[str, str]:
         """``{"Authorization": "Bearer <api_key>"}`` when a key is set, else ``{}``."""

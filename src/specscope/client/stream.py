@@ -1,11 +1,12 @@
-"""One streaming chat completion: capture on the hot path, parse afterwards.
+"""One streaming chat completion: capture on the hot path, parsed in folds as it grows.
 
 Hot path (:func:`capture_stream`): write the request, then for every read from the socket append
-``(perf_counter_ns(), bytes)``; nothing else. Afterwards (:func:`specscope.client.parse.parse_capture`) the
-bytes go through httpx-sse's line and event decoders (``httpx_sse._decoders.SSELineDecoder`` /
-``SSEDecoder``, the WHATWG event-stream rules) and ``orjson.loads`` when orjson is installed (else
-``json.loads``; measured here: JSON was ~50% of the parse time with ``json``); each event is timed by the read that
-completed it.
+``(perf_counter_ns(), bytes)``; every :data:`~specscope.client.parse.FOLD_BYTES` of held reads, and once when the
+response ends, :meth:`~specscope.client.parse.RawCapture.fold` parses them and drops them: SSE framing
+(:class:`~specscope.client.sse.SSEFramer`: a C-level fast path for ``data: <json>\n\n`` streams, httpx-sse's WHATWG
+decoders for anything else), then one typed msgspec decode per event (:mod:`specscope.client.events`, the event
+boundary). Each event is timed by the read that completed it. A stream past its token or byte budget is cut
+``RUNAWAY`` (:mod:`specscope.client.parse`).
 
 HTTP library: aiohttp here (open loop, :func:`stream_chat`), chosen by measurement over httpx: against the
 firehose truth server at concurrency 64 it used 9.9 s of client CPU per 1M tokens vs 49.9 s for httpx
@@ -13,18 +14,8 @@ firehose truth server at concurrency 64 it used 9.9 s of client CPU per 1M token
 :mod:`specscope.client.wire` (raw asyncio + httptools, ~4x aiohttp's rate there; see that module and
 benchmarks/client_overhead.py); both fill the same :class:`RawCapture` and share :func:`parse_capture`.
 
-Status rules (issue 2, "Client"; issue 14): ``failed`` when no token arrived and something went wrong
-(HTTP error, connect failure, timeout, drop), and on two clean HTTP 200 closes with no terminal event (no
-``finish_reason``, no ``usage``): ``EMPTY_STREAM`` (no token at all, e.g. nothing but ``data: [DONE]``) and
-``STOPPED_EARLY`` (tokens, then the stream closed with no ``[DONE]``); ``degraded`` when tokens arrived but:
-the transport failed (``timeout``, ``connection dropped``), the server sent an error event, no ``[DONE]``,
-no ``usage`` on a stream that did not finish normally (``no usage``), or the stream stopped short of
-``max_tokens`` without a ``stop`` finish (``short without stop``). A stream that finished normally
-(stop finish and ``[DONE]``) without usage is ``ok`` with unknown tokens (``token_source="missing"``); the
-cell may take them from the server's counter delta. Reasons are joined with ``"; "``. First token = first
-non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk does not count
-(cases C13, C14). ``STALLED`` (issue 17; both hot paths, with ``stall_timeout_s`` set): the response
-started, then no byte came for ``stall_timeout_s``; always ``failed``, reason ``STALLED``.
+A stream's status and reason: :mod:`specscope.client.status` (``ok`` / ``degraded`` / ``failed``, with
+``STALLED``, ``RUNAWAY(...)``, ``BAD_EVENT(...)``, ``EMPTY_STREAM``, ``STOPPED_EARLY``, ...).
 """
 
 from __future__ import annotations
@@ -35,7 +26,7 @@ from typing import Any
 
 import aiohttp
 
-from specscope.client.parse import RawCapture, parse_capture
+from specscope.client.parse import FOLD_BYTES, RawCapture, parse_capture
 from specscope.client.settings import ClientSettings
 from specscope.records import StreamRecord
 
@@ -101,7 +92,9 @@ def request_headers(settings: ClientSettings) -> dict[str, str]:
     return {**_HEADERS, **settings.auth_headers()}
 
 
-async def _on_headers_sent(session, ctx, params) -> None:
+async def _on_headers_sent(
+    session: aiohttp.ClientSession, ctx: Any, params: aiohttp.TraceRequestHeadersSentParams
+) -> None:
     """aiohttp trace hook, called right before the request's bytes go to the socket: that is ``send_ns``
     (connection-pool waits and request building stay out of TTFT and in the send lag)."""
     raw = ctx.trace_request_ctx
@@ -110,6 +103,7 @@ async def _on_headers_sent(session, ctx, params) -> None:
 
 
 _HEADERS = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+_DEFAULT_SETTINGS = ClientSettings()
 
 
 async def capture_stream(
@@ -121,9 +115,10 @@ async def capture_stream(
     max_tokens: int | None = None,
     intended_ns: int | None = None,
     headers: dict[str, str] | None = None,
-    stall_timeout_s: float | None = None,
+    settings: ClientSettings | None = None,
 ) -> RawCapture:
-    """Send one request and record every body read with its arrival time (the hot path; no parsing).
+    """Send one request and record every body read with its arrival time, folded into the stream's parse every
+    :data:`~specscope.client.parse.FOLD_BYTES` and at the end (so a long stream holds little).
 
     Args:
         session: from :func:`make_session`.
@@ -133,16 +128,24 @@ async def capture_stream(
         max_tokens: the request's token limit, for the ``short without stop`` rule.
         intended_ns: the schedule's send instant (open loop); defaults to the actual send instant.
         headers: the request headers (default: JSON in, event stream out; :func:`request_headers` adds the key).
-        stall_timeout_s: silence after the response head that fails the stream ``STALLED`` (s; replaces the
-            read timeout on this response's connection, aiohttp's own per-read timer); None: ``timeout``.
+        settings: its ``stall_timeout_s`` (silence after the response head that fails the stream ``STALLED``;
+            replaces the read timeout on this response's connection, aiohttp's own per-read timer; None:
+            ``timeout``) and its parse options (text kept or not, budgets); ``None``: the defaults.
 
     Returns:
-        A :class:`RawCapture`; transport errors are recorded in it, never raised.
+        A :class:`RawCapture`, folded; transport errors and ``RUNAWAY(...)`` are recorded in it, never raised.
     """
     start_ns = perf_counter_ns()
-    raw = RawCapture(prompt_id, intended_ns if intended_ns is not None else start_ns, start_ns, max_tokens=max_tokens)
-    chunks = raw.chunks
-    append = chunks.append
+    settings = settings or _DEFAULT_SETTINGS
+    stall_timeout_s = settings.stall_timeout_s
+    raw = RawCapture(
+        prompt_id,
+        intended_ns if intended_ns is not None else start_ns,
+        start_ns,
+        max_tokens=max_tokens,
+        options=settings.parse_options(),
+    )
+    append = raw.chunks.append
     try:
         async with session.post(url, data=body, headers=headers or _HEADERS, trace_request_ctx=raw) as resp:
             raw.http_status = resp.status
@@ -156,6 +159,12 @@ async def capture_stream(
                 if not data:
                     break
                 append((perf_counter_ns(), data))
+                raw.pending_bytes += len(data)
+                if raw.pending_bytes >= FOLD_BYTES:  # bound what a long response holds
+                    raw.error = raw.fold()
+                    if raw.error is not None:  # past a budget (RUNAWAY): cut it, connection and all
+                        resp.close()
+                        break
     except TimeoutError as exc:  # a read timeout after the head with a stall timeout set is a stall
         stalled = stall_timeout_s is not None and raw.http_status is not None
         raw.error = "STALLED" if stalled and isinstance(exc, aiohttp.ServerTimeoutError) else "timeout"
@@ -167,6 +176,8 @@ async def capture_stream(
     except aiohttp.ClientError as exc:
         raw.error = f"{type(exc).__name__}: {exc}"[:200]
     raw.end_ns = perf_counter_ns()
+    runaway = raw.finish()  # the rest of the response, parsed now: a finished stream holds no raw bytes
+    raw.error = raw.error or runaway
     return raw
 
 
@@ -183,8 +194,10 @@ async def stream_chat(
     body: dict[str, Any],
     *,
     intended_ns: int | None = None,
+    settings: ClientSettings | None = None,
 ) -> StreamRecord:
-    """One streaming chat completion, captured then parsed. See :func:`capture_stream` / :func:`parse_capture`."""
+    """One streaming chat completion, captured then parsed (``settings``: stall timeout, text kept or not, budgets;
+    ``None``: the defaults). See :func:`capture_stream` / :func:`parse_capture`."""
     raw = await capture_stream(
         session,
         chat_url(base_url),
@@ -192,5 +205,6 @@ async def stream_chat(
         prepare_body(body),
         max_tokens=max_tokens_of(body),
         intended_ns=intended_ns,
+        settings=settings,
     )
     return parse_capture(raw)

@@ -9,10 +9,12 @@ per-HTTP-chunk Python calls (``StreamReader.feed_data`` / ``end_http_chunk_recei
 
 This path does, per socket read, exactly: ``perf_counter_ns()``, one list append of ``(ns, bytes)``, and
 one ``httptools.HttpResponseParser.feed_data`` (llhttp, C) with no body callback, so chunked framing is
-followed in C and Python only hears ``on_message_complete``. After the stream, :func:`body_reads` re-parses
-the captured reads with a fresh parser (body callback on) to give the same ``(arrival_ns, body bytes)`` per
-read that :class:`~specscope.client.parse.RawCapture` holds on the aiohttp path, so
-:func:`~specscope.client.parse.parse_capture` is shared and both paths classify streams identically.
+followed in C and Python only hears ``on_message_complete``. Every :data:`~specscope.client.parse.FOLD_BYTES` of
+held reads, and once when the response ends, :meth:`~specscope.client.parse.RawCapture.fold` parses them: a
+:class:`WireBody` (a second httptools parser, body callback on) turns the raw reads into the same
+``(arrival_ns, body bytes)`` per read that the aiohttp path captures, and the shared
+:class:`~specscope.client.parse.StreamParser` takes them, so both paths classify streams identically. A fold that
+finds a budget passed (``RUNAWAY``) ends the response and closes the connection.
 
 HTTP/1.1 only (RFC 9112), ``http://`` only (``https://`` URLs use the aiohttp path); keep-alive per
 connection, reconnect when the server closes or says ``Connection: close``. Timeouts follow
@@ -24,16 +26,16 @@ Transport problems are recorded in the capture (``timeout``, ``connection droppe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from time import perf_counter_ns
+from typing import cast
 from urllib.parse import urlsplit
 
 import httptools
 
-from specscope.client.parse import RawCapture
+from specscope.client.parse import FOLD_BYTES, ParseOptions, RawCapture
 from specscope.client.settings import ClientSettings
 
-__all__ = ["WireTarget", "WireConnection", "open_wire", "body_reads", "capture_wire"]
+__all__ = ["WireTarget", "WireConnection", "WireBody", "open_wire", "body_reads", "capture_wire"]
 
 
 class WireTarget:
@@ -73,26 +75,35 @@ class WireConnection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.keep_alive = True
-        self._append: Callable[[tuple[int, bytes]], None] | None = None  # list.append of the current reads
-        self._done: asyncio.Future | None = None
+        self._raw: RawCapture | None = None  # the capture of the response in flight
+        self._last_ns = 0  # arrival of the latest read of the response in flight (0: none yet)
+        self._done: asyncio.Future[str | None] | None = None
         self._parser = httptools.HttpResponseParser(self)
 
     # -- asyncio.Protocol
-    def connection_made(self, transport) -> None:
-        self.transport = transport
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's transports are not asyncio's classes
 
     def data_received(self, data: bytes) -> None:
-        append = self._append
-        if append is None:  # bytes outside a request (a server talking out of turn): drop the connection
+        raw = self._raw
+        if raw is None:  # bytes outside a request (a server talking out of turn): drop the connection
             self.keep_alive = False
             return
-        append((perf_counter_ns(), data))
+        self._last_ns = t = perf_counter_ns()
+        raw.chunks.append((t, data))
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserError as exc:
             self._finish(f"http parse error: {exc}"[:200])
+            return
+        raw.pending_bytes += len(data)
+        if raw.pending_bytes >= FOLD_BYTES and self._raw is not None:  # bound what a long response holds
+            cut = raw.fold()
+            if cut is not None:  # past a budget: end it here, and the connection with it
+                self.keep_alive = False
+                self._finish(cut)
 
-    def connection_lost(self, exc) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self._finish("connection dropped")
 
@@ -102,49 +113,78 @@ class WireConnection(asyncio.Protocol):
         self._finish(None)
 
     def _finish(self, error: str | None) -> None:
-        self._append = None
+        self._raw = None
         d = self._done
         if d is not None and not d.done():
             d.set_result(error)
 
-    async def exchange(self, request: bytes, reads: list, settings: ClientSettings, start_ns: int) -> str | None:
-        """Write ``request`` and collect ``(ns, bytes)`` reads into ``reads`` until the response ends.
+    async def exchange(self, request: bytes, raw: RawCapture, settings: ClientSettings, start_ns: int) -> str | None:
+        """Write ``request`` and collect ``(ns, bytes)`` reads into ``raw`` (folded as they grow) until the response
+        ends.
 
         Returns:
-            ``None`` when the response completed, else the transport problem (``timeout``, ...).
+            ``None`` when the response completed, else the transport problem (``timeout``, ``RUNAWAY(...)``, ...).
         """
         transport = self.transport
         if transport is None:
             return "connection dropped"
         loop = asyncio.get_running_loop()
         self._parser = httptools.HttpResponseParser(self)
-        self._done = done = loop.create_future()
-        self._append = reads.append
-        read_ns = int(settings.read_timeout_s * 1e9)
-        stall_ns = int((settings.stall_timeout_s or settings.read_timeout_s) * 1e9)
-        total_deadline_ns = start_ns + int(settings.total_timeout_s * 1e9)
+        done: asyncio.Future[str | None] = loop.create_future()
+        self._done = done
+        self._raw = raw
+        self._last_ns = 0
         transport.write(request)
-        last_ns = perf_counter_ns()
-        while True:  # one timer per stall_ns of silence (never one per read); the first byte may take read_ns
-            started = bool(reads)
-            if started:  # the response has started: silence from here on is a stall
-                last_ns = max(last_ns, reads[-1][0])
-            now = perf_counter_ns()
-            give_up_ns = min(last_ns + (stall_ns if started else read_ns), total_deadline_ns)
-            if now >= give_up_ns:
-                self._append = None
-                self.keep_alive = False
-                stalled = started and settings.stall_timeout_s is not None and give_up_ns < total_deadline_ns
-                return "STALLED" if stalled else "timeout"
-            try:
-                return await asyncio.wait_for(asyncio.shield(done), (min(give_up_ns, now + stall_ns) - now) / 1e9)
-            except TimeoutError:
-                continue
+        watch = _SilenceWatch(self, loop, settings, start_ns)
+        try:
+            return await done
+        finally:
+            watch.cancel()
 
     def close(self) -> None:
         if self.transport is not None and not self.closed:
             self.transport.close()
         self.closed = True
+
+
+class _SilenceWatch:
+    """The timeouts of one exchange with one loop timer (never one per read, and no ``asyncio.wait_for`` per request:
+    profiled, that cost ~30 us a request): the first byte may take ``read_timeout_s``; once the response has started,
+    silence longer than ``stall_timeout_s`` (else ``read_timeout_s``) ends it (``STALLED`` when a stall timeout is
+    set, else ``timeout``); the whole request may take ``total_timeout_s`` (``timeout``). The timer fires at most
+    once per stall period and re-arms from the latest read."""
+
+    __slots__ = ("conn", "loop", "read_ns", "stall_ns", "deadline_ns", "stall_set", "last_ns", "handle")
+
+    def __init__(
+        self, conn: WireConnection, loop: asyncio.AbstractEventLoop, settings: ClientSettings, start_ns: int
+    ) -> None:
+        self.conn, self.loop = conn, loop
+        self.read_ns = int(settings.read_timeout_s * 1e9)
+        self.stall_ns = int((settings.stall_timeout_s or settings.read_timeout_s) * 1e9)
+        self.deadline_ns = start_ns + int(settings.total_timeout_s * 1e9)
+        self.stall_set = settings.stall_timeout_s is not None
+        self.last_ns = perf_counter_ns()  # the request was just written
+        self.handle: asyncio.TimerHandle | None = None
+        self.check()
+
+    def check(self) -> None:
+        conn = self.conn
+        started = conn._last_ns > 0
+        if started:  # the response has started: silence from here on is a stall
+            self.last_ns = max(self.last_ns, conn._last_ns)
+        now = perf_counter_ns()
+        give_up_ns = min(self.last_ns + (self.stall_ns if started else self.read_ns), self.deadline_ns)
+        if now >= give_up_ns:
+            conn.keep_alive = False
+            stalled = started and self.stall_set and give_up_ns < self.deadline_ns
+            conn._finish("STALLED" if stalled else "timeout")
+            return
+        self.handle = self.loop.call_later((min(give_up_ns, now + self.stall_ns) - now) / 1e9, self.check)
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
 
 
 async def open_wire(target: WireTarget, settings: ClientSettings) -> WireConnection:
@@ -157,7 +197,7 @@ async def open_wire(target: WireTarget, settings: ClientSettings) -> WireConnect
 
 
 async def capture_wire(
-    slot: list,
+    slot: list[WireConnection | None],
     target: WireTarget,
     prompt_id: str,
     request: bytes,
@@ -165,6 +205,7 @@ async def capture_wire(
     *,
     max_tokens: int | None = None,
     intended_ns: int | None = None,
+    options: ParseOptions | None = None,
 ) -> RawCapture:
     """One request on the slot's connection (``slot[0]``, opened or reopened as needed); raw reads kept.
 
@@ -173,13 +214,21 @@ async def capture_wire(
         target: from :class:`WireTarget`.
         request: from :meth:`WireTarget.request`.
         max_tokens, intended_ns: as :func:`~specscope.client.stream.capture_stream`.
+        options: ``settings.parse_options()``, made once per cell by the caller (default: made here).
 
     Returns:
-        A :class:`RawCapture` whose ``chunks`` are the raw socket reads (headers and chunk framing
-        included); :func:`body_reads` turns them into body reads. Errors are recorded, never raised.
+        A :class:`RawCapture` already folded (its parse is done; ``http_status`` from the response head). Errors are
+        recorded, never raised.
     """
     start_ns = perf_counter_ns()
-    raw = RawCapture(prompt_id, intended_ns if intended_ns is not None else start_ns, start_ns, max_tokens=max_tokens)
+    raw = RawCapture(
+        prompt_id,
+        intended_ns if intended_ns is not None else start_ns,
+        start_ns,
+        max_tokens=max_tokens,
+        options=options or settings.parse_options(),
+        unframe=WireBody(),
+    )
     conn = slot[0]
     if conn is None or conn.closed or not conn.keep_alive:
         if conn is not None:
@@ -191,48 +240,60 @@ async def capture_wire(
             raw.error = "timeout"
         except OSError as exc:
             raw.error = f"connect failed: {exc}"[:200]
-        if raw.error:
+        if raw.error or conn is None:
             raw.end_ns = perf_counter_ns()
             return raw
     raw.send_ns = perf_counter_ns()
-    raw.error = await conn.exchange(request, raw.chunks, settings, start_ns)
+    raw.error = await conn.exchange(request, raw, settings, start_ns)
     raw.end_ns = perf_counter_ns()
     if raw.error is not None:
         conn.close()
         slot[0] = None
+    runaway = raw.finish()  # the rest of the response, parsed now: a finished stream holds no raw bytes
+    raw.error = raw.error or runaway
     return raw
 
 
-class _BodyCollector:
-    """httptools callbacks for the after-stream re-parse: status, body pieces."""
+class WireBody:
+    """The wire path's ``unframe`` (:attr:`RawCapture.unframe`): raw socket reads in, ``(arrival_ns, body bytes)``
+    per read that carried body bytes out, following the HTTP/1.1 framing across calls with its own httptools parser
+    (body callback on); sets the capture's ``http_status`` once the head is in. After an HTTP parse error it yields
+    nothing more (the hot path recorded the error)."""
+
+    __slots__ = ("_parser", "_pieces", "_head", "_broken", "on_body")
 
     def __init__(self) -> None:
-        self.pieces: list[bytes] = []
-        self.headers_done = False
+        self._pieces: list[bytes] = []
+        self.on_body = self._pieces.append  # httptools' body callback: a C method, no Python frame per HTTP chunk
+        self._head = False
+        self._broken = False
+        self._parser = httptools.HttpResponseParser(self)
 
     def on_headers_complete(self) -> None:
-        self.headers_done = True
+        self._head = True
 
-    def on_body(self, body: bytes) -> None:
-        self.pieces.append(bytes(body))
+    def __call__(self, raw: RawCapture, reads: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+        out: list[tuple[int, bytes]] = []
+        pieces = self._pieces
+        for t, data in reads:
+            if self._broken:
+                break
+            try:
+                self._parser.feed_data(data)
+            except httptools.HttpParserError:
+                self._broken = True
+            if pieces:
+                out.append((t, pieces[0] if len(pieces) == 1 else b"".join(pieces)))
+                pieces.clear()
+        if self._head and raw.http_status is None:
+            raw.http_status = self._parser.get_status_code()
+        return out
 
 
 def body_reads(raw: RawCapture) -> RawCapture:
-    """Turn a wire capture (raw socket reads) into the aiohttp path's form, in place: ``chunks`` become
-    ``(arrival_ns, body bytes)`` per read that carried body bytes, and ``http_status`` is set from the
-    response head (``None`` if no head arrived). Returns ``raw``."""
-    col = _BodyCollector()
-    parser = httptools.HttpResponseParser(col)
-    out: list[tuple[int, bytes]] = []
-    for t, data in raw.chunks:
-        try:
-            parser.feed_data(data)
-        except httptools.HttpParserError:
-            break
-        if col.pieces:
-            out.append((t, b"".join(col.pieces)))
-            col.pieces.clear()
-    if col.headers_done:
-        raw.http_status = parser.get_status_code()
-    raw.chunks = out
+    """Turn a wire capture's held raw socket reads into the aiohttp path's form, in place: ``chunks`` become
+    ``(arrival_ns, body bytes)`` per read that carried body bytes, and ``http_status`` is set from the response head
+    (``None`` if no head arrived). Returns ``raw``."""
+    raw.chunks = WireBody()(raw, raw.chunks)
+    raw.unframe = None
     return raw

@@ -2,10 +2,11 @@
 
 Where one event loop is not enough, the N stream slots and the request list are split across W worker processes
 (started with multiprocessing's ``spawn`` context: a process that runs an event loop is never forked). Each worker
-runs the single-process path (:func:`specscope.client.capture.capture_fixed_concurrency`, then parses its own
-captures) on its share and pickles back its :class:`~specscope.records.StreamRecord` list and its raw self-check
-samples; the parent puts the records back in request order and recomputes the :class:`ClientCheck` from the pooled
-samples (send lag from the merged records, loop / read lag from every worker's samples).
+runs the single-process path (:func:`specscope.client.capture.capture_fixed_concurrency`, which parses its streams
+as they grow, then builds their records) on its share and pickles back its :class:`~specscope.records.StreamRecord`
+list and its raw self-check samples; the parent puts the records back in request order and recomputes the
+:class:`ClientCheck` from the pooled samples (send lag from the merged records, loop / read lag from every worker's
+samples).
 
 One clock: every instant is ``time.perf_counter_ns()``, which on Linux reads CLOCK_MONOTONIC, a single clock for
 every process of the machine (PEP 418; CPython ``Python/pytime.c`` uses ``clock_gettime(CLOCK_MONOTONIC)`` for
@@ -59,8 +60,11 @@ __all__ = [
 # machine shared with other test suites (load ~2.3): the wire hot path cost 2.6-2.8 us of client CPU per event
 # (5-10 events per socket read; 0.7-1.3 us at 16 events per write) and the client streamed 94k-158k events/s at
 # 25-42 % of its core (the server was the limit); parsing afterwards cost 4.6-6.4 us per event.
-# So one process saturates near 1 / 2.7 us = ~370k events/s while streaming; 150k events/s keeps it below ~45 %
-# of a core, where its loop and read lag stay low. Above that budget, more processes.
+# So one process saturated near 1 / 2.7 us = ~370k events/s while streaming; 150k events/s kept it below ~45 %
+# of a core, where its loop and read lag stay low. Above that budget, more processes. Since issue 30 the streams are
+# parsed while they run (folds), at ~0.8 us per event (benchmarks/client_overhead.py, parse table): streaming and
+# parsing together cost 1.1 us of client CPU per event at 1 token/event and 1.5 us at 4 (its CPU line, 2026-12-03,
+# load 6-11), so 150k events/s keeps a process at ~15-25 % of a core.
 PROCESS_EVENTS_PER_S = 150_000
 # Upper bound on one stream's event rate assumed when the caller does not know it: 1 event per ms per stream
 # (TPOT 1 ms; engines stream a request at 30-300 events/s, the firehose truth server much faster).
@@ -159,7 +163,7 @@ async def _readable(conn: Connection, timeout_s: float | None, poll_s: float = 0
         await asyncio.sleep(poll_s)
 
 
-async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple:
+async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple[Any, ...]:
     settings: ClientSettings = job["settings"]
     requests, slots = job["requests"], job["slots"]
     if job["check"]:
@@ -178,7 +182,7 @@ async def _worker_cell(conn: Connection, job: dict[str, Any]) -> tuple:
         raws = await capture_fixed_concurrency(job["base_url"], requests, slots, settings)
     finally:
         await mon.stop()
-    records = [parse_capture(r) for r in raws]  # after the monitor stopped: parsing is never lag
+    records = [parse_capture(r) for r in raws]  # after the monitor stopped: building records is never lag
     return records, mon.loop_lags_ns, mon.read_lags_ns, mon._t1 - mon._t0, mon._cpu1 - mon._cpu0
 
 
@@ -205,7 +209,7 @@ def _worker_main(conn: Connection, job: dict[str, Any]) -> None:
 
 
 # --------------------------------------------------------------------------------------- parent side
-def _reraise(w: int, info: tuple) -> None:
+def _reraise(w: int, info: tuple[Any, ...]) -> None:
     name, msg, found, expected, fix, tb = info
     cls = getattr(errors, name, None)
     if isinstance(cls, type) and issubclass(cls, SpecscopeError):

@@ -76,7 +76,7 @@ def _embedded_budgets(
     listed = ", ".join(f"{g} {prof.section(g).max_tokens}->{n}" for g, n in changed.items())
     return changed, [
         f"embedded engine: max_tokens per gate {listed} tokens (the profile's budgets are for thinking models; "
-        f"a slot holds {slot_tokens} tokens; set [GATE] max_tokens in --profile to change)"
+        f"a slot holds {slot_tokens} tokens; set [GATE] max_tokens in --run-file to change)"
     ]
 
 

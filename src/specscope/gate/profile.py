@@ -125,7 +125,7 @@ def _validate(data: dict[str, Any], source: str) -> GateProfile:
         raise ConfigError(
             f"invalid gate profile {source}",
             found=f"{where}: {err['msg']} (input {err.get('input')!r})",
-            expected="keys and value ranges of the default profile (specscope gate --print-profile)",
+            expected="keys and value ranges of the default profile (specscope gate --print-run-file)",
             fix=f"correct or remove '{where}' in {source}",
         ) from None
 
@@ -144,7 +144,7 @@ def load_profile(path: str | Path | None = None) -> GateProfile:
         user = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(
-            "gate profile not found", found=str(p), expected="a TOML file", fix="check the --profile path"
+            "gate profile not found", found=str(p), expected="a TOML file", fix="check the --run-file path"
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(

@@ -64,9 +64,9 @@ def render_gate_table(run: GateRun) -> Table:
     """Rows = gates, columns = configs; each cell ``PASS 8/8`` or ``FAIL 3/8``; the compare rows name the pair."""
     cols = _columns(run)
     table = Table(title="Quality gates", caption=summary_line(run))
-    table.add_column("Gate")
+    table.add_column("Gate", overflow="fold")  # every column folds: a value wraps, never cut
     for c in cols:
-        table.add_column(c)
+        table.add_column(c, overflow="fold")
     for gate in GATES:
         if gate == "compare":
             continue
@@ -90,7 +90,7 @@ def render_thinking_table(run: GateRun) -> Table:
     """Per thinking probe and config: thinking tokens, closed, finish reason, verdict and why."""
     table = Table(title="Thinking termination")
     for col in ("Config", "Probe", "Thinking tokens", "Closed", "Finish", "Verdict"):
-        table.add_column(col, justify="right" if col == "Thinking tokens" else "left")
+        table.add_column(col, justify="right" if col == "Thinking tokens" else "left", overflow="fold")
     for r in run.results:
         if r.gate != "thinking":
             continue

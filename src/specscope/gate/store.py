@@ -97,6 +97,6 @@ def load_gate_run(path: str | Path) -> GateRun:
             "gate run from an incompatible specscope",
             found=f"schema {data.get('schema_version')}",
             expected=f"schema {SCHEMA_VERSION}",
-            fix="re-run specscope gate with this version",
+            fix="run the gates again with this version: `specscope gate`",
         )
     return GateRun.from_dict(data)

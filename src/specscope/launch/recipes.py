@@ -357,7 +357,7 @@ def load_recipes(path: str | Path | None = None) -> RecipeBook:
     Raises:
         ConfigError: the file is missing or invalid (see :func:`parse_recipes`).
     """
-    fix = "pass --recipes PATH, or copy the default from `specscope serve --show-default-recipes`"
+    fix = "pass --recipes PATH, or leave it out for the recipes shipped with specscope (`specscope serve --list`)"
     where = path if path is not None else default_recipes_path()
     p = require_path(where, "recipe file not found", expected="a TOML recipe file", fix=fix)
     return parse_recipes(p.read_text(encoding="utf-8"), source=str(p))

@@ -66,9 +66,12 @@ def _acceptance_cell(view: AcceptanceView | None, zero: bool) -> Cell:
 
 
 def _drafting_configs(rc: RunCells) -> list[str]:
-    """The configs an acceptance column is about: neither the baseline nor a control (the A/A control and the
-    sentinels are the baseline again: they cannot draft)."""
-    return [c for c in rc.configs if c != rc.baseline and not is_control(c)]
+    """The configs an acceptance column is about: every config but the baseline and its controls (the A/A
+    control and the sentinels are the baseline again), and those too when the baseline's server drafted (a run
+    of one speculative config is its own baseline)."""
+    views = acceptance_views(rc)
+    baseline_drafted = any(c == rc.baseline or is_control(c) for c, _ in views)
+    return [c for c in rc.configs if baseline_drafted or (c != rc.baseline and not is_control(c))]
 
 
 def acceptance_table(rc: RunCells) -> Table:
@@ -90,8 +93,8 @@ def acceptance_table(rc: RunCells) -> Table:
         "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
         "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it. "
         f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}). "
-        "No row for the baseline or the A/A control (they cannot draft); '0 drafts (not engaged)': the server "
-        "reported 0 drafts in every cell.",
+        "No row for a baseline without speculation or its A/A control; '0 drafts (not engaged)': the server "
+        "counted no draft in any cell (a counter that said so, not a missing one).",
     )
 
 

@@ -17,7 +17,7 @@ from specscope.report.advice import choices_tables
 from specscope.report.alarms import acceptance_alarms, not_engaged_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
-from specscope.report.crash_trials import crash_trials_table
+from specscope.report.crash_trials import crash_trials_table, stable_levels
 from specscope.report.document import Column, Document, Section, Table, text_cell
 from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
@@ -231,7 +231,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
             *capacity,
             *k_table(data.cells, baseline, data.server_facts, rc.comparisons if j is not None else None),
             *stream_acceptance_table(data.cells),
-            *server_tables(data.server_facts, baseline),
+            *server_tables(data.server_facts, baseline, stable_levels(data.cells)),
         ],
         [] if j is None else verdict_lines(j),
         notes + extra + design_note(data.cells, data.manifest.get("options") or {}) + list(j.notes if j else ()),

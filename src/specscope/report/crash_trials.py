@@ -14,7 +14,7 @@ from specscope.report import units
 from specscope.report.document import Column, Table, text_cell
 from specscope.stats.summary import CellSummary
 
-__all__ = ["crash_lines", "crash_trials_table"]
+__all__ = ["crash_lines", "crash_trials_table", "stable_levels"]
 
 
 def _stable(cells: Sequence[CellSummary], config: str, level: int) -> int | None:
@@ -25,6 +25,17 @@ def _stable(cells: Sequence[CellSummary], config: str, level: int) -> int | None
     mine = [c for c in cells if c.config == config]
     stable = [n for n in levels if all(c.status in ("ok", "degraded") for c in mine if c.concurrency == n)]
     return max(stable) if stable else None
+
+
+def stable_levels(cells: Sequence[CellSummary]) -> dict[str, int]:
+    """Config -> the highest level at which every stored cell of it was measured (``ok`` / ``degraded``), for the
+    configs that have one: what a failure signature's fix names as the level the run showed stable."""
+    out: dict[str, int] = {}
+    for config in {c.config for c in cells}:
+        level = _stable(cells, config, 1 << 62)
+        if level is not None:
+            out[config] = level
+    return out
 
 
 def _not_run(record: Mapping[str, Any]) -> str:

@@ -99,8 +99,8 @@ def place_acceptance(
             raise ConfigError(
                 "say which config the acceptance was measured with",
                 found=", ".join(drafting),
-                expected="--config NAME",
-                fix=f"add --config {drafting[0]}",
+                expected="--acceptance-config NAME",
+                fix=f"add --acceptance-config {drafting[0]}",
             )
         config = drafting[0]
     if config not in drafting:

@@ -1,4 +1,4 @@
-"""The open-loop table of a run (``bench --rates``): scheduled and achieved rate, requests in flight and
+"""The open-loop table of a run (``bench --request-rate``): scheduled and achieved rate, requests in flight and
 goodput per cell, from :func:`specscope.stats.goodput.rate_cells`."""
 
 from __future__ import annotations

@@ -64,12 +64,16 @@ def kv_table(logs: Mapping[str, Mapping[str, Any]], baseline: str) -> Table:
     )
 
 
-def _failures_table(logs: Mapping[str, Mapping[str, Any]]) -> Table | None:
+def _failures_table(logs: Mapping[str, Mapping[str, Any]], stable: Mapping[str, int] | None = None) -> Table | None:
+    """One row per failure signature in a config's log; its fix names the case at hand: the highest concurrency
+    at which this run measured the config without a failed cell (``stable``), when there is one."""
     rows = [
         [
             text_cell(c),
             text_cell(str(f.get("code", ""))),
-            text_cell(f"line {f.get('line_number')}: {f.get('explanation', '')} Fix: {f.get('fix', '')}"),
+            text_cell(
+                f"line {f.get('line_number')}: {f.get('explanation', '')} Fix: {f.get('fix', '')}{_seen(c, stable)}"
+            ),
         ]
         for c, v in logs.items()
         for f in v.get("failures") or []
@@ -152,12 +156,20 @@ def facts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
     )
 
 
-def server_tables(facts: Mapping[str, Mapping[str, Any]], baseline: str = "base") -> list[Table]:
-    """KV table (configs with a parsed vLLM log), failure signatures, draft models, then the facts table."""
+def _seen(config: str, stable: Mapping[str, int] | None) -> str:
+    level = (stable or {}).get(config)
+    return "" if level is None else f" (this run measured {config} without a failed cell up to N={level})"
+
+
+def server_tables(
+    facts: Mapping[str, Mapping[str, Any]], baseline: str = "base", stable: Mapping[str, int] | None = None
+) -> list[Table]:
+    """KV table (configs with a parsed vLLM log), failure signatures (``stable``: config -> the highest level with
+    every cell measured, named in the fix), draft models, then the facts table."""
     logs = {c: f["log_facts"] for c, f in facts.items() if isinstance(f.get("log_facts"), Mapping)}
     tables = [
         kv_table(logs, baseline) if logs else None,
-        _failures_table(logs),
+        _failures_table(logs, stable),
         _drafts_table(facts),
         facts_table(facts),
     ]

@@ -14,6 +14,11 @@ Model (single stream, decode only; the seed-003 recipe's reasoning made explicit
 
 * It emits ``tokens_per_step(k) = 1 + sum_{i<=k} u_i`` tokens, u_i the unconditional per-position
   acceptance (see :mod:`specscope.stats.acceptance`), so ``tok_s(k) = tokens_per_step(k) / step_time_s(k)``.
+* A drafter that does not draft on every step (llama.cpp's n-gram drafters draft only where the context has a
+  match; 3-6 drafts in 64 tokens of an edit stream, measured) is described by ``draft_fraction`` f = drafts /
+  verify steps (steps = generated tokens - accepted tokens, each step emitting 1 + its accepted tokens): a step
+  drafts with probability f, so ``tokens_per_step = 1 + f * sum u_i`` and the draft terms of ``step_time_s`` are
+  weighted by f. f = 1 (the default) is the model above: vLLM's MTP drafts on every step.
 
 Two free parameters, fitted on a run: ``efficiency`` (effective / nominal bandwidth) from the
 no-draft cells, and ``draft_overhead_s`` per config by least squares (``numpy.linalg.lstsq``) on
@@ -96,9 +101,10 @@ def positions_from_rate(rate: float, k: int) -> tuple[float, ...]:
     return tuple(float(a**i) for i in range(1, k + 1))
 
 
-def tokens_per_step(unconditional: Sequence[float], k: int) -> float:
-    """Expected tokens emitted per verify step with a k-token draft: 1 + sum_{i<=k} u_i (tokens)."""
-    return 1.0 + float(sum(extend_positions(unconditional, k))) if k > 0 else 1.0
+def tokens_per_step(unconditional: Sequence[float], k: int, draft_fraction: float = 1.0) -> float:
+    """Expected tokens emitted per verify step with a k-token draft: 1 + f * sum_{i<=k} u_i (tokens), f the
+    fraction of steps that draft (1: every step)."""
+    return 1.0 + draft_fraction * float(sum(extend_positions(unconditional, k))) if k > 0 else 1.0
 
 
 @dataclass(frozen=True)
@@ -112,6 +118,7 @@ class StepModel:
             = target_bytes x measured no-draft tok/s.
         nominal_bandwidth_bytes_s: the machine's quoted bandwidth (bytes/s) or None when unknown.
         draft_overhead_s: fitted seconds per drafted token beyond the bytes (s).
+        draft_fraction: fraction of verify steps that draft (1: every step; see the module docstring).
     """
 
     target_bytes: float
@@ -119,6 +126,7 @@ class StepModel:
     effective_bandwidth_bytes_s: float
     nominal_bandwidth_bytes_s: float | None = None
     draft_overhead_s: float = 0.0
+    draft_fraction: float = 1.0
 
     @property
     def efficiency(self) -> float | None:
@@ -128,13 +136,14 @@ class StepModel:
         return self.effective_bandwidth_bytes_s / self.nominal_bandwidth_bytes_s
 
     def step_time_s(self, k: int) -> float:
-        """Seconds per verify step with a k-token draft (k = 0: a plain decode step)."""
-        bytes_read = self.target_bytes + k * self.draft_bytes_per_token  # bytes
-        return bytes_read / self.effective_bandwidth_bytes_s + k * self.draft_overhead_s
+        """Expected seconds per verify step with a k-token draft (k = 0: a plain decode step)."""
+        drafted = self.draft_fraction * k  # tokens drafted per step on average
+        bytes_read = self.target_bytes + drafted * self.draft_bytes_per_token  # bytes
+        return bytes_read / self.effective_bandwidth_bytes_s + drafted * self.draft_overhead_s
 
     def tok_s(self, unconditional: Sequence[float], k: int) -> float:
         """Predicted single-stream decode rate (tokens/s) with a k-token draft."""
-        return tokens_per_step(unconditional, k) / self.step_time_s(k)
+        return tokens_per_step(unconditional, k, self.draft_fraction) / self.step_time_s(k)
 
     def speedup(self, unconditional: Sequence[float], k: int) -> float:
         """Predicted tok_s(k) / tok_s(0) (dimensionless)."""
@@ -146,28 +155,31 @@ class StepModel:
         return d
 
 
-def fit_overhead_s(model: StepModel, points: Sequence[tuple[int, float, float]]) -> float:
+def fit_overhead_s(
+    model: StepModel, points: Sequence[tuple[int, float, float] | tuple[int, float, float, float]]
+) -> float:
     """Least-squares per-drafted-token overhead from measured speculative points.
 
-    Each point is (k, tokens_per_step, measured tok/s). The measured step time is
-    tokens_per_step / tok/s; after removing the byte term the remainder r_j is modelled as k_j x c, so
-    c = argmin sum (r_j - k_j c)^2 (``numpy.linalg.lstsq``).
+    Each point is (k, tokens_per_step, measured tok/s) or (k, tokens_per_step, measured tok/s, draft_fraction f;
+    default ``model.draft_fraction``). The measured step time is tokens_per_step / tok/s; after removing the byte
+    term the remainder r_j is modelled as f_j k_j x c (the tokens drafted per step), so
+    c = argmin sum (r_j - f_j k_j c)^2 (``numpy.linalg.lstsq``).
 
     Raises:
         ConfigError: no point with k >= 1 and a positive rate.
     """
-    pts = [(k, t, m) for k, t, m in points if k >= 1 and m > 0]
+    pts = [(p[0], p[1], p[2], p[3] if len(p) > 3 else model.draft_fraction) for p in points if p[0] >= 1 and p[2] > 0]
     if not pts:
         raise ConfigError(
             "no speculative cell to fit the draft overhead on",
             found="0 usable cells",
             expected="concurrency-1 cells of a config with a draft",
         )
-    ks = np.array([[float(k)] for k, _, _ in pts])  # [n, 1]
+    ks = np.array([[f * k] for k, _, _, f in pts])  # [n, 1] tokens drafted per step
     resid_s = np.array(
         [
-            t / m - (model.target_bytes + k * model.draft_bytes_per_token) / model.effective_bandwidth_bytes_s
-            for k, t, m in pts
+            t / m - (model.target_bytes + f * k * model.draft_bytes_per_token) / model.effective_bandwidth_bytes_s
+            for k, t, m, f in pts
         ]
     )  # [n] seconds not explained by bytes
     sol, *_ = np.linalg.lstsq(ks, resid_s, rcond=None)

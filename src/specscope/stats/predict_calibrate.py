@@ -6,7 +6,7 @@ bytes do not show (draft sampling, kernel launches, the wider verify batch). The
 :mod:`specscope.stats.predict` carries that cost as ``draft_overhead_s`` per drafted token. In the run-less mode it
 comes from one of:
 
-* ``--overhead-ms`` (milliseconds per drafted token): the value ``specscope predict RUN`` prints per config;
+* ``--overhead`` (milliseconds per drafted token): the value ``specscope predict RUN`` prints per config;
 * ``--fit-k 1=20.00,2=26.48`` (k = measured tok/s, published): fitted by least squares on those k
   (:func:`specscope.stats.predict.fit_overhead_s`); the other k are then predicted out of sample.
 
@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from specscope.config import csv_items
 from specscope.errors import ConfigError
 from specscope.stats.predict import StepModel, fit_overhead_s, tokens_per_step
+from specscope.values import csv_items
 
 __all__ = ["Calibration", "parse_k_rates", "fitted_overhead_s", "calibration_note"]
 
@@ -43,10 +43,10 @@ class Calibration:
     def __post_init__(self) -> None:
         if self.overhead_s is not None and self.fit_tok_s:
             raise ConfigError(
-                "--overhead-ms and --fit-k both set the draft overhead",
-                found=f"--overhead-ms {self.overhead_s * 1e3:g} and --fit-k {_spell(self.fit_tok_s)}",
+                "--overhead and --fit-k both set the draft overhead",
+                found=f"--overhead {self.overhead_s * 1e3:g}ms and --fit-k {_spell(self.fit_tok_s)}",
                 expected="one of them",
-                fix="drop --overhead-ms to fit the overhead on --fit-k, or drop --fit-k to use the given one",
+                fix="drop --overhead to fit the overhead on --fit-k, or drop --fit-k to use the given one",
             )
 
     def measured(self, k: int) -> float | None:
@@ -106,5 +106,5 @@ def calibration_note(cal: Calibration, overhead_s: float, max_k: int) -> str | N
             + (f"k={','.join(map(str, held))} predicted out of sample" if held else "no k left out of the fit")
         )
     if cal.overhead_s is not None:
-        return f"draft overhead {overhead_s * 1e3:.3f} ms per drafted token, given (--overhead-ms)"
+        return f"draft overhead {overhead_s * 1e3:.3f} ms per drafted token, given (--overhead)"
     return None

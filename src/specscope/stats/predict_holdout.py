@@ -2,32 +2,37 @@
 
 A run that swept k (configs ``NAME-kK``, :mod:`specscope.kaxis`) is split: the configs whose k is held out are
 not used to fit. Per method ``NAME`` one per-drafted-token overhead is fitted by least squares on the other k
-(:func:`specscope.stats.predict.fit_overhead_s`); each held-out k is then predicted from the fitted overhead
-and the per-position acceptance of the largest fitted k (extended with its last conditional rate), and
-compared with what was measured. The error is ``predicted / measured - 1`` (fraction); no held-out figure
-enters the fit. Single stream, bandwidth bound (see :mod:`specscope.stats.predict_published`).
+(:func:`specscope.stats.predict.fit_overhead_s`); each held-out k is then predicted from the fitted overhead,
+the per-position acceptance of the largest fitted k (extended with its last conditional rate) and the fraction of
+verify steps that drafted there (``draft_fraction`` = drafts / (generated - accepted tokens), from the counters;
+1 when they do not say: :mod:`specscope.stats.predict`), and compared with what was measured. The error is
+``predicted / measured - 1`` (fraction); no held-out figure enters the fit. Single stream, bandwidth bound (see
+:mod:`specscope.stats.predict_published`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.kaxis import split_k_name
 from specscope.stats.acceptance import pooled_acceptance
+from specscope.stats.groups import usable
 from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, tokens_per_step
 from specscope.stats.predict_run import CellPrediction, RunPrediction
 from specscope.stats.summary import CellSummary
 
-__all__ = ["HoldoutRow", "holdout_errors"]
+__all__ = ["HoldoutRow", "holdout_errors", "draft_fraction"]
 
 
 @dataclass(frozen=True)
 class HoldoutRow:
     """One held-out config x workload: k (tokens), measured and predicted decode rates (tokens/s), error
-    (fraction), the fitted k it was predicted from, and the overhead fitted without it (s per drafted token)."""
+    (fraction), the fitted k it was predicted from, the overhead fitted without it (s per drafted token), the
+    fraction of verify steps assumed to draft (measured at the largest fitted k; 1 when unknown) and the tokens per
+    verify step the prediction assumed (tokens)."""
 
     config: str
     workload: str
@@ -37,6 +42,8 @@ class HoldoutRow:
     error: float
     fitted_on: tuple[int, ...]
     draft_overhead_s: float
+    draft_fraction: float = 1.0
+    tokens_per_step: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,25 +59,39 @@ def _positions(cells: list[CellSummary], config: str, workload: str, k: int) -> 
     return positions_from_rate(sum(known) / len(known), k) if known and k else ()
 
 
+def draft_fraction(cells: list[CellSummary], config: str, workload: str) -> float | None:
+    """Fraction of verify steps that drafted: summed counter ``drafts`` / (``generation_tokens`` -
+    ``accepted_tokens``) over the usable cells of ``config`` on ``workload`` (each step emits 1 + its accepted
+    tokens); None when the counters lack one of them or show no step. Capped at 1."""
+    drafts = steps = 0.0
+    for c in cells:
+        k = c.counters or {}
+        if c.config != config or c.workload != workload or not usable(c):
+            continue
+        if "generation" not in (k.get("present") or ()) or k.get("drafts") is None or k.get("accepted_tokens") is None:
+            return None  # a server without a generated-token counter (or cells without counters): unknown
+        drafts += float(k["drafts"])
+        steps += float(k["generation_tokens"]) - float(k["accepted_tokens"])
+    return min(1.0, drafts / steps) if steps > 0 else None
+
+
 def _fit_method(
     model: StepModel, fit: list[CellPrediction], cells: list[CellSummary], workload: str
 ) -> tuple[StepModel, tuple[float, ...], tuple[int, ...]]:
-    """The method's model with the overhead fitted on ``fit`` and the positions of its largest k on ``workload``."""
-    fitted = replace_overhead(model, fit_overhead_s(model, [(c.k, c.tokens_per_step, c.measured_tok_s) for c in fit]))
+    """The method's model with the overhead fitted on ``fit`` (each point with its own acceptance and draft
+    fraction), and the positions and draft fraction of its largest k on ``workload``."""
+    points = []
+    for c in fit:
+        f = draft_fraction(cells, c.config, c.workload) or 1.0
+        points.append((c.k, tokens_per_step(_positions(cells, c.config, c.workload, c.k), c.k, f), c.measured_tok_s, f))
     here = [c for c in fit if c.workload == workload] or fit
     top = max(here, key=lambda c: c.k)
-    return fitted, _positions(cells, top.config, top.workload, top.k), tuple(sorted({c.k for c in fit}))
-
-
-def replace_overhead(model: StepModel, overhead_s: float) -> StepModel:
-    """``model`` with ``draft_overhead_s`` set (seconds per drafted token)."""
-    return StepModel(
-        model.target_bytes,
-        model.draft_bytes_per_token,
-        model.effective_bandwidth_bytes_s,
-        model.nominal_bandwidth_bytes_s,
-        overhead_s,
+    fitted = replace(
+        model,
+        draft_overhead_s=fit_overhead_s(model, points),
+        draft_fraction=draft_fraction(cells, top.config, top.workload) or 1.0,
     )
+    return fitted, _positions(cells, top.config, top.workload, top.k), tuple(sorted({c.k for c in fit}))
 
 
 def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], holdout: Iterable[int]) -> list[HoldoutRow]:
@@ -107,7 +128,7 @@ def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], hold
         base = _base_model(prediction, fit[0].config)
         for c in test:
             model, positions, fitted_on = _fit_method(base, fit, cells, c.workload)
-            predicted = tokens_per_step(positions, c.k) / model.step_time_s(c.k)
+            predicted = model.tok_s(positions, c.k)
             rows.append(
                 HoldoutRow(
                     c.config,
@@ -118,6 +139,8 @@ def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], hold
                     predicted / c.measured_tok_s - 1.0,
                     fitted_on,
                     model.draft_overhead_s,
+                    model.draft_fraction,
+                    tokens_per_step(positions, c.k, model.draft_fraction),
                 )
             )
     if not rows:

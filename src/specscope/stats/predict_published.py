@@ -13,7 +13,7 @@ Without a measured no-draft rate the effective bandwidth is the nominal one (eff
 (``--measured``) it is ``target_bytes x measured_tok_s`` (seed 003: 12.14 tok/s x 17.61 GB = 78 % of 273 GB/s).
 
 The per-drafted-token overhead is 0 (pure bandwidth) unless a :class:`~specscope.stats.predict_calibrate.Calibration`
-gives it (``--overhead-ms``) or fits it on published measured rates (``--fit-k``); each row then says whether it was
+gives it (``--overhead``) or fits it on published measured rates (``--fit-k``); each row then says whether it was
 ``fitted`` or ``predicted`` and, against ``--compare`` rates, its error (see :mod:`specscope.stats.predict_calibrate`).
 """
 
@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from specscope.config import csv_items
 from specscope.errors import ConfigError
 from specscope.stats.predict import StepModel, extend_positions, tokens_per_step
 from specscope.stats.predict_calibrate import Calibration, calibration_note, fitted_overhead_s
 from specscope.stats.roofline import roofline_tok_s
+from specscope.values import csv_items
 
 __all__ = ["VALIDITY", "KRow", "PublishedPrediction", "predict_published", "parse_rates"]
 

@@ -137,7 +137,7 @@ def _target_bytes(
                 "bytes read per decode step are unknown",
                 found="no model size in the run",
                 expected="--bytes-per-step",
-                fix="pass --bytes-per-step (e.g. 17.61GB, from `specscope audit`)",
+                fix="pass --bytes-per-step (e.g. 17.61GB; `specscope audit MODEL` prints the target's bytes per step)",
             )
     return float(target_bytes)
 
@@ -260,7 +260,7 @@ def predict_run(
             f"no usable concurrency-1 cell of the baseline {baseline!r}",
             found=sorted({c.config for c in cells}) or "no concurrency-1 cells",
             expected=f"{baseline} at concurrency 1",
-            fix="bench with --levels 1 and the base config",
+            fix="bench with --max-concurrency 1 and the base config",
         )
     base_tok_s = float(np.mean(base_rates))  # tokens/s, averaged over workloads (decode is content-blind)
     effective_bw = target_bytes * base_tok_s  # bytes/s

@@ -36,6 +36,8 @@ class RunManifest(BaseModel):
         kind: ``"bench"`` (a gate run folder has its own manifest: ``specscope.gate.store``).
         created: ISO 8601 UTC time the run was created.
         options: the bench matrix (``specscope.config.BenchOptions`` as JSON).
+        run_options: the options the run was given (command line, run file, ``--like``) by their names in the
+            option spec, as parsed (``specscope.bench.spec``); ``--like RUN`` repeats them, ``--resume`` checks them.
         external_servers: config name -> URL of servers the user started, or None.
         engine: ``embedded``, ``vllm`` or ``external``.
         recipes: the vLLM recipes file (absolute path) or None.
@@ -64,6 +66,7 @@ class RunManifest(BaseModel):
     kind: str
     created: str | None = None
     options: dict[str, Any] | None = None
+    run_options: dict[str, Any] | None = None
     external_servers: dict[str, str] | None = None
     engine: str | None = None
     recipes: str | None = None

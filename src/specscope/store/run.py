@@ -220,7 +220,7 @@ def open_run(path: Path | str) -> Run:
             f"{path} is a gate run, not a bench run",
             found=f"{GATE_RESULT_NAME} and no {DB_NAME}",
             expected=f"a bench run folder ({MANIFEST_NAME} and {DB_NAME})",
-            fix="pass a folder from `specscope bench`; a gate run is read by `specscope report`",
+            fix=f"pass a folder from `specscope bench`; a gate run is read by `specscope report {path}`",
         )
     if missing:
         raise StoreError(

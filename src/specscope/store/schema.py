@@ -153,5 +153,5 @@ def _checked(parse: Any, data: Any, version: int) -> Any:
             "run.sqlite holds a record this specscope cannot read",
             found=str(exc),
             expected=f"the records of run schema {version}",
-            fix="read the run with the specscope version that wrote it, or re-run the benchmark",
+            fix="read the run with the version of specscope that wrote it, or run the benchmark again",
         ) from None

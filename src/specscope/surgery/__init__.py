@@ -4,7 +4,7 @@ Public API (each ``plan_*`` returns a :class:`SurgeryPlan`; nothing is written u
 
     plan_extract(src, prefix, out)                          -> SurgeryPlan
     plan_graft(target, src, prefix, out)                    -> SurgeryPlan
-    plan_quantize_draft(src, out, scheme=, prefix=, layout=) -> SurgeryPlan
+    plan_quantize_draft(src, out, scheme=, prefix=, layout=, input_amax=, workers=) -> SurgeryPlan
     plan_reindex(ckpt, out=None)                            -> SurgeryPlan   (in place when out is None)
     plan_patch_config(ckpt, exclude_unquantized=, sync=, out=) -> SurgeryPlan
     plan_dflash_layers(draft, all_sliding=True, out=)       -> SurgeryPlan

@@ -49,8 +49,6 @@ __all__ = [
 
 CONFIG = "config.json"
 HF_QUANT = "hf_quant_config.json"
-W4A16_NVFP4 = {"quant_algo": "W4A16_NVFP4", "group_size": 16}
-NVFP4 = {"quant_algo": "NVFP4", "group_size": 16}
 #: compressed-tensors' description of a data-free NVFP4 weight-only group (schema of the devstral fixture).
 CT_W4A16_GROUP = {
     "weights": {
@@ -65,6 +63,20 @@ CT_W4A16_GROUP = {
     "input_activations": None,
     "output_activations": None,
     "format": "nvfp4-pack-quantized",
+}
+#: compressed-tensors' NVFP4 W4A4 group: the weights as above, inputs quantized per block of 16 at run time against
+#: a stored ``input_global_scale`` (``dynamic: "local"``; schema of the devstral fixture's ``input_activations``).
+CT_W4A4_GROUP = {
+    **CT_W4A16_GROUP,
+    "input_activations": {
+        "num_bits": 4,
+        "type": "float",
+        "symmetric": True,
+        "group_size": 16,
+        "strategy": "tensor_group",
+        "dynamic": "local",
+        "scale_dtype": "torch.float8_e4m3fn",
+    },
 }
 FP8_KV_SCHEME = {"type": "float", "num_bits": 8, "dynamic": False}
 
@@ -177,26 +189,36 @@ def remove_exclusions(
 
 
 def declare_nvfp4(
-    configs: dict[str, dict[str, Any]], modules: list[str], quantized_layers: dict[str, dict[str, Any]]
+    configs: dict[str, dict[str, Any]],
+    modules: list[str],
+    existing: list[str],
+    w4a4: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, dict[str, Any]]:
-    """Declare ``modules`` as NVFP4 W4A16 (group 16) in every config that describes per-module schemes.
+    """Declare ``modules`` NVFP4 (group 16) in every config that describes per-module schemes: W4A4 (activation
+    scales written) for those in ``w4a4``, W4A16 for the rest.
 
-    * ModelOpt ``MIXED_PRECISION``: ``quantized_layers[m] = {"quant_algo": "W4A16_NVFP4", "group_size": 16}``
-      in both files (seed 004: vLLM prefers config.json; both must declare the layers).
-    * ModelOpt uniform ``W4A16_NVFP4``: leaving the exclude list is enough.
-    * ModelOpt uniform ``NVFP4`` (W4A4): converted to ``MIXED_PRECISION``; ``quantized_layers`` lists the
-      checkpoint's existing NVFP4 modules (``quantized_layers`` argument) plus the new W4A16 ones.
-    * compressed-tensors: a config group ``specscope_w4a16_nvfp4`` targeting the modules by name.
+    * ModelOpt ``MIXED_PRECISION``: ``quantized_layers[m] = {"quant_algo": "NVFP4" | "W4A16_NVFP4", "group_size":
+      16}`` in both files (seed 004: vLLM prefers config.json; both must declare the layers).
+    * ModelOpt uniform ``NVFP4`` (W4A4) or ``W4A16_NVFP4``: leaving the exclude list is enough when every new module
+      has that algorithm; otherwise converted to ``MIXED_PRECISION``, whose ``quantized_layers`` lists the
+      checkpoint's ``existing`` quantized modules with the uniform algorithm plus the new ones.
+    * compressed-tensors: config groups ``specscope_w4a4_nvfp4`` (weights + dynamic per-block FP4 input activations
+      with a stored global scale) and ``specscope_w4a16_nvfp4`` targeting the modules by name.
 
     Raises:
         SurgeryError: a dialect or ModelOpt algorithm this cannot express (nothing is written).
     """
     out = copy.deepcopy(configs)
     d = dialect(out)
+    algo_of = {m: ("NVFP4" if m in w4a4 else "W4A16_NVFP4") for m in modules}
     if d == "compressed-tensors":
-        qc = out[CONFIG]["quantization_config"]
-        groups = qc.setdefault("config_groups", {})
-        groups["specscope_w4a16_nvfp4"] = {"targets": sorted(modules), **copy.deepcopy(CT_W4A16_GROUP)}
+        groups = out[CONFIG]["quantization_config"].setdefault("config_groups", {})
+        for name, spec, members in (
+            ("specscope_w4a4_nvfp4", CT_W4A4_GROUP, sorted(m for m in modules if m in w4a4)),
+            ("specscope_w4a16_nvfp4", CT_W4A16_GROUP, sorted(m for m in modules if m not in w4a4)),
+        ):
+            if members:
+                groups[name] = {"targets": members, **copy.deepcopy(spec)}
         return out
     if d != "modelopt":
         raise SurgeryError(
@@ -205,28 +227,27 @@ def declare_nvfp4(
             expected="modelopt | compressed-tensors",
             fix="quantize with --layout matching the target",
         )
-    sections = [(CONFIG, "quantization_config"), (HF_QUANT, "quantization")]
-    for file, section in sections:
+    for file, section in ((CONFIG, "quantization_config"), (HF_QUANT, "quantization")):
         q = (out.get(file) or {}).get(section)
         if not isinstance(q, dict):
             continue
         algo = q.get("quant_algo")
-        if algo == "W4A16_NVFP4":
-            continue
-        if algo == "NVFP4":
+        if algo in ("NVFP4", "W4A16_NVFP4"):
+            if all(a == algo for a in algo_of.values()):
+                continue
             q["quant_algo"] = "MIXED_PRECISION"
-            q["quantized_layers"] = {m: dict(spec) for m, spec in sorted(quantized_layers.items())}
+            q["quantized_layers"] = {m: {"quant_algo": algo, "group_size": 16} for m in sorted(existing)}
             algo = "MIXED_PRECISION"
         if algo != "MIXED_PRECISION":
             raise SurgeryError(
-                f"{file}: ModelOpt quant_algo cannot host NVFP4 W4A16 modules",
+                f"{file}: ModelOpt quant_algo cannot host NVFP4 modules",
                 found=algo,
                 expected="NVFP4, W4A16_NVFP4 or MIXED_PRECISION",
                 fix="patch the config by hand",
             )
         layers = q.setdefault("quantized_layers", {})
         for m in sorted(modules):
-            layers[m] = dict(W4A16_NVFP4)
+            layers[m] = {"quant_algo": algo_of[m], "group_size": 16}
     return out
 
 

@@ -10,6 +10,7 @@ the result is a new folder, validated before anything is written.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +28,9 @@ def _load_index(root: Path) -> dict | None:
     if not root.is_dir():
         raise CheckpointError("checkpoint folder not found", found=str(root), expected="a folder", fix="check the path")
     # bounded, type-checked (checkpoint.schema): a broken index is one CheckpointError, never a traceback
-    return read_config_file(root / INDEX_NAME, fix="run `specscope surgery reindex`")
+    return read_config_file(
+        root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`"
+    )
 
 
 def _reader(root: Path, shard: str, header: SafetensorsHeader, name: str) -> Callable[[], bytes]:
@@ -61,7 +64,8 @@ def plan_prune_unindexed(src: str | Path, out: str | Path) -> SurgeryPlan:
             f"{len(missing)} index entries name a tensor their shard does not hold",
             found=missing[:5],
             expected="every index entry present in its shard",
-            fix="repair the index first (specscope surgery reindex) or re-download the shard",
+            fix=f"repair the index first (`specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`) or "
+            "re-download the shard",
         )
     plan = SurgeryPlan("prune-unindexed", root, Path(out), args={})
     kept: dict[str, str] = {}

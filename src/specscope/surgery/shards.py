@@ -16,10 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -120,7 +122,7 @@ class Checkpoint:
 
     root: Path
     headers: dict[str, SafetensorsHeader]
-    index: dict | None
+    index: dict[str, Any] | None
     location: dict[str, str]
 
     def info(self, name: str) -> TensorInfo:
@@ -173,7 +175,43 @@ class Checkpoint:
             )
         return np.frombuffer(self.read_bytes(name), dtype=dt).reshape(info.shape)
 
-    def config(self, name: str) -> dict | None:
+    def read_rows(self, name: str, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` of tensor ``name`` (first axis), read with ``os.preadv`` into a new array of its dtype.
+
+        Thread-safe (each call opens its own ``O_RDONLY`` descriptor), so chunks of one tensor can be read in
+        parallel; memory is the rows asked for.
+
+        Raises:
+            SurgeryError: a dtype numpy cannot hold, or rows outside the tensor.
+            CheckpointError: a short read (truncated shard).
+        """
+        info = self.info(name)
+        dt = NUMPY_DTYPES.get(info.dtype)
+        n_rows = info.shape[0] if info.shape else 0
+        if dt is None or not 0 <= start <= stop <= n_rows:
+            raise SurgeryError(
+                f"{name}: cannot read rows {start}:{stop}",
+                found=f"{info.dtype} {list(info.shape)}",
+                expected=f"a numpy dtype and 0 <= start <= stop <= {n_rows}",
+                fix="internal error",
+            )
+        row_bytes = info.nbytes // n_rows if n_rows else 0
+        out = np.empty((stop - start, *info.shape[1:]), dtype=dt)
+        fd = os.open(self.root / self.location[name], os.O_RDONLY)
+        try:
+            got = os.preadv(fd, [out.reshape(-1).view(np.uint8).data], info.file_offset_bytes + start * row_bytes)
+        finally:
+            os.close(fd)
+        if got != out.nbytes:
+            raise CheckpointError(
+                f"{name}: short read",
+                found=f"{got} bytes",
+                expected=f"{out.nbytes} bytes",
+                fix="the shard is truncated; re-download it",
+            )
+        return out
+
+    def config(self, name: str) -> dict[str, Any] | None:
         """A JSON file of the folder (config.json, hf_quant_config.json) as a dict, or None when absent."""
         return read_config_file(self.root / name)
 
@@ -207,7 +245,9 @@ def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
                     fix="remove the stale copy first",
                 )
             location[t.name] = s
-    index = read_config_file(root / INDEX_NAME, fix="run `specscope surgery reindex`")
+    index = read_config_file(
+        root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`"
+    )
     for name in ("config.json", "hf_quant_config.json"):  # checked up front, even when only linked
         read_config_file(root / name)
     return Checkpoint(root, headers, index, location)
@@ -232,7 +272,9 @@ class ShardWriter:
         SurgeryError: a tensor written out of order or with the wrong byte count.
     """
 
-    def __init__(self, path: Path, entries: Iterable[tuple[str, str, tuple[int, ...]]], metadata: dict | None = None):
+    def __init__(
+        self, path: Path, entries: Iterable[tuple[str, str, tuple[int, ...]]], metadata: dict[str, str] | None = None
+    ):
         self.path = Path(path)
         self.entries = [(n, d, tuple(s)) for n, d, s in entries]
         header: dict[str, object] = {}
@@ -264,7 +306,12 @@ class ShardWriter:
         if self._next >= len(self.entries) or self.entries[self._next][0] != name:
             want = self.entries[self._next][0] if self._next < len(self.entries) else "(none)"
             raise SurgeryError("tensor written out of order", found=name, expected=want, fix="internal plan error")
-        buf = np.ascontiguousarray(data).tobytes() if isinstance(data, np.ndarray) else bytes(data)
+        # an array is hashed and written through a byte view of its memory (no copy of a tensor-sized buffer)
+        buf = (
+            np.ascontiguousarray(data).reshape(-1).view(np.uint8).data
+            if isinstance(data, np.ndarray)
+            else memoryview(data).cast("B")
+        )
         if len(buf) != self._sizes[self._next]:
             raise SurgeryError(
                 f"{name}: wrong byte count", found=len(buf), expected=self._sizes[self._next], fix="internal plan error"

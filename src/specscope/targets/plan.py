@@ -19,8 +19,8 @@ from typing import Literal
 
 import httpx
 
-from specscope.config import csv_items
 from specscope.errors import ConfigError
+from specscope.values import csv_items
 
 __all__ = ["LAUNCHERS", "TargetPlan", "parse_configs", "parse_servers", "parse_targets"]
 

@@ -60,6 +60,9 @@ class ResponsePlan(BaseModel):
         prompt_tokens: reported ``usage.prompt_tokens`` and added to the prompt counter.
         spec_steps_accepted: per-step accepted draft tokens (each step drafts ``draft_tokens // drafts``),
             served as per-request per-step data with the reasoning boundary (:mod:`specscope.truth.spec_steps`).
+        inject_events: ``(k, text)`` pairs: once ``k`` token chunks are out, ``text`` is written verbatim (e.g.
+            ``'data: {"choices":"x"}\n\n'``, an event of the wrong shape, or SSE bytes of any kind); pairs with
+            ``k`` at or past the response's chunk count go out after the last token chunk. Not in firehose mode.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -89,6 +92,7 @@ class ResponsePlan(BaseModel):
     drafts: int = 0
     draft_tokens: int = 0
     accepted_per_position: list[int] = Field(default_factory=list)
+    inject_events: list[tuple[int, str]] = Field(default_factory=list)
     engine: str = "0"
     prompt_tokens: int = 8
 

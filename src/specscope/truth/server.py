@@ -10,10 +10,10 @@ Built on ``aiohttp.web``. Endpoints:
 - ``GET /truth/log``: JSON list of what was served, one item per request: ``arrival_ns`` (perf_counter_ns
   when the handler started), ``slot_ns`` (when the response got a generation slot: ``arrival_ns`` unless the
   script's ``max_running`` made it wait), ``writes`` = ``[[t_ns, kind, tokens, bytes], ...]`` (t_ns read just
-  before each write; kind ``role`` / ``content`` / ``reasoning`` / ``finish`` / ``usage`` / ``done``), ``end_ns``,
-  ``output_tokens``, ``status``, ``dropped``, ``prompt`` (the last message's content) and ``messages`` (the
-  request's messages as received). ``perf_counter_ns`` is CLOCK_MONOTONIC on Linux, so these
-  instants compare directly with a client's readings in another process of the same machine.
+  before each write; kind ``role`` / ``content`` / ``reasoning`` / ``finish`` / ``usage`` / ``done`` / ``raw``, a
+  scripted ``inject_events`` text), ``end_ns``, ``output_tokens``, ``status``, ``dropped``, ``prompt`` (the last
+  message's content) and ``messages`` (the request's messages as received). ``perf_counter_ns`` is CLOCK_MONOTONIC
+  on Linux, so these instants compare directly with a client's readings in another process of the same machine.
 - ``POST /truth/script`` (JSON TruthScript): replace the programme; ``POST /truth/reset``: all counters to 0
   (a server restart as seen from /metrics; ``?engine=E``: only engine E's, a data-parallel engine restart,
   which also moves its ``*_created`` time); ``POST /truth/clear``: empty the log.
@@ -114,7 +114,10 @@ async def _token_chunks(
     target = start_ns + int(plan.ttft_ms * 1e6)
     sent_tokens = 0
     cache: dict[tuple[str, int], bytes] = {}
-    for i, k in enumerate(plan.chunk_sizes(_total_tokens(plan, head["max_tokens"]))):
+    sizes = plan.chunk_sizes(_total_tokens(plan, head["max_tokens"]))
+    for i, k in enumerate(sizes):
+        for text in (t for at, t in plan.inject_events if at == i):  # scripted events of any shape
+            await write("raw", 0, text.encode())
         if i > 0:
             target += int(plan.gap_ms(i) * 1e6)
         if plan.stall_after_chunks is not None and i == plan.stall_after_chunks:
@@ -131,6 +134,8 @@ async def _token_chunks(
         await _sleep_until(target, True)
         await write(kind, k, data)
         sent_tokens += k
+    for text in (t for at, t in plan.inject_events if at >= len(sizes)):
+        await write("raw", 0, text.encode())
     return sent_tokens
 
 

@@ -1,4 +1,4 @@
-"""Prompts of an exact input length: ``--context 2k,8k`` (1k = 1024 tokens).
+"""Prompts of an exact input length: ``--context-tokens 2k,8k`` (1k = 1024 tokens).
 
 A prompt is extended, after its own text (so prompts keep distinct prefixes), with distinct real text: the
 source files of Python's standard library in name order, each prompt starting at a different file, so no
@@ -42,7 +42,10 @@ def parse_context(text: str) -> int:
         value = 0
     if value < 16:
         raise ConfigError(
-            "--context takes token counts", found=text, expected="e.g. 2k,8k or 1500 (>= 16)", fix="pass --context 2k"
+            "--context-tokens takes token counts",
+            found=text,
+            expected="e.g. 2k,8k or 1500 (>= 16)",
+            fix="pass --context-tokens 2k",
         )
     return value
 
@@ -94,7 +97,7 @@ class ContextBuilder:
                 f"the server cannot count tokens ({path})",
                 found=str(exc) or type(exc).__name__,
                 expected="llama.cpp or vLLM tokenizer endpoints",
-                fix="drop --context for this server",
+                fix="drop --context-tokens for this server",
             ) from None
         out: dict[str, Any] = resp.json()
         return out
@@ -161,7 +164,7 @@ class ContextBuilder:
                 f"prompt {prompt.prompt_id} is already {base} tokens",
                 found=base,
                 expected=f"fewer than {target} tokens",
-                fix="pass a longer --context",
+                fix="pass a longer --context-tokens",
             )
         source = await self._tokens(source_text(index, (target - base) * 6))
         n = target - base - await self._lead_tokens()

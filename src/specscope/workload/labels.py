@@ -1,6 +1,6 @@
 """Workload labels: a cell's ``workload`` is its base workload plus ``@``-separated variant parts.
 
-``"prose@2k@t0.6@think"``: pack ``prose``, prompts extended to 2048 input tokens (``--context``), temperature
+``"prose@2k@t0.6@think"``: pack ``prose``, prompts extended to 2048 input tokens (``--context-tokens``), temperature
 0.6 (``--temperatures``), thinking on (``--thinking``). A part that is absent was not set on the cell. Bench
 writes labels (:mod:`specscope.bench.workloads`); the report reads them back for its tables by category,
 context length, temperature and phase.

@@ -1,6 +1,6 @@
 """The prompts a trace replay sends: a row's own text, or real text of the row's input length.
 
-Text comes from the same corpus as ``--context`` (Python's standard-library sources,
+Text comes from the same corpus as ``--context-tokens`` (Python's standard-library sources,
 :mod:`specscope.workload.context`), cut in units of the server's own tokenizer when it has the endpoints
 (llama.cpp / vLLM ``/tokenize`` + ``/detokenize``: one tokenize call for the corpus, one detokenize per request),
 else in whitespace-separated words (``units`` in the manifest says which; a word is not a token, so the report sets

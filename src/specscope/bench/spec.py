@@ -1,0 +1,583 @@
+"""The options of ``specscope bench``, declared once: every flag, its group, its kind of value, where it goes.
+
+One :class:`Opt` per option in :data:`BENCH_SPEC`. From it come: the typer flags with their help panels
+(:mod:`specscope.cli.bench`), the parse and validation of every value, whether typed on the command line, read
+from a TOML run file (``--run-file``) or repeated from a stored run (``--like``) (:mod:`specscope.bench.runfile`),
+the manifest's record of the options a run was given (``run_options``), and the check that refuses options given
+with ``--resume`` that differ from the run's (:func:`specscope.bench.resume.check_resume_options`).
+
+Adding an option is one entry here plus its use: ``field`` names the :class:`~specscope.config.BenchOptions`
+field it sets one to one (or ``client`` a :class:`~specscope.client.settings.ClientSettings` field); an option
+that is neither is read where it is used (:func:`specscope.bench.setup.bench_setup`) and the resume check
+compares it with the run's record.
+
+Kinds of value (each read by the one parser of :mod:`specscope.values`): ``switch`` (bool), ``int``, ``float``,
+``text``, ``choice``, ``path``, ``names`` (comma-separated or repeated), ``ints``, ``floats``, ``rates`` (per
+second), ``tokens`` (``2k`` = 2048), ``duration`` (seconds), ``pairs`` (NAME=VALUE, each value read by ``read``),
+``items`` (repeatable text items such as ``NAME=URL``, kept as typed and read where used).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from specscope.config import PROFILES, BenchOptions
+from specscope.errors import ConfigError
+from specscope.values import (
+    csv_items,
+    parse_duration_s,
+    parse_float_list,
+    parse_int_list,
+    parse_pairs,
+    parse_rate_list,
+)
+
+__all__ = ["BENCH_SPEC", "GROUPS", "Opt", "by_flag", "by_name"]
+
+Group = Literal["matrix", "servers", "load", "client", "statistics", "output", "resume"]
+Kind = Literal[
+    "switch", "int", "float", "text", "choice", "path", "names", "ints", "floats", "rates", "tokens", "duration"
+]
+Kind_ = Kind | Literal["pairs", "items"]
+Resume = Literal["same", "free", "never"]
+
+#: help panel titles, in the order ``bench --help`` shows them.
+GROUPS: dict[Group, str] = {
+    "matrix": "Matrix: configs x workloads x concurrency x repeats",
+    "servers": "Servers: who serves the configs and where their counters are",
+    "load": "Load: what is sent",
+    "client": "Client: limits and mode",
+    "statistics": "Statistics: controls, order, adaptive repeats",
+    "output": "Output",
+    "resume": "Resume and repeat",
+}
+
+
+@dataclass(frozen=True)
+class Opt:
+    """One option of ``bench``.
+
+    Attributes:
+        name: the Python name, the key in a run file (dashes or underscores) and in the manifest's ``run_options``.
+        group: its help panel (:data:`GROUPS`).
+        kind: how its value is read (module doc).
+        help: one line for ``--help``.
+        metavar: the value's placeholder in ``--help`` (``N,N``, ``DURATION``).
+        field: the :class:`~specscope.config.BenchOptions` field it sets one to one (None: used elsewhere).
+        client: the :class:`~specscope.client.settings.ClientSettings` field it sets (manifest ``client``).
+        default: the value when not given (None: the profile or the command decides).
+        choices: the values a ``choice`` takes.
+        short: a short flag (``-f``).
+        negative: a switch's ``--no-...`` form exists (not given: None, so the run's own value applies).
+        resume: with ``--resume``: ``same`` (must equal the run's), ``free`` (may differ: limits, output), ``never``.
+        record: kept in the manifest's ``run_options`` and accepted in a run file (False: secrets, output, resume).
+        aliases: old flags, hidden, each printing one deprecation line (:mod:`specscope.cli.vocab`).
+        envvar: environment variable read when the flag is not given.
+        read: for ``pairs``: the parser of each value; ``names``: the NAMEs allowed.
+        effective: the value a stored run has in force, from its options (default ``getattr(options, field)``).
+    """
+
+    name: str
+    group: Group
+    kind: Kind_
+    help: str
+    metavar: str = ""
+    field: str | None = None
+    client: str | None = None
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    short: str = ""
+    negative: bool = False
+    resume: Resume = "same"
+    record: bool = True
+    aliases: tuple[str, ...] = ()
+    envvar: str | None = None
+    read: Callable[[str], Any] | None = None
+    names: tuple[str, ...] | None = None
+    effective: Callable[[BenchOptions], Any] | None = None
+
+    @property
+    def flag(self) -> str:
+        """``--max-concurrency`` for ``max_concurrency``."""
+        return "--" + self.name.replace("_", "-")
+
+    def parse(self, value: Any) -> Any:
+        """``value`` (command-line text, a TOML value, or a stored record) in this option's canonical form: what
+        a run file holds and the manifest records (JSON: lists, dicts, str, int, float, bool).
+
+        Raises:
+            ConfigError: a value this kind does not take (found / expected / fix).
+        """
+        flag, kind = self.flag, self.kind
+        if kind == "switch":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{flag} is a switch", found=value, expected="true or false", fix=f"{flag} = true")
+            return value
+        if kind in ("int", "float"):
+            return _number(value, flag, int if kind == "int" else float)
+        if kind in ("text", "path", "choice"):
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{flag} takes a value", found=repr(value), expected=self.metavar or "text", fix="")
+            if kind == "choice" and value not in self.choices:
+                raise ConfigError.unknown(flag, value, self.choices, fix=f"e.g. {flag} {self.choices[0]}")
+            return value
+        example = (self.metavar or "A,B").lower()
+        if kind == "names":
+            items = [value] if isinstance(value, str) else list(value)
+            return [n for item in items for n in csv_items(str(item), flag, example)]
+        if kind == "ints":
+            return list(parse_int_list(value, flag))
+        if kind == "floats":
+            return list(parse_float_list(value, flag))
+        if kind == "rates":
+            return list(parse_rate_list(value, flag))
+        if kind == "tokens":
+            from specscope.workload.context import parse_context
+
+            items = csv_items(value, flag, "2k,8k") if isinstance(value, str) else list(value)
+            return [parse_context(str(x)) for x in items]
+        if kind == "duration":
+            return parse_duration_s(value, flag)
+        if kind == "pairs":
+            return parse_pairs(value, flag, self.help.rpartition("e.g. ")[2].rstrip("."), self.read, names=self.names)
+        items = [value] if isinstance(value, str) else list(value)
+        if not all(isinstance(x, str) and x.strip() for x in items):
+            raise ConfigError(f"{flag} takes text items", found=value, expected=self.metavar, fix="")
+        return items
+
+    def in_force(self, options: BenchOptions) -> Any:
+        """The value a run's stored options have in force for this option (comparable with :meth:`normal`)."""
+        if self.effective is not None:
+            return self.effective(options)
+        value = getattr(options, self.field or "")
+        return list(value) if isinstance(value, tuple) else value
+
+    def normal(self, value: Any, stored: Mapping[str, Any]) -> Any:
+        """A canonical ``value`` as the run's options would hold it (``--max-concurrency 2,1`` -> ``[1, 2]``)."""
+        if self.field is None:
+            return value
+        try:
+            return self.in_force(BenchOptions(**{**stored, self.field: value}))
+        except (ValueError, TypeError):
+            return value
+
+
+def _number(value: Any, flag: str, kind: type[int] | type[float]) -> int | float:
+    try:
+        if isinstance(value, bool) or (kind is int and isinstance(value, float)):
+            raise ValueError
+        return kind(value)
+    except (TypeError, ValueError):
+        what = "a whole number" if kind is int else "a number"
+        raise ConfigError(f"{flag} takes {what}", found=value, expected=what, fix=f"e.g. {flag} 2") from None
+
+
+def _slo_in_force(o: BenchOptions) -> dict[str, float]:
+    return {k: v for k, v in (("ttft", o.slo_ttft_s), ("tpot", o.slo_tpot_s)) if v is not None}
+
+
+def _duration(what: str) -> Callable[[str], float]:
+    return lambda text: parse_duration_s(text, what)
+
+
+_PROFILES = tuple(PROFILES)
+
+#: every option of ``bench``, in help order within each group.
+BENCH_SPEC: tuple[Opt, ...] = (
+    # --- matrix ---
+    Opt(
+        "profile",
+        "matrix",
+        "choice",
+        "Named profile filling what is not given: quick (default) or card.",
+        "NAME",
+        default="quick",
+        choices=_PROFILES,
+    ),
+    Opt(
+        "configs",
+        "matrix",
+        "names",
+        "Configs to compare, comma-separated or repeated (embedded: base, ngram, "
+        "draft, draft-ngram, self-draft, synth; vllm: recipe names).",
+        "A,B",
+        aliases=("--config",),
+        effective=lambda o: list(o.configs),
+    ),
+    Opt(
+        "workloads",
+        "matrix",
+        "names",
+        "Workload packs: prose, code, edit.",
+        "A,B",
+        effective=lambda o: list(o.workloads),
+    ),
+    Opt(
+        "max_concurrency",
+        "matrix",
+        "ints",
+        "Concurrency levels: streams started at once per cell, e.g. 1,2,4.",
+        "N,N",
+        field="levels",
+        aliases=("--levels",),
+    ),
+    Opt(
+        "repeats", "matrix", "int", "Rounds of the whole matrix, each in a fresh shuffled order.", "N", field="repeats"
+    ),
+    Opt("max_tokens", "matrix", "int", "max_tokens of each request.", "N", field="max_tokens"),
+    Opt("k", "matrix", "ints", "Draft lengths: each speculative config runs once per k, as NAME-kK.", "K,K"),
+    Opt(
+        "baseline",
+        "matrix",
+        "text",
+        "The config speedups are measured against (default: base).",
+        "NAME",
+        field="baseline",
+        effective=BenchOptions.baseline_config,
+    ),
+    # --- servers ---
+    Opt(
+        "launch",
+        "servers",
+        "choice",
+        "Who serves the configs when no --server is given: embedded (llama.cpp, "
+        "the default) or vllm (recipes, one at a time).",
+        "KIND",
+        default="embedded",
+        choices=("embedded", "vllm"),
+    ),
+    Opt("server", "servers", "items", "A server you started: NAME=URL or URL (repeat per config).", "NAME=URL"),
+    Opt("recipes", "servers", "path", "vLLM recipes TOML file (default: the shipped one).", "FILE"),
+    Opt("threads", "servers", "int", "Compute threads of the embedded engine.", "N", field="threads"),
+    Opt(
+        "draft_cache",
+        "servers",
+        "path",
+        "Cache folder of the embedded engine's derived draft model.",
+        "DIR",
+        resume="free",
+    ),
+    Opt(
+        "no_preflight",
+        "servers",
+        "switch",
+        "Launch vLLM recipes without auditing their model and draft first.",
+        resume="free",
+    ),
+    Opt("metrics", "servers", "items", "A replica's /metrics for config NAME (repeat per replica).", "NAME=URL"),
+    Opt(
+        "prometheus",
+        "servers",
+        "text",
+        "Read every config's counters from this Prometheus server (root URL).",
+        "URL",
+        field="prometheus",
+    ),
+    Opt(
+        "prometheus_selector", "servers", "items", 'The series of config NAME (default {job="NAME"}).', "NAME=SELECTOR"
+    ),
+    Opt(
+        "server_log",
+        "servers",
+        "items",
+        "The captured log of --server NAME (KV table, failure signatures).",
+        "NAME=FILE",
+        resume="free",
+        record=False,
+    ),
+    # --- load ---
+    Opt(
+        "workload",
+        "load",
+        "items",
+        "Your own prompts: JSONL (messages, conversations, prompt) or text lines.",
+        "NAME=FILE",
+    ),
+    Opt(
+        "dataset",
+        "load",
+        "items",
+        "speed-bench[:CONFIG], spec-bench, mt-bench, blazedit[:5k|10k], instructcoder (+ @REVISION): a workload per "
+        "category.",
+        "NAME",
+    ),
+    Opt("dataset_path", "load", "path", "Local parquet/JSONL file or folder of --dataset.", "PATH"),
+    Opt(
+        "drop_bad_rows",
+        "load",
+        "switch",
+        "Run without dataset rows that are not workloads (recorded with reasons).",
+    ),
+    Opt(
+        "trace",
+        "load",
+        "path",
+        "Replay a request trace on its own clock (JSONL: specscope, Mooncake; Azure CSV).",
+        "FILE",
+    ),
+    Opt("trace_scale", "load", "float", "Multiply the trace's arrival offsets (0.5 = twice as fast).", "X"),
+    Opt("trace_rows", "load", "int", "Replay only the trace's first N arrivals.", "N"),
+    Opt(
+        "context_tokens",
+        "load",
+        "tokens",
+        "Input lengths each prompt is extended to, tokens (2k = 2048).",
+        "N,N",
+        field="contexts",
+        aliases=("--context",),
+    ),
+    Opt("temperature", "load", "float", "Sampling temperature of every request.", "T", field="temperature"),
+    Opt("temperatures", "load", "floats", "Temperature as an axis, e.g. 0,0.6,1.0.", "T,T", field="temperatures"),
+    Opt(
+        "thinking",
+        "load",
+        "choice",
+        "Chat template enable_thinking: off (default), on or both.",
+        "MODE",
+        field="thinking",
+        choices=("off", "on", "both"),
+    ),
+    Opt(
+        "edit_form",
+        "load",
+        "choice",
+        "The edit pack's form: prefill (default) or plain.",
+        "FORM",
+        field="edit_form",
+        choices=("prefill", "plain"),
+    ),
+    Opt("seed", "load", "int", "Seed of prompt schedules, arrivals and shuffles.", "N", field="seed"),
+    Opt(
+        "request_rate",
+        "load",
+        "rates",
+        "Open-loop request rates per second (instead of --max-concurrency).",
+        "R,R",
+        field="rates",
+        aliases=("--rates",),
+    ),
+    Opt(
+        "arrival",
+        "load",
+        "choice",
+        "Open-loop arrivals: poisson (default) or constant.",
+        "KIND",
+        field="arrival",
+        choices=("poisson", "constant"),
+    ),
+    Opt(
+        "slo",
+        "load",
+        "pairs",
+        "Goodput targets: TTFT from the scheduled send, time per output token, e.g. ttft=2s,tpot=50ms.",
+        "NAME=DURATION",
+        read=_duration("--slo"),
+        names=("ttft", "tpot"),
+        effective=_slo_in_force,
+    ),
+    # --- client ---
+    Opt(
+        "read_timeout",
+        "client",
+        "duration",
+        "Longest wait for a response's first byte (default 10m).",
+        "DURATION",
+        client="read_timeout_s",
+        resume="free",
+    ),
+    Opt(
+        "stall_timeout",
+        "client",
+        "duration",
+        "Silence mid-stream before the stream fails STALLED (every stream also has budgets: RUNAWAY).",
+        "DURATION",
+        client="stall_timeout_s",
+        resume="free",
+    ),
+    Opt(
+        "busy_poll",
+        "client",
+        "switch",
+        "Poll while streams run (one core per client process): no late wake-ups "
+        "on a VM. Default off; with --resume, the run's own.",
+        client="busy_poll",
+        negative=True,
+    ),
+    Opt(
+        "api_key",
+        "client",
+        "text",
+        "Bearer token sent to every server (never stored).",
+        "KEY",
+        client="api_key",
+        resume="free",
+        record=False,
+        envvar="OPENAI_API_KEY",
+    ),
+    # --- statistics ---
+    Opt(
+        "aa",
+        "statistics",
+        "switch",
+        "Add the A/A control BASELINE-again, the noise floor (on in quick).",
+        field="aa",
+        negative=True,
+    ),
+    Opt(
+        "order",
+        "statistics",
+        "choice",
+        "Cell order: auto (default), interleaved, or blocks (ABC, CBA ... with sentinels).",
+        "ORDER",
+        field="order",
+        choices=("auto", "interleaved", "blocks"),
+    ),
+    Opt(
+        "parallel_configs",
+        "statistics",
+        "switch",
+        "Run different configs' cells at the same time.",
+        field="parallel_configs",
+    ),
+    Opt(
+        "target_ci",
+        "statistics",
+        "float",
+        "Adaptive repeats: relative half-width of the speedup interval to reach, e.g. 0.05.",
+        "F",
+        field="target_ci",
+    ),
+    Opt(
+        "min_repeats",
+        "statistics",
+        "int",
+        "Adaptive: rounds every cell gets (with --target-ci).",
+        "N",
+        field="min_repeats",
+    ),
+    Opt(
+        "max_repeats",
+        "statistics",
+        "int",
+        "Adaptive: most rounds of a cell (with --target-ci).",
+        "N",
+        field="max_repeats",
+    ),
+    Opt(
+        "min_effect",
+        "statistics",
+        "float",
+        "Minimum practical effect, a fraction: a win or loss smaller than this is equivalent (default 0.02 = 2 %).",
+        "F",
+        field="min_effect",
+    ),
+    Opt(
+        "crash_trials",
+        "statistics",
+        "int",
+        "After a launched server dies: restart it and rerun that level T times.",
+        "T",
+        field="crash_trials",
+    ),
+    # --- output ---
+    Opt(
+        "out",
+        "output",
+        "path",
+        "Folder that receives the run folder.",
+        "DIR",
+        default="runs",
+        resume="free",
+        record=False,
+    ),
+    Opt(
+        "format",
+        "output",
+        "choice",
+        "The report's format: text, markdown, json or html.",
+        "FORMAT",
+        default="text",
+        choices=("text", "markdown", "json", "html"),
+        short="-f",
+        resume="free",
+        record=False,
+    ),
+    Opt(
+        "output",
+        "output",
+        "path",
+        "Write the report to this file (format from its suffix unless -f).",
+        "FILE",
+        short="-o",
+        resume="free",
+        record=False,
+    ),
+    Opt(
+        "width",
+        "output",
+        "int",
+        "Width of text tables, characters (default: the terminal's, else 120).",
+        "N",
+        resume="free",
+        record=False,
+    ),
+    # --- resume and repeat ---
+    Opt(
+        "resume",
+        "resume",
+        "path",
+        "Finish an interrupted run folder (its own options).",
+        "RUN",
+        resume="free",
+        record=False,
+    ),
+    Opt(
+        "retry_failed",
+        "resume",
+        "switch",
+        "With --resume: measure failed and crashed cells again.",
+        resume="free",
+        record=False,
+    ),
+    Opt(
+        "like",
+        "resume",
+        "path",
+        "Repeat a stored run's options (any option given here overrides).",
+        "RUN",
+        resume="never",
+        record=False,
+    ),
+    Opt(
+        "run_file",
+        "resume",
+        "path",
+        "Take options from a TOML file (keys: the option names).",
+        "FILE",
+        resume="free",
+        record=False,
+    ),
+    Opt(
+        "print_run_file",
+        "resume",
+        "switch",
+        "Print the options as a run file and exit (nothing runs).",
+        resume="free",
+        record=False,
+    ),
+)
+
+
+def by_name(spec: tuple[Opt, ...] = BENCH_SPEC) -> dict[str, Opt]:
+    """name -> option."""
+    return {o.name: o for o in spec}
+
+
+def by_flag(spec: tuple[Opt, ...] = BENCH_SPEC) -> dict[str, Opt]:
+    """``--max-concurrency`` (and ``max-concurrency``, ``max_concurrency``) -> option."""
+    out: dict[str, Opt] = {}
+    for o in spec:
+        out[o.flag] = out[o.flag[2:]] = out[o.name] = o
+    return out

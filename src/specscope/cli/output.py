@@ -1,0 +1,161 @@
+"""Where and how wide a command's output goes: ``-f/--format``, ``-o/--output FILE`` and ``--width``, for every command.
+
+- **Format**: ``-f`` names it; without ``-f``, ``-o FILE`` picks it from the suffix (``.txt`` text, ``.md`` markdown,
+  ``.json`` json, ``.html`` html), and a suffix that names none is refused (never silently text).
+- **File**: written atomically (:func:`specscope.report.files.write_text_atomic`); the command then prints the
+  path it wrote, and nothing else, on stdout.
+- **Width** of text tables (characters): ``--width N``; else the terminal's when stdout is one (``$COLUMNS`` when
+  set); else, to a file or a pipe, :data:`FILE_WIDTH`: a fixed width a person can read, where a wider table wraps
+  inside its columns (every column folds: a value is wrapped, never cut).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from specscope.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = [
+    "FILE_WIDTH",
+    "SUFFIX_FORMATS",
+    "OutputOption",
+    "WidthOption",
+    "emit",
+    "emit_doc",
+    "make_console",
+    "report_target",
+]
+
+#: text width (characters) to a file or a pipe.
+FILE_WIDTH = 120
+#: file suffix -> the format it means.
+SUFFIX_FORMATS = {".txt": "text", ".text": "text", ".md": "markdown", ".json": "json", ".html": "html"}
+
+OutputOption = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", metavar="FILE", help="Write to FILE (format from its suffix unless -f)."),
+]
+WidthOption = Annotated[
+    int | None,
+    typer.Option("--width", metavar="N", min=40, help="Text width (default: the terminal's, else 120)."),
+]
+
+
+def report_target(fmt: str | None, output: Path | str | None, allowed: tuple[str, ...]) -> tuple[str, Path | None]:
+    """``(format, output file)`` from ``-f`` and ``-o``: ``-f`` when given, else ``-o``'s suffix, else ``text``.
+
+    Raises:
+        ConfigError: ``-o`` is a folder, or its suffix names no format of ``allowed`` while ``-f`` is not given.
+    """
+    path = None if output is None else Path(output)
+    if path is not None and path.is_dir():
+        raise ConfigError(
+            "--output is a folder",
+            found=str(path),
+            expected="a file path, e.g. report.txt",
+            fix=f"pass a file inside it, e.g. --output {path / ('report.' + ('html' if 'html' in allowed else 'txt'))}",
+        )
+    if fmt is not None:
+        return fmt, path
+    if path is None:
+        return "text", None
+    by_suffix = SUFFIX_FORMATS.get(path.suffix.lower())
+    if by_suffix not in allowed:
+        suffixes = ", ".join(s for s, f in SUFFIX_FORMATS.items() if f in allowed)
+        raise ConfigError(
+            "cannot tell the format from the file name",
+            found=path.name,
+            expected=f"a suffix of {suffixes}, or -f FORMAT ({', '.join(allowed)})",
+            fix=f"add -f text (or name the file {path.stem}.txt)",
+        )
+    return by_suffix, path
+
+
+def _width(width: int | None, to_file: bool) -> int | None:
+    """The text width: ``width``; ``$COLUMNS``; None (the terminal's) on a terminal; :data:`FILE_WIDTH` otherwise."""
+    if width is not None:
+        return width
+    cols = os.environ.get("COLUMNS", "")
+    if cols.isdigit() and int(cols) > 0 and not to_file:
+        return int(cols)
+    if not to_file:
+        from rich.console import Console
+
+        if Console().is_terminal:
+            return None
+    return FILE_WIDTH
+
+
+def make_console(
+    output: Path | None = None, width: int | None = None, stderr: bool = False
+) -> tuple[Console, io.StringIO | None]:
+    """A console for text tables: stdout (or stderr), or a plain-text buffer (no colour) when writing ``output``.
+
+    Returns ``(console, buffer)``; ``buffer`` is None when printing to the terminal or a pipe.
+    """
+    from rich.console import Console
+
+    if output is None:
+        return Console(width=_width(width, False), stderr=stderr), None
+    buf = io.StringIO()
+    return Console(file=buf, width=_width(width, True), color_system=None, force_terminal=False), buf
+
+
+def emit(text: str | Callable[[Console], None], output: Path | None, width: int | None = None) -> None:
+    """Print ``text`` (a string, or a function printing rich renderables on a console) on stdout, or write it
+    atomically to ``output`` and print the path.
+
+    Raises:
+        ConfigError: the folder of ``output`` cannot be made.
+    """
+    if output is None:
+        if isinstance(text, str):
+            typer.echo(text, nl=not text.endswith("\n"))
+        else:
+            text(make_console(None, width)[0])
+        return
+    if not isinstance(text, str):
+        console, buf = make_console(output, width)
+        text(console)
+        text = buf.getvalue() if buf is not None else ""
+    write_file(output, text)
+
+
+def emit_doc(fmt: str, output: Path | None, width: int | None, doc: Any, text: str | Callable[[Console], None]) -> None:
+    """``doc`` as indented JSON (a dict, a list, or an object with ``to_dict()``) when ``fmt`` is json, else
+    ``text`` (a string, or a function printing on a console), to stdout or ``output`` (:func:`emit`)."""
+    if fmt == "json":
+        emit(json.dumps(doc.to_dict() if hasattr(doc, "to_dict") else doc, indent=2, default=str), output)
+    else:
+        emit(text, output, width)
+
+
+def write_file(output: Path, text: str) -> None:
+    """Write ``text`` to ``output`` atomically (its folder made) and print the path on stdout.
+
+    Raises:
+        ConfigError: ``output`` is a folder or its folder cannot be made.
+    """
+    from specscope.report.files import write_text_atomic
+
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            "cannot make the folder of --output",
+            found=f"{output.parent}: {exc.strerror or exc}",
+            expected="a writable folder",
+            fix="pass an --output path in a folder you can write",
+        ) from None
+    write_text_atomic(output, text if text.endswith("\n") else text + "\n")
+    typer.echo(str(output))

@@ -1,0 +1,104 @@
+"""A stream's status and reason, from what its events said and how its transport ended (issues 2, 14, 17, 29).
+
+Rules: ``failed`` when no token arrived and something went wrong (HTTP error, connect failure, timeout, drop, or only
+events that did not fit the typed boundary), and on two clean HTTP 200 closes with no terminal event
+(:func:`terminal_event_seen`: a finish reason or ``[DONE]``, never usage): ``EMPTY_STREAM`` (no token at all, e.g.
+nothing but ``data: [DONE]``) and ``STOPPED_EARLY`` (tokens, then the stream closed with no finish and no
+``[DONE]``); ``degraded`` when tokens arrived but: the transport failed (``timeout``, ``connection dropped``), the
+server sent an error event, events did not fit the typed boundary (``BAD_EVENT(n events; first: <msgspec's
+description with the JSON path>)``, :mod:`specscope.client.events`), no ``[DONE]``, no ``usage`` on a stream that did
+not finish normally (``no usage``), or the stream stopped short of ``max_tokens`` without a ``stop`` finish (``short
+without stop``). A stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok`` with unknown
+tokens (``token_source="missing"``); the cell may take them from the server's counter delta. Reasons are joined with
+``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk
+does not count (cases C13, C14). Always ``failed`` whatever came before: ``STALLED`` (no byte for ``stall_timeout_s``
+once the response started) and ``RUNAWAY(...)`` (cut past a budget, :mod:`specscope.client.parse`).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from specscope.records import StreamStatus
+
+__all__ = ["STOP_REASONS", "Seen", "stream_status", "terminal_event_seen"]
+
+STOP_REASONS = frozenset({"stop", "tool_calls", "function_call", "eos"})
+
+
+class Seen(Protocol):
+    """What the rules read of a stream's parse (:class:`specscope.client.parse.StreamParser`)."""
+
+    first_token: int | None
+    finish: str | None
+    output_tokens: int | None
+    done: bool
+    server_error: str | None
+    bad_events: int
+    first_bad: str | None
+    runaway: str | None
+
+
+def terminal_event_seen(seen: Seen) -> bool:
+    """Whether the stream sent its terminal event: the one place that decides it (a ``finish_reason`` or ``[DONE]``).
+    Usage is not a terminal event: vLLM with ``--enable-force-include-usage`` and ``continuous_usage_stats`` sends
+    cumulative usage on every chunk, so a stream cut mid-way has usage and is still failed (issue 26)."""
+    return seen.finish is not None or seen.done
+
+
+def _reasons_200(error: str | None, max_tokens: int | None, seen: Seen) -> list[str]:
+    """Reasons of an HTTP 200 stream; ``EMPTY_STREAM`` / ``STOPPED_EARLY`` alone when the stream ended cleanly
+    with no answer / with no terminal event (no finish reason, no ``[DONE]``): both are failed requests."""
+    if not error and not seen.server_error:
+        if seen.first_token is None and seen.finish is None and seen.output_tokens is None:
+            return ["EMPTY_STREAM"]  # nothing, or a [DONE] alone
+        if not terminal_event_seen(seen):
+            return ["STOPPED_EARLY"]
+    reasons = []
+    if not seen.done:
+        reasons.append("no [DONE]")
+    finished = seen.finish in STOP_REASONS or (max_tokens is None and seen.finish == "length")
+    if seen.output_tokens is None and not (finished and seen.done):  # finished without usage: ok, tokens unknown
+        reasons.append("no usage")
+    reached = max_tokens is not None and seen.output_tokens is not None and seen.output_tokens >= max_tokens
+    if not finished and not reached:
+        reasons.append("short without stop")
+    return reasons
+
+
+def stream_status(
+    http_status: int | None, error: str | None, max_tokens: int | None, seen: Seen
+) -> tuple[StreamStatus, str | None]:
+    """The stream's status and reason (the rules in the module doc).
+
+    Args:
+        http_status: the response's status, None when no response arrived.
+        error: the transport problem the hot path recorded (``timeout``, ``STALLED``, ``RUNAWAY(...)``...), or None.
+        max_tokens: the request's token limit (None if unset).
+        seen: what the stream's events said.
+    """
+    reasons: list[str] = []
+    if http_status is not None and http_status != 200:
+        reasons.append(f"http {http_status}")
+    if error == "STALLED":  # no byte for stall_timeout_s mid-stream: a failed request whatever came before
+        return "failed", "STALLED"
+    runaway = seen.runaway or (error if error and error.startswith("RUNAWAY") else None)
+    if runaway:  # cut past a budget: a failed request whatever came before
+        return "failed", runaway
+    if error:
+        reasons.append(error)
+    if seen.server_error:
+        reasons.append(f"server error: {seen.server_error}")
+    if seen.bad_events:
+        reasons.append(f"BAD_EVENT({seen.bad_events} events; first: {seen.first_bad})")
+    if http_status == 200:
+        tail = _reasons_200(error, max_tokens, seen)
+        if tail and tail[0] in ("EMPTY_STREAM", "STOPPED_EARLY") and not reasons:
+            return "failed", tail[0]
+        reasons += tail
+    elif http_status is None and not error:
+        reasons.append("no response")
+    if not reasons:
+        return "ok", None
+    failed = seen.first_token is None and (http_status != 200 or bool(error) or seen.bad_events > 0)
+    return ("failed" if failed else "degraded"), "; ".join(reasons)

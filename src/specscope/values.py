@@ -1,0 +1,287 @@
+"""One parser per kind of value a person types: durations, rates, sizes, bandwidths, lists and NAME=VALUE lists.
+
+Every command reads a kind of value through the one function here, so each accepts the same units and refuses
+the same way: a :class:`~specscope.errors.ConfigError` with what was found, what was expected and the fix (exit 2).
+
+- **Durations** (:func:`parse_duration_s`): a bare number is seconds; units ``ns``, ``us`` (``µs``), ``ms``, ``s``,
+  ``m`` (``min``), ``h``, ``d``, also combined as Prometheus writes them (``1m30s``). Result in seconds.
+- **Rates** (:func:`parse_rate_per_s`, :func:`parse_rate_list`): events per second, a bare number or with ``/s``.
+- **Sizes** (:func:`parse_bytes`): ``17.61GB`` (decimal prefixes, powers of 1000), ``0.79GiB`` (binary, powers of
+  1024: IEC 80000-13, as pydantic's ``ByteSize`` reads them); a bare number is bytes.
+- **Bandwidths** (:func:`parse_bandwidth`): a size per second, ``273GB/s``, ``4.8TB/s``, ``800GiB/s``, ``273GBps``, or a
+  device name from a table the caller passes (the audit's ``NAMED_BANDWIDTHS_BYTES_PER_S``).
+- **Lists** (:func:`csv_items`, :func:`parse_int_list`, :func:`parse_float_list`): comma-separated, none empty.
+- **NAME=VALUE lists** (:func:`parse_pairs`): ``a=1,b=2`` or repeated ``--opt a=1 --opt b=2``; each value read by
+  the parser of its kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
+
+from specscope.errors import ConfigError
+
+__all__ = [
+    "DURATION_UNITS_S",
+    "csv_items",
+    "parse_bandwidth",
+    "parse_bytes",
+    "parse_duration_s",
+    "parse_float_list",
+    "parse_int_list",
+    "parse_pairs",
+    "parse_rate_list",
+    "parse_rate_per_s",
+]
+
+T = TypeVar("T")
+
+#: duration unit -> seconds (``us`` and ``µs`` are microseconds, ``m`` and ``min`` minutes).
+DURATION_UNITS_S: dict[str, float] = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "h": 3600.0,
+    "d": 86400.0,
+}
+_NUMBER = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[+-]?[0-9]+)?"
+_DURATION_PART = re.compile(rf"({_NUMBER})\s*(ns|us|µs|ms|min|s|m|h|d)", re.IGNORECASE)
+_DURATION = re.compile(rf"(?:\s*{_NUMBER}\s*(?:ns|us|µs|ms|min|s|m|h|d)\s*)+", re.IGNORECASE)
+_DURATION_EXAMPLES = "a number of seconds or a number with a unit (ns, us, ms, s, m, h, d), e.g. 30s, 500ms, 2us, 1m30s"
+
+
+def _refuse(what: str, found: object, expected: str, example: str) -> ConfigError:
+    return ConfigError(f"{what} takes {expected.split(':')[0]}", found=found, expected=expected, fix=example)
+
+
+def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow_zero: bool = False) -> float:
+    """``"500ms"`` -> 0.5; ``"2us"`` -> 2e-06; ``"1m30s"`` -> 90.0; ``"30"`` (or 30) -> 30.0 (seconds).
+
+    ``what`` names the option in the error (``--read-timeout``); ``allow_zero`` accepts 0.
+
+    Raises:
+        ConfigError: not a duration, not finite, or not positive (zero allowed with ``allow_zero``).
+    """
+    seconds: float | None
+    if isinstance(text, bool):
+        seconds = None
+    elif isinstance(text, int | float):
+        seconds = float(text)
+    else:
+        s = text.strip()
+        if re.fullmatch(_NUMBER, s, re.IGNORECASE):
+            seconds = float(s)
+        elif _DURATION.fullmatch(s):
+            seconds = sum(float(n) * DURATION_UNITS_S[u.lower()] for n, u in _DURATION_PART.findall(s))
+        else:
+            seconds = None
+    ok = seconds is not None and seconds == seconds and seconds != float("inf")
+    if not ok or seconds is None or seconds < 0 or (seconds == 0 and not allow_zero):
+        raise ConfigError(
+            f"{what} takes a {'non-negative' if allow_zero else 'positive'} duration",
+            found=text,
+            expected=_DURATION_EXAMPLES,
+            fix="write a number and a unit, e.g. 30s, 500ms or 2us",
+        )
+    return seconds
+
+
+def parse_rate_per_s(text: str | float | int, what: str = "a rate") -> float:
+    """``"2"``, ``"2/s"`` or 2 -> 2.0 (per second).
+
+    Raises:
+        ConfigError: not a positive finite number (optionally followed by ``/s``).
+    """
+    value: float | None = None
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        value = float(text)
+    elif isinstance(text, str):
+        s = text.strip().lower().removesuffix("/s").strip()
+        value = float(s) if re.fullmatch(_NUMBER, s) else None
+    if value is None or not 0 < value < float("inf"):
+        raise ConfigError(
+            f"{what} takes a positive rate",
+            found=text,
+            expected="a number per second, e.g. 2 or 2/s",
+            fix=f"e.g. {what} 2" if what.startswith("-") else "write a positive number",
+        )
+    return value
+
+
+def csv_items(text: str, what: str, example: str = "1,2,4") -> list[str]:
+    """``" 1, 2,4"`` -> ``["1", "2", "4"]``: the items of a comma-separated option value, stripped.
+
+    The one splitter of every comma list a user types, so ``1,,2``, ``1,2,`` or an empty value is never taken
+    as a shorter list.
+
+    Raises:
+        ConfigError: an empty item (``what`` names the option, ``example`` is a good value).
+    """
+    items = [x.strip() for x in text.split(",")]
+    if not all(items):
+        raise ConfigError(
+            f"{what} has an empty item",
+            found=repr(text),
+            expected=f"comma-separated values, none empty, e.g. {what} {example}",
+            fix="remove the extra comma (or give the missing value)",
+        )
+    return items
+
+
+def _items(value: str | Iterable[object], what: str, example: str) -> list[object]:
+    """A comma list typed as text, or the items of a list (a TOML run file), each comma-split if text."""
+    if isinstance(value, str):
+        return list(csv_items(value, what, example))
+    out: list[object] = []
+    for v in value:
+        out.extend(csv_items(v, what, example) if isinstance(v, str) else [v])
+    return out
+
+
+def parse_int_list(value: str | Iterable[object], what: str, example: str = "1,2,4") -> tuple[int, ...]:
+    """``"1,2,4"`` (or ``[1, 2, 4]``) -> (1, 2, 4).
+
+    Raises:
+        ConfigError: an empty item or one that is not a whole number.
+    """
+    items = _items(value, what, example)
+    try:
+        if any(isinstance(x, bool | float) for x in items):
+            raise ValueError
+        return tuple(int(str(x)) for x in items)
+    except ValueError:
+        raise ConfigError(
+            f"{what} takes comma-separated whole numbers", found=value, expected=f"e.g. {example}", fix="give integers"
+        ) from None
+
+
+def parse_float_list(value: str | Iterable[object], what: str, example: str = "0,0.6,1.0") -> tuple[float, ...]:
+    """``"0,0.6"`` (or ``[0, 0.6]``) -> (0.0, 0.6).
+
+    Raises:
+        ConfigError: an empty item or one that is not a number.
+    """
+    items = _items(value, what, example)
+    try:
+        if any(isinstance(x, bool) for x in items):
+            raise ValueError
+        return tuple(float(str(x)) for x in items)
+    except ValueError:
+        raise ConfigError(
+            f"{what} takes comma-separated numbers", found=value, expected=f"e.g. {example}", fix="give numbers"
+        ) from None
+
+
+def parse_rate_list(value: str | Iterable[object], what: str, example: str = "1,2,4") -> tuple[float, ...]:
+    """``"1,2,4"`` -> (1.0, 2.0, 4.0) per second: distinct positive rates (:func:`parse_rate_per_s` each).
+
+    Raises:
+        ConfigError: an item that is not a positive rate, or a rate given twice.
+    """
+    rates = tuple(parse_rate_per_s(x, what) for x in _items(value, what, example))  # type: ignore[arg-type]
+    if len(set(rates)) != len(rates):
+        raise ConfigError(
+            f"{what} gives a rate twice", found=value, expected=f"distinct rates, e.g. {example}", fix="drop the repeat"
+        )
+    return rates
+
+
+def parse_pairs(
+    value: str | Iterable[str] | Mapping[str, object],
+    what: str,
+    example: str,
+    read: Callable[[str], T] | None = None,
+    *,
+    names: Iterable[str] | None = None,
+) -> dict[str, T]:
+    """``"a=1,b=2"`` or ``["a=1", "b=2"]`` (or a TOML table) -> ``{"a": read("1"), "b": read("2")}``.
+
+    ``read`` parses each value (default: the text itself); ``names``, when given, are the only names allowed.
+    A repeated option (``--metrics a=X --metrics a=Y``) is kept as a list only by callers that ask for it
+    (:func:`specscope.bench.counters_source.parse_metrics_specs`); here a name given twice is refused.
+
+    Raises:
+        ConfigError: an item without ``=``, an empty name or value, a name given twice, or a name not allowed.
+    """
+    pairs: list[tuple[str, object]]
+    if isinstance(value, Mapping):
+        pairs = [(str(k), v) for k, v in value.items()]
+    else:
+        pairs = []
+        for item in [value] if isinstance(value, str) else list(value):
+            for part in csv_items(item, what, example):
+                name, eq, text = part.partition("=")
+                if not eq or not name.strip() or not text.strip():
+                    raise ConfigError(
+                        f"{what} takes NAME=VALUE items",
+                        found=part,
+                        expected=f"e.g. {what} {example}",
+                        fix="write NAME=VALUE",
+                    )
+                pairs.append((name.strip(), text.strip()))
+    allowed = None if names is None else tuple(names)
+    out: dict[str, T] = {}
+    for name, raw in pairs:
+        if name in out:
+            raise ConfigError(f"{what} names {name!r} twice", found=value, expected="each name once", fix="drop one")
+        if allowed is not None and name not in allowed:
+            raise ConfigError.unknown(f"name in {what}", name, allowed, fix=f"e.g. {what} {example}")
+        out[name] = read(str(raw)) if read is not None else raw  # type: ignore[assignment]
+    return out
+
+
+_BYTES_RE = re.compile(rf"^\s*({_NUMBER})\s*([kmgtp]i?)?b?\s*$", re.IGNORECASE)
+_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
+_PREFIX |= {"ki": 1024.0, "mi": 1024.0**2, "gi": 1024.0**3, "ti": 1024.0**4, "pi": 1024.0**5}
+
+
+def parse_bytes(text: str | float | int, what: str = "a byte size") -> float:
+    """``"17.61GB"`` -> 17.61e9, ``"1GiB"`` -> 1073741824.0, ``850`` -> 850.0 (bytes).
+
+    Raises:
+        ConfigError: not a size, or not positive.
+    """
+    value: float | None = None
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        value = float(text)
+    elif isinstance(text, str) and (m := _BYTES_RE.match(text)):
+        value = float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]
+    if value is None or not 0 < value < float("inf"):
+        raise ConfigError(
+            f"{what} takes a positive byte size",
+            found=text,
+            expected="a size such as 17.61GB, 850MB or 0.79GiB",
+            fix="write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB)",
+        )
+    return value
+
+
+_BW_RE = re.compile(rf"^\s*({_NUMBER})\s*([kmgtp]i?)?b(?:/s|ps)\s*$", re.IGNORECASE)
+
+
+def parse_bandwidth(text: str, what: str = "--bandwidth", named: Mapping[str, float] | None = None) -> float:
+    """Bytes per second from ``"273GB/s"``, ``"4.8TB/s"``, ``"800 GiB/s"`` or a name in ``named`` (``h200``).
+
+    Raises:
+        ConfigError: not a bandwidth and not a known name.
+    """
+    table = dict(named or {})
+    key = text.strip().lower().replace("_", "-").replace(" ", "-")
+    if key in table:
+        return table[key]
+    m = _BW_RE.match(text)
+    if not m or not 0 < float(m.group(1)) < float("inf"):
+        names = f", or one of {', '.join(sorted(table))}" if table else ""
+        raise ConfigError(
+            f"{what} takes a bandwidth",
+            found=text,
+            expected=f"a size per second, e.g. 273GB/s, 4.8TB/s{names}",
+            fix=f"pass {what} 273GB/s",
+        )
+    return float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]

@@ -1,0 +1,128 @@
+"""A run folder of the shape ``make bench`` makes, written through the store from stream records and counters, for
+the tests that run the README's and docs' examples (tests/cli/test_doc_examples.py).
+
+The quick profile on the embedded engine: configs ``base``, ``ngram``, ``draft`` and the A/A control ``base-again``
+x workloads ``prose``, ``code``, ``edit`` x concurrency 1 and 2 x 2 rounds, 48 tokens per request; the cells of a
+round interleave the configs in time (5 s apart), as bench's order does. Rates are those of a quiet 2-core machine
+(base ~30 tok/s per stream; draft on edit faster, on prose slower; ngram accepts on edit only); acceptance comes as
+llama.cpp's counter deltas around each cell, and each server's facts give the model's size, as the embedded engine
+records them. ``k_sweep=True`` adds ``draft-k1``, ``draft-k2``, ``draft-k3``, ``draft-k4``, ``draft-k6`` (a k axis
+for ``predict RUN --holdout``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.store import create_run
+
+NS = 1_000_000_000
+TOKENS = 48
+MODEL_BYTES = 270_898_432  # SmolLM2-135M-Instruct, F16 GGUF (what the embedded engine records as model_bytes)
+#: config -> workload -> (decode tok/s per stream, drafted per step, acceptance rate)
+SPEED = {
+    "base": {"prose": (30.0, 0, 0.0), "code": (30.0, 0, 0.0), "edit": (29.0, 0, 0.0)},
+    "base-again": {"prose": (30.3, 0, 0.0), "code": (29.8, 0, 0.0), "edit": (29.2, 0, 0.0)},
+    "ngram": {"prose": (29.5, 0, 0.0), "code": (31.0, 4, 0.30), "edit": (44.0, 8, 0.85)},
+    "draft": {"prose": (24.0, 4, 0.45), "code": (26.0, 4, 0.55), "edit": (33.0, 4, 0.80)},
+}
+
+
+def _k_speed(k: int) -> dict[str, tuple[float, int, float]]:
+    accept = {"prose": 0.45, "code": 0.55, "edit": 0.80}
+    return {w: (20.0 + 6.0 * k * a - 1.2 * k * k, k, a) for w, a in accept.items()}
+
+
+def _streams(workload: str, n: int, start_ns: int, tok_s: float, jitter: float) -> tuple[StreamRecord, ...]:
+    ttft_ns = round((0.12 if workload != "edit" else 0.9) * n * NS)
+    decode_ns = round(TOKENS / (tok_s * jitter) * NS)
+    return tuple(
+        StreamRecord(
+            f"{workload}-{i:03d}",
+            start_ns,
+            start_ns,
+            start_ns + ttft_ns,
+            start_ns + ttft_ns,
+            start_ns + ttft_ns + decode_ns,
+            start_ns + ttft_ns + decode_ns + 1_000_000,
+            TOKENS,
+            0,
+            TOKENS,
+            900 if workload == "edit" else 60,
+            "usage",
+            "length",
+            "ok",
+            None,
+            200,
+        )
+        for i in range(n)
+    )
+
+
+def _counters(n: int, drafted: int, rate: float, done: float) -> tuple[SpecCounters, SpecCounters]:
+    """llama.cpp's counters before / after a cell (``done``: tokens generated before it)."""
+    generated = float(TOKENS * n)
+    if not drafted:
+        before = SpecCounters(generation_tokens=done, present=frozenset({"generation"}))
+        return before, SpecCounters(generation_tokens=done + generated, present=frozenset({"generation"}))
+    steps = round(generated / (1 + drafted * rate))
+    accepted = round(steps * drafted * rate)
+    present = frozenset({"spec", "generation"})
+    before = SpecCounters(drafts=0.0, draft_tokens=0.0, accepted_tokens=0.0, generation_tokens=done, present=present)
+    after = SpecCounters(
+        drafts=float(steps),
+        draft_tokens=float(steps * drafted),
+        accepted_tokens=float(accepted),
+        generation_tokens=done + generated,
+        present=present,
+    )
+    return before, after
+
+
+def make_quick_run(path: Path, *, k_sweep: bool = False) -> Path:
+    """Write the run of the module docstring to ``path`` (a new folder); returns ``path``."""
+    speed = dict(SPEED)
+    if k_sweep:
+        speed |= {f"draft-k{k}": _k_speed(k) for k in (1, 2, 3, 4, 6)}
+    configs = [c for c in speed if c != "base-again"]
+    options = {
+        "configs": configs,
+        "workloads": ["prose", "code", "edit"],
+        "levels": [1, 2],
+        "repeats": 2,
+        "max_tokens": TOKENS,
+        "aa": True,
+        "edit_shortest": 4,
+    }
+    run = create_run(
+        path,
+        {
+            "kind": "bench",
+            "created": "2026-12-02T10:00:00+00:00",
+            "engine": "embedded",
+            "baseline": "base",
+            "options": options,
+            "run_options": {"profile": "quick", "launch": "embedded"},
+            "cells_total": 2 * 3 * 2 * len(speed),
+            "finished": True,
+            "model_bytes": MODEL_BYTES,
+        },
+    )
+    t, done = 0, {c: 0.0 for c in speed}
+    for r in range(2):
+        for n in (1, 2):
+            for w in ("prose", "code", "edit"):
+                for i, c in enumerate(speed if (r + n) % 2 else reversed(list(speed))):
+                    tok_s, drafted, rate = speed[c][w]
+                    jitter = 1.0 + 0.01 * ((3 * i + 5 * r + 7 * n) % 5 - 2)
+                    streams = _streams(w, n, t, tok_s, jitter)
+                    before, after = _counters(n, drafted, rate, done[c])
+                    done[c] += TOKENS * n
+                    end = max(s.end_ns for s in streams)
+                    run.save_cell(CellResult(CellKey(c, w, n, r), streams, t, end, before, after))
+                    t = end + 5 * NS
+    for c in speed:
+        run.save_server_facts(c, {"kind": "embedded", "model": "SmolLM2-135M-Instruct", "model_bytes": MODEL_BYTES})
+    run.close()
+    return path
