@@ -103,6 +103,11 @@ def test_c08_scale_convention() -> None:
     (f,) = bad.by_code("NVFP4_SCALE_CONVENTION")
     assert f.severity is Severity.ERROR
     assert f.details["scales"] == ["mtp.fc.weight_scale_2 = 1000", "mtp.fc.input_scale = 200"]
+    # summarised once (defect 15: every scale was listed in the message and again in found)
+    assert f.message.startswith(
+        "2 input_scale/weight_scale_2 scales of 1 modules (200 to 1000) under a modelopt config"
+    )
+    assert f.found == "mtp.fc.weight_scale_2 = 1000 (+1 more, values 200 to 1000)"
 
 
 def _c09(name: str) -> dict:

@@ -106,3 +106,29 @@ def test_a_manifest_that_is_not_utf8_gives_bad_lines_not_a_traceback(tmp_path: P
     got = {f.code: f for f in check_hashes(ck)}
     assert got["HASH_MANIFEST_INVALID"].details == {"lines": [2]}
     assert got["HASHES_VERIFIED"].details == {"matched": 1, "listed": 1}
+
+
+def test_a_manifest_line_leaving_the_folder_is_refused_not_hashed(tmp_path: Path) -> None:
+    """A `../other/model.safetensors` line would hash a file outside the checkpoint and count it as a match."""
+    ck = build(tmp_path / "ck")
+    other = build(tmp_path / "other")
+    (ck / "SHA256SUMS").write_text(f"{_sha(other / S1)}  ../other/{S1}\n{_sha(ck / S1)}  {S1}\n")
+    got = {f.code: f for f in check_hashes(ck)}
+    assert got["HASH_PATH_UNSAFE"].severity.value == "error"
+    assert got["HASH_PATH_UNSAFE"].message == f"SHA256SUMS names 1 files outside the checkpoint folder: ../other/{S1}"
+    assert got["HASHES_VERIFIED"].details == {"matched": 1, "listed": 1}
+
+
+def test_a_hashes_file_that_does_not_exist_is_exit_2(tmp_path: Path, capsys) -> None:
+    import pytest
+
+    from specscope.cli import main
+
+    ck = build(tmp_path / "ck")
+    with pytest.raises(SystemExit) as info:
+        main(["audit", str(ck), "--hashes-file", str(tmp_path / "nope")])
+    assert info.value.code == 2
+    captured = capsys.readouterr()
+    text = " ".join((captured.out + captured.err).split())
+    assert f"--hashes-file is not a readable file; found: {tmp_path / 'nope'}: no such file" in text
+    assert "expected: a sha256sum manifest" in text and "fix: check the path given to --hashes-file" in text

@@ -99,5 +99,7 @@ def test_single_file_beside_an_index_is_named(tmp_path: Path) -> None:
         "model.safetensors (2 tensors, 4,224 bytes) is not listed by the index, which names "
         "model-00001-of-00002.safetensors, model-00002-of-00002.safetensors: loaders that find model.safetensors"
     )
-    assert f.details == {"single_file_tensors": 2, "indexed_elsewhere": len(_index(ck)["weight_map"])}
+    n = len(_index(ck)["weight_map"])
+    assert f.details == {"single_file_tensors": 2, "indexed_elsewhere": n, "copies_elsewhere": 2}
+    assert f.fix is not None and f.fix.startswith("delete model.safetensors")  # both tensors are in the shards
     assert r.exit_code == 1

@@ -83,8 +83,9 @@ def test_missing_local_path_is_one_line_local_error_at_once(tmp_path: Path, monk
     assert hub.connections == 0
     assert lines == [
         "error: checkpoint path not found; found: runs/nothing does not exist (runs/ exists here; nearest existing "
-        f"folder: {tmp_path / 'runs'}); expected: an existing checkpoint folder or .safetensors file; fix: check the "
-        "path; a hub repo id is org/name[@revision] and is looked up only when it does not look like a local path"
+        f"folder: {tmp_path / 'runs'}); expected: an existing checkpoint folder, .safetensors file or GGUF file; fix: "
+        "check the path; a hub repo id is org/name[@revision] and is looked up only when it does not look like a "
+        "local path"
     ]
 
 
@@ -141,7 +142,7 @@ def test_existing_file_that_is_not_a_checkpoint_is_named_as_such(tmp_path: Path,
     code, lines, out, _ = _audit("./config.json", {"HF_ENDPOINT": f"http://127.0.0.1:{_closed_port()}"})
     assert code == 2 and out == ""
     assert lines == [
-        "error: target is not a checkpoint folder or .safetensors file; found: ./config.json (starts like a path); "
-        "expected: an existing checkpoint folder or .safetensors file; fix: check the path; a hub repo id is "
-        "org/name[@revision] and is looked up only when it does not look like a local path"
+        "error: target is not a checkpoint folder, .safetensors or GGUF file; found: ./config.json (starts like a "
+        "path); expected: a checkpoint folder, a .safetensors file or a GGUF file; fix: check the path; a hub repo id "
+        "is org/name[@revision] and is looked up only when it does not look like a local path"
     ]

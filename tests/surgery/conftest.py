@@ -187,6 +187,8 @@ def make_qwen36_checkpoint(
         f"model.layers.0.mlp.{p}": {"quant_algo": "NVFP4", "group_size": 16}
         for p in ("down_proj", "gate_proj", "up_proj")
     }
+    if ignore is None and dialect == "compressed-tensors":  # its own pattern syntax: names and re: (utils/match.py)
+        ignore = ["lm_head", r"re:model\.layers\.0\.self_attn\..*", r"re:^mtp\..*"]
     ignore = ignore if ignore is not None else ["lm_head", "model.layers.0.self_attn*", "mtp*"]
     cfg = {
         "architectures": ["Qwen3_5ForConditionalGeneration"],

@@ -55,3 +55,17 @@ def test_text_output_names_the_nonfinite_counts(tmp_path, capsys, monkeypatch):
         main(["surgery", "compare", str(a), str(b), "--prefix", "mtp."])
     assert info.value.code == 0
     assert "mtp.w: NaN/Inf elements A 0, B 32 (left out of cosine and max abs diff)" in capsys.readouterr().out
+
+
+def test_a_blank_side_makes_cosine_undefined_not_zero(tmp_path, capsys, monkeypatch):
+    """All zeros vs trained weights is the blank-head signature: the cosine is undefined, and the output says why."""
+    a, b = _pair(tmp_path, np.zeros((4, 8), np.float32), np.ones((4, 8), np.float32))
+    (row,) = compare_checkpoints(a, b, "mtp.")
+    assert (row.cosine, row.all_zero, row.max_abs_diff) == (None, "a", 1.0)
+    monkeypatch.delenv("SPECSCOPE_DEBUG", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit):
+        main(["surgery", "compare", str(a), str(b), "--prefix", "mtp."])
+    out = capsys.readouterr().out
+    assert "undefined (A all zeros)" in out and "0.0000000" not in out
+    assert "mtp.w: A is all zeros: cosine undefined (a blank, never-trained head looks like this)" in out

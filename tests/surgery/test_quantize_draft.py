@@ -96,7 +96,7 @@ def test_compressed_tensors_layout(tmp_path: Path):
         assert g.shape == (1,) and g.tobytes() == g_ref.tobytes()  # reciprocal convention, compressed-tensors' own
         assert g[0] >= 1.0
     qc = json.loads((out / "config.json").read_text())["quantization_config"]
-    assert qc["ignore"] == ["lm_head", "model.layers.0.self_attn*"]
+    assert qc["ignore"] == ["lm_head", r"re:model\.layers\.0\.self_attn\..*"]  # re:^mtp\..* dropped (defect 3)
     grp = qc["config_groups"]["specscope_w4a16_nvfp4"]
     assert grp["targets"] == MTP_LINEARS and grp["input_activations"] is None
     assert grp["weights"]["group_size"] == 16 and grp["format"] == "nvfp4-pack-quantized"

@@ -32,6 +32,8 @@ __all__ = [
 
 _TABLE = "architectures.toml"
 _WEIGHT_SUFFIXES = ("weight", "weight_packed", "qweight")
+#: token mixers other than self-attention a hybrid model's layer may hold instead (census.py groups them the same way)
+_LINEAR_MIXERS = ("linear_attn.", "mamba.", "mixer.")
 #: a part -> the fused module that holds it in checkpoints that store the engine's fused form (vLLM
 #: ``packed_modules_mapping``; Phi-3 / some exporters store ``qkv_proj`` and ``gate_up_proj``).
 FUSED_SPELLINGS = {
@@ -226,6 +228,7 @@ class DraftLayout:
         hidden_size: the text model's hidden size (None when absent).
         graft_prefix: what ``specscope surgery graft --prefix`` copies (empty for separate drafts).
         layer_prefixes: one prefix per draft layer.
+        template_prefix: the main layer an MTP decoder layer mirrors (``model.layers.3.``), None when there is none.
     """
 
     family: Family
@@ -237,6 +240,7 @@ class DraftLayout:
     hidden_size: int | None
     graft_prefix: str
     layer_prefixes: tuple[str, ...] = field(default=())
+    template_prefix: str | None = None
 
     @property
     def fusion_tensor(self) -> str | None:
@@ -264,11 +268,14 @@ class DraftLayout:
 
 def _layer_template(
     names: list[str], *, skip: tuple[str, ...], prefer_index: int | None
-) -> tuple[tuple[str, ...], int | None]:
-    """Weight names (normalised to ``.weight``) of one main decoder layer with full attention, and its index.
+) -> tuple[tuple[str, ...], int | None, str | None]:
+    """Weight names (normalised to ``.weight``) and biases of one main decoder layer with full attention, its index
+    and prefix.
 
-    An MTP decoder layer mirrors a main full-attention layer (same attention, same MLP or MoE), so its tensor set is
-    read from the checkpoint itself; ``prefer_index`` picks the layer (DeepSeek: the last main layer, MoE).
+    An MTP decoder layer mirrors a main full-attention layer (same attention, same MLP or MoE, the same biases: MiMo's
+    Qwen2 layers carry ``q/k/v_proj.bias``), so its tensor set is read from the checkpoint itself; ``prefer_index``
+    picks the layer (DeepSeek: the last main layer, MoE). Quantization side tensors (scales) are not required: an MTP
+    head is often stored unquantized.
     """
     layers: dict[tuple[str, int], list[str]] = {}
     for n in names:
@@ -279,14 +286,34 @@ def _layer_template(
             layers.setdefault((lo[0], lo[1]), []).append(lo[2])
     attn = {k: v for k, v in layers.items() if any(r.startswith(("self_attn.", "attn.")) for r in v)}
     if not attn:
-        return family("draft_model").body_names, None
+        return family("draft_model").body_names, None, None
     key = max(attn, key=lambda k: (k[1] == prefer_index, k[1]))
     out = set()
     for rest in attn[key]:
         module, suffix = module_of(rest)
         if suffix in _WEIGHT_SUFFIXES:
             out.add(f"{module}.weight")
-    return tuple(sorted(out)), key[1]
+        elif suffix == "bias":
+            out.add(f"{module}.bias")
+    return tuple(sorted(out)), key[1], f"{key[0]}layers.{key[1]}."
+
+
+#: (what the layer holds instead, the dense names it replaces) for a whole model given as a draft: a hybrid model's
+#: linear-attention layer (Qwen3-Next, Mamba hybrids), DeepSeek's MLA attention, a mixture-of-experts MLP.
+_LAYER_VARIANTS = (
+    (_LINEAR_MIXERS, "self_attn."),
+    (("self_attn.kv_a_proj_with_mqa.", "self_attn.q_a_proj."), "self_attn."),
+    (("mlp.experts.", "mlp.shared_experts.", "block_sparse_moe.", "mlp.gate.weight"), "mlp."),
+)
+
+
+def _own_layer_body(body: tuple[str, ...], prefix: str, names: list[str]) -> tuple[str, ...]:
+    """A draft model's dense layer body, without the dense names a layer of another kind replaces."""
+    out = body
+    for markers, replaced in _LAYER_VARIANTS:
+        if any(n.startswith(tuple(prefix + m for m in markers)) for n in names):
+            out = tuple(b for b in out if not b.startswith(replaced))
+    return out
 
 
 def _medusa_groups(cfg: dict[str, Any], n_heads: int) -> list[tuple[str, tuple[str, ...]]]:
@@ -334,6 +361,7 @@ def draft_layout(
         fam.layer_prefix.format(i=i, n=n_main + i, main=main, head=head) for i in range(n_layers) if fam.layer_prefix
     )
     groups: list[tuple[str, tuple[str, ...]]] = []
+    template: str | None = None
     if fam.layer_body == "medusa":
         groups = _medusa_groups(tc, n_layers)
     elif fam.layer_body == "mlp_speculator":
@@ -349,13 +377,14 @@ def draft_layout(
         if fam.layer_body == "target":
             own = tuple(layer_prefixes) + ((head,) if head else ())
             prefer = n_main - 1 if fam.key != "qwen3_5_mtp" else None
-            body, index = _layer_template(name_list, skip=own, prefer_index=prefer)
+            body, index, template = _layer_template(name_list, skip=own, prefer_index=prefer)
             label = f"as main layer {index}" if index is not None else "a dense layer: no main layer found"
         else:
             body = tuple(n for n in fam.body_names if n not in fam.layer_optional)
             label = "the draft's own layer"
         for i, p in enumerate(layer_prefixes):
-            groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in body)))
+            layer_body = _own_layer_body(body, p, name_list) if fam.key == "draft_model" else body
+            groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in layer_body)))
     share = list(fam.shareable)
     if fam.vocab_map == "eagle3" and "lm_head.weight" not in [n for _, g in groups for n in g]:
         share.append("lm_head.weight")
@@ -375,6 +404,7 @@ def draft_layout(
         hidden,
         graft,
         layer_prefixes,
+        template,
     )
 
 
@@ -391,11 +421,12 @@ def alias_name(fam: Family, name: str) -> str:
 def fused_spellings(name: str) -> list[str]:
     """Stored names that satisfy a required ``name``: itself, its packed / quantized weights, its fused module."""
     out = [name]
-    if name.endswith(".weight"):
-        out += [name + "_packed", name[: -len("weight")] + "qweight"]
-        module, _ = module_of(name)
+    if name.endswith((".weight", ".bias")):
+        module, suffix = module_of(name)
+        if suffix == "weight":
+            out += [name + "_packed", name[: -len("weight")] + "qweight"]
         parent, _, leaf = module.rpartition(".")
         fused = FUSED_SPELLINGS.get(leaf)
         if fused:
-            out.append(f"{parent}.{fused}.weight" if parent else f"{fused}.weight")
+            out.append(f"{parent}.{fused}.{suffix}" if parent else f"{fused}.{suffix}")
     return out

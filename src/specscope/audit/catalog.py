@@ -31,7 +31,8 @@ def arg(text: str) -> str:
 @cache
 def finding_texts() -> dict[str, dict[str, str]]:
     """Key (``CODE`` or ``CODE/variant``) -> ``severity`` and the templates of :data:`_TEMPLATES` it gives, read once
-    from ``findings.toml``. An entry with ``base = "KEY"`` keeps that entry's fields unless it gives them again.
+    from ``findings.toml``. An entry with ``base = "KEY"`` keeps that entry's fields (and its base's) unless it gives
+    them again.
 
     Raises:
         ValueError: an entry has a field :class:`Finding` does not word, no ``message``, or an unknown severity (the
@@ -40,7 +41,10 @@ def finding_texts() -> dict[str, dict[str, str]]:
     raw = tomllib.loads(resources.files(__package__).joinpath(_TEXTS_FILE).read_text(encoding="utf-8"))
     out: dict[str, dict[str, str]] = {}
     for key, entry in raw.items():
-        text = {**(raw[entry["base"]] if "base" in entry else {}), **entry}
+        text, seen = dict(entry), {key}
+        while "base" in text and text["base"] not in seen:  # a chain of bases: the nearest one's fields win
+            seen.add(text["base"])
+            text = {**raw[text.pop("base")], **text}
         text.pop("base", None)
         unknown = set(text) - {"severity", *_TEMPLATES}
         if unknown or "message" not in text:

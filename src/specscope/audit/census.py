@@ -105,8 +105,9 @@ class ByteCensus:
             tensors the engine takes from the target, never read).
         bytes_by_dtype: dtype -> stored bytes.
         target_bytes_per_token: bytes one target forward pass reads (decode, batch 1); 0 for a draft checkpoint.
-        draft_bytes_per_step: bytes of the draft's own weights one draft step reads (0 without a draft).
-        draft_share: draft_bytes_per_step / target_bytes_per_token.
+        draft_bytes_per_step: bytes of the draft's own weights one draft step reads (0 without a draft; None when
+            the config declares a head that holds no tensor: unknown, not zero).
+        draft_share: draft_bytes_per_step / target_bytes_per_token (None when either is unknown).
         bandwidth_bytes_per_s: the bandwidth used for the roofline (None when not given).
         roofline_tokens_per_s: bandwidth / target_bytes_per_token (None without a bandwidth).
         draft_shared_bytes_per_step: bytes of the target's weights a draft step reads (its head and one embedding
@@ -120,8 +121,8 @@ class ByteCensus:
     bytes_by_group: dict[str, int]
     bytes_by_dtype: dict[str, int]
     target_bytes_per_token: int
-    draft_bytes_per_step: int
-    draft_share: float
+    draft_bytes_per_step: int | None
+    draft_share: float | None
     bandwidth_bytes_per_s: float | None = None
     roofline_tokens_per_s: float | None = None
     notes: list[str] = field(default_factory=list)
@@ -228,6 +229,8 @@ def _draft_rule(layout: DraftLayout | None, whole: bool, t: _Tally, moe_note: st
             "(vLLM draft_model.py loads it as an ordinary model)"
         )
     fam = layout.family
+    if fam.kind == "mtp" and t.draft_tensors - t.copies == 0:
+        return f"{fam.title}: the checkpoint holds none of the head's tensors: its bytes per step are unknown"
     if fam.kind == "mtp":
         text = (
             f"{fam.title}: the head's {t.draft_tensors - t.copies} own tensors once per draft step"
@@ -249,6 +252,7 @@ def byte_census(
     layout: DraftLayout | None = None,
     draft_model: bool = False,
     bandwidth_bytes_per_s: float | None = None,
+    unread: tuple[str, ...] = (),
 ) -> ByteCensus:
     """Census of ``ck`` from its headers (loader's copy of each tensor).
 
@@ -257,6 +261,8 @@ def byte_census(
             ``draft_model``, the family of a separate draft checkpoint.
         draft_model: the whole checkpoint is a draft model: everything is draft bytes, counted by its family's rule.
         bandwidth_bytes_per_s: memory bandwidth for the roofline.
+        unread: prefixes of tensors no engine loads (an MTP head the config does not declare): stored under
+            ``mtp_draft``, read neither by the target nor by a draft step.
     """
     moe_frac, moe_note = _moe_fraction(ck.text_config)
     tensors = ck.tensors()
@@ -265,10 +271,13 @@ def byte_census(
     for name, info in tensors.items():
         nbytes = info.nbytes
         t.total += nbytes
-        in_draft = draft_model or (layout is not None and layout.contains(name))
-        g = _group(name, len(info.shape), in_draft)
+        skip = bool(unread) and name.startswith(unread)
+        in_draft = not skip and (draft_model or (layout is not None and layout.contains(name)))
+        g = _group(name, len(info.shape), in_draft or skip)
         t.by_group[g] += nbytes
         t.by_dtype[info.dtype] = t.by_dtype.get(info.dtype, 0) + nbytes
+        if skip:
+            continue
         read = float(nbytes) * (moe_frac if _is_expert(name) else 1.0)
         if in_draft:
             _count_draft(t, name, info, read, layout, draft_model)
@@ -283,8 +292,12 @@ def byte_census(
             t.target += read
     if draft_model and tied and t.embedding_bytes:  # a tied draft reads its whole embedding as the head
         t.draft += t.embedding_bytes - t.embedding_bytes / t.embedding_rows
-    tb, db = int(round(t.target)), int(round(t.draft))
+    tb = int(round(t.target))
+    empty_head = layout is not None and layout.family.kind == "mtp" and t.draft_tensors - t.copies == 0
+    db = None if empty_head else int(round(t.draft))
     notes = [moe_note] if moe_note else []
+    if unread:
+        notes.append(f"MTP head under {', '.join(unread)} not run here: stored, never read per step")
     if tied and t.embedding_bytes:
         notes.append("tied embeddings: the embedding table is read whole as the head each step")
     return ByteCensus(
@@ -293,7 +306,7 @@ def byte_census(
         bytes_by_dtype=dict(sorted(t.by_dtype.items())),
         target_bytes_per_token=tb,
         draft_bytes_per_step=db,
-        draft_share=(db / tb) if tb else 0.0,
+        draft_share=(db / tb) if tb and db is not None else (None if db is None else 0.0),
         bandwidth_bytes_per_s=bandwidth_bytes_per_s,
         roofline_tokens_per_s=roofline_tokens_per_s(tb, bandwidth_bytes_per_s)
         if bandwidth_bytes_per_s and tb
@@ -331,7 +344,7 @@ def with_draft(target: ByteCensus, draft: ByteCensus, layout: DraftLayout | None
     return replace(
         target,
         draft_bytes_per_step=d,
-        draft_share=d / tb if tb else 0.0,
+        draft_share=d / tb if tb and d is not None else None,
         draft_shared_bytes_per_step=shared,
         draft_rule=draft.draft_rule,
     )

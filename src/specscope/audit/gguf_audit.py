@@ -157,14 +157,14 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
     if draft is not None:
         d = read_gguf(draft)
         facts["draft"] = {"gguf": gguf_facts(d)}
-        dfind = compare_tokenizers(d.tokenizer, g.tokenizer) + _bounds(d, g)
+        dfind = compare_tokenizers(d.tokenizer, g.tokenizer, kind="gguf") + _bounds(d, g)
         findings += [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dfind]
         dc = gguf_census(d, as_draft=True)
         tb = census.target_bytes_per_token
         census = replace(
             census,
             draft_bytes_per_step=dc.draft_bytes_per_step,
-            draft_share=dc.draft_bytes_per_step / tb if tb else 0.0,
+            draft_share=dc.draft_bytes_per_step / tb if tb and dc.draft_bytes_per_step is not None else None,
             draft_shared_bytes_per_step=0,
             draft_rule=dc.draft_rule,
         )

@@ -7,7 +7,8 @@ model.safetensors LFS hash exactly"). The manifest format is GNU coreutils ``sha
 This reads whole files (the only audit step that does), so it runs only when asked.
 
 Codes: ``HASH_MISMATCH`` (ERROR), ``HASH_FILE_MISSING`` (ERROR: listed, not on disk), ``HASH_MANIFEST_INVALID``
-(ERROR: a line that is not ``<hex>  <name>``), ``HASH_NOT_LISTED`` (WARNING: a ``*.safetensors`` file the manifest
+(ERROR: a line that is not ``<hex>  <name>``), ``HASH_PATH_UNSAFE`` (ERROR: a name leaving the folder, absolute
+or with ``..``: never hashed, never counted), ``HASH_NOT_LISTED`` (WARNING: a ``*.safetensors`` file the manifest
 does not name), ``HASHES_VERIFIED`` (INFO: how many files matched), ``HASH_MANIFEST_MISSING`` (WARNING).
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from specscope.audit.catalog import finding
 from specscope.audit.findings import AuditReport, Finding, by_severity
+from specscope.checkpoint.index import shard_name_is_safe
 from specscope.checkpoint.safefiles import read_regular, sha256_file
 from specscope.errors import ConfigError, require_path
 
@@ -51,6 +53,13 @@ def check_hashes(
     sums = Path(sums_file) if sums_file is not None else root / SUMS_NAME
     if expected is not None:
         return _compare(root, expected, [], source or "the expected hashes")
+    if sums_file is not None and not sums.is_file():  # asked for by name: a user mistake, not a finding
+        raise ConfigError(
+            "--hashes-file is not a readable file",
+            found=f"{sums}: {'a folder' if sums.is_dir() else 'no such file'}",
+            expected="a sha256sum manifest (`sha256sum *.safetensors > SHA256SUMS` output)",
+            fix="check the path given to --hashes-file, or drop it to use the folder's own SHA256SUMS",
+        )
     if not sums.is_file():
         return [finding("HASH_MANIFEST_MISSING", file=str(sums), name=sums.name, sums=SUMS_NAME)]
     # a regular file only (a FIFO never blocks; unreadable is one error line); bytes that are not UTF-8 make bad lines
@@ -63,8 +72,13 @@ def _compare(root: Path, listed: dict[str, str], bad: list[int], src: str) -> li
     if bad:
         out.append(finding("HASH_MANIFEST_INVALID", file=src, bad=len(bad), first=bad[:5], details={"lines": bad}))
     ok = 0
+    unsafe = sorted(n for n in listed if not shard_name_is_safe(n))
+    if unsafe:
+        out.append(finding("HASH_PATH_UNSAFE", file=src, n=len(unsafe), names=", ".join(unsafe[:5]), first=unsafe[0]))
     for name, want in sorted(listed.items()):
         path = root / name
+        if name in unsafe:
+            continue  # never hashed: it names a file outside the checkpoint
         if not path.is_file():
             out.append(finding("HASH_FILE_MISSING", file=name, source=src, want=want))
             continue
@@ -77,8 +91,8 @@ def _compare(root: Path, listed: dict[str, str], bad: list[int], src: str) -> li
     for p in sorted(root.glob("*.safetensors")):
         if p.name not in listed:
             out.append(finding("HASH_NOT_LISTED", file=p.name, source=src))
-    counts = {"matched": ok, "listed": len(listed)}
-    out.append(finding("HASHES_VERIFIED", file=src, ok=ok, listed=len(listed), details=counts))
+    counts = {"matched": ok, "listed": len(listed) - len(unsafe)}
+    out.append(finding("HASHES_VERIFIED", file=src, ok=ok, listed=len(listed) - len(unsafe), details=counts))
     return out
 
 

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["QuantView", "quant_views", "effective_view", "is_excluded"]
+__all__ = ["QuantView", "quant_views", "effective_view", "is_excluded", "entry_covers"]
 
 _FUSED = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj")}
 
@@ -193,11 +193,17 @@ def _match_one(pattern: str, name: str, method: str) -> bool:
     return False
 
 
+def entry_covers(entry: str, module: str, method: str) -> bool:
+    """True when the exclusion ``entry`` of a ``method`` config (``modelopt``, ``compressed-tensors``, ``quark``,
+    ``awq`` ...) covers ``module`` or one of its fused spellings: the one reading of an exclude entry, used by the
+    audit and by surgery's config patches alike."""
+    return any(_match_one(entry, name, method) for name in _expand(module))
+
+
 def is_excluded(view: QuantView, module: str) -> bool:
     """True when ``view`` leaves ``module`` unquantized (excluded, or absent from a MIXED_PRECISION layer map)."""
-    for name in _expand(module):
-        if any(_match_one(p, name, view.method) for p in view.exclude):
-            return True
+    if any(entry_covers(p, module, view.method) for p in view.exclude):
+        return True
     if view.quantized_layers and (view.algo or "").upper() == "MIXED_PRECISION":
         return not any(name in view.quantized_layers for name in _expand(module))
     return False

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout
+from specscope.audit.architectures import DraftLayout, config_int
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding, Severity
+from specscope.audit.rules_shapes import check_hidden_vs_target
 from specscope.audit.rules_vocab import check_vocab_bounds, compare_tokenizers
 from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.tokenizer import read_tokenizer
@@ -33,7 +34,8 @@ def check_draft_config(
     Codes: ``DFLASH_LAYER_TYPES_LENGTH`` (ERROR), ``DFLASH_SLIDING_WINDOW_MISSING`` (ERROR),
     ``DFLASH_WINDOW_SMALLER_THAN_BLOCK`` (ERROR), ``DFLASH_SWA_FLAG_CONFLICT`` (WARNING),
     ``DFLASH_MIXED_LAYER_TYPES`` (WARNING), ``DFLASH_SWA_ONLY_IN_DFLASH_CONFIG`` (WARNING),
-    ``DFLASH_MAX_WINDOW_LAYERS_IGNORED`` (INFO), ``DRAFT_TARGET_LAYER_OUT_OF_RANGE`` (ERROR).
+    ``DFLASH_MAX_WINDOW_LAYERS_IGNORED`` (INFO), ``DRAFT_TARGET_LAYER_OUT_OF_RANGE`` (ERROR),
+    ``DFLASH_TARGET_LAYER_IDS_INVALID`` (ERROR), ``DFLASH_MASK_TOKEN_OUT_OF_RANGE`` (ERROR).
     """
     out: list[Finding] = []
     n = cfg.get("num_hidden_layers")
@@ -97,6 +99,9 @@ def check_draft_config(
         if "max_window_layers" in cfg:
             out.append(finding("DFLASH_MAX_WINDOW_LAYERS_IGNORED", file=file, layers=cfg["max_window_layers"]))
     ids = dcfg.get("target_layer_ids", cfg.get("target_layer_ids"))
+    if ids is not None and not isinstance(ids, list):
+        out.append(finding("DFLASH_TARGET_LAYER_IDS_INVALID", file=file, ids=repr(ids), kind=type(ids).__name__))
+    out += _mask_token(cfg, dcfg, file)
     if isinstance(ids, list) and isinstance(target_num_layers, int):
         bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < target_num_layers]
         if bad:
@@ -106,22 +111,60 @@ def check_draft_config(
     return out, table
 
 
+def _mask_token(cfg: dict[str, Any], dcfg: dict[str, Any], file: str) -> list[Finding]:
+    """``DFLASH_MASK_TOKEN_OUT_OF_RANGE``: vLLM ``qwen3_dflash.py`` @036a00d1 embeds the masked query slots as
+    ``embed_tokens(mask_token_id)`` (``dflash_config.mask_token_id``, else the top-level key): an id past the
+    embedding's ``vocab_size`` rows is an index error."""
+    mask = dcfg.get("mask_token_id", cfg.get("mask_token_id"))
+    vocab = config_int(cfg, "vocab_size")
+    if mask is None or vocab is None:
+        return []
+    if isinstance(mask, int) and not isinstance(mask, bool) and 0 <= mask < vocab:
+        return []
+    return [finding("DFLASH_MASK_TOKEN_OUT_OF_RANGE", file=file, mask=repr(mask), vocab=vocab)]
+
+
 def check_draft_vs_target(draft_ck: Checkpoint, target_ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]:
-    """A separate draft against its target: tokenizers by content, vocabulary bounds (:mod:`.rules_vocab`), and a
-    DFlash draft's hidden size.
+    """A separate draft against its target: tokenizers by content, vocabulary bounds (:mod:`.rules_vocab`), and the
+    width of the target hidden states the draft reads (:mod:`.rules_shapes`).
 
     Codes: those of :func:`specscope.audit.rules_vocab.compare_tokenizers` and ``check_vocab_bounds``,
     ``DRAFT_HIDDEN_MISMATCH`` (ERROR).
     """
     out: list[Finding] = []
     draft_tok, target_tok = read_tokenizer(draft_ck.source), read_tokenizer(target_ck.source)
-    out += compare_tokenizers(draft_tok, target_tok)
-    out += check_vocab_bounds(draft_ck, layout, target_ck.text_config, draft_tok, target_tok)
-    if layout is not None and layout.family.key == "dflash":
-        dv, tv = draft_ck.text_config.get("hidden_size"), target_ck.text_config.get("hidden_size")
-        if isinstance(dv, int) and isinstance(tv, int) and dv != tv:
-            out.append(finding("DRAFT_HIDDEN_MISMATCH", file="config.json", draft=dv, target=tv))
+    bounds = check_vocab_bounds(draft_ck, layout, target_ck.text_config, draft_tok, target_tok)
+    tokens = compare_tokenizers(draft_tok, target_tok)
+    if any(f.code == "DRAFT_VOCAB_UNVERIFIED" for f in bounds):  # it already says the draft ships no tokenizer
+        tokens = [f for f in tokens if f.code != "DRAFT_TOKENIZER_UNVERIFIED"]
+    out += tokens + bounds
+    out += check_hidden_vs_target(draft_ck.text_config, layout, target_ck.text_config)
+    if layout is not None and layout.family.key == "draft_model":
+        out += _architecture(draft_ck.text_config, target_ck.text_config)
     return out
+
+
+def _architecture(draft: dict[str, Any], target: dict[str, Any]) -> list[Finding]:
+    """``DRAFT_ARCHITECTURE_DIFFERS``: a separate draft model of another ``model_type`` than its target."""
+    d, t = draft.get("model_type"), target.get("model_type")
+    if not isinstance(d, str) or not isinstance(t, str) or d == t:
+        return []
+
+    def arch(cfg: dict[str, Any]) -> str:
+        a = cfg.get("architectures")
+        return ", ".join(str(x) for x in a) if isinstance(a, list) and a else "no architectures"
+
+    return [
+        finding(
+            "DRAFT_ARCHITECTURE_DIFFERS",
+            file="config.json",
+            draft=d,
+            target=t,
+            draft_arch=arch(draft),
+            target_arch=arch(target),
+            details={"draft_model_type": d, "target_model_type": t},
+        )
+    ]
 
 
 def check_vision_processor(config: dict[str, Any] | None, files: dict[str, int]) -> list[Finding]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from specscope.audit.catalog import arg, finding
-from specscope.audit.findings import Finding
+from specscope.audit.findings import Finding, Severity
 from specscope.audit.rules_shards import SINGLE_FILE, check_copies, check_single_file, check_total_size
 from specscope.checkpoint import INDEX_NAME, Checkpoint, shard_name_is_safe
 
@@ -25,12 +25,23 @@ def check_format(ck: Checkpoint) -> list[Finding]:
     one ERROR per indexed shard that is missing, and INFO for an indexed shard that holds no tensors."""
     out: list[Finding] = []
     referenced = set(ck.weight_map.values())
+    for name, why in sorted(ck.broken.items()):
+        read = name.endswith((".safetensors", ".json", ".model", ".jinja"))  # what loaders open
+        severity = Severity.ERROR if read else Severity.WARNING
+        n = sum(1 for s in ck.weight_map.values() if s == name)
+        role = f"{n} indexed tensors" if n else ("weights" if name.endswith(".safetensors") else "a file loaders read")
+        out.append(finding("BROKEN_SYMLINK", file=name, why=why, role=role, severity=severity))
     if not ck.shards:
         out.append(finding("NO_WEIGHTS"))
     for name, shard in sorted(ck.shards.items()):
+        if name in ck.broken:
+            continue  # BROKEN_SYMLINK above names it
         if shard.missing:
-            n = sum(1 for s in ck.weight_map.values() if s == name)
-            out.append(finding("INDEX_SHARD_MISSING", file=name, indexed=n, details={"indexed_tensors": n}))
+            held = sorted(t for t, s in ck.weight_map.items() if s == name)
+            n = len(held)
+            examples = f", e.g. {', '.join(held[:3])}" if held else ""
+            details = {"indexed_tensors": n, "first_tensors": held[:8]}
+            out.append(finding("INDEX_SHARD_MISSING", file=name, indexed=n, examples=examples, details=details))
         elif shard.error is not None:
             e = shard.error
             f = finding(

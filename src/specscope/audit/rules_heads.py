@@ -23,9 +23,15 @@ __all__ = ["GroupCount", "stored_names", "names_source", "count_groups", "fix_fo
 
 def stored_names(ck: Checkpoint) -> set[str] | None:
     """The tensor names a loader sees: every readable header's, or the index's when no shard file is present
-    (metadata only); None when the checkpoint has neither (configs only)."""
+    (metadata only); None when the checkpoint has neither (configs only).
+
+    A name the index puts in a shard that is missing, a broken link or unparseable counts as stored: that shard's
+    own finding (``INDEX_SHARD_MISSING``, ``BROKEN_SYMLINK``, the header's code) names the cause and the fix, so the
+    head or draft is not also reported as missing with a fix (a graft) that would not help.
+    """
     if any(s.header is not None for s in ck.shards.values()):
-        return set(ck.locations)
+        unreadable = {n for n, s in ck.shards.items() if s.header is None}
+        return set(ck.locations) | {t for t, shard in ck.weight_map.items() if shard in unreadable}
     if ck.weight_map:
         return set(ck.weight_map)
     return None

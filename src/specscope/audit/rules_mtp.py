@@ -8,14 +8,16 @@ share and is declared by: :mod:`specscope.audit.architectures` (``architectures.
 
 from __future__ import annotations
 
-from specscope.audit.architectures import DraftLayout, detect_family, draft_layout
+from specscope.audit.architectures import DraftLayout, config_int, detect_family, draft_layout, main_layer_prefix
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
+from specscope.audit.layout import is_vision, layer_of
 from specscope.audit.rules_heads import breakdown, count_groups, fix_for, names_source, stored_names
+from specscope.audit.rules_shapes import check_mtp_shapes
 from specscope.checkpoint import INDEX_NAME, Checkpoint
 from specscope.checkpoint.dtypes import PACKED_INT_DTYPES
 
-__all__ = ["check_mtp", "mtp_layout"]
+__all__ = ["check_mtp", "mtp_layout", "undeclared_head"]
 
 
 def mtp_layout(ck: Checkpoint) -> DraftLayout | None:
@@ -121,12 +123,58 @@ def _fusion_shape(ck: Checkpoint, layout: DraftLayout) -> Finding | None:
     return finding("MTP_FC_SHAPE", file=ck.shard_of(fc_name), tensor=fc_name, shape=shape, dtype=fc.dtype, want=want)
 
 
+def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
+    """``MTP_UNDECLARED`` (WARNING) and the head's prefixes, for MTP tensors a config that declares no MTP head holds:
+    Qwen-style ``mtp.*`` without ``mtp_num_hidden_layers``, MiMo ``model.mtp_layers.*``, or DeepSeek-style layers at
+    index ``num_hidden_layers`` and above with ``num_nextn_predict_layers`` 0 or absent. Engines build only the layers
+    the config declares, so these tensors are never loaded (nor read per step: the census leaves them out)."""
+    if ck.config is None:
+        return None  # no config to declare anything (an extracted head, a bare file): nothing is undeclared
+    names = sorted(set(ck.locations) | set(ck.weight_map))
+    tc = ck.text_config
+    key, prefixes = "", set()
+    if any(n.startswith("mtp.") for n in names):
+        key, prefixes = "mtp_num_hidden_layers", {"mtp."}
+    elif any(n.startswith("model.mtp_layers.") for n in names):
+        key, prefixes = "num_nextn_predict_layers", {"model.mtp_layers."}
+    else:
+        n_main = config_int(tc, "num_hidden_layers")
+        main = main_layer_prefix(names)
+        for n in names:
+            lo = layer_of(n)
+            if n_main is not None and lo and lo[0] == main and lo[1] >= n_main and not is_vision(n):
+                prefixes.add(f"{main}layers.{lo[1]}.")
+        key = "num_nextn_predict_layers"
+    if not prefixes:
+        return None
+    held = [n for n in names if n.startswith(tuple(prefixes))]
+    nbytes = sum(i.nbytes for n in held if (i := ck.tensor(n)) is not None)
+    layers = len({lo[1] for n in held if (lo := layer_of(n))}) or 1
+    declared = tc.get(key)
+    return (
+        finding(
+            "MTP_UNDECLARED",
+            file="config.json",
+            tensor=held[0],
+            n=len(held),
+            nbytes=nbytes,
+            prefixes=", ".join(sorted(prefixes)),
+            config_key=key,
+            declared="absent" if declared is None else f"{declared!r}",
+            layers=layers,
+            details={"prefixes": sorted(prefixes), "tensors": len(held), "bytes": nbytes, "config_key": key},
+        ),
+        tuple(sorted(prefixes)),
+    )
+
+
 def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     """Findings for the declared MTP head, and the layout used (None when the config declares no MTP).
 
     Codes: ``MTP_WEIGHTS_MISSING`` (ERROR, no tensor under the head's prefixes), ``MTP_INCOMPLETE`` (ERROR, some
     required tensors missing; the message counts them per group), ``MTP_NOT_INDEXED`` (ERROR, tensors on disk but
-    absent from the index), ``MTP_FC_SHAPE`` (ERROR, the fusion projection is not [hidden, 2*hidden]). A tensor the
+    absent from the index), ``MTP_FC_SHAPE`` (ERROR, the fusion projection is not [hidden, 2*hidden]),
+    ``MTP_LAYER_SHAPE`` (ERROR, :mod:`.rules_shapes`). A tensor the
     family shares with the target (DeepSeek's per-layer ``embed_tokens`` / ``shared_head.head``) may be omitted.
     A folder with configs only (no index, no shard) is not judged on tensors.
     """
@@ -142,4 +190,5 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     out = [f for f in (_incomplete(ck, layout, names),) if f is not None]
     physical = sorted(n for n in ck.locations if layout.contains(n))
     out += [f for f in (_not_indexed(ck, physical), _fusion_shape(ck, layout)) if f is not None]
+    out += check_mtp_shapes(ck, layout)
     return out, layout

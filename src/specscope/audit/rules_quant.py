@@ -125,6 +125,8 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
                 tensor=linears[q_but_excl[0]],
                 n=len(q_but_excl),
                 modules=", ".join(q_but_excl),
+                checkpoint=arg(ck.label),
+                prefix=arg(_common_prefix(q_but_excl) or q_but_excl[0].split(".")[0] + "."),
                 details={"modules": q_but_excl},
             )
         )
@@ -236,34 +238,38 @@ def _mismatch(
     return out
 
 
+_CT_GLOBALS = ("weight_global_scale", "input_global_scale")
+
+
 def _scale_convention(
     ck: Checkpoint, eff: QuantView, draft_modules: set[str], linears: dict[str, str], quantized: dict[str, bool]
 ) -> list[Finding]:
     out: list[Finding] = []
-    bad: list[str] = []
+    bad: list[tuple[str, float]] = []
+    suffixes = {"modelopt": ("weight_scale_2", "input_scale"), "compressed-tensors": _CT_GLOBALS}.get(eff.method, ())
     for m in sorted(draft_modules):
         if not quantized.get(m):
             continue
-        if eff.method == "modelopt":
-            for suffix in ("weight_scale_2", "input_scale"):
-                v = ck.read_scalar(f"{m}.{suffix}")
-                if v is not None and not (math.isfinite(v) and 0 < v <= 1):
-                    bad.append(f"{m}.{suffix} = {v:g}")
-        elif eff.method == "compressed-tensors":
-            for suffix in ("weight_global_scale", "input_global_scale"):
-                v = ck.read_scalar(f"{m}.{suffix}")
-                if v is not None and not (math.isfinite(v) and v >= 1):
-                    bad.append(f"{m}.{suffix} = {v:g}")
+        for suffix in suffixes:
+            v = ck.read_scalar(f"{m}.{suffix}")
+            ok = v is not None and math.isfinite(v) and (0 < v <= 1 if eff.method == "modelopt" else v >= 1)
+            if v is not None and not ok:
+                bad.append((f"{m}.{suffix}", v))
     if bad:
+        values = sorted({v for _, v in bad})
+        span = f"{values[0]:g}" if len(values) == 1 else f"{values[0]:g} to {values[-1]:g}"
+        modules = sorted({n.rpartition(".")[0] for n, _ in bad})
+        kinds = sorted({n.rpartition(".")[2] for n, _ in bad})
         out.append(
             finding(
                 f"NVFP4_SCALE_CONVENTION/{eff.method}",  # bad scales are found only under these two methods
                 file=eff.file,
-                tensor=bad[0].split(" = ")[0],
-                scales=", ".join(bad),
+                tensor=bad[0][0],
+                scales=f"{len(bad)} {'/'.join(kinds)} scales of {len(modules)} modules ({span})",
                 method=eff.method,
-                found="; ".join(bad),
-                details={"scales": bad},
+                found=f"{bad[0][0]} = {bad[0][1]:g}"
+                + (f" (+{len(bad) - 1} more, values {span})" if len(bad) > 1 else ""),
+                details={"scales": [f"{n} = {v:g}" for n, v in bad], "modules": modules},
             )
         )
     return out

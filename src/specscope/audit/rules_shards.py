@@ -143,9 +143,16 @@ def check_single_file(ck: Checkpoint) -> list[Finding]:
         return []
     hidden = sum(1 for s in ck.weight_map.values() if s != SINGLE_FILE)
     how = "is listed by the index together with" if listed else "is not listed by the index, which names"
+    own = [t.name for t in single.header.tensors]
+    copies = sum(1 for n in own if any(loc.shard != SINGLE_FILE for loc in ck.locations.get(n, [])))
+    variant = "SINGLE_FILE_SHADOWS_INDEX"
+    if own and copies == len(own):
+        variant += "/duplicate"  # renaming it would leave two copies of every tensor: delete it
+    elif copies:
+        variant += "/partial"
     return [
         finding(
-            "SINGLE_FILE_SHADOWS_INDEX",
+            variant,
             file=SINGLE_FILE,
             tensors=len(single.header.tensors),
             nbytes=single.header.tensor_bytes,
@@ -154,6 +161,8 @@ def check_single_file(ck: Checkpoint) -> list[Finding]:
             index=INDEX_NAME,
             hidden=hidden,
             checkpoint=arg(ck.label),
-            details={"single_file_tensors": len(single.header.tensors), "indexed_elsewhere": hidden},
+            copies=copies,
+            single=arg(f"{ck.label}/{SINGLE_FILE}"),
+            details={"single_file_tensors": len(own), "indexed_elsewhere": hidden, "copies_elsewhere": copies},
         )
     ]

@@ -42,22 +42,67 @@ __all__ = ["compare_tokenizers", "check_vocab_bounds", "check_vocab_map", "embed
 _SHOWN = 5
 
 
-def compare_tokenizers(draft: TokenizerView | None, target: TokenizerView | None) -> list[Finding]:
-    """``DRAFT_TOKENIZER_DIFFERS`` / ``DRAFT_SPECIAL_TOKENS_DIFFER`` / ``DRAFT_TOKENIZER_UNVERIFIED`` (see module)."""
+#: where a checkpoint's vocabulary is looked for, by kind of checkpoint (the words of ``DRAFT_TOKENIZER_UNVERIFIED``).
+TOKENIZER_PLACES = {
+    "safetensors": "tokenizer.json, vocab.json or tokenizer.model",
+    "gguf": "tokenizer.ggml.* metadata",
+}
+_RESTORE = {
+    "safetensors": "copy the publisher's tokenizer files (tokenizer.json, tokenizer_config.json) next to the {side}, "
+    "then audit again",
+    "gguf": "re-convert the {side} with llama.cpp's convert_hf_to_gguf.py (it writes tokenizer.ggml.*), then audit "
+    "again",
+}
+
+
+def _absent(draft: TokenizerView | None, target: TokenizerView | None, kind: str) -> Finding:
+    """``DRAFT_TOKENIZER_UNVERIFIED`` for a side that carries no vocabulary at all."""
+    places = TOKENIZER_PLACES[kind]
+    missing = [side for side, view in (("draft", draft), ("target", target)) if view is None]
+    sides = " and the ".join(missing)
+    found = "; ".join(
+        f"{side}: {view.source if view is not None else 'no ' + places}"
+        for side, view in (("draft", draft), ("target", target))
+    )
+    return finding(
+        "DRAFT_TOKENIZER_UNVERIFIED/absent",
+        file=draft.source if draft is not None else None,
+        why=f"the {sides} {'carries' if len(missing) == 1 else 'carry'} no vocabulary ({places})",
+        found_text=found,
+        places=places,
+        fix=_RESTORE[kind].format(side=sides),
+        details={"missing": missing},
+    )
+
+
+def compare_tokenizers(
+    draft: TokenizerView | None, target: TokenizerView | None, *, kind: str = "safetensors"
+) -> list[Finding]:
+    """``DRAFT_TOKENIZER_DIFFERS`` / ``DRAFT_SPECIAL_TOKENS_DIFFER`` / ``DRAFT_TOKENIZER_UNVERIFIED`` (see module);
+    ``kind`` (``safetensors`` / ``gguf``) words where a missing vocabulary was looked for."""
     if draft is None or target is None:
-        return []
+        return [_absent(draft, target, kind)]
     if draft.unreadable or target.unreadable:
         if draft.fingerprint and draft.fingerprint == target.fingerprint:
             return []
-        why = draft.unreadable or target.unreadable
-        return [finding("DRAFT_TOKENIZER_UNVERIFIED", file=draft.source, why=why, target_file=target.source)]
+        side, view = ("draft", draft) if draft.unreadable else ("target", target)
+        fix = (
+            "pip install sentencepiece, then audit again"
+            if view.fingerprint
+            else f"re-download the {side}'s {view.source} from its publisher, then audit again"
+        )
+        why = f"{side} {view.source}: {view.unreadable}"
+        return [finding("DRAFT_TOKENIZER_UNVERIFIED", file=draft.source, why=why, target_file=target.source, fix=fix)]
     shared = min(draft.size, target.size)
     differ = [i for i in range(shared) if draft.tokens.get(i) != target.tokens.get(i)]
     out: list[Finding] = []
     if differ:
         first = differ[0]
         pairs = [{"id": i, "draft": draft.tokens.get(i), "target": target.tokens.get(i)} for i in differ[:_SHOWN]]
-        shown = "; ".join(f"id {p['id']}: draft {p['draft']!r}, target {p['target']!r}" for p in pairs)
+        shown = "; ".join(
+            f"id {i}: draft {_token(draft.tokens.get(i))}, target {_token(target.tokens.get(i))}"
+            for i in differ[:_SHOWN]
+        )
         out.append(
             finding(
                 "DRAFT_TOKENIZER_DIFFERS",
@@ -65,8 +110,8 @@ def compare_tokenizers(draft: TokenizerView | None, target: TokenizerView | None
                 n=len(differ),
                 shared=shared,
                 first=first,
-                draft_token=repr(draft.tokens.get(first)),
-                target_token=repr(target.tokens.get(first)),
+                draft_token=_token(draft.tokens.get(first)),
+                target_token=_token(target.tokens.get(first)),
                 shown=shown,
                 draft_file=draft.source,
                 target_file=target.source,
@@ -84,6 +129,11 @@ def compare_tokenizers(draft: TokenizerView | None, target: TokenizerView | None
             )
         )
     return out
+
+
+def _token(text: str | None) -> str:
+    """A token for a message: quoted, or ``(no token)`` for an id the tokenizer leaves undefined (a hole)."""
+    return repr(text) if text is not None else "(no token)"
 
 
 def _special_differences(draft: TokenizerView, target: TokenizerView) -> list[str]:
@@ -118,40 +168,60 @@ def check_vocab_bounds(
     draft_tok: TokenizerView | None,
     target_tok: TokenizerView | None,
 ) -> list[Finding]:
-    """``DRAFT_VOCAB_MISMATCH`` (the draft cannot embed every id the target produces) or ``DRAFT_VOCAB_UNVERIFIED``."""
+    """``DRAFT_VOCAB_MISMATCH`` (the draft cannot embed every id the target produces), ``DRAFT_VOCAB_UNVERIFIED``
+    (the draft ships no tokenizer and its size differs from the target's) or ``DRAFT_VOCAB_EXCEEDS_TARGET`` (the
+    draft's tokenizer defines ids the target's does not: the draft can propose them)."""
     rows, where = embedding_rows(draft_ck, layout)
     draft_vocab = rows if rows is not None else config_int(draft_ck.text_config, "vocab_size")
     where = where if rows is not None else "config.json vocab_size"
     target_vocab = config_int(target_cfg, "vocab_size")
     if draft_vocab is None:
         return []
-    if target_tok is not None and target_tok.size:
-        needed, basis = target_tok.size, f"the target's {target_tok.source} defines ids 0..{target_tok.size - 1}"
-    elif target_vocab is not None and draft_tok is None:
-        if draft_vocab == target_vocab:
-            return []
+    if target_tok is not None and target_tok.size and draft_vocab < target_tok.size:
+        basis = f"the target's {target_tok.source} defines ids 0..{target_tok.size - 1}"
         return [
             finding(
-                "DRAFT_VOCAB_UNVERIFIED",
+                "DRAFT_VOCAB_MISMATCH",
                 file="config.json",
                 draft=draft_vocab,
-                target=target_vocab,
+                target=target_tok.size,
                 where=where,
+                basis=basis,
+                details={"draft_rows": draft_vocab, "target_ids": target_tok.size, "draft_rows_from": where},
             )
         ]
-    else:
+    target_size = target_vocab if target_vocab is not None else (target_tok.size if target_tok else None)
+    if draft_tok is None and target_size is not None and draft_vocab != target_size:
+        return [
+            finding("DRAFT_VOCAB_UNVERIFIED", file="config.json", draft=draft_vocab, target=target_size, where=where)
+        ]
+    return _beyond_target(draft_tok, target_tok, target_vocab)
+
+
+def _beyond_target(
+    draft_tok: TokenizerView | None, target_tok: TokenizerView | None, target_vocab: int | None
+) -> list[Finding]:
+    """``DRAFT_VOCAB_EXCEEDS_TARGET``: ids the draft's tokenizer defines past the target's tokenizer (WARNING: a
+    drafted one is rejected) or past the target's ``vocab_size`` (ERROR: out of range at the verify step)."""
+    if draft_tok is None or target_tok is None or draft_tok.unreadable or target_tok.unreadable:
         return []
-    if draft_vocab >= needed:
+    extra = sorted(i for i in draft_tok.tokens if i >= target_tok.size)
+    if not extra:
         return []
+    past_rows = target_vocab is not None and extra[-1] >= target_vocab
+    shown = ", ".join(f"{i} {draft_tok.tokens[i]!r}" for i in extra[:_SHOWN])
     return [
         finding(
-            "DRAFT_VOCAB_MISMATCH",
-            file="config.json",
-            draft=draft_vocab,
-            target=needed,
-            where=where,
-            basis=basis,
-            details={"draft_rows": draft_vocab, "target_ids": needed, "draft_rows_from": where},
+            "DRAFT_VOCAB_EXCEEDS_TARGET/rows" if past_rows else "DRAFT_VOCAB_EXCEEDS_TARGET",
+            file=draft_tok.source,
+            n=len(extra),
+            first=extra[0],
+            last=extra[-1],
+            shown=shown,
+            target_last=target_tok.size - 1,
+            target_vocab=target_vocab,
+            target_file=target_tok.source,
+            details={"draft_only_ids": len(extra), "first": extra[0], "last": extra[-1], "target_ids": target_tok.size},
         )
     ]
 
@@ -217,6 +287,47 @@ def _check_t2d(t2d: np.ndarray, d2t: np.ndarray | None, vocab: int, draft_vocab:
     return []
 
 
+def _check_medusa(ck: Checkpoint, cfg: dict[str, Any], names: dict[str, str]) -> list[Finding]:
+    """Medusa, per vLLM ``medusa.py`` @01dbb081: every head is ``ParallelLMHead(truncated_vocab_size, hidden)``
+    (``truncated_vocab_size`` defaults to ``vocab_size``); with ``truncated_vocab_size < vocab_size`` the checkpoint
+    must carry ``token_map`` (asserted at load), ``truncated_vocab_size`` target ids scattered into a ``vocab_size``
+    logit row, and a head stored with more rows is sliced by it (``weight[token_map]``)."""
+    vocab = config_int(cfg, "vocab_size")
+    trunc = config_int(cfg, "truncated_vocab_size") or vocab
+    if vocab is None or trunc is None:
+        return []
+    out: list[Finding] = []
+    reduced = trunc < vocab
+    token_map = ck.read_index_array(names["token_map"]) if reduced and "token_map" in names else None
+    if reduced and "token_map" not in names:
+        out.append(_map_finding("missing-medusa", "token_map", name="token_map", draft_vocab=trunc, vocab=vocab))
+    elif token_map is not None:
+        ids = token_map.astype(np.int64)
+        bad = np.flatnonzero((ids < 0) | (ids >= vocab))
+        what = None
+        if token_map.dtype == np.bool_:
+            what = "a bool mask, not target ids"
+        elif len(token_map) != trunc:
+            what = f"{len(token_map)} entries for truncated_vocab_size {trunc}"
+        elif bad.size:
+            what = f"{bad.size} ids outside [0, {vocab}); first token_map[{int(bad[0])}] = {int(ids[bad[0]])}"
+        if what:
+            out.append(_map_finding("medusa-map", "token_map", what=what, draft_vocab=trunc, vocab=vocab))
+    allowed = {trunc} | ({vocab} if token_map is not None else set())
+    heads = sorted((n, i.shape[0]) for n, i in ck.tensors().items() if _is_medusa_head(names, n) and i.shape)
+    wrong = [(n, r) for n, r in heads if r not in allowed]
+    if wrong:
+        name, rows = wrong[0]
+        want = " or ".join(str(a) for a in sorted(allowed))
+        out.append(_map_finding("medusa-head-rows", name, n=len(wrong), rows=rows, want=want, draft_vocab=trunc))
+    return out
+
+
+def _is_medusa_head(names: dict[str, str], stored: str) -> bool:
+    plain = next((p for p, s in names.items() if s == stored), stored)
+    return plain.startswith("lm_heads.") and plain.endswith(".weight")
+
+
 def check_vocab_map(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]:
     """``DRAFT_VOCAB_MAP`` findings for an EAGLE-3 draft's ``d2t`` / ``t2d`` / head rows, or a Medusa ``token_map``."""
     if layout is None or not layout.family.vocab_map or not ck.tensors():
@@ -224,10 +335,7 @@ def check_vocab_map(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]
     cfg = ck.text_config
     names = {alias_name(layout.family, n): n for n in ck.tensors()}
     if layout.family.vocab_map == "medusa":
-        vocab, trunc = config_int(cfg, "vocab_size"), config_int(cfg, "truncated_vocab_size")
-        if vocab is None or trunc is None or trunc >= vocab or "token_map" in names:
-            return []
-        return [_map_finding("missing", "token_map", name="token_map", draft_vocab=trunc, vocab=vocab)]
+        return _check_medusa(ck, cfg, names)
     vocab, draft_vocab = eagle3_reduced(cfg)
     if vocab is None or draft_vocab is None:
         return []
@@ -240,8 +348,9 @@ def check_vocab_map(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]
         out.append(_map_finding("missing", "d2t", name="d2t", draft_vocab=draft_vocab, vocab=vocab))
     elif "d2t" in names and d2t is None:
         info = ck.tensor(names["d2t"])
-        shape = list(info.shape) if info else []
-        out.append(_map_finding("length", "d2t", n=shape, draft_vocab=draft_vocab, dtype=info.dtype if info else "?"))
+        shape, dtype = (list(info.shape), info.dtype) if info else ([], "?")
+        variant = "rank" if len(shape) != 1 else "dtype"
+        out.append(_map_finding(variant, "d2t", shape=shape, draft_vocab=draft_vocab, dtype=dtype))
     elif d2t is not None:
         out += _check_d2t(d2t, vocab, draft_vocab)
     if "t2d" in names:

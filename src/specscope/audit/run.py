@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from specscope.audit.architectures import DraftLayout, detect_draft_family, draft_layout, family
-from specscope.audit.catalog import with_target
+from specscope.audit.catalog import finding, with_target
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s, with_draft
 from specscope.audit.findings import AuditReport, Finding, by_severity
 from specscope.audit.gguf_audit import audit_gguf, is_gguf_target
@@ -26,8 +26,9 @@ from specscope.audit.rules_fused import check_fused, mtp_quant_profile
 from specscope.audit.rules_heads import check_draft_tensors, names_source, stored_names
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
-from specscope.audit.rules_mtp import check_mtp
+from specscope.audit.rules_mtp import check_mtp, undeclared_head
 from specscope.audit.rules_quant import check_quant, linear_modules
+from specscope.audit.rules_shapes import check_draft_shapes
 from specscope.audit.rules_vocab import check_vocab_map
 from specscope.checkpoint import ByteSource, Checkpoint, load_checkpoint
 
@@ -75,6 +76,37 @@ def _layout_facts(layout: DraftLayout, ck: Checkpoint) -> dict[str, Any]:
     }
 
 
+def _heads(
+    ck: Checkpoint, *, as_draft: bool
+) -> tuple[list[Finding], DraftLayout | None, DraftLayout | None, tuple[str, ...]]:
+    """``(findings, MTP layout, separate-draft layout, prefixes of tensors no engine reads here)``.
+
+    A checkpoint given as a draft is run whole as a draft model (vLLM ``draft_model.py``), so an MTP head inside it is
+    not the draft: it is named (``DRAFT_HAS_MTP_HEAD``) and left out of the bytes. An MTP head the config does not
+    declare is never loaded (``MTP_UNDECLARED``)."""
+    mtp_findings, layout = check_mtp(ck)
+    if as_draft and layout is not None:
+        head = layout
+        draft = separate_draft_layout(ck, as_draft=True)
+        held = sum(1 for n in ck.locations if head.contains(n))
+        note = finding(
+            "DRAFT_HAS_MTP_HEAD",
+            file="config.json",
+            family=head.family.title,
+            prefixes=", ".join(head.prefixes),
+            n=held,
+            details={"family": head.family.key, "prefixes": list(head.prefixes), "tensors": held},
+        )
+        return [note], None, draft, head.prefixes
+    if layout is not None:
+        return mtp_findings, layout, None, ()
+    draft = separate_draft_layout(ck, as_draft=as_draft)
+    undeclared = undeclared_head(ck) if draft is None else None
+    if undeclared is not None:
+        return [undeclared[0]], None, None, undeclared[1]
+    return [], None, draft, ()
+
+
 def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draft: bool = False) -> AuditReport:
     """Run every rule on an already loaded checkpoint (``target_ck``: the target when ``ck`` is a separate draft;
     ``as_draft``: ``ck`` was given as a draft, so a plain causal LM is judged as a draft model)."""
@@ -82,9 +114,8 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     facts: dict[str, Any] = {}
     findings += check_format(ck)
     findings += check_index(ck)
-    mtp_findings, layout = check_mtp(ck)
-    findings += mtp_findings
-    draft = separate_draft_layout(ck, as_draft=as_draft or target_ck is not None) if layout is None else None
+    head_findings, layout, draft, unread = _heads(ck, as_draft=as_draft or target_ck is not None)
+    findings += head_findings
     if layout is not None:
         draft_modules = {m for m in linear_modules(ck) if layout.contains(m + ".")}
         facts["mtp"] = _layout_facts(layout, ck)
@@ -92,6 +123,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         draft_modules = set(linear_modules(ck))
         facts["draft_family"] = _layout_facts(draft, ck)
         findings += check_draft_tensors(ck, draft)
+        findings += check_draft_shapes(ck, draft)
         findings += check_vocab_map(ck, draft)
     else:
         draft_modules = set()
@@ -118,7 +150,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     findings += check_vision_processor(ck.config, ck.files)
     census = None
     if any(s.header is not None for s in ck.shards.values()):
-        census = byte_census(ck, layout=layout or draft, draft_model=draft is not None)
+        census = byte_census(ck, layout=layout or draft, draft_model=draft is not None, unread=unread)
     return AuditReport(ck.label, with_target(by_severity(findings), ck.label), census, facts)  # fixes name it
 
 

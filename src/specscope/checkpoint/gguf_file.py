@@ -96,6 +96,22 @@ def _value(f: Any) -> Any:
     return f.contents()
 
 
+def _read_failure(p: Path, exc: BaseException) -> str:
+    """What a failed ``GGUFReader`` parse means, in words: gguf-py reads the header through numpy views of the
+    memory-mapped file, so a header that declares more than the file holds surfaces as an ``IndexError`` (an empty
+    view), a numpy ``cannot reshape`` ``ValueError``, ``EOFError`` or ``struct.error``."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    try:
+        size = f"{p.stat().st_size:,} bytes"
+    except OSError:
+        size = "unknown size"
+    if isinstance(exc, IndexError | EOFError | struct.error) or "cannot reshape" in text:
+        return f"truncated: the header declares more than the file's {size} hold"
+    if "version" in text:
+        return f"unsupported GGUF version ({text})"
+    return f"{type(exc).__name__}: {text} ({size})"
+
+
 def read_gguf(path: str | os.PathLike[str]) -> GgufFile:
     """The header of the GGUF file ``path``.
 
@@ -123,7 +139,7 @@ def read_gguf(path: str | os.PathLike[str]) -> GgufFile:
     except (ValueError, KeyError, IndexError, OSError, TypeError, EOFError, OverflowError, struct.error) as exc:
         raise CheckpointError(
             "not a readable GGUF file",
-            found=f"{p}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+            found=f"{p}: {_read_failure(p, exc)}",
             expected="a GGUF v2/v3 file (magic GGUF, header, tensor infos)",
             fix="re-download or re-convert the file",
         ) from None

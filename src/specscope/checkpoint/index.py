@@ -105,6 +105,8 @@ class Checkpoint:
         index_total_size_bytes: ``metadata.total_size`` (None if absent).
         shards: shard name -> :class:`ShardRead` for every top-level ``*.safetensors`` and every indexed shard.
         locations: tensor name -> every place it is stored (len > 1 means duplicate copies).
+        broken: file name -> why it cannot be opened, for entries the folder lists that lead nowhere (dangling
+            symlinks, symlink loops; a local folder only). A broken ``*.safetensors`` is also a missing shard.
     """
 
     source: ByteSource
@@ -117,6 +119,7 @@ class Checkpoint:
     index_total_size_bytes: int | None
     shards: dict[str, ShardRead]
     locations: dict[str, list[TensorLocation]] = field(default_factory=dict)
+    broken: dict[str, str] = field(default_factory=dict)
 
     @property
     def text_config(self) -> dict[str, Any]:
@@ -191,13 +194,20 @@ def _reindex_fix(label: str) -> str:
 
 
 def _check_weight_map(wm: object, label: str) -> None:
-    if not isinstance(wm, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items()):
-        raise CheckpointError(
-            f"{INDEX_NAME} has no usable weight_map",
-            found=f"weight_map: {type(wm).__name__}",
-            expected='{"weight_map": {"tensor name": "shard file", ...}}',
-            fix=_reindex_fix(label),
-        )
+    if isinstance(wm, dict):
+        bad = [(k, v) for k, v in wm.items() if not (isinstance(k, str) and isinstance(v, str))]
+        if not bad:
+            return
+        k, v = bad[0]
+        found = f"{len(bad)} of {len(wm)} entries are not tensor name -> shard file name; first {k!r}: {v!r}"
+    else:
+        found = f"weight_map is {type(wm).__name__ if wm is not None else 'null'}, not an object"
+    raise CheckpointError(
+        f"{INDEX_NAME} has no usable weight_map",
+        found=found,
+        expected='{"weight_map": {"tensor name": "shard file", ...}}',
+        fix=_reindex_fix(label),
+    )
 
 
 def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
@@ -211,6 +221,8 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
     """
     source: ByteSource = open_source(target) if isinstance(target, str | os.PathLike) else target
     files = source.files()
+    broken_files = getattr(source, "broken_files", None)  # local folders only: a hub lists no symlinks
+    broken: dict[str, str] = broken_files() if callable(broken_files) else {}
     config = check_json_file(source.read_json("config.json"), "config.json", source.label)
     hf_quant = check_json_file(source.read_json("hf_quant_config.json"), "hf_quant_config.json", source.label)
     raw_index = source.read_json(INDEX_NAME)
@@ -227,10 +239,10 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
             total_size = int(meta["total_size"])
 
     shard_names = sorted(
-        {n for n in files if n.endswith(".safetensors") and "/" not in n}
+        {n for n in [*files, *broken] if n.endswith(".safetensors") and "/" not in n}
         | {s for s in weight_map.values() if shard_name_is_safe(s)}
     )
-    if not shard_names and config is None:
+    if not shard_names and config is None and not broken:
         raise CheckpointError(
             "no checkpoint here",
             found=f"{source.label}: no config.json and no *.safetensors",
@@ -252,4 +264,6 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
         shards[name] = ShardRead(name, size, header, None)
         for info in header.tensors:
             locations.setdefault(info.name, []).append(TensorLocation(name, info))
-    return Checkpoint(source, source.label, files, config, hf_quant, index, weight_map, total_size, shards, locations)
+    return Checkpoint(
+        source, source.label, files, config, hf_quant, index, weight_map, total_size, shards, locations, broken
+    )

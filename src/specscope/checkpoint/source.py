@@ -20,10 +20,12 @@ lookup.
 
 from __future__ import annotations
 
+import errno
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from specscope.checkpoint.safefiles import check_json_size, decode_json, read_regular
@@ -72,13 +74,36 @@ def hub_offline() -> bool:
     return value.strip().upper() in {"1", "ON", "YES", "TRUE"}
 
 
-def _read_json(source, name: str, fetch) -> object | None:
+def _read_json(source: ByteSource, name: str, fetch: Callable[[], bytes]) -> object | None:
     """A JSON file of ``source`` (None when absent), refusing one larger than MAX_JSON_BYTES before reading it."""
     size = source.files().get(name)
     if size is None:
         return None
     check_json_size(size, MAX_JSON_BYTES, f"{source.label}/{name}", name)
     return decode_json(fetch(), source.label, name)
+
+
+def _why_unreachable(p: Path, exc: OSError) -> str:
+    """Why a listed entry cannot be opened: a dangling symlink (naming where it points), a symlink loop, or the
+    operating system's reason."""
+    if p.is_symlink():
+        try:
+            dest = os.readlink(p)
+        except OSError:
+            dest = "?"
+        if exc.errno == errno.ELOOP:
+            return f"a symlink loop ({p.name} -> {dest})"
+        return f"a dangling symlink: {p.name} -> {dest}, which does not exist"
+    return f"cannot be opened: {exc.strerror or type(exc).__name__}"
+
+
+def _link_problem(p: Path) -> str:
+    """:func:`_why_unreachable` for a path that does not resolve."""
+    try:
+        p.stat()
+    except OSError as exc:
+        return _why_unreachable(p, exc)
+    return "resolves now"
 
 
 @dataclass
@@ -95,6 +120,7 @@ class LocalSource:
     only: str | None = None
     follow_symlinks: bool = False
     _files: dict[str, int] | None = field(default=None, repr=False)
+    _broken: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -109,6 +135,7 @@ class LocalSource:
             )
 
     def files(self) -> dict[str, int]:
+        """Every readable file (symlinks followed); a link that leads nowhere is in :meth:`broken_files` instead."""
         if self._files is None:
             out: dict[str, int] = {}
             if self.only is not None:
@@ -117,10 +144,11 @@ class LocalSource:
             for dirpath, _dirs, names in os.walk(self.root):
                 for n in names:
                     p = Path(dirpath) / n
+                    rel = p.relative_to(self.root).as_posix()
                     try:
-                        out[p.relative_to(self.root).as_posix()] = p.stat().st_size
-                    except OSError:
-                        continue
+                        out[rel] = p.stat().st_size
+                    except OSError as exc:
+                        self._broken[rel] = _why_unreachable(p, exc)
             self._files = out
         return self._files
 
@@ -144,6 +172,12 @@ class LocalSource:
                 fix="copy the file into the checkpoint, or pass --follow-symlinks if you trust the link",
             )
         return path
+
+    def broken_files(self) -> dict[str, str]:
+        """Relative name -> why it cannot be opened, for entries that are listed but lead nowhere (a dangling symlink,
+        e.g. a hub-cache snapshot whose blob was never downloaded; a symlink loop)."""
+        self.files()
+        return dict(self._broken)
 
     def read_range(self, name: str, start_bytes: int, length_bytes: int) -> bytes:
         return read_regular(self._inside(name), start_bytes, length_bytes)
@@ -189,14 +223,18 @@ class HubSource:
             "for a local checkpoint give a path that exists",
         )
 
-    def _tree(self) -> list[dict]:
+    def _tree(self) -> list[dict[str, Any]]:
         """The repository's tree entries: every page of the tree listing, each page one request attempt."""
-        from huggingface_hub.utils import build_hf_headers, hf_raise_for_status, http_backoff
+        from huggingface_hub.utils import (  # type: ignore[attr-defined, unused-ignore]  # public API
+            build_hf_headers,
+            hf_raise_for_status,
+            http_backoff,
+        )
 
         rev = quote(self.revision or "main", safe="")
         url: str | None = f"{self.endpoint}/api/models/{self.repo_id}/tree/{rev}"
         params: dict[str, bool] | None = {"recursive": True, "expand": False}
-        entries: list[dict] = []
+        entries: list[dict[str, Any]] = []
         while url is not None:
             try:
                 resp = http_backoff(
@@ -227,7 +265,10 @@ class HubSource:
 
     def _get(self, name: str, headers: dict[str, str]) -> bytes:
         from huggingface_hub import get_session, hf_hub_url
-        from huggingface_hub.utils import build_hf_headers, hf_raise_for_status
+        from huggingface_hub.utils import (  # type: ignore[attr-defined, unused-ignore]  # public API
+            build_hf_headers,
+            hf_raise_for_status,
+        )
 
         url = hf_hub_url(self.repo_id, name, revision=self.revision, endpoint=self.endpoint)
         try:
@@ -272,21 +313,38 @@ def _local_path_reason(text: str, repo: str) -> str | None:
     return None
 
 
+def _not_gguf(path: Path) -> str:
+    """What a ``.gguf`` file that lacks the GGUF magic holds instead (empty, or its first bytes)."""
+    try:
+        size = path.stat().st_size
+        head = read_regular(path, 0, 8) if size else b""
+    except (OSError, CheckpointError):
+        return "unreadable"
+    return "an empty file (0 bytes)" if not size else f"{size:,} bytes starting {head!r}, not the magic b'GGUF'"
+
+
 def _missing_local(path: Path, text: str, reason: str) -> CheckpointError:
-    """The one-line error for a local-looking target that is not a checkpoint folder or .safetensors file."""
-    if path.exists():
-        message, found = "target is not a checkpoint folder or .safetensors file", f"{text} ({reason})"
+    """The one-line error for a local-looking target that is not a checkpoint folder, .safetensors or GGUF file."""
+    fix = (
+        "check the path; a hub repo id is org/name[@revision] and is looked up only when it does not look like a "
+        "local path"
+    )
+    expected = "an existing checkpoint folder, .safetensors file or GGUF file"
+    if path.is_symlink() and not path.exists():
+        message, found = "target is a broken symlink", f"{text}: {_link_problem(path)}"
+        fix = "re-download the file the link points to (in a hub cache: download the repo again), or pass the real file"
+    elif path.is_file() and path.suffix.lower() == ".gguf":
+        message, found = "target is not a GGUF file (empty, truncated or another format)", f"{text}: {_not_gguf(path)}"
+        expected = "a GGUF file: the magic b'GGUF', a version, then the header (llama.cpp gguf-py)"
+        fix = "re-download or re-convert it (llama.cpp convert_hf_to_gguf.py)"
+    elif path.exists():
+        message, found = "target is not a checkpoint folder, .safetensors or GGUF file", f"{text} ({reason})"
+        expected = "a checkpoint folder, a .safetensors file or a GGUF file"
     else:
         existing = next((p for p in path.absolute().parents if p.is_dir()), None)
         near = f"; nearest existing folder: {existing}" if existing is not None else ""
         message, found = "checkpoint path not found", f"{text} does not exist ({reason}{near})"
-    return CheckpointError(
-        message,
-        found=found,
-        expected="an existing checkpoint folder or .safetensors file",
-        fix="check the path; a hub repo id is org/name[@revision] and is looked up only when it does not look like "
-        "a local path",
-    )
+    return CheckpointError(message, found=found, expected=expected, fix=fix)
 
 
 def open_source(

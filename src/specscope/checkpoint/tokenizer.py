@@ -112,23 +112,68 @@ def _template_text(value: object) -> str:
     return ""
 
 
-def _vocab_from_tokenizer_json(obj: dict[str, Any]) -> tuple[str | None, dict[int, str], dict[int, tuple[str, bool]]]:
-    model = obj.get("model") if isinstance(obj.get("model"), dict) else {}
-    assert isinstance(model, dict)
-    vocab = model.get("vocab")
+def _token_id(value: object) -> int | None:
+    """A token id as tokenizers writes it: a non-negative integer (not a bool, not a float)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _vocab_entries(vocab: object, where: str, problems: list[str]) -> dict[int, str]:
+    """``{id: token}`` from a ``{token: id}`` map or a Unigram ``[[piece, score], ...]`` list; each entry that is
+    neither (an id that is not a non-negative integer, a piece that is not a string) is a problem."""
     tokens: dict[int, str] = {}
+    bad: list[str] = []
     if isinstance(vocab, dict):
-        tokens = {i: t for t, i in vocab.items() if isinstance(i, int) and isinstance(t, str)}
+        for t, i in vocab.items():
+            tid = _token_id(i)
+            if tid is None:
+                bad.append(f"{t!r}: {i!r}")
+            else:
+                tokens[tid] = t
     elif isinstance(vocab, list):  # Unigram: [[piece, score], ...]
         for i, entry in enumerate(vocab):
             if isinstance(entry, list) and entry and isinstance(entry[0], str):
                 tokens[i] = entry[0]
+            else:
+                bad.append(f"[{i}]: {str(entry)[:40]}")
+    else:
+        problems.append(f"{where} is {type(vocab).__name__ if vocab is not None else 'null'}, not a vocabulary")
+    if bad:
+        problems.append(f"{len(bad)} entries of {where} are not token -> non-negative integer id (first {bad[0]})")
+    return tokens
+
+
+def _vocab_from_tokenizer_json(
+    obj: object, problems: list[str]
+) -> tuple[str | None, dict[int, str], dict[int, tuple[str, bool]]]:
+    if not isinstance(obj, dict):
+        problems.append(f"tokenizer.json is a JSON {type(obj).__name__}, not a tokenizers serialisation (an object)")
+        return None, {}, {}
+    model = obj.get("model")
+    if not isinstance(model, dict):
+        problems.append("tokenizer.json has no model object")
+        model = {}
+    tokens = _vocab_entries(model.get("vocab"), "model.vocab", problems)
     added: dict[int, tuple[str, bool]] = {}
     for entry in obj.get("added_tokens") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("id"), int) and isinstance(entry.get("content"), str):
-            added[entry["id"]] = (entry["content"], bool(entry.get("special")))
+        tid = _token_id(entry.get("id")) if isinstance(entry, dict) else None
+        if tid is not None and isinstance(entry.get("content"), str):
+            added[tid] = (entry["content"], bool(entry.get("special")))
+        else:
+            problems.append(f"an added_tokens entry is not {{id, content}}: {str(entry)[:60]}")
+            break
     mt = model.get("type")
     return (mt if isinstance(mt, str) else None), tokens, added
+
+
+#: ids may have holes (a removed token), but a vocabulary whose largest id is past this many times its token count
+#: (plus this slack) is not one: ``size`` would be a number no engine embeds.
+_SPARSE_FACTOR, _SPARSE_SLACK = 2, 1024
+
+
+def _sparse(tokens: dict[int, str]) -> str | None:
+    if tokens and max(tokens) + 1 > _SPARSE_FACTOR * len(tokens) + _SPARSE_SLACK:
+        return f"ids run to {max(tokens):,} but only {len(tokens):,} tokens are defined"
+    return None
 
 
 def _sentencepiece(raw: bytes) -> dict[int, str] | None:
@@ -144,11 +189,20 @@ def _as_dict(obj: object) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
+def _read_json(source: _Source, name: str, problems: list[str]) -> object | None:
+    """A tokenizer-side JSON file, or None with the reason in ``problems`` when it cannot be parsed."""
+    try:
+        return source.read_json(name)
+    except CheckpointError as exc:
+        problems.append(exc.message)
+        return None
+
+
 def read_tokenizer(source: _Source) -> TokenizerView | None:
     """The tokenizer a checkpoint ships, or None when it has no vocabulary file.
 
-    Raises:
-        CheckpointError: a tokenizer file that is not valid JSON (from the source's JSON reader).
+    A vocabulary file that cannot be used (not JSON, not a vocabulary, ids that are not non-negative integers, ids
+    far past the token count) gives a view with ``unreadable`` set: it is never silently skipped.
     """
     files = source.files()
     name = next((n for n in TOKENIZER_FILES if n in files), None)
@@ -157,32 +211,45 @@ def read_tokenizer(source: _Source) -> TokenizerView | None:
     model_type: str | None = None
     tokens: dict[int, str] = {}
     added: dict[int, tuple[str, bool]] = {}
-    fingerprint = unreadable = None
+    problems: list[str] = []
+    fingerprint = None
     if name == "tokenizer.json":
-        model_type, tokens, added = _vocab_from_tokenizer_json(_as_dict(source.read_json(name)))
+        doc = _read_json(source, name, problems)
+        if not problems:
+            model_type, tokens, added = _vocab_from_tokenizer_json(doc, problems)
     elif name == "vocab.json":
-        vocab = _as_dict(source.read_json(name))
-        tokens = {i: t for t, i in vocab.items() if isinstance(i, int)}
-        extra = _as_dict(source.read_json("added_tokens.json")) if "added_tokens.json" in files else {}
-        added = {i: (t, True) for t, i in extra.items() if isinstance(i, int)}
+        doc = _read_json(source, name, problems)
+        tokens = _vocab_entries(doc, "vocab.json", problems) if not problems else {}
+        extra = _read_json(source, "added_tokens.json", problems) if "added_tokens.json" in files else {}
+        added = {i: (t, True) for i, t in _vocab_entries(extra, "added_tokens.json", problems).items()}
         model_type = "BPE"
     else:
         raw = source.read_range(name, 0, files[name])
         pieces = _sentencepiece(raw)
         if pieces is None:
             fingerprint = hashlib.sha256(raw).hexdigest()
-            unreadable = "tokenizer.model needs the sentencepiece package to be read"
+            problems.append("tokenizer.model needs the sentencepiece package to be read")
         else:
             tokens, model_type = pieces, "SentencePiece"
-    tok_cfg = _as_dict(source.read_json("tokenizer_config.json")) if "tokenizer_config.json" in files else {}
+    if not tokens and not problems:
+        problems.append(f"{name} defines no tokens")
+    tok_cfg = (
+        _as_dict(_read_json(source, "tokenizer_config.json", problems)) if "tokenizer_config.json" in files else {}
+    )
     for key, entry in _as_dict(tok_cfg.get("added_tokens_decoder")).items():
         content = _token_text(entry)
         if str(key).isdigit() and content is not None:
             added.setdefault(int(key), (content, bool(_as_dict(entry).get("special"))))
     for i, (content, _special) in added.items():
         tokens.setdefault(i, content)
+    sparse = _sparse(tokens)
+    if sparse:
+        problems.append(sparse)
+    unreadable = "; ".join(problems) or None
+    if unreadable and fingerprint is None:
+        tokens, added = {}, {}  # a partly read vocabulary is not compared: its ids may not mean what they seem
     cfg = _as_dict(source.read_json("config.json")) if "config.json" in files else {}
-    gen = _as_dict(source.read_json("generation_config.json")) if "generation_config.json" in files else {}
+    gen = _as_dict(_read_json(source, "generation_config.json", [])) if "generation_config.json" in files else {}
     view = TokenizerView(name, model_type, tokens, added, fingerprint=fingerprint, unreadable=unreadable)
 
     def special(key: str) -> tuple[int, ...]:

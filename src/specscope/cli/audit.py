@@ -5,7 +5,7 @@ Exit codes: 0 no errors; 1 errors found (``--strict``: warnings too); 2 the targ
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -22,6 +22,11 @@ from specscope.cli.output import OutputOption, WidthOption, emit, report_target
 from specscope.cli.vocab import VocabCommand
 from specscope.strictjson import dumps_strict
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from specscope.audit import AuditReport
+
 
 def _gb(n: float) -> str:
     """Bytes for display: GB (1e9) for model-sized numbers, MB or plain bytes for small test checkpoints."""
@@ -32,14 +37,19 @@ def _gb(n: float) -> str:
     return f"{n:,.0f} bytes"
 
 
-def _fact_lines(facts: dict) -> list[str]:
+def _fact_lines(facts: dict[str, Any]) -> list[str]:
     """One line per identified format / family (the audit's facts; every figure is in ``-f json``)."""
     out = []
     for label, g in (("gguf", facts.get("gguf")), ("draft gguf", (facts.get("draft") or {}).get("gguf"))):
         if g:
+            vocab = g.get("vocab_size")
+            tok = g.get("tokenizer_model")
+            words = f"{vocab:,} tokens" if isinstance(vocab, int) else "vocab unknown"
+            words += f" ({tok})" if tok else " (no tokenizer.ggml.* metadata)"
+            ftype = g.get("file_type") or "file type not stated"
             out.append(
-                f"{label}: {g['architecture']}, {g['vocab_size']:,} tokens ({g['tokenizer_model']}), "
-                f"{g['file_type']}, {g['tensors']} tensors, types {', '.join(g['tensor_types'])}"
+                f"{label}: {g['architecture']}, {words}, {ftype}, {g['tensors']} tensors, "
+                f"types {', '.join(g['tensor_types'])}"
             )
     for label, fam in (("MTP head", facts.get("mtp")), ("draft", facts.get("draft_family"))):
         if fam:
@@ -47,7 +57,7 @@ def _fact_lines(facts: dict) -> list[str]:
     return out
 
 
-def _render(report, strict: bool, console) -> None:
+def _render(report: AuditReport, strict: bool, console: Console) -> None:
     from rich.table import Table
 
     colors = {"error": "red", "warning": "yellow", "info": "cyan"}
@@ -86,12 +96,15 @@ def _render(report, strict: bool, console) -> None:
         ct.add_row("total", f"{c.total_bytes:,}")
         console.print(ct)
         line = f"per decode step: target {_gb(c.target_bytes_per_token)}"
-        if c.draft_rule is not None or c.draft_bytes_per_step:
-            line += f", draft {_gb(c.draft_bytes_per_step)} ({c.draft_share * 100:.1f}% of a target pass)"
+        if c.draft_rule is not None and c.draft_bytes_per_step is None:
+            line += ", draft bytes unknown (the checkpoint holds none of the draft's tensors)"
+        elif c.draft_rule is not None or c.draft_bytes_per_step:
+            share = f"{c.draft_share * 100:.1f}% of a target pass" if c.draft_share is not None else "share unknown"
+            line += f", draft {_gb(c.draft_bytes_per_step or 0)} ({share})"
         else:
             line += " (no draft in this checkpoint)"
-        if c.roofline_tokens_per_s is not None:
-            line += f"; roofline {c.roofline_tokens_per_s:.1f} tok/s at {c.bandwidth_bytes_per_s / 1e9:g} GB/s"
+        if c.roofline_tokens_per_s is not None and c.bandwidth_bytes_per_s is not None:
+            line += f"; roofline {c.roofline_tokens_per_s:,.1f} tok/s at {c.bandwidth_bytes_per_s / 1e9:g} GB/s"
         console.print(line)
         if c.draft_shared_bytes_per_step:
             console.print(f"draft step also reads {_gb(c.draft_shared_bytes_per_step)} of the target's weights")

@@ -60,6 +60,13 @@ def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str | None, consequences: lis
         raise typer.Exit(1)
 
 
+def _cosine_text(cosine: float | None, all_zero: str | None) -> str:
+    """The cosine column: the value, ``undefined (A all zeros)`` for a zero side, empty when not computed."""
+    if all_zero:
+        return f"undefined ({'both' if all_zero == 'both' else all_zero.upper()} all zeros)"
+    return "" if cosine is None else f"{cosine:.7f}"
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``surgery`` command group to ``app``."""
     sub = typer.Typer(
@@ -111,12 +118,20 @@ def register(app: typer.Typer) -> None:
                 f"{r.dtype_a} {list(r.shape_a or ())}" if r.in_a else "-",
                 f"{r.dtype_b} {list(r.shape_b or ())}" if r.in_b else "-",
                 same,
-                "" if r.cosine is None else f"{r.cosine:.7f}",
+                _cosine_text(r.cosine, r.all_zero),
                 "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
             )
         con = Console()
         con.print(t)
         for r in rows:
+            if r.all_zero:
+                side = "both sides are" if r.all_zero == "both" else f"{r.all_zero.upper()} is"
+                con.print(
+                    f"{r.name}: {side} all zeros: cosine undefined (a blank, never-trained head looks like this)",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
             if r.nonfinite_a or r.nonfinite_b:
                 con.print(
                     f"{r.name}: NaN/Inf elements A {r.nonfinite_a}, B {r.nonfinite_b} "
@@ -178,6 +193,9 @@ def register(app: typer.Typer) -> None:
     def patch_config(
         ckpt: Path = typer.Argument(...),
         exclude_unquantized: str = typer.Option(None, help="prefix, e.g. mtp."),
+        include_quantized: str = typer.Option(
+            None, help="prefix, e.g. mtp.: drop exclude entries that cover its quantized linears"
+        ),
         sync: bool = typer.Option(False, "--sync", help="make config.json and hf_quant_config.json agree"),
         out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
@@ -187,7 +205,9 @@ def register(app: typer.Typer) -> None:
         from specscope.surgery import plan_patch_config
 
         _run(
-            plan_patch_config(ckpt, exclude_unquantized=exclude_unquantized, sync=sync, out=out),
+            plan_patch_config(
+                ckpt, exclude_unquantized=exclude_unquantized, include_quantized=include_quantized, sync=sync, out=out
+            ),
             dry_run=dry_run,
             fmt=fmt,
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,9 @@ _CHUNK_ELEMENTS = 1 << 22
 
 @dataclass(frozen=True)
 class TensorComparison:
-    """One row of ``surgery compare``. ``cosine`` / ``max_abs_diff`` are None when not computable."""
+    """One row of ``surgery compare``. ``cosine`` / ``max_abs_diff`` are None when not computable; ``all_zero`` is
+    ``"a"``, ``"b"`` or ``"both"`` when that side holds only zeros (cosine is then undefined: a blank, never-trained
+    or zero-filled head is the usual cause), else None."""
 
     name: str
     in_a: bool
@@ -40,8 +43,9 @@ class TensorComparison:
     max_abs_diff: float | None
     nonfinite_a: int = 0
     nonfinite_b: int = 0
+    all_zero: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["shape_a"] = list(self.shape_a) if self.shape_a is not None else None
         d["shape_b"] = list(self.shape_b) if self.shape_b is not None else None
@@ -54,6 +58,7 @@ class _Stats:
     max_abs_diff: float | None
     nonfinite_a: int
     nonfinite_b: int
+    all_zero: str | None = None
 
 
 def _finite_stats(a: np.ndarray, b: np.ndarray) -> _Stats:
@@ -80,21 +85,17 @@ def _finite_stats(a: np.ndarray, b: np.ndarray) -> _Stats:
                 mad = m if mad is None else max(mad, m)
     if both == 0:
         return _Stats(None, None, bad_a, bad_b)
-    if na == 0.0 and nb == 0.0:
-        cos: float | None = 1.0
-    elif na == 0.0 or nb == 0.0:
-        cos = 0.0
-    else:
-        cos = float(dot / (np.sqrt(na) * np.sqrt(nb)))
+    zero = {(True, True): "both", (True, False): "a", (False, True): "b"}.get((na == 0.0, nb == 0.0))
+    cos = None if zero else float(dot / (np.sqrt(na) * np.sqrt(nb)))  # a zero vector has no direction
     finite = [v if v is not None and np.isfinite(v) else None for v in (cos, mad)]  # f64 overflow of huge values
-    return _Stats(finite[0], finite[1], bad_a, bad_b)
+    return _Stats(finite[0], finite[1], bad_a, bad_b, zero)
 
 
 def cosine_and_max_abs(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None]:
     """Cosine similarity and max |a - b| of two equal-shape arrays, upcast to float64 chunk by chunk.
 
-    Cosine of two all-zero tensors is 1.0; of a zero and a non-zero tensor 0.0. Positions where either side
-    is NaN or Inf are left out; both figures are None when no position is finite on both sides.
+    Cosine is undefined (None) when either side is all zeros (``TensorComparison.all_zero`` says which). Positions
+    where either side is NaN or Inf are left out; both figures are None when no position is finite on both sides.
     """
     st = _finite_stats(a, b)
     return st.cosine, st.max_abs_diff
@@ -135,6 +136,7 @@ def compare_checkpoints(a: str | Path, b: str | Path, prefix: str = "mtp.") -> l
                 stats.max_abs_diff,
                 stats.nonfinite_a,
                 stats.nonfinite_b,
+                stats.all_zero,
             )
         )
     return rows

@@ -15,22 +15,20 @@ compressed-tensors  ``quantization_config.ignore``                         --
 quark               ``quantization_config.exclude``                        --
 =================== ===================================================== ==============================
 
-Entries match a module when equal to it, when the module lies under it (``entry + "."`` prefix), or as an
-``fnmatch`` glob (``mtp*``, ``model.layers.0.linear_attn*``), the way vLLM's ``is_layer_excluded`` reads them; an
-entry ``re:PATTERN`` is a regular expression matched at the start of the name (compressed-tensors
-``utils/match.py``, e.g. ``re:.*lm_head``, ``re:mtp.*``).
+Entries are read by :func:`specscope.audit.quantcfg.entry_covers`, the audit's reading (one meaning): equal to the
+module, a parent of it (``entry + "."`` prefix), an ``fnmatch`` glob for ModelOpt and Quark (``mtp*``), a ``re:``
+regular expression (compressed-tensors ``utils/match.py``; ``re:^mtp[.].*``), a fused spelling (``qkv_proj``).
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
-import fnmatch
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from specscope.audit.quantcfg import entry_covers
 from specscope.errors import SurgeryError
 
 __all__ = [
@@ -134,19 +132,14 @@ def _entries(configs: dict[str, dict[str, Any]], where: ExcludeList) -> list[str
     return list(section.get(where.key) or [])
 
 
-def entry_matches(entry: str, module: str) -> bool:
-    """True when exclude entry ``entry`` covers ``module`` (equal, parent module, fnmatch glob, or ``re:`` pattern)."""
-    if entry.startswith("re:"):
-        try:
-            return re.match(entry[3:], module) is not None
-        except re.error:
-            return False  # a pattern compressed-tensors could not compile either: it covers nothing
-    return module == entry or module.startswith(entry + ".") or fnmatch.fnmatchcase(module, entry)
+def entry_matches(entry: str, module: str, method: str = "modelopt") -> bool:
+    """True when exclude entry ``entry`` of a ``method`` config covers ``module`` (see the module docstring)."""
+    return entry_covers(entry, module, method)
 
 
-def is_excluded(entries: list[str], module: str) -> bool:
+def is_excluded(entries: list[str], module: str, method: str = "modelopt") -> bool:
     """True when any of ``entries`` covers ``module``."""
-    return any(entry_matches(e, module) for e in entries)
+    return any(entry_matches(e, module, method) for e in entries)
 
 
 def _set(configs: dict[str, dict[str, Any]], where: ExcludeList, entries: list[str]) -> None:
@@ -168,9 +161,10 @@ def add_exclusions(configs: dict[str, dict[str, Any]], modules: list[str]) -> di
             fix="nothing to patch: unquantized checkpoints load BF16",
         )
     out = copy.deepcopy(configs)
+    method = dialect(out) or "modelopt"
     for where in lists:
         entries = _entries(out, where)
-        entries += sorted(m for m in set(modules) if not is_excluded(entries, m))
+        entries += sorted(m for m in set(modules) if not is_excluded(entries, m, method))
         _set(out, where, entries)
     return out
 
@@ -179,13 +173,17 @@ def remove_exclusions(
     configs: dict[str, dict[str, Any]], modules: list[str], still_unquantized: list[str]
 ) -> dict[str, dict[str, Any]]:
     """Drop every exclude entry that covers one of ``modules``; linears in ``still_unquantized`` that a dropped
-    entry covered are re-added by name so they stay excluded (a glob such as ``mtp*`` is split up)."""
+    entry covered are re-added by name so they stay excluded (a glob such as ``mtp*`` or a compressed-tensors
+    ``re:^mtp[.].*`` is split up into the names it still has to cover)."""
     out = copy.deepcopy(configs)
+    method = dialect(out) or "modelopt"
     for where in exclude_lists(out):
         entries = _entries(out, where)
-        dropped = [e for e in entries if any(entry_matches(e, m) for m in modules)]
+        dropped = [e for e in entries if any(entry_matches(e, m, method) for m in modules)]
         kept = [e for e in entries if e not in dropped]
-        readd = sorted(m for m in still_unquantized if is_excluded(dropped, m) and not is_excluded(kept, m))
+        readd = sorted(
+            m for m in still_unquantized if is_excluded(dropped, m, method) and not is_excluded(kept, m, method)
+        )
         _set(out, where, kept + readd)
     return out
 

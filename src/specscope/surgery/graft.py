@@ -12,7 +12,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from specscope.audit.architectures import config_int
+from specscope.audit.rules_mtp import mtp_layout
+from specscope.checkpoint import load_checkpoint
+from specscope.checkpoint.schema import read_config_file
+from specscope.errors import SurgeryError
 from specscope.surgery.configs import add_exclusions, dialect, exclude_lists
 from specscope.surgery.plan import JsonJob, LinkJob, ShardJob, SurgeryPlan, TensorJob
 from specscope.surgery.shards import (
@@ -51,13 +57,18 @@ def copy_job(ckpt: Checkpoint, name: str, out_name: str | None = None) -> Tensor
 
 
 def linear_modules(ckpt: Checkpoint, prefix: str = "", *, quantized: bool | None = False) -> list[str]:
-    """Module names of Linear-like weights under ``prefix``: ``<m>.weight`` with 2 dims.
+    """Module names of Linear-like weights under ``prefix``: ``<m>.weight`` with 2 dims, or a quantized payload
+    ``<m>.weight_packed`` (compressed-tensors) / ``<m>.qweight`` (GPTQ, AWQ).
 
     ``quantized=False``: float dtype and no ``<m>.weight_scale`` sibling (an unquantized linear, case C06);
-    ``True``: has a ``weight_scale`` sibling; None: both. 1-D norm weights are never listed.
+    ``True``: has a ``weight_scale`` sibling (or is a packed payload); None: both. 1-D norm weights are never listed.
     """
     out = []
     for name in ckpt.names(prefix):
+        if name.endswith((".weight_packed", ".qweight")):
+            if quantized is not False and len(ckpt.info(name).shape) == 2:
+                out.append(name.rpartition(".")[0])
+            continue
         if not name.endswith(".weight"):
             continue
         info = ckpt.info(name)
@@ -99,7 +110,7 @@ def plan_removal(ckpt: Checkpoint, remove: set[str]) -> tuple[list[LinkJob], lis
     return links, shards, kept, notes
 
 
-def build_index(ckpt: Checkpoint, location: dict[str, str], total_bytes: int) -> dict:
+def build_index(ckpt: Checkpoint, location: dict[str, str], total_bytes: int) -> dict[str, Any]:
     """An index for ``location`` (tensor -> shard): sorted weight_map, exact ``total_size``, other metadata kept."""
     meta = dict((ckpt.index or {}).get("metadata") or {})
     meta["total_size"] = total_bytes
@@ -147,7 +158,7 @@ def plan_extract(src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
     plan = SurgeryPlan("extract", ckpt.root, Path(out), args={"prefix": prefix})
     plan.shards.append(ShardJob(shard, [copy_job(ckpt, n) for n in names]))
 
-    def manifest(hashes: dict[str, str]) -> dict:
+    def manifest(hashes: dict[str, str]) -> dict[str, Any]:
         return {
             "source": str(ckpt.root),
             "prefix": prefix,
@@ -168,11 +179,11 @@ def plan_extract(src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
     return plan
 
 
-def _read_configs(ckpt: Checkpoint) -> dict[str, dict]:
+def _read_configs(ckpt: Checkpoint) -> dict[str, dict[str, Any]]:
     return {f: c for f in CONFIG_FILES if (c := ckpt.config(f)) is not None}
 
 
-def config_jobs(ckpt: Checkpoint, before: dict[str, dict], after: dict[str, dict]) -> list[JsonJob]:
+def config_jobs(ckpt: Checkpoint, before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> list[JsonJob]:
     """JSON jobs for the configs that changed (indentation of the original kept)."""
     jobs = []
     for name, data in after.items():
@@ -212,11 +223,11 @@ def plan_derived(
     ckpt: Checkpoint,
     out: Path,
     operation: str,
-    args: dict,
+    args: dict[str, Any],
     remove: set[str],
     new_shard_base: str,
     new_tensors: list[TensorJob],
-    new_configs: Callable[[dict[str, dict]], dict[str, dict]],
+    new_configs: Callable[[dict[str, dict[str, Any]]], dict[str, dict[str, Any]]],
 ) -> SurgeryPlan:
     """A new checkpoint folder = ``ckpt`` minus ``remove`` plus ``new_tensors`` in their own shard, with
     configs transformed by ``new_configs`` and the index rebuilt; every other file hardlinked."""
@@ -237,6 +248,64 @@ def plan_derived(
     return plan
 
 
+def _hidden(cfg: dict[str, Any] | None) -> int | None:
+    tc = (cfg or {}).get("text_config")
+    return config_int(tc if isinstance(tc, dict) else cfg, "hidden_size")
+
+
+def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> None:
+    """Refuse a graft no engine could load, before anything is planned: an empty ``prefix`` (the whole source), a
+    ``prefix`` that is not where the target's own MTP family keeps its head (``architectures.toml``: Qwen ``mtp.``,
+    DeepSeek / GLM ``model.layers.N.``, MiMo ``model.mtp_layers.``), a target that declares no MTP head, a source of
+    another family, or a source of another hidden size (every grafted tensor would be misshapen).
+
+    Raises:
+        SurgeryError: with found / expected / fix (exit 2; nothing written).
+    """
+    if not prefix:
+        raise SurgeryError(
+            "an empty --prefix grafts the whole source checkpoint",
+            found='--prefix ""',
+            expected="the prefix of the draft head, e.g. mtp. (Qwen) or model.layers.61. (DeepSeek-V3)",
+            fix="pass the head's prefix: `specscope audit TARGET` names it (MTP_WEIGHTS_MISSING / MTP_INCOMPLETE fix)",
+        )
+    want = mtp_layout(load_checkpoint(target))
+    if want is None:
+        raise SurgeryError(
+            "the graft target declares no MTP head",
+            found=f"{target}: no mtp_num_hidden_layers / num_nextn_predict_layers > 0 in config.json",
+            expected="a target whose config declares the head being grafted",
+            fix="declare the head in the target's config.json first (engines load only declared layers)",
+        )
+    allowed = tuple(sorted({want.graft_prefix, *want.prefixes} - {""}))
+    if not prefix.startswith(allowed) and not any(p.startswith(prefix) for p in allowed):
+        raise SurgeryError(
+            f"--prefix {prefix} is not where a {want.family.title} head lives",
+            found=f"--prefix {prefix}",
+            expected=f"{want.graft_prefix} (the target's {want.family.title} head)",
+            fix=f"graft from a {want.family.title} source with --prefix {want.graft_prefix}",
+        )
+    have = mtp_layout(load_checkpoint(src))
+    if have is not None and have.family.key != want.family.key:
+        raise SurgeryError(
+            "the graft source carries another family's MTP head",
+            found=f"{src}: {have.family.title}",
+            expected=f"{want.family.title}, like the target",
+            fix=f"graft from the target's own unquantized original ({want.family.source_example})",
+        )
+    th, sh = (
+        _hidden(read_config_file(Path(target) / "config.json")),
+        _hidden(read_config_file(Path(src) / "config.json")),
+    )
+    if th is not None and sh is not None and th != sh:
+        raise SurgeryError(
+            "the graft source has another hidden size",
+            found=f"{src}: hidden_size {sh}",
+            expected=f"hidden_size {th}, the target's",
+            fix="graft from the unquantized original of this same model",
+        )
+
+
 def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
     """Plan: ``target`` with every tensor under ``prefix`` taken from ``src`` (seed 002).
 
@@ -245,16 +314,17 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     ModelOpt files) and dropped from a ModelOpt ``quantized_layers`` map.
 
     Raises:
-        SurgeryError: no tensor under ``prefix`` in ``src``.
+        SurgeryError: no tensor under ``prefix`` in ``src``, or a source :func:`check_graft_source` refuses.
     """
     tgt = open_checkpoint(target)
     source = open_checkpoint(src)
+    check_graft_source(target, src, prefix)
     names = source.names(prefix)
     if not names:
         raise no_tensor_under(prefix, where=" in the graft source", found=str(src), fix="check --from and --prefix")
     modules = linear_modules(source, prefix, quantized=False)
 
-    def patch(cfgs: dict[str, dict]) -> dict[str, dict]:
+    def patch(cfgs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if dialect(cfgs) is None or not modules:
             return cfgs
         cfgs = add_exclusions(cfgs, modules)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from specscope.checkpoint.schema import read_config_file
 from specscope.errors import SurgeryError
-from specscope.surgery.configs import CONFIG, add_exclusions, sync_configs
+from specscope.surgery.configs import CONFIG, add_exclusions, remove_exclusions, sync_configs
 from specscope.surgery.graft import _indent_of, _read_configs, config_jobs, linear_modules
 from specscope.surgery.plan import JsonJob, LinkJob, SurgeryPlan
 from specscope.surgery.shards import open_checkpoint
@@ -35,7 +35,12 @@ def _other_files_all(root: Path, skip: set[str]) -> list[LinkJob]:
 
 
 def plan_patch_config(
-    ckpt_dir: str | Path, *, exclude_unquantized: str | None = None, sync: bool = False, out: str | Path | None = None
+    ckpt_dir: str | Path,
+    *,
+    exclude_unquantized: str | None = None,
+    include_quantized: str | None = None,
+    sync: bool = False,
+    out: str | Path | None = None,
 ) -> SurgeryPlan:
     """Plan config patches decided by the tensors on disk.
 
@@ -43,17 +48,20 @@ def plan_patch_config(
         exclude_unquantized: a prefix (e.g. ``mtp.``): every unquantized linear under it (2-D float weight
             without ``weight_scale``) that no exclude entry covers is appended, by name, to every exclude list
             (case C06; Quark keeps its list in config.json, ModelOpt in both files).
+        include_quantized: a prefix (e.g. ``mtp.``): every exclude entry (name, glob or compressed-tensors ``re:``
+            pattern) that covers a quantized linear under it is dropped; the unquantized linears a dropped entry
+            still has to cover are re-added by name (``MTP_QUANTIZED_BUT_EXCLUDED``).
         sync: make ``config.json`` and ``hf_quant_config.json`` agree, toward what the tensors show (case C11).
         out: a new folder; None = in place.
 
     Raises:
         SurgeryError: nothing asked, or a patch the configs cannot express.
     """
-    if not exclude_unquantized and not sync:
+    if not exclude_unquantized and not include_quantized and not sync:
         raise SurgeryError(
             "nothing to patch",
             found="no option",
-            expected="--exclude-unquantized PREFIX or --sync",
+            expected="--exclude-unquantized PREFIX, --include-quantized PREFIX or --sync",
             fix="choose a patch",
         )
     ckpt = open_checkpoint(ckpt_dir)
@@ -64,6 +72,10 @@ def plan_patch_config(
         modules = linear_modules(ckpt, exclude_unquantized, quantized=False)
         after = add_exclusions(after, modules)
         notes.append(f"{len(modules)} unquantized linears under {exclude_unquantized!r}")
+    if include_quantized:
+        modules = linear_modules(ckpt, include_quantized, quantized=True)
+        after = remove_exclusions(after, modules, linear_modules(ckpt, "", quantized=False))
+        notes.append(f"{len(modules)} quantized linears under {include_quantized!r} taken out of the exclude lists")
     if sync:
         kv = any(n.endswith((".k_scale", ".v_scale")) for n in ckpt.location)
         after, actions = sync_configs(
@@ -79,7 +91,7 @@ def plan_patch_config(
         ckpt.root,
         ckpt.root if out is None else Path(out),
         in_place=in_place,
-        args={"exclude_unquantized": exclude_unquantized, "sync": sync},
+        args={"exclude_unquantized": exclude_unquantized, "include_quantized": include_quantized, "sync": sync},
         notes=notes,
     )
     plan.jsons = config_jobs(ckpt, before, after)

@@ -1,0 +1,177 @@
+"""Shapes an engine checks when it loads a draft: the tensors are built from the configs, then each stored tensor must
+fit its parameter exactly (vLLM ``default_weight_loader`` and the linear layers' loaders assert ``param.size() ==
+loaded_weight.size()``).
+
+Rules, by family, with the loaders they come from:
+
+- **MTP heads** (vLLM ``qwen3_5_mtp.py`` / ``qwen3_next_mtp.py``, ``deepseek_mtp.py``, ``glm4_moe_mtp.py``,
+  ``mimo_mtp.py`` @0bb55d60): the draft decoder layer is built with the target's own config, so each of its tensors
+  has the shape of the same tensor in a main full-attention layer (``mtp.layers.0.mlp.up_proj`` as
+  ``model.layers.3.mlp.up_proj``); the head's norms (``mtp.norm``, ``mtp.pre_fc_norm_*``; DeepSeek ``enorm``,
+  ``hnorm``, ``shared_head.norm``; MiMo ``token_layernorm`` ...) are ``RMSNorm(hidden_size)``: ``[hidden]``. When the
+  draft tensor and the main one are stored in different formats (a BF16 head beside an NVFP4 body) only the output
+  dimension is comparable: packing halves the input dimension.
+- **EAGLE** (``llama_eagle.py``): ``fc`` is ``[hidden, 2*hidden]``, and the draft consumes the target's hidden states
+  as they are: its ``hidden_size`` is the target's.
+- **EAGLE-3** (``llama_eagle3.py`` @00bd1493): ``fc`` is ``ReplicatedLinear(3 * T, hidden)`` with ``T`` the config's
+  ``target_hidden_size`` (else its ``hidden_size``): stored ``[hidden, 3*T]``; ``T`` must be the target's
+  ``hidden_size``.
+- **DFlash** (``qwen3_dflash.py`` @036a00d1, ``_get_dflash_fc_input_size``): ``fc`` is ``[hidden, n*T]`` with ``n``
+  the number of target layers it reads (``target_layer_ids``, else ``num_hidden_layers``) and ``T`` as for EAGLE-3.
+- **Medusa** (``medusa.py`` @01dbb081): residual blocks ``nn.Linear(hidden, hidden)`` over the target's last hidden
+  state: ``hidden_size`` is the target's.
+
+Codes: ``MTP_LAYER_SHAPE`` (ERROR), ``DRAFT_FC_SHAPE`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from specscope.audit.architectures import DraftLayout, alias_name, config_int
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
+from specscope.audit.rules_heads import fix_for
+from specscope.checkpoint import Checkpoint, TensorInfo
+from specscope.checkpoint.dtypes import PACKED_INT_DTYPES
+
+__all__ = ["check_mtp_shapes", "check_draft_shapes", "target_width", "check_hidden_vs_target"]
+
+_SHOWN = 4
+
+
+def _comparable(draft: TensorInfo, main: TensorInfo) -> bool:
+    """Same shape when stored alike; only the output dimension when one side is packed / quantized differently."""
+    if draft.dtype == main.dtype:
+        return list(draft.shape) == list(main.shape)
+    return draft.shape[:1] == main.shape[:1] and len(draft.shape) == len(main.shape)
+
+
+def check_mtp_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
+    """``MTP_LAYER_SHAPE``: draft-layer tensors shaped unlike the main layer they mirror; norms not ``[hidden]``."""
+    hidden = layout.hidden_size
+    fam = layout.family
+    bad: list[tuple[str, TensorInfo, str, str]] = []  # (name, info, expected shape text, reference)
+    for prefix in layout.layer_prefixes:
+        own = {g for g in (*fam.layer_glue, *fam.layer_shareable)}
+        for name, info in sorted(ck.tensors().items()):
+            if not name.startswith(prefix) or name[len(prefix) :] in own or layout.template_prefix is None:
+                continue
+            ref = layout.template_prefix + name[len(prefix) :]
+            main = ck.tensor(ref)
+            if main is not None and not _comparable(info, main):
+                bad.append((name, info, f"{main.dtype} {list(main.shape)}", f"as {ref}"))
+    norms = [n for n in layout.specific if n.endswith("norm.weight")]
+    for name in norms:
+        norm = ck.tensor(name)
+        if hidden and norm is not None and list(norm.shape) != [hidden]:
+            bad.append((name, norm, f"[{hidden}]", f"RMSNorm(hidden_size {hidden})"))
+    if not bad:
+        return []
+    name, info, want, ref = bad[0]
+    shown = "; ".join(f"{n} {list(i.shape)} (expected {w}, {r})" for n, i, w, r in bad[:_SHOWN])
+    return [
+        finding(
+            "MTP_LAYER_SHAPE",
+            file=ck.shard_of(name),
+            tensor=name,
+            n=len(bad),
+            family=fam.title,
+            shown=shown + (f" (+{len(bad) - _SHOWN} more)" if len(bad) > _SHOWN else ""),
+            dtype=info.dtype,
+            shape=list(info.shape),
+            want=want,
+            reference=ref,
+            fix=fix_for(layout, ck.label, name),
+            details={"tensors": [{"name": n, "shape": list(i.shape), "expected": w, "as": r} for n, i, w, r in bad]},
+        )
+    ]
+
+
+def _ids(cfg: dict[str, Any]) -> object:
+    dflash = cfg.get("dflash_config")
+    return (dflash if isinstance(dflash, dict) else {}).get("target_layer_ids", cfg.get("target_layer_ids"))
+
+
+def target_width(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int | None, str]:
+    """The width of the target hidden states the draft reads, and the config key it comes from."""
+    hidden = config_int(cfg, "hidden_size")
+    if layout.family.key in ("eagle3", "dflash"):
+        t = config_int(cfg, "target_hidden_size")
+        return (t, "target_hidden_size") if t is not None else (hidden, "hidden_size")
+    return hidden, "hidden_size"
+
+
+def _fc_want(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int, str] | None:
+    """``(in_features, why)`` the loader builds ``fc`` with, or None when the family has no such rule."""
+    hidden = config_int(cfg, "hidden_size")
+    width, key = target_width(cfg, layout)
+    if hidden is None or width is None:
+        return None
+    fam = layout.family.key
+    if fam == "eagle":
+        return 2 * hidden, f"2 x hidden_size {hidden} (vLLM llama_eagle.py)"
+    if fam == "eagle3":
+        return 3 * width, f"3 x {key} {width} (vLLM llama_eagle3.py)"
+    if fam == "dflash":
+        ids = _ids(cfg)
+        n, what = (
+            (len(ids), "len(target_layer_ids)")
+            if isinstance(ids, list) and ids
+            else (config_int(cfg, "num_hidden_layers") or 0, "num_hidden_layers")
+        )
+        return n * width, f"{what} {n} x {key} {width} (vLLM qwen3_dflash.py)"
+    return None
+
+
+def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
+    """``DRAFT_FC_SHAPE``: a separate draft's ``fc`` is not ``[hidden_size, in_features]`` as its loader builds it."""
+    cfg = ck.text_config
+    want = _fc_want(cfg, layout)
+    hidden = config_int(cfg, "hidden_size")
+    name = next((n for n in ck.tensors() if alias_name(layout.family, n) == "fc.weight"), None)
+    info = ck.tensor(name) if name else None
+    if want is None or info is None or name is None or hidden is None or len(info.shape) != 2:
+        return []
+    in_f, why = want
+    packed = info.dtype in PACKED_INT_DTYPES  # only the output dimension survives packing
+    ok = info.shape[0] == hidden and (packed or info.shape[1] == in_f)
+    if ok:
+        return []
+    return [
+        finding(
+            "DRAFT_FC_SHAPE",
+            file=ck.shard_of(name),
+            tensor=name,
+            family=layout.family.title,
+            dtype=info.dtype,
+            shape=list(info.shape),
+            want=f"[{hidden}, {in_f}]",
+            why=f"out hidden_size {hidden}, in {why}",
+            details={"shape": list(info.shape), "expected": [hidden, in_f]},
+        )
+    ]
+
+
+def check_hidden_vs_target(
+    draft_cfg: dict[str, Any], layout: DraftLayout | None, target_cfg: dict[str, Any]
+) -> list[Finding]:
+    """``DRAFT_HIDDEN_MISMATCH``: a draft that reads the target's hidden states (EAGLE, EAGLE-3, DFlash, Medusa) built
+    for another width. A separate draft model reads only token ids: its width is its own."""
+    if layout is None or layout.family.key not in ("eagle", "eagle3", "dflash", "medusa"):
+        return []
+    width, key = target_width(draft_cfg, layout)
+    target = config_int(target_cfg, "hidden_size")
+    if width is None or target is None or width == target:
+        return []
+    return [
+        finding(
+            "DRAFT_HIDDEN_MISMATCH",
+            file="config.json",
+            family=layout.family.title,
+            source_key=key,
+            draft=width,
+            target=target,
+            details={"draft_width": width, "from": key, "target_hidden_size": target},
+        )
+    ]

@@ -1,0 +1,91 @@
+"""MTP heads the config does not declare, and a whole model with an MTP head given as ``--draft`` (issue 27
+follow-up, defects 7 and 13), on checkpoints these tests write.
+
+Engines build the layers a config declares (vLLM ``qwen3_5_mtp.py`` reads ``mtp_num_hidden_layers``,
+``deepseek_mtp.py`` ``num_nextn_predict_layers``): a head stored without its declaration is never loaded, so it is
+named and left out of the target's per-step bytes. A model given as a draft is run whole (vLLM ``draft_model.py``):
+its MTP head is not the draft.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from specscope.audit import audit_checkpoint
+
+from .ckmaker import H, dense_config, dense_model, layer, nbytes, vocab, write
+
+V = 64
+
+
+def _head() -> dict[str, list[int]]:
+    shapes = {"mtp.fc.weight": [H, 2 * H], "mtp.norm.weight": [H]}
+    shapes |= {"mtp.pre_fc_norm_hidden.weight": [H], "mtp.pre_fc_norm_embedding.weight": [H]}
+    return shapes | layer("mtp.layers.0.")
+
+
+def test_an_undeclared_qwen_head_is_named_and_not_counted_as_target_bytes(tmp_path: Path) -> None:
+    base = write(tmp_path / "base", dense_model(2, V), {**dense_config(2, V), "model_type": "qwen3_next"})
+    extra = write(tmp_path / "extra", dense_model(2, V) | _head(), {**dense_config(2, V), "model_type": "qwen3_next"})
+    r = audit_checkpoint(extra)
+    (f,) = r.findings
+    assert (f.severity.value, f.code) == ("warning", "MTP_UNDECLARED")
+    assert f.message == (
+        f"{len(_head())} tensors ({nbytes(_head()):,} bytes) under mtp. form an MTP head the config does not declare "
+        "(mtp_num_hidden_layers: absent)"
+    )
+    assert r.census.target_bytes_per_token == audit_checkpoint(base).census.target_bytes_per_token
+    assert r.census.bytes_by_group["mtp_draft"] == nbytes(_head())
+
+
+def test_a_deepseek_layer_past_num_hidden_layers_with_nextn_zero_is_named(tmp_path: Path) -> None:
+    cfg = {**dense_config(2, V), "model_type": "deepseek_v3", "num_nextn_predict_layers": 0}
+    r = audit_checkpoint(write(tmp_path / "ds", dense_model(2, V) | layer("model.layers.2."), cfg))
+    (f,) = r.findings
+    assert f.code == "MTP_UNDECLARED" and f.details["prefixes"] == ["model.layers.2."]
+    assert "(num_nextn_predict_layers: 0)" in f.message
+    plain = audit_checkpoint(write(tmp_path / "plain", dense_model(2, V), cfg))
+    assert r.census.target_bytes_per_token == plain.census.target_bytes_per_token
+
+
+def test_a_whole_model_with_an_mtp_head_as_draft_is_a_draft_model(tmp_path: Path) -> None:
+    target = write(tmp_path / "t", dense_model(2, V), dense_config(2, V), tokens=vocab(V))
+    qwen_cfg = {**dense_config(1, V), "model_type": "qwen3_next", "mtp_num_hidden_layers": 1}
+    qwen_cfg["architectures"] = ["Qwen3NextForCausalLM"]
+    draft = write(tmp_path / "q", dense_model(1, V) | _head(), qwen_cfg, tokens=vocab(V))
+    r = audit_checkpoint(target, draft=draft)
+    assert sorted((f.severity.value, f.code) for f in r.findings) == [
+        ("info", "DRAFT_HAS_MTP_HEAD"),
+        ("warning", "DRAFT_ARCHITECTURE_DIFFERS"),
+    ]
+    assert (
+        r.by_code("DRAFT_ARCHITECTURE_DIFFERS")[0].message
+        == "draft model_type qwen3_next differs from the target's llama"
+    )
+    alone = audit_checkpoint(write(tmp_path / "q_plain", dense_model(1, V), qwen_cfg | {"mtp_num_hidden_layers": 0}))
+    assert r.census.draft_bytes_per_step == alone.census.target_bytes_per_token  # the whole model, not the head
+    assert r.census.draft_rule.startswith("separate draft model")
+
+
+def test_a_head_without_any_config_is_not_called_undeclared(tmp_path: Path) -> None:
+    """`surgery extract` writes the head alone, with no config.json: there is no declaration to miss."""
+    root = write(tmp_path / "head", _head(), {})
+    (root / "config.json").unlink()
+    assert audit_checkpoint(root).by_code("MTP_UNDECLARED") == []
+
+
+def test_a_moe_mla_model_as_draft_is_not_judged_by_dense_layer_names(tmp_path: Path) -> None:
+    """DeepSeek-style layers hold MLA attention (kv_a_proj_with_mqa) and routed experts, not q/k/v and gate/up/down."""
+    target = write(tmp_path / "t", dense_model(2, V), dense_config(2, V), tokens=vocab(V))
+    shapes = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H], "lm_head.weight": [V, H]}
+    p = "model.layers.0."
+    shapes |= {p + "input_layernorm.weight": [H], p + "post_attention_layernorm.weight": [H]}
+    shapes |= {p + "self_attn.q_proj.weight": [H, H], p + "self_attn.kv_a_proj_with_mqa.weight": [8, H]}
+    shapes |= {p + "self_attn.kv_b_proj.weight": [16, 8], p + "self_attn.o_proj.weight": [H, H]}
+    shapes |= {p + "mlp.gate.weight": [2, H]} | {p + f"mlp.experts.{e}.up_proj.weight": [32, H] for e in range(2)}
+    cfg = {**dense_config(1, V), "model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"]}
+    r = audit_checkpoint(target, draft=write(tmp_path / "ds", shapes, cfg, tokens=vocab(V)))
+    assert r.by_code("DRAFT_TENSORS_MISSING") == [] and r.exit_code == 0
+    missing_attn = {n: s for n, s in shapes.items() if "self_attn" not in n}
+    r = audit_checkpoint(target, draft=write(tmp_path / "ds2", missing_attn, cfg, tokens=vocab(V)))
+    assert r.by_code("DRAFT_TENSORS_MISSING")  # no attention at all is still missing

@@ -1,0 +1,38 @@
+"""Unknown figures are said to be unknown (issue 27 follow-up, defect 10): a declared head with no tensors has no
+draft bytes (not 0 bytes, not 0.0 %, not "0 own tensors"); a tokenizer hole is "(no token)", not None; large
+figures keep their thousands separators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from specscope.audit import audit_checkpoint
+from specscope.audit.rules_vocab import compare_tokenizers
+from specscope.checkpoint.tokenizer import TokenizerView
+from specscope.cli import app
+
+from .ckmaker import dense_config, dense_model, write
+
+
+def test_a_declared_head_without_tensors_has_unknown_draft_bytes(tmp_path: Path) -> None:
+    cfg = {**dense_config(2, 64), "model_type": "qwen3_next", "mtp_num_hidden_layers": 1}
+    ck = write(tmp_path / "nomtp", dense_model(2, 64), cfg)
+    c = audit_checkpoint(ck, bandwidth="h200").census
+    assert c is not None and (c.draft_bytes_per_step, c.draft_share) == (None, None)
+    assert c.draft_rule is not None and "holds none of the head's tensors" in c.draft_rule
+    out = CliRunner().invoke(app, ["audit", str(ck), "--bandwidth", "h200"])
+    text = " ".join(out.stdout.split())
+    assert "draft bytes unknown (the checkpoint holds none of the draft's tensors)" in text
+    assert "0 own tensors" not in text and "0.0% of a target pass" not in text
+    tok_s = 4.8e12 / c.target_bytes_per_token
+    assert f"roofline {tok_s:,.1f} tok/s at 4800 GB/s" in text
+
+
+def test_a_tokenizer_hole_is_named_as_no_token() -> None:
+    draft = TokenizerView("tokenizer.json", "BPE", {0: "a", 2: "c"})
+    target = TokenizerView("tokenizer.json", "BPE", {0: "a", 1: "b", 2: "c"})
+    (f,) = compare_tokenizers(draft, target)
+    assert f.message.endswith("first at id 1: draft (no token), target 'b'")
+    assert "None" not in (f.found or "")

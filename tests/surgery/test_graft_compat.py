@@ -1,0 +1,76 @@
+"""`surgery graft` refuses a source no engine could load into the target (issue 27 follow-up, defect 14): exit 2,
+found / expected / fix, nothing written. Where each family keeps its head: src/specscope/audit/architectures.toml
+(vLLM qwen3_5_mtp.py ``mtp.``, deepseek_mtp.py ``model.layers.N.``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import make_qwen36_checkpoint, write_safetensors
+from specscope.errors import SurgeryError
+from specscope.surgery import plan_graft
+
+
+def _deepseek(root: Path, hidden: int = 64) -> Path:
+    import ml_dtypes
+    import numpy as np
+
+    root.mkdir(parents=True)
+    t = {
+        "model.embed_tokens.weight": np.zeros((32, hidden), ml_dtypes.bfloat16),
+        "model.layers.0.self_attn.q_proj.weight": np.zeros((hidden, hidden), ml_dtypes.bfloat16),
+        "model.layers.0.input_layernorm.weight": np.zeros((hidden,), ml_dtypes.bfloat16),
+    }
+    write_safetensors(root / "model.safetensors", t)
+    cfg = {"model_type": "deepseek_v3", "hidden_size": hidden, "num_hidden_layers": 1, "num_nextn_predict_layers": 1}
+    (root / "config.json").write_text(json.dumps(cfg))
+    return root
+
+
+def test_a_qwen_head_into_a_deepseek_target_is_refused(tmp_path: Path) -> None:
+    qwen = make_qwen36_checkpoint(tmp_path / "qwen")
+    ds = _deepseek(tmp_path / "ds")
+    with pytest.raises(SurgeryError) as info:
+        plan_graft(ds, qwen, "mtp.", tmp_path / "out")
+    e = info.value
+    assert e.message == "--prefix mtp. is not where a DeepSeek-V3 / R1 / Kimi-K2 MTP head lives"
+    assert e.expected == "model.layers.1. (the target's DeepSeek-V3 / R1 / Kimi-K2 MTP head)"
+    assert e.fix == "graft from a DeepSeek-V3 / R1 / Kimi-K2 MTP source with --prefix model.layers.1."
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_prefix_is_refused(tmp_path: Path) -> None:
+    qwen = make_qwen36_checkpoint(tmp_path / "qwen")
+    with pytest.raises(SurgeryError, match="an empty --prefix grafts the whole source checkpoint"):
+        plan_graft(qwen, qwen, "", tmp_path / "out")
+
+
+def test_a_source_of_another_hidden_size_is_refused(tmp_path: Path) -> None:
+    qwen = make_qwen36_checkpoint(tmp_path / "qwen")
+    wide = make_qwen36_checkpoint(tmp_path / "wide")
+    cfg = json.loads((wide / "config.json").read_text())
+    (wide / "config.json").write_text(json.dumps(cfg | {"hidden_size": 128}))
+    with pytest.raises(SurgeryError) as info:
+        plan_graft(qwen, wide, "mtp.", tmp_path / "out")
+    assert (info.value.message, info.value.found) == (
+        "the graft source has another hidden size",
+        f"{wide}: hidden_size 128",
+    )
+
+
+def test_the_cli_exits_2_with_found_expected_fix(tmp_path: Path) -> None:
+    qwen = make_qwen36_checkpoint(tmp_path / "qwen")
+    ds = _deepseek(tmp_path / "ds")
+    env = {k: v for k, v in os.environ.items() if k != "SPECSCOPE_DEBUG"}
+    argv = ["surgery", "graft", str(ds), "--from", str(qwen), "--out", str(tmp_path / "o")]
+    p = subprocess.run(
+        [sys.executable, "-m", "specscope", *argv], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "found: --prefix mtp.; expected: model.layers.1." in p.stderr and "fix: graft from a DeepSeek" in p.stderr
