@@ -128,12 +128,30 @@ def test_crossover_interpolated_in_log2_concurrency():
     expected = 2 ** (3 + t * (math.log2(12) - 3))
     adv = advise(_run(), {"prose": 1.0})
     (x,) = [c for c in adv.crossovers if c.config == "mtp" and c.workload == "prose"]
-    assert (x.below_level, x.above_level, x.direction, x.firm) == (8, 12, "faster->slower", True)
-    assert x.concurrency == pytest.approx(expected)
-    assert x.concurrency == pytest.approx(9.05, abs=0.01)
-    assert find_crossovers([(1, 1.2, "faster"), (2, 1.1, "undetermined")], "a", None) == []
-    (soft,) = find_crossovers([(2, 0.9, "undetermined"), (4, 1.1, "faster")], "a", "code")
-    assert soft.concurrency == pytest.approx(2**1.5) and not soft.firm and soft.direction == "slower->faster"
+    assert (x.below_level, x.above_level, x.direction, x.unit) == (8, 12, "faster->slower", "streams")
+    assert x.at == pytest.approx(expected)
+    assert x.at == pytest.approx(9.05, abs=0.01)
+
+
+def test_a_crossover_needs_the_verdict_to_flip_not_the_sign():
+    """The tester's run (/tmp/nubench adv.text): ``twin`` (the baseline's twin server) read 0.998x and 1.001x,
+    both ``equivalent``, and advise printed "twin on the mix: slower->faster near 1.2 streams". A sign change inside
+    the noise is no crossover; a flip between faster and slower is, across levels without a verdict between them."""
+    assert find_crossovers([(1, 0.998, "equivalent"), (2, 1.001, "equivalent")], "twin", None) == []
+    assert find_crossovers([(1, 1.2, "faster"), (2, 0.9, "undetermined")], "a", None) == []
+    assert find_crossovers([(2, 0.9, "undetermined"), (4, 1.1, "faster")], "a", "code") == []
+    assert find_crossovers([(1, 1.2, "faster"), (2, 1.3, "faster")], "a", None) == []
+    (x,) = find_crossovers([(4, 0.9, "slower"), (1, 1.2, "faster"), (2, 1.01, "equivalent")], "a", "code")
+    assert (x.below_level, x.above_level, x.direction) == (1, 4, "faster->slower")  # the equivalent level passed over
+    assert x.at == pytest.approx(2 ** (2 * 0.2 / 0.3))  # log2 1 = 0 to log2 4 = 2, crossing at t = 0.2 / 0.3
+
+
+def test_a_crossover_on_a_rate_axis_is_placed_in_requests_per_second():
+    from specscope.stats.groups import LevelAxis
+
+    axis = LevelAxis("rate", ((1, 2.0), (2, 8.0)))
+    (x,) = find_crossovers([(1, 1.1, "faster"), (2, 0.9, "slower")], "a", None, axis)
+    assert (x.unit, x.at) == ("req/s", pytest.approx(4.0))  # halfway between log2 2 and log2 8
 
 
 def test_slo_excludes_a_config_whose_ttft_is_too_long():

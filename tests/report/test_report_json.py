@@ -67,7 +67,7 @@ def test_every_key_is_the_documented_one(tmp_path):
     assert all(set(lv) == pick for lv in [*doc["choices"]["levels"], doc["choices"]["overall"]])
     assert set(adv["choices"]["level_mix"]) == level_mix
     assert set(adv) == advice | {"schema", "title", "alarms", "sections"}
-    assert doc["schema"] == "specscope.report/2" and doc["judgement_schema"] == 1
+    assert doc["schema"] == "specscope.report/3" and doc["judgement_schema"] == 2
 
 
 def test_the_numbers_are_numbers_and_the_verdicts_come_from_the_closed_set(tmp_path):
@@ -102,7 +102,7 @@ def test_min_effect_rejudges_a_stored_run_and_the_manifests_is_used(tmp_path):
 
 def test_an_old_schema_1_run_still_reads(tmp_path):
     doc = _json("report", str(schema1_run(tmp_path)))
-    assert doc["schema"] == "specscope.report/2" and doc["min_effect"] == 0.02
+    assert doc["schema"] == "specscope.report/3" and doc["min_effect"] == 0.02
     (c,) = doc["comparisons"]
     assert (c["config"], c["rounds"], c["verdict"]) == ("ngram", 0, "undetermined")
     assert [r["code"] for r in c["reasons"]] == ["TOO_FEW_ROUNDS", "CLIENT_LIMITED"]

@@ -80,7 +80,9 @@ def acceptance_table(rc: RunCells) -> Table:
     views = acceptance_views(rc)
     rows = []
     for c in _drafting_configs(rc):
-        zero = {w: _zero_drafts(rc, c, w) for w in rc.workloads}
+        # "not engaged" is for a speculative config that drafted nothing; a config that does not speculate (the
+        # judgement's rule) and drafted nothing has no row
+        zero = {w: c in rc.speculative and _zero_drafts(rc, c, w) for w in rc.workloads}
         drafted = any((c, w) in views for w in rc.workloads)
         if not drafted and not any(zero.values()):
             continue
@@ -93,8 +95,9 @@ def acceptance_table(rc: RunCells) -> Table:
         "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
         "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it. "
         f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}). "
-        "No row for a baseline without speculation or its A/A control; '0 drafts (not engaged)': the server "
-        "counted no draft in any cell (a counter that said so, not a missing one).",
+        "No row for a config without speculation (a baseline, its A/A control, a second plain server); '0 drafts "
+        "(not engaged)': a speculative config whose server counted no draft in any cell (a counter that said so, not "
+        "a missing one).",
     )
 
 
@@ -104,11 +107,11 @@ def acceptance_by_level_table(rc: RunCells) -> Table | None:
     keys = [(c, w) for c in _drafting_configs(rc) for w in rc.workloads if any((c, w) in v for v in per_level.values())]
     if not keys or len(rc.levels) < 1:
         return None
-    rows = [[units.count(lev)] + [_rate_on(per_level[lev].get(k)) for k in keys] for lev in rc.levels]
+    rows = [[units.level(rc.axis, lev)] + [_rate_on(per_level[lev].get(k)) for k in keys] for lev in rc.levels]
     return Table(
         "acceptance_by_n",
-        "Acceptance rate by requested concurrency N, per config and workload",
-        [Column("N", "streams"), *[Column(f"{c} {w}", "%") for c, w in keys]],
+        f"Acceptance rate by {'requested concurrency N' if not rc.axis.open else 'load'}, per config and workload",
+        [units.level_column(rc.axis), *[Column(f"{c} {w}", "%") for c, w in keys]],
         rows,
         "Pooled over the ok cells of each N. Acceptance moves with content, not with load: a column that "
         "changes much with N deserves a look.",

@@ -8,13 +8,20 @@ dynamic choices. ``report`` computes the same picks (its ``choices``, with the s
 them and lays them out as a report :class:`~specscope.report.document.Section`, so ``advise`` has the report's four
 formats (text, Markdown, JSON, HTML):
 
-* **Crossovers** where a candidate's speedup crosses 1.0 between two measured levels (linear in log2 concurrency;
-  ``firm`` when the verdicts on both sides are faster / slower), on the mix and per workload
+* **Crossovers** where a candidate's verdict flips between ``faster`` and ``slower`` from one measured level to the
+  next decided one (a sign change inside the noise is not a crossover), placed where its speedup crosses 1.0 (linear
+  in log2 of the level: streams, or requests/s on a rate axis), on the mix and per workload
   (:func:`specscope.report.mix.find_crossovers`);
 * **Acceptance placement**: a measured acceptance rate placed between the run's workloads for the config it was
   measured with, giving the two-workload mix the advice runs on (:func:`specscope.report.mix.place_acceptance`);
 * **Alarms**: the report's acceptance and not-engaged alarms (:mod:`specscope.report.alarms`), since a config whose
-  draft head looks broken, or that never drafted, should not be advised on its speed alone.
+  draft head looks broken, or that never drafted, should not be advised on its speed alone;
+* **k** of each config from :func:`specscope.stats.server_spec.spec_k` (the one place; unknown is — , never 0), the
+  same in ``report``'s picks (:func:`config_ks`).
+
+Levels are named by the run's axis (:class:`specscope.stats.groups.LevelAxis`): ``N=2`` streams, ``4 req/s`` for an
+open-loop rate run (whose picks are judged on decode tok/s, the judgement's speed figure for an open loop). A level
+mix is shares of wall time over concurrency levels, so ``--level-mix`` on an open-loop run is refused.
 """
 
 from __future__ import annotations
@@ -30,14 +37,14 @@ from specscope.report.alarms import acceptance_alarms, not_engaged_alarms
 from specscope.report.document import Alarm, Cell, Column, Section, Table, text_cell
 from specscope.report.mix import Crossover, Placement, find_crossovers, place_acceptance
 from specscope.stats.choices import Choices, LevelChoice, MixComparison, Traffic
-from specscope.stats.groups import workloads_of
+from specscope.stats.groups import LevelAxis, level_axis, workloads_of
 from specscope.stats.judgement import Judgement, judge
 from specscope.stats.mix import require_workloads
 from specscope.stats.server_spec import methods_of, spec_k
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, verdict_text
 
-__all__ = ["Advice", "advise", "advice_section", "choices_tables"]
+__all__ = ["Advice", "advise", "advice_section", "choices_tables", "config_ks"]
 
 
 @dataclass(frozen=True)
@@ -85,8 +92,18 @@ def _scope(cells: Sequence[CellSummary], mix: Mapping[str, float], concurrency: 
     return levels
 
 
-def _level_mix_scope(cells: Sequence[CellSummary], level_mix: Mapping[int, float]) -> None:
-    """Raises ConfigError naming every level of ``level_mix`` the run did not measure (one correction fixes all)."""
+def _level_mix_scope(cells: Sequence[CellSummary], level_mix: Mapping[int, float], command: str) -> None:
+    """Raises ConfigError for a level mix on an open-loop run (its levels are request rates or a trace, not
+    concurrency), or naming every level of ``level_mix`` the run did not measure (one correction fixes all)."""
+    axis = level_axis(cells)
+    if axis.open:
+        what = ", ".join(axis.label(lev) for lev in sorted({c.concurrency for c in cells}))
+        raise ConfigError(
+            "--level-mix is shares of wall time per concurrency level, and this run is an open loop",
+            found=f"--level-mix {', '.join(f'{k}={v:g}' for k, v in level_mix.items())} on a run measured at {what}",
+            expected="--level-mix on a run measured with --max-concurrency (--mix picks per rate here)",
+            fix=f"{command} --mix {workloads_of(cells)[0]}=1",
+        )
     levels = sorted({c.concurrency for c in cells})
     unmeasured = [lev for lev in level_mix if lev not in levels]
     if unmeasured:
@@ -100,6 +117,7 @@ def _level_mix_scope(cells: Sequence[CellSummary], level_mix: Mapping[int, float
 
 def _crossovers(choices: Choices, j: Judgement) -> list[Crossover]:
     out: list[Crossover] = []
+    axis = j.axis
     candidates = sorted({m.config for lv in choices.levels for m in lv.candidates if not is_control(m.config)})
     for cfg in candidates:
         mixed = [
@@ -108,18 +126,18 @@ def _crossovers(choices: Choices, j: Judgement) -> list[Crossover]:
             for m in lv.candidates
             if m.config == cfg and m.speedup is not None
         ]
-        out += find_crossovers(mixed, cfg, None)
+        out += find_crossovers(mixed, cfg, None, axis)
         for w in choices.mix:
             here = [
                 (c.level, c.speedup, c.verdict)
                 for c in j.comparisons
                 if c.config == cfg and c.workload == w and c.speedup is not None
             ]
-            out += find_crossovers(here, cfg, w)
+            out += find_crossovers(here, cfg, w, axis)
     return out
 
 
-def advise(
+def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`, one argument per option
     summaries: Iterable[CellSummary],
     traffic: Traffic | Mapping[str, float] | None = None,
     *,
@@ -129,6 +147,7 @@ def advise(
     acceptance_config: str | None = None,
     server_facts: Mapping[str, Mapping[str, Any]] | None = None,
     min_effect: float = DEFAULT_MIN_EFFECT,
+    command: str = "specscope advise RUN",
 ) -> Advice:
     """The picks for a traffic mix (or a measured acceptance) at each level and overall (module docstring).
 
@@ -137,6 +156,7 @@ def advise(
             (:func:`specscope.stats.mix.parse_level_mix`), SLO and notes (:class:`specscope.stats.choices.Traffic`),
             or just a mix; with a level mix alone, equal token shares over the run's workloads.
         concurrency: advise at this measured level only.
+        command: the command line so far (``specscope advise runs/run-1``), which the fixes of its errors complete.
 
     Raises:
         ConfigError: no mix, level mix or acceptance; a mix workload, the concurrency or a level-mix level not in
@@ -160,7 +180,7 @@ def advise(
     shares = dict(mix) if mix else {w: 1.0 / len(workloads) for w in workloads}
     levels = _scope(measured, shares, concurrency)
     if t.level_mix is not None:
-        _level_mix_scope(measured, t.level_mix)
+        _level_mix_scope(measured, t.level_mix, command)
     facts = server_facts or {}
     t = replace(t, mix=shares, levels=levels)
     j = judge(measured, baseline, min_effect=min_effect, methods=methods_of(facts) or None, traffic=t)
@@ -169,14 +189,40 @@ def advise(
             f"the run has no config to compare with its baseline {baseline!r}",
             found=", ".join(dict.fromkeys(c.config for c in measured)),
             expected="the baseline and at least one other config",
-            fix="pass --baseline with the run's no-draft config",
+            fix=_second_config_fix(list(dict.fromkeys(c.config for c in measured)), baseline, facts, command),
         )
     out_notes = []
     if any(lv.comparison is not None and lv.comparison.rounds < 6 for lv in j.choices.levels):
         out_notes.append("fewer than 6 rounds: intervals are wide (each names the rounds it rests on)")
     alarms = acceptance_alarms(candidates, facts) + not_engaged_alarms(j, facts)
-    ks = {c: spec_k(c, facts.get(c) or {}) for c in dict.fromkeys(x.config for x in candidates) if c != baseline}
+    ks = config_ks([c for c in dict.fromkeys(x.config for x in candidates) if c != baseline], facts)
     return Advice(j, j.choices, _crossovers(j.choices, j), placement, out_notes, alarms, ks)
+
+
+def config_ks(configs: Iterable[str], facts: Mapping[str, Mapping[str, Any]]) -> dict[str, int | None]:
+    """k (draft tokens per step) of each config from :func:`specscope.stats.server_spec.spec_k`, None when nothing
+    says: what ``advise`` and ``report`` print in their picks (unknown shows as —, never 0)."""
+    return {c: spec_k(c, facts.get(c) or {}) for c in configs}
+
+
+def _second_config_fix(
+    configs: Sequence[str], baseline: str, facts: Mapping[str, Mapping[str, Any]], command: str
+) -> str:
+    """A command that measures the run again with a second config beside its one, so that advise has something to
+    compare: ``bench --like RUN`` with the run's server and a second one (servers the user runs), or with
+    ``--configs base,CONFIG`` (servers specscope starts: ``base,ngram`` when the one config is ``base``)."""
+    run = command.split("specscope advise ", 1)[-1].split(" ", 1)[0] or "RUN"
+    only = configs[0] if configs else baseline
+    mine = facts.get(only) or {}
+    then = "; then advise the run folder it prints"
+    if mine.get("kind") == "external" and mine.get("base_url"):
+        other, what = ("base", "without") if only != "base" else ("spec", "with")
+        return (
+            f"specscope bench --like {run} --server {only}={mine['base_url']} --server {other}=URL --baseline base "
+            f"(URL: a server of the same model {what} speculative decoding){then}"
+        )
+    pair = f"base,{only}" if only != "base" else "base,ngram"
+    return f"specscope bench --like {run} --configs {pair} --baseline base{then}"
 
 
 def _gain(m: MixComparison | None) -> Cell:
@@ -189,10 +235,10 @@ def _interval(m: MixComparison | None) -> Cell:
     return text_cell(f"[{m.low:.2f}x, {m.high:.2f}x] ({m.rounds} rounds)")
 
 
-def _pick_row(lv: LevelChoice, label: str, k: int | None) -> list[Cell]:
+def _pick_row(lv: LevelChoice, label: Cell, k: int | None) -> list[Cell]:
     m = lv.comparison
     return [
-        text_cell(label),
+        label,
         text_cell(lv.config),
         units.count(k),
         _gain(m),
@@ -203,15 +249,19 @@ def _pick_row(lv: LevelChoice, label: str, k: int | None) -> list[Cell]:
     ]
 
 
-def choices_tables(choices: Choices, ks: Mapping[str, int | None] | None = None) -> list[Table]:
-    """The picks as tables: per level and overall, every candidate's mix comparison, and the level mix."""
+def choices_tables(
+    choices: Choices, ks: Mapping[str, int | None] | None = None, axis: LevelAxis | None = None
+) -> list[Table]:
+    """The picks as tables: per level and overall, every candidate's mix comparison, and the level mix; ``ks``:
+    each config's k (:func:`config_ks`; absent or None: unknown, —); ``axis``: what the levels are."""
     ks = ks or {}
+    axis = axis or LevelAxis()
     mix = ", ".join(f"{w}={m:.2f}" for w, m in choices.mix.items())
-    rows = [_pick_row(lv, str(lv.level), ks.get(lv.config, 0)) for lv in choices.levels]
+    rows = [_pick_row(lv, units.level(axis, lv.level), ks.get(lv.config)) for lv in choices.levels]
     if choices.overall is not None:
-        rows.append(_pick_row(choices.overall, "overall", ks.get(choices.overall.config, 0)))
+        rows.append(_pick_row(choices.overall, text_cell("overall"), ks.get(choices.overall.config)))
     cols = [
-        Column("N", "streams"),
+        units.level_column(axis),
         Column("pick"),
         Column("k"),
         Column("mix speedup", "x"),
@@ -231,7 +281,7 @@ def choices_tables(choices: Choices, ks: Mapping[str, int | None] | None = None)
     )
     cand_rows = [
         [
-            text_cell(str(lv.level)),
+            units.level(axis, lv.level),
             text_cell(m.config),
             units.speedup(m.speedup),
             _interval(m),
@@ -246,7 +296,7 @@ def choices_tables(choices: Choices, ks: Mapping[str, int | None] | None = None)
         "candidates",
         "Every candidate on the mix, per level",
         [
-            Column("N", "streams"),
+            units.level_column(axis),
             Column("config"),
             Column("mix speedup", "x"),
             Column("interval"),
@@ -307,6 +357,7 @@ def advice_section(adv: Advice) -> Section:
     if adv.placement is not None:
         lines.append(adv.placement.text)
     c = adv.choices
+    axis = adv.judgement.axis
     if c.overall is not None:
         m = c.overall.comparison
         gain = "" if m is None else f", geometric-mean mix speedup {units.speedup(m.speedup).text}"
@@ -317,14 +368,14 @@ def advice_section(adv: Advice) -> Section:
         lines.append(f"level mix: static pick {c.level_mix.choice}")
     for f in c.flips:
         lines.append(
-            f"the pick flips from {f['from_config']} to {f['to_config']} between N={f['below_level']} and "
-            f"N={f['above_level']}"
+            f"the pick flips from {f['from_config']} to {f['to_config']} between {axis.label(f['below_level'])} and "
+            f"{axis.label(f['above_level'])}"
         )
     for x in adv.crossovers:
         what = "the mix" if x.workload is None else x.workload
         lines.append(
-            f"{x.config} on {what}: {x.direction} near {x.concurrency:.1f} streams (between {x.below_level} and "
-            f"{x.above_level}){'' if x.firm else ', not faster or slower on one side'}"
+            f"{x.config} on {what}: {x.direction} near {x.at:.1f} {x.unit} (between {axis.label(x.below_level)} and "
+            f"{axis.label(x.above_level)})"
         )
     notes = [*c.notes, *adv.notes]
     if not c.levels:
@@ -332,7 +383,7 @@ def advice_section(adv: Advice) -> Section:
     return Section(
         "advice",
         f"Advice vs {adv.baseline} (min effect {adv.judgement.min_effect:.1%})",
-        choices_tables(c, adv.ks),
+        choices_tables(c, adv.ks, axis),
         lines,
         notes,
         list(adv.alarms),

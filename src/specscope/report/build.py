@@ -13,7 +13,7 @@ from typing import Any
 
 from specscope.records import CellKey
 from specscope.report import units
-from specscope.report.advice import choices_tables
+from specscope.report.advice import choices_tables, config_ks
 from specscope.report.alarms import acceptance_alarms, not_engaged_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
@@ -211,7 +211,11 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
     extra, drift_alarms = drift_notes(j) if j is not None else ([], [])
     compared = [comparisons_table(j)] if j is not None else []
     compared += [t for t in [rates_table(rc)] if t is not None]
-    picks = choices_tables(j.choices) if j is not None and j.choices is not None else []
+    picks = (
+        choices_tables(j.choices, config_ks(rc.others, data.server_facts), j.axis)
+        if j is not None and j.choices is not None
+        else []
+    )
     capacity = [t for t in (capacity_table(rc), stream_timing_table(rc)) if t is not None]
     alarms = acceptance_alarms(data.cells, data.server_facts) + not_engaged_alarms(j, data.server_facts)
     return Section(
@@ -272,11 +276,17 @@ def _judgement_data(j: Judgement | None) -> dict[str, Any]:
     """What ``report -f json`` carries of a run's judgement (docs/report-json.md): ``comparisons``, ``noise``,
     ``choices``, with their schema version and the minimum effect they used."""
     if j is None:
-        return {"judgement_schema": None, "min_effect": None, "comparisons": [], "noise": None, "choices": None}
+        return {
+            "judgement_schema": None,
+            "min_effect": None,
+            "axis": None,
+            "comparisons": [],
+            "noise": None,
+            "choices": None,
+        }
     d = j.to_dict()
-    return {k: d[k] for k in ("judgement_schema", "min_effect", "confidence", "min_rounds", "comparisons", "noise")} | {
-        "choices": d["choices"]
-    }
+    keys = ("judgement_schema", "min_effect", "confidence", "min_rounds", "axis", "comparisons", "noise")
+    return {k: d[k] for k in keys} | {"choices": d["choices"]}
 
 
 def build_document(

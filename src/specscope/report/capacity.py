@@ -85,8 +85,11 @@ def _table(
     for a run stored before the gauges were sampled (no cell has gauge samples)."""
     if not any(c.gauge_samples for c in rc.cells):
         return None
-    cols = [Column("config"), Column("workload"), Column("N", "requested"), *columns]
+    level = Column("N", "requested") if not rc.axis.open else units.level_column(rc.axis)
+    cols = [Column("config"), Column("workload"), level, *columns]
     rows = [row(cells, cfg, wl, n) for cfg, wl, n, cells in _groups(rc)]
+    if rc.axis.open:  # the level is a rate (or the trace), not a requested N
+        rows = [[*r[:2], units.level(rc.axis, g[2]), *r[3:]] for r, g in zip(rows, _groups(rc), strict=True)]
     return Table(name, title, cols, rows, note)
 
 

@@ -25,7 +25,7 @@ __all__ = [
     "text_cell",
 ]
 
-DOCUMENT_SCHEMA = "specscope.report/2"
+DOCUMENT_SCHEMA = "specscope.report/3"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""What ``advise`` adds around the run's picks: crossings of 1.0 between measured levels, and placing a measured
+"""What ``advise`` adds around the run's picks: where a verdict flips between measured levels, and placing a measured
 acceptance between the run's workloads.
 
 The picks themselves (mix speedups, their intervals and verdicts) are the run's judgement
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from specscope.errors import ConfigError
 from specscope.stats.acceptance import pooled_acceptance
+from specscope.stats.groups import LevelAxis
 from specscope.stats.summary import CellSummary
 
 __all__ = ["Crossover", "Placement", "find_crossovers", "place_acceptance"]
@@ -20,15 +21,17 @@ __all__ = ["Crossover", "Placement", "find_crossovers", "place_acceptance"]
 
 @dataclass(frozen=True)
 class Crossover:
-    """Where ``config``'s speedup over the baseline crosses 1.0 (``workload`` None: the mix)."""
+    """Where ``config``'s verdict against the baseline flips between ``faster`` and ``slower`` (``workload`` None: the
+    mix): between the measured levels ``below_level`` and ``above_level``, near ``at`` (``unit``: streams, or
+    requests/s on a rate axis) where its speedup crosses 1.0."""
 
     config: str
     workload: str | None
     below_level: int
     above_level: int
-    concurrency: float
-    direction: str  # "faster->slower" or "slower->faster" (point estimates)
-    firm: bool
+    at: float
+    unit: str
+    direction: str  # "faster->slower" or "slower->faster" (the verdicts)
 
 
 @dataclass(frozen=True)
@@ -43,29 +46,29 @@ class Placement:
     text: str
 
 
-def _interp_log2(c0: int, s0: float, c1: int, s1: float) -> float:
+def _interp_log2(c0: float, s0: float, c1: float, s1: float) -> float:
     t = (s0 - 1.0) / (s0 - s1)
     return float(2 ** (math.log2(c0) + t * (math.log2(c1) - math.log2(c0))))
 
 
-def find_crossovers(series: Iterable[tuple[int, float, str]], config: str, workload: str | None) -> list[Crossover]:
-    """Crossings of 1.0 in a (concurrency, speedup, verdict) series (any order of levels)."""
-    pts = sorted(series)
+#: the verdicts a crossover is between (:mod:`specscope.stats.verdict`)
+DECIDED = ("faster", "slower")
+
+
+def find_crossovers(
+    series: Iterable[tuple[int, float, str]], config: str, workload: str | None, axis: LevelAxis | None = None
+) -> list[Crossover]:
+    """The flips of a (level, speedup, verdict) series (any order of levels): between two consecutive levels whose
+    verdicts are ``faster`` and ``slower`` (levels without such a verdict are passed over: a sign change inside the
+    noise is not a crossover), placed where the speedup crosses 1.0, linear in log2 of the axis' values."""
+    axis = axis or LevelAxis()
+    pts = sorted(p for p in series if p[2] in DECIDED)
     out = []
     for (c0, s0, v0), (c1, s1, v1) in zip(pts, pts[1:], strict=False):
-        if (s0 - 1.0) * (s1 - 1.0) < 0:
-            firm = v0 in ("faster", "slower") and v1 in ("faster", "slower")
-            out.append(
-                Crossover(
-                    config,
-                    workload,
-                    c0,
-                    c1,
-                    _interp_log2(c0, s0, c1, s1),
-                    "faster->slower" if s0 > 1.0 else "slower->faster",
-                    firm,
-                )
-            )
+        if v0 == v1:
+            continue
+        x0, x1 = axis.rate(c0) or float(c0), axis.rate(c1) or float(c1)
+        out.append(Crossover(config, workload, c0, c1, _interp_log2(x0, s0, x1, s1), axis.unit, f"{v0}->{v1}"))
     return out
 
 

@@ -17,8 +17,18 @@ import numpy as np
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.choices import Traffic
-from specscope.stats.groups import GroupKey, configs_of, group_cells, levels_of, workloads_of
-from specscope.stats.judgement import Judgement, judge
+from specscope.stats.groups import (
+    METRIC_WORDS,
+    GroupKey,
+    LevelAxis,
+    configs_of,
+    group_cells,
+    level_axis,
+    levels_of,
+    speed_value,
+    workloads_of,
+)
+from specscope.stats.judgement import Judgement, judge, speculative_configs
 from specscope.stats.speedup import coefficient_of_variation
 from specscope.stats.summary import CellSummary
 from specscope.stats.timeline import mean
@@ -69,6 +79,24 @@ class RunCells:
     def ok(self, config: str, workload: str, level: int) -> list[CellSummary]:
         return list(self.groups.get(GroupKey(config, workload, level), {}).values())
 
+    @cached_property
+    def axis(self) -> LevelAxis:
+        """What the run's levels are (streams, request rates, a trace): :func:`specscope.stats.groups.level_axis`."""
+        return level_axis(self.cells)
+
+    @property
+    def figure(self) -> str:
+        """The words for the figure the run's speedups were judged on (``aggregate output tok/s``, or for an open
+        loop ``decode tok/s = 1 / median TPOT``)."""
+        metrics = list(dict.fromkeys(c.metric for c in self.comparisons)) or ["output_tok_s"]
+        return " / ".join(METRIC_WORDS.get(m, m) for m in metrics)
+
+    @cached_property
+    def speculative(self) -> frozenset[str]:
+        """The configs that speculate (:func:`specscope.stats.judgement.speculative_configs`, the judgement's own
+        rule): only these can be ``not engaged``."""
+        return frozenset(speculative_configs(dict(self.methods) if self.methods else None, self.cells))
+
     @property
     def has_baseline(self) -> bool:
         return self.baseline in self.configs
@@ -108,13 +136,13 @@ def throughput_tables(rc: RunCells) -> list[Table]:
     tables = []
     base = rc.baseline
     for w in rc.workloads:
-        cols = [Column("N", "streams")] + ([Column(base, "tok/s")] if rc.has_baseline else [])
+        cols = [units.level_column(rc.axis)] + ([Column(base, "tok/s")] if rc.has_baseline else [])
         for c in rc.others:
             cols += [Column(c, "tok/s")] + ([Column(f"{c} vs {base}", "x")] if rc.has_baseline else [])
         rows = []
         for n in rc.levels:
             b = mean([s.output_tok_s for s in rc.ok(base, w, n)])
-            row = [units.count(n)] + ([units.tok_s(b)] if rc.has_baseline else [])
+            row = [units.level(rc.axis, n)] + ([units.tok_s(b)] if rc.has_baseline else [])
             for c in rc.others:
                 v = mean([s.output_tok_s for s in rc.ok(c, w, n)])
                 row.append(units.tok_s(v))
@@ -129,7 +157,8 @@ def throughput_tables(rc: RunCells) -> list[Table]:
                 rows,
                 "Sum of usage.completion_tokens / (last stream end - first send), mean over ok repeats. vs: the"
                 " paired speedup of the speedup table (rounds paired nearest in time; a round whose partner is not"
-                " ok is left out), so it differs from the ratio of the two means when a round was dropped.",
+                " ok is left out), so it differs from the ratio of the two means when a round was dropped."
+                + _open_loop_note(rc),
             )
         )
     return tables
@@ -140,24 +169,36 @@ def speedup_table(rc: RunCells) -> Table | None:
     if not rc.has_baseline or len(rc.configs) < 2:
         return None
     rows = [
-        [text_cell(w), units.count(n), *[speedup_cell(rc.speedup(c, w, n)) for c in rc.others]]
+        [text_cell(w), units.level(rc.axis, n), *[speedup_cell(rc.speedup(c, w, n)) for c in rc.others]]
         for w in rc.workloads
         for n in rc.levels
     ]
     return Table(
         "speedup",
-        f"Speedup vs {rc.baseline} (aggregate tok/s, geometric mean of paired ratios, 95% interval, verdict)",
-        [Column("workload"), Column("N", "streams"), *[Column(c, "x") for c in rc.others]],
+        f"Speedup vs {rc.baseline} ({rc.figure}, geometric mean of paired ratios, 95% interval, verdict)",
+        [Column("workload"), units.level_column(rc.axis), *[Column(c, "x") for c in rc.others]],
         rows,
         "Interval: a t-interval on the log of the paired per-round ratios (benchmarks/verdict_coverage.py shows it "
         f"keeps 95% coverage from 2 rounds). Faster / slower: the interval excludes 1.00x and the effect exceeds "
         f"the minimum effect ({rc.min_effect:.1%}) and the A/A noise floor; equivalent: the interval lies within "
         f"1 +- {rc.min_effect:.1%}. The comparisons table gives each row's rounds and reasons."
-        + _rounds_note(rc.comparisons),
+        + _open_loop_note(rc)
+        + _rounds_note(rc.comparisons, rc.axis),
     )
 
 
-def _rounds_note(sp: Sequence[Comparison]) -> str:
+def _open_loop_note(rc: RunCells) -> str:
+    """For an open-loop run, why its speedups are not on output tok/s ("" for a closed loop)."""
+    if not rc.axis.open:
+        return ""
+    return (
+        " Open loop: requests arrived on a schedule, so a cell's output tok/s is the offered load, not the server's "
+        f"speed; every speedup and verdict is on {METRIC_WORDS['decode_tok_s']} (the time per output token each "
+        "stream saw at that load)."
+    )
+
+
+def _rounds_note(sp: Sequence[Comparison], axis: LevelAxis) -> str:
     """When the comparisons rest on different numbers of rounds: which rest on how many (per config when all of a
     config's comparisons have the same count, else per workload x N); "" when all have the same."""
     if len({x.rounds for x in sp}) < 2:
@@ -169,7 +210,7 @@ def _rounds_note(sp: Sequence[Comparison]) -> str:
             by_count.setdefault(mine[0].rounds, []).append(cfg)
             continue
         for x in mine:
-            by_count.setdefault(x.rounds, []).append(f"{cfg} {x.workload} N={x.level}")
+            by_count.setdefault(x.rounds, []).append(f"{cfg} {x.workload} {axis.label(x.level)}")
     listing = "; ".join(f"{n} paired round{'s' if n != 1 else ''}: {', '.join(v)}" for n, v in sorted(by_count.items()))
     return f" Rounds per comparison: {listing}."
 
@@ -192,7 +233,7 @@ def stream_spread_table(rc: RunCells) -> Table | None:
         rows.append(row)
     return Table(
         "stream_spread",
-        f"Per-stream tok/s at N={top} (min / p05 / p50 / p95 / max, mean over repeats)",
+        f"Per-stream tok/s at {rc.axis.label(top)} (min / p05 / p50 / p95 / max, mean over repeats)",
         [Column("workload"), *[Column(c, "tok/s") for c in rc.configs]],
         rows,
         "Each stream's usage tokens over its own send-to-end time.",
@@ -205,11 +246,11 @@ def config_grid(
     """A table of one row per workload x N and one column per config, each ``cell(rc, config, workload, n)``;
     ``unit`` is the config columns' unit."""
     rows = [
-        [text_cell(w), units.count(n), *[cell(rc, c, w, n) for c in rc.configs]]
+        [text_cell(w), units.level(rc.axis, n), *[cell(rc, c, w, n) for c in rc.configs]]
         for w in rc.workloads
         for n in rc.levels
     ]
-    cols = [Column("workload"), Column("N", "streams"), *[Column(c, unit) for c in rc.configs]]
+    cols = [Column("workload"), units.level_column(rc.axis), *[Column(c, unit) for c in rc.configs]]
     return Table(name, title, cols, rows, note)
 
 
@@ -232,28 +273,41 @@ def _per_level_table(
         for c in rc.configs
         for w in rc.workloads
     ]
-    cols = [Column("config"), Column("workload"), *[Column(f"N={n}", unit) for n in rc.levels]]
+    cols = [Column("config"), Column("workload"), *[Column(rc.axis.label(n), unit) for n in rc.levels]]
     return Table(key, title, cols, rows, note)
 
 
 def concurrency_table(rc: RunCells) -> Table:
+    """Achieved over requested streams per level; an open loop requests a rate, not streams: achieved only."""
+    note = "Time-weighted streams in flight between first send and last end, from the wire instants; ok cells only."
+    if rc.axis.open:
+        return _per_level_table(
+            rc,
+            "concurrency",
+            "Achieved concurrency (open loop: the load is a rate, no streams were requested)",
+            "streams",
+            lambda cells, _n: units.requests(mean([s.achieved_concurrency for s in cells])),
+            note,
+        )
     return _per_level_table(
         rc,
         "concurrency",
         "Achieved / requested concurrency",
         "streams",
         lambda cells, n: units.concurrency(mean([s.achieved_concurrency for s in cells]), n),
-        "Time-weighted streams in flight between first send and last end, from the wire instants; ok cells only.",
+        note,
     )
 
 
 def cv_table(rc: RunCells) -> Table:
+    """The coefficient of variation of each group's speed figure (:func:`specscope.stats.groups.speed_value`: the
+    figure its comparisons are judged on) across repeats."""
     return _per_level_table(
         rc,
         "cv",
-        "Coefficient of variation of aggregate tok/s across repeats",
+        f"Coefficient of variation of {rc.figure} across repeats",
         "%",
-        lambda cells, _n: units.rate(coefficient_of_variation([s.output_tok_s for s in cells if s.output_tok_s])),
+        lambda cells, _n: units.rate(coefficient_of_variation([v for s in cells if (v := speed_value(s))])),
         "Differences smaller than this spread are not meaningful.",
     )
 
@@ -282,13 +336,13 @@ def crash_table(rc: RunCells) -> Table | None:
 
 def not_ok_table(rc: RunCells) -> Table:
     """Every cell that is not ok, with its reasons: the cells excluded from every average."""
-    cols = [Column("config"), Column("workload"), Column("N", "streams"), Column("repeat"), Column("status")]
+    cols = [Column("config"), Column("workload"), units.level_column(rc.axis), Column("repeat"), Column("status")]
     cols.append(Column("reasons"))
     if not rc.cells:
         return Table("not_ok", "No cells", cols, [], "This run has no finished cell yet.")
     bad = [s for s in rc.cells if s.status != "ok"]
     rows = [
-        [text_cell(s.config), text_cell(s.workload), units.count(s.concurrency), units.count(s.repeat)]
+        [text_cell(s.config), text_cell(s.workload), units.level(rc.axis, s.concurrency), units.count(s.repeat)]
         + [text_cell(s.status), text_cell("; ".join(s.reasons) or units.DASH)]
         for s in bad
     ]

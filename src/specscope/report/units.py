@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-from specscope.report.document import Cell
+from specscope.report.document import Cell, Column
+from specscope.stats.groups import LevelAxis
 
 __all__ = [
     "DASH",
@@ -26,6 +27,8 @@ __all__ = [
     "concurrency",
     "ratio_ci",
     "requests",
+    "level",
+    "level_column",
 ]
 
 DASH = "—"
@@ -96,3 +99,15 @@ def ratio_ci(x: float | None, low: float | None, high: float | None, verdict: st
 def requests(x: float | None) -> Cell:
     """A mean number of requests (a server gauge averaged over time), two decimals."""
     return Cell(float(x), f"{x:.2f}") if x is not None and _ok(x) else missing()
+
+
+def level(axis: LevelAxis, n: int) -> Cell:
+    """A level as its column shows it (:meth:`specscope.stats.groups.LevelAxis.value`: streams, req/s, ``replay``);
+    the value is the requested streams, or the scheduled rate."""
+    r = axis.rate(n)
+    return Cell(r if r is not None else n, axis.value(n))
+
+
+def level_column(axis: LevelAxis) -> Column:
+    """The column a level goes in: ``N (streams)``, ``rate (req/s)`` or ``load``."""
+    return Column(axis.name, axis.unit)

@@ -16,6 +16,7 @@ import numpy as np
 from specscope.report import units
 from specscope.report.document import Alarm, Cell, Column, Table, text_cell
 from specscope.report.tables import speedup_cell
+from specscope.stats.groups import METRIC_WORDS, LevelAxis
 from specscope.stats.judgement import Judgement
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison, verdict_text
@@ -33,7 +34,7 @@ def comparisons_table(j: Judgement) -> Table:
         [
             text_cell(c.config),
             text_cell(c.workload),
-            units.count(c.level),
+            units.level(j.axis, c.level),
             units.count(c.rounds),
             speedup_cell(c),
             _bound(c.low),
@@ -50,7 +51,7 @@ def comparisons_table(j: Judgement) -> Table:
         [
             Column("config"),
             Column("workload"),
-            Column("N", "streams"),
+            units.level_column(j.axis),
             Column("rounds"),
             Column("speedup", "x"),
             Column("low", "x"),
@@ -63,8 +64,18 @@ def comparisons_table(j: Judgement) -> Table:
         f"Faster / slower: the interval excludes 1.00x and the effect exceeds the minimum effect "
         f"({j.min_effect:.1%}), the A/A noise floor of its group and any bias a confirmed drift can give it; "
         f"equivalent: the interval lies within 1 +- {j.min_effect:.1%}; not engaged: a speculative config whose "
-        f"server reported 0 drafts. A verdict needs at least {j.min_rounds} paired rounds.",
+        f"server reported 0 drafts. A verdict needs at least {j.min_rounds} paired rounds. Judged on "
+        f"{_figures(j)}.",
     )
+
+
+def _figures(j: Judgement) -> str:
+    """The figures the comparisons were judged on, in words, with why for an open loop."""
+    metrics = list(dict.fromkeys(c.metric for c in j.comparisons)) or ["output_tok_s"]
+    words = " / ".join(METRIC_WORDS.get(m, m) for m in metrics)
+    if "decode_tok_s" in metrics:
+        words += " (open loop: the output tok/s is the offered load, not the server's speed)"
+    return words
 
 
 #: Above this many comparisons of one config with one verdict, its headline line gives their places and the range
@@ -72,24 +83,25 @@ def comparisons_table(j: Judgement) -> Table:
 GROUP_ABOVE = 4
 
 
-def _short(c: Comparison) -> str:
+def _short(c: Comparison, axis: LevelAxis) -> str:
     """``prose N=1 1.02x [0.97x, 1.08x]`` (``(1 round)`` in place of an interval that does not exist)."""
+    at = f"{c.workload} {axis.label(c.level)}"
     if c.speedup is None:
-        return f"{c.workload} N={c.level} {units.DASH}"
+        return f"{at} {units.DASH}"
     if c.low is None or c.high is None:
-        return f"{c.workload} N={c.level} {c.speedup:.2f}x ({c.rounds} round{'s' if c.rounds != 1 else ''})"
+        return f"{at} {c.speedup:.2f}x ({c.rounds} round{'s' if c.rounds != 1 else ''})"
     why = " (A/A floor)" if c.has("AA_FLOOR") else " (drift)" if c.has("DRIFT") else ""
-    return f"{c.workload} N={c.level} {c.speedup:.2f}x [{c.low:.2f}x, {c.high:.2f}x]{why}"
+    return f"{at} {c.speedup:.2f}x [{c.low:.2f}x, {c.high:.2f}x]{why}"
 
 
-def _grouped(verdict: str, config: str, rows: list[Comparison]) -> str:
+def _grouped(verdict: str, config: str, rows: list[Comparison], axis: LevelAxis) -> str:
     """One headline line for a config's comparisons with one verdict: each one, or their places and range if many."""
     if len(rows) <= GROUP_ABOVE:
-        return f"{verdict_text(verdict)}: {config} " + "; ".join(_short(c) for c in rows)
-    places: dict[str, list[str]] = {}
+        return f"{verdict_text(verdict)}: {config} " + "; ".join(_short(c, axis) for c in rows)
+    places: dict[str, list[int]] = {}
     for c in rows:
-        places.setdefault(c.workload, []).append(str(c.level))
-    where = "; ".join(f"{w} N={','.join(ns)}" for w, ns in places.items())
+        places.setdefault(c.workload, []).append(c.level)
+    where = "; ".join(f"{w} {axis.labels(ns)}" for w, ns in places.items())
     xs = [c.speedup for c in rows if c.speedup is not None]
     spread = f", {min(xs):.2f}x to {max(xs):.2f}x" if xs else ""
     return f"{verdict_text(verdict)}: {config} on {len(rows)} comparisons ({where}){spread}"
@@ -105,11 +117,11 @@ def verdict_lines(j: Judgement) -> list[str]:
         if c.verdict in ("faster", "slower", "not_engaged") or c.control:
             tail = f" ({c.why})" if c.why else ""
             label = "A/A control " if c.control else ""
-            out.append(f"{label}{c.config} on {c.workload} at N={c.level}: {speedup_cell(c).text}{tail}")
+            out.append(f"{label}{c.config} on {c.workload} at {j.axis.label(c.level)}: {speedup_cell(c).text}{tail}")
         else:
             rest.setdefault((c.verdict, c.config), []).append(c)
     for verdict in ("equivalent", "undetermined"):
-        out += [_grouped(verdict, cfg, rows) for (v, cfg), rows in rest.items() if v == verdict]
+        out += [_grouped(verdict, cfg, rows, j.axis) for (v, cfg), rows in rest.items() if v == verdict]
     return out
 
 
@@ -128,14 +140,16 @@ def drift_notes(j: Judgement) -> tuple[list[str], list[Alarm]]:
         if big.control_drift is not None
         else "no A/A or sentinel cells to confirm it, so not used to judge"
     )
+    metrics = {c.metric for c in j.comparisons} - {"output_tok_s"}
+    figure = "tok/s" if not metrics else " / ".join(METRIC_WORDS.get(m, m) for m in sorted(metrics))
     note = (
-        f"drift: baseline tok/s moved {big.drift * 100:+.1f} % between the early and the late half of the run after "
-        f"warm-up (largest on {w} at N={n}; {j.drift.cells} baseline cells; {shown})"
+        f"drift: baseline {figure} moved {big.drift * 100:+.1f} % between the early and the late half of the run "
+        f"after warm-up (largest on {w} at {j.axis.label(n)}; {j.drift.cells} baseline cells; {shown})"
     )
     blocked = [c for c in j.comparisons if c.has("DRIFT")]
     if not blocked:
         return [*notes, note], []
-    where = ", ".join(f"{c.config} {c.workload} N={c.level}" for c in blocked)
+    where = ", ".join(f"{c.config} {c.workload} {j.axis.label(c.level)}" for c in blocked)
     alarm = Alarm(
         "DRIFT",
         j.baseline,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from statistics import median
 from typing import Any, Protocol
 
@@ -196,6 +196,7 @@ class _Ctx:
     aa: str | None
     comparisons: tuple[Comparison, ...]
     slo_ttft_s: float | None
+    label: Callable[[int], str] = field(default=lambda n: f"N={n}")  # a level in a sentence (LevelAxis.label)
 
     @property
     def shares(self) -> list[float]:
@@ -305,11 +306,11 @@ def _levels(ctx: _Ctx, levels: Sequence[int], notes: list[str]) -> list[LevelCho
             if iv is not None:
                 cands.append(_judged(ctx, cfg, lev, iv, [lev], _floor(aa, lev)))
         if not cands:
-            notes.append(f"N={lev}: no paired rounds")
+            notes.append(f"{ctx.label(lev)}: no paired rounds")
             continue
         if ctx.slo_ttft_s is not None and not ctx.eligible(ctx.run.baseline, [lev]):
             if not any(m.eligible for m in cands if m.config != ctx.aa):
-                notes.append(f"N={lev}: no config meets the TTFT SLO")
+                notes.append(f"{ctx.label(lev)}: no config meets the TTFT SLO")
                 continue
         cfg, chosen, reason = _pick(ctx, lev, cands)
         out.append(LevelChoice(lev, cfg, chosen, reason, _per_workload(ctx, lev), tuple(cands)))
@@ -393,7 +394,12 @@ def _level_mix(ctx: _Ctx, time_shares: Mapping[int, float], picks: Mapping[int, 
 
 
 def choose(
-    run: RunRounds, comparisons: Sequence[Comparison], candidates: Sequence[str], aa: str | None, traffic: Traffic
+    run: RunRounds,
+    comparisons: Sequence[Comparison],
+    candidates: Sequence[str],
+    aa: str | None,
+    traffic: Traffic,
+    label: Callable[[int], str] | None = None,
 ) -> Choices:
     """The picks for ``traffic`` at its levels and over them (module docstring).
 
@@ -403,8 +409,11 @@ def choose(
         candidates: the configs that may be picked (not the baseline, not the A/A control or sentinels).
         aa: the A/A control's name when the run has one.
         traffic: the mix (its ``mix`` and ``levels`` filled in), level mix and SLO.
+        label: a level as a sentence names it (:meth:`specscope.stats.groups.LevelAxis.label`; None: ``N=level``).
     """
     ctx = _Ctx(run, dict(traffic.mix or {}), tuple(candidates), aa, tuple(comparisons), traffic.slo_ttft_s)
+    if label is not None:
+        ctx = replace(ctx, label=label)
     notes = list(traffic.notes)
     level_out = _levels(ctx, traffic.levels or (), notes)
     done = [lv.level for lv in level_out]

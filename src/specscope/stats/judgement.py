@@ -5,12 +5,15 @@ formats), ``advise``, ``predict`` and the adaptive stopping rule (:mod:`specscop
 nothing else decides a verdict. Its parts:
 
 * per comparison (config vs the manifest's baseline, per workload x level): the paired rounds
-  (:func:`specscope.stats.speedup.paired_rounds`, cold starts left out), the speedup and its interval
+  (:func:`specscope.stats.speedup.paired_rounds`, cold starts left out) of the figure that means speed for the
+  cells' load (:func:`specscope.stats.groups.speed_metric`: aggregate output tok/s under a closed loop, decode tok/s
+  = 1 / TPOT p50 under an open loop, where output tok/s is the offered load), the speedup and its interval
   (:func:`specscope.stats.speedup.log_ratio_interval`), the verdict and its reasons
   (:func:`specscope.stats.verdict.decide`) with the rounds dropped, cold starts, cells the client fell behind in,
   capacity-limited cells and 0-draft cells named;
 * the run's noise: the A/A noise floor, the baseline's drift after warm-up and whether the A/A or sentinel cells
-  confirm it, the cold starts (:mod:`specscope.stats.noise`);
+  confirm it, the cold starts (:mod:`specscope.stats.noise`), on the same speed figure;
+* the level axis (:func:`specscope.stats.groups.level_axis`): what a level is (streams, a request rate, a trace);
 * the picks for a traffic mix (:mod:`specscope.stats.choices`; equal token shares over the run's workloads unless a
   mix is given).
 
@@ -28,7 +31,7 @@ from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX, is_control
 from specscope.errors import require_one_of
 from specscope.stats.acceptance import cell_drafts
 from specscope.stats.choices import Choices, Pairs, Traffic, choose
-from specscope.stats.groups import GroupKey, group_cells
+from specscope.stats.groups import GroupKey, LevelAxis, group_cells, level_axis, metric_value, speed_metric
 from specscope.stats.noise import ColdStart, DriftCheck, NoiseFloor, aa_floor, cold_starts, drift_check
 from specscope.stats.server_spec import method_from_name
 from specscope.stats.speedup import (
@@ -44,7 +47,7 @@ from specscope.stats.verdict import DEFAULT_MIN_EFFECT, MIN_VERDICT_ROUNDS, Comp
 
 __all__ = ["JUDGEMENT_SCHEMA", "Judgement", "judge", "speculative_configs"]
 
-JUDGEMENT_SCHEMA = 1  # version of Judgement.to_dict's shape (docs/report-json.md)
+JUDGEMENT_SCHEMA = 2  # version of Judgement.to_dict's shape (docs/report-json.md)
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class Judgement:
         drift: the baseline's drift per workload x N after warm-up.
         cold_starts: cells left out as cold starts.
         choices: the picks for the mix (None without a baseline and another config).
+        axis: what the levels are (streams, request rates, a trace replay).
     """
 
     baseline: str
@@ -69,6 +73,7 @@ class Judgement:
     drift: DriftCheck
     cold_starts: tuple[ColdStart, ...] = ()
     choices: Choices | None = None
+    axis: LevelAxis = field(default_factory=LevelAxis)
     confidence: float = CONFIDENCE
     min_rounds: int = MIN_VERDICT_ROUNDS
     notes: tuple[str, ...] = field(default=())
@@ -124,6 +129,7 @@ class Judgement:
             "min_effect": self.min_effect,
             "confidence": self.confidence,
             "min_rounds": self.min_rounds,
+            "axis": self.axis.to_dict(),
             "comparisons": [c.to_dict() for c in self.comparisons],
             "noise": self.noise_dict(),
             "choices": None if self.choices is None else self.choices.to_dict(),
@@ -192,20 +198,19 @@ class _Rule:
 
     baseline: str
     min_effect: float
-    metric: str
     speculative: frozenset[str]
 
 
 def _comparison(
     rule: _Rule,
     pr: PairedRounds,
-    key: tuple[str, str, int],
+    key: tuple[str, str, int, str],
     floor: NoiseFloor | None,
     drift: float | None,
     asked: Sequence[CellSummary],
 ) -> Comparison:
-    config, workload, level = key
-    baseline, min_effect, metric = rule.baseline, rule.min_effect, rule.metric
+    config, workload, level, metric = key
+    baseline, min_effect = rule.baseline, rule.min_effect
     speculative = config in rule.speculative and not is_control(config)
     control = config == baseline + AA_SUFFIX
     iv = log_ratio_interval(pr.ratios)
@@ -221,6 +226,7 @@ def _comparison(
         control=control,
         zero_draft_cells=zero,
         engaged=engaged,
+        no_figure=sum(1 for c in asked if c.status in ("ok", "degraded") and metric_value(c, metric) is None),
     )
     extra = _side_reasons(pr, asked, pr.config_cells)
     if speculative and zero and engaged is None:
@@ -257,7 +263,7 @@ def judge(
     min_effect: float = DEFAULT_MIN_EFFECT,
     methods: Mapping[str, str | None] | None = None,
     traffic: Traffic | None = None,
-    metric: str = "output_tok_s",
+    metric: str | None = None,
     picks: bool = True,
 ) -> Judgement:
     """Judge a run's cells against ``baseline`` (module docstring).
@@ -269,6 +275,8 @@ def judge(
             (:func:`specscope.stats.server_spec.methods_of`).
         traffic: the mix, level mix, levels and SLO of the picks (equal token shares over the run's workloads at
             every measured level when None or unset).
+        metric: the figure to compare (:data:`specscope.stats.groups.METRICS`); None: each group's speed figure
+            (:func:`specscope.stats.groups.speed_metric`).
 
     Raises:
         ConfigError: ``baseline`` is not one of the run's configs.
@@ -283,7 +291,8 @@ def judge(
         empty="none (no cells)",
         fix="pass --baseline with one of the run's configs",
     )
-    cold = cold_starts(measured)
+    axis = level_axis(measured)
+    cold = tuple(replace(c, place=f"{c.workload} {axis.label(c.level)}") for c in cold_starts(measured))
     drift = drift_check(cells, baseline, cold)
     groups = group_cells(measured)
     all_groups = group_cells(measured, include_degraded=True)
@@ -291,8 +300,9 @@ def judge(
     workloads = list(dict.fromkeys(c.workload for c in measured))
     all_levels = sorted({c.concurrency for c in measured})
     exclude = {c.key for c in cold}
-    rule = _Rule(baseline, min_effect, metric, frozenset(speculative_configs(methods, measured)))
+    rule = _Rule(baseline, min_effect, frozenset(speculative_configs(methods, measured)))
     rounds: dict[tuple[str, str, int], PairedRounds] = {}
+    metrics: dict[tuple[str, str, int], str] = {}
     for w in workloads:
         for n in all_levels:
             for cfg in configs:
@@ -302,9 +312,9 @@ def judge(
                     or GroupKey(baseline, w, n) not in all_groups
                 ):
                     continue
-                rounds[(cfg, w, n)] = paired_rounds(
-                    groups, all_groups, cfg, baseline, w, n, metric=metric, exclude=exclude
-                )
+                here = [*all_groups[GroupKey(cfg, w, n)].values(), *all_groups[GroupKey(baseline, w, n)].values()]
+                m = metrics[(cfg, w, n)] = metric or speed_metric(here)
+                rounds[(cfg, w, n)] = paired_rounds(groups, all_groups, cfg, baseline, w, n, metric=m, exclude=exclude)
     aa = [
         (w, n, pr.rounds, iv.point)
         for (cfg, w, n), pr in rounds.items()
@@ -313,9 +323,9 @@ def judge(
     comparisons = []
     for (cfg, w, n), pr in rounds.items():
         asked = [*all_groups[GroupKey(cfg, w, n)].values(), *all_groups[GroupKey(baseline, w, n)].values()]
-        comparisons.append(
-            _comparison(rule, pr, (cfg, w, n), aa_floor(aa, (w, n)), drift.bias((w, n), pr.mean_offset_s), asked)
-        )
+        floor = _placed(aa_floor(aa, (w, n)), axis)
+        key = (cfg, w, n, metrics[(cfg, w, n)])
+        comparisons.append(_comparison(rule, pr, key, floor, drift.bias((w, n), pr.mean_offset_s), asked))
     t = traffic or Traffic()
     choices = None
     if picks and baseline in configs and len(configs) > 1:
@@ -327,7 +337,11 @@ def judge(
         run = _Run(baseline, min_effect, groups, rounds, drift)
         aa_name = baseline + AA_SUFFIX if baseline + AA_SUFFIX in configs else None
         candidates = [c for c in configs if c != baseline and not is_control(c)]
-        choices = choose(run, comparisons, candidates, aa_name, t)
-    return Judgement(
-        baseline, min_effect, tuple(comparisons), aa_floor(aa, None), drift, cold, choices, notes=tuple(t.notes)
-    )
+        choices = choose(run, comparisons, candidates, aa_name, t, axis.label)
+    floor = _placed(aa_floor(aa, None), axis)
+    return Judgement(baseline, min_effect, tuple(comparisons), floor, drift, cold, choices, axis, notes=tuple(t.notes))
+
+
+def _placed(floor: NoiseFloor | None, axis: LevelAxis) -> NoiseFloor | None:
+    """``floor`` with its workload and level named as the run's axis names them."""
+    return None if floor is None else replace(floor, place=f"{floor.workload} at {axis.label(floor.level)}")

@@ -7,8 +7,11 @@
   config's later cells of its workload x N is a **cold start** (below each, not their median: a config whose prompts
   alternate between a fast and a slow one is not cold on its first slow one) (:func:`cold_starts`): it is
   named, and left out of the comparisons and of the drift (it is not what the server does once warm).
+  "tok/s" here and below is the cell's speed figure for its load (:func:`specscope.stats.groups.speed_value`):
+  aggregate output tok/s under a closed loop, decode tok/s (1 / TPOT p50) under an open loop, where the output tok/s
+  is the offered rate (a Poisson schedule's next round offers a different load: not a cold engine, not drift).
 * **Drift.** The baseline's ok cells of each workload x N after warm-up, in time order, early half against late
-  half: ``drift = mean(late) / mean(early) - 1`` (aggregate tok/s, signed), the figure the report prints; and the
+  half: ``drift = mean(late) / mean(early) - 1`` (of the speed figure, signed), the figure the report prints; and the
   trend ``slope`` of log tok/s over time (least squares, fraction per second). The A/A control ``BASELINE-again``
   and the sentinel cells ``BASELINE~sentinel`` are further baseline measurements on their own schedule: their drift,
   computed the same way, **confirms** the baseline's when it has the same sign and at least half its size. A drift
@@ -40,6 +43,7 @@ from statistics import median
 import numpy as np
 
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
+from specscope.stats.groups import METRIC_WORDS, speed_metric, speed_value
 from specscope.stats.summary import CellSummary
 
 __all__ = [
@@ -62,8 +66,9 @@ Group = tuple[str, int]
 
 @dataclass(frozen=True)
 class ColdStart:
-    """A cell left out as a cold start: its tok/s, the median of its group's later cells (tokens/s) and the drop
-    (fraction)."""
+    """A cell left out as a cold start: its speed figure ``tok_s``, the median of its group's later cells
+    (tokens/s) and the drop (fraction); ``metric``: which figure (:data:`specscope.stats.groups.METRIC_WORDS`);
+    ``place``: the workload and level as the run names them (``prose 4 req/s``; "" : ``workload N=level``)."""
 
     config: str
     workload: str
@@ -71,6 +76,8 @@ class ColdStart:
     repeat: int
     tok_s: float
     later_tok_s: float
+    metric: str = "output_tok_s"
+    place: str = ""
 
     @property
     def drop(self) -> float:
@@ -82,16 +89,19 @@ class ColdStart:
 
     @property
     def text(self) -> str:
+        place = self.place or f"{self.workload} N={self.level}"
+        figure = "tok/s" if self.metric == "output_tok_s" else METRIC_WORDS.get(self.metric, self.metric)
         return (
-            f"{self.config} {self.workload} N={self.level} round {self.repeat}: {self.tok_s:.1f} tok/s against "
+            f"{self.config} {place} round {self.repeat}: {self.tok_s:.1f} {figure} against "
             f"{self.later_tok_s:.1f} in the same cells later ({self.drop * 100:.0f} % slower), among the server's "
             f"first {WARMUP_CELLS} cells: a cold start, left out"
         )
 
 
 def _timed_ok(cells: Sequence[CellSummary]) -> list[CellSummary]:
+    """The ok cells with instants and a speed figure, in time order."""
     return sorted(
-        (c for c in cells if c.status == "ok" and c.output_tok_s and c.started_at_s is not None),
+        (c for c in cells if c.status == "ok" and speed_value(c) and c.started_at_s is not None),
         key=lambda c: c.started_at_s or 0.0,
     )
 
@@ -105,15 +115,15 @@ def cold_starts(cells: Sequence[CellSummary]) -> tuple[ColdStart, ...]:
     for mine in by_config.values():
         for i, c in enumerate(mine[:WARMUP_CELLS]):
             later = [
-                d.output_tok_s or 0.0
+                speed_value(d) or 0.0
                 for d in mine[i + 1 :]
                 if (d.workload, d.concurrency) == (c.workload, c.concurrency)
             ]
             if not later:
                 continue
-            ref, v = median(later), c.output_tok_s or 0.0
+            ref, v = median(later), speed_value(c) or 0.0
             if v < min(later) * (1.0 - COLD_DROP):
-                out.append(ColdStart(c.config, c.workload, c.concurrency, c.repeat, v, ref))
+                out.append(ColdStart(c.config, c.workload, c.concurrency, c.repeat, v, ref, speed_metric([c])))
     return tuple(out)
 
 
@@ -192,9 +202,9 @@ def drift_check(cells: Sequence[CellSummary], baseline: str, cold: Sequence[Cold
         if (c.config, c.workload, c.concurrency, c.repeat) in left_out:
             continue
         if c.config == baseline:
-            base.setdefault((c.workload, c.concurrency), []).append((c.started_at_s or 0.0, c.output_tok_s or 0.0))
+            base.setdefault((c.workload, c.concurrency), []).append((c.started_at_s or 0.0, speed_value(c) or 0.0))
         elif c.config in controls:
-            ctl.setdefault((c.workload, c.concurrency), []).append(c.output_tok_s or 0.0)
+            ctl.setdefault((c.workload, c.concurrency), []).append(speed_value(c) or 0.0)
     out = []
     for g, points in base.items():
         d = _halves_drift([v for _, v in points])
@@ -205,12 +215,14 @@ def drift_check(cells: Sequence[CellSummary], baseline: str, cold: Sequence[Cold
 
 @dataclass(frozen=True)
 class NoiseFloor:
-    """An A/A noise floor: ``value`` (fraction), measured on ``workload`` at ``level`` over ``rounds`` rounds."""
+    """An A/A noise floor: ``value`` (fraction), measured on ``workload`` at ``level`` over ``rounds`` rounds;
+    ``place``: that workload and level as the run names them (``prose at 4 req/s``; "": ``workload at N=level``)."""
 
     value: float
     workload: str
     level: int
     rounds: int
+    place: str = ""
 
 
 def aa_floor(aa: Sequence[tuple[str, int, int, float]], group: tuple[str, int] | None) -> NoiseFloor | None:

@@ -41,6 +41,7 @@ __all__ = [
     "coefficient_of_variation",
     "paired_rounds",
     "interval_label",
+    "relative_half_width",
 ]
 
 CONFIDENCE = 0.95  # two-sided level of every interval specscope prints
@@ -68,6 +69,20 @@ class Interval:
     def label(self) -> str:
         """The interval's name for its rounds, e.g. ``95% t-interval on log ratios (3 rounds)``."""
         return interval_label(self.rounds)
+
+    @property
+    def half_width(self) -> float | None:
+        """The interval's relative half-width (:func:`relative_half_width`), None without an interval."""
+        return relative_half_width(self.low, self.high)
+
+
+def relative_half_width(low: float | None, high: float | None) -> float | None:
+    """The relative half-width of a speedup interval ``[low, high]``: ``sqrt(high / low) - 1`` (fraction; the
+    t-interval on log ratios is symmetric on the log scale, ``exp(mean +- h)``, and this is ``exp(h) - 1``), the
+    figure ``--target-ci`` asks for; None without an interval."""
+    if low is None or high is None or low <= 0:
+        return None
+    return math.sqrt(high / low) - 1.0
 
 
 def interval_label(rounds: int) -> str:

@@ -5,8 +5,9 @@ Verdicts (:data:`VERDICTS`):
 * ``not_engaged`` - a speculative config whose server reported 0 drafts (a counter that says 0; an absent counter
   is unknown and never read as 0) in every cell of the comparison: it did not speculate, so its speed says nothing
   about its method;
-* ``undetermined`` - fewer than :data:`MIN_VERDICT_ROUNDS` paired rounds (no interval), or none of the three
-  below holds;
+* ``undetermined`` - fewer than :data:`MIN_VERDICT_ROUNDS` paired rounds (no interval), no figure that means speed
+  for the load (``NO_SPEED_FIGURE``: open-loop cells without a TPOT; their output tok/s is the offered load and is
+  never judged), or none of the three below holds;
 * ``equivalent`` - the whole interval lies within ``1 +- min_effect`` (an equivalence test at the interval's
   level: any difference is smaller than the smallest one that matters);
 * ``faster`` / ``slower`` - the interval excludes 1 *and* the effect ``|speedup - 1|`` exceeds the minimum
@@ -95,6 +96,7 @@ REASON_CODES: dict[str, str] = {
     "CAPACITY_LIMITED": "cells where the server ran fewer requests than asked (count)",
     "CLIENT_LIMITED": "cells dropped because the client fell behind (count)",
     "AA_EXCLUDES_ONE": "the A/A control's effect (fraction)",
+    "NO_SPEED_FIGURE": "open-loop cells with no TPOT to judge speed on (count)",
 }
 
 
@@ -131,8 +133,9 @@ class Comparison(Judged):
 
     Attributes:
         config, baseline, workload, level: the comparison (level = requested concurrency, or the rate's position
-            for open-loop rate runs).
-        metric: the figure compared (``output_tok_s``).
+            for open-loop rate runs: :class:`specscope.stats.groups.LevelAxis` names it).
+        metric: the figure compared, the speed figure of the load (:func:`specscope.stats.groups.speed_metric`):
+            ``output_tok_s`` (closed loop) or ``decode_tok_s`` (open loop: 1 / TPOT p50).
         rounds: paired rounds it rests on; ``dropped``: rounds stored but not paired (unusable, unpaired, cold).
         config_mean, baseline_mean: means of the figure over those rounds (tokens/s).
         speedup: geometric mean of the paired ratios; ``low``/``high`` its interval (None without one);
@@ -193,7 +196,9 @@ def _decided(
         text = f"effect {effect * 100:+.1f} % is not beyond the minimum effect +-{_pct(min_effect)}"
         reasons.append(Reason("BELOW_MIN_EFFECT", abs(effect), text + f", nor is its interval {bounds} within it"))
     if floor is not None and abs(effect) <= floor.value:
-        where = floor.workload + (f" at N={floor.level}" if floor.level else "") + f", {floor.rounds} rounds"
+        where = (floor.place or floor.workload + (f" at N={floor.level}" if floor.level else "")) + (
+            f", {floor.rounds} rounds"
+        )
         text = f"effect {effect * 100:+.1f} % is inside the A/A noise floor +-{_pct(floor.value)} ({where})"
         reasons.append(Reason("AA_FLOOR", floor.value, text))
     if drift is not None and abs(effect) <= drift:
@@ -208,8 +213,8 @@ def _decided(
 
 
 def _includes_one(iv: Interval, bounds: str, min_effect: float) -> Reason:
-    assert iv.low is not None and iv.high is not None
-    half = (iv.high / iv.low) ** 0.5 - 1.0  # relative half-width on the log scale
+    half = iv.half_width
+    assert half is not None
     text = f"the interval {bounds} contains 1 and reaches beyond +-{_pct(min_effect)}"
     return Reason("INTERVAL_INCLUDES_ONE", half, text)
 
@@ -223,6 +228,7 @@ def decide(
     control: bool = False,
     zero_draft_cells: int = 0,
     engaged: bool | None = None,
+    no_figure: int = 0,
 ) -> tuple[Verdict, tuple[Reason, ...]]:
     """The verdict and its reasons (module docstring).
 
@@ -234,10 +240,18 @@ def decide(
         control: the comparison is the A/A control.
         zero_draft_cells: cells of the config whose server reported 0 drafts.
         engaged: False when the config is speculative and every cell that reported a draft count reported 0.
+        no_figure: open-loop cells stored but without a speed figure (no TPOT): with no paired round, the verdict is
+            ``undetermined`` for that reason (their output tok/s is the offered load, never a speed).
     """
     if engaged is False:
         text = f"the server reported 0 drafts in {zero_draft_cells} cell{'s' if zero_draft_cells != 1 else ''}"
         return "not_engaged", (Reason("NO_DRAFTS", zero_draft_cells, text + ": it did not speculate"),)
+    if no_figure and iv.rounds == 0:
+        text = (
+            f"open loop: {no_figure} cell{'s' if no_figure != 1 else ''} without a TPOT (time per output token), and "
+            "the output tok/s of an open loop is the offered load, not the server's speed: no speed verdict"
+        )
+        return "undetermined", (Reason("NO_SPEED_FIGURE", no_figure, text),)
     if iv.low is None or iv.high is None or iv.point is None or iv.rounds < MIN_VERDICT_ROUNDS:
         text = (
             f"{iv.rounds} paired round{'s' if iv.rounds != 1 else ''}: a verdict needs at least {MIN_VERDICT_ROUNDS} "
