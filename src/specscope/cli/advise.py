@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -58,7 +57,8 @@ def advise_cmd(
     """The best config and k for a traffic mix at each concurrency and overall, with the gain, its interval and
     verdict, and where the pick flips. A config is picked only where it is faster than the baseline by the report's
     rule (the same judgement: `report RUN --mix ...` gives the same picks). The baseline and the minimum effect are
-    the run's own unless given. Formats: text, markdown, json, html (like report).
+    the run's own unless given. Formats: text, markdown, json, html (like report; to -o FILE or stdout, never into
+    the run folder). On an open-loop run (--request-rate, --trace) the levels are rates and --level-mix is refused.
 
     Exit codes: 0 advice printed; 2 bad input (not a run, unknown workload in --mix, unmeasured
     --max-concurrency or --level-mix level, neither --mix, --level-mix nor --acceptance)."""
@@ -76,6 +76,7 @@ def advise_cmd(
     shares = parse_mix(mix) if mix else None
     times = parse_level_mix(level_mix) if level_mix else None
     cells, facts, manifest = level_mix_input(run, from_csv, open_run)
+    command = f"specscope advise {run}" if run is not None else f"specscope advise --from-csv {from_csv}"
     traffic = Traffic(
         mix=None if shares is None else shares.shares,
         level_mix=None if times is None else times.shares,
@@ -91,11 +92,11 @@ def advise_cmd(
         acceptance_config=acceptance_config,
         server_facts=facts,
         min_effect=min_effect_of(manifest, min_effect),
+        command=command,
     )
     source = str(run if run is not None else from_csv)
     doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict())
-    html = run / "advice.html" if run is not None else Path("advice.html")
-    emit_document(doc, fmt, out, html, width)
+    emit_document(doc, fmt, out, None, width)  # html without -o: stdout (a run folder is read-only after bench)
 
 
 def register(app: typer.Typer) -> None:

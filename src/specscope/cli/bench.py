@@ -150,7 +150,7 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
     console.print(f"run folder: {run_dir}", markup=False, highlight=False, soft_wrap=True)
     from specscope.cli.report import emit_report
 
-    emit_report([run_dir], fmt, output, width=given.get("width"))
+    emit_report([run_dir], fmt, output, width=given.get("width"), html_in_run=True)
     from specscope.bench.outcome import configs_without_ok_cell, failed_configs_line
 
     failed = configs_without_ok_cell(run_dir)

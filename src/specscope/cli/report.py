@@ -46,14 +46,23 @@ def _emit_gate(runs: list[Path], fmt: str, output: Path | None, width: int | Non
         emit(tables, output, width)
 
 
-def emit_document(doc: Document, fmt: str, output: Path | None, html_path: Path, width: int | None = None) -> None:
-    """Write/print a report document in ``fmt`` (html: to ``output`` or ``html_path``; a file's path is printed;
-    text at ``width``, :mod:`specscope.cli.output`)."""
+def emit_document(
+    doc: Document, fmt: str, output: Path | None, html_path: Path | None = None, width: int | None = None
+) -> None:
+    """Write/print a report document in ``fmt`` to ``output`` (its path printed) or stdout; html without ``output``
+    goes to ``html_path`` when given (bench's own run folder, written while bench owns it), else to stdout like every
+    format: ``report`` and ``advise`` only read a run (a run folder is read-only after bench); text at ``width``
+    (:mod:`specscope.cli.output`)."""
     from specscope.report.html import render_document_html
     from specscope.report.render import json_document, markdown_document, print_document
 
     if fmt == "html":
-        write_file(output or html_path, render_document_html(doc))
+        target = output or html_path
+        page = render_document_html(doc)
+        if target is None:
+            emit(page, None)
+        else:
+            write_file(target, page)
     elif fmt == "text":
         emit(lambda console: print_document(doc, console), output, width)
     else:
@@ -67,9 +76,12 @@ def emit_report(
     judging: Judging | None = None,
     *,
     width: int | None = None,
+    html_in_run: bool = False,
 ) -> None:
     """Build the report document of ``runs`` and write/print it in ``fmt`` (None: ``text``, or ``output``'s suffix);
-    ``judging`` (:class:`specscope.report.build.Judging`): a minimum effect and a mix given on the command line.
+    ``judging`` (:class:`specscope.report.build.Judging`): a minimum effect and a mix given on the command line;
+    ``html_in_run``: html without ``output`` goes to ``RUN/report.html`` (bench, which owns the run it made), else to
+    stdout.
 
     Raises:
         ConfigError: ``output`` is a folder or names no format; gate runs mixed with bench runs; a gate run asked
@@ -90,7 +102,8 @@ def emit_report(
             )
         _emit_gate(gate_runs, fmt, output, width)
         return
-    emit_document(load_document(runs, judging=judging), fmt, output, runs[0] / "report.html", width)
+    html_path = runs[0] / "report.html" if html_in_run else None
+    emit_document(load_document(runs, judging=judging), fmt, output, html_path, width)
 
 
 def register(app: typer.Typer) -> None:
