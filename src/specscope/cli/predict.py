@@ -53,7 +53,7 @@ def _print(p: RunPrediction, con: Any) -> None:
         t.add_row(
             c.config,
             c.workload,
-            str(c.k),
+            "—" if c.k is None else str(c.k),  # unknown is unknown (stats.server_spec.spec_k)
             f"{c.tokens_per_step:.3f}",
             f"{c.measured_tok_s:.2f}",
             f"{c.predicted_tok_s:.2f}",

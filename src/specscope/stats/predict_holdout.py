@@ -75,6 +75,12 @@ def draft_fraction(cells: list[CellSummary], config: str, workload: str) -> floa
     return min(1.0, drafts / steps) if steps > 0 else None
 
 
+def _k(c: CellPrediction) -> int:
+    """The k of a swept config's prediction (holdout only takes configs whose k is known: a ``-kN`` name)."""
+    assert c.k is not None
+    return c.k
+
+
 def _fit_method(
     model: StepModel, fit: list[CellPrediction], cells: list[CellSummary], workload: str
 ) -> tuple[StepModel, tuple[float, ...], tuple[int, ...]]:
@@ -83,15 +89,17 @@ def _fit_method(
     points = []
     for c in fit:
         f = draft_fraction(cells, c.config, c.workload) or 1.0
-        points.append((c.k, tokens_per_step(_positions(cells, c.config, c.workload, c.k), c.k, f), c.measured_tok_s, f))
+        points.append(
+            (_k(c), tokens_per_step(_positions(cells, c.config, c.workload, _k(c)), _k(c), f), c.measured_tok_s, f)
+        )
     here = [c for c in fit if c.workload == workload] or fit
-    top = max(here, key=lambda c: c.k)
+    top = max(here, key=lambda c: _k(c))
     fitted = replace(
         model,
         draft_overhead_s=fit_overhead_s(model, points),
         draft_fraction=draft_fraction(cells, top.config, top.workload) or 1.0,
     )
-    return fitted, _positions(cells, top.config, top.workload, top.k), tuple(sorted({c.k for c in fit}))
+    return fitted, _positions(cells, top.config, top.workload, _k(top)), tuple(sorted({_k(c) for c in fit}))
 
 
 def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], holdout: Iterable[int]) -> list[HoldoutRow]:
@@ -110,37 +118,37 @@ def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], hold
     by_method: dict[str, list[CellPrediction]] = {}
     for c in prediction.cells:
         method, k = split_k_name(c.config)
-        if k is not None and c.k >= 1:
+        if k is not None and c.k is not None and c.k >= 1:
             by_method.setdefault(method, []).append(c)
     rows: list[HoldoutRow] = []
     for method, preds in by_method.items():
-        test = [c for c in preds if c.k in held]
-        fit = [c for c in preds if c.k not in held]
+        test = [c for c in preds if _k(c) in held]
+        fit = [c for c in preds if _k(c) not in held]
         if not test:
             continue
         if not fit:
             raise ConfigError(
                 f"every k of {method!r} is held out: nothing to fit on",
-                found=sorted({c.k for c in preds}),
+                found=sorted({_k(c) for c in preds}),
                 expected="at least one k outside --holdout",
                 fix="hold out fewer k, e.g. fit on k<=2 and hold out 3,4,6",
             )
         base = _base_model(prediction, fit[0].config)
         for c in test:
             model, positions, fitted_on = _fit_method(base, fit, cells, c.workload)
-            predicted = model.tok_s(positions, c.k)
+            predicted = model.tok_s(positions, _k(c))
             rows.append(
                 HoldoutRow(
                     c.config,
                     c.workload,
-                    c.k,
+                    _k(c),
                     c.measured_tok_s,
                     predicted,
                     predicted / c.measured_tok_s - 1.0,
                     fitted_on,
                     model.draft_overhead_s,
                     model.draft_fraction,
-                    tokens_per_step(positions, c.k, model.draft_fraction),
+                    tokens_per_step(positions, _k(c), model.draft_fraction),
                 )
             )
     if not rows:

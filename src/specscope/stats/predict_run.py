@@ -8,9 +8,10 @@ Inputs come from the run where it knows them and from the user otherwise:
 * draft bytes per drafted token, per config: ``draft_bytes_per_token`` argument, else
   :data:`DRAFT_BYTES_KEYS` in that config's server facts, else ``facts["draft"]["size_bytes"]``;
   0 when the config has no draft model (n-gram drafting reads no weights);
-* draft length k per config: :data:`K_KEYS` in its server facts, else llama.cpp's
-  ``facts["config"]["draft_n_max_tokens"]`` for a speculative config, else the number of
-  per-position rates the server reported, else a trailing ``k<digits>`` in the config name.
+* draft length k per config: :func:`specscope.stats.server_spec.spec_k` (the one place k is derived: the recipe,
+  the vLLM log, the server facts, llama.cpp's ``draft_n_max_tokens``, a trailing ``k<digits>`` in the name), so
+  ``predict``, ``report`` and ``advise`` agree; when nothing says, k is unknown (None, shown as —) and the model is
+  fitted over the per-position rates the server's counters reported, with a note saying so.
 
 Only concurrency-1 cells are used (the model is single-stream). The measured rate is the decode
 rate ``1 / tpot_p50_s`` where the cell has it (the model has no prefill), else ``output_tok_s``.
@@ -19,7 +20,6 @@ Errors are in-sample: the overhead is fitted on the same cells it is compared wi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -30,13 +30,13 @@ from specscope.errors import ConfigError
 from specscope.stats.acceptance import pooled_acceptance
 from specscope.stats.groups import group_cells, metric_value
 from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, roofline_tok_s, tokens_per_step
+from specscope.stats.server_spec import spec_k
 from specscope.stats.summary import CellSummary
 
-__all__ = ["TARGET_BYTES_KEYS", "DRAFT_BYTES_KEYS", "K_KEYS", "CellPrediction", "RunPrediction", "predict_run"]
+__all__ = ["TARGET_BYTES_KEYS", "DRAFT_BYTES_KEYS", "CellPrediction", "RunPrediction", "predict_run"]
 
 TARGET_BYTES_KEYS = ("bytes_per_step", "model_bytes", "model_file_bytes")
 DRAFT_BYTES_KEYS = ("draft_bytes_per_token", "draft_bytes", "draft_file_bytes")
-K_KEYS = ("k", "num_speculative_tokens", "draft_max", "draft_tokens")
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,8 @@ class CellPrediction:
     """Predicted vs measured for one config x workload at concurrency 1.
 
     Attributes:
-        config, workload, k: the cell group and its draft length (0 for the baseline).
+        config, workload, k: the cell group and its draft length (0 for the baseline; None when nothing says:
+            :func:`specscope.stats.server_spec.spec_k`).
         repeats: usable repeats averaged into ``measured_tok_s``.
         measured_tok_s, predicted_tok_s: decode rates (tokens/s).
         error: predicted / measured - 1 (fraction).
@@ -54,7 +55,7 @@ class CellPrediction:
 
     config: str
     workload: str
-    k: int
+    k: int | None
     repeats: int
     measured_tok_s: float
     predicted_tok_s: float
@@ -112,18 +113,6 @@ def _nested(facts: Mapping[str, Any] | None, *path: str) -> Any:
     return cur
 
 
-def _k_of(config: str, facts: Mapping[str, Any], positions: int) -> int:
-    k = _first(K_KEYS, facts)
-    if k is None and _nested(facts, "config", "spec_types"):
-        k = _nested(facts, "config", "draft_n_max_tokens")  # llama.cpp --spec-draft-n-max
-    if k is not None:
-        return int(k)
-    if positions:
-        return positions
-    m = re.search(r"k(\d+)$", config)
-    return int(m.group(1)) if m else 0
-
-
 def _target_bytes(
     target_bytes: float | None, baseline_facts: Mapping[str, Any] | None, manifest: Mapping[str, Any] | None
 ) -> float:
@@ -172,7 +161,7 @@ def _positions_of(
             positions[(cfg, wl)] = view.unconditional
             continue
         cells_here = [c for c in cells if c.config == cfg and c.workload == wl and c.acceptance_rate is not None]
-        k_guess = _k_of(cfg, cfacts, 0)
+        k_guess = spec_k(cfg, cfacts)
         if cells_here and k_guess:
             rate = float(np.mean([c.acceptance_rate for c in cells_here]))
             positions[(cfg, wl)] = positions_from_rate(rate, k_guess)
@@ -188,10 +177,17 @@ def _fit_config(
     cfacts: Mapping[str, Any],
     draft_bytes_per_token: float | None,
     notes: list[str],
-) -> tuple[StepModel, int]:
-    """The step model of ``cfg`` (its draft bytes, its overhead fitted to its cells) and its k."""
+) -> tuple[StepModel, int, int | None]:
+    """The step model of ``cfg`` (its draft bytes, its overhead fitted to its cells), the k it was fitted with and
+    the config's k (None when unknown: fitted over the positions its counters reported, and a note says so)."""
     n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
-    k = _k_of(cfg, cfacts, n_pos)
+    known = spec_k(cfg, cfacts)
+    k = known if known is not None else n_pos
+    if known is None and n_pos:
+        notes.append(
+            f"{cfg}: k unknown (no recipe, log, server fact or name says it); the model is fitted over the {n_pos} "
+            "per-position rates its counters reported"
+        )
     if draft_bytes_per_token is not None:
         dbytes = float(draft_bytes_per_token)
     else:
@@ -206,7 +202,7 @@ def _fit_config(
         model = replace(model, draft_overhead_s=fit_overhead_s(model, pts))
     else:
         notes.append(f"{cfg}: no acceptance or k known; predicted as a plain decode step")
-    return model, k
+    return model, k, known
 
 
 def _curves(
@@ -269,19 +265,24 @@ def predict_run(
     models: dict[str, StepModel] = {}
     positions: dict[tuple[str, str], tuple[float, ...]] = {}
     ks: dict[str, int] = {}
+    known: dict[str, int | None] = {}
     for cfg in dict.fromkeys(c.config for c in cells if c.config != baseline):
         cfacts = facts.get(cfg) or {}
         positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, cfacts, notes))
-        models[cfg], ks[cfg] = _fit_config(cfg, base_model, rates, positions, cfacts, draft_bytes_per_token, notes)
+        models[cfg], ks[cfg], known[cfg] = _fit_config(
+            cfg, base_model, rates, positions, cfacts, draft_bytes_per_token, notes
+        )
     out_cells: list[CellPrediction] = []
     for (cfg, wl), (meas, n, src) in rates.items():
+        shown: int | None
         if cfg == baseline:
-            pred, k, tps = base_model.tok_s((), 0), 0, 1.0
+            pred, shown, tps = base_model.tok_s((), 0), 0, 1.0
         else:
             k = ks[cfg] if (cfg, wl) in positions else 0
+            shown = known[cfg]
             tps = tokens_per_step(positions.get((cfg, wl), ()), k)
             pred = tps / models[cfg].step_time_s(k)
-        out_cells.append(CellPrediction(cfg, wl, k, n, meas, pred, pred / meas - 1.0, tps, src))
+        out_cells.append(CellPrediction(cfg, wl, shown, n, meas, pred, pred / meas - 1.0, tps, src))
     curves = _curves(positions, models, max_k, notes)
     roof = roofline_tok_s(target_bytes, bandwidth_bytes_s) if bandwidth_bytes_s else None
     return RunPrediction(
