@@ -346,6 +346,8 @@ def plan_capacity(cap: KvCapacity, *, requests: int, tokens: int, max_num_seqs: 
     refusal = None
     if cap.max_model_len_tokens is not None and tokens > cap.max_model_len_tokens:
         refusal = f"a request of {tokens:,} tokens is longer than max_model_len {cap.max_model_len_tokens:,}"
+    kv_without: int | None
+    kv_with: int | None
     if refusal is not None:
         kv_without = kv_with = 0
         without = with_spec = None
@@ -437,7 +439,8 @@ def capacity_from_log(facts: LogFacts, spec: str | None = None) -> tuple[KvCapac
 
 def _k_text(cap: KvCapacity) -> str:
     k = cap.num_speculative_tokens
-    return f"k unknown: {cap.num_speculative_tokens_source}" if k is None else f"k={k}, {cap.num_speculative_tokens_source}"
+    source = cap.num_speculative_tokens_source
+    return f"k unknown: {source}" if k is None else f"k={k}, {source}"
 
 
 def _plan_lines(cap: KvCapacity, plan: CapacityPlan) -> list[str]:
@@ -454,7 +457,8 @@ def _plan_lines(cap: KvCapacity, plan: CapacityPlan) -> list[str]:
             return "unknown (k not in the log)"
         return f"{total} at once" + (f" ({per} per engine x {dp} data-parallel engines)" if dp > 1 else "")
 
-    each_with = "" if plan.blocks_per_request_with_spec is None else f"{plan.blocks_per_request_with_spec} blocks each; "
+    with_bpr = plan.blocks_per_request_with_spec
+    each_with = "" if with_bpr is None else f"{with_bpr} blocks each; "
     each_without = (
         "" if plan.blocks_per_request_without_spec is None else f" ({plan.blocks_per_request_without_spec} blocks each)"
     )
@@ -474,7 +478,8 @@ def _plan_lines(cap: KvCapacity, plan: CapacityPlan) -> list[str]:
     ]
     k, slots, max_len = cap.num_speculative_tokens, plan.lookahead_slots_with_spec, cap.max_model_len_tokens
     if k and slots is not None and slots < k and max_len is not None:
-        out.append(f"  lookahead: k={k} adds {slots} slots at {plan.tokens:,} tokens (capped at max_model_len {max_len:,})")
+        capped = f"(capped at max_model_len {max_len:,})"
+        out.append(f"  lookahead: k={k} adds {slots} slots at {plan.tokens:,} tokens {capped}")
     elif k and slots is not None:
         out.append(f"  lookahead: k={k} adds {slots} slots per request")
     out.append("  capacity cost of speculation: " + ("n/a" if cost is None else f"{cost:.1f}%"))

@@ -209,8 +209,8 @@ class LogFacts(BaseModel):
     (``engine config line`` / ``SpeculativeConfig repr`` / ``non-default args``; with a None config, that line said
     there is none), None when no line says. ``data_parallel_size`` is the non-default args' value and
     ``kv_dp_ranks`` the ``EngineCore_DPn`` ranks that logged a KV cache size (each engine has its own pool).
-    ``spec_cumulative``: V0's cumulative lines (:class:`SpecCumulativeSample`). ``drafter_loaded`` is True when the log says
-    ``Loading drafter model...`` (the CPU build says it for ngram too) or names an MTP / EAGLE drafter.
+    ``spec_cumulative``: V0's cumulative lines (:class:`SpecCumulativeSample`). ``drafter_loaded`` is True when the
+    log says ``Loading drafter model...`` (the CPU build says it for ngram too) or names an MTP / EAGLE drafter.
     ``stats``, ``block_size_tokens``, ``mamba_cache_mode``, ``hybrid_kv``, ``gpu_blocks``: see
     :mod:`specscope.launch.logstats`.
     """
@@ -371,9 +371,11 @@ def parse_vllm_log(text: str) -> LogFacts:
                 if sample is not None:
                     facts.spec_decoding.append(sample)
             if m := _RE_V0_SPEC.search(line):
-                facts.spec_cumulative.append(SpecCumulativeSample(line_number=number, **line_facts(_V0_SPEC_FIELDS, m.group(1))))
-            if _RE_KV_SIZE.search(line) and (m := _RE_DP_RANK.search(line)) and int(m.group(1)) not in facts.kv_dp_ranks:
-                facts.kv_dp_ranks.append(int(m.group(1)))
+                v0 = line_facts(_V0_SPEC_FIELDS, m.group(1))
+                facts.spec_cumulative.append(SpecCumulativeSample(line_number=number, **v0))
+            if _RE_KV_SIZE.search(line) and (m := _RE_DP_RANK.search(line)):
+                if int(m.group(1)) not in facts.kv_dp_ranks:
+                    facts.kv_dp_ranks.append(int(m.group(1)))
         except ValueError:
             continue
     if spec_engine_seen:

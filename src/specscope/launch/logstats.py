@@ -212,11 +212,11 @@ class SpecCumulativeLine(Protocol):
 class CumulativeSpecTotal(BaseModel):
     """The run's speculative total from V0's cumulative lines: the last line, never a sum of lines.
 
-    ``drafts`` (verify steps) = draft tokens / k (V0 drafts k tokens per step; None unless k divides); ``acceptance_rate``
-    = accepted / drafted; ``logged_acceptance_rate`` and ``logged_system_efficiency`` are V0's own figures as printed.
-    No acceptance length is derived: V0's accepted count and emitted count do not give one by vLLM's V1 formula.
-    ``counts_went_down``: a later line holds a smaller count than an earlier one (the engine restarted in between;
-    only the last run's total is here). ``alarm``: the low-acceptance rule over ``drafts``.
+    ``drafts`` (verify steps) = draft tokens / k (V0 drafts k tokens per step; None unless k divides);
+    ``acceptance_rate`` = accepted / drafted; ``logged_acceptance_rate`` and ``logged_system_efficiency`` are V0's own
+    figures as printed. No acceptance length is derived: V0's accepted and emitted counts do not give one by vLLM's V1
+    formula. ``counts_went_down``: a later line holds a smaller count than an earlier one (the engine restarted in
+    between; only the last run's total is here). ``alarm``: the low-acceptance rule over ``drafts``.
     """
 
     model_config = ConfigDict(extra="forbid")
