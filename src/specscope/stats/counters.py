@@ -27,6 +27,7 @@ that read alike as zeros are different statements, the accepting-nothing one an 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from specscope.records import SpecCounters, SpecWindow
@@ -87,8 +88,9 @@ def _add_opt(x: float | None, y: float | None) -> float | None:
     return y if x is None else x if y is None else x + y
 
 
-def sum_counters(parts: list[SpecCounters]) -> SpecCounters:
-    """The sum of several engines' deltas (per position padded with 0); ``present`` is the union."""
+def sum_counters(parts: Sequence[SpecCounters]) -> SpecCounters:
+    """The sum of several engines' deltas or snapshots (per position padded with 0; the ``running`` / ``waiting``
+    gauges summed, as replicas at one moment); ``present`` is the union; None stays None (silence is never 0)."""
     out = SpecCounters()
     for p in parts:
         n = max(len(out.accepted_per_position), len(p.accepted_per_position))
@@ -103,6 +105,8 @@ def sum_counters(parts: list[SpecCounters]) -> SpecCounters:
             accepted_per_position=tuple(pos),
             generation_tokens=_add_opt(out.generation_tokens, p.generation_tokens),
             prompt_tokens=_add_opt(out.prompt_tokens, p.prompt_tokens),
+            running=_add_opt(out.running, p.running),
+            waiting=_add_opt(out.waiting, p.waiting),
             present=out.present | p.present,
             engine_kind=out.engine_kind or p.engine_kind,
             rejected_tokens=_add_opt(out.rejected_tokens, p.rejected_tokens),
