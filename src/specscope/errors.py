@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "SpecscopeError",
@@ -103,7 +104,7 @@ class MetricsUnavailable(ServerError):
 class ServerStartError(ServerError):
     """A server that specscope launched exited or never became healthy; ``log_tail`` holds its last lines."""
 
-    def __init__(self, message: str, *, log_tail: str = "", **kw):
+    def __init__(self, message: str, *, log_tail: str = "", **kw: Any) -> None:
         super().__init__(message, **kw)
         self.log_tail = log_tail
 

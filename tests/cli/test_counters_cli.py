@@ -48,6 +48,7 @@ def test_llamacpp_before_without_per_position_series():
     assert doc["engines"] == {
         "": {
             "reset": False,
+            "vanished": False,
             "deltas": {
                 "drafts": 60,
                 "draft_tokens": 240,

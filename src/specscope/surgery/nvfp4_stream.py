@@ -42,7 +42,7 @@ from specscope.surgery.nvfp4 import (
     non_finite_error,
     tensor_scale,
 )
-from specscope.surgery.nvfp4_kernel import kernel
+from specscope.surgery.nvfp4_kernel import kernel, max_magnitude
 
 __all__ = [
     "TABLE_DTYPES",
@@ -209,8 +209,8 @@ class TableEncoder:
     def _encode_numba(
         self, rows: np.ndarray, row0: int, out: tuple[np.ndarray, np.ndarray] | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The compiled loop (:mod:`specscope.surgery.nvfp4_kernel`); rows it meets unbuilt are built, then the
-        chunk is encoded again (a tensor's first chunks only)."""
+        """The compiled loop (:mod:`specscope.surgery.nvfp4_kernel`); when the chunk's scales need table rows not
+        built yet, the loop stops after its scale phase, the rows are built and it runs its code phase only."""
         assert self.kernel is not None and self.inf_bits is not None
         n, in_f = rows.shape
         bits = np.ascontiguousarray(rows).view(np.uint16)  # [r, in] u16
@@ -219,13 +219,17 @@ class TableEncoder:
         else:
             packed = np.empty((n, in_f // 2), dtype=np.uint8)
             s8 = np.empty((n, in_f // BLOCK_SIZE), dtype=np.uint8)
+        scales_done = False
         while True:
-            status = self.kernel(bits, self.inf_bits, self._scale_byte, self._built, self._flat, packed, s8)
+            status = self.kernel(
+                bits, self.inf_bits, self._scale_byte, self._built, self._flat, packed, s8, scales_done
+            )
             if status < 0:
                 raise non_finite_error(self.name, row0 - status - 1)
             if status == 0:
                 return packed, s8.view(ml_dtypes.float8_e4m3fn)
             self._build(np.flatnonzero(np.bincount(s8.reshape(-1), minlength=128)[:128]))
+            scales_done = True
 
     def _encode_numpy(self, rows: np.ndarray, row0: int) -> tuple[np.ndarray, np.ndarray]:
         """Seven numpy passes (mask, block max, scale lookup, index, take, pack); the fallback without numba."""
@@ -259,6 +263,7 @@ def stream_amax(read_rows: RowReader, shape: tuple[int, int], dtype: np.dtype, *
     out_f, in_f = shape
     step = _rows_per_chunk(in_f)
     inf_bits = TABLE_DTYPES.get(np.dtype(dtype))
+    max_mag = max_magnitude()
     best = 0
     amax = np.float32(0.0)
     for r0 in range(0, out_f, step):
@@ -270,9 +275,10 @@ def stream_amax(read_rows: RowReader, shape: tuple[int, int], dtype: np.dtype, *
                 raise non_finite_error(name, r0 + int(np.nonzero(bad)[0][0]))
             amax = max(amax, np.float32(x.max(initial=0.0)))
             continue
-        mag = np.ascontiguousarray(rows).view(np.uint16) & _MAG_MASK
-        m = int(mag.max(initial=0))
+        bits = np.ascontiguousarray(rows).view(np.uint16)
+        m = int(max_mag(bits.reshape(-1))) if max_mag is not None else int((bits & _MAG_MASK).max(initial=0))
         if m >= inf_bits:
+            mag = bits & _MAG_MASK
             raise non_finite_error(name, r0 + int(np.nonzero((mag >= inf_bits).any(axis=1))[0][0]))
         best = max(best, m)
     if inf_bits is None:
