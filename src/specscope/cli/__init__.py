@@ -98,4 +98,4 @@ def main(argv: list[str] | None = None) -> None:
     from specscope.cli.crash import run_guarded
 
     debug = os.environ.get("SPECSCOPE_DEBUG", "") not in ("", "0")
-    sys.exit(run_guarded(lambda: app(args=argv, standalone_mode=False), debug=debug, argv=argv))
+    sys.exit(run_guarded(lambda: app(args=argv, standalone_mode=False, prog_name="specscope"), debug=debug, argv=argv))
