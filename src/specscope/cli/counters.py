@@ -1,7 +1,9 @@
 """``specscope counters BEFORE AFTER``: the speculative and token counter deltas of two ``/metrics`` scrapes.
 
 Per engine with its restart flag, then the acceptance (rate, length, per position) of the engines that did
-not restart, and the consistency checks. Exit codes: 0 printed; 2 unreadable file, not Prometheus text, a file
+not restart, and the consistency checks. Exit codes: 0 printed; 1 printed with a problem (``problems`` of
+:func:`specscope.stats.counters_doc.counters_doc`: counters that contradict each other, or an alarm); 2 unreadable
+file, not Prometheus text, a file
 with no speculative / generation counters, or counters that went down in every engine while the files read the
 other way round count up cleanly (BEFORE and AFTER swapped).
 
@@ -34,6 +36,10 @@ if TYPE_CHECKING:
 
 _SCRAPE = "a /metrics scrape saved as Prometheus text (vllm:/llamacpp:/sglang: counters)"
 _SAVE = "save each scrape with: curl -s http://HOST:PORT/metrics > before.prom (and after.prom after the load)"
+_PROBLEM_FIX = (
+    "check that both scrapes are of one server and one engine kind (an exporter that sums several servers, or a "
+    "router, mixes their counters), and that speculation is configured as intended"
+)
 _COUNTED = frozenset({"spec", "per_pos", "generation"})  # SpecCounters.present families that are counters
 #: the largest scrape file read (bytes), ``--max-bytes``'s default.
 MAX_SCRAPE_BYTES = 8 * 2**20
@@ -175,7 +181,10 @@ def register(app: typer.Typer) -> None:
             ),
         ] = f"{PARSE_TIMEOUT_S:g}s",
     ) -> None:
-        """Counter deltas, acceptance and restart flags per engine from two saved /metrics scrapes."""
+        """Counter deltas, acceptance and restart flags per engine from two saved /metrics scrapes.
+
+        Exit codes: 0 printed; 1 printed, with a problem (the counters contradict each other, e.g. more tokens
+        accepted than drafted, or speculation accepted nothing); 2 unreadable or swapped files."""
         from specscope.stats.counters_doc import counters_doc, counters_text
         from specscope.values import parse_bytes, parse_duration_s
 
@@ -186,3 +195,8 @@ def register(app: typer.Typer) -> None:
         doc = counters_doc(*snaps)
         fmt, out = report_target(format, output, TEXT_JSON)
         emit(dumps_strict(doc, indent=2) if fmt == "json" else counters_text(doc), out)
+        if doc["problems"]:  # exit 1, like every alarm: the window is not a measurement to trust
+            from specscope.cli.crash import error_line
+
+            error_line(f"the counters show a problem: {', '.join(doc['problems'])}; fix: {_PROBLEM_FIX}")
+            raise typer.Exit(1)

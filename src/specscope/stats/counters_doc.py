@@ -11,8 +11,10 @@ per draft when whole), ``deltas`` (``drafts``, ``draft_tokens``, ``accepted_toke
 steps) of the engines that did not restart, ``engines`` (per engine label: ``reset`` and its own
 ``deltas``; one entry ``""`` when the server has no ``engine`` label), ``reasons`` (codes), ``engine_kind``,
 ``state`` / ``statement`` (not configured, idle, vanished, accepting nothing, gauge only, drafting, reset: issue 26),
-``warnings`` (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``, ``ACCEPTING_NOTHING`` ...). A count
-with no counter behind it is null, never 0.
+``warnings`` (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``, ``ACCEPTING_NOTHING`` ...),
+``problems`` (what makes ``specscope counters`` exit 1: the window's alarm, ``ACCEPTING_NOTHING``, and the
+inconsistencies of a counted window, :data:`specscope.stats.counters.INCONSISTENCIES`, such as more tokens accepted
+than drafted). A count with no counter behind it is null, never 0.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from specscope.records import SpecCounters
-from specscope.stats.counters import counter_checks, counters_delta, spec_window
+from specscope.stats.counters import INCONSISTENCIES, counter_checks, counters_delta, spec_window
 
 __all__ = ["counters_doc", "counters_text"]
 
@@ -61,6 +63,8 @@ def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
         "deltas": _deltas(delta),
         "engines": {e: {"reset": d.reset, "deltas": _deltas(d)} for e, d in engines.items()},
         "reasons": reasons,
+        "problems": ([window.alarm] if window.alarm else [])
+        + ([r for r in checks.reasons if r.split("(")[0] in INCONSISTENCIES] if counted else []),
     }
 
 
@@ -92,4 +96,6 @@ def counters_text(doc: dict[str, Any]) -> str:
     lines.append(f"speculation: {doc['state']}: {doc['statement']}")
     if doc["warnings"]:
         lines.append("warnings: " + ", ".join(doc["warnings"]))
+    if doc["problems"]:
+        lines.append("problems: " + ", ".join(doc["problems"]))
     return "\n".join(lines)
