@@ -46,7 +46,7 @@ folder (printed first) that --resume finishes and --like repeats.
 
 Exit codes: 0 done (failed cells are listed in the report); 1 done, but a config has no ok cell; 2 bad input
 (unknown config or workload, unreachable server, no /metrics, options with --resume that differ from the run's);
-130 interrupted (finished cells are kept: --resume)."""
+130 interrupted, 143 terminated by SIGTERM (finished cells are kept: --resume)."""
 
 
 def _param(opt: Opt) -> inspect.Parameter:
