@@ -33,8 +33,8 @@ ct-venv:
 
 # Lint, format, types and import layers (config in pyproject.toml); `make test` runs it first.
 lint: setup
-	$(VENV)/bin/ruff check src tests
-	$(VENV)/bin/ruff format --check src tests
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy src
 	$(VENV)/bin/lint-imports
 

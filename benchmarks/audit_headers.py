@@ -1,8 +1,8 @@
 """Benchmark: local audit of a 2,400-tensor checkpoint (headers only) must take under 0.5 s.
 
 Builds a Qwen3.6-27B-shaped tensor *inventory* (64 layers, 48 linear-attention + 16 full-attention, ModelOpt NVFP4
-scale tensors, a vision tower, the 15-tensor MTP head; 2,402 tensors over 4 shards) with tiny shapes, writes it with the reference
-safetensors writer, then times ``audit_checkpoint`` (best of 5, ``perf_counter_ns``).
+scale tensors, a vision tower, the 15-tensor MTP head; 2,402 tensors over 4 shards) with tiny shapes, writes it
+with the reference safetensors writer, then times ``audit_checkpoint`` (best of 5, ``perf_counter_ns``).
 
 Run: ``.venv/bin/python benchmarks/audit_headers.py`` (prints JSON; exit 1 when over budget).
 """
@@ -27,9 +27,11 @@ VISION_BLOCKS = 72
 
 
 def _specs() -> dict[str, tuple[str, list[int]]]:
-    t: dict[str, tuple[str, list[int]]] = {"model.language_model.embed_tokens.weight": ("bfloat16", [32, 16]),
-                                            "model.language_model.norm.weight": ("bfloat16", [16]),
-                                            "lm_head.weight": ("bfloat16", [32, 16])}
+    t: dict[str, tuple[str, list[int]]] = {
+        "model.language_model.embed_tokens.weight": ("bfloat16", [32, 16]),
+        "model.language_model.norm.weight": ("bfloat16", [16]),
+        "lm_head.weight": ("bfloat16", [32, 16]),
+    }
 
     def linear(name: str, quant: bool) -> None:
         if quant:
@@ -100,19 +102,49 @@ def build(root: Path, shards: int = 4) -> int:
             weight_map[n] = fname
             total += nbytes
         serialize_file(part, str(root / fname))
-    (root / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": total},
-                                                                    "weight_map": weight_map}))
-    exclude = ["lm_head", "model.language_model.embed_tokens", "model.visual*", "model.language_model.layers.*.linear_attn*", "mtp*"]
-    (root / "config.json").write_text(json.dumps({
-        "architectures": ["Qwen3_5ForCausalLM"], "model_type": "qwen3_5_text", "hidden_size": 16,
-        "num_hidden_layers": LAYERS, "mtp_num_hidden_layers": 1, "vocab_size": 32,
-        "vision_config": {"depth": VISION_BLOCKS},
-        "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
-                                "ignore": exclude}}))
+    (root / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": total}, "weight_map": weight_map})
+    )
+    exclude = [
+        "lm_head",
+        "model.language_model.embed_tokens",
+        "model.visual*",
+        "model.language_model.layers.*.linear_attn*",
+        "mtp*",
+    ]
+    (root / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["Qwen3_5ForCausalLM"],
+                "model_type": "qwen3_5_text",
+                "hidden_size": 16,
+                "num_hidden_layers": LAYERS,
+                "mtp_num_hidden_layers": 1,
+                "vocab_size": 32,
+                "vision_config": {"depth": VISION_BLOCKS},
+                "quantization_config": {
+                    "quant_method": "modelopt",
+                    "quant_algo": "NVFP4",
+                    "group_size": 16,
+                    "ignore": exclude,
+                },
+            }
+        )
+    )
     for name in ("preprocessor_config.json", "processor_config.json", "video_preprocessor_config.json"):
         (root / name).write_text("{}")
-    (root / "hf_quant_config.json").write_text(json.dumps({"quantization": {
-        "quant_algo": "NVFP4", "group_size": 16, "kv_cache_quant_algo": None, "exclude_modules": exclude}}))
+    (root / "hf_quant_config.json").write_text(
+        json.dumps(
+            {
+                "quantization": {
+                    "quant_algo": "NVFP4",
+                    "group_size": 16,
+                    "kv_cache_quant_algo": None,
+                    "exclude_modules": exclude,
+                }
+            }
+        )
+    )
     return len(specs)
 
 
@@ -126,8 +158,14 @@ def main() -> int:
             report = audit_checkpoint(root)
             times.append(time.perf_counter_ns() - t0)
         best = min(times)
-        out = {"tensors": n, "findings": report.codes, "best_ns": best, "median_ns": sorted(times)[2],
-               "budget_ns": BUDGET_NS, "ok": best < BUDGET_NS}
+        out = {
+            "tensors": n,
+            "findings": report.codes,
+            "best_ns": best,
+            "median_ns": sorted(times)[2],
+            "budget_ns": BUDGET_NS,
+            "ok": best < BUDGET_NS,
+        }
         print(json.dumps(out))
         return 0 if out["ok"] and not report.findings else 1
 

@@ -34,7 +34,10 @@ CLIENTS = {"default": ClientSettings(), "busy-poll": ClientSettings(busy_poll=Tr
 
 def _reqs(n: int, tag: str, max_tokens: int) -> list[tuple[str, dict]]:
     return [
-        (f"{tag}-{i}", {"model": "truth", "messages": [{"role": "user", "content": f"{tag}-{i}"}], "max_tokens": max_tokens})
+        (
+            f"{tag}-{i}",
+            {"model": "truth", "messages": [{"role": "user", "content": f"{tag}-{i}"}], "max_tokens": max_tokens},
+        )
         for i in range(n)
     ]
 
@@ -92,14 +95,17 @@ def main() -> None:
         f"\n{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, load average (1 min) {load0:.2f} at the start, "
         f"{os.getloadavg()[0]:.2f} at the end; {a.rounds} alternated rounds, {a.requests} requests per accuracy cell.\n"
     )
-    print("| client | N | TTFT err p50 ms | TTFT err p99 ms (median, worst round) | TTFT err max ms (worst) "
-          "| TPOT err p99 ms (worst) | client CPU share | loop lag p99 ms (median) |")
+    print(
+        "| client | N | TTFT err p50 ms | TTFT err p99 ms (median, worst round) | TTFT err max ms (worst) "
+        "| TPOT err p99 ms (worst) | client CPU share | loop lag p99 ms (median) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for (name, conc), rs in sorted(acc.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         print(
             f"| {name} | {conc} | {med(r['ttft_p50'] for r in rs):.3f} | {med(r['ttft_p99'] for r in rs):.2f}, "
             f"{max(r['ttft_p99'] for r in rs):.2f} | {max(r['ttft_max'] for r in rs):.2f} | "
-            f"{max(r['tpot_p99'] for r in rs):.2f} | {med(r['cpu'] for r in rs):.2f} | {med(r['loop_p99'] for r in rs):.2f} |"
+            f"{max(r['tpot_p99'] for r in rs):.2f} | {med(r['cpu'] for r in rs):.2f} | "
+            f"{med(r['loop_p99'] for r in rs):.2f} |"
         )
     print("\n| client | firehose tok/s at N=64 (median of rounds) | min | max |\n|---|---|---|---|")
     for name, xs in tput.items():

@@ -18,7 +18,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["NotRegularFile", "FileTooLarge", "read_limited", "read_text_limited", "split_lines"]
+__all__ = ["NotRegularFile", "FileTooLarge", "open_regular_fd", "read_limited", "read_text_limited", "split_lines"]
 
 
 class NotRegularFile(OSError):
@@ -53,6 +53,23 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
+def open_regular_fd(path: str | os.PathLike[str]) -> int:
+    """An ``O_RDONLY | O_NONBLOCK`` descriptor of ``path``, checked with ``fstat`` to be a regular file (the caller
+    closes it); a FIFO never blocks the open.
+
+    Raises:
+        NotRegularFile: a FIFO, device, socket or folder.
+        OSError: missing or unreadable (``FileNotFoundError``, ``PermissionError``, ``IsADirectoryError``).
+    """
+    p = Path(path)
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise NotRegularFile(p, _kind(mode))
+    return fd
+
+
 def read_limited(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     """The bytes of the regular file at ``path``, at most ``max_bytes`` of them.
 
@@ -62,11 +79,9 @@ def read_limited(path: str | os.PathLike[str], max_bytes: int) -> bytes:
         OSError: missing, unreadable, or a read error.
     """
     p = Path(path)
-    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    fd = open_regular_fd(p)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFile(p, _kind(st.st_mode))
         if st.st_size > max_bytes:
             raise FileTooLarge(p, st.st_size, max_bytes)
         chunks: list[bytes] = []

@@ -257,6 +257,8 @@ class SpecCounters:
             the sum over the engines that did not restart.
         created: the engine's counter creation time (the largest ``*_created`` sample, Unix s), ``None`` if absent.
         reset_engines: on a delta, the engines that restarted between the scrapes (left out of the sums).
+        vanished_engines: on a delta, the engines whose series were all present before and gone after (left out of the
+            sums; not a restart: nothing says they restarted).
         engine_kind: whose names the exposition used: ``vllm``, ``llamacpp``, ``sglang``, ``trtllm`` (None: none).
         rejected_tokens: ``vllm:spec_decode_num_rejected_tokens_total`` (vLLM main), a cross-check of drafted -
             accepted; None without it.
@@ -282,6 +284,7 @@ class SpecCounters:
     rejected_tokens: float | None = None
     spec_gauges: dict[str, float] = field(default_factory=dict)
     unread: tuple[str, ...] = ()
+    vanished_engines: tuple[str, ...] = ()
 
     @property
     def acceptance_rate(self) -> float | None:
@@ -311,6 +314,7 @@ class SpecCounters:
         d["present"] = sorted(self.present)
         d["engines"] = {e: c.to_dict() for e, c in self.engines.items()}
         d["reset_engines"] = list(self.reset_engines)
+        d["vanished_engines"] = list(self.vanished_engines)
         d["unread"] = list(self.unread)
         return d
 
@@ -323,6 +327,7 @@ class SpecCounters:
         d["present"] = frozenset(d.get("present") or ())
         d["engines"] = {e: cls.from_dict(c) for e, c in (d.get("engines") or {}).items()}
         d["reset_engines"] = tuple(d.get("reset_engines") or ())
+        d["vanished_engines"] = tuple(d.get("vanished_engines") or ())
         d["unread"] = tuple(d.get("unread") or ())
         d["spec_gauges"] = dict(d.get("spec_gauges") or {})
         if "engine_kind" not in d and "spec" not in d["present"]:  # a pre-issue-26 record: 0 meant "not seen"
@@ -339,14 +344,16 @@ class SpecWindow:
     Attributes:
         engine_kind: whose names the scrapes used (``vllm``, ``llamacpp``, ``sglang``, ``trtllm``) or None.
         delta: the counter deltas (:func:`specscope.stats.counters.counters_delta`), per engine label inside.
-        state: ``not_configured`` (no speculative series in either scrape), ``idle`` (counters there, 0 drafts),
-            ``vanished`` (series present before, gone after), ``accepting_nothing`` (drafts > 0, 0 accepted: an
-            alarm), ``gauge_only`` (only speculative gauges: nothing to difference), ``drafting``, or ``reset``
-            (every engine restarted between the scrapes).
+        state: ``not_configured`` (no speculative series in either scrape), ``idle`` (counters there, 0 drafts and
+            0 drafted tokens), ``vanished`` (series present before, gone after), ``accepting_nothing`` (drafts > 0, 0
+            accepted: an alarm), ``gauge_only`` (only speculative gauges: nothing to difference), ``unread``
+            (speculative series present under names specscope does not read), ``drafting``, or ``reset`` (every engine
+            left restarted between the scrapes).
         statement: the state as one sentence with its numbers.
         alarm: the alarm code when the window is an alarm (``ACCEPTING_NOTHING``), else None.
         warnings: named reasons: ``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``,
-            ``ACCEPTING_NOTHING``, ``ENGINE_RESET``, ``SPEC_IDENTITY``.
+            ``ACCEPTING_NOTHING``, ``ENGINE_RESET``, ``ENGINE_VANISHED``, ``SPEC_IDENTITY``,
+            ``DRAFT_TOKENS_WITHOUT_DRAFTS``.
     """
 
     engine_kind: str | None
@@ -359,12 +366,12 @@ class SpecWindow:
     @property
     def acceptance_rate(self) -> float | None:
         """accepted / drafted over the window; None unless both counters exist and something was drafted."""
-        return None if self.state in ("vanished", "reset") else self.delta.acceptance_rate
+        return None if self.state in ("vanished", "reset", "unread") else self.delta.acceptance_rate
 
     @property
     def acceptance_length(self) -> float | None:
         """1 + accepted / drafts over the window; None unless both counters exist and drafts > 0."""
-        return None if self.state in ("vanished", "reset") else self.delta.acceptance_length
+        return None if self.state in ("vanished", "reset", "unread") else self.delta.acceptance_length
 
 
 def known_fields(cls: Any, d: dict[str, Any]) -> dict[str, Any]:

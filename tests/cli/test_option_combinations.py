@@ -57,8 +57,7 @@ def _error(argv: list[str], capsys, monkeypatch, tmp_path) -> str:
         ),
         (
             ["--repeats", "0"],
-            "error: invalid bench option --repeats; found: 0; expected: Input should be greater than or equal to 1; "
-            "fix: give --repeats 1 or more",
+            "error: invalid bench option --repeats; found: 0; expected: a value >= 1; fix: give --repeats 1 or more",
         ),
     ],
 )

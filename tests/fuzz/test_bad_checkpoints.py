@@ -116,7 +116,7 @@ def test_fifo_named_safetensors_is_refused_not_waited_on(tmp_path):
     )
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1
-    assert "x.safetensors: a FIFO file, not a regular file" in p.stderr
+    assert "x.safetensors: a FIFO, not a regular file" in p.stderr
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")

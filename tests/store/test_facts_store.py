@@ -89,7 +89,7 @@ def _schema1_shape(cell: CellSummary) -> dict:
             None,
             [],
         )
-        for later in ("engine_kind", "rejected_tokens", "spec_gauges", "unread"):  # issue 26
+        for later in ("engine_kind", "rejected_tokens", "spec_gauges", "unread", "vanished_engines"):  # issue 26
             d["counters"].pop(later)
     return d
 

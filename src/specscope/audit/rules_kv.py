@@ -8,6 +8,7 @@ names: ``...self_attn.k_scale`` (compressed-tensors / vLLM) and ``...self_attn.k
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
@@ -38,7 +39,7 @@ def _find_scale(ck: Checkpoint, prefix: str, idx: int, kind: str) -> str | None:
     return None
 
 
-def kv_scale_table(ck: Checkpoint, layers: list[tuple[str, int]], *, read_values: bool = True) -> list[dict]:
+def kv_scale_table(ck: Checkpoint, layers: list[tuple[str, int]], *, read_values: bool = True) -> list[dict[str, Any]]:
     """One row per attention layer: ``{"layer", "k_scale", "v_scale", "k", "v"}`` (tensor names; values or None)."""
     rows = []
     for prefix, idx in layers:
@@ -55,7 +56,9 @@ def kv_scale_table(ck: Checkpoint, layers: list[tuple[str, int]], *, read_values
     return rows
 
 
-def check_kv(ck: Checkpoint, exclude_prefixes: tuple[str, ...] = ("mtp.",)) -> tuple[list[Finding], list[dict]]:
+def check_kv(
+    ck: Checkpoint, exclude_prefixes: tuple[str, ...] = ("mtp.",)
+) -> tuple[list[Finding], list[dict[str, Any]]]:
     """Codes: ``FP8_KV_SCALES_ABSENT`` (ERROR, no layer has a scale), ``FP8_KV_SCALE_MISSING`` (WARNING),
     ``FP8_KV_V_ONLY`` (WARNING), ``FP8_KV_SCALE_INVALID`` (ERROR, non-finite or <= 0)."""
     views = quant_views(ck.config, ck.hf_quant_config)

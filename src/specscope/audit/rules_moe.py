@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
@@ -34,7 +35,7 @@ def check_gate_up_scales(ck: Checkpoint) -> list[Finding]:
     "use the gate's scale for both" does to the up half) and ``shared_stored`` (the value both halves should
     store: max for direct scales, min for reciprocal ones). Reads only the scalar scale tensors.
     """
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     for name in sorted(ck.tensors()):
         m = _PATTERN.match(name)
         if not m:

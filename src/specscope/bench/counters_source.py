@@ -22,6 +22,7 @@ import httpx
 
 from specscope.errors import ConfigError
 from specscope.records import SpecCounters
+from specscope.stats.counters import sum_counters
 
 __all__ = ["ScrapeSource", "combine_replicas", "counter_source", "idle_scrape", "parse_metrics_specs", "replica_label"]
 
@@ -106,35 +107,6 @@ def replica_label(url: str) -> str:
     return parts.netloc + parts.path.rstrip("/")
 
 
-def _add(x: float | None, y: float | None) -> float | None:
-    return y if x is None else x if y is None else x + y
-
-
-def _sum_snapshots(snaps: Sequence[SpecCounters]) -> SpecCounters:
-    """Counts and gauges summed (per position padded with 0), ``present`` the union."""
-    n = max((len(s.accepted_per_position) for s in snaps), default=0)
-    per_pos = [0.0] * n
-    total = SpecCounters()
-    for s in snaps:
-        for i, v in enumerate(s.accepted_per_position):
-            per_pos[i] += v
-        total = SpecCounters(
-            drafts=_add(total.drafts, s.drafts),  # None stays None: silence is never 0 (issue 26)
-            draft_tokens=_add(total.draft_tokens, s.draft_tokens),
-            accepted_tokens=_add(total.accepted_tokens, s.accepted_tokens),
-            generation_tokens=_add(total.generation_tokens, s.generation_tokens),
-            prompt_tokens=_add(total.prompt_tokens, s.prompt_tokens),
-            running=_add(total.running, s.running),
-            waiting=_add(total.waiting, s.waiting),
-            present=total.present | s.present,
-            engine_kind=total.engine_kind or s.engine_kind,
-            rejected_tokens=_add(total.rejected_tokens, s.rejected_tokens),
-            spec_gauges={**total.spec_gauges, **s.spec_gauges},
-            unread=tuple(sorted(set(total.unread) | set(s.unread))),
-        )
-    return dataclasses.replace(total, accepted_per_position=tuple(per_pos))
-
-
 def combine_replicas(snaps: Sequence[tuple[str, SpecCounters]]) -> SpecCounters:
     """One snapshot of several replicas: the sum, with each replica's (or replica engine's) own series.
 
@@ -153,7 +125,7 @@ def combine_replicas(snaps: Sequence[tuple[str, SpecCounters]]) -> SpecCounters:
             engines.update({f"{label}/{e}": s for e, s in snap.engines.items()})
         else:
             engines[label] = snap
-    return dataclasses.replace(_sum_snapshots([s for _, s in snaps]), engines=engines)
+    return dataclasses.replace(sum_counters([s for _, s in snaps]), engines=engines)
 
 
 async def _scrape_all(http: httpx.AsyncClient, urls: Sequence[str]) -> SpecCounters:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 from specscope.checkpoint.dtypes import DTYPE_BITS, tensor_nbytes
 from specscope.checkpoint.safefiles import loads_bounded
@@ -39,7 +40,7 @@ LENGTH_PREFIX_BYTES = 8
 class HeaderFormatError(HeaderError):
     """A header that violates the safetensors format. ``code`` is stable (e.g. ``HEADER_TOO_LARGE``)."""
 
-    def __init__(self, code: str, message: str, *, tensor: str | None = None, **kw):
+    def __init__(self, code: str, message: str, *, tensor: str | None = None, **kw: Any) -> None:
         super().__init__(message, **kw)
         self.code = code
         self.tensor = tensor
@@ -107,7 +108,7 @@ def header_length(prefix: bytes, *, file_size_bytes: int | None = None) -> int:
             expected=">= 8 bytes",
             fix="re-download the file",
         )
-    (n,) = struct.unpack("<Q", prefix[:LENGTH_PREFIX_BYTES])
+    n: int = struct.unpack("<Q", prefix[:LENGTH_PREFIX_BYTES])[0]
     if n > MAX_HEADER_BYTES:
         raise HeaderFormatError(
             "HEADER_TOO_LARGE",
@@ -127,7 +128,7 @@ def header_length(prefix: bytes, *, file_size_bytes: int | None = None) -> int:
     return n
 
 
-def _pairs_no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+def _pairs_no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
     seen: dict[str, object] = {}
     for key, value in pairs:
         if key in seen:

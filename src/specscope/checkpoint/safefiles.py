@@ -13,12 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from specscope.errors import CheckpointError
+from specscope.readfile import NotRegularFile, open_regular_fd
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -91,21 +91,17 @@ def open_regular(path: str | os.PathLike[str]) -> int:
     """
     p = Path(path)
     try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return open_regular_fd(p)
     except FileNotFoundError:
         raise _refuse(p, "no such file", "check the path; re-download a missing shard") from None
+    except NotRegularFile as exc:
+        if exc.kind == "a folder":
+            raise _refuse(p, "a folder", "remove or rename the folder") from None
+        raise _refuse(p, f"{exc.kind}, not a regular file", "replace it with the real file") from None
     except IsADirectoryError:
         raise _refuse(p, "a folder", "remove or rename the folder") from None
     except OSError as exc:
         raise _refuse(p, f"{type(exc).__name__}: {exc.strerror}", "fix the file's permissions (chmod +r)") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        kind = (
-            "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special"
-        )
-        raise _refuse(p, f"{kind} file, not a regular file", "replace it with the real file")
-    return fd
 
 
 def read_regular(path: str | os.PathLike[str], start_bytes: int = 0, length_bytes: int | None = None) -> bytes:

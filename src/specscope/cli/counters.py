@@ -1,11 +1,11 @@
 """``specscope counters BEFORE AFTER``: the speculative and token counter deltas of two ``/metrics`` scrapes.
 
 Per engine with its restart flag, then the acceptance (rate, length, per position) of the engines that did
-not restart, and the consistency checks. Exit codes: 0 printed; 1 printed with a problem (``problems`` of
-:func:`specscope.stats.counters_doc.counters_doc`: counters that contradict each other, or an alarm); 2 unreadable
-file, not Prometheus text, a file
-with no speculative / generation counters, or counters that went down in every engine while the files read the
-other way round count up cleanly (BEFORE and AFTER swapped).
+not restart, and the consistency checks. Exit codes: 0 printed; 1 printed, with an alarm (``ACCEPTING_NOTHING``, or
+the low-acceptance rule ``serve --parse-log`` applies to a log: ``LOW_ACCEPTANCE``) or with counters that contradict
+each other (``inconsistencies``: more tokens accepted than drafted ...), as the README's "found a problem"; 2
+unreadable file, not Prometheus text, a file with no speculative / generation counters, or counters that went down
+in every engine while the files read the other way round count up cleanly (BEFORE and AFTER swapped).
 
 Bounds (issue 29): each file must be a regular file (a FIFO or a device such as ``/dev/zero`` is refused before any
 read) of at most ``--max-bytes`` (default :data:`MAX_SCRAPE_BYTES`; a vLLM scrape is tens to hundreds of KiB,
@@ -36,10 +36,6 @@ if TYPE_CHECKING:
 
 _SCRAPE = "a /metrics scrape saved as Prometheus text (vllm:/llamacpp:/sglang: counters)"
 _SAVE = "save each scrape with: curl -s http://HOST:PORT/metrics > before.prom (and after.prom after the load)"
-_PROBLEM_FIX = (
-    "check that both scrapes are of one server and one engine kind (an exporter that sums several servers, or a "
-    "router, mixes their counters), and that speculation is configured as intended"
-)
 _COUNTED = frozenset({"spec", "per_pos", "generation"})  # SpecCounters.present families that are counters
 #: the largest scrape file read (bytes), ``--max-bytes``'s default.
 MAX_SCRAPE_BYTES = 8 * 2**20
@@ -183,8 +179,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Counter deltas, acceptance and restart flags per engine from two saved /metrics scrapes.
 
-        Exit codes: 0 printed; 1 printed, with a problem (the counters contradict each other, e.g. more tokens
-        accepted than drafted, or speculation accepted nothing); 2 unreadable or swapped files."""
+        Exit 0 ok; 1 an alarm (accepting nothing, low acceptance) or counters that contradict each other (more
+        tokens accepted than drafted ...); 2 bad input."""
         from specscope.stats.counters_doc import counters_doc, counters_text
         from specscope.values import parse_bytes, parse_duration_s
 
@@ -195,8 +191,5 @@ def register(app: typer.Typer) -> None:
         doc = counters_doc(*snaps)
         fmt, out = report_target(format, output, TEXT_JSON)
         emit(dumps_strict(doc, indent=2) if fmt == "json" else counters_text(doc), out)
-        if doc["problems"]:  # exit 1, like every alarm: the window is not a measurement to trust
-            from specscope.cli.crash import error_line
-
-            error_line(f"the counters show a problem: {', '.join(doc['problems'])}; fix: {_PROBLEM_FIX}")
+        if doc["alarms"] or doc["inconsistencies"]:
             raise typer.Exit(1)

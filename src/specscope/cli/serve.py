@@ -8,7 +8,8 @@ Usage::
     specscope serve --parse-log FILE [--plan requests=20,tokens=32768,max-num-seqs=20] [--format json]
 
 Exit codes: 0 success; 1 ``--parse-log`` found a failure signature of severity error in the log (warnings such
-as the min_p one are printed, exit 0); 2 bad input (unknown recipe,
+as the min_p one are printed, exit 0) or the low-acceptance alarm over its SpecDecoding windows or V0 cumulative
+total; 2 bad input (unknown recipe,
 invalid recipe file, missing log) or a server that did not start; 130 interrupted (normal end of a run).
 """
 
@@ -75,12 +76,17 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             fix="pass the server's own log (docker logs CONTAINER > vllm.log)",
         )
     from specscope.launch.capacity import capacity_from_log
-    from specscope.launch.logstats import pooled_spec_windows
+    from specscope.launch.logstats import cumulative_spec_total, pooled_spec_windows
 
     loaded = _census_check(facts, census)
     has_kv = facts.kv_cache_size_tokens or facts.gpu_blocks
     capacity = capacity_from_log(facts, plan) if plan is not None or has_kv else None
-    pooled = pooled_spec_windows(facts.spec_decoding, (facts.speculative_config or {}).get("method"))
+    spec = facts.speculative_config or {}
+    method, k = spec.get("method"), spec.get("num_speculative_tokens")
+    k = k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else None
+    pooled = pooled_spec_windows(facts.spec_decoding, method, k)
+    cumulative = cumulative_spec_total(facts.spec_cumulative, method, k)
+    alarms = [a for a in (pooled.alarm, cumulative.alarm if cumulative else None) if a]
     if fmt == "json":
         doc = facts.model_dump()
         if census is not None:
@@ -89,16 +95,19 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             doc["capacity"] = capacity[0].model_dump()
             doc["plan"] = None if capacity[1] is None else capacity[1].model_dump()
         doc["spec_decoding_pooled"] = pooled.model_dump() if facts.spec_decoding else None
+        doc["spec_decoding_cumulative_total"] = cumulative.model_dump() if cumulative else None
         typer.echo(dumps_strict(doc, indent=2))
     else:
         table = Table(title=f"vLLM log facts: {path}", show_header=False)
-        for key, value in facts.model_dump(exclude={"failures", "spec_decoding", "non_default_args", "stats"}).items():
+        shown = facts.model_dump(exclude={"failures", "spec_decoding", "spec_cumulative", "non_default_args", "stats"})
+        for key, value in shown.items():
             table.add_row(key, "" if value is None else str(value))
-        if facts.spec_decoding:
-            from specscope.launch.logstats import pooled_lines
+        from specscope.launch.logstats import cumulative_lines, pooled_lines
 
-            for key, value in pooled_lines(pooled):
-                table.add_row(key, value)
+        for key, value in (pooled_lines(pooled) if facts.spec_decoding else []) + (
+            cumulative_lines(cumulative) if cumulative else []
+        ):
+            table.add_row(key, value)
         if facts.stats:
             peak = max(facts.stats, key=lambda s: s.kv_cache_usage_percent)
             table.add_row("stats_samples", str(len(facts.stats)))
@@ -117,9 +126,9 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             typer.echo("\n".join(capacity_lines(*capacity)))
         for f in facts.failures:
             console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
-        if pooled.alarm:
-            console.print(f"[red]ALARM {pooled.alarm}[/red]: check the draft head (specscope audit MODEL)")
-    return 1 if any(f.severity == "error" for f in facts.failures) or pooled.alarm else 0
+        for alarm in alarms:
+            console.print(f"[red]ALARM {alarm}[/red]: check the draft head (specscope audit MODEL)")
+    return 1 if any(f.severity == "error" for f in facts.failures) or alarms else 0
 
 
 def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str, object]:

@@ -178,8 +178,8 @@ class ClientMonitor:
         self.probe = probe
         self.loop_lags_ns: list[int] = []
         self.read_lags_ns: list[int] = []
-        self._task: asyncio.Task | None = None
-        self._proc: subprocess.Popen | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
         self._buf = b""
         self._t0 = self._t1 = self._cpu0 = self._cpu1 = 0
@@ -189,7 +189,7 @@ class ClientMonitor:
         await self.ready()
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
     def start(self) -> None:

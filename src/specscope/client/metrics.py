@@ -12,6 +12,10 @@ full coverage table: docs/engines.md):
   ``*spec_decode_num_accepted_tokens_total`` (vLLM, llama.cpp; TensorRT-LLM ``trtllm_`` prefix,
   ``tensorrt_llm/metrics/collector.py`` at ``/prometheus/metrics``); SGLang has none.
 - ``accepted_per_position[i]``: ``*spec_decode_num_accepted_tokens_per_pos_total{position=i}`` (vLLM, llama.cpp).
+- llama.cpp builds carrying PR #25327 (closed upstream unmerged; its names live on in forks' server tests):
+  ``llamacpp:draft_verify_steps_total`` (drafts: verify steps), ``llamacpp:draft_tokens_total`` (drafted),
+  ``llamacpp:draft_tokens_accepted_total`` (accepted); its ``draft_acceptance_rate`` / ``draft_mean_accept_len`` are
+  gauges.
 - ``rejected_tokens``: ``vllm:spec_decode_num_rejected_tokens_total`` (vLLM main), a cross-check.
 - ``generation_tokens``: ``vllm:generation_tokens_total``, ``llamacpp:tokens_predicted_total``,
   ``sglang:generation_tokens_total``; ``prompt_tokens``: ``*prompt_tokens_total``.
@@ -19,11 +23,15 @@ full coverage table: docs/engines.md):
   ``_deferred``, ``sglang:num_running_reqs`` / ``num_queue_reqs``, ``trtllm_num_requests_running`` / ``_waiting``.
 
 Speculative *gauges* (SGLang ``spec_accept_rate`` / ``spec_accept_length`` / ``spec_num_draft_tokens`` ...,
-vLLM main ``spec_decode_acceptance_rate`` / ``spec_decode_effective_tokens_per_forward``, TensorRT-LLM
+vLLM main ``spec_decode_acceptance_rate`` / ``spec_decode_effective_tokens_per_forward``, vLLM V0 (0.6.x,
+``vllm/engine/metrics.py``) ``spec_decode_draft_acceptance_rate`` / ``spec_decode_efficiency``, TensorRT-LLM
 ``spec_decode_acceptance_length`` / ``spec_decode_draft_overhead``) hold a current mean and cannot be differenced
 over a window: they go to ``spec_gauges`` (``GAUGE_NOT_WINDOW`` in the window reading), never into a figure. Info
-gauges (vLLM ``spec_decode_capability``, TRT-LLM ``speculative_config_info``) and the latency histograms are known and
-not read. Any other sample name with ``spec`` or ``draft`` in it is listed in ``unread`` (``UNREAD_SPEC_FIELD``).
+gauges (vLLM ``spec_decode_capability``, TRT-LLM ``speculative_config_info``), the latency histograms and V0's
+``spec_decode_num_emitted_tokens_total`` (accepted plus bonus tokens as V0 counted them: no verify-step count follows
+from it) are known and not read. Any other sample name with ``spec`` or ``draft`` in it is listed in ``unread``
+(``UNREAD_SPEC_FIELD``) under the name the exposition wrote (prometheus_client adds ``_total`` to a counter's sample
+that lacks it; the name is given back as written).
 
 Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
 data-parallel vLLM with two engines reports one total; each ``engine`` label's own series are kept too
@@ -34,6 +42,7 @@ apart from the others (``specscope.stats.counters``).
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import httpx
@@ -57,6 +66,15 @@ _COUNTERS: dict[str, str] = {
     "tokens_predicted_total": "generation_tokens",
     "prompt_tokens_total": "prompt_tokens",
 }
+# counters under names one engine uses alone: kind -> {sample name without prefix -> SpecCounters field}
+_ENGINE_COUNTERS: dict[str, dict[str, str]] = {
+    "llamacpp": {  # PR #25327's names
+        "draft_verify_steps_total": "drafts",
+        "draft_tokens_total": "draft_tokens",
+        "draft_tokens_accepted_total": "accepted_tokens",
+    }
+}
+_ENGINE_GAUGES: dict[str, frozenset[str]] = {"llamacpp": frozenset({"draft_acceptance_rate", "draft_mean_accept_len"})}
 _PER_POS = "spec_decode_num_accepted_tokens_per_pos_total"
 _GAUGES: dict[str, str] = {
     "num_requests_running": "running",
@@ -76,6 +94,8 @@ _SPEC_GAUGES = frozenset(
         "spec_block_accept_length",
         "spec_decode_acceptance_rate",  # vllm: main
         "spec_decode_effective_tokens_per_forward",
+        "spec_decode_draft_acceptance_rate",  # vllm: V0 (0.6.x)
+        "spec_decode_efficiency",
         "spec_decode_acceptance_length",  # trtllm_
         "spec_decode_draft_overhead",
     }
@@ -86,6 +106,7 @@ _SPEC_KNOWN_IGNORED = (
     "speculative_config_info",
     "spec_decode_proposer_latency_seconds",
     "spec_decode_verification_latency_seconds",
+    "spec_decode_num_emitted_tokens",  # vllm: V0, accepted + bonus tokens as V0 counted them
 )
 _PRESENT = {
     "drafts": "spec",
@@ -158,19 +179,20 @@ def _position(name: str, labels: dict[str, str]) -> int:
     return int(raw)
 
 
-def _take(eng: _Engine, name: str, short: str, labels: dict[str, str], value: float) -> None:
-    """Add one sample (its name without the prefix is ``short``) to its engine's sums."""
+def _take(eng: _Engine, name: str, short: str, kind: str, labels: dict[str, str], value: float) -> None:
+    """Add one sample (its name without the prefix is ``short``, its engine kind ``kind``) to its engine's sums."""
+    counters = {**_COUNTERS, **_ENGINE_COUNTERS.get(kind, {})}
     if short.endswith("_created"):
         base = short[: -len("_created")] + "_total"
-        if base in _COUNTERS or base == _PER_POS:
+        if base in counters or base == _PER_POS:
             eng.created = value if eng.created is None else max(eng.created, value)
         return
-    if short in _SPEC_GAUGES:
+    if short in _SPEC_GAUGES or short in _ENGINE_GAUGES.get(kind, ()):
         eng.spec_gauges[name] = value
         return
     if any(short.startswith(k) for k in _SPEC_KNOWN_IGNORED):
         return
-    if short not in _COUNTERS and short != _PER_POS and ("spec" in short or "draft" in short):
+    if short not in counters and short != _PER_POS and ("spec" in short or "draft" in short):
         eng.unread.add(name)
         return
     if short == _PER_POS:
@@ -178,7 +200,7 @@ def _take(eng: _Engine, name: str, short: str, labels: dict[str, str], value: fl
         eng.per_pos[pos] = eng.per_pos.get(pos, 0.0) + value
         eng.present.add("per_pos")
         return
-    field_name = _COUNTERS.get(short) or _GAUGES.get(short)
+    field_name = counters.get(short) or _GAUGES.get(short)
     if field_name is not None:
         eng.sums[field_name] = eng.sums.get(field_name, 0.0) + value
         eng.present.add(_PRESENT[field_name])
@@ -225,16 +247,32 @@ def parse_metrics(text: str) -> SpecCounters:
                 continue
             short = sample.name[len(prefix) :]
             value = _sample_float(sample)
-            total.kinds[_PREFIXES[prefix]] = total.kinds.get(_PREFIXES[prefix], 0) + 1
-            _take(total, sample.name, short, sample.labels, value)
+            kind = _PREFIXES[prefix]
+            total.kinds[kind] = total.kinds.get(kind, 0) + 1
+            _take(total, sample.name, short, kind, sample.labels, value)
             if "engine" in sample.labels:
                 eng = engines.setdefault(sample.labels["engine"], _Engine())
                 eng.kinds = total.kinds
-                _take(eng, sample.name, short, sample.labels, value)
+                _take(eng, sample.name, short, kind, sample.labels, value)
     snap = total.counters()
+    if snap.unread:
+        snap = dataclasses.replace(snap, unread=_as_written(snap.unread, text))
     if not engines:
         return snap
-    return dataclasses.replace(snap, engines={e: engines[e].counters() for e in sorted(engines)})
+    per = {e: engines[e].counters() for e in sorted(engines)}
+    per = {e: dataclasses.replace(c, unread=_as_written(c.unread, text)) if c.unread else c for e, c in per.items()}
+    return dataclasses.replace(snap, engines=per)
+
+
+def _as_written(names: tuple[str, ...], text: str) -> tuple[str, ...]:
+    """Each unread sample name as the exposition wrote it: prometheus_client gives a counter family's sample the
+    ``_total`` suffix even where the text has none, so a name the text lacks is given back without it."""
+    out = []
+    for name in names:
+        if name.endswith("_total") and not re.search(r"(?m)^" + re.escape(name) + r"[{\s]", text):
+            name = name[: -len("_total")]
+        out.append(name)
+    return tuple(sorted(set(out)))
 
 
 def metrics_url(base_url: str) -> str:

@@ -15,7 +15,9 @@ field-by-field table (read / derived / ignored with the reason) and the sources;
 - vLLM's earlier per-choice shape (``--per-request-spec-decode-stats``, PR #48915 while AIPerf tracked it):
   ``choices[].speculative_decoding_stats`` on the finish chunk, same names, histogram as a map with string keys.
 - SGLang ``meta_info`` (native ``/generate``; on OpenAI responses where a build forwards it): three generations of
-  names for the same counts: ``spec_accept_token_num`` / ``spec_draft_token_num`` (<= 0.5.9),
+  names for the same counts (its derived ``spec_accept_length`` = completion_tokens / spec_verify_ct and
+  ``spec_accept_rate`` = accepted / drafted are checked against them: ``SPEC_FIELDS_DISAGREE``, e.g. the zeros
+  PR #13754 fixed): ``spec_accept_token_num`` / ``spec_draft_token_num`` (<= 0.5.9),
   ``spec_accepted_drafts`` / ``spec_proposed_drafts``, ``spec_num_correct_drafts`` / ``spec_num_proposed_drafts``
   (current, with the older as aliases), always with ``spec_verify_ct`` (verify steps) and a histogram
   ``spec_accept_histogram`` / ``spec_correct_drafts_histogram``. ``spec_num_proposed_drafts`` is SGLang's own
@@ -222,6 +224,39 @@ _SGLANG_KNOWN = frozenset(
 )
 
 
+def _number(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def _sglang_derived(payload: Mapping[str, Any], path: str, accepted: int | None, drafted: int | None) -> list[str]:
+    """``SPEC_FIELDS_DISAGREE`` where SGLang's derived ``spec_accept_length`` (completion_tokens / spec_verify_ct, PR
+    #3152) or ``spec_accept_rate`` (accepted / drafted) contradicts the counts beside it (PR #13754 fixed request-level
+    figures that read 0). Derived fields are checked, never read; a 3-decimal rounding is no disagreement."""
+    out: list[str] = []
+    length, rate = _number(payload.get("spec_accept_length")), _number(payload.get("spec_accept_rate"))
+    completion, steps = _number(payload.get("completion_tokens")), _number(payload.get("spec_verify_ct"))
+    if length is not None and completion is not None and steps:
+        expected = completion / steps
+        if abs(length - expected) > 5e-4 + 1e-4 * expected:
+            out.append(
+                f"SPEC_FIELDS_DISAGREE({path}.spec_accept_length {payload['spec_accept_length']} != completion_tokens "
+                f"{completion:g} / spec_verify_ct {steps:g} = {expected:.2f})"
+            )
+    if rate is not None and accepted is not None and drafted:
+        if abs(rate - accepted / drafted) > 5e-4:
+            out.append(
+                f"SPEC_FIELDS_DISAGREE({path}.spec_accept_rate {payload['spec_accept_rate']} != accepted {accepted} / "
+                f"drafted {drafted} = {accepted / drafted:.4f})"
+            )
+    elif rate == 0 and completion is not None and steps and completion > steps + 1:
+        # more tokens than one per verify step (and the prefill's): some step accepted a draft
+        out.append(
+            f"SPEC_FIELDS_DISAGREE({path}.spec_accept_rate {payload['spec_accept_rate']} while completion_tokens "
+            f"{completion:g} over spec_verify_ct {steps:g} steps say drafts were accepted)"
+        )
+    return out
+
+
 def _sglang(payload: Mapping[str, Any], path: str, shape: str, *, filled_zeros: bool) -> SpecRequest:
     r = _Reader(payload, path)
     for key, value in payload.items():  # meta_info holds much else (prompt_tokens, e2e_latency ...)
@@ -245,6 +280,7 @@ def _sglang(payload: Mapping[str, Any], path: str, shape: str, *, filled_zeros: 
             if v == 0:
                 r.warnings.append(f"SGLANG_FILLED_ZERO({name})")
         accepted, drafted, steps = (None if v == 0 else v for v in values.values())
+    r.warnings += _sglang_derived(payload, path, accepted, drafted)  # after the fills: a filled 0 is no count
     rec = _record(
         "sglang", shape, r, accepted_tokens=accepted, draft_tokens=drafted, verify_steps=steps, histogram=hist
     )

@@ -138,8 +138,9 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
         except (httpx.HTTPError, ValueError):
             self._tokenize_ok[base_url] = False
             return None
-        if isinstance(body.get("count"), int):
-            return body["count"]
+        count = body.get("count")
+        if isinstance(count, int):
+            return count
         tokens = body.get("tokens")
         if isinstance(tokens, list):
             return len(tokens)

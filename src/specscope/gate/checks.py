@@ -190,7 +190,7 @@ def check_code(out: ProbeOutput, function: str, tests: str, *, timeout_s: float 
 def _same_value(found: Any, wanted: Any) -> bool:
     if isinstance(wanted, str) and isinstance(found, str):
         return " ".join(found.split()).casefold() == " ".join(wanted.split()).casefold()
-    return found == wanted
+    return bool(found == wanted)
 
 
 def check_tool_call(out: ProbeOutput, tool: dict[str, Any], expected_arguments: dict[str, Any]) -> Check:

@@ -30,7 +30,8 @@ def _data(name: str) -> str:
 def _load_file(gate: str) -> dict[str, Any]:
     if gate not in GATES:
         raise ConfigError("unknown gate", found=gate, expected=", ".join(GATES), fix="pick one of the listed gates")
-    return json.loads(_data(f"{gate}.json"))
+    data: dict[str, Any] = json.loads(_data(f"{gate}.json"))
+    return data
 
 
 def load_probes(gate: str, profile: GateProfile | None = None) -> list[Probe]:

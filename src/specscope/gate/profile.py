@@ -86,7 +86,8 @@ class GateProfile(_Strict):
 
     def section(self, gate: str) -> GateSection:
         """The settings of gate ``gate`` (one of :data:`specscope.gate.model.GATES`)."""
-        return getattr(self, gate)
+        section: GateSection = getattr(self, gate)
+        return section
 
     def with_overrides(self, **sections: dict[str, Any]) -> GateProfile:
         """A copy with some keys of some sections replaced, validated again.

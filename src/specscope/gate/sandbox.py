@@ -78,9 +78,9 @@ def extract_code(text: str, function: str | None = None) -> str | None:
     if function:
         defining = [b for b in candidates if re.search(rf"^\s*def\s+{re.escape(function)}\s*\(", b, re.M)]
         if defining:
-            return defining[-1]
+            return str(defining[-1])
     if candidates:
-        return candidates[-1]
+        return str(candidates[-1])
     pat = rf"^(def\s+{re.escape(function)}\s*\(|import |from )" if function else r"^(def |import |from )"
     m = re.search(pat, text, re.M)
     return text[m.start() :] if m else None

@@ -35,7 +35,7 @@ def write_gate_run(run: GateRun, folder: str | Path, *, extra_manifest: dict[str
     if manifest_path.exists():
         try:
             kind = json.loads(manifest_path.read_text(encoding="utf-8")).get("kind")
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError, AttributeError):  # damaged: refused below as another run
             kind = None
         if kind != "gate":
             raise StoreError(
@@ -80,13 +80,21 @@ def load_gate_run(path: str | Path) -> GateRun:
             expected="manifest.json and gate.json",
             fix="pass the folder written by specscope gate",
         ) from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested deeper than the parser goes
+        what = "JSON nested too deep" if isinstance(exc, RecursionError) else str(exc)[:300]
         raise StoreError(
             "gate run folder has unreadable JSON",
-            found=f"{folder}: {exc}",
+            found=f"{folder}: {what}",
             expected="JSON written by specscope gate",
             fix="re-run specscope gate",
         ) from None
+    if not isinstance(manifest, dict) or not isinstance(data, dict):
+        raise StoreError(
+            "gate run folder holds JSON of the wrong shape",
+            found=f"{folder}: manifest.json {type(manifest).__name__}, gate.json {type(data).__name__}",
+            expected="a JSON object in each",
+            fix="re-run specscope gate",
+        )
     if manifest.get("kind") != "gate":
         raise StoreError(
             "not a gate run",
@@ -101,4 +109,12 @@ def load_gate_run(path: str | Path) -> GateRun:
             expected=f"schema {SCHEMA_VERSION}",
             fix="run the gates again with this version: `specscope gate`",
         )
-    return GateRun.from_dict(data)
+    try:
+        return GateRun.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a field missing or of the wrong shape
+        raise StoreError(
+            "gate run folder does not match the gate schema",
+            found=f"{folder}/gate.json: {type(exc).__name__}: {str(exc)[:200]}",
+            expected=f"gate.json schema {SCHEMA_VERSION} as `specscope gate` writes it",
+            fix="restore gate.json or re-run specscope gate",
+        ) from None

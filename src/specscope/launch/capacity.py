@@ -14,7 +14,14 @@ vllm/v1/core/kv_cache_manager.py ``allocate_slots``):
   it gives the block size: T / N, or C x L / N. Hybrid models log ``Setting attention block size to B tokens``;
   ``--block-size`` shows in the non-default args. Otherwise the block size is not in the log and is not assumed.
 - while decoding, each running request holds ``min(tokens + k, max_model_len)`` slots: the k lookahead slots of
-  speculation, capped at the max model length.
+  speculation, capped at the max model length (the plan says how many of the k it adds). k is the configured
+  ``num_speculative_tokens``, else the width of the SpecDecoding windows' per-position rates (V1 logs one rate per
+  draft position), else 0 where a config line says there is no speculation; otherwise unknown, and nothing is
+  decided with speculation (never k = 0).
+- data parallelism (``data_parallel_size``, or the ``EngineCore_DPn`` ranks that logged a KV pool): each engine has
+  its own pool and its own ``max_num_seqs``, and a request runs on one engine; the figures are per engine and a plan
+  admits that many on each engine.
+- a request longer than ``max_model_len`` never fits: vLLM refuses it.
 
 A plan of R requests of L' tokens: at L' = L, vLLM's own concurrency (T / L when it rounds to C, more digits than
 C) gives how many fit; otherwise blocks per request from the block size (``ceil(min(L' + k, L) / B)`` plus the hybrid
@@ -26,6 +33,7 @@ against T, or a hybrid pool whose logged block size reproduces neither.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -49,8 +57,11 @@ class KvCapacity(BaseModel):
     kv_groups: int
     mamba_groups: int
     mamba_blocks_per_request: int
-    num_speculative_tokens: int
-    spec_lookahead_tokens_per_request: int
+    num_speculative_tokens: int | None
+    num_speculative_tokens_source: str
+    spec_lookahead_tokens_per_request: int | None
+    data_parallel_engines: int
+    data_parallel_source: str
     max_model_len_tokens: int | None
     pool_blocks: int | None
     pool_blocks_source: str
@@ -68,7 +79,13 @@ class KvCapacity(BaseModel):
 
 
 class CapacityPlan(BaseModel):
-    """Do ``requests`` requests of ``tokens`` tokens fit at once, with and without the speculative reservation?"""
+    """Do ``requests`` requests of ``tokens`` tokens fit at once, with and without the speculative reservation?
+
+    ``fit_*`` count the whole server (``fit_*_per_engine`` x ``data_parallel_engines``); ``fit_with_spec`` and
+    ``fits_with_spec`` are None when k is unknown. ``lookahead_slots_with_spec``: the lookahead slots the k adds to
+    one request of ``tokens`` after the cap at ``max_model_len``. ``refusal``: why no request fits at all (longer
+    than max_model_len), else None.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -76,16 +93,21 @@ class CapacityPlan(BaseModel):
     tokens: int
     max_num_seqs: int
     max_num_seqs_source: str
+    data_parallel_engines: int
     blocks_per_request_without_spec: int | None
     blocks_per_request_with_spec: int | None
+    lookahead_slots_with_spec: int | None
+    fit_without_spec_per_engine: int
+    fit_with_spec_per_engine: int | None
     fit_without_spec: int
-    fit_with_spec: int
-    fits_with_spec: bool
+    fit_with_spec: int | None
+    fits_with_spec: bool | None
     fits_without_spec: bool
     limited_by: str
     basis: str
     approximate: bool
     capacity_cost_of_speculation_percent: float | None
+    refusal: str | None = None
 
 
 def _reported_bpr(bs: int, length: int, mamba_groups: int, per_mamba: int, k: int) -> int:
@@ -127,6 +149,30 @@ def _kv_tokens(facts: LogFacts, bs: int | None) -> int | None:
     return facts.gpu_blocks * bs if facts.gpu_blocks and bs else None
 
 
+def _spec_k(facts: LogFacts) -> tuple[int | None, str]:
+    """The k the server runs with and where the log says it; (None, why) when it does not."""
+    spec = facts.speculative_config
+    k = (spec or {}).get("num_speculative_tokens")
+    if isinstance(k, int) and not isinstance(k, bool) and k >= 0:
+        return k, f"log ({facts.speculative_config_source or 'speculative config'})"
+    widths = [len(w.per_position_acceptance_rates) for w in facts.spec_decoding if w.per_position_acceptance_rates]
+    if widths:
+        return max(widths), f"SpecDecoding windows ({max(widths)} per-position rates)"
+    if spec is None and facts.speculative_config_source is not None and not facts.spec_decoding:
+        return 0, f"log ({facts.speculative_config_source}: no speculative config)"
+    return None, "not in the log"
+
+
+def _dp_engines(facts: LogFacts) -> tuple[int, str]:
+    """Data-parallel engines, each with its own KV pool, and where the log says so."""
+    seen = len(facts.kv_dp_ranks)
+    if facts.data_parallel_size and facts.data_parallel_size >= seen:
+        return facts.data_parallel_size, "log (data_parallel_size in the non-default args)"
+    if seen > 1:
+        return seen, f"log ({seen} EngineCore_DP ranks logged a KV pool)"
+    return 1, "one engine (no data parallelism in the log)"
+
+
 def kv_capacity(facts: LogFacts, *, kv_groups: int | None = None) -> KvCapacity:
     """The KV pool of ``facts`` from the engine's own statements (see the module docstring).
 
@@ -147,21 +193,27 @@ def kv_capacity(facts: LogFacts, *, kv_groups: int | None = None) -> KvCapacity:
             expected="a vLLM start-up log that reached the KV cache allocation",
             fix="pass the log of a server that started (the lines before 'Starting vLLM API server')",
         )
-    spec = facts.speculative_config or {}
-    k = int(spec.get("num_speculative_tokens") or 0)
+    k, k_source = _spec_k(facts)
+    dp, dp_source = _dp_engines(facts)
+    common = {
+        "num_speculative_tokens": k,
+        "num_speculative_tokens_source": k_source,
+        "spec_lookahead_tokens_per_request": k,
+        "data_parallel_engines": dp,
+        "data_parallel_source": dp_source,
+    }
     length, conc = facts.max_concurrency_at_len_tokens, facts.max_concurrency_requests
     max_len = facts.max_model_len_tokens or length
     if facts.hybrid_kv and bs:
-        return _hybrid(facts, bs, bs_source, k, max_len, kv_groups)
+        return _hybrid(facts, bs, bs_source, max_len, kv_groups, common)
     exact = tokens / length if tokens and length else None
     cap = KvCapacity(
+        **common,
         block_size_tokens=bs,
         block_size_source=bs_source,
         kv_groups=1,
         mamba_groups=0,
         mamba_blocks_per_request=0,
-        num_speculative_tokens=k,
-        spec_lookahead_tokens_per_request=k,
         max_model_len_tokens=max_len,
         pool_blocks=facts.gpu_blocks or (tokens // bs if tokens and bs else None),
         pool_blocks_source="log (# GPU blocks)"
@@ -194,8 +246,12 @@ def _kv_bytes(facts: LogFacts) -> int | None:
     return round(gib * _GIB) if gib else None
 
 
-def _hybrid(facts: LogFacts, bs: int, bs_source: str, k: int, max_len: int | None, kv_groups: int | None) -> KvCapacity:
-    """A hybrid (mamba / linear-attention) pool: G groups share the blocks; reconstruct G and the pool."""
+def _hybrid(
+    facts: LogFacts, bs: int, bs_source: str, max_len: int | None, kv_groups: int | None, common: dict[str, Any]
+) -> KvCapacity:
+    """A hybrid (mamba / linear-attention) pool: G groups share the blocks; reconstruct G and the pool (an unknown k
+    reconstructs with no speculative scratch)."""
+    k = common["num_speculative_tokens"] or 0
     per_mamba = 2 if facts.mamba_cache_mode == "align" else 1
     groups = [kv_groups] if kv_groups else list(range(2, 9))
     g, pool, reproduced = _search_pool(facts, bs, k, per_mamba, groups)
@@ -204,13 +260,12 @@ def _hybrid(facts: LogFacts, bs: int, bs_source: str, k: int, max_len: int | Non
     bpr = _reported_bpr(bs, length, mamba, per_mamba, k) if length else None
     kv_bytes = _kv_bytes(facts)
     cap = KvCapacity(
+        **common,
         block_size_tokens=bs,
         block_size_source=bs_source,
         kv_groups=g,
         mamba_groups=mamba,
         mamba_blocks_per_request=per_mamba,
-        num_speculative_tokens=k,
-        spec_lookahead_tokens_per_request=k,
         max_model_len_tokens=max_len,
         pool_blocks=pool,
         pool_blocks_source="log"
@@ -233,58 +288,107 @@ def _hybrid(facts: LogFacts, bs: int, bs_source: str, k: int, max_len: int | Non
     return cap
 
 
-def _blocks_per_request(cap: KvCapacity, tokens: int, *, spec: bool) -> int | None:
-    """Blocks one running request of ``tokens`` holds: ``min(tokens + k, max_model_len)`` slots with speculation."""
+def _lookahead(cap: KvCapacity, tokens: int, *, spec: bool) -> int | None:
+    """Lookahead slots one running request of ``tokens`` holds: k, capped so that tokens + slots <= max_model_len
+    (``kv_cache_manager.allocate_slots``); 0 without speculation, None when k is unknown and matters (a request
+    at max_model_len gets no lookahead slot whatever k is, unless a hybrid pool's scratch blocks depend on it)."""
+    if not spec:
+        return 0
+    k = cap.num_speculative_tokens
+    if k is None:
+        at_cap = cap.max_model_len_tokens is not None and tokens >= cap.max_model_len_tokens
+        return 0 if at_cap and not cap.mamba_groups else None
+    if cap.max_model_len_tokens is None:
+        return k
+    return max(0, min(k, cap.max_model_len_tokens - tokens))
+
+
+def _blocks_per_request(cap: KvCapacity, tokens: int, slots: int, *, spec: bool) -> int | None:
+    """Blocks one running request of ``tokens`` holds with ``slots`` lookahead slots (plus the hybrid groups' state)."""
     if cap.block_size_tokens is None:
         return None
-    k = cap.num_speculative_tokens if spec else 0
-    slots = tokens + k if cap.max_model_len_tokens is None else min(tokens + k, max(tokens, cap.max_model_len_tokens))
-    return math.ceil(slots / cap.block_size_tokens) + cap.mamba_groups * (
-        cap.mamba_blocks_per_request + (cap.num_speculative_tokens if spec else 0)
+    scratch = (cap.num_speculative_tokens or 0) if spec else 0
+    return math.ceil((tokens + slots) / cap.block_size_tokens) + cap.mamba_groups * (
+        cap.mamba_blocks_per_request + scratch
     )
 
 
-def _fit(cap: KvCapacity, tokens: int, *, spec: bool) -> tuple[int, int | None, str, bool]:
-    """(requests that fit, blocks each or None, basis, approximate)."""
+def _fit(cap: KvCapacity, tokens: int, *, spec: bool) -> tuple[int | None, int | None, str, bool]:
+    """(requests that fit on one engine or None when k is unknown, blocks each or None, basis, approximate)."""
+    slots = _lookahead(cap, tokens, spec=spec)
+    if slots is None:
+        return None, None, "k is not in the log: the speculative reservation is unknown", False
     at_len = tokens == cap.concurrency_at_len_tokens and cap.max_model_len_tokens == tokens
-    if at_len and cap.exact_max_concurrency is not None and (spec or cap.num_speculative_tokens == 0):
+    # vLLM's concurrency holds a hybrid pool's speculative scratch, so without speculation it serves plain pools only
+    plain = not cap.mamba_groups or not cap.num_speculative_tokens
+    if at_len and cap.exact_max_concurrency is not None and (spec or plain):
         basis = f"vLLM's own concurrency at {tokens:,} tokens ({cap.exact_max_concurrency:.4f}x)"
         return math.floor(cap.exact_max_concurrency + 1e-9), cap.blocks_per_request_at_len, basis, False
-    bpr = _blocks_per_request(cap, tokens, spec=spec)
+    bpr = _blocks_per_request(cap, tokens, slots, spec=spec)
     if bpr is not None and cap.pool_blocks:
         return cap.pool_blocks // bpr, bpr, f"{cap.pool_blocks} blocks / {bpr} blocks per request", False
     pool_tokens = cap.reported_kv_tokens or 0
-    k = cap.num_speculative_tokens if spec else 0
-    need = tokens + k if cap.max_model_len_tokens is None else min(tokens + k, max(tokens, cap.max_model_len_tokens))
+    need = tokens + slots
     basis = f"{pool_tokens:,} KV tokens / {need:,} tokens per request (block size not in the log)"
     return pool_tokens // need, None, basis, True
 
 
 def plan_capacity(cap: KvCapacity, *, requests: int, tokens: int, max_num_seqs: int | None = None) -> CapacityPlan:
-    """How many of ``requests`` concurrent requests of ``tokens`` tokens (prompt + output) the pool and
+    """How many of ``requests`` concurrent requests of ``tokens`` tokens (prompt + output) the pools and
     ``max_num_seqs`` admit, with the speculative reservation (as the log's server runs) and without it.
 
-    ``capacity_cost_of_speculation_percent`` = (fit without - fit with) / fit without x 100.
+    Each data-parallel engine has its own pool and ``max_num_seqs``: the per-engine figure times the engines.
+    A request longer than ``max_model_len`` fits nowhere. ``capacity_cost_of_speculation_percent`` = (fit without -
+    fit with) / fit without x 100 (None when k is unknown).
     """
     seqs = max_num_seqs or DEFAULT_MAX_NUM_SEQS
-    kv_without, without, basis_without, approx_without = _fit(cap, tokens, spec=False)
-    kv_with, with_spec, basis, approx = _fit(cap, tokens, spec=True)
-    fit_without, fit_with = min(seqs, kv_without), min(seqs, kv_with)
+    dp = cap.data_parallel_engines
+    refusal = None
+    if cap.max_model_len_tokens is not None and tokens > cap.max_model_len_tokens:
+        refusal = f"a request of {tokens:,} tokens is longer than max_model_len {cap.max_model_len_tokens:,}"
+    kv_without: int | None
+    kv_with: int | None
+    if refusal is not None:
+        kv_without = kv_with = 0
+        without = with_spec = None
+        basis, approx, approx_without = f"{refusal}: vLLM refuses it", False, False
+        slots: int | None = _lookahead(cap, tokens, spec=True) if cap.num_speculative_tokens is not None else None
+    else:
+        kv_without, without, _, approx_without = _fit(cap, tokens, spec=False)
+        kv_with, with_spec, basis, approx = _fit(cap, tokens, spec=True)
+        slots = _lookahead(cap, tokens, spec=True)
+    kv_without = kv_without or 0
+    per_without = min(seqs, kv_without)
+    per_with = None if kv_with is None else min(seqs, kv_with)
+    fit_without = per_without * dp
+    fit_with = None if per_with is None else per_with * dp
+    if refusal is not None:
+        limited_by = "max_model_len"
+    elif per_with is not None and kv_with is not None and per_with == seqs and kv_with > seqs:
+        limited_by = "max-num-seqs"
+    else:
+        limited_by = "KV pool"
+    cost = (fit_without - fit_with) / fit_without * 100 if fit_without and fit_with is not None else None
     return CapacityPlan(
         requests=requests,
         tokens=tokens,
         max_num_seqs=seqs,
         max_num_seqs_source="plan" if max_num_seqs else f"assumed: vLLM default {DEFAULT_MAX_NUM_SEQS}",
+        data_parallel_engines=dp,
         blocks_per_request_without_spec=without,
         blocks_per_request_with_spec=with_spec,
+        lookahead_slots_with_spec=slots,
+        fit_without_spec_per_engine=per_without,
+        fit_with_spec_per_engine=per_with,
         fit_without_spec=fit_without,
         fit_with_spec=fit_with,
-        fits_with_spec=requests <= fit_with,
+        fits_with_spec=None if fit_with is None else requests <= fit_with,
         fits_without_spec=requests <= fit_without,
-        limited_by="max-num-seqs" if fit_with == seqs and kv_with > seqs else "KV pool",
+        limited_by=limited_by,
         basis=basis,
         approximate=approx or approx_without,
-        capacity_cost_of_speculation_percent=(fit_without - fit_with) / fit_without * 100 if fit_without else None,
+        capacity_cost_of_speculation_percent=cost,
+        refusal=refusal,
     )
 
 
@@ -333,17 +437,70 @@ def capacity_from_log(facts: LogFacts, spec: str | None = None) -> tuple[KvCapac
     return cap, plan_capacity(cap, requests=values["requests"], tokens=values["tokens"], max_num_seqs=seqs)
 
 
+def _k_text(cap: KvCapacity) -> str:
+    k = cap.num_speculative_tokens
+    source = cap.num_speculative_tokens_source
+    return f"k unknown: {source}" if k is None else f"k={k}, {source}"
+
+
+def _plan_lines(cap: KvCapacity, plan: CapacityPlan) -> list[str]:
+    """The plan's verdict, per-engine counts, basis and what the lookahead adds."""
+    if plan.fits_with_spec is None:
+        verdict = ("fit" if plan.fits_without_spec else "do NOT fit") + " without speculation; with speculation unknown"
+        verdict += " (k not in the log)"
+    else:
+        verdict = "fit" if plan.fits_with_spec else "do NOT fit"
+    dp = plan.data_parallel_engines
+
+    def at_once(total: int | None, per: int | None) -> str:
+        if total is None:
+            return "unknown (k not in the log)"
+        return f"{total} at once" + (f" ({per} per engine x {dp} data-parallel engines)" if dp > 1 else "")
+
+    with_bpr = plan.blocks_per_request_with_spec
+    each_with = "" if with_bpr is None else f"{with_bpr} blocks each; "
+    each_without = (
+        "" if plan.blocks_per_request_without_spec is None else f" ({plan.blocks_per_request_without_spec} blocks each)"
+    )
+    cost = plan.capacity_cost_of_speculation_percent
+    out = [
+        f"plan: {plan.requests} requests x {plan.tokens:,} tokens, max-num-seqs {plan.max_num_seqs} "
+        f"({plan.max_num_seqs_source}{', per engine' if dp > 1 else ''}): {verdict}"
+        + (" (approximate)" if plan.approximate else ""),
+    ]
+    if plan.refusal:
+        out.append(f"  {plan.refusal}: vLLM refuses it, so none fits")
+    out += [
+        f"  with the speculative reservation: {at_once(plan.fit_with_spec, plan.fit_with_spec_per_engine)} "
+        f"({each_with}limited by {plan.limited_by})",
+        f"  without it: {at_once(plan.fit_without_spec, plan.fit_without_spec_per_engine)}{each_without}",
+        f"  basis: {plan.basis}",
+    ]
+    k, slots, max_len = cap.num_speculative_tokens, plan.lookahead_slots_with_spec, cap.max_model_len_tokens
+    if k and slots is not None and slots < k and max_len is not None:
+        capped = f"(capped at max_model_len {max_len:,})"
+        out.append(f"  lookahead: k={k} adds {slots} slots at {plan.tokens:,} tokens {capped}")
+    elif k and slots is not None:
+        out.append(f"  lookahead: k={k} adds {slots} slots per request")
+    out.append("  capacity cost of speculation: " + ("n/a" if cost is None else f"{cost:.1f}%"))
+    return out
+
+
 def capacity_lines(cap: KvCapacity, plan: CapacityPlan | None) -> list[str]:
-    """The capacity section as plain text lines (the terminal form of ``serve --parse-log FILE [--plan ...]``)."""
+    """The capacity section as plain text lines (the terminal form of ``serve --parse-log FILE [--plan ...]``).
+    With data-parallel engines every pool figure is one engine's."""
     gib = f"{cap.kv_cache_bytes / _GIB:.2f} GiB" if cap.kv_cache_bytes else "unknown"
     block = f"{cap.block_bytes / (1 << 20):.2f} MiB" if cap.block_bytes else "unknown"
     bs = "unknown" if cap.block_size_tokens is None else f"{cap.block_size_tokens} tokens"
     pool = "unknown" if cap.pool_blocks is None else f"{cap.pool_blocks} blocks"
+    dp = cap.data_parallel_engines
+    per_engine = f" per engine ({dp} data-parallel engines, each its own pool)" if dp > 1 else ""
+    lookahead = "unknown" if cap.spec_lookahead_tokens_per_request is None else cap.spec_lookahead_tokens_per_request
     out = [
-        f"KV pool: {pool} x {block} per block = {gib} ({cap.pool_blocks_source})",
+        f"KV pool: {pool} x {block} per block = {gib} ({cap.pool_blocks_source}){per_engine}",
         f"block size: {bs} ({cap.block_size_source}); KV-cache groups: {cap.kv_groups}"
         + (f" (1 attention + {cap.mamba_groups} mamba)" if cap.mamba_groups else ""),
-        f"speculative reservation per request (k={cap.num_speculative_tokens}): {cap.spec_lookahead_tokens_per_request}"
+        f"speculative reservation per request ({_k_text(cap)}): {lookahead}"
         f" lookahead slots (capped at the max model length) + {cap.spec_scratch_blocks_per_request} scratch blocks",
     ]
     if cap.concurrency_at_len_tokens:
@@ -351,29 +508,12 @@ def capacity_lines(cap: KvCapacity, plan: CapacityPlan | None) -> list[str]:
         out.append(
             f"max concurrency at {cap.concurrency_at_len_tokens:,} tokens: log {cap.reported_max_concurrency}x"
             + ("" if rc is None else f", from blocks {rc:.2f}x ({cap.blocks_per_request_at_len} blocks each)")
+            + (" per engine" if dp > 1 else "")
         )
     reported = "unknown" if cap.reported_kv_tokens is None else f"{cap.reported_kv_tokens:,}"
     rebuilt = "" if cap.reconstructed_kv_tokens is None else f", from blocks {cap.reconstructed_kv_tokens:,}"
-    out.append(f"KV tokens: log {reported}{rebuilt}")
+    out.append(f"KV tokens: log {reported}{rebuilt}{per_engine}")
     out += [f"MISMATCH {m}" for m in cap.mismatches]
     if plan is not None:
-        verdict = "fit" if plan.fits_with_spec else "do NOT fit"
-        cost = plan.capacity_cost_of_speculation_percent
-        each_with = (
-            "" if plan.blocks_per_request_with_spec is None else f"{plan.blocks_per_request_with_spec} blocks each; "
-        )
-        each_without = (
-            ""
-            if plan.blocks_per_request_without_spec is None
-            else f" ({plan.blocks_per_request_without_spec} blocks each)"
-        )
-        out += [
-            f"plan: {plan.requests} requests x {plan.tokens:,} tokens, max-num-seqs {plan.max_num_seqs} "
-            f"({plan.max_num_seqs_source}): {verdict}" + (" (approximate)" if plan.approximate else ""),
-            f"  with the speculative reservation: {plan.fit_with_spec} at once "
-            f"({each_with}limited by {plan.limited_by})",
-            f"  without it: {plan.fit_without_spec} at once{each_without}",
-            f"  basis: {plan.basis}",
-            "  capacity cost of speculation: " + ("n/a" if cost is None else f"{cost:.1f}%"),
-        ]
+        out += _plan_lines(cap, plan)
     return out

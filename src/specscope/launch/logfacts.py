@@ -24,8 +24,20 @@ Wordings handled, with their sources (see ../shared/fixtures/SOURCES.md):
 - ``SpecDecoding metrics: Mean acceptance length: 2.31, Accepted throughput: 1.20 tokens/s, Drafted throughput:
   ..., Accepted: 12 tokens, Drafted: 36 tokens, Per-position acceptance rate: 0.583, 0.417, 0.333, Avg Draft
   acceptance rate: 33.3%`` (vllm/v1/spec_decode/metrics.py); older builds lack some fields, vLLM main adds
-  ``Rejected: N tokens, Effective tokens/forward: X, Proposer latency: ..., Verification latency: ...``. Every window
-  is kept; :func:`specscope.launch.logstats.pooled_spec_windows` pools them.
+  ``Rejected: N tokens, Effective tokens/forward: X, Proposer latency: ..., Verification latency: ...``. vLLM
+  0.8.0-0.8.4 wrote only ``SpecDecoding metrics: Draft acceptance rate: 0.0%, Accepted: 0 tokens, Drafted: 3000
+  tokens`` (the shape PR #15902 replaced): no mean length, no draft count. Every window is kept (a line needs its
+  counts or its mean length); :func:`specscope.launch.logstats.pooled_spec_windows` pools them.
+- V0 (0.6.x, vllm/engine/metrics.py ``_format_spec_decode_metrics_str``): ``Speculative metrics: Draft acceptance
+  rate: 0.642, System efficiency: 0.598, Number of speculative tokens: 3, Number of accepted tokens: 8547, Number of
+  draft tokens: 13311, Number of emitted tokens: 10616.``: totals since the engine started (issues #9539, #7301), so
+  the last line is the run's total; they are kept apart (``spec_cumulative``) and never pooled as windows.
+- ``SpeculativeConfig(method='eagle', model='...', num_spec_tokens=3)`` (V1) and V0's
+  ``SpeculativeConfig(draft_model='...', num_spec_tokens=3)`` (``draft_model='ngram'`` for prompt lookup), on the
+  engine config line (``Initializing a V1 LLM engine`` / V0 ``Initializing an LLM engine``) or a config line of its
+  own; V0's engine line gives ``max_seq_len=N``.
+- Data parallelism: ``data_parallel_size`` in the non-default args, and the ``EngineCore_DPn`` prefix of each engine's
+  KV-cache lines (each engine has its own KV pool).
 - KV capacity statements of older builds: ``# GPU blocks: N`` (V0 adds ``, # CPU blocks: M``; 0.7 V1 logs it alone)
   and ``The model's max seq len (L) is larger than the maximum number of tokens that can be stored in KV cache (T)``
   (V0); the banner ``version X`` of newer API servers.
@@ -44,7 +56,14 @@ from specscope.errors import require_path
 from specscope.launch.failures import FailureSignature, match_failures
 from specscope.launch.logstats import LineFact, StatsSample, line_facts, parse_log_stats
 
-__all__ = ["LogFacts", "SpecDecodingSample", "StatsSample", "parse_vllm_log", "read_vllm_log"]
+__all__ = [
+    "LogFacts",
+    "SpecCumulativeSample",
+    "SpecDecodingSample",
+    "StatsSample",
+    "parse_vllm_log",
+    "read_vllm_log",
+]
 
 _NUM = r"[\d,]+"
 
@@ -74,7 +93,8 @@ _LAST: tuple[LineFact, ...] = (
     (re.compile(r"estimated maximum model length is (\d+)"), (("estimated_max_model_len_tokens", int),)),
     (
         re.compile(
-            r"Initializing a V1 LLM engine \(v([^)\s]+)\)|vLLM API server version ([^\s,]+)|█ {2,}version (\d[^\s]*)"
+            r"Initializing an? (?:V1 )?LLM engine \(v([^)\s]+)\)|vLLM API server version ([^\s,]+)"
+            r"|█ {2,}version (\d[^\s]*)"
         ),
         (("vllm_version", str),),
     ),
@@ -86,10 +106,15 @@ _LAST: tuple[LineFact, ...] = (
 _RE_ARCH = re.compile(r"Resolved architecture: (\w+)")
 _RE_MAX_LEN = re.compile(r"Using max model len (\d+)")
 _RE_WEIGHTS = re.compile(r"Loading weights took ([\d.]+) seconds")
+# SpeculativeConfig.__repr__: V1 ``method='m', model='x'|None``; V0 ``draft_model='x'`` ('ngram' for prompt lookup)
 _RE_SPEC_REPR = re.compile(
-    r"speculative_config=SpeculativeConfig\(method='([^']*)', model=(None|'[^']*'), num_spec_tokens=(\d+)\)"
+    r"SpeculativeConfig\((?:method='([^']*)', model=(None|'[^']*')|draft_model='([^']*)'), num_spec_tokens=(\d+)\)"
 )
 _RE_SPEC_NONE = re.compile(r"speculative_config=None")
+_RE_ENGINE_LINE = re.compile(r"Initializing an? (?:V1 )?LLM engine")
+_RE_V0_MAX_SEQ = re.compile(r"\bmax_seq_len=(\d+)")
+_RE_DP_RANK = re.compile(r"EngineCore_DP(\d+)")
+_RE_KV_SIZE = re.compile(r"KV cache size: [\d,]+ tokens")
 _RE_NON_DEFAULT = re.compile(r"non-default args: (\{.*\})\s*$")
 # LogFacts fields read from the engine config line ("None" there means unset)
 _ENGINE_CONFIG = (
@@ -105,9 +130,9 @@ _RE_CUDAGRAPH = (
 )
 _RE_DRAFTER_KIND = re.compile(r"Detected (MTP|EAGLE) model")
 _RE_SPEC_METRICS = re.compile(r"SpecDecoding metrics: (.*)$")
-_RE_MEAN_ACCEPTANCE = re.compile(r"Mean acceptance length: ([\d.]+)")
 # SpecDecodingSample fields after "SpecDecoding metrics:" (``Name: value`` separated by ``, ``); older builds lack some
 _SPEC_FIELDS: tuple[LineFact, ...] = (
+    (re.compile(r"Mean acceptance length: ([\d.]+)"), (("mean_acceptance_length", float),)),
     (re.compile(r"Accepted throughput: ([\d.]+) tokens/s"), (("accepted_throughput_tokens_per_s", float),)),
     (re.compile(r"Drafted throughput: ([\d.]+) tokens/s"), (("drafted_throughput_tokens_per_s", float),)),
     (re.compile(r"Accepted: (\d+) tokens"), (("accepted_tokens", int),)),
@@ -118,7 +143,17 @@ _SPEC_FIELDS: tuple[LineFact, ...] = (
         re.compile(r"Per-position acceptance rate: ((?:[\d.]+(?:, )?)+)"),
         (("per_position_acceptance_rates", lambda text: [float(x) for x in text.rstrip(", ").split(", ")]),),
     ),
-    (re.compile(r"Avg Draft acceptance rate: ([\d.]+|nan)%"), (("draft_acceptance_rate_percent", float),)),
+    (re.compile(r"(?:^|Avg )Draft acceptance rate: ([\d.]+|nan)%"), (("draft_acceptance_rate_percent", float),)),
+)
+_RE_V0_SPEC = re.compile(r"Speculative metrics: (.*)$")
+# SpecCumulativeSample fields after V0's "Speculative metrics:"
+_V0_SPEC_FIELDS: tuple[LineFact, ...] = (
+    (re.compile(r"Draft acceptance rate: ([\d.]+|nan)"), (("draft_acceptance_rate", float),)),
+    (re.compile(r"System efficiency: ([\d.]+|nan)"), (("system_efficiency", float),)),
+    (re.compile(r"Number of speculative tokens: (\d+)"), (("num_spec_tokens", int),)),
+    (re.compile(r"Number of accepted tokens: (\d+)"), (("accepted_tokens", int),)),
+    (re.compile(r"Number of draft tokens: (\d+)"), (("draft_tokens", int),)),
+    (re.compile(r"Number of emitted tokens: (\d+)"), (("emitted_tokens", int),)),
 )
 
 
@@ -127,14 +162,15 @@ class SpecDecodingSample(BaseModel):
 
     Counts are for that interval only. ``per_position_acceptance_rates`` has one entry per draft position
     (length k), each in [0, 1]: accepted at position i / drafts. ``draft_acceptance_rate_percent`` is
-    accepted / drafted * 100. Fields absent from older builds are None; ``rejected_tokens`` and
+    accepted / drafted * 100 (``Avg Draft acceptance rate``, or 0.8.x's leading ``Draft acceptance rate``). Fields
+    absent from a build are None: ``mean_acceptance_length`` before PR #15902 (0.8.0-0.8.4); ``rejected_tokens`` and
     ``effective_tokens_per_forward`` are in vLLM main's line only (vllm/v1/spec_decode/metrics.py @ ee4ceaae).
     """
 
     model_config = ConfigDict(extra="forbid")
 
     line_number: int
-    mean_acceptance_length: float
+    mean_acceptance_length: float | None = None
     accepted_throughput_tokens_per_s: float | None = None
     drafted_throughput_tokens_per_s: float | None = None
     accepted_tokens: int | None = None
@@ -145,6 +181,22 @@ class SpecDecodingSample(BaseModel):
     draft_acceptance_rate_percent: float | None = None
 
 
+class SpecCumulativeSample(BaseModel):
+    """One V0 ``Speculative metrics:`` line: totals since the engine started (vllm/engine/metrics.py, 0.6.x), so
+    the last line of a log is its run's total and lines are never summed. ``draft_acceptance_rate`` (accepted /
+    drafted) and ``system_efficiency`` (emitted / (drafts x (k + 1))) are V0's own derived figures, as logged."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    line_number: int
+    draft_acceptance_rate: float | None = None
+    system_efficiency: float | None = None
+    num_spec_tokens: int | None = None
+    accepted_tokens: int | None = None
+    draft_tokens: int | None = None
+    emitted_tokens: int | None = None
+
+
 class LogFacts(BaseModel):
     """Everything specscope reads from one vLLM log. Every field is None / empty when the log lacks it.
 
@@ -153,8 +205,12 @@ class LogFacts(BaseModel):
     (target first, an MTP drafter second). ``max_concurrency_requests`` is vLLM's "Maximum concurrency" figure:
     KV pool / ``max_concurrency_at_len_tokens``. ``speculative_config`` is a dict with ``method``, ``model``,
     ``num_speculative_tokens`` (from the engine config line, or from the non-default args), or None when the
-    engine ran without speculation or the log does not say. ``drafter_loaded`` is True when the log says
-    ``Loading drafter model...`` (the CPU build says it for ngram too) or names an MTP / EAGLE drafter.
+    engine ran without speculation or the log does not say; ``speculative_config_source`` says which line said it
+    (``engine config line`` / ``SpeculativeConfig repr`` / ``non-default args``; with a None config, that line said
+    there is none), None when no line says. ``data_parallel_size`` is the non-default args' value and
+    ``kv_dp_ranks`` the ``EngineCore_DPn`` ranks that logged a KV cache size (each engine has its own pool).
+    ``spec_cumulative``: V0's cumulative lines (:class:`SpecCumulativeSample`). ``drafter_loaded`` is True when the
+    log says ``Loading drafter model...`` (the CPU build says it for ngram too) or names an MTP / EAGLE drafter.
     ``stats``, ``block_size_tokens``, ``mamba_cache_mode``, ``hybrid_kv``, ``gpu_blocks``: see
     :mod:`specscope.launch.logstats`.
     """
@@ -176,6 +232,9 @@ class LogFacts(BaseModel):
     max_concurrency_requests: float | None = None
     estimated_max_model_len_tokens: int | None = None
     speculative_config: dict[str, Any] | None = None
+    speculative_config_source: str | None = None
+    data_parallel_size: int | None = None
+    kv_dp_ranks: list[int] = Field(default_factory=list)
     kv_cache_dtype: str | None = None
     quantization: str | None = None
     dtype: str | None = None
@@ -184,6 +243,7 @@ class LogFacts(BaseModel):
     cudagraph_mode: str | None = None
     non_default_args: dict[str, Any] | None = None
     spec_decoding: list[SpecDecodingSample] = Field(default_factory=list)
+    spec_cumulative: list[SpecCumulativeSample] = Field(default_factory=list)
     block_size_tokens: int | None = None
     mamba_cache_mode: str | None = None
     hybrid_kv: bool = False
@@ -197,13 +257,24 @@ class LogFacts(BaseModel):
 
 
 def _parse_spec_metrics(body: str, line_number: int) -> SpecDecodingSample | None:
-    """Parse the part after ``SpecDecoding metrics:``; fields are ``Name: value`` separated by ``, ``."""
-    m = _RE_MEAN_ACCEPTANCE.search(body)
-    if m is None:
+    """Parse the part after ``SpecDecoding metrics:``; fields are ``Name: value`` separated by ``, ``. A line with
+    neither its counts (``Accepted`` and ``Drafted``) nor a mean acceptance length says nothing to pool: None."""
+    fields = line_facts(_SPEC_FIELDS, body)
+    counted = "accepted_tokens" in fields and "drafted_tokens" in fields
+    if not counted and "mean_acceptance_length" not in fields:
         return None
-    return SpecDecodingSample(
-        line_number=line_number, mean_acceptance_length=float(m.group(1)), **line_facts(_SPEC_FIELDS, body)
-    )
+    return SpecDecodingSample(line_number=line_number, **fields)
+
+
+def _spec_from_repr(m: re.Match[str]) -> dict[str, Any]:
+    """The speculative config a ``SpeculativeConfig(...)`` repr states (V1 method / model, or V0 draft_model)."""
+    k = int(m.group(4))
+    if m.group(3) is not None:  # V0: draft_model='ngram' for prompt lookup, else a draft model
+        v0_model = m.group(3)
+        method = "ngram" if v0_model == "ngram" else "draft_model"
+        return {"method": method, "model": None if method == "ngram" else v0_model, "num_speculative_tokens": k}
+    model = None if m.group(2) == "None" else m.group(2)[1:-1]
+    return {"method": m.group(1), "model": model, "num_speculative_tokens": k}
 
 
 def _literal_dict(text: str) -> dict[str, Any] | None:
@@ -235,6 +306,9 @@ def _apply_args_and_stats(facts: LogFacts, lines: list[str]) -> None:
             facts.kv_cache_dtype = args["kv_cache_dtype"]
         if facts.enforce_eager is None and isinstance(args.get("enforce_eager"), bool):
             facts.enforce_eager = args["enforce_eager"]
+        dp = args.get("data_parallel_size")
+        if isinstance(dp, int) and not isinstance(dp, bool) and dp >= 1:
+            facts.data_parallel_size = dp
     for key, value in parse_log_stats(lines).items():  # stats time series and KV block layout (logstats.py)
         setattr(facts, key, value)
     if facts.block_size_tokens is None and isinstance(args.get("block_size"), int):
@@ -254,7 +328,7 @@ def parse_vllm_log(text: str) -> LogFacts:
     lines = [line.rstrip("\r") for line in text.split("\n")]
     facts = LogFacts()
     spec_from_engine: dict[str, Any] | None = None
-    spec_engine_seen = False
+    spec_engine_seen: str | None = None  # which line stated the speculative config (None: no line did)
     for index, line in enumerate(lines):
         try:  # a line whose number cannot be read (5,000 digits, "1.2.3") gives no fact, never a crash
             number = index + 1
@@ -272,13 +346,16 @@ def parse_vllm_log(text: str) -> LogFacts:
                 facts.weights_load_s.append(float(m.group(1)))
             for key, value in line_facts(_LAST, line).items():
                 setattr(facts, key, value)
-            if "Initializing a V1 LLM engine" in line:
-                spec_engine_seen = True
-                if m := _RE_SPEC_REPR.search(line):
-                    model = None if m.group(2) == "None" else m.group(2)[1:-1]
-                    spec_from_engine = {"method": m.group(1), "model": model, "num_speculative_tokens": int(m.group(3))}
-                elif _RE_SPEC_NONE.search(line):
+            if m := _RE_SPEC_REPR.search(line):
+                spec_from_engine = _spec_from_repr(m)
+                spec_engine_seen = "SpeculativeConfig repr"
+            if _RE_ENGINE_LINE.search(line):
+                if _RE_SPEC_REPR.search(line) or _RE_SPEC_NONE.search(line):
+                    spec_engine_seen = "engine config line"
+                if _RE_SPEC_NONE.search(line):
                     spec_from_engine = None
+                if facts.max_model_len_tokens is None and (m := _RE_V0_MAX_SEQ.search(line)):
+                    facts.max_model_len_tokens = int(m.group(1))
                 for regex, attr in _ENGINE_CONFIG:
                     if (m := regex.search(line)) and m.group(1) != "None":
                         setattr(facts, attr, m.group(1))
@@ -293,12 +370,20 @@ def parse_vllm_log(text: str) -> LogFacts:
                 sample = _parse_spec_metrics(m.group(1), number)
                 if sample is not None:
                     facts.spec_decoding.append(sample)
+            if m := _RE_V0_SPEC.search(line):
+                v0 = line_facts(_V0_SPEC_FIELDS, m.group(1))
+                facts.spec_cumulative.append(SpecCumulativeSample(line_number=number, **v0))
+            if _RE_KV_SIZE.search(line) and (m := _RE_DP_RANK.search(line)):
+                if int(m.group(1)) not in facts.kv_dp_ranks:
+                    facts.kv_dp_ranks.append(int(m.group(1)))
         except ValueError:
             continue
     if spec_engine_seen:
         facts.speculative_config = spec_from_engine
+        facts.speculative_config_source = spec_engine_seen
     elif facts.non_default_args is not None:
         facts.speculative_config = _spec_from_args(facts.non_default_args)
+        facts.speculative_config_source = "non-default args"
     _apply_args_and_stats(facts, lines)
     facts.failures = match_failures(lines)
     return facts

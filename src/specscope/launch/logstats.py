@@ -22,7 +22,16 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["LineFact", "PooledSpecWindows", "StatsSample", "line_facts", "parse_log_stats", "pooled_spec_windows"]
+__all__ = [
+    "CumulativeSpecTotal",
+    "LineFact",
+    "PooledSpecWindows",
+    "StatsSample",
+    "cumulative_spec_total",
+    "line_facts",
+    "parse_log_stats",
+    "pooled_spec_windows",
+]
 
 #: One row of a table of facts read from a log line: a regex, and per capturing group that can match (an alternation's
 #: groups count once) the field it fills and how its text becomes the value.
@@ -110,7 +119,7 @@ class SpecWindowLine(Protocol):
     """What :func:`pooled_spec_windows` reads of one ``SpecDecoding metrics:`` line (``SpecDecodingSample``)."""
 
     line_number: int
-    mean_acceptance_length: float
+    mean_acceptance_length: float | None
     accepted_tokens: int | None
     drafted_tokens: int | None
     per_position_acceptance_rates: list[float]
@@ -121,8 +130,10 @@ class PooledSpecWindows(BaseModel):
 
     ``accepted_tokens`` / ``draft_tokens`` are the windows' exact counts summed (windows lacking them are not counted:
     ``windows_without_counts``); ``drafts`` (verify steps) is not printed by vLLM and is derived per window as
-    accepted / (mean acceptance length - 1), or drafted / positions when nothing was accepted (fixed-k methods; the
-    line prints two decimals, so it is rounded to a whole number); ``acceptance_rate`` = accepted / drafted (exact),
+    accepted / (mean acceptance length - 1), or drafted / k when nothing was accepted or the line has no mean length
+    (vLLM 0.8.0-0.8.4), k being the window's positions or else the log's configured k (fixed-k methods, only when it
+    divides; the line prints two decimals, so it is rounded to a whole number); None when a window tells neither, so
+    the pooled draft count is unknown, never guessed; ``acceptance_rate`` = accepted / drafted (exact),
     ``acceptance_length`` = 1 + accepted / drafts, ``acceptance_per_position`` = sum of rate_i x drafts / drafts.
     ``alarm``: :func:`specscope.stats.low_acceptance.low_acceptance_alarm` of the pooled rate over the drafts.
     """
@@ -140,26 +151,29 @@ class PooledSpecWindows(BaseModel):
     alarm: str | None = None
 
 
-def _window_drafts(w: SpecWindowLine) -> int | None:
+def _window_drafts(w: SpecWindowLine, configured_k: int | None) -> int | None:
     """Verify steps of one window (see :class:`PooledSpecWindows`), None when the line does not tell them."""
-    acc, drafted, k = w.accepted_tokens, w.drafted_tokens, len(w.per_position_acceptance_rates)
+    acc, drafted, k = w.accepted_tokens, w.drafted_tokens, len(w.per_position_acceptance_rates) or configured_k
     if acc is None:
         return None
-    if acc > 0 and w.mean_acceptance_length > 1.0:
+    if acc > 0 and w.mean_acceptance_length is not None and w.mean_acceptance_length > 1.0:
         return round(acc / (w.mean_acceptance_length - 1.0))
     if drafted is not None and k and drafted % k == 0:
         return drafted // k
     return None
 
 
-def pooled_spec_windows(windows: Sequence[SpecWindowLine], method: str | None = None) -> PooledSpecWindows:
-    """Pool ``windows`` (in log order); ``method`` (the log's speculative method, if it says) selects the alarm rule."""
+def pooled_spec_windows(
+    windows: Sequence[SpecWindowLine], method: str | None = None, configured_k: int | None = None
+) -> PooledSpecWindows:
+    """Pool ``windows`` (in log order); ``method`` (the log's speculative method, if it says) selects the alarm rule;
+    ``configured_k`` (the log's num_speculative_tokens) gives the draft count of windows that do not print it."""
     from specscope.stats.low_acceptance import low_acceptance_alarm
 
     counted = [w for w in windows if w.accepted_tokens is not None and w.drafted_tokens is not None]
     accepted = sum(w.accepted_tokens or 0 for w in counted) if counted else None
     drafted = sum(w.drafted_tokens or 0 for w in counted) if counted else None
-    per_window = [(w, _window_drafts(w)) for w in counted]
+    per_window = [(w, _window_drafts(w, configured_k)) for w in counted]
     known = per_window and all(d is not None for _, d in per_window)
     drafts = sum(d or 0 for _, d in per_window) if known else None
     n_pos = max((len(w.per_position_acceptance_rates) for w in counted), default=0)
@@ -183,12 +197,104 @@ def pooled_spec_windows(windows: Sequence[SpecWindowLine], method: str | None = 
     )
 
 
+class SpecCumulativeLine(Protocol):
+    """What :func:`cumulative_spec_total` reads of one V0 ``Speculative metrics:`` line (``SpecCumulativeSample``)."""
+
+    line_number: int
+    draft_acceptance_rate: float | None
+    system_efficiency: float | None
+    num_spec_tokens: int | None
+    accepted_tokens: int | None
+    draft_tokens: int | None
+    emitted_tokens: int | None
+
+
+class CumulativeSpecTotal(BaseModel):
+    """The run's speculative total from V0's cumulative lines: the last line, never a sum of lines.
+
+    ``drafts`` (verify steps) = draft tokens / k (V0 drafts k tokens per step; None unless k divides);
+    ``acceptance_rate`` = accepted / drafted; ``logged_acceptance_rate`` and ``logged_system_efficiency`` are V0's own
+    figures as printed. No acceptance length is derived: V0's accepted and emitted counts do not give one by vLLM's V1
+    formula. ``counts_went_down``: a later line holds a smaller count than an earlier one (the engine restarted in
+    between; only the last run's total is here). ``alarm``: the low-acceptance rule over ``drafts``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    lines: int
+    line_number: int
+    num_spec_tokens: int | None
+    draft_tokens: int | None
+    accepted_tokens: int | None
+    emitted_tokens: int | None
+    drafts: int | None
+    acceptance_rate: float | None
+    logged_acceptance_rate: float | None
+    logged_system_efficiency: float | None
+    counts_went_down: bool
+    alarm: str | None = None
+
+
+def cumulative_spec_total(
+    lines: Sequence[SpecCumulativeLine], method: str | None = None, configured_k: int | None = None
+) -> CumulativeSpecTotal | None:
+    """The total of V0's cumulative lines (the last one; see :class:`CumulativeSpecTotal`); None without any."""
+    from specscope.stats.low_acceptance import low_acceptance_alarm
+
+    if not lines:
+        return None
+    last = lines[-1]
+    k = last.num_spec_tokens or configured_k
+    drafted, accepted = last.draft_tokens, last.accepted_tokens
+    drafts = drafted // k if drafted is not None and k and drafted % k == 0 else None
+    rate = accepted / drafted if accepted is not None and drafted else None
+    went_down = any(
+        (a.draft_tokens or 0) > (b.draft_tokens or 0) or (a.accepted_tokens or 0) > (b.accepted_tokens or 0)
+        for a, b in zip(lines, lines[1:], strict=False)
+    )
+    return CumulativeSpecTotal(
+        lines=len(lines),
+        line_number=last.line_number,
+        num_spec_tokens=k,
+        draft_tokens=drafted,
+        accepted_tokens=accepted,
+        emitted_tokens=last.emitted_tokens,
+        drafts=drafts,
+        acceptance_rate=rate,
+        logged_acceptance_rate=last.draft_acceptance_rate,
+        logged_system_efficiency=last.system_efficiency,
+        counts_went_down=went_down,
+        alarm=low_acceptance_alarm(method, rate, drafts),
+    )
+
+
+def _num(x: float | None, fmt: str) -> str:
+    return "—" if x is None else format(x, fmt)
+
+
+def cumulative_lines(total: CumulativeSpecTotal) -> list[tuple[str, str]]:
+    """The V0 cumulative total as (label, value) rows for a terminal table."""
+    restart = "; counts went down between lines (a restart): the last run's total" if total.counts_went_down else ""
+    return [
+        (
+            "spec_decoding_cumulative",
+            f"V0 cumulative total at line {total.line_number} (the last of {total.lines} lines, not summed){restart}",
+        ),
+        (
+            "spec_decoding_drafted_accepted",
+            f"{_num(total.draft_tokens, ',')} drafted, {_num(total.accepted_tokens, ',')} accepted over "
+            f"{_num(total.drafts, ',')} drafts (k={_num(total.num_spec_tokens, 'd')}); "
+            f"{_num(total.emitted_tokens, ',')} emitted",
+        ),
+        ("spec_decoding_acceptance_rate", _num(total.acceptance_rate, ".3f")),
+        ("spec_decoding_system_efficiency", f"{_num(total.logged_system_efficiency, '.3f')} (as V0 logged it)"),
+        ("spec_decoding_alarm", total.alarm or "none"),
+    ]
+
+
 def pooled_lines(pooled: PooledSpecWindows) -> list[tuple[str, str]]:
     """The pooled windows as (label, value) rows for a terminal table."""
-
-    def num(x: float | None, fmt: str) -> str:
-        return "—" if x is None else format(x, fmt)
-
+    num = _num
     per_pos = ", ".join(f"{r:.3f}" for r in pooled.acceptance_per_position) or "—"
     windows = f"pooled over {pooled.windows} windows ({pooled.windows_without_counts} without counts)"
     counts = f"{num(pooled.draft_tokens, ',')} drafted, {num(pooled.accepted_tokens, ',')} accepted"

@@ -44,6 +44,7 @@ from specscope.stats.trace import TraceReplay, trace_replays
 from specscope.stats.turns import TurnRow, conversation_counts, turn_rows
 from specscope.stats.verdict import min_effect_of
 from specscope.store import Run, open_run
+from specscope.store.run import DB_NAME, GATE_RESULT_NAME
 
 __all__ = [
     "RunData",
@@ -59,13 +60,19 @@ __all__ = [
 
 
 def run_kind(path: Path | str) -> str | None:
-    """The ``kind`` a run folder's manifest.json declares (``bench``, ``gate``), or None when it has none."""
+    """The ``kind`` a run folder's manifest.json declares (``bench``, ``gate``), or None when it has none.
+
+    A folder whose manifest cannot be read is a ``gate`` run when it holds ``gate.json`` and no ``run.sqlite``
+    (the gate loader then names the damage), else None (``open_run`` names the fault).
+    """
     import json
 
     try:
         kind = json.loads((Path(path) / "manifest.json").read_text()).get("kind")
-    except (OSError, ValueError, AttributeError, RecursionError):  # a damaged manifest: open_run names the fault
-        return None
+    except (OSError, ValueError, AttributeError, RecursionError):
+        folder = Path(path)
+        is_gate = (folder / GATE_RESULT_NAME).is_file() and not (folder / DB_NAME).exists()
+        return "gate" if is_gate else None
     return None if kind is None else str(kind)
 
 

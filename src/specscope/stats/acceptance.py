@@ -136,9 +136,17 @@ def acceptance_view(
     draft_tokens: float,
     accepted_tokens: float,
     accepted_per_position: Sequence[float],
+    *,
+    drafts_counted: bool = True,
 ) -> AcceptanceView:
-    """Build the view from counter values (see the module docstring for the formulas and flags)."""
+    """Build the view from counter values (see the module docstring for the formulas and flags).
+
+    ``drafts_counted``: a drafts counter stood behind ``drafts`` (False: no server counter, ``drafts`` is a
+    placeholder 0); 0 counted drafts beside drafted tokens is ``DRAFT_TOKENS_WITHOUT_DRAFTS`` (a draft holds at
+    least one token)."""
     flags: list[str] = []
+    if drafts_counted and drafts <= 0 < draft_tokens:
+        flags.append(f"DRAFT_TOKENS_WITHOUT_DRAFTS: {draft_tokens:g} drafted tokens over 0 drafts")
     rate = acceptance_rate(accepted_tokens, draft_tokens)
     length = acceptance_length(accepted_tokens, drafts)
     uncond = per_position_rates(accepted_per_position, drafts)
@@ -188,6 +196,7 @@ def pooled_acceptance(
     acc: dict[tuple[str, str | None], list[float]] = {}
     pos: dict[tuple[str, str | None], list[float]] = defaultdict(list)
     sources: dict[tuple[str, str | None], set[str]] = defaultdict(set)
+    counted: dict[tuple[str, str | None], bool] = defaultdict(bool)  # a drafts counter stood behind the drafts
     for cell in summaries:
         c = cell.counters or {}
         has_counters = bool(c.get("drafts"))
@@ -196,6 +205,7 @@ def pooled_acceptance(
         key = (cell.config, cell.workload if by_workload else None)
         s = acc.setdefault(key, [0.0, 0.0, 0.0])
         s[0] += float(c.get("drafts") or 0.0)
+        counted[key] |= c.get("drafts") is not None
         if cell.per_request_draft_tokens:  # the server's per-response fields: this cell's requests only
             s[1] += float(cell.per_request_draft_tokens)
             s[2] += float(cell.per_request_accepted_tokens or 0)
@@ -211,7 +221,7 @@ def pooled_acceptance(
             p[i] += float(v)
     out = {}
     for k, v in acc.items():
-        view = acceptance_view(v[0], v[1], v[2], pos[k])
+        view = acceptance_view(v[0], v[1], v[2], pos[k], drafts_counted=counted[k])
         src = sources[k].pop() if len(sources[k]) == 1 else "mixed"
         out[k] = replace(view, source=src)
     return out

@@ -60,8 +60,9 @@ def summarize_cell(result: CellResult) -> CellSummary:
     scrape (``BUSY_AT_SCRAPE``), the client's token total differs from the server's generated-token
     delta (``TOKENS_MISMATCH``), the per-response speculative fields do not add up to the counter delta
     (``PER_REQUEST_MISMATCH``), one data-parallel engine restarted (``ENGINE_RESET(e)``: the figures sum the
-    others), a stream's tokens are unknown (``TOKENS_UNKNOWN``), the counters are inconsistent
-    (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``), or the measurement observed reasons (``result.reasons``);
+    others) or vanished from the after scrape (``ENGINE_VANISHED(e)``, likewise), a stream's tokens are unknown
+    (``TOKENS_UNKNOWN``), the counters are inconsistent (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``,
+    ``DRAFT_TOKENS_WITHOUT_DRAFTS``), or the measurement observed reasons (``result.reasons``);
     else ``ok``. ``CAPACITY_LIMITED(ceiling=C, requested=N)`` (:mod:`specscope.stats.capacity`) is added to the
     reasons after the status is decided: a correct measurement of a limited server, it leaves the status as it is.
     """
@@ -74,7 +75,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
     delta: SpecCounters | None = None
     if result.before is not None and result.after is not None:
         delta = counters_delta(result.before, result.after)
-    partial = delta is not None and (delta.reset or bool(delta.reset_engines))  # some window not counted
+    # some window not counted: an engine restarted or vanished
+    partial = delta is not None and (delta.reset or bool(delta.reset_engines) or bool(delta.vanished_engines))
     limit = result.client.get("max_tokens")  # the requests' max_tokens, stored since issue 14
     tokens = cell_tokens(streams, None if delta is None else delta.generation_tokens, partial, limit)
     output_tokens, token_source = tokens.output_tokens, tokens.source
@@ -84,6 +86,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
             reasons.append("COUNTER_RESET")
         elif delta.reset_engines:  # the figures sum the engines that did not restart
             reasons.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
+        if delta.vanished_engines:  # left out of the figures too, but not a restart
+            reasons.append("ENGINE_VANISHED(" + ", ".join(delta.vanished_engines) + ")")
         busy = [(n, v) for n, v in (("before", result.before.running), ("after", result.after.running)) if v]
         if busy:
             reasons.append("BUSY_AT_SCRAPE(" + ", ".join(f"{n}={v:g}" for n, v in busy) + ")")

@@ -8,21 +8,26 @@ Rules (issue 14, "Counters"):
 - Deltas are taken per ``engine`` label *before* summing (vLLM data parallel), so a restart of one engine
   is seen even when the sum still rises.
 - An engine restarted between the scrapes when one of its counters went down or its ``*_created`` time
-  moved. Its window is left out (listed in ``reset_engines``); the
-  cell's figure is the sum over the engines that did not restart. ``reset`` is set only when no engine is
-  left to count.
+  moved (compared only while the same counter families are there: a family that vanished takes its ``_created``
+  with it). Its window is left out (listed in ``reset_engines``); the cell's figure is the sum over the engines that
+  did not restart. ``reset`` is set only when no engine is left to count and some restarted.
+- An engine whose series are all gone after the window vanished (``vanished_engines``, ``ENGINE_VANISHED``): left out
+  too, but nothing says it restarted; a family gone from an engine that still reports others (the speculative series
+  gone, generation still rising) is a vanished series, not a restart.
 - A series absent before and present after starts from 0 (llama.cpp creates its speculative and
   per-position series only after its first speculative request); ``present`` is the "after" scrape's.
-- A counter absent after the window is ``None`` on the delta: silence is never 0 (issue 26).
+- A counter absent after the window is ``None`` on the delta: silence is never 0 (issue 26); per-position series
+  absent after give no per-position delta (never a fall to 0).
 
 :func:`spec_window` turns the two scrapes into one engine-neutral window reading (:class:`SpecWindow`): the state of
-speculation (not configured / idle / vanished / accepting nothing / gauge only / drafting / reset: four silences that
-read alike as zeros are four statements, the accepting-nothing one an alarm) and the named warnings.
+speculation (not configured / idle / vanished / accepting nothing / gauge only / unread / drafting / reset: silences
+that read alike as zeros are different statements, the accepting-nothing one an alarm) and the named warnings.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from specscope.records import SpecCounters, SpecWindow
@@ -38,9 +43,17 @@ __all__ = [
 
 #: the codes of :func:`counter_checks`: counters that contradict each other (a window with one is not a measurement).
 INCONSISTENCIES = frozenset(
-    {"PER_POSITION_SUM", "DRAFT_TOKENS_OVER_K", "SPEC_IDENTITY", "ACCEPTED_OVER_DRAFTED", "ACCEPTED_OVER_GENERATED"}
+    {
+        "PER_POSITION_SUM",
+        "DRAFT_TOKENS_OVER_K",
+        "DRAFT_TOKENS_WITHOUT_DRAFTS",
+        "SPEC_IDENTITY",
+        "ACCEPTED_OVER_DRAFTED",
+        "ACCEPTED_OVER_GENERATED",
+    }
 )
 
+_COUNTED = frozenset({"spec", "per_pos", "generation", "prompt"})  # SpecCounters.present families that are counters
 _COUNTS = ("drafts", "draft_tokens", "accepted_tokens", "rejected_tokens", "generation_tokens", "prompt_tokens")
 
 
@@ -58,19 +71,22 @@ def _diff(before: float | None, after: float | None) -> tuple[float | None, bool
 
 def _delta_one(before: SpecCounters, after: SpecCounters) -> SpecCounters:
     """The delta of one series set (one engine, or the whole server when there are no engine labels)."""
-    reset = before.created is not None and after.created is not None and before.created != after.created
+    same_families = before.present & _COUNTED == after.present & _COUNTED
+    created = before.created is not None and after.created is not None
+    reset = same_families and created and before.created != after.created
     vals: dict[str, float | None] = {}
     for name in _COUNTS:
         vals[name], r = _diff(getattr(before, name), getattr(after, name))
         reset |= r
-    n = max(len(before.accepted_per_position), len(after.accepted_per_position))
-    b = before.accepted_per_position + (0.0,) * (n - len(before.accepted_per_position))  # (n,)
-    a = after.accepted_per_position + (0.0,) * (n - len(after.accepted_per_position))  # (n,)
     per_pos: list[float] = []
-    for x, y in zip(b, a, strict=True):
-        v, r = _diff(x, y)
-        per_pos.append(v or 0.0)
-        reset |= r
+    if "per_pos" in after.present or after.accepted_per_position:  # gone after: no per-position delta, no fall to 0
+        n = max(len(before.accepted_per_position), len(after.accepted_per_position))
+        b = before.accepted_per_position + (0.0,) * (n - len(before.accepted_per_position))  # (n,)
+        a = after.accepted_per_position + (0.0,) * (n - len(after.accepted_per_position))  # (n,)
+        for x, y in zip(b, a, strict=True):
+            v, r = _diff(x, y)
+            per_pos.append(v or 0.0)
+            reset |= r
     return SpecCounters(
         drafts=vals["drafts"],
         draft_tokens=vals["draft_tokens"],
@@ -91,8 +107,9 @@ def _add_opt(x: float | None, y: float | None) -> float | None:
     return y if x is None else x if y is None else x + y
 
 
-def sum_counters(parts: list[SpecCounters]) -> SpecCounters:
-    """The sum of several engines' deltas (per position padded with 0); ``present`` is the union."""
+def sum_counters(parts: Sequence[SpecCounters]) -> SpecCounters:
+    """The sum of several engines' deltas or snapshots (per position padded with 0; the ``running`` / ``waiting``
+    gauges summed, as replicas at one moment); ``present`` is the union; None stays None (silence is never 0)."""
     out = SpecCounters()
     for p in parts:
         n = max(len(out.accepted_per_position), len(p.accepted_per_position))
@@ -107,6 +124,8 @@ def sum_counters(parts: list[SpecCounters]) -> SpecCounters:
             accepted_per_position=tuple(pos),
             generation_tokens=_add_opt(out.generation_tokens, p.generation_tokens),
             prompt_tokens=_add_opt(out.prompt_tokens, p.prompt_tokens),
+            running=_add_opt(out.running, p.running),
+            waiting=_add_opt(out.waiting, p.waiting),
             present=out.present | p.present,
             engine_kind=out.engine_kind or p.engine_kind,
             rejected_tokens=_add_opt(out.rejected_tokens, p.rejected_tokens),
@@ -124,8 +143,8 @@ def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
     (Prometheus' ``increase()`` convention), which is NOT the cell's true count; callers must mark such a
     cell. With ``engine`` labels, each engine's delta is in ``engines`` with its own ``reset``; the
     restarted ones are listed in ``reset_engines`` and the top-level figures sum the others (``reset`` only
-    when all restarted). An engine absent before starts from 0; one absent after restarted. Gauges
-    (``running``, ``waiting``) are ``None`` on a delta.
+    when no engine is left and some restarted). An engine absent before starts from 0; one absent after vanished
+    (``vanished_engines``: left out, not a restart). Gauges (``running``, ``waiting``) are ``None`` on a delta.
 
     Args:
         before: snapshot taken before the cell.
@@ -137,14 +156,30 @@ def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
     if not before.engines and not after.engines:
         return _delta_one(before, after)
     per: dict[str, SpecCounters] = {}
+    vanished: list[str] = []
     for e in sorted(set(before.engines) | set(after.engines)):
         b = before.engines.get(e, SpecCounters())
         a = after.engines.get(e)
-        per[e] = SpecCounters(reset=True) if a is None else _delta_one(b, a)
-    valid = [d for d in per.values() if not d.reset]
-    gone = tuple(e for e, d in per.items() if d.reset)
-    total = sum_counters(valid) if valid else _delta_one(before, after)
-    return dataclasses.replace(total, engines=per, reset_engines=gone, reset=not valid)
+        if a is None:
+            vanished.append(e)
+            per[e] = SpecCounters()
+        else:
+            per[e] = _delta_one(b, a)
+    valid = [d for e, d in per.items() if not d.reset and e not in vanished]
+    restarted = tuple(e for e, d in per.items() if d.reset)
+    if valid:
+        total = sum_counters(valid)
+    elif restarted:
+        total = _delta_one(before, after)
+    else:
+        total = SpecCounters()
+    return dataclasses.replace(
+        total,
+        engines=per,
+        reset_engines=restarted,
+        vanished_engines=tuple(vanished),
+        reset=not valid and bool(restarted),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,12 +193,13 @@ class CounterChecks:
 
 def counter_checks(delta: SpecCounters) -> CounterChecks:
     """Check a delta: the per-position accepted counts sum to the accepted total (``PER_POSITION_SUM``),
-    no more draft tokens were proposed than ``drafts`` x the number of positions (``DRAFT_TOKENS_OVER_K``),
-    rejected = drafted - accepted where all three are exported (``SPEC_IDENTITY``), no more tokens were accepted
-    than drafted (``ACCEPTED_OVER_DRAFTED``: every accepted token was a draft token), and no more than the output
-    tokens allow (``ACCEPTED_OVER_GENERATED``). An accepted token is an output token, except in a request's last
-    step: vLLM counts a step's accepted tokens before the stop check cuts the tokens after EOS or ``max_tokens``
-    (``vllm/v1/core/sched/scheduler.py``, ``update_from_output``: ``make_spec_decoding_stats`` before
+    no more draft tokens were proposed than ``drafts`` x the number of positions (``DRAFT_TOKENS_OVER_K``), a
+    drafts counter that says 0 has no drafted tokens beside it (``DRAFT_TOKENS_WITHOUT_DRAFTS``: every draft holds at
+    least one token), rejected = drafted - accepted where all three are exported (``SPEC_IDENTITY``), no more tokens
+    were accepted than drafted (``ACCEPTED_OVER_DRAFTED``: every accepted token was a draft token), and no more than
+    the output tokens allow (``ACCEPTED_OVER_GENERATED``). An accepted token is an output token, except in a
+    request's last step: vLLM counts a step's accepted tokens before the stop check cuts the tokens after EOS or
+    ``max_tokens`` (``vllm/v1/core/sched/scheduler.py``, ``update_from_output``: ``make_spec_decoding_stats`` before
     ``_update_request_with_output``), so a window may hold up to k more accepted tokens per finished request than
     generated ones; each request generates at least one, hence the sound bound accepted <= generated x (1 + k), k
     the number of positions (else drafted / drafts). Every code is one of :data:`INCONSISTENCIES`.
@@ -174,6 +210,8 @@ def counter_checks(delta: SpecCounters) -> CounterChecks:
     reasons: list[str] = []
     per_pos = delta.accepted_per_position
     drafts, drafted, accepted = delta.drafts, delta.draft_tokens, delta.accepted_tokens
+    if drafts == 0 and drafted:
+        reasons.append(f"DRAFT_TOKENS_WITHOUT_DRAFTS(draft tokens {drafted:g} over 0 drafts)")
     if per_pos and accepted is not None and abs(sum(per_pos) - accepted) > 1e-9:
         reasons.append(f"PER_POSITION_SUM(sum {sum(per_pos):g} != accepted {accepted:g})")
     if per_pos and drafts is not None and drafted is not None and drafted > drafts * len(per_pos):
@@ -198,15 +236,21 @@ def counter_checks(delta: SpecCounters) -> CounterChecks:
 def _state(before: SpecCounters, after: SpecCounters, delta: SpecCounters) -> tuple[str, str]:
     """(state, statement) of one window; see :class:`specscope.records.SpecWindow`."""
     if delta.reset:
-        return "reset", "every engine restarted between the scrapes: no window to count"
+        gone = f" ({', '.join(delta.vanished_engines)} vanished)" if delta.vanished_engines else ""
+        return "reset", f"every engine left restarted between the scrapes{gone}: no window to count"
     if "spec" in before.present and "spec" not in after.present:
         return "vanished", "the speculative series were there before the window and gone after it"
     if "spec" not in after.present:
+        if after.unread:
+            return "unread", (
+                "speculative series present but not read (names specscope does not know): no figure; see "
+                "UNREAD_SPEC_FIELD"
+            )
         if after.spec_gauges:
             return "gauge_only", "the server shows speculative gauges only (a current mean, not a window count)"
         return "not_configured", "no speculative series: speculation is not configured (or not exposed)"
     drafts, drafted, accepted = delta.drafts, delta.draft_tokens, delta.accepted_tokens
-    if drafts == 0 or (drafts is None and drafted == 0):
+    if (drafts == 0 and not drafted) or (drafts is None and drafted == 0):
         return "idle", "speculation is configured and drafted nothing in the window (a counter says 0)"
     if accepted == 0 and (drafts or drafted):
         n = drafts if drafts is not None else drafted
@@ -218,14 +262,16 @@ def _state(before: SpecCounters, after: SpecCounters, delta: SpecCounters) -> tu
 def spec_window(before: SpecCounters, after: SpecCounters) -> SpecWindow:
     """Read one window of one server: its deltas (:func:`counters_delta`), the state of speculation, the statement
     and the named warnings (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``, ``ACCEPTING_NOTHING``,
-    ``ENGINE_RESET``, and the checks of :func:`counter_checks`)."""
+    ``ENGINE_RESET``, ``ENGINE_VANISHED``, and the checks of :func:`counter_checks`)."""
     delta = counters_delta(before, after)
     state, statement = _state(before, after, delta)
     warnings: list[str] = []
     if delta.reset_engines and not delta.reset:
         warnings.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
+    if delta.vanished_engines:
+        warnings.append("ENGINE_VANISHED(" + ", ".join(delta.vanished_engines) + ")")
     if state == "vanished":
-        warnings.append("SERIES_VANISHED(" + ", ".join(sorted(before.present - after.present)) + ")")
+        warnings.append("SERIES_VANISHED(" + ", ".join(sorted((before.present - after.present) & _COUNTED)) + ")")
     if after.spec_gauges:
         warnings.append("GAUGE_NOT_WINDOW(" + ", ".join(after.spec_gauges) + ")")
     if after.unread:

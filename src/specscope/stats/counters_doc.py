@@ -8,23 +8,33 @@ JSON keys: ``acceptance_rate`` (accepted / draft tokens), ``acceptance_length`` 
 tokens per verify step), ``acceptance_per_position`` (accepted at position i / drafts), ``k`` (draft tokens
 per draft when whole), ``deltas`` (``drafts``, ``draft_tokens``, ``accepted_tokens``,
 ``accepted_per_position``, ``generation_tokens``, ``prompt_tokens``: counts in tokens, drafts in verify
-steps) of the engines that did not restart, ``engines`` (per engine label: ``reset`` and its own
-``deltas``; one entry ``""`` when the server has no ``engine`` label), ``reasons`` (codes), ``engine_kind``,
-``state`` / ``statement`` (not configured, idle, vanished, accepting nothing, gauge only, drafting, reset: issue 26),
-``warnings`` (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``, ``ACCEPTING_NOTHING`` ...),
-``problems`` (what makes ``specscope counters`` exit 1: the window's alarm, ``ACCEPTING_NOTHING``, and the
-inconsistencies of a counted window, :data:`specscope.stats.counters.INCONSISTENCIES`, such as more tokens accepted
-than drafted). A count with no counter behind it is null, never 0.
+steps) of the engines that did not restart or vanish, ``engines`` (per engine label: ``reset``, ``vanished`` (all
+its series gone after: left out, not a restart) and its own ``deltas``; one entry ``""`` when the server has no
+``engine`` label), ``reasons`` (codes: ``COUNTER_RESET``, ``ENGINE_RESET(e)``, ``ENGINE_VANISHED(e)``, the checks),
+``engine_kind``, ``state`` / ``statement`` (not configured, idle, vanished, accepting nothing, gauge only, unread,
+drafting, reset: issue 26), ``warnings`` (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``,
+``ACCEPTING_NOTHING`` ...), ``alarms`` (``ACCEPTING_NOTHING(...)``, else the one low-acceptance rule of
+:mod:`specscope.stats.low_acceptance` over the window, the method unknown: a ``LOW_ACCEPTANCE(...)``, as
+``serve --parse-log`` gives for a log), ``inconsistencies`` (the checks of a counted window that show counters
+contradicting each other, :data:`specscope.stats.counters.INCONSISTENCIES`: more tokens accepted than drafted ...).
+Alarms and inconsistencies make ``specscope counters`` exit 1. A count with no counter behind it is null, never 0.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from specscope.records import SpecCounters
+from specscope.records import SpecCounters, SpecWindow
 from specscope.stats.counters import INCONSISTENCIES, counter_checks, counters_delta, spec_window
+from specscope.stats.low_acceptance import low_acceptance_alarm
 
-__all__ = ["counters_doc", "counters_text"]
+__all__ = ["INCONSISTENT_FIX", "counters_doc", "counters_text"]
+
+#: what to check when a window's counters contradict each other.
+INCONSISTENT_FIX = (
+    "check that both scrapes are of one server and one engine kind (an exporter that sums several servers, or a "
+    "router, mixes their counters)"
+)
 
 
 def _deltas(d: SpecCounters) -> dict[str, Any]:
@@ -38,6 +48,16 @@ def _deltas(d: SpecCounters) -> dict[str, Any]:
     }
 
 
+def _alarms(window: SpecWindow) -> list[str]:
+    """The window's alarms: accepting nothing, else the one low-acceptance rule (method unknown: a counter does not
+    say which drafter ran, and an unknown method is judged as a head, as for a log without its config line)."""
+    if window.alarm:
+        return [f"{window.alarm}({window.statement})"]
+    d = window.delta
+    low = low_acceptance_alarm(None, window.acceptance_rate, d.drafts if d.drafts is not None else None)
+    return [low] if low else []
+
+
 def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
     """The deltas, acceptance and checks of two snapshots (see the module doc for the keys)."""
     delta = counters_delta(before, after)
@@ -46,6 +66,8 @@ def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
         reasons.append("COUNTER_RESET")
     elif delta.reset_engines:
         reasons.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
+    if delta.vanished_engines:
+        reasons.append("ENGINE_VANISHED(" + ", ".join(delta.vanished_engines) + ")")
     checks = counter_checks(delta)
     reasons += checks.reasons
     engines = delta.engines or {"": delta}
@@ -56,15 +78,18 @@ def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
         "state": window.state,
         "statement": window.statement,
         "warnings": [w for w in window.warnings if w not in reasons],
+        "alarms": _alarms(window),
         "acceptance_rate": delta.acceptance_rate if counted else None,
         "acceptance_length": delta.acceptance_length if counted else None,
         "acceptance_per_position": list(delta.acceptance_per_position) if counted else [],
         "k": checks.k,
         "deltas": _deltas(delta),
-        "engines": {e: {"reset": d.reset, "deltas": _deltas(d)} for e, d in engines.items()},
+        "engines": {
+            e: {"reset": d.reset, "vanished": e in delta.vanished_engines, "deltas": _deltas(d)}
+            for e, d in engines.items()
+        },
         "reasons": reasons,
-        "problems": ([window.alarm] if window.alarm else [])
-        + ([r for r in checks.reasons if r.split("(")[0] in INCONSISTENCIES] if counted else []),
+        "inconsistencies": [r for r in checks.reasons if r.split("(")[0] in INCONSISTENCIES] if counted else [],
     }
 
 
@@ -78,13 +103,16 @@ def counters_text(doc: dict[str, Any]) -> str:
     for e, eng in doc["engines"].items():
         d = eng["deltas"]
         name = f"engine {e}" if e else "server"
+        if eng.get("vanished"):
+            lines.append(f"{name}: vanished: no series in the after scrape (left out; not a restart)")
+            continue
         tail = "(left out: restarted between the scrapes)" if eng["reset"] and e else ""
         lines.append(
             f"{name}: reset: {str(eng['reset']).lower()}  drafts {_num(d['drafts'])}  draft tokens "
             f"{_num(d['draft_tokens'])}  accepted {_num(d['accepted_tokens'])}  generation "
             f"{_num(d['generation_tokens'])}  prompt {_num(d['prompt_tokens'])} {tail}".rstrip()
         )
-    valid = [e for e, eng in doc["engines"].items() if not eng["reset"]]
+    valid = [e for e, eng in doc["engines"].items() if not eng["reset"] and not eng.get("vanished")]
     who = f" (engines {', '.join(valid)})" if doc["engines"].keys() != {""} else ""
     lines.append(
         f"acceptance{who}: rate {_num(doc['acceptance_rate'], '.3f')}  length "
@@ -96,6 +124,8 @@ def counters_text(doc: dict[str, Any]) -> str:
     lines.append(f"speculation: {doc['state']}: {doc['statement']}")
     if doc["warnings"]:
         lines.append("warnings: " + ", ".join(doc["warnings"]))
-    if doc["problems"]:
-        lines.append("problems: " + ", ".join(doc["problems"]))
+    lines += [f"ALARM {a}" for a in doc.get("alarms", [])]
+    lines += [f"INCONSISTENT {r}" for r in doc.get("inconsistencies", [])]
+    if doc.get("inconsistencies"):
+        lines.append(f"fix: {INCONSISTENT_FIX}")
     return "\n".join(lines)

@@ -9,6 +9,7 @@ An unknown method (a log without its config line, an external server) is treated
 
 from __future__ import annotations
 
+import math
 import re
 
 __all__ = ["FAR_BELOW", "HEAD_METHODS", "MIN_DRAFTS", "NEAR_ZERO", "low_acceptance_alarm"]
@@ -21,8 +22,9 @@ HEAD_METHODS = re.compile(r"mtp|eagle|dflash|draft|medusa", re.IGNORECASE)
 
 def low_acceptance_alarm(method: str | None, rate: float | None, drafts: float | None) -> str | None:
     """``LOW_ACCEPTANCE(...)`` when a head (or an unknown method) accepts under :data:`NEAR_ZERO` over at least
-    :data:`MIN_DRAFTS` drafts, else None (an n-gram or suffix drafter, too few drafts, or no rate)."""
-    if rate is None or drafts is None or drafts < MIN_DRAFTS:
+    :data:`MIN_DRAFTS` drafts, else None (an n-gram or suffix drafter, too few drafts, no rate, or a non-finite
+    figure, which a NaN counter gives)."""
+    if rate is None or drafts is None or not (math.isfinite(rate) and math.isfinite(drafts)) or drafts < MIN_DRAFTS:
         return None
     if method is not None and not HEAD_METHODS.search(method):
         return None

@@ -21,6 +21,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from specscope.errors import SurgeryError
 from specscope.fsio import copy_file_atomic, write_text_atomic
@@ -28,6 +29,9 @@ from specscope.surgery.configs import render_json
 from specscope.surgery.plan import MANIFEST_NAME, SurgeryPlan, SurgeryResult
 from specscope.surgery.shards import ShardWriter, read_header, sha256_bytes
 from specscope.surgery.validate import PlanCheck, check_plan, output_hashes, read_manifest
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 __all__ = ["PARTIAL_MARK", "apply_plan", "partial_folder"]
 
@@ -60,7 +64,7 @@ def _remove_stale_partials(out: Path) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
-def _progress(enabled: bool, total_bytes: int):
+def _progress(enabled: bool, total_bytes: int) -> Progress:
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
@@ -108,7 +112,7 @@ def _write_all(plan: SurgeryPlan, folder: Path, result: SurgeryResult, progress:
         result.written.append(j.name)
 
 
-def _manifest(plan: SurgeryPlan, result: SurgeryResult, folder: Path, check: PlanCheck) -> dict:
+def _manifest(plan: SurgeryPlan, result: SurgeryResult, folder: Path, check: PlanCheck) -> dict[str, Any]:
     return {
         "operation": plan.operation,
         "source": str(plan.source),

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -66,8 +67,8 @@ class JsonJob:
     """A JSON file to write; ``data`` may be a callable taking the tensor hashes (for manifests)."""
 
     name: str
-    data: dict | Callable[[dict[str, str]], dict]
-    before: dict | None = None
+    data: dict[str, Any] | Callable[[dict[str, str]], dict[str, Any]]
+    before: dict[str, Any] | None = None
     indent: int = 2
 
 
@@ -88,7 +89,7 @@ class SurgeryPlan:
     operation: str
     source: Path
     out: Path
-    args: dict = field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict)
     links: list[LinkJob] = field(default_factory=list)
     shards: list[ShardJob] = field(default_factory=list)
     jsons: list[JsonJob] = field(default_factory=list)
@@ -141,7 +142,7 @@ class SurgeryPlan:
             if not callable(j.data) and j.before is not None
         }
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-able summary (what ``--dry-run --format json`` prints)."""
         return {
             "operation": self.operation,
@@ -205,10 +206,10 @@ class SurgeryResult:
     copied: list[str] = field(default_factory=list)
     tensor_sha256: dict[str, str] = field(default_factory=dict)
     audit_exit_code: int | None = None
-    audit_findings: list[dict] = field(default_factory=list)
+    audit_findings: list[dict[str, Any]] = field(default_factory=list)
     audit_note: str = ""
     up_to_date: bool = False
     elapsed_ns: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items()}

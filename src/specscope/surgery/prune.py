@@ -13,6 +13,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from specscope.checkpoint.header import SafetensorsHeader
 from specscope.checkpoint.schema import read_config_file
@@ -24,7 +25,7 @@ from specscope.surgery.shards import INDEX_NAME, Checkpoint, read_header
 __all__ = ["plan_prune_unindexed"]
 
 
-def _load_index(root: Path) -> dict | None:
+def _load_index(root: Path) -> dict[str, Any] | None:
     if not root.is_dir():
         raise CheckpointError("checkpoint folder not found", found=str(root), expected="a folder", fix="check the path")
     # bounded, type-checked (checkpoint.schema): a broken index is one CheckpointError, never a traceback

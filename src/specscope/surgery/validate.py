@@ -15,6 +15,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from specscope.checkpoint.safefiles import read_json_file
 from specscope.errors import CheckpointError, SurgeryError
@@ -82,7 +83,7 @@ def existing_ancestor(path: Path) -> Path:
     return p
 
 
-def read_manifest(out: Path) -> dict | None:
+def read_manifest(out: Path) -> dict[str, Any] | None:
     """The output folder's ``specscope-surgery.json`` as a dict, or None when absent or unreadable."""
     try:
         man = read_json_file(out / MANIFEST_NAME, max_bytes=_MAX_MANIFEST_BYTES)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from specscope.truth.script import ResponsePlan, TruthScript
@@ -44,7 +45,7 @@ def _http_chunk(payload: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(payload), payload)
 
 
-def _event(obj: dict) -> bytes:
+def _event(obj: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
 
 
@@ -199,10 +200,10 @@ class _Conn(asyncio.Protocol):
         self.transport: Any = None
         self.paused = self.closed = self.busy = False
 
-    def connection_made(self, transport) -> None:
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
 
-    def connection_lost(self, exc) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
 
     def pause_writing(self) -> None:
@@ -255,7 +256,7 @@ class _Conn(asyncio.Protocol):
         self.pump.add(_Stream(self, st.writes(n)))
 
 
-async def serve_firehose(script: TruthScript, host: str, port: int, announce) -> None:
+async def serve_firehose(script: TruthScript, host: str, port: int, announce: Callable[[str], None]) -> None:
     """Serve the firehose on ``host:port`` until cancelled; ``announce(base_url)`` once listening."""
     state = FirehoseState(script.default, script.firehose_events_per_write)
     pump = _Pump()

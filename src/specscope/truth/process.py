@@ -144,7 +144,8 @@ class TruthServer:
     # -- control endpoints
     def served(self) -> list[dict[str, Any]]:
         """The truth log: one dict per request (``arrival_ns``, ``writes``, ``end_ns``, ``output_tokens``...)."""
-        return httpx.get(self.base_url + "/truth/log", timeout=30).json()
+        log: list[dict[str, Any]] = httpx.get(self.base_url + "/truth/log", timeout=30).json()
+        return log
 
     def set_script(self, script: TruthScript) -> None:
         """Replace the programme (counters go back to 0)."""

@@ -1,0 +1,34 @@
+"""SGLang's derived per-request fields are checked against the counts they derive from, not read (issue 26): a 0
+beside counts that say otherwise is named (sglang PR #13754's request-level metrics fix; the length formula is PR
+#3152's completion_tokens / spec_verify_ct). Inputs in tests/data/engines/per_request (SOURCES.md there)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from specscope.client.spec_fields import read_spec
+
+DATA = Path(__file__).parent.parent / "data" / "engines" / "per_request"
+
+
+def _read(name: str):
+    rec = read_spec(json.loads((DATA / name).read_text()))
+    assert rec is not None
+    return rec
+
+
+def test_zero_length_and_rate_beside_forty_tokens_over_ten_steps_are_named() -> None:
+    rec = _read("sglang_pr13754_ngram_prefix_zeros.json")
+    assert rec.engine == "sglang" and rec.verify_steps == 10
+    assert (rec.accepted_tokens, rec.draft_tokens) == (None, None)  # the zeros are not read as counts
+    assert rec.warnings == (
+        "SPEC_FIELDS_DISAGREE(meta_info.spec_accept_length 0 != completion_tokens 40 / spec_verify_ct 10 = 4.00)",
+        "SPEC_FIELDS_DISAGREE(meta_info.spec_accept_rate 0.0 while completion_tokens 40 over spec_verify_ct 10 "
+        "steps say drafts were accepted)",
+    )
+
+
+def test_derived_fields_that_agree_say_nothing() -> None:
+    rec = _read("sglang_pr11144_rate_length_only.json")  # 128 / 41 = 3.1220 as SGLang printed it
+    assert rec.verify_steps == 41 and rec.warnings == ()
