@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from specscope.errors import ConfigError
+from specscope.errors import ConfigError, value_fix
 from specscope.values import csv_items
 
 __all__ = [
@@ -169,8 +169,14 @@ class BenchOptions(BaseModel):
     def _repeat_bounds(self) -> BenchOptions:
         if self.min_repeats > self.max_repeats:
             raise ValueError(
-                f"--min-repeats {self.min_repeats} is above --max-repeats {self.max_repeats}: no round count fits"
-                f" both; pass --max-repeats {self.min_repeats} or more, or --min-repeats {self.max_repeats} or less"
+                "|".join(  # what | found | expected | fix (profile_options makes the one error line of it)
+                    (
+                        "--min-repeats is above --max-repeats",
+                        f"--min-repeats {self.min_repeats}, --max-repeats {self.max_repeats}",
+                        "--min-repeats <= --max-repeats (no round count fits both)",
+                        f"pass --max-repeats {self.min_repeats} or more, or --min-repeats {self.max_repeats} or less",
+                    )
+                )
             )
         return self
 
@@ -249,8 +255,9 @@ def profile_options(name: str, flags: Mapping[str, str] | None = None, **overrid
     """The options of profile ``name`` with ``overrides`` (``None`` values ignored) applied.
 
     ``flags`` names the command-line flag of a field (``levels`` -> ``--max-concurrency``) for the error.
-    ``min_repeats`` / ``max_repeats`` bound adaptive repeats, so they need ``target_ci``; that ``min <= max``
-    is checked once, by :class:`BenchOptions`.
+    ``min_repeats`` / ``max_repeats`` bound adaptive repeats (``target_ci``); that ``min <= max`` is checked once, by
+    :class:`BenchOptions`; that they come with ``--target-ci`` is the option spec's rule
+    (:func:`specscope.bench.spec.check_combinations`).
 
     Raises:
         ConfigError: unknown profile or an invalid option value.
@@ -258,27 +265,19 @@ def profile_options(name: str, flags: Mapping[str, str] | None = None, **overrid
     if name not in PROFILES:
         raise ConfigError.unknown("profile", name, PROFILES, fix="pass --profile quick")
     values = {**PROFILES[name], **{k: v for k, v in overrides.items() if v is not None}}
-    adaptive_only = [k for k in ("min_repeats", "max_repeats") if overrides.get(k) is not None]
-    if adaptive_only and values.get("target_ci") is None:
-        flag = "--" + adaptive_only[0].replace("_", "-")
-        raise ConfigError(
-            f"{flag} bounds adaptive repeats (--target-ci)",
-            found=f"{flag} {overrides[adaptive_only[0]]} without --target-ci",
-            expected="--target-ci with --min-repeats / --max-repeats, or --repeats N for the fixed design",
-            fix=f"add --target-ci 0.05, or use --repeats instead of {flag}",
-        )
     try:
         return BenchOptions(**values)
     except ValidationError as exc:
         first = exc.errors()[0]
         msg = _plain_bound(str(first["msg"]).removeprefix("Value error, "))
-        if not first["loc"]:  # a rule over several options: its message names them
-            raise ConfigError(msg, fix="see `specscope bench --help`") from None
+        if not first["loc"]:  # a rule over several options: its message is "what|found|expected|fix"
+            what, found, expected, fix = (msg.split("|") + ["", "", ""])[:4]
+            raise ConfigError(what, found=found or None, expected=expected or None, fix=fix or None) from None
         where = ".".join(str(p) for p in first["loc"])
-        flag = (flags or {}).get(where, where)
+        flag = (flags or {}).get(where, "--" + where.split(".")[0].replace("_", "-"))
         raise ConfigError(
             f"invalid bench option {flag}",
             found=_as_flag_value(first.get("input")),
             expected=msg,
-            fix="see `specscope bench --help`",
+            fix=value_fix(flag, msg, f"`specscope bench --help` says what {flag} takes"),
         ) from None

@@ -23,9 +23,9 @@ Tree::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 __all__ = [
     "SpecscopeError",
@@ -43,6 +43,7 @@ __all__ = [
     "require_at_least",
     "require_one_of",
     "require_path",
+    "value_fix",
 ]
 
 
@@ -104,8 +105,16 @@ class MetricsUnavailable(ServerError):
 class ServerStartError(ServerError):
     """A server that specscope launched exited or never became healthy; ``log_tail`` holds its last lines."""
 
-    def __init__(self, message: str, *, log_tail: str = "", **kw: Any) -> None:
-        super().__init__(message, **kw)
+    def __init__(
+        self,
+        message: str,
+        *,
+        log_tail: str = "",
+        found: object = None,
+        expected: object = None,
+        fix: str | None = None,
+    ) -> None:
+        super().__init__(message, found=found, expected=expected, fix=fix)
         self.log_tail = log_tail
 
 
@@ -177,3 +186,22 @@ def require_path(path: str | Path, message: str, *, expected: str, fix: str, fol
     if not (p.is_dir() if folder else p.is_file()):
         raise ConfigError(message, found=str(p), expected=expected, fix=fix)
     return p
+
+
+def value_fix(flag: str, expected: str, fallback: str) -> str:
+    """The fix for a value ``flag`` refused, from what it expects (pydantic's and click's words: ``greater than or
+    equal to 1``, ``less than 64``, or the plain ``a value >= 0``; ``is not one of a, b``, ``a valid integer``); else
+    ``fallback``."""
+    if m := re.search(r"(less|greater) than or equal to (\S+)|([<>])= (\S+)", expected):
+        less = (m.group(1) or ("less" if m.group(3) == "<" else "greater")) == "less"
+        return f"give {flag} {m.group(2) or m.group(4)} or {'less' if less else 'more'}"
+    if m := re.search(r"(less|greater) than (\S+)|([<>]) (\S+)", expected):
+        less = (m.group(1) or ("less" if m.group(3) == "<" else "greater")) == "less"
+        return f"give {flag} a value {'below' if less else 'above'} {m.group(2) or m.group(4)}"
+    if m := re.search(r"is not one of (.+)", expected):
+        return f"e.g. {flag} {m.group(1).split(',')[0].strip()}"
+    if "integer" in expected:
+        return f"give {flag} a whole number, e.g. {flag} 2"
+    if "number" in expected:
+        return f"give {flag} a number, e.g. {flag} 0.5"
+    return fallback

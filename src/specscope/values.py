@@ -13,6 +13,8 @@ the same way: a :class:`~specscope.errors.ConfigError` with what was found, what
 - **Lists** (:func:`csv_items`, :func:`parse_int_list`, :func:`parse_float_list`): comma-separated, none empty.
 - **NAME=VALUE lists** (:func:`parse_pairs`): ``a=1,b=2`` or repeated ``--opt a=1 --opt b=2``; each value read by
   the parser of its kind.
+- **Fractions** (:func:`parse_fraction`): ``0.05`` or ``5%``, in ``[0, 1)``.
+- **Text widths** (:func:`parse_width`): a whole number of characters, :data:`MIN_WIDTH` to :data:`MAX_WIDTH`.
 """
 
 from __future__ import annotations
@@ -25,15 +27,19 @@ from specscope.errors import ConfigError
 
 __all__ = [
     "DURATION_UNITS_S",
+    "MAX_WIDTH",
+    "MIN_WIDTH",
     "csv_items",
     "parse_bandwidth",
     "parse_bytes",
     "parse_duration_s",
     "parse_float_list",
+    "parse_fraction",
     "parse_int_list",
     "parse_pairs",
     "parse_rate_list",
     "parse_rate_per_s",
+    "parse_width",
 ]
 
 T = TypeVar("T")
@@ -73,6 +79,8 @@ def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow
         seconds = None
     elif isinstance(text, int | float):
         seconds = float(text)
+    elif not isinstance(text, str):  # a list or a table from a run file
+        seconds = None
     else:
         s = text.strip()
         if re.fullmatch(_NUMBER, s, re.IGNORECASE):
@@ -241,23 +249,29 @@ _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _PREFIX |= {"ki": 1024.0, "mi": 1024.0**2, "gi": 1024.0**3, "ti": 1024.0**4, "pi": 1024.0**5}
 
 
-def parse_bytes(text: str | float | int, what: str = "a byte size") -> float:
+def parse_bytes(text: str | float | int, what: str = "a byte size", *, allow_zero: bool = False) -> float:
     """``"17.61GB"`` -> 17.61e9, ``"1GiB"`` -> 1073741824.0, ``850`` -> 850.0 (bytes).
 
+    ``what`` names the option in the error (``--draft-bytes``); ``allow_zero`` accepts 0 (an n-gram drafter reads
+    no draft weights).
+
     Raises:
-        ConfigError: not a size, or not positive.
+        ConfigError: not a size, or not positive (zero allowed with ``allow_zero``).
     """
     value: float | None = None
     if isinstance(text, int | float) and not isinstance(text, bool):
         value = float(text)
     elif isinstance(text, str) and (m := _BYTES_RE.match(text)):
         value = float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]
-    if value is None or not 0 < value < float("inf"):
+    low_ok = value is not None and (value > 0 or (allow_zero and value == 0))
+    if value is None or not low_ok or not value < float("inf"):
+        kind = "non-negative" if allow_zero else "positive"
+        example = f"{what} 0.85GB" if what.startswith("--") else "0.85GB"
         raise ConfigError(
-            f"{what} takes a positive byte size",
+            f"{what} takes a {kind} byte size",
             found=text,
-            expected="a size such as 17.61GB, 850MB or 0.79GiB",
-            fix="write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB)",
+            expected="a size such as 17.61GB, 850MB or 0.79GiB" + (" (0: nothing read)" if allow_zero else ""),
+            fix=f"write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. {example}",
         )
     return value
 
@@ -285,3 +299,57 @@ def parse_bandwidth(text: str, what: str = "--bandwidth", named: Mapping[str, fl
             fix=f"pass {what} 273GB/s",
         )
     return float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]
+
+
+#: the narrowest text width (characters) a table can be printed in: a column of a short value and its borders.
+MIN_WIDTH = 40
+#: the widest text width (characters) accepted.
+MAX_WIDTH = 1000
+
+
+def parse_width(value: str | int, what: str = "--width") -> int:
+    """``"120"`` (or 120) -> 120: a text width in characters, :data:`MIN_WIDTH` to :data:`MAX_WIDTH`.
+
+    Raises:
+        ConfigError: not a whole number, or outside the bounds (a narrower table cuts every value).
+    """
+    width: int | None = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        width = value
+    elif isinstance(value, str) and value.strip().isdigit():
+        width = int(value.strip())
+    if width is None or not MIN_WIDTH <= width <= MAX_WIDTH:
+        raise ConfigError(
+            f"{what} takes a text width in characters from {MIN_WIDTH} to {MAX_WIDTH}",
+            found=value,
+            expected=f"a whole number {MIN_WIDTH}..{MAX_WIDTH} (narrower tables cannot show their values)",
+            fix=f"e.g. {what} 120 (or leave it out: the terminal's width, 120 to a file)",
+        )
+    return width
+
+
+_FRACTION = re.compile(rf"\s*({_NUMBER})\s*(%?)\s*", re.IGNORECASE)
+
+
+def parse_fraction(value: str | float | int, what: str, example: str = "0.02") -> float:
+    """``"0.05"``, ``"5%"`` or 0.05 -> 0.05: a fraction in ``[0, 1)`` (a percentage is divided by 100).
+
+    Raises:
+        ConfigError: not a number or a percentage, or outside ``[0, 1)``.
+    """
+    fraction: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        fraction = float(value)
+    elif isinstance(value, str) and (m := _FRACTION.fullmatch(value)):
+        fraction = float(m.group(1)) / (100.0 if m.group(2) else 1.0)
+    if fraction is None or not 0.0 <= fraction < 1.0:
+        percent = ""
+        if fraction is not None and 1.0 <= fraction < 100.0:  # "5" meant 5 %?
+            percent = f" ({fraction:g} as a percentage: {fraction:g}%)"
+        raise ConfigError(
+            f"{what} takes a fraction from 0 to below 1",
+            found=value,
+            expected=f"a fraction such as {example} or a percentage such as {float(example) * 100:g}%{percent}",
+            fix=f"e.g. {what} {example}",
+        )
+    return fraction

@@ -17,7 +17,7 @@ def test_default_and_given_and_bounds():
     assert profile_options("quick").model_dump()["min_effect"] == 0.02  # what the manifest's options record
     with pytest.raises(ConfigError) as e:
         profile_options("quick", min_effect=-0.1)
-    assert "min_effect" in e.value.one_line()
+    assert "--min-effect" in e.value.one_line()
 
 
 def test_resume_refuses_a_different_min_effect(tmp_path):
@@ -34,4 +34,4 @@ def test_the_commands_take_it():
         assert r.exit_code == 0 and "--min-effect" in r.output, cmd
     r = CliRunner().invoke(app, ["bench", "--min-effect", "-1"])
     assert isinstance(r.exception, ConfigError)  # exit 2 through specscope's main (one error line)
-    assert r.exception.message == "invalid bench option --min-effect"
+    assert r.exception.message == "--min-effect takes a fraction from 0 to below 1"  # the one fraction parser

@@ -46,10 +46,10 @@ def test_server_without_metrics(tmp_path):
         (["--server", "localhost:8000"], "--server must be a URL"),
         (
             ["--target-ci", "0.05", "--min-repeats", "5", "--max-repeats", "2"],
-            "--min-repeats 5 is above --max-repeats 2: no round count fits both",
+            "--min-repeats is above --max-repeats; found: --min-repeats 5, --max-repeats 2; expected: --min-repeats <=",
         ),
-        (["--min-repeats", "3"], "--min-repeats bounds adaptive repeats (--target-ci); found: --min-repeats 3 without"),
-        (["--max-repeats", "4"], "--max-repeats bounds adaptive repeats (--target-ci); found: --max-repeats 4 without"),
+        (["--min-repeats", "3"], "--min-repeats is read only with --target-ci; found: --min-repeats 3 without"),
+        (["--max-repeats", "4"], "--max-repeats is read only with --target-ci; found: --max-repeats 4 without"),
     ],
 )
 def test_bad_names_and_options(tmp_path, args, needle):

@@ -65,3 +65,43 @@ def test_sigint_names_the_folder_to_resume(tmp_path):
         f"interrupted: finished cells are kept in {run_dir}; finish with: specscope bench --resume {run_dir}\n" in err
     )
     assert 1 <= _cells_in(dbs[0]) < 20
+
+
+def test_sigterm_ends_like_ctrl_c_and_the_run_resumes(tmp_path):
+    """``kill PID`` (SIGTERM, as ``timeout`` and job schedulers send it) during a bench run: the cells done are kept,
+    the manifest says how far it got, one "interrupted" line names the resume command, exit 143, no traceback from
+    the process or its gauge sampler; then ``--resume`` finishes the run."""
+    import json
+
+    slow = ResponsePlan(output_tokens=12, tokens_per_chunk=1, inter_chunk_ms=40.0, finish_reason="length")
+    with TruthServer(TruthScript(default=slow)) as ts:
+        argv = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={ts.base_url}", "--workloads", "prose"]
+        argv += ["--max-concurrency", "1", "--repeats", "6", "--max-tokens", "12", "--out", str(tmp_path)]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            dbs = list(tmp_path.glob("run-*/run.sqlite"))
+            if dbs and _cells_in(dbs[0]) >= 1:
+                break
+            time.sleep(0.05)
+        else:
+            proc.kill()
+            pytest.fail("no cell was committed within 60 s")
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        run_dir = dbs[0].parent
+        assert proc.returncode == 143, err
+        assert "Traceback" not in err and "BrokenPipeError" not in err, err
+        line = f"interrupted (SIGTERM): finished cells are kept in {run_dir}; finish with: specscope bench --resume "
+        assert err.endswith(line + f"{run_dir}\n"), err
+        manifest = json.loads((run_dir / "manifest.json").read_text())
+        done = _cells_in(dbs[0])
+        assert manifest["finished"] is False and manifest["cells_done"] == done and 1 <= done < 6
+        resumed = subprocess.run(
+            [sys.executable, "-m", "specscope", "bench", "--resume", str(run_dir), "-f", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads((run_dir / "manifest.json").read_text())["finished"] is True and _cells_in(dbs[0]) == 6

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from specscope.cli import app
@@ -135,3 +136,51 @@ def test_a_restart_seen_in_created_times_stays_a_reason(tmp_path):
     assert res.exit_code == 0, res.output
     assert "reasons: COUNTER_RESET, PER_POSITION_SUM(sum 4 != accepted 1)" in res.output.splitlines()
     assert res.output.splitlines()[-1].startswith("speculation: reset:")  # issue 26: the window's state last
+
+
+def test_more_tokens_accepted_than_drafted_or_generated_is_a_named_problem_exit_1(tmp_path, capsys):
+    """Counters that contradict each other (an exporter summing two servers, a router, a bug) are no measurement:
+    each contradiction is named and the command exits 1, as an alarm does; the files themselves were readable."""
+    from specscope.cli import main
+
+    after = (DATA / "llamacpp_after.prom").read_text()
+    lines = after.splitlines()
+    # 600 accepted of 240 drafted (the per-position counts still sum to 150), and 100 generated: even if every
+    # request were one token long and its last step accepted all 4 positions past its stop, at most 100 x (1 + 4)
+    accepted, generated = "llamacpp:spec_decode_num_accepted_tokens_total ", "llamacpp:tokens_predicted_total "
+    bad = "\n".join(
+        accepted + "600" if line.startswith(accepted) else generated + "500" if line.startswith(generated) else line
+        for line in lines
+    )
+    (tmp_path / "after.prom").write_text(bad + "\n")
+    with pytest.raises(SystemExit) as ended:
+        main(["counters", str(DATA / "llamacpp_before_no_per_pos.prom"), str(tmp_path / "after.prom")])
+    out, err = capsys.readouterr()
+    assert ended.value.code == 1, err
+    problems = [
+        "PER_POSITION_SUM(sum 150 != accepted 600)",
+        "ACCEPTED_OVER_DRAFTED(accepted 600 > draft tokens 240)",
+        "ACCEPTED_OVER_GENERATED(accepted 600 > generation tokens 100 x (1 + k 4))",
+    ]
+    assert out.splitlines()[-4:] == [f"INCONSISTENT {p}" for p in problems] + [
+        "fix: check that both scrapes are of one server and one engine kind (an exporter that sums several servers, "
+        "or a router, mixes their counters)"
+    ]
+    assert err == ""  # the document says it; exit 1 as for an alarm
+    with pytest.raises(SystemExit) as ended:
+        main(["counters", str(DATA / "llamacpp_before_no_per_pos.prom"), str(tmp_path / "after.prom"), "-f", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert ended.value.code == 1 and doc["inconsistencies"] == problems and doc["alarms"] == []
+
+
+def test_a_few_more_accepted_than_generated_tokens_is_no_problem(tmp_path):
+    """vLLM counts a request's last-step accepted tokens before the stop check cuts what follows EOS or max_tokens:
+    150 accepted against 140 generated is a window that ended requests, not a contradiction (exit 0)."""
+    generated = "llamacpp:tokens_predicted_total "
+    after = (DATA / "llamacpp_after.prom").read_text().splitlines()
+    (tmp_path / "after.prom").write_text(
+        "\n".join(generated + "540" if line.startswith(generated) else line for line in after) + "\n"
+    )
+    res = run(str(DATA / "llamacpp_before_no_per_pos.prom"), str(tmp_path / "after.prom"))
+    assert res.exit_code == 0, res.output
+    assert "reasons: none" in res.output.splitlines() and "INCONSISTENT" not in res.output

@@ -146,3 +146,50 @@ def test_a_crash_signature_fix_names_the_level_the_run_showed_stable() -> None:
 
 def test_suggested_is_a_plain_record() -> None:
     assert Suggested("audit X", "here").line == "audit X"
+
+
+@pytest.mark.parametrize(
+    ("model", "fix"),
+    [
+        ("default", "audit MODEL"),  # the truth server's served name: no checkpoint audit can open
+        ({"name": "default"}, "audit MODEL"),
+        (None, "audit MODEL"),
+        ("Qwen/Qwen3-8B", "audit Qwen/Qwen3-8B"),  # vLLM serves a hub model under its repo id
+        ({"name": "m", "path": "/models/m-NVFP4"}, "audit /models/m-NVFP4"),
+    ],
+)
+def test_an_acceptance_alarm_fix_audits_a_checkpoint_not_a_served_name(model, fix) -> None:
+    from cellsummary import make_cell
+    from fixcommands import extract
+    from specscope.report.alarms import acceptance_alarms
+
+    counters = {"drafts": 60.0, "draft_tokens": 120.0, "accepted_tokens": 2.4}  # 2 % accepted: near zero
+    shape = {"output_tokens": 64, "duration_s": 6.4, "ttft_p50_s": 0.05, "ttft_p95_s": 0.08}
+    cell = make_cell("mtp", "prose", 1, 0, 10.0, counters=counters, **shape)
+    facts = {} if model is None else {"mtp": {"model": model}}
+    (alarm,) = acceptance_alarms([cell], facts)
+    (suggested,) = extract(alarm.fixes[0], alarm.code)
+    assert suggested.line == fix and parse_error(suggested.line) is None
+    if fix.endswith("MODEL"):  # what the user must choose is named
+        assert alarm.fixes[0].endswith("(MODEL: the checkpoint folder or hub repo id that mtp's server loads)")
+
+
+def test_a_refused_mix_fix_is_the_command_with_the_runs_own_workloads(tmp_path, capsys) -> None:
+    from quickrun import make_quick_run
+    from specscope.cli import main
+
+    run = make_quick_run(tmp_path / "run")
+    for argv in (["advise", str(run), "--mix", "bogus=1"], ["advise", str(run), "--mix", "prose=x"]):
+        with pytest.raises(SystemExit) as ended:
+            main([*argv, "--width", "120"])
+        err = capsys.readouterr().err
+        assert ended.value.code == 2, err
+        fix = err.strip().rpartition("; fix: ")[2]
+        assert fix == f"specscope advise {run} --mix code=0.34,edit=0.33,prose=0.33", err
+        assert parse_error(fix.removeprefix("specscope ")) is None
+        with pytest.raises(SystemExit) as fixed:
+            main(shlex.split(fix)[1:] + ["-f", "json"])
+        assert fixed.value.code == 0, capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["report", str(run), "--mix", "bogus=1"])
+    assert capsys.readouterr().err.strip().endswith(f"fix: specscope report {run} --mix code=0.34,edit=0.33,prose=0.33")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from specscope.bench.runner import BenchProgress
@@ -55,3 +56,35 @@ def test_a_log_gets_one_plain_line_per_cell():
         "[1/4] base/prose/c1/r0 ok 41.2 tok/s elapsed 0:00:12 ETA 0:00:36",
         "[2/4] draft/prose/c1/r0 failed - elapsed 0:00:42 ETA 0:00:42",
     ]
+
+
+def test_a_rate_cell_is_named_by_its_rate_and_a_trace_cell_as_a_replay():
+    from specscope.bench.openloop_cell import cell_label
+    from specscope.config import BenchOptions
+
+    key = CellKey("base", "prose", 2, 0)
+    assert cell_label(BenchOptions(levels=(1, 2)), key) == "base/prose/c2/r0"
+    assert cell_label(BenchOptions(rates=(0.5, 4.0)), key) == "base/prose/4req/s/r0"  # level 2 = the second rate
+    assert cell_label(BenchOptions(rates=(0.5, 4.0)), CellKey("base", "prose", 1, 3)) == "base/prose/0.5req/s/r3"
+    assert cell_label(BenchOptions(trace="/t.jsonl"), CellKey("base", "trace", 1, 0)) == "base/trace/replay/r0"
+    buf = io.StringIO()
+    with progress(Console(file=buf, force_terminal=False, width=200)) as on_cell:
+        on_cell(BenchProgress(1, 2, key, cell("base", 40.0), 48, 1.0, 1.0, {"base": 1}, "base/prose/4req/s/r0"))
+    assert buf.getvalue().startswith("[1/2] base/prose/4req/s/r0 ok 40.0 tok/s")
+
+
+@pytest.mark.integration
+def test_a_rate_run_reports_its_cells_by_rate_and_names_the_run_folder_once(tmp_path, capsys, monkeypatch):
+    """A real rate run (truth server, 8 req/s for the cell's 8 s window) through the CLI: each progress line names
+    the rate, and the run folder is printed once (at the start; the report that follows names it too)."""
+    from clirun import cli
+    from specscope.truth import TruthScript, TruthServer
+
+    with TruthServer(TruthScript()) as ts:
+        argv = ["bench", "--server", f"base={ts.base_url}", "--request-rate", "8", "--workloads", "prose"]
+        argv += ["--repeats", "1", "--max-tokens", "4", "--out", tmp_path, "-f", "json", "-o", tmp_path / "r.json"]
+        code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    run = next(tmp_path.glob("run-*"))
+    assert err.count("run folder: ") == 1 and err.startswith(f"run folder: {run}\n")
+    assert "[1/1] base/prose/8req/s/r0 ok " in err and "/c1/" not in err

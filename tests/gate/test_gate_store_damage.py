@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.clirun import cli
+
+from clirun import cli
 
 _GOOD_MANIFEST = {"kind": "gate", "schema_version": 1}
 

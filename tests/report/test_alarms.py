@@ -19,7 +19,9 @@ def test_far_below_the_same_method_on_another_workload():
     assert (
         alarm.found == "mtp acceptance 6.0% over 100 draft rounds, under a tenth of the 80.0% that mtp on edit reaches"
     )
-    assert alarm.fixes[0] == "specscope audit MODEL"  # no server facts: the user names the model
+    assert alarm.fixes[0] == (  # no server facts: the user names the model
+        "specscope audit MODEL (MODEL: the checkpoint folder or hub repo id that mtp's server loads)"
+    )
 
 
 def test_quiet_for_ngram_few_rounds_degraded_cells_and_healthy_heads():

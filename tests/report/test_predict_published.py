@@ -79,4 +79,4 @@ def test_missing_draft_bytes_is_exit_2_in_one_line():
     r = _cli("predict", "--per-position", "0.8,0.6,0.4", "--bytes-per-step", "17.61GB", "--bandwidth", "273GB/s")
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
-    assert "--per-position needs the bytes and the bandwidth too" in r.stderr
+    assert "error: --per-position needs --draft-bytes too; found: no --draft-bytes;" in r.stderr

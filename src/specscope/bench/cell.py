@@ -51,7 +51,8 @@ SHORT_WARMUP = Prompt(
 @dataclass
 class BenchProgress:
     """What a progress display needs after each cell: counts, the cell, run totals (tokens, s since the start),
-    ``cell_s`` (s since the previous cell ended, warm-up and scrapes included) and the cells left per config."""
+    ``cell_s`` (s since the previous cell ended, warm-up and scrapes included), the cells left per config and
+    ``label``, the cell as a person reads it (:func:`specscope.bench.openloop_cell.cell_label`; "": ``key.label()``)."""
 
     done: int
     total: int
@@ -61,6 +62,11 @@ class BenchProgress:
     elapsed_s: float
     cell_s: float = 0.0
     left_by_config: dict[str, int] = field(default_factory=dict)
+    label: str = ""
+
+    def cell_label(self) -> str:
+        """The cell's name in progress output (``base/prose/2req/s/r0`` in a rate run)."""
+        return self.label or self.key.label()
 
 
 def cache_salt(run_name: str, key: CellKey, prompt_id: str) -> str:
@@ -90,6 +96,7 @@ class Tally:
     tokens: int
     left: dict[str, int] = field(default_factory=dict)
     last_ns: int = 0
+    label_of: Callable[[CellKey], str] | None = None
 
     def add(self, key: CellKey, summary: CellSummary) -> None:
         self.done += 1
@@ -100,8 +107,11 @@ class Tally:
         self.last_ns = now
         if self.on_cell is not None:
             elapsed_s = (now - self.t0_ns) / 1e9
+            label = self.label_of(key) if self.label_of is not None else ""
             self.on_cell(
-                BenchProgress(self.done, self.total, key, summary, self.tokens, elapsed_s, cell_s, dict(self.left))
+                BenchProgress(
+                    self.done, self.total, key, summary, self.tokens, elapsed_s, cell_s, dict(self.left), label
+                )
             )
 
 

@@ -53,5 +53,15 @@ def client_controls(
     try:
         settings = ClientSettings(**values)
     except ValidationError as exc:
-        raise ConfigError("invalid client setting", found=str(exc.errors()[0]["msg"]), expected="see --help") from None
+        from specscope.errors import value_fix
+
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        flag = next((o.flag for o in spec if o.client == field), field)
+        raise ConfigError(
+            f"invalid client setting {flag}",
+            found=first.get("input"),
+            expected=str(first["msg"]),
+            fix=value_fix(flag, str(first["msg"]), f"`specscope bench --help` says what {flag} takes"),
+        ) from None
     return RunControls(client=settings, retry_failed=retry_failed, given=dict(given), record=record, spec=spec)

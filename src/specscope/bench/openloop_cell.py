@@ -21,7 +21,7 @@ from typing import Any
 from specscope.config import BenchOptions
 from specscope.records import CellKey, StreamRecord
 
-__all__ = ["rate_of", "rate_requests", "run_rate_cell"]
+__all__ = ["cell_label", "rate_of", "rate_requests", "run_rate_cell"]
 
 MAX_REQUESTS = 64  # a pack's prompts: every request of a cell has its own prompt
 
@@ -29,6 +29,19 @@ MAX_REQUESTS = 64  # a pack's prompts: every request of a cell has its own promp
 def rate_of(options: BenchOptions, key: CellKey) -> float:
     """The request rate of an open-loop cell (requests per second): ``rates[level - 1]``."""
     return options.rates[key.concurrency - 1]
+
+
+def cell_label(options: BenchOptions, key: CellKey) -> str:
+    """How progress lines name a cell: ``base/prose/c2/r0`` at concurrency 2, ``base/prose/2req/s/r0`` at a request
+    rate of 2 per second (an open loop: the level is the rate's position, not a concurrency), ``base/trace/replay/r0``
+    for a trace replay (its own clock)."""
+    if options.rates:
+        level = f"{rate_of(options, key):g}req/s"
+    elif options.trace:
+        level = "replay"
+    else:
+        level = f"c{key.concurrency}"
+    return f"{key.config}/{key.workload}/{level}/r{key.repeat}"
 
 
 def rate_requests(options: BenchOptions, key: CellKey) -> int:

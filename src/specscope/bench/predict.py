@@ -64,8 +64,8 @@ def predict_inputs(
     Raises:
         ConfigError: an unreadable size or bandwidth, or a checkpoint without readable tensors.
     """
-    target = parse_bytes(bytes_per_step) if bytes_per_step else None
-    dbytes = parse_bytes(draft_bytes) if draft_bytes else None
+    target = parse_bytes(bytes_per_step, "--bytes-per-step") if bytes_per_step else None
+    dbytes = parse_bytes(draft_bytes, "--draft-bytes", allow_zero=True) if draft_bytes else None  # 0: n-gram
     bw = parse_bandwidth(bandwidth) if bandwidth else None
     if checkpoint:
         census = audit_checkpoint(checkpoint, draft=draft).census
@@ -171,11 +171,15 @@ def predict_from_published(
     rates = parse_rates(per_position)
     target, dbytes, bw = inputs.target_bytes, inputs.draft_bytes_per_token, inputs.bandwidth_bytes_s
     if target is None or dbytes is None or bw is None:
+        given = {"--bytes-per-step": target, "--draft-bytes": dbytes, "--bandwidth": bw}
+        missing = [flag for flag, v in given.items() if v is None]
+        examples = {"--bytes-per-step": "17.61GB", "--draft-bytes": "0.85GB", "--bandwidth": "273GB/s"}
         raise ConfigError(
-            "--per-position needs the bytes and the bandwidth too",
-            found=f"--bytes-per-step {target}, --draft-bytes {dbytes}, --bandwidth {bw}",
-            expected="all three (or --checkpoint for the bytes)",
-            fix="e.g. --bytes-per-step 17.61GB --draft-bytes 0.85GB --bandwidth 273GB/s",
+            f"--per-position needs {' and '.join(missing)} too",
+            found="no " + ", no ".join(missing),
+            expected="--bytes-per-step, --draft-bytes (0 for n-gram drafting) and --bandwidth, or --checkpoint "
+            "for the bytes",
+            fix="add " + " ".join(f"{flag} {examples[flag]}" for flag in missing) + " (your model's and device's)",
         )
     _require_under_roofline(measured_tok_s, roofline_tok_s(target, bw), target, bw)
     return predict_published(

@@ -4,8 +4,14 @@
 Later layers win: ``--like RUN`` gives the run's own options, ``--run-file F`` overrides them, and an option on the
 command line overrides both. The result, canonical values by option name (:meth:`Opt.parse`), is what the manifest
 records as ``run_options`` and what ``--print-run-file`` prints (TOML, tomli-w). A run file is TOML with one key
-per option, spelled as the flag without its dashes (``max-concurrency = [1, 2]``) or with underscores; an unknown
-key is refused naming the closest option (difflib).
+per option, spelled as the flag without its dashes (``max-concurrency = [1, 2]``) or with underscores; an old name
+(``levels``) is read as its current one with one deprecation line (the caller passes the alias table of
+:mod:`specscope.cli.vocab`, the same one its flags use); an unknown key is refused naming the closest real key
+(difflib), or saying where an option that is not a run-file key belongs (``resume``: the command line).
+
+An option given in a later layer replaces the options it excludes from an earlier one (``--request-rate`` on the
+command line over a run file's ``max-concurrency``), with a note naming both; within one layer they are refused
+(:func:`specscope.bench.spec.check_combinations`).
 """
 
 from __future__ import annotations
@@ -13,27 +19,60 @@ from __future__ import annotations
 import difflib
 import json
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from specscope.bench.spec import BENCH_SPEC, Opt, by_flag
-from specscope.errors import ConfigError
+from specscope.bench.spec import BENCH_SPEC, Opt, by_flag, check_combinations, excluded_by
+from specscope.config import BenchOptions
+from specscope.errors import ConfigError, SpecscopeError
 
-__all__ = ["dump_run_file", "given_options", "read_like", "read_run_file"]
+__all__ = ["dump_run_file", "given_options", "in_force_values", "read_like", "read_run_file", "stored_options"]
 
 
 def _file_keys(spec: tuple[Opt, ...]) -> dict[str, Opt]:
     """Run-file keys -> option: recorded options plus the output ones (``out``, ``format`` ...)."""
-    return {k: o for k, o in by_flag(spec).items() if (o.record or o.group == "output") and not k.startswith("--")}
+    return {k: o for k, o in by_flag(spec).items() if o.in_run_file() and not k.startswith("--")}
 
 
-def read_run_file(path: Path, spec: tuple[Opt, ...] = BENCH_SPEC) -> dict[str, Any]:
+def _unknown_key(
+    key: str, path: Path, keys: Mapping[str, Opt], spec: tuple[Opt, ...], aliases: Mapping[str, str] | None
+) -> ConfigError:
+    """The error for a run-file key that names no option: the closest real key, or where the option belongs."""
+    listing = "`specscope bench --print-run-file` prints every key"
+    elsewhere = by_flag(spec).get(key)
+    if elsewhere is not None:  # an option, but not one a run file sets
+        return ConfigError(
+            f"{elsewhere.flag} is not a run-file key (run file {path})",
+            found=key,
+            expected="the options that decide a run (" + listing + ")",
+            fix=f"remove it from the file and pass {elsewhere.flag} on the command line",
+        )
+    names = {k: k for k in keys if "_" not in k} | {old: new for old, new in (aliases or {}).items() if new in keys}
+    close = difflib.get_close_matches(key.replace("_", "-"), sorted(names), n=1, cutoff=0.75)
+    return ConfigError(
+        f"unknown option {key!r} in run file {path}",
+        found=key,
+        expected=f"a bench option name ({listing})",
+        fix=f"did you mean {names[close[0]]!r}?" if close else f"remove the key ({listing})",
+    )
+
+
+def read_run_file(
+    path: Path,
+    spec: tuple[Opt, ...] = BENCH_SPEC,
+    *,
+    aliases: Mapping[str, str] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """The options of a TOML run file, canonical by option name.
+
+    ``aliases``: old key -> current key (``levels`` -> ``max-concurrency``), each used key printing one
+    deprecation line through ``warn``.
 
     Raises:
         ConfigError: the file cannot be read or is not TOML; a key that is not an option (the closest named); a
-            value its option does not take.
+            value its option does not take (naming the key and the file).
     """
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -51,16 +90,26 @@ def read_run_file(path: Path, spec: tuple[Opt, ...] = BENCH_SPEC) -> dict[str, A
     keys = _file_keys(spec)
     out: dict[str, Any] = {}
     for key, value in data.items():
+        new = (aliases or {}).get(key.replace("_", "-"))
+        if new is not None and new in keys:
+            if warn is not None:
+                warn(f"warning: run file key {key!r} is deprecated: use {new!r} ({path})")
+            key = new
         opt = keys.get(key)
         if opt is None:
-            close = difflib.get_close_matches(key, [k for k in keys if "_" not in k], n=1, cutoff=0.5)
+            raise _unknown_key(key, path, keys, spec, aliases)
+        if opt.name in out:
             raise ConfigError(
-                f"unknown option {key!r} in run file {path}",
+                f"option {opt.file_key!r} is given twice in run file {path}",
                 found=key,
-                expected="a bench option name (`specscope bench --print-run-file` lists them)",
-                fix=f"did you mean {close[0]!r}?" if close else "remove the key",
+                expected="each option once",
+                fix=f"keep one {opt.file_key!r} line",
             )
-        out[opt.name] = opt.parse(value)
+        try:
+            out[opt.name] = opt.parse(value)
+        except SpecscopeError as exc:
+            exc.message = f"run file {path}, key {key!r}: {exc.message}"
+            raise
     return out
 
 
@@ -70,6 +119,16 @@ def read_like(run: Path) -> dict[str, Any]:
     Raises:
         StoreError: not a run folder.
         ConfigError: a run made before specscope recorded the options it was given.
+    """
+    return stored_options(run)[0]
+
+
+def stored_options(run: Path) -> tuple[dict[str, Any], BenchOptions]:
+    """``(run_options, options)`` of a stored bench run: the options it was given and the matrix they made.
+
+    Raises:
+        StoreError: not a run folder.
+        ConfigError: not a bench run, or a run made before specscope recorded the options it was given.
     """
     from specscope.store import open_run
 
@@ -85,7 +144,7 @@ def read_like(run: Path) -> dict[str, Any]:
             expected="a run made by this specscope",
             fix=f"repeat it by hand: its options are in {run / 'manifest.json'} (options, command)",
         )
-    return dict(record)
+    return dict(record), BenchOptions(**manifest.get("options") or {})
 
 
 def given_options(
@@ -94,28 +153,66 @@ def given_options(
     run_file: Mapping[str, Any] | None = None,
     like: Mapping[str, Any] | None = None,
     spec: tuple[Opt, ...] = BENCH_SPEC,
+    note: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Canonical values of the options given, by name: ``like`` < ``run_file`` < ``cli`` (None / False for a
-    one-way switch: not given).
+    one-way switch: not given). An option of a later layer replaces the options it excludes from earlier layers
+    (``note`` gets one line for each); then :func:`~specscope.bench.spec.check_combinations` refuses what is left.
 
     Raises:
-        ConfigError: a value an option does not take.
+        ConfigError: a value an option does not take; options that need another or exclude each other.
     """
     opts = {o.name: o for o in spec}
-    out: dict[str, Any] = {k: v for k, v in (like or {}).items() if k in opts}
-    out |= dict(run_file or {})
+    parsed: dict[str, Any] = {}
     for name, raw in cli.items():
         opt = opts[name]
         if raw is None or (raw is False and not opt.negative) or raw == []:
             continue
-        out[name] = opt.parse(raw)
+        parsed[name] = opt.parse(raw)
+    layers = [
+        ("the stored run (--like)", {k: v for k, v in (like or {}).items() if k in opts}),
+        ("the run file", dict(run_file or {})),
+        ("the command line", parsed),
+    ]
+    out: dict[str, Any] = {}
+    source: dict[str, str] = {}
+    for where, values in layers:
+        for name in values:
+            for other in sorted(excluded_by(name, spec) & set(out)):
+                if source[other] != where:
+                    del out[other]
+                    if note is not None:
+                        note(f"note: {opts[name].flag} ({where}) replaces {opts[other].flag} of {source[other]}")
+        out |= values
+        source |= dict.fromkeys(values, where)
+    check_combinations(out, spec)
+    return out
+
+
+def in_force_values(
+    given: Mapping[str, Any], options: BenchOptions, spec: tuple[Opt, ...] = BENCH_SPEC
+) -> dict[str, Any]:
+    """Every option that decides the run, canonical by name: ``given`` plus the value in force in ``options`` (the
+    profile's, or the default) of each matrix option that was not given, except those whose ``needs`` are not
+    given and those a given option excludes (``max-concurrency`` under ``--request-rate``): what
+    ``--print-run-file`` prints, so that the file repeats the run whatever the profile or a default becomes."""
+    out = dict(given)
+    for o in spec:
+        if o.field is None or not o.in_run_file() or o.name in out:
+            continue
+        if any(not out.get(n) for n in o.needs) or excluded_by(o.name, spec) & {k for k, v in out.items() if v}:
+            continue
+        value = o.in_force(options)
+        if value is not None and value != [] and value != {}:
+            out[o.name] = value
     return out
 
 
 def record_of(values: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_SPEC) -> dict[str, Any]:
     """The manifest's ``run_options``: the recorded options among ``values`` (JSON round-trip: lists, not tuples)."""
     keep = {o.name for o in spec if o.record}
-    return json.loads(json.dumps({k: v for k, v in values.items() if k in keep}))
+    record: dict[str, Any] = json.loads(json.dumps({k: v for k, v in values.items() if k in keep}))
+    return record
 
 
 def dump_run_file(values: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_SPEC) -> str:

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,7 @@ from specscope.bench.cell import (
 from specscope.bench.controls import redacted_log
 from specscope.bench.crash_trials import Restart, log_name
 from specscope.bench.machine import machine_facts, versions
+from specscope.bench.openloop_cell import cell_label
 from specscope.bench.order import segments, server_config
 from specscope.bench.parallel import SideJob, sweep_side_by_side
 from specscope.bench.plan import check_names, design_of, plan_cells
@@ -150,6 +152,7 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
         on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in stored if _key(s) in done)
     )
     tally.left = dict(Counter(k.config for k in plan if k not in done))
+    tally.label_of = partial(cell_label, options)
     try:
         auth = controls.client.auth_headers() if controls.client else {}
         todo = [k for k in plan if k not in done]

@@ -21,7 +21,7 @@ from specscope.bench.spec import BENCH_SPEC, Opt
 from specscope.config import BenchOptions, profile_options
 from specscope.targets import TargetPlan
 
-__all__ = ["BenchSetup", "bench_setup", "with_defaults"]
+__all__ = ["BenchSetup", "bench_setup", "matrix_in_force", "with_defaults"]
 
 _DEFAULT_CONFIGS = ("base", "ngram", "draft")
 
@@ -65,12 +65,10 @@ def bench_setup(given: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_SPEC) ->
     plan = parse_targets(
         configs=values.get("configs"), servers=values.get("server"), launch=values["launch"], recipes=recipes
     )
-    aa = values.get("aa")
     if values.get("k"):
         from specscope.targets.k_axis import expand_plan_k
 
         plan = expand_plan_k(plan, ",".join(map(str, values["k"])), _DEFAULT_CONFIGS)
-        aa = False if aa is None else aa  # a k sweep compares draft lengths: the A/A control only when asked
     logs = parse_server_log_specs(list(values.get("server_log") or []), tuple(plan.servers))
     record = record_of(values, spec)
     controls = client_controls(
@@ -80,19 +78,44 @@ def bench_setup(given: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_SPEC) ->
         record,
         spec,
     )
-    options = None if values.get("resume") else _options(values, plan, aa, spec)
+    options = None if values.get("resume") else _options(values, plan, spec)
     return BenchSetup(plan, options, controls, logs, record)
 
 
-def _options(values: Mapping[str, Any], plan: TargetPlan, aa: bool | None, spec: tuple[Opt, ...]) -> BenchOptions:
+def _aa(values: Mapping[str, Any]) -> bool | None:
+    """``--aa`` as given; a k sweep compares draft lengths, so it has the A/A control only when asked (False)."""
+    aa = values.get("aa")
+    return (False if aa is None else bool(aa)) if values.get("k") else aa
+
+
+def _field_overrides(values: Mapping[str, Any], spec: tuple[Opt, ...]) -> dict[str, Any]:
+    """``profile_options`` overrides of the options that set a :class:`BenchOptions` field one to one, and ``aa``."""
+    return {o.field: values.get(o.name) for o in spec if o.field} | {"aa": _aa(values)}
+
+
+def matrix_in_force(given: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_SPEC) -> BenchOptions:
+    """The matrix fields in force for ``given``: the profile's values under the given field options (no target,
+    file, dataset or trace is read: what ``--print-run-file`` writes out).
+
+    Raises:
+        ConfigError: an option value the matrix refuses.
+    """
+    values = with_defaults(given, spec)
+    flags = {o.field: o.flag for o in spec if o.field}
+    overrides = _field_overrides(values, spec)
+    if values.get("request_rate"):
+        overrides["levels"] = None  # the rates' positions (BenchOptions)
+    return profile_options(values["profile"], flags, **overrides)
+
+
+def _options(values: Mapping[str, Any], plan: TargetPlan, spec: tuple[Opt, ...]) -> BenchOptions:
     """The matrix: the profile with every ``field`` option, the counter sources and the workload axes."""
     from specscope.bench.counters_source import parse_metrics_specs, parse_selectors
     from specscope.bench.trace_cell import trace_overrides
     from specscope.bench.workloads import cli_overrides
 
     names = plan.configs or tuple(plan.servers) or _DEFAULT_CONFIGS
-    overrides: dict[str, Any] = {o.field: values.get(o.name) for o in spec if o.field}
-    overrides["aa"] = aa
+    overrides = _field_overrides(values, spec)
     overrides["configs"] = plan.configs or (tuple(plan.servers) or None)
     overrides["metrics"] = parse_metrics_specs(values.get("metrics") or [], names) or None
     overrides["prometheus_selectors"] = parse_selectors(values.get("prometheus_selector") or [], names)

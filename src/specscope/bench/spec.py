@@ -13,8 +13,15 @@ compares it with the run's record.
 
 Kinds of value (each read by the one parser of :mod:`specscope.values`): ``switch`` (bool), ``int``, ``float``,
 ``text``, ``choice``, ``path``, ``names`` (comma-separated or repeated), ``ints``, ``floats``, ``rates`` (per
-second), ``tokens`` (``2k`` = 2048), ``duration`` (seconds), ``pairs`` (NAME=VALUE, each value read by ``read``),
-``items`` (repeatable text items such as ``NAME=URL``, kept as typed and read where used).
+second), ``tokens`` (``2k`` = 2048), ``duration`` (seconds), ``fraction`` (``0.05`` or ``5%``), ``width`` (text
+characters), ``pairs`` (NAME=VALUE, each value read by ``read``), ``items`` (repeatable text items such as
+``NAME=URL``, kept as typed and read where used). A list kind takes a list, or one text item that is
+comma-separated; any other value (a number where a list is expected: ``max-concurrency = 1`` in a run file) is
+refused naming the list it should be.
+
+How options combine is declared here too (:func:`check_combinations`): ``needs`` (``--dataset-path`` needs
+``--dataset``, ``--retry-failed`` needs ``--resume``) and ``excludes`` (``--request-rate`` is an open loop, so it
+excludes ``--max-concurrency``; ``--trace`` replays its own load): an option that would be silently ignored is refused.
 """
 
 from __future__ import annotations
@@ -29,18 +36,22 @@ from specscope.values import (
     csv_items,
     parse_duration_s,
     parse_float_list,
+    parse_fraction,
     parse_int_list,
     parse_pairs,
     parse_rate_list,
+    parse_width,
 )
 
-__all__ = ["BENCH_SPEC", "GROUPS", "Opt", "by_flag", "by_name"]
+__all__ = ["BENCH_SPEC", "GROUPS", "LIST_KINDS", "Opt", "by_flag", "by_name", "check_combinations", "excluded_by"]
 
 Group = Literal["matrix", "servers", "load", "client", "statistics", "output", "resume"]
 Kind = Literal[
     "switch", "int", "float", "text", "choice", "path", "names", "ints", "floats", "rates", "tokens", "duration"
 ]
-Kind_ = Kind | Literal["pairs", "items"]
+Kind_ = Kind | Literal["pairs", "items", "fraction", "width"]
+#: kinds whose value is a list (a run file writes ``[1, 2]``; the command line ``1,2`` or the option repeated).
+LIST_KINDS = frozenset({"names", "ints", "floats", "rates", "tokens", "items"})
 Resume = Literal["same", "free", "never"]
 
 #: help panel titles, in the order ``bench --help`` shows them.
@@ -73,6 +84,10 @@ class Opt:
         negative: a switch's ``--no-...`` form exists (not given: None, so the run's own value applies).
         resume: with ``--resume``: ``same`` (must equal the run's), ``free`` (may differ: limits, output), ``never``.
         record: kept in the manifest's ``run_options`` and accepted in a run file (False: secrets, output, resume).
+        in_file: accepted in a run file although not recorded (``server_log``: a file of this machine, not a
+            setting a later run repeats); None: as ``record`` (and the output options).
+        needs: options this one is read only with (``dataset_path`` needs ``dataset``): refused without them.
+        excludes: options this one cannot be given with (either way round): refused together.
         aliases: old flags, hidden, each printing one deprecation line (:mod:`specscope.cli.vocab`).
         envvar: environment variable read when the flag is not given.
         read: for ``pairs``: the parser of each value; ``names``: the NAMEs allowed.
@@ -97,6 +112,18 @@ class Opt:
     read: Callable[[str], Any] | None = None
     names: tuple[str, ...] | None = None
     effective: Callable[[BenchOptions], Any] | None = None
+    in_file: bool | None = None
+    needs: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+
+    @property
+    def file_key(self) -> str:
+        """The run-file key: the flag without its dashes (``max-concurrency``)."""
+        return self.flag[2:]
+
+    def in_run_file(self) -> bool:
+        """Whether a run file may set this option (recorded ones, the output ones, and ``in_file`` ones)."""
+        return self.in_file if self.in_file is not None else (self.record or self.group == "output")
 
     @property
     def flag(self) -> str:
@@ -111,6 +138,21 @@ class Opt:
             ConfigError: a value this kind does not take (found / expected / fix).
         """
         flag, kind = self.flag, self.kind
+        if kind in LIST_KINDS and not _list_shaped(value):
+            raise ConfigError(
+                f"{flag} takes a list",
+                found=f"{type(value).__name__} {value!r}",
+                expected=f"a list ({self.file_key} = [{_example_item(self)}] in a run file) or comma-separated text",
+                fix=f"write it as a list: {self.file_key} = [{_toml_item(value, self)}]",
+            )
+        text_items = isinstance(value, list | tuple) and all(isinstance(x, str) for x in value)
+        if kind == "pairs" and not (isinstance(value, str | Mapping) or text_items):
+            raise ConfigError(
+                f"{flag} takes NAME=VALUE items",
+                found=f"{type(value).__name__} {value!r}",
+                expected=f"a table ({self.file_key} = {{ {_example_pair(self)} }} in a run file) or NAME=VALUE text",
+                fix=f"write it as a table: {self.file_key} = {{ {_example_pair(self)} }}",
+            )
         if kind == "switch":
             if not isinstance(value, bool):
                 raise ConfigError(f"{flag} is a switch", found=value, expected="true or false", fix=f"{flag} = true")
@@ -140,6 +182,10 @@ class Opt:
             return [parse_context(str(x)) for x in items]
         if kind == "duration":
             return parse_duration_s(value, flag)
+        if kind == "fraction":
+            return parse_fraction(value, flag, example="0.02")
+        if kind == "width":
+            return parse_width(value, flag)
         if kind == "pairs":
             return parse_pairs(value, flag, self.help.rpartition("e.g. ")[2].rstrip("."), self.read, names=self.names)
         items = [value] if isinstance(value, str) else list(value)
@@ -162,6 +208,35 @@ class Opt:
             return self.in_force(BenchOptions(**{**stored, self.field: value}))
         except (ValueError, TypeError):
             return value
+
+
+def _list_shaped(value: Any) -> bool:
+    """A list (or tuple) of scalar items, or one text: what a list option takes."""
+    if isinstance(value, str):
+        return True
+    if not isinstance(value, list | tuple):
+        return False
+    return all(isinstance(x, str | int | float) for x in value)
+
+
+def _example_item(opt: Opt) -> str:
+    """One item of ``opt``'s list as a run file writes it: ``1`` for numbers, ``"NAME=URL"`` for text."""
+    first = (opt.metavar or "A,B").split(",")[0]
+    return first if opt.kind in ("ints", "floats", "rates", "tokens") else f'"{first}"'
+
+
+def _toml_item(value: Any, opt: Opt) -> str:
+    """``value`` as one item of ``opt``'s list in a run file (the found scalar, else the example)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return _example_item(opt)
+    return str(value) if opt.kind in ("ints", "floats", "rates", "tokens") else f'"{value}"'
+
+
+def _example_pair(opt: Opt) -> str:
+    """``ttft = "2s"``: one NAME = VALUE of a ``pairs`` option (from its help's ``e.g.``)."""
+    first = opt.help.rpartition("e.g. ")[2].rstrip(".").split(",")[0]
+    name, _, value = first.partition("=")
+    return f'{name} = "{value}"'
 
 
 def _number(value: Any, flag: str, kind: type[int] | type[float]) -> int | float:
@@ -286,6 +361,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "NAME=FILE",
         resume="free",
         record=False,
+        in_file=True,
     ),
     # --- load ---
     Opt(
@@ -303,7 +379,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "category.",
         "NAME",
     ),
-    Opt("dataset_path", "load", "path", "Local parquet/JSONL file or folder of --dataset.", "PATH"),
+    Opt("dataset_path", "load", "path", "Local parquet/JSONL file or folder of --dataset.", "PATH", needs=("dataset",)),
     Opt(
         "drop_bad_rows",
         "load",
@@ -314,11 +390,20 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "trace",
         "load",
         "path",
-        "Replay a request trace on its own clock (JSONL: specscope, Mooncake; Azure CSV).",
+        "Replay a request trace on its own clock (JSONL: specscope, Mooncake; Azure CSV); its rows are the load "
+        "(not with --max-concurrency, --request-rate, --workloads, --workload, --dataset).",
         "FILE",
+        excludes=("max_concurrency", "request_rate", "workloads", "workload", "dataset"),
     ),
-    Opt("trace_scale", "load", "float", "Multiply the trace's arrival offsets (0.5 = twice as fast).", "X"),
-    Opt("trace_rows", "load", "int", "Replay only the trace's first N arrivals.", "N"),
+    Opt(
+        "trace_scale",
+        "load",
+        "float",
+        "Multiply the trace's arrival offsets (0.5 = twice as fast).",
+        "X",
+        needs=("trace",),
+    ),
+    Opt("trace_rows", "load", "int", "Replay only the trace's first N arrivals.", "N", needs=("trace",)),
     Opt(
         "context_tokens",
         "load",
@@ -353,10 +438,12 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "request_rate",
         "load",
         "rates",
-        "Open-loop request rates per second (instead of --max-concurrency).",
+        "Open-loop request rates per second: requests arrive at R/s however many are in flight (not with "
+        "--max-concurrency).",
         "R,R",
         field="rates",
         aliases=("--rates",),
+        excludes=("max_concurrency",),
     ),
     Opt(
         "arrival",
@@ -458,6 +545,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "Adaptive: rounds every cell gets (with --target-ci).",
         "N",
         field="min_repeats",
+        needs=("target_ci",),
     ),
     Opt(
         "max_repeats",
@@ -466,12 +554,14 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "Adaptive: most rounds of a cell (with --target-ci).",
         "N",
         field="max_repeats",
+        needs=("target_ci",),
     ),
     Opt(
         "min_effect",
         "statistics",
-        "float",
-        "Minimum practical effect, a fraction: a win or loss smaller than this is equivalent (default 0.02 = 2 %).",
+        "fraction",
+        "Minimum practical effect, a fraction or a percentage: a win or loss smaller than this is equivalent "
+        "(default 0.02 = 2%).",
         "F",
         field="min_effect",
     ),
@@ -519,8 +609,8 @@ BENCH_SPEC: tuple[Opt, ...] = (
     Opt(
         "width",
         "output",
-        "int",
-        "Width of text tables, characters (default: the terminal's, else 120).",
+        "width",
+        "Width of text tables, characters, 40 to 1000 (default: the terminal's, else 120).",
         "N",
         resume="free",
         record=False,
@@ -542,6 +632,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "With --resume: measure failed and crashed cells again.",
         resume="free",
         record=False,
+        needs=("resume",),
     ),
     Opt(
         "like",
@@ -583,3 +674,65 @@ def by_flag(spec: tuple[Opt, ...] = BENCH_SPEC) -> dict[str, Opt]:
     for o in spec:
         out[o.flag] = out[o.flag[2:]] = out[o.name] = o
     return out
+
+
+def excluded_by(name: str, spec: tuple[Opt, ...] = BENCH_SPEC) -> set[str]:
+    """The options that cannot be given with ``name``: its ``excludes`` and those that exclude it."""
+    mine = next((set(o.excludes) for o in spec if o.name == name), set())
+    return mine | {o.name for o in spec if name in o.excludes}
+
+
+def _given(value: Any) -> bool:
+    return value is not None and value is not False and value != [] and value != {}
+
+
+def check_combinations(values: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_SPEC) -> None:
+    """Refuse options that would be silently ignored: one given without an option it ``needs``, or two that
+    exclude each other (``values``: canonical values by name, None / False / empty: not given).
+
+    Raises:
+        ConfigError: the first such option (found / expected / fix name the flags).
+    """
+    opts = by_name(spec)
+    given = [o for o in spec if _given(values.get(o.name))]
+    for o in given:
+        missing = [opts[n] for n in o.needs if not _given(values.get(n))]
+        if missing:
+            need = missing[0]
+            raise ConfigError(
+                f"{o.flag} is read only with {need.flag}",
+                found=f"{o.flag} {_show(values[o.name])} without {need.flag}".replace("  ", " "),
+                expected=f"{need.flag} {need.metavar} with {o.flag}".replace("  ", " "),
+                fix=f"add {need.flag} {need.metavar}{_choices_hint(need)}, or drop {o.flag}",
+            )
+    for o in given:
+        clash = [opts[n] for n in sorted(excluded_by(o.name, spec)) if n in opts and _given(values.get(n))]
+        if clash:
+            other = clash[0]
+            why = o if other.name in o.excludes else other  # the option that declares the exclusion says why
+            raise ConfigError(
+                f"{o.flag} and {other.flag} cannot be given together",
+                found=f"{o.flag} {_show(values[o.name])} and {other.flag} {_show(values[other.name])}".strip(),
+                expected=f"either {o.flag} or {other.flag} ({why.flag}: {why.help.rstrip('.')})",
+                fix=f"drop {other.flag} (or {o.flag})",
+            )
+
+
+def _choices_hint(opt: Opt) -> str:
+    """`` (one of ...)`` for an option whose values are a fixed list (from its help), else ""."""
+    if opt.name == "dataset":
+        from specscope.workload.dataset_defs import DATASETS
+
+        return f" (one of {', '.join(DATASETS)})"
+    if opt.name == "resume":
+        return " (the run folder to finish)"
+    return ""
+
+
+def _show(value: Any) -> str:
+    """A canonical value as typed on the command line: ``1,2``, ``2`` for 2.0, nothing for a switch."""
+    if isinstance(value, list | tuple):
+        return ",".join(map(_show, value))
+    if isinstance(value, float):
+        return f"{value:g}"
+    return "" if value is True else str(value)

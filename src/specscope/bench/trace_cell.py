@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,23 +23,22 @@ from specscope.errors import ConfigError
 from specscope.records import StreamRecord
 from specscope.workload.prompt import Prompt
 
+if TYPE_CHECKING:
+    from specscope.workload.trace import Trace
+
 __all__ = ["trace_overrides", "trace_manifest", "trace_offsets_ns", "run_trace_cell"]
 
 
 def trace_overrides(trace: str | None, scale: float | None, rows: int | None) -> dict[str, Any]:
     """``profile_options`` overrides of ``--trace FILE [--trace-scale X] [--trace-rows N]`` (none without a trace).
 
+    That ``--trace-scale`` / ``--trace-rows`` come with ``--trace`` is the option spec's rule
+    (:func:`specscope.bench.spec.check_combinations`); without a trace they are not read here.
+
     Raises:
-        ConfigError: a scale or row count without a trace, a scale <= 0, rows < 1, or a file that is not a trace.
+        ConfigError: a scale <= 0, rows < 1, or a file that is not a trace.
     """
     if trace is None:
-        if scale is not None or rows is not None:
-            raise ConfigError(
-                "--trace-scale / --trace-rows need --trace",
-                found=f"scale={scale}, rows={rows}",
-                expected="--trace FILE",
-                fix="add --trace FILE or drop them",
-            )
         return {}
     from specscope.workload.trace import load_trace
 
@@ -50,8 +49,33 @@ def trace_overrides(trace: str | None, scale: float | None, rows: int | None) ->
             expected="e.g. --trace-scale 0.5 --trace-rows 200",
             fix="pass positive numbers",
         )
-    out: dict[str, Any] = {"trace": load_trace(trace).path}  # the workload and level follow (BenchOptions)
+    loaded = load_trace(trace)
+    _require_replay_span(loaded, 1.0 if scale is None else scale, rows)
+    out: dict[str, Any] = {"trace": loaded.path}  # the workload and level follow (BenchOptions)
     return out | ({"trace_scale": scale} if scale is not None else {}) | ({"trace_rows": rows} if rows else {})
+
+
+def _require_replay_span(trace: Trace, scale: float, rows: int | None) -> None:
+    """Refuse a replay longer than :data:`~specscope.workload.trace.MAX_REPLAY_SPAN_S` (its last send, after the
+    scale and the row limit).
+
+    Raises:
+        ConfigError: the span, with the ``--trace-rows`` or ``--trace-scale`` that would fit.
+    """
+    from specscope.workload.trace import MAX_REPLAY_SPAN_S
+
+    used = trace.requests[: rows or None]
+    span_s = used[-1].offset_ns * scale / 1e9 if used else 0.0
+    if span_s <= MAX_REPLAY_SPAN_S:
+        return
+    fit = sum(1 for r in used if r.offset_ns * scale / 1e9 <= MAX_REPLAY_SPAN_S)
+    raise ConfigError(
+        f"the trace would take {span_s / 86400:,.1f} days to replay",
+        found=f"{trace.path}: last arrival {span_s:,.6g} s after the first (scale {scale:g}, {len(used)} rows)",
+        expected=f"a replay of at most {MAX_REPLAY_SPAN_S / 86400:g} days",
+        fix=f"replay its first {fit} rows (--trace-rows {fit}) or faster (--trace-scale "
+        f"{MAX_REPLAY_SPAN_S / (used[-1].offset_ns / 1e9):.3g}), or check the file's arrival column",
+    )
 
 
 def trace_manifest(options: BenchOptions) -> dict[str, Any] | None:

@@ -109,7 +109,12 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
             continue
         keys = [k for k in extra if k == w or k.startswith(w + "@")]
         if not keys:
-            raise ConfigError.unknown("workload", w, [*PACK_NAMES, *options.workload_files, *extra], fix="see --help")
+            raise ConfigError.unknown(
+                "workload",
+                w,
+                [*PACK_NAMES, *options.workload_files, *extra],
+                fix=f"name one of those in --workloads, or add your own prompts: --workload {w}=FILE",
+            )
         for k in keys:
             prompts[k], warm[k] = extra[k], _warmup(extra[k][-1])
     return prompts, warm

@@ -6,7 +6,8 @@ error's code (2 by default). Set ``SPECSCOPE_DEBUG=1`` for the full traceback to
 
 Exit codes (:data:`EXIT_CODES_HELP`): 0 success; 1 the command ran and found a problem (audit errors, a failed
 gate); 2 bad input or a target that could not be processed (usage errors too, as one line); 3 an internal error
-(one line naming a crash log that holds the traceback); 130 interrupted.
+(one line naming a crash log that holds the traceback); 130 interrupted; 143 terminated (SIGTERM, handled like
+Ctrl-C).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from specscope.cli.vocab import VocabCommand, VocabGroup
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 the command ran and found a problem (audit errors, a failed gate); "
     "2 bad input or a target that could not be processed; 3 internal error (a bug: one line names a crash log "
-    "with the traceback); 130 interrupted."
+    "with the traceback); 130 interrupted; 143 terminated (SIGTERM, handled like Ctrl-C)."
 )
 
 app = typer.Typer(
@@ -98,4 +99,4 @@ def main(argv: list[str] | None = None) -> None:
     from specscope.cli.crash import run_guarded
 
     debug = os.environ.get("SPECSCOPE_DEBUG", "") not in ("", "0")
-    sys.exit(run_guarded(lambda: app(args=argv, standalone_mode=False), debug=debug, argv=argv))
+    sys.exit(run_guarded(lambda: app(args=argv, standalone_mode=False, prog_name="specscope"), debug=debug, argv=argv))

@@ -66,6 +66,7 @@ def advise_cmd(
     from specscope.report.advice import advice_section, advise
     from specscope.report.document import Document
     from specscope.stats.choices import Traffic
+    from specscope.stats.groups import workloads_of
     from specscope.stats.level_mix import level_mix_input
     from specscope.stats.mix import parse_level_mix, parse_mix
     from specscope.stats.verdict import min_effect_of
@@ -73,10 +74,11 @@ def advise_cmd(
 
     fmt, out = report_target(format, output, REPORT_FORMATS)
     slo_s = _slo_ttft_s(slo)
-    shares = parse_mix(mix) if mix else None
-    times = parse_level_mix(level_mix) if level_mix else None
     cells, facts, manifest = level_mix_input(run, from_csv, open_run)
+    source = str(run if run is not None else from_csv)
     command = f"specscope advise {run}" if run is not None else f"specscope advise --from-csv {from_csv}"
+    shares = parse_mix(mix, workloads_of(cells), command) if mix else None
+    times = parse_level_mix(level_mix) if level_mix else None
     traffic = Traffic(
         mix=None if shares is None else shares.shares,
         level_mix=None if times is None else times.shares,
@@ -94,7 +96,6 @@ def advise_cmd(
         min_effect=min_effect_of(manifest, min_effect),
         command=command,
     )
-    source = str(run if run is not None else from_csv)
     doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict())
     emit_document(doc, fmt, out, None, width)  # html without -o: stdout (a run folder is read-only after bench)
 

@@ -46,7 +46,7 @@ folder (printed first) that --resume finishes and --like repeats.
 
 Exit codes: 0 done (failed cells are listed in the report); 1 done, but a config has no ok cell; 2 bad input
 (unknown config or workload, unreachable server, no /metrics, options with --resume that differ from the run's);
-130 interrupted (finished cells are kept: --resume)."""
+130 interrupted, 143 terminated by SIGTERM (finished cells are kept: --resume)."""
 
 
 def _param(opt: Opt) -> inspect.Parameter:
@@ -80,15 +80,35 @@ def bench_command(spec: tuple[Opt, ...] = BENCH_SPEC) -> Any:
     return bench
 
 
-def _interrupted(planned: Path) -> Exception:
-    """What bench says when Ctrl-C stops it (printed by :func:`specscope.cli.crash.run_guarded`, exit 130)."""
+def _interrupted(planned: Path, exc: KeyboardInterrupt) -> Exception:
+    """What bench says when Ctrl-C or SIGTERM stops it (printed by :func:`specscope.cli.crash.run_guarded`, exit
+    130 or 143)."""
     from specscope.cli.crash import Interrupted
 
     if (planned / "manifest.json").is_file():
-        return Interrupted(
-            f"interrupted: finished cells are kept in {planned}; finish with: specscope bench --resume {planned}"
+        return Interrupted.of(
+            exc, f"interrupted: finished cells are kept in {planned}; finish with: specscope bench --resume {planned}"
         )
-    return Interrupted("interrupted before the run folder was made: nothing to resume")
+    return Interrupted.of(exc, "interrupted before the run folder was made: nothing to resume")
+
+
+def _print_run_file(given: dict[str, Any], spec: tuple[Opt, ...]) -> None:
+    """Print every option that decides the run as a TOML run file: the given ones, the defaults of recorded ones
+    (profile, launch) and each matrix option's value in force (the profile's); with ``--resume RUN``, the run's
+    own. Nothing runs and no file named in the options is read."""
+    from specscope.bench.runfile import dump_run_file, in_force_values, stored_options
+    from specscope.bench.setup import matrix_in_force, with_defaults
+
+    recorded = tuple(o for o in spec if o.record)
+    if given.get("resume"):
+        run = Path(given["resume"])
+        record, options = stored_options(run)
+        head = f"# the options of {run}; `specscope bench --resume {run}` finishes it\n"
+        values = in_force_values(with_defaults(record, recorded), options, spec)
+        typer.echo(head + dump_run_file(values, spec), nl=False)
+        return
+    values = in_force_values(with_defaults(given, recorded), matrix_in_force(given, spec), spec)
+    typer.echo(dump_run_file(values, spec), nl=False)
 
 
 def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
@@ -96,16 +116,22 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
     from rich.console import Console
 
     from specscope.bench import run_bench
-    from specscope.bench.runfile import dump_run_file, given_options, read_like, read_run_file
+    from specscope.bench.runfile import given_options, read_like, read_run_file
     from specscope.bench.runner import EngineFiles, new_run_dir
     from specscope.bench.setup import bench_setup, with_defaults
     from specscope.cli.output import report_target
+    from specscope.cli.vocab import key_aliases
 
-    run_file = read_run_file(Path(raw["run_file"]), spec) if raw.get("run_file") else None
+    def say(line: str) -> None:
+        typer.echo(line, err=True)
+
+    run_file = None
+    if raw.get("run_file"):
+        run_file = read_run_file(Path(raw["run_file"]), spec, aliases=key_aliases("bench"), warn=say)
     like = read_like(Path(raw["like"])) if raw.get("like") else None
-    given = given_options(raw, run_file=run_file, like=like, spec=spec)
-    if given.get("print_run_file"):  # the given options with the defaults of recorded ones (profile, launch)
-        typer.echo(dump_run_file(with_defaults(given, tuple(o for o in spec if o.record)), spec), nl=False)
+    given = given_options(raw, run_file=run_file, like=like, spec=spec, note=say)
+    if given.get("print_run_file"):
+        _print_run_file(given, spec)
         return
     setup = bench_setup(given, spec)
     values = with_defaults(given, spec)
@@ -142,12 +168,11 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
                 run_dir=None,  # run_bench names a new run's folder (unique even within one second)
                 controls=controls,
             )
-    except KeyboardInterrupt:
-        raise _interrupted(planned) from None
+    except KeyboardInterrupt as exc:
+        raise _interrupted(planned, exc) from None
     from specscope.bench.server_logs import attach_server_logs
 
-    attach_server_logs(run_dir, setup.server_logs, checked)
-    console.print(f"run folder: {run_dir}", markup=False, highlight=False, soft_wrap=True)
+    attach_server_logs(run_dir, setup.server_logs, checked)  # the folder was named once, at the start
     from specscope.cli.report import emit_report
 
     emit_report([run_dir], fmt, output, width=given.get("width"), html_in_run=True)

@@ -2,8 +2,9 @@
 
 Per engine with its restart flag, then the acceptance (rate, length, per position) of the engines that did
 not restart, and the consistency checks. Exit codes: 0 printed; 1 printed, with an alarm (``ACCEPTING_NOTHING``, or
-the low-acceptance rule ``serve --parse-log`` applies to a log: ``LOW_ACCEPTANCE``), as the README's "found a problem";
-2 unreadable file, not Prometheus text, a file with no speculative / generation counters, or counters that went down
+the low-acceptance rule ``serve --parse-log`` applies to a log: ``LOW_ACCEPTANCE``) or with counters that contradict
+each other (``inconsistencies``: more tokens accepted than drafted ...), as the README's "found a problem"; 2
+unreadable file, not Prometheus text, a file with no speculative / generation counters, or counters that went down
 in every engine while the files read the other way round count up cleanly (BEFORE and AFTER swapped).
 
 Bounds (issue 29): each file must be a regular file (a FIFO or a device such as ``/dev/zero`` is refused before any
@@ -178,7 +179,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Counter deltas, acceptance and restart flags per engine from two saved /metrics scrapes.
 
-        Exit 0 ok; 1 an alarm (accepting nothing, low acceptance); 2 bad input."""
+        Exit 0 ok; 1 an alarm (accepting nothing, low acceptance) or counters that contradict each other (more
+        tokens accepted than drafted ...); 2 bad input."""
         from specscope.stats.counters_doc import counters_doc, counters_text
         from specscope.values import parse_bytes, parse_duration_s
 
@@ -189,5 +191,5 @@ def register(app: typer.Typer) -> None:
         doc = counters_doc(*snaps)
         fmt, out = report_target(format, output, TEXT_JSON)
         emit(dumps_strict(doc, indent=2) if fmt == "json" else counters_text(doc), out)
-        if doc["alarms"]:
+        if doc["alarms"] or doc["inconsistencies"]:
             raise typer.Exit(1)

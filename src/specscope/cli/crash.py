@@ -9,6 +9,8 @@ code   meaning
 2      bad input or a target that could not be processed (:class:`SpecscopeError`, usage errors)
 3      internal error: a bug in specscope; the line names a crash log holding the traceback
 130    interrupted (Ctrl-C)
+143    terminated (SIGTERM, as ``kill PID``, ``timeout`` or a job scheduler sends it): handled like Ctrl-C, so a
+       command ends the same clean way (bench: the finished cells kept, the manifest written, ``--resume`` named)
 =====  ==========================================================================================
 
 Crash logs go to ``$SPECSCOPE_CRASH_DIR`` when set, else the system temp folder (``tempfile.gettempdir()``),
@@ -17,8 +19,11 @@ named ``specscope-crash-YYYYmmdd-HHMMSS-<pid>.log``.
 
 from __future__ import annotations
 
+import difflib
 import os
 import platform
+import re
+import signal
 import sys
 import tempfile
 import time
@@ -29,7 +34,7 @@ from pathlib import Path
 import click
 import typer
 
-from specscope.errors import SpecscopeError
+from specscope.errors import SpecscopeError, value_fix
 from specscope.redact import redact_argv, redact_text
 from specscope.textsafe import escape_controls, safe_output
 
@@ -39,7 +44,9 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
+    "EXIT_TERMINATED",
     "Interrupted",
+    "Terminated",
     "error_line",
     "run_guarded",
 ]
@@ -49,15 +56,31 @@ EXIT_PROBLEM = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread by :func:`run_guarded`'s handler: a KeyboardInterrupt, so every
+    ``finally`` and every handler of Ctrl-C runs (a bench run keeps its cells and writes its manifest); exit 143."""
 
 
 class Interrupted(Exception):
     """Raised by a command interrupted with more to say than ``interrupted`` (bench: how to resume the run);
-    :func:`run_guarded` prints ``line`` on stderr and exits 130."""
+    :func:`run_guarded` prints ``line`` on stderr and exits with ``code`` (130 for Ctrl-C, 143 for SIGTERM)."""
 
-    def __init__(self, line: str) -> None:
+    def __init__(self, line: str, code: int = EXIT_INTERRUPTED) -> None:
         super().__init__(line)
         self.line = line
+        self.code = code
+
+    @classmethod
+    def of(cls, exc: KeyboardInterrupt, line: str) -> Interrupted:
+        """``line`` for the interruption ``exc``: exit 143 and ``(SIGTERM)`` after its first word for a
+        :class:`Terminated`, else 130."""
+        if isinstance(exc, Terminated):
+            head, sep, rest = line.partition(":")
+            return cls(f"{head} (SIGTERM){sep}{rest}", EXIT_TERMINATED)
+        return cls(line)
 
 
 def _error_line(text: str) -> None:
@@ -99,13 +122,64 @@ def _internal_error(exc: BaseException, argv: list[str] | None) -> int:
     return EXIT_INTERNAL
 
 
-def _usage_error(exc: typer.TyperException | click.ClickException) -> int:
+def _usage_error(exc: typer.TyperException | click.ClickException, argv: list[str] | None) -> int:
+    """One ``error: WHAT; found: X; expected: Y; fix: Z`` line for a click usage error (:func:`usage_parts`)."""
     if type(exc).__name__ == "NoArgsIsHelpError":
         return EXIT_BAD_INPUT  # typer printed the help while building the exception
+    what, found, expected, fix = usage_parts(exc, list(sys.argv[1:] if argv is None else argv))
+    _error_line(SpecscopeError(what, found=found, expected=expected, fix=fix).one_line())
+    return exc.exit_code
+
+
+def usage_parts(exc: typer.TyperException | click.ClickException, argv: list[str]) -> tuple[str, str, str, str]:
+    """``(what, found, expected, fix)`` of a usage error, from its kind (click's exception classes, matched by name:
+    typer vendors its own click): an unknown option (the closest one named), an option without its value, a value
+    an option refuses (the value typed, read back from ``argv``), a missing argument, an unknown command."""
     ctx = getattr(exc, "ctx", None)
     where = ctx.command_path if ctx is not None else "specscope"
-    _error_line(f"{exc.format_message().rstrip('.')}; fix: see `{where} --help`")
-    return exc.exit_code
+    if where == "specscope" and argv and not argv[0].startswith("-") and type(exc).__name__ == "BadOptionUsage":
+        where = f"specscope {argv[0]}"  # click reports an option's missing value from the group's context
+    helps = f"`{where} --help` lists them"
+    message = exc.format_message().rstrip(".")
+    kind = type(exc).__name__
+    if kind == "NoSuchOption":
+        name = str(getattr(exc, "option_name", "") or "")
+        close = difflib.get_close_matches(name, list(getattr(exc, "possibilities", None) or []), n=1, cutoff=0.6)
+        fix = f"did you mean {close[0]}? ({helps})" if close else f"drop it ({helps})"
+        return f"no such option {name}", name, f"an option of `{where}`", fix
+    if kind == "BadOptionUsage":
+        name = str(getattr(exc, "option_name", "") or "")
+        return message, f"{name} with no value", f"{name} VALUE", f"give {name} its value (`{where} --help` says which)"
+    param = getattr(exc, "param", None)
+    if kind == "MissingParameter" and param is not None:
+        name = (param.metavar or param.name or "ARG").upper() if param.param_type_name == "argument" else param.opts[0]
+        usage = ctx.get_usage().removeprefix("Usage:").strip() if ctx is not None else f"{where} {name}"
+        what = (getattr(param, "help", "") or "").rstrip(".")
+        return message, f"no {name}", usage, f"add {name}" + (f" ({what})" if what else "")
+    if kind == "BadParameter" and param is not None:
+        flags = list(getattr(param, "opts", []) or [])
+        typed = _typed_value(argv, flags)
+        detail = message.split(": ", 1)[-1]
+        flag = flags[0] if flags else where
+        fix = value_fix(flag, detail, f"`{where} --help` says what {flag} takes")
+        return message.split(": ", 1)[0], typed, detail, fix
+    if m := re.match(r"No such command '([^']*)'", message):
+        name = m.group(1)
+        names = sorted(getattr(getattr(ctx, "command", None), "commands", {}) or [])
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        fix = f"did you mean `{where} {close[0]}`?" if close else f"`{where} --help` lists the commands"
+        return message, name, f"one of {', '.join(names)}" if names else "a command", fix
+    return message, " ".join(argv) or "(nothing)", f"a command line `{where}` accepts", f"`{where} --help` shows one"
+
+
+def _typed_value(argv: list[str], flags: list[str]) -> str:
+    """The value given to one of ``flags`` in ``argv`` (``--x V`` or ``--x=V``; the last one wins), else "?"."""
+    found = "?"
+    for i, word in enumerate(argv):
+        name, eq, inline = word.partition("=")
+        if name in flags:
+            found = inline if eq else (argv[i + 1] if i + 1 < len(argv) else "?")
+    return found
 
 
 def _traceback(exc: BaseException) -> None:
@@ -122,8 +196,27 @@ def run_guarded(call: Callable[[], object], *, debug: bool = False, argv: list[s
     Everything the command prints goes through :func:`specscope.textsafe.safe_output` (secrets masked, control
     characters escaped).
     """
-    with safe_output():
+    with safe_output(), _sigterm_as_interrupt():
         return _run(call, debug=debug, argv=argv)
+
+
+def _raise_terminated(_signum: int, _frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM during the clean-up ends the process
+    raise Terminated
+
+
+class _sigterm_as_interrupt:  # noqa: N801 - a context manager used like a function
+    """While the command runs, SIGTERM raises :class:`Terminated` in the main thread (elsewhere: unchanged)."""
+
+    def __enter__(self) -> None:
+        try:
+            self._old: object = signal.signal(signal.SIGTERM, _raise_terminated)
+        except ValueError:  # not the main thread: signals cannot be handled here
+            self._old = None
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGTERM, self._old)  # type: ignore[arg-type]
 
 
 def _run(call: Callable[[], object], *, debug: bool, argv: list[str] | None) -> int:
@@ -137,13 +230,16 @@ def _run(call: Callable[[], object], *, debug: bool, argv: list[str] | None) -> 
     except (typer.TyperException, click.ClickException) as exc:  # typer vendors click: both trees
         if debug:
             _traceback(exc)
-        return _usage_error(exc)
+        return _usage_error(exc, argv)
+    except Terminated:
+        click.secho("interrupted (SIGTERM)", err=True)
+        return EXIT_TERMINATED
     except (KeyboardInterrupt, typer.Abort, click.exceptions.Abort):
         click.secho("interrupted", err=True)
         return EXIT_INTERRUPTED
     except Interrupted as exc:
         click.secho(exc.line, err=True)
-        return EXIT_INTERRUPTED
+        return exc.code
     except Exception as exc:  # noqa: BLE001 - the one place every bug is caught, logged and turned into exit 3
         if debug:
             _traceback(exc)

@@ -115,7 +115,6 @@ def register(app: typer.Typer) -> None:
         run, run_dir = run_gate(
             plan, prof, out, gates=gates, on_result=on_result, preflight=checked, notes=notes, on_start=on_start
         )
-        console.print(f"run folder: {run_dir}")
         _print_run(run, run_dir, format or "text")
         if not run.passed:
             raise typer.Exit(1)

@@ -182,14 +182,22 @@ BaselineOption = Annotated[
     MaybeStr,
     typer.Option("--baseline", metavar="NAME", help="The no-draft config (default: the run's baseline, else base)."),
 ]
+
+
+def _fraction_value(flag: str) -> Callable[[str], float]:
+    """A typer ``parser``: the one fraction parser (:func:`specscope.values.parse_fraction`; ``0.05`` or ``5%``)."""
+    from specscope.values import parse_fraction
+
+    return lambda text: parse_fraction(text, flag)
+
+
 MinEffectOption = Annotated[
     MaybeFloat,
     typer.Option(
         "--min-effect",
         metavar="F",
-        min=0.0,
-        max=0.99,
-        help="Minimum practical effect, a fraction (default 0.02 = 2 %; report/advise: the run's own).",
+        parser=_fraction_value("--min-effect"),
+        help="Minimum practical effect, a fraction or a percentage (default 0.02 = 2%; report/advise: the run's own).",
     ),
 ]
 MixOption = Annotated[

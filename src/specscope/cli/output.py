@@ -45,9 +45,22 @@ OutputOption = Annotated[
     Path | None,
     typer.Option("--output", "-o", metavar="FILE", help="Write to FILE (format from its suffix unless -f)."),
 ]
+
+
+def _width_value(text: str) -> int:
+    from specscope.values import parse_width
+
+    return parse_width(text, "--width")
+
+
 WidthOption = Annotated[
     int | None,
-    typer.Option("--width", metavar="N", min=40, help="Text width (default: the terminal's, else 120)."),
+    typer.Option(
+        "--width",
+        metavar="N",
+        parser=_width_value,
+        help="Text width, 40 to 1000 characters (default: the terminal's, else 120).",
+    ),
 ]
 
 

@@ -53,7 +53,7 @@ def progress_line(p: Any, eta_s: float | None) -> str:
     rate = p.summary.output_tok_s
     tok_s = "-" if rate is None else f"{rate:.1f} tok/s"
     return (
-        f"[{p.done}/{p.total}] {p.key.label()} {p.summary.status} {tok_s} "
+        f"[{p.done}/{p.total}] {p.cell_label()} {p.summary.status} {tok_s} "
         f"elapsed {format_hms(p.elapsed_s)} ETA {format_hms(eta_s)}"
     )
 
@@ -75,7 +75,7 @@ def _bar(console: Any, eta: EtaModel) -> Iterator[Callable[[Any], None]]:
                 task,
                 total=p.total,
                 completed=p.done,
-                description=p.key.label(),
+                description=p.cell_label(),
                 rate=rate,
                 eta=format_hms(eta.eta_s(p.left_by_config)),
             )

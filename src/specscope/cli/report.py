@@ -106,6 +106,20 @@ def emit_report(
     emit_document(load_document(runs, judging=judging), fmt, output, html_path, width)
 
 
+def _run_workloads(run: Path) -> list[str] | None:
+    """The workloads of a bench run's cells, for ``--mix``'s check and fix; None for a gate run (the report refuses
+    ``--mix`` there itself)."""
+    from specscope.report.build import run_kind
+    from specscope.stats.cells import summarize_run
+    from specscope.stats.groups import workloads_of
+    from specscope.store import open_run
+
+    if run_kind(run) == "gate":
+        return None
+    with open_run(run) as r:
+        return workloads_of(summarize_run(r))
+
+
 def register(app: typer.Typer) -> None:
     @app.command("report", cls=VocabCommand)
     def report(
@@ -125,6 +139,6 @@ def register(app: typer.Typer) -> None:
         from specscope.stats.choices import Traffic
         from specscope.stats.mix import parse_mix
 
-        shares = parse_mix(mix) if mix else None
+        shares = parse_mix(mix, _run_workloads(runs[0]), f"specscope report {runs[0]}") if mix else None
         traffic = None if shares is None else Traffic(shares.shares, notes=[n for n in [shares.note] if n])
         emit_report(runs, format, output, Judging(min_effect, traffic), width=width)

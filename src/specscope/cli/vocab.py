@@ -2,7 +2,9 @@
 
 An alias is never declared as an option (so ``--help`` shows only the current names); :class:`VocabCommand`, the
 click command class of every ``specscope`` command, rewrites the old spelling on the command line before click
-parses it and prints ``warning: --levels is deprecated: use --max-concurrency`` once on stderr. ``bench``'s
+parses it and prints ``warning: --levels is deprecated: use --max-concurrency`` once on stderr. The same table
+names the old keys of run files (:func:`key_aliases`: ``levels = [1]`` in a ``bench --run-file`` is read as
+``max-concurrency`` with one deprecation line). ``bench``'s
 aliases come from its option spec (:data:`specscope.bench.spec.BENCH_SPEC`, ``aliases``); the other commands'
 are in :data:`ALIASES`. This module and the spec are the only places the old names are written.
 """
@@ -17,7 +19,16 @@ import click
 import typer
 import typer.core
 
-__all__ = ["ALIASES", "FORMAT_VALUE_ALIASES", "Alias", "VocabCommand", "VocabGroup", "aliases_of", "rewrite_args"]
+__all__ = [
+    "ALIASES",
+    "FORMAT_VALUE_ALIASES",
+    "Alias",
+    "VocabCommand",
+    "VocabGroup",
+    "aliases_of",
+    "key_aliases",
+    "rewrite_args",
+]
 
 
 @dataclass(frozen=True)
@@ -75,6 +86,12 @@ def _bench_aliases() -> tuple[Alias, ...]:
 def aliases_of(command: str) -> tuple[Alias, ...]:
     """The old flags of ``command`` (its name, e.g. ``bench`` or ``prune-unindexed``)."""
     return _bench_aliases() if command == "bench" else ALIASES.get(command, ())
+
+
+def key_aliases(command: str) -> dict[str, str]:
+    """Old run-file key -> current key of ``command`` (``levels`` -> ``max-concurrency``): the plain renames of its
+    aliases (an alias that changes the value or adds arguments has no run-file form)."""
+    return {a.old[2:]: a.new[2:] for a in aliases_of(command) if a.value is None and not a.extra and not a.flag}
 
 
 def rewrite_args(args: list[str], aliases: tuple[Alias, ...], warn: Callable[[str], None]) -> list[str]:

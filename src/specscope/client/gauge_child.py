@@ -13,6 +13,7 @@ Names read (Prometheus text exposition, ``name{labels} value [timestamp]``), sum
 
 from __future__ import annotations
 
+import os
 import select
 import socket
 import sys
@@ -79,6 +80,18 @@ def _line(url: str, timeout_s: float) -> str:
 
 
 def main(argv: list[str]) -> int:
+    """Sample until stdin closes; a parent that is gone (its end of stdout closed: ``BrokenPipeError``) or Ctrl-C
+    ends the child quietly (stdout pointed at /dev/null, so that the interpreter's last flush cannot fail either)."""
+    try:
+        _sample(argv)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the parent says what happened
+        return 130
+    return 0
+
+
+def _sample(argv: list[str]) -> None:
     url, interval_s = argv[1], float(argv[2])
     timeout_s = float(argv[3]) if len(argv) > 3 else 2.0
     next_s = time.monotonic()
@@ -88,7 +101,7 @@ def main(argv: list[str]) -> int:
         ready, _, _ = select.select([sys.stdin], [], [], max(0.0, next_s - time.monotonic()))
         if ready and not sys.stdin.readline():  # stdin closed: one last reading, then exit
             print(_line(url, timeout_s), flush=True)
-            return 0
+            return
 
 
 if __name__ == "__main__":

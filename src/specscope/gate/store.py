@@ -115,6 +115,6 @@ def load_gate_run(path: str | Path) -> GateRun:
         raise StoreError(
             "gate run folder does not match the gate schema",
             found=f"{folder}/gate.json: {type(exc).__name__}: {str(exc)[:200]}",
-            expected=f"gate.json schema {SCHEMA_VERSION} as specscope gate writes it",
+            expected=f"gate.json schema {SCHEMA_VERSION} as `specscope gate` writes it",
             fix="restore gate.json or re-run specscope gate",
         ) from None

@@ -39,7 +39,7 @@ from specscope.report.mix import Crossover, Placement, find_crossovers, place_ac
 from specscope.stats.choices import Choices, LevelChoice, MixComparison, Traffic
 from specscope.stats.groups import LevelAxis, level_axis, workloads_of
 from specscope.stats.judgement import Judgement, judge
-from specscope.stats.mix import require_workloads
+from specscope.stats.mix import equal_mix, require_workloads
 from specscope.stats.server_spec import methods_of, spec_k
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, verdict_text
@@ -102,7 +102,7 @@ def _level_mix_scope(cells: Sequence[CellSummary], level_mix: Mapping[int, float
             "--level-mix is shares of wall time per concurrency level, and this run is an open loop",
             found=f"--level-mix {', '.join(f'{k}={v:g}' for k, v in level_mix.items())} on a run measured at {what}",
             expected="--level-mix on a run measured with --max-concurrency (--mix picks per rate here)",
-            fix=f"{command} --mix {workloads_of(cells)[0]}=1",
+            fix=f"{command} --mix {equal_mix(sorted(workloads_of(cells)))}",
         )
     levels = sorted({c.concurrency for c in cells})
     unmeasured = [lev for lev in level_mix if lev not in levels]

@@ -19,7 +19,10 @@ its method. The alarm names the method, the workload and what would make it draf
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from specscope.report import units
@@ -61,10 +64,24 @@ def drafts_with_a_head(config: str, facts: Mapping[str, Any] | None) -> str | No
 
 
 def _model(facts: Mapping[str, Any] | None) -> str:
+    """What ``specscope audit`` should read for the config: the model its server names when that names a checkpoint
+    (a path, as the server loaded it, or a hub repo id ``org/name``, as vLLM names a model it loads; or a folder that
+    exists here), else ``MODEL``: a served name such as ``default`` is no checkpoint audit can open."""
     model = (facts or {}).get("model")
     if isinstance(model, Mapping):
         model = model.get("path") or model.get("name")
-    return str(model) if model else "MODEL"
+    name = str(model) if model else ""
+    names_one = "/" in name.strip("/") or name.startswith(("/", "~/", "./"))  # a path or org/name, not a bare alias
+    if name and not re.search(r"\s", name) and (names_one or Path(name).expanduser().is_dir()):
+        return shlex.quote(name)
+    return "MODEL"
+
+
+def _audit_fix(config: str, facts: Mapping[str, Any] | None) -> str:
+    """``specscope audit CHECKPOINT``, or with ``MODEL`` and what to put there when the server named none."""
+    model = _model(facts)
+    what = "" if model != "MODEL" else f" (MODEL: the checkpoint folder or hub repo id that {config}'s server loads)"
+    return f"specscope audit {model}{what}"
 
 
 def acceptance_alarms(
@@ -79,7 +96,7 @@ def acceptance_alarms(
         method = methods[config]
         if method is None or v.acceptance_rate is None or v.drafts < MIN_DRAFTS:
             continue
-        fixes = (f"specscope audit {_model(facts.get(config))}", WEIGHTS_TRACK)
+        fixes = (_audit_fix(config, facts.get(config)), WEIGHTS_TRACK)
         found = f"{method} acceptance {units.rate(v.acceptance_rate).text} over {int(v.drafts):,} draft rounds"
         if v.acceptance_rate < NEAR_ZERO:
             found += f" (below {units.rate(NEAR_ZERO).text})"

@@ -32,7 +32,26 @@ from dataclasses import dataclass
 
 from specscope.records import SpecCounters, SpecWindow
 
-__all__ = ["CounterChecks", "counter_checks", "counters_delta", "spec_window", "sum_counters"]
+__all__ = [
+    "INCONSISTENCIES",
+    "CounterChecks",
+    "counter_checks",
+    "counters_delta",
+    "spec_window",
+    "sum_counters",
+]
+
+#: the codes of :func:`counter_checks`: counters that contradict each other (a window with one is not a measurement).
+INCONSISTENCIES = frozenset(
+    {
+        "PER_POSITION_SUM",
+        "DRAFT_TOKENS_OVER_K",
+        "DRAFT_TOKENS_WITHOUT_DRAFTS",
+        "SPEC_IDENTITY",
+        "ACCEPTED_OVER_DRAFTED",
+        "ACCEPTED_OVER_GENERATED",
+    }
+)
 
 _COUNTED = frozenset({"spec", "per_pos", "generation", "prompt"})  # SpecCounters.present families that are counters
 _COUNTS = ("drafts", "draft_tokens", "accepted_tokens", "rejected_tokens", "generation_tokens", "prompt_tokens")
@@ -174,9 +193,16 @@ class CounterChecks:
 
 def counter_checks(delta: SpecCounters) -> CounterChecks:
     """Check a delta: the per-position accepted counts sum to the accepted total (``PER_POSITION_SUM``),
-    no more draft tokens were proposed than ``drafts`` x the number of positions (``DRAFT_TOKENS_OVER_K``), and a
+    no more draft tokens were proposed than ``drafts`` x the number of positions (``DRAFT_TOKENS_OVER_K``), a
     drafts counter that says 0 has no drafted tokens beside it (``DRAFT_TOKENS_WITHOUT_DRAFTS``: every draft holds at
-    least one token).
+    least one token), rejected = drafted - accepted where all three are exported (``SPEC_IDENTITY``), no more tokens
+    were accepted than drafted (``ACCEPTED_OVER_DRAFTED``: every accepted token was a draft token), and no more than
+    the output tokens allow (``ACCEPTED_OVER_GENERATED``). An accepted token is an output token, except in a
+    request's last step: vLLM counts a step's accepted tokens before the stop check cuts the tokens after EOS or
+    ``max_tokens`` (``vllm/v1/core/sched/scheduler.py``, ``update_from_output``: ``make_spec_decoding_stats`` before
+    ``_update_request_with_output``), so a window may hold up to k more accepted tokens per finished request than
+    generated ones; each request generates at least one, hence the sound bound accepted <= generated x (1 + k), k
+    the number of positions (else drafted / drafts). Every code is one of :data:`INCONSISTENCIES`.
 
     Args:
         delta: from :func:`counters_delta` (counts in tokens, ``drafts`` in verify steps).
@@ -190,6 +216,14 @@ def counter_checks(delta: SpecCounters) -> CounterChecks:
         reasons.append(f"PER_POSITION_SUM(sum {sum(per_pos):g} != accepted {accepted:g})")
     if per_pos and drafts is not None and drafted is not None and drafted > drafts * len(per_pos):
         reasons.append(f"DRAFT_TOKENS_OVER_K(draft tokens {drafted:g} > drafts x {len(per_pos)})")
+    if accepted is not None and drafted is not None and accepted > drafted:
+        reasons.append(f"ACCEPTED_OVER_DRAFTED(accepted {accepted:g} > draft tokens {drafted:g})")
+    generated = delta.generation_tokens
+    k_max = len(per_pos) or (drafted / drafts if drafts and drafted is not None else None)
+    if accepted is not None and generated is not None and k_max is not None and accepted > generated * (1 + k_max):
+        reasons.append(
+            f"ACCEPTED_OVER_GENERATED(accepted {accepted:g} > generation tokens {generated:g} x (1 + k {k_max:g}))"
+        )
     rejected = delta.rejected_tokens
     if rejected is not None and drafted is not None and accepted is not None and rejected != drafted - accepted:
         reasons.append(f"SPEC_IDENTITY(rejected {rejected:g} != drafted {drafted:g} - accepted {accepted:g})")

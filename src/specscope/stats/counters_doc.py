@@ -15,7 +15,9 @@ its series gone after: left out, not a restart) and its own ``deltas``; one entr
 drafting, reset: issue 26), ``warnings`` (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``,
 ``ACCEPTING_NOTHING`` ...), ``alarms`` (``ACCEPTING_NOTHING(...)``, else the one low-acceptance rule of
 :mod:`specscope.stats.low_acceptance` over the window, the method unknown: a ``LOW_ACCEPTANCE(...)``, as
-``serve --parse-log`` gives for a log). A count with no counter behind it is null, never 0.
+``serve --parse-log`` gives for a log), ``inconsistencies`` (the checks of a counted window that show counters
+contradicting each other, :data:`specscope.stats.counters.INCONSISTENCIES`: more tokens accepted than drafted ...).
+Alarms and inconsistencies make ``specscope counters`` exit 1. A count with no counter behind it is null, never 0.
 """
 
 from __future__ import annotations
@@ -23,10 +25,16 @@ from __future__ import annotations
 from typing import Any
 
 from specscope.records import SpecCounters, SpecWindow
-from specscope.stats.counters import counter_checks, counters_delta, spec_window
+from specscope.stats.counters import INCONSISTENCIES, counter_checks, counters_delta, spec_window
 from specscope.stats.low_acceptance import low_acceptance_alarm
 
-__all__ = ["counters_doc", "counters_text"]
+__all__ = ["INCONSISTENT_FIX", "counters_doc", "counters_text"]
+
+#: what to check when a window's counters contradict each other.
+INCONSISTENT_FIX = (
+    "check that both scrapes are of one server and one engine kind (an exporter that sums several servers, or a "
+    "router, mixes their counters)"
+)
 
 
 def _deltas(d: SpecCounters) -> dict[str, Any]:
@@ -81,6 +89,7 @@ def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
             for e, d in engines.items()
         },
         "reasons": reasons,
+        "inconsistencies": [r for r in checks.reasons if r.split("(")[0] in INCONSISTENCIES] if counted else [],
     }
 
 
@@ -116,4 +125,7 @@ def counters_text(doc: dict[str, Any]) -> str:
     if doc["warnings"]:
         lines.append("warnings: " + ", ".join(doc["warnings"]))
     lines += [f"ALARM {a}" for a in doc.get("alarms", [])]
+    lines += [f"INCONSISTENT {r}" for r in doc.get("inconsistencies", [])]
+    if doc.get("inconsistencies"):
+        lines.append(f"fix: {INCONSISTENT_FIX}")
     return "\n".join(lines)

@@ -12,7 +12,9 @@
   time-ordered pair (:func:`specscope.stats.speedup.paired_rounds`) of every workload (and level) in it, so a
   round is resampled with all its parts; each part contributes its first R pairs, R the fewest any part has.
 
-Shares that do not sum to 1 are normalised and the normalisation is said (:attr:`Shares.note`).
+Shares that do not sum to 1 are normalised and the normalisation is said (:attr:`Shares.note`). A refused mix's fix
+is a command that runs: the caller passes its command line so far (``specscope advise RUN``) and the run's
+workloads, and the fix is that command with an equal mix of them (:func:`equal_mix`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from specscope.errors import ConfigError
 
 __all__ = [
     "Shares",
+    "equal_mix",
     "parse_mix",
     "require_workloads",
     "parse_level_mix",
@@ -73,7 +76,7 @@ def _parse(text: str, of: str, key: type[K], example: str, what: str) -> Shares[
                 f"bad {of} entry",
                 found=part,
                 expected=f"{what}=SHARE with a finite SHARE >= 0, each {what.lower()} once",
-                fix=f"e.g. {of} {example}",
+                fix=example,
             )
         given[k] = share
     total = sum(given.values())
@@ -82,18 +85,34 @@ def _parse(text: str, of: str, key: type[K], example: str, what: str) -> Shares[
             f"a {of} needs a positive share",
             found=text,
             expected="shares summing to more than 0",
-            fix=f"e.g. {example}",
+            fix=example,
         )
     return Shares({k: v / total for k, v in given.items() if v > 0}, given, of)
 
 
-def parse_mix(text: str) -> Shares[str]:
+def equal_mix(names: Sequence[object]) -> str:
+    """``"code=0.5,prose=0.5"``: equal shares of ``names`` in two decimals that sum to exactly 1 (the first ones
+    take the rounding: ``a=0.34,b=0.33,c=0.33``)."""
+    n = len(names)
+    cents = [100 // n + (1 if i < 100 % n else 0) for i in range(n)] if n else []
+    return ",".join(f"{name}={c / 100:g}" for name, c in zip(names, cents, strict=True))
+
+
+def parse_mix(text: str, workloads: Sequence[str] | None = None, command: str = "") -> Shares[str]:
     """``"prose=0.2,code=0.3,edit=0.5"`` -> token shares per workload, normalised to sum 1.
 
+    ``workloads``: the run's (checked, and the fix's example mix); ``command``: the command line the fix completes
+    (``specscope advise runs/run-1``; "": the fix shows the option alone).
+
     Raises:
-        ConfigError: malformed entry, negative or non-finite share, repeated workload, or all shares zero.
+        ConfigError: malformed entry, negative or non-finite share, repeated workload, all shares zero, or (with
+            ``workloads``) a workload the run does not have.
     """
-    return _parse(text, "--mix", str, "--mix prose=0.2,code=0.3,edit=0.5", "WORKLOAD")
+    example = f"--mix {equal_mix(sorted(workloads)) if workloads else 'prose=0.2,code=0.3,edit=0.5'}"
+    shares = _parse(text, "--mix", str, f"{command} {example}".strip(), "WORKLOAD")
+    if workloads is not None:
+        require_workloads(shares.given, workloads, command=command)
+    return shares
 
 
 def parse_level_mix(text: str) -> Shares[int]:
@@ -105,15 +124,18 @@ def parse_level_mix(text: str) -> Shares[int]:
     return _parse(text, "--level-mix", int, "--level-mix 1=0.6,4=0.4", "LEVEL")
 
 
-def require_workloads(mix: Mapping[str, float], workloads: Sequence[str], where: str = "the run") -> None:
-    """Raises ConfigError naming the first workload of ``mix`` that is not one of ``workloads`` (``where``: whose)."""
+def require_workloads(
+    mix: Mapping[str, float], workloads: Sequence[str], where: str = "the run", *, command: str = ""
+) -> None:
+    """Raises ConfigError naming the first workload of ``mix`` that is not one of ``workloads`` (``where``: whose);
+    its fix is ``command`` with an equal mix of ``workloads`` (:func:`equal_mix`)."""
     missing = [w for w in mix if w not in workloads]
     if missing:
         raise ConfigError(
             f"workload {missing[0]!r} of the --mix is not in {where}",
-            found=missing,
-            expected=", ".join(workloads),
-            fix="name the run's workloads in --mix",
+            found=", ".join(missing),
+            expected=f"workloads of {where}: {', '.join(sorted(workloads))}",
+            fix=f"{command} --mix {equal_mix(sorted(workloads))}".strip(),
         )
 
 

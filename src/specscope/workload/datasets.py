@@ -121,7 +121,8 @@ def _library() -> Any:
             fix="pip install 'specscope[datasets]'",
         ) from None
     hf_datasets.disable_progress_bars()  # its "Generating train split" bars would break the one-line errors
-    hf_datasets.logging.set_verbosity_error()
+    # its "Failed to load JSON from file" log line too: the refusal names the cause (:func:`_read_local`)
+    hf_datasets.logging.set_verbosity(hf_datasets.logging.CRITICAL)
     return hf_datasets
 
 
@@ -182,10 +183,46 @@ def _rows(spec: DatasetSpec, path: Path | None) -> tuple[list[dict[str, Any]], l
             expected=f"the {spec.config} files of {spec.name}",
             fix=f"pass --dataset {spec.name}:{other}, or the {spec.config} files with --dataset-path",
         )
-    builder = "parquet" if files[0].suffix == ".parquet" else "json"
-    ds = lib.load_dataset(builder, data_files=[str(f) for f in files], split="train")
+    ds = _read_local(lib, spec, files)
     described = [{"path": str(f.resolve()), "sha256": _sha256(f), "bytes": f.stat().st_size} for f in files]
     return list(ds), list(ds.column_names), described
+
+
+def _read_local(lib: Any, spec: DatasetSpec, files: Sequence[Path]) -> Any:
+    """The ``train`` split of local ``files`` through the ``datasets`` library (its parquet or json builder).
+
+    Raises:
+        ConfigError: an empty file, or a file the library cannot read (malformed JSON, not parquet, mixed columns):
+            the library's own reason and the file, never its exception.
+    """
+    empty = [f for f in files if f.stat().st_size == 0]
+    if empty:
+        raise ConfigError(
+            f"{spec.label()}: the dataset file is empty",
+            found=f"{empty[0]}: 0 bytes" + (f" (and {len(empty) - 1} more empty files)" if len(empty) > 1 else ""),
+            expected=f"the {spec.name} rows as JSONL or parquet",
+            fix="download the file again, or pass --dataset-path to the folder that holds the data",
+        )
+    builder = "parquet" if files[0].suffix == ".parquet" else "json"
+    try:
+        return lib.load_dataset(builder, data_files=[str(f) for f in files], split="train")
+    except (lib.exceptions.DatasetsError, StopIteration, ValueError, TypeError, KeyError, OSError) as exc:
+        raise ConfigError(
+            f"{spec.label()}: the datasets library cannot read the file",
+            found=f"{files[0] if len(files) == 1 else f'{len(files)} files under {files[0].parent}'}: {_cause(exc)}",
+            expected=f"the {spec.name} rows as {'parquet' if builder == 'parquet' else 'JSON Lines'}",
+            fix="fix the line or file named, or pass --dataset-path to the files as published",
+        ) from None
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost reason of a library error (``JSON parse error: ... in row 22``), one line, bounded."""
+    while exc.__cause__ is not None:  # the library's reason (pyarrow's, naming the row), not what it tried next
+        exc = exc.__cause__
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if "corresponds to no data" in text:  # datasets' words for a split with no rows (blank lines only)
+        text = "no rows in it (blank lines only)"
+    return text if len(text) <= 300 else text[:300] + "..."
 
 
 def _sha256(path: Path) -> str:

@@ -14,7 +14,10 @@ Formats, told apart by their columns (the first record's keys, or a CSV header):
   ``ContextTokens``, ``GeneratedTokens``.
 
 Offsets are taken from the earliest arrival; rows are replayed in arrival order (a file out of order is sorted,
-stably, and the trace says so). A malformed row is an error naming ``FILE:LINE``.
+stably, and the trace says so). A malformed row is an error naming ``FILE:LINE``; so is an arrival that is not a
+finite number >= 0 or lies beyond :data:`MAX_ARRIVAL_NS` (2**63 - 1 ns, about 292 years: every instant is an
+int64 of ns, and an epoch-second or epoch-millisecond stamp fits). How long a replay may span is the bench's bound
+(:data:`MAX_REPLAY_SPAN_S`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import csv
 import datetime as dt
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,12 +34,25 @@ from typing import Any
 from specscope.errors import ConfigError
 from specscope.workload.prompt import is_int_in
 
-__all__ = ["TraceRequest", "Trace", "TRACE_FORMATS", "MOONCAKE_BLOCK_TOKENS", "load_trace"]
+__all__ = [
+    "TraceRequest",
+    "Trace",
+    "TRACE_FORMATS",
+    "MAX_ARRIVAL_NS",
+    "MAX_REPLAY_SPAN_S",
+    "MOONCAKE_BLOCK_TOKENS",
+    "load_trace",
+]
 
 TRACE_FORMATS = ("specscope", "mooncake", "azure")
 #: Tokens per ``hash_ids`` block of a Mooncake trace (its release's block size; AIPerf's default too).
 MOONCAKE_BLOCK_TOKENS = 512
 _MAX_BYTES = 2 << 30
+#: the latest arrival a row may give (ns from the trace's clock origin): the int64 range.
+MAX_ARRIVAL_NS = 2**63 - 1
+#: the longest replay (s, after --trace-scale and --trace-rows): 8 days, above the longest public trace (Azure's
+#: 2024 week-long LLM inference trace spans under 7 days).
+MAX_REPLAY_SPAN_S = 8 * 86400.0
 
 
 @dataclass(frozen=True)
@@ -121,18 +138,32 @@ def _format_of(path: Path, first: dict[str, Any] | list[str]) -> str:
     )
 
 
+def _arrival_ns(path: Path, line: int, key: str, t: object, unit: str, ns_per_unit: int) -> int:
+    """An arrival ``t`` in ``unit`` (``ns_per_unit`` ns each) as int ns: a finite number >= 0 whose ns fit
+    :data:`MAX_ARRIVAL_NS` (ints are converted exactly, floats rounded to the ns).
+
+    Raises:
+        ConfigError: anything else, naming ``FILE:LINE``.
+    """
+    at_ns: int | None = None
+    if isinstance(t, int) and not isinstance(t, bool):
+        at_ns = t * ns_per_unit
+    elif isinstance(t, float) and math.isfinite(t) and t * ns_per_unit <= MAX_ARRIVAL_NS:
+        at_ns = round(t * ns_per_unit)
+    if at_ns is None or not 0 <= at_ns <= MAX_ARRIVAL_NS:
+        most = MAX_ARRIVAL_NS / ns_per_unit
+        raise _bad(path, line, f"{key}={t!r}", f"{key} in {unit}, a finite number from 0 to {most:.4g}")
+    return at_ns
+
+
 def _jsonl_row(path: Path, line: int, rec: dict[str, Any], fmt: str) -> tuple[int, TraceRequest]:
     """``(arrival in ns from the file's origin, request)`` of one JSONL record."""
     if fmt == "mooncake":
-        t, text_key, in_key, out_key = rec.get("timestamp"), "text_input", "input_length", "output_length"
-        if not is_int_in(t, 0) and not (isinstance(t, float) and t >= 0):
-            raise _bad(path, line, f"timestamp={t!r}", "timestamp in ms, a number >= 0")
-        at_ns = round(float(t) * 1e6) if isinstance(t, float) else int(t) * 1_000_000  # type: ignore[arg-type]
+        text_key, in_key, out_key = "text_input", "input_length", "output_length"
+        at_ns = _arrival_ns(path, line, "timestamp", rec.get("timestamp"), "ms", 1_000_000)
     else:
-        t, text_key, in_key, out_key = rec.get("arrival_s"), "text", "input_tokens", "output_tokens"
-        if isinstance(t, bool) or not isinstance(t, int | float) or t < 0:
-            raise _bad(path, line, f"arrival_s={t!r}", "arrival_s in s, a number >= 0")
-        at_ns = round(float(t) * 1e9)
+        text_key, in_key, out_key = "text", "input_tokens", "output_tokens"
+        at_ns = _arrival_ns(path, line, "arrival_s", rec.get("arrival_s"), "s", 1_000_000_000)
     text = rec.get(text_key)
     if text is not None and (not isinstance(text, str) or not text.strip()):
         raise _bad(path, line, f"{text_key}={text!r}", f"{text_key} a non-empty string")
@@ -152,7 +183,10 @@ def _azure_ns(path: Path, line: int, stamp: str | None) -> int:
         raise _bad(path, line, f"TIMESTAMP={stamp!r}", "TIMESTAMP like 2023-11-16 18:15:46.6805900") from None
     if frac and (not frac.isdigit() or len(frac) > 9):
         raise _bad(path, line, f"TIMESTAMP={stamp!r}", "at most 9 fraction digits")
-    return int(seconds) * 1_000_000_000 + (int(frac.ljust(9, "0")) if frac else 0)
+    at_ns = int(seconds) * 1_000_000_000 + (int(frac.ljust(9, "0")) if frac else 0)
+    if not 0 <= at_ns <= MAX_ARRIVAL_NS:
+        raise _bad(path, line, f"TIMESTAMP={stamp!r}", "a TIMESTAMP from 1970-01-01 to 2262-04-11 (int64 ns)")
+    return at_ns
 
 
 def _read(path: Path) -> tuple[str, list[tuple[int, TraceRequest]]]:
