@@ -38,7 +38,8 @@ from specscope.stats.judgement import judge
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 
-pytestmark = pytest.mark.integration
+# wall-clock: the speedups are ratios of the servers' 4 and 5 ms sleeps, which a loaded machine stretches
+pytestmark = [pytest.mark.integration, pytest.mark.timing]
 
 BASE = ResponsePlan(output_tokens=None, ttft_ms=20, inter_chunk_ms=5.0)  # /tmp/nubench/base.json
 MTP = ResponsePlan(  # /tmp/nubench/fast.json
