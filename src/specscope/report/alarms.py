@@ -154,7 +154,7 @@ def not_engaged_alarms(j: Judgement | None, facts: Mapping[str, Mapping[str, Any
     for (config, workload), levels in where.items():
         method = speculative_method(config, facts.get(config) or {}) or config
         found = (
-            f"{method} reported 0 drafts in every cell on {workload} at N={','.join(map(str, levels))}: it did not "
+            f"{method} reported 0 drafts in every cell on {workload} at {j.axis.labels(levels)}: it did not "
             "speculate, so its speed there is the target's alone"
         )
         alarms.append(
