@@ -364,14 +364,23 @@ class SpecWindow:
     warnings: tuple[str, ...] = ()
 
     @property
+    def withheld(self) -> bool:
+        """The window's acceptance is no measurement: the series vanished, every engine restarted, the names are
+        unread, or more tokens were accepted than drafted (``ACCEPTED_OVER_DRAFTED``: a rate above 1)."""
+        over = any(w.startswith("ACCEPTED_OVER_DRAFTED") for w in self.warnings)
+        return over or self.state in ("vanished", "reset", "unread")
+
+    @property
     def acceptance_rate(self) -> float | None:
-        """accepted / drafted over the window; None unless both counters exist and something was drafted."""
-        return None if self.state in ("vanished", "reset", "unread") else self.delta.acceptance_rate
+        """accepted / drafted over the window; None unless both counters exist, something was drafted and the
+        window is not :attr:`withheld`."""
+        return None if self.withheld else self.delta.acceptance_rate
 
     @property
     def acceptance_length(self) -> float | None:
-        """1 + accepted / drafts over the window; None unless both counters exist and drafts > 0."""
-        return None if self.state in ("vanished", "reset", "unread") else self.delta.acceptance_length
+        """1 + accepted / drafts over the window; None unless both counters exist, drafts > 0 and the window is not
+        :attr:`withheld`."""
+        return None if self.withheld else self.delta.acceptance_length
 
 
 def known_fields(cls: Any, d: dict[str, Any]) -> dict[str, Any]:

@@ -167,10 +167,13 @@ def test_more_tokens_accepted_than_drafted_or_generated_is_a_named_problem_exit_
         "or a router, mixes their counters)"
     ]
     assert err == ""  # the document says it; exit 1 as for an alarm
+    assert "acceptance: withheld: the counters contradict each other (INCONSISTENT below)  k 4" in out.splitlines()
     with pytest.raises(SystemExit) as ended:
         main(["counters", str(DATA / "llamacpp_before_no_per_pos.prom"), str(tmp_path / "after.prom"), "-f", "json"])
     doc = json.loads(capsys.readouterr().out)
     assert ended.value.code == 1 and doc["inconsistencies"] == problems and doc["alarms"] == []
+    # a rate of 600 / 240 = 2.5 is impossible: no acceptance figure from contradicting counters
+    assert (doc["acceptance_rate"], doc["acceptance_length"], doc["acceptance_per_position"]) == (None, None, [])
 
 
 def test_a_few_more_accepted_than_generated_tokens_is_no_problem(tmp_path):

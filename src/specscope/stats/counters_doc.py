@@ -5,7 +5,8 @@ Rules (restart per engine, series absent before start from 0, consistency checks
 :mod:`specscope.stats.counters`.
 
 JSON keys: ``acceptance_rate`` (accepted / draft tokens), ``acceptance_length`` (1 + accepted / drafts,
-tokens per verify step), ``acceptance_per_position`` (accepted at position i / drafts), ``k`` (draft tokens
+tokens per verify step), ``acceptance_per_position`` (accepted at position i / drafts; these three null / empty
+when the window has an inconsistency: counters that contradict each other are no measurement), ``k`` (draft tokens
 per draft when whole), ``deltas`` (``drafts``, ``draft_tokens``, ``accepted_tokens``,
 ``accepted_per_position``, ``generation_tokens``, ``prompt_tokens``: counts in tokens, drafts in verify
 steps) of the engines that did not restart or vanish, ``engines`` (per engine label: ``reset``, ``vanished`` (all
@@ -73,15 +74,17 @@ def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
     engines = delta.engines or {"": delta}
     counted = not delta.reset and "spec" in delta.present
     window = spec_window(before, after)
+    inconsistencies = [r for r in checks.reasons if r.split("(")[0] in INCONSISTENCIES] if counted else []
+    measured = counted and not inconsistencies  # counters that contradict each other give no acceptance figure
     return {
         "engine_kind": window.engine_kind,
         "state": window.state,
         "statement": window.statement,
         "warnings": [w for w in window.warnings if w not in reasons],
         "alarms": _alarms(window),
-        "acceptance_rate": delta.acceptance_rate if counted else None,
-        "acceptance_length": delta.acceptance_length if counted else None,
-        "acceptance_per_position": list(delta.acceptance_per_position) if counted else [],
+        "acceptance_rate": delta.acceptance_rate if measured else None,
+        "acceptance_length": delta.acceptance_length if measured else None,
+        "acceptance_per_position": list(delta.acceptance_per_position) if measured else [],
         "k": checks.k,
         "deltas": _deltas(delta),
         "engines": {
@@ -89,7 +92,7 @@ def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
             for e, d in engines.items()
         },
         "reasons": reasons,
-        "inconsistencies": [r for r in checks.reasons if r.split("(")[0] in INCONSISTENCIES] if counted else [],
+        "inconsistencies": inconsistencies,
     }
 
 
@@ -114,10 +117,15 @@ def counters_text(doc: dict[str, Any]) -> str:
         )
     valid = [e for e, eng in doc["engines"].items() if not eng["reset"] and not eng.get("vanished")]
     who = f" (engines {', '.join(valid)})" if doc["engines"].keys() != {""} else ""
-    lines.append(
-        f"acceptance{who}: rate {_num(doc['acceptance_rate'], '.3f')}  length "
-        f"{_num(doc['acceptance_length'], '.2f')}  k {_num(doc['k'])}"
-    )
+    if doc.get("inconsistencies"):
+        lines.append(
+            f"acceptance{who}: withheld: the counters contradict each other (INCONSISTENT below)  k {_num(doc['k'])}"
+        )
+    else:
+        lines.append(
+            f"acceptance{who}: rate {_num(doc['acceptance_rate'], '.3f')}  length "
+            f"{_num(doc['acceptance_length'], '.2f')}  k {_num(doc['k'])}"
+        )
     per_pos = doc["acceptance_per_position"]
     lines.append("per position: " + (" ".join(f"{r:.3f}" for r in per_pos) if per_pos else "—"))
     lines.append("reasons: " + (", ".join(doc["reasons"]) if doc["reasons"] else "none"))
