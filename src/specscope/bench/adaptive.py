@@ -1,22 +1,22 @@
-"""Adaptive repeats (``--target-ci F``): spend rounds only where a comparison is not as precise as asked.
+"""Adaptive repeats (``--target-ci``): spend rounds only where a comparison is not decided yet.
 
 Every cell runs ``min_repeats`` rounds (interleaved, :mod:`specscope.bench.order`). After each round the run is
 judged by the report's own judgement (:func:`specscope.stats.judgement.judge`, with the run's ``--min-effect``):
-a comparison (config x workload x level against the baseline) is **done** when its speedup interval's relative
-half-width (:func:`specscope.stats.speedup.relative_half_width`: ``sqrt(high / low) - 1``, the figure the report's
-interval shows) is at most ``F``, or when its verdict is ``not engaged`` (the server drafted nothing: more rounds
-cannot make it speculate). Only the comparisons not done get another round of their config, the baseline and the A/A
-control at that workload x level (in a freshly shuffled order), until ``max_repeats``. This is exactly what
-``--target-ci``'s help says. The verdicts are the report's (the same function), computed on whatever rounds each
-comparison got; a ``faster`` verdict reached early does not stop a comparison whose interval is still wider than
-asked (the rule before this one did, so ``--target-ci 0.005`` stopped at a +-1 % interval).
+a comparison (config x workload x N against the baseline) is **decided** when its verdict is ``faster``,
+``slower``, ``equivalent`` or ``not_engaged``, and only the undecided ones (``undetermined``, or not yet measured)
+get another round of their config, the baseline and the A/A control at that workload x N (in a freshly shuffled
+order), until ``max_repeats``. There is no second rule here: the stop is the verdict the report prints, from the
+same function, so an adaptive run stops exactly where its report can say something.
 
-The A/A control ``BASELINE-again`` is not a comparison to finish: it gets a round whenever its workload x level gets
+The A/A control ``BASELINE-again`` is not a comparison to decide: it gets a round whenever its workload x N gets
 one, beside the baseline, so that the noise floor rests on the same rounds as the comparisons it judges.
 
-The fixed design (no ``target_ci``) runs ``repeats`` rounds of everything. benchmarks/adaptive_repeats.py measures
-both designs side by side (embedded) and benchmarks/adaptive_simulated.py simulates the seed card's 540-cell matrix
-(benchmarks/RESULTS.md).
+``target_ci`` (fraction) is what turns the adaptive design on; a comparison whose interval's relative half-width is
+already at most ``target_ci`` and whose interval lies inside ``1 +- 2 * min_effect`` also stops (it is precise and
+cannot become faster or slower by more than a few times the minimum effect: more rounds would make it
+``equivalent`` or keep it ``undetermined`` near the threshold). The fixed design (no ``target_ci``) runs
+``repeats`` rounds of everything. benchmarks/adaptive_repeats.py measures both designs side by side (embedded) and
+simulates the seed card's 540-cell matrix (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -30,21 +30,23 @@ from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
 from specscope.stats.judgement import judge
 from specscope.stats.server_spec import methods_of
-from specscope.stats.speedup import relative_half_width
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison
 from specscope.store import Run
 
-__all__ = ["decided", "unsettled", "next_round", "adaptive_rounds", "resumed_rounds"]
+__all__ = ["DECIDED", "decided", "unsettled", "next_round", "adaptive_rounds", "resumed_rounds"]
+
+DECIDED = frozenset({"faster", "slower", "equivalent", "not_engaged"})
 
 
-def decided(c: Comparison, target_ci: float) -> bool:
-    """True when comparison ``c`` needs no more rounds: its interval's relative half-width is at most ``target_ci``
-    (fraction), or it is ``not engaged`` (module docstring)."""
-    if c.verdict == "not_engaged":
+def decided(c: Comparison, target_ci: float, min_effect: float) -> bool:
+    """True when comparison ``c`` needs no more rounds (module docstring)."""
+    if c.verdict in DECIDED:
         return True
-    half = relative_half_width(c.low, c.high)
-    return half is not None and half <= target_ci
+    if c.low is None or c.high is None or not c.speedup:
+        return False
+    precise = (c.high - c.low) / 2.0 / c.speedup <= target_ci
+    return precise and 1.0 - 2.0 * min_effect <= c.low and c.high <= 1.0 + 2.0 * min_effect
 
 
 def unsettled(
@@ -60,7 +62,7 @@ def unsettled(
         for w in options.workloads:
             for n in options.levels:
                 c = j.get(config, w, n)
-                if c is None or not decided(c, options.target_ci or 0.0):
+                if c is None or not decided(c, options.target_ci or 0.0, options.min_effect):
                     out.add((config, w, n))
     return out
 

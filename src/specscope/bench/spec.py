@@ -532,9 +532,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "target_ci",
         "statistics",
         "float",
-        "Adaptive repeats: a comparison gets more rounds until its speedup interval's relative half-width "
-        "(sqrt(high / low) - 1) is at most F, e.g. 0.05, or --max-repeats is reached (a config that never drafted "
-        "stops at --min-repeats).",
+        "Adaptive repeats: relative half-width of the speedup interval to reach, e.g. 0.05.",
         "F",
         field="target_ci",
     ),
