@@ -532,7 +532,10 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "target_ci",
         "statistics",
         "float",
-        "Adaptive repeats: relative half-width of the speedup interval to reach, e.g. 0.05.",
+        "Adaptive repeats (e.g. 0.05): a comparison gets more rounds, up to --max-repeats, until the report's verdict "
+        "decides it (faster, slower, equivalent, not engaged) or its speedup interval is within +-F (sqrt(high / low) "
+        "- 1) and inside 1 +- 2 x --min-effect. A decided verdict stops it even when its interval is wider than F; "
+        "for a set precision everywhere use --repeats.",
         "F",
         field="target_ci",
     ),
