@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from specscope.stats.cells import summarize_run
+from specscope.stats.summary import CellSummary
 from specscope.store import open_run
 
 __all__ = ["FailedConfig", "WITH_FIGURES", "configs_without_ok_cell", "failed_configs_line"]
@@ -47,7 +48,7 @@ def configs_without_ok_cell(run_dir: Path) -> list[FailedConfig]:
     with open_run(run_dir) as run:
         cells = summarize_run(run)
         planned = (run.manifest.get("options") or {}).get("configs") or []
-    by_config: dict[str, list] = {str(name): [] for name in planned}
+    by_config: dict[str, list[CellSummary]] = {str(name): [] for name in planned}
     for c in cells:
         by_config.setdefault(c.config, []).append(c)
     out = []
