@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,26 @@ def _cells_in(db):
             return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
     except sqlite3.Error:
         return 0
+
+
+def _signal_after_first_cell(
+    argv: list[str], out: Path, sig: signal.Signals
+) -> tuple[subprocess.Popen[str], list[Path], str]:
+    """Start ``argv``, wait (at most 60 s) until its run database holds a cell, send ``sig``; (process, databases,
+    stderr) once it ended."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        dbs = list(out.glob("run-*/run.sqlite"))
+        if dbs and _cells_in(dbs[0]) >= 1:
+            break
+        time.sleep(0.05)
+    else:
+        proc.kill()
+        pytest.fail("no cell was committed within 60 s")
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    return proc, dbs, err
 
 
 def test_sigint_names_the_folder_to_resume(tmp_path):
@@ -46,18 +67,7 @@ def test_sigint_names_the_folder_to_resume(tmp_path):
             "--out",
             str(tmp_path),
         ]
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            dbs = list(tmp_path.glob("run-*/run.sqlite"))
-            if dbs and _cells_in(dbs[0]) >= 1:
-                break
-            time.sleep(0.05)
-        else:
-            proc.kill()
-            pytest.fail("no cell was committed within 60 s")
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        proc, dbs, err = _signal_after_first_cell(argv, tmp_path, signal.SIGINT)
     run_dir = dbs[0].parent
     assert proc.returncode == 130, err
     assert "Traceback" not in err
@@ -77,18 +87,7 @@ def test_sigterm_ends_like_ctrl_c_and_the_run_resumes(tmp_path):
     with TruthServer(TruthScript(default=slow)) as ts:
         argv = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={ts.base_url}", "--workloads", "prose"]
         argv += ["--max-concurrency", "1", "--repeats", "6", "--max-tokens", "12", "--out", str(tmp_path)]
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            dbs = list(tmp_path.glob("run-*/run.sqlite"))
-            if dbs and _cells_in(dbs[0]) >= 1:
-                break
-            time.sleep(0.05)
-        else:
-            proc.kill()
-            pytest.fail("no cell was committed within 60 s")
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
+        proc, dbs, err = _signal_after_first_cell(argv, tmp_path, signal.SIGTERM)
         run_dir = dbs[0].parent
         assert proc.returncode == 143, err
         assert "Traceback" not in err and "BrokenPipeError" not in err, err
