@@ -75,3 +75,27 @@ def test_a_config_that_never_drafts_stops_at_the_minimum_and_the_aa_control_ride
     ]
     # without the facts the counters say it: drafts counted 0 in every cell
     assert CellKey("ngram", "prose", 1, 2) not in next_round(opts, cells, done)
+
+
+def test_a_comparison_that_max_repeats_could_not_decide_stops_as_futile():
+    """Over 3 rounds, a centre of 1.00 with the interval [0.95, 1.05]: projected to 6 rounds the log half-width is
+    log(1.05 / 0.95) / 2 x t(5) / t(2) x sqrt(3 / 6) = 0.05004 x 2.5706 / 4.3027 x 0.7071 = 0.02114, so it could be
+    neither faster nor slower (centre 0 <= 0.02114) nor equivalent (0 + 0.02114 > log 1.02 = 0.01980): stop."""
+    from specscope.bench.adaptive import futile
+    from specscope.stats.speedup import projected_half_width
+
+    h = projected_half_width(0.95, 1.05, 3, 6)
+    assert h is not None and round(h, 5) == 0.02114
+    assert futile(cmp("undetermined", 0.95, 1.05, 1.0), 6, 0.02)
+    assert decided(cmp("undetermined", 0.95, 1.05, 1.0), 0.05, 0.02, max_repeats=6)
+    assert not decided(cmp("undetermined", 0.95, 1.05, 1.0), 0.05, 0.02)  # the clause needs max_repeats
+    # the same spread around 1.10 could still be faster at 6 rounds (0.0953 > 0.02114 and > 0.0198): go on
+    assert not futile(cmp("undetermined", 1.045, 1.157, 1.10), 6, 0.02)
+    # a narrower interval around 1.00 could still become equivalent (0 + h <= 0.0198): go on
+    assert not futile(cmp("undetermined", 0.97, 1.03, 1.0), 6, 0.02)
+    # at 2 rounds (t(1) = 12.7 makes any projection a guess) and at the maximum itself: no futility
+    two = Comparison(
+        "x", "base", "prose", 1, "output_tok_s", 2, 0, 1.0, 1.0, 1.0, 0.95, 1.05, "t_log_ratio", "", "undetermined"
+    )  # type: ignore[arg-type]  # noqa: E501
+    assert not futile(two, 6, 0.02)
+    assert not futile(cmp("undetermined", 0.95, 1.05, 1.0), 3, 0.02)

@@ -534,8 +534,9 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "float",
         "Adaptive repeats (e.g. 0.05): a comparison gets more rounds, up to --max-repeats, until the report's verdict "
         "decides it (faster, slower, equivalent, not engaged) or its speedup interval is within +-F (sqrt(high / low) "
-        "- 1) and inside 1 +- 2 x --min-effect. A decided verdict stops it even when its interval is wider than F; "
-        "for a set precision everywhere use --repeats.",
+        "- 1) and inside 1 +- 2 x --min-effect, or --max-repeats rounds could not decide it (after 3 rounds). "
+        "A decided verdict stops it even when its interval is wider than F; for a set precision everywhere use "
+        "--repeats.",
         "F",
         field="target_ci",
     ),

@@ -42,6 +42,7 @@ __all__ = [
     "paired_rounds",
     "interval_label",
     "relative_half_width",
+    "projected_half_width",
 ]
 
 CONFIDENCE = 0.95  # two-sided level of every interval specscope prints
@@ -83,6 +84,18 @@ def relative_half_width(low: float | None, high: float | None) -> float | None:
     if low is None or high is None or low <= 0:
         return None
     return math.sqrt(high / low) - 1.0
+
+
+def projected_half_width(low: float | None, high: float | None, rounds: int, at_rounds: int) -> float | None:
+    """The log-scale half-width the interval ``[low, high]`` of :func:`log_ratio_interval` over ``rounds`` rounds
+    would have over ``at_rounds`` rounds if the spread of the log ratios stayed as it is:
+    ``h * (t(at_rounds - 1) / t(rounds - 1)) * sqrt(rounds / at_rounds)`` with ``h = log(high / low) / 2`` and ``t``
+    the two-sided :data:`CONFIDENCE` quantile of Student's t. None without an interval (fewer than 2 rounds)."""
+    if low is None or high is None or low <= 0 or rounds < 2 or at_rounds < 2:
+        return None
+    h = math.log(high / low) / 2.0
+    q = 0.5 + CONFIDENCE / 2.0
+    return h * float(sps.t.ppf(q, at_rounds - 1) / sps.t.ppf(q, rounds - 1)) * math.sqrt(rounds / at_rounds)
 
 
 def interval_label(rounds: int) -> str:
