@@ -294,3 +294,17 @@ def test_compare_outputs_tokens_and_answers():
     wrong = ProbeOutput(text="Answer: 887")  # no tokens -> chars
     c = checks.compare_outputs(probe, "base", base, "ngram", wrong)
     assert c.unit == "chars" and c.first_divergence == 0 and not c.same_answer
+
+
+def test_code_ended_by_the_cpu_limit_is_a_time_out():
+    """RLIMIT_CPU ends a child with SIGXCPU (soft) or SIGKILL (hard); either is the time limit, not a crash.
+
+    The child sends itself each signal, so the mapping is checked without racing the wall clock.
+    """
+    for sig in ("SIGXCPU", "SIGKILL"):
+        text = f"```python\nimport os, signal\ndef running_max(xs):\n    os.kill(os.getpid(), signal.{sig})\n```"
+        c = checks.check_code(ProbeOutput(text=text), "running_max", RUNNING_MAX.expected["tests"], timeout_s=30.0)
+        assert not c.passed
+        assert c.metrics["timed_out"] is True, sig
+        assert c.metrics["returncode"] is None
+        assert c.why == "running_max: tests timed out after 30 s"

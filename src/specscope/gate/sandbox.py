@@ -26,11 +26,15 @@ from pathlib import Path
 
 __all__ = ["CodeRun", "extract_code", "run_code_tests"]
 
+# Return codes of a child ended by its RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the hard limit
+# (setrlimit(2)). Nothing else in the sandbox sends either signal.
+_CPU_LIMIT_SIGNALS = (-signal.SIGXCPU, -signal.SIGKILL)
+
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 
 _HARNESS = """\
 import resource, socket, sys
-resource.setrlimit(resource.RLIMIT_CPU, ({cpu_s}, {cpu_s}))
+resource.setrlimit(resource.RLIMIT_CPU, ({cpu_s}, {cpu_s} + 1))
 resource.setrlimit(resource.RLIMIT_AS, ({memory_bytes}, {memory_bytes}))
 resource.setrlimit(resource.RLIMIT_FSIZE, ({fsize_bytes}, {fsize_bytes}))
 def _blocked(*a, **k):
@@ -53,7 +57,9 @@ class CodeRun:
     Attributes:
         passed: exit status 0 and the harness's completion line printed.
         returncode: the child's exit status (``None`` on timeout).
-        timed_out: the wall-clock limit was hit and the process group was killed.
+        timed_out: the wall-clock limit was hit and the process group was killed, or the CPU-seconds limit
+            ended the child (SIGXCPU at the soft limit, SIGKILL at the hard one, a second later). The two limits
+            are the same number of seconds, so a busy loop meets whichever the scheduler reaches first.
         elapsed_ns: wall time of the child, ns.
         stdout_tail / stderr_tail: last 2,000 characters of each stream.
     """
@@ -130,6 +136,8 @@ def run_code_tests(code: str, tests: str, *, timeout_s: float = 10.0, memory_byt
         elapsed_ns = time.perf_counter_ns() - start_ns
     stdout = out.decode("utf-8", "replace")
     stderr = err.decode("utf-8", "replace")
+    if proc.returncode in _CPU_LIMIT_SIGNALS:
+        timed_out = True
     rc = None if timed_out else proc.returncode
     passed = (not timed_out) and rc == 0 and "ALL TESTS PASSED" in stdout
     return CodeRun(passed, rc, timed_out, elapsed_ns, stdout[-2000:], stderr[-2000:])
