@@ -3,8 +3,9 @@ tensor -> an ERROR whose fix names that tensor and the family's source (and no o
 shareable tensor -> no finding.
 
 The tensor names below are written from the engines' loaders, not from the table (sources: vLLM qwen3_5_mtp.py,
-deepseek_mtp.py, glm4_moe_mtp.py, mimo_mtp.py @0bb55d60, ernie_mtp.py @028aedf6, llama_eagle.py, llama_eagle3.py @00bd1493, qwen3_dflash.py
-@036a00d1, medusa.py @01dbb081, mlp_speculator.py @0531c222, draft_model.py; DeepSeek-V3's index for layer 61).
+deepseek_mtp.py, glm4_moe_mtp.py, mimo_mtp.py @0bb55d60, ernie_mtp.py @028aedf6, llama_eagle.py, llama_eagle3.py
+@00bd1493, qwen3_dflash.py @036a00d1, medusa.py @01dbb081, mlp_speculator.py @0531c222, draft_model.py; DeepSeek-V3's
+index for layer 61).
 """
 
 from __future__ import annotations

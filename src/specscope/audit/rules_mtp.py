@@ -220,7 +220,7 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     required tensors missing; the message counts them per group), ``MTP_NOT_INDEXED`` (ERROR, tensors on disk but
     absent from the index), ``MTP_FC_SHAPE`` (ERROR, the fusion projection is not [hidden, 2*hidden]),
     ``MTP_LAYER_SHAPE`` (ERROR, :mod:`.rules_shapes`), ``MTP_LAYOUT_UNKNOWN`` (WARNING: a model type the table does
-not list, whose MTP tensors are not in the layout assumed for it: not judged). A tensor the
+    not list, whose MTP tensors are not in the layout assumed for it: not judged). A tensor the
     family shares with the target (DeepSeek's per-layer ``embed_tokens`` / ``shared_head.head``) may be omitted.
     A folder with configs only (no index, no shard) is not judged on tensors.
     """
