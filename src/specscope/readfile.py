@@ -120,7 +120,7 @@ def read_text_limited(path: str | os.PathLike[str], max_bytes: int) -> str:
 def read_error_text(exc: OSError | UnicodeDecodeError) -> str:
     """What went wrong reading a file, for the ``found`` of an error a user reads.
 
-    ``FIFO, not a regular file`` (:class:`NotRegularFile`), ``not UTF-8 text (byte 17)``, or the system's words
+    ``a FIFO, not a regular file`` (:class:`NotRegularFile`), ``not UTF-8 text (byte 17)``, or the system's words
     (``No such file or directory``, ``Permission denied``, ``Is a directory``). :class:`FileTooLarge` is not an
     ``OSError``: callers name their own limit and its option.
     """
