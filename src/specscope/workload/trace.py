@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.readfile import FileTooLarge, read_limited, split_lines
+from specscope.readfile import FileTooLarge, read_error_text, read_limited, split_lines
 from specscope.workload.prompt import is_int_in
 
 __all__ = [
@@ -348,11 +348,9 @@ def load_trace(path: str | Path) -> Trace:
             expected=f"at most {_MAX_BYTES:,} bytes",
             fix="cut the trace to the rows to replay (head -n N)",
         ) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p} is not UTF-8 text", found=str(exc)[:80], expected="UTF-8", fix="check it") from None
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
-            f"cannot read trace {p}", found=str(exc)[:200], expected="a regular file", fix="check it"
+            f"cannot read trace {p}", found=read_error_text(exc)[:200], expected="a UTF-8 text file", fix="check it"
         ) from None
     rows = [r for r in got if not isinstance(r, dict)]
     refused = tuple(r for r in got if isinstance(r, dict))
