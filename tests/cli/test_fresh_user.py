@@ -125,3 +125,10 @@ def test_advise_on_an_interrupted_run_says_to_resume_it(tmp_path, capsys, monkey
     src.close()
     err = _error(["advise", tmp_path / "part", "--mix", "prose=1"], capsys, monkeypatch, tmp_path)
     assert f"fix: specscope bench --resume {tmp_path / 'part'}" in err, err
+
+
+@pytest.mark.parametrize(("name", "start"), [("r.htm", "<!DOCTYPE html>"), ("r.markdown", "# ")])
+def test_long_suffixes_of_html_and_markdown_pick_their_format(name, start, quick_run, capsys, monkeypatch, tmp_path):
+    code, out, err = cli(["report", quick_run, "-o", tmp_path / name], capsys, monkeypatch, tmp_path)
+    assert code == 0 and out.strip() == str(tmp_path / name), err
+    assert (tmp_path / name).read_text().lstrip().startswith(start)
