@@ -18,7 +18,15 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["NotRegularFile", "FileTooLarge", "open_regular_fd", "read_limited", "read_text_limited", "split_lines"]
+__all__ = [
+    "NotRegularFile",
+    "FileTooLarge",
+    "open_regular_fd",
+    "read_error_text",
+    "read_limited",
+    "read_text_limited",
+    "split_lines",
+]
 
 
 class NotRegularFile(OSError):
@@ -107,6 +115,18 @@ def read_text_limited(path: str | os.PathLike[str], max_bytes: int) -> str:
         UnicodeDecodeError: not UTF-8.
     """
     return read_limited(path, max_bytes).decode("utf-8-sig")
+
+
+def read_error_text(exc: OSError | UnicodeDecodeError) -> str:
+    """What went wrong reading a file, for the ``found`` of an error a user reads.
+
+    ``a FIFO, not a regular file`` (:class:`NotRegularFile`), ``not UTF-8 text (byte 17)``, or the system's words
+    (``No such file or directory``, ``Permission denied``, ``Is a directory``). :class:`FileTooLarge` is not an
+    ``OSError``: callers name their own limit and its option.
+    """
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    return exc.strerror or str(exc)
 
 
 def split_lines(text: str) -> list[str]:

@@ -64,3 +64,30 @@ def test_a_head_accepting_under_one_percent_alarms_and_exits_1(tmp_path) -> None
     assert len(doc["spec_decoding"]) == 20
     text = CliRunner().invoke(app, ["serve", "--parse-log", str(log)])
     assert text.exit_code == 1 and "LOW_ACCEPTANCE" in text.output and "pooled over 20 windows" in text.output
+
+
+# vllm/v1/spec_decode/metrics.py (SpecDecodingLogging.log, the 0.10-0.32 wording): an EAGLE k = 3 window of 800 drafts,
+# 2,400 drafted and 1,234 accepted tokens; the mean length 1 + 1,234 / 800 = 2.5425 is printed "2.54", which alone
+# brackets 799..803 drafts (1,234 / 1.54 rounds to 801). Per position 561, 400, 273 accepted.
+W_FIXED_K = (
+    "(APIServer pid=7) INFO 10-02 09:15:10 [loggers.py:123] SpecDecoding metrics: Mean acceptance length: 2.54, "
+    "Accepted throughput: 123.40 tokens/s, Drafted throughput: 240.00 tokens/s, Accepted: 1234 tokens, Drafted: 2400 "
+    "tokens, Per-position acceptance rate: 0.701, 0.500, 0.341, Avg Draft acceptance rate: 51.4%"
+)
+
+
+def test_fixed_k_window_counts_its_drafts_exactly_not_from_the_rounded_length() -> None:
+    pooled = pooled_spec_windows(parse_vllm_log(W_FIXED_K).spec_decoding)
+    assert pooled.drafts == 800
+    assert pooled.acceptance_length == 1 + 1234 / 800
+    assert pooled.acceptance_rate == 1234 / 2400
+
+
+def test_variable_draft_window_whose_drafted_over_k_disagrees_with_the_length_keeps_the_length() -> None:
+    # n-gram k = 5 (vLLM 0.10.2 log in tests/data/engines/logs): 262 accepted at "5.44" is 59 drafts; 295 / 5 = 59 too,
+    # but here 300 drafted / 5 = 60 would print 1 + 262 / 60 = 5.37, not 5.44: the length wins
+    line = (
+        "INFO 09-09 11:51:35 [metrics.py:96] SpecDecoding metrics: Mean acceptance length: 5.44, Accepted: 262 "
+        "tokens, Drafted: 300 tokens, Per-position acceptance rate: 0.983, 0.949, 0.915, 0.881, 0.712"
+    )
+    assert pooled_spec_windows(parse_vllm_log(line).spec_decoding).drafts == 59

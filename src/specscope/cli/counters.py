@@ -28,7 +28,7 @@ from specscope.cli.options import TEXT_JSON, TextJsonFormatOption
 from specscope.cli.output import OutputOption, emit, report_target
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, MetricsUnavailable
-from specscope.readfile import FileTooLarge, NotRegularFile, read_text_limited
+from specscope.readfile import FileTooLarge, read_error_text, read_text_limited
 from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
@@ -54,12 +54,9 @@ def _read(path: Path, max_bytes: int) -> str:
             fix="pass a larger --max-bytes (e.g. --max-bytes 64MiB) if this really is one /metrics scrape",
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        what = getattr(exc, "strerror", None) or ("not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc)
-        if isinstance(exc, NotRegularFile):
-            what = f"{exc.kind}, not a regular file"
         raise ConfigError(
             "cannot read the scrape file",
-            found=f"{path}: {what}",
+            found=f"{path}: {read_error_text(exc)}",
             expected="a Prometheus text file saved from GET /metrics",
             fix="save each scrape with: curl -s http://HOST:PORT/metrics > FILE",
         ) from None

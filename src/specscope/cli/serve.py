@@ -77,6 +77,7 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
         )
     from specscope.launch.capacity import capacity_from_log
     from specscope.launch.logstats import cumulative_spec_total, pooled_spec_windows
+    from specscope.launch.sglang_log import sglang_spec_lines, sglang_spec_summary
 
     loaded = _census_check(facts, census)
     has_kv = facts.kv_cache_size_tokens or facts.gpu_blocks
@@ -86,7 +87,10 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
     k = k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else None
     pooled = pooled_spec_windows(facts.spec_decoding, method, k)
     cumulative = cumulative_spec_total(facts.spec_cumulative, method, k)
-    alarms = [a for a in (pooled.alarm, cumulative.alarm if cumulative else None) if a]
+    sglang = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative)
+    alarms = [
+        a for a in (pooled.alarm, cumulative.alarm if cumulative else None, sglang.alarm if sglang else None) if a
+    ]
     if fmt == "json":
         doc = facts.model_dump()
         if census is not None:
@@ -96,16 +100,28 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             doc["plan"] = None if capacity[1] is None else capacity[1].model_dump()
         doc["spec_decoding_pooled"] = pooled.model_dump() if facts.spec_decoding else None
         doc["spec_decoding_cumulative_total"] = cumulative.model_dump() if cumulative else None
+        doc["sglang_spec_summary"] = sglang.model_dump() if sglang else None
         typer.echo(dumps_strict(doc, indent=2))
     else:
         table = Table(title=f"vLLM log facts: {path}", show_header=False)
-        shown = facts.model_dump(exclude={"failures", "spec_decoding", "spec_cumulative", "non_default_args", "stats"})
+        hidden = {
+            "failures",
+            "spec_decoding",
+            "spec_cumulative",
+            "non_default_args",
+            "stats",
+            "sglang_spec_windows",
+            "sglang_speculative",
+        }
+        shown = facts.model_dump(exclude=hidden)
         for key, value in shown.items():
             table.add_row(key, "" if value is None else str(value))
         from specscope.launch.logstats import cumulative_lines, pooled_lines
 
-        for key, value in (pooled_lines(pooled) if facts.spec_decoding else []) + (
-            cumulative_lines(cumulative) if cumulative else []
+        for key, value in (
+            (pooled_lines(pooled) if facts.spec_decoding else [])
+            + (cumulative_lines(cumulative) if cumulative else [])
+            + (sglang_spec_lines(sglang) if sglang else [])
         ):
             table.add_row(key, value)
         if facts.stats:

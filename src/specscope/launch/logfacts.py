@@ -55,6 +55,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from specscope.errors import require_path
 from specscope.launch.failures import FailureSignature, match_failures
 from specscope.launch.logstats import LineFact, StatsSample, line_facts, parse_log_stats
+from specscope.launch.sglang_log import SglangSpecWindow, sglang_log_facts
 
 __all__ = [
     "LogFacts",
@@ -212,7 +213,8 @@ class LogFacts(BaseModel):
     ``spec_cumulative``: V0's cumulative lines (:class:`SpecCumulativeSample`). ``drafter_loaded`` is True when the
     log says ``Loading drafter model...`` (the CPU build says it for ngram too) or names an MTP / EAGLE drafter.
     ``stats``, ``block_size_tokens``, ``mamba_cache_mode``, ``hybrid_kv``, ``gpu_blocks``: see
-    :mod:`specscope.launch.logstats`.
+    :mod:`specscope.launch.logstats`. ``sglang_spec_windows`` / ``sglang_speculative``: an SGLang log's decode-batch
+    windows and speculative server args (:mod:`specscope.launch.sglang_log`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -249,6 +251,8 @@ class LogFacts(BaseModel):
     hybrid_kv: bool = False
     gpu_blocks: int | None = None
     stats: list[StatsSample] = Field(default_factory=list)
+    sglang_spec_windows: list[SglangSpecWindow] = Field(default_factory=list)
+    sglang_speculative: dict[str, Any] | None = None
     failures: list[FailureSignature] = Field(default_factory=list)
 
     def failure_codes(self) -> list[str]:
@@ -385,6 +389,7 @@ def parse_vllm_log(text: str) -> LogFacts:
         facts.speculative_config = _spec_from_args(facts.non_default_args)
         facts.speculative_config_source = "non-default args"
     _apply_args_and_stats(facts, lines)
+    facts.sglang_spec_windows, facts.sglang_speculative = sglang_log_facts(lines)
     facts.failures = match_failures(lines)
     return facts
 

@@ -129,12 +129,14 @@ class PooledSpecWindows(BaseModel):
     """Every SpecDecoding window of a log pooled by its counts (issue 26).
 
     ``accepted_tokens`` / ``draft_tokens`` are the windows' exact counts summed (windows lacking them are not counted:
-    ``windows_without_counts``); ``drafts`` (verify steps) is not printed by vLLM and is derived per window as
-    accepted / (mean acceptance length - 1), or drafted / k when nothing was accepted or the line has no mean length
-    (vLLM 0.8.0-0.8.4), k being the window's positions or else the log's configured k (fixed-k methods, only when it
-    divides; the line prints two decimals, so it is rounded to a whole number); None when a window tells neither, so
-    the pooled draft count is unknown, never guessed; ``acceptance_rate`` = accepted / drafted (exact),
-    ``acceptance_length`` = 1 + accepted / drafts, ``acceptance_per_position`` = sum of rate_i x drafts / drafts.
+    ``windows_without_counts``); ``drafts`` (verify steps) is not printed by vLLM and is derived per window: drafted / k
+    when that count prints as the window's two-decimal mean length (exact for fixed-k methods, where accepted / (mean
+    length - 1) is only bracketed by the rounding: 1,234 accepted at "2.54" is 799 to 803 drafts), else accepted /
+    (mean acceptance length - 1) rounded to a whole number, or drafted / k when nothing was accepted or the line has no
+    mean length (vLLM 0.8.0-0.8.4); k is the window's positions or else the log's configured k, used only when it
+    divides. None when a window tells neither, so the pooled draft count is unknown, never guessed; ``acceptance_rate``
+    = accepted / drafted (exact), ``acceptance_length`` = 1 + accepted / drafts, ``acceptance_per_position`` = sum of
+    rate_i x drafts / drafts.
     ``alarm``: :func:`specscope.stats.low_acceptance.low_acceptance_alarm` of the pooled rate over the drafts.
     """
 
@@ -151,13 +153,21 @@ class PooledSpecWindows(BaseModel):
     alarm: str | None = None
 
 
+def _prints_as(printed: float, value: float) -> bool:
+    """Whether ``value`` is printed as ``printed`` by vLLM's ``%.2f`` (half a hundredth either way, a float's slack)."""
+    return abs(value - printed) <= 0.005 + 1e-9
+
+
 def _window_drafts(w: SpecWindowLine, configured_k: int | None) -> int | None:
     """Verify steps of one window (see :class:`PooledSpecWindows`), None when the line does not tell them."""
     acc, drafted, k = w.accepted_tokens, w.drafted_tokens, len(w.per_position_acceptance_rates) or configured_k
     if acc is None:
         return None
-    if acc > 0 and w.mean_acceptance_length is not None and w.mean_acceptance_length > 1.0:
-        return round(acc / (w.mean_acceptance_length - 1.0))
+    length = w.mean_acceptance_length
+    if acc > 0 and length is not None and length > 1.0:
+        if drafted is not None and k and drafted % k == 0 and _prints_as(length, 1.0 + acc / (drafted // k)):
+            return drafted // k  # a fixed-k window: exact, where the two-decimal length only brackets the count
+        return round(acc / (length - 1.0))
     if drafted is not None and k and drafted % k == 0:
         return drafted // k
     return None

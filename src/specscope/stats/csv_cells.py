@@ -24,7 +24,7 @@ import math
 from pathlib import Path
 
 from specscope.errors import ConfigError
-from specscope.readfile import FileTooLarge, read_text_limited
+from specscope.readfile import FileTooLarge, read_error_text, read_text_limited
 from specscope.stats.summary import CellSummary
 
 __all__ = ["read_cells_csv", "REQUIRED_COLUMNS", "MAX_CSV_BYTES", "MAX_FIELD_CHARS"]
@@ -111,13 +111,9 @@ def _read(path: Path) -> str:
             expected=f"at most {MAX_CSV_BYTES:,} bytes",
             fix="pass a CSV of cells (one row per cell)",
         ) from None
-    except UnicodeDecodeError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
-            "the CSV is not UTF-8 text", found=f"{path}: byte {exc.start}", expected="a UTF-8 CSV file"
-        ) from None
-    except OSError as exc:
-        raise ConfigError(
-            "cannot read the CSV", found=f"{path}: {exc.strerror or exc}", expected="a readable CSV file"
+            "cannot read the CSV", found=f"{path}: {read_error_text(exc)}", expected="a readable UTF-8 CSV file"
         ) from None
 
 

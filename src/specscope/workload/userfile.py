@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.readfile import FileTooLarge, read_text_limited, split_lines
+from specscope.readfile import FileTooLarge, read_error_text, read_text_limited, split_lines
 from specscope.workload.prompt import Prompt, is_int_in
 
 __all__ = ["load_prompt_file", "parse_workload_specs", "file_fingerprint", "MAX_FILE_BYTES", "MAX_TOKENS_CAP"]
@@ -112,7 +112,7 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"cannot read workload file {path}",
-            found=str(exc)[:300],
+            found=read_error_text(exc)[:300],
             expected="a regular UTF-8 text file",
             fix="check the file",
         ) from None
