@@ -132,3 +132,12 @@ def test_long_suffixes_of_html_and_markdown_pick_their_format(name, start, quick
     code, out, err = cli(["report", quick_run, "-o", tmp_path / name], capsys, monkeypatch, tmp_path)
     assert code == 0 and out.strip() == str(tmp_path / name), err
     assert (tmp_path / name).read_text().lstrip().startswith(start)
+
+
+def test_a_capitals_only_secret_is_still_masked():
+    """Only names that say what they stand for (KEY, API_KEY, NEW_TOKEN) or shell variables pass unmasked."""
+    from specscope.redact import redact_text
+
+    assert redact_text("--api-key ABCDEFGHIJKLMNOP") == "--api-key ***"
+    assert redact_text("--api-key MYSECRETVALUE") == "--api-key ***"
+    assert redact_text("--api-key API_KEY --hf-token $HF_TOKEN") == "--api-key API_KEY --hf-token $HF_TOKEN"
