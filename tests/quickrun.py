@@ -80,9 +80,10 @@ def _counters(n: int, drafted: int, rate: float, done: float) -> tuple[SpecCount
     return before, after
 
 
-def make_quick_run(path: Path, *, k_sweep: bool = False) -> Path:
-    """Write the run of the module docstring to ``path`` (a new folder); returns ``path``."""
-    speed = dict(SPEED)
+def make_quick_run(path: Path, *, k_sweep: bool = False, only: tuple[str, ...] = ()) -> Path:
+    """Write the run of the module docstring to ``path`` (a new folder); returns ``path``. ``only``: keep these
+    configs of :data:`SPEED` (e.g. ``("base", "base-again")``, a run with nothing speculative)."""
+    speed = {c: v for c, v in SPEED.items() if not only or c in only}
     if k_sweep:
         speed |= {f"draft-k{k}": _k_speed(k) for k in (1, 2, 3, 4, 6)}
     configs = [c for c in speed if c != "base-again"]

@@ -5,6 +5,8 @@
   have (:class:`NotRegularFile`).
 - A byte limit is checked against the size before the read, and the read stops one byte past it, so a file that
   grows meanwhile is still refused (:class:`FileTooLarge`).
+- :func:`read_text_maybe_gzip` reads a file that may be gzip-compressed (a trace, a ``--workload`` file), the same
+  byte limit on the file and on its decompressed text (:class:`DamagedGzip` when it does not decompress).
 - :func:`split_lines` splits text into the records of a line-based format (JSON Lines, Prometheus text,
   CSV): at ``\\n`` only, a trailing ``\\r`` removed (JSON Lines' own rule; ``str.splitlines`` would also split at
   U+2028, U+2029, U+0085, form feed and the other separators Unicode names, which JSON strings may hold raw).
@@ -14,17 +16,22 @@ This module imports nothing of specscope (a bottom layer beside :mod:`specscope.
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 import stat
+import zlib
 from pathlib import Path
 
 __all__ = [
     "NotRegularFile",
+    "DamagedGzip",
     "FileTooLarge",
     "open_regular_fd",
     "read_error_text",
     "read_limited",
     "read_text_limited",
+    "read_text_maybe_gzip",
     "split_lines",
 ]
 
@@ -40,13 +47,32 @@ class NotRegularFile(OSError):
 
 
 class FileTooLarge(ValueError):
-    """The file holds more than the caller's limit (``size_bytes`` > ``limit_bytes``)."""
+    """The file holds more than the caller's limit (``size_bytes`` > ``limit_bytes``); ``decompressed``: the limit
+    was passed by the gunzipped text (decompression stopped there, so ``size_bytes`` is only a lower bound)."""
 
-    def __init__(self, path: Path, size_bytes: int, limit_bytes: int) -> None:
-        super().__init__(f"{path}: {size_bytes:,} bytes, more than the limit of {limit_bytes:,} bytes")
+    def __init__(self, path: Path, size_bytes: int, limit_bytes: int, *, decompressed: bool = False) -> None:
         self.path = path
         self.size_bytes = size_bytes
         self.limit_bytes = limit_bytes
+        self.decompressed = decompressed
+        super().__init__(f"{path}: {self.found_text}, more than the limit of {limit_bytes:,} bytes")
+
+    @property
+    def found_text(self) -> str:
+        """``1,234 bytes``, or ``more than 1,000 bytes once decompressed``: the ``found`` of a caller's error."""
+        if self.decompressed:
+            return f"more than {self.limit_bytes:,} bytes once decompressed"
+        return f"{self.size_bytes:,} bytes"
+
+
+class DamagedGzip(OSError):
+    """A file that starts with gzip's magic bytes but does not decompress; ``strerror`` says why."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        super().__init__(f"{path}: a damaged gzip file ({detail})")
+        self.path = path
+        self.detail = detail
+        self.strerror = f"a damaged gzip file ({detail})"
 
 
 def _kind(mode: int) -> str:
@@ -115,6 +141,29 @@ def read_text_limited(path: str | os.PathLike[str], max_bytes: int) -> str:
         UnicodeDecodeError: not UTF-8.
     """
     return read_limited(path, max_bytes).decode("utf-8-sig")
+
+
+def read_text_maybe_gzip(path: str | os.PathLike[str], max_bytes: int) -> str:
+    """The file's text: gunzipped when it starts with gzip's magic bytes (``1f 8b``, RFC 1952; whatever its name),
+    decoded as UTF-8, a leading byte-order mark dropped. ``max_bytes`` bounds the file and, separately, its
+    decompressed text: decompression stops one byte past it, so a gzip bomb costs at most ``max_bytes + 1`` bytes.
+
+    Raises:
+        NotRegularFile / OSError: see :func:`read_limited`. DamagedGzip: a truncated or corrupt gzip stream.
+        FileTooLarge: the file, or its decompressed text (``decompressed=True``), holds more than ``max_bytes``.
+        UnicodeDecodeError: not UTF-8.
+    """
+    p = Path(path)
+    data = read_limited(p, max_bytes)
+    if data[:2] == b"\x1f\x8b":
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+                data = gz.read(max_bytes + 1)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DamagedGzip(p, str(exc)[:120] or type(exc).__name__) from None
+        if len(data) > max_bytes:
+            raise FileTooLarge(p, len(data), max_bytes, decompressed=True)
+    return data.decode("utf-8-sig")
 
 
 def read_error_text(exc: OSError | UnicodeDecodeError) -> str:

@@ -4,7 +4,8 @@ Every command reads a kind of value through the one function here, so each accep
 the same way: a :class:`~specscope.errors.ConfigError` with what was found, what was expected and the fix (exit 2).
 
 - **Durations** (:func:`parse_duration_s`): a bare number is seconds; units ``ns``, ``us`` (``µs``), ``ms``, ``s``,
-  ``m`` (``min``), ``h``, ``d``, also combined as Prometheus writes them (``1m30s``). Result in seconds.
+  ``m`` (``min``), ``h``, ``d``, also combined as Prometheus writes them (``1m30s``). Result in seconds;
+  :func:`duration_text` writes one back (``120ms``).
 - **Rates** (:func:`parse_rate_per_s`, :func:`parse_rate_list`): events per second, a bare number or with ``/s``.
 - **Sizes** (:func:`parse_bytes`): ``17.61GB`` (decimal prefixes, powers of 1000), ``0.79GiB`` (binary, powers of
   1024: IEC 80000-13, as pydantic's ``ByteSize`` reads them); a bare number is bytes.
@@ -30,6 +31,7 @@ __all__ = [
     "MAX_WIDTH",
     "MIN_WIDTH",
     "csv_items",
+    "duration_text",
     "parse_bandwidth",
     "parse_bytes",
     "parse_duration_s",
@@ -98,6 +100,17 @@ def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow
             fix="write a number and a unit, e.g. 30s, 500ms or 2us",
         )
     return seconds
+
+
+def duration_text(seconds: float) -> str:
+    """0.12 -> ``"120ms"``, 1e-06 -> ``"1us"``, 2.5 -> ``"2.5s"``, 90 -> ``"90s"``: a duration in the largest unit
+    of ``s``, ``ms``, ``us``, ``ns`` that keeps it >= 1 (three significant digits; whole seconds from 1000 s), as
+    :func:`parse_duration_s` reads it back."""
+    for unit in ("s", "ms", "us", "ns"):
+        value = seconds / DURATION_UNITS_S[unit]
+        if abs(value) >= 1 or unit == "ns":
+            return f"{value:.3g}{unit}" if abs(value) < 1000 else f"{value:.0f}{unit}"
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def parse_rate_per_s(text: str | float | int, what: str = "a rate") -> float:

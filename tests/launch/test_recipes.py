@@ -255,7 +255,8 @@ def test_unknown_recipe_lists_known_ones():
     book = parse_recipes('[recipes.a]\nmodel="m"\n[recipes.b]\nmodel="m"\n', source="f.toml")
     with pytest.raises(ConfigError) as info:
         book.get("c")
-    assert info.value.expected == "a, b"
+    assert info.value.expected == "a recipe of the file: a, b"
+    assert info.value.fix == "pick one of those; or add [recipes.c] to f.toml"  # the user's own file, not the package's
 
 
 @pytest.mark.parametrize(

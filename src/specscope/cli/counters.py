@@ -162,7 +162,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--max-bytes",
                 metavar="SIZE",
-                help=f"Largest scrape file read (default {MAX_SCRAPE_BYTES // 2**20}MiB). Only regular files are read.",
+                help="Largest scrape file read. Only regular files are read.",
             ),
         ] = f"{MAX_SCRAPE_BYTES // 2**20}MiB",
         timeout: Annotated[
@@ -170,7 +170,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--timeout",
                 metavar="DURATION",
-                help=f"Longest time to parse both files (default {PARSE_TIMEOUT_S:g}s).",
+                help="Longest time to parse both files.",
             ),
         ] = f"{PARSE_TIMEOUT_S:g}s",
     ) -> None:

@@ -169,7 +169,12 @@ TableFormatOption = Annotated[
 TextJsonFormatOption = Annotated[
     MaybeStr,
     typer.Option(
-        "--format", "-f", metavar="FORMAT", callback=format_choice(TEXT_JSON), help="text or json (default: text)."
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        callback=format_choice(TEXT_JSON),
+        show_default=False,  # a command that defaults to "text" (not None) would say it twice
+        help="text or json (default: text).",
     ),
 ]
 

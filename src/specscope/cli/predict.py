@@ -167,10 +167,18 @@ def predict_cmd(
         ),
     ] = None,
     fit_k: Annotated[
-        str | None, typer.Option("--fit-k", help="Without RUN: fit the overhead on tok/s by k, e.g. 1=20.00,2=26.48.")
+        str | None,
+        typer.Option(
+            "--fit-k",
+            metavar="K=TOK/S,...",
+            help="Without RUN: fit the overhead on tok/s by k, e.g. 1=20.00,2=26.48.",
+        ),
     ] = None,
     compare: Annotated[
-        str | None, typer.Option("--compare", help="Without RUN: measured tok/s by k to print errors against.")
+        str | None,
+        typer.Option(
+            "--compare", metavar="K=TOK/S,...", help="Without RUN: measured tok/s by k to print errors against."
+        ),
     ] = None,
     baseline: BaselineOption = None,
     format: TextJsonFormatOption = None,
@@ -180,7 +188,8 @@ def predict_cmd(
     """Predicted single-stream tok/s and speedup for k = 1..8 from per-position acceptance, bytes per step
     and bandwidth; fits efficiency and per-token draft overhead on RUN and reports predicted vs measured per cell.
 
-    Exit codes: 0 printed; 2 bad input (not a run, unreadable sizes or bandwidth, no byte count)."""
+    Exit codes: 0 printed; 2 bad input (not a run, unreadable sizes or bandwidth, no byte count) or nothing to
+    predict (a run without a speculative config)."""
     from specscope.bench.predict import predict_inputs, predict_on_run, roofline_only
 
     inputs = predict_inputs(

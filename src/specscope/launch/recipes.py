@@ -37,6 +37,7 @@ names are vLLM's (vllm/config/speculative.py, ``SpeculativeMethod``; ``draft_mod
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import tomllib
@@ -276,12 +277,31 @@ class RecipeBook(BaseModel):
         try:
             return self.recipes[name]
         except KeyError:
-            raise ConfigError(
-                f"unknown recipe {name!r}",
-                found=name,
-                expected=", ".join(sorted(self.recipes)) or "(the file has no recipes)",
-                fix=f"pick one of those or add [recipes.{name}] to {self.source}",
-            ) from None
+            raise self._unknown(name) from None
+
+    def _unknown(self, name: str) -> ConfigError:
+        """The error for a recipe the file lacks: its recipes, the close matches to ``name`` first; the fix runs the
+        closest one, and adds a recipe in a file of the user's own (``--recipes FILE``), never in the installed
+        package's file."""
+        close = difflib.get_close_matches(name, list(self.recipes), n=len(self.recipes), cutoff=0.6)
+        known = [*close, *sorted(set(self.recipes) - set(close))]
+        shipped = Path(self.source) == default_recipes_path()
+        pick = "pick one of those"
+        if close:
+            run = f"specscope serve {close[0]} --print"
+            pick = f"`{run}`" if shipped else f"`{run} --recipes {self.source}`"
+        if shipped:
+            add = f"write [recipes.{name}] in a TOML file of your own and run `specscope serve {name} --recipes FILE`"
+        else:
+            add = f"add [recipes.{name}] to {self.source}"
+        return ConfigError(
+            f"unknown recipe {name!r}",
+            found=name,
+            expected=f"a recipe of the file{' (closest first)' if close else ''}: {', '.join(known)}"
+            if known
+            else "a recipe (the file has none)",
+            fix=f"{pick}; or {add}",
+        )
 
 
 def parse_recipes(text: str, *, source: str = "<string>") -> RecipeBook:

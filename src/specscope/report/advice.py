@@ -396,7 +396,7 @@ def advice_section(adv: Advice) -> Section:
         )
     notes = [*c.notes, *adv.notes]
     if not c.levels:
-        notes.append("no recommendation: no concurrency level has a paired round (or an eligible config)")
+        notes.append(f"no recommendation: {c.no_pick or 'no concurrency level has a paired round'}")
     return Section(
         "advice",
         f"Advice vs {adv.baseline} (min effect {adv.judgement.min_effect:.1%})",

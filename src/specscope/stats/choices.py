@@ -31,6 +31,7 @@ from specscope.stats.noise import NoiseFloor, aa_floor
 from specscope.stats.speedup import Interval, log_ratio_interval
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison, Judged, Reason, Verdict, decide
+from specscope.values import duration_text
 
 __all__ = ["RunRounds", "Traffic", "MixComparison", "LevelChoice", "LevelMixChoice", "Choices", "choose"]
 
@@ -158,7 +159,8 @@ class LevelMixChoice:
 @dataclass(frozen=True)
 class Choices:
     """Every pick for one traffic mix: per level, overall, and for a level mix; ``notes`` say what the reader
-    must know (normalised shares, a level-mix pick that differs from the overall one and why)."""
+    must know (normalised shares, a level-mix pick that differs from the overall one and why); ``no_pick``: why no
+    level has a pick ("" when one has), e.g. the TTFT SLO nothing measured meets."""
 
     baseline: str
     mix: dict[str, float]
@@ -166,6 +168,7 @@ class Choices:
     overall: LevelChoice | None
     level_mix: LevelMixChoice | None = None
     notes: tuple[str, ...] = field(default=())
+    no_pick: str = ""
 
     @property
     def flips(self) -> list[dict[str, Any]]:
@@ -185,6 +188,7 @@ class Choices:
             "level_mix": None if self.level_mix is None else self.level_mix.to_dict(),
             "flips": self.flips,
             "notes": list(self.notes),
+            "no_pick": self.no_pick,
         }
 
 
@@ -214,15 +218,44 @@ class _Ctx:
         mine = [c for c in self.comparisons if c.config == config and c.workload in self.mix and c.level in levels]
         return False if mine and all(c.verdict == "not_engaged" for c in mine) else None
 
+    def ttft_s(self, config: str, level: int) -> float | None:
+        """The TTFT the SLO is checked on (s): the mean ``ttft_p95_s`` of each workload of the mix at ``level``, the
+        largest of them; None when a workload has none."""
+        worst = 0.0
+        for w in self.mix:
+            ttfts = [c.ttft_p95_s for c in self.run.usable(config, w, level) if c.ttft_p95_s is not None]
+            if not ttfts:
+                return None
+            worst = max(worst, sum(ttfts) / len(ttfts))
+        return worst
+
     def eligible(self, config: str, levels: Sequence[int]) -> bool:
         if self.slo_ttft_s is None:
             return True
-        for lev in levels:
-            for w in self.mix:
-                ttfts = [c.ttft_p95_s for c in self.run.usable(config, w, lev) if c.ttft_p95_s is not None]
-                if not ttfts or sum(ttfts) / len(ttfts) > self.slo_ttft_s:
-                    return False
-        return True
+        return all((t := self.ttft_s(config, lev)) is not None and t <= self.slo_ttft_s for lev in levels)
+
+    def no_pick(self, levels: Sequence[int]) -> str:
+        """Why no level has a pick: the TTFT SLO when nothing measured meets it (with the best p95 TTFT measured
+        against it), else no paired round."""
+        if self.slo_ttft_s is not None:
+            slo = f"the TTFT SLO of {duration_text(self.slo_ttft_s)}"
+            best = min(
+                (
+                    (t, cfg, lev)
+                    for lev in levels
+                    for cfg in (self.run.baseline, *self.candidates)
+                    if (t := self.ttft_s(cfg, lev)) is not None
+                ),
+                default=None,
+            )
+            if best is None:
+                return f"no TTFT measured on the mix to check {slo} against"
+            if best[0] > self.slo_ttft_s:
+                return (
+                    f"no config meets {slo} at any level (best p95 TTFT measured: {duration_text(best[0])}, "
+                    f"{best[1]} at {self.label(best[2])})"
+                )
+        return "no concurrency level has a paired round"
 
 
 def _judged(
@@ -438,4 +471,5 @@ def choose(
                 f"the per-user view prefers {lm.per_user_choice} (each stream faster) while the throughput view "
                 f"picks {lm.choice}: choose by which one your users feel (the per-user view is a point estimate)"
             )
-    return Choices(run.baseline, dict(ctx.mix), tuple(level_out), overall, lm, tuple(notes))
+    no_pick = "" if level_out else ctx.no_pick(traffic.levels or ())
+    return Choices(run.baseline, dict(ctx.mix), tuple(level_out), overall, lm, tuple(notes), no_pick)

@@ -12,19 +12,22 @@
   time-ordered pair (:func:`specscope.stats.speedup.paired_rounds`) of every workload (and level) in it, so a
   round is resampled with all its parts; each part contributes its first R pairs, R the fewest any part has.
 
-Shares that do not sum to 1 are normalised and the normalisation is said (:attr:`Shares.note`). A refused mix's fix
-is a command that runs: the caller passes its command line so far (``specscope advise RUN``) and the run's
-workloads, and the fix is that command with an equal mix of them (:func:`equal_mix`).
+A mix is read by the one NAME=VALUE list parser (:func:`specscope.values.parse_pairs`: no empty item, each name
+once), its shares finite and >= 0, its levels whole numbers >= 1. Shares that do not sum to 1 are normalised and the
+normalisation is said (:attr:`Shares.note`). A refused value's fix is a command that runs: the caller passes its
+command line so far (``specscope advise RUN``) and the run's workloads, and the fix is that command with an equal
+mix of them (:func:`equal_mix`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from specscope.errors import ConfigError
+from specscope.values import parse_pairs
 
 __all__ = [
     "Shares",
@@ -59,25 +62,52 @@ class Shares(Generic[K]):
         return f"the {self.of} shares sum to {total:g}, not 1; normalised to {listing}"
 
 
-def _parse(text: str, of: str, key: type[K], example: str, what: str) -> Shares[K]:
-    given: dict[K, float] = {}
-    for part in (p.strip() for p in text.split(",") if p.strip()):
-        name, sep, val = part.partition("=")
-        k: K | None
+def _share(of: str, fix: str) -> Callable[[str], float]:
+    """The reader of one share of ``of`` (a finite number >= 0; shares are normalised afterwards)."""
+
+    def read(text: str) -> float:
         try:
-            k = key(name.strip())
-            share = float(val)
+            share = float(text)
         except ValueError:
-            k, share = None, -1.0
-        if not math.isfinite(share) or (isinstance(k, int) and k < 1):
             share = -1.0
-        if k is None or not sep or not name.strip() or share < 0 or k in given:
+        if not math.isfinite(share) or share < 0:
             raise ConfigError(
-                f"bad {of} entry",
-                found=part,
-                expected=f"{what}=SHARE with a finite SHARE >= 0, each {what.lower()} once",
-                fix=example,
+                f"a share of the {of} must be a finite number >= 0",
+                found=text,
+                expected="NAME=SHARE with SHARE >= 0 (the shares are normalised to sum 1)",
+                fix=fix,
             )
+        return share
+
+    return read
+
+
+def _level(text: str, fix: str) -> int:
+    """A ``--level-mix`` level: a whole number >= 1."""
+    try:
+        level = int(text)
+    except ValueError:
+        level = 0
+    if level < 1:
+        raise ConfigError(
+            "a level of the --level-mix must be a whole number >= 1",
+            found=text,
+            expected="LEVEL=SHARE with LEVEL a measured concurrency level",
+            fix=fix,
+        )
+    return level
+
+
+def _parse(text: str, of: str, key: Callable[[str], K], example: str, command: str) -> Shares[K]:
+    """``text`` read by the one NAME=VALUE list parser (:func:`specscope.values.parse_pairs`: no empty item, each
+    item NAME=VALUE, each name once), each share by :func:`_share`, each name by ``key``; ``example``: a good value
+    (``prose=0.5,code=0.5``), ``command``: the command line a fix completes."""
+    fix = f"{command} {of} {example}".strip()
+    given: dict[K, float] = {}
+    for name, share in parse_pairs(text, of, example, _share(of, fix)).items():
+        k = key(name)
+        if k in given:
+            raise ConfigError(f"{of} names {k!r} twice", found=text, expected="each name once", fix=fix)
         given[k] = share
     total = sum(given.values())
     if total <= 0:
@@ -85,7 +115,7 @@ def _parse(text: str, of: str, key: type[K], example: str, what: str) -> Shares[
             f"a {of} needs a positive share",
             found=text,
             expected="shares summing to more than 0",
-            fix=example,
+            fix=fix,
         )
     return Shares({k: v / total for k, v in given.items() if v > 0}, given, of)
 
@@ -105,11 +135,11 @@ def parse_mix(text: str, workloads: Sequence[str] | None = None, command: str = 
     (``specscope advise runs/run-1``; "": the fix shows the option alone).
 
     Raises:
-        ConfigError: malformed entry, negative or non-finite share, repeated workload, all shares zero, or (with
-            ``workloads``) a workload the run does not have.
+        ConfigError: an empty item, an item not NAME=SHARE, a negative or non-finite share, a repeated workload,
+            all shares zero, or (with ``workloads``) a workload the run does not have.
     """
-    example = f"--mix {equal_mix(sorted(workloads)) if workloads else 'prose=0.2,code=0.3,edit=0.5'}"
-    shares = _parse(text, "--mix", str, f"{command} {example}".strip(), "WORKLOAD")
+    example = equal_mix(sorted(workloads)) if workloads else "prose=0.2,code=0.3,edit=0.5"
+    shares = _parse(text, "--mix", str, example, command)
     if workloads is not None:
         require_workloads(shares.given, workloads, command=command)
     return shares
@@ -122,10 +152,12 @@ def parse_level_mix(text: str, levels: Sequence[int] | None = None, command: str
     fix completes (``specscope advise runs/run-1``; "": the fix shows the option alone).
 
     Raises:
-        ConfigError: malformed entry, level not a positive integer, negative share, repeated level, or all zero.
+        ConfigError: an empty item, an item not LEVEL=SHARE, a level not a whole number >= 1, a negative or
+            non-finite share, a repeated level (``1`` and ``01`` too), or all shares zero.
     """
-    example = f"--level-mix {equal_mix(sorted(levels)) if levels else '1=0.6,4=0.4'}"
-    return _parse(text, "--level-mix", int, f"{command} {example}".strip(), "LEVEL")
+    example = equal_mix(sorted(levels)) if levels else "1=0.6,4=0.4"
+    fix = f"{command} --level-mix {example}".strip()
+    return _parse(text, "--level-mix", lambda name: _level(name, fix), example, command)
 
 
 def require_workloads(

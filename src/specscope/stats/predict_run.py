@@ -244,7 +244,8 @@ def predict_run(
     """Fit and compare (see the module docstring).
 
     Raises:
-        ConfigError: no target byte count, or no usable concurrency-1 baseline cell.
+        ConfigError: no target byte count, no usable concurrency-1 baseline cell, or no speculative config at
+            concurrency 1 (only the baseline and its A/A or sentinel controls: nothing to fit or predict).
     """
     facts = dict(server_facts or {})
     cells = [c for c in summaries if c.concurrency == 1]
@@ -259,6 +260,15 @@ def predict_run(
             expected=f"{baseline} at concurrency 1",
             fix="bench with --max-concurrency 1 and the base config",
         )
+    plain = {baseline, baseline + AA_SUFFIX, baseline + SENTINEL_SUFFIX}  # the baseline and its controls: no draft
+    if all(cfg in plain for cfg, _ in rates):
+        raise ConfigError(
+            "no speculative config to predict",
+            found=f"configs at concurrency 1: {', '.join(dict.fromkeys(cfg for cfg, _ in rates))} (the baseline "
+            "and its controls draft nothing)",
+            expected=f"a config that drafts beside {baseline!r} at concurrency 1",
+            fix="bench one beside the baseline, e.g. `specscope bench --configs base,ngram --max-concurrency 1`",
+        )
     base_tok_s = float(np.mean(base_rates))  # tokens/s, averaged over workloads (decode is content-blind)
     effective_bw = target_bytes * base_tok_s  # bytes/s
     base_model = StepModel(target_bytes, 0.0, effective_bw, bandwidth_bytes_s)
@@ -267,7 +277,6 @@ def predict_run(
     positions: dict[tuple[str, str], tuple[float, ...]] = {}
     ks: dict[str, int] = {}
     known: dict[str, int | None] = {}
-    plain = {baseline, baseline + AA_SUFFIX, baseline + SENTINEL_SUFFIX}  # the baseline and its controls: no draft
     for cfg in dict.fromkeys(c.config for c in cells if c.config not in plain):
         cfacts = facts.get(cfg) or {}
         positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, cfacts, notes))

@@ -33,18 +33,15 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import gzip
 import hashlib
-import io
 import json
 import math
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.readfile import FileTooLarge, read_error_text, read_limited, split_lines
+from specscope.readfile import DamagedGzip, FileTooLarge, read_error_text, read_text_maybe_gzip, split_lines
 from specscope.workload.prompt import is_int_in
 
 __all__ = [
@@ -287,27 +284,8 @@ def _csv_rows(path: Path, lines: list[str]) -> tuple[str, list[tuple[int, TraceR
     return fmt, rows
 
 
-def _text_of(path: Path) -> str:
-    """The file's text: gunzipped when it starts with gzip's magic bytes, a leading byte-order mark dropped."""
-    data = read_limited(path, _MAX_BYTES)
-    if data[:2] == b"\x1f\x8b":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
-                data = gz.read(_MAX_BYTES + 1)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ConfigError(
-                f"{path} is a damaged gzip file",
-                found=str(exc)[:120],
-                expected="a whole .gz file",
-                fix="fetch it again",
-            ) from None
-        if len(data) > _MAX_BYTES:
-            raise FileTooLarge(path, len(data), _MAX_BYTES)
-    return data.decode("utf-8-sig")
-
-
 def _read(path: Path) -> tuple[str, list[tuple[int, TraceRequest] | Refused]]:
-    lines = split_lines(_text_of(path))
+    lines = split_lines(read_text_maybe_gzip(path, _MAX_BYTES))
     first = next((x for x in lines if x.strip()), "")
     if not first.lstrip().startswith("{"):  # a CSV header (Azure, BurstGPT), whatever the file's name
         return _csv_rows(path, lines)
@@ -341,10 +319,14 @@ def load_trace(path: str | Path) -> Trace:
         )
     try:
         fmt, got = _read(p)
+    except DamagedGzip as exc:
+        raise ConfigError(
+            f"{p} is a damaged gzip file", found=exc.detail, expected="a whole .gz file", fix="fetch it again"
+        ) from None
     except FileTooLarge as exc:
         raise ConfigError(
             f"trace file {p} is larger than the limit",
-            found=f"{exc.size_bytes:,} bytes (read)",
+            found=exc.found_text,
             expected=f"at most {_MAX_BYTES:,} bytes",
             fix="cut the trace to the rows to replay (head -n N)",
         ) from None

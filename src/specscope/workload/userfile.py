@@ -29,11 +29,12 @@ answers before the last user turn stay in the history that is sent. Optional fie
 A malformed record is a :class:`~specscope.errors.ConfigError` naming the file and the 1-based line number (in an
 array file: the item number).
 
-Reading (issue 29): the file is a regular UTF-8 file of at most :data:`MAX_FILE_BYTES` (a leading byte-order mark
-is dropped, not sent as part of the first prompt); records are split at line feeds only (JSON Lines' rule, a
-``\r`` before the ``\n`` removed), so U+2028, U+2029, U+0085, form feed and the other Unicode line separators
-stay inside the prompt they belong to (``str.splitlines`` would split there). JSON nested deeper than Python's
-parser allows, an integer of more than :data:`MAX_INT_DIGITS` digits, or a ``max_tokens`` above
+Reading (issue 29): the file is a regular UTF-8 file of at most :data:`MAX_FILE_BYTES`, gzip-compressed or not (told by
+its magic bytes; its decompressed text is held to the same limit: :func:`specscope.readfile.read_text_maybe_gzip`); a
+leading byte-order mark is dropped, not sent as part of the first prompt; records are split at line feeds only
+(JSON Lines' rule, a ``\r`` before the ``\n`` removed), so U+2028, U+2029, U+0085, form feed and the other Unicode
+line separators stay inside the prompt they belong to (``str.splitlines`` would split there). JSON nested deeper than
+Python's parser allows, an integer of more than :data:`MAX_INT_DIGITS` digits, or a ``max_tokens`` above
 :data:`MAX_TOKENS_CAP` is a line error, never a crash.
 """
 
@@ -45,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.readfile import FileTooLarge, read_error_text, read_text_limited, split_lines
+from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip, split_lines
 from specscope.workload.prompt import Prompt, is_int_in
 
 __all__ = ["load_prompt_file", "parse_workload_specs", "file_fingerprint", "MAX_FILE_BYTES", "MAX_TOKENS_CAP"]
@@ -125,11 +126,11 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
     """
     path = Path(path)
     try:
-        text = read_text_limited(path, MAX_FILE_BYTES)
+        text = read_text_maybe_gzip(path, MAX_FILE_BYTES)
     except FileTooLarge as exc:
         raise ConfigError(
             f"workload file {path} is larger than the limit",
-            found=f"{exc.size_bytes:,} bytes",
+            found=exc.found_text,
             expected=f"at most {MAX_FILE_BYTES:,} bytes",
             fix="split the file into several --workload files",
         ) from None
@@ -137,7 +138,7 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
         raise ConfigError(
             f"cannot read workload file {path}",
             found=read_error_text(exc)[:300],
-            expected="a regular UTF-8 text file (gunzip a .gz file first)",
+            expected="a regular UTF-8 text file, gzip-compressed or not",
             fix="check the file",
         ) from None
     items = _array_items(path, text)
