@@ -42,19 +42,21 @@ B_BEFORE = replica("b:8000", 1700, 5000, 2500, (1200, 800, 500), 6000)
 B_AFTER = replica("b:8000", 70, 200, 100, (50, 30, 20), 300)  # restarted: 5000 -> 200 drafted
 B_KEY = '{engine="0",instance="b:8000",job="vllm",model_name="m"}'
 A_KEY = '{engine="0",instance="a:8000",job="vllm",model_name="m"}'
+# on a delta a series set is named by the labels that tell the sets of both scrapes apart
+A_NAME, B_NAME, C_NAME = '{instance="a:8000"}', '{instance="b:8000"}', '{instance="c:8000"}'
 
 
 def test_one_replica_restarted_while_the_sum_rises_is_a_reset_of_that_series():
     before, after = parse_metrics(A_BEFORE + B_BEFORE), parse_metrics(A_AFTER + B_AFTER)
     assert after.draft_tokens - before.draft_tokens == 1200  # the summed counter still rises (what was read before)
-    assert set(before.engines) == {A_KEY, B_KEY}
+    assert set(before.engines) == {A_KEY, B_KEY}  # a snapshot names a set by all its labels
     d = counters_delta(before, after)
-    assert d.reset_engines == (B_KEY,) and d.reset is False and d.engines[B_KEY].reset is True
+    assert d.reset_engines == (B_NAME,) and d.reset is False and d.engines[B_NAME].reset is True
     # replica A alone: 2000 drafts, 6000 drafted, 3600 accepted (1800 / 1200 / 600 by position), 8000 generated
     assert (d.drafts, d.draft_tokens, d.accepted_tokens, d.generation_tokens) == (2000, 6000, 3600, 8000)
     assert d.accepted_per_position == (1800, 1200, 600)
     assert d.acceptance_rate == 0.6 and d.acceptance_length == 2.8
-    assert f"ENGINE_RESET({B_KEY})" in spec_window(before, after).warnings
+    assert f"ENGINE_RESET({B_NAME})" in spec_window(before, after).warnings
 
 
 def test_label_order_does_not_make_a_new_series():
@@ -83,9 +85,9 @@ def test_position_and_le_are_the_metrics_own_dimensions_not_series():
 def test_a_series_that_vanished_is_left_out_and_named():
     before, after = parse_metrics(A_BEFORE + B_BEFORE), parse_metrics(A_AFTER)
     d = counters_delta(before, after)
-    assert d.vanished_engines == (B_KEY,) and d.reset_engines == () and d.reset is False
+    assert d.vanished_engines == (B_NAME,) and d.reset_engines == () and d.reset is False
     assert (d.drafts, d.draft_tokens, d.accepted_tokens) == (2000, 6000, 3600)
-    assert f"ENGINE_VANISHED({B_KEY})" in spec_window(before, after).warnings
+    assert f"ENGINE_VANISHED({B_NAME})" in spec_window(before, after).warnings
 
 
 def created(text: str, t: float) -> str:
@@ -110,16 +112,16 @@ def test_a_new_series_created_before_the_before_scrape_has_an_unknown_start():
     before = parse_metrics(created(A_BEFORE, 1000.0))
     after = parse_metrics(created(A_AFTER, 1000.0) + created(B_AFTER, 900.0))  # B existed when `before` was taken
     d = counters_delta(before, after)
-    assert d.unknown_start_engines == (B_KEY,) and d.reset is False
+    assert d.unknown_start_engines == (B_NAME,) and d.reset is False
     assert (d.drafts, d.draft_tokens, d.accepted_tokens) == (2000, 6000, 3600)  # A alone: B's count may predate it
     w = spec_window(before, after)
-    assert f"ENGINE_UNKNOWN_START({B_KEY})" in w.warnings and w.state == "drafting"
+    assert f"ENGINE_UNKNOWN_START({B_NAME})" in w.warnings and w.state == "drafting"
 
 
 def test_a_new_series_without_created_has_an_unknown_start():
     before, after = parse_metrics(A_BEFORE), parse_metrics(A_AFTER + B_AFTER)
     d = counters_delta(before, after)
-    assert d.unknown_start_engines == (B_KEY,)
+    assert d.unknown_start_engines == (B_NAME,)
     assert d.draft_tokens == 6000
 
 
@@ -127,7 +129,7 @@ def test_every_series_of_unknown_start_gives_no_window():
     before = parse_metrics(A_BEFORE)
     after = parse_metrics(B_AFTER)
     w = spec_window(before, after)
-    assert w.delta.vanished_engines == (A_KEY,) and w.delta.unknown_start_engines == (B_KEY,)
+    assert w.delta.vanished_engines == (A_NAME,) and w.delta.unknown_start_engines == (B_NAME,)
     assert w.state == "no_window" and w.withheld and w.delta.drafts is None
 
 
@@ -142,12 +144,23 @@ def test_replicas_told_apart_by_model_name_alone():
     before, after = parse_metrics(one("x", 100) + one("y", 5000)), parse_metrics(one("x", 700) + one("y", 200))
     assert set(before.engines) == {'{engine="0",model_name="x"}', '{engine="0",model_name="y"}'}
     d = counters_delta(before, after)
-    assert d.reset_engines == ('{engine="0",model_name="y"}',) and d.draft_tokens == 600 and d.drafts == 300
+    assert d.reset_engines == ('{model_name="y"}',) and d.draft_tokens == 600 and d.drafts == 300
+
+
+def test_one_target_of_eight_engines_is_named_by_engine_on_the_delta():
+    """Prometheus' scrape of one vLLM (``instance``, ``job`` alike on every engine): ``engine`` tells them apart."""
+    eight = [f'engine="{e}",instance="h:8000",job="vllm",{M}' for e in range(8)]
+    before = parse_metrics("".join(f"vllm:spec_decode_num_drafts_total{{{ls}}} 10\n" for ls in eight))
+    after = parse_metrics(
+        "".join(f"vllm:spec_decode_num_drafts_total{{{ls}}} {3 if i == 5 else 20}\n" for i, ls in enumerate(eight))
+    )
+    d = counters_delta(before, after)
+    assert d.reset_engines == ("5",) and set(d.engines) == {str(e) for e in range(8)} and d.drafts == 70
 
 
 def test_one_vllm_server_keeps_its_engine_names():
-    """vLLM's own labels (``model_name``, ``engine``: ``vllm/v1/metrics/loggers.py``) still name a series by its engine."""
-    text = 'vllm:spec_decode_num_drafts_total{engine="0",model_name="m"} 5\nvllm:spec_decode_num_drafts_total{engine="1",model_name="m"} 7\n'
+    """vLLM's own labels (``model_name``, ``engine``: ``vllm/v1/metrics/loggers.py``) name a series by its engine."""
+    text = "".join(f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} 5\n' for e in "01")
     assert set(parse_metrics(text).engines) == {"0", "1"}
 
 
@@ -162,12 +175,12 @@ def test_counters_command_text_names_the_restarted_series(tmp_path):
     res = CliRunner().invoke(app, ["counters", *saved(tmp_path, A_BEFORE + B_BEFORE, A_AFTER + B_AFTER)])
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
-    assert lines[0].startswith(f"series {A_KEY}: reset: false  drafts 2000  draft tokens 6000  accepted 3600")
-    assert lines[1].startswith(f"series {B_KEY}: reset: true")
+    assert lines[0].startswith(f"series {A_NAME}: reset: false  drafts 2000  draft tokens 6000  accepted 3600")
+    assert lines[1].startswith(f"series {B_NAME}: reset: true")
     assert lines[1].endswith("(left out: restarted between the scrapes)")
-    assert lines[2] == f"acceptance (series {A_KEY}): rate 0.600  length 2.80  k 3"
+    assert lines[2] == f"acceptance (series {A_NAME}): rate 0.600  length 2.80  k 3"
     assert lines[3] == "per position: 0.900 0.600 0.300"
-    assert lines[4] == f"reasons: ENGINE_RESET({B_KEY})"
+    assert lines[4] == f"reasons: ENGINE_RESET({B_NAME})"
 
 
 def test_counters_command_json_names_the_restarted_and_unknown_start_series(tmp_path):
@@ -176,11 +189,20 @@ def test_counters_command_json_names_the_restarted_and_unknown_start_series(tmp_
     res = CliRunner().invoke(app, ["counters", *saved(tmp_path, before, after + c_after), "-f", "json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
-    c_key = B_KEY.replace("b:8000", "c:8000")
     assert {e: (v["reset"], v["vanished"], v["unknown_start"]) for e, v in doc["engines"].items()} == {
-        A_KEY: (False, False, False),
-        B_KEY: (True, False, False),
-        c_key: (False, False, True),
+        A_NAME: (False, False, False),
+        B_NAME: (True, False, False),
+        C_NAME: (False, False, True),
     }
     assert doc["deltas"]["draft_tokens"] == 6000 and doc["acceptance_rate"] == 0.6
-    assert doc["reasons"] == [f"ENGINE_RESET({B_KEY})", f"ENGINE_UNKNOWN_START({c_key})"]
+    assert doc["reasons"] == [f"ENGINE_RESET({B_NAME})", f"ENGINE_UNKNOWN_START({C_NAME})"]
+
+
+def test_one_scrape_from_prometheus_and_one_from_the_server_are_the_same_series():
+    """``instance`` / ``job`` are what Prometheus attaches at scrape: the server's own /metrics lacks them."""
+    direct = A_AFTER.replace('instance="a:8000",job="vllm",', "")
+    d = counters_delta(parse_metrics(A_BEFORE), parse_metrics(direct))
+    assert d.vanished_engines == () and d.unknown_start_engines == () and d.draft_tokens == 6000
+    # two targets before, one unlabelled server after: which one it is is unknown, so nothing is paired
+    d2 = counters_delta(parse_metrics(A_BEFORE + B_BEFORE), parse_metrics(direct))
+    assert len(d2.vanished_engines) == 2 and d2.unknown_start_engines == ("0",) and d2.draft_tokens is None
