@@ -66,6 +66,13 @@ _FLAG_NAME = r"--?(?:[a-z0-9]+-)*(?:token|key|secret|password|passwd|api-key)"
 _SECRET_FLAG = re.compile(rf"(?i)^{_FLAG_NAME}$")
 _FLAG_ASSIGN = re.compile(rf"(?i)^({_FLAG_NAME})=(.*)$", re.S)
 _FLAG_IN_TEXT = re.compile(rf"(?i)(?<![\w-])({_FLAG_NAME})(['\"]?,\s*['\"]|\s+|=)(?!-)([^\s\"',\]]+)")
+# what a credential flag is followed by in help and examples: KEY, NEW_TOKEN, $OPENAI_API_KEY, ${HF_TOKEN}
+# A placeholder a person reads in help or docs: a capitals name that says what it stands for (KEY, API_KEY,
+# NEW_TOKEN, HF_TOKEN), or a shell variable (a recorded argv holds the expanded value, never the ``$NAME``). Any
+# other capitals-only value is masked: a secret could be one.
+_PLACEHOLDER = re.compile(
+    r"(?:[A-Z]+_){0,3}(?:KEY|TOKEN|SECRET|PASSWORD)(?:_[A-Z]+){0,2}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"
+)
 _PREFIXED = re.compile(
     r"\b(?:sk-[A-Za-z0-9_-]{6,}|hf_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,}"
     r"|glpat-[A-Za-z0-9_-]{8,}|xox[abposr]-[A-Za-z0-9-]{6,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}"
@@ -104,6 +111,14 @@ def _pair(m: re.Match[str]) -> str:
     return f"{m.group('q')}{m.group('name')}{m.group('q')}{m.group('sep')}{masked}"
 
 
+def _flag_value(m: re.Match[str]) -> str:
+    """A credential flag's value masked, unless it is a placeholder a person reads (``--api-key KEY`` in ``--help``,
+    ``--api-key $OPENAI_API_KEY`` in an example): see ``_PLACEHOLDER``."""
+    if _PLACEHOLDER.fullmatch(m.group(3)):
+        return m.group(0)
+    return f"{m.group(1)}{m.group(2)}{MASK}"
+
+
 def redact_text(text: str) -> str:
     """``text`` with every secret of the module's rules masked (one pass per rule, linear in the text; a rule whose
     marker substring is absent is skipped)."""
@@ -120,7 +135,7 @@ def redact_text(text: str) -> str:
     if "Bearer" in text or "Basic" in text:
         text = _AUTH_SCHEME.sub(lambda m: f"{m.group('scheme') or m.group('basic')} {MASK}", text)
     if "-" in text:
-        text = _FLAG_IN_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+        text = _FLAG_IN_TEXT.sub(_flag_value, text)
     if "=" in text or ":" in text:
         text = _PAIR.sub(_pair, text)
     return _PREFIXED.sub(MASK, text)

@@ -3,8 +3,9 @@ tensor -> an ERROR whose fix names that tensor and the family's source (and no o
 shareable tensor -> no finding.
 
 The tensor names below are written from the engines' loaders, not from the table (sources: vLLM qwen3_5_mtp.py,
-deepseek_mtp.py, glm4_moe_mtp.py, mimo_mtp.py @0bb55d60, llama_eagle.py, llama_eagle3.py @00bd1493, qwen3_dflash.py
-@036a00d1, medusa.py @01dbb081, mlp_speculator.py @0531c222, draft_model.py; DeepSeek-V3's index for layer 61).
+deepseek_mtp.py, glm4_moe_mtp.py, mimo_mtp.py @0bb55d60, ernie_mtp.py @028aedf6, llama_eagle.py, llama_eagle3.py
+@00bd1493, qwen3_dflash.py @036a00d1, medusa.py @01dbb081, mlp_speculator.py @0531c222, draft_model.py; DeepSeek-V3's
+index for layer 61).
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ def _cases() -> list[Case]:
     mimo.update(layer(m))
     mimo.update({m + "token_layernorm.weight": [H], m + "hidden_layernorm.weight": [H]})
     mimo.update({m + "input_proj.weight": [H, 2 * H], m + "final_layernorm.weight": [H]})
+    ernie, ernie_cfg = _mtp_main("ernie4_5_moe")  # ERNIE-4.5 MoE: model.mtp_{emb_norm,hidden_norm,linear_proj}.0
+    ernie.update(layer("model.mtp_block.0."))
+    ernie.update({"model.mtp_emb_norm.0.weight": [H], "model.mtp_hidden_norm.0.weight": [H]})
+    ernie["model.mtp_linear_proj.0.weight"] = [H, 2 * H]
     eagle = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
     del eagle["layers.0.input_layernorm.weight"]  # EAGLE-1 runs its first layer without input_layernorm
     eagle_cfg = {**dense_config(1, V), "architectures": ["EagleLlamaForCausalLM"]}
@@ -84,6 +89,7 @@ def _cases() -> list[Case]:
         _deepseek_like("deepseek_mtp", "deepseek_v3", "deepseek-ai/DeepSeek-V3", glue=("eh_proj.weight",)),
         _deepseek_like("glm4_moe_mtp", "glm4_moe", "zai-org/GLM-4.6", glue=("shared_head.norm.weight",)),
         Case("mimo_mtp", mimo, mimo_cfg, m + "input_proj.weight", "XiaomiMiMo/MiMo-7B-RL"),
+        Case("ernie_mtp", ernie, ernie_cfg, "model.mtp_linear_proj.0.weight", "baidu/ERNIE-4.5-21B-A3B-PT"),
         Case(
             "eagle",
             eagle,

@@ -74,7 +74,7 @@ def test_server_log_is_a_run_file_key(capsys, monkeypatch, tmp_path):
         ("levles = [1]\n", "fix: did you mean 'max-concurrency'?"),  # close to the old name: the current one named
         ("max-tokns = 3\n", "fix: did you mean 'max-tokens'?"),
         ("zzz = 1\n", "fix: remove the key (`specscope bench --print-run-file` prints every key)"),
-        ('resume = "runs/x"\n', "fix: remove it from the file and pass --resume on the command line"),
+        ('resume = "runs/x"\n', "fix: remove it from the file and give it on the command line as --resume RUN"),
     ],
 )
 def test_an_unknown_key_names_the_nearest_real_key_or_none(text, fix, capsys, monkeypatch, tmp_path):

@@ -98,3 +98,36 @@ def test_a_failed_turn_ends_its_conversation(tmp_path: Path) -> None:
     with open_run(run_dir) as run:
         (cell,) = run.cells()
     assert cell.client["conversations"] == [{"id": "spec-bench.mt_bench-0000", "turns_planned": 2, "turns_sent": 1}]
+
+
+def test_a_user_file_of_turns_rows_is_sent_as_conversations(tmp_path: Path) -> None:
+    # AIPerf's multi-turn input ({"session_id", "turns": [{"text"}]}) and FastChat's question.jsonl rows given with
+    # --workload: the same conversations as a dataset's, turn 2 after the server's own answer to turn 1
+    import json
+
+    path = tmp_path / "sessions.jsonl"
+    rows = [
+        {"session_id": "s1", "turns": [{"text": "Hello there.", "delay": 0}, {"text": "Tell me more.", "delay": 500}]},
+        {"question_id": 81, "category": "writing", "turns": ["Write a haiku.", "Now in French."]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    script = TruthScript(default=_plan([1, 0]), metrics=MetricsPlan())
+    opts = BenchOptions(
+        configs=("mtp",),
+        workloads=("mine",),
+        workload_files={"mine": str(path)},
+        levels=(2,),
+        repeats=1,
+        max_tokens=6,
+    )
+    with TruthServer(script) as ts:
+        run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
+        served = [r for r in ts.served() if not str(r["prompt"]).startswith("Warm-up")]
+    by_last = {r["messages"][-1]["content"]: r["messages"] for r in served}
+    assert len(served) == 4
+    assert by_last["Tell me more."] == [
+        {"role": "user", "content": "Hello there."},
+        {"role": "assistant", "content": " x x x x"},
+        {"role": "user", "content": "Tell me more."},
+    ]
+    assert by_last["Now in French."][0] == {"role": "user", "content": "Write a haiku."}

@@ -82,3 +82,27 @@ def test_two_hundred_requests_replayed_within_2ms_of_the_trace(tmp_path: Path) -
     assert p99_ms <= 2.0, f"send error p99 {p99_ms:.3f} ms against the trace"
     (rate,) = tables["open_loop"]["values"]
     assert rate[-2] == 200 and rate[-1] is not None and rate[-1] > 0  # goodput reported
+
+
+def test_burstgpt_csv_replays_its_good_rows_and_reports_the_failed_one(tmp_path: Path) -> None:
+    # HPMLL/BurstGPT README @e92f533: Timestamp in s; Response tokens 0 marks a failed request, which is refused by
+    # line (not sent, not a file error) and listed in the report's "Rows refused"
+    trace = tmp_path / "BurstGPT_1.csv"
+    trace.write_text(
+        "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+        "5,ChatGPT,40,3,43,Conversation log\n"
+        "5.02,ChatGPT,50,0,50,Conversation log\n"
+        "5.04,GPT-4,60,4,64,API log\n"
+    )
+    script = TruthScript(default=ResponsePlan(output_tokens=None, ttft_ms=1.0), metrics=MetricsPlan())
+    with TruthServer(script) as ts:
+        doc = _bench(trace, ts.base_url, tmp_path / "runs")
+    run_dir = next((tmp_path / "runs").iterdir())
+    with open_run(run_dir) as run:
+        (cell,) = run.cells()
+        manifest = run.manifest
+    first = cell.streams[0].intended_ns
+    assert [(s.intended_ns - first, s.output_tokens) for s in cell.streams] == [(0, 3), (40_000_000, 4)]
+    assert manifest["trace"]["format"] == "burstgpt" and manifest["trace"]["rows_used"] == 2
+    (refused,) = _tables(doc)["rows_refused"]["rows"]
+    assert refused == ["trace", "line 3", "zero_output", "Response tokens is 0"]

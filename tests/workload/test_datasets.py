@@ -214,3 +214,27 @@ def test_a_file_of_another_dataset_names_its_columns(tmp_path: Path) -> None:
         load_dataset("blazedit", path)
     assert e.value.message == "blazedit:5k: column 'code' is missing (no column like it)"
     assert e.value.found == "columns category, question_id, turns"
+
+
+def test_a_folder_of_json_array_or_gzip_files_is_read(tmp_path: Path) -> None:
+    # question.json as one JSON array (a re-saved copy) and question.jsonl.gz (a compressed download): the folder
+    # form of --dataset-path finds them as it finds .jsonl / .parquet; datasets' own metadata files are not data
+    import gzip
+    import json
+
+    from dataset_files import SPEC_BENCH_RECORDS
+
+    arr = tmp_path / "arr"
+    arr.mkdir()
+    (arr / "question.json").write_text(json.dumps(SPEC_BENCH_RECORDS, indent=2))
+    (arr / "dataset_info.json").write_text(json.dumps({"description": "not rows"}))
+    got = load_dataset("spec-bench", arr)
+    assert got.provenance["rows_used"] == 5 and [Path(f["path"]).name for f in got.provenance["files"]] == [
+        "question.json"
+    ]
+    gz = tmp_path / "gz"
+    gz.mkdir()
+    (gz / "question.jsonl.gz").write_bytes(
+        gzip.compress("".join(json.dumps(r) + "\n" for r in SPEC_BENCH_RECORDS).encode())
+    )
+    assert load_dataset("spec-bench", gz).provenance["rows_used"] == 5

@@ -41,7 +41,7 @@ def test_three_shapes_and_optional_fields(tmp_path: Path) -> None:
     ("line", "needle"),
     [
         ('{"messages": [{"role": "user", "content": "x"}', "invalid JSON"),
-        ('{"text": "x"}', "no messages/conversations/prompt"),
+        ('{"query": "x"}', "no messages/conversations/turns/prompt"),  # {"text": ...} is GenAI-Perf's form
         ('{"messages": [{"role": "robot", "content": "x"}]}', "turn 0"),
         ('{"prompt": "x", "max_tokens": 0}', "max_tokens 0"),
     ],

@@ -10,7 +10,7 @@ every entry are named in the table's ``engines`` field; ``docs/architectures.md`
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -26,6 +26,8 @@ __all__ = [
     "detect_draft_family",
     "draft_layout",
     "main_layer_prefix",
+    "MTP_HEAD_PREFIXES",
+    "unlisted",
     "FUSED_SPELLINGS",
     "config_int",
 ]
@@ -72,6 +74,9 @@ class Family:
     source_example: str
     engines: str
     body_names: tuple[str, ...] = ()
+    #: set when this row was chosen for a ``model_type`` the table does not list (by tensor names, else the DeepSeek
+    #: layout): the model type, so findings say which layout was assumed and never cite this row's example source.
+    unlisted_model_type: str = ""
 
 
 def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -140,11 +145,16 @@ def _configs(config: dict[str, Any] | None) -> list[dict[str, Any]]:
     return [tc, config] if isinstance(tc, dict) else [config]
 
 
+#: prefixes of MTP heads stored outside the main layers (Qwen ``mtp.``, MiMo ``model.mtp_layers.``, ERNIE
+#: ``model.mtp_block.`` / ``model.mtp_linear_proj.`` ...): never the main model's layers.
+MTP_HEAD_PREFIXES = ("mtp.", "model.mtp_")
+
+
 def main_layer_prefix(names: list[str] | set[str]) -> str:
     """The main model's layer prefix (``model.``, ``model.language_model.``) from the first layered tensor name."""
     for n in sorted(names):
         lo = layer_of(n)
-        if lo and not is_vision(n) and not n.startswith(("mtp.", "model.mtp_layers.")):
+        if lo and not is_vision(n) and not n.startswith(MTP_HEAD_PREFIXES):
             return lo[0]
     return "model."
 
@@ -161,15 +171,27 @@ def _mtp_family(cfg: dict[str, Any], names: list[str] | set[str]) -> tuple[Famil
     by_type = {t: f for f in families().values() if f.kind == "mtp" for t in f.model_types}
     if model_type in by_type:
         chosen = by_type[model_type]
-    elif any(str(n).startswith("mtp.") for n in names):
-        chosen = family("qwen3_5_mtp")
-    elif any(str(n).startswith("model.mtp_layers.") for n in names):
-        chosen = family("mimo_mtp")
-    else:
-        chosen = family("deepseek_mtp")  # the layout num_nextn_predict_layers was introduced with
+    else:  # a model type the table does not list: the layout its tensor names show, else DeepSeek's
+        if any(str(n).startswith("mtp.") for n in names):
+            chosen = family("qwen3_5_mtp")
+        elif any(str(n).startswith("model.mtp_layers.") for n in names):
+            chosen = family("mimo_mtp")
+        elif any(str(n).startswith("model.mtp_block.") for n in names):
+            chosen = family("ernie_mtp")
+        else:
+            chosen = family("deepseek_mtp")  # the layout num_nextn_predict_layers was introduced with
+        chosen = unlisted(chosen, model_type)
     if chosen.key != "qwen3_5_mtp" and _int(cfg, "num_hidden_layers") <= 0:
         return None  # the layer index N + i is unknown
     return chosen, n_next, "num_nextn_predict_layers"
+
+
+def unlisted(fam: Family, model_type: str) -> Family:
+    """``fam`` as the assumed layout of a ``model_type`` the table does not list: its title says so, and it has no
+    example source (that release is another model's)."""
+    short = fam.title.split(" /")[0].removesuffix(" MTP")
+    title = f"MTP (model_type {model_type!r}, read with the {short} layout)"
+    return replace(fam, title=title, source_example="", unlisted_model_type=model_type or "(none)")
 
 
 def detect_family(

@@ -8,7 +8,16 @@ share and is declared by: :mod:`specscope.audit.architectures` (``architectures.
 
 from __future__ import annotations
 
-from specscope.audit.architectures import DraftLayout, config_int, detect_family, draft_layout, main_layer_prefix
+import re
+
+from specscope.audit.architectures import (
+    MTP_HEAD_PREFIXES,
+    DraftLayout,
+    config_int,
+    detect_family,
+    draft_layout,
+    main_layer_prefix,
+)
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import is_vision, layer_of
@@ -123,6 +132,42 @@ def _fusion_shape(ck: Checkpoint, layout: DraftLayout) -> Finding | None:
     return finding("MTP_FC_SHAPE", file=ck.shard_of(fc_name), tensor=fc_name, shape=shape, dtype=fc.dtype, want=want)
 
 
+#: a name segment that marks an MTP / next-n head in any layout (``mtp.``, ``model.mtp_block.``, ``model.mtp.``,
+#: ``nextn``): where an unlisted model type's head may be stored.
+_MTP_SEGMENT = re.compile(r"(?:^|[._])(?:mtp|nextn)[._]")
+_SHOWN = 3
+
+
+def _unknown_layout(ck: Checkpoint, layout: DraftLayout, names: set[str], on_head: list[str]) -> Finding | None:
+    """``MTP_LAYOUT_UNKNOWN`` (WARNING) for a model type the table does not list whose tensors do not show the layout
+    assumed for it: none of its own (family-specific) tensors is stored, yet MTP-named tensors are (under the assumed
+    prefix, e.g. Nemotron-H's ``mtp.layers.0.eh_proj`` read as Qwen's ``mtp.*``, or elsewhere, e.g. LongCat's
+    ``model.mtp.*`` beside DeepSeek's ``model.layers.N.*``). Judging it by another family's tensors would call a
+    working head missing; with no MTP-named tensor anywhere the head is missing (``MTP_WEIGHTS_MISSING``)."""
+    model_type = layout.family.unlisted_model_type
+    if not model_type or any(n in names for n in layout.specific):
+        return None
+    held = on_head or sorted(n for n in names if _MTP_SEGMENT.search(n))
+    if not held:
+        return None
+    prefixes = sorted({n[: m.end()] for n in held if (m := _MTP_SEGMENT.search(n))} or set(layout.prefixes))
+    base = layout.family.title.rsplit("read with the ", 1)[-1].removesuffix(" layout)")
+    return finding(
+        "MTP_LAYOUT_UNKNOWN",
+        file="config.json",
+        tensor=held[0],
+        layers=layout.num_layers,
+        declared=_declared(layout),
+        model_type=model_type,
+        n=len(held),
+        prefixes=", ".join(prefixes),
+        examples=", ".join(held[:_SHOWN]),
+        base=base,
+        specific=", ".join(layout.specific),
+        details={"model_type": model_type, "tensors": len(held), "prefixes": prefixes, "assumed": base},
+    )
+
+
 def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     """``MTP_UNDECLARED`` (WARNING) and the head's prefixes, for MTP tensors a config that declares no MTP head holds:
     Qwen-style ``mtp.*`` without ``mtp_num_hidden_layers``, MiMo ``model.mtp_layers.*``, or DeepSeek-style layers at
@@ -135,8 +180,8 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     key, prefixes = "", set()
     if any(n.startswith("mtp.") for n in names):
         key, prefixes = "mtp_num_hidden_layers", {"mtp."}
-    elif any(n.startswith("model.mtp_layers.") for n in names):
-        key, prefixes = "num_nextn_predict_layers", {"model.mtp_layers."}
+    elif any(n.startswith(MTP_HEAD_PREFIXES[1]) for n in names):  # MiMo model.mtp_layers.*, ERNIE model.mtp_block.*
+        key, prefixes = "num_nextn_predict_layers", {MTP_HEAD_PREFIXES[1]}
     else:
         n_main = config_int(tc, "num_hidden_layers")
         main = main_layer_prefix(names)
@@ -174,7 +219,8 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     Codes: ``MTP_WEIGHTS_MISSING`` (ERROR, no tensor under the head's prefixes), ``MTP_INCOMPLETE`` (ERROR, some
     required tensors missing; the message counts them per group), ``MTP_NOT_INDEXED`` (ERROR, tensors on disk but
     absent from the index), ``MTP_FC_SHAPE`` (ERROR, the fusion projection is not [hidden, 2*hidden]),
-    ``MTP_LAYER_SHAPE`` (ERROR, :mod:`.rules_shapes`). A tensor the
+    ``MTP_LAYER_SHAPE`` (ERROR, :mod:`.rules_shapes`), ``MTP_LAYOUT_UNKNOWN`` (WARNING: a model type the table does
+    not list, whose MTP tensors are not in the layout assumed for it: not judged). A tensor the
     family shares with the target (DeepSeek's per-layer ``embed_tokens`` / ``shared_head.head``) may be omitted.
     A folder with configs only (no index, no shard) is not judged on tensors.
     """
@@ -185,6 +231,9 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     if names is None:
         return [], layout
     on_head = sorted(n for n in names if layout.contains(n))
+    unknown = _unknown_layout(ck, layout, names, on_head)
+    if unknown is not None:
+        return [unknown], layout
     if not on_head:
         return [_missing_all(ck, layout)], layout
     out = [f for f in (_incomplete(ck, layout, names),) if f is not None]

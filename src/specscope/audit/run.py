@@ -73,6 +73,7 @@ def _layout_facts(layout: DraftLayout, ck: Checkpoint) -> dict[str, Any]:
         "required_tensors": len(layout.required),
         "shared_with_target": _shared_facts(ck, layout),
         "names_from": names_source(ck),
+        **({"unlisted_model_type": layout.family.unlisted_model_type} if layout.family.unlisted_model_type else {}),
     }
 
 

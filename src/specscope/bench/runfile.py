@@ -43,10 +43,11 @@ def _unknown_key(
     elsewhere = by_flag(spec).get(key)
     if elsewhere is not None:  # an option, but not one a run file sets
         return ConfigError(
-            f"{elsewhere.flag} is not a run-file key (run file {path})",
+            f"{key!r} is not a run-file key (run file {path})",
             found=key,
             expected="the options that decide a run (" + listing + ")",
-            fix=f"remove it from the file and pass {elsewhere.flag} on the command line",
+            fix=f"remove it from the file and give it on the command line as {elsewhere.flag}"
+            + (f" {elsewhere.metavar}" if elsewhere.metavar else ""),
         )
     names = {k: k for k in keys if "_" not in k} | {old: new for old, new in (aliases or {}).items() if new in keys}
     close = difflib.get_close_matches(key.replace("_", "-"), sorted(names), n=1, cutoff=0.75)

@@ -390,8 +390,8 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "trace",
         "load",
         "path",
-        "Replay a request trace on its own clock (JSONL: specscope, Mooncake; Azure CSV); its rows are the load "
-        "(not with --max-concurrency, --request-rate, --workloads, --workload, --dataset).",
+        "Replay a request trace on its own clock (JSONL: specscope, Mooncake; CSV: Azure, BurstGPT; .gz too); "
+        "its rows are the load (not with --max-concurrency, --request-rate, --workloads, --workload, --dataset).",
         "FILE",
         excludes=("max_concurrency", "request_rate", "workloads", "workload", "dataset"),
     ),

@@ -238,7 +238,8 @@ async def prepare_workloads(
         checked = await refuse_too_long(options, packs, builder)
         check, refused = checked.pop("trace_check"), checked.pop("trace_refused")
         if "trace" in notes:
-            notes["trace"] |= {"context_check": check, "rows_refused": refused}
+            file_refused = list(notes["trace"].get("rows_refused") or [])  # rows the file itself refused (output 0)
+            notes["trace"] |= {"context_check": check, "rows_refused": [*file_refused, *refused]}
         notes |= checked
     return packs, warmups, notes
 

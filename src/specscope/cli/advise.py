@@ -78,7 +78,7 @@ def advise_cmd(
     source = str(run if run is not None else from_csv)
     command = f"specscope advise {run}" if run is not None else f"specscope advise --from-csv {from_csv}"
     shares = parse_mix(mix, workloads_of(cells), command) if mix else None
-    times = parse_level_mix(level_mix) if level_mix else None
+    times = parse_level_mix(level_mix, sorted({c.concurrency for c in cells}), command) if level_mix else None
     traffic = Traffic(
         mix=None if shares is None else shares.shares,
         level_mix=None if times is None else times.shares,
@@ -95,6 +95,7 @@ def advise_cmd(
         server_facts=facts,
         min_effect=min_effect_of(manifest, min_effect),
         command=command,
+        finished=manifest.get("finished") is not False,
     )
     doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict())
     emit_document(doc, fmt, out, None, width)  # html without -o: stdout (a run folder is read-only after bench)

@@ -1,7 +1,8 @@
 """Where and how wide a command's output goes: ``-f/--format``, ``-o/--output FILE`` and ``--width``, for every command.
 
-- **Format**: ``-f`` names it; without ``-f``, ``-o FILE`` picks it from the suffix (``.txt`` text, ``.md`` markdown,
-  ``.json`` json, ``.html`` html), and a suffix that names none is refused (never silently text).
+- **Format**: ``-f`` names it; without ``-f``, ``-o FILE`` picks it from the suffix (``.txt`` text, ``.md`` /
+  ``.markdown`` markdown, ``.json`` json, ``.html`` / ``.htm`` html), and a suffix that names none is refused
+  (never silently text).
 - **File**: written atomically (:func:`specscope.report.files.write_text_atomic`); the command then prints the
   path it wrote, and nothing else, on stdout.
 - **Width** of text tables (characters): ``--width N``; else the terminal's when stdout is one (``$COLUMNS`` when
@@ -39,7 +40,15 @@ __all__ = [
 #: text width (characters) to a file or a pipe.
 FILE_WIDTH = 120
 #: file suffix -> the format it means.
-SUFFIX_FORMATS = {".txt": "text", ".text": "text", ".md": "markdown", ".json": "json", ".html": "html"}
+SUFFIX_FORMATS = {
+    ".txt": "text",
+    ".text": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".json": "json",
+    ".html": "html",
+    ".htm": "html",
+}
 
 OutputOption = Annotated[
     Path | None,

@@ -11,6 +11,7 @@ are in :data:`ALIASES`. This module and the spec are the only places the old nam
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -167,9 +168,23 @@ def _plain_flags(params: list[Any]) -> list[Any]:
     return params
 
 
+def reflow(text: str | None) -> str | None:
+    """A help text with each paragraph on one line, so ``--help`` wraps it at the terminal's width and not where the
+    source wrapped it (typer's rich help keeps single newlines). A paragraph whose first line is indented or marked
+    ``\\b`` (click's "keep as written") stays as written: examples, tables."""
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(p if p[:1] in (" ", "\b") else " ".join(p.split()) for p in paragraphs)
+
+
 class VocabCommand(typer.core.TyperCommand):
-    """A typer command that accepts its old flags (:data:`ALIASES`), each with one deprecation line, and shows
-    switches without a ``<bool>`` placeholder."""
+    """A typer command that accepts its old flags (:data:`ALIASES`), each with one deprecation line, shows
+    switches without a ``<bool>`` placeholder, and wraps its help paragraphs at the terminal (:func:`reflow`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = reflow(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _plain_flags(super().get_params(ctx))
@@ -196,7 +211,12 @@ def first_sentence(text: str) -> str:
 
 
 class VocabGroup(typer.core.TyperGroup):
-    """The ``specscope`` group (and ``surgery``): switches shown without a ``<bool>`` placeholder."""
+    """The ``specscope`` group (and ``surgery``): switches shown without a ``<bool>`` placeholder, help paragraphs
+    wrapped at the terminal (:func:`reflow`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = reflow(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _plain_flags(super().get_params(ctx))

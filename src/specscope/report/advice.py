@@ -76,17 +76,20 @@ class Advice:
         }
 
 
-def _scope(cells: Sequence[CellSummary], mix: Mapping[str, float], concurrency: int | None) -> list[int]:
-    """The levels to advise on. Raises ConfigError for a mix workload or a level the run lacks."""
-    require_workloads(mix, workloads_of(cells))
+def _scope(cells: Sequence[CellSummary], mix: Mapping[str, float], concurrency: int | None, command: str) -> list[int]:
+    """The levels to advise on. Raises ConfigError for a mix workload or a level the run lacks (its fix: ``command``
+    with the mix and the measured level nearest the one asked for)."""
+    require_workloads(mix, workloads_of(cells), command=command)
     levels = sorted({c.concurrency for c in cells})
     if concurrency is not None:
         if concurrency not in levels:
+            nearest = min(levels, key=lambda lev: (abs(lev - concurrency), lev))
+            shares = ",".join(f"{w}={v:.4g}" for w, v in mix.items())
             raise ConfigError(
                 f"concurrency {concurrency} was not measured",
                 found=concurrency,
                 expected=", ".join(map(str, levels)),
-                fix="pick a measured level",
+                fix=f"{command} --mix {shares} --max-concurrency {nearest}",
             )
         return [concurrency]
     return levels
@@ -111,7 +114,7 @@ def _level_mix_scope(cells: Sequence[CellSummary], level_mix: Mapping[int, float
             f"concurrency {', '.join(map(str, unmeasured))} of the --level-mix was not measured",
             found=", ".join(f"{k}={v:g}" for k, v in level_mix.items()),
             expected="levels among " + ", ".join(map(str, levels)),
-            fix="name measured levels in --level-mix",
+            fix=f"{command} --level-mix {equal_mix(levels)}",
         )
 
 
@@ -148,6 +151,7 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
     server_facts: Mapping[str, Mapping[str, Any]] | None = None,
     min_effect: float = DEFAULT_MIN_EFFECT,
     command: str = "specscope advise RUN",
+    finished: bool = True,
 ) -> Advice:
     """The picks for a traffic mix (or a measured acceptance) at each level and overall (module docstring).
 
@@ -156,6 +160,9 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
             (:func:`specscope.stats.mix.parse_level_mix`), SLO and notes (:class:`specscope.stats.choices.Traffic`),
             or just a mix; with a level mix alone, equal token shares over the run's workloads.
         concurrency: advise at this measured level only.
+        command: the command line (``specscope advise runs/run-1``) an error's fix completes.
+        finished: False for a run that stopped before its last cell (its manifest's ``finished``): a missing
+            config is then finished with ``bench --resume``.
         command: the command line so far (``specscope advise runs/run-1``), which the fixes of its errors complete.
 
     Raises:
@@ -168,17 +175,20 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
     placement = None
     mix = t.mix
     if acceptance is not None:
-        placement = place_acceptance(candidates, acceptance, acceptance_config, baseline)
+        placement = place_acceptance(candidates, acceptance, acceptance_config, baseline, command)
         mix = placement.mix if mix is None else mix
+    workloads = list(dict.fromkeys(c.workload for c in measured))
     if not mix and t.level_mix is None:
+        example = f"--mix {equal_mix(workloads)}"
         raise ConfigError(
             "advise needs a traffic mix",
             found="no --mix, --level-mix or --acceptance",
-            expected="--mix prose=0.2,code=0.3,edit=0.5, --level-mix 1=0.6,4=0.4 or --acceptance 0.47",
+            expected=f"{example}, --level-mix {equal_mix(sorted({c.concurrency for c in measured}))} or "
+            "--acceptance 0.47 (the run's workloads and levels)",
+            fix=f"{command} {example}",
         )
-    workloads = list(dict.fromkeys(c.workload for c in measured))
     shares = dict(mix) if mix else {w: 1.0 / len(workloads) for w in workloads}
-    levels = _scope(measured, shares, concurrency)
+    levels = _scope(measured, shares, concurrency, command)
     if t.level_mix is not None:
         _level_mix_scope(measured, t.level_mix, command)
     facts = server_facts or {}
@@ -189,7 +199,9 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
             f"the run has no config to compare with its baseline {baseline!r}",
             found=", ".join(dict.fromkeys(c.config for c in measured)),
             expected="the baseline and at least one other config",
-            fix=_second_config_fix(list(dict.fromkeys(c.config for c in measured)), baseline, facts, command),
+            fix=_second_config_fix(list(dict.fromkeys(c.config for c in measured)), baseline, facts, command)
+            if finished
+            else f"specscope bench --resume {_run_of(command)} (the run stopped before its last cell)",
         )
     out_notes = []
     if any(lv.comparison is not None and lv.comparison.rounds < 6 for lv in j.choices.levels):
@@ -205,13 +217,18 @@ def config_ks(configs: Iterable[str], facts: Mapping[str, Mapping[str, Any]]) ->
     return {c: spec_k(c, facts.get(c) or {}) for c in configs}
 
 
+def _run_of(command: str) -> str:
+    """The run folder of ``specscope advise RUN``, else ``RUN``."""
+    return command.split("specscope advise ", 1)[-1].split(" ", 1)[0] or "RUN"
+
+
 def _second_config_fix(
     configs: Sequence[str], baseline: str, facts: Mapping[str, Mapping[str, Any]], command: str
 ) -> str:
     """A command that measures the run again with a second config beside its one, so that advise has something to
     compare: ``bench --like RUN`` with the run's server and a second one (servers the user runs), or with
     ``--configs base,CONFIG`` (servers specscope starts: ``base,ngram`` when the one config is ``base``)."""
-    run = command.split("specscope advise ", 1)[-1].split(" ", 1)[0] or "RUN"
+    run = _run_of(command)
     only = configs[0] if configs else baseline
     mine = facts.get(only) or {}
     then = "; then advise the run folder it prints"

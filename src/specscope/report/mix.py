@@ -73,9 +73,14 @@ def find_crossovers(
 
 
 def place_acceptance(
-    summaries: Sequence[CellSummary], acceptance: float, config: str | None = None, baseline: str = "base"
+    summaries: Sequence[CellSummary],
+    acceptance: float,
+    config: str | None = None,
+    baseline: str = "base",
+    command: str = "specscope advise RUN",
 ) -> Placement:
-    """Place a measured acceptance rate between the run's workloads (see the module docstring).
+    """Place a measured acceptance rate between the run's workloads (see the module docstring); ``command``: the
+    command line (``specscope advise runs/run-1``) an error's fix completes.
 
     Raises:
         ConfigError: acceptance outside [0, 1]; no config with acceptance counters; ``config`` not
@@ -86,7 +91,7 @@ def place_acceptance(
             "--acceptance is a fraction",
             found=acceptance,
             expected="0..1 (accepted / drafted tokens)",
-            fix="e.g. --acceptance 0.47",
+            fix=f"{command} --acceptance 0.47",
         )
     views = pooled_acceptance(summaries)
     drafting = list(dict.fromkeys(c for c, _ in views if c != baseline))
@@ -103,11 +108,16 @@ def place_acceptance(
                 "say which config the acceptance was measured with",
                 found=", ".join(drafting),
                 expected="--acceptance-config NAME",
-                fix=f"add --acceptance-config {drafting[0]}",
+                fix=f"{command} --acceptance {acceptance:g} --acceptance-config {drafting[0]}",
             )
         config = drafting[0]
     if config not in drafting:
-        raise ConfigError(f"config {config!r} has no acceptance in the run", found=config, expected=", ".join(drafting))
+        raise ConfigError(
+            f"config {config!r} has no acceptance in the run",
+            found=config,
+            expected=", ".join(drafting),
+            fix=f"{command} --acceptance {acceptance:g} --acceptance-config {drafting[0]}",
+        )
     by_wl = {
         str(wl): v.acceptance_rate for (c, wl), v in views.items() if c == config and v.acceptance_rate is not None
     }

@@ -115,13 +115,17 @@ def parse_mix(text: str, workloads: Sequence[str] | None = None, command: str = 
     return shares
 
 
-def parse_level_mix(text: str) -> Shares[int]:
+def parse_level_mix(text: str, levels: Sequence[int] | None = None, command: str = "") -> Shares[int]:
     """``"1=0.6,4=0.4"`` -> share of wall time per concurrency level, normalised to sum 1.
+
+    ``levels``: the run's measured levels (the fix's example: equal shares of them); ``command``: the command line the
+    fix completes (``specscope advise runs/run-1``; "": the fix shows the option alone).
 
     Raises:
         ConfigError: malformed entry, level not a positive integer, negative share, repeated level, or all zero.
     """
-    return _parse(text, "--level-mix", int, "--level-mix 1=0.6,4=0.4", "LEVEL")
+    example = f"--level-mix {equal_mix(sorted(levels)) if levels else '1=0.6,4=0.4'}"
+    return _parse(text, "--level-mix", int, f"{command} {example}".strip(), "LEVEL")
 
 
 def require_workloads(

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
 from specscope.errors import ConfigError
 from specscope.stats.acceptance import pooled_acceptance
 from specscope.stats.groups import group_cells, metric_value
@@ -266,7 +267,8 @@ def predict_run(
     positions: dict[tuple[str, str], tuple[float, ...]] = {}
     ks: dict[str, int] = {}
     known: dict[str, int | None] = {}
-    for cfg in dict.fromkeys(c.config for c in cells if c.config != baseline):
+    plain = {baseline, baseline + AA_SUFFIX, baseline + SENTINEL_SUFFIX}  # the baseline and its controls: no draft
+    for cfg in dict.fromkeys(c.config for c in cells if c.config not in plain):
         cfacts = facts.get(cfg) or {}
         positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, cfacts, notes))
         models[cfg], ks[cfg], known[cfg] = _fit_config(
@@ -275,7 +277,7 @@ def predict_run(
     out_cells: list[CellPrediction] = []
     for (cfg, wl), (meas, n, src) in rates.items():
         shown: int | None
-        if cfg == baseline:
+        if cfg in plain:
             pred, shown, tps = base_model.tok_s((), 0), 0, 1.0
         else:
             k = ks[cfg] if (cfg, wl) in positions else 0

@@ -13,7 +13,15 @@ dialect             config.json                                           hf_qua
 modelopt            ``quantization_config.ignore`` (or ``exclude_modules``) ``quantization.exclude_modules``
 compressed-tensors  ``quantization_config.ignore``                         --
 quark               ``quantization_config.exclude``                        --
+awq                 ``quantization_config.modules_to_not_convert``         --
+gptq (GPTQModel)    ``quantization_config.dynamic`` ``"-:REGEX"`` keys     --
 =================== ===================================================== ==============================
+
+AWQ entries are substrings of the layer name (vLLM ``awq.py`` ``is_layer_skipped_awq``); a module is added by its
+name. GPTQ ``dynamic`` is a dict: ``"-:REGEX"`` keys skip the layers the expression ``re.match``es (vLLM
+``quantization/utils/gptq_utils.py`` ``get_dynamic_override``), other keys are per-module overrides and are kept as
+they are. The ``-:`` keys are read as ``re:`` entries; a module is added as ``-:`` + its escaped name, anchored at the
+end, with the fused spelling vLLM names the layer by (``q_proj`` -> ``(?:q_proj|qkv_proj)``).
 
 Entries are read by :func:`specscope.audit.quantcfg.entry_covers`, the audit's reading (one meaning): equal to the
 module, a parent of it (``entry + "."`` prefix), an ``fnmatch`` glob for ModelOpt and Quark (``mtp*``), a ``re:``
@@ -25,9 +33,11 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from specscope.audit.architectures import FUSED_SPELLINGS
 from specscope.audit.quantcfg import entry_covers
 from specscope.errors import SurgeryError
 
@@ -91,7 +101,7 @@ class ExcludeList:
 
 
 def dialect(configs: dict[str, dict[str, Any]]) -> str | None:
-    """``modelopt`` | ``compressed-tensors`` | ``quark`` | None (no quantization config)."""
+    """``modelopt`` | ``compressed-tensors`` | ``quark`` | ``awq`` | ``gptq`` ... | None (no quantization config)."""
     qc = (configs.get(CONFIG) or {}).get("quantization_config")
     if isinstance(qc, dict) and qc.get("quant_method"):
         return str(qc["quant_method"]).lower()
@@ -111,6 +121,10 @@ def exclude_lists(configs: dict[str, dict[str, Any]]) -> list[ExcludeList]:
         out.append(ExcludeList(CONFIG, "quantization_config", "exclude"))
     elif d == "compressed-tensors":
         out.append(ExcludeList(CONFIG, "quantization_config", "ignore"))
+    elif d == "awq":
+        out.append(ExcludeList(CONFIG, "quantization_config", "modules_to_not_convert"))
+    elif d == "gptq":
+        out.append(ExcludeList(CONFIG, "quantization_config", _DYNAMIC))
     elif d == "modelopt":
         if isinstance(qc, dict):
             key = "exclude_modules" if "exclude_modules" in qc and "ignore" not in qc else "ignore"
@@ -121,15 +135,31 @@ def exclude_lists(configs: dict[str, dict[str, Any]]) -> list[ExcludeList]:
         raise SurgeryError(
             "unsupported quantization dialect",
             found=d,
-            expected="modelopt, compressed-tensors or quark",
+            expected="modelopt, compressed-tensors, quark, awq or gptq",
             fix="patch the config by hand",
         )
     return out
 
 
+_DYNAMIC = "dynamic"
+
+
 def _entries(configs: dict[str, dict[str, Any]], where: ExcludeList) -> list[str]:
     section = configs.get(where.file, {}).get(where.section) or {}
-    return list(section.get(where.key) or [])
+    value = section.get(where.key) or []
+    if where.key == _DYNAMIC:  # GPTQModel: the "-:REGEX" keys, as re: entries
+        return ["re:" + k[2:] for k in value if isinstance(k, str) and k.startswith("-:")]
+    return list(value)
+
+
+def _gptq_rule(entry: str) -> str:
+    """A ``dynamic`` key that skips ``entry`` (an ``re:`` entry, or a module name matched with its fused spelling)."""
+    if entry.startswith("re:"):
+        return "-:" + entry[3:]
+    parent, _, leaf = entry.rpartition(".")
+    fused = FUSED_SPELLINGS.get(leaf)
+    tail = f"(?:{re.escape(leaf)}|{re.escape(fused)})" if fused else re.escape(leaf)
+    return "-:" + (re.escape(parent) + r"\." if parent else "") + tail + "$"
 
 
 def entry_matches(entry: str, module: str, method: str = "modelopt") -> bool:
@@ -143,7 +173,13 @@ def is_excluded(entries: list[str], module: str, method: str = "modelopt") -> bo
 
 
 def _set(configs: dict[str, dict[str, Any]], where: ExcludeList, entries: list[str]) -> None:
-    configs.setdefault(where.file, {}).setdefault(where.section, {})[where.key] = entries
+    section = configs.setdefault(where.file, {}).setdefault(where.section, {})
+    if where.key == _DYNAMIC:  # keep the per-module overrides, rewrite the skip rules in entry order
+        old = section.get(_DYNAMIC) if isinstance(section.get(_DYNAMIC), dict) else {}
+        kept = {k: v for k, v in old.items() if not str(k).startswith("-:")}
+        section[_DYNAMIC] = kept | {_gptq_rule(e): old.get(_gptq_rule(e), {}) for e in entries}
+        return
+    section[where.key] = entries
 
 
 def add_exclusions(configs: dict[str, dict[str, Any]], modules: list[str]) -> dict[str, dict[str, Any]]:

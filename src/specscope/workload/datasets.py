@@ -126,9 +126,25 @@ def _library() -> Any:
     return hf_datasets
 
 
+#: What a folder's data files may be named, in the order they are looked for (the first kind found is read).
+_DATA_GLOBS = (("*.parquet",), ("*.jsonl", "*.jsonl.gz"), ("*.json", "*.json.gz"))
+#: JSON files a ``datasets`` folder holds that are not rows (``save_to_disk`` / hub metadata).
+_NOT_DATA = frozenset({"dataset_info.json", "state.json", "dataset_dict.json", "dataset_infos.json"})
+
+
+def _folder_files(path: Path) -> list[Path]:
+    """The data files of a folder: its parquet files, else its JSON Lines (``.jsonl``, ``.jsonl.gz``), else its JSON
+    files (one array each, ``.json``, ``.json.gz``), never the library's metadata files."""
+    for globs in _DATA_GLOBS:
+        found = sorted(f for g in globs for f in path.rglob(g) if f.name not in _NOT_DATA and f.is_file())
+        if found:
+            return found
+    return []
+
+
 def _local_files(path: Path, spec: DatasetSpec) -> list[Path]:
     """The data files of ``spec`` under ``path``: the file itself; in a folder, the hub layout ``CONFIG/`` or a
-    prepared ``CONFIG.jsonl`` / ``CONFIG.parquet`` when the config has one, else every parquet / JSONL file."""
+    prepared ``CONFIG.jsonl`` / ``CONFIG.parquet`` when the config has one, else :func:`_folder_files`."""
     if path.is_file():
         return [path]
     files: list[Path] = []
@@ -136,12 +152,12 @@ def _local_files(path: Path, spec: DatasetSpec) -> list[Path]:
         if spec.config and (path / spec.config).is_dir():
             path = path / spec.config
         named = [path / f"{spec.config}{ext}" for ext in (".jsonl", ".parquet")] if spec.config else []
-        files = [f for f in named if f.is_file()] or sorted([*path.rglob("*.parquet"), *path.rglob("*.jsonl")])
+        files = [f for f in named if f.is_file()] or _folder_files(path)
     if not files:
         raise ConfigError(
             f"no dataset file at {path}",
             found=str(path),
-            expected="a .parquet or .jsonl file, or a folder holding them",
+            expected="a .parquet, .jsonl or .json file (.gz too), or a folder holding them",
             fix="pass --dataset-path to the downloaded dataset",
         )
     return files

@@ -9,9 +9,18 @@ Formats, told apart by their columns (the first record's keys, or a CSV header):
   ``MooncakeTrace`` reads it): ``timestamp`` (ms, int), ``input_length`` (tokens) or ``text_input`` (str),
   ``output_length`` (tokens), ``hash_ids`` (one id per 512-token block of the prompt, equal ids = a shared prefix;
   optional);
-* ``azure`` (CSV; Azure/AzurePublicDataset ``AzureLLMInferenceTrace_{conv,code}.csv`` and the 2024 ``_1week``
-  files): ``TIMESTAMP`` (``YYYY-MM-DD HH:MM:SS.fffffff``, up to 9 fraction digits, read exactly to the ns),
-  ``ContextTokens``, ``GeneratedTokens``.
+* ``azure`` (CSV; Azure/AzurePublicDataset ``AzureLLMInferenceTrace_{conv,code}.csv`` (2023) and the 2024
+  ``_1week`` files): ``TIMESTAMP`` (``YYYY-MM-DD HH:MM:SS[.f...]`` with up to 9 fraction digits or none, and an
+  optional UTC offset ``+00:00`` as the 2024 files write it; read exactly to the ns, an offset applied),
+  ``ContextTokens``, ``GeneratedTokens``;
+* ``burstgpt`` (CSV; HPMLL/BurstGPT ``BurstGPT_*.csv``, README @e92f533): ``Timestamp`` (s from the first day's
+  0:00, float), ``Request tokens``, ``Response tokens``; ``Model``, ``Total tokens``, ``Log Type`` and the later
+  releases' ``Session ID``, ``Elapsed time`` are ignored (every model's arrivals are the load).
+
+Files may be gzip-compressed (read by their magic bytes, any name) and may start with a UTF-8 byte-order mark; CSV
+rows may end in CRLF. A row that generated nothing (output 0: BurstGPT's failed requests, and such rows of the
+Azure traces) is not a request to replay: it is refused by line (kind ``zero_output``), kept in
+:attr:`Trace.refused` and the run's manifest, never silently dropped; so is a row with input 0 (``zero_input``).
 
 Offsets are taken from the earliest arrival; rows are replayed in arrival order (a file out of order is sorted,
 stably, and the trace says so). A malformed row is an error naming ``FILE:LINE``; so is an arrival that is not a
@@ -24,14 +33,18 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import gzip
 import hashlib
+import io
 import json
 import math
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
+from specscope.readfile import FileTooLarge, read_error_text, read_limited, split_lines
 from specscope.workload.prompt import is_int_in
 
 __all__ = [
@@ -44,7 +57,7 @@ __all__ = [
     "load_trace",
 ]
 
-TRACE_FORMATS = ("specscope", "mooncake", "azure")
+TRACE_FORMATS = ("specscope", "mooncake", "azure", "burstgpt")
 #: Tokens per ``hash_ids`` block of a Mooncake trace (its release's block size; AIPerf's default too).
 MOONCAKE_BLOCK_TOKENS = 512
 _MAX_BYTES = 2 << 30
@@ -78,7 +91,8 @@ class TraceRequest:
 
 @dataclass(frozen=True)
 class Trace:
-    """A loaded trace: its file, format, SHA-256, the requests in arrival order and whether the file was sorted."""
+    """A loaded trace: its file, format, SHA-256, the requests in arrival order, whether the file was sorted, and
+    the rows refused (``{"row": "line N", "kind": "zero_output"|"zero_input", "reason"}``, file order)."""
 
     path: str
     format: str
@@ -86,6 +100,7 @@ class Trace:
     requests: tuple[TraceRequest, ...]
     rows_total: int
     reordered: bool
+    refused: tuple[dict[str, str], ...] = ()
 
     def span_s(self) -> float:
         """Last arrival offset, s (before any time scale)."""
@@ -102,6 +117,7 @@ class Trace:
             "time_scale": scale,
             "reordered": self.reordered,
             "span_s": self.span_s(),
+            "rows_refused": [dict(r) for r in self.refused],
         }
 
 
@@ -121,19 +137,47 @@ def _count(path: Path, line: int, rec: dict[str, Any], key: str, low: int) -> in
     return v
 
 
+#: format -> (arrival column, input-length column, output-length column) as each source names them.
+_COLUMNS = {
+    "specscope": ("arrival_s", "input_tokens", "output_tokens"),
+    "mooncake": ("timestamp", "input_length", "output_length"),
+    "azure": ("TIMESTAMP", "ContextTokens", "GeneratedTokens"),
+    "burstgpt": ("Timestamp", "Request tokens", "Response tokens"),
+}
+_EXPECTED = (
+    "specscope (arrival_s, input_tokens|text, output_tokens), mooncake (timestamp, input_length|text_input, "
+    "output_length[, hash_ids]), azure CSV (TIMESTAMP, ContextTokens, GeneratedTokens) or BurstGPT CSV (Timestamp, "
+    "Request tokens, Response tokens)"
+)
+#: One refused row: ``{"row": "line N", "kind", "reason"}``.
+Refused = dict[str, str]
+
+
 def _format_of(path: Path, first: dict[str, Any] | list[str]) -> str:
     keys = set(first)
     if {"TIMESTAMP", "ContextTokens", "GeneratedTokens"} <= keys:
         return "azure"
+    if {"Timestamp", "Request tokens", "Response tokens"} <= keys:
+        return "burstgpt"
     if "timestamp" in keys and "output_length" in keys and keys & {"input_length", "text_input"}:
         return "mooncake"
     if "arrival_s" in keys and "output_tokens" in keys and keys & {"input_tokens", "text"}:
         return "specscope"
+    found = f"columns {', '.join(sorted(keys)) or '(none)'}"
+    if keys & {"text_input", "input_length", "text", "input_tokens", "prompt"} and not keys & {
+        "timestamp",
+        "arrival_s",
+    }:
+        raise ConfigError(
+            f"{path} has no arrival time: it is a list of prompts, not a trace to replay on a clock",
+            found=found,
+            expected=f"an arrival column, as in {_EXPECTED}",
+            fix=f"add timestamp (ms) to each row, or send the prompts as a workload: --workload NAME={path}",
+        )
     raise ConfigError(
         f"{path} is not a trace format specscope reads",
-        found=f"columns {', '.join(sorted(keys)) or '(none)'}",
-        expected="specscope (arrival_s, input_tokens|text, output_tokens), mooncake (timestamp, input_length|"
-        "text_input, output_length[, hash_ids]) or azure CSV (TIMESTAMP, ContextTokens, GeneratedTokens)",
+        found=found,
+        expected=_EXPECTED,
         fix="convert the trace to one of these layouts",
     )
 
@@ -156,53 +200,120 @@ def _arrival_ns(path: Path, line: int, key: str, t: object, unit: str, ns_per_un
     return at_ns
 
 
-def _jsonl_row(path: Path, line: int, rec: dict[str, Any], fmt: str) -> tuple[int, TraceRequest]:
-    """``(arrival in ns from the file's origin, request)`` of one JSONL record."""
+def _lengths(path: Path, line: int, rec: dict[str, Any], fmt: str, has_text: bool) -> tuple[int | None, int] | Refused:
+    """``(input tokens or None for a text row, output tokens)``, or the refusal of a row whose input or output
+    is 0 (nothing to replay)."""
+    _, in_key, out_key = _COLUMNS[fmt]
+    n_in = None if has_text else _count(path, line, rec, in_key, 0)
+    n_out = _count(path, line, rec, out_key, 0)
+    if n_out == 0:
+        return {"row": f"line {line}", "kind": "zero_output", "reason": f"{out_key} is 0"}
+    if n_in == 0:
+        return {"row": f"line {line}", "kind": "zero_input", "reason": f"{in_key} is 0"}
+    return n_in, n_out
+
+
+def _jsonl_row(path: Path, line: int, rec: dict[str, Any], fmt: str) -> tuple[int, TraceRequest] | Refused:
+    """``(arrival in ns from the file's origin, request)`` of one JSONL record, or its refusal."""
     if fmt == "mooncake":
-        text_key, in_key, out_key = "text_input", "input_length", "output_length"
+        text_key = "text_input"
         at_ns = _arrival_ns(path, line, "timestamp", rec.get("timestamp"), "ms", 1_000_000)
     else:
-        text_key, in_key, out_key = "text", "input_tokens", "output_tokens"
+        text_key = "text"
         at_ns = _arrival_ns(path, line, "arrival_s", rec.get("arrival_s"), "s", 1_000_000_000)
     text = rec.get(text_key)
     if text is not None and (not isinstance(text, str) or not text.strip()):
         raise _bad(path, line, f"{text_key}={text!r}", f"{text_key} a non-empty string")
-    n_in = None if text is not None else _count(path, line, rec, in_key, 1)
     ids = rec.get("hash_ids") or []
     if not isinstance(ids, list) or not all(is_int_in(i, 0) for i in ids):
         raise _bad(path, line, f"hash_ids={ids!r}", "hash_ids a list of integers >= 0")
-    return at_ns, TraceRequest(line, 0, n_in, text, _count(path, line, rec, out_key, 1), tuple(ids))
+    got = _lengths(path, line, rec, fmt, text is not None)
+    if isinstance(got, dict):
+        return got
+    return at_ns, TraceRequest(line, 0, got[0], text, got[1], tuple(ids))
 
 
 def _azure_ns(path: Path, line: int, stamp: str | None) -> int:
-    """``"2023-11-16 18:15:46.6805900"`` -> ns since the Unix epoch (UTC assumed), exactly (no float)."""
-    head, _, frac = (stamp or "").strip().partition(".")
+    """``"2023-11-16 18:15:46.6805900"`` (2023) or ``"2024-05-10 00:00:00.009930+00:00"`` (2024, the fraction
+    absent on a whole second) -> ns since the Unix epoch, exactly (no float); no offset means UTC."""
+    text = (stamp or "").strip()
+    head, offset = text[:19], text[19:]
+    frac = ""
+    if offset.startswith("."):
+        digits = len(offset) - len(offset[1:].lstrip("0123456789"))
+        frac, offset = offset[1:digits], offset[digits:]
+    want = "TIMESTAMP like 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00"
     try:
-        seconds = dt.datetime.strptime(head, "%Y-%m-%d %H:%M:%S").replace(tzinfo=dt.UTC).timestamp()
+        when = dt.datetime.strptime(head, "%Y-%m-%d %H:%M:%S")
+        zone = dt.UTC if offset in ("", "Z") else dt.datetime.strptime(offset, "%z").tzinfo
     except ValueError:
-        raise _bad(path, line, f"TIMESTAMP={stamp!r}", "TIMESTAMP like 2023-11-16 18:15:46.6805900") from None
-    if frac and (not frac.isdigit() or len(frac) > 9):
+        raise _bad(path, line, f"TIMESTAMP={stamp!r}", want) from None
+    if len(frac) > 9:
         raise _bad(path, line, f"TIMESTAMP={stamp!r}", "at most 9 fraction digits")
-    at_ns = int(seconds) * 1_000_000_000 + (int(frac.ljust(9, "0")) if frac else 0)
+    seconds = int(when.replace(tzinfo=zone).timestamp())
+    at_ns = seconds * 1_000_000_000 + (int(frac.ljust(9, "0")) if frac else 0)
     if not 0 <= at_ns <= MAX_ARRIVAL_NS:
         raise _bad(path, line, f"TIMESTAMP={stamp!r}", "a TIMESTAMP from 1970-01-01 to 2262-04-11 (int64 ns)")
     return at_ns
 
 
-def _read(path: Path) -> tuple[str, list[tuple[int, TraceRequest]]]:
-    text = path.read_text("utf-8")
-    if path.suffix.lower() == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        fmt = _format_of(path, list(reader.fieldnames or []))
-        rows = []
-        for line, rec in enumerate(reader, 2):
-            at = _azure_ns(path, line, rec.get("TIMESTAMP"))
-            n_in = _count(path, line, {"n": _int_text(rec.get("ContextTokens"))}, "n", 1)
-            n_out = _count(path, line, {"n": _int_text(rec.get("GeneratedTokens"))}, "n", 1)
-            rows.append((at, TraceRequest(line, 0, n_in, None, n_out)))
-        return fmt, rows
-    rows, fmt = [], ""
-    for line, raw in enumerate(text.splitlines(), 1):
+def _number_text(v: str | None) -> object:
+    """A CSV cell as the int or float it spells (``"472"`` -> 472, ``"118.5"`` -> 118.5), else as it is."""
+    if v is None:
+        return None
+    text = v.strip()
+    if text.isdigit():
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return v
+
+
+def _csv_rows(path: Path, lines: list[str]) -> tuple[str, list[tuple[int, TraceRequest] | Refused]]:
+    reader = csv.DictReader(lines)
+    fmt = _format_of(path, [str(k).strip() for k in reader.fieldnames or []])
+    arrival_key, in_key, out_key = _COLUMNS[fmt]
+    rows: list[tuple[int, TraceRequest] | Refused] = []
+    for line, raw in enumerate(reader, 2):
+        rec = {str(k).strip(): v for k, v in raw.items() if k is not None}
+        if fmt == "azure":
+            at = _azure_ns(path, line, rec.get(arrival_key))
+        else:  # BurstGPT: seconds from the first day's 0:00
+            at = _arrival_ns(path, line, arrival_key, _number_text(rec.get(arrival_key)), "s", 1_000_000_000)
+        nums = {k: _number_text(rec.get(k)) for k in (in_key, out_key)}
+        got = _lengths(path, line, nums, fmt, False)
+        rows.append(got if isinstance(got, dict) else (at, TraceRequest(line, 0, got[0], None, got[1])))
+    return fmt, rows
+
+
+def _text_of(path: Path) -> str:
+    """The file's text: gunzipped when it starts with gzip's magic bytes, a leading byte-order mark dropped."""
+    data = read_limited(path, _MAX_BYTES)
+    if data[:2] == b"\x1f\x8b":
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+                data = gz.read(_MAX_BYTES + 1)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ConfigError(
+                f"{path} is a damaged gzip file",
+                found=str(exc)[:120],
+                expected="a whole .gz file",
+                fix="fetch it again",
+            ) from None
+        if len(data) > _MAX_BYTES:
+            raise FileTooLarge(path, len(data), _MAX_BYTES)
+    return data.decode("utf-8-sig")
+
+
+def _read(path: Path) -> tuple[str, list[tuple[int, TraceRequest] | Refused]]:
+    lines = split_lines(_text_of(path))
+    first = next((x for x in lines if x.strip()), "")
+    if not first.lstrip().startswith("{"):  # a CSV header (Azure, BurstGPT), whatever the file's name
+        return _csv_rows(path, lines)
+    rows: list[tuple[int, TraceRequest] | Refused] = []
+    fmt = ""
+    for line, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         try:
@@ -216,10 +327,6 @@ def _read(path: Path) -> tuple[str, list[tuple[int, TraceRequest]]]:
     return fmt, rows
 
 
-def _int_text(v: str | None) -> object:
-    return int(v) if v is not None and v.strip().isdigit() else v
-
-
 def load_trace(path: str | Path) -> Trace:
     """Read a trace file (format detected from its columns) into requests in arrival order.
 
@@ -228,16 +335,28 @@ def load_trace(path: str | Path) -> Trace:
             (naming ``FILE:LINE``), or no rows.
     """
     p = Path(path).expanduser()
-    if not p.is_file() or p.stat().st_size > _MAX_BYTES:
+    if not p.is_file():
         raise ConfigError(
             f"trace file not found: {path}", found=str(path), expected="a trace file (JSONL or CSV)", fix="check it"
         )
     try:
-        fmt, rows = _read(p)
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p} is not UTF-8 text", found=str(exc)[:80], expected="UTF-8", fix="check it") from None
+        fmt, got = _read(p)
+    except FileTooLarge as exc:
+        raise ConfigError(
+            f"trace file {p} is larger than the limit",
+            found=f"{exc.size_bytes:,} bytes (read)",
+            expected=f"at most {_MAX_BYTES:,} bytes",
+            fix="cut the trace to the rows to replay (head -n N)",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"cannot read trace {p}", found=read_error_text(exc)[:200], expected="a UTF-8 text file", fix="check it"
+        ) from None
+    rows = [r for r in got if not isinstance(r, dict)]
+    refused = tuple(r for r in got if isinstance(r, dict))
     if not rows:
-        raise ConfigError(f"{p} holds no trace rows", found=0, expected="at least one row", fix="check the file")
+        what = f"{len(refused)} rows refused ({refused[0]['reason']}, ...)" if refused else "0 rows"
+        raise ConfigError(f"{p} holds no trace rows to replay", found=what, expected="at least one row", fix="check it")
     order = sorted(range(len(rows)), key=lambda i: rows[i][0])
     origin = rows[order[0]][0]
     requests = tuple(
@@ -246,4 +365,5 @@ def load_trace(path: str | Path) -> Trace:
         for r in (rows[i][1],)
     )
     digest = hashlib.sha256(p.read_bytes()).hexdigest()
-    return Trace(str(p.resolve()), fmt, digest, requests, len(rows), order != list(range(len(rows))))
+    reordered = order != list(range(len(rows)))
+    return Trace(str(p.resolve()), fmt, digest, requests, len(got), reordered, refused)

@@ -1,16 +1,33 @@
 """A user's own prompts: ``--workload NAME=FILE``.
 
-Accepted line shapes (UTF-8, one record per line; blank lines are skipped):
+The file is JSON Lines (one record per line; blank lines skipped), text (one prompt per line), or ONE JSON array
+of records (the way ShareGPT's ``ShareGPT_V3_unfiltered_cleaned_split.json`` and Alpaca's ``alpaca_data.json`` are
+published, pretty-printed or not). Record shapes, tried in this order:
 
-* a JSON object with ``messages``: OpenAI chat messages, ``[{"role": "system"|"user"|"assistant", "content": str}]``;
-* a JSON object with ``conversations``: ShareGPT form, ``[{"from": "human"|"gpt"|"system", "value": str}]``
-  (``human`` -> ``user``, ``gpt`` -> ``assistant``); a trailing assistant turn is dropped (it is the answer);
-* a JSON object with ``prompt`` (a non-empty string), or any line that is not a JSON object: one prompt per line.
+* ``messages``: OpenAI chat messages ``[{"role", "content"}]``, roles ``system``, ``user``, ``assistant``
+  (``developer``, OpenAI's newer name for the system role, is sent as ``system``; ``tool`` / ``function`` turns are
+  refused by name); ``content`` a string or a list of text parts ``[{"type": "text", "text"}]``, joined with a
+  newline as vLLM's ``entrypoints/chat_utils.py`` joins them (an image or audio part is refused by its type);
+* ``conversations``: ShareGPT ``[{"from", "value"}]``, ``human``/``user`` -> ``user``; ``gpt``, ``chatgpt``,
+  ``bing``, ``bard`` -> ``assistant``; ``system`` (the roles vLLM's ``benchmarks/multi_turn/
+  convert_sharegpt_to_openai.py`` maps); assistant turns before the first user turn are dropped (the conversation
+  continues an earlier one, as that converter does);
+* ``turns``: the user turns of one conversation (FastChat / Spec-Bench ``question.jsonl``: strings; AIPerf's
+  multi-turn input: ``{"text": ...}`` objects): turn k+1 is sent after the server's answer to turn k
+  (:attr:`Prompt.follow_ups`);
+* ``prompt``, ``text`` (GenAI-Perf / AIPerf single-turn input) or ``text_input`` (AIPerf's trace rows without a
+  timestamp): the prompt;
+* ``instruction`` (+ ``input``): Alpaca; the prompt is the instruction, a blank line and the input when the input is
+  not empty; ``output`` (the reference answer) is never sent;
+* a line that is not a JSON object or array: one prompt per line.
 
-Optional fields of a JSON object: ``max_tokens`` (int >= 1, this prompt's cap in tokens, overrides
-``--max-tokens``) and ``category`` (str, kept in ``Prompt.meta["category"]``).
+A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer); the recorded
+answers before the last user turn stay in the history that is sent. Optional fields of a JSON object:
+``max_tokens`` (int >= 1, this prompt's cap in tokens, overrides ``--max-tokens``) and ``category`` (str, kept in
+``Prompt.meta["category"]``); ``id`` / ``question_id`` / ``session_id`` are kept in ``Prompt.meta["id"]``.
 
-A malformed line is a :class:`~specscope.errors.ConfigError` naming the file and the 1-based line number.
+A malformed record is a :class:`~specscope.errors.ConfigError` naming the file and the 1-based line number (in an
+array file: the item number).
 
 Reading (issue 29): the file is a regular UTF-8 file of at most :data:`MAX_FILE_BYTES` (a leading byte-order mark
 is dropped, not sent as part of the first prompt); records are split at line feeds only (JSON Lines' rule, a
@@ -52,8 +69,14 @@ def _parse_int(text: str) -> int | _HugeInt:
     return int(text) if len(text) <= MAX_INT_DIGITS else _HugeInt(text)
 
 
-_SHAREGPT_ROLES = {"human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant", "system": "system"}
-_CHAT_ROLES = ("system", "user", "assistant")
+_SHAREGPT_ROLES = {
+    **{r: "user" for r in ("human", "user")},
+    **{r: "assistant" for r in ("gpt", "assistant", "chatgpt", "bing", "bard")},
+    "system": "system",
+}
+_CHAT_ROLES = {"system": "system", "user": "user", "assistant": "assistant", "developer": "system"}
+#: Fields that hold one prompt, in the order they are tried.
+_PROMPT_FIELDS = ("prompt", "text", "text_input")
 
 
 def parse_workload_specs(specs: list[str]) -> dict[str, str]:
@@ -94,14 +117,15 @@ def file_fingerprint(path: str | Path) -> str:
 
 
 def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
-    """The prompts of a user's file, in file order; ids are ``"<name>-<line number, 4 digits>"``.
+    """The prompts of a user's file, in file order; ids are ``"<name>-<line number (array file: item number),
+    4 digits>"``.
 
     Raises:
-        ConfigError: a malformed line (the message names the file and line number), or no prompt at all.
+        ConfigError: a malformed record (the message names the file and line or item number), or no prompt at all.
     """
     path = Path(path)
     try:
-        lines = split_lines(read_text_limited(path, MAX_FILE_BYTES))
+        text = read_text_limited(path, MAX_FILE_BYTES)
     except FileTooLarge as exc:
         raise ConfigError(
             f"workload file {path} is larger than the limit",
@@ -113,10 +137,14 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
         raise ConfigError(
             f"cannot read workload file {path}",
             found=read_error_text(exc)[:300],
-            expected="a regular UTF-8 text file",
+            expected="a regular UTF-8 text file (gunzip a .gz file first)",
             fix="check the file",
         ) from None
-    prompts = [_prompt(name, path, no, line) for no, line in enumerate(lines, start=1) if line.strip()]
+    items = _array_items(path, text)
+    if items is not None:
+        prompts = [_record_prompt(name, f"{path} item {no}", no, rec, "item") for no, rec in enumerate(items, 1)]
+    else:
+        prompts = [_prompt(name, path, no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
     if not prompts:
         raise ConfigError(
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
@@ -124,84 +152,175 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
     return prompts
 
 
-def _bad(path: Path, no: int, what: str, expected: str) -> ConfigError:
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_int=_parse_int)
+
+
+def _array_items(path: Path, text: str) -> list[Any] | None:
+    """The items of a file that is one JSON array (its first line is not a whole JSON value by itself, or it is
+    the file's only line), else None (JSON Lines or text).
+
+    Raises:
+        ConfigError: invalid JSON (naming its line) or nesting deeper than the parser allows.
+    """
+    body = text.strip()
+    if not body.startswith("["):
+        return None
+    first = body.split("\n", 1)[0]
+    if "\n" in body:
+        try:
+            _loads(first)
+            return None  # JSON Lines whose lines are arrays: each line is refused as not an object
+        except (json.JSONDecodeError, RecursionError):
+            pass
+    try:
+        doc = _loads(body)
+    except json.JSONDecodeError as exc:
+        lead = len(text) - len(text.lstrip())
+        line = text.count("\n", 0, lead) + exc.lineno
+        raise _bad(f"{path}:{line}", f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON array") from None
+    except RecursionError:
+        raise _bad(f"{path}:1", "JSON nested deeper than the parser allows", "a JSON array of records") from None
+    return doc if isinstance(doc, list) else None
+
+
+def _bad(where: str, what: str, expected: str) -> ConfigError:
     return ConfigError(
-        f"{path}:{no}: {what}",
+        f"{where}: {what}",
         found=what,
         expected=expected,
-        fix=f"fix line {no} of {path.name} (chat `messages`, ShareGPT `conversations`, `prompt`, or plain text)",
+        fix=f"fix {where.rsplit('/', 1)[-1]} (records: chat `messages`, ShareGPT `conversations`, `turns`, `prompt` "
+        "/ `text`, Alpaca `instruction`, or plain text lines)",
     )
 
 
 def _prompt(name: str, path: Path, no: int, line: str) -> Prompt:
     stripped = line.strip()
-    record: Any = None
-    if stripped.startswith(("{", "[")):
-        try:
-            record = json.loads(stripped, parse_int=_parse_int)
-        except json.JSONDecodeError as exc:
-            raise _bad(
-                path, no, f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON object per line"
-            ) from None
-        except RecursionError:
-            raise _bad(path, no, "JSON nested deeper than the parser allows", "a flat JSON object per line") from None
-        if not isinstance(record, dict):
-            raise _bad(path, no, f"a JSON {type(record).__name__}, not an object", "a JSON object per line")
-    meta: dict[str, Any] = {"source": "file", "line": no}
-    if record is None:
-        messages = [{"role": "user", "content": stripped}]
-    else:
-        messages = _messages(path, no, record)
-        meta.update(_optional(path, no, record))
+    where = f"{path}:{no}"
+    if not stripped.startswith(("{", "[")):
+        meta: dict[str, Any] = {"source": "file", "line": no}
+        return Prompt(f"{name}-{no:04d}", name, [{"role": "user", "content": stripped}], meta=meta)
+    try:
+        record = _loads(stripped)
+    except json.JSONDecodeError as exc:
+        raise _bad(where, f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON object per line") from None
+    except RecursionError:
+        raise _bad(where, "JSON nested deeper than the parser allows", "a flat JSON object per line") from None
+    return _record_prompt(name, where, no, record, "line")
+
+
+def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Prompt:
+    if not isinstance(record, dict):
+        raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
+    meta: dict[str, Any] = {"source": "file", unit: no}
+    messages, follow_ups = _messages(where, record)
+    meta.update(_optional(where, record))
     if not any(m["role"] == "user" for m in messages):
-        raise _bad(path, no, "no user message", "at least one user turn")
+        raise _bad(where, "no user message", "at least one user turn")
     if not any(m["role"] == "user" and m["content"].strip() for m in messages):
-        raise _bad(path, no, "every user turn is empty", "a user turn with text")
-    return Prompt(prompt_id=f"{name}-{no:04d}", workload=name, messages=messages, meta=meta)
+        raise _bad(where, "every user turn is empty", "a user turn with text")
+    return Prompt(f"{name}-{no:04d}", name, messages, meta=meta, follow_ups=follow_ups)
 
 
-def _messages(path: Path, no: int, record: dict[str, Any]) -> list[dict[str, str]]:
+def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]], tuple[str, ...]]:
+    """The messages sent first and the later user turns (``turns`` records) of one record."""
     if "messages" in record:
-        raw, role_key, text_key, roles = record["messages"], "role", "content", {r: r for r in _CHAT_ROLES}
-    elif "conversations" in record:
-        raw, role_key, text_key, roles = record["conversations"], "from", "value", _SHAREGPT_ROLES
-    elif "prompt" in record:
-        prompt = record["prompt"]
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise _bad(
-                path, no, f"prompt {prompt!r:.60} is not a non-empty string", 'a non-empty string ("prompt": "...")'
-            )
-        return [{"role": "user", "content": prompt}]
-    else:
-        raise _bad(
-            path, no, f"no messages/conversations/prompt field (keys: {sorted(record)!s:.200})", "one of those fields"
-        )
+        return _chat(where, record["messages"], "messages", "role", "content", _CHAT_ROLES), ()
+    if "conversations" in record:
+        return _chat(where, record["conversations"], "conversations", "from", "value", _SHAREGPT_ROLES), ()
+    if "turns" in record:
+        turns = _turns(where, record["turns"])
+        return [{"role": "user", "content": turns[0]}], turns[1:]
+    key = next((k for k in _PROMPT_FIELDS if k in record), None)
+    if key is not None:
+        return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
+    if "instruction" in record:
+        instruction = _nonempty(where, "instruction", record["instruction"])
+        extra = record.get("input")
+        if extra is not None and not isinstance(extra, str):
+            raise _bad(where, f"input {extra!r:.60} is not a string", "Alpaca's input: a string (may be empty)")
+        return [
+            {"role": "user", "content": f"{instruction}\n\n{extra}" if extra and extra.strip() else instruction}
+        ], ()
+    raise _bad(
+        where,
+        f"no messages/conversations/turns/prompt/text/instruction field (keys: {sorted(record)!s:.200})",
+        "one of those fields",
+    )
+
+
+def _nonempty(where: str, key: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _bad(where, f"{key} {value!r:.60} is not a non-empty string", f'a non-empty string ("{key}": "...")')
+    return value
+
+
+def _turns(where: str, raw: object) -> tuple[str, ...]:
+    """FastChat's ``["turn 1", ...]`` or AIPerf's ``[{"text": "turn 1"}, ...]`` -> the user turns."""
     if not isinstance(raw, list) or not raw:
-        raise _bad(
-            path, no, f"{'messages' if role_key == 'role' else 'conversations'} is not a list", "a list of turns"
-        )
+        raise _bad(where, "turns is not a non-empty list", 'turns: ["first user turn", ...]')
+    out = []
+    for k, turn in enumerate(raw, 1):
+        text = turn.get("text") if isinstance(turn, dict) else turn
+        if not isinstance(text, str):
+            raise _bad(where, f"turn {k} is {type(text).__name__}, not text", 'a string or {"text": "..."}')
+        if not text.strip():
+            raise _bad(where, f"turn {k} is empty", "every turn with text")
+        out.append(text)
+    return tuple(out)
+
+
+def _content(where: str, i: int, value: object) -> str | None:
+    """A message's content as text: a string, or text parts joined with a newline; None when it is neither."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        return None
+    texts = []
+    for part in value:
+        kind = part.get("type") if isinstance(part, dict) else type(part).__name__
+        if kind != "text" or not isinstance(part, dict) or not isinstance(part.get("text"), str):
+            raise _bad(where, f"turn {i} has a {kind!r:.40} content part", "text parts only (specscope sends text)")
+        texts.append(part["text"])
+    return "\n".join(texts)
+
+
+def _chat(
+    where: str, raw: object, field: str, role_key: str, text_key: str, roles: dict[str, str]
+) -> list[dict[str, str]]:
+    if not isinstance(raw, list):
+        raise _bad(where, f"{field} is not a list", "a list of turns")
+    if not raw:
+        raise _bad(where, f"{field} is empty", "a list of turns")
     out: list[dict[str, str]] = []
     for i, turn in enumerate(raw):
-        role = roles.get(str(turn.get(role_key))) if isinstance(turn, dict) else None
-        text = turn.get(text_key) if isinstance(turn, dict) else None
-        if role is None or not isinstance(text, str):
-            raise _bad(
-                path, no, f"turn {i} is not {{{role_key!r}: role, {text_key!r}: text}}", f"roles {sorted(roles)}"
-            )
+        if not isinstance(turn, dict):
+            raise _bad(where, f"turn {i} is a {type(turn).__name__}", f"{{{role_key!r}: role, {text_key!r}: text}}")
+        role = roles.get(str(turn.get(role_key)))
+        if role is None:
+            raise _bad(where, f"turn {i} has role {turn.get(role_key)!r:.40}", f"roles {', '.join(sorted(roles))}")
+        text = _content(where, i, turn.get(text_key))
+        if text is None:
+            raise _bad(where, f"turn {i} {text_key} is {turn.get(text_key)!r:.40}", "a string or a list of text parts")
+        if role == "assistant" and field == "conversations" and not any(m["role"] == "user" for m in out):
+            continue  # ShareGPT: an opening assistant turn continues an earlier conversation
         out.append({"role": role, "content": text})
     if len(out) > 1 and out[-1]["role"] == "assistant":
         out.pop()  # the recorded answer: the server writes its own
     return out
 
 
-def _optional(path: Path, no: int, record: dict[str, Any]) -> dict[str, Any]:
+def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     if "max_tokens" in record:
         if not is_int_in(record["max_tokens"], 1, MAX_TOKENS_CAP):
-            raise _bad(path, no, f"max_tokens {record['max_tokens']!r:.60}", f"an integer in 1..{MAX_TOKENS_CAP:,}")
+            raise _bad(where, f"max_tokens {record['max_tokens']!r:.60}", f"an integer in 1..{MAX_TOKENS_CAP:,}")
         meta["max_tokens"] = record["max_tokens"]
     if "category" in record:
         if not isinstance(record["category"], str) or not record["category"]:
-            raise _bad(path, no, f"category {record['category']!r:.60}", "a non-empty string")
+            raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")
         meta["category"] = record["category"]
+    ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
+    if isinstance(ident, str | int) and not isinstance(ident, bool):
+        meta["id"] = ident
     return meta
