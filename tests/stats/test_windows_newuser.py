@@ -52,6 +52,7 @@ def test_every_series_but_one_generation_counter_vanished_is_read_not_refused() 
     assert doc["engines"]["0"] == {
         "reset": False,
         "vanished": False,
+        "unknown_start": False,
         "deltas": {
             "drafts": None,
             "draft_tokens": None,

@@ -89,8 +89,9 @@ def _schema1_shape(cell: CellSummary) -> dict:
             None,
             [],
         )
-        for later in ("engine_kind", "rejected_tokens", "spec_gauges", "unread", "vanished_engines"):  # issue 26
-            d["counters"].pop(later)
+        later = ("engine_kind", "rejected_tokens", "spec_gauges", "unread", "vanished_engines", "unknown_start_engines")
+        for later_field in later:  # issue 26
+            d["counters"].pop(later_field)
     return d
 
 

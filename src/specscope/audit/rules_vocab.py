@@ -35,7 +35,7 @@ from specscope.audit.architectures import DraftLayout, alias_name, config_int
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.checkpoint import Checkpoint
-from specscope.checkpoint.tokenizer import TokenizerView
+from specscope.checkpoint.tokenizer import TokenizerView, same_token
 
 __all__ = ["compare_tokenizers", "check_vocab_bounds", "check_vocab_map", "embedding_rows", "eagle3_reduced"]
 
@@ -44,7 +44,7 @@ _SHOWN = 5
 
 #: where a checkpoint's vocabulary is looked for, by kind of checkpoint (the words of ``DRAFT_TOKENIZER_UNVERIFIED``).
 TOKENIZER_PLACES = {
-    "safetensors": "tokenizer.json, vocab.json or tokenizer.model",
+    "safetensors": "tokenizer.json, vocab.json, tokenizer.model or tiktoken.model",
     "gguf": "tokenizer.ggml.* metadata",
 }
 _RESTORE = {
@@ -87,22 +87,19 @@ def compare_tokenizers(
             return []
         side, view = ("draft", draft) if draft.unreadable else ("target", target)
         fix = (
-            "pip install sentencepiece, then audit again"
+            "pip install 'specscope[tokenizers]' (it installs sentencepiece), then audit again"
             if view.fingerprint
             else f"re-download the {side}'s {view.source} from its publisher, then audit again"
         )
         why = f"{side} {view.source}: {view.unreadable}"
         return [finding("DRAFT_TOKENIZER_UNVERIFIED", file=draft.source, why=why, target_file=target.source, fix=fix)]
     shared = min(draft.size, target.size)
-    differ = [i for i in range(shared) if draft.tokens.get(i) != target.tokens.get(i)]
+    differ = [i for i in range(shared) if not same_token(draft.tokens.get(i), target.tokens.get(i))]
     out: list[Finding] = []
     if differ:
         first = differ[0]
         pairs = [{"id": i, "draft": draft.tokens.get(i), "target": target.tokens.get(i)} for i in differ[:_SHOWN]]
-        shown = "; ".join(
-            f"id {i}: draft {_token(draft.tokens.get(i))}, target {_token(target.tokens.get(i))}"
-            for i in differ[:_SHOWN]
-        )
+        shown = "; ".join(f"id {i}: draft {draft.shown(i)}, target {target.shown(i)}" for i in differ[:_SHOWN])
         out.append(
             finding(
                 "DRAFT_TOKENIZER_DIFFERS",
@@ -110,8 +107,8 @@ def compare_tokenizers(
                 n=len(differ),
                 shared=shared,
                 first=first,
-                draft_token=_token(draft.tokens.get(first)),
-                target_token=_token(target.tokens.get(first)),
+                draft_token=draft.shown(first),
+                target_token=target.shown(first),
                 shown=shown,
                 draft_file=draft.source,
                 target_file=target.source,
@@ -129,11 +126,6 @@ def compare_tokenizers(
             )
         )
     return out
-
-
-def _token(text: str | None) -> str:
-    """A token for a message: quoted, or ``(no token)`` for an id the tokenizer leaves undefined (a hole)."""
-    return repr(text) if text is not None else "(no token)"
 
 
 def _special_differences(draft: TokenizerView, target: TokenizerView) -> list[str]:
@@ -209,7 +201,7 @@ def _beyond_target(
     if not extra:
         return []
     past_rows = target_vocab is not None and extra[-1] >= target_vocab
-    shown = ", ".join(f"{i} {draft_tok.tokens[i]!r}" for i in extra[:_SHOWN])
+    shown = ", ".join(f"{i} {draft_tok.shown(i)}" for i in extra[:_SHOWN])
     return [
         finding(
             "DRAFT_VOCAB_EXCEEDS_TARGET/rows" if past_rows else "DRAFT_VOCAB_EXCEEDS_TARGET",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from specscope.stats.cells import summarize_run
+from specscope.stats.groups import level_axis
 from specscope.stats.summary import CellSummary
 from specscope.store import open_run
 
@@ -52,6 +53,7 @@ def configs_without_ok_cell(run_dir: Path) -> list[FailedConfig]:
     for c in cells:
         by_config.setdefault(c.config, []).append(c)
     out = []
+    axis = level_axis(cells)
     for config, cs in by_config.items():
         if any(c.status in WITH_FIGURES for c in cs):
             continue
@@ -60,7 +62,11 @@ def configs_without_ok_cell(run_dir: Path) -> list[FailedConfig]:
             continue
         c = cs[0]
         why = "; ".join(c.reasons) or "no reason recorded"
-        out.append(FailedConfig(config, len(cs), f"{c.workload}/N={c.concurrency}/r{c.repeat} {c.status}: {why}"))
+        out.append(
+            FailedConfig(
+                config, len(cs), f"{c.workload} {axis.label(c.concurrency)} round {c.repeat} {c.status}: {why}"
+            )
+        )
     return out
 
 

@@ -7,10 +7,29 @@ Formats (field by field; anything else in these files is ignored, as it does not
 
 - ``tokenizer.json`` (huggingface/tokenizers ``Tokenizer`` serialisation): ``model.vocab`` is ``{token: id}`` for
   BPE / WordPiece / WordLevel models and ``[[token, score], ...]`` (id = position) for Unigram; ``added_tokens`` is
-  ``[{"id", "content", "special"}, ...]``. Read: ``model.type``, ``model.vocab``, ``added_tokens``.
+  ``[{"id", "content", "special"}, ...]``; ``decoder`` (``{"type": "ByteLevel"}``, possibly inside a ``Sequence``'s
+  ``decoders``) says the tokens are byte-level spelled. Read: ``model.type``, ``model.vocab``, ``added_tokens``,
+  ``decoder``.
 - ``vocab.json`` (GPT-2 style slow tokenizers): ``{token: id}``; ``added_tokens.json``: ``{token: id}``.
-- ``tokenizer.model`` (SentencePiece ``ModelProto``): pieces in id order, read with the ``sentencepiece`` package
-  when it is installed; otherwise the file is only fingerprinted (sha256) and the view says it could not be read.
+- ``tokenizer.model``: a SentencePiece ``ModelProto`` (Llama-2, Mistral, Gemma, many EAGLE drafts), read with the
+  ``sentencepiece`` package (the ``tokenizers`` extra): pieces in id order (``id_to_piece``), control and unknown
+  pieces as added special tokens; without the package the file is only fingerprinted (sha256) and the view says it
+  could not be read. Pieces are compared as SentencePiece spells them (U+2581 for a space, ``<0x0A>`` byte-fallback
+  pieces): transformers ``convert_slow_tokenizer.py`` @00111b31 (``SpmConverter`` / ``LlamaConverter``) writes them
+  unchanged into ``tokenizer.json`` (BPE ``{piece: id}``, Unigram ``[[piece, score]]``); ``GemmaConverter`` and
+  ``HeliumConverter`` rename a byte piece (``<0x09>``, ``<0x0A>``) to its character, so :func:`same_token` counts
+  an ASCII byte piece and its character as one token. Fairseq-offset converters (CamemBERT, mBART, NLLB, XLM-R)
+  renumber pieces and are not draft/target families. A ``tokenizer.model`` whose first line is ``base64 rank`` is
+  tiktoken ranks (Llama-3's ``original/tokenizer.model``), read as ``tiktoken.model`` below.
+- ``tiktoken.model`` (Kimi-K2 ``tokenization_kimi.py``, read by tiktoken ``load.py`` ``load_tiktoken_bpe``): one
+  ``BASE64TOKEN RANK`` per non-empty line (split on whitespace); the rank is the id, the token is bytes. Read here
+  without tiktoken (stricter: a line that is not valid base64 and a decimal rank, or a rank given twice, makes the
+  file unreadable). Tokens are kept in the byte-level spelling of huggingface/tokenizers ``ByteLevel`` (GPT-2's
+  byte -> character table, :data:`BYTE_LEVEL`; transformers ``TikTokenConverter`` and Kimi's ``_convert_id_to_token``
+  spell them so), which compares them byte for byte with a byte-level ``tokenizer.json``. Kimi's special ids
+  (``len(ranks)`` onwards) are the ``added_tokens_decoder`` entries of ``tokenizer_config.json``; the
+  ``<|reserved_token_{id}|>`` names Kimi's tokenizer gives the undeclared ones of its 258 reserved ids are not
+  made up here (Kimi-K2: 163,584 ranks, ``vocab_size`` 163,840: the last two reserved ids lie past the model).
 - ``tokenizer_config.json`` (transformers): ``added_tokens_decoder`` ``{"id": {"content", "special"}}``,
   ``bos_token`` / ``eos_token`` / ``pad_token`` (a string or ``{"content": ...}``), ``chat_template`` (a string, or
   ``[{"name", "template"}]``).
@@ -25,16 +44,51 @@ Chat-template markers are the added / special tokens whose text appears in the c
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from specscope.errors import CheckpointError
 
-__all__ = ["TokenizerView", "read_tokenizer", "from_gguf_fields", "TOKENIZER_FILES"]
+__all__ = ["TokenizerView", "read_tokenizer", "from_gguf_fields", "same_token", "TOKENIZER_FILES", "BYTE_LEVEL"]
 
 #: files that carry a vocabulary, in the order they are preferred.
-TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "tokenizer.model")
+TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "tokenizer.model", "tiktoken.model")
+
+
+def _byte_level_table() -> tuple[str, ...]:
+    """GPT-2's byte -> character table (openai/gpt-2 ``encoder.py`` ``bytes_to_unicode``, the spelling of
+    huggingface/tokenizers ``ByteLevel``): the printable bytes ``!``..``~``, ``¡``..``¬``, ``®``..``ÿ`` stand for
+    themselves; the other 68 bytes, in byte order, for U+0100, U+0101, ... (space -> U+0120 'Ġ')."""
+    kept = {*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)}
+    out: list[str] = []
+    for b in range(256):
+        out.append(chr(b) if b in kept else chr(0x100 + b - sum(1 for k in kept if k < b)))
+    return tuple(out)
+
+
+#: byte value -> its character in byte-level spelling.
+BYTE_LEVEL = _byte_level_table()
+_FROM_BYTE_LEVEL = {c: b for b, c in enumerate(BYTE_LEVEL)}
+#: a SentencePiece byte-fallback piece (``<0x0A>``: ``ModelProto`` piece type BYTE).
+_BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
+
+
+def _plain(token: str) -> str:
+    m = _BYTE_PIECE.fullmatch(token)
+    value = int(m.group(1), 16) if m else 0x80
+    return chr(value) if value < 0x80 else token
+
+
+def same_token(a: str | None, b: str | None) -> bool:
+    """Two tokens at one id mean the same: equal, or an ASCII byte-fallback piece (``<0x09>``) and the character a
+    converter renamed it to (``"\\t"``, transformers ``GemmaConverter`` / ``HeliumConverter``)."""
+    return a == b or (a is not None and b is not None and _plain(a) == _plain(b))
+
+
 _GGUF_CONTROL, _GGUF_USER_DEFINED = 3, 4
 
 
@@ -62,6 +116,8 @@ class TokenizerView:
         template_markers: added or special tokens that the chat template uses.
         fingerprint: sha256 of the vocabulary file (set when only the bytes could be read).
         unreadable: why the vocabulary could not be read (None when it was).
+        byte_level: base-vocabulary tokens are byte-level spelled (:data:`BYTE_LEVEL`): tiktoken ranks, or a
+            ``tokenizer.json`` with a ``ByteLevel`` decoder.
     """
 
     source: str
@@ -74,11 +130,26 @@ class TokenizerView:
     template_markers: tuple[str, ...] = ()
     fingerprint: str | None = None
     unreadable: str | None = None
+    byte_level: bool = False
 
     @property
     def size(self) -> int:
         """Ids the tokenizer defines: the largest id + 1 (0 when unread)."""
         return max(self.tokens) + 1 if self.tokens else 0
+
+    def shown(self, i: int) -> str:
+        """Token ``i`` for a message: quoted; a byte-level token as its text when its bytes are UTF-8, else as bytes
+        (``b'\\xe4\\xbd'``); ``(no token)`` for an id the tokenizer leaves undefined (a hole)."""
+        text = self.tokens.get(i)
+        if text is None:
+            return "(no token)"
+        if not self.byte_level or i in self.added or any(c not in _FROM_BYTE_LEVEL for c in text):
+            return repr(text)
+        raw = bytes(_FROM_BYTE_LEVEL[c] for c in text)
+        try:
+            return repr(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            return repr(raw)
 
     def id_of(self, token: str) -> int | None:
         for i, t in self.tokens.items():
@@ -176,13 +247,72 @@ def _sparse(tokens: dict[int, str]) -> str | None:
     return None
 
 
-def _sentencepiece(raw: bytes) -> dict[int, str] | None:
+def _tiktoken_ranks(raw: bytes, name: str, problems: list[str]) -> dict[int, str]:
+    """``{rank: token}`` of tiktoken BPE ranks (``base64 rank`` lines), tokens byte-level spelled; a malformed line or
+    a repeated rank is a problem (and no tokens)."""
+    tokens: dict[int, str] = {}
+    for n, line in enumerate(raw.splitlines(), 1):
+        if not line:
+            continue
+        parts = line.split()
+        try:
+            token = base64.b64decode(parts[0], validate=True) if len(parts) == 2 and parts[1].isdigit() else None
+        except binascii.Error:
+            token = None
+        if token is None:
+            problems.append(f"{name} line {n} is not 'base64 rank': {line[:40]!r}")
+            return {}
+        rank = int(parts[1])
+        if rank in tokens:
+            problems.append(f"{name} gives rank {rank} to two tokens (line {n})")
+            return {}
+        tokens[rank] = "".join(BYTE_LEVEL[b] for b in token)
+    return tokens
+
+
+def _looks_like_tiktoken(raw: bytes) -> bool:
+    first = next((line for line in raw[:4096].splitlines() if line), b"").split()
+    return len(first) == 2 and first[1].isdigit() and re.fullmatch(rb"[A-Za-z0-9+/]+={0,2}", first[0]) is not None
+
+
+@dataclass
+class _Vocab:
+    """What a vocabulary file gave (before ``tokenizer_config.json`` is added)."""
+
+    model_type: str | None = None
+    tokens: dict[int, str] = field(default_factory=dict)
+    added: dict[int, tuple[str, bool]] = field(default_factory=dict)
+    fingerprint: str | None = None
+    byte_level: bool = False
+
+
+def _model_file(name: str, raw: bytes, problems: list[str]) -> _Vocab:
+    """A ``tokenizer.model`` (SentencePiece, or tiktoken ranks) or ``tiktoken.model`` (see the module's formats)."""
+    if name == "tiktoken.model" or _looks_like_tiktoken(raw):
+        return _Vocab("tiktoken", _tiktoken_ranks(raw, name, problems), byte_level=True)
     try:
-        import sentencepiece  # optional: only tokenizer.model-only checkpoints need it
+        import sentencepiece  # optional (the `tokenizers` extra): only tokenizer.model-only checkpoints need it
     except ImportError:
-        return None
-    proc = sentencepiece.SentencePieceProcessor(model_proto=raw)
-    return {i: proc.id_to_piece(i) for i in range(proc.get_piece_size())}
+        problems.append(f"{name} needs the sentencepiece package to be read")
+        return _Vocab(fingerprint=hashlib.sha256(raw).hexdigest())
+    try:
+        proc = sentencepiece.SentencePieceProcessor(model_proto=raw)
+    except RuntimeError:
+        problems.append(
+            f"{name} is neither a SentencePiece ModelProto nor tiktoken ranks (sentencepiece cannot parse it)"
+        )
+        return _Vocab()
+    tokens = {i: proc.id_to_piece(i) for i in range(proc.get_piece_size())}
+    added = {i: (t, True) for i, t in tokens.items() if proc.is_control(i) or proc.is_unknown(i)}
+    return _Vocab("SentencePiece", tokens, added)
+
+
+def _is_byte_level(decoder: object) -> bool:
+    """A ``tokenizer.json`` ``decoder`` that is, or contains (``Sequence``), ``ByteLevel``."""
+    if not isinstance(decoder, dict):
+        return False
+    parts = decoder.get("decoders")
+    return decoder.get("type") == "ByteLevel" or (isinstance(parts, list) and any(_is_byte_level(d) for d in parts))
 
 
 def _as_dict(obj: object) -> dict[str, Any]:
@@ -208,29 +338,23 @@ def read_tokenizer(source: _Source) -> TokenizerView | None:
     name = next((n for n in TOKENIZER_FILES if n in files), None)
     if name is None:
         return None
-    model_type: str | None = None
-    tokens: dict[int, str] = {}
-    added: dict[int, tuple[str, bool]] = {}
     problems: list[str] = []
-    fingerprint = None
     if name == "tokenizer.json":
         doc = _read_json(source, name, problems)
+        got = _Vocab()
         if not problems:
-            model_type, tokens, added = _vocab_from_tokenizer_json(doc, problems)
+            got = _Vocab(
+                *_vocab_from_tokenizer_json(doc, problems), byte_level=_is_byte_level(_as_dict(doc).get("decoder"))
+            )
     elif name == "vocab.json":
         doc = _read_json(source, name, problems)
         tokens = _vocab_entries(doc, "vocab.json", problems) if not problems else {}
         extra = _read_json(source, "added_tokens.json", problems) if "added_tokens.json" in files else {}
         added = {i: (t, True) for i, t in _vocab_entries(extra, "added_tokens.json", problems).items()}
-        model_type = "BPE"
+        got = _Vocab("BPE", tokens, added)
     else:
-        raw = source.read_range(name, 0, files[name])
-        pieces = _sentencepiece(raw)
-        if pieces is None:
-            fingerprint = hashlib.sha256(raw).hexdigest()
-            problems.append("tokenizer.model needs the sentencepiece package to be read")
-        else:
-            tokens, model_type = pieces, "SentencePiece"
+        got = _model_file(name, source.read_range(name, 0, files[name]), problems)
+    model_type, tokens, added, fingerprint = got.model_type, got.tokens, got.added, got.fingerprint
     if not tokens and not problems:
         problems.append(f"{name} defines no tokens")
     tok_cfg = (
@@ -274,6 +398,7 @@ def read_tokenizer(source: _Source) -> TokenizerView | None:
         markers,
         fingerprint,
         unreadable,
+        got.byte_level,
     )
 
 

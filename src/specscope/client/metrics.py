@@ -34,9 +34,18 @@ from it) are known and not read. Any other sample name with ``spec`` or ``draft`
 that lacks it; the name is given back as written).
 
 Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
-data-parallel vLLM with two engines reports one total; each ``engine`` label's own series are kept too
-(``SpecCounters.engines``), with the engine's ``*_created`` time, so a restart of one engine can be told
-apart from the others (``specscope.stats.counters``).
+data-parallel vLLM with two engines reports one total. Each *series set* is kept too (``SpecCounters.engines``), with
+its ``*_created`` time, so that deltas are taken per series before summing (``specscope.stats.counters``): a series set
+is the samples that share one full label set once the labels that are a metric's own dimension (``position``,
+``le``, ``quantile``) and empty-valued labels (Prometheus' absent label) are set aside; label order does not matter.
+vLLM labels every series ``model_name`` and ``engine`` (``vllm/v1/metrics/loggers.py``, ``PrometheusStatLogger``:
+``per_engine_labelvalues``); a scrape that mixes replicas or sources (a federation, an aggregator, a router) adds
+``instance`` / ``job`` / ``pod`` / ``dp_rank`` ... with ``engine="0"`` on each. A series set is named by its engine
+(``"0"``) when its labels are ``engine`` and ``model_name`` alone and no other set of the scrape takes that name; else
+by its Prometheus selector, labels sorted (``{engine="0",instance="b:8000",job="vllm",model_name="m"}``). The name is
+a function of the set's own labels, so the same series has one name in both scrapes. A scrape of one series set
+labelled ``model_name`` at most (llama.cpp: no labels; one SGLang server) keeps ``engines`` empty. Only samples
+read into a count or gauge make a series set (a histogram's or an unread family's own labels make none).
 """
 
 from __future__ import annotations
@@ -48,7 +57,7 @@ from typing import Any
 import httpx
 
 from specscope.errors import MetricsUnavailable, ServerUnreachable
-from specscope.records import SpecCounters
+from specscope.records import SpecCounters, series_selector
 
 __all__ = ["metrics_url", "parse_metrics", "parse_trtllm_iteration_stats", "scrape", "slots_spec_config"]
 
@@ -220,8 +229,9 @@ def parse_metrics(text: str) -> SpecCounters:
     Returns:
         A snapshot summed over all engines; counters absent from the text stay ``None`` (never 0), and ``present``
         names the families seen (``spec``, ``per_pos``, ``generation``, ``prompt``, ``running``, ``waiting``);
-        ``engine_kind``, ``spec_gauges`` and ``unread`` as in the module doc. When samples carry an ``engine`` label,
-        ``engines`` holds each engine's own snapshot with its ``created`` time (largest ``*_created``).
+        ``engine_kind``, ``spec_gauges`` and ``unread`` as in the module doc. ``engines`` holds each series set's own
+        snapshot under its name (module doc) with its ``created`` time (largest ``*_created``); empty for a scrape of
+        one series set labelled ``model_name`` at most.
 
     Raises:
         MetricsUnavailable: the text is not Prometheus exposition format, or a ``position`` label
@@ -239,7 +249,8 @@ def parse_metrics(text: str) -> SpecCounters:
             fix="point --server at a vLLM / llama.cpp / SGLang server and check its /metrics page",
         ) from exc
     total = _Engine()
-    engines: dict[str, _Engine] = {}
+    taken: list[tuple[_Identity, str, str, str, dict[str, str], float]] = []
+    read_ids: set[_Identity] = set()  # series sets that hold a count or a gauge
     for fam in families:
         for sample in fam.samples:
             prefix = next((p for p in _PREFIXES if sample.name.startswith(p)), None)
@@ -250,18 +261,53 @@ def parse_metrics(text: str) -> SpecCounters:
             kind = _PREFIXES[prefix]
             total.kinds[kind] = total.kinds.get(kind, 0) + 1
             _take(total, sample.name, short, kind, sample.labels, value)
-            if "engine" in sample.labels:
-                eng = engines.setdefault(sample.labels["engine"], _Engine())
-                eng.kinds = total.kinds
-                _take(eng, sample.name, short, kind, sample.labels, value)
+            ident = _identity(sample.labels)
+            if _reads(short, kind):
+                read_ids.add(ident)
+            taken.append((ident, sample.name, short, kind, sample.labels, value))
     snap = total.counters()
     if snap.unread:
         snap = dataclasses.replace(snap, unread=_as_written(snap.unread, text))
-    if not engines:
+    names = series_names(read_ids)
+    if not names:
         return snap
-    per = {e: engines[e].counters() for e in sorted(engines)}
+    groups = {ident: _Engine() for ident in names}
+    for ident, name, short, kind, labels, value in taken:
+        eng = groups.get(ident)
+        if eng is not None:
+            eng.kinds = total.kinds
+            _take(eng, name, short, kind, labels, value)
+    per = {names[i]: g.counters() for i, g in groups.items()}
     per = {e: dataclasses.replace(c, unread=_as_written(c.unread, text)) if c.unread else c for e, c in per.items()}
-    return dataclasses.replace(snap, engines=per)
+    return dataclasses.replace(snap, engines=dict(sorted(per.items())))
+
+
+_Identity = tuple[tuple[str, str], ...]
+#: labels that are a metric's own dimension (per-position counters, histogram buckets, summary quantiles): kept inside
+#: a series set, never a series set of their own.
+_DIMENSIONS = frozenset({"position", "le", "quantile"})
+_ENGINE_LABELS = frozenset({"engine", "model_name"})  # vLLM's own labels: such a set is named by its engine
+
+
+def _identity(labels: dict[str, str]) -> _Identity:
+    """A sample's series-set identity: its labels, sorted, without the metric's own dimensions and empty values."""
+    return tuple(sorted((k, v) for k, v in labels.items() if k not in _DIMENSIONS and v != ""))
+
+
+def _reads(short: str, kind: str) -> bool:
+    """Whether a sample (name without prefix ``short``) is read into a count or a gauge (not ``_created``)."""
+    return short in _COUNTERS or short in _ENGINE_COUNTERS.get(kind, {}) or short == _PER_POS or short in _GAUGES
+
+
+def series_names(idents: set[_Identity]) -> dict[_Identity, str]:
+    """Each series set's name (module doc); empty when the scrape is one set labelled ``model_name`` at most."""
+    if len(idents) == 1 and not {k for k, _ in next(iter(idents))} - {"model_name"}:
+        return {}
+    short = {
+        i: dict(i)["engine"] if "engine" in dict(i) and {k for k, _ in i} <= _ENGINE_LABELS else None for i in idents
+    }
+    taken = [n for n in short.values() if n is not None]
+    return {i: n if n is not None and taken.count(n) == 1 else series_selector(i) for i, n in short.items()}
 
 
 def _as_written(names: tuple[str, ...], text: str) -> tuple[str, ...]:

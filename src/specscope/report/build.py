@@ -199,7 +199,8 @@ def _degraded_notes(rc: RunCells) -> list[str]:
     if not bad:
         return []
     listing = "; ".join(
-        f"{c.config}/{c.workload}/N={c.concurrency}/r{c.repeat} {c.status} ({', '.join(c.reasons) or units.DASH})"
+        f"{c.config}/{c.workload} {rc.axis.label(c.concurrency)} round {c.repeat} {c.status} "
+        f"({', '.join(c.reasons) or units.DASH})"
         for c in bad
     )
     return [f"{len(bad)} of {len(rc.cells)} cells are not ok and are excluded from every average: {listing}"]

@@ -110,13 +110,23 @@ def stream_timing_table(rc: RunCells) -> Table | None:
 
 def capacity_table(rc: RunCells) -> Table | None:
     """The server capacity table of a run's ok cells, or None when no cell has gauge samples."""
+    if rc.axis.open:
+        level = f"{rc.axis.name}: the offered load (an open loop requests no concurrency)"
+        window = "time-weighted over the cell (first send to last end)"
+        limited = ""
+    else:
+        level = "N: requested concurrency"
+        window = "time-weighted while all N requests were out"
+        limited = (
+            "; CAPACITY_LIMITED (a reason of the cell that leaves it ok): running stayed below N while requests waited"
+        )
     note = (
-        "N: requested concurrency; client: streams in flight as the client saw them (achieved); running / waiting:"
+        f"{level}; client: streams in flight as the client saw them (achieved); running / waiting:"
         " the server's gauges (vllm:num_requests_running / _waiting, llamacpp:requests_processing / _deferred, summed"
-        " over engines) sampled a few times a second, time-weighted while all N requests were out; ceiling: the most"
+        f" over engines) sampled a few times a second, {window}; ceiling: the most"
         " running in any sample; queue p50: the median of the queue waits the responses reported (vLLM"
-        " metrics.queue_time_ms with --enable-per-request-metrics; llama.cpp reports none); CAPACITY_LIMITED (a"
-        " reason of the cell that leaves it ok): running stayed below N while requests waited. Means over ok rounds."
+        f" metrics.queue_time_ms with --enable-per-request-metrics; llama.cpp reports none){limited}. Means over ok"
+        " rounds."
     )
     gauges = [("client", "streams"), ("running", "requests"), ("waiting", "requests"), ("ceiling", "requests")]
     gauges.append(("queue p50", "s"))

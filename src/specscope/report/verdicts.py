@@ -16,7 +16,7 @@ import numpy as np
 from specscope.report import units
 from specscope.report.document import Alarm, Cell, Column, Table, text_cell
 from specscope.report.tables import speedup_cell
-from specscope.stats.groups import METRIC_WORDS, LevelAxis
+from specscope.stats.groups import METRIC_WORDS, LevelAxis, level_axis
 from specscope.stats.judgement import Judgement
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison, verdict_text
@@ -174,7 +174,8 @@ def design_note(cells: Sequence[CellSummary], options: Mapping[str, Any]) -> lis
     groups = {(c.config, c.workload, c.concurrency) for c in cells}
     fixed_s = sum(int(options.get("max_repeats") or 0) * float(np.mean(per_config.get(g[0]) or [0.0])) for g in groups)
     rounds = sorted({(g, sum(1 for c in cells if (c.config, c.workload, c.concurrency) == g)) for g in groups})
-    listing = ", ".join(f"{g[0]}/{g[1]}/N={g[2]}: {n}" for g, n in rounds)
+    axis = level_axis(cells)
+    listing = ", ".join(f"{g[0]}/{g[1]} {axis.label(g[2])}: {n}" for g, n in rounds)
     return [
         f"adaptive repeats (target {float(options['target_ci']) * 100:.1f} %): {len(cells)} cells, {spent_s:.1f} s of "
         f"cell time; the fixed design ({options.get('max_repeats')} rounds of every cell) would take about "

@@ -10,7 +10,8 @@ less :data:`GUARD_NS` at each end (a request sent just before the last send may 
 and the first response ends on the server before the client sees it), each sample holding until the next one and the
 last one until the window ends; a window with fewer than
 :data:`MIN_SAMPLES` samples (streams too short for the sampling rate) uses the whole cell, first send to last end,
-and says so (``window="cell"``).
+and says so (``window="cell"``). An open loop (a request rate, a trace replay) requests no N: its window is the whole
+cell, and it is never ``CAPACITY_LIMITED``.
 
 Queueing: vLLM's ``vllm:request_queue_time_seconds`` histogram (observed per finished request) read at the first and
 last sample gives the cell's mean queue time (:func:`queue_mean_s`); the queue wait each response reported
@@ -92,20 +93,22 @@ def _weighted(samples: Sequence[GaugeSample], end_ns: int) -> tuple[float, float
     return run / total, wait / total
 
 
-def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], requested: int) -> Capacity | None:
+def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], requested: int | None) -> Capacity | None:
     """The cell's :class:`Capacity`, or None without gauge samples or streams that got an answer.
 
     Args:
         gauges: the cell's gauge samples (any order).
         streams: the cell's stream records; failed ones are left out of the window.
-        requested: the cell's requested concurrency N (requests).
+        requested: the cell's requested concurrency N (requests); None for an open loop (a request rate or a trace
+            replay), which requests no concurrency: its window is the whole cell and it is never
+            ``CAPACITY_LIMITED``.
     """
     timed = [s for s in streams if s.status != "failed"]
     samples = sorted(gauges, key=lambda g: g.t_ns)
     if not samples or not timed:
         return None
     lo, hi = max(s.send_ns for s in timed) + GUARD_NS, min(s.end_ns for s in timed) - GUARD_NS
-    inside = [g for g in samples if lo <= g.t_ns <= hi]
+    inside = [g for g in samples if lo <= g.t_ns <= hi] if requested is not None else []
     window: Literal["offered", "cell"] = "offered"
     if len(inside) < MIN_SAMPLES:
         lo, hi, window = min(s.send_ns for s in timed), max(s.end_ns for s in timed), "cell"
@@ -115,7 +118,7 @@ def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], req
     running, waiting = _weighted(inside, hi)
     running_max = max(g.running for g in samples)
     limited = None
-    if running < requested - SHORT_BY and waiting >= WAITING_AT_LEAST:
+    if requested is not None and running < requested - SHORT_BY and waiting >= WAITING_AT_LEAST:
         limited = f"{LIMITED_CODE}(ceiling={running_max:g}, requested={requested})"
     return Capacity(running, waiting, running_max, max(g.waiting for g in samples), len(inside), window, limited)
 
@@ -171,7 +174,8 @@ def capacity_fields(result: CellResult) -> dict[str, Any]:
     fields: dict[str, Any] = {"decode_tok_s": tuple(rates), "ttfo_p50_s": percentile(ttfos, 50)}
     fields["queue_mean_s"] = queue_mean_s(result.gauges)
     fields["queue_p50_s"] = queue_p50_s(result.streams)
-    cap = capacity(result.gauges, result.streams, result.key.concurrency)
+    open_loop = bool((result.client or {}).get("open_loop"))
+    cap = capacity(result.gauges, result.streams, None if open_loop else result.key.concurrency)
     if cap is not None:
         fields.update({summary_field: getattr(cap, name) for summary_field, name in _SUMMARY_FIELDS.items()})
     return fields

@@ -22,7 +22,7 @@ from specscope.records import CellResult, SpecCounters, StreamRecord
 from specscope.stats.acceptance import acceptance_length, acceptance_rate, per_position_rates
 from specscope.stats.capacity import capacity_fields, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
-from specscope.stats.counters import counter_checks, counters_delta, spec_window
+from specscope.stats.counters import counter_checks, counters_delta, series_reasons, spec_window
 from specscope.stats.phases import phase_acceptance, phase_counts
 from specscope.stats.spec_pool import drafting_as_run, pool_requests, window_doc
 from specscope.stats.summary import CellStatus, CellSummary
@@ -60,7 +60,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
     scrape (``BUSY_AT_SCRAPE``), the client's token total differs from the server's generated-token
     delta (``TOKENS_MISMATCH``), the per-response speculative fields do not add up to the counter delta
     (``PER_REQUEST_MISMATCH``), one data-parallel engine restarted (``ENGINE_RESET(e)``: the figures sum the
-    others) or vanished from the after scrape (``ENGINE_VANISHED(e)``, likewise), a stream's tokens are unknown
+    others) or vanished from the after scrape (``ENGINE_VANISHED(e)``, likewise) or appeared with an unknown start
+    (``ENGINE_UNKNOWN_START(e)``, likewise), a stream's tokens are unknown
     (``TOKENS_UNKNOWN``), the counters are inconsistent (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``,
     ``DRAFT_TOKENS_WITHOUT_DRAFTS``), or the measurement observed reasons (``result.reasons``);
     else ``ok``. ``CAPACITY_LIMITED(ceiling=C, requested=N)`` (:mod:`specscope.stats.capacity`) is added to the
@@ -76,18 +77,15 @@ def summarize_cell(result: CellResult) -> CellSummary:
     if result.before is not None and result.after is not None:
         delta = counters_delta(result.before, result.after)
     # some window not counted: an engine restarted or vanished
-    partial = delta is not None and (delta.reset or bool(delta.reset_engines) or bool(delta.vanished_engines))
+    partial = delta is not None and (
+        delta.reset or bool(delta.reset_engines or delta.vanished_engines or delta.unknown_start_engines)
+    )
     limit = result.client.get("max_tokens")  # the requests' max_tokens, stored since issue 14
     tokens = cell_tokens(streams, None if delta is None else delta.generation_tokens, partial, limit)
     output_tokens, token_source = tokens.output_tokens, tokens.source
     reasons.extend(tokens.reasons)
     if delta is not None and result.before is not None and result.after is not None:
-        if delta.reset:
-            reasons.append("COUNTER_RESET")
-        elif delta.reset_engines:  # the figures sum the engines that did not restart
-            reasons.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
-        if delta.vanished_engines:  # left out of the figures too, but not a restart
-            reasons.append("ENGINE_VANISHED(" + ", ".join(delta.vanished_engines) + ")")
+        reasons.extend(series_reasons(delta))  # the figures sum the series sets that did not restart or vanish
         busy = [(n, v) for n, v in (("before", result.before.running), ("after", result.after.running)) if v]
         if busy:
             reasons.append("BUSY_AT_SCRAPE(" + ", ".join(f"{n}={v:g}" for n, v in busy) + ")")

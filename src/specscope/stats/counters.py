@@ -3,18 +3,37 @@
 Pure arithmetic over :class:`specscope.records.SpecCounters`; the scraping and parsing live in
 ``specscope.client.metrics``.
 
-Rules (issue 14, "Counters"):
+Rules (issue 14, "Counters"; per series since the federated-scrape defect):
 
-- Deltas are taken per ``engine`` label *before* summing (vLLM data parallel), so a restart of one engine
-  is seen even when the sum still rises.
-- An engine restarted between the scrapes when one of its counters went down or its ``*_created`` time
+- Deltas are taken per *series set* before summing, as Prometheus does: ``increase()`` / ``rate()`` work on each
+  series (each unique label set) of a range vector, and a decrease of a series is a reset whose increase is then the
+  value after it (``promql/functions.go``, ``extrapolatedRate``: "Handle counter resets", at
+  ``prometheus/prometheus`` e6540751); its documentation says to take ``rate()`` first and aggregate after, or resets
+  are lost. A series set (``specscope.client.metrics``) is one full label set minus the labels that are the metric's
+  own dimension (``position``, ``le``, ``quantile``): one vLLM data-parallel engine (``engine``), one replica of a
+  federation or router (``instance`` / ``job`` / ``pod`` / ``model_name`` / ``dp_rank`` ... beside ``engine="0"``).
+  So a restart of one series set is seen even when the sum still rises. Series sets are matched between the scrapes
+  by name (a function of their own labels: label order does not matter); on the delta a set is named by the labels
+  that tell the sets of both scrapes apart (``{instance="b:8000"}``; ``"5"`` when ``engine`` alone does). One set
+  only before and one only after that differ by nothing but ``instance`` / ``job`` (the target labels Prometheus
+  attaches at scrape: one file saved from Prometheus, the other from the server) are the same series, paired one to
+  one.
+- A series set restarted between the scrapes when one of its counters went down or its ``*_created`` time
   moved (compared only while the same counter families are there: a family that vanished takes its ``_created``
-  with it). Its window is left out (listed in ``reset_engines``); the cell's figure is the sum over the engines that
-  did not restart. ``reset`` is set only when no engine is left to count and some restarted.
-- An engine whose series are all gone after the window vanished (``vanished_engines``, ``ENGINE_VANISHED``): left out
-  too, but nothing says it restarted; a family gone from an engine that still reports others (the speculative series
+  with it). Its window is left out (listed in ``reset_engines``, ``ENGINE_RESET(name)``) rather than counted from its
+  value after (Prometheus' increase would add it): the count before the restart and inside the window is lost, so
+  the cell's figure is the sum over the series sets that did not restart. ``reset`` is set only when no series set is
+  left to count and some restarted.
+- A series set whose series are all gone after the window vanished (``vanished_engines``, ``ENGINE_VANISHED``): left
+  out too, but nothing says it restarted; a family gone from a set that still reports others (the speculative series
   gone, generation still rising) is a vanished series, not a restart.
-- A series absent before and present after starts from 0 (llama.cpp creates its speculative and
+- A series set absent before and present after is new. It counts from 0 when its ``*_created`` is later than every
+  ``*_created`` of the before scrape (the only clock a scrape's text holds: the before scrape was taken after each of
+  them); else (no ``*_created``, or one no later) its start is unknown: it may have existed, uncounted, at the before
+  scrape (a federation that missed it, a router that added a running backend), so it is left out and named
+  (``unknown_start_engines``, ``ENGINE_UNKNOWN_START``), as a vanished one is. A window with no series set left that
+  spans both scrapes is ``no_window``.
+- Within a series set, a family absent before and present after starts from 0 (llama.cpp creates its speculative and
   per-position series only after its first speculative request); ``present`` is the "after" scrape's.
 - A counter absent after the window is ``None`` on the delta: silence is never 0 (issue 26); per-position series
   absent after give no per-position delta (never a fall to 0).
@@ -30,13 +49,14 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from specscope.records import SpecCounters, SpecWindow
+from specscope.records import SpecCounters, SpecWindow, series_labels, series_selector
 
 __all__ = [
     "INCONSISTENCIES",
     "CounterChecks",
     "counter_checks",
     "counters_delta",
+    "series_reasons",
     "spec_window",
     "sum_counters",
 ]
@@ -135,16 +155,82 @@ def sum_counters(parts: Sequence[SpecCounters]) -> SpecCounters:
     return out
 
 
-def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
-    """The counters' increase between two snapshots of the same server.
+def _series(snap: SpecCounters) -> dict[str, SpecCounters]:
+    """A snapshot's series sets by name; one without named sets is one set named ``""`` (none when it is empty)."""
+    if snap.engines:
+        return snap.engines
+    return {"": snap} if snap.present or snap.spec_gauges or snap.unread else {}
 
-    Without ``engine`` labels, one series set: a counter that went down (or a ``*_created`` that moved)
-    means the server restarted: ``reset=True`` and, for that counter, the value after the restart
-    (Prometheus' ``increase()`` convention), which is NOT the cell's true count; callers must mark such a
-    cell. With ``engine`` labels, each engine's delta is in ``engines`` with its own ``reset``; the
-    restarted ones are listed in ``reset_engines`` and the top-level figures sum the others (``reset`` only
-    when no engine is left and some restarted). An engine absent before starts from 0; one absent after vanished
-    (``vanished_engines``: left out, not a restart). Gauges (``running``, ``waiting``) are ``None`` on a delta.
+
+def _short_names(names: set[str]) -> dict[str, str]:
+    """Each series set's name in a delta: the labels of its selector name that tell the sets of both scrapes apart
+    (a label with one value on every set, ``job`` or ``model_name`` of one target, is dropped); a set told apart by
+    ``engine`` alone is named by its engine (``"5"``). Other names (an engine index, a replica) are kept."""
+    labels = {n: ls for n in names if (ls := series_labels(n)) is not None}
+    keys = {k for ls in labels.values() for k in ls}
+    same = {k for k in keys if len({ls.get(k) for ls in labels.values()}) == 1}
+    out = {n: n for n in names}
+    for n, ls in labels.items():
+        rest = sorted((k, v) for k, v in ls.items() if k not in same)
+        out[n] = rest[0][1] if [k for k, _ in rest] == ["engine"] else series_selector(rest) if rest else n
+    return out if len(set(out.values())) == len(out) else {n: n for n in names}
+
+
+_TARGET_LABELS = frozenset({"instance", "job"})  # what Prometheus attaches to every series it scrapes from a target
+
+
+def _target_free(name: str) -> tuple[tuple[str, str], ...] | None:
+    """A series set's labels when it has none of Prometheus' target labels, else those labels less the target ones,
+    tagged; an engine-named set (its ``model_name`` unseen) and a set told apart by ``engine`` among vLLM's own labels
+    are ``(("engine", e),)``; None for the unnamed set."""
+    labels = series_labels(name)
+    if labels is None:
+        return (("engine", name),) if name else None
+    rest = {k: v for k, v in labels.items() if k not in _TARGET_LABELS}
+    if "engine" in rest and set(rest) <= {"engine", "model_name"}:
+        return (("engine", rest["engine"]),)
+    return tuple(sorted(rest.items()))
+
+
+def _same_target(before: dict[str, SpecCounters], after: dict[str, SpecCounters]) -> dict[str, SpecCounters]:
+    """``before`` with a set that is only there renamed to the after scrape's name of the same series, when the two
+    differ only in that one of them carries the target labels (``instance``, ``job``) Prometheus attaches at scrape:
+    one scrape saved from Prometheus, the other from the server itself. Paired one to one only; anything ambiguous,
+    or two sets that both carry target labels, stays apart."""
+
+    def targeted(name: str) -> bool:
+        return bool(set(series_labels(name) or {}) & _TARGET_LABELS)
+
+    only_b = [n for n in before if n not in after]
+    only_a = [n for n in after if n not in before]
+    keys_b = [_target_free(n) for n in only_b]
+    keys_a = [_target_free(n) for n in only_a]
+    out = dict(before)
+    for name, key in zip(only_b, keys_b, strict=True):
+        if key is None or keys_b.count(key) != 1 or keys_a.count(key) != 1:
+            continue
+        other = only_a[keys_a.index(key)]
+        if targeted(name) != targeted(other):
+            out[other] = out.pop(name)
+    return out
+
+
+def _started_in_window(new: SpecCounters, before: SpecCounters) -> bool:
+    """A series set absent before counts from 0 only when its ``*_created`` is later than every one of the before
+    scrape (which was taken after each of them)."""
+    return new.created is not None and before.created is not None and new.created > before.created
+
+
+def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
+    """The counters' increase between two snapshots of the same server (rules in the module doc).
+
+    Without named series sets, one set: a counter that went down (or a ``*_created`` that moved) means the server
+    restarted: ``reset=True`` and, for that counter, the value after the restart (Prometheus' ``increase()``
+    convention), which is NOT the cell's true count; callers must mark such a cell. With named sets (``engines``),
+    each set's delta is in ``engines`` with its own ``reset``; the restarted ones are listed in ``reset_engines`` and
+    the top-level figures sum the others (``reset`` only when no set is left and some restarted). A set absent after
+    vanished (``vanished_engines``), one absent before is counted from 0 or, its start unknown, left out
+    (``unknown_start_engines``). Gauges (``running``, ``waiting``) are ``None`` on a delta.
 
     Args:
         before: snapshot taken before the cell.
@@ -155,17 +241,19 @@ def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
     """
     if not before.engines and not after.engines:
         return _delta_one(before, after)
+    sets_after = _series(after)
+    sets_before = _same_target(_series(before), sets_after)
     per: dict[str, SpecCounters] = {}
-    vanished: list[str] = []
-    for e in sorted(set(before.engines) | set(after.engines)):
-        b = before.engines.get(e, SpecCounters())
-        a = after.engines.get(e)
-        if a is None:
-            vanished.append(e)
+    left_out: dict[str, list[str]] = {"vanished": [], "unknown": []}
+    for e in sorted(set(sets_before) | set(sets_after)):
+        b, a = sets_before.get(e), sets_after.get(e)
+        if a is None or (b is None and not _started_in_window(a, before)):
+            left_out["vanished" if a is None else "unknown"].append(e)
             per[e] = SpecCounters()
         else:
-            per[e] = _delta_one(b, a)
-    valid = [d for e, d in per.items() if not d.reset and e not in vanished]
+            per[e] = _delta_one(b or SpecCounters(), a)
+    out = {e for names in left_out.values() for e in names}
+    valid = [d for e, d in per.items() if not d.reset and e not in out]
     restarted = tuple(e for e, d in per.items() if d.reset)
     if valid:
         total = sum_counters(valid)
@@ -173,13 +261,31 @@ def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
         total = _delta_one(before, after)
     else:
         total = SpecCounters()
+    short = _short_names(set(per))
     return dataclasses.replace(
         total,
-        engines=per,
-        reset_engines=restarted,
-        vanished_engines=tuple(vanished),
+        engines={short[e]: d for e, d in per.items()},
+        reset_engines=tuple(short[e] for e in restarted),
+        vanished_engines=tuple(short[e] for e in left_out["vanished"]),
+        unknown_start_engines=tuple(short[e] for e in left_out["unknown"]),
         reset=not valid and bool(restarted),
     )
+
+
+def series_reasons(delta: SpecCounters) -> list[str]:
+    """The named reasons of a delta's series sets: ``COUNTER_RESET`` (no set left, some restarted), else
+    ``ENGINE_RESET(names)`` (restarted, left out), then ``ENGINE_VANISHED(names)`` and ``ENGINE_UNKNOWN_START(names)``
+    (left out, not restarts)."""
+    reasons = []
+    if delta.reset:
+        reasons.append("COUNTER_RESET")
+    elif delta.reset_engines:
+        reasons.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
+    if delta.vanished_engines:
+        reasons.append("ENGINE_VANISHED(" + ", ".join(delta.vanished_engines) + ")")
+    if delta.unknown_start_engines:
+        reasons.append("ENGINE_UNKNOWN_START(" + ", ".join(delta.unknown_start_engines) + ")")
+    return reasons
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +344,10 @@ def _state(before: SpecCounters, after: SpecCounters, delta: SpecCounters) -> tu
     if delta.reset:
         gone = f" ({', '.join(delta.vanished_engines)} vanished)" if delta.vanished_engines else ""
         return "reset", f"every engine left restarted between the scrapes{gone}: no window to count"
+    if "spec" in after.present and "spec" not in delta.present and delta.unknown_start_engines:
+        return "no_window", (
+            "no series set spans both scrapes (each vanished or started at an unknown point): no window to count"
+        )
     if "spec" in before.present and "spec" not in after.present:
         return "vanished", "the speculative series were there before the window and gone after it"
     if "spec" not in after.present:
@@ -262,14 +372,10 @@ def _state(before: SpecCounters, after: SpecCounters, delta: SpecCounters) -> tu
 def spec_window(before: SpecCounters, after: SpecCounters) -> SpecWindow:
     """Read one window of one server: its deltas (:func:`counters_delta`), the state of speculation, the statement
     and the named warnings (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``, ``ACCEPTING_NOTHING``,
-    ``ENGINE_RESET``, ``ENGINE_VANISHED``, and the checks of :func:`counter_checks`)."""
+    ``ENGINE_RESET``, ``ENGINE_VANISHED``, ``ENGINE_UNKNOWN_START``, and the checks of :func:`counter_checks`)."""
     delta = counters_delta(before, after)
     state, statement = _state(before, after, delta)
-    warnings: list[str] = []
-    if delta.reset_engines and not delta.reset:
-        warnings.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
-    if delta.vanished_engines:
-        warnings.append("ENGINE_VANISHED(" + ", ".join(delta.vanished_engines) + ")")
+    warnings = [r for r in series_reasons(delta) if r != "COUNTER_RESET"]
     if state == "vanished":
         warnings.append("SERIES_VANISHED(" + ", ".join(sorted((before.present - after.present) & _COUNTED)) + ")")
     if after.spec_gauges:

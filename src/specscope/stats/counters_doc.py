@@ -9,11 +9,13 @@ tokens per verify step), ``acceptance_per_position`` (accepted at position i / d
 when the window has an inconsistency: counters that contradict each other are no measurement), ``k`` (draft tokens
 per draft when whole), ``deltas`` (``drafts``, ``draft_tokens``, ``accepted_tokens``,
 ``accepted_per_position``, ``generation_tokens``, ``prompt_tokens``: counts in tokens, drafts in verify
-steps) of the engines that did not restart or vanish, ``engines`` (per engine label: ``reset``, ``vanished`` (all
-its series gone after: left out, not a restart) and its own ``deltas``; one entry ``""`` when the server has no
-``engine`` label), ``reasons`` (codes: ``COUNTER_RESET``, ``ENGINE_RESET(e)``, ``ENGINE_VANISHED(e)``, the checks),
+steps) of the series sets that did not restart, vanish or start at an unknown point, ``engines`` (per series set,
+named by its engine or by its label selector (:mod:`specscope.client.metrics`): ``reset``, ``vanished`` (all its
+series gone after), ``unknown_start`` (absent before and not shown created after it), both left out and not restarts,
+and its own ``deltas``; one entry ``""`` when the scrapes have no named series sets), ``reasons`` (codes:
+``COUNTER_RESET``, ``ENGINE_RESET(e)``, ``ENGINE_VANISHED(e)``, ``ENGINE_UNKNOWN_START(e)``, the checks),
 ``engine_kind``, ``state`` / ``statement`` (not configured, idle, vanished, accepting nothing, gauge only, unread,
-drafting, reset: issue 26), ``warnings`` (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``,
+drafting, reset, no window: issue 26), ``warnings`` (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``,
 ``ACCEPTING_NOTHING`` ...), ``alarms`` (``ACCEPTING_NOTHING(...)``, else the one low-acceptance rule of
 :mod:`specscope.stats.low_acceptance` over the window, the method unknown: a ``LOW_ACCEPTANCE(...)``, as
 ``serve --parse-log`` gives for a log), ``inconsistencies`` (the checks of a counted window that show counters
@@ -26,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from specscope.records import SpecCounters, SpecWindow
-from specscope.stats.counters import INCONSISTENCIES, counter_checks, counters_delta, spec_window
+from specscope.stats.counters import INCONSISTENCIES, counter_checks, counters_delta, series_reasons, spec_window
 from specscope.stats.low_acceptance import low_acceptance_alarm
 
 __all__ = ["INCONSISTENT_FIX", "counters_doc", "counters_text"]
@@ -62,13 +64,7 @@ def _alarms(window: SpecWindow) -> list[str]:
 def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
     """The deltas, acceptance and checks of two snapshots (see the module doc for the keys)."""
     delta = counters_delta(before, after)
-    reasons: list[str] = []
-    if delta.reset:
-        reasons.append("COUNTER_RESET")
-    elif delta.reset_engines:
-        reasons.append("ENGINE_RESET(" + ", ".join(delta.reset_engines) + ")")
-    if delta.vanished_engines:
-        reasons.append("ENGINE_VANISHED(" + ", ".join(delta.vanished_engines) + ")")
+    reasons = series_reasons(delta)
     checks = counter_checks(delta)
     reasons += checks.reasons
     engines = delta.engines or {"": delta}
@@ -88,7 +84,12 @@ def counters_doc(before: SpecCounters, after: SpecCounters) -> dict[str, Any]:
         "k": checks.k,
         "deltas": _deltas(delta),
         "engines": {
-            e: {"reset": d.reset, "vanished": e in delta.vanished_engines, "deltas": _deltas(d)}
+            e: {
+                "reset": d.reset,
+                "vanished": e in delta.vanished_engines,
+                "unknown_start": e in delta.unknown_start_engines,
+                "deltas": _deltas(d),
+            }
             for e, d in engines.items()
         },
         "reasons": reasons,
@@ -100,14 +101,22 @@ def _num(x: float | None, fmt: str = "g") -> str:
     return "—" if x is None else format(x, fmt)
 
 
+def _series_label(name: str) -> str:
+    """``engine 0`` for a set named by its engine, ``series {k="v",...}`` for one named by its labels."""
+    return f"series {name}" if name.startswith("{") else f"engine {name}"
+
+
 def counters_text(doc: dict[str, Any]) -> str:
     """The document as terminal lines: one per engine, then the acceptance of the engines that did not restart."""
     lines = []
     for e, eng in doc["engines"].items():
         d = eng["deltas"]
-        name = f"engine {e}" if e else "server"
+        name = _series_label(e) if e else "server"
         if eng.get("vanished"):
             lines.append(f"{name}: vanished: no series in the after scrape (left out; not a restart)")
+            continue
+        if eng.get("unknown_start"):
+            lines.append(f"{name}: new, start unknown: absent before, not created after it (left out; not a restart)")
             continue
         tail = "(left out: restarted between the scrapes)" if eng["reset"] and e else ""
         lines.append(
@@ -115,8 +124,13 @@ def counters_text(doc: dict[str, Any]) -> str:
             f"{_num(d['draft_tokens'])}  accepted {_num(d['accepted_tokens'])}  generation "
             f"{_num(d['generation_tokens'])}  prompt {_num(d['prompt_tokens'])} {tail}".rstrip()
         )
-    valid = [e for e, eng in doc["engines"].items() if not eng["reset"] and not eng.get("vanished")]
-    who = f" (engines {', '.join(valid)})" if doc["engines"].keys() != {""} else ""
+    valid = [
+        e for e, eng in doc["engines"].items() if not (eng["reset"] or eng.get("vanished") or eng.get("unknown_start"))
+    ]
+    who = ""
+    if doc["engines"].keys() != {""}:
+        kind = "series" if any(e.startswith("{") for e in valid) else "engines"
+        who = f" ({kind} {', '.join(valid)})"
     if doc.get("inconsistencies"):
         lines.append(
             f"acceptance{who}: withheld: the counters contradict each other (INCONSISTENT below)  k {_num(doc['k'])}"
