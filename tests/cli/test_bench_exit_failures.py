@@ -56,7 +56,8 @@ def test_a_config_with_no_ok_cell_is_exit_1_and_the_run_is_still_written(tmp_pat
     run_dir = _run_dir(tmp_path)
     errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
     assert errors == [
-        f"error: no cell with figures for config bad (bad: 0 of 2 cells ok or degraded, first prose N=1 round 0 failed: "
+        f"error: no cell with figures for config bad (bad: 0 of 2 cells ok or degraded, "
+        f"first prose N=1 round 0 failed: "
         f"STREAM_DEGRADED(failed:http 503)); the run folder and report are written: {run_dir}; "
         f"fix: check that config's server, then: specscope bench --resume {run_dir} --retry-failed"
     ]
