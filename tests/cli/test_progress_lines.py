@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from rich.console import Console
@@ -87,4 +88,5 @@ def test_a_rate_run_reports_its_cells_by_rate_and_names_the_run_folder_once(tmp_
     assert code == 0, err
     run = next(tmp_path.glob("run-*"))
     assert err.count("run folder: ") == 1 and err.startswith(f"run folder: {run}\n")
-    assert "[1/1] base/prose/8req/s/r0 ok " in err and "/c1/" not in err
+    # the cell's name is the point; its status may be degraded (CLIENT_LIMITED) on a loaded machine
+    assert re.search(r"^\[1/1\] base/prose/8req/s/r0 (ok|degraded) ", err, re.M) and "/c1/" not in err, err
