@@ -11,6 +11,7 @@ folder and renamed to --out only when complete); 3 internal error.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +59,29 @@ def _run(plan: SurgeryPlan, *, dry_run: bool, fmt: str | None, consequences: lis
             typer.echo(f"audit: exit {result.audit_exit_code}, {len(result.audit_findings)} findings")
     if result.audit_exit_code == 1:
         raise typer.Exit(1)
+
+
+def _sibling(source: Path, command: str) -> str:
+    """The folder a refused command's fix names: ``SOURCE-COMMAND`` beside the source, shell-quoted."""
+    return shlex.quote(f"{str(source).rstrip('/')}-{command}")
+
+
+def _new_folder(out: Path | None, command: str, source: Path, fix: str) -> Path:
+    """``--out``, which ``command`` requires: surgery never writes into the folder it reads.
+
+    Raises:
+        SurgeryError: no ``--out``, with ``fix`` (the same command with a sibling folder) as the fix.
+    """
+    if out is not None:
+        return out
+    from specscope.errors import SurgeryError
+
+    raise SurgeryError(
+        f"surgery {command} writes a new folder and never changes {source}",
+        found="no --out",
+        expected="--out NEW_FOLDER (a folder that does not exist yet; unchanged files are hardlinked, not copied)",
+        fix=fix,
+    )
 
 
 def _cosine_text(cosine: float | None, all_zero: str | None) -> str:
@@ -180,14 +204,15 @@ def register(app: typer.Typer) -> None:
     @sub.command("reindex", cls=VocabCommand)
     def reindex(
         ckpt: Path = typer.Argument(...),
-        out: Path = typer.Option(None, "--out", help="new folder (default: replace the index in place)"),
+        out: Path = typer.Option(None, "--out", help="new folder (required: CKPT is never modified)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Rebuild model.safetensors.index.json from the shard headers (every shard, exact total_size)."""
         from specscope.surgery import plan_reindex
 
-        _run(plan_reindex(ckpt, out), dry_run=dry_run, fmt=fmt)
+        fix = f"specscope surgery reindex {shlex.quote(str(ckpt))} --out {_sibling(ckpt, 'reindex')}"
+        _run(plan_reindex(ckpt, _new_folder(out, "reindex", ckpt, fix)), dry_run=dry_run, fmt=fmt)
 
     @sub.command("patch-config", cls=VocabCommand)
     def patch_config(
@@ -197,13 +222,20 @@ def register(app: typer.Typer) -> None:
             None, help="prefix, e.g. mtp.: drop exclude entries that cover its quantized linears"
         ),
         sync: bool = typer.Option(False, "--sync", help="make config.json and hf_quant_config.json agree"),
-        out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
+        out: Path = typer.Option(None, "--out", help="new folder (required: CKPT is never modified)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Patch quantization configs from what the tensors show."""
         from specscope.surgery import plan_patch_config
 
+        extra = "".join(
+            f" --{flag} {shlex.quote(value)}"
+            for flag, value in (("exclude-unquantized", exclude_unquantized), ("include-quantized", include_quantized))
+            if value
+        ) + (" --sync" if sync else "")
+        fix = f"specscope surgery patch-config {shlex.quote(str(ckpt))}{extra} --out {_sibling(ckpt, 'patch-config')}"
+        out = _new_folder(out, "patch-config", ckpt, fix)
         _run(
             plan_patch_config(
                 ckpt, exclude_unquantized=exclude_unquantized, include_quantized=include_quantized, sync=sync, out=out
@@ -216,13 +248,18 @@ def register(app: typer.Typer) -> None:
     def dflash_layers(
         draft: Path = typer.Argument(...),
         all_sliding: bool = typer.Option(False, "--all-sliding", help="declare every layer sliding"),
-        out: Path = typer.Option(None, "--out", help="new folder (default: in place)"),
+        out: Path = typer.Option(None, "--out", help="new folder (required: DRAFT is never modified)"),
         dry_run: bool = typer.Option(False, "--dry-run"),
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Seed 000 workaround: rewrite a DFlash draft's layer_types for a released vLLM."""
         from specscope.surgery import plan_dflash_layers
 
+        flag = " --all-sliding" if all_sliding else ""
+        fix = (
+            f"specscope surgery dflash-layers {shlex.quote(str(draft))}{flag} --out {_sibling(draft, 'dflash-layers')}"
+        )
+        out = _new_folder(out, "dflash-layers", draft, fix)
         plan = plan_dflash_layers(draft, all_sliding=all_sliding, out=out)
         _run(plan, dry_run=dry_run, fmt=fmt, consequences=plan.notes)
 
