@@ -60,6 +60,10 @@ def _opts(**kw: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
     return lambda m: {**m, "options": {**m["options"], **kw}}
 
 
+def _renamed(old: str, new: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda m: {**m, "options": {(new if k == old else k): v for k, v in m["options"].items()}}
+
+
 DAMAGE: dict[str, tuple[str, Any, str]] = {
     "cells table dropped": ("sql", "DROP TABLE cells", "cells"),
     "streams table dropped": ("sql", "DROP TABLE streams", "streams"),
@@ -148,6 +152,47 @@ DAMAGE: dict[str, tuple[str, Any, str]] = {
         "drafts",
     ),
     "cells end before start": ("sql", _set("end_ns", "-1000000000000"), "end_ns"),
+    # issue 37 (R1-R8, RS1): clock facts, manifest options and the schema as a careless hand would leave them
+    "client_json clock started_at_s text": (
+        "sql",
+        _set("client_json", '\'{"clock": {"started_at_s": "x", "load_avg_1m": [1.0, 2.0]}}\''),
+        "started_at_s",
+    ),
+    "client_json clock load_avg_1m a number": (
+        "sql",
+        _set("client_json", '\'{"clock": {"load_avg_1m": 5}}\''),
+        "load_avg_1m",
+    ),
+    "client_json clock load_avg_1m text items": (
+        "sql",
+        _set("client_json", '\'{"clock": {"load_avg_1m": ["a", "b"]}}\''),
+        "load_avg_1m",
+    ),
+    "client_json clock a list": ("sql", _set("client_json", "'{\"clock\": [1]}'"), "clock"),
+    "client_json clock engine_cpu_s text": (
+        "sql",
+        _set("client_json", '\'{"clock": {"engine_cpu_s": "x"}}\''),
+        "engine_cpu_s",
+    ),
+    "manifest options max_tokens null": ("manifest", _opts(max_tokens=None), "max_tokens"),
+    "manifest options an option renamed": (
+        "manifest",
+        _renamed("levels", "concurrency_levels"),
+        "concurrency_levels",
+    ),
+    "schema a table name not UTF-8": (
+        "sql",
+        "CREATE TABLE extra(a); PRAGMA writable_schema=ON; "
+        "UPDATE sqlite_master SET name=CAST(x'65ff' AS TEXT) WHERE name='extra'; PRAGMA writable_schema=OFF",
+        "sqlite_master",
+    ),
+    "schema sql not UTF-8": (
+        "sql",
+        "CREATE TABLE extra(a); PRAGMA writable_schema=ON; "
+        "UPDATE sqlite_master SET sql=CAST('CREATE TABLE extra(a) -- ' || x'ff' AS TEXT) WHERE name='extra'; "
+        "PRAGMA writable_schema=OFF",
+        "sqlite_master",
+    ),
 }
 
 

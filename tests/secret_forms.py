@@ -52,6 +52,20 @@ FORMS: list[tuple[str, str]] = [
     ("--password PwFlag000037", "PwFlag000037"),
     ("client_secret=ClientSec0038", "ClientSec0038"),
     ("{'api_key': 'ReprKey00039'}", "ReprKey00039"),
+    # issue 37 (S1-S4): URL passwords holding @ ' < or /, a scheme-less userinfo, a fragment, camelCase query names,
+    # cookies, an underscore flag, and the NVIDIA, Groq and Google OAuth token prefixes
+    ("--server base=http://bob:Pw@at0040@10.0.0.1:8000", "Pw@at0040"),
+    ("http://bob:Pw'q0041@h:8000/v1", "Pw'q0041"),
+    ("http://bob:Pw<lt0042@h:8000/v1", "Pw<lt0042"),
+    ("--server base=bob:NoScheme0043@10.0.0.1:8000", "NoScheme0043"),
+    ("http://h:8000/ui#token=Fragment0044", "Fragment0044"),
+    ("GET /v1/models?accessToken=Camel00045 HTTP/1.1", "Camel00045"),
+    ("Cookie: session=Cookie00046; theme=dark", "Cookie00046"),
+    ("vllm serve m --api_key Under00047 --port 8000", "Under00047"),
+    ("key nvapi-Nvidia00048abcdefghij", "nvapi-Nvidia00048abcdefghij"),
+    ("key gsk_Groq00049abcdefghijklmn", "gsk_Groq00049abcdefghijklmn"),
+    ("oauth ya29.GoogleOauth0050abcdefgh", "ya29.GoogleOauth0050abcdefgh"),
+    ("Set-Cookie: sid=SetCookie0051; Path=/; HttpOnly", "SetCookie0051"),
 ]
 
 #: text that looks close to a secret and must come out unchanged.

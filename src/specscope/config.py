@@ -82,6 +82,8 @@ class BenchOptions(BaseModel):
             (:mod:`specscope.bench.trace_cell`).
         trace_scale: the trace's arrival offsets are multiplied by this (``--trace-scale``; 0.5 = twice as fast).
         trace_rows: replay only the first N arrivals (``--trace-rows``); None: all.
+        sample_rows: send N rows of each file or dataset workload per repeat (``--sample-rows``); None: every row
+            (:mod:`specscope.workload.rows`).
         contexts: input lengths in tokens each workload is extended to (``--context-tokens``); empty: as written.
         temperatures: temperature axis (``--temperatures``); empty: ``temperature`` for every cell.
         thinking: ``off`` (default), ``on`` or ``both`` (``--thinking``; chat template ``enable_thinking``).
@@ -95,9 +97,11 @@ class BenchOptions(BaseModel):
             ``min_repeats`` rounds, then only the comparisons whose verdict is not decided yet get another round, up
             to ``max_repeats``; a precise interval (relative half-width at most ``target_ci``, fraction) close to 1
             also stops (:mod:`specscope.bench.adaptive`).
-        min_effect: the minimum practical effect (fraction, default 0.02): faster / slower need an effect beyond it,
-            equivalent an interval within 1 +- it (:mod:`specscope.stats.verdict`); recorded in the manifest so
-            that ``report`` and ``advise`` judge the run as it was judged (they may re-judge with ``--min-effect``).
+        min_effect: the minimum practical effect (fraction): faster / slower need an effect beyond it,
+            equivalent an interval within 1 +- it (:mod:`specscope.stats.verdict`); None: the judging rule's default
+            (``specscope.stats.verdict.DEFAULT_MIN_EFFECT``, its one home), resolved when the run starts. Recorded in
+            the manifest so that ``report`` and ``advise`` judge the run as it was judged (they may re-judge with
+            ``--min-effect``).
         crash_trials: when a launched server dies during a cell, start it afresh this many times and run that
             cell's level again on each (``--crash-trials``; 0: the config's sweep stops at the crash, as before;
             :mod:`specscope.bench.crash_trials`).
@@ -134,6 +138,7 @@ class BenchOptions(BaseModel):
     trace: str | None = None
     trace_scale: float = Field(1.0, gt=0.0)
     trace_rows: int | None = Field(None, ge=1)
+    sample_rows: int | None = Field(None, ge=1)
     contexts: tuple[int, ...] = ()
     temperatures: tuple[float, ...] = ()
     thinking: Literal["off", "on", "both"] = "off"
@@ -142,7 +147,7 @@ class BenchOptions(BaseModel):
     target_ci: float | None = Field(None, gt=0.0, lt=1.0)
     min_repeats: int = Field(2, ge=2, le=100)
     max_repeats: int = Field(6, ge=2, le=100)
-    min_effect: float = Field(0.02, ge=0.0, lt=1.0)
+    min_effect: float | None = Field(None, ge=0.0, lt=1.0)
     crash_trials: int = Field(0, ge=0, le=20)
 
     def baseline_config(self) -> str:

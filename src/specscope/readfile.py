@@ -33,7 +33,15 @@ __all__ = [
     "read_text_limited",
     "read_text_maybe_gzip",
     "split_lines",
+    "SETTINGS_FILE_MAX_BYTES",
+    "SCRAPE_MAX_BYTES",
 ]
+
+#: the largest settings file read (a run file, a gate profile, a truth-server script): bytes; real ones are a few KiB
+SETTINGS_FILE_MAX_BYTES = 4 * 2**20
+#: the most bytes one ``/metrics`` scrape may hold, live (``specscope.client.metrics.scrape``) or saved (``counters``
+#: files): a vLLM scrape is tens to hundreds of KiB.
+SCRAPE_MAX_BYTES = 8 * 2**20
 
 
 class NotRegularFile(OSError):

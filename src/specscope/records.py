@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "INT_BOUND",
     "CRASH_REASON",
     "known_fields",
     "StreamStatus",
@@ -29,6 +30,10 @@ __all__ = [
     "series_selector",
     "series_labels",
 ]
+
+#: every integer a record stores lies in -INT_BOUND..INT_BOUND (SQLite's and JSON readers' 64-bit range): a server's
+#: count past it (``usage.prompt_tokens`` 1e20) is a bad value at the edge, never a stored record the run cannot read
+INT_BOUND = 2**63
 
 StreamStatus = Literal["ok", "degraded", "failed"]
 
@@ -265,13 +270,16 @@ class SpecCounters:
     Counts are tokens except ``drafts`` (number of draft proposals, i.e. verify steps that carried a draft). A count
     is ``None`` when the server has no counter for it (silence is never 0); 0 means a counter said 0.
 
+    Which engine counter fills which field is each engine adapter's declaration (``specscope.adapters.<engine>
+    .metrics``; the generated table in docs/engines.md).
+
     Attributes:
-        drafts: ``*spec_decode_num_drafts_total`` (SGLang: ``sglang:spec_verify_calls_total``); None without it.
-        draft_tokens: ``*spec_decode_num_draft_tokens_total``; None without it.
-        accepted_tokens: ``*spec_decode_num_accepted_tokens_total``; None without it.
-        accepted_per_position: ``*spec_decode_num_accepted_tokens_per_pos_total{position=i}``, index i.
-        generation_tokens: ``vllm:generation_tokens_total`` / ``llamacpp:tokens_predicted_total``.
-        prompt_tokens: ``vllm:prompt_tokens_total`` / ``llamacpp:prompt_tokens_total``.
+        drafts: the verify steps that carried a draft; None without a counter for them.
+        draft_tokens: drafted tokens; None without it.
+        accepted_tokens: accepted draft tokens; None without it.
+        accepted_per_position: accepted tokens at draft position i (the per-position counter), index i.
+        generation_tokens: generated tokens.
+        prompt_tokens: prompt tokens.
         running: requests running at the scrape (gauge; meaningful on snapshots only).
         waiting: requests waiting at the scrape (gauge; snapshots only).
         present: which counter families the server exposes (``"spec"``, ``"per_pos"``, ``"generation"``).
@@ -287,8 +295,7 @@ class SpecCounters:
         unknown_start_engines: on a delta, the series sets absent before and present after whose ``*_created`` does
             not show them created after the before scrape (left out of the sums: their count may predate the window).
         engine_kind: whose names the exposition used: ``vllm``, ``llamacpp``, ``sglang``, ``trtllm`` (None: none).
-        rejected_tokens: ``vllm:spec_decode_num_rejected_tokens_total`` (vLLM main), a cross-check of drafted -
-            accepted; None without it.
+        rejected_tokens: rejected draft tokens, a cross-check of drafted - accepted; None without it.
         spec_gauges: speculative gauges seen (name -> value on a snapshot): a gauge holds a current mean and cannot
             be differenced over a window (``GAUGE_NOT_WINDOW``); kept to say so, never read as a window figure.
         unread: speculative-looking sample names this reader does not know (``UNREAD_SPEC_FIELD``).
@@ -436,12 +443,10 @@ class GaugeSample:
 
     Attributes:
         t_ns: ``perf_counter_ns`` just before the ``/metrics`` request was sent (the server read its gauges later).
-        running: requests generating, summed over engines (``vllm:num_requests_running`` /
-            ``llamacpp:requests_processing``).
-        waiting: requests queued inside the server, summed over engines (``vllm:num_requests_waiting`` /
-            ``llamacpp:requests_deferred``).
-        queue_sum_s / queue_count: vLLM's ``vllm:request_queue_time_seconds`` histogram sum (s) and count (finished
-            requests), summed over engines; None when the server has no such histogram (llama.cpp).
+        running: requests generating, summed over engines (the running gauge its adapter declares).
+        waiting: requests queued inside the server, summed over engines (the waiting gauge its adapter declares).
+        queue_sum_s / queue_count: the queue-time histogram's sum (s) and count (finished requests), summed over
+            engines; None when the server has no such histogram.
     """
 
     t_ns: int

@@ -17,9 +17,13 @@ What counts as a secret (each rule names the source of its shape):
 - the argument of a command-line flag that carries a credential (``--api-key``, ``--hf-token``, ``--token``,
   ``--password``, ``--*-key``, ``--*-secret``), in an argv list, in a command line and in an argv list's repr
   (``'--api-key', 'VALUE'``);
-- strings that are credentials by their prefix: OpenAI ``sk-``, Hugging Face ``hf_``, GitHub ``ghp_`` ``gho_``
-  ``ghu_`` ``ghs_`` ``ghr_`` ``github_pat_``, GitLab ``glpat-``, Slack ``xox?-``, AWS access key ids ``AKIA`` /
-  ``ASIA``, Google ``AIza``, npm ``npm_``, JSON Web Tokens (``eyJ..``.``..``.``..``), PEM private key blocks.
+- a userinfo typed without a scheme (``user:pw@host:8000``): the password; a cookie header (``Cookie:``,
+  ``Set-Cookie:``, RFC 6265): its whole value; camelCase credential names (``accessToken``) as query names and keys;
+- a secret this process was given (:func:`remember_secret`: the API key), whatever its shape;
+- strings that are credentials by their prefix: NVIDIA ``nvapi-``, Groq ``gsk_``, Google OAuth ``ya29.``, OpenAI
+  ``sk-``, Hugging Face ``hf_``, GitHub ``ghp_`` ``gho_`` ``ghu_`` ``ghs_`` ``ghr_`` ``github_pat_``, GitLab
+  ``glpat-``, Slack ``xox?-``, AWS access key ids ``AKIA`` / ``ASIA``, Google ``AIza``, npm ``npm_``, JSON Web
+  Tokens (``eyJ..``.``..``.``..``), PEM private key blocks.
 
 In a JSON-like value (:func:`redact`) a mapping key that is a credential name masks its value whatever its type
 (a string, a list of keys, an object), except numbers, booleans and None (``cost_ns_per_token`` is a measurement,
@@ -34,19 +38,25 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["MASK", "redact", "redact_text", "redact_argv", "is_secret_name"]
+__all__ = ["MASK", "redact", "redact_text", "redact_argv", "is_secret_name", "remember_secret"]
 
 MASK = "***"
 
 # a credential name, as a whole mapping key / assignment name (``api_key``, ``HF_TOKEN``, ``X-Amz-Signature``)
 _NAME_WORDS = r"token|secret|password|passwd|pwd|credentials?|authorization|apikey|signature|api[_-]?key"
 _SECRET_NAME = re.compile(rf"(?i)(?:^|[_.-])(?:{_NAME_WORDS})$|[_.-](?:key|sig|pass|auth)$")
+_CAMEL_SECRET_NAME = re.compile(r"[a-z0-9](?:Token|Secret|Password|Passwd|ApiKey|Key|Signature|Credentials?|Auth)$")
 _NOT_SECRET_NAME = re.compile(r"(?i)per[_-]token$|^num[_-]|^max[_-]|^n[_-]")  # rates and counts of tokens
 # query parameters that are credentials even as bare words (Google ``key``, Azure SAS ``sig``)
 _BARE_QUERY_NAMES = frozenset({"key", "sig", "pass", "pwd", "auth", "code_verifier"})
 
-_URL_CREDS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s:'\"<>]*(?::[^/@\s'\"<>]*)?@")
-_QUERY = re.compile(r"(?P<sep>[?&;])(?P<name>[A-Za-z0-9_.\-]+)=(?P<value>[^&#\s'\"<>]+)")
+# the userinfo runs to the authority's last '@' (a password may hold a raw '@', a quote or '<' as users type it)
+_URL_CREDS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s\">]*@")
+# a userinfo with no scheme, as typed into --server (``user:pw@host:8000``): the password, before a host and port
+_BARE_CREDS = re.compile(
+    r"(?:(?<=^)|(?<=[\s='\"]))(?P<user>[A-Za-z0-9._~%+-]+):[^\s\"/]+@(?P<host>[A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(?=\d)"
+)
+_QUERY = re.compile(r"(?P<sep>[?&;#])(?P<name>[A-Za-z0-9_.\-]+)=(?P<value>[^&#\s'\"<>]+)")
 _HEADER = re.compile(
     r"(?i)\b(?P<name>(?:proxy-)?authorization|x-api-key|api-key)(?P<sep>['\"]?\s*:\s*['\"]?)"
     r"(?P<scheme>(?:basic|bearer|token|digest)\s+)?(?P<value>[^\s'\",}]+)"
@@ -55,14 +65,15 @@ _HEADER = re.compile(
 _AUTH_SCHEME = re.compile(
     r"\b(?:(?P<scheme>Bearer)\s+(?P<value>[A-Za-z0-9._~+/=-]{6,})|(?P<basic>Basic)\s+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/]{6,}=*)"
 )
-# NAME=VALUE, NAME: VALUE, 'NAME': VALUE, "NAME": VALUE, NAME = VALUE; the value quoted, a list, or a bare word
+# NAME=VALUE, NAME: VALUE, 'NAME': VALUE, "NAME": VALUE, NAME = VALUE; the value quoted, a list (over lines too, as
+# indented JSON writes it), or a bare word (never an opening bracket alone)
 _PAIR = re.compile(
     r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9_.\-]*)(?P=q)(?P<sep>\s*[:=]\s*)"
-    r"(?P<value>'[^'\n]*'|\"[^\"\n]*\"|\[[^\]\n]*\]|[^\s,;)}\]'\"&]+)"
+    r"(?P<value>'[^'\n]*'|\"[^\"\n]*\"|\[[^\]]{0,4096}\]|[^\s,;)}\[\]'\"&]+)"
 )
 _NUMBER = re.compile(r"-?[0-9][0-9_.eE+-]*")
 _KEEP_VALUES = frozenset({"none", "null", "true", "false", "''", '""', "[]", ""})
-_FLAG_NAME = r"--?(?:[a-z0-9]+-)*(?:token|key|secret|password|passwd|api-key)"
+_FLAG_NAME = r"--?(?:[a-z0-9]+[-_])*(?:token|key|secret|password|passwd|api[-_]key)"
 _SECRET_FLAG = re.compile(rf"(?i)^{_FLAG_NAME}$")
 _FLAG_ASSIGN = re.compile(rf"(?i)^({_FLAG_NAME})=(.*)$", re.S)
 _FLAG_IN_TEXT = re.compile(rf"(?i)(?<![\w-])({_FLAG_NAME})(['\"]?,\s*['\"]|\s+|=)(?!-)([^\s\"',\]]+)")
@@ -76,16 +87,30 @@ _PLACEHOLDER = re.compile(
 _PREFIXED = re.compile(
     r"\b(?:sk-[A-Za-z0-9_-]{6,}|hf_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,}"
     r"|glpat-[A-Za-z0-9_-]{8,}|xox[abposr]-[A-Za-z0-9-]{6,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}"
-    r"|npm_[A-Za-z0-9]{16,}|eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,})"
+    r"|npm_[A-Za-z0-9]{16,}|nvapi-[A-Za-z0-9_-]{16,}|gsk_[A-Za-z0-9]{16,}|ya29\.[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,})"
 )
+# a cookie header's whole value (``Cookie: a=b; c=d``, RFC 6265): any of its pairs may be a session credential
+_COOKIE = re.compile(r"(?im)\b(?P<name>(?:set-)?cookie)(?P<sep>\s*:\s*)[^\r\n'\"]+")
 _PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S)
+
+
+_KNOWN_SECRETS: set[str] = set()  # secrets this process was given (remember_secret), masked whatever their shape
+_KNOWN_MIN_CHARS = 4  # shorter values would mask ordinary words
+
+
+def remember_secret(value: str) -> None:
+    """Mask ``value`` wherever this process writes or prints it from now on: a secret it was given (``--api-key``,
+    ``OPENAI_API_KEY``) that a server may echo back (an error event, its log) in a shape no rule here knows."""
+    if len(value) >= _KNOWN_MIN_CHARS:
+        _KNOWN_SECRETS.add(value)
 
 
 def is_secret_name(name: str) -> bool:
     """True for a mapping key, assignment or environment variable name that holds a credential (``HF_TOKEN``,
     ``api_key``, ``X-Amz-Signature``, ``client_secret``); False for counts and rates of tokens
     (``max_tokens``, ``num_speculative_tokens``, ``cost_ns_per_token``) and for a bare ``key``."""
-    return bool(_SECRET_NAME.search(name)) and not _NOT_SECRET_NAME.search(name)
+    found = _SECRET_NAME.search(name) or _CAMEL_SECRET_NAME.search(name)  # camelCase: ``accessToken``
+    return bool(found) and not _NOT_SECRET_NAME.search(name)
 
 
 def _query(m: re.Match[str]) -> str:
@@ -124,10 +149,17 @@ def redact_text(text: str) -> str:
     marker substring is absent is skipped)."""
     if not text:
         return text
+    for known in _KNOWN_SECRETS:
+        if known in text:
+            text = text.replace(known, MASK)
     if "-----BEGIN" in text:
         text = _PEM.sub(MASK, text)
-    if "://" in text and "@" in text:
-        text = _URL_CREDS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
+    if "@" in text:
+        if "://" in text:
+            text = _URL_CREDS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
+        text = _BARE_CREDS.sub(lambda m: f"{m.group('user')}:{MASK}@{m.group('host')}:", text)
+    if "ookie" in text or "OOKIE" in text:
+        text = _COOKIE.sub(lambda m: f"{m.group('name')}{m.group('sep')}{MASK}", text)
     if "=" in text:
         text = _QUERY.sub(_query, text)
     if ":" in text:

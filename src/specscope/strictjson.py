@@ -7,6 +7,10 @@ not JSON, and strict parsers (``jq``, JavaScript's ``JSON.parse``, Go, Rust serd
 element that holds one gains it), then serialises with ``allow_nan=False``, so a value missed here is an error, not
 invalid output.
 
+Reading, :func:`loads` is ``json.loads`` for text from outside (a file, a server's answer): JSON nested deeper than
+Python's parser goes (a line 5,000 brackets deep) raises ``json.JSONDecodeError`` like any other malformed JSON,
+never ``RecursionError`` (which is no ``ValueError`` and ended commands with exit 3, issue 37 T1).
+
 This module imports nothing of specscope (a bottom layer beside :mod:`specscope.fsio`).
 """
 
@@ -17,7 +21,17 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["dumps_strict", "NON_FINITE_KEY", "finite_or_none"]
+__all__ = ["dumps_strict", "loads", "NON_FINITE_KEY", "finite_or_none"]
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads(text)``; nesting past the parser's depth is a ``json.JSONDecodeError`` ("nested too deep")."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        raise json.JSONDecodeError("nested too deep", doc[:100], 0) from None
+
 
 NON_FINITE_KEY = "non_finite"
 _REASON = "not a finite number (from the input or a division by zero); written as null"

@@ -63,9 +63,10 @@ def test_gguf_draft_with_another_tokenizer_is_an_error(tmp_path: Path) -> None:
     assert ok.findings == [] and ok.exit_code == 0
     assert ok.census.draft_bytes_per_step == 48 * HID * 4 + HID * HID * 2 + HID * 4
     bad = audit_checkpoint(target, draft=other)
-    (f,) = bad.findings
+    f, llama = bad.findings  # the content comparison, and llama.cpp's own rule (texts from id 5)
     assert (f.severity.value, f.code, f.file) == ("error", "DRAFT_TOKENIZER_DIFFERS", "draft:GGUF")
     assert "first at id 1: draft 'u1', target 't1'" in f.message
+    assert (llama.code, llama.details["token_id"]) == ("LLAMACPP_DRAFT_INCOMPATIBLE", 5)
     out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(other)])
     assert out.exit_code == 1 and "DRAFT_TOKENIZER_DIFFERS" in out.stdout
 

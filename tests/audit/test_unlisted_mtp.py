@@ -1,13 +1,14 @@
-"""MTP heads of model types the family table does not list: judged only where the layout is recognised, never with
-another family's tensors or source.
+"""MTP heads of model types outside the census (no family of audit/architectures.toml lists them): a named warning
+that lists what is stored and what the nearest family would need, never another family's rule, error or fix.
 
 Sources (public reports of exactly this misreading): osaurus-ai/vmlx ``renders native MTP for ERNIE-4.5, whose head is
 stored as mtp_block (no bare mtp segment)`` (an inspector that looked for a bare ``mtp`` segment hid a working head);
 vLLM ``ernie_mtp.py`` @028aedf6 (``model.mtp_emb_norm.0``, ``model.mtp_hidden_norm.0``, ``model.mtp_linear_proj.0``,
-``model.mtp_block.0.*``), ``nemotron_h_mtp.py`` @01ca2773 (Nemotron-H: ``mtp.layers.{j}.enorm`` / ``hnorm`` /
-``eh_proj`` / ``final_layernorm`` over the ``mtp_hybrid_override_pattern`` layers: ``mtp.*`` names without Qwen's
-``mtp.fc``), ``longcat_flash_mtp.py`` (``model.mtp.layers.{i}.*``), ``config/speculative.py`` @002e77c1 (which
-model types carry ``num_nextn_predict_layers``).
+``model.mtp_block.0.*``), ``nemotron_h_mtp.py`` @01ca2773 (Nemotron-H, now a family of its own:
+``mtp.layers.{j}.enorm`` / ``hnorm`` / ``eh_proj`` / ``final_layernorm`` over the ``mtp_hybrid_override_pattern``
+layers: ``mtp.*`` names without Qwen's ``mtp.fc``, never judged as Qwen), ``longcat_flash_mtp.py``
+(``model.mtp.layers.{i}.*``), ``config/speculative.py`` @002e77c1 (which model types carry
+``num_nextn_predict_layers``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def _main(model_type: str) -> tuple[dict[str, list[int]], dict]:
     return dense_model(2, V), cfg
 
 
-def test_nemotron_h_mtp_head_is_not_judged_as_qwen(tmp_path: Path) -> None:
+def test_nemotron_h_mtp_head_is_judged_by_its_own_family_not_qwens(tmp_path: Path) -> None:
+    """Nemotron-H's ``mtp.*`` names (no ``mtp.fc``) are read with nemotron_h_mtp.py's names, never Qwen3.5's."""
     shapes, cfg = _main("nemotron_h")
     cfg["mtp_hybrid_override_pattern"] = "*E"
     shapes.update({"mtp.layers.0.enorm.weight": [H], "mtp.layers.0.hnorm.weight": [H]})
@@ -35,42 +37,43 @@ def test_nemotron_h_mtp_head_is_not_judged_as_qwen(tmp_path: Path) -> None:
     shapes["mtp.layers.1.mixer.experts.0.up_proj.weight"] = [H, H]
     shapes["mtp.layers.1.final_layernorm.weight"] = [H]
     r = audit_checkpoint(write(tmp_path / "nemotron", shapes, cfg))
-    assert r.errors == [], [(f.code, f.message, f.fix) for f in r.errors]
-    (f,) = r.by_code("MTP_LAYOUT_UNKNOWN")
-    assert f.severity.value == "warning" and r.exit_code == 0
-    assert f.message == (
-        "config declares 1 MTP layer(s) (num_nextn_predict_layers: 1) for model_type 'nemotron_h', which specscope's "
-        "family table does not list; the checkpoint holds 9 tensors under mtp. (e.g. mtp.layers.0.eh_proj.weight, "
-        "mtp.layers.0.enorm.weight, mtp.layers.0.hnorm.weight) but none of the Qwen3.5 layout's own tensors "
-        "(mtp.fc.weight, mtp.pre_fc_norm_hidden.weight, mtp.pre_fc_norm_embedding.weight, "
-        "mtp.norm.weight): the head is not judged"
-    )
-    assert "Qwen3.6-27B" not in (f.fix or "")
-    assert r.facts["mtp"]["unlisted_model_type"] == "nemotron_h"
+    assert r.findings == [] and r.exit_code == 0, [(f.code, f.message) for f in r.findings]
+    assert r.facts["mtp"]["family"] == "nemotron_h_mtp" and "unlisted_model_type" not in r.facts["mtp"]
+    del shapes["mtp.layers.1.final_layernorm.weight"]
+    r = audit_checkpoint(write(tmp_path / "no_end_norm", shapes, cfg))
+    (f,) = r.errors
+    assert f.code == "MTP_INCOMPLETE" and f.message.endswith("missing: mtp.layers.1.final_layernorm.weight")
+    assert "mtp.fc" not in f.message and "Qwen" not in (f.fix or "")
 
 
-def test_longcat_style_head_elsewhere_is_not_reported_missing(tmp_path: Path) -> None:
-    shapes, cfg = _main("longcat_flash")
-    shapes.update(layer("model.mtp.layers.0.transformer_layer."))
-    shapes.update({"model.mtp.layers.0.enorm.weight": [H], "model.mtp.layers.0.eh_proj.weight": [H, 2 * H]})
-    r = audit_checkpoint(write(tmp_path / "longcat", shapes, cfg))
+def test_a_head_elsewhere_than_the_nearest_layout_is_not_reported_missing(tmp_path: Path) -> None:
+    """An unlisted model type whose head sits under a prefix of its own (here ``model.nextn.*``)."""
+    shapes, cfg = _main("acme_moe")
+    shapes.update(layer("model.nextn.layers.0."))
+    shapes.update({"model.nextn.layers.0.enorm.weight": [H], "model.nextn.layers.0.eh_proj.weight": [H, 2 * H]})
+    r = audit_checkpoint(write(tmp_path / "nextn", shapes, cfg))
     assert [f.code for f in r.findings] == ["MTP_LAYOUT_UNKNOWN"], [(f.code, f.message) for f in r.findings]
-    assert "11 tensors under model.mtp." in r.findings[0].message
+    assert "11 tensors under model.nextn." in r.findings[0].message
     assert r.exit_code == 0
 
 
-def test_unlisted_model_type_in_the_deepseek_layout_is_judged_without_naming_deepseek(tmp_path: Path) -> None:
-    """Bailing / Step-3.5 style: the DeepSeek layout at model.layers.N, under another model type."""
+def test_unlisted_model_type_in_the_deepseek_layout_is_a_warning_not_deepseeks_error(tmp_path: Path) -> None:
+    """A DeepSeek-like head at model.layers.N under a model type outside the census: listed, not judged, even with
+    a tensor that DeepSeek's loader would want missing (``eh_proj``)."""
     shapes, cfg = _main("bailing_moe")
     p = "model.layers.2."
     shapes.update(layer(p))
     shapes.update({p + "enorm.weight": [H], p + "hnorm.weight": [H], p + "shared_head.norm.weight": [H]})
     r = audit_checkpoint(write(tmp_path / "bailing", shapes, cfg))
-    (f,) = r.errors
-    assert f.code == "MTP_INCOMPLETE" and "model.layers.2.eh_proj.weight" in f.message
-    assert "model_type 'bailing_moe', read with the DeepSeek-V3 layout" in f.message
-    assert "deepseek-ai" not in f.fix and "DeepSeek-V3 / R1" not in f.message
-    assert "--prefix model.layers.2." in f.fix
+    assert r.errors == [] and r.exit_code == 0
+    (f,) = r.warnings
+    assert f.code == "MTP_LAYOUT_UNKNOWN" and "model_type 'bailing_moe'" in f.message
+    assert (
+        "the nearest family, DeepSeek-V3, would need model.layers.2.enorm.weight, model.layers.2.hnorm.weight, "
+        "model.layers.2.eh_proj.weight, model.layers.2.shared_head.norm.weight (3 of them stored)"
+    ) in f.message
+    assert f.details["nearest_stored"] == 3 and f.details["tensors"] == 12
+    assert "deepseek-ai" not in (f.fix or "") and "graft" not in (f.fix or "") and "DeepSeek-V3 / R1" not in f.message
 
 
 def test_unlisted_model_type_with_no_head_anywhere_is_still_missing(tmp_path: Path) -> None:

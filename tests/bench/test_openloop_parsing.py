@@ -27,7 +27,23 @@ def test_rate_cells_take_their_levels_and_request_counts_from_the_rates():
 def test_prometheus_durations_and_query():
     assert [parse_duration_s(t) for t in ("1s", "500ms", "1m30s", "15s")] == [1.0, 0.5, 90.0, 15.0]
     q = series_query('{job="base"}')
-    assert q.startswith('{job="base", __name__=~"(vllm|llamacpp):(') and q.endswith(')"}')
+    assert q.startswith('{job="base", __name__=~"') and q.endswith('"}')
+    names = set(q.removeprefix('{job="base", __name__=~"').removesuffix('"}').split("|"))
+    # every engine's speculative counters and running / waiting gauges (issue 34: SGLang's and TensorRT-LLM's were
+    # never queried), and nothing that is not read
+    for name in (
+        "vllm:spec_decode_num_drafts_total",
+        "llamacpp:draft_tokens_accepted_total",
+        "sglang:spec_verify_calls_total",
+        "sglang:num_running_reqs",
+        "sglang:num_queue_reqs",
+        "trtllm_spec_decode_num_draft_tokens_total",
+        "trtllm:spec_decode_num_accepted_tokens_total",
+        "trtllm_num_requests_waiting",
+    ):
+        assert name in names
+    assert "sglang:spec_accept_rate" not in names and "vllm:spec_decode_num_emitted_tokens_total" not in names
+    assert series_query("") == "{" + q.removeprefix('{job="base", ')
 
 
 def test_in_flight_sweep():

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
+import pytest
+
+from clirun import cli
 from factmaker import schema1_run
+from run_damage import damage, small_run, snapshot
 
 
 def test_resuming_a_schema1_run_is_refused_in_one_line(tmp_path):
@@ -25,3 +30,30 @@ def test_resuming_a_schema1_run_is_refused_in_one_line(tmp_path):
         "expected: schema_version 2; fix: start a new run with `specscope bench`"
     ]
     assert (folder / "manifest.json").read_bytes() == manifest_before
+
+
+@pytest.mark.parametrize(
+    ("damage_name", "named"),
+    [
+        ("manifest options an option renamed", "options.concurrency_levels: [1, 2]"),
+        ("manifest options max_tokens null", "options.max_tokens: Input should be a valid integer (stored None)"),
+    ],
+)
+@pytest.mark.parametrize("how", ["--resume", "--like"])
+def test_a_run_whose_stored_options_this_version_cannot_run_is_refused_by_name(
+    damage_name, named, how, tmp_path, capsys, monkeypatch
+):
+    # issue 37 (R-faults): a renamed option in the manifest was exit 3 (BenchOptions' ValidationError) on --resume
+    run = small_run(tmp_path / "run")
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["run_options"] = {"configs": ["base", "ngram"]}
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    damage(run, damage_name)
+    before = snapshot(run)
+    argv = ["bench", "--resume", run] if how == "--resume" else ["bench", "--like", run, "--out", tmp_path / "new"]
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: {run / 'manifest.json'} ") and err.count("\n") == 1
+    assert f"found: {named};" in err and "fix: " in err
+    assert snapshot(run) == before
+    assert not (tmp_path / "new").exists()

@@ -75,13 +75,21 @@ def test_malformed_line_is_one_error_line_exit_2(tmp_path: Path):
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
 
-def test_a_file_smaller_than_the_highest_level_is_refused_before_the_run(tmp_path: Path):
+def test_a_file_smaller_than_the_highest_level_runs_every_row(tmp_path: Path):
+    """Issue 35: a file's rows are all sent once per repeat, at most `level` at a time (or at the open-loop rate), so
+    a file of 2 rows runs at level 4 (its cells send 2) and under 4 rates alike."""
+    from specscope.bench.workload_rows import cell_prompts
     from specscope.bench.workloads import check_sources
+    from specscope.workload.userfile import load_prompt_file
 
     prompts = tmp_path / "p.txt"
     prompts.write_text("one\ntwo\n")
-    opts = BenchOptions(workloads=("mine",), workload_files={"mine": str(prompts)}, levels=(1, 4))
-    with pytest.raises(ConfigError) as err:
+    for opts in (
+        BenchOptions(workloads=("mine",), workload_files={"mine": str(prompts)}, levels=(1, 4)),
+        BenchOptions(workloads=("mine",), workload_files={"mine": str(prompts)}, rates=(1.0, 2.0, 3.0, 4.0)),
+    ):
         check_sources(opts)
-    assert err.value.message == "workload mine has 2 prompts, fewer than the highest level 4"
-    check_sources(BenchOptions(workloads=("mine",), workload_files={"mine": str(prompts)}, levels=(1, 2)))
+        rows = load_prompt_file("mine", prompts)
+        for level in (1, 4):
+            sent = cell_prompts(opts, "mine", 0, level, rows, 40 if opts.rates else None)
+            assert sorted(p.first_user_text for p in sent) == ["one", "two"]

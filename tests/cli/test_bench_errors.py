@@ -33,7 +33,7 @@ def test_unreachable_server(tmp_path):
 def test_server_without_metrics(tmp_path):
     with TruthServer(TruthScript(metrics=MetricsPlan(enabled=False))) as ts:
         line = _one_error_line(run_cli("bench", "--server", ts.base_url, "--out", str(tmp_path)))
-    assert "no Prometheus /metrics endpoint" in line and "HTTP 404" in line
+    assert "has no usable /metrics endpoint" in line and "HTTP 404" in line
 
 
 @pytest.mark.parametrize(

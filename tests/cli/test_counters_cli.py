@@ -23,7 +23,7 @@ def test_two_engines_one_restarted_text():
     lines = res.output.splitlines()
     assert lines[0].startswith("engine 0: reset: false  drafts 1000  draft tokens 4000  accepted 2500")
     assert lines[1].startswith("engine 1: reset: true") and lines[1].endswith(
-        "(left out: restarted between the scrapes)"
+        "(partial window: restarted between the scrapes, counts since the restart; left out of the pool)"
     )
     assert lines[2] == "acceptance (engines 0): rate 0.625  length 3.50  k 4"
     assert lines[3] == "per position: 0.900 0.700 0.500 0.400"
@@ -37,6 +37,8 @@ def test_two_engines_one_restarted_json():
     assert doc["acceptance_rate"] == 0.625 and doc["acceptance_length"] == 3.5
     assert doc["acceptance_per_position"] == [0.9, 0.7, 0.5, 0.4]
     assert {e: v["reset"] for e, v in doc["engines"].items()} == {"0": False, "1": True}
+    assert {e: v["window"] for e, v in doc["engines"].items()} == {"0": "full", "1": "partial"}
+    assert (doc["window"], doc["pooled_engines"]) == ("full", ["0"])  # the pool holds engine 0's full window
     assert doc["deltas"]["generation_tokens"] == 5000 and doc["reasons"] == ["ENGINE_RESET(1)"]
 
 
@@ -49,6 +51,7 @@ def test_llamacpp_before_without_per_position_series():
     assert doc["engines"] == {
         "": {
             "reset": False,
+            "window": "full",
             "vanished": False,
             "unknown_start": False,
             "deltas": {
@@ -82,9 +85,9 @@ def test_missing_file_and_bad_format_are_one_line_errors(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert err == [
         f"error: {tmp_path / 'page.prom'} is not Prometheus text; found: ValueError: "
-        "invalid metric name:<html>not metrics</html>; expected: a /metrics scrape saved as Prometheus text "
-        "(vllm:/llamacpp:/sglang: counters); fix: save each scrape with: curl -s http://HOST:PORT/metrics > "
-        "before.prom (and after.prom after the load)"
+        "invalid metric name:<html>not metrics</html>; expected: a /metrics scrape saved as Prometheus text with an "
+        "engine's counters (docs/engines.md), or a JSON metrics body; fix: save each scrape with: "
+        "curl -s http://HOST:PORT/metrics > before.prom (and after.prom after the load)"
     ]
 
 
@@ -111,7 +114,7 @@ def test_a_file_without_counters_is_named(tmp_path, capsys):
     other = tmp_path / "node.prom"
     other.write_text("# TYPE node_load1 gauge\nnode_load1 0.5\nvllm:num_requests_running 0\n")
     err = _one_error([after, str(other)], capsys)
-    assert err.startswith(f"error: {other} holds no speculative or generation counters; found: no vllm:")
+    assert err.startswith(f"error: {other} holds no speculative or generation counters; found: no counter sample")
     assert "curl -s http://HOST:PORT/metrics > before.prom" in err and "--server" not in err
 
 
@@ -134,9 +137,16 @@ def test_a_restart_seen_in_created_times_stays_a_reason(tmp_path):
     (tmp_path / "b.prom").write_text(before + f"\n{stamp} 100\n")
     (tmp_path / "a.prom").write_text(after + f"\n{stamp} 200\n")
     res = run(str(tmp_path / "b.prom"), str(tmp_path / "a.prom"))
-    assert res.exit_code == 0, res.output
-    assert "reasons: COUNTER_RESET, PER_POSITION_SUM(sum 4 != accepted 1)" in res.output.splitlines()
-    assert res.output.splitlines()[-1].startswith("speculation: reset:")  # issue 26: the window's state last
+    # not refused as swapped: the counts since the restart are a partial window (issue 35), and these made-up ones
+    # contradict each other (4 accepted by position, 1 in all): exit 1 for that, named
+    assert res.exit_code == 1, res.output
+    lines = res.output.splitlines()
+    assert "reasons: COUNTER_RESET, PER_POSITION_SUM(sum 4 != accepted 1)" in lines
+    assert lines[4] == "inside each figure: every request of the server: its metrics carry no labels"  # llama.cpp's
+    assert lines[5] == (
+        "speculation: restarted: every engine left restarted between the scrapes (every _created moved forward): "
+        "the counts since each restart are a partial window (what ran before the restart is lost)"
+    )
 
 
 def test_more_tokens_accepted_than_drafted_or_generated_is_a_named_problem_exit_1(tmp_path, capsys):

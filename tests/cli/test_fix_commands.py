@@ -161,13 +161,13 @@ def test_suggested_is_a_plain_record() -> None:
 def test_an_acceptance_alarm_fix_audits_a_checkpoint_not_a_served_name(model, fix) -> None:
     from cellsummary import make_cell
     from fixcommands import extract
-    from specscope.report.alarms import acceptance_alarms
+    from specscope.report.alarms import judgement_alarms
 
     counters = {"drafts": 60.0, "draft_tokens": 120.0, "accepted_tokens": 2.4}  # 2 % accepted: near zero
     shape = {"output_tokens": 64, "duration_s": 6.4, "ttft_p50_s": 0.05, "ttft_p95_s": 0.08}
     cell = make_cell("mtp", "prose", 1, 0, 10.0, counters=counters, **shape)
     facts = {} if model is None else {"mtp": {"model": model}}
-    (alarm,) = acceptance_alarms([cell], facts)
+    (alarm,) = judgement_alarms(None, facts, [cell])
     (suggested,) = extract(alarm.fixes[0], alarm.code)
     assert suggested.line == fix and parse_error(suggested.line) is None
     if fix.endswith("MODEL"):  # what the user must choose is named

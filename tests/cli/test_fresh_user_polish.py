@@ -173,12 +173,18 @@ def test_bench_takes_a_gzipped_workload_file(capsys, monkeypatch, tmp_path):
         argv = ["bench", "--server", f"base={ts.base_url}", "--workload", f"mine={gz}", "--max-concurrency", "1"]
         argv += ["--repeats", "1", "--max-tokens", "4", "--out", tmp_path / "runs", "-f", "json", "-o", tmp_path / "r"]
         code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+        log = ts.served()
     assert code == 0, err
     assert "[1/1] base/mine/" in err, err
+    from sent_rows import assert_rows_sent, only_run
+
+    texts = {"line 1": "hi there", "line 2": "write code"}
+    assert assert_rows_sent(only_run(tmp_path / "runs"), log, texts) == {"base/mine/c1/r0": 2}
     from specscope.store import open_run
 
     with open_run(next((tmp_path / "runs").glob("run-*"))) as run:
         streams = [s for r in run.cells() for s in r.streams]
-    # a prompt of the gzipped file was sent and answered (the cell itself may be CLIENT_LIMITED under load)
-    assert len(streams) == 1 and streams[0].status == "ok", err
-    assert streams[0].prompt_id in {"mine-0001", "mine-0002"}, streams[0].prompt_id
+    # both prompts of the gzipped file were sent and answered (every row once per repeat; the cell itself may be
+    # CLIENT_LIMITED under load)
+    assert len(streams) == 2 and all(s.status == "ok" for s in streams), err
+    assert sorted(s.prompt_id for s in streams) == ["mine-0001", "mine-0002"]

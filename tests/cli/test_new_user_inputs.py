@@ -133,8 +133,8 @@ def test_a_prompt_that_is_not_text_is_refused_with_its_line(line, what, expected
     err = _error(["bench", "--configs", "base", "--workload", f"mine={prompts}", "--out", str(tmp_path / "o")], capsys)
     assert err.startswith(f"error: {prompts}:4: {what}; found: {what}; expected: {expected}")
     assert err.endswith(
-        "fix: fix mine.jsonl:4 (records: chat `messages`, ShareGPT `conversations`, `turns`, `prompt` / `text`, "
-        "Alpaca `instruction`, or plain text lines)"
+        "fix: fix mine.jsonl:4 (records: chat `messages`, ShareGPT `conversations`, `turns`, `prompt` / `text` / "
+        "`question` ..., Alpaca `instruction`, or plain text lines (docs/workloads.md lists every layout))"
     )
     assert not (tmp_path / "o").exists()
 

@@ -137,9 +137,9 @@ def test_predict_takes_zero_draft_bytes_and_names_what_is_missing(capsys, monkey
         ),
         (
             ["reprot", "x"],
-            "error: No such command 'reprot'. Did you mean 'report'?; found: reprot; expected: one of advise, audit, "
-            "bench, counters, gate, predict, report, serve, surgery, truth-server, version; fix: did you mean "
-            "`specscope report`?",
+            "error: No such command 'reprot'. Did you mean 'report', 'export'?; found: reprot; expected: one of "
+            "advise, audit, bench, counters, export, gate, import, predict, report, serve, surgery, truth-server, "
+            "version; fix: did you mean `specscope report`?",
         ),
     ],
 )

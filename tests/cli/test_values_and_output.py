@@ -86,7 +86,9 @@ def run(tmp_path_factory) -> Path:
     return make_quick_run(tmp_path_factory.mktemp("quick") / "run")
 
 
-@pytest.mark.parametrize(("name", "head"), [("r.md", "# "), ("r.json", "{"), ("r.txt", "─"), ("r.html", "<!DOCTYPE")])
+@pytest.mark.parametrize(
+    ("name", "head"), [("r.md", "# "), ("r.json", "{"), ("r.txt", "headline: "), ("r.html", "<!DOCTYPE")]
+)
 def test_output_file_takes_its_format_from_the_suffix_and_prints_its_path(run, tmp_path, capsys, name, head) -> None:
     target = tmp_path / name
     code, out, err = _run(["report", str(run), "-o", str(target)], capsys)

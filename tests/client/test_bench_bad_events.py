@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from sent_rows import assert_rows_sent
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 
 pytestmark = pytest.mark.integration
@@ -56,11 +57,14 @@ def test_bench_finishes_with_bad_events_and_a_runaway_named_per_stream(tmp_path)
         t0 = time.perf_counter()
         res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
         took_s = time.perf_counter() - t0
+        log = truth.served()
     assert res.returncode == 0, res.stderr
     assert "Traceback" not in res.stderr and "internal error" not in res.stderr
     (cell,) = json.loads(res.stdout)["cells"]
     assert cell["status"] == "degraded"
     (run_dir,) = out.iterdir()
+    texts = {f"line {no}": name for no, name in enumerate(PLANS, start=1)}  # a bad answer is still a row sent
+    assert assert_rows_sent(run_dir, log, texts) == {f"base/mine/c{len(PLANS)}/r0": len(PLANS)}
     from specscope.store import open_run
 
     with open_run(run_dir) as run:

@@ -71,6 +71,7 @@ def _bench(tmp_path, ts: TruthServer, *flags: str) -> list[dict]:
 
 
 @pytest.mark.integration
+@pytest.mark.timing  # CPU time over wall time: another process on a 2-core VM moves both fractions
 def test_bench_busy_poll_flag_reaches_the_cell(tmp_path):
     with TruthServer(TruthScript(default=PLAN)) as ts:
         (polled,) = _bench(tmp_path / "poll", ts, "--busy-poll")

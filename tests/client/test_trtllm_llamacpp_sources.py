@@ -6,7 +6,14 @@ row repeats rank 0's spec stats. llama.cpp ``/slots``: ``params["speculative.n_m
 
 from __future__ import annotations
 
-from specscope.client.metrics import parse_trtllm_iteration_stats, slots_spec_config
+from specscope.adapters.llamacpp.slots import slots_spec_config
+from specscope.adapters.trtllm.metrics import read_iteration_stats
+
+
+def parse_trtllm_iteration_stats(items):
+    """(the slice's counts, its reasons): the adapter's reading of one drained body."""
+    got = read_iteration_stats(items)
+    return got.counts, got.reasons
 
 
 def _it(i: int, drafted: int, accepted: int, requests: int, rank: int | None = None) -> dict:

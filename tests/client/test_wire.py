@@ -81,7 +81,7 @@ def test_wire_and_aiohttp_paths_agree_on_every_shape(truth):
     assert got["wire"] == got["aiohttp"]
     wire = dict(zip(names, got["wire"], strict=True))
     assert wire["good"][:8] == ("ok", None, 200, 10, 8, 10, 0, " x" * 10)
-    assert wire["http503"][:3] == ("failed", "http 503", 503)
+    assert wire["http503"][:3] == ("failed", "http 503 on /v1/chat/completions: scripted failure", 503)
     assert wire["drop3"][:2] == ("degraded", "connection dropped; no [DONE]; no usage; short without stop")
     # 10 tokens in chunks 4,1,4,1: 4 events, and usage says 10 (never the chunk count)
     assert wire["multi"][3:8] == (10, 8, 4, 0, " x" * 10)
@@ -174,6 +174,32 @@ def test_connection_close_reconnects_per_request():
         recs = run_sync(run_fixed_concurrency(url, _reqs(["a"] * 5), 1, ClientSettings(keep_text=True)))
     assert [(r.status, r.output_tokens, r.text, r.finish_reason) for r in recs] == [("ok", 1, " x", "stop")] * 5
     assert srv.connections == 5  # one per request: the server said Connection: close each time
+
+
+class _StaleKeepAliveServer(_CloseServer):
+    """Answers the first request of a connection without ``Connection: close`` (kept alive), then closes the
+    connection when the next request arrives, unanswered: a server that dropped the idle connection as the client
+    reused it (llama.cpp's server after a long response)."""
+
+    async def _handle(self, reader, writer) -> None:
+        self.connections += 1
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int([h.split(b":")[1] for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")][0])
+        await reader.readexactly(length)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s" % (len(_SSE), _SSE)
+        )
+        await writer.drain()
+        await reader.read(1)  # the next request on this connection: dropped before any response byte
+        writer.close()
+
+
+def test_request_on_a_stale_kept_alive_connection_is_sent_again_on_a_new_one():
+    with _StaleKeepAliveServer() as srv:
+        url = f"http://127.0.0.1:{srv.port}"
+        recs = run_sync(run_fixed_concurrency(url, _reqs(["a"] * 3), 1, ClientSettings(keep_text=True)))
+    assert [(r.status, r.output_tokens, r.text, r.finish_reason) for r in recs] == [("ok", 1, " x", "stop")] * 3
+    assert srv.connections == 3  # requests 2 and 3 each met a dropped connection, then a new one answered them
 
 
 def test_body_reads_splits_chunked_framing_across_reads():

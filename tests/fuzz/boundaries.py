@@ -773,6 +773,80 @@ def check_checkpoint(case: bytes) -> None:
         strict_json(_guard(lambda: dumps_strict(report.to_dict(), default=str), ()), "audit -f json")
 
 
+def _model_entry(rnd: random.Random) -> str:
+    fields = {"id": lambda q: q.choice(['"m"', '""', "5"]), "max_model_len": lambda q: _raw(q.choice(NASTY_NUMBERS))}
+    return obj(rnd, fields)
+
+
+def make_answer(rnd: random.Random) -> bytes:
+    """A server's JSON answer to ``GET /v1/models``, ``POST /tokenize``, ``/detokenize`` or ``/apply-template``
+    (issue 37: the answers read outside the stream), or a proxy's HTML page; mutated byte-wise."""
+    kind = rnd.randrange(5)
+    if kind == 0:
+        data = lambda r: "[" + ",".join(_model_entry(r) for _ in range(r.randrange(3))) + "]"  # noqa: E731
+        body = obj(rnd, {"object": lambda r: '"list"', "data": data})
+    elif kind == 1:
+        body = obj(rnd, {"count": lambda r: _raw(r.choice(NASTY_NUMBERS)), "tokens": lambda r: "[1,2,-3]"})
+    elif kind == 2:
+        body = obj(rnd, {"content": lambda r: '"text"', "prompt": lambda r: any_json(r)})
+    elif kind == 3:
+        body = any_json(rnd)
+    else:
+        body = "<html><body>502 Bad Gateway</body></html>"
+    return _mutated(body.encode(), rnd, 0.4)
+
+
+def check_answer(case: bytes) -> None:
+    from specscope.seam.answers import (
+        DetokenizeAnswer,
+        ModelsAnswer,
+        TemplateAnswer,
+        TokenCount,
+        TokenIds,
+        read_answer,
+    )
+
+    for shape in (ModelsAnswer, TokenCount, TokenIds, DetokenizeAnswer, TemplateAnswer):
+        got = _guard(lambda shape=shape: read_answer(shape, case, path="/x", fix="f"))
+        if isinstance(got, DetokenizeAnswer):
+            _guard(lambda got=got: got.text, ())
+
+
+# -- 9. GGUF headers (checkpoint/gguf_bounds.py, gguf_file.py: issue 37 G1) --------------------------------------
+_GGUF_COUNTS = [0, 1, 3, 2**31, 2**32 + 1, 10**12, 2**63, 2**64 - 1]
+
+
+def _gguf_str(text: bytes) -> bytes:
+    return struct.pack("<Q", len(text)) + text
+
+
+def make_gguf(rnd: random.Random) -> bytes:
+    """A small GGUF v3 file (docs/gguf.md): an architecture, arrays whose counts may say more than the file holds,
+    a tensor info with any ``n_dims``; then mutated."""
+    kvs = [_gguf_str(b"general.architecture") + struct.pack("<I", 8) + _gguf_str(b"llama")]
+    for _ in range(rnd.randrange(0, 4)):
+        item = rnd.choice([5, 8, 9, 4, 13])  # int32, string, array (nested), uint32, not a type
+        body = b"".join(_gguf_str(b"t") if item == 8 else b"\0\0\0\0" for _ in range(rnd.randrange(4)))
+        count = rnd.choice(_GGUF_COUNTS)
+        key = rnd.choice([b"tokenizer.ggml.token_type", b"tokenizer.ggml.tokens", b"x.y"])
+        kvs.append(_gguf_str(key) + struct.pack("<IIQ", 9, item, count) + body)
+    tensors = b""
+    n_tensors = rnd.randrange(0, 2)
+    if n_tensors:
+        n_dims = rnd.choice([0, 1, 2, 2**31])
+        tensors = _gguf_str(b"w") + struct.pack("<I", n_dims) + struct.pack("<QQIQ", 4, 4, 0, 0)
+    head = b"GGUF" + struct.pack("<IQQ", 3, rnd.choice([n_tensors, n_tensors, 10**12]), len(kvs))
+    return _mutated(head + b"".join(kvs) + tensors + bytes(rnd.randrange(0, 64)), rnd, 0.3)
+
+
+def check_gguf(case: bytes) -> None:
+    from specscope.checkpoint.gguf_file import read_gguf
+
+    path = _tmpdir() / "case.gguf"
+    path.write_bytes(case)
+    _guard(lambda: read_gguf(path))
+
+
 BOUNDARIES: dict[str, Boundary] = {
     b.name: b
     for b in (
@@ -784,5 +858,7 @@ BOUNDARIES: dict[str, Boundary] = {
         Boundary("run_folder_rows", make_run_row, check_run_row),
         Boundary("cli_arguments", make_cli, check_cli),
         Boundary("checkpoint_json_headers", make_checkpoint, check_checkpoint, owner="i27-checkpoints"),
+        Boundary("server_answers", make_answer, check_answer, owner="i37-edges"),
+        Boundary("gguf_headers", make_gguf, check_gguf, owner="i37-faults"),
     )
 }

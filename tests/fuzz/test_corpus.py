@@ -27,6 +27,7 @@ SMOKE = [
     "run_folder_rows",
     "cli_arguments",
     "checkpoint_json_headers",
+    "gguf_headers",
 ]
 SMOKE_CASES = 150
 

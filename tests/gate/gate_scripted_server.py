@@ -52,6 +52,7 @@ class ScriptedServer:
     def __init__(self, mode: str, profile: GateProfile | None = None):
         self.mode = mode
         self.requests: list[dict] = []
+        self.auth: list[str | None] = []  # each chat request's Authorization header
         suite = load_suite(profile or GateProfile())
         self.by_prompt = {}
         for gate, probes in suite.items():
@@ -134,6 +135,7 @@ class ScriptedServer:
     async def _chat(self, request: web.Request) -> web.Response:
         req = await request.json()
         self.requests.append(req)
+        self.auth.append(request.headers.get("Authorization"))
         if self.mode == "slow":
             await asyncio.sleep(30.0)
         return web.json_response(self._answer(req))

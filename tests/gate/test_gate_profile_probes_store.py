@@ -33,7 +33,7 @@ def test_user_profile_overrides_and_rejects_unknown_keys(tmp_path):
     f.write_text("[code\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_profile(f)
-    with pytest.raises(ConfigError, match="not found"):
+    with pytest.raises(ConfigError, match="cannot read the gate profile"):
         load_profile(tmp_path / "missing.toml")
 
 

@@ -1,7 +1,8 @@
 """``--target-ci`` end to end: the runner asks for more rounds only where the verdict is not decided.
 
-Three configs on three ground-truth servers, one workload file of two prompts at N=1, so rounds alternate between
-them (:func:`specscope.workload.schedule.schedule`: repeat r takes prompt ``r mod 2`` of the shuffled pack). ``base``
+Three configs on three ground-truth servers, one workload file of two prompts at N=1 sampled one row per repeat
+(``--sample-rows 1``; by default a cell sends every row), so rounds alternate between them
+(:func:`specscope.workload.schedule.schedule`: repeat r takes prompt ``r mod 2`` of the shuffled pack). ``base``
 answers every prompt after 250 ms, then 100 ms apart (12 tokens in 3 chunks: 450 ms a request); ``faster`` after
 100 ms on both (300 ms): per-round ratios 1.5x twice, a verdict (``faster``) after the 2 minimum rounds, so it
 stops there. ``flaky`` answers one prompt after 100 ms and the other after 400 ms (300 / 600 ms a request):
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from sent_rows import assert_rows_sent
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.stats.cells import summarize_run
@@ -43,6 +45,7 @@ def run_cells(tmp_path_factory):
         configs=("base", "faster", "flaky"),
         workloads=("two",),
         workload_files={"two": str(wl)},
+        sample_rows=1,  # one row per round, alternating (issue 35: without it each cell sends both rows)
         levels=(1,),
         max_tokens=12,
         prefix_cache="allow",
@@ -54,6 +57,10 @@ def run_cells(tmp_path_factory):
     with TruthServer(TruthScript(default=plan(250))) as b, TruthServer(TruthScript(default=plan(100))) as s:
         with TruthServer(flaky) as f:
             run_dir = run_bench(opts, servers={"base": b.base_url, "faster": s.base_url, "flaky": f.base_url}, out=tmp)
+            logs = {"base": b.served(), "faster": s.served(), "flaky": f.served()}
+    texts = {"line 1": PROMPTS[0], "line 2": PROMPTS[1]}
+    for cfg, log in logs.items():  # one row per round (--sample-rows 1), each what that server received
+        assert set(assert_rows_sent(run_dir, log, texts, config=cfg).values()) == {1}
     with open_run(run_dir) as run:
         assert run.manifest["finished"] is True
         return summarize_run(run)

@@ -45,8 +45,12 @@ def crashy_recipe(tmp_path: Path) -> Path:
 
 def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
     opts = BenchOptions(configs=("crashy",), workloads=("prose",), levels=LEVELS, repeats=1, max_tokens=4, seed=SEED)
-    # the shuffled order of this seed: 1, then 4 (the crash), then 8 (above it: not run), then 2 (below: runs)
+    # the shuffled order of this seed is 1, 4, 8, 2; with crash trials the levels run in ascending order (issue
+    # 35), so 1 and 2 are measured, 4 crashes and 8 (above it) is not run
     assert [k.concurrency for k in plan_cells(opts, "blocks")] == [1, 4, 8, 2]
+    with_trials = opts.model_copy(update={"crash_trials": 3})
+    assert [k.concurrency for k in plan_cells(with_trials, "blocks")] == [1, 2, 4, 8]
+    assert [k.concurrency for k in plan_cells(with_trials, "interleaved")] == [1, 2, 4, 8]
     cmd = [sys.executable, "-m", "specscope", "bench", "--launch", "vllm", "--recipes", str(crashy_recipe(tmp_path))]
     cmd += ["--configs", "crashy", "--workloads", "prose", "--max-concurrency", "1,2,4,8", "--repeats", "1"]
     cmd += ["--max-tokens", "4", "--seed", str(SEED), "--crash-trials", "3", "--no-preflight", "--out", str(tmp_path)]
@@ -59,7 +63,7 @@ def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
         cells = {c.concurrency: c for c in summarize_run(run)}
         manifest = run.manifest
         crash_streams = run.streams(CellKey("crashy", "prose", 4, 0))
-    # the crash cell is stored as such; 8 was never run; 2 ran on a fresh server after the trials
+    # the crash cell is stored as such; 8 was never run; 1 and 2 ran before it, on the first server
     assert sorted(cells) == [1, 2, 4], [(c.concurrency, c.status, c.reasons) for c in cells.values()]
     assert cells[4].status == "server_crash" and cells[4].reasons[0] == "SERVER_CRASH"
     assert cells[1].output_tokens == 4 and cells[2].output_tokens == 8  # usage of each stream, 4 tokens each
@@ -70,7 +74,9 @@ def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
         record
     )
     assert record["levels_not_run"] == [{"level": 8, "cells": 1, "why": "above the crash level N=4"}]
-    assert record["note"] == "the cells below the crash level ran on a freshly started server"
+    assert record["note"] == (
+        "every level below the crash level was measured before it (levels run in ascending order)"
+    )
     for i, trial in enumerate(record["trials"], start=1):
         # the third arrival killed the server: none of the 4 requests got an answer, every one was sent
         assert (trial["trial"], trial["crashed"], trial["planned"], trial["ok"]) == (i, True, 4, 0)
@@ -83,13 +89,13 @@ def test_crash_confirmed_in_3_of_3_trials_and_the_levels_not_run(tmp_path):
         log = stats["log"]
         assert (log["running_reqs"], log["waiting_reqs"], log["kv_cache_usage_percent"]) == (2, 0, 12.0)
     assert len(crash_streams) == 4 and all(s.status == "failed" for s in crash_streams)
-    assert (run_dir / "logs" / "crashy.after-crash.log").is_file()
+    assert not (run_dir / "logs" / "crashy.after-crash.log").exists()  # nothing was left below the crash level
 
     # the report: text and JSON say where it crashed, how often, the highest stable level and the levels not run
     tables = {t["key"]: t for s in doc["sections"] for t in s["tables"]}
     note = tables["crash_trials"]["note"]
     assert note.startswith(  # stable: the server answered every cell at 2 (ok, or degraded by a busy client)
-        "crashy/prose: crashed at N=4 in 3 of 3 trials; highest stable N=2; "
+        "crashy/prose: crashed at N=4 in 3 of 3 trials; highest stable N=2 (1 cell, every one answered); "
         "levels not run: 8 (1 cell: above the crash level N=4);"
     )
     assert [row[:4] for row in tables["crash_trials"]["rows"]] == [
@@ -115,13 +121,11 @@ def test_an_external_server_is_not_restarted_and_the_record_says_so(tmp_path):
     with open_run(run_dir) as run:
         levels = sorted(c.concurrency for c in summarize_run(run))
         (record,) = run.manifest["crash_trials"]["ext"]
-    # the interleaved order of this seed is 1, 4, 2, 8: the sweep stops at the crash at 4, nothing is retried
-    assert levels == [1, 4]
+    # the interleaved order of this seed is 1, 4, 2, 8, but crash trials sweep the levels ascending: 1 and 2 are
+    # measured, the sweep stops at the crash at 4, nothing is retried (issue 35)
+    assert levels == [1, 2, 4]
     assert (record["level"], record["trials"], record["crashed_in"], record["of"]) == (4, [], 0, 0)
-    assert record["levels_not_run"] == [
-        {"level": 2, "cells": 1, "why": "the sweep stopped at the crash at N=4"},
-        {"level": 8, "cells": 1, "why": "above the crash level N=4"},
-    ]
+    assert record["levels_not_run"] == [{"level": 8, "cells": 1, "why": "above the crash level N=4"}]
     assert record["note"].startswith("specscope cannot restart this server (started with --server")
 
 

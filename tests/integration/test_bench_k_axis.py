@@ -15,6 +15,7 @@ from specscope.store import open_run  # noqa: E402
 pytestmark = pytest.mark.integration
 
 
+@pytest.mark.slow  # ~5 min of embedded-engine cells (CI 2026-12-05: 317 s): `pytest -m slow tests/integration`
 def test_bench_k_1_2_4_runs_four_configs_and_prints_speedup_by_k(tmp_path):
     args = ["bench", "--configs", "base,draft", "--k", "1,2,4", "--workloads", "edit", "--max-concurrency", "1"]
     args += ["--repeats", "2", "--max-tokens", "24", "--out", str(tmp_path)]

@@ -16,7 +16,7 @@ from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.stats.cells import summarize_run
 from specscope.store import open_run
-from specscope.truth import ResponsePlan, TruthScript, TruthServer
+from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
 from specscope.truth.router import Router
 
 pytestmark = [
@@ -111,3 +111,32 @@ def test_prometheus_deltas_equal_direct_scrapes(tmp_path):
     with open_run(a) as run:
         facts = run.cells()[0].client["counter_source"]
     assert facts == {"kind": "prometheus", "url": prom, "selector": '{job="base"}', "scrape_interval_s": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("style", "expected"),
+    [
+        # SGLang: its verify-step counter and generation tokens; no drafted / accepted counter exists (None, not 0)
+        ("sglang", lambda n: (12 * n, 4 * n, None, None)),
+        # TensorRT-LLM's /prometheus/metrics names: drafted and accepted tokens, no drafts or generation counter
+        ("trtllm", lambda n: (None, None, 12 * n, 6 * n)),
+    ],
+)
+def test_other_engines_counters_are_queried_through_prometheus(tmp_path, style, expected):
+    """Issue 34: the PromQL query takes every adapter's names, so SGLang's and TensorRT-LLM's counters arrive."""
+    opts = dict(configs=("base",), workloads=("prose",), levels=(1, 2), repeats=1, max_tokens=12)
+    script = TruthScript(default=PLAN, metrics=MetricsPlan(style=style))
+    with TruthServer(script) as r1, TruthServer(script) as r2:
+        hosts = [u.removeprefix("http://") for u in (r1.base_url, r2.base_url)]
+        proc, prom = start_prometheus(tmp_path, hosts)
+        try:
+            with Router([r1.base_url, r2.base_url]) as router:
+                via_prom = BenchOptions(**opts, prometheus=prom, prometheus_selectors={"base": '{job="base"}'})
+                a = run_bench(via_prom, servers={"base": router.base_url}, run_dir=tmp_path / "prom")
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    got = counters_by_cell(a)
+    assert sorted(got) == [("prose", 1, 0), ("prose", 2, 0)]
+    for (_w, n, _r), (gen, drafts, draft_tokens, accepted, _per_pos, _reasons) in got.items():
+        assert (gen, drafts, draft_tokens, accepted) == expected(n)

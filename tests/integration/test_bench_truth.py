@@ -247,6 +247,7 @@ def test_advise_with_an_slo_nothing_meets(tmp_path):
     assert "no recommendation" in res.stdout and "overall:" not in res.stdout
 
 
+@pytest.mark.timing  # every cell must be ok: the client self-check marks a cell CLIENT_LIMITED on a loaded VM
 def test_advise_level_mix_on_a_run(tmp_path):
     paced = PLAN.model_copy(update={"inter_chunk_ms": 20.0})  # paced so the client's self-check stays quiet
     run_dir, res = advise_on_two_configs(tmp_path, paced, (1, 4), 1, "--level-mix", "1=0.6,4=0.4", "-f", "json")

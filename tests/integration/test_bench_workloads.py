@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from dataset_files import SPEED_CATEGORIES, write_speed_bench_parquet
+from dataset_files import SPEED_CATEGORIES, qid, write_speed_bench_parquet
+from sent_rows import assert_rows_sent, only_run
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.report.build import load_document
@@ -49,8 +51,18 @@ def test_speed_bench_categories_and_temperatures_exact(tmp_path: Path):
     script = TruthScript(default=_plan([0, 0, 0]), by_prompt=by_prompt, metrics=MetricsPlan())
     with TruthServer(script) as ts:
         run_dir = run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
+        log = ts.served()
+        received = [r["prompt"] for r in log if not str(r["prompt"]).startswith("Warm-up")]
     with open_run(run_dir) as run:
         cells = summarize_run(run)
+        sent = [row for cell in run.cells() for row in cell.client["rows_sent"]]
+    # issue 35: every row once per cell (3 temperatures x 1 repeat), each id sent = one request the server received
+    text_of = {
+        qid(f"{c}-{i}"): f"{c} question {i}: explain step {i} briefly." for c in SPEED_CATEGORIES for i in (0, 1)
+    }
+    assert Counter(sent) == Counter({q: 3 for q in text_of})
+    assert list(assert_rows_sent(run_dir, log, text_of).values()) == [2] * 9  # 3 categories x 3 temperatures
+    assert Counter(text_of[q] for q in sent) == Counter(received)
     assert sorted(c.workload for c in cells) == sorted(
         f"speed-bench.{c}@t{t}" for c in SPEED_CATEGORIES for t in ("0", "0.6", "1")
     )
@@ -82,7 +94,10 @@ def test_cli_dataset_gives_one_acceptance_row_per_category(tmp_path: Path):
         args += ["--dataset-path", str(parquet), "--max-concurrency", "1", "--repeats", "1", "--max-tokens", "12"]
         args += ["-f", "json", "--out", str(tmp_path / "runs")]
         res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+        log = ts.served()
     assert res.returncode == 0, res.stderr[-2000:]
+    text_of = {qid(f"{c}-0"): f"{c} question 0: explain step 0 briefly." for c in SPEED_CATEGORIES}
+    assert list(assert_rows_sent(only_run(tmp_path / "runs"), log, text_of).values()) == [1, 1, 1]
     (section,) = json.loads(res.stdout)["sections"]
     (table,) = [t for t in section["tables"] if t["key"] == "acceptance_by_category"]
     ok = {c["workload"] for c in json.loads(res.stdout)["cells"] if c["status"] == "ok"}
@@ -125,6 +140,7 @@ def test_acceptance_by_phase_exact_against_truth_server(tmp_path: Path):
     assert not any("no reasoning phase" in n for s in doc.sections for n in s.notes)
 
 
+@pytest.mark.slow  # ~3 min of 2k-token prefills on the embedded engine (CI 2026-12-05: 175 s)
 def test_own_file_at_2k_context_with_thinking_on_embedded(tmp_path: Path):
     pytest.importorskip("xllamacpp")
     prompts = tmp_path / "prompts.jsonl"

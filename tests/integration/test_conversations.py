@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dataset_files import write_spec_bench_jsonl
+from sent_rows import assert_rows_sent
 from specscope.bench import run_bench
 from specscope.config import BenchOptions
 from specscope.records import split_turn
@@ -48,8 +49,12 @@ def test_two_turn_row_sends_the_first_answer_with_the_second_turn(tmp_path: Path
     )
     with TruthServer(script) as ts:
         run_dir = run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
-        served = [r for r in ts.served() if not str(r["prompt"]).startswith("Warm-up")]
+        log = ts.served()
+        served = [r for r in log if not str(r["prompt"]).startswith("Warm-up")]
     assert len(served) == 4  # two conversations x two turns
+    assert assert_rows_sent(run_dir, log, {"81": ROWS[0]["turns"][0], "82": ROWS[1]["turns"][0]}) == {
+        "mtp/spec-bench.mt_bench/c2/r0": 2
+    }
     by_last = {r["messages"][-1]["content"]: r for r in served}
     for row in ROWS:
         t1, t2 = row["turns"]
@@ -93,14 +98,17 @@ def test_a_failed_turn_ends_its_conversation(tmp_path: Path) -> None:
     )  # fmt: skip
     with TruthServer(script) as ts:
         run_dir = run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
-        served = [r for r in ts.served() if not str(r["prompt"]).startswith("Warm-up")]
+        log = ts.served()
+        served = [r for r in log if not str(r["prompt"]).startswith("Warm-up")]
     assert [r["messages"][-1]["content"] for r in served] == [ROWS[0]["turns"][0]]  # turn 2 never sent
+    assert assert_rows_sent(run_dir, log, {"81": ROWS[0]["turns"][0]}) == {"mtp/spec-bench.mt_bench/c1/r0": 1}
     with open_run(run_dir) as run:
         (cell,) = run.cells()
     assert cell.client["conversations"] == [{"id": "spec-bench.mt_bench-0000", "turns_planned": 2, "turns_sent": 1}]
 
 
-def test_a_user_file_of_turns_rows_is_sent_as_conversations(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("level", "repeats"), [(1, 1), (2, 2)])
+def test_a_user_file_of_turns_rows_is_sent_as_conversations(tmp_path: Path, level: int, repeats: int) -> None:
     # AIPerf's multi-turn input ({"session_id", "turns": [{"text"}]}) and FastChat's question.jsonl rows given with
     # --workload: the same conversations as a dataset's, turn 2 after the server's own answer to turn 1
     import json
@@ -116,15 +124,18 @@ def test_a_user_file_of_turns_rows_is_sent_as_conversations(tmp_path: Path) -> N
         configs=("mtp",),
         workloads=("mine",),
         workload_files={"mine": str(path)},
-        levels=(2,),
-        repeats=1,
+        levels=(level,),
+        repeats=repeats,
         max_tokens=6,
     )
     with TruthServer(script) as ts:
-        run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
-        served = [r for r in ts.served() if not str(r["prompt"]).startswith("Warm-up")]
+        run_dir = run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
+        log = ts.served()
+        served = [r for r in log if not str(r["prompt"]).startswith("Warm-up")]
     by_last = {r["messages"][-1]["content"]: r["messages"] for r in served}
-    assert len(served) == 4
+    assert len(served) == 4 * repeats
+    per_cell = assert_rows_sent(run_dir, log, {"s1": "Hello there.", "81": "Write a haiku."})
+    assert per_cell == {f"mtp/mine/c{level}/r{r}": 2 for r in range(repeats)}
     assert by_last["Tell me more."] == [
         {"role": "user", "content": "Hello there."},
         {"role": "assistant", "content": " x x x x"},

@@ -18,6 +18,7 @@ from dataset_files import (
     write_speed_parquet,
     write_speed_throughput_parquet,
 )
+from sent_rows import assert_rows_sent, only_run
 from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
 
 pytestmark = pytest.mark.integration
@@ -72,7 +73,9 @@ def test_drop_bad_rows_runs_without_them_and_reports_them(tmp_path: Path) -> Non
     with TruthServer(TruthScript(default=plan, metrics=MetricsPlan())) as ts:
         args = ["--dataset", "speed-bench@487aa718", "--dataset-path", str(tmp_path), "--drop-bad-rows", "-f", "json"]
         res = _bench(ts.base_url, tmp_path / "runs", *args)
-        prompts = {str(r["prompt"]) for r in ts.served()}
+        log = ts.served()
+        served = [r for r in log if not str(r["prompt"]).startswith("Warm-up")]
+        prompts = {str(r["prompt"]) for r in log}
     assert res.returncode == 0, res.stderr[-2000:]
     assert not any("FULL BENCHMARK DATA" in p for p in prompts)  # the placeholder was never sent
     doc = json.loads(res.stdout)
@@ -81,6 +84,13 @@ def test_drop_bad_rows_runs_without_them_and_reports_them(tmp_path: Path) -> Non
     (src,) = tables["workload_sources"]["rows"]
     assert src[:3] == ["speed-bench", "qualitative", "487aa718"]
     assert src[3].startswith("test-00000-of-00001.parquet sha256:") and src[4:7] == ["3", "2", "1 placeholder"]
+    assert src[8] == "2" == str(len(served))  # sent per repeat (1 repeat) = what the server received
+    cells_sent = sorted(row for c in doc["cells"] for row in c["client"]["rows_sent"])
+    assert cells_sent == sorted([qid("coding-0"), qid("coding-1")])
+    texts = {qid(f"coding-{i}"): f"coding question {i}: explain step {i} briefly." for i in (0, 1)}
+    assert assert_rows_sent(only_run(tmp_path / "runs"), log, texts) == {"mtp/speed-bench.coding/c1/r0": 2}
+    note = tables["workload_sources"]["note"]  # coding and the placeholder row's summarization were read
+    assert "speed-bench:qualitative@487aa718 holds 2 of its 11 categories; missing: humanities, math, " in note
     (refused,) = tables["rows_refused"]["rows"]
     assert refused[:3] == ["speed-bench:qualitative@487aa718", qid("summarization-7"), "placeholder"]
     assert "abisee/cnn_dailymail" in refused[3]

@@ -34,6 +34,7 @@ def _bench(tmp_path, name: str, plan: ResponsePlan, metrics: MetricsPlan) -> lis
         return summarize_run(run)
 
 
+@pytest.mark.timing  # every cell must be ok: the client self-check marks a cell CLIENT_LIMITED on a loaded VM
 @pytest.mark.parametrize(
     ("shape", "style", "steps_reported"),
     [

@@ -71,7 +71,7 @@ def test_parse_log_json_and_exit_codes(tmp_path):
 def test_user_errors_are_one_line_exit_2(tmp_path):
     missing = _run("--parse-log", str(tmp_path / "none.log"), cwd=tmp_path)
     assert missing.returncode == 2
-    assert missing.stderr.strip().startswith("error: vLLM log not found;")
+    assert missing.stderr.strip().startswith("error: server log not found;")
     assert "Traceback" not in missing.stderr
     unknown = _run("nope", "--print", cwd=tmp_path)
     assert unknown.returncode == 2

@@ -327,4 +327,5 @@ def test_parse_log_of_a_file_that_is_not_a_vllm_log(tmp_path):
         timeout=60,
     )
     assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert "has no vLLM log lines that specscope recognises" in res.stderr
+    assert "holds no server-log line specscope recognises" in res.stderr
+    assert "llamacpp draft acceptance rate" in res.stderr and "sglang Decode batch accept len" in res.stderr

@@ -9,8 +9,8 @@ from cells import summary
 
 from specscope.errors import ConfigError
 from specscope.report.advice import advise
-from specscope.report.mix import find_crossovers, place_acceptance
 from specscope.stats.choices import Traffic
+from specscope.stats.crossovers import find_crossovers, place_acceptance
 from specscope.stats.mix import parse_mix
 
 JITTER = (-0.001, 0.0, 0.001)  # symmetric: the mean over 3 rounds is exactly the table value

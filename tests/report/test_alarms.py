@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from test_html import _summary
 
-from specscope.report.alarms import acceptance_alarms
+from specscope.report.alarms import judgement_alarms
+
+
+def acceptance_alarms(cells, facts=None):
+    """The alarms of a run too small to judge (no baseline): the acceptance rule alone, as report renders it."""
+    return judgement_alarms(None, facts, cells)
 
 
 def _cell(cfg: str, wl: str, drafts: float, rate: float, rep: int = 0):
@@ -41,3 +46,11 @@ def test_near_zero_names_the_model_from_the_server_facts():
     (alarm,) = acceptance_alarms([_cell("draft", "prose", 60, 0.02)], facts)
     assert alarm.code == "ACCEPTANCE_NEAR_ZERO" and alarm.fixes[0] == "specscope audit /models/m-NVFP4"
     assert alarm.text.startswith("ALARM ACCEPTANCE_NEAR_ZERO (draft on prose): draft acceptance 2.0% over 60 draft")
+
+
+def test_an_unknown_method_accepting_1_percent_of_800_drafts_alarms_as_the_counters_rule_does():
+    from specscope.stats.low_acceptance import low_acceptance_alarm
+
+    (alarm,) = acceptance_alarms([_cell("fast", "prose", 800, 0.01)])  # a name that says no method: unknown
+    assert alarm.code == "ACCEPTANCE_NEAR_ZERO" and alarm.found.startswith("unknown method acceptance 1.0% over 800")
+    assert low_acceptance_alarm(None, 0.01, 800) is not None  # the log / counters screen says the same

@@ -119,7 +119,9 @@ def test_exact_figures_of_the_run(rendered):
     # base prose N=1: 40 tokens in 1.100 s and 48 in 1.150 s -> mean of 36.36 and 41.74 tok/s
     assert tables["throughput:prose"].rows[0][:2] == ["1", "39.1"]
     # the degraded base code N=2 repeat 1 is listed with its reason and kept out of every mean
-    assert tables["not_ok"].rows == [["base", "code", "2", "1", "degraded", "STREAM_DEGRADED(degraded:truncated)"]]
+    assert tables["not_ok"].rows == [
+        ["base", "code", "2", "1", "degraded", "2.00 / 2", "—", "STREAM_DEGRADED(degraded:truncated)"]
+    ]
     # CV of 36.36 and 41.74 tok/s: sd (ddof 1) 3.80 / mean 39.05 = 9.7 %
     assert tables["cv"].rows[0][:3] == ["base", "code", "9.7%"]
     assert tables["cv"].rows[0][3] == "—"  # base code N=2 has one ok repeat: no CV

@@ -20,7 +20,14 @@ from paths import FIXTURES
 from specscope.launch.serverlog import server_log_facts
 from specscope.report.k_tables import k_table
 from specscope.stats.cells import summarize_run
+from specscope.stats.judgement import judge
 from specscope.store import create_run, open_run
+
+
+def _k_table(cells):
+    """The k table of a run as report builds it: from the run's one judgement."""
+    return k_table(cells, "base", None, judge(cells, "base"))
+
 
 LOGS = FIXTURES / "vllm_kv_by_k_seed003"
 TOK_S = {"base": 12.14, "mtp-k1": 20.00, "mtp-k2": 26.48, "mtp-k5": 31.75, "mtp-k6": 35.58}  # seed 003's k table
@@ -66,7 +73,7 @@ def test_the_log_figures_reach_the_stored_facts(tmp_path):
 def test_kv_pool_and_max_concurrency_by_k(tmp_path):
     with open_run(_run(tmp_path)) as run:
         cells, facts = summarize_run(run), run.server_facts
-    (table,) = k_table(cells, "base", facts)
+    (table,) = k_table(cells, "base", facts, judge(cells, "base"))
     assert table.headers[-2:] == ["KV pool (tokens)", "max concurrency (x)"]
     assert [(row[3], row[-2], row[-1]) for row in table.rows] == KV_COLUMNS
     assert [row[-2].value for row in table.cells] == [414_553, None, 386_698, 380_252]
@@ -77,7 +84,7 @@ def test_kv_pool_and_max_concurrency_by_k(tmp_path):
 
 def test_without_log_facts_the_table_keeps_its_columns(tmp_path):
     with open_run(_run(tmp_path)) as run:
-        (table,) = k_table(summarize_run(run), "base")
+        (table,) = _k_table(summarize_run(run))
     assert table.headers[-1] == "best k"
     assert "KV pool" not in table.note
 

@@ -4,7 +4,6 @@ docs/report-json.md documents, old runs still read, and ``--min-effect`` re-judg
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -12,24 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from doc_tables import documented_tables
 from factmaker import cell_facts, schema1_run
 from specscope.store import create_run
-
-DOC = Path(__file__).resolve().parents[2] / "docs" / "report-json.md"
-
-
-def _documented_tables() -> list[set[str]]:
-    """The keys of each table of docs/report-json.md, in order (the first column's backticked names)."""
-    tables: list[set[str]] = []
-    in_rows = False
-    for line in DOC.read_text().splitlines():
-        m = re.match(r"\| `([a-z_]+)` \|", line)
-        if m and not in_rows:
-            tables.append(set())
-        if m:
-            tables[-1].add(m.group(1))
-        in_rows = bool(m)
-    return tables
 
 
 def _run(tmp_path: Path, min_effect: float | None = None) -> Path:
@@ -59,15 +43,18 @@ def test_every_key_is_the_documented_one(tmp_path):
     run = _run(tmp_path)
     doc = _json("report", str(run))
     adv = _json("advise", str(run), "--level-mix", "1=0.5,2=0.5")
-    top, comparison, noise, choices, pick, level_mix, advice = _documented_tables()
+    # the later tables (a file's or dataset's rows) are checked on real runs: tests/integration/test_rows_sent.py
+    top, comparison, noise, choices, pick, level_mix, advice, judged_alarm, *_ = documented_tables()
     assert set(doc) == top
     assert all(set(c) == comparison for c in doc["comparisons"]) and len(doc["comparisons"]) == 8
     assert set(doc["noise"]) == noise
     assert set(doc["choices"]) == choices
     assert all(set(lv) == pick for lv in [*doc["choices"]["levels"], doc["choices"]["overall"]])
     assert set(adv["choices"]["level_mix"]) == level_mix
-    assert set(adv) == advice | {"schema", "title", "alarms", "sections"}
-    assert doc["schema"] == "specscope.report/3" and doc["judgement_schema"] == 2
+    assert set(adv) == advice | {"schema", "title", "headline", "alarms", "sections"}
+    assert doc["schema"] == "specscope.report/3" and doc["judgement_schema"] == 3
+    assert adv["judged_alarms"] == doc["judged_alarms"]
+    assert all(set(a) == judged_alarm for a in doc["judged_alarms"])
 
 
 def test_the_numbers_are_numbers_and_the_verdicts_come_from_the_closed_set(tmp_path):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from specscope.report.alarms import drafts_with_a_head
 from specscope.report.server_facts import server_tables, spec_k, spec_method
+from specscope.stats.alarms import acceptance_method
+from specscope.stats.low_acceptance import learned_head
+from specscope.stats.server_spec import methods_of
 
 # seed 000, "The KV cost nobody mentions" (Qwen3.6-27B NVFP4 on a DGX Spark, --max-model-len 262144)
 SEED_KV = {
@@ -68,11 +70,9 @@ def test_method_and_k_sources():
     assert spec_method("draft", {"draft": {"quant": "Q4_0"}}) == "draft"
     assert spec_k("eagle-k3", {}) == 3
     # a learned head drafts (alarms apply); n-gram and suffix drafting do not; external servers go by name
-    assert [drafts_with_a_head(c, f) for c, f in (("x", recipe), ("ngram", embedded), ("mtp3", {}), ("base", {}))] == [
-        "mtp",
-        None,
-        "mtp",
-        None,
-    ]
-    assert drafts_with_a_head("d", {"recipe": {"method": "dflash"}}) == "dflash"
-    assert drafts_with_a_head("e", {"recipe": {"method": "eagle3"}}) == "eagle"
+    pairs = (("x", recipe), ("ngram", embedded), ("mtp3", {}), ("base", {}))
+    methods = [acceptance_method(c, methods_of({c: f})) for c, f in pairs]
+    assert methods == ["mtp", "ngram-mod", "mtp", None]  # None: unknown, which the rule treats as a head
+    assert [learned_head(m) for m in methods] == [True, False, True, True]
+    assert learned_head(acceptance_method("d", methods_of({"d": {"recipe": {"method": "dflash"}}})))
+    assert learned_head(acceptance_method("e", methods_of({"e": {"recipe": {"method": "eagle3"}}})))

@@ -177,7 +177,9 @@ def test_counters_command_text_names_the_restarted_series(tmp_path):
     lines = res.output.splitlines()
     assert lines[0].startswith(f"series {A_NAME}: reset: false  drafts 2000  draft tokens 6000  accepted 3600")
     assert lines[1].startswith(f"series {B_NAME}: reset: true")
-    assert lines[1].endswith("(left out: restarted between the scrapes)")
+    assert lines[1].endswith(
+        "(partial window: restarted between the scrapes, counts since the restart; left out of the pool)"
+    )
     assert lines[2] == f"acceptance (series {A_NAME}): rate 0.600  length 2.80  k 3"
     assert lines[3] == "per position: 0.900 0.600 0.300"
     assert lines[4] == f"reasons: ENGINE_RESET({B_NAME})"

@@ -51,6 +51,7 @@ def test_every_series_but_one_generation_counter_vanished_is_read_not_refused() 
     assert doc["state"] == "vanished"
     assert doc["engines"]["0"] == {
         "reset": False,
+        "window": "full",
         "vanished": False,
         "unknown_start": False,
         "deltas": {
@@ -78,7 +79,9 @@ def test_one_engine_vanished_and_another_restarted_are_two_statements() -> None:
     lines = r.output.splitlines()
     assert lines[3].startswith("engine 3: vanished") and "not a restart" in lines[3]
     assert lines[5].startswith("engine 5: reset: true")
-    assert lines[5].endswith("(left out: restarted between the scrapes)")
+    assert lines[5].endswith(
+        "(partial window: restarted between the scrapes, counts since the restart; left out of the pool)"
+    )
     assert "acceptance (engines 0, 1, 2, 4, 6, 7): rate 0.500  length 3.00  k 4" in lines
     assert "reasons: ENGINE_RESET(5), ENGINE_VANISHED(3)" in lines
 

@@ -4,6 +4,7 @@ gives exit 2 naming the table or field (or a report), never an internal error (e
 from __future__ import annotations
 
 import shutil
+import sqlite3
 
 import pytest
 
@@ -59,3 +60,32 @@ def test_a_hand_edited_run_is_exit_2_naming_what_is_wrong_or_a_report(name, pris
             assert err.count("\n") == 1 and err.startswith("error: "), (command, err)
             assert named in err, (command, err)
     assert snapshot(run) == before
+
+
+def _with_wal_only(pristine, run, edit: str) -> None:
+    """``run``: a copy of ``pristine`` whose last transaction (``edit``) lives in ``run.sqlite-wal`` with no
+    ``-shm`` beside it, as a folder copied (or a process killed) while a writer held it open."""
+    live = run.parent / "live"
+    shutil.copytree(pristine, live)
+    db = sqlite3.connect(live / "run.sqlite")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute(edit)
+    db.commit()
+    shutil.copytree(live, run, ignore=shutil.ignore_patterns("*-shm"))
+    db.close()
+    assert (run / "run.sqlite-wal").stat().st_size > 0 and not (run / "run.sqlite-shm").exists()
+
+
+def test_a_wal_without_its_shm_is_read_and_nothing_is_written_into_the_run(pristine, tmp_path, capsys, monkeypatch):
+    # issue 37 (R-faults): SQLite opened mode=ro on a -wal without -shm made the -shm inside the run it read
+    run = tmp_path / "run"
+    edit = 'UPDATE server_facts SET facts_json=\'{"command_line": "llama-server FROM_THE_WAL"}\''
+    _with_wal_only(pristine, run, edit)
+    before = snapshot(run)
+    for argv in COMMANDS.values():
+        code, out, err = cli([a.format(run=run) for a in argv], capsys, monkeypatch, tmp_path)
+        assert code in (0, 1), err
+        if argv[0] == "report":
+            assert "FROM_THE_WAL" in out  # the committed transaction in the -wal is read
+    assert snapshot(run) == before  # no -shm made, the -wal left as it was

@@ -124,7 +124,7 @@ def test_multi_token_chunks_and_reasoning(truth):
 @pytest.mark.parametrize(
     "plan, status, reason",
     [
-        (dict(status=503), "failed", "http 503"),
+        (dict(status=503), "failed", "http 503 on /v1/chat/completions: scripted failure"),
         (dict(drop_after_chunks=0), "failed", "connection dropped; no [DONE]; no usage; short without stop"),
         (dict(drop_after_chunks=3), "degraded", "connection dropped; no [DONE]; no usage; short without stop"),
         (dict(send_done=False), "degraded", "no [DONE]"),

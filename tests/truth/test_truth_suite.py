@@ -190,7 +190,7 @@ def test_truth_c64_default_client(truth):
 
 
 DEGRADED = {
-    "http503": (dict(status=503), "failed", "http 503"),
+    "http503": (dict(status=503), "failed", "http 503 on /v1/chat/completions: scripted failure"),
     "drop0": (dict(drop_after_chunks=0), "failed", "connection dropped; no [DONE]; no usage; short without stop"),
     "drop3": (dict(drop_after_chunks=3), "degraded", "connection dropped; no [DONE]; no usage; short without stop"),
     "nodone": (dict(send_done=False), "degraded", "no [DONE]"),

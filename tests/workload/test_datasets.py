@@ -49,6 +49,7 @@ def test_speed_bench_qualitative_gives_one_workload_per_category(tmp_path: Path)
         "config": "qualitative",
         "sub_category": "general",
         "difficulty": "easy",
+        "row_id": qid("math-1"),
     }
     prov = got.provenance
     assert (prov["dataset"], prov["config"], prov["revision"], prov["rows_total"], prov["rows_used"]) == (
@@ -197,6 +198,7 @@ def test_blazedit_parquet_gives_one_workload_per_edit_size(tmp_path: Path) -> No
     )
     assert small.meta == {
         "source": "blazedit:5k", "question_id": "0", "category": "small", "config": "5k", "norm_distance": 0.05,
+        "row_id": "0",
     }  # fmt: skip
 
 

@@ -172,3 +172,11 @@ def test_a_prompt_list_without_arrival_times_is_not_a_trace(tmp_path: Path) -> N
     with pytest.raises(ConfigError) as e:
         load_trace(path)
     assert "no arrival time" in str(e.value) and "--workload" in str(e.value.fix)
+
+
+def test_a_line_nested_past_the_parser_is_refused_by_line(tmp_path: Path) -> None:
+    # issue 37 T1: a trace line nested 5,000 deep was a RecursionError, exit 3
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(MOONCAKE_LINES[0]) + "\n" + '{"timestamp": ' + "[" * 5000 + "]" * 5000 + "}\n")
+    with pytest.raises(ConfigError, match=r"t.jsonl:2: not a trace row; found: JSON nested too deep"):
+        load_trace(path)

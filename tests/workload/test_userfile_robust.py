@@ -3,6 +3,8 @@ nesting or a 5,000-digit number is a one-line error naming the line (exit 2), ne
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from specscope.errors import ConfigError
@@ -78,3 +80,15 @@ def test_a_workload_cli_with_a_deep_file_exits_2(tmp_path, capsys, monkeypatch):
         tmp_path,
     )
     assert code == 2 and "deep.jsonl:1" in err
+
+
+def test_an_id_that_repeats_names_each_row_by_its_place(tmp_path) -> None:
+    # issue 35: the ids a cell records must tell which rows were sent; a file whose two rows share "a" gets both named
+    path = tmp_path / "dup.jsonl"
+    rows = [{"id": "a", "prompt": "one"}, {"id": "a", "prompt": "two"}, {"id": 7, "prompt": "three"}, {"prompt": "4"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got = [p.meta["row_id"] for p in load_prompt_file("mine", path)]
+    assert got == ["a (line 1)", "a (line 2)", "7", "line 4"]
+    array = tmp_path / "dup.json"
+    array.write_text(json.dumps(rows[:2]))
+    assert [p.meta["row_id"] for p in load_prompt_file("mine", array)] == ["a (item 1)", "a (item 2)"]

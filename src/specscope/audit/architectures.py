@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from specscope.audit.layout import is_vision, layer_of, module_of
+from specscope.checkpoint.index import network_config
 
 __all__ = [
     "Family",
@@ -74,6 +75,12 @@ class Family:
     source_example: str
     engines: str
     body_names: tuple[str, ...] = ()
+    #: config key of a pattern string with one character per physical layer of one draft step (Nemotron-H
+    #: ``mtp_hybrid_override_pattern``): the step's last layer holds ``end_norm``
+    pattern_key: str = ""
+    end_norm: str = ""
+    #: config key whose value "full" makes every draft step run one physical layer (dots.llm3 ``mtp_head_sharing``)
+    sharing_key: str = ""
     #: set when this row was chosen for a ``model_type`` the table does not list (by tensor names, else the DeepSeek
     #: layout): the model type, so findings say which layout was assumed and never cite this row's example source.
     unlisted_model_type: str = ""
@@ -118,6 +125,9 @@ def families() -> dict[str, Family]:
             source_example=str(merged.get("source_example", "")),
             engines=" ".join(str(merged.get("engines", "")).split()),
             body_names=bodies.get(body, ()),
+            pattern_key=str(merged.get("pattern_key", "")),
+            end_norm=str(merged.get("end_norm", "")),
+            sharing_key=str(merged.get("sharing_key", "")),
         )
     return out
 
@@ -138,11 +148,14 @@ def _int(cfg: dict[str, Any], key: str) -> int:
 
 
 def _configs(config: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """``text_config`` first (vision-language wrappers declare the text model's keys there), then the top level."""
+    """``text_config`` first (vision-language wrappers declare the text model's keys there), then the top level, then
+    the top level with its ``mtp_config`` keys (Inkling)."""
     if not config:
         return []
     tc = config.get("text_config")
-    return [tc, config] if isinstance(tc, dict) else [config]
+    out = [tc, config] if isinstance(tc, dict) else [config]
+    mtp = config.get("mtp_config")  # Inkling: num_nextn_predict_layers under mtp_config (vLLM speculative.py)
+    return [*out, {**config, **mtp}] if isinstance(mtp, dict) else out
 
 
 #: prefixes of MTP heads stored outside the main layers (Qwen ``mtp.``, MiMo ``model.mtp_layers.``, ERNIE
@@ -159,18 +172,31 @@ def main_layer_prefix(names: list[str] | set[str]) -> str:
     return "model."
 
 
-def _mtp_family(cfg: dict[str, Any], names: list[str] | set[str]) -> tuple[Family, int, str] | None:
-    """(family, declared layers, config key) for an MTP head declared by ``cfg``, or None."""
+def _mtp_family(
+    cfg: dict[str, Any], names: list[str] | set[str], archs_of: dict[str, Any] | None = None
+) -> tuple[Family, int, str] | None:
+    """(family, declared layers, config key) for an MTP head declared by ``cfg``, or None. ``archs_of``: the config
+    whose ``architectures`` name the target (the top level, when ``cfg`` is a vision-language ``text_config``)."""
+    model_type = str(cfg.get("model_type", ""))
+    by_type = {t: f for f in families().values() if f.kind == "mtp" for t in f.model_types}
+    top_type = str((archs_of or {}).get("model_type", ""))  # Kimi-K3: kimi_k3 above a kimi_linear text_config
     n_qwen = _int(cfg, "mtp_num_hidden_layers")
-    if n_qwen > 0:
-        return family("qwen3_5_mtp"), n_qwen, "mtp_num_hidden_layers"
+    if n_qwen > 0:  # Qwen3.5's key: its layout, or the row of a model type that declares with it (Intern-S2)
+        own = by_type.get(model_type) or by_type.get(top_type)
+        keyed = own if own is not None and own.layers_key == "mtp_num_hidden_layers" else family("qwen3_5_mtp")
+        return keyed, n_qwen, "mtp_num_hidden_layers"
     n_next = _int(cfg, "num_nextn_predict_layers")
     if n_next <= 0:
         return None
-    model_type = str(cfg.get("model_type", ""))
-    by_type = {t: f for f in families().values() if f.kind == "mtp" for t in f.model_types}
+    by_arch = {a: f for f in families().values() if f.kind == "mtp" for a in f.architectures}
+    declared = [*(cfg.get("architectures") or []), *((archs_of or {}).get("architectures") or [])]
+    archs = [str(a) for a in declared if str(a) in by_arch]
     if model_type in by_type:
         chosen = by_type[model_type]
+    elif top_type in by_type and by_type[top_type].layers_key == "num_nextn_predict_layers":
+        chosen = by_type[top_type]
+    elif archs:  # a loader keyed on the target's architecture (vLLM MiMoV2ForCausalLM -> MiMoV2MTPModel)
+        chosen = by_arch[archs[0]]
     else:  # a model type the table does not list: the layout its tensor names show, else DeepSeek's
         if any(str(n).startswith("mtp.") for n in names):
             chosen = family("qwen3_5_mtp")
@@ -181,8 +207,10 @@ def _mtp_family(cfg: dict[str, Any], names: list[str] | set[str]) -> tuple[Famil
         else:
             chosen = family("deepseek_mtp")  # the layout num_nextn_predict_layers was introduced with
         chosen = unlisted(chosen, model_type)
-    if chosen.key != "qwen3_5_mtp" and _int(cfg, "num_hidden_layers") <= 0:
+    if "{n}" in chosen.layer_prefix and _int(cfg, "num_hidden_layers") <= 0:
         return None  # the layer index N + i is unknown
+    if chosen.sharing_key and cfg.get(chosen.sharing_key) == "full":
+        return chosen, 1, f"num_nextn_predict_layers with {chosen.sharing_key} full"  # one layer serves every step
     return chosen, n_next, "num_nextn_predict_layers"
 
 
@@ -202,7 +230,7 @@ def detect_family(
     Separate drafts are named by :func:`detect_draft_family`.
     """
     for cfg in _configs(config):
-        found = _mtp_family(cfg, names)
+        found = _mtp_family(cfg, names, config)
         if found is not None:
             return (*found, cfg)
     return None
@@ -356,6 +384,17 @@ def _mlp_speculator_groups(cfg: dict[str, Any], n_predict: int) -> list[tuple[st
     return [("speculator stages" + (" (tie_weights: one shared copy)" if tied else ""), tuple(sorted(names)))]
 
 
+def _pattern_end_norms(fam: Family, cfg: dict[str, Any], n_layers: int) -> list[str]:
+    """The end norm of each draft step for a family whose step is several physical layers (``pattern_key``): step
+    ``i`` spans ``{head}layers.{i*P}`` .. ``{head}layers.{(i+1)*P - 1}`` with ``P`` the pattern's length (vLLM
+    nemotron_h_mtp.py: ``has_end_norm`` on the step's last layer)."""
+    if not fam.pattern_key or not fam.end_norm:
+        return []
+    pattern = cfg.get(fam.pattern_key)
+    width = len(pattern) if isinstance(pattern, str) and pattern else 1
+    return [f"{fam.head_prefix}layers.{width * (i + 1) - 1}.{fam.end_norm}" for i in range(n_layers)]
+
+
 def draft_layout(
     fam: Family,
     config: dict[str, Any] | None,
@@ -371,8 +410,7 @@ def draft_layout(
         config_key: the key that declared them (for the finding's text).
     """
     cfg = config or {}
-    tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
-    assert isinstance(tc, dict)
+    tc = network_config(cfg)
     n_layers = num_layers if num_layers is not None else (_int(tc, fam.layers_key) or _int(cfg, fam.layers_key) or 1)
     hidden = tc.get("hidden_size") if isinstance(tc.get("hidden_size"), int) else None
     name_list = sorted(names)
@@ -393,6 +431,7 @@ def draft_layout(
         if fam.vocab_map == "eagle3" and _int(tc, "draft_vocab_size") in (0, _int(tc, "vocab_size")):
             head_names.remove("lm_head.weight")  # a full-vocabulary head is the target's when the draft has none
         specific = [head + n for n in head_names] + [p + g for p in layer_prefixes for g in fam.layer_glue]
+        specific += _pattern_end_norms(fam, tc, n_layers)
         if fam.key == "draft_model" and tc.get("tie_word_embeddings") is False:
             specific.append("lm_head.weight")  # transformers' default is tied: no lm_head of its own
         groups.append(("MTP-specific" if fam.kind == "mtp" else "draft-specific", tuple(specific)))
@@ -406,7 +445,8 @@ def draft_layout(
             label = "the draft's own layer"
         for i, p in enumerate(layer_prefixes):
             layer_body = _own_layer_body(body, p, name_list) if fam.key == "draft_model" else body
-            groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in layer_body)))
+            if layer_body:  # layer_body "none": the loader's decoder layer is not judged tensor by tensor
+                groups.append((f"decoder layer {i} ({label})", tuple(p + b for b in layer_body)))
     share = list(fam.shareable)
     if fam.vocab_map == "eagle3" and "lm_head.weight" not in [n for _, g in groups for n in g]:
         share.append("lm_head.weight")

@@ -1,6 +1,7 @@
 """``audit`` of GGUF files (llama.cpp, and specscope's own embedded engine): architecture, quantization types, sizes,
 vocabulary and bytes per step from the header (:mod:`specscope.checkpoint.gguf_file`); with a GGUF draft, the same
-tokenizer / vocabulary compatibility check as for safetensors drafts (:mod:`.rules_vocab`).
+tokenizer / vocabulary compatibility check as for safetensors drafts (:mod:`.rules_vocab`) and llama.cpp's own
+draft/target rule, ``common_speculative_are_compatible`` (:mod:`.rules_llamacpp`).
 
 Bytes per step (llama.cpp ``llama-model.cpp``: ``token_embd`` is a row lookup; a model with no ``output.weight`` uses
 ``token_embd`` as its output matrix, read whole each step; MoE ``ffn_*_exps`` tensors are read at
@@ -19,6 +20,7 @@ from typing import Any
 from specscope.audit.catalog import finding
 from specscope.audit.census import GROUPS, ByteCensus
 from specscope.audit.findings import AuditReport, Finding, by_severity
+from specscope.audit.rules_llamacpp import are_compatible
 from specscope.audit.rules_vocab import compare_tokenizers
 from specscope.checkpoint.gguf_file import GgufFile, is_gguf_path, read_gguf
 from specscope.errors import ConfigError
@@ -159,6 +161,7 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         facts["draft"] = {"gguf": gguf_facts(d)}
         dfind = compare_tokenizers(d.tokenizer, g.tokenizer, kind="gguf") + _bounds(d, g)
         findings += [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dfind]
+        findings += are_compatible(g, d)
         dc = gguf_census(d, as_draft=True)
         tb = census.target_bytes_per_token
         census = replace(

@@ -102,13 +102,38 @@ def check_draft_config(
     if ids is not None and not isinstance(ids, list):
         out.append(finding("DFLASH_TARGET_LAYER_IDS_INVALID", file=file, ids=repr(ids), kind=type(ids).__name__))
     out += _mask_token(cfg, dcfg, file)
+    key = "target_layer_ids"
+    if ids is None:
+        key, ids = _eagle3_aux_ids(cfg)
     if isinstance(ids, list) and isinstance(target_num_layers, int):
         bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < target_num_layers]
         if bad:
             out.append(
-                finding("DRAFT_TARGET_LAYER_OUT_OF_RANGE", file=file, bad=bad, ids=ids, layers=target_num_layers)
+                finding(
+                    "DRAFT_TARGET_LAYER_OUT_OF_RANGE",
+                    file=file,
+                    ids_key=key,
+                    bad=bad,
+                    ids=ids,
+                    layers=target_num_layers,
+                    details={"key": key, "ids": ids, "out_of_range": bad},
+                )
             )
     return out, table
+
+
+def _eagle3_aux_ids(cfg: dict[str, Any]) -> tuple[str, object]:
+    """The target layers an EAGLE-3 draft fuses: ``eagle_aux_hidden_state_layer_ids`` at the top level (vLLM
+    ``eagle3_utils.get_eagle3_aux_layers_from_config`` reads it from the draft's hf_config; the speculators format puts
+    it there), else under ``eagle_config`` (SpecForge / SGLang ``llama_eagle3.py``). ``("", None)`` when absent: the
+    engines then use their default layers."""
+    top = cfg.get("eagle_aux_hidden_state_layer_ids")
+    if top is not None:
+        return "eagle_aux_hidden_state_layer_ids", top
+    nested = cfg.get("eagle_config")
+    if isinstance(nested, dict) and nested.get("eagle_aux_hidden_state_layer_ids") is not None:
+        return "eagle_config.eagle_aux_hidden_state_layer_ids", nested["eagle_aux_hidden_state_layer_ids"]
+    return "", None
 
 
 def _mask_token(cfg: dict[str, Any], dcfg: dict[str, Any], file: str) -> list[Finding]:

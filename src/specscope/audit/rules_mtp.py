@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from specscope.audit.archdoc import unjudged_mtp_model_types
 from specscope.audit.architectures import (
     MTP_HEAD_PREFIXES,
     DraftLayout,
@@ -17,6 +18,7 @@ from specscope.audit.architectures import (
     detect_family,
     draft_layout,
     main_layer_prefix,
+    unlisted,
 )
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
@@ -35,7 +37,10 @@ def mtp_layout(ck: Checkpoint) -> DraftLayout | None:
     found = detect_family(ck.config, names)
     if found is None:
         return None
-    fam, n_layers, key, _ = found
+    fam, n_layers, key, cfg = found
+    model_type = str(cfg.get("model_type", ""))
+    if not fam.unlisted_model_type and model_type in unjudged_mtp_model_types():
+        fam = unlisted(fam, model_type)  # the census names another loader for it: not this family's rule
     return draft_layout(fam, ck.config, names, num_layers=n_layers, config_key=key)
 
 
@@ -139,19 +144,21 @@ _SHOWN = 3
 
 
 def _unknown_layout(ck: Checkpoint, layout: DraftLayout, names: set[str], on_head: list[str]) -> Finding | None:
-    """``MTP_LAYOUT_UNKNOWN`` (WARNING) for a model type the table does not list whose tensors do not show the layout
-    assumed for it: none of its own (family-specific) tensors is stored, yet MTP-named tensors are (under the assumed
-    prefix, e.g. Nemotron-H's ``mtp.layers.0.eh_proj`` read as Qwen's ``mtp.*``, or elsewhere, e.g. LongCat's
-    ``model.mtp.*`` beside DeepSeek's ``model.layers.N.*``). Judging it by another family's tensors would call a
-    working head missing; with no MTP-named tensor anywhere the head is missing (``MTP_WEIGHTS_MISSING``)."""
+    """``MTP_LAYOUT_UNKNOWN`` (WARNING) for a model type outside the census (no family lists it) whose checkpoint
+    holds MTP tensors: under the nearest family's prefixes (e.g. Bailing's ``model.layers.N.*`` read as DeepSeek's,
+    Nemotron-H's ``mtp.layers.0.eh_proj`` under Qwen's ``mtp.``) or elsewhere (any ``mtp`` / ``nextn`` segment). The
+    finding lists what is stored and what the nearest family would need, and judges nothing: another family's rule
+    would call a working head broken and give that family's fix. With no MTP tensor anywhere the head is missing
+    (``MTP_WEIGHTS_MISSING``)."""
     model_type = layout.family.unlisted_model_type
-    if not model_type or any(n in names for n in layout.specific):
+    if not model_type:
         return None
     held = on_head or sorted(n for n in names if _MTP_SEGMENT.search(n))
     if not held:
         return None
     prefixes = sorted({n[: m.end()] for n in held if (m := _MTP_SEGMENT.search(n))} or set(layout.prefixes))
     base = layout.family.title.rsplit("read with the ", 1)[-1].removesuffix(" layout)")
+    have = sum(1 for n in layout.specific if n in names)
     return finding(
         "MTP_LAYOUT_UNKNOWN",
         file="config.json",
@@ -164,7 +171,15 @@ def _unknown_layout(ck: Checkpoint, layout: DraftLayout, names: set[str], on_hea
         examples=", ".join(held[:_SHOWN]),
         base=base,
         specific=", ".join(layout.specific),
-        details={"model_type": model_type, "tensors": len(held), "prefixes": prefixes, "assumed": base},
+        have=have,
+        details={
+            "model_type": model_type,
+            "tensors": len(held),
+            "prefixes": prefixes,
+            "nearest": base,
+            "nearest_needs": list(layout.specific),
+            "nearest_stored": have,
+        },
     )
 
 
@@ -219,8 +234,8 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     Codes: ``MTP_WEIGHTS_MISSING`` (ERROR, no tensor under the head's prefixes), ``MTP_INCOMPLETE`` (ERROR, some
     required tensors missing; the message counts them per group), ``MTP_NOT_INDEXED`` (ERROR, tensors on disk but
     absent from the index), ``MTP_FC_SHAPE`` (ERROR, the fusion projection is not [hidden, 2*hidden]),
-    ``MTP_LAYER_SHAPE`` (ERROR, :mod:`.rules_shapes`), ``MTP_LAYOUT_UNKNOWN`` (WARNING: a model type the table does
-    not list, whose MTP tensors are not in the layout assumed for it: not judged). A tensor the
+    ``MTP_LAYER_SHAPE`` (ERROR, :mod:`.rules_shapes`), ``MTP_LAYOUT_UNKNOWN`` (WARNING: a model type outside the
+    census that holds MTP tensors: listed beside the nearest family's needs, not judged). A tensor the
     family shares with the target (DeepSeek's per-layer ``embed_tokens`` / ``shared_head.head``) may be omitted.
     A folder with configs only (no index, no shard) is not judged on tensors.
     """

@@ -48,7 +48,8 @@ def _comparable(draft: TensorInfo, main: TensorInfo) -> bool:
 
 
 def check_mtp_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
-    """``MTP_LAYER_SHAPE``: draft-layer tensors shaped unlike the main layer they mirror; norms not ``[hidden]``."""
+    """``MTP_LAYER_SHAPE``: draft-layer tensors shaped unlike the main layer they mirror; norms not ``[hidden]`` (or
+    ``[hidden * hc_count]`` for a norm over hyper-connection streams, vLLM Qwen4ExpMTP ``pre_fc_norm_hidden``)."""
     hidden = layout.hidden_size
     fam = layout.family
     bad: list[tuple[str, TensorInfo, str, str]] = []  # (name, info, expected shape text, reference)
@@ -62,9 +63,10 @@ def check_mtp_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
             if main is not None and not _comparable(info, main):
                 bad.append((name, info, f"{main.dtype} {list(main.shape)}", f"as {ref}"))
     norms = [n for n in layout.specific if n.endswith("norm.weight")]
+    streams = config_int(ck.text_config, "hc_count") or 1  # Qwen4-Exp: pre_fc_norm_hidden spans hc_count streams
     for name in norms:
         norm = ck.tensor(name)
-        if hidden and norm is not None and list(norm.shape) != [hidden]:
+        if hidden and norm is not None and list(norm.shape) not in ([hidden], [hidden * streams]):
             bad.append((name, norm, f"[{hidden}]", f"RMSNorm(hidden_size {hidden})"))
     if not bad:
         return []

@@ -35,6 +35,7 @@ from specscope.audit.architectures import DraftLayout, alias_name, config_int
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.checkpoint import Checkpoint
+from specscope.checkpoint.index import network_config
 from specscope.checkpoint.tokenizer import TokenizerView, same_token
 
 __all__ = ["compare_tokenizers", "check_vocab_bounds", "check_vocab_map", "embedding_rows", "eagle3_reduced"]
@@ -220,12 +221,11 @@ def _beyond_target(
 
 def eagle3_reduced(cfg: dict[str, Any] | None) -> tuple[int | None, int | None]:
     """``(vocab_size, draft_vocab_size)`` of an EAGLE-3 config (draft size defaults to the full vocabulary); the
-    vllm-project/speculators format keeps ``vocab_size`` in ``transformer_layer_config``."""
-    layer_cfg = (cfg or {}).get("transformer_layer_config")
-    vocab = config_int(cfg, "vocab_size") or config_int(
-        layer_cfg if isinstance(layer_cfg, dict) else None, "vocab_size"
-    )
-    dv = config_int(cfg, "draft_vocab_size")
+    vllm-project/speculators format keeps ``vocab_size`` in ``transformer_layer_config`` (read through
+    :func:`specscope.checkpoint.index.network_config`)."""
+    net = network_config(cfg)
+    vocab = config_int(net, "vocab_size")
+    dv = config_int(net, "draft_vocab_size")
     return vocab, dv if dv is not None else vocab
 
 

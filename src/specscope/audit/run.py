@@ -13,6 +13,7 @@ import os
 from dataclasses import replace
 from typing import Any
 
+from specscope.audit.archdoc import unjudged_draft_row
 from specscope.audit.architectures import DraftLayout, detect_draft_family, draft_layout, family
 from specscope.audit.catalog import finding, with_target
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s, with_draft
@@ -29,6 +30,7 @@ from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_mtp import check_mtp, undeclared_head
 from specscope.audit.rules_quant import check_quant, linear_modules
 from specscope.audit.rules_shapes import check_draft_shapes
+from specscope.audit.rules_speculators import check_speculators, check_verifier, speculators_facts
 from specscope.audit.rules_vocab import check_vocab_map
 from specscope.checkpoint import ByteSource, Checkpoint, load_checkpoint
 
@@ -52,6 +54,35 @@ def separate_draft_layout(ck: Checkpoint, *, as_draft: bool) -> DraftLayout | No
     if fam is None and as_draft:
         fam = family("draft_model")
     return draft_layout(fam, ck.config, names) if fam is not None else None
+
+
+def _unknown_draft_format(ck: Checkpoint) -> Finding | None:
+    """``DRAFT_FORMAT_UNKNOWN`` (WARNING) for a draft whose ``architectures`` an engine's registry loads but no family
+    of the census judges (:func:`.archdoc.unjudged_draft_row`): what it holds beside what the nearest family would
+    need; no family's rule runs on it."""
+    hit = unjudged_draft_row(ck.config)
+    if hit is None:
+        return None
+    arch, row = hit
+    names = sorted(set(ck.locations) | set(ck.weight_map))
+    nearest = detect_draft_family(None, names) or family("draft_model")
+    needs = draft_layout(nearest, ck.config, names).specific
+    return finding(
+        "DRAFT_FORMAT_UNKNOWN",
+        file="config.json",
+        arch=arch,
+        engine=row.engine,
+        loads=row.loads,
+        repository=row.repository,
+        source_file=row.file,
+        commit=row.commit,
+        n=len(names),
+        examples=", ".join(names[:3]) or "none",
+        nearest=nearest.title,
+        needs=", ".join(needs) or "-",
+        have=sum(1 for n in needs if n in names),
+        details={"architecture": arch, "engine": row.engine, "loader": row.file, "nearest": nearest.key},
+    )
 
 
 def _shared_facts(ck: Checkpoint, layout: DraftLayout) -> dict[str, str]:
@@ -101,6 +132,9 @@ def _heads(
         return [note], None, draft, head.prefixes
     if layout is not None:
         return mtp_findings, layout, None, ()
+    unknown = _unknown_draft_format(ck)
+    if unknown is not None:
+        return [unknown], None, None, ()
     draft = separate_draft_layout(ck, as_draft=as_draft)
     undeclared = undeclared_head(ck) if draft is None else None
     if undeclared is not None:
@@ -143,11 +177,15 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         facts["kv_scales"] = kv_table
     if draft is not None and draft.family.key in ("dflash", "eagle", "eagle3") and ck.config is not None:
         target_layers = _num_layers(target_ck.config) if target_ck else ck.config.get("num_target_layers")
-        d_findings, table = check_draft_config(ck.config, target_num_layers=target_layers)
+        d_findings, table = check_draft_config(ck.text_config, target_num_layers=target_layers)
         findings += d_findings
         facts["draft_layers"] = table
+    if draft is not None and speculators_facts(ck.config):
+        facts["draft_format"] = speculators_facts(ck.config)
+        findings += check_speculators(ck.config)
     if target_ck is not None:
         findings += check_draft_vs_target(ck, target_ck, draft)
+        findings += check_verifier(ck.config, target_ck.text_config)
     findings += check_vision_processor(ck.config, ck.files)
     census = None
     if any(s.header is not None for s in ck.shards.values()):

@@ -12,11 +12,12 @@ set precision on every comparison, run the fixed design with more ``--repeats``)
 seed card's shape it reaches the fixed design's verdict on 99.3 % of comparisons with 36 % of its cell-time, where
 stopping at the half-width alone needed 48 % (benchmarks/RESULTS.md).
 
-A comparison that ``max_repeats`` rounds could not decide also stops (:func:`futile`, after at least 3 rounds: the
-interval projected to ``max_repeats`` rounds around the current speedup would neither exclude 1 with an effect beyond
-``min_effect`` nor lie within ``1 +- min_effect``): the fixed design's extra rounds would leave it ``undetermined``.
-Without it, every comparison near 1 (an n-gram config that drafts a little, the A/A control's group) ran to
-``max_repeats`` and the embedded quick matrix spent 62 % of the fixed design's cell-time.
+The stopping rule itself is :mod:`specscope.stats.stopping` (its thresholds with it). A comparison that
+``max_repeats`` rounds could not decide also stops (:func:`specscope.stats.stopping.futile`, after at least 3 rounds:
+the interval projected to ``max_repeats`` rounds around the current speedup would neither exclude 1 with an effect
+beyond ``min_effect`` nor lie within ``1 +- min_effect``): the fixed design's extra rounds would leave it
+``undetermined``. Without it, every comparison near 1 (an n-gram config that drafts a little, the A/A control's
+group) ran to ``max_repeats`` and the embedded quick matrix spent 62 % of the fixed design's cell-time.
 
 The A/A control ``BASELINE-again`` is not a comparison to decide: it gets a round whenever its workload x N gets
 one, beside the baseline, so that the noise floor rests on the same rounds as the comparisons it judges.
@@ -32,7 +33,6 @@ matrix (benchmarks/RESULTS.md).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -42,46 +42,12 @@ from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
 from specscope.stats.judgement import judge
 from specscope.stats.server_spec import methods_of
-from specscope.stats.speedup import projected_half_width, relative_half_width
+from specscope.stats.stopping import DECIDED, decided, futile
 from specscope.stats.summary import CellSummary
-from specscope.stats.verdict import Comparison
+from specscope.stats.verdict import min_effect_of
 from specscope.store import Run
 
-__all__ = ["DECIDED", "decided", "unsettled", "next_round", "adaptive_rounds", "resumed_rounds"]
-
-DECIDED = frozenset({"faster", "slower", "equivalent", "not_engaged"})
-
-
-FUTILITY_MIN_ROUNDS = 3  # the futility clause judges a spread from at least this many paired rounds
-
-
-def futile(c: Comparison, max_repeats: int, min_effect: float) -> bool:
-    """True when ``max_repeats`` rounds could not decide ``c`` if its centre and spread stayed as they are: over
-    at least :data:`FUTILITY_MIN_ROUNDS` rounds, the interval projected to ``max_repeats``
-    (:func:`specscope.stats.speedup.projected_half_width`, log scale) around the current speedup would neither
-    exclude 1 with an effect beyond ``min_effect`` (``faster`` / ``slower``) nor lie within ``1 +- min_effect``
-    (``equivalent``)."""
-    if c.speedup is None or c.speedup <= 0 or c.rounds < FUTILITY_MIN_ROUNDS or c.rounds >= max_repeats:
-        return False
-    h = projected_half_width(c.low, c.high, c.rounds, max_repeats)
-    if h is None:
-        return False
-    centre, bound = abs(math.log(c.speedup)), math.log1p(min_effect)
-    could_differ = centre > h and centre > bound
-    could_be_equivalent = centre + h <= bound
-    return not (could_differ or could_be_equivalent)
-
-
-def decided(c: Comparison, target_ci: float, min_effect: float, max_repeats: int | None = None) -> bool:
-    """True when comparison ``c`` needs no more rounds (module docstring)."""
-    if c.verdict in DECIDED:
-        return True
-    if max_repeats is not None and futile(c, max_repeats, min_effect):
-        return True
-    half = relative_half_width(c.low, c.high)
-    if half is None or c.low is None or c.high is None:
-        return False
-    return half <= target_ci and 1.0 - 2.0 * min_effect <= c.low and c.high <= 1.0 + 2.0 * min_effect
+__all__ = ["DECIDED", "decided", "futile", "unsettled", "next_round", "adaptive_rounds", "resumed_rounds"]
 
 
 def unsettled(
@@ -89,7 +55,8 @@ def unsettled(
 ) -> set[tuple[str, str, int]]:
     """(config, workload, N) of the comparisons not decided yet (a comparison without rounds is not)."""
     base = options.baseline_config()
-    j = judge(cells, base, min_effect=options.min_effect, methods=methods, picks=False)
+    min_effect = min_effect_of({}, options.min_effect)  # None: the judging rule's default
+    j = judge(cells, base, min_effect=min_effect, methods=methods, picks=False)
     out = set()
     for config in options.run_configs():
         if config in (base, base + AA_SUFFIX):
@@ -97,7 +64,7 @@ def unsettled(
         for w in options.workloads:
             for n in options.levels:
                 c = j.get(config, w, n)
-                if c is None or not decided(c, options.target_ci or 0.0, options.min_effect, options.max_repeats):
+                if c is None or not decided(c, options.target_ci or 0.0, min_effect, options.max_repeats):
                     out.add((config, w, n))
     return out
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -23,8 +23,8 @@ from specscope.bench.openloop_cell import rate_requests, run_rate_cell
 from specscope.bench.order import server_config
 from specscope.bench.targets import ServerTarget
 from specscope.config import BenchOptions
-from specscope.errors import SpecscopeError
-from specscope.records import CRASH_REASON, CellKey, CellResult, GaugeSample, StreamRecord
+from specscope.errors import MetricsUnavailable, SpecscopeError
+from specscope.records import CRASH_REASON, CellKey, CellResult, GaugeSample, SpecCounters, StreamRecord
 from specscope.stats.cells import summarize_cell
 from specscope.stats.summary import CellSummary
 from specscope.store import Run
@@ -154,9 +154,10 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     ran. A full-shape ``edit`` warm-up is a ~900-token prefill: measured 2026-12-01 on the embedded engine (1 thread),
     11-14 s per edit cell under load ~7, as long as the cell itself; the short one takes well under a second.
     ``warmup_prompt_id`` in the cell's client facts names the one it got."""
+    from specscope.bench.workload_rows import cell_prompts as cell_prompts_of
     from specscope.client import run_fixed_concurrency
     from specscope.client.gauges import GaugeSampler
-    from specscope.workload import schedule
+    from specscope.workload.rows import row_id
 
     if (c.server.base_url, key.workload) in c.warmed:  # by URL: a fresh server after a crash gets a full one
         warm = SHORT_WARMUP
@@ -165,9 +166,9 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     base = c.server.base_url
     if c.options.trace:  # a trace replay sends every row, in arrival order
         cell_prompts = list(packs[key.workload])
-    else:
-        n = rate_requests(c.options, key) if c.options.rates else key.concurrency
-        cell_prompts = schedule(packs[key.workload], n, repeat=key.repeat, seed=c.options.seed)
+    else:  # a file's or dataset's rows: every row once per repeat (issue 35); a pack: one prompt per stream
+        n = rate_requests(c.options, key) if c.options.rates else None  # a pack's open-loop draw; rows: all
+        cell_prompts = cell_prompts_of(c.options, key.workload, key.repeat, key.concurrency, packs[key.workload], n)
     facts: dict[str, Any] = {}
     counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
     streams: list[StreamRecord] = []
@@ -175,22 +176,27 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     before = after = None
     crashed = False
     gauges: tuple[GaugeSample, ...] = ()
+    unread: dict[str, str] = {}
     try:
         warm_req = [(warm.prompt_id, chat_body(c, key, warm, c.options.warmup_max_tokens))]
         await run_fixed_concurrency(base, warm_req, 1, c.settings)
-        before = await counters.before(http)
+        before, unread = await _scrape(counters.before, http, "before")
         t0 = mark(getattr(c.server, "pid", None))
         start_ns = time.perf_counter_ns()
         reqs = [(p.prompt_id, chat_body(c, key, p, c.options.max_tokens)) for p in cell_prompts]
-        sampler = GaugeSampler(base)  # the server's running / waiting gauges, from a child process
-        sampler.start()
+        # the server's running / waiting gauges, from a child process; not where /metrics drains on read (its reads
+        # would take the cell's iterations from the counters)
+        sampler = None if getattr(counters, "drains", False) else GaugeSampler(base)
+        if sampler is not None:
+            sampler.start()
         try:
             streams, check, facts = await _send(c, key, reqs, cell_prompts, start_ns)
         finally:
-            gauges = await asyncio.to_thread(sampler.stop)
+            gauges = await asyncio.to_thread(sampler.stop) if sampler is not None else ()
         end_ns = time.perf_counter_ns()
         client_clock = clock_facts(t0, mark(getattr(c.server, "pid", None)))
-        after = await counters.after(http)
+        after, unread_after = await _scrape(counters.after, http, "after")
+        unread.update(unread_after)
     except SpecscopeError:
         if c.server.alive():
             raise
@@ -212,11 +218,28 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id, "clock": client_clock}
     client["max_tokens"] = max(int(b.get("max_completion_tokens") or b.get("max_tokens") or 0) for _, b in reqs)
     client["self_check"] = check.to_dict()
+    if any("row_id" in p.meta for p in cell_prompts):  # a file's or dataset's rows: the ids sent, in send order
+        client["rows_sent"] = [row_id(p) for p in cell_prompts]
     client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
     client.update(facts)
     limited = check.limited_reason()
-    reasons = ((limited,) if limited else ()) + flags
+    if unread:
+        client["metrics_unreadable"] = unread
+    reasons = ((limited,) if limited else ()) + tuple(f"METRICS_UNREADABLE({w})" for w in unread) + flags
     return CellResult(key, tuple(streams), start_ns, end_ns, before, after, client, reasons=reasons, gauges=gauges)
+
+
+async def _scrape(
+    read: Callable[[httpx.AsyncClient], Awaitable[SpecCounters]], http: httpx.AsyncClient, when: str
+) -> tuple[SpecCounters | None, dict[str, str]]:
+    """One counter scrape of a cell; a body that is not metrics text (a proxy's error page mid-run) gives the cell
+    the reason ``METRICS_UNREADABLE(when)`` (``when``: ``before`` / ``after``) and no snapshot, so the cell's counter
+    figures are absent and the run goes on (issue 37); what was found is in the cell's client facts. A server that
+    cannot be reached still raises: the caller tells a crash from a hiccup."""
+    try:
+        return await read(http), {}
+    except MetricsUnavailable as exc:
+        return None, {when: " ".join(f"{exc} (found: {exc.found})".split())[:300]}
 
 
 async def _send(

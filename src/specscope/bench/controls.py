@@ -41,7 +41,8 @@ def client_controls(
 ) -> RunControls:
     """Client settings from the ``client`` options of the spec (``read_timeout_s`` / ``stall_timeout_s``: s, already
     read by the one duration parser; ``api_key``; ``busy_poll``: off for a new run, the run's own with
-    ``--resume``), plus the resume choices, the given options and the manifest's record of them.
+    ``--resume``; ``endpoint``: the API, the run's own with ``--resume``), plus the resume choices, the given
+    options and the manifest's record of them.
 
     Raises:
         ConfigError: a client setting the client refuses.
@@ -49,7 +50,7 @@ def client_controls(
     from specscope.client.settings import ClientSettings
 
     values: dict[str, Any] = {"api_key": client.get("api_key") or None, "busy_poll": bool(client.get("busy_poll"))}
-    values |= {k: v for k in ("read_timeout_s", "stall_timeout_s") if (v := client.get(k)) is not None}
+    values |= {k: v for k in ("read_timeout_s", "stall_timeout_s", "endpoint") if (v := client.get(k)) is not None}
     try:
         settings = ClientSettings(**values)
     except ValidationError as exc:

@@ -128,45 +128,76 @@ def combine_replicas(snaps: Sequence[tuple[str, SpecCounters]]) -> SpecCounters:
     return dataclasses.replace(sum_counters([s for _, s in snaps]), engines=engines)
 
 
-async def _scrape_all(http: httpx.AsyncClient, urls: Sequence[str]) -> SpecCounters:
+async def _scrape_all(http: httpx.AsyncClient, urls: Sequence[str], pools: Sequence[Any] | None) -> SpecCounters:
     from specscope.client.metrics import scrape
 
-    snaps = await asyncio.gather(*(scrape(http, u) for u in urls))
+    snaps = await asyncio.gather(*(scrape(http, u, pools[i] if pools else None) for i, u in enumerate(urls)))
     return combine_replicas([(replica_label(u), s) for u, s in zip(urls, snaps, strict=True)])
 
 
-async def idle_scrape(http: httpx.AsyncClient, urls: Sequence[str], wait_s: float) -> SpecCounters:
+async def idle_scrape(
+    http: httpx.AsyncClient, urls: Sequence[str], wait_s: float, pools: Sequence[Any] | None = None
+) -> SpecCounters:
     """A combined snapshot of ``urls``, waiting up to ``wait_s`` seconds for no request to be running on any.
+
+    Args:
+        pools: one :class:`specscope.client.metrics.DrainPool` per URL, the running totals of a body that drains on
+            read (its slices pooled); None: such a body is refused.
 
     Raises:
         ServerUnreachable / MetricsUnavailable: a replica's ``/metrics`` cannot be read
             (:func:`specscope.client.metrics.scrape`).
     """
     deadline = time.monotonic() + wait_s
-    snap = await _scrape_all(http, urls)
+    snap = await _scrape_all(http, urls, pools)
     while (snap.running or 0) > 0 and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-        snap = await _scrape_all(http, urls)
+        snap = await _scrape_all(http, urls, pools)
     return snap
 
 
 class ScrapeSource:
     """The before / after counters of one config's cells, scraped directly from ``urls`` (its server's own
-    ``/metrics``, or every replica's)."""
+    ``/metrics``, or every replica's). A URL whose body drains on read (an engine's JSON iteration stats) keeps a
+    :class:`~specscope.client.metrics.DrainPool`: its slices are pooled into running totals, so the cell's window is
+    every slice read after ``before``; :attr:`drains` then says that no other reader may GET it during the cell (a
+    gauge sampler's reads would take the cell's iterations)."""
 
     def __init__(self, urls: Sequence[str], wait_s: float):
+        from specscope.client.metrics import DrainPool
+
         self.urls = tuple(urls)
         self.wait_s = wait_s
+        self.pools = tuple(DrainPool() for _ in self.urls)
+
+    @property
+    def drains(self) -> bool:
+        """Whether a URL's body drains on read (known after :meth:`before`)."""
+        return any(p.slices for p in self.pools)
 
     async def before(self, http: httpx.AsyncClient) -> SpecCounters:
-        return await idle_scrape(http, self.urls, self.wait_s)
+        return await idle_scrape(http, self.urls, self.wait_s, self.pools)
 
     async def after(self, http: httpx.AsyncClient) -> SpecCounters:
-        return await idle_scrape(http, self.urls, self.wait_s)
+        return await idle_scrape(http, self.urls, self.wait_s, self.pools)
 
     def facts(self, cell_s: float) -> tuple[dict[str, Any], tuple[str, ...]]:
-        """The cell's counter-source facts (``kind``, ``urls``) and no reasons."""
-        return {"kind": "scrape", "urls": list(self.urls)}, ()
+        """The cell's counter-source facts (``kind``, ``urls``; for a body that drains on read, ``drained``: the
+        endpoint, slices and iterations read) and the pooled slices' reasons (``ITERATIONS_LOST``, idle iterations,
+        ``WRONG_TYPE`` ...)."""
+        facts: dict[str, Any] = {"kind": "scrape", "urls": list(self.urls)}
+        reasons: list[str] = []
+        for url, pool in zip(self.urls, self.pools, strict=True):
+            if pool.slices:
+                its = sum(len(s.iterations) for s in pool.slices)
+                facts.setdefault("drained", {})[url] = {
+                    "endpoint": pool.endpoint,
+                    "slices": len(pool.slices),
+                    "iterations": its,
+                    "idle_iterations": sum(s.idle for s in pool.slices),
+                }
+                reasons.extend(r for r in pool.reasons if not r.startswith("IDLE_ITERATIONS"))
+        return facts, tuple(reasons)
 
 
 def counter_source(options: Any, config: str, base_url: str, wait_s: float) -> Any:

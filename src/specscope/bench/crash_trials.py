@@ -128,7 +128,7 @@ class CrashTrials:
             "crashed_in": sum(1 for t in trials if t["crashed"]),
             "of": len(trials),
             "levels_not_run": _levels_not_run(not_run, level),
-            "note": _note(c, wanted, goes_on),
+            "note": _note(c, wanted, goes_on, bool(below)),
         }
         run = c.run
         earlier = run.manifest.get("crash_trials") or {}
@@ -189,11 +189,13 @@ def _levels_not_run(keys: Sequence[CellKey], level: int) -> list[dict[str, Any]]
     return out
 
 
-def _note(c: ConfigRun, wanted: int, goes_on: bool) -> str:
+def _note(c: ConfigRun, wanted: int, goes_on: bool, below: bool) -> str:
     if wanted and c.restart is None:
         return "specscope cannot restart this server (started with --server, or run side by side): the sweep stopped"
     if not wanted:
         return "no crash trials (--crash-trials 0): the sweep of this config stopped"
     if goes_on:
         return "the cells below the crash level ran on a freshly started server"
+    if not below:
+        return "every level below the crash level was measured before it (levels run in ascending order)"
     return "the sweep of this config stopped"

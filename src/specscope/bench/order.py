@@ -11,7 +11,10 @@ Two designs (issue 12, "honest comparisons"):
   *sentinel* cell of the baseline (its first workload at its lowest N) is measured again (config name
   ``BASELINE~sentinel``, served by the baseline's server), so drift across the run can be measured.
 
-Shuffles are seeded by (seed, repeat), so a plan is the same for the same options.
+Shuffles are seeded by (seed, repeat), so a plan is the same for the same options. With ``--crash-trials`` T > 0 the
+levels of each repeat (each block) are visited in ascending order whatever the design (issue 35): a crash at N then
+stops only the levels above N, so the highest stable level and the first crashing level are both measured; the
+workloads of one level keep their shuffled order (a stable sort of the shuffled pairs by N).
 """
 
 from __future__ import annotations
@@ -43,6 +46,12 @@ def _pairs(options: BenchOptions) -> list[tuple[str, int]]:
     return [(w, n) for w in expand_workloads(options) for n in options.levels]
 
 
+def _visit(options: BenchOptions, rng: np.random.Generator, pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The (workload, N) pairs of one repeat or block in a shuffled order; levels ascending with crash trials."""
+    shuffled = [pairs[int(i)] for i in rng.permutation(len(pairs))]
+    return sorted(shuffled, key=lambda p: p[1]) if options.crash_trials > 0 else shuffled
+
+
 def interleaved_plan(options: BenchOptions, repeats: range | None = None) -> list[CellKey]:
     """All cells of all configs in one sequence where configs alternate (see the module docstring)."""
     configs = options.run_configs()
@@ -51,8 +60,7 @@ def interleaved_plan(options: BenchOptions, repeats: range | None = None) -> lis
     first = options.min_repeats if options.target_ci is not None else options.repeats
     for r in repeats if repeats is not None else range(first):
         rng = np.random.default_rng([options.seed, r, 1201])
-        for i in rng.permutation(len(pairs)):
-            w, n = pairs[int(i)]
+        for w, n in _visit(options, rng, pairs):
             out.extend(CellKey(configs[int(j)], w, n, r) for j in rng.permutation(len(configs)))
     return out
 
@@ -72,7 +80,7 @@ def blocks_plan(options: BenchOptions) -> list[CellKey]:
         order = configs if r % 2 == 0 else configs[::-1]
         for bi, config in enumerate(order):
             rng = np.random.default_rng([options.seed, r, bi, 1202])
-            block = [CellKey(config, pairs[int(i)][0], pairs[int(i)][1], r) for i in rng.permutation(len(pairs))]
+            block = [CellKey(config, w, n, r) for w, n in _visit(options, rng, pairs)]
             if config == base and with_sentinels:  # on the baseline's server, at both ends of its block
                 block = [CellKey(sentinel, first_w, first_n, k), *block, CellKey(sentinel, first_w, first_n, k + 1)]
                 k += 2

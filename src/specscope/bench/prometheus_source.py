@@ -36,10 +36,6 @@ from specscope.records import SpecCounters
 __all__ = ["MIN_INTERVALS", "PrometheusSource", "parse_duration_s", "series_query"]
 
 MIN_INTERVALS = 3
-_NAMES = (
-    "spec_decode_num_drafts_total|spec_decode_num_draft_tokens_total|spec_decode_num_accepted_tokens_total|"
-    "spec_decode_num_accepted_tokens_per_pos_total|generation_tokens_total|tokens_predicted_total|prompt_tokens_total"
-)
 
 
 def parse_duration_s(text: str) -> float:
@@ -51,9 +47,13 @@ def parse_duration_s(text: str) -> float:
 
 
 def series_query(selector: str) -> str:
-    """The PromQL selecting the counters specscope reads, inside ``selector`` (``{job="base"}`` or empty)."""
+    """The PromQL selecting every counter and gauge the adapters declare read
+    (:func:`specscope.adapters.names.query_names`: each engine's own names), inside ``selector`` (``{job="base"}`` or
+    empty). The names hold only ``[A-Za-z0-9_:]``, so they need no escaping inside the regular expression."""
+    from specscope.adapters.names import query_names
+
     inner = selector.strip().removeprefix("{").removesuffix("}").strip()
-    name = f'__name__=~"(vllm|llamacpp):({_NAMES})"'
+    name = f'__name__=~"{"|".join(query_names())}"'
     return "{" + (f"{inner}, {name}" if inner else name) + "}"
 
 
@@ -122,7 +122,7 @@ class PrometheusSource:
             raise MetricsUnavailable(
                 "Prometheus has no speculative-decoding or token counters for this config",
                 found=f"{series_query(self.selector)} at {at_s:.3f}: no series",
-                expected="vllm:* or llamacpp:* counters scraped from the config's replicas",
+                expected="an engine's counters (docs/engines.md) scraped from the config's replicas",
                 fix="check the --prometheus-selector and that Prometheus scrapes the replicas",
             )
         return combine_replicas([(inst, parse_metrics(_as_text(groups[inst]))) for inst in sorted(groups)])

@@ -8,10 +8,13 @@
   statistics; client limits and output may differ): a difference is a :class:`~specscope.errors.ConfigError`
   naming each option (found / expected / fix), never silently ignored. The check is generated from the option
   spec (:data:`specscope.bench.spec.BENCH_SPEC`), so a new option is checked as soon as it is declared.
+- The files the run read its prompts from (``--workload``, ``--trace``, ``--dataset`` files) must hold the bytes
+  it read: their SHA-256, recorded in the manifest when the run started, is compared on resume (issue 37).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +26,7 @@ from specscope.bench.spec import BENCH_SPEC, Opt
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError
 from specscope.records import CellKey
+from specscope.redact import MASK, redact
 
 if TYPE_CHECKING:
     from specscope.client.settings import ClientSettings
@@ -32,7 +36,10 @@ __all__ = [
     "MEASURED",
     "RETRIED",
     "RunControls",
+    "check_like_servers",
     "check_resume_options",
+    "resumed_servers",
+    "check_sources_unchanged",
     "resumed_client",
     "cells_to_skip",
     "is_finished",
@@ -79,7 +86,8 @@ def check_resume_options(
 
     Raises:
         ConfigError: one or more options differ (each named with the given and the run's value), or cannot be
-            checked against a run made before run records.
+            checked against a run made before run records; or a file the run read prompts from changed
+            (:func:`check_sources_unchanged`).
     """
     stored = dict(manifest.get("options") or {})
     record = manifest.get("run_options")
@@ -95,14 +103,117 @@ def check_resume_options(
         have = _run_value(opt, record, stored, client)
         if have is _UNKNOWN:
             differ.append(f"{_show_opt(opt, value)} (run made before run records: cannot check)")
-        elif (opt.normal(have, stored) if record and name in record else have) != opt.normal(value, stored):
-            differ.append(_differ(opt, opt.normal(value, stored), have))
+        elif (opt.normal(have, stored) if record and name in record else have) != opt.normal(redact(value), stored):
+            # the run stores a URL's credentials masked: the given value is compared masked the same way
+            differ.append(_differ(opt, opt.normal(redact(value), stored), have))
     if differ:
         raise ConfigError(
             f"options given with --resume differ from the run's: {'; '.join(differ)}",
             found=", ".join(d.split(" ")[0] for d in differ),
             expected="no options with --resume but the run's own values (or limits such as --read-timeout)",
             fix=f"drop them to finish {run} as it was planned, or start a new run (--like {run} repeats it)",
+        )
+    check_sources_unchanged(manifest, run)
+
+
+def resumed_servers(
+    stored: Mapping[str, str] | None, given: Mapping[str, str] | None, run: Path
+) -> dict[str, str] | None:
+    """The servers a resumed run talks to: those given again (``--server``, equal to the run's once masked: see
+    :func:`check_resume_options`), else the run's own. A run stores a URL's credentials masked
+    (``http://***@host``), so a stored URL holding the mask is never sent: it must be given again.
+
+    Raises:
+        ConfigError: a stored URL holds masked credentials and ``--server`` does not give it again.
+    """
+    if given:
+        return {**(stored or {}), **given}
+    masked = sorted(name for name, url in (stored or {}).items() if f"{MASK}@" in url)
+    if masked:
+        raise credentials_not_stored(masked, dict(stored or {}), run)
+    return dict(stored) if stored else None
+
+
+def check_like_servers(given: Mapping[str, Any], run: Path) -> None:
+    """Refuse ``--like RUN`` when a server URL it takes from the run holds masked credentials (``--server`` given
+    on the command line replaces the run's, and is never masked).
+
+    Raises:
+        ConfigError: naming the servers to give again.
+    """
+    pairs = [str(p).partition("=") for p in given.get("server") or []]
+    masked = {name: url for name, _, url in pairs if f"{MASK}@" in url}
+    if masked:
+        raise credentials_not_stored(sorted(masked), masked, run)
+
+
+def credentials_not_stored(names: list[str], servers: Mapping[str, str], run: Path) -> ConfigError:
+    """The error of a run (``--resume`` / ``--like``) whose server URLs held credentials, which it never stores."""
+    shown = ", ".join(f"{n}={servers[n]}" for n in names)
+    return ConfigError(
+        f"the server URL of {run} held credentials, which a run never stores",
+        found=shown,
+        expected="the URL with its user and password",
+        fix="give it again, user and password included: " + " ".join(f"--server {n}=URL" for n in names),
+    )
+
+
+def source_files(manifest: Mapping[str, Any]) -> list[tuple[str, str, str, bool]]:
+    """``(what, path, sha256, required)`` of every file a run read prompts from, as its manifest records them:
+    ``packs[W]`` of form ``file`` (``--workload``), ``trace`` (``--trace``), each ``datasets[i].files[j]``
+    (``--dataset``; not required: a hub cache may have been cleared, and the dataset is fetched again at its
+    revision)."""
+    out: list[tuple[str, str, str, bool]] = []
+    for name, pack in (manifest.get("packs") or {}).items():
+        if isinstance(pack, dict) and pack.get("form") == "file" and pack.get("sha256") and pack.get("path"):
+            out.append((f"workload {name}", str(pack["path"]), str(pack["sha256"]), True))
+    trace = manifest.get("trace")
+    if isinstance(trace, dict) and trace.get("sha256") and trace.get("path"):
+        out.append(("trace", str(trace["path"]), str(trace["sha256"]), True))
+    for d in manifest.get("datasets") or ():
+        for f in (d.get("files") if isinstance(d, dict) else None) or ():
+            if isinstance(f, dict) and f.get("sha256") and f.get("path"):
+                out.append((f"dataset {d.get('spec')}", str(f["path"]), str(f["sha256"]), False))
+    return out
+
+
+def _sha256_of(path: str) -> str | None:
+    """SHA-256 (hex) of the regular file ``path``, read in 1 MiB pieces; None when it is missing or not a regular
+    file (a FIFO is never opened for reading: it could block)."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return None
+        h = hashlib.sha256()
+        with open(p, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def check_sources_unchanged(manifest: Mapping[str, Any], run: Path) -> None:
+    """Refuse to resume a run whose workload, trace or dataset files changed since it started (the new prompts
+    would be measured into the old run's cells): each file's bytes are hashed and compared with the SHA-256 its
+    manifest recorded.
+
+    Raises:
+        ConfigError: naming each file that changed or (for a workload or trace file) is gone.
+    """
+    changed = []
+    for what, path, recorded, required in source_files(manifest):
+        now = _sha256_of(path)
+        if now is None and required:
+            changed.append(f"{what} {path} (gone, or not a regular file)")
+        elif now is not None and now != recorded:
+            changed.append(f"{what} {path} (SHA-256 {now[:12]}..., the run read {recorded[:12]}...)")
+    if changed:
+        raise ConfigError(
+            f"the files {run} read its prompts from changed since it started: {'; '.join(changed)}",
+            found=", ".join(c.split(" (")[0] for c in changed),
+            expected="the same bytes the run read (their SHA-256 is in its manifest.json)",
+            fix=f"restore the files to finish {run}, or start a new run with them (--like {run})",
         )
 
 
@@ -113,8 +224,10 @@ def _run_value(opt: Opt, record: Mapping[str, Any] | None, stored: Mapping[str, 
     """The value ``opt`` has in a stored run: recorded, else in force, else its default (``_UNKNOWN``: no record)."""
     if record is not None and opt.name in record:
         return record[opt.name]
-    if opt.client is not None:
-        return client.get(opt.client, False if opt.kind == "switch" else None)
+    if opt.client is not None:  # a run stored before the setting existed had its default
+        from specscope.client.settings import ClientSettings
+
+        return client.get(opt.client, ClientSettings.model_fields[opt.client].default)
     if opt.field is not None or opt.effective is not None:
         try:
             return opt.in_force(BenchOptions(**stored))
@@ -125,13 +238,14 @@ def _run_value(opt: Opt, record: Mapping[str, Any] | None, stored: Mapping[str, 
 
 def resumed_client(stored_client: Mapping[str, Any], controls: RunControls) -> ClientSettings:
     """The client settings for the rest of a resumed run: the command line's, with the run's own ``busy_poll``
-    (its manifest's ``client``; False for runs stored before it existed), so that every cell of a run is measured
-    with one client mode and the manifest stays true (a different ``--busy-poll`` is refused by
-    :func:`check_resume_options`)."""
+    and ``endpoint`` (its manifest's ``client``; False and ``/v1/chat/completions`` for runs stored before they
+    existed), so that every cell of a run is measured with one client mode on one API and the manifest stays true
+    (a different ``--busy-poll`` or ``--endpoint`` is refused by :func:`check_resume_options`)."""
     from specscope.client.settings import ClientSettings
 
     have = bool(stored_client.get("busy_poll", False))
-    return (controls.client or ClientSettings()).model_copy(update={"busy_poll": have})
+    endpoint = stored_client.get("endpoint") or ClientSettings.model_fields["endpoint"].default
+    return (controls.client or ClientSettings()).model_copy(update={"busy_poll": have, "endpoint": endpoint})
 
 
 def _differ(opt: Opt, wanted: Any, have: Any) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 from specscope.bench.spec import BENCH_SPEC, Opt, by_flag, check_combinations, excluded_by
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError, SpecscopeError
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited
 
 __all__ = ["dump_run_file", "given_options", "in_force_values", "read_like", "read_run_file", "stored_options"]
 
@@ -76,11 +77,12 @@ def read_run_file(
             value its option does not take (naming the key and the file).
     """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        data = tomllib.loads(read_text_limited(path, SETTINGS_FILE_MAX_BYTES))
+    except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
+        why = exc.found_text if isinstance(exc, FileTooLarge) else read_error_text(exc)
         raise ConfigError(
             "cannot read the run file",
-            found=f"{path}: {getattr(exc, 'strerror', None) or exc}",
+            found=f"{path}: {why}",
             expected="a TOML file of bench options",
             fix="write one with: specscope bench --print-run-file > run.toml",
         ) from None
@@ -132,6 +134,7 @@ def stored_options(run: Path) -> tuple[dict[str, Any], BenchOptions]:
         ConfigError: not a bench run, or a run made before specscope recorded the options it was given.
     """
     from specscope.store import open_run
+    from specscope.store.manifest import stored_bench_options
 
     with open_run(run) as stored:
         manifest = stored.manifest
@@ -145,7 +148,7 @@ def stored_options(run: Path) -> tuple[dict[str, Any], BenchOptions]:
             expected="a run made by this specscope",
             fix=f"repeat it by hand: its options are in {run / 'manifest.json'} (options, command)",
         )
-    return dict(record), BenchOptions(**manifest.get("options") or {})
+    return dict(record), stored_bench_options(manifest, run / "manifest.json")
 
 
 def given_options(

@@ -45,19 +45,34 @@ from specscope.bench.openloop_cell import cell_label
 from specscope.bench.order import segments, server_config
 from specscope.bench.parallel import SideJob, sweep_side_by_side
 from specscope.bench.plan import check_names, design_of, plan_cells
-from specscope.bench.resume import RunControls, cells_to_skip, check_resume_options, is_finished, resumed_client
+from specscope.bench.resume import (
+    RunControls,
+    cells_to_skip,
+    check_resume_options,
+    is_finished,
+    resumed_client,
+    resumed_servers,
+)
 from specscope.bench.targets import ExternalServer, embedded_target, launched_target
 from specscope.config import BenchOptions
 from specscope.errors import SpecscopeError, StoreError
 from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
 from specscope.stats.summary import CellSummary
+from specscope.stats.verdict import min_effect_of
 from specscope.store import Run, create_run, open_run
+from specscope.store.manifest import stored_bench_options
 
 if TYPE_CHECKING:
     from specscope.client.settings import ClientSettings
 
-__all__ = ["BenchProgress", "EngineFiles", "run_bench", "new_run_dir", "cache_salt", "pack_name"]
+__all__ = ["BenchProgress", "EngineFiles", "run_bench", "judged_options", "new_run_dir", "cache_salt", "pack_name"]
+
+
+def judged_options(options: BenchOptions) -> BenchOptions:
+    """``options`` as a new run records them: the minimum effect given, else the judging rule's default
+    (:func:`specscope.stats.verdict.min_effect_of`), so that the run is judged later as it was judged while it ran."""
+    return options.model_copy(update={"min_effect": min_effect_of({}, options.min_effect)})
 
 
 def new_run_dir(out: Path) -> Path:
@@ -124,18 +139,18 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
             run.close()
             raise
         try:
+            options = stored_bench_options(run.manifest, run.path / "manifest.json")
             check_resume_options(run.manifest, controls.given, resume, controls.spec)
             controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls))
+            servers = resumed_servers(run.manifest.get("external_servers"), servers, resume)
         except SpecscopeError:
             run.close()
             raise
-        options = BenchOptions(**run.manifest["options"])
-        servers = run.manifest.get("external_servers") or None
         engine = run.manifest.get("engine", "embedded")
         recipes = Path(run.manifest["recipes"]) if run.manifest.get("recipes") else None
         files = EngineFiles(recipes, files.draft_cache)
     else:
-        options = options or BenchOptions()
+        options = judged_options(options or BenchOptions())
         engine = "external" if servers else engine
         path, unique = (run_dir, False) if run_dir is not None else (new_run_dir(out), True)
         run = _new_run(options, servers, engine, files.recipes, path, controls, unique=unique)
@@ -197,7 +212,7 @@ def _new_run(
 
     settings = controls.client
     check_names(options, servers, engine, recipes)
-    check_sources(options)
+    check_sources(options, (settings or ClientSettings()).endpoint)
     for name, url in (servers or {}).items():  # fail before a run folder exists
         with ExternalServer(name, url, headers=(settings or ClientSettings()).auth_headers()):
             pass
@@ -228,10 +243,7 @@ def _new_run(
 
 def _log_path(run: Run, config: str) -> Path:
     """``logs/CONFIG.log``; a resumed config gets a fresh, timestamped log beside the old one."""
-    log_path = run.path / "logs" / f"{config}.log"
-    if log_path.exists():
-        log_path = run.path / "logs" / f"{config}.{time.strftime('%Y%m%d-%H%M%S')}.log"
-    return log_path
+    return run.log_path(f"{config}.log")
 
 
 def _target(
@@ -269,7 +281,7 @@ def _restarter(config: str, run: Run, options: BenchOptions, engine: str, files:
     masked once the server has stopped."""
 
     def start(tag: str) -> AbstractContextManager[Any]:
-        log_path = run.path / "logs" / log_name(config, tag)
+        log_path = run.log_path(log_name(config, tag))
         return _masked(_launch(config, log_path, options, engine, files), log_path)
 
     return start

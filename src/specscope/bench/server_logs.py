@@ -13,15 +13,35 @@ from typing import Any
 from specscope.launch.serverlog import loaded_vs_census, merge_server_logs
 from specscope.store import open_run
 
-__all__ = ["attach_server_logs"]
+__all__ = ["attach_server_logs", "server_log_lines"]
 
 
-def attach_server_logs(run_dir: Path, logs: dict[str, Path], preflight: dict[str, Any] | None = None) -> None:
+def server_log_lines(server_facts: dict[str, dict[str, Any]]) -> list[str]:
+    """One line per engine pool of each config's captured log (``log_pools`` of
+    :func:`specscope.launch.serverlog.server_log_facts`): its pooled counts and the alarm, as ``bench`` says them."""
+    out = []
+    for name, facts in server_facts.items():
+        for pool in facts.get("log_pools") or []:
+            rate = pool.get("acceptance_rate")
+            steps = pool.get("verify_steps")
+            counted = (
+                f"{pool['draft_tokens']:,} drafted, {pool['accepted_tokens']:,} accepted ({rate:.1%}) over "
+                + (f"{steps:,} verify steps" if steps is not None else f">= {pool['verify_steps_at_least']:,} steps")
+                if pool.get("draft_tokens") is not None and rate is not None
+                else "no counts printed"
+            )
+            alarm = f"; ALARM {pool['alarm']}" if pool.get("alarm") else ""
+            out.append(f"server log {name} ({pool['engine']}: {', '.join(pool['forms'])}): {counted}{alarm}")
+    return out
+
+
+def attach_server_logs(run_dir: Path, logs: dict[str, Path], preflight: dict[str, Any] | None = None) -> list[str]:
     """Merge the facts of each config's captured log into the run's server facts (config name -> log file), and
     record the pre-flight outcome of launched recipes (``--no-preflight`` included) in the manifest, with
-    "Model loading took X GiB" against the audit's census per config where both are known."""
+    "Model loading took X GiB" against the audit's census per config where both are known. Returns
+    :func:`server_log_lines` of the logs attached (empty without any)."""
     if not logs and not preflight:
-        return
+        return []
     run = open_run(run_dir, writable=True)
     try:
         if preflight:
@@ -37,3 +57,4 @@ def attach_server_logs(run_dir: Path, logs: dict[str, Path], preflight: dict[str
                 run.save_server_facts(name, {**facts, "loaded_vs_census": compared})
     finally:
         run.close()
+    return server_log_lines({name: merged[name] for name in logs})

@@ -30,8 +30,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from specscope.adapters.openai.endpoints import ENDPOINTS
 from specscope.config import PROFILES, BenchOptions
 from specscope.errors import ConfigError
+from specscope.stats.verdict import DEFAULT_MIN_EFFECT, min_effect_of
 from specscope.values import (
     csv_items,
     parse_duration_s,
@@ -381,6 +383,14 @@ BENCH_SPEC: tuple[Opt, ...] = (
     ),
     Opt("dataset_path", "load", "path", "Local parquet/JSONL file or folder of --dataset.", "PATH", needs=("dataset",)),
     Opt(
+        "sample_rows",
+        "load",
+        "int",
+        "Send N rows of each --workload file / --dataset category per repeat (default: every row once).",
+        "N",
+        field="sample_rows",
+    ),
+    Opt(
         "drop_bad_rows",
         "load",
         "switch",
@@ -463,6 +473,16 @@ BENCH_SPEC: tuple[Opt, ...] = (
         read=_duration("--slo"),
         names=("ttft", "tpot"),
         effective=_slo_in_force,
+    ),
+    Opt(
+        "endpoint",
+        "load",
+        "choice",
+        "The API sent to: /v1/chat/completions (default), /v1/completions (base models, as vllm bench serve) or "
+        "/v1/responses.",
+        "PATH",
+        client="endpoint",
+        choices=ENDPOINTS,
     ),
     # --- client ---
     Opt(
@@ -563,9 +583,10 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "statistics",
         "fraction",
         "Minimum practical effect, a fraction or a percentage: a win or loss smaller than this is equivalent "
-        "(default 0.02 = 2%).",
+        f"(default {DEFAULT_MIN_EFFECT:g} = {DEFAULT_MIN_EFFECT:.0%}).",
         "F",
         field="min_effect",
+        effective=lambda o: min_effect_of({}, o.min_effect),  # unset: the judging rule's default, in force
     ),
     Opt(
         "crash_trials",

@@ -21,6 +21,7 @@ import numpy as np
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError
 from specscope.records import StreamRecord
+from specscope.stats.timeline import mean
 from specscope.workload.prompt import Prompt
 
 if TYPE_CHECKING:
@@ -143,5 +144,5 @@ async def run_trace_cell(
     }
     lengths = [p.meta["trace_input_tokens"] for p in prompts if p.meta.get("trace_input_tokens") is not None]
     trace: dict[str, Any] = {"time_scale": options.trace_scale, "requests": len(requests), "scheduled_span_s": span_s}
-    trace["input_tokens_mean"] = sum(lengths) / len(lengths) if lengths else None
+    trace["input_tokens_mean"] = mean(lengths)
     return streams, check, {"open_loop": open_loop, "trace": trace}

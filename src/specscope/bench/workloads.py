@@ -152,13 +152,18 @@ def _warmup(base: Prompt) -> Prompt:
     return Prompt(f"{base.workload}-warmup", base.workload, messages, meta={**base.meta, "warmup": True})
 
 
-def check_sources(options: BenchOptions) -> None:
+def check_sources(options: BenchOptions, endpoint: str = "/v1/chat/completions") -> None:
     """Load every non-pack workload once, so a malformed file or a too-small one fails before the run.
 
+    Args:
+        endpoint: the API the run sends to (``--endpoint``): conversations go only where
+            :func:`specscope.adapters.openai.endpoints.conversations_refusal` allows them.
+
     Raises:
-        ConfigError: a malformed line, fewer distinct prompts than the highest concurrency level, throughput
-            tiers that are not the context axis, or conversations with ``--request-rate``.
+        ConfigError: a malformed line, throughput tiers that are not the context axis, or conversations with
+            ``--request-rate`` or on an endpoint that takes one prompt per request (``--endpoint /v1/completions``).
     """
+    from specscope.adapters.openai.endpoints import conversations_refusal
     from specscope.workload import PACK_NAMES
 
     check_tiers(options)
@@ -178,6 +183,14 @@ def check_sources(options: BenchOptions) -> None:
         return
     prompts, _ = base_prompts(options, lambda w: w)
     multi = sorted(w for w, items in prompts.items() if any(p.follow_ups for p in items))
+    chat_only = conversations_refusal(endpoint) if multi else None
+    if chat_only is not None:
+        raise ConfigError(
+            f"multi-turn workloads cannot be sent on {endpoint}",
+            found=f"multi-turn rows in {', '.join(multi[:3])}",
+            expected=chat_only,
+            fix=f"drop --endpoint {endpoint} for these workloads, or run single-turn workloads on it",
+        )
     if options.rates and multi:
         raise ConfigError(
             "open-loop rates cannot send conversations",
@@ -186,15 +199,7 @@ def check_sources(options: BenchOptions) -> None:
             "clock)",
             fix="pass --max-concurrency instead of --request-rate for these workloads",
         )
-    top = max(options.levels)
-    for name, items in prompts.items():
-        if len(items) < top:
-            raise ConfigError(
-                f"workload {name} has {len(items)} prompts, fewer than the highest level {top}",
-                found=len(items),
-                expected=f">= {top} distinct prompts (one per concurrent stream)",
-                fix=f"add prompts to {name} or pass --max-concurrency up to {len(items)}",
-            )
+    # no size check: every row is sent once per repeat, at most `level` at a time or at the rate (cell_prompts)
 
 
 async def prepare_workloads(
@@ -204,9 +209,12 @@ async def prepare_workloads(
     get prompts extended to length, a trace gets its text, dataset rows longer than the server's context are refused
     (:func:`specscope.bench.context_check.refuse_too_long`) before anything is sent.
 
-    Only the prompts a run can schedule are extended (``max(levels) * repeats``, at most the whole set).
+    Only the prompts a run can send are extended: a pack's ``max(levels) * repeats``, every row of a file or
+    dataset (:func:`cell_prompts`). The manifest's ``packs`` get each file and dataset workload's row counts after
+    the context check (:func:`rows_manifest`).
     """
     from specscope.bench.context_check import refuse_too_long
+    from specscope.workload import PACK_NAMES
     from specscope.workload.context import ContextBuilder, context_label
 
     base, warm = base_prompts(options, edit_pack)
@@ -214,6 +222,11 @@ async def prepare_workloads(
     warmups: dict[str, Prompt] = {}
     builder = ContextBuilder(http, server.base_url, server.model_name, server.server_kind)
     notes: dict[str, Any] = {}
+    answered: dict[str, Any] = {}
+    if options.workload_files:  # rows ending with a recorded answer: its token count is their max_tokens
+        from specscope.bench.answer_lengths import answer_lengths
+
+        base, answered = await answer_lengths(base, list(options.workload_files), builder)
     if options.trace:
         from specscope.workload.trace import load_trace
         from specscope.workload.trace_prompts import trace_prompts
@@ -231,7 +244,8 @@ async def prepare_workloads(
             continue
         items, w = base[v.base], warm[v.base]
         if v.context_tokens is not None:
-            items = [await builder.extend(p, v.context_tokens, i) for i, p in enumerate(items[:need])]
+            some = items[:need] if v.base in PACK_NAMES else items
+            items = [await builder.extend(p, v.context_tokens, i) for i, p in enumerate(some)]
             w = await builder.extend(w, v.context_tokens, len(items) + 1)
         packs[label], warmups[label] = items, w
     if options.datasets or options.trace:
@@ -241,14 +255,26 @@ async def prepare_workloads(
             file_refused = list(notes["trace"].get("rows_refused") or [])  # rows the file itself refused (output 0)
             notes["trace"] |= {"context_check": check, "rows_refused": [*file_refused, *refused]}
         notes |= checked
+    if not options.trace and any(w not in PACK_NAMES for w in options.workloads):
+        notes["packs"] = sources_manifest(options, edit_pack, packs)
+        for name, how in answered.items():
+            notes["packs"][name]["recorded_answers"] = how
+        if options.datasets:
+            notes["datasets"] = datasets_manifest(options, notes.get("datasets"), notes["packs"])
     return packs, warmups, notes
 
 
-def sources_manifest(options: BenchOptions, edit_pack: Any) -> dict[str, Any]:
+def sources_manifest(
+    options: BenchOptions, edit_pack: Any, prepared: dict[str, list[Prompt]] | None = None
+) -> dict[str, Any]:
     """The manifest's ``packs``: workload -> pack manifest, or for a file its path and SHA-256, for a dataset
-    category its ``--dataset`` spec and path."""
+    category its ``--dataset`` spec and path; a file or dataset workload also gets its row counts
+    (:func:`rows_manifest`, from ``prepared``, the labels' prompts after the context check, else as read)."""
+    from specscope.bench.workload_rows import rows_manifest
     from specscope.workload import PACK_NAMES, load_pack, pack_manifest
     from specscope.workload.userfile import file_fingerprint
+
+    rows = rows_manifest(options, prepared)
 
     out: dict[str, Any] = {}
     for w in options.workloads:
@@ -264,14 +290,28 @@ def sources_manifest(options: BenchOptions, edit_pack: Any) -> dict[str, Any]:
             out[w] = {"name": w, "form": "file", "path": path, "sha256": file_fingerprint(path)}
         else:
             out[w] = {"name": w, "form": "dataset", "datasets": list(options.datasets), "path": options.dataset_path}
+        out[w] |= rows.get(w, {})
     return out
 
 
-def datasets_manifest(options: BenchOptions) -> list[dict[str, Any]] | None:
-    """The manifest's ``datasets``: each ``--dataset``'s provenance (None without datasets)."""
+def datasets_manifest(
+    options: BenchOptions, entries: list[dict[str, Any]] | None = None, packs: dict[str, Any] | None = None
+) -> list[dict[str, Any]] | None:
+    """The manifest's ``datasets``: each ``--dataset``'s provenance (``entries``: as the context check left it) with
+    ``rows_sent_per_repeat`` and ``rows_skipped``, summed over its categories' row counts (``packs``: the manifest's
+    ``packs``, else :func:`rows_manifest`); None without datasets."""
     if not options.datasets:
         return None
-    return [{"spec": load.spec.label(), **load.provenance} for load in dataset_loads(options)]
+    loads = dataset_loads(options)
+    out = entries or [{"spec": load.spec.label(), **load.provenance} for load in loads]
+    from specscope.bench.workload_rows import rows_manifest
+
+    counts = packs if packs is not None else rows_manifest(options)
+    for entry, load in zip(out, loads, strict=True):
+        mine = [counts[w] for w in load.workloads if w in counts and "rows_sent_per_repeat" in counts[w]]
+        entry["rows_sent_per_repeat"] = sum(c["rows_sent_per_repeat"] for c in mine)
+        entry["rows_skipped"] = sum(c["rows_skipped"] for c in mine)
+    return out
 
 
 def cell_request(options: BenchOptions, label: str, prompt: Prompt, max_tokens: int) -> dict[str, Any]:

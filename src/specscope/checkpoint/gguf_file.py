@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from specscope.checkpoint.gguf_bounds import GgufBoundsError, check_counts
 from specscope.checkpoint.tokenizer import TokenizerView, from_gguf_fields
 from specscope.errors import CheckpointError
 
@@ -105,6 +106,8 @@ def _read_failure(p: Path, exc: BaseException) -> str:
         size = f"{p.stat().st_size:,} bytes"
     except OSError:
         size = "unknown size"
+    if isinstance(exc, GgufBoundsError):
+        return f"truncated: the header declares more than the file's {size} hold ({text})"
     if isinstance(exc, IndexError | EOFError | struct.error) or "cannot reshape" in text:
         return f"truncated: the header declares more than the file's {size} hold"
     if "version" in text:
@@ -115,9 +118,12 @@ def _read_failure(p: Path, exc: BaseException) -> str:
 def read_gguf(path: str | os.PathLike[str]) -> GgufFile:
     """The header of the GGUF file ``path``.
 
+    Every count in the header is checked against the bytes left in the file first
+    (:func:`specscope.checkpoint.gguf_bounds.check_counts`): gguf-py alone loops over any count it is given.
+
     Raises:
         CheckpointError: the ``gguf`` package is missing, or the file is not a readable GGUF (bad magic, truncated,
-            an unknown value type).
+            an unknown value type, a count larger than the file can hold).
     """
     p = Path(path).expanduser()
     try:
@@ -130,6 +136,7 @@ def read_gguf(path: str | os.PathLike[str]) -> GgufFile:
             fix="pip install 'specscope[engine]' (or pip install gguf)",
         ) from None
     try:
+        check_counts(p)
         reader = gguf.GGUFReader(p, "r")
         fields = {k: _value(f) for k, f in reader.fields.items() if not k.startswith("GGUF.")}
         tensors = tuple(

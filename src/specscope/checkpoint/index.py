@@ -32,6 +32,8 @@ from specscope.checkpoint.source import ByteSource, open_source
 from specscope.errors import CheckpointError
 
 __all__ = [
+    "network_config",
+    "DRAFT_NESTED_CONFIG_KEYS",
     "INDEX_NAME",
     "ShardRead",
     "TensorLocation",
@@ -42,6 +44,27 @@ __all__ = [
 ]
 
 INDEX_NAME = "model.safetensors.index.json"
+#: config keys under which a draft format nests its network's config (speculators ``transformer_layer_config``,
+#: EAGLE ``model``): :attr:`Checkpoint.text_config` reads the shapes there.
+DRAFT_NESTED_CONFIG_KEYS = ("transformer_layer_config", "model")
+
+
+def network_config(config: dict[str, Any] | None) -> dict[str, Any]:
+    """The config that describes the network's shapes: ``config["text_config"]`` for vision-language checkpoints;
+    for a draft whose shapes are nested, the nested config with the top-level keys it lacks (the speculators format's
+    ``transformer_layer_config``, vLLM ``transformers_utils/configs/speculators/base.py``; EAGLE's ``model``, vLLM
+    ``transformers_utils/configs/eagle.py`` ``EAGLEConfig``); else ``config`` itself ({} if none)."""
+    cfg = config or {}
+    tc = cfg.get("text_config")
+    if isinstance(tc, dict):
+        return tc
+    for key in DRAFT_NESTED_CONFIG_KEYS:
+        nested = cfg.get(key)
+        if isinstance(nested, dict) and "hidden_size" in nested:
+            return {**{k: v for k, v in cfg.items() if k != key}, **nested}
+    return cfg
+
+
 #: scale tensors up to this many bytes may be read by :meth:`Checkpoint.read_scalar`.
 MAX_SCALAR_BYTES = 64
 
@@ -123,10 +146,8 @@ class Checkpoint:
 
     @property
     def text_config(self) -> dict[str, Any]:
-        """``config["text_config"]`` for vision-language checkpoints, else ``config`` itself ({} if none)."""
-        cfg = self.config or {}
-        tc = cfg.get("text_config")
-        return tc if isinstance(tc, dict) else cfg
+        """The config that describes the network's shapes (:func:`network_config` of ``config``)."""
+        return network_config(self.config)
 
     def tensor(self, name: str) -> TensorInfo | None:
         """The copy a loader would use: the indexed shard's copy if any, else the first physical copy."""

@@ -83,6 +83,8 @@ COMMAND_MODULES = [
     "predict",
     "truth_server",
     "counters",
+    "import_",
+    "export",
 ]
 
 for _name in COMMAND_MODULES:

@@ -44,9 +44,10 @@ With no options: the quick profile on the embedded llama.cpp engine (SmolLM2-135
 draft and the A/A control, workloads prose, code, edit, concurrency 1 and 2. Every cell is committed to a run
 folder (printed first) that --resume finishes and --like repeats.
 
-Exit codes: 0 done (failed cells are listed in the report); 1 done, but a config has no ok cell; 2 bad input
-(unknown config or workload, unreachable server, no /metrics, options with --resume that differ from the run's);
-130 interrupted, 143 terminated by SIGTERM (finished cells are kept: --resume)."""
+Exit codes: 0 done (failed cells are listed in the report); 1 done, but a config has no ok or degraded cell (every
+one failed or crashed; the run folder and report are still written); 2 bad input (unknown config or workload,
+unreachable server, no /metrics, options with --resume that differ from the run's); 130 interrupted, 143 terminated
+by SIGTERM (finished cells are kept: --resume)."""
 
 
 def _param(opt: Opt) -> inspect.Parameter:
@@ -130,6 +131,10 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
         run_file = read_run_file(Path(raw["run_file"]), spec, aliases=key_aliases("bench"), warn=say)
     like = read_like(Path(raw["like"])) if raw.get("like") else None
     given = given_options(raw, run_file=run_file, like=like, spec=spec, note=say)
+    if like is not None:
+        from specscope.bench.resume import check_like_servers
+
+        check_like_servers(given, Path(raw["like"]))
     if given.get("print_run_file"):
         _print_run_file(given, spec)
         return
@@ -150,6 +155,11 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
         nonlocal planned
         planned = path
         console.print(f"run folder: {path}", markup=False, highlight=False, soft_wrap=True)
+        if setup.options is not None:  # what each cell sends of a file or dataset (issue 35)
+            from specscope.bench.workload_rows import rows_notice
+
+            for line in rows_notice(setup.options):
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     controls = dataclasses.replace(setup.controls, on_start=started)
     from specscope.cli.progress import progress
@@ -172,7 +182,8 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
         raise _interrupted(planned, exc) from None
     from specscope.bench.server_logs import attach_server_logs
 
-    attach_server_logs(run_dir, setup.server_logs, checked)  # the folder was named once, at the start
+    for line in attach_server_logs(run_dir, setup.server_logs, checked):  # the folder was named once, at the start
+        typer.echo(line, err=True)  # each captured log's pooled acceptance and alarm
     from specscope.cli.report import emit_report
 
     emit_report([run_dir], fmt, output, width=given.get("width"), html_in_run=True)

@@ -7,6 +7,11 @@ each other (``inconsistencies``: more tokens accepted than drafted ...), as the 
 unreadable file, not Prometheus text, a file with no speculative / generation counters, or counters that went down
 in every engine while the files read the other way round count up cleanly (BEFORE and AFTER swapped).
 
+A JSON metrics body an engine adapter reads (TensorRT-LLM's ``/metrics`` iteration stats or ``/perf_metrics``) drains
+on read: BEFORE's GET emptied it, so the window is AFTER's slice alone; the iterations lost between or inside the two
+(``ITERATIONS_LOST``) and the idle ones left out are named under ``reasons``, and ``drained`` says what was read.
+Mixing a JSON body with Prometheus text is refused (exit 2).
+
 Bounds (issue 29): each file must be a regular file (a FIFO or a device such as ``/dev/zero`` is refused before any
 read) of at most ``--max-bytes`` (default :data:`MAX_SCRAPE_BYTES`; a vLLM scrape is tens to hundreds of KiB,
 and prometheus_client's parser holds ~20 bytes of memory per byte of text); parsing both files takes at most
@@ -16,6 +21,7 @@ and prometheus_client's parser holds ~20 bytes of memory per byte of text); pars
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,17 +34,20 @@ from specscope.cli.options import TEXT_JSON, TextJsonFormatOption
 from specscope.cli.output import OutputOption, emit, report_target
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, MetricsUnavailable
-from specscope.readfile import FileTooLarge, read_error_text, read_text_limited
+from specscope.readfile import SCRAPE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited
 from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
+    from specscope.adapters.drained import DrainedSlice
     from specscope.records import SpecCounters
 
-_SCRAPE = "a /metrics scrape saved as Prometheus text (vllm:/llamacpp:/sglang: counters)"
+_SCRAPE = (
+    "a /metrics scrape saved as Prometheus text with an engine's counters (docs/engines.md), or a JSON metrics body"
+)
 _SAVE = "save each scrape with: curl -s http://HOST:PORT/metrics > before.prom (and after.prom after the load)"
 _COUNTED = frozenset({"spec", "per_pos", "generation"})  # SpecCounters.present families that are counters
-#: the largest scrape file read (bytes), ``--max-bytes``'s default.
-MAX_SCRAPE_BYTES = 8 * 2**20
+#: the largest scrape file read (bytes), ``--max-bytes``'s default: the one limit of every scrape.
+MAX_SCRAPE_BYTES = SCRAPE_MAX_BYTES
 #: the longest both files may take to parse (s), ``--timeout``'s default.
 PARSE_TIMEOUT_S = 30.0
 
@@ -86,43 +95,122 @@ def _deadline(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def _load(path: Path, max_bytes: int) -> SpecCounters:
-    """The counters of one saved scrape file.
+def _process_start_s(text: str) -> float | None:
+    """``process_start_time_seconds`` of a scrape (the Prometheus client's standard process collector, Unix s): the
+    one sample of that name without labels; None when absent or not a number."""
+    for line in text.splitlines():
+        if line.startswith("process_start_time_seconds "):
+            try:
+                return float(line.split()[1])
+            except (IndexError, ValueError):
+                return None
+    return None
+
+
+def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, float | None]:
+    """The counters of one saved scrape file and its process start time (Unix s, None when absent), or the drained
+    slice of a saved JSON metrics body (no start time).
 
     Raises:
-        ConfigError: unreadable, not a regular file, above ``max_bytes``, not Prometheus text, or no speculative /
-            generation counter in it.
+        ConfigError: unreadable, not a regular file, above ``max_bytes``, neither Prometheus text nor a JSON body an
+            adapter reads, or no speculative / generation counter in it.
     """
-    from specscope.client.metrics import parse_metrics
+    from specscope.client.metrics import parse_metrics, read_json_body
 
+    text = _read(path, max_bytes)
     try:
-        snap = parse_metrics(_read(path, max_bytes))
+        piece = read_json_body(text)
+    except MetricsUnavailable as exc:
+        raise ConfigError(
+            f"{path} is JSON that no engine adapter reads", found=exc.found, expected=exc.expected, fix=_SAVE
+        ) from None
+    if piece is not None:
+        return piece, None
+    try:
+        snap = parse_metrics(text)
     except MetricsUnavailable as exc:
         raise ConfigError(f"{path} is not Prometheus text", found=exc.found, expected=_SCRAPE, fix=_SAVE) from None
     if not snap.present & _COUNTED:
         raise ConfigError(
             f"{path} holds no speculative or generation counters",
-            found="empty file" if not path.stat().st_size else "no vllm:/llamacpp:/sglang: counter samples",
+            found="empty file" if not path.stat().st_size else "no counter sample of any engine's names",
             expected=_SCRAPE,
             fix=_SAVE,
         )
-    return snap
+    return snap, _process_start_s(text)
 
 
-def _refuse_swapped(before: SpecCounters, after: SpecCounters, names: tuple[Path, Path]) -> None:
-    """Refuse a pair whose counters went down in every engine while the reverse order counts up cleanly.
+def _drained_pair(
+    before: SpecCounters | DrainedSlice, after: SpecCounters | DrainedSlice, names: tuple[Path, Path]
+) -> tuple[SpecCounters, SpecCounters, tuple[str, ...], dict[str, Any]]:
+    """Two drained slices as two snapshots: BEFORE's GET emptied the endpoint, so the window is AFTER's slice
+    (running totals ``pool(BEFORE)`` and ``pool(BEFORE, AFTER)``); reasons: the iterations lost between or inside
+    them, idle iterations left out, the slices' own.
 
-    A server restart also lowers every counter; vLLM then moves ``*_created`` too, so its reverse is not clean
-    and it stays a ``COUNTER_RESET`` reason (exit 0).
+    Raises:
+        ConfigError: one file is a drained JSON body and the other Prometheus text, the two bodies (neither empty)
+            are of two endpoints (iteration stats and per-request perf metrics), or AFTER carries no speculative
+            counts.
+    """
+    from specscope.adapters.drained import DrainedSlice, pool_slices
+
+    b, a = names
+    if not (isinstance(before, DrainedSlice) and isinstance(after, DrainedSlice)):
+        json_file, text_file = (b, a) if isinstance(before, DrainedSlice) else (a, b)
+        raise ConfigError(
+            "one file is a JSON metrics body that drains on read, the other Prometheus text",
+            found=f"{json_file}: JSON; {text_file}: Prometheus text",
+            expected="two readings of the same endpoint",
+            fix="save both from the same URL (curl -s URL > before.json, then > after.json after the load)",
+        )
+    if before.items and after.items and before.endpoint != after.endpoint:  # an empty body names no endpoint
+        raise ConfigError(
+            "BEFORE and AFTER are bodies of two different endpoints",
+            found=f"{b}: {before.endpoint}; {a}: {after.endpoint}",
+            expected="two readings of the same endpoint",
+            fix="save both from the same URL (curl -s URL > before.json, then > after.json after the load)",
+        )
+    if "spec" not in after.counts.present:
+        raise ConfigError(
+            f"{a} holds no speculative counts",
+            found=f"{after.endpoint}: {after.items} items, none with speculative statistics",
+            expected="the iterations (or requests) served between the two GETs, with speculative statistics",
+            fix="run the load between the two GETs, and let no other client read the endpoint meanwhile "
+            "(each GET empties it); check that speculative decoding is on",
+        )
+    start, _ = pool_slices([before])
+    total, reasons = pool_slices([before, after])
+    start = dataclasses.replace(start, present=total.present, engine_kind=total.engine_kind)
+    drained = {"endpoint": after.endpoint, "before_items": before.items, "after_items": after.items}
+    return start, total, reasons, drained
+
+
+def _refuse_swapped(
+    before: SpecCounters, after: SpecCounters, names: tuple[Path, Path], start_s: tuple[float | None, float | None]
+) -> None:
+    """Refuse a pair only when the evidence says swap: the clocks (process start time, ``*_created``) moved back,
+    or, with no clock in both scrapes, the counters went down in every engine while the reverse order counts up
+    cleanly. Clocks that moved forward are a restart (issue 35), never swapped files, whatever vanished with it.
 
     Raises:
         ConfigError: the files look swapped.
     """
     from specscope.stats.counters import counters_delta
+    from specscope.stats.counters_window import clock_evidence
 
-    if not counters_delta(before, after).reset or counters_delta(after, before).reset:
+    clocks = clock_evidence(before, after, start_s)
+    if clocks.moved in ("forward", "mixed"):
+        return
+    if clocks.moved is None and (not counters_delta(before, after).reset or counters_delta(after, before).reset):
         return
     b, a = names
+    if clocks.moved == "back":
+        raise ConfigError(
+            "the AFTER scrape comes from an earlier server process than BEFORE",
+            found=f"{a} against {b}: {clocks.said}",
+            expected="AFTER scraped later than BEFORE (its clocks no earlier)",
+            fix=f"the files are swapped: run specscope counters {a} {b}; the counters are read as a window then",
+        )
     raise ConfigError(
         "the counters went down in every engine between BEFORE and AFTER",
         found=f"{b} holds higher counters than {a}",
@@ -132,8 +220,10 @@ def _refuse_swapped(before: SpecCounters, after: SpecCounters, names: tuple[Path
     )
 
 
-def _load_both(before: Path, after: Path, max_bytes: int, timeout_s: float) -> tuple[SpecCounters, SpecCounters]:
-    """Both files' counters, parsed within ``timeout_s`` seconds.
+def _load_both(
+    before: Path, after: Path, max_bytes: int, timeout_s: float
+) -> tuple[tuple[SpecCounters | DrainedSlice, float | None], tuple[SpecCounters | DrainedSlice, float | None]]:
+    """Both files' counters (or drained slices) and process start times, parsed within ``timeout_s`` seconds.
 
     Raises:
         ConfigError: see :func:`_load`; or the parse took longer than ``timeout_s``.
@@ -150,11 +240,43 @@ def _load_both(before: Path, after: Path, max_bytes: int, timeout_s: float) -> t
         ) from None
 
 
+def counters_pair_doc(
+    before: SpecCounters | DrainedSlice,
+    after: SpecCounters | DrainedSlice,
+    names: tuple[Path, Path],
+    start_s: tuple[float | None, float | None] = (None, None),
+) -> dict[str, Any]:
+    """The counters document of two readings: two scrapes (refused when swapped), or two drained slices (the
+    window is AFTER's; ``drained`` says so and the slices' reasons join ``reasons``)."""
+    from specscope.records import SpecCounters
+    from specscope.stats.counters_doc import counters_doc
+
+    if isinstance(before, SpecCounters) and isinstance(after, SpecCounters):
+        _refuse_swapped(before, after, names, start_s)
+        return counters_doc(before, after, start_s)
+    start, total, reasons, drained = _drained_pair(before, after, names)
+    doc = counters_doc(start, total)
+    doc["reasons"] = list(doc["reasons"]) + [r for r in reasons if r not in doc["reasons"]]
+    doc["drained"] = drained
+    return doc
+
+
+def _drained_line(doc: dict[str, Any]) -> str:
+    """The text output's first line for two drained slices (else "")."""
+    d = doc.get("drained")
+    if not d:
+        return ""
+    return (
+        f"{d['endpoint']} (drained on read): the window is AFTER's {d['after_items']} items; "
+        f"BEFORE's {d['before_items']} came before it\n"
+    )
+
+
 def register(app: typer.Typer) -> None:
     @app.command("counters", cls=VocabCommand)
     def counters(
-        before: Path = typer.Argument(..., help="Prometheus text scraped before (a .prom file)."),
-        after: Path = typer.Argument(..., help="Prometheus text scraped after."),
+        before: Path = typer.Argument(..., help="/metrics scraped before (Prometheus text, or a JSON metrics body)."),
+        after: Path = typer.Argument(..., help="/metrics scraped after."),
         format: TextJsonFormatOption = None,
         output: OutputOption = None,
         max_bytes: Annotated[
@@ -178,15 +300,14 @@ def register(app: typer.Typer) -> None:
 
         Exit 0 ok; 1 an alarm (accepting nothing, low acceptance) or counters that contradict each other (more
         tokens accepted than drafted ...); 2 bad input."""
-        from specscope.stats.counters_doc import counters_doc, counters_text
+        from specscope.stats.counters_doc import counters_text
         from specscope.values import parse_bytes, parse_duration_s
 
-        snaps = _load_both(
+        (b, b_start), (a, a_start) = _load_both(
             before, after, int(parse_bytes(max_bytes, "--max-bytes")), parse_duration_s(timeout, "--timeout")
         )
-        _refuse_swapped(*snaps, (before, after))
-        doc = counters_doc(*snaps)
+        doc = counters_pair_doc(b, a, (before, after), (b_start, a_start))
         fmt, out = report_target(format, output, TEXT_JSON)
-        emit(dumps_strict(doc, indent=2) if fmt == "json" else counters_text(doc), out)
+        emit(dumps_strict(doc, indent=2) if fmt == "json" else _drained_line(doc) + counters_text(doc), out)
         if doc["alarms"] or doc["inconsistencies"]:
             raise typer.Exit(1)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from specscope.cli.options import (
+    ApiKeyOption,
     ConfigsOption,
     LaunchOption,
     NoPreflightOption,
@@ -73,6 +74,7 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--print-run-file", help="Print the default gate profile (TOML) and exit.")
         ] = False,
         no_preflight: NoPreflightOption = False,
+        api_key: ApiKeyOption = None,
     ) -> None:
         """Run the quality gates (thinking termination, arithmetic, code, tool call, long context, repetition,
         base vs speculative) and store the run (manifest.json with kind "gate" + gate.json). With no --server,
@@ -113,7 +115,15 @@ def register(app: typer.Typer) -> None:
                 console.print(f"note: {note}", markup=False, soft_wrap=True, highlight=False)
 
         run, run_dir = run_gate(
-            plan, prof, out, gates=gates, on_result=on_result, preflight=checked, notes=notes, on_start=on_start
+            plan,
+            prof,
+            out,
+            gates=gates,
+            on_result=on_result,
+            preflight=checked,
+            notes=notes,
+            on_start=on_start,
+            api_key=api_key,
         )
         _print_run(run, run_dir, format or "text")
         if not run.passed:

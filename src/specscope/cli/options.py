@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeAlias
+from typing import Annotated, Any, TypeAlias
 
 import typer
 
+from specscope.stats.verdict import DEFAULT_MIN_EFFECT
+
 __all__ = [
     "TABLE_FORMATS",
+    "ApiKeyOption",
     "AcceptanceOption",
     "BandwidthOption",
     "BaselineOption",
@@ -128,6 +131,18 @@ ServerOption = Annotated[
     MaybeNames,
     typer.Option("--server", metavar="NAME=URL", help="A server you started: NAME=URL or URL (repeat per config)."),
 ]
+
+
+def _spec_option(name: str) -> Any:
+    """The typer option of the bench spec's ``name`` (:mod:`specscope.bench.spec`): its flag, help, metavar and
+    environment variable, so that another command taking it declares nothing of its own."""
+    from specscope.bench.spec import by_name
+
+    opt = by_name()[name]
+    return typer.Option(opt.flag, metavar=opt.metavar or None, help=opt.help, envvar=opt.envvar or None)
+
+
+ApiKeyOption = Annotated[str | None, _spec_option("api_key")]
 LaunchOption = Annotated[
     str,
     typer.Option("--launch", metavar="KIND", help=LAUNCH_HELP),
@@ -202,7 +217,8 @@ MinEffectOption = Annotated[
         "--min-effect",
         metavar="F",
         parser=_fraction_value("--min-effect"),
-        help="Minimum practical effect, a fraction or a percentage (default 0.02 = 2%; report/advise: the run's own).",
+        help=f"Minimum practical effect, a fraction or a percentage (default {DEFAULT_MIN_EFFECT:g} = "
+        f"{DEFAULT_MIN_EFFECT:.0%}; report/advise: the run's own).",
     ),
 ]
 MixOption = Annotated[

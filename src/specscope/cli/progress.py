@@ -36,21 +36,15 @@ class EtaModel:
         self._times.setdefault(config, []).append(cell_s)
 
     def eta_s(self, left_by_config: Mapping[str, int]) -> float | None:
-        """Seconds left (s); None before any cell was measured."""
-        everything = [t for ts in self._times.values() for t in ts]
-        if not everything:
-            return None
-        overall = sum(everything) / len(everything)
-        total = 0.0
-        for config, n in left_by_config.items():
-            ts = self._times.get(config)
-            total += n * (sum(ts) / len(ts) if ts else overall)
-        return total
+        """Seconds left (s); None before any cell was measured (:func:`specscope.stats.timeline.time_left_s`)."""
+        from specscope.stats.timeline import time_left_s
+
+        return time_left_s(self._times, left_by_config)
 
 
 def progress_line(p: Any, eta_s: float | None) -> str:
     """The log line of one finished cell (``p``: a :class:`specscope.bench.runner.BenchProgress`)."""
-    rate = p.summary.output_tok_s
+    rate = p.summary.output_tok_s if p.summary.status in ("ok", "degraded") else None  # a failed cell has no rate
     tok_s = "-" if rate is None else f"{rate:.1f} tok/s"
     return (
         f"[{p.done}/{p.total}] {p.cell_label()} {p.summary.status} {tok_s} "

@@ -1,4 +1,4 @@
-"""``specscope serve``: show or run a vLLM recipe, list recipes, or read facts out of a vLLM log.
+"""``specscope serve``: show or run a vLLM recipe, list recipes, or read facts out of a server log of any engine.
 
 Usage::
 
@@ -8,9 +8,9 @@ Usage::
     specscope serve --parse-log FILE [--plan requests=20,tokens=32768,max-num-seqs=20] [--format json]
 
 Exit codes: 0 success; 1 ``--parse-log`` found a failure signature of severity error in the log (warnings such
-as the min_p one are printed, exit 0) or the low-acceptance alarm over its SpecDecoding windows or V0 cumulative
-total; 2 bad input (unknown recipe,
-invalid recipe file, missing log) or a server that did not start; 130 interrupted (normal end of a run).
+as the min_p one are printed, exit 0) or the low-acceptance alarm over an engine's pooled statistics
+(:mod:`specscope.launch.logpool`); 2 bad input (unknown recipe, invalid recipe file, missing log, a log in which no
+engine's lines are recognised) or a server that did not start; 130 interrupted (normal end of a run).
 """
 
 from __future__ import annotations
@@ -65,16 +65,10 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
     from rich.console import Console
     from rich.table import Table
 
-    from specscope.launch.logfacts import read_vllm_log
+    from specscope.launch.serverlog import read_server_log
 
-    facts = read_vllm_log(path)
-    if not any(v not in (None, [], {}, False, "") for v in facts.model_dump().values()):
-        raise ConfigError(
-            f"{path} has no vLLM log lines that specscope recognises",
-            found="no start-up, KV-cache, speculative or failure lines",
-            expected="the output of `vllm serve` (any version)",
-            fix="pass the server's own log (docker logs CONTAINER > vllm.log)",
-        )
+    log = read_server_log(path)  # exit 2 naming every engine and form tried when none is recognised
+    facts = log.facts
     from specscope.launch.capacity import capacity_from_log
     from specscope.launch.logstats import cumulative_spec_total, pooled_spec_windows
     from specscope.launch.sglang_log import sglang_spec_lines, sglang_spec_summary
@@ -88,9 +82,8 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
     pooled = pooled_spec_windows(facts.spec_decoding, method, k)
     cumulative = cumulative_spec_total(facts.spec_cumulative, method, k)
     sglang = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative)
-    alarms = [
-        a for a in (pooled.alarm, cumulative.alarm if cumulative else None, sglang.alarm if sglang else None) if a
-    ]
+    found = (pooled.alarm, cumulative.alarm if cumulative else None, sglang.alarm if sglang else None)
+    alarms = list(dict.fromkeys(a for a in (*found, *(p.alarm for p in log.pools)) if a))  # one line per alarm
     if fmt == "json":
         doc = facts.model_dump()
         if census is not None:
@@ -101,9 +94,12 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
         doc["spec_decoding_pooled"] = pooled.model_dump() if facts.spec_decoding else None
         doc["spec_decoding_cumulative_total"] = cumulative.model_dump() if cumulative else None
         doc["sglang_spec_summary"] = sglang.model_dump() if sglang else None
+        doc["engine_logs"] = [r.model_dump() for r in log.readings]
+        doc["log_pools"] = [p.model_dump() for p in log.pools]
         typer.echo(dumps_strict(doc, indent=2))
     else:
-        table = Table(title=f"vLLM log facts: {path}", show_header=False)
+        engines = ", ".join(r.engine for r in log.readings)
+        table = Table(title=f"server log facts{f' ({engines})' if engines else ''}: {path}", show_header=False)
         hidden = {
             "failures",
             "spec_decoding",
@@ -114,14 +110,18 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             "sglang_speculative",
         }
         shown = facts.model_dump(exclude=hidden)
+        any_fact = any(value not in (None, [], {}, False) for value in shown.values())
         for key, value in shown.items():
-            table.add_row(key, "" if value is None else str(value))
+            if any_fact:  # a log of no start-up / KV-cache line (llama.cpp, SGLang) shows no empty rows
+                table.add_row(key, "" if value is None else str(value))
+        from specscope.launch.logpool import log_pool_lines
         from specscope.launch.logstats import cumulative_lines, pooled_lines
 
         for key, value in (
             (pooled_lines(pooled) if facts.spec_decoding else [])
             + (cumulative_lines(cumulative) if cumulative else [])
             + (sglang_spec_lines(sglang) if sglang else [])
+            + [row for p in log.pools for row in log_pool_lines(p)]
         ):
             table.add_row(key, value)
         if facts.stats:
@@ -170,7 +170,9 @@ def register(app: typer.Typer) -> None:
         docker: Annotated[bool, typer.Option("--docker", help="Use the docker form (vllm/vllm-openai image).")] = False,
         port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
         log: Annotated[Path | None, typer.Option("--log", help="Server log file (default ./vllm-RECIPE.log).")] = None,
-        parse_log: Annotated[Path | None, typer.Option("--parse-log", help="Print the facts of this vLLM log.")] = None,
+        parse_log: Annotated[
+            Path | None, typer.Option("--parse-log", help="Print the facts of this server log (any engine).")
+        ] = None,
         plan: Annotated[
             str | None,
             typer.Option(

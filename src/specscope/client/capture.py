@@ -14,8 +14,8 @@ from specscope.client.parse import RawCapture
 from specscope.client.polling import busy_polling
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (
+    api_url,
     capture_stream,
-    chat_url,
     make_session,
     max_tokens_of,
     prepare_body,
@@ -69,7 +69,7 @@ async def capture_fixed_concurrency(
 async def _capture(
     base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], concurrency: int, settings: ClientSettings
 ) -> list[RawCapture]:
-    url = chat_url(base_url)
+    url = api_url(base_url, settings.endpoint)
     target = None
     if settings.hot_path == "wire" and WireTarget is not None:
         try:
@@ -77,7 +77,7 @@ async def _capture(
         except ValueError:
             target = None  # https or odd URL: aiohttp handles it
     # request bodies (and, on the wire path, whole requests) are built before the first send
-    prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]
+    prepared = [(pid, prepare_body(body, settings.endpoint), max_tokens_of(body)) for pid, body in requests]
     if target is not None:
         prepared = [(pid, target.request(b), mt) for pid, b, mt in prepared]
     raws: list[RawCapture | None] = [None] * len(prepared)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from specscope.adapters.openai.endpoints import conversations_refusal
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
 from specscope.client.parse import parse_capture
 from specscope.client.polling import busy_polling
@@ -106,8 +107,17 @@ async def run_conversations(
         turn within one; one outcome per conversation.
 
     Raises:
-        ConfigError: ``concurrency`` < 1 or above the client's connection limit.
+        ConfigError: ``concurrency`` < 1 or above the client's connection limit, or an endpoint other than
+            ``/v1/chat/completions`` (:func:`specscope.adapters.openai.endpoints.conversations_refusal`).
     """
+    why = conversations_refusal(settings.endpoint)
+    if why is not None:
+        raise ConfigError(
+            "conversations are sent on /v1/chat/completions only",
+            found=f"--endpoint {settings.endpoint}",
+            expected=why,
+            fix="drop --endpoint, or run single-turn workloads on this endpoint",
+        )
     if concurrency < 1 or settings.connection_limit < concurrency:
         raise ConfigError(
             "conversations need 1..connection_limit in flight",

@@ -1,14 +1,16 @@
-"""The gauge sampler's child process: standard library only, run by path (``python gauge_child.py URL INTERVAL_S``)
-so that it starts in milliseconds and never imports the client.
+"""The gauge sampler's child process: standard library only, run by path
+(``python gauge_child.py URL INTERVAL_S TIMEOUT_S NAMES``) so that it starts in milliseconds and never imports the
+client.
 
 Every ``INTERVAL_S`` seconds it GETs the ``/metrics`` URL over a plain HTTP/1.0 socket and prints one line
 ``t_ns running waiting queue_sum_s queue_count`` (``t_ns``: ``time.perf_counter_ns()`` just before connecting,
 CLOCK_MONOTONIC on Linux, so it compares with the parent's instants; ``-`` for a figure the server does not expose)
 or ``x`` when the read failed. It reads once at start, and once more when its stdin closes, then exits.
 
-Names read (Prometheus text exposition, ``name{labels} value [timestamp]``), summed over label sets: running
-``vllm:num_requests_running`` / ``llamacpp:requests_processing``, waiting ``vllm:num_requests_waiting`` /
-``llamacpp:requests_deferred``, and vLLM's ``vllm:request_queue_time_seconds_sum`` / ``_count``.
+Names read (Prometheus text exposition, ``name{labels} value [timestamp]``), summed over label sets: ``NAMES`` is
+``name=slot,name=slot,...`` (slot 0 running, 1 waiting, 2 queue-time sum s, 3 queue-time count), built by the parent
+from the engine adapters' declarations (:func:`specscope.adapters.names.gauge_slots`), so that this file names no
+engine and starts without importing specscope.
 """
 
 from __future__ import annotations
@@ -20,27 +22,32 @@ import sys
 import time
 from urllib.parse import urlsplit
 
-__all__ = ["sums", "fetch", "main"]
+# specscope.seam.target.GAUGE_USER_AGENT (this child runs as a script: standard library only; a test ties the two)
+GAUGE_USER_AGENT = "specscope-gauges"
 
-NAMES = {
-    "vllm:num_requests_running": 0,
-    "llamacpp:requests_processing": 0,
-    "vllm:num_requests_waiting": 1,
-    "llamacpp:requests_deferred": 1,
-    "vllm:request_queue_time_seconds_sum": 2,
-    "vllm:request_queue_time_seconds_count": 3,
-}
+__all__ = ["sums", "fetch", "main", "parse_names"]
 
 
-def sums(text: str) -> list[float | None]:
-    """Per slot of :data:`NAMES` (running, waiting, queue sum s, queue count), the sum over label sets, or None."""
+def parse_names(spec: str) -> dict[str, int]:
+    """``"a=0,b=1"`` (the command line's NAMES) -> ``{"a": 0, "b": 1}``."""
+    out = {}
+    for item in spec.split(","):
+        name, _, slot = item.rpartition("=")
+        if name and slot.isdigit():
+            out[name] = int(slot)
+    return out
+
+
+def sums(text: str, names: dict[str, int]) -> list[float | None]:
+    """Per slot of ``names`` (sample name -> 0 running, 1 waiting, 2 queue sum s, 3 queue count), the sum over label
+    sets, or None."""
     out: list[float | None] = [None, None, None, None]
     for line in text.splitlines():
         if not line or line[0] == "#":
             continue
         brace, space = line.find("{"), line.find(" ")
         cut = brace if 0 <= brace < space or (brace >= 0 and space < 0) else space
-        slot = NAMES.get(line[:cut])
+        slot = names.get(line[:cut])
         if slot is None:
             continue
         rest = line[line.rfind("}") + 1 :] if brace >= 0 else line[cut:]
@@ -56,7 +63,8 @@ def fetch(url: str, timeout_s: float) -> str | None:
     u = urlsplit(url)
     try:
         with socket.create_connection((u.hostname or "127.0.0.1", u.port or 80), timeout=timeout_s) as sock:
-            sock.sendall(f"GET {u.path or '/'} HTTP/1.0\r\nHost: {u.netloc}\r\n\r\n".encode())
+            ask = f"GET {u.path or '/'} HTTP/1.0\r\nHost: {u.netloc}\r\nUser-Agent: {GAUGE_USER_AGENT}\r\n\r\n"
+            sock.sendall(ask.encode())
             chunks = []
             while data := sock.recv(65536):
                 chunks.append(data)
@@ -68,12 +76,12 @@ def fetch(url: str, timeout_s: float) -> str | None:
     return body.decode("utf-8", "replace")
 
 
-def _line(url: str, timeout_s: float) -> str:
+def _line(url: str, timeout_s: float, names: dict[str, int]) -> str:
     t0 = time.perf_counter_ns()
     body = fetch(url, timeout_s)
     if body is None:
         return "x"
-    values = sums(body)
+    values = sums(body, names)
     if values[0] is None and values[1] is None:
         return "x"
     return " ".join([str(t0), *("-" if v is None else repr(v) for v in values)])
@@ -92,15 +100,14 @@ def main(argv: list[str]) -> int:
 
 
 def _sample(argv: list[str]) -> None:
-    url, interval_s = argv[1], float(argv[2])
-    timeout_s = float(argv[3]) if len(argv) > 3 else 2.0
+    url, interval_s, timeout_s, names = argv[1], float(argv[2]), float(argv[3]), parse_names(argv[4])
     next_s = time.monotonic()
     while True:
-        print(_line(url, timeout_s), flush=True)
+        print(_line(url, timeout_s, names), flush=True)
         next_s += interval_s
         ready, _, _ = select.select([sys.stdin], [], [], max(0.0, next_s - time.monotonic()))
         if ready and not sys.stdin.readline():  # stdin closed: one last reading, then exit
-            print(_line(url, timeout_s), flush=True)
+            print(_line(url, timeout_s, names), flush=True)
             return
 
 

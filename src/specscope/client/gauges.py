@@ -8,11 +8,10 @@ sampling thread in the client raised the median cell's event-loop lag p99 from 4
 11.0 ms (it competes for the GIL with the hot path); with this child process it read 2.9 / 4.7 ms against 2.7 / 6.1
 ms without a sampler.
 
-Gauges read (summed over every label set, e.g. the ``engine`` label of a data-parallel vLLM): running
-``vllm:num_requests_running`` / ``llamacpp:requests_processing``, waiting ``vllm:num_requests_waiting`` /
-``llamacpp:requests_deferred``; and vLLM's queue-time histogram (``vllm:request_queue_time_seconds_sum`` /
-``_count``, observed per finished request): one reading before the cell's requests and one after they all ended
-bound its delta.
+Gauges read (summed over every label set, e.g. the ``engine`` label of a data-parallel server): every engine's
+running and waiting gauges and queue-time histogram sum / count as its adapter declares them
+(:func:`specscope.adapters.names.gauge_slots`, handed to the child on its command line); the queue-time histogram is
+observed per finished request: one reading before the cell's requests and one after they all ended bound its delta.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from specscope.adapters.names import gauge_slots
 from specscope.client.gauge_child import sums
 from specscope.client.metrics import metrics_url
 from specscope.records import GaugeSample
@@ -33,14 +33,14 @@ _CHILD = str(Path(__file__).with_name("gauge_child.py"))
 
 def parse_gauges(text: str) -> tuple[float, float] | None:
     """``(running, waiting)`` summed over label sets from Prometheus text, or None when neither gauge is there."""
-    running, waiting, _, _ = sums(text)
+    running, waiting, _, _ = sums(text, gauge_slots())
     return None if running is None and waiting is None else (running or 0.0, waiting or 0.0)
 
 
 def parse_sample(text: str, t_ns: int) -> GaugeSample | None:
     """A :class:`GaugeSample` at ``t_ns`` from Prometheus text (with vLLM's queue-time histogram sum and count
     when present), or None when neither gauge is there."""
-    running, waiting, q_sum, q_count = sums(text)
+    running, waiting, q_sum, q_count = sums(text, gauge_slots())
     if running is None and waiting is None:
         return None
     return GaugeSample(t_ns, running or 0.0, waiting or 0.0, q_sum, q_count)
@@ -79,7 +79,8 @@ class GaugeSampler:
 
     def start(self) -> None:
         """Start the child and wait for its first reading (before the cell's requests)."""
-        argv = [sys.executable, "-I", "-S", _CHILD, self.url, repr(self.interval_s), repr(self.timeout_s)]
+        names = ",".join(f"{name}={slot}" for name, slot in sorted(gauge_slots().items()))
+        argv = [sys.executable, "-I", "-S", _CHILD, self.url, repr(self.interval_s), repr(self.timeout_s), names]
         self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self._proc.stdout is not None
         self._take(self._proc.stdout.readline())

@@ -26,8 +26,8 @@ from specscope.client.parse import RawCapture, parse_capture
 from specscope.client.polling import busy_polling
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (
+    api_url,
     capture_stream,
-    chat_url,
     make_session,
     max_tokens_of,
     prepare_body,
@@ -49,6 +49,10 @@ __all__ = [
 
 Arrival = Literal["constant", "poisson"]
 _LEAD_NS = 2_000_000  # the schedule starts 2 ms after the call, once the session exists
+# The dispatcher's timer sleep ends this long before each instant and it yields until the instant: a sleeping loop
+# wakes up to 1 ms early (libuv's cached clock) and on a loaded 2-core machine 2-3 ms late (CI, 2026-12-05: send
+# error p99 2.6 ms over 200 requests 20 ms apart); polling the last 2 ms costs <= 10 % of a core at 50 requests/s.
+_SPIN_NS = 2_000_000
 
 
 def arrival_offsets_ns(n: int, rate_per_s: float, arrival: Arrival = "constant", seed: int = 0) -> np.ndarray:
@@ -93,12 +97,15 @@ async def capture_open_loop(
 ) -> list[RawCapture]:
     """Send request i at ``start + offsets_ns[i]`` (never waiting for earlier answers); raw captures in order.
 
-    The dispatcher sleeps until each instant (the loop's timer resolution is 1 ms, so it yields until the
-    instant has really passed) and then starts the request, never early; each capture's ``intended_ns`` is its
-    scheduled instant. With ``settings.busy_poll`` the loop polls instead of sleeping (:mod:`specscope.client.polling`).
+    The dispatcher sleeps until 2 ms before each instant and yields until the instant has really passed (a timer
+    wakes up to 1 ms early, or late on a loaded machine), then starts the request, never early; each capture's
+    ``intended_ns`` is its scheduled instant. With ``settings.busy_poll`` the loop polls instead of sleeping
+    (:mod:`specscope.client.polling`).
     """
-    url = chat_url(base_url)
-    prepared = [(pid, prepare_body(body), max_tokens_of(body)) for pid, body in requests]  # off the hot path
+    url = api_url(base_url, settings.endpoint)
+    prepared = [
+        (pid, prepare_body(body, settings.endpoint), max_tokens_of(body)) for pid, body in requests
+    ]  # off the hot path
     hdrs = request_headers(settings)  # Authorization when --api-key / OPENAI_API_KEY is set
     tasks: list[asyncio.Task[RawCapture]] = []
     async with busy_polling(settings.busy_poll), make_session(settings) as session:
@@ -106,11 +113,11 @@ async def capture_open_loop(
         start_ns = perf_counter_ns() + _LEAD_NS
         for (pid, body, mt), off in zip(prepared, offsets_ns.tolist(), strict=True):
             target = start_ns + off
-            wait = target - perf_counter_ns()
+            wait = target - _SPIN_NS - perf_counter_ns()
             if wait > 0:
                 await asyncio.sleep(wait / 1e9)
-                while perf_counter_ns() < target:  # libuv's cached clock can fire a timer up to 1 ms early
-                    await asyncio.sleep(0)
+            while perf_counter_ns() < target:  # the last 2 ms polled: neither early nor a late timer wake-up
+                await asyncio.sleep(0)
             coro = capture_stream(
                 session,
                 url,

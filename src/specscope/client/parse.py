@@ -22,16 +22,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import msgspec
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
+from specscope.adapters.openai.endpoints import CHAT, RESPONSES, refusal_note
 from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, decode_chunk, decode_event
+from specscope.client.responses import Runaway, read_responses_events
 from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
 from specscope.client.sse import SSEFramer
 from specscope.client.status import stream_status
-from specscope.records import SpecRequest, StreamRecord
+from specscope.records import INT_BOUND, SpecRequest, StreamRecord
 
 __all__ = [
     "FOLD_BYTES",
@@ -46,6 +49,8 @@ __all__ = [
 #: raw bytes a stream holds before they are parsed and dropped (a fold parses ~90 one-token events, ~0.1 ms)
 FOLD_BYTES = 16 * 1024
 MIB = 1024 * 1024
+#: bytes of a non-200 body kept, to read the server's own message from (``endpoints.server_message``)
+ERROR_BODY_BYTES = 4096
 
 
 def runaway_token_limit(max_tokens: int | None) -> int | None:
@@ -63,20 +68,21 @@ class ParseOptions:
         keep_text: keep the content and reasoning text (memory grows with the answer); else only counts.
         max_stream_bytes: body bytes past which the stream is ``RUNAWAY``.
         max_event_bytes: bytes one unfinished SSE event may hold before the stream is ``RUNAWAY``.
+        endpoint: the API the request went to (:data:`specscope.adapters.openai.endpoints.ENDPOINTS`): which
+            stream is read (chat and completions chunks, or Responses events) and what a refusal's reason says.
     """
 
     keep_text: bool = False
     max_stream_bytes: int = 256 * MIB
     max_event_bytes: int = 4 * MIB
+    endpoint: str = CHAT
 
 
 _ENDED = SSEFramer(0)  # the framer of every ended stream: holds nothing
 _decode_any = msgspec.json.Decoder().decode  # plain objects, for the engine adapters of spec_fields
 
 
-class _Runaway(Exception):
-    """A budget was passed (the message is the ``RUNAWAY(...)`` reason); raised inside the event loop, so the normal
-    path pays no check per event beyond the token count."""
+_Runaway = Runaway  # a budget was passed: raised inside the event loop (specscope.client.responses)
 
 
 class StreamParser:
@@ -107,7 +113,10 @@ class StreamParser:
         "spec",
         "queue_s",
         "body_bytes",
+        "last_read_ns",
         "runaway",
+        "error_body",
+        "_responses",
         "_framer",
         "_max_tokens",
         "_token_limit",
@@ -139,8 +148,12 @@ class StreamParser:
         self.spec: SpecRequest | None = None
         self.queue_s: float | None = None
         self.body_bytes = 0
+        self.last_read_ns: int | None = None  # arrival of the last body read fed to the SSE framing
         #: the ``RUNAWAY(...)`` reason once a budget is passed, else None
         self.runaway: str | None = None
+        #: the first :data:`ERROR_BODY_BYTES` of a non-200 body (the server's own message is read from it)
+        self.error_body = b""
+        self._responses = options.endpoint == RESPONSES
 
     def feed(self, reads: list[tuple[int, bytes]], sse: bool = True) -> str | None:
         """Take body reads ``(arrival_ns, bytes)`` in order (``sse=False``: count the bytes only, for a non-200
@@ -155,18 +168,37 @@ class StreamParser:
                 if self.body_bytes > opts.max_stream_bytes:
                     raise _Runaway(f"RUNAWAY(more than max_stream_bytes {opts.max_stream_bytes} bytes)")
                 if sse:
+                    self.last_read_ns = t
                     self.events(t, framer.feed(data))
                     if framer.overflow:
                         raise _Runaway(f"RUNAWAY(an unfinished SSE event over max_event_bytes {opts.max_event_bytes})")
+                elif len(self.error_body) < ERROR_BODY_BYTES:
+                    self.error_body = (self.error_body + data)[:ERROR_BODY_BYTES]
         except _Runaway as cut:
             self.runaway = str(cut)
         return self.runaway
 
-    def release(self) -> None:
-        """Drop the SSE framing state (the stream has ended; nothing more will be fed)."""
+    @property
+    def token_limit(self) -> int:
+        """Token events (or reported tokens) past which the stream is ``RUNAWAY`` (:func:`runaway_token_limit`)."""
+        return self._token_limit
+
+    @property
+    def end_event(self) -> str:
+        """The event that ends this stream, as a reason names its absence: ``[DONE]``, or a Responses stream's
+        terminal event."""
+        return "terminal response event" if self._responses else "[DONE]"
+
+    def release(self, t: int | None = None) -> None:
+        """Drop the SSE framing state (the stream has ended; nothing more will be fed); with ``t`` (the body's last
+        arrival, ns) the event that its last byte completed is taken first (:meth:`SSEFramer.end`: a CR-only
+        stream's final ``[DONE]``)."""
+        if t is not None and self.runaway is None and self._framer is not _ENDED:
+            self.events(t, self._framer.end())
         self._framer = _ENDED
 
-    def _tokens_reason(self) -> str:
+    def tokens_reason(self) -> str:
+        """The ``RUNAWAY(...)`` reason of a stream past its token budget."""
         return f"RUNAWAY(more than {self._token_limit} tokens for max_tokens {self._max_tokens})"
 
     def events(self, t: int, datas: Sequence[bytes]) -> None:
@@ -174,7 +206,11 @@ class StreamParser:
 
         The hot loop (profiled: benchmarks/client_overhead.py): one typed decode per event, the counters in locals
         (written back at the end, also when a budget is passed), no call per token event; the rare fields are read
-        only when present: usage and error by :meth:`_extras`, the engines' fields by :meth:`_engine_fields`."""
+        only when present: usage and error by :meth:`_extras`, the engines' fields by :meth:`_engine_fields`. A
+        Responses stream's events go to :meth:`_responses_events`."""
+        if self._responses:
+            self._responses_events(t, datas)
+            return
         tokens, content, reasoning = self.token_events, self.content_chunks, self.reasoning_chunks
         limit, texts, rtexts = self._token_limit, self.texts, self.rtexts
         decode = decode_chunk
@@ -200,7 +236,7 @@ class StreamParser:
                     if c or r:
                         tokens += 1
                         if tokens > limit:
-                            raise _Runaway(self._tokens_reason())
+                            raise _Runaway(self.tokens_reason())
                         if c:
                             content += 1
                             if texts is not None:
@@ -228,6 +264,10 @@ class StreamParser:
                 self.first_content = t
             self.token_events, self.content_chunks, self.reasoning_chunks = tokens, content, reasoning
 
+    def _responses_events(self, t: int, datas: Sequence[bytes]) -> None:
+        """A Responses stream's events (:func:`specscope.client.responses.read_responses_events`)."""
+        read_responses_events(self, t, datas)
+
     def _odd(self, d: bytes) -> Chunk | None:
         """An event the fast decode refused: ``[DONE]``, an empty keep-alive, a ``BAD_EVENT`` (counted; None), or
         a chunk whose bytes were not valid UTF-8 (decoded again with U+FFFD in their place)."""
@@ -252,7 +292,7 @@ class StreamParser:
         usage = chunk.usage
         if usage is not None and usage.completion_tokens is not None:
             if usage.completion_tokens > self._token_limit:
-                raise _Runaway(self._tokens_reason())
+                raise _Runaway(self.tokens_reason())
             self.output_tokens = usage.completion_tokens
             self.prompt_tokens = usage.prompt_tokens
             details = usage.completion_tokens_details
@@ -343,7 +383,8 @@ class RawCapture:
         and SSE parsers), so a finished stream keeps only its counts; returns the ``RUNAWAY(...)`` reason or None."""
         runaway = self.fold()
         self.unframe = None
-        self.parser.release()
+        sse = self.http_status is None or self.http_status == 200
+        self.parser.release(self.parser.last_read_ns if sse else None)
         return runaway
 
 
@@ -368,12 +409,48 @@ def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, Server
     return out
 
 
+def _in_range(n: int | None) -> bool:
+    return n is None or 0 <= n < INT_BOUND
+
+
+def _drop_out_of_range(seen: StreamParser) -> None:
+    """A count the server reported past :data:`~specscope.records.INT_BOUND` (``usage.prompt_tokens`` 1e20, a
+    per-request speculative field, llama.cpp's ``timings.draft_n``) is no count: it becomes absent, named as a bad
+    event (usage) or the speculative record's warning ``VALUE_OUT_OF_RANGE(field)``, so the stored run stays
+    readable (issue 37, W1)."""
+    for name in ("output_tokens", "prompt_tokens", "reasoning_tokens"):
+        if not _in_range(getattr(seen, name)):
+            setattr(seen, name, None)
+            seen.bad_events += 1
+            seen.first_bad = seen.first_bad or f"usage.{name} out of range"
+    spec = seen.spec
+    if spec is None:
+        return
+    counts = ("accepted_tokens", "draft_tokens", "verify_steps", "configured_k", "reasoning_tokens")
+    bad = [f for f in counts if not _in_range(getattr(spec, f))]
+    fixes: dict[str, Any] = dict.fromkeys(bad)
+    for name in ("draft_per_step", "accepted_per_step"):
+        if not all(_in_range(n) for n in getattr(spec, name)):
+            bad.append(name)
+            fixes[name] = ()
+    if not all(_in_range(j) and _in_range(n) for j, n in spec.histogram):
+        bad.append("histogram")
+        fixes["histogram"] = ()
+    if bad:
+        warnings = spec.warnings + tuple(f"VALUE_OUT_OF_RANGE({f})" for f in bad)
+        seen.spec = replace(spec, **fixes, warnings=warnings)
+
+
 def parse_capture(raw: RawCapture) -> StreamRecord:
     """Fold what is left of a :class:`RawCapture` and turn it into a :class:`~specscope.records.StreamRecord`
     (status rules: :mod:`specscope.client.status`)."""
     raw.fold()
     seen = raw.parser
-    status, reason = stream_status(raw.http_status, raw.error, raw.max_tokens, seen)
+    _drop_out_of_range(seen)
+    note = None
+    if raw.http_status is not None and raw.http_status != 200:  # the endpoint, the server's message, what to try
+        note = refusal_note(raw.options.endpoint, raw.http_status, seen.error_body)
+    status, reason = stream_status(raw.http_status, raw.error, raw.max_tokens, seen, http_note=note)
     spec = seen.spec
     if spec is not None and seen.reasoning_tokens is not None:
         spec = replace(spec, reasoning_tokens=seen.reasoning_tokens)

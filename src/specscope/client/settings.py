@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from specscope.adapters.openai.endpoints import CHAT, EndpointPath
 from specscope.client.parse import ParseOptions
+from specscope.redact import remember_secret
 
 __all__ = ["ClientSettings"]
 
@@ -51,6 +53,9 @@ class ClientSettings(BaseModel):
             past ``max_tokens`` + ``max(64, max_tokens // 4)`` token events or reported tokens
             (:func:`specscope.client.parse.runaway_token_limit`).
         max_event_bytes: bytes one unfinished SSE event may hold before the stream is cut ``RUNAWAY``.
+        endpoint: the API every request goes to (``--endpoint``): ``/v1/chat/completions`` (default),
+            ``/v1/completions`` or ``/v1/responses``; its request dialect and stream are
+            :mod:`specscope.adapters.openai.endpoints`'. Recorded in the manifest; a resumed run keeps its own.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -68,6 +73,7 @@ class ClientSettings(BaseModel):
     keep_text: bool = False
     max_stream_bytes: int = Field(default=256 * 1024 * 1024, ge=4096)
     max_event_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    endpoint: EndpointPath = CHAT
 
     @field_validator("workers")
     @classmethod
@@ -76,9 +82,16 @@ class ClientSettings(BaseModel):
             raise ValueError("workers must be >= 1 or 'auto'")
         return v
 
+    @field_validator("api_key")
+    @classmethod
+    def _remember_key(cls, v: str | None) -> str | None:
+        if v:
+            remember_secret(v)  # a server that echoes the key (an error event, its log) never gets it written
+        return v
+
     def parse_options(self) -> ParseOptions:
         """What each stream's parse keeps and its byte budgets (:class:`~specscope.client.parse.ParseOptions`)."""
-        return ParseOptions(self.keep_text, self.max_stream_bytes, self.max_event_bytes)
+        return ParseOptions(self.keep_text, self.max_stream_bytes, self.max_event_bytes, self.endpoint)
 
     def auth_headers(self) -> dict[str, str]:
         """``{"Authorization": "Bearer <api_key>"}`` when a key is set, else ``{}``."""

@@ -117,6 +117,22 @@ class SSEFramer:
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         return self._general(buf.removeprefix(b"\xef\xbb\xbf") if self._fresh else buf)
 
+    def end(self) -> list[bytes]:
+        """The ``data`` of an event that the body's last byte completed, at the end of the body.
+
+        A CR ends a line, but the line decoder holds a trailing CR to see whether LF follows (CRLF); with CR-only
+        line ends the body's final CR is the blank line that dispatches its last event (``data: [DONE]\r\r``), so
+        it is taken here, when no byte can follow. A last line with no line end is still incomplete: nothing is
+        dispatched for it (the WHATWG rule)."""
+        if not self.general or self._lines is None or self._events is None:
+            return []
+        out: list[bytes] = []
+        for line in self._lines.flush():
+            ev = self._events.decode(line)
+            if ev is not None:
+                out.append(ev.data.encode())
+        return out
+
     def _general(self, data: bytes) -> list[bytes]:
         assert self._lines is not None and self._events is not None and self._utf8 is not None
         out: list[bytes] = []

@@ -2,11 +2,13 @@
 
 Rules: ``failed`` when no token arrived and something went wrong (HTTP error, connect failure, timeout, drop, or only
 events that did not fit the typed boundary), and on two clean HTTP 200 closes with no terminal event
-(:func:`terminal_event_seen`: a finish reason or ``[DONE]``, never usage): ``EMPTY_STREAM`` (no token at all, e.g.
-nothing but ``data: [DONE]``) and ``STOPPED_EARLY`` (tokens, then the stream closed with no finish and no
+(:func:`terminal_event_seen`: a finish reason or ``[DONE]``, never usage): ``EMPTY_STREAM`` (no token at all and no
+finish, e.g. nothing but ``data: [DONE]``, or a role chunk, usage saying 0 tokens and ``[DONE]``) and
+``STOPPED_EARLY`` (tokens, then the stream closed with no finish and no
 ``[DONE]``); ``degraded`` when tokens arrived but: the transport failed (``timeout``, ``connection dropped``), the
 server sent an error event, events did not fit the typed boundary (``BAD_EVENT(n events; first: <msgspec's
-description with the JSON path>)``, :mod:`specscope.client.events`), no ``[DONE]``, no ``usage`` on a stream that did
+description with the JSON path>)``, :mod:`specscope.client.events`), no ``[DONE]`` (a Responses stream: ``no terminal
+response event``), no ``usage`` on a stream that did
 not finish normally (``no usage``), or the stream stopped short of ``max_tokens`` without a ``stop`` finish (``short
 without stop``). A stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok`` with unknown
 tokens (``token_source="missing"``); the cell may take them from the server's counter delta. Reasons are joined with
@@ -38,6 +40,9 @@ class Seen(Protocol):
     first_bad: str | None
     runaway: str | None
 
+    @property
+    def end_event(self) -> str: ...
+
 
 def terminal_event_seen(seen: Seen) -> bool:
     """Whether the stream sent its terminal event: the one place that decides it (a ``finish_reason`` or ``[DONE]``).
@@ -50,13 +55,13 @@ def _reasons_200(error: str | None, max_tokens: int | None, seen: Seen) -> list[
     """Reasons of an HTTP 200 stream; ``EMPTY_STREAM`` / ``STOPPED_EARLY`` alone when the stream ended cleanly
     with no answer / with no terminal event (no finish reason, no ``[DONE]``): both are failed requests."""
     if not error and not seen.server_error:
-        if seen.first_token is None and seen.finish is None and seen.output_tokens is None:
-            return ["EMPTY_STREAM"]  # nothing, or a [DONE] alone
+        if seen.first_token is None and seen.finish is None and not seen.output_tokens:
+            return ["EMPTY_STREAM"]  # nothing, a [DONE] alone, or a role, usage 0 and [DONE] (issue 35)
         if not terminal_event_seen(seen):
             return ["STOPPED_EARLY"]
     reasons = []
     if not seen.done:
-        reasons.append("no [DONE]")
+        reasons.append(f"no {seen.end_event}")
     finished = seen.finish in STOP_REASONS or (max_tokens is None and seen.finish == "length")
     if seen.output_tokens is None and not (finished and seen.done):  # finished without usage: ok, tokens unknown
         reasons.append("no usage")
@@ -67,7 +72,7 @@ def _reasons_200(error: str | None, max_tokens: int | None, seen: Seen) -> list[
 
 
 def stream_status(
-    http_status: int | None, error: str | None, max_tokens: int | None, seen: Seen
+    http_status: int | None, error: str | None, max_tokens: int | None, seen: Seen, *, http_note: str | None = None
 ) -> tuple[StreamStatus, str | None]:
     """The stream's status and reason (the rules in the module doc).
 
@@ -76,10 +81,12 @@ def stream_status(
         error: the transport problem the hot path recorded (``timeout``, ``STALLED``, ``RUNAWAY(...)``...), or None.
         max_tokens: the request's token limit (None if unset).
         seen: what the stream's events said.
+        http_note: with a non-200 status, what follows ``http N`` (:func:`specscope.adapters.openai.endpoints.
+            refusal_note`: the endpoint, the server's own message, the endpoints to try).
     """
     reasons: list[str] = []
     if http_status is not None and http_status != 200:
-        reasons.append(f"http {http_status}")
+        reasons.append(f"http {http_status}" + (f" {http_note}" if http_note else ""))
     if error == "STALLED":  # no byte for stall_timeout_s mid-stream: a failed request whatever came before
         return "failed", "STALLED"
     runaway = seen.runaway or (error if error and error.startswith("RUNAWAY") else None)

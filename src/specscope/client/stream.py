@@ -26,6 +26,7 @@ from typing import Any
 
 import aiohttp
 
+from specscope.adapters.openai.endpoints import CHAT, RESPONSES, endpoint_url, request_body
 from specscope.client.parse import FOLD_BYTES, RawCapture, parse_capture
 from specscope.client.settings import ClientSettings
 from specscope.records import StreamRecord
@@ -33,6 +34,7 @@ from specscope.records import StreamRecord
 __all__ = [
     "prepare_body",
     "chat_url",
+    "api_url",
     "make_session",
     "capture_stream",
     "request_headers",
@@ -41,22 +43,27 @@ __all__ = [
 ]
 
 
-def prepare_body(body: dict[str, Any]) -> bytes:
-    """The request body as bytes, with ``stream: true`` and ``stream_options.include_usage: true`` forced."""
-    b = dict(body)
+def prepare_body(body: dict[str, Any], endpoint: str = CHAT) -> bytes:
+    """A chat-completions body in ``endpoint``'s dialect (:func:`specscope.adapters.openai.endpoints.request_body`),
+    as bytes, with ``stream: true`` forced, and ``stream_options.include_usage: true`` on the chat and completions
+    APIs (a Responses stream's usage rides its terminal event)."""
+    b = request_body(endpoint, body)
     b["stream"] = True
-    so = dict(b.get("stream_options") or {})
-    so["include_usage"] = True
-    b["stream_options"] = so
+    if endpoint != RESPONSES:
+        so = dict(b.get("stream_options") or {})
+        so["include_usage"] = True
+        b["stream_options"] = so
     return json.dumps(b, separators=(",", ":")).encode()
+
+
+def api_url(base_url: str, endpoint: str = CHAT) -> str:
+    """``ROOT`` + ``endpoint`` for a server root or an OpenAI base URL ending in ``/v1``."""
+    return endpoint_url(base_url, endpoint)
 
 
 def chat_url(base_url: str) -> str:
     """``.../v1/chat/completions`` for a server root or an OpenAI base URL ending in ``/v1``."""
-    root = base_url.rstrip("/")
-    if not root.endswith("/v1"):
-        root += "/v1"
-    return root + "/chat/completions"
+    return endpoint_url(base_url, CHAT)
 
 
 def make_session(settings: ClientSettings, *, force_close: bool = False) -> aiohttp.ClientSession:
@@ -122,7 +129,7 @@ async def capture_stream(
 
     Args:
         session: from :func:`make_session`.
-        url: the chat-completions URL (:func:`chat_url`).
+        url: the API's URL (:func:`api_url`).
         prompt_id: recorded as is.
         body: from :func:`prepare_body`.
         max_tokens: the request's token limit, for the ``short without stop`` rule.
@@ -196,13 +203,15 @@ async def stream_chat(
     intended_ns: int | None = None,
     settings: ClientSettings | None = None,
 ) -> StreamRecord:
-    """One streaming chat completion, captured then parsed (``settings``: stall timeout, text kept or not, budgets;
-    ``None``: the defaults). See :func:`capture_stream` / :func:`parse_capture`."""
+    """One streaming request of a chat-completions ``body``, sent to ``settings.endpoint`` in its dialect, captured
+    then parsed (``settings``: stall timeout, text kept or not, budgets, endpoint; ``None``: the defaults). See
+    :func:`capture_stream` / :func:`parse_capture`."""
+    endpoint = (settings or _DEFAULT_SETTINGS).endpoint
     raw = await capture_stream(
         session,
-        chat_url(base_url),
+        api_url(base_url, endpoint),
         prompt_id,
-        prepare_body(body),
+        prepare_body(body, endpoint),
         max_tokens=max_tokens_of(body),
         intended_ns=intended_ns,
         settings=settings,

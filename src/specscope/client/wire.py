@@ -9,7 +9,8 @@ per-HTTP-chunk Python calls (``StreamReader.feed_data`` / ``end_http_chunk_recei
 
 This path does, per socket read, exactly: ``perf_counter_ns()``, one list append of ``(ns, bytes)``, and
 one ``httptools.HttpResponseParser.feed_data`` (llhttp, C) with no body callback, so chunked framing is
-followed in C and Python only hears ``on_message_complete``. Every :data:`~specscope.client.parse.FOLD_BYTES` of
+followed in C and Python only hears the head's few header callbacks and ``on_message_complete``. Every
+:data:`~specscope.client.parse.FOLD_BYTES` of
 held reads, and once when the response ends, :meth:`~specscope.client.parse.RawCapture.fold` parses them: a
 :class:`WireBody` (a second httptools parser, body callback on) turns the raw reads into the same
 ``(arrival_ns, body bytes)`` per read that the aiohttp path captures, and the shared
@@ -17,8 +18,10 @@ held reads, and once when the response ends, :meth:`~specscope.client.parse.RawC
 finds a budget passed (``RUNAWAY``) ends the response and closes the connection.
 
 HTTP/1.1 only (RFC 9112), ``http://`` only (``https://`` URLs use the aiohttp path); keep-alive per
-connection, reconnect when the server closes or says ``Connection: close``. Timeouts follow
-:class:`~specscope.client.settings.ClientSettings`: connect, read (silence between reads), total.
+connection, reconnect when the server closes or says ``Connection: close``; a request written on a kept-alive
+connection that the server closes before one byte of response (it closed the idle connection as the request went
+out: llama.cpp's server does after a long response) is sent once more on a new connection (RFC 9112 section 9.3.1).
+Timeouts follow :class:`~specscope.client.settings.ClientSettings`: connect, read (silence between reads), total.
 Transport problems are recorded in the capture (``timeout``, ``connection dropped``,
 ``connect failed: <OSError>``, ``http parse error: ...``), never raised.
 """
@@ -26,9 +29,10 @@ Transport problems are recorded in the capture (``timeout``, ``connection droppe
 from __future__ import annotations
 
 import asyncio
+import base64
 from time import perf_counter_ns
 from typing import cast
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httptools
 
@@ -37,12 +41,14 @@ from specscope.client.settings import ClientSettings
 
 __all__ = ["WireTarget", "WireConnection", "WireBody", "open_wire", "body_reads", "capture_wire"]
 
+_FRAMING_HEADERS = (b"content-length", b"transfer-encoding")
+
 
 class WireTarget:
-    """Where and how to send: host, port and the pre-built request head for one chat-completions URL.
+    """Where and how to send: host, port and the pre-built request head for one API's URL.
 
     Args:
-        url: an ``http://host:port/path`` URL (from :func:`~specscope.client.stream.chat_url`).
+        url: an ``http://host:port/path`` URL (from :func:`~specscope.client.stream.api_url`).
         headers: extra request headers (``Authorization`` from :meth:`ClientSettings.auth_headers`).
 
     Raises:
@@ -57,7 +63,13 @@ class WireTarget:
         self.port = u.port or 80
         path = (u.path or "/") + (f"?{u.query}" if u.query else "")
         host_hdr = u.netloc.rsplit("@", 1)[-1]
-        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        headers = dict(headers or {})
+        if u.username is not None and not any(k.lower() == "authorization" for k in headers):
+            # credentials in the URL (http://user:pw@host) are HTTP Basic auth (RFC 9110 section 11; RFC 7617), as
+            # httpx and aiohttp send them on every other request to this server (issue 37, A1)
+            pair = f"{unquote(u.username)}:{unquote(u.password or '')}".encode()
+            headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
+        extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
         self._head = (
             f"POST {path} HTTP/1.1\r\nHost: {host_hdr}\r\nContent-Type: application/json\r\n"
             f"Accept: text/event-stream\r\nAccept-Encoding: identity\r\n{extra}"
@@ -79,6 +91,8 @@ class WireConnection(asyncio.Protocol):
         self._last_ns = 0  # arrival of the latest read of the response in flight (0: none yet)
         self._done: asyncio.Future[str | None] | None = None
         self._parser = httptools.HttpResponseParser(self)
+        self._head_done = False  # the response in flight's head has been read
+        self._framed = False  # ... and it has Content-Length or Transfer-Encoding (else the close ends its body)
 
     # -- asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -105,9 +119,19 @@ class WireConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        self._finish("connection dropped")
+        # a body with neither Content-Length nor chunked framing ends when the server closes (RFC 9112 section 6.3,
+        # item 8): a clean close after its head is the response's end, not a drop (issue 37, H1)
+        close_delimited = exc is None and self._head_done and not self._framed
+        self._finish(None if close_delimited else "connection dropped")
 
-    # -- httptools callback (the only one on the hot path)
+    # -- httptools callbacks: the head's (a few per response), and the end of the message
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if name.lower() in _FRAMING_HEADERS:
+            self._framed = True
+
+    def on_headers_complete(self) -> None:
+        self._head_done = True
+
     def on_message_complete(self) -> None:
         self.keep_alive = self._parser.should_keep_alive()
         self._finish(None)
@@ -130,6 +154,7 @@ class WireConnection(asyncio.Protocol):
             return "connection dropped"
         loop = asyncio.get_running_loop()
         self._parser = httptools.HttpResponseParser(self)
+        self._head_done = self._framed = False
         done: asyncio.Future[str | None] = loop.create_future()
         self._done = done
         self._raw = raw
@@ -229,26 +254,31 @@ async def capture_wire(
         options=options or settings.parse_options(),
         unframe=WireBody(),
     )
-    conn = slot[0]
-    if conn is None or conn.closed or not conn.keep_alive:
-        if conn is not None:
+    for attempt in (1, 2):  # a kept-alive connection the server closed before reading: once more on a new one
+        conn = slot[0]
+        reused = conn is not None and not conn.closed and conn.keep_alive
+        if conn is None or not reused:
+            if conn is not None:
+                conn.close()
+            slot[0] = None
+            try:
+                conn = slot[0] = await open_wire(target, settings)
+            except TimeoutError:
+                raw.error = "timeout"
+            except OSError as exc:
+                raw.error = f"connect failed: {exc}"[:200]
+            if raw.error or conn is None:
+                raw.end_ns = perf_counter_ns()
+                return raw
+        raw.send_ns = perf_counter_ns()
+        raw.error = await conn.exchange(request, raw, settings, start_ns)
+        raw.end_ns = perf_counter_ns()
+        if raw.error is not None:
             conn.close()
-        slot[0] = None
-        try:
-            conn = slot[0] = await open_wire(target, settings)
-        except TimeoutError:
-            raw.error = "timeout"
-        except OSError as exc:
-            raw.error = f"connect failed: {exc}"[:200]
-        if raw.error or conn is None:
-            raw.end_ns = perf_counter_ns()
-            return raw
-    raw.send_ns = perf_counter_ns()
-    raw.error = await conn.exchange(request, raw, settings, start_ns)
-    raw.end_ns = perf_counter_ns()
-    if raw.error is not None:
-        conn.close()
-        slot[0] = None
+            slot[0] = None
+        if not (reused and attempt == 1 and raw.error == "connection dropped" and conn._last_ns == 0):
+            break
+        raw.error = None  # RFC 9112 9.3.1: a request on a reused connection closed with no response may be retried
     runaway = raw.finish()  # the rest of the response, parsed now: a finished stream holds no raw bytes
     raw.error = raw.error or runaway
     return raw

@@ -21,6 +21,7 @@ import httpx
 
 from specscope.errors import ServerUnreachable
 from specscope.gate.model import ProbeOutput
+from specscope.redact import remember_secret
 
 __all__ = ["ChatBackend", "HttpxChat"]
 
@@ -73,10 +74,16 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
     Args:
         timeout_s: per-request read timeout, seconds (connect timeout 10 s). Set explicitly because httpx's
             5 s default would cut long thinking runs.
+        api_key: sent as ``Authorization: Bearer`` with every request (OpenAI's and vLLM's ``--api-key``).
     """
 
-    def __init__(self, timeout_s: float = 900.0):
-        self._client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=10.0), trust_env=False)
+    def __init__(self, timeout_s: float = 900.0, api_key: str | None = None):
+        headers = {}
+        if api_key:
+            remember_secret(api_key)  # a server that echoes it back never gets it into the gate run
+            headers["Authorization"] = f"Bearer {api_key}"
+        timeout = httpx.Timeout(timeout_s, connect=10.0)
+        self._client = httpx.Client(timeout=timeout, trust_env=False, headers=headers)
         self._tokenize_ok: dict[str, bool] = {}
 
     def close(self) -> None:

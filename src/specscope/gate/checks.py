@@ -14,6 +14,7 @@ from typing import Any
 
 import jsonschema
 
+from specscope import strictjson
 from specscope.gate.model import Check, Comparison, Probe, ProbeOutput
 from specscope.gate.sandbox import extract_code, run_code_tests
 from specscope.gate.text_metrics import (
@@ -215,7 +216,7 @@ def check_tool_call(out: ProbeOutput, tool: dict[str, Any], expected_arguments: 
         return Check(False, f"called {fn.get('name')!r}, expected {name!r}", metrics)
     raw = fn.get("arguments")
     try:
-        args = json.loads(raw) if isinstance(raw, str) else raw
+        args = strictjson.loads(raw) if isinstance(raw, str) else raw
     except json.JSONDecodeError as exc:
         return Check(False, f"arguments are not JSON: {exc.msg}", metrics)
     metrics["arguments"] = args

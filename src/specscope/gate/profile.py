@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from specscope.errors import ConfigError
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited
 
 __all__ = ["GateSection", "GateProfile", "default_profile_text", "load_profile"]
 
@@ -142,10 +143,11 @@ def load_profile(path: str | Path | None = None) -> GateProfile:
         return _validate(defaults, "(defaults)")
     p = Path(path)
     try:
-        user = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+        user = tomllib.loads(read_text_limited(p, SETTINGS_FILE_MAX_BYTES))
+    except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
+        why = exc.found_text if isinstance(exc, FileTooLarge) else read_error_text(exc)
         raise ConfigError(
-            "gate profile not found", found=str(p), expected="a TOML file", fix="check the --run-file path"
+            "cannot read the gate profile", found=f"{p}: {why}", expected="a TOML file", fix="check the --run-file path"
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(

@@ -20,6 +20,7 @@ from specscope.gate.backend import ChatBackend, HttpxChat
 from specscope.gate.model import GATES, Check, Comparison, GateRun, GateVerdict, Probe, ProbeOutput, ProbeResult
 from specscope.gate.probes import DEFAULT_CHARS_PER_TOKEN, load_suite
 from specscope.gate.profile import GateProfile
+from specscope.stats.timeline import mean
 
 __all__ = ["Target", "build_request", "check_output", "decide", "run_gate_suite"]
 
@@ -111,10 +112,6 @@ def _with_reasoning_tokens(out: ProbeOutput, backend: ChatBackend, base_url: str
     return replace(out, reasoning_tokens=n, reasoning_tokens_source="tokenize")
 
 
-def _mean(xs: list[float]) -> float | None:
-    return sum(xs) / len(xs) if xs else None
-
-
 def decide(
     results: Sequence[ProbeResult], comparisons: Sequence[Comparison], profile: GateProfile
 ) -> list[GateVerdict]:
@@ -141,7 +138,7 @@ def decide(
                 metrics["thinking_tokens"] = {r.probe_id: r.output.reasoning_tokens for r in rs}
             if gate == "repetition":
                 ratios = [r.check.metrics.get("unique_word_ratio") for r in rs]
-                metrics["mean_unique_word_ratio"] = _mean([x for x in ratios if x is not None])
+                metrics["mean_unique_word_ratio"] = mean(ratios)
                 metrics["max_repeated_ngram_count"] = max(
                     r.check.metrics.get("max_repeated_ngram_count", 0) for r in rs
                 )
@@ -186,6 +183,7 @@ def run_gate_suite(
     gates: list[str] | None = None,
     backend: ChatBackend | None = None,
     on_result: Callable[[ProbeResult], None] | None = None,
+    api_key: str | None = None,
 ) -> GateRun:
     """Run every enabled gate against every target and decide.
 
@@ -195,6 +193,7 @@ def run_gate_suite(
         gates: only these gates (``None``: every enabled gate).
         backend: the transport (default :class:`HttpxChat` with the profile's request timeout).
         on_result: called after each probe (progress display).
+        api_key: the bearer token of the default backend (never stored).
 
     Returns:
         :class:`GateRun` with per-probe records, comparisons and verdicts.
@@ -205,7 +204,7 @@ def run_gate_suite(
     """
     profile = profile or GateProfile()
     own = backend is None
-    backend = backend or HttpxChat(timeout_s=profile.request.timeout_s)
+    backend = backend or HttpxChat(timeout_s=profile.request.timeout_s, api_key=api_key)
     try:
         models: dict[str, str] = {}
         urls: dict[str, str] = {}

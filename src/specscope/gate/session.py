@@ -96,7 +96,7 @@ def check_gates(gates: list[str] | None) -> list[str] | None:
     return list(gates) if gates else None
 
 
-def run_gate(
+def run_gate(  # noqa: PLR0913 - the one library entry point behind `specscope gate`
     plan: TargetPlan,
     profile: GateProfile,
     out: Path,
@@ -106,6 +106,7 @@ def run_gate(
     preflight: dict[str, dict[str, object]] | None = None,
     notes: list[str] | None = None,
     on_start: Callable[[Path], None] | None = None,
+    api_key: str | None = None,
 ) -> tuple[GateRun, Path]:
     """Gate every config of ``plan`` and store the run in a new folder ``out/gate-YYYYmmdd-HHMMSS``.
 
@@ -114,6 +115,7 @@ def run_gate(
 
     Args:
         notes: one line per budget change (:func:`specscope.gate.budget.budget_profile`), kept in the manifest.
+        api_key: sent as ``Authorization: Bearer`` to every server (``--api-key`` / ``OPENAI_API_KEY``), never stored.
         on_start: called with the run folder once the configs are checked, before the first server starts
             (for ``--server`` targets: once the first probe has an answer, so a wrong URL stays one error line).
 
@@ -150,6 +152,6 @@ def run_gate(
         if on_result:
             on_result(r)
 
-    run = run_gate_suite(targets, profile, gates=gates, on_result=keep)
+    run = run_gate_suite(targets, profile, gates=gates, on_result=keep, api_key=api_key)
     write_gate_run(run, run_dir, extra_manifest={**extra, "complete": True})
     return run, run_dir

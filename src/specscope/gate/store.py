@@ -13,7 +13,11 @@ from typing import Any
 from specscope.errors import StoreError
 from specscope.fsio import write_json_atomic
 from specscope.gate.model import GateRun
+from specscope.readfile import read_limited
 from specscope.redact import redact
+
+#: the largest gate manifest.json / gate.json read (bytes); a gate writes some KiB.
+_MAX_GATE_FILE_BYTES = 16 * 2**20
 
 __all__ = ["SCHEMA_VERSION", "write_gate_run", "load_gate_run"]
 
@@ -70,9 +74,9 @@ def load_gate_run(path: str | Path) -> GateRun:
     """
     p = Path(path)
     folder = p.parent if p.name in ("gate.json", "manifest.json") else p
-    try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        data = json.loads((folder / "gate.json").read_text(encoding="utf-8"))
+    try:  # regular files of bounded size only (a FIFO would block, /dev/zero never end)
+        manifest = json.loads(read_limited(folder / "manifest.json", _MAX_GATE_FILE_BYTES).decode("utf-8"))
+        data = json.loads(read_limited(folder / "gate.json", _MAX_GATE_FILE_BYTES).decode("utf-8"))
     except FileNotFoundError as exc:
         raise StoreError(
             "not a gate run folder",
@@ -80,7 +84,7 @@ def load_gate_run(path: str | Path) -> GateRun:
             expected="manifest.json and gate.json",
             fix="pass the folder written by specscope gate",
         ) from None
-    except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested deeper than the parser goes
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested deeper than the parser goes
         what = "JSON nested too deep" if isinstance(exc, RecursionError) else str(exc)[:300]
         raise StoreError(
             "gate run folder has unreadable JSON",

@@ -82,7 +82,11 @@ class CapacityPlan(BaseModel):
     """Do ``requests`` requests of ``tokens`` tokens fit at once, with and without the speculative reservation?
 
     ``fit_*`` count the whole server (``fit_*_per_engine`` x ``data_parallel_engines``); ``fit_with_spec`` and
-    ``fits_with_spec`` are None when k is unknown. ``lookahead_slots_with_spec``: the lookahead slots the k adds to
+    ``fits_with_spec`` are None when k is unknown. The log's KV pool (and vLLM's "Maximum concurrency" line) was
+    sized at the log's own ``max_num_seqs`` (``pool_max_num_seqs``; vLLM sizes the pool after a profiling run of
+    that many sequences): at another max-num-seqs every ``fit*`` is None (unknown, issue 35) and
+    ``fit_with_spec_at_pool_max_num_seqs`` gives the log's own answer. ``basis`` / ``basis_without_spec``: the
+    figure each answer rests on. ``lookahead_slots_with_spec``: the lookahead slots the k adds to
     one request of ``tokens`` after the cap at ``max_model_len``. ``refusal``: why no request fits at all (longer
     than max_model_len), else None.
     """
@@ -97,17 +101,21 @@ class CapacityPlan(BaseModel):
     blocks_per_request_without_spec: int | None
     blocks_per_request_with_spec: int | None
     lookahead_slots_with_spec: int | None
-    fit_without_spec_per_engine: int
+    fit_without_spec_per_engine: int | None
     fit_with_spec_per_engine: int | None
-    fit_without_spec: int
+    fit_without_spec: int | None
     fit_with_spec: int | None
     fits_with_spec: bool | None
-    fits_without_spec: bool
+    fits_without_spec: bool | None
     limited_by: str
     basis: str
     approximate: bool
     capacity_cost_of_speculation_percent: float | None
     refusal: str | None = None
+    basis_without_spec: str = ""
+    pool_max_num_seqs: int | None = None
+    pool_max_num_seqs_source: str = "not in the log (the server's own, unstated)"
+    fit_with_spec_at_pool_max_num_seqs: int | None = None
 
 
 def _reported_bpr(bs: int, length: int, mamba_groups: int, per_mamba: int, k: int) -> int:
@@ -333,15 +341,49 @@ def _fit(cap: KvCapacity, tokens: int, *, spec: bool) -> tuple[int | None, int |
     return pool_tokens // need, None, basis, True
 
 
-def plan_capacity(cap: KvCapacity, *, requests: int, tokens: int, max_num_seqs: int | None = None) -> CapacityPlan:
+def _borrowed(cap: KvCapacity, requests: int, tokens: int, seqs: int, pool_seqs: int) -> CapacityPlan:
+    """The plan at a max-num-seqs other than the one the log's pool was sized at: unknown, with the log's own
+    answer at its own max_num_seqs beside it (never the log's pool stretched to ``seqs`` sequences)."""
+    own = plan_capacity(cap, requests=requests, tokens=tokens, max_num_seqs=pool_seqs, log_max_num_seqs=pool_seqs)
+    why = (
+        f"the log's KV pool was sized at its own max_num_seqs {pool_seqs} (vLLM profiles a batch of max_num_seqs "
+        f"sequences before it sizes the pool): at max-num-seqs {seqs} the pool is not in this log"
+    )
+    unknown = ("fit_without_spec_per_engine", "fit_with_spec_per_engine", "fit_without_spec", "fit_with_spec")
+    return own.model_copy(
+        update={
+            "max_num_seqs": seqs,
+            "max_num_seqs_source": "plan",
+            **dict.fromkeys((*unknown, "fits_with_spec", "fits_without_spec"), None),
+            "capacity_cost_of_speculation_percent": None,
+            "limited_by": "unknown",
+            "basis": why,
+            "basis_without_spec": why,
+            "approximate": False,
+            "fit_with_spec_at_pool_max_num_seqs": own.fit_with_spec,
+        }
+    )
+
+
+def plan_capacity(
+    cap: KvCapacity,
+    *,
+    requests: int,
+    tokens: int,
+    max_num_seqs: int | None = None,
+    log_max_num_seqs: int | None = None,
+) -> CapacityPlan:
     """How many of ``requests`` concurrent requests of ``tokens`` tokens (prompt + output) the pools and
     ``max_num_seqs`` admit, with the speculative reservation (as the log's server runs) and without it.
 
     Each data-parallel engine has its own pool and ``max_num_seqs``: the per-engine figure times the engines.
     A request longer than ``max_model_len`` fits nowhere. ``capacity_cost_of_speculation_percent`` = (fit without -
-    fit with) / fit without x 100 (None when k is unknown).
+    fit with) / fit without x 100 (None when k is unknown). ``log_max_num_seqs``: the max_num_seqs the log
+    states its server ran with (its pool was sized at it); a plan at another one is unknown (:func:`_borrowed`).
     """
-    seqs = max_num_seqs or DEFAULT_MAX_NUM_SEQS
+    seqs = max_num_seqs or log_max_num_seqs or DEFAULT_MAX_NUM_SEQS
+    if log_max_num_seqs is not None and seqs != log_max_num_seqs:
+        return _borrowed(cap, requests, tokens, seqs, log_max_num_seqs)
     dp = cap.data_parallel_engines
     refusal = None
     if cap.max_model_len_tokens is not None and tokens > cap.max_model_len_tokens:
@@ -352,9 +394,10 @@ def plan_capacity(cap: KvCapacity, *, requests: int, tokens: int, max_num_seqs: 
         kv_without = kv_with = 0
         without = with_spec = None
         basis, approx, approx_without = f"{refusal}: vLLM refuses it", False, False
+        basis_without = basis
         slots: int | None = _lookahead(cap, tokens, spec=True) if cap.num_speculative_tokens is not None else None
     else:
-        kv_without, without, _, approx_without = _fit(cap, tokens, spec=False)
+        kv_without, without, basis_without, approx_without = _fit(cap, tokens, spec=False)
         kv_with, with_spec, basis, approx = _fit(cap, tokens, spec=True)
         slots = _lookahead(cap, tokens, spec=True)
     kv_without = kv_without or 0
@@ -369,11 +412,20 @@ def plan_capacity(cap: KvCapacity, *, requests: int, tokens: int, max_num_seqs: 
     else:
         limited_by = "KV pool"
     cost = (fit_without - fit_with) / fit_without * 100 if fit_without and fit_with is not None else None
+    if max_num_seqs:
+        seqs_source = "plan"
+    else:
+        seqs_source = "log (non-default args)" if log_max_num_seqs else f"assumed: vLLM default {DEFAULT_MAX_NUM_SEQS}"
     return CapacityPlan(
         requests=requests,
         tokens=tokens,
         max_num_seqs=seqs,
-        max_num_seqs_source="plan" if max_num_seqs else f"assumed: vLLM default {DEFAULT_MAX_NUM_SEQS}",
+        max_num_seqs_source=seqs_source,
+        basis_without_spec=basis_without,
+        pool_max_num_seqs=log_max_num_seqs,
+        pool_max_num_seqs_source="log (non-default args)"
+        if log_max_num_seqs
+        else CapacityPlan.model_fields["pool_max_num_seqs_source"].default,
         data_parallel_engines=dp,
         blocks_per_request_without_spec=without,
         blocks_per_request_with_spec=with_spec,
@@ -426,15 +478,23 @@ def parse_plan_spec(spec: str) -> dict[str, int]:
 def capacity_from_log(facts: LogFacts, spec: str | None = None) -> tuple[KvCapacity, CapacityPlan | None]:
     """:func:`kv_capacity` of ``facts`` and, when ``spec`` (``--plan`` text) is given, :func:`plan_capacity`.
 
-    ``max-num-seqs`` defaults to the log's own ``max_num_seqs`` (non-default args), then vLLM's default.
+    ``max-num-seqs`` defaults to the log's own ``max_num_seqs`` (non-default args), then vLLM's default; a plan at
+    another max-num-seqs than the log's own is unknown (the pool was sized at the log's).
     """
     values = parse_plan_spec(spec) if spec is not None else {}
     cap = kv_capacity(facts, kv_groups=values.get("kv_groups"))
     if spec is None:
         return cap, None
     logged = (facts.non_default_args or {}).get("max_num_seqs")
-    seqs = values.get("max_num_seqs") or (logged if isinstance(logged, int) else None)
-    return cap, plan_capacity(cap, requests=values["requests"], tokens=values["tokens"], max_num_seqs=seqs)
+    own = logged if isinstance(logged, int) and not isinstance(logged, bool) and logged > 0 else None
+    plan = plan_capacity(
+        cap,
+        requests=values["requests"],
+        tokens=values["tokens"],
+        max_num_seqs=values.get("max_num_seqs"),
+        log_max_num_seqs=own,
+    )
+    return cap, plan
 
 
 def _k_text(cap: KvCapacity) -> str:
@@ -443,8 +503,24 @@ def _k_text(cap: KvCapacity) -> str:
     return f"k unknown: {source}" if k is None else f"k={k}, {source}"
 
 
+def _borrowed_lines(plan: CapacityPlan) -> list[str]:
+    """A plan at another max-num-seqs than the log's: unknown, the log's own answer beside it, and the fix."""
+    own, seqs = plan.fit_with_spec_at_pool_max_num_seqs, plan.pool_max_num_seqs
+    return [
+        f"plan: {plan.requests} requests x {plan.tokens:,} tokens, max-num-seqs {plan.max_num_seqs} (plan): unknown",
+        f"  {plan.basis}",
+        f"  at the log's own max_num_seqs {seqs}: "
+        + ("unknown (k not in the log)" if own is None else f"{own} at once with the speculative reservation"),
+        f"  fix: start the server with --max-num-seqs {plan.max_num_seqs} and parse its log, or plan at "
+        f"max-num-seqs={seqs}",
+        "  capacity cost of speculation: unknown",
+    ]
+
+
 def _plan_lines(cap: KvCapacity, plan: CapacityPlan) -> list[str]:
-    """The plan's verdict, per-engine counts, basis and what the lookahead adds."""
+    """The plan's verdict, per-engine counts, the figure each answer rests on, and what the lookahead adds."""
+    if plan.limited_by == "unknown":
+        return _borrowed_lines(plan)
     if plan.fits_with_spec is None:
         verdict = ("fit" if plan.fits_without_spec else "do NOT fit") + " without speculation; with speculation unknown"
         verdict += " (k not in the log)"
@@ -470,11 +546,17 @@ def _plan_lines(cap: KvCapacity, plan: CapacityPlan) -> list[str]:
     ]
     if plan.refusal:
         out.append(f"  {plan.refusal}: vLLM refuses it, so none fits")
+    pool = (
+        f"the KV pool sized at max_num_seqs {plan.pool_max_num_seqs} (log, non-default args)"
+        if plan.pool_max_num_seqs
+        else "the KV pool sized at the server's own max_num_seqs, which the log does not state"
+    )
+    limit = f"max-num-seqs {plan.max_num_seqs}" if plan.limited_by == "max-num-seqs" else plan.limited_by
     out += [
         f"  with the speculative reservation: {at_once(plan.fit_with_spec, plan.fit_with_spec_per_engine)} "
-        f"({each_with}limited by {plan.limited_by})",
+        f"({each_with}limited by {limit})",
         f"  without it: {at_once(plan.fit_without_spec, plan.fit_without_spec_per_engine)}{each_without}",
-        f"  basis: {plan.basis}",
+        f"  basis with it: {plan.basis}; without it: {plan.basis_without_spec}; {pool}",
     ]
     k, slots, max_len = cap.num_speculative_tokens, plan.lookahead_slots_with_spec, cap.max_model_len_tokens
     if k and slots is not None and slots < k and max_len is not None:

@@ -1,26 +1,19 @@
-"""More facts from a vLLM log: the scheduler stats time series and the KV pool's block layout.
-
-Wordings, with their sources:
-
-- the periodic stats line of vllm/v1/metrics/loggers.py: ``Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg
-  generation throughput: 35.2 tokens/s, Running: 21 reqs, Waiting: 21 reqs, GPU KV cache usage: 97.2%, Prefix cache
-  hit rate: 0.0%`` (seed 000 quotes ``Running: 21 reqs, Waiting: 21 reqs, GPU KV cache usage: 97.2%`` as its capacity
-  evidence); older builds say ``Pending: N reqs`` and ``GPU KV cache usage: 0.5%`` without the engine prefix.
-- ``Setting attention block size to 1584 tokens to ensure that attention page size is >= mamba page size`` (hybrid
-  models; fixture vllm_startup_qwen3_6_27b_nvfp4_mtp_v0.20.0.log, seed 003 quotes 1568) and ``block_size`` in the
-  non-default args.
-- ``Mamba cache mode is set to 'align'`` (same fixture) and ``Padding mamba page size by 0.51%`` (a hybrid pool).
-- ``# GPU blocks: 2345, # CPU blocks: 512`` (V0 engines) / ``num_gpu_blocks=N`` overrides: the pool in blocks.
-- The ``INFO 05-01 16:50:43`` time stamp vLLM puts after the level (``MM-DD HH:MM:SS``).
+"""vLLM's speculative windows pooled and V0's cumulative total, with the low-acceptance alarm; the stats and KV-layout
+lines are read by :func:`specscope.adapters.vllm.log_facts.parse_log_stats` (re-exported here).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
+
+from specscope.adapters.logs import LineFact, StatsSample, line_facts
+from specscope.adapters.vllm.log_facts import parse_log_stats
+
+if TYPE_CHECKING:
+    from specscope.adapters.vllm.logs import SpecCumulativeSample, SpecDecodingSample
 
 __all__ = [
     "CumulativeSpecTotal",
@@ -32,97 +25,6 @@ __all__ = [
     "parse_log_stats",
     "pooled_spec_windows",
 ]
-
-#: One row of a table of facts read from a log line: a regex, and per capturing group that can match (an alternation's
-#: groups count once) the field it fills and how its text becomes the value.
-LineFact = tuple[re.Pattern[str], tuple[tuple[str, Callable[[str], Any]], ...]]
-
-_RE_STATS = re.compile(r"Running: (\d+) reqs?, (?:Waiting|Pending): (\d+) reqs?.*?(?:GPU )?KV cache usage: ([\d.]+)%")
-_RE_PROMPT_TPUT = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s")
-_RE_GEN_TPUT = re.compile(r"Avg generation throughput: ([\d.]+) tokens/s")
-_RE_STAMP = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
-_RE_HYBRID = re.compile(r"Mamba cache mode is set to|Padding mamba page size by")  # a mamba/linear-attention pool
-_LAYOUT: tuple[LineFact, ...] = (  # the KV pool's block layout; the last line that says it wins
-    (re.compile(r"Setting attention block size to (\d+) tokens"), (("block_size_tokens", int),)),
-    (re.compile(r"Mamba cache mode is set to '(\w+)'"), (("mamba_cache_mode", str),)),
-    (re.compile(r"# (?:GPU|cuda|CUDA) blocks: (\d+)|num_gpu_blocks_override=(\d+)"), (("gpu_blocks", int),)),
-)
-
-
-def line_facts(rows: Sequence[LineFact], line: str) -> dict[str, Any]:
-    """Field -> value for every row of ``rows`` whose regex matches ``line``: the row's fields take, in order, the
-    groups that matched (an alternation's other groups are None and skipped), each through its converter."""
-    out: dict[str, Any] = {}
-    for regex, fields in rows:
-        if m := regex.search(line):
-            matched = [g for g in m.groups() if g is not None]
-            out.update((name, convert(text)) for (name, convert), text in zip(fields, matched, strict=True))
-    return out
-
-
-class StatsSample(BaseModel):
-    """One periodic scheduler stats line. ``t_s``: seconds since the first sample (None without a time stamp).
-    ``kv_cache_usage_percent`` is vLLM's "GPU KV cache usage" (0..100); throughputs are tokens/s as logged."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    line_number: int
-    t_s: float | None = None
-    running_reqs: int
-    waiting_reqs: int
-    kv_cache_usage_percent: float
-    prompt_throughput_tokens_per_s: float | None = None
-    generation_throughput_tokens_per_s: float | None = None
-
-
-def _stamp_s(line: str) -> float | None:
-    m = _RE_STAMP.search(line)
-    if m is None:
-        return None
-    month, day, h, mi, s = (int(x) for x in m.groups())
-    return ((month * 31 + day) * 24 + h) * 3600.0 + mi * 60 + s  # monotonic within a year; only differences count
-
-
-def parse_log_stats(lines: list[str]) -> dict[str, Any]:
-    """LogFacts fields from ``lines``: ``stats`` (list of StatsSample), ``block_size_tokens``, ``mamba_cache_mode``,
-    ``hybrid_kv`` (a mamba/linear-attention pool shares the blocks) and ``gpu_blocks`` (pool size when logged)."""
-    out: dict[str, Any] = {"stats": [], "block_size_tokens": None, "mamba_cache_mode": None, "hybrid_kv": False}
-    out["gpu_blocks"] = None
-    t0: float | None = None
-    for index, line in enumerate(lines):
-        try:  # a line whose number cannot be read (5,000 digits, "1.2.3") gives no fact, never a crash
-            if m := _RE_STATS.search(line):
-                t = _stamp_s(line)
-                if t is not None and t0 is None:
-                    t0 = t
-                sample = StatsSample(
-                    line_number=index + 1,
-                    t_s=None if t is None or t0 is None else t - t0,
-                    running_reqs=int(m.group(1)),
-                    waiting_reqs=int(m.group(2)),
-                    kv_cache_usage_percent=float(m.group(3)),
-                )
-                if p := _RE_PROMPT_TPUT.search(line):
-                    sample.prompt_throughput_tokens_per_s = float(p.group(1))
-                if g := _RE_GEN_TPUT.search(line):
-                    sample.generation_throughput_tokens_per_s = float(g.group(1))
-                out["stats"].append(sample)
-            out.update(line_facts(_LAYOUT, line))
-            if _RE_HYBRID.search(line):
-                out["hybrid_kv"] = True
-        except ValueError:
-            continue
-    return out
-
-
-class SpecWindowLine(Protocol):
-    """What :func:`pooled_spec_windows` reads of one ``SpecDecoding metrics:`` line (``SpecDecodingSample``)."""
-
-    line_number: int
-    mean_acceptance_length: float | None
-    accepted_tokens: int | None
-    drafted_tokens: int | None
-    per_position_acceptance_rates: list[float]
 
 
 class PooledSpecWindows(BaseModel):
@@ -153,37 +55,18 @@ class PooledSpecWindows(BaseModel):
     alarm: str | None = None
 
 
-def _prints_as(printed: float, value: float) -> bool:
-    """Whether ``value`` is printed as ``printed`` by vLLM's ``%.2f`` (half a hundredth either way, a float's slack)."""
-    return abs(value - printed) <= 0.005 + 1e-9
-
-
-def _window_drafts(w: SpecWindowLine, configured_k: int | None) -> int | None:
-    """Verify steps of one window (see :class:`PooledSpecWindows`), None when the line does not tell them."""
-    acc, drafted, k = w.accepted_tokens, w.drafted_tokens, len(w.per_position_acceptance_rates) or configured_k
-    if acc is None:
-        return None
-    length = w.mean_acceptance_length
-    if acc > 0 and length is not None and length > 1.0:
-        if drafted is not None and k and drafted % k == 0 and _prints_as(length, 1.0 + acc / (drafted // k)):
-            return drafted // k  # a fixed-k window: exact, where the two-decimal length only brackets the count
-        return round(acc / (length - 1.0))
-    if drafted is not None and k and drafted % k == 0:
-        return drafted // k
-    return None
-
-
 def pooled_spec_windows(
-    windows: Sequence[SpecWindowLine], method: str | None = None, configured_k: int | None = None
+    windows: Sequence[SpecDecodingSample], method: str | None = None, configured_k: int | None = None
 ) -> PooledSpecWindows:
     """Pool ``windows`` (in log order); ``method`` (the log's speculative method, if it says) selects the alarm rule;
     ``configured_k`` (the log's num_speculative_tokens) gives the draft count of windows that do not print it."""
+    from specscope.adapters.vllm.logs import window_verify_steps
     from specscope.stats.low_acceptance import low_acceptance_alarm
 
     counted = [w for w in windows if w.accepted_tokens is not None and w.drafted_tokens is not None]
     accepted = sum(w.accepted_tokens or 0 for w in counted) if counted else None
     drafted = sum(w.drafted_tokens or 0 for w in counted) if counted else None
-    per_window = [(w, _window_drafts(w, configured_k)) for w in counted]
+    per_window = [(w, window_verify_steps(w, configured_k)) for w in counted]
     known = per_window and all(d is not None for _, d in per_window)
     drafts = sum(d or 0 for _, d in per_window) if known else None
     n_pos = max((len(w.per_position_acceptance_rates) for w in counted), default=0)
@@ -207,26 +90,18 @@ def pooled_spec_windows(
     )
 
 
-class SpecCumulativeLine(Protocol):
-    """What :func:`cumulative_spec_total` reads of one V0 ``Speculative metrics:`` line (``SpecCumulativeSample``)."""
-
-    line_number: int
-    draft_acceptance_rate: float | None
-    system_efficiency: float | None
-    num_spec_tokens: int | None
-    accepted_tokens: int | None
-    draft_tokens: int | None
-    emitted_tokens: int | None
-
-
 class CumulativeSpecTotal(BaseModel):
-    """The run's speculative total from V0's cumulative lines: the last line, never a sum of lines.
+    """The run's speculative total from V0's cumulative lines: consecutive lines differenced
+    (:func:`specscope.adapters.vllm.logs.v0_differences`), restarts counted from zero, the differences summed; with no
+    restart that is the last line.
 
-    ``drafts`` (verify steps) = draft tokens / k (V0 drafts k tokens per step; None unless k divides);
-    ``acceptance_rate`` = accepted / drafted; ``logged_acceptance_rate`` and ``logged_system_efficiency`` are V0's own
-    figures as printed. No acceptance length is derived: V0's accepted and emitted counts do not give one by vLLM's V1
-    formula. ``counts_went_down``: a later line holds a smaller count than an earlier one (the engine restarted in
-    between; only the last run's total is here). ``alarm``: the low-acceptance rule over ``drafts``.
+    ``drafts`` (verify steps) = Σ Δdraft tokens / k (V0 drafts k tokens per step; None unless k divides every
+    difference); ``accepted_tokens`` is V0's own count summed (every position whose draft matched, positions after a
+    rejected one included) and ``acceptance_rate`` = that / drafted, V0's own figure; ``acceptance_rate_v1_comparable``
+    = (emitted - drafts) / drafted, the accepted prefix V1 counts; ``acceptance_length`` = emitted / drafts (bonus
+    included). ``logged_acceptance_rate`` and ``logged_system_efficiency`` are the last line's figures as printed.
+    ``counts_went_down``: a later line holds a smaller count than an earlier one (the engine restarted).
+    ``alarm``: the low-acceptance rule on the V1-comparable rate over ``drafts``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -239,42 +114,61 @@ class CumulativeSpecTotal(BaseModel):
     emitted_tokens: int | None
     drafts: int | None
     acceptance_rate: float | None
+    acceptance_rate_v1_comparable: float | None
+    acceptance_length: float | None
     logged_acceptance_rate: float | None
     logged_system_efficiency: float | None
     counts_went_down: bool
     alarm: str | None = None
 
 
+def _v0_own_accepted(lines: Sequence[SpecCumulativeSample]) -> int | None:
+    """V0's own accepted count summed over restarts (each segment's last line), None when a line lacks it."""
+    if any(c.accepted_tokens is None for c in lines):
+        return None
+    total, prev = 0, 0
+    for c in lines:
+        acc = c.accepted_tokens or 0
+        total += acc - prev if acc >= prev else acc
+        prev = acc
+    return total
+
+
 def cumulative_spec_total(
-    lines: Sequence[SpecCumulativeLine], method: str | None = None, configured_k: int | None = None
+    lines: Sequence[SpecCumulativeSample], method: str | None = None, configured_k: int | None = None
 ) -> CumulativeSpecTotal | None:
-    """The total of V0's cumulative lines (the last one; see :class:`CumulativeSpecTotal`); None without any."""
+    """The total of V0's cumulative lines (see :class:`CumulativeSpecTotal`); None without any. ``configured_k``
+    stands in for a line without ``Number of speculative tokens``."""
+    from specscope.adapters.vllm.logs import v0_differences
     from specscope.stats.low_acceptance import low_acceptance_alarm
 
     if not lines:
         return None
-    last = lines[-1]
-    k = last.num_spec_tokens or configured_k
-    drafted, accepted = last.draft_tokens, last.accepted_tokens
-    drafts = drafted // k if drafted is not None and k and drafted % k == 0 else None
-    rate = accepted / drafted if accepted is not None and drafted else None
-    went_down = any(
-        (a.draft_tokens or 0) > (b.draft_tokens or 0) or (a.accepted_tokens or 0) > (b.accepted_tokens or 0)
-        for a, b in zip(lines, lines[1:], strict=False)
-    )
+    filled = [c if c.num_spec_tokens else c.model_copy(update={"num_spec_tokens": configured_k}) for c in lines]
+    diffs, warnings = v0_differences(filled)
+    last = filled[-1]
+    counted = all(d.draft_tokens is not None for d in diffs)
+    drafted = sum(d.draft_tokens or 0 for d in diffs) if counted else None
+    emitted = sum(d.emitted_tokens or 0 for d in diffs) if counted else None
+    steps_known = counted and all(d.verify_steps is not None for d in diffs)
+    drafts = sum(d.verify_steps or 0 for d in diffs) if steps_known else None
+    accepted = _v0_own_accepted(filled)
+    comparable = (emitted - drafts) / drafted if emitted is not None and drafts is not None and drafted else None
     return CumulativeSpecTotal(
         lines=len(lines),
         line_number=last.line_number,
-        num_spec_tokens=k,
+        num_spec_tokens=last.num_spec_tokens,
         draft_tokens=drafted,
         accepted_tokens=accepted,
-        emitted_tokens=last.emitted_tokens,
+        emitted_tokens=emitted,
         drafts=drafts,
-        acceptance_rate=rate,
+        acceptance_rate=accepted / drafted if accepted is not None and drafted else None,
+        acceptance_rate_v1_comparable=comparable,
+        acceptance_length=emitted / drafts if emitted is not None and drafts else None,
         logged_acceptance_rate=last.draft_acceptance_rate,
         logged_system_efficiency=last.system_efficiency,
-        counts_went_down=went_down,
-        alarm=low_acceptance_alarm(method, rate, drafts),
+        counts_went_down=bool(warnings),
+        alarm=low_acceptance_alarm(method, comparable, drafts),
     )
 
 
@@ -282,21 +176,32 @@ def _num(x: float | None, fmt: str) -> str:
     return "—" if x is None else format(x, fmt)
 
 
+def _v1_accepted(total: CumulativeSpecTotal) -> int | None:
+    """The accepted prefix V1 counts: emitted - verify steps (tokens; each step emits one token past its accepted
+    drafts), the numerator of ``acceptance_rate_v1_comparable``; None when either count is absent."""
+    if total.emitted_tokens is None or total.drafts is None:
+        return None
+    return total.emitted_tokens - total.drafts
+
+
 def cumulative_lines(total: CumulativeSpecTotal) -> list[tuple[str, str]]:
     """The V0 cumulative total as (label, value) rows for a terminal table."""
-    restart = "; counts went down between lines (a restart): the last run's total" if total.counts_went_down else ""
+    restart = "; counts went down (a restart): each run counted from zero" if total.counts_went_down else ""
     return [
         (
             "spec_decoding_cumulative",
-            f"V0 cumulative total at line {total.line_number} (the last of {total.lines} lines, not summed){restart}",
+            f"V0 cumulative total at line {total.line_number} ({total.lines} cumulative lines, differenced){restart}",
         ),
         (
             "spec_decoding_drafted_accepted",
-            f"{_num(total.draft_tokens, ',')} drafted, {_num(total.accepted_tokens, ',')} accepted over "
-            f"{_num(total.drafts, ',')} drafts (k={_num(total.num_spec_tokens, 'd')}); "
+            f"{_num(total.draft_tokens, ',')} drafted, {_num(total.accepted_tokens, ',')} accepted (V0's own count; "
+            f"{_num(_v1_accepted(total), ',')} V1-comparable) over {_num(total.drafts, ',')} drafts "
+            f"(k={_num(total.num_spec_tokens, 'd')}); "
             f"{_num(total.emitted_tokens, ',')} emitted",
         ),
-        ("spec_decoding_acceptance_rate", _num(total.acceptance_rate, ".3f")),
+        ("spec_decoding_acceptance_rate", f"{_num(total.acceptance_rate_v1_comparable, '.3f')} (V1-comparable)"),
+        ("spec_decoding_acceptance_rate_v0", f"{_num(total.acceptance_rate, '.3f')} (V0's own count)"),
+        ("spec_decoding_acceptance_length", _num(total.acceptance_length, ".2f")),
         ("spec_decoding_system_efficiency", f"{_num(total.logged_system_efficiency, '.3f')} (as V0 logged it)"),
         ("spec_decoding_alarm", total.alarm or "none"),
     ]

@@ -10,13 +10,79 @@ skipped and you are running the BF16 draft").
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from specscope.adapters.logs import EngineLog, forms_tried, read_engine_logs, split_log_lines
 from specscope.errors import ConfigError, require_one_of
-from specscope.launch.logfacts import read_vllm_log
+from specscope.launch.logfacts import LogFacts, parse_vllm_log
+from specscope.launch.logpool import LogPool, log_pool
+from specscope.readfile import open_regular_fd, read_error_text
 
-__all__ = ["parse_server_log_specs", "server_log_facts", "merge_server_logs", "loaded_vs_census", "LOADED_TOLERANCE"]
+__all__ = [
+    "LOADED_TOLERANCE",
+    "ServerLog",
+    "loaded_vs_census",
+    "merge_server_logs",
+    "parse_server_log_specs",
+    "read_server_log",
+    "server_log_facts",
+]
+
+
+class ServerLog(NamedTuple):
+    """A server log read whole: ``facts`` (start-up, KV-cache, stats and failure lines, :class:`LogFacts`),
+    ``readings`` (each engine whose speculative forms are in it, registry order) and ``pools`` (one per reading)."""
+
+    facts: LogFacts
+    readings: list[EngineLog]
+    pools: list[LogPool]
+
+
+def _refuse_unrecognised(path: Path) -> ConfigError:
+    tried = "; ".join(f"{f.engine} {f.name} ({f.example})" for f in forms_tried())
+    return ConfigError(
+        f"{path} holds no server-log line specscope recognises",
+        found="no speculative statistics, start-up, KV-cache, stats or failure line of any engine",
+        expected=f"a server log; tried the failure signatures and {tried}",
+        fix="pass the server's own output (docker logs CONTAINER > server.log), captured while it served",
+    )
+
+
+def _read_log_bytes(p: Path) -> bytes:
+    """The bytes of the regular file ``p``; a FIFO, a device or a folder is refused by its kind before any read
+    (:func:`specscope.readfile.open_regular_fd`), a missing file as not found."""
+    fix = "pass the path of a file holding the server's stdout/stderr"
+    expected = "a readable server log file"
+    try:
+        fd = open_regular_fd(p)
+    except FileNotFoundError:
+        raise ConfigError("server log not found", found=str(p), expected=expected, fix=fix) from None
+    except OSError as exc:
+        found = f"{p}: {read_error_text(exc)}"
+        raise ConfigError("cannot read the server log", found=found, expected=expected, fix=fix) from None
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
+
+def read_server_log(path: str | Path) -> ServerLog:
+    """Read a server log of any engine (UTF-8, undecodable bytes replaced; the file is never modified).
+
+    Raises:
+        ConfigError: the file does not exist, is not a regular file (a FIFO, a device, a folder: named), or no
+            engine's lines are recognised in it (the message names every engine and form tried).
+    """
+    p = Path(path)
+    text = _read_log_bytes(p).decode("utf-8", errors="replace")  # keep bare "\r" inside lines
+    facts = parse_vllm_log(text)
+    readings = read_engine_logs(split_log_lines(text))
+    if not facts.stats:  # another engine's capacity lines (SGLang's decode batches), read by its adapter
+        facts.stats = next((r.capacity for r in readings if r.capacity), [])
+    if not readings and not any(v not in (None, [], {}, False, "") for v in facts.model_dump().values()):
+        raise _refuse_unrecognised(p)
+    return ServerLog(facts, readings, [log_pool(r) for r in readings])
+
 
 #: relative difference between "Model loading took" and the census above which the build is suspect
 LOADED_TOLERANCE = 0.02
@@ -52,25 +118,33 @@ def parse_server_log_specs(specs: list[str], server_names: list[str] | tuple[str
         )
         if name in out:
             raise ConfigError("--server-log names a server twice", found=name, expected="one log per server")
-        if not Path(path).is_file():
+        if not Path(path).exists():  # a FIFO, a device or a folder: refused by its kind in read_server_log
             raise ConfigError(
                 "--server-log file not found",
                 found=path,
                 expected="the server's captured log (e.g. docker logs CONTAINER > vllm.log)",
                 fix="check the path",
             )
+        read_server_log(path)  # refused here, before the first request, when no engine's lines are in it
         out[name] = Path(path)
     return out
 
 
 def server_log_facts(path: str | Path) -> dict[str, Any]:
-    """``{"log": path, "log_facts": LogFacts dump, "log_source": "user"}`` for a captured vLLM log.
+    """``{"log": path, "log_facts": LogFacts dump, "log_pools": [LogPool dump per engine], "log_source": "user"}`` for
+    a captured server log: the pools carry the pooled acceptance and the low-acceptance alarm.
 
     Raises:
-        ConfigError: the file does not exist.
+        ConfigError: the file does not exist or no engine's lines are recognised in it.
     """
-    facts = read_vllm_log(path)
-    return {"log": str(path), "log_facts": facts.model_dump(), "log_source": "user (--server-log)"}
+    log = read_server_log(path)
+    pools = [pool.model_dump() for pool in log.pools]
+    return {
+        "log": str(path),
+        "log_facts": log.facts.model_dump(),
+        "log_pools": pools,
+        "log_source": "user (--server-log)",
+    }
 
 
 def merge_server_logs(server_facts: dict[str, dict[str, Any]], logs: dict[str, Path]) -> dict[str, dict[str, Any]]:

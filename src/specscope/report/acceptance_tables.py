@@ -31,7 +31,9 @@ FEW_ROUNDS = 50  # draft rounds: an acceptance figure resting on fewer is marked
 
 def rests_on(view: AcceptanceView) -> str:
     """What an acceptance figure rests on: ``8 rounds, 312 drafted`` (draft rounds = drafts, tokens drafted),
-    with ``; few rounds`` below :data:`FEW_ROUNDS` rounds."""
+    with ``; few rounds`` below :data:`FEW_ROUNDS` rounds; ``rounds unknown, 312 drafted`` when no drafts figure."""
+    if not view.drafts_known:  # no drafts counter and no per-response verify steps: never "0 rounds"
+        return f"rounds unknown, {view.draft_tokens:.0f} drafted"
     text = f"{view.drafts:.0f} rounds, {view.draft_tokens:.0f} drafted"
     return text + ("; few rounds" if view.drafts < FEW_ROUNDS else "")
 
@@ -92,7 +94,9 @@ def acceptance_table(rc: RunCells) -> Table:
         "Acceptance rate by config x workload (accepted / drafted; acceptance length in brackets)",
         [Column("config"), *[Column(w, "%") for w in rc.workloads]],
         rows,
-        "From the server's spec-decode counter deltas around each cell, pooled over ok cells. "
+        "From the server's spec-decode counter deltas around each cell, or the responses' own per-request records "
+        "(their verify steps and accepted-count histograms where the server has no drafts counter), pooled over ok "
+        "cells. "
         "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it. "
         f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}). "
         "No row for a config without speculation (a baseline, its A/A control, a second plain server); '0 drafts "

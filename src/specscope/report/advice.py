@@ -11,11 +11,12 @@ formats (text, Markdown, JSON, HTML):
 * **Crossovers** where a candidate's verdict flips between ``faster`` and ``slower`` from one measured level to the
   next decided one (a sign change inside the noise is not a crossover), placed where its speedup crosses 1.0 (linear
   in log2 of the level: streams, or requests/s on a rate axis), on the mix and per workload
-  (:func:`specscope.report.mix.find_crossovers`);
+  (the judgement's, :func:`specscope.stats.crossovers.judged_crossovers`);
 * **Acceptance placement**: a measured acceptance rate placed between the run's workloads for the config it was
-  measured with, giving the two-workload mix the advice runs on (:func:`specscope.report.mix.place_acceptance`);
-* **Alarms**: the report's acceptance and not-engaged alarms (:mod:`specscope.report.alarms`), since a config whose
-  draft head looks broken, or that never drafted, should not be advised on its speed alone;
+  measured with, giving the two-workload mix the advice runs on (:func:`specscope.stats.crossovers.place_acceptance`);
+* **Alarms**: the judgement's alarms as the report renders them (:func:`specscope.report.alarms.judgement_alarms`:
+  low acceptance, not engaged, a confirmed drift), since a config whose draft head looks broken, that never drafted,
+  or whose gain a drift can explain, should not be advised on its speed alone;
 * **k** of each config from :func:`specscope.stats.server_spec.spec_k` (the one place; unknown is — , never 0), the
   same in ``report``'s picks (:func:`config_ks`).
 
@@ -33,10 +34,10 @@ from typing import Any
 from specscope.config import SENTINEL_SUFFIX, is_control
 from specscope.errors import ConfigError
 from specscope.report import units
-from specscope.report.alarms import acceptance_alarms, not_engaged_alarms
+from specscope.report.alarms import judgement_alarms
 from specscope.report.document import Alarm, Cell, Column, Section, Table, text_cell
-from specscope.report.mix import Crossover, Placement, find_crossovers, place_acceptance
 from specscope.stats.choices import Choices, LevelChoice, MixComparison, Traffic
+from specscope.stats.crossovers import Crossover, Placement, place_acceptance
 from specscope.stats.groups import LevelAxis, level_axis, workloads_of
 from specscope.stats.judgement import Judgement, judge
 from specscope.stats.mix import equal_mix, require_workloads
@@ -44,7 +45,7 @@ from specscope.stats.server_spec import methods_of, spec_k
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, verdict_text
 
-__all__ = ["Advice", "advise", "advice_section", "choices_tables", "config_ks"]
+__all__ = ["Advice", "advise", "advice_section", "choices_tables", "config_ks", "unjudged_lines"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class Advice:
             "baseline": self.baseline,
             "min_effect": self.judgement.min_effect,
             "choices": self.choices.to_dict(),
+            "judged_alarms": [a.to_dict() for a in self.judgement.alarms],
             "k": dict(self.ks),
             "crossovers": [vars(x).copy() for x in self.crossovers],
             "placement": None if self.placement is None else vars(self.placement).copy(),
@@ -118,28 +120,6 @@ def _level_mix_scope(cells: Sequence[CellSummary], level_mix: Mapping[int, float
         )
 
 
-def _crossovers(choices: Choices, j: Judgement) -> list[Crossover]:
-    out: list[Crossover] = []
-    axis = j.axis
-    candidates = sorted({m.config for lv in choices.levels for m in lv.candidates if not is_control(m.config)})
-    for cfg in candidates:
-        mixed = [
-            (m.level or 0, m.speedup, m.verdict)
-            for lv in choices.levels
-            for m in lv.candidates
-            if m.config == cfg and m.speedup is not None
-        ]
-        out += find_crossovers(mixed, cfg, None, axis)
-        for w in choices.mix:
-            here = [
-                (c.level, c.speedup, c.verdict)
-                for c in j.comparisons
-                if c.config == cfg and c.workload == w and c.speedup is not None
-            ]
-            out += find_crossovers(here, cfg, w, axis)
-    return out
-
-
 def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`, one argument per option
     summaries: Iterable[CellSummary],
     traffic: Traffic | Mapping[str, float] | None = None,
@@ -170,7 +150,8 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
             the run; a bad acceptance.
     """
     t = traffic if isinstance(traffic, Traffic) else Traffic(mix=traffic)
-    measured = [c for c in summaries if not c.config.endswith(SENTINEL_SUFFIX)]
+    cells = list(summaries)
+    measured = [c for c in cells if not c.config.endswith(SENTINEL_SUFFIX)]
     candidates = [c for c in measured if not is_control(c.config)]
     placement = None
     mix = t.mix
@@ -193,7 +174,8 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
         _level_mix_scope(measured, t.level_mix, command)
     facts = server_facts or {}
     t = replace(t, mix=shares, levels=levels)
-    j = judge(measured, baseline, min_effect=min_effect, methods=methods_of(facts) or None, traffic=t)
+    # every cell, sentinels included: they are what confirms a drift (one judgement of the run, as report's)
+    j = judge(cells, baseline, min_effect=min_effect, methods=methods_of(facts) or None, traffic=t)
     if j.choices is None:
         raise ConfigError(
             f"the run has no config to compare with its baseline {baseline!r}",
@@ -206,9 +188,9 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
     out_notes = []
     if any(lv.comparison is not None and lv.comparison.rounds < 6 for lv in j.choices.levels):
         out_notes.append("fewer than 6 rounds: intervals are wide (each names the rounds it rests on)")
-    alarms = acceptance_alarms(candidates, facts) + not_engaged_alarms(j, facts)
+    alarms = judgement_alarms(j, facts)  # the judgement's, as report renders them
     ks = config_ks([c for c in dict.fromkeys(x.config for x in candidates) if c != baseline], facts)
-    return Advice(j, j.choices, _crossovers(j.choices, j), placement, out_notes, alarms, ks)
+    return Advice(j, j.choices, list(j.crossovers), placement, out_notes, alarms, ks)
 
 
 def config_ks(configs: Iterable[str], facts: Mapping[str, Mapping[str, Any]]) -> dict[str, int | None]:
@@ -323,7 +305,47 @@ def choices_tables(
         ],
         cand_rows,
     )
-    return [picks, candidates, *_level_mix_tables(choices)]
+    return [picks, candidates, *_level_mix_tables(choices), *_unjudged_tables(choices, axis)]
+
+
+def unjudged_lines(choices: Choices, axis: LevelAxis) -> list[str]:
+    """The picks by point estimate as sentences, each labelled unjudged (:mod:`specscope.stats.unjudged`); none when
+    every comparison could be judged."""
+    u = choices.unjudged
+    if u is None:
+        return []
+    base = choices.baseline
+    per = ", ".join(
+        f"{axis.label(p.level)} {p.config} {units.tok_s(p.tok_s).text} tok/s"
+        + ("" if p.config == base or p.baseline_tok_s is None else f" ({base} {units.tok_s(p.baseline_tok_s).text})")
+        for p in u.levels
+    )
+    out = [f"unjudged (point estimates, no verdict; to judge them: {u.needs}): best per level: {per}"]
+    if u.static is not None and u.static_tok_s is not None:
+        rest = (
+            "" if u.static == base or u.baseline_tok_s is None else f" ({base}: {units.tok_s(u.baseline_tok_s).text})"
+        )
+        out.append(
+            f"unjudged static policy: {u.static} at {units.tok_s(u.static_tok_s).text} tok/s time-weighted{rest}"
+        )
+    if u.dynamic and u.dynamic_tok_s is not None:
+        policy = ", ".join(f"{axis.label(lev)} -> {cfg}" for lev, cfg in u.dynamic.items())
+        out.append(f"unjudged dynamic policy: {policy}: {units.tok_s(u.dynamic_tok_s).text} tok/s time-weighted")
+    return out
+
+
+def _unjudged_tables(choices: Choices, axis: LevelAxis) -> list[Table]:
+    u = choices.unjudged
+    if u is None:
+        return []
+    rows = [
+        [units.level(axis, p.level), text_cell(p.config), units.tok_s(p.tok_s), units.tok_s(p.baseline_tok_s)]
+        for p in u.levels
+    ]
+    cols = [units.level_column(axis), Column("best by point estimate"), Column("its rate", "tok/s")]
+    cols.append(Column(f"{choices.baseline}", "tok/s"))
+    note = "Unjudged: " + " ".join(unjudged_lines(choices, axis)[1:] or ["no level mix given."])
+    return [Table("unjudged", f"Unjudged picks (to judge them: {u.needs})", cols, rows, note)]
 
 
 def _level_mix_tables(choices: Choices) -> list[Table]:
@@ -382,7 +404,13 @@ def advice_section(adv: Advice) -> Section:
             gain += f" [{m.low:.2f}x, {m.high:.2f}x] ({m.interval}, {verdict_text(m.verdict)})"
         lines.append(f"overall: {c.overall.config}{gain}; {c.overall.reason}")
     if c.level_mix is not None:
-        lines.append(f"level mix: static pick {c.level_mix.choice}")
+        also = (
+            ""
+            if c.unjudged is None or c.unjudged.static in (None, c.level_mix.choice)
+            else (f" (judged); unjudged, the figures rank {c.unjudged.static} first")
+        )
+        lines.append(f"level mix: static pick {c.level_mix.choice}{also}")
+    lines += unjudged_lines(c, axis)
     for f in c.flips:
         lines.append(
             f"the pick flips from {f['from_config']} to {f['to_config']} between {axis.label(f['below_level'])} and "

@@ -1,20 +1,14 @@
-"""Acceptance alarms: the one symptom of a silently broken draft head (issue 13, seed 000's "Read this first").
+"""The run's alarms in words: what was found, the likely cause and what to check, for every screen alike.
 
-A quantized checkpoint whose MTP / EAGLE / draft head was never loaded drafts from garbage: no exception,
-no log line, only an acceptance rate near zero. For every config whose method drafts with a learned head
-(``mtp``, ``eagle``/``eagle3``, ``dflash``, a draft model; not ``ngram`` or ``suffix``, whose acceptance is
-legitimately low on fresh text), pooled over its ok cells per workload
-(:func:`specscope.stats.acceptance.pooled_acceptance`):
+Every alarm is decided once, in the judgement (:mod:`specscope.stats.alarms`, its rules and thresholds in
+:mod:`specscope.stats.low_acceptance`); this module only renders each :class:`~specscope.stats.alarms.JudgedAlarm`
+(:func:`judgement_alarms`), so ``report`` and ``advise`` print the same alarms for the same run:
 
-* ``ACCEPTANCE_NEAR_ZERO``: acceptance rate < :data:`NEAR_ZERO` (5 %) over >= :data:`MIN_DRAFTS` draft rounds;
-* ``ACCEPTANCE_FAR_BELOW``: acceptance rate < :data:`FAR_BELOW` (a tenth) of what the same method reaches on
-  another workload of the run, again over >= :data:`MIN_DRAFTS` draft rounds.
-
-Each alarm names the likely cause, ``specscope audit MODEL`` and vLLM's weight-tracking load check.
-
-``NOT_ENGAGED`` (:func:`not_engaged_alarms`): a speculative config whose server reported 0 drafts in every cell of
-a comparison (the judgement's ``not_engaged`` verdict, :mod:`specscope.stats.verdict`): its speed says nothing about
-its method. The alarm names the method, the workload and what would make it draft (:data:`WOULD_DRAFT`).
+* ``ACCEPTANCE_NEAR_ZERO`` / ``ACCEPTANCE_FAR_BELOW`` (the one symptom of a silently broken draft head, issue 13): the
+  method, the rate, the draft rounds; the fix names ``specscope audit`` on the checkpoint and vLLM's weight-tracking
+  load check;
+* ``NOT_ENGAGED``: the method, the workload, the levels and what would make it draft (:data:`WOULD_DRAFT`);
+* ``DRIFT``: rendered with the run's drift note (:func:`specscope.report.verdicts.drift_notes`).
 """
 
 from __future__ import annotations
@@ -27,40 +21,21 @@ from typing import Any
 
 from specscope.report import units
 from specscope.report.document import Alarm
-from specscope.report.server_facts import spec_method
-from specscope.stats.acceptance import pooled_acceptance
+from specscope.report.verdicts import drift_notes
+from specscope.stats.alarms import JudgedAlarm, find_alarms
+from specscope.stats.groups import LevelAxis
 from specscope.stats.judgement import Judgement
-from specscope.stats.low_acceptance import FAR_BELOW, HEAD_METHODS, MIN_DRAFTS, NEAR_ZERO
-from specscope.stats.server_spec import speculative_method
+from specscope.stats.low_acceptance import NEAR_ZERO
+from specscope.stats.noise import DriftCheck
+from specscope.stats.server_spec import methods_of
 from specscope.stats.summary import CellSummary
 
-__all__ = [
-    "NEAR_ZERO",
-    "FAR_BELOW",
-    "MIN_DRAFTS",
-    "WOULD_DRAFT",
-    "drafts_with_a_head",
-    "acceptance_alarms",
-    "not_engaged_alarms",
-]
+__all__ = ["WOULD_DRAFT", "judgement_alarms", "render_alarm"]
 
-# one home for the rule's numbers (a server log's alarm uses them too: specscope serve --parse-log)
-_HEAD_METHODS = HEAD_METHODS
 CAUSE = "an uninitialised or mis-quantized draft head (its weights missing from the checkpoint, or excluded wrongly)"
 WEIGHTS_TRACK = """vLLM: --model-loader-extra-config '{"enable_weights_track": true}' turns a draft weight left """ + (
     "uninitialised into a load error"
 )
-
-
-def drafts_with_a_head(config: str, facts: Mapping[str, Any] | None) -> str | None:
-    """The config's method when it drafts with a learned head (mtp, eagle, dflash, draft model), else None.
-
-    The method comes from the server facts (:func:`specscope.report.server_facts.spec_method`), else from
-    the config name (an external server is known only by the name the user gave it, e.g. ``mtp3``).
-    """
-    method = spec_method(config, facts or {}) or config
-    match = _HEAD_METHODS.search(method)
-    return match.group(0).lower() if match else None
 
 
 def _model(facts: Mapping[str, Any] | None) -> str:
@@ -84,34 +59,16 @@ def _audit_fix(config: str, facts: Mapping[str, Any] | None) -> str:
     return f"specscope audit {model}{what}"
 
 
-def acceptance_alarms(
-    cells: Sequence[CellSummary], facts: Mapping[str, Mapping[str, Any]] | None = None
-) -> list[Alarm]:
-    """The alarms of one run's cells (ok cells only), in config x workload order."""
-    facts = facts or {}
-    views = pooled_acceptance(cells)
-    methods = {c: drafts_with_a_head(c, facts.get(c)) for c, _ in views}
-    alarms = []
-    for (config, workload), v in views.items():
-        method = methods[config]
-        if method is None or v.acceptance_rate is None or v.drafts < MIN_DRAFTS:
-            continue
-        fixes = (_audit_fix(config, facts.get(config)), WEIGHTS_TRACK)
-        found = f"{method} acceptance {units.rate(v.acceptance_rate).text} over {int(v.drafts):,} draft rounds"
-        if v.acceptance_rate < NEAR_ZERO:
-            found += f" (below {units.rate(NEAR_ZERO).text})"
-            alarms.append(Alarm("ACCEPTANCE_NEAR_ZERO", config, workload, found, CAUSE, fixes))
-            continue
-        others = [
-            (o.acceptance_rate, f"{c} on {w}")
-            for (c, w), o in views.items()
-            if methods[c] == method and w != workload and o.acceptance_rate is not None and o.drafts >= MIN_DRAFTS
-        ]
-        best = max(others, default=None)
-        if best is not None and v.acceptance_rate < FAR_BELOW * best[0]:
-            found += f", under a tenth of the {units.rate(best[0]).text} that {best[1]} reaches"
-            alarms.append(Alarm("ACCEPTANCE_FAR_BELOW", config, workload, found, CAUSE, fixes))
-    return alarms
+def _acceptance_alarm(a: JudgedAlarm, facts: Mapping[str, Any] | None) -> Alarm:
+    method = a.method or "unknown method"
+    rate = a.figure or 0.0
+    found = f"{method} acceptance {units.rate(rate).text} over {int(a.drafts or 0):,} draft rounds"
+    if a.code == "ACCEPTANCE_NEAR_ZERO":
+        found += f" (below {units.rate(NEAR_ZERO).text})"
+    else:
+        found += f", under a tenth of the {units.rate(a.reference_rate).text} that {a.reference} reaches"
+    fixes = (_audit_fix(a.config, facts), WEIGHTS_TRACK)
+    return Alarm(a.code, a.config, a.workload, found, CAUSE, fixes)
 
 
 #: method (a substring of it) -> what would make such a server draft.
@@ -140,31 +97,37 @@ def _would_draft(method: str) -> str:
     return next((hint for key, hint in WOULD_DRAFT if key in low), _HEAD_HINT)
 
 
-def not_engaged_alarms(j: Judgement | None, facts: Mapping[str, Mapping[str, Any]] | None = None) -> list[Alarm]:
-    """One ``NOT_ENGAGED`` alarm per config x workload with a ``not_engaged`` comparison, naming the method, the
-    levels and what would make it draft."""
-    if j is None:
-        return []
+def _not_engaged_alarm(a: JudgedAlarm, axis: LevelAxis) -> Alarm:
+    method = a.method or a.config
+    found = (
+        f"{method} reported 0 drafts in every cell on {a.workload} at {axis.labels(list(a.levels))}: it did not "
+        "speculate, so its speed there is the target's alone"
+    )
+    cause = "the drafter found nothing to propose on this traffic, or speculation is not on"
+    return Alarm("NOT_ENGAGED", a.config, a.workload, found, cause, (_would_draft(method),))
+
+
+def render_alarm(
+    a: JudgedAlarm, facts: Mapping[str, Mapping[str, Any]] | None = None, axis: LevelAxis | None = None
+) -> Alarm | None:
+    """One judged alarm in words (module docstring); None for ``DRIFT``, which :func:`judgement_alarms` renders with
+    the run's drift note."""
     facts = facts or {}
-    where: dict[tuple[str, str], list[int]] = {}
-    for c in j.comparisons:
-        if c.verdict == "not_engaged":
-            where.setdefault((c.config, c.workload), []).append(c.level)
-    alarms = []
-    for (config, workload), levels in where.items():
-        method = speculative_method(config, facts.get(config) or {}) or config
-        found = (
-            f"{method} reported 0 drafts in every cell on {workload} at {j.axis.labels(levels)}: it did not "
-            "speculate, so its speed there is the target's alone"
-        )
-        alarms.append(
-            Alarm(
-                "NOT_ENGAGED",
-                config,
-                workload,
-                found,
-                "the drafter found nothing to propose on this traffic, or speculation is not on",
-                (_would_draft(method),),
-            )
-        )
-    return alarms
+    if a.code.startswith("ACCEPTANCE_"):
+        return _acceptance_alarm(a, facts.get(a.config))
+    if a.code == "NOT_ENGAGED":
+        return _not_engaged_alarm(a, axis or LevelAxis())
+    return None
+
+
+def judgement_alarms(
+    j: Judgement | None, facts: Mapping[str, Mapping[str, Any]] | None = None, cells: Sequence[CellSummary] = ()
+) -> list[Alarm]:
+    """Every alarm of a judged run in words, in the judgement's order (``report`` and ``advise`` print these). A run
+    with no judgement (no baseline and another config) still has its acceptance alarms, judged from ``cells``."""
+    facts = facts or {}
+    if j is None:
+        found = find_alarms(cells, (), DriftCheck(), methods_of(facts), "")
+        return [x for a in found if (x := render_alarm(a, facts)) is not None]
+    out = [x for a in j.alarms if (x := render_alarm(a, facts, j.axis)) is not None]
+    return out + drift_notes(j)[1]

@@ -14,11 +14,12 @@ from typing import Any
 from specscope.records import CellKey
 from specscope.report import units
 from specscope.report.advice import choices_tables, config_ks
-from specscope.report.alarms import acceptance_alarms, not_engaged_alarms
+from specscope.report.alarms import judgement_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
 from specscope.report.crash_trials import crash_trials_table, stable_levels
 from specscope.report.document import Column, Document, Section, Table, text_cell
+from specscope.report.headline import headline
 from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
@@ -33,13 +34,13 @@ from specscope.report.verdicts import comparisons_table, design_note, drift_note
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
 from specscope.stats.choices import Traffic
+from specscope.stats.descriptive import group_mean, mean_ratio
 from specscope.stats.goodput import RateCell, rate_cells
 from specscope.stats.groups import workloads_of
 from specscope.stats.judgement import Judgement
 from specscope.stats.mix import require_workloads
 from specscope.stats.server_spec import methods_of
 from specscope.stats.summary import CellSummary
-from specscope.stats.timeline import mean
 from specscope.stats.trace import TraceReplay, trace_replays
 from specscope.stats.turns import TurnRow, conversation_counts, turn_rows
 from specscope.stats.verdict import min_effect_of
@@ -67,8 +68,11 @@ def run_kind(path: Path | str) -> str | None:
     """
     import json
 
-    try:
-        kind = json.loads((Path(path) / "manifest.json").read_text()).get("kind")
+    from specscope.readfile import read_limited
+    from specscope.store.manifest import MAX_MANIFEST_BYTES
+
+    try:  # a regular file of bounded size only: a FIFO or /dev/zero named manifest.json is open_run's to name
+        kind = json.loads(read_limited(Path(path) / "manifest.json", MAX_MANIFEST_BYTES)).get("kind")
     except (OSError, ValueError, AttributeError, RecursionError):
         folder = Path(path)
         is_gate = (folder / GATE_RESULT_NAME).is_file() and not (folder / DB_NAME).exists()
@@ -216,7 +220,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
     notes += side_by_side_note(data.manifest.get("options") or {})
     notes += spec_notes(data.cells, data.server_facts)  # issue 26: named speculative warnings, drafting as run
     j = rc.judgement
-    extra, drift_alarms = drift_notes(j) if j is not None else ([], [])
+    extra = drift_notes(j)[0] if j is not None else []
     compared = [comparisons_table(j)] if j is not None else []
     compared += [t for t in [rates_table(rc)] if t is not None]
     picks = (
@@ -225,7 +229,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
         else []
     )
     capacity = [t for t in (capacity_table(rc), stream_timing_table(rc)) if t is not None]
-    alarms = acceptance_alarms(data.cells, data.server_facts) + not_engaged_alarms(j, data.server_facts)
+    alarms = judgement_alarms(j, data.server_facts, data.cells)  # drift's among them, decided in the judgement
     return Section(
         f"run:{data.name}",
         f"Run {data.path or data.name}",
@@ -241,13 +245,13 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
             *workload_axis_tables(data.cells),
             *turn_table(data.turn_rows, data.conversations),
             *capacity,
-            *k_table(data.cells, baseline, data.server_facts, rc.comparisons if j is not None else None),
+            *k_table(data.cells, baseline, data.server_facts, j),
             *stream_acceptance_table(data.cells),
             *server_tables(data.server_facts, baseline, stable_levels(data.cells)),
         ],
         [] if j is None else verdict_lines(j),
         notes + extra + design_note(data.cells, data.manifest.get("options") or {}) + list(j.notes if j else ()),
-        alarms + drift_alarms + spec_alarms(data.cells),
+        alarms + spec_alarms(data.cells),
         charts,
     )
 
@@ -258,12 +262,12 @@ def compare_section(runs: Sequence[RunData], baseline: str = "base") -> Section:
     keys = sorted({k for rc in rcs for k in rc.groups}, key=lambda k: (k.workload, k.concurrency, k.config))
     rows = []
     for k in keys:
-        means = [_group_mean(rc, k.config, k.workload, k.concurrency) for rc in rcs]
+        groups = [rc.ok(k.config, k.workload, k.concurrency) for rc in rcs]
         row = [text_cell(k.workload), units.count(k.concurrency), text_cell(k.config)]
-        for i, m in enumerate(means):
-            row.append(units.tok_s(m))
-            if i:
-                row.append(units.speedup(None if m is None or not means[0] else m / means[0]))
+        for i, g in enumerate(groups):
+            row.append(units.tok_s(group_mean(g, "output_tok_s")))
+            if i:  # a ratio of means (stats.descriptive.mean_ratio), not a paired speedup: see the note
+                row.append(units.speedup(mean_ratio(g, groups[0], "output_tok_s")))
         rows.append(row)
     cols = [Column("workload"), Column("N", "streams"), Column("config"), Column(runs[0].name, "tok/s")]
     for r in runs[1:]:
@@ -276,10 +280,6 @@ def compare_section(runs: Sequence[RunData], baseline: str = "base") -> Section:
     return Section("compare", "Comparison", [table])
 
 
-def _group_mean(rc: RunCells, config: str, workload: str, level: int) -> float | None:
-    return mean([s.output_tok_s for s in rc.ok(config, workload, level)])
-
-
 def _judgement_data(j: Judgement | None) -> dict[str, Any]:
     """What ``report -f json`` carries of a run's judgement (docs/report-json.md): ``comparisons``, ``noise``,
     ``choices``, with their schema version and the minimum effect they used."""
@@ -290,10 +290,24 @@ def _judgement_data(j: Judgement | None) -> dict[str, Any]:
             "axis": None,
             "comparisons": [],
             "noise": None,
+            "judged_alarms": [],
+            "best_k": [],
+            "crossovers": [],
             "choices": None,
         }
     d = j.to_dict()
-    keys = ("judgement_schema", "min_effect", "confidence", "min_rounds", "axis", "comparisons", "noise")
+    keys = (
+        "judgement_schema",
+        "min_effect",
+        "confidence",
+        "min_rounds",
+        "axis",
+        "comparisons",
+        "noise",
+        "judged_alarms",
+        "best_k",
+        "crossovers",
+    )
     return {k: d[k] for k in keys} | {"choices": d["choices"]}
 
 
@@ -322,7 +336,12 @@ def build_document(
         }
         for r, rc in zip(runs, rcs, strict=True)
     ]
-    return Document(title, sections, raw[0] if len(raw) == 1 else {"runs": raw})
+    lines = [
+        line if len(runs) == 1 else f"{r.name}: {line}"
+        for r, rc in zip(runs, rcs, strict=True)
+        for line in headline(rc.judgement)
+    ]
+    return Document(title, sections, raw[0] if len(raw) == 1 else {"runs": raw}, lines)
 
 
 def load_document(paths: Sequence[Path | str], baseline: str = "base", judging: Judging | None = None) -> Document:

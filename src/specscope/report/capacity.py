@@ -11,22 +11,16 @@ requested 64, ran at most 22, 43 waiting, TTFT 138 s).
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable, Sequence
 
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.report.tables import RunCells
 from specscope.stats.capacity import LIMITED_CODE
+from specscope.stats.descriptive import group_mean, pooled_median
 from specscope.stats.summary import CellSummary
-from specscope.stats.timeline import mean
 
 __all__ = ["capacity_table", "stream_timing_table"]
-
-
-def _median_of(cells: Sequence[CellSummary], pick: str) -> float | None:
-    vals = [v for c in cells for v in getattr(c, pick)]
-    return statistics.median(vals) if vals else None
 
 
 def _finding(cells: Sequence[CellSummary]) -> Cell:
@@ -43,8 +37,9 @@ def _key(config: str, workload: str, n: int) -> list[Cell]:
 
 
 def _means(cells: Sequence[CellSummary], fmt: Callable[[float | None], Cell], *fields: str) -> list[Cell]:
-    """``fmt`` of the mean of each of ``fields`` (in their own units) over ``cells``, in order."""
-    return [fmt(mean([getattr(c, f) for c in cells])) for f in fields]
+    """``fmt`` of the mean of each of ``fields`` (in their own units) over ``cells``, in order
+    (:func:`specscope.stats.descriptive.group_mean`)."""
+    return [fmt(group_mean(cells, f)) for f in fields]
 
 
 def _row(cells: Sequence[CellSummary], config: str, workload: str, n: int) -> list[Cell]:
@@ -62,8 +57,8 @@ def _timing_row(cells: Sequence[CellSummary], config: str, workload: str, n: int
     return [
         *_key(config, workload, n),
         *_means(cells, units.seconds, "ttft_p50_s", "ttfo_p50_s", "queue_mean_s"),
-        units.tok_s(_median_of(cells, "decode_tok_s")),
-        units.tok_s(_median_of(cells, "stream_tok_s")),
+        units.tok_s(pooled_median(cells, "decode_tok_s")),
+        units.tok_s(pooled_median(cells, "stream_tok_s")),
     ]
 
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from specscope.report import units
 from specscope.report.acceptance_tables import POSITION_FLOOR, acceptance_views, shown_positions
 from specscope.report.document import ChartData, Panel, Series
 from specscope.report.tables import RunCells
-from specscope.stats.timeline import mean
+from specscope.stats.descriptive import group_mean, pooled_stream_quantiles
 
 __all__ = ["run_charts"]
 
@@ -26,7 +24,7 @@ def _per_workload_lines(rc: RunCells, field: str, name: str, title: str, ylabel:
     for w in rc.workloads:
         series = []
         for c in rc.configs:
-            pts = [(n, mean([getattr(s, field) for s in rc.ok(c, w, n)])) for n in rc.levels]
+            pts = [(n, group_mean(rc.ok(c, w, n), field)) for n in rc.levels]
             pts = [(n, y) for n, y in pts if y is not None]
             if pts:
                 series.append(Series(c, tuple(float(n) for n, _ in pts), tuple(y for _, y in pts)))
@@ -135,10 +133,10 @@ def _stream_bands(rc: RunCells) -> ChartData | None:
         for c in rc.configs:
             xs, q = [], []
             for n in rc.levels:
-                pooled = [v for s in rc.ok(c, w, n) for v in s.stream_tok_s]
-                if pooled:
+                quantiles = pooled_stream_quantiles(rc.ok(c, w, n))  # [5] tokens/s
+                if quantiles is not None:
                     xs.append(float(n))
-                    q.append([float(x) for x in np.percentile(pooled, [0, 5, 50, 95, 100])])  # [5] tokens/s
+                    q.append(quantiles)
             if xs:
                 qa = list(zip(*q, strict=True))
                 series.append(Series(c, tuple(xs), qa[2], "band", qa[0], qa[4], qa[1], qa[3]))
@@ -152,7 +150,8 @@ def _achieved(rc: RunCells) -> ChartData | None:
     levels = tuple(float(n) for n in rc.levels)
     series = []
     for c in rc.configs:
-        pts = [(n, mean([s.achieved_concurrency for w in rc.workloads for s in rc.ok(c, w, n)])) for n in rc.levels]
+        every_workload = {n: [s for w in rc.workloads for s in rc.ok(c, w, n)] for n in rc.levels}
+        pts = [(n, group_mean(every_workload[n], "achieved_concurrency")) for n in rc.levels]
         pts = [(n, y) for n, y in pts if y is not None]
         if pts:
             series.append(Series(c, tuple(float(n) for n, _ in pts), tuple(y for _, y in pts)))

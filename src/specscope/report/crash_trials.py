@@ -27,6 +27,16 @@ def _stable(cells: Sequence[CellSummary], config: str, level: int) -> int | None
     return max(stable) if stable else None
 
 
+def _stable_part(cells: Sequence[CellSummary], config: str, level: int) -> str:
+    """``highest stable N=2 (1 cell, every one answered)``: the stable level and how many cells measured it (all
+    answered: the rule of :func:`_stable`); ``highest stable N=— (no level below N=4 was answered in every cell)``."""
+    stable = _stable(cells, config, level)
+    if stable is None:
+        return f"highest stable N={units.DASH} (no level below N={level} was answered in every cell)"
+    n = sum(1 for c in cells if c.config == config and c.concurrency == stable)
+    return f"highest stable N={stable} ({n} cell{'s' * (n != 1)}, every one answered)"
+
+
 def stable_levels(cells: Sequence[CellSummary]) -> dict[str, int]:
     """Config -> the highest level at which every stored cell of it was measured (``ok`` / ``degraded``), for the
     configs that have one: what a failure signature's fix names as the level the run showed stable."""
@@ -44,15 +54,15 @@ def _not_run(record: Mapping[str, Any]) -> str:
 
 
 def crash_lines(manifest: Mapping[str, Any], cells: Sequence[CellSummary]) -> list[str]:
-    """One line per crash: ``CONFIG: crashed at N=4 in 3 of 3 trials; highest stable N=2; levels not run: ...``."""
+    """One line per crash: ``CONFIG/WORKLOAD: crashed at N=4 in 3 of 3 trials; highest stable N=2 (1 cell, every
+    one answered); levels not run: ...``: the trials the crash level got, the cells that measured the stable one."""
     out = []
     for config, records in (manifest.get("crash_trials") or {}).items():
         for r in records:
             level = r["level"]
             head = f"{config}/{r['workload']}: crashed at N={level}"
             head += f" in {r['crashed_in']} of {r['of']} trials" if r["of"] else " (not retried)"
-            stable = _stable(cells, config, level)
-            head += f"; highest stable N={stable if stable is not None else units.DASH}"
+            head += "; " + _stable_part(cells, config, level)
             out.append(f"{head}; levels not run: {_not_run(r)}; {r['note']}.")
     return out
 

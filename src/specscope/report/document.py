@@ -183,6 +183,7 @@ class Document:
     title: str
     sections: list[Section]
     data: dict[str, Any] = field(default_factory=dict)
+    headline: list[str] = field(default_factory=list)  # the judgement's answer, first (report/headline.py)
 
     @property
     def tables(self) -> list[Table]:
@@ -196,6 +197,7 @@ class Document:
         return {
             "schema": DOCUMENT_SCHEMA,
             "title": self.title,
+            "headline": list(self.headline),
             "alarms": [a.to_dict() for a in self.alarms],
             "sections": [s.to_dict() for s in self.sections],
             **self.data,

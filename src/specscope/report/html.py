@@ -97,6 +97,7 @@ def render_document_html(doc: Document) -> str:
     raw = doc.data.get("runs") or [doc.data]
     manifests = {f"run:{Path(str(r.get('run', ''))).name}": r.get("manifest") for r in raw}
     body = [f"<h1>{_e(doc.title)}</h1>"]
+    body += [f'<p class="headline"><strong>headline: {_e(line)}</strong></p>' for line in doc.headline]
     body += [_section(s, i, manifests.get(s.key)) for i, s in enumerate(doc.sections)]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -2,7 +2,8 @@
 
 Configs named ``NAME-kK`` (:mod:`specscope.kaxis`) are grouped by ``NAME``; per workload and concurrency the
 table gives each k's paired speedup over the baseline with its interval and verdict (the run's judgement,
-:mod:`specscope.stats.judgement`: the same figures as the speedup table) and marks the best k; a k with no round
+:mod:`specscope.stats.judgement`: the same figures as the speedup table) and marks the judgement's best k
+(:mod:`specscope.stats.best_k`); a k with no round
 paired with an ok baseline round shows no speedup and 0 rounds.
 
 Where the server log gave them (the run's stored server facts, ``log_facts`` of
@@ -21,44 +22,29 @@ from specscope.kaxis import k_name, split_k_name
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.report.tables import speedup_cell
-from specscope.stats.judgement import judge
+from specscope.stats.judgement import Judgement
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison
 
-__all__ = ["k_table", "best_k", "KV_KEYS"]
+__all__ = ["k_table", "KV_KEYS"]
 
 #: The :class:`specscope.launch.logfacts.LogFacts` fields the table reads: pool (tokens), concurrency (x), at (tokens).
 KV_KEYS = ("kv_cache_size_tokens", "max_concurrency_requests", "max_concurrency_at_len_tokens")
 
 
 def _k_speedups(
-    cells: Sequence[CellSummary], baseline: str, speedups: Sequence[Comparison] | None = None
+    cells: Sequence[CellSummary], speedups: Sequence[Comparison]
 ) -> list[tuple[str, int, str, int, Comparison | None]]:
     """(method, k, workload, N, comparison or None) of every config on the k axis, one per workload and N it ran;
     None when no round pairs with the baseline (degraded or missing cells). Configs not named ``NAME-kK`` are
-    left out. ``speedups``: the run's comparisons (``RunCells.comparisons``, the report's one source of them);
-    judged here (:func:`specscope.stats.judgement.judge`) when not given."""
+    left out. ``speedups``: the run's comparisons (the judgement's, the report's one source of them)."""
     groups = sorted({(c.config, c.workload, c.concurrency) for c in cells if split_k_name(c.config)[1] is not None})
-    if speedups is None and groups and baseline in {c.config for c in cells}:
-        speedups = judge(cells, baseline, picks=False).comparisons
-    found = {(s.config, s.workload, s.level): s for s in speedups or ()}
+    found = {(s.config, s.workload, s.level): s for s in speedups}
     out = []
     for config, workload, level in groups:
         method, k = split_k_name(config)
         out.append((method, k or 0, workload, level, found.get((config, workload, level))))
     return out
-
-
-def best_k(rows: Sequence[tuple[str, int, str, int, Comparison | None]]) -> dict[tuple[str, str, int], int]:
-    """(method, workload, concurrency) -> the k with the highest speedup (the smaller k on a tie)."""
-    best: dict[tuple[str, str, int], tuple[float, int]] = {}
-    for method, k, workload, level, s in rows:
-        if s is None or s.speedup is None:
-            continue
-        key = (method, workload, level)
-        if key not in best or (s.speedup, -k) > (best[key][0], -best[key][1]):
-            best[key] = (s.speedup, k)
-    return {key: k for key, (_, k) in best.items()}
 
 
 def _kv(facts: Mapping[str, Mapping[str, Any]], config: str) -> tuple[int | None, float | None, int | None]:
@@ -108,21 +94,21 @@ def k_table(
     cells: Sequence[CellSummary],
     baseline: str,
     server_facts: Mapping[str, Mapping[str, Any]] | None = None,
-    speedups: Sequence[Comparison] | None = None,
+    judgement: Judgement | None = None,
 ) -> list[Table]:
     """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config.
 
     ``server_facts`` (config -> stored facts): when any k config's log gave its KV pool or maximum concurrency, the
-    table gains those two columns (see the module doc). ``speedups``: the run's comparisons, so that this table
-    shows the figures and verdicts of the speedup table.
+    table gains those two columns (see the module doc). ``judgement``: the run's (None: the run has no baseline and
+    another config), whose comparisons and best k (:func:`specscope.stats.best_k.best_k`) this table shows.
     """
-    rows = _k_speedups(cells, baseline, speedups)
+    rows = _k_speedups(cells, () if judgement is None else judgement.comparisons)
     if not rows:
         return []
     facts = server_facts or {}
     k_configs = sorted({c.config for c in cells if split_k_name(c.config)[1] is not None})
     with_kv = any(_kv(facts, c)[:2] != (None, None) for c in k_configs)
-    best = best_k(rows)
+    best = {} if judgement is None else dict(judgement.best_k)
     rows.sort(key=lambda r: (r[2], r[3], r[0], r[1]))
     table_rows = []
     for method, k, workload, level, s in rows:

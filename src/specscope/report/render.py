@@ -65,6 +65,10 @@ def _print_section(s: Section, console: Console) -> None:
 def print_document(doc: Document, console: Console | None = None) -> None:
     """The document as rich tables on ``console`` (the terminal when None)."""
     console = console or Console()
+    for line in doc.headline:
+        console.print(f"[bold]headline: {escape(line)}[/bold]")
+    if doc.headline:
+        console.print()
     for s in doc.sections:
         _print_section(s, console)
 
@@ -87,6 +91,7 @@ def _md_table(t: Table) -> list[str]:
 def markdown_document(doc: Document) -> str:
     """The document as Markdown: one ``##`` heading per section, alarms as block quotes, ``###`` per table."""
     out = [f"# {doc.title}", ""]
+    out += [f"**headline: {_md(line)}**\n" for line in doc.headline]
     for s in doc.sections:
         out += [f"## {s.title}", ""]
         out += [f"> **{a.text}**\n" for a in s.alarms]

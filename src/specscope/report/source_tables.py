@@ -10,6 +10,7 @@ from typing import Any
 
 from specscope.report import units
 from specscope.report.document import Column, Table, text_cell
+from specscope.report.import_table import imports_table
 
 __all__ = ["source_tables"]
 
@@ -37,7 +38,7 @@ def _provenance(manifest: Mapping[str, Any]) -> Table | None:
     if not entries and not trace:
         return None
     cols = [Column("source"), Column("config"), Column("revision"), Column("files")]
-    cols += [Column("rows"), Column("used"), Column("refused"), Column("context check")]
+    cols += [Column("rows"), Column("used"), Column("refused"), Column("context check"), Column("sent / repeat")]
     rows = []
     for e in entries:
         rows.append(
@@ -50,6 +51,7 @@ def _provenance(manifest: Mapping[str, Any]) -> Table | None:
                 units.count(e.get("rows_used")),
                 text_cell(_refused(list(e.get("rows_refused") or []))),
                 text_cell(str(e.get("context_check") or "—")),
+                units.count(e.get("rows_sent_per_repeat")),
             ]
         )
     if trace:
@@ -65,15 +67,28 @@ def _provenance(manifest: Mapping[str, Any]) -> Table | None:
                 units.count(trace.get("rows_used")),
                 text_cell(_refused(list(trace.get("rows_refused") or []))),
                 text_cell(str(trace.get("context_check") or "—")),
+                units.count(trace.get("rows_used")),  # a replay sends every row it uses
             ]
         )
     note = (
         "Revision: as named with --dataset NAME[:CONFIG]@REVISION (local files are named by their SHA-256). "
-        "Columns read as each dataset's published definition says (docs/WORKLOADS.md)."
+        "Columns read as each dataset's published definition says (docs/workloads.md)."
     )
     if trace:
         note += f" Trace prompt text in {trace.get('units', 'units not recorded')}."
+    note += "".join(_missing(e) for e in entries)
     return Table("workload_sources", "Workload sources: datasets and trace", cols, rows, note)
+
+
+def _missing(entry: Mapping[str, Any]) -> str:
+    """`` NAME holds 3 of its 11 categories; missing: ...`` for a dataset file lacking some (issue 35), else ``""``."""
+    cats = entry.get("categories") or {}
+    if not cats.get("missing"):
+        return ""
+    return (
+        f" {entry.get('spec') or entry.get('dataset')} holds {len(cats['present'])} of its {len(cats['full_list'])} "
+        f"categories; missing: {', '.join(cats['missing'])}."
+    )
 
 
 def _refusals(manifest: Mapping[str, Any]) -> Table | None:
@@ -94,5 +109,5 @@ def _refusals(manifest: Mapping[str, Any]) -> Table | None:
 
 
 def source_tables(manifest: Mapping[str, Any]) -> list[Table]:
-    """The sources table and the refused rows (each only when the run has them)."""
-    return [t for t in (_provenance(manifest), _refusals(manifest)) if t is not None]
+    """The sources table, the refused rows and the imported result files (each only when the run has them)."""
+    return [t for t in (_provenance(manifest), _refusals(manifest), imports_table(manifest)) if t is not None]

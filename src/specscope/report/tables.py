@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
-
 from specscope.report import units
+from specscope.report.cell_marks import achieved_cell, beside_mean, server_cell
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.choices import Traffic
+from specscope.stats.descriptive import group_mean, mean_stream_quantiles
 from specscope.stats.groups import (
     METRIC_WORDS,
     GroupKey,
@@ -31,7 +31,6 @@ from specscope.stats.groups import (
 from specscope.stats.judgement import Judgement, judge, speculative_configs
 from specscope.stats.speedup import coefficient_of_variation
 from specscope.stats.summary import CellSummary
-from specscope.stats.timeline import mean
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, Comparison, verdict_text
 
 __all__ = ["BASELINE", "RunCells", "bench_tables", "config_grid", "speedup_cell"]
@@ -141,10 +140,10 @@ def throughput_tables(rc: RunCells) -> list[Table]:
             cols += [Column(c, "tok/s")] + ([Column(f"{c} vs {base}", "x")] if rc.has_baseline else [])
         rows = []
         for n in rc.levels:
-            b = mean([s.output_tok_s for s in rc.ok(base, w, n)])
+            b = group_mean(rc.ok(base, w, n), "output_tok_s")
             row = [units.level(rc.axis, n)] + ([units.tok_s(b)] if rc.has_baseline else [])
             for c in rc.others:
-                v = mean([s.output_tok_s for s in rc.ok(c, w, n)])
+                v = group_mean(rc.ok(c, w, n), "output_tok_s")
                 row.append(units.tok_s(v))
                 if rc.has_baseline:  # the paired speedup, as in the speedup table (not v / b: see the note)
                     row.append(units.speedup(getattr(rc.speedup(c, w, n), "speedup", None)))
@@ -224,12 +223,11 @@ def stream_spread_table(rc: RunCells) -> Table | None:
     for w in rc.workloads:
         row = [text_cell(w)]
         for c in rc.configs:
-            qs = [np.percentile(s.stream_tok_s, [0, 5, 50, 95, 100]) for s in rc.ok(c, w, top) if s.stream_tok_s]
-            if not qs:
+            quantiles = mean_stream_quantiles(rc.ok(c, w, top))
+            if quantiles is None:
                 row.append(units.missing())
                 continue
-            mean_q = [float(v) for v in np.mean(qs, axis=0)]
-            row.append(Cell(mean_q[2], " / ".join(f"{v:.2f}" for v in mean_q)))
+            row.append(Cell(quantiles[2], " / ".join(f"{v:.2f}" for v in quantiles)))
         rows.append(row)
     return Table(
         "stream_spread",
@@ -255,7 +253,7 @@ def config_grid(
 
 
 def _ttft_cell(rc: RunCells, config: str, workload: str, n: int) -> Cell:
-    return units.seconds(mean([s.ttft_p50_s for s in rc.ok(config, workload, n)]))
+    return units.seconds(group_mean(rc.ok(config, workload, n), "ttft_p50_s"))
 
 
 def ttft_table(rc: RunCells) -> Table:
@@ -278,25 +276,32 @@ def _per_level_table(
 
 
 def concurrency_table(rc: RunCells) -> Table:
-    """Achieved over requested streams per level; an open loop requests a rate, not streams: achieved only."""
-    note = "Time-weighted streams in flight between first send and last end, from the wire instants; ok cells only."
-    if rc.axis.open:
-        return _per_level_table(
-            rc,
-            "concurrency",
-            "Achieved concurrency (open loop: the load is a rate, no streams were requested)",
-            "streams",
-            lambda cells, _n: units.requests(mean([s.achieved_concurrency for s in cells])),
-            note,
-        )
-    return _per_level_table(
-        rc,
-        "concurrency",
-        "Achieved / requested concurrency",
-        "streams",
-        lambda cells, n: units.concurrency(mean([s.achieved_concurrency for s in cells]), n),
-        note,
+    """Achieved over requested streams per level; an open loop requests a rate, not streams: achieved only. A
+    degraded cell stays beside its group's mean, marked and left out of it by name (:mod:`.cell_marks`)."""
+    note = (
+        "Time-weighted streams in flight between first send and last end, from the wire instants; mean over ok "
+        "cells, a degraded cell shown beside it and left out of the mean by name (its reasons: Cells not ok)."
     )
+    open_loop = rc.axis.open
+    rows = []
+    for c in rc.configs:
+        for w in rc.workloads:
+            row = [text_cell(c), text_cell(w)]
+            for n in rc.levels:
+                achieved = group_mean(rc.ok(c, w, n), "achieved_concurrency")
+                figure = units.requests(achieved) if open_loop else units.concurrency(achieved, n)
+                marked = [
+                    s for s in rc.cells if (s.config, s.workload, s.concurrency, s.status) == (c, w, n, "degraded")
+                ]
+                row.append(beside_mean(figure, marked, open_loop))
+            rows.append(row)
+    cols = [Column("config"), Column("workload"), *[Column(rc.axis.label(n), "streams") for n in rc.levels]]
+    title = (
+        "Achieved concurrency (open loop: the load is a rate, no streams were requested)"
+        if open_loop
+        else ("Achieved / requested concurrency")
+    )
+    return Table("concurrency", title, cols, rows, note)
 
 
 def cv_table(rc: RunCells) -> Table:
@@ -337,13 +342,15 @@ def crash_table(rc: RunCells) -> Table | None:
 def not_ok_table(rc: RunCells) -> Table:
     """Every cell that is not ok, with its reasons: the cells excluded from every average."""
     cols = [Column("config"), Column("workload"), units.level_column(rc.axis), Column("repeat"), Column("status")]
+    cols += [Column("achieved / target" if not rc.axis.open else "achieved", "streams"), Column("server gauges")]
     cols.append(Column("reasons"))
     if not rc.cells:
         return Table("not_ok", "No cells", cols, [], "This run has no finished cell yet.")
     bad = [s for s in rc.cells if s.status != "ok"]
     rows = [
         [text_cell(s.config), text_cell(s.workload), units.level(rc.axis, s.concurrency), units.count(s.repeat)]
-        + [text_cell(s.status), text_cell("; ".join(s.reasons) or units.DASH)]
+        + [text_cell(s.status), achieved_cell(s, rc.axis.open), server_cell(s)]
+        + [text_cell("; ".join(s.reasons) or units.DASH)]
         for s in bad
     ]
     return Table(
@@ -351,7 +358,11 @@ def not_ok_table(rc: RunCells) -> Table:
         f"Cells not ok ({len(bad)} of {len(rc.cells)})",
         cols,
         rows,
-        "Excluded from every average, chart and speedup in this report." if bad else "Every cell was ok.",
+        "Left out of every average, chart and speedup in this report, each by name here; a degraded cell also stays "
+        "in the concurrency table, marked. Server gauges: time-weighted running / waiting requests while the load "
+        "was offered (max of any sample)."
+        if bad
+        else "Every cell was ok.",
     )
 
 

@@ -5,7 +5,7 @@
 * decode tok/s: one stream's rate after its first token, ``1 / tpot_p50_s``
   (:func:`specscope.stats.groups.metric_value`, ``decode_tok_s``), beside the median TTFT (s).
 
-Means over the ok repeats of each config x workload x N.
+Means over the ok repeats of each config x workload x N (:func:`specscope.stats.descriptive.group_mean`).
 """
 
 from __future__ import annotations
@@ -13,17 +13,16 @@ from __future__ import annotations
 from specscope.report import units
 from specscope.report.document import Cell, Table
 from specscope.report.tables import RunCells, config_grid
-from specscope.stats.groups import metric_value
-from specscope.stats.timeline import mean
+from specscope.stats.descriptive import group_mean
 
 __all__ = ["rates_table"]
 
 
 def _side_by_side(rc: RunCells, config: str, workload: str, n: int) -> Cell:
     cells = rc.ok(config, workload, n)
-    agg = mean([c.output_tok_s for c in cells])
-    dec = mean([metric_value(c, "decode_tok_s") for c in cells])
-    ttft = mean([c.ttft_p50_s for c in cells])
+    agg = group_mean(cells, "output_tok_s")
+    dec = group_mean(cells, "decode_tok_s")
+    ttft = group_mean(cells, "ttft_p50_s")
     if agg is None:
         return units.missing()
     text = f"{units.tok_s(agg).text} / {units.tok_s(dec).text} (TTFT {units.seconds(ttft).text})"

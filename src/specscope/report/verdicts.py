@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from specscope.report import units
 from specscope.report.document import Alarm, Cell, Column, Table, text_cell
 from specscope.report.tables import speedup_cell
 from specscope.stats.groups import METRIC_WORDS, LevelAxis, level_axis
 from specscope.stats.judgement import Judgement
+from specscope.stats.stopping import design_cost
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison, verdict_text
 
@@ -146,15 +145,15 @@ def drift_notes(j: Judgement) -> tuple[list[str], list[Alarm]]:
         f"drift: baseline {figure} moved {big.drift * 100:+.1f} % between the early and the late half of the run "
         f"after warm-up (largest on {w} at {j.axis.label(n)}; {j.drift.cells} baseline cells; {shown})"
     )
-    blocked = [c for c in j.comparisons if c.has("DRIFT")]
-    if not blocked:
+    judged = next((a for a in j.alarms if a.code == "DRIFT"), None)  # decided in the judgement (stats/alarms.py)
+    if judged is None:
         return [*notes, note], []
-    where = ", ".join(f"{c.config} {c.workload} {j.axis.label(c.level)}" for c in blocked)
+    where = ", ".join(f"{cfg} {w} {j.axis.label(lev)}" for cfg, w, lev in judged.where)
     alarm = Alarm(
         "DRIFT",
         j.baseline,
         None,
-        f"{note}; it leaves {len(blocked)} comparison(s) undetermined ({where})",
+        f"{note}; it leaves {len(judged.where)} comparison(s) undetermined ({where})",
         "the machine's load or state changed during the run",
         ("the cells' started_at_s and load_avg_1m in the JSON report", "re-run on a quieter machine"),
     )
@@ -163,21 +162,17 @@ def drift_notes(j: Judgement) -> tuple[list[str], list[Alarm]]:
 
 def design_note(cells: Sequence[CellSummary], options: Mapping[str, Any]) -> list[str]:
     """For an adaptive run (``target_ci`` in the options): the rounds each comparison got and the cell time spent
-    against the fixed design's estimate (every cell ``max_repeats`` rounds, at each config's mean time per cell)."""
+    against the fixed design's estimate (every cell ``max_repeats`` rounds, at each config's mean time per cell:
+    :func:`specscope.stats.stopping.design_cost`)."""
     if not options.get("target_ci"):
         return []
-    timed = [c for c in cells if c.started_at_s is not None and c.ended_at_s is not None]
-    spent_s = sum((c.ended_at_s or 0.0) - (c.started_at_s or 0.0) for c in timed)
-    per_config: dict[str, list[float]] = {}
-    for c in timed:
-        per_config.setdefault(c.config, []).append((c.ended_at_s or 0.0) - (c.started_at_s or 0.0))
+    cost = design_cost(cells, int(options.get("max_repeats") or 0))
     groups = {(c.config, c.workload, c.concurrency) for c in cells}
-    fixed_s = sum(int(options.get("max_repeats") or 0) * float(np.mean(per_config.get(g[0]) or [0.0])) for g in groups)
     rounds = sorted({(g, sum(1 for c in cells if (c.config, c.workload, c.concurrency) == g)) for g in groups})
     axis = level_axis(cells)
     listing = ", ".join(f"{g[0]}/{g[1]} {axis.label(g[2])}: {n}" for g, n in rounds)
     return [
-        f"adaptive repeats (target {float(options['target_ci']) * 100:.1f} %): {len(cells)} cells, {spent_s:.1f} s of "
-        f"cell time; the fixed design ({options.get('max_repeats')} rounds of every cell) would take about "
-        f"{fixed_s:.1f} s. Rounds per cell: {listing}"
+        f"adaptive repeats (target {float(options['target_ci']) * 100:.1f} %): {len(cells)} cells, "
+        f"{cost.spent_s:.1f} s of cell time; the fixed design ({options.get('max_repeats')} rounds of every cell) "
+        f"would take about {cost.fixed_s:.1f} s. Rounds per cell: {listing}"
     ]

@@ -15,9 +15,9 @@ from dataclasses import replace
 
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
-from specscope.stats.acceptance import pooled_acceptance
+from specscope.stats.acceptance import acceptance_rate, pooled_acceptance
+from specscope.stats.descriptive import group_mean
 from specscope.stats.summary import CellSummary
-from specscope.stats.timeline import mean
 from specscope.workload.labels import Variant, parse_label
 
 __all__ = ["workload_axis_tables", "thinking_notes"]
@@ -78,8 +78,8 @@ def _context_table(cells: Sequence[CellSummary]) -> Table | None:
     rows = []
     for (config, base, ctx), g in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], int(kv[0][2]))):
         rate, length, drafted = _accept(g)
-        prompt = units.count(mean([c.prompt_tokens_mean for c in g]))
-        decode = units.tok_s(mean([c.output_tok_s for c in g]))
+        prompt = units.count(group_mean(g, "prompt_tokens_mean"))
+        decode = units.tok_s(group_mean(g, "output_tok_s"))
         rows.append([text_cell(config), text_cell(base), units.count(int(ctx)), prompt, rate, length, decode])
     cols = [Column("config"), Column("workload"), Column("context", "tokens"), Column("prompt (usage)", "tokens")]
     cols += [Column("acceptance", "%"), Column("length", "tokens/step"), Column("decode", "tok/s")]
@@ -98,7 +98,9 @@ def _temperature_table(cells: Sequence[CellSummary]) -> Table | None:
 
 
 def _phase_rate(accepted: int, drafted: int) -> tuple[Cell, Cell]:
-    return (units.rate(accepted / drafted) if drafted else units.missing()), units.count(drafted)
+    """The phase's acceptance rate (the one formula, :func:`specscope.stats.acceptance.acceptance_rate`) and its
+    drafted tokens."""
+    return units.rate(acceptance_rate(accepted, drafted)), units.count(drafted)
 
 
 def _phase_table(cells: Sequence[CellSummary]) -> Table | None:

@@ -10,7 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ServerTarget"]
+__all__ = ["ServerTarget", "GAUGE_USER_AGENT"]
+
+# The User-Agent of the gauge sampler's reads of /metrics (specscope.client.gauge_child), several a second while a
+# cell's streams run: names them in a server's access log, and the truth server leaves them out of its scripted
+# bad answers so those name the cells' own scrapes whatever the timing.
+GAUGE_USER_AGENT = "specscope-gauges"
 
 
 @runtime_checkable

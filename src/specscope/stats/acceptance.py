@@ -22,7 +22,7 @@ rise with position, is flagged: its acceptance numbers cannot all be right.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -39,6 +39,7 @@ __all__ = [
     "conditional_rates",
     "acceptance_view",
     "pooled_acceptance",
+    "request_steps",
 ]
 
 # Relative tolerance of the length identity: counters are scraped floats summed over engines.
@@ -68,6 +69,28 @@ def per_position_rates(accepted_per_position: Sequence[float], drafts: float | N
     return tuple(a / drafts for a in accepted_per_position)
 
 
+def request_steps(pooled: Mapping[str, Any] | None) -> tuple[float | None, tuple[float, ...]]:
+    """(verify steps, accepted per position) from a cell's pooled per-response records
+    (:func:`specscope.stats.spec_pool.pool_requests`), for a server whose counters give no drafts (issue 35).
+
+    Verify steps (steps that carried a draft) count only when they rest on the same responses as the accepted and
+    drafted tokens (else a length would mix responses); None otherwise. Per position: ``accepted_per_position[i]``
+    = steps that accepted at least i + 1 drafts = the sum of the accepted-count histogram's buckets j > i (the
+    same count as vLLM's ``spec_decode_num_accepted_tokens_per_pos`` counter), when the histogram covers exactly
+    those verify steps; ``()`` otherwise.
+    """
+    p = pooled or {}
+    steps = p.get("verify_steps")
+    n = p.get("verify_steps_requests")
+    if not steps or n != p.get("accepted_tokens_requests") or n != p.get("draft_tokens_requests"):
+        return None, ()
+    hist = {int(j): int(v) for j, v in (p.get("histogram") or {}).items()}
+    if not hist or sum(hist.values()) != steps:
+        return float(steps), ()
+    top = max(hist)
+    return float(steps), tuple(float(sum(v for j, v in hist.items() if j > i)) for i in range(top))
+
+
 def cell_drafts(cell: CellSummary) -> float | None:
     """What the cell's server reported about drafting: its ``drafts`` counter delta (verify steps that carried a
     draft) where the server exposes speculative counters, else the per-response drafted tokens; None when the server
@@ -95,7 +118,10 @@ class AcceptanceView:
         flags: problem codes with numbers, e.g. ``LENGTH_IDENTITY: 2.400 != 1 + sum(u) = 2.100``.
         source: where draft and accepted tokens came from: ``per_request`` (the server's per-response fields,
             preferred when present: nothing else the server did in the window leaks in), ``counter_delta``
-            (``/metrics`` deltas) or ``mixed``; drafts and per-position rates always come from the counters.
+            (``/metrics`` deltas) or ``mixed``; drafts and per-position rates come from a drafts counter, else
+            from the responses' verify steps and histograms (:func:`pooled_acceptance`).
+        drafts_known: False when some pooled cell gave no drafts figure (counter or per-response verify steps):
+            ``drafts`` is then a partial sum, not a count to print, and length and per-position rates are absent.
     """
 
     drafts: float
@@ -108,6 +134,7 @@ class AcceptanceView:
     length_from_positions: float | None
     flags: tuple[str, ...] = field(default=())
     source: str = "counter_delta"
+    drafts_known: bool = True
 
     @property
     def consistent(self) -> bool:
@@ -177,6 +204,17 @@ def acceptance_view(
     )
 
 
+def _cell_steps(cell: CellSummary) -> tuple[float | None, tuple[float, ...] | None]:
+    """(drafts, accepted per position) of one cell: its counters' when a drafts counter counted drafts, else its
+    responses' verify steps and histogram (:func:`request_steps`); None for what neither gives."""
+    c = cell.counters or {}
+    if c.get("drafts"):
+        per = c.get("accepted_per_position")
+        return float(c["drafts"]), (tuple(float(v) for v in per) if per else None)
+    steps, positions = request_steps(cell.spec_requests) if cell.per_request_draft_tokens else (None, ())
+    return steps, (positions or None)
+
+
 def pooled_acceptance(
     summaries: Iterable[CellSummary],
     *,
@@ -186,9 +224,12 @@ def pooled_acceptance(
     """Sum the counter deltas of all usable cells per config (x workload) and view them; a cell's draft and
     accepted tokens come from its per-response fields when it has them (``AcceptanceView.source``).
 
-    Pooling counters (not averaging per-cell rates) weights every verify step equally. Cells without
-    counters, or whose counters show no drafts, contribute nothing; a config with no drafts at all
-    (the baseline) is absent from the result.
+    Pooling counters (not averaging per-cell rates) weights every verify step equally. Drafts (verify steps) and
+    per-position counts come from a drafts counter, else from the responses' own verify steps and accepted-count
+    histograms (issue 35: per-response data stands on its own); when a cell gives neither, the pool's drafts are
+    unknown (``drafts_known`` False: no length, no per-position rates, never 0 rounds), and per-position rates
+    need every cell's positions. Cells without counters or per-response data, or whose counters show no drafts,
+    contribute nothing; a config with no drafts at all (the baseline) is absent from the result.
 
     Returns:
         ``{(config, workload or None): AcceptanceView}``.
@@ -197,6 +238,8 @@ def pooled_acceptance(
     pos: dict[tuple[str, str | None], list[float]] = defaultdict(list)
     sources: dict[tuple[str, str | None], set[str]] = defaultdict(set)
     counted: dict[tuple[str, str | None], bool] = defaultdict(bool)  # a drafts counter stood behind the drafts
+    steps_known: dict[tuple[str, str | None], bool] = defaultdict(lambda: True)
+    pos_known: dict[tuple[str, str | None], bool] = defaultdict(lambda: True)
     for cell in summaries:
         c = cell.counters or {}
         has_counters = bool(c.get("drafts"))
@@ -204,7 +247,9 @@ def pooled_acceptance(
             continue
         key = (cell.config, cell.workload if by_workload else None)
         s = acc.setdefault(key, [0.0, 0.0, 0.0])
-        s[0] += float(c.get("drafts") or 0.0)
+        drafts, per = _cell_steps(cell)
+        s[0] += drafts or 0.0
+        steps_known[key] &= drafts is not None
         counted[key] |= c.get("drafts") is not None
         if cell.per_request_draft_tokens:  # the server's per-response fields: this cell's requests only
             s[1] += float(cell.per_request_draft_tokens)
@@ -214,14 +259,18 @@ def pooled_acceptance(
             s[1] += float(c.get("draft_tokens") or 0.0)
             s[2] += float(c.get("accepted_tokens") or 0.0)
             sources[key].add("counter_delta")
-        per = list(c.get("accepted_per_position") or ())
+        pos_known[key] &= per is not None
         p = pos[key]
-        p.extend([0.0] * (len(per) - len(p)))
-        for i, v in enumerate(per):
-            p[i] += float(v)
+        p.extend([0.0] * (len(per or ()) - len(p)))
+        for i, x in enumerate(per or ()):
+            p[i] += x
     out = {}
     for k, v in acc.items():
-        view = acceptance_view(v[0], v[1], v[2], pos[k], drafts_counted=counted[k])
+        known = steps_known[k]
+        positions = pos[k] if known and pos_known[k] else []
+        view = acceptance_view(v[0], v[1], v[2], positions, drafts_counted=counted[k] and known)
         src = sources[k].pop() if len(sources[k]) == 1 else "mixed"
-        out[k] = replace(view, source=src)
+        out[k] = replace(
+            view, source=src, drafts_known=known, acceptance_length=view.acceptance_length if known else None
+        )
     return out

@@ -35,6 +35,7 @@ from specscope.records import CellResult, GaugeSample, StreamRecord
 from specscope.stats.timeline import percentile
 
 __all__ = [
+    "client_limited_reason",
     "Capacity",
     "capacity",
     "capacity_fields",
@@ -185,3 +186,24 @@ def limited_reasons(fields: dict[str, Any]) -> tuple[str, ...]:
     """The reason codes of :func:`capacity_fields`' result: ``(CAPACITY_LIMITED(ceiling=C, requested=N),)`` or ()."""
     limited = fields.get("capacity_limited")
     return (limited,) if limited else ()
+
+
+def client_limited_reason(reason: str, fields: dict[str, Any], level: int | None) -> str:
+    """A ``CLIENT_LIMITED(...)`` reason with what the server was doing meanwhile, from its gauges (issue 35): when no
+    request waited and fewer than the ``level`` requested ran, the server was idle while the client could not send
+    (``CLIENT_LIMITED(loop lag p99 12 ms > 10 ms; server idle meanwhile: running at most 3 of N=4, waiting 0)``);
+    otherwise the gauges alone (``server running at most 4, waiting at most 2``); unchanged without gauges.
+
+    Args:
+        reason: the client self-check's reason (:mod:`specscope.client.checks`).
+        fields: :func:`capacity_fields` of the cell (``running_max`` / ``waiting_max``: requests).
+        level: the requested concurrency N (None for an open loop).
+    """
+    running, waiting = fields.get("running_max"), fields.get("waiting_max")
+    if not reason.startswith("CLIENT_LIMITED(") or running is None or waiting is None:
+        return reason
+    if level is not None and waiting == 0 and running < level:
+        said = f"server idle meanwhile: running at most {running:g} of N={level}, waiting 0"
+    else:
+        said = f"server running at most {running:g}, waiting at most {waiting:g}"
+    return f"{reason[:-1]}; {said})"

@@ -19,10 +19,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from specscope.records import CellResult, SpecCounters, StreamRecord
-from specscope.stats.acceptance import acceptance_length, acceptance_rate, per_position_rates
-from specscope.stats.capacity import capacity_fields, limited_reasons
+from specscope.stats.acceptance import acceptance_length, acceptance_rate, per_position_rates, request_steps
+from specscope.stats.capacity import capacity_fields, client_limited_reason, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
 from specscope.stats.counters import counter_checks, counters_delta, series_reasons, spec_window
+from specscope.stats.imported import is_imported, summarize_imported
 from specscope.stats.phases import phase_acceptance, phase_counts
 from specscope.stats.spec_pool import drafting_as_run, pool_requests, window_doc
 from specscope.stats.summary import CellStatus, CellSummary
@@ -55,7 +56,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
         result: streams and the two snapshots of the cell; its ``reasons`` (observed while measuring:
             ``CLIENT_LIMITED``, ``SERVER_CRASH``) lead the reasons, and ``crashed`` makes the status ``server_crash``.
 
-    Status rules: ``failed`` when no stream is ok or degraded with tokens; ``degraded`` when any stream
+    Status rules: ``failed`` when every stream failed (issue 35: a stream cut mid-stream after running usage is
+    failed, its usage no answer) or no stream is ok or degraded with tokens; ``degraded`` when any stream
     is not ok, a counter went down between the scrapes (``COUNTER_RESET``), requests were running at a
     scrape (``BUSY_AT_SCRAPE``), the client's token total differs from the server's generated-token
     delta (``TOKENS_MISMATCH``), the per-response speculative fields do not add up to the counter delta
@@ -67,6 +69,8 @@ def summarize_cell(result: CellResult) -> CellSummary:
     else ``ok``. ``CAPACITY_LIMITED(ceiling=C, requested=N)`` (:mod:`specscope.stats.capacity`) is added to the
     reasons after the status is decided: a correct measurement of a limited server, it leaves the status as it is.
     """
+    if is_imported(result):  # measured by another tool (`specscope import`): its own facts, no streams
+        return summarize_imported(result)
     streams: tuple[StreamRecord, ...] = result.streams
     reasons: list[str] = list(result.reasons)
     ok = [s for s in streams if s.status == "ok"]
@@ -115,10 +119,12 @@ def summarize_cell(result: CellResult) -> CellSummary:
     rates = sorted(r for r in (s.stream_tok_s for s in timed) if r is not None)
 
     capacity = capacity_fields(result)
+    level = None if (result.client or {}).get("open_loop") else result.key.concurrency
+    reasons = [client_limited_reason(r, capacity, level) for r in reasons]  # what the server did meanwhile
     if result.crashed:
         status: CellStatus = "server_crash"
-    elif not ok and not any(s.output_tokens for s in streams):
-        status = "failed"
+    elif all(s.status == "failed" for s in streams) or (not ok and not any(s.output_tokens for s in streams)):
+        status = "failed"  # every stream failed (a cut stream's running usage is no answer), or none made a token
     elif reasons:
         status = "degraded"
     else:
@@ -221,20 +227,23 @@ def _per_request_check(
 def _acceptance(
     delta: SpecCounters | None, per_req_draft: int | None, per_req_acc: int | None, pooled: dict[str, Any] | None
 ) -> tuple[float | None, float | None, tuple[float, ...], str | None]:
-    """(rate, length, per position, source): the counter delta's when it has both drafted and accepted counters
-    (``counter_delta``), else the responses' own fields (``per_request``; length only when the same responses
-    reported their verify steps), else nothing: a gauge or a missing counter gives no figure (issue 26)."""
+    """(rate, length, per position, source): the counter delta's when it has drafted, accepted and drafts counters
+    (``counter_delta``), else the responses' own fields (``per_request``; length and unconditional per-position
+    rates only when the same responses reported their verify steps and accepted-count histograms,
+    :func:`specscope.stats.acceptance.request_steps`), else the counters' rate alone; else nothing: a gauge or a
+    missing counter gives no figure (issue 26)."""
     rate = None if delta is None else acceptance_rate(delta.accepted_tokens, delta.draft_tokens)
+    steps, positions = request_steps(pooled)  # the responses' own verify steps and histogram (issue 35)
     if delta is not None and rate is not None and not delta.reset:
-        length = acceptance_length(delta.accepted_tokens, delta.drafts)
-        return rate, length, per_position_rates(delta.accepted_per_position, delta.drafts), "counter_delta"
+        if delta.drafts:
+            length = acceptance_length(delta.accepted_tokens, delta.drafts)
+            return rate, length, per_position_rates(delta.accepted_per_position, delta.drafts), "counter_delta"
+        if not per_req_draft:  # no drafts counter and no per-response records: a rate alone
+            return rate, None, (), "counter_delta"
     if not per_req_draft or per_req_acc is None:
         return None, None, (), None
-    p = pooled or {}
-    steps = p.get("verify_steps")
-    same = bool(steps) and p.get("verify_steps_requests") == p.get("accepted_tokens_requests")
-    length = acceptance_length(per_req_acc, steps) if same else None
-    return acceptance_rate(per_req_acc, per_req_draft), length, (), "per_request"
+    length = acceptance_length(per_req_acc, steps)
+    return acceptance_rate(per_req_acc, per_req_draft), length, per_position_rates(positions, steps), "per_request"
 
 
 def _engine_k(pooled: dict[str, Any] | None) -> int | None:

@@ -30,6 +30,7 @@ from specscope.stats.mix import level_mix_round_ratios, mix_rate, mix_round_rati
 from specscope.stats.noise import NoiseFloor, aa_floor
 from specscope.stats.speedup import Interval, log_ratio_interval
 from specscope.stats.summary import CellSummary
+from specscope.stats.unjudged import PointPick, UnjudgedPicks, unjudged_picks
 from specscope.stats.verdict import Comparison, Judged, Reason, Verdict, decide
 from specscope.values import duration_text
 
@@ -160,7 +161,8 @@ class LevelMixChoice:
 class Choices:
     """Every pick for one traffic mix: per level, overall, and for a level mix; ``notes`` say what the reader
     must know (normalised shares, a level-mix pick that differs from the overall one and why); ``no_pick``: why no
-    level has a pick ("" when one has), e.g. the TTFT SLO nothing measured meets."""
+    level has a pick ("" when one has), e.g. the TTFT SLO nothing measured meets; ``unjudged``: the same picks by
+    point estimate when a comparison had too few rounds to judge (:mod:`specscope.stats.unjudged`), else None."""
 
     baseline: str
     mix: dict[str, float]
@@ -169,6 +171,7 @@ class Choices:
     level_mix: LevelMixChoice | None = None
     notes: tuple[str, ...] = field(default=())
     no_pick: str = ""
+    unjudged: UnjudgedPicks | None = None
 
     @property
     def flips(self) -> list[dict[str, Any]]:
@@ -189,6 +192,7 @@ class Choices:
             "flips": self.flips,
             "notes": list(self.notes),
             "no_pick": self.no_pick,
+            "unjudged": None if self.unjudged is None else self.unjudged.to_dict(),
         }
 
 
@@ -472,4 +476,39 @@ def choose(
                 f"picks {lm.choice}: choose by which one your users feel (the per-user view is a point estimate)"
             )
     no_pick = "" if level_out else ctx.no_pick(traffic.levels or ())
-    return Choices(run.baseline, dict(ctx.mix), tuple(level_out), overall, lm, tuple(notes), no_pick)
+    rough = _unjudged(ctx, level_out, overall, traffic)
+    if rough is not None:
+        level_out = [_also_unjudged(lv, rough.at(lv.level), rough) for lv in level_out]
+        if overall is not None and rough.overall not in (None, overall.config):
+            x = rough.overall_speedup or 1.0
+            overall = replace(
+                overall, reason=f"{overall.reason}; unjudged, the figures rank {rough.overall} first ({x:.2f}x)"
+            )
+    return Choices(run.baseline, dict(ctx.mix), tuple(level_out), overall, lm, tuple(notes), no_pick, rough)
+
+
+def _unjudged(
+    ctx: _Ctx, levels: Sequence[LevelChoice], overall: LevelChoice | None, traffic: Traffic
+) -> UnjudgedPicks | None:
+    """The picks by point estimate (:mod:`specscope.stats.unjudged`) when a candidate's comparison had too few rounds
+    to judge, else None."""
+    cands = [m for lv in (*levels, *([overall] if overall else [])) for m in lv.candidates if m.config != ctx.aa]
+    if not any(m.has("TOO_FEW_ROUNDS") for m in cands):
+        return None
+    return unjudged_picks(
+        lambda c, lev: _mean_rate(ctx, c, lev),
+        ctx.run.baseline,
+        ctx.candidates,
+        [lv.level for lv in levels],
+        traffic.level_mix,
+    )
+
+
+def _also_unjudged(lv: LevelChoice, point: PointPick | None, rough: UnjudgedPicks) -> LevelChoice:
+    """``lv`` with the point-estimate best in its reason when the judged pick is the baseline and the figures rank
+    another config above it: the sentence says both."""
+    if point is None or point.config == lv.config or lv.comparison is not None:
+        return lv
+    base = "" if point.baseline_tok_s is None else f" against the baseline's {point.baseline_tok_s:.1f}"
+    text = f"unjudged, the figures rank {point.config} first ({point.tok_s:.1f} tok/s{base}; to judge: {rough.needs})"
+    return replace(lv, reason=f"{lv.reason}; {text}")

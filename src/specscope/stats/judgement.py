@@ -14,11 +14,12 @@ nothing else decides a verdict. Its parts:
 * the run's noise: the A/A noise floor, the baseline's drift after warm-up and whether the A/A or sentinel cells
   confirm it, the cold starts (:mod:`specscope.stats.noise`), on the same speed figure;
 * the level axis (:func:`specscope.stats.groups.level_axis`): what a level is (streams, a request rate, a trace);
+* every alarm (:mod:`specscope.stats.alarms`): low acceptance, not engaged, a confirmed drift that blocked a verdict;
 * the picks for a traffic mix (:mod:`specscope.stats.choices`; equal token shares over the run's workloads unless a
   mix is given).
 
-``Judgement.to_dict`` is what ``report -f json`` and ``advise -f json`` carry as ``comparisons``, ``noise`` and
-``choices`` (docs/report-json.md).
+``Judgement.to_dict`` is what ``report -f json`` and ``advise -f json`` carry as ``comparisons``, ``noise``,
+``judged_alarms`` and ``choices`` (docs/report-json.md).
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ from typing import Any
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX, is_control
 from specscope.errors import require_one_of
 from specscope.stats.acceptance import cell_drafts
+from specscope.stats.alarms import JudgedAlarm, find_alarms
+from specscope.stats.best_k import best_k
 from specscope.stats.choices import Choices, Pairs, Traffic, choose
+from specscope.stats.crossovers import Crossover, judged_crossovers
 from specscope.stats.groups import GroupKey, LevelAxis, group_cells, level_axis, metric_value, speed_metric
 from specscope.stats.noise import ColdStart, DriftCheck, NoiseFloor, aa_floor, cold_starts, drift_check
 from specscope.stats.server_spec import method_from_name
@@ -43,11 +47,11 @@ from specscope.stats.speedup import (
 )
 from specscope.stats.summary import CellSummary
 from specscope.stats.timeline import mean
-from specscope.stats.verdict import DEFAULT_MIN_EFFECT, MIN_VERDICT_ROUNDS, Comparison, Reason, decide
+from specscope.stats.verdict import DEFAULT_MIN_EFFECT, MIN_VERDICT_ROUNDS, Comparison, decide, side_reasons
 
 __all__ = ["JUDGEMENT_SCHEMA", "Judgement", "judge", "speculative_configs"]
 
-JUDGEMENT_SCHEMA = 2  # version of Judgement.to_dict's shape (docs/report-json.md)
+JUDGEMENT_SCHEMA = 3  # version of Judgement.to_dict's shape (docs/report-json.md)
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,10 @@ class Judgement:
         cold_starts: cells left out as cold starts.
         choices: the picks for the mix (None without a baseline and another config).
         axis: what the levels are (streams, request rates, a trace replay).
+        alarms: every alarm of the run (:func:`specscope.stats.alarms.find_alarms`).
+        best_k: ((method, workload, level), k) of a run that swept k (:func:`specscope.stats.best_k.best_k`).
+        crossovers: where a candidate's verdict flips between levels (:func:`specscope.stats.crossovers.
+            judged_crossovers`), on the picks' mix and per workload; none without picks.
     """
 
     baseline: str
@@ -77,6 +85,9 @@ class Judgement:
     confidence: float = CONFIDENCE
     min_rounds: int = MIN_VERDICT_ROUNDS
     notes: tuple[str, ...] = field(default=())
+    alarms: tuple[JudgedAlarm, ...] = field(default=())
+    best_k: tuple[tuple[tuple[str, str, int], int], ...] = field(default=())
+    crossovers: tuple[Crossover, ...] = field(default=())
 
     def get(self, config: str, workload: str, level: int) -> Comparison | None:
         """The comparison of ``config`` at one workload x level, or None."""
@@ -132,6 +143,9 @@ class Judgement:
             "axis": self.axis.to_dict(),
             "comparisons": [c.to_dict() for c in self.comparisons],
             "noise": self.noise_dict(),
+            "judged_alarms": [a.to_dict() for a in self.alarms],
+            "best_k": [{"method": m, "workload": w, "level": n, "k": k} for (m, w, n), k in self.best_k],
+            "crossovers": [vars(x).copy() for x in self.crossovers],
             "choices": None if self.choices is None else self.choices.to_dict(),
             "notes": list(self.notes),
         }
@@ -173,25 +187,6 @@ class _Run:
         return list(self.groups.get(GroupKey(config, workload, level), {}).values())
 
 
-def _side_reasons(pr: PairedRounds, asked: Sequence[CellSummary], config_cells: Sequence[CellSummary]) -> list[Reason]:
-    """The reasons that explain a comparison's rounds without deciding its verdict."""
-    out = []
-    client = sum(1 for c in asked if any(r.startswith("CLIENT_LIMITED") for r in c.reasons))
-    other = pr.dropped - pr.cold - client
-    if pr.cold:
-        out.append(Reason("COLD_START", pr.cold, f"{pr.cold} cell(s) left out as cold starts"))
-    if client:
-        out.append(Reason("CLIENT_LIMITED", client, f"{client} cell(s) dropped: the client fell behind"))
-    if other > 0:
-        out.append(Reason("ROUNDS_DROPPED", other, f"{other} round(s) dropped as degraded, failed or unpaired"))
-    limited = sum(1 for c in config_cells if c.capacity_limited)
-    if limited:
-        out.append(
-            Reason("CAPACITY_LIMITED", limited, f"{limited} cell(s) where the server ran fewer requests than asked")
-        )
-    return out
-
-
 @dataclass(frozen=True)
 class _Rule:
     """What every comparison of one judgement shares."""
@@ -228,9 +223,8 @@ def _comparison(
         engaged=engaged,
         no_figure=sum(1 for c in asked if c.status in ("ok", "degraded") and metric_value(c, metric) is None),
     )
-    extra = _side_reasons(pr, asked, pr.config_cells)
-    if speculative and zero and engaged is None:
-        extra.append(Reason("NO_DRAFTS", zero, f"the server reported 0 drafts in {zero} of {len(counts)} cells"))
+    zero_drafts = zero if speculative and engaged is None else 0
+    extra = side_reasons(pr, asked, pr.config_cells, zero_drafts=zero_drafts, counted_cells=len(counts))
     xs, bs = pr.config_values, pr.baseline_values
     return Comparison(
         config=config,
@@ -339,7 +333,22 @@ def judge(
         candidates = [c for c in configs if c != baseline and not is_control(c)]
         choices = choose(run, comparisons, candidates, aa_name, t, axis.label)
     floor = _placed(aa_floor(aa, None), axis)
-    return Judgement(baseline, min_effect, tuple(comparisons), floor, drift, cold, choices, axis, notes=tuple(t.notes))
+    alarms = find_alarms(measured, comparisons, drift, methods or {}, baseline)
+    ks = tuple(sorted(best_k(comparisons).items()))
+    return Judgement(
+        baseline,
+        min_effect,
+        tuple(comparisons),
+        floor,
+        drift,
+        cold,
+        choices,
+        axis,
+        notes=tuple(t.notes),
+        alarms=alarms,
+        best_k=ks,
+        crossovers=() if choices is None else judged_crossovers(choices, comparisons, axis),
+    )
 
 
 def _placed(floor: NoiseFloor | None, axis: LevelAxis) -> NoiseFloor | None:

@@ -12,7 +12,15 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["FAR_BELOW", "HEAD_METHODS", "MIN_DRAFTS", "NEAR_ZERO", "low_acceptance_alarm"]
+__all__ = [
+    "FAR_BELOW",
+    "HEAD_METHODS",
+    "MIN_DRAFTS",
+    "NEAR_ZERO",
+    "is_low_acceptance",
+    "learned_head",
+    "low_acceptance_alarm",
+]
 
 NEAR_ZERO = 0.05  # acceptance rate (fraction) below which a learned draft head is presumed broken
 FAR_BELOW = 0.1  # fraction of the same method's best acceptance on another workload
@@ -20,15 +28,23 @@ MIN_DRAFTS = 50  # verify steps that carried a draft: fewer are too few to call
 HEAD_METHODS = re.compile(r"mtp|eagle|dflash|draft|medusa", re.IGNORECASE)
 
 
-def low_acceptance_alarm(method: str | None, rate: float | None, drafts: float | None) -> str | None:
-    """``LOW_ACCEPTANCE(...)`` when a head (or an unknown method) accepts under :data:`NEAR_ZERO` over at least
-    :data:`MIN_DRAFTS` drafts, else None (an n-gram or suffix drafter, too few drafts, no rate, or a non-finite
-    figure, which a NaN counter gives)."""
+def learned_head(method: str | None) -> bool:
+    """True for a method that drafts with a learned head, and for an unknown method (None): silence is not a pass."""
+    return method is None or HEAD_METHODS.search(method) is not None
+
+
+def is_low_acceptance(method: str | None, rate: float | None, drafts: float | None) -> bool:
+    """The rule (module docstring): a head (or an unknown method) accepting under :data:`NEAR_ZERO` of its drafted
+    tokens (``rate``, fraction, bonus token excluded) over at least :data:`MIN_DRAFTS` verify steps (``drafts``);
+    False for an n-gram or suffix drafter, too few drafts, no rate, or a non-finite figure (a NaN counter)."""
     if rate is None or drafts is None or not (math.isfinite(rate) and math.isfinite(drafts)) or drafts < MIN_DRAFTS:
-        return None
-    if method is not None and not HEAD_METHODS.search(method):
-        return None
-    if rate >= NEAR_ZERO:
+        return False
+    return learned_head(method) and rate < NEAR_ZERO
+
+
+def low_acceptance_alarm(method: str | None, rate: float | None, drafts: float | None) -> str | None:
+    """``LOW_ACCEPTANCE(...)`` when :func:`is_low_acceptance`, else None."""
+    if rate is None or drafts is None or not is_low_acceptance(method, rate, drafts):
         return None
     who = method or "unknown method"
     return f"LOW_ACCEPTANCE({who} accepts {rate:.1%} of drafted tokens over {drafts:,.0f} drafts, < {NEAR_ZERO:.0%})"

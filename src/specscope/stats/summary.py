@@ -46,7 +46,8 @@ class CellSummary:
             (``CAPACITY_LIMITED(ceiling=C, requested=N)``: the server ran fewer than requested while others waited).
         streams: number of measured streams; ``streams_ok`` of them ok.
         output_tokens: sum of ``usage.completion_tokens`` over streams (tokens).
-        token_source: ``"usage"`` (never chunk counts); ``"missing"`` if any stream lacked usage.
+        token_source: ``"usage"`` (never chunk counts); ``"missing"`` if any stream lacked usage; ``"imported"``: the
+            total another tool wrote (:mod:`specscope.stats.imported`).
         duration_s: wall time from the first send to the last stream end (s).
         output_tok_s: output_tokens / duration_s, the cell's aggregate throughput (tokens/s).
         stream_tok_s: each stream's output_tokens / its own latency (tokens/s), sorted ascending.
@@ -109,7 +110,7 @@ class CellSummary:
     streams: int
     streams_ok: int
     output_tokens: int
-    token_source: Literal["usage", "missing", "counter_delta"]
+    token_source: Literal["usage", "missing", "counter_delta", "imported"]
     duration_s: float
     output_tok_s: float | None
     stream_tok_s: tuple[float, ...]

@@ -26,12 +26,13 @@ sentence is rendered here from them, and nothing reads a sentence back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from specscope.stats.noise import NoiseFloor
-from specscope.stats.speedup import Interval
+from specscope.stats.speedup import Interval, PairedRounds
+from specscope.stats.summary import CellSummary
 
 __all__ = [
     "Verdict",
@@ -42,6 +43,7 @@ __all__ = [
     "Judged",
     "Comparison",
     "decide",
+    "side_reasons",
     "verdict_text",
     "min_effect_of",
 ]
@@ -92,6 +94,7 @@ REASON_CODES: dict[str, str] = {
     "DRIFT": "the bias a confirmed drift can give the comparison's pairs (fraction)",
     "ROUNDS_DROPPED": "rounds dropped (count)",
     "COLD_START": "cells left out as cold starts (count)",
+    "NOT_INTERLEAVED": "imported cells whose rounds were paired by order, not measured interleaved (count)",
     "NO_DRAFTS": "cells whose server reported 0 drafts (count)",
     "CAPACITY_LIMITED": "cells where the server ran fewer requests than asked (count)",
     "CLIENT_LIMITED": "cells dropped because the client fell behind (count)",
@@ -260,3 +263,41 @@ def decide(
         return "undetermined", (Reason("TOO_FEW_ROUNDS", iv.rounds, text),)
     verdict, reasons = _decided(iv, min_effect, floor, drift, control)
     return verdict, tuple(reasons)
+
+
+def side_reasons(
+    pr: PairedRounds,
+    asked: Sequence[CellSummary],
+    config_cells: Sequence[CellSummary],
+    *,
+    zero_drafts: int = 0,
+    counted_cells: int = 0,
+) -> list[Reason]:
+    """The reasons that explain a comparison's rounds without deciding its verdict (codes in
+    :data:`REASON_CODES`): ``pr`` the paired rounds, ``asked`` every cell of the comparison's group (both sides),
+    ``config_cells`` the config's own; ``zero_drafts`` of ``counted_cells`` (cells with a draft count) reported 0
+    drafts where that did not make the config ``not_engaged`` (0: no ``NO_DRAFTS`` reason)."""
+    out = []
+    client = sum(1 for c in asked if any(r.startswith("CLIENT_LIMITED") for r in c.reasons))
+    other = pr.dropped - pr.cold - client
+    if pr.cold:
+        out.append(Reason("COLD_START", pr.cold, f"{pr.cold} cell(s) left out as cold starts"))
+    if client:
+        out.append(Reason("CLIENT_LIMITED", client, f"{client} cell(s) dropped: the client fell behind"))
+    if other > 0:
+        out.append(Reason("ROUNDS_DROPPED", other, f"{other} round(s) dropped as degraded, failed or unpaired"))
+    imported = sum(1 for c in asked if any(r.startswith("IMPORTED(") for r in c.reasons))
+    if imported:  # measured by another tool (specscope import): rounds paired by order, not by time
+        out.append(
+            Reason("NOT_INTERLEAVED", imported, f"{imported} imported cell(s): rounds paired by order, not interleaved")
+        )
+    limited = sum(1 for c in config_cells if c.capacity_limited)
+    if limited:
+        out.append(
+            Reason("CAPACITY_LIMITED", limited, f"{limited} cell(s) where the server ran fewer requests than asked")
+        )
+    if zero_drafts:
+        out.append(
+            Reason("NO_DRAFTS", zero_drafts, f"the server reported 0 drafts in {zero_drafts} of {counted_cells} cells")
+        )
+    return out

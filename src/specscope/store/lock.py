@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -29,6 +30,40 @@ def _holder_text(fd: int) -> str:
         return ""
 
 
+def _open_lock_file(path: Path, run_dir: Path) -> int:
+    """A read-write descriptor of the lock file at ``path``, created when missing; never through a symbolic link
+    (``O_NOFOLLOW``: a link would make the lock write its holder line into the link's target) and only a regular
+    file (a FIFO or device in its place is refused, issue 37).
+
+    Raises:
+        StoreError: the lock cannot be made, or something other than a regular file stands in its place.
+    """
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        what = "a symbolic link" if path.is_symlink() else None
+        raise StoreError(
+            f"cannot lock the run folder {run_dir}",
+            found=f"{path}: {what or exc.strerror or exc}",
+            expected="a run folder this user can write, its lock a regular file",
+            fix=f"remove {path} if it is a link, then run the command again"
+            if what
+            else "check the folder's permissions",
+        ) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise StoreError(
+            f"cannot lock the run folder {run_dir}",
+            found=f"{path} is not a regular file",
+            expected="the run's lock file (a regular file specscope writes)",
+            fix=f"remove {path}, then run the command again",
+        )
+    os.set_blocking(fd, True)
+    return fd
+
+
 class RunLock:
     """The exclusive lock of one run folder, taken at construction and held until :meth:`release`.
 
@@ -38,15 +73,7 @@ class RunLock:
 
     def __init__(self, run_dir: Path) -> None:
         self.path = Path(run_dir) / LOCK_NAME
-        try:
-            self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise StoreError(
-                f"cannot lock the run folder {run_dir}",
-                found=f"{self.path}: {exc.strerror or exc}",
-                expected="a run folder this user can write",
-                fix="check the folder's permissions",
-            ) from None
+        self._fd: int | None = _open_lock_file(self.path, Path(run_dir))
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -15,11 +15,14 @@ pydantic's JSON parser (nesting and number size bounded): a damaged manifest is 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from specscope.errors import StoreError
+
+if TYPE_CHECKING:
+    from specscope.config import BenchOptions
 
 __all__ = [
     "CrashRecord",
@@ -31,6 +34,7 @@ __all__ = [
     "RunManifest",
     "read_manifest",
     "validate_manifest",
+    "stored_bench_options",
 ]
 
 #: the largest manifest.json read (bytes); bench writes a few KiB.
@@ -107,6 +111,8 @@ class RunManifest(BaseModel):
         datasets: per ``--dataset``, its provenance (dataset, config, revision, files with SHA-256, rows used, rows
             refused with reasons; :class:`specscope.workload.datasets.DatasetLoad`).
         trace: the ``--trace`` replayed (file, format, SHA-256, rows, time scale; :mod:`specscope.workload.trace`).
+        imports: per record imported from another tool's result file (``specscope import``): file, SHA-256, record,
+            shape, tool, the cell it became, its load and what the tool did not record (:mod:`specscope.importers`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -136,6 +142,7 @@ class RunManifest(BaseModel):
     preflight: dict[str, Any] | None = None
     datasets: list[dict[str, Any]] | None = None
     trace: dict[str, Any] | None = None
+    imports: list[dict[str, Any]] | None = None
 
 
 def validate_manifest(data: Any, where: Path | str) -> dict[str, Any]:
@@ -215,6 +222,31 @@ def _check_options(options: Any, where: Path | str, version: Any) -> None:
             expected="the bench options a bench run stores",
             fix="restore the manifest the run wrote, or re-run the benchmark with this version of specscope",
         ) from None
+
+
+def stored_bench_options(manifest: dict[str, Any], where: Path | str) -> BenchOptions:
+    """The bench matrix a stored run was made with (``manifest["options"]``), for ``--resume`` and ``--like``.
+
+    Reading a run keeps an option this version does not know as stored (:func:`_check_options`); running more
+    cells of it cannot, so such an option (renamed, or from another version) is refused by name.
+
+    Raises:
+        ManifestError: an option this version does not know, or one of the wrong type.
+    """
+    from specscope.config import BenchOptions
+
+    options = manifest.get("options") or {}
+    unknown = sorted(k for k in options if k not in BenchOptions.model_fields)
+    if unknown:
+        raise ManifestError(
+            f"{where} holds bench options this specscope does not know: {', '.join(unknown)}",
+            found=f"options.{unknown[0]}: {options[unknown[0]]!r:.60}",
+            expected="only the options bench of this version stores (`specscope bench --help`)",
+            fix="continue the run with the specscope version that wrote it, or start a new run with the options "
+            "given again by hand",
+        )
+    _check_options(options, where, manifest.get("schema_version"))
+    return BenchOptions.model_validate(options)
 
 
 def _short(kind: str, msg: str) -> str:

@@ -9,7 +9,8 @@ Reading and writing (issue 29):
 
 - :func:`open_run` opens a run **read-only** (``report``, ``advise``, ``predict``): SQLite ``mode=ro``, plus
   ``immutable=1`` when no ``-wal`` file says a writer is active or was killed, so reading creates no ``-wal`` /
-  ``-shm`` file and never changes a byte; nothing is created or migrated. A missing table, column or a row of
+  ``-shm`` file and never changes a byte (a ``-wal`` without ``-shm`` is read from a private copy:
+  :mod:`specscope.store.readonly`); nothing is created or migrated. A missing table, column or a row of
   the wrong type is a :class:`~specscope.errors.StoreError` naming it (exit 2).
 - ``open_run(path, writable=True)`` and :func:`create_run` take the folder's lock
   (:class:`~specscope.store.lock.RunLock`) for the life of the :class:`Run`: a second writer is refused naming
@@ -23,7 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import shutil
 import sqlite3
+import stat
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -34,6 +39,7 @@ from specscope.records import CellKey, CellResult, GaugeSample, SpecCounters, St
 from specscope.redact import redact
 from specscope.store.lock import RunLock
 from specscope.store.manifest import SCHEMA_VERSION, read_manifest, validate_manifest
+from specscope.store.readonly import connect_read_only
 from specscope.store.schema import (
     REQUIRED_TABLES,
     SCHEMA_SQL,
@@ -79,6 +85,7 @@ class Run(AbstractContextManager["Run"]):
         self.manifest = manifest
         self.schema_version: int = manifest["schema_version"]
         self._lock = lock
+        self._private: Path | None = None  # a private copy read instead of a -wal without -shm (store.readonly)
         self.writable = lock is not None
         if self.writable:
             self._db = sqlite3.connect(self.path / DB_NAME, timeout=30.0)
@@ -87,11 +94,13 @@ class Run(AbstractContextManager["Run"]):
                 self._db.executescript(SCHEMA_SQL)
                 self._db.commit()
         else:
-            self._db = _connect_read_only(self.path / DB_NAME)
+            self._db, self._private = _connect_read_only(self.path / DB_NAME)
         try:
             self._check_tables()
         except BaseException:
             self._db.close()
+            if self._private is not None:
+                shutil.rmtree(self._private, ignore_errors=True)
             raise
 
     def _check_tables(self) -> None:
@@ -120,7 +129,7 @@ class Run(AbstractContextManager["Run"]):
         """
         try:
             return self._db.execute(sql, args).fetchall()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             raise StoreError(
                 f"{self.path / DB_NAME} cannot be read (table {where})",
                 found=f"{type(exc).__name__}: {exc}",
@@ -242,8 +251,41 @@ class Run(AbstractContextManager["Run"]):
         rows = self._query("SELECT config, facts_json FROM server_facts ORDER BY config", where="server_facts")
         return {str(c): facts_from_json(j, self.schema_version, f"server_facts row {c}: facts_json") for c, j in rows}
 
+    def log_path(self, name: str) -> Path:
+        """A fresh path in the run's ``logs/`` for a server log named ``name`` (``CONFIG.log``): when that name is
+        taken, ``CONFIG.YYYYmmdd-HHMMSS.log`` beside it. The folder must be the run's own: a symbolic link or
+        anything but a real folder in its place is refused (a link would send the server's log, secrets and all,
+        outside the run folder; issue 37), and a name held by a link is never reused.
+
+        Raises:
+            StoreError: ``logs`` is not a real folder of this run.
+        """
+        logs = self.path / "logs"
+        try:
+            if not logs.is_symlink() and not logs.exists():
+                logs.mkdir()
+            mode = os.lstat(logs).st_mode
+        except OSError as exc:
+            mode, err = 0, exc.strerror or str(exc)
+        else:
+            err = "a symbolic link" if stat.S_ISLNK(mode) else "not a folder"
+        if not stat.S_ISDIR(mode):
+            raise StoreError(
+                f"the run folder's logs/ cannot hold server logs: {logs}",
+                found=err,
+                expected="a real folder inside the run folder",
+                fix=f"remove {logs} (specscope makes it again), then run the command again",
+            )
+        path = logs / name
+        if os.path.lexists(path):
+            path = logs / f"{Path(name).stem}.{time.strftime('%Y%m%d-%H%M%S')}{Path(name).suffix}"
+        return path
+
     def close(self) -> None:
         self._db.close()
+        if self._private is not None:
+            shutil.rmtree(self._private, ignore_errors=True)
+            self._private = None
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -267,17 +309,21 @@ def _check_writable_schema(path: Path, version: int) -> None:
         )
 
 
-def _connect_read_only(db: Path) -> sqlite3.Connection:
-    """A read-only connection to ``db`` that writes nothing beside it.
+def _connect_read_only(db: Path) -> tuple[sqlite3.Connection, Path | None]:
+    """A read-only connection to ``db`` writing nothing beside it (:func:`specscope.store.readonly.connect_read_only`).
 
-    ``mode=ro`` never writes the database; a WAL database opened that way still creates ``-wal`` / ``-shm``
-    files, so when no ``-wal`` file exists (no writer is active, and none was killed mid-run) the file is opened
-    ``immutable=1`` (SQLite reads it without locks or side files). With a ``-wal`` file (a run in progress or a
-    killed one) its committed cells live there, so it is opened ``mode=ro`` and read through SQLite's WAL index.
+    Raises:
+        StoreError: a ``-wal`` without ``-shm`` could not be copied to be read.
     """
-    wal = db.with_name(db.name + "-wal")
-    uri = f"{db.resolve().as_uri()}?mode=ro" + ("" if wal.exists() else "&immutable=1")
-    return sqlite3.connect(uri, uri=True, timeout=30.0)
+    try:
+        return connect_read_only(db)
+    except OSError as exc:
+        raise StoreError(
+            f"{db} cannot be read without writing into the run",
+            found=f"a -wal file without -shm, and copying them failed: {exc.strerror or exc}",
+            expected="room in the temporary folder for a copy of run.sqlite and its -wal",
+            fix="free space under TMPDIR (or point TMPDIR elsewhere), then run the command again",
+        ) from None
 
 
 def _make_folder(path: Path, unique: bool) -> Path:
@@ -381,9 +427,10 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
             fix=f"pass a folder from `specscope bench`; a gate run is read by `specscope report {path}`",
         )
     if missing:
+        odd = [n for n in missing if os.path.lexists(path / n)]  # a FIFO, device, socket, folder or dangling link
         raise StoreError(
             f"{path} is not a run folder",
-            found=f"missing {', '.join(missing)}",
+            found=f"{odd[0]} is not a regular file" if odd else f"missing {', '.join(missing)}",
             expected=f"{MANIFEST_NAME} and {DB_NAME}",
             fix="pass a folder that `specscope bench` created (runs live under the --out folder, default ./runs)",
         )

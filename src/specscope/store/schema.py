@@ -19,7 +19,16 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from specscope.errors import StoreError
-from specscope.records import CRASH_REASON, CellKey, CellResult, GaugeSample, SpecCounters, StreamRecord, known_fields
+from specscope.records import (
+    CRASH_REASON,
+    INT_BOUND,
+    CellKey,
+    CellResult,
+    GaugeSample,
+    SpecCounters,
+    StreamRecord,
+    known_fields,
+)
 from specscope.redact import redact
 
 __all__ = [
@@ -237,6 +246,7 @@ def cell_from_row(row: tuple[Any, ...], streams: tuple[StreamRecord, ...], versi
         crashed = bool(fields["crashed"])
         reasons = tuple(_typed(_REASONS, fields["reasons_json"], f"{where}: reasons_json", version))
         client = _typed(_CLIENT, fields["client_json"], f"{where}: client_json", version)
+    _check_clock(client, f"{where}: client_json.clock", version)
     return CellResult(
         key,
         streams,
@@ -250,7 +260,7 @@ def cell_from_row(row: tuple[Any, ...], streams: tuple[StreamRecord, ...], versi
     )
 
 
-_INT_BOUND = 2**63
+_INT_BOUND = INT_BOUND
 _ANY = TypeAdapter(Any)  # pydantic's JSON parser (jiter): nesting and number size bounded, NaN as json.dumps writes
 _STREAM = TypeAdapter(StreamRecord)
 _COUNTERS = TypeAdapter(SpecCounters)
@@ -260,6 +270,35 @@ _REASONS = TypeAdapter(list[str])
 _CLIENT = TypeAdapter(dict[str, Any])
 _STREAM_INTS = [f.name for f in dataclasses.fields(StreamRecord) if "int" in str(f.type)]
 _COUNT_SUFFIXES = ("_tokens", "_chunks", "bytes_received", "_per_step", "http_status")
+
+
+class _Clock(BaseModel):
+    """The ``clock`` facts of a cell's client facts (:func:`specscope.bench.clock.clock_facts`): wall-clock instants
+    (s since the epoch), the 1-minute load average at start and end, the engine's CPU seconds; each may be absent."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    started_at_s: _FINITE | None = None
+    ended_at_s: _FINITE | None = None
+    load_avg_1m: list[_FINITE | None] | None = None
+    engine_cpu_s: _FINITE | None = None
+
+
+def _check_clock(client: dict[str, Any], where: str, version: int) -> None:
+    """Refuse stored clock facts that are not what :class:`_Clock` says (a hand-edited ``client_json``).
+
+    Raises:
+        StoreError: naming the clock field and the stored value.
+    """
+    clock = client.get("clock")
+    if clock is None:
+        return
+    if not isinstance(clock, dict):
+        raise _bad(where, f"a JSON {type(clock).__name__}, not an object", version)
+    try:
+        _Clock.model_validate(clock)
+    except ValidationError as exc:
+        field, found = _first(exc)
+        raise _bad(f"{where}.{field}", found, version) from None
 
 
 class _Row(BaseModel):

@@ -78,7 +78,8 @@ def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) ->
     """``["base=http://h:8000", "http://h:8001"]`` -> ``{name: url}`` (see the module doc for bare URLs).
 
     Raises:
-        ConfigError: an entry is not an http(s) URL, has an empty name, or two servers share a name.
+        ConfigError: an entry is not an http(s) URL, has an empty name, two servers share a name, or a URL ends with
+            an endpoint's path (:func:`_refuse_endpoint_path`).
     """
     specs = list(specs)
     out: dict[str, str] = {}
@@ -111,8 +112,31 @@ def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) ->
             raise ConfigError(
                 "--server URL is not valid", found=f"{url}: {exc}", expected="http://HOST:PORT", fix="fix the URL"
             ) from None
+        _refuse_endpoint_path(spec, name, url)
         out[name] = url
     return out
+
+
+def _refuse_endpoint_path(spec: str, name: str, url: str) -> None:
+    """A ``--server`` URL that ends with an API path (``http://h:8000/v1/completions``) names one endpoint, not the
+    server: its ``/v1/models`` and ``/metrics`` would be looked for under that path. Refused with the fix: the
+    root URL and ``--endpoint PATH``.
+
+    Raises:
+        ConfigError: the URL ends with one of :data:`specscope.adapters.openai.endpoints.ENDPOINTS`.
+    """
+    from specscope.adapters.openai.endpoints import url_endpoint
+
+    path = url_endpoint(url)
+    if path is None:
+        return
+    root = url.rstrip("/").removesuffix(path)
+    raise ConfigError(
+        f"--server takes the server's URL, not an endpoint's: {path} is chosen with --endpoint",
+        found=spec,
+        expected="http://HOST:PORT (the server's root, or .../v1)",
+        fix=f"--server {name}={root} --endpoint {path}",
+    )
 
 
 def parse_targets(

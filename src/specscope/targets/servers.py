@@ -16,10 +16,12 @@ from typing import Any
 import httpx
 
 from specscope.engine import EmbeddedServer, get_config, named_configs
-from specscope.errors import MetricsUnavailable, ServerUnreachable
+from specscope.errors import MetricsUnavailable, ServerError, ServerUnreachable
 from specscope.launch.process import VllmServer
 from specscope.launch.recipes import load_recipes
+from specscope.readfile import SCRAPE_MAX_BYTES
 from specscope.seam import ServerTarget
+from specscope.seam.answers import ModelsAnswer, read_answer
 from specscope.targets.plan import TargetPlan
 
 __all__ = [
@@ -32,6 +34,44 @@ __all__ = [
     "open_target",
     "recipe_names",
 ]
+
+MODELS_TRIES = 3  # GET /v1/models answers that are not a models list, asked again before the run is refused
+
+
+def _facts_endpoints(client: httpx.Client, base_url: str) -> dict[str, Any]:
+    """What the server's facts endpoints say (:func:`specscope.adapters.facts.facts_endpoints`): path -> the adapter's
+    reading of a 200 JSON answer; a path the server does not answer (404, not JSON) is left out."""
+    from specscope.adapters.facts import facts_endpoints
+
+    out = {}
+    for path, read in facts_endpoints():
+        r = client.get(f"{base_url}{path}")
+        if r.status_code != 200:
+            continue
+        try:
+            out[path] = read(r.json())
+        except (ValueError, RecursionError):
+            continue
+    return out
+
+
+def _json_metrics(name: str, base_url: str, text: str) -> bool:
+    """Whether ``text`` is a JSON metrics body an engine adapter reads (an empty drained list included).
+
+    Raises:
+        MetricsUnavailable: JSON that no adapter reads (refused before the run starts).
+    """
+    from specscope.client.metrics import read_json_body
+
+    try:
+        return read_json_body(text) is not None
+    except MetricsUnavailable as exc:
+        raise MetricsUnavailable(
+            f"server {name!r} at {base_url} serves /metrics as JSON that no engine adapter reads",
+            found=exc.found,
+            expected=exc.expected,
+            fix="point --server at the engine's own server (its /metrics as the engine writes it)",
+        ) from None
 
 
 class ExternalServer:
@@ -59,6 +99,7 @@ class ExternalServer:
         self.model_name = model_name or ""
         self._timeout_s = timeout_s
         self._models: list[str] = []
+        self._endpoints: dict[str, Any] = {}
         self.kind = "external"
         self.server_kind = "openai"
         self.metrics_url = f"{self.base_url}/metrics"
@@ -67,10 +108,10 @@ class ExternalServer:
     def __enter__(self) -> ExternalServer:
         try:
             with httpx.Client(timeout=self._timeout_s, headers=self._headers) as c:
-                r = c.get(f"{self.base_url}/v1/models")
-                if r.status_code == 200:
-                    self._models = [m.get("id", "") for m in r.json().get("data", [])]
-                m = c.get(f"{self.base_url}/metrics")
+                self._models = self._served_models(c)
+                with c.stream("GET", f"{self.base_url}/metrics") as m:
+                    text = _scrape_text(m, self.name)
+                self._endpoints = _facts_endpoints(c, self.base_url)
         except httpx.HTTPError as exc:
             raise ServerUnreachable(
                 f"server {self.name!r} at {self.base_url} cannot be reached",
@@ -78,12 +119,15 @@ class ExternalServer:
                 expected="an OpenAI-compatible server answering on that URL",
                 fix="start the server first, or check host and port (e.g. --server http://127.0.0.1:8000)",
             ) from None
-        if m.status_code != 200 or "# TYPE" not in m.text and ":" not in m.text:
+        json_body = m.status_code == 200 and _json_metrics(self.name, self.base_url, text)
+        if m.status_code != 200 or "# TYPE" not in text and ":" not in text and not json_body:
+            from specscope.client.metrics import enable_metrics_hint
+
             raise MetricsUnavailable(
-                f"server {self.name!r} at {self.base_url} has no Prometheus /metrics endpoint",
+                f"server {self.name!r} at {self.base_url} has no usable /metrics endpoint",
                 found=f"HTTP {m.status_code} on GET /metrics",
-                expected="HTTP 200 with Prometheus text (vLLM serves it by default; llama-server needs --metrics)",
-                fix="enable metrics on the server; acceptance is measured from its counters",
+                expected="HTTP 200 with Prometheus text or an engine's JSON metrics",
+                fix=enable_metrics_hint() + "; acceptance is measured from its counters",
             )
         if not self.model_name:
             self.model_name = self._models[0] if self._models else "default"
@@ -91,6 +135,30 @@ class ExternalServer:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+    def _served_models(self, c: httpx.Client) -> list[str]:
+        """The model ids of ``GET /v1/models`` (:class:`specscope.seam.answers.ModelsAnswer`); empty on a 404.
+
+        A bad body (a proxy's error page answered with 200) is asked again, :data:`MODELS_TRIES` times in all,
+        since one bad answer of a busy proxy must not refuse a run (issue 37); a given served name needs no list.
+
+        Raises:
+            ServerError: every answer was a bad body and no model name was given.
+            httpx.HTTPError: the server cannot be reached (the caller names it).
+        """
+        fix = f"check what answers at {self.base_url}/v1/models (a proxy's error page?)"
+        for attempt in range(MODELS_TRIES):
+            r = c.get(f"{self.base_url}/v1/models")
+            if r.status_code != 200:
+                return []
+            try:
+                return [m.id for m in read_answer(ModelsAnswer, r.content, path="GET /v1/models", fix=fix).data]
+            except ServerError:
+                if self.model_name:
+                    return []
+                if attempt + 1 == MODELS_TRIES:
+                    raise
+        return []
 
     def alive(self) -> bool:
         try:
@@ -100,7 +168,11 @@ class ExternalServer:
             return False
 
     def facts(self) -> dict[str, Any]:
-        return {"kind": "external", "base_url": self.base_url, "model": self.model_name, "models": self._models}
+        out: dict[str, Any] = {"kind": "external", "base_url": self.base_url, "model": self.model_name}
+        out["models"] = self._models
+        if self._endpoints:
+            out["endpoints"] = self._endpoints
+        return out
 
     describe = facts  # the name used before the ServerTarget seam
 
@@ -215,3 +287,25 @@ def open_target(
     if threads is None:
         threads = get_config(name).threads
     return embedded_target(name, log_path, threads=threads, n_parallel=n_parallel, draft_cache=draft_cache)
+
+
+def _scrape_text(resp: httpx.Response, name: str) -> str:
+    """The ``/metrics`` body of ``resp`` as text, read up to :data:`specscope.readfile.SCRAPE_MAX_BYTES` (the one
+    limit of every scrape; the rest is never read).
+
+    Raises:
+        MetricsUnavailable: a body above the limit.
+    """
+    body = bytearray()
+    for chunk in resp.iter_bytes():
+        body += chunk
+        if len(body) > SCRAPE_MAX_BYTES:
+            raise MetricsUnavailable(
+                f"server {name!r}: the /metrics answer is larger than one scrape may be",
+                found=f"GET {resp.url}: more than {SCRAPE_MAX_BYTES:,} bytes",
+                expected=f"at most {SCRAPE_MAX_BYTES // 2**20} MiB ({SCRAPE_MAX_BYTES:,} bytes) of Prometheus text "
+                "per scrape",
+                fix="point --server (or --metrics NAME=URL) at the engine's own /metrics, not a federation or "
+                "aggregation endpoint",
+            )
+    return body.decode("utf-8", errors="replace")

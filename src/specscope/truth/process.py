@@ -23,6 +23,7 @@ import httpx
 from pydantic import ValidationError
 
 from specscope.errors import ConfigError, ServerStartError
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited
 from specscope.seam import ManagedProcess, start_announced, stop_and_clean
 from specscope.truth.script import TruthScript
 
@@ -38,11 +39,12 @@ def read_script(path: Path) -> TruthScript:
         ConfigError: the file cannot be read, or a field is invalid (the first one is named).
     """
     try:
-        return TruthScript.model_validate_json(Path(path).read_text())
-    except OSError as exc:
+        return TruthScript.model_validate_json(read_text_limited(path, SETTINGS_FILE_MAX_BYTES))
+    except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
+        why = exc.found_text if isinstance(exc, FileTooLarge) else read_error_text(exc)
         raise ConfigError(
             "cannot read the script file",
-            found=f"{path}: {exc.strerror}",
+            found=f"{path}: {why}",
             expected="a readable JSON file",
             fix="check the --script path",
         ) from exc

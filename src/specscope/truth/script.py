@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from specscope.adapters.openai.endpoints import EndpointPath
+
 __all__ = ["ResponsePlan", "MetricsPlan", "TruthScript"]
 
 
@@ -25,6 +27,7 @@ class ResponsePlan(BaseModel):
 
     Attributes:
         status: HTTP status; anything but 200 sends a JSON error body and no stream (e.g. 503).
+        error_message: that body's ``error.message`` (vLLM's ``ErrorResponse`` shape).
         ttft_ms: delay from the request's arrival to the first token chunk (the role chunk goes first,
             after ``role_ms``).
         role_ms: delay from arrival to the role-only chunk (``delta: {role, content: ""}``); ``None``: no role chunk.
@@ -68,6 +71,7 @@ class ResponsePlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     status: int = 200
+    error_message: str = "scripted failure"
     ttft_ms: float = 0.0
     role_ms: float | None = 0.0
     output_tokens: int | None = 16
@@ -131,24 +135,29 @@ class MetricsPlan(BaseModel):
         enabled: serve ``/metrics`` (False: 404, like a llama.cpp server started without ``--metrics``).
         style: metric name prefix and names: ``vllm``, ``llamacpp``, ``sglang`` (the verify-step counter and the
             speculative gauges), ``sglang_gauges`` (the gauges alone) or ``trtllm`` (``/prometheus/metrics`` names:
-            draft / accepted token counters, no drafts counter); :mod:`specscope.truth.spec_shapes`.
+            draft / accepted token counters, no drafts counter); :mod:`specscope.truth.spec_shapes`; or ``trtllm_json``
+            (trtllm-serve's JSON iteration stats at ``/metrics`` and ``/perf_metrics``, drained on read:
+            :mod:`specscope.truth.drained`).
         engines: the ``engine`` label values exposed (counters start at 0 on each).
         per_position: expose vLLM's ``..._per_pos_total{position}`` family.
         model_name: the ``model_name`` label.
         created: expose each counter's ``*_created`` sample per engine (prometheus_client does so for vLLM);
             an engine reset moves it by 1000 s.
         created_s: the first ``*_created`` value (Unix time, s).
+        slots_n_max: serve llama-server's ``GET /slots`` with this ``speculative.n_max`` on every slot (one slot per
+            ``max_running``, at least one); None: 404, as a server that has no such endpoint.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
-    style: Literal["vllm", "llamacpp", "sglang", "sglang_gauges", "trtllm"] = "vllm"
+    style: Literal["vllm", "llamacpp", "sglang", "sglang_gauges", "trtllm", "trtllm_json"] = "vllm"
     engines: list[str] = Field(default_factory=lambda: ["0"])
     per_position: bool = True
     model_name: str = "truth"
     created: bool = False
     created_s: float = 1767225600.0
+    slots_n_max: int | None = None
 
 
 class TruthScript(BaseModel):
@@ -171,7 +180,20 @@ class TruthScript(BaseModel):
     chat request's arrival, print vLLM's periodic scheduler stats line to stdout (the wording of
     vllm/v1/metrics/loggers.py: ``Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0
     tokens/s, Running: R reqs, Waiting: 0 reqs, GPU KV cache usage: P%, Prefix cache hit rate: 0.0%``, R the requests
-    now in flight, P this value), so a launched stand-in leaves the log a vLLM would; ``None``: no such line."""
+    now in flight, P this value), so a launched stand-in leaves the log a vLLM would; ``None``: no such line.
+    ``garbage``: per path (``/metrics``, ``/v1/models``, ``/tokenize``), the 0-based numbers of that path's requests
+    answered with HTTP 200 and a proxy's HTML error page instead of the real body (a bad answer on some requests,
+    issue 37); ``/v1/models`` and ``/tokenize`` otherwise answer as vLLM does (``{"data": [{"id", "max_model_len"}]}``,
+    ``{"count", "tokens", "max_model_len"}`` with one token per whitespace-separated word of the messages, and
+    ``POST /detokenize`` joins the words back with single spaces);
+    ``serve_models``: answer ``GET /v1/models`` (off: 404, so a client falls back to the served name ``default``);
+    ``serve_tokenizer``: answer ``POST /tokenize`` and ``/detokenize`` (off: 404, a server with no tokenizer
+    endpoints, so token-exact prompts fall back to words).
+
+    ``apis``: the APIs served (``/v1/chat/completions``, ``/v1/completions``, ``/v1/responses``; None: all three,
+    :mod:`specscope.truth.dialects`); a request to another is refused with ``refuse_status``: 404 (a server without
+    that route, e.g. a Responses-only one) or 400 (vLLM's answer to chat on a base model with no chat template),
+    each with the JSON body vLLM sends."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -185,17 +207,22 @@ class TruthScript(BaseModel):
     crash_above_running: int | None = Field(default=None, ge=1)
     log_stats_kv_percent: float | None = Field(default=None, ge=0, le=100)
     max_running: int | None = Field(default=None, ge=1)
+    garbage: dict[Literal["/metrics", "/v1/models", "/tokenize"], list[int]] = Field(default_factory=dict)
+    serve_models: bool = False
+    serve_tokenizer: bool = False
+    apis: list[EndpointPath] | None = None
+    refuse_status: Literal[400, 404] = 404
 
     def plan_for(self, body: dict[str, Any]) -> ResponsePlan:
-        """The plan for one request body: ``by_prompt`` on the last user message, else ``default``,
-        then the body's own ``specscope_truth`` overrides."""
+        """The plan for one request body: ``by_prompt`` on the last user message (a completions ``prompt``, a
+        Responses ``input``: :func:`specscope.truth.dialects.prompt_text`), else ``default``, then the body's own
+        ``specscope_truth`` overrides."""
+        from specscope.truth.dialects import prompt_text
+
         plan = self.default
-        msgs = body.get("messages") or []
-        users = [m for m in msgs if isinstance(m, dict) and m.get("role") == "user"]
-        if users:
-            text = users[-1].get("content")
-            if isinstance(text, str) and text in self.by_prompt:
-                plan = self.by_prompt[text]
+        text = prompt_text(body)
+        if isinstance(text, str) and text in self.by_prompt:
+            plan = self.by_prompt[text]
         override = body.get("specscope_truth")
         if isinstance(override, dict) and override:
             plan = ResponsePlan.model_validate({**plan.model_dump(), **override})

@@ -4,15 +4,22 @@ Built on ``aiohttp.web``. Endpoints:
 
 - ``POST /v1/chat/completions``: streams the response planned by the :class:`~specscope.truth.script.TruthScript`
   (see :class:`~specscope.truth.script.ResponsePlan` for what can be programmed).
+- ``POST /v1/completions`` and ``POST /v1/responses``: the same plan in those APIs' streams
+  (:mod:`specscope.truth.dialects`); the script's ``apis`` serves only some of the three, the others are refused
+  (404 or 400 with a JSON body like vLLM's).
 - ``GET /metrics``: Prometheus text with exact speculative-decoding counters per ``engine`` label, generated
   with ``prometheus_client`` custom metric families (vLLM names, or llama.cpp names without labels).
+- ``GET /metrics`` with the style ``trtllm_json`` and ``GET /perf_metrics``: TensorRT-LLM's JSON bodies, drained on
+  read (:mod:`specscope.truth.drained`).
+- ``GET /slots``: llama-server's slots with the script's ``slots_n_max`` (404 without it).
 - ``GET /health``: 200.
 - ``GET /truth/log``: JSON list of what was served, one item per request: ``arrival_ns`` (perf_counter_ns
   when the handler started), ``slot_ns`` (when the response got a generation slot: ``arrival_ns`` unless the
   script's ``max_running`` made it wait), ``writes`` = ``[[t_ns, kind, tokens, bytes], ...]`` (t_ns read just
   before each write; kind ``role`` / ``content`` / ``reasoning`` / ``finish`` / ``usage`` / ``done`` / ``raw``, a
   scripted ``inject_events`` text), ``end_ns``, ``output_tokens``, ``status``, ``dropped``, ``prompt`` (the last
-  message's content) and ``messages`` (the request's messages as received). ``perf_counter_ns`` is CLOCK_MONOTONIC
+  message's content), ``messages`` (the request's messages as received) and ``max_tokens`` (the request's
+  ``max_completion_tokens``, else ``max_tokens``; None when it sent neither). ``perf_counter_ns`` is CLOCK_MONOTONIC
   on Linux, so these instants compare directly with a client's readings in another process of the same machine.
 - ``POST /truth/script`` (JSON TruthScript): replace the programme; ``POST /truth/reset``: all counters to 0
   (a server restart as seen from /metrics; ``?engine=E``: only engine E's, a data-parallel engine restart,
@@ -41,6 +48,10 @@ from typing import Any
 from aiohttp import web
 from prometheus_client import CollectorRegistry, generate_latest
 
+from specscope.seam.target import GAUGE_USER_AGENT
+from specscope.truth import dialects
+from specscope.truth.dialects import CHAT, COMPLETIONS, RESPONSES
+from specscope.truth.endpoints import add_engine_routes
 from specscope.truth.script import ResponsePlan, TruthScript
 from specscope.truth.spec_shapes import per_request_fields, vllm_timing_metrics
 from specscope.truth.state import TruthState
@@ -61,14 +72,6 @@ async def _sleep_until(target_ns: int, precise: bool) -> None:
             await asyncio.sleep(0)
 
 
-def _event(obj: dict[str, Any]) -> bytes:
-    return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
-
-
-def _choice_event(head: dict[str, Any], delta: dict[str, Any], finish: str | None = None) -> bytes:
-    return _event({**head, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]})
-
-
 def _start_record(state: TruthState, body: dict[str, Any], plan: ResponsePlan, arrival_ns: int) -> dict[str, Any]:
     """The truth-log entry of one request (appended to the log when the script records)."""
     state.n_requests += 1
@@ -80,8 +83,11 @@ def _start_record(state: TruthState, body: dict[str, Any], plan: ResponsePlan, a
         "output_tokens": 0,
         "dropped": False,
         "end_ns": None,
-        "prompt": (body.get("messages") or [{}])[-1].get("content"),
+        "prompt": dialects.prompt_text(body, user=False),
         "messages": body.get("messages"),
+        "model": body.get("model"),
+        "body": body,
+        "max_tokens": body.get("max_completion_tokens", body.get("max_tokens")),
     }
     if state.script.record:
         state.log.append(rec)
@@ -129,8 +135,7 @@ async def _token_chunks(
         kind = "reasoning" if sent_tokens + k <= plan.reasoning_tokens else "content"
         data = cache.get((kind, k))
         if data is None:  # built before the deadline, so the write goes out on time
-            field = plan.reasoning_field if kind == "reasoning" else "content"
-            data = cache[(kind, k)] = _choice_event(head["event"], {field: " x" * k})
+            data = cache[(kind, k)] = head["token"](kind, " x" * k)
         await _sleep_until(target, True)
         await write(kind, k, data)
         sent_tokens += k
@@ -153,13 +158,20 @@ def _timing_metrics(rec: dict[str, Any], sent_tokens: int) -> dict[str, float]:
 async def _finish(
     plan: ResponsePlan, head: dict[str, Any], write: _Writer, sent_tokens: int, rec: dict[str, Any]
 ) -> None:
-    """The finish chunk, the usage chunk and ``[DONE]``, each as the plan says."""
+    """The finish chunk, the usage chunk and ``[DONE]``, each as the plan says (a Responses stream: its terminal
+    event, :func:`specscope.truth.dialects.responses_end`)."""
     reported = plan.usage_completion_tokens if plan.usage_completion_tokens is not None else sent_tokens
     usage = {
         "prompt_tokens": plan.prompt_tokens,
         "total_tokens": plan.prompt_tokens + reported,
         "completion_tokens": reported,
     }
+    if head.get("object") == "response":  # its terminal event (none without a finish reason), never [DONE]
+        if plan.finish_reason is not None:
+            shown = None if plan.usage == "absent" else usage
+            reasoning = min(plan.reasoning_tokens, usage["completion_tokens"])
+            await write("finish", 0, dialects.responses_end(head, plan.finish_reason, shown, reasoning))
+        return
     timings, choice_fields = per_request_fields(plan, sent_tokens)  # every engine's per-response spec fields
     if plan.spec_steps_accepted is not None:
         from specscope.truth.spec_steps import spec_step_fields
@@ -169,19 +181,32 @@ async def _finish(
     if plan.per_request_metrics:  # vLLM --enable-per-request-metrics: the timing fields, then speculative_decoding
         timings["metrics"] = {**_timing_metrics(rec, sent_tokens), **timings.get("metrics", {})}
     if plan.finish_reason is not None or plan.usage == "last_choice_chunk":
-        choice = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": plan.finish_reason, **choice_fields}
-        fin = {**head, "choices": [choice]}
+        fin = {**head, "choices": [{**dialects.finish_choice(head, plan.finish_reason), **choice_fields}]}
         if plan.usage == "last_choice_chunk":
             fin.update({"usage": usage, **timings})
-        await write("finish", 0, _event(fin))
+        await write("finish", 0, dialects.event(fin))
     if plan.usage == "final_chunk":
-        await write("usage", 0, _event({**head, "choices": [], "usage": usage, **timings}))
+        await write("usage", 0, dialects.event({**head, "choices": [], "usage": usage, **timings}))
     if plan.send_done:
         await write("done", 0, b"data: [DONE]\n\n")
 
 
-async def _chat(request: web.Request) -> web.StreamResponse:
-    """One chat request, counted in flight; past the script's ``crash_above_running`` the process exits."""
+def _api(path: str) -> Callable[[web.Request], Any]:
+    """The handler of one API: refused when the script's ``apis`` leaves it out, else streamed in its dialect."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        state: TruthState = request.app["state"]
+        apis = state.script.apis
+        if apis is not None and path not in apis:
+            status = state.script.refuse_status
+            return web.json_response(dialects.refusal(status), status=status)
+        return await _chat(request, path)
+
+    return handler
+
+
+async def _chat(request: web.Request, path: str = CHAT) -> web.StreamResponse:
+    """One request, counted in flight; past the script's ``crash_above_running`` the process exits."""
     state: TruthState = request.app["state"]
     limit = state.script.crash_above_running
     if limit is not None and state.in_flight >= limit:
@@ -196,24 +221,25 @@ async def _chat(request: web.Request) -> web.StreamResponse:
             flush=True,
         )
     try:
-        return await _serve_chat(request, state)
+        return await _serve_chat(request, state, path)
     finally:
         state.in_flight -= 1
 
 
-async def _serve_chat(request: web.Request, state: TruthState) -> web.StreamResponse:
+async def _serve_chat(request: web.Request, state: TruthState, path: str = CHAT) -> web.StreamResponse:
     arrival_ns = perf_counter_ns()
     body = json.loads(await request.read())
     plan = state.script.plan_for(body)
     rec = _start_record(state, body, plan, arrival_ns)
     rec["authorization"] = request.headers.get("Authorization")  # what the client sent (API key tests)
+    rec["path"] = path
     if plan.status != 200:
         rec["end_ns"] = perf_counter_ns()
-        return web.json_response({"error": {"message": "scripted failure", "code": plan.status}}, status=plan.status)
+        return web.json_response({"error": {"message": plan.error_message, "code": plan.status}}, status=plan.status)
 
-    event_head = {"id": rec["id"], "object": "chat.completion.chunk", "created": 1767225600}
-    event_head["model"] = body.get("model") or "truth"
-    max_tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or 16)
+    heads = dialects.stream_heads(path, rec["id"], body.get("model") or "truth", plan.reasoning_field)
+    event_head = heads["event"]
+    max_tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or body.get("max_output_tokens") or 16)
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     await resp.prepare(request)
     write = _Writer(state, resp, rec)
@@ -224,10 +250,13 @@ async def _serve_chat(request: web.Request, state: TruthState) -> web.StreamResp
         raise
     start_ns = rec["slot_ns"] = perf_counter_ns() if waited else arrival_ns  # the plan's timings start here
     try:
-        if plan.role_ms is not None:
+        if plan.role_ms is not None and path != COMPLETIONS:  # a completions stream has no role chunk
             await _sleep_until(start_ns + int(plan.role_ms * 1e6), True)
-            await write("role", 0, _choice_event(event_head, {"role": "assistant", "content": ""}))
-        sent = await _token_chunks(request, plan, {"event": event_head, "max_tokens": max_tokens}, write, start_ns)
+            if path == RESPONSES:
+                await write("role", 0, dialects.responses_start(rec["id"], event_head["model"]))
+            else:
+                await write("role", 0, dialects.choice_event(event_head, {"role": "assistant", "content": ""}))
+        sent = await _token_chunks(request, plan, {**heads, "max_tokens": max_tokens}, write, start_ns)
         if sent is None:
             rec["dropped"] = True
             return resp
@@ -235,7 +264,7 @@ async def _serve_chat(request: web.Request, state: TruthState) -> web.StreamResp
         if plan.hang_ms > 0:
             await asyncio.sleep(plan.hang_ms / 1e3)
         await _finish(plan, event_head, write, sent, rec)
-        state.add(plan, sent)
+        state.add(plan, sent, rec["id"])
         state.observe_queue(plan.engine, (start_ns - arrival_ns) / 1e9)
         await resp.write_eof()
         return resp
@@ -247,10 +276,67 @@ async def _serve_chat(request: web.Request, state: TruthState) -> web.StreamResp
         state.release(plan.engine, epoch)
 
 
+GARBAGE_PAGE = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>\n"
+_TRUTH_CONTEXT_TOKENS = 4096
+
+
+def _garbage(state: TruthState, path: str, request: web.Request) -> web.Response | None:
+    """The proxy error page (HTTP 200, text/html) when the script says this request of ``path`` gets it; the gauge
+    sampler's reads (its User-Agent, several a second while streams run) are not counted, so the numbers name the
+    cells' own scrapes whatever the timing."""
+    if request.headers.get("User-Agent") == GAUGE_USER_AGENT:
+        return None
+    n = state.path_requests.get(path, 0)
+    state.path_requests[path] = n + 1
+    if n in state.script.garbage.get(path, ()):  # type: ignore[call-overload]
+        return web.Response(body=GARBAGE_PAGE, content_type="text/html")
+    return None
+
+
+async def _models(request: web.Request) -> web.Response:
+    state: TruthState = request.app["state"]
+    if not state.script.serve_models:
+        raise web.HTTPNotFound(text="no /v1/models\n")
+    bad = _garbage(state, "/v1/models", request)
+    if bad is not None:
+        return bad
+    model = {"id": state.script.metrics.model_name, "object": "model", "max_model_len": _TRUTH_CONTEXT_TOKENS}
+    return web.json_response({"object": "list", "data": [model]})
+
+
+async def _tokenize(request: web.Request) -> web.Response:
+    state: TruthState = request.app["state"]
+    if not state.script.serve_tokenizer:
+        raise web.HTTPNotFound(text="no /tokenize\n")
+    bad = _garbage(state, "/tokenize", request)
+    if bad is not None:
+        return bad
+    body = await request.json()
+    msgs = body.get("messages") if isinstance(body, dict) else None
+    text = " ".join(str(m.get("content", "")) for m in msgs or [] if isinstance(m, dict)) or str(body.get("prompt", ""))
+    ids = [state.vocab.setdefault(word, len(state.vocab)) for word in text.split()]
+    return web.json_response({"count": len(ids), "max_model_len": _TRUTH_CONTEXT_TOKENS, "tokens": ids})
+
+
+async def _detokenize(request: web.Request) -> web.Response:
+    state: TruthState = request.app["state"]
+    if not state.script.serve_tokenizer:
+        raise web.HTTPNotFound(text="no /detokenize\n")
+    words = {i: w for w, i in state.vocab.items()}
+    body = await request.json()
+    return web.json_response({"prompt": " ".join(words.get(int(t), "?") for t in body.get("tokens") or [])})
+
+
 async def _metrics(request: web.Request) -> web.Response:
     state: TruthState = request.app["state"]
     if not state.script.metrics.enabled:
         raise web.HTTPNotFound(text="metrics disabled\n")
+    bad = _garbage(state, "/metrics", request)
+    if bad is not None:
+        return bad
+    if state.script.metrics.style == "trtllm_json":  # trtllm-serve's iteration stats: drained on read
+        running, waiting = sum(state.running.values()), sum(state.waiting.values())
+        return web.json_response(state.drained.drain_iterations(running, waiting))
     reg = CollectorRegistry(auto_describe=False)
     reg.register(state)
     return web.Response(body=generate_latest(reg), content_type="text/plain", charset="utf-8")
@@ -285,8 +371,13 @@ def make_app(script: TruthScript) -> web.Application:
     """The aiohttp application serving ``script`` (state in ``app["state"]``, a :class:`TruthState`)."""
     app = web.Application()
     app["state"] = TruthState(script)
-    app.router.add_post("/v1/chat/completions", _chat)
+    for path in (CHAT, COMPLETIONS, RESPONSES):
+        app.router.add_post(path, _api(path))
     app.router.add_get("/metrics", _metrics)
+    app.router.add_get("/v1/models", _models)
+    app.router.add_post("/tokenize", _tokenize)
+    app.router.add_post("/detokenize", _detokenize)
+    add_engine_routes(app)
     app.router.add_get("/health", _health)
     app.router.add_get("/truth/log", _log)
     app.router.add_post("/truth/script", _set_script)

@@ -190,7 +190,11 @@ def vllm_speculative_decoding(
 
 
 def sglang_families(
-    counters: Mapping[str, Mapping[str, Any]], running: Mapping[str, int], model_name: str, *, verify: bool = True
+    counters: Mapping[str, Mapping[str, Any]],
+    gauges: tuple[Mapping[str, int], Mapping[str, int]],
+    model_name: str,
+    *,
+    verify: bool = True,
 ) -> Iterator[Any]:
     """SGLang's ``/metrics`` families from the truth server's per-engine sums (``engine`` -> ``generation``,
     ``prompt``, ``drafts``, ``draft_tokens``, ``accepted``); labels ``model_name`` as SGLang's collector has. The one
@@ -205,20 +209,20 @@ def sglang_families(
         yield fam
     length = 1.0 + total["accepted"] / total["drafts"] if total["drafts"] else 0.0
     rate = total["accepted"] / total["draft_tokens"] if total["draft_tokens"] else 0.0
-    gauges = {
-        "num_running_reqs": float(sum(running.values())),
-        "num_queue_reqs": 0.0,
+    values = {
+        "num_running_reqs": float(sum(gauges[0].values())),
+        "num_queue_reqs": float(sum(gauges[1].values())),
         "spec_accept_length": length,
         "spec_accept_rate": rate,
     }
-    for name, value in gauges.items():
+    for name, value in values.items():
         g = GaugeMetricFamily(f"sglang:{name}", f"truth: {name}", labels=["model_name"])
         g.add_metric([model_name], value)
         yield g
 
 
 def trtllm_families(
-    counters: Mapping[str, Mapping[str, Any]], running: Mapping[str, int], model_name: str
+    counters: Mapping[str, Mapping[str, Any]], gauges: tuple[Mapping[str, int], Mapping[str, int]], model_name: str
 ) -> Iterator[Any]:
     """TensorRT-LLM's ``/prometheus/metrics`` speculative families (``tensorrt_llm/metrics/collector.py``, the March
     2026 set): the draft and accepted token counters, the acceptance-length gauge, the running / waiting gauges; no
@@ -232,12 +236,12 @@ def trtllm_families(
         fam.add_metric([model_name], total[key])
         yield fam
     length = 1.0 + total["accepted"] / total["drafts"] if total["drafts"] else 0.0
-    gauges = {
-        "num_requests_running": float(sum(running.values())),
-        "num_requests_waiting": 0.0,
+    values = {
+        "num_requests_running": float(sum(gauges[0].values())),
+        "num_requests_waiting": float(sum(gauges[1].values())),
         "spec_decode_acceptance_length": length,
     }
-    for name, value in gauges.items():
+    for name, value in values.items():
         g = GaugeMetricFamily(f"trtllm_{name}", f"truth: {name}", labels=["model_name"])
         g.add_metric([model_name], value)
         yield g

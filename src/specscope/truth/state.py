@@ -11,6 +11,7 @@ from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
+from specscope.truth.drained import DrainedLogs
 from specscope.truth.script import ResponsePlan, TruthScript
 from specscope.truth.spec_shapes import sglang_families, trtllm_families
 
@@ -29,6 +30,8 @@ class TruthState:
     def __init__(self, script: TruthScript):
         self.script = script
         self.log: list[dict[str, Any]] = []
+        self.path_requests: dict[str, int] = {}  # requests seen per path (the script's ``garbage`` numbers)
+        self.vocab: dict[str, int] = {}  # /tokenize: one token per whitespace-separated word, ids in first-seen order
         self.n_requests = 0
         self.chunks_sent = 0
         self.in_flight = 0  # chat requests being served now (the script's crash_above_running)
@@ -40,6 +43,7 @@ class TruthState:
         self.queue: dict[str, tuple[float, int]] = {}  # per engine: (sum of queue times s, finished responses)
         self.created: dict[str, float] = {}
         self.births: dict[str, int] = {}
+        self.drained = DrainedLogs()  # the drain-on-read endpoints (``/metrics`` style ``trtllm_json``)
         self.reset_counters()
 
     def reset_counters(self, engine: str | None = None) -> None:
@@ -122,8 +126,10 @@ class TruthState:
                 return
         self.running[engine] -= 1
 
-    def add(self, plan: ResponsePlan, output_tokens: int) -> None:
+    def add(self, plan: ResponsePlan, output_tokens: int, request_id: str = "") -> None:
         c = self.engine(plan.engine)
+        gauges = (sum(self.running.values()), sum(self.waiting.values()))
+        self.drained.record(request_id, plan.drafts, plan.draft_tokens, sum(plan.accepted_per_position), gauges)
         c["drafts"] += plan.drafts
         c["draft_tokens"] += plan.draft_tokens
         c["accepted"] += sum(plan.accepted_per_position)
@@ -154,10 +160,12 @@ class TruthState:
     def collect(self) -> Iterator[Any]:
         m = self.script.metrics
         if m.style in ("sglang", "sglang_gauges"):
-            yield from sglang_families(self.counters, self.running, m.model_name, verify=m.style == "sglang")
+            yield from sglang_families(
+                self.counters, (self.running, self.waiting), m.model_name, verify=m.style == "sglang"
+            )
             return
         if m.style == "trtllm":
-            yield from trtllm_families(self.counters, self.running, m.model_name)
+            yield from trtllm_families(self.counters, (self.running, self.waiting), m.model_name)
             return
         if m.style == "vllm":
             p, lab = "vllm:", ["engine", "model_name"]

@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from specscope.errors import ConfigError, ServerError
+from specscope.seam.answers import A, DetokenizeAnswer, TemplateAnswer, TokenCount, TokenIds, read_answer
 from specscope.workload.prompt import Prompt
 
 __all__ = ["parse_context", "context_label", "ContextBuilder", "TOLERANCE_TOKENS", "source_text"]
@@ -31,6 +32,8 @@ __all__ = ["parse_context", "context_label", "ContextBuilder", "TOLERANCE_TOKENS
 TOLERANCE_TOKENS = 4
 _LEAD = "\n\nBackground material (read it, then answer the request above):\n\n"
 _MAX_ROUNDS = 6
+ANSWER_TRIES = 3  # a tokenizer endpoint's bad bodies asked again before the run is refused
+_BAD_ANSWER_FIX = "check what answers in front of the server (a proxy's error page?), or drop --context-tokens"
 
 
 def parse_context(text: str) -> int:
@@ -88,26 +91,40 @@ class ContextBuilder:
     def __init__(self, http: httpx.AsyncClient, base_url: str, model: str, server_kind: str) -> None:
         self.http, self.base, self.model, self.llamacpp = http, base_url.rstrip("/"), model, server_kind == "llamacpp"
 
-    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        try:
-            resp = await self.http.post(self.base + path, json=body)
-            resp.raise_for_status()
-        except httpx.HTTPError as exc:
-            raise ServerError(
-                f"the server cannot count tokens ({path})",
-                found=str(exc) or type(exc).__name__,
-                expected="llama.cpp or vLLM tokenizer endpoints",
-                fix="drop --context-tokens for this server",
-            ) from None
-        out: dict[str, Any] = resp.json()
-        return out
+    async def _post(self, path: str, body: dict[str, Any], shape: type[A]) -> A:
+        """``path``'s answer to ``body`` as the typed record ``shape`` (:mod:`specscope.seam.answers`).
+
+        A body that is not the expected JSON (a proxy's error page, a cut body) is asked again, up to
+        :data:`ANSWER_TRIES` times in all: counting tokens has no side effect, and one bad answer of a busy proxy
+        must not end a run before its first cell (issue 37).
+
+        Raises:
+            ServerError: the server has no such endpoint, or answered :data:`ANSWER_TRIES` bad bodies.
+        """
+        for attempt in range(ANSWER_TRIES):
+            try:
+                resp = await self.http.post(self.base + path, json=body)
+                resp.raise_for_status()
+            except httpx.HTTPError as exc:
+                raise ServerError(
+                    f"the server cannot count tokens ({path})",
+                    found=str(exc) or type(exc).__name__,
+                    expected="llama.cpp or vLLM tokenizer endpoints",
+                    fix="drop --context-tokens for this server",
+                ) from None
+            try:
+                return read_answer(shape, resp.content, path=path, fix=_BAD_ANSWER_FIX)
+            except ServerError:
+                if attempt + 1 == ANSWER_TRIES:
+                    raise
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     async def count(self, messages: list[dict[str, str]]) -> int:
         """Input tokens of the chat-templated ``messages`` (tokens)."""
         if self.llamacpp:
-            rendered = (await self._post("/apply-template", {"messages": messages}))["prompt"]
-            return len((await self._post("/tokenize", {"content": rendered}))["tokens"])
-        return int((await self._post("/tokenize", {"model": self.model, "messages": messages}))["count"])
+            rendered = (await self._post("/apply-template", {"messages": messages}, TemplateAnswer)).prompt
+            return len((await self._post("/tokenize", {"content": rendered}, TokenIds)).tokens)
+        return (await self._post("/tokenize", {"model": self.model, "messages": messages}, TokenCount)).count
 
     async def window(self) -> int | None:
         """The context one request may fill (tokens), as the server reports it: llama.cpp ``GET /props`` ->
@@ -144,12 +161,12 @@ class ContextBuilder:
 
     async def _tokens(self, text: str) -> list[int]:
         body = {"content": text} if self.llamacpp else {"model": self.model, "prompt": text}
-        return list((await self._post("/tokenize", body))["tokens"])
+        return list((await self._post("/tokenize", body, TokenIds)).tokens)
 
     async def _text(self, tokens: list[int]) -> str:
         body: dict[str, Any] = {"tokens": tokens} if self.llamacpp else {"model": self.model, "tokens": tokens}
-        out = await self._post("/detokenize", body)
-        return str(out.get("content", out.get("prompt", "")))
+        out = await self._post("/detokenize", body, DetokenizeAnswer)
+        return out.text
 
     async def extend(self, prompt: Prompt, target: int, index: int) -> Prompt:
         """``prompt`` with its last user message extended so the templated prompt has ``target`` tokens.

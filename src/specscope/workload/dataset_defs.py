@@ -2,7 +2,7 @@
 
 Every fact here was read from the dataset's own definition at a named revision (``source`` of each
 :class:`DatasetDef`); each column says what specscope does with it (``read``, or ``ignored`` with the reason), so
-``docs/WORKLOADS.md`` and the refusals name the same columns:
+``docs/workloads.md`` and the refusals name the same columns:
 
 * SPEED-Bench: the dataset card's ``dataset_info`` of ``nvidia/SPEED-Bench`` (revision ``487aa718`` as pinned by
   SGLang's SPEED-Bench loader; PR #8 "SPEED-Bench v1.1" changed only the throughput ``src_id`` values), the
@@ -40,6 +40,8 @@ __all__ = [
     "MT_BENCH_CATEGORIES",
     "tier_of",
     "require_columns",
+    "category_list",
+    "categories_against",
 ]
 
 #: The text SPEED-Bench ships in place of a turn whose source forbids redistribution (a prompt template may follow
@@ -219,3 +221,27 @@ def require_columns(
         if close
         else f"pass the {name} files as published with --dataset-path",
     )
+
+
+def category_list(name: str, config: str | None) -> tuple[frozenset[str], str] | None:
+    """The full list of row categories dataset ``name`` publishes in ``config`` and its name in words (None: the
+    dataset has no fixed list: Blazedit's sizes and InstructCoder's one category are derived by specscope)."""
+    if name == "speed-bench":
+        if config == "qualitative":
+            return SPEED_QUALITATIVE, "the qualitative categories"
+        return SPEED_THROUGHPUT, "the throughput entropy tiers"
+    if name == "spec-bench":
+        return frozenset(SPEC_BENCH_TASKS), "Spec-Bench's categories"
+    if name == "mt-bench":
+        return MT_BENCH_CATEGORIES, "MT-Bench's categories"
+    return None
+
+
+def categories_against(name: str, config: str | None, found: Iterable[str]) -> dict[str, list[str]] | None:
+    """The row categories ``found`` named against the dataset's full list: ``{"present", "missing", "full_list"}``
+    (sorted names; a subset file runs, and the run says which categories it lacks). None: no fixed list."""
+    want = category_list(name, config)
+    if want is None:
+        return None
+    present = sorted(set(found))
+    return {"present": present, "missing": sorted(want[0] - set(present)), "full_list": sorted(want[0])}

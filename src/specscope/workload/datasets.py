@@ -31,19 +31,28 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
+from specscope.workload.dataset_check import check_json_file, check_regular
 from specscope.workload.dataset_defs import (
     DATASETS,
-    MT_BENCH_CATEGORIES,
-    SPEC_BENCH_TASKS,
     SPEED_QUALITATIVE,
     SPEED_THROUGHPUT,
+    categories_against,
+    category_list,
     require_columns,
     tier_of,
 )
 from specscope.workload.dataset_rows import DatasetRow, Refusal, row_reader
 from specscope.workload.prompt import Prompt
 
-__all__ = ["DatasetSpec", "DatasetLoad", "parse_dataset_spec", "load_dataset", "load_dataset_prompts", "refusal_error"]
+__all__ = [
+    "DatasetSpec",
+    "DatasetLoad",
+    "parse_dataset_spec",
+    "load_dataset",
+    "load_dataset_prompts",
+    "refusal_error",
+    "dataset_categories",
+]
 
 _FIXES = {
     "placeholder": "fill the placeholder turns from their source with SPEED-Bench's prepare step (NeMo-Skills "
@@ -145,6 +154,7 @@ def _folder_files(path: Path) -> list[Path]:
 def _local_files(path: Path, spec: DatasetSpec) -> list[Path]:
     """The data files of ``spec`` under ``path``: the file itself; in a folder, the hub layout ``CONFIG/`` or a
     prepared ``CONFIG.jsonl`` / ``CONFIG.parquet`` when the config has one, else :func:`_folder_files`."""
+    check_regular(path, spec.label())
     if path.is_file():
         return [path]
     files: list[Path] = []
@@ -220,6 +230,9 @@ def _read_local(lib: Any, spec: DatasetSpec, files: Sequence[Path]) -> Any:
             fix="download the file again, or pass --dataset-path to the folder that holds the data",
         )
     builder = "parquet" if files[0].suffix == ".parquet" else "json"
+    if builder == "json":
+        for f in files:
+            check_json_file(f, spec.label())
     try:
         return lib.load_dataset(builder, data_files=[str(f) for f in files], split="train")
     except (lib.exceptions.DatasetsError, StopIteration, ValueError, TypeError, KeyError, OSError) as exc:
@@ -258,21 +271,9 @@ def _check_columns(spec: DatasetSpec, columns: list[str]) -> None:
     require_columns(spec.name, spec.label(), columns, needed, known)
 
 
-def _expected_categories(spec: DatasetSpec) -> tuple[frozenset[str], str] | None:
-    if spec.name == "speed-bench":
-        if spec.config == "qualitative":
-            return SPEED_QUALITATIVE, "the qualitative categories"
-        return SPEED_THROUGHPUT, "the throughput entropy tiers"
-    if spec.name == "spec-bench":
-        return frozenset(SPEC_BENCH_TASKS), "Spec-Bench's categories"
-    if spec.name == "mt-bench":
-        return MT_BENCH_CATEGORIES, "MT-Bench's categories"
-    return None
-
-
 def _check_categories(spec: DatasetSpec, rows: Sequence[dict[str, Any]]) -> None:
     """Refuse a file whose categories are not the config's (a throughput file given as qualitative, and back)."""
-    want = _expected_categories(spec)
+    want = category_list(spec.name, spec.config)
     if want is None:
         return
     expected, words = want
@@ -340,6 +341,7 @@ def _prompts(spec: DatasetSpec, kept: Sequence[DatasetRow]) -> dict[str, list[Pr
         workload = f"{spec.name}.{row.category}"
         bucket = out.setdefault(workload, [])
         meta: dict[str, Any] = {"source": spec.label(), "question_id": row.row_id, "category": row.category, **row.meta}
+        meta["row_id"] = row.row_id
         if spec.config:
             meta["config"] = spec.config
         pid = f"{workload}-{len(bucket):04d}"
@@ -371,6 +373,7 @@ def _load(spec: DatasetSpec, path: str | None, stamp: tuple[float, ...], drop_ba
         "rows_total": len(rows),
         "rows_used": len(kept),
         "rows_refused": [r.to_dict() for r in refused],
+        "categories": categories_against(spec.name, spec.config, (str(r.get("category")) for r in rows)),
         "definition": d.source,
     }
     return DatasetLoad(spec, _prompts(spec, kept), tuple(refused), provenance)
@@ -397,3 +400,10 @@ def load_dataset_prompts(
 ) -> dict[str, list[Prompt]]:
     """Workload name (``"<dataset>.<category>"``) -> its prompts (:func:`load_dataset` without the provenance)."""
     return load_dataset(spec, path, drop_bad_rows=drop_bad_rows).workloads
+
+
+def dataset_categories(load: DatasetLoad) -> dict[str, list[str]] | None:
+    """The row categories of ``load`` against its dataset's full list (``present``, ``missing``, ``full_list``;
+    :func:`specscope.workload.dataset_defs.categories_against`); None for a dataset without a fixed list."""
+    cats = load.provenance.get("categories")
+    return dict(cats) if cats is not None else None

@@ -42,6 +42,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.readfile import DamagedGzip, FileTooLarge, read_error_text, read_text_maybe_gzip, split_lines
+from specscope.workload.census import BAILIAN_FIELDS, BAILIAN_REFUSAL
 from specscope.workload.prompt import is_int_in
 
 __all__ = [
@@ -156,6 +157,9 @@ def _format_of(path: Path, first: dict[str, Any] | list[str]) -> str:
         return "azure"
     if {"Timestamp", "Request tokens", "Response tokens"} <= keys:
         return "burstgpt"
+    if keys.issuperset(BAILIAN_FIELDS):  # Mooncake's columns, but seconds: never replayed 1000 times too fast
+        raise ConfigError(f"{path} is {BAILIAN_REFUSAL[0]}", found=f"columns {', '.join(sorted(keys))}",
+                          expected=_EXPECTED, fix=BAILIAN_REFUSAL[1])  # fmt: skip
     if "timestamp" in keys and "output_length" in keys and keys & {"input_length", "text_input"}:
         return "mooncake"
     if "arrival_s" in keys and "output_tokens" in keys and keys & {"input_tokens", "text"}:
@@ -298,6 +302,8 @@ def _read(path: Path) -> tuple[str, list[tuple[int, TraceRequest] | Refused]]:
             rec = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise _bad(path, line, f"invalid JSON ({exc.msg})", "one JSON object per line") from None
+        except RecursionError:  # nested deeper than Python's parser goes (a fuzzed line 5,000 brackets deep)
+            raise _bad(path, line, "JSON nested too deep", "one flat JSON object per line") from None
         if not isinstance(rec, dict):
             raise _bad(path, line, type(rec).__name__, "a JSON object")
         fmt = fmt or _format_of(path, rec)

@@ -25,9 +25,23 @@ A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is 
 answers before the last user turn stay in the history that is sent. Optional fields of a JSON object:
 ``max_tokens`` (int >= 1, this prompt's cap in tokens, overrides ``--max-tokens``) and ``category`` (str, kept in
 ``Prompt.meta["category"]``); ``id`` / ``question_id`` / ``session_id`` are kept in ``Prompt.meta["id"]``.
+Every prompt's row id (``Prompt.meta["row_id"]``, recorded with each request sent: :mod:`specscope.workload.rows`)
+is that id as text, else ``"line N"`` / ``"item N"``; an id that repeats in the file is ``"ID (line N)"`` on each of
+its rows.
+
+The layouts of other tools' benchmark clients (:mod:`specscope.workload.census`, one home for their field names)
+are read too: GuideLLM's text columns (``question``, ``input``, ``context``, ``content``, ``conversation``, ``turn``),
+``chat_messages`` and system prefix (``system_prompt`` / ``system`` / ``prefix``, sent as a system message); AIPerf's
+``texts`` (joined with a newline) and multi-turn ``turns`` of ``{"text" | "texts", "output_length"}``; SGLang's
+``conversation`` (ShareGPT turns under that key); AIPerf's ``inputs.json`` (one JSON object: every payload a row); a
+``.csv`` file by its header (never a prompt). A per-row output
+length (:data:`specscope.workload.census.OUTPUT_LENGTH_FIELDS`) is that row's ``max_tokens``; a row that ends with a
+recorded answer and names none keeps the answer in ``meta["recorded_answer"]`` (``bench`` asks for its token count);
+arrival times (``meta["timing_fields"]``) and AIPerf's ``extra`` (``meta["unsent_fields"]``) are named in a warning.
+Media, an AIPerf ``payload``, a trace row, a trace CSV and a binary file are refused by name with the fix.
 
 A malformed record is a :class:`~specscope.errors.ConfigError` naming the file and the 1-based line number (in an
-array file: the item number).
+array file: the item number; in a CSV file: the line).
 
 Reading (issue 29): the file is a regular UTF-8 file of at most :data:`MAX_FILE_BYTES`, gzip-compressed or not (told by
 its magic bytes; its decompressed text is held to the same limit: :func:`specscope.readfile.read_text_maybe_gzip`); a
@@ -42,19 +56,32 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip, split_lines
-from specscope.workload.prompt import Prompt, is_int_in
+from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
+from specscope.workload.prompt import Prompt
+from specscope.workload.userfile_fields import (
+    MAX_TOKENS_CAP,
+    bad_row,
+    check_row_kind,
+    csv_records,
+    inputs_json_records,
+    is_csv,
+    output_length,
+    system_prefix,
+    texts_of,
+    timing_fields,
+    unsent_fields,
+)
 
 __all__ = ["load_prompt_file", "parse_workload_specs", "file_fingerprint", "MAX_FILE_BYTES", "MAX_TOKENS_CAP"]
 
 #: the largest prompt file read (bytes).
 MAX_FILE_BYTES = 1 << 30
-#: the largest ``max_tokens`` a record may ask for (engines keep it in a 32-bit integer).
-MAX_TOKENS_CAP = 2**31 - 1
 #: the longest integer literal parsed (Python refuses past 4,300 digits with a ValueError).
 MAX_INT_DIGITS = 40
 
@@ -76,8 +103,6 @@ _SHAREGPT_ROLES = {
     "system": "system",
 }
 _CHAT_ROLES = {"system": "system", "user": "user", "assistant": "assistant", "developer": "system"}
-#: Fields that hold one prompt, in the order they are tried.
-_PROMPT_FIELDS = ("prompt", "text", "text_input")
 
 
 def parse_workload_specs(specs: list[str]) -> dict[str, str]:
@@ -125,6 +150,15 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
         ConfigError: a malformed record (the message names the file and line or item number), or no prompt at all.
     """
     path = Path(path)
+    if path.suffix.lower() in BINARY_SUFFIXES:
+        raise ConfigError(
+            f"workload file {path} is a binary dataset file ({path.suffix}: GuideLLM reads it with the datasets "
+            "library)",
+            found=path.name,
+            expected="JSON Lines, one JSON array, CSV with a header, or text lines",
+            fix="convert it to JSON Lines (one record per row, the same column names), e.g. "
+            "datasets.Dataset.from_parquet(FILE).to_json(OUT.jsonl); a published dataset: --dataset",
+        )
     try:
         text = read_text_maybe_gzip(path, MAX_FILE_BYTES)
     except FileTooLarge as exc:
@@ -141,8 +175,14 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
             expected="a regular UTF-8 text file, gzip-compressed or not",
             fix="check the file",
         ) from None
-    items = _array_items(path, text)
-    if items is not None:
+    items = None if is_csv(path.name) else _array_items(path, text)
+    sessions = None if items is not None or is_csv(path.name) else inputs_json_records(str(path), text)
+    if sessions is not None:  # AIPerf's inputs.json: every payload a row
+        prompts = [_record_prompt(name, where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
+    elif is_csv(path.name):
+        rows = csv_records(str(path), text)
+        prompts = [_record_prompt(name, f"{path}:{no}", no, rec, "line") for no, rec in rows]
+    elif items is not None:
         prompts = [_record_prompt(name, f"{path} item {no}", no, rec, "item") for no, rec in enumerate(items, 1)]
     else:
         prompts = [_prompt(name, path, no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
@@ -150,6 +190,17 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
         raise ConfigError(
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
+    return _unique_row_ids(prompts)
+
+
+def _unique_row_ids(prompts: list[Prompt]) -> list[Prompt]:
+    """Each row's id names one row: an ``id`` that repeats in the file gets its place, ``"a (line 2)"``, on every
+    row that carries it, so the ids a cell records (``rows_sent``) tell which rows were sent."""
+    seen = Counter(p.meta["row_id"] for p in prompts)
+    for p in prompts:
+        if seen[p.meta["row_id"]] > 1:
+            unit = "line" if "line" in p.meta else "item"
+            p.meta["row_id"] = f"{p.meta['row_id']} ({unit} {p.meta[unit]})"
     return prompts
 
 
@@ -186,20 +237,14 @@ def _array_items(path: Path, text: str) -> list[Any] | None:
 
 
 def _bad(where: str, what: str, expected: str) -> ConfigError:
-    return ConfigError(
-        f"{where}: {what}",
-        found=what,
-        expected=expected,
-        fix=f"fix {where.rsplit('/', 1)[-1]} (records: chat `messages`, ShareGPT `conversations`, `turns`, `prompt` "
-        "/ `text`, Alpaca `instruction`, or plain text lines)",
-    )
+    return bad_row(where, what, expected)
 
 
 def _prompt(name: str, path: Path, no: int, line: str) -> Prompt:
     stripped = line.strip()
     where = f"{path}:{no}"
     if not stripped.startswith(("{", "[")):
-        meta: dict[str, Any] = {"source": "file", "line": no}
+        meta: dict[str, Any] = {"source": "file", "line": no, "row_id": f"line {no}"}
         return Prompt(f"{name}-{no:04d}", name, [{"role": "user", "content": stripped}], meta=meta)
     try:
         record = _loads(stripped)
@@ -214,8 +259,16 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     if not isinstance(record, dict):
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}
+    check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
+    system = system_prefix(where, record)
+    if system is not None and not any(m["role"] == "system" for m in messages):
+        messages = [{"role": "system", "content": system}, *messages]
     meta.update(_optional(where, record))
+    answer = _recorded_answer(where, record)
+    if "max_tokens" not in meta and answer is not None:
+        meta["recorded_answer"] = answer  # its tool asks for the answer's token count: bench counts it (answer_lengths)
+    meta["row_id"] = str(meta["id"]) if "id" in meta else f"{unit} {no}"
     if not any(m["role"] == "user" for m in messages):
         raise _bad(where, "no user message", "at least one user turn")
     if not any(m["role"] == "user" and m["content"].strip() for m in messages):
@@ -225,16 +278,23 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
 
 def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]], tuple[str, ...]]:
     """The messages sent first and the later user turns (``turns`` records) of one record."""
-    if "messages" in record:
-        return _chat(where, record["messages"], "messages", "role", "content", _CHAT_ROLES), ()
-    if "conversations" in record:
-        return _chat(where, record["conversations"], "conversations", "from", "value", _SHAREGPT_ROLES), ()
+    chat = next((k for k in MESSAGES_FIELDS if k in record), None)
+    if chat is not None:
+        return _chat(where, record[chat], chat, "role", "content", _CHAT_ROLES), ()
+    share = next((k for k in SHAREGPT_FIELDS if isinstance(record.get(k), list)), None)
+    if share is not None:  # SGLang reads `conversation` too; GuideLLM's `conversation` text column is a string
+        return _chat(where, record[share], "conversations", "from", "value", _SHAREGPT_ROLES), ()
     if "turns" in record:
         turns = _turns(where, record["turns"])
         return [{"role": "user", "content": turns[0]}], turns[1:]
-    key = next((k for k in _PROMPT_FIELDS if k in record), None)
-    if key is not None:
-        return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
+    if "texts" in record:  # AIPerf SingleTurn / RandomPool
+        return [{"role": "user", "content": _nonempty(where, "texts", texts_of(where, record["texts"]))}], ()
+    if "prompt" in record:
+        return [{"role": "user", "content": _nonempty(where, "prompt", record["prompt"])}], ()
+    if "instruction" not in record:
+        key = next((k for k in TEXT_FIELDS if k in record), None)
+        if key is not None:
+            return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
     if "instruction" in record:
         instruction = _nonempty(where, "instruction", record["instruction"])
         extra = record.get("input")
@@ -245,9 +305,26 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
         ], ()
     raise _bad(
         where,
-        f"no messages/conversations/turns/prompt/text/instruction field (keys: {sorted(record)!s:.200})",
+        f"no messages/conversations/turns/{'/'.join(TEXT_FIELDS)}/texts/instruction field "
+        f"(keys: {sorted(record)!s:.200})",
         "one of those fields",
     )
+
+
+def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
+    """The text of the assistant turn that ends the record's chat (ShareGPT's recorded answer, whose token count vLLM,
+    SGLang and AIPerf take as the output length), else None; specscope does not send it."""
+    for fields, role_key, text_key, roles in (
+        (MESSAGES_FIELDS, "role", "content", _CHAT_ROLES),
+        (SHAREGPT_FIELDS, "from", "value", _SHAREGPT_ROLES),
+    ):
+        for key in fields:
+            raw = record.get(key)
+            if isinstance(raw, list) and len(raw) > 1 and isinstance(raw[-1], dict):
+                if roles.get(str(raw[-1].get(role_key))) != "assistant":
+                    return None
+                return _content(where, len(raw) - 1, raw[-1].get(text_key)) or ""
+    return None
 
 
 def _nonempty(where: str, key: str, value: object) -> str:
@@ -262,7 +339,11 @@ def _turns(where: str, raw: object) -> tuple[str, ...]:
         raise _bad(where, "turns is not a non-empty list", 'turns: ["first user turn", ...]')
     out = []
     for k, turn in enumerate(raw, 1):
+        if isinstance(turn, dict):
+            check_row_kind(f"{where} turn {k}", turn)
         text = turn.get("text") if isinstance(turn, dict) else turn
+        if isinstance(turn, dict) and text is None and "texts" in turn:
+            text = texts_of(f"{where} turn {k}", turn["texts"])
         if not isinstance(text, str):
             raise _bad(where, f"turn {k} is {type(text).__name__}, not text", 'a string or {"text": "..."}')
         if not text.strip():
@@ -311,12 +392,25 @@ def _chat(
     return out
 
 
+def _turn_lengths(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
+    """AIPerf multi-turn: the turns' ``output_length``, one for the conversation (turns that differ are refused:
+    a conversation is sent with one ``max_tokens``)."""
+    turns = record.get("turns")
+    if not isinstance(turns, list):
+        return None
+    found = {output_length(f"{where} turn {k}", t) for k, t in enumerate(turns, 1) if isinstance(t, dict)}
+    found.discard(None)
+    if len(found) > 1:
+        raise _bad(where, f"turns ask for different output_length ({sorted(v[0] for v in found if v)})",
+                   "one output_length for every turn of a conversation (specscope sends one max_tokens)")  # fmt: skip
+    return next(iter(found), None)
+
+
 def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {}
-    if "max_tokens" in record:
-        if not is_int_in(record["max_tokens"], 1, MAX_TOKENS_CAP):
-            raise _bad(where, f"max_tokens {record['max_tokens']!r:.60}", f"an integer in 1..{MAX_TOKENS_CAP:,}")
-        meta["max_tokens"] = record["max_tokens"]
+    length = output_length(where, record) or _turn_lengths(where, record)
+    if length is not None:
+        meta["max_tokens"], meta["output_length_field"] = length
     if "category" in record:
         if not isinstance(record["category"], str) or not record["category"]:
             raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")
@@ -324,4 +418,7 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
     if isinstance(ident, str | int) and not isinstance(ident, bool):
         meta["id"] = ident
+    for key, found in (("timing_fields", timing_fields(record)), ("unsent_fields", unsent_fields(record))):
+        if found:
+            meta[key] = found  # not replayed / not sent: bench names them in a warning at the start
     return meta

@@ -1,5 +1,6 @@
-"""What ``advise`` adds around the run's picks: where a verdict flips between measured levels, and placing a measured
-acceptance between the run's workloads.
+"""What the judgement adds around the run's picks: where a verdict flips between measured levels (decided once, in
+:func:`specscope.stats.judgement.judge`, as ``Judgement.crossovers``), and placing a measured acceptance between the
+run's workloads (``advise --acceptance``).
 
 The picks themselves (mix speedups, their intervals and verdicts) are the run's judgement
 (:mod:`specscope.stats.choices`); units: shares and acceptance as fractions, concurrency in requested streams.
@@ -11,12 +12,15 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from specscope.config import is_control
 from specscope.errors import ConfigError
 from specscope.stats.acceptance import pooled_acceptance
+from specscope.stats.choices import Choices
 from specscope.stats.groups import LevelAxis
 from specscope.stats.summary import CellSummary
+from specscope.stats.verdict import Comparison
 
-__all__ = ["Crossover", "Placement", "find_crossovers", "place_acceptance"]
+__all__ = ["Crossover", "Placement", "find_crossovers", "judged_crossovers", "place_acceptance"]
 
 
 @dataclass(frozen=True)
@@ -136,3 +140,26 @@ def place_acceptance(
     listing = ", ".join(f"{w} {a:.2f}" for w, a in order)
     text = f"acceptance {acceptance:.2f} on {config} is {nearest}-like (run: {listing})"
     return Placement(config, acceptance, dict(order), nearest, mix, text)
+
+
+def judged_crossovers(choices: Choices, comparisons: Sequence[Comparison], axis: LevelAxis) -> tuple[Crossover, ...]:
+    """Every candidate's crossovers (:func:`find_crossovers`): on the picks' mix (its mix comparisons per level) and
+    per workload of the mix (the run's comparisons), candidates in name order."""
+    out: list[Crossover] = []
+    candidates = sorted({m.config for lv in choices.levels for m in lv.candidates if not is_control(m.config)})
+    for cfg in candidates:
+        mixed = [
+            (m.level or 0, m.speedup, m.verdict)
+            for lv in choices.levels
+            for m in lv.candidates
+            if m.config == cfg and m.speedup is not None
+        ]
+        out += find_crossovers(mixed, cfg, None, axis)
+        for w in choices.mix:
+            here = [
+                (c.level, c.speedup, c.verdict)
+                for c in comparisons
+                if c.config == cfg and c.workload == w and c.speedup is not None
+            ]
+            out += find_crossovers(here, cfg, w, axis)
+    return tuple(out)

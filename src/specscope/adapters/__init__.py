@@ -1,0 +1,15 @@
+"""One folder per engine: everything specscope knows of a server it talks to.
+
+Each subpackage (``vllm``, ``sglang``, ``llamacpp``, ``trtllm``, ``openai``) holds that engine's whole surface:
+request dialects and endpoints, stream and per-response fields, per-request speculative records, metric names and
+body shapes (Prometheus text and JSON), log lines in every form its releases print, server facts, and how to
+recognise the engine from a response, a scrape or a log. Each adapter fills the engine-neutral records; nothing
+outside ``specscope.adapters`` names an engine or one of its metrics.
+
+The registry of adapters is :mod:`specscope.adapters.registry`. Engine-neutral modules here: ``declare`` (the
+per-field :class:`~specscope.adapters.declare.Row`), ``names`` (the readers' name tables built from the rows),
+``drained`` (endpoints that drain on read: slices and their pooling), ``facts`` (server facts into one record) and
+``doc`` (docs/engines.md's generated sections). Each engine's folder holds ``metrics`` (``PREFIXES``, ``ROWS``,
+``ENABLE_METRICS``, ``UNLABELLED_TRAFFIC``; JSON readers where the engine serves JSON) and, where it has server
+facts specscope stores, ``facts``.
+"""

@@ -1,0 +1,141 @@
+"""docs/engines.md's generated sections, from the adapters' declarations (one home per fact).
+
+``python -m specscope.adapters.doc docs/engines.md`` rewrites, in place and atomically, the text between each pair of
+markers ``<!-- generated: NAME -->`` / ``<!-- end generated: NAME -->`` (``metrics``: every engine's metric rows,
+read / derived / ignored with their source and command test; ``logs``: every log adapter's declared line forms and
+fields; ``add-an-engine``: how to add one); ``--check`` only
+says whether the file is current (exit 1 when not). The rest of the file is written by hand. The test
+``tests/test_engines_doc.py`` fails when the committed file differs from what this writes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from specscope.adapters.declare import Row
+from specscope.adapters.names import adapter_metrics
+from specscope.adapters.registry import ENGINES
+from specscope.fsio import write_text_atomic
+
+__all__ = ["SECTIONS", "main", "metrics_table", "render"]
+
+_SURFACE = {"prometheus": "Prometheus /metrics", "iteration-json": "JSON /metrics", "perf-json": "JSON /perf_metrics"}
+
+
+def _display(engine: str) -> str:
+    return str(getattr(importlib.import_module(f"specscope.adapters.{engine}"), "DISPLAY", engine))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _name(row: Row, prefixes: tuple[str, ...]) -> str:
+    if row.surface != "prometheus" or not prefixes:
+        return f"`{row.name}`"
+    return " / ".join(f"`{p}{row.name}`" for p in prefixes)
+
+
+def metrics_table() -> str:
+    """The metric rows of every adapter, registry order, one Markdown table."""
+    head = "| engine | where | name | status | record field / reason | source | command test |\n"
+    head += "|---|---|---|---|---|---|---|\n"
+    lines = []
+    for engine, mod in adapter_metrics():
+        for r in mod.ROWS:
+            test = f"`{r.test}`" if r.test else "—"
+            cells = [_display(engine), _SURFACE[r.surface], _name(r, mod.PREFIXES), r.status, r.into, r.source, test]
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return head + "\n".join(lines) + "\n"
+
+
+def log_table() -> str:
+    """Every log adapter's declared forms and fields (``adapters/<engine>/logs.py``: ``FORMS``, ``LOG_FIELDS``)."""
+    head = "| engine | line form or field | status | what it gives / why not | source | release |\n"
+    head += "|---|---|---|---|---|---|\n"
+    lines = []
+    for engine in ENGINES:
+        name = f"specscope.adapters.{engine}.logs"
+        if importlib.util.find_spec(name) is None:
+            continue
+        mod = importlib.import_module(name)
+        for form in getattr(mod, "FORMS", ()):
+            cells = [_display(engine), f"form: {form.name} (`{form.example}`)", "read", "a log line it recognises"]
+            lines.append("| " + " | ".join(_cell(c) for c in [*cells, form.source, form.release]) + " |")
+        for fld in getattr(mod, "LOG_FIELDS", ()):
+            cells = [_display(engine), f"`{fld.name}`", fld.status, fld.note, fld.source, fld.release]
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return head + "\n".join(lines) + "\n"
+
+
+_ADD = """To add an engine `NAME` (three files outside tests):
+
+1. `src/specscope/adapters/NAME/__init__.py` (its `DISPLAY` name) and `src/specscope/adapters/NAME/metrics.py`:
+   `PREFIXES` (the sample-name prefixes of its Prometheus text), `ROWS` (one `Row` per field: surface, name, role,
+   read / derived / ignored, the record field or the reason, the source file and release, and for a row marked read
+   the node id of a test that reaches it through a command), `ENABLE_METRICS` (how the engine serves them); for a
+   JSON metrics body, `read_json_metrics(body) -> DrainedSlice | None` and `JSON_SHAPES`.
+2. One line in `src/specscope/adapters/registry.py` (`ENGINES`).
+3. `python -m specscope.adapters.doc docs/engines.md` regenerates this file's tables.
+
+The readers (`counters`, `bench --server`, `bench --prometheus`, the gauge sampler) take the names from the
+declarations; `tests/test_engines_doc.py` fails while this file is not regenerated or a row marked read names no
+command-level test, and `tests/test_engine_names.py` fails when an engine's name or metric name is written outside
+`src/specscope/adapters/`.
+"""
+
+
+def _add_an_engine() -> str:
+    return _ADD
+
+
+#: generated section name -> the function giving its text
+SECTIONS: dict[str, Callable[[], str]] = {
+    "metrics": metrics_table,
+    "logs": log_table,
+    "add-an-engine": _add_an_engine,
+}
+
+
+def render(text: str) -> str:
+    """``text`` with every generated section replaced by its current content.
+
+    Raises:
+        ValueError: a section's markers are missing or out of order.
+    """
+    for name, make in SECTIONS.items():
+        start, end = f"<!-- generated: {name} -->", f"<!-- end generated: {name} -->"
+        pattern = re.compile(re.escape(start) + r"\n.*?" + re.escape(end), re.S)
+        found = pattern.search(text)
+        if found is None:
+            raise ValueError(f"no {start} ... {end} section")
+        text = text[: found.start()] + f"{start}\n{make()}{end}" + text[found.end() :]
+    return text
+
+
+def main(argv: list[str]) -> int:
+    """``doc PATH [--check]``: rewrite PATH's generated sections (exit 0), or with ``--check`` exit 1 when stale."""
+    args = [a for a in argv if a != "--check"]
+    if len(args) != 1:
+        print("usage: python -m specscope.adapters.doc docs/engines.md [--check]", file=sys.stderr)
+        return 2
+    path = Path(args[0])
+    text = path.read_text(encoding="utf-8")
+    new = render(text)
+    if "--check" in argv:
+        if new != text:
+            print(f"{path} is stale: run python -m specscope.adapters.doc {path}", file=sys.stderr)
+            return 1
+        return 0
+    if new != text:
+        write_text_atomic(path, new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,58 @@
+"""llama.cpp's server facts: as specscope's embedded engine (xllamacpp) stores them, ``draft`` (a draft model it
+derived and loaded), ``config.spec_types`` (llama-server's ``--spec-type`` list: ``ngram-mod`` ...) and
+``config.draft_n_max_tokens`` (``--spec-draft-n-max``, the draft length k when it drafts); and for a llama-server
+specscope did not start, its ``GET /slots`` (:data:`FACTS_PATH`, read by :func:`read_facts_endpoint` with
+:func:`specscope.adapters.llamacpp.slots.slots_spec_config`): every slot's ``params["speculative.n_max"]``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from specscope.adapters.llamacpp.slots import slots_spec_config
+
+__all__ = ["FACTS_PATH", "read_facts_endpoint", "spec_k", "spec_method", "states_speculation"]
+
+#: the server-facts endpoint a llama-server answers (tools/server/server.cpp, b9251; on by default, ``--no-slots``)
+FACTS_PATH = "/slots"
+
+
+def read_facts_endpoint(body: Any) -> dict[str, Any]:
+    """What ``GET /slots`` says of speculation (:func:`specscope.adapters.llamacpp.slots.slots_spec_config`)."""
+    return slots_spec_config(body)
+
+
+def _slots_k(facts: Mapping[str, Any]) -> int | None:
+    """The one ``speculative.n_max`` every slot of ``/slots`` states (> 0), else None."""
+    endpoints = facts.get("endpoints")
+    slots = endpoints.get(FACTS_PATH) if isinstance(endpoints, Mapping) else None
+    values = set(slots.get("n_max") or []) if isinstance(slots, Mapping) else set()
+    (k,) = values if len(values) == 1 else (None,)
+    return k if isinstance(k, int) and k > 0 else None
+
+
+def spec_method(facts: Mapping[str, Any]) -> str | None:
+    """``draft`` when a draft model was loaded, else the configured spec types joined by commas; None otherwise."""
+    if isinstance(facts.get("draft"), Mapping):
+        return "draft"
+    cfg = facts.get("config")
+    if isinstance(cfg, Mapping) and cfg.get("spec_types"):
+        types = cfg["spec_types"]
+        return ",".join(map(str, types)) if isinstance(types, list | tuple) else str(types)
+    return None
+
+
+def spec_k(facts: Mapping[str, Any]) -> int | None:
+    """``config.draft_n_max_tokens`` when the embedded engine drafts (``spec_types`` set), else the one
+    ``speculative.n_max`` every slot of ``/slots`` states; None otherwise."""
+    cfg = facts.get("config")
+    if isinstance(cfg, Mapping) and cfg.get("spec_types") and cfg.get("draft_n_max_tokens") is not None:
+        return int(cfg["draft_n_max_tokens"])
+    return _slots_k(facts)
+
+
+def states_speculation(facts: Mapping[str, Any]) -> bool:
+    """Whether the facts tell if the server speculates: the embedded engine's config lists its spec types (empty:
+    it does not)."""
+    cfg = facts.get("config")
+    return isinstance(cfg, Mapping) and "spec_types" in cfg

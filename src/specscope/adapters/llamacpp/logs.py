@@ -1,0 +1,139 @@
+"""llama.cpp server's speculative log lines, read into the engine-neutral :class:`~specscope.adapters.logs.EngineLog`.
+
+Forms, with their sources (tools/server/server-context.cpp ``server_slot::print_timings``, formerly
+examples/server/server.cpp; common/speculative.cpp ``common_speculative_print_stats``):
+
+- one line per finished request, printed when it drafted: ``draft acceptance rate = 0.57576 (  171 accepted /   297
+  generated)`` (server speculative decoding, PR #10455, to early 2026; printed after a ``slot print_timing: id  0 |
+  task 5 |`` prefix line of its own, or as a continuation), then ``draft acceptance = 0.57576 (  171 accepted /   297
+  generated)`` on the slot's own ``slot print_timing: id  N | task T |`` line; the embedded engine's release (xllamacpp
+  2026.10, checked against the format strings in its binary) adds ``, mean len =  2.31`` and PR #24536 (2026-06)
+  ``, mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)``. The counts are the
+  request's: ``accepted`` draft tokens and ``generated`` (drafted) tokens, so requests pool exactly; the mean length is
+  1 + accepted / verify steps (``n_draft_verif_steps``).
+- after it, per speculative implementation: ``statistics draft-eagle3: #calls(b,g,a) = 1 87 87, #gen drafts = 87,
+  #acc drafts = 70, #gen tokens = 259, #acc tokens = 167, ...`` (older builds ``#calls = 15, ...``): counts of the
+  slot's speculative state since it was created, so the request's verify steps are the difference of ``#gen drafts``
+  between two of the slot's lines (or the line itself for its first request), taken only when ``#gen tokens`` differs
+  by exactly the request's drafted tokens.
+
+A request without such a line drafted nothing and is absent (never a request with 0). Verify steps come from the
+statistics line, else from the printed mean length (accepted / (length - 1), rounded) when something was accepted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from specscope.adapters.logs import EngineLog, LogField, LogForm, LogSpecStat, count
+
+__all__ = ["FORMS", "LOG_FIELDS", "read_log"]
+
+_SERVER = "tools/server/server-context.cpp"
+_SPEC = "common/speculative.cpp"
+RATE = "draft acceptance rate"
+ACCEPTANCE = "draft acceptance"
+STATISTICS = "statistics"
+FORMS: tuple[LogForm, ...] = (
+    LogForm("llamacpp", RATE, "draft acceptance rate = R (A accepted / G generated)", _SERVER, "PR #10455 (b4200)"),
+    LogForm("llamacpp", ACCEPTANCE, "draft acceptance = R (A accepted / G generated), mean len = L", _SERVER, "2026"),
+    LogForm("llamacpp", STATISTICS, "statistics IMPL: ... #gen drafts = N, ... #gen tokens = N", _SPEC, "2025-12"),
+)
+LOG_FIELDS: tuple[LogField, ...] = (
+    LogField("accepted", "read", _SERVER, "PR #10455", "the request's accepted draft tokens"),
+    LogField("generated", "read", _SERVER, "PR #10455", "the request's drafted tokens"),
+    LogField("draft acceptance rate", "ignored", _SERVER, "PR #10455", "accepted / generated, recomputed exactly"),
+    LogField("mean len / mean acceptance length", "read", _SERVER, "2026", "gives steps when nothing else does"),
+    LogField("acceptance rate per position", "read", _SERVER, "PR #24536", "per verify step, pooled by steps"),
+    LogField("#gen drafts", "read", _SPEC, "2025-12", "slot-cumulative; differenced into the request's steps"),
+    LogField("#gen tokens", "read", _SPEC, "2025-12", "slot-cumulative; checks the difference against generated"),
+    LogField("#acc drafts", "ignored", _SPEC, "2025-12", "drafts with any token accepted: not a token count"),
+    LogField("#acc tokens", "ignored", _SPEC, "2025-12", "the same count as the request line's accepted"),
+    LogField("#calls / dur(b,g,a)", "ignored", _SPEC, "2025-12", "call counts and timings, not acceptance"),
+    LogField("verify steps", "derived", _SPEC, "2025-12", "Δ#gen drafts, else accepted / (mean len - 1)"),
+)
+
+_RE_SLOT = re.compile(r"\bslot +\w+: id +(\d+) \| task (-?\d+)")
+_RE_REQUEST = re.compile(
+    r"\bdraft acceptance( rate)? = ([\d.]+) \( *(\d+) accepted / *(\d+) generated\)"
+    r"(?:, mean (?:len|acceptance length) = *([\d.]+))?"
+    r"(?:, acceptance rate per position = \(([\d., ]*)\))?"
+)
+_RE_STATS = re.compile(
+    r"\bstatistics +([\w-]+): .*?#gen drafts = *(\d+), #acc drafts = *(\d+), #gen tokens = *(\d+), #acc tokens = *(\d+)"
+)
+# llama.cpp's speculative implementation names (common_speculative_type_to_str) -> specscope's method vocabulary
+_METHODS = (("eagle3", "eagle3"), ("eagle", "eagle"), ("mtp", "mtp"), ("dflash", "dflash"), ("ngram", "ngram"))
+
+
+def _method(impl: str) -> str:
+    """specscope's method for a llama.cpp implementation name (``draft``: a draft model)."""
+    return next((method for key, method in _METHODS if key in impl.lower()), "draft_model")
+
+
+def _steps_from_length(stat: LogSpecStat) -> int | None:
+    acc, length = stat.accepted_tokens, stat.accept_length
+    if acc and length is not None and length > 1.0:
+        return round(acc / (length - 1.0))
+    return None
+
+
+def _attach_statistics(stat: LogSpecStat | None, counts: tuple[int, int], before: tuple[int, int] | None) -> None:
+    """Give ``stat`` (the slot's last request) the verify steps of a statistics line: ``counts`` (#gen drafts,
+    #gen tokens) as printed, ``before`` the slot's previous line of the same implementation (None for its first)."""
+    if stat is None or stat.verify_steps is not None or stat.draft_tokens is None:
+        return
+    drafts, tokens = counts
+    if before is not None and tokens - before[1] == stat.draft_tokens and drafts >= before[0]:
+        stat.verify_steps = drafts - before[0]
+    elif tokens == stat.draft_tokens:  # the slot's first request (or a build whose counts are per request)
+        stat.verify_steps = drafts
+
+
+def read_log(lines: Sequence[str]) -> EngineLog | None:
+    """llama.cpp's per-request draft statistics of ``lines`` (log order), None without any request line."""
+    stats: list[LogSpecStat] = []
+    forms: list[str] = []
+    slot: str | None = None
+    last_by_slot: dict[str | None, LogSpecStat] = {}
+    seen_stats: dict[tuple[str | None, str], tuple[int, int]] = {}
+    impls: list[str] = []
+    for index, line in enumerate(lines):
+        try:
+            if m := _RE_SLOT.search(line):
+                slot = f"slot {int(m.group(1))}"
+            if m := _RE_REQUEST.search(line):
+                form = RATE if m.group(1) else ACCEPTANCE
+                positions = [float(x) for x in m.group(6).split(",") if x.strip()] if m.group(6) else []
+                stat = LogSpecStat(
+                    engine="llamacpp",
+                    form=form,
+                    scope="request",
+                    line_number=index + 1,
+                    rank=slot,
+                    draft_tokens=count(m.group(4)),
+                    accepted_tokens=count(m.group(3)),
+                    accept_rate=float(m.group(2)),
+                    accept_length=float(m.group(5)) if m.group(5) else None,
+                    per_position=positions,
+                )
+                stats.append(stat)
+                last_by_slot[slot] = stat
+                forms += [form] if form not in forms else []
+            elif m := _RE_STATS.search(line):
+                impl, counts = m.group(1), (count(m.group(2)), count(m.group(4)))
+                impls += [impl] if impl not in impls else []
+                _attach_statistics(last_by_slot.get(slot), counts, seen_stats.get((slot, impl)))
+                seen_stats[(slot, impl)] = counts
+                forms += [STATISTICS] if STATISTICS not in forms else []
+        except ValueError:  # a number that cannot be read gives no statistic, never a crash
+            continue
+    if not stats:
+        return None
+    for stat in stats:
+        if stat.verify_steps is None:
+            stat.verify_steps = _steps_from_length(stat)
+    methods = {_method(impl) for impl in impls}
+    method = methods.pop() if len(methods) == 1 else None
+    return EngineLog(engine="llamacpp", forms=forms, method=method, configured_k=None, stats=stats)

@@ -1,0 +1,190 @@
+"""Engine-neutral log records, and which engine's lines a server log holds (through the registry).
+
+Each adapter with a ``logs`` module (``specscope.adapters.<engine>.logs``) exposes:
+
+- ``FORMS``: the :class:`LogForm` s it reads (engine, form name, the line it starts from, source file, release);
+- ``LOG_FIELDS``: per log field, a :class:`LogField` (read / derived / ignored-with-reason, source file, release);
+- ``read_log(lines) -> EngineLog | None``: that engine's speculative statistics of the log, None when none of its
+  forms is in it.
+
+A statistic is one :class:`LogSpecStat`: a window of time (vLLM V1, SGLang), a request (llama.cpp), or the difference
+of two cumulative lines (vLLM V0). Counts are tokens except ``verify_steps`` (verify steps that carried a draft); a
+count a line does not print is None, never 0. The engine-neutral pooling (Σaccepted / Σdrafted) and the alarm are in
+:mod:`specscope.launch.logpool`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from specscope.adapters.registry import ENGINES
+
+__all__ = [
+    "EngineLog",
+    "LineFact",
+    "LogField",
+    "LogForm",
+    "LogSpecStat",
+    "MAX_COUNT",
+    "StatsSample",
+    "count",
+    "forms_tried",
+    "line_facts",
+    "read_engine_logs",
+    "split_log_lines",
+]
+
+#: One row of a table of facts read from a log line: a regex, and per capturing group that can match (an alternation's
+#: groups count once) the field it fills and how its text becomes the value.
+LineFact = tuple[re.Pattern[str], tuple[tuple[str, Callable[[str], Any]], ...]]
+
+
+def line_facts(rows: Sequence[LineFact], line: str) -> dict[str, Any]:
+    """Field -> value for every row of ``rows`` whose regex matches ``line``: the row's fields take, in order, the
+    groups that matched (an alternation's other groups are None and skipped), each through its converter."""
+    out: dict[str, Any] = {}
+    for regex, fields in rows:
+        if m := regex.search(line):
+            matched = [g for g in m.groups() if g is not None]
+            out.update((name, convert(text)) for (name, convert), text in zip(fields, matched, strict=True))
+    return out
+
+
+#: the largest count a log line can hold: engines keep their counters in 64-bit integers
+MAX_COUNT = 2**63 - 1
+
+
+def count(text: str) -> int:
+    """A printed count (digits, thousands commas allowed) as an int.
+
+    Raises:
+        ValueError: not digits, or beyond :data:`MAX_COUNT` (no engine counts that far: the line is unreadable).
+    """
+    value = int(text.replace(",", ""))
+    if not 0 <= value <= MAX_COUNT:
+        raise ValueError(f"count out of range: {text[:20]}")
+    return value
+
+
+def split_log_lines(text: str) -> list[str]:
+    """The lines of a log split on ``\\n`` only (line numbers match editors and ``grep -n``; progress bars use a bare
+    ``\\r``, kept inside its line), each without a trailing ``\\r``."""
+    return [line.rstrip("\r") for line in text.split("\n")]
+
+
+class LogForm(NamedTuple):
+    """One form of log line an adapter reads: ``engine``, ``name`` (e.g. ``v0 Speculative metrics``), ``example`` (the
+    start of the line as the engine prints it), ``source`` (file in the engine's repository) and ``release``."""
+
+    engine: str
+    name: str
+    example: str
+    source: str
+    release: str
+
+
+class LogField(NamedTuple):
+    """One log field an adapter declares: ``status`` is ``read`` (taken from the line), ``derived`` (computed from
+    read fields; ``note`` says how) or ``ignored`` (``note`` says why)."""
+
+    name: str
+    status: Literal["read", "derived", "ignored"]
+    source: str
+    release: str
+    note: str
+
+
+class LogSpecStat(BaseModel):
+    """One unit of an engine's speculative statistics in a log, engine-neutral.
+
+    ``scope``: ``window`` (a time window), ``request`` (one finished request), or ``difference`` (two cumulative lines
+    differenced; the first against the engine's start). ``form``: the :class:`LogForm` name. Counts: ``draft_tokens``
+    drafted, ``accepted_tokens`` accepted (the bonus token excluded, counted the way vLLM V1 counts: the accepted prefix
+    of each draft), ``verify_steps`` verify steps that carried a draft, ``emitted_tokens`` tokens emitted by those steps
+    (accepted + one per step); None when the line neither prints nor determines it. ``accept_length`` (tokens per
+    verify step, bonus included) and ``accept_rate`` (fraction of drafted) are the engine's own figures as printed,
+    kept for lines that print no counts. ``per_position`` the engine's per-position acceptance as printed (accepted at
+    position i / verify steps: the marginal rate per verify step), empty when not printed.
+    ``rank``: the engine or slot the line belongs to (``DP1 TP0``, ``slot 0``), None when the line does not say.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    engine: str
+    form: str
+    scope: Literal["window", "request", "difference"]
+    line_number: int
+    rank: str | None = None
+    draft_tokens: int | None = None
+    accepted_tokens: int | None = None
+    verify_steps: int | None = None
+    emitted_tokens: int | None = None
+    accept_length: float | None = None
+    accept_rate: float | None = None
+    per_position: list[float] = Field(default_factory=list)
+
+
+class StatsSample(BaseModel):
+    """One periodic capacity line of a server log, engine-neutral: ``running_reqs`` / ``waiting_reqs`` requests,
+    ``kv_cache_usage_percent`` the share of the KV pool in use (0..100: vLLM's "GPU KV cache usage", SGLang's "token
+    usage" x 100), throughputs in tokens/s as logged (None when the line has none). ``t_s``: seconds since the log's
+    first sample (None without a time stamp)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    line_number: int
+    t_s: float | None = None
+    running_reqs: int
+    waiting_reqs: int
+    kv_cache_usage_percent: float
+    prompt_throughput_tokens_per_s: float | None = None
+    generation_throughput_tokens_per_s: float | None = None
+
+
+class EngineLog(BaseModel):
+    """What one engine's adapter read of a log: ``forms`` seen (names, in first-seen order), ``method`` in specscope's
+    vocabulary (``mtp``, ``eagle``, ``ngram``, ``draft_model``...; None when the log does not say), ``configured_k``
+    (drafted tokens per verify step the log states, None when it does not), ``stats`` in log order, and ``warnings``:
+    named reasons, ``CODE(detail)`` (e.g. ``COUNTS_WENT_DOWN(line 9: a restart; counted from zero again)``);
+    ``capacity``: the engine's capacity lines (:class:`StatsSample`) when its adapter reads them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    engine: str
+    forms: list[str] = Field(default_factory=list)
+    method: str | None = None
+    configured_k: int | None = None
+    stats: list[LogSpecStat] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    capacity: list[StatsSample] = Field(default_factory=list)
+
+
+def _log_modules() -> list[Any]:
+    """The ``logs`` module of every registered engine that has one, in registry order."""
+    out = []
+    for engine in ENGINES:
+        name = f"specscope.adapters.{engine}.logs"
+        if importlib.util.find_spec(name) is not None:
+            out.append(importlib.import_module(name))
+    return out
+
+
+def forms_tried() -> list[LogForm]:
+    """Every form of every engine's adapter, in registry order."""
+    return [form for module in _log_modules() for form in module.FORMS]
+
+
+def read_engine_logs(lines: Sequence[str]) -> list[EngineLog]:
+    """Each engine's reading of ``lines`` (registry order), only the engines whose forms are in the log."""
+    out: list[EngineLog] = []
+    for module in _log_modules():
+        reading = module.read_log(lines)
+        if reading is not None:
+            out.append(reading)
+    return out

@@ -1,0 +1,96 @@
+"""The engines' metric names as the readers use them, built from the adapters' declarations (one home per name:
+``specscope.adapters.<engine>.metrics``, listed by :data:`specscope.adapters.registry.ENGINES`).
+
+- :func:`prometheus_tables` -> ``{prefix: EngineNames}`` for the Prometheus text reader (``client/metrics.py``).
+- :func:`query_names` -> every full sample name read into a count or gauge, for ``bench --prometheus``'s PromQL.
+- :func:`gauge_slots` -> full name -> slot (0 running, 1 waiting, 2 queue-time sum s, 3 queue-time count) for the
+  gauge sampler's child (``client/gauge_child.py``, which takes them on its command line).
+- :func:`json_readers` -> the adapters' readers of JSON metrics bodies (``read_json_metrics``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from specscope.adapters.declare import Row
+from specscope.adapters.drained import DrainedSlice
+from specscope.adapters.registry import ENGINES
+
+__all__ = ["EngineNames", "adapter_metrics", "gauge_slots", "json_readers", "prometheus_tables", "query_names"]
+
+_SLOTS = {"gauge:running": 0, "gauge:waiting": 1, "queue_sum": 2, "queue_count": 3}
+
+
+@dataclass(frozen=True)
+class EngineNames:
+    """One engine's Prometheus names, without its prefix: ``counters`` (sample name -> ``SpecCounters`` field),
+    ``per_pos`` (the per-position counter's sample names), ``gauges`` (name -> ``running`` / ``waiting``),
+    ``spec_gauges`` (current means, never a window figure), ``ignored`` (name prefixes known and not read)."""
+
+    kind: str
+    counters: dict[str, str] = field(default_factory=dict)
+    per_pos: frozenset[str] = frozenset()
+    gauges: dict[str, str] = field(default_factory=dict)
+    spec_gauges: frozenset[str] = frozenset()
+    ignored: tuple[str, ...] = ()
+
+
+@cache
+def adapter_metrics() -> tuple[tuple[str, ModuleType], ...]:
+    """``(engine, its metrics module)`` for every registered engine, in registry order."""
+    return tuple((e, importlib.import_module(f"specscope.adapters.{e}.metrics")) for e in ENGINES)
+
+
+def _names(kind: str, rows: tuple[Row, ...]) -> EngineNames:
+    prom = [r for r in rows if r.surface == "prometheus"]
+    return EngineNames(
+        kind,
+        counters={r.name: r.into for r in prom if r.role == "counter" and r.status == "read"},
+        per_pos=frozenset(r.name for r in prom if r.role == "per_pos" and r.status == "read"),
+        gauges={r.name: r.into for r in prom if r.role == "gauge" and r.status == "read"},
+        spec_gauges=frozenset(r.name for r in prom if r.role == "spec_gauge"),
+        ignored=tuple(r.name for r in prom if r.role == "ignored"),
+    )
+
+
+@cache
+def prometheus_tables() -> dict[str, EngineNames]:
+    """``{sample-name prefix: that engine's names}`` over every adapter (a prefix names one engine)."""
+    out: dict[str, EngineNames] = {}
+    for engine, mod in adapter_metrics():
+        names = _names(engine, mod.ROWS)
+        out.update({p: names for p in mod.PREFIXES})
+    return out
+
+
+def query_names() -> tuple[str, ...]:
+    """Every full sample name read into a count or gauge (prefix + name), sorted: what a PromQL query selects."""
+    out: set[str] = set()
+    for _engine, mod in adapter_metrics():
+        for r in mod.ROWS:
+            if r.surface == "prometheus" and r.status == "read" and r.role in ("counter", "per_pos", "gauge"):
+                out.update(p + r.name for p in mod.PREFIXES)
+    return tuple(sorted(out))
+
+
+@cache
+def gauge_slots() -> dict[str, int]:
+    """Full sample name -> the gauge sampler's slot (module doc), over every adapter."""
+    out: dict[str, int] = {}
+    for _engine, mod in adapter_metrics():
+        for r in mod.ROWS:
+            key = f"gauge:{r.into}" if r.role == "gauge" else r.role
+            if r.surface == "prometheus" and r.status == "read" and key in _SLOTS:
+                out.update({p + r.name: _SLOTS[key] for p in mod.PREFIXES})
+    return out
+
+
+def json_readers() -> tuple[tuple[str, Callable[[Any], DrainedSlice | None], str], ...]:
+    """``(engine, read_json_metrics, JSON_SHAPES)`` of the adapters that read a JSON metrics body."""
+    mods = adapter_metrics()
+    return tuple((e, mod.read_json_metrics, mod.JSON_SHAPES) for e, mod in mods if hasattr(mod, "read_json_metrics"))

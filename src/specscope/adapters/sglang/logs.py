@@ -1,0 +1,189 @@
+"""SGLang's speculative log lines (issue 26), read into the engine-neutral :class:`~specscope.adapters.logs.EngineLog`.
+
+Wordings, with their sources (SGLang ``scheduler_metrics_mixin.py`` ``log_decode_stats``, public copies at index ids
+135019089, 327244334 and 61864081288; ``server_args.py``'s ``ServerArgs`` repr):
+
+- ``[2025-10-10 12:00:01 TP0] Decode batch. #running-req: 4, #token: 2048, token usage: 0.01, accept len: 2.85,
+  cuda graph: True, gen throughput (token/s): 312.45, #queue-req: 0`` (older builds; ``Decode batch,`` in newer ones,
+  a ``DPn`` rank before ``TPn`` under data-parallel attention, each rank logging its own line). Newer builds add
+  ``accept rate: 0.62`` after the length. Only a line with ``accept len`` is a window (no speculation: no field).
+- ``accept len`` = accepted tokens / verify steps of the window (the bonus token included: SGLang's
+  ``spec_num_accept_tokens / spec_num_forward_ct``); ``accept rate`` = (accepted - verify steps) / (verify steps x
+  (``speculative_num_draft_tokens`` - 1)). Both are printed with two decimals and the window's counts are reset after
+  each line, which prints **no count**: windows cannot be pooled (an unweighted mean of window means is the mistake
+  vllm issue #42508 traces to SpecForge), so no pooled figure is given, only each window and their range.
+- The line divides by the window's verify steps without a guard, so every printed window had at least one: the log
+  bounds the pooled rate from above (every window's printed rate + 0.005, or (length + 0.005 - 1) / k without a rate)
+  over at least as many verify steps as windows. The one low-acceptance rule (:mod:`specscope.stats.low_acceptance`)
+  is applied to those bounds, so its alarm is sound (never raised on a head that accepts enough).
+- ``server_args=ServerArgs(... speculative_algorithm='EAGLE', ... speculative_num_steps=3, speculative_eagle_topk=1,
+  speculative_num_draft_tokens=4 ...)``: the method (``NEXTN`` is SGLang's MTP, ``STANDALONE`` a draft model) and
+  k = num_draft_tokens - 1 (SGLang's own drafted tokens per verify step; wrong under ``speculative_adaptive``, which
+  varies it: then no k is taken).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from specscope.adapters.logs import EngineLog, LogField, LogForm, LogSpecStat, StatsSample
+
+__all__ = ["FORMS", "LOG_FIELDS", "METHODS", "SglangSpecWindow", "capacity_samples", "read_log", "sglang_log_facts"]
+
+_MIXIN = "python/sglang/srt/managers/scheduler_metrics_mixin.py"
+_ARGS_SRC = "python/sglang/srt/server_args.py"
+DECODE = "Decode batch accept len"
+CAPACITY = "Decode batch capacity"
+FORMS: tuple[LogForm, ...] = (
+    LogForm("sglang", DECODE, "Decode batch. #running-req: N, ..., accept len: L[, accept rate: R]", _MIXIN, "0.4.0"),
+    LogForm(
+        "sglang", CAPACITY, "Decode batch, #running-req: N, ..., token usage: U, ..., #queue-req: Q", _MIXIN, "0.4"
+    ),
+)
+LOG_FIELDS: tuple[LogField, ...] = (
+    LogField("accept len", "read", _MIXIN, "0.4.0", "per window, two decimals; no counts printed"),
+    LogField("accept rate", "read", _MIXIN, "0.5.0", "per window, two decimals; no counts printed"),
+    LogField("#running-req", "read", _MIXIN, "0.4.0", "the window's running requests"),
+    LogField("accepted / drafted tokens", "ignored", _MIXIN, "0.4.0", "not printed: reset after each line"),
+    LogField("pooled rate upper bound", "derived", _MIXIN, "0.4.0", "max over windows of printed rate + 0.005"),
+    LogField("speculative_algorithm", "read", _ARGS_SRC, "0.4.0", "the method (NEXTN is MTP)"),
+    LogField("speculative_num_draft_tokens", "read", _ARGS_SRC, "0.4.0", "k = num_draft_tokens - 1"),
+    LogField("#running-req / #queue-req", "read", _MIXIN, "0.4.0", "capacity: running and waiting requests"),
+    LogField("token usage", "read", _MIXIN, "0.4.0", "capacity: KV pool share in use, x 100 as a percent"),
+    LogField("gen throughput (token/s)", "read", _MIXIN, "0.4.0", "capacity: tokens/s as logged"),
+    LogField("#token / cuda graph", "ignored", _MIXIN, "0.4.0", "not a capacity or speculative figure"),
+)
+_RE_DECODE = re.compile(r"Decode batch\b")
+_RE_LEN = re.compile(r"\baccept len: ([\d.]+)")
+_RE_RATE = re.compile(r"\baccept rate: ([\d.]+)")
+_RE_RUNNING = re.compile(r"#running-req: (\d+)")
+_RE_RANK = re.compile(r"\[\d{4}-\d\d-\d\d [\d:.]+ ([A-Z][A-Z_]*\d+(?: [A-Z][A-Z_]*\d+)*)\]")
+_RE_QUEUE = re.compile(r"#queue-req: (\d+)")
+_RE_USAGE = re.compile(r"\btoken usage: ([\d.]+)")
+_RE_GEN = re.compile(r"gen throughput \(token/s\): ([\d.]+)")
+_RE_STAMP = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
+_RE_SERVER_ARGS = re.compile(r"server_args=ServerArgs\(")
+_ARGS = {
+    "algorithm": re.compile(r"\bspeculative_algorithm=(?:'(\w+)'|None)"),
+    "num_draft_tokens": re.compile(r"\bspeculative_num_draft_tokens=(\d+)"),
+    "num_steps": re.compile(r"\bspeculative_num_steps=(\d+)"),
+    "eagle_topk": re.compile(r"\bspeculative_eagle_topk=(\d+)"),
+    "adaptive": re.compile(r"\bspeculative_adaptive=(True|False)"),
+}
+# SGLang's algorithm names -> specscope's method vocabulary (stats/low_acceptance.py's heads)
+METHODS = {"EAGLE": "eagle", "EAGLE3": "eagle3", "NEXTN": "mtp", "STANDALONE": "draft_model", "NGRAM": "ngram"}
+
+
+class SglangSpecWindow(BaseModel):
+    """One SGLang decode-batch line with speculation: ``accept_length`` (tokens per verify step, bonus included) and
+    ``accept_rate`` (fraction of drafted tokens; None before the builds that print it) as printed (two decimals);
+    ``rank`` the log prefix's ranks (``TP0``, ``DP1 TP0``), None without the prefix."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    line_number: int
+    rank: str | None = None
+    running_reqs: int | None = None
+    accept_length: float
+    accept_rate: float | None = None
+
+
+def sglang_log_facts(lines: Sequence[str]) -> tuple[list[SglangSpecWindow], dict[str, Any] | None]:
+    """(the speculative decode-batch windows in log order, the last ``server_args`` line's speculative fields or None).
+
+    The fields are ``algorithm`` (str or None: no speculation), ``num_draft_tokens``, ``num_steps``, ``eagle_topk``
+    (int or None), ``adaptive`` (bool or None)."""
+    windows: list[SglangSpecWindow] = []
+    spec: dict[str, Any] | None = None
+    for index, line in enumerate(lines):
+        try:
+            if _RE_DECODE.search(line) and (m := _RE_LEN.search(line)):
+                rate = _RE_RATE.search(line)
+                running = _RE_RUNNING.search(line)
+                rank = _RE_RANK.search(line)
+                windows.append(
+                    SglangSpecWindow(
+                        line_number=index + 1,
+                        rank=rank.group(1) if rank else None,
+                        running_reqs=int(running.group(1)) if running else None,
+                        accept_length=float(m.group(1)),
+                        accept_rate=float(rate.group(1)) if rate else None,
+                    )
+                )
+            elif _RE_SERVER_ARGS.search(line):
+                spec = {}
+                for name, regex in _ARGS.items():
+                    a = regex.search(line)
+                    text = a.group(1) if a else None
+                    spec[name] = (
+                        (text == "True")
+                        if name == "adaptive" and text
+                        else (int(text) if text and text.isdigit() else text)
+                    )
+        except ValueError:  # a number that cannot be read gives no window, never a crash
+            continue
+    return windows, spec
+
+
+def capacity_samples(lines: Sequence[str]) -> list[StatsSample]:
+    """The capacity of every ``Decode batch`` line (speculative or not): running, queued, token usage x 100 and the
+    generation throughput; ``t_s`` from the ``[YYYY-MM-DD HH:MM:SS`` prefix, since the first sample."""
+    out: list[StatsSample] = []
+    t0: datetime | None = None
+    for index, line in enumerate(lines):
+        if not _RE_DECODE.search(line):
+            continue
+        running, queue, usage = _RE_RUNNING.search(line), _RE_QUEUE.search(line), _RE_USAGE.search(line)
+        if not (running and queue and usage):
+            continue
+        try:
+            stamp = _RE_STAMP.search(line)
+            t = datetime.strptime(stamp.group(1), "%Y-%m-%d %H:%M:%S") if stamp else None
+            t0 = t0 or t
+            gen = _RE_GEN.search(line)
+            out.append(
+                StatsSample(
+                    line_number=index + 1,
+                    t_s=None if t is None or t0 is None else (t - t0).total_seconds(),
+                    running_reqs=int(running.group(1)),
+                    waiting_reqs=int(queue.group(1)),
+                    kv_cache_usage_percent=float(usage.group(1)) * 100,
+                    generation_throughput_tokens_per_s=float(gen.group(1)) if gen else None,
+                )
+            )
+        except ValueError:  # a number or a date that cannot be read gives no sample, never a crash
+            continue
+    return out
+
+
+def read_log(lines: Sequence[str]) -> EngineLog | None:
+    """SGLang's speculative decode-batch windows of ``lines`` as statistics without counts (SGLang prints none), None
+    without any."""
+    windows, spec = sglang_log_facts(lines)
+    capacity = capacity_samples(lines)
+    if not windows and not capacity:
+        return None
+    spec = spec or {}
+    algorithm = spec.get("algorithm")
+    method = METHODS.get(str(algorithm).upper(), str(algorithm).lower()) if algorithm else None
+    n_draft = spec.get("num_draft_tokens")
+    k = n_draft - 1 if isinstance(n_draft, int) and n_draft > 1 and not spec.get("adaptive") else None
+    stats = [
+        LogSpecStat(
+            engine="sglang",
+            form=DECODE,
+            scope="window",
+            line_number=w.line_number,
+            rank=w.rank,
+            accept_length=w.accept_length,
+            accept_rate=w.accept_rate,
+        )
+        for w in windows
+    ]
+    forms = [f for f, seen in ((DECODE, windows), (CAPACITY, capacity)) if seen]
+    return EngineLog(engine="sglang", forms=forms, method=method, configured_k=k, stats=stats, capacity=capacity)

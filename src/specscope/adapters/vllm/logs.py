@@ -1,0 +1,328 @@
+"""vLLM's speculative log lines, V1 and V0, read into the engine-neutral :class:`~specscope.adapters.logs.EngineLog`.
+
+Forms, with their sources:
+
+- V1 ``SpecDecoding metrics: Mean acceptance length: 2.31, Accepted throughput: 1.20 tokens/s, Drafted throughput:
+  ..., Accepted: 12 tokens, Drafted: 36 tokens, Per-position acceptance rate: 0.583, 0.417, 0.333, Avg Draft
+  acceptance rate: 33.3%`` (vllm/v1/spec_decode/metrics.py ``SpecDecodingLogging.log``, 0.8.5 and later): one window
+  per logging interval, counts of that window only. vLLM main adds ``Rejected: N tokens, Effective tokens/forward: X``.
+  0.8.0-0.8.4 printed ``SpecDecoding metrics: Draft acceptance rate: 0.0%, Accepted: 0 tokens, Drafted: 3000 tokens``
+  (the shape vllm PR #15902 replaced): no mean length, hence no verify-step count unless k divides the drafted count.
+- V0 ``Speculative metrics: Draft acceptance rate: 0.642, System efficiency: 0.598, Number of speculative tokens: 3,
+  Number of accepted tokens: 8547, Number of draft tokens: 13311, Number of emitted tokens: 10616.`` (vllm/engine/
+  metrics.py ``_format_spec_decode_metrics_str``, 0.6.x); 0.4.x-0.5.x spelled the last two ``Number of draft tokens
+  tokens: N`` and ``Number of emitted tokens tokens: N`` (the same file at v0.5.0). The counts are totals since the
+  engine started (vllm/spec_decode/metrics.py ``AsyncMetricsCollector``; issues #9539, #7301): consecutive lines are
+  differenced, a count that goes down is a restart (that line counts from zero). V0 drafts k tokens per verify step
+  (``_get_max_num_emitted_tokens``: draft tokens / k sequences), so verify steps = Δdrafted / k; V0's "accepted" is
+  every position whose draft matched (``accepted.sum()`` in the rejection sampler, a position after a rejected one
+  included), which V1 does not count; emitted = the accepted prefix + one token per step. So the V1-comparable
+  accepted count is Δemitted - steps, and the acceptance length Δemitted / steps.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from specscope.adapters.logs import EngineLog, LineFact, LogField, LogForm, LogSpecStat, count, line_facts
+
+__all__ = [
+    "FORMS",
+    "LOG_FIELDS",
+    "SpecCumulativeSample",
+    "SpecDecodingSample",
+    "read_log",
+    "spec_cumulative_sample",
+    "spec_decoding_sample",
+    "v0_differences",
+    "window_verify_steps",
+]
+
+_V1_SOURCE = "vllm/v1/spec_decode/metrics.py"
+_LOADER = "vllm/model_executor/model_loader/base_loader.py"
+_WORKER = "vllm/v1/worker/gpu_worker.py"
+_KV_UTILS = "vllm/v1/core/kv_cache_utils.py"
+_V0_EXECUTOR = "vllm/executor/distributed_gpu_executor.py"
+_API_UTILS = "vllm/entrypoints/serve/utils/api_utils.py"
+_V0_SOURCE = "vllm/engine/metrics.py"
+V1 = "v1 SpecDecoding metrics"
+V0 = "v0 Speculative metrics"
+STARTUP = "start-up, KV-cache, config and stats lines"  # read by adapters/vllm/log_facts.py into VllmLogFacts
+FORMS: tuple[LogForm, ...] = (
+    LogForm("vllm", V1, "SpecDecoding metrics: Mean acceptance length: ..., Accepted: N tokens", _V1_SOURCE, "0.8.0"),
+    LogForm("vllm", V0, "Speculative metrics: Draft acceptance rate: ..., Number of draft tokens", _V0_SOURCE, "0.4.1"),
+    LogForm("vllm", STARTUP, "Model loading took X GiB, KV cache size: N tokens, ...", _KV_UTILS, "0.6.3"),
+)
+
+_RE_V1 = re.compile(r"SpecDecoding metrics: (.*)$")
+_V1_FIELDS: tuple[LineFact, ...] = (
+    (re.compile(r"Mean acceptance length: ([\d.]+)"), (("mean_acceptance_length", float),)),
+    (re.compile(r"Accepted throughput: ([\d.]+) tokens/s"), (("accepted_throughput_tokens_per_s", float),)),
+    (re.compile(r"Drafted throughput: ([\d.]+) tokens/s"), (("drafted_throughput_tokens_per_s", float),)),
+    (re.compile(r"Accepted: (\d+) tokens"), (("accepted_tokens", count),)),
+    (re.compile(r"Drafted: (\d+) tokens"), (("drafted_tokens", count),)),
+    (re.compile(r"Rejected: (\d+) tokens"), (("rejected_tokens", count),)),
+    (re.compile(r"Effective tokens/forward: ([\d.]+|nan)"), (("effective_tokens_per_forward", float),)),
+    (
+        re.compile(r"Per-position acceptance rate: ((?:[\d.]+(?:, )?)+)"),
+        (("per_position_acceptance_rates", lambda text: [float(x) for x in text.rstrip(", ").split(", ")]),),
+    ),
+    (re.compile(r"(?:^|Avg )Draft acceptance rate: ([\d.]+|nan)%"), (("draft_acceptance_rate_percent", float),)),
+)
+_RE_V0 = re.compile(r"Speculative metrics: (.*)$")
+_V0_FIELDS: tuple[LineFact, ...] = (  # "tokens tokens": the spelling of 0.4.x-0.5.x
+    (re.compile(r"Draft acceptance rate: ([\d.]+|nan)"), (("draft_acceptance_rate", float),)),
+    (re.compile(r"System efficiency: ([\d.]+|nan)"), (("system_efficiency", float),)),
+    (re.compile(r"Number of speculative tokens: (\d+)"), (("num_spec_tokens", count),)),
+    (re.compile(r"Number of accepted tokens: (\d+)"), (("accepted_tokens", count),)),
+    (re.compile(r"Number of draft tokens(?: tokens)?: (\d+)"), (("draft_tokens", count),)),
+    (re.compile(r"Number of emitted tokens(?: tokens)?: (\d+)"), (("emitted_tokens", count),)),
+)
+# SpeculativeConfig.__repr__: V1 ``method='m', model='x'|None``; V0 ``draft_model='x'`` ('ngram' for prompt lookup)
+RE_SPEC_REPR = re.compile(
+    r"SpeculativeConfig\((?:method='([^']*)', model=(None|'[^']*')|draft_model='([^']*)'), num_spec_tokens=(\d+)\)"
+)
+_RE_NON_DEFAULT = re.compile(r"non-default args: (\{.*\})\s*$")
+
+#: per log field: read / derived / ignored, the file it is printed from and a release whose log shows it (the start-up
+#: rows: the release of the fixture that holds the line, see launch/logfacts' sources)
+LOG_FIELDS: tuple[LogField, ...] = (
+    LogField("Accepted: N tokens", "read", _V1_SOURCE, "0.8.0", "accepted tokens of the window"),
+    LogField("Drafted: N tokens", "read", _V1_SOURCE, "0.8.0", "drafted tokens of the window"),
+    LogField("Mean acceptance length", "read", _V1_SOURCE, "0.8.5", "kept as printed; gives the window's steps"),
+    LogField("Per-position acceptance rate", "read", _V1_SOURCE, "0.8.5", "per verify step, pooled by steps"),
+    LogField("Avg Draft acceptance rate", "read", _V1_SOURCE, "0.8.5", "kept as printed, never averaged"),
+    LogField("verify steps (V1)", "derived", _V1_SOURCE, "0.8.0", "drafted / k, else accepted / (length - 1)"),
+    LogField("Accepted throughput", "ignored", _V1_SOURCE, "0.8.5", "a rate over vLLM's interval, not a count"),
+    LogField("Drafted throughput", "ignored", _V1_SOURCE, "0.8.5", "a rate over vLLM's interval, not a count"),
+    LogField("Rejected: N tokens", "read", _V1_SOURCE, "main", "a cross-check of drafted - accepted"),
+    LogField("Effective tokens/forward", "ignored", _V1_SOURCE, "main", "the acceptance length is derived instead"),
+    LogField("Number of speculative tokens", "read", _V0_SOURCE, "0.4.1", "k: verify steps = draft tokens / k"),
+    LogField("Number of accepted tokens", "read", _V0_SOURCE, "0.4.1", "V0's own count, kept apart (see module)"),
+    LogField("Number of draft tokens", "read", _V0_SOURCE, "0.4.1", "cumulative; differenced; 'tokens tokens' too"),
+    LogField("Number of emitted tokens", "read", _V0_SOURCE, "0.4.1", "cumulative; differenced; 'tokens tokens' too"),
+    LogField("acceptance length (V0)", "derived", _V0_SOURCE, "0.4.1", "Δemitted / steps"),
+    LogField("accepted, V1-comparable (V0)", "derived", _V0_SOURCE, "0.4.1", "Δemitted - steps"),
+    LogField("Draft acceptance rate (V0)", "read", _V0_SOURCE, "0.4.1", "V0's accepted / drafted as printed"),
+    LogField("System efficiency", "read", _V0_SOURCE, "0.4.1", "kept as printed"),
+    LogField("Model loading took X GiB", "read", _LOADER, "0.8.5, 0.20.0", "weights_loaded_gib, model_loading_s"),
+    LogField("Available KV cache memory", "read", _WORKER, "0.20.0", "available_kv_cache_memory_gib"),
+    LogField("KV cache size: N tokens", "read", _KV_UTILS, "0.20.0, 0.32", "kv_cache_size_tokens, kv_cache_device"),
+    LogField("Maximum concurrency for L tokens", "read", _KV_UTILS, "0.20.0", "max_concurrency_requests at L"),
+    LogField("# GPU blocks: N", "read", _V0_EXECUTOR, "0.6.3", "gpu_blocks (V0; 0.7 V1)"),
+    LogField("Resolved architecture", "read", "vllm/config/model.py", "0.20.0", "architectures (drafter second)"),
+    LogField("SpeculativeConfig(...)", "read", "vllm/config/speculative.py", "0.6.3, 0.20.0", "method, model, k"),
+    LogField("non-default args", "read", _API_UTILS, "0.20.0", "speculative config, lengths, dp"),
+    LogField("Running / Waiting reqs, KV cache usage", "read", "vllm/v1/metrics/loggers.py", "0.20.0", "stats series"),
+    LogField("Prefix cache hit rate", "ignored", "vllm/v1/metrics/loggers.py", "0.20.0", "not a capacity figure"),
+    LogField("Setting attention block size", "read", "vllm/model_executor/models/config.py", "0.20.0", "block size"),
+)
+
+
+class SpecDecodingSample(BaseModel):
+    """One V1 ``SpecDecoding metrics:`` line (one per ~10 s logging interval with drafts).
+
+    Counts are for that interval only. ``per_position_acceptance_rates`` has one entry per draft position (length k),
+    each in [0, 1]: accepted at position i / verify steps. ``draft_acceptance_rate_percent`` is accepted / drafted x 100
+    (``Avg Draft acceptance rate``, or 0.8.x's leading ``Draft acceptance rate``). Fields absent from a build are None:
+    ``mean_acceptance_length`` before PR #15902 (0.8.0-0.8.4); ``rejected_tokens`` and ``effective_tokens_per_forward``
+    are in vLLM main's line only (vllm/v1/spec_decode/metrics.py @ ee4ceaae).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    line_number: int
+    mean_acceptance_length: float | None = None
+    accepted_throughput_tokens_per_s: float | None = None
+    drafted_throughput_tokens_per_s: float | None = None
+    accepted_tokens: int | None = None
+    drafted_tokens: int | None = None
+    rejected_tokens: int | None = None
+    effective_tokens_per_forward: float | None = None
+    per_position_acceptance_rates: list[float] = Field(default_factory=list)
+    draft_acceptance_rate_percent: float | None = None
+
+
+class SpecCumulativeSample(BaseModel):
+    """One V0 ``Speculative metrics:`` line: totals since the engine started (see the module doc).
+    ``draft_acceptance_rate`` (V0's accepted / drafted) and ``system_efficiency`` (emitted / (steps x (k + 1))) are
+    V0's own derived figures, as logged."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    line_number: int
+    draft_acceptance_rate: float | None = None
+    system_efficiency: float | None = None
+    num_spec_tokens: int | None = None
+    accepted_tokens: int | None = None
+    draft_tokens: int | None = None
+    emitted_tokens: int | None = None
+
+
+def spec_decoding_sample(line: str, line_number: int) -> SpecDecodingSample | None:
+    """The V1 window of ``line``, None when it is no ``SpecDecoding metrics:`` line or says nothing to pool (neither
+    its counts nor a mean acceptance length). Raises ValueError on a number that cannot be read."""
+    m = _RE_V1.search(line)
+    if m is None:
+        return None
+    fields = line_facts(_V1_FIELDS, m.group(1))
+    counted = "accepted_tokens" in fields and "drafted_tokens" in fields
+    if not counted and "mean_acceptance_length" not in fields:
+        return None
+    return SpecDecodingSample(line_number=line_number, **fields)
+
+
+def spec_cumulative_sample(line: str, line_number: int) -> SpecCumulativeSample | None:
+    """The V0 cumulative line of ``line`` (either spelling), None when it is none. Raises ValueError as above."""
+    m = _RE_V0.search(line)
+    if m is None:
+        return None
+    return SpecCumulativeSample(line_number=line_number, **line_facts(_V0_FIELDS, m.group(1)))
+
+
+def _prints_as(printed: float, value: float) -> bool:
+    """Whether ``value`` is printed as ``printed`` by vLLM's ``%.2f`` (half a hundredth either way, a float's slack)."""
+    return abs(value - printed) <= 0.005 + 1e-9
+
+
+def window_verify_steps(w: SpecDecodingSample, configured_k: int | None) -> int | None:
+    """Verify steps of one V1 window: drafted / k when that count prints as the window's two-decimal mean length (exact
+    for fixed-k methods), else accepted / (mean length - 1) rounded, or drafted / k when nothing was accepted or the
+    line has no mean length; k is the window's positions or the log's configured k, used only when it divides. None
+    when the line tells neither."""
+    acc, drafted, k = w.accepted_tokens, w.drafted_tokens, len(w.per_position_acceptance_rates) or configured_k
+    if acc is None:
+        return None
+    length = w.mean_acceptance_length
+    if acc > 0 and length is not None and length > 1.0:
+        if drafted is not None and k and drafted % k == 0 and _prints_as(length, 1.0 + acc / (drafted // k)):
+            return drafted // k
+        return round(acc / (length - 1.0))
+    if drafted is not None and k and drafted % k == 0:
+        return drafted // k
+    return None
+
+
+def v0_differences(lines: Sequence[SpecCumulativeSample]) -> tuple[list[LogSpecStat], list[str]]:
+    """V0's cumulative lines differenced into statistics (see the module doc), and the warnings: ``COUNTS_WENT_DOWN``
+    per restart. A line lacking its draft or emitted count gives a statistic without counts."""
+    out: list[LogSpecStat] = []
+    warnings: list[str] = []
+    prev: SpecCumulativeSample | None = None
+    for line in lines:
+        drafted, emitted, k = line.draft_tokens, line.emitted_tokens, line.num_spec_tokens
+        if drafted is None or emitted is None:
+            out.append(LogSpecStat(engine="vllm", form=V0, scope="difference", line_number=line.line_number))
+            continue
+        base_d = prev.draft_tokens if prev and prev.draft_tokens is not None else 0
+        base_e = prev.emitted_tokens if prev and prev.emitted_tokens is not None else 0
+        if drafted < base_d or emitted < base_e:
+            warnings.append(f"COUNTS_WENT_DOWN(line {line.line_number}: the engine restarted; counted from zero)")
+            base_d = base_e = 0
+        d_drafted, d_emitted = drafted - base_d, emitted - base_e
+        steps = d_drafted // k if k and d_drafted % k == 0 else None
+        out.append(
+            LogSpecStat(
+                engine="vllm",
+                form=V0,
+                scope="difference",
+                line_number=line.line_number,
+                draft_tokens=d_drafted,
+                accepted_tokens=None if steps is None else d_emitted - steps,
+                verify_steps=steps,
+                emitted_tokens=d_emitted,
+                accept_length=d_emitted / steps if steps else None,
+            )
+        )
+        prev = line
+    return out, warnings
+
+
+def spec_from_repr(m: re.Match[str]) -> dict[str, Any]:
+    """The speculative config a ``SpeculativeConfig(...)`` repr states (V1 method / model, or V0 draft_model)."""
+    k = int(m.group(4))
+    if m.group(3) is not None:  # V0: draft_model='ngram' for prompt lookup, else a draft model
+        v0_model = m.group(3)
+        method = "ngram" if v0_model == "ngram" else "draft_model"
+        return {"method": method, "model": None if method == "ngram" else v0_model, "num_speculative_tokens": k}
+    model = None if m.group(2) == "None" else m.group(2)[1:-1]
+    return {"method": m.group(1), "model": model, "num_speculative_tokens": k}
+
+
+def literal_dict(text: str) -> dict[str, Any] | None:
+    """A Python dict literal (vLLM's ``non-default args: {...}``), None when the text is not one."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def spec_from_args(args: dict[str, Any]) -> dict[str, Any] | None:
+    """The speculative config of the non-default args (a dict or its JSON text), None when they have none."""
+    spec = args.get("speculative_config")
+    if isinstance(spec, str):
+        spec = literal_dict(spec.replace("true", "True").replace("false", "False").replace("null", "None"))
+    if not isinstance(spec, dict):
+        return None
+    out = dict(spec)
+    out.setdefault("model", None)
+    return out
+
+
+def _method_and_k(lines: Sequence[str]) -> tuple[str | None, int | None]:
+    """The log's speculative method and k: the last ``SpeculativeConfig(...)`` repr, else the non-default args."""
+    spec: dict[str, Any] | None = None
+    for line in lines:
+        if m := RE_SPEC_REPR.search(line):
+            spec = spec_from_repr(m)
+        elif spec is None and (a := _RE_NON_DEFAULT.search(line)):
+            spec = spec_from_args(literal_dict(a.group(1)) or {})
+    if not spec:
+        return None, None
+    k = spec.get("num_speculative_tokens")
+    method = spec.get("method")
+    return (method if isinstance(method, str) else None), (k if isinstance(k, int) and k > 0 else None)
+
+
+def read_log(lines: Sequence[str]) -> EngineLog | None:
+    """vLLM's speculative statistics of ``lines`` (V1 windows and V0 differences, log order), None without any."""
+    windows: list[SpecDecodingSample] = []
+    cumulative: list[SpecCumulativeSample] = []
+    for index, line in enumerate(lines):
+        try:  # a number that cannot be read (5,000 digits, "1.2.3") gives no statistic, never a crash
+            if (w := spec_decoding_sample(line, index + 1)) is not None:
+                windows.append(w)
+            elif (c := spec_cumulative_sample(line, index + 1)) is not None:
+                cumulative.append(c)
+        except ValueError:
+            continue
+    if not windows and not cumulative:
+        return None
+    method, k = _method_and_k(lines)
+    stats = [
+        LogSpecStat(
+            engine="vllm",
+            form=V1,
+            scope="window",
+            line_number=w.line_number,
+            draft_tokens=w.drafted_tokens,
+            accepted_tokens=w.accepted_tokens,
+            verify_steps=window_verify_steps(w, k),
+            accept_length=w.mean_acceptance_length,
+            accept_rate=None if w.draft_acceptance_rate_percent is None else w.draft_acceptance_rate_percent / 100,
+            per_position=w.per_position_acceptance_rates,
+        )
+        for w in windows
+    ]
+    v0_stats, warnings = v0_differences(cumulative)
+    if method is None and cumulative:
+        k = next((c.num_spec_tokens for c in cumulative if c.num_spec_tokens), k)
+    forms = [f for f, seen in ((V1, windows), (V0, cumulative)) if seen]
+    merged = sorted(stats + v0_stats, key=lambda s: s.line_number)
+    return EngineLog(engine="vllm", forms=forms, method=method, configured_k=k, stats=merged, warnings=warnings)

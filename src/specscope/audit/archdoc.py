@@ -1,0 +1,199 @@
+"""The census as text: the generated tables of ``docs/architectures.md``.
+
+Two tables are rendered from data and nothing else: the families specscope judges (``architectures.toml``, one row
+per family with the engine loaders it was written from) and the census of the engines' registries
+(``engine_registry.toml``, one row per model type / draft format an engine loads, with repository, file and commit,
+and the family that judges it or "not judged"). Each sits in ``docs/architectures.md`` between
+``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->``; :func:`render` replaces those blocks and keeps the
+prose around them. ``python scripts/gen_architectures_doc.py`` writes the file; ``tests/audit/test_census_rows.py``
+fails when the committed file differs from :func:`render` of itself.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from specscope.audit.architectures import Family, families
+
+__all__ = [
+    "RegistryRow",
+    "registry_rows",
+    "unjudged_draft_row",
+    "unjudged_mtp_model_types",
+    "families_table",
+    "registry_table",
+    "render",
+    "BLOCKS",
+]
+
+_REGISTRY = "engine_registry.toml"
+
+
+@dataclass(frozen=True)
+class RegistryRow:
+    """One row of ``engine_registry.toml`` (fields documented at the top of the file)."""
+
+    kind: str
+    engine: str
+    repository: str
+    file: str
+    commit: str
+    key: str
+    loads: str
+    family: str
+    model_types: tuple[str, ...]
+
+
+@cache
+def registry_rows() -> tuple[RegistryRow, ...]:
+    """The census rows, file order.
+
+    Raises:
+        ValueError: a row names a family ``architectures.toml`` does not have (the files ship together: a bug).
+    """
+    raw = tomllib.loads(resources.files(__package__).joinpath(_REGISTRY).read_text(encoding="utf-8"))
+    rows = tuple(
+        RegistryRow(
+            kind=str(r["kind"]),
+            engine=str(r["engine"]),
+            repository=str(r["repository"]),
+            file=str(r["file"]),
+            commit=str(r["commit"]),
+            key=str(r["key"]),
+            loads=str(r["loads"]),
+            family=str(r.get("family", "")),
+            model_types=tuple(str(t) for t in r.get("model_types", [])),
+        )
+        for r in raw["row"]
+    )
+    unknown = sorted({r.family for r in rows if r.family and r.family not in families()})
+    if unknown:
+        raise ValueError(f"{_REGISTRY}: families {unknown} are not in architectures.toml")
+    return rows
+
+
+def unjudged_mtp_model_types() -> frozenset[str]:
+    """Model types the census lists for an MTP loader that no family judges (e.g. ``qwen4_exp``, which declares
+    ``mtp_num_hidden_layers`` like Qwen3.5 but is loaded by another class): never judged by a nearer family."""
+    return frozenset(t for r in registry_rows() if r.kind == "mtp" and not r.family for t in r.model_types)
+
+
+def unjudged_draft_row(config: dict[str, Any] | None) -> tuple[str, RegistryRow] | None:
+    """``(architecture, row)`` when ``config``'s ``architectures`` name a draft format an engine's registry loads but
+    no family judges (census rows keyed ``architecture ...`` with family ""), else None."""
+    archs = (config or {}).get("architectures")
+    if not isinstance(archs, list):
+        return None
+    for row in registry_rows():
+        if row.family or row.kind != "draft" or not row.key.startswith("architecture "):
+            continue
+        listed = {a.strip().split(" ")[0] for a in row.key.removeprefix("architecture ").split(",")}
+        for arch in archs:
+            if str(arch) in listed:
+                return str(arch), row
+    return None
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ") or "-"
+
+
+def _names(prefix: str, names: tuple[str, ...]) -> str:
+    return ", ".join(f"`{prefix}{n.removesuffix('.weight')}`" for n in names)
+
+
+def _declared(fam: Family) -> str:
+    parts = [", ".join(fam.architectures) or "-", ", ".join(fam.model_types) or "-"]
+    parts.append(", ".join(f"`{k}`" for k in fam.keys) or "-")
+    return " / ".join(parts)
+
+
+def _layer(fam: Family) -> str:
+    p = fam.layer_prefix.replace("{head}", fam.head_prefix).replace("{main}", "model.").replace("{n}", "N+i")
+    if not p:
+        return "-"
+    body = {"target": "= a main decoder layer of the same checkpoint"}.get(fam.layer_body, f"{fam.layer_body} layer")
+    glue = f"; glue {_names('', fam.layer_glue)}" if fam.layer_glue else ""
+    return f"`{p}*` {body}{glue}"
+
+
+def _shared(fam: Family) -> str:
+    out = [_names(fam.head_prefix, fam.shareable)] if fam.shareable else []
+    if fam.layer_shareable:
+        out.append("per layer " + _names("", fam.layer_shareable))
+    return "; ".join(out) or "-"
+
+
+#: architectures.toml ``vocab_map`` -> the tensors it means (rules_vocab.py reads them)
+_VOCAB_MAPS = {
+    "eagle3": "`d2t` [draft_vocab_size] (required when reduced), `t2d` [vocab_size] bool",
+    "medusa": "`token_map` when `truncated_vocab_size` < `vocab_size`",
+}
+
+
+def families_table() -> str:
+    """One row per family of ``architectures.toml``: how it is declared, what it must hold, what it may share, where a
+    missing tensor comes from, and the loaders read."""
+    lines = [
+        "| family | what | declared by (architectures / model_type / keys) | layers key | head tensors | "
+        "per draft layer | fusion | shared with the target (may be omitted) | vocabulary map | source of a missing "
+        "tensor | loaders read |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for key, fam in families().items():
+        source = fam.source + (f", e.g. {fam.source_example}" if fam.source_example else "")
+        cells = [
+            f"`{key}`",
+            fam.title,
+            _declared(fam),
+            f"`{fam.layers_key}`" if fam.layers_key else "-",
+            _names(fam.head_prefix, fam.head) or "-",
+            _layer(fam),
+            f"`{fam.fusion.removesuffix('.weight')}`" if fam.fusion else "-",
+            _shared(fam),
+            _VOCAB_MAPS.get(fam.vocab_map, fam.vocab_map),
+            source,
+            fam.engines,
+        ]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def registry_table() -> str:
+    """One row per census row: engine, what it keys on, what it loads, the source read, the judging family."""
+    lines = [
+        "| kind | engine | keys on | loads | source (repository, file @ commit) | judged by |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in registry_rows():
+        code = "MTP_LAYOUT_UNKNOWN" if r.kind == "mtp" else "DRAFT_FORMAT_UNKNOWN"
+        judged = f"`{r.family}`" if r.family else f"not judged: `{code}` (warning)"
+        cells = [r.kind, r.engine, r.key, r.loads, f"{r.repository} `{r.file}` @{r.commit}", judged]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+#: block name -> renderer
+BLOCKS = {"families": families_table, "census": registry_table}
+
+
+def render(doc: str) -> str:
+    """``doc`` with every ``<!-- generated: NAME -->`` ... ``<!-- end generated: NAME -->`` block re-rendered.
+
+    Raises:
+        ValueError: a block of :data:`BLOCKS` is missing from ``doc``.
+    """
+    for name, fn in BLOCKS.items():
+        begin, end = f"<!-- generated: {name} -->", f"<!-- end generated: {name} -->"
+        pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
+        if pattern.search(doc) is None:
+            raise ValueError(f"docs/architectures.md has no {begin} ... {end} block")
+        found = pattern.search(doc)
+        assert found is not None
+        doc = doc[: found.start()] + f"{begin}\n{fn()}\n{end}" + doc[found.end() :]
+    return doc

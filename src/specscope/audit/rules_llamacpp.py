@@ -1,0 +1,193 @@
+"""llama.cpp's draft/target compatibility rule for a GGUF pair (``--model`` + ``--model-draft``), checked as the
+embedded engine checks it.
+
+Source: ggml-org/llama.cpp ``common/speculative.cpp`` ``common_speculative_are_compatible`` (stored copy @001d906a;
+its five log lines are, byte for byte, in the binary of the embedded engine, xllamacpp 2026.10.11549) and
+``src/llama-vocab.cpp`` ``llama_vocab::impl::load`` (stored copy @00ad355e) for what each value is when the GGUF does
+not state it. The rule, in llama.cpp's order (the first failure refuses the draft):
+
+1. the vocabulary types are equal (``tokenizer.ggml.model``: ``llama`` SPM, ``gpt2`` / ``hybriddna`` / ``whitespace``
+   / ``gemma4`` BPE, ``bert`` WPM, ``t5`` UGM, ``rwkv`` RWKV, ``plamo2`` PLaMo-2, ``no_vocab`` / ``none`` NONE);
+2. ``add_bos`` is equal, and when set the BOS ids are equal;
+3. ``add_eos`` is equal, and when set the EOS ids are equal;
+4. the token counts differ by at most ``SPEC_VOCAB_MAX_SIZE_DIFFERENCE`` = 128;
+5. every token text from ``SPEC_VOCAB_CHECK_START_TOKEN_ID`` = 5 to the smaller count is equal.
+
+``add_bos`` / ``add_eos`` default by vocabulary type (SPM and WPM add BOS; UGM adds EOS; BPE adds BOS only for the
+Llama-3 pre-tokenizers and Gemma-4), then ``tokenizer.ggml.add_bos_token`` / ``add_eos_token`` override. BOS / EOS ids
+default by type (SPM 1 / 2, WPM 101 / none, BPE 11 / 11, UGM none / 1, PLaMo-2 1 / 2, others none; a default past the
+vocabulary is none), then ``tokenizer.ggml.bos_token_id`` / ``eos_token_id`` override when inside the vocabulary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from specscope.audit.catalog import finding
+from specscope.audit.findings import Finding
+from specscope.checkpoint.gguf_file import GgufFile
+
+__all__ = ["LlamaVocab", "llama_vocab", "are_compatible", "SPEC_VOCAB_MAX_SIZE_DIFFERENCE"]
+
+SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128
+SPEC_VOCAB_CHECK_START_TOKEN_ID = 5
+
+#: tokenizer.ggml.model -> (llama_vocab_type name, default BOS id, default EOS id)
+_TYPES: dict[str, tuple[str, int | None, int | None]] = {
+    "no_vocab": ("NONE", None, None),
+    "none": ("NONE", None, None),
+    "llama": ("SPM", 1, 2),
+    "bert": ("WPM", 101, None),
+    "gpt2": ("BPE", 11, 11),
+    "hybriddna": ("BPE", 11, 11),
+    "whitespace": ("BPE", 11, 11),
+    "gemma4": ("BPE", None, None),
+    "t5": ("UGM", None, 1),
+    "rwkv": ("RWKV", None, None),
+    "plamo2": ("PLAMO2", 1, 2),
+}
+#: BPE pre-tokenizers for which llama-vocab.cpp sets add_bos = true
+_BPE_ADD_BOS_PRE = (
+    "llama3",
+    "llama-v3",
+    "llama-bpe",
+    "falcon3",
+    "falcon-h1",
+    "pixtral",
+    "midm-2.0",
+    "lfm2",
+    "jina-v5-nano",
+    "gemma4",
+    "granite-embed-multi-311m",
+)
+_RULE = (
+    "llama.cpp common_speculative_are_compatible (common/speculative.cpp): vocab type, add_bos/add_eos and their "
+    "ids equal, token counts within SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128, token texts equal from id 5"
+)
+
+
+@dataclass(frozen=True)
+class LlamaVocab:
+    """What llama.cpp's vocabulary loader makes of a GGUF's tokenizer keys.
+
+    Attributes:
+        model: ``tokenizer.ggml.model`` as stored (None when absent).
+        vocab_type: ``SPM``, ``BPE``, ... (``unknown 'x'`` for a model llama.cpp refuses to load).
+        add_bos / add_eos: whether a BOS / EOS is added to a prompt.
+        bos_id / eos_id: the BOS / EOS ids (None: LLAMA_TOKEN_NULL).
+        texts: token id -> token text.
+    """
+
+    model: str | None
+    vocab_type: str
+    add_bos: bool
+    add_eos: bool
+    bos_id: int | None
+    eos_id: int | None
+    texts: dict[int, str]
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.texts)
+
+
+def _int(v: object) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def llama_vocab(g: GgufFile) -> LlamaVocab:
+    """The vocabulary of ``g`` as ``llama_vocab::impl::load`` reads it (see the module docstring)."""
+    md = g.metadata
+    model = md.get("tokenizer.ggml.model")
+    model = model if isinstance(model, str) else None
+    pre = md.get("tokenizer.ggml.pre")
+    vtype, bos, eos = _TYPES.get(model or "", (f"unknown {model!r}", None, None))
+    add_bos = vtype in ("SPM", "WPM") or (vtype == "BPE" and (pre in _BPE_ADD_BOS_PRE or model == "gemma4"))
+    add_eos = vtype == "UGM"
+    if pre in ("glm4", "chatglm-bpe"):
+        bos = None
+    texts = dict(g.tokenizer.tokens) if g.tokenizer else {}
+    n = len(texts)
+    bos = bos if bos is not None and bos < n else None
+    eos = eos if eos is not None and eos < n else None
+    b, e = _int(md.get("tokenizer.ggml.bos_token_id")), _int(md.get("tokenizer.ggml.eos_token_id"))
+    bos = b if b is not None and 0 <= b < n else bos
+    eos = e if e is not None and 0 <= e < n else eos
+    if isinstance(md.get("tokenizer.ggml.add_bos_token"), bool):
+        add_bos = md["tokenizer.ggml.add_bos_token"]
+    if isinstance(md.get("tokenizer.ggml.add_eos_token"), bool):
+        add_eos = md["tokenizer.ggml.add_eos_token"]
+    if pre == "gemma4":
+        add_bos = True  # llama-vocab.cpp's Gemma-4 override (ggml-org/llama.cpp PR #21500)
+    return LlamaVocab(model, vtype, bool(add_bos), bool(add_eos), bos, eos, texts)
+
+
+def _special(which: str, tgt: LlamaVocab, dft: LlamaVocab) -> Finding | None:
+    add_t, add_d = (tgt.add_bos, dft.add_bos) if which == "bos" else (tgt.add_eos, dft.add_eos)
+    id_t, id_d = (tgt.bos_id, dft.bos_id) if which == "bos" else (tgt.eos_id, dft.eos_id)
+    if add_t == add_d and (not add_t or id_t == id_d):
+        return None
+    return finding(
+        "LLAMACPP_DRAFT_INCOMPATIBLE/special",
+        file="draft",
+        which=which,
+        add_target=int(add_t),
+        add_draft=int(add_d),
+        id_target=-1 if id_t is None else id_t,
+        id_draft=-1 if id_d is None else id_d,
+        rule=_RULE,
+        details={"rule": which, "add": [add_t, add_d], "id": [id_t, id_d]},
+    )
+
+
+def are_compatible(target: GgufFile, draft: GgufFile) -> list[Finding]:
+    """The first rule of ``common_speculative_are_compatible`` that ``draft`` fails against ``target`` (one ERROR,
+    worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair. A side without tokenizer metadata
+    (no ``tokenizer.ggml.model`` or no token list, which llama.cpp refuses to load at all) is not compared here: the
+    tokenizer check already names it (``DRAFT_TOKENIZER_UNVERIFIED``)."""
+    tgt, dft = llama_vocab(target), llama_vocab(draft)
+    if tgt.model is None or dft.model is None or not tgt.texts or not dft.texts:
+        return []
+    if tgt.vocab_type != dft.vocab_type:
+        return [
+            finding(
+                "LLAMACPP_DRAFT_INCOMPATIBLE/type",
+                file="draft",
+                type_target=f"{tgt.vocab_type} ({tgt.model})",
+                type_draft=f"{dft.vocab_type} ({dft.model})",
+                rule=_RULE,
+                details={"rule": "vocab_type", "target": tgt.vocab_type, "draft": dft.vocab_type},
+            )
+        ]
+    for which in ("bos", "eos"):
+        f = _special(which, tgt, dft)
+        if f is not None:
+            return [f]
+    diff = abs(tgt.n_tokens - dft.n_tokens)
+    if diff > SPEC_VOCAB_MAX_SIZE_DIFFERENCE:
+        return [
+            finding(
+                "LLAMACPP_DRAFT_INCOMPATIBLE/size",
+                file="draft",
+                n_target=tgt.n_tokens,
+                n_draft=dft.n_tokens,
+                diff=diff,
+                limit=SPEC_VOCAB_MAX_SIZE_DIFFERENCE,
+                rule=_RULE,
+                details={"rule": "size", "target": tgt.n_tokens, "draft": dft.n_tokens, "difference": diff},
+            )
+        ]
+    for i in range(SPEC_VOCAB_CHECK_START_TOKEN_ID, min(tgt.n_tokens, dft.n_tokens)):
+        if tgt.texts.get(i) != dft.texts.get(i):
+            return [
+                finding(
+                    "LLAMACPP_DRAFT_INCOMPATIBLE/text",
+                    file="draft",
+                    token_id=i,
+                    text_target=tgt.texts.get(i),
+                    text_draft=dft.texts.get(i),
+                    rule=_RULE,
+                    details={"rule": "text", "token_id": i},
+                )
+            ]
+    return []

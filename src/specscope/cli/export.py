@@ -1,0 +1,92 @@
+"""``specscope export RUN --to mlflow|profile``: a run's report carried out of the run folder (:mod:`specscope.export`).
+
+Exit codes: 0 exported; 2 not a run folder, an unknown ``--to``, ``--to profile`` without ``-o`` or on a run with no
+per-position acceptance, MLflow not installed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from specscope.cli.options import RunArgument
+from specscope.cli.vocab import VocabCommand
+from specscope.errors import ConfigError, require_one_of
+
+TARGETS = ("mlflow", "profile")
+
+
+def _profile(run: Path, output: Path | None) -> None:
+    from specscope.export.profile import profile_paths, run_profiles, sidecar_path
+    from specscope.fsio import write_json_atomic
+    from specscope.report.build import run_data
+    from specscope.store import open_run
+
+    if output is None:
+        raise ConfigError(
+            "--to profile needs -o FILE",
+            found="no -o",
+            expected="-o FILE: where speculation_profile.json is written",
+            fix=f"specscope export {run} --to profile -o speculation_profile.json",
+        )
+    with open_run(run) as r:
+        profiles = run_profiles(run_data(r))
+    paths = profile_paths(output, profiles)
+    for p, path in zip(profiles, paths, strict=True):
+        write_json_atomic(path, p.body, indent=2)
+        typer.echo(f"{path}  ({p.config} / {p.workload} / {p.beside['load']} / {p.phase})")
+    side = sidecar_path(output)
+    beside = [{"file": str(path), **p.beside} for p, path in zip(profiles, paths, strict=True)]
+    write_json_atomic(side, {"run": str(run), "profiles": beside}, indent=2)
+    typer.echo(f"{side}  (what the schema has no field for)")
+
+
+def _mlflow(run: Path, tracking_uri: str | None) -> None:
+    from specscope.export.mlflow_run import export_mlflow
+    from specscope.report.build import load_document
+    from specscope.report.html import render_document_html
+    from specscope.report.render import json_document
+
+    doc = load_document([run])
+    out = export_mlflow(json.loads(json_document(doc)), render_document_html(doc), run, tracking_uri)
+    typer.echo(
+        f"MLflow run {out.run_id} ({out.outcome}) in experiment {out.experiment_id} at {out.tracking_uri}: "
+        f"{out.params} params, {out.metrics} metrics, report.json and report.html"
+    )
+
+
+def export_cmd(
+    run: RunArgument = None,
+    to: Annotated[str, typer.Option("--to", metavar="TARGET", help="mlflow or profile.")] = "mlflow",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", metavar="FILE", help="--to profile: the profile file.")
+    ] = None,
+    tracking_uri: Annotated[
+        str | None, typer.Option("--tracking-uri", metavar="URI", help="--to mlflow: default ./mlruns (local).")
+    ] = None,
+) -> None:
+    """Export a run to MLflow, or as speculation profiles (specdec_bench's schema).
+
+    --to mlflow logs one MLflow run (params, metrics per cell and comparison, verdicts as tags, the
+    JSON and HTML reports as artifacts; exporting again does not duplicate); --to profile -o FILE writes speculation
+    profiles in the speculation_profile.json schema of NVIDIA Model-Optimizer's specdec_bench (one per config x
+    workload x level x phase; several get FILE's stem suffixed), with what the schema has no field for beside them
+    in STEM.specscope.json.
+
+    Exit codes: 0 exported; 2 not a run, unknown --to, --to profile without -o or without per-position
+    acceptance, MLflow not installed."""
+    if run is None:
+        raise ConfigError("export needs a run folder", found="no RUN", expected="specscope export RUN --to mlflow",
+                          fix="pass the run folder that `specscope bench` or `specscope import` wrote")  # fmt: skip
+    require_one_of(to, TARGETS, f"unknown --to {to!r}", fix="pass --to mlflow or --to profile")
+    if to == "profile":
+        _profile(Path(run), output)
+    else:
+        _mlflow(Path(run), tracking_uri)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export", cls=VocabCommand)(export_cmd)

@@ -1,0 +1,53 @@
+"""``specscope import FILE... --config NAME [--workload NAME] [--baseline NAME] --out RUN``: another tool's result
+files stored as cells of a run, judged by ``report`` and ``advise`` like any other (:mod:`specscope.importers`).
+
+Exit codes: 0 imported; 2 a file of no known shape (the shapes tried are named), a record already in the run, a
+load of the other loop kind than the run's cells, or ``--out`` that is not a run folder.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from specscope.cli.vocab import VocabCommand
+
+
+def import_cmd(
+    files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Result files of one config, in repeat order.")],
+    config: Annotated[str, typer.Option("--config", metavar="NAME", help="The config the files measured.")],
+    out: Annotated[Path, typer.Option("--out", metavar="RUN", help="The run folder: created, or added to.")],
+    workload: Annotated[
+        str | None,
+        typer.Option("--workload", metavar="NAME", help="The workload (default: the file's, else imported)."),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline", metavar="NAME", help="The run's baseline config (default: the first config imported)."
+        ),
+    ] = None,
+) -> None:
+    """Import other tools' result files (vLLM bench serve, SGLang, AIPerf, GuideLLM) as cells of a run.
+
+    The result files of `vllm bench serve --save-result` (JSON), SGLang `bench_serving --output-file` (JSONL), AIPerf
+    (profile_export_aiperf.json) or GuideLLM (its JSON report) are recognised by content and stored as cells of the
+    run RUN: a file's own concurrency or request rate is the level, several records of one config and level are
+    repeats (paired with the baseline's by order: they were not
+    interleaved). What the tool did not record stays absent and is named. Then `specscope report RUN`.
+
+    Exit codes: 0 imported; 2 a file of no known shape (naming the shapes tried), a record already imported into
+    RUN, or RUN not a run folder."""
+    from specscope.importers import import_files
+
+    cells = import_files(files, config, out, workload=workload, baseline=baseline, command=["specscope", *sys.argv[1:]])
+    for c in cells:
+        typer.echo(f"{c.key.label()}  <- {c.file} ({c.tool}, {c.load})")
+    typer.echo(f"{len(cells)} cells imported into {out}; judge them with: specscope report {out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("import", cls=VocabCommand)(import_cmd)

@@ -1,0 +1,183 @@
+"""A run's report as one MLflow run (``specscope export RUN --to mlflow [--tracking-uri URI]``).
+
+Through MLflow's own tracking client (``mlflow.tracking.MlflowClient``; the optional ``mlflow`` extra,
+``mlflow-skinny``), offline: the default tracking URI is the local file store ``./mlruns`` (MLflow 3 keeps that
+backend in maintenance mode behind ``MLFLOW_ALLOW_FILE_STORE=true``, which this sets for a ``file:`` URI only).
+
+What is logged, all from the report's JSON document (:func:`specscope.report.render.json_document`, the one
+judgement):
+
+- experiment ``specscope``; one MLflow run per specscope run, named after the run folder and tagged
+  ``specscope.run_key`` (the run folder's absolute path and its manifest's ``created``) and ``specscope.report_sha256``;
+- params: ``configs``, ``baseline``, ``workloads``, ``levels``, ``repeats``, ``engine``, ``max_tokens``,
+  ``temperature``, ``min_effect``, ``confidence`` and per config its model, the tool it was imported from and its
+  speculative method as the server facts name it (``engine.CONFIG.*``; :func:`specscope.stats.server_spec.methods_of`);
+- metrics per cell ``cell.CONFIG.WORKLOAD.LEVEL.rREPEAT.FIGURE`` (output_tok_s, ttft_p50_s, tpot_p50_s,
+  acceptance_rate, acceptance_length; a figure the cell does not have is not logged) and per comparison
+  ``cmp.CONFIG.WORKLOAD.LEVEL.{speedup,low,high}``;
+- tags: each comparison's verdict, ``verdict.CONFIG.WORKLOAD.LEVEL``;
+- artifacts: ``report.json`` and ``report.html``.
+
+Exporting again does not duplicate: a run with the same ``specscope.run_key`` and report hash is left as it is
+(``unchanged``); one whose report changed (cells added) is deleted and logged afresh (``replaced``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from specscope.errors import ConfigError
+from specscope.stats.server_spec import methods_of
+
+__all__ = ["EXPERIMENT", "CELL_FIGURES", "MlflowExport", "export_mlflow", "metric_key"]
+
+EXPERIMENT = "specscope"
+CELL_FIGURES = ("output_tok_s", "ttft_p50_s", "tpot_p50_s", "acceptance_rate", "acceptance_length")
+_BATCH = 100  # MLflow's log_batch takes at most 1000 metrics, 100 params and 100 tags per call
+_UNSAFE = re.compile(r"[^A-Za-z0-9_\-. /]")
+
+
+@dataclass(frozen=True)
+class MlflowExport:
+    """The outcome: the tracking URI, experiment and run ids, and ``created``, ``unchanged`` or ``replaced``."""
+
+    tracking_uri: str
+    experiment_id: str
+    run_id: str
+    outcome: str
+    metrics: int
+    params: int
+
+
+def metric_key(*parts: object) -> str:
+    """An MLflow key from parts joined by ``.`` (characters MLflow refuses become ``_``)."""
+    return ".".join(_UNSAFE.sub("_", str(p)) for p in parts)
+
+
+def _params(doc: Mapping[str, Any]) -> dict[str, str]:
+    m = doc.get("manifest") or {}
+    opts = m.get("options") or {}
+    out = {
+        "configs": ",".join(opts.get("configs") or []),
+        "baseline": str(m.get("baseline")),
+        "workloads": ",".join(opts.get("workloads") or []),
+        "levels": ",".join(map(str, opts.get("levels") or [])),
+        "repeats": str(opts.get("repeats")),
+        "engine": str(m.get("engine")),
+        "max_tokens": str(opts.get("max_tokens")),
+        "temperature": str(opts.get("temperature")),
+        "min_effect": str(doc.get("min_effect")),
+        "confidence": str(doc.get("confidence")),
+    }
+    for config, facts in sorted((doc.get("server_facts") or {}).items()):
+        if not isinstance(facts, Mapping):
+            continue
+        model = facts.get("model")
+        if isinstance(model, Mapping):
+            model = model.get("name")
+        if model:
+            out[metric_key("engine", config, "model")] = str(model)[:500]
+        if facts.get("imported_from"):
+            out[metric_key("engine", config, "imported_from")] = str(facts["imported_from"])[:500]
+    for config, method in methods_of(doc.get("server_facts") or {}).items():
+        out[metric_key("engine", config, "method")] = str(method)  # None: the facts say it does not speculate
+    return out
+
+
+def _metrics(doc: Mapping[str, Any]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for c in doc.get("cells") or []:
+        for fig in CELL_FIGURES:
+            v = c.get(fig)
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                out[metric_key("cell", c["config"], c["workload"], c["concurrency"], f"r{c['repeat']}", fig)] = v
+    for cmp in doc.get("comparisons") or []:
+        for fig in ("speedup", "low", "high"):
+            v = cmp.get(fig)
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                out[metric_key("cmp", cmp["config"], cmp["workload"], cmp["level"], fig)] = v
+    return out
+
+
+def _tags(doc: Mapping[str, Any]) -> dict[str, str]:
+    return {
+        metric_key("verdict", c["config"], c["workload"], c["level"]): str(c.get("verdict"))
+        for c in doc.get("comparisons") or []
+    }
+
+
+def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), _BATCH):
+        yield items[i : i + _BATCH]
+
+
+def _client(tracking_uri: str) -> Any:
+    try:
+        from mlflow.tracking import MlflowClient
+    except ImportError:
+        raise ConfigError(
+            "MLflow is not installed",
+            found="no module mlflow",
+            expected="MLflow's tracking client (the optional extra `mlflow`)",
+            fix="pip install 'specscope[mlflow]' (or mlflow-skinny), then export again",
+        ) from None
+    if tracking_uri.startswith("file:"):
+        os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
+    return MlflowClient(tracking_uri=tracking_uri)
+
+
+def default_tracking_uri() -> str:
+    """``./mlruns`` (in the current directory) as a file URI."""
+    return (Path.cwd() / "mlruns").resolve().as_uri()
+
+
+def export_mlflow(doc: Mapping[str, Any], html: str, run_path: Path, tracking_uri: str | None) -> MlflowExport:
+    """Log the report document ``doc`` (its JSON form) and its ``html`` page as one MLflow run (module docstring).
+
+    Raises:
+        ConfigError: MLflow is not installed.
+    """
+    uri = tracking_uri or default_tracking_uri()
+    client = _client(uri)
+    exp = client.get_experiment_by_name(EXPERIMENT)
+    exp_id = exp.experiment_id if exp is not None else client.create_experiment(EXPERIMENT)
+    text = json.dumps(doc, sort_keys=True, default=str)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    created = (doc.get("manifest") or {}).get("created")
+    key = hashlib.sha256(f"{run_path.resolve()}|{created}".encode()).hexdigest()[:32]
+    found = client.search_runs([exp_id], filter_string=f"tags.`specscope.run_key` = '{key}'")
+    outcome = "created"
+    for old in found:
+        if old.data.tags.get("specscope.report_sha256") == digest:
+            return MlflowExport(uri, exp_id, old.info.run_id, "unchanged", len(old.data.metrics), len(old.data.params))
+        client.delete_run(old.info.run_id)
+        outcome = "replaced"
+    from mlflow.entities import Metric, Param, RunTag
+
+    tags = {"specscope.run_key": key, "specscope.report_sha256": digest, "specscope.run": str(run_path.resolve())}
+    run = client.create_run(exp_id, tags=tags, run_name=run_path.name)
+    rid = run.info.run_id
+    params, metrics = _params(doc), _metrics(doc)
+    for batch in _chunks([Param(k, v) for k, v in params.items()]):
+        client.log_batch(rid, params=list(batch))
+    now_ms = int(time.time() * 1000)
+    for batch in _chunks([Metric(k, float(v), now_ms, 0) for k, v in metrics.items()]):
+        client.log_batch(rid, metrics=list(batch))
+    for batch in _chunks([RunTag(k, v) for k, v in _tags(doc).items()]):
+        client.log_batch(rid, tags=list(batch))
+    with tempfile.TemporaryDirectory(prefix="specscope-mlflow-") as tmp:
+        (Path(tmp) / "report.json").write_text(json.dumps(doc, indent=2, default=str))
+        (Path(tmp) / "report.html").write_text(html)
+        client.log_artifact(rid, str(Path(tmp) / "report.json"))
+        client.log_artifact(rid, str(Path(tmp) / "report.html"))
+    client.set_terminated(rid)
+    return MlflowExport(uri, exp_id, rid, outcome, len(metrics), len(params))

@@ -1,0 +1,253 @@
+"""A run's acceptance as speculation profiles (``specscope export RUN --to profile -o FILE``).
+
+Schema: ``speculation_profile.json`` as NVIDIA Model-Optimizer's specdec_bench writes it,
+``examples/specdec_bench/specdec_bench/speculation_profile.py`` ``build_profile`` (commit
+edf879d3daf7879acdeb2dab9f54a591837da7b0, schema_version ``"1.0"``; NVIDIA/Model-Optimizer#2247): per draft
+position ``i`` (0-based) ``marginal_accept_rates[i]`` = P(the first i+1 drafts all accepted) and
+``conditional_accept_rates[i]`` = marginal[i] / marginal[i-1] (0.0 after a 0); ``mean_accept_length`` is the
+per-step mean tokens emitted (bonus token included); ``acceptance_length_histogram`` maps a step's acceptance length
+(tokens emitted, ``"1"`` = no draft accepted) to its count of steps; ``validation`` holds the producer's two checks
+(``mean_consistency``: ``1 + sum(marginal)`` against the mean within 0.02; ``marginal_monotonicity``).
+
+Our figures: one profile per speculative config x workload x level x phase (``all``; ``reasoning`` and ``answer``
+when the run split them, :mod:`specscope.stats.phases`), pooled over the ok cells by the report's own
+:func:`specscope.stats.acceptance.pooled_acceptance` (sum accepted at each position / sum verify steps: vLLM's
+per-position counters are marginal, since a position counts only after every earlier one was accepted) and
+:func:`specscope.stats.acceptance_dist.accepted_length_histogram`. ``measurement_conditions`` names the run, config,
+workload, load and phase. What the schema has no field for (drafted and accepted tokens, acceptance rate, the
+figures' source and flags) goes in a sidecar file beside the profiles, never into them. A figure we did not measure
+(``mean_accept_length_per_request``: no per-request acceptance length is kept) is null.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from specscope.config import is_control
+from specscope.errors import ConfigError
+from specscope.report.build import RunData, run_cells_of
+from specscope.stats.acceptance import AcceptanceView, acceptance_view, pooled_acceptance
+from specscope.stats.acceptance_dist import accepted_length_histogram
+from specscope.stats.groups import usable
+from specscope.stats.server_spec import methods_of
+from specscope.stats.summary import CellSummary
+
+__all__ = ["SCHEMA_VERSION", "SCHEMA_SOURCE", "Profile", "run_profiles"]
+
+SCHEMA_VERSION = "1.0"
+SCHEMA_SOURCE = (
+    "NVIDIA/Model-Optimizer examples/specdec_bench/specdec_bench/speculation_profile.py "
+    "build_profile @ edf879d3daf7879acdeb2dab9f54a591837da7b0"
+)
+#: methods whose draft at k is a prefix of their draft at k+1 (the producer's ``_CHAIN_DRAFTING_METHODS``).
+CHAIN_METHODS = frozenset({"eagle", "eagle1", "eagle2", "eagle3", "draft_model"})
+MEAN_TOLERANCE = 0.02  # the producer's mean_consistency tolerance (tokens per step)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One profile (``body``: the schema's object) and what goes beside it (``beside``), with its key."""
+
+    config: str
+    workload: str
+    level: int
+    phase: str
+    body: dict[str, Any]
+    beside: dict[str, Any]
+
+    def suffix(self) -> str:
+        return f"{self.config}-{self.workload}-{self.level}-{self.phase}"
+
+
+def _r(x: float) -> float:
+    return round(float(x), 6)
+
+
+def _histogram(view: AcceptanceView, per_position: Sequence[float]) -> dict[str, int | float] | None:
+    """Steps by acceptance length (``"1"``: no draft accepted), from the pooled per-position counts."""
+    counts = accepted_length_histogram(view.drafts, per_position)
+    if not counts:
+        return None
+    return {str(j + 1): int(n) if float(n).is_integer() else n for j, n in enumerate(counts)}
+
+
+def _k(cells: Sequence[CellSummary], positions: int) -> int:
+    """The k the run drafted with: the engine's configured k when every cell states one and the same, else the
+    per-position counters' length."""
+    ks = {(c.drafting or {}).get("configured_k") for c in cells}
+    if len(ks) == 1 and isinstance(k := next(iter(ks)), int) and k >= positions:
+        return k
+    return positions
+
+
+def _body(view: AcceptanceView, per_position: Sequence[float], k: int, method: str | None) -> dict[str, Any]:
+    marginal = [*view.unconditional, *[0.0] * (k - len(view.unconditional))][:k]
+    conditional, prev = [], 1.0
+    for m in marginal:
+        conditional.append(m / prev if prev > 0 else 0.0)
+        prev = m
+    mean = view.acceptance_length
+    implied = 1.0 + sum(marginal)
+    violations = [
+        {"position": i, "value": _r(marginal[i]), "previous": _r(marginal[i - 1])}
+        for i in range(1, len(marginal))
+        if marginal[i] > marginal[i - 1] + 1e-9
+    ]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "measured": True,
+        "method": method,
+        "draft_checkpoint": None,
+        "target_model": None,
+        "num_speculative_tokens": k,
+        "block_size": None,
+        "max_supported_k": k,
+        "verification_method": "longest_prefix",
+        "conditional_accept_rates": [_r(x) for x in conditional],
+        "marginal_accept_rates": [_r(x) for x in marginal],
+        "mean_accept_length": None if mean is None else _r(mean),
+        "mean_accept_length_per_request": None,
+        "accept_length_model": "chain_analytic" if method and method.lower() in CHAIN_METHODS else "measured_per_k",
+        "accept_length_by_k": {} if mean is None else {str(k): _r(mean)},
+        "acceptance_length_histogram": _histogram(view, per_position),
+        "per_category": None,
+        "measurement_conditions": None,
+        "validation": None
+        if mean is None
+        else {
+            "mean_consistency": {
+                "implied_mean_accept_length": _r(implied),
+                "reported_mean_accept_length": _r(mean),
+                "abs_delta": _r(abs(implied - mean)),
+                "tolerance": MEAN_TOLERANCE,
+                "passed": abs(implied - mean) <= MEAN_TOLERANCE,
+            },
+            "marginal_monotonicity": {"passed": not violations, "violations": violations},
+        },
+    }
+
+
+def _phase_views(cells: Sequence[CellSummary]) -> dict[str, tuple[AcceptanceView, list[float]]]:
+    """Per phase (``reasoning``, ``answer``) the pooled view of the cells' split acceptance, when any cell split."""
+    out: dict[str, tuple[AcceptanceView, list[float]]] = {}
+    for phase in ("reasoning", "answer"):
+        parts = [p[phase] for c in cells if isinstance(p := c.phase_acceptance, Mapping) and phase in p]
+        if not parts or not sum(int(p["drafts"]) for p in parts):
+            continue
+        pos: list[float] = []
+        for p in parts:
+            per = list(p.get("accepted_per_position") or ())
+            pos.extend([0.0] * (len(per) - len(pos)))
+            for i, v in enumerate(per):
+                pos[i] += float(v)
+        view = acceptance_view(
+            sum(float(p["drafts"]) for p in parts),
+            sum(float(p["draft_tokens"]) for p in parts),
+            sum(float(p["accepted_tokens"]) for p in parts),
+            pos,
+        )
+        out[phase] = (view, pos)
+    return out
+
+
+def _pooled_positions(cells: Sequence[CellSummary]) -> list[float]:
+    pos: list[float] = []
+    for c in cells:
+        per = list((c.counters or {}).get("accepted_per_position") or ())
+        pos.extend([0.0] * (len(per) - len(pos)))
+        for i, v in enumerate(per):
+            pos[i] += float(v)
+    return pos
+
+
+def run_profiles(data: RunData) -> list[Profile]:
+    """Every profile of the run (module docstring), in config, workload, level, phase order.
+
+    Raises:
+        ConfigError: no config of the run has per-position acceptance (nothing to profile).
+    """
+    rc = run_cells_of(data)
+    methods = methods_of(data.server_facts)
+    out: list[Profile] = []
+    for config in rc.configs:
+        if is_control(config):
+            continue
+        for workload in rc.workloads:
+            for level in rc.levels:
+                cells = [c for c in rc.cells if (c.config, c.workload, c.concurrency) == (config, workload, level)]
+                ok = [c for c in cells if usable(c)]
+                views = {"all": (pooled_acceptance(ok).get((config, workload)), _pooled_positions(ok))}
+                views.update(_phase_views(ok))
+                for phase, (view, pos) in views.items():
+                    if view is None or not view.unconditional:
+                        continue
+                    out.append(
+                        _profile(data, rc.axis.label(level), ok, (config, workload, level, phase), view, pos, methods)
+                    )
+    if not out:
+        raise ConfigError(
+            f"the run {data.path or data.name} has no per-position acceptance to profile",
+            found="no ok cell of a speculative config with per-position acceptance counters",
+            expected="a run whose server counted accepted tokens per draft position (vLLM /metrics, llama.cpp)",
+            fix="profile a run of a speculative config on an engine that reports per-position acceptance",
+        )
+    return out
+
+
+def _profile(
+    data: RunData,
+    load: str,
+    cells: Sequence[CellSummary],
+    key: tuple[str, str, int, str],
+    view: AcceptanceView,
+    pos: Sequence[float],
+    methods: Mapping[str, str | None],
+) -> Profile:
+    config, workload, level, phase = key
+    method = methods.get(config)
+    body = _body(view, pos, _k(cells, len(view.unconditional)), method)
+    opts = data.manifest.get("options") or {}
+    body["measurement_conditions"] = {
+        "producer": "specscope",
+        "run": str(data.path or data.name),
+        "config": config,
+        "workload": workload,
+        "load": load,
+        "phase": phase,
+        "engine": data.manifest.get("engine"),
+        "max_tokens": opts.get("max_tokens"),
+        "temperature": opts.get("temperature"),
+        "cells": len(cells),
+    }
+    beside = {
+        "config": config,
+        "workload": workload,
+        "level": level,
+        "load": load,
+        "phase": phase,
+        "drafts": view.drafts,
+        "draft_tokens": view.draft_tokens,
+        "accepted_tokens": view.accepted_tokens,
+        "acceptance_rate": view.acceptance_rate,
+        "acceptance_length": view.acceptance_length,
+        "positions_measured": len(view.unconditional),
+        "source": view.source,
+        "flags": list(view.flags),
+    }
+    return Profile(config, workload, level, phase, body, beside)
+
+
+def profile_paths(target: Path, profiles: Sequence[Profile]) -> list[Path]:
+    """Where each profile is written: ``target`` itself for a single profile, else ``STEM-CONFIG-WORKLOAD-LEVEL-PHASE``
+    beside it with its suffix; the sidecar is ``STEM.specscope.json``."""
+    if len(profiles) == 1:
+        return [target]
+    return [target.with_name(f"{target.stem}-{p.suffix()}{target.suffix or '.json'}") for p in profiles]
+
+
+def sidecar_path(target: Path) -> Path:
+    """The file beside the profiles holding what the schema has no field for."""
+    return target.with_name(f"{target.stem}.specscope.json")

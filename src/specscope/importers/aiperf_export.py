@@ -1,0 +1,135 @@
+"""AIPerf ``aiperf profile``'s ``profile_export_aiperf.json`` (one object per run).
+
+Source: ai-dynamo/aiperf ``src/aiperf/exporters/metrics_json_exporter.py`` (commit
+96ebaea396aaba0b5a5879e6320986a9c022c3e7) writes ``JsonExportData`` of
+``src/aiperf/common/models/export_models.py`` (schema_version ``"1.0"``; commit
+26240f9e48bd11b1890ec0bfab778fd82481869f) with ``exclude_none``: ``schema_version``, ``aiperf_version``,
+``input_config`` (the run's ``UserConfig``: ``loadgen.concurrency``, ``loadgen.request_rate``,
+``loadgen.arrival_pattern``...; AIPerf 0.10.0 writes schema ``"1.3"`` with ``phases`` instead, each with its
+``type``, ``concurrency`` or rate and ``exclude_from_results`` for the warm-up), ``was_cancelled``,
+``error_summary``, ``start_time`` / ``end_time``, and one ``JsonMetricResult`` per metric tag
+(``{"unit": ..., "avg", "p50", "p99", "min", "max", "std", ...}``):
+``benchmark_duration`` (sec), ``total_output_tokens`` (tokens), ``request_count`` and ``error_request_count``
+(requests), ``time_to_first_token`` and ``inter_token_latency`` (ms; AIPerf's ITL per request is
+(latency - TTFT) / (output tokens - 1), specscope's TPOT), ``output_token_throughput`` (tokens/sec),
+``input_sequence_length`` (tokens). Per-request records live in another file (``profile_export.jsonl``), not read.
+
+The cell's duration is ``benchmark_duration``: AIPerf 0.10.0's ``output_token_throughput`` equals
+``total_output_tokens / benchmark_duration``; 0.13.0's does not (285.0 against 192 / 0.6545 s = 293.4 tok/s in
+tests/data/imports/aiperf_spec_r0.json: another window, not named in the file), so the figure derived here is the
+total over the benchmark duration, the definition of every other cell.
+
+Load: ``loadgen.request_rate`` set is an open loop (``arrival_pattern``, default Poisson), capped at
+``loadgen.concurrency`` when set; else ``loadgen.concurrency`` N is a closed loop of N.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from specscope.importers.record import Imported, Load, num
+
+__all__ = ["SHAPE", "TOOL", "recognise", "parse"]
+
+SHAPE = "aiperf-profile-export"
+TOOL = "aiperf profile"
+_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "seconds": 1.0}
+
+
+def _metric(doc: Mapping[str, Any], tag: str) -> Mapping[str, Any] | None:
+    m = doc.get(tag)
+    return m if isinstance(m, Mapping) and isinstance(m.get("unit"), str) else None
+
+
+def recognise(doc: Any) -> bool:
+    """True for a ``profile_export_aiperf.json`` object (its metric results carry a unit; it names its config)."""
+    return (
+        isinstance(doc, Mapping)
+        and isinstance(doc.get("input_config"), Mapping)
+        and _metric(doc, "output_token_throughput") is not None
+        and _metric(doc, "benchmark_duration") is not None
+    )
+
+
+def _stat(doc: Mapping[str, Any], tag: str, stat: str, *, seconds: bool = False) -> float | None:
+    m = _metric(doc, tag)
+    if m is None:
+        return None
+    v = num(m, stat)
+    if v is None or not seconds:
+        return v
+    scale = _SECONDS.get(str(m["unit"]).lower())
+    return None if scale is None else v * scale
+
+
+def _loadgen(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The measured phase's load settings: ``input_config.phases`` (AIPerf 0.10, schema 1.3: the phase not
+    ``exclude_from_results``, e.g. ``{"name": "profiling", "type": "concurrency", "concurrency": 4}``), else
+    ``input_config.loadgen`` (schema 1.0)."""
+    phases = cfg.get("phases")
+    if isinstance(phases, list):
+        measured = [p for p in phases if isinstance(p, Mapping) and not p.get("exclude_from_results")]
+        if measured:
+            return measured[-1]
+    lg = cfg.get("loadgen")
+    return lg if isinstance(lg, Mapping) else {}
+
+
+def _load(cfg: Mapping[str, Any]) -> Load:
+    lg = _loadgen(cfg)
+    rate, conc = num(lg, "request_rate") or num(lg, "rate"), num(lg, "concurrency")
+    if rate is not None:
+        arrival = str(lg.get("arrival_pattern") or lg.get("request_rate_mode") or lg.get("type") or "poisson")
+        return Load(concurrency=None if conc is None else int(conc), rate_per_s=rate, arrival=arrival.lower())
+    return Load(concurrency=int(conc) if conc is not None else 1)
+
+
+def _model(cfg: Mapping[str, Any]) -> str | None:
+    """The model served: ``input_config.models.items[0].name`` (0.10), else ``endpoint.model_names[0]``."""
+    models = cfg.get("models")
+    items = models.get("items") if isinstance(models, Mapping) else None
+    if isinstance(items, list) and items and isinstance(items[0], Mapping) and items[0].get("name"):
+        return str(items[0]["name"])
+    ep = cfg.get("endpoint")
+    names = ep.get("model_names") if isinstance(ep, Mapping) else None
+    return str(names[0]) if isinstance(names, list) and names else None
+
+
+def _failed(doc: Mapping[str, Any], errors: float | None) -> int | None:
+    """Failed requests: ``error_request_count``, else the counts of ``error_summary`` (empty: none), else unknown."""
+    if errors is not None:
+        return int(errors)
+    summary = doc.get("error_summary")
+    if isinstance(summary, list):
+        return sum(int(e.get("count") or 0) for e in summary if isinstance(e, Mapping))
+    return None
+
+
+def parse(doc: Mapping[str, Any]) -> Imported:
+    """The record's facts (:mod:`specscope.stats.imported`), load and model."""
+    completed = _stat(doc, "request_count", "avg")
+    errors = _stat(doc, "error_request_count", "avg")
+    facts: dict[str, Any] = {
+        "tool": TOOL,
+        "shape": SHAPE,
+        "tool_version": doc.get("aiperf_version"),
+        "duration_s": _stat(doc, "benchmark_duration", "avg", seconds=True),
+        "completed": None if completed is None else int(completed),
+        "failed": _failed(doc, errors),
+        "output_tokens": None if (t := _stat(doc, "total_output_tokens", "avg")) is None else int(t),
+        "ttft_p50_s": _stat(doc, "time_to_first_token", "p50", seconds=True),
+        "ttft_p95_s": _stat(doc, "time_to_first_token", "p95", seconds=True),
+        "tpot_p50_s": _stat(doc, "inter_token_latency", "p50", seconds=True),
+        "not_recorded": [
+            "per-request arrays (in profile_export.jsonl, not read)",
+            "speculative acceptance (AIPerf's export carries none)",
+        ],
+    }
+    if doc.get("was_cancelled"):
+        facts["not_recorded"].append("a complete run (was_cancelled: true)")
+    cfg: Mapping[str, Any] = doc["input_config"]
+    datasets = cfg.get("datasets")
+    first = datasets[0] if isinstance(datasets, list) and datasets and isinstance(datasets[0], Mapping) else {}
+    workload = first.get("dataset") or first.get("name")
+    return Imported(TOOL, SHAPE, _load(cfg), facts, str(workload) if workload else None, _model(cfg))

@@ -1,0 +1,117 @@
+"""GuideLLM ``guidellm benchmark run --output-path FILE.json`` (the report: one object, one entry per benchmark).
+
+Source: vllm-project/guidellm 0.8.1 (the wheel's ``guidellm/benchmark/schemas/report.py``, ``benchmark.py``,
+``metrics.py``, ``base.py`` and ``guidellm/schemas/base/statistics.py``): ``GenerativeBenchmarksReport`` holds
+``metadata`` (``version`` 2, ``guidellm_version``), ``config`` (the scenario) and ``benchmarks``, each a
+``GenerativeBenchmark`` (``type_`` ``"generative_benchmark"``) with ``config.strategy`` (``type_`` ``synchronous``,
+``concurrent`` with ``streams``, ``throughput``, ``constant`` / ``poisson`` with ``rate`` and optional
+``max_concurrency``, ``trace``), ``duration`` (s, its measured window), and ``metrics`` whose figures are
+``StatusDistributionSummary`` objects (``successful`` / ``errored`` / ``incomplete`` / ``total``, each a
+``DistributionSummary``: ``mean``, ``median``, ``count``, ``total_sum``, ``percentiles.p95``...):
+``request_totals`` (counts by status), ``output_token_count`` (tokens per request: the successful ``total_sum`` is
+the total), ``time_to_first_token_ms``, ``time_per_output_token_ms``. Its per-request list ``requests`` is a sample
+(``sample_size``), so no per-request arrays are taken from it.
+
+Load: ``synchronous`` is a closed loop of 1, ``concurrent`` of ``streams``, ``throughput`` of ``max_concurrency``;
+``constant`` and ``poisson`` are open loops at ``rate`` req/s. A ``throughput`` benchmark without a
+``max_concurrency`` and a ``trace`` replay have no level specscope can name, and are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from specscope.errors import ConfigError
+from specscope.importers.record import Imported, Load, num
+
+__all__ = ["SHAPE", "TOOL", "recognise", "parse_all"]
+
+SHAPE = "guidellm-benchmarks-report"
+TOOL = "guidellm benchmark"
+
+
+def recognise(doc: Any) -> bool:
+    """True for a GuideLLM report (``benchmarks`` of ``generative_benchmark`` entries)."""
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("benchmarks"), list) or not doc["benchmarks"]:
+        return False
+    return all(isinstance(b, Mapping) and b.get("type_") == "generative_benchmark" for b in doc["benchmarks"])
+
+
+def _obj(d: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    v = d.get(key)
+    return v if isinstance(v, Mapping) else {}
+
+
+def _summary(metrics: Mapping[str, Any], name: str, status: str = "successful") -> Mapping[str, Any]:
+    m = metrics.get(name)
+    s = m.get(status) if isinstance(m, Mapping) else None
+    return s if isinstance(s, Mapping) else {}
+
+
+def _ms(summary: Mapping[str, Any], key: str) -> float | None:
+    if key.startswith("p"):
+        pct = summary.get("percentiles")
+        v = num(pct, key) if isinstance(pct, Mapping) else None
+    else:
+        v = num(summary, key)
+    return None if v is None else v / 1000.0
+
+
+def _load(strategy: Mapping[str, Any], where: str) -> Load:
+    kind = strategy.get("type_")
+    cap = num(strategy, "max_concurrency")
+    if kind == "synchronous":
+        return Load(concurrency=1)
+    if kind == "concurrent" and num(strategy, "streams") is not None:
+        return Load(concurrency=int(num(strategy, "streams") or 1))
+    if kind == "throughput" and cap is not None:
+        return Load(concurrency=int(cap))
+    if kind in ("constant", "poisson") and num(strategy, "rate") is not None:
+        return Load(concurrency=None if cap is None else int(cap), rate_per_s=num(strategy, "rate"), arrival=str(kind))
+    raise ConfigError(
+        f"{where}: a GuideLLM benchmark of strategy {kind!r} has no level specscope can name",
+        found=dict(strategy),
+        expected="synchronous, concurrent (streams), throughput with max_concurrency, constant or poisson (rate)",
+        fix="import the report's other benchmarks from a report without this one (guidellm --profile concurrent ...)",
+    )
+
+
+def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
+    metrics = _obj(bench, "metrics")
+    totals = _obj(metrics, "request_totals")
+    out = num(_summary(metrics, "output_token_count"), "total_sum")
+    ttft, tpot = _summary(metrics, "time_to_first_token_ms"), _summary(metrics, "time_per_output_token_ms")
+    meta = _obj(doc, "metadata")
+    facts: dict[str, Any] = {
+        "tool": TOOL,
+        "shape": SHAPE,
+        "tool_version": meta.get("guidellm_version"),
+        "benchmark": i,
+        "duration_s": num(bench, "duration"),
+        "completed": None if num(totals, "successful") is None else int(num(totals, "successful") or 0),
+        "failed": None if num(totals, "errored") is None else int(num(totals, "errored") or 0),
+        "incomplete": None if num(totals, "incomplete") is None else int(num(totals, "incomplete") or 0),
+        "output_tokens": None if out is None else int(out),
+        "ttft_p50_s": _ms(ttft, "median"),
+        "ttft_p95_s": _ms(ttft, "p95"),
+        "tpot_p50_s": _ms(tpot, "median"),
+        "not_recorded": [
+            "per-request arrays (GuideLLM keeps a sample of the requests)",
+            "speculative acceptance (GuideLLM's report carries none)",
+        ],
+    }
+    cfg = _obj(bench, "config")
+    strategy = _obj(cfg, "strategy")
+    backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)
+    model = backend.get("model")
+    return Imported(TOOL, SHAPE, _load(strategy, f"benchmark {i}"), facts, None, str(model) if model else None)
+
+
+def parse_all(doc: Mapping[str, Any]) -> list[Imported]:
+    """One record per benchmark of the report, in its order.
+
+    Raises:
+        ConfigError: a benchmark whose strategy names no level (see the module docstring).
+    """
+    return [_one(doc, b, i) for i, b in enumerate(doc["benchmarks"], 1)]

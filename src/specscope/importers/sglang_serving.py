@@ -1,0 +1,81 @@
+"""SGLang ``python -m sglang.bench_serving --output-file FILE.jsonl``: one JSON object per line, one per run.
+
+Source: SGLang ``python/sglang/bench_serving.py`` (commit 0033168f0f58b2bc05aa0273bd475d9c01bafb1c), ``benchmark()``:
+the line holds ``backend``, ``dataset_name``, ``request_rate`` (``inf`` is written as JSON ``Infinity``),
+``max_concurrency``, ``duration`` (s), ``completed``, ``total_input_tokens``, ``total_output_tokens``,
+``total_output_tokens_retokenized``, ``output_throughput`` (tok/s), ``mean_/median_/std_/p99_{e2e_latency,ttft,tpot,
+itl}_ms``, ``concurrency`` (the mean in flight it measured) and ``accept_length`` (the server's
+``avg_spec_accept_length`` from ``/get_server_info`` for an sglang backend, else null). With ``--output-details``
+the per-request arrays follow: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s), ``generated_texts``,
+``errors``. The file records no failed count (``completed`` counts the successes) and no per-request latency (it is
+``ttft + sum(itls)``, SGLang's own e2e figure per request).
+
+Load: a finite ``request_rate`` is an open loop with Poisson arrivals, capped at ``max_concurrency`` when set;
+``inf`` with ``max_concurrency`` N is a closed loop of N; ``inf`` without one sends everything at once (N = the
+number of requests, ``completed`` plus the errors it lists).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from specscope.importers.record import Imported, Load, num, seconds_list, tokens_list
+
+__all__ = ["SHAPE", "TOOL", "recognise", "parse"]
+
+SHAPE = "sglang-bench-serving"
+TOOL = "sglang bench_serving"
+_KEYS = ("duration", "completed", "total_output_tokens", "total_output_tokens_retokenized", "output_throughput")
+
+
+def recognise(doc: Any) -> bool:
+    """True for one line of ``--output-file`` (its retokenized total is SGLang's own)."""
+    return isinstance(doc, Mapping) and all(k in doc for k in _KEYS) and "request_rate" in doc
+
+
+def _load(doc: Mapping[str, Any], n_requests: int) -> Load:
+    rate, cap = num(doc, "request_rate"), num(doc, "max_concurrency")
+    if rate is not None:
+        return Load(concurrency=None if cap is None else int(cap), rate_per_s=rate, arrival="poisson")
+    return Load(concurrency=int(cap) if cap is not None else n_requests)
+
+
+def parse(doc: Mapping[str, Any]) -> Imported:
+    """The record's facts (:mod:`specscope.stats.imported`), load and workload (its ``dataset_name``)."""
+    errors = doc.get("errors")
+    failed = sum(1 for e in errors if e) if isinstance(errors, list) else None
+    facts: dict[str, Any] = {
+        "tool": TOOL,
+        "shape": SHAPE,
+        "duration_s": num(doc, "duration"),
+        "completed": doc.get("completed"),
+        "failed": failed,
+        "output_tokens": doc.get("total_output_tokens"),
+        "input_tokens": doc.get("total_input_tokens"),
+        "not_recorded": [],
+    }
+    if isinstance(doc.get("ttfts"), list) and isinstance(doc.get("itls"), list):
+        facts["ttfts_s"] = seconds_list(doc, "ttfts")
+        facts["output_lens_tokens"] = tokens_list(doc, "output_lens")
+        facts["input_lens_tokens"] = tokens_list(doc, "input_lens")
+        facts["latencies_s"] = [
+            t + sum(i) if isinstance(t, int | float) and isinstance(i, list) else None
+            for t, i in zip(doc["ttfts"], doc["itls"], strict=False)
+        ]
+        facts["errors"] = [bool(e) for e in errors] if isinstance(errors, list) else None
+    else:
+        facts["not_recorded"] += ["failed requests", "per-request arrays (run without --output-details)"]
+        for ours, theirs in (("ttft_p50_s", "median_ttft_ms"), ("tpot_p50_s", "median_tpot_ms")):
+            v = num(doc, theirs)
+            if v is not None:
+                facts[ours] = v / 1000.0
+    length = num(doc, "accept_length")
+    if length is not None:
+        facts["acceptance_length"] = length
+        facts["not_recorded"].append("acceptance rate and per-position acceptance (SGLang writes the length only)")
+    else:
+        facts["not_recorded"].append("speculative acceptance (accept_length null)")
+    n = int(num(doc, "completed") or 0) + (failed or 0)
+    dataset = doc.get("dataset_name")
+    return Imported(TOOL, SHAPE, _load(doc, n), facts, str(dataset) if dataset else None, None)

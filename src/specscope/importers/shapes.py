@@ -1,0 +1,135 @@
+"""Which tool wrote a result file, recognised by content, and its records
+(:class:`~specscope.importers.record.Imported`).
+
+A file is read as one JSON document, else as JSON lines (one document per non-empty line: SGLang's
+``--output-file``, vLLM's ``--append-result``). Each document is offered to every shape in :data:`SHAPES`, in
+order; a document no shape recognises, or a file that is not JSON, is refused naming every shape tried.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from specscope import strictjson
+from specscope.errors import ConfigError
+from specscope.importers import aiperf_export, guidellm_report, sglang_serving, vllm_serve
+from specscope.importers.record import Imported
+from specscope.readfile import FileTooLarge, read_error_text, read_limited
+
+__all__ = ["SHAPES", "Shape", "read_records", "MAX_RESULT_BYTES"]
+
+#: the largest result file read (bytes): a detailed vLLM result of 100,000 requests is ~100 MB with its texts.
+MAX_RESULT_BYTES = 512 * 2**20
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A result format: its ``name``, the ``tool`` that writes it, its source, and its reader (one record per
+    document, or with ``parse_all`` several: a GuideLLM report holds one benchmark per level)."""
+
+    name: str
+    tool: str
+    source: str
+    recognise: Callable[[Any], bool]
+    parse: Callable[[Mapping[str, Any]], Imported] | None = None
+    parse_all: Callable[[Mapping[str, Any]], list[Imported]] | None = None
+
+    def records(self, doc: Mapping[str, Any]) -> list[Imported]:
+        if self.parse_all is not None:
+            return self.parse_all(doc)
+        assert self.parse is not None  # every shape has one of the two
+        return [self.parse(doc)]
+
+
+SHAPES: tuple[Shape, ...] = (
+    Shape(vllm_serve.SHAPE, vllm_serve.TOOL, "vllm/benchmarks/serve.py", vllm_serve.recognise, vllm_serve.parse),
+    Shape(
+        sglang_serving.SHAPE,
+        sglang_serving.TOOL,
+        "python/sglang/bench_serving.py",
+        sglang_serving.recognise,
+        sglang_serving.parse,
+    ),
+    Shape(
+        aiperf_export.SHAPE,
+        aiperf_export.TOOL,
+        "src/aiperf/exporters/metrics_json_exporter.py",
+        aiperf_export.recognise,
+        aiperf_export.parse,
+    ),
+    Shape(
+        guidellm_report.SHAPE,
+        guidellm_report.TOOL,
+        "src/guidellm/benchmark/schemas/report.py (0.8.1)",
+        guidellm_report.recognise,
+        parse_all=guidellm_report.parse_all,
+    ),
+)
+
+
+def _tried() -> str:
+    return "; ".join(f"{s.name} ({s.tool}, {s.source})" for s in SHAPES)
+
+
+def _unknown(path: Path, found: str) -> ConfigError:
+    return ConfigError(
+        f"{path} is not a result file specscope can import",
+        found=found,
+        expected=f"a result file of one of the shapes tried: {_tried()}",
+        fix="pass the JSON / JSONL file the tool itself saved (vLLM: --save-result; SGLang: --output-file; AIPerf: "
+        "profile_export_aiperf.json; GuideLLM: --output-path *.json)",
+    )
+
+
+def _documents(path: Path, text: str) -> list[Any]:
+    try:
+        return [strictjson.loads(text)]
+    except ValueError:
+        pass
+    docs = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            docs.append(strictjson.loads(line))
+        except json.JSONDecodeError as exc:
+            raise _unknown(path, f"line {i} is not JSON ({exc.msg})") from None
+    if not docs:
+        raise _unknown(path, "an empty file")
+    return docs
+
+
+def read_records(path: Path) -> list[Imported]:
+    """Every record of the result file at ``path``, with its provenance (``file``, ``sha256``, ``record``: 1-based)
+    in its facts.
+
+    Raises:
+        ConfigError: the file cannot be read, is not JSON, or holds a document of no known shape (naming them).
+    """
+    try:
+        data = read_limited(path, MAX_RESULT_BYTES)
+        text = data.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
+        found = str(exc) if isinstance(exc, FileTooLarge) else read_error_text(exc)
+        raise ConfigError(
+            f"cannot read the result file {path}",
+            found=found,
+            expected=f"a readable UTF-8 JSON file of at most {MAX_RESULT_BYTES:,} bytes",
+            fix="pass the file the tool saved",
+        ) from None
+    sha = hashlib.sha256(data).hexdigest()
+    out: list[Imported] = []
+    for i, doc in enumerate(_documents(path, text), 1):
+        shape = next((s for s in SHAPES if s.recognise(doc)), None)
+        if shape is None:
+            keys = ", ".join(sorted(map(str, doc))[:8]) if isinstance(doc, Mapping) else type(doc).__name__
+            raise _unknown(path, f"record {i}: {keys or 'an empty object'}")
+        for rec in shape.records(doc):
+            facts = {**rec.facts, "file": path.name, "sha256": sha, "record": len(out) + 1}
+            out.append(replace(rec, facts=facts))
+    return out

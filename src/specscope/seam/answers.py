@@ -1,0 +1,113 @@
+"""Server answers read once, at the edge: typed records of the small JSON bodies specscope asks a server for.
+
+Every read of a server's JSON answer outside the stream goes through :func:`read_answer`, never a bare
+``resp.json()``: a body that is not the expected JSON (a proxy's HTML error page answered with HTTP 200, a
+truncated body, a value of the wrong type) is a :class:`~specscope.errors.ServerError` naming the path, what was
+found (bounded) and what was expected — a named reason for the caller, never a ``JSONDecodeError`` or a
+``KeyError`` (issue 37).
+
+The shapes, from their sources:
+
+* ``GET /v1/models`` (OpenAI's "List models"; vLLM adds ``max_model_len`` to each entry,
+  vllm/entrypoints/openai/protocol.py ``ModelCard``): ``{"data": [{"id": str, "max_model_len": int?}, ...]}``.
+* ``POST /tokenize`` of vLLM (vllm/entrypoints/openai/protocol.py ``TokenizeResponse``): ``{"count": int,
+  "tokens": [int], "max_model_len": int}``; of llama.cpp's server (tools/server/README.md, "POST /tokenize"):
+  ``{"tokens": [int]}``.
+* ``POST /apply-template`` of llama.cpp's server: ``{"prompt": str}``.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from specscope.errors import ServerError
+from specscope.redact import redact_text
+
+__all__ = [
+    "ModelEntry",
+    "ModelsAnswer",
+    "TokenCount",
+    "TokenIds",
+    "DetokenizeAnswer",
+    "TemplateAnswer",
+    "A",
+    "read_answer",
+    "ANSWER_FOUND_CHARS",
+]
+
+ANSWER_FOUND_CHARS = 120  # how much of a bad body an error quotes (a proxy page can be megabytes)
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ModelEntry(_Answer):
+    """One served model: its id and, from vLLM, the context one request may fill (tokens)."""
+
+    id: str
+    max_model_len: int | None = Field(default=None, gt=0)
+
+
+class ModelsAnswer(_Answer):
+    """``GET /v1/models``."""
+
+    data: list[ModelEntry]
+
+
+class TokenCount(_Answer):
+    """vLLM's ``POST /tokenize``: the prompt's length (tokens)."""
+
+    count: int = Field(ge=0)
+
+
+class TokenIds(_Answer):
+    """``POST /tokenize`` as llama.cpp's server answers it: the token ids (or vLLM's, which also has them)."""
+
+    tokens: list[int]
+
+
+class DetokenizeAnswer(_Answer):
+    """``POST /detokenize``: llama.cpp's server answers ``{"content"}``, vLLM ``{"prompt"}``."""
+
+    content: str | None = None
+    prompt: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The detokenized text, from whichever field the server wrote (empty when neither)."""
+        return self.content if self.content is not None else (self.prompt or "")
+
+
+class TemplateAnswer(_Answer):
+    """llama.cpp's ``POST /apply-template``: the chat-templated prompt text."""
+
+    prompt: str
+
+
+A = TypeVar("A", bound=_Answer)  # one answer record type
+
+
+def read_answer(shape: type[A], body: bytes | str, *, path: str, fix: str) -> A:
+    """``body`` (a 200 answer of ``path``) as the record ``shape``.
+
+    Raises:
+        ServerError: the body is not JSON of that shape; ``found`` quotes at most :data:`ANSWER_FOUND_CHARS`
+            characters of it, secrets masked.
+    """
+    try:
+        return shape.model_validate_json(body)
+    except ValidationError as exc:
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+        quoted = redact_text(" ".join(text[:ANSWER_FOUND_CHARS].split()))
+        more = "..." if len(text) > ANSWER_FOUND_CHARS else ""
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ())) or "the body"
+        raise ServerError(
+            f"the server's answer to {path} is not what it should be ({where}: {first.get('msg', 'invalid')})",
+            found=repr(quoted + more) if quoted else "an empty body",
+            expected=f"JSON of the {shape.__name__} shape ({', '.join(shape.model_fields)})",
+            fix=fix,
+        ) from None

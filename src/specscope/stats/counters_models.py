@@ -1,0 +1,64 @@
+"""Figures per model of a counters delta whose series sets carry several ``model_name`` values (two servers read
+through one Prometheus ``/federate`` answer, an aggregator): acceptance is a property of one target and its drafter,
+so a scrape of several models gives each model's own figures and no pooled headline (issue 34).
+
+A series set's model is its ``model_name`` label, read from its name in the delta (a selector such as
+``{instance="a:8000",model_name="m"}``: :func:`specscope.records.series_labels`); a set whose name carries no
+``model_name`` (an engine index, one target) has no model, and a delta with fewer than two models gives no per-model
+figures. Traffic an engine does not label apart (LoRA adapters served on one base model, every request of a server
+without labels) is inside its model's figure: the engine's adapter says what (``UNLABELLED_TRAFFIC``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from specscope.records import SpecCounters, series_labels
+from specscope.stats.counters import sum_counters
+from specscope.stats.low_acceptance import low_acceptance_alarm
+
+__all__ = ["model_figures", "unlabelled_traffic"]
+
+
+def _models(delta: SpecCounters) -> dict[str, list[str]]:
+    """model -> the names of its counted series sets (not restarted, vanished or of unknown start)."""
+    out: dict[str, list[str]] = defaultdict(list)
+    left_out = set(delta.reset_engines) | set(delta.vanished_engines) | set(delta.unknown_start_engines)
+    for name in delta.engines:
+        model = (series_labels(name) or {}).get("model_name")
+        if model is not None and name not in left_out:
+            out[model].append(name)
+    return dict(sorted(out.items()))
+
+
+def model_figures(delta: SpecCounters) -> dict[str, dict[str, Any]]:
+    """Per model (two or more, else empty): its series sets, counts, acceptance rate / length / per position, and the
+    low-acceptance alarm on its own counts (the rule of :mod:`specscope.stats.low_acceptance`, method unknown)."""
+    models = _models(delta)
+    if len(models) < 2:
+        return {}
+    out = {}
+    for model, names in models.items():
+        d = sum_counters([delta.engines[n] for n in names])
+        alarm = low_acceptance_alarm(None, d.acceptance_rate, d.drafts)
+        out[model] = {
+            "series": names,
+            "drafts": d.drafts,
+            "draft_tokens": d.draft_tokens,
+            "accepted_tokens": d.accepted_tokens,
+            "generation_tokens": d.generation_tokens,
+            "acceptance_rate": d.acceptance_rate,
+            "acceptance_length": d.acceptance_length,
+            "acceptance_per_position": list(d.acceptance_per_position),
+            "alarms": [alarm] if alarm else [],
+        }
+    return out
+
+
+def unlabelled_traffic(engine_kind: str | None) -> str | None:
+    """What an engine counts inside one series set without labelling it apart (its adapter's ``UNLABELLED_TRAFFIC``),
+    or None (no adapter, or it says nothing)."""
+    from specscope.adapters.names import adapter_metrics
+
+    return next((getattr(m, "UNLABELLED_TRAFFIC", None) for e, m in adapter_metrics() if e == engine_kind), None)

@@ -1,0 +1,344 @@
+"""The census of workload-file layouts that the engines' and peer tools' benchmark clients accept (issue 36, 1b).
+
+One :class:`Layout` per layout that ``vllm bench serve`` (``vllm/benchmarks/datasets.py``), SGLang's
+``bench_serving`` (``python/sglang/bench_serving.py``), AIPerf (its custom-dataset loader models and public-dataset
+loaders) and GuideLLM (its column mapper and file deserializers) read from a file, each with the repository, file and
+commit it was read at, the fields that tool reads (prompt or messages, output length, ids, timestamps) and what
+``specscope bench --workload NAME=FILE`` does with it: read (how), or refused by name with what to convert it to.
+Synthetic (token-count-only) generators that read no file (``random``, ``prefix_repetition``, ``random-mm``,
+``generated-shared-prefix``) are not layouts; published datasets read through ``--dataset`` are in
+:mod:`specscope.workload.dataset_defs`.
+
+The field names below are the readers' own: :mod:`specscope.workload.userfile` imports them (one home), and
+``docs/workloads.md`` is generated from this table (``scripts/gen_workloads_doc.py``). Every row has a test that
+builds a file of that layout from these names and checks what the truth server receives, row by row
+(``tests/integration/test_census_layouts.py``); a row without one fails ``tests/workload/test_census.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "Layout",
+    "CENSUS",
+    "TEXT_FIELDS",
+    "OUTPUT_LENGTH_FIELDS",
+    "SYSTEM_FIELDS",
+    "MESSAGES_FIELDS",
+    "SHAREGPT_FIELDS",
+    "MEDIA_FIELDS",
+    "TRACE_ONLY_FIELDS",
+    "TIMING_FIELDS",
+    "UNSENT_FIELDS",
+    "INPUTS_JSON_SENT",
+    "BAILIAN_FIELDS",
+    "BAILIAN_REFUSAL",
+    "BINARY_SUFFIXES",
+    "layout",
+]
+
+#: Fields that hold one prompt, in the order tried: specscope's and vLLM's ``prompt``, then GuideLLM's text-column
+#: names in its own order (``GenerativeColumnMapper.defaults["text_column"]``; ``conversation`` when it is a string),
+#: then AIPerf's ``text_input``. ``instruction`` (+ ``input``: Alpaca) is read after ``prompt`` and before the rest,
+#: as GuideLLM orders them (:mod:`specscope.workload.userfile`).
+TEXT_FIELDS = ("prompt", "question", "input", "context", "content", "conversation", "turn", "text", "text_input")
+#: Per-row output length (tokens), in the order tried: specscope's / OpenAI's ``max_tokens``, AIPerf's
+#: ``output_length``, vLLM's per-line ``output_tokens``, GuideLLM's ``output_tokens_count`` /
+#: ``completion_tokens_count``.
+OUTPUT_LENGTH_FIELDS = (
+    "max_tokens",
+    "output_length",
+    "output_tokens",
+    "output_tokens_count",
+    "completion_tokens_count",
+)
+#: A system prompt sent before the user turn (GuideLLM's ``prefix_column``: ``system_prompt``, ``system``, ``prefix``).
+SYSTEM_FIELDS = ("system_prompt", "system", "prefix")
+#: Chat messages (OpenAI; GuideLLM's ``raw_messages_column`` ``messages`` / ``chat_messages``; AIPerf's trace rows).
+MESSAGES_FIELDS = ("messages", "chat_messages")
+#: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
+SHAREGPT_FIELDS = ("conversations", "conversation")
+#: Media a row may carry (AIPerf ``SingleTurn``; GuideLLM image / audio / video columns): refused by name.
+MEDIA_FIELDS = ("image", "images", "audio", "audios", "video", "videos")
+#: Fields that make a row a trace row (token counts and arrival times, no text): refused with ``--trace`` as the fix.
+TRACE_ONLY_FIELDS = ("input_length", "hash_ids", "payload")
+#: Per-row arrival times a text row may carry (AIPerf ``SingleTurn`` / ``MooncakeTrace`` ``timestamp`` and ``delay``,
+#: ms, also per turn of a ``MultiTurn``; GuideLLM's ``relative_timestamp``): a ``--workload`` file is sent at the
+#: cell's concurrency or rate, so they are not replayed and ``bench`` names them in a warning at the start
+#: (``--trace FILE`` replays arrivals).
+TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp")
+#: Request-body fields a row may carry that specscope does not send (AIPerf ``SingleTurn`` / ``MooncakeTrace``
+#: ``extra``: shallow-merged into the request body at dispatch), named in a warning by ``bench``.
+UNSENT_FIELDS = ("extra",)
+#: The keys of an AIPerf ``inputs.json`` payload that specscope sends or that do not change the answer (the model name
+#: and the streaming switches: specscope streams to the server it is given); any other key is ``extra``, warned.
+INPUTS_JSON_SENT = ("messages", "max_tokens", "max_completion_tokens", "model", "stream", "stream_options")
+#: The fields that tell an AIPerf ``BailianTrace`` row (Alibaba Bailian usage traces): chained turns of token counts
+#: whose ``timestamp`` is in seconds and whose ``hash_ids`` are 16-token blocks, so it is no Mooncake trace (ms, 512).
+BAILIAN_FIELDS = ("chat_id", "parent_chat_id")
+#: What a Bailian trace is and what to convert it to (one text for ``--workload`` and ``--trace``).
+BAILIAN_REFUSAL = (
+    "an AIPerf BailianTrace (chat_id / parent_chat_id: token counts, timestamp in seconds, 16-token hash_ids)",
+    "convert it to a Mooncake trace (timestamp in ms = seconds x 1000, input_length, output_length; drop hash_ids) "
+    "and pass that with --trace FILE",
+)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One workload layout of the census.
+
+    Attributes:
+        key: ``tool.layout`` (``aiperf.single_turn``), the id tests name.
+        tool: the tool that reads it; source: repository, file (and class or function) and commit read.
+        shape: the file's form (JSON Lines, one JSON array, CSV with a header, text).
+        prompt, output, ids, timestamps: the fields that tool reads for each (``—``: none).
+        specscope: what ``--workload NAME=FILE`` does: ``read: ...`` or ``refused: ... -> convert to ...``.
+    """
+
+    key: str
+    tool: str
+    source: str
+    shape: str
+    prompt: str
+    output: str
+    ids: str
+    timestamps: str
+    specscope: str
+
+    @property
+    def refused(self) -> bool:
+        """True when specscope refuses the layout as a ``--workload`` file (naming its source and the fix)."""
+        return self.specscope.startswith("refused")
+
+
+_VLLM = "vllm-project/vllm vllm/benchmarks/datasets.py @0056b87f"
+_SGLANG = "sgl-project/sglang python/sglang/bench_serving.py @0033168f"
+_AIPERF = "ai-dynamo/aiperf src/aiperf/dataset/loader/models.py @0109a64e"
+_GUIDELLM = "vllm-project/guidellm src/guidellm/data/preprocessors/mappers.py @0016f762"
+_GUIDELLM_FILE = "vllm-project/guidellm src/guidellm/data/deserializers/file.py @03820eba"
+#: File suffixes of GuideLLM's binary dataset deserializers: refused as ``--workload`` files, by name.
+BINARY_SUFFIXES = (".parquet", ".arrow", ".hdf5", ".h5", ".db", ".tar")
+
+CENSUS: tuple[Layout, ...] = (
+    Layout(
+        "vllm.sharegpt",
+        "vLLM",
+        f"{_VLLM} ShareGPTDataset",
+        "one JSON array",
+        "`conversations`[0].`value`",
+        "token count of `conversations`[1].`value`, or `--sharegpt-output-len`",
+        "— (request id = prefix + index)",
+        "—",
+        "read: the turns up to the last user turn; the recorded answer is not sent; output length its token "
+        "count by the server's tokenizer, as vLLM's (`--max-tokens` where the server has no `/tokenize`; the "
+        "manifest says which; no row dropped for its length)",
+    ),
+    Layout(
+        "vllm.custom",
+        "vLLM",
+        f"{_VLLM} CustomDataset",
+        "JSON Lines (`.jsonl` only)",
+        "`prompt`",
+        "`--custom-output-len` (one for all rows at this commit)",
+        "— (index)",
+        "—",
+        "read: `prompt`; a per-line `output_tokens` is that row's `max_tokens`",
+    ),
+    Layout(
+        "vllm.spec_bench",
+        "vLLM",
+        f"{_VLLM} SpecBench",
+        "JSON Lines",
+        "`turns`[0] (rows filtered by `category`)",
+        "`--spec-bench-output-len`",
+        "— (index)",
+        "—",
+        "read: every turn, a conversation; `question_id` is the row id; or `--dataset spec-bench`",
+    ),
+    Layout(
+        "vllm.sonnet",
+        "vLLM",
+        f"{_VLLM} SonnetDataset",
+        "text, one poem line per line",
+        "lines drawn at random into one prompt of `--sonnet-input-len`",
+        "`--sonnet-output-len`",
+        "—",
+        "—",
+        "read: one prompt per line (vLLM assembles lines into longer prompts; `--context-tokens` extends them)",
+    ),
+    Layout(
+        "vllm.burstgpt",
+        "vLLM",
+        f"{_VLLM} BurstGPTDataset",
+        "CSV with a header",
+        "none: random tokens of `Request tokens` (rows with `Model` GPT-4)",
+        "`Response tokens` (> 0)",
+        "—",
+        "`Timestamp` (not used by vLLM)",
+        "refused: a trace of token counts -> pass it with `--trace FILE`",
+    ),
+    Layout(
+        "sglang.sharegpt",
+        "SGLang",
+        f"{_SGLANG} sample_sharegpt_requests",
+        "one JSON array",
+        "`conversations` (or `conversation`)[0].`value`",
+        "token count of [1].`value`, or `--sharegpt-output-len`",
+        "—",
+        "—",
+        "read: `conversations` or `conversation`, the turns up to the last user turn; output length the "
+        "recorded answer's token count, as vllm.sharegpt",
+    ),
+    Layout(
+        "sglang.mooncake",
+        "SGLang",
+        f"{_SGLANG} (mooncake dataset)",
+        "JSON Lines",
+        "none: `input_length` tokens, `hash_ids` blocks",
+        "`output_length`",
+        "—",
+        "`timestamp` (ms)",
+        "refused: a trace of token counts -> pass it with `--trace FILE`",
+    ),
+    Layout(
+        "aiperf.single_turn",
+        "AIPerf",
+        f"{_AIPERF} SingleTurn",
+        "JSON Lines",
+        "`text` or `texts` (+ `role`); media `image(s)`, `audio(s)`, `video(s)`",
+        "`output_length` (overrides `--osl`)",
+        "`session_id`",
+        "`timestamp` or `delay` (ms)",
+        "read: `text` / `texts` (joined with a newline), `output_length` as `max_tokens`, `session_id` as row id; "
+        "media refused by name; `timestamp` / `delay` not replayed and `extra` (request-body fields) not sent: a "
+        "warning at the start names them (`--trace` replays arrivals)",
+    ),
+    Layout(
+        "aiperf.multi_turn",
+        "AIPerf",
+        f"{_AIPERF} MultiTurn",
+        "JSON Lines",
+        "`turns`: [SingleTurn]",
+        "each turn's `output_length`",
+        "`session_id`",
+        "each turn's `timestamp` / `delay`",
+        "read: a conversation, turn k+1 after the answer to turn k; one `output_length` for all turns "
+        "(turns that differ are refused by line); `timestamp` / `delay` not replayed: a warning names them",
+    ),
+    Layout(
+        "aiperf.random_pool",
+        "AIPerf",
+        f"{_AIPERF} RandomPool",
+        "JSON Lines (a file or a folder of them)",
+        "`text` or `texts`",
+        "— (`--osl`)",
+        "—",
+        "—",
+        "read: as single_turn; one file (a folder: one --workload each)",
+    ),
+    Layout(
+        "aiperf.mooncake_trace",
+        "AIPerf",
+        f"{_AIPERF} MooncakeTrace",
+        "JSON Lines",
+        "one of `input_length` (+ `hash_ids`), `text_input`, `messages`, `payload`",
+        "`output_length`",
+        "`session_id`",
+        "`timestamp` or `delay` (ms)",
+        "read: `text_input` or `messages` with `output_length` as `max_tokens`; `timestamp` / `delay` not "
+        "replayed: a warning names them (`--trace FILE` replays a `text_input` file on its clock); an "
+        "`input_length` / `payload` row refused (a trace: `--trace FILE`; a payload: convert to `messages`); so are "
+        "`message_mode: delta` rows (write the whole conversation) and `tools`",
+    ),
+    Layout(
+        "aiperf.bailian_trace",
+        "AIPerf",
+        f"{_AIPERF} BailianTrace",
+        "JSON Lines",
+        "none: `input_length` tokens, `hash_ids` (16-token blocks)",
+        "`output_length`",
+        "`chat_id`, `parent_chat_id` (-1: a first turn), `turn`",
+        "`timestamp` (s)",
+        "refused: token counts in seconds, as `--workload` and as `--trace` -> convert it to a Mooncake trace "
+        "(`timestamp` in ms, `input_length`, `output_length`) and pass that with `--trace FILE`",
+    ),
+    Layout(
+        "aiperf.inputs_json",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/inputs_json.py @0e136169 InputsJsonPayloadLoader",
+        'one JSON object `{"data": [...]}` (AIPerf\'s own `inputs.json`)',
+        "`data`[].`payloads`[]: request bodies sent verbatim (`messages` carry the conversation so far)",
+        "each payload's own (`max_tokens` / `max_completion_tokens`)",
+        "`session_id`",
+        "—",
+        "read: each payload its own row (AIPerf sends a session's payloads in order), its `messages` as recorded "
+        "and its `max_tokens` / `max_completion_tokens`; row id `<session_id> turn <k>`; its other sampling fields "
+        "not sent: a warning names them; a payload without `messages` refused by name",
+    ),
+    Layout(
+        "aiperf.sharegpt",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/sharegpt.py @2980cd9e ShareGPTLoader",
+        "one JSON array",
+        "`conversations`: every human -> gpt pair a turn",
+        "token count of each gpt answer",
+        "— (generated session id)",
+        "—",
+        "read: one request per row, the turns up to the last human turn with the recorded answers before it as "
+        "history (AIPerf sends each human turn after the server's own answer); output length the trailing "
+        "answer's token count, as vllm.sharegpt",
+    ),
+    Layout(
+        "guidellm.jsonl",
+        "GuideLLM",
+        f"{_GUIDELLM} GenerativeColumnMapper",
+        "JSON Lines or one JSON array",
+        "first of `prompt`, `instruction`, `question`, `input`, `context`, `content`, `conversation`, `turn`, "
+        "`text`; or `messages` / `chat_messages`; `system_prompt` / `system` / `prefix` before it",
+        "`output_tokens_count` or `completion_tokens_count`",
+        "—",
+        "`relative_timestamp`",
+        "read: the text field and system prefix, the output count as `max_tokens`; `relative_timestamp` not "
+        "replayed: a warning names it",
+    ),
+    Layout(
+        "guidellm.csv",
+        "GuideLLM",
+        f"{_GUIDELLM}; {_GUIDELLM_FILE} CSVFileDatasetDeserializer",
+        "CSV with a header",
+        "as guidellm.jsonl (column names)",
+        "`output_tokens_count` or `completion_tokens_count`",
+        "—",
+        "—",
+        "read: the header names the columns (never a prompt); each row as guidellm.jsonl",
+    ),
+    Layout(
+        "guidellm.txt",
+        "GuideLLM",
+        f"{_GUIDELLM_FILE} TextFileDatasetDeserializer",
+        "text (`.txt`, `.text`), one prompt per line (column `text`)",
+        "the line",
+        "— (`--data-args` / default)",
+        "—",
+        "—",
+        "read: one prompt per line",
+    ),
+    Layout(
+        "guidellm.binary",
+        "GuideLLM",
+        f"{_GUIDELLM_FILE} Parquet / Arrow / HDF5 / DB / Tar deserializers",
+        "`.parquet`, `.arrow`, `.hdf5` / `.h5`, `.db` (SQLite), `.tar` (webdataset)",
+        "as guidellm.jsonl (columns)",
+        "as guidellm.jsonl",
+        "—",
+        "—",
+        "refused: a binary dataset file -> convert it to JSON Lines (one record per row, the same column names)",
+    ),
+)
+
+
+def layout(key: str) -> Layout:
+    """The census row ``key`` (``KeyError`` when there is none)."""
+    return next(lay for lay in CENSUS if lay.key == key)

@@ -1,0 +1,238 @@
+"""The census fields of a user's workload record (:mod:`specscope.workload.census`): its per-row output length,
+its text fields, a system prefix, what is refused by name (media, trace-only rows, a raw payload), and CSV files.
+
+Each refusal is a :class:`~specscope.errors.ConfigError` naming the file and line (``where``), the field, the layout's
+source and what to convert the row to; nothing here is sent before every row of the file is read.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from specscope.errors import ConfigError
+from specscope.workload.census import (
+    BAILIAN_FIELDS,
+    BAILIAN_REFUSAL,
+    INPUTS_JSON_SENT,
+    MEDIA_FIELDS,
+    OUTPUT_LENGTH_FIELDS,
+    SYSTEM_FIELDS,
+    TIMING_FIELDS,
+    TRACE_ONLY_FIELDS,
+    UNSENT_FIELDS,
+)
+from specscope.workload.prompt import is_int_in
+
+__all__ = [
+    "bad_row",
+    "output_length",
+    "check_row_kind",
+    "system_prefix",
+    "texts_of",
+    "timing_fields",
+    "unsent_fields",
+    "csv_records",
+    "inputs_json_records",
+    "is_csv",
+]
+
+#: the largest ``max_tokens`` a record may ask for (engines keep it in a 32-bit integer).
+MAX_TOKENS_CAP = 2**31 - 1
+#: CSV headers of request traces (token counts, no text): BurstGPT, and the Azure LLM inference traces.
+_TRACE_HEADERS = {"Request tokens": "BurstGPT (vLLM BurstGPTDataset)", "ContextTokens": "an Azure LLM inference trace"}
+_FIELDS_HINT = (
+    "records: chat `messages`, ShareGPT `conversations`, `turns`, `prompt` / `text` / `question` ..., Alpaca "
+    "`instruction`, or plain text lines (docs/workloads.md lists every layout)"
+)
+
+
+def bad_row(where: str, what: str, expected: str, fix: str | None = None) -> ConfigError:
+    """The refusal of one row: ``FILE:LINE: what`` (array: ``FILE item N``), found / expected / fix."""
+    return ConfigError(
+        f"{where}: {what}",
+        found=what,
+        expected=expected,
+        fix=fix or f"fix {where.rsplit('/', 1)[-1]} ({_FIELDS_HINT})",
+    )
+
+
+def _csv_value(key: str, value: str) -> object:
+    """A CSV cell: digits in an output-length column as an int (CSV has no numbers); any other cell as text."""
+    if key in OUTPUT_LENGTH_FIELDS and value.strip().isdigit() and len(value.strip()) <= 12:
+        return int(value.strip())
+    return value
+
+
+def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
+    """The row's own output length and the field that gave it (:data:`OUTPUT_LENGTH_FIELDS`, first present), or None
+    when the row names none (``--max-tokens`` applies, as the layout's tool applies its own option).
+
+    Raises:
+        ConfigError: the field is not an integer in ``1..MAX_TOKENS_CAP`` (never replaced by the default).
+    """
+    for key in OUTPUT_LENGTH_FIELDS:
+        if key in record and record[key] not in (None, ""):
+            value = record[key]
+            if not is_int_in(value, 1, MAX_TOKENS_CAP):
+                raise bad_row(where, f"{key} {record[key]!r:.60}", f"an integer in 1..{MAX_TOKENS_CAP:,} (tokens)")
+            assert isinstance(value, int)
+            return value, key
+    return None
+
+
+def check_row_kind(where: str, record: dict[str, Any]) -> None:
+    """Refuse a row that carries media, or that is a trace row (token counts, a raw payload), by name.
+
+    Raises:
+        ConfigError: a media field (AIPerf ``SingleTurn`` / GuideLLM columns), ``input_length`` / ``hash_ids``
+            (AIPerf ``MooncakeTrace``, SGLang mooncake: a trace), ``payload`` (AIPerf's pre-built request), an AIPerf
+            ``message_mode: delta`` row (its history is the session's earlier rows) or ``tools``.
+    """
+    media = [k for k in MEDIA_FIELDS if record.get(k)]
+    if media:
+        raise bad_row(where, f"a {media[0]} field (AIPerf SingleTurn / GuideLLM media)", "text only",
+                      "remove the media fields: specscope sends text")  # fmt: skip
+    if record.get("message_mode") == "delta":
+        raise bad_row(where, "a `message_mode: delta` row (AIPerf MooncakeTrace: only this turn's new messages; AIPerf "
+                      "adds the session's history)", "each row with its whole conversation",
+                      "write the whole conversation in the row's `messages` (message_mode history)")  # fmt: skip
+    if record.get("tools"):
+        raise bad_row(where, "a `tools` field (AIPerf MooncakeTrace: tool definitions sent with the messages)",
+                      "text chat without tools", "remove `tools`: specscope sends text chat only")  # fmt: skip
+    if "payload" in record:
+        raise bad_row(where, "a `payload` row (AIPerf MooncakeTrace: a pre-built request body)", "text or messages",
+                      "convert the payload to its `messages` (and `output_length`)")  # fmt: skip
+    if all(k in record for k in BAILIAN_FIELDS):
+        raise bad_row(where, BAILIAN_REFUSAL[0], "a prompt or messages per row", BAILIAN_REFUSAL[1])
+    trace = [k for k in TRACE_ONLY_FIELDS if k in record]
+    if trace and not any(k in record for k in ("text_input", "messages", "text", "prompt")):
+        raise bad_row(where, f"a trace row ({', '.join(trace)}: token counts, no text; AIPerf MooncakeTrace / "
+                      "SGLang mooncake)", "a prompt or messages per row",
+                      "pass the file with --trace FILE (it replays token counts on the trace's clock)")  # fmt: skip
+
+
+def system_prefix(where: str, record: dict[str, Any]) -> str | None:
+    """GuideLLM's prefix column (``system_prompt``, ``system``, ``prefix``): sent as a system message first."""
+    for key in SYSTEM_FIELDS:
+        value = record.get(key)
+        if value not in (None, ""):
+            if not isinstance(value, str):
+                raise bad_row(where, f"{key} {value!r:.60} is not a string", "a system prompt as text")
+            return value
+    return None
+
+
+def texts_of(where: str, raw: object) -> str:
+    """AIPerf's ``texts``: a list of strings or of ``Text`` objects ``{"name", "contents": [str]}``, joined with a
+    newline (the parts of one user turn)."""
+    if not isinstance(raw, list) or not raw:
+        raise bad_row(where, "texts is not a non-empty list", 'texts: ["..."] or [{"contents": ["..."]}]')
+    parts: list[str] = []
+    for item in raw:
+        contents = item.get("contents") if isinstance(item, dict) else [item]
+        if not isinstance(contents, list) or not all(isinstance(c, str) for c in contents):
+            raise bad_row(where, f"texts item {item!r:.60}", 'a string or {"contents": ["..."]}')
+        parts.extend(contents)
+    return "\n".join(parts)
+
+
+def _present(record: dict[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+    """Which of ``names`` a record carries (not null), at its top level or in its ``turns`` objects (AIPerf
+    ``MultiTurn``), in the order of ``names``."""
+    turns = record.get("turns")
+    holders = [record, *(t for t in turns if isinstance(t, dict))] if isinstance(turns, list) else [record]
+    return tuple(k for k in names if any(h.get(k) is not None for h in holders))
+
+
+def timing_fields(record: dict[str, Any]) -> tuple[str, ...]:
+    """The arrival-time fields (:data:`TIMING_FIELDS`) a record carries. A ``--workload`` file is sent at the cell's
+    concurrency or rate, so these are never replayed: ``bench`` names them in a warning."""
+    return _present(record, TIMING_FIELDS)
+
+
+def unsent_fields(record: dict[str, Any]) -> tuple[str, ...]:
+    """The request-body fields (:data:`UNSENT_FIELDS`, AIPerf's ``extra``) a record carries: never sent, named in a
+    warning by ``bench``."""
+    return _present(record, UNSENT_FIELDS)
+
+
+def is_csv(name: str) -> bool:
+    """A ``.csv`` file (gzip-compressed or not), read by its header."""
+    low = name.lower()
+    return low.endswith(".csv") or low.endswith(".csv.gz")
+
+
+def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` per data row of a CSV file with a header (GuideLLM's CSV deserializer reads the
+    header as column names; so does this: a header is never a prompt). Empty cells are absent fields.
+
+    Raises:
+        ConfigError: no header, a header of a request trace (refused with ``--trace`` as the fix), a row with more
+            cells than the header.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if not header or not any(h.strip() for h in header):
+        raise bad_row(f"{path_text}:1", "no CSV header", "a header naming the columns (prompt, ...)")
+    names = [h.strip() for h in header]
+    for column, source in _TRACE_HEADERS.items():
+        if column in names:
+            raise bad_row(f"{path_text}:1", f"a request trace header ({source}: `{column}`, token counts, no text)",
+                          "a CSV with a text column (prompt, question, text, ...)",
+                          "pass the file with --trace FILE")  # fmt: skip
+    out: list[tuple[int, dict[str, Any]]] = []
+    for row in reader:
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) > len(names):
+            raise bad_row(f"{path_text}:{line}", f"{len(row)} cells, the header names {len(names)}",
+                          "one cell per header column", "quote cells that hold commas")  # fmt: skip
+        out.append((line, {k: _csv_value(k, v) for k, v in zip(names, row, strict=False) if v != ""}))
+    return out
+
+
+def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """``(where, record)`` per payload of an AIPerf ``inputs.json`` (``{"data": [{"session_id", "payloads": [...]}]}``,
+    one JSON object: ``InputsJsonPayloadLoader``), in file order, or None when the text is not one: each payload (an
+    OpenAI request body carrying its conversation so far) is a record of its ``messages``, its ``max_tokens`` /
+    ``max_completion_tokens``, the row id ``<session_id> turn <k>`` and, under ``extra``, the body's other sampling
+    fields (not sent; ``bench`` names them).
+
+    Raises:
+        ConfigError: a session without payloads, a payload that is not an object or has no ``messages``.
+    """
+    body = text.strip()
+    if not body.startswith("{"):
+        return None
+    try:
+        doc = json.loads(body)
+    except (ValueError, RecursionError):  # a JSONDecodeError, or an integer past Python's digit limit
+        return None  # JSON Lines (a bad line is refused by the line reader, by its number)
+    data = doc.get("data") if isinstance(doc, dict) else None
+    if not isinstance(data, list) or not data or not all(isinstance(d, dict) and "payloads" in d for d in data):
+        return None
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, session in enumerate(data, 1):
+        payloads = session["payloads"]
+        if not isinstance(payloads, list) or not payloads:
+            raise bad_row(f"{path_text} session {i}", "payloads is not a non-empty list", "a list of request bodies")
+        for k, payload in enumerate(payloads, 1):
+            where = f"{path_text} session {i} payload {k}"
+            if not isinstance(payload, dict):
+                raise bad_row(where, f"a JSON {type(payload).__name__}, not a request body", "a JSON object")
+            if "messages" not in payload:
+                raise bad_row(where, f"a payload without messages (keys: {sorted(payload)!s:.120})",
+                              "a chat request body with `messages`", "write the prompt as its messages")  # fmt: skip
+            record = {key: payload[key] for key in ("messages", "max_tokens") if key in payload}
+            if "max_tokens" not in record and "max_completion_tokens" in payload:
+                record["max_tokens"] = payload["max_completion_tokens"]
+            record["id"] = f"{session.get('session_id', i)} turn {k}"
+            extra = {key: v for key, v in payload.items() if key not in INPUTS_JSON_SENT}
+            if extra:
+                record["extra"] = extra
+            out.append((where, record))
+    return out

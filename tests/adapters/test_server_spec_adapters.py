@@ -1,0 +1,33 @@
+"""Server facts read by the engine adapters into one neutral record (issue 34): the shapes specscope stores for a
+launched vLLM (its recipe, its start-up log's speculative config) and for the embedded llama.cpp engine (its config,
+its draft model), and nothing for a server specscope did not start."""
+
+from __future__ import annotations
+
+from specscope.adapters.facts import ServerSpec, server_spec
+from specscope.stats.server_spec import methods_of, spec_k
+
+
+def test_each_engines_shapes_fill_the_one_record() -> None:
+    recipe = {"recipe": {"method": "mtp", "num_speculative_tokens": 3}}
+    assert server_spec(recipe) == ServerSpec("mtp", 3, "vllm", "vllm", True)
+    log = {"log_facts": {"speculative_config": {"method": "eagle3", "num_speculative_tokens": 5}}}
+    assert server_spec(log) == ServerSpec("eagle3", 5, "vllm", "vllm", True)
+    embedded = {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 8}}
+    assert server_spec(embedded) == ServerSpec("ngram-mod", 8, "llamacpp", "llamacpp", True)
+    assert server_spec({"draft": {"quant": "Q4_0"}, "config": {"spec_types": []}}).method == "draft"
+    assert server_spec({"config": {"spec_types": []}}) == ServerSpec(stated=True)  # says: it does not draft
+    assert server_spec({"kind": "external", "base_url": "http://h:8000"}) == ServerSpec()
+
+
+def test_the_neutral_readers_take_the_record() -> None:
+    facts = {
+        "base": {"recipe": {"method": "base"}},
+        "mtp": {"recipe": {"method": "mtp", "num_speculative_tokens": 2}},
+        "ngram": {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 8}},
+        "plain": {"config": {"spec_types": []}},
+        "ext": {"kind": "external"},
+    }
+    assert methods_of(facts) == {"base": None, "mtp": "mtp", "ngram": "ngram-mod", "plain": None}
+    assert [spec_k(c, f) for c, f in facts.items()] == [None, 2, 8, None, None]
+    assert spec_k("ext-k4", {"kind": "external"}) == 4 and spec_k("x", {"k": 6}) == 6

@@ -1,0 +1,118 @@
+"""Draft configs whose shapes are nested, read where the engines read them: the speculators format's
+``transformer_layer_config`` (vLLM ``vllm/transformers_utils/configs/speculators/base.py``: the draft's network is built
+from it, top-level algorithm keys such as ``draft_vocab_size`` added) and EAGLE's ``model`` (vLLM
+``vllm/transformers_utils/configs/eagle.py`` ``EAGLEConfig(model=...)``). A mismatch held there was read by no rule and
+passed with exit 0."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from specscope.audit import audit_checkpoint
+
+from .ckmaker import H, I, dense_config, dense_model, vocab, write
+
+V = 64
+W = 2 * H  # the width of the target these drafts were trained for
+
+
+def _layer(prefix: str, w: int) -> dict[str, list[int]]:
+    names = {"input_layernorm": [w], "post_attention_layernorm": [w], "self_attn.q_proj": [w, w]}
+    names |= {"self_attn.k_proj": [8, w], "self_attn.v_proj": [8, w], "self_attn.o_proj": [w, w]}
+    names |= {"mlp.gate_proj": [I, w], "mlp.up_proj": [I, w], "mlp.down_proj": [w, I]}
+    return {f"{prefix}{k}.weight": v for k, v in names.items()}
+
+
+def _target(tmp_path: Path) -> Path:
+    return write(tmp_path / "target", dense_model(2, V), dense_config(2, V), tokens=vocab(V))
+
+
+def _speculators_eagle3(root: Path, width: int, *, verifier: dict | None = None) -> Path:
+    shapes = {"fc.weight": [width, 3 * width], "norm.weight": [width], "lm_head.weight": [V, width]}
+    shapes |= _layer("layers.0.", width) | {"layers.0.hidden_norm.weight": [width]}
+    cfg = {
+        "architectures": ["Eagle3Speculator"],
+        "speculators_model_type": "eagle3",
+        "transformer_layer_config": {**dense_config(1, V), "hidden_size": width},
+        "draft_vocab_size": V,
+        "speculators_config": {
+            "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": 3}],
+            "verifier": {"name_or_path": "org/target-8b", "architectures": ["LlamaForCausalLM"]}
+            if verifier is None
+            else verifier,
+        },
+    }
+    d2t = {"d2t": np.zeros(V, dtype=np.int64)}
+    return write(root, shapes, cfg, arrays=d2t, tokens=vocab(V))
+
+
+def test_speculators_eagle3_for_another_width_is_an_error(tmp_path: Path) -> None:
+    r = audit_checkpoint(_target(tmp_path), draft=_speculators_eagle3(tmp_path / "d", W))
+    (f,) = [f for f in r.errors if f.code == "DRAFT_HIDDEN_MISMATCH"]
+    assert f.details == {"draft_width": W, "from": "hidden_size", "target_hidden_size": H}
+    assert r.exit_code == 1
+
+
+def test_speculators_eagle3_of_the_right_width_is_clean(tmp_path: Path) -> None:
+    r = audit_checkpoint(_target(tmp_path), draft=_speculators_eagle3(tmp_path / "d", H))
+    assert [f.code for f in r.findings] == [] and r.exit_code == 0
+    assert r.facts["draft"]["draft_family"]["family"] == "eagle3"
+    assert r.facts["draft"]["draft_format"] == {
+        "format": "speculators",
+        "method": "eagle3",
+        "num_speculative_tokens": 3,
+        "verifier": "org/target-8b",
+        "verifier_architectures": ["LlamaForCausalLM"],
+    }
+
+
+def test_speculators_config_without_a_verifier_is_refused_as_vllm_refuses_it(tmp_path: Path) -> None:
+    r = audit_checkpoint(_target(tmp_path), draft=_speculators_eagle3(tmp_path / "d", H, verifier={}))
+    (f,) = r.errors
+    assert f.code == "DRAFT_SPECULATORS_CONFIG_INVALID" and f.details == {
+        "missing": ["speculators_config.verifier.name_or_path"]
+    }
+    assert "Invalid speculators config structure" in f.message and r.exit_code == 1
+
+
+def test_speculators_draft_trained_for_another_verifier_is_a_warning(tmp_path: Path) -> None:
+    other = {"name_or_path": "org/qwen3-8b", "architectures": ["Qwen3ForCausalLM"]}
+    r = audit_checkpoint(_target(tmp_path), draft=_speculators_eagle3(tmp_path / "d", H, verifier=other))
+    (f,) = r.warnings
+    assert f.code == "DRAFT_VERIFIER_DIFFERS" and r.exit_code == 0
+    assert f.message == (
+        "the draft was trained for verifier org/qwen3-8b (architectures Qwen3ForCausalLM) but the target is "
+        "LlamaForCausalLM: it reads another model's hidden states"
+    )
+
+
+def test_eagle_config_with_the_model_nested_for_another_width_is_an_error(tmp_path: Path) -> None:
+    shapes = {"fc.weight": [W, 2 * W], **_layer("layers.0.", W)}
+    del shapes["layers.0.input_layernorm.weight"]
+    cfg = {"architectures": ["EAGLEModel"], "model": {**dense_config(1, V), "hidden_size": W}}
+    r = audit_checkpoint(_target(tmp_path), draft=write(tmp_path / "d", shapes, cfg))
+    (f,) = [f for f in r.errors if f.code == "DRAFT_HIDDEN_MISMATCH"]
+    assert (f.details["draft_width"], f.details["target_hidden_size"]) == (W, H)
+
+
+def test_eagle3_aux_layer_ids_past_the_target_are_an_error_wherever_the_config_keeps_them(tmp_path: Path) -> None:
+    """vLLM reads ``eagle_aux_hidden_state_layer_ids`` from the draft's config top level; SpecForge / SGLang keep it
+    under ``eagle_config``. The target here has 2 layers: id 5 is captured by no layer."""
+    target = _target(tmp_path)
+    for key, where in (
+        ("eagle_aux_hidden_state_layer_ids", "top"),
+        ("eagle_config.eagle_aux_hidden_state_layer_ids", "nested"),
+    ):
+        root = _speculators_eagle3(tmp_path / where, H)
+        cfg = json.loads((root / "config.json").read_text())
+        if where == "top":
+            cfg["eagle_aux_hidden_state_layer_ids"] = [0, 1, 5]
+        else:
+            cfg["eagle_config"] = {"eagle_aux_hidden_state_layer_ids": [0, 1, 5]}
+        (root / "config.json").write_text(json.dumps(cfg))
+        r = audit_checkpoint(target, draft=root)
+        (f,) = [f for f in r.errors if f.code == "DRAFT_TARGET_LAYER_OUT_OF_RANGE"]
+        assert f.message == f"{key} [5] outside the target's 2 layers" and r.exit_code == 1

@@ -1,0 +1,116 @@
+"""GGUF pairs judged by llama.cpp's own rule, ``common_speculative_are_compatible`` (ggml-org/llama.cpp
+common/speculative.cpp, as compiled into the embedded engine xllamacpp 2026.10.11549): vocabulary type, add_bos /
+add_eos and their ids, token counts within SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128, token texts from id 5.
+
+Each pair is two real GGUF files written with llama.cpp's ``gguf`` package; each rule is shown failing alone and the
+boundary (128 tokens apart) passing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from specscope.audit import audit_checkpoint
+from specscope.cli import app
+
+gguf = pytest.importorskip("gguf")
+
+HID, N = 8, 300
+
+
+def _tokens(n: int = N) -> list[str]:
+    return ["<unk>", "<s>", "</s>"] + [f"t{i}" for i in range(3, n)]
+
+
+def _gguf(path: Path, *, tokens: list[str] | None = None, model: str = "llama", **keys: Any) -> Path:
+    toks = tokens or _tokens()
+    w = gguf.GGUFWriter(path, "llama")
+    w.add_block_count(1)
+    w.add_embedding_length(HID)
+    w.add_tokenizer_model(model)
+    w.add_token_list(toks)
+    w.add_token_types([2, 3, 3] + [1] * (len(toks) - 3))
+    for key, value in keys.items():
+        if isinstance(value, bool):
+            w.add_bool(f"tokenizer.ggml.{key}", value)
+        else:
+            w.add_uint32(f"tokenizer.ggml.{key}", value)
+    w.add_tensor("token_embd.weight", np.zeros((len(toks), HID), dtype=np.float32))
+    w.add_tensor("blk.0.attn_norm.weight", np.zeros((HID,), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+def _llama_findings(target: Path, draft: Path) -> list[Any]:
+    return [f for f in audit_checkpoint(target, draft=draft).findings if f.code == "LLAMACPP_DRAFT_INCOMPATIBLE"]
+
+
+def test_a_draft_200_tokens_longer_is_refused_as_llama_cpp_refuses_it(tmp_path: Path) -> None:
+    target = _gguf(tmp_path / "t.gguf")
+    draft = _gguf(tmp_path / "d.gguf", tokens=_tokens(N + 200))
+    report = audit_checkpoint(target, draft=draft)
+    assert report.exit_code == 1
+    (f,) = [f for f in report.findings if f.code == "LLAMACPP_DRAFT_INCOMPATIBLE"]
+    assert f.severity.value == "error" and f.details["rule"] == "size"
+    assert "target vocab size 300 does not match draft vocab size 500 - difference 200, max allowed 128" in f.message
+    assert "SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128" in (f.expected or "")
+    out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft)])
+    assert out.exit_code == 1 and "LLAMACPP_DRAFT_INCOMPATIBLE" in out.stdout
+
+
+def test_128_tokens_apart_with_the_same_texts_passes(tmp_path: Path) -> None:
+    target = _gguf(tmp_path / "t.gguf")
+    draft = _gguf(tmp_path / "d.gguf", tokens=_tokens(N + 128))
+    assert _llama_findings(target, draft) == []
+
+
+def test_add_bos_token_differs_is_refused(tmp_path: Path) -> None:
+    target = _gguf(tmp_path / "t.gguf", add_bos_token=True)
+    draft = _gguf(tmp_path / "d.gguf", add_bos_token=False)
+    (f,) = _llama_findings(target, draft)
+    assert f.details == {"rule": "bos", "add": [True, False], "id": [1, 1]}
+    assert '"draft model bos tokens must match target model to use speculation"' in f.message
+
+
+def test_bos_id_differs_only_matters_when_bos_is_added(tmp_path: Path) -> None:
+    target = _gguf(tmp_path / "t.gguf", bos_token_id=1)
+    draft = _gguf(tmp_path / "d.gguf", bos_token_id=2)  # SPM adds BOS by default: ids must agree
+    (f,) = _llama_findings(target, draft)
+    assert f.details == {"rule": "bos", "add": [True, True], "id": [1, 2]}
+    t2 = _gguf(tmp_path / "t2.gguf", bos_token_id=1, add_bos_token=False)
+    d2 = _gguf(tmp_path / "d2.gguf", bos_token_id=2, add_bos_token=False)
+    assert _llama_findings(t2, d2) == []
+
+
+def test_add_eos_differs_is_refused(tmp_path: Path) -> None:
+    target = _gguf(tmp_path / "t.gguf")
+    draft = _gguf(tmp_path / "d.gguf", add_eos_token=True)
+    (f,) = _llama_findings(target, draft)
+    assert f.details == {"rule": "eos", "add": [False, True], "id": [2, 2]}
+
+
+def test_vocabulary_type_differs_is_refused_first(tmp_path: Path) -> None:
+    target = _gguf(tmp_path / "t.gguf")
+    draft = _gguf(tmp_path / "d.gguf", model="gpt2", tokens=_tokens(N + 500))  # size too: type is checked first
+    (f,) = _llama_findings(target, draft)
+    assert f.details == {"rule": "vocab_type", "target": "SPM", "draft": "BPE"}
+
+
+def test_token_text_from_id_5_differs_is_refused_below_5_it_is_not_compared(tmp_path: Path) -> None:
+    target = _gguf(tmp_path / "t.gguf")
+    low = _tokens()
+    low[4] = "other"  # id 4: llama.cpp starts comparing at SPEC_VOCAB_CHECK_START_TOKEN_ID = 5
+    assert _llama_findings(target, _gguf(tmp_path / "low.gguf", tokens=low)) == []
+    high = _tokens()
+    high[7] = "other"
+    (f,) = _llama_findings(target, _gguf(tmp_path / "high.gguf", tokens=high))
+    assert f.details == {"rule": "text", "token_id": 7}
+    assert "token 7 content differs - target 't7', draft 'other'" in f.message

@@ -1,0 +1,234 @@
+"""One synthetic workload file per census layout (:data:`specscope.workload.census.CENSUS`), built from the reader's
+own field names, and what the server must receive from it, row by row.
+
+``LAYOUT_FILES[key]()`` -> :class:`LayoutFile`: the file's name and text, and either ``sent`` (one :class:`SentRow`
+per row, in file order: its row id and every request of its conversation, all turns, with its ``max_tokens``, None
+meaning ``--max-tokens``) or ``refused`` (a piece of the one-line refusal: the layout's source and the fix), and the
+lines ``bench`` must print at the start about the file (``notices``). Sources: the census rows themselves.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from specscope.workload.census import OUTPUT_LENGTH_FIELDS, SYSTEM_FIELDS, TEXT_FIELDS
+
+Messages = list[dict[str, str]]
+#: what the truth server streams for a turn when its script says ``output_tokens=2`` (the history of the next turn)
+REPLY = " x x"
+#: the start of the warning ``bench`` prints for rows that carry arrival times (never replayed)
+TIMING_WARNING = "warning: rows: mine: {rows} arrival times ({names}) that are not replayed"
+ONE = "1 row carries"
+
+
+@dataclass(frozen=True)
+class SentRow:
+    """One row as the server must receive it: ``requests[k]`` is the messages of the conversation's k-th request."""
+
+    row_id: str
+    requests: tuple[Messages, ...]
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class LayoutFile:
+    name: str
+    text: str
+    sent: list[SentRow] | None = None
+    refused: str | None = None
+    notices: tuple[str, ...] = ()  # lines bench prints at the start (rows sent with --max-tokens, arrival times)
+
+
+def _user(text: str) -> Messages:
+    return [{"role": "user", "content": text}]
+
+
+def _conv(*turns: str, history: Messages | None = None) -> tuple[Messages, ...]:
+    """The requests of a conversation of user ``turns``: turn k+1 carries turn k and the server's :data:`REPLY`."""
+    out: list[Messages] = []
+    sent: Messages = list(history or [])
+    for turn in turns:
+        sent = [*sent, *_user(turn)]
+        out.append(sent)
+        sent = [*sent, {"role": "assistant", "content": REPLY}]
+    return tuple(out)
+
+
+def _row(row_id: str, text: str, max_tokens: int | None = None) -> SentRow:
+    return SentRow(row_id, _conv(text), max_tokens)
+
+
+def _jsonl(rows: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def _sharegpt(key: str = "conversations") -> LayoutFile:
+    """Two one-question rows and one whose history holds a recorded answer (sent; the trailing one is not); each
+    asks for its trailing answer's token count (the truth server's tokenizer: one token per word)."""
+    human = lambda text: {"from": "human", "value": text}  # noqa: E731
+    gpt = lambda text: {"from": "gpt", "value": text}  # noqa: E731
+    rows = [
+        {"id": "sg1", key: [human("ShareGPT one?"), gpt("Answer one.")]},
+        {"id": "sg2", key: [gpt("An opening answer."), human("ShareGPT two?"), gpt("Answer two is five words.")]},
+        {key: [human("First question."), gpt("First answer."), human("Follow-up?"), gpt("Three word answer.")]},
+    ]
+    history = [*_user("First question."), {"role": "assistant", "content": "First answer."}]
+    sent = [_row("sg1", "ShareGPT one?", 2), _row("sg2", "ShareGPT two?", 5),
+            SentRow("item 3", _conv("Follow-up?", history=history), 3)]  # fmt: skip
+    notice = "rows: mine: 3 rows end with a recorded answer and name no output length: each asks for the answer's token"
+    return LayoutFile("sharegpt.json", json.dumps(rows, indent=1), sent, notices=(notice,))
+
+
+def _vllm_custom() -> LayoutFile:
+    rows = [{"prompt": "Capital of India?", "output_tokens": 7}, {"prompt": "Capital of Iran?"}]
+    sent = [_row("line 1", "Capital of India?", 7), _row("line 2", "Capital of Iran?")]
+    return LayoutFile("custom.jsonl", _jsonl(rows), sent)
+
+
+def _spec_bench() -> LayoutFile:
+    rows = [{"question_id": 1, "category": "qa", "turns": ["Who wrote Hamlet?"]},
+            {"question_id": 2, "category": "writing", "turns": ["Write a haiku.", "Now a limerick."]}]  # fmt: skip
+    sent = [_row("1", "Who wrote Hamlet?"), SentRow("2", _conv("Write a haiku.", "Now a limerick."))]
+    return LayoutFile("question.jsonl", _jsonl(rows), sent)
+
+
+def _sonnet() -> LayoutFile:
+    lines = ["From fairest creatures we desire increase,", "That thereby beauty's rose might never die,"]
+    return LayoutFile(
+        "sonnet.txt", "".join(f"{x}\n" for x in lines), [_row(f"line {i}", x) for i, x in enumerate(lines, 1)]
+    )
+
+
+def _burstgpt() -> LayoutFile:
+    text = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,GPT-4,472,18,490,Conversation log\n"
+    return LayoutFile("burst.csv", text, refused="--trace FILE")
+
+
+def _mooncake() -> LayoutFile:
+    rows = [{"timestamp": 0, "input_length": 600, "output_length": 20, "hash_ids": [0, 1]}]
+    return LayoutFile("mooncake.jsonl", _jsonl(rows), refused="--trace FILE")
+
+
+def _single_turn() -> LayoutFile:
+    rows = [{"text": "AIPerf single one.", "output_length": 5, "session_id": "s1", "delay": 250},
+            {"texts": ["Part A.", "Part B."], "output_length": 9, "session_id": "s2", "extra": {"top_k": 5}},
+            {"text": "No length given.", "timestamp": 100}]  # fmt: skip
+    sent = [_row("s1", "AIPerf single one.", 5), _row("s2", "Part A.\nPart B.", 9), _row("line 3", "No length given.")]
+    warning = TIMING_WARNING.format(rows="2 rows carry", names="delay, timestamp")
+    unsent = "warning: rows: mine: 1 row carries request-body fields (extra) that are not sent"
+    return LayoutFile("single_turn.jsonl", _jsonl(rows), sent, notices=(warning, unsent))
+
+
+def _multi_turn() -> LayoutFile:
+    rows = [{"session_id": "m1", "turns": [{"text": "First turn.", "output_length": 6},
+                                           {"text": "Second turn.", "output_length": 6, "delay": 500}]},
+            {"session_id": "m2", "turns": [{"texts": ["Only turn."], "output_length": 3}]}]  # fmt: skip
+    sent = [SentRow("m1", _conv("First turn.", "Second turn."), 6), _row("m2", "Only turn.", 3)]
+    return LayoutFile("multi_turn.jsonl", _jsonl(rows), sent, notices=(TIMING_WARNING.format(rows=ONE, names="delay"),))
+
+
+def _random_pool() -> LayoutFile:
+    rows = [{"text": "Pool entry one."}, {"texts": ["Pool entry two."]}]
+    return LayoutFile(
+        "pool.jsonl", _jsonl(rows), [_row("line 1", "Pool entry one."), _row("line 2", "Pool entry two.")]
+    )
+
+
+def _mooncake_trace() -> LayoutFile:
+    rows = [{"session_id": "t1", "timestamp": 0, "text_input": "Trace text one.", "output_length": 11},
+            {"messages": [{"role": "user", "content": "Trace messages."}], "output_length": 4}]  # fmt: skip
+    sent = [_row("t1", "Trace text one.", 11), _row("line 2", "Trace messages.", 4)]
+    return LayoutFile(
+        "mooncake_text.jsonl",
+        _jsonl(rows),
+        sent,
+        notices=(TIMING_WARNING.format(rows=ONE, names="timestamp"),),
+    )
+
+
+def _bailian() -> LayoutFile:
+    rows = [{"chat_id": 159, "parent_chat_id": -1, "timestamp": 61.114, "input_length": 521, "output_length": 132,
+             "type": "text", "turn": 1, "hash_ids": [1089, 1090]}]  # fmt: skip
+    return LayoutFile("bailian.jsonl", _jsonl(rows), refused="convert it to a Mooncake trace")
+
+
+def _inputs_json() -> LayoutFile:
+    """AIPerf's inputs.json: a session of two request bodies (the second carrying the first's recorded answer) and a
+    session of one with a system prompt; a sampling field other than the sent ones is named in a warning."""
+    first = _user("Inputs turn one.")
+    second = [*first, {"role": "assistant", "content": "Recorded reply."}, *_user("Inputs turn two.")]
+    only = [{"role": "system", "content": "Be short."}, *_user("Session B only.")]
+    doc = {"data": [{"session_id": "s-a", "payloads": [
+                        {"model": "m", "messages": first, "max_tokens": 6, "stream": True},
+                        {"model": "m", "messages": second, "max_completion_tokens": 4, "temperature": 0.7}]},
+                    {"session_id": "s-b", "payloads": [{"messages": only}]}]}  # fmt: skip
+    sent = [SentRow("s-a turn 1", (first,), 6), SentRow("s-a turn 2", (second,), 4), SentRow("s-b turn 1", (only,))]
+    unsent = "warning: rows: mine: 1 row carries request-body fields (extra) that are not sent"
+    return LayoutFile("inputs.json", json.dumps(doc, indent=2), sent, notices=(unsent,))
+
+
+def _aiperf_sharegpt() -> LayoutFile:
+    return _sharegpt()
+
+
+def _guidellm_jsonl() -> LayoutFile:
+    """One row per GuideLLM text column name (and each output-count name in turn), the system prefix on one, an
+    arrival time on one."""
+    rows: list[dict[str, Any]] = []
+    sent: list[SentRow] = []
+    counts = [k for k in OUTPUT_LENGTH_FIELDS if k.endswith("_count")]
+    for i, field in enumerate(TEXT_FIELDS):
+        text = f"GuideLLM {field} row."
+        row: dict[str, Any] = {field: text, counts[i % len(counts)]: 10 + i}
+        history: Messages = []
+        if i == 0:
+            row[SYSTEM_FIELDS[0]] = "You are terse."
+            row["relative_timestamp"] = 0.5
+            history = [{"role": "system", "content": "You are terse."}]
+        rows.append(row)
+        sent.append(SentRow(f"line {i + 1}", _conv(text, history=history), 10 + i))
+    rows.append({"chat_messages": [{"role": "user", "content": "Chat messages row."}], "output_tokens_count": 2})
+    sent.append(_row(f"line {len(rows)}", "Chat messages row.", 2))
+    warning = TIMING_WARNING.format(rows=ONE, names="relative_timestamp")
+    return LayoutFile("guidellm.jsonl", _jsonl(rows), sent, notices=(warning,))
+
+
+def _guidellm_csv() -> LayoutFile:
+    text = 'prompt,output_tokens_count,system\n"Hello, CSV row one.",12,\nCSV row two.,3,Be brief.\n'
+    system = [{"role": "system", "content": "Be brief."}]
+    sent = [_row("line 2", "Hello, CSV row one.", 12), SentRow("line 3", _conv("CSV row two.", history=system), 3)]
+    return LayoutFile("guidellm.csv", text, sent)
+
+
+def _guidellm_txt() -> LayoutFile:
+    sent = [_row("line 1", "GuideLLM text line one."), _row("line 2", "GuideLLM text line two.")]
+    return LayoutFile("prompts.txt", "GuideLLM text line one.\nGuideLLM text line two.\n", sent)
+
+
+def _guidellm_binary() -> LayoutFile:
+    return LayoutFile("rows.parquet", "PAR1 not really parquet", refused="convert it to JSON Lines")
+
+
+LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
+    "vllm.sharegpt": _sharegpt,
+    "vllm.custom": _vllm_custom,
+    "vllm.spec_bench": _spec_bench,
+    "vllm.sonnet": _sonnet,
+    "vllm.burstgpt": _burstgpt,
+    "sglang.sharegpt": lambda: _sharegpt("conversation"),
+    "sglang.mooncake": _mooncake,
+    "aiperf.single_turn": _single_turn,
+    "aiperf.multi_turn": _multi_turn,
+    "aiperf.random_pool": _random_pool,
+    "aiperf.mooncake_trace": _mooncake_trace,
+    "aiperf.bailian_trace": _bailian,
+    "aiperf.inputs_json": _inputs_json,
+    "aiperf.sharegpt": _aiperf_sharegpt,
+    "guidellm.jsonl": _guidellm_jsonl,
+    "guidellm.csv": _guidellm_csv,
+    "guidellm.txt": _guidellm_txt,
+    "guidellm.binary": _guidellm_binary,
+}

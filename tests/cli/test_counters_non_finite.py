@@ -1,0 +1,53 @@
+"""`counters` on a scrape whose counter reads NaN or +Inf: refused by name (exit 2), not printed as "draft tokens
+nan / rate nan" or turned into a LOW_ACCEPTANCE alarm (exit 1). The scrapes are written here in vLLM's /metrics
+names (docs/engines.md); a gauge keeps its own rule (a current value, not a count)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specscope.cli import main
+
+_BEFORE = """\
+vllm:spec_decode_num_drafts_total{engine="0",model_name="m"} 100.0
+vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="m"} 300.0
+vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="m"} 150.0
+"""
+
+
+def _after(draft_tokens: str) -> str:
+    return (
+        'vllm:spec_decode_num_drafts_total{engine="0",model_name="m"} 300.0\n'
+        f'vllm:spec_decode_num_draft_tokens_total{{engine="0",model_name="m"}} {draft_tokens}\n'
+        'vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="m"} 450.0\n'
+    )
+
+
+@pytest.mark.parametrize(("written", "read"), [("NaN", "nan"), ("+Inf", "inf"), ("-5", "-5")])
+def test_a_counter_that_is_no_count_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, read: str
+) -> None:
+    before, after = tmp_path / "before.prom", tmp_path / "after.prom"
+    before.write_text(_BEFORE)
+    after.write_text(_after(written))
+    with pytest.raises(SystemExit) as ei:
+        main(["counters", str(before), str(after)])
+    assert ei.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(
+        f"error: {after} is not Prometheus text; found: vllm:spec_decode_num_draft_tokens_total = {read}, "
+        "not a count (a counter is a finite number >= 0);"
+    )
+
+
+def test_finite_counters_still_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before, after = tmp_path / "before.prom", tmp_path / "after.prom"
+    before.write_text(_BEFORE)
+    after.write_text(_after("900.0"))
+    with pytest.raises(SystemExit) as ei:
+        main(["counters", str(before), str(after)])
+    assert ei.value.code == 0
+    out = capsys.readouterr().out
+    assert "drafts 200  draft tokens 600  accepted 300" in out and "rate 0.500  length 2.50  k 3" in out

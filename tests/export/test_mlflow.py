@@ -1,0 +1,71 @@
+"""``specscope export RUN --to mlflow``: one MLflow run per specscope run, read back through MLflow's own client,
+offline (a local file store) (issue 38 item 2)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from clirun import cli
+from paths import DATA
+from report_cli import report_json
+
+mlflow = pytest.importorskip("mlflow", reason="the optional mlflow extra (make test installs it)")
+
+
+def _run(tmp_path: Path, capsys, monkeypatch) -> Path:
+    run = tmp_path / "run"
+    for config in ("base", "mtp"):
+        files = [DATA / "imports" / f"vllm_{config}_r{i}.json" for i in (0, 1)]
+        assert cli(["import", *files, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    return run
+
+
+def test_export_logs_params_metrics_verdicts_and_reports_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    run = _run(tmp_path, capsys, monkeypatch)
+    uri = (tmp_path / "mlruns").as_uri()
+    code, out, err = cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
+    assert code == 0 and "(created)" in out, err
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    exp = client.get_experiment_by_name("specscope")
+    (r,) = client.search_runs([exp.experiment_id])
+    params, metrics, tags = r.data.params, r.data.metrics, r.data.tags
+    assert params["configs"] == "base,mtp" and params["baseline"] == "base" and params["levels"] == "2"
+    assert params["engine.mtp.model"] == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    (cmp,) = report_json(run)["comparisons"]
+    assert math.isclose(metrics["cmp.mtp.imported.2.speedup"], cmp["speedup"])
+    assert math.isclose(metrics["cmp.mtp.imported.2.low"], cmp["low"])
+    assert math.isclose(metrics["cmp.mtp.imported.2.high"], cmp["high"])
+    assert metrics["cell.base.imported.2.r0.output_tok_s"] == 120 / 4.0
+    assert metrics["cell.mtp.imported.2.r1.acceptance_length"] == 2.875
+    assert "cell.base.imported.2.r0.acceptance_rate" not in metrics  # absent stays absent
+    assert tags["verdict.mtp.imported.2"] == cmp["verdict"]
+    names = sorted(a.path for a in client.list_artifacts(r.info.run_id))
+    assert names == ["report.html", "report.json"]
+    local = Path(client.download_artifacts(r.info.run_id, "report.json", str(tmp_path)))
+    assert json.loads(local.read_text())["comparisons"][0]["speedup"] == cmp["speedup"]
+    # again: the same MLflow run, nothing duplicated
+    code, out, _ = cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
+    assert code == 0 and "(unchanged)" in out and r.info.run_id in out
+    assert len(client.search_runs([exp.experiment_id])) == 1
+
+
+def test_a_changed_run_replaces_its_mlflow_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    run = _run(tmp_path, capsys, monkeypatch)
+    uri = (tmp_path / "mlruns").as_uri()
+    assert cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)[0] == 0
+    more = DATA / "imports" / "sglang_eagle.jsonl"
+    code, _, _ = cli(
+        ["import", more, "--config", "eagle", "--workload", "imported", "--out", run], capsys, monkeypatch, tmp_path
+    )
+    assert code == 0
+    code, out, _ = cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
+    assert code == 0 and "(replaced)" in out
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    (r,) = client.search_runs([client.get_experiment_by_name("specscope").experiment_id])
+    assert r.data.params["configs"] == "base,eagle,mtp" and r.data.params["levels"] == "2,4"

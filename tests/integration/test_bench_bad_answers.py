@@ -1,0 +1,93 @@
+"""A bad answer is a reason of the cell it touched (issue 37): a server whose ``/metrics``, ``/tokenize`` and
+``/v1/models`` answer a proxy's HTML error page (HTTP 200) on some requests. The run finishes every cell; the cells
+whose counter scrape was unreadable name ``METRICS_UNREADABLE(before|after)`` and have no counter figures; the
+others keep theirs; nothing exits 3."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sent_rows import assert_rows_sent, only_run
+from specscope.bench import run_bench
+from specscope.config import BenchOptions
+from specscope.errors import ServerError
+from specscope.seam.answers import ModelsAnswer, TokenCount, read_answer
+from specscope.stats.cells import summarize_run
+from specscope.store import open_run
+from specscope.truth import ResponsePlan, TruthScript, TruthServer
+from specscope.truth.server import GARBAGE_PAGE
+from specscope.workload.context import TOLERANCE_TOKENS
+
+pytestmark = pytest.mark.integration
+
+PLAN = ResponsePlan(output_tokens=6, finish_reason="length", ttft_ms=5, inter_chunk_ms=1, role_ms=None)
+
+
+def test_a_garbage_scrape_mid_run_is_the_cell_reason_and_the_run_goes_on(tmp_path):
+    # /metrics request 0 is the start-up check; then each cell scrapes once before and once after its streams
+    # (the truth server is idle at once): cell 1 = requests 1, 2; cell 2 = 3, 4; cell 3 = 5, 6. Request 2 (cell 1's
+    # after) and 5 (cell 3's before) answer the proxy page.
+    script = TruthScript(default=PLAN, garbage={"/metrics": [2, 5]})
+    opts = BenchOptions(configs=("x",), workloads=("prose",), levels=(1,), repeats=3, max_tokens=6, order="blocks")
+    with TruthServer(script) as ts:
+        run_dir = run_bench(opts, servers={"x": ts.base_url}, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        cells = sorted(summarize_run(run), key=lambda c: c.repeat)
+    assert len(cells) == 3 and all(c.streams == 1 and c.streams_ok == 1 for c in cells)
+    unread = {c.repeat: [r for r in c.reasons if r.startswith("METRICS_UNREADABLE")] for c in cells}
+    assert sorted(unread.values()) == [[], ["METRICS_UNREADABLE(after)"], ["METRICS_UNREADABLE(before)"]]
+    for c in cells:
+        if unread[c.repeat]:  # no counter figures from an unread scrape: absent, never 0
+            assert c.server_generation_tokens is None and c.status == "degraded"
+            assert c.output_tokens == 6 and c.token_source == "usage"  # the streams' own usage still counts
+        else:
+            assert c.server_generation_tokens == 6 and c.status == "ok"
+
+
+def test_garbage_tokenize_and_models_answers_are_asked_again_and_the_run_finishes(tmp_path):
+    # the first /v1/models answer and the first two /tokenize answers are the proxy page: each is asked again
+    script = TruthScript(
+        default=PLAN, serve_models=True, serve_tokenizer=True, garbage={"/v1/models": [0], "/tokenize": [0, 1]}
+    )
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text(json.dumps({"messages": [{"role": "user", "content": "name three rivers"}]}) + "\n")
+    with TruthServer(script) as ts:
+        args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={prompts}", "--max-concurrency", "1"]
+        args += ["--repeats", "1", "--max-tokens", "6", "--context-tokens", "64", "-f", "json", "--out", str(tmp_path)]
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+        log = ts.served()
+    assert res.returncode == 0, res.stderr[-2000:]
+    (cell,) = json.loads(res.stdout)["cells"]
+    # a loaded machine may flag the cell CLIENT_LIMITED (the client's self-check), as elsewhere
+    limited = all(r.startswith("CLIENT_LIMITED") for r in cell["reasons"])
+    assert (cell["status"] == "ok" or limited) and cell["streams"] == 1, cell["reasons"]
+    assert assert_rows_sent(only_run(tmp_path), log) == {"x/mine@64/c1/r0": 1}  # the prompt grew to 64 tokens
+    assert [r["model"] for r in log] == ["truth", "truth"]  # warm-up + the cell, named from the 2nd /v1/models answer
+    # the cell's prompt was extended to 64 of the truth server's tokens (one per word), within the builder's tolerance
+    words = sum(len(str(m["content"]).split()) for m in log[-1]["messages"])
+    assert abs(words - 64) <= TOLERANCE_TOKENS
+
+
+def test_a_bad_answer_is_named_not_a_traceback():
+    with pytest.raises(ServerError) as info:
+        read_answer(TokenCount, GARBAGE_PAGE, path="/tokenize", fix="f")
+    err = info.value
+    assert str(err).startswith("the server's answer to /tokenize is not what it should be (")
+    assert err.found.startswith("'<html><head><title>502 Bad Gateway")
+    assert err.expected == "JSON of the TokenCount shape (count)"
+    with pytest.raises(ServerError) as info:
+        read_answer(ModelsAnswer, b'{"data": [{"object": "model"}]}', path="GET /v1/models", fix="f")
+    assert "data.0.id" in str(info.value)
+    good = read_answer(ModelsAnswer, b'{"data": [{"id": "m", "max_model_len": 8}]}', path="p", fix="f")
+    assert (good.data[0].id, good.data[0].max_model_len) == ("m", 8)
+
+
+def test_the_gauge_child_names_itself_as_the_seam_says():
+    from specscope.client import gauge_child
+    from specscope.seam.target import GAUGE_USER_AGENT
+
+    assert gauge_child.GAUGE_USER_AGENT == GAUGE_USER_AGENT

@@ -1,0 +1,154 @@
+"""One judgement, every screen the same (issue 33): ``report`` and ``advise`` on the same stored run give the same
+verdicts and picks, whatever the run's order, drift and sentinel cells."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from factmaker import cell_facts
+from specscope.store import create_run
+
+T0_S = 1_800_000_000.0  # wall clock of the run's first cell (s since the epoch)
+SLOPE_PER_S = 0.0002  # the machine speeds up 0.02 % a second: 4 % over the 200 s between the two blocks
+
+
+def _timed(cfg: str, rep: int, at_s: float, tok_s: float):
+    cell = cell_facts(cfg, "prose", 1, rep, tok_s)
+    return replace(cell, client={"clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0}})
+
+
+def _machine(at_s: float) -> float:
+    """What the baseline server gives at ``at_s`` s into the run (tok/s)."""
+    return 100.0 * math.exp(SLOPE_PER_S * at_s)
+
+
+def blocks_run_with_drift(path: Path) -> Path:
+    """A run in counterbalanced blocks (every base cell, then every mtp cell) whose baseline drifts up, a drift its
+    sentinel cells (``base~sentinel``, measured across the run) confirm. mtp reads +3 % over base's mean, its
+    pairs about 200 s apart: a confirmed slope of 0.02 %/s can move such pairs by 4 %, more than the effect."""
+    run = create_run(path, {"kind": "bench", "baseline": "base"})
+    for rep, at_s in enumerate((0.0, 20.0, 40.0, 60.0)):
+        run.save_cell(_timed("base", rep, at_s, _machine(at_s) * (1.0 + 0.001 * (-1) ** rep)))
+    base_mean = sum(_machine(t) for t in (0.0, 20.0, 40.0, 60.0)) / 4
+    for rep, at_s in enumerate((200.0, 220.0, 240.0, 260.0)):
+        run.save_cell(_timed("mtp", rep, at_s, 1.03 * base_mean * (1.0 - 0.001 * (-1) ** rep)))
+    for rep, at_s in enumerate((100.0, 180.0, 280.0, 300.0)):
+        run.save_cell(_timed("base~sentinel", rep, at_s, _machine(at_s)))
+    run.close()
+    return path
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_blocks_run_whose_drift_the_sentinels_confirm_is_undetermined_in_report_and_advise(tmp_path):
+    run = str(blocks_run_with_drift(tmp_path / "run"))
+    rep = _cli("report", run, "-f", "json")
+    adv = _cli("advise", run, "--mix", "prose=1", "-f", "json")
+    assert rep.returncode == 0 and adv.returncode == 0, rep.stderr + adv.stderr
+    report, advice = json.loads(rep.stdout), json.loads(adv.stdout)
+    (cmp,) = [c for c in report["comparisons"] if c["config"] == "mtp"]
+    assert cmp["verdict"] == "undetermined" and [r["code"] for r in cmp["reasons"]] == ["DRIFT"]
+    assert report["noise"]["drift"]["confirmed"] is True
+    for doc in (report, advice):
+        (level,) = doc["choices"]["levels"]
+        assert (level["config"], level["verdict"]) == ("base", "baseline"), level
+        (cand,) = level["candidates"]
+        assert (cand["config"], cand["verdict"]) == ("mtp", "undetermined")
+    # the drift alarm is decided once, in the judgement, and both screens carry and print it
+    assert report["judged_alarms"] == advice["judged_alarms"]
+    (alarm,) = report["judged_alarms"]
+    assert (alarm["code"], alarm["config"], alarm["where"]) == ("DRIFT", "base", [["mtp", "prose", 1]])
+    assert [a["code"] for a in report["alarms"]] == [a["code"] for a in advice["alarms"]] == ["DRIFT"]
+    text = " ".join(_cli("advise", run, "--mix", "prose=1").stdout.split())
+    assert "overall: base; no config is faster than the baseline (mtp: undetermined 1.03x" in text
+    assert "ALARM DRIFT (base): drift: baseline tok/s moved +0.8 %" in text
+
+
+# a published comparison: three methods at 1, 2 and 4 streams, one measurement per cell (tok/s)
+TABLE_CSV = """config,workload,concurrency,repeat,output_tok_s
+none,chat,1,0,10.0
+none,chat,2,0,18.0
+none,chat,4,0,35.0
+eagle,chat,1,0,16.0
+eagle,chat,2,0,26.0
+eagle,chat,4,0,38.0
+ngram,chat,1,0,13.0
+ngram,chat,2,0,22.0
+ngram,chat,4,0,45.0
+"""
+
+
+def test_a_table_with_one_measurement_per_cell_gets_its_picks_labelled_unjudged(tmp_path):
+    table = tmp_path / "table.csv"
+    table.write_text(TABLE_CSV)
+    args = ("advise", "--from-csv", str(table), "--baseline", "none", "--level-mix", "1=0.6,4=0.4")
+    r = _cli(*args, "-f", "json")
+    assert r.returncode == 0, r.stderr
+    choices = json.loads(r.stdout)["choices"]
+    u = choices["unjudged"]
+    assert [(p["level"], p["config"], p["tok_s"], p["baseline_tok_s"]) for p in u["levels"]] == [
+        (1, "eagle", 16.0, 10.0),
+        (2, "eagle", 26.0, 18.0),
+        (4, "ngram", 45.0, 35.0),
+    ]
+    # a level mix is a time share: its aggregate is tok/s weighted by the share of time at each level
+    assert (u["static"], u["static_tok_s"], u["baseline_tok_s"]) == ("ngram", 0.6 * 13 + 0.4 * 45, 0.6 * 10 + 0.4 * 35)
+    assert (u["dynamic"], u["dynamic_tok_s"]) == ({"1": "eagle", "4": "ngram"}, 0.6 * 16 + 0.4 * 45)
+    assert "repeat rows in --from-csv" in u["needs"]
+    # the judged pick stays the baseline (nothing has two rounds), and its sentence names the figures' own ranking
+    assert [lv["config"] for lv in choices["levels"]] == ["none", "none", "none"]
+    assert (
+        "unjudged, the figures rank eagle first (16.0 tok/s against the baseline's 10.0"
+        in choices["levels"][0]["reason"]
+    )
+    text = " ".join(_cli(*args, "--width", "200").stdout.split())
+    assert "level mix: static pick none (judged); unjudged, the figures rank ngram first" in text
+    assert "unjudged static policy: ngram at 25.8 tok/s time-weighted (none: 20.0)" in text
+    assert "unjudged dynamic policy: N=1 -> eagle, N=4 -> ngram: 27.6 tok/s time-weighted" in text
+
+
+def _interleaved_win(path: Path) -> Path:
+    """base and mtp alternating, 4 rounds at 1 stream on prose and code: mtp +20 % on code, +0.5 % on prose."""
+    run = create_run(path, {"kind": "bench", "baseline": "base"})
+    at_s = 0.0
+    for rep, e in enumerate((-0.004, 0.0, 0.004, 0.001)):
+        for wl, gain in (("prose", 1.005), ("code", 1.2)):
+            for cfg, v in (("base", 50.0), ("mtp", 50.0 * gain * (1 + e))):
+                cell = cell_facts(cfg, wl, 1, rep, v)
+                clock = {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0}
+                run.save_cell(replace(cell, client={"clock": clock}))
+                at_s += 10.0
+    run.close()
+    return path
+
+
+def test_every_report_format_opens_with_the_headline_from_the_judgement(tmp_path):
+    run = str(_interleaved_win(tmp_path / "run"))
+    doc = json.loads(_cli("report", run, "-f", "json").stdout)
+    (code,) = [c for c in doc["comparisons"] if c["workload"] == "code"]
+    assert code["verdict"] == "faster"
+    first = (
+        f"pick vs base: code N=1: mtp {code['speedup']:.2f}x [{code['low']:.2f}x, {code['high']:.2f}x] faster; "
+        "elsewhere (prose N=1) base: no config is faster"
+    )
+    assert doc["headline"] == [first]
+    text = _cli("report", run, "--width", "300").stdout
+    assert text.splitlines()[0] == f"headline: {first}"
+    md = _cli("report", run, "-f", "markdown").stdout.splitlines()
+    assert md[2] == f"**headline: {first}**"
+    page = tmp_path / "r.html"
+    assert _cli("report", run, "-f", "html", "-o", str(page)).returncode == 0
+    html = page.read_text()
+    assert html.index('<p class="headline"><strong>headline') < html.index("<section")
+    # nothing faster: the headline says so, with the verdicts' reasons
+    drift_run = str(blocks_run_with_drift(tmp_path / "drift"))
+    for args in (("report", drift_run), ("advise", drift_run, "--mix", "prose=1")):
+        out = json.loads(_cli(*args, "-f", "json").stdout)
+        assert out["headline"] == ["nothing beats the baseline base: of 1 comparison: 1 undetermined (DRIFT 1)"]

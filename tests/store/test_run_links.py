@@ -1,0 +1,68 @@
+"""Locks and logs never reach outside the run folder (issue 37, L1-L3): a lock file that is a symbolic link or a
+FIFO, and a ``logs/`` that is a link, are refused with the fix (exit 2 through the CLI), and nothing is written
+through them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from run_damage import small_run
+from specscope.errors import StoreError
+from specscope.store import open_run
+from specscope.store.lock import LOCK_NAME
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def _resume(run_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    cmd = [sys.executable, "-m", "specscope", "bench", "--resume", str(run_dir)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_a_lock_that_is_a_link_is_refused_and_its_target_untouched(tmp_path):
+    run_dir = small_run(tmp_path / "run")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (run_dir / LOCK_NAME).unlink()
+    (run_dir / LOCK_NAME).symlink_to(victim)
+    res = _resume(run_dir)
+    assert res.returncode == 2, res.stderr
+    assert "a symbolic link" in res.stderr and f"remove {run_dir / LOCK_NAME}" in res.stderr
+    assert "Traceback" not in res.stderr
+    assert victim.read_text() == "keep me\n"
+
+
+def test_a_lock_that_is_a_fifo_is_refused(tmp_path):
+    run_dir = small_run(tmp_path / "run")
+    (run_dir / LOCK_NAME).unlink()
+    os.mkfifo(run_dir / LOCK_NAME)
+    res = _resume(run_dir)
+    assert res.returncode == 2, res.stderr
+    assert "is not a regular file" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_logs_that_are_a_link_are_refused(tmp_path):
+    run_dir = small_run(tmp_path / "run")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (run_dir / "logs").rmdir()
+    (run_dir / "logs").symlink_to(outside)
+    with open_run(run_dir, writable=True) as run, pytest.raises(StoreError) as info:
+        run.log_path("base.log")
+    assert info.value.found == "a symbolic link" and "logs" in str(info.value)
+    assert list(outside.iterdir()) == []
+
+
+def test_a_log_name_held_by_a_link_is_not_reused(tmp_path):
+    run_dir = small_run(tmp_path / "run")
+    (run_dir / "logs" / "base.log").symlink_to(tmp_path / "nowhere.txt")  # a dangling link: exists() is False
+    with open_run(run_dir, writable=True) as run:
+        path = run.log_path("base.log")
+    assert path.parent == run_dir / "logs" and path.name.startswith("base.") and path.name != "base.log"
+    assert path.suffix == ".log" and not path.exists()

@@ -1,0 +1,77 @@
+"""docs/engines.md's generated sections equal what the adapters' declarations give, and every row an adapter marks
+read reaches a figure through a user command (issue 34): its test node id exists, the test runs the CLI (directly or
+through a helper of its module), and the field's name is written by the test's own input or by the truth server the
+test runs. A reader no command reaches fails here."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from specscope.adapters.doc import render
+from specscope.adapters.names import adapter_metrics
+
+ROOT = Path(__file__).resolve().parents[1]
+TRUTH = "\n".join(p.read_text() for p in sorted((ROOT / "src/specscope/truth").glob("*.py")))
+
+READ_ROWS = [(engine, r) for engine, mod in adapter_metrics() for r in mod.ROWS if r.status == "read"]
+
+
+def test_the_committed_doc_is_the_generated_one() -> None:
+    text = (ROOT / "docs/engines.md").read_text()
+    assert render(text) == text, "docs/engines.md is stale: run python -m specscope.adapters.doc docs/engines.md"
+
+
+def _calls(func: ast.FunctionDef, module: dict[str, ast.FunctionDef], seen: set[str]) -> set[str]:
+    """The names ``func`` calls, following calls into the module's own functions."""
+    out: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            out.add(name)
+            if name in module and name not in seen:
+                seen.add(name)
+                out |= _calls(module[name], module, seen)
+    return out
+
+
+def _runs_specscope(tree: ast.Module, text: str, func: ast.FunctionDef) -> bool:
+    """Whether ``func`` runs a specscope command as a user does: the in-process CLI (``clirun.cli`` /
+    ``specscope.cli.main``, typer's runner) or the console script in a child process."""
+    module = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    called = _calls(func, module, {func.name})
+    in_process = "from clirun import cli" in text or "from specscope.cli import" in text
+    child = "specscope" in text and ({"run", "Popen"} & called)
+    return bool(in_process and called & {"cli", "main", "invoke"}) or bool(child)
+
+
+@pytest.mark.parametrize(("engine", "row"), READ_ROWS, ids=[f"{e}:{r.name}" for e, r in READ_ROWS])
+def test_a_read_row_has_a_command_level_test(engine, row) -> None:
+    assert row.test, f"{engine} {row.name}: marked read without a command-level test"
+    path, _, name = row.test.partition("::")
+    file = ROOT / path
+    assert file.is_file() and path.startswith("tests/"), f"{row.test}: no such test file"
+    text = file.read_text()
+    tree = ast.parse(text)
+    funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert name.startswith("test_") and name in funcs, f"{row.test}: no such test"
+    assert _runs_specscope(tree, text, funcs[name]), f"{row.test}: runs no specscope command"
+    stem = re.sub(r"_(total|sum|count)$", "", row.name.rpartition(".")[2])
+    source = text + (TRUTH if "TruthServer" in text else "")
+    assert stem in source, f"{row.test}: neither its input nor the truth server it runs writes {stem!r}"
+
+
+def test_the_checker_refuses_a_unit_test_and_a_missing_test() -> None:
+    """The check above can fail: a unit test of a reader (no command) and a node id that does not exist."""
+    text = (ROOT / "tests/client/test_trtllm_llamacpp_sources.py").read_text()
+    tree = ast.parse(text)
+    func = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_"))
+    assert not _runs_specscope(tree, text, func)
+    cli_text = (ROOT / "tests/cli/test_counters_engines_cli.py").read_text()
+    cli_tree = ast.parse(cli_text)
+    assert "test_no_such_row" not in {n.name for n in cli_tree.body if isinstance(n, ast.FunctionDef)}
+    sglang = next(n for n in cli_tree.body if isinstance(n, ast.FunctionDef) and n.name == "test_sglang_counters")
+    assert _runs_specscope(cli_tree, cli_text, sglang)

@@ -1,0 +1,150 @@
+"""The workload census (issue 36): every row has a test file, names its source at a commit, and docs/workloads.md is
+the text generated from it; the readers refuse what the census says they refuse, by line number."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from census_files import LAYOUT_FILES
+from paths import ROOT as REPO_ROOT
+from specscope.errors import ConfigError
+from specscope.workload.census import BAILIAN_REFUSAL, CENSUS
+from specscope.workload.census_doc import render
+from specscope.workload.trace import load_trace
+from specscope.workload.userfile import load_prompt_file
+
+
+def test_every_census_row_has_a_test_file_and_no_test_file_lacks_a_row() -> None:
+    assert sorted(LAYOUT_FILES) == sorted(lay.key for lay in CENSUS)
+    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 18
+
+
+def test_every_row_names_repository_file_and_commit() -> None:
+    for lay in CENSUS:
+        assert re.search(r"^[\w.-]+/[\w.-]+ \S+\.py.* @[0-9a-f]{8}", lay.source), lay.key
+        assert lay.specscope.startswith(("read:", "refused:")), lay.key
+        if lay.refused:
+            assert "->" in lay.specscope, lay.key  # what to convert it to
+
+
+def test_committed_docs_equal_the_generated_text() -> None:
+    template = (REPO_ROOT / "scripts" / "workloads.md.in").read_text("utf-8")
+    committed = (REPO_ROOT / "docs" / "workloads.md").read_text("utf-8")
+    assert committed == render(template), "run: python scripts/gen_workloads_doc.py"
+    assert committed.count("test_census_layout_sent_row_by_row[") == len(CENSUS)
+    assert not (REPO_ROOT / "docs" / "WORKLOADS.md").exists()
+
+
+def _refusal(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("mine", path)
+    return err.value.message.replace(str(path), "FILE")
+
+
+def test_csv_header_is_never_a_prompt_and_a_bad_row_is_refused_by_line(tmp_path: Path) -> None:
+    assert _refusal(tmp_path, "only.csv", "prompt,output_tokens_count\n") == "workload file FILE holds no prompt"
+    msg = _refusal(tmp_path, "bad.csv", 'prompt,output_tokens_count\nfine,3\n"a, b",4,extra\n')
+    assert msg == "FILE:3: 3 cells, the header names 2"
+    msg = _refusal(tmp_path, "len.csv", "prompt,output_tokens_count\nfine,3\nnext,lots\n")
+    assert msg == "FILE:3: output_tokens_count 'lots'"
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ('{"text": "x", "output_length": 0}', "FILE:2: output_length 0"),
+        ('{"prompt": "x", "max_tokens": "12"}', "FILE:2: max_tokens '12'"),
+        ('{"text": "x", "image": "data:image/png;base64,AA=="}',
+         "FILE:2: a image field (AIPerf SingleTurn / GuideLLM media)"),
+        ('{"payload": {"prompt": "x"}}', "FILE:2: a `payload` row (AIPerf MooncakeTrace: a pre-built request body)"),
+        ('{"session_id": "s", "message_mode": "delta", "messages": [{"role": "user", "content": "more"}]}',
+         "FILE:2: a `message_mode: delta` row (AIPerf MooncakeTrace: only this turn's new messages; AIPerf adds the "
+         "session's history)"),
+        ('{"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function"}]}',
+         "FILE:2: a `tools` field (AIPerf MooncakeTrace: tool definitions sent with the messages)"),
+        ('{"timestamp": 0, "input_length": 9, "output_length": 2}',
+         "FILE:2: a trace row (input_length: token counts, no text; AIPerf MooncakeTrace / SGLang mooncake)"),
+        ('{"session_id": "s", "turns": [{"text": "a", "output_length": 3}, {"text": "b", "output_length": 5}]}',
+         "FILE:2: turns ask for different output_length ([3, 5])"),
+    ],
+)  # fmt: skip
+def test_rows_refused_by_line_with_the_field(tmp_path: Path, row: str, message: str) -> None:
+    assert _refusal(tmp_path, "rows.jsonl", '{"prompt": "first"}\n' + row + "\n") == message
+
+
+def test_trace_csv_refused_with_trace_as_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "azure.csv"
+    path.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n", "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("mine", path)
+    assert (
+        err.value.message
+        == f"{path}:1: a request trace header (an Azure LLM inference trace: `ContextTokens`, token counts, no text)"
+    )
+    assert err.value.fix == "pass the file with --trace FILE"
+
+
+@pytest.mark.parametrize(
+    ("row", "fields"),
+    [
+        ('{"text": "x", "timestamp": 0}', ("timestamp",)),
+        ('{"text": "x", "delay": 250}', ("delay",)),
+        ('{"prompt": "x", "delay": 250, "relative_timestamp": 1}', ("delay", "relative_timestamp")),
+        ('{"session_id": "m", "turns": [{"text": "a"}, {"text": "b", "delay": 500}]}', ("delay",)),
+        ('{"prompt": "x", "relative_timestamp": 0.5}', ("relative_timestamp",)),
+        ('{"text": "x", "timestamp": null}', None),
+        ('{"text": "x"}', None),
+    ],
+)
+def test_arrival_times_of_a_row_are_kept_by_name_for_the_warning(tmp_path: Path, row: str, fields: object) -> None:
+    path = tmp_path / "timed.jsonl"
+    path.write_text(row + "\n", "utf-8")
+    (prompt,) = load_prompt_file("mine", path)
+    assert prompt.meta.get("timing_fields") == fields
+    assert "unsent_fields" not in prompt.meta
+
+
+@pytest.mark.parametrize(
+    "row",
+    ['{"text": "x", "extra": {"top_k": 5}}', '{"session_id": "m", "turns": [{"text": "a", "extra": {"seed": 1}}]}'],
+)
+def test_aiperf_extra_request_fields_are_kept_by_name_for_the_warning(tmp_path: Path, row: str) -> None:
+    path = tmp_path / "extra.jsonl"
+    path.write_text(row + "\n", "utf-8")
+    (prompt,) = load_prompt_file("mine", path)
+    assert prompt.meta["unsent_fields"] == ("extra",)
+
+
+def test_bailian_trace_refused_as_workload_and_as_trace_never_read_as_mooncake(tmp_path: Path) -> None:
+    """AIPerf's BailianTrace has Mooncake's columns with timestamps in seconds: --trace would replay it 1000x fast."""
+    path = tmp_path / "bailian.jsonl"
+    row = {"chat_id": 1, "parent_chat_id": -1, "timestamp": 2.5, "input_length": 9, "output_length": 3, "turn": 1}
+    path.write_text(json.dumps(row) + "\n", "utf-8")
+    with pytest.raises(ConfigError) as as_workload:
+        load_prompt_file("mine", path)
+    with pytest.raises(ConfigError) as as_trace:
+        load_trace(path)
+    assert as_workload.value.message == f"{path}:1: {BAILIAN_REFUSAL[0]}"
+    assert as_trace.value.message == f"{path} is {BAILIAN_REFUSAL[0]}"
+    assert as_workload.value.fix == as_trace.value.fix == BAILIAN_REFUSAL[1]
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ({"data": [{"session_id": "a", "payloads": []}]}, "FILE session 1: payloads is not a non-empty list"),
+        ({"data": [{"session_id": "a", "payloads": [{"prompt": "hi", "max_tokens": 3}]}]},
+         "FILE session 1 payload 1: a payload without messages (keys: ['max_tokens', 'prompt'])"),
+        ({"data": [{"session_id": "a", "payloads": [{"messages": [{"role": "user", "content": "x"}],
+                                                      "max_tokens": 0}]}]},
+         "FILE session 1 payload 1: max_tokens 0"),
+    ],
+)  # fmt: skip
+def test_aiperf_inputs_json_payloads_refused_by_session_and_payload(tmp_path: Path, doc: object, message: str) -> None:
+    assert _refusal(tmp_path, "inputs.json", json.dumps(doc, indent=1)) == message
