@@ -7,6 +7,8 @@ Shared by the single-process runner (:mod:`specscope.client.runner`) and each sp
 from __future__ import annotations
 
 import asyncio
+import signal
+import threading
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
@@ -131,10 +133,52 @@ async def _capture(
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion on uvloop's event loop when installed (measured here: server-write to
-    client-read wake-up about 0.25 ms instead of 0.45 ms with asyncio's loop), else asyncio's default."""
+    client-read wake-up about 0.25 ms instead of 0.45 ms with asyncio's loop), else asyncio's default.
+
+    SIGTERM while the loop runs cancels the coroutine (as asyncio's runner does for Ctrl-C), and the process's own
+    SIGTERM handler runs once the loop has unwound: under the CLI it raises ``Terminated`` here, outside every
+    callback. Raised from inside a transport callback, an exception is reported and swallowed by the loop and the
+    run goes on (CI 2026-12-05: ``kill PID`` mid-cell, the bench finished every cell and exited 0).
+    """
     try:
         import uvloop
     except ImportError:
-        return asyncio.run(coro)
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as r:
-        return r.run(coro)
+        factory = None
+    else:
+        factory = uvloop.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as r:
+        return _run_deferring_sigterm(r, coro)
+
+
+def _run_deferring_sigterm(runner: asyncio.Runner, coro: Coroutine[Any, Any, T]) -> T:
+    """``runner.run(coro)`` with a Python-level SIGTERM handler deferred until the loop returns (see run_sync)."""
+    old = signal.getsignal(signal.SIGTERM)
+    if not callable(old) or threading.current_thread() is not threading.main_thread():
+        return runner.run(coro)
+    loop = runner.get_loop()
+    terminated: list[bool] = []
+
+    async def main() -> T:
+        task = asyncio.current_task()
+
+        def on_sigterm() -> None:
+            terminated.append(True)
+            if task is not None:
+                task.cancel()
+
+        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+        try:
+            return await coro
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, old)
+
+    try:
+        out = runner.run(main())  # main's finally has put ``old`` back before this returns or raises
+    except asyncio.CancelledError:
+        if terminated:
+            old(signal.SIGTERM, None)  # under the CLI: raises Terminated
+        raise
+    if terminated:  # the coroutine finished despite the cancel: the signal is still delivered
+        old(signal.SIGTERM, None)
+    return out
