@@ -2,7 +2,7 @@
 
 The picks are the run's judgement (:func:`specscope.stats.judgement.judge`, :mod:`specscope.stats.choices`):
 per level the candidate with the highest mix speedup among those ``faster`` than the baseline by the one verdict
-rule, overall the same on the geometric mean over levels, and with ``--level-mix`` the time-weighted static and
+rule, overall the same with equal time at each level (on tok/s), and with ``--level-mix`` the time-weighted static and
 dynamic choices. ``report`` computes the same picks (its ``choices``, with the same mix), so ``advise -f json`` and
 ``report -f json`` give the same pick and gain for the same run and mix. This module adds what advice needs around
 them and lays them out as a report :class:`~specscope.report.document.Section`, so ``advise`` has the report's four
@@ -276,7 +276,7 @@ def choices_tables(
         rows,
         "Mix speedup: the token-weighted rate over the baseline's (harmonic in the shares), per round, with its 95% "
         "t-interval on log ratios; a pick must be faster than the baseline by the comparisons' rule. Overall: the "
-        "geometric mean over the levels.",
+        "same time at each level, averaged on tok/s.",
     )
     cand_rows = [
         [
@@ -399,7 +399,7 @@ def advice_section(adv: Advice) -> Section:
     axis = adv.judgement.axis
     if c.overall is not None:
         m = c.overall.comparison
-        gain = "" if m is None else f", geometric-mean mix speedup {units.speedup(m.speedup).text}"
+        gain = "" if m is None else f", equal-time mix speedup {units.speedup(m.speedup).text}"
         if m is not None and m.low is not None and m.high is not None:
             gain += f" [{m.low:.2f}x, {m.high:.2f}x] ({m.interval}, {verdict_text(m.verdict)})"
         lines.append(f"overall: {c.overall.config}{gain}; {c.overall.reason}")

@@ -6,12 +6,14 @@ Every pick is judged by the one rule (:func:`specscope.stats.verdict.decide`) on
 * **Per level.** Each candidate's ``S_mix`` over the baseline at that level; the pick is the ``faster`` candidate
   with the highest ``S_mix`` among those eligible (the TTFT SLO: mean ``ttft_p95_s`` within it on every workload of
   the mix); when none is faster, the baseline (and why). Per workload, the same rule on the run's comparisons.
-* **Overall.** The geometric mean of ``S_mix`` over the levels in scope (each level weighs the same), per round.
+* **Overall.** Equal time at each level in scope: per round, ``sum_n H_X(n) / sum_n H_B(n)`` over the levels (a
+  level mix with equal time shares, averaged on tok/s as a traffic that spends the same time at each level gets it;
+  never a geometric mean of speedups).
 * **Level mix.** With ``--level-mix``, the time-weighted rate over levels (:func:`specscope.stats.mix.
   level_mix_round_ratios`) is judged the same way; its pick is the static choice; the dynamic policy takes each
   level's own pick, so ``--mix`` and ``--level-mix`` can only differ where their traffic differs (equal weight per
   level against time shares), and then a note says so.
-* **A/A floor of a mix.** The A/A control's own ``S_mix`` at the same level (over levels: its own geometric mean):
+* **A/A floor of a mix.** The A/A control's own ``S_mix`` at the same level (over levels: its own equal-time ratio):
   the floor is its ``|S_mix - 1|``, as :func:`specscope.stats.noise.aa_floor` for one comparison.
 
 Per-user view (level mix): the time-weighted median per-stream rate, a point estimate shown beside the throughput
@@ -20,7 +22,6 @@ choice when it prefers another config (no verdict: each stream's rate is not pai
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from statistics import median
@@ -372,12 +373,9 @@ def _over_levels(
     return cfg, chosen, reason, tuple(cands)
 
 
-def _geomean_ratios(ctx: _Ctx, config: str, levels: Sequence[int]) -> list[float] | None:
-    per = [mix_round_ratios(p, ctx.shares) for lev in levels if (p := ctx.level_pairs(config, lev)) is not None]
-    if len(per) != len(levels) or not per:
-        return None
-    n = min(len(r) for r in per)
-    return [math.exp(sum(math.log(r[i]) for r in per) / len(per)) for i in range(n)]
+def _equal_time_ratios(ctx: _Ctx, config: str, levels: Sequence[int]) -> list[float] | None:
+    """The overall pick's per-round ratios: a level mix with the same share of time at each of ``levels``."""
+    return _level_mix_ratios(ctx, config, {lev: 1.0 / len(levels) for lev in levels}) if levels else None
 
 
 def _level_mix_ratios(ctx: _Ctx, config: str, time_shares: Mapping[int, float]) -> list[float] | None:
@@ -456,19 +454,18 @@ def choose(
     done = [lv.level for lv in level_out]
     overall = None
     if done:
-        aa_r = _geomean_ratios(ctx, aa, done) if aa else None
+        aa_r = _equal_time_ratios(ctx, aa, done) if aa else None
         cfg, chosen, reason, cands = _over_levels(
-            ctx, done, lambda c: _geomean_ratios(ctx, c, done), log_ratio_interval(aa_r or [])
+            ctx, done, lambda c: _equal_time_ratios(ctx, c, done), log_ratio_interval(aa_r or [])
         )
-        overall = LevelChoice(0, cfg, chosen, reason + " (geometric mean over the levels)", {}, cands)
+        overall = LevelChoice(0, cfg, chosen, reason + " (equal time at each level, on tok/s)", {}, cands)
     lm = None
     if traffic.level_mix is not None:
         lm = _level_mix(ctx, traffic.level_mix, {lv.level: lv.config for lv in level_out})
         if overall is not None and lm.choice != overall.config:
             notes.append(
                 f"the level mix picks {lm.choice} and the overall pick is {overall.config}: the level mix weighs "
-                "each level by its share of wall time, the overall pick weighs every measured level the same "
-                "(geometric mean)"
+                "each level by its share of wall time, the overall pick gives every measured level the same time"
             )
         if lm.per_user_choice is not None and lm.per_user_choice != lm.choice:
             notes.append(

@@ -12,15 +12,14 @@ scope is ``undetermined`` for ``TOO_FEW_ROUNDS``, the same picks are computed fr
   (tokens/s; a level mix is a share of wall time, so its aggregate is a rate averaged by time, never a mean of
   speedups);
 * **dynamic policy**: each level's point-estimate best, and its time-weighted rate (tokens/s);
-* **overall** (every level weighs the same, as the judged overall pick): the config with the highest geometric mean
-  over the levels of its rate over the baseline's.
+* **overall** (the same time at every level, as the judged overall pick): the config with the highest sum over the
+  levels of its rate over the baseline's sum (tokens/s over tokens/s; never a mean of speedups).
 
 None of these carries a verdict; :data:`WHAT_WOULD_JUDGE` says what would give them one.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -120,8 +119,8 @@ def unjudged_picks(
 def _overall(
     rate: Callable[[str, int], float | None], baseline: str, candidates: Sequence[str], levels: Sequence[int]
 ) -> tuple[str | None, float | None]:
-    """The config with the highest geometric mean over ``levels`` of its rate over the baseline's, and that mean
-    (the baseline, 1.0, when none is above it); (None, None) when the baseline lacks a level."""
+    """The config with the highest ``sum_levels rate / sum_levels baseline rate`` (equal time at each of ``levels``),
+    and that ratio (the baseline, 1.0, when none is above it); (None, None) when the baseline lacks a level."""
     base = [rate(baseline, lev) for lev in levels]
     if not levels or any(b is None or b <= 0 for b in base):
         return None, None
@@ -130,7 +129,7 @@ def _overall(
         mine = [rate(c, lev) for lev in levels]
         if any(m is None or m <= 0 for m in mine):
             continue
-        x = math.exp(sum(math.log((m or 1.0) / (b or 1.0)) for m, b in zip(mine, base, strict=True)) / len(levels))
+        x = sum(m or 0.0 for m in mine) / sum(b or 0.0 for b in base)
         if x > best_x:
             best, best_x = c, x
     return best, best_x
