@@ -287,8 +287,12 @@ def series_names(idents: set[_Identity]) -> dict[_Identity, str]:
     """Each series set's name (module doc); empty when the scrape is one set labelled ``model_name`` at most."""
     if len(idents) == 1 and not {k for k, _ in next(iter(idents))} - {"model_name"}:
         return {}
+    several_models = len({dict(i).get("model_name") for i in idents}) > 1  # an engine index would lose the model
     short = {
-        i: dict(i)["engine"] if "engine" in dict(i) and {k for k, _ in i} <= _ENGINE_LABELS else None for i in idents
+        i: dict(i)["engine"]
+        if not several_models and "engine" in dict(i) and {k for k, _ in i} <= _ENGINE_LABELS
+        else None
+        for i in idents
     }
     taken = Counter(n for n in short.values() if n is not None)
     return {i: n if n is not None and taken[n] == 1 else series_selector(i) for i, n in short.items()}

@@ -310,9 +310,37 @@ def counter_checks(delta: SpecCounters) -> CounterChecks:
     generated ones; each request generates at least one, hence the sound bound accepted <= generated x (1 + k), k
     the number of positions (else drafted / drafts). Every code is one of :data:`INCONSISTENCIES`.
 
+    A delta of several series sets (data-parallel engines, models, replicas behind a federation) is checked set by
+    set, each reason naming its set (``PER_POSITION_SUM({engine="0",...}: ...)``): two models with different k, or
+    a set without per-position counters beside one with them, are consistent each on its own, and their sum is no
+    single engine's count. Sets left out of the delta (restarted, vanished, unknown start) are not checked.
+
     Args:
         delta: from :func:`counters_delta` (counts in tokens, ``drafts`` in verify steps).
     """
+    left_out = set(delta.reset_engines) | set(delta.vanished_engines) | set(delta.unknown_start_engines)
+    sets = {name: d for name, d in delta.engines.items() if name not in left_out}
+    k = _whole_k(delta)
+    if len(sets) < 2:
+        return CounterChecks(k, tuple(_violations(delta)))
+    named = []
+    for name, d in sets.items():
+        for r in _violations(d):
+            code, _, detail = r.partition("(")
+            named.append(f"{code}({name}: {detail}")
+    return CounterChecks(k, tuple(named))
+
+
+def _whole_k(delta: SpecCounters) -> int | None:
+    """Draft tokens per draft when it is a whole number, else None."""
+    drafts, drafted = delta.drafts, delta.draft_tokens
+    if drafts and drafted is not None and drafted % drafts == 0:
+        return int(drafted // drafts)
+    return None
+
+
+def _violations(delta: SpecCounters) -> list[str]:
+    """The rules of :func:`counter_checks` on one series set (or a delta without sets)."""
     reasons: list[str] = []
     per_pos = delta.accepted_per_position
     drafts, drafted, accepted = delta.drafts, delta.draft_tokens, delta.accepted_tokens
@@ -333,10 +361,7 @@ def counter_checks(delta: SpecCounters) -> CounterChecks:
     rejected = delta.rejected_tokens
     if rejected is not None and drafted is not None and accepted is not None and rejected != drafted - accepted:
         reasons.append(f"SPEC_IDENTITY(rejected {rejected:g} != drafted {drafted:g} - accepted {accepted:g})")
-    k = None
-    if drafts and drafted is not None and drafted % drafts == 0:
-        k = int(drafted // drafts)
-    return CounterChecks(k, tuple(reasons))
+    return reasons
 
 
 def _state(before: SpecCounters, after: SpecCounters, delta: SpecCounters) -> tuple[str, str]:
