@@ -201,3 +201,20 @@ def test_aiperf_exports_it_wrote_import_into_a_judged_run(tmp_path, capsys, monk
     (cmp,) = doc["comparisons"]
     assert (cmp["config"], cmp["rounds"]) == ("spec", 2)
     assert cmp["low"] is not None and cmp["high"] is not None and cmp["low"] <= cmp["speedup"] <= cmp["high"]
+
+
+def test_a_vllm_result_saved_before_burstiness_and_max_concurrency_imports(tmp_path, capsys, monkeypatch):
+    """A 0.6-era ``benchmark_serving.py --save-result`` file has neither ``burstiness`` nor ``max_concurrency`` (each
+    came with its option, late 2024); it was refused as "not a result file" (fresh-user check, 2026-12-05)."""
+    doc = json.loads((IMPORTS / "vllm_base_r0.json").read_text())
+    for key in ("burstiness", "max_concurrency", "endpoint_type"):
+        doc.pop(key, None)
+    doc["backend"], doc["request_rate"] = "vllm", 4.0
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc))
+    run = tmp_path / "run"
+    code, out, err = cli(["import", old, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "(vllm bench serve, 4 req/s poisson)" in out
+    (cell,) = report_json(run)["cells"]
+    assert cell["output_tokens"] == doc["total_output_tokens"]

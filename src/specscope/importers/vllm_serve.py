@@ -26,13 +26,21 @@ __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 
 SHAPE = "vllm-bench-serve"
 TOOL = "vllm bench serve"
-_KEYS = ("duration", "completed", "total_output_tokens", "output_throughput", "burstiness", "max_concurrency")
+# ``burstiness`` and ``max_concurrency`` joined the file with their options (late 2024): a 0.6-era result has neither,
+# and each read as absent means what the older benchmark did (Poisson arrivals, no cap).
+_KEYS = ("duration", "completed", "total_output_tokens", "output_throughput")
+_SGLANG_ONLY = "total_output_tokens_retokenized"  # SGLang's bench_serving writes the same totals beside this one
 _ARRAYS = ("ttfts", "latencies", "output_lens", "input_lens", "errors")
 
 
 def recognise(doc: Any) -> bool:
     """True for one ``--save-result`` object (its traffic keys and ``benchmark()``'s totals)."""
-    return isinstance(doc, Mapping) and all(k in doc for k in _KEYS) and ("endpoint_type" in doc or "backend" in doc)
+    return (
+        isinstance(doc, Mapping)
+        and all(k in doc for k in _KEYS)
+        and ("endpoint_type" in doc or "backend" in doc)
+        and _SGLANG_ONLY not in doc
+    )
 
 
 def _load(doc: Mapping[str, Any]) -> Load:

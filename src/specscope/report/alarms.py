@@ -99,8 +99,9 @@ def _would_draft(method: str) -> str:
 
 def _not_engaged_alarm(a: JudgedAlarm, axis: LevelAxis) -> Alarm:
     method = a.method or a.config
+    who = a.config if method == a.config else f"{a.config} ({method})"  # the config, never its method alone
     found = (
-        f"{method} reported 0 drafts in every cell on {a.workload} at {axis.labels(list(a.levels))}: it did not "
+        f"{who} reported 0 drafts in every cell on {a.workload} at {axis.labels(list(a.levels))}: it did not "
         "speculate, so its speed there is the target's alone"
     )
     cause = "the drafter found nothing to propose on this traffic, or speculation is not on"

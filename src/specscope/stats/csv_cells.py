@@ -2,13 +2,16 @@
 
 Columns (header row, any order; RFC 4180 CSV read with the standard ``csv`` module):
 
-- ``config``, ``workload``: names; ``concurrency`` (streams in flight, integer >= 1), ``repeat`` (integer >= 0);
+- ``config``, ``workload``: names; ``concurrency`` (streams in flight, integer >= 1), ``repeat`` (integer >= 0;
+  without the column every row is repeat 0, as a published table with one measurement per cell);
 - ``output_tok_s``: the cell's aggregate output rate (tokens/s, > 0);
 - optional ``acceptance`` (accepted / draft tokens, 0..1) and ``stream_tok_s`` (per-stream rates in tokens/s,
   separated by ``;`` or spaces).
 
-Each row becomes an ``ok`` :class:`~specscope.stats.summary.CellSummary`; figures the CSV does not carry are
-``None`` / empty, never invented.
+Column names are read without case or surrounding spaces (``Config`` is ``config``). Each row becomes an ``ok``
+:class:`~specscope.stats.summary.CellSummary`; figures the CSV does not carry are ``None`` / empty, never invented. Two
+rows of one config x workload x concurrency x repeat are refused, both lines named (one would silently replace the
+other).
 
 Bounds (issue 29): the file is a regular UTF-8 file (a BOM is dropped) of at most :data:`MAX_CSV_BYTES`, each
 field at most :data:`MAX_FIELD_CHARS` characters (``csv``'s own limit, 131,072, which it raises as ``_csv.Error``),
@@ -117,6 +120,17 @@ def _read(path: Path) -> str:
         ) from None
 
 
+def _duplicate(path: Path, first: int, again: int, key: tuple[str, str, int, int]) -> ConfigError:
+    config, workload, concurrency, repeat = key
+    return ConfigError(
+        "two rows measure the same cell",
+        found=f"{path}:{first} and {path}:{again}: config={config}, workload={workload}, concurrency={concurrency}, "
+        f"repeat={repeat}",
+        expected="one row per config x workload x concurrency x repeat",
+        fix="number repeated measurements in the repeat column (0, 1, ...), or remove the duplicate row",
+    )
+
+
 def read_cells_csv(path: Path) -> list[CellSummary]:
     """The cells of a results CSV (columns in the module doc).
 
@@ -126,15 +140,25 @@ def read_cells_csv(path: Path) -> list[CellSummary]:
     text = _read(path)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:  # the csv module's errors: a field past its limit, a NUL byte
-        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or ())]
+        reader.fieldnames = [f.strip().lower() for f in reader.fieldnames or ()]
+        missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames and c != "repeat"]
         if missing:
             raise ConfigError(
                 "the CSV lacks a required column",
                 found=f"{path}: columns {', '.join(reader.fieldnames or ()) or '(none)'}",
-                expected=", ".join(REQUIRED_COLUMNS) + " (optional: acceptance, stream_tok_s)",
+                expected=", ".join(REQUIRED_COLUMNS) + " (repeat may be left out; optional: acceptance, stream_tok_s)",
                 fix=f"add the column {missing[0]!r} to the header row",
             )
-        cells = [_row(path, reader.line_num, row) for row in reader]
+        cells: list[CellSummary] = []
+        first_line: dict[tuple[str, str, int, int], int] = {}
+        for row in reader:
+            row.setdefault("repeat", "0")
+            cell = _row(path, reader.line_num, row)
+            key = (cell.config, cell.workload, cell.concurrency, cell.repeat)
+            if key in first_line:
+                raise _duplicate(path, first_line[key], reader.line_num, key)
+            first_line[key] = reader.line_num
+            cells.append(cell)
     except csv.Error as exc:
         raise ConfigError(
             "the CSV cannot be parsed",
