@@ -218,3 +218,16 @@ def test_a_vllm_result_saved_before_burstiness_and_max_concurrency_imports(tmp_p
     assert "(vllm bench serve, 4 req/s poisson)" in out
     (cell,) = report_json(run)["cells"]
     assert cell["output_tokens"] == doc["total_output_tokens"]
+
+
+def test_sglang_accept_length_is_shown_as_reported_with_no_rate(tmp_path, capsys, monkeypatch):
+    """SGLang writes ``accept_length`` and no counts: the acceptance table showed no row at all, as if the config had
+    never drafted (fresh-user check, 2026-12-05). Its lengths 2.6, 2.5, 2.65: mean 2.58 over 3 cells."""
+    run = tmp_path / "run"
+    for f, config in (("sglang_base.jsonl", "base"), ("sglang_eagle.jsonl", "eagle")):
+        code, _, err = cli(["import", IMPORTS / f, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)
+        assert code == 0, err
+    code, out, _ = cli(["report", run, "-f", "markdown"], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    assert "| eagle | — (len 2.58 as the tool reported, 3 cells; no counts) |" in out
+    assert "| base |" not in out.split("Acceptance rate by config")[1].split("\n\n")[1]

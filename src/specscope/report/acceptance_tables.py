@@ -14,7 +14,7 @@ from specscope.config import is_control
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.report.tables import RunCells
-from specscope.stats.acceptance import AcceptanceView, cell_drafts, pooled_acceptance
+from specscope.stats.acceptance import AcceptanceView, cell_drafts, pooled_acceptance, reported_lengths
 
 __all__ = [
     "POSITION_FLOOR",
@@ -58,7 +58,11 @@ def _zero_drafts(rc: RunCells, config: str, workload: str) -> bool:
     return bool(said) and not any(said)
 
 
-def _acceptance_cell(view: AcceptanceView | None, zero: bool) -> Cell:
+def _acceptance_cell(view: AcceptanceView | None, zero: bool, reported: tuple[float, int] | None = None) -> Cell:
+    if (view is None or view.acceptance_rate is None) and reported is not None:
+        mean_len, n = reported
+        told = units.length(mean_len).text
+        return text_cell(f"{units.DASH} (len {told} as the tool reported, {n} cells; no counts)")
     if view is None or view.acceptance_rate is None:
         return text_cell("0 drafts (not engaged)") if zero else units.missing()
     r = units.rate(view.acceptance_rate)
@@ -80,15 +84,18 @@ def acceptance_table(rc: RunCells) -> Table:
     """Acceptance rate (and length) per drafting config x workload, pooled over every ok cell; the baseline and the
     A/A control have no row."""
     views = acceptance_views(rc)
+    told = reported_lengths(rc.cells)
     rows = []
     for c in _drafting_configs(rc):
         # "not engaged" is for a speculative config that drafted nothing; a config that does not speculate (the
         # judgement's rule) and drafted nothing has no row
         zero = {w: c in rc.speculative and _zero_drafts(rc, c, w) for w in rc.workloads}
-        drafted = any((c, w) in views for w in rc.workloads)
+        drafted = any((c, w) in views or (c, w) in told for w in rc.workloads)
         if not drafted and not any(zero.values()):
             continue
-        rows.append([text_cell(c)] + [_acceptance_cell(views.get((c, w)), zero[w]) for w in rc.workloads])
+        rows.append(
+            [text_cell(c)] + [_acceptance_cell(views.get((c, w)), zero[w], told.get((c, w))) for w in rc.workloads]
+        )
     return Table(
         "acceptance",
         "Acceptance rate by config x workload (accepted / drafted; acceptance length in brackets)",
@@ -101,7 +108,8 @@ def acceptance_table(rc: RunCells) -> Table:
         f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}). "
         "No row for a config without speculation (a baseline, its A/A control, a second plain server); '0 drafts "
         "(not engaged)': a speculative config whose server counted no draft in any cell (a counter that said so, not "
-        "a missing one).",
+        "a missing one). 'as the tool reported': an imported length with no counts behind it (SGLang's "
+        "accept_length), the mean over its cells; no rate can be derived from it.",
     )
 
 

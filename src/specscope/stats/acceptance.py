@@ -39,6 +39,7 @@ __all__ = [
     "conditional_rates",
     "acceptance_view",
     "pooled_acceptance",
+    "reported_lengths",
     "request_steps",
 ]
 
@@ -274,3 +275,17 @@ def pooled_acceptance(
             view, source=src, drafts_known=known, acceptance_length=view.acceptance_length if known else None
         )
     return out
+
+
+def reported_lengths(summaries: Iterable[CellSummary]) -> dict[tuple[str, str], tuple[float, int]]:
+    """The acceptance length a tool reported for cells that carry no counts (SGLang's ``bench_serving`` writes
+    ``accept_length``, the server's mean accepted tokens per verify step, bonus included, and no drafted or accepted
+    count): ``{(config, workload): (mean of the cells' lengths, cells)}`` over usable cells that
+    :func:`pooled_acceptance` cannot pool. An unweighted mean of per-cell lengths (the cells' verify steps are
+    unknown), so no rate and no per-position figure is derived from it."""
+    found: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for cell in summaries:
+        counted = bool((cell.counters or {}).get("drafts")) or bool(cell.per_request_draft_tokens)
+        if usable(cell) and not counted and cell.acceptance_length is not None:
+            found[(cell.config, cell.workload)].append(cell.acceptance_length)
+    return {k: (sum(v) / len(v), len(v)) for k, v in found.items()}
