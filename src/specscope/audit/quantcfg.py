@@ -125,6 +125,7 @@ def quant_views(config: dict[str, Any] | None, hf_quant_config: dict[str, Any] |
         exclude = list(
             _str_list(qc.get("ignore") or qc.get("exclude_modules") or qc.get("exclude") or [])
             + _str_list(qc.get("modules_to_not_convert"))
+            + _str_list(qc.get("ignored_layers"))  # vLLM Fp8Config (quant_method fp8, DeepSeek's block FP8)
             + _gptq_negatives(qc.get("dynamic"))
         )
         if "kv_cache_scheme" in qc:

@@ -20,7 +20,22 @@ from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, qua
 from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.dtypes import FLOAT8_DTYPES, PACKED_INT_DTYPES
 
-__all__ = ["linear_modules", "is_quantized", "check_quant"]
+__all__ = ["ENGINE_KEEPS_UNQUANTIZED", "linear_modules", "is_quantized", "check_quant"]
+
+#: Draft modules vLLM builds unquantized under ``quant_method: fp8`` (Fp8Config, DeepSeek's block FP8 with
+#: ``weight_scale_inv``) whatever ``ignored_layers`` says, so storing them BF16 and not excluded is right
+#: (vllm/model_executor/models): ``eh_proj`` is a plain ``nn.Linear`` in the DeepSeek and
+#: GLM-4.5 MTP layers (deepseek_mtp.py, glm4_moe_mtp.py; SGLang's deepseek_nextn.py the same); the MoE router
+#: ``mlp.gate`` is a ``ReplicatedLinear`` with ``quant_config=None`` (deepseek_v2.py DeepseekV2MoE, qwen3_moe.py) and
+#: ``shared_expert_gate`` a plain linear (qwen2_moe.py); ``shared_head.head`` / ``lm_head`` are ``ParallelLMHead``,
+#: which Fp8Config leaves unquantized. The DeepSeek-V3 / R1 FP8 releases store exactly these in BF16 with no ignore list
+#: (fresh-user check, 2026-12-05: they failed with this finding). Other methods keep the rule whole: under Quark in
+#: SGLang a router that is not excluded is built quantized (case C06).
+ENGINE_KEEPS_UNQUANTIZED = ("eh_proj", "mlp.gate", "shared_expert_gate", "shared_head.head", "lm_head")
+
+
+def _engine_keeps_unquantized(view: QuantView, module: str) -> bool:
+    return view.method == "fp8" and any(module == s or module.endswith("." + s) for s in ENGINE_KEEPS_UNQUANTIZED)
 
 
 def linear_modules(ck: Checkpoint) -> dict[str, str]:
@@ -90,7 +105,11 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
     if not any(quantized.values()):
         return out, facts  # a config without quantized tensors: nothing to compare against
 
-    unq_not_excl = sorted(m for m in draft_modules if m in linears and not quantized[m] and not is_excluded(eff, m))
+    unq_not_excl = sorted(
+        m
+        for m in draft_modules
+        if m in linears and not quantized[m] and not is_excluded(eff, m) and not _engine_keeps_unquantized(eff, m)
+    )
     if unq_not_excl:
         ex = unq_not_excl[0]
         for m in unq_not_excl:

@@ -14,6 +14,7 @@ modelopt            ``quantization_config.ignore`` (or ``exclude_modules``) ``qu
 compressed-tensors  ``quantization_config.ignore``                         --
 quark               ``quantization_config.exclude``                        --
 awq                 ``quantization_config.modules_to_not_convert``         --
+fp8                 ``quantization_config.ignored_layers``                 --
 gptq (GPTQModel)    ``quantization_config.dynamic`` ``"-:REGEX"`` keys     --
 =================== ===================================================== ==============================
 
@@ -125,6 +126,8 @@ def exclude_lists(configs: dict[str, dict[str, Any]]) -> list[ExcludeList]:
         out.append(ExcludeList(CONFIG, "quantization_config", "modules_to_not_convert"))
     elif d == "gptq":
         out.append(ExcludeList(CONFIG, "quantization_config", _DYNAMIC))
+    elif d == "fp8":  # vLLM Fp8Config.from_config reads ``ignored_layers`` (module names)
+        out.append(ExcludeList(CONFIG, "quantization_config", "ignored_layers"))
     elif d == "modelopt":
         if isinstance(qc, dict):
             key = "exclude_modules" if "exclude_modules" in qc and "ignore" not in qc else "ignore"
@@ -135,7 +138,7 @@ def exclude_lists(configs: dict[str, dict[str, Any]]) -> list[ExcludeList]:
         raise SurgeryError(
             "unsupported quantization dialect",
             found=d,
-            expected="modelopt, compressed-tensors, quark, awq or gptq",
+            expected="modelopt, compressed-tensors, quark, awq, gptq or fp8",
             fix="patch the config by hand",
         )
     return out
