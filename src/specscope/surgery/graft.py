@@ -356,12 +356,14 @@ def plan_reindex(ckpt_dir: str | Path, out: str | Path | None = None) -> Surgery
     """Plan: rebuild ``model.safetensors.index.json`` from the shard headers (case C03). In place when
     ``out`` is None (only the index is replaced, atomically); otherwise a new folder with hardlinked shards.
     An empty plan (no JSON job) means the index is already right."""
-    ckpt = open_checkpoint(ckpt_dir)
+    ckpt = open_checkpoint(ckpt_dir, broken_index_ok=True)
     total = sum(h.tensor_bytes for h in ckpt.headers.values())
     index = build_index(ckpt, ckpt.location, total)
     in_place = out is None
     plan = SurgeryPlan("reindex", ckpt.root, ckpt.root if out is None else Path(out), in_place=in_place)
     old = ckpt.index or {}
+    if ckpt.index_problem:
+        plan.notes.append(f"the old index was set aside ({ckpt.index_problem}); rebuilt from the shard headers")
     dangling = sorted(set(old.get("weight_map", {})) - set(ckpt.location))
     if dangling:
         plan.notes.append(f"{len(dangling)} index entries name tensors no shard holds; dropped: {dangling[:5]}")

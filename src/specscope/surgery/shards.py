@@ -118,12 +118,15 @@ class Checkpoint:
         headers: shard file name -> parsed header, for every ``*.safetensors`` file on disk (indexed or not).
         index: the parsed ``model.safetensors.index.json`` or None.
         location: tensor name -> shard file name (from the headers: what is physically there).
+        index_problem: why the index on disk was set aside (not JSON, no usable ``weight_map``), when it was opened
+            with ``broken_index_ok``; None otherwise.
     """
 
     root: Path
     headers: dict[str, SafetensorsHeader]
     index: dict[str, Any] | None
     location: dict[str, str]
+    index_problem: str | None = None
 
     def info(self, name: str) -> TensorInfo:
         """Header entry of tensor ``name``. Raises SurgeryError when absent."""
@@ -216,8 +219,12 @@ class Checkpoint:
         return read_config_file(self.root / name)
 
 
-def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
+def open_checkpoint(root: str | os.PathLike[str], *, broken_index_ok: bool = False) -> Checkpoint:
     """Read every safetensors header and the index of a local folder (no tensor data is read).
+
+    ``broken_index_ok`` (``reindex``, which rebuilds the index from the headers and needs nothing from the old one):
+    an index that is not JSON or has no usable ``weight_map`` is set aside (``index`` None, ``index_problem`` says
+    why) instead of refused.
 
     Raises:
         CheckpointError: not a folder, no ``*.safetensors`` file, or an unreadable / ill-typed index or config.
@@ -245,12 +252,28 @@ def open_checkpoint(root: str | os.PathLike[str]) -> Checkpoint:
                     fix="remove the stale copy first",
                 )
             location[t.name] = s
-    index = read_config_file(
-        root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`"
-    )
+    problem = None
+    try:
+        index = read_config_file(
+            root / INDEX_NAME, fix=f"rebuild it: `specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`"
+        )
+        wm = None if index is None else index.get("weight_map")
+        if index is not None and not (
+            isinstance(wm, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in wm.items())
+        ):
+            raise CheckpointError(
+                f"{INDEX_NAME} has no usable weight_map",
+                found=f"weight_map is {type(wm).__name__}" if not isinstance(wm, dict) else "non-string entries",
+                expected='{"weight_map": {"tensor name": "shard file", ...}}',
+                fix=f"rebuild it: `specscope surgery reindex {shlex.quote(str(root))} --out NEW_FOLDER`",
+            )
+    except CheckpointError as exc:
+        if not broken_index_ok:
+            raise
+        index, problem = None, f"{exc.message} ({exc.found})" if exc.found else exc.message
     for name in ("config.json", "hf_quant_config.json"):  # checked up front, even when only linked
         read_config_file(root / name)
-    return Checkpoint(root, headers, index, location)
+    return Checkpoint(root, headers, index, location, problem)
 
 
 class ShardWriter:
