@@ -366,6 +366,17 @@ def _own_layer_body(body: tuple[str, ...], prefix: str, names: list[str]) -> tup
     return out
 
 
+def _declared_layers(fam: Family, tc: dict[str, Any], cfg: dict[str, Any]) -> int:
+    """Draft layers (heads) the config declares under the family's ``layers_key``, else 1. Medusa: vLLM's
+    ``MedusaConfig.from_pretrained`` renames a key holding "num" and "heads" to ``num_heads``, so FasterDecoding's
+    ``medusa_num_heads`` declares the heads (transformers_utils/configs/medusa.py); it was read as 1 head and a
+    missing head passed (fresh-user check, 2026-12-05)."""
+    n = _int(tc, fam.layers_key) or _int(cfg, fam.layers_key)
+    if not n and fam.layer_body == "medusa":
+        n = _int(tc, "medusa_num_heads") or _int(cfg, "medusa_num_heads")
+    return n or 1
+
+
 def _medusa_groups(cfg: dict[str, Any], n_heads: int) -> list[tuple[str, tuple[str, ...]]]:
     depth = _int(cfg, "num_hidden_layers") or _int(cfg, "medusa_num_layers") or 1
     heads = tuple(f"lm_heads.{h}.weight" for h in range(1 if cfg.get("original_lm_head") else n_heads))
@@ -411,7 +422,7 @@ def draft_layout(
     """
     cfg = config or {}
     tc = network_config(cfg)
-    n_layers = num_layers if num_layers is not None else (_int(tc, fam.layers_key) or _int(cfg, fam.layers_key) or 1)
+    n_layers = num_layers if num_layers is not None else _declared_layers(fam, tc, cfg)
     hidden = tc.get("hidden_size") if isinstance(tc.get("hidden_size"), int) else None
     name_list = sorted(names)
     main = main_layer_prefix(name_list)
