@@ -108,8 +108,8 @@ def acceptance_table(rc: RunCells) -> Table:
         f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}). "
         "No row for a config without speculation (a baseline, its A/A control, a second plain server); '0 drafts "
         "(not engaged)': a speculative config whose server counted no draft in any cell (a counter that said so, not "
-        "a missing one). 'as the tool reported': an imported length with no counts behind it (SGLang's "
-        "accept_length), the mean over its cells; no rate can be derived from it.",
+        "a missing one). 'as the tool reported': an imported length with no counts behind it (a "
+        "benchmark file's accept_length), the mean over its cells; no rate can be derived from it.",
     )
 
 
