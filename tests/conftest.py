@@ -17,13 +17,14 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 @pytest.fixture(scope="session")
 def embedded_run(tmp_path_factory) -> Path:
     """One tiny matrix on the real embedded engine (llama.cpp via xllamacpp, SmolLM2-135M), shared by the
-    bench, report and advise tests that need a real run: base and draft x prose and edit x N=1,2 x 2 repeats."""
+    bench, report and advise tests that need a real run: base and draft x prose and edit (its 2 shortest modules) x
+    N=1,2 x 2 repeats."""
     pytest.importorskip("xllamacpp")
     from specscope.bench import run_bench
     from specscope.config import BenchOptions
 
     out = tmp_path_factory.mktemp("runs")
-    options = BenchOptions(
-        configs=("base", "draft"), workloads=("prose", "edit"), levels=(1, 2), repeats=2, max_tokens=32
+    options = BenchOptions(  # edit_shortest: the 2 shortest edit modules (prefill-bound cells; CI 2026-12-05: 577 s)
+        configs=("base", "draft"), workloads=("prose", "edit"), levels=(1, 2), repeats=2, max_tokens=32, edit_shortest=2
     )
     return run_bench(options, out=out, run_dir=out / "embedded")

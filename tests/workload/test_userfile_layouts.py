@@ -127,3 +127,33 @@ def test_turns_rows_are_conversations(tmp_path: Path) -> None:
     assert b.messages == [{"role": "user", "content": "Hello"}] and b.follow_ups == ("More",)
     with pytest.raises(ConfigError, match=r"turn 2 is empty"):
         load_prompt_file("c", _jsonl(tmp_path, [{"turns": ["a", "  "]}]))
+
+
+def test_lmsys_chat_conversation_turns_in_role_content(tmp_path: Path):
+    """LMSYS-Chat-1M (``lmsys/lmsys-chat-1m``) rows: ``{"conversation_id", "model", "conversation": [{"role",
+    "content"}], "turn", "language"}``; refused as "turn 0 has role None" (fresh-user check, 2026-12-05)."""
+    rows = [
+        {
+            "conversation_id": "c1",
+            "model": "vicuna-13b",
+            "conversation": [
+                {"role": "user", "content": "What is Rust?"},
+                {"role": "assistant", "content": "A systems language."},
+                {"role": "user", "content": "And Go?"},
+                {"role": "assistant", "content": "Another one."},
+            ],
+            "turn": 2,
+            "language": "English",
+        },
+        {"conversations": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]},
+    ]
+    first, second = load_prompt_file("lmsys", _jsonl(tmp_path, rows))
+    assert first.messages == [
+        {"role": "user", "content": "What is Rust?"},
+        {"role": "assistant", "content": "A systems language."},
+        {"role": "user", "content": "And Go?"},
+    ]
+    assert first.meta["recorded_answer"] == "Another one."
+    assert second.messages == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    with pytest.raises(ConfigError, match="turn 0 has role 'robot'"):
+        load_prompt_file("x", _jsonl(tmp_path, [{"conversation": [{"role": "robot", "content": "x"}]}], "bad.jsonl"))

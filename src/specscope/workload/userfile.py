@@ -283,7 +283,8 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
         return _chat(where, record[chat], chat, "role", "content", _CHAT_ROLES), ()
     share = next((k for k in SHAREGPT_FIELDS if isinstance(record.get(k), list)), None)
     if share is not None:  # SGLang reads `conversation` too; GuideLLM's `conversation` text column is a string
-        return _chat(where, record[share], "conversations", "from", "value", _SHAREGPT_ROLES), ()
+        role_key, text_key, roles = _turn_keys(record[share])
+        return _chat(where, record[share], "conversations", role_key, text_key, roles), ()
     if "turns" in record:
         turns = _turns(where, record["turns"])
         return [{"role": "user", "content": turns[0]}], turns[1:]
@@ -314,17 +315,25 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
 def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
     """The text of the assistant turn that ends the record's chat (ShareGPT's recorded answer, whose token count vLLM,
     SGLang and AIPerf take as the output length), else None; specscope does not send it."""
-    for fields, role_key, text_key, roles in (
-        (MESSAGES_FIELDS, "role", "content", _CHAT_ROLES),
-        (SHAREGPT_FIELDS, "from", "value", _SHAREGPT_ROLES),
-    ):
+    for fields, keys in ((MESSAGES_FIELDS, ("role", "content", _CHAT_ROLES)), (SHAREGPT_FIELDS, None)):
         for key in fields:
             raw = record.get(key)
+            role_key, text_key, roles = keys or _turn_keys(raw)
             if isinstance(raw, list) and len(raw) > 1 and isinstance(raw[-1], dict):
                 if roles.get(str(raw[-1].get(role_key))) != "assistant":
                     return None
                 return _content(where, len(raw) - 1, raw[-1].get(text_key)) or ""
     return None
+
+
+def _turn_keys(raw: object) -> tuple[str, str, dict[str, str]]:
+    """The keys of a ``conversation(s)`` list's turns: ShareGPT's ``from`` / ``value``, or ``role`` / ``content``
+    when its first turn has ``role`` and no ``from`` (LMSYS-Chat-1M's ``conversation``, ShareGPT exports rewritten to
+    OpenAI messages); such turns were refused as "turn 0 has role None" (fresh-user check, 2026-12-05)."""
+    first = raw[0] if isinstance(raw, list) and raw else None
+    if isinstance(first, dict) and "role" in first and "from" not in first:
+        return "role", "content", _CHAT_ROLES
+    return "from", "value", _SHAREGPT_ROLES
 
 
 def _nonempty(where: str, key: str, value: object) -> str:
