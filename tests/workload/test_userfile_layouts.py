@@ -157,3 +157,15 @@ def test_lmsys_chat_conversation_turns_in_role_content(tmp_path: Path):
     assert second.messages == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
     with pytest.raises(ConfigError, match="turn 0 has role 'robot'"):
         load_prompt_file("x", _jsonl(tmp_path, [{"conversation": [{"role": "robot", "content": "x"}]}], "bad.jsonl"))
+
+
+def test_dolly_context_is_joined_like_alpaca_input(tmp_path: Path):
+    """databricks-dolly-15k rows ``{"instruction", "context", "response", "category"}``: the context (the passage of a
+    closed_qa / summarization row) was dropped and only the instruction sent (fresh-user check, 2026-12-05)."""
+    rows = [
+        {"instruction": "Summarise.", "context": "Rust is a language.", "response": "A language.", "category": "x"},
+        {"instruction": "Name a colour.", "context": "", "response": "Red.", "category": "open_qa"},
+    ]
+    with_context, without = load_prompt_file("dolly", _jsonl(tmp_path, rows))
+    assert with_context.messages == [{"role": "user", "content": "Summarise.\n\nRust is a language."}]
+    assert without.messages == [{"role": "user", "content": "Name a colour."}]

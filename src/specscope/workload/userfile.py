@@ -18,7 +18,8 @@ published, pretty-printed or not). Record shapes, tried in this order:
 * ``prompt``, ``text`` (GenAI-Perf / AIPerf single-turn input) or ``text_input`` (AIPerf's trace rows without a
   timestamp): the prompt;
 * ``instruction`` (+ ``input``): Alpaca; the prompt is the instruction, a blank line and the input when the input is
-  not empty; ``output`` (the reference answer) is never sent;
+  not empty; databricks-dolly-15k's ``context`` is joined the same way; ``output`` / ``response`` (the reference
+  answer) is never sent;
 * a line that is not a JSON object or array: one prompt per line.
 
 A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer); the recorded
@@ -298,9 +299,10 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
             return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
     if "instruction" in record:
         instruction = _nonempty(where, "instruction", record["instruction"])
-        extra = record.get("input")
+        key = "input" if "input" in record else "context"  # Alpaca's input; databricks-dolly-15k's context
+        extra = record.get(key)
         if extra is not None and not isinstance(extra, str):
-            raise _bad(where, f"input {extra!r:.60} is not a string", "Alpaca's input: a string (may be empty)")
+            raise _bad(where, f"{key} {extra!r:.60} is not a string", f"the {key}: a string (may be empty)")
         return [
             {"role": "user", "content": f"{instruction}\n\n{extra}" if extra and extra.strip() else instruction}
         ], ()
