@@ -231,3 +231,21 @@ def test_sglang_accept_length_is_shown_as_reported_with_no_rate(tmp_path, capsys
     assert code == 0
     assert "| eagle | — (len 2.58 as the tool reported, 3 cells; no counts) |" in out
     assert "| base |" not in out.split("Acceptance rate by config")[1].split("\n\n")[1]
+
+
+def test_an_imported_runs_table_shows_absent_options_as_dashes_and_names_its_source(tmp_path, capsys, monkeypatch):
+    """An imported run has no max_tokens, temperature or machine: the run table printed "None / None" and "(None
+    cores)", and its note said the tokens came from usage and /metrics (fresh-user check, 2026-12-05)."""
+    run = tmp_path / "run"
+    code, _, err = cli(
+        ["import", IMPORTS / "vllm_base_r0.json", "--config", "base", "--out", run], capsys, monkeypatch, tmp_path
+    )
+    assert code == 0, err
+    code, out, _ = cli(["report", run, "-f", "markdown"], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    run_table = out.split("| what | value |")[1].split("\n\n")[0]
+    assert "None" not in run_table
+    assert "| max_tokens / temperature | — / — |" in run_table
+    assert "| machine | — |" in run_table
+    assert "Cells imported from other tools' result files" in out
+    assert "Tokens from usage.completion_tokens" not in out

@@ -176,25 +176,33 @@ def run_table(data: RunData) -> Table:
         progress += f"; sweeps stopped by a server crash: {', '.join(manifest['crashes'])}"
     machine = manifest.get("machine") or {}
     packs = manifest.get("packs") or {}
+
+    def shown(value: object) -> str:  # an absent figure is a dash, never "None" (an imported run has no max_tokens)
+        return units.DASH if value is None or value == "" else str(value)
+
+    cores = machine.get("cpu_count")
     rows = [
-        ("engine", str(manifest.get("engine"))),
+        ("engine", shown(manifest.get("engine"))),
         ("model", _models(data.server_facts)),
         ("configs", ", ".join(opts.get("configs", []))),
-        ("baseline", str(manifest.get("baseline"))),
-        ("workloads", ", ".join(f"{w} ({p.get('form', '')})" for w, p in packs.items())),
+        ("baseline", shown(manifest.get("baseline"))),
+        ("workloads", ", ".join(f"{w} ({p.get('form', '')})" for w, p in packs.items()) or units.DASH),
         ("levels x repeats", _levels_repeats(opts)),
-        ("max_tokens / temperature", f"{opts.get('max_tokens')} / {opts.get('temperature')}"),
+        ("max_tokens / temperature", f"{shown(opts.get('max_tokens'))} / {shown(opts.get('temperature'))}"),
         ("prefix cache", str(opts.get("prefix_cache", "allow"))),
         ("cells", progress),
-        ("machine", f"{machine.get('cpu', '')} ({machine.get('cpu_count')} cores)"),
-        ("created", str(manifest.get("created"))),
+        ("machine", units.DASH if not machine else f"{machine.get('cpu', '')} ({shown(cores)} cores)".strip()),
+        ("created", shown(manifest.get("created"))),
     ]
     return Table(
         "run",
         "Run",
         [Column("what"), Column("value")],
         [[text_cell(k), text_cell(v)] for k, v in rows],
-        "Tokens from usage.completion_tokens; acceptance from /metrics counter deltas around each cell.",
+        "Cells imported from other tools' result files: tokens, durations and acceptance as each file states them "
+        "(the manifest's imports name each file's tool and what it did not record)."
+        if manifest.get("imports")
+        else "Tokens from usage.completion_tokens; acceptance from /metrics counter deltas around each cell.",
     )
 
 
