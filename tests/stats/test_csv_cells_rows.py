@@ -35,3 +35,18 @@ def test_header_case_and_spaces_and_no_repeat_column(tmp_path):
     f.write_text("config,workload,concurrency,output_tok_s\nmtp,chat,1,23.8\nmtp,chat,1,24.0\n")
     with pytest.raises(ConfigError, match="two rows measure the same cell"):
         read_cells_csv(f)
+
+
+def test_acceptance_placement_on_a_table_of_rates_says_why_it_cannot(tmp_path):
+    """A CSV's acceptance column states rates, no counts: ``--acceptance`` said "no config drafted" about a table whose
+    mtp rows carry acceptance (fresh-user check, 2026-12-05); it now says what the table lacks."""
+    from specscope.stats.crossovers import place_acceptance
+
+    f = tmp_path / "t.csv"
+    f.write_text("config,workload,concurrency,output_tok_s,acceptance\nbase,chat,1,20,\nmtp,chat,1,30,0.71\n")
+    with pytest.raises(ConfigError) as ei:
+        place_acceptance(read_cells_csv(f), 0.5, baseline="base")
+    assert ei.value.found == (
+        "acceptance rates without drafted / accepted counts (mtp: a CSV's acceptance column or an imported file states "
+        "a rate only)"
+    )

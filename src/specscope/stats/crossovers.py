@@ -100,11 +100,17 @@ def place_acceptance(
     views = pooled_acceptance(summaries)
     drafting = list(dict.fromkeys(c for c, _ in views if c != baseline))
     if not drafting:
+        rates_only = sorted({c.config for c in summaries if c.acceptance_rate is not None and c.config != baseline})
         raise ConfigError(
             "the run has no acceptance counters",
-            found="no config drafted",
-            expected="a run with a speculative config",
-            fix="bench a draft config with /metrics",
+            found=(
+                f"acceptance rates without drafted / accepted counts ({', '.join(rates_only)}: a CSV's acceptance "
+                "column or an imported file states a rate only)"
+                if rates_only
+                else "no config drafted"
+            ),
+            expected="drafted and accepted token counts per cell, which --acceptance places a rate between",
+            fix="bench a draft config with /metrics (or per-request acceptance), then run advise on that run",
         )
     if config is None:
         if len(drafting) > 1:
