@@ -148,3 +148,17 @@ def test_a_single_file_that_duplicates_the_shards_is_to_be_deleted_not_renamed(t
     (f,) = audit_checkpoint(root).by_code("SINGLE_FILE_SHADOWS_INDEX")
     assert f.fix is not None and f.fix.startswith(f"delete model.safetensors (`rm {root}/model.safetensors`)")
     assert f.details["copies_elsewhere"] == len(shapes)
+
+
+@pytest.mark.parametrize("name", ["config.json", "model.safetensors.index.json"])
+def test_a_folder_named_like_a_json_file_is_refused_not_read_as_absent(tmp_path: Path, name: str) -> None:
+    """A folder ``config.json`` was read as "no config" and the audit said "no findings", exit 0 (fresh-user check,
+    2026-12-05)."""
+    root = write(tmp_path / "ck", dense_model(1, 64), dense_config(1, 64))
+    if (root / name).exists():
+        (root / name).unlink()
+    (root / name).mkdir()
+    with pytest.raises(CheckpointError) as info:
+        audit_checkpoint(root)
+    assert info.value.message == f"{name} is a folder, not a file"
+    assert info.value.found == f"{root}/{name}: a directory"

@@ -183,6 +183,14 @@ class LocalSource:
         return read_regular(self._inside(name), start_bytes, length_bytes)
 
     def read_json(self, name: str) -> object | None:
+        if name not in self.files() and name not in self._broken and self._inside(name).is_dir():
+            # a folder named config.json was read as "no config" and the audit said "no findings" (fresh-user check)
+            raise CheckpointError(
+                f"{name} is a folder, not a file",
+                found=f"{self.label}/{name}: a directory",
+                expected=f"{name}: a JSON file",
+                fix=f"replace the folder {name} with the model's {name}",
+            )
         return _read_json(self, name, lambda: read_regular(self._inside(name)))
 
 
