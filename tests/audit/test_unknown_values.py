@@ -36,3 +36,16 @@ def test_a_tokenizer_hole_is_named_as_no_token() -> None:
     (f,) = compare_tokenizers(draft, target)
     assert f.message.endswith("first at id 1: draft (no token), target 'b'")
     assert "None" not in (f.found or "")
+
+
+def test_an_unknown_quant_method_is_named_and_not_read_with_another_dialects_keys(tmp_path: Path) -> None:
+    """``quant_method: bitnet_magic`` gave no finding at all, exit 0 (fresh-user check, 2026-12-05)."""
+    config = dense_config(1, 64) | {"quantization_config": {"quant_method": "BitNet_Magic", "ignore": ["lm_head"]}}
+    r = audit_checkpoint(write(tmp_path / "ck", dense_model(1, 64), config))
+    (f,) = r.by_code("QUANT_METHOD_UNKNOWN")
+    assert f.severity == "warning" and f.file == "config.json"
+    assert f.message == "config.json declares quant_method 'bitnet_magic', which no loader specscope has read knows"
+    assert "fp8" in f.expected and "compressed-tensors" in f.expected
+    assert [g.code for g in r.findings if g.code.startswith(("MTP_", "QUANT_"))] == ["QUANT_METHOD_UNKNOWN"]
+    known = dense_config(1, 64) | {"quantization_config": {"quant_method": "bitsandbytes"}}
+    assert audit_checkpoint(write(tmp_path / "bnb", dense_model(1, 64), known)).by_code("QUANT_METHOD_UNKNOWN") == []

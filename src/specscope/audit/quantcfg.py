@@ -31,6 +31,20 @@ __all__ = ["QuantView", "quant_views", "effective_view", "is_excluded", "entry_c
 _FUSED = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj")}
 
 
+#: ``quantization_config.quant_method`` values an engine or transformers loads (lower case): vLLM's
+#: ``QUANTIZATION_METHODS`` (vllm/model_executor/layers/quantization/__init__.py, 0.11) and transformers'
+#: ``QuantizationMethod`` (utils/quantization_config.py, 4.57). A method outside these is named
+#: (``QUANT_METHOD_UNKNOWN``), not read with another dialect's keys.
+KNOWN_QUANT_METHODS = frozenset(
+    {
+        "aqlm", "auto-round", "awq", "awq_marlin", "bitblas", "bitnet", "bitsandbytes", "compressed-tensors",
+        "deepspeedfp", "eetq", "experts_int8", "fbgemm_fp8", "fp8", "fp_quant", "gguf", "gptq", "gptq_bitblas",
+        "gptq_marlin", "gptq_marlin_24", "higgs", "hqq", "inc", "ipex", "modelopt", "modelopt_fp4", "moe_wna16",
+        "mxfp4", "petit_nvfp4", "ptpc_fp8", "quanto", "quark", "rtn", "spqr", "torchao", "tpu_int8", "vptq",
+    }
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class QuantView:
     """One file's quantization description.

@@ -16,7 +16,7 @@ from typing import Any
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import QUANT_AUX_SUFFIXES, module_of
-from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, quant_views
+from specscope.audit.quantcfg import KNOWN_QUANT_METHODS, QuantView, effective_view, is_excluded, quant_views
 from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.dtypes import FLOAT8_DTYPES, PACKED_INT_DTYPES
 
@@ -90,7 +90,8 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
         ck: the checkpoint.
         draft_modules: linear modules that belong to the MTP head / draft model.
 
-    Codes: ``MTP_UNQUANTIZED_NOT_EXCLUDED`` (ERROR), ``MTP_QUANTIZED_BUT_EXCLUDED`` (ERROR),
+    Codes: ``QUANT_METHOD_UNKNOWN`` (WARNING; the other rules are then not run: an unknown method's exclude list
+    cannot be read), ``MTP_UNQUANTIZED_NOT_EXCLUDED`` (ERROR), ``MTP_QUANTIZED_BUT_EXCLUDED`` (ERROR),
     ``QUANT_CONFIG_MISMATCH`` (ERROR when it touches draft modules, else WARNING; ``details.field`` says which),
     ``NVFP4_SCALE_CONVENTION`` (ERROR).
     """
@@ -99,6 +100,10 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
     facts: dict[str, Any] = {"quant_files": sorted(views), "quant_config_used_by_vllm": eff.file if eff else None}
     out: list[Finding] = []
     if eff is None:
+        return out, facts
+    if eff.file == "config.json" and eff.method and eff.method not in KNOWN_QUANT_METHODS:
+        known = ", ".join(sorted(KNOWN_QUANT_METHODS))
+        out.append(finding("QUANT_METHOD_UNKNOWN", file=eff.file, method=eff.method, known=known))
         return out, facts
     linears = linear_modules(ck)
     quantized = {m: is_quantized(ck, m, w) for m, w in linears.items()}
