@@ -68,6 +68,9 @@ def test_graft_is_idempotent_and_never_overwrites(tmp_path: Path):
     snap = tree_hashes(out)
     again = apply_plan(plan_graft(target, src, "mtp.", out))
     assert again.up_to_date and not again.written and again.tensor_sha256 == first.tensor_sha256
+    # a rerun repeats the output's audit verdict (it printed a blank "audit:" and exit 0, even for a failing output)
+    assert first.audit_exit_code is not None
+    assert (again.audit_exit_code, again.audit_findings) == (first.audit_exit_code, first.audit_findings)
     assert tree_hashes(out) == snap
     with pytest.raises(SurgeryError, match="already exists"):
         apply_plan(plan_graft(target, src, "mtp.layers.", out))  # a different plan into the same folder
