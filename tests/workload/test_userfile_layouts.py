@@ -169,3 +169,28 @@ def test_dolly_context_is_joined_like_alpaca_input(tmp_path: Path):
     with_context, without = load_prompt_file("dolly", _jsonl(tmp_path, rows))
     assert with_context.messages == [{"role": "user", "content": "Summarise.\n\nRust is a language."}]
     assert without.messages == [{"role": "user", "content": "Name a colour."}]
+
+
+def test_a_folder_given_as_a_workload_file_is_named_a_folder(tmp_path: Path):
+    """``--workload w=FOLDER`` said "no such file" about a folder that exists (fresh-user check, 2026-12-05)."""
+    from specscope.workload.userfile import parse_workload_specs
+
+    (tmp_path / "wl").mkdir()
+    with pytest.raises(ConfigError) as ei:
+        parse_workload_specs([f"w={tmp_path / 'wl'}"])
+    assert ei.value.found == f"{tmp_path / 'wl'}: a folder"
+    assert "FOLDER/FILE" in (ei.value.fix or "")
+    with pytest.raises(ConfigError) as ei:
+        parse_workload_specs([f"w={tmp_path / 'none.jsonl'}"])
+    assert ei.value.found == f"{tmp_path / 'none.jsonl'}: no such file"
+
+
+def test_a_tsv_file_is_read_by_its_header_like_a_csv(tmp_path: Path):
+    """A ``.tsv`` was read as text lines: its header ``prompt<TAB>label`` and each row's label were sent (fresh-user
+    check, 2026-12-05)."""
+    path = tmp_path / "p.tsv"
+    path.write_text("prompt\tlabel\nHello, tab\t1\nSecond row\t0\n", "utf-8")
+    assert [p.messages for p in load_prompt_file("t", path)] == [
+        [{"role": "user", "content": "Hello, tab"}],
+        [{"role": "user", "content": "Second row"}],
+    ]

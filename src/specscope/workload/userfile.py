@@ -35,7 +35,7 @@ are read too: GuideLLM's text columns (``question``, ``input``, ``context``, ``c
 ``chat_messages`` and system prefix (``system_prompt`` / ``system`` / ``prefix``, sent as a system message); AIPerf's
 ``texts`` (joined with a newline) and multi-turn ``turns`` of ``{"text" | "texts", "output_length"}``; SGLang's
 ``conversation`` (ShareGPT turns under that key); AIPerf's ``inputs.json`` (one JSON object: every payload a row); a
-``.csv`` file by its header (never a prompt). A per-row output
+``.csv`` or ``.tsv`` file by its header (never a prompt). A per-row output
 length (:data:`specscope.workload.census.OUTPUT_LENGTH_FIELDS`) is that row's ``max_tokens``; a row that ends with a
 recorded answer and names none keeps the answer in ``meta["recorded_answer"]`` (``bench`` asks for its token count);
 arrival times (``meta["timing_fields"]``) and AIPerf's ``extra`` (``meta["unsent_fields"]``) are named in a warning.
@@ -131,8 +131,12 @@ def parse_workload_specs(specs: list[str]) -> dict[str, str]:
             )
         file = Path(path).expanduser()
         if not file.is_file():
+            what = "a folder" if file.is_dir() else "not a regular file" if file.exists() else "no such file"
             raise ConfigError(
-                f"workload file not found: {path}", found=path, expected="a JSONL or text file", fix="check the path"
+                f"workload file not found: {path}",
+                found=f"{path}: {what}",
+                expected="a JSONL, JSON, CSV or text file",
+                fix="name one file of the folder (--workload NAME=FOLDER/FILE)" if file.is_dir() else "check the path",
             )
         out[name] = str(file.resolve())
     return out

@@ -160,9 +160,10 @@ def unsent_fields(record: dict[str, Any]) -> tuple[str, ...]:
 
 
 def is_csv(name: str) -> bool:
-    """A ``.csv`` file (gzip-compressed or not), read by its header."""
-    low = name.lower()
-    return low.endswith(".csv") or low.endswith(".csv.gz")
+    """A ``.csv`` or ``.tsv`` file (gzip-compressed or not), read by its header (a ``.tsv`` was read as text lines:
+    its header and label column were sent as prompts; fresh-user check, 2026-12-05)."""
+    low = name.lower().removesuffix(".gz")
+    return low.endswith((".csv", ".tsv"))
 
 
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
@@ -173,7 +174,8 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
         ConfigError: no header, a header of a request trace (refused with ``--trace`` as the fix), a row with more
             cells than the header.
     """
-    reader = csv.reader(io.StringIO(text, newline=""))
+    tab = path_text.lower().removesuffix(".gz").endswith(".tsv")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if tab else ",")
     header = next(reader, None)
     if not header or not any(h.strip() for h in header):
         raise bad_row(f"{path_text}:1", "no CSV header", "a header naming the columns (prompt, ...)")
