@@ -49,3 +49,31 @@ def test_an_unknown_quant_method_is_named_and_not_read_with_another_dialects_key
     assert [g.code for g in r.findings if g.code.startswith(("MTP_", "QUANT_"))] == ["QUANT_METHOD_UNKNOWN"]
     known = dense_config(1, 64) | {"quantization_config": {"quant_method": "bitsandbytes"}}
     assert audit_checkpoint(write(tmp_path / "bnb", dense_model(1, 64), known)).by_code("QUANT_METHOD_UNKNOWN") == []
+
+
+def test_a_head_left_under_another_prefix_is_named_in_the_fix(tmp_path: Path) -> None:
+    """A DeepSeek head left at ``model.layers.61.*`` after the main layers were cut to 2: the audit said "0 tensors"
+    and asked for a graft from a release, never naming the 4 head tensors it holds (fresh-user check, 2026-12-05)."""
+    from .ckmaker import H, layer
+
+    shapes = dense_model(2, 64) | layer("model.layers.61.")
+    shapes |= {
+        "model.layers.61.enorm.weight": [H],
+        "model.layers.61.hnorm.weight": [H],
+        "model.layers.61.eh_proj.weight": [H, 2 * H],
+        "model.layers.61.shared_head.norm.weight": [H],
+    }
+    config = dense_config(2, 64, architectures=["DeepseekV3ForCausalLM"], model_type="deepseek_v3")
+    config["num_nextn_predict_layers"] = 1
+    r = audit_checkpoint(write(tmp_path / "ck", shapes, config))
+    (f,) = r.by_code("MTP_WEIGHTS_MISSING")
+    assert f.details["held_elsewhere"] == [
+        "model.layers.61.eh_proj.weight",
+        "model.layers.61.enorm.weight",
+        "model.layers.61.hnorm.weight",
+        "model.layers.61.shared_head.norm.weight",
+    ]
+    assert f.fix.startswith(
+        "the checkpoint holds 4 tensors that look like this head under another prefix (model.layers.61.eh_proj.weight, "
+        "model.layers.61.enorm.weight, model.layers.61.hnorm.weight (+1 more)): rename them to model.layers.2."
+    )

@@ -48,9 +48,32 @@ def _declared(layout: DraftLayout) -> str:
     return f"{layout.config_key}: {layout.num_layers}"
 
 
-def _missing_all(ck: Checkpoint, layout: DraftLayout) -> Finding:
+def _held_elsewhere(layout: DraftLayout, names: set[str]) -> list[str]:
+    """Tensors that look like the declared head but sit under another prefix: a name ending in one of the head's own
+    leaf names (``eh_proj.weight``, ``fc.weight`` under ``mtp.``'s layout) or holding an ``mtp`` / ``nextn`` segment,
+    e.g. a DeepSeek head left at ``model.layers.61.*`` after the main layers were pruned (fresh-user check,
+    2026-12-05: those were never mentioned, and the fix asked for a graft from a release)."""
+    leaves = set()
+    for name in layout.specific:
+        prefix = next((p for p in layout.prefixes if name.startswith(p)), "")
+        leaves.add(name[len(prefix) :])
+    generic = {"weight", "norm.weight", "bias"}
+    leaves -= generic
+    return sorted(n for n in names if any(n.endswith("." + leaf) for leaf in leaves) or _MTP_SEGMENT.search(n))
+
+
+def _missing_all(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> Finding:
     specific = list(layout.specific)
     prefix_text = ", ".join(layout.prefixes)
+    elsewhere = _held_elsewhere(layout, names)
+    fix = fix_for(layout, ck.label, specific[0] if specific else prefix_text)
+    if elsewhere:
+        more = len(elsewhere) - _SHOWN
+        shown = ", ".join(elsewhere[:_SHOWN]) + (f" (+{more} more)" if more > 0 else "")
+        fix = (
+            f"the checkpoint holds {len(elsewhere)} tensors that look like this head under another prefix ({shown}): "
+            f"rename them to {prefix_text} (or correct the layer count in config.json); else {fix}"
+        )
     return finding(
         "MTP_WEIGHTS_MISSING",
         file="config.json",
@@ -62,11 +85,12 @@ def _missing_all(ck: Checkpoint, layout: DraftLayout) -> Finding:
         specific=", ".join(specific),
         required=len(layout.required),
         declared=_declared(layout),
-        fix=fix_for(layout, ck.label, specific[0] if specific else prefix_text),
+        fix=fix,
         details={
             "family": layout.family.key,
             "prefixes": list(layout.prefixes),
             "tensors_found": 0,
+            "held_elsewhere": elsewhere,
             "required": list(layout.required),
             "specific_missing": specific,
             "names_from": names_source(ck),
@@ -250,7 +274,7 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     if unknown is not None:
         return [unknown], layout
     if not on_head:
-        return [_missing_all(ck, layout)], layout
+        return [_missing_all(ck, layout, names)], layout
     out = [f for f in (_incomplete(ck, layout, names),) if f is not None]
     physical = sorted(n for n in ck.locations if layout.contains(n))
     out += [f for f in (_not_indexed(ck, physical), _fusion_shape(ck, layout)) if f is not None]
