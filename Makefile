@@ -51,10 +51,10 @@ lint: setup-test
 # The test suite (unit + integration against real servers on 127.0.0.1); vLLM-on-CPU tests are `slow`, tests whose
 # assertions depend on wall-clock timing (sub-millisecond bounds) are `timing` and run by `make test-timing`. Two
 # pytest-xdist workers: most tests wait on a server, so two cores finish in about half the time (measured
-# 2026-12-05 on the 2-core dev machine: 26 min 27 s in one process, 14 min 4 s in two); the tests sharing the embedded
-# run are one xdist_group, so one worker builds it.
+# 2026-12-05 on the 2-core dev machine: 26 min 27 s in one process, 14 min 4 s in two); the embedded run the report
+# tests share is built once per session (tests/conftest.py: the workers take a file lock).
 test: setup-test lint browser prometheus ct-venv
-	$(VENV)/bin/pytest -m "not slow and not timing" -n 2 --dist loadgroup
+	$(VENV)/bin/pytest -m "not slow and not timing" -n 2
 
 # The wall-clock timing tests (truth suite, client TTFT error bounds) on their own, so load from other suites
 # does not land on them. A bound that fails is retried twice (pytest-rerunfailures, shown as R in the summary): a

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import signal
 from pathlib import Path
 
@@ -23,8 +25,24 @@ def embedded_run(tmp_path_factory) -> Path:
     from specscope.bench import run_bench
     from specscope.config import BenchOptions
 
-    out = tmp_path_factory.mktemp("runs")
-    options = BenchOptions(  # edit_shortest: the 2 shortest edit modules (prefill-bound cells; CI 2026-12-05: 577 s)
-        configs=("base", "draft"), workloads=("prose", "edit"), levels=(1, 2), repeats=2, max_tokens=32, edit_shortest=2
-    )
-    return run_bench(options, out=out, run_dir=out / "embedded")
+    # Built once per test session, also under pytest-xdist (`make test` runs two workers): the workers share the
+    # session's base folder, and the first to take the lock builds the run while the other waits for it.
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    out = shared / "embedded-runs"
+    run_dir = out / "embedded"
+    with open(shared / "embedded-runs.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "built").exists():
+            options = BenchOptions(  # edit: its 2 shortest modules (prefill-bound cells; CI 2026-12-05: 577 s)
+                configs=("base", "draft"),
+                workloads=("prose", "edit"),
+                levels=(1, 2),
+                repeats=2,
+                max_tokens=32,
+                edit_shortest=2,
+            )
+            out.mkdir(parents=True, exist_ok=True)
+            run_bench(options, out=out, run_dir=run_dir)
+            (out / "built").touch()
+    return run_dir

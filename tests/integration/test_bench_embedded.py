@@ -9,7 +9,7 @@ pytest.importorskip("xllamacpp")
 from specscope.stats.cells import summarize_run  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("embedded_run")]  # one worker builds the run
+pytestmark = pytest.mark.integration
 
 
 def test_tiny_matrix_on_embedded_engine(embedded_run):

@@ -15,7 +15,7 @@ from specscope.stats.cells import summarize_run  # noqa: E402
 from specscope.stats.judgement import judge  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("embedded_run")]  # one worker builds the run
+pytestmark = [pytest.mark.integration]
 
 
 def test_advise_names_the_measured_winner_where_it_is_faster(embedded_run):
