@@ -1,7 +1,9 @@
 """``specscope surgery``: extract, compare, graft, quantize-draft, reindex, patch-config, dflash-layers.
 
 Every writing subcommand plans first, validates the whole plan, then writes (``--dry-run`` prints the plan:
-files, bytes to write, config diffs) and ends by verifying hashes and running the audit on the result.
+files, bytes to write, config diffs) and ends by verifying hashes and running the audit on the result. Files carried
+over unchanged are hardlinked (the plan's "link"), which the group's help says: an output file edited in place would
+change the source's too.
 
 Exit codes: 0 done (or already up to date); 1 written and verified but the audit of the result reports
 errors; 2 bad input or a plan that failed validation (nothing written: a new result is built in a hidden sibling
@@ -95,7 +97,9 @@ def register(app: typer.Typer) -> None:
     """Add the ``surgery`` command group to ``app``."""
     sub = typer.Typer(
         name="surgery",
-        help="Graft, compare and re-quantize draft heads; patch configs. "
+        help="Graft, compare and re-quantize draft heads; patch configs. The source folder is never written; files "
+        "an output carries over unchanged are hardlinks to the source's (the plan says 'link'): replace such a file "
+        "(write a new one and rename it over), never edit it in place, or the source changes too. "
         "Exit codes: 0 ok, 1 result fails the audit, 2 bad input (nothing written).",
         no_args_is_help=True,
         cls=VocabGroup,
