@@ -384,8 +384,8 @@ def _level_mix_tables(choices: Choices) -> list[Table]:
             ],
             rows,
             f"Dynamic policy (each level's pick): {policy}: {dyn} tok/s{gain}. Time-weighted: sum over levels of the "
-            "share of wall time x the mix rate (tok/s); per user: the time-weighted median stream rate (a point "
-            "estimate, no verdict).",
+            "share of wall time x the mix rate (tok/s); per user: each level's median stream rate weighted by its "
+            "share of time (a point estimate, no verdict).",
         )
     ]
 

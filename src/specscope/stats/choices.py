@@ -16,8 +16,9 @@ Every pick is judged by the one rule (:func:`specscope.stats.verdict.decide`) on
 * **A/A floor of a mix.** The A/A control's own ``S_mix`` at the same level (over levels: its own equal-time ratio):
   the floor is its ``|S_mix - 1|``, as :func:`specscope.stats.noise.aa_floor` for one comparison.
 
-Per-user view (level mix): the time-weighted median per-stream rate, a point estimate shown beside the throughput
-choice when it prefers another config (no verdict: each stream's rate is not paired in time).
+Per-user view (level mix): the median per-stream rate of each level and workload, weighted by time share x token
+share (a mean of medians), a point estimate shown beside the throughput choice when it prefers another config (no
+verdict: each stream's rate is not paired in time).
 """
 
 from __future__ import annotations
@@ -136,7 +137,8 @@ class LevelMixChoice:
             other candidate's when the baseline is picked, None without one); ``candidates``: every candidate's.
         dynamic: per level, that level's pick; ``dynamic_tok_s`` its time-weighted rate, ``dynamic_gain`` against
             the static pick's rate (fraction).
-        per_user: per config, the time-weighted median per-stream rate; ``per_user_choice`` its best.
+        per_user: per config, the median per-stream rate of each level and workload, weighted by time share x token
+            share; ``per_user_choice`` its best.
     """
 
     level_mix: dict[int, float]
