@@ -21,7 +21,7 @@ LOGS = Path(__file__).parent.parent / "data" / "engines" / "logs"
 
 
 def parse_log(name: str, *args: str):
-    return CliRunner().invoke(app, ["serve", "--parse-log", str(LOGS / name), *args])
+    return CliRunner().invoke(app, ["serve", "--parse-log", str(LOGS / name), *args], env={"COLUMNS": "200"})
 
 
 def only_pool(name: str) -> tuple[int, dict]:
@@ -90,7 +90,7 @@ def test_vllm_v0_gives_the_acceptance_length_and_a_v1_comparable_rate() -> None:
     assert total["acceptance_rate"] == 8547 / 13311 and total["acceptance_rate_v1_comparable"] == 6179 / 13311
     assert total["acceptance_length"] == 10616 / 4437
     text = parse_log("vllm_063_v0_cumulative_spec.log")
-    assert "0.464 (V1-comparable)" in text.output and "0.642 (V0's own count)" in text.output
+    assert "0.464 (V1-comparable" in text.output and "0.642 (V0's own count)" in text.output
 
 
 def test_vllm_v1_windows_pool_the_same_through_the_adapter() -> None:
@@ -230,3 +230,20 @@ def test_vllm_v0_restart_counts_from_zero_and_is_said(tmp_path: Path) -> None:
     assert pool["warnings"] == ["COUNTS_WENT_DOWN(line 3: the engine restarted; counted from zero)"]
     total = json.loads(r.output)["spec_decoding_cumulative_total"]
     assert total["counts_went_down"] is True and total["accepted_tokens"] == 450 and total["emitted_tokens"] == 3300
+
+
+@pytest.mark.parametrize(
+    ("name", "rate"),
+    [("vllm_0102_throughput_dp2.log", "0.888"), ("vllm_063_v0_cumulative_spec.log", "0.464")],
+)
+def test_the_terminal_screen_shows_each_pooled_figure_once(name: str, rate: str) -> None:
+    """A vLLM log's acceptance is pooled once (the engine-neutral pool) and shown once: before, the legacy vLLM rows
+    (spec_decoding_*) repeated the pool's rate, length and alarm beside vllm_log_*; V0 keeps its own count apart."""
+    r = parse_log(name)
+    assert r.exit_code == 0, r.output
+    rows = [line for line in r.output.splitlines() if "acceptance_rate" in line]
+    assert len(rows) == 1 and rate in rows[0], rows
+    assert r.output.count("_alarm") == 1
+    assert "spec_decoding_" not in r.output
+    assert ("V0's own count" in r.output) is ("v0" in name)  # the V0 row holds both counts, named
+    assert not any(line.split("│")[2:3] == [" " * len(line.split("│")[2])] for line in r.output.splitlines() if line.count("│") == 3)

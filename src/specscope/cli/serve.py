@@ -110,18 +110,21 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             "sglang_speculative",
         }
         shown = facts.model_dump(exclude=hidden)
-        any_fact = any(value not in (None, [], {}, False) for value in shown.values())
         for key, value in shown.items():
-            if any_fact:  # a log of no start-up / KV-cache line (llama.cpp, SGLang) shows no empty rows
-                table.add_row(key, "" if value is None else str(value))
+            if value not in (None, [], {}, ""):  # a fact the log does not state is not a row (never an empty one)
+                table.add_row(key, str(value))
         from specscope.launch.logpool import log_pool_lines
         from specscope.launch.logstats import cumulative_lines, pooled_lines
 
+        # vLLM's windows and V0 totals are pooled in the engine-neutral pool too (log_pool_lines): each figure is
+        # shown once, from that pool; the legacy rows stay only where no pool has counts (and V0's own-count rows)
+        pooled_vllm = any(p.engine == "vllm" and p.draft_tokens is not None for p in log.pools)
         for key, value in (
-            (pooled_lines(pooled) if facts.spec_decoding else [])
-            + (cumulative_lines(cumulative) if cumulative else [])
+            (pooled_lines(pooled) if facts.spec_decoding and not pooled_vllm else [])
+            + (cumulative_lines(cumulative) if cumulative and not pooled_vllm else [])
             + (sglang_spec_lines(sglang) if sglang else [])
             + [row for p in log.pools for row in log_pool_lines(p)]
+            + (cumulative_lines(cumulative, only_v0=True) if cumulative and pooled_vllm else [])
         ):
             table.add_row(key, value)
         if facts.stats:

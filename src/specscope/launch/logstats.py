@@ -184,8 +184,17 @@ def _v1_accepted(total: CumulativeSpecTotal) -> int | None:
     return total.emitted_tokens - total.drafts
 
 
-def cumulative_lines(total: CumulativeSpecTotal) -> list[tuple[str, str]]:
-    """The V0 cumulative total as (label, value) rows for a terminal table."""
+def cumulative_lines(total: CumulativeSpecTotal, *, only_v0: bool = False) -> list[tuple[str, str]]:
+    """The V0 cumulative total as (label, value) rows for a terminal table; ``only_v0``: only what V0 alone counts
+    (its own accepted count and rate, its system efficiency), for a screen that shows the V1-comparable figures from
+    the engine-neutral pool (:func:`specscope.launch.logpool.log_pool_lines`)."""
+    if only_v0:
+        v1 = f"{_num(_v1_accepted(total), ',')} accepted, {_num(total.acceptance_rate_v1_comparable, '.3f')}"
+        own = f"{_num(total.accepted_tokens, ',')} accepted, {_num(total.acceptance_rate, '.3f')}"
+        return [
+            ("vllm_v0_counts", f"{v1} (V1-comparable: the rows above); {own} (V0's own count)"),
+            ("vllm_v0_system_efficiency", f"{_num(total.logged_system_efficiency, '.3f')} (as V0 logged it)"),
+        ]
     restart = "; counts went down (a restart): each run counted from zero" if total.counts_went_down else ""
     return [
         (
