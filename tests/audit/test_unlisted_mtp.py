@@ -82,3 +82,13 @@ def test_unlisted_model_type_with_no_head_anywhere_is_still_missing(tmp_path: Pa
     (f,) = r.errors
     assert f.code == "MTP_WEIGHTS_MISSING" and "deepseek-ai" not in f.fix
     assert r.exit_code == 1
+
+
+def test_an_unlisted_model_type_with_no_head_gets_no_other_familys_fix(tmp_path: Path) -> None:
+    """No MTP tensor anywhere: the head is missing whatever the family (an error), but the fix is not DeepSeek's graft
+    of ``model.layers.N.``: the model type is named as outside the census (fresh-user finding, 2026-12-05)."""
+    shapes, cfg = _main("foobar")
+    r = audit_checkpoint(write(tmp_path / "foobar", shapes, cfg))
+    (f,) = r.errors
+    assert f.code == "MTP_WEIGHTS_MISSING" and r.exit_code == 1
+    assert "'foobar' is not in specscope's census" in f.fix and "graft" not in f.fix and "--prefix" not in f.fix

@@ -92,6 +92,13 @@ def fix_for(layout: DraftLayout, checkpoint: str, tensor: str) -> str:
     """The fix of a missing ``tensor``: the family's source, and for an MTP head the graft command that copies it."""
     fam = layout.family
     example = f" (e.g. {fam.source_example})" if fam.source_example else ""
+    if fam.kind == "mtp" and fam.unlisted_model_type:  # outside the census: the assumed layout's fix is not its own
+        return (
+            f"model_type {fam.unlisted_model_type!r} is not in specscope's census of MTP families "
+            "(docs/architectures.md), so which tensors its head needs is not known here: check the MTP tensors your "
+            "engine's loader for this model type reads, take them from the model's original release, or serve "
+            "without MTP"
+        )
     if fam.kind == "mtp" and layout.graft_prefix:
         command = (
             f"specscope surgery graft {shlex.quote(checkpoint)} --from BF16_ORIGINAL "
