@@ -112,6 +112,9 @@ class LogSpecStat(BaseModel):
     kept for lines that print no counts. ``per_position`` the engine's per-position acceptance as printed (accepted at
     position i / verify steps: the marginal rate per verify step), empty when not printed.
     ``rank``: the engine or slot the line belongs to (``DP1 TP0``, ``slot 0``), None when the line does not say.
+    ``verify_steps_exact``: False when ``verify_steps`` is an estimate (vLLM's windows whose drafted count k does not
+    divide: from the two-decimal mean length); ``verify_steps_at_least`` is then the sound lower bound (None: no bound
+    beyond one step per statistic that drafted).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -124,6 +127,8 @@ class LogSpecStat(BaseModel):
     draft_tokens: int | None = None
     accepted_tokens: int | None = None
     verify_steps: int | None = None
+    verify_steps_exact: bool = True
+    verify_steps_at_least: int | None = None
     emitted_tokens: int | None = None
     accept_length: float | None = None
     accept_rate: float | None = None

@@ -28,10 +28,9 @@ from specscope.audit.catalog import finding
 from specscope.audit.findings import AuditReport, Finding
 from specscope.audit.run import audit_checkpoint
 from specscope.errors import CheckpointError, ConfigError
+from specscope.stats.low_acceptance import learned_head
 
-__all__ = ["PreflightResult", "PreflightRefused", "preflight", "require_preflight", "HEAD_METHODS"]
-
-HEAD_METHODS = frozenset({"mtp", "draft", "draft_model", "dflash", "eagle", "eagle3", "medusa", "mlp_speculator"})
+__all__ = ["PreflightResult", "PreflightRefused", "preflight", "require_preflight"]
 #: methods that name one draft family of audit/architectures.toml (vLLM --speculative-config method names).
 _FAMILY_METHODS = frozenset({"dflash", "eagle", "eagle3", "medusa", "mlp_speculator"})
 _MTP_CODES = frozenset({"FUSED_GROUP_PARTIALLY_EXCLUDED", "SINGLE_FILE_SHADOWS_INDEX"})
@@ -114,7 +113,7 @@ def preflight(model: str, draft_model: str | None, method: str) -> PreflightResu
             ``--no-preflight``.
     """
     model, draft = _expand(model), _expand(draft_model) if draft_model else None
-    if method not in HEAD_METHODS:
+    if method == "base" or not learned_head(method):  # the one rule of which drafters have weights (stats/)
         return PreflightResult(method, model, draft, audited=False)
     try:
         report = audit_checkpoint(model, draft=draft if method != "mtp" else None)

@@ -39,6 +39,7 @@ class LogPool(BaseModel):
     draft_tokens: int | None
     accepted_tokens: int | None
     verify_steps: int | None
+    verify_steps_estimated: bool = False
     verify_steps_at_least: int
     acceptance_rate: float | None
     acceptance_length: float | None
@@ -57,6 +58,13 @@ def _per_position(counted: Sequence[LogSpecStat]) -> list[float]:
         sum(s.per_position[i] * (s.verify_steps or 0) for s in with_pos if i < len(s.per_position)) / steps
         for i in range(n)
     ]
+
+
+def _steps_at_least(s: LogSpecStat) -> int:
+    """A sound lower bound on ``s``'s verify steps: its exact count, else its own bound, else one step if it drafted."""
+    if s.verify_steps is not None and s.verify_steps_exact:
+        return s.verify_steps
+    return s.verify_steps_at_least if s.verify_steps_at_least is not None else int(bool(s.draft_tokens))
 
 
 def _ratio(num: int | float | None, den: int | float | None) -> float | None:
@@ -85,7 +93,8 @@ def log_pool(reading: EngineLog) -> LogPool:
     accepted = sum(s.accepted_tokens or 0 for s in counted) if counted else None
     all_steps = bool(counted) and all(s.verify_steps is not None for s in counted)
     steps = sum(s.verify_steps or 0 for s in counted) if all_steps else None
-    at_least = sum(s.verify_steps if s.verify_steps is not None else int(bool(s.draft_tokens)) for s in counted)
+    estimated = steps is not None and not all(s.verify_steps_exact for s in counted)
+    at_least = sum(_steps_at_least(s) for s in counted)
     rate = _ratio(accepted, drafted)
     mean_extra = _ratio(accepted, steps)
     return LogPool(
@@ -98,11 +107,12 @@ def log_pool(reading: EngineLog) -> LogPool:
         draft_tokens=drafted,
         accepted_tokens=accepted,
         verify_steps=steps,
+        verify_steps_estimated=estimated,
         verify_steps_at_least=at_least,
         acceptance_rate=rate,
         acceptance_length=None if mean_extra is None else 1.0 + mean_extra,
         acceptance_per_position=_per_position(counted),
-        alarm=low_acceptance_alarm(reading.method, rate, _as_float(steps if steps is not None else at_least)),
+        alarm=low_acceptance_alarm(reading.method, rate, _as_float(at_least if steps is None or estimated else steps)),
         warnings=reading.warnings,
     )
 
@@ -121,15 +131,22 @@ def log_pool_lines(pool: LogPool) -> list[tuple[str, str]]:
         said = f"{scope}: {pool.statistics}, none prints its counts" if pool.statistics else "no speculative statistics"
         rows.append((f"{e}_log_pooled", f"{said}: nothing to pool"))
         return rows + [(f"{e}_log_warning", w) for w in pool.warnings]
-    steps = _num(pool.verify_steps, ",") if pool.verify_steps is not None else f">= {pool.verify_steps_at_least:,}"
+    approx = "≈" if pool.verify_steps_estimated else ""
+    steps = (
+        f"{approx}{_num(pool.verify_steps, ',')}"
+        if pool.verify_steps is not None
+        else f">= {pool.verify_steps_at_least:,}"
+    )
     counts = f"{_num(pool.draft_tokens, ',')} drafted, {_num(pool.accepted_tokens, ',')} accepted over {steps} steps"
+    if pool.verify_steps_estimated:
+        counts += f" (estimated from the printed mean lengths; at least {pool.verify_steps_at_least:,})"
     per_pos = ", ".join(f"{r:.3f}" for r in pool.acceptance_per_position) or "—"
     return [
         *rows,
         (f"{e}_log_pooled", f"{scope}: {pool.statistics} ({pool.without_counts} without counts)"),
         (f"{e}_log_drafted_accepted", counts),
         (f"{e}_log_acceptance_rate", _num(pool.acceptance_rate, ".3f")),
-        (f"{e}_log_acceptance_length", _num(pool.acceptance_length, ".2f")),
+        (f"{e}_log_acceptance_length", approx + _num(pool.acceptance_length, ".2f")),
         (f"{e}_log_per_position", per_pos),
         (f"{e}_log_alarm", pool.alarm or "none"),
         *((f"{e}_log_warning", w) for w in pool.warnings),

@@ -60,15 +60,21 @@ def pooled_spec_windows(
 ) -> PooledSpecWindows:
     """Pool ``windows`` (in log order); ``method`` (the log's speculative method, if it says) selects the alarm rule;
     ``configured_k`` (the log's num_speculative_tokens) gives the draft count of windows that do not print it."""
-    from specscope.adapters.vllm.logs import window_verify_steps
+    from specscope.adapters.vllm.logs import window_steps
     from specscope.stats.low_acceptance import low_acceptance_alarm
 
     counted = [w for w in windows if w.accepted_tokens is not None and w.drafted_tokens is not None]
     accepted = sum(w.accepted_tokens or 0 for w in counted) if counted else None
     drafted = sum(w.drafted_tokens or 0 for w in counted) if counted else None
-    per_window = [(w, window_verify_steps(w, configured_k)) for w in counted]
+    steps = [window_steps(w, configured_k) for w in counted]
+    per_window = [(w, d) for w, (d, _, _) in zip(counted, steps, strict=True)]
     known = per_window and all(d is not None for _, d in per_window)
     drafts = sum(d or 0 for _, d in per_window) if known else None
+    exact = bool(known) and all(e for _, _, e in steps)
+    at_least = sum(
+        d if e and d is not None else (low or int(bool(w.drafted_tokens)))
+        for w, (d, low, e) in zip(counted, steps, strict=True)
+    )
     n_pos = max((len(w.per_position_acceptance_rates) for w in counted), default=0)
     per_pos: list[float] = []
     if drafts:
@@ -86,7 +92,7 @@ def pooled_spec_windows(
         acceptance_rate=rate,
         acceptance_length=1.0 + accepted / drafts if drafts and accepted is not None else None,
         acceptance_per_position=per_pos,
-        alarm=low_acceptance_alarm(method, rate, drafts),
+        alarm=low_acceptance_alarm(method, rate, drafts if exact else at_least),
     )
 
 

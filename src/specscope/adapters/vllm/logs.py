@@ -23,6 +23,7 @@ Forms, with their sources:
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = [
     "spec_cumulative_sample",
     "spec_decoding_sample",
     "v0_differences",
+    "window_steps",
     "window_verify_steps",
 ]
 
@@ -190,22 +192,42 @@ def _prints_as(printed: float, value: float) -> bool:
     return abs(value - printed) <= 0.005 + 1e-9
 
 
-def window_verify_steps(w: SpecDecodingSample, configured_k: int | None) -> int | None:
-    """Verify steps of one V1 window: drafted / k when that count prints as the window's two-decimal mean length (exact
-    for fixed-k methods), else accepted / (mean length - 1) rounded, or drafted / k when nothing was accepted or the
-    line has no mean length; k is the window's positions or the log's configured k, used only when it divides. None
-    when the line tells neither."""
+def window_steps(w: SpecDecodingSample, configured_k: int | None) -> tuple[int | None, int | None, bool]:
+    """Verify steps of one V1 window: ``(value, at_least, exact)``.
+
+    The sound range: at least ceil(drafted / k) steps (no draft is longer than k; k is the window's positions or the
+    log's configured k) and at most drafted (a draft holds at least one token); with something accepted, the
+    two-decimal mean length L also brackets it: accepted / (L + 0.005 - 1) <= steps <= accepted / (L - 0.005 - 1).
+    ``value`` is drafted / k when that count prints as L (exact for a fixed-k method whose drafts were not cut),
+    else the one integer in the range (exact), else accepted / (L - 1) rounded into the range (an estimate: vLLM cuts
+    drafts near max_model_len, so drafted need not be a multiple of k). ``at_least`` is the range's low end (what the
+    low-acceptance alarm may rely on); None when the line tells nothing.
+    """
     acc, drafted, k = w.accepted_tokens, w.drafted_tokens, len(w.per_position_acceptance_rates) or configured_k
     if acc is None:
-        return None
+        return None, None, False
+    low = -(-drafted // k) if drafted is not None and k else (1 if drafted else 0)
+    high = drafted if drafted is not None else None
     length = w.mean_acceptance_length
-    if acc > 0 and length is not None and length > 1.0:
-        if drafted is not None and k and drafted % k == 0 and _prints_as(length, 1.0 + acc / (drafted // k)):
-            return drafted // k
-        return round(acc / (length - 1.0))
     if drafted is not None and k and drafted % k == 0:
-        return drafted // k
-    return None
+        if acc == 0 or length is None or _prints_as(length, 1.0 + acc / (drafted // k)):
+            return drafted // k, drafted // k, True
+    if acc > 0 and length is not None and length > 1.0:
+        low = max(low, math.ceil(acc / (length + 0.005 - 1.0) - 1e-9))
+        if length - 0.005 > 1.0:
+            upper = math.floor(acc / (length - 0.005 - 1.0) + 1e-9)
+            high = upper if high is None else min(high, upper)
+        if high is not None and high < low:  # the printed figures disagree with each other: the counts win
+            low = high
+        guess = min(max(round(acc / (length - 1.0)), low), high if high is not None else low)
+        return guess, low, high == low
+    return None, low or None, False
+
+
+def window_verify_steps(w: SpecDecodingSample, configured_k: int | None) -> int | None:
+    """The verify steps of one V1 window, exact or estimated (:func:`window_steps`); None when the line tells
+    neither."""
+    return window_steps(w, configured_k)[0]
 
 
 def v0_differences(lines: Sequence[SpecCumulativeSample]) -> tuple[list[LogSpecStat], list[str]]:
@@ -313,7 +335,9 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             line_number=w.line_number,
             draft_tokens=w.drafted_tokens,
             accepted_tokens=w.accepted_tokens,
-            verify_steps=window_verify_steps(w, k),
+            verify_steps=window_steps(w, k)[0],
+            verify_steps_at_least=window_steps(w, k)[1],
+            verify_steps_exact=window_steps(w, k)[2],
             accept_length=w.mean_acceptance_length,
             accept_rate=None if w.draft_acceptance_rate_percent is None else w.draft_acceptance_rate_percent / 100,
             per_position=w.per_position_acceptance_rates,
