@@ -100,3 +100,19 @@ def test_an_engine_whose_every_series_vanished_is_named(tmp_path):
     assert lines[1] == "engine 1: vanished: no series in the after scrape (left out; not a restart)"
     assert lines[2] == "acceptance (engines 0): rate 0.625  length 3.50  k 4"
     assert lines[-1] == "vanished: model unloaded or engine stopped (1: every series gone after the window)"
+
+
+def test_an_engine_restarted_to_higher_counts_shows_its_counts_since_the_restart() -> None:
+    """Engine 1 restarted (its ``_created`` moved) and counted more since than it had before: its partial window is
+    its AFTER counts (8000 / 24000 / 5000), not AFTER - BEFORE (3000 / 9000 / 1000, what it said before 2026-12-05)."""
+    data = Path(__file__).parent.parent / "data" / "counters"
+    before, after = data / "vllm_dp2_before_b.prom", data / "vllm_dp2_after_engine1_restarted_higher.prom"
+    r = run(str(before), str(after), "--format", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    e1 = doc["engines"]["1"]
+    assert e1["reset"] is True
+    d = e1["deltas"]
+    assert (e1["window"], d["drafts"], d["draft_tokens"], d["accepted_tokens"]) == ("partial", 8000, 24000, 5000)
+    assert d["accepted_per_position"] == [2500, 1600, 900]
+    assert doc["acceptance_rate"] == 300000 / 600000  # engine 0 alone: the partial window is left out of the pool

@@ -94,14 +94,17 @@ def _delta_one(before: SpecCounters, after: SpecCounters) -> SpecCounters:
     same_families = before.present & _COUNTED == after.present & _COUNTED
     created = before.created is not None and after.created is not None
     reset = same_families and created and before.created != after.created
+    # a series created again between the scrapes counts from 0 since then: its increase is ``after``, even when after
+    # is above before (the old counts are gone, not part of it)
+    since = SpecCounters() if reset else before
     vals: dict[str, float | None] = {}
     for name in _COUNTS:
-        vals[name], r = _diff(getattr(before, name), getattr(after, name))
+        vals[name], r = _diff(getattr(since, name), getattr(after, name))
         reset |= r
     per_pos: list[float] = []
     if "per_pos" in after.present or after.accepted_per_position:  # gone after: no per-position delta, no fall to 0
-        n = max(len(before.accepted_per_position), len(after.accepted_per_position))
-        b = before.accepted_per_position + (0.0,) * (n - len(before.accepted_per_position))  # (n,)
+        n = max(len(since.accepted_per_position), len(after.accepted_per_position))
+        b = since.accepted_per_position + (0.0,) * (n - len(since.accepted_per_position))  # (n,)
         a = after.accepted_per_position + (0.0,) * (n - len(after.accepted_per_position))  # (n,)
         for x, y in zip(b, a, strict=True):
             v, r = _diff(x, y)
