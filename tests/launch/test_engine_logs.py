@@ -248,3 +248,13 @@ def test_the_terminal_screen_shows_each_pooled_figure_once(name: str, rate: str)
     assert ("V0's own count" in r.output) is ("v0" in name)  # the V0 row holds both counts, named
     values = [line.split("│")[2] for line in r.output.splitlines() if line.count("│") == 3]
     assert values and all(v.strip() for v in values)  # no empty row for a fact the log does not state
+
+
+def test_a_v0_restart_is_told_by_the_engine_start_line_when_the_counts_do_not_fall() -> None:
+    """The engine restarted between cumulative lines and already counted 900 drafted (above the 600 before): each run
+    is counted from its start (1,800 drafted, 930 accepted over 600 steps), not 1,200 / 610 over 400 as before."""
+    code, pool = only_pool("vllm_063_v0_restart_counts_higher.log")
+    assert code == 0
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (1800, 930, 600)
+    assert pool["acceptance_rate"] == 930 / 1800 and pool["acceptance_length"] == 1 + 930 / 600
+    assert any(w.startswith("ENGINE_RESTARTED(line 6") for w in pool["warnings"])

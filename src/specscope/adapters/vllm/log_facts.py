@@ -270,6 +270,7 @@ def parse_vllm_facts(lines: list[str]) -> VllmLogFacts:
     facts = VllmLogFacts()
     spec_from_engine: dict[str, Any] | None = None
     spec_engine_seen: str | None = None  # which line stated the speculative config (None: no line did)
+    started = False  # an engine start line since the last V0 cumulative line
     for index, line in enumerate(lines):
         try:  # a line whose number cannot be read (5,000 digits, "1.2.3") gives no fact, never a crash
             number = index + 1
@@ -291,6 +292,7 @@ def parse_vllm_facts(lines: list[str]) -> VllmLogFacts:
                 spec_from_engine = spec_from_repr(m)
                 spec_engine_seen = "SpeculativeConfig repr"
             if _RE_ENGINE_LINE.search(line):
+                started = True
                 if RE_SPEC_REPR.search(line) or _RE_SPEC_NONE.search(line):
                     spec_engine_seen = "engine config line"
                 if _RE_SPEC_NONE.search(line):
@@ -310,7 +312,8 @@ def parse_vllm_facts(lines: list[str]) -> VllmLogFacts:
             if (sample := spec_decoding_sample(line, number)) is not None:
                 facts.spec_decoding.append(sample)
             if (v0 := spec_cumulative_sample(line, number)) is not None:
-                facts.spec_cumulative.append(v0)
+                facts.spec_cumulative.append(v0.model_copy(update={"after_engine_start": started}))
+                started = False
             if _RE_KV_SIZE.search(line) and (m := _RE_DP_RANK.search(line)):
                 if int(m.group(1)) not in facts.kv_dp_ranks:
                     facts.kv_dp_ranks.append(int(m.group(1)))

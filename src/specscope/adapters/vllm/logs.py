@@ -39,6 +39,7 @@ __all__ = [
     "SpecDecodingSample",
     "read_log",
     "spec_cumulative_sample",
+    "RE_ENGINE_START",
     "spec_decoding_sample",
     "v0_differences",
     "window_steps",
@@ -153,17 +154,24 @@ class SpecDecodingSample(BaseModel):
 class SpecCumulativeSample(BaseModel):
     """One V0 ``Speculative metrics:`` line: totals since the engine started (see the module doc).
     ``draft_acceptance_rate`` (V0's accepted / drafted) and ``system_efficiency`` (emitted / (steps x (k + 1))) are
-    V0's own derived figures, as logged."""
+    V0's own derived figures, as logged. ``after_engine_start``: an engine start line (``Initializing an LLM engine``)
+    came between the previous cumulative line and this one: its counts begin again at 0, even when they are already
+    above the previous line's."""
 
     model_config = ConfigDict(extra="forbid")
 
     line_number: int
+    after_engine_start: bool = False
     draft_acceptance_rate: float | None = None
     system_efficiency: float | None = None
     num_spec_tokens: int | None = None
     accepted_tokens: int | None = None
     draft_tokens: int | None = None
     emitted_tokens: int | None = None
+
+
+#: an engine's start line (V0 ``Initializing an LLM engine (v0.6.3)``, V1 ``Initializing a V1 LLM engine``)
+RE_ENGINE_START = re.compile(r"Initializing an? (?:V1 )?LLM engine")
 
 
 def spec_decoding_sample(line: str, line_number: int) -> SpecDecodingSample | None:
@@ -243,7 +251,12 @@ def v0_differences(lines: Sequence[SpecCumulativeSample]) -> tuple[list[LogSpecS
             continue
         base_d = prev.draft_tokens if prev and prev.draft_tokens is not None else 0
         base_e = prev.emitted_tokens if prev and prev.emitted_tokens is not None else 0
-        if drafted < base_d or emitted < base_e:
+        if prev is not None and line.after_engine_start:
+            warnings.append(
+                f"ENGINE_RESTARTED(line {line.line_number}: an engine start line came before it; counted from zero)"
+            )
+            base_d = base_e = 0
+        elif drafted < base_d or emitted < base_e:
             warnings.append(f"COUNTS_WENT_DOWN(line {line.line_number}: the engine restarted; counted from zero)")
             base_d = base_e = 0
         d_drafted, d_emitted = drafted - base_d, emitted - base_e
@@ -316,12 +329,16 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     """vLLM's speculative statistics of ``lines`` (V1 windows and V0 differences, log order), None without any."""
     windows: list[SpecDecodingSample] = []
     cumulative: list[SpecCumulativeSample] = []
+    started = False
     for index, line in enumerate(lines):
+        if RE_ENGINE_START.search(line):
+            started = True
         try:  # a number that cannot be read (5,000 digits, "1.2.3") gives no statistic, never a crash
             if (w := spec_decoding_sample(line, index + 1)) is not None:
                 windows.append(w)
             elif (c := spec_cumulative_sample(line, index + 1)) is not None:
-                cumulative.append(c)
+                cumulative.append(c.model_copy(update={"after_engine_start": started}))
+                started = False
         except ValueError:
             continue
     if not windows and not cumulative:
