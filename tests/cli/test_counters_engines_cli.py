@@ -177,6 +177,19 @@ def test_trtllm_json_lost_iterations_are_named(tmp_path, capsys, monkeypatch):
     assert "ITERATIONS_LOST(6: 1 iterations read by another client or dropped)" in out
 
 
+def test_trtllm_json_iterations_that_go_back_are_a_restart_not_lost_iterations(tmp_path, capsys, monkeypatch):
+    """BEFORE ends at iteration 102, AFTER starts at 0: the server restarted between the GETs (fresh-user finding,
+    2026-12-05: it said reset false and ITERATIONS_LOST(4..99)). The window is AFTER's slice, named partial."""
+    before = [_iteration(n, 1, (6, 3, 2)) for n in (100, 101, 102)]
+    after = [_iteration(0, 1, (6, 3, 2)), _iteration(1, 2, (9, 6, 3)), _iteration(2, 0, None)]
+    code, doc, _ = _counters(tmp_path, capsys, monkeypatch, json.dumps(before), json.dumps(after), "json")
+    assert code == 0 and _deltas(doc)[:3] == (5, 15, 9) and doc["acceptance_rate"] == 9 / 15
+    assert doc["window"] == "partial" and "COUNTER_RESET" in doc["reasons"]
+    assert not [r for r in doc["reasons"] if r.startswith("ITERATIONS_LOST")]
+    (reset,) = [r for r in doc["reasons"] if r.startswith("ENGINE_RESET(iteration numbers went back")]
+    assert "ends at iteration 102" in reset and "starts at 0" in reset and "swapped" in reset
+
+
 def _request(rid: str, spec: tuple[int, int] | None) -> dict:
     perf: dict = {"first_iter": 1, "last_iter": 9, "timing_metrics": {"arrival_time": 1.0}, "kv_cache_metrics": {}}
     if spec is not None:

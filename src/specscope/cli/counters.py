@@ -152,7 +152,7 @@ def _drained_pair(
             are of two endpoints (iteration stats and per-request perf metrics), or AFTER carries no speculative
             counts.
     """
-    from specscope.adapters.drained import DrainedSlice, pool_slices
+    from specscope.adapters.drained import DrainedSlice, iteration_gaps, pool_slices
 
     b, a = names
     if not (isinstance(before, DrainedSlice) and isinstance(after, DrainedSlice)):
@@ -180,6 +180,19 @@ def _drained_pair(
         )
     start, _ = pool_slices([before])
     total, reasons = pool_slices([before, after])
+    if before.iterations and after.iterations and min(after.iterations) <= max(before.iterations):
+        # the iteration numbers went back: a restart between the GETs (or swapped files), not lost iterations
+        reasons = (
+            *(r for r in reasons if not r.startswith("ITERATIONS_LOST")),
+            *iteration_gaps(before.iterations),
+            *iteration_gaps(after.iterations),
+            f"ENGINE_RESET(iteration numbers went back: {b} ends at iteration {max(before.iterations)}, {a} starts "
+            f"at {min(after.iterations)}: the server restarted between the two GETs (its window is AFTER's "
+            "iterations since the restart), or the files are swapped)",
+        )
+        # two process lives: BEFORE's ended, AFTER's slice counts from the restart (a created time that moved)
+        start = dataclasses.replace(start, created=0.0)
+        total = dataclasses.replace(pool_slices([after])[0], created=1.0)
     start = dataclasses.replace(start, present=total.present, engine_kind=total.engine_kind)
     drained = {"endpoint": after.endpoint, "before_items": before.items, "after_items": after.items}
     return start, total, reasons, drained
