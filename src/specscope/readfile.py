@@ -30,6 +30,7 @@ __all__ = [
     "open_regular_fd",
     "read_error_text",
     "read_limited",
+    "gunzip_limited",
     "read_text_limited",
     "read_text_maybe_gzip",
     "split_lines",
@@ -162,16 +163,26 @@ def read_text_maybe_gzip(path: str | os.PathLike[str], max_bytes: int) -> str:
         UnicodeDecodeError: not UTF-8.
     """
     p = Path(path)
-    data = read_limited(p, max_bytes)
-    if data[:2] == b"\x1f\x8b":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
-                data = gz.read(max_bytes + 1)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise DamagedGzip(p, str(exc)[:120] or type(exc).__name__) from None
-        if len(data) > max_bytes:
-            raise FileTooLarge(p, len(data), max_bytes, decompressed=True)
-    return data.decode("utf-8-sig")
+    return gunzip_limited(read_limited(p, max_bytes), p, max_bytes).decode("utf-8-sig")
+
+
+def gunzip_limited(data: bytes, path: Path, max_bytes: int) -> bytes:
+    """``data`` (the bytes of ``path``) gunzipped when it starts with gzip's magic bytes (``1f 8b``, RFC 1952), else
+    as it is; decompression stops one byte past ``max_bytes`` (a gzip bomb costs at most ``max_bytes + 1`` bytes).
+
+    Raises:
+        DamagedGzip: a truncated or corrupt gzip stream. FileTooLarge: more than ``max_bytes`` decompressed.
+    """
+    if data[:2] != b"\x1f\x8b":
+        return data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+            data = gz.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DamagedGzip(path, str(exc)[:120] or type(exc).__name__) from None
+    if len(data) > max_bytes:
+        raise FileTooLarge(path, len(data), max_bytes, decompressed=True)
+    return data
 
 
 def read_error_text(exc: OSError | UnicodeDecodeError) -> str:

@@ -314,3 +314,18 @@ def test_hostile_json_bodies_are_one_line_refusals(tmp_path, capsys, monkeypatch
     big = _w(tmp_path, "big.json", text)
     code, _, err = cli(["counters", big, big], capsys, monkeypatch, tmp_path)
     assert code == 2 and "holds no speculative counts" in err  # the malformed count is WRONG_TYPE, never a figure
+
+
+def test_gzipped_scrapes_are_read_like_plain_ones(tmp_path, capsys, monkeypatch):
+    """A scrape saved gzipped (curl --compressed -o, or gzip afterwards) reads like the plain text (it said 'not UTF-8
+    text (byte 1)')."""
+    import gzip
+
+    before = VLLM.format(d=10, t=20, a=12, p0=8, p1=4, r=8, g=100, q=50)
+    after = VLLM.format(d=60, t=120, a=72, p0=45, p1=27, r=48, g=400, q=250)
+    _, plain, _ = _counters(tmp_path, capsys, monkeypatch, before, after)
+    b, a = tmp_path / "b.prom.gz", tmp_path / "a.prom.gz"
+    b.write_bytes(gzip.compress(before.encode()))
+    a.write_bytes(gzip.compress(after.encode()))
+    code, out, _ = cli(["counters", b, a, "-f", "json"], capsys, monkeypatch, tmp_path)
+    assert code == 0 and json.loads(out) == plain and plain["acceptance_rate"] == 0.6

@@ -258,3 +258,19 @@ def test_a_v0_restart_is_told_by_the_engine_start_line_when_the_counts_do_not_fa
     assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (1800, 930, 600)
     assert pool["acceptance_rate"] == 930 / 1800 and pool["acceptance_length"] == 1 + 930 / 600
     assert any(w.startswith("ENGINE_RESTARTED(line 6") for w in pool["warnings"])
+
+
+def test_a_gzipped_log_is_read_as_written_and_a_damaged_one_named(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A rotated log (logrotate's compress) reads like the plain one; a truncated gzip is exit 2 saying so (it said
+    'no server-log line specscope recognises')."""
+    import gzip
+
+    plain = json.loads(parse_log("vllm_0102_throughput_dp2.log", "-f", "json").output)["log_pools"]
+    packed = tmp_path / "vllm.log.gz"
+    packed.write_bytes(gzip.compress((LOGS / "vllm_0102_throughput_dp2.log").read_bytes()))
+    r = CliRunner().invoke(app, ["serve", "--parse-log", str(packed), "-f", "json"])
+    assert r.exit_code == 0 and json.loads(r.output)["log_pools"] == plain
+    damaged = tmp_path / "cut.log.gz"
+    damaged.write_bytes(packed.read_bytes()[:60])
+    code, _, err = cli(["serve", "--parse-log", damaged], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "a damaged gzip file" in err

@@ -34,7 +34,7 @@ from specscope.cli.options import TEXT_JSON, TextJsonFormatOption
 from specscope.cli.output import OutputOption, emit, report_target
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, MetricsUnavailable
-from specscope.readfile import SCRAPE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited
+from specscope.readfile import SCRAPE_MAX_BYTES, FileTooLarge, read_error_text, read_text_maybe_gzip
 from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
@@ -54,11 +54,11 @@ PARSE_TIMEOUT_S = 30.0
 
 def _read(path: Path, max_bytes: int) -> str:
     try:
-        return read_text_limited(path, max_bytes)
+        return read_text_maybe_gzip(path, max_bytes)  # a saved scrape may be gzipped (curl --compressed -o)
     except FileTooLarge as exc:
         raise ConfigError(
             "the scrape file is larger than the limit",
-            found=f"{path}: {exc.size_bytes:,} bytes",
+            found=f"{path}: {exc.found_text}",
             expected=f"at most {max_bytes:,} bytes (--max-bytes)",
             fix="pass a larger --max-bytes (e.g. --max-bytes 64MiB) if this really is one /metrics scrape",
         ) from None

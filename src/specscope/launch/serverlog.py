@@ -18,7 +18,7 @@ from specscope.adapters.logs import EngineLog, forms_tried, read_engine_logs, sp
 from specscope.errors import ConfigError, require_one_of
 from specscope.launch.logfacts import LogFacts, parse_vllm_log
 from specscope.launch.logpool import LogPool, log_pool
-from specscope.readfile import open_regular_fd, read_error_text
+from specscope.readfile import DamagedGzip, FileTooLarge, gunzip_limited, open_regular_fd, read_error_text
 
 __all__ = [
     "LOADED_TOLERANCE",
@@ -50,6 +50,10 @@ def _refuse_unrecognised(path: Path) -> ConfigError:
     )
 
 
+#: the most a gzipped server log may hold once decompressed (bytes): a bound on a gzip bomb, far above any log
+LOG_MAX_DECOMPRESSED_BYTES = 8 << 30
+
+
 def _read_log_bytes(p: Path) -> bytes:
     """The bytes of the regular file ``p``; a FIFO, a device or a folder is refused by its kind before any read
     (:func:`specscope.readfile.open_regular_fd`), a missing file as not found."""
@@ -63,7 +67,12 @@ def _read_log_bytes(p: Path) -> bytes:
         found = f"{p}: {read_error_text(exc)}"
         raise ConfigError("cannot read the server log", found=found, expected=expected, fix=fix) from None
     with os.fdopen(fd, "rb") as f:
-        return f.read()
+        data = f.read()
+    try:  # a rotated log is often gzipped (logrotate's compress): read it as it was written
+        return gunzip_limited(data, p, LOG_MAX_DECOMPRESSED_BYTES)
+    except (DamagedGzip, FileTooLarge) as exc:
+        found = f"{p}: {exc.strerror if isinstance(exc, DamagedGzip) else exc.found_text}"
+        raise ConfigError("cannot read the server log", found=found, expected=expected, fix=fix) from None
 
 
 def read_server_log(path: str | Path) -> ServerLog:
