@@ -274,3 +274,12 @@ def test_a_gzipped_log_is_read_as_written_and_a_damaged_one_named(tmp_path: Path
     damaged.write_bytes(packed.read_bytes()[:60])
     code, _, err = cli(["serve", "--parse-log", damaged], capsys, monkeypatch, tmp_path)
     assert code == 2 and "a damaged gzip file" in err
+
+
+def test_facts_a_log_does_not_state_are_absent_not_false() -> None:
+    """An SGLang log says nothing of vLLM's drafter-loading line or KV layout: drafter_loaded and hybrid_kv are absent
+    (null), never False (fresh-user finding, 2026-12-05); a vLLM log whose engine line says no speculation is False."""
+    doc = json.loads(parse_log("sglang_issue11948_eagle3_windows.log", "-f", "json").output)
+    assert doc["drafter_loaded"] is None and doc["hybrid_kv"] is None
+    text = parse_log("sglang_issue11948_eagle3_windows.log").output
+    assert "drafter_loaded" not in text and "hybrid_kv" not in text

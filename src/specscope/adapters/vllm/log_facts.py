@@ -99,8 +99,9 @@ def _stamp_s(line: str) -> float | None:
 
 def parse_log_stats(lines: list[str]) -> dict[str, Any]:
     """LogFacts fields from ``lines``: ``stats`` (list of StatsSample), ``block_size_tokens``, ``mamba_cache_mode``,
-    ``hybrid_kv`` (a mamba/linear-attention pool shares the blocks) and ``gpu_blocks`` (pool size when logged)."""
-    out: dict[str, Any] = {"stats": [], "block_size_tokens": None, "mamba_cache_mode": None, "hybrid_kv": False}
+    ``hybrid_kv`` (a mamba/linear-attention pool shares the blocks; None until the log shows it or its KV pool) and
+    ``gpu_blocks`` (pool size when logged)."""
+    out: dict[str, Any] = {"stats": [], "block_size_tokens": None, "mamba_cache_mode": None, "hybrid_kv": None}
     out["gpu_blocks"] = None
     t0: float | None = None
     for index, line in enumerate(lines):
@@ -204,7 +205,9 @@ class VllmLogFacts(BaseModel):
     there is none), None when no line says. ``data_parallel_size`` is the non-default args' value and
     ``kv_dp_ranks`` the ``EngineCore_DPn`` ranks that logged a KV cache size (each engine has its own pool).
     ``spec_cumulative``: V0's cumulative lines (:class:`SpecCumulativeSample`). ``drafter_loaded`` is True when the
-    log says ``Loading drafter model...`` (the CPU build says it for ngram too) or names an MTP / EAGLE drafter.
+    log says ``Loading drafter model...`` (the CPU build says it for ngram too) or names an MTP / EAGLE drafter,
+    False when a line says the engine runs without speculation, None when the log does not say (a log cut after the
+    start, a build that does not print it: never False for silence).
     ``stats``, ``block_size_tokens``, ``mamba_cache_mode``, ``hybrid_kv``, ``gpu_blocks``: see
     :func:`parse_log_stats`.
     """
@@ -214,7 +217,7 @@ class VllmLogFacts(BaseModel):
     vllm_version: str | None = None
     architectures: list[str] = Field(default_factory=list)
     max_model_len_tokens: int | None = None
-    drafter_loaded: bool = False
+    drafter_loaded: bool | None = None
     drafter_kind: str | None = None
     weights_loaded_gib: float | None = None
     model_loading_s: float | None = None
@@ -240,7 +243,7 @@ class VllmLogFacts(BaseModel):
     spec_cumulative: list[SpecCumulativeSample] = Field(default_factory=list)
     block_size_tokens: int | None = None
     mamba_cache_mode: str | None = None
-    hybrid_kv: bool = False
+    hybrid_kv: bool | None = None
     gpu_blocks: int | None = None
     stats: list[StatsSample] = Field(default_factory=list)
 
@@ -325,5 +328,9 @@ def parse_vllm_facts(lines: list[str]) -> VllmLogFacts:
     elif facts.non_default_args is not None:
         facts.speculative_config = spec_from_args(facts.non_default_args)
         facts.speculative_config_source = "non-default args"
+    if facts.drafter_loaded is None and facts.speculative_config_source and facts.speculative_config is None:
+        facts.drafter_loaded = False  # a line said the engine runs without speculation: no drafter, a fact
     _apply_args_and_stats(facts, lines)
+    if facts.hybrid_kv is None and (facts.kv_cache_size_tokens or facts.gpu_blocks):
+        facts.hybrid_kv = False  # the KV pool was logged with no hybrid (mamba / linear-attention) line: a fact
     return facts
