@@ -162,7 +162,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         findings += check_vocab_map(ck, draft)
     else:
         draft_modules = set()
-    quant_findings, quant_facts = check_quant(ck, draft_modules)
+    quant_findings, quant_facts = check_quant(ck, draft_modules, layout.family.key if layout is not None else None)
     findings += quant_findings
     facts.update(quant_facts)
     findings += check_gate_up_scales(ck) + check_fused(ck)
