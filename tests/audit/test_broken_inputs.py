@@ -162,3 +162,26 @@ def test_a_folder_named_like_a_json_file_is_refused_not_read_as_absent(tmp_path:
         audit_checkpoint(root)
     assert info.value.message == f"{name} is a folder, not a file"
     assert info.value.found == f"{root}/{name}: a directory"
+
+
+@pytest.mark.parametrize("name", ["config.json", "hf_quant_config.json", "model.safetensors.index.json"])
+def test_a_json_file_holding_null_is_not_a_json_object_not_absent(tmp_path: Path, name: str) -> None:
+    """A ``config.json`` holding ``null`` was read as "no config": no findings, exit 0 (fresh-user check,
+    2026-12-05), where ``[]`` is refused with exit 2. JSON ``null`` is a file that is there and is not an object."""
+    root = write(tmp_path / "ck", dense_model(1, 64), dense_config(1, 64))
+    (root / name).write_text("null\n")
+    with pytest.raises(CheckpointError) as info:
+        audit_checkpoint(root)
+    assert info.value.message == f"{name} is not a JSON object"
+    assert info.value.found == f"{root}/{name}: null"
+
+
+def test_a_null_config_is_refused_by_surgery_too(tmp_path: Path) -> None:
+    """``read_config_file`` (patch-config, graft, prune) read a ``null`` file as absent in the same way."""
+    from specscope.checkpoint.schema import read_config_file
+
+    (tmp_path / "config.json").write_text("null")
+    with pytest.raises(CheckpointError) as info:
+        read_config_file(tmp_path / "config.json")
+    assert info.value.message == "config.json is not a JSON object"
+    assert read_config_file(tmp_path / "absent.json") is None

@@ -191,3 +191,19 @@ def test_a_draft_without_tokenizer_files_is_unverified_not_clean(tmp_path: Path)
     write_tokenizer(draft, vocab(V))
     write_tokenizer(target, vocab(V))
     assert _vocab_codes(audit_checkpoint(target, draft=draft)) == []
+
+
+def test_a_draft_of_no_known_format_is_draft_format_unknown_not_a_llama_download(tmp_path: Path) -> None:
+    """A ``--draft`` whose architecture no census family or engine registry row names and whose tensors match no
+    layout was judged as a Llama draft model: ERROR DRAFT_TENSORS_MISSING 0 of 11 with a Llama download fix (fresh-user
+    check, 2026-12-05). docs/architectures.md promises DRAFT_FORMAT_UNKNOWN (warning) and no family's rule."""
+    target = write(tmp_path / "t", dense_model(1, 64), dense_config(1, 64))
+    shapes = {"proj_in.weight": [H, 2 * H], "block.0.attn.weight": [H, H], "block.0.ffn.weight": [H, H]}
+    shapes["head.weight"] = [64, H]
+    cfg = {"architectures": ["AcmeSpecDraftForCausalLM"], "model_type": "acme_spec", "hidden_size": H, "vocab_size": 64}
+    r = audit_checkpoint(target, draft=write(tmp_path / "d", shapes, cfg))
+    assert [f.code for f in r.findings if f.severity == "error"] == []
+    (f,) = r.by_code("DRAFT_FORMAT_UNKNOWN")
+    assert f.severity == "warning" and f.found == "architectures: AcmeSpecDraftForCausalLM"
+    assert "4 tensors" in f.message and "Llama" not in (f.fix or "")
+    assert r.exit_code == 0

@@ -20,22 +20,57 @@ from specscope.audit.quantcfg import KNOWN_QUANT_METHODS, QuantView, effective_v
 from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.dtypes import FLOAT8_DTYPES, PACKED_INT_DTYPES
 
-__all__ = ["ENGINE_KEEPS_UNQUANTIZED", "linear_modules", "is_quantized", "check_quant"]
+__all__ = [
+    "ENGINE_KEEPS_UNQUANTIZED",
+    "LM_HEAD_UNQUANTIZED_METHODS",
+    "PLAIN_LINEAR_EH_PROJ",
+    "check_quant",
+    "engine_builds_unquantized",
+    "is_quantized",
+    "linear_modules",
+]
 
 #: Draft modules vLLM builds unquantized under ``quant_method: fp8`` (Fp8Config, DeepSeek's block FP8 with
 #: ``weight_scale_inv``) whatever ``ignored_layers`` says, so storing them BF16 and not excluded is right
-#: (vllm/model_executor/models): ``eh_proj`` is a plain ``nn.Linear`` in the DeepSeek and
-#: GLM-4.5 MTP layers (deepseek_mtp.py, glm4_moe_mtp.py; SGLang's deepseek_nextn.py the same); the MoE router
-#: ``mlp.gate`` is a ``ReplicatedLinear`` with ``quant_config=None`` (deepseek_v2.py DeepseekV2MoE, qwen3_moe.py) and
-#: ``shared_expert_gate`` a plain linear (qwen2_moe.py); ``shared_head.head`` / ``lm_head`` are ``ParallelLMHead``,
-#: which Fp8Config leaves unquantized. The DeepSeek-V3 / R1 FP8 releases store exactly these in BF16 with no ignore list
-#: (fresh-user check, 2026-12-05: they failed with this finding). Other methods keep the rule whole: under Quark in
-#: SGLang a router that is not excluded is built quantized (case C06).
-ENGINE_KEEPS_UNQUANTIZED = ("eh_proj", "mlp.gate", "shared_expert_gate", "shared_head.head", "lm_head")
+#: (vllm/model_executor/models): the MoE router ``mlp.gate`` is a ``ReplicatedLinear`` with ``quant_config=None``
+#: (deepseek_v2.py DeepseekV2MoE, qwen3_moe.py) and ``shared_expert_gate`` a plain linear (qwen2_moe.py);
+#: ``shared_head.head`` / ``lm_head`` are ``ParallelLMHead``, which Fp8Config leaves unquantized. The DeepSeek-V3 / R1
+#: FP8 releases store exactly these in BF16 with no ignore list (fresh-user check, 2026-12-05: they failed with this
+#: finding). Other methods keep the rule whole for these: under Quark in SGLang a router that is not excluded is built
+#: quantized (case C06). ``eh_proj`` is per family: :data:`PLAIN_LINEAR_EH_PROJ`.
+ENGINE_KEEPS_UNQUANTIZED = ("mlp.gate", "shared_expert_gate", "shared_head.head", "lm_head")
+
+#: MTP families whose ``eh_proj`` vLLM builds as a plain ``nn.Linear`` with no quant_config, under every method:
+#: vllm-project/vllm vllm/model_executor/models/deepseek_mtp.py @4f7c1440 (DeepSeekMultiTokenPredictorLayer) and
+#: glm4_moe_mtp.py @028aedf6 (Glm4MoeMultiTokenPredictorLayer). It has no scale parameter, so a stored
+#: ``eh_proj.weight_scale`` fails ``load_weights`` (``params_dict[name]``), and a BF16 one needs no exclude entry.
+#: Quark is left out: SGLang builds ``eh_proj`` as a quantized ``ReplicatedLinear`` under Quark (sgl-project/sglang
+#: PR #23219, deepseek_nextn.py), so the engines disagree and the config's word is kept. Other families (LongCat,
+#: Bailing, MiMo-V2: ``ReplicatedLinear`` with the quant config) follow their config.
+PLAIN_LINEAR_EH_PROJ = ("deepseek_mtp", "glm4_moe_mtp")
+
+#: Methods whose config leaves ``ParallelLMHead`` (``shared_head.head``) unquantized whatever the exclude list says:
+#: Fp8Config, and compressed-tensors (vllm-project/vllm
+#: vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py @004dadbe get_quant_method: only
+#: ``LinearBase``, ``Attention`` and ``FusedMoE`` get a method). ModelOpt quantizes it unless excluded (modelopt.py
+#: @00155cde ModelOptQuantConfigBase.get_quant_method: ``isinstance(layer, (LinearBase, ParallelLMHead))``).
+LM_HEAD_UNQUANTIZED_METHODS = ("fp8", "compressed-tensors")
 
 
-def _engine_keeps_unquantized(view: QuantView, module: str) -> bool:
-    return view.method == "fp8" and any(module == s or module.endswith("." + s) for s in ENGINE_KEEPS_UNQUANTIZED)
+def _is(module: str, suffix: str) -> bool:
+    return module == suffix or module.endswith("." + suffix)
+
+
+def engine_builds_unquantized(view: QuantView, module: str, family: str | None) -> str | None:
+    """Why the engine builds ``module`` unquantized whatever the exclude list says (the layer type vLLM gives it),
+    None when the config decides."""
+    if family in PLAIN_LINEAR_EH_PROJ and view.method != "quark" and _is(module, "eh_proj"):
+        return "eh_proj is a plain nn.Linear in vLLM's DeepSeek / GLM-4.5 MTP layer (no quant_config)"
+    if view.method in LM_HEAD_UNQUANTIZED_METHODS and _is(module, "shared_head.head"):
+        return f"shared_head.head is a ParallelLMHead, which {view.method} does not quantize"
+    if view.method == "fp8" and any(_is(module, s) for s in ENGINE_KEEPS_UNQUANTIZED):
+        return f"{module.rpartition('.')[2]} is built unquantized under Fp8Config"
+    return None
 
 
 def linear_modules(ck: Checkpoint) -> dict[str, str]:
@@ -83,17 +118,21 @@ def _quantized_shape_hint(view: QuantView, module: str, shape: tuple[int, ...]) 
     return "quantized weight + scales"
 
 
-def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding], dict[str, Any]]:
+def check_quant(
+    ck: Checkpoint, draft_modules: set[str], family: str | None = None
+) -> tuple[list[Finding], dict[str, Any]]:
     """Quantization findings and facts (which file vLLM reads, the views).
 
     Args:
         ck: the checkpoint.
         draft_modules: linear modules that belong to the MTP head / draft model.
+        family: the MTP family key (``deepseek_mtp``), None for a separate draft or no head.
 
     Codes: ``QUANT_METHOD_UNKNOWN`` (WARNING; the other rules are then not run: an unknown method's exclude list
     cannot be read), ``MTP_UNQUANTIZED_NOT_EXCLUDED`` (ERROR), ``MTP_QUANTIZED_BUT_EXCLUDED`` (ERROR),
     ``QUANT_CONFIG_MISMATCH`` (ERROR when it touches draft modules, else WARNING; ``details.field`` says which),
-    ``NVFP4_SCALE_CONVENTION`` (ERROR).
+    ``NVFP4_SCALE_CONVENTION`` (ERROR), ``MTP_QUANTIZED_ENGINE_UNQUANTIZED`` (ERROR: stored quantized, built
+    unquantized whatever the config says: :func:`engine_builds_unquantized`).
     """
     views = quant_views(ck.config, ck.hf_quant_config)
     eff = effective_view(views)
@@ -113,7 +152,10 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
     unq_not_excl = sorted(
         m
         for m in draft_modules
-        if m in linears and not quantized[m] and not is_excluded(eff, m) and not _engine_keeps_unquantized(eff, m)
+        if m in linears
+        and not quantized[m]
+        and not is_excluded(eff, m)
+        and engine_builds_unquantized(eff, m, family) is None
     )
     if unq_not_excl:
         ex = unq_not_excl[0]
@@ -140,7 +182,11 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
                 details={"modules": unq_not_excl, "config": eff.file},
             )
         )
-    q_but_excl = sorted(m for m in draft_modules if m in linears and quantized[m] and is_excluded(eff, m))
+    built_plain = {m: engine_builds_unquantized(eff, m, family) for m in draft_modules if m in linears and quantized[m]}
+    q_plain = sorted(m for m, why in built_plain.items() if why is not None)
+    if q_plain:
+        out.append(_quantized_engine_unquantized(ck, eff, q_plain, built_plain))
+    q_but_excl = sorted(m for m, why in built_plain.items() if why is None and is_excluded(eff, m))
     if q_but_excl:
         out.append(
             finding(
@@ -160,6 +206,26 @@ def check_quant(ck: Checkpoint, draft_modules: set[str]) -> tuple[list[Finding],
         out.extend(_mismatch(ck, cfg, hf, linears, quantized, draft_modules))
     out.extend(_scale_convention(ck, eff, draft_modules, linears, quantized))
     return out, facts
+
+
+def _quantized_engine_unquantized(
+    ck: Checkpoint, eff: QuantView, modules: list[str], why: dict[str, str | None]
+) -> Finding:
+    tensors = sorted(n for m in modules for n in ck.locations if n.startswith(m + ".") and "." not in n[len(m) + 1 :])
+    scales = [n for n in tensors if not n.endswith((".weight", ".weight_packed", ".qweight"))]
+    key = {"compressed-tensors": "ignore", "fp8": "ignored_layers", "modelopt": "exclude_modules"}
+    return finding(
+        "MTP_QUANTIZED_ENGINE_UNQUANTIZED",
+        file=eff.file,
+        tensor=scales[0] if scales else tensors[0],
+        n=len(modules),
+        modules=", ".join(modules),
+        method=eff.method,
+        tensors=", ".join(tensors),
+        why="; ".join(sorted({w for m in modules if (w := why.get(m))})),
+        exclude_key=key.get(str(eff.method), "exclude list"),
+        details={"modules": modules, "tensors": tensors},
+    )
 
 
 def _kv_evidence(ck: Checkpoint) -> tuple[int, int]:

@@ -85,6 +85,28 @@ def _unknown_draft_format(ck: Checkpoint) -> Finding | None:
     )
 
 
+def _unmatched_draft_model(ck: Checkpoint, layout: DraftLayout) -> Finding | None:
+    """``DRAFT_FORMAT_UNKNOWN/unmatched`` (WARNING) for a ``--draft`` that fell back to the plain draft-model family
+    (no census family matched its architecture, model type or names) and holds none of that family's tensors: a format
+    specscope does not know, not a Llama with every tensor missing. docs/architectures.md promises the warning and no
+    family's rule, error or fix for a format outside the census."""
+    names = sorted(set(ck.locations) | set(ck.weight_map))
+    if not names or any(n in names for n in layout.required):
+        return None
+    archs = (ck.config or {}).get("architectures")
+    arch = ", ".join(str(a) for a in archs) if isinstance(archs, list) and archs else "(none)"
+    return finding(
+        "DRAFT_FORMAT_UNKNOWN/unmatched",
+        file="config.json",
+        arch=arch,
+        n=len(names),
+        examples=", ".join(names[:3]),
+        nearest=layout.family.title,
+        needed=len(layout.required),
+        details={"architecture": arch, "nearest": layout.family.key, "tensors": len(names)},
+    )
+
+
 def _shared_facts(ck: Checkpoint, layout: DraftLayout) -> dict[str, str]:
     """Each tensor the family may take from the target: held (a copy) or absent (the target's is used)."""
     names = stored_names(ck) or set()
@@ -136,6 +158,10 @@ def _heads(
     if unknown is not None:
         return [unknown], None, None, ()
     draft = separate_draft_layout(ck, as_draft=as_draft)
+    if draft is not None and draft.family.key == "draft_model":
+        unknown = _unmatched_draft_model(ck, draft)
+        if unknown is not None:
+            return [unknown], None, None, ()
     undeclared = undeclared_head(ck) if draft is None else None
     if undeclared is not None:
         return [undeclared[0]], None, None, undeclared[1]
@@ -162,7 +188,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         findings += check_vocab_map(ck, draft)
     else:
         draft_modules = set()
-    quant_findings, quant_facts = check_quant(ck, draft_modules)
+    quant_findings, quant_facts = check_quant(ck, draft_modules, layout.family.key if layout is not None else None)
     findings += quant_findings
     facts.update(quant_facts)
     findings += check_gate_up_scales(ck) + check_fused(ck)

@@ -244,12 +244,21 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
     files = source.files()
     broken_files = getattr(source, "broken_files", None)  # local folders only: a hub lists no symlinks
     broken: dict[str, str] = broken_files() if callable(broken_files) else {}
-    config = check_json_file(source.read_json("config.json"), "config.json", source.label)
-    hf_quant = check_json_file(source.read_json("hf_quant_config.json"), "hf_quant_config.json", source.label)
+    config = check_json_file(
+        source.read_json("config.json"), "config.json", source.label, present="config.json" in files
+    )
+    hf_quant = check_json_file(
+        source.read_json("hf_quant_config.json"),
+        "hf_quant_config.json",
+        source.label,
+        present="hf_quant_config.json" in files,
+    )
     raw_index = source.read_json(INDEX_NAME)
     if isinstance(raw_index, dict):
         _check_weight_map(raw_index.get("weight_map"), source.label)
-    index = check_json_file(raw_index, INDEX_NAME, source.label, fix=_reindex_fix(source.label))
+    index = check_json_file(
+        raw_index, INDEX_NAME, source.label, fix=_reindex_fix(source.label), present=INDEX_NAME in files
+    )
 
     weight_map: dict[str, str] = {}
     total_size: int | None = None

@@ -114,20 +114,23 @@ def _first_error(exc: ValidationError) -> tuple[str, str, str]:
     return where, found, err["msg"]
 
 
-def check_json_file(obj: object, name: str, label: str, *, fix: str | None = None) -> dict[str, Any] | None:
+def check_json_file(
+    obj: object, name: str, label: str, *, fix: str | None = None, present: bool = False
+) -> dict[str, Any] | None:
     """Check the parsed JSON file ``name`` (config.json, hf_quant_config.json, the index) and return it as a dict.
 
-    ``None`` passes through (file absent). Files with no model here only need to be objects.
+    ``None`` passes through when the file is absent; with ``present`` it is a file holding JSON ``null``, which is
+    not an object (it was read as "no config": no findings, exit 0). Files with no model here only need to be objects.
 
     Raises:
         CheckpointError: not an object, or a key specscope reads has the wrong type or an out-of-range value.
     """
-    if obj is None:
+    if obj is None and not present:
         return None
     if not isinstance(obj, dict):
         raise CheckpointError(
             f"{name} is not a JSON object",
-            found=f"{label}/{name}: {type(obj).__name__}",
+            found=f"{label}/{name}: {'null' if obj is None else type(obj).__name__}",
             expected="a JSON object",
             fix=fix or f"repair {name}",
         )
@@ -150,4 +153,5 @@ def read_config_file(path: str | os.PathLike[str], *, fix: str | None = None) ->
     """Read, bound and type-check one local JSON file of a checkpoint; None when the file does not exist."""
     obj = read_json_file(path, max_bytes=MAX_CONFIG_BYTES, fix=fix)
     p = os.fspath(path)
-    return check_json_file(obj, os.path.basename(p), os.path.dirname(p) or ".", fix=fix)
+    present = obj is not None or os.path.lexists(p)
+    return check_json_file(obj, os.path.basename(p), os.path.dirname(p) or ".", fix=fix, present=present)
