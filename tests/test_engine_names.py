@@ -92,7 +92,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "audit/gguf_audit.py": (4, 0, AUDIT),
     "audit/rules_shapes.py": (3, 0, AUDIT),
     "audit/census.py": (2, 0, AUDIT),
-    "audit/rules_quant.py": (1, 0, AUDIT),
+    "audit/rules_quant.py": (2, 0, AUDIT),
     "audit/rules_llamacpp.py": (5, 0, AUDIT),
     "audit/rules_vocab.py": (1, 0, AUDIT),
     "checkpoint/source.py": (2, 0, AUDIT),

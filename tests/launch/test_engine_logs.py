@@ -244,7 +244,7 @@ def test_the_terminal_screen_shows_each_pooled_figure_once(name: str, rate: str)
     rows = [line for line in r.output.splitlines() if "acceptance_rate" in line]
     assert len(rows) == 1 and rate in rows[0], rows
     assert r.output.count("_alarm") == 1
-    assert "spec_decoding_" not in r.output
+    assert "spec_decoding_acceptance" not in r.output and "spec_decoding_alarm" not in r.output
     assert ("V0's own count" in r.output) is ("v0" in name)  # the V0 row holds both counts, named
     values = [line.split("│")[2] for line in r.output.splitlines() if line.count("│") == 3]
     assert values and all(v.strip() for v in values)  # no empty row for a fact the log does not state

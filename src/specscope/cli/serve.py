@@ -116,15 +116,15 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
         from specscope.launch.logpool import log_pool_lines
         from specscope.launch.logstats import cumulative_lines, pooled_lines
 
-        # vLLM's windows and V0 totals are pooled in the engine-neutral pool too (log_pool_lines): each figure is
-        # shown once, from that pool; the legacy rows stay only where no pool has counts (and V0's own-count rows)
-        pooled_vllm = any(p.engine == "vllm" and p.draft_tokens is not None for p in log.pools)
+        # the windows and V0 totals are pooled in the engine-neutral pool too (log_pool_lines): each figure is shown
+        # once, from that pool; the older rows stay only where no pool has counts (and V0's own-count rows)
+        superseded = any(p.draft_tokens is not None for p in log.pools)
         for key, value in (
-            (pooled_lines(pooled) if facts.spec_decoding and not pooled_vllm else [])
-            + (cumulative_lines(cumulative) if cumulative and not pooled_vllm else [])
+            (pooled_lines(pooled) if facts.spec_decoding and not superseded else [])
+            + (cumulative_lines(cumulative) if cumulative and not superseded else [])
             + (sglang_spec_lines(sglang) if sglang else [])
             + [row for p in log.pools for row in log_pool_lines(p)]
-            + (cumulative_lines(cumulative, only_v0=True) if cumulative and pooled_vllm else [])
+            + (cumulative_lines(cumulative, only_v0=True) if cumulative and superseded else [])
         ):
             table.add_row(key, value)
         if facts.stats:

@@ -198,8 +198,8 @@ def cumulative_lines(total: CumulativeSpecTotal, *, only_v0: bool = False) -> li
         v1 = f"{_num(_v1_accepted(total), ',')} accepted, {_num(total.acceptance_rate_v1_comparable, '.3f')}"
         own = f"{_num(total.accepted_tokens, ',')} accepted, {_num(total.acceptance_rate, '.3f')}"
         return [
-            ("vllm_v0_counts", f"{v1} (V1-comparable: the rows above); {own} (V0's own count)"),
-            ("vllm_v0_system_efficiency", f"{_num(total.logged_system_efficiency, '.3f')} (as V0 logged it)"),
+            ("spec_decoding_v0_counts", f"{v1} (V1-comparable: the rows above); {own} (V0's own count)"),
+            ("spec_decoding_v0_system_efficiency", f"{_num(total.logged_system_efficiency, '.3f')} (as V0 logged it)"),
         ]
     restart = "; counts went down (a restart): each run counted from zero" if total.counts_went_down else ""
     return [
