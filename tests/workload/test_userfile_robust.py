@@ -92,3 +92,19 @@ def test_an_id_that_repeats_names_each_row_by_its_place(tmp_path) -> None:
     array = tmp_path / "dup.json"
     array.write_text(json.dumps(rows[:2]))
     assert [p.meta["row_id"] for p in load_prompt_file("mine", array)] == ["a (item 1)", "a (item 2)"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown", "line"), [(b"ok\n\x00\x01garbage\n", "'\\x00'", 2), (b"\x1b[31mred\n", "'\\x1b'", 1)]
+)
+def test_raw_control_characters_are_refused_with_their_line(tmp_path, raw: bytes, shown: str, line: int) -> None:
+    """A NUL (a binary file) or an ESC (a terminal capture) in a text workload was sent to the server as a prompt
+    (fresh-user finding, 2026-12-05); it is refused naming the character and its line. JSON strings escape them."""
+    f = tmp_path / "mine.txt"
+    f.write_bytes(raw)
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("mine", f)
+    assert err.value.found == f"{shown} on line {line}"
+    ok = tmp_path / "ok.jsonl"
+    ok.write_text('{"prompt": "tab\\there, \\u0007 escaped"}\n')
+    assert load_prompt_file("mine", ok)[0].messages[0]["content"] == "tab\there, \x07 escaped"

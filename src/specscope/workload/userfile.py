@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -180,6 +181,7 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
             expected="a regular UTF-8 text file, gzip-compressed or not",
             fix="check the file",
         ) from None
+    _refuse_controls(path, text)
     items = None if is_csv(path.name) else _array_items(path, text)
     sessions = None if items is not None or is_csv(path.name) else inputs_json_records(str(path), text)
     if sessions is not None:  # AIPerf's inputs.json: every payload a row
@@ -196,6 +198,26 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
     return _unique_row_ids(prompts)
+
+
+# raw C0 controls but the whitespace and separators (tab, line feed, vertical tab, form feed, carriage return, the
+# file / group / record separators 1C-1E, kept as text), and DEL: no text file holds them (JSON escapes them inside
+# strings), a binary file or a terminal capture does
+_RAW_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f]")
+
+
+def _refuse_controls(path: Path, text: str) -> None:
+    """ConfigError naming the line of the first raw control character (a NUL, an escape sequence): the file is not
+    the text it looks like, and its bytes would be sent to the server as a prompt."""
+    if (m := _RAW_CONTROL.search(text)) is None:
+        return
+    line = text.count("\n", 0, m.start()) + 1
+    raise ConfigError(
+        f"workload file {path} holds a control character",
+        found=f"{m.group()!r} on line {line}",
+        expected="text: printable characters, tabs and line breaks (JSON writes others as \\u escapes)",
+        fix="remove the control characters (a NUL means a binary file; an ESC a terminal capture: strip its colours)",
+    )
 
 
 def _unique_row_ids(prompts: list[Prompt]) -> list[Prompt]:
