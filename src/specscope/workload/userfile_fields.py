@@ -50,10 +50,10 @@ _FIELDS_HINT = (
 
 
 def bad_row(where: str, what: str, expected: str, fix: str | None = None) -> ConfigError:
-    """The refusal of one row: ``FILE:LINE: what`` (array: ``FILE item N``), found / expected / fix."""
+    """The refusal of one row: ``FILE:LINE: what`` (array: ``FILE item N``), expected / fix (what was found is the
+    message itself: not repeated as ``found``)."""
     return ConfigError(
         f"{where}: {what}",
-        found=what,
         expected=expected,
         fix=fix or f"fix {where.rsplit('/', 1)[-1]} ({_FIELDS_HINT})",
     )
