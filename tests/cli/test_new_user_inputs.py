@@ -131,7 +131,7 @@ def test_a_prompt_that_is_not_text_is_refused_with_its_line(line, what, expected
     prompts = tmp_path / "mine.jsonl"
     prompts.write_text(f'first prompt\n\n{{"prompt": "second"}}\n{line}\n')
     err = _error(["bench", "--configs", "base", "--workload", f"mine={prompts}", "--out", str(tmp_path / "o")], capsys)
-    assert err.startswith(f"error: {prompts}:4: {what}; found: {what}; expected: {expected}")
+    assert err.startswith(f"error: {prompts}:4: {what}; expected: {expected}")  # what was found: said once
     assert err.endswith(
         "fix: fix mine.jsonl:4 (records: chat `messages`, ShareGPT `conversations`, `turns`, `prompt` / `text` / "
         "`question` ..., Alpaca `instruction`, or plain text lines (docs/workloads.md lists every layout))"
