@@ -14,7 +14,7 @@ def test_every_entry_loads_with_a_severity_and_a_message() -> None:
     texts = finding_texts()
     # + LLAMACPP_DRAFT_INCOMPATIBLE (4 variants), DRAFT_FORMAT_UNKNOWN, speculators 2, one more,
     # MTP_QUANTIZED_ENGINE_UNQUANTIZED
-    assert len(texts) == 98  # + DRAFT_FORMAT_UNKNOWN/unmatched
+    assert len(texts) == 99  # + CONFIG_UNRECOGNISED
     assert {t["severity"] for t in texts.values()} == {"error", "warning", "info"}
     assert all(t["message"] for t in texts.values())
 

@@ -92,3 +92,17 @@ def test_an_unlisted_model_type_with_no_head_gets_no_other_familys_fix(tmp_path:
     (f,) = r.errors
     assert f.code == "MTP_WEIGHTS_MISSING" and r.exit_code == 1
     assert "'foobar' is not in specscope's census" in f.fix and "graft" not in f.fix and "--prefix" not in f.fix
+
+
+def test_a_checkpoint_without_a_model_config_is_named_not_passed(tmp_path: Path) -> None:
+    """No config.json, or ``{}``, beside the weights: no rule can tell which head is declared (a missing MTP layer goes
+    unseen), so the audit says so (CONFIG_UNRECOGNISED, a warning) instead of 'no findings' (fresh-user finding)."""
+    shapes, cfg = _main("deepseek_v3")
+    folder = write(tmp_path / "ck", shapes, cfg)
+    (folder / "config.json").write_text("{}")
+    (f,) = audit_checkpoint(folder).findings
+    assert f.code == "CONFIG_UNRECOGNISED" and f.found == "keys: none" and "no architecture or model_type" in f.message
+    (folder / "config.json").unlink()
+    (f,) = audit_checkpoint(folder).findings
+    assert f.code == "CONFIG_UNRECOGNISED" and f.found == "file absent"
+    assert audit_checkpoint(write(tmp_path / "ok", dense_model(2, V), dense_config(2, V))).findings == []

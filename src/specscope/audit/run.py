@@ -168,6 +168,20 @@ def _heads(
     return [], None, draft, ()
 
 
+def _config_unrecognised(ck: Checkpoint) -> list[Finding]:
+    """``CONFIG_UNRECOGNISED`` (WARNING) for a checkpoint whose head nothing declares because there is no config.json,
+    or one naming neither ``architectures`` nor ``model_type``: an input in which nothing is recognised is named, not
+    passed as "no findings" (fresh-user finding, 2026-12-05: ``{}`` beside a full DeepSeek MTP layer passed)."""
+    cfg = ck.config
+    if cfg is None:
+        return [finding("CONFIG_UNRECOGNISED", file="config.json", what="no config.json", found="file absent")]
+    if cfg.get("architectures") or cfg.get("model_type"):
+        return []
+    keys = ", ".join(sorted(str(k) for k in cfg)[:8]) or "none"
+    what = "config.json names no architecture or model_type"
+    return [finding("CONFIG_UNRECOGNISED", file="config.json", what=what, found=f"keys: {keys}")]
+
+
 def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draft: bool = False) -> AuditReport:
     """Run every rule on an already loaded checkpoint (``target_ck``: the target when ``ck`` is a separate draft;
     ``as_draft``: ``ck`` was given as a draft, so a plain causal LM is judged as a draft model)."""
@@ -213,6 +227,8 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         findings += check_draft_vs_target(ck, target_ck, draft)
         findings += check_verifier(ck.config, target_ck.text_config)
     findings += check_vision_processor(ck.config, ck.files)
+    if layout is None and draft is None:
+        findings += _config_unrecognised(ck)
     census = None
     if any(s.header is not None for s in ck.shards.values()):
         census = byte_census(ck, layout=layout or draft, draft_model=draft is not None, unread=unread)
