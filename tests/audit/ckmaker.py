@@ -98,3 +98,24 @@ def dense_config(n_layers: int, vocab_size: int, **extra: object) -> dict:
 def nbytes(shapes: dict[str, list[int]]) -> int:
     """F16 bytes of ``shapes``."""
     return sum(int(np.prod(s)) * 2 for s in shapes.values())
+
+
+def moe_mtp_config(arch: str, model_type: str, vocab_size: int, quantization_config: dict, **extra: object) -> dict:
+    """config.json of a 2-layer DeepSeek-style MoE target (layer 0 dense, layer 1 MoE with 2 routed experts) with one
+    MTP layer (``num_nextn_predict_layers: 1``, stored as ``model.layers.2.*``) and ``quantization_config``."""
+    return {
+        "architectures": [arch],
+        "model_type": model_type,
+        "hidden_size": H,
+        "intermediate_size": I,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "vocab_size": vocab_size,
+        "num_nextn_predict_layers": 1,
+        "n_routed_experts": 2,
+        "first_k_dense_replace": 1,
+        "torch_dtype": "bfloat16",
+        **extra,
+        "quantization_config": quantization_config,
+    }

@@ -15,6 +15,8 @@ from pathlib import Path
 from specscope.audit import audit_checkpoint
 from specscope.cli import main
 
+from .ckmaker import moe_mtp_config
+
 H, I, V = 16, 32, 64  # noqa: E741
 _SIZE = {"BF16": 2, "F32": 4, "F8_E4M3": 1}
 
@@ -78,26 +80,8 @@ def _release(root: Path, mtp_fp8: bool = True) -> Path:
     }
     root.mkdir(parents=True)
     _save(root / "model.safetensors", t)
-    config = {
-        "architectures": ["DeepseekV3ForCausalLM"],
-        "model_type": "deepseek_v3",
-        "hidden_size": H,
-        "intermediate_size": I,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 2,
-        "num_key_value_heads": 2,
-        "vocab_size": V,
-        "num_nextn_predict_layers": 1,
-        "n_routed_experts": 2,
-        "first_k_dense_replace": 1,
-        "torch_dtype": "bfloat16",
-        "quantization_config": {
-            "quant_method": "fp8",
-            "fmt": "e4m3",
-            "activation_scheme": "dynamic",
-            "weight_block_size": [128, 128],
-        },
-    }
+    fp8 = {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}
+    config = moe_mtp_config("DeepseekV3ForCausalLM", "deepseek_v3", V, fp8)
     (root / "config.json").write_text(json.dumps(config))
     return root
 

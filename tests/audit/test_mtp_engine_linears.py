@@ -20,6 +20,8 @@ from pathlib import Path
 
 from specscope.audit import audit_checkpoint
 
+from .ckmaker import moe_mtp_config
+
 H, I, V = 16, 32, 64  # noqa: E741
 _SIZE = {"BF16": 2, "F32": 4, "F8_E4M3": 1, "U8": 1}
 P = "model.layers.2"  # the MTP layer: num_hidden_layers + 0
@@ -108,22 +110,7 @@ def _build(root: Path, family: str, scheme: str, *, eh_proj: bool, head: bool, e
     arch, model_type = {"ds": ("DeepseekV3ForCausalLM", "deepseek_v3"), "glm": ("Glm4MoeForCausalLM", "glm4_moe")}[
         family
     ]
-    config = {
-        "architectures": [arch],
-        "model_type": model_type,
-        "hidden_size": H,
-        "intermediate_size": I,
-        "moe_intermediate_size": I,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 2,
-        "num_key_value_heads": 2,
-        "vocab_size": V,
-        "num_nextn_predict_layers": 1,
-        "n_routed_experts": 2,
-        "first_k_dense_replace": 1,
-        "torch_dtype": "bfloat16",
-        "quantization_config": qc,
-    }
+    config = moe_mtp_config(arch, model_type, V, qc, moe_intermediate_size=I)
     (root / "config.json").write_text(json.dumps(config))
     if scheme == "nvfp4":
         hf = {"producer": {"name": "modelopt"}, "quantization": {k: v for k, v in qc.items() if k != "quant_method"}}
