@@ -1,8 +1,9 @@
 """``specscope import FILE... --config NAME [--workload NAME] [--baseline NAME] --out RUN``: another tool's result
 files stored as cells of a run, judged by ``report`` and ``advise`` like any other (:mod:`specscope.importers`).
 
-Exit codes: 0 imported; 2 a file of no known shape (the shapes tried are named), a record already in the run, a
-load of the other loop kind than the run's cells, or ``--out`` that is not a run folder.
+Exit codes: 0 imported; 2 a blank name, a file of no known shape (the shapes tried are named), a record already
+in the run, a load of the other loop kind than the run's cells, or ``--out`` that is not a run folder. Every check
+runs before the first write: a refused import leaves the run as it was.
 """
 
 from __future__ import annotations
