@@ -59,3 +59,59 @@ def test_an_empty_config_name_is_refused_before_anything_is_written(tmp_path, ca
     assert report_json(run) == report
     code, _, err = cli(["import", other, "--config", "", "--out", tmp_path / "new"], capsys, monkeypatch, tmp_path)
     assert code == 2 and not (tmp_path / "new").exists()
+
+
+BAD_TOTALS = [
+    # (field, value as JSON writes it, what is expected): each was imported, crashed (exit 3) or half-made a run
+    ("completed", float("nan"), "NaN", "a whole number of requests"),
+    ("completed", "64", '"64"', "a whole number of requests"),
+    ("failed", 1.5, "1.5", "a whole number of requests"),
+    ("total_output_tokens", float("inf"), "Infinity", "a whole number of tokens"),
+    ("total_output_tokens", 10**30, str(10**30), "a whole number of tokens"),
+    ("duration", float("nan"), "NaN", "a positive number of seconds"),
+    ("duration", -3.0, "-3.0", "a positive number of seconds"),
+    ("duration", 1e300, "1e+300", "a positive number of seconds"),
+    ("max_concurrency", 10**20, str(10**20), "a whole number of streams"),
+    ("max_concurrency", 1e300, "1e+300", "a whole number of streams"),
+    ("max_concurrency", 2.5, "2.5", "a whole number of streams"),
+    ("max_concurrency", 0, "0", "a whole number of streams"),
+    ("max_concurrency", -4, "-4", "a whole number of streams"),
+    ("request_rate", -2.0, "-2.0", "a positive number of requests per second"),
+]
+
+
+def test_a_total_or_load_that_is_not_a_usable_number_is_refused_naming_field_and_value(tmp_path, capsys, monkeypatch):
+    for i, (field, value, spelled, expected) in enumerate(BAD_TOTALS):
+        bad = _vllm(tmp_path, f"bad{i}.json", **{field: value})
+        run = tmp_path / f"run{i}"
+        code, _, err = cli(["import", bad, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)
+        flat = " ".join(err.split())
+        assert code == 2, (field, value, err)
+        assert f"found: {field} = {spelled};" in flat and f"expected: {expected}" in flat, flat
+        assert not run.exists()
+
+
+def test_a_bad_load_into_an_existing_run_is_refused_by_its_field_and_the_run_is_unchanged(
+    tmp_path, capsys, monkeypatch
+):
+    run, manifest, report = _good_run(tmp_path, capsys, monkeypatch)
+    bad = _vllm(tmp_path, "neg.json", max_concurrency=-4)
+    code, _, err = cli(["import", bad, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "found: max_concurrency = -4;" in " ".join(err.split()), err
+    assert (run / "manifest.json").read_bytes() == manifest
+    assert report_json(run) == report
+
+
+def test_aiperf_and_guidellm_totals_that_are_not_numbers_are_refused(tmp_path, capsys, monkeypatch):
+    ai = json.loads((IMPORTS / "aiperf_base_r0.json").read_text())
+    ai.pop("error_request_count", None)
+    ai["error_summary"] = [{"error_details": {"code": 500}, "count": "many"}]
+    (tmp_path / "ai.json").write_text(json.dumps(ai))
+    gl = json.loads((IMPORTS / "guidellm_base_r0.json").read_text())
+    gl["benchmarks"][0]["duration"] = float("nan")
+    (tmp_path / "gl.json").write_text(json.dumps(gl))
+    for name, found in (("ai.json", 'error_summary[0].count = "many"'), ("gl.json", "benchmarks[0].duration = NaN")):
+        run = tmp_path / f"run-{name}"
+        code, _, err = cli(["import", tmp_path / name, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
+        assert code == 2 and f"found: {found};" in " ".join(err.split()), err
+        assert not run.exists()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.importers.record import Imported, Load, num, seconds_list, tokens_list
+from specscope.importers.record import Imported, Load, count, level, num, rate, seconds, seconds_list, tokens_list
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 
@@ -35,24 +35,33 @@ def recognise(doc: Any) -> bool:
 
 
 def _load(doc: Mapping[str, Any], n_requests: int) -> Load:
-    rate, cap = num(doc, "request_rate"), num(doc, "max_concurrency")
-    if rate is not None:
-        return Load(concurrency=None if cap is None else int(cap), rate_per_s=rate, arrival="poisson")
-    return Load(concurrency=int(cap) if cap is not None else n_requests)
+    """The load (module docstring).
+
+    Raises:
+        BadFigure: a request rate or cap that is not one (NaN, 0, 2.5 streams...).
+    """
+    per_s, cap = rate(doc.get("request_rate"), "request_rate"), level(doc.get("max_concurrency"), "max_concurrency")
+    if per_s is not None:
+        return Load(concurrency=cap, rate_per_s=per_s, arrival="poisson")
+    return Load(concurrency=cap if cap is not None else max(n_requests, 1))
 
 
 def parse(doc: Mapping[str, Any]) -> Imported:
-    """The record's facts (:mod:`specscope.stats.imported`), load and workload (its ``dataset_name``)."""
+    """The record's facts (:mod:`specscope.stats.imported`), load and workload (its ``dataset_name``).
+
+    Raises:
+        BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
+    """
     errors = doc.get("errors")
     failed = sum(1 for e in errors if e) if isinstance(errors, list) else None
     facts: dict[str, Any] = {
         "tool": TOOL,
         "shape": SHAPE,
-        "duration_s": num(doc, "duration"),
-        "completed": doc.get("completed"),
+        "duration_s": seconds(doc.get("duration"), "duration"),
+        "completed": count(doc.get("completed"), "completed"),
         "failed": failed,
-        "output_tokens": doc.get("total_output_tokens"),
-        "input_tokens": doc.get("total_input_tokens"),
+        "output_tokens": count(doc.get("total_output_tokens"), "total_output_tokens", "tokens"),
+        "input_tokens": count(doc.get("total_input_tokens"), "total_input_tokens", "tokens"),
         "not_recorded": [],
     }
     if isinstance(doc.get("ttfts"), list) and isinstance(doc.get("itls"), list):
@@ -76,6 +85,6 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts["not_recorded"].append("acceptance rate and per-position acceptance (SGLang writes the length only)")
     else:
         facts["not_recorded"].append("speculative acceptance (accept_length null)")
-    n = int(num(doc, "completed") or 0) + (failed or 0)
+    n = (facts["completed"] or 0) + (failed or 0)
     dataset = doc.get("dataset_name")
     return Imported(TOOL, SHAPE, _load(doc, n), facts, str(dataset) if dataset else None, None)

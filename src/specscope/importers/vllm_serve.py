@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.importers.record import Imported, Load, num, seconds_list, tokens_list
+from specscope.importers.record import Imported, Load, count, level, num, rate, seconds, seconds_list, tokens_list
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 
@@ -44,15 +44,22 @@ def recognise(doc: Any) -> bool:
 
 
 def _load(doc: Mapping[str, Any]) -> Load:
-    rate = num(doc, "request_rate")
-    cap = num(doc, "max_concurrency")
-    if rate is not None:
+    """The load (module docstring).
+
+    Raises:
+        BadFigure: a request rate, cap or prompt count that is not one (NaN, 0, 2.5 streams...).
+    """
+    per_s = rate(doc.get("request_rate"), "request_rate")
+    cap = level(doc.get("max_concurrency"), "max_concurrency")
+    if per_s is not None:
         burst = num(doc, "burstiness")
         arrival = "poisson" if burst in (None, 1.0) else f"gamma(burstiness={burst:g})"
-        return Load(concurrency=None if cap is None else int(cap), rate_per_s=rate, arrival=arrival)
+        return Load(concurrency=cap, rate_per_s=per_s, arrival=arrival)
     if cap is not None:
-        return Load(concurrency=int(cap))
-    return Load(concurrency=int(num(doc, "num_prompts") or num(doc, "completed") or 1))
+        return Load(concurrency=cap)
+    return Load(
+        concurrency=level(doc.get("num_prompts"), "num_prompts") or level(doc.get("completed"), "completed") or 1
+    )
 
 
 def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
@@ -74,15 +81,19 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
 
 
 def parse(doc: Mapping[str, Any]) -> Imported:
-    """The record's facts (:mod:`specscope.stats.imported`), load and model."""
+    """The record's facts (:mod:`specscope.stats.imported`), load and model.
+
+    Raises:
+        BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
+    """
     facts: dict[str, Any] = {
         "tool": TOOL,
         "shape": SHAPE,
-        "duration_s": num(doc, "duration"),
-        "completed": doc.get("completed"),
-        "failed": doc.get("failed"),
-        "output_tokens": doc.get("total_output_tokens"),
-        "input_tokens": doc.get("total_input_tokens"),
+        "duration_s": seconds(doc.get("duration"), "duration"),
+        "completed": count(doc.get("completed"), "completed"),
+        "failed": count(doc.get("failed"), "failed"),
+        "output_tokens": count(doc.get("total_output_tokens"), "total_output_tokens", "tokens"),
+        "input_tokens": count(doc.get("total_input_tokens"), "total_input_tokens", "tokens"),
         "not_recorded": [],
     }
     if "failed" not in doc:
