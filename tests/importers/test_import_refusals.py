@@ -7,6 +7,7 @@ built inside each test from tests/data/imports (SOURCES.md) with the one field u
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,53 @@ def test_aiperf_and_guidellm_totals_that_are_not_numbers_are_refused(tmp_path, c
         code, _, err = cli(["import", tmp_path / name, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
         assert code == 2 and f"found: {found};" in " ".join(err.split()), err
         assert not run.exists()
+
+
+def _imported(tmp_path: Path, capsys, monkeypatch, name: str, doc: Any, lines: bool = False) -> dict[str, Any]:
+    """Import ``doc`` (a JSON object, or with ``lines`` a JSONL line) into a new run; its report as JSON."""
+    path = tmp_path / name
+    path.write_text(json.dumps(doc) + ("\n" if lines else ""))
+    run = tmp_path / f"run-{name}"
+    code, _, err = cli(["import", path, "--config", "spec", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    return report_json(run)
+
+
+def test_a_per_position_list_that_is_not_all_numbers_is_absent_with_its_reason_never_compacted(
+    tmp_path, capsys, monkeypatch
+):
+    # a scalar was a TypeError (exit 3); [0.8, null, "x"] became [0.8]: the positions after a null shifted
+    base = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    key = "spec_decode_per_position_acceptance_rates"
+    for i, (value, spelled) in enumerate(
+        ((0.5, "0.5"), ([0.8, None, "x"], '[0.8, null, "x"]'), ([float("nan")] * 3, "[NaN, NaN, NaN]"))
+    ):
+        doc = _imported(tmp_path, capsys, monkeypatch, f"pp{i}.json", {**base, key: value})
+        (cell,) = doc["cells"]
+        assert cell["acceptance_per_position"] == [] and cell["acceptance_rate"] == 0.625
+        reason = f"per-position acceptance ({key} = {spelled}: not a list of numbers)"
+        assert reason in doc["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_a_null_inside_itls_leaves_that_requests_latency_absent_and_says_so(tmp_path, capsys, monkeypatch):
+    # vLLM (no latencies: 0.6-era files) and SGLang take latency = ttft + sum(itls): a null was a TypeError (exit 3)
+    vllm = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    del vllm["latencies"]
+    vllm["itls"][0][2] = None
+    sglang = json.loads((IMPORTS / "sglang_eagle.jsonl").read_text().splitlines()[0])
+    sglang["itls"][0][0] = None
+    for name, doc, n, tpot in (("v.json", vllm, 4, 0.018), ("s.jsonl", sglang, 8, 0.011)):
+        report = _imported(tmp_path, capsys, monkeypatch, name, doc, lines=name.endswith("l"))
+        (cell,) = report["cells"]
+        assert math.isclose(cell["tpot_p50_s"], tpot)  # from the other requests, each (latency - ttft) / (tokens - 1)
+        reason = f"latency of 1 of {n} requests (a non-number in its itls)"
+        assert reason in report["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_ttfts_null_is_read_as_no_per_request_arrays_with_its_reason(tmp_path, capsys, monkeypatch):
+    # "ttfts": null was a TypeError (exit 3); the file's own medians stand in, as for a file without --save-detailed
+    doc = {**json.loads((IMPORTS / "vllm_mtp_r0.json").read_text()), "ttfts": None}
+    report = _imported(tmp_path, capsys, monkeypatch, "t.json", doc)
+    (cell,) = report["cells"]
+    assert cell["ttft_p50_s"] == 0.04 and cell["tpot_p50_s"] == 0.018
+    assert "per-request arrays (ttfts is null, not a list)" in report["manifest"]["imports"][0]["not_recorded"]

@@ -19,7 +19,9 @@ __all__ = [
     "Imported",
     "Load",
     "count",
+    "latencies_from_itls",
     "level",
+    "numbers",
     "num",
     "rate",
     "seconds",
@@ -182,3 +184,28 @@ def tokens_list(doc: Mapping[str, Any], key: str) -> list[int | None] | None:
     if not isinstance(raw, list):
         return None
     return [int(v) if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None for v in raw]
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def numbers(value: Any) -> list[float] | None:
+    """``value`` as a list of finite numbers, or None when it is anything else (a scalar, a list holding a null,
+    NaN or a string): a per-position list is never compacted, since the positions after a gap would shift."""
+    if not isinstance(value, list) or not all(_finite(v) for v in value):
+        return None
+    return [float(v) for v in value]
+
+
+def latencies_from_itls(ttfts: list[Any], itls: list[Any], not_recorded: list[str]) -> list[float | None]:
+    """Each request's latency as ``ttft + sum(itls)`` (vLLM's timeline plot and SGLang's e2e figure), None for a
+    request whose TTFT or any ITL is not a finite number; the count of those is added to ``not_recorded``."""
+    out: list[float | None] = []
+    for t, i in zip(ttfts, itls, strict=False):
+        gaps = numbers(i)
+        out.append(float(t) + sum(gaps) if _finite(t) and gaps is not None else None)
+    bad = sum(1 for i in itls if numbers(i) is None)
+    if bad:
+        not_recorded.append(f"latency of {bad} of {len(itls)} requests (a non-number in its itls)")
+    return out

@@ -20,7 +20,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.importers.record import Imported, Load, count, level, num, rate, seconds, seconds_list, tokens_list
+from specscope.importers.record import (
+    Imported,
+    Load,
+    count,
+    latencies_from_itls,
+    level,
+    num,
+    rate,
+    seconds,
+    seconds_list,
+    spelled,
+    tokens_list,
+)
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 
@@ -68,13 +80,12 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts["ttfts_s"] = seconds_list(doc, "ttfts")
         facts["output_lens_tokens"] = tokens_list(doc, "output_lens")
         facts["input_lens_tokens"] = tokens_list(doc, "input_lens")
-        facts["latencies_s"] = [
-            t + sum(i) if isinstance(t, int | float) and isinstance(i, list) else None
-            for t, i in zip(doc["ttfts"], doc["itls"], strict=False)
-        ]
+        facts["latencies_s"] = latencies_from_itls(doc["ttfts"], doc["itls"], facts["not_recorded"])
         facts["errors"] = [bool(e) for e in errors] if isinstance(errors, list) else None
     else:
-        facts["not_recorded"] += ["failed requests", "per-request arrays (run without --output-details)"]
+        bad = [k for k in ("ttfts", "itls") if k in doc and not isinstance(doc[k], list)]
+        why = f"{bad[0]} is {spelled(doc[bad[0]])}, not a list" if bad else "run without --output-details"
+        facts["not_recorded"] += ["failed requests", f"per-request arrays ({why})"]
         for ours, theirs in (("ttft_p50_s", "median_ttft_ms"), ("tpot_p50_s", "median_tpot_ms")):
             v = num(doc, theirs)
             if v is not None:

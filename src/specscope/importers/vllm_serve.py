@@ -20,7 +20,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.importers.record import Imported, Load, count, level, num, rate, seconds, seconds_list, tokens_list
+from specscope.importers.record import (
+    Imported,
+    Load,
+    count,
+    latencies_from_itls,
+    level,
+    num,
+    numbers,
+    rate,
+    seconds,
+    seconds_list,
+    spelled,
+    tokens_list,
+)
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 
@@ -69,8 +82,12 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
         return
     facts["acceptance_rate"] = rate / 100.0
     facts["acceptance_length"] = num(doc, "spec_decode_acceptance_length")
-    per = doc.get("spec_decode_per_position_acceptance_rates")
-    facts["acceptance_per_position"] = [float(v) for v in per if isinstance(v, int | float)] if per else []
+    key = "spec_decode_per_position_acceptance_rates"
+    per = doc.get(key)
+    if per is None or numbers(per) is not None:
+        facts["acceptance_per_position"] = numbers(per) or []
+    else:  # a scalar, or a list with a null / NaN / string in it: absent, never compacted (positions would shift)
+        facts["not_recorded"].append(f"per-position acceptance ({key} = {spelled(per)}: not a list of numbers)")
     for ours, theirs in (
         ("drafts", "num_drafts"),
         ("draft_tokens", "draft_tokens"),
@@ -98,20 +115,21 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     }
     if "failed" not in doc:
         facts["not_recorded"].append("failed requests")
-    if all(k in doc for k in ("ttfts", "output_lens")):
+    arrays = [k for k in ("ttfts", "output_lens") if k in doc and not isinstance(doc[k], list)]
+    if arrays:
+        facts["not_recorded"].append(f"per-request arrays ({arrays[0]} is {spelled(doc[arrays[0]])}, not a list)")
+    if not arrays and all(k in doc for k in ("ttfts", "output_lens")):
         facts["ttfts_s"] = seconds_list(doc, "ttfts")
         facts["output_lens_tokens"] = tokens_list(doc, "output_lens")
         facts["input_lens_tokens"] = tokens_list(doc, "input_lens")
         facts["latencies_s"] = seconds_list(doc, "latencies")
         if facts["latencies_s"] is None and isinstance(doc.get("itls"), list):
             # vLLM's own timeline plot takes a request's latency as ttft + sum(itls) when it has no latency
-            facts["latencies_s"] = [
-                t + sum(i) if isinstance(t, int | float) and isinstance(i, list) else None
-                for t, i in zip(doc["ttfts"], doc["itls"], strict=False)
-            ]
+            facts["latencies_s"] = latencies_from_itls(doc["ttfts"], doc["itls"], facts["not_recorded"])
         facts["errors"] = [bool(e) for e in doc["errors"]] if isinstance(doc.get("errors"), list) else None
     else:
-        facts["not_recorded"].append("per-request arrays (run without --save-detailed)")
+        if not arrays:
+            facts["not_recorded"].append("per-request arrays (run without --save-detailed)")
         for ours, theirs in (
             ("ttft_p50_s", "median_ttft_ms"),
             ("ttft_p95_s", "p95_ttft_ms"),
