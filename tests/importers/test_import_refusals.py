@@ -166,3 +166,16 @@ def test_ttfts_null_is_read_as_no_per_request_arrays_with_its_reason(tmp_path, c
     (cell,) = report["cells"]
     assert cell["ttft_p50_s"] == 0.04 and cell["tpot_p50_s"] == 0.018
     assert "per-request arrays (ttfts is null, not a list)" in report["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_an_older_vllm_file_counts_its_failed_requests_from_its_errors(tmp_path, capsys, monkeypatch):
+    # benchmark_serving.py v0.6-v0.8 writes no "failed", only the per-request errors: a file with one error was "ok"
+    doc = json.loads((IMPORTS / "vllm_base_r0.json").read_text())
+    del doc["failed"]
+    doc["errors"][1] = "Traceback ... ClientConnectorError"
+    doc["completed"] = 3
+    report = _imported(tmp_path, capsys, monkeypatch, "old.json", doc)
+    (cell,) = report["cells"]
+    assert (cell["status"], cell["streams"], cell["streams_ok"]) == ("degraded", 4, 3)
+    assert cell["reasons"][0] == "STREAM_DEGRADED(failed:1)"
+    assert "failed requests" not in report["manifest"]["imports"][0]["not_recorded"]

