@@ -179,3 +179,25 @@ def test_an_older_vllm_file_counts_its_failed_requests_from_its_errors(tmp_path,
     assert (cell["status"], cell["streams"], cell["streams_ok"]) == ("degraded", 4, 3)
     assert cell["reasons"][0] == "STREAM_DEGRADED(failed:1)"
     assert "failed requests" not in report["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_records_at_one_rate_but_another_cap_or_burstiness_are_not_repeats(tmp_path, capsys, monkeypatch):
+    # 4 req/s capped at 8 and at 32 in flight (or Poisson and gamma arrivals) were stored as repeats of one level
+    cap8 = _vllm(tmp_path, "cap8.json", request_rate=4.0, max_concurrency=8)
+    cap32 = _vllm(tmp_path, "cap32.json", request_rate=4.0, max_concurrency=32, duration=3.0)
+    gamma = _vllm(tmp_path, "gamma.json", request_rate=4.0, max_concurrency=8, burstiness=0.5, duration=3.5)
+    for other, found in (
+        (cap32, "in-flight cap (max_concurrency) 32 against 8 at 4 req/s"),
+        (gamma, "arrival gamma(burstiness=0.5) against poisson at 4 req/s"),
+    ):
+        run = tmp_path / f"run-{other.stem}"
+        code, _, err = cli(["import", cap8, other, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
+        flat = " ".join(err.split())
+        assert code == 2 and f"found: {found}" in flat, flat
+        assert not run.exists()
+    run = tmp_path / "run"
+    assert cli(["import", cap8, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    manifest = (run / "manifest.json").read_bytes()
+    code, _, err = cli(["import", cap32, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "(max_concurrency) 32 against 8" in err
+    assert (run / "manifest.json").read_bytes() == manifest

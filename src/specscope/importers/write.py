@@ -11,7 +11,10 @@ paired with the baseline's by that order (:mod:`specscope.stats.pairing`), and s
 The run folder: ``--out RUN`` is created when absent; when it holds a run the cells are added and the manifest's
 ``options`` (configs, workloads, levels, repeats) and ``imports`` (one entry per record: file, SHA-256, record,
 shape, tool, cell, what the tool did not record) are brought up to date. A record already imported into the run
-(same SHA-256 and record) is refused, as is a closed-loop record in a run of open-loop cells or the reverse.
+(same SHA-256 and record) is refused, as is a closed-loop record in a run of open-loop cells or the reverse, and an
+open-loop record at a rate the run has with another arrival process (vLLM's ``burstiness``) or in-flight cap
+(``max_concurrency``): another load, not a repeat. Every check runs before the first write: a refused import leaves
+the run as it was, and a run it would have created is not made.
 """
 
 from __future__ import annotations
@@ -73,6 +76,29 @@ def _level(rec: Imported, rates: dict[float, int], closed: bool | None, where: s
     return rates[rate]
 
 
+def _same_load(level_load: tuple[str | None, int | None], rec: Imported, where: str) -> None:
+    """Refuse an open-loop record at a rate the run (or this import) has, but with another arrival process or
+    in-flight cap: it is another load, not a repeat of that level.
+
+    Raises:
+        ConfigError: naming the field that differs and both values.
+    """
+    arrival, cap = level_load
+    rate = f"{rec.load.rate_per_s:g} req/s"
+    if rec.load.concurrency != cap:
+        found = f"in-flight cap (max_concurrency) {rec.load.concurrency or 'none'} against {cap or 'none'} at {rate}"
+    elif rec.load.arrival != arrival:
+        found = f"arrival {rec.load.arrival} against {arrival} at {rate}"
+    else:
+        return
+    raise ConfigError(
+        f"{where} is not a repeat of the run's {rate} level: its load differs",
+        found=found,
+        expected="repeats of one level measured at one load (the same rate, arrival process and in-flight cap)",
+        fix="import records of another cap or burstiness into another --out run",
+    )
+
+
 def _new_manifest(baseline: str, command: list[str]) -> dict[str, Any]:
     """The manifest fields of a run this command creates."""
     return {
@@ -128,6 +154,11 @@ def _plan(
     }
     closed: bool | None = None if not cells else not any("open_loop" in c.client for c in cells)
     rates = _rates(cells)
+    loads = {  # an open-loop level -> its arrival and in-flight cap (the rate is the level)
+        c.key.concurrency: (c.client["open_loop"].get("arrival"), c.client["open_loop"].get("max_concurrency"))
+        for c in cells
+        if isinstance(c.client.get("open_loop"), dict)
+    }
     counts: dict[tuple[str, str, int], int] = {}
     for c in cells:
         counts[(c.key.config, c.key.workload, c.key.concurrency)] = (
@@ -146,6 +177,8 @@ def _plan(
         seen.add((rec.facts["sha256"], rec.facts["record"]))
         level = _level(rec, rates, closed, where)
         closed = not rec.load.open_loop
+        if rec.load.open_loop:
+            _same_load(loads.setdefault(level, (rec.load.arrival, rec.load.concurrency)), rec, where)
         group = (config, workload or rec.workload or DEFAULT_WORKLOAD, level)
         key = CellKey(*group, counts.get(group, 0))
         counts[group] = key.repeat + 1
