@@ -201,3 +201,22 @@ def test_records_at_one_rate_but_another_cap_or_burstiness_are_not_repeats(tmp_p
     code, _, err = cli(["import", cap32, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
     assert code == 2 and "(max_concurrency) 32 against 8" in err
     assert (run / "manifest.json").read_bytes() == manifest
+
+
+def test_a_vllm_ramp_up_run_is_refused_as_having_no_single_level(tmp_path, capsys, monkeypatch):
+    # --ramp-up-strategy linear 1 -> 20 req/s leaves request_rate "inf": it was read as a closed loop of num_prompts
+    ramp = _vllm(
+        tmp_path,
+        "ramp.json",
+        request_rate="inf",
+        max_concurrency=None,
+        ramp_up_strategy="linear",
+        ramp_up_start_rps=1,
+        ramp_up_end_rps=20,
+    )
+    run = tmp_path / "run"
+    code, _, err = cli(["import", ramp, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
+    flat = " ".join(err.split())
+    assert code == 2 and f"{ramp} record 1 (vllm-bench-serve): a ramp-up run has no single level" in flat, flat
+    assert 'found: ramp_up_strategy = "linear", from 1 to 20 req/s;' in flat
+    assert not run.exists()

@@ -132,6 +132,10 @@ def read_records(path: Path) -> list[Imported]:
             raise _unknown(path, f"record {i}: {keys or 'an empty object'}")
         try:
             records = shape.records(doc)
+        except ConfigError as exc:  # a reader's refusal (no level to name): said with the file and record
+            raise ConfigError(
+                f"{path} record {i} ({shape.name}): {exc.message}", found=exc.found, expected=exc.expected, fix=exc.fix
+            ) from None
         except BadFigure as exc:
             raise ConfigError(
                 f"{path} record {i} ({shape.name}): {exc.field} is not a figure specscope can store",

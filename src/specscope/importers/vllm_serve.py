@@ -14,7 +14,9 @@ are in the file, the failed count is the number of non-empty ones (as SGLang's i
 
 Load: a finite ``request_rate`` is an open loop (``burstiness`` 1.0: Poisson arrivals, else gamma), capped at
 ``max_concurrency`` when set; ``"inf"`` with ``max_concurrency`` N is a closed loop of N streams; ``"inf"`` without
-one sends every prompt at once (a closed loop of ``num_prompts``).
+one sends every prompt at once (a closed loop of ``num_prompts``). A ``--ramp-up-strategy`` run (``ramp_up_strategy``,
+``ramp_up_start_rps``, ``ramp_up_end_rps`` in the file, ``request_rate`` ``"inf"``) raises its rate through the run:
+it has no single level and is refused.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from specscope.errors import ConfigError
 from specscope.importers.record import (
     Imported,
     Load,
@@ -63,7 +66,16 @@ def _load(doc: Mapping[str, Any]) -> Load:
 
     Raises:
         BadFigure: a request rate, cap or prompt count that is not one (NaN, 0, 2.5 streams...).
+        ConfigError: a ramp-up run (``ramp_up_strategy``: the rate rises through the run, no one level).
     """
+    if doc.get("ramp_up_strategy") is not None:
+        raise ConfigError(
+            "a ramp-up run has no single level",
+            found=f"ramp_up_strategy = {spelled(doc['ramp_up_strategy'])}, from {spelled(doc.get('ramp_up_start_rps'))}"
+            f" to {spelled(doc.get('ramp_up_end_rps'))} req/s",
+            expected="a run at one load: a request rate, or max_concurrency with request_rate inf",
+            fix="import runs made without --ramp-up-strategy (one per rate: vllm bench serve --request-rate R)",
+        )
     per_s = rate(doc.get("request_rate"), "request_rate")
     cap = level(doc.get("max_concurrency"), "max_concurrency")
     if per_s is not None:
