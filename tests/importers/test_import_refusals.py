@@ -220,3 +220,15 @@ def test_a_vllm_ramp_up_run_is_refused_as_having_no_single_level(tmp_path, capsy
     assert code == 2 and f"{ramp} record 1 (vllm-bench-serve): a ramp-up run has no single level" in flat, flat
     assert 'found: ramp_up_strategy = "linear", from 1 to 20 req/s;' in flat
     assert not run.exists()
+
+
+def test_a_nan_acceptance_rate_is_absent_with_its_own_reason(tmp_path, capsys, monkeypatch):
+    # a server that drafted nothing: vLLM writes rate NaN; the reason said the server had no spec-decode counters
+    doc = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    doc.update(spec_decode_acceptance_rate=float("nan"), spec_decode_num_drafts=0, spec_decode_accepted_tokens=0)
+    report = _imported(tmp_path, capsys, monkeypatch, "nan.json", doc)
+    (cell,) = report["cells"]
+    assert cell["acceptance_rate"] is None and cell["acceptance_per_position"] == []
+    not_recorded = report["manifest"]["imports"][0]["not_recorded"]
+    assert "speculative acceptance (spec_decode_acceptance_rate = NaN)" in not_recorded
+    assert not any("no vllm:spec_decode counters" in r for r in not_recorded)

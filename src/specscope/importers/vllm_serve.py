@@ -91,6 +91,10 @@ def _load(doc: Mapping[str, Any]) -> Load:
 
 def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
     rate = num(doc, "spec_decode_acceptance_rate")
+    if rate is None and doc.get("spec_decode_acceptance_rate") is not None:  # NaN (no drafts), a string...
+        written = spelled(doc["spec_decode_acceptance_rate"])
+        facts["not_recorded"].append(f"speculative acceptance (spec_decode_acceptance_rate = {written})")
+        return
     if rate is None:
         facts["not_recorded"].append("speculative counters (no vllm:spec_decode counters on the server's /metrics)")
         return
