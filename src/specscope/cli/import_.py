@@ -1,8 +1,10 @@
 """``specscope import FILE... --config NAME [--workload NAME] [--baseline NAME] --out RUN``: another tool's result
 files stored as cells of a run, judged by ``report`` and ``advise`` like any other (:mod:`specscope.importers`).
 
-Exit codes: 0 imported; 2 a file of no known shape (the shapes tried are named), a record already in the run, a
-load of the other loop kind than the run's cells, or ``--out`` that is not a run folder.
+Exit codes: 0 imported; 2 a blank name, a file of no known shape (the shapes tried are named), a total or load
+that is not a number it can be (the field and value named), a record already in the run, a load of the other loop
+kind than the run's cells (or at one of its rates with another cap or burstiness, or a ramp-up), or ``--out`` that
+is not a run folder. Every check runs before the first write: a refused import leaves the run as it was.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ def import_cmd(
     repeats (paired with the baseline's by order: they were not
     interleaved). What the tool did not record stays absent and is named. Then `specscope report RUN`.
 
-    Exit codes: 0 imported; 2 a file of no known shape (naming the shapes tried), a record already imported into
-    RUN, or RUN not a run folder."""
+    Exit codes: 0 imported; 2 a file of no known shape (naming the shapes tried), a total or load that is not a
+    number it can be (NaN, a string, 2.5 streams: naming the field), a record already imported into RUN, a load RUN
+    cannot take as a level, or RUN not a run folder. Nothing is written unless every check passed."""
     from specscope.importers import import_files
 
     cells = import_files(files, config, out, workload=workload, baseline=baseline, command=["specscope", *sys.argv[1:]])

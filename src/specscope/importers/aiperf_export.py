@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.importers.record import Imported, Load, num
+from specscope.importers.record import Imported, Load, count, level, num, rate, seconds
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 
@@ -77,12 +77,18 @@ def _loadgen(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _load(cfg: Mapping[str, Any]) -> Load:
+    """The load (module docstring).
+
+    Raises:
+        BadFigure: a request rate or concurrency that is not one (NaN, 0, 2.5 streams...).
+    """
     lg = _loadgen(cfg)
-    rate, conc = num(lg, "request_rate") or num(lg, "rate"), num(lg, "concurrency")
-    if rate is not None:
+    key = "request_rate" if lg.get("request_rate") is not None else "rate"
+    per_s, conc = rate(lg.get(key), f"loadgen.{key}"), level(lg.get("concurrency"), "loadgen.concurrency")
+    if per_s is not None:
         arrival = str(lg.get("arrival_pattern") or lg.get("request_rate_mode") or lg.get("type") or "poisson")
-        return Load(concurrency=None if conc is None else int(conc), rate_per_s=rate, arrival=arrival.lower())
-    return Load(concurrency=int(conc) if conc is not None else 1)
+        return Load(concurrency=conc, rate_per_s=per_s, arrival=arrival.lower())
+    return Load(concurrency=conc if conc is not None else 1)
 
 
 def _model(cfg: Mapping[str, Any]) -> str | None:
@@ -96,28 +102,52 @@ def _model(cfg: Mapping[str, Any]) -> str | None:
     return str(names[0]) if isinstance(names, list) and names else None
 
 
-def _failed(doc: Mapping[str, Any], errors: float | None) -> int | None:
-    """Failed requests: ``error_request_count``, else the counts of ``error_summary`` (empty: none), else unknown."""
+def _count(doc: Mapping[str, Any], tag: str, unit: str = "requests") -> int | None:
+    """The ``avg`` of the metric ``tag`` as a count (None when the export has no such metric or value).
+
+    Raises:
+        BadFigure: a value that is not a whole number (NaN, a string, a fraction).
+    """
+    m = _metric(doc, tag)
+    return None if m is None else count(m.get("avg"), f"{tag}.avg", unit)
+
+
+def _failed(doc: Mapping[str, Any], errors: int | None) -> int | None:
+    """Failed requests: ``error_request_count``, else the counts of ``error_summary`` (empty: none), else unknown.
+
+    Raises:
+        BadFigure: an ``error_summary`` entry whose ``count`` is not a whole number.
+    """
     if errors is not None:
-        return int(errors)
+        return errors
     summary = doc.get("error_summary")
     if isinstance(summary, list):
-        return sum(int(e.get("count") or 0) for e in summary if isinstance(e, Mapping))
+        return sum(
+            count(e.get("count"), f"error_summary[{i}].count") or 0
+            for i, e in enumerate(summary)
+            if isinstance(e, Mapping)
+        )
     return None
 
 
 def parse(doc: Mapping[str, Any]) -> Imported:
-    """The record's facts (:mod:`specscope.stats.imported`), load and model."""
-    completed = _stat(doc, "request_count", "avg")
-    errors = _stat(doc, "error_request_count", "avg")
+    """The record's facts (:mod:`specscope.stats.imported`), load and model.
+
+    Raises:
+        BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
+    """
+    duration = _metric(doc, "benchmark_duration")
+    scale = _SECONDS.get(str(duration["unit"]).lower()) if duration is not None else None
     facts: dict[str, Any] = {
         "tool": TOOL,
         "shape": SHAPE,
         "tool_version": doc.get("aiperf_version"),
-        "duration_s": _stat(doc, "benchmark_duration", "avg", seconds=True),
-        "completed": None if completed is None else int(completed),
-        "failed": _failed(doc, errors),
-        "output_tokens": None if (t := _stat(doc, "total_output_tokens", "avg")) is None else int(t),
+        "duration_s": None
+        if duration is None or scale is None
+        else seconds(duration.get("avg"), "benchmark_duration.avg", scale),
+        "completed": _count(doc, "request_count"),
+        "failed": _failed(doc, _count(doc, "error_request_count")),
+        "output_tokens": _count(doc, "total_output_tokens", "tokens"),
         "ttft_p50_s": _stat(doc, "time_to_first_token", "p50", seconds=True),
         "ttft_p95_s": _stat(doc, "time_to_first_token", "p95", seconds=True),
         "tpot_p50_s": _stat(doc, "inter_token_latency", "p50", seconds=True),

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.importers.record import Imported, Load, num
+from specscope.importers.record import Imported, Load, count, level, num, rate, seconds
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse_all"]
 
@@ -58,17 +58,25 @@ def _ms(summary: Mapping[str, Any], key: str) -> float | None:
     return None if v is None else v / 1000.0
 
 
-def _load(strategy: Mapping[str, Any], where: str) -> Load:
+def _load(strategy: Mapping[str, Any], where: str, path: str) -> Load:
+    """The load (module docstring); ``path``: the strategy's place in the report, for a refusal.
+
+    Raises:
+        BadFigure: streams, a cap or a rate that is not one (NaN, 0, 2.5 streams...).
+        ConfigError: a strategy that names no level.
+    """
     kind = strategy.get("type_")
-    cap = num(strategy, "max_concurrency")
+    cap = level(strategy.get("max_concurrency"), f"{path}.max_concurrency")
+    streams = level(strategy.get("streams"), f"{path}.streams")
+    per_s = rate(strategy.get("rate"), f"{path}.rate")
     if kind == "synchronous":
         return Load(concurrency=1)
-    if kind == "concurrent" and num(strategy, "streams") is not None:
-        return Load(concurrency=int(num(strategy, "streams") or 1))
+    if kind == "concurrent" and streams is not None:
+        return Load(concurrency=streams)
     if kind == "throughput" and cap is not None:
-        return Load(concurrency=int(cap))
-    if kind in ("constant", "poisson") and num(strategy, "rate") is not None:
-        return Load(concurrency=None if cap is None else int(cap), rate_per_s=num(strategy, "rate"), arrival=str(kind))
+        return Load(concurrency=cap)
+    if kind in ("constant", "poisson") and per_s is not None:
+        return Load(concurrency=cap, rate_per_s=per_s, arrival=str(kind))
     raise ConfigError(
         f"{where}: a GuideLLM benchmark of strategy {kind!r} has no level specscope can name",
         found=dict(strategy),
@@ -78,9 +86,14 @@ def _load(strategy: Mapping[str, Any], where: str) -> Load:
 
 
 def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
+    at = f"benchmarks[{i - 1}]"
     metrics = _obj(bench, "metrics")
     totals = _obj(metrics, "request_totals")
-    out = num(_summary(metrics, "output_token_count"), "total_sum")
+    out = count(
+        _summary(metrics, "output_token_count").get("total_sum"),
+        f"{at}.metrics.output_token_count.successful.total_sum",
+        "tokens",
+    )
     ttft, tpot = _summary(metrics, "time_to_first_token_ms"), _summary(metrics, "time_per_output_token_ms")
     meta = _obj(doc, "metadata")
     facts: dict[str, Any] = {
@@ -88,11 +101,11 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
         "shape": SHAPE,
         "tool_version": meta.get("guidellm_version"),
         "benchmark": i,
-        "duration_s": num(bench, "duration"),
-        "completed": None if num(totals, "successful") is None else int(num(totals, "successful") or 0),
-        "failed": None if num(totals, "errored") is None else int(num(totals, "errored") or 0),
-        "incomplete": None if num(totals, "incomplete") is None else int(num(totals, "incomplete") or 0),
-        "output_tokens": None if out is None else int(out),
+        "duration_s": seconds(bench.get("duration"), f"{at}.duration"),
+        "completed": count(totals.get("successful"), f"{at}.metrics.request_totals.successful"),
+        "failed": count(totals.get("errored"), f"{at}.metrics.request_totals.errored"),
+        "incomplete": count(totals.get("incomplete"), f"{at}.metrics.request_totals.incomplete"),
+        "output_tokens": out,
         "ttft_p50_s": _ms(ttft, "median"),
         "ttft_p95_s": _ms(ttft, "p95"),
         "tpot_p50_s": _ms(tpot, "median"),
@@ -105,7 +118,14 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
     strategy = _obj(cfg, "strategy")
     backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)
     model = backend.get("model")
-    return Imported(TOOL, SHAPE, _load(strategy, f"benchmark {i}"), facts, None, str(model) if model else None)
+    return Imported(
+        TOOL,
+        SHAPE,
+        _load(strategy, f"benchmark {i}", f"{at}.config.strategy"),
+        facts,
+        None,
+        str(model) if model else None,
+    )
 
 
 def parse_all(doc: Mapping[str, Any]) -> list[Imported]:
@@ -113,5 +133,6 @@ def parse_all(doc: Mapping[str, Any]) -> list[Imported]:
 
     Raises:
         ConfigError: a benchmark whose strategy names no level (see the module docstring).
+        BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
     """
     return [_one(doc, b, i) for i, b in enumerate(doc["benchmarks"], 1)]

@@ -6,12 +6,122 @@ A :class:`Imported` is what one JSON record says, in specscope's units and names
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Imported", "Load", "num", "seconds_list", "tokens_list"]
+from specscope.records import INT_BOUND
+
+__all__ = [
+    "BadFigure",
+    "Imported",
+    "Load",
+    "count",
+    "latencies_from_itls",
+    "level",
+    "numbers",
+    "num",
+    "rate",
+    "seconds",
+    "seconds_list",
+    "tokens_list",
+]
+
+#: the longest duration a cell stores (its end, in integer nanoseconds, is below 2**63): ~292 years.
+MAX_SECONDS = (INT_BOUND - 1) / 1e9
+
+
+class BadFigure(ValueError):
+    """A figure the file holds that is not what its field means (NaN, a string, a fraction of a request...):
+    ``field`` (its path in the document), the ``value`` as found and what was ``expected``. The shape reader turns
+    it into a :class:`~specscope.errors.ConfigError` naming the file and record (:mod:`specscope.importers.shapes`).
+    """
+
+    def __init__(self, field: str, value: Any, expected: str):
+        super().__init__(f"{field} = {spelled(value)}")
+        self.field = field
+        self.value = value
+        self.expected = expected
+
+
+def spelled(value: Any) -> str:
+    """``value`` as the file wrote it (JSON: ``NaN``, ``Infinity``, ``"64"``), at most 60 characters."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _whole(value: Any) -> int | None:
+    """``value`` as an int when it is a whole number in [0, 2**63) (an int, or a float like 64.0), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
+        return None
+    return int(value) if 0 <= value < INT_BOUND else None
+
+
+def count(value: Any, field: str, unit: str = "requests") -> int | None:
+    """A count (requests, tokens) the tool wrote: None when absent (null), else a whole number >= 0.
+
+    Raises:
+        BadFigure: NaN, Infinity, a fraction, a negative number, a string, or 2**63 and more.
+    """
+    if value is None:
+        return None
+    n = _whole(value)
+    if n is None:
+        raise BadFigure(field, value, f"a whole number of {unit} (0 or more, below 2**63), or null when not recorded")
+    return n
+
+
+def level(value: Any, field: str) -> int | None:
+    """A number of streams in flight (a closed loop's N, an open loop's cap): None when absent, else a whole
+    number >= 1.
+
+    Raises:
+        BadFigure: anything else (0, a negative number, a fraction, NaN, a string, 2**63 and more).
+    """
+    if value is None:
+        return None
+    n = _whole(value)
+    if n is None or n < 1:
+        raise BadFigure(field, value, "a whole number of streams (1 or more, below 2**63), or null when not set")
+    return n
+
+
+def seconds(value: Any, field: str, scale: float = 1.0) -> float | None:
+    """A duration the tool wrote (times ``scale`` to seconds): None when absent, else a positive finite number of
+    seconds a cell can store (below :data:`MAX_SECONDS`).
+
+    Raises:
+        BadFigure: NaN, Infinity, zero, a negative number, a string, or a duration past :data:`MAX_SECONDS`.
+    """
+    if value is None:
+        return None
+    ok = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    if not ok or not 0 < value * scale <= MAX_SECONDS:
+        raise BadFigure(
+            field, value, f"a positive number of seconds (at most {MAX_SECONDS:,.0f}), or null when not recorded"
+        )
+    return float(value) * scale
+
+
+def rate(value: Any, field: str) -> float | None:
+    """A request rate (req/s): None when absent or infinite (``"inf"``, JSON ``Infinity``: every request at once),
+    else a positive finite number.
+
+    Raises:
+        BadFigure: NaN, zero, a negative number, or a string other than ``"inf"``.
+    """
+    if value is None or value == "inf" or (isinstance(value, float) and value == math.inf):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise BadFigure(field, value, 'a positive number of requests per second, or "inf" (all at once)')
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -74,3 +184,28 @@ def tokens_list(doc: Mapping[str, Any], key: str) -> list[int | None] | None:
     if not isinstance(raw, list):
         return None
     return [int(v) if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None for v in raw]
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def numbers(value: Any) -> list[float] | None:
+    """``value`` as a list of finite numbers, or None when it is anything else (a scalar, a list holding a null,
+    NaN or a string): a per-position list is never compacted, since the positions after a gap would shift."""
+    if not isinstance(value, list) or not all(_finite(v) for v in value):
+        return None
+    return [float(v) for v in value]
+
+
+def latencies_from_itls(ttfts: list[Any], itls: list[Any], not_recorded: list[str]) -> list[float | None]:
+    """Each request's latency as ``ttft + sum(itls)`` (vLLM's timeline plot and SGLang's e2e figure), None for a
+    request whose TTFT or any ITL is not a finite number; the count of those is added to ``not_recorded``."""
+    out: list[float | None] = []
+    for t, i in zip(ttfts, itls, strict=False):
+        gaps = numbers(i)
+        out.append(float(t) + sum(gaps) if _finite(t) and gaps is not None else None)
+    bad = sum(1 for i in itls if numbers(i) is None)
+    if bad:
+        not_recorded.append(f"latency of {bad} of {len(itls)} requests (a non-number in its itls)")
+    return out

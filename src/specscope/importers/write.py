@@ -11,7 +11,10 @@ paired with the baseline's by that order (:mod:`specscope.stats.pairing`), and s
 The run folder: ``--out RUN`` is created when absent; when it holds a run the cells are added and the manifest's
 ``options`` (configs, workloads, levels, repeats) and ``imports`` (one entry per record: file, SHA-256, record,
 shape, tool, cell, what the tool did not record) are brought up to date. A record already imported into the run
-(same SHA-256 and record) is refused, as is a closed-loop record in a run of open-loop cells or the reverse.
+(same SHA-256 and record) is refused, as is a closed-loop record in a run of open-loop cells or the reverse, and an
+open-loop record at a rate the run has with another arrival process (vLLM's ``burstiness``) or in-flight cap
+(``max_concurrency``): another load, not a repeat. Every check runs before the first write: a refused import leaves
+the run as it was, and a run it would have created is not made.
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specscope.errors import ConfigError
+from specscope.errors import ConfigError, StoreError
 from specscope.importers.record import Imported
 from specscope.importers.shapes import read_records
 from specscope.records import CellKey, CellResult
-from specscope.store import DB_NAME, Run, create_run, open_run
+from specscope.store import DB_NAME, MANIFEST_NAME, SCHEMA_VERSION, Run, create_run, open_run
+from specscope.store.manifest import validate_manifest
+from specscope.store.schema import cell_from_row, cell_row
 
 __all__ = ["ImportedCell", "import_files"]
 
@@ -44,17 +49,17 @@ class ImportedCell:
     load: str
 
 
-def _rates(run: Run) -> dict[float, int]:
+def _rates(cells: list[CellResult]) -> dict[float, int]:
     """The run's open-loop rates (req/s) -> their level index."""
     out: dict[float, int] = {}
-    for c in run.cells():
+    for c in cells:
         ol = c.client.get("open_loop")
         if isinstance(ol, dict) and isinstance(ol.get("rate_per_s"), int | float):
             out.setdefault(float(ol["rate_per_s"]), c.key.concurrency)
     return out
 
 
-def _level(run: Run, rec: Imported, rates: dict[float, int], closed: bool | None, where: str) -> int:
+def _level(rec: Imported, rates: dict[float, int], closed: bool | None, where: str) -> int:
     if closed is not None and closed == rec.load.open_loop:
         kinds = ("closed-loop (concurrency)", "open-loop (request rate)")
         raise ConfigError(
@@ -71,10 +76,32 @@ def _level(run: Run, rec: Imported, rates: dict[float, int], closed: bool | None
     return rates[rate]
 
 
-def _open(out: Path, baseline: str, command: list[str]) -> Run:
-    if out.is_dir() and (out / DB_NAME).exists():
-        return open_run(out, writable=True)
-    manifest = {
+def _same_load(level_load: tuple[str | None, int | None], rec: Imported, where: str) -> None:
+    """Refuse an open-loop record at a rate the run (or this import) has, but with another arrival process or
+    in-flight cap: it is another load, not a repeat of that level.
+
+    Raises:
+        ConfigError: naming the field that differs and both values.
+    """
+    arrival, cap = level_load
+    rate = f"{rec.load.rate_per_s:g} req/s"
+    if rec.load.concurrency != cap:
+        found = f"in-flight cap (max_concurrency) {rec.load.concurrency or 'none'} against {cap or 'none'} at {rate}"
+    elif rec.load.arrival != arrival:
+        found = f"arrival {rec.load.arrival} against {arrival} at {rate}"
+    else:
+        return
+    raise ConfigError(
+        f"{where} is not a repeat of the run's {rate} level: its load differs",
+        found=found,
+        expected="repeats of one level measured at one load (the same rate, arrival process and in-flight cap)",
+        fix="import records of another cap or burstiness into another --out run",
+    )
+
+
+def _new_manifest(baseline: str, command: list[str]) -> dict[str, Any]:
+    """The manifest fields of a run this command creates."""
+    return {
         "kind": "bench",
         "created": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "engine": "external",
@@ -83,15 +110,16 @@ def _open(out: Path, baseline: str, command: list[str]) -> Run:
         "acceptance_source": "the importing tool's file (the server's counters as the tool read them)",
         "token_source": "the importing tool's output-token totals",
     }
-    return create_run(out, manifest)
 
 
-def _manifest_fields(run: Run, imports: list[dict[str, Any]], baseline: str | None) -> dict[str, Any]:
-    keys = run.done_keys()
+def _manifest_fields(
+    manifest: dict[str, Any], keys: set[CellKey], imports: list[dict[str, Any]], baseline: str | None
+) -> dict[str, Any]:
+    """The manifest fields an import brings up to date, for the run's cells ``keys`` (those stored and those added)."""
     repeats: dict[tuple[str, str, int], int] = {}
     for k in keys:
         repeats[(k.config, k.workload, k.concurrency)] = repeats.get((k.config, k.workload, k.concurrency), 0) + 1
-    opts = dict(run.manifest.get("options") or {})
+    opts = dict(manifest.get("options") or {})
     opts.update(
         configs=sorted({k.config for k in keys}),
         workloads=sorted({k.workload for k in keys}),
@@ -100,7 +128,7 @@ def _manifest_fields(run: Run, imports: list[dict[str, Any]], baseline: str | No
     )
     fields: dict[str, Any] = {
         "options": opts,
-        "imports": [*(run.manifest.get("imports") or []), *imports],
+        "imports": [*(manifest.get("imports") or []), *imports],
         "cells_done": len(keys),
         "cells_total": len(keys),
         "finished": True,
@@ -111,21 +139,26 @@ def _manifest_fields(run: Run, imports: list[dict[str, Any]], baseline: str | No
 
 
 def _plan(
-    run: Run, records: list[tuple[Path, Imported]], config: str, workload: str | None, out: Path
+    cells: list[CellResult], records: list[tuple[Path, Imported]], config: str, workload: str | None, out: Path
 ) -> list[tuple[Path, Imported, CellKey, dict[str, Any]]]:
-    """Each record's cell key and client facts, checked against the run and each other (nothing is written).
+    """Each record's cell key and client facts, checked against the run's ``cells`` and each other (nothing is
+    written).
 
     Raises:
         ConfigError: a record already in the run, or a load of the other loop kind than the run's cells.
     """
-    cells = run.cells()
     seen = {
         (c.client["imported"].get("sha256"), c.client["imported"].get("record"))
         for c in cells
         if isinstance(c.client.get("imported"), dict)
     }
     closed: bool | None = None if not cells else not any("open_loop" in c.client for c in cells)
-    rates = _rates(run)
+    rates = _rates(cells)
+    loads = {  # an open-loop level -> its arrival and in-flight cap (the rate is the level)
+        c.key.concurrency: (c.client["open_loop"].get("arrival"), c.client["open_loop"].get("max_concurrency"))
+        for c in cells
+        if isinstance(c.client.get("open_loop"), dict)
+    }
     counts: dict[tuple[str, str, int], int] = {}
     for c in cells:
         counts[(c.key.config, c.key.workload, c.key.concurrency)] = (
@@ -142,8 +175,10 @@ def _plan(
                 fix="leave the file out, or import it into another --out run",
             )
         seen.add((rec.facts["sha256"], rec.facts["record"]))
-        level = _level(run, rec, rates, closed, where)
+        level = _level(rec, rates, closed, where)
         closed = not rec.load.open_loop
+        if rec.load.open_loop:
+            _same_load(loads.setdefault(level, (rec.load.arrival, rec.load.concurrency)), rec, where)
         group = (config, workload or rec.workload or DEFAULT_WORKLOAD, level)
         key = CellKey(*group, counts.get(group, 0))
         counts[group] = key.repeat + 1
@@ -156,10 +191,68 @@ def _plan(
     return out_plan
 
 
+def _check_name(option: str, value: str) -> None:
+    """Refuse a blank ``--config`` / ``--workload`` / ``--baseline`` (the run store keys cells by these names).
+
+    Raises:
+        ConfigError: ``value`` is empty or only spaces.
+    """
+    if not value.strip():
+        raise ConfigError(
+            f"{option} needs a name",
+            found=repr(value),
+            expected="a name with at least one character that is not a space",
+            fix=f"pass {option} NAME (e.g. {option} base)",
+        )
+
+
+def _storable(result: CellResult, where: str) -> None:
+    """Refuse a cell the run store would refuse to read back (the reader's own row check, run before any write).
+
+    Raises:
+        ConfigError: naming the record, the column and the value.
+    """
+    try:
+        cell_from_row(cell_row(result), (), SCHEMA_VERSION)
+    except StoreError as exc:
+        raise ConfigError(
+            f"{where} cannot be stored as a cell",
+            found=f"{exc.message.split('(', 1)[-1].rstrip(')')}: {exc.found}",
+            expected=exc.expected,
+            fix="check the file's load and totals (or leave the file out); nothing was written",
+        ) from None
+
+
+def _cells(planned: list[tuple[Path, Imported, CellKey, dict[str, Any]]]) -> list[CellResult]:
+    """The cells to store, each checked as the run store reads it back (nothing is written)."""
+    out = []
+    for path, rec, key, client in planned:
+        duration_ns = int((rec.facts.get("duration_s") or 0.0) * 1e9)
+        result = CellResult(key, (), 0, duration_ns, None, None, client)
+        _storable(result, f"{path} record {rec.facts['record']}")
+        out.append(result)
+    return out
+
+
+def _entry(path: Path, rec: Imported, key: CellKey) -> dict[str, Any]:
+    """The record's entry in the manifest's ``imports``."""
+    return {
+        "file": str(path),
+        "sha256": rec.facts["sha256"],
+        "record": rec.facts["record"],
+        "shape": rec.shape,
+        "tool": rec.tool,
+        "cell": key.label(),
+        "load": rec.load.label(),
+        "not_recorded": list(rec.facts.get("not_recorded") or []),
+    }
+
+
 def import_files(
     files: Sequence[Path], config: str, out: Path, *, workload: str | None, baseline: str | None, command: list[str]
 ) -> list[ImportedCell]:
-    """Read every file (all are read before anything is written), then store one cell per record in ``out``.
+    """Read and check every file, each cell and the manifest the run will have, then store one cell per record in
+    ``out``: a refused import writes nothing (a run it joins is left as it was; a run it would create is not made).
 
     Args:
         files: the result files, in repeat order.
@@ -169,39 +262,55 @@ def import_files(
         command: the command line, for a new run's manifest.
 
     Raises:
-        ConfigError: a file of no known shape, a record already in the run, or a load of the other loop kind.
+        ConfigError: a blank name, a file of no known shape or of a value out of range, a record already in the
+            run, or a load of the other loop kind.
         StoreError: ``out`` exists and is not a run, or is locked by another writer.
+        ManifestError: the run's manifest would not be readable after the import (nothing is written).
     """
+    for option, name in (("--config", config), ("--workload", workload), ("--baseline", baseline)):
+        if name is not None:
+            _check_name(option, name)
     records = [(f, r) for f in files for r in read_records(f)]
-    written: list[ImportedCell] = []
-    fresh = not out.exists()
-    run = _open(out, baseline or config, command)
-    with run:
+    existing = out.is_dir() and (out / DB_NAME).exists()
+    run = open_run(out, writable=True) if existing else None
+    new = _new_manifest(baseline or config, command)
+    try:
+        cells = run.cells() if run is not None else []
+        manifest = run.manifest if run is not None else {"schema_version": SCHEMA_VERSION, **new}
+        planned = _plan(cells, records, config, workload, out)  # every check before the first write
+        results = _cells(planned)
+        imports = [_entry(path, rec, key) for path, rec, key, _ in planned]
+        keys = {c.key for c in cells} | {r.key for r in results}
+        fields = _manifest_fields(manifest, keys, imports, baseline)
+        validate_manifest({**manifest, **fields}, out / MANIFEST_NAME)
+        if run is None:
+            run = create_run(out, new)
+            fresh = True
+        else:
+            fresh = False
         try:
-            planned = _plan(run, records, config, workload, out)  # every check before the first write
-        except ConfigError:
-            if fresh:  # the folder this command made holds nothing: leave no empty run behind
+            _write(run, planned, results, config, fields)
+        except BaseException:
+            if fresh:  # the folder this command made holds a part of the import: leave no half-made run behind
                 run.close()
                 shutil.rmtree(out, ignore_errors=True)
             raise
-        imports = []
-        for path, rec, key, client in planned:
-            duration_ns = int((rec.facts.get("duration_s") or 0.0) * 1e9)
-            run.save_cell(CellResult(key, (), 0, duration_ns, None, None, client))
-            facts = {"model": rec.model, "imported_from": rec.tool} if rec.model else {"imported_from": rec.tool}
-            run.save_server_facts(config, {**run.server_facts.get(config, {}), **facts})
-            imports.append(
-                {
-                    "file": str(path),
-                    "sha256": rec.facts["sha256"],
-                    "record": rec.facts["record"],
-                    "shape": rec.shape,
-                    "tool": rec.tool,
-                    "cell": key.label(),
-                    "load": rec.load.label(),
-                    "not_recorded": list(rec.facts.get("not_recorded") or []),
-                }
-            )
-            written.append(ImportedCell(key, str(path), rec.tool, rec.load.label()))
-        run.update_manifest(**_manifest_fields(run, imports, baseline))
-    return written
+    finally:
+        if run is not None:
+            run.close()
+    return [ImportedCell(key, str(path), rec.tool, rec.load.label()) for path, rec, key, _ in planned]
+
+
+def _write(
+    run: Run,
+    planned: list[tuple[Path, Imported, CellKey, dict[str, Any]]],
+    results: list[CellResult],
+    config: str,
+    fields: dict[str, Any],
+) -> None:
+    """Store the checked cells, the config's server facts and the manifest's fields."""
+    for (_, rec, _, _), result in zip(planned, results, strict=True):
+        run.save_cell(result)
+        facts = {"model": rec.model, "imported_from": rec.tool} if rec.model else {"imported_from": rec.tool}
+        run.save_server_facts(config, {**run.server_facts.get(config, {}), **facts})
+    run.update_manifest(**fields)

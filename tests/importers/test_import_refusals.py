@@ -1,0 +1,234 @@
+"""``specscope import`` refuses bad input before it writes anything (fresh-user findings, /tmp/fu_import).
+
+A refused import exits 2 with what was found, what was expected and the fix; a run it was to join is left exactly as
+it was (its manifest byte for byte, its report the same), and a run folder it was to create is not made. Files are
+built inside each test from tests/data/imports (SOURCES.md) with the one field under test changed."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from clirun import cli
+from paths import DATA
+from report_cli import report_json
+
+IMPORTS = DATA / "imports"
+
+
+def _vllm(tmp_path: Path, name: str, **changes: Any) -> Path:
+    """vllm_base_r0.json (vllm bench serve, N=2 closed loop) with ``changes``; ``None`` deletes a key."""
+    doc = json.loads((IMPORTS / "vllm_base_r0.json").read_text())
+    for k, v in changes.items():
+        if v is None:
+            doc.pop(k, None)
+        else:
+            doc[k] = v
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _good_run(tmp_path: Path, capsys, monkeypatch) -> tuple[Path, bytes, dict[str, Any]]:
+    run = tmp_path / "run"
+    good = [IMPORTS / "vllm_base_r0.json", IMPORTS / "vllm_base_r1.json"]
+    code, _, err = cli(["import", *good, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    return run, (run / "manifest.json").read_bytes(), report_json(run)
+
+
+def test_a_refused_import_into_a_run_leaves_it_exactly_as_it_was(tmp_path, capsys, monkeypatch):
+    # max_concurrency -4 was written as level -4, then the manifest check refused it: report could no longer read it
+    run, manifest, report = _good_run(tmp_path, capsys, monkeypatch)
+    bad = _vllm(tmp_path, "neg.json", max_concurrency=-4)
+    code, _, err = cli(["import", bad, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "-4" in err and "nothing was written" in err, err
+    assert (run / "manifest.json").read_bytes() == manifest
+    assert report_json(run) == report
+
+
+def test_an_empty_config_name_is_refused_before_anything_is_written(tmp_path, capsys, monkeypatch):
+    # --config "" was stored, then report failed "config: String should have at least 1 character"
+    run, manifest, report = _good_run(tmp_path, capsys, monkeypatch)
+    other = _vllm(tmp_path, "other.json", duration=5.0)
+    for name in ("", "  "):
+        code, _, err = cli(["import", other, "--config", name, "--out", run], capsys, monkeypatch, tmp_path)
+        assert code == 2 and "--config" in err and "a name" in err, err
+        assert (run / "manifest.json").read_bytes() == manifest
+    assert report_json(run) == report
+    code, _, err = cli(["import", other, "--config", "", "--out", tmp_path / "new"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and not (tmp_path / "new").exists()
+
+
+BAD_TOTALS = [
+    # (field, value as JSON writes it, what is expected): each was imported, crashed (exit 3) or half-made a run
+    ("completed", float("nan"), "NaN", "a whole number of requests"),
+    ("completed", "64", '"64"', "a whole number of requests"),
+    ("failed", 1.5, "1.5", "a whole number of requests"),
+    ("total_output_tokens", float("inf"), "Infinity", "a whole number of tokens"),
+    ("total_output_tokens", 10**30, str(10**30), "a whole number of tokens"),
+    ("duration", float("nan"), "NaN", "a positive number of seconds"),
+    ("duration", -3.0, "-3.0", "a positive number of seconds"),
+    ("duration", 1e300, "1e+300", "a positive number of seconds"),
+    ("max_concurrency", 10**20, str(10**20), "a whole number of streams"),
+    ("max_concurrency", 1e300, "1e+300", "a whole number of streams"),
+    ("max_concurrency", 2.5, "2.5", "a whole number of streams"),
+    ("max_concurrency", 0, "0", "a whole number of streams"),
+    ("max_concurrency", -4, "-4", "a whole number of streams"),
+    ("request_rate", -2.0, "-2.0", "a positive number of requests per second"),
+]
+
+
+def test_a_total_or_load_that_is_not_a_usable_number_is_refused_naming_field_and_value(tmp_path, capsys, monkeypatch):
+    for i, (field, value, spelled, expected) in enumerate(BAD_TOTALS):
+        bad = _vllm(tmp_path, f"bad{i}.json", **{field: value})
+        run = tmp_path / f"run{i}"
+        code, _, err = cli(["import", bad, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)
+        flat = " ".join(err.split())
+        assert code == 2, (field, value, err)
+        assert f"found: {field} = {spelled};" in flat and f"expected: {expected}" in flat, flat
+        assert not run.exists()
+
+
+def test_a_bad_load_into_an_existing_run_is_refused_by_its_field_and_the_run_is_unchanged(
+    tmp_path, capsys, monkeypatch
+):
+    run, manifest, report = _good_run(tmp_path, capsys, monkeypatch)
+    bad = _vllm(tmp_path, "neg.json", max_concurrency=-4)
+    code, _, err = cli(["import", bad, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "found: max_concurrency = -4;" in " ".join(err.split()), err
+    assert (run / "manifest.json").read_bytes() == manifest
+    assert report_json(run) == report
+
+
+def test_aiperf_and_guidellm_totals_that_are_not_numbers_are_refused(tmp_path, capsys, monkeypatch):
+    ai = json.loads((IMPORTS / "aiperf_base_r0.json").read_text())
+    ai.pop("error_request_count", None)
+    ai["error_summary"] = [{"error_details": {"code": 500}, "count": "many"}]
+    (tmp_path / "ai.json").write_text(json.dumps(ai))
+    gl = json.loads((IMPORTS / "guidellm_base_r0.json").read_text())
+    gl["benchmarks"][0]["duration"] = float("nan")
+    (tmp_path / "gl.json").write_text(json.dumps(gl))
+    for name, found in (("ai.json", 'error_summary[0].count = "many"'), ("gl.json", "benchmarks[0].duration = NaN")):
+        run = tmp_path / f"run-{name}"
+        code, _, err = cli(["import", tmp_path / name, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
+        assert code == 2 and f"found: {found};" in " ".join(err.split()), err
+        assert not run.exists()
+
+
+def _imported(tmp_path: Path, capsys, monkeypatch, name: str, doc: Any, lines: bool = False) -> dict[str, Any]:
+    """Import ``doc`` (a JSON object, or with ``lines`` a JSONL line) into a new run; its report as JSON."""
+    path = tmp_path / name
+    path.write_text(json.dumps(doc) + ("\n" if lines else ""))
+    run = tmp_path / f"run-{name}"
+    code, _, err = cli(["import", path, "--config", "spec", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    return report_json(run)
+
+
+def test_a_per_position_list_that_is_not_all_numbers_is_absent_with_its_reason_never_compacted(
+    tmp_path, capsys, monkeypatch
+):
+    # a scalar was a TypeError (exit 3); [0.8, null, "x"] became [0.8]: the positions after a null shifted
+    base = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    key = "spec_decode_per_position_acceptance_rates"
+    for i, (value, spelled) in enumerate(
+        ((0.5, "0.5"), ([0.8, None, "x"], '[0.8, null, "x"]'), ([float("nan")] * 3, "[NaN, NaN, NaN]"))
+    ):
+        doc = _imported(tmp_path, capsys, monkeypatch, f"pp{i}.json", {**base, key: value})
+        (cell,) = doc["cells"]
+        assert cell["acceptance_per_position"] == [] and cell["acceptance_rate"] == 0.625
+        reason = f"per-position acceptance ({key} = {spelled}: not a list of numbers)"
+        assert reason in doc["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_a_null_inside_itls_leaves_that_requests_latency_absent_and_says_so(tmp_path, capsys, monkeypatch):
+    # vLLM (no latencies: 0.6-era files) and SGLang take latency = ttft + sum(itls): a null was a TypeError (exit 3)
+    vllm = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    del vllm["latencies"]
+    vllm["itls"][0][2] = None
+    sglang = json.loads((IMPORTS / "sglang_eagle.jsonl").read_text().splitlines()[0])
+    sglang["itls"][0][0] = None
+    for name, doc, n, tpot in (("v.json", vllm, 4, 0.018), ("s.jsonl", sglang, 8, 0.011)):
+        report = _imported(tmp_path, capsys, monkeypatch, name, doc, lines=name.endswith("l"))
+        (cell,) = report["cells"]
+        assert math.isclose(cell["tpot_p50_s"], tpot)  # from the other requests, each (latency - ttft) / (tokens - 1)
+        reason = f"latency of 1 of {n} requests (a non-number in its itls)"
+        assert reason in report["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_ttfts_null_is_read_as_no_per_request_arrays_with_its_reason(tmp_path, capsys, monkeypatch):
+    # "ttfts": null was a TypeError (exit 3); the file's own medians stand in, as for a file without --save-detailed
+    doc = {**json.loads((IMPORTS / "vllm_mtp_r0.json").read_text()), "ttfts": None}
+    report = _imported(tmp_path, capsys, monkeypatch, "t.json", doc)
+    (cell,) = report["cells"]
+    assert cell["ttft_p50_s"] == 0.04 and cell["tpot_p50_s"] == 0.018
+    assert "per-request arrays (ttfts is null, not a list)" in report["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_an_older_vllm_file_counts_its_failed_requests_from_its_errors(tmp_path, capsys, monkeypatch):
+    # benchmark_serving.py v0.6-v0.8 writes no "failed", only the per-request errors: a file with one error was "ok"
+    doc = json.loads((IMPORTS / "vllm_base_r0.json").read_text())
+    del doc["failed"]
+    doc["errors"][1] = "Traceback ... ClientConnectorError"
+    doc["completed"] = 3
+    report = _imported(tmp_path, capsys, monkeypatch, "old.json", doc)
+    (cell,) = report["cells"]
+    assert (cell["status"], cell["streams"], cell["streams_ok"]) == ("degraded", 4, 3)
+    assert cell["reasons"][0] == "STREAM_DEGRADED(failed:1)"
+    assert "failed requests" not in report["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_records_at_one_rate_but_another_cap_or_burstiness_are_not_repeats(tmp_path, capsys, monkeypatch):
+    # 4 req/s capped at 8 and at 32 in flight (or Poisson and gamma arrivals) were stored as repeats of one level
+    cap8 = _vllm(tmp_path, "cap8.json", request_rate=4.0, max_concurrency=8)
+    cap32 = _vllm(tmp_path, "cap32.json", request_rate=4.0, max_concurrency=32, duration=3.0)
+    gamma = _vllm(tmp_path, "gamma.json", request_rate=4.0, max_concurrency=8, burstiness=0.5, duration=3.5)
+    for other, found in (
+        (cap32, "in-flight cap (max_concurrency) 32 against 8 at 4 req/s"),
+        (gamma, "arrival gamma(burstiness=0.5) against poisson at 4 req/s"),
+    ):
+        run = tmp_path / f"run-{other.stem}"
+        code, _, err = cli(["import", cap8, other, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
+        flat = " ".join(err.split())
+        assert code == 2 and f"found: {found}" in flat, flat
+        assert not run.exists()
+    run = tmp_path / "run"
+    assert cli(["import", cap8, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    manifest = (run / "manifest.json").read_bytes()
+    code, _, err = cli(["import", cap32, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "(max_concurrency) 32 against 8" in err
+    assert (run / "manifest.json").read_bytes() == manifest
+
+
+def test_a_vllm_ramp_up_run_is_refused_as_having_no_single_level(tmp_path, capsys, monkeypatch):
+    # --ramp-up-strategy linear 1 -> 20 req/s leaves request_rate "inf": it was read as a closed loop of num_prompts
+    ramp = _vllm(
+        tmp_path,
+        "ramp.json",
+        request_rate="inf",
+        max_concurrency=None,
+        ramp_up_strategy="linear",
+        ramp_up_start_rps=1,
+        ramp_up_end_rps=20,
+    )
+    run = tmp_path / "run"
+    code, _, err = cli(["import", ramp, "--config", "b", "--out", run], capsys, monkeypatch, tmp_path)
+    flat = " ".join(err.split())
+    assert code == 2 and f"{ramp} record 1 (vllm-bench-serve): a ramp-up run has no single level" in flat, flat
+    assert 'found: ramp_up_strategy = "linear", from 1 to 20 req/s;' in flat
+    assert not run.exists()
+
+
+def test_a_nan_acceptance_rate_is_absent_with_its_own_reason(tmp_path, capsys, monkeypatch):
+    # a server that drafted nothing: vLLM writes rate NaN; the reason said the server had no spec-decode counters
+    doc = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    doc.update(spec_decode_acceptance_rate=float("nan"), spec_decode_num_drafts=0, spec_decode_accepted_tokens=0)
+    report = _imported(tmp_path, capsys, monkeypatch, "nan.json", doc)
+    (cell,) = report["cells"]
+    assert cell["acceptance_rate"] is None and cell["acceptance_per_position"] == []
+    not_recorded = report["manifest"]["imports"][0]["not_recorded"]
+    assert "speculative acceptance (spec_decode_acceptance_rate = NaN)" in not_recorded
+    assert not any("no vllm:spec_decode counters" in r for r in not_recorded)
