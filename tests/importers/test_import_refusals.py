@@ -11,6 +11,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from clirun import cli
 from paths import DATA
 from report_cli import report_json
@@ -232,3 +234,22 @@ def test_a_nan_acceptance_rate_is_absent_with_its_own_reason(tmp_path, capsys, m
     not_recorded = report["manifest"]["imports"][0]["not_recorded"]
     assert "speculative acceptance (spec_decode_acceptance_rate = NaN)" in not_recorded
     assert not any("no vllm:spec_decode counters" in r for r in not_recorded)
+
+
+@pytest.mark.parametrize("rate", [None, float("nan")])
+def test_zero_drafts_in_the_file_make_the_config_not_engaged(tmp_path, capsys, monkeypatch, rate):
+    """A vLLM file whose server counted 0 drafts (its acceptance rate absent, or NaN as vllm bench serve writes it
+    then) is a config that did not speculate: ``not engaged`` with the alarm, as a bench run says it. Before
+    2026-12-05 the counts were dropped with the rate and the import said 'no vllm:spec_decode counters'."""
+    run, _, _ = _good_run(tmp_path, capsys, monkeypatch)
+    zero = {"spec_decode_num_drafts": 0, "spec_decode_draft_tokens": 0, "spec_decode_accepted_tokens": 0}
+    files = [
+        _vllm(tmp_path, f"mtp_r{i}.json", **zero, spec_decode_acceptance_rate=rate, duration=4.0 + i / 10)
+        for i in range(2)
+    ]
+    code, _, err = cli(["import", *files, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    doc = report_json(run)
+    (cmp,) = [c for c in doc["comparisons"] if c["config"] == "mtp"]
+    assert cmp["verdict"] == "not_engaged"
+    assert any(a["code"] == "NOT_ENGAGED" for a in doc["judged_alarms"])

@@ -90,13 +90,25 @@ def _load(doc: Mapping[str, Any]) -> Load:
 
 
 def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
+    """The server's spec-decode counts and figures as the file has them. The counts are read whatever the rate says:
+    0 drafts with a NaN (or no) rate is a server that did not speculate, a fact the judgement needs (``not engaged``),
+    never "no counters"."""
+    for ours, theirs in (
+        ("drafts", "num_drafts"),
+        ("draft_tokens", "draft_tokens"),
+        ("accepted_tokens", "accepted_tokens"),
+    ):
+        v = num(doc, f"spec_decode_{theirs}")
+        facts[ours] = None if v is None else int(v)
+    counted = facts["drafts"] is not None or facts["draft_tokens"] is not None
     rate = num(doc, "spec_decode_acceptance_rate")
     if rate is None and doc.get("spec_decode_acceptance_rate") is not None:  # NaN (no drafts), a string...
         written = spelled(doc["spec_decode_acceptance_rate"])
         facts["not_recorded"].append(f"speculative acceptance (spec_decode_acceptance_rate = {written})")
         return
     if rate is None:
-        facts["not_recorded"].append("speculative counters (no vllm:spec_decode counters on the server's /metrics)")
+        if not counted:
+            facts["not_recorded"].append("speculative counters (no vllm:spec_decode counters on the server's /metrics)")
         return
     facts["acceptance_rate"] = rate / 100.0
     facts["acceptance_length"] = num(doc, "spec_decode_acceptance_length")
@@ -106,13 +118,6 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
         facts["acceptance_per_position"] = numbers(per) or []
     else:  # a scalar, or a list with a null / NaN / string in it: absent, never compacted (positions would shift)
         facts["not_recorded"].append(f"per-position acceptance ({key} = {spelled(per)}: not a list of numbers)")
-    for ours, theirs in (
-        ("drafts", "num_drafts"),
-        ("draft_tokens", "draft_tokens"),
-        ("accepted_tokens", "accepted_tokens"),
-    ):
-        v = num(doc, f"spec_decode_{theirs}")
-        facts[ours] = None if v is None else int(v)
 
 
 def parse(doc: Mapping[str, Any]) -> Imported:
