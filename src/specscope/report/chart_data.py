@@ -45,9 +45,11 @@ def _heatmap(rc: RunCells) -> ChartData | None:
             t_row: list[str] = []
             for j, n in enumerate(rc.levels):
                 s = by.get((cfg, w, n))
-                degraded = (cfg, w, n) in bad or (rc.baseline, w, n) in bad
-                ok = s is not None and s.speedup and not degraded
-                g_row.append(math.log2(s.speedup) if ok and s is not None and s.speedup else None)
+                # the judgement's speedup and verdict (failed rounds already left out of it); grey only where it has
+                # none and a cell was not ok: the chart never judges a group on its own
+                judged = s is not None and bool(s.speedup)
+                degraded = not judged and ((cfg, w, n) in bad or (rc.baseline, w, n) in bad)
+                g_row.append(math.log2(s.speedup) if judged and s is not None and s.speedup else None)
                 if degraded:
                     grey.append((i, j))
                     t_row.append("deg")
