@@ -135,3 +135,12 @@ def test_predict_run_without_bytes_is_a_config_error():
     assert "--bytes-per-step" in e.value.fix
     p = predict_run(_seed3_run(), manifest={"model_bytes": 17.61e9})
     assert p.target_bytes == 17.61e9
+
+
+def test_a_config_without_acceptance_has_no_fitted_overhead_not_zero():
+    """A speculative config whose cells carry no acceptance and no k (a server that never drafted) is predicted as a
+    plain decode step; its draft overhead is absent (None), never a fitted-looking 0.000 ms (fresh-user finding)."""
+    cells = [cell("base", "code", 1, 0, 12.14, tpot_p50_s=1 / 12.14), cell("mtp", "code", 1, 0, 12.0)]
+    p = predict_run(cells, target_bytes=17.61e9)
+    assert p.models["mtp"]["draft_overhead_s"] is None
+    assert "mtp: no acceptance or k known; predicted as a plain decode step" in p.notes

@@ -83,6 +83,8 @@ def _print(p: RunPrediction, con: Any) -> None:
             judged.add_row(row["config"], row["workload"], str(row["rounds"]), speed, ci, verdict)
         con.print(judged)
     for cfg, m in p.models.items():
+        if m["draft_overhead_s"] is None:  # nothing drafted to fit it on (the notes say why)
+            continue
         ms = 1e3 * m["draft_overhead_s"]
         con.print(f"{cfg}: draft overhead {ms:.3f} ms per drafted token (predict --overhead {ms:.3f}ms)")
     for n in p.notes:

@@ -206,6 +206,15 @@ def _fit_config(
     return model, k, known
 
 
+def _model_dict(model: StepModel, fitted: bool) -> dict[str, Any]:
+    """The model as JSON; ``draft_overhead_s`` (s per drafted token) is None when nothing was fitted (no acceptance or
+    k known: the config is predicted as a plain decode step), never a 0 that reads as a measured cost."""
+    d = model.to_dict()
+    if not fitted:
+        d["draft_overhead_s"] = None
+    return d
+
+
 def _curves(
     positions: Mapping[tuple[str, str], tuple[float, ...]],
     models: Mapping[str, StepModel],
@@ -283,6 +292,7 @@ def predict_run(
         models[cfg], ks[cfg], known[cfg] = _fit_config(
             cfg, base_model, rates, positions, cfacts, draft_bytes_per_token, notes
         )
+    fitted = {c for c in models if ks[c] >= 1 and any(c2 == c and (c, wl) in positions for (c2, wl) in rates)}
     out_cells: list[CellPrediction] = []
     for (cfg, wl), (meas, n, src) in rates.items():
         shown: int | None
@@ -302,7 +312,7 @@ def predict_run(
         effective_bandwidth_bytes_s=effective_bw,
         roofline_tok_s=roof,
         efficiency=base_model.efficiency,
-        models={k: v.to_dict() for k, v in models.items()},
+        models={k: _model_dict(v, k in fitted) for k, v in models.items()},
         cells=sorted(out_cells, key=lambda c: (c.config != baseline, c.config, c.workload)),
         curves=curves,
         notes=list(dict.fromkeys(notes)),
