@@ -152,3 +152,33 @@ def test_every_report_format_opens_with_the_headline_from_the_judgement(tmp_path
     for args in (("report", drift_run), ("advise", drift_run, "--mix", "prose=1")):
         out = json.loads(_cli(*args, "-f", "json").stdout)
         assert out["headline"] == ["nothing beats the baseline base: of 1 comparison: 1 undetermined (DRIFT 1)"]
+
+
+NOISY_CSV = """config,workload,concurrency,repeat,output_tok_s
+base,chat,1,0,100.0
+base,chat,1,1,100.0
+base,chat,1,2,100.0
+mtp,chat,1,0,60.0
+mtp,chat,1,1,250.0
+mtp,chat,1,2,130.0
+base,chat,2,0,180.0
+mtp,chat,2,0,240.0
+"""
+
+
+def test_unjudged_advice_names_the_levels_short_of_rounds_and_calls_the_others_noise(tmp_path):
+    """N=2 has one round (too few); N=1 has three that disagree (an interval of [0.2x, 6x]): the headline names N=2
+    alone, and N=1's sentence asks for a narrower interval, not for 'at least 2 paired rounds' it already has
+    (fresh-user finding, 2026-12-05)."""
+    table = tmp_path / "noisy.csv"
+    table.write_text(NOISY_CSV)
+    r = _cli("advise", "--from-csv", str(table), "--mix", "chat=1", "-f", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    choices = doc["choices"]
+    assert choices["unjudged"]["short_levels"] == [2]
+    by = {lv["level"]: lv["reason"] for lv in choices["levels"]}
+    assert "to judge: a narrower interval: the rounds disagree" in by[1] and "at least 2 paired rounds" not in by[1]
+    assert "to judge: at least 2 paired rounds" in by[2]
+    text = _cli("advise", "--from-csv", str(table), "--mix", "chat=1", "--width", "250").stdout
+    assert "unjudged (too few rounds to judge at N=2; point estimates only)" in text

@@ -68,5 +68,7 @@ def headline(j: Judgement | None) -> list[str]:
     u = c.unjudged
     if u is not None:
         ranked = ", ".join(f"{j.axis.label(p.level)} {p.config}" for p in u.levels)
-        out.append(f"unjudged (too few rounds to judge; point estimates only): the figures rank first {ranked}")
+        short = ", ".join(j.axis.label(n) for n in u.short_levels)
+        where = f" at {short}" if short else ""
+        out.append(f"unjudged (too few rounds to judge{where}; point estimates only): the figures rank first {ranked}")
     return out

@@ -494,13 +494,21 @@ def _unjudged(
     cands = [m for lv in (*levels, *([overall] if overall else [])) for m in lv.candidates if m.config != ctx.aa]
     if not any(m.has("TOO_FEW_ROUNDS") for m in cands):
         return None
-    return unjudged_picks(
+    short = tuple(
+        lv.level for lv in levels if any(m.has("TOO_FEW_ROUNDS") for m in lv.candidates if m.config != ctx.aa)
+    )
+    rough = unjudged_picks(
         lambda c, lev: _mean_rate(ctx, c, lev),
         ctx.run.baseline,
         ctx.candidates,
         [lv.level for lv in levels],
         traffic.level_mix,
     )
+    return replace(rough, short_levels=short)
+
+
+#: what would judge a level whose comparisons had rounds enough but an interval too wide to decide (noise)
+NARROWER = "a narrower interval: the rounds disagree; run more repeats (bench --repeats) on a quieter server"
 
 
 def _also_unjudged(lv: LevelChoice, point: PointPick | None, rough: UnjudgedPicks) -> LevelChoice:
@@ -509,5 +517,6 @@ def _also_unjudged(lv: LevelChoice, point: PointPick | None, rough: UnjudgedPick
     if point is None or point.config == lv.config or lv.comparison is not None:
         return lv
     base = "" if point.baseline_tok_s is None else f" against the baseline's {point.baseline_tok_s:.1f}"
-    text = f"unjudged, the figures rank {point.config} first ({point.tok_s:.1f} tok/s{base}; to judge: {rough.needs})"
+    needs = rough.needs if lv.level in rough.short_levels else NARROWER
+    text = f"unjudged, the figures rank {point.config} first ({point.tok_s:.1f} tok/s{base}; to judge: {needs})"
     return replace(lv, reason=f"{lv.reason}; {text}")

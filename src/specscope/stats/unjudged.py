@@ -47,7 +47,8 @@ class PointPick:
 class UnjudgedPicks:
     """The picks by point estimate (module docstring); ``static`` / ``static_tok_s``: the static policy (None
     without a level mix), ``baseline_tok_s``: the baseline's time-weighted rate; ``dynamic``: level -> config,
-    ``dynamic_tok_s`` its time-weighted rate; ``needs``: what would judge them."""
+    ``dynamic_tok_s`` its time-weighted rate; ``needs``: what would judge them; ``short_levels``: the levels whose
+    comparisons had too few paired rounds (at another level the interval was only wide: noise, not the round count)."""
 
     levels: tuple[PointPick, ...]
     static: str | None = None
@@ -58,6 +59,7 @@ class UnjudgedPicks:
     overall: str | None = None
     overall_speedup: float | None = None
     needs: str = WHAT_WOULD_JUDGE
+    short_levels: tuple[int, ...] = ()  # the levels whose comparisons had too few paired rounds (the others: noise)
 
     def at(self, level: int) -> PointPick | None:
         return next((p for p in self.levels if p.level == level), None)
@@ -73,6 +75,7 @@ class UnjudgedPicks:
             "overall": self.overall,
             "overall_speedup": self.overall_speedup,
             "needs": self.needs,
+            "short_levels": list(self.short_levels),
         }
 
 
