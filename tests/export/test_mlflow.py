@@ -40,6 +40,8 @@ def test_export_logs_params_metrics_verdicts_and_reports_once(tmp_path, capsys, 
     assert math.isclose(metrics["cmp.mtp.imported.2.speedup"], cmp["speedup"])
     assert math.isclose(metrics["cmp.mtp.imported.2.low"], cmp["low"])
     assert math.isclose(metrics["cmp.mtp.imported.2.high"], cmp["high"])
+    assert metrics["cmp.mtp.imported.2.rounds"] == cmp["rounds"] == 2  # what the interval rests on
+    assert "max_tokens" not in params and "temperature" not in params  # imported: never the string "None"
     assert metrics["cell.base.imported.2.r0.output_tok_s"] == 120 / 4.0
     assert metrics["cell.mtp.imported.2.r1.acceptance_length"] == 2.875
     assert "cell.base.imported.2.r0.acceptance_rate" not in metrics  # absent stays absent
@@ -69,3 +71,35 @@ def test_a_changed_run_replaces_its_mlflow_run(tmp_path, capsys, monkeypatch):
     client = mlflow.tracking.MlflowClient(tracking_uri=uri)
     (r,) = client.search_runs([client.get_experiment_by_name("specscope").experiment_id])
     assert r.data.params["configs"] == "base,eagle,mtp" and r.data.params["levels"] == "2,4"
+
+
+def test_alarms_and_failed_cells_are_tags_and_a_failed_cell_has_no_figure(tmp_path, capsys, monkeypatch):
+    """An alarm the report raises is a tag (alarm.CODE.CONFIG.WORKLOAD); a failed cell's status is a tag and its
+    figures are not logged, as the report leaves them out (fresh-user finding, 2026-12-05)."""
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    run = _run(tmp_path, capsys, monkeypatch)
+    doc = json.loads((DATA / "imports" / "vllm_mtp_r0.json").read_text())
+    doc.update(completed=0, failed=4, duration=4.5, spec_decode_acceptance_rate=0.5, spec_decode_num_drafts=100)
+    bad = tmp_path / "eagle_r0.json"
+    bad.write_text(json.dumps(doc))
+    assert cli(["import", bad, "--config", "eagle", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    zero = []
+    for i in (0, 1):  # a speculative config whose server drafted nothing: NOT_ENGAGED
+        d = json.loads((DATA / "imports" / f"vllm_mtp_r{i}.json").read_text())
+        d.update(spec_decode_num_drafts=0, spec_decode_draft_tokens=0, spec_decode_accepted_tokens=0)
+        d.pop("spec_decode_acceptance_rate", None)
+        zero.append(tmp_path / f"mtp_off_r{i}.json")
+        zero[-1].write_text(json.dumps(d))
+    assert cli(["import", *zero, "--config", "mtp-off", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    report = report_json(run)
+    assert {a["code"] for a in report["judged_alarms"] if a["config"] == "mtp-off"} == {"NOT_ENGAGED"}
+    (failed,) = [c for c in report["cells"] if c["config"] == "eagle"]
+    assert failed["status"] == "failed"
+    uri = (tmp_path / "mlruns").as_uri()
+    assert cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)[0] == 0
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    (r,) = client.search_runs([client.get_experiment_by_name("specscope").experiment_id])
+    assert r.data.tags["status.eagle.imported.2.r0"] == "failed"
+    assert not [k for k in r.data.metrics if k.startswith("cell.eagle.")]
+    for a in report["judged_alarms"]:
+        assert r.data.tags[f"alarm.{a['code']}.{a['config']}.{a['workload']}"] == str(a["figure"])

@@ -12,10 +12,13 @@ judgement):
 - params: ``configs``, ``baseline``, ``workloads``, ``levels``, ``repeats``, ``engine``, ``max_tokens``,
   ``temperature``, ``min_effect``, ``confidence`` and per config its model, the tool it was imported from and its
   speculative method as the server facts name it (``engine.CONFIG.*``; :func:`specscope.stats.server_spec.methods_of`);
-- metrics per cell ``cell.CONFIG.WORKLOAD.LEVEL.rREPEAT.FIGURE`` (output_tok_s, ttft_p50_s, tpot_p50_s,
-  acceptance_rate, acceptance_length; a figure the cell does not have is not logged) and per comparison
-  ``cmp.CONFIG.WORKLOAD.LEVEL.{speedup,low,high}``;
-- tags: each comparison's verdict, ``verdict.CONFIG.WORKLOAD.LEVEL``;
+  an option the run does not have (an imported run's ``max_tokens``) is not logged, never the string ``None``;
+- metrics per ok or degraded cell ``cell.CONFIG.WORKLOAD.LEVEL.rREPEAT.FIGURE`` (output_tok_s, ttft_p50_s,
+  tpot_p50_s, acceptance_rate, acceptance_length; a figure the cell does not have is not logged) and per comparison
+  ``cmp.CONFIG.WORKLOAD.LEVEL.{speedup,low,high,rounds}`` (the paired rounds the interval rests on);
+- tags: each comparison's verdict, ``verdict.CONFIG.WORKLOAD.LEVEL``; each judged alarm,
+  ``alarm.CODE.CONFIG.WORKLOAD`` (its figure); the status of each cell that was not ok,
+  ``status.CONFIG.WORKLOAD.LEVEL.rREPEAT``;
 - artifacts: ``report.json`` and ``report.html``.
 
 Exporting again does not duplicate: a run with the same ``specscope.run_key`` and report hash is left as it is
@@ -78,6 +81,7 @@ def _params(doc: Mapping[str, Any]) -> dict[str, str]:
         "min_effect": str(doc.get("min_effect")),
         "confidence": str(doc.get("confidence")),
     }
+    out = {k: v for k, v in out.items() if v not in ("None", "")}  # an option the run never had is absent
     for config, facts in sorted((doc.get("server_facts") or {}).items()):
         if not isinstance(facts, Mapping):
             continue
@@ -96,12 +100,14 @@ def _params(doc: Mapping[str, Any]) -> dict[str, str]:
 def _metrics(doc: Mapping[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {}
     for c in doc.get("cells") or []:
+        if c.get("status") not in ("ok", "degraded"):  # a failed or crashed cell has no figure (its status is a tag)
+            continue
         for fig in CELL_FIGURES:
             v = c.get(fig)
             if isinstance(v, int | float) and not isinstance(v, bool):
                 out[metric_key("cell", c["config"], c["workload"], c["concurrency"], f"r{c['repeat']}", fig)] = v
     for cmp in doc.get("comparisons") or []:
-        for fig in ("speedup", "low", "high"):
+        for fig in ("speedup", "low", "high", "rounds"):  # each interval with the paired rounds it rests on
             v = cmp.get(fig)
             if isinstance(v, int | float) and not isinstance(v, bool):
                 out[metric_key("cmp", cmp["config"], cmp["workload"], cmp["level"], fig)] = v
@@ -109,10 +115,19 @@ def _metrics(doc: Mapping[str, Any]) -> dict[str, float]:
 
 
 def _tags(doc: Mapping[str, Any]) -> dict[str, str]:
-    return {
+    """Verdicts, the judged alarms (``alarm.CODE.CONFIG.WORKLOAD``: the figure it rests on) and the status of each
+    cell that was not ok, the same the report shows."""
+    out = {
         metric_key("verdict", c["config"], c["workload"], c["level"]): str(c.get("verdict"))
         for c in doc.get("comparisons") or []
     }
+    for a in doc.get("judged_alarms") or []:
+        out[metric_key("alarm", a.get("code"), a.get("config"), a.get("workload"))] = str(a.get("figure"))
+    for c in doc.get("cells") or []:
+        if c.get("status") != "ok":
+            key = metric_key("status", c["config"], c["workload"], c["concurrency"], f"r{c['repeat']}")
+            out[key] = str(c.get("status"))
+    return out
 
 
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
