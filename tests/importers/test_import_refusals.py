@@ -253,3 +253,16 @@ def test_zero_drafts_in_the_file_make_the_config_not_engaged(tmp_path, capsys, m
     (cmp,) = [c for c in doc["comparisons"] if c["config"] == "mtp"]
     assert cmp["verdict"] == "not_engaged"
     assert any(a["code"] == "NOT_ENGAGED" for a in doc["judged_alarms"])
+
+
+def test_the_run_table_says_the_repeats_each_cell_holds_and_the_imported_workload(tmp_path, capsys, monkeypatch):
+    """Two base repeats and one mtp file: the Run table says 1-2 repeats per cell (it said x 2) and the workload the
+    cells have (it showed a dash for an import) (fresh-user findings, 2026-12-05)."""
+    run, _, _ = _good_run(tmp_path, capsys, monkeypatch)
+    one = IMPORTS / "vllm_mtp_r0.json"
+    assert cli(["import", one, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = cli(["report", run], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3}
+    assert rows["levels x repeats"] == "[2] x 1-2 (stored per cell)" and rows["workloads"] == "imported"

@@ -6,6 +6,7 @@ HTML renderers lay the document out. Cell summaries come through :func:`run_cell
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,10 +153,14 @@ def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
     return ", ".join(sorted(names)) or units.DASH
 
 
-def _levels_repeats(opts: dict[str, Any]) -> str:
-    """``[1, 2] x 2``, or for adaptive repeats ``[1, 2] x 2-6 rounds (adaptive, target 5.0 %)``."""
+def _levels_repeats(opts: dict[str, Any], stored: Sequence[int]) -> str:
+    """``[1, 2] x 2``; ``[1, 2, 4, 8] x 1-3 (stored per cell)`` when the cells hold different numbers of repeats (an
+    import of uneven files, an unfinished run); for adaptive repeats ``[1, 2] x 2-6 rounds (adaptive, target 5.0 %)``.
+    ``stored``: the repeats each (config, workload, level) holds."""
     levels = opts.get("levels")
     if opts.get("target_ci") is None:
+        if stored and min(stored) != max(stored):
+            return f"{levels} x {min(stored)}-{max(stored)} (stored per cell)"
         return f"{levels} x {opts.get('repeats')}"
     target = float(opts["target_ci"]) * 100
     return f"{levels} x {opts.get('min_repeats')}-{opts.get('max_repeats')} rounds (adaptive, target {target:.1f} %)"
@@ -181,13 +186,16 @@ def run_table(data: RunData) -> Table:
         return units.DASH if value is None or value == "" else str(value)
 
     cores = machine.get("cpu_count")
+    stored_keys = [(c.config, c.workload, c.concurrency) for c in data.cells]
+    workloads = ", ".join(f"{w} ({p.get('form', '')})" for w, p in packs.items())
+    workloads = workloads or ", ".join(dict.fromkeys(c.workload for c in data.cells))  # imported: no pack
     rows = [
         ("engine", shown(manifest.get("engine"))),
         ("model", _models(data.server_facts)),
         ("configs", ", ".join(opts.get("configs", []))),
         ("baseline", shown(manifest.get("baseline"))),
-        ("workloads", ", ".join(f"{w} ({p.get('form', '')})" for w, p in packs.items()) or units.DASH),
-        ("levels x repeats", _levels_repeats(opts)),
+        ("workloads", workloads or units.DASH),
+        ("levels x repeats", _levels_repeats(opts, list(Counter(stored_keys).values()))),
         ("max_tokens / temperature", f"{shown(opts.get('max_tokens'))} / {shown(opts.get('temperature'))}"),
         ("prefix cache", str(opts.get("prefix_cache", "allow"))),
         ("cells", progress),
