@@ -72,6 +72,11 @@ def test_advise_and_report_give_the_same_pick_and_gain_for_the_same_mix(tmp_path
     ]
     # every comparison of the report has its interval as numbers
     assert all(isinstance(c["low"], float) and isinstance(c["high"], float) for c in rep["comparisons"])
+    # the crossover sentence is on both text screens, word for word (report printed it in JSON only, 2026-12-05)
+    mix = ("--mix", "prose=0.5,edit=0.5", "--width", "300")
+    lines = [_cli(cmd, str(run), *mix).stdout.splitlines() for cmd in ("advise", "report")]
+    crossing = [[ln for ln in text if "faster->slower near" in ln] for text in lines]
+    assert crossing[0] and crossing[0] == crossing[1]
 
 
 def test_advise_reads_the_baseline_from_the_manifest_and_has_the_reports_formats(tmp_path):

@@ -308,6 +308,23 @@ def choices_tables(
     return [picks, candidates, *_level_mix_tables(choices), *_unjudged_tables(choices, axis)]
 
 
+def flip_lines(c: Choices, crossovers: Sequence[Crossover], axis: LevelAxis) -> list[str]:
+    """Where the pick flips between measured levels, and each judged crossover (the judgement's, so ``advise`` and
+    ``report`` print the same sentences)."""
+    lines = [
+        f"the pick flips from {f['from_config']} to {f['to_config']} between {axis.label(f['below_level'])} and "
+        f"{axis.label(f['above_level'])}"
+        for f in c.flips
+    ]
+    for x in crossovers:
+        what = "the mix" if x.workload is None else x.workload
+        lines.append(
+            f"{x.config} on {what}: {x.direction} near {x.at:.1f} {x.unit} (between {axis.label(x.below_level)} and "
+            f"{axis.label(x.above_level)})"
+        )
+    return lines
+
+
 def unjudged_lines(choices: Choices, axis: LevelAxis) -> list[str]:
     """The picks by point estimate as sentences, each labelled unjudged (:mod:`specscope.stats.unjudged`); none when
     every comparison could be judged."""
@@ -411,17 +428,7 @@ def advice_section(adv: Advice) -> Section:
         )
         lines.append(f"level mix: static pick {c.level_mix.choice}{also}")
     lines += unjudged_lines(c, axis)
-    for f in c.flips:
-        lines.append(
-            f"the pick flips from {f['from_config']} to {f['to_config']} between {axis.label(f['below_level'])} and "
-            f"{axis.label(f['above_level'])}"
-        )
-    for x in adv.crossovers:
-        what = "the mix" if x.workload is None else x.workload
-        lines.append(
-            f"{x.config} on {what}: {x.direction} near {x.at:.1f} {x.unit} (between {axis.label(x.below_level)} and "
-            f"{axis.label(x.above_level)})"
-        )
+    lines += flip_lines(c, adv.crossovers, axis)
     notes = [*c.notes, *adv.notes]
     if not c.levels:
         notes.append(f"no recommendation: {c.no_pick or 'no concurrency level has a paired round'}")

@@ -14,7 +14,7 @@ from typing import Any
 
 from specscope.records import CellKey
 from specscope.report import units
-from specscope.report.advice import choices_tables, config_ks
+from specscope.report.advice import choices_tables, config_ks, flip_lines
 from specscope.report.alarms import judgement_alarms
 from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
@@ -265,7 +265,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
             *stream_acceptance_table(data.cells),
             *server_tables(data.server_facts, baseline, stable_levels(data.cells)),
         ],
-        [] if j is None else verdict_lines(j),
+        [] if j is None else verdict_lines(j) + (flip_lines(j.choices, j.crossovers, j.axis) if j.choices else []),
         notes + extra + design_note(data.cells, data.manifest.get("options") or {}) + list(j.notes if j else ()),
         alarms + spec_alarms(data.cells),
         charts,
