@@ -139,7 +139,7 @@ def test_eagle3_reduced_vocabulary_without_d2t_is_an_error(tmp_path: Path) -> No
     r = audit_checkpoint(_eagle3(tmp_path / "draft", d2t=None, t2d=None))
     assert _variant(r) == [("error", "DRAFT_VOCAB_MAP", "no d2t")]
     assert r.findings[0].message == "reduced vocabulary (32 of 64 ids) but no d2t tensor maps draft ids to target ids"
-    assert r.exit_code == 1
+    assert r.exit_code == 1 and r.findings[0].file == "config.json"  # absent: the config's vocab sizes ask for it
 
 
 def test_eagle3_d2t_of_the_wrong_length_is_an_error(tmp_path: Path) -> None:
@@ -147,6 +147,7 @@ def test_eagle3_d2t_of_the_wrong_length_is_an_error(tmp_path: Path) -> None:
     r = audit_checkpoint(_eagle3(tmp_path / "draft", d2t=d2t[:-4], t2d=t2d))
     assert _variant(r)[0] == ("error", "DRAFT_VOCAB_MAP", "28 entries")
     assert r.findings[0].message == "d2t has 28 entries (int64), draft_vocab_size is 32"
+    assert r.findings[0].file == "model.safetensors"  # the file that stores d2t (it said config.json, 2026-12-05)
 
 
 def test_eagle3_maps_that_disagree_are_an_error(tmp_path: Path) -> None:

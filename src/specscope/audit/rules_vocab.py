@@ -27,6 +27,7 @@ Rules and their sources:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -321,11 +322,22 @@ def _is_medusa_head(names: dict[str, str], stored: str) -> bool:
 
 
 def check_vocab_map(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]:
-    """``DRAFT_VOCAB_MAP`` findings for an EAGLE-3 draft's ``d2t`` / ``t2d`` / head rows, or a Medusa ``token_map``."""
+    """``DRAFT_VOCAB_MAP`` findings for an EAGLE-3 draft's ``d2t`` / ``t2d`` / head rows, or a Medusa ``token_map``;
+    each placed in the file that stores its tensor (``config.json`` when the tensor is absent: the config's vocab
+    sizes ask for it)."""
     if layout is None or not layout.family.vocab_map or not ck.tensors():
         return []
-    cfg = ck.text_config
     names = {alias_name(layout.family, n): n for n in ck.tensors()}
+    out = []
+    for f in _vocab_map_findings(ck, layout, names):
+        stored = names.get(f.tensor or "", f.tensor)
+        shard = ck.shard_of(stored) if stored else None
+        out.append(replace(f, file=shard) if shard else f)
+    return out
+
+
+def _vocab_map_findings(ck: Checkpoint, layout: DraftLayout, names: dict[str, str]) -> list[Finding]:
+    cfg = ck.text_config
     if layout.family.vocab_map == "medusa":
         return _check_medusa(ck, cfg, names)
     vocab, draft_vocab = eagle3_reduced(cfg)
