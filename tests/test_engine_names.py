@@ -86,7 +86,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "export/profile.py": (2, 0, PEER),
     "importers/sglang_serving.py": (3, 0, PEER),
     "importers/shapes.py": (14, 0, PEER),
-    "importers/vllm_serve.py": (5, 0, PEER),
+    "importers/vllm_serve.py": (6, 0, PEER),
     "workload/userfile_fields.py": (2, 0, CENSUS),
     "bench/workload_rows.py": (1, 0, PROSE),
     "audit/gguf_audit.py": (4, 0, AUDIT),
