@@ -71,10 +71,7 @@ def pooled_spec_windows(
     known = per_window and all(d is not None for _, d in per_window)
     drafts = sum(d or 0 for _, d in per_window) if known else None
     exact = bool(known) and all(e for _, _, e in steps)
-    at_least = sum(
-        d if e and d is not None else (low or int(bool(w.drafted_tokens)))
-        for w, (d, low, e) in zip(counted, steps, strict=True)
-    )
+    at_least = sum(low or 0 for _, low, _ in steps)  # window_steps' sound lower bound (its count when exact)
     n_pos = max((len(w.per_position_acceptance_rates) for w in counted), default=0)
     per_pos: list[float] = []
     if drafts:

@@ -14,7 +14,6 @@ import re
 
 __all__ = [
     "FAR_BELOW",
-    "HEAD_METHODS",
     "MODEL_FREE_METHODS",
     "MIN_DRAFTS",
     "NEAR_ZERO",
@@ -29,15 +28,13 @@ MIN_DRAFTS = 50  # verify steps that carried a draft: fewer are too few to call
 # The drafters that need no trained weights (vLLM ``ngram`` / ``ngram_gpu`` / ``suffix``, llama.cpp ``ngram-*``,
 # SGLang's lookahead / n-gram, prompt lookup): their acceptance is legitimately low on text that does not repeat.
 MODEL_FREE_METHODS = re.compile(r"n-?gram|suffix|lookup|lookahead", re.IGNORECASE)
-# The names of learned heads (documentation; every method not model-free is judged as one: vLLM's ``mlp_speculator``,
-# a new head the table does not know).
-HEAD_METHODS = re.compile(r"mtp|eagle|dflash|draft|medusa|mlp_speculator|hydra", re.IGNORECASE)
 
 
 def learned_head(method: str | None) -> bool:
     """True for a method that drafts with learned weights: every method that is not model-free
-    (:data:`MODEL_FREE_METHODS`), and an unknown method (None): silence is not a pass. (Before 2026-12-05 only the
-    names of :data:`HEAD_METHODS` counted, and vLLM's ``mlp_speculator`` accepting 4.7 % raised no alarm.)"""
+    (:data:`MODEL_FREE_METHODS`: vLLM's ``mlp_speculator``, a head this list does not know), and an unknown method
+    (None): silence is not a pass. (Before 2026-12-05 only a list of head names counted, and ``mlp_speculator``
+    accepting 4.7 % raised no alarm.)"""
     return method is None or MODEL_FREE_METHODS.search(method) is None
 
 

@@ -178,9 +178,10 @@ def _fit_config(
     cfacts: Mapping[str, Any],
     draft_bytes_per_token: float | None,
     notes: list[str],
-) -> tuple[StepModel, int, int | None]:
-    """The step model of ``cfg`` (its draft bytes, its overhead fitted to its cells), the k it was fitted with and
-    the config's k (None when unknown: fitted over the positions its counters reported, and a note says so)."""
+) -> tuple[StepModel, int, int | None, bool]:
+    """The step model of ``cfg`` (its draft bytes, its overhead fitted to its cells), the k it was fitted with, the
+    config's k (None when unknown: fitted over the positions its counters reported, and a note says so) and whether
+    an overhead was fitted (False: predicted as a plain decode step)."""
     n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
     known = spec_k(cfg, cfacts)
     k = known if known is not None else n_pos
@@ -200,10 +201,9 @@ def _fit_config(
         if c2 == cfg and (cfg, wl) in positions
     ]
     if k >= 1 and pts:
-        model = replace(model, draft_overhead_s=fit_overhead_s(model, pts))
-    else:
-        notes.append(f"{cfg}: no acceptance or k known; predicted as a plain decode step")
-    return model, k, known
+        return replace(model, draft_overhead_s=fit_overhead_s(model, pts)), k, known, True
+    notes.append(f"{cfg}: no acceptance or k known; predicted as a plain decode step")
+    return model, k, known, False
 
 
 def _model_dict(model: StepModel, fitted: bool) -> dict[str, Any]:
@@ -286,13 +286,14 @@ def predict_run(
     positions: dict[tuple[str, str], tuple[float, ...]] = {}
     ks: dict[str, int] = {}
     known: dict[str, int | None] = {}
+    fitted: set[str] = set()
     for cfg in dict.fromkeys(c.config for c in cells if c.config not in plain):
         cfacts = facts.get(cfg) or {}
         positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, cfacts, notes))
-        models[cfg], ks[cfg], known[cfg] = _fit_config(
+        models[cfg], ks[cfg], known[cfg], did_fit = _fit_config(
             cfg, base_model, rates, positions, cfacts, draft_bytes_per_token, notes
         )
-    fitted = {c for c in models if ks[c] >= 1 and any(c2 == c and (c, wl) in positions for (c2, wl) in rates)}
+        fitted |= {cfg} if did_fit else set()
     out_cells: list[CellPrediction] = []
     for (cfg, wl), (meas, n, src) in rates.items():
         shown: int | None

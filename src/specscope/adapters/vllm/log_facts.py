@@ -64,6 +64,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.adapters.logs import LineFact, StatsSample, line_facts
 from specscope.adapters.vllm.logs import (
+    RE_ENGINE_START,
     RE_SPEC_REPR,
     SpecCumulativeSample,
     SpecDecodingSample,
@@ -172,7 +173,6 @@ _RE_ARCH = re.compile(r"Resolved architecture: (\w+)")
 _RE_MAX_LEN = re.compile(r"Using max model len (\d+)")
 _RE_WEIGHTS = re.compile(r"Loading weights took ([\d.]+) seconds")
 _RE_SPEC_NONE = re.compile(r"speculative_config=None")
-_RE_ENGINE_LINE = re.compile(r"Initializing an? (?:V1 )?LLM engine")
 _RE_V0_MAX_SEQ = re.compile(r"\bmax_seq_len=(\d+)")
 _RE_DP_RANK = re.compile(r"EngineCore_DP(\d+)")
 _RE_KV_SIZE = re.compile(r"KV cache size: [\d,]+ tokens")
@@ -294,7 +294,7 @@ def parse_vllm_facts(lines: list[str]) -> VllmLogFacts:
             if m := RE_SPEC_REPR.search(line):
                 spec_from_engine = spec_from_repr(m)
                 spec_engine_seen = "SpeculativeConfig repr"
-            if _RE_ENGINE_LINE.search(line):
+            if RE_ENGINE_START.search(line):
                 started = True
                 if RE_SPEC_REPR.search(line) or _RE_SPEC_NONE.search(line):
                     spec_engine_seen = "engine config line"

@@ -43,7 +43,6 @@ __all__ = [
     "spec_decoding_sample",
     "v0_differences",
     "window_steps",
-    "window_verify_steps",
 ]
 
 _V1_SOURCE = "vllm/v1/spec_decode/metrics.py"
@@ -232,12 +231,6 @@ def window_steps(w: SpecDecodingSample, configured_k: int | None) -> tuple[int |
     return None, low or None, False
 
 
-def window_verify_steps(w: SpecDecodingSample, configured_k: int | None) -> int | None:
-    """The verify steps of one V1 window, exact or estimated (:func:`window_steps`); None when the line tells
-    neither."""
-    return window_steps(w, configured_k)[0]
-
-
 def v0_differences(lines: Sequence[SpecCumulativeSample]) -> tuple[list[LogSpecStat], list[str]]:
     """V0's cumulative lines differenced into statistics (see the module doc), and the warnings: ``COUNTS_WENT_DOWN``
     per restart. A line lacking its draft or emitted count gives a statistic without counts."""
@@ -352,14 +345,15 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             line_number=w.line_number,
             draft_tokens=w.drafted_tokens,
             accepted_tokens=w.accepted_tokens,
-            verify_steps=window_steps(w, k)[0],
-            verify_steps_at_least=window_steps(w, k)[1],
-            verify_steps_exact=window_steps(w, k)[2],
+            verify_steps=steps,
+            verify_steps_at_least=at_least,
+            verify_steps_exact=exact,
             accept_length=w.mean_acceptance_length,
             accept_rate=None if w.draft_acceptance_rate_percent is None else w.draft_acceptance_rate_percent / 100,
             per_position=w.per_position_acceptance_rates,
         )
         for w in windows
+        for steps, at_least, exact in [window_steps(w, k)]
     ]
     v0_stats, warnings = v0_differences(cumulative)
     if method is None and cumulative:
