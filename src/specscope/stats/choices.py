@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from statistics import median
 from typing import Any, Protocol
 
-from specscope.stats.mix import level_mix_round_ratios, mix_rate, mix_round_ratios
+from specscope.stats.mix import RoundPairs, level_mix_round_ratios, mix_rate, mix_round_ratios
 from specscope.stats.noise import NoiseFloor, aa_floor
 from specscope.stats.speedup import Interval, log_ratio_interval
 from specscope.stats.summary import CellSummary
@@ -38,7 +38,7 @@ from specscope.values import duration_text
 
 __all__ = ["RunRounds", "Traffic", "MixComparison", "LevelChoice", "LevelMixChoice", "Choices", "choose"]
 
-Pairs = tuple[Sequence[float], Sequence[float]]
+Pairs = RoundPairs
 
 
 class RunRounds(Protocol):
@@ -48,7 +48,7 @@ class RunRounds(Protocol):
     min_effect: float
 
     def pairs(self, config: str, workload: str, level: int) -> Pairs:
-        """(config values, baseline values) of the paired rounds in time order (tokens/s)."""
+        """The paired rounds: the config cell's repeat index -> (config value, baseline value) (tokens/s)."""
         ...
 
     def drift(self, config: str, workload: str, level: int) -> float | None:
@@ -215,7 +215,7 @@ class _Ctx:
 
     def level_pairs(self, config: str, level: int) -> list[Pairs] | None:
         parts = [self.run.pairs(config, w, level) for w in self.mix]
-        return None if any(not x for x, _ in parts) else parts
+        return None if any(not p for p in parts) else parts
 
     def drift(self, config: str, levels: Sequence[int]) -> float | None:
         ds = [d for lev in levels for w in self.mix if (d := self.run.drift(config, w, lev)) is not None]

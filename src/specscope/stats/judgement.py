@@ -177,7 +177,9 @@ class _Run:
 
     def pairs(self, config: str, workload: str, level: int) -> Pairs:
         pr = self.rounds.get((config, workload, level))
-        return ((), ()) if pr is None else (pr.config_values, pr.baseline_values)
+        if pr is None:
+            return {}
+        return {c.repeat: (x, b) for c, x, b in zip(pr.config_cells, pr.config_values, pr.baseline_values, strict=True)}
 
     def drift(self, config: str, workload: str, level: int) -> float | None:
         pr = self.rounds.get((config, workload, level))

@@ -8,9 +8,11 @@
   flight serves ``sum_n t_n * H(n)`` tokens per second of wall time (H at each level from the token mix, equal token
   shares without one).
 * **Rounds.** A mix's interval is the t-interval on the log of its per-round ratios
-  (:func:`specscope.stats.speedup.log_ratio_interval`), as for one comparison: round i of a mix takes the i-th
-  time-ordered pair (:func:`specscope.stats.speedup.paired_rounds`) of every workload (and level) in it, so a
-  round is resampled with all its parts; each part contributes its first R pairs, R the fewest any part has.
+  (:func:`specscope.stats.speedup.log_ratio_interval`), as for one comparison: round r of a mix is repeat r of
+  every workload (and level) in it (the config cell's repeat index of each pair that
+  :func:`specscope.stats.speedup.paired_rounds` kept), so a round is resampled with all its parts. A repeat that
+  some part lacks (a cold start left out, a failed cell) is no round of the mix: pairing parts by position instead
+  would put repeat 1 of one workload beside repeat 0 of another and move the mix outside its parts' range.
 
 A mix is read by the one NAME=VALUE list parser (:func:`specscope.values.parse_pairs`: no empty item, each name
 once), its shares finite and >= 0, its levels whole numbers >= 1. Shares that do not sum to 1 are normalised and the
@@ -36,6 +38,8 @@ __all__ = [
     "require_workloads",
     "parse_level_mix",
     "mix_rate",
+    "RoundPairs",
+    "common_rounds",
     "mix_round_ratios",
     "level_mix_round_ratios",
 ]
@@ -180,29 +184,40 @@ def mix_rate(rates: Sequence[float], shares: Sequence[float]) -> float:
     return 1.0 / sum(m / r for m, r in zip(shares, rates, strict=True))
 
 
-def mix_round_ratios(pairs: Sequence[tuple[Sequence[float], Sequence[float]]], shares: Sequence[float]) -> list[float]:
-    """Per round, ``S_mix`` from each workload's (config values, baseline values) in time order (tokens/s), cut to
-    the fewest rounds any workload has (module docstring)."""
-    n = min((len(x) for x, _ in pairs), default=0)
+RoundPairs = Mapping[int, tuple[float, float]]
+"""One part's paired rounds: repeat index -> (config value, baseline value) (tokens/s)."""
+
+
+def common_rounds(parts: Sequence[RoundPairs]) -> list[int]:
+    """The repeat indices every part has, ascending (module docstring)."""
+    if not parts:
+        return []
+    keys = set(parts[0])
+    for p in parts[1:]:
+        keys &= set(p)
+    return sorted(keys)
+
+
+def mix_round_ratios(pairs: Sequence[RoundPairs], shares: Sequence[float]) -> list[float]:
+    """Per round (a repeat every workload has), ``S_mix`` from each workload's paired values (module docstring)."""
     out = []
-    for i in range(n):
-        x = mix_rate([xs[i] for xs, _ in pairs], shares)
-        b = mix_rate([bs[i] for _, bs in pairs], shares)
+    for r in common_rounds(pairs):
+        x = mix_rate([p[r][0] for p in pairs], shares)
+        b = mix_rate([p[r][1] for p in pairs], shares)
         out.append(x / b)
     return out
 
 
 def level_mix_round_ratios(
-    levels: Mapping[int, Sequence[tuple[Sequence[float], Sequence[float]]]],
+    levels: Mapping[int, Sequence[RoundPairs]],
     token_shares: Sequence[float],
     time_shares: Mapping[int, float],
 ) -> list[float]:
-    """Per round, the level mix's ``sum_n t_n H_X(n) / sum_n t_n H_B(n)`` from each level's per-workload (config
-    values, baseline values), cut to the fewest rounds any level and workload has (module docstring)."""
-    n = min((len(x) for parts in levels.values() for x, _ in parts), default=0)
+    """Per round (a repeat every level and workload has), the level mix's ``sum_n t_n H_X(n) / sum_n t_n H_B(n)``
+    from each level's per-workload paired values (module docstring)."""
     out = []
-    for i in range(n):
-        x = sum(t * mix_rate([xs[i] for xs, _ in levels[lev]], token_shares) for lev, t in time_shares.items())
-        b = sum(t * mix_rate([bs[i] for _, bs in levels[lev]], token_shares) for lev, t in time_shares.items())
+    for r in common_rounds([p for parts in levels.values() for p in parts]):
+        x = sum(t * mix_rate([p[r][0] for p in levels[lev]], token_shares) for lev, t in time_shares.items())
+        b = sum(t * mix_rate([p[r][1] for p in levels[lev]], token_shares) for lev, t in time_shares.items())
         out.append(x / b)
     return out
