@@ -14,7 +14,14 @@ def test_each_engines_shapes_fill_the_one_record() -> None:
     log = {"log_facts": {"speculative_config": {"method": "eagle3", "num_speculative_tokens": 5}}}
     assert server_spec(log) == ServerSpec("eagle3", 5, "vllm", "vllm", True)
     embedded = {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 8}}
-    assert server_spec(embedded) == ServerSpec("ngram-mod", 8, "llamacpp", "llamacpp", True)
+    # ngram-mod drafts up to its own n_max (llama.cpp's default 64), not the draft model's 8
+    assert server_spec(embedded) == ServerSpec("ngram-mod", 64, "llamacpp", "llamacpp", True)
+    swept = {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 4, "ngram_mod_n_max_tokens": 4}}
+    assert server_spec(swept).k == 4
+    both = {"config": {"spec_types": ["draft-simple", "ngram-mod"], "draft_n_max_tokens": 8}}
+    assert server_spec(both).k == 64  # the most one step drafts
+    assert server_spec({"config": {"spec_types": ["draft-simple"], "draft_n_max_tokens": 8}}).k == 8
+    assert server_spec({"config": {"spec_types": ["ngram-simple"], "draft_n_max_tokens": 8}}).k is None
     assert server_spec({"draft": {"quant": "Q4_0"}, "config": {"spec_types": []}}).method == "draft"
     assert server_spec({"config": {"spec_types": []}}) == ServerSpec(stated=True)  # says: it does not draft
     assert server_spec({"kind": "external", "base_url": "http://h:8000"}) == ServerSpec()
@@ -29,5 +36,5 @@ def test_the_neutral_readers_take_the_record() -> None:
         "ext": {"kind": "external"},
     }
     assert methods_of(facts) == {"base": None, "mtp": "mtp", "ngram": "ngram-mod", "plain": None}
-    assert [spec_k(c, f) for c, f in facts.items()] == [None, 2, 8, None, None]
+    assert [spec_k(c, f) for c, f in facts.items()] == [None, 2, 64, None, None]
     assert spec_k("ext-k4", {"kind": "external"}) == 4 and spec_k("x", {"k": 6}) == 6

@@ -65,7 +65,7 @@ def test_facts_are_a_table_with_method_and_k():
 def test_method_and_k_sources():
     recipe = {"recipe": {"method": "mtp", "num_speculative_tokens": 2}}
     assert (spec_method("x", recipe), spec_k("x", recipe)) == ("mtp", 2)
-    embedded = {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 16}}
+    embedded = {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 16, "ngram_mod_n_max_tokens": 16}}
     assert (spec_method("ngram", embedded), spec_k("ngram", embedded)) == ("ngram-mod", 16)
     assert spec_method("draft", {"draft": {"quant": "Q4_0"}}) == "draft"
     assert spec_k("eagle-k3", {}) == 3

@@ -36,9 +36,11 @@ def _cells():
 
 def test_mix_rounds_are_the_repeats_every_workload_has():
     want = [_h(120.0, 1.1 * c) / _h(100.0, c) for c in CODE[1:]]
-    got = mix_round_ratios([{1: (120.0, 100.0), 2: (120.0, 100.0)}, {r: (1.1 * c, c) for r, c in enumerate(CODE)}], [0.5, 0.5])
+    prose = {1: (120.0, 100.0), 2: (120.0, 100.0)}
+    got = mix_round_ratios([prose, {r: (1.1 * c, c) for r, c in enumerate(CODE)}], [0.5, 0.5])
     assert got == pytest.approx(want, rel=1e-12)
-    assert common_rounds([{0: (1, 1)}, {1: (1, 1)}]) == [] and mix_round_ratios([{0: (1.0, 1.0)}, {1: (1.0, 1.0)}], [0.5, 0.5]) == []
+    assert common_rounds([{0: (1, 1)}, {1: (1, 1)}]) == []
+    assert mix_round_ratios([{0: (1.0, 1.0)}, {1: (1.0, 1.0)}], [0.5, 0.5]) == []
     lv = level_mix_round_ratios({1: [{0: (2.0, 1.0), 1: (2.0, 1.0)}], 4: [{1: (3.0, 3.0)}]}, [1.0], {1: 0.5, 4: 0.5})
     assert lv == pytest.approx([(0.5 * 2.0 + 0.5 * 3.0) / (0.5 * 1.0 + 0.5 * 3.0)], rel=1e-12)
 

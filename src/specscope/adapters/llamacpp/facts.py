@@ -1,7 +1,9 @@
 """llama.cpp's server facts: as specscope's embedded engine (xllamacpp) stores them, ``draft`` (a draft model it
 derived and loaded), ``config.spec_types`` (llama-server's ``--spec-type`` list: ``ngram-mod`` ...) and
-``config.draft_n_max_tokens`` (``--spec-draft-n-max``, the draft length k when it drafts); and for a llama-server
-specscope did not start, its ``GET /slots`` (:data:`FACTS_PATH`, read by :func:`read_facts_endpoint` with
+``config.draft_n_max_tokens`` (``--spec-draft-n-max``, the draft model's k) and
+``config.ngram_mod_n_max_tokens`` (``--spec-ngram-mod-n-max``, ngram-mod's k; None: llama.cpp's default
+:data:`NGRAM_MOD_N_MAX_DEFAULT`); and for a llama-server specscope did not start, its ``GET /slots``
+(:data:`FACTS_PATH`, read by :func:`read_facts_endpoint` with
 :func:`specscope.adapters.llamacpp.slots.slots_spec_config`): every slot's ``params["speculative.n_max"]``."""
 
 from __future__ import annotations
@@ -11,10 +13,21 @@ from typing import Any
 
 from specscope.adapters.llamacpp.slots import slots_spec_config
 
-__all__ = ["FACTS_PATH", "read_facts_endpoint", "spec_k", "spec_method", "states_speculation"]
+__all__ = [
+    "NGRAM_MOD_N_MAX_DEFAULT",
+    "FACTS_PATH",
+    "read_facts_endpoint",
+    "spec_k",
+    "spec_method",
+    "states_speculation",
+]
 
 #: the server-facts endpoint a llama-server answers (tools/server/server.cpp, b9251; on by default, ``--no-slots``)
 FACTS_PATH = "/slots"
+
+#: ngram-mod's ``n_max`` when ``--spec-ngram-mod-n-max`` is not given (common/common.h
+#: ``common_params_speculative_ngram_mod``, read from the xllamacpp 2026.10 build: n_match 24, n_min 48, n_max 64)
+NGRAM_MOD_N_MAX_DEFAULT = 64
 
 
 def read_facts_endpoint(body: Any) -> dict[str, Any]:
@@ -42,12 +55,32 @@ def spec_method(facts: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _embedded_k(cfg: Mapping[str, Any]) -> int | None:
+    """The most tokens one step of the embedded engine's drafters drafts: ``draft-simple``'s
+    ``draft_n_max_tokens``, ``ngram-mod``'s ``ngram_mod_n_max_tokens`` (its default when unset), the larger when
+    both draft; None when a spec type's length is not one specscope sets (``ngram-simple``, ``ngram-map-k`` ...)."""
+    types = cfg.get("spec_types")
+    types = set(map(str, types)) if isinstance(types, list | tuple) else {str(types)}
+    ks = []
+    if "draft-simple" in types:
+        types.discard("draft-simple")
+        if cfg.get("draft_n_max_tokens") is None:
+            return None
+        ks.append(int(cfg["draft_n_max_tokens"]))
+    if "ngram-mod" in types:
+        types.discard("ngram-mod")
+        n_max = cfg.get("ngram_mod_n_max_tokens")
+        ks.append(NGRAM_MOD_N_MAX_DEFAULT if n_max is None else int(n_max))
+    return max(ks) if ks and not types else None
+
+
 def spec_k(facts: Mapping[str, Any]) -> int | None:
-    """``config.draft_n_max_tokens`` when the embedded engine drafts (``spec_types`` set), else the one
-    ``speculative.n_max`` every slot of ``/slots`` states; None otherwise."""
+    """When the embedded engine drafts (``spec_types`` set), the most tokens a step drafts (:func:`_embedded_k`:
+    ngram-mod's own ``n_max``, not the draft model's); else the one ``speculative.n_max`` every slot of ``/slots``
+    states; None otherwise."""
     cfg = facts.get("config")
-    if isinstance(cfg, Mapping) and cfg.get("spec_types") and cfg.get("draft_n_max_tokens") is not None:
-        return int(cfg["draft_n_max_tokens"])
+    if isinstance(cfg, Mapping) and cfg.get("spec_types"):
+        return _embedded_k(cfg)
     return _slots_k(facts)
 
 
