@@ -45,3 +45,24 @@ def test_level_mix_static_and_dynamic_are_time_weighted_rates():
 def test_a_level_the_baseline_lacks_leaves_overall_absent():
     u = unjudged_picks(_rate, "base", ["fast1"], [1, 4], None)
     assert (u.overall, u.overall_speedup) == (None, None)
+
+
+def test_a_config_that_did_not_speculate_is_never_the_point_estimate_pick():
+    """Found on `make bench` (2026-12-05): one round each, ``ngram`` reported 0 drafts on prose (``not engaged``) and
+    measured 3 % above the baseline by noise; the unjudged pick named it. It served the baseline's way: no pick."""
+    from cellmaker import cell, counters
+
+    from specscope.report.advice import advise
+    from specscope.stats.choices import Traffic
+
+    cells = [
+        cell("base", "prose", 1, 0, 100.0),
+        cell("ngram", "prose", 1, 0, 103.0, counters=counters(0, [0.0, 0.0, 0.0])),
+        cell("mtp", "prose", 1, 0, 101.0, counters=counters(50, [40.0, 30.0, 20.0])),
+    ]
+    c = advise(cells, Traffic(mix={"prose": 1.0})).choices
+    (lv,) = c.levels
+    assert {m.config: m.verdict for m in lv.candidates} == {"ngram": "not_engaged", "mtp": "undetermined"}
+    assert c.unjudged is not None
+    assert [(p.config, p.tok_s, p.baseline_tok_s) for p in c.unjudged.levels] == [("mtp", 101.0, 100.0)]
+    assert (c.unjudged.overall, c.unjudged.overall_speedup) == ("mtp", pytest.approx(1.01, rel=1e-12))

@@ -498,7 +498,9 @@ def _unjudged(
         lv.level for lv in levels if any(m.has("TOO_FEW_ROUNDS") for m in lv.candidates if m.config != ctx.aa)
     )
     rough = unjudged_picks(
-        lambda c, lev: _mean_rate(ctx, c, lev),
+        # a config that did not speculate at a level (0 drafts: not engaged) is the baseline under another name; its
+        # rate there is noise around the baseline's, never a pick
+        lambda c, lev: None if ctx.engaged(c, [lev]) is False else _mean_rate(ctx, c, lev),
         ctx.run.baseline,
         ctx.candidates,
         [lv.level for lv in levels],

@@ -15,6 +15,9 @@ scope is ``undetermined`` for ``TOO_FEW_ROUNDS``, the same picks are computed fr
 * **overall** (the same time at every level, as the judged overall pick): the config with the highest sum over the
   levels of its rate over the baseline's sum (tokens/s over tokens/s; never a mean of speedups).
 
+A config that was ``not engaged`` at a level (its server reported 0 drafts) has no rate there for these picks: it
+served the baseline's way under another name, and its point estimate is noise around the baseline's.
+
 None of these carries a verdict; :data:`WHAT_WOULD_JUDGE` says what would give them one.
 """
 
