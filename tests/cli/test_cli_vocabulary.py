@@ -98,3 +98,86 @@ def test_bad_targets_fail_before_any_server_or_folder(tmp_path, argv: list[str],
     assert isinstance(res.exception, ConfigError), res.output
     assert res.exception.message == message
     assert not (tmp_path / "runs").exists()
+
+
+def _declared_options() -> dict[str, dict[str, list[str]]]:
+    """flag -> its meaning (the help before its first parenthesis: what follows qualifies it for one command) ->
+    the commands declaring it, walked from the app's own click command tree."""
+    import typer
+
+    flags: dict[str, dict[str, list[str]]] = {}
+
+    def walk(cmd, path: list[str]) -> None:
+        if hasattr(cmd, "list_commands"):
+            for name in cmd.list_commands(None):
+                walk(cmd.get_command(None, name), [*path, name])
+            return
+        for p in cmd.params:
+            if type(p).__name__.endswith("Option"):
+                meaning = (p.help or "").split("(")[0].strip().rstrip(".,:; ")
+                for flag in p.opts:
+                    flags.setdefault(flag, {}).setdefault(meaning, []).append(" ".join(path))
+
+    walk(typer.main.get_command(app), [])
+    return flags
+
+
+def test_a_flag_means_one_thing_in_every_command() -> None:
+    """issue 37: ``--max-concurrency`` was the levels in bench and one level in advise, ``--out`` three things,
+    ``--slo``, ``--run-file`` and ``--max-tokens`` others again. Each flag now has one meaning; what one command adds
+    is said in parentheses."""
+    flags = _declared_options()
+    assert len(flags) > 100  # the walk reached every command
+    several = {f: m for f, m in flags.items() if len(m) > 1}
+    assert not several, several
+    assert set(flags["--out"][next(iter(flags["--out"]))]) >= {"bench", "gate", "import", "surgery graft"}
+
+
+def test_no_command_declares_an_option_of_its_own() -> None:
+    """issue 37 ("a test fails when an option is declared outside the spec"): typer options are declared in the bench
+    spec (rendered by cli/bench.py from its entries: every call there takes the spec's flags), the shared vocabulary
+    (cli/options.py) and the one-command options (cli/command_options.py); nowhere else."""
+    import ast
+    from pathlib import Path
+
+    import specscope.cli
+
+    home = Path(specscope.cli.__file__).parent
+    src = home.parent
+    outside = []
+    for path in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr != "Option" or not (
+                isinstance(node.func.value, ast.Name) and node.func.value.id == "typer"
+            ):
+                continue
+            rel = path.relative_to(src).as_posix()
+            if rel in ("cli/options.py", "cli/command_options.py"):
+                continue
+            if rel == "cli/bench.py" and node.args and isinstance(node.args[0], ast.Starred):
+                continue  # typer.Option(*flags, ...) from a spec entry
+            outside.append(f"{rel}:{node.lineno}")
+    assert not outside, outside
+
+
+def test_advise_takes_levels_as_bench_does(capsys) -> None:
+    """``--max-concurrency 1,4`` in advise: the levels to advise at, a list as in bench; an unmeasured one is named
+    with the nearest measured levels in the fix."""
+    import json
+    from pathlib import Path
+
+    from specscope.cli import main
+
+    csv = Path(__file__).parent.parent / "data" / "advise" / "one_repeat.csv"
+    res = runner.invoke(
+        app, ["advise", "--from-csv", str(csv), "--mix", "prose=1", "--max-concurrency", "1,4", "-f", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    assert [lv["level"] for lv in json.loads(res.stdout)["choices"]["levels"]] == [1, 4]
+    with pytest.raises(SystemExit) as info:
+        main(["advise", "--from-csv", str(csv), "--mix", "prose=1", "--max-concurrency", "1,3,8"])
+    text = " ".join(capsys.readouterr().err.split())
+    assert info.value.code == 2 and "concurrency 3, 8 was not measured" in text
+    assert "--max-concurrency 1,4" in text

@@ -18,6 +18,7 @@ import sys
 
 import typer
 
+from specscope.cli.command_options import VersionOption
 from specscope.cli.vocab import VocabCommand, VocabGroup
 
 #: the exit codes, as ``specscope --help`` shows them.
@@ -38,13 +39,7 @@ app = typer.Typer(
 )
 
 
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"specscope {_package_version()}")
-        raise typer.Exit()
-
-
-def _package_version() -> str:
+def package_version() -> str:
     """The installed distribution's version (importlib.metadata), else the package's ``__version__``."""
     import importlib.metadata
 
@@ -58,9 +53,7 @@ def _package_version() -> str:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(
-        False, "--version", "-V", callback=_print_version, is_eager=True, help="Print the version and exit."
-    ),
+    version: VersionOption = False,
 ) -> None:
     """Benchmark, audit and repair speculative decoding on LLM servers."""
 
@@ -68,7 +61,7 @@ def _root(
 @app.command("version", cls=VocabCommand)
 def version() -> None:
     """Print the specscope version (same as specscope --version)."""
-    typer.echo(f"specscope {_package_version()}")
+    typer.echo(f"specscope {package_version()}")
 
 
 # One module per command; each defines register(app).

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
+from specscope.cli.command_options import AcceptanceConfigOption
 from specscope.cli.options import (
     REPORT_FORMATS,
     AcceptanceOption,
@@ -15,11 +14,13 @@ from specscope.cli.options import (
     LevelMixOption,
     MinEffectOption,
     MixOption,
+    OutputOption,
     ReportFormatOption,
     RunArgument,
     SloOption,
+    WidthOption,
 )
-from specscope.cli.output import OutputOption, WidthOption, report_target
+from specscope.cli.output import report_target
 from specscope.cli.vocab import VocabCommand
 
 
@@ -40,10 +41,7 @@ def advise_cmd(
     run: RunArgument = None,
     mix: MixOption = None,
     acceptance: AcceptanceOption = None,
-    acceptance_config: Annotated[
-        str | None,
-        typer.Option("--acceptance-config", metavar="NAME", help="The config your --acceptance was measured with."),
-    ] = None,
+    acceptance_config: AcceptanceConfigOption = None,
     max_concurrency: ConcurrencyOption = None,
     slo: SloOption = None,
     baseline: BaselineOption = None,
@@ -72,6 +70,7 @@ def advise_cmd(
     from specscope.stats.mix import parse_level_mix, parse_mix
     from specscope.stats.verdict import min_effect_of
     from specscope.store import open_run
+    from specscope.values import parse_int_list
 
     fmt, out = report_target(format, output, REPORT_FORMATS)
     slo_s = _slo_ttft_s(slo)
@@ -90,7 +89,7 @@ def advise_cmd(
         cells,
         traffic,
         baseline=baseline or str(manifest.get("baseline") or "base"),
-        concurrency=max_concurrency,
+        concurrency=None if max_concurrency is None else parse_int_list(max_concurrency, "--max-concurrency", "1,4"),
         acceptance=acceptance,
         acceptance_config=acceptance_config,
         server_facts=facts,

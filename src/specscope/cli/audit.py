@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from specscope.cli.command_options import FollowSymlinksOption, StrictOption
 from specscope.cli.options import (
     TEXT_JSON,
     BandwidthOption,
@@ -16,9 +17,11 @@ from specscope.cli.options import (
     HashesFileOption,
     HashesHubOption,
     HashesOption,
+    OutputOption,
     TextJsonFormatOption,
+    WidthOption,
 )
-from specscope.cli.output import OutputOption, WidthOption, emit, report_target
+from specscope.cli.output import emit, report_target
 from specscope.cli.vocab import VocabCommand
 from specscope.strictjson import dumps_strict
 
@@ -122,20 +125,14 @@ def register(app: typer.Typer) -> None:
         ],
         draft: DraftModelOption = None,
         bandwidth: BandwidthOption = None,
-        strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
+        strict: StrictOption = False,
         format: TextJsonFormatOption = None,
         output: OutputOption = None,
         width: WidthOption = None,
         hashes: HashesOption = False,
         hashes_file: HashesFileOption = None,
         hashes_hub: HashesHubOption = None,
-        follow_symlinks: Annotated[
-            bool,
-            typer.Option(
-                "--follow-symlinks",
-                help="Read checkpoint files that are symlinks to places outside the checkpoint (refused by default).",
-            ),
-        ] = False,
+        follow_symlinks: FollowSymlinksOption = False,
     ) -> None:
         """Audit a checkpoint by reading only JSON files and safetensors headers (never tensor data, except scalar
         scales). Honours HF_TOKEN, HF_ENDPOINT and HF_HUB_OFFLINE for hub targets.

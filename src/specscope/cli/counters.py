@@ -26,12 +26,13 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from specscope.cli.options import TEXT_JSON, TextJsonFormatOption
-from specscope.cli.output import OutputOption, emit, report_target
+from specscope.cli.command_options import MaxScrapeBytesOption, ScrapeTimeoutOption
+from specscope.cli.options import TEXT_JSON, OutputOption, TextJsonFormatOption
+from specscope.cli.output import emit, report_target
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, MetricsUnavailable
 from specscope.readfile import SCRAPE_MAX_BYTES, FileTooLarge, read_error_text, read_text_maybe_gzip
@@ -292,22 +293,8 @@ def register(app: typer.Typer) -> None:
         after: Path = typer.Argument(..., help="/metrics scraped after."),
         format: TextJsonFormatOption = None,
         output: OutputOption = None,
-        max_bytes: Annotated[
-            str,
-            typer.Option(
-                "--max-bytes",
-                metavar="SIZE",
-                help="Largest scrape file read. Only regular files are read.",
-            ),
-        ] = f"{MAX_SCRAPE_BYTES // 2**20}MiB",
-        timeout: Annotated[
-            str,
-            typer.Option(
-                "--timeout",
-                metavar="DURATION",
-                help="Longest time to parse both files.",
-            ),
-        ] = f"{PARSE_TIMEOUT_S:g}s",
+        max_bytes: MaxScrapeBytesOption = f"{MAX_SCRAPE_BYTES // 2**20}MiB",
+        timeout: ScrapeTimeoutOption = f"{PARSE_TIMEOUT_S:g}s",
     ) -> None:
         """Counter deltas, acceptance and restart flags per engine from two saved /metrics scrapes.
 

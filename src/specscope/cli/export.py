@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
+from specscope.cli.command_options import ExportOutputOption, ExportToOption, TrackingUriOption
 from specscope.cli.options import RunArgument
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, require_one_of
@@ -60,13 +60,9 @@ def _mlflow(run: Path, tracking_uri: str | None) -> None:
 
 def export_cmd(
     run: RunArgument = None,
-    to: Annotated[str, typer.Option("--to", metavar="TARGET", help="mlflow or profile.")] = "mlflow",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", metavar="FILE", help="--to profile: the profile file.")
-    ] = None,
-    tracking_uri: Annotated[
-        str | None, typer.Option("--tracking-uri", metavar="URI", help="--to mlflow: default ./mlruns (local).")
-    ] = None,
+    to: ExportToOption = "mlflow",
+    output: ExportOutputOption = None,
+    tracking_uri: TrackingUriOption = None,
 ) -> None:
     """Export a run to MLflow, or as speculation profiles (specdec_bench's schema).
 

@@ -8,10 +8,18 @@ config, invalid profile, unreachable server, an --out folder holding another kin
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 
+from specscope.cli.command_options import (
+    GateContextTokensOption,
+    GateLimitOption,
+    GateMaxTokensOption,
+    GateNamesOption,
+    GatePrintRunFileOption,
+    GateRunFileOption,
+)
 from specscope.cli.options import (
     ApiKeyOption,
     ConfigsOption,
@@ -52,27 +60,14 @@ def register(app: typer.Typer) -> None:
         server: ServerOption = None,
         launch: LaunchOption = "embedded",
         recipes: RecipesOption = None,
-        run_file: Annotated[
-            Path | None, typer.Option("--run-file", metavar="FILE", help="Gate profile TOML (overrides the defaults).")
-        ] = None,
-        gates: Annotated[
-            list[str] | None, typer.Option("--gate", metavar="NAME", help="Run only this gate (repeatable).")
-        ] = None,
-        limit: Annotated[
-            int | None, typer.Option(metavar="N", min=1, help="At most this many probes per gate.")
-        ] = None,
-        max_tokens: Annotated[
-            int | None, typer.Option("--max-tokens", metavar="N", min=1, help="Cap every gate's max_tokens.")
-        ] = None,
-        context_tokens: Annotated[
-            int | None,
-            typer.Option("--context-tokens", metavar="N", min=64, help="Long-context filler length, tokens."),
-        ] = None,
+        run_file: GateRunFileOption = None,
+        gates: GateNamesOption = None,
+        limit: GateLimitOption = None,
+        max_tokens: GateMaxTokensOption = None,
+        context_tokens: GateContextTokensOption = None,
         out: OutOption = Path("runs"),
         format: TableFormatOption = None,
-        print_run_file: Annotated[
-            bool, typer.Option("--print-run-file", help="Print the default gate profile (TOML) and exit.")
-        ] = False,
+        print_run_file: GatePrintRunFileOption = False,
         no_preflight: NoPreflightOption = False,
         api_key: ApiKeyOption = None,
     ) -> None:

@@ -15,23 +15,21 @@ from typing import Annotated
 
 import typer
 
+from specscope.cli.command_options import (
+    ImportBaselineOption,
+    ImportConfigOption,
+    ImportOutOption,
+    ImportWorkloadOption,
+)
 from specscope.cli.vocab import VocabCommand
 
 
 def import_cmd(
     files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Result files of one config, in repeat order.")],
-    config: Annotated[str, typer.Option("--config", metavar="NAME", help="The config the files measured.")],
-    out: Annotated[Path, typer.Option("--out", metavar="RUN", help="The run folder: created, or added to.")],
-    workload: Annotated[
-        str | None,
-        typer.Option("--workload", metavar="NAME", help="The workload (default: the file's, else imported)."),
-    ] = None,
-    baseline: Annotated[
-        str | None,
-        typer.Option(
-            "--baseline", metavar="NAME", help="The run's baseline config (default: the first config imported)."
-        ),
-    ] = None,
+    config: ImportConfigOption,
+    out: ImportOutOption,
+    workload: ImportWorkloadOption = None,
+    baseline: ImportBaselineOption = None,
 ) -> None:
     """Import other tools' result files (vLLM bench serve, SGLang, AIPerf, GuideLLM) as cells of a run.
 

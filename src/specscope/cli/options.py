@@ -56,6 +56,8 @@ __all__ = [
     "MixOption",
     "NoPreflightOption",
     "OutOption",
+    "OutputOption",
+    "WidthOption",
     "PerPositionOption",
     "RecipesOption",
     "REPORT_FORMATS",
@@ -123,30 +125,24 @@ LAUNCH_HELP = (
     "Who serves the configs when no --server is given: embedded (llama.cpp, default) or vllm "
     "(configs are recipe names, launched one at a time)."
 )
-ConfigsOption = Annotated[
-    MaybeNames,
-    typer.Option("--configs", metavar="A,B", help="Config names, comma-separated or repeated (e.g. base,ngram)."),
-]
 ServerOption = Annotated[
     MaybeNames,
     typer.Option("--server", metavar="NAME=URL", help="A server you started: NAME=URL or URL (repeat per config)."),
 ]
 
 
-def _spec_option(name: str) -> Any:
+def _spec_option(name: str, **extra: Any) -> Any:
     """The typer option of the bench spec's ``name`` (:mod:`specscope.bench.spec`): its flag, help, metavar and
     environment variable, so that another command taking it declares nothing of its own."""
     from specscope.bench.spec import by_name
 
     opt = by_name()[name]
-    return typer.Option(opt.flag, metavar=opt.metavar or None, help=opt.help, envvar=opt.envvar or None)
+    return typer.Option(opt.flag, metavar=opt.metavar or None, help=opt.help, envvar=opt.envvar or None, **extra)
 
 
 ApiKeyOption = Annotated[str | None, _spec_option("api_key")]
-LaunchOption = Annotated[
-    str,
-    typer.Option("--launch", metavar="KIND", help=LAUNCH_HELP),
-]
+ConfigsOption = Annotated[MaybeNames, _spec_option("configs")]
+LaunchOption = Annotated[str, _spec_option("launch")]
 RecipesOption = Annotated[
     MaybePath,
     typer.Option("--recipes", metavar="FILE", help="vLLM recipes TOML file (default: the shipped one)."),
@@ -157,9 +153,22 @@ NoPreflightOption = Annotated[
 ]
 
 # --- where results go ---
+OutputOption = Annotated[
+    MaybePath,
+    typer.Option("--output", "-o", metavar="FILE", help="Write to FILE (format from its suffix unless -f)."),
+]
+
+
+def _width_value(text: str) -> int:
+    from specscope.values import parse_width
+
+    return parse_width(text, "--width")
+
+
+WidthOption = Annotated[int | None, _spec_option("width", parser=_width_value)]
 OutOption = Annotated[
     Path,
-    typer.Option("--out", metavar="DIR", help="Folder that receives the run folder."),
+    typer.Option("--out", metavar="DIR", help="The folder written (a new run folder inside it)."),
 ]
 ReportFormatOption = Annotated[
     MaybeStr,
@@ -168,7 +177,7 @@ ReportFormatOption = Annotated[
         "-f",
         metavar="FORMAT",
         callback=format_choice(REPORT_FORMATS),
-        help="text, markdown, json or html (default: text, or -o's suffix).",
+        help="Output format (text, markdown, json or html; default: text, or -o's suffix).",
     ),
 ]
 TableFormatOption = Annotated[
@@ -178,7 +187,7 @@ TableFormatOption = Annotated[
         "-f",
         metavar="FORMAT",
         callback=table_format,
-        help="text, markdown or json (default: text, or -o's suffix).",
+        help="Output format (text, markdown or json; default: text, or -o's suffix).",
     ),
 ]
 TextJsonFormatOption = Annotated[
@@ -189,7 +198,7 @@ TextJsonFormatOption = Annotated[
         metavar="FORMAT",
         callback=format_choice(TEXT_JSON),
         show_default=False,  # a command that defaults to "text" (not None) would say it twice
-        help="text or json (default: text).",
+        help="Output format (text or json; default: text).",
     ),
 ]
 
@@ -200,7 +209,11 @@ RunArgument = Annotated[
 ]
 BaselineOption = Annotated[
     MaybeStr,
-    typer.Option("--baseline", metavar="NAME", help="The no-draft config (default: the run's baseline, else base)."),
+    typer.Option(
+        "--baseline",
+        metavar="NAME",
+        help="The config speedups are measured against (default: the run's baseline, else base).",
+    ),
 ]
 
 
@@ -217,8 +230,8 @@ MinEffectOption = Annotated[
         "--min-effect",
         metavar="F",
         parser=_fraction_value("--min-effect"),
-        help=f"Minimum practical effect, a fraction or a percentage (default {DEFAULT_MIN_EFFECT:g} = "
-        f"{DEFAULT_MIN_EFFECT:.0%}; report/advise: the run's own).",
+        help="Minimum practical effect, a fraction or a percentage: a win or loss smaller than this is equivalent "
+        f"(default: the run's own, else {DEFAULT_MIN_EFFECT:g} = {DEFAULT_MIN_EFFECT:.0%}).",
     ),
 ]
 MixOption = Annotated[
@@ -230,8 +243,12 @@ LevelMixOption = Annotated[
     typer.Option("--level-mix", metavar="N=SHARE,...", help="Share of wall time per concurrency, e.g. 1=0.6,4=0.4."),
 ]
 ConcurrencyOption = Annotated[
-    MaybeInt,
-    typer.Option("--max-concurrency", metavar="N", help="Advise only at this measured concurrency."),
+    MaybeStr,
+    typer.Option(
+        "--max-concurrency",
+        metavar="N,N",
+        help="Concurrency levels (the measured ones to advise at; default: every one), e.g. 1,4.",
+    ),
 ]
 AcceptanceOption = Annotated[
     MaybeFloat,
@@ -239,7 +256,9 @@ AcceptanceOption = Annotated[
 ]
 SloOption = Annotated[
     MaybeStr,
-    typer.Option("--slo", metavar="ttft=DURATION", help="TTFT p95 limit, e.g. ttft=2s (same targets as bench)."),
+    typer.Option(
+        "--slo", metavar="ttft=DURATION", help="SLO targets (ttft only: a pick's p95 TTFT must meet it), e.g. ttft=2s."
+    ),
 ]
 FromCsvOption = Annotated[
     MaybePath,

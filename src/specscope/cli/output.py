@@ -16,7 +16,7 @@ import io
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 __all__ = [
     "FILE_WIDTH",
     "SUFFIX_FORMATS",
-    "OutputOption",
-    "WidthOption",
     "emit",
     "emit_doc",
     "make_console",
@@ -49,28 +47,6 @@ SUFFIX_FORMATS = {
     ".html": "html",
     ".htm": "html",
 }
-
-OutputOption = Annotated[
-    Path | None,
-    typer.Option("--output", "-o", metavar="FILE", help="Write to FILE (format from its suffix unless -f)."),
-]
-
-
-def _width_value(text: str) -> int:
-    from specscope.values import parse_width
-
-    return parse_width(text, "--width")
-
-
-WidthOption = Annotated[
-    int | None,
-    typer.Option(
-        "--width",
-        metavar="N",
-        parser=_width_value,
-        help="Text width, 40 to 1000 characters (default: the terminal's, else 120).",
-    ),
-]
 
 
 def report_target(fmt: str | None, output: Path | str | None, allowed: tuple[str, ...]) -> tuple[str, Path | None]:

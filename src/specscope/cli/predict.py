@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from specscope.cli.command_options import CompareOption, FitKOption, OverheadOption
 from specscope.cli.options import (
     TEXT_JSON,
     BandwidthOption,
@@ -19,11 +20,13 @@ from specscope.cli.options import (
     LmHeadBytesOption,
     MaxKOption,
     MeasuredOption,
+    OutputOption,
     PerPositionOption,
     TextJsonFormatOption,
+    WidthOption,
     run_baseline,
 )
-from specscope.cli.output import OutputOption, WidthOption, emit_doc, report_target
+from specscope.cli.output import emit_doc, report_target
 from specscope.cli.vocab import VocabCommand
 
 if TYPE_CHECKING:
@@ -162,26 +165,9 @@ def predict_cmd(
     per_position: PerPositionOption = None,
     holdout: HoldoutOption = None,
     lm_head_bytes: LmHeadBytesOption = None,
-    overhead: Annotated[
-        str | None,
-        typer.Option(
-            "--overhead", metavar="DURATION", help="Without RUN: draft overhead per drafted token, e.g. 7.5ms."
-        ),
-    ] = None,
-    fit_k: Annotated[
-        str | None,
-        typer.Option(
-            "--fit-k",
-            metavar="K=TOK/S,...",
-            help="Without RUN: fit the overhead on tok/s by k, e.g. 1=20.00,2=26.48.",
-        ),
-    ] = None,
-    compare: Annotated[
-        str | None,
-        typer.Option(
-            "--compare", metavar="K=TOK/S,...", help="Without RUN: measured tok/s by k to print errors against."
-        ),
-    ] = None,
+    overhead: OverheadOption = None,
+    fit_k: FitKOption = None,
+    compare: CompareOption = None,
     baseline: BaselineOption = None,
     format: TextJsonFormatOption = None,
     output: OutputOption = None,

@@ -7,8 +7,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from specscope.cli.options import REPORT_FORMATS, MinEffectOption, MixOption, ReportFormatOption
-from specscope.cli.output import OutputOption, WidthOption, emit, report_target, write_file
+from specscope.cli.options import (
+    REPORT_FORMATS,
+    MinEffectOption,
+    MixOption,
+    OutputOption,
+    ReportFormatOption,
+    WidthOption,
+)
+from specscope.cli.output import emit, report_target, write_file
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError
 from specscope.strictjson import dumps_strict

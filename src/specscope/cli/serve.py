@@ -23,6 +23,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from specscope.cli.command_options import (
+    CensusOption,
+    DockerOption,
+    ListRecipesOption,
+    ParseLogOption,
+    PlanOption,
+    PrintOnlyOption,
+    ServeLogOption,
+    ServePortOption,
+    StartTimeoutOption,
+)
 from specscope.cli.options import NoPreflightOption, RecipesOption, TextJsonFormatOption
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, ServerError
@@ -169,27 +180,15 @@ def register(app: typer.Typer) -> None:
     def serve(
         recipe: Annotated[str | None, typer.Argument(help="Recipe name from the recipe file.")] = None,
         recipes: RecipesOption = None,
-        print_only: Annotated[bool, typer.Option("--print", help="Print the exact command and exit.")] = False,
-        docker: Annotated[bool, typer.Option("--docker", help="Use the docker form (vllm/vllm-openai image).")] = False,
-        port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8000,
-        log: Annotated[Path | None, typer.Option("--log", help="Server log file (default ./vllm-RECIPE.log).")] = None,
-        parse_log: Annotated[
-            Path | None, typer.Option("--parse-log", help="Print the facts of this server log (any engine).")
-        ] = None,
-        plan: Annotated[
-            str | None,
-            typer.Option(
-                "--plan", help="With --parse-log: do requests=R,tokens=L[,max-num-seqs=S] fit in the KV pool?"
-            ),
-        ] = None,
-        census: Annotated[
-            str | None,
-            typer.Option("--census", help="With --parse-log: compare 'Model loading took' with this model's census."),
-        ] = None,
-        list_recipes: Annotated[bool, typer.Option("--list", help="List the recipes of the file.")] = False,
-        start_timeout: Annotated[
-            str, typer.Option("--start-timeout", metavar="DURATION", help="Longest wait for /health, e.g. 15m.")
-        ] = "15m",
+        print_only: PrintOnlyOption = False,
+        docker: DockerOption = False,
+        port: ServePortOption = 8000,
+        log: ServeLogOption = None,
+        parse_log: ParseLogOption = None,
+        plan: PlanOption = None,
+        census: CensusOption = None,
+        list_recipes: ListRecipesOption = False,
+        start_timeout: StartTimeoutOption = "15m",
         format: TextJsonFormatOption = "text",
         no_preflight: NoPreflightOption = False,
     ) -> None:

@@ -15,10 +15,23 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from specscope.cli.command_options import (
+    AllSlidingOption,
+    DryRunOption,
+    ExcludeUnquantizedOption,
+    FromCheckpointOption,
+    IncludeQuantizedOption,
+    InputAmaxOption,
+    LayoutOption,
+    PrefixOption,
+    QuantSchemeOption,
+    SurgeryOutOption,
+    SyncOption,
+)
 from specscope.cli.options import TextJsonFormatOption
 from specscope.cli.vocab import VocabCommand, VocabGroup
 from specscope.strictjson import dumps_strict
@@ -68,16 +81,18 @@ def _sibling(source: Path, command: str) -> str:
     return shlex.quote(f"{str(source).rstrip('/')}-{command}")
 
 
-def _new_folder(out: Path | None, command: str, source: Path, fix: str) -> Path:
+def _new_folder(out: Path | None, command: str, source: Path, extra: str = "") -> Path:
     """``--out``, which ``command`` requires: surgery never writes into the folder it reads.
 
     Raises:
-        SurgeryError: no ``--out``, with ``fix`` (the same command with a sibling folder) as the fix.
+        SurgeryError: no ``--out``, with the fix: the same command (``extra``: its other options as typed) with a
+            sibling folder.
     """
     if out is not None:
         return out
     from specscope.errors import SurgeryError
 
+    fix = f"specscope surgery {command} {shlex.quote(str(source))}{extra} --out {_sibling(source, command)}"
     raise SurgeryError(
         f"surgery {command} writes a new folder and never changes {source}",
         found="no --out",
@@ -107,22 +122,22 @@ def register(app: typer.Typer) -> None:
 
     @sub.command("extract", cls=VocabCommand)
     def extract(
-        src: Path = typer.Argument(..., help="checkpoint folder"),
-        prefix: str = typer.Option("mtp.", help="tensor name prefix"),
-        out: Path = typer.Option(..., "--out", help="new folder"),
-        dry_run: bool = typer.Option(False, "--dry-run"),
+        src: Annotated[Path, typer.Argument(help="checkpoint folder")],
+        out: SurgeryOutOption = None,
+        prefix: PrefixOption = "mtp.",
+        dry_run: DryRunOption = False,
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """The draft tensors as their own safetensors file plus manifest.json (SHA-256 per tensor)."""
         from specscope.surgery import plan_extract
 
-        _run(plan_extract(src, prefix, out), dry_run=dry_run, fmt=fmt)
+        _run(plan_extract(src, prefix, _new_folder(out, "extract", src)), dry_run=dry_run, fmt=fmt)
 
     @sub.command("compare", cls=VocabCommand)
     def compare(
-        a: Path = typer.Argument(...),
-        b: Path = typer.Argument(...),
-        prefix: str = typer.Option("mtp.", help="tensor name prefix"),
+        a: Annotated[Path, typer.Argument()],
+        b: Annotated[Path, typer.Argument()],
+        prefix: PrefixOption = "mtp.",
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Tensor by tensor: presence, dtype, shape, identical bytes, cosine, max abs diff, NaN/Inf counts.
@@ -171,63 +186,58 @@ def register(app: typer.Typer) -> None:
 
     @sub.command("graft", cls=VocabCommand)
     def graft(
-        target: Path = typer.Argument(..., help="checkpoint receiving the tensors"),
-        src: Path = typer.Option(..., "--from", help="checkpoint providing them"),
-        prefix: str = typer.Option("mtp.", help="tensor name prefix"),
-        out: Path = typer.Option(..., "--out", help="new folder"),
-        dry_run: bool = typer.Option(False, "--dry-run"),
+        target: Annotated[Path, typer.Argument(help="checkpoint receiving the tensors")],
+        src: FromCheckpointOption,
+        out: SurgeryOutOption = None,
+        prefix: PrefixOption = "mtp.",
+        dry_run: DryRunOption = False,
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """A new checkpoint: TARGET with the PREFIX tensors of --from in their own shard."""
         from specscope.surgery import plan_graft
 
+        out = _new_folder(out, "graft", target, f" --from {shlex.quote(str(src))}")
         _run(plan_graft(target, src, prefix, out), dry_run=dry_run, fmt=fmt)
 
     @sub.command("quantize-draft", cls=VocabCommand)
     def quantize_draft(
-        src: Path = typer.Argument(..., help="checkpoint with an unquantized draft head"),
-        scheme: str = typer.Option(
-            "nvfp4-w4a16", help="nvfp4-w4a16 | nvfp4-w4a4 | nvfp4 (W4A4 when the target's NVFP4 layers are)"
-        ),
-        prefix: str = typer.Option("mtp.", help="draft tensor prefix"),
-        layout: str = typer.Option(None, help="modelopt | compressed-tensors (default: the target's)"),
-        input_amax: Path = typer.Option(
-            None, "--input-amax", help='W4A4: measured input abs-max per module, JSON {"mtp.fc": 13.44, ...}'
-        ),
-        out: Path = typer.Option(..., "--out", help="new folder"),
-        dry_run: bool = typer.Option(False, "--dry-run"),
+        src: Annotated[Path, typer.Argument(help="checkpoint with an unquantized draft head")],
+        scheme: QuantSchemeOption = "nvfp4-w4a16",
+        prefix: PrefixOption = "mtp.",
+        layout: LayoutOption = None,
+        input_amax: InputAmaxOption = None,
+        out: SurgeryOutOption = None,
+        dry_run: DryRunOption = False,
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """The draft head's linears to NVFP4 (group 16; W4A4 with activation scales whose source each module's
         note states), both configs patched, byte for byte as the target's exporter writes them."""
         from specscope.surgery import plan_quantize_draft
 
+        out = _new_folder(out, "quantize-draft", src)
         plan = plan_quantize_draft(src, out, scheme=scheme, prefix=prefix, layout=layout, input_amax=input_amax)
         _run(plan, dry_run=dry_run, fmt=fmt)
 
     @sub.command("reindex", cls=VocabCommand)
     def reindex(
-        ckpt: Path = typer.Argument(...),
-        out: Path = typer.Option(None, "--out", help="new folder (required: CKPT is never modified)"),
-        dry_run: bool = typer.Option(False, "--dry-run"),
+        ckpt: Annotated[Path, typer.Argument()],
+        out: SurgeryOutOption = None,
+        dry_run: DryRunOption = False,
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Rebuild model.safetensors.index.json from the shard headers (every shard, exact total_size)."""
         from specscope.surgery import plan_reindex
 
-        fix = f"specscope surgery reindex {shlex.quote(str(ckpt))} --out {_sibling(ckpt, 'reindex')}"
-        _run(plan_reindex(ckpt, _new_folder(out, "reindex", ckpt, fix)), dry_run=dry_run, fmt=fmt)
+        _run(plan_reindex(ckpt, _new_folder(out, "reindex", ckpt)), dry_run=dry_run, fmt=fmt)
 
     @sub.command("patch-config", cls=VocabCommand)
     def patch_config(
-        ckpt: Path = typer.Argument(...),
-        exclude_unquantized: str = typer.Option(None, help="prefix, e.g. mtp."),
-        include_quantized: str = typer.Option(
-            None, help="prefix, e.g. mtp.: drop exclude entries that cover its quantized linears"
-        ),
-        sync: bool = typer.Option(False, "--sync", help="make config.json and hf_quant_config.json agree"),
-        out: Path = typer.Option(None, "--out", help="new folder (required: CKPT is never modified)"),
-        dry_run: bool = typer.Option(False, "--dry-run"),
+        ckpt: Annotated[Path, typer.Argument()],
+        exclude_unquantized: ExcludeUnquantizedOption = None,
+        include_quantized: IncludeQuantizedOption = None,
+        sync: SyncOption = False,
+        out: SurgeryOutOption = None,
+        dry_run: DryRunOption = False,
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Patch quantization configs from what the tensors show."""
@@ -238,8 +248,7 @@ def register(app: typer.Typer) -> None:
             for flag, value in (("exclude-unquantized", exclude_unquantized), ("include-quantized", include_quantized))
             if value
         ) + (" --sync" if sync else "")
-        fix = f"specscope surgery patch-config {shlex.quote(str(ckpt))}{extra} --out {_sibling(ckpt, 'patch-config')}"
-        out = _new_folder(out, "patch-config", ckpt, fix)
+        out = _new_folder(out, "patch-config", ckpt, extra)
         _run(
             plan_patch_config(
                 ckpt, exclude_unquantized=exclude_unquantized, include_quantized=include_quantized, sync=sync, out=out
@@ -250,33 +259,29 @@ def register(app: typer.Typer) -> None:
 
     @sub.command("dflash-layers", cls=VocabCommand)
     def dflash_layers(
-        draft: Path = typer.Argument(...),
-        all_sliding: bool = typer.Option(False, "--all-sliding", help="declare every layer sliding"),
-        out: Path = typer.Option(None, "--out", help="new folder (required: DRAFT is never modified)"),
-        dry_run: bool = typer.Option(False, "--dry-run"),
+        draft: Annotated[Path, typer.Argument()],
+        all_sliding: AllSlidingOption = False,
+        out: SurgeryOutOption = None,
+        dry_run: DryRunOption = False,
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Seed 000 workaround: rewrite a DFlash draft's layer_types for a released vLLM."""
         from specscope.surgery import plan_dflash_layers
 
-        flag = " --all-sliding" if all_sliding else ""
-        fix = (
-            f"specscope surgery dflash-layers {shlex.quote(str(draft))}{flag} --out {_sibling(draft, 'dflash-layers')}"
-        )
-        out = _new_folder(out, "dflash-layers", draft, fix)
+        out = _new_folder(out, "dflash-layers", draft, " --all-sliding" if all_sliding else "")
         plan = plan_dflash_layers(draft, all_sliding=all_sliding, out=out)
         _run(plan, dry_run=dry_run, fmt=fmt, consequences=plan.notes)
 
     @sub.command("prune-unindexed", cls=VocabCommand)
     def prune_unindexed(
-        src: Path = typer.Argument(..., help="checkpoint folder (never modified)"),
-        out: Path = typer.Option(..., "--out", help="new folder"),
-        dry_run: bool = typer.Option(False, "--dry-run"),
+        src: Annotated[Path, typer.Argument(help="checkpoint folder (never modified)")],
+        out: SurgeryOutOption = None,
+        dry_run: DryRunOption = False,
         fmt: TextJsonFormatOption = "text",
     ) -> None:
         """Copy a checkpoint keeping in each shard only the tensors its index assigns there (stale copies out)."""
         from specscope.surgery.prune import plan_prune_unindexed
 
-        _run(plan_prune_unindexed(src, out), dry_run=dry_run, fmt=fmt)
+        _run(plan_prune_unindexed(src, _new_folder(out, "prune-unindexed", src)), dry_run=dry_run, fmt=fmt)
 
     app.add_typer(sub, name="surgery")

@@ -7,10 +7,10 @@ port or address (one-line error).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import typer
 
+from specscope.cli.command_options import FirehoseOption, HostOption, TruthPortOption, TruthScriptOption
 from specscope.cli.options import TextJsonFormatOption
 from specscope.cli.vocab import VocabCommand
 
@@ -18,13 +18,11 @@ from specscope.cli.vocab import VocabCommand
 def register(app: typer.Typer) -> None:
     @app.command("truth-server", cls=VocabCommand)
     def truth_server(
-        port: int = typer.Option(8123, metavar="PORT", min=0, max=65535, help="TCP port (0: any free port)."),
-        host: str = typer.Option("127.0.0.1", metavar="ADDRESS", help="Address to bind."),
-        script: Path | None = typer.Option(
-            None, metavar="FILE", help="JSON TruthScript (default plan: 16 tokens, no delays)."
-        ),
+        port: TruthPortOption = 8123,
+        host: HostOption = "127.0.0.1",
+        script: TruthScriptOption = None,
         format: TextJsonFormatOption = None,
-        firehose: bool = typer.Option(False, "--firehose", help="No delays, raw asyncio server (client benchmarks)."),
+        firehose: FirehoseOption = False,
     ) -> None:
         """Serve an OpenAI-compatible chat stream whose timing, chunks, failures and /metrics are scripted."""
         from specscope.truth.process import read_script

@@ -78,23 +78,28 @@ class Advice:
         }
 
 
-def _scope(cells: Sequence[CellSummary], mix: Mapping[str, float], concurrency: int | None, command: str) -> list[int]:
-    """The levels to advise on. Raises ConfigError for a mix workload or a level the run lacks (its fix: ``command``
-    with the mix and the measured level nearest the one asked for)."""
+def _scope(
+    cells: Sequence[CellSummary], mix: Mapping[str, float], concurrency: int | Sequence[int] | None, command: str
+) -> list[int]:
+    """The levels to advise on (``concurrency``: one level or several, None: every measured one). Raises ConfigError
+    for a mix workload or a level the run lacks (naming every unmeasured one; its fix: ``command`` with the mix and
+    the measured level nearest each one asked for)."""
     require_workloads(mix, workloads_of(cells), command=command)
     levels = sorted({c.concurrency for c in cells})
-    if concurrency is not None:
-        if concurrency not in levels:
-            nearest = min(levels, key=lambda lev: (abs(lev - concurrency), lev))
-            shares = ",".join(f"{w}={v:.4g}" for w, v in mix.items())
-            raise ConfigError(
-                f"concurrency {concurrency} was not measured",
-                found=concurrency,
-                expected=", ".join(map(str, levels)),
-                fix=f"{command} --mix {shares} --max-concurrency {nearest}",
-            )
-        return [concurrency]
-    return levels
+    if concurrency is None:
+        return levels
+    asked = list(dict.fromkeys([concurrency] if isinstance(concurrency, int) else concurrency))
+    unmeasured = [lev for lev in asked if lev not in levels]
+    if unmeasured:
+        near = [lev if lev in levels else min(levels, key=lambda m: (abs(m - lev), m)) for lev in asked]
+        shares = ",".join(f"{w}={v:.4g}" for w, v in mix.items())
+        raise ConfigError(
+            f"concurrency {', '.join(map(str, unmeasured))} was not measured",
+            found=", ".join(map(str, unmeasured)),
+            expected=", ".join(map(str, levels)),
+            fix=f"{command} --mix {shares} --max-concurrency {','.join(map(str, dict.fromkeys(near)))}",
+        )
+    return sorted(asked)
 
 
 def _level_mix_scope(cells: Sequence[CellSummary], level_mix: Mapping[int, float], command: str) -> None:
@@ -125,7 +130,7 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
     traffic: Traffic | Mapping[str, float] | None = None,
     *,
     baseline: str = "base",
-    concurrency: int | None = None,
+    concurrency: int | Sequence[int] | None = None,
     acceptance: float | None = None,
     acceptance_config: str | None = None,
     server_facts: Mapping[str, Mapping[str, Any]] | None = None,
@@ -139,7 +144,7 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
         traffic: the mix (token shares per workload summing to 1, :func:`specscope.stats.mix.parse_mix`), level mix
             (:func:`specscope.stats.mix.parse_level_mix`), SLO and notes (:class:`specscope.stats.choices.Traffic`),
             or just a mix; with a level mix alone, equal token shares over the run's workloads.
-        concurrency: advise at this measured level only.
+        concurrency: advise at this measured level (or these) only.
         command: the command line (``specscope advise runs/run-1``) an error's fix completes.
         finished: False for a run that stopped before its last cell (its manifest's ``finished``): a missing
             config is then finished with ``bench --resume``.
