@@ -50,8 +50,9 @@ def _sample(expr: str) -> str:
     """A sample value for an f-string's ``{expr}``, by what its name says."""
     e = expr.lower()
     for words, value in (
-        (("planned", "run", "folder", "path", "dir", "out", "target", "log", "file", "ckpt", "checkpoint", " a", " b"),
-         "runs/run-1"),
+        (("planned", "run", "folder", "path", "dir", "out", "target", "log", "file", "ckpt", "checkpoint", "source",
+          " a", " b"), "runs/run-1"),
+        (("subcommand",), "reindex"),
         (("config", "name", "recipe", "drafting"), "base"),
         (("level", "stable", "max", "k", "n", "hi", "lo"), "2"),
     ):  # fmt: skip

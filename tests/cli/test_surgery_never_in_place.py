@@ -42,6 +42,11 @@ def ckpt(tmp_path: Path) -> Path:
         (["surgery", "reindex"], "reindex"),
         (["surgery", "patch-config", "--sync"], "patch-config"),
         (["surgery", "dflash-layers", "--all-sliding"], "dflash-layers"),
+        # these four took --out as a required flag (a usage error without the fix); now the same refusal
+        (["surgery", "extract"], "extract"),
+        (["surgery", "graft", "--from", "."], "graft"),
+        (["surgery", "quantize-draft"], "quantize-draft"),
+        (["surgery", "prune-unindexed"], "prune-unindexed"),
     ],
 )
 def test_without_out_nothing_is_written_and_the_fix_names_a_new_folder(

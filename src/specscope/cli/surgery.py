@@ -81,8 +81,8 @@ def _sibling(source: Path, command: str) -> str:
     return shlex.quote(f"{str(source).rstrip('/')}-{command}")
 
 
-def _new_folder(out: Path | None, command: str, source: Path, extra: str = "") -> Path:
-    """``--out``, which ``command`` requires: surgery never writes into the folder it reads.
+def _new_folder(out: Path | None, subcommand: str, source: Path, extra: str = "") -> Path:
+    """``--out``, which ``subcommand`` requires: surgery never writes into the folder it reads.
 
     Raises:
         SurgeryError: no ``--out``, with the fix: the same command (``extra``: its other options as typed) with a
@@ -92,9 +92,9 @@ def _new_folder(out: Path | None, command: str, source: Path, extra: str = "") -
         return out
     from specscope.errors import SurgeryError
 
-    fix = f"specscope surgery {command} {shlex.quote(str(source))}{extra} --out {_sibling(source, command)}"
+    fix = f"specscope surgery {subcommand} {shlex.quote(str(source))}{extra} --out {_sibling(source, subcommand)}"
     raise SurgeryError(
-        f"surgery {command} writes a new folder and never changes {source}",
+        f"surgery {subcommand} writes a new folder and never changes {source}",
         found="no --out",
         expected="--out NEW_FOLDER (a folder that does not exist yet; unchanged files are hardlinked, not copied)",
         fix=fix,
