@@ -283,3 +283,19 @@ def test_facts_a_log_does_not_state_are_absent_not_false() -> None:
     assert doc["drafter_loaded"] is None and doc["hybrid_kv"] is None
     text = parse_log("sglang_issue11948_eagle3_windows.log").output
     assert "drafter_loaded" not in text and "hybrid_kv" not in text
+
+
+
+def test_a_v1_window_with_accepted_tokens_but_none_drafted_is_no_crash(tmp_path: Path) -> None:
+    """A damaged V1 line (accepted > 0, drafted 0) crashed window_steps with a division by zero (exit 3)."""
+    log = tmp_path / "v1.log"
+    log.write_text(
+        "INFO 06-01 10:01:00 [metrics.py:86] SpecDecoding metrics: Mean acceptance length: 0.00, Accepted throughput: "
+        "4.37 tokens/s, Drafted throughput: 0.00 tokens/s, Accepted: 262 tokens, Drafted: 0 tokens, Per-position "
+        "acceptance rate: 0.000, 0.949, Avg Draft acceptance rate: 0.0%\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["serve", "--parse-log", str(log), "-f", "json"])
+    assert r.exit_code in (0, 1), r.output
+    (pool,) = json.loads(r.output)["log_pools"]
+    assert pool["draft_tokens"] == 0 and pool["acceptance_rate"] is None  # 262 / 0: no rate, never a figure
