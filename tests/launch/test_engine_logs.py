@@ -285,6 +285,28 @@ def test_facts_a_log_does_not_state_are_absent_not_false() -> None:
     assert "drafter_loaded" not in text and "hybrid_kv" not in text
 
 
+@pytest.mark.integration
+def test_bench_says_the_sglang_windows_bound_and_its_alarm_as_serve_does(tmp_path: Path) -> None:
+    """An SGLang log prints no counts, so `serve --parse-log` alarms on the windows' bound (tests/launch/
+    test_sglang_log.py); `bench --server-log` said "no counts printed" with no alarm and a pool of >= 0 verify steps."""
+    log = LOGS / "sglang_pre23530_bonus_rate_zero_accept.log"
+    r = parse_log(log.name, "-f", "json")
+    assert r.exit_code == 1, r.output
+    doc = json.loads(r.output)
+    (pool,) = doc["log_pools"]
+    assert pool["verify_steps_at_least"] == 60  # each printed window divided by at least one verify step
+    assert pool["acceptance_rate_at_most"] == (1.00 + 0.005 - 1) / 3 and pool["acceptance_rate"] is None
+    assert pool["alarm"] == doc["sglang_spec_summary"]["alarm"]  # one rule, one wording: said once
+    assert parse_log(log.name).output.count("ALARM") == 1
+    plan = ResponsePlan(output_tokens=8, tokens_per_chunk=4)
+    with TruthServer(TruthScript(default=plan, metrics=MetricsPlan())) as ts:
+        args = ["bench", "--server", f"e3={ts.base_url}", "--server-log", f"e3={log}", "--workloads", "prose"]
+        args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "8", "--out", str(tmp_path)]
+        b = CliRunner().invoke(app, [*args, "-f", "json"])
+    assert b.exit_code == 0, b.output
+    assert "server log e3 (sglang: " in b.stderr and f"ALARM {pool['alarm']}" in b.stderr
+    assert "no counts printed; at most 0.2% of drafted tokens accepted over >= 60 verify steps" in b.stderr
+
 
 def test_a_v1_window_with_accepted_tokens_but_none_drafted_is_no_crash(tmp_path: Path) -> None:
     """A damaged V1 line (accepted > 0, drafted 0) crashed window_steps with a division by zero (exit 3)."""

@@ -114,7 +114,9 @@ class LogSpecStat(BaseModel):
     ``rank``: the engine or slot the line belongs to (``DP1 TP0``, ``slot 0``), None when the line does not say.
     ``verify_steps_exact``: False when ``verify_steps`` is an estimate (vLLM's windows whose drafted count k does not
     divide: from the two-decimal mean length); ``verify_steps_at_least`` is then the sound lower bound (None: no bound
-    beyond one step per statistic that drafted).
+    beyond one step per statistic that drafted). ``accept_rate_at_most``: for a statistic that prints no counts, the
+    largest rate of drafted tokens what it prints allows (its adapter knows the printed precision and what the engine's
+    figures meant in each release), None when it prints counts or allows no bound.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -132,6 +134,7 @@ class LogSpecStat(BaseModel):
     emitted_tokens: int | None = None
     accept_length: float | None = None
     accept_rate: float | None = None
+    accept_rate_at_most: float | None = None
     per_position: list[float] = Field(default_factory=list)
 
 

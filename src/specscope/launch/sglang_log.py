@@ -54,7 +54,8 @@ class SglangSpecSummary(BaseModel):
 
 def sglang_spec_summary(windows: Sequence[SglangSpecWindow], spec: dict[str, Any] | None) -> SglangSpecSummary | None:
     """Summarise the windows (None without any); see :class:`SglangSpecSummary`."""
-    from specscope.stats.low_acceptance import NEAR_ZERO, low_acceptance_alarm
+    from specscope.adapters.registry import display
+    from specscope.stats.low_acceptance import low_acceptance_bound_alarm
 
     if not windows:
         return None
@@ -66,13 +67,9 @@ def sglang_spec_summary(windows: Sequence[SglangSpecWindow], spec: dict[str, Any
     at_most = max(rate_bound(w, k) for w in windows)
     rates = [w.accept_rate for w in windows if w.accept_rate is not None]
     lengths = [w.accept_length for w in windows]
-    alarm = None
-    if low_acceptance_alarm(method, at_most, len(windows)) is not None and at_most is not None:
-        who = method or "unknown method"
-        alarm = (
-            f"LOW_ACCEPTANCE({who} accepts at most {at_most:.1%} of drafted tokens in every one of {len(windows)} "
-            f"SGLang windows (at least {len(windows)} verify steps), < {NEAR_ZERO:.0%})"
-        )
+    # the wording of the engine-neutral pool's alarm (launch/logpool.py), so a log's alarm is said once
+    where = f"{len(windows)} {display('sglang')} windows"
+    alarm = low_acceptance_bound_alarm(method, at_most, len(windows), where)
     return SglangSpecSummary(
         windows=len(windows),
         ranks=sorted({w.rank for w in windows if w.rank}),

@@ -222,6 +222,8 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             rank=w.rank,
             accept_length=w.accept_length,
             accept_rate=w.accept_rate,
+            accept_rate_at_most=rate_bound(w, k),
+            verify_steps_at_least=1,  # the line divides by the window's verify steps unguarded: at least one
         )
         for w in windows
     ]
