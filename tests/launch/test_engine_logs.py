@@ -321,3 +321,24 @@ def test_a_v1_window_with_accepted_tokens_but_none_drafted_is_no_crash(tmp_path:
     assert r.exit_code in (0, 1), r.output
     (pool,) = json.loads(r.output)["log_pools"]
     assert pool["draft_tokens"] == 0 and pool["acceptance_rate"] is None  # 262 / 0: no rate, never a figure
+
+
+def test_a_vllm_log_written_by_its_json_formatter_is_read_as_its_text_form() -> None:
+    """vLLM 0.32's `--logging-config.formatter json` writes one JSON object per record (asctime, levelname, name,
+    processName, process, message, vllm_process_name). The windows were found inside the objects, but the
+    non-default args (read to the line's end) were lost: an n-gram drafter was an "unknown method" whose low
+    acceptance raised LOW_ACCEPTANCE (exit 1), and the version was read as '0.32.0"'."""
+    r = parse_log("vllm_0320_json_formatter_ngram.log", "-f", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["vllm_version"] == "0.32.0" and doc["max_model_len_tokens"] == 8192
+    assert doc["speculative_config"]["method"] == "ngram"
+    (pool,) = doc["log_pools"]
+    assert (pool["method"], pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (
+        "ngram",
+        1200,
+        2,
+        400,
+    )
+    assert pool["alarm"] is None  # an n-gram drafter accepting little is not a broken head
+    assert doc["stats"][0]["running_reqs"] == 4 and doc["stats"][0]["line_number"] == 5  # line numbers kept
