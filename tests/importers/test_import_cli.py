@@ -128,7 +128,8 @@ def test_an_aiperf_export_published_by_its_user_imports_with_its_own_figures(tmp
     (entry,) = doc["manifest"]["imports"]
     assert (
         entry["tool"] == "aiperf profile"
-        and "speculative acceptance (AIPerf's export carries none)" in entry["not_recorded"]
+        and "speculative acceptance (no spec_decode totals: the server reported none per request)"
+        in entry["not_recorded"]
     )
 
 
@@ -272,3 +273,22 @@ def test_guidellm_reports_of_the_older_schema_import_into_a_judged_run(tmp_path,
     assert (cmp["config"], cmp["rounds"]) == ("spec", 2)
     assert math.isclose(cmp["speedup"], _geomean([16.0 / 10.0, 16.5 / 11.0]))
     assert doc["server_facts"]["spec"]["model"] == "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def test_aiperf_spec_decode_totals_are_the_cells_acceptance(tmp_path, capsys, monkeypatch):
+    # AIPerf writes the run's spec-decode totals when the server reports per-request acceptance
+    # (src/aiperf/metrics/types/spec_decode_metrics.py @ 1849cd1b: total_spec_decode_steps, total_draft_tokens,
+    # total_accepted_draft_tokens); they were left unread and the cell said "AIPerf's export carries none"
+    run = tmp_path / "run"
+    f = IMPORTS / "aiperf_spec_decode_r0.json"
+    code, _, err = cli(["import", f, "--config", "spec", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    (cell,) = report_json(run)["cells"]
+    assert cell["acceptance_rate"] == 128 / 192 and cell["acceptance_length"] == 1 + 128 / 64
+    assert (cell["counters"]["drafts"], cell["counters"]["draft_tokens"], cell["counters"]["accepted_tokens"]) == (
+        64,
+        192,
+        128,
+    )
+    (entry,) = report_json(run)["manifest"]["imports"]
+    assert not any("speculative" in r for r in entry["not_recorded"])
