@@ -342,3 +342,25 @@ def test_a_vllm_log_written_by_its_json_formatter_is_read_as_its_text_form() -> 
     )
     assert pool["alarm"] is None  # an n-gram drafter accepting little is not a broken head
     assert doc["stats"][0]["running_reqs"] == 4 and doc["stats"][0]["line_number"] == 5  # line numbers kept
+
+
+def test_llamacpp_trace_line_of_per_position_rates_is_read(tmp_path: Path) -> None:
+    """llama-server prints each request's per-position rates on a line of its own at trace level
+    (tools/server/server-context.cpp: ``SLT_TRC(..., "     acc per pos = (%s)\\n", ...)`` after the ``draft acceptance =
+    ..., mean len = ...`` line; public copy index id 60244858927): it was left unread (per position "—")."""
+    log = tmp_path / "llama.log"
+    log.write_text(
+        "slot print_timing: id  0 | task 12 | draft acceptance = 0.50000 (  150 accepted /   300 generated), "
+        "mean len =  3.00\n"
+        "slot print_timing: id  0 | task 12 |      acc per pos = (0.800, 0.600, 0.400, 0.200, 0.000)\n"
+        "slot print_timing: id  1 | task 13 | draft acceptance = 0.25000 (   50 accepted /   200 generated), "
+        "mean len =  2.25\n"
+        "slot print_timing: id  1 | task 13 |      acc per pos = (0.700, 0.400, 0.150, 0.000, 0.000)\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["serve", "--parse-log", str(log), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    (pool,) = json.loads(r.output)["log_pools"]
+    assert pool["verify_steps"] == 75 + 40  # 150 / (3.00 - 1), 50 / (2.25 - 1)
+    want = [(a * 75 + b * 40) / 115 for a, b in zip((0.8, 0.6, 0.4, 0.2, 0.0), (0.7, 0.4, 0.15, 0.0, 0.0), strict=True)]
+    assert pool["acceptance_per_position"] == pytest.approx(want, abs=1e-12)
