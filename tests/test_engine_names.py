@@ -36,7 +36,7 @@ CENSUS = "SOURCE (the census of peer tools' workload readers names the tool each
 ALLOWED: dict[str, tuple[int, int, str]] = {
     "cli/serve.py": (23, 0, LOGS),
     "cli/command_options.py": (3, 0, LAUNCH),  # serve's --docker (vllm/vllm-openai image) and --log default
-    "launch/sglang_log.py": (24, 0, LOGS),
+    "launch/sglang_log.py": (23, 0, LOGS),
     "launch/logfacts.py": (23, 0, LOGS),
     "launch/serverlog.py": (4, 0, LOGS),
     "launch/capacity.py": (7, 0, LOGS),

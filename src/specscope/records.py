@@ -299,6 +299,8 @@ class SpecCounters:
         spec_gauges: speculative gauges seen (name -> value on a snapshot): a gauge holds a current mean and cannot
             be differenced over a window (``GAUGE_NOT_WINDOW``); kept to say so, never read as a window figure.
         unread: speculative-looking sample names this reader does not know (``UNREAD_SPEC_FIELD``).
+        caveats: named reasons the adapter gives for a series whose presence says what the counts mean (e.g. V0's
+            accepted counter: ``V0_ACCEPTED_ANY_POSITION``), said by the window reading.
     """
 
     drafts: float | None = None
@@ -318,6 +320,7 @@ class SpecCounters:
     rejected_tokens: float | None = None
     spec_gauges: dict[str, float] = field(default_factory=dict)
     unread: tuple[str, ...] = ()
+    caveats: tuple[str, ...] = ()
     vanished_engines: tuple[str, ...] = ()
     unknown_start_engines: tuple[str, ...] = ()
 
@@ -352,6 +355,7 @@ class SpecCounters:
         d["vanished_engines"] = list(self.vanished_engines)
         d["unknown_start_engines"] = list(self.unknown_start_engines)
         d["unread"] = list(self.unread)
+        d["caveats"] = list(self.caveats)
         return d
 
     @classmethod
@@ -366,6 +370,7 @@ class SpecCounters:
         d["vanished_engines"] = tuple(d.get("vanished_engines") or ())
         d["unknown_start_engines"] = tuple(d.get("unknown_start_engines") or ())
         d["unread"] = tuple(d.get("unread") or ())
+        d["caveats"] = tuple(d.get("caveats") or ())
         d["spec_gauges"] = dict(d.get("spec_gauges") or {})
         if "engine_kind" not in d and "spec" not in d["present"]:  # a pre-issue-26 record: 0 meant "not seen"
             for k in ("drafts", "draft_tokens", "accepted_tokens"):

@@ -128,7 +128,8 @@ def test_an_aiperf_export_published_by_its_user_imports_with_its_own_figures(tmp
     (entry,) = doc["manifest"]["imports"]
     assert (
         entry["tool"] == "aiperf profile"
-        and "speculative acceptance (AIPerf's export carries none)" in entry["not_recorded"]
+        and "speculative acceptance (no spec_decode totals: the server reported none per request)"
+        in entry["not_recorded"]
     )
 
 
@@ -249,3 +250,45 @@ def test_an_imported_runs_table_shows_absent_options_as_dashes_and_names_its_sou
     assert "| machine | — |" in run_table
     assert "Cells imported from other tools' result files" in out
     assert "Tokens from usage.completion_tokens" not in out
+
+
+def test_guidellm_reports_of_the_older_schema_import_into_a_judged_run(tmp_path, capsys, monkeypatch):
+    # GuideLLM's earlier report schema (guidellm src/guidellm/benchmark/benchmark.py @ 47ce2924; tests/data/SOURCES.md):
+    # the strategy under args.strategy, request_totals beside metrics, the model in worker.backend_model. It was
+    # recognised as a GuideLLM report and refused with "strategy None has no level", found {}.
+    run = tmp_path / "run"
+    for config in ("base", "spec"):
+        files = [IMPORTS / f"guidellm_legacy_{config}_r{i}.json" for i in (0, 1)]
+        code, _, err = cli(["import", *files, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)
+        assert code == 0, err
+    doc = report_json(run)
+    durations = {("base", 0): 16.0, ("base", 1): 16.5, ("spec", 0): 10.0, ("spec", 1): 11.0}
+    tpots = {("base", 0): 30.0, ("base", 1): 31.0, ("spec", 0): 18.0, ("spec", 1): 20.0}
+    for cell in doc["cells"]:
+        key = (cell["config"], cell["repeat"])
+        assert (cell["concurrency"], cell["streams_ok"], cell["output_tokens"]) == (4, 16, 16 * 128)
+        assert math.isclose(cell["output_tok_s"], 16 * 128 / durations[key])
+        assert math.isclose(cell["tpot_p50_s"], tpots[key] / 1000)
+    (cmp,) = doc["comparisons"]
+    assert (cmp["config"], cmp["rounds"]) == ("spec", 2)
+    assert math.isclose(cmp["speedup"], _geomean([16.0 / 10.0, 16.5 / 11.0]))
+    assert doc["server_facts"]["spec"]["model"] == "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def test_aiperf_spec_decode_totals_are_the_cells_acceptance(tmp_path, capsys, monkeypatch):
+    # AIPerf writes the run's spec-decode totals when the server reports per-request acceptance
+    # (src/aiperf/metrics/types/spec_decode_metrics.py @ 1849cd1b: total_spec_decode_steps, total_draft_tokens,
+    # total_accepted_draft_tokens); they were left unread and the cell said "AIPerf's export carries none"
+    run = tmp_path / "run"
+    f = IMPORTS / "aiperf_spec_decode_r0.json"
+    code, _, err = cli(["import", f, "--config", "spec", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    (cell,) = report_json(run)["cells"]
+    assert cell["acceptance_rate"] == 128 / 192 and cell["acceptance_length"] == 1 + 128 / 64
+    assert (cell["counters"]["drafts"], cell["counters"]["draft_tokens"], cell["counters"]["accepted_tokens"]) == (
+        64,
+        192,
+        128,
+    )
+    (entry,) = report_json(run)["manifest"]["imports"]
+    assert not any("speculative" in r for r in entry["not_recorded"])

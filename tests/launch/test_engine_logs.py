@@ -283,3 +283,84 @@ def test_facts_a_log_does_not_state_are_absent_not_false() -> None:
     assert doc["drafter_loaded"] is None and doc["hybrid_kv"] is None
     text = parse_log("sglang_issue11948_eagle3_windows.log").output
     assert "drafter_loaded" not in text and "hybrid_kv" not in text
+
+
+@pytest.mark.integration
+def test_bench_says_the_sglang_windows_bound_and_its_alarm_as_serve_does(tmp_path: Path) -> None:
+    """An SGLang log prints no counts, so `serve --parse-log` alarms on the windows' bound (tests/launch/
+    test_sglang_log.py); `bench --server-log` said "no counts printed" with no alarm and a pool of >= 0 verify steps."""
+    log = LOGS / "sglang_pre23530_bonus_rate_zero_accept.log"
+    r = parse_log(log.name, "-f", "json")
+    assert r.exit_code == 1, r.output
+    doc = json.loads(r.output)
+    (pool,) = doc["log_pools"]
+    assert pool["verify_steps_at_least"] == 60  # each printed window divided by at least one verify step
+    assert pool["acceptance_rate_at_most"] == (1.00 + 0.005 - 1) / 3 and pool["acceptance_rate"] is None
+    assert pool["alarm"] == doc["sglang_spec_summary"]["alarm"]  # one rule, one wording: said once
+    assert parse_log(log.name).output.count("ALARM") == 1
+    plan = ResponsePlan(output_tokens=8, tokens_per_chunk=4)
+    with TruthServer(TruthScript(default=plan, metrics=MetricsPlan())) as ts:
+        args = ["bench", "--server", f"e3={ts.base_url}", "--server-log", f"e3={log}", "--workloads", "prose"]
+        args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "8", "--out", str(tmp_path)]
+        b = CliRunner().invoke(app, [*args, "-f", "json"])
+    assert b.exit_code == 0, b.output
+    assert "server log e3 (sglang: " in b.stderr and f"ALARM {pool['alarm']}" in b.stderr
+    assert "no counts printed; at most 0.2% of drafted tokens accepted over >= 60 verify steps" in b.stderr
+
+
+def test_a_v1_window_with_accepted_tokens_but_none_drafted_is_no_crash(tmp_path: Path) -> None:
+    """A damaged V1 line (accepted > 0, drafted 0) crashed window_steps with a division by zero (exit 3)."""
+    log = tmp_path / "v1.log"
+    log.write_text(
+        "INFO 06-01 10:01:00 [metrics.py:86] SpecDecoding metrics: Mean acceptance length: 0.00, Accepted throughput: "
+        "4.37 tokens/s, Drafted throughput: 0.00 tokens/s, Accepted: 262 tokens, Drafted: 0 tokens, Per-position "
+        "acceptance rate: 0.000, 0.949, Avg Draft acceptance rate: 0.0%\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["serve", "--parse-log", str(log), "-f", "json"])
+    assert r.exit_code in (0, 1), r.output
+    (pool,) = json.loads(r.output)["log_pools"]
+    assert pool["draft_tokens"] == 0 and pool["acceptance_rate"] is None  # 262 / 0: no rate, never a figure
+
+
+def test_a_vllm_log_written_by_its_json_formatter_is_read_as_its_text_form() -> None:
+    """vLLM 0.32's `--logging-config.formatter json` writes one JSON object per record (asctime, levelname, name,
+    processName, process, message, vllm_process_name). The windows were found inside the objects, but the
+    non-default args (read to the line's end) were lost: an n-gram drafter was an "unknown method" whose low
+    acceptance raised LOW_ACCEPTANCE (exit 1), and the version was read as '0.32.0"'."""
+    r = parse_log("vllm_0320_json_formatter_ngram.log", "-f", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["vllm_version"] == "0.32.0" and doc["max_model_len_tokens"] == 8192
+    assert doc["speculative_config"]["method"] == "ngram"
+    (pool,) = doc["log_pools"]
+    assert (pool["method"], pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (
+        "ngram",
+        1200,
+        2,
+        400,
+    )
+    assert pool["alarm"] is None  # an n-gram drafter accepting little is not a broken head
+    assert doc["stats"][0]["running_reqs"] == 4 and doc["stats"][0]["line_number"] == 5  # line numbers kept
+
+
+def test_llamacpp_trace_line_of_per_position_rates_is_read(tmp_path: Path) -> None:
+    """llama-server prints each request's per-position rates on a line of its own at trace level
+    (tools/server/server-context.cpp: ``SLT_TRC(..., "     acc per pos = (%s)\\n", ...)`` after the ``draft acceptance =
+    ..., mean len = ...`` line; public copy index id 60244858927): it was left unread (per position "—")."""
+    log = tmp_path / "llama.log"
+    log.write_text(
+        "slot print_timing: id  0 | task 12 | draft acceptance = 0.50000 (  150 accepted /   300 generated), "
+        "mean len =  3.00\n"
+        "slot print_timing: id  0 | task 12 |      acc per pos = (0.800, 0.600, 0.400, 0.200, 0.000)\n"
+        "slot print_timing: id  1 | task 13 | draft acceptance = 0.25000 (   50 accepted /   200 generated), "
+        "mean len =  2.25\n"
+        "slot print_timing: id  1 | task 13 |      acc per pos = (0.700, 0.400, 0.150, 0.000, 0.000)\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["serve", "--parse-log", str(log), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    (pool,) = json.loads(r.output)["log_pools"]
+    assert pool["verify_steps"] == 75 + 40  # 150 / (3.00 - 1), 50 / (2.25 - 1)
+    want = [(a * 75 + b * 40) / 115 for a, b in zip((0.8, 0.6, 0.4, 0.2, 0.0), (0.7, 0.4, 0.15, 0.0, 0.0), strict=True)]
+    assert pool["acceptance_per_position"] == pytest.approx(want, abs=1e-12)

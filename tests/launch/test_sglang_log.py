@@ -44,8 +44,9 @@ def test_windows_are_read_with_their_ranks_and_never_pooled() -> None:
     assert s is not None
     assert (s.method, s.draft_tokens_per_step, s.windows, s.verify_steps_at_least) == ("eagle3", 3, 2, 2)
     assert (s.accept_length_min, s.accept_length_max, s.accept_rate_min, s.accept_rate_max) == (2.85, 3.10, 0.70, 0.70)
-    # bound: the old window gives (2.855 - 1) / 3, the new one 0.705; the larger is the bound
-    assert s.acceptance_rate_at_most == max((2.85 + 0.005 - 1) / 3, 0.70 + 0.005)
+    # bound: the old window gives (2.855 - 1) / 3, the new one the smaller of 0.705 and (3.105 - 1) / 3; the larger is
+    # the bound
+    assert s.acceptance_rate_at_most == max((2.85 + 0.005 - 1) / 3, min(0.70 + 0.005, (3.10 + 0.005 - 1) / 3))
     assert s.alarm is None
 
 
@@ -65,7 +66,8 @@ def test_a_head_accepting_nothing_in_every_window_alarms_and_exits_1(tmp_path) -
     doc = json.loads(r.output)
     summary = doc["sglang_spec_summary"]
     assert summary["method"] == "mtp" and summary["windows"] == 60
-    assert summary["alarm"].startswith("LOW_ACCEPTANCE(mtp accepts at most 0.5%")
+    # the length's bound (1.005 - 1) / 3 is below the printed rate's 0.005
+    assert summary["alarm"].startswith("LOW_ACCEPTANCE(mtp accepts at most 0.2%")
     assert doc["spec_decoding_pooled"] is None  # no vLLM windows: nothing pooled, nothing printed as 0
     text = CliRunner().invoke(app, ["serve", "--parse-log", str(log)])
     assert text.exit_code == 1 and "LOW_ACCEPTANCE" in text.output and "not pooled" in text.output
@@ -83,3 +85,43 @@ def test_an_ngram_drafter_accepting_little_is_no_alarm() -> None:
     facts = parse_vllm_log(_dead(60).replace("NEXTN", "NGRAM"))
     s = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative)
     assert s is not None and s.method == "ngram" and s.alarm is None
+
+
+# SGLang's "accept rate" counted the bonus token until sgl-project/sglang PR #23530 (merged 2026-04-23): the line
+# printed (accepted + bonus) / (verify steps x (num_steps + 1)) (PR #13212, 2025-11: x num_draft_tokens), so a head that
+# accepts nothing printed "accept len: 1.00, accept rate: 0.25" at num_draft_tokens = 4. The length is the same in
+# every build: accepted drafts / verify step = length - 1, and the rate of drafted tokens is at most that / k.
+def _dead_bonus_rate(windows: int, args: bool = True) -> str:
+    line = (
+        "[2025-12-01 10:{m:02d}:00 TP0] Decode batch. #running-req: 8, #token: 4000, token usage: 0.02, accept len: "
+        "1.00, accept rate: 0.25, cuda graph: True, gen throughput (token/s): 300.00, #queue-req: 0, "
+    )
+    return "\n".join(([ARGS] if args else []) + [line.format(m=i % 60) for i in range(windows)])
+
+
+def test_a_rate_counting_the_bonus_token_does_not_hide_a_head_accepting_nothing(tmp_path) -> None:
+    log = tmp_path / "sglang.log"
+    log.write_text(_dead_bonus_rate(60), encoding="utf-8")
+    r = CliRunner().invoke(app, ["serve", "--parse-log", str(log), "--format", "json"])
+    assert r.exit_code == 1, r.output
+    summary = json.loads(r.output)["sglang_spec_summary"]
+    assert summary["acceptance_rate_at_most"] == (1.00 + 0.005 - 1) / 3  # from the length, not 0.25 + 0.005
+    assert summary["alarm"].startswith("LOW_ACCEPTANCE(eagle3 accepts at most 0.2%")
+    assert summary["accept_rate_counts_bonus"] is True  # the printed 0.25 cannot be accepted drafts / drafted
+    text = CliRunner().invoke(app, ["serve", "--parse-log", str(log)])
+    assert "counts the bonus token" in text.output
+
+
+def test_without_k_the_length_still_bounds_the_rate(tmp_path) -> None:
+    log = tmp_path / "sglang.log"
+    log.write_text(_dead_bonus_rate(60, args=False), encoding="utf-8")  # no server_args line: k unknown (>= 1)
+    r = CliRunner().invoke(app, ["serve", "--parse-log", str(log), "--format", "json"])
+    summary = json.loads(r.output)["sglang_spec_summary"]
+    assert summary["acceptance_rate_at_most"] == 1.00 + 0.005 - 1  # accepted drafts per step / k, k >= 1
+    assert summary["accept_rate_counts_bonus"] is True
+
+
+def test_a_current_rate_agreeing_with_its_length_is_not_flagged() -> None:
+    facts = parse_vllm_log("\n".join([ARGS, NEW]))
+    s = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative)
+    assert s is not None and s.accept_rate_counts_bonus is False

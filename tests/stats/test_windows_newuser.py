@@ -149,7 +149,7 @@ def test_unread_series_is_named_as_the_file_has_it() -> None:
 
 def test_v0_gauges_are_gauges() -> None:
     w = spec_window(scrape("vllm_v0_063_before.prom"), scrape("vllm_v0_063_after.prom"))
-    assert w.warnings == ("GAUGE_NOT_WINDOW(vllm:spec_decode_draft_acceptance_rate, vllm:spec_decode_efficiency)",)
+    assert w.warnings[0] == "GAUGE_NOT_WINDOW(vllm:spec_decode_draft_acceptance_rate, vllm:spec_decode_efficiency)"
     assert (w.delta.draft_tokens, w.delta.accepted_tokens, w.delta.drafts) == (7311, 4547, None)
     assert w.acceptance_rate == 4547 / 7311 and w.acceptance_length is None
 
@@ -162,3 +162,27 @@ def test_a_cell_whose_drafts_counter_says_0_beside_drafted_tokens_is_not_ok() ->
     s = summarize_cell(CellResult(CellKey("llama", "prose", 1, 0), (), 0, 10**9, before, after))
     assert s.status != "ok"
     assert "DRAFT_TOKENS_WITHOUT_DRAFTS(draft tokens 347 over 0 drafts)" in s.reasons
+
+
+def test_v0_accepted_counter_is_named_as_v0s_own_count() -> None:
+    """V0's rejection sampler counts every draft position that matched (``accepted.sum()``, a position after a
+    rejected one included; vllm/model_executor/layers/spec_decode_base_sampler.py of 0.5-0.6), which V1 and the
+    V0 log reader (Δemitted - steps) do not: the counters' rate (4,547 / 7,311 = 0.622) is V0's own, above the
+    accepted-prefix rate. It was printed beside V1's rates with nothing said."""
+    w = spec_window(scrape("vllm_v0_063_before.prom"), scrape("vllm_v0_063_after.prom"))
+    (named,) = [x for x in w.warnings if x.startswith("V0_ACCEPTED_ANY_POSITION(")]
+    assert "accepted.sum()" in named and "vllm:spec_decode_num_emitted_tokens" in named
+    r = counters("vllm_v0_063_before.prom", "vllm_v0_063_after.prom")
+    assert r.exit_code == 0 and "V0_ACCEPTED_ANY_POSITION(" in r.output
+    # a V1 scrape has no emitted counter: nothing named
+    v1 = spec_window(scrape("vllm_zero_accept_before.prom"), scrape("vllm_zero_accept_after.prom"))
+    assert not any(x.startswith("V0_ACCEPTED_ANY_POSITION(") for x in v1.warnings)
+
+
+def test_a_bench_cell_against_a_v0_server_notes_the_v0_count() -> None:
+    from specscope.report.spec_notes import spec_notes
+
+    before, after = scrape("vllm_v0_063_before.prom"), scrape("vllm_v0_063_after.prom")
+    s = summarize_cell(CellResult(CellKey("v0", "prose", 1, 0), (), 0, 10**9, before, after))
+    assert any(r.startswith("V0_ACCEPTED_ANY_POSITION(") for r in s.reasons)
+    assert any("V0_ACCEPTED_ANY_POSITION" in n and "V0's own" in n for n in spec_notes([s]))

@@ -90,7 +90,7 @@ def _schema1_shape(cell: CellSummary) -> dict:
             [],
         )
         later = ("engine_kind", "rejected_tokens", "spec_gauges", "unread", "vanished_engines", "unknown_start_engines")
-        for later_field in later:  # issue 26
+        for later_field in (*later, "caveats"):  # issue 26; caveats: the adapters' named reasons (V0's accepted count)
             d["counters"].pop(later_field)
     return d
 

@@ -22,8 +22,10 @@ Status = Literal["read", "derived", "ignored"]
 Surface = Literal["prometheus", "iteration-json", "perf-json"]
 #: what a Prometheus sample is to the reader: a counter into a ``SpecCounters`` field, the per-position counter, a
 #: running / waiting gauge, the queue-time histogram's sum / count, a speculative gauge (a current mean, never a window
-#: figure), or a known name that is not read (``ignored``: every sample whose name starts with it).
-Role = Literal["counter", "per_pos", "gauge", "queue_sum", "queue_count", "spec_gauge", "ignored", "json"]
+#: figure), a known name that is not read (``ignored``: every sample whose name starts with it), or one whose presence
+#: says what the read counts mean (``caveat``: not read either; ``into`` is the named reason, ``CODE(text)``, that the
+#: window reading then gives).
+Role = Literal["counter", "per_pos", "gauge", "queue_sum", "queue_count", "spec_gauge", "ignored", "caveat", "json"]
 
 
 @dataclass(frozen=True)

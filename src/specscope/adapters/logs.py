@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple
@@ -72,10 +73,33 @@ def count(text: str) -> int:
     return value
 
 
+def _record_line(line: str) -> str:
+    """A line that is one JSON log record with a string ``message`` (vLLM 0.32's ``--logging-config.formatter json``:
+    ``asctime``, ``levelname``, ``name``, ``processName``, ``process``, ``message``, ``vllm_process_name``; any
+    ``logging`` JSON formatter's ``message``) as the text formatter would have written it: ``(PROCESS pid=N) LEVEL
+    ASCTIME MESSAGE``, the message's own line breaks as spaces (one record stays one line); any other line as it is."""
+    stripped = line.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")):
+        return line
+    try:
+        record = json.loads(stripped)
+    except ValueError:  # not JSON (a dict printed by Python, a truncated record): read as text
+        return line
+    message = record.get("message") if isinstance(record, dict) else None
+    if not isinstance(message, str):
+        return line
+    process = record.get("vllm_process_name") or record.get("processName")
+    pid = record.get("process")
+    head = [f"({process} pid={pid})" if isinstance(process, str) and process else ""]
+    head += [str(record[k]) for k in ("levelname", "asctime") if isinstance(record.get(k), str)]
+    return " ".join([*(h for h in head if h), message.replace("\r", " ").replace("\n", " ")])
+
+
 def split_log_lines(text: str) -> list[str]:
     """The lines of a log split on ``\\n`` only (line numbers match editors and ``grep -n``; progress bars use a bare
-    ``\\r``, kept inside its line), each without a trailing ``\\r``."""
-    return [line.rstrip("\r") for line in text.split("\n")]
+    ``\\r``, kept inside its line), each without a trailing ``\\r``; a line that is a JSON log record is read as the
+    text line it stands for (:func:`_record_line`)."""
+    return [_record_line(line.rstrip("\r")) for line in text.split("\n")]
 
 
 class LogForm(NamedTuple):
@@ -114,7 +138,9 @@ class LogSpecStat(BaseModel):
     ``rank``: the engine or slot the line belongs to (``DP1 TP0``, ``slot 0``), None when the line does not say.
     ``verify_steps_exact``: False when ``verify_steps`` is an estimate (vLLM's windows whose drafted count k does not
     divide: from the two-decimal mean length); ``verify_steps_at_least`` is then the sound lower bound (None: no bound
-    beyond one step per statistic that drafted).
+    beyond one step per statistic that drafted). ``accept_rate_at_most``: for a statistic that prints no counts, the
+    largest rate of drafted tokens what it prints allows (its adapter knows the printed precision and what the engine's
+    figures meant in each release), None when it prints counts or allows no bound.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -132,6 +158,7 @@ class LogSpecStat(BaseModel):
     emitted_tokens: int | None = None
     accept_length: float | None = None
     accept_rate: float | None = None
+    accept_rate_at_most: float | None = None
     per_position: list[float] = Field(default_factory=list)
 
 

@@ -30,7 +30,8 @@ _SLOTS = {"gauge:running": 0, "gauge:waiting": 1, "queue_sum": 2, "queue_count":
 class EngineNames:
     """One engine's Prometheus names, without its prefix: ``counters`` (sample name -> ``SpecCounters`` field),
     ``per_pos`` (the per-position counter's sample names), ``gauges`` (name -> ``running`` / ``waiting``),
-    ``spec_gauges`` (current means, never a window figure), ``ignored`` (name prefixes known and not read)."""
+    ``spec_gauges`` (current means, never a window figure), ``ignored`` (name prefixes known and not read), ``caveats``
+    (name prefix -> the named reason its presence gives: known, not read, and saying what the read counts mean)."""
 
     kind: str
     counters: dict[str, str] = field(default_factory=dict)
@@ -38,6 +39,7 @@ class EngineNames:
     gauges: dict[str, str] = field(default_factory=dict)
     spec_gauges: frozenset[str] = frozenset()
     ignored: tuple[str, ...] = ()
+    caveats: dict[str, str] = field(default_factory=dict)
 
 
 @cache
@@ -55,6 +57,7 @@ def _names(kind: str, rows: tuple[Row, ...]) -> EngineNames:
         gauges={r.name: r.into for r in prom if r.role == "gauge" and r.status == "read"},
         spec_gauges=frozenset(r.name for r in prom if r.role == "spec_gauge"),
         ignored=tuple(r.name for r in prom if r.role == "ignored"),
+        caveats={r.name: r.into for r in prom if r.role == "caveat"},
     )
 
 

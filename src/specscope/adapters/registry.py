@@ -7,3 +7,10 @@ imported by the engine-neutral readers through this list, never by name elsewher
 from __future__ import annotations
 
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "llamacpp", "trtllm", "openai")
+
+
+def display(engine: str) -> str:
+    """The engine's name as people write it (its adapter's ``DISPLAY``), the id itself without one."""
+    import importlib
+
+    return str(getattr(importlib.import_module(f"specscope.adapters.{engine}"), "DISPLAY", engine))

@@ -30,6 +30,12 @@ def server_log_lines(server_facts: dict[str, dict[str, Any]]) -> list[str]:
                 if pool.get("draft_tokens") is not None and rate is not None
                 else "no counts printed"
             )
+            bound = pool.get("acceptance_rate_at_most")
+            if bound is not None and rate is None:  # windows without counts: the bound they allow (launch/logpool.py)
+                counted += (
+                    f"; at most {bound:.1%} of drafted tokens accepted over >= {pool['verify_steps_at_least']:,} "
+                    "verify steps"
+                )
             alarm = f"; ALARM {pool['alarm']}" if pool.get("alarm") else ""
             out.append(f"server log {name} ({pool['engine']}: {', '.join(pool['forms'])}): {counted}{alarm}")
     return out

@@ -110,6 +110,7 @@ class _Engine:
         self.kinds: dict[str, int] = {}
         self.spec_gauges: dict[str, float] = {}
         self.unread: set[str] = set()
+        self.caveats: set[str] = set()
 
     def counters(self) -> SpecCounters:
         n_pos = max(self.per_pos) + 1 if self.per_pos else 0
@@ -129,6 +130,7 @@ class _Engine:
             rejected_tokens=sums.get("rejected_tokens"),
             spec_gauges=dict(sorted(self.spec_gauges.items())),
             unread=tuple(sorted(self.unread)),
+            caveats=tuple(sorted(self.caveats)),
         )
 
 
@@ -159,6 +161,10 @@ def _take(eng: _Engine, name: str, short: str, names: EngineNames, labels: dict[
         return
     if short in names.spec_gauges:
         eng.spec_gauges[name] = value
+        return
+    caveat = next((why for k, why in names.caveats.items() if short.startswith(k)), None)
+    if caveat is not None:
+        eng.caveats.add(caveat)
         return
     if any(short.startswith(k) for k in names.ignored):
         return

@@ -13,6 +13,13 @@ Source: ai-dynamo/aiperf ``src/aiperf/exporters/metrics_json_exporter.py`` (comm
 (requests), ``time_to_first_token`` and ``inter_token_latency`` (ms; AIPerf's ITL per request is
 (latency - TTFT) / (output tokens - 1), specscope's TPOT), ``output_token_throughput`` (tokens/sec),
 ``input_sequence_length`` (tokens). Per-request records live in another file (``profile_export.jsonl``), not read.
+When the server reported per-request speculative acceptance, AIPerf adds the run's sums
+(``src/aiperf/metrics/types/spec_decode_metrics.py`` @ 1849cd1baf9f1bfc88e4d047c4028bc291d091a4):
+``total_spec_decode_steps`` (verify steps), ``total_draft_tokens``, ``total_accepted_draft_tokens`` (bonus token
+excluded), each ``{"unit": ..., "avg": N}``; they are the cell's drafts, drafted and accepted tokens, and its rate and
+length are derived from them (Σaccepted / Σdrafted, 1 + Σaccepted / Σsteps: AIPerf's own
+``spec_decode_overall_draft_acceptance_rate`` and ``spec_decode_token_weighted_acceptance_length``; its
+``spec_decode_acceptance_length`` and ``spec_decode_draft_acceptance_rate`` are means of per-request means, not read).
 
 The cell's duration is ``benchmark_duration``: AIPerf 0.10.0's ``output_token_throughput`` equals
 ``total_output_tokens / benchmark_duration``; 0.13.0's does not (285.0 against 192 / 0.6545 s = 293.4 tok/s in
@@ -130,6 +137,31 @@ def _failed(doc: Mapping[str, Any], errors: int | None) -> int | None:
     return None
 
 
+def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
+    """The run's speculative sums (module doc) into ``facts``; what the export lacks is named, never 0.
+
+    Raises:
+        BadFigure: a sum that is not a whole number.
+    """
+    steps = _count(doc, "total_spec_decode_steps", "verify steps")
+    drafted = _count(doc, "total_draft_tokens", "tokens")
+    accepted = _count(doc, "total_accepted_draft_tokens", "tokens")
+    if steps is None and drafted is None and accepted is None:
+        facts["not_recorded"].append(
+            "speculative acceptance (no spec_decode totals: the server reported none per request)"
+        )
+        return
+    facts.update(drafts=steps, draft_tokens=drafted, accepted_tokens=accepted)
+    if accepted is not None and drafted:
+        facts["acceptance_rate"] = accepted / drafted
+    if accepted is not None and steps:
+        facts["acceptance_length"] = 1.0 + accepted / steps
+    missing = [t for t, v in (("total_spec_decode_steps", steps), ("total_draft_tokens", drafted)) if v is None]
+    missing += ["total_accepted_draft_tokens"] if accepted is None else []
+    if missing:
+        facts["not_recorded"].append(f"speculative totals ({', '.join(missing)} absent)")
+
+
 def parse(doc: Mapping[str, Any]) -> Imported:
     """The record's facts (:mod:`specscope.stats.imported`), load and model.
 
@@ -151,11 +183,9 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         "ttft_p50_s": _stat(doc, "time_to_first_token", "p50", seconds=True),
         "ttft_p95_s": _stat(doc, "time_to_first_token", "p95", seconds=True),
         "tpot_p50_s": _stat(doc, "inter_token_latency", "p50", seconds=True),
-        "not_recorded": [
-            "per-request arrays (in profile_export.jsonl, not read)",
-            "speculative acceptance (AIPerf's export carries none)",
-        ],
+        "not_recorded": ["per-request arrays (in profile_export.jsonl, not read)"],
     }
+    _spec(doc, facts)
     if doc.get("was_cancelled"):
         facts["not_recorded"].append("a complete run (was_cancelled: true)")
     cfg: Mapping[str, Any] = doc["input_config"]

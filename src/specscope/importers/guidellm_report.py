@@ -12,6 +12,12 @@ Source: vllm-project/guidellm 0.8.1 (the wheel's ``guidellm/benchmark/schemas/re
 the total), ``time_to_first_token_ms``, ``time_per_output_token_ms``. Its per-request list ``requests`` is a sample
 (``sample_size``), so no per-request arrays are taken from it.
 
+GuideLLM's earlier report schema (``src/guidellm/benchmark/benchmark.py`` and ``output.py`` @ 47ce2924, the
+``GenerativeBenchmarksReport`` of ``benchmarks`` only) has the same ``type_`` and ``metrics`` but keeps the strategy
+in ``args.strategy``, the counts by status in ``request_totals`` beside ``metrics`` and the model in
+``worker.backend_model``, and has no ``metadata``; ``duration`` is its computed end - start of the requests. Each
+benchmark is read from whichever place holds it.
+
 Load: ``synchronous`` is a closed loop of 1, ``concurrent`` of ``streams``, ``throughput`` of ``max_concurrency``;
 ``constant`` and ``poisson`` are open loops at ``rate`` req/s. A ``throughput`` benchmark without a
 ``max_concurrency`` and a ``trace`` replay have no level specscope can name, and are refused.
@@ -88,7 +94,9 @@ def _load(strategy: Mapping[str, Any], where: str, path: str) -> Load:
 def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
     at = f"benchmarks[{i - 1}]"
     metrics = _obj(bench, "metrics")
-    totals = _obj(metrics, "request_totals")
+    older = "config" not in bench and isinstance(bench.get("args"), Mapping)  # the earlier schema (module doc)
+    totals_at = f"{at}.request_totals" if older else f"{at}.metrics.request_totals"
+    totals = _obj(bench, "request_totals") if older else _obj(metrics, "request_totals")
     out = count(
         _summary(metrics, "output_token_count").get("total_sum"),
         f"{at}.metrics.output_token_count.successful.total_sum",
@@ -102,9 +110,9 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
         "tool_version": meta.get("guidellm_version"),
         "benchmark": i,
         "duration_s": seconds(bench.get("duration"), f"{at}.duration"),
-        "completed": count(totals.get("successful"), f"{at}.metrics.request_totals.successful"),
-        "failed": count(totals.get("errored"), f"{at}.metrics.request_totals.errored"),
-        "incomplete": count(totals.get("incomplete"), f"{at}.metrics.request_totals.incomplete"),
+        "completed": count(totals.get("successful"), f"{totals_at}.successful"),
+        "failed": count(totals.get("errored"), f"{totals_at}.errored"),
+        "incomplete": count(totals.get("incomplete"), f"{totals_at}.incomplete"),
         "output_tokens": out,
         "ttft_p50_s": _ms(ttft, "median"),
         "ttft_p95_s": _ms(ttft, "p95"),
@@ -114,14 +122,14 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
             "speculative acceptance (GuideLLM's report carries none)",
         ],
     }
-    cfg = _obj(bench, "config")
-    strategy = _obj(cfg, "strategy")
+    strategy_at = f"{at}.args.strategy" if older else f"{at}.config.strategy"
+    strategy = _obj(_obj(bench, "args" if older else "config"), "strategy")
     backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)
-    model = backend.get("model")
+    model = _obj(bench, "worker").get("backend_model") if older else backend.get("model")
     return Imported(
         TOOL,
         SHAPE,
-        _load(strategy, f"benchmark {i}", f"{at}.config.strategy"),
+        _load(strategy, f"benchmark {i}", strategy_at),
         facts,
         None,
         str(model) if model else None,

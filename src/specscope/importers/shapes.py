@@ -65,7 +65,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         guidellm_report.SHAPE,
         guidellm_report.TOOL,
-        "src/guidellm/benchmark/schemas/report.py (0.8.1)",
+        "src/guidellm/benchmark/schemas/report.py (0.8.1), benchmark/benchmark.py (the earlier schema)",
         guidellm_report.recognise,
         parse_all=guidellm_report.parse_all,
     ),

@@ -11,6 +11,11 @@ request, or a difference of cumulative lines (:class:`specscope.adapters.logs.Lo
 - ``acceptance_length`` = 1 + Σaccepted / Σsteps (bonus token included), only with every step known.
 - ``acceptance_per_position`` = Σ rate_i x steps / Σ steps over the statistics that print per-position rates and steps.
 - ``alarm``: :func:`specscope.stats.low_acceptance.low_acceptance_alarm` of the pooled rate over the steps.
+- statistics that print no counts (SGLang's windows) pool nothing: ``acceptance_rate_at_most`` is then the largest of
+  their adapters' bounds (``LogSpecStat.accept_rate_at_most``) when every one has a bound, over
+  ``verify_steps_at_least`` = Σ their lower bounds of steps, and the alarm the same rule on that bound
+  (:func:`specscope.stats.low_acceptance.low_acceptance_bound_alarm`): sound, never raised on a head that accepts
+  enough; ``bench --server-log`` and ``serve --parse-log`` say it alike.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ class LogPool(BaseModel):
     acceptance_per_position: list[float] = Field(default_factory=list)
     alarm: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    acceptance_rate_at_most: float | None = None
 
 
 def _per_position(counted: Sequence[LogSpecStat]) -> list[float]:
@@ -86,7 +92,8 @@ def _as_float(n: int | None) -> float | None:
 
 def log_pool(reading: EngineLog) -> LogPool:
     """Pool ``reading`` (one engine's statistics of one log)."""
-    from specscope.stats.low_acceptance import low_acceptance_alarm
+    from specscope.adapters.registry import display
+    from specscope.stats.low_acceptance import low_acceptance_alarm, low_acceptance_bound_alarm
 
     counted = [s for s in reading.stats if s.draft_tokens is not None and s.accepted_tokens is not None]
     drafted = sum(s.draft_tokens or 0 for s in counted) if counted else None
@@ -97,6 +104,15 @@ def log_pool(reading: EngineLog) -> LogPool:
     at_least = sum(_steps_at_least(s) for s in counted)
     rate = _ratio(accepted, drafted)
     mean_extra = _ratio(accepted, steps)
+    alarm = low_acceptance_alarm(reading.method, rate, _as_float(at_least if steps is None or estimated else steps))
+    bounds = [s.accept_rate_at_most for s in reading.stats]
+    at_most = None
+    if reading.stats and not counted and all(b is not None for b in bounds):  # nothing counted: the bound (module doc)
+        at_most = max(b or 0.0 for b in bounds)
+        at_least = sum(s.verify_steps_at_least or 0 for s in reading.stats)
+        scope = "/".join(sorted({s.scope for s in reading.stats}))
+        where = f"{len(reading.stats)} {display(reading.engine)} {scope}s"
+        alarm = low_acceptance_bound_alarm(reading.method, at_most, at_least, where)
     return LogPool(
         engine=reading.engine,
         forms=reading.forms,
@@ -112,8 +128,9 @@ def log_pool(reading: EngineLog) -> LogPool:
         acceptance_rate=rate,
         acceptance_length=None if mean_extra is None else 1.0 + mean_extra,
         acceptance_per_position=_per_position(counted),
-        alarm=low_acceptance_alarm(reading.method, rate, _as_float(at_least if steps is None or estimated else steps)),
+        alarm=alarm,
         warnings=reading.warnings,
+        acceptance_rate_at_most=at_most,
     )
 
 

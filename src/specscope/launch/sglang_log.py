@@ -12,11 +12,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from specscope.adapters.sglang.logs import METHODS, SglangSpecWindow, sglang_log_facts
+from specscope.adapters.sglang.logs import (
+    BONUS_RATE,
+    METHODS,
+    SglangSpecWindow,
+    rate_bound,
+    rate_counts_bonus,
+    sglang_log_facts,
+)
 
 __all__ = ["SglangSpecSummary", "SglangSpecWindow", "sglang_log_facts", "sglang_spec_lines", "sglang_spec_summary"]
-
-_HALF = 0.005  # half the last printed digit of a "%.2f" figure
 
 
 class SglangSpecSummary(BaseModel):
@@ -25,7 +30,9 @@ class SglangSpecSummary(BaseModel):
     ``method`` in specscope's vocabulary (None when no ``server_args`` line says); ``draft_tokens_per_step`` the k of
     the server args (None when adaptive or not said); ``*_min`` / ``*_max`` the printed range over the windows;
     ``acceptance_rate_at_most`` the sound upper bound of the pooled rate and ``verify_steps_at_least`` (one per window)
-    its lower bound of verify steps; ``alarm`` the low-acceptance rule applied to those bounds.
+    its lower bound of verify steps; ``alarm`` the low-acceptance rule applied to those bounds;
+    ``accept_rate_counts_bonus`` True when a printed rate is above what its window's length allows (an older build's
+    rate that counts the bonus token: the bound then comes from the length).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -42,18 +49,13 @@ class SglangSpecSummary(BaseModel):
     acceptance_rate_at_most: float | None
     verify_steps_at_least: int
     alarm: str | None = None
-
-
-def _rate_bound(w: SglangSpecWindow, k: int | None) -> float | None:
-    """The largest pooled-rate contribution this window allows: its printed rate + 0.005, else from its length."""
-    if w.accept_rate is not None:
-        return w.accept_rate + _HALF
-    return None if not k else max(0.0, w.accept_length + _HALF - 1.0) / k
+    accept_rate_counts_bonus: bool = False
 
 
 def sglang_spec_summary(windows: Sequence[SglangSpecWindow], spec: dict[str, Any] | None) -> SglangSpecSummary | None:
     """Summarise the windows (None without any); see :class:`SglangSpecSummary`."""
-    from specscope.stats.low_acceptance import NEAR_ZERO, low_acceptance_alarm
+    from specscope.adapters.registry import display
+    from specscope.stats.low_acceptance import low_acceptance_bound_alarm
 
     if not windows:
         return None
@@ -62,17 +64,12 @@ def sglang_spec_summary(windows: Sequence[SglangSpecWindow], spec: dict[str, Any
     method = METHODS.get(str(algorithm).upper(), str(algorithm).lower()) if algorithm else None
     n_draft = spec.get("num_draft_tokens")
     k = n_draft - 1 if isinstance(n_draft, int) and n_draft > 1 and not spec.get("adaptive") else None
-    bounds = [_rate_bound(w, k) for w in windows]
-    at_most = None if any(b is None for b in bounds) else max(b or 0.0 for b in bounds)
+    at_most = max(rate_bound(w, k) for w in windows)
     rates = [w.accept_rate for w in windows if w.accept_rate is not None]
     lengths = [w.accept_length for w in windows]
-    alarm = None
-    if low_acceptance_alarm(method, at_most, len(windows)) is not None and at_most is not None:
-        who = method or "unknown method"
-        alarm = (
-            f"LOW_ACCEPTANCE({who} accepts at most {at_most:.1%} of drafted tokens in every one of {len(windows)} "
-            f"SGLang windows (at least {len(windows)} verify steps), < {NEAR_ZERO:.0%})"
-        )
+    # the wording of the engine-neutral pool's alarm (launch/logpool.py), so a log's alarm is said once
+    where = f"{len(windows)} {display('sglang')} windows"
+    alarm = low_acceptance_bound_alarm(method, at_most, len(windows), where)
     return SglangSpecSummary(
         windows=len(windows),
         ranks=sorted({w.rank for w in windows if w.rank}),
@@ -86,6 +83,7 @@ def sglang_spec_summary(windows: Sequence[SglangSpecWindow], spec: dict[str, Any
         acceptance_rate_at_most=at_most,
         verify_steps_at_least=len(windows),
         alarm=alarm,
+        accept_rate_counts_bonus=any(rate_counts_bonus(w, k) for w in windows),
     )
 
 
@@ -102,7 +100,11 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
         ("sglang_speculative", f"{summary.algorithm or 'not in the log'} ({summary.method or '—'}, {k})"),
         ("sglang_spec_windows", f"{summary.windows} decode-batch windows{ranks}; SGLang prints no counts: not pooled"),
         ("sglang_accept_length_range", rng(summary.accept_length_min, summary.accept_length_max)),
-        ("sglang_accept_rate_range", rng(summary.accept_rate_min, summary.accept_rate_max)),
+        (
+            "sglang_accept_rate_range",
+            rng(summary.accept_rate_min, summary.accept_rate_max)
+            + (f" ({BONUS_RATE})" if summary.accept_rate_counts_bonus else ""),
+        ),
         ("sglang_pooled_acceptance_rate", f"{bound} over >= {summary.verify_steps_at_least} verify steps (bounds)"),
         ("sglang_spec_alarm", summary.alarm or "none"),
     ]

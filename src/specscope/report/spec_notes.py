@@ -23,11 +23,13 @@ from specscope.stats.summary import CellSummary
 
 __all__ = ["spec_alarms", "spec_notes"]
 
-_NAMED = ("GAUGE_NOT_WINDOW", "UNREAD_SPEC_FIELD", "SERIES_VANISHED", "REQUEST_")
+_NAMED = ("GAUGE_NOT_WINDOW", "UNREAD_SPEC_FIELD", "SERIES_VANISHED", "V0_ACCEPTED_ANY_POSITION", "REQUEST_")
 _MEANING = {
     "GAUGE_NOT_WINDOW": "a gauge holds a current mean and is not differenced over a cell; no figure is read from it",
     "UNREAD_SPEC_FIELD": "a speculative field this specscope does not understand; it is shown, never read as a figure",
     "SERIES_VANISHED": "speculative series present before a cell were gone after it; that window has no figure",
+    "V0_ACCEPTED_ANY_POSITION": "the acceptance rate is V0's own count of matching positions, at or above the "
+    "accepted-prefix rate other servers' figures give",
 }
 
 

@@ -256,7 +256,13 @@ def _spec_warnings(window: Any, pooled: dict[str, Any] | None) -> list[str]:
     """The cell's named speculative warnings: the window's (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``,
     ``SERIES_VANISHED``, ``ACCEPTING_NOTHING`` ...; checks already among the reasons are not repeated) and the
     responses' (``UNREAD_SPEC_FIELD``, ``WRONG_TYPE``, ``SPEC_IDENTITY`` ...), each once."""
-    names = ("GAUGE_NOT_WINDOW", "UNREAD_SPEC_FIELD", "SERIES_VANISHED", "ACCEPTING_NOTHING")
+    names = (
+        "GAUGE_NOT_WINDOW",
+        "UNREAD_SPEC_FIELD",
+        "SERIES_VANISHED",
+        "ACCEPTING_NOTHING",
+        "V0_ACCEPTED_ANY_POSITION",
+    )
     out = [w for w in (window.warnings if window is not None else ()) if w.startswith(names)]
     out += [f"REQUEST_{w}" if not w.startswith("UNREAD") else w for w in (pooled or {}).get("warnings", [])]
     return list(dict.fromkeys(out))

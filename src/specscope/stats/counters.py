@@ -123,6 +123,7 @@ def _delta_one(before: SpecCounters, after: SpecCounters) -> SpecCounters:
         rejected_tokens=vals["rejected_tokens"],
         spec_gauges=dict(after.spec_gauges),
         unread=after.unread,
+        caveats=after.caveats,
     )
 
 
@@ -154,6 +155,7 @@ def sum_counters(parts: Sequence[SpecCounters]) -> SpecCounters:
             rejected_tokens=_add_opt(out.rejected_tokens, p.rejected_tokens),
             spec_gauges={**out.spec_gauges, **p.spec_gauges},
             unread=tuple(sorted(set(out.unread) | set(p.unread))),
+            caveats=tuple(sorted(set(out.caveats) | set(p.caveats))),
         )
     return out
 
@@ -411,6 +413,7 @@ def spec_window(before: SpecCounters, after: SpecCounters) -> SpecWindow:
     if after.unread:
         warnings.append("UNREAD_SPEC_FIELD(" + ", ".join(after.unread) + ")")
     if state == "drafting":
+        warnings.extend(after.caveats)
         warnings.extend(counter_checks(delta).reasons)
     alarm = "ACCEPTING_NOTHING" if state == "accepting_nothing" else None
     if alarm:

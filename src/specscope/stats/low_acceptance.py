@@ -20,6 +20,7 @@ __all__ = [
     "is_low_acceptance",
     "learned_head",
     "low_acceptance_alarm",
+    "low_acceptance_bound_alarm",
 ]
 
 NEAR_ZERO = 0.05  # acceptance rate (fraction) below which a learned draft head is presumed broken
@@ -45,6 +46,18 @@ def is_low_acceptance(method: str | None, rate: float | None, drafts: float | No
     if rate is None or drafts is None or not (math.isfinite(rate) and math.isfinite(drafts)) or drafts < MIN_DRAFTS:
         return False
     return learned_head(method) and rate < NEAR_ZERO
+
+
+def low_acceptance_bound_alarm(method: str | None, at_most: float | None, steps: float, where: str) -> str | None:
+    """The rule on an upper bound of the rate (``at_most``) over at least ``steps`` verify steps, for statistics that
+    print no counts (``where``: what they are, e.g. "60 SGLang windows"): sound, since the rate is below the bound."""
+    if at_most is None or not is_low_acceptance(method, at_most, steps):
+        return None
+    who = method or "unknown method"
+    return (
+        f"LOW_ACCEPTANCE({who} accepts at most {at_most:.1%} of drafted tokens in every one of {where} "
+        f"(at least {steps:,.0f} verify steps), < {NEAR_ZERO:.0%})"
+    )
 
 
 def low_acceptance_alarm(method: str | None, rate: float | None, drafts: float | None) -> str | None:

@@ -8,7 +8,9 @@ examples/server/server.cpp; common/speculative.cpp ``common_speculative_print_st
   task 5 |`` prefix line of its own, or as a continuation), then ``draft acceptance = 0.57576 (  171 accepted /   297
   generated)`` on the slot's own ``slot print_timing: id  N | task T |`` line; the embedded engine's release (xllamacpp
   2026.10, checked against the format strings in its binary) adds ``, mean len =  2.31`` and PR #24536 (2026-06)
-  ``, mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)``. The counts are the
+  ``, mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)``; builds that print
+  ``mean len`` give the per-position rates at trace level on a line of their own after it, ``acc per pos =
+  (0.805, 0.632, 0.483)`` on the same slot's prefix, read into that request. The counts are the
   request's: ``accepted`` draft tokens and ``generated`` (drafted) tokens, so requests pool exactly; the mean length is
   1 + accepted / verify steps (``n_draft_verif_steps``).
 - after it, per speculative implementation: ``statistics draft-eagle3: #calls(b,g,a) = 1 87 87, #gen drafts = 87,
@@ -46,6 +48,7 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("draft acceptance rate", "ignored", _SERVER, "PR #10455", "accepted / generated, recomputed exactly"),
     LogField("mean len / mean acceptance length", "read", _SERVER, "2026", "gives steps when nothing else does"),
     LogField("acceptance rate per position", "read", _SERVER, "PR #24536", "per verify step, pooled by steps"),
+    LogField("acc per pos (trace line)", "read", _SERVER, "2026", "the request's per-position rates, as above"),
     LogField("#gen drafts", "read", _SPEC, "2025-12", "slot-cumulative; differenced into the request's steps"),
     LogField("#gen tokens", "read", _SPEC, "2025-12", "slot-cumulative; checks the difference against generated"),
     LogField("#acc drafts", "ignored", _SPEC, "2025-12", "drafts with any token accepted: not a token count"),
@@ -60,6 +63,7 @@ _RE_REQUEST = re.compile(
     r"(?:, mean (?:len|acceptance length) = *([\d.]+))?"
     r"(?:, acceptance rate per position = \(([\d., ]*)\))?"
 )
+_RE_ACC_PER_POS = re.compile(r"\bacc per pos = \(([\d., ]*)\)")
 _RE_STATS = re.compile(
     r"\bstatistics +([\w-]+): .*?#gen drafts = *(\d+), #acc drafts = *(\d+), #gen tokens = *(\d+), #acc tokens = *(\d+)"
 )
@@ -121,6 +125,8 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
                 stats.append(stat)
                 last_by_slot[slot] = stat
                 forms += [form] if form not in forms else []
+            elif (m := _RE_ACC_PER_POS.search(line)) and (last := last_by_slot.get(slot)) and not last.per_position:
+                last.per_position = [float(x) for x in m.group(1).split(",") if x.strip()]
             elif m := _RE_STATS.search(line):
                 impl, counts = m.group(1), (count(m.group(2)), count(m.group(4)))
                 impls += [impl] if impl not in impls else []

@@ -16,6 +16,12 @@ Wordings, with their sources (SGLang ``scheduler_metrics_mixin.py`` ``log_decode
   bounds the pooled rate from above (every window's printed rate + 0.005, or (length + 0.005 - 1) / k without a rate)
   over at least as many verify steps as windows. The one low-acceptance rule (:mod:`specscope.stats.low_acceptance`)
   is applied to those bounds, so its alarm is sound (never raised on a head that accepts enough).
+- ``accept rate`` counted the bonus token until PR #23530 (merged 2026-04-23): (accepted drafts + verify steps) /
+  (verify steps x (``speculative_num_steps`` + 1)), from PR #13212 (2025-11) x ``speculative_num_draft_tokens``; a head
+  accepting nothing printed ``accept len: 1.00, accept rate: 0.25`` at 4 draft tokens. ``accept len`` means the same in
+  every build (accepted drafts per verify step = length - 1), so each window's rate of drafted tokens is bounded by
+  the smaller of its printed rate + 0.005 and (length + 0.005 - 1) / k (k >= 1 when the log does not say it), and a
+  printed rate above what the length allows is named as one that counts the bonus token (:func:`rate_counts_bonus`).
 - ``server_args=ServerArgs(... speculative_algorithm='EAGLE', ... speculative_num_steps=3, speculative_eagle_topk=1,
   speculative_num_draft_tokens=4 ...)``: the method (``NEXTN`` is SGLang's MTP, ``STANDALONE`` a draft model) and
   k = num_draft_tokens - 1 (SGLang's own drafted tokens per verify step; wrong under ``speculative_adaptive``, which
@@ -33,7 +39,18 @@ from pydantic import BaseModel, ConfigDict
 
 from specscope.adapters.logs import EngineLog, LogField, LogForm, LogSpecStat, StatsSample
 
-__all__ = ["FORMS", "LOG_FIELDS", "METHODS", "SglangSpecWindow", "capacity_samples", "read_log", "sglang_log_facts"]
+__all__ = [
+    "BONUS_RATE",
+    "FORMS",
+    "LOG_FIELDS",
+    "METHODS",
+    "SglangSpecWindow",
+    "capacity_samples",
+    "rate_bound",
+    "rate_counts_bonus",
+    "read_log",
+    "sglang_log_facts",
+]
 
 _MIXIN = "python/sglang/srt/managers/scheduler_metrics_mixin.py"
 _ARGS_SRC = "python/sglang/srt/server_args.py"
@@ -47,10 +64,10 @@ FORMS: tuple[LogForm, ...] = (
 )
 LOG_FIELDS: tuple[LogField, ...] = (
     LogField("accept len", "read", _MIXIN, "0.4.0", "per window, two decimals; no counts printed"),
-    LogField("accept rate", "read", _MIXIN, "0.5.0", "per window, two decimals; no counts printed"),
+    LogField("accept rate", "read", _MIXIN, "0.5.0", "per window; counted the bonus token before PR #23530"),
     LogField("#running-req", "read", _MIXIN, "0.4.0", "the window's running requests"),
     LogField("accepted / drafted tokens", "ignored", _MIXIN, "0.4.0", "not printed: reset after each line"),
-    LogField("pooled rate upper bound", "derived", _MIXIN, "0.4.0", "max over windows of printed rate + 0.005"),
+    LogField("pooled rate upper bound", "derived", _MIXIN, "0.4.0", "max over windows of rate or length bound"),
     LogField("speculative_algorithm", "read", _ARGS_SRC, "0.4.0", "the method (NEXTN is MTP)"),
     LogField("speculative_num_draft_tokens", "read", _ARGS_SRC, "0.4.0", "k = num_draft_tokens - 1"),
     LogField("#running-req / #queue-req", "read", _MIXIN, "0.4.0", "capacity: running and waiting requests"),
@@ -79,6 +96,11 @@ _ARGS = {
 METHODS = {"EAGLE": "eagle", "EAGLE3": "eagle3", "NEXTN": "mtp", "STANDALONE": "draft_model", "NGRAM": "ngram"}
 
 
+_HALF = 0.005  # half the last printed digit of a "%.2f" figure
+#: how a printed rate that counts the bonus token is named
+BONUS_RATE = "counts the bonus token: SGLang's accept rate before PR #23530"
+
+
 class SglangSpecWindow(BaseModel):
     """One SGLang decode-batch line with speculation: ``accept_length`` (tokens per verify step, bonus included) and
     ``accept_rate`` (fraction of drafted tokens; None before the builds that print it) as printed (two decimals);
@@ -91,6 +113,24 @@ class SglangSpecWindow(BaseModel):
     running_reqs: int | None = None
     accept_length: float
     accept_rate: float | None = None
+
+
+def _length_bound(w: SglangSpecWindow, k: int | None) -> float:
+    """The largest rate of drafted tokens the window's printed length allows: (length + 0.005 - 1) / k, k >= 1."""
+    return max(0.0, w.accept_length + _HALF - 1.0) / (k or 1)
+
+
+def rate_bound(w: SglangSpecWindow, k: int | None) -> float:
+    """The largest pooled-rate contribution the window allows (module doc): the smaller of its printed rate + 0.005
+    and its length's bound, so a rate that counts the bonus token never loosens it."""
+    by_length = _length_bound(w, k)
+    return by_length if w.accept_rate is None else min(w.accept_rate + _HALF, by_length)
+
+
+def rate_counts_bonus(w: SglangSpecWindow, k: int | None) -> bool:
+    """Whether the window's printed rate is above any rate of drafted tokens its printed length allows: SGLang's rate
+    that counts the bonus token (before PR #23530). Without k only a rate above length - 1 is sure to be one."""
+    return w.accept_rate is not None and w.accept_rate - _HALF > _length_bound(w, k) + 1e-9
 
 
 def sglang_log_facts(lines: Sequence[str]) -> tuple[list[SglangSpecWindow], dict[str, Any] | None]:
@@ -182,6 +222,8 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             rank=w.rank,
             accept_length=w.accept_length,
             accept_rate=w.accept_rate,
+            accept_rate_at_most=rate_bound(w, k),
+            verify_steps_at_least=1,  # the line divides by the window's verify steps unguarded: at least one
         )
         for w in windows
     ]

@@ -217,7 +217,7 @@ def window_steps(w: SpecDecodingSample, configured_k: int | None) -> tuple[int |
     high = drafted if drafted is not None else None
     length = w.mean_acceptance_length
     if drafted is not None and k and drafted % k == 0:
-        if acc == 0 or length is None or _prints_as(length, 1.0 + acc / (drafted // k)):
+        if acc == 0 or length is None or (drafted and _prints_as(length, 1.0 + acc / (drafted // k))):
             return drafted // k, drafted // k, True
     if acc > 0 and length is not None and length > 1.0:
         low = max(low, math.ceil(acc / (length + 0.005 - 1.0) - 1e-9))

@@ -133,9 +133,12 @@ ROWS = (
     Row(
         "prometheus",
         "spec_decode_num_emitted_tokens",
+        "caveat",
         "ignored",
-        "ignored",
-        "accepted + bonus tokens as V0 counted them: no verify-step count follows",
+        "V0_ACCEPTED_ANY_POSITION(vllm:spec_decode_num_emitted_tokens is V0's: its accepted counter counts every draft "
+        "position that matched, one after a rejected position too (the rejection sampler's accepted.sum(), "
+        "vllm/model_executor/layers/spec_decode_base_sampler.py), so the rate is V0's own, at or above the "
+        "accepted-prefix rate V1 and serve --parse-log give; emitted tokens give that only with k, not in /metrics)",
         _V0,
     ),
 )
