@@ -232,6 +232,10 @@ def test_sglang_accept_length_is_shown_as_reported_with_no_rate(tmp_path, capsys
     assert code == 0
     assert "| eagle | — (len 2.58 as the tool reported, 3 cells; no counts) |" in out
     assert "| base |" not in out.split("Acceptance rate by config")[1].split("\n\n")[1]
+    # the figure is SGLang's running average since its last cache flush: the file does not say which requests it covers
+    code, out, _ = cli(["report", run, "-f", "json"], capsys, monkeypatch, tmp_path)
+    eagle = [e for e in json.loads(out)["manifest"]["imports"] if e["cell"].startswith("eagle/")]
+    assert eagle and all(any(n.startswith("the window accept_length covers") for n in e["not_recorded"]) for e in eagle)
 
 
 def test_an_imported_runs_table_shows_absent_options_as_dashes_and_names_its_source(tmp_path, capsys, monkeypatch):

@@ -5,7 +5,8 @@ the line holds ``backend``, ``dataset_name``, ``request_rate`` (``inf`` is writt
 ``max_concurrency``, ``duration`` (s), ``completed``, ``total_input_tokens``, ``total_output_tokens``,
 ``total_output_tokens_retokenized``, ``output_throughput`` (tok/s), ``mean_/median_/std_/p99_{e2e_latency,ttft,tpot,
 itl}_ms``, ``concurrency`` (the mean in flight it measured) and ``accept_length`` (the server's
-``avg_spec_accept_length`` from ``/get_server_info`` for an sglang backend, else null). With ``--output-details``
+``avg_spec_accept_length`` from ``/get_server_info`` for an sglang backend, else null: an average since the server's
+last cache flush or start, :data:`WINDOW_UNKNOWN`). With ``--output-details``
 the per-request arrays follow: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s), ``generated_texts``,
 ``errors``. The file records no failed count (``completed`` counts the successes) and no per-request latency (it is
 ``ttft + sum(itls)``, SGLang's own e2e figure per request).
@@ -32,6 +33,14 @@ from specscope.importers.record import (
     seconds_list,
     spelled,
     tokens_list,
+)
+
+#: ``accept_length`` is the scheduler's ``cum_spec_accept_length / cum_spec_accept_count``, which only a cache flush
+#: (``flush_cache``) or a restart resets (python/sglang/srt/managers/scheduler.py at the same commit); bench_serving
+#: flushes only with ``--flush-cache`` and the line does not say whether it did
+WINDOW_UNKNOWN = (
+    "the window accept_length covers (SGLang's server average since its last cache flush or start: the warm-up and "
+    "earlier runs are in it unless bench_serving ran with --flush-cache)"
 )
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
@@ -94,6 +103,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     if length is not None:
         facts["acceptance_length"] = length
         facts["not_recorded"].append("acceptance rate and per-position acceptance (SGLang writes the length only)")
+        facts["not_recorded"].append(WINDOW_UNKNOWN)
     else:
         facts["not_recorded"].append("speculative acceptance (accept_length null)")
     n = (facts["completed"] or 0) + (failed or 0)
