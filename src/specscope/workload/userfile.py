@@ -20,7 +20,9 @@ published, pretty-printed or not). Record shapes, tried in this order:
 * ``instruction`` (+ ``input``): Alpaca; the prompt is the instruction, a blank line and the input when the input is
   not empty; databricks-dolly-15k's ``context`` is joined the same way; ``output`` / ``response`` (the reference
   answer) is never sent;
-* a line that is not a JSON object or array: one prompt per line.
+* a line that is not a JSON object or array: one prompt per line; in a ``.txt`` / ``.text`` file every line is a
+  prompt, whatever it starts with (GuideLLM's ``TextFileDatasetDeserializer`` and vLLM's ``SonnetDataset`` read
+  such a file line by line: a line opening with ``[`` or ``{`` was parsed as JSON and refused).
 
 A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer); the recorded
 answers before the last user turn stay in the history that is sent. Optional fields of a JSON object:
@@ -73,6 +75,7 @@ from specscope.workload.userfile_fields import (
     csv_records,
     inputs_json_records,
     is_csv,
+    is_text_lines,
     output_length,
     system_prefix,
     texts_of,
@@ -182,9 +185,12 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
             fix="check the file",
         ) from None
     _refuse_controls(path, text)
-    items = None if is_csv(path.name) else _array_items(path, text)
-    sessions = None if items is not None or is_csv(path.name) else inputs_json_records(str(path), text)
-    if sessions is not None:  # AIPerf's inputs.json: every payload a row
+    lines_only = is_text_lines(path.name)
+    items = None if is_csv(path.name) or lines_only else _array_items(path, text)
+    sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
+    if lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
+        prompts = [_text_prompt(name, no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
+    elif sessions is not None:  # AIPerf's inputs.json: every payload a row
         prompts = [_record_prompt(name, where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
     elif is_csv(path.name):
         rows = csv_records(str(path), text)
@@ -267,12 +273,16 @@ def _bad(where: str, what: str, expected: str) -> ConfigError:
     return bad_row(where, what, expected)
 
 
+def _text_prompt(name: str, no: int, line: str) -> Prompt:
+    meta: dict[str, Any] = {"source": "file", "line": no, "row_id": f"line {no}"}
+    return Prompt(f"{name}-{no:04d}", name, [{"role": "user", "content": line.strip()}], meta=meta)
+
+
 def _prompt(name: str, path: Path, no: int, line: str) -> Prompt:
     stripped = line.strip()
     where = f"{path}:{no}"
     if not stripped.startswith(("{", "[")):
-        meta: dict[str, Any] = {"source": "file", "line": no, "row_id": f"line {no}"}
-        return Prompt(f"{name}-{no:04d}", name, [{"role": "user", "content": stripped}], meta=meta)
+        return _text_prompt(name, no, line)
     try:
         record = _loads(stripped)
     except json.JSONDecodeError as exc:

@@ -37,6 +37,7 @@ __all__ = [
     "csv_records",
     "inputs_json_records",
     "is_csv",
+    "is_text_lines",
 ]
 
 #: the largest ``max_tokens`` a record may ask for (engines keep it in a 32-bit integer).
@@ -164,6 +165,12 @@ def is_csv(name: str) -> bool:
     its header and label column were sent as prompts; fresh-user check, 2026-12-05)."""
     low = name.lower().removesuffix(".gz")
     return low.endswith((".csv", ".tsv"))
+
+
+def is_text_lines(name: str) -> bool:
+    """A ``.txt`` or ``.text`` file (gzip-compressed or not): one prompt per line, never parsed as JSON (GuideLLM's
+    ``TextFileDatasetDeserializer`` takes these suffixes; vLLM's ``sonnet.txt`` is one)."""
+    return name.lower().removesuffix(".gz").endswith((".txt", ".text"))
 
 
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
