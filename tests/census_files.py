@@ -212,6 +212,24 @@ def _guidellm_binary() -> LayoutFile:
     return LayoutFile("rows.parquet", "PAR1 not really parquet", refused="convert it to JSON Lines")
 
 
+def _guidellm_columns() -> LayoutFile:
+    """GuideLLM's column names as its ``column_name_pattern`` matches them (``re.I``, plural, turn suffix): a header in
+    other case, a plural system column, and two turn columns that make the second row a conversation."""
+    text = (
+        "Prompt,prompt_1,Output_Tokens_Count_0,Output_Tokens_Count_1,Systems\n"
+        "Cased header row.,,7,,Be brief.\n"
+        "Turn zero.,Turn one.,5,5,\n"
+    )
+    system = [{"role": "system", "content": "Be brief."}]
+    sent = [SentRow("line 2", _conv("Cased header row.", history=system), 7), SentRow("line 3",
+            _conv("Turn zero.", "Turn one."), 5)]  # fmt: skip
+    return LayoutFile("columns.csv", text, sent)
+
+
+#: files of a census layout in a spelling its tool accepts besides the plain one (each sent row by row, as above)
+VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {"guidellm.csv columns": _guidellm_columns}
+
+
 LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "vllm.sharegpt": _sharegpt,
     "vllm.custom": _vllm_custom,

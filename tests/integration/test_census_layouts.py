@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from census_files import LAYOUT_FILES, LayoutFile
+from census_files import LAYOUT_FILES, VARIANT_FILES, LayoutFile
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 from specscope.workload.census import CENSUS
@@ -56,7 +56,17 @@ def _measured(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("key", [lay.key for lay in CENSUS])
 def test_census_layout_sent_row_by_row(truth, tmp_path: Path, key: str) -> None:
-    made = LAYOUT_FILES[key]()
+    _check_sent(truth, tmp_path, LAYOUT_FILES[key]())
+
+
+@pytest.mark.parametrize("key", list(VARIANT_FILES))
+def test_layout_variant_sent_row_by_row(truth, tmp_path: Path, key: str) -> None:
+    """A layout in another spelling its tool reads (GuideLLM: ``Prompt``, ``Systems``, ``prompt_1``) is sent as the
+    tool sends it; it was refused at line 2, or sent without its output lengths and system prefix."""
+    _check_sent(truth, tmp_path, VARIANT_FILES[key]())
+
+
+def _check_sent(truth: TruthServer, tmp_path: Path, made: LayoutFile) -> None:
     truth.clear_log()
     res = _bench(truth, tmp_path, made)
     log = _measured(truth.served())

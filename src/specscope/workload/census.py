@@ -35,6 +35,10 @@ __all__ = [
     "BAILIAN_FIELDS",
     "BAILIAN_REFUSAL",
     "BINARY_SUFFIXES",
+    "GUIDELLM_TEXT_COLUMNS",
+    "GUIDELLM_OUTPUT_COLUMNS",
+    "GUIDELLM_COLUMN_PATTERN",
+    "GUIDELLM_NOT_PLURALS",
     "layout",
 ]
 
@@ -53,6 +57,27 @@ OUTPUT_LENGTH_FIELDS = (
     "output_tokens_count",
     "completion_tokens_count",
 )
+#: GuideLLM's text columns in its own list (``GenerativeColumnMapper.defaults["text_column"]`` @0016f762).
+GUIDELLM_TEXT_COLUMNS = (
+    "prompt",
+    "instruction",
+    "question",
+    "input",
+    "context",
+    "content",
+    "conversation",
+    "turn",
+    "text",
+)
+#: GuideLLM's output-count columns (``defaults["output_tokens_count_column"]``).
+GUIDELLM_OUTPUT_COLUMNS = ("output_tokens_count", "completion_tokens_count")
+#: How GuideLLM matches a column to one of its names (``GenerativeColumnMapper.column_name_pattern``, with ``re.I``):
+#: the name in any case, an optional plural ``s`` / ``es``, an optional turn suffix ``-N`` / ``_N`` (``Prompt``,
+#: ``prompts``, ``prompt_1`` are all its ``prompt`` column; turn N of a conversation for a suffix).
+GUIDELLM_COLUMN_PATTERN = r"^(?P<name>{names})(?:es|s)?(?:[-_](?P<turn>\d+))?$"
+#: Field names that GuideLLM's pattern would read as a plural of its own but that are other layouts' fields:
+#: AIPerf's ``texts`` (a list), FastChat's / AIPerf's ``turns``, ShareGPT's ``conversations``; never renamed.
+GUIDELLM_NOT_PLURALS = ("texts", "turns", "conversations")
 #: A system prompt sent before the user turn (GuideLLM's ``prefix_column``: ``system_prompt``, ``system``, ``prefix``).
 SYSTEM_FIELDS = ("system_prompt", "system", "prefix")
 #: Chat messages (OpenAI; GuideLLM's ``raw_messages_column`` ``messages`` / ``chat_messages``; AIPerf's trace rows).
@@ -295,13 +320,18 @@ CENSUS: tuple[Layout, ...] = (
         "GuideLLM",
         f"{_GUIDELLM} GenerativeColumnMapper",
         "JSON Lines or one JSON array",
-        "first of `prompt`, `instruction`, `question`, `input`, `context`, `content`, `conversation`, `turn`, "
-        "`text`; or `messages` / `chat_messages`; `system_prompt` / `system` / `prefix` before it",
-        "`output_tokens_count` or `completion_tokens_count`",
+        "the first column (in the file's column order) named `prompt`, `instruction`, `question`, `input`, "
+        "`context`, `content`, `conversation`, `turn` or `text`; or `messages` / `chat_messages`; `system_prompt` / "
+        "`system` / `prefix` before it; each name in any case, plural (`s` / `es`) or with a turn suffix (`_N` / "
+        "`-N`: turn N of a conversation)",
+        "`output_tokens_count` or `completion_tokens_count` (matched the same way; per turn with a suffix)",
         "—",
         "`relative_timestamp`",
-        "read: the text field and system prefix, the output count as `max_tokens`; `relative_timestamp` not "
-        "replayed: a warning names it",
+        "read: the text field and system prefix, the output count as `max_tokens`, each column as GuideLLM's "
+        "pattern matches it (`Prompt`, `prompts`, `Output_Tokens_Count`); `prompt_0`, `prompt_1` ... a conversation "
+        "(turns that ask for different output counts refused by line); with several text fields, specscope's order "
+        "(`prompt`, Alpaca's `instruction` + `input`, `question`, ...) instead of the file's column order; "
+        "`relative_timestamp` not replayed: a warning names it",
     ),
     Layout(
         "guidellm.csv",

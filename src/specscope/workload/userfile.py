@@ -73,6 +73,7 @@ from specscope.workload.userfile_fields import (
     bad_row,
     check_row_kind,
     csv_records,
+    guidellm_columns,
     inputs_json_records,
     is_csv,
     is_text_lines,
@@ -296,6 +297,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     if not isinstance(record, dict):
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}
+    record = guidellm_columns(record)
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)
