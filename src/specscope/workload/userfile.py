@@ -297,7 +297,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     if not isinstance(record, dict):
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}
-    record = guidellm_columns(record)
+    record = guidellm_columns(_present_fields(record))
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)
@@ -313,6 +313,14 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     if not any(m["role"] == "user" and m["content"].strip() for m in messages):
         raise _bad(where, "every user turn is empty", "a user turn with text")
     return Prompt(f"{name}-{no:04d}", name, messages, meta=meta, follow_ups=follow_ups)
+
+
+def _present_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without its null fields: a null field is an absent one, as AIPerf's loader models (every field
+    defaults to None and is tested ``is not None``; their ``model_dump()`` writes them all) and HF datasets read it.
+    A dumped ``SingleTurn`` row with ``"texts": null`` was refused, a ``MooncakeTrace`` row with ``"payload": null``
+    refused as a payload row (fresh-user finding, 2026-12-05)."""
+    return {key: value for key, value in record.items() if value is not None}
 
 
 def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]], tuple[str, ...]]:
@@ -389,6 +397,7 @@ def _turns(where: str, raw: object) -> tuple[str, ...]:
     out = []
     for k, turn in enumerate(raw, 1):
         if isinstance(turn, dict):
+            turn = _present_fields(turn)
             check_row_kind(f"{where} turn {k}", turn)
         text = turn.get("text") if isinstance(turn, dict) else turn
         if isinstance(turn, dict) and text is None and "texts" in turn:

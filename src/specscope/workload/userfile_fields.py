@@ -126,18 +126,22 @@ def guidellm_columns(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_CSV_COUNT = re.compile(r"\d{1,12}(?:\.0*)?")
+
+
 def _csv_value(key: str, value: str) -> object:
     """A CSV cell: digits in an output-length column as an int (CSV has no numbers); any other cell as text."""
     named = _guidellm_name(key)
     field = named[0] if named is not None else key
-    if field in OUTPUT_LENGTH_FIELDS and value.strip().isdigit() and len(value.strip()) <= 12:
-        return int(value.strip())
+    if field in OUTPUT_LENGTH_FIELDS and _CSV_COUNT.fullmatch(value.strip()):
+        return int(value.strip().split(".")[0])  # "128.0": pandas writes an int column with a gap as floats
     return value
 
 
 def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
     """The row's own output length and the field that gave it (:data:`OUTPUT_LENGTH_FIELDS`, first present), or None
-    when the row names none (``--max-tokens`` applies, as the layout's tool applies its own option).
+    when the row names none (``--max-tokens`` applies, as the layout's tool applies its own option). An integral
+    float (``128.0``, as pandas writes a column with a missing value) is that integer.
 
     Raises:
         ConfigError: the field is not an integer in ``1..MAX_TOKENS_CAP`` (never replaced by the default).
@@ -145,6 +149,8 @@ def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
     for key in OUTPUT_LENGTH_FIELDS:
         if key in record and record[key] not in (None, ""):
             value = record[key]
+            if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+                value = int(value)  # 128.0: pandas' float column; AIPerf's int field (pydantic, lax) takes it
             if not is_int_in(value, 1, MAX_TOKENS_CAP):
                 raise bad_row(where, f"{key} {record[key]!r:.60}", f"an integer in 1..{MAX_TOKENS_CAP:,} (tokens)")
             assert isinstance(value, int)
