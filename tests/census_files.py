@@ -82,6 +82,28 @@ def _sharegpt(key: str = "conversations") -> LayoutFile:
     return LayoutFile("sharegpt.json", json.dumps(rows, indent=1), sent, notices=(notice,))
 
 
+def _sglang_custom() -> LayoutFile:
+    """SGLang's custom dataset: turn text under `content` (with `from` roles) or `value`, and turns naming no role;
+    each asks for its answer's token count."""
+    rows = [
+        {"conversations": [{"from": "human", "content": "Custom one?"}, {"from": "gpt", "content": "Two words."}]},
+        {"conversation": [{"value": "Custom two?"}, {"value": "Now three words."}]},
+    ]
+    sent = [_row("line 1", "Custom one?", 2), _row("line 2", "Custom two?", 3)]
+    notice = "rows: mine: 2 rows end with a recorded answer and name no output length: each asks for the answer's token"
+    return LayoutFile("custom.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
+def _sglang_openai() -> LayoutFile:
+    """SGLang's openai dataset: request bodies whose sampling fields SGLang passes through (named, not sent)."""
+    first = [{"role": "system", "content": "Be short."}, *_user("OpenAI row one.")]
+    rows = [{"messages": first, "max_tokens": 5, "temperature": 0.2, "model": "m"},
+            {"messages": _user("OpenAI row two.")}]  # fmt: skip
+    sent = [SentRow("line 1", (first,), 5), _row("line 2", "OpenAI row two.")]
+    unsent = "warning: rows: mine: 1 row carries request-body fields (temperature) that are not sent"
+    return LayoutFile("openai.jsonl", _jsonl(rows), sent, notices=(unsent,))
+
+
 def _vllm_custom() -> LayoutFile:
     rows = [{"prompt": "Capital of India?", "output_tokens": 7}, {"prompt": "Capital of Iran?"}]
     sent = [_row("line 1", "Capital of India?", 7), _row("line 2", "Capital of Iran?")]
@@ -238,6 +260,8 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "vllm.burstgpt": _burstgpt,
     "sglang.sharegpt": lambda: _sharegpt("conversation"),
     "sglang.mooncake": _mooncake,
+    "sglang.custom": _sglang_custom,
+    "sglang.openai": _sglang_openai,
     "aiperf.single_turn": _single_turn,
     "aiperf.multi_turn": _multi_turn,
     "aiperf.random_pool": _random_pool,

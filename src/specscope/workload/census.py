@@ -31,6 +31,7 @@ __all__ = [
     "TRACE_ONLY_FIELDS",
     "TIMING_FIELDS",
     "UNSENT_FIELDS",
+    "REQUEST_BODY_FIELDS",
     "INPUTS_JSON_SENT",
     "BAILIAN_FIELDS",
     "BAILIAN_REFUSAL",
@@ -96,6 +97,29 @@ TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp")
 #: Request-body fields a row may carry that specscope does not send (AIPerf ``SingleTurn`` / ``MooncakeTrace``
 #: ``extra``: shallow-merged into the request body at dispatch), named in a warning by ``bench``.
 UNSENT_FIELDS = ("extra",)
+#: OpenAI / vLLM / SGLang sampling fields a row may carry as a request body (SGLang's ``openai`` dataset passes every
+#: field but ``messages``, ``max_tokens``, ``max_completion_tokens`` and ``model`` into the request): specscope sends
+#: its own sampling options, so these are named in the same warning as :data:`UNSENT_FIELDS`.
+REQUEST_BODY_FIELDS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "frequency_penalty",
+    "presence_penalty",
+    "repetition_penalty",
+    "stop",
+    "seed",
+    "n",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "response_format",
+    "ignore_eos",
+    "min_tokens",
+    "tool_choice",
+    "chat_template_kwargs",
+)
 #: The keys of an AIPerf ``inputs.json`` payload that specscope sends or that do not change the answer (the model name
 #: and the streaming switches: specscope streams to the server it is given); any other key is ``extra``, warned.
 INPUTS_JSON_SENT = ("messages", "max_tokens", "max_completion_tokens", "model", "stream", "stream_options")
@@ -226,6 +250,30 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "`timestamp` (ms)",
         "refused: a trace of token counts -> pass it with `--trace FILE`",
+    ),
+    Layout(
+        "sglang.custom",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/custom.py @3c1efe01 sample_custom_requests",
+        "JSON Lines",
+        "`conversations` (or `conversation`)[0].`content` (else `.value`); roles not read; `image` a file path",
+        "token count of [1].`content` / `.value`, or `--sharegpt-output-len`",
+        "—",
+        "—",
+        "read: as sglang.sharegpt, each turn's text under `content` or `value`; turns that name no role (`from` / "
+        "`role`) alternate user, assistant; `image` refused by name",
+    ),
+    Layout(
+        "sglang.openai",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/openai_dataset.py @38ff0b64 sample_openai_requests",
+        "JSON Lines (request bodies)",
+        "`messages`",
+        "`max_tokens` (256 when absent), or `--sharegpt-output-len`",
+        "—",
+        "—",
+        "read: `messages` and `max_tokens`; the other request-body fields SGLang passes through (`temperature`, "
+        "`top_p`, ...) not sent: a warning names them; `tools` refused",
     ),
     Layout(
         "aiperf.single_turn",

@@ -368,9 +368,10 @@ def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
             raw = record.get(key)
             role_key, text_key, roles = keys or _turn_keys(raw)
             if isinstance(raw, list) and len(raw) > 1 and isinstance(raw[-1], dict):
-                if roles.get(str(raw[-1].get(role_key))) != "assistant":
+                last = len(raw) - 1
+                if _role_of(raw, last, role_key, roles, sharegpt=keys is None) != "assistant":
                     return None
-                return _content(where, len(raw) - 1, raw[-1].get(text_key)) or ""
+                return _content(where, last, _text_of(raw[-1], text_key, sharegpt=keys is None)) or ""
     return None
 
 
@@ -382,6 +383,23 @@ def _turn_keys(raw: object) -> tuple[str, str, dict[str, str]]:
     if isinstance(first, dict) and "role" in first and "from" not in first:
         return "role", "content", _CHAT_ROLES
     return "from", "value", _SHAREGPT_ROLES
+
+
+def _role_of(raw: list[Any], i: int, role_key: str, roles: dict[str, str], *, sharegpt: bool) -> str | None:
+    """The role of turn ``i``; in ShareGPT turns of which none names a role (SGLang's ``custom`` dataset reads no
+    role: turn 0 the prompt, turn 1 the answer), turns alternate user, assistant."""
+    if sharegpt and all(isinstance(t, dict) and "from" not in t and "role" not in t for t in raw):
+        return "user" if i % 2 == 0 else "assistant"
+    turn = raw[i]
+    return roles.get(str(turn.get(role_key))) if isinstance(turn, dict) else None
+
+
+def _text_of(turn: dict[str, Any], text_key: str, *, sharegpt: bool) -> object:
+    """A turn's text: under ``text_key``; a ShareGPT turn's under ``value`` or ``content`` (SGLang's ``custom``
+    dataset reads ``content``, else ``value``: ``{"from": "human", "content": ...}`` was refused as a null value)."""
+    if sharegpt and text_key not in turn:
+        return turn.get("content" if text_key == "value" else "value")
+    return turn.get(text_key)
 
 
 def _nonempty(where: str, key: str, value: object) -> str:
@@ -436,12 +454,13 @@ def _chat(
     for i, turn in enumerate(raw):
         if not isinstance(turn, dict):
             raise _bad(where, f"turn {i} is a {type(turn).__name__}", f"{{{role_key!r}: role, {text_key!r}: text}}")
-        role = roles.get(str(turn.get(role_key)))
+        role = _role_of(raw, i, role_key, roles, sharegpt=field == "conversations")
         if role is None:
             raise _bad(where, f"turn {i} has role {turn.get(role_key)!r:.40}", f"roles {', '.join(sorted(roles))}")
-        text = _content(where, i, turn.get(text_key))
+        value = _text_of(turn, text_key, sharegpt=field == "conversations")
+        text = _content(where, i, value)
         if text is None:
-            raise _bad(where, f"turn {i} {text_key} is {turn.get(text_key)!r:.40}", "a string or a list of text parts")
+            raise _bad(where, f"turn {i} {text_key} is {value!r:.40}", "a string or a list of text parts")
         if role == "assistant" and field == "conversations" and not any(m["role"] == "user" for m in out):
             continue  # ShareGPT: an opening assistant turn continues an earlier conversation
         out.append({"role": role, "content": text})

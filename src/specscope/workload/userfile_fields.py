@@ -25,6 +25,7 @@ from specscope.workload.census import (
     MEDIA_FIELDS,
     MESSAGES_FIELDS,
     OUTPUT_LENGTH_FIELDS,
+    REQUEST_BODY_FIELDS,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
@@ -175,7 +176,8 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
                       "adds the session's history)", "each row with its whole conversation",
                       "write the whole conversation in the row's `messages` (message_mode history)")  # fmt: skip
     if record.get("tools"):
-        raise bad_row(where, "a `tools` field (AIPerf MooncakeTrace: tool definitions sent with the messages)",
+        raise bad_row(where, "a `tools` field (tool definitions sent with the messages: AIPerf MooncakeTrace, SGLang "
+                      "openai rows)",
                       "text chat without tools", "remove `tools`: specscope sends text chat only")  # fmt: skip
     if "payload" in record:
         raise bad_row(where, "a `payload` row (AIPerf MooncakeTrace: a pre-built request body)", "text or messages",
@@ -229,9 +231,10 @@ def timing_fields(record: dict[str, Any]) -> tuple[str, ...]:
 
 
 def unsent_fields(record: dict[str, Any]) -> tuple[str, ...]:
-    """The request-body fields (:data:`UNSENT_FIELDS`, AIPerf's ``extra``) a record carries: never sent, named in a
-    warning by ``bench``."""
-    return _present(record, UNSENT_FIELDS)
+    """The request-body fields (:data:`UNSENT_FIELDS`, AIPerf's ``extra``; :data:`REQUEST_BODY_FIELDS`, sampling fields
+    of a request body such as SGLang's ``openai`` rows carry) a record carries: never sent, named in a warning by
+    ``bench``."""
+    return _present(record, UNSENT_FIELDS + REQUEST_BODY_FIELDS)
 
 
 def is_csv(name: str) -> bool:
