@@ -189,7 +189,11 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
     lines_only = is_text_lines(path.name)
     items = None if is_csv(path.name) or lines_only else _array_items(path, text)
     sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
-    if lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
+    plain = items is None and sessions is None and not is_csv(path.name) and not lines_only
+    columns = _object_rows(path, text) if plain else None
+    if columns is not None:  # one object of columns, as the datasets JSON builder reads it (GuideLLM's .json)
+        prompts = [_record_prompt(name, f"{path} item {no}", no, rec, "item") for no, rec in enumerate(columns, 1)]
+    elif lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
         prompts = [_text_prompt(name, no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
     elif sessions is not None:  # AIPerf's inputs.json: every payload a row
         prompts = [_record_prompt(name, where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
@@ -268,6 +272,58 @@ def _array_items(path: Path, text: str) -> list[Any] | None:
     except RecursionError:
         raise _bad(f"{path}:1", "JSON nested deeper than the parser allows", "a JSON array of records") from None
     return doc if isinstance(doc, list) else None
+
+
+#: record fields whose value is a list inside one row (a chat, turns, AIPerf texts / media, a trace's hash_ids): a
+#: one-line object of such a field is a row unless each of its values is itself a list (a column of lists)
+_LIST_FIELDS = (*MESSAGES_FIELDS, *SHAREGPT_FIELDS, "turns", "texts", "hash_ids", "images", "audios", "videos")
+
+
+def _columns(doc: object) -> list[dict[str, Any]] | None:
+    """The rows of ``{"column": [value per row], ...}`` (every value a list, all of one length), else None."""
+    if not isinstance(doc, dict) or not doc or not all(isinstance(v, list) for v in doc.values()):
+        return None
+    lengths = {len(v) for v in doc.values()}
+    if len(lengths) != 1 or 0 in lengths:
+        return None
+    if any(k in _LIST_FIELDS and not all(isinstance(x, list) for x in v) for k, v in doc.items()):
+        return None  # a row with a chat / turns list (JSON Lines), not columns
+    return [{k: v[i] for k, v in doc.items()} for i in range(lengths.pop())]
+
+
+def _object_rows(path: Path, text: str) -> list[dict[str, Any]] | None:
+    """The rows of a file that is ONE JSON object of columns (``{"prompt": [...], "output_tokens_count": [...]}``: the
+    datasets JSON builder, which GuideLLM reads ``.json`` with, takes it as a table; ``json.dump(Dataset.to_dict())``
+    writes it), else None (JSON Lines, text).
+
+    Raises:
+        ConfigError: one object written over several lines that is not columns (JSON Lines holds an object per line:
+            it was refused as invalid JSON at line 1).
+    """
+    body = text.strip()
+    if not body.startswith("{"):
+        return None
+    lines = body.split("\n")
+    try:
+        doc = _loads(body)
+    except (json.JSONDecodeError, RecursionError):
+        return None  # JSON Lines (or broken): the line reader names the line
+    if len(lines) == 1:
+        return _columns(doc)
+    try:
+        _loads(lines[0])
+        return None  # JSON Lines whose first line is a whole object
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    rows = _columns(doc)
+    if rows is None:
+        raise _bad(
+            f"{path}:1",
+            f"one JSON object over {len(lines)} lines (keys: {sorted(doc) if isinstance(doc, dict) else '-'!s:.120})",
+            "JSON Lines (one record per line), one JSON array of records, or one object of columns "
+            '{"prompt": [...], ...}',
+        )
+    return rows
 
 
 def _bad(where: str, what: str, expected: str) -> ConfigError:
