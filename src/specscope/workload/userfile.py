@@ -61,6 +61,7 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,15 @@ from specscope.workload.userfile_fields import (
     unsent_fields,
 )
 
-__all__ = ["load_prompt_file", "parse_workload_specs", "file_fingerprint", "MAX_FILE_BYTES", "MAX_TOKENS_CAP"]
+__all__ = [
+    "load_prompt_file",
+    "load_prompt_rows",
+    "NotAWorkloadRow",
+    "parse_workload_specs",
+    "file_fingerprint",
+    "MAX_FILE_BYTES",
+    "MAX_TOKENS_CAP",
+]
 
 #: the largest prompt file read (bytes).
 MAX_FILE_BYTES = 1 << 30
@@ -152,14 +161,59 @@ def file_fingerprint(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+class NotAWorkloadRow(ConfigError):
+    """A well-formed row that is no workload: an empty conversation, a chat without a user turn or with only empty
+    user turns (the published ShareGPT file holds such items; vLLM's, SGLang's and AIPerf's ShareGPT readers skip
+    them). ``--drop-bad-rows`` runs without such rows and records them; a malformed row is refused all the same."""
+
+
+def _not_workload(where: str, what: str, expected: str) -> NotAWorkloadRow:
+    return NotAWorkloadRow(
+        f"{where}: {what}",
+        expected=expected,
+        fix="run without such rows with --drop-bad-rows (recorded as refused; vLLM, SGLang and AIPerf skip them), "
+        f"or remove them from {where.rsplit('/', 1)[-1]}",
+    )
+
+
 def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
     """The prompts of a user's file, in file order; ids are ``"<name>-<line number (array file: item number),
     4 digits>"``.
 
     Raises:
-        ConfigError: a malformed record (the message names the file and line or item number), or no prompt at all.
+        ConfigError: a malformed record (the message names the file and line or item number), a row that is no
+            workload (:class:`NotAWorkloadRow`), or no prompt at all.
     """
-    path = Path(path)
+    return load_prompt_rows(name, path)[0]
+
+
+def load_prompt_rows(
+    name: str, path: str | Path, *, drop_bad_rows: bool = False
+) -> tuple[list[Prompt], list[dict[str, str]]]:
+    """:func:`load_prompt_file`, and with ``drop_bad_rows`` without the rows that are no workload: the prompts and
+    the refused rows (``{"row_id", "reason"}``, file order).
+
+    Raises:
+        ConfigError: a malformed record, a row that is no workload without ``drop_bad_rows``, or no prompt at all.
+    """
+    refused: list[dict[str, str]] = []
+
+    def record(where: str, no: int, rec: Any, unit: str) -> Prompt | None:
+        try:
+            return _record_prompt(name, where, no, rec, unit)
+        except NotAWorkloadRow as exc:
+            if not drop_bad_rows:
+                raise
+            ident = next((rec[k] for k in ("id", "question_id", "session_id") if k in rec), None)
+            row = str(ident) if isinstance(ident, str | int) and not isinstance(ident, bool) else f"{unit} {no}"
+            refused.append({"row_id": row, "reason": exc.message.removeprefix(f"{where}: ")})
+            return None
+
+    prompts = _load(name, Path(path), record)
+    return prompts, refused
+
+
+def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[Prompt]:
     if path.suffix.lower() in BINARY_SUFFIXES:
         raise ConfigError(
             f"workload file {path} is a binary dataset file ({path.suffix}: GuideLLM reads it with the datasets "
@@ -192,23 +246,26 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
     plain = items is None and sessions is None and not is_csv(path.name) and not lines_only
     columns = _object_rows(path, text) if plain else None
     if columns is not None:  # one object of columns, as the datasets JSON builder reads it (GuideLLM's .json)
-        prompts = [_record_prompt(name, f"{path} item {no}", no, rec, "item") for no, rec in enumerate(columns, 1)]
+        prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(columns, 1)]
     elif lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
         prompts = [_text_prompt(name, no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
     elif sessions is not None:  # AIPerf's inputs.json: every payload a row
-        prompts = [_record_prompt(name, where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
+        prompts = [record(where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
     elif is_csv(path.name):
         rows = csv_records(str(path), text)
-        prompts = [_record_prompt(name, f"{path}:{no}", no, rec, "line") for no, rec in rows]
+        prompts = [record(f"{path}:{no}", no, rec, "line") for no, rec in rows]
     elif items is not None:
-        prompts = [_record_prompt(name, f"{path} item {no}", no, rec, "item") for no, rec in enumerate(items, 1)]
+        prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(items, 1)]
     else:
-        prompts = [_prompt(name, path, no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
-    if not prompts:
+        prompts = [
+            _prompt(name, path, no, line, record) for no, line in enumerate(split_lines(text), 1) if line.strip()
+        ]
+    kept = [p for p in prompts if p is not None]
+    if not kept:
         raise ConfigError(
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
-    return _unique_row_ids(prompts)
+    return _unique_row_ids(kept)
 
 
 # raw C0 controls but the whitespace and separators (tab, line feed, vertical tab, form feed, carriage return, the
@@ -335,18 +392,18 @@ def _text_prompt(name: str, no: int, line: str) -> Prompt:
     return Prompt(f"{name}-{no:04d}", name, [{"role": "user", "content": line.strip()}], meta=meta)
 
 
-def _prompt(name: str, path: Path, no: int, line: str) -> Prompt:
+def _prompt(name: str, path: Path, no: int, line: str, record: Callable[..., Prompt | None]) -> Prompt | None:
     stripped = line.strip()
     where = f"{path}:{no}"
     if not stripped.startswith(("{", "[")):
         return _text_prompt(name, no, line)
     try:
-        record = _loads(stripped)
+        parsed = _loads(stripped)
     except json.JSONDecodeError as exc:
         raise _bad(where, f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON object per line") from None
     except RecursionError:
         raise _bad(where, "JSON nested deeper than the parser allows", "a flat JSON object per line") from None
-    return _record_prompt(name, where, no, record, "line")
+    return record(where, no, parsed, "line")
 
 
 def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Prompt:
@@ -365,9 +422,9 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
         meta["recorded_answer"] = answer  # its tool asks for the answer's token count: bench counts it (answer_lengths)
     meta["row_id"] = str(meta["id"]) if "id" in meta else f"{unit} {no}"
     if not any(m["role"] == "user" for m in messages):
-        raise _bad(where, "no user message", "at least one user turn")
+        raise _not_workload(where, "no user message", "at least one user turn")
     if not any(m["role"] == "user" and m["content"].strip() for m in messages):
-        raise _bad(where, "every user turn is empty", "a user turn with text")
+        raise _not_workload(where, "every user turn is empty", "a user turn with text")
     return Prompt(f"{name}-{no:04d}", name, messages, meta=meta, follow_ups=follow_ups)
 
 
@@ -505,7 +562,7 @@ def _chat(
     if not isinstance(raw, list):
         raise _bad(where, f"{field} is not a list", "a list of turns")
     if not raw:
-        raise _bad(where, f"{field} is empty", "a list of turns")
+        raise _not_workload(where, f"{field} is empty", "a list of turns")
     out: list[dict[str, str]] = []
     for i, turn in enumerate(raw):
         if not isinstance(turn, dict):
