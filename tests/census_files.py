@@ -104,6 +104,16 @@ def _sglang_openai() -> LayoutFile:
     return LayoutFile("openai.jsonl", _jsonl(rows), sent, notices=(unsent,))
 
 
+def _raw_payload() -> LayoutFile:
+    """AIPerf raw_payload: request bodies, the cap as max_completion_tokens or max_tokens, a sampling field named."""
+    first = [*_user("Raw body one."), {"role": "assistant", "content": "Recorded."}, *_user("Raw body two.")]
+    rows = [{"model": "m", "messages": first, "max_completion_tokens": 7, "stream": True},
+            {"messages": _user("Raw body three."), "max_tokens": 3, "top_p": 0.5}]  # fmt: skip
+    sent = [SentRow("line 1", (first,), 7), _row("line 2", "Raw body three.", 3)]
+    unsent = "warning: rows: mine: 1 row carries request-body fields (top_p) that are not sent"
+    return LayoutFile("payloads.jsonl", _jsonl(rows), sent, notices=(unsent,))
+
+
 def _vllm_custom() -> LayoutFile:
     rows = [{"prompt": "Capital of India?", "output_tokens": 7}, {"prompt": "Capital of Iran?"}]
     sent = [_row("line 1", "Capital of India?", 7), _row("line 2", "Capital of Iran?")]
@@ -262,6 +272,7 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "sglang.mooncake": _mooncake,
     "sglang.custom": _sglang_custom,
     "sglang.openai": _sglang_openai,
+    "aiperf.raw_payload": _raw_payload,
     "aiperf.single_turn": _single_turn,
     "aiperf.multi_turn": _multi_turn,
     "aiperf.random_pool": _random_pool,

@@ -48,3 +48,15 @@ def test_openai_rows_name_the_request_body_fields_not_sent(tmp_path: Path) -> No
     assert first.meta["max_tokens"] == 64
     assert first.meta["unsent_fields"] == ("temperature", "top_p")
     assert "unsent_fields" not in second.meta
+
+
+def test_a_request_body_row_keeps_max_completion_tokens(tmp_path: Path) -> None:
+    """AIPerf ``raw_payload`` rows (ai-dynamo/aiperf ``src/aiperf/dataset/loader/raw_payload.py`` @0e136169: each line
+    a request body sent verbatim) and GuideLLM's chat bodies carry the cap as ``max_completion_tokens``; it was
+    dropped and ``--max-tokens`` sent instead."""
+    rows = [
+        {"messages": [{"role": "user", "content": "raw"}], "max_completion_tokens": 64, "model": "m", "stream": True}
+    ]
+    (p,) = load_prompt_file("s", _jsonl(tmp_path, rows))
+    assert (p.meta["max_tokens"], p.meta["output_length_field"]) == (64, "max_completion_tokens")
+    assert "unsent_fields" not in p.meta

@@ -48,11 +48,13 @@ __all__ = [
 #: then AIPerf's ``text_input``. ``instruction`` (+ ``input``: Alpaca) is read after ``prompt`` and before the rest,
 #: as GuideLLM orders them (:mod:`specscope.workload.userfile`).
 TEXT_FIELDS = ("prompt", "question", "input", "context", "content", "conversation", "turn", "text", "text_input")
-#: Per-row output length (tokens), in the order tried: specscope's / OpenAI's ``max_tokens``, AIPerf's
+#: Per-row output length (tokens), in the order tried: specscope's / OpenAI's ``max_tokens`` and OpenAI's newer
+#: ``max_completion_tokens`` (request bodies: AIPerf ``raw_payload`` rows, GuideLLM's chat bodies), AIPerf's
 #: ``output_length``, vLLM's per-line ``output_tokens``, GuideLLM's ``output_tokens_count`` /
 #: ``completion_tokens_count``.
 OUTPUT_LENGTH_FIELDS = (
     "max_tokens",
+    "max_completion_tokens",
     "output_length",
     "output_tokens",
     "output_tokens_count",
@@ -274,6 +276,18 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "read: `messages` and `max_tokens`; the other request-body fields SGLang passes through (`temperature`, "
         "`top_p`, ...) not sent: a warning names them; `tools` refused",
+    ),
+    Layout(
+        "aiperf.raw_payload",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/raw_payload.py @0e136169 RawPayloadDatasetLoader",
+        "JSON Lines of request bodies (a file; or a folder, each file one conversation)",
+        "`messages` (the body sent verbatim)",
+        "the body's `max_tokens` / `max_completion_tokens`",
+        "— (generated session id)",
+        "—",
+        "read: each line's `messages` as recorded and its `max_tokens` / `max_completion_tokens`; the body's sampling "
+        "fields not sent: a warning names them; a folder refused (name one file: --workload NAME=FOLDER/FILE)",
     ),
     Layout(
         "aiperf.single_turn",
