@@ -155,10 +155,13 @@ def _single_turn() -> LayoutFile:
 
 
 def _multi_turn() -> LayoutFile:
-    rows = [{"session_id": "m1", "turns": [{"text": "First turn.", "output_length": 6},
+    """Two conversations; the first opens with a system turn, which AIPerf hoists into every turn's system message."""
+    rows = [{"session_id": "m1", "turns": [{"role": "system", "text": "Answer briefly."},
+                                           {"text": "First turn.", "output_length": 6},
                                            {"text": "Second turn.", "output_length": 6, "delay": 500}]},
             {"session_id": "m2", "turns": [{"texts": ["Only turn."], "output_length": 3}]}]  # fmt: skip
-    sent = [SentRow("m1", _conv("First turn.", "Second turn."), 6), _row("m2", "Only turn.", 3)]
+    system = [{"role": "system", "content": "Answer briefly."}]
+    sent = [SentRow("m1", _conv("First turn.", "Second turn.", history=system), 6), _row("m2", "Only turn.", 3)]
     return LayoutFile("multi_turn.jsonl", _jsonl(rows), sent, notices=(TIMING_WARNING.format(rows=ONE, names="delay"),))
 
 

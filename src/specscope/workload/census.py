@@ -299,7 +299,8 @@ CENSUS: tuple[Layout, ...] = (
         "`session_id`",
         "`timestamp` or `delay` (ms)",
         "read: `text` / `texts` (joined with a newline), `output_length` as `max_tokens`, `session_id` as row id; "
-        "media refused by name; `timestamp` / `delay` not replayed and `extra` (request-body fields) not sent: a "
+        "media refused by name, so is a `role` other than user; `timestamp` / `delay` not replayed and `extra` "
+        "(request-body fields) not sent: a "
         "warning at the start names them (`--trace` replays arrivals)",
     ),
     Layout(
@@ -311,8 +312,10 @@ CENSUS: tuple[Layout, ...] = (
         "each turn's `output_length`",
         "`session_id`",
         "each turn's `timestamp` / `delay`",
-        "read: a conversation, turn k+1 after the answer to turn k; one `output_length` for all turns "
-        "(turns that differ are refused by line); `timestamp` / `delay` not replayed: a warning names them",
+        "read: a conversation, turn k+1 after the answer to turn k; a leading `role: system` turn the system "
+        "message of every turn (AIPerf @13b4567a hoists it), another `role` than user refused by line; one "
+        "`output_length` for all turns (turns that differ are refused by line); `timestamp` / `delay` not replayed: "
+        "a warning names them",
     ),
     Layout(
         "aiperf.random_pool",

@@ -446,8 +446,15 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
         role_key, text_key, roles = _turn_keys(record[share])
         return _chat(where, record[share], "conversations", role_key, text_key, roles), ()
     if "turns" in record:
-        turns = _turns(where, record["turns"])
-        return [{"role": "user", "content": turns[0]}], turns[1:]
+        raw, head = record["turns"], []
+        if isinstance(raw, list) and len(raw) > 1 and isinstance(raw[0], dict) and raw[0].get("role") == "system":
+            # AIPerf MultiTurn: a leading system turn is the conversation's system message, before every turn
+            head = [{"role": "system", "content": _turns(where, [{**raw[0], "role": None}])[0]}]
+            raw = raw[1:]
+        turns = _turns(where, raw)
+        return [*head, {"role": "user", "content": turns[0]}], turns[1:]
+    if "text" in record or "texts" in record:
+        _user_role(where, record, "")
     if "texts" in record:  # AIPerf SingleTurn / RandomPool
         return [{"role": "user", "content": _nonempty(where, "texts", texts_of(where, record["texts"]))}], ()
     if "prompt" in record:
@@ -521,6 +528,15 @@ def _nonempty(where: str, key: str, value: object) -> str:
     return value
 
 
+def _user_role(where: str, turn: dict[str, Any], what: str) -> None:
+    """Refuse an AIPerf turn whose ``role`` is not ``user`` (AIPerf sends it with that role; specscope sends user turns,
+    and a conversation's leading ``system`` turn as its system message)."""
+    role = turn.get("role")
+    if role not in (None, "user"):
+        raise _bad(where, f"{what}has role {role!r:.40} (AIPerf sends a turn with its role)",
+                   "user turns; a system prompt as the first turn of `turns` (AIPerf MultiTurn hoists it)")  # fmt: skip
+
+
 def _turns(where: str, raw: object) -> tuple[str, ...]:
     """FastChat's ``["turn 1", ...]`` or AIPerf's ``[{"text": "turn 1"}, ...]`` -> the user turns."""
     if not isinstance(raw, list) or not raw:
@@ -530,6 +546,7 @@ def _turns(where: str, raw: object) -> tuple[str, ...]:
         if isinstance(turn, dict):
             turn = _present_fields(turn)
             check_row_kind(f"{where} turn {k}", turn)
+            _user_role(where, turn, f"turn {k} ")
         text = turn.get("text") if isinstance(turn, dict) else turn
         if isinstance(turn, dict) and text is None and "texts" in turn:
             text = texts_of(f"{where} turn {k}", turn["texts"])
