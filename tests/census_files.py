@@ -82,6 +82,38 @@ def _sharegpt(key: str = "conversations") -> LayoutFile:
     return LayoutFile("sharegpt.json", json.dumps(rows, indent=1), sent, notices=(notice,))
 
 
+def _sglang_custom() -> LayoutFile:
+    """SGLang's custom dataset: turn text under `content` (with `from` roles) or `value`, and turns naming no role;
+    each asks for its answer's token count."""
+    rows = [
+        {"conversations": [{"from": "human", "content": "Custom one?"}, {"from": "gpt", "content": "Two words."}]},
+        {"conversation": [{"value": "Custom two?"}, {"value": "Now three words."}]},
+    ]
+    sent = [_row("line 1", "Custom one?", 2), _row("line 2", "Custom two?", 3)]
+    notice = "rows: mine: 2 rows end with a recorded answer and name no output length: each asks for the answer's token"
+    return LayoutFile("custom.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
+def _sglang_openai() -> LayoutFile:
+    """SGLang's openai dataset: request bodies whose sampling fields SGLang passes through (named, not sent)."""
+    first = [{"role": "system", "content": "Be short."}, *_user("OpenAI row one.")]
+    rows = [{"messages": first, "max_tokens": 5, "temperature": 0.2, "model": "m"},
+            {"messages": _user("OpenAI row two.")}]  # fmt: skip
+    sent = [SentRow("line 1", (first,), 5), _row("line 2", "OpenAI row two.")]
+    unsent = "warning: rows: mine: 1 row carries request-body fields (temperature) that are not sent"
+    return LayoutFile("openai.jsonl", _jsonl(rows), sent, notices=(unsent,))
+
+
+def _raw_payload() -> LayoutFile:
+    """AIPerf raw_payload: request bodies, the cap as max_completion_tokens or max_tokens, a sampling field named."""
+    first = [*_user("Raw body one."), {"role": "assistant", "content": "Recorded."}, *_user("Raw body two.")]
+    rows = [{"model": "m", "messages": first, "max_completion_tokens": 7, "stream": True},
+            {"messages": _user("Raw body three."), "max_tokens": 3, "top_p": 0.5}]  # fmt: skip
+    sent = [SentRow("line 1", (first,), 7), _row("line 2", "Raw body three.", 3)]
+    unsent = "warning: rows: mine: 1 row carries request-body fields (top_p) that are not sent"
+    return LayoutFile("payloads.jsonl", _jsonl(rows), sent, notices=(unsent,))
+
+
 def _vllm_custom() -> LayoutFile:
     rows = [{"prompt": "Capital of India?", "output_tokens": 7}, {"prompt": "Capital of Iran?"}]
     sent = [_row("line 1", "Capital of India?", 7), _row("line 2", "Capital of Iran?")]
@@ -123,10 +155,13 @@ def _single_turn() -> LayoutFile:
 
 
 def _multi_turn() -> LayoutFile:
-    rows = [{"session_id": "m1", "turns": [{"text": "First turn.", "output_length": 6},
+    """Two conversations; the first opens with a system turn, which AIPerf hoists into every turn's system message."""
+    rows = [{"session_id": "m1", "turns": [{"role": "system", "text": "Answer briefly."},
+                                           {"text": "First turn.", "output_length": 6},
                                            {"text": "Second turn.", "output_length": 6, "delay": 500}]},
             {"session_id": "m2", "turns": [{"texts": ["Only turn."], "output_length": 3}]}]  # fmt: skip
-    sent = [SentRow("m1", _conv("First turn.", "Second turn."), 6), _row("m2", "Only turn.", 3)]
+    system = [{"role": "system", "content": "Answer briefly."}]
+    sent = [SentRow("m1", _conv("First turn.", "Second turn.", history=system), 6), _row("m2", "Only turn.", 3)]
     return LayoutFile("multi_turn.jsonl", _jsonl(rows), sent, notices=(TIMING_WARNING.format(rows=ONE, names="delay"),))
 
 
@@ -212,6 +247,24 @@ def _guidellm_binary() -> LayoutFile:
     return LayoutFile("rows.parquet", "PAR1 not really parquet", refused="convert it to JSON Lines")
 
 
+def _guidellm_columns() -> LayoutFile:
+    """GuideLLM's column names as its ``column_name_pattern`` matches them (``re.I``, plural, turn suffix): a header in
+    other case, a plural system column, and two turn columns that make the second row a conversation."""
+    text = (
+        "Prompt,prompt_1,Output_Tokens_Count_0,Output_Tokens_Count_1,Systems\n"
+        "Cased header row.,,7,,Be brief.\n"
+        "Turn zero.,Turn one.,5,5,\n"
+    )
+    system = [{"role": "system", "content": "Be brief."}]
+    sent = [SentRow("line 2", _conv("Cased header row.", history=system), 7), SentRow("line 3",
+            _conv("Turn zero.", "Turn one."), 5)]  # fmt: skip
+    return LayoutFile("columns.csv", text, sent)
+
+
+#: files of a census layout in a spelling its tool accepts besides the plain one (each sent row by row, as above)
+VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {"guidellm.csv columns": _guidellm_columns}
+
+
 LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "vllm.sharegpt": _sharegpt,
     "vllm.custom": _vllm_custom,
@@ -220,6 +273,9 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "vllm.burstgpt": _burstgpt,
     "sglang.sharegpt": lambda: _sharegpt("conversation"),
     "sglang.mooncake": _mooncake,
+    "sglang.custom": _sglang_custom,
+    "sglang.openai": _sglang_openai,
+    "aiperf.raw_payload": _raw_payload,
     "aiperf.single_turn": _single_turn,
     "aiperf.multi_turn": _multi_turn,
     "aiperf.random_pool": _random_pool,

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from census_files import LAYOUT_FILES, LayoutFile
+from census_files import LAYOUT_FILES, VARIANT_FILES, LayoutFile
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 from specscope.workload.census import CENSUS
@@ -32,12 +32,13 @@ def truth():
         yield ts
 
 
-def _bench(truth: TruthServer, tmp_path: Path, made: LayoutFile) -> subprocess.CompletedProcess[str]:
+def _bench(truth: TruthServer, tmp_path: Path, made: LayoutFile, *extra: str) -> subprocess.CompletedProcess[str]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / made.name
     path.write_text(made.text, "utf-8")
     cmd = [sys.executable, "-m", "specscope", "bench", "--server", f"mtp={truth.base_url}", "--out",
            str(tmp_path / "runs"), "--workload", f"mine={path}", "--max-concurrency", "1", "--repeats", "1",
-           "--max-tokens", str(DEFAULT_MAX_TOKENS), "--seed", "0"]  # fmt: skip
+           "--max-tokens", str(DEFAULT_MAX_TOKENS), "--seed", "0", *extra]  # fmt: skip
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
@@ -56,7 +57,17 @@ def _measured(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("key", [lay.key for lay in CENSUS])
 def test_census_layout_sent_row_by_row(truth, tmp_path: Path, key: str) -> None:
-    made = LAYOUT_FILES[key]()
+    _check_sent(truth, tmp_path, LAYOUT_FILES[key]())
+
+
+@pytest.mark.parametrize("key", list(VARIANT_FILES))
+def test_layout_variant_sent_row_by_row(truth, tmp_path: Path, key: str) -> None:
+    """A layout in another spelling its tool reads (GuideLLM: ``Prompt``, ``Systems``, ``prompt_1``) is sent as the
+    tool sends it; it was refused at line 2, or sent without its output lengths and system prefix."""
+    _check_sent(truth, tmp_path, VARIANT_FILES[key]())
+
+
+def _check_sent(truth: TruthServer, tmp_path: Path, made: LayoutFile) -> None:
     truth.clear_log()
     res = _bench(truth, tmp_path, made)
     log = _measured(truth.served())
@@ -79,3 +90,30 @@ def test_census_layout_sent_row_by_row(truth, tmp_path: Path, key: str) -> None:
     expected = [(m, DEFAULT_MAX_TOKENS if want[i].max_tokens is None else want[i].max_tokens)
                 for i in order for m in want[i].requests]  # fmt: skip
     assert got == expected
+
+
+def test_sharegpt_items_that_are_no_conversation_with_drop_bad_rows(truth, tmp_path: Path) -> None:
+    """The published ShareGPT file holds items with an empty ``conversations`` or no human turn, which vLLM, SGLang and
+    AIPerf skip: the file was refused at the first one. Without ``--drop-bad-rows`` it still is (exit 2, naming the
+    option); with it the other rows are sent, and the manifest counts the refused ones."""
+    import json
+
+    human = lambda text: {"from": "human", "value": text}  # noqa: E731
+    rows = [{"id": "a1", "conversations": [human("Kept one?"), {"from": "gpt", "value": "Two words."}]},
+            {"id": "a2", "conversations": []},
+            {"id": "a3", "conversations": [{"from": "gpt", "value": "an answer alone"}]},
+            {"id": "a4", "conversations": [human("Kept four?")]}]  # fmt: skip
+    made = LayoutFile("sharegpt.json", json.dumps(rows, indent=1), [])
+    truth.clear_log()
+    refused = _bench(truth, tmp_path / "plain", made)
+    assert refused.returncode == 2 and "--drop-bad-rows" in refused.stderr, refused.stderr[-2000:]
+    assert _measured(truth.served()) == []
+    res = _bench(truth, tmp_path / "drop", made, "--drop-bad-rows")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "rows: mine: 2 refused by --drop-bad-rows (not workloads): a2: conversations is empty" in res.stderr
+    assert sorted(_rows_sent(tmp_path / "drop" / "runs")) == ["a1", "a4"]
+    got = [(r["messages"], r["max_tokens"]) for r in _measured(truth.served())]
+    assert sorted(m[0]["content"] for m, _ in got) == ["Kept four?", "Kept one?"]
+    (run_dir,) = [d for d in (tmp_path / "drop" / "runs").iterdir() if d.is_dir()]
+    counts = json.loads((run_dir / "manifest.json").read_text())["packs"]["mine"]
+    assert (counts["rows_read"], counts["rows_refused"], counts["rows_sent_per_repeat"]) == (4, 2, 2)

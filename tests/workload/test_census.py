@@ -20,7 +20,7 @@ from specscope.workload.userfile import load_prompt_file
 
 def test_every_census_row_has_a_test_file_and_no_test_file_lacks_a_row() -> None:
     assert sorted(LAYOUT_FILES) == sorted(lay.key for lay in CENSUS)
-    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 18
+    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 21
 
 
 def test_every_row_names_repository_file_and_commit() -> None:
@@ -67,7 +67,7 @@ def test_csv_header_is_never_a_prompt_and_a_bad_row_is_refused_by_line(tmp_path:
          "FILE:2: a `message_mode: delta` row (AIPerf MooncakeTrace: only this turn's new messages; AIPerf adds the "
          "session's history)"),
         ('{"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function"}]}',
-         "FILE:2: a `tools` field (AIPerf MooncakeTrace: tool definitions sent with the messages)"),
+         "FILE:2: a `tools` field (tool definitions sent with the messages: AIPerf MooncakeTrace, SGLang openai rows)"),
         ('{"timestamp": 0, "input_length": 9, "output_length": 2}',
          "FILE:2: a trace row (input_length: token counts, no text; AIPerf MooncakeTrace / SGLang mooncake)"),
         ('{"session_id": "s", "turns": [{"text": "a", "output_length": 3}, {"text": "b", "output_length": 5}]}',

@@ -27,6 +27,7 @@ __all__ = [
     "detect_draft_family",
     "draft_layout",
     "main_layer_prefix",
+    "census_mtp_family",
     "MTP_HEAD_PREFIXES",
     "unlisted",
     "FUSED_SPELLINGS",
@@ -212,6 +213,19 @@ def _mtp_family(
     if chosen.sharing_key and cfg.get(chosen.sharing_key) == "full":
         return chosen, 1, f"num_nextn_predict_layers with {chosen.sharing_key} full"  # one layer serves every step
     return chosen, n_next, "num_nextn_predict_layers"
+
+
+def census_mtp_family(config: dict[str, Any] | None) -> Family | None:
+    """The MTP family the census gives this config's model type or architecture, whether it declares a head or not
+    (``text_config`` first, then the top level), or None: no engine in the census loads an MTP head for it."""
+    mtp = [f for f in families().values() if f.kind == "mtp"]
+    for cfg in _configs(config):
+        model_type = str(cfg.get("model_type", ""))
+        archs = {str(a) for a in cfg.get("architectures") or []}
+        for fam in mtp:
+            if model_type in fam.model_types or archs & set(fam.architectures):
+                return fam
+    return None
 
 
 def unlisted(fam: Family, model_type: str) -> Family:

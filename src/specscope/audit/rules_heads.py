@@ -10,6 +10,7 @@ Codes: ``DRAFT_TENSORS_MISSING`` (ERROR) for separate drafts; the MTP codes live
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -111,6 +112,26 @@ def fix_for(layout: DraftLayout, checkpoint: str, tensor: str) -> str:
     return f"download the draft again: {tensor} comes only from {fam.source}{example}"
 
 
+#: a Medusa head in the Medusa repository's own names (FasterDecoding/Medusa ``medusa_model.py``: ``{h}.{l}.linear.*``
+#: ResBlocks and ``{h}.{L}.weight`` the head's Linear; Medusa-2 full checkpoints prefix ``medusa_head.``)
+_MEDUSA_ORIGINAL = re.compile(r"^(?:medusa_head\.)?\d+\.\d+\.(?:linear\.)?(?:weight|bias)$")
+
+
+def _medusa_renaming(names: set[str] | list[str]) -> str | None:
+    """The fix for Medusa heads stored in the Medusa repository's names, which vLLM's ``medusa.py`` skips silently
+    (it reads ``blocks.{h}.layers.{l}.*`` and ``lm_heads.{h}.weight``), or None when the draft holds none."""
+    found = sorted(n for n in names if _MEDUSA_ORIGINAL.match(n))
+    if not found:
+        return None
+    return (
+        f"the heads are stored in the Medusa repository's own names ({', '.join(found[:3])}), which vLLM's medusa.py "
+        "does not read (it skips them: the heads stay uninitialised); rename each {h}.{l}.linear.weight / .bias to "
+        "blocks.{h}.layers.{l}.weight / .bias and each head's last {h}.{L}.weight to lm_heads.{h}.weight (e.g. "
+        "0.0.linear.weight -> blocks.0.layers.0.weight, 0.1.weight -> lm_heads.0.weight) and save them with "
+        "safetensors beside the config"
+    )
+
+
 def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     """``DRAFT_TENSORS_MISSING`` for a separate draft checkpoint that lacks tensors its family requires."""
     names = stored_names(ck)
@@ -132,7 +153,7 @@ def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
             required=total,
             breakdown=breakdown(counts),
             missing=", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else ""),
-            fix=fix_for(layout, ck.label, missing[0]),
+            fix=(fam.key == "medusa" and _medusa_renaming(names)) or fix_for(layout, ck.label, missing[0]),
             details={
                 "family": fam.key,
                 "expected": total,

@@ -9,11 +9,13 @@ share and is declared by: :mod:`specscope.audit.architectures` (``architectures.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from specscope.audit.archdoc import unjudged_mtp_model_types
 from specscope.audit.architectures import (
     MTP_HEAD_PREFIXES,
     DraftLayout,
+    census_mtp_family,
     config_int,
     detect_family,
     draft_layout,
@@ -217,8 +219,10 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     names = sorted(set(ck.locations) | set(ck.weight_map))
     tc = ck.text_config
     key, prefixes = "", set()
-    if any(n.startswith("mtp.") for n in names):
+    if any(n.startswith("mtp.") for n in names):  # Qwen3.5 / Qwen3-Next mtp.*, DeepSeek-V4 mtp.{i}.*
         key, prefixes = "mtp_num_hidden_layers", {"mtp."}
+    elif any(n.startswith("model.mtp.") for n in names):  # LongCat-Flash model.mtp.*, MiMo-V2 / Inkling layers
+        key, prefixes = "num_nextn_predict_layers", {"model.mtp."}
     elif any(n.startswith(MTP_HEAD_PREFIXES[1]) for n in names):  # MiMo model.mtp_layers.*, ERNIE model.mtp_block.*
         key, prefixes = "num_nextn_predict_layers", {MTP_HEAD_PREFIXES[1]}
     else:
@@ -234,20 +238,21 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     held = [n for n in names if n.startswith(tuple(prefixes))]
     nbytes = sum(i.nbytes for n in held if (i := ck.tensor(n)) is not None)
     layers = len({lo[1] for n in held if (lo := layer_of(n))}) or 1
+    facts: dict[str, Any] = {"file": "config.json", "tensor": held[0], "n": len(held), "nbytes": nbytes}
+    facts |= {"prefixes": ", ".join(sorted(prefixes)), "layers": layers}
+    details: dict[str, Any] = {"prefixes": sorted(prefixes), "tensors": len(held), "bytes": nbytes}
+    fam = census_mtp_family(ck.config)  # the key its own loader reads: DeepSeek-V4's mtp.* is not Qwen's
+    if fam is None:  # no family's key or fix: the census has no loader for this model type (issue 36)
+        model_type = str(tc.get("model_type") or (ck.config or {}).get("model_type") or "(none)")
+        found = finding(
+            "MTP_UNDECLARED/unknown", model_type=model_type, **facts, details=details | {"model_type": model_type}
+        )
+        return found, tuple(sorted(prefixes))
+    key = fam.layers_key
     declared = tc.get(key)
+    shown = "absent" if declared is None else f"{declared!r}"
     return (
-        finding(
-            "MTP_UNDECLARED",
-            file="config.json",
-            tensor=held[0],
-            n=len(held),
-            nbytes=nbytes,
-            prefixes=", ".join(sorted(prefixes)),
-            config_key=key,
-            declared="absent" if declared is None else f"{declared!r}",
-            layers=layers,
-            details={"prefixes": sorted(prefixes), "tensors": len(held), "bytes": nbytes, "config_key": key},
-        ),
+        finding("MTP_UNDECLARED", config_key=key, declared=shown, **facts, details=details | {"config_key": key}),
         tuple(sorted(prefixes)),
     )
 

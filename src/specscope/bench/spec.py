@@ -394,7 +394,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "drop_bad_rows",
         "load",
         "switch",
-        "Run without dataset rows that are not workloads (recorded with reasons).",
+        "Run without dataset and --workload file rows that are not workloads (recorded with reasons).",
     ),
     Opt(
         "trace",

@@ -33,13 +33,24 @@ def rows_manifest(options: BenchOptions, prepared: dict[str, list[Prompt]] | Non
         if w in PACK_NAMES:
             continue
         keys = [k for k in read if k == w or k.startswith(w + "@")]
-        n_read = sum(len(read[k]) for k in keys)
-        left = n_read
+        n_kept = sum(len(read[k]) for k in keys)
+        left = n_kept
         if prepared is not None:
             labels = [k for k in prepared if parse_label(k).base == w]
-            left = min((len(prepared[k]) for k in labels), default=n_read)
+            left = min((len(prepared[k]) for k in labels), default=n_kept)
+        n_read = n_kept + len(file_refused(options, w))  # rows --drop-bad-rows left out of a --workload file
         out[w] = row_counts(n_read, n_read - left, left, options.sample_rows)
     return out
+
+
+def file_refused(options: BenchOptions, workload: str) -> list[dict[str, str]]:
+    """The rows of a ``--workload`` file that ``--drop-bad-rows`` runs without (``{"row_id", "reason"}``: an empty
+    conversation, a chat with no user turn), else none."""
+    if not options.drop_bad_rows or workload not in options.workload_files:
+        return []
+    from specscope.workload.userfile import load_prompt_rows
+
+    return load_prompt_rows(workload, options.workload_files[workload], drop_bad_rows=True)[1]
 
 
 def rows_notice(options: BenchOptions) -> list[str]:
@@ -61,6 +72,12 @@ def rows_notice(options: BenchOptions) -> list[str]:
                 "says which)"
             )
         lines += _ignored_fields(w, read.get(w, []))
+        refused = file_refused(options, w)
+        if refused:
+            shown = "; ".join(f"{r['row_id']}: {r['reason']}" for r in refused[:3]) + (
+                "; ..." if len(refused) > 3 else ""
+            )
+            lines.append(f"rows: {w}: {len(refused)} refused by --drop-bad-rows (not workloads): {shown}")
     for w, counts in rows_manifest(options).items():
         sent, usable = counts["rows_sent_per_repeat"], counts["rows_sent_per_repeat"] + counts["rows_skipped"]
         how = (

@@ -90,7 +90,7 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
     ``edit_pack(workload)`` names the pack behind a pack workload (``edit`` -> ``edit-prefill``).
     """
     from specscope.workload import PACK_NAMES, load_pack, warmup_prompt
-    from specscope.workload.userfile import load_prompt_file
+    from specscope.workload.userfile import load_prompt_rows
 
     prompts: dict[str, list[Prompt]] = {}
     warm: dict[str, Prompt] = {}
@@ -104,7 +104,7 @@ def base_prompts(options: BenchOptions, edit_pack: Any) -> tuple[dict[str, list[
             warm[w] = shortest_edit_warmup(options, w, whole) or warmup_prompt(edit_pack(w), seed=options.seed)
             continue
         if w in options.workload_files:
-            prompts[w] = load_prompt_file(w, options.workload_files[w])
+            prompts[w] = load_prompt_rows(w, options.workload_files[w], drop_bad_rows=options.drop_bad_rows)[0]
             warm[w] = _warmup(prompts[w][-1])
             continue
         keys = [k for k in extra if k == w or k.startswith(w + "@")]

@@ -31,10 +31,15 @@ __all__ = [
     "TRACE_ONLY_FIELDS",
     "TIMING_FIELDS",
     "UNSENT_FIELDS",
+    "REQUEST_BODY_FIELDS",
     "INPUTS_JSON_SENT",
     "BAILIAN_FIELDS",
     "BAILIAN_REFUSAL",
     "BINARY_SUFFIXES",
+    "GUIDELLM_TEXT_COLUMNS",
+    "GUIDELLM_OUTPUT_COLUMNS",
+    "GUIDELLM_COLUMN_PATTERN",
+    "GUIDELLM_NOT_PLURALS",
     "layout",
 ]
 
@@ -43,16 +48,39 @@ __all__ = [
 #: then AIPerf's ``text_input``. ``instruction`` (+ ``input``: Alpaca) is read after ``prompt`` and before the rest,
 #: as GuideLLM orders them (:mod:`specscope.workload.userfile`).
 TEXT_FIELDS = ("prompt", "question", "input", "context", "content", "conversation", "turn", "text", "text_input")
-#: Per-row output length (tokens), in the order tried: specscope's / OpenAI's ``max_tokens``, AIPerf's
+#: Per-row output length (tokens), in the order tried: specscope's / OpenAI's ``max_tokens`` and OpenAI's newer
+#: ``max_completion_tokens`` (request bodies: AIPerf ``raw_payload`` rows, GuideLLM's chat bodies), AIPerf's
 #: ``output_length``, vLLM's per-line ``output_tokens``, GuideLLM's ``output_tokens_count`` /
 #: ``completion_tokens_count``.
 OUTPUT_LENGTH_FIELDS = (
     "max_tokens",
+    "max_completion_tokens",
     "output_length",
     "output_tokens",
     "output_tokens_count",
     "completion_tokens_count",
 )
+#: GuideLLM's text columns in its own list (``GenerativeColumnMapper.defaults["text_column"]`` @0016f762).
+GUIDELLM_TEXT_COLUMNS = (
+    "prompt",
+    "instruction",
+    "question",
+    "input",
+    "context",
+    "content",
+    "conversation",
+    "turn",
+    "text",
+)
+#: GuideLLM's output-count columns (``defaults["output_tokens_count_column"]``).
+GUIDELLM_OUTPUT_COLUMNS = ("output_tokens_count", "completion_tokens_count")
+#: How GuideLLM matches a column to one of its names (``GenerativeColumnMapper.column_name_pattern``, with ``re.I``):
+#: the name in any case, an optional plural ``s`` / ``es``, an optional turn suffix ``-N`` / ``_N`` (``Prompt``,
+#: ``prompts``, ``prompt_1`` are all its ``prompt`` column; turn N of a conversation for a suffix).
+GUIDELLM_COLUMN_PATTERN = r"^(?P<name>{names})(?:es|s)?(?:[-_](?P<turn>\d+))?$"
+#: Field names that GuideLLM's pattern would read as a plural of its own but that are other layouts' fields:
+#: AIPerf's ``texts`` (a list), FastChat's / AIPerf's ``turns``, ShareGPT's ``conversations``; never renamed.
+GUIDELLM_NOT_PLURALS = ("texts", "turns", "conversations")
 #: A system prompt sent before the user turn (GuideLLM's ``prefix_column``: ``system_prompt``, ``system``, ``prefix``).
 SYSTEM_FIELDS = ("system_prompt", "system", "prefix")
 #: Chat messages (OpenAI; GuideLLM's ``raw_messages_column`` ``messages`` / ``chat_messages``; AIPerf's trace rows).
@@ -71,6 +99,29 @@ TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp")
 #: Request-body fields a row may carry that specscope does not send (AIPerf ``SingleTurn`` / ``MooncakeTrace``
 #: ``extra``: shallow-merged into the request body at dispatch), named in a warning by ``bench``.
 UNSENT_FIELDS = ("extra",)
+#: OpenAI / vLLM / SGLang sampling fields a row may carry as a request body (SGLang's ``openai`` dataset passes every
+#: field but ``messages``, ``max_tokens``, ``max_completion_tokens`` and ``model`` into the request): specscope sends
+#: its own sampling options, so these are named in the same warning as :data:`UNSENT_FIELDS`.
+REQUEST_BODY_FIELDS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "frequency_penalty",
+    "presence_penalty",
+    "repetition_penalty",
+    "stop",
+    "seed",
+    "n",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "response_format",
+    "ignore_eos",
+    "min_tokens",
+    "tool_choice",
+    "chat_template_kwargs",
+)
 #: The keys of an AIPerf ``inputs.json`` payload that specscope sends or that do not change the answer (the model name
 #: and the streaming switches: specscope streams to the server it is given); any other key is ``extra``, warned.
 INPUTS_JSON_SENT = ("messages", "max_tokens", "max_completion_tokens", "model", "stream", "stream_options")
@@ -203,6 +254,42 @@ CENSUS: tuple[Layout, ...] = (
         "refused: a trace of token counts -> pass it with `--trace FILE`",
     ),
     Layout(
+        "sglang.custom",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/custom.py @3c1efe01 sample_custom_requests",
+        "JSON Lines",
+        "`conversations` (or `conversation`)[0].`content` (else `.value`); roles not read; `image` a file path",
+        "token count of [1].`content` / `.value`, or `--sharegpt-output-len`",
+        "—",
+        "—",
+        "read: as sglang.sharegpt, each turn's text under `content` or `value`; turns that name no role (`from` / "
+        "`role`) alternate user, assistant; `image` refused by name",
+    ),
+    Layout(
+        "sglang.openai",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/openai_dataset.py @38ff0b64 sample_openai_requests",
+        "JSON Lines (request bodies)",
+        "`messages`",
+        "`max_tokens` (256 when absent), or `--sharegpt-output-len`",
+        "—",
+        "—",
+        "read: `messages` and `max_tokens`; the other request-body fields SGLang passes through (`temperature`, "
+        "`top_p`, ...) not sent: a warning names them; `tools` refused",
+    ),
+    Layout(
+        "aiperf.raw_payload",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/raw_payload.py @0e136169 RawPayloadDatasetLoader",
+        "JSON Lines of request bodies (a file; or a folder, each file one conversation)",
+        "`messages` (the body sent verbatim)",
+        "the body's `max_tokens` / `max_completion_tokens`",
+        "— (generated session id)",
+        "—",
+        "read: each line's `messages` as recorded and its `max_tokens` / `max_completion_tokens`; the body's sampling "
+        "fields not sent: a warning names them; a folder refused (name one file: --workload NAME=FOLDER/FILE)",
+    ),
+    Layout(
         "aiperf.single_turn",
         "AIPerf",
         f"{_AIPERF} SingleTurn",
@@ -212,7 +299,8 @@ CENSUS: tuple[Layout, ...] = (
         "`session_id`",
         "`timestamp` or `delay` (ms)",
         "read: `text` / `texts` (joined with a newline), `output_length` as `max_tokens`, `session_id` as row id; "
-        "media refused by name; `timestamp` / `delay` not replayed and `extra` (request-body fields) not sent: a "
+        "media refused by name, so is a `role` other than user; `timestamp` / `delay` not replayed and `extra` "
+        "(request-body fields) not sent: a "
         "warning at the start names them (`--trace` replays arrivals)",
     ),
     Layout(
@@ -224,8 +312,10 @@ CENSUS: tuple[Layout, ...] = (
         "each turn's `output_length`",
         "`session_id`",
         "each turn's `timestamp` / `delay`",
-        "read: a conversation, turn k+1 after the answer to turn k; one `output_length` for all turns "
-        "(turns that differ are refused by line); `timestamp` / `delay` not replayed: a warning names them",
+        "read: a conversation, turn k+1 after the answer to turn k; a leading `role: system` turn the system "
+        "message of every turn (AIPerf @13b4567a hoists it), another `role` than user refused by line; one "
+        "`output_length` for all turns (turns that differ are refused by line); `timestamp` / `delay` not replayed: "
+        "a warning names them",
     ),
     Layout(
         "aiperf.random_pool",
@@ -295,13 +385,18 @@ CENSUS: tuple[Layout, ...] = (
         "GuideLLM",
         f"{_GUIDELLM} GenerativeColumnMapper",
         "JSON Lines or one JSON array",
-        "first of `prompt`, `instruction`, `question`, `input`, `context`, `content`, `conversation`, `turn`, "
-        "`text`; or `messages` / `chat_messages`; `system_prompt` / `system` / `prefix` before it",
-        "`output_tokens_count` or `completion_tokens_count`",
+        "the first column (in the file's column order) named `prompt`, `instruction`, `question`, `input`, "
+        "`context`, `content`, `conversation`, `turn` or `text`; or `messages` / `chat_messages`; `system_prompt` / "
+        "`system` / `prefix` before it; each name in any case, plural (`s` / `es`) or with a turn suffix (`_N` / "
+        "`-N`: turn N of a conversation)",
+        "`output_tokens_count` or `completion_tokens_count` (matched the same way; per turn with a suffix)",
         "—",
         "`relative_timestamp`",
-        "read: the text field and system prefix, the output count as `max_tokens`; `relative_timestamp` not "
-        "replayed: a warning names it",
+        "read: the text field and system prefix, the output count as `max_tokens`, each column as GuideLLM's "
+        "pattern matches it (`Prompt`, `prompts`, `Output_Tokens_Count`); `prompt_0`, `prompt_1` ... a conversation "
+        "(turns that ask for different output counts refused by line); with several text fields, specscope's order "
+        "(`prompt`, Alpaca's `instruction` + `input`, `question`, ...) instead of the file's column order; "
+        "`relative_timestamp` not replayed: a warning names it",
     ),
     Layout(
         "guidellm.csv",

@@ -20,7 +20,9 @@ published, pretty-printed or not). Record shapes, tried in this order:
 * ``instruction`` (+ ``input``): Alpaca; the prompt is the instruction, a blank line and the input when the input is
   not empty; databricks-dolly-15k's ``context`` is joined the same way; ``output`` / ``response`` (the reference
   answer) is never sent;
-* a line that is not a JSON object or array: one prompt per line.
+* a line that is not a JSON object or array: one prompt per line; in a ``.txt`` / ``.text`` file every line is a
+  prompt, whatever it starts with (GuideLLM's ``TextFileDatasetDeserializer`` and vLLM's ``SonnetDataset`` read
+  such a file line by line: a line opening with ``[`` or ``{`` was parsed as JSON and refused).
 
 A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer); the recorded
 answers before the last user turn stay in the history that is sent. Optional fields of a JSON object:
@@ -59,6 +61,7 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +74,10 @@ from specscope.workload.userfile_fields import (
     bad_row,
     check_row_kind,
     csv_records,
+    guidellm_columns,
     inputs_json_records,
     is_csv,
+    is_text_lines,
     output_length,
     system_prefix,
     texts_of,
@@ -80,7 +85,15 @@ from specscope.workload.userfile_fields import (
     unsent_fields,
 )
 
-__all__ = ["load_prompt_file", "parse_workload_specs", "file_fingerprint", "MAX_FILE_BYTES", "MAX_TOKENS_CAP"]
+__all__ = [
+    "load_prompt_file",
+    "load_prompt_rows",
+    "NotAWorkloadRow",
+    "parse_workload_specs",
+    "file_fingerprint",
+    "MAX_FILE_BYTES",
+    "MAX_TOKENS_CAP",
+]
 
 #: the largest prompt file read (bytes).
 MAX_FILE_BYTES = 1 << 30
@@ -148,14 +161,59 @@ def file_fingerprint(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+class NotAWorkloadRow(ConfigError):
+    """A well-formed row that is no workload: an empty conversation, a chat without a user turn or with only empty
+    user turns (the published ShareGPT file holds such items; vLLM's, SGLang's and AIPerf's ShareGPT readers skip
+    them). ``--drop-bad-rows`` runs without such rows and records them; a malformed row is refused all the same."""
+
+
+def _not_workload(where: str, what: str, expected: str) -> NotAWorkloadRow:
+    return NotAWorkloadRow(
+        f"{where}: {what}",
+        expected=expected,
+        fix="run without such rows with --drop-bad-rows (recorded as refused; vLLM, SGLang and AIPerf skip them), "
+        f"or remove them from {where.rsplit('/', 1)[-1]}",
+    )
+
+
 def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
     """The prompts of a user's file, in file order; ids are ``"<name>-<line number (array file: item number),
     4 digits>"``.
 
     Raises:
-        ConfigError: a malformed record (the message names the file and line or item number), or no prompt at all.
+        ConfigError: a malformed record (the message names the file and line or item number), a row that is no
+            workload (:class:`NotAWorkloadRow`), or no prompt at all.
     """
-    path = Path(path)
+    return load_prompt_rows(name, path)[0]
+
+
+def load_prompt_rows(
+    name: str, path: str | Path, *, drop_bad_rows: bool = False
+) -> tuple[list[Prompt], list[dict[str, str]]]:
+    """:func:`load_prompt_file`, and with ``drop_bad_rows`` without the rows that are no workload: the prompts and
+    the refused rows (``{"row_id", "reason"}``, file order).
+
+    Raises:
+        ConfigError: a malformed record, a row that is no workload without ``drop_bad_rows``, or no prompt at all.
+    """
+    refused: list[dict[str, str]] = []
+
+    def record(where: str, no: int, rec: Any, unit: str) -> Prompt | None:
+        try:
+            return _record_prompt(name, where, no, rec, unit)
+        except NotAWorkloadRow as exc:
+            if not drop_bad_rows:
+                raise
+            ident = next((rec[k] for k in ("id", "question_id", "session_id") if k in rec), None)
+            row = str(ident) if isinstance(ident, str | int) and not isinstance(ident, bool) else f"{unit} {no}"
+            refused.append({"row_id": row, "reason": exc.message.removeprefix(f"{where}: ")})
+            return None
+
+    prompts = _load(name, Path(path), record)
+    return prompts, refused
+
+
+def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[Prompt]:
     if path.suffix.lower() in BINARY_SUFFIXES:
         raise ConfigError(
             f"workload file {path} is a binary dataset file ({path.suffix}: GuideLLM reads it with the datasets "
@@ -182,22 +240,32 @@ def load_prompt_file(name: str, path: str | Path) -> list[Prompt]:
             fix="check the file",
         ) from None
     _refuse_controls(path, text)
-    items = None if is_csv(path.name) else _array_items(path, text)
-    sessions = None if items is not None or is_csv(path.name) else inputs_json_records(str(path), text)
-    if sessions is not None:  # AIPerf's inputs.json: every payload a row
-        prompts = [_record_prompt(name, where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
+    lines_only = is_text_lines(path.name)
+    items = None if is_csv(path.name) or lines_only else _array_items(path, text)
+    sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
+    plain = items is None and sessions is None and not is_csv(path.name) and not lines_only
+    columns = _object_rows(path, text) if plain else None
+    if columns is not None:  # one object of columns, as the datasets JSON builder reads it (GuideLLM's .json)
+        prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(columns, 1)]
+    elif lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
+        prompts = [_text_prompt(name, no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
+    elif sessions is not None:  # AIPerf's inputs.json: every payload a row
+        prompts = [record(where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
     elif is_csv(path.name):
         rows = csv_records(str(path), text)
-        prompts = [_record_prompt(name, f"{path}:{no}", no, rec, "line") for no, rec in rows]
+        prompts = [record(f"{path}:{no}", no, rec, "line") for no, rec in rows]
     elif items is not None:
-        prompts = [_record_prompt(name, f"{path} item {no}", no, rec, "item") for no, rec in enumerate(items, 1)]
+        prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(items, 1)]
     else:
-        prompts = [_prompt(name, path, no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
-    if not prompts:
+        prompts = [
+            _prompt(name, path, no, line, record) for no, line in enumerate(split_lines(text), 1) if line.strip()
+        ]
+    kept = [p for p in prompts if p is not None]
+    if not kept:
         raise ConfigError(
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
-    return _unique_row_ids(prompts)
+    return _unique_row_ids(kept)
 
 
 # raw C0 controls but the whitespace and separators (tab, line feed, vertical tab, form feed, carriage return, the
@@ -263,29 +331,86 @@ def _array_items(path: Path, text: str) -> list[Any] | None:
     return doc if isinstance(doc, list) else None
 
 
+#: record fields whose value is a list inside one row (a chat, turns, AIPerf texts / media, a trace's hash_ids): a
+#: one-line object of such a field is a row unless each of its values is itself a list (a column of lists)
+_LIST_FIELDS = (*MESSAGES_FIELDS, *SHAREGPT_FIELDS, "turns", "texts", "hash_ids", "images", "audios", "videos")
+
+
+def _columns(doc: object) -> list[dict[str, Any]] | None:
+    """The rows of ``{"column": [value per row], ...}`` (every value a list, all of one length), else None."""
+    if not isinstance(doc, dict) or not doc or not all(isinstance(v, list) for v in doc.values()):
+        return None
+    lengths = {len(v) for v in doc.values()}
+    if len(lengths) != 1 or 0 in lengths:
+        return None
+    if any(k in _LIST_FIELDS and not all(isinstance(x, list) for x in v) for k, v in doc.items()):
+        return None  # a row with a chat / turns list (JSON Lines), not columns
+    return [{k: v[i] for k, v in doc.items()} for i in range(lengths.pop())]
+
+
+def _object_rows(path: Path, text: str) -> list[dict[str, Any]] | None:
+    """The rows of a file that is ONE JSON object of columns (``{"prompt": [...], "output_tokens_count": [...]}``: the
+    datasets JSON builder, which GuideLLM reads ``.json`` with, takes it as a table; ``json.dump(Dataset.to_dict())``
+    writes it), else None (JSON Lines, text).
+
+    Raises:
+        ConfigError: one object written over several lines that is not columns (JSON Lines holds an object per line:
+            it was refused as invalid JSON at line 1).
+    """
+    body = text.strip()
+    if not body.startswith("{"):
+        return None
+    lines = body.split("\n")
+    try:
+        doc = _loads(body)
+    except (json.JSONDecodeError, RecursionError):
+        return None  # JSON Lines (or broken): the line reader names the line
+    if len(lines) == 1:
+        return _columns(doc)
+    try:
+        _loads(lines[0])
+        return None  # JSON Lines whose first line is a whole object
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    rows = _columns(doc)
+    if rows is None:
+        raise _bad(
+            f"{path}:1",
+            f"one JSON object over {len(lines)} lines (keys: {sorted(doc) if isinstance(doc, dict) else '-'!s:.120})",
+            "JSON Lines (one record per line), one JSON array of records, or one object of columns "
+            '{"prompt": [...], ...}',
+        )
+    return rows
+
+
 def _bad(where: str, what: str, expected: str) -> ConfigError:
     return bad_row(where, what, expected)
 
 
-def _prompt(name: str, path: Path, no: int, line: str) -> Prompt:
+def _text_prompt(name: str, no: int, line: str) -> Prompt:
+    meta: dict[str, Any] = {"source": "file", "line": no, "row_id": f"line {no}"}
+    return Prompt(f"{name}-{no:04d}", name, [{"role": "user", "content": line.strip()}], meta=meta)
+
+
+def _prompt(name: str, path: Path, no: int, line: str, record: Callable[..., Prompt | None]) -> Prompt | None:
     stripped = line.strip()
     where = f"{path}:{no}"
     if not stripped.startswith(("{", "[")):
-        meta: dict[str, Any] = {"source": "file", "line": no, "row_id": f"line {no}"}
-        return Prompt(f"{name}-{no:04d}", name, [{"role": "user", "content": stripped}], meta=meta)
+        return _text_prompt(name, no, line)
     try:
-        record = _loads(stripped)
+        parsed = _loads(stripped)
     except json.JSONDecodeError as exc:
         raise _bad(where, f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON object per line") from None
     except RecursionError:
         raise _bad(where, "JSON nested deeper than the parser allows", "a flat JSON object per line") from None
-    return _record_prompt(name, where, no, record, "line")
+    return record(where, no, parsed, "line")
 
 
 def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Prompt:
     if not isinstance(record, dict):
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}
+    record = guidellm_columns(_present_fields(record))
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)
@@ -297,10 +422,18 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
         meta["recorded_answer"] = answer  # its tool asks for the answer's token count: bench counts it (answer_lengths)
     meta["row_id"] = str(meta["id"]) if "id" in meta else f"{unit} {no}"
     if not any(m["role"] == "user" for m in messages):
-        raise _bad(where, "no user message", "at least one user turn")
+        raise _not_workload(where, "no user message", "at least one user turn")
     if not any(m["role"] == "user" and m["content"].strip() for m in messages):
-        raise _bad(where, "every user turn is empty", "a user turn with text")
+        raise _not_workload(where, "every user turn is empty", "a user turn with text")
     return Prompt(f"{name}-{no:04d}", name, messages, meta=meta, follow_ups=follow_ups)
+
+
+def _present_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """The record without its null fields: a null field is an absent one, as AIPerf's loader models (every field
+    defaults to None and is tested ``is not None``; their ``model_dump()`` writes them all) and HF datasets read it.
+    A dumped ``SingleTurn`` row with ``"texts": null`` was refused, a ``MooncakeTrace`` row with ``"payload": null``
+    refused as a payload row (fresh-user finding, 2026-12-05)."""
+    return {key: value for key, value in record.items() if value is not None}
 
 
 def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]], tuple[str, ...]]:
@@ -313,8 +446,15 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
         role_key, text_key, roles = _turn_keys(record[share])
         return _chat(where, record[share], "conversations", role_key, text_key, roles), ()
     if "turns" in record:
-        turns = _turns(where, record["turns"])
-        return [{"role": "user", "content": turns[0]}], turns[1:]
+        raw, head = record["turns"], []
+        if isinstance(raw, list) and len(raw) > 1 and isinstance(raw[0], dict) and raw[0].get("role") == "system":
+            # AIPerf MultiTurn: a leading system turn is the conversation's system message, before every turn
+            head = [{"role": "system", "content": _turns(where, [{**raw[0], "role": None}])[0]}]
+            raw = raw[1:]
+        turns = _turns(where, raw)
+        return [*head, {"role": "user", "content": turns[0]}], turns[1:]
+    if "text" in record or "texts" in record:
+        _user_role(where, record, "")
     if "texts" in record:  # AIPerf SingleTurn / RandomPool
         return [{"role": "user", "content": _nonempty(where, "texts", texts_of(where, record["texts"]))}], ()
     if "prompt" in record:
@@ -348,9 +488,10 @@ def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
             raw = record.get(key)
             role_key, text_key, roles = keys or _turn_keys(raw)
             if isinstance(raw, list) and len(raw) > 1 and isinstance(raw[-1], dict):
-                if roles.get(str(raw[-1].get(role_key))) != "assistant":
+                last = len(raw) - 1
+                if _role_of(raw, last, role_key, roles, sharegpt=keys is None) != "assistant":
                     return None
-                return _content(where, len(raw) - 1, raw[-1].get(text_key)) or ""
+                return _content(where, last, _text_of(raw[-1], text_key, sharegpt=keys is None)) or ""
     return None
 
 
@@ -364,10 +505,36 @@ def _turn_keys(raw: object) -> tuple[str, str, dict[str, str]]:
     return "from", "value", _SHAREGPT_ROLES
 
 
+def _role_of(raw: list[Any], i: int, role_key: str, roles: dict[str, str], *, sharegpt: bool) -> str | None:
+    """The role of turn ``i``; in ShareGPT turns of which none names a role (SGLang's ``custom`` dataset reads no
+    role: turn 0 the prompt, turn 1 the answer), turns alternate user, assistant."""
+    if sharegpt and all(isinstance(t, dict) and "from" not in t and "role" not in t for t in raw):
+        return "user" if i % 2 == 0 else "assistant"
+    turn = raw[i]
+    return roles.get(str(turn.get(role_key))) if isinstance(turn, dict) else None
+
+
+def _text_of(turn: dict[str, Any], text_key: str, *, sharegpt: bool) -> object:
+    """A turn's text: under ``text_key``; a ShareGPT turn's under ``value`` or ``content`` (SGLang's ``custom``
+    dataset reads ``content``, else ``value``: ``{"from": "human", "content": ...}`` was refused as a null value)."""
+    if sharegpt and text_key not in turn:
+        return turn.get("content" if text_key == "value" else "value")
+    return turn.get(text_key)
+
+
 def _nonempty(where: str, key: str, value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _bad(where, f"{key} {value!r:.60} is not a non-empty string", f'a non-empty string ("{key}": "...")')
     return value
+
+
+def _user_role(where: str, turn: dict[str, Any], what: str) -> None:
+    """Refuse an AIPerf turn whose ``role`` is not ``user`` (AIPerf sends it with that role; specscope sends user turns,
+    and a conversation's leading ``system`` turn as its system message)."""
+    role = turn.get("role")
+    if role not in (None, "user"):
+        raise _bad(where, f"{what}has role {role!r:.40} (AIPerf sends a turn with its role)",
+                   "user turns; a system prompt as the first turn of `turns` (AIPerf MultiTurn hoists it)")  # fmt: skip
 
 
 def _turns(where: str, raw: object) -> tuple[str, ...]:
@@ -377,7 +544,9 @@ def _turns(where: str, raw: object) -> tuple[str, ...]:
     out = []
     for k, turn in enumerate(raw, 1):
         if isinstance(turn, dict):
+            turn = _present_fields(turn)
             check_row_kind(f"{where} turn {k}", turn)
+            _user_role(where, turn, f"turn {k} ")
         text = turn.get("text") if isinstance(turn, dict) else turn
         if isinstance(turn, dict) and text is None and "texts" in turn:
             text = texts_of(f"{where} turn {k}", turn["texts"])
@@ -410,17 +579,18 @@ def _chat(
     if not isinstance(raw, list):
         raise _bad(where, f"{field} is not a list", "a list of turns")
     if not raw:
-        raise _bad(where, f"{field} is empty", "a list of turns")
+        raise _not_workload(where, f"{field} is empty", "a list of turns")
     out: list[dict[str, str]] = []
     for i, turn in enumerate(raw):
         if not isinstance(turn, dict):
             raise _bad(where, f"turn {i} is a {type(turn).__name__}", f"{{{role_key!r}: role, {text_key!r}: text}}")
-        role = roles.get(str(turn.get(role_key)))
+        role = _role_of(raw, i, role_key, roles, sharegpt=field == "conversations")
         if role is None:
             raise _bad(where, f"turn {i} has role {turn.get(role_key)!r:.40}", f"roles {', '.join(sorted(roles))}")
-        text = _content(where, i, turn.get(text_key))
+        value = _text_of(turn, text_key, sharegpt=field == "conversations")
+        text = _content(where, i, value)
         if text is None:
-            raise _bad(where, f"turn {i} {text_key} is {turn.get(text_key)!r:.40}", "a string or a list of text parts")
+            raise _bad(where, f"turn {i} {text_key} is {value!r:.40}", "a string or a list of text parts")
         if role == "assistant" and field == "conversations" and not any(m["role"] == "user" for m in out):
             continue  # ShareGPT: an opening assistant turn continues an earlier conversation
         out.append({"role": role, "content": text})

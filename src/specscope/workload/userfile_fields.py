@@ -10,15 +10,22 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.census import (
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
+    GUIDELLM_COLUMN_PATTERN,
+    GUIDELLM_NOT_PLURALS,
+    GUIDELLM_OUTPUT_COLUMNS,
+    GUIDELLM_TEXT_COLUMNS,
     INPUTS_JSON_SENT,
     MEDIA_FIELDS,
+    MESSAGES_FIELDS,
     OUTPUT_LENGTH_FIELDS,
+    REQUEST_BODY_FIELDS,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
@@ -35,8 +42,10 @@ __all__ = [
     "timing_fields",
     "unsent_fields",
     "csv_records",
+    "guidellm_columns",
     "inputs_json_records",
     "is_csv",
+    "is_text_lines",
 ]
 
 #: the largest ``max_tokens`` a record may ask for (engines keep it in a 32-bit integer).
@@ -59,16 +68,81 @@ def bad_row(where: str, what: str, expected: str, fix: str | None = None) -> Con
     )
 
 
+#: GuideLLM's column groups specscope reads, each with its names (the first is the group's field in a record).
+_GUIDELLM_GROUPS: tuple[tuple[str, ...], ...] = (
+    *((name,) for name in GUIDELLM_TEXT_COLUMNS),
+    GUIDELLM_OUTPUT_COLUMNS[:1],
+    GUIDELLM_OUTPUT_COLUMNS[1:],
+    *((name,) for name in SYSTEM_FIELDS),
+    *((name,) for name in MESSAGES_FIELDS),
+)
+_GUIDELLM_COLUMN = re.compile(
+    GUIDELLM_COLUMN_PATTERN.format(names="|".join(re.escape(n) for g in _GUIDELLM_GROUPS for n in g)), re.I
+)
+
+
+def _guidellm_name(key: str) -> tuple[str, int | None] | None:
+    """``(field, turn)`` when ``key`` is a GuideLLM column spelled otherwise than its field (``Prompt``, ``prompts``,
+    ``prompt_1``), else None (the exact field names, and other layouts' own fields, stay as they are)."""
+    if key in GUIDELLM_NOT_PLURALS or (m := _GUIDELLM_COLUMN.match(key)) is None:
+        return None
+    field = m.group("name").lower()
+    if key == field:
+        return None
+    return field, int(m.group("turn")) if m.group("turn") is not None else None
+
+
+def guidellm_columns(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with GuideLLM's columns under their field names, as its ``GenerativeColumnMapper`` matches them
+    (``GUIDELLM_COLUMN_PATTERN``: any case, a plural, a turn suffix). A field spelled exactly wins over its variants.
+    Text columns of several turns (``prompt_0``, ``prompt_1``) become the row's ``turns``, each with its turn's
+    output count (a conversation: turn k+1 after the answer to turn k); empty cells are no turn.
+    """
+    found: dict[str, list[tuple[int, str, Any]]] = {}
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        named = _guidellm_name(key)
+        if named is None:
+            out[key] = value
+            continue
+        field, turn = named
+        cols = found.setdefault(field, [])
+        cols.append((len(cols) if turn is None else turn, key, value))  # GuideLLM: no suffix = its place
+    turns: list[tuple[int, str]] = []
+    for field, cols in found.items():
+        if field in out:
+            out.update((key, value) for _, key, value in cols)  # the exact name is the column: variants stay unread
+            continue
+        cols = sorted((c for c in cols if c[2] not in (None, "")), key=lambda c: c[0])
+        if field in GUIDELLM_TEXT_COLUMNS and len(cols) > 1 and not turns:
+            turns = [(turn, value) for turn, _, value in cols]
+        elif cols:
+            out[field] = cols[0][2]
+    if turns and "turns" not in out:
+        counts = {t: v for field in GUIDELLM_OUTPUT_COLUMNS for t, _, v in found.get(field, []) if v not in (None, "")}
+        out["turns"] = [{"text": text, **({"output_length": counts[t]} if t in counts else {})} for t, text in turns]
+        for field in GUIDELLM_OUTPUT_COLUMNS:
+            if len(found.get(field, [])) > 1:
+                out.pop(field, None)  # per turn, in the turns
+    return out
+
+
+_CSV_COUNT = re.compile(r"\d{1,12}(?:\.0*)?")
+
+
 def _csv_value(key: str, value: str) -> object:
     """A CSV cell: digits in an output-length column as an int (CSV has no numbers); any other cell as text."""
-    if key in OUTPUT_LENGTH_FIELDS and value.strip().isdigit() and len(value.strip()) <= 12:
-        return int(value.strip())
+    named = _guidellm_name(key)
+    field = named[0] if named is not None else key
+    if field in OUTPUT_LENGTH_FIELDS and _CSV_COUNT.fullmatch(value.strip()):
+        return int(value.strip().split(".")[0])  # "128.0": pandas writes an int column with a gap as floats
     return value
 
 
 def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
     """The row's own output length and the field that gave it (:data:`OUTPUT_LENGTH_FIELDS`, first present), or None
-    when the row names none (``--max-tokens`` applies, as the layout's tool applies its own option).
+    when the row names none (``--max-tokens`` applies, as the layout's tool applies its own option). An integral
+    float (``128.0``, as pandas writes a column with a missing value) is that integer.
 
     Raises:
         ConfigError: the field is not an integer in ``1..MAX_TOKENS_CAP`` (never replaced by the default).
@@ -76,6 +150,8 @@ def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
     for key in OUTPUT_LENGTH_FIELDS:
         if key in record and record[key] not in (None, ""):
             value = record[key]
+            if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+                value = int(value)  # 128.0: pandas' float column; AIPerf's int field (pydantic, lax) takes it
             if not is_int_in(value, 1, MAX_TOKENS_CAP):
                 raise bad_row(where, f"{key} {record[key]!r:.60}", f"an integer in 1..{MAX_TOKENS_CAP:,} (tokens)")
             assert isinstance(value, int)
@@ -100,7 +176,8 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
                       "adds the session's history)", "each row with its whole conversation",
                       "write the whole conversation in the row's `messages` (message_mode history)")  # fmt: skip
     if record.get("tools"):
-        raise bad_row(where, "a `tools` field (AIPerf MooncakeTrace: tool definitions sent with the messages)",
+        raise bad_row(where, "a `tools` field (tool definitions sent with the messages: AIPerf MooncakeTrace, SGLang "
+                      "openai rows)",
                       "text chat without tools", "remove `tools`: specscope sends text chat only")  # fmt: skip
     if "payload" in record:
         raise bad_row(where, "a `payload` row (AIPerf MooncakeTrace: a pre-built request body)", "text or messages",
@@ -154,9 +231,10 @@ def timing_fields(record: dict[str, Any]) -> tuple[str, ...]:
 
 
 def unsent_fields(record: dict[str, Any]) -> tuple[str, ...]:
-    """The request-body fields (:data:`UNSENT_FIELDS`, AIPerf's ``extra``) a record carries: never sent, named in a
-    warning by ``bench``."""
-    return _present(record, UNSENT_FIELDS)
+    """The request-body fields (:data:`UNSENT_FIELDS`, AIPerf's ``extra``; :data:`REQUEST_BODY_FIELDS`, sampling fields
+    of a request body such as SGLang's ``openai`` rows carry) a record carries: never sent, named in a warning by
+    ``bench``."""
+    return _present(record, UNSENT_FIELDS + REQUEST_BODY_FIELDS)
 
 
 def is_csv(name: str) -> bool:
@@ -164,6 +242,12 @@ def is_csv(name: str) -> bool:
     its header and label column were sent as prompts; fresh-user check, 2026-12-05)."""
     low = name.lower().removesuffix(".gz")
     return low.endswith((".csv", ".tsv"))
+
+
+def is_text_lines(name: str) -> bool:
+    """A ``.txt`` or ``.text`` file (gzip-compressed or not): one prompt per line, never parsed as JSON (GuideLLM's
+    ``TextFileDatasetDeserializer`` takes these suffixes; vLLM's ``sonnet.txt`` is one)."""
+    return name.lower().removesuffix(".gz").endswith((".txt", ".text"))
 
 
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:

@@ -1,0 +1,92 @@
+"""GuideLLM's column names as its own mapper matches them (issue 36, census row ``guidellm.jsonl`` / ``guidellm.csv``).
+
+vllm-project/guidellm ``src/guidellm/data/preprocessors/mappers.py`` @0016f762 ``GenerativeColumnMapper`` finds a
+column by ``column_name_pattern`` ``^(?P<match_name>(NAME)(es|s)?)([-_](?P<turn>\\d+))?$`` with ``re.I``: a header
+``Prompt``, a column ``prompts`` and ``output_tokens_count_0`` are its ``prompt`` and ``output_tokens_count`` columns.
+specscope matched the exact lower-case names only, so such a file was refused at its first row (``Prompt``), or read
+with each row's output length silently replaced by ``--max-tokens`` and its system prefix dropped (fresh-user check,
+2026-12-05). Turn-suffixed text columns (``prompt_0``, ``prompt_1``) are one conversation's turns.
+
+A text file (``.txt`` / ``.text``: GuideLLM ``TextFileDatasetDeserializer`` @03820eba, vLLM's ``sonnet.txt``) is one
+prompt per line whatever the line starts with; a line opening with ``[`` or ``{`` was parsed as JSON and refused.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from specscope.errors import ConfigError
+from specscope.workload.userfile import load_prompt_file
+
+
+def _sent(path: Path) -> list[tuple[list[dict[str, str]], tuple[str, ...], int | None]]:
+    return [(p.messages, p.follow_ups, p.meta.get("max_tokens")) for p in load_prompt_file("g", path)]
+
+
+def _user(text: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": text}]
+
+
+def test_csv_header_names_match_in_any_case(tmp_path: Path) -> None:
+    path = tmp_path / "rows.csv"
+    path.write_text("Prompt,Output_Tokens_Count,SYSTEM_PROMPT\nhello there,12,Be brief.\nsecond,7,\n", "utf-8")
+    assert _sent(path) == [
+        ([{"role": "system", "content": "Be brief."}, *_user("hello there")], (), 12),
+        (_user("second"), (), 7),
+    ]
+
+
+def test_jsonl_plural_and_cased_columns_keep_output_length_and_prefix(tmp_path: Path) -> None:
+    rows = [
+        {"prompt": "x", "Output_Tokens_Count": 5},
+        {"prompts": "y", "output_tokens_counts": 6, "prefixes": "Sys."},
+        {"Question": "z", "completion_tokens_count": 8},
+    ]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert _sent(path) == [
+        (_user("x"), (), 5),
+        ([{"role": "system", "content": "Sys."}, *_user("y")], (), 6),
+        (_user("z"), (), 8),
+    ]
+
+
+def test_turn_suffixed_columns_are_one_conversation(tmp_path: Path) -> None:
+    path = tmp_path / "turns.csv"
+    path.write_text(
+        "prompt_0,prompt_1,output_tokens_count_0,output_tokens_count_1\nfirst turn,second turn,5,5\nonly one,,4,\n",
+        "utf-8",
+    )
+    assert _sent(path) == [(_user("first turn"), ("second turn",), 5), (_user("only one"), (), 4)]
+
+
+def test_turns_asking_for_different_output_counts_are_refused_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "turns.csv"
+    path.write_text("prompt-0,prompt-1,output_tokens_count-0,output_tokens_count-1\na,b,5,5\nc,d,5,9\n", "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("g", path)
+    assert str(err.value).startswith(f"{path}:3: ")
+    assert "output" in str(err.value)
+
+
+def test_exact_names_of_other_layouts_are_not_remapped(tmp_path: Path) -> None:
+    """AIPerf's ``texts`` (a list) and FastChat's ``turns`` are those layouts' own fields, not GuideLLM plurals."""
+    rows = [{"texts": ["a", "b"], "output_length": 3}, {"turns": ["q1", "q2"]}]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert _sent(path) == [(_user("a\nb"), (), 3), (_user("q1"), ("q2",), None)]
+
+
+@pytest.mark.parametrize("name", ["sonnet.txt", "prompts.TEXT"])
+def test_text_file_lines_are_prompts_whatever_they_start_with(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(b'\xef\xbb\xbfShall I compare thee\r\n[Chorus] to a summer day\r\n\r\n{braces} fine\r\n["a"]\n')
+    assert [p.messages for p in load_prompt_file("g", path)] == [
+        _user("Shall I compare thee"),
+        _user("[Chorus] to a summer day"),
+        _user("{braces} fine"),
+        _user('["a"]'),
+    ]
