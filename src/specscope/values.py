@@ -27,6 +27,7 @@ from typing import TypeVar
 from specscope.errors import ConfigError
 
 __all__ = [
+    "count_noun",
     "DURATION_UNITS_S",
     "MAX_WIDTH",
     "MIN_WIDTH",
@@ -366,3 +367,8 @@ def parse_fraction(value: str | float | int, what: str, example: str = "0.02") -
             fix=f"e.g. {what} {example}",
         )
     return fraction
+
+
+def count_noun(n: float, noun: str, plural: str | None = None) -> str:
+    """``1 round``, ``3 rounds``, ``0 rounds``: a whole count (printed without decimals) with its noun."""
+    return f"{n:.0f} {noun if round(n) == 1 else (plural or noun + 's')}"

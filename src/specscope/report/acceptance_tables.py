@@ -15,6 +15,7 @@ from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.report.tables import RunCells
 from specscope.stats.acceptance import AcceptanceView, cell_drafts, pooled_acceptance, reported_lengths
+from specscope.values import count_noun
 
 __all__ = [
     "POSITION_FLOOR",
@@ -34,7 +35,7 @@ def rests_on(view: AcceptanceView) -> str:
     with ``; few rounds`` below :data:`FEW_ROUNDS` rounds; ``rounds unknown, 312 drafted`` when no drafts figure."""
     if not view.drafts_known:  # no drafts counter and no per-response verify steps: never "0 rounds"
         return f"rounds unknown, {view.draft_tokens:.0f} drafted"
-    text = f"{view.drafts:.0f} rounds, {view.draft_tokens:.0f} drafted"
+    text = f"{count_noun(view.drafts, 'round')}, {view.draft_tokens:.0f} drafted"
     return text + ("; few rounds" if view.drafts < FEW_ROUNDS else "")
 
 

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from specscope.stats.noise import NoiseFloor
 from specscope.stats.speedup import Interval, PairedRounds
 from specscope.stats.summary import CellSummary
+from specscope.values import count_noun
 
 __all__ = [
     "Verdict",
@@ -200,7 +201,7 @@ def _decided(
         reasons.append(Reason("BELOW_MIN_EFFECT", abs(effect), text + f", nor is its interval {bounds} within it"))
     if floor is not None and abs(effect) <= floor.value:
         where = (floor.place or floor.workload + (f" at N={floor.level}" if floor.level else "")) + (
-            f", {floor.rounds} rounds"
+            f", {count_noun(floor.rounds, 'round')}"
         )
         text = f"effect {effect * 100:+.1f} % is inside the A/A noise floor +-{_pct(floor.value)} ({where})"
         reasons.append(Reason("AA_FLOOR", floor.value, text))

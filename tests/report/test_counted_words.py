@@ -1,0 +1,18 @@
+"""Counts read as English: ``1 round``, never ``1 rounds`` (fresh-user check of a `make bench` report, 2026-12-05:
+an n-gram cell with one draft round printed "(1 rounds, 13 drafted)")."""
+
+from __future__ import annotations
+
+from specscope.report.acceptance_tables import rests_on
+from specscope.stats.acceptance import acceptance_view
+from specscope.values import count_noun
+
+
+def test_count_noun():
+    assert [count_noun(n, "round") for n in (0, 1, 2, 1.0)] == ["0 rounds", "1 round", "2 rounds", "1 round"]
+    assert count_noun(1, "cell") == "1 cell" and count_noun(3, "body", "bodies") == "3 bodies"
+
+
+def test_one_draft_round_is_one_round():
+    view = acceptance_view(1.0, 13.0, 13.0, [1.0] * 13)
+    assert rests_on(view) == "1 round, 13 drafted; few rounds"
