@@ -42,7 +42,11 @@ def document_width(doc: Document) -> int:
 
 
 def _print_table(t: Table, console: Console) -> None:
-    console.print(_rich_table(t))
+    """One table; without rows its title and note only (as in Markdown)."""
+    if not t.rows:
+        console.print(f"[italic]{escape(t.title)}[/italic]")
+    else:
+        console.print(_rich_table(t))
     if t.note:
         console.print(f"[dim]{escape(t.note)}[/dim]")
     console.print()
@@ -78,12 +82,15 @@ def _md(s: str) -> str:
 
 
 def _md_table(t: Table) -> list[str]:
+    """One ``###`` table; a table without rows is its title and note only (a header row over nothing reads as a
+    table that failed to render)."""
     out = [f"### {t.title}", ""]
-    out.append("| " + " | ".join(_md(c) for c in t.headers) + " |")
-    out.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(t.headers))) + "|")
-    out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in t.rows]
+    if t.rows:
+        out.append("| " + " | ".join(_md(c) for c in t.headers) + " |")
+        out.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(t.headers))) + "|")
+        out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in t.rows]
     if t.note:
-        out += ["", f"_{t.note}_"]
+        out += ["", f"_{t.note}_"] if t.rows else [f"_{t.note}_"]
     out.append("")
     return out
 
