@@ -38,3 +38,15 @@ def test_the_neutral_readers_take_the_record() -> None:
     assert methods_of(facts) == {"base": None, "mtp": "mtp", "ngram": "ngram-mod", "plain": None}
     assert [spec_k(c, f) for c, f in facts.items()] == [None, 2, 64, None, None]
     assert spec_k("ext-k4", {"kind": "external"}) == 4 and spec_k("x", {"k": 6}) == 6
+
+
+def test_run_k_takes_the_server_facts_else_the_one_bound_the_responses_stated() -> None:
+    from specscope.stats.server_spec import run_k
+
+    assert run_k("mtp", {"recipe": {"method": "mtp", "num_speculative_tokens": 2}}, [{"configured_k": 5}]) == (
+        2,
+        "server facts",
+    )
+    assert run_k("x", {}, [{"configured_k": 4}, None, {"configured_k": 4}]) == (4, "responses")
+    assert run_k("x", {}, [{"configured_k": 4}, {"configured_k": 5}]) == (None, "unknown")  # two bounds: not one k
+    assert run_k("x", {}, []) == (None, "unknown")

@@ -46,6 +46,8 @@ def test_the_profile_validates_and_equals_the_report(tmp_path, capsys, monkeypat
     beside = json.loads((tmp_path / "speculation_profile.specscope.json").read_text())
     (entry,) = beside["profiles"]
     assert (entry["draft_tokens"], entry["accepted_tokens"], entry["acceptance_rate"]) == (240.0, 150.0, 0.625)
+    # k: the file states none, so the profile's 3 is the positions measured, said beside it (predict: "k unknown")
+    assert entry["k_from"] == "positions measured"
     assert "acceptance_rate" not in profile
 
 

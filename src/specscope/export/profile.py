@@ -32,7 +32,7 @@ from specscope.report.build import RunData, run_cells_of
 from specscope.stats.acceptance import AcceptanceView, acceptance_view, pooled_acceptance
 from specscope.stats.acceptance_dist import accepted_length_histogram
 from specscope.stats.groups import usable
-from specscope.stats.server_spec import methods_of
+from specscope.stats.server_spec import methods_of, run_k
 from specscope.stats.summary import CellSummary
 
 __all__ = ["SCHEMA_VERSION", "SCHEMA_SOURCE", "Profile", "run_profiles"]
@@ -74,13 +74,14 @@ def _histogram(view: AcceptanceView, per_position: Sequence[float]) -> dict[str,
     return {str(j + 1): int(n) if float(n).is_integer() else n for j, n in enumerate(counts)}
 
 
-def _k(cells: Sequence[CellSummary], positions: int) -> int:
-    """The k the run drafted with: the engine's configured k when every cell states one and the same, else the
-    per-position counters' length."""
-    ks = {(c.drafting or {}).get("configured_k") for c in cells}
-    if len(ks) == 1 and isinstance(k := next(iter(ks)), int) and k >= positions:
-        return k
-    return positions
+def _k(config: str, facts: Mapping[str, Any], cells: Sequence[CellSummary], positions: int) -> tuple[int, str]:
+    """The k the config drafted with and its source: :func:`specscope.stats.server_spec.run_k` (the one place k is
+    derived, as ``predict`` does) when it covers the positions measured, else the per-position counters' length
+    (``"positions measured"``)."""
+    k, source = run_k(config, facts, (c.drafting for c in cells))
+    if k is not None and k >= positions:
+        return k, source
+    return positions, "positions measured"
 
 
 def _body(view: AcceptanceView, per_position: Sequence[float], k: int, method: str | None) -> dict[str, Any]:
@@ -208,7 +209,8 @@ def _profile(
 ) -> Profile:
     config, workload, level, phase = key
     method = methods.get(config)
-    body = _body(view, pos, _k(cells, len(view.unconditional)), method)
+    k, k_from = _k(config, data.server_facts.get(config) or {}, cells, len(view.unconditional))
+    body = _body(view, pos, k, method)
     opts = data.manifest.get("options") or {}
     body["measurement_conditions"] = {
         "producer": "specscope",
@@ -234,6 +236,7 @@ def _profile(
         "acceptance_rate": view.acceptance_rate,
         "acceptance_length": view.acceptance_length,
         "positions_measured": len(view.unconditional),
+        "k_from": k_from,
         "source": view.source,
         "flags": list(view.flags),
     }

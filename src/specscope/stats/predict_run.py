@@ -8,7 +8,7 @@ Inputs come from the run where it knows them and from the user otherwise:
 * draft bytes per drafted token, per config: ``draft_bytes_per_token`` argument, else
   :data:`DRAFT_BYTES_KEYS` in that config's server facts, else ``facts["draft"]["size_bytes"]``;
   0 when the config has no draft model (n-gram drafting reads no weights);
-* draft length k per config: :func:`specscope.stats.server_spec.spec_k` (the one place k is derived: the recipe,
+* draft length k per config: :func:`specscope.stats.server_spec.run_k` (the one place k is derived: the recipe,
   the vLLM log, the server facts, llama.cpp's ``draft_n_max_tokens``, a trailing ``k<digits>`` in the name), so
   ``predict``, ``report`` and ``advise`` agree; when nothing says, k is unknown (None, shown as —) and the model is
   fitted over the per-position rates the server's counters reported, with a note saying so.
@@ -20,7 +20,7 @@ Errors are in-sample: the overhead is fitted on the same cells it is compared wi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -31,7 +31,7 @@ from specscope.errors import ConfigError
 from specscope.stats.acceptance import pooled_acceptance
 from specscope.stats.groups import group_cells, metric_value
 from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, roofline_tok_s, tokens_per_step
-from specscope.stats.server_spec import spec_k
+from specscope.stats.server_spec import run_k
 from specscope.stats.summary import CellSummary
 
 __all__ = ["TARGET_BYTES_KEYS", "DRAFT_BYTES_KEYS", "CellPrediction", "RunPrediction", "predict_run"]
@@ -46,7 +46,7 @@ class CellPrediction:
 
     Attributes:
         config, workload, k: the cell group and its draft length (0 for the baseline; None when nothing says:
-            :func:`specscope.stats.server_spec.spec_k`).
+            :func:`specscope.stats.server_spec.run_k`).
         repeats: usable repeats averaged into ``measured_tok_s``.
         measured_tok_s, predicted_tok_s: decode rates (tokens/s).
         error: predicted / measured - 1 (fraction).
@@ -162,7 +162,7 @@ def _positions_of(
             positions[(cfg, wl)] = view.unconditional
             continue
         cells_here = [c for c in cells if c.config == cfg and c.workload == wl and c.acceptance_rate is not None]
-        k_guess = spec_k(cfg, cfacts)
+        k_guess, _ = run_k(cfg, cfacts, (c.drafting for c in cells if c.config == cfg))
         if cells_here and k_guess:
             rate = float(np.mean([c.acceptance_rate for c in cells_here]))
             positions[(cfg, wl)] = positions_from_rate(rate, k_guess)
@@ -178,12 +178,13 @@ def _fit_config(
     cfacts: Mapping[str, Any],
     draft_bytes_per_token: float | None,
     notes: list[str],
+    draftings: Sequence[Mapping[str, Any] | None] = (),
 ) -> tuple[StepModel, int, int | None, bool]:
     """The step model of ``cfg`` (its draft bytes, its overhead fitted to its cells), the k it was fitted with, the
     config's k (None when unknown: fitted over the positions its counters reported, and a note says so) and whether
     an overhead was fitted (False: predicted as a plain decode step)."""
     n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
-    known = spec_k(cfg, cfacts)
+    known, _ = run_k(cfg, cfacts, draftings)
     k = known if known is not None else n_pos
     if known is None and n_pos:
         notes.append(
@@ -291,7 +292,14 @@ def predict_run(
         cfacts = facts.get(cfg) or {}
         positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, cfacts, notes))
         models[cfg], ks[cfg], known[cfg], did_fit = _fit_config(
-            cfg, base_model, rates, positions, cfacts, draft_bytes_per_token, notes
+            cfg,
+            base_model,
+            rates,
+            positions,
+            cfacts,
+            draft_bytes_per_token,
+            notes,
+            [c.drafting for c in cells if c.config == cfg],
         )
         fitted |= {cfg} if did_fit else set()
     out_cells: list[CellPrediction] = []

@@ -9,12 +9,12 @@ speculate.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from specscope.adapters.facts import server_spec
 
-__all__ = ["NO_SPECULATION", "spec_method", "spec_k", "speculative_method", "method_from_name", "methods_of"]
+__all__ = ["NO_SPECULATION", "spec_method", "spec_k", "run_k", "speculative_method", "method_from_name", "methods_of"]
 
 #: method names that mean "no speculation" (the recipes' ``method = "base"``).
 NO_SPECULATION = frozenset({"base", "none", ""})
@@ -44,6 +44,20 @@ def spec_k(config: str, facts: Mapping[str, Any]) -> int | None:
             return int(facts[key])
     m = re.search(r"k(\d+)$", config)
     return int(m.group(1)) if m else None
+
+
+def run_k(
+    config: str, facts: Mapping[str, Any], draftings: Iterable[Mapping[str, Any] | None]
+) -> tuple[int | None, str]:
+    """A config's k and where it came from: :func:`spec_k` (``"server facts"``), else the one per-step bound its
+    responses stated (``"responses"``: a cell's ``drafting["configured_k"]``, vLLM / TRT-LLM ``num_spec_tokens``,
+    when every cell that states one states the same); ``(None, "unknown")`` otherwise."""
+    k = spec_k(config, facts)
+    if k is not None:
+        return k, "server facts"
+    stated = {d.get("configured_k") for d in draftings if d and d.get("configured_k") is not None}
+    (one,) = stated if len(stated) == 1 else (None,)
+    return (one, "responses") if isinstance(one, int) and one > 0 else (None, "unknown")
 
 
 def speculative_method(config: str, facts: Mapping[str, Any]) -> str | None:
