@@ -190,6 +190,56 @@ def _bailian() -> LayoutFile:
     return LayoutFile("bailian.jsonl", _jsonl(rows), refused="convert it to a Mooncake trace")
 
 
+def _dag_jsonl() -> LayoutFile:
+    rows = [{"session_id": "root", "turns": [{"messages": _user("Plan it."), "max_tokens": 8, "spawns": ["leaf"]}]},
+            {"session_id": "leaf", "turns": [{"messages": _user("Do a part."), "max_tokens": 4}]}]  # fmt: skip
+    return LayoutFile("dag.jsonl", _jsonl(rows), refused="an AIPerf dag_jsonl session")
+
+
+def _baseten() -> LayoutFile:
+    """Baseten's columns written as JSON Lines (AIPerf reads them from Parquet): it was sent as a `prompt` row."""
+    rows = [{"timestamp_start_unix_ms": 1700000000000, "prompt": "Baseten prompt.", "input_tokens": 3,
+             "output_tokens": 9, "total_hashes": [1], "provided_session_id": "b1"}]  # fmt: skip
+    return LayoutFile("baseten.jsonl", _jsonl(rows), refused="a Baseten trace row")
+
+
+def _weka() -> LayoutFile:
+    doc = {"id": "w1", "models": ["m"], "block_size": 64, "hash_id_scope": "local",
+           "requests": [{"t": 0.0, "type": "n", "model": "m", "in": 100, "out": 10, "hash_ids": [1, 2]}]}  # fmt: skip
+    return LayoutFile("weka_trace.json", json.dumps(doc, indent=2), refused="convert its requests to a Mooncake trace")
+
+
+def _tracelab() -> LayoutFile:
+    rows = [{"session_id": "s1", "round_index": 0, "input_tokens_total": 100, "prefix_tokens": 0,
+             "newly_append_tokens": 100, "timing_events": [], "output_tokens": 10}]  # fmt: skip
+    return LayoutFile("tracelab.jsonl", _jsonl(rows), refused="a TraceLab trace row")
+
+
+def _sagemaker() -> LayoutFile:
+    """SageMaker data capture: one captured body as JSON, one as BASE64 (AIPerf's default encoding)."""
+    import base64
+
+    first = [{"role": "system", "content": "Be short."}, *_user("Captured one.")]
+
+    def capture(body: dict[str, Any], event: str, encoding: str) -> dict[str, Any]:
+        data = json.dumps(body)
+        data = base64.b64encode(data.encode()).decode() if encoding == "BASE64" else data
+        return {
+            "captureData": {"endpointInput": {"mode": "INPUT", "data": data, "encoding": encoding}},
+            "eventMetadata": {"eventId": event, "inferenceTime": "2024-01-01T00:00:00Z"},
+            "eventVersion": "0",
+        }
+
+    rows = [
+        capture({"model": "m", "messages": first, "max_tokens": 6, "temperature": 0.3}, "ev-1", "JSON"),
+        capture({"messages": _user("Captured two."), "max_completion_tokens": 4}, "ev-2", "BASE64"),
+    ]
+    sent = [SentRow("ev-1", (first,), 6), _row("ev-2", "Captured two.", 4)]
+    timing = TIMING_WARNING.format(rows="2 rows carry", names="inferenceTime")
+    unsent = "warning: rows: mine: 1 row carries request-body fields (temperature) that are not sent"
+    return LayoutFile("capture.jsonl", _jsonl(rows), sent, notices=(timing, unsent))  # fmt: skip
+
+
 def _inputs_json() -> LayoutFile:
     """AIPerf's inputs.json: a session of two request bodies (the second carrying the first's recorded answer) and a
     session of one with a system prompt; a sampling field other than the sent ones is named in a warning."""
@@ -283,6 +333,12 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "aiperf.bailian_trace": _bailian,
     "aiperf.inputs_json": _inputs_json,
     "aiperf.sharegpt": _aiperf_sharegpt,
+    "aiperf.dag_jsonl": _dag_jsonl,
+    "aiperf.baseten_trace": _baseten,
+    "aiperf.weka_trace": _weka,
+    "aiperf.tracelab_trace": _tracelab,
+    "aiperf.burst_gpt": _burstgpt,
+    "aiperf.sagemaker_data_capture": _sagemaker,
     "guidellm.jsonl": _guidellm_jsonl,
     "guidellm.csv": _guidellm_csv,
     "guidellm.txt": _guidellm_txt,

@@ -79,6 +79,8 @@ from specscope.workload.userfile_fields import (
     is_csv,
     is_text_lines,
     output_length,
+    refuse_foreign_layout,
+    sagemaker_record,
     system_prefix,
     texts_of,
     timing_fields,
@@ -374,6 +376,7 @@ def _object_rows(path: Path, text: str) -> list[dict[str, Any]] | None:
         pass
     rows = _columns(doc)
     if rows is None:
+        refuse_foreign_layout(f"{path}:1", doc)
         raise _bad(
             f"{path}:1",
             f"one JSON object over {len(lines)} lines (keys: {sorted(doc) if isinstance(doc, dict) else '-'!s:.120})",
@@ -410,7 +413,8 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     if not isinstance(record, dict):
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}
-    record = guidellm_columns(_present_fields(record))
+    refuse_foreign_layout(where, record)
+    record = guidellm_columns(_present_fields(sagemaker_record(where, record)))
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)

@@ -7,6 +7,8 @@ source and what to convert the row to; nothing here is sent before every row of 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import csv
 import io
 import json
@@ -17,6 +19,8 @@ from specscope.errors import ConfigError
 from specscope.workload.census import (
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
+    DAG_REFUSAL,
+    FOREIGN_LAYOUTS,
     GUIDELLM_COLUMN_PATTERN,
     GUIDELLM_NOT_PLURALS,
     GUIDELLM_OUTPUT_COLUMNS,
@@ -26,6 +30,7 @@ from specscope.workload.census import (
     MESSAGES_FIELDS,
     OUTPUT_LENGTH_FIELDS,
     REQUEST_BODY_FIELDS,
+    SAGEMAKER_FIELDS,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
@@ -37,6 +42,8 @@ __all__ = [
     "bad_row",
     "output_length",
     "check_row_kind",
+    "refuse_foreign_layout",
+    "sagemaker_record",
     "system_prefix",
     "texts_of",
     "timing_fields",
@@ -157,6 +164,67 @@ def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
             assert isinstance(value, int)
             return value, key
     return None
+
+
+def refuse_foreign_layout(where: str, record: object) -> None:
+    """Refuse a row of an AIPerf trace or agentic layout that specscope does not send (:data:`FOREIGN_LAYOUTS`,
+    :data:`DAG_REFUSAL`) by its name, before any field of it is read as another layout's.
+
+    Raises:
+        ConfigError: the layout, its source, and what to convert it to.
+    """
+    if not isinstance(record, dict):
+        return
+    for fields, what, fix in FOREIGN_LAYOUTS:
+        if all(k in record for k in fields):
+            raise bad_row(where, what, "a prompt or messages per row", fix)
+    turns = record.get("turns")
+    dag_turns = isinstance(turns, list) and any(isinstance(t, dict) and "messages" in t for t in turns)
+    if dag_turns or "orchestrator" in record:
+        raise bad_row(where, DAG_REFUSAL[0], "a prompt or messages per row", DAG_REFUSAL[1])
+
+
+def _capture_payload(where: str, entry: object) -> object:
+    """A SageMaker ``captureData`` entry's decoded payload (``encoding`` JSON, or BASE64 as AIPerf defaults)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("data"), str):
+        return None
+    encoding = entry.get("encoding", "BASE64")
+    try:
+        if encoding == "JSON":
+            return json.loads(entry["data"])
+        if encoding == "BASE64":
+            return json.loads(base64.b64decode(entry["data"], validate=True))
+    except (ValueError, binascii.Error):
+        raise bad_row(where, f"a SageMaker data capture whose {encoding} payload is not JSON",
+                      "the captured request body as JSON") from None  # fmt: skip
+    raise bad_row(where, f"a SageMaker data capture of encoding {encoding!r:.40}", "JSON or BASE64 payloads")
+
+
+def sagemaker_record(where: str, record: dict[str, Any]) -> dict[str, Any]:
+    """A SageMaker data-capture record (:data:`SAGEMAKER_FIELDS`) as the request body it captured, as AIPerf's
+    ``SageMakerDataCaptureLoader`` reads it: ``captureData.endpointInput``'s ``messages`` and ``max_tokens`` (else
+    ``max_completion_tokens``), the event id as the row id, ``eventMetadata.inferenceTime`` as an arrival time (not
+    replayed: named in the warning); the body's sampling fields are named, not sent. Any other record as it is.
+
+    Raises:
+        ConfigError: a captured body without ``messages`` (AIPerf reads chat endpoints only), or not JSON.
+    """
+    if not all(k in record for k in SAGEMAKER_FIELDS):
+        return record
+    capture, meta = record["captureData"], record["eventMetadata"]
+    body = _capture_payload(where, capture.get("endpointInput") if isinstance(capture, dict) else None)
+    if not isinstance(body, dict) or "messages" not in body:
+        keys = sorted(body) if isinstance(body, dict) else type(body).__name__
+        raise bad_row(where, f"a SageMaker data capture without `messages` (payload keys: {keys!s:.120})",
+                      "a captured chat request body (AIPerf SageMakerDataCaptureLoader reads chat endpoints only)",
+                      "capture a chat-completions endpoint, or write the prompts as rows of `messages`")  # fmt: skip
+    out = {k: v for k, v in body.items() if k not in ("model", "stream", "stream_options")}
+    if isinstance(meta, dict):
+        if isinstance(meta.get("eventId"), str):
+            out["id"] = meta["eventId"]
+        if meta.get("inferenceTime") is not None:
+            out["inferenceTime"] = meta["inferenceTime"]
+    return out
 
 
 def check_row_kind(where: str, record: dict[str, Any]) -> None:
