@@ -145,23 +145,30 @@ def _mooncake() -> LayoutFile:
 
 
 def _single_turn() -> LayoutFile:
+    """AIPerf single-turn rows; the rows of session s1 are one conversation (AIPerf joins a session's rows, in file
+    order, at its first row's place)."""
     rows = [{"text": "AIPerf single one.", "output_length": 5, "session_id": "s1", "delay": 250},
             {"texts": ["Part A.", "Part B."], "output_length": 9, "session_id": "s2", "extra": {"top_k": 5}},
-            {"text": "No length given.", "timestamp": 100}]  # fmt: skip
-    sent = [_row("s1", "AIPerf single one.", 5), _row("s2", "Part A.\nPart B.", 9), _row("line 3", "No length given.")]
+            {"text": "No length given.", "timestamp": 100},
+            {"text": "AIPerf single two.", "session_id": "s1"}]  # fmt: skip
+    sent = [SentRow("s1", _conv("AIPerf single one.", "AIPerf single two."), 5), _row("s2", "Part A.\nPart B.", 9),
+            _row("line 3", "No length given.")]  # fmt: skip
     warning = TIMING_WARNING.format(rows="2 rows carry", names="delay, timestamp")
     unsent = "warning: rows: mine: 1 row carries request-body fields (extra) that are not sent"
     return LayoutFile("single_turn.jsonl", _jsonl(rows), sent, notices=(warning, unsent))
 
 
 def _multi_turn() -> LayoutFile:
-    """Two conversations; the first opens with a system turn, which AIPerf hoists into every turn's system message."""
+    """Two conversations; the first opens with a system turn, which AIPerf hoists into every turn's system message,
+    and goes on in a later row of its session (AIPerf joins them)."""
     rows = [{"session_id": "m1", "turns": [{"role": "system", "text": "Answer briefly."},
                                            {"text": "First turn.", "output_length": 6},
                                            {"text": "Second turn.", "output_length": 6, "delay": 500}]},
-            {"session_id": "m2", "turns": [{"texts": ["Only turn."], "output_length": 3}]}]  # fmt: skip
+            {"session_id": "m2", "turns": [{"texts": ["Only turn."], "output_length": 3}]},
+            {"session_id": "m1", "turns": [{"text": "Third turn."}]}]  # fmt: skip
     system = [{"role": "system", "content": "Answer briefly."}]
-    sent = [SentRow("m1", _conv("First turn.", "Second turn.", history=system), 6), _row("m2", "Only turn.", 3)]
+    sent = [SentRow("m1", _conv("First turn.", "Second turn.", "Third turn.", history=system), 6),
+            _row("m2", "Only turn.", 3)]  # fmt: skip
     return LayoutFile("multi_turn.jsonl", _jsonl(rows), sent, notices=(TIMING_WARNING.format(rows=ONE, names="delay"),))
 
 

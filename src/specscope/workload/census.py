@@ -339,9 +339,10 @@ CENSUS: tuple[Layout, ...] = (
         "`session_id`",
         "`timestamp` or `delay` (ms)",
         "read: `text` / `texts` (joined with a newline), `output_length` as `max_tokens`, `session_id` as row id; "
-        "media refused by name, so is a `role` other than user; `timestamp` / `delay` not replayed and `extra` "
-        "(request-body fields) not sent: a "
-        "warning at the start names them (`--trace` replays arrivals)",
+        "rows of one `session_id` one conversation in file order, at its first row (AIPerf @39545f68 joins them; "
+        "rows that ask for different `output_length` refused by line); media refused by name, so is a `role` other "
+        "than user; `timestamp` / `delay` not replayed and `extra` (request-body fields) not sent: a warning at the "
+        "start names them (`--trace` replays arrivals)",
     ),
     Layout(
         "aiperf.multi_turn",
@@ -354,8 +355,9 @@ CENSUS: tuple[Layout, ...] = (
         "each turn's `timestamp` / `delay`",
         "read: a conversation, turn k+1 after the answer to turn k; a leading `role: system` turn the system "
         "message of every turn (AIPerf @13b4567a hoists it), another `role` than user refused by line; one "
-        "`output_length` for all turns (turns that differ are refused by line); `timestamp` / `delay` not replayed: "
-        "a warning names them",
+        "`output_length` for all turns (turns that differ are refused by line); rows of one `session_id` one "
+        "conversation, their turns in file order (AIPerf @13b4567a); `timestamp` / `delay` not replayed: a warning "
+        "names them",
     ),
     Layout(
         "aiperf.random_pool",

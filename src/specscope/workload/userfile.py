@@ -86,6 +86,7 @@ from specscope.workload.userfile_fields import (
     timing_fields,
     unsent_fields,
 )
+from specscope.workload.userfile_sessions import SESSION_KEY, aiperf_session, join_sessions
 
 __all__ = [
     "load_prompt_file",
@@ -263,6 +264,9 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             _prompt(name, path, no, line, record) for no, line in enumerate(split_lines(text), 1) if line.strip()
         ]
     kept = [p for p in prompts if p is not None]
+    # only JSON Lines rows are AIPerf sessions (its custom loaders read a file line by line)
+    jsonl = columns is None and items is None and sessions is None and not lines_only and not is_csv(path.name)
+    kept = join_sessions(path, kept, join=jsonl)
     if not kept:
         raise ConfigError(
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
@@ -629,6 +633,8 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
     if isinstance(ident, str | int) and not isinstance(ident, bool):
         meta["id"] = ident
+    if (session := aiperf_session(record)) is not None:
+        meta[SESSION_KEY] = session  # joined with the session's other rows (join_sessions)
     for key, found in (("timing_fields", timing_fields(record)), ("unsent_fields", unsent_fields(record))):
         if found:
             meta[key] = found  # not replayed / not sent: bench names them in a warning at the start
