@@ -319,7 +319,18 @@ def _guidellm_columns() -> LayoutFile:
 
 
 #: files of a census layout in a spelling its tool accepts besides the plain one (each sent row by row, as above)
-VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {"guidellm.csv columns": _guidellm_columns}
+def _guidellm_zero_count() -> LayoutFile:
+    """GuideLLM reads an output count of 0 as no count (its formatters sum the truthy counts): the default length."""
+    rows = [{"prompt": "Counted.", "output_tokens_count": 4}, {"prompt": "Zero count.", "output_tokens_count": 0}]
+    sent = [_row("line 1", "Counted.", 4), _row("line 2", "Zero count.")]
+    notice = "rows: mine: 1 row has an output count of 0 (output_tokens_count), which GuideLLM reads as no count"
+    return LayoutFile("zero.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
+VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
+    "guidellm.csv columns": _guidellm_columns,
+    "guidellm.jsonl zero count": _guidellm_zero_count,
+}
 
 
 LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {

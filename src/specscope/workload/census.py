@@ -506,11 +506,13 @@ CENSUS: tuple[Layout, ...] = (
         "`context`, `content`, `conversation`, `turn` or `text`; or `messages` / `chat_messages`; `system_prompt` / "
         "`system` / `prefix` before it; each name in any case, plural (`s` / `es`) or with a turn suffix (`_N` / "
         "`-N`: turn N of a conversation)",
-        "`output_tokens_count` or `completion_tokens_count` (matched the same way; per turn with a suffix)",
+        "`output_tokens_count` or `completion_tokens_count` (matched the same way; per turn with a suffix; 0 is no "
+        "count: the default, formatters.py @03820eba)",
         "—",
         "`relative_timestamp`",
         "read: the text field and system prefix, the output count as `max_tokens`, each column as GuideLLM's "
-        "pattern matches it (`Prompt`, `prompts`, `Output_Tokens_Count`); `prompt_0`, `prompt_1` ... a conversation "
+        "pattern matches it (`Prompt`, `prompts`, `Output_Tokens_Count`); a count of 0 as none (`--max-tokens`, "
+        "named at the start); `prompt_0`, `prompt_1` ... a conversation "
         "(turns that ask for different output counts refused by line); with several text fields, specscope's order "
         "(`prompt`, Alpaca's `instruction` + `input`, `question`, ...) instead of the file's column order; "
         "`relative_timestamp` not replayed: a warning names it",

@@ -418,13 +418,15 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}
     refuse_foreign_layout(where, record)
-    record = guidellm_columns(_present_fields(sagemaker_record(where, record)))
+    record, zero_counts = guidellm_columns(_present_fields(sagemaker_record(where, record)))
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)
     if system is not None and not any(m["role"] == "system" for m in messages):
         messages = [{"role": "system", "content": system}, *messages]
     meta.update(_optional(where, record))
+    if zero_counts:
+        meta["zero_output_fields"] = zero_counts  # GuideLLM: a count of 0 is none; bench names these rows
     answer = _recorded_answer(where, record)
     if "max_tokens" not in meta and answer is not None:
         meta["recorded_answer"] = answer  # its tool asks for the answer's token count: bench counts it (answer_lengths)

@@ -99,11 +99,20 @@ def _guidellm_name(key: str) -> tuple[str, int | None] | None:
     return field, int(m.group("turn")) if m.group("turn") is not None else None
 
 
-def guidellm_columns(record: dict[str, Any]) -> dict[str, Any]:
+def _zero(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 0
+
+
+def guidellm_columns(record: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The record with GuideLLM's columns under their field names, as its ``GenerativeColumnMapper`` matches them
     (``GUIDELLM_COLUMN_PATTERN``: any case, a plural, a turn suffix). A field spelled exactly wins over its variants.
     Text columns of several turns (``prompt_0``, ``prompt_1``) become the row's ``turns``, each with its turn's
     output count (a conversation: turn k+1 after the answer to turn k); empty cells are no turn.
+
+    An output count of 0 is no count, as GuideLLM's request formatters read it (vllm-project/guidellm
+    ``src/guidellm/data/preprocessors/formatters.py`` @03820eba: only the counts that are truthy are summed into
+    ``max_tokens`` / ``max_completion_tokens``; none left, the default applies): it is removed, and the columns that
+    held one are returned beside the record (``bench`` names the rows sent with ``--max-tokens`` for it).
     """
     found: dict[str, list[tuple[int, str, Any]]] = {}
     out: dict[str, Any] = {}
@@ -116,6 +125,7 @@ def guidellm_columns(record: dict[str, Any]) -> dict[str, Any]:
         cols = found.setdefault(field, [])
         cols.append((len(cols) if turn is None else turn, key, value))  # GuideLLM: no suffix = its place
     turns: list[tuple[int, str]] = []
+    zeros: list[str] = []
     for field, cols in found.items():
         if field in out:
             out.update((key, value) for _, key, value in cols)  # the exact name is the column: variants stay unread
@@ -126,12 +136,18 @@ def guidellm_columns(record: dict[str, Any]) -> dict[str, Any]:
         elif cols:
             out[field] = cols[0][2]
     if turns and "turns" not in out:
-        counts = {t: v for field in GUIDELLM_OUTPUT_COLUMNS for t, _, v in found.get(field, []) if v not in (None, "")}
+        cells = [(field, t, v) for field in GUIDELLM_OUTPUT_COLUMNS for t, _, v in found.get(field, [])]
+        zeros += [field for field, _, v in cells if _zero(v)]
+        counts = {t: v for _, t, v in cells if v not in (None, "") and not _zero(v)}
         out["turns"] = [{"text": text, **({"output_length": counts[t]} if t in counts else {})} for t, text in turns]
         for field in GUIDELLM_OUTPUT_COLUMNS:
             if len(found.get(field, [])) > 1:
                 out.pop(field, None)  # per turn, in the turns
-    return out
+    for field in GUIDELLM_OUTPUT_COLUMNS:
+        if _zero(out.get(field)):
+            zeros.append(field)
+            del out[field]
+    return out, tuple(dict.fromkeys(zeros))
 
 
 _CSV_COUNT = re.compile(r"\d{1,12}(?:\.0*)?")
