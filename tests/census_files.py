@@ -145,14 +145,14 @@ def _mooncake() -> LayoutFile:
 
 
 def _single_turn() -> LayoutFile:
-    """AIPerf single-turn rows; the rows of session s1 are one conversation (AIPerf joins a session's rows, in file
-    order, at its first row's place)."""
+    """AIPerf single-turn rows; the rows of session s1 are one session (AIPerf joins a session's rows, in file order,
+    at its first row's place), each row sent alone after the answer to the one before (no history)."""
     rows = [{"text": "AIPerf single one.", "output_length": 5, "session_id": "s1", "delay": 250},
             {"texts": ["Part A.", "Part B."], "output_length": 9, "session_id": "s2", "extra": {"top_k": 5}},
             {"text": "No length given.", "timestamp": 100},
             {"text": "AIPerf single two.", "session_id": "s1"}]  # fmt: skip
-    sent = [SentRow("s1", _conv("AIPerf single one.", "AIPerf single two."), 5), _row("s2", "Part A.\nPart B.", 9),
-            _row("line 3", "No length given.")]  # fmt: skip
+    sent = [SentRow("s1", (_user("AIPerf single one."), _user("AIPerf single two.")), 5),
+            _row("s2", "Part A.\nPart B.", 9), _row("line 3", "No length given.")]  # fmt: skip
     warning = TIMING_WARNING.format(rows="2 rows carry", names="delay, timestamp")
     unsent = "warning: rows: mine: 1 row carries request-body fields (extra) that are not sent"
     return LayoutFile("single_turn.jsonl", _jsonl(rows), sent, notices=(warning, unsent))

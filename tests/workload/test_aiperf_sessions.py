@@ -1,7 +1,9 @@
-"""AIPerf joins the rows of a custom dataset that share a ``session_id`` into one conversation, turns in file order, at
-the place of the session's first row (``SingleTurnDatasetLoader.load_dataset`` @39545f68 and
-``MultiTurnDatasetLoader.load_dataset`` @13b4567a: a dict of session id -> rows, in first-appearance order); each turn
-after the first is sent with the server's answers before it. specscope sent each row as a request of its own."""
+"""AIPerf joins the rows of a custom dataset that share a ``session_id`` into one session, turns in file order, at the
+place of the session's first row (``SingleTurnDatasetLoader.load_dataset`` @39545f68 and
+``MultiTurnDatasetLoader.load_dataset`` @13b4567a: a dict of session id -> rows, in first-appearance order). A
+single-turn session's rows are self-contained (``MESSAGE_ARRAY_WITH_RESPONSES``: each sent alone, after the answer to
+the row before); a multi-turn session is one chat, each turn with the turns and answers before it. specscope sent
+each row as a request of its own, in any order its concurrency gave."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ def test_single_turn_rows_of_one_session_are_one_conversation_in_file_order(tmp_
     assert a.meta["row_id"] == "a" and a.meta["max_tokens"] == 3
     assert a.meta["session_lines"] == [1, 4, 5]
     assert a.meta["timing_fields"] == ("delay",)
+    assert a.meta["turns_self_contained"] is True
     assert (b.meta["row_id"], b.follow_ups) == ("b", ())
     assert (free.meta["row_id"], free.follow_ups) == ("line 3", ())
 
@@ -42,6 +45,7 @@ def test_multi_turn_rows_of_one_session_are_joined_and_keep_the_hoisted_system_m
     (conv,) = _load(tmp_path, rows)
     assert conv.messages == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "One"}]
     assert conv.follow_ups == ("Two", "Three")
+    assert "turns_self_contained" not in conv.meta
 
 
 @pytest.mark.parametrize(
@@ -50,6 +54,9 @@ def test_multi_turn_rows_of_one_session_are_joined_and_keep_the_hoisted_system_m
         ([{"session_id": "a", "text": "x", "output_length": 3}, {"session_id": "a", "text": "y", "output_length": 5}],
          "FILE:2: rows of session 'a' ask for different output_length ([3, 5])"),
         ([{"session_id": "a", "text": "x"},
+          {"session_id": "a", "turns": [{"role": "system", "text": "late"}, {"text": "y"}]}],
+         "FILE:2: session 'a' mixes AIPerf single-turn rows and multi-turn rows (`turns`)"),
+        ([{"session_id": "a", "turns": [{"text": "x"}]},
           {"session_id": "a", "turns": [{"role": "system", "text": "late"}, {"text": "y"}]}],
          "FILE:2: a later row of session 'a' opens with a system turn"),
     ],

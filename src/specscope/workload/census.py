@@ -339,8 +339,9 @@ CENSUS: tuple[Layout, ...] = (
         "`session_id`",
         "`timestamp` or `delay` (ms)",
         "read: `text` / `texts` (joined with a newline), `output_length` as `max_tokens`, `session_id` as row id; "
-        "rows of one `session_id` one conversation in file order, at its first row (AIPerf @39545f68 joins them; "
-        "rows that ask for different `output_length` refused by line); media refused by name, so is a `role` other "
+        "rows of one `session_id` one session at its first row, each row sent alone after the answer to the one "
+        "before, in file order (AIPerf @39545f68: self-contained turns; rows that ask for different `output_length` "
+        "refused by line); media refused by name, so is a `role` other "
         "than user; `timestamp` / `delay` not replayed and `extra` (request-body fields) not sent: a warning at the "
         "start names them (`--trace` replays arrivals)",
     ),
@@ -356,8 +357,8 @@ CENSUS: tuple[Layout, ...] = (
         "read: a conversation, turn k+1 after the answer to turn k; a leading `role: system` turn the system "
         "message of every turn (AIPerf @13b4567a hoists it), another `role` than user refused by line; one "
         "`output_length` for all turns (turns that differ are refused by line); rows of one `session_id` one "
-        "conversation, their turns in file order (AIPerf @13b4567a); `timestamp` / `delay` not replayed: a warning "
-        "names them",
+        "conversation, their turns in file order with the answers before them (AIPerf @13b4567a); `timestamp` / "
+        "`delay` not replayed: a warning names them",
     ),
     Layout(
         "aiperf.random_pool",
