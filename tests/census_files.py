@@ -247,6 +247,11 @@ def _sagemaker() -> LayoutFile:
     return LayoutFile("capture.jsonl", _jsonl(rows), sent, notices=(timing, unsent))  # fmt: skip
 
 
+def _dynamo_trace() -> LayoutFile:
+    rows = [{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "agent_context": {"agent": "a"}}]
+    return LayoutFile("dynamo.jsonl", _jsonl(rows), refused="a Dynamo request trace event")
+
+
 def _inputs_json() -> LayoutFile:
     """AIPerf's inputs.json: a session of two request bodies (the second carrying the first's recorded answer) and a
     session of one with a system prompt; a sampling field other than the sent ones is named in a warning."""
@@ -357,6 +362,7 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "aiperf.tracelab_trace": _tracelab,
     "aiperf.burst_gpt": _burstgpt,
     "aiperf.sagemaker_data_capture": _sagemaker,
+    "aiperf.dynamo_trace": _dynamo_trace,
     "guidellm.jsonl": _guidellm_jsonl,
     "guidellm.csv": _guidellm_csv,
     "guidellm.txt": _guidellm_txt,

@@ -90,3 +90,21 @@ def test_sagemaker_capture_without_messages_refused_by_line(tmp_path: Path) -> N
     text += json.dumps(_capture({"inputs": "a completion prompt"})) + "\n"
     err = _refused(tmp_path, "capture.jsonl", text)
     assert err.message.startswith(f"{tmp_path / 'capture.jsonl'}:2: a SageMaker data capture without `messages`")
+
+
+def test_dynamo_request_trace_refused_by_name(tmp_path: Path) -> None:
+    """AIPerf's DynamoTraceNativeLoader (recorded_graph.py): Dynamo request-trace events, a graph for aiperf-runner."""
+    rows = [{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "agent_context": {}},
+            {"event": {"schema": "dynamo.request.trace.v1", "event_type": "tool_start"}}]  # fmt: skip
+    for row in rows:
+        err = _refused(tmp_path, "dynamo.jsonl", json.dumps(row) + "\n")
+        assert err.message.startswith(f"{tmp_path / 'dynamo.jsonl'}:1: a Dynamo request trace event"), err.message
+
+
+def test_zstd_compressed_file_refused_by_name(tmp_path: Path) -> None:
+    """AIPerf's h_cua_perf builds are Mooncake rows in ``.jsonl.zst``: refused naming zstd, not as unreadable text."""
+    path = tmp_path / "build.jsonl.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(range(40)))
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("mine", path)
+    assert "zstd-compressed" in err.value.message and "zstd -d" in (err.value.fix or "")

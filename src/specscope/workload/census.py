@@ -38,6 +38,8 @@ __all__ = [
     "BINARY_SUFFIXES",
     "FOREIGN_LAYOUTS",
     "DAG_REFUSAL",
+    "DYNAMO_TRACE_SCHEMA",
+    "DYNAMO_REFUSAL",
     "SAGEMAKER_FIELDS",
     "GUIDELLM_TEXT_COLUMNS",
     "GUIDELLM_OUTPUT_COLUMNS",
@@ -171,6 +173,14 @@ DAG_REFUSAL = (
     "`forks` / `spawns` branches to other sessions)",
     'write each session without branches as an AIPerf multi_turn row ({"session_id", "turns": [{"text", '
     '"output_length"}]}) or a chat row of `messages`; forks and spawns have no specscope form',
+)
+#: The ``schema`` of a Dynamo request-trace event (AIPerf ``DynamoTraceNativeLoader``, at a row's top level or under
+#: its ``event``) and what it is: a recorded graph that aiperf-runner compiles, not prompts.
+DYNAMO_TRACE_SCHEMA = "dynamo.request.trace.v1"
+DYNAMO_REFUSAL = (
+    "a Dynamo request trace event (AIPerf DynamoTraceNativeLoader: request and tool events of an agent run, a graph "
+    "that aiperf-runner replays)",
+    "no specscope form: write the requests' messages as chat rows (`messages`, `max_tokens`) for --workload",
 )
 #: The fields of an Amazon SageMaker data-capture record (AIPerf ``SageMakerDataCaptureLoader.can_load``).
 SAGEMAKER_FIELDS = ("captureData", "eventMetadata")
@@ -497,6 +507,18 @@ CENSUS: tuple[Layout, ...] = (
         "read: each record's captured `messages` and `max_tokens` / `max_completion_tokens`, `eventId` as row id, in "
         "file order; `inferenceTime` not replayed and the body's sampling fields not sent: a warning names them; a "
         "body without `messages` refused by line",
+    ),
+    Layout(
+        "aiperf.dynamo_trace",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/recorded_graph.py @6a45b104 DynamoTraceNativeLoader",
+        "JSON Lines (`.jsonl` / `.jsonl.gz`, or a folder of segments) of events",
+        "none read by AIPerf's Python loader (aiperf-runner compiles the graph)",
+        "—",
+        "`agent_context`",
+        "the events' own",
+        "refused: `schema` `dynamo.request.trace.v1` events, a recorded agent graph -> write its requests as chat "
+        "rows (`messages`, `max_tokens`)",
     ),
     Layout(
         "guidellm.jsonl",

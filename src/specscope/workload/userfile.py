@@ -226,6 +226,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             fix="convert it to JSON Lines (one record per row, the same column names), e.g. "
             "datasets.Dataset.from_parquet(FILE).to_json(OUT.jsonl); a published dataset: --dataset",
         )
+    _refuse_zstd(path)
     try:
         text = read_text_maybe_gzip(path, MAX_FILE_BYTES)
     except FileTooLarge as exc:
@@ -272,6 +273,28 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
     return _unique_row_ids(kept)
+
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def _refuse_zstd(path: Path) -> None:
+    """ConfigError naming zstd for a zstd-compressed file (AIPerf's h_cua_perf builds: Mooncake rows in
+    ``.jsonl.zst``, ai-dynamo/aiperf ``src/aiperf/dataset/loader/h_cua_perf_file.py`` @35397a12), which was refused
+    as unreadable UTF-8."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return  # the reader names the error
+    if head == _ZSTD_MAGIC:
+        raise ConfigError(
+            f"workload file {path} is zstd-compressed (AIPerf h_cua_perf builds are Mooncake rows in .jsonl.zst)",
+            found=path.name,
+            expected="text, gzip-compressed or not",
+            fix="decompress it (zstd -d FILE) and pass the rows with --trace FILE (token counts) or --workload "
+            "(text_input / messages rows)",
+        )
 
 
 # raw C0 controls but the whitespace and separators (tab, line feed, vertical tab, form feed, carriage return, the

@@ -20,6 +20,8 @@ from specscope.workload.census import (
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
     DAG_REFUSAL,
+    DYNAMO_REFUSAL,
+    DYNAMO_TRACE_SCHEMA,
     FOREIGN_LAYOUTS,
     GUIDELLM_COLUMN_PATTERN,
     GUIDELLM_NOT_PLURALS,
@@ -194,6 +196,9 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     for fields, what, fix in FOREIGN_LAYOUTS:
         if all(k in record for k in fields):
             raise bad_row(where, what, "a prompt or messages per row", fix)
+    event = record.get("event") if "schema" not in record else record
+    if isinstance(event, dict) and event.get("schema") == DYNAMO_TRACE_SCHEMA:
+        raise bad_row(where, DYNAMO_REFUSAL[0], "a prompt or messages per row", DYNAMO_REFUSAL[1])
     turns = record.get("turns")
     dag_turns = isinstance(turns, list) and any(isinstance(t, dict) and "messages" in t for t in turns)
     if dag_turns or "orchestrator" in record:
