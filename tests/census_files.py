@@ -145,23 +145,30 @@ def _mooncake() -> LayoutFile:
 
 
 def _single_turn() -> LayoutFile:
+    """AIPerf single-turn rows; the rows of session s1 are one session (AIPerf joins a session's rows, in file order,
+    at its first row's place), each row sent alone after the answer to the one before (no history)."""
     rows = [{"text": "AIPerf single one.", "output_length": 5, "session_id": "s1", "delay": 250},
             {"texts": ["Part A.", "Part B."], "output_length": 9, "session_id": "s2", "extra": {"top_k": 5}},
-            {"text": "No length given.", "timestamp": 100}]  # fmt: skip
-    sent = [_row("s1", "AIPerf single one.", 5), _row("s2", "Part A.\nPart B.", 9), _row("line 3", "No length given.")]
+            {"text": "No length given.", "timestamp": 100},
+            {"text": "AIPerf single two.", "session_id": "s1"}]  # fmt: skip
+    sent = [SentRow("s1", (_user("AIPerf single one."), _user("AIPerf single two.")), 5),
+            _row("s2", "Part A.\nPart B.", 9), _row("line 3", "No length given.")]  # fmt: skip
     warning = TIMING_WARNING.format(rows="2 rows carry", names="delay, timestamp")
     unsent = "warning: rows: mine: 1 row carries request-body fields (extra) that are not sent"
     return LayoutFile("single_turn.jsonl", _jsonl(rows), sent, notices=(warning, unsent))
 
 
 def _multi_turn() -> LayoutFile:
-    """Two conversations; the first opens with a system turn, which AIPerf hoists into every turn's system message."""
+    """Two conversations; the first opens with a system turn, which AIPerf hoists into every turn's system message,
+    and goes on in a later row of its session (AIPerf joins them)."""
     rows = [{"session_id": "m1", "turns": [{"role": "system", "text": "Answer briefly."},
                                            {"text": "First turn.", "output_length": 6},
                                            {"text": "Second turn.", "output_length": 6, "delay": 500}]},
-            {"session_id": "m2", "turns": [{"texts": ["Only turn."], "output_length": 3}]}]  # fmt: skip
+            {"session_id": "m2", "turns": [{"texts": ["Only turn."], "output_length": 3}]},
+            {"session_id": "m1", "turns": [{"text": "Third turn."}]}]  # fmt: skip
     system = [{"role": "system", "content": "Answer briefly."}]
-    sent = [SentRow("m1", _conv("First turn.", "Second turn.", history=system), 6), _row("m2", "Only turn.", 3)]
+    sent = [SentRow("m1", _conv("First turn.", "Second turn.", "Third turn.", history=system), 6),
+            _row("m2", "Only turn.", 3)]  # fmt: skip
     return LayoutFile("multi_turn.jsonl", _jsonl(rows), sent, notices=(TIMING_WARNING.format(rows=ONE, names="delay"),))
 
 
@@ -188,6 +195,61 @@ def _bailian() -> LayoutFile:
     rows = [{"chat_id": 159, "parent_chat_id": -1, "timestamp": 61.114, "input_length": 521, "output_length": 132,
              "type": "text", "turn": 1, "hash_ids": [1089, 1090]}]  # fmt: skip
     return LayoutFile("bailian.jsonl", _jsonl(rows), refused="convert it to a Mooncake trace")
+
+
+def _dag_jsonl() -> LayoutFile:
+    rows = [{"session_id": "root", "turns": [{"messages": _user("Plan it."), "max_tokens": 8, "spawns": ["leaf"]}]},
+            {"session_id": "leaf", "turns": [{"messages": _user("Do a part."), "max_tokens": 4}]}]  # fmt: skip
+    return LayoutFile("dag.jsonl", _jsonl(rows), refused="an AIPerf dag_jsonl session")
+
+
+def _baseten() -> LayoutFile:
+    """Baseten's columns written as JSON Lines (AIPerf reads them from Parquet): it was sent as a `prompt` row."""
+    rows = [{"timestamp_start_unix_ms": 1700000000000, "prompt": "Baseten prompt.", "input_tokens": 3,
+             "output_tokens": 9, "total_hashes": [1], "provided_session_id": "b1"}]  # fmt: skip
+    return LayoutFile("baseten.jsonl", _jsonl(rows), refused="a Baseten trace row")
+
+
+def _weka() -> LayoutFile:
+    doc = {"id": "w1", "models": ["m"], "block_size": 64, "hash_id_scope": "local",
+           "requests": [{"t": 0.0, "type": "n", "model": "m", "in": 100, "out": 10, "hash_ids": [1, 2]}]}  # fmt: skip
+    return LayoutFile("weka_trace.json", json.dumps(doc, indent=2), refused="convert its requests to a Mooncake trace")
+
+
+def _tracelab() -> LayoutFile:
+    rows = [{"session_id": "s1", "round_index": 0, "input_tokens_total": 100, "prefix_tokens": 0,
+             "newly_append_tokens": 100, "timing_events": [], "output_tokens": 10}]  # fmt: skip
+    return LayoutFile("tracelab.jsonl", _jsonl(rows), refused="a TraceLab trace row")
+
+
+def _sagemaker() -> LayoutFile:
+    """SageMaker data capture: one captured body as JSON, one as BASE64 (AIPerf's default encoding)."""
+    import base64
+
+    first = [{"role": "system", "content": "Be short."}, *_user("Captured one.")]
+
+    def capture(body: dict[str, Any], event: str, encoding: str) -> dict[str, Any]:
+        data = json.dumps(body)
+        data = base64.b64encode(data.encode()).decode() if encoding == "BASE64" else data
+        return {
+            "captureData": {"endpointInput": {"mode": "INPUT", "data": data, "encoding": encoding}},
+            "eventMetadata": {"eventId": event, "inferenceTime": "2024-01-01T00:00:00Z"},
+            "eventVersion": "0",
+        }
+
+    rows = [
+        capture({"model": "m", "messages": first, "max_tokens": 6, "temperature": 0.3}, "ev-1", "JSON"),
+        capture({"messages": _user("Captured two."), "max_completion_tokens": 4}, "ev-2", "BASE64"),
+    ]
+    sent = [SentRow("ev-1", (first,), 6), _row("ev-2", "Captured two.", 4)]
+    timing = TIMING_WARNING.format(rows="2 rows carry", names="inferenceTime")
+    unsent = "warning: rows: mine: 1 row carries request-body fields (temperature) that are not sent"
+    return LayoutFile("capture.jsonl", _jsonl(rows), sent, notices=(timing, unsent))  # fmt: skip
+
+
+def _dynamo_trace() -> LayoutFile:
+    rows = [{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "agent_context": {"agent": "a"}}]
+    return LayoutFile("dynamo.jsonl", _jsonl(rows), refused="a Dynamo request trace event")
 
 
 def _inputs_json() -> LayoutFile:
@@ -262,7 +324,18 @@ def _guidellm_columns() -> LayoutFile:
 
 
 #: files of a census layout in a spelling its tool accepts besides the plain one (each sent row by row, as above)
-VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {"guidellm.csv columns": _guidellm_columns}
+def _guidellm_zero_count() -> LayoutFile:
+    """GuideLLM reads an output count of 0 as no count (its formatters sum the truthy counts): the default length."""
+    rows = [{"prompt": "Counted.", "output_tokens_count": 4}, {"prompt": "Zero count.", "output_tokens_count": 0}]
+    sent = [_row("line 1", "Counted.", 4), _row("line 2", "Zero count.")]
+    notice = "rows: mine: 1 row has an output count of 0 (output_tokens_count), which GuideLLM reads as no count"
+    return LayoutFile("zero.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
+VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
+    "guidellm.csv columns": _guidellm_columns,
+    "guidellm.jsonl zero count": _guidellm_zero_count,
+}
 
 
 LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
@@ -283,6 +356,13 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "aiperf.bailian_trace": _bailian,
     "aiperf.inputs_json": _inputs_json,
     "aiperf.sharegpt": _aiperf_sharegpt,
+    "aiperf.dag_jsonl": _dag_jsonl,
+    "aiperf.baseten_trace": _baseten,
+    "aiperf.weka_trace": _weka,
+    "aiperf.tracelab_trace": _tracelab,
+    "aiperf.burst_gpt": _burstgpt,
+    "aiperf.sagemaker_data_capture": _sagemaker,
+    "aiperf.dynamo_trace": _dynamo_trace,
     "guidellm.jsonl": _guidellm_jsonl,
     "guidellm.csv": _guidellm_csv,
     "guidellm.txt": _guidellm_txt,

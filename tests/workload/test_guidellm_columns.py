@@ -90,3 +90,43 @@ def test_text_file_lines_are_prompts_whatever_they_start_with(tmp_path: Path, na
         _user("{braces} fine"),
         _user('["a"]'),
     ]
+
+
+def _two(field: str, zero: object) -> str:
+    return json.dumps({"prompt": "counted", field: 4}) + "\n" + json.dumps({"prompt": "zero", field: zero}) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("zero.jsonl", _two("output_tokens_count", 0)),
+        ("zero.csv", "prompt,output_tokens_count\ncounted,4\nzero,0\n"),
+        ("zero_float.jsonl", _two("Output_Tokens_Count", 0.0)),
+        ("completion.jsonl", _two("completion_tokens_count", 0)),
+    ],
+)
+def test_a_zero_output_count_is_no_count_as_guidellm_reads_it(tmp_path: Path, name: str, text: str) -> None:
+    """GuideLLM's request formatters (``formatters.py`` @03820eba) sum the row's output counts that are truthy: a 0 is
+    no count, and the request gets the default ``max_tokens``. specscope refused the row by line."""
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    counted, zero = load_prompt_file("g", path)
+    assert counted.meta["max_tokens"] == 4
+    assert "max_tokens" not in zero.meta and zero.messages == _user("zero")
+    assert zero.meta["zero_output_fields"] == (("completion_tokens_count",) if "completion" in name else
+                                               ("output_tokens_count",))  # fmt: skip
+
+
+def test_zero_output_counts_of_turns_are_no_count(tmp_path: Path) -> None:
+    path = tmp_path / "turns.csv"
+    path.write_text("prompt_0,prompt_1,output_tokens_count_0,output_tokens_count_1\nfirst,second,0,0\n", "utf-8")
+    (conv,) = load_prompt_file("g", path)
+    assert (conv.messages, conv.follow_ups) == (_user("first"), ("second",))
+    assert "max_tokens" not in conv.meta and conv.meta["zero_output_fields"] == ("output_tokens_count",)
+
+
+def test_other_layouts_zero_output_length_stays_refused(tmp_path: Path) -> None:
+    path = tmp_path / "aiperf.jsonl"
+    path.write_text('{"text": "x", "output_length": 0}\n', "utf-8")
+    with pytest.raises(ConfigError, match="output_length 0"):
+        load_prompt_file("g", path)

@@ -272,7 +272,10 @@ async def _conversations(
     """The cell's N conversations, ``key.concurrency`` at a time (:mod:`specscope.client.conversation`)."""
     from specscope.client.conversation import Conversation, run_conversations_checked
 
-    convs = [Conversation(pid, body, p.follow_ups) for (pid, body), p in zip(reqs, prompts, strict=True)]
+    convs = [
+        Conversation(pid, body, p.follow_ups, bool(p.meta.get("turns_self_contained")))
+        for (pid, body), p in zip(reqs, prompts, strict=True)
+    ]
     streams, check, outcomes = await run_conversations_checked(c.server.base_url, convs, key.concurrency, c.settings)
     return streams, check, [o.to_dict() for o in outcomes]
 

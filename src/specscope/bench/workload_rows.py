@@ -71,6 +71,14 @@ def rows_notice(options: BenchOptions) -> list[str]:
                 f"ShareGPT reader does (a server without /tokenize: --max-tokens {options.max_tokens}; the manifest "
                 "says which)"
             )
+        zeros = [p for p in read.get(w, []) if p.meta.get("zero_output_fields") and "max_tokens" not in p.meta]
+        if zeros:
+            names = ", ".join(dict.fromkeys(k for p in zeros for k in p.meta["zero_output_fields"]))
+            lines.append(
+                f"rows: {w}: {'1 row has' if len(zeros) == 1 else f'{len(zeros)} rows have'} an output count of 0 "
+                f"({names}), which GuideLLM reads as no count: sent with --max-tokens {options.max_tokens}, as "
+                "GuideLLM sends its default"
+            )
         lines += _ignored_fields(w, read.get(w, []))
         refused = file_refused(options, w)
         if refused:

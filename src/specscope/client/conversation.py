@@ -44,11 +44,17 @@ __all__ = ["Conversation", "ConversationOutcome", "next_turn_body", "run_convers
 
 @dataclass(frozen=True)
 class Conversation:
-    """One conversation: its id (the prompt id), turn 1's chat body and the user texts of turns 2..n."""
+    """One conversation: its id (the prompt id), turn 1's chat body and the user texts of turns 2..n.
+
+    ``self_contained``: each later turn is sent as its own user message alone, after the answer to the turn before
+    (AIPerf's single-turn rows of one ``session_id``: ``MESSAGE_ARRAY_WITH_RESPONSES``, no history accumulated);
+    otherwise it carries the turns before it and the server's answers (a chat).
+    """
 
     conv_id: str
     first_body: dict[str, Any]
     follow_ups: tuple[str, ...] = ()
+    self_contained: bool = False
 
     @property
     def turns(self) -> int:
@@ -93,7 +99,11 @@ async def _one(
         records.append(rec)
         if rec.status == "failed" or turn == conv.turns:
             break
-        body = next_turn_body(body, rec.text or "", conv.follow_ups[turn - 1])
+        text = conv.follow_ups[turn - 1]
+        if conv.self_contained:
+            body = {**body, "messages": [{"role": "user", "content": text}]}
+        else:
+            body = next_turn_body(body, rec.text or "", text)
     return records, ConversationOutcome(conv.conv_id, conv.turns, len(records))
 
 

@@ -36,6 +36,11 @@ __all__ = [
     "BAILIAN_FIELDS",
     "BAILIAN_REFUSAL",
     "BINARY_SUFFIXES",
+    "FOREIGN_LAYOUTS",
+    "DAG_REFUSAL",
+    "DYNAMO_TRACE_SCHEMA",
+    "DYNAMO_REFUSAL",
+    "SAGEMAKER_FIELDS",
     "GUIDELLM_TEXT_COLUMNS",
     "GUIDELLM_OUTPUT_COLUMNS",
     "GUIDELLM_COLUMN_PATTERN",
@@ -94,8 +99,8 @@ TRACE_ONLY_FIELDS = ("input_length", "hash_ids", "payload")
 #: Per-row arrival times a text row may carry (AIPerf ``SingleTurn`` / ``MooncakeTrace`` ``timestamp`` and ``delay``,
 #: ms, also per turn of a ``MultiTurn``; GuideLLM's ``relative_timestamp``): a ``--workload`` file is sent at the
 #: cell's concurrency or rate, so they are not replayed and ``bench`` names them in a warning at the start
-#: (``--trace FILE`` replays arrivals).
-TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp")
+#: (``--trace FILE`` replays arrivals). ``inferenceTime``: a SageMaker data-capture record's ``eventMetadata`` time.
+TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp", "inferenceTime")
 #: Request-body fields a row may carry that specscope does not send (AIPerf ``SingleTurn`` / ``MooncakeTrace``
 #: ``extra``: shallow-merged into the request body at dispatch), named in a warning by ``bench``.
 UNSENT_FIELDS = ("extra",)
@@ -134,6 +139,51 @@ BAILIAN_REFUSAL = (
     "convert it to a Mooncake trace (timestamp in ms = seconds x 1000, input_length, output_length; drop hash_ids) "
     "and pass that with --trace FILE",
 )
+
+#: AIPerf's trace and agentic layouts that specscope refuses by name: ``(fields that tell the row, what it is, the
+#: fix)``. A row is that layout when it holds every field named (the loaders' own ``can_load`` keys or required
+#: fields, read at the commits of their census rows); checked before any other reading, so that none is read as
+#: another layout's row (a Baseten row has a ``prompt``: it was sent as a prompt row without its arrival times).
+FOREIGN_LAYOUTS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (
+        ("timestamp_start_unix_ms", "input_tokens", "output_tokens"),
+        "a Baseten trace row (AIPerf BasetenTraceDatasetLoader, a Parquet trace: each `prompt` replayed at "
+        "`timestamp_start_unix_ms`, grouped by `provided_session_id`, asking for exactly `output_tokens`)",
+        'for --workload write AIPerf single_turn rows ({"text": prompt, "output_length": output_tokens, '
+        '"session_id": provided_session_id}); to replay its arrivals write a specscope trace (arrival_s, text, '
+        "output_tokens) and pass it with --trace FILE",
+    ),
+    (
+        ("round_index", "input_tokens_total", "prefix_tokens", "newly_append_tokens", "timing_events"),
+        "a TraceLab trace row (AIPerf TraceLabTraceDatasetLoader: agentic rounds of token counts, no text)",
+        "convert its rounds to a Mooncake trace (timestamp in ms, input_length, output_length) and pass that with "
+        "--trace FILE",
+    ),
+    (
+        ("requests", "block_size", "hash_id_scope"),
+        "an AIPerf Weka trace (WekaTraceLoader: one JSON object per file, `requests` of token counts `in` / `out` "
+        "with `hash_ids`, times `t` in seconds, subagents nested)",
+        "convert its requests to a Mooncake trace (timestamp = t x 1000 ms, input_length = in, output_length = out) "
+        "and pass that with --trace FILE",
+    ),
+)
+#: What an AIPerf ``dag_jsonl`` session is (``turns`` that carry ``messages``, or an ``orchestrator``) and the fix.
+DAG_REFUSAL = (
+    "an AIPerf dag_jsonl session (DagConversation: each turn's `messages` appended to the session's history, "
+    "`forks` / `spawns` branches to other sessions)",
+    'write each session without branches as an AIPerf multi_turn row ({"session_id", "turns": [{"text", '
+    '"output_length"}]}) or a chat row of `messages`; forks and spawns have no specscope form',
+)
+#: The ``schema`` of a Dynamo request-trace event (AIPerf ``DynamoTraceNativeLoader``, at a row's top level or under
+#: its ``event``) and what it is: a recorded graph that aiperf-runner compiles, not prompts.
+DYNAMO_TRACE_SCHEMA = "dynamo.request.trace.v1"
+DYNAMO_REFUSAL = (
+    "a Dynamo request trace event (AIPerf DynamoTraceNativeLoader: request and tool events of an agent run, a graph "
+    "that aiperf-runner replays)",
+    "no specscope form: write the requests' messages as chat rows (`messages`, `max_tokens`) for --workload",
+)
+#: The fields of an Amazon SageMaker data-capture record (AIPerf ``SageMakerDataCaptureLoader.can_load``).
+SAGEMAKER_FIELDS = ("captureData", "eventMetadata")
 
 
 @dataclass(frozen=True)
@@ -299,9 +349,11 @@ CENSUS: tuple[Layout, ...] = (
         "`session_id`",
         "`timestamp` or `delay` (ms)",
         "read: `text` / `texts` (joined with a newline), `output_length` as `max_tokens`, `session_id` as row id; "
-        "media refused by name, so is a `role` other than user; `timestamp` / `delay` not replayed and `extra` "
-        "(request-body fields) not sent: a "
-        "warning at the start names them (`--trace` replays arrivals)",
+        "rows of one `session_id` one session at its first row, each row sent alone after the answer to the one "
+        "before, in file order (AIPerf @39545f68: self-contained turns; rows that ask for different `output_length` "
+        "refused by line); media refused by name, so is a `role` other "
+        "than user; `timestamp` / `delay` not replayed and `extra` (request-body fields) not sent: a warning at the "
+        "start names them (`--trace` replays arrivals)",
     ),
     Layout(
         "aiperf.multi_turn",
@@ -314,8 +366,9 @@ CENSUS: tuple[Layout, ...] = (
         "each turn's `timestamp` / `delay`",
         "read: a conversation, turn k+1 after the answer to turn k; a leading `role: system` turn the system "
         "message of every turn (AIPerf @13b4567a hoists it), another `role` than user refused by line; one "
-        "`output_length` for all turns (turns that differ are refused by line); `timestamp` / `delay` not replayed: "
-        "a warning names them",
+        "`output_length` for all turns (turns that differ are refused by line); rows of one `session_id` one "
+        "conversation, their turns in file order with the answers before them (AIPerf @13b4567a); `timestamp` / "
+        "`delay` not replayed: a warning names them",
     ),
     Layout(
         "aiperf.random_pool",
@@ -381,6 +434,93 @@ CENSUS: tuple[Layout, ...] = (
         "answer's token count, as vllm.sharegpt",
     ),
     Layout(
+        "aiperf.dag_jsonl",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/dag_jsonl_models.py @05440a0e DagConversation",
+        "JSON Lines, one session a line",
+        "`turns`[].`messages` (each turn's appended to the session's history)",
+        "each turn's `max_tokens`",
+        "`session_id`; `forks` / `spawns` name other sessions",
+        "each turn's `delay` (ms)",
+        "refused: a session graph (forks and spawns of other sessions) -> write each session without branches as "
+        "an aiperf.multi_turn row (`turns`: [{`text`, `output_length`}]) or a chat row of `messages`",
+    ),
+    Layout(
+        "aiperf.baseten_trace",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/baseten_trace.py @022dec3d BasetenTraceDatasetLoader "
+        "(fields: baseten_trace_models.py @264464ae)",
+        "Parquet (its columns in JSON Lines: refused by name too)",
+        "`prompt` (a literal completion prompt)",
+        "`output_tokens` (sent as `min_tokens` too)",
+        "`provided_session_id` or `poor_man_session_id` (rows grouped, ordered by time)",
+        "`timestamp_start_unix_ms`",
+        "refused: a trace replayed on its clock, by session (a `.parquet` file as a binary file; JSON Lines with its "
+        "columns by name, never as a `prompt` row) -> rows `{text, output_length, session_id}` for --workload, or a "
+        "specscope trace (`arrival_s`, `text`, `output_tokens`) with `--trace FILE`",
+    ),
+    Layout(
+        "aiperf.weka_trace",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/weka_trace_models.py @90f31d18 WekaTrace",
+        "one JSON object per file (`id`, `models`, `block_size`, `hash_id_scope`, `requests`)",
+        "none: `requests`[].`in` tokens, `hash_ids` blocks; subagents nested",
+        "`requests`[].`out`",
+        "`id`",
+        "`requests`[].`t` (s)",
+        "refused: token counts of an agentic trace -> convert its requests to a Mooncake trace (`timestamp` = t x "
+        "1000 ms, `input_length`, `output_length`) and pass it with `--trace FILE`",
+    ),
+    Layout(
+        "aiperf.tracelab_trace",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/tracelab_trace.py @2f0eba5b TraceLabTraceDatasetLoader",
+        "JSON Lines (gzip or not), one round a line",
+        "none: `input_tokens_total` split into `prefix_tokens` / `newly_append_tokens`",
+        "the round's output count (converted as a Weka trace)",
+        "`session_id`, `round_index`",
+        "`timing_events`",
+        "refused: token counts of an agentic trace -> convert its rounds to a Mooncake trace and pass it with "
+        "`--trace FILE`",
+    ),
+    Layout(
+        "aiperf.burst_gpt",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/burst_gpt.py @1acb3691 BurstGPTTraceDatasetLoader",
+        "CSV with a header",
+        "none: `Request tokens` (every `Model`)",
+        "`Response tokens`",
+        "— (generated session id)",
+        "`Timestamp` (s)",
+        "refused: a trace of token counts -> pass it with `--trace FILE` (specscope replays every model's rows, as "
+        "AIPerf does)",
+    ),
+    Layout(
+        "aiperf.sagemaker_data_capture",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/sagemaker_data_capture.py @1acb3691 SageMakerDataCaptureLoader",
+        "JSON Lines of capture records (a file; or a folder of them)",
+        "`captureData.endpointInput` (JSON or BASE64): the request body's `messages`",
+        "the body's `max_tokens`, else `max_completion_tokens`",
+        "`eventMetadata.eventId`",
+        "`eventMetadata.inferenceTime` (ISO 8601; AIPerf sorts by it)",
+        "read: each record's captured `messages` and `max_tokens` / `max_completion_tokens`, `eventId` as row id, in "
+        "file order; `inferenceTime` not replayed and the body's sampling fields not sent: a warning names them; a "
+        "body without `messages` refused by line",
+    ),
+    Layout(
+        "aiperf.dynamo_trace",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/recorded_graph.py @6a45b104 DynamoTraceNativeLoader",
+        "JSON Lines (`.jsonl` / `.jsonl.gz`, or a folder of segments) of events",
+        "none read by AIPerf's Python loader (aiperf-runner compiles the graph)",
+        "—",
+        "`agent_context`",
+        "the events' own",
+        "refused: `schema` `dynamo.request.trace.v1` events, a recorded agent graph -> write its requests as chat "
+        "rows (`messages`, `max_tokens`)",
+    ),
+    Layout(
         "guidellm.jsonl",
         "GuideLLM",
         f"{_GUIDELLM} GenerativeColumnMapper",
@@ -389,11 +529,13 @@ CENSUS: tuple[Layout, ...] = (
         "`context`, `content`, `conversation`, `turn` or `text`; or `messages` / `chat_messages`; `system_prompt` / "
         "`system` / `prefix` before it; each name in any case, plural (`s` / `es`) or with a turn suffix (`_N` / "
         "`-N`: turn N of a conversation)",
-        "`output_tokens_count` or `completion_tokens_count` (matched the same way; per turn with a suffix)",
+        "`output_tokens_count` or `completion_tokens_count` (matched the same way; per turn with a suffix; 0 is no "
+        "count: the default, formatters.py @03820eba)",
         "—",
         "`relative_timestamp`",
         "read: the text field and system prefix, the output count as `max_tokens`, each column as GuideLLM's "
-        "pattern matches it (`Prompt`, `prompts`, `Output_Tokens_Count`); `prompt_0`, `prompt_1` ... a conversation "
+        "pattern matches it (`Prompt`, `prompts`, `Output_Tokens_Count`); a count of 0 as none (`--max-tokens`, "
+        "named at the start); `prompt_0`, `prompt_1` ... a conversation "
         "(turns that ask for different output counts refused by line); with several text fields, specscope's order "
         "(`prompt`, Alpaca's `instruction` + `input`, `question`, ...) instead of the file's column order; "
         "`relative_timestamp` not replayed: a warning names it",

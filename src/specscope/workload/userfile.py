@@ -79,11 +79,14 @@ from specscope.workload.userfile_fields import (
     is_csv,
     is_text_lines,
     output_length,
+    refuse_foreign_layout,
+    sagemaker_record,
     system_prefix,
     texts_of,
     timing_fields,
     unsent_fields,
 )
+from specscope.workload.userfile_sessions import SESSION_KEY, aiperf_session, join_sessions
 
 __all__ = [
     "load_prompt_file",
@@ -223,6 +226,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             fix="convert it to JSON Lines (one record per row, the same column names), e.g. "
             "datasets.Dataset.from_parquet(FILE).to_json(OUT.jsonl); a published dataset: --dataset",
         )
+    _refuse_zstd(path)
     try:
         text = read_text_maybe_gzip(path, MAX_FILE_BYTES)
     except FileTooLarge as exc:
@@ -261,11 +265,36 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             _prompt(name, path, no, line, record) for no, line in enumerate(split_lines(text), 1) if line.strip()
         ]
     kept = [p for p in prompts if p is not None]
+    # only JSON Lines rows are AIPerf sessions (its custom loaders read a file line by line)
+    jsonl = columns is None and items is None and sessions is None and not lines_only and not is_csv(path.name)
+    kept = join_sessions(path, kept, join=jsonl)
     if not kept:
         raise ConfigError(
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
     return _unique_row_ids(kept)
+
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def _refuse_zstd(path: Path) -> None:
+    """ConfigError naming zstd for a zstd-compressed file (AIPerf's h_cua_perf builds: Mooncake rows in
+    ``.jsonl.zst``, ai-dynamo/aiperf ``src/aiperf/dataset/loader/h_cua_perf_file.py`` @35397a12), which was refused
+    as unreadable UTF-8."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return  # the reader names the error
+    if head == _ZSTD_MAGIC:
+        raise ConfigError(
+            f"workload file {path} is zstd-compressed (AIPerf h_cua_perf builds are Mooncake rows in .jsonl.zst)",
+            found=path.name,
+            expected="text, gzip-compressed or not",
+            fix="decompress it (zstd -d FILE) and pass the rows with --trace FILE (token counts) or --workload "
+            "(text_input / messages rows)",
+        )
 
 
 # raw C0 controls but the whitespace and separators (tab, line feed, vertical tab, form feed, carriage return, the
@@ -374,6 +403,7 @@ def _object_rows(path: Path, text: str) -> list[dict[str, Any]] | None:
         pass
     rows = _columns(doc)
     if rows is None:
+        refuse_foreign_layout(f"{path}:1", doc)
         raise _bad(
             f"{path}:1",
             f"one JSON object over {len(lines)} lines (keys: {sorted(doc) if isinstance(doc, dict) else '-'!s:.120})",
@@ -410,13 +440,16 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     if not isinstance(record, dict):
         raise _bad(where, f"a JSON {type(record).__name__}, not an object", "a JSON object per record")
     meta: dict[str, Any] = {"source": "file", unit: no}
-    record = guidellm_columns(_present_fields(record))
+    refuse_foreign_layout(where, record)
+    record, zero_counts = guidellm_columns(_present_fields(sagemaker_record(where, record)))
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)
     if system is not None and not any(m["role"] == "system" for m in messages):
         messages = [{"role": "system", "content": system}, *messages]
     meta.update(_optional(where, record))
+    if zero_counts:
+        meta["zero_output_fields"] = zero_counts  # GuideLLM: a count of 0 is none; bench names these rows
     answer = _recorded_answer(where, record)
     if "max_tokens" not in meta and answer is not None:
         meta["recorded_answer"] = answer  # its tool asks for the answer's token count: bench counts it (answer_lengths)
@@ -625,6 +658,8 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
     if isinstance(ident, str | int) and not isinstance(ident, bool):
         meta["id"] = ident
+    if (session := aiperf_session(record)) is not None:
+        meta[SESSION_KEY] = session  # joined with the session's other rows (join_sessions)
     for key, found in (("timing_fields", timing_fields(record)), ("unsent_fields", unsent_fields(record))):
         if found:
             meta[key] = found  # not replayed / not sent: bench names them in a warning at the start

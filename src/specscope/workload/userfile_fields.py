@@ -7,6 +7,8 @@ source and what to convert the row to; nothing here is sent before every row of 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import csv
 import io
 import json
@@ -17,6 +19,10 @@ from specscope.errors import ConfigError
 from specscope.workload.census import (
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
+    DAG_REFUSAL,
+    DYNAMO_REFUSAL,
+    DYNAMO_TRACE_SCHEMA,
+    FOREIGN_LAYOUTS,
     GUIDELLM_COLUMN_PATTERN,
     GUIDELLM_NOT_PLURALS,
     GUIDELLM_OUTPUT_COLUMNS,
@@ -26,6 +32,7 @@ from specscope.workload.census import (
     MESSAGES_FIELDS,
     OUTPUT_LENGTH_FIELDS,
     REQUEST_BODY_FIELDS,
+    SAGEMAKER_FIELDS,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
@@ -37,6 +44,8 @@ __all__ = [
     "bad_row",
     "output_length",
     "check_row_kind",
+    "refuse_foreign_layout",
+    "sagemaker_record",
     "system_prefix",
     "texts_of",
     "timing_fields",
@@ -92,11 +101,20 @@ def _guidellm_name(key: str) -> tuple[str, int | None] | None:
     return field, int(m.group("turn")) if m.group("turn") is not None else None
 
 
-def guidellm_columns(record: dict[str, Any]) -> dict[str, Any]:
+def _zero(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 0
+
+
+def guidellm_columns(record: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The record with GuideLLM's columns under their field names, as its ``GenerativeColumnMapper`` matches them
     (``GUIDELLM_COLUMN_PATTERN``: any case, a plural, a turn suffix). A field spelled exactly wins over its variants.
     Text columns of several turns (``prompt_0``, ``prompt_1``) become the row's ``turns``, each with its turn's
     output count (a conversation: turn k+1 after the answer to turn k); empty cells are no turn.
+
+    An output count of 0 is no count, as GuideLLM's request formatters read it (vllm-project/guidellm
+    ``src/guidellm/data/preprocessors/formatters.py`` @03820eba: only the counts that are truthy are summed into
+    ``max_tokens`` / ``max_completion_tokens``; none left, the default applies): it is removed, and the columns that
+    held one are returned beside the record (``bench`` names the rows sent with ``--max-tokens`` for it).
     """
     found: dict[str, list[tuple[int, str, Any]]] = {}
     out: dict[str, Any] = {}
@@ -109,6 +127,7 @@ def guidellm_columns(record: dict[str, Any]) -> dict[str, Any]:
         cols = found.setdefault(field, [])
         cols.append((len(cols) if turn is None else turn, key, value))  # GuideLLM: no suffix = its place
     turns: list[tuple[int, str]] = []
+    zeros: list[str] = []
     for field, cols in found.items():
         if field in out:
             out.update((key, value) for _, key, value in cols)  # the exact name is the column: variants stay unread
@@ -119,12 +138,18 @@ def guidellm_columns(record: dict[str, Any]) -> dict[str, Any]:
         elif cols:
             out[field] = cols[0][2]
     if turns and "turns" not in out:
-        counts = {t: v for field in GUIDELLM_OUTPUT_COLUMNS for t, _, v in found.get(field, []) if v not in (None, "")}
+        cells = [(field, t, v) for field in GUIDELLM_OUTPUT_COLUMNS for t, _, v in found.get(field, [])]
+        zeros += [field for field, _, v in cells if _zero(v)]
+        counts = {t: v for _, t, v in cells if v not in (None, "") and not _zero(v)}
         out["turns"] = [{"text": text, **({"output_length": counts[t]} if t in counts else {})} for t, text in turns]
         for field in GUIDELLM_OUTPUT_COLUMNS:
             if len(found.get(field, [])) > 1:
                 out.pop(field, None)  # per turn, in the turns
-    return out
+    for field in GUIDELLM_OUTPUT_COLUMNS:
+        if _zero(out.get(field)):
+            zeros.append(field)
+            del out[field]
+    return out, tuple(dict.fromkeys(zeros))
 
 
 _CSV_COUNT = re.compile(r"\d{1,12}(?:\.0*)?")
@@ -157,6 +182,70 @@ def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
             assert isinstance(value, int)
             return value, key
     return None
+
+
+def refuse_foreign_layout(where: str, record: object) -> None:
+    """Refuse a row of an AIPerf trace or agentic layout that specscope does not send (:data:`FOREIGN_LAYOUTS`,
+    :data:`DAG_REFUSAL`) by its name, before any field of it is read as another layout's.
+
+    Raises:
+        ConfigError: the layout, its source, and what to convert it to.
+    """
+    if not isinstance(record, dict):
+        return
+    for fields, what, fix in FOREIGN_LAYOUTS:
+        if all(k in record for k in fields):
+            raise bad_row(where, what, "a prompt or messages per row", fix)
+    event = record.get("event") if "schema" not in record else record
+    if isinstance(event, dict) and event.get("schema") == DYNAMO_TRACE_SCHEMA:
+        raise bad_row(where, DYNAMO_REFUSAL[0], "a prompt or messages per row", DYNAMO_REFUSAL[1])
+    turns = record.get("turns")
+    dag_turns = isinstance(turns, list) and any(isinstance(t, dict) and "messages" in t for t in turns)
+    if dag_turns or "orchestrator" in record:
+        raise bad_row(where, DAG_REFUSAL[0], "a prompt or messages per row", DAG_REFUSAL[1])
+
+
+def _capture_payload(where: str, entry: object) -> object:
+    """A SageMaker ``captureData`` entry's decoded payload (``encoding`` JSON, or BASE64 as AIPerf defaults)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("data"), str):
+        return None
+    encoding = entry.get("encoding", "BASE64")
+    try:
+        if encoding == "JSON":
+            return json.loads(entry["data"])
+        if encoding == "BASE64":
+            return json.loads(base64.b64decode(entry["data"], validate=True))
+    except (ValueError, binascii.Error):
+        raise bad_row(where, f"a SageMaker data capture whose {encoding} payload is not JSON",
+                      "the captured request body as JSON") from None  # fmt: skip
+    raise bad_row(where, f"a SageMaker data capture of encoding {encoding!r:.40}", "JSON or BASE64 payloads")
+
+
+def sagemaker_record(where: str, record: dict[str, Any]) -> dict[str, Any]:
+    """A SageMaker data-capture record (:data:`SAGEMAKER_FIELDS`) as the request body it captured, as AIPerf's
+    ``SageMakerDataCaptureLoader`` reads it: ``captureData.endpointInput``'s ``messages`` and ``max_tokens`` (else
+    ``max_completion_tokens``), the event id as the row id, ``eventMetadata.inferenceTime`` as an arrival time (not
+    replayed: named in the warning); the body's sampling fields are named, not sent. Any other record as it is.
+
+    Raises:
+        ConfigError: a captured body without ``messages`` (AIPerf reads chat endpoints only), or not JSON.
+    """
+    if not all(k in record for k in SAGEMAKER_FIELDS):
+        return record
+    capture, meta = record["captureData"], record["eventMetadata"]
+    body = _capture_payload(where, capture.get("endpointInput") if isinstance(capture, dict) else None)
+    if not isinstance(body, dict) or "messages" not in body:
+        keys = sorted(body) if isinstance(body, dict) else type(body).__name__
+        raise bad_row(where, f"a SageMaker data capture without `messages` (payload keys: {keys!s:.120})",
+                      "a captured chat request body (AIPerf SageMakerDataCaptureLoader reads chat endpoints only)",
+                      "capture a chat-completions endpoint, or write the prompts as rows of `messages`")  # fmt: skip
+    out = {k: v for k, v in body.items() if k not in ("model", "stream", "stream_options")}
+    if isinstance(meta, dict):
+        if isinstance(meta.get("eventId"), str):
+            out["id"] = meta["eventId"]
+        if meta.get("inferenceTime") is not None:
+            out["inferenceTime"] = meta["inferenceTime"]
+    return out
 
 
 def check_row_kind(where: str, record: dict[str, Any]) -> None:

@@ -1,0 +1,75 @@
+"""AIPerf joins the rows of a custom dataset that share a ``session_id`` into one session, turns in file order, at the
+place of the session's first row (``SingleTurnDatasetLoader.load_dataset`` @39545f68 and
+``MultiTurnDatasetLoader.load_dataset`` @13b4567a: a dict of session id -> rows, in first-appearance order). A
+single-turn session's rows are self-contained (``MESSAGE_ARRAY_WITH_RESPONSES``: each sent alone, after the answer to
+the row before); a multi-turn session is one chat, each turn with the turns and answers before it. specscope sent
+each row as a request of its own, in any order its concurrency gave."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from specscope.errors import ConfigError
+from specscope.workload.userfile import load_prompt_file
+
+
+def _load(tmp_path: Path, rows: list[dict[str, object]]) -> list:  # type: ignore[type-arg]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return load_prompt_file("mine", path)
+
+
+def test_single_turn_rows_of_one_session_are_one_conversation_in_file_order(tmp_path: Path) -> None:
+    rows = [{"session_id": "a", "text": "A first", "output_length": 3},
+            {"session_id": "b", "text": "B only"},
+            {"text": "No session"},
+            {"session_id": "a", "texts": ["A second"], "output_length": 3, "delay": 200},
+            {"session_id": "a", "text": "A third"}]  # fmt: skip
+    a, b, free = _load(tmp_path, rows)
+    assert a.messages == [{"role": "user", "content": "A first"}]
+    assert a.follow_ups == ("A second", "A third")
+    assert a.meta["row_id"] == "a" and a.meta["max_tokens"] == 3
+    assert a.meta["session_lines"] == [1, 4, 5]
+    assert a.meta["timing_fields"] == ("delay",)
+    assert a.meta["turns_self_contained"] is True
+    assert (b.meta["row_id"], b.follow_ups) == ("b", ())
+    assert (free.meta["row_id"], free.follow_ups) == ("line 3", ())
+
+
+def test_multi_turn_rows_of_one_session_are_joined_and_keep_the_hoisted_system_message(tmp_path: Path) -> None:
+    rows = [{"session_id": "m", "turns": [{"role": "system", "text": "Be brief."}, {"text": "One"}, {"text": "Two"}]},
+            {"session_id": "m", "turns": [{"text": "Three"}]}]  # fmt: skip
+    (conv,) = _load(tmp_path, rows)
+    assert conv.messages == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "One"}]
+    assert conv.follow_ups == ("Two", "Three")
+    assert "turns_self_contained" not in conv.meta
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([{"session_id": "a", "text": "x", "output_length": 3}, {"session_id": "a", "text": "y", "output_length": 5}],
+         "FILE:2: rows of session 'a' ask for different output_length ([3, 5])"),
+        ([{"session_id": "a", "text": "x"},
+          {"session_id": "a", "turns": [{"role": "system", "text": "late"}, {"text": "y"}]}],
+         "FILE:2: session 'a' mixes AIPerf single-turn rows and multi-turn rows (`turns`)"),
+        ([{"session_id": "a", "turns": [{"text": "x"}]},
+          {"session_id": "a", "turns": [{"role": "system", "text": "late"}, {"text": "y"}]}],
+         "FILE:2: a later row of session 'a' opens with a system turn"),
+    ],
+)  # fmt: skip
+def test_a_session_that_cannot_be_one_conversation_is_refused_by_line(
+    tmp_path: Path, rows: list[dict[str, object]], message: str
+) -> None:
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, rows)
+    assert err.value.message.replace(str(tmp_path / "rows.jsonl"), "FILE").startswith(message), err.value.message
+
+
+def test_rows_with_a_shared_id_of_other_layouts_stay_rows(tmp_path: Path) -> None:
+    """Only AIPerf's custom rows are joined: a repeated ``id`` stays a row of its own, named by its line."""
+    one, two = _load(tmp_path, [{"id": "q", "prompt": "x"}, {"id": "q", "prompt": "y"}])
+    assert (one.meta["row_id"], two.meta["row_id"]) == ("q (line 1)", "q (line 2)")
