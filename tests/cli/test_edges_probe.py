@@ -5,7 +5,16 @@ Inputs are built inside each test from tests/data (SOURCES.md) with the one thin
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
 from clirun import cli
+from paths import DATA
+
+IMPORTS = DATA / "imports"
 
 
 def _one_error(err: str) -> str:
@@ -30,3 +39,55 @@ def test_an_import_jsonl_line_with_an_integer_of_100000_digits_is_refused(tmp_pa
     code, _, err = cli(["import", path, "--config", "x", "--out", tmp_path / "run"], capsys, monkeypatch, tmp_path)
     assert code == 2
     assert "line 2" in _one_error(err)
+
+
+def _imported_run(tmp_path: Path, capsys, monkeypatch) -> Path:
+    run = tmp_path / "run"
+    for config, stem in (("base", "vllm_base"), ("mtp", "vllm_mtp")):
+        files = [IMPORTS / f"{stem}_r0.json", IMPORTS / f"{stem}_r1.json"]
+        code, _, err = cli(["import", *files, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)
+        assert code == 0, err
+    return run
+
+
+def _edit_imported_facts(run: Path, key: str, raw: str) -> None:
+    """The first cell's stored ``client_json.imported[key]`` replaced by the JSON text ``raw`` (NaN as Python
+    writes it)."""
+    db = sqlite3.connect(run / "run.sqlite")
+    rowid, text = db.execute("SELECT rowid, client_json FROM cells ORDER BY rowid LIMIT 1").fetchone()
+    client = json.loads(text)
+    client["imported"][key] = "@@"
+    db.execute("UPDATE cells SET client_json=? WHERE rowid=?", (json.dumps(client).replace('"@@"', raw), rowid))
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("key", "raw"),
+    [("completed", "Infinity"), ("failed", "NaN"), ("output_tokens", "-Infinity"), ("not_recorded", "1e308")],
+)
+def test_one_unusable_imported_fact_is_absent_with_its_reason_never_an_internal_error(
+    key, raw, tmp_path, capsys, monkeypatch
+):
+    run = _imported_run(tmp_path, capsys, monkeypatch)
+    _edit_imported_facts(run, key, raw)
+    for argv in (
+        ["report", run, "-f", "json"],
+        ["advise", run, "--mix", "imported=1"],
+        ["export", run, "--to", "profile", "-o", tmp_path / "p.json"],
+    ):
+        code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+        assert code in (0, 1), (argv[0], err)
+    code, out, err = cli(["report", run, "-f", "json"], capsys, monkeypatch, tmp_path)
+    reasons = [r for c in json.loads(out)["cells"] for r in c["reasons"] if r.startswith("UNUSABLE_FACT(")]
+    assert reasons == [f"UNUSABLE_FACT({key}: {json.loads(raw)!r})"]
+
+
+def test_an_imports_entry_whose_not_recorded_is_a_number_is_refused_naming_it(tmp_path, capsys, monkeypatch):
+    run = _imported_run(tmp_path, capsys, monkeypatch)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["imports"][0]["not_recorded"] = 1e308
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    code, _, err = cli(["report", run], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "imports.0.not_recorded" in _one_error(err)
