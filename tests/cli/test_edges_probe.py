@@ -6,6 +6,7 @@ Inputs are built inside each test from tests/data (SOURCES.md) with the one thin
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -91,3 +92,25 @@ def test_an_imports_entry_whose_not_recorded_is_a_number_is_refused_naming_it(tm
     code, _, err = cli(["report", run], capsys, monkeypatch, tmp_path)
     assert code == 2
     assert "imports.0.not_recorded" in _one_error(err)
+
+
+def test_import_into_a_run_whose_wal_is_a_fifo_is_refused_and_the_run_is_unchanged(tmp_path, capsys, monkeypatch):
+    # sqlite opened the FIFO as the write-ahead log and failed at the first write: OperationalError, exit 3
+    run = _imported_run(tmp_path, capsys, monkeypatch)
+    os.mkfifo(run / "run.sqlite-wal")
+    before = (run / "run.sqlite").read_bytes(), (run / "manifest.json").read_bytes()
+    new = IMPORTS / "aiperf_spec_r0.json"
+    code, _, err = cli(["import", new, "--config", "eagle", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "run.sqlite-wal is not a regular file" in _one_error(err)
+    assert ((run / "run.sqlite").read_bytes(), (run / "manifest.json").read_bytes()) == before
+
+
+def test_import_out_that_is_a_file_is_refused_and_the_file_is_kept(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "notes.txt"
+    out.write_text("mine\n")
+    new = IMPORTS / "aiperf_spec_r0.json"
+    code, _, err = cli(["import", new, "--config", "eagle", "--out", out], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "a file" in _one_error(err) and "fix:" in err
+    assert out.read_text() == "mine\n"
