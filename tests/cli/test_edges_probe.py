@@ -114,3 +114,25 @@ def test_import_out_that_is_a_file_is_refused_and_the_file_is_kept(tmp_path, cap
     assert code == 2
     assert "a file" in _one_error(err) and "fix:" in err
     assert out.read_text() == "mine\n"
+
+
+TOML_DAMAGE = {
+    "nested 5,000 deep": "a = " + "[" * 5000 + "]" * 5000 + "\n",  # tomllib recursed: RecursionError
+    "an integer of 5,000 digits": "repeats = " + "9" * 5000 + "\n",  # int(): ValueError (max str digits)
+}
+TOML_COMMANDS = {
+    "bench --run-file": ["bench", "--run-file", "{f}", "--print-run-file"],
+    "gate --run-file": ["gate", "--run-file", "{f}", "--server", "base=http://127.0.0.1:9"],
+    "serve --recipes": ["serve", "--recipes", "{f}", "--list"],
+}
+
+
+@pytest.mark.parametrize("damage", sorted(TOML_DAMAGE))
+@pytest.mark.parametrize("command", sorted(TOML_COMMANDS))
+def test_a_toml_file_nested_too_deep_or_with_a_huge_integer_is_not_toml(command, damage, tmp_path, capsys, monkeypatch):
+    path = tmp_path / "file.toml"
+    path.write_text(TOML_DAMAGE[damage])
+    argv = [a.format(f=path) for a in TOML_COMMANDS[command]]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert str(path) in _one_error(err) and "TOML" in err
