@@ -136,3 +136,15 @@ def test_a_toml_file_nested_too_deep_or_with_a_huge_integer_is_not_toml(command,
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
     assert str(path) in _one_error(err) and "TOML" in err
+
+
+@pytest.mark.parametrize("rates", [1e308, 5, "x", {"a": 1}])
+def test_a_manifest_whose_rates_is_not_a_list_is_refused_naming_rates(rates, tmp_path, capsys, monkeypatch):
+    # BenchOptions' before-validator took len() of it: TypeError, which pydantic passes through (exit 3)
+    run = _imported_run(tmp_path, capsys, monkeypatch)
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["options"]["rates"] = rates
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    code, _, err = cli(["report", run], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "rates" in _one_error(err)
