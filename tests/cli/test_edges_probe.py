@@ -148,3 +148,19 @@ def test_a_manifest_whose_rates_is_not_a_list_is_refused_naming_rates(rates, tmp
     code, _, err = cli(["report", run], capsys, monkeypatch, tmp_path)
     assert code == 2
     assert "rates" in _one_error(err)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[u:pw@127.0.0.1:9",  # httpx took it, urlsplit raised ValueError (Invalid IPv6 URL)
+        "http://127.0.0.1:99999999999999999999",  # httpx took it, the connect raised OverflowError
+        "http://127.0.0.1:70000",
+    ],
+)
+@pytest.mark.parametrize("command", ["bench", "gate"])
+def test_a_server_url_no_connection_can_use_is_refused_before_any_request(command, url, tmp_path, capsys, monkeypatch):
+    code, _, err = cli([command, "--server", f"base={url}", "--out", tmp_path / "out"], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert _one_error(err).startswith("error: --server URL is not valid")
+    assert "pw@" not in err
