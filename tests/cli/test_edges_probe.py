@@ -164,3 +164,30 @@ def test_a_server_url_no_connection_can_use_is_refused_before_any_request(comman
     assert code == 2
     assert _one_error(err).startswith("error: --server URL is not valid")
     assert "pw@" not in err
+
+
+TRACE_DAMAGE = {
+    "a JSONL arrival of 5,000 digits": (
+        "t.jsonl",
+        '{"arrival_s": ' + "9" * 5000 + ', "input_tokens": 1, "output_tokens": 1}\n',
+    ),
+    "a CSV length of 5,000 digits": (
+        "t.csv",
+        "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68," + "9" * 5000 + ",4\n",
+    ),
+    "a CSV length in superscript digits": (
+        "t.csv",
+        "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.68,\u00b3,4\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(TRACE_DAMAGE))
+def test_a_trace_with_a_number_python_cannot_convert_is_refused_naming_its_line(damage, tmp_path, capsys, monkeypatch):
+    name, text = TRACE_DAMAGE[damage]
+    path = tmp_path / name
+    path.write_text(text)
+    argv = ["bench", "--server", "base=http://127.0.0.1:9", "--trace", path, "--out", tmp_path / "out"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert f"{path}:2" in _one_error(err) or f"{path}:1" in err
