@@ -66,6 +66,10 @@ FORMS: list[tuple[str, str]] = [
     ("key gsk_Groq00049abcdefghijklmn", "gsk_Groq00049abcdefghijklmn"),
     ("oauth ya29.GoogleOauth0050abcdefgh", "ya29.GoogleOauth0050abcdefgh"),
     ("Set-Cookie: sid=SetCookie0051; Path=/; HttpOnly", "SetCookie0051"),
+    # a credential flag's value in shell quotes, as `set -x` traces and printed launch commands write it
+    ("+ vllm serve m --api-key 'ShellQuote0052' --port 8000", "ShellQuote0052"),
+    ('docker run img vllm serve m --hf-token "ShellDquote0053"', "ShellDquote0053"),
+    ("vllm serve m --api-key='ShellEqQuote0054'", "ShellEqQuote0054"),
 ]
 
 #: text that looks close to a secret and must come out unchanged.

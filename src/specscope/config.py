@@ -163,8 +163,8 @@ class BenchOptions(BaseModel):
     @classmethod
     def _rate_levels(cls, data: Any) -> Any:
         """With ``rates``, the levels are the rates' positions 1..len(rates); with ``trace``, workload ``trace`` at
-        level 1."""
-        if isinstance(data, dict) and data.get("rates"):
+        level 1. A ``rates`` that is no list is left to the field's validation, which names it."""
+        if isinstance(data, dict) and data.get("rates") and isinstance(data["rates"], list | tuple):
             return {**data, "levels": tuple(range(1, len(data["rates"]) + 1))}
         if isinstance(data, dict) and data.get("trace"):  # a trace replay: one workload, its own load
             return {**data, "workloads": ("trace",), "levels": (1,)}

@@ -10,6 +10,9 @@
 - :func:`split_lines` splits text into the records of a line-based format (JSON Lines, Prometheus text,
   CSV): at ``\\n`` only, a trailing ``\\r`` removed (JSON Lines' own rule; ``str.splitlines`` would also split at
   U+2028, U+2029, U+0085, form feed and the other separators Unicode names, which JSON strings may hold raw).
+- :func:`toml_loads` is ``tomllib.loads`` for a settings file a user names (a run file, a gate profile, recipes):
+  nesting deeper than Python recurses and an integer longer than Python converts (4,300 digits) are a
+  ``tomllib.TOMLDecodeError`` like any other malformed TOML, never ``RecursionError`` / ``ValueError`` (exit 3).
 
 This module imports nothing of specscope (a bottom layer beside :mod:`specscope.fsio`).
 """
@@ -20,8 +23,10 @@ import gzip
 import io
 import os
 import stat
+import tomllib
 import zlib
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "NotRegularFile",
@@ -34,6 +39,7 @@ __all__ = [
     "read_text_limited",
     "read_text_maybe_gzip",
     "split_lines",
+    "toml_loads",
     "SETTINGS_FILE_MAX_BYTES",
     "SCRAPE_MAX_BYTES",
 ]
@@ -203,3 +209,16 @@ def split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    """``tomllib.loads(text)``; nesting too deep or an integer of too many digits is a ``tomllib.TOMLDecodeError``
+    (module docstring)."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("nested too deep") from None
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError as exc:  # int() of more digits than sys.get_int_max_str_digits()
+        raise tomllib.TOMLDecodeError(f"a number that cannot be read ({str(exc)[:80]})") from None

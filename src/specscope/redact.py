@@ -76,7 +76,8 @@ _KEEP_VALUES = frozenset({"none", "null", "true", "false", "''", '""', "[]", ""}
 _FLAG_NAME = r"--?(?:[a-z0-9]+[-_])*(?:token|key|secret|password|passwd|api[-_]key)"
 _SECRET_FLAG = re.compile(rf"(?i)^{_FLAG_NAME}$")
 _FLAG_ASSIGN = re.compile(rf"(?i)^({_FLAG_NAME})=(.*)$", re.S)
-_FLAG_IN_TEXT = re.compile(rf"(?i)(?<![\w-])({_FLAG_NAME})(['\"]?,\s*['\"]|\s+|=)(?!-)([^\s\"',\]]+)")
+# the value bare, quoted as an argv repr lists it (``'--api-key', 'V'``) or in shell quotes (``--api-key 'V'``)
+_FLAG_IN_TEXT = re.compile(rf"(?i)(?<![\w-])({_FLAG_NAME})(['\"]?,\s*['\"]|\s+['\"]?|=)(?!-)([^\s\"',\]]+)")
 # what a credential flag is followed by in help and examples: KEY, NEW_TOKEN, $OPENAI_API_KEY, ${HF_TOKEN}
 # A placeholder a person reads in help or docs: a capitals name that says what it stands for (KEY, API_KEY,
 # NEW_TOKEN, HF_TOKEN), or a shell variable (a recorded argv holds the expanded value, never the ``$NAME``). Any

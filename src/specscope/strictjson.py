@@ -9,7 +9,9 @@ invalid output.
 
 Reading, :func:`loads` is ``json.loads`` for text from outside (a file, a server's answer): JSON nested deeper than
 Python's parser goes (a line 5,000 brackets deep) raises ``json.JSONDecodeError`` like any other malformed JSON,
-never ``RecursionError`` (which is no ``ValueError`` and ended commands with exit 3, issue 37 T1).
+never ``RecursionError`` (which is no ``ValueError`` and ended commands with exit 3, issue 37 T1); so does an
+integer longer than Python converts (``sys.get_int_max_str_digits()``, 4,300 digits), whose plain ``ValueError``
+slipped past every ``except json.JSONDecodeError`` (``import`` of a JSONL line holding one exited 3).
 
 This module imports nothing of specscope (a bottom layer beside :mod:`specscope.fsio`).
 """
@@ -25,12 +27,16 @@ __all__ = ["dumps_strict", "loads", "NON_FINITE_KEY", "finite_or_none"]
 
 
 def loads(text: str | bytes) -> Any:
-    """``json.loads(text)``; nesting past the parser's depth is a ``json.JSONDecodeError`` ("nested too deep")."""
+    """``json.loads(text)``; nesting past the parser's depth ("nested too deep") and an integer of more digits than
+    Python converts ("an integer of too many digits") are a ``json.JSONDecodeError`` like any malformed JSON."""
     try:
         return json.loads(text)
-    except RecursionError:
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise
+    except (RecursionError, ValueError) as exc:
         doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
-        raise json.JSONDecodeError("nested too deep", doc[:100], 0) from None
+        what = "nested too deep" if isinstance(exc, RecursionError) else "an integer of too many digits"
+        raise json.JSONDecodeError(what, doc[:100], 0) from None
 
 
 NON_FINITE_KEY = "non_finite"

@@ -26,7 +26,7 @@ from typing import Any
 from specscope.bench.spec import BENCH_SPEC, Opt, by_flag, check_combinations, excluded_by
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError, SpecscopeError
-from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited, toml_loads
 
 __all__ = ["dump_run_file", "given_options", "in_force_values", "read_like", "read_run_file", "stored_options"]
 
@@ -77,7 +77,7 @@ def read_run_file(
             value its option does not take (naming the key and the file).
     """
     try:
-        data = tomllib.loads(read_text_limited(path, SETTINGS_FILE_MAX_BYTES))
+        data = toml_loads(read_text_limited(path, SETTINGS_FILE_MAX_BYTES))
     except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
         why = exc.found_text if isinstance(exc, FileTooLarge) else read_error_text(exc)
         raise ConfigError(

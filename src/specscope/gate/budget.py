@@ -13,14 +13,13 @@ story), so the default run takes a few minutes; a user profile that sets a gate'
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from specscope.engine import get_config
 from specscope.gate.model import GATES
 from specscope.gate.profile import GateProfile, load_profile
-from specscope.readfile import SETTINGS_FILE_MAX_BYTES, read_text_limited
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, read_text_limited, toml_loads
 from specscope.targets import TargetPlan
 
 __all__ = [
@@ -56,7 +55,7 @@ def _user_set(path: Path | None, key: str) -> set[str]:
     """Gates whose ``key`` the user's profile file sets (the file was validated by ``load_profile``)."""
     if path is None:
         return set()
-    data = tomllib.loads(read_text_limited(path, SETTINGS_FILE_MAX_BYTES))  # validated by load_profile already
+    data = toml_loads(read_text_limited(path, SETTINGS_FILE_MAX_BYTES))  # validated by load_profile already
     return {g for g in GATES if isinstance(data.get(g), dict) and key in data[g]}
 
 

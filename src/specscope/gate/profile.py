@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from specscope.errors import ConfigError
-from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited, toml_loads
 
 __all__ = ["GateSection", "GateProfile", "default_profile_text", "load_profile"]
 
@@ -143,7 +143,7 @@ def load_profile(path: str | Path | None = None) -> GateProfile:
         return _validate(defaults, "(defaults)")
     p = Path(path)
     try:
-        user = tomllib.loads(read_text_limited(p, SETTINGS_FILE_MAX_BYTES))
+        user = toml_loads(read_text_limited(p, SETTINGS_FILE_MAX_BYTES))
     except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
         why = exc.found_text if isinstance(exc, FileTooLarge) else read_error_text(exc)
         raise ConfigError(

@@ -49,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from specscope.errors import ConfigError, require_path
 from specscope.kaxis import split_k_name
+from specscope.readfile import toml_loads
 
 __all__ = [
     "Method",
@@ -312,7 +313,7 @@ def parse_recipes(text: str, *, source: str = "<string>") -> RecipeBook:
             recipe that fails validation (the message names the recipe and the field).
     """
     try:
-        doc = tomllib.loads(text)
+        doc = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             "recipe file is not valid TOML",

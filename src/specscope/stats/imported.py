@@ -19,6 +19,10 @@ Facts (``client["imported"]``; every key optional unless said; absent = the tool
   measured cell's);
 - ``not_recorded``: names of the figures the tool's file does not hold (shown in the reasons, never filled).
 
+A stored fact that is not what its key says (a hand-edited run: NaN or an infinity where a figure belongs, a negative
+or fractional count, a number where a list of names belongs) is absent, named in the reason
+``UNUSABLE_FACT(key: value, ...)``: one bad value never makes the run unreadable (issue 37).
+
 Per-request definitions (vLLM ``vllm/benchmarks/serve.py`` ``calculate_metrics``, the same as
 :mod:`specscope.records`): TPOT = (latency - TTFT) / (output tokens - 1) for requests of more than one output token;
 a stream's rate = output tokens / latency; throughput = output tokens / duration.
@@ -30,7 +34,8 @@ order, not interleaved)`` and ``NOT_RECORDED(...)``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Mapping
 from typing import Any
 
 from specscope.records import CellResult
@@ -48,11 +53,37 @@ def is_imported(result: CellResult) -> bool:
     return isinstance(result.client.get(IMPORTED_KEY), Mapping)
 
 
+def _number(v: Any) -> float | None:
+    """``v`` as a finite float, or None (not a number, a bool, NaN, an infinity, an integer past a float)."""
+    if not isinstance(v, int | float) or isinstance(v, bool):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) else None
+
+
 def _floats(facts: Mapping[str, Any], key: str) -> list[float | None] | None:
     raw = facts.get(key)
     if not isinstance(raw, list):
         return None
-    return [float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None for v in raw]
+    return [_number(v) for v in raw]
+
+
+def _unusable_facts(facts: Mapping[str, Any]) -> list[str]:
+    """``key: value`` of each stored fact that is present but not what its key says (module docstring)."""
+    bad = []
+    for key in _FIGURES:
+        v = facts.get(key)
+        if v is None:
+            continue
+        if _number(v) is None or (key in _COUNTS and (float(v) < 0 or float(v) != int(v))):
+            bad.append(f"{key}: {v!r:.40}")
+    missing = facts.get("not_recorded")
+    if missing is not None and (not isinstance(missing, list) or not all(isinstance(m, str) for m in missing)):
+        bad.append(f"not_recorded: {missing!r:.40}")
+    return bad
 
 
 def _ok_mask(facts: Mapping[str, Any], n: int) -> list[bool]:
@@ -85,14 +116,26 @@ def _per_request(facts: Mapping[str, Any]) -> dict[str, list[float]]:
     return out
 
 
+#: the single figures of the facts (module docstring); those in ``_COUNTS`` are whole, non-negative counts.
+_COUNTS = ("completed", "failed", "output_tokens", "drafts", "draft_tokens", "accepted_tokens")
+_FIGURES = (
+    *_COUNTS,
+    "duration_s",
+    "ttft_p50_s",
+    "ttft_p95_s",
+    "tpot_p50_s",
+    "acceptance_rate",
+    "acceptance_length",
+)
+
+
 def _opt(facts: Mapping[str, Any], key: str) -> float | None:
-    v = facts.get(key)
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+    return _number(facts.get(key))
 
 
 def _int(facts: Mapping[str, Any], key: str) -> int | None:
     v = _opt(facts, key)
-    return None if v is None else int(v)
+    return None if v is None or v < 0 or v != int(v) else int(v)
 
 
 def _acceptance(facts: Mapping[str, Any]) -> tuple[float | None, float | None, tuple[float, ...], str | None]:
@@ -137,9 +180,12 @@ def summarize_imported(result: CellResult) -> CellSummary:
         reasons.append(f"STREAM_DEGRADED(failed:{failed})")
     status: CellStatus = "failed" if not completed or not output_tokens else ("degraded" if reasons else "ok")
     reasons.append(f"IMPORTED({facts.get('tool')}: rounds paired by order, not interleaved)")
-    missing: Sequence[str] = facts.get("not_recorded") or ()
-    if missing:
-        reasons.append("NOT_RECORDED(" + ", ".join(map(str, missing)) + ")")
+    missing = facts.get("not_recorded")
+    if isinstance(missing, list) and missing and all(isinstance(m, str) for m in missing):
+        reasons.append("NOT_RECORDED(" + ", ".join(missing) + ")")
+    unusable = _unusable_facts(facts)
+    if unusable:
+        reasons.append("UNUSABLE_FACT(" + ", ".join(unusable) + ")")
     rate, length, per_pos, source = _acceptance(facts)
     k = result.key
     ttft_p50 = percentile(per["ttft_s"], 50) if per["ttft_s"] else _opt(facts, "ttft_p50_s")

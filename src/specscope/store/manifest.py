@@ -81,6 +81,22 @@ class CrashRecord(BaseModel):
     levels_not_run: list[dict[str, Any]] = Field(default_factory=list)
 
 
+class ImportRecord(BaseModel):
+    """One record imported from another tool's result file (manifest ``imports`` is a list of these;
+    :func:`specscope.importers.write.import_files` writes them): the report's imports table reads each field."""
+
+    model_config = ConfigDict(extra="allow")
+
+    file: str | None = None
+    sha256: str | None = None
+    record: int | None = None
+    shape: str | None = None
+    tool: str | None = None
+    cell: str | None = None
+    load: str | None = None
+    not_recorded: list[str] = Field(default_factory=list)
+
+
 class RunManifest(BaseModel):
     """Everything needed to reproduce a bench run (``manifest.json``).
 
@@ -142,7 +158,7 @@ class RunManifest(BaseModel):
     preflight: dict[str, Any] | None = None
     datasets: list[dict[str, Any]] | None = None
     trace: dict[str, Any] | None = None
-    imports: list[dict[str, Any]] | None = None
+    imports: list[ImportRecord] | None = None
 
 
 def validate_manifest(data: Any, where: Path | str) -> dict[str, Any]:

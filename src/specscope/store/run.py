@@ -360,6 +360,13 @@ def create_run(path: Path, manifest: dict[str, Any], *, unique: bool = False) ->
         ManifestError: ``manifest`` has a field the schema does not know, or lacks ``kind``.
     """
     path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise StoreError(
+            f"cannot create the run folder {path}",
+            found="a file" if path.is_file() else "not a folder (a FIFO, a device or a socket)",
+            expected="a new or empty folder",
+            fix="pass --out a folder (a path that does not exist yet is made)",
+        )
     if not unique and path.exists() and any(path.iterdir()):
         raise _not_empty(path)
     manifest = validate_manifest({"schema_version": SCHEMA_VERSION, **manifest}, path / MANIFEST_NAME)
@@ -401,6 +408,10 @@ def _not_empty(path: Path) -> StoreError:
     )
 
 
+#: the files sqlite keeps beside the database (write-ahead log, its index, the rollback journal).
+_SIDE_FILES = tuple(f"{DB_NAME}{suffix}" for suffix in ("-wal", "-shm", "-journal"))
+
+
 def open_run(path: Path | str, *, writable: bool = False) -> Run:
     """Open an existing run folder: read-only (nothing in it is created or changed), or with ``writable`` locked
     for this process (``bench --resume``; the schema's tables are created when missing).
@@ -433,6 +444,16 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
             found=f"{odd[0]} is not a regular file" if odd else f"missing {', '.join(missing)}",
             expected=f"{MANIFEST_NAME} and {DB_NAME}",
             fix="pass a folder that `specscope bench` created (runs live under the --out folder, default ./runs)",
+        )
+    # a writer's sqlite would open a FIFO or a folder as its log and fail at the first write ("disk I/O error"); a
+    # reader opens none of them in the run (store.readonly)
+    odd_side = [n for n in _SIDE_FILES if os.path.lexists(path / n) and not (path / n).is_file()]
+    if writable and odd_side:
+        raise StoreError(
+            f"{path} is not a run folder specscope can open",
+            found=f"{odd_side[0]} is not a regular file",
+            expected=f"beside {DB_NAME} only the regular files sqlite writes ({', '.join(_SIDE_FILES)})",
+            fix=f"remove {path / odd_side[0]} (sqlite makes it again when it needs it)",
         )
     manifest = read_manifest(path / MANIFEST_NAME)
     if (path / DB_NAME).stat().st_size == 0:  # opening it would write a fresh schema into the user's folder

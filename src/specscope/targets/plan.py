@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -106,9 +107,12 @@ def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) ->
             raise ConfigError(
                 "--server names repeat", found=name, expected="one URL per config name", fix="name them with NAME=URL"
             )
-        try:
-            httpx.URL(url)  # a host or port that is not one ([::zz], :99999): say so here, not as a traceback
-        except httpx.InvalidURL as exc:
+        try:  # a host or port that is not one ([::zz], :99999): say so here, not as a traceback. httpx takes some
+            # that the standard library's parser (endpoints.url_endpoint) or the socket refuse: "[u:pw@h" raised
+            # ValueError, a 20-digit port OverflowError at the connect
+            httpx.URL(url)
+            _ = urlsplit(url).port  # ValueError: not a URL, or a port out of 0-65535
+        except (httpx.InvalidURL, ValueError) as exc:
             raise ConfigError(
                 "--server URL is not valid", found=f"{url}: {exc}", expected="http://HOST:PORT", fix="fix the URL"
             ) from None

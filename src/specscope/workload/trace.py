@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from specscope import strictjson
 from specscope.errors import ConfigError
 from specscope.readfile import DamagedGzip, FileTooLarge, read_error_text, read_text_maybe_gzip, split_lines
 from specscope.workload.census import BAILIAN_FIELDS, BAILIAN_REFUSAL
@@ -263,12 +264,13 @@ def _number_text(v: str | None) -> object:
     if v is None:
         return None
     text = v.strip()
-    if text.isdigit():
-        return int(text)
-    try:
-        return float(text)
+    try:  # int() refuses a superscript digit (isdigit() is True) and 5,000 digits: then float, else as it is
+        return int(text) if text.isascii() and text.isdigit() else float(text)
     except ValueError:
-        return v
+        try:
+            return float(text)
+        except ValueError:
+            return v
 
 
 def _csv_rows(path: Path, lines: list[str]) -> tuple[str, list[tuple[int, TraceRequest] | Refused]]:
@@ -298,12 +300,11 @@ def _read(path: Path) -> tuple[str, list[tuple[int, TraceRequest] | Refused]]:
     for line, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
-        try:
-            rec = json.loads(raw)
+        try:  # nested too deep or an integer of 5,000 digits: a JSONDecodeError too (strictjson.loads)
+            rec = strictjson.loads(raw)
         except json.JSONDecodeError as exc:
-            raise _bad(path, line, f"invalid JSON ({exc.msg})", "one JSON object per line") from None
-        except RecursionError:  # nested deeper than Python's parser goes (a fuzzed line 5,000 brackets deep)
-            raise _bad(path, line, "JSON nested too deep", "one flat JSON object per line") from None
+            what = "JSON nested too deep" if exc.msg == "nested too deep" else f"invalid JSON ({exc.msg})"
+            raise _bad(path, line, what, "one JSON object per line") from None
         if not isinstance(rec, dict):
             raise _bad(path, line, type(rec).__name__, "a JSON object")
         fmt = fmt or _format_of(path, rec)
