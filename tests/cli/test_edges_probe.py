@@ -191,3 +191,28 @@ def test_a_trace_with_a_number_python_cannot_convert_is_refused_naming_its_line(
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
     assert f"{path}:2" in _one_error(err) or f"{path}:1" in err
+
+
+def test_a_gzip_of_bare_newlines_is_refused_by_its_line_count_before_any_list_is_built(tmp_path, monkeypatch):
+    """Found by the edges probe (2026-12-05): a 300 KB .jsonl.gz of 300 MB of newlines took 227 s and 5.4 GB before
+    exit 2 (readfile.split_lines built a list of every line, twice). Lines are counted first, in C; the limit is
+    lowered here so that the test stays small, and the same path runs for --trace and --workload."""
+    import gzip
+
+    from specscope.errors import ConfigError
+    from specscope.workload import trace, userfile
+
+    monkeypatch.setattr("specscope.readfile.MAX_LINES", 1000)
+    monkeypatch.setattr(userfile, "MAX_LINES", 1000)
+    monkeypatch.setattr(trace, "MAX_LINES", 1000)
+    blob = tmp_path / "b.jsonl.gz"
+    blob.write_bytes(gzip.compress(b"\n" * 5000, 9))
+    with pytest.raises(ConfigError) as t:
+        trace.load_trace(blob)
+    assert "has more lines than the limit" in str(t.value) and "5,000 lines" in str(t.value)
+    with pytest.raises(ConfigError) as w:
+        userfile.load_prompt_file("w", blob)
+    assert "has more lines than the limit" in str(w.value) and "at most 1,000 lines" in str(w.value)
+    ok = tmp_path / "ok.jsonl"
+    ok.write_text('{"prompt": "hi", "output_tokens": 4}\n' + "\n" * 10)
+    assert [p.messages[-1]["content"] for p in userfile.load_prompt_file("w", ok)] == ["hi"]

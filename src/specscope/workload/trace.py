@@ -42,7 +42,15 @@ from typing import Any
 
 from specscope import strictjson
 from specscope.errors import ConfigError
-from specscope.readfile import DamagedGzip, FileTooLarge, read_error_text, read_text_maybe_gzip, split_lines
+from specscope.readfile import (
+    MAX_LINES,
+    DamagedGzip,
+    FileTooLarge,
+    TooManyLines,
+    read_error_text,
+    read_text_maybe_gzip,
+    split_lines,
+)
 from specscope.workload.census import BAILIAN_FIELDS, BAILIAN_REFUSAL
 from specscope.workload.prompt import is_int_in
 
@@ -329,6 +337,13 @@ def load_trace(path: str | Path) -> Trace:
     except DamagedGzip as exc:
         raise ConfigError(
             f"{p} is a damaged gzip file", found=exc.detail, expected="a whole .gz file", fix="fetch it again"
+        ) from None
+    except TooManyLines as exc:
+        raise ConfigError(
+            f"trace file {p} has more lines than the limit",
+            found=f"{exc.lines:,} lines",
+            expected=f"at most {MAX_LINES:,} lines",
+            fix="cut the trace to the rows to replay (head -n N)",
         ) from None
     except FileTooLarge as exc:
         raise ConfigError(

@@ -66,7 +66,14 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip, split_lines
+from specscope.readfile import (
+    MAX_LINES,
+    FileTooLarge,
+    TooManyLines,
+    read_error_text,
+    read_text_maybe_gzip,
+    split_lines,
+)
 from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
 from specscope.workload.prompt import Prompt
 from specscope.workload.userfile_fields import (
@@ -252,7 +259,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     if columns is not None:  # one object of columns, as the datasets JSON builder reads it (GuideLLM's .json)
         prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(columns, 1)]
     elif lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
-        prompts = [_text_prompt(name, no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
+        prompts = [_text_prompt(name, no, line) for no, line in enumerate(_lines(path, text), 1) if line.strip()]
     elif sessions is not None:  # AIPerf's inputs.json: every payload a row
         prompts = [record(where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
     elif is_csv(path.name):
@@ -262,7 +269,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
         prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(items, 1)]
     else:
         prompts = [
-            _prompt(name, path, no, line, record) for no, line in enumerate(split_lines(text), 1) if line.strip()
+            _prompt(name, path, no, line, record) for no, line in enumerate(_lines(path, text), 1) if line.strip()
         ]
     kept = [p for p in prompts if p is not None]
     # only JSON Lines rows are AIPerf sessions (its custom loaders read a file line by line)
@@ -301,6 +308,20 @@ def _refuse_zstd(path: Path) -> None:
 # file / group / record separators 1C-1E, kept as text), and DEL: no text file holds them (JSON escapes them inside
 # strings), a binary file or a terminal capture does
 _RAW_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f]")
+
+
+def _lines(path: Path, text: str) -> list[str]:
+    """A line-oriented file's lines (:func:`specscope.readfile.split_lines`), refused past its line limit before any
+    list is built."""
+    try:
+        return split_lines(text)
+    except TooManyLines as exc:
+        raise ConfigError(
+            f"workload file {path} has more lines than the limit",
+            found=f"{exc.lines:,} lines",
+            expected=f"at most {MAX_LINES:,} lines",
+            fix="split the file into several --workload files",
+        ) from None
 
 
 def _refuse_controls(path: Path, text: str) -> None:
