@@ -64,6 +64,11 @@ FORMS: list[tuple[str, str]] = [
     ("vllm serve m --api_key Under00047 --port 8000", "Under00047"),
     ("key nvapi-Nvidia00048abcdefghij", "nvapi-Nvidia00048abcdefghij"),
     ("key gsk_Groq00049abcdefghijklmn", "gsk_Groq00049abcdefghijklmn"),
+    # hosted inference APIs (edges probe, 2026-12-05: these were copied as is)
+    ("key xai-Grok0039abcdefghijkl", "xai-Grok0039abcdefghijkl"),
+    ("export REPL=r8_Replicate0040abcdefgh", "r8_Replicate0040abcdefgh"),
+    ("pplx-Perplexity0041abcdefg in a log", "pplx-Perplexity0041abcdefg"),
+    ("token fw_Fireworks0042abcdefgh", "fw_Fireworks0042abcdefgh"),
     ("oauth ya29.GoogleOauth0050abcdefgh", "ya29.GoogleOauth0050abcdefgh"),
     ("Set-Cookie: sid=SetCookie0051; Path=/; HttpOnly", "SetCookie0051"),
     # a credential flag's value in shell quotes, as `set -x` traces and printed launch commands write it

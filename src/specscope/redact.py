@@ -23,7 +23,8 @@ What counts as a secret (each rule names the source of its shape):
 - strings that are credentials by their prefix: NVIDIA ``nvapi-``, Groq ``gsk_``, Google OAuth ``ya29.``, OpenAI
   ``sk-``, Hugging Face ``hf_``, GitHub ``ghp_`` ``gho_`` ``ghu_`` ``ghs_`` ``ghr_`` ``github_pat_``, GitLab
   ``glpat-``, Slack ``xox?-``, AWS access key ids ``AKIA`` / ``ASIA``, Google ``AIza``, npm ``npm_``, JSON Web
-  Tokens (``eyJ..``.``..``.``..``), PEM private key blocks.
+  Tokens (``eyJ..``.``..``.``..``), PEM private key blocks; hosted inference APIs users compare against: xAI ``xai-``,
+  Replicate ``r8_``, Perplexity ``pplx-``, Fireworks ``fw_``.
 
 In a JSON-like value (:func:`redact`) a mapping key that is a credential name masks its value whatever its type
 (a string, a list of keys, an object), except numbers, booleans and None (``cost_ns_per_token`` is a measurement,
@@ -88,7 +89,7 @@ _PLACEHOLDER = re.compile(
 _PREFIXED = re.compile(
     r"\b(?:sk-[A-Za-z0-9_-]{6,}|hf_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,}"
     r"|glpat-[A-Za-z0-9_-]{8,}|xox[abposr]-[A-Za-z0-9-]{6,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}"
-    r"|npm_[A-Za-z0-9]{16,}|nvapi-[A-Za-z0-9_-]{16,}|gsk_[A-Za-z0-9]{16,}|ya29\.[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,})"
+    r"|npm_[A-Za-z0-9]{16,}|nvapi-[A-Za-z0-9_-]{16,}|gsk_[A-Za-z0-9]{16,}|ya29\.[A-Za-z0-9_-]{16,}|xai-[A-Za-z0-9]{16,}|r8_[A-Za-z0-9]{16,}|pplx-[A-Za-z0-9]{16,}|fw_[A-Za-z0-9]{16,}|eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,})"
 )
 # a cookie header's whole value (``Cookie: a=b; c=d``, RFC 6265): any of its pairs may be a session credential
 _COOKIE = re.compile(r"(?im)\b(?P<name>(?:set-)?cookie)(?P<sep>\s*:\s*)[^\r\n'\"]+")
