@@ -182,3 +182,50 @@ def test_unjudged_advice_names_the_levels_short_of_rounds_and_calls_the_others_n
     assert "to judge: at least 2 paired rounds" in by[2]
     text = _cli("advise", "--from-csv", str(table), "--mix", "chat=1", "--width", "250").stdout
     assert "unjudged (too few rounds to judge at N=2; point estimates only)" in text
+
+
+def _failed(cell):
+    """``cell`` with every stream failed (an http 503 each): the cell is not ok and its round drops out."""
+    bad = tuple(
+        replace(s, status="failed", reason="http 503", output_tokens=None, token_source="missing") for s in cell.streams
+    )
+    return replace(cell, streams=bad)
+
+
+def _judged_levels_short_overall(path: Path) -> Path:
+    """base, mtp (+5 %) and ngram (+10 %) at N=1 and N=4, 3 interleaved rounds; ngram's N=1 cell of round 0 and base's
+    N=4 cell of round 2 failed. Each level keeps 2 or 3 paired rounds (ngram faster at both), but only round 1 has
+    ngram and base at every level: ngram's overall (equal time at each level) rests on 1 round."""
+    run = create_run(path, {"kind": "bench", "baseline": "base"})
+    at_s = 0.0
+    for rep in range(3):
+        for n in (1, 4):
+            for cfg, gain in (("base", 1.0), ("mtp", 1.05), ("ngram", 1.10)):
+                cell = cell_facts(cfg, "prose", n, rep, 100.0 * n * gain * (1 + 0.003 * ((7 * rep + len(cfg)) % 3 - 1)))
+                if (cfg, n, rep) in (("ngram", 1, 0), ("base", 4, 2)):
+                    cell = _failed(cell)
+                run.save_cell(
+                    replace(cell, client={"clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0}})
+                )
+                at_s += 6.0
+    run.close()
+    return path
+
+
+def test_headline_calls_unjudged_only_what_was_not_judged(tmp_path):
+    """Every level was judged (ngram faster at N=1 and N=4); only the overall pick lacked rounds for ngram. The headline
+    said 'unjudged (too few rounds to judge; point estimates only): the figures rank first N=1 ngram, N=4 ngram',
+    calling the two judged picks unjudged and never naming what was unjudged: the overall, where the judged pick is
+    mtp and the figures rank ngram first (fresh-user finding, 2026-12-05)."""
+    run = str(_judged_levels_short_overall(tmp_path / "run"))
+    for args in (("report", run), ("advise", run, "--mix", "prose=1")):
+        doc = json.loads(_cli(*args, "-f", "json").stdout)
+        levels = {lv["level"]: (lv["config"], lv["verdict"]) for lv in doc["choices"]["levels"]}
+        assert levels == {1: ("ngram", "faster"), 4: ("ngram", "faster")}
+        assert doc["choices"]["overall"]["config"] == "mtp"
+        assert doc["choices"]["unjudged"]["overall_short"] is True
+        first, unjudged = doc["headline"]
+        assert first.startswith("pick vs base: prose N=1: ngram")
+        assert unjudged.startswith("unjudged (too few rounds to judge over the levels; point estimates only):")
+        assert "N=1 ngram" not in unjudged and "N=4 ngram" not in unjudged
+        assert "overall ngram (1.10x; the judged overall pick is mtp)" in unjudged

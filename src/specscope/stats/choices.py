@@ -506,7 +506,10 @@ def _unjudged(
         [lv.level for lv in levels],
         traffic.level_mix,
     )
-    return replace(rough, short_levels=short)
+    overall_short = overall is not None and any(
+        m.has("TOO_FEW_ROUNDS") for m in overall.candidates if m.config != ctx.aa
+    )
+    return replace(rough, short_levels=short, overall_short=overall_short)
 
 
 #: what would judge a level whose comparisons had rounds enough but an interval too wide to decide (noise)
