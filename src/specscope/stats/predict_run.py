@@ -11,7 +11,9 @@ Inputs come from the run where it knows them and from the user otherwise:
 * draft length k per config: :func:`specscope.stats.server_spec.spec_k` (the one place k is derived: the recipe,
   the vLLM log, the server facts, llama.cpp's ``draft_n_max_tokens``, a trailing ``k<digits>`` in the name), so
   ``predict``, ``report`` and ``advise`` agree; when nothing says, k is unknown (None, shown as —) and the model is
-  fitted over the per-position rates the server's counters reported, with a note saying so.
+  fitted with the k the counters drafted when every draft round drafted the same whole number of tokens
+  (draft_tokens / drafts: then tokens/step is the report's acceptance length, 1 + accepted / drafts), else over the
+  per-position rates the server's counters reported, with a note saying which.
 
 Only concurrency-1 cells are used (the model is single-stream). The measured rate is the decode
 rate ``1 / tpot_p50_s`` where the cell has it (the model has no prefill), else ``output_tok_s``.
@@ -28,7 +30,7 @@ import numpy as np
 
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
 from specscope.errors import ConfigError
-from specscope.stats.acceptance import pooled_acceptance
+from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
 from specscope.stats.groups import group_cells, metric_value
 from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, roofline_tok_s, tokens_per_step
 from specscope.stats.server_spec import spec_k
@@ -151,10 +153,11 @@ def _positions_of(
     workloads: list[str],
     cells: list[CellSummary],
     accept: Mapping[tuple[str, str | None], Any],
-    cfacts: Mapping[str, Any],
+    k_known: int | None,
     notes: list[str],
 ) -> dict[tuple[str, str], tuple[float, ...]]:
-    """Per-position acceptance of ``cfg`` per workload: measured, else derived from the mean acceptance rate."""
+    """Per-position acceptance of ``cfg`` per workload: measured, else derived from the mean acceptance rate over
+    ``k_known`` positions (the config's k, :func:`_config_k`)."""
     positions: dict[tuple[str, str], tuple[float, ...]] = {}
     for wl in workloads:
         view = accept.get((cfg, wl))
@@ -162,12 +165,41 @@ def _positions_of(
             positions[(cfg, wl)] = view.unconditional
             continue
         cells_here = [c for c in cells if c.config == cfg and c.workload == wl and c.acceptance_rate is not None]
-        k_guess = spec_k(cfg, cfacts)
+        k_guess = k_known
         if cells_here and k_guess:
-            rate = float(np.mean([c.acceptance_rate for c in cells_here]))
+            # the pooled rate (accepted / drafted over the cells), as report's acceptance tables give it; a mean of
+            # the cells' own rates only where the counts cannot be pooled
+            pooled = None if view is None else view.acceptance_rate
+            rate = float(pooled) if pooled is not None else float(np.mean([c.acceptance_rate for c in cells_here]))
             positions[(cfg, wl)] = positions_from_rate(rate, k_guess)
             notes.append(f"{cfg}/{wl}: per-position rates derived from mean acceptance {rate:.3f} over k={k_guess}")
     return positions
+
+
+def _config_k(
+    cfg: str, cfacts: Mapping[str, Any], accept: Mapping[tuple[str, str | None], AcceptanceView], notes: list[str]
+) -> int | None:
+    """The draft length k of ``cfg``: what its recipe, log, server facts or name say
+    (:func:`specscope.stats.server_spec.spec_k`), else its counters' drafted tokens per draft round (draft_tokens /
+    drafts) when every workload's pooled counts give the same whole number: a server that drafts a fixed k (vLLM's
+    ``num_speculative_tokens``, llama.cpp at a fixed draft length) drafts k tokens every round. None otherwise (no
+    counted draft rounds, or rounds of varying length: a mean is no k)."""
+    said = spec_k(cfg, cfacts)
+    if said is not None:
+        return said
+    per_round = {
+        view.draft_tokens / view.drafts
+        for (c2, _), view in accept.items()
+        if c2 == cfg and view.drafts_known and view.drafts > 0
+    }
+    if len(per_round) != 1:
+        return None
+    (mean,) = per_round
+    k = round(float(mean))
+    if k < 1 or abs(mean - k) > 1e-9 * k:
+        return None
+    notes.append(f"{cfg}: k = {k} from its counters ({k} drafted tokens per draft round in every cell pooled)")
+    return k
 
 
 def _fit_config(
@@ -176,6 +208,7 @@ def _fit_config(
     rates: Mapping[tuple[str, str], tuple[float, int, str]],
     positions: Mapping[tuple[str, str], tuple[float, ...]],
     cfacts: Mapping[str, Any],
+    known: int | None,
     draft_bytes_per_token: float | None,
     notes: list[str],
 ) -> tuple[StepModel, int, int | None, bool]:
@@ -183,7 +216,6 @@ def _fit_config(
     config's k (None when unknown: fitted over the positions its counters reported, and a note says so) and whether
     an overhead was fitted (False: predicted as a plain decode step)."""
     n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
-    known = spec_k(cfg, cfacts)
     k = known if known is not None else n_pos
     if known is None and n_pos:
         notes.append(
@@ -202,8 +234,23 @@ def _fit_config(
     ]
     if k >= 1 and pts:
         return replace(model, draft_overhead_s=fit_overhead_s(model, pts)), k, known, True
-    notes.append(f"{cfg}: no acceptance or k known; predicted as a plain decode step")
     return model, k, known, False
+
+
+def _not_fitted(cfg: str, known: int | None, accept: Mapping[tuple[str, str | None], AcceptanceView]) -> str:
+    """The note for a config predicted as a plain decode step: what was missing (acceptance, k or both)."""
+    measured = any(c2 == cfg and v.acceptance_rate is not None for (c2, _), v in accept.items())
+    if measured and known is None:
+        return (
+            f"{cfg}: acceptance measured but k unknown (no recipe, log, server fact or name says it, and its counters "
+            "drafted varying lengths per round); predicted as a plain decode step: name the config with its k "
+            f"(e.g. {cfg}-k4) or run with per-position acceptance counters"
+        )
+    if known is not None and not measured:
+        return f"{cfg}: k = {known} but no acceptance measured; predicted as a plain decode step"
+    if measured:
+        return f"{cfg}: k = {known} and acceptance measured, but no rate to fit on; predicted as a plain decode step"
+    return f"{cfg}: no acceptance or k known; predicted as a plain decode step"
 
 
 def _model_dict(model: StepModel, fitted: bool) -> dict[str, Any]:
@@ -289,10 +336,14 @@ def predict_run(
     fitted: set[str] = set()
     for cfg in dict.fromkeys(c.config for c in cells if c.config not in plain):
         cfacts = facts.get(cfg) or {}
-        positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, cfacts, notes))
-        models[cfg], ks[cfg], known[cfg], did_fit = _fit_config(
-            cfg, base_model, rates, positions, cfacts, draft_bytes_per_token, notes
+        k_cfg = _config_k(cfg, cfacts, accept, notes)
+        positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, k_cfg, notes))
+        models[cfg], ks[cfg], _, did_fit = _fit_config(
+            cfg, base_model, rates, positions, cfacts, k_cfg, draft_bytes_per_token, notes
         )
+        if not did_fit:
+            notes.append(_not_fitted(cfg, k_cfg, accept))
+        known[cfg] = spec_k(cfg, cfacts)  # the k column: what report's and advise's picks print (— when none says)
         fitted |= {cfg} if did_fit else set()
     out_cells: list[CellPrediction] = []
     for (cfg, wl), (meas, n, src) in rates.items():
