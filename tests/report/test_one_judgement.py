@@ -112,6 +112,8 @@ def test_a_table_with_one_measurement_per_cell_gets_its_picks_labelled_unjudged(
     assert "level mix: static pick none (judged); unjudged, the figures rank ngram first" in text
     assert "unjudged static policy: ngram at 25.8 tok/s time-weighted (none: 20.0)" in text
     assert "unjudged dynamic policy: N=1 -> eagle, N=4 -> ngram: 27.6 tok/s time-weighted" in text
+    # the unjudged table's note: one sentence per policy, not two run together ('(none: 20.0) unjudged dynamic')
+    assert "(none: 20.0); unjudged dynamic policy: N=1 -> eagle, N=4 -> ngram: 27.6 tok/s time-weighted." in text
 
 
 def _interleaved_win(path: Path) -> Path:

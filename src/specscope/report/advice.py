@@ -366,7 +366,7 @@ def _unjudged_tables(choices: Choices, axis: LevelAxis) -> list[Table]:
     ]
     cols = [units.level_column(axis), Column("best by point estimate"), Column("its rate", "tok/s")]
     cols.append(Column(f"{choices.baseline}", "tok/s"))
-    note = "Unjudged: " + " ".join(unjudged_lines(choices, axis)[1:] or ["no level mix given."])
+    note = "Unjudged: " + ("; ".join(unjudged_lines(choices, axis)[1:]) or "no level mix given") + "."
     return [Table("unjudged", f"Unjudged picks (to judge them: {u.needs})", cols, rows, note)]
 
 
