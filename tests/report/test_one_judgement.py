@@ -231,3 +231,23 @@ def test_headline_calls_unjudged_only_what_was_not_judged(tmp_path):
         assert unjudged.startswith("unjudged (too few rounds to judge over the levels; point estimates only):")
         assert "N=1 ngram" not in unjudged and "N=4 ngram" not in unjudged
         assert "overall ngram (1.10x; the judged overall pick is mtp)" in unjudged
+
+
+def test_an_imported_run_says_its_rounds_are_paired_by_import_order_everywhere(tmp_path):
+    """Imported result files carry no interleaving: every comparison says 'rounds paired by order, not interleaved'
+    and the imports table's note says the rounds are paired by import order, while the comparisons table's title and
+    the throughput note said 'cells paired nearest in time' on the same screen (fresh-user finding, 2026-12-05)."""
+    run = tmp_path / "run"
+    data = Path(__file__).resolve().parents[1] / "data" / "imports"
+    for config in ("base", "mtp"):
+        files = [str(data / f"vllm_{config}_r{i}.json") for i in (0, 1)]
+        assert _cli("import", *files, "--config", config, "--out", str(run)).returncode == 0
+    doc = json.loads(_cli("report", str(run), "-f", "json").stdout)
+    (cmp,) = doc["comparisons"]
+    assert [r["code"] for r in cmp["reasons"]] == ["NOT_INTERLEAVED"]
+    titles = {t["key"]: t for s in doc["sections"] for t in s["tables"]}
+    assert titles["comparisons"]["title"] == "Comparisons with base (rounds paired by import order, not interleaved)"
+    assert "nearest in time" not in titles["throughput:imported"]["note"]
+    assert "rounds paired by import order" in titles["throughput:imported"]["note"]
+    text = " ".join(_cli("report", str(run), "--width", "200").stdout.split())
+    assert "nearest in time" not in text
