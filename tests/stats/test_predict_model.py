@@ -172,3 +172,18 @@ def test_k_from_the_counters_when_nothing_else_says_it():
     cells[3] = cell("draft", "code", 1, 1, 24.3, tpot_p50_s=1 / 25.3, counters=small, acceptance_rate=0.95)
     (draft,) = [x for x in predict_run(cells, target_bytes=0.27e9).cells if x.config == "draft"]
     assert draft.tokens_per_step == pytest.approx(3.36)
+
+
+def test_an_open_loop_run_is_no_single_stream_measurement():
+    """A run on request rates stores 1 req/s as level 1; report calls those cells '1 req/s' (any number of streams
+    in flight), and predict fitted its single-stream model on them as 'measured at one stream' (fresh-user finding,
+    2026-12-05). Only closed-loop cells at one stream are a single stream; with none, predict says why."""
+    loop = {"open_loop": {"rate_per_s": 1.0, "arrival": "poisson"}}
+    spec = {"drafts": 90.0, "draft_tokens": 360.0, "accepted_tokens": 198.0}
+    cells = [cell("base", "code", 1, r, 27.8, tpot_p50_s=1 / 29.2, client=loop) for r in range(2)] + [
+        cell("mtp", "code", 1, r, 24.3, tpot_p50_s=1 / 25.3, counters=spec, acceptance_rate=0.55, client=loop)
+        for r in range(2)
+    ]
+    with pytest.raises(ConfigError) as e:
+        predict_run(cells, target_bytes=0.27e9)
+    assert "open loop" in str(e.value) and "--max-concurrency 1" in e.value.fix

@@ -15,7 +15,8 @@ Inputs come from the run where it knows them and from the user otherwise:
   (draft_tokens / drafts: then tokens/step is the report's acceptance length, 1 + accepted / drafts), else over the
   per-position rates the server's counters reported, with a note saying which.
 
-Only concurrency-1 cells are used (the model is single-stream). The measured rate is the decode
+Only closed-loop concurrency-1 cells are used (the model is single-stream; an open loop's level 1 is 1 request/s with
+any number of streams in flight, and a run that is all open loop is refused). The measured rate is the decode
 rate ``1 / tpot_p50_s`` where the cell has it (the model has no prefill), else ``output_tok_s``.
 Errors are in-sample: the overhead is fitted on the same cells it is compared with.
 """
@@ -31,7 +32,7 @@ import numpy as np
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
 from specscope.errors import ConfigError
 from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
-from specscope.stats.groups import group_cells, metric_value
+from specscope.stats.groups import group_cells, level_axis, metric_value, open_loop
 from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, roofline_tok_s, tokens_per_step
 from specscope.stats.server_spec import spec_k
 from specscope.stats.summary import CellSummary
@@ -304,7 +305,19 @@ def predict_run(
             concurrency 1 (only the baseline and its A/A or sentinel controls: nothing to fit or predict).
     """
     facts = dict(server_facts or {})
-    cells = [c for c in summaries if c.concurrency == 1]
+    every = list(summaries)
+    # one stream: a closed-loop cell at concurrency 1; an open loop's level 1 is 1 request/s, any number in flight
+    cells = [c for c in every if c.concurrency == 1 and open_loop(c) is None]
+    if not cells and any(open_loop(c) is not None for c in every):
+        axis = level_axis(every)
+        levels = ", ".join(dict.fromkeys(axis.label(c.concurrency) for c in every))
+        configs = ",".join(dict.fromkeys(c.config for c in every))
+        raise ConfigError(
+            "predict models one stream, and this run is an open loop (requests sent at a rate, any number in flight)",
+            found=f"levels {levels}",
+            expected="closed-loop cells at one stream (bench --max-concurrency 1)",
+            fix=f"specscope bench --configs {configs} --max-concurrency 1",
+        )
     notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
     target_bytes = _target_bytes(target_bytes, facts.get(baseline), manifest)
     rates = _measured_rates(cells)
