@@ -251,3 +251,20 @@ def test_an_imported_run_says_its_rounds_are_paired_by_import_order_everywhere(t
     assert "rounds paired by import order" in titles["throughput:imported"]["note"]
     text = " ".join(_cli("report", str(run), "--width", "200").stdout.split())
     assert "nearest in time" not in text
+
+
+def test_the_aa_control_is_never_called_an_eligible_pick(tmp_path):
+    """The quick run's A/A control (base-again) is listed among the candidates so its floor can be read, and is never
+    picked; the candidates table said 'eligible: yes' beside it, as for a config that could be shipped (fresh-user
+    finding, 2026-12-05)."""
+    from quickrun import make_quick_run
+
+    run = str(make_quick_run(tmp_path / "run"))
+    for args in (("report", run), ("advise", run, "--mix", "code=1,edit=1,prose=1")):
+        doc = json.loads(_cli(*args, "-f", "json").stdout)
+        aa = [m for lv in doc["choices"]["levels"] for m in lv["candidates"] if m["config"] == "base-again"]
+        assert aa and all(m["control"] is True for m in aa)
+        (table,) = [t for sec in doc["sections"] for t in sec["tables"] if t["key"] == "candidates"]
+        rows = [r for r in table["rows"] if r[1] == "base-again"]
+        assert rows and all(r[-1] == "no (A/A control)" for r in rows), rows
+        assert all(r[-1] == "yes" for r in table["rows"] if r[1] != "base-again")

@@ -82,7 +82,8 @@ class Traffic:
 @dataclass(frozen=True)
 class MixComparison(Judged):
     """A candidate against the baseline on a mix at one level (``level`` None: over levels); fields as
-    :class:`specscope.stats.verdict.Comparison`; ``eligible``: within the TTFT SLO."""
+    :class:`specscope.stats.verdict.Comparison`; ``eligible``: within the TTFT SLO; ``control``: the A/A control,
+    listed for its floor and never picked."""
 
     config: str
     level: int | None
@@ -95,6 +96,7 @@ class MixComparison(Judged):
     verdict: Verdict
     reasons: tuple[Reason, ...] = ()
     eligible: bool = True
+    control: bool = False
 
 
 @dataclass(frozen=True)
@@ -288,7 +290,7 @@ def _judged(
     )
     eligible = ctx.eligible(config, levels)
     return MixComparison(
-        config, level, iv.rounds, iv.point, iv.low, iv.high, iv.method, iv.label, verdict, reasons, eligible
+        config, level, iv.rounds, iv.point, iv.low, iv.high, iv.method, iv.label, verdict, reasons, eligible, control
     )
 
 
