@@ -268,3 +268,22 @@ def test_the_aa_control_is_never_called_an_eligible_pick(tmp_path):
         rows = [r for r in table["rows"] if r[1] == "base-again"]
         assert rows and all(r[-1] == "no (A/A control)" for r in rows), rows
         assert all(r[-1] == "yes" for r in table["rows"] if r[1] != "base-again")
+
+
+def test_an_imported_run_of_one_file_per_config_is_told_how_imports_get_judged(tmp_path):
+    """One imported result file per config is one round: the picks are unjudged, and what would judge them must be
+    something an importer can do (more result files per config, each a repeat), not only 'bench --repeats'; with one
+    level the headline names that level's point-estimate pick once, not again as 'overall' (fresh-user finding,
+    2026-12-05)."""
+    run = tmp_path / "run"
+    data = Path(__file__).resolve().parents[1] / "data" / "imports"
+    for config in ("base", "spec"):
+        assert (
+            _cli("import", str(data / f"aiperf_{config}_r0.json"), "--config", config, "--out", str(run)).returncode
+            == 0
+        )
+    doc = json.loads(_cli("report", str(run), "-f", "json").stdout)
+    needs = doc["choices"]["unjudged"]["needs"]
+    assert "specscope import" in needs and "--config" in needs
+    (first, unjudged) = doc["headline"]
+    assert unjudged.endswith("the figures rank first N=2 spec"), unjudged

@@ -77,7 +77,14 @@ def headline(j: Judgement | None) -> list[str]:
             for p in u.levels
             if p.level in u.short_levels or p.config != judged.get(p.level)
         ]
-        if u.overall_short and u.overall is not None and c.overall is not None and u.overall != c.overall.config:
+        several = len(c.levels) > 1  # over one level the overall is that level's pick, named once
+        if (
+            several
+            and u.overall_short
+            and u.overall is not None
+            and c.overall is not None
+            and u.overall != c.overall.config
+        ):
             x = u.overall_speedup or 1.0
             parts.append(f"overall {u.overall} ({x:.2f}x; the judged overall pick is {c.overall.config})")
         # a level short of rounds makes the overall short too (its rounds hold every level): name the levels then

@@ -30,8 +30,9 @@ from typing import Any
 __all__ = ["WHAT_WOULD_JUDGE", "PointPick", "UnjudgedPicks", "unjudged_picks"]
 
 WHAT_WOULD_JUDGE = (
-    "at least 2 paired rounds per cell: run more repeats (bench --repeats), or give repeat rows in --from-csv "
-    "(the same config, workload and concurrency with repeat 0, 1, ...)"
+    "at least 2 paired rounds per cell: run more repeats (bench --repeats), import more result files per config "
+    "(specscope import FILE... --config NAME: each file a repeat), or give repeat rows in --from-csv (the same config, "
+    "workload and concurrency with repeat 0, 1, ...)"
 )
 
 
