@@ -287,3 +287,17 @@ def test_an_imported_run_of_one_file_per_config_is_told_how_imports_get_judged(t
     assert "specscope import" in needs and "--config" in needs
     (first, unjudged) = doc["headline"]
     assert unjudged.endswith("the figures rank first N=2 spec"), unjudged
+
+
+def test_a_dynamic_policy_of_one_config_everywhere_says_why_the_static_pick_differs(tmp_path):
+    """ngram is judged faster at N=1 and at N=4, so the dynamic policy is ngram at every level, which is the static
+    policy 'ngram'; the static pick was mtp (ngram's level mix rests on the 1 round with every level ok) with nothing
+    saying why, and the unjudged line asked for 'at least 2 paired rounds per cell', which every cell has (fresh-user
+    finding, 2026-12-05)."""
+    run = str(_judged_levels_short_overall(tmp_path / "run"))
+    doc = json.loads(_cli("advise", run, "--mix", "prose=1", "--level-mix", "1=0.5,4=0.5", "-f", "json").stdout)
+    c = doc["choices"]
+    assert c["level_mix"]["choice"] == "mtp" and set(c["level_mix"]["dynamic"].values()) == {"ngram"}
+    assert any(n.startswith("the dynamic policy is ngram at every level") and "1 round" in n for n in c["notes"])
+    needs = c["unjudged"]["needs"]
+    assert "every level" in needs and "per cell" not in needs
