@@ -199,7 +199,10 @@ def _config_k(
     k = round(float(mean))
     if k < 1 or abs(mean - k) > 1e-9 * k:
         return None
-    notes.append(f"{cfg}: k = {k} from its counters ({k} drafted tokens per draft round in every cell pooled)")
+    notes.append(
+        f"{cfg}: k unknown (no recipe, log, server fact or name says it); the model is fitted with the {k} tokens its "
+        "counters drafted per draft round (the same in every workload)"
+    )
     return k
 
 

@@ -31,7 +31,7 @@ __all__ = ["WHAT_WOULD_JUDGE", "PointPick", "UnjudgedPicks", "unjudged_picks"]
 
 WHAT_WOULD_JUDGE = (
     "at least 2 paired rounds per cell: run more repeats (bench --repeats), import more result files per config "
-    "(specscope import FILE... --config NAME: each file a repeat), or give repeat rows in --from-csv (the same config, "
+    "(specscope import: each file of a config is a repeat), or give repeat rows in --from-csv (the same config, "
     "workload and concurrency with repeat 0, 1, ...)"
 )
 
