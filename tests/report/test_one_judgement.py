@@ -284,7 +284,7 @@ def test_an_imported_run_of_one_file_per_config_is_told_how_imports_get_judged(t
         )
     doc = json.loads(_cli("report", str(run), "-f", "json").stdout)
     needs = doc["choices"]["unjudged"]["needs"]
-    assert "specscope import" in needs and "--config" in needs
+    assert "specscope import: each file of a config is a repeat" in needs
     (first, unjudged) = doc["headline"]
     assert unjudged.endswith("the figures rank first N=2 spec"), unjudged
 
@@ -301,3 +301,35 @@ def test_a_dynamic_policy_of_one_config_everywhere_says_why_the_static_pick_diff
     assert any(n.startswith("the dynamic policy is ngram at every level") and "1 round" in n for n in c["notes"])
     needs = c["unjudged"]["needs"]
     assert "every level" in needs and "per cell" not in needs
+
+
+def _rate_run(path: Path) -> Path:
+    """base and mtp (+10 %) in an open loop at 4 and 8 requests/s (stored as levels 1 and 2: the rates' positions),
+    3 interleaved rounds."""
+    run = create_run(path, {"kind": "bench", "baseline": "base", "options": {"rates": [4.0, 8.0]}})
+    at_s = 0.0
+    for rep in range(3):
+        for level, rate in ((1, 4.0), (2, 8.0)):
+            for cfg, gain in (("base", 1.0), ("mtp", 1.1)):
+                cell = cell_facts(cfg, "prose", level, rep, 100.0 * level * gain * (1 + 0.002 * (rep - 1)))
+                client = {
+                    "clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0},
+                    "open_loop": {"rate_per_s": rate, "arrival": "poisson"},
+                }
+                run.save_cell(replace(cell, client=client))
+                at_s += 6.0
+    run.close()
+    return path
+
+
+def test_advise_max_concurrency_on_an_open_loop_run_is_refused_not_read_as_a_rate(tmp_path):
+    """An open loop's levels are its rates' positions: 'advise RUN --max-concurrency 1' advised at 4 req/s (level 1),
+    a concurrency the user asked for answered at a request rate (fresh-user finding, 2026-12-05)."""
+    run = str(_rate_run(tmp_path / "run"))
+    doc = json.loads(_cli("report", run, "-f", "json").stdout)
+    assert doc["headline"][0].startswith("pick vs base: prose 4 req/s: mtp")
+    r = _cli("advise", run, "--mix", "prose=1", "--max-concurrency", "1")
+    assert r.returncode == 2, r.stdout
+    err = " ".join(r.stderr.split())
+    assert "open loop" in err and "4 req/s, 8 req/s" in err
+    assert f"fix: specscope advise {run} --mix prose=1" in err

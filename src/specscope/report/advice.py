@@ -89,6 +89,17 @@ def _scope(
     if concurrency is None:
         return levels
     asked = list(dict.fromkeys([concurrency] if isinstance(concurrency, int) else concurrency))
+    axis = level_axis(cells)
+    if axis.open:  # its levels are the rates' positions (or a replay): a concurrency would be read as one of them
+        shares = ",".join(f"{w}={v:.4g}" for w, v in mix.items())
+        raise ConfigError(
+            "--max-concurrency names concurrency levels, and this run is an open loop (its levels are request rates "
+            "or a trace's replay)",
+            found=f"--max-concurrency {','.join(map(str, asked))} on a run measured at "
+            + ", ".join(axis.label(lev) for lev in levels),
+            expected="advise on every rate the run measured (no --max-concurrency)",
+            fix=f"{command} --mix {shares}",
+        )
     unmeasured = [lev for lev in asked if lev not in levels]
     if unmeasured:
         near = [lev if lev in levels else min(levels, key=lambda m: (abs(m - lev), m)) for lev in asked]
