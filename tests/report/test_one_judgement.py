@@ -333,3 +333,20 @@ def test_advise_max_concurrency_on_an_open_loop_run_is_refused_not_read_as_a_rat
     err = " ".join(r.stderr.split())
     assert "open loop" in err and "4 req/s, 8 req/s" in err
     assert f"fix: specscope advise {run} --mix prose=1" in err
+
+
+def test_a_pick_on_imported_cells_says_its_rounds_were_paired_by_order(tmp_path):
+    """The comparison says '4 imported cell(s): rounds paired by order, not interleaved'; the pick and the candidates
+    table built on the same rounds said nothing of it (why: —) (fresh-user finding, 2026-12-05)."""
+    run = tmp_path / "run"
+    data = Path(__file__).resolve().parents[1] / "data" / "imports"
+    for config in ("base", "mtp"):
+        files = [str(data / f"vllm_{config}_r{i}.json") for i in (0, 1)]
+        assert _cli("import", *files, "--config", config, "--out", str(run)).returncode == 0
+    for args in (("report", str(run)), ("advise", str(run), "--mix", "imported=1")):
+        doc = json.loads(_cli(*args, "-f", "json").stdout)
+        levels = doc["choices"]["levels"] + [doc["choices"]["overall"]]
+        for lv in levels:
+            (cand,) = lv["candidates"]
+            assert cand["verdict"] == "faster"
+            assert [r["code"] for r in cand["reasons"]] == ["NOT_INTERLEAVED"], cand["reasons"]

@@ -288,6 +288,16 @@ def _judged(
         zero_draft_cells=zero,
         engaged=engaged,
     )
+    by_order = sum(
+        int(r.figure or 0)
+        for c in ctx.comparisons
+        if c.config == config and c.workload in ctx.mix and c.level in levels
+        for r in c.reasons
+        if r.code == "NOT_INTERLEAVED"
+    )
+    if by_order:  # the mix rests on the comparisons' rounds: imported ones were paired by order, and it says so
+        text = f"{by_order} imported cell(s): rounds paired by order, not interleaved"
+        reasons = (*reasons, Reason("NOT_INTERLEAVED", by_order, text))
     eligible = ctx.eligible(config, levels)
     return MixComparison(
         config, level, iv.rounds, iv.point, iv.low, iv.high, iv.method, iv.label, verdict, reasons, eligible, control
