@@ -103,3 +103,50 @@ def test_alarms_and_failed_cells_are_tags_and_a_failed_cell_has_no_figure(tmp_pa
     assert not [k for k in r.data.metrics if k.startswith("cell.eagle.")]
     for a in report["judged_alarms"]:
         assert r.data.tags[f"alarm.{a['code']}.{a['config']}.{a['workload']}"] == str(a["figure"])
+
+
+def _drifting_run(path: Path) -> Path:
+    """base then mtp in blocks, the baseline speeding up 0.02 %/s, confirmed by sentinel cells across the run: the
+    judgement raises a run-wide DRIFT alarm (no workload) and leaves mtp's +3 % undetermined for DRIFT."""
+    from dataclasses import replace
+
+    from factmaker import cell_facts
+    from specscope.store import create_run
+
+    run = create_run(path, {"kind": "bench", "baseline": "base"})
+
+    def timed(cfg: str, rep: int, at_s: float, tok_s: float) -> None:
+        clock = {"started_at_s": 1_800_000_000.0 + at_s, "ended_at_s": 1_800_000_005.0 + at_s}
+        run.save_cell(replace(cell_facts(cfg, "prose", 1, rep, tok_s), client={"clock": clock}))
+
+    machine = [100.0 * math.exp(0.0002 * t) for t in (0.0, 20.0, 40.0, 60.0)]
+    for rep, at_s in enumerate((0.0, 20.0, 40.0, 60.0)):
+        timed("base", rep, at_s, machine[rep] * (1.0 + 0.001 * (-1) ** rep))
+    for rep, at_s in enumerate((200.0, 220.0, 240.0, 260.0)):
+        timed("mtp", rep, at_s, 1.03 * sum(machine) / 4 * (1.0 - 0.001 * (-1) ** rep))
+    for rep, at_s in enumerate((100.0, 180.0, 280.0, 300.0)):
+        timed("base~sentinel", rep, at_s, 100.0 * math.exp(0.0002 * at_s))
+    run.close()
+    return path
+
+
+def test_a_run_wide_alarm_and_a_verdicts_reasons_are_tags_without_a_none(tmp_path, capsys, monkeypatch):
+    """The report says 'undetermined (DRIFT)' and raises ALARM DRIFT (base) for the whole run; the MLflow run had
+    ``alarm.DRIFT.base.None`` (the string None for the absent workload) and a bare ``undetermined`` with nothing to
+    say why (fresh-user finding, 2026-12-05)."""
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    run = _drifting_run(tmp_path / "run")
+    report = report_json(run)
+    (alarm,) = report["judged_alarms"]
+    assert (alarm["code"], alarm["workload"]) == ("DRIFT", None)
+    (cmp,) = report["comparisons"]
+    assert cmp["verdict"] == "undetermined" and [r["code"] for r in cmp["reasons"]] == ["DRIFT"]
+    uri = (tmp_path / "mlruns").as_uri()
+    assert cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)[0] == 0
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    (r,) = client.search_runs([client.get_experiment_by_name("specscope").experiment_id])
+    tags = r.data.tags
+    assert not [k for k in tags if "None" in k]
+    assert tags["alarm.DRIFT.base"] == str(alarm["figure"])
+    assert tags["verdict.mtp.prose.1"] == "undetermined"
+    assert tags["reasons.mtp.prose.1"] == "DRIFT"

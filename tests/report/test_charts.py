@@ -73,3 +73,24 @@ def test_every_chart_is_self_contained_svg_and_deterministic():
     assert [c.svg for c in draw_charts(data)] == [c.svg for c in first]
     heat = next(c for c in first if c.name == "speedup_heatmap")
     assert heat.svg.count('fill="#bdbdbd"') + heat.svg.count("fill: #bdbdbd") == 0  # every group judged: none grey
+
+
+def test_acceptance_bars_leave_unmeasured_acceptance_out_never_a_zero_bar():
+    """ngram counted no drafts on prose (its server has no counter there) and mtp-off reported 0 drafts (not engaged):
+    the acceptance table says '—' and '0 drafts (not engaged)', and the chart drew a 0 % bar for each, a measured
+    acceptance of zero that nothing measured (fresh-user finding, 2026-12-05)."""
+    ngram = {"drafts": 100.0, "draft_tokens": 400.0, "accepted_tokens": 300.0}
+    off = {"drafts": 0.0, "draft_tokens": 0.0, "accepted_tokens": 0.0}
+    cells = [
+        _summary("base", "edit", 1, 0, 10.0),
+        _summary("base", "prose", 1, 0, 10.0),
+        _summary("ngram", "edit", 1, 0, 14.0, counters=ngram),
+        _summary("ngram", "prose", 1, 0, 10.0),
+        _summary("mtp-off", "edit", 1, 0, 10.0, counters=off),
+        _summary("mtp-off", "prose", 1, 0, 10.0, counters=off),
+    ]
+    (panel,) = _by_name(cells)["acceptance"].panels
+    assert panel.x_labels == ("edit", "prose")
+    bars = {s.label: s.ys for s in panel.series}
+    assert bars["ngram"] == (0.75, None)
+    assert bars.get("mtp-off", (None, None)) == (None, None)

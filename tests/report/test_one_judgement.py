@@ -112,6 +112,8 @@ def test_a_table_with_one_measurement_per_cell_gets_its_picks_labelled_unjudged(
     assert "level mix: static pick none (judged); unjudged, the figures rank ngram first" in text
     assert "unjudged static policy: ngram at 25.8 tok/s time-weighted (none: 20.0)" in text
     assert "unjudged dynamic policy: N=1 -> eagle, N=4 -> ngram: 27.6 tok/s time-weighted" in text
+    # the unjudged table's note: one sentence per policy, not two run together ('(none: 20.0) unjudged dynamic')
+    assert "(none: 20.0); unjudged dynamic policy: N=1 -> eagle, N=4 -> ngram: 27.6 tok/s time-weighted." in text
 
 
 def _interleaved_win(path: Path) -> Path:
@@ -182,3 +184,169 @@ def test_unjudged_advice_names_the_levels_short_of_rounds_and_calls_the_others_n
     assert "to judge: at least 2 paired rounds" in by[2]
     text = _cli("advise", "--from-csv", str(table), "--mix", "chat=1", "--width", "250").stdout
     assert "unjudged (too few rounds to judge at N=2; point estimates only)" in text
+
+
+def _failed(cell):
+    """``cell`` with every stream failed (an http 503 each): the cell is not ok and its round drops out."""
+    bad = tuple(
+        replace(s, status="failed", reason="http 503", output_tokens=None, token_source="missing") for s in cell.streams
+    )
+    return replace(cell, streams=bad)
+
+
+def _judged_levels_short_overall(path: Path) -> Path:
+    """base, mtp (+5 %) and ngram (+10 %) at N=1 and N=4, 3 interleaved rounds; ngram's N=1 cell of round 0 and base's
+    N=4 cell of round 2 failed. Each level keeps 2 or 3 paired rounds (ngram faster at both), but only round 1 has
+    ngram and base at every level: ngram's overall (equal time at each level) rests on 1 round."""
+    run = create_run(path, {"kind": "bench", "baseline": "base"})
+    at_s = 0.0
+    for rep in range(3):
+        for n in (1, 4):
+            for cfg, gain in (("base", 1.0), ("mtp", 1.05), ("ngram", 1.10)):
+                cell = cell_facts(cfg, "prose", n, rep, 100.0 * n * gain * (1 + 0.003 * ((7 * rep + len(cfg)) % 3 - 1)))
+                if (cfg, n, rep) in (("ngram", 1, 0), ("base", 4, 2)):
+                    cell = _failed(cell)
+                run.save_cell(
+                    replace(cell, client={"clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0}})
+                )
+                at_s += 6.0
+    run.close()
+    return path
+
+
+def test_headline_calls_unjudged_only_what_was_not_judged(tmp_path):
+    """Every level was judged (ngram faster at N=1 and N=4); only the overall pick lacked rounds for ngram. The headline
+    said 'unjudged (too few rounds to judge; point estimates only): the figures rank first N=1 ngram, N=4 ngram',
+    calling the two judged picks unjudged and never naming what was unjudged: the overall, where the judged pick is
+    mtp and the figures rank ngram first (fresh-user finding, 2026-12-05)."""
+    run = str(_judged_levels_short_overall(tmp_path / "run"))
+    for args in (("report", run), ("advise", run, "--mix", "prose=1")):
+        doc = json.loads(_cli(*args, "-f", "json").stdout)
+        levels = {lv["level"]: (lv["config"], lv["verdict"]) for lv in doc["choices"]["levels"]}
+        assert levels == {1: ("ngram", "faster"), 4: ("ngram", "faster")}
+        assert doc["choices"]["overall"]["config"] == "mtp"
+        assert doc["choices"]["unjudged"]["overall_short"] is True
+        first, unjudged = doc["headline"]
+        assert first.startswith("pick vs base: prose N=1: ngram")
+        assert unjudged.startswith("unjudged (too few rounds to judge over the levels; point estimates only):")
+        assert "N=1 ngram" not in unjudged and "N=4 ngram" not in unjudged
+        assert "overall ngram (1.10x; the judged overall pick is mtp)" in unjudged
+
+
+def test_an_imported_run_says_its_rounds_are_paired_by_import_order_everywhere(tmp_path):
+    """Imported result files carry no interleaving: every comparison says 'rounds paired by order, not interleaved'
+    and the imports table's note says the rounds are paired by import order, while the comparisons table's title and
+    the throughput note said 'cells paired nearest in time' on the same screen (fresh-user finding, 2026-12-05)."""
+    run = tmp_path / "run"
+    data = Path(__file__).resolve().parents[1] / "data" / "imports"
+    for config in ("base", "mtp"):
+        files = [str(data / f"vllm_{config}_r{i}.json") for i in (0, 1)]
+        assert _cli("import", *files, "--config", config, "--out", str(run)).returncode == 0
+    doc = json.loads(_cli("report", str(run), "-f", "json").stdout)
+    (cmp,) = doc["comparisons"]
+    assert [r["code"] for r in cmp["reasons"]] == ["NOT_INTERLEAVED"]
+    titles = {t["key"]: t for s in doc["sections"] for t in s["tables"]}
+    assert titles["comparisons"]["title"] == "Comparisons with base (rounds paired by import order, not interleaved)"
+    assert "nearest in time" not in titles["throughput:imported"]["note"]
+    assert "rounds paired by import order" in titles["throughput:imported"]["note"]
+    text = " ".join(_cli("report", str(run), "--width", "200").stdout.split())
+    assert "nearest in time" not in text
+
+
+def test_the_aa_control_is_never_called_an_eligible_pick(tmp_path):
+    """The quick run's A/A control (base-again) is listed among the candidates so its floor can be read, and is never
+    picked; the candidates table said 'eligible: yes' beside it, as for a config that could be shipped (fresh-user
+    finding, 2026-12-05)."""
+    from quickrun import make_quick_run
+
+    run = str(make_quick_run(tmp_path / "run"))
+    for args in (("report", run), ("advise", run, "--mix", "code=1,edit=1,prose=1")):
+        doc = json.loads(_cli(*args, "-f", "json").stdout)
+        aa = [m for lv in doc["choices"]["levels"] for m in lv["candidates"] if m["config"] == "base-again"]
+        assert aa and all(m["control"] is True for m in aa)
+        (table,) = [t for sec in doc["sections"] for t in sec["tables"] if t["key"] == "candidates"]
+        rows = [r for r in table["rows"] if r[1] == "base-again"]
+        assert rows and all(r[-1] == "no (A/A control)" for r in rows), rows
+        assert all(r[-1] == "yes" for r in table["rows"] if r[1] != "base-again")
+
+
+def test_an_imported_run_of_one_file_per_config_is_told_how_imports_get_judged(tmp_path):
+    """One imported result file per config is one round: the picks are unjudged, and what would judge them must be
+    something an importer can do (more result files per config, each a repeat), not only 'bench --repeats'; with one
+    level the headline names that level's point-estimate pick once, not again as 'overall' (fresh-user finding,
+    2026-12-05)."""
+    run = tmp_path / "run"
+    data = Path(__file__).resolve().parents[1] / "data" / "imports"
+    for config in ("base", "spec"):
+        assert (
+            _cli("import", str(data / f"aiperf_{config}_r0.json"), "--config", config, "--out", str(run)).returncode
+            == 0
+        )
+    doc = json.loads(_cli("report", str(run), "-f", "json").stdout)
+    needs = doc["choices"]["unjudged"]["needs"]
+    assert "specscope import: each file of a config is a repeat" in needs
+    (first, unjudged) = doc["headline"]
+    assert unjudged.endswith("the figures rank first N=2 spec"), unjudged
+
+
+def test_a_dynamic_policy_of_one_config_everywhere_says_why_the_static_pick_differs(tmp_path):
+    """ngram is judged faster at N=1 and at N=4, so the dynamic policy is ngram at every level, which is the static
+    policy 'ngram'; the static pick was mtp (ngram's level mix rests on the 1 round with every level ok) with nothing
+    saying why, and the unjudged line asked for 'at least 2 paired rounds per cell', which every cell has (fresh-user
+    finding, 2026-12-05)."""
+    run = str(_judged_levels_short_overall(tmp_path / "run"))
+    doc = json.loads(_cli("advise", run, "--mix", "prose=1", "--level-mix", "1=0.5,4=0.5", "-f", "json").stdout)
+    c = doc["choices"]
+    assert c["level_mix"]["choice"] == "mtp" and set(c["level_mix"]["dynamic"].values()) == {"ngram"}
+    assert any(n.startswith("the dynamic policy is ngram at every level") and "1 round" in n for n in c["notes"])
+    needs = c["unjudged"]["needs"]
+    assert "every level" in needs and "per cell" not in needs
+
+
+def _rate_run(path: Path) -> Path:
+    """base and mtp (+10 %) in an open loop at 4 and 8 requests/s (stored as levels 1 and 2: the rates' positions),
+    3 interleaved rounds."""
+    run = create_run(path, {"kind": "bench", "baseline": "base", "options": {"rates": [4.0, 8.0]}})
+    at_s = 0.0
+    for rep in range(3):
+        for level, rate in ((1, 4.0), (2, 8.0)):
+            for cfg, gain in (("base", 1.0), ("mtp", 1.1)):
+                cell = cell_facts(cfg, "prose", level, rep, 100.0 * level * gain * (1 + 0.002 * (rep - 1)))
+                client = {
+                    "clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0},
+                    "open_loop": {"rate_per_s": rate, "arrival": "poisson"},
+                }
+                run.save_cell(replace(cell, client=client))
+                at_s += 6.0
+    run.close()
+    return path
+
+
+def test_advise_max_concurrency_on_an_open_loop_run_is_refused_not_read_as_a_rate(tmp_path):
+    """An open loop's levels are its rates' positions: 'advise RUN --max-concurrency 1' advised at 4 req/s (level 1),
+    a concurrency the user asked for answered at a request rate (fresh-user finding, 2026-12-05)."""
+    run = str(_rate_run(tmp_path / "run"))
+    doc = json.loads(_cli("report", run, "-f", "json").stdout)
+    assert doc["headline"][0].startswith("pick vs base: prose 4 req/s: mtp")
+    r = _cli("advise", run, "--mix", "prose=1", "--max-concurrency", "1")
+    assert r.returncode == 2, r.stdout
+    err = " ".join(r.stderr.split())
+    assert "open loop" in err and "4 req/s, 8 req/s" in err
+    assert f"fix: specscope advise {run} --mix prose=1" in err
+
+
+def test_a_pick_on_imported_cells_says_its_rounds_were_paired_by_order(tmp_path):
+    """The comparison says '4 imported cell(s): rounds paired by order, not interleaved'; the pick and the candidates
+    table built on the same rounds said nothing of it (why: —) (fresh-user finding, 2026-12-05)."""
+    run = tmp_path / "run"
+    data = Path(__file__).resolve().parents[1] / "data" / "imports"
+    for config in ("base", "mtp"):
+        files = [str(data / f"vllm_{config}_r{i}.json") for i in (0, 1)]
+        assert _cli("import", *files, "--config", config, "--out", str(run)).returncode == 0
+    for args in (("report", str(run)), ("advise", str(run), "--mix", "imported=1")):
+        doc = json.loads(_cli(*args, "-f", "json").stdout)
+        levels = doc["choices"]["levels"] + [doc["choices"]["overall"]]
+        for lv in levels:
+            (cand,) = lv["candidates"]
+            assert cand["verdict"] == "faster"
+            assert [r["code"] for r in cand["reasons"]] == ["NOT_INTERLEAVED"], cand["reasons"]

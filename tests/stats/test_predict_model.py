@@ -144,3 +144,48 @@ def test_a_config_without_acceptance_has_no_fitted_overhead_not_zero():
     p = predict_run(cells, target_bytes=17.61e9)
     assert p.models["mtp"]["draft_overhead_s"] is None
     assert "mtp: no acceptance or k known; predicted as a plain decode step" in p.notes
+
+
+def test_k_from_the_counters_when_nothing_else_says_it():
+    """llama.cpp's counters (the embedded engine's) give drafts and drafted tokens, no per-position counts, and the
+    config's name and facts give no k. The counters' own drafted tokens per draft round (4 in every cell) is the k the
+    server drafted with: predict fits on it, and its tokens/step is the report's acceptance length (1 + accepted /
+    drafts = 3.20). It said 'draft: no acceptance or k known; predicted as a plain decode step' with 1.000 tokens/step
+    beside the report's 'len 3.20' for the same cells (fresh-user finding, 2026-12-05)."""
+    spec = {"drafts": 90.0, "draft_tokens": 360.0, "accepted_tokens": 198.0}
+    cells = [cell("base", "code", 1, r, 27.8, tpot_p50_s=1 / 29.2, acceptance_rate=None) for r in range(2)] + [
+        cell(
+            "draft", "code", 1, r, 24.3, tpot_p50_s=1 / 25.3, counters=spec, acceptance_rate=0.55, acceptance_length=3.2
+        )
+        for r in range(2)
+    ]
+    p = predict_run(cells, target_bytes=0.27e9)
+    (draft,) = [x for x in p.cells if x.config == "draft"]
+    assert draft.k is None  # the k column is what the config says (report's and advise's picks print — too)
+    assert draft.tokens_per_step == pytest.approx(3.2)
+    assert p.models["draft"]["draft_overhead_s"] is not None
+    assert not any("no acceptance or k known" in n for n in p.notes)
+    assert any(
+        n.startswith("draft: k unknown") and "fitted with the 4 tokens its counters drafted" in n for n in p.notes
+    )
+    # cells of unequal size: the rate is pooled (accepted / drafted over the cells), as report's acceptance table
+    # pools it, never a mean of the cells' own rates: (198 + 38) / (360 + 40) = 0.59, length 1 + 236 / 100 = 3.36
+    small = {"drafts": 10.0, "draft_tokens": 40.0, "accepted_tokens": 38.0}
+    cells[3] = cell("draft", "code", 1, 1, 24.3, tpot_p50_s=1 / 25.3, counters=small, acceptance_rate=0.95)
+    (draft,) = [x for x in predict_run(cells, target_bytes=0.27e9).cells if x.config == "draft"]
+    assert draft.tokens_per_step == pytest.approx(3.36)
+
+
+def test_an_open_loop_run_is_no_single_stream_measurement():
+    """A run on request rates stores 1 req/s as level 1; report calls those cells '1 req/s' (any number of streams
+    in flight), and predict fitted its single-stream model on them as 'measured at one stream' (fresh-user finding,
+    2026-12-05). Only closed-loop cells at one stream are a single stream; with none, predict says why."""
+    loop = {"open_loop": {"rate_per_s": 1.0, "arrival": "poisson"}}
+    spec = {"drafts": 90.0, "draft_tokens": 360.0, "accepted_tokens": 198.0}
+    cells = [cell("base", "code", 1, r, 27.8, tpot_p50_s=1 / 29.2, client=loop) for r in range(2)] + [
+        cell("mtp", "code", 1, r, 24.3, tpot_p50_s=1 / 25.3, counters=spec, acceptance_rate=0.55, client=loop)
+        for r in range(2)
+    ]
+    with pytest.raises(ConfigError) as e:
+        predict_run(cells, target_bytes=0.27e9)
+    assert "open loop" in str(e.value) and "--max-concurrency 1" in e.value.fix

@@ -16,8 +16,10 @@ judgement):
 - metrics per ok or degraded cell ``cell.CONFIG.WORKLOAD.LEVEL.rREPEAT.FIGURE`` (output_tok_s, ttft_p50_s,
   tpot_p50_s, acceptance_rate, acceptance_length; a figure the cell does not have is not logged) and per comparison
   ``cmp.CONFIG.WORKLOAD.LEVEL.{speedup,low,high,rounds}`` (the paired rounds the interval rests on);
-- tags: each comparison's verdict, ``verdict.CONFIG.WORKLOAD.LEVEL``; each judged alarm,
-  ``alarm.CODE.CONFIG.WORKLOAD`` (its figure); the status of each cell that was not ok,
+- tags: each comparison's verdict, ``verdict.CONFIG.WORKLOAD.LEVEL``, and its reason codes when it has any,
+  ``reasons.CONFIG.WORKLOAD.LEVEL`` (``DRIFT``, ``TOO_FEW_ROUNDS,ROUNDS_DROPPED``: the report's 'why'); each judged
+  alarm, ``alarm.CODE.CONFIG.WORKLOAD`` (its figure; ``alarm.CODE.CONFIG`` for a run-wide one such as ``DRIFT``,
+  never the string ``None``); the status of each cell that was not ok,
   ``status.CONFIG.WORKLOAD.LEVEL.rREPEAT``;
 - artifacts: ``report.json`` and ``report.html``.
 
@@ -121,8 +123,15 @@ def _tags(doc: Mapping[str, Any]) -> dict[str, str]:
         metric_key("verdict", c["config"], c["workload"], c["level"]): str(c.get("verdict"))
         for c in doc.get("comparisons") or []
     }
+    for c in doc.get("comparisons") or []:
+        codes = [str(r.get("code")) for r in c.get("reasons") or []]
+        if codes:  # why the verdict is what it is (the report's 'why'), as its reason codes
+            out[metric_key("reasons", c["config"], c["workload"], c["level"])] = ",".join(codes)
     for a in doc.get("judged_alarms") or []:
-        out[metric_key("alarm", a.get("code"), a.get("config"), a.get("workload"))] = str(a.get("figure"))
+        where = [
+            p for p in (a.get("code"), a.get("config"), a.get("workload")) if p is not None
+        ]  # run-wide: no workload
+        out[metric_key("alarm", *where)] = str(a.get("figure"))
     for c in doc.get("cells") or []:
         if c.get("status") != "ok":
             key = metric_key("status", c["config"], c["workload"], c["concurrency"], f"r{c['repeat']}")

@@ -89,6 +89,17 @@ def _scope(
     if concurrency is None:
         return levels
     asked = list(dict.fromkeys([concurrency] if isinstance(concurrency, int) else concurrency))
+    axis = level_axis(cells)
+    if axis.open:  # its levels are the rates' positions (or a replay): a concurrency would be read as one of them
+        shares = ",".join(f"{w}={v:.4g}" for w, v in mix.items())
+        raise ConfigError(
+            "--max-concurrency names concurrency levels, and this run is an open loop (its levels are request rates "
+            "or a trace's replay)",
+            found=f"--max-concurrency {','.join(map(str, asked))} on a run measured at "
+            + ", ".join(axis.label(lev) for lev in levels),
+            expected="advise on every rate the run measured (no --max-concurrency)",
+            fix=f"{command} --mix {shares}",
+        )
     unmeasured = [lev for lev in asked if lev not in levels]
     if unmeasured:
         near = [lev if lev in levels else min(levels, key=lambda m: (abs(m - lev), m)) for lev in asked]
@@ -291,7 +302,7 @@ def choices_tables(
             _interval(m),
             text_cell(verdict_text(m.verdict)),
             text_cell(m.why or units.DASH),
-            text_cell("yes" if m.eligible else "no (TTFT SLO)"),
+            text_cell("no (A/A control)" if m.control else "yes" if m.eligible else "no (TTFT SLO)"),
         ]
         for lv in choices.levels
         for m in lv.candidates
@@ -366,7 +377,7 @@ def _unjudged_tables(choices: Choices, axis: LevelAxis) -> list[Table]:
     ]
     cols = [units.level_column(axis), Column("best by point estimate"), Column("its rate", "tok/s")]
     cols.append(Column(f"{choices.baseline}", "tok/s"))
-    note = "Unjudged: " + " ".join(unjudged_lines(choices, axis)[1:] or ["no level mix given."])
+    note = "Unjudged: " + ("; ".join(unjudged_lines(choices, axis)[1:]) or "no level mix given") + "."
     return [Table("unjudged", f"Unjudged picks (to judge them: {u.needs})", cols, rows, note)]
 
 

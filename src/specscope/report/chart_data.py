@@ -86,7 +86,8 @@ def _acceptance_bars(rc: RunCells) -> ChartData | None:
         Series(
             c,
             tuple(float(i) for i in range(len(rc.workloads))),
-            tuple((v.acceptance_rate or 0.0) if (v := views.get((c, w))) else 0.0 for w in rc.workloads),
+            # no bar where nothing was measured (no counter, or 0 drafts: not engaged), as the table's '—'
+            tuple(v.acceptance_rate if (v := views.get((c, w))) else None for w in rc.workloads),
             style="bar",
         )
         for c in configs

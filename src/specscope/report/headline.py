@@ -7,7 +7,9 @@ Every report format (text, Markdown, HTML; JSON under ``headline``) and ``advise
 * where no config is picked anywhere: ``nothing beats the baseline``, with the reason: how many comparisons got
   each verdict and, for the undetermined ones, their reason codes;
 * when comparisons had too few rounds to judge: the point-estimate picks, labelled unjudged
-  (:mod:`specscope.stats.unjudged`).
+  (:mod:`specscope.stats.unjudged`): at the levels short of rounds, at a level whose judged pick they differ from,
+  and over the levels when the overall comparison was short of rounds and its judged pick differs; a point-estimate
+  best that is also the judged pick is not repeated as unjudged.
 
 Nothing here decides: every pick, verdict and figure is the judgement's; this module counts and words them.
 """
@@ -67,8 +69,30 @@ def headline(j: Judgement | None) -> list[str]:
         out.append(f"nothing beats the baseline {j.baseline}: {_why_none(j)}")
     u = c.unjudged
     if u is not None:
-        ranked = ", ".join(f"{j.axis.label(p.level)} {p.config}" for p in u.levels)
-        short = ", ".join(j.axis.label(n) for n in u.short_levels)
-        where = f" at {short}" if short else ""
-        out.append(f"unjudged (too few rounds to judge{where}; point estimates only): the figures rank first {ranked}")
+        judged = {lv.level: lv.config for lv in c.levels}
+        # a level's point-estimate best is news where its comparisons were short of rounds, or where it is not the
+        # judged pick (the sentence says both); the same config as a judged pick is not 'unjudged'
+        parts = [
+            f"{j.axis.label(p.level)} {p.config}"
+            for p in u.levels
+            if p.level in u.short_levels or p.config != judged.get(p.level)
+        ]
+        several = len(c.levels) > 1  # over one level the overall is that level's pick, named once
+        if (
+            several
+            and u.overall_short
+            and u.overall is not None
+            and c.overall is not None
+            and u.overall != c.overall.config
+        ):
+            x = u.overall_speedup or 1.0
+            parts.append(f"overall {u.overall} ({x:.2f}x; the judged overall pick is {c.overall.config})")
+        # a level short of rounds makes the overall short too (its rounds hold every level): name the levels then
+        at = " at " + ", ".join(j.axis.label(n) for n in u.short_levels) if u.short_levels else ""
+        at = at or (" over the levels" if u.overall_short else "")
+        if parts:
+            out.append(
+                f"unjudged (too few rounds to judge{at}; point estimates only): the figures rank first "
+                + ", ".join(parts)
+            )
     return out

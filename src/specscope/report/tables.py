@@ -33,7 +33,7 @@ from specscope.stats.speedup import coefficient_of_variation
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, Comparison, verdict_text
 
-__all__ = ["BASELINE", "RunCells", "bench_tables", "config_grid", "speedup_cell"]
+__all__ = ["BASELINE", "RunCells", "bench_tables", "config_grid", "pairing_words", "speedup_cell"]
 
 BASELINE = "base"
 
@@ -122,6 +122,17 @@ class RunCells:
         return None if self.judgement is None else self.judgement.get(config, workload, level)
 
 
+def pairing_words(comparisons: Sequence[Comparison], noun: str = "cells") -> str:
+    """How the comparisons' rounds were paired, in words, from their reasons: nearest in time (a measured run), or by
+    import order where cells were imported (``NOT_INTERLEAVED``: another tool's files carry no interleaving)."""
+    by_order = [any(r.code == "NOT_INTERLEAVED" for r in c.reasons) for c in comparisons]
+    if by_order and all(by_order):
+        return "rounds paired by import order, not interleaved"
+    if any(by_order):
+        return f"{noun} paired nearest in time; imported ones by import order, not interleaved"
+    return f"{noun} paired nearest in time"
+
+
 def speedup_cell(c: Comparison | None) -> Cell:
     """A comparison as one cell: ``1.32x [1.25x, 1.40x] faster`` (value: the speedup)."""
     if c is None:
@@ -155,9 +166,9 @@ def throughput_tables(rc: RunCells) -> list[Table]:
                 cols,
                 rows,
                 "Sum of usage.completion_tokens / (last stream end - first send), mean over ok repeats. vs: the"
-                " paired speedup of the speedup table (rounds paired nearest in time; a round whose partner is not"
-                " ok is left out), so it differs from the ratio of the two means when a round was dropped."
-                + _open_loop_note(rc),
+                f" paired speedup of the speedup table ({pairing_words(rc.comparisons, 'rounds')}; a round whose"
+                " partner is not ok is left out), so it differs from the ratio of the two means when a round was"
+                " dropped." + _open_loop_note(rc),
             )
         )
     return tables

@@ -13,7 +13,7 @@ from typing import Any
 
 from specscope.report import units
 from specscope.report.document import Alarm, Cell, Column, Table, text_cell
-from specscope.report.tables import speedup_cell
+from specscope.report.tables import pairing_words, speedup_cell
 from specscope.stats.groups import METRIC_WORDS, LevelAxis, level_axis
 from specscope.stats.judgement import Judgement
 from specscope.stats.stopping import design_cost
@@ -46,7 +46,7 @@ def comparisons_table(j: Judgement) -> Table:
     ]
     return Table(
         "comparisons",
-        f"Comparisons with {j.baseline} (cells paired nearest in time)",
+        f"Comparisons with {j.baseline} ({pairing_words(j.comparisons)})",
         [
             Column("config"),
             Column("workload"),

@@ -33,7 +33,7 @@ from specscope.stats.noise import NoiseFloor, aa_floor
 from specscope.stats.speedup import Interval, log_ratio_interval
 from specscope.stats.summary import CellSummary
 from specscope.stats.unjudged import PointPick, UnjudgedPicks, unjudged_picks
-from specscope.stats.verdict import Comparison, Judged, Reason, Verdict, decide
+from specscope.stats.verdict import Comparison, Judged, Reason, Verdict, decide, verdict_text
 from specscope.values import duration_text
 
 __all__ = ["RunRounds", "Traffic", "MixComparison", "LevelChoice", "LevelMixChoice", "Choices", "choose"]
@@ -82,7 +82,8 @@ class Traffic:
 @dataclass(frozen=True)
 class MixComparison(Judged):
     """A candidate against the baseline on a mix at one level (``level`` None: over levels); fields as
-    :class:`specscope.stats.verdict.Comparison`; ``eligible``: within the TTFT SLO."""
+    :class:`specscope.stats.verdict.Comparison`; ``eligible``: within the TTFT SLO; ``control``: the A/A control,
+    listed for its floor and never picked."""
 
     config: str
     level: int | None
@@ -95,6 +96,7 @@ class MixComparison(Judged):
     verdict: Verdict
     reasons: tuple[Reason, ...] = ()
     eligible: bool = True
+    control: bool = False
 
 
 @dataclass(frozen=True)
@@ -286,9 +288,19 @@ def _judged(
         zero_draft_cells=zero,
         engaged=engaged,
     )
+    by_order = sum(
+        int(r.figure or 0)
+        for c in ctx.comparisons
+        if c.config == config and c.workload in ctx.mix and c.level in levels
+        for r in c.reasons
+        if r.code == "NOT_INTERLEAVED"
+    )
+    if by_order:  # the mix rests on the comparisons' rounds: imported ones were paired by order, and it says so
+        text = f"{by_order} imported cell(s): rounds paired by order, not interleaved"
+        reasons = (*reasons, Reason("NOT_INTERLEAVED", by_order, text))
     eligible = ctx.eligible(config, levels)
     return MixComparison(
-        config, level, iv.rounds, iv.point, iv.low, iv.high, iv.method, iv.label, verdict, reasons, eligible
+        config, level, iv.rounds, iv.point, iv.low, iv.high, iv.method, iv.label, verdict, reasons, eligible, control
     )
 
 
@@ -469,6 +481,20 @@ def choose(
                 f"the level mix picks {lm.choice} and the overall pick is {overall.config}: the level mix weighs "
                 "each level by its share of wall time, the overall pick gives every measured level the same time"
             )
+        one = set(lm.dynamic.values())
+        if len(one) == 1 and len(lm.dynamic) == len(traffic.level_mix) and lm.choice not in one:
+            (every,) = one  # the dynamic policy is a static one the static pick did not take: say why
+            m = next((x for x in lm.candidates if x.config == every), None)
+            why = (
+                "has no round with every level measured"
+                if m is None
+                else f"rests on {m.rounds} round{'s' if m.rounds != 1 else ''} in which every level was measured "
+                f"({verdict_text(m.verdict)}{'; ' + m.why if m.why else ''})"
+            )
+            notes.append(
+                f"the dynamic policy is {every} at every level, each judged there, while the static pick is "
+                f"{lm.choice}: {every}'s level mix {why}"
+            )
         if lm.per_user_choice is not None and lm.per_user_choice != lm.choice:
             notes.append(
                 f"the per-user view prefers {lm.per_user_choice} (each stream faster) while the throughput view "
@@ -506,7 +532,19 @@ def _unjudged(
         [lv.level for lv in levels],
         traffic.level_mix,
     )
-    return replace(rough, short_levels=short)
+    overall_short = overall is not None and any(
+        m.has("TOO_FEW_ROUNDS") for m in overall.candidates if m.config != ctx.aa
+    )
+    if overall_short and not short:  # every level judged; the rounds holding every level are too few
+        return replace(rough, overall_short=True, needs=ACROSS_LEVELS)
+    return replace(rough, short_levels=short, overall_short=overall_short)
+
+
+#: what would judge the picks over levels when every level was judged on its own but too few rounds hold every level
+ACROSS_LEVELS = (
+    "at least 2 rounds in which every level was measured ok: rerun the cells that failed or were dropped "
+    "(bench --resume --retry-failed on this run), or run more repeats (bench --repeats)"
+)
 
 
 #: what would judge a level whose comparisons had rounds enough but an interval too wide to decide (noise)

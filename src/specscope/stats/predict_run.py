@@ -11,16 +11,19 @@ Inputs come from the run where it knows them and from the user otherwise:
 * draft length k per config: :func:`specscope.stats.server_spec.run_k` (the one place k is derived: the recipe,
   the vLLM log, the server facts, llama.cpp's ``draft_n_max_tokens``, a trailing ``k<digits>`` in the name), so
   ``predict``, ``report`` and ``advise`` agree; when nothing says, k is unknown (None, shown as —) and the model is
-  fitted over the per-position rates the server's counters reported, with a note saying so.
+  fitted with the k the counters drafted when every draft round drafted the same whole number of tokens
+  (draft_tokens / drafts: then tokens/step is the report's acceptance length, 1 + accepted / drafts), else over the
+  per-position rates the server's counters reported, with a note saying which.
 
-Only concurrency-1 cells are used (the model is single-stream). The measured rate is the decode
+Only closed-loop concurrency-1 cells are used (the model is single-stream; an open loop's level 1 is 1 request/s with
+any number of streams in flight, and a run that is all open loop is refused). The measured rate is the decode
 rate ``1 / tpot_p50_s`` where the cell has it (the model has no prefill), else ``output_tok_s``.
 Errors are in-sample: the overhead is fitted on the same cells it is compared with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -28,10 +31,10 @@ import numpy as np
 
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
 from specscope.errors import ConfigError
-from specscope.stats.acceptance import pooled_acceptance
-from specscope.stats.groups import group_cells, metric_value
+from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
+from specscope.stats.groups import group_cells, level_axis, metric_value, open_loop
 from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, roofline_tok_s, tokens_per_step
-from specscope.stats.server_spec import run_k
+from specscope.stats.server_spec import run_k, spec_k
 from specscope.stats.summary import CellSummary
 
 __all__ = ["TARGET_BYTES_KEYS", "DRAFT_BYTES_KEYS", "CellPrediction", "RunPrediction", "predict_run"]
@@ -46,7 +49,7 @@ class CellPrediction:
 
     Attributes:
         config, workload, k: the cell group and its draft length (0 for the baseline; None when nothing says:
-            :func:`specscope.stats.server_spec.run_k`).
+            :func:`specscope.stats.server_spec.spec_k`).
         repeats: usable repeats averaged into ``measured_tok_s``.
         measured_tok_s, predicted_tok_s: decode rates (tokens/s).
         error: predicted / measured - 1 (fraction).
@@ -151,10 +154,11 @@ def _positions_of(
     workloads: list[str],
     cells: list[CellSummary],
     accept: Mapping[tuple[str, str | None], Any],
-    cfacts: Mapping[str, Any],
+    k_known: int | None,
     notes: list[str],
 ) -> dict[tuple[str, str], tuple[float, ...]]:
-    """Per-position acceptance of ``cfg`` per workload: measured, else derived from the mean acceptance rate."""
+    """Per-position acceptance of ``cfg`` per workload: measured, else derived from the mean acceptance rate over
+    ``k_known`` positions (the config's k, :func:`_config_k`)."""
     positions: dict[tuple[str, str], tuple[float, ...]] = {}
     for wl in workloads:
         view = accept.get((cfg, wl))
@@ -162,12 +166,48 @@ def _positions_of(
             positions[(cfg, wl)] = view.unconditional
             continue
         cells_here = [c for c in cells if c.config == cfg and c.workload == wl and c.acceptance_rate is not None]
-        k_guess, _ = run_k(cfg, cfacts, (c.drafting for c in cells if c.config == cfg))
+        k_guess = k_known
         if cells_here and k_guess:
-            rate = float(np.mean([c.acceptance_rate for c in cells_here]))
+            # the pooled rate (accepted / drafted over the cells), as report's acceptance tables give it; a mean of
+            # the cells' own rates only where the counts cannot be pooled
+            pooled = None if view is None else view.acceptance_rate
+            rate = float(pooled) if pooled is not None else float(np.mean([c.acceptance_rate for c in cells_here]))
             positions[(cfg, wl)] = positions_from_rate(rate, k_guess)
             notes.append(f"{cfg}/{wl}: per-position rates derived from mean acceptance {rate:.3f} over k={k_guess}")
     return positions
+
+
+def _config_k(
+    cfg: str,
+    cfacts: Mapping[str, Any],
+    accept: Mapping[tuple[str, str | None], AcceptanceView],
+    notes: list[str],
+    draftings: Iterable[Mapping[str, Any] | None] = (),
+) -> int | None:
+    """The draft length k of ``cfg``: what its recipe, log, server facts or name say, or the one bound its responses
+    stated (:func:`specscope.stats.server_spec.run_k`), else its counters' drafted tokens per draft round
+    (draft_tokens / drafts) when every workload's pooled counts give the same whole number: a server that drafts a
+    fixed k (vLLM's ``num_speculative_tokens``, llama.cpp at a fixed draft length) drafts k tokens every round. None
+    otherwise (no counted draft rounds, or rounds of varying length: a mean is no k)."""
+    said, _ = run_k(cfg, cfacts, draftings)
+    if said is not None:
+        return said
+    per_round = {
+        view.draft_tokens / view.drafts
+        for (c2, _), view in accept.items()
+        if c2 == cfg and view.drafts_known and view.drafts > 0
+    }
+    if len(per_round) != 1:
+        return None
+    (mean,) = per_round
+    k = round(float(mean))
+    if k < 1 or abs(mean - k) > 1e-9 * k:
+        return None
+    notes.append(
+        f"{cfg}: k unknown (no recipe, log, server fact or name says it); the model is fitted with the {k} tokens its "
+        "counters drafted per draft round (the same in every workload)"
+    )
+    return k
 
 
 def _fit_config(
@@ -176,15 +216,14 @@ def _fit_config(
     rates: Mapping[tuple[str, str], tuple[float, int, str]],
     positions: Mapping[tuple[str, str], tuple[float, ...]],
     cfacts: Mapping[str, Any],
+    known: int | None,
     draft_bytes_per_token: float | None,
     notes: list[str],
-    draftings: Sequence[Mapping[str, Any] | None] = (),
 ) -> tuple[StepModel, int, int | None, bool]:
     """The step model of ``cfg`` (its draft bytes, its overhead fitted to its cells), the k it was fitted with, the
     config's k (None when unknown: fitted over the positions its counters reported, and a note says so) and whether
     an overhead was fitted (False: predicted as a plain decode step)."""
     n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
-    known, _ = run_k(cfg, cfacts, draftings)
     k = known if known is not None else n_pos
     if known is None and n_pos:
         notes.append(
@@ -203,8 +242,23 @@ def _fit_config(
     ]
     if k >= 1 and pts:
         return replace(model, draft_overhead_s=fit_overhead_s(model, pts)), k, known, True
-    notes.append(f"{cfg}: no acceptance or k known; predicted as a plain decode step")
     return model, k, known, False
+
+
+def _not_fitted(cfg: str, known: int | None, accept: Mapping[tuple[str, str | None], AcceptanceView]) -> str:
+    """The note for a config predicted as a plain decode step: what was missing (acceptance, k or both)."""
+    measured = any(c2 == cfg and v.acceptance_rate is not None for (c2, _), v in accept.items())
+    if measured and known is None:
+        return (
+            f"{cfg}: acceptance measured but k unknown (no recipe, log, server fact or name says it, and its counters "
+            "drafted varying lengths per round); predicted as a plain decode step: name the config with its k "
+            f"(e.g. {cfg}-k4) or run with per-position acceptance counters"
+        )
+    if known is not None and not measured:
+        return f"{cfg}: k = {known} but no acceptance measured; predicted as a plain decode step"
+    if measured:
+        return f"{cfg}: k = {known} and acceptance measured, but no rate to fit on; predicted as a plain decode step"
+    return f"{cfg}: no acceptance or k known; predicted as a plain decode step"
 
 
 def _model_dict(model: StepModel, fitted: bool) -> dict[str, Any]:
@@ -258,7 +312,19 @@ def predict_run(
             concurrency 1 (only the baseline and its A/A or sentinel controls: nothing to fit or predict).
     """
     facts = dict(server_facts or {})
-    cells = [c for c in summaries if c.concurrency == 1]
+    every = list(summaries)
+    # one stream: a closed-loop cell at concurrency 1; an open loop's level 1 is 1 request/s, any number in flight
+    cells = [c for c in every if c.concurrency == 1 and open_loop(c) is None]
+    if not cells and any(open_loop(c) is not None for c in every):
+        axis = level_axis(every)
+        levels = ", ".join(dict.fromkeys(axis.label(c.concurrency) for c in every))
+        configs = ",".join(dict.fromkeys(c.config for c in every))
+        raise ConfigError(
+            "predict models one stream, and this run is an open loop (requests sent at a rate, any number in flight)",
+            found=f"levels {levels}",
+            expected="closed-loop cells at one stream (bench --max-concurrency 1)",
+            fix=f"specscope bench --configs {configs} --max-concurrency 1",
+        )
     notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
     target_bytes = _target_bytes(target_bytes, facts.get(baseline), manifest)
     rates = _measured_rates(cells)
@@ -290,17 +356,14 @@ def predict_run(
     fitted: set[str] = set()
     for cfg in dict.fromkeys(c.config for c in cells if c.config not in plain):
         cfacts = facts.get(cfg) or {}
-        positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, cfacts, notes))
-        models[cfg], ks[cfg], known[cfg], did_fit = _fit_config(
-            cfg,
-            base_model,
-            rates,
-            positions,
-            cfacts,
-            draft_bytes_per_token,
-            notes,
-            [c.drafting for c in cells if c.config == cfg],
+        k_cfg = _config_k(cfg, cfacts, accept, notes, [c.drafting for c in cells if c.config == cfg])
+        positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, k_cfg, notes))
+        models[cfg], ks[cfg], _, did_fit = _fit_config(
+            cfg, base_model, rates, positions, cfacts, k_cfg, draft_bytes_per_token, notes
         )
+        if not did_fit:
+            notes.append(_not_fitted(cfg, k_cfg, accept))
+        known[cfg] = spec_k(cfg, cfacts)  # the k column: what report's and advise's picks print (— when none says)
         fitted |= {cfg} if did_fit else set()
     out_cells: list[CellPrediction] = []
     for (cfg, wl), (meas, n, src) in rates.items():

@@ -30,8 +30,9 @@ from typing import Any
 __all__ = ["WHAT_WOULD_JUDGE", "PointPick", "UnjudgedPicks", "unjudged_picks"]
 
 WHAT_WOULD_JUDGE = (
-    "at least 2 paired rounds per cell: run more repeats (bench --repeats), or give repeat rows in --from-csv "
-    "(the same config, workload and concurrency with repeat 0, 1, ...)"
+    "at least 2 paired rounds per cell: run more repeats (bench --repeats), import more result files per config "
+    "(specscope import: each file of a config is a repeat), or give repeat rows in --from-csv (the same config, "
+    "workload and concurrency with repeat 0, 1, ...)"
 )
 
 
@@ -51,7 +52,9 @@ class UnjudgedPicks:
     """The picks by point estimate (module docstring); ``static`` / ``static_tok_s``: the static policy (None
     without a level mix), ``baseline_tok_s``: the baseline's time-weighted rate; ``dynamic``: level -> config,
     ``dynamic_tok_s`` its time-weighted rate; ``needs``: what would judge them; ``short_levels``: the levels whose
-    comparisons had too few paired rounds (at another level the interval was only wide: noise, not the round count)."""
+    comparisons had too few paired rounds (at another level the interval was only wide: noise, not the round count);
+    ``overall_short``: a candidate's overall comparison (equal time at each level) had too few paired rounds, which
+    happens with every level judged when the rounds that hold every level are fewer than each level's own."""
 
     levels: tuple[PointPick, ...]
     static: str | None = None
@@ -63,6 +66,7 @@ class UnjudgedPicks:
     overall_speedup: float | None = None
     needs: str = WHAT_WOULD_JUDGE
     short_levels: tuple[int, ...] = ()  # the levels whose comparisons had too few paired rounds (the others: noise)
+    overall_short: bool = False  # the overall comparison of a candidate had too few paired rounds
 
     def at(self, level: int) -> PointPick | None:
         return next((p for p in self.levels if p.level == level), None)
@@ -79,6 +83,7 @@ class UnjudgedPicks:
             "overall_speedup": self.overall_speedup,
             "needs": self.needs,
             "short_levels": list(self.short_levels),
+            "overall_short": self.overall_short,
         }
 
 
