@@ -203,8 +203,7 @@ def test_a_gzip_of_bare_newlines_is_refused_by_its_line_count_before_any_list_is
     from specscope.workload import trace, userfile
 
     monkeypatch.setattr("specscope.readfile.MAX_LINES", 1000)
-    monkeypatch.setattr(userfile, "MAX_LINES", 1000)
-    monkeypatch.setattr(trace, "MAX_LINES", 1000)
+    monkeypatch.setattr("specscope.workload.prompt.MAX_LINES", 1000)
     blob = tmp_path / "b.jsonl.gz"
     blob.write_bytes(gzip.compress(b"\n" * 5000, 9))
     with pytest.raises(ConfigError) as t:

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from specscope.errors import ConfigError
+from specscope.readfile import MAX_LINES, TooManyLines, split_lines
 
-__all__ = ["Prompt", "is_int_in", "require_int_in"]
+__all__ = ["Prompt", "is_int_in", "require_int_in", "file_lines"]
 
 
 @dataclass(frozen=True)
@@ -67,3 +68,21 @@ def require_int_in(
     """
     if not is_int_in(value, low, high):
         raise ConfigError(message, found=value, expected=expected, fix=fix)
+
+
+def file_lines(kind: str, path: object, text: str, fix: str) -> list[str]:
+    """The lines of a line-oriented ``kind`` file (``workload``, ``trace``: :func:`specscope.readfile.split_lines`),
+    refused past :data:`specscope.readfile.MAX_LINES` before any list is built, with ``fix``.
+
+    Raises:
+        ConfigError: more lines than the limit.
+    """
+    try:
+        return split_lines(text)
+    except TooManyLines as exc:
+        raise ConfigError(
+            f"{kind} file {path} has more lines than the limit",
+            found=f"{exc.lines:,} lines",
+            expected=f"at most {MAX_LINES:,} lines",
+            fix=fix,
+        ) from None

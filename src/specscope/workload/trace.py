@@ -42,17 +42,9 @@ from typing import Any
 
 from specscope import strictjson
 from specscope.errors import ConfigError
-from specscope.readfile import (
-    MAX_LINES,
-    DamagedGzip,
-    FileTooLarge,
-    TooManyLines,
-    read_error_text,
-    read_text_maybe_gzip,
-    split_lines,
-)
+from specscope.readfile import DamagedGzip, FileTooLarge, read_error_text, read_text_maybe_gzip
 from specscope.workload.census import BAILIAN_FIELDS, BAILIAN_REFUSAL
-from specscope.workload.prompt import is_int_in
+from specscope.workload.prompt import file_lines, is_int_in
 
 __all__ = [
     "TraceRequest",
@@ -299,7 +291,9 @@ def _csv_rows(path: Path, lines: list[str]) -> tuple[str, list[tuple[int, TraceR
 
 
 def _read(path: Path) -> tuple[str, list[tuple[int, TraceRequest] | Refused]]:
-    lines = split_lines(read_text_maybe_gzip(path, _MAX_BYTES))
+    lines = file_lines(
+        "trace", path, read_text_maybe_gzip(path, _MAX_BYTES), "cut the trace to the rows to replay (head -n N)"
+    )
     first = next((x for x in lines if x.strip()), "")
     if not first.lstrip().startswith("{"):  # a CSV header (Azure, BurstGPT), whatever the file's name
         return _csv_rows(path, lines)
@@ -337,13 +331,6 @@ def load_trace(path: str | Path) -> Trace:
     except DamagedGzip as exc:
         raise ConfigError(
             f"{p} is a damaged gzip file", found=exc.detail, expected="a whole .gz file", fix="fetch it again"
-        ) from None
-    except TooManyLines as exc:
-        raise ConfigError(
-            f"trace file {p} has more lines than the limit",
-            found=f"{exc.lines:,} lines",
-            expected=f"at most {MAX_LINES:,} lines",
-            fix="cut the trace to the rows to replay (head -n N)",
         ) from None
     except FileTooLarge as exc:
         raise ConfigError(

@@ -66,16 +66,9 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.readfile import (
-    MAX_LINES,
-    FileTooLarge,
-    TooManyLines,
-    read_error_text,
-    read_text_maybe_gzip,
-    split_lines,
-)
+from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip
 from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
-from specscope.workload.prompt import Prompt
+from specscope.workload.prompt import Prompt, file_lines
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
     bad_row,
@@ -311,17 +304,7 @@ _RAW_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f]")
 
 
 def _lines(path: Path, text: str) -> list[str]:
-    """A line-oriented file's lines (:func:`specscope.readfile.split_lines`), refused past its line limit before any
-    list is built."""
-    try:
-        return split_lines(text)
-    except TooManyLines as exc:
-        raise ConfigError(
-            f"workload file {path} has more lines than the limit",
-            found=f"{exc.lines:,} lines",
-            expected=f"at most {MAX_LINES:,} lines",
-            fix="split the file into several --workload files",
-        ) from None
+    return file_lines("workload", path, text, "split the file into several --workload files")
 
 
 def _refuse_controls(path: Path, text: str) -> None:
