@@ -267,18 +267,23 @@ class _Ctx:
         return "no concurrency level has a paired round"
 
 
+def _reason_total(ctx: _Ctx, config: str, levels: Sequence[int], code: str) -> int:
+    """The sum of the figures of ``code`` reasons over ``config``'s comparisons in the mix at ``levels`` (cells)."""
+    return sum(
+        int(r.figure or 0)
+        for c in ctx.comparisons
+        if c.config == config and c.workload in ctx.mix and c.level in levels
+        for r in c.reasons
+        if r.code == code
+    )
+
+
 def _judged(
     ctx: _Ctx, config: str, level: int | None, iv: Interval, levels: Sequence[int], floor: NoiseFloor | None
 ) -> MixComparison:
     control = config == ctx.aa
     engaged = None if control else ctx.engaged(config, levels)
-    zero = sum(
-        int(r.figure or 0)
-        for c in ctx.comparisons
-        if c.config == config and c.workload in ctx.mix and c.level in levels
-        for r in c.reasons
-        if r.code == "NO_DRAFTS"
-    )
+    zero = _reason_total(ctx, config, levels, "NO_DRAFTS")
     verdict, reasons = decide(
         iv,
         min_effect=ctx.run.min_effect,
@@ -288,13 +293,7 @@ def _judged(
         zero_draft_cells=zero,
         engaged=engaged,
     )
-    by_order = sum(
-        int(r.figure or 0)
-        for c in ctx.comparisons
-        if c.config == config and c.workload in ctx.mix and c.level in levels
-        for r in c.reasons
-        if r.code == "NOT_INTERLEAVED"
-    )
+    by_order = _reason_total(ctx, config, levels, "NOT_INTERLEAVED")
     if by_order:  # the mix rests on the comparisons' rounds: imported ones were paired by order, and it says so
         text = f"{by_order} imported cell(s): rounds paired by order, not interleaved"
         reasons = (*reasons, Reason("NOT_INTERLEAVED", by_order, text))
