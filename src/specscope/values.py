@@ -20,6 +20,7 @@ the same way: a :class:`~specscope.errors.ConfigError` with what was found, what
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
@@ -371,4 +372,5 @@ def parse_fraction(value: str | float | int, what: str, example: str = "0.02") -
 
 def count_noun(n: float, noun: str, plural: str | None = None) -> str:
     """``1 round``, ``3 rounds``, ``0 rounds``: a whole count (printed without decimals) with its noun."""
-    return f"{n:.0f} {noun if round(n) == 1 else (plural or noun + 's')}"
+    one = math.isfinite(n) and round(n) == 1  # a NaN count (a damaged store) is printed as nan, never raises
+    return f"{n:.0f} {noun if one else (plural or noun + 's')}"

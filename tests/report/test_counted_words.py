@@ -11,6 +11,7 @@ from specscope.values import count_noun
 def test_count_noun():
     assert [count_noun(n, "round") for n in (0, 1, 2, 1.0)] == ["0 rounds", "1 round", "2 rounds", "1 round"]
     assert count_noun(1, "cell") == "1 cell" and count_noun(3, "body", "bodies") == "3 bodies"
+    assert count_noun(float("nan"), "round") == "nan rounds"  # a damaged store: printed, never an internal error
 
 
 def test_one_draft_round_is_one_round():
