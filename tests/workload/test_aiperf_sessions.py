@@ -121,3 +121,36 @@ def test_a_mooncake_session_that_cannot_be_followed_is_refused_by_line(
     with pytest.raises(ConfigError) as err:
         _load(tmp_path, rows)
     assert err.value.message.replace(str(tmp_path / "rows.jsonl"), "FILE").startswith(message), err.value.message
+
+
+def test_a_mooncake_context_mode_on_every_row_sets_how_the_session_is_sent(tmp_path: Path) -> None:
+    """``_infer_context_mode``: a mode declared on every row of a session is the session's (any case)."""
+    alone = [{"session_id": "s", "text_input": "a", "context_mode": "MESSAGE_ARRAY_WITH_RESPONSES"},
+             {"session_id": "s", "text_input": "b", "context_mode": "message_array_with_responses"}]  # fmt: skip
+    (conv,) = _load(tmp_path, alone)
+    assert (conv.follow_ups, conv.meta.get("turns_self_contained")) == (("b",), True)
+    chat = [{**r, "context_mode": "deltas_without_responses"} for r in alone]
+    (conv,) = _load(tmp_path, chat)
+    assert (conv.follow_ups, "turns_self_contained" in conv.meta) == (("b",), False)
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([{"session_id": "s", "text_input": "a", "context_mode": "deltas_without_responses"},
+          {"session_id": "s", "text_input": "b"}],
+         "FILE:2: rows of session 's' declare different context_mode (['deltas_without_responses'], or none)"),
+        ([{"session_id": "s", "text_input": "a", "context_mode": "deltas_with_responses"},
+          {"session_id": "s", "text_input": "b", "context_mode": "deltas_with_responses"}],
+         "FILE:1: session 's' with context_mode 'deltas_with_responses'"),
+        ([{"session_id": "s", "messages": [{"role": "user", "content": "a"}],
+           "context_mode": "deltas_without_responses"}],
+         "FILE:1: a `messages` row of session 's' with context_mode 'deltas_without_responses'"),
+    ],
+)  # fmt: skip
+def test_a_mooncake_context_mode_aiperf_refuses_or_specscope_cannot_send_is_refused_by_line(
+    tmp_path: Path, rows: list[dict[str, object]], message: str
+) -> None:
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, rows)
+    assert err.value.message.replace(str(tmp_path / "rows.jsonl"), "FILE").startswith(message), err.value.message

@@ -394,7 +394,9 @@ CENSUS: tuple[Layout, ...] = (
         "at its first row, in file order (AIPerf @0308411c groups them): `text_input` rows one chat, each turn after "
         "the answers before it; `messages` rows each sent as recorded after the answer to the row before (a later "
         "row of more than one user message refused by line: give it its own `session_id`); a session mixing the "
-        "two, or asking for different `output_length`, refused by line; `timestamp` / `delay` not "
+        "two, or asking for different `output_length`, refused by line; a `context_mode` on every row of a session "
+        "sets it (`message_array_with_responses`: each row alone; `deltas_without_responses`: a chat), rows that "
+        "differ or another mode refused by line; `timestamp` / `delay` not "
         "replayed: a warning names them (`--trace FILE` replays a `text_input` file on its clock); an "
         "`input_length` / `payload` row refused (a trace: `--trace FILE`; a payload: convert to `messages`); so are "
         "`message_mode: delta` rows (write the whole conversation) and `tools`",

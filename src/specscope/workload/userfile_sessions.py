@@ -16,7 +16,10 @@ AIPerf's ``MooncakeTraceDatasetLoader._group_traces`` (``mooncake_trace.py`` @03
 ``messages`` rows ``MESSAGE_ARRAY_WITH_RESPONSES`` (each row's messages sent as recorded, after the answer to the row
 before: specscope sends a later row as such a turn when it is one user message, and refuses a longer one by line), a
 session of ``text_input`` rows no mode of its own (``base_trace_loader.py`` @0308411c: the default chat,
-``DELTAS_WITHOUT_RESPONSES``), and refuses a session that mixes the two.
+``DELTAS_WITHOUT_RESPONSES``), and refuses a session that mixes the two; a ``context_mode`` on every row of a session
+(the same on each, else refused) sets it: ``message_array_with_responses`` each row alone, ``deltas_without_responses``
+a chat (refused for ``messages`` rows, as AIPerf does), another mode refused by line (specscope always sends the
+server's answers in a chat's history).
 
 AIPerf's ``AARWLTDatasetLoader.load_dataset`` (``aa_rwlt.py`` @24c6c28c, ``AARWLTEntry`` in ``models.py``
 @24c6c28c) groups rows by ``conversation_id``, sorts each group by ``conversation_idx`` and refuses a gap or a repeat;
@@ -58,14 +61,47 @@ _KIND_NAMES = {kind: name for _, kind, name in _KINDS}
 _SELF_CONTAINED = ("single_turn", "mooncake_messages")
 
 
-def aiperf_session(record: dict[str, Any]) -> tuple[str, str] | None:
-    """``(session_id, kind)`` of an AIPerf row that joins a session: single-turn (``text`` / ``texts``), multi-turn
-    (``turns``) or mooncake_trace (``text_input`` / ``messages``), with no ``id`` or ``question_id`` of another
-    layout, else None."""
+#: a mooncake_trace row's ``context_mode`` values specscope follows (AIPerf's ``ConversationContextMode``, any case)
+_CHAT_MODE, _ALONE_MODE = "deltas_without_responses", "message_array_with_responses"
+
+
+def aiperf_session(record: dict[str, Any]) -> tuple[str, str, object] | None:
+    """``(session_id, kind, context_mode)`` of an AIPerf row that joins a session: single-turn (``text`` /
+    ``texts``), multi-turn (``turns``) or mooncake_trace (``text_input`` / ``messages``, with its row's
+    ``context_mode`` or None), with no ``id`` or ``question_id`` of another layout, else None."""
     sid = record.get("session_id")
     if isinstance(sid, bool) or not isinstance(sid, str | int) or "id" in record or "question_id" in record:
         return None
-    return next(((str(sid), kind) for key, kind, _ in _KINDS if key in record), None)
+    kind = next((kind for key, kind, _ in _KINDS if key in record), None)
+    if kind is None:
+        return None
+    mode = record.get("context_mode") if kind.startswith("mooncake") else None
+    return str(sid), kind, mode.lower() if isinstance(mode, str) else mode
+
+
+def _mode_self_contained(where: str, sid: str, kind: str, modes: list[object], rows: int) -> bool:
+    """Whether a mooncake_trace session's later rows are sent alone, from its rows' ``context_mode`` as AIPerf's
+    ``MooncakeTraceDatasetLoader._infer_context_mode`` (@0308411c) resolves it; a mode it refuses, or one specscope
+    cannot send, refused by ``where`` (the line of the row that names it)."""
+    declared = {m for m in modes if m is not None}
+    if len(set(modes)) > 1:
+        raise bad_row(where, f"rows of session {sid!r} declare different context_mode ({sorted(map(str, declared))}, "
+                      f"{'or none' if None in modes else 'one each'})", "one context_mode on every row of a session, "
+                      "or none (AIPerf refuses a session whose rows differ)")  # fmt: skip
+    mode = next(iter(declared), None)
+    if mode is None:
+        return kind in _SELF_CONTAINED
+    if kind == "mooncake_messages" and mode != _ALONE_MODE:
+        raise bad_row(where, f"a `messages` row of session {sid!r} with context_mode {mode!r:.60}",
+                      f"context_mode {_ALONE_MODE} or none (AIPerf refuses another for `messages` rows)")  # fmt: skip
+    if mode in (_CHAT_MODE, _ALONE_MODE):
+        return mode == _ALONE_MODE
+    if rows == 1:
+        return True  # one row is sent alone whatever its mode
+    raise bad_row(where, f"session {sid!r} with context_mode {mode!r:.60}",
+                  f"context_mode {_CHAT_MODE} (a chat, the server's answers in the history) or {_ALONE_MODE} (each "
+                  "row alone)", "specscope does not send a session's rows without the server's answers: set one of "
+                  "those modes, or write the session's history into each row's `messages`")  # fmt: skip
 
 
 def aa_rwlt_step(record: dict[str, Any]) -> tuple[str, int] | None:
@@ -130,8 +166,11 @@ def join_sessions(path: Path, prompts: list[Prompt], *, join: bool = True) -> li
 
 def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
     first = rows[0]
-    kind = first.meta.pop(SESSION_KEY)[1]
-    self_contained = kind in _SELF_CONTAINED
+    kind = first.meta[SESSION_KEY][1]
+    modes = [p.meta[SESSION_KEY][2] for p in rows]
+    differs = next((p for p in rows if p.meta[SESSION_KEY][2] != modes[0]), first)
+    self_contained = _mode_self_contained(f"{path}:{differs.meta['line']}", sid, kind, modes, len(rows))
+    first.meta.pop(SESSION_KEY)
     if len(rows) == 1:
         return first
     meta = dict(first.meta)
