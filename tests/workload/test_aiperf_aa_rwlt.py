@@ -56,3 +56,13 @@ def test_a_gap_or_repeat_in_conversation_idx_is_refused_by_line(
     with pytest.raises(ConfigError) as err:
         _load(tmp_path, rows)
     assert err.value.message.replace(str(tmp_path / "rwlt.jsonl"), "FILE").startswith(found), err.value.message
+
+
+def test_a_step_ending_in_an_assistant_turn_is_refused_not_cut(tmp_path: Path) -> None:
+    """AIPerf sends a step's messages as recorded (``Turn(raw_messages=...)``), a trailing assistant turn included, with
+    no output length of its own; specscope drops a chat row's trailing answer and asks for its token count."""
+    rows = [{"conversation_id": "c", "conversation_idx": 0, "messages": _msgs("hi", "recorded")}]
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, rows)
+    msg = err.value.message.replace(str(tmp_path / "rwlt.jsonl"), "FILE")
+    assert msg.startswith("FILE:1: AA-RWLT trajectory 'c' step 0 ends with an assistant turn"), msg

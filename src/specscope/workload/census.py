@@ -441,7 +441,8 @@ CENSUS: tuple[Layout, ...] = (
         "repeat in `conversation_idx` refused by line (as AIPerf); a trajectory of several steps refused by the "
         "line of its second step (AIPerf sends each step's recorded messages after the answer to the step before; "
         "specscope's later turns are user texts) -> give each step its own `conversation_id` (a chat row each), or "
-        "write its user turns as an aiperf.multi_turn row; `tools` refused",
+        "write its user turns as an aiperf.multi_turn row; a step ending in an assistant turn (AIPerf sends it as "
+        "recorded) and `tools` refused",
     ),
     Layout(
         "aiperf.sharegpt",

@@ -104,13 +104,14 @@ def _mode_self_contained(where: str, sid: str, kind: str, modes: list[object], r
                   "those modes, or write the session's history into each row's `messages`")  # fmt: skip
 
 
-def aa_rwlt_step(record: dict[str, Any]) -> tuple[str, int] | None:
-    """``(conversation_id, conversation_idx)`` of an AA-RWLT row (``AARWLTEntry``: both and ``messages``), else
-    None."""
-    cid, idx = record.get("conversation_id"), record.get("conversation_idx")
-    if not isinstance(cid, str) or isinstance(idx, bool) or not isinstance(idx, int) or "messages" not in record:
+def aa_rwlt_step(record: dict[str, Any]) -> tuple[str, int, bool] | None:
+    """``(conversation_id, conversation_idx, ends with an assistant turn)`` of an AA-RWLT row (``AARWLTEntry``: both
+    and ``messages``), else None."""
+    cid, idx, messages = record.get("conversation_id"), record.get("conversation_idx"), record.get("messages")
+    if not isinstance(cid, str) or isinstance(idx, bool) or not isinstance(idx, int) or not isinstance(messages, list):
         return None
-    return cid, idx
+    last = messages[-1] if messages else None
+    return cid, idx, isinstance(last, dict) and last.get("role") == "assistant"
 
 
 def _check_trajectories(path: Path, prompts: list[Prompt]) -> None:
@@ -118,6 +119,11 @@ def _check_trajectories(path: Path, prompts: list[Prompt]) -> None:
     steps: dict[str, list[Prompt]] = {}
     for p in prompts:
         found = p.meta.pop(TRAJECTORY_KEY, None)
+        if found is not None and found[2]:
+            raise bad_row(f"{path}:{p.meta['line']}", f"AA-RWLT trajectory {found[0]!r} step {found[1]} ends with an "
+                          "assistant turn", "a step that ends with the turn the model answers",
+                          "AIPerf sends a step's messages as recorded, the assistant turn included, where specscope "
+                          "drops a trailing answer: remove that turn, or add the user turn it answers")  # fmt: skip
         if found is not None:
             steps.setdefault(found[0], []).append(replace(p, meta={**p.meta, "step": found[1]}))
     for cid, rows in steps.items():
