@@ -384,7 +384,7 @@ CENSUS: tuple[Layout, ...] = (
     Layout(
         "aiperf.mooncake_trace",
         "AIPerf",
-        f"{_AIPERF} MooncakeTrace",
+        f"{_AIPERF} MooncakeTrace (sessions: mooncake_trace.py @0308411c MooncakeTraceDatasetLoader)",
         "JSON Lines",
         "one of `input_length` (+ `hash_ids`), `text_input`, `messages`, `payload`",
         "`output_length`",
