@@ -180,15 +180,30 @@ def _random_pool() -> LayoutFile:
 
 
 def _mooncake_trace() -> LayoutFile:
+    """A ``text_input`` session of two rows (AIPerf groups a session's rows: one chat) and a ``messages`` session of
+    two rows (each sent as recorded after the answer to the row before)."""
+    system = [{"role": "system", "content": "Be brief."}]
     rows = [{"session_id": "t1", "timestamp": 0, "text_input": "Trace text one.", "output_length": 11},
-            {"messages": [{"role": "user", "content": "Trace messages."}], "output_length": 4}]  # fmt: skip
-    sent = [_row("t1", "Trace text one.", 11), _row("line 2", "Trace messages.", 4)]
+            {"messages": [{"role": "user", "content": "Trace messages."}], "output_length": 4},
+            {"session_id": "t1", "timestamp": 0, "text_input": "Trace text two.", "output_length": 11},
+            {"session_id": "m1", "messages": [*system, *_user("Recorded one.")]},
+            {"session_id": "m1", "messages": _user("Recorded two.")}]  # fmt: skip
+    sent = [SentRow("t1", _conv("Trace text one.", "Trace text two."), 11), _row("line 2", "Trace messages.", 4),
+            SentRow("m1", ([*system, *_user("Recorded one.")], _user("Recorded two.")))]  # fmt: skip
     return LayoutFile(
         "mooncake_text.jsonl",
         _jsonl(rows),
         sent,
         notices=(TIMING_WARNING.format(rows=ONE, names="timestamp"),),
     )
+
+
+def _aa_rwlt() -> LayoutFile:
+    """AA-RWLT one-step trajectories, written out of file order by id: each its step's recorded messages."""
+    step = [*_user("Find the file."), {"role": "assistant", "content": "Which one?"}, *_user("The README.")]
+    rows = [{"conversation_id": "traj-b", "conversation_idx": 0, "messages": step},
+            {"conversation_id": "traj-a", "conversation_idx": 0, "messages": _user("One step.")}]  # fmt: skip
+    return LayoutFile("rwlt.jsonl", _jsonl(rows), [SentRow("traj-b", (step,)), _row("traj-a", "One step.")])
 
 
 def _bailian() -> LayoutFile:
@@ -355,6 +370,7 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "aiperf.mooncake_trace": _mooncake_trace,
     "aiperf.bailian_trace": _bailian,
     "aiperf.inputs_json": _inputs_json,
+    "aiperf.aa_rwlt": _aa_rwlt,
     "aiperf.sharegpt": _aiperf_sharegpt,
     "aiperf.dag_jsonl": _dag_jsonl,
     "aiperf.baseten_trace": _baseten,

@@ -73,3 +73,84 @@ def test_rows_with_a_shared_id_of_other_layouts_stay_rows(tmp_path: Path) -> Non
     """Only AIPerf's custom rows are joined: a repeated ``id`` stays a row of its own, named by its line."""
     one, two = _load(tmp_path, [{"id": "q", "prompt": "x"}, {"id": "q", "prompt": "y"}])
     assert (one.meta["row_id"], two.meta["row_id"]) == ("q (line 1)", "q (line 2)")
+
+
+def test_mooncake_text_input_rows_of_one_session_are_one_chat_in_file_order(tmp_path: Path) -> None:
+    """AIPerf's ``MooncakeTraceDatasetLoader._group_traces`` (mooncake_trace.py @0308411c) groups rows by
+    ``session_id``; ``text_input`` rows get no context mode of their own, so the session is the default chat
+    (``DELTAS_WITHOUT_RESPONSES``): each row a user turn after the server's answer to the one before."""
+    rows = [{"session_id": "t", "text_input": "a", "output_length": 4},
+            {"text_input": "free"},
+            {"session_id": "t", "text_input": "b", "delay": 20}]  # fmt: skip
+    conv, free = _load(tmp_path, rows)
+    assert conv.messages == [{"role": "user", "content": "a"}]
+    assert conv.follow_ups == ("b",)
+    assert (conv.meta["row_id"], conv.meta["max_tokens"], conv.meta["session_lines"]) == ("t", 4, [1, 3])
+    assert "turns_self_contained" not in conv.meta
+    assert (free.meta["row_id"], free.follow_ups) == ("line 2", ())
+
+
+def test_mooncake_messages_rows_of_one_session_are_sent_as_recorded_one_after_another(tmp_path: Path) -> None:
+    """A ``messages`` session is ``MESSAGE_ARRAY_WITH_RESPONSES`` (AIPerf ``_infer_context_mode``): each row sent
+    as recorded, after the answer to the row before; a later row of one user message is such a turn."""
+    rows = [{"session_id": "m", "messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "a"}]},
+            {"session_id": "m", "messages": [{"role": "user", "content": "b"}]}]  # fmt: skip
+    (conv,) = _load(tmp_path, rows)
+    assert conv.messages == rows[0]["messages"]
+    assert conv.follow_ups == ("b",)
+    assert conv.meta["turns_self_contained"] is True
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([{"session_id": "m", "messages": [{"role": "user", "content": "a"}]},
+          {"session_id": "m", "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "r"},
+                                           {"role": "user", "content": "b"}]}],
+         "FILE:2: a later `messages` row of session 'm' holds 3 messages"),
+        ([{"session_id": "m", "text_input": "a"}, {"session_id": "m", "messages": [{"role": "user", "content": "b"}]}],
+         "FILE:2: session 'm' mixes AIPerf mooncake_trace `text_input` rows and mooncake_trace `messages` rows"),
+        ([{"session_id": "m", "text_input": "a", "output_length": 3},
+          {"session_id": "m", "text_input": "b", "output_length": 5}],
+         "FILE:2: rows of session 'm' ask for different output_length ([3, 5])"),
+    ],
+)  # fmt: skip
+def test_a_mooncake_session_that_cannot_be_followed_is_refused_by_line(
+    tmp_path: Path, rows: list[dict[str, object]], message: str
+) -> None:
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, rows)
+    assert err.value.message.replace(str(tmp_path / "rows.jsonl"), "FILE").startswith(message), err.value.message
+
+
+def test_a_mooncake_context_mode_on_every_row_sets_how_the_session_is_sent(tmp_path: Path) -> None:
+    """``_infer_context_mode``: a mode declared on every row of a session is the session's (any case)."""
+    alone = [{"session_id": "s", "text_input": "a", "context_mode": "MESSAGE_ARRAY_WITH_RESPONSES"},
+             {"session_id": "s", "text_input": "b", "context_mode": "message_array_with_responses"}]  # fmt: skip
+    (conv,) = _load(tmp_path, alone)
+    assert (conv.follow_ups, conv.meta.get("turns_self_contained")) == (("b",), True)
+    chat = [{**r, "context_mode": "deltas_without_responses"} for r in alone]
+    (conv,) = _load(tmp_path, chat)
+    assert (conv.follow_ups, "turns_self_contained" in conv.meta) == (("b",), False)
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([{"session_id": "s", "text_input": "a", "context_mode": "deltas_without_responses"},
+          {"session_id": "s", "text_input": "b"}],
+         "FILE:2: rows of session 's' declare different context_mode (['deltas_without_responses'], or none)"),
+        ([{"session_id": "s", "text_input": "a", "context_mode": "deltas_with_responses"},
+          {"session_id": "s", "text_input": "b", "context_mode": "deltas_with_responses"}],
+         "FILE:1: session 's' with context_mode 'deltas_with_responses'"),
+        ([{"session_id": "s", "messages": [{"role": "user", "content": "a"}],
+           "context_mode": "deltas_without_responses"}],
+         "FILE:1: a `messages` row of session 's' with context_mode 'deltas_without_responses'"),
+    ],
+)  # fmt: skip
+def test_a_mooncake_context_mode_aiperf_refuses_or_specscope_cannot_send_is_refused_by_line(
+    tmp_path: Path, rows: list[dict[str, object]], message: str
+) -> None:
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, rows)
+    assert err.value.message.replace(str(tmp_path / "rows.jsonl"), "FILE").startswith(message), err.value.message

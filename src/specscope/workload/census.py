@@ -384,13 +384,19 @@ CENSUS: tuple[Layout, ...] = (
     Layout(
         "aiperf.mooncake_trace",
         "AIPerf",
-        f"{_AIPERF} MooncakeTrace",
+        f"{_AIPERF} MooncakeTrace (sessions: mooncake_trace.py @0308411c MooncakeTraceDatasetLoader)",
         "JSON Lines",
         "one of `input_length` (+ `hash_ids`), `text_input`, `messages`, `payload`",
         "`output_length`",
         "`session_id`",
         "`timestamp` or `delay` (ms)",
-        "read: `text_input` or `messages` with `output_length` as `max_tokens`; `timestamp` / `delay` not "
+        "read: `text_input` or `messages` with `output_length` as `max_tokens`; rows of one `session_id` one session "
+        "at its first row, in file order (AIPerf @0308411c groups them): `text_input` rows one chat, each turn after "
+        "the answers before it; `messages` rows each sent as recorded after the answer to the row before (a later "
+        "row of more than one user message refused by line: give it its own `session_id`); a session mixing the "
+        "two, or asking for different `output_length`, refused by line; a `context_mode` on every row of a session "
+        "sets it (`message_array_with_responses`: each row alone; `deltas_without_responses`: a chat), rows that "
+        "differ or another mode refused by line; `timestamp` / `delay` not "
         "replayed: a warning names them (`--trace FILE` replays a `text_input` file on its clock); an "
         "`input_length` / `payload` row refused (a trace: `--trace FILE`; a payload: convert to `messages`); so are "
         "`message_mode: delta` rows (write the whole conversation) and `tools`",
@@ -419,6 +425,24 @@ CENSUS: tuple[Layout, ...] = (
         "read: each payload its own row (AIPerf sends a session's payloads in order), its `messages` as recorded "
         "and its `max_tokens` / `max_completion_tokens`; row id `<session_id> turn <k>`; its other sampling fields "
         "not sent: a warning names them; a payload without `messages` refused by name",
+    ),
+    Layout(
+        "aiperf.aa_rwlt",
+        "AIPerf",
+        "ai-dynamo/aiperf src/aiperf/dataset/loader/aa_rwlt.py @24c6c28c AARWLTDatasetLoader (fields: models.py "
+        "@24c6c28c AARWLTEntry)",
+        "JSON Lines, one trajectory step a line",
+        "`messages`: the step's whole history, sent as recorded (the server's answer discarded); the first step's "
+        "`tools`",
+        "— (`--osl`)",
+        "`conversation_id` (a trajectory), `conversation_idx` (its step: 0, 1, ... once each; steps sorted by it)",
+        "— (steps sent one after another, no delay)",
+        "read: a one-step trajectory as a chat row of its `messages`, row id its `conversation_id`; a gap or a "
+        "repeat in `conversation_idx` refused by line (as AIPerf); a trajectory of several steps refused by the "
+        "line of its second step (AIPerf sends each step's recorded messages after the answer to the step before; "
+        "specscope's later turns are user texts) -> give each step its own `conversation_id` (a chat row each), or "
+        "write its user turns as an aiperf.multi_turn row; a step ending in an assistant turn (AIPerf sends it as "
+        "recorded) and `tools` refused",
     ),
     Layout(
         "aiperf.sharegpt",

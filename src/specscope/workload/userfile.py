@@ -86,7 +86,13 @@ from specscope.workload.userfile_fields import (
     timing_fields,
     unsent_fields,
 )
-from specscope.workload.userfile_sessions import SESSION_KEY, aiperf_session, join_sessions
+from specscope.workload.userfile_sessions import (
+    SESSION_KEY,
+    TRAJECTORY_KEY,
+    aa_rwlt_step,
+    aiperf_session,
+    join_sessions,
+)
 
 __all__ = [
     "load_prompt_file",
@@ -662,6 +668,8 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
     if isinstance(ident, str | int) and not isinstance(ident, bool):
         meta["id"] = ident
+    if (step := aa_rwlt_step(record)) is not None:
+        meta["id"], meta[TRAJECTORY_KEY] = step[0], step  # one trajectory's steps: checked by join_sessions
     if (session := aiperf_session(record)) is not None:
         meta[SESSION_KEY] = session  # joined with the session's other rows (join_sessions)
     for key, found in (("timing_fields", timing_fields(record)), ("unsent_fields", unsent_fields(record))):

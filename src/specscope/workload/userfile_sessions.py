@@ -11,6 +11,23 @@ a ``session_id`` is a session of its own. What a session's later turns carry dif
 - multi-turn rows: the default chat mode, a row's ``turns`` continuing the session's turns before it, each carrying
   the turns before it and the server's answers; a leading system turn is hoisted only for the session's first turn.
 
+AIPerf's ``MooncakeTraceDatasetLoader._group_traces`` (``mooncake_trace.py`` @0308411c) groups its rows by
+``session_id`` the same way (a row without one a session of its own); ``_infer_context_mode`` gives a session of
+``messages`` rows ``MESSAGE_ARRAY_WITH_RESPONSES`` (each row's messages sent as recorded, after the answer to the row
+before: specscope sends a later row as such a turn when it is one user message, and refuses a longer one by line), a
+session of ``text_input`` rows no mode of its own (``base_trace_loader.py`` @0308411c: the default chat,
+``DELTAS_WITHOUT_RESPONSES``), and refuses a session that mixes the two; a ``context_mode`` on every row of a session
+(the same on each, else refused) sets it: ``message_array_with_responses`` each row alone, ``deltas_without_responses``
+a chat (refused for ``messages`` rows, as AIPerf does), another mode refused by line (specscope always sends the
+server's answers in a chat's history).
+
+AIPerf's ``AARWLTDatasetLoader.load_dataset`` (``aa_rwlt.py`` @24c6c28c, ``AARWLTEntry`` in ``models.py``
+@24c6c28c) groups rows by ``conversation_id``, sorts each group by ``conversation_idx`` and refuses a gap or a repeat;
+``convert_to_conversations`` sends the steps one after another, each step's cumulative ``messages`` as recorded and the
+server's answer discarded. A one-step trajectory is that chat row, named by its ``conversation_id``; a trajectory of
+several steps is refused by the line of its second step (specscope's later turns are user texts, not recorded message
+arrays), naming the conversion.
+
 specscope sends a session with one ``max_tokens``, so a session whose rows ask for different output lengths is
 refused by the line of the row that differs (as an AIPerf multi-turn row's turns are); a later row that opens with a
 system message, or a session mixing single- and multi-turn rows, is refused by line too.
@@ -25,21 +42,107 @@ from typing import Any
 from specscope.workload.prompt import Prompt
 from specscope.workload.userfile_fields import bad_row
 
-__all__ = ["SESSION_KEY", "aiperf_session", "join_sessions"]
+__all__ = ["SESSION_KEY", "TRAJECTORY_KEY", "aa_rwlt_step", "aiperf_session", "join_sessions"]
 
 #: ``Prompt.meta`` key, while a file is read, of the AIPerf session a row belongs to (removed by :func:`join_sessions`)
 SESSION_KEY = "aiperf_session"
-#: the fields of an AIPerf custom-dataset row (``SingleTurn`` / ``MultiTurn``)
-_AIPERF_ROW = ("text", "texts", "turns")
+#: ``Prompt.meta`` key, while a file is read, of an AA-RWLT row's ``(conversation_id, conversation_idx)``
+TRAJECTORY_KEY = "aa_rwlt_step"
+#: the AIPerf row kinds that share a ``session_id``, by the field that tells them apart, and how each is named
+_KINDS = (
+    ("turns", "multi_turn", "multi-turn rows (`turns`)"),
+    ("text", "single_turn", "single-turn rows"),
+    ("texts", "single_turn", "single-turn rows"),
+    ("text_input", "mooncake_text", "mooncake_trace `text_input` rows"),
+    ("messages", "mooncake_messages", "mooncake_trace `messages` rows"),
+)
+_KIND_NAMES = {kind: name for _, kind, name in _KINDS}
+#: kinds whose later rows are sent alone (``MESSAGE_ARRAY_WITH_RESPONSES``), not after the session's history
+_SELF_CONTAINED = ("single_turn", "mooncake_messages")
 
 
-def aiperf_session(record: dict[str, Any]) -> tuple[str, bool] | None:
-    """``(session_id, self_contained)`` of an AIPerf single-turn row (``text`` / ``texts``: self-contained) or
-    multi-turn row (``turns``), with no ``id`` or ``question_id`` of another layout, else None."""
+#: a mooncake_trace row's ``context_mode`` values specscope follows (AIPerf's ``ConversationContextMode``, any case)
+_CHAT_MODE, _ALONE_MODE = "deltas_without_responses", "message_array_with_responses"
+
+
+def aiperf_session(record: dict[str, Any]) -> tuple[str, str, object] | None:
+    """``(session_id, kind, context_mode)`` of an AIPerf row that joins a session: single-turn (``text`` /
+    ``texts``), multi-turn (``turns``) or mooncake_trace (``text_input`` / ``messages``, with its row's
+    ``context_mode`` or None), with no ``id`` or ``question_id`` of another layout, else None."""
     sid = record.get("session_id")
     if isinstance(sid, bool) or not isinstance(sid, str | int) or "id" in record or "question_id" in record:
         return None
-    return (str(sid), "turns" not in record) if any(k in record for k in _AIPERF_ROW) else None
+    kind = next((kind for key, kind, _ in _KINDS if key in record), None)
+    if kind is None:
+        return None
+    mode = record.get("context_mode") if kind.startswith("mooncake") else None
+    return str(sid), kind, mode.lower() if isinstance(mode, str) else mode
+
+
+def _mode_self_contained(where: str, sid: str, kind: str, modes: list[object], rows: int) -> bool:
+    """Whether a mooncake_trace session's later rows are sent alone, from its rows' ``context_mode`` as AIPerf's
+    ``MooncakeTraceDatasetLoader._infer_context_mode`` (@0308411c) resolves it; a mode it refuses, or one specscope
+    cannot send, refused by ``where`` (the line of the row that names it)."""
+    declared = {m for m in modes if m is not None}
+    if len(set(modes)) > 1:
+        raise bad_row(where, f"rows of session {sid!r} declare different context_mode ({sorted(map(str, declared))}, "
+                      f"{'or none' if None in modes else 'one each'})", "one context_mode on every row of a session, "
+                      "or none (AIPerf refuses a session whose rows differ)")  # fmt: skip
+    mode = next(iter(declared), None)
+    if mode is None:
+        return kind in _SELF_CONTAINED
+    if kind == "mooncake_messages" and mode != _ALONE_MODE:
+        raise bad_row(where, f"a `messages` row of session {sid!r} with context_mode {mode!r:.60}",
+                      f"context_mode {_ALONE_MODE} or none (AIPerf refuses another for `messages` rows)")  # fmt: skip
+    if mode in (_CHAT_MODE, _ALONE_MODE):
+        return mode == _ALONE_MODE
+    if rows == 1:
+        return True  # one row is sent alone whatever its mode
+    raise bad_row(where, f"session {sid!r} with context_mode {mode!r:.60}",
+                  f"context_mode {_CHAT_MODE} (a chat, the server's answers in the history) or {_ALONE_MODE} (each "
+                  "row alone)", "specscope does not send a session's rows without the server's answers: set one of "
+                  "those modes, or write the session's history into each row's `messages`")  # fmt: skip
+
+
+def aa_rwlt_step(record: dict[str, Any]) -> tuple[str, int, bool] | None:
+    """``(conversation_id, conversation_idx, ends with an assistant turn)`` of an AA-RWLT row (``AARWLTEntry``: both
+    and ``messages``), else None."""
+    cid, idx, messages = record.get("conversation_id"), record.get("conversation_idx"), record.get("messages")
+    if not isinstance(cid, str) or isinstance(idx, bool) or not isinstance(idx, int) or not isinstance(messages, list):
+        return None
+    last = messages[-1] if messages else None
+    return cid, idx, isinstance(last, dict) and last.get("role") == "assistant"
+
+
+def _check_trajectories(path: Path, prompts: list[Prompt]) -> None:
+    """Refuse AA-RWLT trajectories specscope cannot send as AIPerf does (see the module docstring)."""
+    steps: dict[str, list[Prompt]] = {}
+    for p in prompts:
+        found = p.meta.pop(TRAJECTORY_KEY, None)
+        if found is not None and found[2]:
+            raise bad_row(f"{path}:{p.meta['line']}", f"AA-RWLT trajectory {found[0]!r} step {found[1]} ends with an "
+                          "assistant turn", "a step that ends with the turn the model answers",
+                          "AIPerf sends a step's messages as recorded, the assistant turn included, where specscope "
+                          "drops a trailing answer: remove that turn, or add the user turn it answers")  # fmt: skip
+        if found is not None:
+            steps.setdefault(found[0], []).append(replace(p, meta={**p.meta, "step": found[1]}))
+    for cid, rows in steps.items():
+        rows.sort(key=lambda p: int(p.meta["step"]))
+        for want, p in enumerate(rows):
+            if p.meta["step"] != want:
+                raise bad_row(f"{path}:{p.meta['line']}",
+                              f"AA-RWLT trajectory {cid!r} step conversation_idx {p.meta['step']}, where step "
+                              f"{want} comes next", "conversation_idx 0, 1, 2, ... once each per trajectory "
+                              "(AIPerf's AA-RWLT loader refuses a gap or a repeat)")  # fmt: skip
+        if len(rows) > 1:
+            raise bad_row(f"{path}:{rows[1].meta['line']}",
+                          f"AA-RWLT trajectory {cid!r} has {len(rows)} steps (conversation_idx 0..{len(rows) - 1})",
+                          "one step per trajectory",
+                          "AIPerf (ai-dynamo/aiperf src/aiperf/dataset/loader/aa_rwlt.py @24c6c28c) sends each step's "
+                          "recorded messages after the answer to the step before, which specscope cannot send "
+                          "(its later turns are user texts): give each step its own conversation_id (each a chat "
+                          "row of its `messages`, sent as a row of its own), or write the trajectory's user turns "
+                          "as an aiperf.multi_turn row")  # fmt: skip
 
 
 def join_sessions(path: Path, prompts: list[Prompt], *, join: bool = True) -> list[Prompt]:
@@ -50,6 +153,7 @@ def join_sessions(path: Path, prompts: list[Prompt], *, join: bool = True) -> li
         ConfigError: a later row of a session asks for another output length than the session's, opens with a
             system message, or is of the other AIPerf layout (naming its line).
     """
+    _check_trajectories(path, prompts)
     groups: dict[str, list[Prompt]] = {}
     out: list[Prompt | str] = []
     for p in prompts:
@@ -68,7 +172,11 @@ def join_sessions(path: Path, prompts: list[Prompt], *, join: bool = True) -> li
 
 def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
     first = rows[0]
-    self_contained = first.meta.pop(SESSION_KEY)[1]
+    kind = first.meta[SESSION_KEY][1]
+    modes = [p.meta[SESSION_KEY][2] for p in rows]
+    differs = next((p for p in rows if p.meta[SESSION_KEY][2] != modes[0]), first)
+    self_contained = _mode_self_contained(f"{path}:{differs.meta['line']}", sid, kind, modes, len(rows))
+    first.meta.pop(SESSION_KEY)
     if len(rows) == 1:
         return first
     meta = dict(first.meta)
@@ -76,9 +184,17 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
     lengths = [first.meta.get("max_tokens")]
     for p in rows[1:]:
         where = f"{path}:{p.meta['line']}"
-        if p.meta.pop(SESSION_KEY)[1] != self_contained:
-            raise bad_row(where, f"session {sid!r} mixes AIPerf single-turn rows and multi-turn rows (`turns`)",
-                          "one layout per file, as AIPerf reads a file with one loader")  # fmt: skip
+        other = p.meta.pop(SESSION_KEY)[1]
+        if other != kind:
+            raise bad_row(where, f"session {sid!r} mixes AIPerf {_KIND_NAMES[kind]} and {_KIND_NAMES[other]}",
+                          "one kind of row per session (AIPerf reads a file with one loader; its mooncake_trace "
+                          "loader refuses a session mixing `messages` rows with others)")  # fmt: skip
+        if kind == "mooncake_messages" and (len(p.messages) != 1 or p.messages[0]["role"] != "user"):
+            raise bad_row(where, f"a later `messages` row of session {sid!r} holds {len(p.messages)} messages "
+                          f"(first role {p.messages[0]['role']})", "a later row of a session: one user message",
+                          "AIPerf sends each row's messages as recorded after the answer to the row before; "
+                          "specscope sends a later row as one user message: write it so, or give the row its own "
+                          "session_id (sent as a row of its own)")  # fmt: skip
         if p.messages[0]["role"] != "user" or len(p.messages) != 1:
             raise bad_row(where, f"a later row of session {sid!r} opens with a {p.messages[0]['role']} turn",
                           "the session's later rows: user turns (AIPerf hoists a system turn only when it opens "

@@ -1,0 +1,68 @@
+"""AIPerf's AA-RWLT loader (ai-dynamo/aiperf ``src/aiperf/dataset/loader/aa_rwlt.py`` @24c6c28c, entry model
+``AARWLTEntry`` in ``models.py`` @24c6c28c) groups rows by ``conversation_id``, sorts each group by
+``conversation_idx`` (0-based, no gap, no repeat, else it raises) and sends the steps one after another, each step's
+recorded ``messages`` as they are, the server's answer discarded. specscope read such rows as chat rows in file order,
+named ``line N``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from specscope.errors import ConfigError
+from specscope.workload.userfile import load_prompt_file
+
+
+def _load(tmp_path: Path, rows: list[dict[str, Any]]) -> list:  # type: ignore[type-arg]
+    path = tmp_path / "rwlt.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    return load_prompt_file("mine", path)
+
+
+def _msgs(*texts: str) -> list[dict[str, str]]:
+    return [{"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(texts)]
+
+
+def test_a_one_step_trajectory_is_its_messages_named_by_conversation_id(tmp_path: Path) -> None:
+    (row,) = _load(tmp_path, [{"conversation_id": "c", "conversation_idx": 0, "messages": _msgs("hi")}])
+    assert row.messages == _msgs("hi")
+    assert row.meta["row_id"] == "c"
+
+
+def test_steps_out_of_order_are_never_sent_in_file_order(tmp_path: Path) -> None:
+    """The repro: idx 1 on line 1, idx 0 on line 2. specscope sent line 1 first, as a row of its own."""
+    rows = [{"conversation_id": "c", "conversation_idx": 1, "messages": _msgs("a", "r", "b")},
+            {"conversation_id": "c", "conversation_idx": 0, "messages": _msgs("a")}]  # fmt: skip
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, rows)
+    msg = err.value.message.replace(str(tmp_path / "rwlt.jsonl"), "FILE")
+    assert msg.startswith("FILE:1: AA-RWLT trajectory 'c' has 2 steps"), msg
+    assert "aa_rwlt.py" in err.value.fix and "messages" in err.value.fix
+
+
+@pytest.mark.parametrize(
+    ("idx", "found"),
+    [((0, 2), "FILE:2: AA-RWLT trajectory 'c' step conversation_idx 2"),
+     ((0, 0), "FILE:2: AA-RWLT trajectory 'c' step conversation_idx 0"),
+     ((1,), "FILE:1: AA-RWLT trajectory 'c' step conversation_idx 1")],
+)  # fmt: skip
+def test_a_gap_or_repeat_in_conversation_idx_is_refused_by_line(
+    tmp_path: Path, idx: tuple[int, ...], found: str
+) -> None:
+    rows = [{"conversation_id": "c", "conversation_idx": i, "messages": _msgs("a")} for i in idx]
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, rows)
+    assert err.value.message.replace(str(tmp_path / "rwlt.jsonl"), "FILE").startswith(found), err.value.message
+
+
+def test_a_step_ending_in_an_assistant_turn_is_refused_not_cut(tmp_path: Path) -> None:
+    """AIPerf sends a step's messages as recorded (``Turn(raw_messages=...)``), a trailing assistant turn included, with
+    no output length of its own; specscope drops a chat row's trailing answer and asks for its token count."""
+    rows = [{"conversation_id": "c", "conversation_idx": 0, "messages": _msgs("hi", "recorded")}]
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, rows)
+    msg = err.value.message.replace(str(tmp_path / "rwlt.jsonl"), "FILE")
+    assert msg.startswith("FILE:1: AA-RWLT trajectory 'c' step 0 ends with an assistant turn"), msg
