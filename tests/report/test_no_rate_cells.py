@@ -48,3 +48,19 @@ def test_a_cell_whose_streams_end_before_they_start_is_not_ok_and_named(tmp_path
     assert k4["rounds"] == 1
     (row,) = [ln for ln in text.splitlines() if "│    mtp │" in ln and "│          4 │" in ln]
     assert row.rstrip(" │").split("│")[-2].strip() == "1"
+
+
+def test_an_imported_cell_with_a_damaged_duration_is_not_ok():
+    from specscope.stats.imported import IMPORTED_KEY, summarize_imported
+
+    facts = {"tool": "vllm-bench", "completed": 10, "failed": 0, "output_tokens": 1000}
+    for duration in (-5.0, 0.0):
+        cell = CellResult(
+            CellKey("mtp", "chat", 1, 0), (), 0, NS, None, None, client={IMPORTED_KEY: facts | {"duration_s": duration}}
+        )
+        s = summarize_imported(cell)
+        assert s.status == "failed" and s.output_tok_s is None
+        assert f"NO_RATE(output_tokens=1000, duration_s={duration:.3g})" in s.reasons
+    # a duration the tool's file does not hold is named by NOT_RECORDED, as before: not a damaged figure
+    cell = CellResult(CellKey("mtp", "chat", 1, 0), (), 0, NS, None, None, client={IMPORTED_KEY: facts})
+    assert not any(r.startswith("NO_RATE") for r in summarize_imported(cell).reasons)
