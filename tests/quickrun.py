@@ -31,7 +31,8 @@ SPEED = {
 
 def _k_speed(k: int) -> dict[str, tuple[float, int, float]]:
     accept = {"prose": 0.45, "code": 0.55, "edit": 0.80}
-    return {w: (20.0 + 6.0 * k * a - 1.2 * k * k, k, a) for w, a in accept.items()}
+    # floored at 4 tok/s: past its best k the curve would reach zero and below (k=6), streams ending before they start
+    return {w: (max(4.0, 20.0 + 6.0 * k * a - 1.2 * k * k), k, a) for w, a in accept.items()}
 
 
 def _streams(workload: str, n: int, start_ns: int, tok_s: float, jitter: float) -> tuple[StreamRecord, ...]:

@@ -88,13 +88,13 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
         "counters",
     } <= set(doc["cells"][0])
     acc = next(t for s in doc["sections"] for t in s["tables"] if t["key"] == "acceptance")
-    # each figure says the draft rounds and drafted tokens it rests on: 4 rounds of 3 tokens per stream, pooled over
-    # the ok cells of the workload (a cell the client's self-check flagged under load is not pooled)
+    # each figure says the verify steps and drafted tokens it rests on: 4 verify steps of 3 tokens per stream, pooled
+    # over the ok cells of the workload (a cell the client's self-check flagged under load is not pooled)
     rests = {}
     for w in ("prose", "edit"):
         ok = [c for c in cells if c.workload == w and c.status == "ok"]
         rounds = sum(4 * c.concurrency for c in ok)
-        rests[w] = f"50.0% (len 2.50; {rounds} rounds, {3 * rounds} drafted; few rounds)"
+        rests[w] = f"50.0% (len 2.50; {rounds} verify steps, {3 * rounds} drafted; few verify steps)"
     order = [c["name"] for c in acc["columns"][1:]]  # workloads in the order the run met them
     assert acc["rows"] == [["mtp", *[rests[w] for w in order]]]
 

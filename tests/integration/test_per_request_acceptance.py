@@ -2,12 +2,12 @@
 TensorRT-LLM server (``/prometheus/metrics`` has draft and accepted token counters but no drafts counter) whose
 responses carry TensorRT-LLM's per-choice ``speculative_decoding`` record (accepted, drafted, verify steps and the
 accepted-count histogram), the acceptance rate, length and per-position figures (unconditional and conditional)
-come from the responses, in every report format; no "0 rounds" anywhere.
+come from the responses, in every report format; no "0 verify steps" anywhere.
 
 Each response: 12 tokens in 4 verify steps of 3 drafts; 3 / 2 / 1 steps accepted at least 1 / 2 / 3 drafts, so
 accepted 6, drafted 12, histogram {0: 1, 1: 1, 2: 1, 3: 1}. Rate 6 / 12 = 50.0 %; length 1 + 6 / 4 = 2.50; u_i =
 3/4, 2/4, 1/4 = 75.0 / 50.0 / 25.0 %; a_i = 75.0 %, 2/3 = 66.7 %, 1/2 = 50.0 %. N=1 and N=2 send 3 responses: 12
-rounds, 36 drafted.
+verify steps, 36 drafted.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ PLAN = ResponsePlan(
     accepted_per_position=[3, 2, 1],
     per_request_spec="trtllm",
 )
-RATE_CELL = "50.0% (len 2.50; 12 rounds, 36 drafted; few rounds)"
-DETAIL = ["spec", "edit", "50.0%", "12 rounds, 36 drafted; few rounds", "2.50", "2.50"]
+RATE_CELL = "50.0% (len 2.50; 12 verify steps, 36 drafted; few verify steps)"
+DETAIL = ["spec", "edit", "50.0%", "12 verify steps, 36 drafted; few verify steps", "2.50", "2.50"]
 POSITIONS = ["75.0% / 50.0% / 25.0%", "75.0% / 66.7% / 50.0%", "ok"]
 
 
@@ -78,6 +78,6 @@ def test_json_report_tables_and_cells(run_dir):
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_text_markdown_and_html_print_the_same_figures(run_dir, fmt):
     flat = " ".join(_report(run_dir, fmt).split())
-    assert "0 rounds" not in flat
-    for figure in (RATE_CELL, "75.0% / 50.0% / 25.0%", "75.0% / 66.7% / 50.0%", "12 rounds, 36 drafted"):
+    assert "0 verify steps" not in flat and "0 rounds" not in flat
+    for figure in (RATE_CELL, "75.0% / 50.0% / 25.0%", "75.0% / 66.7% / 50.0%", "12 verify steps, 36 drafted"):
         assert figure in flat, (fmt, figure)

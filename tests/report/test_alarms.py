@@ -22,17 +22,17 @@ def test_far_below_the_same_method_on_another_workload():
     (alarm,) = acceptance_alarms(cells)
     assert (alarm.code, alarm.config, alarm.workload) == ("ACCEPTANCE_FAR_BELOW", "mtp", "prose")
     assert (
-        alarm.found == "mtp acceptance 6.0% over 100 draft rounds, under a tenth of the 80.0% that mtp on edit reaches"
+        alarm.found == "mtp acceptance 6.0% over 100 verify steps, under a tenth of the 80.0% that mtp on edit reaches"
     )
     assert alarm.fixes[0] == (  # no server facts: the user names the model
         "specscope audit MODEL (MODEL: the checkpoint folder or hub repo id that mtp's server loads)"
     )
 
 
-def test_quiet_for_ngram_few_rounds_degraded_cells_and_healthy_heads():
+def test_quiet_for_ngram_few_verify_steps_degraded_cells_and_healthy_heads():
     cells = [
         _cell("ngram", "prose", 500, 0.01),  # n-gram drafting is legitimately low on fresh text
-        _cell("mtp", "prose", 40, 0.01),  # 40 draft rounds: too few to call
+        _cell("mtp", "prose", 40, 0.01),  # 40 verify steps: too few to call
         _cell("mtp", "edit", 100, 0.5),
         _cell("mtp", "code", 100, 0.3),  # 0.3 is not under a tenth of 0.5
     ]
@@ -45,7 +45,8 @@ def test_near_zero_names_the_model_from_the_server_facts():
     facts = {"draft": {"model": {"name": "m", "path": "/models/m-NVFP4"}, "draft": {"quant": "Q4_0"}}}
     (alarm,) = acceptance_alarms([_cell("draft", "prose", 60, 0.02)], facts)
     assert alarm.code == "ACCEPTANCE_NEAR_ZERO" and alarm.fixes[0] == "specscope audit /models/m-NVFP4"
-    assert alarm.text.startswith("ALARM ACCEPTANCE_NEAR_ZERO (draft on prose): draft acceptance 2.0% over 60 draft")
+    found = "draft acceptance 2.0% over 60 verify steps"
+    assert alarm.text.startswith(f"ALARM ACCEPTANCE_NEAR_ZERO (draft on prose): {found}")
 
 
 def test_an_unknown_method_accepting_1_percent_of_800_drafts_alarms_as_the_counters_rule_does():

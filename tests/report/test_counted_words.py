@@ -1,5 +1,5 @@
 """Counts read as English: ``1 round``, never ``1 rounds`` (fresh-user check of a `make bench` report, 2026-12-05:
-an n-gram cell with one draft round printed "(1 rounds, 13 drafted)")."""
+an n-gram cell with one verify step (draft round) printed "(1 rounds, 13 drafted)")."""
 
 from __future__ import annotations
 
@@ -14,6 +14,6 @@ def test_count_noun():
     assert count_noun(float("nan"), "round") == "nan rounds"  # a damaged store: printed, never an internal error
 
 
-def test_one_draft_round_is_one_round():
+def test_one_verify_step_is_one_step():
     view = acceptance_view(1.0, 13.0, 13.0, [1.0] * 13)
-    assert rests_on(view) == "1 round, 13 drafted; few rounds"
+    assert rests_on(view) == "1 verify step, 13 drafted; few verify steps"

@@ -107,11 +107,11 @@ def test_exact_figures_of_the_run(rendered):
     # workloads in the store's order (code, prose); mtp pooled over 4 ok cells per workload: code 480 / 800 draft
     # tokens, prose 8 / 800; length 1 + accepted / drafts
     assert tables["acceptance"].headers == ["config", "code (%)", "prose (%)"]
-    # each figure says what it rests on: 400 draft rounds, 800 drafted tokens (200 and 400 at each N)
+    # each figure says what it rests on: 400 verify steps, 800 drafted tokens (200 and 400 at each N)
     assert tables["acceptance"].rows == [
-        ["mtp", "60.0% (len 2.20; 400 rounds, 800 drafted)", "1.0% (len 1.02; 400 rounds, 800 drafted)"]
+        ["mtp", "60.0% (len 2.20; 400 verify steps, 800 drafted)", "1.0% (len 1.02; 400 verify steps, 800 drafted)"]
     ]
-    per_n = "(200 rounds, 400 drafted)"
+    per_n = "(200 verify steps, 400 drafted)"
     assert tables["acceptance_by_n"].rows == [
         ["1", f"60.0% {per_n}", f"1.0% {per_n}"],
         ["2", f"60.0% {per_n}", f"1.0% {per_n}"],
@@ -129,7 +129,7 @@ def test_exact_figures_of_the_run(rendered):
 
 def test_the_broken_head_alarm_is_in_text_json_markdown_and_html(rendered):
     alarm = (
-        "ALARM ACCEPTANCE_NEAR_ZERO (mtp on prose): mtp acceptance 1.0% over 400 draft rounds (below 5.0%). "
+        "ALARM ACCEPTANCE_NEAR_ZERO (mtp on prose): mtp acceptance 1.0% over 400 verify steps (below 5.0%). "
         "Likely cause: an uninitialised or mis-quantized draft head"
     )
     fixes = ("specscope audit org/model-NVFP4", """--model-loader-extra-config '{"enable_weights_track": true}'""")

@@ -136,11 +136,13 @@ def test_every_report_format_opens_with_the_headline_from_the_judgement(tmp_path
     doc = json.loads(_cli("report", run, "-f", "json").stdout)
     (code,) = [c for c in doc["comparisons"] if c["workload"] == "code"]
     assert code["verdict"] == "faster"
-    first = (
-        f"pick vs base: code N=1: mtp {code['speedup']:.2f}x [{code['low']:.2f}x, {code['high']:.2f}x] faster; "
-        "elsewhere (prose N=1) base: no config is faster"
-    )
-    assert doc["headline"] == [first]
+    figure = f"{code['speedup']:.2f}x [{code['low']:.2f}x, {code['high']:.2f}x] faster"
+    first = f"pick per workload vs base: code N=1: mtp {figure}; elsewhere (prose N=1) base: no config is faster"
+    # prose alone picks base, the mix of both picks mtp: the headline names the mix's pick too, with its figure
+    (lv,) = doc["choices"]["levels"]
+    assert lv["config"] == "mtp"
+    mix = f"pick for the mix code=0.50, prose=0.50 vs base: N=1 mtp {lv['speedup']:.2f}x [{lv['low']:.2f}x, "
+    assert doc["headline"][0] == first and doc["headline"][1].startswith(mix) and len(doc["headline"]) == 2
     text = _cli("report", run, "--width", "300").stdout
     assert text.splitlines()[0] == f"headline: {first}"
     md = _cli("report", run, "-f", "markdown").stdout.splitlines()
@@ -227,7 +229,7 @@ def test_headline_calls_unjudged_only_what_was_not_judged(tmp_path):
         assert doc["choices"]["overall"]["config"] == "mtp"
         assert doc["choices"]["unjudged"]["overall_short"] is True
         first, unjudged = doc["headline"]
-        assert first.startswith("pick vs base: prose N=1: ngram")
+        assert first.startswith("pick per workload vs base: prose N=1: ngram")
         assert unjudged.startswith("unjudged (too few rounds to judge over the levels; point estimates only):")
         assert "N=1 ngram" not in unjudged and "N=4 ngram" not in unjudged
         assert "overall ngram (1.10x; the judged overall pick is mtp)" in unjudged
@@ -327,7 +329,7 @@ def test_advise_max_concurrency_on_an_open_loop_run_is_refused_not_read_as_a_rat
     a concurrency the user asked for answered at a request rate (fresh-user finding, 2026-12-05)."""
     run = str(_rate_run(tmp_path / "run"))
     doc = json.loads(_cli("report", run, "-f", "json").stdout)
-    assert doc["headline"][0].startswith("pick vs base: prose 4 req/s: mtp")
+    assert doc["headline"][0].startswith("pick per workload vs base: prose 4 req/s: mtp")
     r = _cli("advise", run, "--mix", "prose=1", "--max-concurrency", "1")
     assert r.returncode == 2, r.stdout
     err = " ".join(r.stderr.split())

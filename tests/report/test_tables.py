@@ -51,11 +51,11 @@ def test_tables_exact():
     ]
     t = {x.key: x for x in bench_tables(cells)}
     # pooled acceptance over ok cells: 40 / 80 = 0.5; length 1 + 40 / 20 = 3.0; it rests on 20 rounds (< 50)
-    assert t["acceptance"].rows == [["ngram", "50.0% (len 3.00; 20 rounds, 80 drafted; few rounds)"]]
+    assert t["acceptance"].rows == [["ngram", "50.0% (len 3.00; 20 verify steps, 80 drafted; few verify steps)"]]
     assert t["acceptance"].cells[0][1].value == 0.5
     # per N: the same pool, as there is one level
     assert t["acceptance_by_n"].headers == ["N (streams)", "ngram edit (%)"]
-    assert t["acceptance_by_n"].rows == [["1", "50.0% (20 rounds, 80 drafted; few rounds)"]]
+    assert t["acceptance_by_n"].rows == [["1", "50.0% (20 verify steps, 80 drafted; few verify steps)"]]
     # mean tok/s 11.0 vs 22.0 -> 2.00x, the degraded 999 is not averaged in
     assert t["throughput:edit"].headers == ["N (streams)", "base (tok/s)", "ngram (tok/s)", "ngram vs base (x)"]
     assert t["throughput:edit"].rows == [["1", "11.0", "22.0", "2.00x"]]

@@ -27,16 +27,18 @@ __all__ = [
 ]
 
 POSITION_FLOOR = 0.01  # fraction: positions from the first one below this acceptance on are not shown
-FEW_ROUNDS = 50  # draft rounds: an acceptance figure resting on fewer is marked as thin
+FEW_STEPS = 50  # verify steps that carried a draft: an acceptance figure resting on fewer is marked as thin
 
 
 def rests_on(view: AcceptanceView) -> str:
-    """What an acceptance figure rests on: ``8 rounds, 312 drafted`` (draft rounds = drafts, tokens drafted),
-    with ``; few rounds`` below :data:`FEW_ROUNDS` rounds; ``rounds unknown, 312 drafted`` when no drafts figure."""
-    if not view.drafts_known:  # no drafts counter and no per-response verify steps: never "0 rounds"
-        return f"rounds unknown, {view.draft_tokens:.0f} drafted"
-    text = f"{count_noun(view.drafts, 'round')}, {view.draft_tokens:.0f} drafted"
-    return text + ("; few rounds" if view.drafts < FEW_ROUNDS else "")
+    """What an acceptance figure rests on: ``8 verify steps, 312 drafted`` (verify steps that carried a draft =
+    drafts, tokens drafted), with ``; few verify steps`` below :data:`FEW_STEPS`; ``verify steps unknown, 312
+    drafted`` when no drafts figure. "Verify steps", never "rounds": on the same screen a comparison's rounds are
+    paired measurement rounds."""
+    if not view.drafts_known:  # no drafts counter and no per-response verify steps: never "0 verify steps"
+        return f"verify steps unknown, {view.draft_tokens:.0f} drafted"
+    text = f"{count_noun(view.drafts, 'verify step')}, {view.draft_tokens:.0f} drafted"
+    return text + ("; few verify steps" if view.drafts < FEW_STEPS else "")
 
 
 def shown_positions(unconditional: Sequence[float]) -> int:
@@ -106,7 +108,8 @@ def acceptance_table(rc: RunCells) -> Table:
         "(their verify steps and accepted-count histograms where the server has no drafts counter), pooled over ok "
         "cells. "
         "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it. "
-        f"Each figure says how many draft rounds and drafted tokens it rests on ('few rounds' below {FEW_ROUNDS}). "
+        "Each figure says how many verify steps that carried a draft (the server's drafts counter) and drafted "
+        f"tokens it rests on ('few verify steps' below {FEW_STEPS}). "
         "No row for a config without speculation (a baseline, its A/A control, a second plain server); '0 drafts "
         "(not engaged)': a speculative config whose server counted no draft in any cell (a counter that said so, not "
         "a missing one). 'as the tool reported': an imported length with no counts behind it (a "

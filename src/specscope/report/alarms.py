@@ -5,7 +5,7 @@ Every alarm is decided once, in the judgement (:mod:`specscope.stats.alarms`, it
 (:func:`judgement_alarms`), so ``report`` and ``advise`` print the same alarms for the same run:
 
 * ``ACCEPTANCE_NEAR_ZERO`` / ``ACCEPTANCE_FAR_BELOW`` (the one symptom of a silently broken draft head, issue 13): the
-  method, the rate, the draft rounds; the fix names ``specscope audit`` on the checkpoint and vLLM's weight-tracking
+  method, the rate, the verify steps; the fix names ``specscope audit`` on the checkpoint and vLLM's weight-tracking
   load check;
 * ``NOT_ENGAGED``: the method, the workload, the levels and what would make it draft (:data:`WOULD_DRAFT`);
 * ``DRIFT``: rendered with the run's drift note (:func:`specscope.report.verdicts.drift_notes`).
@@ -62,7 +62,7 @@ def _audit_fix(config: str, facts: Mapping[str, Any] | None) -> str:
 def _acceptance_alarm(a: JudgedAlarm, facts: Mapping[str, Any] | None) -> Alarm:
     method = a.method or "unknown method"
     rate = a.figure or 0.0
-    found = f"{method} acceptance {units.rate(rate).text} over {int(a.drafts or 0):,} draft rounds"
+    found = f"{method} acceptance {units.rate(rate).text} over {int(a.drafts or 0):,} verify steps"
     if a.code == "ACCEPTANCE_NEAR_ZERO":
         found += f" (below {units.rate(NEAR_ZERO).text})"
     else:

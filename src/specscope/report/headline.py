@@ -2,8 +2,12 @@
 
 Every report format (text, Markdown, HTML; JSON under ``headline``) and ``advise`` open with it, the detail after:
 
-* the pick per workload and level: the config the judgement picks there (``Choices.levels[].per_workload``, the
-  fastest config ``faster`` than the baseline by the one verdict rule) with its speedup, interval and verdict;
+* the pick per workload and level, said to be per workload (``pick per workload vs BASE``): the config the judgement
+  picks there (``Choices.levels[].per_workload``, the fastest config ``faster`` than the baseline by the one verdict
+  rule) with its speedup, interval and verdict;
+* where the traffic mix's pick (``Choices.levels[].config``, the Picks table) differs from the per-workload picks at
+  some level: the mix's pick at every level (``pick for the mix W=S, ... vs BASE``), so that a user reading only the
+  headline does not ship a workload's winner for the whole traffic;
 * where no config is picked anywhere: ``nothing beats the baseline``, with the reason: how many comparisons got
   each verdict and, for the undetermined ones, their reason codes;
 * when comparisons had too few rounds to judge: the point-estimate picks, labelled unjudged
@@ -18,13 +22,14 @@ from __future__ import annotations
 
 from collections import Counter
 
+from specscope.stats.choices import MixComparison
 from specscope.stats.judgement import Judgement
 from specscope.stats.verdict import Comparison, verdict_text
 
 __all__ = ["headline"]
 
 
-def _figure(c: Comparison) -> str:
+def _figure(c: Comparison | MixComparison) -> str:
     if c.speedup is None:
         return verdict_text(c.verdict)
     interval = "" if c.low is None or c.high is None else f" [{c.low:.2f}x, {c.high:.2f}x]"
@@ -47,6 +52,22 @@ def _why_none(j: Judgement) -> str:
     return f"of {len(judged)} comparison{'s' if len(judged) != 1 else ''}: " + ", ".join(parts)
 
 
+def _mix_line(j: Judgement) -> str:
+    """The traffic mix's pick at every level (the Picks table's), with its mix figure."""
+    c = j.choices
+    assert c is not None
+    mix = ", ".join(f"{w}={m:.2f}" for w, m in c.mix.items())
+    parts = []
+    for lv in c.levels:
+        where = j.axis.label(lv.level)
+        m = lv.comparison
+        if lv.config == j.baseline or m is None:
+            parts.append(f"{where} {j.baseline}: no config is faster")
+        else:
+            parts.append(f"{where} {lv.config} {_figure(m)}")
+    return f"pick for the mix {mix} vs {j.baseline}: " + "; ".join(parts)
+
+
 def headline(j: Judgement | None) -> list[str]:
     """The headline lines of a judged run (module docstring); none without a judgement or picks."""
     if j is None or j.choices is None:
@@ -64,7 +85,9 @@ def headline(j: Judgement | None) -> list[str]:
     out = []
     if picks:
         rest = f"; elsewhere ({', '.join(plain)}) {j.baseline}: no config is faster" if plain else ""
-        out.append(f"pick vs {j.baseline}: " + "; ".join(picks) + rest)
+        out.append(f"pick per workload vs {j.baseline}: " + "; ".join(picks) + rest)
+        if any(set(lv.per_workload.values()) != {lv.config} for lv in c.levels):
+            out.append(_mix_line(j))
     else:
         out.append(f"nothing beats the baseline {j.baseline}: {_why_none(j)}")
     u = c.unjudged

@@ -26,7 +26,7 @@ from specscope.stats.counters import counter_checks, counters_delta, series_reas
 from specscope.stats.imported import is_imported, summarize_imported
 from specscope.stats.phases import phase_acceptance, phase_counts
 from specscope.stats.spec_pool import drafting_as_run, pool_requests, window_doc
-from specscope.stats.summary import CellStatus, CellSummary
+from specscope.stats.summary import CellStatus, CellSummary, output_rate
 from specscope.stats.timeline import percentile
 from specscope.stats.tokens import cell_tokens
 
@@ -66,8 +66,10 @@ def summarize_cell(result: CellResult) -> CellSummary:
     (``ENGINE_UNKNOWN_START(e)``, likewise), a stream's tokens are unknown
     (``TOKENS_UNKNOWN``), the counters are inconsistent (``PER_POSITION_SUM``, ``DRAFT_TOKENS_OVER_K``,
     ``DRAFT_TOKENS_WITHOUT_DRAFTS``), or the measurement observed reasons (``result.reasons``);
-    else ``ok``. ``CAPACITY_LIMITED(ceiling=C, requested=N)`` (:mod:`specscope.stats.capacity`) is added to the
-    reasons after the status is decided: a correct measurement of a limited server, it leaves the status as it is.
+    else ``ok``; then ``failed`` with ``NO_RATE(output_tokens=T, duration_s=D)`` when there is no positive output
+    rate (:func:`specscope.stats.summary.output_rate`). ``CAPACITY_LIMITED(ceiling=C, requested=N)``
+    (:mod:`specscope.stats.capacity`) is added to the reasons after the status is decided: a correct measurement of a
+    limited server, it leaves the status as it is.
     """
     if is_imported(result):  # measured by another tool (`specscope import`): its own facts, no streams
         return summarize_imported(result)
@@ -129,6 +131,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         status = "degraded"
     else:
         status = "ok"
+    status, rate_s = _rated(status, reasons, output_tokens, duration_s)
     reasons.extend(limited_reasons(capacity))  # a finding about the server, after the status: it stays what it was
     window = None
     if result.before is not None and result.after is not None:
@@ -151,7 +154,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         output_tokens=output_tokens,
         token_source=token_source,
         duration_s=duration_s,
-        output_tok_s=(output_tokens / duration_s) if duration_s > 0 and output_tokens else None,
+        output_tok_s=rate_s,
         stream_tok_s=tuple(rates),
         ttft_p50_s=percentile(ttfts, 50),
         ttft_p95_s=percentile(ttfts, 95),
@@ -187,6 +190,18 @@ def summarize_cell(result: CellResult) -> CellSummary:
         load_avg_1m=tuple(clock.get("load_avg_1m") or ()),
         engine_cpu_s=clock.get("engine_cpu_s"),
     )
+
+
+def _rated(
+    status: CellStatus, reasons: list[str], output_tokens: int, duration_s: float
+) -> tuple[CellStatus, float | None]:
+    """The status and output rate: an ok or degraded cell without a positive rate is ``failed``, its
+    ``NO_RATE(...)`` appended to ``reasons`` (no measured speed, said by name)."""
+    rate_s, no_rate = output_rate(output_tokens, duration_s)
+    if no_rate is not None and status in ("ok", "degraded"):
+        reasons.append(no_rate)
+        return "failed", rate_s
+    return status, rate_s
 
 
 def _per_request_check(

@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from specscope.records import CellResult
-from specscope.stats.summary import CellStatus, CellSummary
+from specscope.stats.summary import CellStatus, CellSummary, output_rate
 from specscope.stats.timeline import percentile
 
 __all__ = ["IMPORTED_KEY", "is_imported", "summarize_imported"]
@@ -179,6 +179,12 @@ def summarize_imported(result: CellResult) -> CellSummary:
     if failed:
         reasons.append(f"STREAM_DEGRADED(failed:{failed})")
     status: CellStatus = "failed" if not completed or not output_tokens else ("degraded" if reasons else "ok")
+    rate_s, no_rate = output_rate(output_tokens, duration_s)
+    if no_rate is not None and _opt(facts, "duration_s") is not None:
+        # a recorded duration with no positive rate (a hand-edited or damaged file): never a measured speed; an
+        # unrecorded one is named by NOT_RECORDED below
+        status = "failed"
+        reasons.append(no_rate)
     reasons.append(f"IMPORTED({facts.get('tool')}: rounds paired by order, not interleaved)")
     missing = facts.get("not_recorded")
     if isinstance(missing, list) and missing and all(isinstance(m, str) for m in missing):
@@ -201,7 +207,7 @@ def summarize_imported(result: CellResult) -> CellSummary:
         output_tokens=output_tokens,
         token_source="imported",
         duration_s=duration_s,
-        output_tok_s=output_tokens / duration_s if duration_s > 0 and output_tokens else None,
+        output_tok_s=rate_s,
         stream_tok_s=tuple(sorted(per["stream_tok_s"])),
         ttft_p50_s=ttft_p50,
         ttft_p95_s=percentile(per["ttft_s"], 95) if per["ttft_s"] else _opt(facts, "ttft_p95_s"),

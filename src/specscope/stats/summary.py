@@ -15,12 +15,23 @@ from typing import Any, Literal
 
 from specscope.records import known_fields
 
-__all__ = ["CellSummary", "CellStatus"]
+__all__ = ["CellSummary", "CellStatus", "output_rate"]
 
 # ok: every stream ok and counters consistent. degraded: numbers exist but are not trustworthy
 # (a stream degraded, counter reset, requests running at a scrape, client limited...). failed: no numbers.
 # server_crash: the server died during the cell (the sweep of that config stops).
 CellStatus = Literal["ok", "degraded", "failed", "server_crash"]
+
+
+def output_rate(output_tokens: float, duration_s: float) -> tuple[float | None, str | None]:
+    """A cell's output rate (tokens / duration, tokens/s) and, where there is none, the reason that names why.
+
+    A positive token count over a positive duration is a rate; anything else (no tokens, a duration of zero or less:
+    streams that end before they start, a hand-edited or damaged run) is no rate, ``NO_RATE(output_tokens=T,
+    duration_s=D)``: the cell is then ``failed`` (left out of every figure by name, never shown as a measured speed)."""
+    if output_tokens > 0 and duration_s > 0:
+        return output_tokens / duration_s, None
+    return None, f"NO_RATE(output_tokens={output_tokens:g}, duration_s={duration_s:.3g})"
 
 
 # fields stored as JSON lists and held as tuples
@@ -42,7 +53,7 @@ class CellSummary:
         config, workload, concurrency, repeat: the cell key (concurrency is the *requested* N).
         status: see ``CellStatus``; ``reasons`` lists why a cell is not ok (codes such as
             ``STREAM_DEGRADED``, ``COUNTER_RESET``, ``BUSY_AT_SCRAPE``, ``TOKENS_MISMATCH``,
-            ``CLIENT_LIMITED``, ``SERVER_CRASH``) and the findings that leave it ok
+            ``CLIENT_LIMITED``, ``SERVER_CRASH``, ``NO_RATE``: no positive rate) and the findings that leave it ok
             (``CAPACITY_LIMITED(ceiling=C, requested=N)``: the server ran fewer than requested while others waited).
         streams: number of measured streams; ``streams_ok`` of them ok.
         output_tokens: sum of ``usage.completion_tokens`` over streams (tokens).
