@@ -88,6 +88,10 @@ def headline(j: Judgement | None) -> list[str]:
         out.append(f"pick per workload vs {j.baseline}: " + "; ".join(picks) + rest)
         if any(set(lv.per_workload.values()) != {lv.config} for lv in c.levels):
             out.append(_mix_line(j))
+    elif any(lv.config != j.baseline and lv.comparison is not None for lv in c.levels):
+        # no workload alone is judged faster, but the mix is (its rounds pool the workloads): the Picks table's pick
+        out.append(f"pick per workload vs {j.baseline}: none (no workload alone is judged faster)")
+        out.append(_mix_line(j))
     else:
         out.append(f"nothing beats the baseline {j.baseline}: {_why_none(j)}")
     u = c.unjudged
