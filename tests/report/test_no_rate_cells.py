@@ -60,7 +60,8 @@ def test_an_imported_cell_with_a_damaged_duration_is_not_ok():
         )
         s = summarize_imported(cell)
         assert s.status == "failed" and s.output_tok_s is None
-        assert f"NO_RATE(output_tokens=1000, duration_s={duration:.3g})" in s.reasons
+        why = ": the tool's recorded duration is not positive"
+        assert f"NO_RATE(output_tokens=1000, duration_s={duration:.3g}{why})" in s.reasons
     # a duration the tool's file does not hold is named by NOT_RECORDED, as before: not a damaged figure
     cell = CellResult(CellKey("mtp", "chat", 1, 0), (), 0, NS, None, None, client={IMPORTED_KEY: facts})
     assert not any(r.startswith("NO_RATE") for r in summarize_imported(cell).reasons)

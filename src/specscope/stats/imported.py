@@ -179,7 +179,7 @@ def summarize_imported(result: CellResult) -> CellSummary:
     if failed:
         reasons.append(f"STREAM_DEGRADED(failed:{failed})")
     status: CellStatus = "failed" if not completed or not output_tokens else ("degraded" if reasons else "ok")
-    rate_s, no_rate = output_rate(output_tokens, duration_s)
+    rate_s, no_rate = output_rate(output_tokens, duration_s, "the tool's recorded duration")
     if no_rate is not None and _opt(facts, "duration_s") is not None:
         # a recorded duration with no positive rate (a hand-edited or damaged file): never a measured speed; an
         # unrecorded one is named by NOT_RECORDED below

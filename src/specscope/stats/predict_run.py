@@ -330,9 +330,17 @@ def predict_run(
     rates = _measured_rates(cells)
     base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
     if not base_rates:
+        # the baseline's cells that are there but unusable say why (a failed cell's reasons), else the configs found
+        unusable = [
+            f"{c.workload} r{c.repeat} {c.status}: {'; '.join(c.reasons)}"
+            for c in cells
+            if c.config == baseline and c.status != "ok" and c.reasons
+        ]
         raise ConfigError(
             f"no usable concurrency-1 cell of the baseline {baseline!r}",
-            found=sorted({c.config for c in cells}) or "no concurrency-1 cells",
+            found=" | ".join(unusable[:3])
+            if unusable
+            else sorted({c.config for c in cells}) or "no concurrency-1 cells",
             expected=f"{baseline} at concurrency 1",
             fix="bench with --max-concurrency 1 and the base config",
         )

@@ -23,7 +23,9 @@ __all__ = ["CellSummary", "CellStatus", "output_rate"]
 CellStatus = Literal["ok", "degraded", "failed", "server_crash"]
 
 
-def output_rate(output_tokens: float, duration_s: float) -> tuple[float | None, str | None]:
+def output_rate(
+    output_tokens: float, duration_s: float, duration_from: str = "the last stream end (end_ns) minus the first send"
+) -> tuple[float | None, str | None]:
     """A cell's output rate (tokens / duration, tokens/s) and, where there is none, the reason that names why.
 
     A positive token count over a positive duration is a rate; anything else (no tokens, a duration of zero or less:
@@ -31,7 +33,8 @@ def output_rate(output_tokens: float, duration_s: float) -> tuple[float | None, 
     duration_s=D)``: the cell is then ``failed`` (left out of every figure by name, never shown as a measured speed)."""
     if output_tokens > 0 and duration_s > 0:
         return output_tokens / duration_s, None
-    return None, f"NO_RATE(output_tokens={output_tokens:g}, duration_s={duration_s:.3g})"
+    why = f": {duration_from} is not positive" if duration_s <= 0 else ""
+    return None, f"NO_RATE(output_tokens={output_tokens:g}, duration_s={duration_s:.3g}{why})"
 
 
 # fields stored as JSON lists and held as tuples
