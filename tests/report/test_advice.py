@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from cells import summary
@@ -11,6 +12,7 @@ from specscope.errors import ConfigError
 from specscope.report.advice import advise
 from specscope.stats.choices import Traffic
 from specscope.stats.crossovers import find_crossovers, place_acceptance
+from specscope.stats.goodput import SloTargets
 from specscope.stats.mix import parse_mix
 
 JITTER = (-0.001, 0.0, 0.001)  # symmetric: the mean over 3 rounds is exactly the table value
@@ -30,7 +32,7 @@ TABLE = {
 ACCEPT = {"mtp": {"prose": 0.475, "code": 0.763, "edit": 1.0}, "dflash": {"prose": 0.063, "code": 0.187, "edit": 0.827}}
 
 
-def _cell(config, workload, conc, rep, tok_s, ttft_p95_s=0.5):
+def _cell(config, workload, conc, rep, tok_s, ttft_p95_s=0.5, tpot_p95_s=0.02):
     k = {"mtp": 2, "dflash": 15}.get(config)
     counters = None
     if k:
@@ -53,18 +55,20 @@ def _cell(config, workload, conc, rep, tok_s, ttft_p95_s=0.5):
         ttft_p50_s=0.2,
         ttft_p95_s=ttft_p95_s,
         tpot_p50_s=None,
+        tpot_p95_s=tpot_p95_s,
         counters=counters,
     )
 
 
-def _run(ttft_dflash_12=0.5):
+def _run(ttft_dflash_12=0.5, tpot_mtp_12=0.02):
     cells = []
     for (wl, conc), vals in TABLE.items():
         for cfg, v in zip(("base", "mtp", "dflash"), vals, strict=True):
             for r, e in enumerate(JITTER):
                 ttft = ttft_dflash_12 if (cfg, conc) == ("dflash", 12) else 0.5
+                tpot = tpot_mtp_12 if (cfg, conc) == ("mtp", 12) else 0.02
                 sign = 1 if cfg == "base" else -1  # opposite drift: per-round ratios differ, means stay exact
-                cells.append(_cell(cfg, wl, conc, r, v * (1 + sign * e), ttft))
+                cells.append(_cell(cfg, wl, conc, r, v * (1 + sign * e), ttft, tpot))
     return cells
 
 
@@ -156,12 +160,27 @@ def test_a_crossover_on_a_rate_axis_is_placed_in_requests_per_second():
 
 def test_slo_excludes_a_config_whose_ttft_is_too_long():
     mix = {"edit": 1.0}
-    (lv,) = advise(_run(ttft_dflash_12=30.0), Traffic(mix, slo_ttft_s=2.0), concurrency=12).choices.levels
+    (lv,) = advise(_run(ttft_dflash_12=30.0), Traffic(mix, slo=SloTargets(ttft_s=2.0)), concurrency=12).choices.levels
     assert lv.config == "mtp"
     dfl = next(m for m in lv.candidates if m.config == "dflash")
     assert not dfl.eligible
     (lv_free,) = advise(_run(ttft_dflash_12=30.0), mix, concurrency=12).choices.levels
     assert lv_free.config == "dflash"
+
+
+def test_slo_tpot_target_means_what_bench_means_a_p95_tpot_bound():
+    """``--slo`` takes the names bench takes (issue 37: one meaning per flag). A pick's p95 TPOT must meet the
+    TPOT target: dflash's 60 ms breaks a 50 ms target at 12 streams, mtp's 20 ms meets it."""
+    mix = {"edit": 1.0}
+    run = _run(tpot_mtp_12=0.02)
+    (free,) = advise(run, mix, concurrency=12).choices.levels
+    assert free.config == "dflash"
+    slow_dflash = [replace(c, tpot_p95_s=0.06) if (c.config, c.concurrency) == ("dflash", 12) else c for c in run]
+    (lv,) = advise(slow_dflash, Traffic(mix, slo=SloTargets(tpot_s=0.05)), concurrency=12).choices.levels
+    assert lv.config == "mtp"
+    assert not next(m for m in lv.candidates if m.config == "dflash").eligible
+    both = advise(slow_dflash, Traffic(mix, slo=SloTargets(ttft_s=0.1, tpot_s=0.05)), concurrency=12).choices
+    assert both.levels == () and both.no_pick.startswith("no config meets the TTFT SLO of 100ms at any level")
 
 
 def test_overall_is_equal_time_at_each_level_on_tok_s():

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from specscope.adapters.openai.endpoints import ENDPOINTS
 from specscope.config import PROFILES, BenchOptions
 from specscope.errors import ConfigError
+from specscope.stats.goodput import SLO_NAMES
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, min_effect_of
 from specscope.values import (
     csv_items,
@@ -471,7 +472,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "SLO targets (goodput: TTFT from the scheduled send, time per output token), e.g. ttft=2s,tpot=50ms.",
         "NAME=DURATION",
         read=_duration("--slo"),
-        names=("ttft", "tpot"),
+        names=SLO_NAMES,
         effective=_slo_in_force,
     ),
     Opt(

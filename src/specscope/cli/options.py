@@ -257,7 +257,10 @@ AcceptanceOption = Annotated[
 SloOption = Annotated[
     MaybeStr,
     typer.Option(
-        "--slo", metavar="ttft=DURATION", help="SLO targets (ttft only: a pick's p95 TTFT must meet it), e.g. ttft=2s."
+        "--slo",
+        metavar="NAME=DURATION",
+        help="SLO targets (per request, as bench reads them: a pick's p95 TTFT and TPOT must meet them), "
+        "e.g. ttft=2s,tpot=50ms.",
     ),
 ]
 FromCsvOption = Annotated[

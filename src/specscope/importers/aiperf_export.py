@@ -183,6 +183,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         "ttft_p50_s": _stat(doc, "time_to_first_token", "p50", seconds=True),
         "ttft_p95_s": _stat(doc, "time_to_first_token", "p95", seconds=True),
         "tpot_p50_s": _stat(doc, "inter_token_latency", "p50", seconds=True),
+        "tpot_p95_s": _stat(doc, "inter_token_latency", "p95", seconds=True),
         "not_recorded": ["per-request arrays (in profile_export.jsonl, not read)"],
     }
     _spec(doc, facts)

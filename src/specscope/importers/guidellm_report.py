@@ -117,6 +117,7 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
         "ttft_p50_s": _ms(ttft, "median"),
         "ttft_p95_s": _ms(ttft, "p95"),
         "tpot_p50_s": _ms(tpot, "median"),
+        "tpot_p95_s": _ms(tpot, "p95"),
         "not_recorded": [
             "per-request arrays (GuideLLM keeps a sample of the requests)",
             "speculative acceptance (GuideLLM's report carries none)",

@@ -161,6 +161,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
             ("ttft_p50_s", "median_ttft_ms"),
             ("ttft_p95_s", "p95_ttft_ms"),
             ("tpot_p50_s", "median_tpot_ms"),
+            ("tpot_p95_s", "p95_tpot_ms"),
         ):
             v = num(doc, theirs)
             if v is not None:

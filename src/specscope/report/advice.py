@@ -302,7 +302,7 @@ def choices_tables(
             _interval(m),
             text_cell(verdict_text(m.verdict)),
             text_cell(m.why or units.DASH),
-            text_cell("no (A/A control)" if m.control else "yes" if m.eligible else "no (TTFT SLO)"),
+            text_cell("no (A/A control)" if m.control else "yes" if m.eligible else "no (SLO)"),
         ]
         for lv in choices.levels
         for m in lv.candidates

@@ -159,6 +159,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         ttft_p50_s=percentile(ttfts, 50),
         ttft_p95_s=percentile(ttfts, 95),
         tpot_p50_s=percentile(tpots, 50),
+        tpot_p95_s=percentile(tpots, 95),
         achieved_concurrency=achieved_concurrency(timed) if timed else None,
         acceptance_rate=rate,
         acceptance_length=length,

@@ -4,8 +4,9 @@ Every pick is judged by the one rule (:func:`specscope.stats.verdict.decide`) on
 (:mod:`specscope.stats.mix`) with the same minimum effect, A/A floor and confirmed drift as a single comparison:
 
 * **Per level.** Each candidate's ``S_mix`` over the baseline at that level; the pick is the ``faster`` candidate
-  with the highest ``S_mix`` among those eligible (the TTFT SLO: mean ``ttft_p95_s`` within it on every workload of
-  the mix); when none is faster, the baseline (and why). Per workload, the same rule on the run's comparisons.
+  with the highest ``S_mix`` among those eligible (the SLO targets, :class:`specscope.stats.goodput.SloTargets`: the
+  mean ``ttft_p95_s`` and ``tpot_p95_s`` of its cells within them on every workload of the mix); when none is
+  faster, the baseline (and why). Per workload, the same rule on the run's comparisons.
 * **Overall.** Equal time at each level in scope: per round, ``sum_n H_X(n) / sum_n H_B(n)`` over the levels (a
   level mix with equal time shares, averaged on tok/s as a traffic that spends the same time at each level gets it;
   never a geometric mean of speedups).
@@ -28,6 +29,7 @@ from dataclasses import asdict, dataclass, field, replace
 from statistics import median
 from typing import Any, Protocol
 
+from specscope.stats.goodput import SloTargets
 from specscope.stats.mix import RoundPairs, level_mix_round_ratios, mix_rate, mix_round_ratios
 from specscope.stats.noise import NoiseFloor, aa_floor
 from specscope.stats.speedup import Interval, log_ratio_interval
@@ -68,21 +70,22 @@ class Traffic:
         mix: token shares per workload (summing to 1); None: equal shares over the run's workloads.
         level_mix: share of wall time per level (summing to 1), for the level-mix pick; None: none.
         levels: the levels the picks cover; None: every measured level.
-        slo_ttft_s: a TTFT p95 bound (s) a pick must meet; None: none.
+        slo: the SLO targets a pick's p95 TTFT and TPOT must meet (:class:`specscope.stats.goodput.SloTargets`);
+            None: none.
         notes: notes to carry with the picks (e.g. how a mix was normalised).
     """
 
     mix: Mapping[str, float] | None = None
     level_mix: Mapping[int, float] | None = None
     levels: Sequence[int] | None = None
-    slo_ttft_s: float | None = None
+    slo: SloTargets | None = None
     notes: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
 class MixComparison(Judged):
     """A candidate against the baseline on a mix at one level (``level`` None: over levels); fields as
-    :class:`specscope.stats.verdict.Comparison`; ``eligible``: within the TTFT SLO; ``control``: the A/A control,
+    :class:`specscope.stats.verdict.Comparison`; ``eligible``: within the SLO targets; ``control``: the A/A control,
     listed for its floor and never picked."""
 
     config: str
@@ -208,7 +211,7 @@ class _Ctx:
     candidates: tuple[str, ...]
     aa: str | None
     comparisons: tuple[Comparison, ...]
-    slo_ttft_s: float | None
+    slo: SloTargets | None
     label: Callable[[int], str] = field(default=lambda n: f"N={n}")  # a level in a sentence (LevelAxis.label)
 
     @property
@@ -227,41 +230,50 @@ class _Ctx:
         mine = [c for c in self.comparisons if c.config == config and c.workload in self.mix and c.level in levels]
         return False if mine and all(c.verdict == "not_engaged" for c in mine) else None
 
-    def ttft_s(self, config: str, level: int) -> float | None:
-        """The TTFT the SLO is checked on (s): the mean ``ttft_p95_s`` of each workload of the mix at ``level``, the
-        largest of them; None when a workload has none."""
+    def p95_s(self, config: str, level: int, figure: str) -> float | None:
+        """The p95 the SLO is checked on (s), ``figure`` ``ttft_p95_s`` or ``tpot_p95_s``: the mean over each
+        workload's usable cells at ``level``, the largest over the workloads of the mix; None when a workload has
+        none."""
         worst = 0.0
         for w in self.mix:
-            ttfts = [c.ttft_p95_s for c in self.run.usable(config, w, level) if c.ttft_p95_s is not None]
-            if not ttfts:
+            got = [v for c in self.run.usable(config, w, level) if (v := getattr(c, figure)) is not None]
+            if not got:
                 return None
-            worst = max(worst, sum(ttfts) / len(ttfts))
+            worst = max(worst, sum(got) / len(got))
         return worst
 
+    def _targets(self) -> list[tuple[str, str, float]]:
+        """``(name, CellSummary figure, bound s)`` of each target given."""
+        slo = self.slo or SloTargets()
+        named = (("TTFT", "ttft_p95_s", slo.ttft_s), ("TPOT", "tpot_p95_s", slo.tpot_s))
+        return [(n, f, v) for n, f, v in named if v is not None]
+
     def eligible(self, config: str, levels: Sequence[int]) -> bool:
-        if self.slo_ttft_s is None:
-            return True
-        return all((t := self.ttft_s(config, lev)) is not None and t <= self.slo_ttft_s for lev in levels)
+        return all(
+            (t := self.p95_s(config, lev, fig)) is not None and t <= bound
+            for lev in levels
+            for _, fig, bound in self._targets()
+        )
 
     def no_pick(self, levels: Sequence[int]) -> str:
-        """Why no level has a pick: the TTFT SLO when nothing measured meets it (with the best p95 TTFT measured
-        against it), else no paired round."""
-        if self.slo_ttft_s is not None:
-            slo = f"the TTFT SLO of {duration_text(self.slo_ttft_s)}"
+        """Why no level has a pick: an SLO target nothing measured meets (with the best p95 measured against it),
+        else no paired round."""
+        for name, fig, bound in self._targets():
+            slo = f"the {name} SLO of {duration_text(bound)}"
             best = min(
                 (
                     (t, cfg, lev)
                     for lev in levels
                     for cfg in (self.run.baseline, *self.candidates)
-                    if (t := self.ttft_s(cfg, lev)) is not None
+                    if (t := self.p95_s(cfg, lev, fig)) is not None
                 ),
                 default=None,
             )
             if best is None:
-                return f"no TTFT measured on the mix to check {slo} against"
-            if best[0] > self.slo_ttft_s:
+                return f"no {name} measured on the mix to check {slo} against"
+            if best[0] > bound:
                 return (
-                    f"no config meets {slo} at any level (best p95 TTFT measured: {duration_text(best[0])}, "
+                    f"no config meets {slo} at any level (best p95 {name} measured: {duration_text(best[0])}, "
                     f"{best[1]} at {self.label(best[2])})"
                 )
         return "no concurrency level has a paired round"
@@ -321,11 +333,15 @@ def _pick(ctx: _Ctx, level: int, cands: Sequence[MixComparison]) -> tuple[str, M
     if faster:
         best = max(faster, key=lambda m: m.speedup or 0.0)
         return best.config, best, "highest mix speedup among the configs faster than the baseline"
-    if ctx.slo_ttft_s is not None and level and not ctx.eligible(base, [level]):
+    if ctx.slo is not None and level and not ctx.eligible(base, [level]):
         ok = [m for m in cands if m.eligible and m.config != ctx.aa]
         if ok:
             best = max(ok, key=lambda m: m.speedup or 0.0)
-            return best.config, best, "the baseline misses the TTFT SLO; best eligible config (no verdict needed)"
+            return (
+                best.config,
+                best,
+                f"the baseline misses the SLO ({ctx.slo.text()}); best eligible config (no verdict needed)",
+            )
     why = [
         f"{m.config}: {m.verdict.replace('_', ' ')} {m.speedup or 0.0:.2f}x" + (f", {m.why}" if m.why else "")
         for m in cands
@@ -347,7 +363,7 @@ def _per_workload(ctx: _Ctx, level: int) -> dict[str, str]:
 
 def _levels(ctx: _Ctx, levels: Sequence[int], notes: list[str]) -> list[LevelChoice]:
     """The pick at each level; a level without a paired candidate, or where no config (the baseline included)
-    meets the TTFT SLO, has none and gets a note."""
+    meets the SLO targets, has none and gets a note."""
     aa = {lev: iv for lev in levels if ctx.aa and (iv := _level_interval(ctx, ctx.aa, lev)) is not None}
     out = []
     for lev in levels:
@@ -359,9 +375,9 @@ def _levels(ctx: _Ctx, levels: Sequence[int], notes: list[str]) -> list[LevelCho
         if not cands:
             notes.append(f"{ctx.label(lev)}: no paired rounds")
             continue
-        if ctx.slo_ttft_s is not None and not ctx.eligible(ctx.run.baseline, [lev]):
+        if ctx.slo is not None and not ctx.eligible(ctx.run.baseline, [lev]):
             if not any(m.eligible for m in cands if m.config != ctx.aa):
-                notes.append(f"{ctx.label(lev)}: no config meets the TTFT SLO")
+                notes.append(f"{ctx.label(lev)}: no config meets the SLO ({ctx.slo.text()})")
                 continue
         cfg, chosen, reason = _pick(ctx, lev, cands)
         out.append(LevelChoice(lev, cfg, chosen, reason, _per_workload(ctx, lev), tuple(cands)))
@@ -459,7 +475,7 @@ def choose(
         traffic: the mix (its ``mix`` and ``levels`` filled in), level mix and SLO.
         label: a level as a sentence names it (:meth:`specscope.stats.groups.LevelAxis.label`; None: ``N=level``).
     """
-    ctx = _Ctx(run, dict(traffic.mix or {}), tuple(candidates), aa, tuple(comparisons), traffic.slo_ttft_s)
+    ctx = _Ctx(run, dict(traffic.mix or {}), tuple(candidates), aa, tuple(comparisons), traffic.slo)
     if label is not None:
         ctx = replace(ctx, label=label)
     notes = list(traffic.notes)

@@ -22,8 +22,37 @@ from dataclasses import dataclass
 from typing import Any
 
 from specscope.records import CellResult, StreamRecord
+from specscope.values import duration_text
 
-__all__ = ["RateCell", "in_flight", "meets_slo", "rate_cells"]
+__all__ = ["SLO_NAMES", "RateCell", "SloTargets", "in_flight", "meets_slo", "rate_cells"]
+
+
+#: the names ``--slo`` takes, in every command (``bench``, ``advise``).
+SLO_NAMES = ("ttft", "tpot")
+
+
+@dataclass(frozen=True, slots=True)
+class SloTargets:
+    """The SLO targets of ``--slo ttft=2s,tpot=50ms`` (s; None: no target), one meaning for every command: a
+    request's TTFT and its time per output token after the first. ``bench`` counts the requests that meet them
+    (goodput, :func:`meets_slo`); ``advise`` requires a pick's p95 of each, at every level it is picked for, to
+    meet them (:mod:`specscope.stats.choices`)."""
+
+    ttft_s: float | None = None
+    tpot_s: float | None = None
+
+    @classmethod
+    def of(cls, figures: Mapping[str, float]) -> SloTargets | None:
+        """``{"ttft": 2.0, "tpot": 0.05}`` (s, as ``--slo`` is read) -> the targets; None when none is given."""
+        out = cls(figures.get("ttft"), figures.get("tpot"))
+        return None if out.ttft_s is None and out.tpot_s is None else out
+
+    def text(self) -> str:
+        """``"TTFT <= 2 s, TPOT <= 50 ms"``: the targets given, as a sentence names them."""
+        parts = [
+            f"{n} <= {duration_text(v)}" for n, v in (("TTFT", self.ttft_s), ("TPOT", self.tpot_s)) if v is not None
+        ]
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,8 @@ Facts (``client["imported"]``; every key optional unless said; absent = the tool
   (required: the tool's total output tokens), ``completed`` / ``failed`` (requests);
 - per request, in the tool's order: ``ttfts_s``, ``latencies_s``, ``output_lens_tokens``, ``input_lens_tokens``
   (a failed request's entries are those the tool wrote for it and are left out by ``errors``, non-empty = failed);
-- the tool's own aggregates where it wrote no per-request arrays: ``ttft_p50_s``, ``ttft_p95_s``, ``tpot_p50_s``;
+- the tool's own aggregates where it wrote no per-request arrays: ``ttft_p50_s``, ``ttft_p95_s``, ``tpot_p50_s``,
+  ``tpot_p95_s``;
 - the server's speculative figures as the tool read them: ``acceptance_rate`` (0..1), ``acceptance_length``,
   ``acceptance_per_position`` (marginal: accepted at i / drafts), ``draft_tokens``, ``accepted_tokens``, ``drafts``
   (with all three counts the summary's ``counters`` holds them as a counter delta, so the report pools them like a
@@ -124,6 +125,7 @@ _FIGURES = (
     "ttft_p50_s",
     "ttft_p95_s",
     "tpot_p50_s",
+    "tpot_p95_s",
     "acceptance_rate",
     "acceptance_length",
 )
@@ -212,6 +214,7 @@ def summarize_imported(result: CellResult) -> CellSummary:
         ttft_p50_s=ttft_p50,
         ttft_p95_s=percentile(per["ttft_s"], 95) if per["ttft_s"] else _opt(facts, "ttft_p95_s"),
         tpot_p50_s=percentile(per["tpot_s"], 50) if per["tpot_s"] else _opt(facts, "tpot_p50_s"),
+        tpot_p95_s=percentile(per["tpot_s"], 95) if per["tpot_s"] else _opt(facts, "tpot_p95_s"),
         achieved_concurrency=None,
         acceptance_rate=rate,
         acceptance_length=length,

@@ -67,7 +67,8 @@ class CellSummary:
         stream_tok_s: each stream's output_tokens / its own latency (tokens/s), sorted ascending.
         ttft_p50_s / ttft_p95_s: TTFT percentiles over streams (s); TTFT ends at the first content
             or reasoning token.
-        tpot_p50_s: median time per output token after the first (s).
+        tpot_p50_s / tpot_p95_s: median and 95th percentile over streams of each stream's time per output token
+            after the first (s).
         achieved_concurrency: time-weighted mean number of streams in flight between the first send
             and the last end (from the wire instants), beside the requested ``concurrency``.
         acceptance_rate: accepted / draft tokens from the counter delta (excludes the bonus token).
@@ -147,6 +148,7 @@ class CellSummary:
     phase_acceptance: dict[str, Any] | None = None
     decode_tok_s: tuple[float, ...] = ()
     ttfo_p50_s: float | None = None
+    tpot_p95_s: float | None = None
     running_concurrency: float | None = None
     waiting_mean: float | None = None
     running_max: float | None = None
