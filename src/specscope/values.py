@@ -29,6 +29,7 @@ from specscope.errors import ConfigError
 
 __all__ = [
     "count_noun",
+    "percent_text",
     "DURATION_UNITS_S",
     "MAX_WIDTH",
     "MIN_WIDTH",
@@ -102,6 +103,14 @@ def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow
             fix="write a number and a unit, e.g. 30s, 500ms or 2us",
         )
     return seconds
+
+
+def percent_text(fraction: float | None, digits: int = 1) -> str:
+    """0.475 -> ``"47.5%"``: a fraction (an acceptance rate, a coefficient of variation) as every screen shows it,
+    ``digits`` decimals; None (absent, never 0) or NaN -> ``"—"``. JSON keeps the fraction."""
+    if fraction is None or fraction != fraction:
+        return "—"
+    return f"{fraction * 100:.{digits}f}%"
 
 
 def duration_text(seconds: float) -> str:

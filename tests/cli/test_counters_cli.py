@@ -25,8 +25,8 @@ def test_two_engines_one_restarted_text():
     assert lines[1].startswith("engine 1: reset: true") and lines[1].endswith(
         "(partial window: restarted between the scrapes, counts since the restart; left out of the pool)"
     )
-    assert lines[2] == "acceptance (engines 0): rate 0.625  length 3.50  k 4"
-    assert lines[3] == "per position: 0.900 0.700 0.500 0.400"
+    assert lines[2] == "acceptance (engines 0): rate 62.5%  length 3.50  k 4"
+    assert lines[3] == "per position: 90.0% 70.0% 50.0% 40.0%"
     assert lines[4] == "reasons: ENGINE_RESET(1)"
 
 
@@ -65,7 +65,7 @@ def test_llamacpp_before_without_per_position_series():
         }
     }
     text = run(str(DATA / "llamacpp_before_no_per_pos.prom"), str(DATA / "llamacpp_after.prom")).output
-    assert "acceptance: rate 0.625  length 3.50  k 4\nper position: 0.900 0.750 0.550 0.300\n" in text
+    assert "acceptance: rate 62.5%  length 3.50  k 4\nper position: 90.0% 75.0% 55.0% 30.0%\n" in text
 
 
 def test_missing_file_and_bad_format_are_one_line_errors(tmp_path, capsys):

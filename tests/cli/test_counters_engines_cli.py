@@ -274,8 +274,8 @@ def test_several_models_give_figures_per_model(tmp_path, capsys, monkeypatch):
     assert doc["inside"].startswith("requests to LoRA adapters served on the model")
     b, a = tmp_path / "before.prom", tmp_path / "after.prom"
     code, out, _ = cli(["counters", b, a], capsys, monkeypatch, tmp_path)
-    assert "model qwen-8b: rate 0.600  length 2.80  drafts 100  draft tokens 300  accepted 180" in out
-    assert "model llama-70b: rate 0.010  length 1.03" in out and "acceptance (series " in out
+    assert "model qwen-8b: rate 60.0%  length 2.80  drafts 100  draft tokens 300  accepted 180" in out
+    assert "model llama-70b: rate 1.0%  length 1.03" in out and "acceptance (series " in out
 
 
 def test_one_model_keeps_its_headline(tmp_path, capsys, monkeypatch):

@@ -50,4 +50,4 @@ def test_finite_counters_still_read(tmp_path: Path, capsys: pytest.CaptureFixtur
         main(["counters", str(before), str(after)])
     assert ei.value.code == 0
     out = capsys.readouterr().out
-    assert "drafts 200  draft tokens 600  accepted 300" in out and "rate 0.500  length 2.50  k 3" in out
+    assert "drafts 200  draft tokens 600  accepted 300" in out and "rate 50.0%  length 2.50  k 3" in out

@@ -37,8 +37,8 @@ def test_both_engines_restarted_give_their_post_restart_windows_marked_partial()
         "(partial window: restarted between the scrapes, counts since the restart)",
         "engine 1: reset: true  drafts 100  draft tokens 400  accepted 300  generation 600  prompt — "
         "(partial window: restarted between the scrapes, counts since the restart)",
-        "acceptance (engines 0, 1, partial windows): rate 0.683  length 3.73  k 4",
-        "per position: 0.933 0.833 0.600 0.367",
+        "acceptance (engines 0, 1, partial windows): rate 68.3%  length 3.73  k 4",
+        "per position: 93.3% 83.3% 60.0% 36.7%",
         "reasons: COUNTER_RESET",
         "inside each figure: requests to LoRA adapters served on the model (PrometheusStatLogger labels by the "
         "served model name, v1/metrics/loggers.py)",
@@ -98,7 +98,7 @@ def test_an_engine_whose_every_series_vanished_is_named(tmp_path):
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
     assert lines[1] == "engine 1: vanished: no series in the after scrape (left out; not a restart)"
-    assert lines[2] == "acceptance (engines 0): rate 0.625  length 3.50  k 4"
+    assert lines[2] == "acceptance (engines 0): rate 62.5%  length 3.50  k 4"
     assert lines[-1] == "vanished: model unloaded or engine stopped (1: every series gone after the window)"
 
 

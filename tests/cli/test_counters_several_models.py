@@ -40,7 +40,7 @@ def test_consistent_sets_of_two_models_are_not_inconsistent_and_a_bad_set_is_nam
     code, out = _counters(capsys, "vllm_two_models_partial_per_pos")
     assert code == 0, out
     assert "INCONSISTENT" not in out
-    assert "model qwen-32b: rate 0.200  length 2.00  drafts 500  draft tokens 2500  accepted 500" in out
+    assert "model qwen-32b: rate 20.0%  length 2.00  drafts 500  draft tokens 2500  accepted 500" in out
     # one set whose per-position counts do not add up is named, the others are not
     after = (DATA / "vllm_two_models_dp2_after.prom").read_text()
     bad = after.replace(

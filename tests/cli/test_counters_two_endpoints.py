@@ -57,4 +57,4 @@ def test_iteration_stats_then_perf_metrics_is_refused(tmp_path: Path, capsys: py
 def test_an_empty_before_still_opens_either_window(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(tmp_path, capsys, [], _REQUESTS)  # an empty body: the server ran nothing since the GET
     assert code == 0
-    assert "draft tokens 36  accepted 15" in out and "rate 0.417" in out  # 15 / 36
+    assert "draft tokens 36  accepted 15" in out and "rate 41.7%" in out  # 15 / 36

@@ -41,7 +41,7 @@ def test_llamacpp_request_line_with_statistics_gives_steps_length_and_positions(
     assert pool["alarm"] is None
     text = parse_log("llamacpp_pr24536_eagle3_request.log")
     assert text.exit_code == 0 and "server log facts (llamacpp)" in text.output
-    assert "259 drafted, 167 accepted over 87 steps" in text.output and "0.645" in text.output
+    assert "259 drafted, 167 accepted over 87 steps" in text.output and "64.5%" in text.output
 
 
 def test_llamacpp_requests_pool_by_counts_not_by_printed_rates() -> None:
@@ -90,7 +90,7 @@ def test_vllm_v0_gives_the_acceptance_length_and_a_v1_comparable_rate() -> None:
     assert total["acceptance_rate"] == 8547 / 13311 and total["acceptance_rate_v1_comparable"] == 6179 / 13311
     assert total["acceptance_length"] == 10616 / 4437
     text = parse_log("vllm_063_v0_cumulative_spec.log")
-    assert "0.464 (V1-comparable" in text.output and "0.642 (V0's own count)" in text.output
+    assert "46.4% (V1-comparable" in text.output and "64.2% (V0's own count)" in text.output
 
 
 def test_vllm_v1_windows_pool_the_same_through_the_adapter() -> None:
@@ -234,7 +234,7 @@ def test_vllm_v0_restart_counts_from_zero_and_is_said(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "rate"),
-    [("vllm_0102_throughput_dp2.log", "0.888"), ("vllm_063_v0_cumulative_spec.log", "0.464")],
+    [("vllm_0102_throughput_dp2.log", "88.8%"), ("vllm_063_v0_cumulative_spec.log", "46.4%")],
 )
 def test_the_terminal_screen_shows_each_pooled_figure_once(name: str, rate: str) -> None:
     """A vLLM log's acceptance is pooled once (the engine-neutral pool) and shown once: before, the legacy vLLM rows

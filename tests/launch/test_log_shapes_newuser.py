@@ -73,7 +73,7 @@ def test_v0_cumulative_lines_are_a_total_never_pooled_as_windows() -> None:
     assert total["drafts"] == 4437 and total["acceptance_rate"] == 8547 / 13311 and total["alarm"] is None
     text = parse_log(str(LOGS / "vllm_063_v0_cumulative_spec.log"))
     assert "difference: 2" in text.output and "13,311 drafted, 6,179 accepted over 4,437 steps" in text.output
-    both = "6,179 accepted, 0.464 (V1-comparable: the rows above); 8,547 accepted, 0.642 (V0's own count)"
+    both = "6,179 accepted, 46.4% (V1-comparable: the rows above); 8,547 accepted, 64.2% (V0's own count)"
     assert both in text.output
     assert "k=3" in text.output and "k=0" not in text.output
 

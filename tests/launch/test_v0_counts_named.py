@@ -28,4 +28,4 @@ def test_v0_row_names_its_accepted_count(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     # 600 drafted over 600 / 3 = 200 verify steps; V0 counted 240 accepted, the prefix is 400 emitted - 200 = 200
     assert "600 drafted, 200 accepted over 200 steps" in r.stdout  # the pooled rows: V1's count
-    assert "200 accepted, 0.333 (V1-comparable: the rows above); 240 accepted, 0.400 (V0's own count)" in r.stdout
+    assert "200 accepted, 33.3% (V1-comparable: the rows above); 240 accepted, 40.0% (V0's own count)" in r.stdout

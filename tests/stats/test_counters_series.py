@@ -180,8 +180,8 @@ def test_counters_command_text_names_the_restarted_series(tmp_path):
     assert lines[1].endswith(
         "(partial window: restarted between the scrapes, counts since the restart; left out of the pool)"
     )
-    assert lines[2] == f"acceptance (series {A_NAME}): rate 0.600  length 2.80  k 3"
-    assert lines[3] == "per position: 0.900 0.600 0.300"
+    assert lines[2] == f"acceptance (series {A_NAME}): rate 60.0%  length 2.80  k 3"
+    assert lines[3] == "per position: 90.0% 60.0% 30.0%"
     assert lines[4] == f"reasons: ENGINE_RESET({B_NAME})"
 
 

@@ -82,7 +82,7 @@ def test_one_engine_vanished_and_another_restarted_are_two_statements() -> None:
     assert lines[5].endswith(
         "(partial window: restarted between the scrapes, counts since the restart; left out of the pool)"
     )
-    assert "acceptance (engines 0, 1, 2, 4, 6, 7): rate 0.500  length 3.00  k 4" in lines
+    assert "acceptance (engines 0, 1, 2, 4, 6, 7): rate 50.0%  length 3.00  k 4" in lines
     assert "reasons: ENGINE_RESET(5), ENGINE_VANISHED(3)" in lines
 
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.adapters.logs import EngineLog, LogSpecStat
+from specscope.values import percent_text
 
 __all__ = ["LogPool", "log_pool", "log_pool_lines"]
 
@@ -157,12 +158,12 @@ def log_pool_lines(pool: LogPool) -> list[tuple[str, str]]:
     counts = f"{_num(pool.draft_tokens, ',')} drafted, {_num(pool.accepted_tokens, ',')} accepted over {steps} steps"
     if pool.verify_steps_estimated:
         counts += f" (estimated from the printed mean lengths; at least {pool.verify_steps_at_least:,})"
-    per_pos = ", ".join(f"{r:.3f}" for r in pool.acceptance_per_position) or "—"
+    per_pos = ", ".join(percent_text(r) for r in pool.acceptance_per_position) or "—"
     return [
         *rows,
         (f"{e}_log_pooled", f"{scope}: {pool.statistics} ({pool.without_counts} without counts)"),
         (f"{e}_log_drafted_accepted", counts),
-        (f"{e}_log_acceptance_rate", _num(pool.acceptance_rate, ".3f")),
+        (f"{e}_log_acceptance_rate", percent_text(pool.acceptance_rate)),
         (f"{e}_log_acceptance_length", approx + _num(pool.acceptance_length, ".2f")),
         (f"{e}_log_per_position", per_pos),
         (f"{e}_log_alarm", pool.alarm or "none"),

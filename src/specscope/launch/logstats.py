@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from specscope.adapters.logs import LineFact, StatsSample, line_facts
 from specscope.adapters.vllm.log_facts import parse_log_stats
+from specscope.values import percent_text
 
 if TYPE_CHECKING:
     from specscope.adapters.vllm.logs import SpecCumulativeSample, SpecDecodingSample
@@ -192,11 +193,11 @@ def cumulative_lines(total: CumulativeSpecTotal, *, only_v0: bool = False) -> li
     (its own accepted count and rate, its system efficiency), for a screen that shows the V1-comparable figures from
     the engine-neutral pool (:func:`specscope.launch.logpool.log_pool_lines`)."""
     if only_v0:
-        v1 = f"{_num(_v1_accepted(total), ',')} accepted, {_num(total.acceptance_rate_v1_comparable, '.3f')}"
-        own = f"{_num(total.accepted_tokens, ',')} accepted, {_num(total.acceptance_rate, '.3f')}"
+        v1 = f"{_num(_v1_accepted(total), ',')} accepted, {percent_text(total.acceptance_rate_v1_comparable)}"
+        own = f"{_num(total.accepted_tokens, ',')} accepted, {percent_text(total.acceptance_rate)}"
         return [
             ("spec_decoding_v0_counts", f"{v1} (V1-comparable: the rows above); {own} (V0's own count)"),
-            ("spec_decoding_v0_system_efficiency", f"{_num(total.logged_system_efficiency, '.3f')} (as V0 logged it)"),
+            ("spec_decoding_v0_system_efficiency", f"{percent_text(total.logged_system_efficiency)} (as V0 logged it)"),
         ]
     restart = "; counts went down (a restart): each run counted from zero" if total.counts_went_down else ""
     return [
@@ -211,10 +212,10 @@ def cumulative_lines(total: CumulativeSpecTotal, *, only_v0: bool = False) -> li
             f"(k={_num(total.num_spec_tokens, 'd')}); "
             f"{_num(total.emitted_tokens, ',')} emitted",
         ),
-        ("spec_decoding_acceptance_rate", f"{_num(total.acceptance_rate_v1_comparable, '.3f')} (V1-comparable)"),
-        ("spec_decoding_acceptance_rate_v0", f"{_num(total.acceptance_rate, '.3f')} (V0's own count)"),
+        ("spec_decoding_acceptance_rate", f"{percent_text(total.acceptance_rate_v1_comparable)} (V1-comparable)"),
+        ("spec_decoding_acceptance_rate_v0", f"{percent_text(total.acceptance_rate)} (V0's own count)"),
         ("spec_decoding_acceptance_length", _num(total.acceptance_length, ".2f")),
-        ("spec_decoding_system_efficiency", f"{_num(total.logged_system_efficiency, '.3f')} (as V0 logged it)"),
+        ("spec_decoding_system_efficiency", f"{percent_text(total.logged_system_efficiency)} (as V0 logged it)"),
         ("spec_decoding_alarm", total.alarm or "none"),
     ]
 
@@ -222,13 +223,13 @@ def cumulative_lines(total: CumulativeSpecTotal, *, only_v0: bool = False) -> li
 def pooled_lines(pooled: PooledSpecWindows) -> list[tuple[str, str]]:
     """The pooled windows as (label, value) rows for a terminal table."""
     num = _num
-    per_pos = ", ".join(f"{r:.3f}" for r in pooled.acceptance_per_position) or "—"
+    per_pos = ", ".join(percent_text(r) for r in pooled.acceptance_per_position) or "—"
     windows = f"pooled over {pooled.windows} windows ({pooled.windows_without_counts} without counts)"
     counts = f"{num(pooled.draft_tokens, ',')} drafted, {num(pooled.accepted_tokens, ',')} accepted"
     return [
         ("spec_decoding_windows", windows),
         ("spec_decoding_drafted_accepted", f"{counts} over {num(pooled.drafts, ',')} drafts"),
-        ("spec_decoding_acceptance_rate", num(pooled.acceptance_rate, ".3f")),
+        ("spec_decoding_acceptance_rate", percent_text(pooled.acceptance_rate)),
         ("spec_decoding_acceptance_length", num(pooled.acceptance_length, ".2f")),
         ("spec_decoding_per_position", per_pos),
         ("spec_decoding_alarm", pooled.alarm or "none"),

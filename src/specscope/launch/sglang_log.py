@@ -20,6 +20,7 @@ from specscope.adapters.sglang.logs import (
     rate_counts_bonus,
     sglang_log_facts,
 )
+from specscope.values import percent_text
 
 __all__ = ["SglangSpecSummary", "SglangSpecWindow", "sglang_log_facts", "sglang_spec_lines", "sglang_spec_summary"]
 
@@ -95,7 +96,7 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
 
     ranks = f" on {', '.join(summary.ranks)}" if summary.ranks else ""
     k = "k unknown" if summary.draft_tokens_per_step is None else f"k = {summary.draft_tokens_per_step}"
-    bound = "—" if summary.acceptance_rate_at_most is None else f"<= {summary.acceptance_rate_at_most:.3f}"
+    bound = "—" if summary.acceptance_rate_at_most is None else f"<= {percent_text(summary.acceptance_rate_at_most)}"
     return [
         ("sglang_speculative", f"{summary.algorithm or 'not in the log'} ({summary.method or '—'}, {k})"),
         ("sglang_spec_windows", f"{summary.windows} decode-batch windows{ranks}; SGLang prints no counts: not pooled"),

@@ -12,6 +12,7 @@ import math
 
 from specscope.report.document import Cell, Column
 from specscope.stats.groups import LevelAxis
+from specscope.values import percent_text
 
 __all__ = [
     "DASH",
@@ -54,7 +55,7 @@ def seconds(x: float | None, digits: int = 3) -> Cell:
 
 def rate(x: float | None, digits: int = 1) -> Cell:
     """A fraction shown in % (acceptance rate, CV); ``value`` stays the fraction."""
-    return Cell(float(x), f"{x * 100:.{digits}f}%") if x is not None and _ok(x) else missing()
+    return Cell(float(x), percent_text(x, digits)) if x is not None and _ok(x) else missing()
 
 
 def speedup(x: float | None) -> Cell:

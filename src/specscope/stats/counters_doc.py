@@ -40,6 +40,7 @@ from specscope.stats.counters import INCONSISTENCIES, counter_checks, counters_d
 from specscope.stats.counters_models import model_figures, unlabelled_traffic
 from specscope.stats.counters_window import clock_evidence, engine_window, pool_window, vanished_cause
 from specscope.stats.low_acceptance import low_acceptance_alarm
+from specscope.values import percent_text
 
 __all__ = ["INCONSISTENT_FIX", "counters_doc", "counters_text"]
 
@@ -183,14 +184,14 @@ def counters_text(doc: dict[str, Any]) -> str:
         )
     else:
         lines.append(
-            f"acceptance{who}: rate {_num(doc['acceptance_rate'], '.3f')}  length "
+            f"acceptance{who}: rate {percent_text(doc['acceptance_rate'])}  length "
             f"{_num(doc['acceptance_length'], '.2f')}  k {_num(doc['k'])}"
         )
     per_pos = doc["acceptance_per_position"]
-    lines.append("per position: " + (" ".join(f"{r:.3f}" for r in per_pos) if per_pos else "—"))
+    lines.append("per position: " + (" ".join(percent_text(r) for r in per_pos) if per_pos else "—"))
     for model, m in doc.get("models", {}).items():
         lines.append(
-            f"model {model}: rate {_num(m['acceptance_rate'], '.3f')}  length {_num(m['acceptance_length'], '.2f')}  "
+            f"model {model}: rate {percent_text(m['acceptance_rate'])}  length {_num(m['acceptance_length'], '.2f')}  "
             f"drafts {_num(m['drafts'])}  draft tokens {_num(m['draft_tokens'])}  accepted {_num(m['accepted_tokens'])}"
         )
     lines.append("reasons: " + (", ".join(doc["reasons"]) if doc["reasons"] else "none"))
