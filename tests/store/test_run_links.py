@@ -66,3 +66,28 @@ def test_a_log_name_held_by_a_link_is_not_reused(tmp_path):
         path = run.log_path("base.log")
     assert path.parent == run_dir / "logs" and path.name.startswith("base.") and path.name != "base.log"
     assert path.suffix == ".log" and not path.exists()
+
+
+def test_a_run_database_that_is_a_link_is_never_written_through(tmp_path, capsys, monkeypatch):
+    """`import --out RUN` and `bench --resume RUN` add to a run; a ``run.sqlite`` that is a symbolic link to a file
+    outside the folder would take the writes there. Both refuse it by name with the fix, and the file is unchanged."""
+    from clirun import cli
+    from paths import DATA
+    from specscope.store import DB_NAME
+
+    run = tmp_path / "run"
+    imports = DATA / "imports"
+    code, _, _ = cli(
+        ["import", imports / "sglang_base.jsonl", "--config", "base", "--out", run], capsys, monkeypatch, tmp_path
+    )
+    assert code == 0
+    outside = tmp_path / "elsewhere.sqlite"
+    (run / DB_NAME).rename(outside)
+    (run / DB_NAME).symlink_to(outside)
+    before = outside.read_bytes()
+    args = ["import", imports / "sglang_eagle.jsonl", "--config", "eagle", "--out", run]
+    code, _, err = cli(args, capsys, monkeypatch, tmp_path)
+    assert code == 2 and f"{DB_NAME} is a symbolic link (to {outside})" in err and "cp --remove-destination" in err
+    res = _resume(run)
+    assert res.returncode == 2 and "is a symbolic link" in res.stderr and "Traceback" not in res.stderr
+    assert outside.read_bytes() == before

@@ -455,6 +455,15 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
             expected=f"beside {DB_NAME} only the regular files sqlite writes ({', '.join(_SIDE_FILES)})",
             fix=f"remove {path / odd_side[0]} (sqlite makes it again when it needs it)",
         )
+    linked = [n for n in (DB_NAME, *_SIDE_FILES) if (path / n).is_symlink()]
+    if writable and linked:  # sqlite writes through a link: into a file outside the run folder
+        raise StoreError(
+            f"{path} is not a run folder specscope can write to",
+            found=f"{linked[0]} is a symbolic link (to {os.readlink(path / linked[0])})",
+            expected=f"{DB_NAME} and the files sqlite writes beside it as regular files in the run folder",
+            fix=f"replace the link with a copy of its file (cp --remove-destination "
+            f'"$(readlink -f {path / linked[0]})" {path / linked[0]}), or write to a new run folder',
+        )
     manifest = read_manifest(path / MANIFEST_NAME)
     if (path / DB_NAME).stat().st_size == 0:  # opening it would write a fresh schema into the user's folder
         raise StoreError(
