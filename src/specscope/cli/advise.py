@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from specscope.cli.command_options import AcceptanceConfigOption
@@ -23,18 +25,24 @@ from specscope.cli.options import (
 from specscope.cli.output import report_target
 from specscope.cli.vocab import VocabCommand
 
+if TYPE_CHECKING:
+    from specscope.stats.goodput import SloTargets
 
-def _slo_ttft_s(slo: str | None) -> float | None:
-    """``--slo ttft=2s`` -> 2.0 (s), read by the one duration parser (:mod:`specscope.values`), as bench reads it.
+
+def _slo(slo: str | None) -> SloTargets | None:
+    """``--slo ttft=2s,tpot=50ms`` -> the targets (s), read as bench reads them (the one pair and duration parsers
+    of :mod:`specscope.values`, the same names).
 
     Raises:
-        ConfigError: not ``ttft=DURATION`` (advise judges TTFT only), or not a duration.
+        ConfigError: not ``NAME=DURATION`` with names ``ttft`` / ``tpot``, or not a duration.
     """
+    from specscope.stats.goodput import SLO_NAMES, SloTargets
     from specscope.values import parse_duration_s, parse_pairs
 
     if slo is None:
         return None
-    return parse_pairs(slo, "--slo", "ttft=2s", lambda v: parse_duration_s(v, "--slo"), names=("ttft",))["ttft"]
+    read = parse_pairs(slo, "--slo", "ttft=2s,tpot=50ms", lambda v: parse_duration_s(v, "--slo"), names=SLO_NAMES)
+    return SloTargets.of(read)
 
 
 def advise_cmd(
@@ -58,8 +66,8 @@ def advise_cmd(
     the run's own unless given. Formats: text, markdown, json, html (like report; to -o FILE or stdout, never into
     the run folder). On an open-loop run (--request-rate, --trace) the levels are rates and --level-mix is refused.
 
-    Exit codes: 0 advice printed; 2 bad input (not a run, unknown workload in --mix, unmeasured
-    --max-concurrency or --level-mix level, neither --mix, --level-mix nor --acceptance)."""
+    Exit codes: 0 printed; 1 printed, a draft (almost) never accepted; 2 bad input (not a run, unknown workload in
+    --mix, unmeasured --max-concurrency or --level-mix level, neither --mix, --level-mix nor --acceptance)."""
     from specscope.cli.report import emit_document
     from specscope.report.advice import advice_section, advise
     from specscope.report.document import Document
@@ -73,7 +81,7 @@ def advise_cmd(
     from specscope.values import parse_int_list
 
     fmt, out = report_target(format, output, REPORT_FORMATS)
-    slo_s = _slo_ttft_s(slo)
+    targets = _slo(slo)
     cells, facts, manifest = level_mix_input(run, from_csv, open_run)
     source = str(run if run is not None else from_csv)
     command = f"specscope advise {run}" if run is not None else f"specscope advise --from-csv {from_csv}"
@@ -82,7 +90,7 @@ def advise_cmd(
     traffic = Traffic(
         mix=None if shares is None else shares.shares,
         level_mix=None if times is None else times.shares,
-        slo_ttft_s=slo_s,
+        slo=targets,
         notes=[n for n in (shares and shares.note, times and times.note) if n],
     )
     adv = advise(
@@ -98,7 +106,9 @@ def advise_cmd(
         finished=manifest.get("finished") is not False,
     )
     doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict(), headline(adv.judgement))
-    emit_document(doc, fmt, out, None, width)  # html without -o: stdout (a run folder is read-only after bench)
+    code = emit_document(doc, fmt, out, None, width)  # html without -o: stdout (a run folder is read-only after bench)
+    if code:  # a draft that is not accepted: exit 1, as report and counters
+        raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:

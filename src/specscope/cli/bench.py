@@ -45,7 +45,8 @@ draft and the A/A control, workloads prose, code, edit, concurrency 1 and 2. Eve
 folder (printed first) that --resume finishes and --like repeats.
 
 Exit codes: 0 done (failed cells are listed in the report); 1 done, but a config has no ok or degraded cell (every
-one failed or crashed; the run folder and report are still written); 2 bad input (unknown config or workload,
+one failed or crashed; the run folder and report are still written), or the report raises an alarm for a draft
+that is (almost) never accepted (as `report` and `counters` exit 1 on it); 2 bad input (unknown config or workload,
 unreachable server, no /metrics, options with --resume that differ from the run's); 130 interrupted, 143 terminated
 by SIGTERM (finished cells are kept: --resume)."""
 
@@ -186,7 +187,7 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
         typer.echo(line, err=True)  # each captured log's pooled acceptance and alarm
     from specscope.cli.report import emit_report
 
-    emit_report([run_dir], fmt, output, width=given.get("width"), html_in_run=True)
+    alarmed = emit_report([run_dir], fmt, output, width=given.get("width"), html_in_run=True)
     from specscope.bench.outcome import configs_without_ok_cell, failed_configs_line
 
     failed = configs_without_ok_cell(run_dir)
@@ -194,6 +195,7 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
         from specscope.cli.crash import error_line
 
         error_line(failed_configs_line(failed, run_dir))
+    if failed or alarmed:  # or a draft that is not accepted (the report's alarm, as `report` exits 1 on it)
         raise typer.Exit(1)
 
 

@@ -55,13 +55,20 @@ def _emit_gate(runs: list[Path], fmt: str, output: Path | None, width: int | Non
 
 def emit_document(
     doc: Document, fmt: str, output: Path | None, html_path: Path | None = None, width: int | None = None
-) -> None:
+) -> int:
     """Write/print a report document in ``fmt`` to ``output`` (its path printed) or stdout; html without ``output``
     goes to ``html_path`` when given (bench's own run folder, written while bench owns it), else to stdout like every
     format: ``report`` and ``advise`` only read a run (a run folder is read-only after bench); text at ``width``
-    (:mod:`specscope.cli.output`)."""
+    (:mod:`specscope.cli.output`).
+
+    Returns:
+        the exit code the document calls for: 1 when it raises an alarm of
+        :data:`specscope.stats.alarms.PROBLEM_CODES` (a draft that is not accepted, as ``counters`` and ``serve
+        --parse-log`` exit 1 on it), else 0.
+    """
     from specscope.report.html import render_document_html
     from specscope.report.render import json_document, markdown_document, print_document
+    from specscope.stats.alarms import found_problem
 
     if fmt == "html":
         target = output or html_path
@@ -74,6 +81,7 @@ def emit_document(
         emit(lambda console: print_document(doc, console), output, width)
     else:
         emit(json_document(doc) if fmt == "json" else markdown_document(doc), output)
+    return 1 if found_problem([a.code for a in doc.alarms]) else 0
 
 
 def emit_report(
@@ -84,7 +92,7 @@ def emit_report(
     *,
     width: int | None = None,
     html_in_run: bool = False,
-) -> None:
+) -> int:
     """Build the report document of ``runs`` and write/print it in ``fmt`` (None: ``text``, or ``output``'s suffix);
     ``judging`` (:class:`specscope.report.build.Judging`): a minimum effect and a mix given on the command line;
     ``html_in_run``: html without ``output`` goes to ``RUN/report.html`` (bench, which owns the run it made), else to
@@ -108,9 +116,9 @@ def emit_report(
                 fix="give them to two report commands",
             )
         _emit_gate(gate_runs, fmt, output, width)
-        return
+        return 0
     html_path = runs[0] / "report.html" if html_in_run else None
-    emit_document(load_document(runs, judging=judging), fmt, output, html_path, width)
+    return emit_document(load_document(runs, judging=judging), fmt, output, html_path, width)
 
 
 def _run_workloads(run: Path) -> list[str] | None:
@@ -139,7 +147,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print the tables of a run: acceptance, throughput vs base, per-stream spread, TTFT, concurrency, CV,
         the comparisons with their verdicts, the picks for a mix (--mix; equal shares by default), and every cell
-        that was not ok. --min-effect re-judges a stored run. Exit 2 when a folder is not a run."""
+        that was not ok. --min-effect re-judges a stored run.
+
+        Exit codes: 0 printed; 1 printed, with a draft that is (almost) never accepted (ACCEPTANCE_NEAR_ZERO,
+        ACCEPTANCE_FAR_BELOW, ACCEPTING_NOTHING: the rule counters and serve --parse-log exit 1 on); 2 a folder is
+        not a run."""
         if not runs:
             raise ConfigError("no run folder given", expected="specscope report RUN", fix="name a run folder")
         from specscope.report.build import Judging
@@ -148,4 +160,6 @@ def register(app: typer.Typer) -> None:
 
         shares = parse_mix(mix, _run_workloads(runs[0]), f"specscope report {runs[0]}") if mix else None
         traffic = None if shares is None else Traffic(shares.shares, notes=[n for n in [shares.note] if n])
-        emit_report(runs, format, output, Judging(min_effect, traffic), width=width)
+        code = emit_report(runs, format, output, Judging(min_effect, traffic), width=width)
+        if code:
+            raise typer.Exit(code)

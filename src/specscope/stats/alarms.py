@@ -29,7 +29,7 @@ from specscope.stats.server_spec import method_from_name
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison
 
-__all__ = ["ALARM_CODES", "JudgedAlarm", "acceptance_method", "find_alarms"]
+__all__ = ["ALARM_CODES", "PROBLEM_CODES", "JudgedAlarm", "acceptance_method", "find_alarms", "found_problem"]
 
 #: code -> what its figure is.
 ALARM_CODES: dict[str, str] = {
@@ -38,6 +38,18 @@ ALARM_CODES: dict[str, str] = {
     "NOT_ENGAGED": "comparisons with 0 drafts in every cell (count)",
     "DRIFT": "the baseline's drift between the early and late half of the run (signed fraction)",
 }
+
+#: the alarms that mean "the command ran and found a problem" (exit 1) on every screen: a draft that drafts and is
+#: (almost) never accepted, by the one low-acceptance rule, whether read from a run (``report``, ``advise``,
+#: ``bench``), two scrapes (``counters``: ``ACCEPTING_NOTHING``, ``LOW_ACCEPTANCE``) or a server log (``serve
+#: --parse-log``: ``LOW_ACCEPTANCE``). ``NOT_ENGAGED`` (nothing drafted: an n-gram drafter on prose is expected to
+#: be) and ``DRIFT`` (a finding about the measurement) are printed and keep exit 0.
+PROBLEM_CODES = frozenset({"ACCEPTANCE_NEAR_ZERO", "ACCEPTANCE_FAR_BELOW", "ACCEPTING_NOTHING", "LOW_ACCEPTANCE"})
+
+
+def found_problem(codes: Sequence[str]) -> bool:
+    """True when an alarm among ``codes`` is one of :data:`PROBLEM_CODES` (the exit code 1 of every command)."""
+    return any(c in PROBLEM_CODES for c in codes)
 
 
 @dataclass(frozen=True)
