@@ -50,3 +50,40 @@ def test_acceptance_placement_on_a_table_of_rates_says_why_it_cannot(tmp_path):
         "acceptance rates without drafted / accepted counts (mtp: a CSV's acceptance column or an imported file states "
         "a rate only)"
     )
+
+
+def test_a_published_header_is_read_by_its_synonyms_and_every_renaming_is_said(tmp_path):
+    """A table as posted (vLLM's `output_throughput`, `Method`, `Batch size`, an acceptance length, a GPU column, no
+    workload): each column read as the figure it names, said in a note; the column not read is named; every row is
+    workload 'all'. Before, the first missing name ('config') refused the table."""
+    from specscope.stats.csv_cells import read_cells_csv_noted
+
+    f = tmp_path / "pub.csv"
+    f.write_text(
+        "Method,Batch size,output_throughput,Acceptance length,GPU\nbase,1,20.3,,H100\neagle3,1,26.9,2.8,H100\n"
+    )
+    cells, notes = read_cells_csv_noted(f)
+    assert [(c.config, c.workload, c.concurrency, c.output_tok_s, c.acceptance_length) for c in cells] == [
+        ("base", "all", 1, 20.3, None),
+        ("eagle3", "all", 1, 26.9, 2.8),
+    ]
+    assert cells[1].acceptance_source == "csv" and cells[1].acceptance_rate is None  # a length is no rate
+    assert notes == [
+        "pub.csv: column 'Method' read as config",
+        "pub.csv: column 'Batch size' read as concurrency",
+        "pub.csv: column 'output_throughput' read as output_tok_s",
+        "COLUMN_NOT_READ(pub.csv: 'GPU'; read: config, workload, concurrency, repeat, output_tok_s, acceptance, "
+        "acceptance_length, stream_tok_s)",
+        "pub.csv: no workload column: every row is workload 'all'",
+    ]
+
+
+def test_two_columns_of_one_figure_and_a_bad_length_are_refused(tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("config,concurrency,output_tok_s,tok/s\nbase,1,20,21\n")
+    with pytest.raises(ConfigError) as ei:
+        read_cells_csv(f)
+    assert ei.value.found == f"{f}: 'output_tok_s' and 'tok/s', both read as output_tok_s"
+    f.write_text("config,concurrency,output_tok_s,acceptance_length\nmtp,1,20,0.7\n")
+    with pytest.raises(ConfigError, match="bad acceptance_length"):
+        read_cells_csv(f)

@@ -82,7 +82,7 @@ def advise_cmd(
 
     fmt, out = report_target(format, output, REPORT_FORMATS)
     targets = _slo(slo)
-    cells, facts, manifest = level_mix_input(run, from_csv, open_run)
+    cells, facts, manifest, read_notes = level_mix_input(run, from_csv, open_run)
     source = str(run if run is not None else from_csv)
     command = f"specscope advise {run}" if run is not None else f"specscope advise --from-csv {from_csv}"
     shares = parse_mix(mix, workloads_of(cells), command) if mix else None
@@ -91,7 +91,7 @@ def advise_cmd(
         mix=None if shares is None else shares.shares,
         level_mix=None if times is None else times.shares,
         slo=targets,
-        notes=[n for n in (shares and shares.note, times and times.note) if n],
+        notes=[*read_notes, *(n for n in (shares and shares.note, times and times.note) if n)],
     )
     adv = advise(
         cells,

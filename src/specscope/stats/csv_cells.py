@@ -2,13 +2,19 @@
 
 Columns (header row, any order; RFC 4180 CSV read with the standard ``csv`` module):
 
-- ``config``, ``workload``: names; ``concurrency`` (streams in flight, integer >= 1), ``repeat`` (integer >= 0;
-  without the column every row is repeat 0, as a published table with one measurement per cell);
+- ``config``: a name; ``concurrency`` (streams in flight, integer >= 1);
+- ``workload``: a name; without the column every row is workload :data:`ONE_WORKLOAD` (a table of one traffic);
+- ``repeat`` (integer >= 0): without the column every row is repeat 0, as a published table with one measurement
+  per cell;
 - ``output_tok_s``: the cell's aggregate output rate (tokens/s, > 0);
-- optional ``acceptance`` (accepted / draft tokens, 0..1) and ``stream_tok_s`` (per-stream rates in tokens/s,
-  separated by ``;`` or spaces).
+- optional ``acceptance`` (accepted / draft tokens, 0..1), ``acceptance_length`` (tokens per verify step, bonus
+  token included, >= 1) and ``stream_tok_s`` (per-stream rates in tokens/s, separated by ``;`` or spaces).
 
-Column names are read without case or surrounding spaces (``Config`` is ``config``). Each row becomes an ``ok``
+Column names are read without case, surrounding spaces, or the difference between spaces, ``-`` and ``_``
+(``Output tok/s`` is ``output_tok/s``). The names published tables use are read as their column
+(:data:`SYNONYMS`: ``method`` as ``config``, ``batch_size`` as ``concurrency``, ``output_throughput`` and ``tok/s``
+as ``output_tok_s``, ``acceptance_rate`` as ``acceptance``...), each said in a note; a column read as none of them is
+named in a note too (``COLUMN_NOT_READ``), never silently dropped. Each row becomes an ``ok``
 :class:`~specscope.stats.summary.CellSummary`; figures the CSV does not carry are ``None`` / empty, never invented. Two
 rows of one config x workload x concurrency x repeat are refused, both lines named (one would silently replace the
 other).
@@ -30,9 +36,44 @@ from specscope.errors import ConfigError
 from specscope.readfile import FileTooLarge, read_error_text, read_text_limited
 from specscope.stats.summary import CellSummary
 
-__all__ = ["read_cells_csv", "REQUIRED_COLUMNS", "MAX_CSV_BYTES", "MAX_FIELD_CHARS"]
+__all__ = [
+    "read_cells_csv",
+    "read_cells_csv_noted",
+    "REQUIRED_COLUMNS",
+    "OPTIONAL_COLUMNS",
+    "SYNONYMS",
+    "ONE_WORKLOAD",
+    "MAX_CSV_BYTES",
+    "MAX_FIELD_CHARS",
+]
 
 REQUIRED_COLUMNS = ("config", "workload", "concurrency", "repeat", "output_tok_s")
+OPTIONAL_COLUMNS = ("acceptance", "acceptance_length", "stream_tok_s")
+#: the workload of every row of a CSV without a ``workload`` column.
+ONE_WORKLOAD = "all"
+#: a published table's column name (normalised: lower case, spaces and ``-`` as ``_``) -> the column it is read as.
+#: Only names with one meaning: ``throughput`` alone (requests or tokens?) and ``acceptance`` figures of unknown
+#: kind are not guessed.
+SYNONYMS: dict[str, str] = {
+    "method": "config",
+    "max_concurrency": "concurrency",
+    "batch_size": "concurrency",
+    "bs": "concurrency",
+    "streams": "concurrency",
+    "scenario": "workload",
+    "dataset": "workload",
+    "output_throughput": "output_tok_s",
+    "output_tokens_per_s": "output_tok_s",
+    "output_tok/s": "output_tok_s",
+    "tok/s": "output_tok_s",
+    "tokens/s": "output_tok_s",
+    "acceptance_rate": "acceptance",
+    "accept_rate": "acceptance",
+    "draft_acceptance_rate": "acceptance",
+    "mean_acceptance_length": "acceptance_length",
+    "accept_length": "acceptance_length",
+    "accept_len": "acceptance_length",
+}
 #: the largest results CSV read (bytes): a table of cells is kilobytes.
 MAX_CSV_BYTES = 64 * 2**20
 #: the longest field (characters): the csv module's own limit (a field of per-stream rates for 1,024 streams is
@@ -65,6 +106,8 @@ def _row(path: Path, line: int, row: dict[str, str]) -> CellSummary:
     acc = num("acceptance", float, 0.0, "a rate in 0..1") if acc_raw else None
     if acc is not None and acc > 1:
         raise _bad(path, line, "acceptance", acc_raw, "a rate in 0..1")
+    length_raw = (row.get("acceptance_length") or "").strip()
+    length = num("acceptance_length", float, 1.0, "tokens per verify step >= 1") if length_raw else None
     streams_raw = (row.get("stream_tok_s") or "").replace(";", " ").split()
     try:
         streams = tuple(sorted(float(x) for x in streams_raw))
@@ -91,9 +134,9 @@ def _row(path: Path, line: int, row: dict[str, str]) -> CellSummary:
         tpot_p50_s=None,
         achieved_concurrency=None,
         acceptance_rate=acc,
-        acceptance_length=None,
+        acceptance_length=length,
         acceptance_per_position=(),
-        acceptance_source=None if acc is None else "csv",
+        acceptance_source=None if acc is None and length is None else "csv",
         counters=None,
         server_generation_tokens=None,
     )
@@ -131,28 +174,71 @@ def _duplicate(path: Path, first: int, again: int, key: tuple[str, str, int, int
     )
 
 
+def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str]]:
+    """The header's names as read (normalised, synonyms resolved) and the notes saying what was renamed or not read.
+
+    Raises:
+        ConfigError: a required column missing, or two columns read as the same one.
+    """
+    known = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
+    names: list[str] = []
+    notes: list[str] = []
+    unread: list[str] = []
+    for raw in header:
+        norm = "_".join(raw.strip().lower().replace("-", " ").replace("_", " ").split())
+        name = SYNONYMS.get(norm, norm)
+        if name != norm:
+            notes.append(f"{path.name}: column {raw.strip()!r} read as {name}")
+        elif name not in known:
+            unread.append(raw.strip())
+        if name in names:
+            first = header[names.index(name)].strip()
+            raise ConfigError(
+                "two columns of the CSV mean the same figure",
+                found=f"{path}: {first!r} and {raw.strip()!r}, both read as {name}",
+                expected="one column per figure",
+                fix=f"remove or rename one of them (the columns read: {', '.join(known)})",
+            )
+        names.append(name)
+    if unread:
+        notes.append(f"COLUMN_NOT_READ({path.name}: {', '.join(repr(u) for u in unread)}; read: {', '.join(known)})")
+    missing = [c for c in REQUIRED_COLUMNS if c not in names and c not in ("repeat", "workload")]
+    if missing:
+        raise ConfigError(
+            "the CSV lacks a required column",
+            found=f"{path}: columns {', '.join(h.strip() for h in header) or '(none)'}",
+            expected=", ".join(REQUIRED_COLUMNS)
+            + " (workload and repeat may be left out; optional: "
+            + ", ".join(OPTIONAL_COLUMNS)
+            + ")",
+            fix=f"add the column {missing[0]!r} to the header row",
+        )
+    if "workload" not in names:
+        notes.append(f"{path.name}: no workload column: every row is workload {ONE_WORKLOAD!r}")
+    return names, notes
+
+
 def read_cells_csv(path: Path) -> list[CellSummary]:
-    """The cells of a results CSV (columns in the module doc).
+    """The cells of a results CSV (columns in the module doc); :func:`read_cells_csv_noted` gives the notes too."""
+    return read_cells_csv_noted(path)[0]
+
+
+def read_cells_csv_noted(path: Path) -> tuple[list[CellSummary], list[str]]:
+    """The cells of a results CSV (columns in the module doc) and the notes on how its header was read.
 
     Raises:
         ConfigError: unreadable file, a missing column, a bad value (named with its line), or no rows.
     """
     text = _read(path)
     reader = csv.DictReader(io.StringIO(text, newline=""))
+    notes: list[str] = []
     try:  # the csv module's errors: a field past its limit, a NUL byte
-        reader.fieldnames = [f.strip().lower() for f in reader.fieldnames or ()]
-        missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames and c != "repeat"]
-        if missing:
-            raise ConfigError(
-                "the CSV lacks a required column",
-                found=f"{path}: columns {', '.join(reader.fieldnames or ()) or '(none)'}",
-                expected=", ".join(REQUIRED_COLUMNS) + " (repeat may be left out; optional: acceptance, stream_tok_s)",
-                fix=f"add the column {missing[0]!r} to the header row",
-            )
+        reader.fieldnames, notes = _columns(path, list(reader.fieldnames or ()))
         cells: list[CellSummary] = []
         first_line: dict[tuple[str, str, int, int], int] = {}
         for row in reader:
             row.setdefault("repeat", "0")
+            row.setdefault("workload", ONE_WORKLOAD)
             cell = _row(path, reader.line_num, row)
             key = (cell.config, cell.workload, cell.concurrency, cell.repeat)
             if key in first_line:
@@ -168,4 +254,4 @@ def read_cells_csv(path: Path) -> list[CellSummary]:
         ) from None
     if not cells:
         raise ConfigError("the CSV has no rows", found=str(path), expected="one row per cell under the header")
-    return cells
+    return cells, notes

@@ -16,22 +16,24 @@ __all__ = ["level_mix_input"]
 
 def level_mix_input(
     run: Path | None, from_csv: Path | None, open_run: Callable[[Path], Any]
-) -> tuple[list[Any], Mapping[str, Any], Mapping[str, Any]]:
-    """The cells, server facts and manifest ``advise`` works on: a run folder (opened with ``open_run``) or a CSV
-    (no facts, no manifest).
+) -> tuple[list[Any], Mapping[str, Any], Mapping[str, Any], list[str]]:
+    """The cells, server facts, manifest and notes ``advise`` works on: a run folder (opened with ``open_run``; no
+    notes) or a CSV (no facts, no manifest; notes on how its header was read,
+    :func:`specscope.stats.csv_cells.read_cells_csv_noted`).
 
     Raises:
         ConfigError: neither or both given.
     """
     if from_csv is not None and run is None:
-        from specscope.stats.csv_cells import read_cells_csv
+        from specscope.stats.csv_cells import read_cells_csv_noted
 
-        return read_cells_csv(from_csv), {}, {}
+        cells, notes = read_cells_csv_noted(from_csv)
+        return cells, {}, {}, notes
     if run is not None and from_csv is None:
         from specscope.stats.cells import summarize_run
 
         with open_run(run) as r:
-            return summarize_run(r), r.server_facts, r.manifest
+            return summarize_run(r), r.server_facts, r.manifest, []
     raise ConfigError(
         "advise needs one source of cells",
         found="both a RUN and --from-csv" if run is not None else "no RUN and no --from-csv",
