@@ -53,3 +53,48 @@ def test_a_mix_judged_faster_where_no_workload_alone_is_gets_its_pick_in_the_hea
     assert lines[0] == "pick per workload vs base: none (no workload alone is judged faster)"
     assert lines[1].startswith("pick for the mix prose=0.50, code=0.50 vs base: N=1 mtp 1.03x [")
     assert not any(line.startswith("nothing beats") for line in lines)
+
+
+def test_a_config_faster_on_one_workload_of_two_but_unmeasured_on_the_other_is_no_nothing_beats():
+    """New-user finding (2026-12-05): vLLM results for base and mtp imported as one workload, an AIPerf result for
+    base as another; mtp is judged faster where it was measured, but the mix of both workloads has no paired round for
+    it, so no level has a pick. The headline said "nothing beats the baseline base: of 1 comparison: 1 faster"."""
+    from cellsummary import make_cell
+    from specscope.report.advice import advise
+    from specscope.report.headline import headline
+    from specscope.stats.choices import Traffic
+
+    shape = {"output_tokens": 512, "duration_s": 10.0, "ttft_p50_s": 0.2, "ttft_p95_s": 0.3}
+    cells = [make_cell("base", "main", 2, 0, 50.0, **shape)]
+    for r, (b, m) in enumerate(((100.0, 160.0), (102.0, 165.0), (99.0, 158.0))):
+        cells += [make_cell("base", "chat", 2, r, b, **shape), make_cell("mtp", "chat", 2, r, m, **shape)]
+    j = advise(cells, Traffic(mix={"chat": 0.5, "main": 0.5})).judgement
+    assert j.choices.levels == ()
+    lines = headline(j)
+    assert lines[0] == (
+        "no pick for the mix chat=0.50, main=0.50 vs base: no level has a paired round on every workload of the mix"
+    )
+    assert lines[1].startswith("faster where measured: mtp on chat at N=2 1.6") and lines[1].endswith(" faster")
+    assert not any(line.startswith("nothing beats") for line in lines)
+
+
+def test_a_config_not_judged_on_the_level_mix_shows_no_ratio_and_no_baseline_verdict():
+    """New-user finding (2026-12-05): `advise RUN --level-mix 1=0.6,2=0.4` listed ngram and draft, which had no
+    paired round at N=2, as "1.00x ... baseline" beside the real baseline. Their ratio is absent, their verdict says
+    why; the "why" of a pick never prints an absent speedup as 0.00x."""
+    from cellsummary import make_cell
+    from specscope.report.advice import advice_section, advise
+    from specscope.stats.choices import Traffic
+
+    shape = {"output_tokens": 512, "duration_s": 10.0, "ttft_p50_s": 0.2, "ttft_p95_s": 0.3}
+    cells = []
+    for r in range(3):
+        cells += [make_cell("base", "chat", n, r, 100.0 * n + r, **shape) for n in (1, 2)]
+        cells.append(make_cell("ngram", "chat", 1, r, 101.0 * 1 + r, **shape))
+        cells.append(make_cell("ngram", "chat", 2, r + 5, 150.0, **shape))  # repeats the baseline lacks: no pair
+    adv = advise(cells, Traffic(mix={"chat": 1.0}, level_mix={1: 0.6, 2: 0.4}))
+    (table,) = [t for t in advice_section(adv).tables if t.key == "level_mix"]
+    rows = {r[0].text: [c.text for c in r] for r in table.cells}
+    assert rows["base"][3:6] == ["1.00x", "—", "baseline"]
+    assert rows["ngram"][3:6] == ["—", "—", "not judged (a level of the mix without paired rounds)"]
+    assert "0.00x" not in json.dumps(adv.to_dict())

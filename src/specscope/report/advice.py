@@ -392,9 +392,19 @@ def _level_mix_tables(choices: Choices) -> list[Table]:
             text_cell(cfg),
             units.tok_s(rate),
             units.tok_s(lm.per_user.get(cfg)),
-            _gain(judged.get(cfg)) if cfg != choices.baseline else units.speedup(1.0),
+            units.speedup(1.0)
+            if cfg == choices.baseline
+            else units.speedup(judged[cfg].speedup)
+            if cfg in judged
+            else units.missing(),  # not judged on the level mix: absent, never the baseline's 1.00x
             _interval(judged.get(cfg)),
-            text_cell("baseline" if cfg not in judged else verdict_text(judged[cfg].verdict)),
+            text_cell(
+                "baseline"
+                if cfg == choices.baseline
+                else verdict_text(judged[cfg].verdict)
+                if cfg in judged
+                else "not judged (a level of the mix without paired rounds)"
+            ),
             text_cell("static pick" if cfg == lm.choice else ""),
         ]
         for cfg, rate in sorted(lm.static.items(), key=lambda kv: -kv[1])
@@ -447,7 +457,7 @@ def advice_section(adv: Advice) -> Section:
     lines += flip_lines(c, adv.crossovers, axis)
     notes = [*c.notes, *adv.notes]
     if not c.levels:
-        notes.append(f"no recommendation: {c.no_pick or 'no concurrency level has a paired round'}")
+        notes.append(f"no recommendation: {c.no_pick or 'no level has a paired round on every workload of the mix'}")
     return Section(
         "advice",
         f"Advice vs {adv.baseline} (min effect {adv.judgement.min_effect:.1%})",

@@ -92,6 +92,15 @@ def headline(j: Judgement | None) -> list[str]:
         # no workload alone is judged faster, but the mix is (its rounds pool the workloads): the Picks table's pick
         out.append(f"pick per workload vs {j.baseline}: none (no workload alone is judged faster)")
         out.append(_mix_line(j))
+    elif faster := [x for x in j.comparisons if x.verdict == "faster" and not x.control]:
+        # judged faster somewhere, but no level of the mix has a pick (a config measured on only some of its
+        # workloads): say both, never "nothing beats the baseline" above a faster verdict
+        mix = ", ".join(f"{w}={m:.2f}" for w, m in c.mix.items())
+        out.append(f"no pick for the mix {mix} vs {j.baseline}: {c.no_pick}")
+        out.append(
+            "faster where measured: "
+            + "; ".join(f"{x.config} on {x.workload} at {j.axis.label(x.level)} {_figure(x)}" for x in faster)
+        )
     else:
         out.append(f"nothing beats the baseline {j.baseline}: {_why_none(j)}")
     u = c.unjudged

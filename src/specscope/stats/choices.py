@@ -276,7 +276,7 @@ class _Ctx:
                     f"no config meets {slo} at any level (best p95 {name} measured: {duration_text(best[0])}, "
                     f"{best[1]} at {self.label(best[2])})"
                 )
-        return "no concurrency level has a paired round"
+        return "no level has a paired round on every workload of the mix"
 
 
 def _reason_total(ctx: _Ctx, config: str, levels: Sequence[int], code: str) -> int:
@@ -343,7 +343,9 @@ def _pick(ctx: _Ctx, level: int, cands: Sequence[MixComparison]) -> tuple[str, M
                 f"the baseline misses the SLO ({ctx.slo.text()}); best eligible config (no verdict needed)",
             )
     why = [
-        f"{m.config}: {m.verdict.replace('_', ' ')} {m.speedup or 0.0:.2f}x" + (f", {m.why}" if m.why else "")
+        f"{m.config}: {m.verdict.replace('_', ' ')}"
+        + ("" if m.speedup is None else f" {m.speedup:.2f}x")  # absent, never 0.00x
+        + (f", {m.why}" if m.why else "")
         for m in cands
         if m.config != ctx.aa
     ]
