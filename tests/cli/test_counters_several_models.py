@@ -41,6 +41,11 @@ def test_consistent_sets_of_two_models_are_not_inconsistent_and_a_bad_set_is_nam
     assert code == 0, out
     assert "INCONSISTENT" not in out
     assert "model qwen-32b: rate 20.0%  length 2.00  drafts 500  draft tokens 2500  accepted 500" in out
+    # llama-8b's engine 0 has per-position counts, its engine 1 none: no per position for the model (new-user
+    # finding: engine 0's counts over both engines' drafts read 0.45/0.30/0.15, with 1 + their sum != length 2.5)
+    code, text = _counters(capsys, "vllm_two_models_partial_per_pos", "-f", "json")
+    llama = json.loads(text)["models"]["llama-8b"]
+    assert (llama["acceptance_length"], llama["acceptance_per_position"]) == (2.5, [])
     # one set whose per-position counts do not add up is named, the others are not
     after = (DATA / "vllm_two_models_dp2_after.prom").read_text()
     bad = after.replace(

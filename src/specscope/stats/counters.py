@@ -133,8 +133,14 @@ def _add_opt(x: float | None, y: float | None) -> float | None:
 
 def sum_counters(parts: Sequence[SpecCounters]) -> SpecCounters:
     """The sum of several engines' deltas or snapshots (per position padded with 0; the ``running`` / ``waiting``
-    gauges summed, as replicas at one moment); ``present`` is the union; None stays None (silence is never 0)."""
+    gauges summed, as replicas at one moment); ``present`` is the union; None stays None (silence is never 0).
+
+    Per position is summed only when every part that drafted has per-position counts: one part without them (a
+    replica of an older release, a set whose series are missing) beside one with them leaves the sum without per
+    position, never one part's counts over every part's drafts (which reads as a per-position rate too low).
+    """
     out = SpecCounters()
+    drafted_without_pos = any(p.drafts and not p.accepted_per_position for p in parts)
     for p in parts:
         n = max(len(out.accepted_per_position), len(p.accepted_per_position))
         pos = [0.0] * n
@@ -157,6 +163,8 @@ def sum_counters(parts: Sequence[SpecCounters]) -> SpecCounters:
             unread=tuple(sorted(set(out.unread) | set(p.unread))),
             caveats=tuple(sorted(set(out.caveats) | set(p.caveats))),
         )
+    if drafted_without_pos and out.accepted_per_position:
+        out = dataclasses.replace(out, accepted_per_position=())
     return out
 
 
