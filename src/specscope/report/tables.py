@@ -25,6 +25,7 @@ from specscope.stats.groups import (
     group_cells,
     level_axis,
     levels_of,
+    speed_metric,
     speed_value,
     workloads_of,
 )
@@ -87,7 +88,8 @@ class RunCells:
     def figure(self) -> str:
         """The words for the figure the run's speedups were judged on (``aggregate output tok/s``, or for an open
         loop ``decode tok/s = 1 / median TPOT``)."""
-        metrics = list(dict.fromkeys(c.metric for c in self.comparisons)) or ["output_tok_s"]
+        # without a comparison (one config), the figure the cells' own load means speed by, as the CV table takes it
+        metrics = list(dict.fromkeys(c.metric for c in self.comparisons)) or [speed_metric(self.cells)]
         return " / ".join(METRIC_WORDS.get(m, m) for m in metrics)
 
     @cached_property
