@@ -185,11 +185,11 @@ def test_a_refused_mix_fix_is_the_command_with_the_runs_own_workloads(tmp_path, 
         err = capsys.readouterr().err
         assert ended.value.code == 2, err
         fix = err.strip().rpartition("; fix: ")[2]
-        assert fix == f"specscope advise {run} --mix code=0.34,edit=0.33,prose=0.33", err
+        assert fix == f"specscope advise {run} --mix code=1,edit=1,prose=1", err
         assert parse_error(fix.removeprefix("specscope ")) is None
         with pytest.raises(SystemExit) as fixed:
             main(shlex.split(fix)[1:] + ["-f", "json"])
         assert fixed.value.code == 0, capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["report", str(run), "--mix", "bogus=1"])
-    assert capsys.readouterr().err.strip().endswith(f"fix: specscope report {run} --mix code=0.34,edit=0.33,prose=0.33")
+    assert capsys.readouterr().err.strip().endswith(f"fix: specscope report {run} --mix code=1,edit=1,prose=1")

@@ -125,11 +125,10 @@ def _parse(text: str, of: str, key: Callable[[str], K], example: str, command: s
 
 
 def equal_mix(names: Sequence[object]) -> str:
-    """``"code=0.5,prose=0.5"``: equal shares of ``names`` in two decimals that sum to exactly 1 (the first ones
-    take the rounding: ``a=0.34,b=0.33,c=0.33``)."""
-    n = len(names)
-    cents = [100 // n + (1 if i < 100 % n else 0) for i in range(n)] if n else []
-    return ",".join(f"{name}={c / 100:g}" for name, c in zip(names, cents, strict=True))
+    """``"code=1,edit=1,prose=1"``: equal shares of ``names``, each written as 1 (shares are normalised when read,
+    :func:`parse_mix`), so the fix a command prints gives exactly the equal shares ``report`` uses by default: two
+    decimals (``0.34,0.33,0.33``) would give figures that differ from the report's (new-user finding, 2026-12-05)."""
+    return ",".join(f"{name}=1" for name in names)
 
 
 def parse_mix(text: str, workloads: Sequence[str] | None = None, command: str = "") -> Shares[str]:
