@@ -296,3 +296,22 @@ def test_aiperf_spec_decode_totals_are_the_cells_acceptance(tmp_path, capsys, mo
     )
     (entry,) = report_json(run)["manifest"]["imports"]
     assert not any("speculative" in r for r in entry["not_recorded"])
+
+
+def test_an_import_without_speculative_figures_says_why_its_acceptance_table_is_empty(tmp_path, capsys, monkeypatch):
+    """New-user finding (2026-12-05): an AIPerf import of a plain server printed the acceptance table's title and
+    caption over no row, saying nothing of why."""
+    run = tmp_path / "ia"
+    args = [
+        "import",
+        IMPORTS / "aiperf_base_r0.json",
+        IMPORTS / "aiperf_base_r1.json",
+        "--config",
+        "base",
+        "--out",
+        run,
+    ]
+    code, _, _ = cli(args, capsys, monkeypatch, tmp_path)
+    assert code == 0
+    (table,) = [t for s in report_json(run)["sections"] for t in s["tables"] if t["key"] == "acceptance"]
+    assert table["rows"] == [] and table["note"].startswith("No config has an acceptance figure: no cell carried")

@@ -99,12 +99,21 @@ def acceptance_table(rc: RunCells) -> Table:
         rows.append(
             [text_cell(c)] + [_acceptance_cell(views.get((c, w)), zero[w], told.get((c, w))) for w in rc.workloads]
         )
+    # no row at all: say why first (a run of plain servers, or result files that recorded no speculative figure)
+    empty = (
+        ""
+        if rows
+        else "No config has an acceptance figure: no cell carried a speculative counter, per-request record or "
+        "reported length (an imported file's tool may not record them: the Run table's imports say what each did "
+        "not record). "
+    )
     return Table(
         "acceptance",
         "Acceptance rate by config x workload (accepted / drafted; acceptance length in brackets)",
         [Column("config"), *[Column(w, "%") for w in rc.workloads]],
         rows,
-        "From the server's spec-decode counter deltas around each cell, or the responses' own per-request records "
+        empty
+        + "From the server's spec-decode counter deltas around each cell, or the responses' own per-request records "
         "(their verify steps and accepted-count histograms where the server has no drafts counter), pooled over ok "
         "cells. "
         "Acceptance rate excludes the bonus token; acceptance length = 1 + accepted / drafts includes it. "
