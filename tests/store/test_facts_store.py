@@ -66,6 +66,7 @@ _AFTER_SCHEMA1 = ("decode_tok_s", "ttfo_p50_s", "running_concurrency", "waiting_
 _AFTER_SCHEMA1 += ("gauge_samples", "gauge_window", "capacity_limited", "queue_mean_s", "queue_p50_s")
 # issue 26: the engine-neutral records of a cell (per-request pool, window reading, drafting as run, phases)
 _AFTER_SCHEMA1 += ("spec_requests", "spec_window", "drafting", "phase_acceptance")
+_AFTER_SCHEMA1 += ("tpot_p95_s",)  # issue 37: --slo tpot in advise (the p95 a pick must meet)
 
 
 def _without_later_fields(cell: CellSummary) -> dict:

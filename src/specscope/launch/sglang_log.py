@@ -103,7 +103,11 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
         ("sglang_accept_length_range", rng(summary.accept_length_min, summary.accept_length_max)),
         (
             "sglang_accept_rate_range",
-            rng(summary.accept_rate_min, summary.accept_rate_max)
+            (
+                "—"
+                if summary.accept_rate_min is None or summary.accept_rate_max is None
+                else f"{percent_text(summary.accept_rate_min)} to {percent_text(summary.accept_rate_max)}"
+            )
             + (f" ({BONUS_RATE})" if summary.accept_rate_counts_bonus else ""),
         ),
         ("sglang_pooled_acceptance_rate", f"{bound} over >= {summary.verify_steps_at_least} verify steps (bounds)"),

@@ -115,7 +115,8 @@ def _lines(ch: ChartData) -> Any:
             _draw_series(ax, s, colors)
         _axes(ax, p)
     axes[0].set_ylabel(ch.panels[0].ylabel)
-    axes[-1].legend(fontsize="x-small")
+    if axes[-1].get_legend_handles_labels()[1]:  # no labelled series (every panel empty): no legend, no warning
+        axes[-1].legend(fontsize="x-small")
     return fig
 
 
@@ -128,7 +129,8 @@ def _bars(ch: ChartData) -> Any:
     ax.set_xticks(np.arange(len(p.x_labels)) + 0.4 - width / 2, p.x_labels)
     ax.set_ylim(0, p.y_max or 1.05)
     ax.set_ylabel(p.ylabel)
-    ax.legend(fontsize="small")
+    if ax.get_legend_handles_labels()[1]:
+        ax.legend(fontsize="small")
     ax.grid(axis="y", alpha=0.3)
     return fig
 

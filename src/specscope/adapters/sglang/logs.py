@@ -98,7 +98,7 @@ METHODS = {"EAGLE": "eagle", "EAGLE3": "eagle3", "NEXTN": "mtp", "STANDALONE": "
 
 _HALF = 0.005  # half the last printed digit of a "%.2f" figure
 #: how a printed rate that counts the bonus token is named
-BONUS_RATE = "counts the bonus token: SGLang's accept rate before PR #23530"
+BONUS_RATE = "counts the bonus token, as SGLang's accept rate did before PR #23530"
 
 
 class SglangSpecWindow(BaseModel):
