@@ -125,10 +125,13 @@ def _parse(text: str, of: str, key: Callable[[str], K], example: str, command: s
 
 
 def equal_mix(names: Sequence[object]) -> str:
-    """``"code=1,edit=1,prose=1"``: equal shares of ``names``, each written as 1 (shares are normalised when read,
-    :func:`parse_mix`), so the fix a command prints gives exactly the equal shares ``report`` uses by default: two
-    decimals (``0.34,0.33,0.33``) would give figures that differ from the report's (new-user finding, 2026-12-05)."""
-    return ",".join(f"{name}=1" for name in names)
+    """Equal shares of ``names`` that read back exactly equal: ``"code=0.5,prose=0.5"`` where 1/n has two decimals,
+    else each written as 1 (``"code=1,edit=1,prose=1"``: shares are normalised when read, :func:`parse_mix`), so
+    the fix a command prints gives exactly the equal shares ``report`` uses by default: rounded decimals
+    (``0.34,0.33,0.33``) gave figures that differ from the report's (new-user finding, 2026-12-05)."""
+    n = len(names)
+    share = f"{1 / n:g}" if n and 100 % n == 0 else "1"
+    return ",".join(f"{name}={share}" for name in names)
 
 
 def parse_mix(text: str, workloads: Sequence[str] | None = None, command: str = "") -> Shares[str]:
