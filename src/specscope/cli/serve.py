@@ -80,9 +80,10 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
 
     log = read_server_log(path)  # exit 2 naming every engine and form tried when none is recognised
     facts = log.facts
+    from specscope.adapters.sglang.log_summary import sglang_spec_lines, sglang_spec_summary
     from specscope.launch.capacity import capacity_from_log
     from specscope.launch.logstats import cumulative_spec_total, pooled_spec_windows
-    from specscope.launch.sglang_log import sglang_spec_lines, sglang_spec_summary
+    from specscope.stats.low_acceptance import low_acceptance_bound_alarm
 
     loaded = _census_check(facts, census)
     has_kv = facts.kv_cache_size_tokens or facts.gpu_blocks
@@ -92,7 +93,7 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
     k = k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else None
     pooled = pooled_spec_windows(facts.spec_decoding, method, k)
     cumulative = cumulative_spec_total(facts.spec_cumulative, method, k)
-    sglang = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative)
+    sglang = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative, low_acceptance_bound_alarm)
     found = (pooled.alarm, cumulative.alarm if cumulative else None, sglang.alarm if sglang else None)
     alarms = list(dict.fromkeys(a for a in (*found, *(p.alarm for p in log.pools)) if a))  # one line per alarm
     if fmt == "json":
