@@ -8,31 +8,24 @@ bounds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from specscope.adapters.logs import BoundAlarm, LogSummary
 from specscope.adapters.registry import display
 from specscope.adapters.sglang.logs import (
     BONUS_RATE,
     METHODS,
+    SglangLogFacts,
     SglangSpecWindow,
     rate_bound,
     rate_counts_bonus,
 )
 from specscope.values import percent_text
 
-__all__ = [
-    "BoundAlarm",
-    "SglangSpecSummary",
-    "sglang_spec_lines",
-    "sglang_spec_summary",
-]
-
-#: the low-acceptance rule on a bound (:func:`specscope.stats.low_acceptance.low_acceptance_bound_alarm`): (method,
-#: the rate's upper bound, at least this many verify steps, what the statistics are) -> the alarm or None
-BoundAlarm = Callable[[str | None, float | None, float, str], str | None]
+__all__ = ["SUMMARY", "SglangSpecSummary", "sglang_spec_lines", "sglang_spec_summary"]
 
 
 class SglangSpecSummary(BaseModel):
@@ -119,3 +112,14 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
         ("sglang_pooled_acceptance_rate", f"{bound} over >= {summary.verify_steps_at_least} verify steps (bounds)"),
         ("sglang_spec_alarm", summary.alarm or "none"),
     ]
+
+
+def _summarise(facts: SglangLogFacts, bound_alarm: BoundAlarm) -> SglangSpecSummary | None:
+    """The summary of a log's facts (their SGLang fields: ``sglang_spec_windows``, ``sglang_speculative``)."""
+    return sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative, bound_alarm)
+
+
+#: how ``serve --parse-log`` shows the summary (:class:`~specscope.adapters.logs.LogSummary`)
+SUMMARY = LogSummary(
+    "sglang_spec_summary", ("sglang_spec_windows", "sglang_speculative"), _summarise, sglang_spec_lines
+)
