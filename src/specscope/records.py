@@ -80,9 +80,9 @@ def series_labels(name: str) -> dict[str, str] | None:
 class SpecRequest:
     """One response's speculative decoding as its server reported it, in engine-neutral terms (issue 26).
 
-    Filled by the engine adapters of :mod:`specscope.client.spec_fields` (vLLM, SGLang, llama.cpp, TensorRT-LLM;
-    the field-by-field sources are in docs/engines.md). A count the engine did not report is ``None``, never 0: 0
-    means the server said 0.
+    Filled by the engine adapters (``specscope.adapters.<engine>.per_response``: vLLM, SGLang, llama.cpp,
+    TensorRT-LLM), dispatched by :mod:`specscope.client.spec_fields` (the field-by-field sources are in
+    docs/engines.md). A count the engine did not report is ``None``, never 0: 0 means the server said 0.
 
     Attributes:
         engine: ``vllm``, ``sglang``, ``llamacpp``, ``trtllm``, or ``unknown`` (only unread spec fields were seen).
@@ -176,8 +176,8 @@ class StreamRecord:
             step order (vLLM ``--per-request-spec-decode-metrics detailed``); empty when not served.
         reasoning_tokens: ``usage.completion_tokens_details.reasoning_tokens``; ``None`` when absent.
         queue_s: how long the server says the request waited to be scheduled (s): vLLM's ``metrics.queue_time_ms``
-            / 1000 (``--enable-per-request-metrics``; :mod:`specscope.client.spec_fields`); ``None`` when the server
-            reports none (llama.cpp's ``timings`` have no queue field, and nothing is derived in its place).
+            / 1000 (``--enable-per-request-metrics``; ``specscope.adapters.vllm.per_response``); ``None`` when the
+            server reports none (llama.cpp's ``timings`` have no queue field, and nothing is derived in its place).
         spec: the response's speculative decoding in engine-neutral terms (:class:`SpecRequest`), None when the
             server sent no speculative fields; ``server_*_tokens`` and the per-step arrays above are filled from it.
     """

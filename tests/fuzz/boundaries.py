@@ -373,8 +373,8 @@ def make_log(rnd: random.Random) -> bytes:
 
 
 def check_log(case: bytes) -> None:
+    from specscope.launch import parse_vllm_log
     from specscope.launch.failures import match_failures
-    from specscope.launch.logfacts import parse_vllm_log
     from specscope.launch.logstats import parse_log_stats
 
     text = case.decode("utf-8", "replace")

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from specscope.cli import app
 from specscope.errors import ConfigError
+from specscope.launch import parse_vllm_log, read_vllm_log
 from specscope.launch.capacity import kv_capacity, parse_plan_spec, plan_capacity
-from specscope.launch.logfacts import parse_vllm_log, read_vllm_log
 
 LOG = Path(__file__).resolve().parents[1] / "data" / "vllm_startup_qwen3_6_27b_nvfp4_mtp_v0.20.0.log"
 

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from paths import DATA, FIXTURES
 from specscope.cli import app
+from specscope.launch import parse_vllm_log, read_vllm_log
 from specscope.launch.capacity import kv_capacity, plan_capacity
-from specscope.launch.logfacts import parse_vllm_log, read_vllm_log
 
 LINES = (DATA / "engines" / "vllm_startup_kv_lines.log").read_text(encoding="utf-8")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from specscope.launch import parse_vllm_log
 from specscope.launch.kv_table import kv_table
-from specscope.launch.logfacts import parse_vllm_log
 
 
 def _log(gib: float, tokens: str, conc: float) -> str:

@@ -11,8 +11,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from specscope.cli import app
+from specscope.launch import read_vllm_log
 from specscope.launch.capacity import capacity_from_log
-from specscope.launch.logfacts import read_vllm_log
 from specscope.launch.logstats import pooled_spec_windows
 
 LOGS = Path(__file__).parent.parent / "data" / "engines" / "logs"

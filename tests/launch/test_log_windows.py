@@ -9,7 +9,7 @@ import json
 from typer.testing import CliRunner
 
 from specscope.cli import app
-from specscope.launch.logfacts import parse_vllm_log
+from specscope.launch import parse_vllm_log
 from specscope.launch.logstats import pooled_spec_windows
 
 # the wording of vllm/v1/spec_decode/metrics.py (0.32.0); the main-branch line adds Rejected / Effective tokens/forward

@@ -8,7 +8,7 @@ import pytest
 
 from paths import FIXTURES
 from specscope.errors import ConfigError
-from specscope.launch.logfacts import parse_vllm_log, read_vllm_log
+from specscope.launch import parse_vllm_log, read_vllm_log
 
 STARTUP_V020 = FIXTURES / "vllm_startup_qwen3_6_27b_nvfp4_mtp_v0.20.0.log"
 VARIANTS = FIXTURES / "vllm_log_line_variants.log"

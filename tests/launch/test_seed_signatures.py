@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from specscope.cli import app
-from specscope.launch.logfacts import parse_vllm_log
+from specscope.launch import parse_vllm_log
 
 P = "(EngineCore_DP0 pid=812) ERROR 05-02 10:00:0{i} [core.py:700] "
 LINES = {

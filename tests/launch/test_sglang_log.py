@@ -11,9 +11,10 @@ import json
 
 from typer.testing import CliRunner
 
+from specscope.adapters.sglang.log_summary import sglang_spec_summary
 from specscope.cli import app
-from specscope.launch.logfacts import parse_vllm_log
-from specscope.launch.sglang_log import sglang_spec_summary
+from specscope.launch import parse_vllm_log
+from specscope.stats.low_acceptance import low_acceptance_bound_alarm
 
 ARGS = (
     "[2025-10-10 11:59:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, "
@@ -40,7 +41,7 @@ def test_windows_are_read_with_their_ranks_and_never_pooled() -> None:
         (2, "TP0", 2.85, None),
         (3, "DP1 TP0", 3.10, 0.70),
     ]
-    s = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative)
+    s = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative, low_acceptance_bound_alarm)
     assert s is not None
     assert (s.method, s.draft_tokens_per_step, s.windows, s.verify_steps_at_least) == ("eagle3", 3, 2, 2)
     assert (s.accept_length_min, s.accept_length_max, s.accept_rate_min, s.accept_rate_max) == (2.85, 3.10, 0.70, 0.70)
@@ -83,7 +84,7 @@ def test_too_few_windows_to_bound_the_verify_steps_do_not_alarm(tmp_path) -> Non
 
 def test_an_ngram_drafter_accepting_little_is_no_alarm() -> None:
     facts = parse_vllm_log(_dead(60).replace("NEXTN", "NGRAM"))
-    s = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative)
+    s = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative, low_acceptance_bound_alarm)
     assert s is not None and s.method == "ngram" and s.alarm is None
 
 
@@ -123,5 +124,5 @@ def test_without_k_the_length_still_bounds_the_rate(tmp_path) -> None:
 
 def test_a_current_rate_agreeing_with_its_length_is_not_flagged() -> None:
     facts = parse_vllm_log("\n".join([ARGS, NEW]))
-    s = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative)
+    s = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative, low_acceptance_bound_alarm)
     assert s is not None and s.accept_rate_counts_bonus is False

@@ -8,8 +8,11 @@ outside ``specscope.adapters`` names an engine or one of its metrics.
 
 The registry of adapters is :mod:`specscope.adapters.registry`. Engine-neutral modules here: ``declare`` (the
 per-field :class:`~specscope.adapters.declare.Row`), ``names`` (the readers' name tables built from the rows),
-``drained`` (endpoints that drain on read: slices and their pooling), ``facts`` (server facts into one record) and
-``doc`` (docs/engines.md's generated sections). Each engine's folder holds ``metrics`` (``PREFIXES``, ``ROWS``,
-``ENABLE_METRICS``, ``UNLABELLED_TRAFFIC``; JSON readers where the engine serves JSON) and, where it has server
-facts specscope stores, ``facts``.
+``drained`` (endpoints that drain on read: slices and their pooling), ``facts`` (server facts into one record),
+``per_response`` (per-response speculative fields: the shared reader and the list of the adapters' readers), ``logs``
+(log records, the log adapters and their summaries), ``log_facts`` (the adapters' log-fact records put together) and
+``doc`` (docs/engines.md's generated sections). Each engine's folder holds
+``metrics`` (``PREFIXES``, ``ROWS``, ``ENABLE_METRICS``, ``UNLABELLED_TRAFFIC``; JSON readers where the engine
+serves JSON) and, where it has server facts specscope stores, ``facts``; where it writes speculative fields into its
+responses, ``per_response``; where its log prints statistics without counts, ``log_summary`` (``SUMMARY``).
 """

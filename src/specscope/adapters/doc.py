@@ -83,6 +83,10 @@ _ADD = """To add an engine `NAME` (three files outside tests):
 2. One line in `src/specscope/adapters/registry.py` (`ENGINES`).
 3. `python -m specscope.adapters.doc docs/engines.md` regenerates this file's tables.
 
+Where the engine writes speculative fields into its responses, `src/specscope/adapters/NAME/per_response.py` reads
+them into a `SpecRequest` (`ROOT_KEYS`, `read_root` / `read_choice`, the payload keys it knows;
+`adapters/per_response.py` says the interface); its log lines go in `logs.py`, its server facts in `facts.py`.
+
 The readers (`counters`, `bench --server`, `bench --prometheus`, the gauge sampler) take the names from the
 declarations; `tests/test_engines_doc.py` fails while this file is not regenerated or a row marked read names no
 command-level test, and `tests/test_engine_names.py` fails when an engine's name or metric name is written outside

@@ -27,8 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from specscope.adapters.registry import ENGINES
 
 __all__ = [
+    "BoundAlarm",
     "EngineLog",
     "LineFact",
+    "LogSummary",
     "LogField",
     "LogForm",
     "LogSpecStat",
@@ -37,6 +39,7 @@ __all__ = [
     "count",
     "forms_tried",
     "line_facts",
+    "log_summaries",
     "read_engine_logs",
     "split_log_lines",
 ]
@@ -195,6 +198,34 @@ class EngineLog(BaseModel):
     stats: list[LogSpecStat] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     capacity: list[StatsSample] = Field(default_factory=list)
+
+
+#: the one low-acceptance rule on a bound (:func:`specscope.stats.low_acceptance.low_acceptance_bound_alarm`, passed
+#: in by its caller: the rule lives in a layer above the adapters): (method, the rate's upper bound, at least this many
+#: verify steps, what the statistics are) -> the alarm or None
+BoundAlarm = Callable[[str | None, float | None, float, str], str | None]
+
+
+class LogSummary(NamedTuple):
+    """An adapter's summary of the log facts its engine states without counts (``specscope.adapters.<engine>.
+    log_summary.SUMMARY``), as ``serve --parse-log`` shows it: ``key`` its JSON key, ``hidden`` the log facts' fields
+    it stands for on the text screen, ``summarise(facts, bound_alarm)`` the summary (a model with ``alarm``) or None
+    when the log has none of its lines, ``lines(summary)`` its (label, value) rows."""
+
+    key: str
+    hidden: tuple[str, ...]
+    summarise: Callable[[Any, BoundAlarm], Any]
+    lines: Callable[[Any], list[tuple[str, str]]]
+
+
+def log_summaries() -> list[LogSummary]:
+    """Every registered engine's :class:`LogSummary`, in registry order (engines with a ``log_summary`` module)."""
+    out = []
+    for engine in ENGINES:
+        name = f"specscope.adapters.{engine}.log_summary"
+        if importlib.util.find_spec(name) is not None:
+            out.append(importlib.import_module(name).SUMMARY)
+    return out
 
 
 def _log_modules() -> list[Any]:

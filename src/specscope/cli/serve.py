@@ -80,9 +80,10 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
 
     log = read_server_log(path)  # exit 2 naming every engine and form tried when none is recognised
     facts = log.facts
+    from specscope.adapters.logs import log_summaries
     from specscope.launch.capacity import capacity_from_log
     from specscope.launch.logstats import cumulative_spec_total, pooled_spec_windows
-    from specscope.launch.sglang_log import sglang_spec_lines, sglang_spec_summary
+    from specscope.stats.low_acceptance import low_acceptance_bound_alarm
 
     loaded = _census_check(facts, census)
     has_kv = facts.kv_cache_size_tokens or facts.gpu_blocks
@@ -92,8 +93,9 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
     k = k if isinstance(k, int) and not isinstance(k, bool) and k > 0 else None
     pooled = pooled_spec_windows(facts.spec_decoding, method, k)
     cumulative = cumulative_spec_total(facts.spec_cumulative, method, k)
-    sglang = sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative)
-    found = (pooled.alarm, cumulative.alarm if cumulative else None, sglang.alarm if sglang else None)
+    # the adapters' summaries of statistics their engines print without counts (SGLang's windows), in registry order
+    summaries = [(s, s.summarise(facts, low_acceptance_bound_alarm)) for s in log_summaries()]
+    found = (pooled.alarm, cumulative.alarm if cumulative else None, *(x.alarm for _s, x in summaries if x))
     alarms = list(dict.fromkeys(a for a in (*found, *(p.alarm for p in log.pools)) if a))  # one line per alarm
     if fmt == "json":
         doc = facts.model_dump()
@@ -104,22 +106,16 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             doc["plan"] = None if capacity[1] is None else capacity[1].model_dump()
         doc["spec_decoding_pooled"] = pooled.model_dump() if facts.spec_decoding else None
         doc["spec_decoding_cumulative_total"] = cumulative.model_dump() if cumulative else None
-        doc["sglang_spec_summary"] = sglang.model_dump() if sglang else None
+        for s, x in summaries:
+            doc[s.key] = x.model_dump() if x else None
         doc["engine_logs"] = [r.model_dump() for r in log.readings]
         doc["log_pools"] = [p.model_dump() for p in log.pools]
         typer.echo(dumps_strict(doc, indent=2))
     else:
         engines = ", ".join(r.engine for r in log.readings)
         table = Table(title=f"server log facts{f' ({engines})' if engines else ''}: {path}", show_header=False)
-        hidden = {
-            "failures",
-            "spec_decoding",
-            "spec_cumulative",
-            "non_default_args",
-            "stats",
-            "sglang_spec_windows",
-            "sglang_speculative",
-        }
+        hidden = {"failures", "spec_decoding", "spec_cumulative", "non_default_args", "stats"}
+        hidden |= {name for s, _x in summaries for name in s.hidden}
         shown = facts.model_dump(exclude=hidden)
         for key, value in shown.items():
             if value not in (None, [], {}, ""):  # a fact the log does not state is not a row (never an empty one)
@@ -133,7 +129,7 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
         for key, value in (
             (pooled_lines(pooled) if facts.spec_decoding and not superseded else [])
             + (cumulative_lines(cumulative) if cumulative and not superseded else [])
-            + (sglang_spec_lines(sglang) if sglang else [])
+            + [row for s, x in summaries if x for row in s.lines(x)]
             + [row for p in log.pools for row in log_pool_lines(p)]
             + (cumulative_lines(cumulative, only_v0=True) if cumulative and superseded else [])
         ):

@@ -29,8 +29,9 @@ server and SGLang send the same envelope):
 
 The engines' per-response speculative and timing fields (vLLM ``metrics``, SGLang ``meta_info`` / ``sglext``, llama.cpp
 ``timings``, per-choice stats of vLLM and TensorRT-LLM, spec-named fields nobody knows) have their own readers, the
-engine adapters of :mod:`specscope.client.spec_fields`, which check each field they read and name what does not fit
-(``WRONG_TYPE``, ``UNREAD_SPEC_FIELD``: a reason on the stream's spec record, the stream's figures stand); the parser
+engine adapters (``specscope.adapters.<engine>.per_response``, through :mod:`specscope.client.spec_fields`), which
+check each field they read and name what does not fit (``WRONG_TYPE``, ``UNREAD_SPEC_FIELD``: a reason on the
+stream's spec record, the stream's figures stand); the parser
 hands them an event decoded a second time into plain objects when it carries ``metrics``, or is a final or
 non-token event whose bytes name ``spec`` or ``draft`` (:meth:`specscope.client.parse.StreamParser._engine_fields`).
 

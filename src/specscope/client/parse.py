@@ -302,8 +302,8 @@ class StreamParser:
     def _engine_fields(self, d: bytes) -> None:
         """The engines' per-response speculation and queue fields of one event (vLLM ``metrics``, SGLang
         ``meta_info`` / ``sglext``, llama.cpp ``timings``, TensorRT-LLM and vLLM per-choice stats, spec-named fields
-        nobody knows), read by :mod:`specscope.client.spec_fields` (the engine adapters, which check every field they
-        read and name what does not fit: ``WRONG_TYPE``, ``UNREAD_SPEC_FIELD``). Events come here decoded a second
+        nobody knows), read by :mod:`specscope.client.spec_fields` (through the engine adapters, which check every field
+        they read and name what does not fit: ``WRONG_TYPE``, ``UNREAD_SPEC_FIELD``). Events come here decoded a second
         time into plain objects when they carry ``metrics``, or when they are final or non-token events (a finish
         reason, usage, an error, no choice) whose bytes name ``spec`` or ``draft``: every engine known sends its
         per-response fields on such a chunk (docs/engines.md), and a byte search on every token event cost ~0.4 us

@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 
 from specscope.errors import ServerStartError
-from specscope.launch.logfacts import LogFacts, parse_vllm_log
+from specscope.launch.logfacts import LogFacts, parse_log_facts
 from specscope.launch.recipes import Recipe, docker_argv, vllm_argv
 from specscope.seam import ManagedProcess, free_port, http_probe, log_tail
 
@@ -143,7 +143,7 @@ class VllmServer:
             if "not healthy" in message:
                 message = f"vLLM for recipe {self.name!r} did not become healthy"
             found = str(exc.found)
-            facts = parse_vllm_log(exc.log_tail)
+            facts = parse_log_facts(exc.log_tail)
             if facts.failures:
                 first = facts.failures[0]
                 found = f"{found}; log shows {first.code}: {first.explanation}"
@@ -207,7 +207,7 @@ class VllmServer:
             text = self.log_path.read_bytes().decode("utf-8", errors="replace")
         except FileNotFoundError:
             text = ""
-        return parse_vllm_log(text)
+        return parse_log_facts(text)
 
     def facts(self) -> dict[str, Any]:
         """What goes in the run manifest: kind, recipe, command line, URL, model, log path, start time, log facts."""

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from specscope.adapters.logs import EngineLog, forms_tried, read_engine_logs, split_log_lines
 from specscope.errors import ConfigError, require_one_of
-from specscope.launch.logfacts import LogFacts, parse_vllm_log
+from specscope.launch.logfacts import LogFacts, parse_log_facts
 from specscope.launch.logpool import LogPool, log_pool
 from specscope.readfile import DamagedGzip, FileTooLarge, gunzip_limited, open_regular_fd, read_error_text
 
@@ -84,7 +84,7 @@ def read_server_log(path: str | Path) -> ServerLog:
     """
     p = Path(path)
     text = _read_log_bytes(p).decode("utf-8", errors="replace")  # keep bare "\r" inside lines
-    facts = parse_vllm_log(text)
+    facts = parse_log_facts(text)
     readings = read_engine_logs(split_log_lines(text))
     if not facts.stats:  # another engine's capacity lines (SGLang's decode batches), read by its adapter
         facts.stats = next((r.capacity for r in readings if r.capacity), [])

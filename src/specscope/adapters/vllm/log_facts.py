@@ -1,6 +1,7 @@
 """vLLM's start-up, KV-cache, configuration and stats lines: what loaded, how big the KV cache is, how it runs.
 
-The failure signatures and the file are read in :mod:`specscope.launch.logfacts`.
+The failure signatures and the file are read in :mod:`specscope.launch.logfacts` (through
+:mod:`specscope.adapters.log_facts`).
 Lines are matched by regex search anywhere in the line, so docker / compose prefixes
 (``qwen3-1  | (VllmWorker rank=0 pid=105) INFO ...``) and timestamps do not matter.
 
@@ -76,7 +77,15 @@ from specscope.adapters.vllm.logs import (
 )
 from specscope.redact import redact
 
-__all__ = ["VllmLogFacts", "parse_log_stats", "parse_vllm_facts"]
+__all__ = ["MISSING_LOG", "VllmLogFacts", "parse_log_stats", "parse_vllm_facts"]
+
+#: how ``specscope.launch.read_vllm_log`` names a log file that is not there: the message, what was expected and the
+#: fix (the reader of a log's facts began as vLLM's; its words are kept)
+MISSING_LOG = (
+    "vLLM log not found",
+    "a readable vLLM server log file",
+    "pass the path of a file holding vLLM's stdout/stderr",
+)
 
 _RE_STATS = re.compile(r"Running: (\d+) reqs?, (?:Waiting|Pending): (\d+) reqs?.*?(?:GPU )?KV cache usage: ([\d.]+)%")
 _RE_PROMPT_TPUT = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s")

@@ -2,7 +2,8 @@
 
 The wordings, what each field means and why windows are bounded, never pooled (SGLang prints no counts), are that
 adapter's docstring: this module only summarises the windows it read, and applies the one low-acceptance rule
-(:mod:`specscope.stats.low_acceptance`) to their bounds.
+(:mod:`specscope.stats.low_acceptance`, passed in by the caller: the rule lives in a layer above the adapters) to their
+bounds.
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from specscope.adapters.logs import BoundAlarm, LogSummary
+from specscope.adapters.registry import display
 from specscope.adapters.sglang.logs import (
     BONUS_RATE,
     METHODS,
+    SglangLogFacts,
     SglangSpecWindow,
     rate_bound,
     rate_counts_bonus,
-    sglang_log_facts,
 )
 from specscope.values import percent_text
 
-__all__ = ["SglangSpecSummary", "SglangSpecWindow", "sglang_log_facts", "sglang_spec_lines", "sglang_spec_summary"]
+__all__ = ["SUMMARY", "SglangSpecSummary", "sglang_spec_lines", "sglang_spec_summary"]
 
 
 class SglangSpecSummary(BaseModel):
@@ -53,11 +56,11 @@ class SglangSpecSummary(BaseModel):
     accept_rate_counts_bonus: bool = False
 
 
-def sglang_spec_summary(windows: Sequence[SglangSpecWindow], spec: dict[str, Any] | None) -> SglangSpecSummary | None:
-    """Summarise the windows (None without any); see :class:`SglangSpecSummary`."""
-    from specscope.adapters.registry import display
-    from specscope.stats.low_acceptance import low_acceptance_bound_alarm
-
+def sglang_spec_summary(
+    windows: Sequence[SglangSpecWindow], spec: dict[str, Any] | None, bound_alarm: BoundAlarm
+) -> SglangSpecSummary | None:
+    """Summarise the windows (None without any), the alarm by ``bound_alarm`` (the one low-acceptance rule); see
+    :class:`SglangSpecSummary`."""
     if not windows:
         return None
     spec = spec or {}
@@ -70,7 +73,7 @@ def sglang_spec_summary(windows: Sequence[SglangSpecWindow], spec: dict[str, Any
     lengths = [w.accept_length for w in windows]
     # the wording of the engine-neutral pool's alarm (launch/logpool.py), so a log's alarm is said once
     where = f"{len(windows)} {display('sglang')} windows"
-    alarm = low_acceptance_bound_alarm(method, at_most, len(windows), where)
+    alarm = bound_alarm(method, at_most, len(windows), where)
     return SglangSpecSummary(
         windows=len(windows),
         ranks=sorted({w.rank for w in windows if w.rank}),
@@ -113,3 +116,14 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
         ("sglang_pooled_acceptance_rate", f"{bound} over >= {summary.verify_steps_at_least} verify steps (bounds)"),
         ("sglang_spec_alarm", summary.alarm or "none"),
     ]
+
+
+def _summarise(facts: SglangLogFacts, bound_alarm: BoundAlarm) -> SglangSpecSummary | None:
+    """The summary of a log's facts (their SGLang fields: ``sglang_spec_windows``, ``sglang_speculative``)."""
+    return sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative, bound_alarm)
+
+
+#: how ``serve --parse-log`` shows the summary (:class:`~specscope.adapters.logs.LogSummary`)
+SUMMARY = LogSummary(
+    "sglang_spec_summary", ("sglang_spec_windows", "sglang_speculative"), _summarise, sglang_spec_lines
+)

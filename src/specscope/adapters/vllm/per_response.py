@@ -1,0 +1,95 @@
+"""vLLM's per-response speculative fields, read into the engine-neutral :class:`~specscope.records.SpecRequest`
+(issues 16, 26; docs/engines.md has the field-by-field table).
+
+- ``--per-request-spec-decode-metrics summary|detailed``: root ``metrics.speculative_decoding`` on the final usage
+  chunk (``choices: []``), ``n == 1`` only (vLLM 0.32.0 ``chat_completion/serving.py:839-893``,
+  ``v1/metrics/stats.py:397-422``): ``num_accepted_draft_tokens``, ``num_draft_tokens``, ``num_spec_steps``, the
+  dense ``acceptance_histogram`` (index j: steps that accepted exactly j drafts), ``num_spec_tokens`` (k) and, at
+  ``detailed``, ``per_step_accepted`` / ``per_step_drafted``. ``mean_acceptance_length`` and
+  ``draft_acceptance_rate`` are derived by vLLM from those counts: checked, not read.
+- The earlier per-choice shape (``--per-request-spec-decode-stats``, PR #48915 while AIPerf tracked it):
+  ``choices[].speculative_decoding_stats`` on the finish chunk, same names, histogram as a map with string keys.
+
+The queue wait of one response (:func:`queue_s`): ``--enable-per-request-metrics`` adds ``metrics.queue_time_ms`` to
+the same final usage chunk, ``(scheduled_ts - queued_ts) * 1000`` (vLLM 0.32.0,
+vllm/entrypoints/generate/base/serving.py:45-97 ``build_per_request_timing_metrics``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from specscope.adapters.per_response import Reader, spec_record
+from specscope.records import SpecRequest
+
+__all__ = ["CHOICE_ORDER", "KEYS", "ROOT_KEYS", "queue_s", "read_choice", "read_payload", "read_root"]
+
+#: the keys of a ``speculative_decoding`` / ``speculative_decoding_stats`` payload it knows (read or derived)
+KEYS = frozenset(
+    {
+        "mean_acceptance_length",
+        "draft_acceptance_rate",
+        "acceptance_histogram",
+        "num_spec_steps",
+        "num_accepted_draft_tokens",
+        "num_draft_tokens",
+        "num_spec_tokens",
+        "per_step_accepted",
+        "per_step_drafted",
+    }
+)
+#: the top-level keys it reads
+ROOT_KEYS = frozenset({"metrics"})
+#: first among a choice's readers
+CHOICE_ORDER = 0
+
+
+def queue_s(obj: Mapping[str, Any]) -> float | None:
+    """The queue wait the chunk reports (s): top-level ``metrics.queue_time_ms`` / 1000 (a JSON number, not
+    negative); None when the chunk has none."""
+    metrics = obj.get("metrics")
+    ms = metrics.get("queue_time_ms") if isinstance(metrics, dict) else None
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or ms < 0:
+        return None
+    return ms / 1000.0
+
+
+def read_payload(payload: Mapping[str, Any], path: str, shape: str) -> SpecRequest:
+    """One ``speculative_decoding`` payload (either shape) at ``path``, recorded as ``shape``."""
+    r = Reader(payload, path)
+    r.unread(KEYS)
+    drafted_steps, accepted_steps = r.ints("per_step_drafted"), r.ints("per_step_accepted")
+    if len(drafted_steps) != len(accepted_steps):
+        r.warnings.append(f"SPEC_IDENTITY(per-step arrays of {len(drafted_steps)} and {len(accepted_steps)} steps)")
+        drafted_steps = accepted_steps = ()
+    return spec_record(
+        "vllm",
+        shape,
+        r,
+        accepted_tokens=r.count("num_accepted_draft_tokens"),
+        draft_tokens=r.count("num_draft_tokens"),
+        verify_steps=r.count("num_spec_steps"),
+        histogram=r.histogram("acceptance_histogram"),
+        configured_k=r.count("num_spec_tokens"),
+        draft_per_step=drafted_steps,
+        accepted_per_step=accepted_steps,
+    )
+
+
+def read_root(obj: Mapping[str, Any]) -> list[SpecRequest]:
+    """Root ``metrics.speculative_decoding`` when it is an object (null under ``n > 1``: no reading)."""
+    metrics = obj.get("metrics")
+    spec = metrics.get("speculative_decoding") if isinstance(metrics, dict) else None
+    if isinstance(spec, dict):
+        return [read_payload(spec, "metrics.speculative_decoding", "vllm.metrics.speculative_decoding")]
+    return []
+
+
+def read_choice(i: int, choice: Mapping[str, Any]) -> list[SpecRequest]:
+    """The earlier per-choice ``choices[i].speculative_decoding_stats``."""
+    legacy = choice.get("speculative_decoding_stats")
+    if isinstance(legacy, dict):
+        path = f"choices[{i}].speculative_decoding_stats"
+        return [read_payload(legacy, path, "vllm.choices.speculative_decoding_stats")]
+    return []
