@@ -118,3 +118,34 @@ def test_a_drafter_that_drafts_on_some_steps_only(tmp_path):
         assert r.draft_fraction == pytest.approx(0.5)
         want = (1 + 0.5 * sum(ext[: r.k])) / (1e9 / bw + 0.5 * r.k * c)
         assert r.predicted_tok_s == pytest.approx(want, rel=1e-9)
+
+
+def test_a_llamacpp_draft_model_is_predicted_with_its_draft_pass_per_step(tmp_path):
+    """llama.cpp's draft-simple (the embedded engine's facts: a draft model, spec type draft-simple) runs its draft
+    k + 1 times per verify step (one pass mirrors the verify batch). Rates made by that model (target 100 MB, draft
+    80 MB, 40 tok/s without a draft: 4 GB/s; 8 ms per drafted token; u_i = 0.9^i, so the k = 2 positions extend
+    exactly) are predicted exactly at the held-out k = 3, 4 from k = 1, 2; fitted without the pass they were not."""
+    run = create_run(tmp_path / "run", {"kind": "bench", "engine": "embedded"})
+    u = tuple(0.9**i for i in range(1, 5))
+
+    def rate(k: int) -> float:  # tokens per step / ((100 MB + (k + 1) x 80 MB) / 4 GB/s + k x 8 ms)
+        return (1 + sum(u[:k])) / ((100e6 + (k + 1) * 80e6) / 4e9 + k * 0.008)
+
+    for rep in range(2):
+        run.save_cell(_cell("base", rep, 40.0))
+        for k in (1, 2, 3, 4):
+            counters = {"drafts": 1000.0, "draft_tokens": 1000.0 * k, "accepted_tokens": 1000 * sum(u[:k])}
+            counters["accepted_per_position"] = [1000 * x for x in u[:k]]
+            run.save_cell(_cell(f"draft-k{k}", rep, rate(k), counters))
+    for k in (1, 2, 3, 4):
+        facts = {"draft": {"quant": "Q4_0", "size_bytes": 80e6}}
+        run.save_server_facts(
+            f"draft-k{k}", {**facts, "config": {"spec_types": ["draft-simple"], "draft_n_max_tokens": k}}
+        )
+    run.close()
+    _, rows = holdout_on_run(tmp_path / "run", predict_inputs(bytes_per_step="100MB"), "3,4")
+    assert [(r.config, r.fitted_on) for r in rows] == [("draft-k3", (1, 2)), ("draft-k4", (1, 2))]
+    for r in rows:
+        assert r.draft_overhead_s == pytest.approx(0.008, rel=1e-6)
+        assert r.predicted_tok_s == pytest.approx(rate(r.k), rel=1e-6)
+        assert r.error == pytest.approx(0.0, abs=1e-6)

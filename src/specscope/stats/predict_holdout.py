@@ -162,11 +162,13 @@ def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], hold
 
 
 def _base_model(prediction: RunPrediction, config: str) -> StepModel:
-    """The byte model of ``config`` (target bytes, its draft bytes per token, effective bandwidth), no overhead."""
+    """The byte model of ``config`` (target bytes, its draft bytes per token, effective bandwidth, its draft passes
+    per step that do not grow with k), no overhead."""
     m: Mapping[str, Any] = prediction.models.get(config) or {}
     return StepModel(
         prediction.target_bytes,
         float(m.get("draft_bytes_per_token") or 0.0),
         prediction.effective_bandwidth_bytes_s,
         prediction.nominal_bandwidth_bytes_s,
+        draft_passes_per_step=float(m.get("draft_passes_per_step") or 0.0),
     )
