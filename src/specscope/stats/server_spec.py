@@ -16,7 +16,6 @@ from specscope.adapters.facts import server_spec
 
 __all__ = [
     "NO_SPECULATION",
-    "LLAMACPP_DRAFT_PASSES_PER_STEP",
     "draft_passes_per_step",
     "spec_method",
     "spec_k",
@@ -28,11 +27,6 @@ __all__ = [
 
 #: method names that mean "no speculation" (the recipes' ``method = "base"``).
 NO_SPECULATION = frozenset({"base", "none", ""})
-
-#: draft forward passes per verify step that do not grow with k, for llama.cpp's ``draft-simple``: its draft model
-#: mirrors every target batch (the verify batch) in one pass (``common/speculative.cpp``, ``process()``), then
-#: drafts from the target's sampled token in one pass per drafted token (``draft()``): k + 1 passes per step.
-LLAMACPP_DRAFT_PASSES_PER_STEP = 1.0
 
 
 def spec_method(config: str, facts: Mapping[str, Any]) -> str | None:
@@ -105,9 +99,9 @@ def methods_of(facts: Mapping[str, Mapping[str, Any]]) -> dict[str, str | None]:
 
 
 def draft_passes_per_step(facts: Mapping[str, Any]) -> float:
-    """Draft forward passes per verify step that do not grow with k (passes; q of :mod:`specscope.stats.predict`):
-    :data:`LLAMACPP_DRAFT_PASSES_PER_STEP` when the llama.cpp adapter reads a draft model in ``facts`` (method
-    ``draft``: ``draft-simple``), else 0 (n-gram drafting reads no weights; vLLM's drafters consume the verified
-    tokens in their first drafting pass: k passes for k tokens)."""
-    spec = server_spec(facts)
-    return LLAMACPP_DRAFT_PASSES_PER_STEP if spec.method == "draft" and spec.method_from == "llamacpp" else 0.0
+    """Draft-model forward passes per verify step that do not grow with k (passes; q of
+    :mod:`specscope.stats.predict`), as the engine adapters read them
+    (:attr:`specscope.adapters.facts.ServerSpec.draft_passes_per_step`: 1 for a llama.cpp draft model, whose draft
+    mirrors the verify batch in a pass of its own; 0 when no adapter says: n-gram drafting reads no weights, and
+    vLLM's drafters consume the verified tokens in their first drafting pass)."""
+    return server_spec(facts).draft_passes_per_step
