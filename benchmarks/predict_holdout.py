@@ -30,6 +30,7 @@ import _venv
 _venv.ensure_project_python()
 
 import argparse  # noqa: E402
+import dataclasses  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
@@ -44,12 +45,12 @@ from specscope.bench import run_bench  # noqa: E402
 from specscope.bench.predict import PredictInputs, holdout_on_run  # noqa: E402
 from specscope.config import BenchOptions  # noqa: E402
 from specscope.errors import SpecscopeError  # noqa: E402
-from specscope.kaxis import k_name, split_k_name  # noqa: E402
+from specscope.kaxis import k_name, parse_k_list, split_k_name  # noqa: E402
 from specscope.stats.acceptance import pooled_acceptance  # noqa: E402
 from specscope.stats.cells import summarize_run  # noqa: E402
 from specscope.stats.groups import group_cells, metric_value  # noqa: E402
 from specscope.stats.predict_calibrate import Calibration  # noqa: E402
-from specscope.stats.predict_holdout import draft_fraction  # noqa: E402
+from specscope.stats.predict_holdout import draft_fraction, holdout_errors  # noqa: E402
 from specscope.stats.predict_published import predict_published  # noqa: E402
 from specscope.stats.predict_run import RunPrediction  # noqa: E402
 from specscope.store import open_run  # noqa: E402
@@ -138,6 +139,22 @@ def cell_loads(run: Path) -> tuple[float, float] | None:
     return (min(loads), max(loads)) if loads else None
 
 
+def cells_span_min(run: Path) -> float | None:
+    """Minutes from the first cell's start to the last cell's end (wall clock the cells recorded), None without."""
+    with open_run(run) as opened:
+        cells = summarize_run(opened)
+    starts = [c.started_at_s for c in cells if c.started_at_s is not None]
+    ends = [c.ended_at_s for c in cells if c.ended_at_s is not None]
+    return (max(ends) - min(starts)) / 60 if starts and ends else None
+
+
+def without_pass(pred: RunPrediction) -> RunPrediction:
+    """``pred`` with no draft pass per step (q = 0 for every config): the model before the pass was in it, for the
+    table's before / after column on the same cells."""
+    models = {cfg: {**m, "draft_passes_per_step": 0.0} for cfg, m in pred.models.items()}
+    return dataclasses.replace(pred, models=models)
+
+
 def step_lines(run: Path, rows: list[dict], pred: RunPrediction, max_k: int) -> list[str]:
     """Per method, the measured step time (tokens per step measured at k / decode rate) against drafted tokens per
     step (drafting fraction x draft length, measured at k) over every k, least squares ``a + b x``: a diagnostic that
@@ -180,6 +197,7 @@ def embedded_rows(run: Path, fit_k: list[int], max_k: int) -> tuple[list[dict], 
     pred, rows = holdout_on_run(run, PredictInputs(None, None, None), held)
     with open_run(run) as opened:
         cells = summarize_run(opened)
+    before = {(r.config, r.workload): r.error for r in holdout_errors(without_pass(pred), cells, parse_k_list(held))}
     reps = repeat_rates(cells)
     out = []
     for r in rows:
@@ -200,6 +218,7 @@ def embedded_rows(run: Path, fit_k: list[int], max_k: int) -> tuple[list[dict], 
                 "range_tok_s": (min(vals), max(vals)) if vals else None,
                 "predicted_tok_s": r.predicted_tok_s,
                 "error": r.error,
+                "error_without_pass": before.get((r.config, r.workload)) if r.draft_passes_per_step else None,
                 "overhead_ms": r.draft_overhead_s * 1e3,
                 "draft_passes": r.draft_passes_per_step,
                 "draft_fraction": r.draft_fraction,
@@ -238,6 +257,7 @@ def seed003_rows() -> list[dict]:
             "range_tok_s": None,
             "predicted_tok_s": r.tok_s,
             "error": r.error,
+            "error_without_pass": None,
             "overhead_ms": pred.draft_overhead_s * 1e3,
             "draft_passes": 0.0,  # vLLM's MTP head runs once per drafted token
             "draft_fraction": 1.0,  # vLLM's MTP drafts on every step
@@ -287,6 +307,10 @@ def verdicts(rows: list[dict]) -> list[str]:
     return out
 
 
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:+.1f} %"
+
+
 def _passes(q: float) -> str:
     """Draft passes per verify step with a k-token draft: ``k``, or ``k + q`` where q passes do not grow with k."""
     return f"k + {q:g}" if q else "k"
@@ -299,16 +323,17 @@ def _paren(x: float | None, spec: str) -> str:
 def table(rows: list[dict]) -> str:
     head = (
         "| source | config | workload | k | fit on k | measured tok/s (repeats: min-max) | predicted tok/s | error "
-        "| overhead ms/token | draft passes per step | steps drafting: assumed (measured at this k) "
-        "| tokens/step: assumed (measured) | draft length at this k |"
+        "| error without the pass per step | overhead ms/token | draft passes per step "
+        "| steps drafting: assumed (measured at this k) | tokens/step: assumed (measured) | draft length at this k |"
     )
-    lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         rng = r["range_tok_s"]
         measured = f"{r['measured_tok_s']:.2f} ({r['repeats']}" + (f": {rng[0]:.2f}-{rng[1]:.2f})" if rng else ")")
         lines.append(
             f"| {r['source']} | {r['config']} | {r['workload']} | {r['k']} | {r['fit_on']} | {measured} | "
-            f"{r['predicted_tok_s']:.2f} | {100 * r['error']:+.1f} % | {r['overhead_ms']:.3f} | "
+            f"{r['predicted_tok_s']:.2f} | {100 * r['error']:+.1f} % | {_pct(r['error_without_pass'])} | "
+            f"{r['overhead_ms']:.3f} | "
             f"{_passes(r['draft_passes'])} | "
             f"{r['draft_fraction']:.0%}{_paren(r['draft_fraction_here'], '.0%')} | "
             f"{r['tokens_per_step']:.2f}{_paren(r['tokens_per_step_here'], '.2f')} | "
@@ -357,7 +382,10 @@ def main() -> None:
     if a.results:
         errs = [abs(r["error"]) for r in rows if r["source"] == "embedded"]
         loads = cell_loads(run)
-        measured = "re-analysed" if a.run else f"measured in {wall_s / 60:.1f} min"
+        span = cells_span_min(run)
+        measured = f"measured in {wall_s / 60:.1f} min" if not a.run else "re-analysed"
+        if a.run and span is not None:
+            measured = f"its cells spanned {span:.1f} min; re-analysed"
         if loads:
             measured += f"; the cells' 1-minute load average {loads[0]:.1f}-{loads[1]:.1f}"
         body = (
