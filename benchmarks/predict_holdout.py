@@ -7,7 +7,10 @@ Two rows of evidence, one table:
    interleaved repeats. For each method the per-drafted-token overhead is fitted on ``--fit-k`` (default 1,2) and
    every other k is predicted from that fit and the acceptance measured at the largest fitted k
    (:func:`specscope.stats.predict_holdout.holdout_errors`, what ``specscope predict RUN --holdout`` prints); the
-   error is ``predicted / measured - 1`` of the decode rate (1 / median TPOT).
+   error is ``predicted / measured - 1`` of the decode rate (1 / median TPOT). The ``draft`` configs' draft model
+   runs k + 1 times per verify step (one pass mirrors the verify batch: :mod:`specscope.stats.predict`); the column
+   *error without the pass per step* predicts the same cells with k passes (the model before that term), and a line
+   per method sets the step time measured over every k beside the model's split (a diagnostic, never a fit input).
 2. **Seed 003's published table** (Qwen3.6-27B NVFP4, one DGX Spark, vLLM 0.26.0, 13 single-stream runs per k):
    per-position acceptance 0.936 / 0.815 / 0.681 / 0.581 / 0.484, 17.61 GB per target step, 0.85 GB per drafted
    token, 273 GB/s, 12.14 tok/s without a draft; fitted on k=1,2 (20.00, 26.48 tok/s) and compared with k=3..5
