@@ -13,8 +13,8 @@ Model (single stream, decode only; the seed-003 recipe's reasoning made explicit
                        + k * draft_overhead_s
 
   q = ``draft_passes_per_step``: draft forward passes per verify step that do not grow with k. 0 for a
-  drafter whose first pass consumes the verified tokens (vLLM's MTP, EAGLE and draft models: k passes
-  for k tokens). 1 for llama.cpp's ``draft-simple``
+  drafter whose first drafting pass consumes the verified tokens (vLLM's MTP head, seed 003's setting: k
+  passes for k tokens) and wherever no adapter states one. 1 for llama.cpp's ``draft-simple``
   (:func:`specscope.stats.server_spec.draft_passes_per_step`): its draft model
   mirrors every target batch (the verify batch) in one pass of its own (``process()``) and then drafts
   from the target's sampled token (``draft()``: one pass for it and one per drafted token but the

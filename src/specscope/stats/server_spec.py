@@ -103,5 +103,5 @@ def draft_passes_per_step(facts: Mapping[str, Any]) -> float:
     :mod:`specscope.stats.predict`), as the engine adapters read them
     (:attr:`specscope.adapters.facts.ServerSpec.draft_passes_per_step`: 1 for a llama.cpp draft model, whose draft
     mirrors the verify batch in a pass of its own; 0 when no adapter says: n-gram drafting reads no weights, and
-    vLLM's drafters consume the verified tokens in their first drafting pass)."""
+    vLLM's MTP head consumes the verified tokens in its first drafting pass)."""
     return server_spec(facts).draft_passes_per_step
