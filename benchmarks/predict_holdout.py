@@ -7,7 +7,10 @@ Two rows of evidence, one table:
    interleaved repeats. For each method the per-drafted-token overhead is fitted on ``--fit-k`` (default 1,2) and
    every other k is predicted from that fit and the acceptance measured at the largest fitted k
    (:func:`specscope.stats.predict_holdout.holdout_errors`, what ``specscope predict RUN --holdout`` prints); the
-   error is ``predicted / measured - 1`` of the decode rate (1 / median TPOT).
+   error is ``predicted / measured - 1`` of the decode rate (1 / median TPOT). The ``draft`` configs' draft model
+   runs k + 1 times per verify step (one pass mirrors the verify batch: :mod:`specscope.stats.predict`); the column
+   *error without the pass per step* predicts the same cells with k passes (the model before that term), and a line
+   per method sets the step time measured over every k beside the model's split (a diagnostic, never a fit input).
 2. **Seed 003's published table** (Qwen3.6-27B NVFP4, one DGX Spark, vLLM 0.26.0, 13 single-stream runs per k):
    per-position acceptance 0.936 / 0.815 / 0.681 / 0.581 / 0.484, 17.61 GB per target step, 0.85 GB per drafted
    token, 273 GB/s, 12.14 tok/s without a draft; fitted on k=1,2 (20.00, 26.48 tok/s) and compared with k=3..5
@@ -30,6 +33,7 @@ import _venv
 _venv.ensure_project_python()
 
 import argparse  # noqa: E402
+import dataclasses  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
@@ -44,13 +48,14 @@ from specscope.bench import run_bench  # noqa: E402
 from specscope.bench.predict import PredictInputs, holdout_on_run  # noqa: E402
 from specscope.config import BenchOptions  # noqa: E402
 from specscope.errors import SpecscopeError  # noqa: E402
-from specscope.kaxis import k_name, split_k_name  # noqa: E402
+from specscope.kaxis import k_name, parse_k_list, split_k_name  # noqa: E402
 from specscope.stats.acceptance import pooled_acceptance  # noqa: E402
 from specscope.stats.cells import summarize_run  # noqa: E402
 from specscope.stats.groups import group_cells, metric_value  # noqa: E402
 from specscope.stats.predict_calibrate import Calibration  # noqa: E402
-from specscope.stats.predict_holdout import draft_fraction  # noqa: E402
+from specscope.stats.predict_holdout import draft_fraction, holdout_errors  # noqa: E402
 from specscope.stats.predict_published import predict_published  # noqa: E402
+from specscope.stats.predict_run import RunPrediction  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
 SECTION = "predict_holdout"
@@ -70,18 +75,24 @@ READING = """How to read a miss (the columns beside the prediction are measured 
 - *measured range* is the spread of the held-out config's own repeats: a prediction inside it cannot be told from
   the measurement; *fit on k (cells)* says how many usable cells the overhead rests on (one noisy cell carries its
   noise into every prediction of its method).
+- *draft passes per step*: llama.cpp's draft model (`draft-simple`) runs k + 1 times per verify step: one pass
+  mirrors the verify batch on the draft (`process()` in `common/speculative.cpp`, in the xllamacpp build), then one
+  pass for the target's sampled token and one per drafted token but the last (`draft()`). The pass that does not grow
+  with k is charged per step at the draft's bytes (draft bytes / effective bandwidth), not fitted; before it was in
+  the model, the overhead fitted through the origin on k = 1,2 absorbed it and over-charged every larger k (the
+  draft rows came out 12.5-20.7 % too slow). vLLM's MTP head (seed 003) runs k times and has no such pass. The line
+  *measured step time over k* under the table checks that split against every k (a diagnostic only).
 - *tokens/step assumed (measured)*: the model continues the largest fitted k's per-position acceptance with its last
   conditional rate and assumes u_i does not depend on k; where the two differ the acceptance model is what the row
   misses (a copying workload's acceptance decays slower than geometrically).
 - *steps drafting assumed (measured)*: the fraction of verify steps that drafted, measured at the fitted k; llama.cpp's
   n-gram drafter needs a k-token match, which gets rarer as k grows.
-- What the model leaves out entirely: a cost per drafting step that does not grow with k (llama.cpp's draft model
-  first catches up on the tokens accepted in the last step): fitted through the origin, the overhead per drafted
-  token absorbs it at k = 1,2 and over-charges larger k, so a draft-model row comes out too slow (vLLM's MTP head,
-  seed 003, runs once per drafted token and has no such term); a verify step whose cost is not linear in k (a CPU's
-  batched forward of k + 1 tokens); prefill and batching (single stream, decode only); time the client or the machine
-  adds (cells flagged CLIENT_LIMITED are dropped; on a loaded machine the repeats still spread by the percentage
-  shown)."""
+- The target's verify step grows with the k + 1 tokens it carries on this CPU engine, linearly
+  (`benchmarks/verify_cost.py`: 7.0-7.1 ms per added token from 1 to 17 tokens), so the per-drafted-token overhead
+  carries it. What the model leaves out: the draft's mirror pass grows less evenly with its batch (the Q4_0 draft:
+  4.6, 2.1, 3.8, 2.5 ms per added token between 1, 2, 4, 9 and 17 tokens); prefill and batching (single stream,
+  decode only); time the client or the machine adds (cells flagged CLIENT_LIMITED are dropped; on a loaded machine
+  the repeats still spread by the percentage shown)."""
 
 
 def sweep_options(a: argparse.Namespace) -> BenchOptions:
@@ -131,11 +142,65 @@ def cell_loads(run: Path) -> tuple[float, float] | None:
     return (min(loads), max(loads)) if loads else None
 
 
-def embedded_rows(run: Path, fit_k: list[int], max_k: int) -> list[dict]:
-    held = ",".join(str(k) for k in range(1, max_k + 1) if k not in fit_k)
-    _, rows = holdout_on_run(run, PredictInputs(None, None, None), held)
+def cells_span_min(run: Path) -> float | None:
+    """Minutes from the first cell's start to the last cell's end (wall clock the cells recorded), None without."""
     with open_run(run) as opened:
         cells = summarize_run(opened)
+    starts = [c.started_at_s for c in cells if c.started_at_s is not None]
+    ends = [c.ended_at_s for c in cells if c.ended_at_s is not None]
+    return (max(ends) - min(starts)) / 60 if starts and ends else None
+
+
+def without_pass(pred: RunPrediction) -> RunPrediction:
+    """``pred`` with no draft pass per step (q = 0 for every config): the model before the pass was in it, for the
+    table's before / after column on the same cells."""
+    models = {cfg: {**m, "draft_passes_per_step": 0.0} for cfg, m in pred.models.items()}
+    return dataclasses.replace(pred, models=models)
+
+
+def step_lines(run: Path, rows: list[dict], pred: RunPrediction, max_k: int) -> list[str]:
+    """Per method, the measured step time (tokens per step measured at k / decode rate) against drafted tokens per
+    step (drafting fraction x draft length, measured at k) over every k, least squares ``a + b x``: a diagnostic that
+    uses the held-out k (the prediction never does), beside the model's own split fitted on the fitted k alone:
+    per step T0 + q x D (T0 = target_bytes / effective bandwidth, D = draft_bytes_per_token / effective bandwidth,
+    q = draft passes per step) and per drafted token D + c (c the fitted overhead)."""
+    with open_run(run) as opened:
+        cells = summarize_run(opened)
+    reps = repeat_rates(cells)
+    bw = pred.effective_bandwidth_bytes_s
+    out = []
+    for method in dict.fromkeys(split_k_name(r["config"])[0] for r in rows if r["source"] == "embedded"):
+        for workload in dict.fromkeys(r["workload"] for r in rows if r["config"].startswith(method + "-k")):
+            xs, ts = [], []
+            for k in range(1, max_k + 1):
+                f, length, tps = drafting_at(cells, k_name(method, k), workload)
+                vals = reps.get((k_name(method, k), workload))
+                if f is not None and length is not None and tps is not None and vals:
+                    xs.append(f * length)
+                    ts.append(tps / statistics.fmean(vals))
+            if len(xs) < 3:
+                continue
+            slope, intercept = statistics.linear_regression(xs, ts)
+            row = next(r for r in rows if r["source"] == "embedded" and r["config"].startswith(method + "-k"))
+            m = pred.models[row["config"]]
+            t0_s, d_s = pred.target_bytes / bw, float(m["draft_bytes_per_token"] or 0.0) / bw
+            q = float(m.get("draft_passes_per_step") or 0.0)
+            out.append(
+                f"{method}/{workload}: measured step time over k = 1..{max_k} (diagnostic, every k): "
+                f"{1e3 * intercept:.1f} ms per step + {1e3 * slope:.1f} ms per drafted token; the model (fitted on "
+                f"k = {row['fit_on'].split(' ')[0]}): {1e3 * t0_s:.1f} + {q:g} x {1e3 * d_s:.1f} = "
+                f"{1e3 * (t0_s + q * d_s):.1f} ms per step + {1e3 * d_s:.1f} + {row['overhead_ms']:.1f} = "
+                f"{1e3 * d_s + row['overhead_ms']:.1f} ms per drafted token"
+            )
+    return out
+
+
+def embedded_rows(run: Path, fit_k: list[int], max_k: int) -> tuple[list[dict], RunPrediction]:
+    held = ",".join(str(k) for k in range(1, max_k + 1) if k not in fit_k)
+    pred, rows = holdout_on_run(run, PredictInputs(None, None, None), held)
+    with open_run(run) as opened:
+        cells = summarize_run(opened)
+    before = {(r.config, r.workload): r.error for r in holdout_errors(without_pass(pred), cells, parse_k_list(held))}
     reps = repeat_rates(cells)
     out = []
     for r in rows:
@@ -156,7 +221,9 @@ def embedded_rows(run: Path, fit_k: list[int], max_k: int) -> list[dict]:
                 "range_tok_s": (min(vals), max(vals)) if vals else None,
                 "predicted_tok_s": r.predicted_tok_s,
                 "error": r.error,
+                "error_without_pass": before.get((r.config, r.workload)) if r.draft_passes_per_step else None,
                 "overhead_ms": r.draft_overhead_s * 1e3,
+                "draft_passes": r.draft_passes_per_step,
                 "draft_fraction": r.draft_fraction,
                 "draft_fraction_here": f_here,
                 "draft_length_here": length_here,
@@ -164,7 +231,7 @@ def embedded_rows(run: Path, fit_k: list[int], max_k: int) -> list[dict]:
                 "tokens_per_step_here": tps_here,
             }
         )
-    return out
+    return out, pred
 
 
 def seed003_rows() -> list[dict]:
@@ -193,7 +260,9 @@ def seed003_rows() -> list[dict]:
             "range_tok_s": None,
             "predicted_tok_s": r.tok_s,
             "error": r.error,
+            "error_without_pass": None,
             "overhead_ms": pred.draft_overhead_s * 1e3,
+            "draft_passes": 0.0,  # vLLM's MTP head runs once per drafted token
             "draft_fraction": 1.0,  # vLLM's MTP drafts on every step
             "draft_fraction_here": None,
             "draft_length_here": None,
@@ -241,6 +310,15 @@ def verdicts(rows: list[dict]) -> list[str]:
     return out
 
 
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:+.1f} %"
+
+
+def _passes(q: float) -> str:
+    """Draft passes per verify step with a k-token draft: ``k``, or ``k + q`` where q passes do not grow with k."""
+    return f"k + {q:g}" if q else "k"
+
+
 def _paren(x: float | None, spec: str) -> str:
     return "" if x is None else f" ({format(x, spec)})"
 
@@ -248,16 +326,18 @@ def _paren(x: float | None, spec: str) -> str:
 def table(rows: list[dict]) -> str:
     head = (
         "| source | config | workload | k | fit on k | measured tok/s (repeats: min-max) | predicted tok/s | error "
-        "| overhead ms/token | steps drafting: assumed (measured at this k) | tokens/step: assumed (measured) "
-        "| draft length at this k |"
+        "| error without the pass per step | overhead ms/token | draft passes per step "
+        "| steps drafting: assumed (measured at this k) | tokens/step: assumed (measured) | draft length at this k |"
     )
-    lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [head, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         rng = r["range_tok_s"]
         measured = f"{r['measured_tok_s']:.2f} ({r['repeats']}" + (f": {rng[0]:.2f}-{rng[1]:.2f})" if rng else ")")
         lines.append(
             f"| {r['source']} | {r['config']} | {r['workload']} | {r['k']} | {r['fit_on']} | {measured} | "
-            f"{r['predicted_tok_s']:.2f} | {100 * r['error']:+.1f} % | {r['overhead_ms']:.3f} | "
+            f"{r['predicted_tok_s']:.2f} | {100 * r['error']:+.1f} % | {_pct(r['error_without_pass'])} | "
+            f"{r['overhead_ms']:.3f} | "
+            f"{_passes(r['draft_passes'])} | "
             f"{r['draft_fraction']:.0%}{_paren(r['draft_fraction_here'], '.0%')} | "
             f"{r['tokens_per_step']:.2f}{_paren(r['tokens_per_step_here'], '.2f')} | "
             f"{'-' if r['draft_length_here'] is None else format(r['draft_length_here'], '.2f')} |"
@@ -288,21 +368,27 @@ def main() -> None:
     run = a.run or run_bench(sweep_options(a), out=a.out)
     wall_s = time.perf_counter() - t0
     try:
-        rows = embedded_rows(run, fit_k, a.max_k) + seed003_rows()
+        embedded, pred = embedded_rows(run, fit_k, a.max_k)
+        rows = embedded + seed003_rows()
     except SpecscopeError as exc:  # e.g. every base cell degraded (CLIENT_LIMITED on a loaded machine)
         print(f"error: {run}: {exc.message}; found: {exc.found}; fix: {exc.fix or 'more --repeats'}", file=sys.stderr)
         print("the cells' reasons: specscope report " + str(run), file=sys.stderr)
         sys.exit(2)
     if a.format == "json":
-        print(json.dumps({"run": str(run), "rows": rows, "verdicts": verdicts(rows)}, indent=2))
+        steps = step_lines(run, rows, pred, a.max_k)
+        print(json.dumps({"run": str(run), "rows": rows, "verdicts": verdicts(rows), "steps": steps}, indent=2))
     else:
+        steps = step_lines(run, rows, pred, a.max_k)
         print(f"run folder: {run}")
         print(table(rows))
-        print("\n".join(verdicts(rows)))
+        print("\n".join(verdicts(rows) + steps))
     if a.results:
         errs = [abs(r["error"]) for r in rows if r["source"] == "embedded"]
         loads = cell_loads(run)
-        measured = "re-analysed" if a.run else f"measured in {wall_s / 60:.1f} min"
+        span = cells_span_min(run)
+        measured = f"measured in {wall_s / 60:.1f} min" if not a.run else "re-analysed"
+        if a.run and span is not None:
+            measured = f"its cells spanned {span:.1f} min; re-analysed"
         if loads:
             measured += f"; the cells' 1-minute load average {loads[0]:.1f}-{loads[1]:.1f}"
         body = (
@@ -314,7 +400,7 @@ def main() -> None:
             "published rates are fitted on k = 1,2 and compared with k = 3..6.\n\n"
             + table(rows)
             + "\n\n"
-            + "\n".join(f"- {v}" for v in verdicts(rows))
+            + "\n".join(f"- {v}" for v in verdicts(rows) + steps)
             + (f"\n- embedded median |error| {statistics.median(errs):.1%}" if errs else "")
             + "\n\n"
             + READING

@@ -50,3 +50,16 @@ def test_run_k_takes_the_server_facts_else_the_one_bound_the_responses_stated() 
     assert run_k("x", {}, [{"configured_k": 4}, None, {"configured_k": 4}]) == (4, "responses")
     assert run_k("x", {}, [{"configured_k": 4}, {"configured_k": 5}]) == (None, "unknown")  # two bounds: not one k
     assert run_k("x", {}, []) == (None, "unknown")
+
+
+def test_llamacpp_draft_model_adds_one_draft_pass_per_step() -> None:
+    """llama.cpp's draft-simple mirrors each verify batch on its draft (one pass) before drafting k tokens; n-gram
+    drafting reads no weights and vLLM's drafters consume the verified tokens in their first drafting pass."""
+    from specscope.stats.server_spec import draft_passes_per_step
+
+    draft = {"draft": {"quant": "Q4_0"}, "config": {"spec_types": ["draft-simple"], "draft_n_max_tokens": 4}}
+    assert draft_passes_per_step(draft) == 1.0
+    assert draft_passes_per_step({"config": {"spec_types": ["ngram-mod"]}}) == 0.0
+    assert draft_passes_per_step({"recipe": {"method": "mtp", "num_speculative_tokens": 3}}) == 0.0
+    assert draft_passes_per_step({"recipe": {"method": "draft_model", "num_speculative_tokens": 3}}) == 0.0
+    assert draft_passes_per_step({"kind": "external"}) == 0.0

@@ -118,3 +118,58 @@ def test_a_drafter_that_drafts_on_some_steps_only(tmp_path):
         assert r.draft_fraction == pytest.approx(0.5)
         want = (1 + 0.5 * sum(ext[: r.k])) / (1e9 / bw + 0.5 * r.k * c)
         assert r.predicted_tok_s == pytest.approx(want, rel=1e-9)
+
+
+U_GEOM = tuple(0.9**i for i in range(1, 5))  # u_i = 0.9^i: the k = 2 positions extend exactly
+
+
+def _llamacpp_rate(k: int) -> float:
+    """tokens per step / ((100 MB + (k + 1) x 80 MB) / 4 GB/s + k x 8 ms): a draft model run k + 1 times per step."""
+    return (1 + sum(U_GEOM[:k])) / ((100e6 + (k + 1) * 80e6) / 4e9 + k * 0.008)
+
+
+def _llamacpp_run(tmp_path: Path) -> Path:
+    """draft-k1..k4 as the embedded engine stores them (a draft model of 80 MB, spec type draft-simple), rates from
+    :func:`_llamacpp_rate`, and base at 40 tok/s (100 MB per step: 4 GB/s)."""
+    run = create_run(tmp_path / "run", {"kind": "bench", "engine": "embedded"})
+    for rep in range(2):
+        run.save_cell(_cell("base", rep, 40.0))
+        for k in (1, 2, 3, 4):
+            counters = {"drafts": 1000.0, "draft_tokens": 1000.0 * k, "accepted_tokens": 1000 * sum(U_GEOM[:k])}
+            counters["accepted_per_position"] = [1000 * x for x in U_GEOM[:k]]
+            run.save_cell(_cell(f"draft-k{k}", rep, _llamacpp_rate(k), counters))
+    for k in (1, 2, 3, 4):
+        config = {"spec_types": ["draft-simple"], "draft_n_max_tokens": k}
+        run.save_server_facts(f"draft-k{k}", {"draft": {"quant": "Q4_0", "size_bytes": 80e6}, "config": config})
+    run.close()
+    return tmp_path / "run"
+
+
+def test_a_llamacpp_draft_model_is_predicted_with_its_draft_pass_per_step(tmp_path):
+    """llama.cpp's draft-simple runs its draft k + 1 times per verify step (one pass mirrors the verify batch): rates
+    made by that model are predicted exactly at the held-out k = 3, 4 from k = 1, 2 (8 ms per drafted token comes
+    back); fitted without the pass, the overhead absorbed it and every held-out k came out too slow."""
+    _, rows = holdout_on_run(_llamacpp_run(tmp_path), predict_inputs(bytes_per_step="100MB"), "3,4")
+    assert [(r.config, r.fitted_on, r.draft_passes_per_step) for r in rows] == [
+        ("draft-k3", (1, 2), 1.0),
+        ("draft-k4", (1, 2), 1.0),
+    ]
+    for r in rows:
+        assert r.draft_overhead_s == pytest.approx(0.008, rel=1e-6)
+        assert r.predicted_tok_s == pytest.approx(_llamacpp_rate(r.k), rel=1e-6)
+        assert r.error == pytest.approx(0.0, abs=1e-6)
+
+
+def test_cli_says_the_draft_runs_once_more_per_step(tmp_path):
+    run = _llamacpp_run(tmp_path)
+    r = subprocess.run(
+        [sys.executable, "-m", "specscope", "predict", str(run), "--bytes-per-step", "100MB"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert (
+        "draft-k3: draft overhead 8.000 ms per drafted token (predict --overhead 8.000ms); the draft runs k + 1 "
+        "times per verify step" in " ".join(r.stdout.split())
+    )

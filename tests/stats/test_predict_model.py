@@ -69,6 +69,28 @@ def test_overhead_fit_is_least_squares_by_hand():
     assert fitted.tok_s((), 0) == pytest.approx(12.14)
 
 
+def test_a_draft_pass_per_step_that_does_not_grow_with_k():
+    """llama.cpp's draft-simple mirrors each verify batch on its draft: k + 1 draft passes per step (q = 1), the
+    pass per step unweighted by the draft fraction f; a plain decode step (k = 0) reads the target only."""
+    m = StepModel(100e6, 80e6, 4e9, draft_overhead_s=0.010, draft_fraction=0.5, draft_passes_per_step=1.0)
+    # (100 MB + (0.5 x 4 + 1) x 80 MB) / 4 GB/s = 85 ms of bytes, + 0.5 x 4 x 10 ms of overhead
+    assert m.step_time_s(4) == pytest.approx(0.085 + 0.020, rel=1e-12)
+    assert m.step_time_s(0) == pytest.approx(0.025, rel=1e-12)
+    # k = 1: (100 MB + (0.5 + 1) x 80 MB) / 4 GB/s = 55 ms, + 0.5 x 10 ms
+    assert m.tok_s((0.9,), 1) == pytest.approx((1 + 0.5 * 0.9) / (0.055 + 0.005), rel=1e-12)
+
+
+def test_overhead_fit_removes_the_per_step_draft_pass():
+    """Points made by a model with one draft pass per step (80 MB at 4 GB/s: 20 ms) and 8 ms per drafted token give
+    back 8 ms; fitted without the pass (q = 0) the same points give 8 + 20 x (1 + 2) / (1 + 4) = 20 ms per drafted
+    token: the pass charged per drafted token, over-charging every larger k."""
+    m = StepModel(100e6, 80e6, 4e9, draft_passes_per_step=1.0)
+    truth = StepModel(100e6, 80e6, 4e9, draft_overhead_s=0.008, draft_passes_per_step=1.0)
+    pts = [(k, 2.0, 2.0 / truth.step_time_s(k)) for k in (1, 2)]
+    assert fit_overhead_s(m, pts) == pytest.approx(0.008, rel=1e-9)
+    assert fit_overhead_s(StepModel(100e6, 80e6, 4e9), pts) == pytest.approx(0.020, rel=1e-9)
+
+
 def _seed3_run():
     cells = [cell("base", "code", 1, r, 12.0, tpot_p50_s=1 / 12.14) for r in range(2)]
     for k, rate in SEED3_MEASURED.items():

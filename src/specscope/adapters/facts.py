@@ -28,6 +28,9 @@ class ServerSpec:
         k_from: the engine whose adapter read k (None with no k).
         stated: an adapter's shapes are there, so the facts tell whether the server speculates (a launch recipe, the
             embedded engine's config with its spec types), even when they say it does not (no method, ``base``).
+        draft_passes_per_step: draft-model forward passes per verify step that do not grow with k (passes; an
+            adapter's ``draft_passes_per_step(facts)``, 0 when none says: a drafter whose first pass consumes the
+            verified tokens runs k passes for k tokens). Used by :mod:`specscope.stats.predict`.
     """
 
     method: str | None = None
@@ -35,6 +38,7 @@ class ServerSpec:
     method_from: str | None = None
     k_from: str | None = None
     stated: bool = False
+    draft_passes_per_step: float = 0.0
 
 
 @cache
@@ -63,7 +67,8 @@ def server_spec(facts: Mapping[str, Any]) -> ServerSpec:
     method, method_from = _first("spec_method", facts)
     k, k_from = _first("spec_k", facts)
     stated = method is not None or any(mod.states_speculation(facts) for _e, mod in _fact_modules())
-    return ServerSpec(method, k, method_from, k_from, stated)
+    passes, _ = _first("draft_passes_per_step", facts)
+    return ServerSpec(method, k, method_from, k_from, stated, float(passes or 0.0))
 
 
 def facts_endpoints() -> tuple[tuple[str, Callable[[Any], dict[str, Any]]], ...]:

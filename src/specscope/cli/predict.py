@@ -89,7 +89,10 @@ def _print(p: RunPrediction, con: Any) -> None:
         if m["draft_overhead_s"] is None:  # nothing drafted to fit it on (the notes say why)
             continue
         ms = 1e3 * m["draft_overhead_s"]
-        con.print(f"{cfg}: draft overhead {ms:.3f} ms per drafted token (predict --overhead {ms:.3f}ms)")
+        line = f"{cfg}: draft overhead {ms:.3f} ms per drafted token (predict --overhead {ms:.3f}ms)"
+        if m.get("draft_passes_per_step"):  # llama.cpp's draft-simple: stats.server_spec.draft_passes_per_step
+            line += f"; the draft runs k + {m['draft_passes_per_step']:g} times per verify step"
+        con.print(line)
     for n in p.notes:
         con.print(f"note: {n}")
 

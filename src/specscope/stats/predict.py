@@ -9,16 +9,32 @@ Model (single stream, decode only; the seed-003 recipe's reasoning made explicit
   five times per accepted step"), plus a per-drafted-token cost the bytes do not show (draft
   sampling, kernel launches, the wider verify batch):
 
-      step_time_s(k) = (target_bytes + k * draft_bytes_per_token) / effective_bandwidth_bytes_s
+      step_time_s(k) = (target_bytes + (k + q) * draft_bytes_per_token) / effective_bandwidth_bytes_s
                        + k * draft_overhead_s
+
+  q = ``draft_passes_per_step``: draft forward passes per verify step that do not grow with k. 0 for a
+  drafter whose first drafting pass consumes the verified tokens (vLLM's MTP head, seed 003's setting: k
+  passes for k tokens) and wherever no adapter states one. 1 for llama.cpp's ``draft-simple``
+  (:func:`specscope.stats.server_spec.draft_passes_per_step`): its draft model
+  mirrors every target batch (the verify batch) in one pass of its own (``process()``) and then drafts
+  from the target's sampled token (``draft()``: one pass for it and one per drafted token but the
+  last), k + 1 passes in all (llama.cpp ``common/speculative.cpp``; the build inside xllamacpp 2026.10
+  carries that code: its strings include ``process()``'s messages). Fitted through the origin with
+  q = 0, the per-drafted-token overhead absorbs that pass at k = 1, 2 and over-charges larger k.
+* The target's verify step grows with the k + 1 tokens it carries where decode is compute bound (a CPU):
+  ``benchmarks/verify_cost.py`` measured 11.1 / 18.1 / 32.3 / 67.2 / 124.2 ms for 1 / 2 / 4 / 9 / 17 tokens
+  (SmolLM2-135M Q4_1, one core): 7.0-7.1 ms per added token, linear in k, so ``draft_overhead_s`` (per
+  drafted token) carries it and no term of its own is needed.
 
 * It emits ``tokens_per_step(k) = 1 + sum_{i<=k} u_i`` tokens, u_i the unconditional per-position
   acceptance (see :mod:`specscope.stats.acceptance`), so ``tok_s(k) = tokens_per_step(k) / step_time_s(k)``.
 * A drafter that does not draft on every step (llama.cpp's n-gram drafters draft only where the context has a
   match; 3-6 drafts in 64 tokens of an edit stream, measured) is described by ``draft_fraction`` f = drafts /
   verify steps (steps = generated tokens - accepted tokens, each step emitting 1 + its accepted tokens): a step
-  drafts with probability f, so ``tokens_per_step = 1 + f * sum u_i`` and the draft terms of ``step_time_s`` are
-  weighted by f. f = 1 (the default) is the model above: vLLM's MTP drafts on every step.
+  drafts with probability f, so ``tokens_per_step = 1 + f * sum u_i`` and the per-drafted-token terms of
+  ``step_time_s`` are weighted by f: (target_bytes + (f k + q) draft_bytes_per_token) / effective_bandwidth_bytes_s
+  + f k draft_overhead_s (q is per verify step: llama.cpp mirrors every target batch on its draft, drafted or not).
+  f = 1 (the default) is the model above: vLLM's MTP drafts on every step.
 
 Two free parameters, fitted on a run: ``efficiency`` (effective / nominal bandwidth) from the
 no-draft cells, and ``draft_overhead_s`` per config by least squares (``numpy.linalg.lstsq``) on
@@ -119,6 +135,8 @@ class StepModel:
         nominal_bandwidth_bytes_s: the machine's quoted bandwidth (bytes/s) or None when unknown.
         draft_overhead_s: fitted seconds per drafted token beyond the bytes (s).
         draft_fraction: fraction of verify steps that draft (1: every step; see the module docstring).
+        draft_passes_per_step: draft forward passes per verify step that do not grow with k (passes; q in the
+            module docstring: 1 for llama.cpp's ``draft-simple``, 0 otherwise).
     """
 
     target_bytes: float
@@ -127,6 +145,7 @@ class StepModel:
     nominal_bandwidth_bytes_s: float | None = None
     draft_overhead_s: float = 0.0
     draft_fraction: float = 1.0
+    draft_passes_per_step: float = 0.0
 
     @property
     def efficiency(self) -> float | None:
@@ -136,9 +155,13 @@ class StepModel:
         return self.effective_bandwidth_bytes_s / self.nominal_bandwidth_bytes_s
 
     def step_time_s(self, k: int) -> float:
-        """Expected seconds per verify step with a k-token draft (k = 0: a plain decode step)."""
+        """Expected seconds per verify step with a k-token draft (k = 0: a plain decode step): (target_bytes +
+        (f k + q) draft_bytes_per_token) / effective_bandwidth_bytes_s + f k draft_overhead_s (module doc)."""
+        if k <= 0:
+            return self.target_bytes / self.effective_bandwidth_bytes_s
         drafted = self.draft_fraction * k  # tokens drafted per step on average
-        bytes_read = self.target_bytes + drafted * self.draft_bytes_per_token  # bytes
+        passes = drafted + self.draft_passes_per_step  # draft forward passes per step
+        bytes_read = self.target_bytes + passes * self.draft_bytes_per_token  # bytes
         return bytes_read / self.effective_bandwidth_bytes_s + drafted * self.draft_overhead_s
 
     def tok_s(self, unconditional: Sequence[float], k: int) -> float:
@@ -162,7 +185,8 @@ def fit_overhead_s(
 
     Each point is (k, tokens_per_step, measured tok/s) or (k, tokens_per_step, measured tok/s, draft_fraction f;
     default ``model.draft_fraction``). The measured step time is tokens_per_step / tok/s; after removing the byte
-    term the remainder r_j is modelled as f_j k_j x c (the tokens drafted per step), so
+    term (target_bytes + (f_j k_j + q) draft_bytes_per_token) / effective_bandwidth_bytes_s, q =
+    ``model.draft_passes_per_step``, the remainder r_j is modelled as f_j k_j x c (the tokens drafted per step), so
     c = argmin sum (r_j - f_j k_j c)^2 (``numpy.linalg.lstsq``).
 
     Raises:
@@ -176,9 +200,10 @@ def fit_overhead_s(
             expected="concurrency-1 cells of a config with a draft",
         )
     ks = np.array([[f * k] for k, _, _, f in pts])  # [n, 1] tokens drafted per step
+    q = model.draft_passes_per_step
     resid_s = np.array(
         [
-            t / m - (model.target_bytes + f * k * model.draft_bytes_per_token) / model.effective_bandwidth_bytes_s
+            t / m - (model.target_bytes + (f * k + q) * model.draft_bytes_per_token) / model.effective_bandwidth_bytes_s
             for k, t, m, f in pts
         ]
     )  # [n] seconds not explained by bytes

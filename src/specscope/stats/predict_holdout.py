@@ -3,9 +3,11 @@
 A run that swept k (configs ``NAME-kK``, :mod:`specscope.kaxis`) is split: the configs whose k is held out are
 not used to fit. Per method ``NAME`` one per-drafted-token overhead is fitted by least squares on the other k
 (:func:`specscope.stats.predict.fit_overhead_s`); each held-out k is then predicted from the fitted overhead,
-the per-position acceptance of the largest fitted k (extended with its last conditional rate) and the fraction of
-verify steps that drafted there (``draft_fraction`` = drafts / (generated - accepted tokens), from the counters;
-1 when they do not say: :mod:`specscope.stats.predict`), and compared with what was measured. The error is
+the per-position acceptance of the largest fitted k (extended with its last conditional rate), the config's draft
+passes per verify step that do not grow with k (1 for llama.cpp's draft-simple: a property of the drafter's code,
+read from the server facts and not fitted, see :mod:`specscope.stats.predict`) and the fraction of verify steps
+that drafted there (``draft_fraction`` = drafts / (generated - accepted tokens), from the counters; 1 when they do
+not say: :mod:`specscope.stats.predict`), and compared with what was measured. The error is
 ``predicted / measured - 1`` (fraction); no held-out figure enters the fit. Single stream, bandwidth bound (see
 :mod:`specscope.stats.predict_published`).
 """
@@ -31,8 +33,9 @@ __all__ = ["HoldoutRow", "holdout_errors", "draft_fraction"]
 class HoldoutRow:
     """One held-out config x workload: k (tokens), measured and predicted decode rates (tokens/s), error
     (fraction), the fitted k it was predicted from, the overhead fitted without it (s per drafted token), the
-    fraction of verify steps assumed to draft (measured at the largest fitted k; 1 when unknown) and the tokens per
-    verify step the prediction assumed (tokens)."""
+    fraction of verify steps assumed to draft (measured at the largest fitted k; 1 when unknown), the tokens per
+    verify step the prediction assumed (tokens) and the draft passes per verify step that do not grow with k
+    (passes: :func:`specscope.stats.server_spec.draft_passes_per_step`)."""
 
     config: str
     workload: str
@@ -44,6 +47,7 @@ class HoldoutRow:
     draft_overhead_s: float
     draft_fraction: float = 1.0
     tokens_per_step: float = 1.0
+    draft_passes_per_step: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -149,6 +153,7 @@ def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], hold
                     model.draft_overhead_s,
                     model.draft_fraction,
                     tokens_per_step(positions, _k(c), model.draft_fraction),
+                    model.draft_passes_per_step,
                 )
             )
     if not rows:
@@ -162,11 +167,13 @@ def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], hold
 
 
 def _base_model(prediction: RunPrediction, config: str) -> StepModel:
-    """The byte model of ``config`` (target bytes, its draft bytes per token, effective bandwidth), no overhead."""
+    """The byte model of ``config`` (target bytes, its draft bytes per token, effective bandwidth, its draft passes
+    per step that do not grow with k), no overhead."""
     m: Mapping[str, Any] = prediction.models.get(config) or {}
     return StepModel(
         prediction.target_bytes,
         float(m.get("draft_bytes_per_token") or 0.0),
         prediction.effective_bandwidth_bytes_s,
         prediction.nominal_bandwidth_bytes_s,
+        draft_passes_per_step=float(m.get("draft_passes_per_step") or 0.0),
     )

@@ -7,7 +7,8 @@ Inputs come from the run where it knows them and from the user otherwise:
   embedded engine's ``facts["model"]["size_bytes"]`` (the GGUF file: every weight read per token);
 * draft bytes per drafted token, per config: ``draft_bytes_per_token`` argument, else
   :data:`DRAFT_BYTES_KEYS` in that config's server facts, else ``facts["draft"]["size_bytes"]``;
-  0 when the config has no draft model (n-gram drafting reads no weights);
+  0 when the config has no draft model (n-gram drafting reads no weights); its draft passes per verify step that do
+  not grow with k: :func:`specscope.stats.server_spec.draft_passes_per_step` (1 for llama.cpp's ``draft-simple``);
 * draft length k per config: :func:`specscope.stats.server_spec.run_k` (the one place k is derived: the recipe,
   the vLLM log, the server facts, llama.cpp's ``draft_n_max_tokens``, a trailing ``k<digits>`` in the name), so
   ``predict``, ``report`` and ``advise`` agree; when nothing says, k is unknown (None, shown as —) and the model is
@@ -34,7 +35,7 @@ from specscope.errors import ConfigError
 from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
 from specscope.stats.groups import group_cells, level_axis, metric_value, open_loop
 from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, roofline_tok_s, tokens_per_step
-from specscope.stats.server_spec import run_k, spec_k
+from specscope.stats.server_spec import draft_passes_per_step, run_k, spec_k
 from specscope.stats.summary import CellSummary
 
 __all__ = ["TARGET_BYTES_KEYS", "DRAFT_BYTES_KEYS", "CellPrediction", "RunPrediction", "predict_run"]
@@ -234,7 +235,7 @@ def _fit_config(
         dbytes = float(draft_bytes_per_token)
     else:
         dbytes = float(_first(DRAFT_BYTES_KEYS, cfacts) or _nested(cfacts, "draft", "size_bytes") or 0.0)
-    model = replace(base_model, draft_bytes_per_token=dbytes)
+    model = replace(base_model, draft_bytes_per_token=dbytes, draft_passes_per_step=draft_passes_per_step(cfacts))
     pts = [
         (k, tokens_per_step(positions[(cfg, wl)], k), rates[(cfg, wl)][0])
         for (c2, wl) in rates

@@ -14,7 +14,16 @@ from typing import Any
 
 from specscope.adapters.facts import server_spec
 
-__all__ = ["NO_SPECULATION", "spec_method", "spec_k", "run_k", "speculative_method", "method_from_name", "methods_of"]
+__all__ = [
+    "NO_SPECULATION",
+    "draft_passes_per_step",
+    "spec_method",
+    "spec_k",
+    "run_k",
+    "speculative_method",
+    "method_from_name",
+    "methods_of",
+]
 
 #: method names that mean "no speculation" (the recipes' ``method = "base"``).
 NO_SPECULATION = frozenset({"base", "none", ""})
@@ -87,3 +96,12 @@ def methods_of(facts: Mapping[str, Mapping[str, Any]]) -> dict[str, str | None]:
         if server_spec(f).stated:
             out[c] = speculative_method(c, f)
     return out
+
+
+def draft_passes_per_step(facts: Mapping[str, Any]) -> float:
+    """Draft-model forward passes per verify step that do not grow with k (passes; q of
+    :mod:`specscope.stats.predict`), as the engine adapters read them
+    (:attr:`specscope.adapters.facts.ServerSpec.draft_passes_per_step`: 1 for a llama.cpp draft model, whose draft
+    mirrors the verify batch in a pass of its own; 0 when no adapter says: n-gram drafting reads no weights, and
+    vLLM's MTP head consumes the verified tokens in its first drafting pass)."""
+    return server_spec(facts).draft_passes_per_step

@@ -15,6 +15,8 @@ from specscope.adapters.llamacpp.slots import slots_spec_config
 
 __all__ = [
     "NGRAM_MOD_N_MAX_DEFAULT",
+    "DRAFT_SIMPLE_PASSES_PER_STEP",
+    "draft_passes_per_step",
     "FACTS_PATH",
     "read_facts_endpoint",
     "spec_k",
@@ -28,6 +30,13 @@ FACTS_PATH = "/slots"
 #: ngram-mod's ``n_max`` when ``--spec-ngram-mod-n-max`` is not given (common/common.h
 #: ``common_params_speculative_ngram_mod``, read from the xllamacpp 2026.10 build: n_match 24, n_min 48, n_max 64)
 NGRAM_MOD_N_MAX_DEFAULT = 64
+
+#: draft-model forward passes per verify step that do not grow with k, for ``draft-simple``: its draft mirrors every
+#: target batch (the verify batch) in one pass of its own (common/speculative.cpp, ``process()``), then drafts from
+#: the target's sampled token, one pass for it and one per drafted token but the last (``draft()``): k + 1 passes per
+#: step. The xllamacpp 2026.10 build carries that code (its strings hold ``process()``'s messages, "failed to decode
+#: draft batch", and not the older catch-up's).
+DRAFT_SIMPLE_PASSES_PER_STEP = 1.0
 
 
 def read_facts_endpoint(body: Any) -> dict[str, Any]:
@@ -89,3 +98,9 @@ def states_speculation(facts: Mapping[str, Any]) -> bool:
     it does not)."""
     cfg = facts.get("config")
     return isinstance(cfg, Mapping) and "spec_types" in cfg
+
+
+def draft_passes_per_step(facts: Mapping[str, Any]) -> float | None:
+    """:data:`DRAFT_SIMPLE_PASSES_PER_STEP` when a draft model was loaded (:func:`spec_method` says ``draft``: the
+    ``draft-simple`` drafter); None otherwise (n-gram drafting reads no weights)."""
+    return DRAFT_SIMPLE_PASSES_PER_STEP if spec_method(facts) == "draft" else None
