@@ -347,9 +347,20 @@ def _guidellm_zero_count() -> LayoutFile:
     return LayoutFile("zero.jsonl", _jsonl(rows), sent, notices=(notice,))
 
 
+def _guidellm_column_order() -> LayoutFile:
+    """GuideLLM reads the first matching column in the file's column order (``mappers.py`` @ee7a7745)."""
+    rows = [{"context": "Context first.", "question": "Not sent.", "completion_tokens_count": 3,
+             "output_tokens_count": 9},
+            {"question": "Question first.", "prompt": "Not sent either."}]  # fmt: skip
+    return LayoutFile(
+        "order.jsonl", _jsonl(rows), [_row("line 1", "Context first.", 3), _row("line 2", "Question first.")]
+    )
+
+
 VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "guidellm.csv columns": _guidellm_columns,
     "guidellm.jsonl zero count": _guidellm_zero_count,
+    "guidellm.jsonl column order": _guidellm_column_order,
 }
 
 

@@ -48,10 +48,11 @@ __all__ = [
     "layout",
 ]
 
-#: Fields that hold one prompt, in the order tried: specscope's and vLLM's ``prompt``, then GuideLLM's text-column
-#: names in its own order (``GenerativeColumnMapper.defaults["text_column"]``; ``conversation`` when it is a string),
-#: then AIPerf's ``text_input``. ``instruction`` (+ ``input``: Alpaca) is read after ``prompt`` and before the rest,
-#: as GuideLLM orders them (:mod:`specscope.workload.userfile`).
+#: Fields that hold one prompt: specscope's and vLLM's ``prompt`` and GuideLLM's other text-column names
+#: (``GenerativeColumnMapper.defaults["text_column"]``; ``conversation`` when it is a string), of which the row's
+#: FIRST in its own key order (a CSV file's: its header's) is read, as GuideLLM takes the first matching column in the
+#: dataset's column order (``mappers.py`` @ee7a7745 ``datasets_mappings``); then AIPerf's ``text_input``. An
+#: ``instruction`` read first is joined with its ``input`` (Alpaca; :mod:`specscope.workload.userfile`).
 TEXT_FIELDS = ("prompt", "question", "input", "context", "content", "conversation", "turn", "text", "text_input")
 #: Per-row output length (tokens), in the order tried: specscope's / OpenAI's ``max_tokens`` and OpenAI's newer
 #: ``max_completion_tokens`` (request bodies: AIPerf ``raw_payload`` rows, GuideLLM's chat bodies), AIPerf's
@@ -560,8 +561,11 @@ CENSUS: tuple[Layout, ...] = (
         "read: the text field and system prefix, the output count as `max_tokens`, each column as GuideLLM's "
         "pattern matches it (`Prompt`, `prompts`, `Output_Tokens_Count`); a count of 0 as none (`--max-tokens`, "
         "named at the start); `prompt_0`, `prompt_1` ... a conversation "
-        "(turns that ask for different output counts refused by line); with several text fields, specscope's order "
-        "(`prompt`, Alpaca's `instruction` + `input`, `question`, ...) instead of the file's column order; "
+        "(turns that ask for different output counts refused by line); of several text, output-count or prefix "
+        "columns the first in the row's own column order (a CSV's: its header's), as GuideLLM's mapper (@ee7a7745 "
+        '`datasets_mappings`) takes the first match in the dataset\'s column order (`{"context", "question"}` '
+        "sends the context), except that an `instruction` read first is joined with its `input` (Alpaca's prompt; "
+        "GuideLLM sends the instruction alone); "
         "`relative_timestamp` not replayed: a warning names it",
     ),
     Layout(

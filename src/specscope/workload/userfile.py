@@ -74,6 +74,7 @@ from specscope.workload.userfile_fields import (
     bad_row,
     check_row_kind,
     csv_records,
+    first_text_field,
     guidellm_columns,
     inputs_json_records,
     is_csv,
@@ -500,13 +501,10 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
         _user_role(where, record, "")
     if "texts" in record:  # AIPerf SingleTurn / RandomPool
         return [{"role": "user", "content": _nonempty(where, "texts", texts_of(where, record["texts"]))}], ()
-    if "prompt" in record:
-        return [{"role": "user", "content": _nonempty(where, "prompt", record["prompt"])}], ()
-    if "instruction" not in record:
-        key = next((k for k in TEXT_FIELDS if k in record), None)
-        if key is not None:
-            return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
-    if "instruction" in record:
+    key = first_text_field(record)  # GuideLLM: the first text column in the file's order
+    if key is not None and key != "instruction":
+        return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
+    if key == "instruction":
         instruction = _nonempty(where, "instruction", record["instruction"])
         key = "input" if "input" in record else "context"  # Alpaca's input; databricks-dolly-15k's context
         extra = record.get(key)
