@@ -26,6 +26,7 @@ __all__ = [
     "OUTPUT_LENGTH_FIELDS",
     "SYSTEM_FIELDS",
     "MESSAGES_FIELDS",
+    "MOONCAKE_MESSAGES_MARKS",
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "TRACE_ONLY_FIELDS",
@@ -91,6 +92,10 @@ GUIDELLM_NOT_PLURALS = ("texts", "turns", "conversations")
 SYSTEM_FIELDS = ("system_prompt", "system", "prefix")
 #: Chat messages (OpenAI; GuideLLM's ``raw_messages_column`` ``messages`` / ``chat_messages``; AIPerf's trace rows).
 MESSAGES_FIELDS = ("messages", "chat_messages")
+#: The fields of AIPerf's ``MooncakeTrace`` (``models.py`` @0109a64e) that tell a ``messages`` row as its trace row: no
+#: OpenAI request body or chat dataset row carries them. AIPerf sends such a row's messages verbatim
+#: (``mooncake_trace.py`` @0308411c ``_build_turn``: ``raw_messages``), a trailing assistant turn included.
+MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", "context_mode")
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
 #: Media a row may carry (AIPerf ``SingleTurn``; GuideLLM image / audio / video columns): refused by name.
@@ -393,7 +398,8 @@ CENSUS: tuple[Layout, ...] = (
         "`timestamp` or `delay` (ms)",
         "read: `text_input` or `messages` with `output_length` as `max_tokens`; rows of one `session_id` one session "
         "at its first row, in file order (AIPerf @0308411c groups them): `text_input` rows one chat, each turn after "
-        "the answers before it; `messages` rows each sent as recorded after the answer to the row before (a later "
+        "the answers before it; `messages` rows each sent as recorded (a trailing assistant turn too: AIPerf's "
+        "`raw_messages`, mooncake_trace.py @0308411c `_build_turn`) after the answer to the row before (a later "
         "row of more than one user message refused by line: give it its own `session_id`); a session mixing the "
         "two, or asking for different `output_length`, refused by line; a `context_mode` on every row of a session "
         "sets it (`message_array_with_responses`: each row alone; `deltas_without_responses`: a chat), rows that "

@@ -24,8 +24,10 @@ published, pretty-printed or not). Record shapes, tried in this order:
   prompt, whatever it starts with (GuideLLM's ``TextFileDatasetDeserializer`` and vLLM's ``SonnetDataset`` read
   such a file line by line: a line opening with ``[`` or ``{`` was parsed as JSON and refused).
 
-A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer); the recorded
-answers before the last user turn stay in the history that is sent. Optional fields of a JSON object:
+A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer), but for an
+AIPerf ``mooncake_trace`` row, whose messages AIPerf sends verbatim
+(:func:`specscope.workload.userfile_sessions.sent_as_recorded`); the recorded answers before the last user turn stay
+in the history that is sent. Optional fields of a JSON object:
 ``max_tokens`` (int >= 1, this prompt's cap in tokens, overrides ``--max-tokens``) and ``category`` (str, kept in
 ``Prompt.meta["category"]``); ``id`` / ``question_id`` / ``session_id`` are kept in ``Prompt.meta["id"]``.
 Every prompt's row id (``Prompt.meta["row_id"]``, recorded with each request sent: :mod:`specscope.workload.rows`)
@@ -93,6 +95,7 @@ from specscope.workload.userfile_sessions import (
     aa_rwlt_step,
     aiperf_session,
     join_sessions,
+    sent_as_recorded,
 )
 
 __all__ = [
@@ -484,7 +487,8 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
     """The messages sent first and the later user turns (``turns`` records) of one record."""
     chat = next((k for k in MESSAGES_FIELDS if k in record), None)
     if chat is not None:
-        return _chat(where, record[chat], chat, "role", "content", _CHAT_ROLES), ()
+        keep = chat == "messages" and sent_as_recorded(record)  # AIPerf mooncake_trace: verbatim
+        return _chat(where, record[chat], chat, "role", "content", _CHAT_ROLES, keep_last=keep), ()
     share = next((k for k in SHAREGPT_FIELDS if isinstance(record.get(k), list)), None)
     if share is not None:  # SGLang reads `conversation` too; GuideLLM's `conversation` text column is a string
         role_key, text_key, roles = _turn_keys(record[share])
@@ -523,7 +527,10 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
 
 def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
     """The text of the assistant turn that ends the record's chat (ShareGPT's recorded answer, whose token count vLLM,
-    SGLang and AIPerf take as the output length), else None; specscope does not send it."""
+    SGLang and AIPerf take as the output length), else None (also for a row whose messages are sent as recorded);
+    specscope does not send it."""
+    if sent_as_recorded(record):
+        return None
     for fields, keys in ((MESSAGES_FIELDS, ("role", "content", _CHAT_ROLES)), (SHAREGPT_FIELDS, None)):
         for key in fields:
             raw = record.get(key)
@@ -615,7 +622,7 @@ def _content(where: str, i: int, value: object) -> str | None:
 
 
 def _chat(
-    where: str, raw: object, field: str, role_key: str, text_key: str, roles: dict[str, str]
+    where: str, raw: object, field: str, role_key: str, text_key: str, roles: dict[str, str], *, keep_last: bool = False
 ) -> list[dict[str, str]]:
     if not isinstance(raw, list):
         raise _bad(where, f"{field} is not a list", "a list of turns")
@@ -635,8 +642,8 @@ def _chat(
         if role == "assistant" and field == "conversations" and not any(m["role"] == "user" for m in out):
             continue  # ShareGPT: an opening assistant turn continues an earlier conversation
         out.append({"role": role, "content": text})
-    if len(out) > 1 and out[-1]["role"] == "assistant":
-        out.pop()  # the recorded answer: the server writes its own
+    if len(out) > 1 and out[-1]["role"] == "assistant" and not keep_last:
+        out.pop()  # the recorded answer: the server writes its own (``keep_last``: sent as recorded)
     return out
 
 
