@@ -70,6 +70,7 @@ from typing import Any
 from specscope.errors import ConfigError
 from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip
 from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
+from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
@@ -259,6 +260,11 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
     plain = items is None and sessions is None and not is_csv(path.name) and not lines_only
     columns = _object_rows(path, text) if plain else None
+    shape: Shape = (
+        "columns" if columns is not None else "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
+        else "array" if items is not None else "jsonl"
+    )  # fmt: skip
+    record = _tagged(record, shape)
     if columns is not None:  # one object of columns, as the datasets JSON builder reads it (GuideLLM's .json)
         prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(columns, 1)]
     elif lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
@@ -283,6 +289,19 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
     return _unique_row_ids(kept)
+
+
+def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[..., Prompt | None]:
+    """``record`` that also names, in the prompt's ``meta["layout"]``, the census layouts of the raw record
+    (:func:`specscope.workload.layout_of.layout_keys`: what ``bench --dry-run`` prints)."""
+
+    def read(where: str, no: int, rec: Any, unit: str) -> Prompt | None:
+        prompt = record(where, no, rec, unit)
+        if prompt is not None:
+            prompt.meta["layout"] = layout_keys(shape, rec)
+        return prompt
+
+    return read
 
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -432,7 +451,7 @@ def _bad(where: str, what: str, expected: str) -> ConfigError:
 
 
 def _text_prompt(name: str, no: int, line: str) -> Prompt:
-    meta: dict[str, Any] = {"source": "file", "line": no, "row_id": f"line {no}"}
+    meta: dict[str, Any] = {"source": "file", "line": no, "row_id": f"line {no}", "layout": layout_keys("text", {})}
     return Prompt(f"{name}-{no:04d}", name, [{"role": "user", "content": line.strip()}], meta=meta)
 
 
