@@ -160,6 +160,13 @@ FOREIGN_LAYOUTS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "output_tokens) and pass it with --trace FILE",
     ),
     (
+        ("harness", "models", "spans"),
+        "an Exgentic agent trace row (AIPerf public datasets exgentic / exgentic_v2: ExgenticDatasetLoader, "
+        "exgentic.py @58028d5b, replays each span's recorded messages and tool definitions)",
+        "write the calls' messages as chat rows (messages, max_tokens) for --workload; tool definitions have no "
+        "specscope form",
+    ),
+    (
         ("round_index", "input_tokens_total", "prefix_tokens", "newly_append_tokens", "timing_events"),
         "a TraceLab trace row (AIPerf TraceLabTraceDatasetLoader: agentic rounds of token counts, no text)",
         "convert its rounds to a Mooncake trace (timestamp in ms, input_length, output_length) and pass that with "

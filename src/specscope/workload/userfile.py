@@ -70,6 +70,7 @@ from typing import Any
 from specscope.errors import ConfigError
 from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip
 from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
+from specscope.workload.census_hub import PROBLEM_REFUSAL
 from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines
 from specscope.workload.userfile_fields import (
@@ -536,6 +537,8 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
         return [
             {"role": "user", "content": f"{instruction}\n\n{extra}" if extra and extra.strip() else instruction}
         ], ()
+    if "problem" in record:  # AIPerf's hub datasets of a `problem` column (census_hub)
+        raise bad_row(where, PROBLEM_REFUSAL[0], "a prompt or messages per row", PROBLEM_REFUSAL[1])
     raise _bad(
         where,
         f"no messages/conversations/turns/{'/'.join(TEXT_FIELDS)}/texts/instruction field "
