@@ -179,16 +179,23 @@ def _random_pool() -> LayoutFile:
     )
 
 
+#: a recorded chat that ends with the model's turn (AIPerf sends a mooncake_trace row's messages as recorded)
+_ANSWERED = [*_user("Recorded question."), {"role": "assistant", "content": "Recorded answer."}]
+
+
 def _mooncake_trace() -> LayoutFile:
-    """A ``text_input`` session of two rows (AIPerf groups a session's rows: one chat) and a ``messages`` session of
-    two rows (each sent as recorded after the answer to the row before)."""
+    """A ``text_input`` session of two rows (AIPerf groups a session's rows: one chat), a ``messages`` row that ends
+    with an assistant turn (sent as recorded, that turn too) and a ``messages`` session of two rows (each sent as
+    recorded after the answer to the row before)."""
     system = [{"role": "system", "content": "Be brief."}]
     rows = [{"session_id": "t1", "timestamp": 0, "text_input": "Trace text one.", "output_length": 11},
             {"messages": [{"role": "user", "content": "Trace messages."}], "output_length": 4},
+            {"messages": _ANSWERED, "output_length": 5},
             {"session_id": "t1", "timestamp": 0, "text_input": "Trace text two.", "output_length": 11},
             {"session_id": "m1", "messages": [*system, *_user("Recorded one.")]},
             {"session_id": "m1", "messages": _user("Recorded two.")}]  # fmt: skip
     sent = [SentRow("t1", _conv("Trace text one.", "Trace text two."), 11), _row("line 2", "Trace messages.", 4),
+            SentRow("line 3", (_ANSWERED,), 5),
             SentRow("m1", ([*system, *_user("Recorded one.")], _user("Recorded two.")))]  # fmt: skip
     return LayoutFile(
         "mooncake_text.jsonl",
@@ -347,9 +354,20 @@ def _guidellm_zero_count() -> LayoutFile:
     return LayoutFile("zero.jsonl", _jsonl(rows), sent, notices=(notice,))
 
 
+def _guidellm_column_order() -> LayoutFile:
+    """GuideLLM reads the first matching column in the file's column order (``mappers.py`` @ee7a7745)."""
+    rows = [{"context": "Context first.", "question": "Not sent.", "completion_tokens_count": 3,
+             "output_tokens_count": 9},
+            {"question": "Question first.", "prompt": "Not sent either."}]  # fmt: skip
+    return LayoutFile(
+        "order.jsonl", _jsonl(rows), [_row("line 1", "Context first.", 3), _row("line 2", "Question first.")]
+    )
+
+
 VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "guidellm.csv columns": _guidellm_columns,
     "guidellm.jsonl zero count": _guidellm_zero_count,
+    "guidellm.jsonl column order": _guidellm_column_order,
 }
 
 

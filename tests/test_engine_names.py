@@ -81,6 +81,8 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "surgery/patch.py": (1, 0, PROSE),
     "workload/dataset_defs.py": (2, 0, PROSE),
     "workload/census.py": (45, 0, CENSUS),
+    "workload/census_hub.py": (4, 0, CENSUS),  # AIPerf's hub datasets: the vLLM templates and readers they match
+    "workload/layout_of.py": (7, 0, CENSUS),  # the census keys a row is read as (vllm.sharegpt, sglang.openai, ...)
     "export/profile.py": (2, 0, PEER),
     "importers/sglang_serving.py": (4, 0, PEER),
     "importers/shapes.py": (14, 0, PEER),

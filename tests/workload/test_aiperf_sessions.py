@@ -154,3 +154,36 @@ def test_a_mooncake_context_mode_aiperf_refuses_or_specscope_cannot_send_is_refu
     with pytest.raises(ConfigError) as err:
         _load(tmp_path, rows)
     assert err.value.message.replace(str(tmp_path / "rows.jsonl"), "FILE").startswith(message), err.value.message
+
+
+_ANSWERED = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "Recorded answer."}]
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"messages": _ANSWERED, "output_length": 4},
+        {"messages": _ANSWERED, "timestamp": 100},
+        {"messages": _ANSWERED, "delay": 5},
+        {"session_id": "m", "messages": _ANSWERED},
+        {"session_id": "m", "context_mode": "message_array_with_responses", "messages": _ANSWERED},
+    ],
+)
+def test_mooncake_messages_row_ending_in_an_assistant_turn_is_sent_as_recorded(
+    tmp_path: Path, row: dict[str, object]
+) -> None:
+    """AIPerf's ``MooncakeTraceDatasetLoader._build_turn`` (ai-dynamo/aiperf ``mooncake_trace.py`` @0308411c) puts
+    a ``messages`` row's list into the turn's ``raw_messages``, sent verbatim: a trailing assistant turn is sent,
+    and the row's ``output_length`` (else the default) is its length, never the recorded answer's token count.
+    specscope dropped that turn as a recorded answer."""
+    (prompt,) = _load(tmp_path, [row])
+    assert prompt.messages == _ANSWERED
+    assert "recorded_answer" not in prompt.meta
+    assert prompt.meta.get("max_tokens") == row.get("output_length")
+
+
+def test_a_chat_row_of_no_mooncake_field_still_drops_its_recorded_answer(tmp_path: Path) -> None:
+    """An OpenAI / HF chat row (no MooncakeTrace field) ends with its recorded answer: not sent, its length counted."""
+    (prompt,) = _load(tmp_path, [{"messages": _ANSWERED}])
+    assert prompt.messages == _ANSWERED[:1]
+    assert prompt.meta["recorded_answer"] == "Recorded answer."

@@ -130,3 +130,40 @@ def test_other_layouts_zero_output_length_stays_refused(tmp_path: Path) -> None:
     path.write_text('{"text": "x", "output_length": 0}\n', "utf-8")
     with pytest.raises(ConfigError, match="output_length 0"):
         load_prompt_file("g", path)
+
+
+@pytest.mark.parametrize(
+    ("row", "sent", "max_tokens"),
+    [
+        ({"context": "c", "question": "q"}, _user("c"), None),
+        ({"question": "q", "prompt": "p"}, _user("q"), None),
+        ({"Text": "t", "prompt": "p"}, _user("t"), None),
+        ({"question": "q", "prompt_0": "a", "prompt_1": "b"}, _user("q"), None),
+        ({"prompt": "p", "completion_tokens_count": 3, "output_tokens_count": 9}, _user("p"), 3),
+        ({"prompt": "p", "prefix": "First.", "system_prompt": "Second."},
+         [{"role": "system", "content": "First."}, *_user("p")], None),
+    ],
+)  # fmt: skip
+def test_the_first_matching_column_in_the_files_order_is_read(
+    tmp_path: Path, row: dict[str, object], sent: list[dict[str, str]], max_tokens: int | None
+) -> None:
+    """GuideLLM's ``GenerativeColumnMapper.datasets_mappings`` (vllm-project/guidellm
+    ``src/guidellm/data/preprocessors/mappers.py`` @ee7a7745) searches the dataset's column names, joined in their own
+    order, for the first one that any name of a column type matches: ``{"context", "question"}`` sends the context.
+    specscope took its own priority (``question`` before ``context``, ``prompt`` before all)."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n", "utf-8")
+    assert _sent(path) == [(sent, (), max_tokens)]
+
+
+def test_csv_header_order_picks_the_text_column(tmp_path: Path) -> None:
+    path = tmp_path / "rows.csv"
+    path.write_text("Content,Prompt\nfrom content,from prompt\n", "utf-8")
+    assert _sent(path) == [(_user("from content"), (), None)]
+
+
+def test_alpaca_instruction_first_keeps_its_input(tmp_path: Path) -> None:
+    """Alpaca's ``instruction`` first: joined with its ``input`` (Alpaca's own prompt form, a layout of its own)."""
+    path = tmp_path / "alpaca.jsonl"
+    path.write_text(json.dumps({"instruction": "Sum.", "input": "1 2", "output": "3"}) + "\n", "utf-8")
+    assert _sent(path) == [(_user("Sum.\n\n1 2"), (), None)]

@@ -398,6 +398,16 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "Run without dataset and --workload file rows that are not workloads (recorded with reasons).",
     ),
     Opt(
+        "dry_run",
+        "load",
+        "switch",
+        "Print the plan and write nothing (the workloads read as a run reads them: each one's layout with its "
+        "census source, row count and first rows' messages and output lengths; no server started or contacted).",
+        resume="free",
+        record=False,
+        excludes=("resume", "trace", "print_run_file"),
+    ),
+    Opt(
         "trace",
         "load",
         "path",

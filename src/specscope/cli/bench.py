@@ -113,6 +113,26 @@ def _print_run_file(given: dict[str, Any], spec: tuple[Opt, ...]) -> None:
     typer.echo(dump_run_file(values, spec), nl=False)
 
 
+def _dry_run(setup: Any, given: dict[str, Any]) -> None:
+    """``--dry-run``: the workloads read as the run reads them, printed as text or JSON
+    (:mod:`specscope.bench.dry_run`); nothing is started or contacted."""
+    from specscope.bench.dry_run import dry_run, dry_run_text
+    from specscope.cli.output import emit_doc, report_target
+    from specscope.client.settings import ClientSettings
+    from specscope.errors import ConfigError
+
+    fmt, output = report_target(given.get("format"), given.get("output"), ("text", "json"))
+    if fmt not in ("text", "json"):
+        raise ConfigError(
+            f"--dry-run prints text or json, not {fmt}",
+            found=f"-f {fmt}",
+            expected="-f text or -f json",
+            fix="drop -f, or pass -f json",
+        )
+    doc = dry_run(setup.options, (setup.controls.client or ClientSettings()).endpoint)  # the run's own endpoint
+    emit_doc(fmt, output, given.get("width"), doc, dry_run_text(doc))
+
+
 def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
     """Read the options through the spec, then run (or resume) the matrix and print its report."""
     from rich.console import Console
@@ -140,6 +160,9 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
         _print_run_file(given, spec)
         return
     setup = bench_setup(given, spec)
+    if given.get("dry_run"):
+        _dry_run(setup, given)
+        return
     values = with_defaults(given, spec)
     fmt, output = report_target(given.get("format"), given.get("output"), ("text", "markdown", "json", "html"))
     checked: dict[str, Any] = {}

@@ -26,6 +26,7 @@ __all__ = [
     "OUTPUT_LENGTH_FIELDS",
     "SYSTEM_FIELDS",
     "MESSAGES_FIELDS",
+    "MOONCAKE_MESSAGES_MARKS",
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "TRACE_ONLY_FIELDS",
@@ -48,10 +49,11 @@ __all__ = [
     "layout",
 ]
 
-#: Fields that hold one prompt, in the order tried: specscope's and vLLM's ``prompt``, then GuideLLM's text-column
-#: names in its own order (``GenerativeColumnMapper.defaults["text_column"]``; ``conversation`` when it is a string),
-#: then AIPerf's ``text_input``. ``instruction`` (+ ``input``: Alpaca) is read after ``prompt`` and before the rest,
-#: as GuideLLM orders them (:mod:`specscope.workload.userfile`).
+#: Fields that hold one prompt: specscope's and vLLM's ``prompt`` and GuideLLM's other text-column names
+#: (``GenerativeColumnMapper.defaults["text_column"]``; ``conversation`` when it is a string), of which the row's
+#: FIRST in its own key order (a CSV file's: its header's) is read, as GuideLLM takes the first matching column in the
+#: dataset's column order (``mappers.py`` @ee7a7745 ``datasets_mappings``); then AIPerf's ``text_input``. An
+#: ``instruction`` read first is joined with its ``input`` (Alpaca; :mod:`specscope.workload.userfile`).
 TEXT_FIELDS = ("prompt", "question", "input", "context", "content", "conversation", "turn", "text", "text_input")
 #: Per-row output length (tokens), in the order tried: specscope's / OpenAI's ``max_tokens`` and OpenAI's newer
 #: ``max_completion_tokens`` (request bodies: AIPerf ``raw_payload`` rows, GuideLLM's chat bodies), AIPerf's
@@ -90,6 +92,10 @@ GUIDELLM_NOT_PLURALS = ("texts", "turns", "conversations")
 SYSTEM_FIELDS = ("system_prompt", "system", "prefix")
 #: Chat messages (OpenAI; GuideLLM's ``raw_messages_column`` ``messages`` / ``chat_messages``; AIPerf's trace rows).
 MESSAGES_FIELDS = ("messages", "chat_messages")
+#: The fields of AIPerf's ``MooncakeTrace`` (``models.py`` @0109a64e) that tell a ``messages`` row as its trace row: no
+#: OpenAI request body or chat dataset row carries them. AIPerf sends such a row's messages verbatim
+#: (``mooncake_trace.py`` @0308411c ``_build_turn``: ``raw_messages``), a trailing assistant turn included.
+MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", "context_mode")
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
 #: Media a row may carry (AIPerf ``SingleTurn``; GuideLLM image / audio / video columns): refused by name.
@@ -152,6 +158,13 @@ FOREIGN_LAYOUTS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         'for --workload write AIPerf single_turn rows ({"text": prompt, "output_length": output_tokens, '
         '"session_id": provided_session_id}); to replay its arrivals write a specscope trace (arrival_s, text, '
         "output_tokens) and pass it with --trace FILE",
+    ),
+    (
+        ("harness", "models", "spans"),
+        "an Exgentic agent trace row (AIPerf public datasets exgentic / exgentic_v2: ExgenticDatasetLoader, "
+        "exgentic.py @58028d5b, replays each span's recorded messages and tool definitions)",
+        "write the calls' messages as chat rows (messages, max_tokens) for --workload; tool definitions have no "
+        "specscope form",
     ),
     (
         ("round_index", "input_tokens_total", "prefix_tokens", "newly_append_tokens", "timing_events"),
@@ -392,7 +405,8 @@ CENSUS: tuple[Layout, ...] = (
         "`timestamp` or `delay` (ms)",
         "read: `text_input` or `messages` with `output_length` as `max_tokens`; rows of one `session_id` one session "
         "at its first row, in file order (AIPerf @0308411c groups them): `text_input` rows one chat, each turn after "
-        "the answers before it; `messages` rows each sent as recorded after the answer to the row before (a later "
+        "the answers before it; `messages` rows each sent as recorded (a trailing assistant turn too: AIPerf's "
+        "`raw_messages`, mooncake_trace.py @0308411c `_build_turn`) after the answer to the row before (a later "
         "row of more than one user message refused by line: give it its own `session_id`); a session mixing the "
         "two, or asking for different `output_length`, refused by line; a `context_mode` on every row of a session "
         "sets it (`message_array_with_responses`: each row alone; `deltas_without_responses`: a chat), rows that "
@@ -560,8 +574,11 @@ CENSUS: tuple[Layout, ...] = (
         "read: the text field and system prefix, the output count as `max_tokens`, each column as GuideLLM's "
         "pattern matches it (`Prompt`, `prompts`, `Output_Tokens_Count`); a count of 0 as none (`--max-tokens`, "
         "named at the start); `prompt_0`, `prompt_1` ... a conversation "
-        "(turns that ask for different output counts refused by line); with several text fields, specscope's order "
-        "(`prompt`, Alpaca's `instruction` + `input`, `question`, ...) instead of the file's column order; "
+        "(turns that ask for different output counts refused by line); of several text, output-count or prefix "
+        "columns the first in the row's own column order (a CSV's: its header's), as GuideLLM's mapper (@ee7a7745 "
+        '`datasets_mappings`) takes the first match in the dataset\'s column order (`{"context", "question"}` '
+        "sends the context), except that an `instruction` read first is joined with its `input` (Alpaca's prompt; "
+        "GuideLLM sends the instruction alone); "
         "`relative_timestamp` not replayed: a warning names it",
     ),
     Layout(

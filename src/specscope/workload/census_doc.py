@@ -1,14 +1,16 @@
 """``docs/workloads.md`` from its template (``scripts/workloads.md.in``) and the workload census
-(:data:`specscope.workload.census.CENSUS`): the template's ``{{census}}`` becomes one table row per layout with its
-source. ``scripts/gen_workloads_doc.py`` writes the file; ``tests/workload/test_census.py`` checks that the committed
-file is this text.
+(:data:`specscope.workload.census.CENSUS`, :data:`specscope.workload.census_hub.HUB_DATASETS`): the template's
+``{{census}}`` becomes one table row per layout with its source, then one per AIPerf hub-backed dataset loader.
+``scripts/gen_workloads_doc.py`` writes the file; ``tests/workload/test_census.py`` checks that the committed file
+is this text.
 """
 
 from __future__ import annotations
 
 from specscope.workload.census import CENSUS, Layout
+from specscope.workload.census_hub import HUB_DATASETS
 
-__all__ = ["MARK", "TEST_FILE", "census_table", "render"]
+__all__ = ["MARK", "TEST_FILE", "census_table", "hub_table", "render"]
 
 #: where the generated tables go in the template
 MARK = "{{census}}"
@@ -47,6 +49,22 @@ def census_table() -> str:
     return "\n".join([lead, "", _HEAD, sep, *(_row(lay) for lay in CENSUS)])
 
 
+def hub_table() -> str:
+    """AIPerf's hub-backed dataset loaders (:data:`specscope.workload.census_hub.HUB_DATASETS`) as a Markdown table."""
+    lead = (
+        f"### AIPerf's public datasets, downloaded by name (generated: {len(HUB_DATASETS)} rows)\n\n"
+        "Generated from `src/specscope/workload/census_hub.py` (AIPerf's `public_dataset_loader` registry in "
+        "`src/aiperf/plugin/plugins.yaml` @018a03fc and the loaders named). specscope downloads nothing for "
+        "`--workload`: `--workload` says what it does with the dataset's file once downloaded (a Parquet file is a "
+        "binary file, refused with the conversion to JSON Lines; the row says what a JSON Lines export with the same "
+        "columns is), and `tests/workload/test_census_hub.py` writes a row of each with the columns named."
+    )
+    head = "| names | loader (repository, file, class, commit) | dataset | AIPerf sends | `--workload` |"
+    rows = [f"| {' | '.join(_cell(c) for c in (h.names, h.source, h.dataset, h.reads, h.specscope))} |"
+            for h in HUB_DATASETS]  # fmt: skip
+    return "\n".join([lead, "", head, "|" + "---|" * 5, *rows])
+
+
 def render(template: str) -> str:
     """The template with its one :data:`MARK` replaced by :func:`census_table`.
 
@@ -55,4 +73,4 @@ def render(template: str) -> str:
     """
     if template.count(MARK) != 1:
         raise ValueError(f"the template must hold {MARK} once, it holds it {template.count(MARK)} times")
-    return template.replace(MARK, census_table())
+    return template.replace(MARK, census_table() + "\n\n" + hub_table())

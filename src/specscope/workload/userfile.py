@@ -24,8 +24,10 @@ published, pretty-printed or not). Record shapes, tried in this order:
   prompt, whatever it starts with (GuideLLM's ``TextFileDatasetDeserializer`` and vLLM's ``SonnetDataset`` read
   such a file line by line: a line opening with ``[`` or ``{`` was parsed as JSON and refused).
 
-A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer); the recorded
-answers before the last user turn stay in the history that is sent. Optional fields of a JSON object:
+A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer), but for an
+AIPerf ``mooncake_trace`` row, whose messages AIPerf sends verbatim
+(:func:`specscope.workload.userfile_sessions.sent_as_recorded`); the recorded answers before the last user turn stay
+in the history that is sent. Optional fields of a JSON object:
 ``max_tokens`` (int >= 1, this prompt's cap in tokens, overrides ``--max-tokens``) and ``category`` (str, kept in
 ``Prompt.meta["category"]``); ``id`` / ``question_id`` / ``session_id`` are kept in ``Prompt.meta["id"]``.
 Every prompt's row id (``Prompt.meta["row_id"]``, recorded with each request sent: :mod:`specscope.workload.rows`)
@@ -51,15 +53,14 @@ its magic bytes; its decompressed text is held to the same limit: :func:`specsco
 leading byte-order mark is dropped, not sent as part of the first prompt; records are split at line feeds only
 (JSON Lines' rule, a ``\r`` before the ``\n`` removed), so U+2028, U+2029, U+0085, form feed and the other Unicode
 line separators stay inside the prompt they belong to (``str.splitlines`` would split there). JSON nested deeper than
-Python's parser allows, an integer of more than :data:`MAX_INT_DIGITS` digits, or a ``max_tokens`` above
-:data:`MAX_TOKENS_CAP` is a line error, never a crash.
+Python's parser allows, an integer of more than ``MAX_INT_DIGITS`` digits (:mod:`specscope.workload.userfile_text`),
+or a ``max_tokens`` above :data:`MAX_TOKENS_CAP` is a line error, never a crash.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -68,12 +69,15 @@ from typing import Any
 from specscope.errors import ConfigError
 from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip
 from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
+from specscope.workload.census_hub import PROBLEM_REFUSAL
+from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
     bad_row,
     check_row_kind,
     csv_records,
+    first_text_field,
     guidellm_columns,
     inputs_json_records,
     is_csv,
@@ -92,7 +96,9 @@ from specscope.workload.userfile_sessions import (
     aa_rwlt_step,
     aiperf_session,
     join_sessions,
+    sent_as_recorded,
 )
+from specscope.workload.userfile_text import array_items, loads, object_rows, refuse_controls, refuse_zstd
 
 __all__ = [
     "load_prompt_file",
@@ -106,21 +112,6 @@ __all__ = [
 
 #: the largest prompt file read (bytes).
 MAX_FILE_BYTES = 1 << 30
-#: the longest integer literal parsed (Python refuses past 4,300 digits with a ValueError).
-MAX_INT_DIGITS = 40
-
-
-class _HugeInt(str):
-    """An integer literal of more than :data:`MAX_INT_DIGITS` digits, kept as text (never a valid field value)."""
-
-    def __repr__(self) -> str:
-        return f"an integer of {len(self.lstrip('-')):,} digits"
-
-
-def _parse_int(text: str) -> int | _HugeInt:
-    return int(text) if len(text) <= MAX_INT_DIGITS else _HugeInt(text)
-
-
 _SHAREGPT_ROLES = {
     **{r: "user" for r in ("human", "user")},
     **{r: "assistant" for r in ("gpt", "assistant", "chatgpt", "bing", "bard")},
@@ -232,7 +223,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             fix="convert it to JSON Lines (one record per row, the same column names), e.g. "
             "datasets.Dataset.from_parquet(FILE).to_json(OUT.jsonl); a published dataset: --dataset",
         )
-    _refuse_zstd(path)
+    refuse_zstd(path)
     try:
         text = read_text_maybe_gzip(path, MAX_FILE_BYTES)
     except FileTooLarge as exc:
@@ -249,12 +240,17 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             expected="a regular UTF-8 text file, gzip-compressed or not",
             fix="check the file",
         ) from None
-    _refuse_controls(path, text)
+    refuse_controls(path, text)
     lines_only = is_text_lines(path.name)
-    items = None if is_csv(path.name) or lines_only else _array_items(path, text)
+    items = None if is_csv(path.name) or lines_only else array_items(path, text)
     sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
     plain = items is None and sessions is None and not is_csv(path.name) and not lines_only
-    columns = _object_rows(path, text) if plain else None
+    columns = object_rows(path, text) if plain else None
+    shape: Shape = (
+        "columns" if columns is not None else "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
+        else "array" if items is not None else "jsonl"
+    )  # fmt: skip
+    record = _tagged(record, shape)
     if columns is not None:  # one object of columns, as the datasets JSON builder reads it (GuideLLM's .json)
         prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(columns, 1)]
     elif lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
@@ -281,50 +277,21 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     return _unique_row_ids(kept)
 
 
-_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[..., Prompt | None]:
+    """``record`` that also names, in the prompt's ``meta["layout"]``, the census layouts of the raw record
+    (:func:`specscope.workload.layout_of.layout_keys`: what ``bench --dry-run`` prints)."""
 
+    def read(where: str, no: int, rec: Any, unit: str) -> Prompt | None:
+        prompt = record(where, no, rec, unit)
+        if prompt is not None:
+            prompt.meta["layout"] = layout_keys(shape, rec)
+        return prompt
 
-def _refuse_zstd(path: Path) -> None:
-    """ConfigError naming zstd for a zstd-compressed file (AIPerf's h_cua_perf builds: Mooncake rows in
-    ``.jsonl.zst``, ai-dynamo/aiperf ``src/aiperf/dataset/loader/h_cua_perf_file.py`` @35397a12), which was refused
-    as unreadable UTF-8."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(4)
-    except OSError:
-        return  # the reader names the error
-    if head == _ZSTD_MAGIC:
-        raise ConfigError(
-            f"workload file {path} is zstd-compressed (AIPerf h_cua_perf builds are Mooncake rows in .jsonl.zst)",
-            found=path.name,
-            expected="text, gzip-compressed or not",
-            fix="decompress it (zstd -d FILE) and pass the rows with --trace FILE (token counts) or --workload "
-            "(text_input / messages rows)",
-        )
-
-
-# raw C0 controls but the whitespace and separators (tab, line feed, vertical tab, form feed, carriage return, the
-# file / group / record separators 1C-1E, kept as text), and DEL: no text file holds them (JSON escapes them inside
-# strings), a binary file or a terminal capture does
-_RAW_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f]")
+    return read
 
 
 def _lines(path: Path, text: str) -> list[str]:
     return file_lines("workload", path, text, "split the file into several --workload files")
-
-
-def _refuse_controls(path: Path, text: str) -> None:
-    """ConfigError naming the line of the first raw control character (a NUL, an escape sequence): the file is not
-    the text it looks like, and its bytes would be sent to the server as a prompt."""
-    if (m := _RAW_CONTROL.search(text)) is None:
-        return
-    line = text.count("\n", 0, m.start()) + 1
-    raise ConfigError(
-        f"workload file {path} holds a control character",
-        found=f"{m.group()!r} on line {line}",
-        expected="text: printable characters, tabs and line breaks (JSON writes others as \\u escapes)",
-        fix="remove the control characters (a NUL means a binary file; an ESC a terminal capture: strip its colours)",
-    )
 
 
 def _unique_row_ids(prompts: list[Prompt]) -> list[Prompt]:
@@ -338,97 +305,12 @@ def _unique_row_ids(prompts: list[Prompt]) -> list[Prompt]:
     return prompts
 
 
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_int=_parse_int)
-
-
-def _array_items(path: Path, text: str) -> list[Any] | None:
-    """The items of a file that is one JSON array (its first line is not a whole JSON value by itself, or it is
-    the file's only line), else None (JSON Lines or text).
-
-    Raises:
-        ConfigError: invalid JSON (naming its line) or nesting deeper than the parser allows.
-    """
-    body = text.strip()
-    if not body.startswith("["):
-        return None
-    first = body.split("\n", 1)[0]
-    if "\n" in body:
-        try:
-            _loads(first)
-            return None  # JSON Lines whose lines are arrays: each line is refused as not an object
-        except (json.JSONDecodeError, RecursionError):
-            pass
-    try:
-        doc = _loads(body)
-    except json.JSONDecodeError as exc:
-        lead = len(text) - len(text.lstrip())
-        line = text.count("\n", 0, lead) + exc.lineno
-        raise _bad(f"{path}:{line}", f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON array") from None
-    except RecursionError:
-        raise _bad(f"{path}:1", "JSON nested deeper than the parser allows", "a JSON array of records") from None
-    return doc if isinstance(doc, list) else None
-
-
-#: record fields whose value is a list inside one row (a chat, turns, AIPerf texts / media, a trace's hash_ids): a
-#: one-line object of such a field is a row unless each of its values is itself a list (a column of lists)
-_LIST_FIELDS = (*MESSAGES_FIELDS, *SHAREGPT_FIELDS, "turns", "texts", "hash_ids", "images", "audios", "videos")
-
-
-def _columns(doc: object) -> list[dict[str, Any]] | None:
-    """The rows of ``{"column": [value per row], ...}`` (every value a list, all of one length), else None."""
-    if not isinstance(doc, dict) or not doc or not all(isinstance(v, list) for v in doc.values()):
-        return None
-    lengths = {len(v) for v in doc.values()}
-    if len(lengths) != 1 or 0 in lengths:
-        return None
-    if any(k in _LIST_FIELDS and not all(isinstance(x, list) for x in v) for k, v in doc.items()):
-        return None  # a row with a chat / turns list (JSON Lines), not columns
-    return [{k: v[i] for k, v in doc.items()} for i in range(lengths.pop())]
-
-
-def _object_rows(path: Path, text: str) -> list[dict[str, Any]] | None:
-    """The rows of a file that is ONE JSON object of columns (``{"prompt": [...], "output_tokens_count": [...]}``: the
-    datasets JSON builder, which GuideLLM reads ``.json`` with, takes it as a table; ``json.dump(Dataset.to_dict())``
-    writes it), else None (JSON Lines, text).
-
-    Raises:
-        ConfigError: one object written over several lines that is not columns (JSON Lines holds an object per line:
-            it was refused as invalid JSON at line 1).
-    """
-    body = text.strip()
-    if not body.startswith("{"):
-        return None
-    lines = body.split("\n")
-    try:
-        doc = _loads(body)
-    except (json.JSONDecodeError, RecursionError):
-        return None  # JSON Lines (or broken): the line reader names the line
-    if len(lines) == 1:
-        return _columns(doc)
-    try:
-        _loads(lines[0])
-        return None  # JSON Lines whose first line is a whole object
-    except (json.JSONDecodeError, RecursionError):
-        pass
-    rows = _columns(doc)
-    if rows is None:
-        refuse_foreign_layout(f"{path}:1", doc)
-        raise _bad(
-            f"{path}:1",
-            f"one JSON object over {len(lines)} lines (keys: {sorted(doc) if isinstance(doc, dict) else '-'!s:.120})",
-            "JSON Lines (one record per line), one JSON array of records, or one object of columns "
-            '{"prompt": [...], ...}',
-        )
-    return rows
-
-
 def _bad(where: str, what: str, expected: str) -> ConfigError:
     return bad_row(where, what, expected)
 
 
 def _text_prompt(name: str, no: int, line: str) -> Prompt:
-    meta: dict[str, Any] = {"source": "file", "line": no, "row_id": f"line {no}"}
+    meta: dict[str, Any] = {"source": "file", "line": no, "row_id": f"line {no}", "layout": layout_keys("text", {})}
     return Prompt(f"{name}-{no:04d}", name, [{"role": "user", "content": line.strip()}], meta=meta)
 
 
@@ -438,7 +320,7 @@ def _prompt(name: str, path: Path, no: int, line: str, record: Callable[..., Pro
     if not stripped.startswith(("{", "[")):
         return _text_prompt(name, no, line)
     try:
-        parsed = _loads(stripped)
+        parsed = loads(stripped)
     except json.JSONDecodeError as exc:
         raise _bad(where, f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON object per line") from None
     except RecursionError:
@@ -483,7 +365,8 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
     """The messages sent first and the later user turns (``turns`` records) of one record."""
     chat = next((k for k in MESSAGES_FIELDS if k in record), None)
     if chat is not None:
-        return _chat(where, record[chat], chat, "role", "content", _CHAT_ROLES), ()
+        keep = chat == "messages" and sent_as_recorded(record)  # AIPerf mooncake_trace: verbatim
+        return _chat(where, record[chat], chat, "role", "content", _CHAT_ROLES, keep_last=keep), ()
     share = next((k for k in SHAREGPT_FIELDS if isinstance(record.get(k), list)), None)
     if share is not None:  # SGLang reads `conversation` too; GuideLLM's `conversation` text column is a string
         role_key, text_key, roles = _turn_keys(record[share])
@@ -500,13 +383,10 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
         _user_role(where, record, "")
     if "texts" in record:  # AIPerf SingleTurn / RandomPool
         return [{"role": "user", "content": _nonempty(where, "texts", texts_of(where, record["texts"]))}], ()
-    if "prompt" in record:
-        return [{"role": "user", "content": _nonempty(where, "prompt", record["prompt"])}], ()
-    if "instruction" not in record:
-        key = next((k for k in TEXT_FIELDS if k in record), None)
-        if key is not None:
-            return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
-    if "instruction" in record:
+    key = first_text_field(record)  # GuideLLM: the first text column in the file's order
+    if key is not None and key != "instruction":
+        return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
+    if key == "instruction":
         instruction = _nonempty(where, "instruction", record["instruction"])
         key = "input" if "input" in record else "context"  # Alpaca's input; databricks-dolly-15k's context
         extra = record.get(key)
@@ -515,6 +395,8 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
         return [
             {"role": "user", "content": f"{instruction}\n\n{extra}" if extra and extra.strip() else instruction}
         ], ()
+    if "problem" in record:  # AIPerf's hub datasets of a `problem` column (census_hub)
+        raise bad_row(where, PROBLEM_REFUSAL[0], "a prompt or messages per row", PROBLEM_REFUSAL[1])
     raise _bad(
         where,
         f"no messages/conversations/turns/{'/'.join(TEXT_FIELDS)}/texts/instruction field "
@@ -525,7 +407,10 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]],
 
 def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
     """The text of the assistant turn that ends the record's chat (ShareGPT's recorded answer, whose token count vLLM,
-    SGLang and AIPerf take as the output length), else None; specscope does not send it."""
+    SGLang and AIPerf take as the output length), else None (also for a row whose messages are sent as recorded);
+    specscope does not send it."""
+    if sent_as_recorded(record):
+        return None
     for fields, keys in ((MESSAGES_FIELDS, ("role", "content", _CHAT_ROLES)), (SHAREGPT_FIELDS, None)):
         for key in fields:
             raw = record.get(key)
@@ -617,7 +502,7 @@ def _content(where: str, i: int, value: object) -> str | None:
 
 
 def _chat(
-    where: str, raw: object, field: str, role_key: str, text_key: str, roles: dict[str, str]
+    where: str, raw: object, field: str, role_key: str, text_key: str, roles: dict[str, str], *, keep_last: bool = False
 ) -> list[dict[str, str]]:
     if not isinstance(raw, list):
         raise _bad(where, f"{field} is not a list", "a list of turns")
@@ -637,8 +522,8 @@ def _chat(
         if role == "assistant" and field == "conversations" and not any(m["role"] == "user" for m in out):
             continue  # ShareGPT: an opening assistant turn continues an earlier conversation
         out.append({"role": role, "content": text})
-    if len(out) > 1 and out[-1]["role"] == "assistant":
-        out.pop()  # the recorded answer: the server writes its own
+    if len(out) > 1 and out[-1]["role"] == "assistant" and not keep_last:
+        out.pop()  # the recorded answer: the server writes its own (``keep_last``: sent as recorded)
     return out
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "unsent_fields",
     "csv_records",
     "guidellm_columns",
+    "first_text_field",
     "inputs_json_records",
     "is_csv",
     "is_text_lines",
@@ -107,49 +108,75 @@ def _zero(value: object) -> bool:
 
 def guidellm_columns(record: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
     """The record with GuideLLM's columns under their field names, as its ``GenerativeColumnMapper`` matches them
-    (``GUIDELLM_COLUMN_PATTERN``: any case, a plural, a turn suffix). A field spelled exactly wins over its variants.
-    Text columns of several turns (``prompt_0``, ``prompt_1``) become the row's ``turns``, each with its turn's
+    (``GUIDELLM_COLUMN_PATTERN``: any case, a plural, a turn suffix), in the record's own key order (a CSV file's:
+    its header's). A field spelled exactly wins over its variants. Text columns of several turns (``prompt_0``,
+    ``prompt_1``) become the row's ``turns`` when that field is the row's first text column, each with its turn's
     output count (a conversation: turn k+1 after the answer to turn k); empty cells are no turn.
+
+    GuideLLM takes, per column type, the FIRST column in the dataset's column order that any of its names matches
+    (vllm-project/guidellm ``src/guidellm/data/preprocessors/mappers.py`` @ee7a7745 ``datasets_mappings``: one
+    ``re.search`` over the column names joined in their order): the record keeps its key order, so the text read
+    is its first text column (:func:`first_text_field`), and of the output-count columns and of the prefix columns
+    only the first is kept (``{"completion_tokens_count": 3, "output_tokens_count": 9}`` asks for 3).
 
     An output count of 0 is no count, as GuideLLM's request formatters read it (vllm-project/guidellm
     ``src/guidellm/data/preprocessors/formatters.py`` @03820eba: only the counts that are truthy are summed into
     ``max_tokens`` / ``max_completion_tokens``; none left, the default applies): it is removed, and the columns that
     held one are returned beside the record (``bench`` names the rows sent with ``--max-tokens`` for it).
     """
-    found: dict[str, list[tuple[int, str, Any]]] = {}
+    found: dict[str, list[tuple[int, str, Any, int]]] = {}
     out: dict[str, Any] = {}
-    for key, value in record.items():
+    place: dict[str, int] = {}  # a field of ``out`` -> the record position of its (first) column
+    for pos, (key, value) in enumerate(record.items()):
         named = _guidellm_name(key)
         if named is None:
-            out[key] = value
+            out[key], place[key] = value, pos
             continue
         field, turn = named
         cols = found.setdefault(field, [])
-        cols.append((len(cols) if turn is None else turn, key, value))  # GuideLLM: no suffix = its place
+        cols.append((len(cols) if turn is None else turn, key, value, pos))  # GuideLLM: no suffix = its place
+    first_text = min((place[k] for k in out if k in GUIDELLM_TEXT_COLUMNS), default=len(record))
+    first_text = min([first_text, *(c[3] for f, cols in found.items() if f in GUIDELLM_TEXT_COLUMNS for c in cols)])
     turns: list[tuple[int, str]] = []
     zeros: list[str] = []
     for field, cols in found.items():
         if field in out:
-            out.update((key, value) for _, key, value in cols)  # the exact name is the column: variants stay unread
+            out.update((key, value) for _, key, value, _ in cols)  # the exact name is the column: variants unread
+            place.update((key, pos) for _, key, _, pos in cols)
             continue
         cols = sorted((c for c in cols if c[2] not in (None, "")), key=lambda c: c[0])
-        if field in GUIDELLM_TEXT_COLUMNS and len(cols) > 1 and not turns:
-            turns = [(turn, value) for turn, _, value in cols]
+        if field in GUIDELLM_TEXT_COLUMNS and len(cols) > 1 and min(c[3] for c in cols) == first_text:
+            turns = [(turn, value) for turn, _, value, _ in cols]
+            place["turns"] = first_text
         elif cols:
-            out[field] = cols[0][2]
+            out[field], place[field] = cols[0][2], min(c[3] for c in cols)
+    firsts = {group: min((f for f in group if f in out), key=place.__getitem__, default=None)
+              for group in (GUIDELLM_OUTPUT_COLUMNS, SYSTEM_FIELDS)}  # fmt: skip
+    for group, first in firsts.items():
+        for field in group:
+            if field != first:
+                out.pop(field, None)  # GuideLLM reads the first column of a type only
     if turns and "turns" not in out:
-        cells = [(field, t, v) for field in GUIDELLM_OUTPUT_COLUMNS for t, _, v in found.get(field, [])]
-        zeros += [field for field, _, v in cells if _zero(v)]
-        counts = {t: v for _, t, v in cells if v not in (None, "") and not _zero(v)}
+        first = firsts[GUIDELLM_OUTPUT_COLUMNS]
+        cells = [(t, v) for t, _, v, _ in found.get(first, [])] if first is not None else []
+        zeros += [first for _, v in cells if _zero(v) and first is not None]
+        counts = {t: v for t, v in cells if v not in (None, "") and not _zero(v)}
         out["turns"] = [{"text": text, **({"output_length": counts[t]} if t in counts else {})} for t, text in turns]
-        for field in GUIDELLM_OUTPUT_COLUMNS:
-            if len(found.get(field, [])) > 1:
-                out.pop(field, None)  # per turn, in the turns
+        if len(cells) > 1 and first is not None:
+            out.pop(first, None)  # per turn, in the turns
     for field in GUIDELLM_OUTPUT_COLUMNS:
         if _zero(out.get(field)):
             zeros.append(field)
             del out[field]
-    return out, tuple(dict.fromkeys(zeros))
+    ordered = dict(sorted(out.items(), key=lambda kv: place.get(kv[0], len(record))))
+    return ordered, tuple(dict.fromkeys(zeros))
+
+
+def first_text_field(record: dict[str, Any]) -> str | None:
+    """The record's first GuideLLM text column in its key order (:data:`GUIDELLM_TEXT_COLUMNS`, as
+    :func:`guidellm_columns` left it), else its ``text_input`` (AIPerf's trace rows), else None."""
+    key = next((k for k in record if k in GUIDELLM_TEXT_COLUMNS), None)
+    return key if key is not None or "text_input" not in record else "text_input"
 
 
 _CSV_COUNT = re.compile(r"\d{1,12}(?:\.0*)?")

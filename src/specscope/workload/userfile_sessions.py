@@ -39,10 +39,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from specscope.workload.census import MOONCAKE_MESSAGES_MARKS
 from specscope.workload.prompt import Prompt
 from specscope.workload.userfile_fields import bad_row
 
-__all__ = ["SESSION_KEY", "TRAJECTORY_KEY", "aa_rwlt_step", "aiperf_session", "join_sessions"]
+__all__ = ["SESSION_KEY", "TRAJECTORY_KEY", "aa_rwlt_step", "aiperf_session", "join_sessions", "sent_as_recorded"]
 
 #: ``Prompt.meta`` key, while a file is read, of the AIPerf session a row belongs to (removed by :func:`join_sessions`)
 SESSION_KEY = "aiperf_session"
@@ -77,6 +78,14 @@ def aiperf_session(record: dict[str, Any]) -> tuple[str, str, object] | None:
         return None
     mode = record.get("context_mode") if kind.startswith("mooncake") else None
     return str(sid), kind, mode.lower() if isinstance(mode, str) else mode
+
+
+def sent_as_recorded(record: dict[str, Any]) -> bool:
+    """Whether a row's ``messages`` are sent as recorded, a trailing assistant turn included: an AIPerf
+    ``mooncake_trace`` row (``messages`` and a ``MooncakeTrace`` field, :data:`MOONCAKE_MESSAGES_MARKS`), whose
+    messages ``MooncakeTraceDatasetLoader._build_turn`` (``mooncake_trace.py`` @0308411c) sends verbatim as the turn's
+    ``raw_messages``. Another chat row's trailing assistant turn is its recorded answer (not sent)."""
+    return isinstance(record.get("messages"), list) and any(k in record for k in MOONCAKE_MESSAGES_MARKS)
 
 
 def _mode_self_contained(where: str, sid: str, kind: str, modes: list[object], rows: int) -> bool:

@@ -1,0 +1,72 @@
+"""Which census layout (:data:`specscope.workload.census.CENSUS`) a row of a ``--workload`` file was read as.
+
+:func:`layout_keys` names, for one raw record and the form of its file, the census rows whose readers take that record
+as it is (several tools share a layout: ShareGPT is vLLM's, SGLang's and AIPerf's), or none for a record shape of
+specscope's own table (OpenAI chat ``messages``, Alpaca): ``bench --dry-run`` prints them with their sources. The
+tests are the fields each census row names (its ``prompt`` / ``ids`` columns), read in the order
+:mod:`specscope.workload.userfile` reads a record, so the name printed is the reading the run does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from specscope.workload.census import (
+    MESSAGES_FIELDS,
+    SAGEMAKER_FIELDS,
+    SHAREGPT_FIELDS,
+)
+from specscope.workload.userfile_fields import first_text_field, guidellm_columns
+from specscope.workload.userfile_sessions import sent_as_recorded
+
+__all__ = ["Shape", "layout_keys", "OWN_LAYOUT"]
+
+#: the form of a file, as :func:`specscope.workload.userfile.load_prompt_rows` tells it
+Shape = Literal["text", "csv", "jsonl", "array", "columns", "inputs_json"]
+#: what a row of no census layout is (a record shape of specscope's own table)
+OWN_LAYOUT = "a record of docs/workloads.md 'User prompt files' (OpenAI chat messages, Alpaca, text)"
+
+_BY_SHAPE: dict[str, tuple[str, ...]] = {
+    "text": ("guidellm.txt", "vllm.sonnet"),
+    "csv": ("guidellm.csv",),
+    "columns": ("guidellm.jsonl",),
+    "inputs_json": ("aiperf.inputs_json",),
+}
+
+
+def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
+    """The census keys of the layouts whose readers read ``record`` (a row of a file of form ``shape``) as specscope
+    read it; ``()`` for a row of specscope's own record shapes (:data:`OWN_LAYOUT`)."""
+    if shape in _BY_SHAPE:
+        return _BY_SHAPE[shape]
+    keys = {k for k, v in record.items() if v is not None}
+    if all(k in keys for k in SAGEMAKER_FIELDS):
+        return ("aiperf.sagemaker_data_capture",)
+    if {"conversation_id", "conversation_idx"} <= keys:
+        return ("aiperf.aa_rwlt",)
+    if "text_input" in keys or sent_as_recorded(record):
+        return ("aiperf.mooncake_trace",)
+    if any(k in keys for k in MESSAGES_FIELDS):
+        if "chat_messages" in keys and "messages" not in keys:
+            return ("guidellm.jsonl",)
+        chat = record.get("messages")
+        answered = (
+            isinstance(chat, list) and bool(chat) and isinstance(chat[-1], dict) and chat[-1].get("role") == "assistant"
+        )
+        return () if answered else ("sglang.openai", "aiperf.raw_payload")  # a recorded answer: not sent
+    share = next((k for k in SHAREGPT_FIELDS if isinstance(record.get(k), list)), None)
+    if share is not None:
+        return ("vllm.sharegpt", "sglang.sharegpt", "aiperf.sharegpt") if shape == "array" else ("sglang.custom",)
+    if "turns" in keys:
+        turns = record["turns"]
+        objects = "session_id" in keys or (isinstance(turns, list) and any(isinstance(t, dict) for t in turns))
+        return ("aiperf.multi_turn",) if objects else ("vllm.spec_bench",)
+    first = first_text_field(guidellm_columns(dict(record))[0])
+    if "texts" in keys or first == "text":
+        aiperf = ("aiperf.single_turn", "aiperf.random_pool")
+        return aiperf if "texts" in keys or keys & {"session_id", "output_length"} else (*aiperf, "guidellm.jsonl")
+    if first == "instruction":
+        return ()  # Alpaca: specscope's own join of the instruction and its input
+    if first == "prompt" and keys <= {"prompt", "output_tokens", "id"}:
+        return ("vllm.custom", "guidellm.jsonl")
+    return ("guidellm.jsonl",) if first is not None else ()

@@ -1,0 +1,159 @@
+"""The form of a ``--workload`` file's text, before its records are read (:mod:`specscope.workload.userfile`): a
+zstd-compressed file or raw control characters refused by name, JSON parsed with integer literals held to
+:data:`MAX_INT_DIGITS` digits, and the file told as ONE JSON array of records (ShareGPT V3, Alpaca) or ONE JSON
+object of columns (the ``datasets`` JSON builder's table, GuideLLM's ``.json``), else None (JSON Lines or text).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from specscope.errors import ConfigError
+from specscope.workload.census import MESSAGES_FIELDS, SHAREGPT_FIELDS
+from specscope.workload.userfile_fields import bad_row, refuse_foreign_layout
+
+__all__ = ["MAX_INT_DIGITS", "array_items", "loads", "object_rows", "refuse_controls", "refuse_zstd"]
+
+#: the longest integer literal parsed (Python refuses past 4,300 digits with a ValueError).
+MAX_INT_DIGITS = 40
+
+
+class _HugeInt(str):
+    """An integer literal of more than :data:`MAX_INT_DIGITS` digits, kept as text (never a valid field value)."""
+
+    def __repr__(self) -> str:
+        return f"an integer of {len(self.lstrip('-')):,} digits"
+
+
+def _parse_int(text: str) -> int | _HugeInt:
+    return int(text) if len(text) <= MAX_INT_DIGITS else _HugeInt(text)
+
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def refuse_zstd(path: Path) -> None:
+    """ConfigError naming zstd for a zstd-compressed file (AIPerf's h_cua_perf builds: Mooncake rows in
+    ``.jsonl.zst``, ai-dynamo/aiperf ``src/aiperf/dataset/loader/h_cua_perf_file.py`` @35397a12), which was refused
+    as unreadable UTF-8."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return  # the reader names the error
+    if head == _ZSTD_MAGIC:
+        raise ConfigError(
+            f"workload file {path} is zstd-compressed (AIPerf h_cua_perf builds are Mooncake rows in .jsonl.zst)",
+            found=path.name,
+            expected="text, gzip-compressed or not",
+            fix="decompress it (zstd -d FILE) and pass the rows with --trace FILE (token counts) or --workload "
+            "(text_input / messages rows)",
+        )
+
+
+# raw C0 controls but the whitespace and separators (tab, line feed, vertical tab, form feed, carriage return, the
+# file / group / record separators 1C-1E, kept as text), and DEL: no text file holds them (JSON escapes them inside
+# strings), a binary file or a terminal capture does
+_RAW_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f]")
+
+
+def refuse_controls(path: Path, text: str) -> None:
+    """ConfigError naming the line of the first raw control character (a NUL, an escape sequence): the file is not
+    the text it looks like, and its bytes would be sent to the server as a prompt."""
+    if (m := _RAW_CONTROL.search(text)) is None:
+        return
+    line = text.count("\n", 0, m.start()) + 1
+    raise ConfigError(
+        f"workload file {path} holds a control character",
+        found=f"{m.group()!r} on line {line}",
+        expected="text: printable characters, tabs and line breaks (JSON writes others as \\u escapes)",
+        fix="remove the control characters (a NUL means a binary file; an ESC a terminal capture: strip its colours)",
+    )
+
+
+def loads(text: str) -> Any:
+    return json.loads(text, parse_int=_parse_int)
+
+
+def array_items(path: Path, text: str) -> list[Any] | None:
+    """The items of a file that is one JSON array (its first line is not a whole JSON value by itself, or it is
+    the file's only line), else None (JSON Lines or text).
+
+    Raises:
+        ConfigError: invalid JSON (naming its line) or nesting deeper than the parser allows.
+    """
+    body = text.strip()
+    if not body.startswith("["):
+        return None
+    first = body.split("\n", 1)[0]
+    if "\n" in body:
+        try:
+            loads(first)
+            return None  # JSON Lines whose lines are arrays: each line is refused as not an object
+        except (json.JSONDecodeError, RecursionError):
+            pass
+    try:
+        doc = loads(body)
+    except json.JSONDecodeError as exc:
+        lead = len(text) - len(text.lstrip())
+        line = text.count("\n", 0, lead) + exc.lineno
+        raise bad_row(f"{path}:{line}", f"invalid JSON ({exc.msg} at column {exc.colno})", "one JSON array") from None
+    except RecursionError:
+        raise bad_row(f"{path}:1", "JSON nested deeper than the parser allows", "a JSON array of records") from None
+    return doc if isinstance(doc, list) else None
+
+
+#: record fields whose value is a list inside one row (a chat, turns, AIPerf texts / media, a trace's hash_ids): a
+#: one-line object of such a field is a row unless each of its values is itself a list (a column of lists)
+_LIST_FIELDS = (*MESSAGES_FIELDS, *SHAREGPT_FIELDS, "turns", "texts", "hash_ids", "images", "audios", "videos")
+
+
+def _columns(doc: object) -> list[dict[str, Any]] | None:
+    """The rows of ``{"column": [value per row], ...}`` (every value a list, all of one length), else None."""
+    if not isinstance(doc, dict) or not doc or not all(isinstance(v, list) for v in doc.values()):
+        return None
+    lengths = {len(v) for v in doc.values()}
+    if len(lengths) != 1 or 0 in lengths:
+        return None
+    if any(k in _LIST_FIELDS and not all(isinstance(x, list) for x in v) for k, v in doc.items()):
+        return None  # a row with a chat / turns list (JSON Lines), not columns
+    return [{k: v[i] for k, v in doc.items()} for i in range(lengths.pop())]
+
+
+def object_rows(path: Path, text: str) -> list[dict[str, Any]] | None:
+    """The rows of a file that is ONE JSON object of columns (``{"prompt": [...], "output_tokens_count": [...]}``: the
+    datasets JSON builder, which GuideLLM reads ``.json`` with, takes it as a table; ``json.dump(Dataset.to_dict())``
+    writes it), else None (JSON Lines, text).
+
+    Raises:
+        ConfigError: one object written over several lines that is not columns (JSON Lines holds an object per line:
+            it was refused as invalid JSON at line 1).
+    """
+    body = text.strip()
+    if not body.startswith("{"):
+        return None
+    lines = body.split("\n")
+    try:
+        doc = loads(body)
+    except (json.JSONDecodeError, RecursionError):
+        return None  # JSON Lines (or broken): the line reader names the line
+    if len(lines) == 1:
+        return _columns(doc)
+    try:
+        loads(lines[0])
+        return None  # JSON Lines whose first line is a whole object
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    rows = _columns(doc)
+    if rows is None:
+        refuse_foreign_layout(f"{path}:1", doc)
+        raise bad_row(
+            f"{path}:1",
+            f"one JSON object over {len(lines)} lines (keys: {sorted(doc) if isinstance(doc, dict) else '-'!s:.120})",
+            "JSON Lines (one record per line), one JSON array of records, or one object of columns "
+            '{"prompt": [...], ...}',
+        )
+    return rows

@@ -1,0 +1,74 @@
+"""``bench --dry-run`` (a user checking a workload file without a server): the workloads are read exactly as a run
+reads them and printed per workload (the census layout with its source, the row count, the first rows' messages and
+output lengths), as text or JSON; nothing is started, contacted or written, and a bad file is the run's own exit-2
+refusal."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+from clirun import cli
+from specscope.workload.census import layout
+
+ROWS = [
+    {"session_id": "t1", "text_input": "Trace text one.", "output_length": 11},
+    {"messages": [{"role": "user", "content": "Asked."}, {"role": "assistant", "content": "Recorded."}],
+     "output_length": 5},
+    {"session_id": "t1", "text_input": "Trace text two.", "output_length": 11},
+    {"text_input": "No length."},
+]  # fmt: skip
+
+
+def _closed_port() -> str:
+    """A URL nothing listens on: a run would fail to reach it (exit 2); a dry run never tries."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+def _argv(tmp_path: Path, *extra: str) -> list[str]:
+    path = tmp_path / "trace.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS), "utf-8")
+    return ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run", *extra]  # fmt: skip
+
+
+def test_dry_run_prints_layout_rows_and_first_rows_as_text(tmp_path, capsys, monkeypatch) -> None:
+    code, out, err = cli(_argv(tmp_path), capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    source = layout("aiperf.mooncake_trace").source
+    assert f"workload mine: {tmp_path / 'trace.jsonl'}: 3 rows" in out
+    assert f"layout (3 rows): aiperf.mooncake_trace (AIPerf: {source})" in out
+    assert "row t1: max_tokens 11 from output_length\n    user: Trace text one.\n    then user: Trace text two." in out
+    assert "row line 2: max_tokens 5 from output_length\n    user: Asked.\n    assistant: Recorded." in out
+    assert "row line 4: max_tokens 32 from --max-tokens\n    user: No length." in out
+    assert not (tmp_path / "runs").exists()  # no run folder
+
+
+def test_dry_run_json(tmp_path, capsys, monkeypatch) -> None:
+    code, out, err = cli(_argv(tmp_path, "-f", "json"), capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    (w,) = json.loads(out)["workloads"]
+    assert (w["workload"], w["rows"], w["rows_refused"]) == ("mine", 3, 0)
+    assert w["layouts"] == [{"census": [{"layout": "aiperf.mooncake_trace", "tool": "AIPerf",
+                                         "source": layout("aiperf.mooncake_trace").source}], "rows": 3}]  # fmt: skip
+    first = w["first_rows"][0]
+    assert first["messages"] == [{"role": "user", "content": "Trace text one."}]
+    assert (first["follow_ups"], first["max_tokens"], first["max_tokens_from"]) == (["Trace text two."], 11,
+                                                                                    "output_length")  # fmt: skip
+
+
+def test_a_bad_file_is_the_runs_own_refusal(tmp_path, capsys, monkeypatch) -> None:
+    argv = _argv(tmp_path)
+    (tmp_path / "trace.jsonl").write_text('{"text_input": "fine"}\n{"prompt": \n', "utf-8")
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    run_code, _, run_err = cli([a for a in argv if a != "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == run_code == 2 and out == ""
+    assert err == run_err and f"{tmp_path / 'trace.jsonl'}:2: invalid JSON" in err
+
+
+def test_dry_run_refuses_a_format_it_does_not_print(tmp_path, capsys, monkeypatch) -> None:
+    code, _, err = cli(_argv(tmp_path, "-f", "html"), capsys, monkeypatch, tmp_path)
+    assert code == 2 and "--dry-run prints text or json" in err
