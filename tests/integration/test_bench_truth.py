@@ -243,7 +243,7 @@ def advise_on_two_configs(tmp_path, plan: ResponsePlan, levels: tuple[int, ...],
 def test_advise_with_an_slo_nothing_meets(tmp_path):
     slow_start = PLAN.model_copy(update={"ttft_ms": 50.0})
     _, res = advise_on_two_configs(tmp_path, slow_start, (1,), 2, "--mix", "prose=1", "--slo", "ttft=10ms")
-    assert "N=1: no config meets the TTFT SLO" in res.stdout
+    assert "N=1: no config meets the SLO (TTFT <= 10ms)" in res.stdout
     assert "no recommendation" in res.stdout and "overall:" not in res.stdout
 
 
