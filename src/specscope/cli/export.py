@@ -20,6 +20,7 @@ TARGETS = ("mlflow", "profile")
 
 
 def _profile(run: Path, output: Path | None) -> None:
+    from specscope.cli.output import make_output_folder, report_target
     from specscope.export.profile import profile_paths, run_profiles, sidecar_path
     from specscope.fsio import write_json_atomic
     from specscope.report.build import run_data
@@ -32,8 +33,10 @@ def _profile(run: Path, output: Path | None) -> None:
             expected="-o FILE: where speculation_profile.json is written",
             fix=f"specscope export {run} --to profile -o speculation_profile.json",
         )
+    output = report_target(None, output, ("json",), format_option=False)[1] or output
     with open_run(run) as r:
         profiles = run_profiles(run_data(r))
+    make_output_folder(output)
     paths = profile_paths(output, profiles)
     for p, path in zip(profiles, paths, strict=True):
         write_json_atomic(path, p.body, indent=2)
