@@ -41,3 +41,19 @@ def test_export_profile_o_with_a_suffix_naming_no_json_is_refused(tmp_path, caps
     assert code == 2 and "y.txt" in err and ".json" in err
     assert "-f text" not in err  # export has no -f
     assert not list(tmp_path.glob("y*"))
+
+
+def test_tracking_uri_with_to_profile_is_refused(tmp_path, capsys, monkeypatch):
+    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    argv = ["export", run, "--to", "profile", "-o", tmp_path / "p.json", "--tracking-uri", tmp_path / "mlruns"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2 and "--tracking-uri does not apply to --to profile" in err and "fix: drop --tracking-uri" in err
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_o_with_to_mlflow_is_refused(tmp_path, capsys, monkeypatch):
+    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    monkeypatch.chdir(tmp_path)  # MLflow's default store is ./mlruns
+    code, _, err = cli(["export", run, "--to", "mlflow", "-o", tmp_path / "z.json"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "-o does not apply to --to mlflow" in err and "fix: drop -o" in err
+    assert not (tmp_path / "z.json").exists() and not (tmp_path / "mlruns").exists()

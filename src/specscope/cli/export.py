@@ -81,6 +81,15 @@ def export_cmd(
         raise ConfigError("export needs a run folder", found="no RUN", expected="specscope export RUN --to mlflow",
                           fix="pass the run folder that `specscope bench` or `specscope import` wrote")  # fmt: skip
     require_one_of(to, TARGETS, f"unknown --to {to!r}", fix="pass --to mlflow or --to profile")
+    wrong = ("--tracking-uri", tracking_uri, "--to mlflow") if to == "profile" else ("-o", output, "--to profile")
+    if wrong[1] is not None:
+        raise ConfigError(
+            f"{wrong[0]} does not apply to --to {to}",
+            found=f"--to {to} {wrong[0]} {wrong[1]}",
+            expected=f"{wrong[0]} only with {wrong[2]}"
+            + (" (MLflow keeps the run in its tracking store, not in a file)" if to == "mlflow" else ""),
+            fix=f"drop {wrong[0]}" + (", or pass --to profile -o FILE.json" if to == "mlflow" else ""),
+        )
     if to == "profile":
         _profile(Path(run), output)
     else:
