@@ -26,3 +26,11 @@ def test_a_baseline_already_in_the_run_or_imported_is_taken(tmp_path, capsys, mo
     argv = ["import", *VLLM, "--config", "mtp", "--out", run, "--baseline", "base"]
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 0, err
+
+
+def test_bench_resume_of_an_imported_run_says_it_cannot_be_resumed(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    assert cli(["import", *BASE, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    code, _, err = cli(["bench", "--resume", run], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "is an imported run: it cannot be resumed" in err
+    assert f"--out {run}" in err and "--workloads" not in err
