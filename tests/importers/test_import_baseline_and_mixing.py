@@ -34,3 +34,11 @@ def test_bench_resume_of_an_imported_run_says_it_cannot_be_resumed(tmp_path, cap
     code, _, err = cli(["bench", "--resume", run], capsys, monkeypatch, tmp_path)
     assert code == 2 and "is an imported run: it cannot be resumed" in err
     assert f"--out {run}" in err and "--workloads" not in err
+
+
+def test_importing_into_a_run_bench_measured_is_refused(tmp_path, capsys, monkeypatch):
+    run = make_quick_run(tmp_path / "bench-run")
+    before = (run / "manifest.json").read_text()
+    code, _, err = cli(["import", *VLLM, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "holds cells bench measured" in err and "fix: import into a new run folder" in err
+    assert (run / "manifest.json").read_text() == before

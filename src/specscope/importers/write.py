@@ -277,6 +277,14 @@ def import_files(
     try:
         cells = run.cells() if run is not None else []
         manifest = run.manifest if run is not None else {"schema_version": SCHEMA_VERSION, **new}
+        if cells and not manifest.get("imports"):
+            raise ConfigError(
+                f"{out} holds cells bench measured: imported cells would be judged beside them as if measured in "
+                "the same harness, interleaved",
+                found=f"a run of {len(cells)} cells measured by specscope bench (engine {manifest.get('engine')})",
+                expected="--out: a new folder, or a run made by specscope import",
+                fix=f"import into a new run folder, e.g. --out {out.name}-imported",
+            )
         planned = _plan(cells, records, config, workload, out)  # every check before the first write
         results = _cells(planned)
         imports = [_entry(path, rec, key) for path, rec, key, _ in planned]
