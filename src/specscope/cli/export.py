@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from specscope.cli.command_options import ExportOutputOption, ExportToOption, TrackingUriOption
-from specscope.cli.options import RunArgument
+from specscope.cli.options import RequiredRunArgument
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, require_one_of
 
@@ -62,7 +62,7 @@ def _mlflow(run: Path, tracking_uri: str | None) -> None:
 
 
 def export_cmd(
-    run: RunArgument = None,
+    run: RequiredRunArgument,
     to: ExportToOption = "mlflow",
     output: ExportOutputOption = None,
     tracking_uri: TrackingUriOption = None,
@@ -77,9 +77,6 @@ def export_cmd(
 
     Exit codes: 0 exported; 2 not a run, unknown --to, --to profile without -o or without per-position
     acceptance, MLflow not installed."""
-    if run is None:
-        raise ConfigError("export needs a run folder", found="no RUN", expected="specscope export RUN --to mlflow",
-                          fix="pass the run folder that `specscope bench` or `specscope import` wrote")  # fmt: skip
     require_one_of(to, TARGETS, f"unknown --to {to!r}", fix="pass --to mlflow or --to profile")
     wrong = ("--tracking-uri", tracking_uri, "--to mlflow") if to == "profile" else ("-o", output, "--to profile")
     if wrong[1] is not None:

@@ -224,7 +224,7 @@ def register(app: typer.Typer) -> None:
         format: TextJsonFormatOption = "text",
         no_preflight: NoPreflightOption = False,
     ) -> None:
-        """Show or run a vLLM recipe, list recipes, or parse a vLLM log (--parse-log FILE).
+        """Show or run a vLLM recipe, list recipes, or read any engine's server log (--parse-log FILE).
 
         Exit 0 ok; 1 the parsed log shows a failure (error severity); 2 bad input or a server that did not start."""
         from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
