@@ -50,12 +50,13 @@ from specscope.bench.resume import (
     cells_to_skip,
     check_resume_options,
     is_finished,
+    refuse_imported,
     resumed_client,
     resumed_servers,
 )
 from specscope.bench.targets import ExternalServer, embedded_target, launched_target
 from specscope.config import BenchOptions
-from specscope.errors import ConfigError, SpecscopeError, StoreError
+from specscope.errors import SpecscopeError, StoreError
 from specscope.records import CellKey
 from specscope.stats.cells import summarize_run
 from specscope.stats.summary import CellSummary
@@ -133,20 +134,13 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
         if run.manifest.get("kind") != "bench":
             run.close()
             raise StoreError(f"{resume} is not a bench run", found=run.manifest.get("kind"), expected="bench")
-        if run.manifest.get("imports"):
-            run.close()
-            raise ConfigError(
-                f"{resume} is an imported run: it cannot be resumed (bench did not measure it)",
-                found=f"{len(run.manifest['imports'])} imported records (specscope import), no bench matrix",
-                expected="--resume RUN: a run folder `specscope bench` wrote and did not finish",
-                fix=f"add more result files with `specscope import FILE... --config NAME --out {resume}`",
-            )
         try:
             run.ensure_writable()
         except StoreError:
             run.close()
             raise
         try:
+            refuse_imported(run.manifest, resume)
             options = stored_bench_options(run.manifest, run.path / "manifest.json")
             check_resume_options(run.manifest, controls.given, resume, controls.spec)
             controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls))

@@ -187,9 +187,10 @@ def _refuse_out_of_mode(run: Path | None, given: dict[str, object]) -> None:
         wrong.append("--lm-head-bytes")
     if wrong:
         need = {"--holdout": "RUN", "--baseline": "RUN", "--lm-head-bytes": "--per-position"}
+        needed = " / ".join(dict.fromkeys(need[n] for n in wrong))
         raise ConfigError(
-            f"{', '.join(wrong)} need{'s' if len(wrong) == 1 else ''} {' / '.join(dict.fromkeys(need[n] for n in wrong))}",
-            found=", ".join(wrong) + (" without RUN" if "RUN" in (need[n] for n in wrong) else " without --per-position"),
+            f"{', '.join(wrong)} need{'s' if len(wrong) == 1 else ''} {needed}",
+            found=f"{', '.join(wrong)} without {needed}",
             expected="--holdout and --baseline with a run folder; --lm-head-bytes with --per-position",
             fix=f"pass a run folder (specscope predict RUN {' '.join(wrong)} ...), or drop {', '.join(wrong)}"
             if "--lm-head-bytes" not in wrong
