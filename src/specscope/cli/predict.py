@@ -192,7 +192,7 @@ def _refuse_out_of_mode(run: Path | None, given: dict[str, object]) -> None:
             f"{', '.join(wrong)} need{'s' if len(wrong) == 1 else ''} {needed}",
             found=f"{', '.join(wrong)} without {needed}",
             expected="--holdout and --baseline with a run folder; --lm-head-bytes with --per-position",
-            fix=f"pass a run folder (specscope predict RUN {' '.join(wrong)} ...), or drop {', '.join(wrong)}"
+            fix=f"give predict a run folder (the RUN argument), or drop {', '.join(wrong)}"
             if "--lm-head-bytes" not in wrong
             else "add --per-position U1,U2,... (published per-position acceptance), or drop --lm-head-bytes",
         )
