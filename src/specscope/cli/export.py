@@ -41,6 +41,13 @@ def _profile(run: Path, output: Path | None) -> None:
     for p, path in zip(profiles, paths, strict=True):
         write_json_atomic(path, p.body, indent=2)
         typer.echo(f"{path}  ({p.config} / {p.workload} / {p.beside['load']} / {p.phase})")
+        if never := p.beside.get("positions_never_drafted"):
+            typer.echo(
+                f"note: {p.config} / {p.workload} / {p.beside['load']} / {p.phase}: positions {never[0]}..{never[1]} "
+                f"were never drafted (no draft was longer than {never[0] - 1} tokens): the rates stop at position "
+                f"{never[0] - 1}",
+                err=True,
+            )
     side = sidecar_path(output)
     beside = [{"file": str(path), **p.beside} for p, path in zip(profiles, paths, strict=True)]
     write_json_atomic(side, {"run": str(run), "profiles": beside}, indent=2)
