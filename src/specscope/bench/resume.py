@@ -85,7 +85,8 @@ def refuse_imported(manifest: Mapping[str, Any], run: Path) -> None:
             f"{run} is an imported run: it cannot be resumed (bench did not measure it)",
             found=f"{len(manifest['imports'])} imported records (specscope import), no bench matrix",
             expected="--resume RUN: a run folder `specscope bench` wrote and did not finish",
-            fix=f"add more result files with `specscope import FILE... --config NAME --out {run}`",
+            fix=f"add more result files with `specscope import FILE... --out {run}` (naming their config, as when the "
+            "run was made)",
         )
 
 
