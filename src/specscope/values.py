@@ -95,7 +95,17 @@ def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow
         else:
             seconds = None
     ok = seconds is not None and seconds == seconds and seconds != float("inf")
-    if not ok or seconds is None or seconds < 0 or (seconds == 0 and not allow_zero):
+    if ok and seconds is not None and (seconds < 0 or (seconds == 0 and not allow_zero)):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ConfigError(
+            f"{what} must be {bound}",
+            found=text,
+            expected=f"a duration {bound}, e.g. 30s, 500ms or 2us",
+            fix=f"give {what} a duration above zero, e.g. {what} 30s"
+            if what.startswith("--")
+            else "give a duration above zero, e.g. 30s",
+        )
+    if not ok or seconds is None:
         raise ConfigError(
             f"{what} takes a {'non-negative' if allow_zero else 'positive'} duration",
             found=text,
@@ -268,7 +278,7 @@ def parse_pairs(
     return out
 
 
-_BYTES_RE = re.compile(rf"^\s*({_NUMBER})\s*([kmgtp]i?)?b?\s*$", re.IGNORECASE)
+_BYTES_RE = re.compile(rf"^\s*(-?{_NUMBER})\s*([kmgtp]i?)?b?\s*$", re.IGNORECASE)
 _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _PREFIX |= {"ki": 1024.0, "mi": 1024.0**2, "gi": 1024.0**3, "ti": 1024.0**4, "pi": 1024.0**5}
 
@@ -288,6 +298,16 @@ def parse_bytes(text: str | float | int, what: str = "a byte size", *, allow_zer
     elif isinstance(text, str) and (m := _BYTES_RE.match(text)):
         value = float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]
     low_ok = value is not None and (value > 0 or (allow_zero and value == 0))
+    if value is not None and value < float("inf") and not low_ok:
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ConfigError(
+            f"{what} must be {bound}",
+            found=text,
+            expected=f"a byte size {bound}, such as 17.61GB, 850MB or 0.79GiB",
+            fix=f"give {what} a size above zero, e.g. {what} 0.85GB"
+            if what.startswith("--")
+            else "give a size above zero, e.g. 0.85GB",
+        )
     if value is None or not low_ok or not value < float("inf"):
         kind = "non-negative" if allow_zero else "positive"
         example = f"{what} 0.85GB" if what.startswith("--") else "0.85GB"
@@ -362,18 +382,21 @@ def parse_fraction(value: str | float | int, what: str, example: str = "0.02") -
         ConfigError: not a number or a percentage, or outside ``[0, 1)``.
     """
     fraction: float | None = None
+    given_percent = False
     if isinstance(value, int | float) and not isinstance(value, bool):
         fraction = float(value)
     elif isinstance(value, str) and (m := _FRACTION.fullmatch(value)):
-        fraction = float(m.group(1)) / (100.0 if m.group(2) else 1.0)
+        given_percent = bool(m.group(2))
+        fraction = float(m.group(1)) / (100.0 if given_percent else 1.0)
     if fraction is None or not 0.0 <= fraction < 1.0:
         percent = ""
-        if fraction is not None and 1.0 <= fraction < 100.0:  # "5" meant 5 %?
+        if fraction is not None and not given_percent and 1.0 <= fraction < 100.0:  # "5" meant 5 %?
             percent = f" ({fraction:g} as a percentage: {fraction:g}%)"
         raise ConfigError(
             f"{what} takes a fraction from 0 to below 1",
             found=value,
-            expected=f"a fraction such as {example} or a percentage such as {float(example) * 100:g}%{percent}",
+            expected=f"a fraction such as {example} or a percentage such as {float(example) * 100:g}%"
+            + (" (below 100%)" if given_percent else percent),
             fix=f"e.g. {what} {example}",
         )
     return fraction

@@ -57,7 +57,7 @@ def check_names(options: BenchOptions, servers: dict[str, str] | None, engine: s
         fix = "pick recipes from `specscope serve --list`, or pass --recipes FILE"
     else:
         known = embedded_config_names()
-        fix = "the embedded engine has base, ngram and draft; pass --server URL for your own server"
+        fix = f"pass configs the embedded engine has ({', '.join(known)}), or --server URL for your own server"
     unknown_c = [c for c in options.run_configs() if c not in known and split_k_name(server_config(c))[0] not in known]
     if not servers and engine == "embedded" and max(options.levels) > EMBEDDED_MAX_PARALLEL:
         raise ConfigError(

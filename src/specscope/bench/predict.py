@@ -87,8 +87,11 @@ def roofline_only(inputs: PredictInputs, measured_tok_s: float | None = None) ->
     if target is None or bw is None:
         raise ConfigError(
             "without RUN, predict needs --bytes-per-step (or --checkpoint) and --bandwidth",
-            found="missing inputs",
+            found="missing inputs: "
+            + ", ".join(n for n, v in (("--bytes-per-step", target), ("--bandwidth", bw)) if v is None),
             expected="--bytes-per-step 17.61GB --bandwidth 273GB/s",
+            fix="specscope predict --bytes-per-step 17.61GB --bandwidth 273GB/s (your model's and device's), "
+            "or specscope predict RUN for a run folder",
         )
     roof = roofline_tok_s(target, bw)
     _require_under_roofline(measured_tok_s, roof, target, bw)
@@ -188,7 +191,7 @@ def predict_from_published(
         target_bytes=target,
         draft_bytes_per_token=dbytes,
         bandwidth_bytes_s=bw,
-        lm_head_bytes=parse_bytes(lm_head_bytes) if lm_head_bytes else 0.0,
+        lm_head_bytes=parse_bytes(lm_head_bytes, "--lm-head-bytes") if lm_head_bytes else 0.0,
         measured_tok_s=measured_tok_s,
         max_k=max_k,
         calibration=calibration,

@@ -38,6 +38,7 @@ __all__ = [
     "RunControls",
     "check_like_servers",
     "check_resume_options",
+    "refuse_imported",
     "resumed_servers",
     "check_sources_unchanged",
     "resumed_client",
@@ -71,6 +72,22 @@ class RunControls:
     on_start: Callable[[Path], None] | None = None
     record: Mapping[str, Any] | None = None
     spec: tuple[Opt, ...] = BENCH_SPEC
+
+
+def refuse_imported(manifest: Mapping[str, Any], run: Path) -> None:
+    """Refuse to resume a run ``specscope import`` made: bench did not measure it, so it has no matrix to finish.
+
+    Raises:
+        ConfigError: the manifest lists imported records.
+    """
+    if manifest.get("imports"):
+        raise ConfigError(
+            f"{run} is an imported run: it cannot be resumed (bench did not measure it)",
+            found=f"{len(manifest['imports'])} imported records (specscope import), no bench matrix",
+            expected="--resume RUN: a run folder `specscope bench` wrote and did not finish",
+            fix=f"add more result files with `specscope import FILE... --out {run}` (naming their config, as when the "
+            "run was made)",
+        )
 
 
 def check_resume_options(

@@ -50,6 +50,7 @@ from specscope.bench.resume import (
     cells_to_skip,
     check_resume_options,
     is_finished,
+    refuse_imported,
     resumed_client,
     resumed_servers,
 )
@@ -139,6 +140,7 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
             run.close()
             raise
         try:
+            refuse_imported(run.manifest, resume)
             options = stored_bench_options(run.manifest, run.path / "manifest.json")
             check_resume_options(run.manifest, controls.given, resume, controls.spec)
             controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls))

@@ -288,7 +288,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "workloads",
         "matrix",
         "names",
-        "Workload packs: prose, code, edit.",
+        "Workload packs: prose, code, edit, edit-prefill (edit with the answer's code fence pre-filled).",
         "A,B",
         effective=lambda o: list(o.workloads),
     ),

@@ -24,6 +24,7 @@ from specscope.cli.options import (
 )
 from specscope.cli.output import report_target
 from specscope.cli.vocab import VocabCommand
+from specscope.errors import ConfigError
 
 if TYPE_CHECKING:
     from specscope.stats.goodput import SloTargets
@@ -87,6 +88,17 @@ def advise_cmd(
     command = f"specscope advise {run}" if run is not None else f"specscope advise --from-csv {from_csv}"
     shares = parse_mix(mix, workloads_of(cells), command) if mix else None
     times = parse_level_mix(level_mix, sorted({c.concurrency for c in cells}), command) if level_mix else None
+    levels = None if max_concurrency is None else parse_int_list(max_concurrency, "--max-concurrency", "1,4")
+    if times is not None and levels is not None:
+        outside = sorted(lv for lv, share in times.shares.items() if share > 0 and lv not in levels)
+        if outside:
+            listed = ",".join(map(str, outside))
+            raise ConfigError(
+                f"--level-mix gives time to level {listed}, outside --max-concurrency {max_concurrency}",
+                found=f"--level-mix {level_mix} --max-concurrency {max_concurrency}",
+                expected="every --level-mix level among the --max-concurrency levels",
+                fix=f"add {listed} to --max-concurrency, or drop level {listed} from --level-mix",
+            )
     traffic = Traffic(
         mix=None if shares is None else shares.shares,
         level_mix=None if times is None else times.shares,
@@ -97,7 +109,7 @@ def advise_cmd(
         cells,
         traffic,
         baseline=baseline or str(manifest.get("baseline") or "base"),
-        concurrency=None if max_concurrency is None else parse_int_list(max_concurrency, "--max-concurrency", "1,4"),
+        concurrency=levels,
         acceptance=acceptance,
         acceptance_config=acceptance_config,
         server_facts=facts,

@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
     @app.command("audit", cls=VocabCommand)
     def audit(
         target: Annotated[
-            str, typer.Argument(help="Checkpoint folder, .safetensors file, or hub repo org/name[@revision].")
+            str, typer.Argument(help="Checkpoint folder, .safetensors or .gguf file, or hub repo org/name[@revision].")
         ],
         draft: DraftModelOption = None,
         bandwidth: BandwidthOption = None,

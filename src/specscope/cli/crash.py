@@ -162,6 +162,8 @@ def usage_parts(exc: typer.TyperException | click.ClickException, argv: list[str
         detail = message.split(": ", 1)[-1]
         flag = flags[0] if flags else where
         fix = value_fix(flag, detail, f"`{where} --help` says what {flag} takes")
+        # click's "'yaml' is not one of text, json": the expected is the list, not the sentence about the value
+        detail = re.sub(r"^'[^']*' is not one of ", "one of ", detail)
         return message.split(": ", 1)[0], typed, detail, fix
     if m := re.match(r"No such command '([^']*)'", message):
         name = m.group(1)

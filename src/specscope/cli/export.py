@@ -12,7 +12,7 @@ from pathlib import Path
 import typer
 
 from specscope.cli.command_options import ExportOutputOption, ExportToOption, TrackingUriOption
-from specscope.cli.options import RunArgument
+from specscope.cli.options import RequiredRunArgument
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, require_one_of
 
@@ -20,6 +20,7 @@ TARGETS = ("mlflow", "profile")
 
 
 def _profile(run: Path, output: Path | None) -> None:
+    from specscope.cli.output import make_output_folder, report_target
     from specscope.export.profile import profile_paths, run_profiles, sidecar_path
     from specscope.fsio import write_json_atomic
     from specscope.report.build import run_data
@@ -32,12 +33,21 @@ def _profile(run: Path, output: Path | None) -> None:
             expected="-o FILE: where speculation_profile.json is written",
             fix=f"specscope export {run} --to profile -o speculation_profile.json",
         )
+    output = report_target(None, output, ("json",), format_option=False)[1] or output
     with open_run(run) as r:
         profiles = run_profiles(run_data(r))
+    make_output_folder(output)
     paths = profile_paths(output, profiles)
     for p, path in zip(profiles, paths, strict=True):
         write_json_atomic(path, p.body, indent=2)
         typer.echo(f"{path}  ({p.config} / {p.workload} / {p.beside['load']} / {p.phase})")
+        if never := p.beside.get("positions_never_drafted"):
+            typer.echo(
+                f"note: {p.config} / {p.workload} / {p.beside['load']} / {p.phase}: positions {never[0]}..{never[1]} "
+                f"were never drafted (no draft was longer than {never[0] - 1} tokens): the rates stop at position "
+                f"{never[0] - 1}",
+                err=True,
+            )
     side = sidecar_path(output)
     beside = [{"file": str(path), **p.beside} for p, path in zip(profiles, paths, strict=True)]
     write_json_atomic(side, {"run": str(run), "profiles": beside}, indent=2)
@@ -59,7 +69,7 @@ def _mlflow(run: Path, tracking_uri: str | None) -> None:
 
 
 def export_cmd(
-    run: RunArgument = None,
+    run: RequiredRunArgument,
     to: ExportToOption = "mlflow",
     output: ExportOutputOption = None,
     tracking_uri: TrackingUriOption = None,
@@ -74,10 +84,16 @@ def export_cmd(
 
     Exit codes: 0 exported; 2 not a run, unknown --to, --to profile without -o or without per-position
     acceptance, MLflow not installed."""
-    if run is None:
-        raise ConfigError("export needs a run folder", found="no RUN", expected="specscope export RUN --to mlflow",
-                          fix="pass the run folder that `specscope bench` or `specscope import` wrote")  # fmt: skip
     require_one_of(to, TARGETS, f"unknown --to {to!r}", fix="pass --to mlflow or --to profile")
+    wrong = ("--tracking-uri", tracking_uri, "--to mlflow") if to == "profile" else ("-o", output, "--to profile")
+    if wrong[1] is not None:
+        raise ConfigError(
+            f"{wrong[0]} does not apply to --to {to}",
+            found=f"--to {to} {wrong[0]} {wrong[1]}",
+            expected=f"{wrong[0]} only with {wrong[2]}"
+            + (" (MLflow keeps the run in its tracking store, not in a file)" if to == "mlflow" else ""),
+            fix=f"drop {wrong[0]}" + (", or pass --to profile -o FILE.json" if to == "mlflow" else ""),
+        )
     if to == "profile":
         _profile(Path(run), output)
     else:

@@ -63,6 +63,7 @@ __all__ = [
     "REPORT_FORMATS",
     "TEXT_JSON",
     "ReportFormatOption",
+    "RequiredRunArgument",
     "RunArgument",
     "ServerOption",
     "SloOption",
@@ -206,6 +207,10 @@ TextJsonFormatOption = Annotated[
 RunArgument = Annotated[
     MaybePath,
     typer.Argument(help="A run folder written by `specscope bench`."),
+]
+RequiredRunArgument = Annotated[
+    Path,
+    typer.Argument(metavar="RUN", help="A run folder written by `specscope bench` or `specscope import`."),
 ]
 BaselineOption = Annotated[
     MaybeStr,

@@ -32,6 +32,7 @@ __all__ = [
     "emit",
     "emit_doc",
     "make_console",
+    "make_output_folder",
     "report_target",
 ]
 
@@ -49,8 +50,12 @@ SUFFIX_FORMATS = {
 }
 
 
-def report_target(fmt: str | None, output: Path | str | None, allowed: tuple[str, ...]) -> tuple[str, Path | None]:
+def report_target(
+    fmt: str | None, output: Path | str | None, allowed: tuple[str, ...], *, format_option: bool = True
+) -> tuple[str, Path | None]:
     """``(format, output file)`` from ``-f`` and ``-o``: ``-f`` when given, else ``-o``'s suffix, else ``text``.
+
+    ``format_option``: the command has ``-f`` (else the fix names only the file's suffix).
 
     Raises:
         ConfigError: ``-o`` is a folder, or its suffix names no format of ``allowed`` while ``-f`` is not given.
@@ -61,7 +66,7 @@ def report_target(fmt: str | None, output: Path | str | None, allowed: tuple[str
             "--output is a folder",
             found=str(path),
             expected="a file path, e.g. report.txt",
-            fix=f"pass a file inside it, e.g. --output {path / ('report.' + ('html' if 'html' in allowed else 'txt'))}",
+            fix=f"pass a file inside it, e.g. --output {path / ('report.' + _example_suffix(allowed))}",
         )
     if fmt is not None:
         return fmt, path
@@ -70,13 +75,29 @@ def report_target(fmt: str | None, output: Path | str | None, allowed: tuple[str
     by_suffix = SUFFIX_FORMATS.get(path.suffix.lower())
     if by_suffix not in allowed:
         suffixes = ", ".join(s for s, f in SUFFIX_FORMATS.items() if f in allowed)
+        rename = f"{path.stem}.{_example_suffix(allowed)}"
+        if not format_option:
+            raise ConfigError(
+                "the file name's suffix names no format this command writes",
+                found=path.name,
+                expected=f"a suffix of {suffixes}",
+                fix=f"name the file {rename}",
+            )
         raise ConfigError(
             "cannot tell the format from the file name",
             found=path.name,
             expected=f"a suffix of {suffixes}, or -f FORMAT ({', '.join(allowed)})",
-            fix=f"add -f text (or name the file {path.stem}.txt)",
+            fix=f"add -f {allowed[0]} (or name the file {rename})",
         )
     return by_suffix, path
+
+
+def _example_suffix(allowed: tuple[str, ...]) -> str:
+    """A suffix naming a format of ``allowed`` for a fix's example: html, txt, else the first allowed one's."""
+    for fmt, suffix in (("html", "html"), ("text", "txt")):
+        if fmt in allowed:
+            return suffix
+    return next(s for s, f in SUFFIX_FORMATS.items() if f == allowed[0]).lstrip(".")
 
 
 def _width(width: int | None, to_file: bool) -> int | None:
@@ -146,6 +167,17 @@ def write_file(output: Path, text: str) -> None:
     """
     from specscope.report.files import write_text_atomic
 
+    make_output_folder(output)
+    write_text_atomic(output, text if text.endswith("\n") else text + "\n")
+    typer.echo(str(output))
+
+
+def make_output_folder(output: Path) -> None:
+    """Make the folder of ``output`` (and its parents) when missing.
+
+    Raises:
+        ConfigError: the folder cannot be made.
+    """
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -155,5 +187,3 @@ def write_file(output: Path, text: str) -> None:
             expected="a writable folder",
             fix="pass an --output path in a folder you can write",
         ) from None
-    write_text_atomic(output, text if text.endswith("\n") else text + "\n")
-    typer.echo(str(output))

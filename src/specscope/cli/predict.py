@@ -156,6 +156,51 @@ def _holdout_lines(rows: list[Any]) -> list[str]:
     return lines
 
 
+def _refuse_out_of_mode(run: Path | None, given: dict[str, object]) -> None:
+    """Refuse, by name, an option the chosen mode does not read (never silently ignored): with RUN the
+    run-less inputs (``--per-position``, ``--measured``, ``--lm-head-bytes``); without RUN the run's
+    (``--holdout``, ``--baseline``), and ``--lm-head-bytes`` without ``--per-position``; ``--measured`` <= 0.
+
+    Raises:
+        ConfigError: such an option is given.
+    """
+    from specscope.errors import ConfigError
+
+    measured = given.get("--measured")
+    if isinstance(measured, float) and measured <= 0:
+        raise ConfigError(
+            "--measured must be > 0",
+            found=f"--measured {measured:g}",
+            expected="a measured no-draft decode rate in tokens/s, > 0, e.g. --measured 12.5",
+            fix="pass the no-draft tok/s you measured, or leave --measured out",
+        )
+    if run is not None:
+        wrong = [n for n in ("--per-position", "--measured", "--lm-head-bytes") if given.get(n) is not None]
+        if wrong:
+            raise ConfigError(
+                f"{', '.join(wrong)} only apply without RUN",
+                found=f"RUN {run} and {', '.join(wrong)}",
+                expected="with RUN: the run's own acceptance and rates; without RUN: --per-position, --measured, "
+                "--lm-head-bytes",
+                fix=f"drop {', '.join(wrong)} (predict RUN fits on the run), or drop RUN for the run-less prediction",
+            )
+        return
+    wrong = [n for n in ("--holdout", "--baseline") if given.get(n) is not None]
+    if given.get("--per-position") is None and given.get("--lm-head-bytes") is not None:
+        wrong.append("--lm-head-bytes")
+    if wrong:
+        need = {"--holdout": "RUN", "--baseline": "RUN", "--lm-head-bytes": "--per-position"}
+        needed = " / ".join(dict.fromkeys(need[n] for n in wrong))
+        raise ConfigError(
+            f"{', '.join(wrong)} need{'s' if len(wrong) == 1 else ''} {needed}",
+            found=f"{', '.join(wrong)} without {needed}",
+            expected="--holdout and --baseline with a run folder; --lm-head-bytes with --per-position",
+            fix=f"give predict a run folder (the RUN argument), or drop {', '.join(wrong)}"
+            if "--lm-head-bytes" not in wrong
+            else "add --per-position U1,U2,... (published per-position acceptance), or drop --lm-head-bytes",
+        )
+
+
 def predict_cmd(
     run: Annotated[Path | None, typer.Argument(help="A run folder; omit to print only the roofline.")] = None,
     bytes_per_step: BytesPerStepOption = None,
@@ -183,6 +228,22 @@ def predict_cmd(
     predict (a run without a speculative config)."""
     from specscope.bench.predict import predict_inputs, predict_on_run, roofline_only
 
+    _refuse_out_of_mode(
+        run,
+        {
+            "--per-position": per_position,
+            "--measured": measured,
+            "--lm-head-bytes": lm_head_bytes,
+            "--holdout": holdout,
+            "--baseline": baseline,
+        },
+    )
+    if checkpoint and bytes_per_step:
+        typer.echo(
+            f"note: --bytes-per-step {bytes_per_step} wins over the byte census of --checkpoint for the target's bytes "
+            "per step (the census gives only what the flags leave open)",
+            err=True,
+        )
     inputs = predict_inputs(
         bytes_per_step=bytes_per_step, draft_bytes=draft_bytes, bandwidth=bandwidth, checkpoint=checkpoint, draft=draft
     )

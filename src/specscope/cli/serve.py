@@ -171,6 +171,38 @@ def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str,
     return require_preflight(recipe.model, recipe.draft_model, recipe.method, recipe=name or recipe.name).describe()
 
 
+#: what only --parse-log reads
+PARSE_LOG_ONLY = ("--plan", "--census")
+
+
+def _refuse_out_of_mode(parse_log: Path | None, given: dict[str, object]) -> None:
+    """Refuse, by name, what the chosen mode does not read: with ``--parse-log`` a recipe and the options that
+    show, list or run one; without it ``--plan`` and ``--census`` (they read the parsed log).
+
+    Raises:
+        ConfigError: such an option is given.
+    """
+    named = [n for n, v in given.items() if v is not None]
+    if parse_log is not None:
+        wrong = [n for n in named if n not in PARSE_LOG_ONLY]
+        if wrong:
+            raise ConfigError(
+                f"--parse-log reads a log only: {', '.join(wrong)} do{'es' if len(wrong) == 1 else ''} not apply",
+                found=f"--parse-log {parse_log} with {', '.join(wrong)}",
+                expected="--parse-log FILE [--plan ...] [--census MODEL] [--format json]",
+                fix=f"drop {', '.join(wrong)}, or run that in a separate `specscope serve` without --parse-log",
+            )
+        return
+    wrong = [n for n in named if n in PARSE_LOG_ONLY]
+    if wrong:
+        raise ConfigError(
+            f"{', '.join(wrong)} need{'s' if len(wrong) == 1 else ''} --parse-log",
+            found=f"{', '.join(wrong)} without --parse-log",
+            expected="--parse-log FILE: the server log whose facts they read",
+            fix=f"specscope serve --parse-log SERVER.log {' '.join(f'{n} ...' for n in wrong)}",
+        )
+
+
 def register(app: typer.Typer) -> None:
     @app.command("serve", cls=VocabCommand)
     def serve(
@@ -188,7 +220,7 @@ def register(app: typer.Typer) -> None:
         format: TextJsonFormatOption = "text",
         no_preflight: NoPreflightOption = False,
     ) -> None:
-        """Show or run a vLLM recipe, list recipes, or parse a vLLM log (--parse-log FILE).
+        """Show or run a vLLM recipe, list recipes, or read any engine's server log (--parse-log FILE).
 
         Exit 0 ok; 1 the parsed log shows a failure (error severity); 2 bad input or a server that did not start."""
         from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
@@ -196,6 +228,21 @@ def register(app: typer.Typer) -> None:
 
         start_timeout_s = parse_duration_s(start_timeout, "--start-timeout")
 
+        _refuse_out_of_mode(
+            parse_log,
+            {
+                "RECIPE": recipe,
+                "--print": print_only or None,
+                "--docker": docker or None,
+                "--port": None if port == 8000 else port,
+                "--log": log,
+                "--list": list_recipes or None,
+                "--recipes": recipes,
+                "--no-preflight": no_preflight or None,
+                "--plan": plan,
+                "--census": census,
+            },
+        )
         if parse_log is not None:
             raise typer.Exit(_print_facts(parse_log, format or "text", plan, census))
         book = load_recipes(recipes)

@@ -14,9 +14,12 @@ when the run split them, :mod:`specscope.stats.phases`), pooled over the ok cell
 :func:`specscope.stats.acceptance.pooled_acceptance` (sum accepted at each position / sum verify steps: vLLM's
 per-position counters are marginal, since a position counts only after every earlier one was accepted) and
 :func:`specscope.stats.acceptance_dist.accepted_length_histogram`. ``measurement_conditions`` names the run, config,
-workload, load and phase. What the schema has no field for (drafted and accepted tokens, acceptance rate, the
-figures' source and flags) goes in a sidecar file beside the profiles, never into them. A figure we did not measure
-(``mean_accept_length_per_request``: no per-request acceptance length is kept) is null.
+workload, load and phase. A draft position never drafted (past ``draft_tokens - drafts + 1``, the longest any draft
+can have been) gets no rate: the rates stop at the last position that may have been drafted, the positions left out
+are named in the sidecar (``positions_never_drafted``: first, last) and on stderr. What the schema has no field for
+(drafted and accepted tokens, acceptance rate, the figures' source and flags) goes in a sidecar file beside the
+profiles, never into them. A figure we did not measure (``mean_accept_length_per_request``: no per-request acceptance
+length is kept) is null.
 """
 
 from __future__ import annotations
@@ -84,8 +87,20 @@ def _k(config: str, facts: Mapping[str, Any], cells: Sequence[CellSummary], posi
     return positions, "positions measured"
 
 
+def _last_drafted(view: AcceptanceView, k: int) -> int:
+    """The last draft position (1-based) that may have been drafted: no draft was longer than ``draft_tokens -
+    (drafts - 1)`` tokens (every other draft held at least one), and a position with accepts was drafted; else k."""
+    if view.drafts < 1 or view.draft_tokens < view.drafts:
+        return k
+    longest = int(view.draft_tokens - view.drafts + 1 + 1e-9)
+    accepted = max((i + 1 for i, u in enumerate(view.unconditional) if u > 0), default=1)
+    return max(1, min(k, max(longest, accepted)))
+
+
 def _body(view: AcceptanceView, per_position: Sequence[float], k: int, method: str | None) -> dict[str, Any]:
-    marginal = [*view.unconditional, *[0.0] * (k - len(view.unconditional))][:k]
+    """The schema's object; the rates stop at the last position that may have been drafted (:func:`_last_drafted`):
+    a position never drafted has no rate, and the schema takes fewer rates than ``num_speculative_tokens``."""
+    marginal = [*view.unconditional, *[0.0] * (k - len(view.unconditional))][: _last_drafted(view, k)]
     conditional, prev = [], 1.0
     for m in marginal:
         conditional.append(m / prev if prev > 0 else 0.0)
@@ -236,6 +251,7 @@ def _profile(
         "acceptance_rate": view.acceptance_rate,
         "acceptance_length": view.acceptance_length,
         "positions_measured": len(view.unconditional),
+        "positions_never_drafted": None if (last := _last_drafted(view, k)) >= k else [last + 1, k],
         "k_from": k_from,
         "source": view.source,
         "flags": list(view.flags),

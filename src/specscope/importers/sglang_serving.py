@@ -48,6 +48,8 @@ __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 SHAPE = "sglang-bench-serving"
 TOOL = "sglang bench_serving"
 _KEYS = ("duration", "completed", "total_output_tokens", "total_output_tokens_retokenized", "output_throughput")
+#: the totals a record must hold (named when a near miss lacks one)
+REQUIRED_KEYS = _KEYS
 
 
 def recognise(doc: Any) -> bool:

@@ -72,6 +72,28 @@ SHAPES: tuple[Shape, ...] = (
 )
 
 
+#: the keys a shape's recogniser requires, for naming what a near miss lacks (vLLM's and SGLang's totals).
+_REQUIRED: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    (vllm_serve.SHAPE, vllm_serve.REQUIRED_KEYS, ("endpoint_type", "backend")),
+    (sglang_serving.SHAPE, (*sglang_serving.REQUIRED_KEYS, "request_rate"), ()),
+)
+
+
+def _near_miss(doc: Any) -> str:
+    """``"; looks like SHAPE but lacks: duration"`` for a document holding most of a shape's required keys, else ""."""
+    if not isinstance(doc, Mapping):
+        return ""
+    best: tuple[int, str, list[str]] | None = None
+    for name, keys, one_of in _REQUIRED:
+        have = [k for k in keys if k in doc]
+        missing = [k for k in keys if k not in doc]
+        if one_of and not any(k in doc for k in one_of):
+            missing.append(" or ".join(one_of))
+        if missing and len(have) >= len(keys) / 2 and (best is None or len(missing) < len(best[2])):
+            best = (len(have), name, missing)
+    return "" if best is None else f"; looks like {best[1]} but lacks: {', '.join(best[2])}"
+
+
 def _tried() -> str:
     return "; ".join(f"{s.name} ({s.tool}, {s.source})" for s in SHAPES)
 
@@ -129,7 +151,7 @@ def read_records(path: Path) -> list[Imported]:
         shape = next((s for s in SHAPES if s.recognise(doc)), None)
         if shape is None:
             keys = ", ".join(sorted(map(str, doc))[:8]) if isinstance(doc, Mapping) else type(doc).__name__
-            raise _unknown(path, f"record {i}: {keys or 'an empty object'}")
+            raise _unknown(path, f"record {i}: {keys or 'an empty object'}{_near_miss(doc)}")
         try:
             records = shape.records(doc)
         except ConfigError as exc:  # a reader's refusal (no level to name): said with the file and record

@@ -47,6 +47,8 @@ TOOL = "vllm bench serve"
 # ``burstiness`` and ``max_concurrency`` joined the file with their options (late 2024): a 0.6-era result has neither,
 # and each read as absent means what the older benchmark did (Poisson arrivals, no cap).
 _KEYS = ("duration", "completed", "total_output_tokens", "output_throughput")
+#: the totals a record must hold (named when a near miss lacks one)
+REQUIRED_KEYS = _KEYS
 _SGLANG_ONLY = "total_output_tokens_retokenized"  # SGLang's bench_serving writes the same totals beside this one
 _ARRAYS = ("ttfts", "latencies", "output_lens", "input_lens", "errors")
 

@@ -277,10 +277,19 @@ def import_files(
     try:
         cells = run.cells() if run is not None else []
         manifest = run.manifest if run is not None else {"schema_version": SCHEMA_VERSION, **new}
+        if cells and not manifest.get("imports"):
+            raise ConfigError(
+                f"{out} holds cells bench measured: imported cells would be judged beside them as if measured in "
+                "the same harness, interleaved",
+                found=f"a run of {len(cells)} cells measured by specscope bench (engine {manifest.get('engine')})",
+                expected="--out: a new folder, or a run made by specscope import",
+                fix=f"import into a new run folder, e.g. --out {out.name}-imported",
+            )
         planned = _plan(cells, records, config, workload, out)  # every check before the first write
         results = _cells(planned)
         imports = [_entry(path, rec, key) for path, rec, key, _ in planned]
         keys = {c.key for c in cells} | {r.key for r in results}
+        _check_baseline(baseline, config, {k.config for k in keys}, out)
         fields = _manifest_fields(manifest, keys, imports, baseline)
         validate_manifest({**manifest, **fields}, out / MANIFEST_NAME)
         if run is None:
@@ -299,6 +308,26 @@ def import_files(
         if run is not None:
             run.close()
     return [ImportedCell(key, str(path), rec.tool, rec.load.label()) for path, rec, key, _ in planned]
+
+
+def _check_baseline(baseline: str | None, config: str, configs: set[str], out: Path) -> None:
+    """Refuse a ``--baseline`` that is neither the config imported nor a config already in the run: the report
+    would have nothing to compare against and show no speedups.
+
+    Raises:
+        ConfigError: ``baseline`` names no config of the run after the import.
+    """
+    if baseline is None or baseline in configs:
+        return
+    others = sorted(configs - {config})
+    raise ConfigError(
+        f"--baseline {baseline} is not a config of the run",
+        found=f"--baseline {baseline}; the run's configs after this import: {', '.join(sorted(configs))}",
+        expected=f"--baseline {config} (the config imported)"
+        + (f" or one of the run's configs: {', '.join(others)}" if others else ""),
+        fix=f"import {baseline}'s files first (specscope import FILE... --config {baseline} --out {out}), "
+        "or name one of the run's configs",
+    )
 
 
 def _write(

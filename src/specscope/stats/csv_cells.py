@@ -158,8 +158,14 @@ def _read(path: Path) -> str:
             fix="pass a CSV of cells (one row per cell)",
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
+        folder = Path(path).is_dir()
         raise ConfigError(
-            "cannot read the CSV", found=f"{path}: {read_error_text(exc)}", expected="a readable UTF-8 CSV file"
+            "cannot read the CSV" + (": it is a folder" if folder else ""),
+            found=f"{path}: {read_error_text(exc)}",
+            expected="a readable UTF-8 CSV file",
+            fix=f"pass the CSV file inside it, e.g. --from-csv {Path(path) / 'results.csv'}"
+            if folder
+            else "pass a readable UTF-8 CSV file of cells (one row per cell), e.g. --from-csv results.csv",
         ) from None
 
 

@@ -137,8 +137,15 @@ def parse_workload_specs(specs: list[str]) -> dict[str, str]:
                 "--workload takes NAME=FILE", found=spec, expected="e.g. mine=prompts.jsonl", fix="name the file"
             )
         if name in out or name in PACK_NAMES or "/" in name or "@" in name:
+            why = (
+                "given twice (another --workload has it)"
+                if name in out
+                else "a built-in workload's name"
+                if name in PACK_NAMES
+                else "invalid: it holds '/' or '@'"
+            )
             raise ConfigError(
-                f"workload name {name!r} is taken or invalid",
+                f"workload name {name!r} is {why}",
                 found=name,
                 expected=f"a new name without '/' or '@', not one of {', '.join(PACK_NAMES)}",
                 fix="pick another name, e.g. --workload mine=prompts.jsonl",
@@ -147,7 +154,7 @@ def parse_workload_specs(specs: list[str]) -> dict[str, str]:
         if not file.is_file():
             what = "a folder" if file.is_dir() else "not a regular file" if file.exists() else "no such file"
             raise ConfigError(
-                f"workload file not found: {path}",
+                f"workload file is a folder: {path}" if file.is_dir() else f"workload file not found: {path}",
                 found=f"{path}: {what}",
                 expected="a JSONL, JSON, CSV or text file",
                 fix="name one file of the folder (--workload NAME=FOLDER/FILE)" if file.is_dir() else "check the path",

@@ -1,0 +1,38 @@
+"""Help and error lines that say what the code does: serve reads any engine's log, audit takes .gguf, export's RUN
+is required, --workloads names every pack it accepts, --configs' fix names the embedded engine's configs."""
+
+from __future__ import annotations
+
+from clirun import cli
+from specscope.engine.config import named_configs
+from specscope.workload.packs import PACK_NAMES
+
+
+def test_serve_summary_says_any_engine(tmp_path, capsys, monkeypatch):
+    _, out, _ = cli(["--help"], capsys, monkeypatch, tmp_path)
+    assert "parse a vLLM log" not in out and "any engine's" in out
+
+
+def test_audit_target_help_names_gguf(tmp_path, capsys, monkeypatch):
+    _, out, _ = cli(["audit", "--help"], capsys, monkeypatch, tmp_path)
+    assert ".gguf" in out
+
+
+def test_export_run_is_required(tmp_path, capsys, monkeypatch):
+    _, out, _ = cli(["export", "--help"], capsys, monkeypatch, tmp_path)
+    assert "[RUN]" not in out and "RUN" in out
+    code, _, err = cli(["export"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "RUN" in err and "fix:" in err
+
+
+def test_workloads_help_names_every_pack(tmp_path, capsys, monkeypatch):
+    _, out, _ = cli(["bench", "--help"], capsys, monkeypatch, tmp_path)
+    assert all(p in out for p in PACK_NAMES)
+    code, _, err = cli(["bench", "--workloads", "nosuch"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "edit-prefill" in err
+
+
+def test_configs_expected_and_fix_agree(tmp_path, capsys, monkeypatch):
+    code, _, err = cli(["bench", "--configs", "nosuch"], capsys, monkeypatch, tmp_path)
+    fix = err.split("fix:", 1)[1]
+    assert code == 2 and all(c in fix for c in named_configs()) and "has base, ngram and draft;" not in err

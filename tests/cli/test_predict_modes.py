@@ -1,0 +1,51 @@
+"""``specscope predict``: an option its mode does not read is refused by name (never silently ignored)."""
+
+from __future__ import annotations
+
+import pytest
+
+from audit.ckmaker import dense_config, dense_model, write
+from clirun import cli
+from quickrun import make_quick_run
+
+ROOF = ["--bytes-per-step", "1GB", "--bandwidth", "100GB/s"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--per-position", "0.8,0.6"], "--per-position"),
+        (["--measured", "12"], "--measured"),
+        (["--lm-head-bytes", "0.1GB"], "--lm-head-bytes"),
+    ],
+)
+def test_run_less_options_with_run_are_refused(extra, named, tmp_path, capsys, monkeypatch):
+    run = make_quick_run(tmp_path / "run")
+    code, _, err = cli(["predict", run, "--bytes-per-step", "0.27GB", *extra], capsys, monkeypatch, tmp_path)
+    assert code == 2 and named in err and "only apply without RUN" in err and "fix:" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--holdout", "3"], "--holdout needs RUN"),
+        (["--baseline", "base"], "--baseline needs RUN"),
+        (["--lm-head-bytes", "0.1GB"], "--lm-head-bytes needs --per-position"),
+    ],
+)
+def test_run_options_without_run_are_refused(extra, named, tmp_path, capsys, monkeypatch):
+    code, _, err = cli(["predict", *ROOF, *extra], capsys, monkeypatch, tmp_path)
+    assert code == 2 and named in err and "fix:" in err
+
+
+def test_measured_zero_is_refused(tmp_path, capsys, monkeypatch):
+    code, out, err = cli(["predict", *ROOF, "--measured", "0"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "--measured must be > 0" in err and not out
+
+
+def test_bytes_per_step_with_checkpoint_says_which_wins(tmp_path, capsys, monkeypatch):
+    ck = write(tmp_path / "ck", dense_model(2, 64), dense_config(2, 64))
+    code, out, err = cli(["predict", "--checkpoint", ck, *ROOF, "-f", "json"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "--bytes-per-step 1GB wins over the byte census of --checkpoint" in err
+    assert '"target_bytes": 1000000000.0' in out
