@@ -85,7 +85,7 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "workload/layout_of.py": (7, 0, CENSUS),  # the census keys a row is read as (vllm.sharegpt, sglang.openai, ...)
     "export/profile.py": (2, 0, PEER),
     "importers/sglang_serving.py": (4, 0, PEER),
-    "importers/shapes.py": (14, 0, PEER),
+    "importers/shapes.py": (18, 0, PEER),
     "importers/vllm_serve.py": (6, 0, PEER),
     "workload/userfile_fields.py": (3, 0, CENSUS),
     "workload/userfile.py": (2, 0, CENSUS),  # the --drop-bad-rows fix names the readers that skip such rows

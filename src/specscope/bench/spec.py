@@ -371,8 +371,9 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "workload",
         "load",
         "items",
-        "A workload (NAME=FILE of your own prompts: JSONL with messages, conversations or prompt, or text lines).",
-        "NAME=FILE",
+        "A workload (NAME=FILE of your own prompts: JSONL with messages, conversations or prompt, or text lines; "
+        "a bare FILE is named by its file name without suffixes).",
+        "[NAME=]FILE",
     ),
     Opt(
         "dataset",

@@ -112,6 +112,8 @@ def _ignored_fields(w: str, prompts: list[Prompt]) -> list[str]:
         ("timing_fields", "arrival times", "not replayed: each cell sends the rows at its concurrency or rate; to "
          "replay arrivals pass a trace with --trace FILE (rows of timestamp (ms), text_input, output_length)"),
         ("unsent_fields", "request-body fields", "not sent: specscope sends the messages and max_tokens only"),
+        ("unread_length_fields", "output-length look-alikes", "not read as the output length (--max-tokens applies): "
+         "name it output_length (or max_tokens) to send it"),
     ):  # fmt: skip
         found = [p.meta[key] for p in prompts if p.meta.get(key)]
         if found:

@@ -32,6 +32,7 @@ __all__ = [
     "TRACE_ONLY_FIELDS",
     "TIMING_FIELDS",
     "UNSENT_FIELDS",
+    "OUTPUT_LENGTH_LOOKALIKES",
     "REQUEST_BODY_FIELDS",
     "INPUTS_JSON_SENT",
     "BAILIAN_FIELDS",
@@ -110,6 +111,20 @@ TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp", "inferenceTime")
 #: Request-body fields a row may carry that specscope does not send (AIPerf ``SingleTurn`` / ``MooncakeTrace``
 #: ``extra``: shallow-merged into the request body at dispatch), named in a warning by ``bench``.
 UNSENT_FIELDS = ("extra",)
+#: Names a row may give its output length under that none of the census's readers takes (each tool reads only the
+#: names in :data:`OUTPUT_LENGTH_FIELDS`; SGLang's ``DatasetRow.output_len`` is in-memory, not a file field): never
+#: read as the length, so ``--max-tokens`` applies, and ``bench`` names them in a warning rather than drop them
+#: silently (issue 36: "each row's output length silently replaced by the default").
+OUTPUT_LENGTH_LOOKALIKES = (
+    "output_len",
+    "max_new_tokens",
+    "max_output_tokens",
+    "output_token_count",
+    "num_output_tokens",
+    "osl",
+    "gen_len",
+    "response_len",
+)
 #: OpenAI / vLLM / SGLang sampling fields a row may carry as a request body (SGLang's ``openai`` dataset passes every
 #: field but ``messages``, ``max_tokens``, ``max_completion_tokens`` and ``model`` into the request): specscope sends
 #: its own sampling options, so these are named in the same warning as :data:`UNSENT_FIELDS`.

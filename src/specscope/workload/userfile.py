@@ -88,6 +88,7 @@ from specscope.workload.userfile_fields import (
     system_prefix,
     texts_of,
     timing_fields,
+    unread_length_fields,
     unsent_fields,
 )
 from specscope.workload.userfile_sessions import (
@@ -121,18 +122,22 @@ _CHAT_ROLES = {"system": "system", "user": "user", "assistant": "assistant", "de
 
 
 def parse_workload_specs(specs: list[str]) -> dict[str, str]:
-    """``["mine=prompts.jsonl"]`` -> ``{"mine": "/abs/prompts.jsonl"}``.
+    """``["mine=prompts.jsonl"]`` -> ``{"mine": "/abs/prompts.jsonl"}``; a bare ``FILE`` (no ``=``, or a path that is
+    itself a file) is named by its file name without suffixes (``data/chat.jsonl.gz`` -> ``chat``).
 
     Raises:
-        ConfigError: a spec without ``=``, an empty or repeated name, a name of a built-in pack, or a missing file.
+        ConfigError: an empty or repeated name, a name of a built-in pack, or a missing file.
     """
     from specscope.workload.packs import PACK_NAMES
 
     out: dict[str, str] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
+        if not sep or Path(spec).expanduser().is_file():  # a bare FILE: named by its file name
+            path = spec
+            name = Path(spec).name.split(".", 1)[0]
         name = name.strip()
-        if not sep or not name or not path:
+        if not name or not path:
             raise ConfigError(
                 "--workload takes NAME=FILE", found=spec, expected="e.g. mine=prompts.jsonl", fix="name the file"
             )
@@ -148,7 +153,7 @@ def parse_workload_specs(specs: list[str]) -> dict[str, str]:
                 f"workload name {name!r} is {why}",
                 found=name,
                 expected=f"a new name without '/' or '@', not one of {', '.join(PACK_NAMES)}",
-                fix="pick another name, e.g. --workload mine=prompts.jsonl",
+                fix=f"pick another name, e.g. --workload mine={path or 'prompts.jsonl'}",
             )
         file = Path(path).expanduser()
         if not file.is_file():
@@ -564,7 +569,11 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         meta["id"], meta[TRAJECTORY_KEY] = step[0], step  # one trajectory's steps: checked by join_sessions
     if (session := aiperf_session(record)) is not None:
         meta[SESSION_KEY] = session  # joined with the session's other rows (join_sessions)
-    for key, found in (("timing_fields", timing_fields(record)), ("unsent_fields", unsent_fields(record))):
+    for key, found in (
+        ("timing_fields", timing_fields(record)),
+        ("unsent_fields", unsent_fields(record)),
+        ("unread_length_fields", unread_length_fields(record)),
+    ):
         if found:
             meta[key] = found  # not replayed / not sent: bench names them in a warning at the start
     return meta

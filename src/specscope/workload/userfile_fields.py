@@ -31,6 +31,7 @@ from specscope.workload.census import (
     MEDIA_FIELDS,
     MESSAGES_FIELDS,
     OUTPUT_LENGTH_FIELDS,
+    OUTPUT_LENGTH_LOOKALIKES,
     REQUEST_BODY_FIELDS,
     SAGEMAKER_FIELDS,
     SYSTEM_FIELDS,
@@ -50,6 +51,7 @@ __all__ = [
     "texts_of",
     "timing_fields",
     "unsent_fields",
+    "unread_length_fields",
     "csv_records",
     "guidellm_columns",
     "first_text_field",
@@ -351,6 +353,12 @@ def unsent_fields(record: dict[str, Any]) -> tuple[str, ...]:
     of a request body such as SGLang's ``openai`` rows carry) a record carries: never sent, named in a warning by
     ``bench``."""
     return _present(record, UNSENT_FIELDS + REQUEST_BODY_FIELDS)
+
+
+def unread_length_fields(record: dict[str, Any]) -> tuple[str, ...]:
+    """The output-length look-alike fields (:data:`OUTPUT_LENGTH_LOOKALIKES`) a record carries: not read as its length
+    (``--max-tokens`` applies), named in a warning by ``bench`` and its dry run."""
+    return _present(record, OUTPUT_LENGTH_LOOKALIKES)
 
 
 def is_csv(name: str) -> bool:

@@ -217,7 +217,7 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
         if length is not None and "max_tokens" not in meta:
             meta["max_tokens"], meta["output_length_field"] = length, p.meta["output_length_field"]
         follow_ups += [p.messages[0]["content"], *p.follow_ups]
-        for key in ("timing_fields", "unsent_fields"):
+        for key in ("timing_fields", "unsent_fields", "unread_length_fields"):
             if p.meta.get(key):
                 meta[key] = tuple(dict.fromkeys((*meta.get(key, ()), *p.meta[key])))
     meta["session_lines"] = [p.meta["line"] for p in rows]
