@@ -96,15 +96,7 @@ def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow
             seconds = None
     ok = seconds is not None and seconds == seconds and seconds != float("inf")
     if ok and seconds is not None and (seconds < 0 or (seconds == 0 and not allow_zero)):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ConfigError(
-            f"{what} must be {bound}",
-            found=text,
-            expected=f"a duration {bound}, e.g. 30s, 500ms or 2us",
-            fix=f"give {what} a duration above zero, e.g. {what} 30s"
-            if what.startswith("--")
-            else "give a duration above zero, e.g. 30s",
-        )
+        raise _out_of_bound(what, text, allow_zero, "a duration", "30s, 500ms or 2us", "30s")
     if not ok or seconds is None:
         raise ConfigError(
             f"{what} takes a {'non-negative' if allow_zero else 'positive'} duration",
@@ -121,6 +113,22 @@ def percent_text(fraction: float | None, digits: int = 1) -> str:
     if fraction is None or fraction != fraction:
         return "—"
     return f"{fraction * 100:.{digits}f}%"
+
+
+def _out_of_bound(what: str, text: object, allow_zero: bool, kind: str, examples: str, example: str) -> ConfigError:
+    """The refusal of a zero or negative value of ``kind`` (a duration, a byte size) for option or field ``what``:
+    "must be > 0" (">= 0" with ``allow_zero``), naming the option in the fix when ``what`` is one."""
+    bound = ">= 0" if allow_zero else "> 0"
+    above = "zero or more" if allow_zero else "above zero"
+    size = kind.rsplit(" ", 1)[-1]
+    return ConfigError(
+        f"{what} must be {bound}",
+        found=str(text),
+        expected=f"{kind} {bound}, e.g. {examples}",
+        fix=f"give {what} a {size} {above}, e.g. {what} {example}"
+        if what.startswith("--")
+        else f"give a {size} {above}, e.g. {example}",
+    )
 
 
 def duration_text(seconds: float) -> str:
@@ -299,15 +307,7 @@ def parse_bytes(text: str | float | int, what: str = "a byte size", *, allow_zer
         value = float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]
     low_ok = value is not None and (value > 0 or (allow_zero and value == 0))
     if value is not None and value < float("inf") and not low_ok:
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ConfigError(
-            f"{what} must be {bound}",
-            found=text,
-            expected=f"a byte size {bound}, such as 17.61GB, 850MB or 0.79GiB",
-            fix=f"give {what} a size above zero, e.g. {what} 0.85GB"
-            if what.startswith("--")
-            else "give a size above zero, e.g. 0.85GB",
-        )
+        raise _out_of_bound(what, text, allow_zero, "a byte size", "17.61GB, 850MB or 0.79GiB", "0.85GB")
     if value is None or not low_ok or not value < float("inf"):
         kind = "non-negative" if allow_zero else "positive"
         example = f"{what} 0.85GB" if what.startswith("--") else "0.85GB"

@@ -17,9 +17,9 @@ from specscope.adapters.logs import BoundAlarm, LogSummary
 from specscope.adapters.registry import display
 from specscope.adapters.sglang.logs import (
     BONUS_RATE,
-    METHODS,
     SglangLogFacts,
     SglangSpecWindow,
+    method_and_k,
     rate_bound,
     rate_counts_bonus,
 )
@@ -63,11 +63,8 @@ def sglang_spec_summary(
     :class:`SglangSpecSummary`."""
     if not windows:
         return None
+    method, k = method_and_k(spec)
     spec = spec or {}
-    algorithm = spec.get("algorithm")
-    method = METHODS.get(str(algorithm).upper(), str(algorithm).lower()) if algorithm else None
-    n_draft = spec.get("num_draft_tokens")
-    k = n_draft - 1 if isinstance(n_draft, int) and n_draft > 1 and not spec.get("adaptive") else None
     at_most = max(rate_bound(w, k) for w in windows)
     rates = [w.accept_rate for w in windows if w.accept_rate is not None]
     lengths = [w.accept_length for w in windows]
@@ -77,7 +74,7 @@ def sglang_spec_summary(
     return SglangSpecSummary(
         windows=len(windows),
         ranks=sorted({w.rank for w in windows if w.rank}),
-        algorithm=algorithm,
+        algorithm=spec.get("algorithm"),
         method=method,
         draft_tokens_per_step=k,
         accept_length_min=min(lengths),

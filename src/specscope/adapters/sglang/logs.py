@@ -122,6 +122,17 @@ def _length_bound(w: SglangSpecWindow, k: int | None) -> float:
     return max(0.0, w.accept_length + _HALF - 1.0) / (k or 1)
 
 
+def method_and_k(spec: dict[str, Any] | None) -> tuple[str | None, int | None]:
+    """The speculative method (:data:`METHODS`) and k of a ``server_args`` line's facts: k = ``num_draft_tokens`` - 1
+    (SGLang counts the verified root among its draft tokens), None for an adaptive length or when not stated."""
+    spec = spec or {}
+    algorithm = spec.get("algorithm")
+    method = METHODS.get(str(algorithm).upper(), str(algorithm).lower()) if algorithm else None
+    n_draft = spec.get("num_draft_tokens")
+    k = n_draft - 1 if isinstance(n_draft, int) and n_draft > 1 and not spec.get("adaptive") else None
+    return method, k
+
+
 def rate_bound(w: SglangSpecWindow, k: int | None) -> float:
     """The largest pooled-rate contribution the window allows (module doc): the smaller of its printed rate + 0.005
     and its length's bound, so a rate that counts the bonus token never loosens it."""
@@ -227,11 +238,8 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     capacity = capacity_samples(lines)
     if not windows and not capacity:
         return None
+    method, k = method_and_k(spec)
     spec = spec or {}
-    algorithm = spec.get("algorithm")
-    method = METHODS.get(str(algorithm).upper(), str(algorithm).lower()) if algorithm else None
-    n_draft = spec.get("num_draft_tokens")
-    k = n_draft - 1 if isinstance(n_draft, int) and n_draft > 1 and not spec.get("adaptive") else None
     stats = [
         LogSpecStat(
             engine="sglang",
