@@ -27,3 +27,14 @@ def cli(argv: list[str], capsys, monkeypatch, tmp_path: Path) -> tuple[int, str,
     assert code != 3 and "Traceback" not in out.err, out.err
     assert not crash.exists() or not any(crash.iterdir()), out.err
     return code, out.out, out.err
+
+
+def vllm_import_run(tmp_path: Path, capsys, monkeypatch) -> Path:
+    """A run of configs base and mtp imported from tests/data/imports' vLLM result files (two repeats each)."""
+    from paths import DATA
+
+    run = tmp_path / "run"
+    for config in ("base", "mtp"):
+        files = [DATA / "imports" / f"vllm_{config}_r{i}.json" for i in (0, 1)]
+        assert cli(["import", *files, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    return run

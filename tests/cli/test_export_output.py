@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from clirun import cli
-from paths import DATA
-
-
-def _vllm_run(tmp_path: Path, capsys, monkeypatch) -> Path:
-    run = tmp_path / "run"
-    for config in ("base", "mtp"):
-        files = [DATA / "imports" / f"vllm_{config}_r{i}.json" for i in (0, 1)]
-        assert cli(["import", *files, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
-    return run
+from clirun import cli, vllm_import_run
 
 
 def test_export_profile_makes_the_folder_of_o(tmp_path, capsys, monkeypatch):
-    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
     target = tmp_path / "not" / "there" / "y.json"
     code, out, err = cli(["export", run, "--to", "profile", "-o", target], capsys, monkeypatch, tmp_path)
     assert code == 0, err
@@ -27,7 +17,7 @@ def test_export_profile_makes_the_folder_of_o(tmp_path, capsys, monkeypatch):
 
 
 def test_export_profile_o_a_folder_is_refused(tmp_path, capsys, monkeypatch):
-    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
     folder = tmp_path / "out"
     folder.mkdir()
     code, _, err = cli(["export", run, "--to", "profile", "-o", folder], capsys, monkeypatch, tmp_path)
@@ -36,7 +26,7 @@ def test_export_profile_o_a_folder_is_refused(tmp_path, capsys, monkeypatch):
 
 
 def test_export_profile_o_with_a_suffix_naming_no_json_is_refused(tmp_path, capsys, monkeypatch):
-    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
     code, _, err = cli(["export", run, "--to", "profile", "-o", tmp_path / "y.txt"], capsys, monkeypatch, tmp_path)
     assert code == 2 and "y.txt" in err and ".json" in err
     assert "-f text" not in err  # export has no -f
@@ -44,7 +34,7 @@ def test_export_profile_o_with_a_suffix_naming_no_json_is_refused(tmp_path, caps
 
 
 def test_tracking_uri_with_to_profile_is_refused(tmp_path, capsys, monkeypatch):
-    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
     argv = ["export", run, "--to", "profile", "-o", tmp_path / "p.json", "--tracking-uri", tmp_path / "mlruns"]
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2 and "--tracking-uri does not apply to --to profile" in err and "fix: drop --tracking-uri" in err
@@ -52,7 +42,7 @@ def test_tracking_uri_with_to_profile_is_refused(tmp_path, capsys, monkeypatch):
 
 
 def test_o_with_to_mlflow_is_refused(tmp_path, capsys, monkeypatch):
-    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
     monkeypatch.chdir(tmp_path)  # MLflow's default store is ./mlruns
     code, _, err = cli(["export", run, "--to", "mlflow", "-o", tmp_path / "z.json"], capsys, monkeypatch, tmp_path)
     assert code == 2 and "-o does not apply to --to mlflow" in err and "fix: drop -o" in err

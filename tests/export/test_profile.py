@@ -7,27 +7,18 @@ tests/data/profile/speculation_profile.schema.json (tests/data/SOURCES.md)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jsonschema
 
-from clirun import cli
+from clirun import cli, vllm_import_run
 from paths import DATA
 from report_cli import report_json
 
 SCHEMA = json.loads((DATA / "profile" / "speculation_profile.schema.json").read_text())
 
 
-def _vllm_run(tmp_path: Path, capsys, monkeypatch) -> Path:
-    run = tmp_path / "run"
-    for config in ("base", "mtp"):
-        files = [DATA / "imports" / f"vllm_{config}_r{i}.json" for i in (0, 1)]
-        assert cli(["import", *files, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
-    return run
-
-
 def test_the_profile_validates_and_equals_the_report(tmp_path, capsys, monkeypatch):
-    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
     target = tmp_path / "speculation_profile.json"
     code, out, err = cli(["export", run, "--to", "profile", "-o", target], capsys, monkeypatch, tmp_path)
     assert code == 0, err
@@ -61,7 +52,7 @@ def test_a_run_without_per_position_acceptance_is_refused(tmp_path, capsys, monk
 
 
 def test_profile_needs_an_output_file(tmp_path, capsys, monkeypatch):
-    run = _vllm_run(tmp_path, capsys, monkeypatch)
+    run = vllm_import_run(tmp_path, capsys, monkeypatch)
     code, _, err = cli(["export", run, "--to", "profile"], capsys, monkeypatch, tmp_path)
     assert code == 2 and "-o FILE" in err
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from specscope.adapters.declare import Row
 from specscope.adapters.names import adapter_metrics
-from specscope.adapters.registry import ENGINES
+from specscope.adapters.registry import engine_modules
 from specscope.fsio import write_text_atomic
 
 __all__ = ["SECTIONS", "main", "metrics_table", "render"]
@@ -59,11 +59,7 @@ def log_table() -> str:
     head = "| engine | line form or field | status | what it gives / why not | source | release |\n"
     head += "|---|---|---|---|---|---|\n"
     lines = []
-    for engine in ENGINES:
-        name = f"specscope.adapters.{engine}.logs"
-        if importlib.util.find_spec(name) is None:
-            continue
-        mod = importlib.import_module(name)
+    for engine, mod in engine_modules("logs"):
         for form in getattr(mod, "FORMS", ()):
             cells = [_display(engine), f"form: {form.name} (`{form.example}`)", "read", "a log line it recognises"]
             lines.append("| " + " | ".join(_cell(c) for c in [*cells, form.source, form.release]) + " |")

@@ -15,8 +15,6 @@ count a line does not print is None, never 0. The engine-neutral pooling (Σacce
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -24,7 +22,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from specscope.adapters.registry import ENGINES
+from specscope.adapters.registry import engine_modules
 
 __all__ = [
     "BoundAlarm",
@@ -220,22 +218,12 @@ class LogSummary(NamedTuple):
 
 def log_summaries() -> list[LogSummary]:
     """Every registered engine's :class:`LogSummary`, in registry order (engines with a ``log_summary`` module)."""
-    out = []
-    for engine in ENGINES:
-        name = f"specscope.adapters.{engine}.log_summary"
-        if importlib.util.find_spec(name) is not None:
-            out.append(importlib.import_module(name).SUMMARY)
-    return out
+    return [mod.SUMMARY for _, mod in engine_modules("log_summary")]
 
 
 def _log_modules() -> list[Any]:
     """The ``logs`` module of every registered engine that has one, in registry order."""
-    out = []
-    for engine in ENGINES:
-        name = f"specscope.adapters.{engine}.logs"
-        if importlib.util.find_spec(name) is not None:
-            out.append(importlib.import_module(name))
-    return out
+    return [mod for _, mod in engine_modules("logs")]
 
 
 def forms_tried() -> list[LogForm]:

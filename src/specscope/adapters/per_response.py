@@ -18,14 +18,12 @@ is a named reason (``WRONG_TYPE``) and the count is None.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import reprlib
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, NamedTuple
 
-from specscope.adapters.registry import ENGINES
+from specscope.adapters.registry import engine_modules
 from specscope.records import SpecRequest
 
 __all__ = [
@@ -144,20 +142,14 @@ class ResponseReader(NamedTuple):
 @cache
 def readers() -> tuple[ResponseReader, ...]:
     """Every registered engine's per-response reader, in registry order (the order the top-level readings merge)."""
-    out = []
-    for engine in ENGINES:
-        name = f"specscope.adapters.{engine}.per_response"
-        if importlib.util.find_spec(name) is None:
-            continue
-        mod = importlib.import_module(name)
-        out.append(
-            ResponseReader(
-                engine,
-                frozenset(mod.ROOT_KEYS),
-                getattr(mod, "read_root", None),
-                getattr(mod, "read_choice", None),
-                int(getattr(mod, "CHOICE_ORDER", 0)),
-                getattr(mod, "queue_s", None),
-            )
+    return tuple(
+        ResponseReader(
+            engine,
+            frozenset(mod.ROOT_KEYS),
+            getattr(mod, "read_root", None),
+            getattr(mod, "read_choice", None),
+            int(getattr(mod, "CHOICE_ORDER", 0)),
+            getattr(mod, "queue_s", None),
         )
-    return tuple(out)
+        for engine, mod in engine_modules("per_response")
+    )

@@ -6,6 +6,8 @@ imported by the engine-neutral readers through this list, never by name elsewher
 
 from __future__ import annotations
 
+from types import ModuleType
+
 ENGINES: tuple[str, ...] = ("vllm", "sglang", "llamacpp", "trtllm", "openai")
 
 
@@ -14,3 +16,17 @@ def display(engine: str) -> str:
     import importlib
 
     return str(getattr(importlib.import_module(f"specscope.adapters.{engine}"), "DISPLAY", engine))
+
+
+def engine_modules(kind: str) -> list[tuple[str, ModuleType]]:
+    """``(engine, module)`` for every registered engine whose adapter has the module ``kind`` (``logs``,
+    ``per_response``, ``log_summary`` ...), in registry order: the one lookup every engine-neutral reader uses."""
+    import importlib
+    import importlib.util
+
+    out = []
+    for engine in ENGINES:
+        name = f"specscope.adapters.{engine}.{kind}"
+        if importlib.util.find_spec(name) is not None:
+            out.append((engine, importlib.import_module(name)))
+    return out
