@@ -19,7 +19,9 @@ pytestmark = pytest.mark.integration
 PLAN = ResponsePlan(output_tokens=12, tokens_per_chunk=4, finish_reason="length", ttft_ms=100, inter_chunk_ms=50)
 
 
-def test_rates_report_achieved_rate_and_goodput(tmp_path):
+def _bench_rates(tmp_path):
+    """``bench --request-rate 2,4 --slo ttft=2s`` against the truth server: (stored cells by level, the cells
+    read with the run's options, the same facts read with a TPOT target of 1 ms, the JSON report)."""
     with TruthServer(TruthScript(default=PLAN)) as ts:
         args = ["bench", "--server", f"base={ts.base_url}", "--request-rate", "2,4", "--arrival", "constant"]
         args += ["--slo", "ttft=2s", "--workloads", "prose", "--repeats", "1", "--max-tokens", "12"]
@@ -33,22 +35,36 @@ def test_rates_report_achieved_rate_and_goodput(tmp_path):
         assert options["rates"] == [2.0, 4.0] and options["levels"] == [1, 2] and options["slo_ttft_s"] == 2.0
         cells = {c.rate_per_s: c for c in rate_cells(run.cells(), options)}
         strict = rate_cells(run.cells(), {"slo_tpot_s": 0.001})  # the same facts read with a tighter target
-    # rate_window_s 8: 16 and 32 requests; every one ok and within TTFT 2 s
-    assert [(r, c.requests, c.ok, c.met_slo) for r, c in sorted(cells.items())] == [
-        (2.0, 16, 16, 16),
-        (4.0, 32, 32, 32),
-    ]
+    return stored, cells, strict, json.loads(res.stdout[res.stdout.index("{") :])
+
+
+def test_rates_report_achieved_rate_and_goodput(tmp_path):
+    """What does not depend on the machine's clock: the counts, the stored rate and the goodput formula."""
+    stored, cells, _strict, doc = _bench_rates(tmp_path)
+    # rate_window_s 8: 16 and 32 requests, every one ok
+    assert [(r, c.requests, c.ok) for r, c in sorted(cells.items())] == [(2.0, 16, 16), (4.0, 32, 32)]
     for level, rate in ((1, 2.0), (2, 4.0)):
         c, r = cells[rate], stored[level]
         assert r.client["open_loop"]["rate_per_s"] == rate and r.client["open_loop"]["requests"] == c.requests
-        assert c.goodput_per_s == c.achieved_rate_per_s * c.met_slo / c.requests  # all 16 / 32 met: = achieved
-        assert c.achieved_rate_per_s == pytest.approx(rate, rel=0.2)  # constant arrivals, sent on schedule
-        assert 1 <= c.in_flight_max <= 4
-    assert [c.met_slo for c in strict] == [0, 0] and [c.goodput_per_s for c in strict] == [0.0, 0.0]
-    doc = json.loads(res.stdout[res.stdout.index("{") :])
+        assert c.goodput_per_s == c.achieved_rate_per_s * c.met_slo / c.requests
     table = next(t for s in doc["sections"] for t in s["tables"] if t["key"] == "open_loop")
     assert [row[:4] for row in table["rows"]] == [["base", "prose", "0", "2.00"], ["base", "prose", "0", "4.00"]]
     assert "TTFT <= 2 s" in table["note"] and "one process" in table["note"]
+
+
+@pytest.mark.timing
+def test_rates_meet_their_schedule_and_targets(tmp_path):
+    """What a loaded machine can break (so in the timing suite): every request within TTFT 2 s (planned 0.1 s,
+    a 20x margin), the achieved rate within 20 % of the asked one, at most 4 in flight (each request takes
+    ~0.2 s, so ~1 is expected), and none within TPOT 1 ms (planned 9.1 ms; a client that reads late sees the
+    chunks bunched and measures a smaller TPOT, which is why this is timing)."""
+    _stored, cells, strict, _doc = _bench_rates(tmp_path)
+    assert [(r, c.met_slo) for r, c in sorted(cells.items())] == [(2.0, 16), (4.0, 32)]
+    for rate, c in cells.items():
+        assert c.goodput_per_s == c.achieved_rate_per_s  # all met
+        assert c.achieved_rate_per_s == pytest.approx(rate, rel=0.2)  # constant arrivals, sent on schedule
+        assert 1 <= c.in_flight_max <= 4
+    assert [c.met_slo for c in strict] == [0, 0] and [c.goodput_per_s for c in strict] == [0.0, 0.0]
 
 
 def test_rates_on_the_embedded_engine(tmp_path):
