@@ -11,7 +11,7 @@ import pytest
 
 from specscope.cli import main
 from specscope.errors import ConfigError
-from specscope.launch.serverlog import parse_server_log_specs
+from specscope.launch.serverlog import LOG_MAX_BYTES, parse_server_log_specs
 
 _EXPECTED = "expected: a readable server log file; fix: pass the path of a file holding the server's stdout/stderr"
 
@@ -48,3 +48,17 @@ def test_bench_server_log_names_a_fifo(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"a FIFO, not a regular file") as err:
         parse_server_log_specs([f"mtp={fifo}"], ("mtp",))
     assert err.value.args[0] == "cannot read the server log"
+
+
+def test_parse_log_refuses_a_log_above_the_limit_before_reading_it(tmp_path: Path, capsys) -> None:
+    """A log of more than 1 GiB would hold ~7 GiB in memory: refused from its size, before a byte is read (the
+    file is sparse: it takes no disk)."""
+    big = tmp_path / "server.log"
+    with big.open("wb") as fh:
+        fh.truncate(LOG_MAX_BYTES + 1)
+    line = _parse_log(big, capsys)
+    assert line == (
+        f"error: the server log is too large to read; found: {big}: 1,073,741,825 bytes; expected: at most 1 GiB"
+        " (1,073,741,824 bytes; reading holds ~7x that in memory); fix: cut the log to the span you measured,"
+        " e.g. tail -c 500M LOG > part.log (or grep the engine's lines)"
+    )

@@ -10,7 +10,6 @@ skipped and you are running the BF16 draft").
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -18,7 +17,7 @@ from specscope.adapters.logs import EngineLog, forms_tried, read_engine_logs, sp
 from specscope.errors import ConfigError, require_one_of
 from specscope.launch.logfacts import LogFacts, parse_log_facts
 from specscope.launch.logpool import LogPool, log_pool
-from specscope.readfile import DamagedGzip, FileTooLarge, gunzip_limited, open_regular_fd, read_error_text
+from specscope.readfile import DamagedGzip, FileTooLarge, gunzip_limited, read_error_text, read_limited
 
 __all__ = [
     "LOADED_TOLERANCE",
@@ -50,28 +49,31 @@ def _refuse_unrecognised(path: Path) -> ConfigError:
     )
 
 
-#: the most a gzipped server log may hold once decompressed (bytes): a bound on a gzip bomb, far above any log
-LOG_MAX_DECOMPRESSED_BYTES = 8 << 30
+#: the most a server log may hold (bytes), as a file and, gzipped, once decompressed (a bound on a gzip bomb too).
+#: Reading holds about 7x the text in memory and runs at about 2.5 MB/s on one core (a 40 MB vLLM log of request
+#: and stats lines: 290 MB resident, 16 s), so 1 GiB is ~7 GiB and ~7 minutes: past it, the user cuts the log.
+LOG_MAX_BYTES = 1 << 30
 
 
 def _read_log_bytes(p: Path) -> bytes:
-    """The bytes of the regular file ``p``; a FIFO, a device or a folder is refused by its kind before any read
-    (:func:`specscope.readfile.open_regular_fd`), a missing file as not found."""
+    """The bytes of the regular file ``p`` (gunzipped when it is gzip): a FIFO, a device or a folder is refused by
+    its kind before any read (:func:`specscope.readfile.read_limited`), a missing file as not found, and a file (or
+    gunzipped text) of more than :data:`LOG_MAX_BYTES` as too large, before it is read."""
     fix = "pass the path of a file holding the server's stdout/stderr"
     expected = "a readable server log file"
-    try:
-        fd = open_regular_fd(p)
+    try:  # a rotated log is often gzipped (logrotate's compress): read it as it was written
+        return gunzip_limited(read_limited(p, LOG_MAX_BYTES), p, LOG_MAX_BYTES)
     except FileNotFoundError:
         raise ConfigError("server log not found", found=str(p), expected=expected, fix=fix) from None
-    except OSError as exc:
-        found = f"{p}: {read_error_text(exc)}"
-        raise ConfigError("cannot read the server log", found=found, expected=expected, fix=fix) from None
-    with os.fdopen(fd, "rb") as f:
-        data = f.read()
-    try:  # a rotated log is often gzipped (logrotate's compress): read it as it was written
-        return gunzip_limited(data, p, LOG_MAX_DECOMPRESSED_BYTES)
-    except (DamagedGzip, FileTooLarge) as exc:
-        found = f"{p}: {exc.strerror if isinstance(exc, DamagedGzip) else exc.found_text}"
+    except FileTooLarge as exc:
+        raise ConfigError(
+            "the server log is too large to read",
+            found=f"{p}: {exc.found_text}",
+            expected=f"at most {LOG_MAX_BYTES >> 30} GiB ({LOG_MAX_BYTES:,} bytes; reading holds ~7x that in memory)",
+            fix="cut the log to the span you measured, e.g. tail -c 500M LOG > part.log (or grep the engine's lines)",
+        ) from None
+    except (DamagedGzip, OSError) as exc:
+        found = f"{p}: {exc.strerror if isinstance(exc, DamagedGzip) else read_error_text(exc)}"
         raise ConfigError("cannot read the server log", found=found, expected=expected, fix=fix) from None
 
 
