@@ -87,3 +87,38 @@ def test_two_columns_of_one_figure_and_a_bad_length_are_refused(tmp_path):
     f.write_text("config,concurrency,output_tok_s,acceptance_length\nmtp,1,20,0.7\n")
     with pytest.raises(ConfigError, match="bad acceptance_length"):
         read_cells_csv(f)
+
+
+def test_a_header_with_its_unit_in_brackets_is_read_in_that_unit(tmp_path):
+    """The labels `vllm bench serve` and SGLang's bench_serving print, with their units: `Output token throughput
+    (tok/s)` is output_tok_s, `Acceptance rate (%)` is a rate x 0.01, `Maximum request concurrency` the level; a
+    unit that is not the column's (`tok/s/user`, `ms`) leaves the column not read, named. Before, the first refused
+    the table ('lacks output_tok_s') and the percent was out of 0..1."""
+    from specscope.stats.csv_cells import read_cells_csv_noted
+
+    f = tmp_path / "pub.csv"
+    f.write_text(
+        "Method,Maximum request concurrency,Output token throughput (tok/s),Acceptance rate [%],"
+        "Output token throughput (tok/s/user),Mean TPOT (ms),Accept length (tokens)\n"
+        "base,4,100.5,,25,40,\n"
+        "eagle3,4,150.25,62.5,37,27,2.9\n"
+    )
+    cells, notes = read_cells_csv_noted(f)
+    assert [(c.config, c.concurrency, c.output_tok_s, c.acceptance_rate, c.acceptance_length) for c in cells] == [
+        ("base", 4, 100.5, None, None),
+        ("eagle3", 4, 150.25, 0.625, 2.9),
+    ]
+    assert notes == [
+        "pub.csv: column 'Method' read as config",
+        "pub.csv: column 'Maximum request concurrency' read as concurrency",
+        "pub.csv: column 'Output token throughput (tok/s)' read as output_tok_s",
+        "pub.csv: column 'Acceptance rate [%]' read as acceptance (x 0.01)",
+        "pub.csv: column 'Accept length (tokens)' read as acceptance_length",
+        "COLUMN_NOT_READ(pub.csv: 'Output token throughput (tok/s/user)', 'Mean TPOT (ms)'; read: config, workload, "
+        "concurrency, repeat, output_tok_s, acceptance, acceptance_length, stream_tok_s)",
+        "pub.csv: no workload column: every row is workload 'all'",
+    ]
+    f.write_text("config,concurrency,output_tok_s,acceptance (%)\nmtp,1,20,120\n")
+    with pytest.raises(ConfigError) as ei:
+        read_cells_csv_noted(f)
+    assert ei.value.expected == "a rate in 0..100 (the column is in %)"

@@ -30,6 +30,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from pathlib import Path
 
 from specscope.errors import ConfigError
@@ -73,7 +74,23 @@ SYNONYMS: dict[str, str] = {
     "mean_acceptance_length": "acceptance_length",
     "accept_length": "acceptance_length",
     "accept_len": "acceptance_length",
+    # the labels `vllm bench serve` and SGLang's bench_serving print ("Output token throughput (tok/s):",
+    # "Maximum request concurrency:", "Accept length:"), a unit in brackets read by :data:`UNITS`
+    "output_token_throughput": "output_tok_s",
+    "maximum_request_concurrency": "concurrency",
+    "max_request_concurrency": "concurrency",
+    "request_concurrency": "concurrency",
 }
+#: the units a column may name in brackets at the end of its header (``Output token throughput (tok/s)``,
+#: ``Acceptance rate [%]``) -> the factor to the column's own unit. A unit not listed (``tok/s/user``, ``ms``) leaves
+#: the column not read, named as such: it is not the figure the column holds.
+UNITS: dict[str, dict[str, float]] = {
+    "output_tok_s": {"tok/s": 1.0, "tokens/s": 1.0, "token/s": 1.0, "tok/sec": 1.0, "tokens/sec": 1.0},
+    "stream_tok_s": {"tok/s": 1.0, "tokens/s": 1.0, "token/s": 1.0, "tok/sec": 1.0, "tokens/sec": 1.0},
+    "acceptance": {"%": 0.01, "0..1": 1.0},
+    "acceptance_length": {"tokens": 1.0, "tok": 1.0, "tokens/step": 1.0},
+}
+_UNIT = re.compile(r"^(.*?)\s*[(\[]\s*([^()\[\]]+?)\s*[)\]]$")
 #: the largest results CSV read (bytes): a table of cells is kilobytes.
 MAX_CSV_BYTES = 64 * 2**20
 #: the longest field (characters): the csv module's own limit (a field of per-stream rates for 1,024 streams is
@@ -90,7 +107,7 @@ def _bad(path: Path, line: int, column: str, value: str, expected: str) -> Confi
     )
 
 
-def _row(path: Path, line: int, row: dict[str, str]) -> CellSummary:
+def _row(path: Path, line: int, row: dict[str, str], scales: dict[str, float]) -> CellSummary:
     def num(col: str, kind: type, lo: float, expected: str) -> float:
         raw = (row.get(col) or "").strip()
         try:
@@ -101,11 +118,13 @@ def _row(path: Path, line: int, row: dict[str, str]) -> CellSummary:
             raise _bad(path, line, col, raw, expected + " (finite)")
         return v
 
-    rate = num("output_tok_s", float, 1e-12, "tokens/s > 0")
+    rate = num("output_tok_s", float, 1e-12, "tokens/s > 0") * scales.get("output_tok_s", 1.0)
     acc_raw = (row.get("acceptance") or "").strip()
-    acc = num("acceptance", float, 0.0, "a rate in 0..1") if acc_raw else None
+    per_cent = scales.get("acceptance", 1.0) != 1.0
+    in_range = "a rate in 0..100 (the column is in %)" if per_cent else "a rate in 0..1"
+    acc = num("acceptance", float, 0.0, in_range) * scales.get("acceptance", 1.0) if acc_raw else None
     if acc is not None and acc > 1:
-        raise _bad(path, line, "acceptance", acc_raw, "a rate in 0..1")
+        raise _bad(path, line, "acceptance", acc_raw, in_range)
     length_raw = (row.get("acceptance_length") or "").strip()
     length = num("acceptance_length", float, 1.0, "tokens per verify step >= 1") if length_raw else None
     streams_raw = (row.get("stream_tok_s") or "").replace(";", " ").split()
@@ -180,8 +199,9 @@ def _duplicate(path: Path, first: int, again: int, key: tuple[str, str, int, int
     )
 
 
-def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str]]:
-    """The header's names as read (normalised, synonyms resolved) and the notes saying what was renamed or not read.
+def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str], dict[str, float]]:
+    """The header's names as read (normalised, synonyms resolved, a bracketed unit read by :data:`UNITS`), the notes
+    saying what was renamed or not read, and each column's factor to its own unit (``{"acceptance": 0.01}``).
 
     Raises:
         ConfigError: a required column missing, or two columns read as the same one.
@@ -190,10 +210,17 @@ def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str]]:
     names: list[str] = []
     notes: list[str] = []
     unread: list[str] = []
+    scales: dict[str, float] = {}
     for raw in header:
-        norm = "_".join(raw.strip().lower().replace("-", " ").replace("_", " ").split())
+        norm, unit = _name_and_unit(raw)
         name = SYNONYMS.get(norm, norm)
-        if name != norm:
+        factor = UNITS.get(name, {}).get(unit.lower()) if unit else 1.0
+        if factor is None:  # a unit that is not the column's: another figure, not read
+            name, norm, unit = raw.strip(), raw.strip(), ""
+        if factor is not None and factor != 1.0:
+            scales[name] = factor
+            notes.append(f"{path.name}: column {raw.strip()!r} read as {name} (x {factor:g})")
+        elif name != norm or unit:
             notes.append(f"{path.name}: column {raw.strip()!r} read as {name}")
         elif name not in known:
             unread.append(raw.strip())
@@ -221,7 +248,16 @@ def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str]]:
         )
     if "workload" not in names:
         notes.append(f"{path.name}: no workload column: every row is workload {ONE_WORKLOAD!r}")
-    return names, notes
+    return names, notes, scales
+
+
+def _name_and_unit(raw: str) -> tuple[str, str]:
+    """A header's name, normalised (lower case, spaces, ``-`` and ``_`` as one ``_``), and the unit it names in
+    brackets at its end (``""`` when none): ``"Output token throughput (tok/s)"`` -> ``("output_token_throughput",
+    "tok/s")``. A bracketed name with nothing before it is kept whole."""
+    m = _UNIT.match(raw.strip())
+    name, unit = (m.group(1), m.group(2)) if m and m.group(1).strip() else (raw, "")
+    return "_".join(name.strip().lower().replace("-", " ").replace("_", " ").split()), unit.strip()
 
 
 def read_cells_csv(path: Path) -> list[CellSummary]:
@@ -239,13 +275,13 @@ def read_cells_csv_noted(path: Path) -> tuple[list[CellSummary], list[str]]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     notes: list[str] = []
     try:  # the csv module's errors: a field past its limit, a NUL byte
-        reader.fieldnames, notes = _columns(path, list(reader.fieldnames or ()))
+        reader.fieldnames, notes, scales = _columns(path, list(reader.fieldnames or ()))
         cells: list[CellSummary] = []
         first_line: dict[tuple[str, str, int, int], int] = {}
         for row in reader:
             row.setdefault("repeat", "0")
             row.setdefault("workload", ONE_WORKLOAD)
-            cell = _row(path, reader.line_num, row)
+            cell = _row(path, reader.line_num, row, scales)
             key = (cell.config, cell.workload, cell.concurrency, cell.repeat)
             if key in first_line:
                 raise _duplicate(path, first_line[key], reader.line_num, key)
