@@ -206,11 +206,24 @@ def _mooncake_trace() -> LayoutFile:
 
 
 def _aa_rwlt() -> LayoutFile:
-    """AA-RWLT one-step trajectories, written out of file order by id: each its step's recorded messages."""
+    """AA-RWLT trajectories, written out of file order by id and by step: a three-step trajectory is one conversation,
+    each step's recorded messages sent as they are (its recorded answers, never the server's :data:`REPLY`), in
+    ``conversation_idx`` order; a one-step trajectory its step's messages. A recorded answer's ``tool_calls`` (AIPerf
+    sends the messages verbatim) is not sent, and a warning names it."""
     step = [*_user("Find the file."), {"role": "assistant", "content": "Which one?"}, *_user("The README.")]
-    rows = [{"conversation_id": "traj-b", "conversation_idx": 0, "messages": step},
-            {"conversation_id": "traj-a", "conversation_idx": 0, "messages": _user("One step.")}]  # fmt: skip
-    return LayoutFile("rwlt.jsonl", _jsonl(rows), [SentRow("traj-b", (step,)), _row("traj-a", "One step.")])
+    call = {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+    answer = {"role": "assistant", "content": "a.py b.py"}
+    steps = [_user("List the files.")]
+    steps.append([*steps[0], {**answer, "tool_calls": [call]}, *_user("Open a.py.")])
+    steps.append([*steps[1], {"role": "assistant", "content": "def f(): pass"}, *_user("Rename f to g.")])
+    traj = lambda idx: {"conversation_id": "traj-c", "conversation_idx": idx, "messages": steps[idx]}  # noqa: E731
+    rows = [{"conversation_id": "traj-b", "conversation_idx": 0, "messages": step}, traj(1),
+            {"conversation_id": "traj-a", "conversation_idx": 0, "messages": _user("One step.")},
+            traj(0), traj(2)]  # fmt: skip
+    sent_steps = tuple([{k: m[k] for k in ("role", "content")} for m in s] for s in steps)
+    sent = [SentRow("traj-b", (step,)), SentRow("traj-c", sent_steps), _row("traj-a", "One step.")]
+    warning = "warning: rows: mine: 1 row carries request-body fields (messages[].tool_calls) that are not sent"
+    return LayoutFile("rwlt.jsonl", _jsonl(rows), sent, notices=(warning,))
 
 
 def _bailian() -> LayoutFile:

@@ -92,3 +92,27 @@ def test_a_bare_file_is_named_by_its_file_name_and_an_unread_length_field_is_nam
     code, _, err = cli([*argv[:4], str(prose), *argv[5:]], capsys, monkeypatch, tmp_path)
     assert code == 2 and "workload name 'prose' is a built-in workload's name" in err
     assert f"--workload mine={prose}" in err
+
+
+def test_an_aa_rwlt_trajectory_of_several_steps_is_printed_step_by_step(tmp_path, capsys, monkeypatch) -> None:
+    """Issue 36: a three-step AIPerf AA-RWLT trajectory was refused at its second line; it is one conversation, each
+    later step's recorded messages sent as recorded (AIPerf's ``discard_assistant_response``), in step order."""
+    steps = [[{"role": "user", "content": "List the files."}]]
+    steps.append([*steps[0], {"role": "assistant", "content": "a.py b.py"}, {"role": "user", "content": "Open a.py."}])
+    steps.append([*steps[1], {"role": "assistant", "content": "def f(): pass"},
+                  {"role": "user", "content": "Rename f to g."}])  # fmt: skip
+    path = tmp_path / "rwlt.jsonl"
+    rows = [{"conversation_id": "traj", "conversation_idx": i, "messages": steps[i]} for i in (2, 0, 1)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert (
+        "row traj: max_tokens 32 from --max-tokens\n    user: List the files.\n"
+        "    then 3 recorded messages (the server's answer discarded), ending user: Open a.py.\n"
+        "    then 5 recorded messages (the server's answer discarded), ending user: Rename f to g.\n"
+    ) in out
+    code, out, err = cli([*argv, "-f", "json"], capsys, monkeypatch, tmp_path)
+    (first,) = json.loads(out)["workloads"][0]["first_rows"]
+    assert first["messages"] == steps[0] and first["follow_up_messages"] == steps[1:]

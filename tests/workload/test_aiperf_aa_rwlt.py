@@ -2,7 +2,7 @@
 ``AARWLTEntry`` in ``models.py`` @24c6c28c) groups rows by ``conversation_id``, sorts each group by
 ``conversation_idx`` (0-based, no gap, no repeat, else it raises) and sends the steps one after another, each step's
 recorded ``messages`` as they are, the server's answer discarded. specscope read such rows as chat rows in file order,
-named ``line N``."""
+named ``line N``, and then refused a trajectory of several steps."""
 
 from __future__ import annotations
 
@@ -32,15 +32,18 @@ def test_a_one_step_trajectory_is_its_messages_named_by_conversation_id(tmp_path
     assert row.meta["row_id"] == "c"
 
 
-def test_steps_out_of_order_are_never_sent_in_file_order(tmp_path: Path) -> None:
-    """The repro: idx 1 on line 1, idx 0 on line 2. specscope sent line 1 first, as a row of its own."""
+def test_a_trajectory_of_several_steps_is_one_conversation_in_step_order(tmp_path: Path) -> None:
+    """The repro: idx 1 on line 1, idx 0 on line 2, another trajectory on line 3. specscope refused the file at line
+    1; AIPerf sends step 0, then step 1's recorded messages (its own recorded answer, not the server's)."""
     rows = [{"conversation_id": "c", "conversation_idx": 1, "messages": _msgs("a", "r", "b")},
-            {"conversation_id": "c", "conversation_idx": 0, "messages": _msgs("a")}]  # fmt: skip
-    with pytest.raises(ConfigError) as err:
-        _load(tmp_path, rows)
-    msg = err.value.message.replace(str(tmp_path / "rwlt.jsonl"), "FILE")
-    assert msg.startswith("FILE:1: AA-RWLT trajectory 'c' has 2 steps"), msg
-    assert "aa_rwlt.py" in err.value.fix and "messages" in err.value.fix
+            {"conversation_id": "c", "conversation_idx": 0, "messages": _msgs("a")},
+            {"conversation_id": "d", "conversation_idx": 0, "messages": _msgs("z")}]  # fmt: skip
+    conv, other = _load(tmp_path, rows)
+    assert conv.messages == _msgs("a")
+    assert conv.follow_up_messages == (tuple(_msgs("a", "r", "b")),)
+    assert conv.follow_ups == ("b",)
+    assert (conv.meta["row_id"], conv.meta["session_lines"]) == ("c", [2, 1])
+    assert (other.meta["row_id"], other.messages, other.follow_ups) == ("d", _msgs("z"), ())
 
 
 @pytest.mark.parametrize(
@@ -66,3 +69,16 @@ def test_a_step_ending_in_an_assistant_turn_is_refused_not_cut(tmp_path: Path) -
         _load(tmp_path, rows)
     msg = err.value.message.replace(str(tmp_path / "rwlt.jsonl"), "FILE")
     assert msg.startswith("FILE:1: AA-RWLT trajectory 'c' step 0 ends with an assistant turn"), msg
+
+
+def test_message_keys_that_are_not_sent_are_named(tmp_path: Path) -> None:
+    """AIPerf sends a step's messages verbatim; specscope sends each message's role and content: the other keys of a
+    trajectory's messages are named (bench warns of them), never dropped silently."""
+    call = [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]
+    rows = [{"conversation_id": "c", "conversation_idx": 0, "messages": _msgs("a")},
+            {"conversation_id": "c", "conversation_idx": 1,
+             "messages": [*_msgs("a"), {"role": "assistant", "content": "r", "tool_calls": call, "name": "bot"},
+                          *_msgs("b")]}]  # fmt: skip
+    (conv,) = _load(tmp_path, rows)
+    assert conv.meta["unsent_fields"] == ("messages[].tool_calls", "messages[].name")
+    assert conv.follow_up_messages == (tuple(_msgs("a", "r", "b")),)

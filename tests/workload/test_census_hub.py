@@ -44,6 +44,7 @@ def test_every_row_names_its_loader_at_a_commit_and_has_a_check() -> None:
         assert re.search(r"^ai-dynamo/aiperf \S+\.(py|yaml) .*@[0-9a-f]{8}", h.source), h.key
         assert h.specscope.startswith(("read:", "refused:")), h.key
         assert "->" in h.specscope if h.refused else h.layout in keys or "--dataset" in h.specscope, h.key
+        assert "not read" not in h.source, h.key  # each loader module read (mt_bench.py, exgentic_v2.py cited)
     for key, dataset in DATASET_ROWS.items():
         assert f"--dataset {dataset}" in next(h.specscope for h in HUB_DATASETS if h.key == key)
 

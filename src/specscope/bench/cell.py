@@ -273,7 +273,7 @@ async def _conversations(
     from specscope.client.conversation import Conversation, run_conversations_checked
 
     convs = [
-        Conversation(pid, body, p.follow_ups, bool(p.meta.get("turns_self_contained")))
+        Conversation(pid, body, p.follow_ups, bool(p.meta.get("turns_self_contained")), p.follow_up_messages)
         for (pid, body), p in zip(reqs, prompts, strict=True)
     ]
     streams, check, outcomes = await run_conversations_checked(c.server.base_url, convs, key.concurrency, c.settings)

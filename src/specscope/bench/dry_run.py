@@ -83,6 +83,8 @@ def _row(p: Prompt, default_max_tokens: int) -> dict[str, Any]:
     if p.follow_ups:
         row["follow_ups"] = list(p.follow_ups)
         row["turns_self_contained"] = bool(meta.get("turns_self_contained"))
+    if p.follow_up_messages:  # AA-RWLT steps: each sent as recorded, the server's answer discarded
+        row["follow_up_messages"] = [list(m) for m in p.follow_up_messages]
     return row | {"max_tokens": length, "max_tokens_from": source}
 
 
@@ -110,6 +112,12 @@ def dry_run_text(doc: dict[str, Any]) -> str:
             lines.append(f"  row {row['row_id']}: max_tokens {length} from {row['max_tokens_from']}")
             lines += [f"    {m['role']}: {_clip(m['content'])}" for m in row["messages"]]
             alone = " (sent alone)" if row.get("turns_self_contained") else ""
-            lines += [f"    then user{alone}: {_clip(t)}" for t in row.get("follow_ups", [])]
+            for k, t in enumerate(row.get("follow_ups", [])):
+                recorded = row.get("follow_up_messages", [])[k : k + 1]
+                if recorded:  # the step's own history as recorded: its size, then the turn it ends with
+                    lines.append(f"    then {len(recorded[0])} recorded messages (the server's answer discarded), "
+                                 f"ending {recorded[0][-1]['role']}: {_clip(t)}")  # fmt: skip
+                else:
+                    lines.append(f"    then user{alone}: {_clip(t)}")
     lines += doc["notices"]
     return "\n".join(lines) + "\n"

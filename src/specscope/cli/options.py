@@ -306,7 +306,12 @@ CheckpointOption = Annotated[
 ]
 BytesPerStepOption = Annotated[
     MaybeStr,
-    typer.Option("--bytes-per-step", metavar="SIZE", help="Target bytes read per decode step, e.g. 17.61GB."),
+    typer.Option(
+        "--bytes-per-step",
+        metavar="SIZE",
+        help="Target bytes read per decode step, e.g. 17.61GB (with RUN, by default: the byte census of the run's own "
+        "GGUF model, as audit prints it, else the size the run recorded).",
+    ),
 ]
 DraftBytesOption = Annotated[
     MaybeStr,

@@ -38,7 +38,7 @@ def _print(p: RunPrediction, con: Any) -> None:
     from rich.table import Table
 
     con.print(
-        f"target bytes per step: {p.target_bytes / 1e9:.3f} GB; effective bandwidth "
+        f"target bytes per step: {p.target_bytes / 1e9:.4f} GB ({p.target_bytes_source}); effective bandwidth "
         f"{p.effective_bandwidth_bytes_s / 1e9:.2f} GB/s"
     )
     if p.roofline_tok_s is not None and p.nominal_bandwidth_bytes_s is not None and p.efficiency is not None:

@@ -48,13 +48,16 @@ class Conversation:
 
     ``self_contained``: each later turn is sent as its own user message alone, after the answer to the turn before
     (AIPerf's single-turn rows of one ``session_id``: ``MESSAGE_ARRAY_WITH_RESPONSES``, no history accumulated);
-    otherwise it carries the turns before it and the server's answers (a chat).
+    otherwise it carries the turns before it and the server's answers (a chat). ``recorded``: empty, or per later
+    turn the message array sent as recorded, after the answer to the turn before, which it does not carry (AIPerf's
+    AA-RWLT steps: :attr:`specscope.workload.prompt.Prompt.follow_up_messages`).
     """
 
     conv_id: str
     first_body: dict[str, Any]
     follow_ups: tuple[str, ...] = ()
     self_contained: bool = False
+    recorded: tuple[tuple[dict[str, str], ...], ...] = ()
 
     @property
     def turns(self) -> int:
@@ -100,7 +103,9 @@ async def _one(
         if rec.status == "failed" or turn == conv.turns:
             break
         text = conv.follow_ups[turn - 1]
-        if conv.self_contained:
+        if conv.recorded:
+            body = {**body, "messages": [dict(m) for m in conv.recorded[turn - 1]]}
+        elif conv.self_contained:
             body = {**body, "messages": [{"role": "user", "content": text}]}
         else:
             body = next_turn_body(body, rec.text or "", text)

@@ -2,9 +2,11 @@
 
 Inputs come from the run where it knows them and from the user otherwise:
 
-* target bytes per step: ``target_bytes`` argument (``--bytes-per-step``), else the first of the
-  keys :data:`TARGET_BYTES_KEYS` found in the baseline's server facts or in the manifest, else the
-  embedded engine's ``facts["model"]["size_bytes"]`` (the GGUF file: every weight read per token);
+* target bytes per step: ``target_bytes`` argument (``--bytes-per-step``, or the byte census of the run's own GGUF
+  that :mod:`specscope.bench.predict_bytes` reads as ``specscope audit`` does, which the caller then names),
+  else the first of the keys :data:`TARGET_BYTES_KEYS` found in the baseline's server facts or in the manifest, else
+  the embedded engine's ``facts["model"]["size_bytes"]`` (the GGUF file's size: header included, an upper bound);
+  ``RunPrediction.target_bytes_source`` says which;
 * draft bytes per drafted token, per config: ``draft_bytes_per_token`` argument, else
   :data:`DRAFT_BYTES_KEYS` in that config's server facts, else ``facts["draft"]["size_bytes"]``;
   0 when the config has no draft model (n-gram drafting reads no weights); its draft passes per verify step that do
@@ -75,6 +77,8 @@ class RunPrediction:
 
     Attributes:
         target_bytes, nominal_bandwidth_bytes_s, effective_bandwidth_bytes_s: see StepModel.
+        target_bytes_source: where ``target_bytes`` comes from (a phrase: a flag, a census, a recorded key); a
+            caller that passes ``target_bytes`` from elsewhere than ``--bytes-per-step`` replaces it.
         roofline_tok_s: nominal bandwidth / target bytes (tokens/s) or None without a bandwidth.
         efficiency: effective / nominal bandwidth or None.
         models: per config the fitted StepModel (as dict).
@@ -95,6 +99,7 @@ class RunPrediction:
     curves: dict[str, dict[str, list[dict[str, float]]]]
     notes: list[str] = field(default_factory=list)
     measured: list[dict[str, Any]] = field(default_factory=list)
+    target_bytes_source: str = "--bytes-per-step"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -120,20 +125,24 @@ def _nested(facts: Mapping[str, Any] | None, *path: str) -> Any:
 
 def _target_bytes(
     target_bytes: float | None, baseline_facts: Mapping[str, Any] | None, manifest: Mapping[str, Any] | None
-) -> float:
-    """Bytes read per decode step: given, or the baseline server's / the manifest's model size (bytes)."""
-    if target_bytes is None:
-        target_bytes = _first(TARGET_BYTES_KEYS, baseline_facts, manifest) or _nested(
-            baseline_facts, "model", "size_bytes"
+) -> tuple[float, str | None]:
+    """Bytes read per decode step and where they come from: given (source None: the caller's), else a recorded
+    :data:`TARGET_BYTES_KEYS` key of the baseline server's facts or the manifest, else the model file's size."""
+    if target_bytes is not None:
+        return float(target_bytes), None
+    for where, src in (("the baseline's server facts", baseline_facts), ("the run's manifest", manifest)):
+        key = next((k for k in TARGET_BYTES_KEYS if src and src.get(k) is not None), None)
+        if src and key:
+            return float(src[key]), f"{where} ({key})"
+    size = _nested(baseline_facts, "model", "size_bytes")
+    if size is None:
+        raise ConfigError(
+            "bytes read per decode step are unknown",
+            found="no model size in the run",
+            expected="--bytes-per-step",
+            fix="pass --bytes-per-step (e.g. 17.61GB; `specscope audit MODEL` prints the target's bytes per step)",
         )
-        if target_bytes is None:
-            raise ConfigError(
-                "bytes read per decode step are unknown",
-                found="no model size in the run",
-                expected="--bytes-per-step",
-                fix="pass --bytes-per-step (e.g. 17.61GB; `specscope audit MODEL` prints the target's bytes per step)",
-            )
-    return float(target_bytes)
+    return float(size), "the model file's size (not its bytes per step: `specscope audit MODEL` gives those)"
 
 
 def _measured_rates(cells: list[CellSummary]) -> dict[tuple[str, str], tuple[float, int, str]]:
@@ -327,7 +336,7 @@ def predict_run(
             fix=f"specscope bench --configs {configs} --max-concurrency 1",
         )
     notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
-    target_bytes = _target_bytes(target_bytes, facts.get(baseline), manifest)
+    target_bytes, recorded = _target_bytes(target_bytes, facts.get(baseline), manifest)
     rates = _measured_rates(cells)
     base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
     if not base_rates:
@@ -397,4 +406,5 @@ def predict_run(
         cells=sorted(out_cells, key=lambda c: (c.config != baseline, c.config, c.workload)),
         curves=curves,
         notes=list(dict.fromkeys(notes)),
+        target_bytes_source=recorded or "--bytes-per-step",
     )

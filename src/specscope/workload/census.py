@@ -465,13 +465,13 @@ CENSUS: tuple[Layout, ...] = (
         "`tools`",
         "— (`--osl`)",
         "`conversation_id` (a trajectory), `conversation_idx` (its step: 0, 1, ... once each; steps sorted by it)",
-        "— (steps sent one after another, no delay)",
-        "read: a one-step trajectory as a chat row of its `messages`, row id its `conversation_id`; a gap or a "
-        "repeat in `conversation_idx` refused by line (as AIPerf); a trajectory of several steps refused by the "
-        "line of its second step (AIPerf sends each step's recorded messages after the answer to the step before; "
-        "specscope's later turns are user texts) -> give each step its own `conversation_id` (a chat row each), or "
-        "write its user turns as an aiperf.multi_turn row; a step ending in an assistant turn (AIPerf sends it as "
-        "recorded) and `tools` refused",
+        "— (steps sent one after another, no delay: `Turn(delay=0)`)",
+        "read: a trajectory as one conversation, row id its `conversation_id`, at its first line's place: its steps "
+        "in `conversation_idx` order, each step's `messages` sent as recorded after the answer to the step before "
+        "(that answer discarded, as AIPerf's `discard_assistant_response`), every step with `--max-tokens`; a "
+        "message's keys besides `role` and `content` (`tool_calls`, ...: AIPerf sends them) not sent, named in a "
+        "warning; a gap or a repeat in `conversation_idx` refused by line (as AIPerf); a step ending in an assistant "
+        "turn (AIPerf sends it as recorded) and `tools` refused",
     ),
     Layout(
         "aiperf.sharegpt",

@@ -129,9 +129,13 @@ HUB_DATASETS: tuple[HubDataset, ...] = (
     HubDataset(
         "aiperf.hub.mt_bench",
         "`spec_al_mtbench`",
-        "ai-dynamo/aiperf src/aiperf/plugin/plugins.yaml @018a03fc MTBenchDatasetLoader (mt_bench.py not read)",
+        "ai-dynamo/aiperf src/aiperf/plugin/plugins.yaml @018a03fc (`aiperf.dataset.loader.mt_bench:"
+        "MTBenchDatasetLoader`); the module read at the fork sqjian/aiperf src/aiperf/dataset/loader/mt_bench.py "
+        "@90651162 MTBenchDatasetLoader (the index holds no copy under ai-dynamo/aiperf)",
         "HuggingFaceH4/mt_bench_prompts, split `train`",
-        "two-turn MT-Bench prompts",
+        "each row's `prompt` list (one user turn each, empty ones skipped): one conversation, each turn sent after "
+        "the server's answer with that answer in its history (AIPerf's default context mode), no output length of "
+        "its own (`--osl`)",
         "read: --dataset mt-bench --dataset-path question.jsonl (FastChat's file of the same 80 questions, two turns, "
         "a conversation)",
     ),
@@ -156,8 +160,9 @@ HUB_DATASETS: tuple[HubDataset, ...] = (
     HubDataset(
         "aiperf.hub.exgentic",
         "`exgentic`, `exgentic_v2`",
-        f"{_REPO}/exgentic.py @58028d5b ExgenticDatasetLoader (exgentic_v2: plugins.yaml @018a03fc, its module not "
-        "read)",
+        f"{_REPO}/exgentic.py @58028d5b ExgenticDatasetLoader; exgentic_v2: {_REPO}/exgentic_v2.py @af50293e "
+        "ExgenticV2DatasetLoader (at that commit a subclass of ExgenticDatasetLoader that reads nothing of its own, "
+        "the dataset pinned at hub revision 4b8ad4ab; plugins.yaml @018a03fc names this class)",
         "Exgentic/agent-llm-traces, Exgentic/agent-llm-traces-v2, split `train` (streamed)",
         "per row (`harness`, `session_id`, `models`, `spans`): each LLM-call span's recorded messages and tool "
         "definitions, sent verbatim with its `max_tokens`",

@@ -30,6 +30,10 @@ class Prompt:
         follow_ups: the later user turns of a conversation (a dataset row with several turns), in order: turn
             k+1 is sent after the server's answer to turn k, with that answer in its history
             (:func:`specscope.client.conversation.next_turn_body`); empty for a single-turn prompt.
+        follow_up_messages: empty, or one recorded message array per follow-up, each sent as recorded in place of
+            the conversation's history, the server's answer to the turn before discarded (AIPerf's AA-RWLT steps:
+            ``Turn(raw_messages=...)`` with ``discard_assistant_response``); its follow-up is then its last message's
+            text, for display.
     """
 
     prompt_id: str
@@ -39,6 +43,7 @@ class Prompt:
     expected_output: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     follow_ups: tuple[str, ...] = ()
+    follow_up_messages: tuple[tuple[dict[str, str], ...], ...] = ()
 
     @property
     def turns(self) -> int:

@@ -98,6 +98,7 @@ from specscope.workload.userfile_sessions import (
     aiperf_session,
     join_sessions,
     sent_as_recorded,
+    unsent_message_keys,
 )
 from specscope.workload.userfile_text import array_items, loads, object_rows, refuse_controls, refuse_zstd
 
@@ -571,7 +572,7 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         meta[SESSION_KEY] = session  # joined with the session's other rows (join_sessions)
     for key, found in (
         ("timing_fields", timing_fields(record)),
-        ("unsent_fields", unsent_fields(record)),
+        ("unsent_fields", unsent_fields(record) + unsent_message_keys(record)),
         ("unread_length_fields", unread_length_fields(record)),
     ):
         if found:

@@ -23,10 +23,13 @@ server's answers in a chat's history).
 
 AIPerf's ``AARWLTDatasetLoader.load_dataset`` (``aa_rwlt.py`` @24c6c28c, ``AARWLTEntry`` in ``models.py``
 @24c6c28c) groups rows by ``conversation_id``, sorts each group by ``conversation_idx`` and refuses a gap or a repeat;
-``convert_to_conversations`` sends the steps one after another, each step's cumulative ``messages`` as recorded and the
-server's answer discarded. A one-step trajectory is that chat row, named by its ``conversation_id``; a trajectory of
-several steps is refused by the line of its second step (specscope's later turns are user texts, not recorded message
-arrays), naming the conversion.
+``convert_to_conversations`` makes each trajectory one conversation (``session_id`` its ``conversation_id``), a
+``Turn(raw_messages=messages, delay=0)`` per step and ``discard_assistant_response=True``: the steps are sent one after
+another with no delay, each step's cumulative ``messages`` as recorded and the server's answer discarded. specscope
+sends a trajectory so: one conversation named by its ``conversation_id``, step 0's messages first, then each later
+step's recorded messages after the answer to the step before (:attr:`Prompt.follow_up_messages`), at the place of its
+first line in the file (AIPerf's groups keep the order in which ids first appear). Nothing of the timing is lost: the
+loader sets no delay between steps, and specscope sends the next step when the answer ends.
 
 specscope sends a session with one ``max_tokens``, so a session whose rows ask for different output lengths is
 refused by the line of the row that differs (as an AIPerf multi-turn row's turns are); a later row that opens with a
@@ -43,7 +46,15 @@ from specscope.workload.census import MOONCAKE_MESSAGES_MARKS
 from specscope.workload.prompt import Prompt
 from specscope.workload.userfile_fields import bad_row
 
-__all__ = ["SESSION_KEY", "TRAJECTORY_KEY", "aa_rwlt_step", "aiperf_session", "join_sessions", "sent_as_recorded"]
+__all__ = [
+    "SESSION_KEY",
+    "TRAJECTORY_KEY",
+    "aa_rwlt_step",
+    "aiperf_session",
+    "join_sessions",
+    "sent_as_recorded",
+    "unsent_message_keys",
+]
 
 #: ``Prompt.meta`` key, while a file is read, of the AIPerf session a row belongs to (removed by :func:`join_sessions`)
 SESSION_KEY = "aiperf_session"
@@ -123,18 +134,40 @@ def aa_rwlt_step(record: dict[str, Any]) -> tuple[str, int, bool] | None:
     return cid, idx, isinstance(last, dict) and last.get("role") == "assistant"
 
 
-def _check_trajectories(path: Path, prompts: list[Prompt]) -> None:
-    """Refuse AA-RWLT trajectories specscope cannot send as AIPerf does (see the module docstring)."""
+def unsent_message_keys(record: dict[str, Any]) -> tuple[str, ...]:
+    """The keys an AA-RWLT row's messages carry besides ``role`` and ``content`` (``tool_calls``, ``name``, ...), as
+    ``messages[].KEY``: AIPerf sends a step's messages verbatim (``Turn(raw_messages=...)``), specscope sends each
+    message's role and content only, so ``bench`` names them in its warning of fields not sent. () for other rows."""
+    if aa_rwlt_step(record) is None:
+        return ()
+    keys = (k for m in record["messages"] if isinstance(m, dict) for k in m if k not in ("role", "content"))
+    return tuple(f"messages[].{k}" for k in dict.fromkeys(keys))
+
+
+def _join_trajectories(path: Path, prompts: list[Prompt]) -> list[Prompt]:
+    """``prompts`` with each AA-RWLT trajectory one conversation at its first line's place: its steps sorted by
+    ``conversation_idx``, step 0 sent first and each later step's recorded messages after the answer to the step
+    before (:attr:`Prompt.follow_up_messages`), as AIPerf sends them (see the module docstring).
+
+    Raises:
+        ConfigError: a step that ends with an assistant turn, or a gap or a repeat in a trajectory's steps (by line).
+    """
     steps: dict[str, list[Prompt]] = {}
+    out: list[Prompt | str] = []
     for p in prompts:
         found = p.meta.pop(TRAJECTORY_KEY, None)
-        if found is not None and found[2]:
+        if found is None:
+            out.append(p)
+            continue
+        if found[2]:
             raise bad_row(f"{path}:{p.meta['line']}", f"AA-RWLT trajectory {found[0]!r} step {found[1]} ends with an "
                           "assistant turn", "a step that ends with the turn the model answers",
                           "AIPerf sends a step's messages as recorded, the assistant turn included, where specscope "
                           "drops a trailing answer: remove that turn, or add the user turn it answers")  # fmt: skip
-        if found is not None:
-            steps.setdefault(found[0], []).append(replace(p, meta={**p.meta, "step": found[1]}))
+        if found[0] not in steps:
+            steps[found[0]] = []
+            out.append(found[0])
+        steps[found[0]].append(replace(p, meta={**p.meta, "step": found[1]}))
     for cid, rows in steps.items():
         rows.sort(key=lambda p: int(p.meta["step"]))
         for want, p in enumerate(rows):
@@ -143,15 +176,28 @@ def _check_trajectories(path: Path, prompts: list[Prompt]) -> None:
                               f"AA-RWLT trajectory {cid!r} step conversation_idx {p.meta['step']}, where step "
                               f"{want} comes next", "conversation_idx 0, 1, 2, ... once each per trajectory "
                               "(AIPerf's AA-RWLT loader refuses a gap or a repeat)")  # fmt: skip
-        if len(rows) > 1:
-            raise bad_row(f"{path}:{rows[1].meta['line']}",
-                          f"AA-RWLT trajectory {cid!r} has {len(rows)} steps (conversation_idx 0..{len(rows) - 1})",
-                          "one step per trajectory",
-                          "AIPerf (ai-dynamo/aiperf src/aiperf/dataset/loader/aa_rwlt.py @24c6c28c) sends each step's "
-                          "recorded messages after the answer to the step before, which specscope cannot send "
-                          "(its later turns are user texts): give each step its own conversation_id (each a chat "
-                          "row of its `messages`, sent as a row of its own), or write the trajectory's user turns "
-                          "as an aiperf.multi_turn row")  # fmt: skip
+    return [x if isinstance(x, Prompt) else _trajectory(steps[x]) for x in out]
+
+
+def _trajectory(rows: list[Prompt]) -> Prompt:
+    """One trajectory's steps (sorted, checked) as one conversation: step 0's row, each later step's recorded
+    messages a follow-up sent as recorded; ``session_lines`` the steps' lines in step order."""
+    first = rows[0]
+    meta = {k: v for k, v in first.meta.items() if k != "step"}
+    if len(rows) == 1:
+        return replace(first, meta=meta)
+    for key in ("timing_fields", "unsent_fields", "unread_length_fields"):
+        names = [n for p in rows for n in p.meta.get(key, ())]
+        if names:
+            meta[key] = tuple(dict.fromkeys(names))
+    meta["session_lines"] = [p.meta["line"] for p in rows]
+    later = rows[1:]
+    return replace(
+        first,
+        meta=meta,
+        follow_ups=tuple(p.messages[-1]["content"] for p in later),
+        follow_up_messages=tuple(tuple(p.messages) for p in later),
+    )
 
 
 def join_sessions(path: Path, prompts: list[Prompt], *, join: bool = True) -> list[Prompt]:
@@ -162,7 +208,7 @@ def join_sessions(path: Path, prompts: list[Prompt], *, join: bool = True) -> li
         ConfigError: a later row of a session asks for another output length than the session's, opens with a
             system message, or is of the other AIPerf layout (naming its line).
     """
-    _check_trajectories(path, prompts)
+    prompts = _join_trajectories(path, prompts)
     groups: dict[str, list[Prompt]] = {}
     out: list[Prompt | str] = []
     for p in prompts:
