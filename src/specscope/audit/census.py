@@ -335,9 +335,9 @@ def with_draft(target: ByteCensus, draft: ByteCensus, layout: DraftLayout | None
     if layout is not None:
         fam = layout.family
         own = {alias_name(fam, n) for n in names}
-        if "lm_head.weight" in fam.shareable and "lm_head.weight" not in own:
+        if "lm_head.weight" in layout.shareable and "lm_head.weight" not in own:  # EAGLE-3: full vocabulary only
             shared += target.lm_head_bytes
-        if "embed_tokens.weight" in fam.shareable and "embed_tokens.weight" not in own:
+        if "embed_tokens.weight" in layout.shareable and "embed_tokens.weight" not in own:
             shared += target.embedding_row_bytes
     d = draft.draft_bytes_per_step
     tb = target.target_bytes_per_token
