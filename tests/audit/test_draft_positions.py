@@ -122,3 +122,20 @@ def test_without_draft_vocab_size_the_shared_head_is_no_finding(tmp_path: Path) 
     (root / "config.json").write_text(json.dumps(cfg))
     r = audit_checkpoint(target, draft=root)
     assert r.findings == []
+
+
+def test_a_draft_audited_alone_has_no_target_figure_never_zero(tmp_path: Path) -> None:
+    """``specscope audit DRAFT`` (no target): the target's bytes per token and the draft's share of a target pass are
+    absent, not 0 bytes and 0.0 % (house rule: an absent figure is absent)."""
+    draft = _draft(tmp_path / "draft", "eagle3_llama31_draft_config.json")
+    r = audit_checkpoint(draft)
+    assert r.census is not None
+    assert r.census.target_bytes_per_token is None and r.census.draft_share is None
+    assert r.census.draft_bytes_per_step == 11_784  # the draft's own weights, as before
+    assert r.to_dict()["census"]["target_bytes_per_token"] is None
+    out = CliRunner().invoke(app, ["audit", str(draft), "--width", "200"])
+    assert out.exit_code == 0, out.stdout
+    assert "per decode step: target unknown (a draft alone: audit it as `specscope audit TARGET --draft " in out.stdout
+    assert "0.0% of a target pass" not in out.stdout and "target 0 bytes" not in out.stdout
+    bw = audit_checkpoint(draft, bandwidth="273GB/s").census
+    assert bw is not None and bw.roofline_tokens_per_s is None

@@ -279,6 +279,6 @@ def audit_checkpoint(
         report.census = replace(
             report.census,
             bandwidth_bytes_per_s=bw,
-            roofline_tokens_per_s=roofline_tokens_per_s(tb, bw) if tb > 0 else None,
+            roofline_tokens_per_s=roofline_tokens_per_s(tb, bw) if tb else None,
         )
     return report

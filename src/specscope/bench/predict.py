@@ -71,7 +71,7 @@ def predict_inputs(
         census = audit_checkpoint(checkpoint, draft=draft).census
         if census is None:
             raise ConfigError("the checkpoint has no readable tensors", found=checkpoint, expected="a byte census")
-        target = target or float(census.target_bytes_per_token)
+        target = target or (float(census.target_bytes_per_token) if census.target_bytes_per_token else None)
         dbytes = dbytes if dbytes is not None else (float(census.draft_bytes_per_step or 0) or None)
     return PredictInputs(target, dbytes, bw)
 
