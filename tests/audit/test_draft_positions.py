@@ -139,3 +139,24 @@ def test_a_draft_audited_alone_has_no_target_figure_never_zero(tmp_path: Path) -
     assert "0.0% of a target pass" not in out.stdout and "target 0 bytes" not in out.stdout
     bw = audit_checkpoint(draft, bandwidth="273GB/s").census
     assert bw is not None and bw.roofline_tokens_per_s is None
+
+
+def test_reduced_draft_with_its_own_head_and_tie_word_embeddings_warns_for_sglang(tmp_path: Path) -> None:
+    """SpecForge PR #140 / NeMo-Automodel PR #2319: a draft config copied from a tied target keeps
+    ``tie_word_embeddings: true``. vLLM ``llama_eagle3.py`` @00bd1493 builds ``lm_head`` [draft_vocab_size, hidden]
+    whatever the flag and loads it; SGLang ``llama_eagle3.py`` @03d5a777 makes ``lm_head`` the embedding table and
+    never loads the stored head: WARNING naming the fix (set the flag false)."""
+    target = _target(tmp_path / "target")
+    draft = _draft(tmp_path / "draft", "eagle3_tied_reduced_head_config.json")
+    r = audit_checkpoint(target, draft=draft)
+    assert _codes(r) == [("warning", "DRAFT_VOCAB_MAP")]
+    (f,) = r.findings
+    assert f.file == "draft:model.safetensors" and f.tensor == "lm_head.weight"
+    assert f.message == (
+        "the draft stores its own lm_head (100 rows) but its config sets tie_word_embeddings: SGLang ties the head "
+        "to the embedding table and never loads lm_head.weight"
+    )
+    assert (
+        f.fix == 'set "tie_word_embeddings": false in the draft\'s config.json (vLLM reads the stored head either way)'
+    )
+    assert r.exit_code == 0

@@ -23,6 +23,12 @@ Rules and their sources:
   ``t2d``, when present, must mark exactly those ids; ``lm_head`` must have ``draft_vocab_size`` rows
   (``DRAFT_VOCAB_MAP``, ERROR each). Medusa: ``token_map`` is required when ``truncated_vocab_size < vocab_size``
   (vLLM ``medusa.py`` asserts it at load).
+- Where SGLang takes the head (``llama_eagle3.py`` @03d5a777: the embedding table when ``tie_word_embeddings``, the
+  target's only when ``draft_vocab_size`` is null, else its own ``ParallelLMHead``) while vLLM builds
+  ``lm_head`` [draft_vocab_size, hidden] whatever the flag (@00bd1493) and shares the target's when the draft has
+  none: a stored head under ``tie_word_embeddings: true`` (``DRAFT_VOCAB_MAP/tied-head``: configs copied from a
+  tied target, SpecForge PR #140, NeMo-Automodel PR #2319) and a missing full-vocabulary head under a declared
+  ``draft_vocab_size`` (``DRAFT_VOCAB_MAP/declared-head``: SGLang PR #27908) are WARNINGs.
 """
 
 from __future__ import annotations
@@ -361,6 +367,8 @@ def _vocab_map_findings(ck: Checkpoint, layout: DraftLayout, names: dict[str, st
     if rows is not None and rows != draft_vocab:
         out.append(_map_finding("head-rows", head, rows=rows, draft_vocab=draft_vocab))
     out += _declared_full_head_absent(cfg, rows, vocab, draft_vocab)
+    if rows is not None and network_config(cfg).get("tie_word_embeddings") is True:
+        out.append(_map_finding("tied-head", head, rows=rows))  # SGLang llama_eagle3.py @03d5a777 ties it
     d2t = ck.read_index_array(names["d2t"]) if "d2t" in names else None
     if draft_vocab < vocab and "d2t" not in names:
         out.append(_map_finding("missing", "d2t", name="d2t", draft_vocab=draft_vocab, vocab=vocab))
