@@ -49,20 +49,23 @@ def test_each_config_audits_as_its_users_expect(slug: str, tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(
-    "draft,target",
+    "draft,target,more",
     [
-        ("llama3-8b-eagle3", "llama-3.1-8b"),
-        ("deepseek-v3-671b-eagle3", "deepseek-v3"),
-        ("qwen3.6-27b-dflash", "qwen3.6-27b"),
-        ("dflash-qwen3.5-27b", "qwen3.5-27b"),
+        # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B declares max_position_embeddings 2048 against Llama-3.1's 131072: the
+        # draft of vllm-project/vllm issue #48894 (device-side assert past 2048 tokens in v0.24.0)
+        ("llama3-8b-eagle3", "llama-3.1-8b", ["DRAFT_CONTEXT_SHORTER"]),
+        ("deepseek-v3-671b-eagle3", "deepseek-v3", []),
+        ("qwen3.6-27b-dflash", "qwen3.6-27b", []),
+        ("dflash-qwen3.5-27b", "qwen3.5-27b", []),
     ],
 )
-def test_published_pairs_agree(draft: str, target: str, tmp_path: Path) -> None:
+def test_published_pairs_agree(draft: str, target: str, more: list[str], tmp_path: Path) -> None:
     r = audit_checkpoint(_folder(target, tmp_path), draft=_folder(draft, tmp_path))
     draft_findings = [f for f in r.findings if (f.file or "").startswith("draft")]
     draft_codes = [f.code for f in draft_findings if f.code.startswith(("DRAFT_", "PREFLIGHT_"))]
-    # configs only: the corpus carries no tokenizer files, so the one draft finding says the tokenizers went unchecked
-    assert draft_codes == ["DRAFT_TOKENIZER_UNVERIFIED"], draft_codes
+    # configs only: the corpus carries no tokenizer files, so one draft finding says the tokenizers went unchecked
+    assert sorted(draft_codes) == sorted(["DRAFT_TOKENIZER_UNVERIFIED", *more]), draft_codes
+    assert not [f.code for f in draft_findings if f.severity.value == "error"]
     (unchecked,) = [f for f in draft_findings if f.code == "DRAFT_TOKENIZER_UNVERIFIED"]
     assert (unchecked.severity.value, unchecked.details) == ("warning", {"missing": ["draft", "target"]})
     assert r.facts["draft"]["draft_family"]["family"] == ENTRIES[draft]["family"]

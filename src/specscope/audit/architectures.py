@@ -380,19 +380,36 @@ def _own_layer_body(body: tuple[str, ...], prefix: str, names: list[str]) -> tup
     return out
 
 
+def medusa_counts(cfg: dict[str, Any]) -> tuple[int, int]:
+    """``(heads, layers per head)`` of a Medusa config as vLLM reads it: ``MedusaConfig.from_pretrained``
+    (``transformers_utils/configs/medusa.py`` @0531c222) renames, in key order, every key holding "num" and "heads"
+    to ``num_heads`` and every other key holding "num" and "layers" to ``num_hidden_layers`` (FasterDecoding's
+    ``medusa_num_heads`` and ``medusa_model_new.py``'s ``num_medusa_heads`` alike; FasterDecoding/Medusa issue #76),
+    and defaults to 5 heads of 1 layer when none is given."""
+    heads, layers = 5, 1
+    for key in cfg:
+        value = config_int(cfg, key)
+        if "num" not in key or value is None:
+            continue
+        if "heads" in key:
+            heads = value
+        elif "layers" in key:
+            layers = value
+    return heads, layers
+
+
 def _declared_layers(fam: Family, tc: dict[str, Any], cfg: dict[str, Any]) -> int:
-    """Draft layers (heads) the config declares under the family's ``layers_key``, else 1. Medusa: vLLM's
-    ``MedusaConfig.from_pretrained`` renames a key holding "num" and "heads" to ``num_heads``, so FasterDecoding's
-    ``medusa_num_heads`` declares the heads (transformers_utils/configs/medusa.py); it was read as 1 head and a
-    missing head passed (fresh-user check, 2026-12-05)."""
+    """Draft layers (heads) the config declares under the family's ``layers_key``, else 1; Medusa heads as vLLM
+    reads them (:func:`medusa_counts`: a missing head passed when ``medusa_num_heads`` was read as 1 head, fresh-user
+    check, 2026-12-05)."""
+    if fam.layer_body == "medusa":
+        return medusa_counts(tc)[0]
     n = _int(tc, fam.layers_key) or _int(cfg, fam.layers_key)
-    if not n and fam.layer_body == "medusa":
-        n = _int(tc, "medusa_num_heads") or _int(cfg, "medusa_num_heads")
     return n or 1
 
 
 def _medusa_groups(cfg: dict[str, Any], n_heads: int) -> list[tuple[str, tuple[str, ...]]]:
-    depth = _int(cfg, "num_hidden_layers") or _int(cfg, "medusa_num_layers") or 1
+    depth = medusa_counts(cfg)[1]
     heads = tuple(f"lm_heads.{h}.weight" for h in range(1 if cfg.get("original_lm_head") else n_heads))
     groups = [("lm heads", heads)]
     for h in range(n_heads):

@@ -104,7 +104,8 @@ class ByteCensus:
         bytes_by_group: group (see :data:`GROUPS`) -> stored bytes (``draft_shared_copies``: a draft's copies of
             tensors the engine takes from the target, never read).
         bytes_by_dtype: dtype -> stored bytes.
-        target_bytes_per_token: bytes one target forward pass reads (decode, batch 1); 0 for a draft checkpoint.
+        target_bytes_per_token: bytes one target forward pass reads (decode, batch 1); None for a draft checkpoint
+            audited alone (no target here: unknown, not zero).
         draft_bytes_per_step: bytes of the draft's own weights one draft step reads (0 without a draft; None when
             the config declares a head that holds no tensor: unknown, not zero).
         draft_share: draft_bytes_per_step / target_bytes_per_token (None when either is unknown).
@@ -120,7 +121,7 @@ class ByteCensus:
     total_bytes: int
     bytes_by_group: dict[str, int]
     bytes_by_dtype: dict[str, int]
-    target_bytes_per_token: int
+    target_bytes_per_token: int | None
     draft_bytes_per_step: int | None
     draft_share: float | None
     bandwidth_bytes_per_s: float | None = None
@@ -292,7 +293,7 @@ def byte_census(
             t.target += read
     if draft_model and tied and t.embedding_bytes:  # a tied draft reads its whole embedding as the head
         t.draft += t.embedding_bytes - t.embedding_bytes / t.embedding_rows
-    tb = int(round(t.target))
+    tb = None if draft_model else int(round(t.target))  # a separate draft alone holds no target weights
     empty_head = layout is not None and layout.family.kind == "mtp" and t.draft_tensors - t.copies == 0
     db = None if empty_head else int(round(t.draft))
     notes = [moe_note] if moe_note else []
@@ -306,7 +307,7 @@ def byte_census(
         bytes_by_dtype=dict(sorted(t.by_dtype.items())),
         target_bytes_per_token=tb,
         draft_bytes_per_step=db,
-        draft_share=(db / tb) if tb and db is not None else (None if db is None else 0.0),
+        draft_share=db / tb if tb and db is not None else None,
         bandwidth_bytes_per_s=bandwidth_bytes_per_s,
         roofline_tokens_per_s=roofline_tokens_per_s(tb, bandwidth_bytes_per_s)
         if bandwidth_bytes_per_s and tb
@@ -335,9 +336,9 @@ def with_draft(target: ByteCensus, draft: ByteCensus, layout: DraftLayout | None
     if layout is not None:
         fam = layout.family
         own = {alias_name(fam, n) for n in names}
-        if "lm_head.weight" in fam.shareable and "lm_head.weight" not in own:
+        if "lm_head.weight" in layout.shareable and "lm_head.weight" not in own:  # EAGLE-3: full vocabulary only
             shared += target.lm_head_bytes
-        if "embed_tokens.weight" in fam.shareable and "embed_tokens.weight" not in own:
+        if "embed_tokens.weight" in layout.shareable and "embed_tokens.weight" not in own:
             shared += target.embedding_row_bytes
     d = draft.draft_bytes_per_step
     tb = target.target_bytes_per_token

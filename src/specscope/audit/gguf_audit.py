@@ -81,9 +81,9 @@ def gguf_census(g: GgufFile, *, as_draft: bool = False) -> ByteCensus:
         total_bytes=total,
         bytes_by_group=by_group,
         bytes_by_dtype=dict(sorted(by_type.items())),
-        target_bytes_per_token=0 if as_draft else per,
+        target_bytes_per_token=None if as_draft else per,
         draft_bytes_per_step=per if as_draft else 0,
-        draft_share=0.0,
+        draft_share=None if as_draft else 0.0,
         notes=notes,
         draft_rule="llama.cpp draft model (--model-draft): every layer once per step, one token_embd row, the output "
         "matrix (token_embd when tied)"

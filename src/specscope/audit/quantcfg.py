@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["QuantView", "quant_views", "effective_view", "is_excluded", "entry_covers"]
+__all__ = ["QuantView", "quant_views", "effective_view", "is_excluded", "entry_covers", "prefix_pattern"]
 
 _FUSED = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj")}
 
@@ -206,6 +206,12 @@ def _match_one(pattern: str, name: str, method: str) -> bool:
     if method != "compressed-tensors" and any(ch in pattern for ch in "*?["):
         return fnmatch.fnmatchcase(name, pattern)
     return False
+
+
+def prefix_pattern(prefix: str) -> str:
+    """The compressed-tensors ``re:`` entry that covers every module under ``prefix`` (``mtp.`` -> ``re:^mtp[.].*``;
+    ``re.match`` anchors it at the start, compressed-tensors ``utils/match.py``)."""
+    return "re:^" + "".join("[.]" if c == "." else re.escape(c) for c in prefix) + ".*"
 
 
 def entry_covers(entry: str, module: str, method: str) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 from specscope.audit.architectures import DraftLayout, config_int
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding, Severity
+from specscope.audit.rules_position import check_positions
 from specscope.audit.rules_shapes import check_hidden_vs_target
 from specscope.audit.rules_vocab import check_vocab_bounds, compare_tokenizers
 from specscope.checkpoint import Checkpoint
@@ -150,11 +151,12 @@ def _mask_token(cfg: dict[str, Any], dcfg: dict[str, Any], file: str) -> list[Fi
 
 
 def check_draft_vs_target(draft_ck: Checkpoint, target_ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]:
-    """A separate draft against its target: tokenizers by content, vocabulary bounds (:mod:`.rules_vocab`), and the
-    width of the target hidden states the draft reads (:mod:`.rules_shapes`).
+    """A separate draft against its target: tokenizers by content, vocabulary bounds (:mod:`.rules_vocab`), the
+    width of the target hidden states the draft reads (:mod:`.rules_shapes`), and the context length
+    (:mod:`.rules_position`).
 
     Codes: those of :func:`specscope.audit.rules_vocab.compare_tokenizers` and ``check_vocab_bounds``,
-    ``DRAFT_HIDDEN_MISMATCH`` (ERROR).
+    ``DRAFT_HIDDEN_MISMATCH`` (ERROR), ``DRAFT_CONTEXT_SHORTER`` (WARNING).
     """
     out: list[Finding] = []
     draft_tok, target_tok = read_tokenizer(draft_ck.source), read_tokenizer(target_ck.source)
@@ -164,6 +166,7 @@ def check_draft_vs_target(draft_ck: Checkpoint, target_ck: Checkpoint, layout: D
         tokens = [f for f in tokens if f.code != "DRAFT_TOKENIZER_UNVERIFIED"]
     out += tokens + bounds
     out += check_hidden_vs_target(draft_ck.text_config, layout, target_ck.text_config)
+    out += check_positions(draft_ck.text_config, layout, target_ck.text_config)
     if layout is not None and layout.family.key == "draft_model":
         out += _architecture(draft_ck.text_config, target_ck.text_config)
     return out

@@ -8,7 +8,9 @@ excluded). Exclusion matching: :mod:`specscope.audit.quantcfg`.
 
 Codes: ``FUSED_GROUP_PARTIALLY_EXCLUDED`` (ERROR: "k of n children" excluded, the others listed; the experts of a
 MoE layer are one fused module, packed 3-D expert tensors included), ``MTP_QUANT_PROFILE`` (INFO: full / partial /
-none; the audit emits it for ``partial`` and records every profile in ``facts["mtp_quantization"]``).
+none; the audit emits it for ``partial`` and records every profile in ``facts["mtp_quantization"]``),
+``MTP_IGNORE_PER_SHARD`` (WARNING: fused MTP modules excluded only by their shards' names, see
+:func:`check_fused_ignore_spelling`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from specscope.audit.architectures import DraftLayout
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
-from specscope.audit.quantcfg import QuantView, effective_view, is_excluded, quant_views
+from specscope.audit.quantcfg import QuantView, effective_view, entry_covers, is_excluded, prefix_pattern, quant_views
 from specscope.audit.rules_quant import is_quantized, linear_modules
 from specscope.checkpoint import Checkpoint
 
-__all__ = ["FUSED_GROUPS", "fused_groups", "check_fused", "mtp_quant_profile"]
+__all__ = ["FUSED_GROUPS", "fused_groups", "check_fused", "check_fused_ignore_spelling", "mtp_quant_profile"]
 
 FUSED_GROUPS = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj")}
 #: a per-expert module ``...experts.{e}.{leaf}``: every expert of a layer is one fused MoE module in the engine
@@ -106,6 +109,40 @@ def check_fused(ck: Checkpoint) -> list[Finding]:
             excluded=_listed(split["excluded"]),
             kept=_listed(split["not_excluded"]),
             details={"groups": partial},
+        )
+    ]
+
+
+def check_fused_ignore_spelling(ck: Checkpoint, layout: DraftLayout | None) -> list[Finding]:
+    """``MTP_IGNORE_PER_SHARD`` (WARNING): a compressed-tensors Qwen3.5 / Qwen3.6 checkpoint whose whole MTP head is
+    unquantized and excluded, but whose fused MTP modules (``qkv_proj``, ``gate_up_proj``) no ``re:`` entry covers:
+    only the shards' names do. vLLM maps a fused module back to its shards (``is_layer_skipped``) and loads the head;
+    SGLang ``qwen3_5_mtp.py`` @008b79d2 builds ``Qwen3_5ForCausalLMMTP`` without ``packed_modules_mapping``, so the
+    fused modules are built quantized and their BF16 weights skipped: accept length 1.00 (sgl-project/sglang issue
+    #35797; fix PR #35887 open). A ``re:`` entry matching the fused names covers them under any spelling."""
+    view = _view(ck)
+    if view is None or view.method != "compressed-tensors" or layout is None or layout.family.key != "qwen3_5_mtp":
+        return []
+    linears = linear_modules(ck)
+    head = sorted(m for m in linears if layout.contains(m + "."))
+    if not head or any(is_quantized(ck, m, linears[m]) or not is_excluded(view, m) for m in head):
+        return []
+    patterns = [e for e in view.exclude if e.startswith("re:")]
+    fused = sorted(
+        f
+        for f in fused_groups(head)
+        if ".experts" not in f and not any(entry_covers(e, f, view.method) for e in patterns)
+    )
+    if not fused:
+        return []
+    return [
+        finding(
+            "MTP_IGNORE_PER_SHARD",
+            file=view.file,
+            n=len(fused),
+            modules=_listed(fused),
+            pattern=prefix_pattern(layout.family.head_prefix),
+            details={"fused": fused},
         )
     ]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
+from typing import Any
 
 from specscope.audit.architectures import DraftLayout, alias_name, fused_spellings
 from specscope.audit.catalog import finding
@@ -132,6 +133,21 @@ def _medusa_renaming(names: set[str] | list[str]) -> str | None:
     )
 
 
+def _medusa_undeclared(cfg: dict[str, Any], names: set[str]) -> str | None:
+    """The fix for Medusa heads whose config declares no head count (FasterDecoding/Medusa issue #76): vLLM then
+    builds its default 5 heads (:func:`specscope.audit.architectures.medusa_counts`), so the heads stored are the
+    count to declare; None when a key declares it."""
+    if any("num" in k and "heads" in k for k in cfg):
+        return None
+    stored = sum(1 for h in range(64) if f"lm_heads.{h}.weight" in names or f"blocks.{h}.layers.0.weight" in names)
+    if not stored:
+        return None
+    return (
+        f"config.json declares no head count, so vLLM builds its default 5 heads: declare the {stored} stored, "
+        f'"medusa_num_heads": {stored}, in config.json'
+    )
+
+
 def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     """``DRAFT_TENSORS_MISSING`` for a separate draft checkpoint that lacks tensors its family requires."""
     names = stored_names(ck)
@@ -153,7 +169,8 @@ def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
             required=total,
             breakdown=breakdown(counts),
             missing=", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else ""),
-            fix=(fam.key == "medusa" and _medusa_renaming(names)) or fix_for(layout, ck.label, missing[0]),
+            fix=(fam.key == "medusa" and (_medusa_renaming(names) or _medusa_undeclared(ck.text_config, names)))
+            or fix_for(layout, ck.label, missing[0]),
             details={
                 "family": fam.key,
                 "expected": total,

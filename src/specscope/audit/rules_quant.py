@@ -99,6 +99,39 @@ def is_quantized(ck: Checkpoint, module: str, weight_name: str) -> bool:
     return info is not None and (info.dtype in PACKED_INT_DTYPES or info.dtype in FLOAT8_DTYPES)
 
 
+#: quantization descriptions engines or tools read that specscope does not: ModelSlim's per-tensor map
+#: (sglang PR #37736)
+UNREAD_QUANT_FILES = ("quant_model_description.json",)
+
+
+def _not_read(ck: Checkpoint, draft_modules: set[str]) -> list[Finding]:
+    """``QUANT_CONFIG_NOT_READ`` (WARNING): linears stored quantized (a scale sibling, packed or 8-bit weights) with
+    no quantization config specscope reads, so none of the quantization rules ran: named, never "no findings"
+    (sgl-project/sglang PR #37736: a ModelSlim W8A8 checkpoint, described by ``quant_model_description.json`` only,
+    whose MTP int8 codes an engine loaded as BF16 weights)."""
+    linears = linear_modules(ck)
+    quantized = sorted(m for m, w in linears.items() if is_quantized(ck, m, w))
+    if not quantized:
+        return []
+    first = quantized[0]
+    info = ck.tensor(linears[first])
+    aux = next((s for s in QUANT_AUX_SUFFIXES if f"{first}.{s}" in ck.locations), None)
+    how = f"{info.dtype if info else '?'}" + (f" with {aux}" if aux else "")
+    unread = next((f for f in UNREAD_QUANT_FILES if f in ck.files), None)
+    mtp = sum(1 for m in quantized if m in draft_modules)
+    return [
+        finding(
+            "QUANT_CONFIG_NOT_READ" if unread else "QUANT_CONFIG_NOT_READ/none",
+            file=unread or "config.json",
+            n=len(quantized),
+            in_mtp=f" ({mtp} of them in the MTP head)" if mtp else "",
+            first=first,
+            how=how,
+            details={"quantized": len(quantized), "mtp_quantized": mtp, "first": first},
+        )
+    ]
+
+
 def _common_prefix(modules: list[str]) -> str:
     """The longest dotted prefix shared by ``modules`` (``mtp.``), what ``patch-config --exclude-unquantized`` takes."""
     parts = [m.split(".") for m in modules]
@@ -129,7 +162,8 @@ def check_quant(
         family: the MTP family key (``deepseek_mtp``), None for a separate draft or no head.
 
     Codes: ``QUANT_METHOD_UNKNOWN`` (WARNING; the other rules are then not run: an unknown method's exclude list
-    cannot be read), ``MTP_UNQUANTIZED_NOT_EXCLUDED`` (ERROR), ``MTP_QUANTIZED_BUT_EXCLUDED`` (ERROR),
+    cannot be read), ``QUANT_CONFIG_NOT_READ`` (WARNING: quantized tensors and no config read, :func:`_not_read`),
+    ``MTP_UNQUANTIZED_NOT_EXCLUDED`` (ERROR), ``MTP_QUANTIZED_BUT_EXCLUDED`` (ERROR),
     ``QUANT_CONFIG_MISMATCH`` (ERROR when it touches draft modules, else WARNING; ``details.field`` says which),
     ``NVFP4_SCALE_CONVENTION`` (ERROR), ``MTP_QUANTIZED_ENGINE_UNQUANTIZED`` (ERROR: stored quantized, built
     unquantized whatever the config says: :func:`engine_builds_unquantized`).
@@ -139,7 +173,7 @@ def check_quant(
     facts: dict[str, Any] = {"quant_files": sorted(views), "quant_config_used_by_vllm": eff.file if eff else None}
     out: list[Finding] = []
     if eff is None:
-        return out, facts
+        return _not_read(ck, draft_modules), facts
     if eff.file == "config.json" and eff.method and eff.method not in KNOWN_QUANT_METHODS:
         known = ", ".join(sorted(KNOWN_QUANT_METHODS))
         out.append(finding("QUANT_METHOD_UNKNOWN", file=eff.file, method=eff.method, known=known))

@@ -23,6 +23,12 @@ Rules and their sources:
   ``t2d``, when present, must mark exactly those ids; ``lm_head`` must have ``draft_vocab_size`` rows
   (``DRAFT_VOCAB_MAP``, ERROR each). Medusa: ``token_map`` is required when ``truncated_vocab_size < vocab_size``
   (vLLM ``medusa.py`` asserts it at load).
+- Where SGLang takes the head (``llama_eagle3.py`` @03d5a777: the embedding table when ``tie_word_embeddings``, the
+  target's only when ``draft_vocab_size`` is null, else its own ``ParallelLMHead``) while vLLM builds
+  ``lm_head`` [draft_vocab_size, hidden] whatever the flag (@00bd1493) and shares the target's when the draft has
+  none: a stored head under ``tie_word_embeddings: true`` (``DRAFT_VOCAB_MAP/tied-head``: configs copied from a
+  tied target, SpecForge PR #140, NeMo-Automodel PR #2319) and a missing full-vocabulary head under a declared
+  ``draft_vocab_size`` (``DRAFT_VOCAB_MAP/declared-head``: SGLang PR #27908) are WARNINGs.
 """
 
 from __future__ import annotations
@@ -237,6 +243,19 @@ def _head_rows(ck: Checkpoint, layout: DraftLayout) -> tuple[int | None, str | N
     return None, None
 
 
+def _declared_full_head_absent(cfg: dict[str, Any], rows: int | None, vocab: int, draft_vocab: int) -> list[Finding]:
+    """``DRAFT_VOCAB_MAP/declared-head`` (WARNING): a full-vocabulary EAGLE-3 draft with no ``lm_head`` of its own
+    whose config still declares ``draft_vocab_size`` and does not tie its embeddings. vLLM shares the target's head
+    when the draft has none (``llm_base_proposer._maybe_share_lm_head``, ``has_own_lm_head``); SGLang
+    ``llama_eagle3.py`` @03d5a777 takes the target's head only when ``draft_vocab_size`` is null, else builds its own
+    ``ParallelLMHead`` and loads nothing into it (sgl-project/sglang issue #27829, PR #27908:
+    ``nvidia/Kimi-K2.6-Eagle3`` served at acceptance 0.00)."""
+    declared = network_config(cfg).get("draft_vocab_size")
+    if rows is not None or declared is None or draft_vocab != vocab or network_config(cfg).get("tie_word_embeddings"):
+        return []
+    return [_map_finding("declared-head", "lm_head.weight", draft_vocab=draft_vocab)]
+
+
 def _map_finding(variant: str, tensor: str | None, **facts: Any) -> Finding:
     return finding(f"DRAFT_VOCAB_MAP/{variant}", file="config.json", tensor=tensor, **facts)
 
@@ -347,6 +366,9 @@ def _vocab_map_findings(ck: Checkpoint, layout: DraftLayout, names: dict[str, st
     rows, head = _head_rows(ck, layout)
     if rows is not None and rows != draft_vocab:
         out.append(_map_finding("head-rows", head, rows=rows, draft_vocab=draft_vocab))
+    out += _declared_full_head_absent(cfg, rows, vocab, draft_vocab)
+    if rows is not None and network_config(cfg).get("tie_word_embeddings") is True:
+        out.append(_map_finding("tied-head", head, rows=rows))  # SGLang llama_eagle3.py @03d5a777 ties it
     d2t = ck.read_index_array(names["d2t"]) if "d2t" in names else None
     if draft_vocab < vocab and "d2t" not in names:
         out.append(_map_finding("missing", "d2t", name="d2t", draft_vocab=draft_vocab, vocab=vocab))

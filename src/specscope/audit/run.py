@@ -23,7 +23,7 @@ from specscope.audit.quantcfg import effective_view, quant_views
 from specscope.audit.rules_actscale import check_input_scales
 from specscope.audit.rules_draft import check_draft_config, check_draft_vs_target, check_vision_processor
 from specscope.audit.rules_format import check_format, check_index
-from specscope.audit.rules_fused import check_fused, mtp_quant_profile
+from specscope.audit.rules_fused import check_fused, check_fused_ignore_spelling, mtp_quant_profile
 from specscope.audit.rules_heads import check_draft_tensors, names_source, stored_names
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
@@ -205,7 +205,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     quant_findings, quant_facts = check_quant(ck, draft_modules, layout.family.key if layout is not None else None)
     findings += quant_findings
     facts.update(quant_facts)
-    findings += check_gate_up_scales(ck) + check_fused(ck)
+    findings += check_gate_up_scales(ck) + check_fused(ck) + check_fused_ignore_spelling(ck, layout)
     findings += check_input_scales(ck, effective_view(quant_views(ck.config, ck.hf_quant_config)))
     profile = mtp_quant_profile(ck, draft_modules)
     if profile is not None:  # every profile is a fact; only "partial" needs a finding to explain it
@@ -279,6 +279,6 @@ def audit_checkpoint(
         report.census = replace(
             report.census,
             bandwidth_bytes_per_s=bw,
-            roofline_tokens_per_s=roofline_tokens_per_s(tb, bw) if tb > 0 else None,
+            roofline_tokens_per_s=roofline_tokens_per_s(tb, bw) if tb else None,
         )
     return report

@@ -75,7 +75,7 @@ def predict_inputs(
         if census is None:
             raise ConfigError("the checkpoint has no readable tensors", found=checkpoint, expected="a byte census")
         dbytes = dbytes if dbytes is not None else (float(census.draft_bytes_per_step or 0) or None)
-        if target is None:
+        if target is None and census.target_bytes_per_token:  # absent for a draft audited alone
             name = Path(checkpoint).name or checkpoint
             return PredictInputs(
                 float(census.target_bytes_per_token),

@@ -98,7 +98,10 @@ def _render(report: AuditReport, strict: bool, console: Console) -> None:
                 ct.add_row(g, f"{b:,}")
         ct.add_row("total", f"{c.total_bytes:,}")
         console.print(ct)
-        line = f"per decode step: target {_gb(c.target_bytes_per_token)}"
+        if c.target_bytes_per_token is None:
+            line = "per decode step: target unknown (a draft alone: audit it as `specscope audit TARGET --draft DRAFT`)"
+        else:
+            line = f"per decode step: target {_gb(c.target_bytes_per_token)}"
         if c.draft_rule is not None and c.draft_bytes_per_step is None:
             line += ", draft bytes unknown (the checkpoint holds none of the draft's tensors)"
         elif c.draft_rule is not None or c.draft_bytes_per_step:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from specscope.audit.architectures import FUSED_SPELLINGS
-from specscope.audit.quantcfg import entry_covers
+from specscope.audit.quantcfg import entry_covers, prefix_pattern
 from specscope.errors import SurgeryError
 
 __all__ = [
@@ -185,8 +185,17 @@ def _set(configs: dict[str, dict[str, Any]], where: ExcludeList, entries: list[s
     section[where.key] = entries
 
 
-def add_exclusions(configs: dict[str, dict[str, Any]], modules: list[str]) -> dict[str, dict[str, Any]]:
+def add_exclusions(
+    configs: dict[str, dict[str, Any]], modules: list[str], *, whole_prefix: str | None = None
+) -> dict[str, dict[str, Any]]:
     """Append each module not yet covered to every exclude list (sorted, no duplicates); case C06.
+
+    ``whole_prefix``: every linear under this prefix is unquantized; a compressed-tensors ``ignore`` then gains one
+    :func:`prefix_pattern` entry instead of the names. Per-shard names leave an engine that does not map its fused
+    modules (``qkv_proj``, ``gate_up_proj``) back to them building those quantized: SGLang ``qwen3_5_mtp.py``
+    @008b79d2 passes no ``packed_modules_mapping`` for the MTP head and skips its BF16 weights (sgl-project/sglang
+    issue #35797, fix PR #35887 open); a pattern covers the fused modules under any spelling. Other dialects keep
+    names (their wildcard syntax differs per engine).
 
     Raises:
         SurgeryError: the checkpoint has no quantization config (nothing to exclude from).
@@ -203,8 +212,10 @@ def add_exclusions(configs: dict[str, dict[str, Any]], modules: list[str]) -> di
     method = dialect(out) or "modelopt"
     for where in lists:
         entries = _entries(out, where)
-        entries += sorted(m for m in set(modules) if not is_excluded(entries, m, method))
-        _set(out, where, entries)
+        missing = sorted(m for m in set(modules) if not is_excluded(entries, m, method))
+        if missing and whole_prefix and method == "compressed-tensors":
+            missing = [prefix_pattern(whole_prefix)]
+        _set(out, where, entries + missing)
     return out
 
 

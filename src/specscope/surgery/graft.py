@@ -327,7 +327,8 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     def patch(cfgs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if dialect(cfgs) is None or not modules:
             return cfgs
-        cfgs = add_exclusions(cfgs, modules)
+        whole = not linear_modules(source, prefix, quantized=True)  # the grafted prefix is the source's alone
+        cfgs = add_exclusions(cfgs, modules, whole_prefix=prefix if whole else None)
         for sec_file, sec in (("config.json", "quantization_config"), ("hf_quant_config.json", "quantization")):
             layers = (cfgs.get(sec_file) or {}).get(sec, {}).get("quantized_layers")
             if isinstance(layers, dict):

@@ -47,7 +47,9 @@ def plan_patch_config(
     Args:
         exclude_unquantized: a prefix (e.g. ``mtp.``): every unquantized linear under it (2-D float weight
             without ``weight_scale``) that no exclude entry covers is appended, by name, to every exclude list
-            (case C06; Quark keeps its list in config.json, ModelOpt in both files).
+            (case C06; Quark keeps its list in config.json, ModelOpt in both files); a compressed-tensors list gains
+            one ``re:`` pattern for the prefix instead when no linear under it is quantized
+            (:func:`specscope.surgery.configs.add_exclusions`).
         include_quantized: a prefix (e.g. ``mtp.``): every exclude entry (name, glob or compressed-tensors ``re:``
             pattern) that covers a quantized linear under it is dropped; the unquantized linears a dropped entry
             still has to cover are re-added by name (``MTP_QUANTIZED_BUT_EXCLUDED``).
@@ -70,7 +72,8 @@ def plan_patch_config(
     notes: list[str] = []
     if exclude_unquantized:
         modules = linear_modules(ckpt, exclude_unquantized, quantized=False)
-        after = add_exclusions(after, modules)
+        whole = not linear_modules(ckpt, exclude_unquantized, quantized=True)
+        after = add_exclusions(after, modules, whole_prefix=exclude_unquantized if whole else None)
         notes.append(f"{len(modules)} unquantized linears under {exclude_unquantized!r}")
     if include_quantized:
         modules = linear_modules(ckpt, include_quantized, quantized=True)
