@@ -114,7 +114,8 @@ def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, floa
 
     Raises:
         ConfigError: unreadable, not a regular file, above ``max_bytes``, neither Prometheus text nor a JSON body an
-            adapter reads, or no speculative / generation counter in it.
+            adapter reads, or neither a speculative / generation counter nor a speculative gauge in it (a
+            scrape of gauges only is read: its state says so).
     """
     from specscope.client.metrics import parse_metrics, read_json_body
 
@@ -131,7 +132,7 @@ def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, floa
         snap = parse_metrics(text)
     except MetricsUnavailable as exc:
         raise ConfigError(f"{path} is not Prometheus text", found=exc.found, expected=_SCRAPE, fix=_SAVE) from None
-    if not snap.present & _COUNTED:
+    if not snap.present & _COUNTED and not snap.spec_gauges and not snap.unread:  # gauges: the state says gauge only
         raise ConfigError(
             f"{path} holds no speculative or generation counters",
             found="empty file" if not path.stat().st_size else "no counter sample of any engine's names",
