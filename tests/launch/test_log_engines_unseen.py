@@ -104,3 +104,28 @@ def test_sglang_draft_token_count_beyond_64_bits_gives_no_k_and_no_crash(tmp_pat
     summary = json.loads(r.output)["sglang_spec_summary"]
     assert summary["draft_tokens_per_step"] is None and summary["method"] == "eagle3"
     assert summary["acceptance_rate_at_most"] == 0.545  # the printed rate's bound: min(0.54 + 0.005, 1)
+
+
+def test_public_logs_it_already_read_right_stay_right() -> None:
+    """Pinned (already right before 2026-12-06): vllm-ascend #13640 (DSpark k = 7, a blank line between windows),
+    llama.cpp PR #23269 (`[53409]` pid prefixes, the rate on its own line, three implementations' statistics), an idle
+    vLLM 0.8 log (`nan%`, 0 drafted: no rate, never 0 %) and vllm-ascend #13665 (EAGLE3 k = 5 accepting nothing)."""
+    dspark = _pool("vllm_ascend_issue13640_dspark_k7.log", "vllm")
+    assert (dspark["draft_tokens"], dspark["accepted_tokens"], dspark["verify_steps"]) == (
+        546,
+        150,
+        78,
+    )  # 161 / 7 + 385 / 7
+    assert round(dspark["acceptance_rate"], 4) == 0.2747 and round(dspark["acceptance_length"], 2) == 2.92
+    assert dspark["alarm"] is None and dspark["per_rank"] == []
+    llama = _pool("llamacpp_pr23269_pid_prefix_multi_impl.log", "llamacpp")
+    assert (llama["draft_tokens"], llama["accepted_tokens"], llama["verify_steps"]) == (187, 128, None)
+    assert round(llama["acceptance_rate"], 5) == 0.68449 and llama["acceptance_length"] is None
+    idle = _pool("vllm_083_idle_nan_windows.log", "vllm")
+    assert (idle["draft_tokens"], idle["accepted_tokens"]) == (0, 0)
+    assert idle["acceptance_rate"] is None and idle["acceptance_length"] is None and idle["alarm"] is None
+    zero = parse_log("vllm_ascend_issue13665_eagle3_zero_accept.log", "--format", "json")
+    assert zero.exit_code == 1, zero.output
+    (pool,) = json.loads(zero.output)["log_pools"]
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (1485, 0, 297)
+    assert pool["alarm"] == "LOW_ACCEPTANCE(unknown method accepts 0.0% of drafted tokens over 297 drafts, < 5%)"
