@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
-from specscope.cli import app
+from specscope.cli import app, main
 
 COUNTERS = Path(__file__).parent.parent / "data" / "engines" / "counters"
 
@@ -26,3 +27,17 @@ def test_sglang_gauges_only_is_read_as_gauge_only_never_refused() -> None:
     assert doc["warnings"] == ["GAUGE_NOT_WINDOW(sglang:spec_accept_length, sglang:spec_accept_rate)"]
     text = CliRunner().invoke(app, ["counters", scrape, scrape])
     assert text.exit_code == 0 and "gauge_only: the server shows speculative gauges only" in text.output
+
+
+def test_a_json_body_with_the_docs_elisions_is_named_as_broken_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """TensorRT-LLM's own `/metrics` example (docs/source/commands/trtllm-serve.rst @ 000d7718) elides two objects with
+    `...`; copied as a file it is JSON that does not parse. It was refused as "not Prometheus text; found: ValueError:
+    invalid metric name:[" (an exception's name, and the wrong form); now the JSON error and where it is."""
+    body = str(COUNTERS / "trtllm_serve_doc_metrics_example_elided.json")
+    with pytest.raises(SystemExit) as ei:
+        main(["counters", body, body])
+    assert ei.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith(f"error: {body} is JSON that does not parse; found: Expecting property name enclosed in")
+    assert "at line 5, column 13" in err[0] and "ValueError" not in err[0]
