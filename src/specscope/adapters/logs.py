@@ -185,7 +185,10 @@ class EngineLog(BaseModel):
     vocabulary (``mtp``, ``eagle``, ``ngram``, ``draft_model``...; None when the log does not say), ``configured_k``
     (drafted tokens per verify step the log states, None when it does not), ``stats`` in log order, and ``warnings``:
     named reasons, ``CODE(detail)`` (e.g. ``COUNTS_WENT_DOWN(line 9: a restart; counted from zero again)``);
-    ``capacity``: the engine's capacity lines (:class:`StatsSample`) when its adapter reads them."""
+    ``capacity``: the engine's capacity lines (:class:`StatsSample`) when its adapter reads them.
+    ``ranks_are_engines``: the statistics' ``rank`` names a separate engine (a data-parallel rank with its own drafter
+    and counts), so each rank is pooled on its own as well; False when it names something that is no engine of its own
+    (llama.cpp's slots, which serve any request)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -196,6 +199,7 @@ class EngineLog(BaseModel):
     stats: list[LogSpecStat] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     capacity: list[StatsSample] = Field(default_factory=list)
+    ranks_are_engines: bool = False
 
 
 #: the one low-acceptance rule on a bound (:func:`specscope.stats.low_acceptance.low_acceptance_bound_alarm`, passed

@@ -22,6 +22,7 @@ and prometheus_client's parser holds ~20 bytes of memory per byte of text); pars
 from __future__ import annotations
 
 import dataclasses
+import json
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,6 +47,7 @@ _SCRAPE = (
     "a /metrics scrape saved as Prometheus text with an engine's counters (docs/engines.md), or a JSON metrics body"
 )
 _SAVE = "save each scrape with: curl -s http://HOST:PORT/metrics > before.prom (and after.prom after the load)"
+_SAVE_JSON = "save the server's body unchanged, not an edited copy: curl -s http://HOST:PORT/metrics > before.json"
 _COUNTED = frozenset({"spec", "per_pos", "generation"})  # SpecCounters.present families that are counters
 #: the largest scrape file read (bytes), ``--max-bytes``'s default: the one limit of every scrape.
 MAX_SCRAPE_BYTES = SCRAPE_MAX_BYTES
@@ -108,13 +110,27 @@ def _process_start_s(text: str) -> float | None:
     return None
 
 
+def _json_error(text: str) -> str | None:
+    """Where a file that opens as JSON (``[`` or ``{``) stops parsing, None when it does not open so or parses."""
+    if not text.lstrip().startswith(("[", "{")):
+        return None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    except (ValueError, RecursionError):
+        return "not valid JSON"
+    return None
+
+
 def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, float | None]:
     """The counters of one saved scrape file and its process start time (Unix s, None when absent), or the drained
     slice of a saved JSON metrics body (no start time).
 
     Raises:
         ConfigError: unreadable, not a regular file, above ``max_bytes``, neither Prometheus text nor a JSON body an
-            adapter reads, or no speculative / generation counter in it.
+            adapter reads, or neither a speculative / generation counter nor a speculative gauge in it (a
+            scrape of gauges only is read: its state says so).
     """
     from specscope.client.metrics import parse_metrics, read_json_body
 
@@ -130,8 +146,12 @@ def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, floa
     try:
         snap = parse_metrics(text)
     except MetricsUnavailable as exc:
+        if broken := _json_error(text):  # a JSON body cut or edited by hand ("..." of a doc's example): say so
+            raise ConfigError(
+                f"{path} is JSON that does not parse", found=broken, expected=_SCRAPE, fix=_SAVE_JSON
+            ) from None
         raise ConfigError(f"{path} is not Prometheus text", found=exc.found, expected=_SCRAPE, fix=_SAVE) from None
-    if not snap.present & _COUNTED:
+    if not snap.present & _COUNTED and not snap.spec_gauges and not snap.unread:  # gauges: the state says gauge only
         raise ConfigError(
             f"{path} holds no speculative or generation counters",
             found="empty file" if not path.stat().st_size else "no counter sample of any engine's names",

@@ -16,18 +16,41 @@ request, or a difference of cumulative lines (:class:`specscope.adapters.logs.Lo
   ``verify_steps_at_least`` = Σ their lower bounds of steps, and the alarm the same rule on that bound
   (:func:`specscope.stats.low_acceptance.low_acceptance_bound_alarm`): sound, never raised on a head that accepts
   enough; ``bench --server-log`` and ``serve --parse-log`` say it alike.
+- ``per_rank``: when the adapter says its ranks are engines of their own (``EngineLog.ranks_are_engines``: vLLM's
+  data-parallel engines) and the counted statistics name two or more, each engine's own pool, by the same rules, with
+  its own alarm: a pooled rate can hide one engine whose drafter accepts nothing. The pool's ``alarm`` is then the
+  pooled one, else the first engine's (named).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.adapters.logs import EngineLog, LogSpecStat
 from specscope.values import percent_text
 
-__all__ = ["LogPool", "log_pool", "log_pool_lines"]
+__all__ = ["LogPool", "RankPool", "log_pool", "log_pool_lines"]
+
+
+class RankPool(BaseModel):
+    """One engine's pool inside a log (:attr:`LogPool.per_rank`): ``rank`` as its adapter names it (``Engine 002``),
+    counts in tokens except the verify steps, rates as fractions, ``alarm`` the low-acceptance rule on it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rank: str
+    statistics: int
+    draft_tokens: int
+    accepted_tokens: int
+    verify_steps: int | None
+    verify_steps_estimated: bool = False
+    verify_steps_at_least: int
+    acceptance_rate: float | None
+    acceptance_length: float | None
+    alarm: str | None = None
 
 
 class LogPool(BaseModel):
@@ -53,6 +76,7 @@ class LogPool(BaseModel):
     alarm: str | None = None
     warnings: list[str] = Field(default_factory=list)
     acceptance_rate_at_most: float | None = None
+    per_rank: list[RankPool] = Field(default_factory=list)
 
 
 def _per_position(counted: Sequence[LogSpecStat]) -> list[float]:
@@ -91,21 +115,87 @@ def _as_float(n: int | None) -> float | None:
         return None
 
 
+class _Counted(NamedTuple):
+    """The pooled counts of some counted statistics (module doc): drafted and accepted tokens, verify steps (None
+    unless every statistic tells them), whether they are estimated, their sound lower bound, rate and length."""
+
+    drafted: int
+    accepted: int
+    steps: int | None
+    estimated: bool
+    at_least: int
+    rate: float | None
+    length: float | None
+
+
+def _pool_counted(counted: Sequence[LogSpecStat]) -> _Counted:
+    """Σaccepted / Σdrafted and 1 + Σaccepted / Σsteps of ``counted`` (statistics that print both counts)."""
+    drafted = sum(s.draft_tokens or 0 for s in counted)
+    accepted = sum(s.accepted_tokens or 0 for s in counted)
+    all_steps = bool(counted) and all(s.verify_steps is not None for s in counted)
+    steps = sum(s.verify_steps or 0 for s in counted) if all_steps else None
+    mean_extra = _ratio(accepted, steps)
+    return _Counted(
+        drafted=drafted,
+        accepted=accepted,
+        steps=steps,
+        estimated=steps is not None and not all(s.verify_steps_exact for s in counted),
+        at_least=sum(_steps_at_least(s) for s in counted),
+        rate=_ratio(accepted, drafted),
+        length=None if mean_extra is None else 1.0 + mean_extra,
+    )
+
+
+def _alarm_steps(c: _Counted) -> float | None:
+    """The verify steps the alarm may rely on: the exact count, else the sound lower bound."""
+    return _as_float(c.at_least if c.steps is None or c.estimated else c.steps)
+
+
+def _per_rank(reading: EngineLog, counted: Sequence[LogSpecStat]) -> list[RankPool]:
+    """Each engine's own pool (module doc), empty unless the ranks are engines and two or more are named."""
+    from specscope.stats.low_acceptance import low_acceptance_alarm
+
+    ranks = sorted({s.rank for s in counted if s.rank is not None})
+    if not reading.ranks_are_engines or len(ranks) < 2:
+        return []
+    out: list[RankPool] = []
+    for rank in ranks:
+        mine = [s for s in counted if s.rank == rank]
+        c = _pool_counted(mine)
+        out.append(
+            RankPool(
+                rank=rank,
+                statistics=len(mine),
+                draft_tokens=c.drafted,
+                accepted_tokens=c.accepted,
+                verify_steps=c.steps,
+                verify_steps_estimated=c.estimated,
+                verify_steps_at_least=c.at_least,
+                acceptance_rate=c.rate,
+                acceptance_length=c.length,
+                alarm=low_acceptance_alarm(reading.method, c.rate, _alarm_steps(c)),
+            )
+        )
+    return out
+
+
 def log_pool(reading: EngineLog) -> LogPool:
     """Pool ``reading`` (one engine's statistics of one log)."""
     from specscope.adapters.registry import display
     from specscope.stats.low_acceptance import low_acceptance_alarm, low_acceptance_bound_alarm
 
     counted = [s for s in reading.stats if s.draft_tokens is not None and s.accepted_tokens is not None]
-    drafted = sum(s.draft_tokens or 0 for s in counted) if counted else None
-    accepted = sum(s.accepted_tokens or 0 for s in counted) if counted else None
-    all_steps = bool(counted) and all(s.verify_steps is not None for s in counted)
-    steps = sum(s.verify_steps or 0 for s in counted) if all_steps else None
-    estimated = steps is not None and not all(s.verify_steps_exact for s in counted)
-    at_least = sum(_steps_at_least(s) for s in counted)
-    rate = _ratio(accepted, drafted)
-    mean_extra = _ratio(accepted, steps)
-    alarm = low_acceptance_alarm(reading.method, rate, _as_float(at_least if steps is None or estimated else steps))
+    c = _pool_counted(counted) if counted else None
+    drafted = c.drafted if c else None
+    accepted = c.accepted if c else None
+    steps = c.steps if c else None
+    estimated = bool(c and c.estimated)
+    at_least = c.at_least if c else 0
+    rate = c.rate if c else None
+    alarm = low_acceptance_alarm(reading.method, rate, _alarm_steps(c) if c else 0.0)
+    per_rank = _per_rank(reading, counted)
+    if alarm is None:
+        alarm = next((f"{r.rank}: {r.alarm}" for r in per_rank if r.alarm), None)
     bounds = [s.accept_rate_at_most for s in reading.stats]
     at_most = None
     if reading.stats and not counted and all(b is not None for b in bounds):  # nothing counted: the bound (module doc)
@@ -127,11 +217,12 @@ def log_pool(reading: EngineLog) -> LogPool:
         verify_steps_estimated=estimated,
         verify_steps_at_least=at_least,
         acceptance_rate=rate,
-        acceptance_length=None if mean_extra is None else 1.0 + mean_extra,
+        acceptance_length=c.length if c else None,
         acceptance_per_position=_per_position(counted),
         alarm=alarm,
         warnings=reading.warnings,
         acceptance_rate_at_most=at_most,
+        per_rank=per_rank,
     )
 
 
@@ -166,6 +257,19 @@ def log_pool_lines(pool: LogPool) -> list[tuple[str, str]]:
         (f"{e}_log_acceptance_rate", percent_text(pool.acceptance_rate)),
         (f"{e}_log_acceptance_length", approx + _num(pool.acceptance_length, ".2f")),
         (f"{e}_log_per_position", per_pos),
+        *((f"{e}_log_engine", _rank_text(r)) for r in pool.per_rank),
         (f"{e}_log_alarm", pool.alarm or "none"),
         *((f"{e}_log_warning", w) for w in pool.warnings),
     ]
+
+
+def _rank_text(r: RankPool) -> str:
+    """One engine's pool as one cell: ``Engine 002: 453 drafted, 282 accepted over 151 steps, 62.3%, length 2.87``."""
+    approx = "≈" if r.verify_steps_estimated else ""
+    steps = f"{approx}{r.verify_steps:,}" if r.verify_steps is not None else f">= {r.verify_steps_at_least:,}"
+    length = "" if r.acceptance_length is None else f", length {approx}{r.acceptance_length:.2f}"
+    alarm = f"; {r.alarm}" if r.alarm else ""
+    return (
+        f"{r.rank}: {r.draft_tokens:,} drafted, {r.accepted_tokens:,} accepted over {steps} steps, "
+        f"{percent_text(r.acceptance_rate)}{length}{alarm}"
+    )

@@ -5,7 +5,8 @@ Wordings, with their sources (SGLang ``scheduler_metrics_mixin.py`` ``log_decode
 
 - ``[2025-10-10 12:00:01 TP0] Decode batch. #running-req: 4, #token: 2048, token usage: 0.01, accept len: 2.85,
   cuda graph: True, gen throughput (token/s): 312.45, #queue-req: 0`` (older builds; ``Decode batch,`` in newer ones,
-  a ``DPn`` rank before ``TPn`` under data-parallel attention, each rank logging its own line). Newer builds add
+  a ``DPn`` rank before ``TPn`` under data-parallel attention, each rank logging its own line; pasted excerpts keep
+  the ranks without the time stamp, ``[DP0 TP0] Decode batch, ...``, sglang PR #16974). Newer builds add
   ``accept rate: 0.62`` after the length. Only a line with ``accept len`` is a window (no speculation: no field).
 - ``accept len`` = accepted tokens / verify steps of the window (the bonus token included: SGLang's
   ``spec_num_accept_tokens / spec_num_forward_ct``); ``accept rate`` = (accepted - verify steps) / (verify steps x
@@ -37,7 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from specscope.adapters.logs import EngineLog, LogField, LogForm, LogSpecStat, StatsSample
+from specscope.adapters.logs import MAX_COUNT, EngineLog, LogField, LogForm, LogSpecStat, StatsSample
 
 __all__ = [
     "BONUS_RATE",
@@ -81,7 +82,9 @@ _RE_DECODE = re.compile(r"Decode batch\b")
 _RE_LEN = re.compile(r"\baccept len: ([\d.]+)")
 _RE_RATE = re.compile(r"\baccept rate: ([\d.]+)")
 _RE_RUNNING = re.compile(r"#running-req: (\d+)")
-_RE_RANK = re.compile(r"\[\d{4}-\d\d-\d\d [\d:.]+ ([A-Z][A-Z_]*\d+(?: [A-Z][A-Z_]*\d+)*)\]")
+_RE_RANK = re.compile(
+    r"\[(?:\d{4}-\d\d-\d\d [\d:.]+ ([A-Z][A-Z_]*\d+(?: [A-Z][A-Z_]*\d+)*)|((?:DP|TP|PP|EP)\d+(?: [A-Z][A-Z_]*\d+)*))\]"
+)
 _RE_QUEUE = re.compile(r"#queue-req: (\d+)")
 _RE_USAGE = re.compile(r"\btoken usage: ([\d.]+)")
 _RE_GEN = re.compile(r"gen throughput \(token/s\): ([\d.]+)")
@@ -118,8 +121,10 @@ class SglangSpecWindow(BaseModel):
 
 
 def _length_bound(w: SglangSpecWindow, k: int | None) -> float:
-    """The largest rate of drafted tokens the window's printed length allows: (length + 0.005 - 1) / k, k >= 1."""
-    return max(0.0, w.accept_length + _HALF - 1.0) / (k or 1)
+    """The largest rate of drafted tokens the window's printed length allows: (length + 0.005 - 1) / k, k >= 1, and
+    never above 1 (no more drafted tokens are accepted than were drafted: without k a length of 2.90 allows any rate,
+    not one of 190.5 %)."""
+    return min(1.0, max(0.0, w.accept_length + _HALF - 1.0) / (k or 1))
 
 
 def method_and_k(spec: dict[str, Any] | None) -> tuple[str | None, int | None]:
@@ -129,7 +134,8 @@ def method_and_k(spec: dict[str, Any] | None) -> tuple[str | None, int | None]:
     algorithm = spec.get("algorithm")
     method = METHODS.get(str(algorithm).upper(), str(algorithm).lower()) if algorithm else None
     n_draft = spec.get("num_draft_tokens")
-    k = n_draft - 1 if isinstance(n_draft, int) and n_draft > 1 and not spec.get("adaptive") else None
+    readable = isinstance(n_draft, int) and 1 < n_draft <= MAX_COUNT  # 400 digits: unreadable, never a k
+    k = n_draft - 1 if isinstance(n_draft, int) and readable and not spec.get("adaptive") else None
     return method, k
 
 
@@ -162,7 +168,7 @@ def sglang_log_facts(lines: Sequence[str]) -> tuple[list[SglangSpecWindow], dict
                 windows.append(
                     SglangSpecWindow(
                         line_number=index + 1,
-                        rank=rank.group(1) if rank else None,
+                        rank=(rank.group(1) or rank.group(2)) if rank else None,
                         running_reqs=int(running.group(1)) if running else None,
                         accept_length=float(m.group(1)),
                         accept_rate=float(rate.group(1)) if rate else None,

@@ -18,6 +18,12 @@ Forms, with their sources:
   every position whose draft matched (``accepted.sum()`` in the rejection sampler, a position after a rejected one
   included), which V1 does not count; emitted = the accepted prefix + one token per step. So the V1-comparable
   accepted count is Δemitted - steps, and the acceptance length Δemitted / steps.
+- The engine of a V1 window: the line itself names none, but ``LoggingStatLogger.log`` (vllm/v1/metrics/loggers.py
+  @ 005a810b) prints each engine's ``Engine 002: Avg prompt throughput: ...`` line and then, with the same logger,
+  that engine's ``SpecDecoding metrics`` line. So a window belongs to the last ``Engine NNN:`` line of its own process
+  (the ``(APIServer pid=N)`` prefix: several API servers interleave their lines, vllm-ascend issue #12521); a window
+  with no such line before it has no engine. Data-parallel engines each have their own drafter and counts, so each is
+  pooled on its own as well (``EngineLog.ranks_are_engines``).
 """
 
 from __future__ import annotations
@@ -168,6 +174,9 @@ class SpecCumulativeSample(BaseModel):
     draft_tokens: int | None = None
     emitted_tokens: int | None = None
 
+
+_RE_ENGINE_LINE = re.compile(r"\bEngine (\d+): ")
+_RE_PROCESS = re.compile(r"\((\w+(?: rank=\d+)? pid=\d+)\)")
 
 #: an engine's start line (V0 ``Initializing an LLM engine (v0.6.3)``, V1 ``Initializing a V1 LLM engine``)
 RE_ENGINE_START = re.compile(r"Initializing an? (?:V1 )?LLM engine")
@@ -322,13 +331,20 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     """vLLM's speculative statistics of ``lines`` (V1 windows and V0 differences, log order), None without any."""
     windows: list[SpecDecodingSample] = []
     cumulative: list[SpecCumulativeSample] = []
+    engine_of: dict[int, str] = {}  # window line number -> its engine (module doc)
+    last_engine: dict[str, str] = {}  # process prefix -> its last "Engine NNN:" line's engine
     started = False
     for index, line in enumerate(lines):
         if RE_ENGINE_START.search(line):
             started = True
+        process = m.group(1) if (m := _RE_PROCESS.search(line)) else ""
+        if e := _RE_ENGINE_LINE.search(line):
+            last_engine[process] = f"Engine {e.group(1)}"
         try:  # a number that cannot be read (5,000 digits, "1.2.3") gives no statistic, never a crash
             if (w := spec_decoding_sample(line, index + 1)) is not None:
                 windows.append(w)
+                if process in last_engine:
+                    engine_of[w.line_number] = last_engine[process]
             elif (c := spec_cumulative_sample(line, index + 1)) is not None:
                 cumulative.append(c.model_copy(update={"after_engine_start": started}))
                 started = False
@@ -343,6 +359,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             form=V1,
             scope="window",
             line_number=w.line_number,
+            rank=engine_of.get(w.line_number),
             draft_tokens=w.drafted_tokens,
             accepted_tokens=w.accepted_tokens,
             verify_steps=steps,
@@ -360,4 +377,12 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         k = next((c.num_spec_tokens for c in cumulative if c.num_spec_tokens), k)
     forms = [f for f, seen in ((V1, windows), (V0, cumulative)) if seen]
     merged = sorted(stats + v0_stats, key=lambda s: s.line_number)
-    return EngineLog(engine="vllm", forms=forms, method=method, configured_k=k, stats=merged, warnings=warnings)
+    return EngineLog(
+        engine="vllm",
+        forms=forms,
+        method=method,
+        configured_k=k,
+        stats=merged,
+        warnings=warnings,
+        ranks_are_engines=True,
+    )

@@ -1,0 +1,131 @@
+"""`serve --parse-log` on server logs pasted in public bug reports that the repository never had (tests/data/engines/
+logs, SOURCES.md there): vLLM data-parallel engines each pooled on their own (vllm-ascend issue #12521, two API
+servers interleaving `Engine 002` / `Engine 004` windows), an engine accepting nothing beside one that accepts (its
+alarm not hidden by the pool), and SGLang windows whose printed length bounds nothing without k (sglang PR #6081) or
+whose ranks are printed without a time stamp (sglang PR #16974)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from specscope.cli import app
+
+LOGS = Path(__file__).parent.parent / "data" / "engines" / "logs"
+
+
+def parse_log(name: str, *args: str) -> Any:
+    return CliRunner().invoke(app, ["serve", "--parse-log", str(LOGS / name), *args], env={"COLUMNS": "200"})
+
+
+def _pool(name: str, engine: str) -> dict[str, Any]:
+    r = parse_log(name, "--format", "json")
+    assert r.exit_code in (0, 1), r.output
+    return next(p for p in json.loads(r.output)["log_pools"] if p["engine"] == engine)
+
+
+def test_two_api_servers_windows_pool_together_and_per_engine() -> None:
+    name = "vllm_ascend_issue12521_two_api_servers.log"
+    pool = _pool(name, "vllm")
+    # pooled: (282 + 299) / (453 + 453) over 453 / 3 steps each (3 per-position rates: k = 3)
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (906, 581, 302)
+    assert round(pool["acceptance_rate"], 4) == 0.6413 and pool["alarm"] is None
+    engines = {r["rank"]: r for r in pool["per_rank"]}
+    assert sorted(engines) == ["Engine 002", "Engine 004"]  # the window after each process's own Engine line
+    e2, e4 = engines["Engine 002"], engines["Engine 004"]
+    assert (e2["draft_tokens"], e2["accepted_tokens"], e2["verify_steps"]) == (453, 282, 151)
+    assert (e4["draft_tokens"], e4["accepted_tokens"], e4["verify_steps"]) == (453, 299, 151)
+    assert round(e2["acceptance_rate"], 3) == 0.623 and round(e2["acceptance_length"], 2) == 2.87  # as vLLM printed
+    assert round(e4["acceptance_rate"], 3) == 0.660 and round(e4["acceptance_length"], 2) == 2.98
+    text = parse_log(name)
+    assert text.exit_code == 0, text.output
+    assert "Engine 002: 453 drafted, 282 accepted over 151 steps, 62.3%, length 2.87" in text.output
+    assert "Engine 004: 453 drafted, 299 accepted over 151 steps, 66.0%, length 2.98" in text.output
+
+
+def test_an_engine_accepting_nothing_is_alarmed_though_the_pool_is_not() -> None:
+    name = "vllm_dp2_engine1_accepts_nothing.log"
+    pool = _pool(name, "vllm")
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (900, 300, 300)
+    assert round(pool["acceptance_rate"], 4) == 0.3333  # above the 5 % rule: the pool alone says nothing
+    engines = {r["rank"]: r for r in pool["per_rank"]}
+    assert engines["Engine 000"]["alarm"] is None and engines["Engine 000"]["acceptance_length"] == 3.0
+    low = "LOW_ACCEPTANCE(mtp accepts 0.0% of drafted tokens over 150 drafts, < 5%)"
+    assert engines["Engine 001"]["alarm"] == low
+    assert pool["alarm"] == f"Engine 001: {low}"
+    text = parse_log(name)
+    assert text.exit_code == 1, text.output
+    assert f"Engine 001: {low}" in text.output
+
+
+def test_one_engine_or_slots_are_not_split() -> None:
+    one = _pool("vllm_0320_json_formatter_ngram.log", "vllm")
+    assert one["per_rank"] == []  # one engine: its pool is the log's
+    slots = _pool("llamacpp_docs_rate_and_statistics.log", "llamacpp")
+    assert slots["per_rank"] == []  # llama.cpp's slots serve any request: no engine of their own
+
+
+def test_sglang_length_without_k_bounds_the_rate_at_100_percent_never_above() -> None:
+    r = parse_log("sglang_pr6081_dp8_len_only.log", "--format", "json")
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.output)["sglang_spec_summary"]
+    # accept len 2.94 with k unknown (k >= 1): (2.94 + 0.005 - 1) / 1 = 1.945 allows every rate; a rate is <= 1
+    assert summary["acceptance_rate_at_most"] == 1.0
+    assert summary["ranks"] == ["DP0 TP0", "DP2 TP2", "DP5 TP5", "DP6 TP6", "DP7 TP7"]
+    text = parse_log("sglang_pr6081_dp8_len_only.log")
+    assert "<= 100.0% over >= 5 verify steps" in text.output and "194.5%" not in text.output
+
+
+def test_sglang_ranks_without_a_time_stamp_are_read() -> None:
+    r = parse_log("sglang_pr16974_ranks_without_time.log", "--format", "json")
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.output)["sglang_spec_summary"]
+    assert summary["ranks"] == ["DP0 TP0", "DP1 TP1"]
+    # accept rate 0.47 at length 1.42 is 1.42 / 3: the rate before sglang PR #23530 (bonus counted, 3 draft tokens)
+    assert summary["accept_rate_counts_bonus"] is True
+    assert summary["acceptance_rate_at_most"] == 0.515  # min(0.51 + 0.005, 1.525 - 1) of the first window
+
+
+def test_sglang_draft_token_count_beyond_64_bits_gives_no_k_and_no_crash(tmp_path: Path) -> None:
+    """A `server_args` line whose speculative_num_draft_tokens is 400 digits (a mangled log) gave k = 10^400 - 1 and an
+    OverflowError dividing a window's length by it; such a count is unreadable, so k is unknown."""
+    log = tmp_path / "sglang_huge_k.log"
+    log.write_text(
+        f"[2025-10-22 10:27:50] server_args=ServerArgs(speculative_algorithm='EAGLE3', "
+        f"speculative_num_draft_tokens={'9' * 400}, speculative_num_steps=3)\n"
+        "[2025-10-22 10:27:57 TP0] Decode batch. #running-req: 1, #token: 108, token usage: 0.00, accept len: 2.17, "
+        "accept rate: 0.54, cuda graph: True, gen throughput (token/s): 0.39, #queue-req: 0, \n"
+    )
+    r = CliRunner().invoke(app, ["serve", "--parse-log", str(log), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.output)["sglang_spec_summary"]
+    assert summary["draft_tokens_per_step"] is None and summary["method"] == "eagle3"
+    assert summary["acceptance_rate_at_most"] == 0.545  # the printed rate's bound: min(0.54 + 0.005, 1)
+
+
+def test_public_logs_it_already_read_right_stay_right() -> None:
+    """Pinned (already right before 2026-12-06): vllm-ascend #13640 (DSpark k = 7, a blank line between windows),
+    llama.cpp PR #23269 (`[53409]` pid prefixes, the rate on its own line, three implementations' statistics), an idle
+    vLLM 0.8 log (`nan%`, 0 drafted: no rate, never 0 %) and vllm-ascend #13665 (EAGLE3 k = 5 accepting nothing)."""
+    dspark = _pool("vllm_ascend_issue13640_dspark_k7.log", "vllm")
+    assert (dspark["draft_tokens"], dspark["accepted_tokens"], dspark["verify_steps"]) == (
+        546,
+        150,
+        78,
+    )  # 161 / 7 + 385 / 7
+    assert round(dspark["acceptance_rate"], 4) == 0.2747 and round(dspark["acceptance_length"], 2) == 2.92
+    assert dspark["alarm"] is None and dspark["per_rank"] == []
+    llama = _pool("llamacpp_pr23269_pid_prefix_multi_impl.log", "llamacpp")
+    assert (llama["draft_tokens"], llama["accepted_tokens"], llama["verify_steps"]) == (187, 128, None)
+    assert round(llama["acceptance_rate"], 5) == 0.68449 and llama["acceptance_length"] is None
+    idle = _pool("vllm_083_idle_nan_windows.log", "vllm")
+    assert (idle["draft_tokens"], idle["accepted_tokens"]) == (0, 0)
+    assert idle["acceptance_rate"] is None and idle["acceptance_length"] is None and idle["alarm"] is None
+    zero = parse_log("vllm_ascend_issue13665_eagle3_zero_accept.log", "--format", "json")
+    assert zero.exit_code == 1, zero.output
+    (pool,) = json.loads(zero.output)["log_pools"]
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (1485, 0, 297)
+    assert pool["alarm"] == "LOW_ACCEPTANCE(unknown method accepts 0.0% of drafted tokens over 297 drafts, < 5%)"
