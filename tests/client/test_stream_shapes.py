@@ -89,3 +89,45 @@ def test_running_usage_is_not_a_terminal_event():
         capture(ev(_with_usage("a", 1)), ev(_with_usage("b", 2)), ev(delta(finish="length")), ev(USAGE), ev(b"[DONE]"))
     )
     assert (full.status, full.reason, full.output_tokens) == ("ok", None, 2)
+
+
+# An in-stream error event ends a generation that did not complete: the request failed, whatever came before it
+# (vllm-project/vllm PR #57519, sgl-project/sglang PR #38868: an error after partial output was counted a success,
+# its partial tokens and short latency in the figures). vLLM's shape: after an exception in the stream generator,
+# ``data: {"error": {...}}`` then ``data: [DONE]`` (vllm/entrypoints/openai/serving_chat.py,
+# ``create_streaming_error_response``); SGLang's is the same envelope.
+VLLM_ERROR = {"error": {"message": "EngineCore encountered an issue.", "type": "InternalServerError", "code": 500}}
+# llama.cpp's server before PR #16109 (e.g. b5630, issue ggml-org/llama.cpp#14566) wrote its stream error as an SSE
+# field of its own, ``error: {...}``, then ``data: [DONE]`` (tools/server/server.cpp, server_sent_event(sink,
+# "error", ...)): a WHATWG decoder ignores the unknown field, and the server's message was lost.
+LLAMACPP_ERROR = (
+    b'error: {"code":400,"message":"the request exceeds the available context size, try increasing it",'
+    b'"type":"exceed_context_size_error"}\n\n'
+)
+CONTEXT = "server error: the request exceeds the available context size, try increasing it"
+
+
+def test_a_server_error_event_after_tokens_fails_the_stream():
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b")), ev(VLLM_ERROR), ev(b"[DONE]")))
+    assert (r.status, r.reason) == ("failed", "server error: EngineCore encountered an issue.")
+    # what arrived is still recorded (2 content chunks, first at 10 ms), only the request is not a success
+    assert (r.first_token_ns, r.last_token_ns, r.content_chunks, r.output_tokens) == (10 * MS, 20 * MS, 2, None)
+
+
+def test_a_server_error_event_before_any_token_fails_the_stream():
+    role = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+    r = parse_capture(capture(ev(role), ev(VLLM_ERROR), ev(b"[DONE]")))
+    assert (r.status, r.reason, r.first_token_ns) == ("failed", "server error: EngineCore encountered an issue.", None)
+    r = parse_capture(capture(ev(VLLM_ERROR)))  # and no [DONE]: that is named too
+    assert (r.status, r.reason) == ("failed", "server error: EngineCore encountered an issue.; no [DONE]")
+
+
+def test_llamacpps_error_field_is_the_servers_error():
+    r = parse_capture(capture(LLAMACPP_ERROR, ev(b"[DONE]")))
+    assert (r.status, r.reason, r.first_token_ns) == ("failed", CONTEXT, None)
+    # after tokens, and with the error and [DONE] in one read (the fast path's input until the error line)
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b")), LLAMACPP_ERROR + ev(b"[DONE]")))
+    assert (r.status, r.reason, r.content_chunks, r.first_token_ns) == ("failed", CONTEXT, 2, 10 * MS)
+    # a value that is not JSON is the message as written
+    r = parse_capture(capture(b"error: out of memory\r\n\r\n", ev(b"[DONE]")))
+    assert (r.status, r.reason) == ("failed", "server error: out of memory")

@@ -24,7 +24,9 @@ server and SGLang send the same envelope):
 - ``choices[i].finish_reason``: ``str`` or ``null``;
 - ``usage.completion_tokens`` / ``prompt_tokens`` / ``completion_tokens_details.reasoning_tokens``: integers >= 0;
 - ``error``: an object (``message`` a string) or a string: vLLM's in-stream error
-  (``OpenAIServing.create_streaming_error_response``: ``{"error": {"message", "type", "code", "param"}}``);
+  (``OpenAIServing.create_streaming_error_response``: ``{"error": {"message", "type", "code", "param"}}``), also
+  llama.cpp's ``error:`` SSE field once the framing has read it as this envelope (:mod:`specscope.client.sse`);
+  a stream with one is failed (:mod:`specscope.client.status`);
 - ``metrics``: only whether it is there (vLLM's per-request ``metrics`` rides the final usage chunk).
 
 The engines' per-response speculative and timing fields (vLLM ``metrics``, SGLang ``meta_info`` / ``sglext``, llama.cpp

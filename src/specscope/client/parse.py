@@ -32,7 +32,7 @@ from specscope.adapters.openai.endpoints import CHAT, RESPONSES, refusal_note
 from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, decode_chunk, decode_event
 from specscope.client.responses import Runaway, read_responses_events
 from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
-from specscope.client.sse import SSEFramer
+from specscope.client.sse import SSEFramer, error_field_as_data
 from specscope.client.status import stream_status
 from specscope.records import INT_BOUND, SpecRequest, StreamRecord
 
@@ -391,7 +391,9 @@ class RawCapture:
 def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, ServerSentEvent]]:
     """Reference decoding of captured body reads into SSE events with httpx-sse's decoders (the WHATWG rules),
     each with the arrival time of the read that completed it; the tests check :class:`~specscope.client.sse.SSEFramer`
-    against it. A final event without its terminating blank line is dropped (an incomplete event is discarded)."""
+    against it. A final event without its terminating blank line is dropped (an incomplete event is discarded).
+    llama.cpp's ``error:`` field is read as data (:func:`~specscope.client.sse.error_field_as_data`), as the framer
+    reads it."""
     import codecs
 
     utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -403,7 +405,7 @@ def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, Server
         if not text:
             continue
         for line in lines.decode(text):
-            ev = sse.decode(line)
+            ev = sse.decode(error_field_as_data(line))
             if ev is not None:
                 out.append((t, ev))
     return out
