@@ -131,3 +131,38 @@ def test_llamacpps_error_field_is_the_servers_error():
     # a value that is not JSON is the message as written
     r = parse_capture(capture(b"error: out of memory\r\n\r\n", ev(b"[DONE]")))
     assert (r.status, r.reason) == ("failed", "server error: out of memory")
+
+
+def _tool(args: str, first: bool = False) -> dict:
+    """A tool-call delta in vLLM's streamed shape (vllm/entrypoints/openai/protocol.py ``DeltaToolCall``)."""
+    call: dict = {"index": 0, "function": {"arguments": args}}
+    if first:
+        call = {"index": 0, "id": "chatcmpl-tool-1", "type": "function", "function": {"name": "lookup", "arguments": ""}}
+    return {"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]}
+
+
+def test_a_tool_call_only_answer_has_its_first_token_at_the_first_tool_call_delta():
+    """oh-my-pi PR #12213 (half the agentic turns had no TTFT: the first output was a tool call), vllm-project/vllm
+    issue #27485 (tool-call streams mis-timed by vllm bench serve): TTFT is the first generated token of any channel,
+    a tool call's included; no content ever comes, so the first content (TTFO) stays absent."""
+    role = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+    usage = {"choices": [], "usage": {"completion_tokens": 9, "prompt_tokens": 3}}
+    r = parse_capture(
+        capture(
+            ev(role),  # 10 ms: no token
+            ev(_tool("", first=True)),  # 20 ms: the call's id and name
+            ev(_tool('{"city": ')),  # 30 ms
+            ev(_tool('"Paris"}')),  # 40 ms
+            ev(delta(finish="tool_calls")),
+            ev(usage),
+            ev(b"[DONE]"),
+        )
+    )
+    assert (r.status, r.reason, r.finish_reason, r.output_tokens) == ("ok", None, "tool_calls", 9)
+    assert (r.first_token_ns, r.last_token_ns, r.first_content_ns, r.content_chunks) == (20 * MS, 40 * MS, None, 0)
+    assert r.tpot_ns == (40 - 20) * MS / (9 - 1)  # 2.5 ms
+    # a null or empty tool_calls is no token
+    empty = {"choices": [{"index": 0, "delta": {"content": None, "tool_calls": []}, "finish_reason": None}]}
+    nul = {"choices": [{"index": 0, "delta": {"content": None, "tool_calls": None}, "finish_reason": None}]}
+    r = parse_capture(capture(ev(empty), ev(nul), ev(delta("a")), ev(delta(finish="stop")), ev(USAGE), ev(b"[DONE]")))
+    assert (r.first_token_ns, r.status) == (30 * MS, "ok")

@@ -29,7 +29,7 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
 from specscope.adapters.openai.endpoints import CHAT, RESPONSES, refusal_note
-from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, decode_chunk, decode_event
+from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, carries_tool_call, decode_chunk, decode_event
 from specscope.client.responses import Runaway, read_responses_events
 from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
 from specscope.client.sse import SSEFramer, error_field_as_data
@@ -226,14 +226,17 @@ class StreamParser:
                 last = False  # a final or non-token event (finish, usage, error, no choice): engine fields ride it
                 for ch in chunk.choices or ():
                     delta = ch.delta
+                    tool = False
                     if delta is not None:
                         c = delta.content
                         r = delta.reasoning_content or delta.reasoning
                         if c is None:
                             c = ch.text
+                        if delta.tool_calls:  # empty when absent: one check per event in the common case
+                            tool = carries_tool_call(delta.tool_calls)
                     else:
                         c, r = ch.text, None
-                    if c or r:
+                    if c or r or tool:
                         tokens += 1
                         if tokens > limit:
                             raise _Runaway(self.tokens_reason())
