@@ -137,7 +137,12 @@ def _tool(args: str, first: bool = False) -> dict:
     """A tool-call delta in vLLM's streamed shape (vllm/entrypoints/openai/protocol.py ``DeltaToolCall``)."""
     call: dict = {"index": 0, "function": {"arguments": args}}
     if first:
-        call = {"index": 0, "id": "chatcmpl-tool-1", "type": "function", "function": {"name": "lookup", "arguments": ""}}
+        call = {
+            "index": 0,
+            "id": "chatcmpl-tool-1",
+            "type": "function",
+            "function": {"name": "lookup", "arguments": ""},
+        }
     return {"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]}
 
 
@@ -166,3 +171,21 @@ def test_a_tool_call_only_answer_has_its_first_token_at_the_first_tool_call_delt
     nul = {"choices": [{"index": 0, "delta": {"content": None, "tool_calls": None}, "finish_reason": None}]}
     r = parse_capture(capture(ev(empty), ev(nul), ev(delta("a")), ev(delta(finish="stop")), ev(USAGE), ev(b"[DONE]")))
     assert (r.first_token_ns, r.status) == (30 * MS, "ok")
+
+
+# A proxy in front of llama-server forwarded the backend's JSON error body with no SSE framing inside its 200
+# event stream, then closed it (lemonade-sdk/lemonade issue #2826): a WHATWG decoder dispatches no event, so the
+# stream read as empty and the context-size message was lost.
+UNFRAMED = (
+    b'{"error":{"code":400,"message":"request (6009 tokens) exceeds the available context size (4096 tokens), '
+    b'try increasing it","type":"exceed_context_size_error","n_prompt_tokens":6009,"n_ctx":4096}}'
+)
+
+
+def test_an_unframed_json_error_body_in_a_200_stream_is_the_servers_error():
+    msg = "server error: request (6009 tokens) exceeds the available context size (4096 tokens), try increasing it"
+    r = parse_capture(capture(UNFRAMED[:50], UNFRAMED[50:]))  # two reads, no event ever dispatched
+    assert (r.status, r.reason, r.first_token_ns) == ("failed", f"{msg}; no [DONE]", None)
+    # a body that is not an error stays an empty stream; so does anything once an event was dispatched
+    assert parse_capture(capture(b'{"detail": "x"}')).reason == "EMPTY_STREAM"
+    assert parse_capture(capture(ev(b"[DONE]"), UNFRAMED)).reason == "EMPTY_STREAM"

@@ -116,6 +116,7 @@ class StreamParser:
         "last_read_ns",
         "runaway",
         "error_body",
+        "framed",
         "_responses",
         "_framer",
         "_max_tokens",
@@ -151,8 +152,11 @@ class StreamParser:
         self.last_read_ns: int | None = None  # arrival of the last body read fed to the SSE framing
         #: the ``RUNAWAY(...)`` reason once a budget is passed, else None
         self.runaway: str | None = None
-        #: the first :data:`ERROR_BODY_BYTES` of a non-200 body (the server's own message is read from it)
+        #: the first :data:`ERROR_BODY_BYTES` of a non-200 body, or of a 200 body before its first SSE event (the
+        #: server's own message is read from it)
         self.error_body = b""
+        #: True once the SSE framing dispatched an event of this body
+        self.framed = False
         self._responses = options.endpoint == RESPONSES
 
     def feed(self, reads: list[tuple[int, bytes]], sse: bool = True) -> str | None:
@@ -169,7 +173,12 @@ class StreamParser:
                     raise _Runaway(f"RUNAWAY(more than max_stream_bytes {opts.max_stream_bytes} bytes)")
                 if sse:
                     self.last_read_ns = t
-                    self.events(t, framer.feed(data))
+                    datas = framer.feed(data)
+                    if datas:
+                        self.framed = True
+                        self.events(t, datas)
+                    elif not self.framed and len(self.error_body) < ERROR_BODY_BYTES:  # a body with no event yet
+                        self.error_body = (self.error_body + data)[:ERROR_BODY_BYTES]
                     if framer.overflow:
                         raise _Runaway(f"RUNAWAY(an unfinished SSE event over max_event_bytes {opts.max_event_bytes})")
                 elif len(self.error_body) < ERROR_BODY_BYTES:
@@ -194,8 +203,20 @@ class StreamParser:
         arrival, ns) the event that its last byte completed is taken first (:meth:`SSEFramer.end`: a CR-only
         stream's final ``[DONE]``)."""
         if t is not None and self.runaway is None and self._framer is not _ENDED:
-            self.events(t, self._framer.end())
+            last = self._framer.end()
+            self.framed = self.framed or bool(last)
+            self.events(t, last)
         self._framer = _ENDED
+
+    def unframed_error(self) -> None:
+        """A 200 body in which no SSE event was dispatched, that is one JSON error object with no framing (a proxy
+        that forwarded its backend's error body into the event stream, lemonade-sdk/lemonade issue #2826): its
+        ``error`` is the server's error (:meth:`_extras`). Anything else stays an empty stream."""
+        if self.framed or not self.error_body or self.server_error is not None:
+            return
+        ev = decode_event(self.error_body.strip())
+        if isinstance(ev, Chunk) and ev.error is not None:
+            self._extras(ev)
 
     def tokens_reason(self) -> str:
         """The ``RUNAWAY(...)`` reason of a stream past its token budget."""
@@ -451,6 +472,8 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
     (status rules: :mod:`specscope.client.status`)."""
     raw.fold()
     seen = raw.parser
+    if raw.http_status == 200:
+        seen.unframed_error()
     _drop_out_of_range(seen)
     note = None
     if raw.http_status is not None and raw.http_status != 200:  # the endpoint, the server's message, what to try
