@@ -189,3 +189,18 @@ def test_an_unframed_json_error_body_in_a_200_stream_is_the_servers_error():
     # a body that is not an error stays an empty stream; so does anything once an event was dispatched
     assert parse_capture(capture(b'{"detail": "x"}')).reason == "EMPTY_STREAM"
     assert parse_capture(capture(ev(b"[DONE]"), UNFRAMED)).reason == "EMPTY_STREAM"
+
+
+def test_an_abort_finish_is_a_failed_request():
+    """vLLM finishes a request the engine aborted (shutdown, sleep, scale-down, an abort call) with finish reason
+    ``abort`` (vllm/v1/request.py ``_FINISHED_REASON_MAP``: ``FINISHED_ABORTED`` -> ``FinishReason.ABORT``), then
+    its usage and ``data: [DONE]`` at HTTP 200, so the stream looks complete (vllm-project/vllm issue #57082).
+    Before: ``degraded`` (``short without stop``), its partial tokens and short latency in the cell's figures."""
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b")), ev(delta(finish="abort")), ev(USAGE), ev(b"[DONE]")))
+    assert (r.status, r.reason, r.finish_reason, r.output_tokens) == (
+        "failed",
+        "ABORTED(finish_reason abort)",
+        "abort",
+        2,
+    )
+    assert (r.first_token_ns, r.last_token_ns) == (10 * MS, 20 * MS)  # what arrived is kept

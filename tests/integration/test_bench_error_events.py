@@ -111,3 +111,34 @@ def test_a_request_that_met_a_server_error_failed_and_is_out_of_the_figures(tmp_
     assert cell.duration_s == (max(s.end_ns for s in ok) - min(s.send_ns for s in ok)) / 1e9
     assert cell.output_tok_s == 24 / cell.duration_s
     assert cell.ttft_p50_s == percentile([s.ttft_ns / 1e9 for s in ok], 50)  # type: ignore[operator]
+
+
+def test_an_aborted_request_is_failed_and_its_time_out_of_the_figures(tmp_path):
+    """vLLM's engine-initiated abort (vllm-project/vllm issue #57082; vllm/v1/request.py ``_FINISHED_REASON_MAP``):
+    4 tokens, a finish chunk with ``finish_reason: "abort"``, the usage chunk (4 tokens) and ``[DONE]``, HTTP 200.
+    Before: ``degraded`` (``short without stop``), its TTFT in the percentiles and its span in the duration."""
+    aborted = ResponsePlan(output_tokens=4, ttft_ms=50, inter_chunk_ms=10, finish_reason="abort", hang_ms=300)
+    opts = BenchOptions(configs=("x",), workloads=("prose",), levels=(3,), repeats=1, max_tokens=12)
+    with TruthServer(TruthScript(default=NORMAL, by_prompt={_first_prompt(): aborted})) as ts:
+        run_dir = run_bench(opts, servers={"x": ts.base_url}, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        (cell,) = summarize_run(run)
+        streams = run.streams(CellKey("x", "prose", 3, 0))
+    bad = next(s for s in streams if s.status == "failed")
+    ok = [s for s in streams if s.status == "ok"]
+    assert (bad.reason, bad.finish_reason, bad.output_tokens, bad.content_chunks) == (
+        "ABORTED(finish_reason abort)",
+        "abort",
+        4,
+        4,
+    )
+    assert (len(ok), cell.streams_ok) == (2, 2)
+    own = tuple(r for r in cell.reasons if not r.startswith("CLIENT_LIMITED"))
+    assert own == ("STREAM_DEGRADED(failed:ABORTED(finish_reason abort))",)
+    # the aborted stream hung 300 ms before its finish: its span is out of the duration, its TTFT out of the p50
+    assert cell.duration_s == (max(s.end_ns for s in ok) - min(s.send_ns for s in ok)) / 1e9
+    # the client's token total keeps the 4 the server generated for it (it matches the server's counter), but the
+    # output rate is the answered requests' 24 tokens over their span (before: 28 over it, 17 % too high)
+    assert (cell.output_tokens, cell.token_source) == (28, "usage")
+    assert cell.output_tok_s == 24 / cell.duration_s
+    assert cell.ttft_p50_s == percentile([s.ttft_ns / 1e9 for s in ok], 50)  # type: ignore[operator]
