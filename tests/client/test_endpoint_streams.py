@@ -190,20 +190,14 @@ def test_responses_stream_completed_is_a_stop_and_reasoning_is_read():
 def test_responses_stream_failed_gives_the_servers_error():
     end = _end("response.failed", "failed", out=None, error={"code": "server_error", "message": "engine died"})
     r = _parse(RESPONSES, CREATED, _text("a"), end)
-    assert (r.status, r.reason, r.finish_reason) == (
-        "degraded",
-        "server error: engine died; no usage; short without stop",
-        None,
-    )
+    # the generation did not complete: a failed request, whatever text came before (client/status.py)
+    assert (r.status, r.reason, r.finish_reason) == ("failed", "server error: engine died", None)
 
 
 def test_responses_stream_error_event_and_bad_event():
     err = _resp("error", code="invalid_prompt", message="prompt too long")
     r = _parse(RESPONSES, CREATED, err)
-    assert (r.status, r.reason) == (
-        "degraded",
-        "server error: prompt too long; no terminal response event; no usage; short without stop",
-    )
+    assert (r.status, r.reason) == ("failed", "server error: prompt too long; no terminal response event")
     bad = b'data: {"type": "response.output_text.delta", "delta": 5}\n\n'
     r = _parse(RESPONSES, CREATED, _text("a"), bad, _end("response.completed", "completed", out=1), max_tokens=1)
     assert r.status == "degraded" and r.reason.startswith("BAD_EVENT(1 events; first: Expected `str | null`, got `int`")

@@ -188,9 +188,9 @@ def test_completions_text_is_read_as_content():
 def test_a_server_error_event_in_vllms_shape_and_as_a_string():
     vllm = b'data: {"error":{"object":"error","message":"boom","type":"BadRequestError","param":null,"code":400}}\n\n'
     r = parse_capture(_stream(TOKEN, vllm))
-    assert (r.status, r.reason) == ("degraded", "server error: boom; no [DONE]; no usage; short without stop")
+    assert (r.status, r.reason) == ("failed", "server error: boom; no [DONE]")
     r = parse_capture(_stream(TOKEN, b'data: {"error":"overloaded"}\n\n', DONE))
-    assert r.reason == "server error: overloaded; no usage; short without stop"
+    assert (r.status, r.reason) == ("failed", "server error: overloaded")
 
 
 # --------------------------------------------------------------------------------------- structured fuzzing

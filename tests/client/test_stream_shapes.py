@@ -89,3 +89,118 @@ def test_running_usage_is_not_a_terminal_event():
         capture(ev(_with_usage("a", 1)), ev(_with_usage("b", 2)), ev(delta(finish="length")), ev(USAGE), ev(b"[DONE]"))
     )
     assert (full.status, full.reason, full.output_tokens) == ("ok", None, 2)
+
+
+# An in-stream error event ends a generation that did not complete: the request failed, whatever came before it
+# (vllm-project/vllm PR #57519, sgl-project/sglang PR #38868: an error after partial output was counted a success,
+# its partial tokens and short latency in the figures). vLLM's shape: after an exception in the stream generator,
+# ``data: {"error": {...}}`` then ``data: [DONE]`` (vllm/entrypoints/openai/serving_chat.py,
+# ``create_streaming_error_response``); SGLang's is the same envelope.
+VLLM_ERROR = {"error": {"message": "EngineCore encountered an issue.", "type": "InternalServerError", "code": 500}}
+# llama.cpp's server before PR #16109 (e.g. b5630, issue ggml-org/llama.cpp#14566) wrote its stream error as an SSE
+# field of its own, ``error: {...}``, then ``data: [DONE]`` (tools/server/server.cpp, server_sent_event(sink,
+# "error", ...)): a WHATWG decoder ignores the unknown field, and the server's message was lost.
+LLAMACPP_ERROR = (
+    b'error: {"code":400,"message":"the request exceeds the available context size, try increasing it",'
+    b'"type":"exceed_context_size_error"}\n\n'
+)
+CONTEXT = "server error: the request exceeds the available context size, try increasing it"
+
+
+def test_a_server_error_event_after_tokens_fails_the_stream():
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b")), ev(VLLM_ERROR), ev(b"[DONE]")))
+    assert (r.status, r.reason) == ("failed", "server error: EngineCore encountered an issue.")
+    # what arrived is still recorded (2 content chunks, first at 10 ms), only the request is not a success
+    assert (r.first_token_ns, r.last_token_ns, r.content_chunks, r.output_tokens) == (10 * MS, 20 * MS, 2, None)
+
+
+def test_a_server_error_event_before_any_token_fails_the_stream():
+    role = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+    r = parse_capture(capture(ev(role), ev(VLLM_ERROR), ev(b"[DONE]")))
+    assert (r.status, r.reason, r.first_token_ns) == ("failed", "server error: EngineCore encountered an issue.", None)
+    r = parse_capture(capture(ev(VLLM_ERROR)))  # and no [DONE]: that is named too
+    assert (r.status, r.reason) == ("failed", "server error: EngineCore encountered an issue.; no [DONE]")
+
+
+def test_llamacpps_error_field_is_the_servers_error():
+    r = parse_capture(capture(LLAMACPP_ERROR, ev(b"[DONE]")))
+    assert (r.status, r.reason, r.first_token_ns) == ("failed", CONTEXT, None)
+    # after tokens, and with the error and [DONE] in one read (the fast path's input until the error line)
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b")), LLAMACPP_ERROR + ev(b"[DONE]")))
+    assert (r.status, r.reason, r.content_chunks, r.first_token_ns) == ("failed", CONTEXT, 2, 10 * MS)
+    # a value that is not JSON is the message as written
+    r = parse_capture(capture(b"error: out of memory\r\n\r\n", ev(b"[DONE]")))
+    assert (r.status, r.reason) == ("failed", "server error: out of memory")
+
+
+def _tool(args: str, first: bool = False) -> dict:
+    """A tool-call delta in vLLM's streamed shape (vllm/entrypoints/openai/protocol.py ``DeltaToolCall``)."""
+    call: dict = {"index": 0, "function": {"arguments": args}}
+    if first:
+        call = {
+            "index": 0,
+            "id": "chatcmpl-tool-1",
+            "type": "function",
+            "function": {"name": "lookup", "arguments": ""},
+        }
+    return {"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]}
+
+
+def test_a_tool_call_only_answer_has_its_first_token_at_the_first_tool_call_delta():
+    """oh-my-pi PR #12213 (half the agentic turns had no TTFT: the first output was a tool call), vllm-project/vllm
+    issue #27485 (tool-call streams mis-timed by vllm bench serve): TTFT is the first generated token of any channel,
+    a tool call's included; no content ever comes, so the first content (TTFO) stays absent."""
+    role = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
+    usage = {"choices": [], "usage": {"completion_tokens": 9, "prompt_tokens": 3}}
+    r = parse_capture(
+        capture(
+            ev(role),  # 10 ms: no token
+            ev(_tool("", first=True)),  # 20 ms: the call's id and name
+            ev(_tool('{"city": ')),  # 30 ms
+            ev(_tool('"Paris"}')),  # 40 ms
+            ev(delta(finish="tool_calls")),
+            ev(usage),
+            ev(b"[DONE]"),
+        )
+    )
+    assert (r.status, r.reason, r.finish_reason, r.output_tokens) == ("ok", None, "tool_calls", 9)
+    assert (r.first_token_ns, r.last_token_ns, r.first_content_ns, r.content_chunks) == (20 * MS, 40 * MS, None, 0)
+    assert r.tpot_ns == (40 - 20) * MS / (9 - 1)  # 2.5 ms
+    # a null or empty tool_calls is no token
+    empty = {"choices": [{"index": 0, "delta": {"content": None, "tool_calls": []}, "finish_reason": None}]}
+    nul = {"choices": [{"index": 0, "delta": {"content": None, "tool_calls": None}, "finish_reason": None}]}
+    r = parse_capture(capture(ev(empty), ev(nul), ev(delta("a")), ev(delta(finish="stop")), ev(USAGE), ev(b"[DONE]")))
+    assert (r.first_token_ns, r.status) == (30 * MS, "ok")
+
+
+# A proxy in front of llama-server forwarded the backend's JSON error body with no SSE framing inside its 200
+# event stream, then closed it (lemonade-sdk/lemonade issue #2826): a WHATWG decoder dispatches no event, so the
+# stream read as empty and the context-size message was lost.
+UNFRAMED = (
+    b'{"error":{"code":400,"message":"request (6009 tokens) exceeds the available context size (4096 tokens), '
+    b'try increasing it","type":"exceed_context_size_error","n_prompt_tokens":6009,"n_ctx":4096}}'
+)
+
+
+def test_an_unframed_json_error_body_in_a_200_stream_is_the_servers_error():
+    msg = "server error: request (6009 tokens) exceeds the available context size (4096 tokens), try increasing it"
+    r = parse_capture(capture(UNFRAMED[:50], UNFRAMED[50:]))  # two reads, no event ever dispatched
+    assert (r.status, r.reason, r.first_token_ns) == ("failed", f"{msg}; no [DONE]", None)
+    # a body that is not an error stays an empty stream; so does anything once an event was dispatched
+    assert parse_capture(capture(b'{"detail": "x"}')).reason == "EMPTY_STREAM"
+    assert parse_capture(capture(ev(b"[DONE]"), UNFRAMED)).reason == "EMPTY_STREAM"
+
+
+def test_an_abort_finish_is_a_failed_request():
+    """vLLM finishes a request the engine aborted (shutdown, sleep, scale-down, an abort call) with finish reason
+    ``abort`` (vllm/v1/request.py ``_FINISHED_REASON_MAP``: ``FINISHED_ABORTED`` -> ``FinishReason.ABORT``), then
+    its usage and ``data: [DONE]`` at HTTP 200, so the stream looks complete (vllm-project/vllm issue #57082).
+    Before: ``degraded`` (``short without stop``), its partial tokens and short latency in the cell's figures."""
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b")), ev(delta(finish="abort")), ev(USAGE), ev(b"[DONE]")))
+    assert (r.status, r.reason, r.finish_reason, r.output_tokens) == (
+        "failed",
+        "ABORTED(finish_reason abort)",
+        "abort",
+        2,
+    )
+    assert (r.first_token_ns, r.last_token_ns) == (10 * MS, 20 * MS)  # what arrived is kept

@@ -93,3 +93,25 @@ def test_rates_on_the_embedded_engine(tmp_path):
         assert c.client_decision.startswith(("one process kept up", "one process fell behind"))
     table = next(t for t in load_run_report(run_dir).tables if t.key == "open_loop")
     assert [row[3].text for row in table.cells] == ["1.00", "2.00"]
+
+
+def test_goodput_with_a_tpot_target_is_unknown_when_tokens_are(tmp_path):
+    """A server that sends no usage (the request asks for it; some do not answer): each request's TPOT needs its
+    token count, so whether it met a TPOT target is unknown, and so is the goodput (absent, never "all met").
+    Before: the TPOT check was skipped for such a request, so all 2 per second "met" TPOT <= 1 ms although each
+    took 9.1 ms per token (and at rate 2 / window 2 s: goodput = the achieved rate)."""
+    no_usage = PLAN.model_copy(update={"usage": "absent", "finish_reason": "stop"})
+    with TruthServer(TruthScript(default=no_usage)) as ts:
+        args = ["bench", "--server", f"base={ts.base_url}", "--request-rate", "2", "--arrival", "constant"]
+        args += ["--slo", "ttft=2s,tpot=1ms", "--workloads", "prose", "--repeats", "1", "--max-tokens", "12"]
+        res = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
+        assert res.exit_code == 0, res.output
+    (run_dir,) = list(tmp_path.iterdir())
+    with open_run(run_dir) as run:
+        (cell,) = rate_cells(run.cells(), run.manifest["options"])
+        streams = [s for c in run.cells() for s in c.streams]
+        # with a TTFT target alone the token count is not needed: every request met TTFT <= 2 s
+        (ttft_only,) = rate_cells(run.cells(), {"slo_ttft_s": 2.0})
+    assert all(s.status == "ok" and s.output_tokens is None for s in streams)
+    assert (cell.ok, cell.met_slo, cell.goodput_per_s) == (cell.requests, 0, None)
+    assert ttft_only.met_slo == ttft_only.requests and ttft_only.goodput_per_s == ttft_only.achieved_rate_per_s

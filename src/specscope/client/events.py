@@ -20,11 +20,16 @@ server and SGLang send the same envelope):
 
 - ``choices[i].delta.content``, ``.reasoning_content`` (llama.cpp, SGLang, vLLM before 0.10), ``.reasoning``
   (vLLM >= 0.10): the answer and reasoning text of one event (``str`` or ``null``);
+- ``choices[i].delta.tool_calls``: only whether it is a non-empty array (a tool-call-only answer's tokens: the
+  first one starts TTFT, as any channel's first token does; oh-my-pi PR #12213 found half of the agentic turns with
+  no TTFT at all when only text and reasoning were timed); its items are not read;
 - ``choices[i].text``: the completions API's text, read as content when ``delta`` carries none;
 - ``choices[i].finish_reason``: ``str`` or ``null``;
 - ``usage.completion_tokens`` / ``prompt_tokens`` / ``completion_tokens_details.reasoning_tokens``: integers >= 0;
 - ``error``: an object (``message`` a string) or a string: vLLM's in-stream error
-  (``OpenAIServing.create_streaming_error_response``: ``{"error": {"message", "type", "code", "param"}}``);
+  (``OpenAIServing.create_streaming_error_response``: ``{"error": {"message", "type", "code", "param"}}``), also
+  llama.cpp's ``error:`` SSE field once the framing has read it as this envelope (:mod:`specscope.client.sse`);
+  a stream with one is failed (:mod:`specscope.client.status`);
 - ``metrics``: only whether it is there (vLLM's per-request ``metrics`` rides the final usage chunk).
 
 The engines' per-response speculative and timing fields (vLLM ``metrics``, SGLang ``meta_info`` / ``sglext``, llama.cpp
@@ -37,7 +42,7 @@ non-token event whose bytes name ``spec`` or ``draft`` (:meth:`specscope.client.
 
 Ignored on purpose (skipped, never type-checked): ``id``, ``object``, ``created``, ``model``, ``system_fingerprint``,
 ``choices[i].index`` (specscope sends ``n = 1``), ``delta.role`` (a role-only chunk carries no token),
-``delta.tool_calls`` and ``logprobs`` (not measured), ``stop_reason``.
+the items of ``delta.tool_calls`` and ``logprobs`` (not measured), ``stop_reason``.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ __all__ = [
     "ErrorInfo",
     "Usage",
     "UsageDetails",
+    "carries_tool_call",
     "decode_chunk",
     "decode_event",
 ]
@@ -63,11 +69,21 @@ Count = Annotated[int, msgspec.Meta(ge=0)]
 
 
 class Delta(msgspec.Struct, gc=False):
-    """``choices[i].delta``: the text one event adds (``None``: the key was absent or ``null``)."""
+    """``choices[i].delta``: the text one event adds (``None``: the key was absent or ``null``); ``tool_calls``
+    as raw JSON bytes, unread (empty when absent): only whether it carries a call (:func:`carries_tool_call`)."""
 
     content: str | None = None
     reasoning_content: str | None = None
     reasoning: str | None = None
+    tool_calls: msgspec.Raw = msgspec.Raw()
+
+
+def carries_tool_call(raw: msgspec.Raw) -> bool:
+    """Whether a delta's raw ``tool_calls`` is a non-empty array: a fragment of a tool call the model generated
+    (vLLM's ``DeltaToolCall`` items, vllm/entrypoints/openai/protocol.py: the call's id and name, then argument
+    pieces). ``null``, ``[]``, absent, or a value of another type carry none."""
+    b = bytes(raw).strip()
+    return b.startswith(b"[") and b[1:].lstrip() != b"]"
 
 
 class Choice(msgspec.Struct, gc=False):

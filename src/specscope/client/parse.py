@@ -29,10 +29,10 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
 from specscope.adapters.openai.endpoints import CHAT, RESPONSES, refusal_note
-from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, decode_chunk, decode_event
+from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, carries_tool_call, decode_chunk, decode_event
 from specscope.client.responses import Runaway, read_responses_events
 from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
-from specscope.client.sse import SSEFramer
+from specscope.client.sse import SSEFramer, error_field_as_data
 from specscope.client.status import stream_status
 from specscope.records import INT_BOUND, SpecRequest, StreamRecord
 
@@ -116,6 +116,7 @@ class StreamParser:
         "last_read_ns",
         "runaway",
         "error_body",
+        "framed",
         "_responses",
         "_framer",
         "_max_tokens",
@@ -151,8 +152,11 @@ class StreamParser:
         self.last_read_ns: int | None = None  # arrival of the last body read fed to the SSE framing
         #: the ``RUNAWAY(...)`` reason once a budget is passed, else None
         self.runaway: str | None = None
-        #: the first :data:`ERROR_BODY_BYTES` of a non-200 body (the server's own message is read from it)
+        #: the first :data:`ERROR_BODY_BYTES` of a non-200 body, or of a 200 body before its first SSE event (the
+        #: server's own message is read from it)
         self.error_body = b""
+        #: True once the SSE framing dispatched an event of this body
+        self.framed = False
         self._responses = options.endpoint == RESPONSES
 
     def feed(self, reads: list[tuple[int, bytes]], sse: bool = True) -> str | None:
@@ -169,7 +173,12 @@ class StreamParser:
                     raise _Runaway(f"RUNAWAY(more than max_stream_bytes {opts.max_stream_bytes} bytes)")
                 if sse:
                     self.last_read_ns = t
-                    self.events(t, framer.feed(data))
+                    datas = framer.feed(data)
+                    if datas:
+                        self.framed = True
+                        self.events(t, datas)
+                    elif not self.framed and len(self.error_body) < ERROR_BODY_BYTES:  # a body with no event yet
+                        self.error_body = (self.error_body + data)[:ERROR_BODY_BYTES]
                     if framer.overflow:
                         raise _Runaway(f"RUNAWAY(an unfinished SSE event over max_event_bytes {opts.max_event_bytes})")
                 elif len(self.error_body) < ERROR_BODY_BYTES:
@@ -194,8 +203,20 @@ class StreamParser:
         arrival, ns) the event that its last byte completed is taken first (:meth:`SSEFramer.end`: a CR-only
         stream's final ``[DONE]``)."""
         if t is not None and self.runaway is None and self._framer is not _ENDED:
-            self.events(t, self._framer.end())
+            last = self._framer.end()
+            self.framed = self.framed or bool(last)
+            self.events(t, last)
         self._framer = _ENDED
+
+    def unframed_error(self) -> None:
+        """A 200 body in which no SSE event was dispatched, that is one JSON error object with no framing (a proxy
+        that forwarded its backend's error body into the event stream, lemonade-sdk/lemonade issue #2826): its
+        ``error`` is the server's error (:meth:`_extras`). Anything else stays an empty stream."""
+        if self.framed or not self.error_body or self.server_error is not None:
+            return
+        ev = decode_event(self.error_body.strip())
+        if isinstance(ev, Chunk) and ev.error is not None:
+            self._extras(ev)
 
     def tokens_reason(self) -> str:
         """The ``RUNAWAY(...)`` reason of a stream past its token budget."""
@@ -226,14 +247,17 @@ class StreamParser:
                 last = False  # a final or non-token event (finish, usage, error, no choice): engine fields ride it
                 for ch in chunk.choices or ():
                     delta = ch.delta
+                    tool = False
                     if delta is not None:
                         c = delta.content
                         r = delta.reasoning_content or delta.reasoning
                         if c is None:
                             c = ch.text
+                        if delta.tool_calls:  # empty when absent: one check per event in the common case
+                            tool = carries_tool_call(delta.tool_calls)
                     else:
                         c, r = ch.text, None
-                    if c or r:
+                    if c or r or tool:
                         tokens += 1
                         if tokens > limit:
                             raise _Runaway(self.tokens_reason())
@@ -391,7 +415,9 @@ class RawCapture:
 def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, ServerSentEvent]]:
     """Reference decoding of captured body reads into SSE events with httpx-sse's decoders (the WHATWG rules),
     each with the arrival time of the read that completed it; the tests check :class:`~specscope.client.sse.SSEFramer`
-    against it. A final event without its terminating blank line is dropped (an incomplete event is discarded)."""
+    against it. A final event without its terminating blank line is dropped (an incomplete event is discarded).
+    llama.cpp's ``error:`` field is read as data (:func:`~specscope.client.sse.error_field_as_data`), as the framer
+    reads it."""
     import codecs
 
     utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -403,7 +429,7 @@ def parse_sse_capture(chunks: list[tuple[int, bytes]]) -> list[tuple[int, Server
         if not text:
             continue
         for line in lines.decode(text):
-            ev = sse.decode(line)
+            ev = sse.decode(error_field_as_data(line))
             if ev is not None:
                 out.append((t, ev))
     return out
@@ -446,6 +472,8 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
     (status rules: :mod:`specscope.client.status`)."""
     raw.fold()
     seen = raw.parser
+    if raw.http_status == 200:
+        seen.unframed_error()
     _drop_out_of_range(seen)
     note = None
     if raw.http_status is not None and raw.http_status != 200:  # the endpoint, the server's message, what to try

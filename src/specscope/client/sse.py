@@ -5,7 +5,11 @@ event stream"): lines end with CRLF, LF or CR; ``field: value`` lines (one leadi
 comments ignored; a blank line dispatches the event, whose data is its ``data`` lines joined with LF; an event with
 no data is not dispatched; a leading U+FEFF of the stream is dropped; an incomplete event at the end is discarded.
 Only ``data`` matters here (OpenAI-style streams put everything there; ``event`` / ``id`` / ``retry`` are read and
-ignored, as before).
+ignored, as before), with one engine's field besides: llama.cpp's server before PR #16109 (e.g. b5630,
+tools/server/server.cpp: ``server_sent_event(sink, "error", error_data)`` then ``data: [DONE]``) wrote an in-stream
+error as a line ``error: {"code", "message", "type"}``, which the WHATWG rules ignore (an unknown field), so the
+server's message was lost; :func:`error_field_as_data` reads that line as the data ``{"error": <its value>}``, the
+envelope vLLM and SGLang send (:mod:`specscope.client.events`).
 
 Two paths give the same events (tests/client/test_sse.py checks them against httpx-sse's decoders on random bodies):
 
@@ -27,10 +31,28 @@ grow the client's memory.
 from __future__ import annotations
 
 import codecs
+import json
 
 from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
-__all__ = ["SSEFramer"]
+__all__ = ["SSEFramer", "error_field_as_data"]
+
+
+def error_field_as_data(line: str) -> str:
+    """One decoded SSE line, with llama.cpp's ``error: <value>`` field (module doc) turned into the data line
+    ``data: {"error": <value>}``: a JSON object or string value as it is, anything else as the text written. Every
+    other line comes back unchanged. Only the general path sees such a line (the fast path's proof refuses it)."""
+    if not line.startswith("error:"):
+        return line
+    text = line[6:].removeprefix(" ")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = text
+    if not isinstance(value, dict | str):
+        value = text
+    return "data: " + json.dumps({"error": value}, separators=(",", ":"))
+
 
 _SEP = b"\n\ndata: "
 
@@ -128,7 +150,7 @@ class SSEFramer:
             return []
         out: list[bytes] = []
         for line in self._lines.flush():
-            ev = self._events.decode(line)
+            ev = self._events.decode(error_field_as_data(line))
             if ev is not None:
                 out.append(ev.data.encode())
         return out
@@ -139,7 +161,7 @@ class SSEFramer:
         text = self._utf8.decode(data)
         self._since_event += len(data)  # bytes since the last event ended (counted per read: a bound, not exact)
         for line in self._lines.decode(text):
-            ev = self._events.decode(line)
+            ev = self._events.decode(error_field_as_data(line))
             if ev is not None:
                 out.append(ev.data.encode())  # bytes, like the fast path's (text here: already U+FFFD-clean)
                 self._since_event = 0

@@ -4,9 +4,13 @@ Rules: ``failed`` when no token arrived and something went wrong (HTTP error, co
 events that did not fit the typed boundary), and on two clean HTTP 200 closes with no terminal event
 (:func:`terminal_event_seen`: a finish reason or ``[DONE]``, never usage): ``EMPTY_STREAM`` (no token at all and no
 finish, e.g. nothing but ``data: [DONE]``, or a role chunk, usage saying 0 tokens and ``[DONE]``) and
-``STOPPED_EARLY`` (tokens, then the stream closed with no finish and no
-``[DONE]``); ``degraded`` when tokens arrived but: the transport failed (``timeout``, ``connection dropped``), the
-server sent an error event, events did not fit the typed boundary (``BAD_EVENT(n events; first: <msgspec's
+``STOPPED_EARLY`` (tokens, then the stream closed with no finish and no ``[DONE]``); ``failed`` too when the server
+sent an error event in an HTTP 200 stream, whatever came before it (``server error: <its message>``, then
+``no [DONE]`` if it is missing), or ended with an abort finish reason (``ABORTED(finish_reason abort)``,
+:data:`ABORT_REASONS`): the generation did not complete, so its partial tokens and
+short latency are no measurement of a request (vllm-project/vllm PR #57519, sgl-project/sglang PR #38868 found both
+benchmark clients counting such a request a success); ``degraded`` when tokens arrived but: the transport failed
+(``timeout``, ``connection dropped``), events did not fit the typed boundary (``BAD_EVENT(n events; first: <msgspec's
 description with the JSON path>)``, :mod:`specscope.client.events`), no ``[DONE]`` (a Responses stream: ``no terminal
 response event``), no ``usage`` on a stream that did
 not finish normally (``no usage``), or the stream stopped short of ``max_tokens`` without a ``stop`` finish (``short
@@ -23,9 +27,13 @@ from typing import Protocol
 
 from specscope.records import StreamStatus
 
-__all__ = ["STOP_REASONS", "Seen", "stream_status", "terminal_event_seen"]
+__all__ = ["ABORT_REASONS", "STOP_REASONS", "Seen", "stream_status", "terminal_event_seen"]
 
 STOP_REASONS = frozenset({"stop", "tool_calls", "function_call", "eos"})
+#: finish reasons of a generation the server cut off: vLLM's ``abort`` (vllm/v1/request.py ``_FINISHED_REASON_MAP``:
+#: ``FINISHED_ABORTED`` -> ``FinishReason.ABORT``, sent at HTTP 200 with usage and ``[DONE]``, vllm-project/vllm
+#: issue #57082); a stream that ends with one is a failed request, ``ABORTED(finish_reason abort)``.
+ABORT_REASONS = frozenset({"abort"})
 
 
 class Seen(Protocol):
@@ -98,6 +106,10 @@ def stream_status(
         reasons.append(f"server error: {seen.server_error}")
     if seen.bad_events:
         reasons.append(f"BAD_EVENT({seen.bad_events} events; first: {seen.first_bad})")
+    if http_status == 200 and (seen.server_error or seen.finish in ABORT_REASONS):  # the generation did not complete
+        if seen.finish in ABORT_REASONS:
+            reasons.append(f"ABORTED(finish_reason {seen.finish})")
+        return "failed", "; ".join(reasons + ([] if seen.done else [f"no {seen.end_event}"]))
     if http_status == 200:
         tail = _reasons_200(error, max_tokens, seen)
         if tail and tail[0] in ("EMPTY_STREAM", "STOPPED_EARLY") and not reasons:

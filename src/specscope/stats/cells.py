@@ -131,7 +131,10 @@ def summarize_cell(result: CellResult) -> CellSummary:
         status = "degraded"
     else:
         status = "ok"
-    status, rate_s = _rated(status, reasons, output_tokens, duration_s)
+    # the rate is the answered requests' tokens over their span: a failed stream's usage (an aborted one's, or a
+    # cut one's running usage) stays in the token total, which the server's counter also holds, but not in the rate
+    failed_usage = sum(s.output_tokens or 0 for s in streams if s.status == "failed")
+    status, rate_s = _rated(status, reasons, output_tokens - failed_usage, duration_s)
     reasons.extend(limited_reasons(capacity))  # a finding about the server, after the status: it stays what it was
     window = None
     if result.before is not None and result.after is not None:

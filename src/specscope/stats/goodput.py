@@ -67,7 +67,8 @@ class RateCell:
         achieved_rate_per_s: requests actually sent per second (``None`` below 2 requests).
         in_flight_mean / in_flight_max: requests in flight (time-weighted mean over the window, max).
         goodput_per_s: ``achieved_rate_per_s * met_slo / requests`` (``met_slo / window_s`` below 2 requests;
-            ``None`` when no SLO was given).
+            ``None`` when no SLO was given, or when a request's verdict is unknown: a TPOT target and no token
+            count, :func:`meets_slo`).
         client_decision: the client's own words on its process count (from the cell's facts).
     """
 
@@ -101,15 +102,19 @@ def in_flight(spans_ns: Sequence[tuple[int, int]], start_ns: int, end_ns: int) -
     return (area_ns / window if window > 0 else 0.0), peak
 
 
-def meets_slo(s: StreamRecord, ttft_s: float | None, tpot_s: float | None) -> bool:
-    """True when the ok stream ``s`` has TTFT (from its scheduled send) and TPOT within the given targets."""
+def meets_slo(s: StreamRecord, ttft_s: float | None, tpot_s: float | None) -> bool | None:
+    """True when the ok stream ``s`` has TTFT (from its scheduled send) and TPOT within the given targets; None when
+    that is unknown: a TPOT target, TTFT met, and no token count (no usage: its TPOT cannot be had)."""
     if s.status != "ok" or s.first_token_ns is None:
         return False
     if ttft_s is not None and (s.first_token_ns - s.intended_ns) / 1e9 > ttft_s:
         return False
-    if tpot_s is not None and (s.output_tokens or 0) > 1 and s.last_token_ns is not None:
-        if (s.last_token_ns - s.first_token_ns) / 1e9 / ((s.output_tokens or 0) - 1) > tpot_s:
-            return False
+    if tpot_s is None:
+        return True
+    if s.output_tokens is None or s.last_token_ns is None:
+        return None
+    if s.output_tokens > 1 and (s.last_token_ns - s.first_token_ns) / 1e9 / (s.output_tokens - 1) > tpot_s:
+        return False
     return True
 
 
@@ -119,11 +124,12 @@ def _rate_cell(r: CellResult, facts: Mapping[str, Any], ttft_s: float | None, tp
     sends = sorted(s.send_ns for s in streams)
     span_s = (sends[-1] - sends[0]) / 1e9 if len(sends) > 1 else 0.0
     mean, peak = in_flight([(s.send_ns, s.end_ns) for s in streams], r.start_ns, r.end_ns)
-    met = sum(meets_slo(s, ttft_s, tpot_s) for s in streams)
+    verdicts = [meets_slo(s, ttft_s, tpot_s) for s in streams]
+    met = sum(v is True for v in verdicts)
     has_slo = ttft_s is not None or tpot_s is not None
     achieved = (len(sends) - 1) / span_s if span_s > 0 else None
     goodput = None
-    if has_slo:
+    if has_slo and None not in verdicts:  # a request whose verdict is unknown leaves the goodput unknown
         goodput = achieved * met / len(streams) if achieved is not None else (met / window_s if window_s > 0 else None)
     return RateCell(
         r.key.config,

@@ -62,8 +62,9 @@ class CellSummary:
         output_tokens: sum of ``usage.completion_tokens`` over streams (tokens).
         token_source: ``"usage"`` (never chunk counts); ``"missing"`` if any stream lacked usage; ``"imported"``: the
             total another tool wrote (:mod:`specscope.stats.imported`).
-        duration_s: wall time from the first send to the last stream end (s).
-        output_tok_s: output_tokens / duration_s, the cell's aggregate throughput (tokens/s).
+        duration_s: wall time from the first send to the last stream end of the streams that did not fail (s).
+        output_tok_s: the cell's aggregate throughput (tokens/s): output_tokens less the usage of failed streams
+            (an aborted one's, a cut one's running usage), over duration_s, so both count the same requests.
         stream_tok_s: each stream's output_tokens / its own latency (tokens/s), sorted ascending.
         ttft_p50_s / ttft_p95_s: TTFT percentiles over streams (s); TTFT ends at the first content
             or reasoning token.

@@ -35,6 +35,7 @@ __all__ = [
     "choice_event",
     "finish_choice",
     "stream_heads",
+    "tool_call_delta",
     "CHAT",
     "COMPLETIONS",
     "RESPONSES",
@@ -176,10 +177,29 @@ def finish_choice(head: dict[str, Any], finish: str | None) -> dict[str, Any]:
     return choice(_path_of(head), {}, finish)
 
 
-def stream_heads(path: str, rid: str, model: str, reasoning_field: str) -> dict[str, Any]:
+def tool_call_delta(rid: str, text: str, first: bool) -> dict[str, Any]:
+    """A chat delta carrying ``text`` as a fragment of one tool call's arguments, in vLLM's streamed shape
+    (vllm/entrypoints/openai/protocol.py ``DeltaToolCall``: ``index``, then ``id``, ``type`` and ``function.name`` on
+    the call's first delta only, ``function.arguments`` pieces after)."""
+    call: dict[str, Any] = {"index": 0, "function": {"arguments": text}}
+    if first:
+        call = {
+            "index": 0,
+            "id": f"chatcmpl-tool-{rid}",
+            "type": "function",
+            "function": {"name": "lookup", **call["function"]},
+        }
+    return {"tool_calls": [call]}
+
+
+def stream_heads(
+    path: str, rid: str, model: str, reasoning_field: str, answer_field: str = "content"
+) -> dict[str, Any]:
     """``{"event": head, "token": token}``: the event head of ``path``'s stream (``object`` names the API:
     ``response``, ``text_completion``, ``chat.completion.chunk``) and its token-chunk builder
-    ``token(kind, text) -> bytes`` (``kind``: ``reasoning`` or ``content``)."""
+    ``token(kind, text) -> bytes`` (``kind``: ``reasoning``, ``content``, or ``first``: the answer's first chunk).
+    A chat answer goes out as ``answer_field``: ``content`` text, or ``tool_calls`` argument fragments
+    (:func:`tool_call_delta`; the first chunk names the call)."""
     token: Callable[[str, str], bytes]
     if path == RESPONSES:
         head: dict[str, Any] = {"id": rid, "object": "response", "model": model}
@@ -191,6 +211,10 @@ def stream_heads(path: str, rid: str, model: str, reasoning_field: str) -> dict[
     head = {"id": rid, "object": object_name(path), "created": 1767225600, "model": model}
 
     def chunk(kind: str, text: str) -> bytes:
-        return choice_event(head, {reasoning_field if kind == "reasoning" else "content": text})
+        if kind == "reasoning":
+            return choice_event(head, {reasoning_field: text})
+        if answer_field == "tool_calls" and path == CHAT:
+            return choice_event(head, tool_call_delta(rid, text, kind == "first"))
+        return choice_event(head, {"content": text})
 
     return {"event": head, "token": chunk}

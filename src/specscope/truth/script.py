@@ -36,6 +36,9 @@ class ResponsePlan(BaseModel):
             a list is cycled.
         inter_chunk_ms: delay between consecutive token chunks; a list is cycled.
         reasoning_tokens: the first N tokens are sent as reasoning deltas (field ``reasoning_field``).
+        answer_field: the chat answer's tokens go out as ``content`` text or as ``tool_calls`` argument fragments
+            (a tool-call-only answer, :func:`specscope.truth.dialects.tool_call_delta`); set ``finish_reason``
+            ``tool_calls`` for vLLM's finish of such an answer.
         finish_reason: sent in the chunk after the last token; ``None`` sends none.
         usage: ``final_chunk`` (chunk with empty ``choices``, as vLLM with ``include_usage``),
             ``last_choice_chunk`` (usage on the finish chunk, as llama.cpp) or ``absent``.
@@ -80,6 +83,7 @@ class ResponsePlan(BaseModel):
     reasoning_tokens: int = 0
     spec_steps_accepted: list[int] | None = None
     reasoning_field: Literal["reasoning", "reasoning_content"] = "reasoning"
+    answer_field: Literal["content", "tool_calls"] = "content"
     finish_reason: str | None = "stop"
     usage: Literal["final_chunk", "last_choice_chunk", "absent"] = "final_chunk"
     usage_completion_tokens: int | None = None

@@ -119,7 +119,7 @@ async def _token_chunks(
     when the plan drops the connection."""
     target = start_ns + int(plan.ttft_ms * 1e6)
     sent_tokens = 0
-    cache: dict[tuple[str, int], bytes] = {}
+    cache: dict[tuple[str, int, bool], bytes] = {}
     sizes = plan.chunk_sizes(_total_tokens(plan, head["max_tokens"]))
     for i, k in enumerate(sizes):
         for text in (t for at, t in plan.inject_events if at == i):  # scripted events of any shape
@@ -133,9 +133,10 @@ async def _token_chunks(
                 request.transport.abort()
             return None
         kind = "reasoning" if sent_tokens + k <= plan.reasoning_tokens else "content"
-        data = cache.get((kind, k))
+        first = kind == "content" and sent_tokens <= plan.reasoning_tokens  # the answer's first chunk
+        data = cache.get((kind, k, first))
         if data is None:  # built before the deadline, so the write goes out on time
-            data = cache[(kind, k)] = head["token"](kind, " x" * k)
+            data = cache[(kind, k, first)] = head["token"]("first" if first else kind, " x" * k)
         await _sleep_until(target, True)
         await write(kind, k, data)
         sent_tokens += k
@@ -237,7 +238,9 @@ async def _serve_chat(request: web.Request, state: TruthState, path: str = CHAT)
         rec["end_ns"] = perf_counter_ns()
         return web.json_response({"error": {"message": plan.error_message, "code": plan.status}}, status=plan.status)
 
-    heads = dialects.stream_heads(path, rec["id"], body.get("model") or "truth", plan.reasoning_field)
+    heads = dialects.stream_heads(
+        path, rec["id"], body.get("model") or "truth", plan.reasoning_field, plan.answer_field
+    )
     event_head = heads["event"]
     max_tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or body.get("max_output_tokens") or 16)
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
