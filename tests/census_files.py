@@ -193,7 +193,8 @@ _TOOL_TURNS = [{"role": "developer", "content": "Use the tools."},
 def _mooncake_trace() -> LayoutFile:
     """A ``text_input`` session of two rows (AIPerf groups a session's rows: one chat), a ``messages`` row that ends
     with an assistant turn (sent as recorded, that turn too), a ``messages`` session of two rows (each sent as
-    recorded after the answer to the row before) and a ``messages`` row of tool calls (sent verbatim)."""
+    recorded after the answer to the row before; its third row, of tool calls, verbatim) and a ``messages`` row of tool
+    calls (sent verbatim)."""
     system = [{"role": "system", "content": "Be brief."}]
     rows = [{"session_id": "t1", "timestamp": 0, "text_input": "Trace text one.", "output_length": 11},
             {"messages": [{"role": "user", "content": "Trace messages."}], "output_length": 4},
@@ -201,10 +202,11 @@ def _mooncake_trace() -> LayoutFile:
             {"session_id": "t1", "timestamp": 0, "text_input": "Trace text two.", "output_length": 11},
             {"session_id": "m1", "messages": [*system, *_user("Recorded one.")]},
             {"session_id": "m1", "messages": _user("Recorded two.")},
-            {"messages": _TOOL_TURNS, "output_length": 3}]  # fmt: skip
+            {"messages": _TOOL_TURNS, "output_length": 3},
+            {"session_id": "m1", "messages": _TOOL_TURNS}]  # fmt: skip
     sent = [SentRow("t1", _conv("Trace text one.", "Trace text two."), 11), _row("line 2", "Trace messages.", 4),
             SentRow("line 3", (_ANSWERED,), 5),
-            SentRow("m1", ([*system, *_user("Recorded one.")], _user("Recorded two."))),
+            SentRow("m1", ([*system, *_user("Recorded one.")], _user("Recorded two."), _TOOL_TURNS)),
             SentRow("line 7", (_TOOL_TURNS,), 3)]  # fmt: skip
     return LayoutFile(
         "mooncake_text.jsonl",

@@ -143,3 +143,19 @@ def test_an_aa_rwlt_tool_calling_step_is_printed_verbatim(tmp_path, capsys, monk
     code, out, err = cli([*argv, "-f", "json"], capsys, monkeypatch, tmp_path)
     (first,) = json.loads(out)["workloads"][0]["first_rows"]
     assert first["messages"] == steps[0] and first["follow_up_messages"] == steps[1:]
+
+
+def test_a_mooncake_messages_session_prints_each_later_row_as_recorded(tmp_path, capsys, monkeypatch) -> None:
+    """A later row of an AIPerf mooncake_trace ``messages`` session is sent verbatim after the answer to the row
+    before (``raw_messages``); it was printed (and sent) as a plain user turn."""
+    path = tmp_path / "mooncake.jsonl"
+    rows = [
+        {"session_id": "m", "messages": [{"role": "user", "content": "One."}], "output_length": 4},
+        {"session_id": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "Two."}]}]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "    user: One.\n    then 1 recorded message (the server's answer discarded), ending user: Two.\n" in out

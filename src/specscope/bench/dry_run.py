@@ -124,7 +124,8 @@ def dry_run_text(doc: dict[str, Any]) -> str:
             for k, t in enumerate(row.get("follow_ups", [])):
                 recorded = row.get("follow_up_messages", [])[k : k + 1]
                 if recorded:  # the step's own history as recorded: its size, then the turn it ends with
-                    lines.append(f"    then {len(recorded[0])} recorded messages (the server's answer discarded), "
+                    n, s = len(recorded[0]), "" if len(recorded[0]) == 1 else "s"
+                    lines.append(f"    then {n} recorded message{s} (the server's answer discarded), "
                                  f"ending {recorded[0][-1]['role']}: {_clip(t)}")  # fmt: skip
                 else:
                     lines.append(f"    then user{alone}: {_clip(t)}")

@@ -13,8 +13,8 @@ a ``session_id`` is a session of its own. What a session's later turns carry dif
 
 AIPerf's ``MooncakeTraceDatasetLoader._group_traces`` (``mooncake_trace.py`` @0308411c) groups its rows by
 ``session_id`` the same way (a row without one a session of its own); ``_infer_context_mode`` gives a session of
-``messages`` rows ``MESSAGE_ARRAY_WITH_RESPONSES`` (each row's messages sent as recorded, after the answer to the row
-before: specscope sends a later row as such a turn when it is one user message, and refuses a longer one by line), a
+``messages`` rows ``MESSAGE_ARRAY_WITH_RESPONSES`` (each row's messages sent as recorded, verbatim, after the answer to
+the row before, which it does not carry: :attr:`Prompt.follow_up_messages`, as an AA-RWLT step's), a
 session of ``text_input`` rows no mode of its own (``base_trace_loader.py`` @0308411c: the default chat,
 ``DELTAS_WITHOUT_RESPONSES``), and refuses a session that mixes the two; a ``context_mode`` on every row of a session
 (the same on each, else refused) sets it: ``message_array_with_responses`` each row alone, ``deltas_without_responses``
@@ -261,6 +261,7 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
         return first
     meta = dict(first.meta)
     follow_ups = list(first.follow_ups)
+    recorded: list[tuple[dict[str, Any], ...]] = []
     lengths = [first.meta.get("max_tokens")]
     for p in rows[1:]:
         where = f"{path}:{p.meta['line']}"
@@ -269,13 +270,9 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
             raise bad_row(where, f"session {sid!r} mixes AIPerf {_KIND_NAMES[kind]} and {_KIND_NAMES[other]}",
                           "one kind of row per session (AIPerf reads a file with one loader; its mooncake_trace "
                           "loader refuses a session mixing `messages` rows with others)")  # fmt: skip
-        if kind == "mooncake_messages" and (len(p.messages) != 1 or p.messages[0]["role"] != "user"):
-            raise bad_row(where, f"a later `messages` row of session {sid!r} holds {len(p.messages)} messages "
-                          f"(first role {p.messages[0]['role']})", "a later row of a session: one user message",
-                          "AIPerf sends each row's messages as recorded after the answer to the row before; "
-                          "specscope sends a later row as one user message: write it so, or give the row its own "
-                          "session_id (sent as a row of its own)")  # fmt: skip
-        if p.messages[0]["role"] != "user" or len(p.messages) != 1:
+        if kind == "mooncake_messages":
+            recorded.append(tuple(p.messages))  # AIPerf's raw_messages: sent verbatim, whatever they hold
+        elif p.messages[0]["role"] != "user" or len(p.messages) != 1:
             raise bad_row(where, f"a later row of session {sid!r} opens with a {p.messages[0]['role']} turn",
                           "the session's later rows: user turns (AIPerf hoists a system turn only when it opens "
                           "the session)")  # fmt: skip
@@ -287,11 +284,11 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
         lengths.append(length)
         if length is not None and "max_tokens" not in meta:
             meta["max_tokens"], meta["output_length_field"] = length, p.meta["output_length_field"]
-        follow_ups += [message_text(p.messages[0]), *p.follow_ups]
+        follow_ups += [message_text(p.messages[-1]), *p.follow_ups]
         for key in ("timing_fields", "unsent_fields", "unread_length_fields"):
             if p.meta.get(key):
                 meta[key] = tuple(dict.fromkeys((*meta.get(key, ()), *p.meta[key])))
     meta["session_lines"] = [p.meta["line"] for p in rows]
     if self_contained:
         meta["turns_self_contained"] = True  # each row sent alone, after the answer to the one before
-    return replace(first, meta=meta, follow_ups=tuple(follow_ups))
+    return replace(first, meta=meta, follow_ups=tuple(follow_ups), follow_up_messages=tuple(recorded))
