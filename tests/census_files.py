@@ -16,7 +16,7 @@ from typing import Any
 
 from specscope.workload.census import OUTPUT_LENGTH_FIELDS, SYSTEM_FIELDS, TEXT_FIELDS
 
-Messages = list[dict[str, str]]
+Messages = list[dict[str, Any]]
 #: what the truth server streams for a turn when its script says ``output_tokens=2`` (the history of the next turn)
 REPLY = " x x"
 #: the start of the warning ``bench`` prints for rows that carry arrival times (never replayed)
@@ -181,22 +181,33 @@ def _random_pool() -> LayoutFile:
 
 #: a recorded chat that ends with the model's turn (AIPerf sends a mooncake_trace row's messages as recorded)
 _ANSWERED = [*_user("Recorded question."), {"role": "assistant", "content": "Recorded answer."}]
+#: a mooncake_trace ``messages`` row of tool calls, sent verbatim (AIPerf's ``raw_messages``): a ``developer`` turn
+#: stays one, ``content: null`` and a list of content parts are sent as recorded, with ``tool_calls`` / ``tool_call_id``
+_TOOL_TURNS = [{"role": "developer", "content": "Use the tools."},
+               {"role": "user", "content": [{"type": "text", "text": "Weather?"}]},
+               {"role": "assistant", "content": None,
+                "tool_calls": [{"id": "w1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}]},
+               {"role": "tool", "tool_call_id": "w1", "content": "Sunny."}]  # fmt: skip
 
 
 def _mooncake_trace() -> LayoutFile:
     """A ``text_input`` session of two rows (AIPerf groups a session's rows: one chat), a ``messages`` row that ends
-    with an assistant turn (sent as recorded, that turn too) and a ``messages`` session of two rows (each sent as
-    recorded after the answer to the row before)."""
+    with an assistant turn (sent as recorded, that turn too), a ``messages`` session of two rows (each sent as
+    recorded after the answer to the row before; its third row, of tool calls, verbatim) and a ``messages`` row of tool
+    calls (sent verbatim)."""
     system = [{"role": "system", "content": "Be brief."}]
     rows = [{"session_id": "t1", "timestamp": 0, "text_input": "Trace text one.", "output_length": 11},
             {"messages": [{"role": "user", "content": "Trace messages."}], "output_length": 4},
             {"messages": _ANSWERED, "output_length": 5},
             {"session_id": "t1", "timestamp": 0, "text_input": "Trace text two.", "output_length": 11},
             {"session_id": "m1", "messages": [*system, *_user("Recorded one.")]},
-            {"session_id": "m1", "messages": _user("Recorded two.")}]  # fmt: skip
+            {"session_id": "m1", "messages": _user("Recorded two.")},
+            {"messages": _TOOL_TURNS, "output_length": 3},
+            {"session_id": "m1", "messages": _TOOL_TURNS}]  # fmt: skip
     sent = [SentRow("t1", _conv("Trace text one.", "Trace text two."), 11), _row("line 2", "Trace messages.", 4),
             SentRow("line 3", (_ANSWERED,), 5),
-            SentRow("m1", ([*system, *_user("Recorded one.")], _user("Recorded two.")))]  # fmt: skip
+            SentRow("m1", ([*system, *_user("Recorded one.")], _user("Recorded two."), _TOOL_TURNS)),
+            SentRow("line 7", (_TOOL_TURNS,), 3)]  # fmt: skip
     return LayoutFile(
         "mooncake_text.jsonl",
         _jsonl(rows),
@@ -206,24 +217,29 @@ def _mooncake_trace() -> LayoutFile:
 
 
 def _aa_rwlt() -> LayoutFile:
-    """AA-RWLT trajectories, written out of file order by id and by step: a three-step trajectory is one conversation,
-    each step's recorded messages sent as they are (its recorded answers, never the server's :data:`REPLY`), in
-    ``conversation_idx`` order; a one-step trajectory its step's messages. A recorded answer's ``tool_calls`` (AIPerf
-    sends the messages verbatim) is not sent, and a warning names it."""
+    """AA-RWLT trajectories, written out of file order by id and by step: a three-step tool-calling trajectory is one
+    conversation, each step's recorded messages sent verbatim as AIPerf sends them (``Turn(raw_messages=...)``): an
+    assistant turn of ``content: null`` and ``tool_calls``, a ``tool`` turn with its ``tool_call_id`` and ``name``, a
+    ``developer`` turn and a list of content parts as recorded (its recorded answers, never the server's
+    :data:`REPLY`), in ``conversation_idx`` order; a one-step trajectory its step's messages."""
     step = [*_user("Find the file."), {"role": "assistant", "content": "Which one?"}, *_user("The README.")]
     call = {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
-    answer = {"role": "assistant", "content": "a.py b.py"}
-    steps = [_user("List the files.")]
-    steps.append([*steps[0], {**answer, "tool_calls": [call]}, *_user("Open a.py.")])
-    steps.append([*steps[1], {"role": "assistant", "content": "def f(): pass"}, *_user("Rename f to g.")])
+    steps: list[Messages] = [[{"role": "developer", "content": "Use the tools."}, *_user("List the files.")]]
+    steps.append(
+        [
+            *steps[0],
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "name": "ls", "content": "a.py b.py"},
+        ]
+    )
+    steps.append([*steps[1], {"role": "assistant", "content": "a.py and b.py."},
+                  {"role": "user", "content": [{"type": "text", "text": "Rename f to g."}]}])  # fmt: skip
     traj = lambda idx: {"conversation_id": "traj-c", "conversation_idx": idx, "messages": steps[idx]}  # noqa: E731
     rows = [{"conversation_id": "traj-b", "conversation_idx": 0, "messages": step}, traj(1),
             {"conversation_id": "traj-a", "conversation_idx": 0, "messages": _user("One step.")},
             traj(0), traj(2)]  # fmt: skip
-    sent_steps = tuple([{k: m[k] for k in ("role", "content")} for m in s] for s in steps)
-    sent = [SentRow("traj-b", (step,)), SentRow("traj-c", sent_steps), _row("traj-a", "One step.")]
-    warning = "warning: rows: mine: 1 row carries request-body fields (messages[].tool_calls) that are not sent"
-    return LayoutFile("rwlt.jsonl", _jsonl(rows), sent, notices=(warning,))
+    sent = [SentRow("traj-b", (step,)), SentRow("traj-c", tuple(steps)), _row("traj-a", "One step.")]
+    return LayoutFile("rwlt.jsonl", _jsonl(rows), sent)
 
 
 def _bailian() -> LayoutFile:

@@ -116,3 +116,46 @@ def test_an_aa_rwlt_trajectory_of_several_steps_is_printed_step_by_step(tmp_path
     code, out, err = cli([*argv, "-f", "json"], capsys, monkeypatch, tmp_path)
     (first,) = json.loads(out)["workloads"][0]["first_rows"]
     assert first["messages"] == steps[0] and first["follow_up_messages"] == steps[1:]
+
+
+def test_an_aa_rwlt_tool_calling_step_is_printed_verbatim(tmp_path, capsys, monkeypatch) -> None:
+    """A step holding an assistant turn of ``content: null`` and ``tool_calls`` and the ``tool`` turn that answers it
+    was refused ("turn 1 content is None"); it is printed as sent: the JSON form holds the messages verbatim, the
+    text form names the functions a turn without text calls."""
+    call = {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+    steps = [[{"role": "user", "content": "List the files."},
+              {"role": "assistant", "content": None, "tool_calls": [call]},
+              {"role": "tool", "tool_call_id": "c1", "content": "a.py b.py"}]]  # fmt: skip
+    steps.append([*steps[0], {"role": "assistant", "content": "Two files."}, {"role": "user", "content": "Open a.py."}])
+    path = tmp_path / "rwlt.jsonl"
+    rows = [{"conversation_id": "traj", "conversation_idx": i, "messages": steps[i]} for i in (0, 1)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert (
+        "row traj: max_tokens 32 from --max-tokens\n    user: List the files.\n    assistant: [tool calls: ls]\n"
+        "    tool: a.py b.py\n"
+        "    then 5 recorded messages (the server's answer discarded), ending user: Open a.py.\n"
+    ) in out
+    assert "warning" not in err, err
+    code, out, err = cli([*argv, "-f", "json"], capsys, monkeypatch, tmp_path)
+    (first,) = json.loads(out)["workloads"][0]["first_rows"]
+    assert first["messages"] == steps[0] and first["follow_up_messages"] == steps[1:]
+
+
+def test_a_mooncake_messages_session_prints_each_later_row_as_recorded(tmp_path, capsys, monkeypatch) -> None:
+    """A later row of an AIPerf mooncake_trace ``messages`` session is sent verbatim after the answer to the row
+    before (``raw_messages``); it was printed (and sent) as a plain user turn."""
+    path = tmp_path / "mooncake.jsonl"
+    rows = [
+        {"session_id": "m", "messages": [{"role": "user", "content": "One."}], "output_length": 4},
+        {"session_id": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "Two."}]}]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "    user: One.\n    then 1 recorded message (the server's answer discarded), ending user: Two.\n" in out

@@ -71,14 +71,38 @@ def test_a_step_ending_in_an_assistant_turn_is_refused_not_cut(tmp_path: Path) -
     assert msg.startswith("FILE:1: AA-RWLT trajectory 'c' step 0 ends with an assistant turn"), msg
 
 
-def test_message_keys_that_are_not_sent_are_named(tmp_path: Path) -> None:
-    """AIPerf sends a step's messages verbatim; specscope sends each message's role and content: the other keys of a
-    trajectory's messages are named (bench warns of them), never dropped silently."""
+def test_tool_calling_messages_are_kept_verbatim(tmp_path: Path) -> None:
+    """AIPerf sends a step's messages verbatim (``Turn(raw_messages=...)``, ``openai_chat.py`` @24c6c28c). specscope
+    refused a step holding a ``tool`` turn ("turn 2 has role 'tool'") and sent only role and content of the rest; now
+    every message is kept as recorded: ``content: null``, ``tool_calls``, ``tool_call_id``, ``name``, a ``developer``
+    role and a list of content parts, and no key is named as not sent."""
     call = [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]
-    rows = [{"conversation_id": "c", "conversation_idx": 0, "messages": _msgs("a")},
-            {"conversation_id": "c", "conversation_idx": 1,
-             "messages": [*_msgs("a"), {"role": "assistant", "content": "r", "tool_calls": call, "name": "bot"},
-                          *_msgs("b")]}]  # fmt: skip
+    step0 = [
+        {"role": "developer", "content": "Use tools."},
+        {"role": "user", "content": [{"type": "text", "text": "a"}]},
+    ]
+    step1 = [*step0, {"role": "assistant", "content": None, "tool_calls": call, "name": "bot"},
+             {"role": "tool", "tool_call_id": "c1", "name": "ls", "content": "a.py"}]  # fmt: skip
+    rows = [{"conversation_id": "c", "conversation_idx": 0, "messages": step0},
+            {"conversation_id": "c", "conversation_idx": 1, "messages": step1}]  # fmt: skip
     (conv,) = _load(tmp_path, rows)
-    assert conv.meta["unsent_fields"] == ("messages[].tool_calls", "messages[].name")
-    assert conv.follow_up_messages == (tuple(_msgs("a", "r", "b")),)
+    assert conv.messages == step0
+    assert conv.follow_up_messages == (tuple(step1),)
+    assert conv.follow_ups == ("a.py",)
+    assert "unsent_fields" not in conv.meta
+
+
+@pytest.mark.parametrize(
+    ("message", "found"),
+    [("hi", "FILE:1: message 1 of `messages` (0-based) is a str, not an object"),
+     ({"content": "hi"}, "FILE:1: message 1 of `messages` (0-based) has no role"),
+     ({"role": "function", "name": "ls", "content": "x"},
+      "FILE:1: message 1 of `messages` (0-based) has role 'function'")],
+)  # fmt: skip
+def test_a_malformed_recorded_message_is_refused_by_line(tmp_path: Path, message: object, found: str) -> None:
+    rows = [{"conversation_id": "c", "conversation_idx": 0, "messages": [{"role": "user", "content": "a"}, message]}]
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, rows)
+    msg = err.value.message.replace(str(tmp_path / "rwlt.jsonl"), "FILE")
+    assert msg.startswith(found), msg
+    assert "system, developer, user, assistant, tool" in str(err.value), str(err.value)

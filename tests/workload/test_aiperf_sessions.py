@@ -98,16 +98,29 @@ def test_mooncake_messages_rows_of_one_session_are_sent_as_recorded_one_after_an
     (conv,) = _load(tmp_path, rows)
     assert conv.messages == rows[0]["messages"]
     assert conv.follow_ups == ("b",)
+    assert conv.follow_up_messages == (tuple(rows[1]["messages"]),)
     assert conv.meta["turns_self_contained"] is True
+
+
+def test_a_later_mooncake_messages_row_is_sent_verbatim_whatever_it_holds(tmp_path: Path) -> None:
+    """AIPerf sends every row of a ``messages`` session as its ``raw_messages`` (``mooncake_trace.py`` @0308411c
+    ``_build_turn``). specscope refused a later row of more than one message ("holds 3 messages") and sent a later
+    row's one message as a plain user turn (its content parts joined, its other keys dropped); now each later row's
+    messages are sent as recorded (:attr:`Prompt.follow_up_messages`)."""
+    call = [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]
+    later = [{"role": "user", "content": "a"}, {"role": "assistant", "content": None, "tool_calls": call},
+             {"role": "tool", "tool_call_id": "c1", "content": "a.py"}]  # fmt: skip
+    parts = [{"role": "user", "content": [{"type": "text", "text": "b"}], "name": "ann"}]
+    rows = [{"session_id": "m", "messages": [{"role": "user", "content": "a"}]},
+            {"session_id": "m", "messages": later}, {"session_id": "m", "messages": parts}]  # fmt: skip
+    (conv,) = _load(tmp_path, rows)
+    assert conv.follow_up_messages == (tuple(later), tuple(parts))
+    assert conv.follow_ups == ("a.py", "b")
 
 
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ([{"session_id": "m", "messages": [{"role": "user", "content": "a"}]},
-          {"session_id": "m", "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "r"},
-                                           {"role": "user", "content": "b"}]}],
-         "FILE:2: a later `messages` row of session 'm' holds 3 messages"),
         ([{"session_id": "m", "text_input": "a"}, {"session_id": "m", "messages": [{"role": "user", "content": "b"}]}],
          "FILE:2: session 'm' mixes AIPerf mooncake_trace `text_input` rows and mooncake_trace `messages` rows"),
         ([{"session_id": "m", "text_input": "a", "output_length": 3},

@@ -23,7 +23,7 @@ from specscope.bench.workloads import base_prompts, check_sources
 from specscope.config import BenchOptions
 from specscope.workload.census import CENSUS
 from specscope.workload.layout_of import OWN_LAYOUT
-from specscope.workload.prompt import Prompt
+from specscope.workload.prompt import Prompt, message_text
 
 __all__ = ["FIRST_ROWS", "dry_run", "dry_run_text"]
 
@@ -97,6 +97,15 @@ def _clip(text: str) -> str:
     return flat if len(flat) <= _SHOWN else f"{flat[:_SHOWN]} [+{len(flat) - _SHOWN} characters]"
 
 
+def _shown(message: dict[str, Any]) -> str:
+    """A message's text, clipped, and the names of the functions its ``tool_calls`` call (a recorded assistant turn
+    of ``content: null``)."""
+    calls = message.get("tool_calls")
+    names = [c.get("function", {}).get("name") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    shown = _clip(message_text(message))
+    return f"{shown} [tool calls: {', '.join(map(str, names))}]".lstrip() if names else shown
+
+
 def dry_run_text(doc: dict[str, Any]) -> str:
     """:func:`dry_run`'s result as text lines (message texts longer than 200 characters cut, the rest counted)."""
     lines: list[str] = [f"dry run: nothing sent; requests to {doc['endpoint']}"]
@@ -110,12 +119,13 @@ def dry_run_text(doc: dict[str, Any]) -> str:
         for row in w["first_rows"]:
             length = row["max_tokens"] if row["max_tokens"] is not None else "?"
             lines.append(f"  row {row['row_id']}: max_tokens {length} from {row['max_tokens_from']}")
-            lines += [f"    {m['role']}: {_clip(m['content'])}" for m in row["messages"]]
+            lines += [f"    {m['role']}: {_shown(m)}" for m in row["messages"]]
             alone = " (sent alone)" if row.get("turns_self_contained") else ""
             for k, t in enumerate(row.get("follow_ups", [])):
                 recorded = row.get("follow_up_messages", [])[k : k + 1]
                 if recorded:  # the step's own history as recorded: its size, then the turn it ends with
-                    lines.append(f"    then {len(recorded[0])} recorded messages (the server's answer discarded), "
+                    n, s = len(recorded[0]), "" if len(recorded[0]) == 1 else "s"
+                    lines.append(f"    then {n} recorded message{s} (the server's answer discarded), "
                                  f"ending {recorded[0][-1]['role']}: {_clip(t)}")  # fmt: skip
                 else:
                     lines.append(f"    then user{alone}: {_clip(t)}")

@@ -19,7 +19,7 @@ from typing import Any
 from specscope.config import BenchOptions, csv_items
 from specscope.errors import ConfigError
 from specscope.workload.labels import Variant, parse_label
-from specscope.workload.prompt import Prompt
+from specscope.workload.prompt import Prompt, message_text
 
 __all__ = [
     "Variant",
@@ -148,7 +148,7 @@ def _warmup(base: Prompt) -> Prompt:
     """A warm-up of a file or dataset prompt's shape (its first turn only) that shares no prefix with it."""
     messages = [dict(m) for m in base.messages]
     first = next(i for i, m in enumerate(messages) if m["role"] == "user")
-    messages[first]["content"] = "Warm-up request, not measured. " + messages[first]["content"]
+    messages[first]["content"] = "Warm-up request, not measured. " + message_text(messages[first])
     return Prompt(f"{base.workload}-warmup", base.workload, messages, meta={**base.meta, "warmup": True})
 
 

@@ -19,6 +19,7 @@ loop while the other conversations stream, the price of sending the real answer 
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,7 +58,7 @@ class Conversation:
     first_body: dict[str, Any]
     follow_ups: tuple[str, ...] = ()
     self_contained: bool = False
-    recorded: tuple[tuple[dict[str, str], ...], ...] = ()
+    recorded: tuple[tuple[dict[str, Any], ...], ...] = ()
 
     @property
     def turns(self) -> int:
@@ -104,7 +105,7 @@ async def _one(
             break
         text = conv.follow_ups[turn - 1]
         if conv.recorded:
-            body = {**body, "messages": [dict(m) for m in conv.recorded[turn - 1]]}
+            body = {**body, "messages": copy.deepcopy(list(conv.recorded[turn - 1]))}  # verbatim, tool calls too
         elif conv.self_contained:
             body = {**body, "messages": [{"role": "user", "content": text}]}
         else:

@@ -421,8 +421,9 @@ CENSUS: tuple[Layout, ...] = (
         "read: `text_input` or `messages` with `output_length` as `max_tokens`; rows of one `session_id` one session "
         "at its first row, in file order (AIPerf @0308411c groups them): `text_input` rows one chat, each turn after "
         "the answers before it; `messages` rows each sent as recorded (a trailing assistant turn too: AIPerf's "
-        "`raw_messages`, mooncake_trace.py @0308411c `_build_turn`) after the answer to the row before (a later "
-        "row of more than one user message refused by line: give it its own `session_id`); a session mixing the "
+        "`raw_messages`, mooncake_trace.py @0308411c `_build_turn`; verbatim: `tool_calls`, `tool_call_id`, "
+        "`content` null or parts, `developer`; a message without a `role` or of another role refused by line) "
+        "after the answer to the row before (not in their history); a session mixing the "
         "two, or asking for different `output_length`, refused by line; a `context_mode` on every row of a session "
         "sets it (`message_array_with_responses`: each row alone; `deltas_without_responses`: a chat), rows that "
         "differ or another mode refused by line; `timestamp` / `delay` not "
@@ -468,10 +469,11 @@ CENSUS: tuple[Layout, ...] = (
         "— (steps sent one after another, no delay: `Turn(delay=0)`)",
         "read: a trajectory as one conversation, row id its `conversation_id`, at its first line's place: its steps "
         "in `conversation_idx` order, each step's `messages` sent as recorded after the answer to the step before "
-        "(that answer discarded, as AIPerf's `discard_assistant_response`), every step with `--max-tokens`; a "
-        "message's keys besides `role` and `content` (`tool_calls`, ...: AIPerf sends them) not sent, named in a "
-        "warning; a gap or a repeat in `conversation_idx` refused by line (as AIPerf); a step ending in an assistant "
-        "turn (AIPerf sends it as recorded) and `tools` refused",
+        "(that answer discarded, as AIPerf's `discard_assistant_response`), every step with `--max-tokens`; "
+        "messages sent verbatim as AIPerf does (`content` null or content parts, `tool_calls`, `tool_call_id`, "
+        "`name`: openai_chat.py @24c6c28c), a message that is not an object, has no `role` or a role besides "
+        "system, developer, user, assistant, tool refused by line; a gap or a repeat in `conversation_idx` refused "
+        "by line (as AIPerf); a step ending in an assistant turn (AIPerf sends it as recorded) and `tools` refused",
     ),
     Layout(
         "aiperf.sharegpt",

@@ -9,7 +9,7 @@ from typing import Any
 from specscope.errors import ConfigError
 from specscope.readfile import MAX_LINES, TooManyLines, split_lines
 
-__all__ = ["Prompt", "is_int_in", "require_int_in", "file_lines"]
+__all__ = ["Prompt", "message_text", "is_int_in", "require_int_in", "file_lines"]
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,9 @@ class Prompt:
             item across seeds (the seed changes order and variation, not which item an id names).
         workload: the pack name (``prose``, ``code``, ``edit``, ``edit-prefill``).
         messages: OpenAI chat messages (``[{"role": "user", "content": ...}]``); treat as read-only,
-            :func:`specscope.workload.chat_request` copies them.
+            :func:`specscope.workload.chat_request` copies them. A row sent as recorded (AIPerf's AA-RWLT steps and
+            mooncake_trace ``messages`` rows) keeps its messages verbatim: ``content`` may be null or a list of
+            content parts, with ``tool_calls`` / ``tool_call_id`` / ``name`` (:func:`message_text` reads the text).
         prefill: text the assistant answer starts with (``edit-prefill``: the opening code fence and the
             module's first line), sent as a final assistant message to be continued; ``None`` otherwise.
         expected_output: for ``edit`` and ``edit-prefill`` the exact renamed module (str, ends in
@@ -38,12 +40,12 @@ class Prompt:
 
     prompt_id: str
     workload: str
-    messages: list[dict[str, str]]
+    messages: list[dict[str, Any]]
     prefill: str | None = None
     expected_output: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     follow_ups: tuple[str, ...] = ()
-    follow_up_messages: tuple[tuple[dict[str, str], ...], ...] = ()
+    follow_up_messages: tuple[tuple[dict[str, Any], ...], ...] = ()
 
     @property
     def turns(self) -> int:
@@ -53,7 +55,18 @@ class Prompt:
     @property
     def first_user_text(self) -> str:
         """The content of the first user message (what makes prompts distinct from their first tokens)."""
-        return next(m["content"] for m in self.messages if m["role"] == "user")
+        return next(message_text(m) for m in self.messages if m["role"] == "user")
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """A chat message's text: its ``content`` string, or its text parts' texts joined with a newline (vLLM's
+    ``entrypoints/chat_utils.py`` joins them so), ``""`` for a null content (an assistant turn of ``tool_calls``)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 def is_int_in(value: object, low: int | None = None, high: int | None = None) -> bool:

@@ -7,7 +7,11 @@ published, pretty-printed or not). Record shapes, tried in this order:
 * ``messages``: OpenAI chat messages ``[{"role", "content"}]``, roles ``system``, ``user``, ``assistant``
   (``developer``, OpenAI's newer name for the system role, is sent as ``system``; ``tool`` / ``function`` turns are
   refused by name); ``content`` a string or a list of text parts ``[{"type": "text", "text"}]``, joined with a
-  newline as vLLM's ``entrypoints/chat_utils.py`` joins them (an image or audio part is refused by its type);
+  newline as vLLM's ``entrypoints/chat_utils.py`` joins them (an image or audio part is refused by its type). An
+  AA-RWLT step's and an AIPerf ``mooncake_trace`` row's ``messages`` are sent verbatim, as AIPerf sends them
+  (``raw_messages``): every key of every message as recorded (``content`` null or parts, ``tool_calls``,
+  ``tool_call_id``, ``name``), roles ``system``, ``developer``, ``user``, ``assistant``, ``tool``
+  (:func:`specscope.workload.userfile_sessions.recorded_messages`);
 * ``conversations``: ShareGPT ``[{"from", "value"}]``, ``human``/``user`` -> ``user``; ``gpt``, ``chatgpt``,
   ``bing``, ``bard`` -> ``assistant``; ``system`` (the roles vLLM's ``benchmarks/multi_turn/
   convert_sharegpt_to_openai.py`` maps); assistant turns before the first user turn are dropped (the conversation
@@ -24,10 +28,9 @@ published, pretty-printed or not). Record shapes, tried in this order:
   prompt, whatever it starts with (GuideLLM's ``TextFileDatasetDeserializer`` and vLLM's ``SonnetDataset`` read
   such a file line by line: a line opening with ``[`` or ``{`` was parsed as JSON and refused).
 
-A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer), but for an
-AIPerf ``mooncake_trace`` row, whose messages AIPerf sends verbatim
-(:func:`specscope.workload.userfile_sessions.sent_as_recorded`); the recorded answers before the last user turn stay
-in the history that is sent. Optional fields of a JSON object:
+A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer), but for a
+row sent verbatim (:func:`specscope.workload.userfile_sessions.sent_verbatim`); the recorded answers before the last
+user turn stay in the history that is sent. Optional fields of a JSON object:
 ``max_tokens`` (int >= 1, this prompt's cap in tokens, overrides ``--max-tokens``) and ``category`` (str, kept in
 ``Prompt.meta["category"]``); ``id`` / ``question_id`` / ``session_id`` are kept in ``Prompt.meta["id"]``.
 Every prompt's row id (``Prompt.meta["row_id"]``, recorded with each request sent: :mod:`specscope.workload.rows`)
@@ -71,7 +74,7 @@ from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gz
 from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
 from specscope.workload.census_hub import PROBLEM_REFUSAL
 from specscope.workload.layout_of import Shape, layout_keys
-from specscope.workload.prompt import Prompt, file_lines
+from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
     bad_row,
@@ -97,8 +100,8 @@ from specscope.workload.userfile_sessions import (
     aa_rwlt_step,
     aiperf_session,
     join_sessions,
-    sent_as_recorded,
-    unsent_message_keys,
+    recorded_messages,
+    sent_verbatim,
 )
 from specscope.workload.userfile_text import array_items, loads, object_rows, refuse_controls, refuse_zstd
 
@@ -361,7 +364,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     meta["row_id"] = str(meta["id"]) if "id" in meta else f"{unit} {no}"
     if not any(m["role"] == "user" for m in messages):
         raise _not_workload(where, "no user message", "at least one user turn")
-    if not any(m["role"] == "user" and m["content"].strip() for m in messages):
+    if not any(m["role"] == "user" and message_text(m).strip() for m in messages):
         raise _not_workload(where, "every user turn is empty", "a user turn with text")
     return Prompt(f"{name}-{no:04d}", name, messages, meta=meta, follow_ups=follow_ups)
 
@@ -374,12 +377,14 @@ def _present_fields(record: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in record.items() if value is not None}
 
 
-def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, str]], tuple[str, ...]]:
-    """The messages sent first and the later user turns (``turns`` records) of one record."""
+def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    """The messages sent first and the later user turns (``turns`` records) of one record; an AA-RWLT step's or a
+    mooncake_trace row's ``messages`` verbatim (:func:`~specscope.workload.userfile_sessions.recorded_messages`)."""
     chat = next((k for k in MESSAGES_FIELDS if k in record), None)
+    if chat == "messages" and sent_verbatim(record) and isinstance(record[chat], list) and record[chat]:
+        return recorded_messages(where, record[chat]), ()  # AIPerf's raw_messages: every key as recorded
     if chat is not None:
-        keep = chat == "messages" and sent_as_recorded(record)  # AIPerf mooncake_trace: verbatim
-        return _chat(where, record[chat], chat, "role", "content", _CHAT_ROLES, keep_last=keep), ()
+        return _chat(where, record[chat], chat, "role", "content", _CHAT_ROLES), ()
     share = next((k for k in SHAREGPT_FIELDS if isinstance(record.get(k), list)), None)
     if share is not None:  # SGLang reads `conversation` too; GuideLLM's `conversation` text column is a string
         role_key, text_key, roles = _turn_keys(record[share])
@@ -422,7 +427,7 @@ def _recorded_answer(where: str, record: dict[str, Any]) -> str | None:
     """The text of the assistant turn that ends the record's chat (ShareGPT's recorded answer, whose token count vLLM,
     SGLang and AIPerf take as the output length), else None (also for a row whose messages are sent as recorded);
     specscope does not send it."""
-    if sent_as_recorded(record):
+    if sent_verbatim(record):
         return None
     for fields, keys in ((MESSAGES_FIELDS, ("role", "content", _CHAT_ROLES)), (SHAREGPT_FIELDS, None)):
         for key in fields:
@@ -515,7 +520,7 @@ def _content(where: str, i: int, value: object) -> str | None:
 
 
 def _chat(
-    where: str, raw: object, field: str, role_key: str, text_key: str, roles: dict[str, str], *, keep_last: bool = False
+    where: str, raw: object, field: str, role_key: str, text_key: str, roles: dict[str, str]
 ) -> list[dict[str, str]]:
     if not isinstance(raw, list):
         raise _bad(where, f"{field} is not a list", "a list of turns")
@@ -535,8 +540,8 @@ def _chat(
         if role == "assistant" and field == "conversations" and not any(m["role"] == "user" for m in out):
             continue  # ShareGPT: an opening assistant turn continues an earlier conversation
         out.append({"role": role, "content": text})
-    if len(out) > 1 and out[-1]["role"] == "assistant" and not keep_last:
-        out.pop()  # the recorded answer: the server writes its own (``keep_last``: sent as recorded)
+    if len(out) > 1 and out[-1]["role"] == "assistant":
+        out.pop()  # the recorded answer: the server writes its own
     return out
 
 
@@ -572,7 +577,7 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         meta[SESSION_KEY] = session  # joined with the session's other rows (join_sessions)
     for key, found in (
         ("timing_fields", timing_fields(record)),
-        ("unsent_fields", unsent_fields(record) + unsent_message_keys(record)),
+        ("unsent_fields", unsent_fields(record)),
         ("unread_length_fields", unread_length_fields(record)),
     ):
         if found:

@@ -13,8 +13,8 @@ a ``session_id`` is a session of its own. What a session's later turns carry dif
 
 AIPerf's ``MooncakeTraceDatasetLoader._group_traces`` (``mooncake_trace.py`` @0308411c) groups its rows by
 ``session_id`` the same way (a row without one a session of its own); ``_infer_context_mode`` gives a session of
-``messages`` rows ``MESSAGE_ARRAY_WITH_RESPONSES`` (each row's messages sent as recorded, after the answer to the row
-before: specscope sends a later row as such a turn when it is one user message, and refuses a longer one by line), a
+``messages`` rows ``MESSAGE_ARRAY_WITH_RESPONSES`` (each row's messages sent as recorded, verbatim, after the answer to
+the row before, which it does not carry: :attr:`Prompt.follow_up_messages`, as an AA-RWLT step's), a
 session of ``text_input`` rows no mode of its own (``base_trace_loader.py`` @0308411c: the default chat,
 ``DELTAS_WITHOUT_RESPONSES``), and refuses a session that mixes the two; a ``context_mode`` on every row of a session
 (the same on each, else refused) sets it: ``message_array_with_responses`` each row alone, ``deltas_without_responses``
@@ -38,12 +38,13 @@ system message, or a session mixing single- and multi-turn rows, is refused by l
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from specscope.workload.census import MOONCAKE_MESSAGES_MARKS
-from specscope.workload.prompt import Prompt
+from specscope.workload.prompt import Prompt, message_text
 from specscope.workload.userfile_fields import bad_row
 
 __all__ = [
@@ -52,14 +53,18 @@ __all__ = [
     "aa_rwlt_step",
     "aiperf_session",
     "join_sessions",
+    "OPENAI_CHAT_ROLES",
+    "recorded_messages",
     "sent_as_recorded",
-    "unsent_message_keys",
+    "sent_verbatim",
 ]
 
 #: ``Prompt.meta`` key, while a file is read, of the AIPerf session a row belongs to (removed by :func:`join_sessions`)
 SESSION_KEY = "aiperf_session"
 #: ``Prompt.meta`` key, while a file is read, of an AA-RWLT row's ``(conversation_id, conversation_idx)``
 TRAJECTORY_KEY = "aa_rwlt_step"
+#: the roles of OpenAI's chat messages (its Chat Completions API reference), which a message sent verbatim must name
+OPENAI_CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
 #: the AIPerf row kinds that share a ``session_id``, by the field that tells them apart, and how each is named
 _KINDS = (
     ("turns", "multi_turn", "multi-turn rows (`turns`)"),
@@ -134,14 +139,34 @@ def aa_rwlt_step(record: dict[str, Any]) -> tuple[str, int, bool] | None:
     return cid, idx, isinstance(last, dict) and last.get("role") == "assistant"
 
 
-def unsent_message_keys(record: dict[str, Any]) -> tuple[str, ...]:
-    """The keys an AA-RWLT row's messages carry besides ``role`` and ``content`` (``tool_calls``, ``name``, ...), as
-    ``messages[].KEY``: AIPerf sends a step's messages verbatim (``Turn(raw_messages=...)``), specscope sends each
-    message's role and content only, so ``bench`` names them in its warning of fields not sent. () for other rows."""
-    if aa_rwlt_step(record) is None:
-        return ()
-    keys = (k for m in record["messages"] if isinstance(m, dict) for k in m if k not in ("role", "content"))
-    return tuple(f"messages[].{k}" for k in dict.fromkeys(keys))
+def sent_verbatim(record: dict[str, Any]) -> bool:
+    """Whether a row's ``messages`` are sent verbatim, every key of every message as recorded: an AA-RWLT step
+    (:func:`aa_rwlt_step`) or an AIPerf mooncake_trace ``messages`` row (:func:`sent_as_recorded`), which AIPerf sends
+    as the turn's ``raw_messages`` (``ChatEndpoint.format_payload``, ``openai_chat.py`` @24c6c28c: the payload's
+    ``messages`` is ``raw_messages`` itself)."""
+    return aa_rwlt_step(record) is not None or sent_as_recorded(record)
+
+
+def recorded_messages(where: str, raw: list[Any]) -> list[dict[str, Any]]:
+    """A row's recorded messages, kept verbatim (a deep copy: ``content`` null, a string or content parts,
+    ``tool_calls``, ``tool_call_id``, ``name``, ... as recorded; ``developer`` stays ``developer``).
+
+    Raises:
+        ConfigError: a message that is not an object, has no ``role``, or a role outside OpenAI's chat roles
+            (:data:`OPENAI_CHAT_ROLES`), naming ``where`` (the row's line) and the message's 0-based index.
+    """
+    expected = f"message objects of roles {', '.join(OPENAI_CHAT_ROLES)} (OpenAI's chat roles)"
+    fix = ("write each message as an object with its `role` (AIPerf sends them as recorded; a `function` message is "
+           "OpenAI's deprecated form of a `tool` message with its `tool_call_id`)")  # fmt: skip
+    for i, m in enumerate(raw):
+        what = f"message {i} of `messages` (0-based)"
+        if not isinstance(m, dict):
+            raise bad_row(where, f"{what} is a {type(m).__name__}, not an object", expected, fix)
+        if "role" not in m:
+            raise bad_row(where, f"{what} has no role (keys: {sorted(m)!s:.80})", expected, fix)
+        if m["role"] not in OPENAI_CHAT_ROLES:
+            raise bad_row(where, f"{what} has role {m['role']!r:.40}", expected, fix)
+    return copy.deepcopy(raw)
 
 
 def _join_trajectories(path: Path, prompts: list[Prompt]) -> list[Prompt]:
@@ -195,7 +220,7 @@ def _trajectory(rows: list[Prompt]) -> Prompt:
     return replace(
         first,
         meta=meta,
-        follow_ups=tuple(p.messages[-1]["content"] for p in later),
+        follow_ups=tuple(message_text(p.messages[-1]) for p in later),
         follow_up_messages=tuple(tuple(p.messages) for p in later),
     )
 
@@ -236,6 +261,7 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
         return first
     meta = dict(first.meta)
     follow_ups = list(first.follow_ups)
+    recorded: list[tuple[dict[str, Any], ...]] = []
     lengths = [first.meta.get("max_tokens")]
     for p in rows[1:]:
         where = f"{path}:{p.meta['line']}"
@@ -244,13 +270,9 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
             raise bad_row(where, f"session {sid!r} mixes AIPerf {_KIND_NAMES[kind]} and {_KIND_NAMES[other]}",
                           "one kind of row per session (AIPerf reads a file with one loader; its mooncake_trace "
                           "loader refuses a session mixing `messages` rows with others)")  # fmt: skip
-        if kind == "mooncake_messages" and (len(p.messages) != 1 or p.messages[0]["role"] != "user"):
-            raise bad_row(where, f"a later `messages` row of session {sid!r} holds {len(p.messages)} messages "
-                          f"(first role {p.messages[0]['role']})", "a later row of a session: one user message",
-                          "AIPerf sends each row's messages as recorded after the answer to the row before; "
-                          "specscope sends a later row as one user message: write it so, or give the row its own "
-                          "session_id (sent as a row of its own)")  # fmt: skip
-        if p.messages[0]["role"] != "user" or len(p.messages) != 1:
+        if kind == "mooncake_messages":
+            recorded.append(tuple(p.messages))  # AIPerf's raw_messages: sent verbatim, whatever they hold
+        elif p.messages[0]["role"] != "user" or len(p.messages) != 1:
             raise bad_row(where, f"a later row of session {sid!r} opens with a {p.messages[0]['role']} turn",
                           "the session's later rows: user turns (AIPerf hoists a system turn only when it opens "
                           "the session)")  # fmt: skip
@@ -262,11 +284,11 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
         lengths.append(length)
         if length is not None and "max_tokens" not in meta:
             meta["max_tokens"], meta["output_length_field"] = length, p.meta["output_length_field"]
-        follow_ups += [p.messages[0]["content"], *p.follow_ups]
+        follow_ups += [message_text(p.messages[-1]), *p.follow_ups]
         for key in ("timing_fields", "unsent_fields", "unread_length_fields"):
             if p.meta.get(key):
                 meta[key] = tuple(dict.fromkeys((*meta.get(key, ()), *p.meta[key])))
     meta["session_lines"] = [p.meta["line"] for p in rows]
     if self_contained:
         meta["turns_self_contained"] = True  # each row sent alone, after the answer to the one before
-    return replace(first, meta=meta, follow_ups=tuple(follow_ups))
+    return replace(first, meta=meta, follow_ups=tuple(follow_ups), follow_up_messages=tuple(recorded))
