@@ -105,10 +105,11 @@ def from_sources() -> list[Suggested]:
 
 
 def _fill(template: str) -> str:
-    """An audit fix template with sample facts (``{target}`` a checkpoint folder, ``{prefix}`` ``mtp.``)."""
+    """An audit fix template with sample facts (``{target}`` a checkpoint folder, ``{prefix}`` ``mtp.``; a field with
+    a number's format spec, ``{draft:,}``, the number 2048)."""
     samples = {"target": "/models/ckpt", "prefix": "mtp.", "file": "hf_quant_config.json", "checkpoint": "/models/ckpt"}
-    fields = {f for _, f, _, _ in string.Formatter().parse(template) if f}
-    return template.format(**{f: samples.get(f, "x") for f in fields})
+    parsed = [(f, spec) for _, f, spec, _ in string.Formatter().parse(template) if f]
+    return template.format(**{f: samples.get(f, 2048 if spec else "x") for f, spec in parsed})
 
 
 def from_tables() -> list[Suggested]:

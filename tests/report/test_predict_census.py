@@ -43,15 +43,16 @@ def test_predict_reads_the_bytes_per_step_audit_prints(embedded_run: Path) -> No
     assert pred["target_bytes"] == census["target_bytes_per_token"]
     assert pred["models"]["draft"]["draft_bytes_per_token"] == census["draft_bytes_per_step"]
     name = Path(model).name
-    assert pred["target_bytes_source"] == f"the byte census of {name}, as `specscope audit` prints it"
+    assert pred["target_bytes_source"] == f"the byte census of {name}, as `specscope audit {name}` prints it"
     text = _cli("predict", str(embedded_run), "--width", "400")
     assert text.returncode == 0, text.stderr
     assert (
-        f"target bytes per step: 0.0966 GB (the byte census of {name}, as `specscope audit` prints it)" in text.stdout
+        f"target bytes per step: 0.0966 GB (the byte census of {name}, as `specscope audit {name}` prints it)"
+        in text.stdout
     )
     assert (
         f"note: draft bytes per drafted token of draft: {census['draft_bytes_per_step'] / 1e9:.4f} GB, the byte "
-        "census of draft.gguf, as `specscope audit` prints it" in text.stdout
+        "census of draft.gguf, as `specscope audit draft.gguf` prints it" in text.stdout
     )
 
 

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from specscope.audit.architectures import DraftLayout
-from specscope.audit.catalog import finding
+from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.quantcfg import QuantView, effective_view, entry_covers, is_excluded, prefix_pattern, quant_views
 from specscope.audit.rules_quant import is_quantized, linear_modules
@@ -139,6 +139,7 @@ def check_fused_ignore_spelling(ck: Checkpoint, layout: DraftLayout | None) -> l
         finding(
             "MTP_IGNORE_PER_SHARD",
             file=view.file,
+            checkpoint=arg(ck.label),
             n=len(fused),
             modules=_listed(fused),
             pattern=prefix_pattern(layout.family.head_prefix),

@@ -81,7 +81,7 @@ def predict_inputs(
                 float(census.target_bytes_per_token),
                 dbytes,
                 bw,
-                f"the byte census of {name}, as `specscope audit` prints it",
+                f"the byte census of {name}, as `specscope audit {name}` prints it",
             )
     return PredictInputs(target, dbytes, bw)
 

@@ -34,7 +34,7 @@ class CensusBytes:
 
     Attributes:
         bytes_per_step: the target's bytes per decode step, or the draft's per draft step.
-        source: ``"the byte census of FILE, as `specscope audit` prints it"``.
+        source: ``"the byte census of FILE, as `specscope audit FILE` prints it"``.
     """
 
     bytes_per_step: int
@@ -70,4 +70,4 @@ def census_bytes(entry: Any, *, as_draft: bool = False) -> CensusBytes | None:
     per = census.draft_bytes_per_step if as_draft else census.target_bytes_per_token
     if not per:
         return None
-    return CensusBytes(int(per), f"the byte census of {path.name}, as `specscope audit` prints it")
+    return CensusBytes(int(per), f"the byte census of {path.name}, as `specscope audit {path.name}` prints it")
