@@ -99,10 +99,16 @@ class Reader:
 
 
 def identities(
-    accepted: int | None, drafted: int | None, steps: int | None, hist: tuple[tuple[int, int], ...]
+    accepted: int | None,
+    drafted: int | None,
+    steps: int | None,
+    hist: tuple[tuple[int, int], ...],
+    k: int | None = None,
 ) -> list[str]:
     """``SPEC_IDENTITY`` for each identity the counts break: accepted <= drafted, histogram sums to the steps, the
-    histogram's accepted total is the accepted count."""
+    histogram's accepted total is the accepted count; with the configured k (drafted tokens per verify step at most):
+    drafted <= steps x k (a proposer may draft fewer, never more: vLLM 0.32.0 ``v1/spec_decode/ngram_proposer.py``)
+    and no histogram bucket above k (a step accepts at most its k drafts)."""
     out = []
     if accepted is not None and drafted is not None and accepted > drafted:
         out.append(f"SPEC_IDENTITY(accepted {accepted} > drafted {drafted})")
@@ -110,6 +116,10 @@ def identities(
         out.append(f"SPEC_IDENTITY(histogram sums to {sum(n for _, n in hist)}, steps {steps})")
     if hist and accepted is not None and sum(j * n for j, n in hist) != accepted:
         out.append(f"SPEC_IDENTITY(histogram accepts {sum(j * n for j, n in hist)}, accepted {accepted})")
+    if k is not None and drafted is not None and steps is not None and drafted > steps * k:
+        out.append(f"SPEC_IDENTITY(drafted {drafted} > {steps} steps x k {k})")
+    if k is not None and hist and hist[-1][0] > k:
+        out.append(f"SPEC_IDENTITY(histogram bucket {hist[-1][0]} > k {k})")
     return out
 
 
@@ -117,7 +127,11 @@ def spec_record(engine: str, shape: str, r: Reader, **counts: Any) -> SpecReques
     """The reading of ``r``'s payload: ``counts`` (the :class:`SpecRequest` fields), the paths ``r`` read, its named
     reasons and the identities the counts break (:func:`identities`)."""
     warnings = r.warnings + identities(
-        counts.get("accepted_tokens"), counts.get("draft_tokens"), counts.get("verify_steps"), counts["histogram"]
+        counts.get("accepted_tokens"),
+        counts.get("draft_tokens"),
+        counts.get("verify_steps"),
+        counts["histogram"],
+        counts.get("configured_k"),
     )
     return SpecRequest(engine=engine, shape=shape, source_fields=tuple(r.read), warnings=tuple(warnings), **counts)
 
