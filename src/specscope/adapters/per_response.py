@@ -9,7 +9,8 @@ one decoded response object (a streamed chunk or a whole body):
 - ``read_root(obj) -> list[SpecRequest]`` (optional): its readings of the object's top level;
 - ``read_choice(i, choice) -> list[SpecRequest]`` (optional) and ``CHOICE_ORDER`` (its place among the readers of one
   choice: a later reading wins a merge, so the order is part of what a response reads as);
-- ``queue_s(obj) -> float | None`` (optional): the queue wait the object reports (s), None when it reports none;
+- ``queue_s(obj) -> float | None`` (optional): the queue wait the object reports (s), None when it reports none,
+  with ``QUEUE_FIELD`` (where it reads it, as a note names it);
 - the key sets of the payloads it reads (what it knows; any other speculative key is ``UNREAD_SPEC_FIELD``).
 
 Every reading is one :class:`~specscope.records.SpecRequest`; nothing raises on a foreign shape: a wrong-typed field
@@ -23,7 +24,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, NamedTuple
 
-from specscope.adapters.registry import engine_modules
+from specscope.adapters.registry import display, engine_modules
 from specscope.records import SpecRequest
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "Reader",
     "ResponseReader",
     "identities",
+    "queue_fields_text",
     "readers",
     "spec_record",
     "unread_paths",
@@ -143,7 +145,8 @@ def unread_paths(paths: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 class ResponseReader(NamedTuple):
     """One adapter's per-response reader (module doc): ``engine``, its ``root_keys``, ``read_root`` /
-    ``read_choice`` / ``queue_s`` (None where the adapter has none) and ``choice_order``."""
+    ``read_choice`` / ``queue_s`` (None where the adapter has none), ``choice_order`` and ``queue_field`` (where
+    ``queue_s`` reads, "" without one)."""
 
     engine: str
     root_keys: frozenset[str]
@@ -151,6 +154,7 @@ class ResponseReader(NamedTuple):
     read_choice: Callable[[int, Mapping[str, Any]], list[SpecRequest]] | None
     choice_order: int
     queue_s: Callable[[Mapping[str, Any]], float | None] | None
+    queue_field: str = ""
 
 
 @cache
@@ -164,6 +168,13 @@ def readers() -> tuple[ResponseReader, ...]:
             getattr(mod, "read_choice", None),
             int(getattr(mod, "CHOICE_ORDER", 0)),
             getattr(mod, "queue_s", None),
+            str(getattr(mod, "QUEUE_FIELD", "")),
         )
         for engine, mod in engine_modules("per_response")
     )
+
+
+def queue_fields_text() -> str:
+    """Where each adapter that reads a response's queue wait reads it, as a note names it: ``DISPLAY FIELD`` per
+    engine, semicolon-separated in registry order; "none" when no adapter reads one."""
+    return "; ".join(f"{display(r.engine)} {r.queue_field}" for r in readers() if r.queue_s) or "none"

@@ -23,7 +23,7 @@ from typing import Any
 from specscope.adapters.per_response import Reader, spec_record
 from specscope.records import SpecRequest
 
-__all__ = ["CHOICE_ORDER", "KEYS", "ROOT_KEYS", "queue_s", "read_choice", "read_payload", "read_root"]
+__all__ = ["CHOICE_ORDER", "KEYS", "QUEUE_FIELD", "ROOT_KEYS", "queue_s", "read_choice", "read_payload", "read_root"]
 
 #: the keys of a ``speculative_decoding`` / ``speculative_decoding_stats`` payload it knows (read or derived)
 KEYS = frozenset(
@@ -43,6 +43,8 @@ KEYS = frozenset(
 ROOT_KEYS = frozenset({"metrics"})
 #: first among a choice's readers
 CHOICE_ORDER = 0
+#: where :func:`queue_s` reads a response's queue wait, as a note names it
+QUEUE_FIELD = "metrics.queue_time_ms with --enable-per-request-metrics"
 
 
 def queue_s(obj: Mapping[str, Any]) -> float | None:
