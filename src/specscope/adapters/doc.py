@@ -1,7 +1,8 @@
 """docs/engines.md's generated sections, from the adapters' declarations (one home per fact).
 
 ``python -m specscope.adapters.doc docs/engines.md`` rewrites, in place and atomically, the text between each pair of
-markers ``<!-- generated: NAME -->`` / ``<!-- end generated: NAME -->`` (``metrics``: every engine's metric rows,
+markers ``<!-- generated: NAME -->`` / ``<!-- end generated: NAME -->`` (``per-response``: every per-response reader's
+declared fields, ``adapters/<engine>/per_response.py`` ``FIELDS``; ``metrics``: every engine's metric rows,
 read / derived / ignored with their source and command test; ``logs``: every log adapter's declared line forms and
 fields; ``add-an-engine``: how to add one); ``--check`` only
 says whether the file is current (exit 1 when not). The rest of the file is written by hand. The test
@@ -22,7 +23,7 @@ from specscope.adapters.names import adapter_metrics
 from specscope.adapters.registry import engine_modules
 from specscope.fsio import write_text_atomic
 
-__all__ = ["SECTIONS", "main", "metrics_table", "render"]
+__all__ = ["SECTIONS", "main", "metrics_table", "per_response_table", "render"]
 
 _SURFACE = {"prometheus": "Prometheus /metrics", "iteration-json": "JSON /metrics", "perf-json": "JSON /perf_metrics"}
 
@@ -51,6 +52,19 @@ def metrics_table() -> str:
             test = f"`{r.test}`" if r.test else "—"
             cells = [_display(engine), _SURFACE[r.surface], _name(r, mod.PREFIXES), r.status, r.into, r.source, test]
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return head + "\n".join(lines) + "\n"
+
+
+def per_response_table() -> str:
+    """Every per-response reader's declared fields (``adapters/<engine>/per_response.py``: ``FIELDS``), registry order,
+    then the dispatch's own (``adapters/per_response.py``: ``NEUTRAL_FIELDS``, engine "any")."""
+    from specscope.adapters.per_response import NEUTRAL_FIELDS
+
+    head = "| engine | version / source | field | status | record field / reason | test (case id) |\n"
+    head += "|---|---|---|---|---|---|\n"
+    rows = [(_display(e), f) for e, mod in engine_modules("per_response") for f in getattr(mod, "FIELDS", ())]
+    rows += [("any", f) for f in NEUTRAL_FIELDS]
+    lines = ["| " + " | ".join(_cell(c) for c in (engine, *f)) + " |" for engine, f in rows]
     return head + "\n".join(lines) + "\n"
 
 
@@ -96,6 +110,7 @@ def _add_an_engine() -> str:
 
 #: generated section name -> the function giving its text
 SECTIONS: dict[str, Callable[[], str]] = {
+    "per-response": per_response_table,
     "metrics": metrics_table,
     "logs": log_table,
     "add-an-engine": _add_an_engine,

@@ -30,6 +30,8 @@ from specscope.records import SpecRequest
 __all__ = [
     "SPEC_WORDS",
     "Reader",
+    "NEUTRAL_FIELDS",
+    "ResponseField",
     "ResponseReader",
     "identities",
     "queue_fields_text",
@@ -143,6 +145,20 @@ def unread_paths(paths: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"UNREAD_SPEC_FIELD({p})" for p in paths)
 
 
+class ResponseField(NamedTuple):
+    """One per-response field an adapter declares (its ``FIELDS``), as docs/engines.md's per-response table shows it
+    (Markdown): ``version`` the release or source it was written from (``same``: the row above's), ``field`` its path,
+    ``status`` read / derived / ignored (with a word where the reading is special: ``read, caveat``, ``derived,
+    checked``, ``not sent``), ``into`` the :class:`~specscope.records.SpecRequest` field or the reason, ``test`` the
+    case id of ``tests/data/engines/per_request_cases.json`` or the test that pins it."""
+
+    version: str
+    field: str
+    status: str
+    into: str
+    test: str
+
+
 class ResponseReader(NamedTuple):
     """One adapter's per-response reader (module doc): ``engine``, its ``root_keys``, ``read_root`` /
     ``read_choice`` / ``queue_s`` (None where the adapter has none), ``choice_order`` and ``queue_field`` (where
@@ -178,3 +194,15 @@ def queue_fields_text() -> str:
     """Where each adapter that reads a response's queue wait reads it, as a note names it: ``DISPLAY FIELD`` per
     engine, semicolon-separated in registry order; "none" when no adapter reads one."""
     return "; ".join(f"{display(r.engine)} {r.queue_field}" for r in readers() if r.queue_s) or "none"
+
+
+#: what the dispatch itself declares (any engine), after the adapters' rows
+NEUTRAL_FIELDS: tuple[ResponseField, ...] = (
+    ResponseField(
+        "—",
+        "another top-level key with `spec` or `draft` in it",
+        "ignored",
+        "`UNREAD_SPEC_FIELD(key)`, engine `unknown`",
+        "unit: unknown fields; integration unknown-field server",
+    ),
+)
