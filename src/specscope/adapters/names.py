@@ -1,5 +1,5 @@
 """The engines' metric names as the readers use them, built from the adapters' declarations (one home per name:
-``specscope.adapters.<engine>.metrics``, listed by :data:`specscope.adapters.registry.ENGINES`).
+``specscope.adapters.<engine>.metrics``, found through :func:`specscope.adapters.registry.engine_modules`).
 
 - :func:`prometheus_tables` -> ``{prefix: EngineNames}`` for the Prometheus text reader (``client/metrics.py``).
 - :func:`query_names` -> every full sample name read into a count or gauge, for ``bench --prometheus``'s PromQL.
@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -20,7 +19,7 @@ from typing import Any
 
 from specscope.adapters.declare import Row
 from specscope.adapters.drained import DrainedSlice
-from specscope.adapters.registry import ENGINES
+from specscope.adapters.registry import engine_modules
 
 __all__ = [
     "EngineNames",
@@ -54,8 +53,8 @@ class EngineNames:
 
 @cache
 def adapter_metrics() -> tuple[tuple[str, ModuleType], ...]:
-    """``(engine, its metrics module)`` for every registered engine, in registry order."""
-    return tuple((e, importlib.import_module(f"specscope.adapters.{e}.metrics")) for e in ENGINES)
+    """``(engine, its metrics module)`` for every registered engine with one, in registry order."""
+    return tuple(engine_modules("metrics"))
 
 
 def _names(kind: str, rows: tuple[Row, ...]) -> EngineNames:
