@@ -42,7 +42,6 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "launch/logstats.py": (4, 0, LOGS),
     "workload/request.py": (10, 0, DIALECT),
     "workload/context.py": (7, 0, DIALECT),
-    "report/stream_acceptance_table.py": (3, 0, PER_RESPONSE),
     "report/server_facts.py": (1, 0, FACTS),
     "report/k_tables.py": (1, 0, FACTS),
     "truth/spec_shapes.py": (26, 4, TRUTH),

@@ -5,7 +5,7 @@ Each adapter with a ``per_response`` module (``specscope.adapters.<engine>.per_r
 one decoded response object (a streamed chunk or a whole body):
 
 - ``ROOT_KEYS``: the top-level keys it reads (a key with ``spec`` or ``draft`` in it that no adapter reads is named
-  ``UNREAD_SPEC_FIELD`` by the dispatch);
+  ``UNREAD_SPEC_FIELD`` by the dispatch), and ``WHERE``: where its responses carry the fields, as a note names it;
 - ``read_root(obj) -> list[SpecRequest]`` (optional): its readings of the object's top level;
 - ``read_choice(i, choice) -> list[SpecRequest]`` (optional) and ``CHOICE_ORDER`` (its place among the readers of one
   choice: a later reading wins a merge, so the order is part of what a response reads as);
@@ -35,6 +35,7 @@ __all__ = [
     "ResponseReader",
     "identities",
     "queue_fields_text",
+    "sources_text",
     "readers",
     "spec_record",
     "unread_paths",
@@ -161,8 +162,8 @@ class ResponseField(NamedTuple):
 
 class ResponseReader(NamedTuple):
     """One adapter's per-response reader (module doc): ``engine``, its ``root_keys``, ``read_root`` /
-    ``read_choice`` / ``queue_s`` (None where the adapter has none), ``choice_order`` and ``queue_field`` (where
-    ``queue_s`` reads, "" without one)."""
+    ``read_choice`` / ``queue_s`` (None where the adapter has none), ``choice_order``, ``queue_field`` (where
+    ``queue_s`` reads, "" without one) and ``where`` (where its responses carry the fields)."""
 
     engine: str
     root_keys: frozenset[str]
@@ -171,6 +172,7 @@ class ResponseReader(NamedTuple):
     choice_order: int
     queue_s: Callable[[Mapping[str, Any]], float | None] | None
     queue_field: str = ""
+    where: str = ""
 
 
 @cache
@@ -185,9 +187,16 @@ def readers() -> tuple[ResponseReader, ...]:
             int(getattr(mod, "CHOICE_ORDER", 0)),
             getattr(mod, "queue_s", None),
             str(getattr(mod, "QUEUE_FIELD", "")),
+            str(getattr(mod, "WHERE", "")),
         )
         for engine, mod in engine_modules("per_response")
     )
+
+
+def sources_text() -> str:
+    """Where each adapter reads a response's speculative fields, as a note names it: ``DISPLAY WHERE`` per engine,
+    comma-separated in registry order."""
+    return ", ".join(f"{display(r.engine)} {r.where}" for r in readers() if r.where)
 
 
 def queue_fields_text() -> str:

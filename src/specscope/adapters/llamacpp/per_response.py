@@ -14,12 +14,14 @@ from typing import Any
 from specscope.adapters.per_response import Reader, ResponseField, spec_record
 from specscope.records import SpecRequest
 
-__all__ = ["FIELDS", "KEYS", "ROOT_KEYS", "read_payload", "read_root"]
+__all__ = ["FIELDS", "KEYS", "ROOT_KEYS", "WHERE", "read_payload", "read_root"]
 
 #: the ``timings`` keys it reads; any other ``draft*`` key there is ``UNREAD_SPEC_FIELD``
 KEYS = frozenset({"draft_n", "draft_n_accepted"})
 #: the top-level keys it reads
 ROOT_KEYS = frozenset({"timings"})
+#: where its responses carry the fields, as a note names it
+WHERE = "timings"
 
 
 def read_payload(payload: Mapping[str, Any], path: str) -> SpecRequest:

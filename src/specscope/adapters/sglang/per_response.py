@@ -31,6 +31,7 @@ __all__ = [
     "KNOWN",
     "NAMES",
     "ROOT_KEYS",
+    "WHERE",
     "read_choice",
     "read_payload",
 ]
@@ -47,6 +48,8 @@ DERIVED = frozenset({"spec_accept_rate", "spec_accept_length"})  # SGLang comput
 KNOWN = frozenset({n for names in NAMES for n in names[:2]} | set(HISTOGRAMS) | DERIVED | {"spec_verify_ct"})
 #: the top-level keys it reads
 ROOT_KEYS = frozenset({"meta_info", "sglext"})
+#: where its responses carry the fields, as a note names it
+WHERE = "meta_info / sglext.spec_tokens_details"
 #: last among a choice's readers
 CHOICE_ORDER = 2
 

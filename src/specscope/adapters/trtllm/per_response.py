@@ -15,7 +15,7 @@ from typing import Any
 from specscope.adapters.per_response import Reader, ResponseField, spec_record
 from specscope.records import SpecRequest
 
-__all__ = ["CHOICE_ORDER", "FIELDS", "KEYS", "ROOT_KEYS", "read_choice", "read_payload"]
+__all__ = ["CHOICE_ORDER", "FIELDS", "KEYS", "ROOT_KEYS", "WHERE", "read_choice", "read_payload"]
 
 #: the keys of a choice's ``speculative_decoding`` it knows (read or derived)
 KEYS = frozenset(
@@ -30,6 +30,8 @@ KEYS = frozenset(
 )
 #: nothing at the top level
 ROOT_KEYS: frozenset[str] = frozenset()
+#: where its responses carry the fields, as a note names it
+WHERE = "choices[].speculative_decoding"
 #: after vLLM's per-choice shape, before SGLang's ``meta_info`` among a choice's readers
 CHOICE_ORDER = 1
 

@@ -29,6 +29,7 @@ __all__ = [
     "KEYS",
     "QUEUE_FIELD",
     "ROOT_KEYS",
+    "WHERE",
     "queue_s",
     "read_choice",
     "read_payload",
@@ -51,6 +52,8 @@ KEYS = frozenset(
 )
 #: the top-level keys it reads
 ROOT_KEYS = frozenset({"metrics"})
+#: where its responses carry the fields, as a note names it
+WHERE = "metrics.speculative_decoding"
 #: first among a choice's readers
 CHOICE_ORDER = 0
 #: where :func:`queue_s` reads a response's queue wait, as a note names it
