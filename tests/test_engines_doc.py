@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from specscope.adapters.doc import render
+from specscope.adapters.doc import per_response_table, render
 from specscope.adapters.names import adapter_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,3 +75,35 @@ def test_the_checker_refuses_a_unit_test_and_a_missing_test() -> None:
     assert "test_no_such_row" not in {n.name for n in cli_tree.body if isinstance(n, ast.FunctionDef)}
     sglang = next(n for n in cli_tree.body if isinstance(n, ast.FunctionDef) and n.name == "test_sglang_counters")
     assert _runs_specscope(cli_tree, cli_text, sglang)
+
+
+def test_the_per_response_table_is_generated_and_a_hand_edit_is_stale() -> None:
+    """The per-response table comes from the readers' ``FIELDS`` (issue 34): a row edited by hand in the doc, or a
+    declaration the doc lacks, makes the doc stale."""
+    text = (ROOT / "docs/engines.md").read_text()
+    row = "| vLLM | same | `.num_spec_steps` | read | `verify_steps` | vllm-summary-llamaswap-1032 |"
+    assert row in per_response_table() and row in text
+    assert render(text.replace(row, row.replace("`verify_steps`", "`drafts`"))) == text
+    dropped = text.replace(row + "\n", "")
+    assert render(dropped) != dropped
+
+
+def test_every_case_id_a_per_response_row_names_exists() -> None:
+    """A case id in a per-response row's test column (``vllm-...``, ``sglang-...``) is a case of
+    tests/data/engines/per_request_cases.json, and a test node id names an existing test."""
+    import json
+
+    from specscope.adapters.per_response import NEUTRAL_FIELDS
+    from specscope.adapters.registry import ENGINES, engine_modules
+
+    cases = json.loads((ROOT / "tests/data/engines/per_request_cases.json").read_text())["cases"]
+    ids = {c["id"] for c in cases}
+    fields = [f for _e, mod in engine_modules("per_response") for f in mod.FIELDS] + list(NEUTRAL_FIELDS)
+    named = {t for f in fields for t in re.findall(r"[a-z0-9.]+(?:-[a-z0-9.]+)+", f.test)}
+    case_like = {t for t in named if t.split("-")[0] in ENGINES}
+    assert case_like and case_like <= ids, case_like - ids
+    for f in fields:
+        for node in re.findall(r"tests/\S+\.py(?:::\w+)?", f.test):
+            path, _, name = node.partition("::")
+            assert (ROOT / path).is_file(), node
+            assert not name or f"def {name}(" in (ROOT / path).read_text(), node

@@ -4,10 +4,13 @@ home"): per-response speculative fields (``adapters/<engine>/per_response.py``),
 
 from __future__ import annotations
 
-from specscope.adapters.log_facts import EngineLogFacts
+import pytest
+
+from specscope.adapters import registry
+from specscope.adapters.log_facts import EngineLogFacts, engine_log_facts, facts_classes
 from specscope.adapters.logs import log_summaries
 from specscope.adapters.per_response import readers
-from specscope.adapters.sglang.logs import SglangLogFacts
+from specscope.adapters.sglang.log_facts import SglangLogFacts
 from specscope.adapters.vllm.log_facts import VllmLogFacts
 from specscope.client.spec_fields import read_spec
 from specscope.launch.logfacts import LogFacts
@@ -43,6 +46,26 @@ def test_the_log_facts_keep_their_fields_in_their_order() -> None:
     fields = list(LogFacts.model_fields)
     assert fields == [*VllmLogFacts.model_fields, *SglangLogFacts.model_fields, "failures"]
     assert list(EngineLogFacts.model_fields) == fields[:-1]
+
+
+def test_the_log_facts_record_is_found_through_the_registry() -> None:
+    """Each engine's ``log_facts.FACTS`` comes from its folder, in registry order; the record is an instance of every
+    one (an adapter reads its own fields through its own class)."""
+    assert facts_classes() == [("vllm", VllmLogFacts), ("sglang", SglangLogFacts)]
+    assert all(issubclass(EngineLogFacts, cls) for _, cls in facts_classes())
+    text = "[2025-10-10 12:00:01 TP0] Decode batch. #running-req: 4, #token: 2048, token usage: 0.01, accept len: 2.85"
+    facts = engine_log_facts([text, "INFO 05-01 16:50:43 Resolved architecture: Qwen3ForCausalLM"])
+    assert isinstance(facts, SglangLogFacts) and isinstance(facts, VllmLogFacts)
+    assert [w.accept_length for w in facts.sglang_spec_windows] == [2.85] and facts.architectures == [
+        "Qwen3ForCausalLM"
+    ]
+
+
+def test_two_engines_declaring_one_log_fact_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A field two adapters declare would be overwritten silently by the later one: refused by name."""
+    monkeypatch.setattr(registry, "ENGINES", ("vllm", "sglang", "vllm"))
+    with pytest.raises(TypeError, match="log fact 'vllm_version' is declared by both vllm and vllm"):
+        facts_classes()
 
 
 def test_the_log_summaries_are_found_through_the_registry() -> None:

@@ -105,3 +105,26 @@ def test_stream_record_round_trips_its_spec_record() -> None:
     )
     back = StreamRecord.from_dict(json.loads(json.dumps(rec.to_dict())))
     assert back == rec and back.spec == spec
+
+
+def test_counts_beyond_the_configured_k_are_named() -> None:
+    """A step drafts at most k tokens and accepts at most k of them: vLLM's object (PR #48915, the llama-swap #1032
+    quote) with one drafted token too many and a histogram that lost a step, then one with a bucket above k."""
+    case = next(c for c in CASES if c["id"] == "vllm-summary-llamaswap-1032")
+    payload = case["chunks"][0]["metrics"]["speculative_decoding"]
+    bad = {**payload, "num_draft_tokens": 130, "acceptance_histogram": [39, 1, 0, 2]}
+    got = read_spec({"choices": [], "metrics": {"speculative_decoding": bad}})
+    assert got is not None and got.warnings == (
+        "SPEC_IDENTITY(histogram sums to 42, steps 43)",
+        "SPEC_IDENTITY(histogram accepts 7, accepted 10)",
+        "SPEC_IDENTITY(drafted 130 > 43 steps x k 3)",
+    )
+    beyond = {**payload, "acceptance_histogram": [39, 1, 0, 1, 1]}  # 43 steps accepting 1 + 3 + 4 = 8 != 10
+    got = read_spec({"choices": [], "metrics": {"speculative_decoding": beyond}})
+    assert got is not None and got.warnings == (
+        "SPEC_IDENTITY(histogram sums to 42, steps 43)",
+        "SPEC_IDENTITY(histogram accepts 8, accepted 10)",
+        "SPEC_IDENTITY(histogram bucket 4 > k 3)",
+    )
+    fine = read_spec({"choices": [], "metrics": {"speculative_decoding": payload}})
+    assert fine is not None and fine.warnings == () and fine.draft_tokens == 129 == 43 * 3

@@ -110,3 +110,21 @@ def test_no_table_without_gauges_and_same_text_in_every_format():
     texts = [console.export_text(), markdown_document(doc), json_document(doc), render_document_html(doc)]
     for text in texts:
         assert f"{LIMITED} in 1 of 2 rounds" in text and "21.75" in text and "137.000 s" in text
+
+
+def test_the_notes_name_what_the_adapters_declare():
+    """The gauges, the queue-time histogram and the response's queue field are named from the adapters' declarations
+    (issue 34): every engine whose running / waiting gauges are sampled is named, SGLang's and TensorRT-LLM's too."""
+    rc = RunCells.of(_cells(), "base")
+    capacity, timing = capacity_table(rc), stream_timing_table(rc)
+    assert capacity is not None and timing is not None
+    gauges = (
+        "the server's gauges (vllm:num_requests_running / vllm:num_requests_waiting, sglang:num_running_reqs /"
+        " sglang:num_queue_reqs, llamacpp:requests_processing / llamacpp:requests_deferred,"
+        " trtllm_num_requests_running / trtllm_num_requests_waiting, summed over engines)"
+    )
+    assert gauges in capacity.note
+    assert "(vLLM metrics.queue_time_ms with --enable-per-request-metrics; other servers report none)" in capacity.note
+    assert "queue-time histogram over the cell (vllm:request_queue_time_seconds; other servers report none)" in (
+        timing.note
+    )

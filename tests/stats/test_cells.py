@@ -138,3 +138,25 @@ def test_per_request_fields_reconciled_with_counters():
     d = summarize_cell(disagree)
     assert d.status == "degraded"
     assert d.reasons == ("PER_REQUEST_MISMATCH(draft 32/40, accepted 18/18 responses/counters)",)
+
+
+def test_per_request_verify_steps_reconciled_with_the_drafts_counter():
+    """Two vLLM responses (PR #48915's object: 43 steps drafting 129, accepting 10; and 4 steps drafting 12, accepting
+    4) against counter deltas: 47 drafts agree, 48 are named (the reconciliation launch/spec_metrics.py duplicated)."""
+    from dataclasses import replace
+
+    from specscope.records import SpecRequest
+
+    shape = "vllm.metrics.speculative_decoding"
+    one = SpecRequest(engine="vllm", shape=shape, accepted_tokens=10, draft_tokens=129, verify_steps=43)
+    two = SpecRequest(engine="vllm", shape=shape, accepted_tokens=4, draft_tokens=12, verify_steps=4)
+    streams = tuple(
+        replace(rec(f"p-{i}", 0, 10, 20, 20, 30, draft=s.draft_tokens, acc=s.accepted_tokens), spec=s)
+        for i, s in enumerate((one, two))
+    )
+    key = CellKey("draft", "code", 2, 0)
+    agree = summarize_cell(CellResult(key, streams, 0, 20 * MS, snap(0, 0, 0, [], 0), snap(47, 141, 14, [], 60)))
+    assert agree.status == "ok" and agree.reasons == () and agree.acceptance_rate == 14 / 141
+    off = summarize_cell(CellResult(key, streams, 0, 20 * MS, snap(0, 0, 0, [], 0), snap(48, 141, 14, [], 60)))
+    assert off.status == "degraded"
+    assert off.reasons == ("PER_REQUEST_MISMATCH(verify steps 47/48 responses/counters)",)

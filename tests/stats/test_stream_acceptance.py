@@ -55,3 +55,13 @@ def test_distribution_paths_and_disagreement_reason():
         "60.0%",
     ]
     assert table.cells[0][10].text == "0:2 1:4 2:4"
+
+
+def test_the_note_names_every_per_response_reader_from_its_adapter():
+    """The per-request path is named from the readers' declarations (``WHERE``), TensorRT-LLM's included (issue 34)."""
+    agree = replace(cell("draft", "edit", 1, 0, 10.0, per_request_draft_tokens=20), stream_acceptance=(0.6,))
+    (table,) = stream_acceptance_table([agree])
+    assert (
+        "(per-request path: vLLM metrics.speculative_decoding, SGLang meta_info / sglext.spec_tokens_details,"
+        " llama.cpp timings, TensorRT-LLM choices[].speculative_decoding);"
+    ) in table.note

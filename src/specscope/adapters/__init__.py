@@ -14,5 +14,6 @@ per-field :class:`~specscope.adapters.declare.Row`), ``names`` (the readers' nam
 ``doc`` (docs/engines.md's generated sections). Each engine's folder holds
 ``metrics`` (``PREFIXES``, ``ROWS``, ``ENABLE_METRICS``, ``UNLABELLED_TRAFFIC``; JSON readers where the engine
 serves JSON) and, where it has server facts specscope stores, ``facts``; where it writes speculative fields into its
-responses, ``per_response``; where its log prints statistics without counts, ``log_summary`` (``SUMMARY``).
+responses, ``per_response``; where its log states facts, ``log_facts`` (``FACTS``, ``read_facts``); where its log
+prints statistics without counts, ``log_summary`` (``SUMMARY``).
 """

@@ -1,7 +1,8 @@
 """docs/engines.md's generated sections, from the adapters' declarations (one home per fact).
 
 ``python -m specscope.adapters.doc docs/engines.md`` rewrites, in place and atomically, the text between each pair of
-markers ``<!-- generated: NAME -->`` / ``<!-- end generated: NAME -->`` (``metrics``: every engine's metric rows,
+markers ``<!-- generated: NAME -->`` / ``<!-- end generated: NAME -->`` (``per-response``: every per-response reader's
+declared fields, ``adapters/<engine>/per_response.py`` ``FIELDS``; ``metrics``: every engine's metric rows,
 read / derived / ignored with their source and command test; ``logs``: every log adapter's declared line forms and
 fields; ``add-an-engine``: how to add one); ``--check`` only
 says whether the file is current (exit 1 when not). The rest of the file is written by hand. The test
@@ -10,8 +11,6 @@ says whether the file is current (exit 1 when not). The rest of the file is writ
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import re
 import sys
 from collections.abc import Callable
@@ -19,16 +18,12 @@ from pathlib import Path
 
 from specscope.adapters.declare import Row
 from specscope.adapters.names import adapter_metrics
-from specscope.adapters.registry import engine_modules
+from specscope.adapters.registry import display, engine_modules
 from specscope.fsio import write_text_atomic
 
-__all__ = ["SECTIONS", "main", "metrics_table", "render"]
+__all__ = ["SECTIONS", "main", "metrics_table", "per_response_table", "render"]
 
 _SURFACE = {"prometheus": "Prometheus /metrics", "iteration-json": "JSON /metrics", "perf-json": "JSON /perf_metrics"}
-
-
-def _display(engine: str) -> str:
-    return str(getattr(importlib.import_module(f"specscope.adapters.{engine}"), "DISPLAY", engine))
 
 
 def _cell(text: str) -> str:
@@ -49,8 +44,21 @@ def metrics_table() -> str:
     for engine, mod in adapter_metrics():
         for r in mod.ROWS:
             test = f"`{r.test}`" if r.test else "—"
-            cells = [_display(engine), _SURFACE[r.surface], _name(r, mod.PREFIXES), r.status, r.into, r.source, test]
+            cells = [display(engine), _SURFACE[r.surface], _name(r, mod.PREFIXES), r.status, r.into, r.source, test]
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return head + "\n".join(lines) + "\n"
+
+
+def per_response_table() -> str:
+    """Every per-response reader's declared fields (``adapters/<engine>/per_response.py``: ``FIELDS``), registry order,
+    then the dispatch's own (``adapters/per_response.py``: ``NEUTRAL_FIELDS``, engine "any")."""
+    from specscope.adapters.per_response import NEUTRAL_FIELDS
+
+    head = "| engine | version / source | field | status | record field / reason | test (case id) |\n"
+    head += "|---|---|---|---|---|---|\n"
+    rows = [(display(e), f) for e, mod in engine_modules("per_response") for f in getattr(mod, "FIELDS", ())]
+    rows += [("any", f) for f in NEUTRAL_FIELDS]
+    lines = ["| " + " | ".join(_cell(c) for c in (engine, *f)) + " |" for engine, f in rows]
     return head + "\n".join(lines) + "\n"
 
 
@@ -61,32 +69,40 @@ def log_table() -> str:
     lines = []
     for engine, mod in engine_modules("logs"):
         for form in getattr(mod, "FORMS", ()):
-            cells = [_display(engine), f"form: {form.name} (`{form.example}`)", "read", "a log line it recognises"]
+            cells = [display(engine), f"form: {form.name} (`{form.example}`)", "read", "a log line it recognises"]
             lines.append("| " + " | ".join(_cell(c) for c in [*cells, form.source, form.release]) + " |")
         for fld in getattr(mod, "LOG_FIELDS", ()):
-            cells = [_display(engine), f"`{fld.name}`", fld.status, fld.note, fld.source, fld.release]
+            cells = [display(engine), f"`{fld.name}`", fld.status, fld.note, fld.source, fld.release]
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return head + "\n".join(lines) + "\n"
 
 
-_ADD = """To add an engine `NAME` (three files outside tests):
+_ADD = """To add an engine `NAME`: its folder, one registry line and the docs; outside the folder and tests that is two
+files (`registry.py`, `docs/engines.md`).
 
-1. `src/specscope/adapters/NAME/__init__.py` (its `DISPLAY` name) and `src/specscope/adapters/NAME/metrics.py`:
-   `PREFIXES` (the sample-name prefixes of its Prometheus text), `ROWS` (one `Row` per field: surface, name, role,
-   read / derived / ignored, the record field or the reason, the source file and release, and for a row marked read
-   the node id of a test that reaches it through a command), `ENABLE_METRICS` (how the engine serves them); for a
-   JSON metrics body, `read_json_metrics(body) -> DrainedSlice | None` and `JSON_SHAPES`.
+1. `src/specscope/adapters/NAME/__init__.py` (its `DISPLAY` name) and, where it serves metrics,
+   `src/specscope/adapters/NAME/metrics.py`: `PREFIXES` (the sample-name prefixes of its Prometheus text), `ROWS` (one
+   `Row` per field: surface, name, role, read / derived / ignored, the record field or the reason, the source file and
+   release, and for a row marked read the node id of a test that reaches it through a command), `ENABLE_METRICS` (how
+   the engine serves them); for a JSON metrics body, `read_json_metrics(body) -> DrainedSlice | None` and
+   `JSON_SHAPES`. The other modules of the folder, each found when it is there:
+   - `per_response.py`: the speculative fields it writes into its responses, read into a `SpecRequest` (`ROOT_KEYS`,
+     `read_root` / `read_choice`, the payload keys it knows, `FIELDS` for the per-response table;
+     `adapters/per_response.py` says the interface);
+   - `logs.py`: its log's speculative statistics (`FORMS`, `LOG_FIELDS`, `read_log`); `log_facts.py`: the facts its
+     log states (`FACTS`, `read_facts`); `log_summary.py`: a summary of statistics printed without counts (`SUMMARY`);
+   - `facts.py`: its server facts (`spec_method`, `spec_k`, `states_speculation`, a `FACTS_PATH` endpoint).
 2. One line in `src/specscope/adapters/registry.py` (`ENGINES`).
 3. `python -m specscope.adapters.doc docs/engines.md` regenerates this file's tables.
 
-Where the engine writes speculative fields into its responses, `src/specscope/adapters/NAME/per_response.py` reads
-them into a `SpecRequest` (`ROOT_KEYS`, `read_root` / `read_choice`, the payload keys it knows;
-`adapters/per_response.py` says the interface); its log lines go in `logs.py`, its server facts in `facts.py`.
+`tests/adapters/test_new_engine_one_folder.py` shows it: a throwaway engine's folder and registry line, and nothing
+else, are read by `serve --parse-log` and written into these tables. A server that needs request fields of its own
+still adds a server kind in `workload/request.py` (request dialects: issue 34 item 3, moving to the adapters).
 
-The readers (`counters`, `bench --server`, `bench --prometheus`, the gauge sampler) take the names from the
-declarations; `tests/test_engines_doc.py` fails while this file is not regenerated or a row marked read names no
-command-level test, and `tests/test_engine_names.py` fails when an engine's name or metric name is written outside
-`src/specscope/adapters/`.
+The readers (`counters`, `bench --server`, `bench --prometheus`, the gauge sampler, `serve --parse-log`,
+`bench --server-log`) take the names from the declarations; `tests/test_engines_doc.py` fails while this file is not
+regenerated or a row marked read names no command-level test, and `tests/test_engine_names.py` fails when an engine's
+name or metric name is written outside `src/specscope/adapters/`.
 """
 
 
@@ -96,6 +112,7 @@ def _add_an_engine() -> str:
 
 #: generated section name -> the function giving its text
 SECTIONS: dict[str, Callable[[], str]] = {
+    "per-response": per_response_table,
     "metrics": metrics_table,
     "logs": log_table,
     "add-an-engine": _add_an_engine,

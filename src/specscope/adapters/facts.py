@@ -4,14 +4,13 @@ not there) into one engine-neutral record. Adapters are asked in registry order;
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 from typing import Any
 
-from specscope.adapters.registry import ENGINES
+from specscope.adapters.registry import engine_modules
 
 __all__ = ["ServerSpec", "facts_endpoints", "server_spec"]
 
@@ -43,14 +42,7 @@ class ServerSpec:
 
 @cache
 def _fact_modules() -> tuple[tuple[str, ModuleType], ...]:
-    out = []
-    for engine in ENGINES:
-        try:
-            out.append((engine, importlib.import_module(f"specscope.adapters.{engine}.facts")))
-        except ModuleNotFoundError as exc:
-            if exc.name != f"specscope.adapters.{engine}.facts":
-                raise
-    return tuple(out)
+    return tuple(engine_modules("facts"))
 
 
 def _first(name: str, facts: Mapping[str, Any]) -> tuple[Any, str | None]:

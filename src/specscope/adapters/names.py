@@ -1,16 +1,16 @@
 """The engines' metric names as the readers use them, built from the adapters' declarations (one home per name:
-``specscope.adapters.<engine>.metrics``, listed by :data:`specscope.adapters.registry.ENGINES`).
+``specscope.adapters.<engine>.metrics``, found through :func:`specscope.adapters.registry.engine_modules`).
 
 - :func:`prometheus_tables` -> ``{prefix: EngineNames}`` for the Prometheus text reader (``client/metrics.py``).
 - :func:`query_names` -> every full sample name read into a count or gauge, for ``bench --prometheus``'s PromQL.
 - :func:`gauge_slots` -> full name -> slot (0 running, 1 waiting, 2 queue-time sum s, 3 queue-time count) for the
   gauge sampler's child (``client/gauge_child.py``, which takes them on its command line).
 - :func:`json_readers` -> the adapters' readers of JSON metrics bodies (``read_json_metrics``).
+- :func:`gauge_names_text` / :func:`queue_histograms_text` -> those names as the report's notes write them.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -19,9 +19,18 @@ from typing import Any
 
 from specscope.adapters.declare import Row
 from specscope.adapters.drained import DrainedSlice
-from specscope.adapters.registry import ENGINES
+from specscope.adapters.registry import engine_modules
 
-__all__ = ["EngineNames", "adapter_metrics", "gauge_slots", "json_readers", "prometheus_tables", "query_names"]
+__all__ = [
+    "EngineNames",
+    "adapter_metrics",
+    "gauge_names_text",
+    "gauge_slots",
+    "json_readers",
+    "prometheus_tables",
+    "query_names",
+    "queue_histograms_text",
+]
 
 _SLOTS = {"gauge:running": 0, "gauge:waiting": 1, "queue_sum": 2, "queue_count": 3}
 
@@ -44,8 +53,8 @@ class EngineNames:
 
 @cache
 def adapter_metrics() -> tuple[tuple[str, ModuleType], ...]:
-    """``(engine, its metrics module)`` for every registered engine, in registry order."""
-    return tuple((e, importlib.import_module(f"specscope.adapters.{e}.metrics")) for e in ENGINES)
+    """``(engine, its metrics module)`` for every registered engine with one, in registry order."""
+    return tuple(engine_modules("metrics"))
 
 
 def _names(kind: str, rows: tuple[Row, ...]) -> EngineNames:
@@ -97,3 +106,28 @@ def json_readers() -> tuple[tuple[str, Callable[[Any], DrainedSlice | None], str
     """``(engine, read_json_metrics, JSON_SHAPES)`` of the adapters that read a JSON metrics body."""
     mods = adapter_metrics()
     return tuple((e, mod.read_json_metrics, mod.JSON_SHAPES) for e, mod in mods if hasattr(mod, "read_json_metrics"))
+
+
+def _read_prometheus(mod: ModuleType, role: str) -> list[Row]:
+    return [r for r in mod.ROWS if r.surface == "prometheus" and r.status == "read" and r.role == role]
+
+
+def gauge_names_text() -> str:
+    """Every adapter's running / waiting gauges as a note names them, in registry order: per engine ``RUNNING /
+    WAITING`` (full names under the adapter's first prefix), engines comma-separated."""
+    out = []
+    for _engine, mod in adapter_metrics():
+        gauges = {r.into: mod.PREFIXES[0] + r.name for r in _read_prometheus(mod, "gauge")}
+        out.append(" / ".join(gauges[k] for k in ("running", "waiting") if k in gauges))
+    return ", ".join(t for t in out if t)
+
+
+def queue_histograms_text() -> str:
+    """The queue-time histograms the adapters read (their ``queue_sum`` rows, without ``_sum``), comma-separated in
+    registry order, "none" when no adapter reads one."""
+    names = [
+        mod.PREFIXES[0] + r.name.removesuffix("_sum")
+        for _engine, mod in adapter_metrics()
+        for r in _read_prometheus(mod, "queue_sum")
+    ]
+    return ", ".join(names) or "none"

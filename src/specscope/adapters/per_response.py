@@ -5,11 +5,12 @@ Each adapter with a ``per_response`` module (``specscope.adapters.<engine>.per_r
 one decoded response object (a streamed chunk or a whole body):
 
 - ``ROOT_KEYS``: the top-level keys it reads (a key with ``spec`` or ``draft`` in it that no adapter reads is named
-  ``UNREAD_SPEC_FIELD`` by the dispatch);
+  ``UNREAD_SPEC_FIELD`` by the dispatch), and ``WHERE``: where its responses carry the fields, as a note names it;
 - ``read_root(obj) -> list[SpecRequest]`` (optional): its readings of the object's top level;
 - ``read_choice(i, choice) -> list[SpecRequest]`` (optional) and ``CHOICE_ORDER`` (its place among the readers of one
   choice: a later reading wins a merge, so the order is part of what a response reads as);
-- ``queue_s(obj) -> float | None`` (optional): the queue wait the object reports (s), None when it reports none;
+- ``queue_s(obj) -> float | None`` (optional): the queue wait the object reports (s), None when it reports none,
+  with ``QUEUE_FIELD`` (where it reads it, as a note names it);
 - the key sets of the payloads it reads (what it knows; any other speculative key is ``UNREAD_SPEC_FIELD``).
 
 Every reading is one :class:`~specscope.records.SpecRequest`; nothing raises on a foreign shape: a wrong-typed field
@@ -23,14 +24,18 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, NamedTuple
 
-from specscope.adapters.registry import engine_modules
+from specscope.adapters.registry import display, engine_modules
 from specscope.records import SpecRequest
 
 __all__ = [
     "SPEC_WORDS",
     "Reader",
+    "NEUTRAL_FIELDS",
+    "ResponseField",
     "ResponseReader",
     "identities",
+    "queue_fields_text",
+    "sources_text",
     "readers",
     "spec_record",
     "unread_paths",
@@ -99,10 +104,16 @@ class Reader:
 
 
 def identities(
-    accepted: int | None, drafted: int | None, steps: int | None, hist: tuple[tuple[int, int], ...]
+    accepted: int | None,
+    drafted: int | None,
+    steps: int | None,
+    hist: tuple[tuple[int, int], ...],
+    k: int | None = None,
 ) -> list[str]:
     """``SPEC_IDENTITY`` for each identity the counts break: accepted <= drafted, histogram sums to the steps, the
-    histogram's accepted total is the accepted count."""
+    histogram's accepted total is the accepted count; with the configured k (drafted tokens per verify step at most):
+    drafted <= steps x k (a proposer may draft fewer, never more: vLLM 0.32.0 ``v1/spec_decode/ngram_proposer.py``)
+    and no histogram bucket above k (a step accepts at most its k drafts)."""
     out = []
     if accepted is not None and drafted is not None and accepted > drafted:
         out.append(f"SPEC_IDENTITY(accepted {accepted} > drafted {drafted})")
@@ -110,6 +121,10 @@ def identities(
         out.append(f"SPEC_IDENTITY(histogram sums to {sum(n for _, n in hist)}, steps {steps})")
     if hist and accepted is not None and sum(j * n for j, n in hist) != accepted:
         out.append(f"SPEC_IDENTITY(histogram accepts {sum(j * n for j, n in hist)}, accepted {accepted})")
+    if k is not None and drafted is not None and steps is not None and drafted > steps * k:
+        out.append(f"SPEC_IDENTITY(drafted {drafted} > {steps} steps x k {k})")
+    if k is not None and hist and hist[-1][0] > k:
+        out.append(f"SPEC_IDENTITY(histogram bucket {hist[-1][0]} > k {k})")
     return out
 
 
@@ -117,7 +132,11 @@ def spec_record(engine: str, shape: str, r: Reader, **counts: Any) -> SpecReques
     """The reading of ``r``'s payload: ``counts`` (the :class:`SpecRequest` fields), the paths ``r`` read, its named
     reasons and the identities the counts break (:func:`identities`)."""
     warnings = r.warnings + identities(
-        counts.get("accepted_tokens"), counts.get("draft_tokens"), counts.get("verify_steps"), counts["histogram"]
+        counts.get("accepted_tokens"),
+        counts.get("draft_tokens"),
+        counts.get("verify_steps"),
+        counts["histogram"],
+        counts.get("configured_k"),
     )
     return SpecRequest(engine=engine, shape=shape, source_fields=tuple(r.read), warnings=tuple(warnings), **counts)
 
@@ -127,9 +146,24 @@ def unread_paths(paths: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"UNREAD_SPEC_FIELD({p})" for p in paths)
 
 
+class ResponseField(NamedTuple):
+    """One per-response field an adapter declares (its ``FIELDS``), as docs/engines.md's per-response table shows it
+    (Markdown): ``version`` the release or source it was written from (``same``: the row above's), ``field`` its path,
+    ``status`` read / derived / ignored (with a word where the reading is special: ``read, caveat``, ``derived,
+    checked``, ``not sent``), ``into`` the :class:`~specscope.records.SpecRequest` field or the reason, ``test`` the
+    case id of ``tests/data/engines/per_request_cases.json`` or the test that pins it."""
+
+    version: str
+    field: str
+    status: str
+    into: str
+    test: str
+
+
 class ResponseReader(NamedTuple):
     """One adapter's per-response reader (module doc): ``engine``, its ``root_keys``, ``read_root`` /
-    ``read_choice`` / ``queue_s`` (None where the adapter has none) and ``choice_order``."""
+    ``read_choice`` / ``queue_s`` (None where the adapter has none), ``choice_order``, ``queue_field`` (where
+    ``queue_s`` reads, "" without one) and ``where`` (where its responses carry the fields)."""
 
     engine: str
     root_keys: frozenset[str]
@@ -137,6 +171,8 @@ class ResponseReader(NamedTuple):
     read_choice: Callable[[int, Mapping[str, Any]], list[SpecRequest]] | None
     choice_order: int
     queue_s: Callable[[Mapping[str, Any]], float | None] | None
+    queue_field: str = ""
+    where: str = ""
 
 
 @cache
@@ -150,6 +186,32 @@ def readers() -> tuple[ResponseReader, ...]:
             getattr(mod, "read_choice", None),
             int(getattr(mod, "CHOICE_ORDER", 0)),
             getattr(mod, "queue_s", None),
+            str(getattr(mod, "QUEUE_FIELD", "")),
+            str(getattr(mod, "WHERE", "")),
         )
         for engine, mod in engine_modules("per_response")
     )
+
+
+def sources_text() -> str:
+    """Where each adapter reads a response's speculative fields, as a note names it: ``DISPLAY WHERE`` per engine,
+    comma-separated in registry order."""
+    return ", ".join(f"{display(r.engine)} {r.where}" for r in readers() if r.where)
+
+
+def queue_fields_text() -> str:
+    """Where each adapter that reads a response's queue wait reads it, as a note names it: ``DISPLAY FIELD`` per
+    engine, semicolon-separated in registry order; "none" when no adapter reads one."""
+    return "; ".join(f"{display(r.engine)} {r.queue_field}" for r in readers() if r.queue_s) or "none"
+
+
+#: what the dispatch itself declares (any engine), after the adapters' rows
+NEUTRAL_FIELDS: tuple[ResponseField, ...] = (
+    ResponseField(
+        "—",
+        "another top-level key with `spec` or `draft` in it",
+        "ignored",
+        "`UNREAD_SPEC_FIELD(key)`, engine `unknown`",
+        "unit: unknown fields; integration unknown-field server",
+    ),
+)

@@ -5,7 +5,6 @@
 - :mod:`specscope.launch.logfacts` — ``parse_log_facts`` / ``read_log_facts`` -> ``LogFacts`` (exported here as
   ``parse_vllm_log`` / ``read_vllm_log``, their first names).
 - :mod:`specscope.launch.failures` — known failure signatures with explanations and fixes.
-- :mod:`specscope.launch.spec_metrics` — vLLM's per-request spec-decode metrics and their reconciliation.
 """
 
 from specscope.launch.failures import FailureSignature
@@ -15,13 +14,11 @@ from specscope.launch.logfacts import parse_log_facts as parse_vllm_log
 from specscope.launch.logfacts import read_log_facts as read_vllm_log
 from specscope.launch.process import VllmServer
 from specscope.launch.recipes import Recipe, RecipeBook, docker_argv, load_recipes, parse_recipes, vllm_argv
-from specscope.launch.spec_metrics import PerRequestSpecDecode, read_per_request_spec_decode, reconcile_with_counters
 
 __all__ = [
     "FailureSignature",
     "KvRow",
     "LogFacts",
-    "PerRequestSpecDecode",
     "Recipe",
     "RecipeBook",
     "SpecDecodingSample",
@@ -31,8 +28,6 @@ __all__ = [
     "load_recipes",
     "parse_recipes",
     "parse_vllm_log",
-    "read_per_request_spec_decode",
     "read_vllm_log",
-    "reconcile_with_counters",
     "vllm_argv",
 ]

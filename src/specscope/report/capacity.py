@@ -4,7 +4,9 @@ Per config, workload and requested N (ok cells only, means over repeats). Capaci
 concurrency (streams in flight), the server's running and waiting gauges (time-weighted while the load was offered,
 ``specscope.stats.capacity``), the ceiling (most requests running in any sample), the median queue wait the
 responses reported and the cells' ``CAPACITY_LIMITED(ceiling=C, requested=N)`` reasons. Timing:
-TTFT and TTFO medians, the queue time vLLM reports, the streams' own decode rate beside their send-to-end rate.
+TTFT and TTFO medians, the queue time the server reports, the streams' own decode rate beside their send-to-end rate.
+The notes name the gauges, histograms and response fields from the adapters' declarations
+(:func:`specscope.adapters.names.gauge_names_text`, :func:`~specscope.adapters.per_response.queue_fields_text`).
 ``CAPACITY_LIMITED`` is shown when the server ran fewer than requested while requests waited (seed 000: DFlash
 requested 64, ran at most 22, 43 waiting, TTFT 138 s).
 """
@@ -13,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from specscope.adapters.names import gauge_names_text, queue_histograms_text
+from specscope.adapters.per_response import queue_fields_text
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.report.tables import RunCells
@@ -93,10 +97,10 @@ def stream_timing_table(rc: RunCells) -> Table | None:
     None, like the capacity table, for a run stored before the gauges were sampled."""
     note = (
         "decode: each stream's (tokens - 1) / (last - first token), no queueing or prefill; e2e: its tokens /"
-        " (end - send); TTFO: to the first content token after reasoning; queue: mean of vLLM's"
-        " request_queue_time_seconds over the cell (llama.cpp reports none). TTFT, TTFO and queue: means over ok"
-        " rounds of each round's figure; decode p50 and e2e p50: the median over every stream of the ok rounds (the"
-        " throughput table's per-stream columns are means)."
+        " (end - send); TTFO: to the first content token after reasoning; queue: mean of the server's queue-time"
+        f" histogram over the cell ({queue_histograms_text()}; other servers report none). TTFT, TTFO and queue: means"
+        " over ok rounds of each round's figure; decode p50 and e2e p50: the median over every stream of the ok"
+        " rounds (the throughput table's per-stream columns are means)."
     )
     timing = ("TTFT p50", "s"), ("TTFO p50", "s"), ("queue", "s"), ("decode p50", "tok/s"), ("e2e p50", "tok/s")
     cols = [Column(name, unit) for name, unit in timing]
@@ -117,11 +121,9 @@ def capacity_table(rc: RunCells) -> Table | None:
         )
     note = (
         f"{level}; client: streams in flight as the client saw them (achieved); running / waiting:"
-        " the server's gauges (vllm:num_requests_running / _waiting, llamacpp:requests_processing / _deferred, summed"
-        f" over engines) sampled a few times a second, {window}; ceiling: the most"
-        " running in any sample; queue p50: the median of the queue waits the responses reported (vLLM"
-        f" metrics.queue_time_ms with --enable-per-request-metrics; llama.cpp reports none){limited}. Means over ok"
-        " rounds."
+        f" the server's gauges ({gauge_names_text()}, summed over engines) sampled a few times a second, {window};"
+        " ceiling: the most running in any sample; queue p50: the median of the queue waits the responses reported"
+        f" ({queue_fields_text()}; other servers report none){limited}. Means over ok rounds."
     )
     gauges = [("client", "streams"), ("running", "requests"), ("waiting", "requests"), ("ceiling", "requests")]
     gauges.append(("queue p50", "s"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from specscope.adapters.per_response import sources_text
 from specscope.report import units
 from specscope.report.document import Column, Table, text_cell
 from specscope.stats.acceptance_dist import stream_acceptance
@@ -49,8 +50,7 @@ def stream_acceptance_table(cells: Sequence[CellSummary]) -> list[Table]:
         Column("disagreement"),
     ]
     note = (
-        "Per stream: accepted / drafted tokens of each response (per-request path: llama.cpp timings, vLLM "
-        "metrics.speculative_decoding, SGLang meta_info); histogram: verify steps that accepted exactly j drafted "
-        "tokens, from the per-position counters (counter path)."
+        f"Per stream: accepted / drafted tokens of each response (per-request path: {sources_text()}); histogram:"
+        " verify steps that accepted exactly j drafted tokens, from the per-position counters (counter path)."
     )
     return [Table("stream-acceptance", "Acceptance per stream and by path", columns, rows, note)]

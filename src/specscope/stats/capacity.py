@@ -1,8 +1,8 @@
 """What the server really ran: running / waiting figures of a cell from its sampled gauges, and per-stream rates.
 
-Sources: the cell's :class:`~specscope.records.GaugeSample` readings (``vllm:num_requests_running`` /
-``vllm:num_requests_waiting``, ``llamacpp:requests_processing`` / ``llamacpp:requests_deferred``, summed over engines,
-sampled a few times a second by ``specscope.client.gauges``) and the streams' wire instants.
+Sources: the cell's :class:`~specscope.records.GaugeSample` readings (the running / waiting gauges each adapter
+declares, ``specscope.adapters.<engine>.metrics`` rows of role ``gauge``, summed over engines, sampled a few times a
+second by ``specscope.client.gauges``) and the streams' wire instants.
 
 The window: a fixed-concurrency cell offers its requested load N only while all N requests are out, from the last
 send to the first end (after that the cell drains). The figures are time-weighted over the samples in that window
@@ -13,10 +13,11 @@ last one until the window ends; a window with fewer than
 and says so (``window="cell"``). An open loop (a request rate, a trace replay) requests no N: its window is the whole
 cell, and it is never ``CAPACITY_LIMITED``.
 
-Queueing: vLLM's ``vllm:request_queue_time_seconds`` histogram (observed per finished request) read at the first and
-last sample gives the cell's mean queue time (:func:`queue_mean_s`); the queue wait each response reported
-(``StreamRecord.queue_s``, vLLM ``metrics.queue_time_ms`` with ``--enable-per-request-metrics``) gives its median
-over the cell's streams (:func:`queue_p50_s`); llama.cpp reports neither.
+Queueing: the server's queue-time histogram (observed per finished request; the adapters' ``queue_sum`` /
+``queue_count`` rows) read at the first and last sample gives the cell's mean queue time (:func:`queue_mean_s`); the
+queue wait each response reported (``StreamRecord.queue_s``, read by an adapter's ``per_response.queue_s`` from its
+``QUEUE_FIELD``) gives its median over the cell's streams (:func:`queue_p50_s`); a server whose adapter declares
+neither reports neither.
 
 A cell whose ``running_concurrency`` stays more than :data:`SHORT_BY` below the requested N while requests wait
 (``waiting_mean`` at least :data:`WAITING_AT_LEAST`) is ``CAPACITY_LIMITED(ceiling=C, requested=N)``, C being the
@@ -125,8 +126,8 @@ def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], req
 
 
 def queue_mean_s(gauges: Sequence[GaugeSample]) -> float | None:
-    """Mean time a request of the cell waited for the server to schedule it (s): the delta of vLLM's
-    ``request_queue_time_seconds`` sum over the delta of its count, between the first and the last sample that carry
+    """Mean time a request of the cell waited for the server to schedule it (s): the delta of the queue-time
+    histogram's sum over the delta of its count, between the first and the last sample that carry
     them (the sampler reads once before the cell's requests and once after they all ended); None without the
     histogram or with no request finished in between."""
     known = sorted((g for g in gauges if g.queue_sum_s is not None and g.queue_count is not None), key=lambda g: g.t_ns)

@@ -2,7 +2,8 @@
 
 Tokens come from each stream's ``usage.completion_tokens`` (``"usage"``), never from SSE chunk counts. Streams
 that carried no usage get their tokens from the server's generated-token counter delta over the cell
-(``vllm:generation_tokens_total`` / ``llamacpp:tokens_predicted_total``) only where the arithmetic is exact:
+(the counter each adapter declares into ``generation_tokens``: ``specscope.adapters.<engine>.metrics``) only where
+the arithmetic is exact:
 
     delta - (usage of the streams that had it) = (tokens of the ok / degraded streams without usage)
                                                + (tokens the failed streams without usage made the server generate)

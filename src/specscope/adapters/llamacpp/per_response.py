@@ -11,15 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.adapters.per_response import Reader, spec_record
+from specscope.adapters.per_response import Reader, ResponseField, spec_record
 from specscope.records import SpecRequest
 
-__all__ = ["KEYS", "ROOT_KEYS", "read_payload", "read_root"]
+__all__ = ["FIELDS", "KEYS", "ROOT_KEYS", "WHERE", "read_payload", "read_root"]
 
 #: the ``timings`` keys it reads; any other ``draft*`` key there is ``UNREAD_SPEC_FIELD``
 KEYS = frozenset({"draft_n", "draft_n_accepted"})
 #: the top-level keys it reads
 ROOT_KEYS = frozenset({"timings"})
+#: where its responses carry the fields, as a note names it
+WHERE = "timings"
 
 
 def read_payload(payload: Mapping[str, Any], path: str) -> SpecRequest:
@@ -44,3 +46,46 @@ def read_root(obj: Mapping[str, Any]) -> list[SpecRequest]:
     if isinstance(timings, dict) and any(k.startswith("draft") for k in timings):
         return [read_payload(timings, "timings")]
     return []
+
+
+#: what this reader declares of each per-response field, as docs/engines.md's per-response table shows it
+FIELDS: tuple[ResponseField, ...] = (
+    ResponseField(
+        "b9251 (`llama-server` final chunk; xllamacpp 2026.10 server)",
+        "`timings.draft_n`",
+        "read",
+        "`draft_tokens`",
+        "llamacpp-b9251-timings; integration `llamacpp`",
+    ),
+    ResponseField("same", "`timings.draft_n_accepted`", "read", "`accepted_tokens`", "llamacpp-b9251-timings"),
+    ResponseField(
+        "same",
+        "verify steps",
+        "not sent",
+        "`verify_steps` None: `predicted_n - draft_n_accepted` counts decode steps, and a step without a draft emits"
+        " one token (AIPerf's adapter derives it anyway)",
+        "llamacpp-b9251-timings",
+    ),
+    ResponseField(
+        "same",
+        "`timings.predicted_n`, `prompt_n`, `cache_n`, `*_ms`, `*_per_second`",
+        "ignored",
+        "not speculation (tokens come from `usage`)",
+        "—",
+    ),
+    ResponseField("same", "no `draft_n` (no draft model)", "ignored", "no record (absent, not 0)", "llamacpp-no-draft"),
+    ResponseField(
+        "AIPerf `llamacpp_adapter.py` @ 5850dd43",
+        "`draft_n_accepted > draft_n`",
+        "read, flagged",
+        "`SPEC_IDENTITY`",
+        "llamacpp-accepted-over-drafted",
+    ),
+    ResponseField(
+        "`GET /slots` (`adapters/llamacpp/facts.py`, asked by `bench --server` at its server check)",
+        '`params["speculative.n_max"]` (configured k), `n_min`, `p_min`, `speculative.types`, slot `speculative`',
+        "read",
+        'server facts `endpoints["/slots"]`; k in `report`\'s Servers table when every slot states one',
+        "test_trtllm_llamacpp_sources; tests/integration/test_slots_facts_bench.py",
+    ),
+)

@@ -15,9 +15,9 @@ from pydantic import BaseModel, ConfigDict
 
 from specscope.adapters.logs import BoundAlarm, LogSummary
 from specscope.adapters.registry import display
+from specscope.adapters.sglang.log_facts import SglangLogFacts
 from specscope.adapters.sglang.logs import (
     BONUS_RATE,
-    SglangLogFacts,
     SglangSpecWindow,
     method_and_k,
     rate_bound,

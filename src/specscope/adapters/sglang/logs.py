@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from specscope.adapters.logs import MAX_COUNT, EngineLog, LogField, LogForm, LogSpecStat, StatsSample
 
@@ -45,10 +45,8 @@ __all__ = [
     "FORMS",
     "LOG_FIELDS",
     "METHODS",
-    "SglangLogFacts",
     "SglangSpecWindow",
     "capacity_samples",
-    "parse_sglang_facts",
     "rate_bound",
     "rate_counts_bonus",
     "read_log",
@@ -187,23 +185,6 @@ def sglang_log_facts(lines: Sequence[str]) -> tuple[list[SglangSpecWindow], dict
         except ValueError:  # a number that cannot be read gives no window, never a crash
             continue
     return windows, spec
-
-
-class SglangLogFacts(BaseModel):
-    """What a server log's SGLang lines state, as fields of the log's facts (``launch.logfacts.LogFacts``):
-    ``sglang_spec_windows`` the speculative decode-batch windows in log order, ``sglang_speculative`` the last
-    ``server_args`` line's speculative fields (:func:`sglang_log_facts`), None without one."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    sglang_spec_windows: list[SglangSpecWindow] = Field(default_factory=list)
-    sglang_speculative: dict[str, Any] | None = None
-
-
-def parse_sglang_facts(lines: Sequence[str]) -> SglangLogFacts:
-    """:class:`SglangLogFacts` of ``lines`` (every field empty / None when the log has no SGLang line)."""
-    windows, spec = sglang_log_facts(lines)
-    return SglangLogFacts(sglang_spec_windows=windows, sglang_speculative=spec)
 
 
 def capacity_samples(lines: Sequence[str]) -> list[StatsSample]:

