@@ -65,12 +65,17 @@ def test_a_config_with_no_ok_cell_is_exit_1_and_the_run_is_still_written(tmp_pat
     ]
     assert "Traceback" not in res.stderr
     report = json.loads(res.stdout)  # the report was printed before the exit
-    assert sorted((c["config"], c["concurrency"], c["status"]) for c in report["cells"]) == [
-        ("bad", 1, "failed"),
-        ("bad", 2, "failed"),
-        ("base", 1, "ok"),
-        ("base", 2, "ok"),
-    ]
+    # base: ok; on a loaded 2-core machine the client's self-check may add CLIENT_LIMITED (degraded, not under test)
+    statuses = sorted(
+        (
+            c["config"],
+            c["concurrency"],
+            "ok" if all(r.startswith("CLIENT_LIMITED") for r in c["reasons"]) else c["status"],
+        )
+        for c in report["cells"]
+    )
+    assert statuses == [("bad", 1, "failed"), ("bad", 2, "failed"), ("base", 1, "ok"), ("base", 2, "ok")]
+    assert all(c["status"] in ("ok", "degraded") for c in report["cells"] if c["config"] == "base")
     assert (run_dir / "manifest.json").is_file() and (run_dir / "run.sqlite").is_file()
 
 

@@ -21,7 +21,9 @@ from specscope.bench.plan import plan_cells  # noqa: E402
 from specscope.cli import app  # noqa: E402
 from specscope.config import BenchOptions  # noqa: E402
 
-pytestmark = pytest.mark.integration
+# timing: the verdicts under test need a run without a CLIENT_LIMITED cell (the client's self-check on a loaded
+# machine); two runs are tried here and the timing suite reruns the test twice more
+pytestmark = [pytest.mark.integration, pytest.mark.timing]
 
 
 def _client_limited(cells: list[dict]) -> bool:

@@ -19,7 +19,9 @@ from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 from specscope.workload import load_pack, schedule
 
-pytestmark = pytest.mark.integration
+# timing: the pairing under test needs every cell but the planted round 2 ok, and on a loaded 2-core machine the
+# client's self-check (event-loop lag p99 > 10 ms) can rightly mark another cell CLIENT_LIMITED (degraded, dropped)
+pytestmark = [pytest.mark.integration, pytest.mark.timing]
 
 TOKENS = 24
 BASE = ResponsePlan(output_tokens=TOKENS, finish_reason="length", ttft_ms=20, inter_chunk_ms=20, role_ms=None)
@@ -52,6 +54,9 @@ def test_every_table_shows_the_paired_speedup(run_dir):
     doc = report_json(run_dir)
     tables = {t["key"]: t for s in doc["sections"] for t in s["tables"]}
     ok = {(c["config"], c["repeat"]): c["output_tok_s"] for c in doc["cells"] if c["status"] == "ok"}
+    assert {("fast", 0), ("fast", 1), ("base", 0), ("base", 1), ("base", 2)} <= ok.keys(), [
+        (c["config"], c["repeat"], c["reasons"]) for c in doc["cells"]
+    ]
     paired = (ok[("fast", 0)] + ok[("fast", 1)]) / (ok[("base", 0)] + ok[("base", 1)])  # rounds 0 and 1
     all_ok = (ok[("fast", 0)] + ok[("fast", 1)]) / 2 / ((ok[("base", 0)] + ok[("base", 1)] + ok[("base", 2)]) / 3)
     assert f"{paired:.2f}x" != f"{all_ok:.2f}x"  # the run tells the two apart
