@@ -17,6 +17,7 @@ The extension is refined until the templated prompt is within :data:`TOLERANCE_T
 from __future__ import annotations
 
 import sysconfig
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -119,7 +120,7 @@ class ContextBuilder:
                     raise
         raise AssertionError("unreachable")  # the loop returns or raises
 
-    async def count(self, messages: list[dict[str, str]]) -> int:
+    async def count(self, messages: list[dict[str, Any]]) -> int:
         """Input tokens of the chat-templated ``messages`` (tokens)."""
         if self.llamacpp:
             rendered = (await self._post("/apply-template", {"messages": messages}, TemplateAnswer)).prompt
@@ -193,14 +194,32 @@ class ContextBuilder:
                 break
             n += target - got
         meta = {**prompt.meta, "context_tokens": target, "templated_prompt_tokens": got}
-        return Prompt(prompt.prompt_id, prompt.workload, messages, prompt.prefill, prompt.expected_output, meta=meta)
+        return replace(prompt, messages=messages, meta=meta)  # a conversation keeps its later turns
 
     async def _lead_tokens(self) -> int:
         return len(await self._tokens(_LEAD))
 
 
-def _with_text(messages: list[dict[str, str]], extra: str) -> list[dict[str, str]]:
+def _with_text(messages: list[dict[str, Any]], extra: str) -> list[dict[str, Any]]:
+    """``messages`` with ``extra`` appended to the last user message's text: to its string content, or as a text part
+    after its content parts (a row sent as recorded may hold a list of parts). A row whose last turn has no user
+    message (an AIPerf step that ends in a tool result) is refused: there is no user text to extend.
+
+    Raises:
+        ConfigError: no user message.
+    """
     out = [dict(m) for m in messages]
-    last_user = max(i for i, m in enumerate(out) if m["role"] == "user")
-    out[last_user]["content"] += extra
+    users = [i for i, m in enumerate(out) if m.get("role") == "user"]
+    if not users:
+        raise ConfigError(
+            "--context-tokens extends a prompt's last user message, and this prompt has none",
+            found="roles " + ", ".join(str(m.get("role")) for m in out),
+            expected="a user message in each prompt",
+            fix="drop --context-tokens for this workload",
+        )
+    content = out[users[-1]].get("content")
+    if isinstance(content, list):
+        out[users[-1]]["content"] = [*content, {"type": "text", "text": extra}]
+    else:
+        out[users[-1]]["content"] = (content or "") + extra
     return out
