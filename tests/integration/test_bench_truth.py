@@ -240,6 +240,7 @@ def advise_on_two_configs(tmp_path, plan: ResponsePlan, levels: tuple[int, ...],
     return run_dir, res
 
 
+@pytest.mark.timing  # every cell must be ok: the client self-check marks a cell CLIENT_LIMITED on a loaded VM
 def test_advise_with_an_slo_nothing_meets(tmp_path):
     slow_start = PLAN.model_copy(update={"ttft_ms": 50.0})
     _, res = advise_on_two_configs(tmp_path, slow_start, (1,), 2, "--mix", "prose=1", "--slo", "ttft=10ms")
