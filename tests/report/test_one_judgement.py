@@ -110,6 +110,9 @@ def test_a_table_with_one_measurement_per_cell_gets_its_picks_labelled_unjudged(
     )
     text = " ".join(_cli(*args, "--width", "200").stdout.split())
     assert "level mix: static pick none (judged); unjudged, the figures rank ngram first" in text
+    # the level-mix table's title and its dynamic policy say both too (they named the baseline alone)
+    assert "of wall time): static pick none (judged; unjudged, the figures rank ngram first)" in text
+    assert "(judged; unjudged, by the figures: N=1 -> eagle, N=4 -> ngram: 27.6 tok/s)" in text
     assert "unjudged static policy: ngram at 25.8 tok/s time-weighted (none: 20.0)" in text
     assert "unjudged dynamic policy: N=1 -> eagle, N=4 -> ngram: 27.6 tok/s time-weighted" in text
     # the unjudged table's note: one sentence per policy, not two run together ('(none: 20.0) unjudged dynamic')

@@ -412,10 +412,17 @@ def _level_mix_tables(choices: Choices) -> list[Table]:
     policy = ", ".join(f"N={lev} -> {cfg}" for lev, cfg in lm.dynamic.items())
     dyn = units.tok_s(lm.dynamic_tok_s).text
     gain = "" if lm.dynamic_gain is None else f" ({100 * lm.dynamic_gain:+.1f}% vs the static pick)"
+    u = choices.unjudged  # the judged picks never stand alone where the table's own figures rank another first
+    also = (
+        "" if u is None or u.static in (None, lm.choice) else f" (judged; unjudged, the figures rank {u.static} first)"
+    )
+    if u is not None and u.dynamic and dict(u.dynamic) != dict(lm.dynamic):
+        unjudged_policy = ", ".join(f"N={lev} -> {cfg}" for lev, cfg in u.dynamic.items())
+        gain += f" (judged; unjudged, by the figures: {unjudged_policy}: {units.tok_s(u.dynamic_tok_s).text} tok/s)"
     return [
         Table(
             "level_mix",
-            f"Level mix ({shares} of wall time): static pick {lm.choice}",
+            f"Level mix ({shares} of wall time): static pick {lm.choice}{also}",
             [
                 Column("config"),
                 Column("time-weighted", "tok/s"),
