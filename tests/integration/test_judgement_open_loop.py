@@ -55,16 +55,49 @@ def _bench(tmp: Path, **options: object) -> Path:
             return run_bench(opts, servers=servers, out=tmp)
 
 
+# The servers' own time per token (ms): what every round's TPOT p50 must show for the run to test the judgement.
+SLEEP_MS = {"base": 5.0, "mtp": 4.0, "twin": 5.0}
+ATTEMPTS = 3
+
+
+def _quiet(run_dir: Path) -> list[str]:
+    """What in a run says the machine stretched the servers' sleeps: a cell not ``ok`` (the client's self-check
+    marks CLIENT_LIMITED when its loop lagged) or a round whose TPOT p50 is more than 12 % off its server's sleep.
+    Empty when the run is fit to judge. Independent of the judgement under test: it reads each round's own TPOT."""
+    with open_run(run_dir) as run:
+        cells = summarize_run(run)
+    off = []
+    for c in cells:
+        want_ms = SLEEP_MS[c.config]
+        tpot_ms = None if c.tpot_p50_s is None else c.tpot_p50_s * 1e3
+        if c.status != "ok" or tpot_ms is None or abs(tpot_ms / want_ms - 1) > 0.12:
+            off.append(f"{c.config} level {c.concurrency} round {c.repeat}: {c.status} {c.reasons}, TPOT p50 {tpot_ms}")
+    return off
+
+
+def _quiet_bench(tmp_path_factory, name: str, **options: object) -> Path:
+    """A run on a machine quiet enough to judge: up to three benches (a CI VM on shared cores stalls processes for
+    tens of ms now and then: CI 2026-12-06 measured client TTFT errors of 20-45 ms in the same step, and three rounds
+    of 4 ms vs 5 ms sleeps read "undetermined"). The module fixture is benched again here, since a rerun of a failed
+    test reuses it; a machine loaded on every attempt fails with what each attempt saw."""
+    seen = []
+    for _ in range(ATTEMPTS):
+        run_dir = _bench(tmp_path_factory.mktemp(name), **options)
+        off = _quiet(run_dir)
+        if not off:
+            return run_dir
+        seen.append(off)
+    pytest.fail(f"the machine stretched the truth servers' sleeps on {ATTEMPTS} benches: {seen}")
+
+
 @pytest.fixture(scope="module")
 def open_run_dir(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("open-loop")
-    return _bench(tmp, rates=(4.0, 8.0), rate_window_s=1.0, repeats=3)
+    return _quiet_bench(tmp_path_factory, "open-loop", rates=(4.0, 8.0), rate_window_s=1.0, repeats=3)
 
 
 @pytest.fixture(scope="module")
 def closed_run_dir(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("closed-loop")
-    return _bench(tmp, levels=(1, 2), repeats=3)
+    return _quiet_bench(tmp_path_factory, "closed-loop", levels=(1, 2), repeats=3)
 
 
 def _listing(run: Path) -> list[tuple[str, int]]:
