@@ -122,3 +122,43 @@ def test_a_header_with_its_unit_in_brackets_is_read_in_that_unit(tmp_path):
     with pytest.raises(ConfigError) as ei:
         read_cells_csv_noted(f)
     assert ei.value.expected == "a rate in 0..100 (the column is in %)"
+
+
+def test_a_table_of_several_targets_is_one_workload_per_target_and_a_bare_throughput_needs_its_unit(tmp_path):
+    """A paper's table of model x method x dataset (AngelSlim's docs, performance/speculative_decoding/
+    benchmarks.md, "Eagle3 / Qwen3 Series Models": `Model | Method | GSM8K throughput (tokens/s) | accept length`),
+    typed out long-form as a user would, with the concurrency it was measured at added. Before, `throughput
+    (tokens/s)` was not read ("lacks output_tok_s": `throughput` alone may count requests), and with it read, two
+    targets' `Vanilla` rows of one dataset were refused as one cell measured twice. A target's rows are workloads of
+    their own, so Eagle3 on Qwen3-4B is compared with Vanilla on Qwen3-4B only; `Throughput (req/s)` stays unread."""
+    from specscope.stats.csv_cells import read_cells_csv_noted
+
+    f = tmp_path / "angelslim.csv"
+    f.write_text(
+        "Model,Method,Dataset,concurrency,throughput (tokens/s),accept length,Throughput (req/s)\n"
+        "Qwen3-1.7B,Vanilla,GSM8K,1,376.42,1,3.1\n"
+        "Qwen3-1.7B,Eagle3,GSM8K,1,616.9,2.13,5.0\n"
+        "Qwen3-4B,Vanilla,GSM8K,1,229.05,1,1.9\n"
+        "Qwen3-4B,Eagle3,GSM8K,1,389.35,2.07,3.2\n"
+    )
+    cells, notes = read_cells_csv_noted(f)
+    assert [(c.config, c.workload, c.output_tok_s, c.acceptance_length) for c in cells] == [
+        ("Vanilla", "Qwen3-1.7B/GSM8K", 376.42, 1.0),
+        ("Eagle3", "Qwen3-1.7B/GSM8K", 616.9, 2.13),
+        ("Vanilla", "Qwen3-4B/GSM8K", 229.05, 1.0),
+        ("Eagle3", "Qwen3-4B/GSM8K", 389.35, 2.07),
+    ]
+    assert notes == [
+        "angelslim.csv: column 'Method' read as config",
+        "angelslim.csv: column 'Dataset' read as workload",
+        "angelslim.csv: column 'throughput (tokens/s)' read as output_tok_s",
+        "angelslim.csv: column 'accept length' read as acceptance_length",
+        "COLUMN_NOT_READ(angelslim.csv: 'Throughput (req/s)'; read: config, workload, concurrency, repeat, "
+        "output_tok_s, acceptance, acceptance_length, stream_tok_s)",
+        "angelslim.csv: 2 target models (Qwen3-1.7B, Qwen3-4B): each target's rows are workloads of their own, "
+        "MODEL/WORKLOAD, so no comparison crosses two targets",
+    ]
+    f.write_text("target,method,tok/s,bs\nQwen3-8B,base,149.63,1\nQwen3-8B,eagle3,257.32,1\n")
+    cells, notes = read_cells_csv_noted(f)
+    assert [(c.config, c.workload) for c in cells] == [("base", "all"), ("eagle3", "all")]
+    assert "angelslim.csv: one target model, 'Qwen3-8B'" in notes

@@ -13,7 +13,9 @@ Columns (header row, any order; RFC 4180 CSV read with the standard ``csv`` modu
 Column names are read without case, surrounding spaces, or the difference between spaces, ``-`` and ``_``
 (``Output tok/s`` is ``output_tok/s``). The names published tables use are read as their column
 (:data:`SYNONYMS`: ``method`` as ``config``, ``batch_size`` as ``concurrency``, ``output_throughput`` and ``tok/s``
-as ``output_tok_s``, ``acceptance_rate`` as ``acceptance``...), each said in a note; a column read as none of them is
+as ``output_tok_s``, ``acceptance_rate`` as ``acceptance``...; ``throughput`` only with a token-rate unit,
+:data:`BY_UNIT`), each said in a note; a ``model`` column (:data:`MODEL_COLUMNS`) of several targets makes each
+target's rows workloads of their own (``MODEL/WORKLOAD``); a column read as none of them is
 named in a note too (``COLUMN_NOT_READ``), never silently dropped. Each row becomes an ``ok``
 :class:`~specscope.stats.summary.CellSummary`; figures the CSV does not carry are ``None`` / empty, never invented. Two
 rows of one config x workload x concurrency x repeat are refused, both lines named (one would silently replace the
@@ -90,6 +92,14 @@ UNITS: dict[str, dict[str, float]] = {
     "acceptance": {"%": 0.01, "0..1": 1.0},
     "acceptance_length": {"tokens": 1.0, "tok": 1.0, "tokens/step": 1.0},
 }
+#: names too vague alone (requests or tokens per second?) that a token-rate unit in brackets makes one figure:
+#: ``Throughput (tokens/s)`` is read as output_tok_s, ``Throughput (req/s)`` is not read. A table whose rate counts
+#: prompt tokens too says so in its name (``Total token throughput``), which is not read.
+BY_UNIT: dict[str, str] = {"throughput": "output_tok_s", "token_throughput": "output_tok_s", "speed": "output_tok_s"}
+#: the column naming the target model of a row. A table of several targets (one baseline per target, as a paper's
+#: table of model x method) is read as one workload per target and workload, ``MODEL/WORKLOAD``, so no comparison
+#: crosses two targets; a single target is named in a note.
+MODEL_COLUMNS = ("model", "target", "target_model", "base_model", "model_name")
 _UNIT = re.compile(r"^(.*?)\s*[(\[]\s*([^()\[\]]+?)\s*[)\]]$")
 #: the largest results CSV read (bytes): a table of cells is kilobytes.
 MAX_CSV_BYTES = 64 * 2**20
@@ -214,6 +224,10 @@ def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str], dict[
     for raw in header:
         norm, unit = _name_and_unit(raw)
         name = SYNONYMS.get(norm, norm)
+        if norm in BY_UNIT and unit.lower() in UNITS[BY_UNIT[norm]]:
+            name = BY_UNIT[norm]
+        if norm in MODEL_COLUMNS:
+            name = "model"
         factor = UNITS.get(name, {}).get(unit.lower()) if unit else 1.0
         if factor is None:  # a unit that is not the column's: another figure, not read
             name, norm, unit = raw.strip(), raw.strip(), ""
@@ -222,7 +236,7 @@ def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str], dict[
             notes.append(f"{path.name}: column {raw.strip()!r} read as {name} (x {factor:g})")
         elif name != norm or unit:
             notes.append(f"{path.name}: column {raw.strip()!r} read as {name}")
-        elif name not in known:
+        elif name not in known and name != "model":
             unread.append(raw.strip())
         if name in names:
             first = header[names.index(name)].strip()
@@ -276,16 +290,27 @@ def read_cells_csv_noted(path: Path) -> tuple[list[CellSummary], list[str]]:
     notes: list[str] = []
     try:  # the csv module's errors: a field past its limit, a NUL byte
         reader.fieldnames, notes, scales = _columns(path, list(reader.fieldnames or ()))
+        rows = [(row, reader.line_num) for row in reader]  # each row with its line (a quoted field may span lines)
+        models = sorted({(r.get("model") or "").strip() for r, _ in rows}) if "model" in reader.fieldnames else []
+        if len(models) > 1:
+            notes.append(
+                f"{path.name}: {len(models)} target models ({', '.join(models)}): each target's rows are workloads "
+                "of their own, MODEL/WORKLOAD, so no comparison crosses two targets"
+            )
+        elif models:
+            notes.append(f"{path.name}: one target model, {models[0]!r}")
         cells: list[CellSummary] = []
         first_line: dict[tuple[str, str, int, int], int] = {}
-        for row in reader:
+        for row, line in rows:
             row.setdefault("repeat", "0")
             row.setdefault("workload", ONE_WORKLOAD)
-            cell = _row(path, reader.line_num, row, scales)
+            if len(models) > 1:
+                row["workload"] = f"{(row.get('model') or '').strip()}/{(row.get('workload') or '').strip()}"
+            cell = _row(path, line, row, scales)
             key = (cell.config, cell.workload, cell.concurrency, cell.repeat)
             if key in first_line:
-                raise _duplicate(path, first_line[key], reader.line_num, key)
-            first_line[key] = reader.line_num
+                raise _duplicate(path, first_line[key], line, key)
+            first_line[key] = line
             cells.append(cell)
     except csv.Error as exc:
         raise ConfigError(
