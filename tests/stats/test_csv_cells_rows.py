@@ -162,3 +162,34 @@ def test_a_table_of_several_targets_is_one_workload_per_target_and_a_bare_throug
     cells, notes = read_cells_csv_noted(f)
     assert [(c.config, c.workload) for c in cells] == [("base", "all"), ("eagle3", "all")]
     assert "angelslim.csv: one target model, 'Qwen3-8B'" in notes
+
+
+def test_a_table_with_one_config_per_column_is_read_one_cell_per_config(tmp_path):
+    """The shape PR descriptions post (`| Concurrency | Baseline (tok/s) | EAGLE3 (tok/s) | Speedup |`): no config
+    column, one token-rate column per config. Before, it was refused ("add the column 'config'"). Each such column
+    is read as its config's output_tok_s, said in a note; the table's own speedup is not read (the ratio is derived
+    here, once); a blank line is skipped as before; a short row's missing rate is a bad value on its line."""
+    from specscope.stats.csv_cells import read_cells_csv_noted
+
+    f = tmp_path / "wide.csv"
+    f.write_text("Concurrency,Baseline (tok/s),EAGLE3 (tok/s),Speedup\n1,120.5,250.1,2.08x\n\n8,800,1300,1.63x\n")
+    cells, notes = read_cells_csv_noted(f)
+    assert [(c.config, c.concurrency, c.output_tok_s) for c in cells] == [
+        ("Baseline", 1, 120.5),
+        ("EAGLE3", 1, 250.1),
+        ("Baseline", 8, 800.0),
+        ("EAGLE3", 8, 1300.0),
+    ]
+    assert notes[0] == (
+        "wide.csv: one config per column: 'Baseline (tok/s)' read as Baseline's output_tok_s, "
+        "'EAGLE3 (tok/s)' read as EAGLE3's output_tok_s"
+    )
+    assert any(n.startswith("COLUMN_NOT_READ(wide.csv: 'Speedup'") for n in notes)
+    f.write_text("Concurrency,Baseline (tok/s),EAGLE3 (tok/s)\n1,120.5,250.1\n8,800\n")
+    with pytest.raises(ConfigError) as ei:
+        read_cells_csv_noted(f)
+    assert ei.value.found == f"{f}:3: output_tok_s=''"
+    # one rate column is no wide table: it stays a column not read, and the config column is asked for
+    f.write_text("Concurrency,EAGLE3 (tok/s)\n1,250.1\n")
+    with pytest.raises(ConfigError, match="lacks a required column"):
+        read_cells_csv_noted(f)

@@ -117,7 +117,7 @@ def _bad(path: Path, line: int, column: str, value: str, expected: str) -> Confi
     )
 
 
-def _row(path: Path, line: int, row: dict[str, str], scales: dict[str, float]) -> CellSummary:
+def _row(path: Path, line: int, row: dict[str, str | None], scales: dict[str, float]) -> CellSummary:
     def num(col: str, kind: type, lo: float, expected: str) -> float:
         raw = (row.get(col) or "").strip()
         try:
@@ -274,6 +274,21 @@ def _name_and_unit(raw: str) -> tuple[str, str]:
     return "_".join(name.strip().lower().replace("-", " ").replace("_", " ").split()), unit.strip()
 
 
+def _wide_columns(header: list[str]) -> dict[int, str]:
+    """The columns of a table with one config per column (``Concurrency, Baseline (tok/s), EAGLE3 (tok/s)``), by
+    index -> the config each names; empty for a table of one row per cell. Wide means: no column is read as
+    ``config``, and at least two are ``NAME (token rate)`` whose NAME is no column of their own."""
+    if any(SYNONYMS.get(n, n) == "config" for n, _ in map(_name_and_unit, header)):
+        return {}
+    known = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
+    wide = {}
+    for i, raw in enumerate(header):
+        norm, unit = _name_and_unit(raw)
+        if unit.lower() in UNITS["output_tok_s"] and SYNONYMS.get(norm, norm) not in known and norm not in BY_UNIT:
+            wide[i] = _UNIT.match(raw.strip()).group(1).strip()  # type: ignore[union-attr]  # a unit was matched
+    return wide if len(wide) >= 2 else {}
+
+
 def read_cells_csv(path: Path) -> list[CellSummary]:
     """The cells of a results CSV (columns in the module doc); :func:`read_cells_csv_noted` gives the notes too."""
     return read_cells_csv_noted(path)[0]
@@ -286,12 +301,30 @@ def read_cells_csv_noted(path: Path) -> tuple[list[CellSummary], list[str]]:
         ConfigError: unreadable file, a missing column, a bad value (named with its line), or no rows.
     """
     text = _read(path)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""))
     notes: list[str] = []
     try:  # the csv module's errors: a field past its limit, a NUL byte
-        reader.fieldnames, notes, scales = _columns(path, list(reader.fieldnames or ()))
-        rows = [(row, reader.line_num) for row in reader]  # each row with its line (a quoted field may span lines)
-        models = sorted({(r.get("model") or "").strip() for r, _ in rows}) if "model" in reader.fieldnames else []
+        header = next(reader, [])
+        wide = _wide_columns(header)
+        kept = [h for i, h in enumerate(header) if i not in wide]
+        names, notes, scales = _columns(path, kept + (["config", "output_tok_s"] if wide else []))
+        if wide:
+            notes.insert(
+                0,
+                f"{path.name}: one config per column: "
+                + ", ".join(f"{header[i].strip()!r} read as {cfg}'s output_tok_s" for i, cfg in wide.items()),
+            )
+        rows: list[tuple[dict[str, str | None], int]] = []  # each row with its line (a quoted field may span lines)
+        for fields in reader:
+            if not fields:
+                continue  # a blank line, as csv.DictReader skips it
+            padded = [*fields, *[None] * (len(header) - len(fields))]
+            row = dict(zip(names, [f for i, f in enumerate(padded) if i not in wide], strict=False))
+            if not wide:
+                rows.append((row, reader.line_num))
+            for i, cfg in wide.items():
+                rows.append(({**row, "config": cfg, "output_tok_s": padded[i]}, reader.line_num))
+        models = sorted({(r.get("model") or "").strip() for r, _ in rows}) if "model" in names else []
         if len(models) > 1:
             notes.append(
                 f"{path.name}: {len(models)} target models ({', '.join(models)}): each target's rows are workloads "
@@ -315,7 +348,7 @@ def read_cells_csv_noted(path: Path) -> tuple[list[CellSummary], list[str]]:
     except csv.Error as exc:
         raise ConfigError(
             "the CSV cannot be parsed",
-            found=f"{path}:{reader.line_num + 1}: {exc}",  # the line being parsed is not counted yet
+            found=f"{path}:{reader.line_num}: {exc}",  # csv.reader counts a line before it parses it
             expected=f"RFC 4180 CSV, each field at most {MAX_FIELD_CHARS:,} characters",
             fix="correct that line of the CSV",
         ) from None
