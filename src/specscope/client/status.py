@@ -55,6 +55,7 @@ class Seen(Protocol):
     bad_events: int
     first_bad: str | None
     runaway: str | None
+    unstreamed: str | None
 
     @property
     def end_event(self) -> str: ...
@@ -120,6 +121,8 @@ def stream_status(
         if seen.finish in ABORT_REASONS:
             reasons.append(f"ABORTED(finish_reason {seen.finish})")
         return "failed", "; ".join(reasons + ([] if seen.done else [f"no {seen.end_event}"]))
+    if http_status == 200 and seen.unstreamed and not reasons:  # one JSON answer: no stream, no token timed
+        return "failed", f"NOT_STREAMED(one {seen.unstreamed} body, no event stream)"
     if http_status == 200:
         tail = _reasons_200(error, max_tokens, seen)
         if tail and tail[0] in ("EMPTY_STREAM", "STOPPED_EARLY") and not reasons:
