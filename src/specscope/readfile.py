@@ -46,6 +46,7 @@ __all__ = [
     "open_regular_fd",
     "read_error_text",
     "read_limited",
+    "read_user_bytes_and_text",
     "read_user_file",
     "gunzip_limited",
     "read_text_limited",
@@ -255,12 +256,29 @@ def read_user_file(
         ConfigError: missing, a folder, a FIFO or device, unreadable, a damaged gzip, not UTF-8 (with ``text``), or
             above ``max_bytes``: each said in ``kind``'s words, ``found`` naming the path and what went wrong.
     """
-    p = Path(path)
+    data, decoded = _read_user(Path(path), kind, max_bytes, gzip=gzip, decode=text)
+    return decoded if decoded is not None else data
+
+
+def read_user_bytes_and_text(path: str | os.PathLike[str], kind: FileKind, max_bytes: int) -> tuple[bytes, str]:
+    """The bytes of the regular file a user named and their UTF-8 text (a byte-order mark dropped), for a caller
+    that keeps a digest of the bytes it read; refusals as :func:`read_user_file`'s.
+
+    Raises:
+        ConfigError: see :func:`read_user_file`.
+    """
+    data, text = _read_user(Path(path), kind, max_bytes, gzip=False, decode=True)
+    assert text is not None  # decode=True
+    return data, text
+
+
+def _read_user(p: Path, kind: FileKind, max_bytes: int, *, gzip: bool, decode: bool) -> tuple[bytes, str | None]:
+    """The one try/except behind :func:`read_user_file`: the bytes, and with ``decode`` their text."""
     try:
         data = read_limited(p, max_bytes)
         if gzip:
             data = gunzip_limited(data, p, max_bytes)
-        return data.decode("utf-8-sig") if text else data
+        return data, data.decode("utf-8-sig") if decode else None
     except FileTooLarge as exc:
         raise ConfigError(
             f"{kind.name} {kind.too_large}",
