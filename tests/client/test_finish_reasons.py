@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from specscope.adapters.openai.endpoints import COMPLETIONS, RESPONSES
 from specscope.client.runner import run_fixed_concurrency, run_sync
 from specscope.client.settings import ClientSettings
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
@@ -74,3 +75,21 @@ def test_a_whole_answer_longer_than_the_kept_body_is_named_without_its_usage() -
     r = parse_capture(raw)
     assert (r.status, r.reason) == ("failed", "NOT_STREAMED(one text_completion body, no event stream)")
     assert (r.output_tokens, r.finish_reason, r.first_token_ns, r.token_source) == (None, None, None, "missing")
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "want"),
+    [
+        (COMPLETIONS, ("NOT_STREAMED(one text_completion body, no event stream)", 5, "stop")),
+        # a Responses body's usage is ``output_tokens`` under ``usage`` and it has no ``choices``: both stay absent
+        (RESPONSES, ("NOT_STREAMED(one response body, no event stream)", None, None)),
+    ],
+)
+def test_each_endpoints_whole_answer_is_named(endpoint: str, want: tuple) -> None:
+    plan = ResponsePlan(output_tokens=5, unstreamed=True, prompt_tokens=3)
+    body = {"model": "m", "max_tokens": 16, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    with TruthServer(TruthScript(default=plan, apis=[endpoint])) as ts:
+        settings = ClientSettings(workers=1, endpoint=endpoint)
+        (rec,) = run_sync(run_fixed_concurrency(ts.base_url, [("p", body)], 1, settings))
+    assert (rec.status, rec.first_token_ns) == ("failed", None)
+    assert (rec.reason, rec.output_tokens, rec.finish_reason) == want
