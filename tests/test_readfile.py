@@ -41,3 +41,43 @@ def test_a_byte_order_mark_is_dropped(tmp_path):
     f = tmp_path / "bom.txt"
     f.write_bytes(b"\xef\xbb\xbfhello")
     assert read_text_limited(f, 100) == "hello"
+
+
+def test_one_refusal_for_every_way_a_named_file_fails(tmp_path):
+    """read_user_file words each failure from the file kind's own words: missing, folder, FIFO, not UTF-8, too large."""
+    from specscope.errors import ConfigError
+    from specscope.readfile import FileKind, read_user_file
+
+    kind = FileKind(
+        "the thing",
+        expected="a thing file",
+        fix="pass a thing",
+        limit_fix="cut it",
+        missing="thing not found",
+        folder_fix=lambda p: f"pass {p / 'x.thing'}",
+    )
+
+    def refusal(path, max_bytes=100, **kw) -> str:
+        with pytest.raises(ConfigError) as info:
+            read_user_file(path, kind, max_bytes, **kw)
+        return info.value.one_line()
+
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"ok\n\xe9\n")
+    big = tmp_path / "big.txt"
+    big.write_text("x" * 101)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    tail = "expected: a thing file; fix: pass a thing"
+    assert refusal(tmp_path / "none") == f"thing not found; found: {tmp_path / 'none'}; {tail}"
+    assert refusal(fifo) == f"cannot read the thing; found: {fifo}: a FIFO, not a regular file; {tail}"
+    assert refusal(bad, text=True) == f"cannot read the thing; found: {bad}: not UTF-8 text (byte 3); {tail}"
+    assert refusal(tmp_path) == (
+        f"cannot read the thing: it is a folder; found: {tmp_path}: a folder, not a regular file; "
+        f"expected: a thing file; fix: pass {tmp_path / 'x.thing'}"
+    )
+    assert refusal(big) == (
+        f"the thing is larger than the limit; found: {big}: 101 bytes; expected: at most 100 bytes; fix: cut it"
+    )
+    assert read_user_file(bad, kind, 100) == b"ok\n\xe9\n"
+    assert read_user_file(big, kind, 101, text=True) == "x" * 101

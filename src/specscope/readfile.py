@@ -14,7 +14,11 @@
   nesting deeper than Python recurses and an integer longer than Python converts (4,300 digits) are a
   ``tomllib.TOMLDecodeError`` like any other malformed TOML, never ``RecursionError`` / ``ValueError`` (exit 3).
 
-This module imports nothing of specscope (a bottom layer beside :mod:`specscope.fsio`).
+- :func:`read_user_file` is the one place a failed read of a file a user names becomes a
+  :class:`~specscope.errors.ConfigError` (exit 2): found (the path and what went wrong), expected and fix, each in
+  the words of the file's :class:`FileKind`.
+
+This module imports only :mod:`specscope.errors` (the layer just above it).
 """
 
 from __future__ import annotations
@@ -25,18 +29,25 @@ import os
 import stat
 import tomllib
 import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
+
+from specscope.errors import ConfigError
 
 __all__ = [
     "NotRegularFile",
     "DamagedGzip",
+    "FileKind",
     "FileTooLarge",
     "MAX_LINES",
     "TooManyLines",
     "open_regular_fd",
     "read_error_text",
     "read_limited",
+    "read_user_bytes_and_text",
+    "read_user_file",
     "gunzip_limited",
     "read_text_limited",
     "read_text_maybe_gzip",
@@ -203,6 +214,91 @@ def read_error_text(exc: OSError | UnicodeDecodeError) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return f"not UTF-8 text (byte {exc.start})"
     return exc.strerror or str(exc)
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """The words of a user error about one kind of file (:func:`read_user_file`).
+
+    ``name``: ``the server log`` (``cannot read the server log``, ``the server log is larger than the limit``);
+    ``expected`` / ``fix``: of a file that cannot be read; ``limit`` / ``limit_fix``: the ``expected`` / ``fix`` of a
+    file above the byte limit (``limit`` unset: ``at most N bytes``); ``too_large``: the words after ``name`` then;
+    ``missing``: the message for a file that does not exist (unset: ``cannot read ...`` with the system's words);
+    ``folder_fix``: the fix for a folder given for the file (the folder's path in, e.g. the file inside it to pass).
+    """
+
+    name: str
+    expected: str
+    fix: str
+    limit_fix: str
+    limit: str | None = None
+    too_large: str = "is larger than the limit"
+    missing: str | None = None
+    folder_fix: Callable[[Path], str] | None = None
+
+
+@overload
+def read_user_file(
+    path: str | os.PathLike[str], kind: FileKind, max_bytes: int, *, text: Literal[False] = ..., gzip: bool = ...
+) -> bytes: ...
+@overload
+def read_user_file(
+    path: str | os.PathLike[str], kind: FileKind, max_bytes: int, *, text: Literal[True], gzip: bool = ...
+) -> str: ...
+def read_user_file(
+    path: str | os.PathLike[str], kind: FileKind, max_bytes: int, *, text: bool = False, gzip: bool = False
+) -> bytes | str:
+    """The bytes of the regular file a user named (:func:`read_limited`; gunzipped when ``gzip`` and it is gzip,
+    :func:`gunzip_limited`), or with ``text`` its UTF-8 text (a byte-order mark dropped); at most ``max_bytes``
+    bytes, as a file and once decompressed.
+
+    Raises:
+        ConfigError: missing, a folder, a FIFO or device, unreadable, a damaged gzip, not UTF-8 (with ``text``), or
+            above ``max_bytes``: each said in ``kind``'s words, ``found`` naming the path and what went wrong.
+    """
+    data, decoded = _read_user(Path(path), kind, max_bytes, gzip=gzip, decode=text)
+    return decoded if decoded is not None else data
+
+
+def read_user_bytes_and_text(path: str | os.PathLike[str], kind: FileKind, max_bytes: int) -> tuple[bytes, str]:
+    """The bytes of the regular file a user named and their UTF-8 text (a byte-order mark dropped), for a caller
+    that keeps a digest of the bytes it read; refusals as :func:`read_user_file`'s.
+
+    Raises:
+        ConfigError: see :func:`read_user_file`.
+    """
+    data, text = _read_user(Path(path), kind, max_bytes, gzip=False, decode=True)
+    assert text is not None  # decode=True
+    return data, text
+
+
+def _read_user(p: Path, kind: FileKind, max_bytes: int, *, gzip: bool, decode: bool) -> tuple[bytes, str | None]:
+    """The one try/except behind :func:`read_user_file`: the bytes, and with ``decode`` their text."""
+    try:
+        data = read_limited(p, max_bytes)
+        if gzip:
+            data = gunzip_limited(data, p, max_bytes)
+        return data, data.decode("utf-8-sig") if decode else None
+    except FileTooLarge as exc:
+        raise ConfigError(
+            f"{kind.name} {kind.too_large}",
+            found=f"{p}: {exc.found_text}",
+            expected=kind.limit or f"at most {max_bytes:,} bytes",
+            fix=kind.limit_fix,
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        if isinstance(exc, FileNotFoundError) and kind.missing is not None:
+            raise ConfigError(kind.missing, found=str(p), expected=kind.expected, fix=kind.fix) from None
+        folder = isinstance(exc, NotRegularFile) and exc.kind == "a folder"
+        raise _unreadable(p, kind, read_error_text(exc), folder=folder) from None
+
+
+def _unreadable(p: Path, kind: FileKind, why: str, *, folder: bool = False) -> ConfigError:
+    if folder and kind.folder_fix is not None:
+        message, fix = f"cannot read {kind.name}: it is a folder", kind.folder_fix(p)
+    else:
+        message, fix = f"cannot read {kind.name}", kind.fix
+    return ConfigError(message, found=f"{p}: {why}", expected=kind.expected, fix=fix)
 
 
 #: the most lines a line-oriented file is split into: a list of pointers per line costs 8 bytes each and a string per

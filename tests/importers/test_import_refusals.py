@@ -266,3 +266,18 @@ def test_the_run_table_says_the_repeats_each_cell_holds_and_the_imported_workloa
     assert code == 0
     rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3}
     assert rows["levels x repeats"] == "[2] x 1-2 (stored per cell)" and rows["workloads"] == "imported"
+
+
+def test_a_result_file_that_cannot_be_read_names_the_path_and_why(tmp_path):
+    """read_records words a failed read as every file a user names does (specscope.readfile.read_user_file): the
+    path and the reason in ``found`` (before: the path in the message, the reason alone in ``found``)."""
+    from specscope.errors import ConfigError
+    from specscope.importers.shapes import read_records
+
+    latin = tmp_path / "r.json"
+    latin.write_bytes(b'{"x": "\xe9"}')
+    tail = "expected: a readable UTF-8 JSON file the tool saved; fix: pass the file the tool saved"
+    for path, why in ((latin, "not UTF-8 text (byte 7)"), (tmp_path, "a folder, not a regular file")):
+        with pytest.raises(ConfigError) as info:
+            read_records(path)
+        assert info.value.one_line() == f"cannot read the result file; found: {path}: {why}; {tail}"

@@ -119,8 +119,9 @@ def test_an_aborted_request_is_failed_and_its_time_out_of_the_figures(tmp_path):
     Before: ``degraded`` (``short without stop``), its TTFT in the percentiles and its span in the duration."""
     aborted = ResponsePlan(output_tokens=4, ttft_ms=50, inter_chunk_ms=10, finish_reason="abort", hang_ms=300)
     opts = BenchOptions(configs=("x",), workloads=("prose",), levels=(3,), repeats=1, max_tokens=12)
+    seen = []
     with TruthServer(TruthScript(default=NORMAL, by_prompt={_first_prompt(): aborted})) as ts:
-        run_dir = run_bench(opts, servers={"x": ts.base_url}, run_dir=tmp_path / "run")
+        run_dir = run_bench(opts, servers={"x": ts.base_url}, run_dir=tmp_path / "run", on_cell=seen.append)
     with open_run(run_dir) as run:
         (cell,) = summarize_run(run)
         streams = run.streams(CellKey("x", "prose", 3, 0))
@@ -139,6 +140,8 @@ def test_an_aborted_request_is_failed_and_its_time_out_of_the_figures(tmp_path):
     assert cell.duration_s == (max(s.end_ns for s in ok) - min(s.send_ns for s in ok)) / 1e9
     # the client's token total keeps the 4 the server generated for it (it matches the server's counter), but the
     # output rate is the answered requests' 24 tokens over their span (before: 28 over it, 17 % too high)
-    assert (cell.output_tokens, cell.token_source) == (28, "usage")
+    assert (cell.output_tokens, cell.failed_output_tokens, cell.token_source) == (28, 4, "usage")
     assert cell.output_tok_s == 24 / cell.duration_s
     assert cell.ttft_p50_s == percentile([s.ttft_ns / 1e9 for s in ok], 50)  # type: ignore[operator]
+    # the progress display's run total counts what the rates count (before: 28, the aborted stream's 4 included)
+    assert [p.total_output_tokens for p in seen] == [24]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,17 @@ def test_a_line_nested_past_the_parser_is_refused_by_line(tmp_path: Path) -> Non
     path.write_text(json.dumps(MOONCAKE_LINES[0]) + "\n" + '{"timestamp": ' + "[" * 5000 + "]" * 5000 + "}\n")
     with pytest.raises(ConfigError, match=r"t.jsonl:2: not a trace row; found: JSON nested too deep"):
         load_trace(path)
+
+
+def test_a_folder_or_fifo_given_as_the_trace_is_named_not_called_missing(tmp_path: Path) -> None:
+    """``load_trace`` asked ``is_file()`` first, so a folder or a FIFO read as "trace file not found"."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    tail = "expected: a UTF-8 trace file (JSONL or CSV), gzip-compressed or not; fix: pass the trace file itself"
+    for path, kind in ((tmp_path, "a folder"), (fifo, "a FIFO")):
+        with pytest.raises(ConfigError) as e:
+            load_trace(path)
+        assert e.value.one_line() == f"cannot read the trace file; found: {path}: {kind}, not a regular file; {tail}"
+    with pytest.raises(ConfigError) as e:
+        load_trace(tmp_path / "none.jsonl")
+    assert e.value.one_line() == f"trace file not found; found: {tmp_path / 'none.jsonl'}; {tail}"

@@ -58,6 +58,7 @@ class BenchProgress:
     total: int
     key: CellKey
     summary: CellSummary
+    #: the run's rated output tokens so far (:attr:`CellSummary.rated_output_tokens`: failed streams' usage left out)
     total_output_tokens: int
     elapsed_s: float
     cell_s: float = 0.0
@@ -87,7 +88,8 @@ class BenchServer(ServerTarget, Protocol):
 
 @dataclass
 class Tally:
-    """Running totals behind the progress callback (counts of cells, tokens; ``t0_ns`` is perf_counter_ns)."""
+    """Running totals behind the progress callback (counts of cells; ``tokens``: the cells' rated output tokens,
+    :attr:`CellSummary.rated_output_tokens`, as the rates count them; ``t0_ns`` is perf_counter_ns)."""
 
     on_cell: Callable[[BenchProgress], None] | None
     total: int
@@ -100,7 +102,7 @@ class Tally:
 
     def add(self, key: CellKey, summary: CellSummary) -> None:
         self.done += 1
-        self.tokens += summary.output_tokens
+        self.tokens += summary.rated_output_tokens  # what the rates count: not the failed streams' usage
         self.left[key.config] = max(0, self.left.get(key.config, 0) - 1)
         now = time.perf_counter_ns()
         cell_s = (now - (self.last_ns or self.t0_ns)) / 1e9

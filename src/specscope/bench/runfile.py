@@ -26,9 +26,17 @@ from typing import Any
 from specscope.bench.spec import BENCH_SPEC, Opt, by_flag, check_combinations, excluded_by
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError, SpecscopeError
-from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited, toml_loads
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileKind, read_user_file, toml_loads
 
 __all__ = ["dump_run_file", "given_options", "in_force_values", "read_like", "read_run_file", "stored_options"]
+
+#: a run file's words in a user error (:func:`specscope.readfile.read_user_file`)
+_RUN_FILE = FileKind(
+    "the run file",
+    expected="a TOML file of bench options",
+    fix="write one with: specscope bench --print-run-file > run.toml",
+    limit_fix="a run file is a few KiB of TOML: write one with: specscope bench --print-run-file > run.toml",
+)
 
 
 def _file_keys(spec: tuple[Opt, ...]) -> dict[str, Opt]:
@@ -76,16 +84,9 @@ def read_run_file(
         ConfigError: the file cannot be read or is not TOML; a key that is not an option (the closest named); a
             value its option does not take (naming the key and the file).
     """
+    text = read_user_file(path, _RUN_FILE, SETTINGS_FILE_MAX_BYTES, text=True)
     try:
-        data = toml_loads(read_text_limited(path, SETTINGS_FILE_MAX_BYTES))
-    except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
-        why = exc.found_text if isinstance(exc, FileTooLarge) else read_error_text(exc)
-        raise ConfigError(
-            "cannot read the run file",
-            found=f"{path}: {why}",
-            expected="a TOML file of bench options",
-            fix="write one with: specscope bench --print-run-file > run.toml",
-        ) from None
+        data = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"{path} is not TOML", found=str(exc), expected="key = value lines", fix="fix the line named"

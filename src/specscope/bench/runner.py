@@ -166,7 +166,11 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
     if controls.retry_failed:
         run.update_manifest(crashes={}, crash_trials={})
     tally = Tally(
-        on_cell, len(plan), len(done), time.perf_counter_ns(), sum(s.output_tokens for s in stored if _key(s) in done)
+        on_cell,
+        len(plan),
+        len(done),
+        time.perf_counter_ns(),
+        sum(s.rated_output_tokens for s in stored if _key(s) in done),  # what the rates count
     )
     tally.left = dict(Counter(k.config for k in plan if k not in done))
     tally.label_of = partial(cell_label, options)

@@ -36,7 +36,7 @@ from specscope.cli.options import TEXT_JSON, OutputOption, TextJsonFormatOption
 from specscope.cli.output import emit, report_target
 from specscope.cli.vocab import VocabCommand
 from specscope.errors import ConfigError, MetricsUnavailable
-from specscope.readfile import SCRAPE_MAX_BYTES, FileTooLarge, read_error_text, read_text_maybe_gzip
+from specscope.readfile import SCRAPE_MAX_BYTES, FileKind, read_user_file
 from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
@@ -56,22 +56,14 @@ PARSE_TIMEOUT_S = 30.0
 
 
 def _read(path: Path, max_bytes: int) -> str:
-    try:
-        return read_text_maybe_gzip(path, max_bytes)  # a saved scrape may be gzipped (curl --compressed -o)
-    except FileTooLarge as exc:
-        raise ConfigError(
-            "the scrape file is larger than the limit",
-            found=f"{path}: {exc.found_text}",
-            expected=f"at most {max_bytes:,} bytes (--max-bytes)",
-            fix="pass a larger --max-bytes (e.g. --max-bytes 64MiB) if this really is one /metrics scrape",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            "cannot read the scrape file",
-            found=f"{path}: {read_error_text(exc)}",
-            expected="a Prometheus text file saved from GET /metrics",
-            fix="save each scrape with: curl -s http://HOST:PORT/metrics > FILE",
-        ) from None
+    kind = FileKind(
+        "the scrape file",
+        expected="a Prometheus text file saved from GET /metrics",
+        fix="save each scrape with: curl -s http://HOST:PORT/metrics > FILE",
+        limit=f"at most {max_bytes:,} bytes (--max-bytes)",
+        limit_fix="pass a larger --max-bytes (e.g. --max-bytes 64MiB) if this really is one /metrics scrape",
+    )
+    return read_user_file(path, kind, max_bytes, text=True, gzip=True)  # a saved scrape may be gzipped (curl -o)
 
 
 class _Timeout(Exception):

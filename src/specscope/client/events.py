@@ -47,6 +47,7 @@ the items of ``delta.tool_calls`` and ``logprobs`` (not measured), ``stop_reason
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 import msgspec
@@ -63,6 +64,7 @@ __all__ = [
     "carries_tool_call",
     "decode_chunk",
     "decode_event",
+    "unstreamed_object",
 ]
 
 Count = Annotated[int, msgspec.Meta(ge=0)]
@@ -156,3 +158,16 @@ def decode_event(data: bytes | str) -> Chunk | BadEvent:
         return BadEvent(str(exc)[:200])
     except RecursionError:  # msgspec decodes nested values recursively, even the ones it skips
         return BadEvent("nested too deeply to decode")
+
+
+#: the start of one whole JSON answer, its ``object`` captured: chat's ``chat.completion``, completions'
+#: ``text_completion``, a Responses ``response`` (vllm/entrypoints/openai/protocol.py ``ChatCompletionResponse``,
+#: ``CompletionResponse``; OpenAI's API reference names the same three)
+_WHOLE_ANSWER = re.compile(rb'\s*\{.*?"object"\s*:\s*"(chat\.completion|text_completion|response)"', re.S)
+
+
+def unstreamed_object(body: bytes) -> str | None:
+    """The ``object`` of a 200 body that is one whole JSON answer, not an event stream (a server that ignored
+    ``stream: true``), read from the body's start (it may be cut short); ``None`` for anything else."""
+    m = _WHOLE_ANSWER.match(body)
+    return m.group(1).decode() if m else None

@@ -29,7 +29,15 @@ from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 from httpx_sse._models import ServerSentEvent
 
 from specscope.adapters.openai.endpoints import CHAT, RESPONSES, refusal_note
-from specscope.client.events import DECODE_ERRORS, BadEvent, Chunk, carries_tool_call, decode_chunk, decode_event
+from specscope.client.events import (
+    DECODE_ERRORS,
+    BadEvent,
+    Chunk,
+    carries_tool_call,
+    decode_chunk,
+    decode_event,
+    unstreamed_object,
+)
 from specscope.client.responses import Runaway, read_responses_events
 from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
 from specscope.client.sse import SSEFramer, error_field_as_data
@@ -117,6 +125,7 @@ class StreamParser:
         "runaway",
         "error_body",
         "framed",
+        "unstreamed",
         "_responses",
         "_framer",
         "_max_tokens",
@@ -157,6 +166,8 @@ class StreamParser:
         self.error_body = b""
         #: True once the SSE framing dispatched an event of this body
         self.framed = False
+        #: the ``object`` of a 200 body that was one whole JSON answer, not a stream (:meth:`unframed_body`)
+        self.unstreamed: str | None = None
         self._responses = options.endpoint == RESPONSES
 
     def feed(self, reads: list[tuple[int, bytes]], sse: bool = True) -> str | None:
@@ -208,15 +219,27 @@ class StreamParser:
             self.events(t, last)
         self._framer = _ENDED
 
-    def unframed_error(self) -> None:
-        """A 200 body in which no SSE event was dispatched, that is one JSON error object with no framing (a proxy
-        that forwarded its backend's error body into the event stream, lemonade-sdk/lemonade issue #2826): its
-        ``error`` is the server's error (:meth:`_extras`). Anything else stays an empty stream."""
+    def unframed_body(self) -> None:
+        """A 200 body in which no SSE event was dispatched. One JSON error object with no framing (a proxy that
+        forwarded its backend's error body into the event stream, lemonade-sdk/lemonade issue #2826): its ``error``
+        is the server's error (:meth:`_extras`). One whole answer (a server that ignored ``stream: true``):
+        :attr:`unstreamed` names its ``object``, its usage and finish reason are kept, and no token is timed (the
+        answer came whole: no first token). Anything else stays an empty stream."""
         if self.framed or not self.error_body or self.server_error is not None:
             return
-        ev = decode_event(self.error_body.strip())
+        body = self.error_body.strip()
+        ev = decode_event(body)
         if isinstance(ev, Chunk) and ev.error is not None:
             self._extras(ev)
+            return
+        self.unstreamed = unstreamed_object(body)
+        if self.unstreamed is None or not isinstance(ev, Chunk):  # a body cut at ERROR_BODY_BYTES: no usage read
+            return
+        self.finish = ev.choices[0].finish_reason if ev.choices else None
+        try:
+            self._extras(ev)
+        except _Runaway as cut:
+            self.runaway = str(cut)
 
     def tokens_reason(self) -> str:
         """The ``RUNAWAY(...)`` reason of a stream past its token budget."""
@@ -473,7 +496,7 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
     raw.fold()
     seen = raw.parser
     if raw.http_status == 200:
-        seen.unframed_error()
+        seen.unframed_body()
     _drop_out_of_range(seen)
     note = None
     if raw.http_status is not None and raw.http_status != 200:  # the endpoint, the server's message, what to try

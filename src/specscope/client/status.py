@@ -13,12 +13,13 @@ benchmark clients counting such a request a success); ``degraded`` when tokens a
 (``timeout``, ``connection dropped``), events did not fit the typed boundary (``BAD_EVENT(n events; first: <msgspec's
 description with the JSON path>)``, :mod:`specscope.client.events`), no ``[DONE]`` (a Responses stream: ``no terminal
 response event``), no ``usage`` on a stream that did
-not finish normally (``no usage``), or the stream stopped short of ``max_tokens`` without a ``stop`` finish (``short
-without stop``). A stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok`` with unknown
-tokens (``token_source="missing"``); the cell may take them from the server's counter delta. Reasons are joined with
-``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk
-does not count (cases C13, C14). Always ``failed`` whatever came before: ``STALLED`` (no byte for ``stall_timeout_s``
-once the response started) and ``RUNAWAY(...)`` (cut past a budget, :mod:`specscope.client.parse`).
+not finish normally (``no usage``), the stream stopped short of ``max_tokens`` without a ``stop`` finish (``short
+without stop``), or it ended with a finish reason no engine is known to send (``UNKNOWN_FINISH(finish_reason X)``,
+:data:`KNOWN_FINISH_REASONS`). A stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok``
+with unknown tokens (``token_source="missing"``); the cell may take them from the server's counter delta. Reasons
+are joined with ``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a
+role-only chunk does not count (cases C13, C14). Always ``failed`` whatever came before: ``STALLED`` (no byte for
+``stall_timeout_s`` once the response started) and ``RUNAWAY(...)`` (cut past a budget, :mod:`specscope.client.parse`).
 """
 
 from __future__ import annotations
@@ -27,13 +28,20 @@ from typing import Protocol
 
 from specscope.records import StreamStatus
 
-__all__ = ["ABORT_REASONS", "STOP_REASONS", "Seen", "stream_status", "terminal_event_seen"]
+__all__ = ["ABORT_REASONS", "KNOWN_FINISH_REASONS", "STOP_REASONS", "Seen", "stream_status", "terminal_event_seen"]
 
-STOP_REASONS = frozenset({"stop", "tool_calls", "function_call", "eos"})
+#: finish reasons of a finished answer. ``repetition``: vLLM's repetition detector ended the generation, a rule the
+#: request asked for (``SamplingParams.repetition_detection``; ``check_stop`` in vllm/v1/core/sched/utils.py sets
+#: ``FINISHED_REPETITION`` -> ``FinishReason.REPETITION``, vllm/v1/request.py ``_FINISHED_REASON_MAP``), as ``stop``.
+STOP_REASONS = frozenset({"stop", "tool_calls", "function_call", "eos", "repetition"})
 #: finish reasons of a generation the server cut off: vLLM's ``abort`` (vllm/v1/request.py ``_FINISHED_REASON_MAP``:
 #: ``FINISHED_ABORTED`` -> ``FinishReason.ABORT``, sent at HTTP 200 with usage and ``[DONE]``, vllm-project/vllm
-#: issue #57082); a stream that ends with one is a failed request, ``ABORTED(finish_reason abort)``.
-ABORT_REASONS = frozenset({"abort"})
+#: issue #57082; SGLang's ``abort`` too) and ``error`` (``FINISHED_ERROR`` -> ``FinishReason.ERROR``, a request-level
+#: internal error); a stream that ends with one is a failed request, ``ABORTED(finish_reason abort)``.
+ABORT_REASONS = frozenset({"abort", "error"})
+#: every finish reason an engine is known to send (``length``: at ``max_tokens`` or the model's length); another one
+#: is named, ``UNKNOWN_FINISH(finish_reason X)`` (degraded), not read as a short answer
+KNOWN_FINISH_REASONS = STOP_REASONS | ABORT_REASONS | {"length"}
 
 
 class Seen(Protocol):
@@ -47,6 +55,7 @@ class Seen(Protocol):
     bad_events: int
     first_bad: str | None
     runaway: str | None
+    unstreamed: str | None
 
     @property
     def end_event(self) -> str: ...
@@ -74,7 +83,9 @@ def _reasons_200(error: str | None, max_tokens: int | None, seen: Seen) -> list[
     if seen.output_tokens is None and not (finished and seen.done):  # finished without usage: ok, tokens unknown
         reasons.append("no usage")
     reached = max_tokens is not None and seen.output_tokens is not None and seen.output_tokens >= max_tokens
-    if not finished and not reached:
+    if seen.finish is not None and seen.finish not in KNOWN_FINISH_REASONS:
+        reasons.append(f"UNKNOWN_FINISH(finish_reason {seen.finish[:40]})")
+    elif not finished and not reached:
         reasons.append("short without stop")
     return reasons
 
@@ -110,6 +121,8 @@ def stream_status(
         if seen.finish in ABORT_REASONS:
             reasons.append(f"ABORTED(finish_reason {seen.finish})")
         return "failed", "; ".join(reasons + ([] if seen.done else [f"no {seen.end_event}"]))
+    if http_status == 200 and seen.unstreamed and not reasons:  # one JSON answer: no stream, no token timed
+        return "failed", f"NOT_STREAMED(one {seen.unstreamed} body, no event stream)"
     if http_status == 200:
         tail = _reasons_200(error, max_tokens, seen)
         if tail and tail[0] in ("EMPTY_STREAM", "STOPPED_EARLY") and not reasons:

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from specscope.errors import ConfigError
-from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited, toml_loads
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileKind, read_user_file, toml_loads
 
 __all__ = ["GateSection", "GateProfile", "default_profile_text", "load_profile"]
 
@@ -132,6 +132,15 @@ def _validate(data: dict[str, Any], source: str) -> GateProfile:
         ) from None
 
 
+#: a gate profile's words in a user error (:func:`specscope.readfile.read_user_file`)
+_PROFILE_FILE = FileKind(
+    "the gate profile",
+    expected="a TOML file",
+    fix="check the --run-file path",
+    limit_fix="a gate profile is a few KiB of TOML: check the --run-file path",
+)
+
+
 def load_profile(path: str | Path | None = None) -> GateProfile:
     """The default profile, with the TOML file at ``path`` (if given) merged over it.
 
@@ -142,13 +151,9 @@ def load_profile(path: str | Path | None = None) -> GateProfile:
     if path is None:
         return _validate(defaults, "(defaults)")
     p = Path(path)
+    text = read_user_file(p, _PROFILE_FILE, SETTINGS_FILE_MAX_BYTES, text=True)
     try:
-        user = toml_loads(read_text_limited(p, SETTINGS_FILE_MAX_BYTES))
-    except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
-        why = exc.found_text if isinstance(exc, FileTooLarge) else read_error_text(exc)
-        raise ConfigError(
-            "cannot read the gate profile", found=f"{p}: {why}", expected="a TOML file", fix="check the --run-file path"
-        ) from None
+        user = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             "gate profile is not valid TOML", found=f"{p}: {exc}", expected="TOML", fix="fix the syntax error"

@@ -19,12 +19,19 @@ from specscope import strictjson
 from specscope.errors import ConfigError
 from specscope.importers import aiperf_export, guidellm_report, sglang_serving, vllm_serve
 from specscope.importers.record import BadFigure, Imported
-from specscope.readfile import FileTooLarge, read_error_text, read_limited
+from specscope.readfile import FileKind, read_user_bytes_and_text
 
 __all__ = ["SHAPES", "Shape", "read_records", "MAX_RESULT_BYTES"]
 
 #: the largest result file read (bytes): a detailed vLLM result of 100,000 requests is ~100 MB with its texts.
 MAX_RESULT_BYTES = 512 * 2**20
+#: a result file's words in a user error (:func:`specscope.readfile.read_user_file`)
+_RESULT_FILE = FileKind(
+    "the result file",
+    expected="a readable UTF-8 JSON file the tool saved",
+    fix="pass the file the tool saved",
+    limit_fix="pass one result file of the tool (a detailed one of 100,000 requests is ~100 MB)",
+)
 
 
 @dataclass(frozen=True)
@@ -134,17 +141,7 @@ def read_records(path: Path) -> list[Imported]:
         ConfigError: the file cannot be read, is not JSON, holds a document of no known shape (naming them), or a
             total or load that is not what its field means (NaN, a string, a fraction of a request: naming it).
     """
-    try:
-        data = read_limited(path, MAX_RESULT_BYTES)
-        text = data.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
-        found = str(exc) if isinstance(exc, FileTooLarge) else read_error_text(exc)
-        raise ConfigError(
-            f"cannot read the result file {path}",
-            found=found,
-            expected=f"a readable UTF-8 JSON file of at most {MAX_RESULT_BYTES:,} bytes",
-            fix="pass the file the tool saved",
-        ) from None
+    data, text = read_user_bytes_and_text(path, _RESULT_FILE, MAX_RESULT_BYTES)
     sha = hashlib.sha256(data).hexdigest()
     out: list[Imported] = []
     for i, doc in enumerate(_documents(path, text), 1):

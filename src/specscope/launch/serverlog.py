@@ -17,7 +17,7 @@ from specscope.adapters.logs import EngineLog, forms_tried, read_engine_logs, sp
 from specscope.errors import ConfigError, require_one_of
 from specscope.launch.logfacts import LogFacts, parse_log_facts
 from specscope.launch.logpool import LogPool, log_pool
-from specscope.readfile import DamagedGzip, FileTooLarge, gunzip_limited, read_error_text, read_limited
+from specscope.readfile import FileKind, read_user_file
 
 __all__ = [
     "LOADED_TOLERANCE",
@@ -55,26 +55,16 @@ def _refuse_unrecognised(path: Path) -> ConfigError:
 LOG_MAX_BYTES = 1 << 30
 
 
-def _read_log_bytes(p: Path) -> bytes:
-    """The bytes of the regular file ``p`` (gunzipped when it is gzip): a FIFO, a device or a folder is refused by
-    its kind before any read (:func:`specscope.readfile.read_limited`), a missing file as not found, and a file (or
-    gunzipped text) of more than :data:`LOG_MAX_BYTES` as too large, before it is read."""
-    fix = "pass the path of a file holding the server's stdout/stderr"
-    expected = "a readable server log file"
-    try:  # a rotated log is often gzipped (logrotate's compress): read it as it was written
-        return gunzip_limited(read_limited(p, LOG_MAX_BYTES), p, LOG_MAX_BYTES)
-    except FileNotFoundError:
-        raise ConfigError("server log not found", found=str(p), expected=expected, fix=fix) from None
-    except FileTooLarge as exc:
-        raise ConfigError(
-            "the server log is too large to read",
-            found=f"{p}: {exc.found_text}",
-            expected=f"at most {LOG_MAX_BYTES >> 30} GiB ({LOG_MAX_BYTES:,} bytes; reading holds ~7x that in memory)",
-            fix="cut the log to the span you measured, e.g. tail -c 500M LOG > part.log (or grep the engine's lines)",
-        ) from None
-    except (DamagedGzip, OSError) as exc:
-        found = f"{p}: {exc.strerror if isinstance(exc, DamagedGzip) else read_error_text(exc)}"
-        raise ConfigError("cannot read the server log", found=found, expected=expected, fix=fix) from None
+#: a server log's words in a user error (:func:`specscope.readfile.read_user_file`)
+_LOG_FILE = FileKind(
+    "the server log",
+    expected="a readable server log file",
+    fix="pass the path of a file holding the server's stdout/stderr",
+    limit=f"at most {LOG_MAX_BYTES >> 30} GiB ({LOG_MAX_BYTES:,} bytes; reading holds ~7x that in memory)",
+    limit_fix="cut the log to the span you measured, e.g. tail -c 500M LOG > part.log (or grep the engine's lines)",
+    too_large="is too large to read",
+    missing="server log not found",
+)
 
 
 def read_server_log(path: str | Path) -> ServerLog:
@@ -85,7 +75,9 @@ def read_server_log(path: str | Path) -> ServerLog:
             engine's lines are recognised in it (the message names every engine and form tried).
     """
     p = Path(path)
-    text = _read_log_bytes(p).decode("utf-8", errors="replace")  # keep bare "\r" inside lines
+    # a rotated log is often gzipped (logrotate's compress): read as it was written; a FIFO, device or folder is
+    # refused by its kind before any read, a file (or gunzipped text) above LOG_MAX_BYTES before it is read
+    text = read_user_file(p, _LOG_FILE, LOG_MAX_BYTES, gzip=True).decode("utf-8", errors="replace")  # keep bare "\r"
     facts = parse_log_facts(text)
     readings = read_engine_logs(split_log_lines(text))
     if not facts.stats:  # another engine's capacity lines (SGLang's decode batches), read by its adapter

@@ -169,7 +169,7 @@ def run_charts(rc: RunCells) -> list[ChartData]:
         return []
     charts = [
         _per_workload_lines(
-            rc, "output_tok_s", "throughput", "Throughput vs concurrency", "output tokens/s (all streams)"
+            rc, "output_tok_s", "throughput", "Throughput vs concurrency", "output tokens/s (streams that did not fail)"
         ),
         _heatmap(rc),
         _acceptance_bars(rc),

@@ -155,6 +155,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         streams=len(streams),
         streams_ok=len(ok),
         output_tokens=output_tokens,
+        failed_output_tokens=failed_usage,
         token_source=token_source,
         duration_s=duration_s,
         output_tok_s=rate_s,

@@ -36,7 +36,7 @@ import re
 from pathlib import Path
 
 from specscope.errors import ConfigError
-from specscope.readfile import FileTooLarge, read_error_text, read_text_limited
+from specscope.readfile import FileKind, read_user_file
 from specscope.stats.summary import CellSummary
 
 __all__ = [
@@ -171,31 +171,14 @@ def _row(path: Path, line: int, row: dict[str, str | None], scales: dict[str, fl
     )
 
 
-def _read(path: Path) -> str:
-    """The CSV's text (see the module doc's bounds).
-
-    Raises:
-        ConfigError: not a readable regular file, too large, or not UTF-8.
-    """
-    try:
-        return read_text_limited(path, MAX_CSV_BYTES)
-    except FileTooLarge as exc:
-        raise ConfigError(
-            "the CSV is larger than the limit",
-            found=f"{path}: {exc.size_bytes:,} bytes",
-            expected=f"at most {MAX_CSV_BYTES:,} bytes",
-            fix="pass a CSV of cells (one row per cell)",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        folder = Path(path).is_dir()
-        raise ConfigError(
-            "cannot read the CSV" + (": it is a folder" if folder else ""),
-            found=f"{path}: {read_error_text(exc)}",
-            expected="a readable UTF-8 CSV file",
-            fix=f"pass the CSV file inside it, e.g. --from-csv {Path(path) / 'results.csv'}"
-            if folder
-            else "pass a readable UTF-8 CSV file of cells (one row per cell), e.g. --from-csv results.csv",
-        ) from None
+#: a results CSV's words in a user error (:func:`specscope.readfile.read_user_file`)
+_CSV_FILE = FileKind(
+    "the CSV",
+    expected="a readable UTF-8 CSV file",
+    fix="pass a readable UTF-8 CSV file of cells (one row per cell), e.g. --from-csv results.csv",
+    limit_fix="pass a CSV of cells (one row per cell)",
+    folder_fix=lambda folder: f"pass the CSV file inside it, e.g. --from-csv {folder / 'results.csv'}",
+)
 
 
 def _duplicate(path: Path, first: int, again: int, key: tuple[str, str, int, int]) -> ConfigError:
@@ -300,7 +283,7 @@ def read_cells_csv_noted(path: Path) -> tuple[list[CellSummary], list[str]]:
     Raises:
         ConfigError: unreadable file, a missing column, a bad value (named with its line), or no rows.
     """
-    text = _read(path)
+    text = read_user_file(path, _CSV_FILE, MAX_CSV_BYTES, text=True)  # the module doc's bounds
     reader = csv.reader(io.StringIO(text, newline=""))
     notes: list[str] = []
     try:  # the csv module's errors: a field past its limit, a NUL byte

@@ -59,7 +59,11 @@ class CellSummary:
             ``CLIENT_LIMITED``, ``SERVER_CRASH``, ``NO_RATE``: no positive rate) and the findings that leave it ok
             (``CAPACITY_LIMITED(ceiling=C, requested=N)``: the server ran fewer than requested while others waited).
         streams: number of measured streams; ``streams_ok`` of them ok.
-        output_tokens: sum of ``usage.completion_tokens`` over streams (tokens).
+        output_tokens: sum of ``usage.completion_tokens`` over all the cell's streams, failed ones included (tokens):
+            what the server generated, the figure its generated-token counter holds (``TOKENS_MISMATCH``).
+        failed_output_tokens: the part of ``output_tokens`` that failed streams carried (an aborted one's usage, a
+            cut one's running usage; tokens), left out of ``output_tok_s``; ``None`` where not known (a CSV or
+            imported cell, a report written before it was recorded). :attr:`rated_output_tokens` is the rest.
         token_source: ``"usage"`` (never chunk counts); ``"missing"`` if any stream lacked usage; ``"imported"``: the
             total another tool wrote (:mod:`specscope.stats.imported`).
         duration_s: wall time from the first send to the last stream end of the streams that did not fail (s).
@@ -167,6 +171,13 @@ class CellSummary:
     ended_at_s: float | None = None
     load_avg_1m: tuple[float | None, ...] = ()
     engine_cpu_s: float | None = None
+    failed_output_tokens: int | None = None
+
+    @property
+    def rated_output_tokens(self) -> int:
+        """The tokens ``output_tok_s`` counts: ``output_tokens`` less the failed streams' (tokens); all of
+        ``output_tokens`` where ``failed_output_tokens`` is not known."""
+        return self.output_tokens - (self.failed_output_tokens or 0)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -93,6 +93,22 @@ def choice(path: str, delta: dict[str, Any], finish: str | None) -> dict[str, An
     return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
 
 
+def unstreamed_body(path: str, rid: str, model: str, text: str, finish: str | None, usage: dict[str, int]) -> Any:
+    """The one JSON body of a response that was not streamed: chat's ``chat.completion`` (a ``message``), completions'
+    ``text_completion`` (``text``) or a Responses ``response`` (``output_text``), each with its ``usage`` (the shapes
+    of ``vllm/entrypoints/openai/protocol.py`` ``ChatCompletionResponse`` / ``CompletionResponse``)."""
+    if path == RESPONSES:
+        out = [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}]
+        counts = {"input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"]}
+        return _response(rid, model, "completed", {"output": out, "usage": counts})
+    if path == COMPLETIONS:
+        choice_: dict[str, Any] = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}
+    else:
+        choice_ = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
+    obj = "text_completion" if path == COMPLETIONS else "chat.completion"
+    return {"id": rid, "object": obj, "created": 1767225600, "model": model, "choices": [choice_], "usage": usage}
+
+
 def responses_event(kind: str, obj: dict[str, Any]) -> bytes:
     """One Responses SSE event: ``event: KIND`` and its ``data`` (``type`` = ``KIND``)."""
     data = json.dumps({"type": kind, **obj}, separators=(",", ":"))

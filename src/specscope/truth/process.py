@@ -23,13 +23,20 @@ import httpx
 from pydantic import ValidationError
 
 from specscope.errors import ConfigError, ServerStartError
-from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileTooLarge, read_error_text, read_text_limited
+from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileKind, read_user_file
 from specscope.seam import ManagedProcess, start_announced, stop_and_clean
 from specscope.truth.script import TruthScript
 
 __all__ = ["TruthServer", "read_script"]
 
 _ANNOUNCE = "LISTENING "
+#: a script file's words in a user error (:func:`specscope.readfile.read_user_file`)
+_SCRIPT_FILE = FileKind(
+    "the script file",
+    expected="a readable JSON file",
+    fix="check the --script path",
+    limit_fix="a script is a few KiB of JSON: check the --script path",
+)
 
 
 def read_script(path: Path) -> TruthScript:
@@ -38,16 +45,9 @@ def read_script(path: Path) -> TruthScript:
     Raises:
         ConfigError: the file cannot be read, or a field is invalid (the first one is named).
     """
+    text = read_user_file(path, _SCRIPT_FILE, SETTINGS_FILE_MAX_BYTES, text=True)
     try:
-        return TruthScript.model_validate_json(read_text_limited(path, SETTINGS_FILE_MAX_BYTES))
-    except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
-        why = exc.found_text if isinstance(exc, FileTooLarge) else read_error_text(exc)
-        raise ConfigError(
-            "cannot read the script file",
-            found=f"{path}: {why}",
-            expected="a readable JSON file",
-            fix="check the --script path",
-        ) from exc
+        return TruthScript.model_validate_json(text)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(

@@ -62,6 +62,9 @@ class ResponsePlan(BaseModel):
             slot (exactly 0 for a response that got one at once).
         drafts / draft_tokens / accepted_per_position: added to the server's spec-decode counters when the
             response finishes (accepted tokens = sum of ``accepted_per_position``).
+        unstreamed: answer one JSON body (``chat.completion``, ``text_completion`` or ``response``, Content-Type
+            ``application/json``) after ``ttft_ms``, whatever the request's ``stream`` says: a server that ignores
+            ``stream: true`` (:func:`specscope.truth.dialects.unstreamed_body`).
         engine: the ``engine`` label whose counters this request adds to.
         prompt_tokens: reported ``usage.prompt_tokens`` and added to the prompt counter.
         spec_steps_accepted: per-step accepted draft tokens (each step drafts ``draft_tokens // drafts``),
@@ -101,6 +104,7 @@ class ResponsePlan(BaseModel):
     draft_tokens: int = 0
     accepted_per_position: list[int] = Field(default_factory=list)
     inject_events: list[tuple[int, str]] = Field(default_factory=list)
+    unstreamed: bool = False
     engine: str = "0"
     prompt_tokens: int = 8
 

@@ -237,6 +237,8 @@ async def _serve_chat(request: web.Request, state: TruthState, path: str = CHAT)
     if plan.status != 200:
         rec["end_ns"] = perf_counter_ns()
         return web.json_response({"error": {"message": plan.error_message, "code": plan.status}}, status=plan.status)
+    if plan.unstreamed:
+        return await _unstreamed(plan, state, body, rec, path)
 
     heads = dialects.stream_heads(
         path, rec["id"], body.get("model") or "truth", plan.reasoning_field, plan.answer_field
@@ -277,6 +279,21 @@ async def _serve_chat(request: web.Request, state: TruthState, path: str = CHAT)
     finally:
         rec["end_ns"] = perf_counter_ns()
         state.release(plan.engine, epoch)
+
+
+async def _unstreamed(
+    plan: ResponsePlan, state: TruthState, body: dict[str, Any], rec: dict[str, Any], path: str
+) -> web.Response:
+    """One JSON body after ``ttft_ms``, whatever the request's ``stream`` said (``ResponsePlan.unstreamed``)."""
+    max_tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or body.get("max_output_tokens") or 16)
+    sent = _total_tokens(plan, max_tokens)
+    await _sleep_until(rec["arrival_ns"] + int(plan.ttft_ms * 1e6), True)
+    usage = {"prompt_tokens": plan.prompt_tokens, "completion_tokens": sent, "total_tokens": plan.prompt_tokens + sent}
+    finish = plan.finish_reason if plan.output_tokens is not None else "length"
+    answer = dialects.unstreamed_body(path, rec["id"], body.get("model") or "truth", " x" * sent, finish, usage)
+    rec["output_tokens"], rec["end_ns"] = sent, perf_counter_ns()
+    state.add(plan, sent, rec["id"])
+    return web.json_response(answer)
 
 
 GARBAGE_PAGE = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>\n"

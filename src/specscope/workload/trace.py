@@ -42,7 +42,7 @@ from typing import Any
 
 from specscope import strictjson
 from specscope.errors import ConfigError
-from specscope.readfile import DamagedGzip, FileTooLarge, read_error_text, read_text_maybe_gzip
+from specscope.readfile import FileKind, read_user_file
 from specscope.workload.census import BAILIAN_FIELDS, BAILIAN_REFUSAL
 from specscope.workload.prompt import file_lines, is_int_in
 
@@ -60,6 +60,14 @@ TRACE_FORMATS = ("specscope", "mooncake", "azure", "burstgpt")
 #: Tokens per ``hash_ids`` block of a Mooncake trace (its release's block size; AIPerf's default too).
 MOONCAKE_BLOCK_TOKENS = 512
 _MAX_BYTES = 2 << 30
+#: a trace file's words in a user error (:func:`specscope.readfile.read_user_file`)
+_TRACE_FILE = FileKind(
+    "the trace file",
+    expected="a UTF-8 trace file (JSONL or CSV), gzip-compressed or not",
+    fix="pass the trace file itself",
+    limit_fix="cut the trace to the rows to replay (head -n N)",
+    missing="trace file not found",
+)
 #: the latest arrival a row may give (ns from the trace's clock origin): the int64 range.
 MAX_ARRIVAL_NS = 2**63 - 1
 #: the longest replay (s, after --trace-scale and --trace-rows): 8 days, above the longest public trace (Azure's
@@ -291,9 +299,8 @@ def _csv_rows(path: Path, lines: list[str]) -> tuple[str, list[tuple[int, TraceR
 
 
 def _read(path: Path) -> tuple[str, list[tuple[int, TraceRequest] | Refused]]:
-    lines = file_lines(
-        "trace", path, read_text_maybe_gzip(path, _MAX_BYTES), "cut the trace to the rows to replay (head -n N)"
-    )
+    text = read_user_file(path, _TRACE_FILE, _MAX_BYTES, text=True, gzip=True)
+    lines = file_lines("trace", path, text, _TRACE_FILE.limit_fix)
     first = next((x for x in lines if x.strip()), "")
     if not first.lstrip().startswith("{"):  # a CSV header (Azure, BurstGPT), whatever the file's name
         return _csv_rows(path, lines)
@@ -322,27 +329,7 @@ def load_trace(path: str | Path) -> Trace:
             (naming ``FILE:LINE``), or no rows.
     """
     p = Path(path).expanduser()
-    if not p.is_file():
-        raise ConfigError(
-            f"trace file not found: {path}", found=str(path), expected="a trace file (JSONL or CSV)", fix="check it"
-        )
-    try:
-        fmt, got = _read(p)
-    except DamagedGzip as exc:
-        raise ConfigError(
-            f"{p} is a damaged gzip file", found=exc.detail, expected="a whole .gz file", fix="fetch it again"
-        ) from None
-    except FileTooLarge as exc:
-        raise ConfigError(
-            f"trace file {p} is larger than the limit",
-            found=exc.found_text,
-            expected=f"at most {_MAX_BYTES:,} bytes",
-            fix="cut the trace to the rows to replay (head -n N)",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"cannot read trace {p}", found=read_error_text(exc)[:200], expected="a UTF-8 text file", fix="check it"
-        ) from None
+    fmt, got = _read(p)
     rows = [r for r in got if not isinstance(r, dict)]
     refused = tuple(r for r in got if isinstance(r, dict))
     if not rows:

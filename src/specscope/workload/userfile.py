@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip
+from specscope.readfile import FileKind, read_user_file
 from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
 from specscope.workload.census_hub import PROBLEM_REFUSAL
 from specscope.workload.layout_of import Shape, layout_keys
@@ -117,6 +117,13 @@ __all__ = [
 
 #: the largest prompt file read (bytes).
 MAX_FILE_BYTES = 1 << 30
+#: a workload file's words in a user error (:func:`specscope.readfile.read_user_file`)
+_WORKLOAD_FILE = FileKind(
+    "the workload file",
+    expected="a regular UTF-8 text file, gzip-compressed or not",
+    fix="check the --workload path",
+    limit_fix="split the file into several --workload files",
+)
 _SHAREGPT_ROLES = {
     **{r: "user" for r in ("human", "user")},
     **{r: "assistant" for r in ("gpt", "assistant", "chatgpt", "bing", "bard")},
@@ -240,22 +247,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             "datasets.Dataset.from_parquet(FILE).to_json(OUT.jsonl); a published dataset: --dataset",
         )
     refuse_zstd(path)
-    try:
-        text = read_text_maybe_gzip(path, MAX_FILE_BYTES)
-    except FileTooLarge as exc:
-        raise ConfigError(
-            f"workload file {path} is larger than the limit",
-            found=exc.found_text,
-            expected=f"at most {MAX_FILE_BYTES:,} bytes",
-            fix="split the file into several --workload files",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"cannot read workload file {path}",
-            found=read_error_text(exc)[:300],
-            expected="a regular UTF-8 text file, gzip-compressed or not",
-            fix="check the file",
-        ) from None
+    text = read_user_file(path, _WORKLOAD_FILE, MAX_FILE_BYTES, text=True, gzip=True)
     refuse_controls(path, text)
     lines_only = is_text_lines(path.name)
     items = None if is_csv(path.name) or lines_only else array_items(path, text)
