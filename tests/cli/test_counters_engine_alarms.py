@@ -63,3 +63,25 @@ def test_one_engine_keeps_the_pooled_alarm_alone(tmp_path, capsys, monkeypatch):
     code, out, _ = cli(["counters", b, a, "-f", "json"], capsys, monkeypatch, tmp_path)
     doc = json.loads(out)
     assert code == 1 and doc["alarms"] == ["ACCEPTING_NOTHING(1,000 drafts and none accepted)"]
+
+
+def test_inside_one_model_of_several_each_engine_gets_the_rule(tmp_path, capsys, monkeypatch):
+    """The two-model federated scrape (``vllm_two_models_dp2_*``) with llama-8b's engine 1 accepting nothing (its
+    accepted and per-position counters held still): llama-8b pools to 1,800 / 6,000 = 30 %, so its model figure
+    alone raises nothing; its engine 1 does."""
+    sel = 'engine="1",model_name="llama-8b"'
+
+    def frozen(name: str) -> str:
+        lines = (COUNTERS / name).read_text().splitlines()
+        held = [s.rsplit(" ", 1)[0] + " 0" if sel in s and "accepted_tokens" in s else s for s in lines]
+        return "\n".join(held) + "\n"
+
+    b, a = tmp_path / "b.prom", tmp_path / "a.prom"
+    b.write_text(frozen("vllm_two_models_dp2_before.prom"))
+    a.write_text(frozen("vllm_two_models_dp2_after.prom"))
+    code, out, _ = cli(["counters", b, a, "-f", "json"], capsys, monkeypatch, tmp_path)
+    doc = json.loads(out)
+    llama = doc["models"]["llama-8b"]
+    assert (llama["draft_tokens"], llama["accepted_tokens"], llama["acceptance_rate"]) == (6000, 1800, 0.3)
+    assert llama["alarms"] == [f"series {{{sel}}}: {LOW}"] and doc["alarms"] == llama["alarms"] and code == 1
+    assert doc["models"]["qwen-32b"]["alarms"] == []
