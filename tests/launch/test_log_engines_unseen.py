@@ -152,3 +152,18 @@ def test_an_sglang_dp_rank_accepting_nothing_is_alarmed_though_the_other_rank_is
     assert r.exit_code == 1
     text = parse_log(name)
     assert text.exit_code == 1 and text.output.count("ALARM") == 1 and "DP1 TP1: LOW" not in text.output
+
+
+def test_llamacpp_steps_from_a_two_decimal_mean_length_are_an_estimate_unless_one_count_fits() -> None:
+    """llama.cpp prints the mean length with two decimals (``mean len =  4.30``): with 5,995 accepted the verify steps
+    can be any of 1,814..1,819 (5,995 / (4.305 - 1) to 5,995 / (4.295 - 1)), so 1,817 (5,995 / 3.30 rounded) is an
+    estimate with 1,814 its sound lower bound (lemonade-sdk/llamacpp-rocm issue #129); before, it was stated as exact.
+    With 886 accepted and ``mean len =  4.94`` only 225 fits (ggml-org/llama.cpp PR #27342): exact."""
+    wide = _pool("llamacpp_lemonade129_mean_len_4_30.log", "llamacpp")
+    assert (wide["draft_tokens"], wide["accepted_tokens"], wide["verify_steps"]) == (9089, 5995, 1817)
+    assert wide["verify_steps_estimated"] is True and wide["verify_steps_at_least"] == 1814
+    assert wide["acceptance_length"] == 1 + 5995 / 1817
+    assert "≈1,817 steps" in parse_log("llamacpp_lemonade129_mean_len_4_30.log").output
+    one = _pool("llamacpp_pr27342_dflash2_mean_len_4_94.log", "llamacpp")
+    assert (one["draft_tokens"], one["accepted_tokens"], one["verify_steps"]) == (900, 886, 225)
+    assert one["verify_steps_estimated"] is False and one["verify_steps_at_least"] == 225
