@@ -129,3 +129,41 @@ def test_public_logs_it_already_read_right_stay_right() -> None:
     (pool,) = json.loads(zero.output)["log_pools"]
     assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (1485, 0, 297)
     assert pool["alarm"] == "LOW_ACCEPTANCE(unknown method accepts 0.0% of drafted tokens over 297 drafts, < 5%)"
+
+
+def test_an_sglang_dp_rank_accepting_nothing_is_alarmed_though_the_other_rank_is_not() -> None:
+    """Two data-parallel-attention ranks, each its own scheduler and drafter, in the wording of sglang PR #16974
+    (``[DP0 TP0] Decode batch, ... accept len: 1.52, accept rate: 0.51, ...``), k = 4 - 1 = 3: DP0 prints ``accept
+    len: 1.00, accept rate: 0.00`` in all 60 windows (its rate <= 0.005 / 3), DP1 ``3.10, 0.70``. The log's bound
+    over both ranks is DP1's 70.5 %, so before this no alarm was said and `serve --parse-log` exited 0; vLLM's
+    data-parallel engines were already alarmed one by one."""
+    name = "sglang_dp2_rank0_accepts_nothing.log"
+    low = (
+        "DP0 TP0: LOW_ACCEPTANCE(eagle accepts at most 0.2% of drafted tokens in every one of 60 SGLang windows "
+        "(at least 60 verify steps), < 5%)"
+    )
+    r = parse_log(name, "--format", "json")
+    doc = json.loads(r.output)
+    # the pool's bound is DP1's: the smaller of 0.70 + 0.005 and (3.10 + 0.005 - 1) / 3
+    assert doc["sglang_spec_summary"]["acceptance_rate_at_most"] == (3.10 + 0.005 - 1) / 3
+    assert doc["sglang_spec_summary"]["alarm"] == low
+    (pool,) = doc["log_pools"]
+    assert pool["alarm"] == low  # one rule, one wording: said once
+    assert r.exit_code == 1
+    text = parse_log(name)
+    assert text.exit_code == 1 and text.output.count("ALARM") == 1 and "DP1 TP1: LOW" not in text.output
+
+
+def test_llamacpp_steps_from_a_two_decimal_mean_length_are_an_estimate_unless_one_count_fits() -> None:
+    """llama.cpp prints the mean length with two decimals (``mean len =  4.30``): with 5,995 accepted the verify steps
+    can be any of 1,814..1,819 (5,995 / (4.305 - 1) to 5,995 / (4.295 - 1)), so 1,817 (5,995 / 3.30 rounded) is an
+    estimate with 1,814 its sound lower bound (lemonade-sdk/llamacpp-rocm issue #129); before, it was stated as exact.
+    With 886 accepted and ``mean len =  4.94`` only 225 fits (ggml-org/llama.cpp PR #27342): exact."""
+    wide = _pool("llamacpp_lemonade129_mean_len_4_30.log", "llamacpp")
+    assert (wide["draft_tokens"], wide["accepted_tokens"], wide["verify_steps"]) == (9089, 5995, 1817)
+    assert wide["verify_steps_estimated"] is True and wide["verify_steps_at_least"] == 1814
+    assert wide["acceptance_length"] == 1 + 5995 / 1817
+    assert "≈1,817 steps" in parse_log("llamacpp_lemonade129_mean_len_4_30.log").output
+    one = _pool("llamacpp_pr27342_dflash2_mean_len_4_94.log", "llamacpp")
+    assert (one["draft_tokens"], one["accepted_tokens"], one["verify_steps"]) == (900, 886, 225)
+    assert one["verify_steps_estimated"] is False and one["verify_steps_at_least"] == 225

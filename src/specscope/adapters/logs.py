@@ -16,6 +16,7 @@ count a line does not print is None, never 0. The engine-neutral pooling (Σacce
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple
@@ -40,6 +41,7 @@ __all__ = [
     "log_summaries",
     "read_engine_logs",
     "split_log_lines",
+    "steps_in_length",
 ]
 
 #: One row of a table of facts read from a log line: a regex, and per capturing group that can match (an alternation's
@@ -60,6 +62,24 @@ def line_facts(rows: Sequence[LineFact], line: str) -> dict[str, Any]:
 
 #: the largest count a log line can hold: engines keep their counters in 64-bit integers
 MAX_COUNT = 2**63 - 1
+
+
+def steps_in_length(accepted: int, length: float, low: int, high: int | None) -> tuple[int, int, bool]:
+    """The verify steps a printed two-decimal mean acceptance length ``length`` (1 + accepted / steps, bonus token
+    included; vLLM's ``%.2f``, llama.cpp's ``%5.2f``) allows with ``accepted`` (> 0) accepted tokens, within what the
+    caller already knows (``low`` <= steps <= ``high``, None: no upper bound): ``(value, at_least, exact)``.
+
+    accepted / (length + 0.005 - 1) <= steps <= accepted / (length - 0.005 - 1); ``value`` is accepted / (length - 1)
+    rounded into the range, ``at_least`` its low end (what the low-acceptance alarm may rely on), ``exact`` True when
+    one integer fits. Figures that contradict each other (the range empty) yield to the counts (``high``)."""
+    low = max(low, math.ceil(accepted / (length + 0.005 - 1.0) - 1e-9))
+    if length - 0.005 > 1.0:
+        upper = math.floor(accepted / (length - 0.005 - 1.0) + 1e-9)
+        high = upper if high is None else min(high, upper)
+    if high is not None and high < low:
+        low = high
+    guess = min(max(round(accepted / (length - 1.0)), low), high if high is not None else low)
+    return guess, low, high == low
 
 
 def count(text: str) -> int:

@@ -15,7 +15,8 @@ request, or a difference of cumulative lines (:class:`specscope.adapters.logs.Lo
   their adapters' bounds (``LogSpecStat.accept_rate_at_most``) when every one has a bound, over
   ``verify_steps_at_least`` = Σ their lower bounds of steps, and the alarm the same rule on that bound
   (:func:`specscope.stats.low_acceptance.low_acceptance_bound_alarm`): sound, never raised on a head that accepts
-  enough; ``bench --server-log`` and ``serve --parse-log`` say it alike.
+  enough; ``bench --server-log`` and ``serve --parse-log`` say it alike. Without a pooled alarm, when the ranks are
+  engines (SGLang's data-parallel ranks), each rank's own bound gets the rule, the first alarmed one named.
 - ``per_rank``: when the adapter says its ranks are engines of their own (``EngineLog.ranks_are_engines``: vLLM's
   data-parallel engines) and the counted statistics name two or more, each engine's own pool, by the same rules, with
   its own alarm: a pooled rate can hide one engine whose drafter accepts nothing. The pool's ``alarm`` is then the
@@ -179,6 +180,25 @@ def _per_rank(reading: EngineLog, counted: Sequence[LogSpecStat]) -> list[RankPo
     return out
 
 
+def _rank_bound_alarm(reading: EngineLog) -> str | None:
+    """The bound alarm of the first engine (rank) whose own windows' bound is alarmed, named (``DP0 TP0: ...``), when
+    the ranks are engines and two or more are named; None else. The wording is the pool's, per rank."""
+    from specscope.adapters.registry import display
+    from specscope.stats.low_acceptance import low_acceptance_bound_alarm
+
+    ranks = sorted({s.rank for s in reading.stats if s.rank is not None})
+    if not reading.ranks_are_engines or len(ranks) < 2:
+        return None
+    for rank in ranks:
+        mine = [s for s in reading.stats if s.rank == rank]
+        at_most = max(s.accept_rate_at_most or 0.0 for s in mine)
+        at_least = sum(s.verify_steps_at_least or 0 for s in mine)
+        where = f"{len(mine)} {display(reading.engine)} {'/'.join(sorted({s.scope for s in mine}))}s"
+        if low := low_acceptance_bound_alarm(reading.method, at_most, at_least, where):
+            return f"{rank}: {low}"
+    return None
+
+
 def log_pool(reading: EngineLog) -> LogPool:
     """Pool ``reading`` (one engine's statistics of one log)."""
     from specscope.adapters.registry import display
@@ -203,7 +223,7 @@ def log_pool(reading: EngineLog) -> LogPool:
         at_least = sum(s.verify_steps_at_least or 0 for s in reading.stats)
         scope = "/".join(sorted({s.scope for s in reading.stats}))
         where = f"{len(reading.stats)} {display(reading.engine)} {scope}s"
-        alarm = low_acceptance_bound_alarm(reading.method, at_most, at_least, where)
+        alarm = low_acceptance_bound_alarm(reading.method, at_most, at_least, where) or _rank_bound_alarm(reading)
     return LogPool(
         engine=reading.engine,
         forms=reading.forms,

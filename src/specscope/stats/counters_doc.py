@@ -23,8 +23,10 @@ drafting, reset, no window: issue 26; ``restarted`` and a vanished series named 
 ``warnings`` (``GAUGE_NOT_WINDOW``, ``UNREAD_SPEC_FIELD``, ``SERIES_VANISHED``,
 ``ACCEPTING_NOTHING`` ...), ``alarms`` (``ACCEPTING_NOTHING(...)``, else the one low-acceptance rule of
 :mod:`specscope.stats.low_acceptance` over the window, the method unknown: a ``LOW_ACCEPTANCE(...)``, as
-``serve --parse-log`` gives for a log), ``inconsistencies`` (the checks of a counted window that show counters
-contradicting each other, :data:`specscope.stats.counters.INCONSISTENCIES`: more tokens accepted than drafted ...).
+``serve --parse-log`` gives for a log; without one, that rule on each pooled series set of two or more, named
+``engine 1: LOW_ACCEPTANCE(...)``: a pool can hide one engine accepting nothing), ``inconsistencies`` (the checks
+of a counted window that show counters contradicting each other, :data:`specscope.stats.counters.INCONSISTENCIES`:
+more tokens accepted than drafted ...).
 ``models`` (two or more ``model_name`` values: each model's own figures and alarms, the headline acceptance null and
 ``SEVERAL_MODELS`` under reasons: :mod:`specscope.stats.counters_models`), ``inside`` (what the engine counts without
 labelling it apart, from its adapter; null when it says nothing). Alarms and inconsistencies make ``specscope
@@ -37,7 +39,7 @@ from typing import Any
 
 from specscope.records import SpecCounters, SpecWindow
 from specscope.stats.counters import INCONSISTENCIES, counter_checks, counters_delta, series_reasons, spec_window
-from specscope.stats.counters_models import model_figures, unlabelled_traffic
+from specscope.stats.counters_models import model_figures, series_alarms, series_label, unlabelled_traffic
 from specscope.stats.counters_window import clock_evidence, engine_window, pool_window, vanished_cause
 from specscope.stats.low_acceptance import low_acceptance_alarm
 from specscope.values import percent_text
@@ -62,14 +64,15 @@ def _deltas(d: SpecCounters) -> dict[str, Any]:
     }
 
 
-def _alarms(window: SpecWindow) -> list[str]:
+def _alarms(window: SpecWindow, engines: list[str]) -> list[str]:
     """The window's alarms: accepting nothing, else the one low-acceptance rule (method unknown: a counter does not
-    say which drafter ran, and an unknown method is judged as a head, as for a log without its config line)."""
+    say which drafter ran, and an unknown method is judged as a head, as for a log without its config line), else
+    that rule on each pooled series set of two or more (:func:`series_alarms`: a pool can hide one engine)."""
     if window.alarm:
         return [f"{window.alarm}({window.statement})"]
     d = window.delta
     low = low_acceptance_alarm(None, window.acceptance_rate, d.drafts if d.drafts is not None else None)
-    return [low] if low else []
+    return [low] if low else series_alarms(window.delta, engines)
 
 
 def _statement(window: SpecWindow, pool_kind: str, cause: str | None, clocks_said: str) -> tuple[str, str]:
@@ -116,7 +119,7 @@ def counters_doc(
         "clocks": clocks.said or None,
         "vanished": cause,
         "warnings": [w for w in window.warnings if w not in reasons],
-        "alarms": [a for m in models.values() for a in m["alarms"]] if models else _alarms(window),
+        "alarms": [a for m in models.values() for a in m["alarms"]] if models else _alarms(window, list(pool.engines)),
         "models": models,
         "inside": unlabelled_traffic(window.engine_kind),
         "window": pool.window,
@@ -145,17 +148,12 @@ def _num(x: float | None, fmt: str = "g") -> str:
     return "—" if x is None else format(x, fmt)
 
 
-def _series_label(name: str) -> str:
-    """``engine 0`` for a set named by its engine, ``series {k="v",...}`` for one named by its labels."""
-    return f"series {name}" if name.startswith("{") else f"engine {name}"
-
-
 def counters_text(doc: dict[str, Any]) -> str:
     """The document as terminal lines: one per engine, then the acceptance of the engines that did not restart."""
     lines = []
     for e, eng in doc["engines"].items():
         d = eng["deltas"]
-        name = _series_label(e) if e else "server"
+        name = series_label(e) if e else "server"
         if eng.get("vanished"):
             lines.append(f"{name}: vanished: no series in the after scrape (left out; not a restart)")
             continue

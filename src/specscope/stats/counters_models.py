@@ -12,13 +12,14 @@ without labels) is inside its model's figure: the engine's adapter says what (``
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from specscope.records import SpecCounters, series_labels
 from specscope.stats.counters import sum_counters
 from specscope.stats.low_acceptance import low_acceptance_alarm
 
-__all__ = ["model_figures", "unlabelled_traffic"]
+__all__ = ["model_figures", "series_alarms", "series_label", "unlabelled_traffic"]
 
 
 def _models(delta: SpecCounters) -> dict[str, list[str]]:
@@ -32,6 +33,25 @@ def _models(delta: SpecCounters) -> dict[str, list[str]]:
     return dict(sorted(out.items()))
 
 
+def series_label(name: str) -> str:
+    """``engine 0`` for a set named by its engine, ``series {k="v",...}`` for one named by its labels."""
+    return f"series {name}" if name.startswith("{") else f"engine {name}"
+
+
+def series_alarms(delta: SpecCounters, names: Sequence[str]) -> list[str]:
+    """The low-acceptance rule on each of two or more series sets' own counts (``engine 1: LOW_ACCEPTANCE(...)``),
+    empty for one set (its alarm is the pool's): data-parallel engines and the servers of one model each draft with
+    their own head, and a pooled rate can hide one that accepts nothing (as ``serve --parse-log`` says per engine)."""
+    if len(names) < 2:
+        return []
+    out = []
+    for name in names:
+        d = delta.engines[name]
+        if low := low_acceptance_alarm(None, d.acceptance_rate, d.drafts):
+            out.append(f"{series_label(name)}: {low}")
+    return out
+
+
 def model_figures(delta: SpecCounters) -> dict[str, dict[str, Any]]:
     """Per model (two or more, else empty): its series sets, counts, acceptance rate / length / per position, and the
     low-acceptance alarm on its own counts (the rule of :mod:`specscope.stats.low_acceptance`, method unknown)."""
@@ -42,6 +62,7 @@ def model_figures(delta: SpecCounters) -> dict[str, dict[str, Any]]:
     for model, names in models.items():
         d = sum_counters([delta.engines[n] for n in names])
         alarm = low_acceptance_alarm(None, d.acceptance_rate, d.drafts)
+        alarms = [alarm] if alarm else series_alarms(delta, names)
         out[model] = {
             "series": names,
             "drafts": d.drafts,
@@ -51,7 +72,7 @@ def model_figures(delta: SpecCounters) -> dict[str, dict[str, Any]]:
             "acceptance_rate": d.acceptance_rate,
             "acceptance_length": d.acceptance_length,
             "acceptance_per_position": list(d.acceptance_per_position),
-            "alarms": [alarm] if alarm else [],
+            "alarms": alarms,
         }
     return out
 

@@ -20,7 +20,9 @@ examples/server/server.cpp; common/speculative.cpp ``common_speculative_print_st
   by exactly the request's drafted tokens.
 
 A request without such a line drafted nothing and is absent (never a request with 0). Verify steps come from the
-statistics line, else from the printed mean length (accepted / (length - 1), rounded) when something was accepted.
+statistics line, else from the printed two-decimal mean length when something was accepted: exact when one count fits
+accepted / (length +- 0.005 - 1), else accepted / (length - 1) rounded, an estimate with the range's low end as its
+bound (:func:`~specscope.adapters.logs.steps_in_length`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from specscope.adapters.logs import EngineLog, LogField, LogForm, LogSpecStat, count
+from specscope.adapters.logs import EngineLog, LogField, LogForm, LogSpecStat, count, steps_in_length
 
 __all__ = ["FORMS", "LOG_FIELDS", "read_log"]
 
@@ -76,11 +78,13 @@ def _method(impl: str) -> str:
     return next((method for key, method in _METHODS if key in impl.lower()), "draft_model")
 
 
-def _steps_from_length(stat: LogSpecStat) -> int | None:
-    acc, length = stat.accepted_tokens, stat.accept_length
+def _steps_from_length(stat: LogSpecStat) -> None:
+    """Give ``stat`` the verify steps its printed two-decimal mean length allows (something accepted; at most one
+    step per drafted token): exact when one count fits, else an estimate with its sound lower bound."""
+    acc, length, drafted = stat.accepted_tokens, stat.accept_length, stat.draft_tokens
     if acc and length is not None and length > 1.0:
-        return round(acc / (length - 1.0))
-    return None
+        steps, at_least, exact = steps_in_length(acc, length, 1, drafted)
+        stat.verify_steps, stat.verify_steps_at_least, stat.verify_steps_exact = steps, at_least, exact
 
 
 def _attach_statistics(stat: LogSpecStat | None, counts: tuple[int, int], before: tuple[int, int] | None) -> None:
@@ -139,7 +143,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         return None
     for stat in stats:
         if stat.verify_steps is None:
-            stat.verify_steps = _steps_from_length(stat)
+            _steps_from_length(stat)
     methods = {_method(impl) for impl in impls}
     method = methods.pop() if len(methods) == 1 else None
     return EngineLog(engine="llamacpp", forms=forms, method=method, configured_k=None, stats=stats)

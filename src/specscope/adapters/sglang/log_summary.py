@@ -19,6 +19,7 @@ from specscope.adapters.sglang.log_facts import SglangLogFacts
 from specscope.adapters.sglang.logs import (
     BONUS_RATE,
     SglangSpecWindow,
+    dp_ranks,
     method_and_k,
     rate_bound,
     rate_counts_bonus,
@@ -34,7 +35,8 @@ class SglangSpecSummary(BaseModel):
     ``method`` in specscope's vocabulary (None when no ``server_args`` line says); ``draft_tokens_per_step`` the k of
     the server args (None when adaptive or not said); ``*_min`` / ``*_max`` the printed range over the windows;
     ``acceptance_rate_at_most`` the sound upper bound of the pooled rate and ``verify_steps_at_least`` (one per window)
-    its lower bound of verify steps; ``alarm`` the low-acceptance rule applied to those bounds;
+    its lower bound of verify steps; ``alarm`` the low-acceptance rule applied to those bounds, else to each
+    data-parallel rank's own (``DP0 TP0: LOW_ACCEPTANCE(...)``: :func:`~specscope.adapters.sglang.logs.dp_ranks`);
     ``accept_rate_counts_bonus`` True when a printed rate is above what its window's length allows (an older build's
     rate that counts the bonus token: the bound then comes from the length).
     """
@@ -71,6 +73,14 @@ def sglang_spec_summary(
     # the wording of the engine-neutral pool's alarm (launch/logpool.py), so a log's alarm is said once
     where = f"{len(windows)} {display('sglang')} windows"
     alarm = bound_alarm(method, at_most, len(windows), where)
+    for rank in dp_ranks(windows) if alarm is None else ():  # each DP rank's own bound: the first alarmed is said
+        mine = [w for w in windows if w.rank == rank]
+        low = bound_alarm(
+            method, max(rate_bound(w, k) for w in mine), len(mine), f"{len(mine)} {display('sglang')} windows"
+        )
+        if low:
+            alarm = f"{rank}: {low}"
+            break
     return SglangSpecSummary(
         windows=len(windows),
         ranks=sorted({w.rank for w in windows if w.rank}),

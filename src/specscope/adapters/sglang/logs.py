@@ -47,6 +47,7 @@ __all__ = [
     "METHODS",
     "SglangSpecWindow",
     "capacity_samples",
+    "dp_ranks",
     "rate_bound",
     "rate_counts_bonus",
     "read_log",
@@ -150,6 +151,15 @@ def rate_counts_bonus(w: SglangSpecWindow, k: int | None) -> bool:
     return w.accept_rate is not None and w.accept_rate - _HALF > _length_bound(w, k) + 1e-9
 
 
+def dp_ranks(windows: Sequence[SglangSpecWindow]) -> list[str]:
+    """The data-parallel ranks (``DP0 TP0``, ``DP1 TP1``) whose windows are in ``windows``, sorted; empty unless two
+    or more. Under data-parallel attention each DP rank runs its own scheduler with its own draft worker and logs its
+    own windows (sglang PRs #6081, #16974), so each is an engine of its own whose acceptance a pooled bound can hide;
+    TP ranks of one DP group share one batch and are not."""
+    ranks = sorted({w.rank for w in windows if w.rank and w.rank.startswith("DP")})
+    return ranks if len(ranks) >= 2 else []
+
+
 def sglang_log_facts(lines: Sequence[str]) -> tuple[list[SglangSpecWindow], dict[str, Any] | None]:
     """(the speculative decode-batch windows in log order, the last ``server_args`` line's speculative fields or None).
 
@@ -242,4 +252,12 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         for w in windows
     ]
     forms = [f for f, seen in ((DECODE, windows), (CAPACITY, capacity)) if seen]
-    return EngineLog(engine="sglang", forms=forms, method=method, configured_k=k, stats=stats, capacity=capacity)
+    return EngineLog(
+        engine="sglang",
+        forms=forms,
+        method=method,
+        configured_k=k,
+        stats=stats,
+        capacity=capacity,
+        ranks_are_engines=bool(dp_ranks(windows)),
+    )

@@ -29,14 +29,22 @@ Forms, with their sources:
 from __future__ import annotations
 
 import ast
-import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from specscope.adapters.logs import EngineLog, LineFact, LogField, LogForm, LogSpecStat, count, line_facts
+from specscope.adapters.logs import (
+    EngineLog,
+    LineFact,
+    LogField,
+    LogForm,
+    LogSpecStat,
+    count,
+    line_facts,
+    steps_in_length,
+)
 
 __all__ = [
     "FORMS",
@@ -229,14 +237,7 @@ def window_steps(w: SpecDecodingSample, configured_k: int | None) -> tuple[int |
         if acc == 0 or length is None or (drafted and _prints_as(length, 1.0 + acc / (drafted // k))):
             return drafted // k, drafted // k, True
     if acc > 0 and length is not None and length > 1.0:
-        low = max(low, math.ceil(acc / (length + 0.005 - 1.0) - 1e-9))
-        if length - 0.005 > 1.0:
-            upper = math.floor(acc / (length - 0.005 - 1.0) + 1e-9)
-            high = upper if high is None else min(high, upper)
-        if high is not None and high < low:  # the printed figures disagree with each other: the counts win
-            low = high
-        guess = min(max(round(acc / (length - 1.0)), low), high if high is not None else low)
-        return guess, low, high == low
+        return steps_in_length(acc, length, low, high)
     return None, low or None, False
 
 
