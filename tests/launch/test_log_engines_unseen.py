@@ -12,6 +12,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
+from clirun import cli
 from specscope.cli import app
 
 LOGS = Path(__file__).parent.parent / "data" / "engines" / "logs"
@@ -167,3 +168,36 @@ def test_llamacpp_steps_from_a_two_decimal_mean_length_are_an_estimate_unless_on
     one = _pool("llamacpp_pr27342_dflash2_mean_len_4_94.log", "llamacpp")
     assert (one["draft_tokens"], one["accepted_tokens"], one["verify_steps"]) == (900, 886, 225)
     assert one["verify_steps_estimated"] is False and one["verify_steps_at_least"] == 225
+
+
+def _prefixed(tmp_path: Path, parts: list[tuple[str, str]], extra: str = "") -> Path:
+    out = tmp_path / "collected.log"
+    out.write_text(
+        "".join(prefix + line for prefix, name in parts for line in (LOGS / name).read_text().splitlines(True)) + extra
+    )
+    return out
+
+
+def test_a_collected_log_of_two_servers_is_refused_not_pooled(tmp_path: Path, capsys, monkeypatch) -> None:
+    """`docker compose logs` of two vLLM services (an EAGLE k=3 server and a k=7 one) in one file: their windows were
+    pooled as one engine's and their per-position rates mixed (found by the hunt of 2026-12-06). One server's lines
+    beside another container's (a cache's start-up line) are still read; two servers' are refused, named, with the
+    collector's own command for one service; `kubectl logs --prefix` of two pods likewise."""
+    two = [
+        ("vllm-eagle-1  | ", "vllm_083_eagle_zero_accept.log"),
+        ("vllm-mtp-1   | ", "vllm_ascend_issue13640_dspark_k7.log"),
+    ]
+    code, out, err = cli(["serve", "--parse-log", _prefixed(tmp_path, two)], capsys, monkeypatch, tmp_path)
+    assert code == 2 and out == ""
+    assert err.startswith("error: the log holds the speculative statistics of several servers")
+    assert "statistics lines of 2 containers: vllm-eagle-1, vllm-mtp-1" in err
+    assert "fix: docker compose logs --no-log-prefix vllm-eagle > vllm-eagle-1.log, one service per log" in err
+    one = _prefixed(tmp_path, two[:1], "redis-1  | Ready to accept connections tcp\n")
+    alone = CliRunner().invoke(app, ["serve", "--parse-log", str(LOGS / two[0][1]), "-f", "json"])
+    got = CliRunner().invoke(app, ["serve", "--parse-log", str(one), "-f", "json"])
+    assert got.exit_code == alone.exit_code
+    assert json.loads(got.output)["log_pools"] == json.loads(alone.output)["log_pools"]
+    pods = [("[pod/vllm-0/vllm] ", two[0][1]), ("[pod/vllm-1/vllm] ", two[1][1])]
+    code, _, err = cli(["serve", "--parse-log", _prefixed(tmp_path, pods)], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "2 containers: pod/vllm-0/vllm, pod/vllm-1/vllm" in err
+    assert "fix: kubectl logs vllm-0 -c vllm > vllm-0.log, one pod per log" in err

@@ -10,6 +10,7 @@ skipped and you are running the BF16 draft").
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -79,12 +80,50 @@ def read_server_log(path: str | Path) -> ServerLog:
     # refused by its kind before any read, a file (or gunzipped text) above LOG_MAX_BYTES before it is read
     text = read_user_file(p, _LOG_FILE, LOG_MAX_BYTES, gzip=True).decode("utf-8", errors="replace")  # keep bare "\r"
     facts = parse_log_facts(text)
-    readings = read_engine_logs(split_log_lines(text))
+    lines = split_log_lines(text)
+    readings = read_engine_logs(lines)
+    services = _services(lines, readings)
+    if len(services) > 1:
+        raise _refuse_services(p, services)
     if not facts.stats:  # another engine's capacity lines (SGLang's decode batches), read by its adapter
         facts.stats = next((r.capacity for r in readings if r.capacity), [])
     if not readings and not any(v not in (None, [], {}, False, "") for v in facts.model_dump().values()):
         raise _refuse_unrecognised(p)
     return ServerLog(facts, readings, [log_pool(r) for r in readings])
+
+
+#: the prefix a log collector puts before each line of one container: ``docker compose logs`` (``vllm-eagle-1  | ``)
+#: and ``kubectl logs --prefix`` (``[pod/vllm-0/vllm] ``). Both are read through (the engines' line forms are found
+#: anywhere in a line); what they name is checked by :func:`_services`.
+_SERVICE_PREFIX = re.compile(r"^(?:([\w.-]+) +\| |\[(pod/[^\]\s]+)\] )")
+
+
+def _services(lines: list[str], readings: list[EngineLog]) -> list[str]:
+    """The services (compose) or pods (kubectl) whose lines carry the speculative statistics read, sorted: more than one
+    means one file holds several servers, whose windows and per-position rates must not be pooled as one engine's.
+    Lines of other containers (a proxy, a database) do not count: only the statistics' own lines are looked at."""
+    names = set()
+    for reading in readings:
+        for stat in reading.stats:
+            m = _SERVICE_PREFIX.match(lines[stat.line_number - 1]) if 0 < stat.line_number <= len(lines) else None
+            if m:
+                names.add(m.group(1) or m.group(2))
+    return sorted(names)
+
+
+def _refuse_services(path: Path, services: list[str]) -> ConfigError:
+    first = services[0]
+    fix = (
+        "kubectl logs {0} -c {1} > {0}.log, one pod per log".format(*first.removeprefix("pod/").split("/", 1))
+        if first.startswith("pod/")
+        else f"docker compose logs --no-log-prefix {first.rsplit('-', 1)[0]} > {first}.log, one service per log"
+    )
+    return ConfigError(
+        "the log holds the speculative statistics of several servers",
+        found=f"{path}: statistics lines of {len(services)} containers: {', '.join(services)}",
+        expected="one server's log (its windows are pooled into one acceptance figure)",
+        fix=fix,
+    )
 
 
 #: relative difference between "Model loading took" and the census above which the build is suspect
