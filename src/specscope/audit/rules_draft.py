@@ -169,7 +169,21 @@ def check_draft_vs_target(draft_ck: Checkpoint, target_ck: Checkpoint, layout: D
     out += check_positions(draft_ck.text_config, layout, target_ck.text_config)
     if layout is not None and layout.family.key == "draft_model":
         out += _architecture(draft_ck.text_config, target_ck.text_config)
+        out += _vocab_size(draft_ck.text_config, target_ck.text_config)
     return out
+
+
+def _vocab_size(draft: dict[str, Any], target: dict[str, Any]) -> list[Finding]:
+    """``DRAFT_VOCAB_SIZE_DIFFERS`` (ERROR): a separate draft model whose ``vocab_size`` is not the target's. vLLM
+    refuses the pair at startup whatever the tokenizers: vllm-project/vllm ``vllm/config/speculative.py`` @f19b16d9
+    ``verify_equal_vocab_size_if_draft_model`` compares ``hf_text_config.vocab_size`` (the text config's) of target
+    and draft for method draft_model (the V0 worker asserted the same: vLLM issue #5203). One tokenizer padded two
+    ways (Qwen2.5: 151,936 up to 7B, 152,064 from 14B) is refused too."""
+    d, t = config_int(draft, "vocab_size"), config_int(target, "vocab_size")
+    if d is None or t is None or d == t:
+        return []
+    details = {"draft_vocab_size": d, "target_vocab_size": t}
+    return [finding("DRAFT_VOCAB_SIZE_DIFFERS", file="config.json", draft=d, target=t, details=details)]
 
 
 def _architecture(draft: dict[str, Any], target: dict[str, Any]) -> list[Finding]:
