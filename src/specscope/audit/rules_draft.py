@@ -17,7 +17,7 @@ from specscope.audit.architectures import DraftLayout, config_int
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding, Severity
 from specscope.audit.rules_position import check_positions
-from specscope.audit.rules_shapes import check_hidden_vs_target
+from specscope.audit.rules_shapes import check_hidden_vs_target, dflash_layer_ids
 from specscope.audit.rules_vocab import check_vocab_bounds, compare_tokenizers
 from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.tokenizer import read_tokenizer
@@ -99,11 +99,11 @@ def check_draft_config(
             )
         if "max_window_layers" in cfg:
             out.append(finding("DFLASH_MAX_WINDOW_LAYERS_IGNORED", file=file, layers=cfg["max_window_layers"]))
-    ids = dcfg.get("target_layer_ids", cfg.get("target_layer_ids"))
+    key, ids = dflash_layer_ids(cfg)
     if ids is not None and not isinstance(ids, list):
         out.append(finding("DFLASH_TARGET_LAYER_IDS_INVALID", file=file, ids=repr(ids), kind=type(ids).__name__))
     out += _mask_token(cfg, dcfg, file)
-    key = "target_layer_ids"
+    key = key.rpartition(".")[2]
     if ids is None:
         key, ids = _eagle3_aux_ids(cfg)
     if isinstance(ids, list) and isinstance(target_num_layers, int):
