@@ -254,7 +254,10 @@ def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[st
     """The draft family of a separate draft checkpoint (EAGLE, EAGLE-3, DFlash, Medusa, MLP speculator), or None.
 
     By architecture name, model type, declaring key, then by tensor names (``d2t`` / ``midlayer.``: EAGLE-3;
-    ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain Llama config).
+    ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain Llama config). A
+    speculators-format config names its method (``speculators_model_type``): vLLM's speculators ``algos.py`` maps each
+    method to its own loader, so a method no family is (``peagle``, ``mtp``, ``dspark``) is None, never the family its
+    keys or names resemble (P-EAGLE carries EAGLE-3's ``draft_vocab_size`` and ``d2t``).
     """
     cfg = config or {}
     archs = " ".join(str(a) for a in cfg.get("architectures") or []).lower()
@@ -264,6 +267,8 @@ def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[st
     for fam in drafts:
         if any(a.lower() in archs for a in fam.architectures) or speculators == fam.key:
             return fam
+    if speculators:  # a speculators method no family is: its own loader (vLLM speculators algos.py), not a guess
+        return None
     for fam in drafts:
         if model_type in fam.model_types or any(k in cfg for k in fam.keys):
             return fam
