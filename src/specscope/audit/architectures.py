@@ -82,6 +82,8 @@ class Family:
     end_norm: str = ""
     #: config key whose value "full" makes every draft step run one physical layer (dots.llm3 ``mtp_head_sharing``)
     sharing_key: str = ""
+    #: MTP layers the engine builds whatever the config declares (vLLM MiMo-V2: 1); 0 = as declared
+    engine_layers: int = 0
     #: set when this row was chosen for a ``model_type`` the table does not list (by tensor names, else the DeepSeek
     #: layout): the model type, so findings say which layout was assumed and never cite this row's example source.
     unlisted_model_type: str = ""
@@ -129,6 +131,7 @@ def families() -> dict[str, Family]:
             pattern_key=str(merged.get("pattern_key", "")),
             end_norm=str(merged.get("end_norm", "")),
             sharing_key=str(merged.get("sharing_key", "")),
+            engine_layers=int(merged.get("engine_layers", 0)),
         )
     return out
 
@@ -212,6 +215,8 @@ def _mtp_family(
         return None  # the layer index N + i is unknown
     if chosen.sharing_key and cfg.get(chosen.sharing_key) == "full":
         return chosen, 1, f"num_nextn_predict_layers with {chosen.sharing_key} full"  # one layer serves every step
+    if 0 < chosen.engine_layers < n_next:  # the engine reads its first layers only (vLLM MiMo-V2)
+        return chosen, chosen.engine_layers, f"num_nextn_predict_layers {n_next} declared, layers the engine builds"
     return chosen, n_next, "num_nextn_predict_layers"
 
 
