@@ -116,3 +116,74 @@ def test_eagle3_aux_layer_ids_past_the_target_are_an_error_wherever_the_config_k
         r = audit_checkpoint(target, draft=root)
         (f,) = [f for f in r.errors if f.code == "DRAFT_TARGET_LAYER_OUT_OF_RANGE"]
         assert f.message == f"{key} [5] outside the target's 2 layers" and r.exit_code == 1
+
+
+def _speculators_dflash(root: Path, aux: list[int]) -> Path:
+    """A DFlash draft as vllm-project/speculators writes it (``src/speculators/models/dflash/config.py`` and
+    ``core.py`` @c05b95b3): architectures DFlashSpeculator, the target layers in the top-level
+    ``aux_hidden_state_layer_ids`` (no ``dflash_config``), ``fc`` = ``Linear(len(aux_hidden_state_layer_ids) *
+    hidden, hidden)``; vLLM's speculators ``algos.py`` ``update_dflash`` copies that list into
+    ``dflash_config.target_layer_ids``."""
+    qk = {"self_attn.q_norm.weight": [8], "self_attn.k_norm.weight": [8]}
+    shapes = {"fc.weight": [H, len(aux) * H], "hidden_norm.weight": [H], "norm.weight": [H]}
+    shapes |= {f"layers.0.{k}": v for k, v in (_layer("", H) | qk).items()}
+    tlc = {**dense_config(1, V), "model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"]}
+    cfg = {
+        "architectures": ["DFlashSpeculator"],
+        "speculators_model_type": "dflash",
+        "transformer_layer_config": {**tlc, "head_dim": 8},
+        "draft_vocab_size": V,
+        "block_size": 16,
+        "aux_hidden_state_layer_ids": aux,
+        "mask_token_id": V - 1,
+        "speculators_config": {
+            "algorithm": "dflash",
+            "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": 15}],
+            "default_proposal_method": "greedy",
+            "verifier": {"name_or_path": "org/target", "architectures": ["LlamaForCausalLM"]},
+        },
+    }
+    return write(root, shapes, cfg, tokens=vocab(V))
+
+
+def test_speculators_dflash_fc_is_sized_by_its_aux_hidden_state_layer_ids(tmp_path: Path) -> None:
+    """Two target layers read by one draft layer: fc [H, 2H] is right (it was ERROR DRAFT_FC_SHAPE, sized from
+    num_hidden_layers 1 because aux_hidden_state_layer_ids was not read)."""
+    r = audit_checkpoint(_target(tmp_path), draft=_speculators_dflash(tmp_path / "d", [0, 1]))
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+
+
+def test_speculators_dflash_aux_layer_past_the_target_is_named(tmp_path: Path) -> None:
+    r = audit_checkpoint(_target(tmp_path), draft=_speculators_dflash(tmp_path / "d", [0, 7]))
+    (f,) = r.by_code("DRAFT_TARGET_LAYER_OUT_OF_RANGE")
+    assert f.details == {"key": "aux_hidden_state_layer_ids", "ids": [0, 7], "out_of_range": [7]}
+    assert r.exit_code == 1
+
+
+def test_a_speculators_method_outside_the_census_is_not_judged_as_eagle3(tmp_path: Path) -> None:
+    """A P-EAGLE draft as vllm-project/speculators writes it (``src/speculators/models/peagle/config.py`` and
+    ``core.py`` @c05b95b3: architectures PEagleSpeculator, speculators_model_type peagle, EAGLE-3's tensors plus the
+    learned ``mask_hidden`` [1, 1, 3*hidden]; vLLM's speculators ``algos.py`` loads it as PeagleLlamaForCausalLM, a
+    loader the census does not read). It was judged by EAGLE-3's rules (its ``draft_vocab_size`` key) and passed with
+    ``mask_hidden`` removed; outside the census it is the named warning and no family's rule."""
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H], "embed_tokens.weight": [V, H]}
+    shapes |= _layer("layers.0.", H) | {"layers.0.hidden_norm.weight": [H]}
+    cfg = {
+        "architectures": ["PEagleSpeculator"],
+        "speculators_model_type": "peagle",
+        "model_type": "speculators",
+        "transformer_layer_config": dense_config(1, V),
+        "draft_vocab_size": V,
+        "mask_token_id": V - 1,
+        "speculators_config": {
+            "algorithm": "peagle",
+            "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": 7}],
+            "verifier": {"name_or_path": "org/target-8b", "architectures": ["LlamaForCausalLM"]},
+        },
+    }
+    draft = write(tmp_path / "d", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+    r = audit_checkpoint(_target(tmp_path), draft=draft)
+    assert r.errors == [] and r.exit_code == 0, [(f.code, f.message) for f in r.errors]
+    (f,) = r.by_code("DRAFT_FORMAT_UNKNOWN")
+    assert "PEagleSpeculator" in f.message and "speculators_model_type peagle" in f.message
+    assert "draft_family" not in r.facts.get("draft", {})

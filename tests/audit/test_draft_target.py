@@ -32,14 +32,43 @@ def _vocab_codes(report) -> list[tuple[str, str]]:
 
 
 def test_padded_draft_with_the_targets_tokenizer_has_no_vocabulary_finding(tmp_path: Path) -> None:
-    target = _target(tmp_path / "target")
-    rows = 1024  # V padded to a multiple of 128
+    rows = 1024  # V padded to a multiple of 128, on both sides (vLLM compares the two configs' vocab_size)
+    target = write(tmp_path / "target", dense_model(2, rows), dense_config(2, rows), tokens=vocab(V), eos="<eos>")
     draft = write(tmp_path / "draft", dense_model(1, rows), dense_config(1, rows), tokens=vocab(V), eos="<eos>")
     r = audit_checkpoint(target, draft=draft)
     assert r.findings == []
     assert r.exit_code == 0
     out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft)])
     assert out.exit_code == 0, out.stdout
+
+
+def test_a_draft_model_padded_otherwise_than_its_target_is_refused_as_vllm_refuses_it(tmp_path: Path) -> None:
+    """Qwen2.5-0.5B-Instruct (vocab_size 151,936) as the draft of Qwen2.5-72B-Instruct (152,064): one tokenizer, two
+    paddings (QwenLM/Qwen3 issues #292 and #466). vLLM refuses the pair at startup: vllm-project/vllm
+    ``vllm/config/speculative.py`` @f19b16d9 ``verify_equal_vocab_size_if_draft_model`` compares the two
+    ``hf_text_config.vocab_size`` for method draft_model (vLLM issue #5203: the V0 worker asserted the same). The
+    tokenizers agreeing does not make it pass (it passed with no finding)."""
+    target = write(tmp_path / "target", dense_model(2, 1024), dense_config(2, 1024), tokens=vocab(V), eos="<eos>")
+    draft = write(tmp_path / "draft", dense_model(1, V), dense_config(1, V), tokens=vocab(V), eos="<eos>")
+    r = audit_checkpoint(target, draft=draft)
+    assert _vocab_codes(r) == [("error", "DRAFT_VOCAB_SIZE_DIFFERS")]
+    (f,) = r.by_code("DRAFT_VOCAB_SIZE_DIFFERS")
+    assert f.file == "draft:config.json" and f.details == {"draft_vocab_size": 1000, "target_vocab_size": 1024}
+    assert f.message == (
+        "the draft model's vocab_size 1000 differs from the target's 1024: vLLM refuses a draft model (method "
+        "draft_model) whose vocab_size is not the target's"
+    )
+    assert "Target model vocab_size=1024. Draft model vocab_size=1000." in (f.consequence or "")
+    assert r.exit_code == 1
+
+
+def test_an_eagle_draft_is_not_held_to_the_draft_model_vocab_size_rule(tmp_path: Path) -> None:
+    """The check is method draft_model's: an EAGLE draft of another vocab_size is judged by its rows and map only."""
+    target = write(tmp_path / "target", dense_model(2, 1024), dense_config(2, 1024), tokens=vocab(V), eos="<eos>")
+    shapes = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
+    cfg = dense_config(1, V, architectures=["EagleLlamaForCausalLM"], model_type="llama")
+    r = audit_checkpoint(target, draft=write(tmp_path / "draft", shapes, cfg, tokens=vocab(V), eos="<eos>"))
+    assert r.by_code("DRAFT_VOCAB_SIZE_DIFFERS") == [] and r.exit_code == 0, [f.code for f in r.findings]
 
 
 def test_same_size_different_tokenizer_is_an_error_naming_the_first_id_and_both_tokens(tmp_path: Path) -> None:
@@ -67,7 +96,8 @@ def test_a_draft_smaller_than_the_targets_tokenizer_cannot_embed_its_ids(tmp_pat
     target = _target(tmp_path / "target")
     draft = write(tmp_path / "draft", dense_model(1, 900), dense_config(1, 900), tokens=vocab(900), eos="<eos>")
     r = audit_checkpoint(target, draft=draft)
-    assert _vocab_codes(r) == [("error", "DRAFT_VOCAB_MISMATCH")]
+    # and vLLM refuses the pair before that (vocab_size 900 against 1000: DRAFT_VOCAB_SIZE_DIFFERS)
+    assert _vocab_codes(r) == [("error", "DRAFT_VOCAB_MISMATCH"), ("error", "DRAFT_VOCAB_SIZE_DIFFERS")]
     (f,) = r.by_code("DRAFT_VOCAB_MISMATCH")
     assert f.details == {"draft_rows": 900, "target_ids": 1000, "draft_rows_from": "model.embed_tokens.weight"}
 
@@ -188,10 +218,10 @@ def test_a_draft_without_tokenizer_files_is_unverified_not_clean(tmp_path: Path)
     draft = write(tmp_path / "draft", dense_model(1, 1024), dense_config(1, 1024))
     (tmp_path / "target" / "tokenizer.json").unlink()
     r = audit_checkpoint(target, draft=draft)
-    assert _vocab_codes(r) == [("warning", "DRAFT_VOCAB_UNVERIFIED")]
+    assert _vocab_codes(r) == [("error", "DRAFT_VOCAB_SIZE_DIFFERS"), ("warning", "DRAFT_VOCAB_UNVERIFIED")]
     write_tokenizer(draft, vocab(V))
-    write_tokenizer(target, vocab(V))
-    assert _vocab_codes(audit_checkpoint(target, draft=draft)) == []
+    write_tokenizer(target, vocab(V))  # the vocabulary verified; vLLM still refuses 1024 against 1000
+    assert _vocab_codes(audit_checkpoint(target, draft=draft)) == [("error", "DRAFT_VOCAB_SIZE_DIFFERS")]
 
 
 def test_a_draft_of_no_known_format_is_draft_format_unknown_not_a_llama_download(tmp_path: Path) -> None:

@@ -107,8 +107,10 @@ def test_both_sides_tokenizer_model_are_compared_by_content(tmp_path: Path, spm)
 
 
 def test_a_padded_tokenizer_model_draft_with_the_same_tokenizer_is_clean(tmp_path: Path, spm) -> None:
-    target = _spm_side(tmp_path / "t", spm, layers=2)
-    draft = _spm_side(tmp_path / "d", spm, rows=128)  # embedding padded to a multiple of 128
+    # both embeddings padded past the tokenizer to a multiple of 128 (vLLM refuses a draft model whose vocab_size is
+    # not the target's: DRAFT_VOCAB_SIZE_DIFFERS, test_draft_target.py)
+    target = _spm_side(tmp_path / "t", spm, rows=128, layers=2)
+    draft = _spm_side(tmp_path / "d", spm, rows=128)
     r = audit_checkpoint(target, draft=draft)
     assert _tok(r) == [] and r.exit_code == 0
 
@@ -184,8 +186,8 @@ def _kimi_side(root: Path, tokens: list[bytes], rows: int, *, layers: int = 1, s
 
 def test_kimi_tiktoken_model_sides_with_the_same_ranks_are_clean(tmp_path: Path) -> None:
     toks = byte_tokens(MERGED + [b"ing"])  # ranks 0..261, specials from 262
-    target = _kimi_side(tmp_path / "t", toks, 270, layers=2)
-    draft = _kimi_side(tmp_path / "d", toks, 384)  # padded rows
+    target = _kimi_side(tmp_path / "t", toks, 384, layers=2)  # rows padded past the ranks, alike on both sides
+    draft = _kimi_side(tmp_path / "d", toks, 384)  # (vLLM refuses a draft model of another vocab_size)
     r = audit_checkpoint(target, draft=draft)
     assert _tok(r) == [] and r.exit_code == 0
     out = _audit_cli(target, draft)

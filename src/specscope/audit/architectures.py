@@ -82,6 +82,8 @@ class Family:
     end_norm: str = ""
     #: config key whose value "full" makes every draft step run one physical layer (dots.llm3 ``mtp_head_sharing``)
     sharing_key: str = ""
+    #: MTP layers the engine builds whatever the config declares (vLLM MiMo-V2: 1); 0 = as declared
+    engine_layers: int = 0
     #: set when this row was chosen for a ``model_type`` the table does not list (by tensor names, else the DeepSeek
     #: layout): the model type, so findings say which layout was assumed and never cite this row's example source.
     unlisted_model_type: str = ""
@@ -129,6 +131,7 @@ def families() -> dict[str, Family]:
             pattern_key=str(merged.get("pattern_key", "")),
             end_norm=str(merged.get("end_norm", "")),
             sharing_key=str(merged.get("sharing_key", "")),
+            engine_layers=int(merged.get("engine_layers", 0)),
         )
     return out
 
@@ -212,6 +215,8 @@ def _mtp_family(
         return None  # the layer index N + i is unknown
     if chosen.sharing_key and cfg.get(chosen.sharing_key) == "full":
         return chosen, 1, f"num_nextn_predict_layers with {chosen.sharing_key} full"  # one layer serves every step
+    if 0 < chosen.engine_layers < n_next:  # the engine reads its first layers only (vLLM MiMo-V2)
+        return chosen, chosen.engine_layers, f"num_nextn_predict_layers {n_next} declared, layers the engine builds"
     return chosen, n_next, "num_nextn_predict_layers"
 
 
@@ -254,7 +259,10 @@ def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[st
     """The draft family of a separate draft checkpoint (EAGLE, EAGLE-3, DFlash, Medusa, MLP speculator), or None.
 
     By architecture name, model type, declaring key, then by tensor names (``d2t`` / ``midlayer.``: EAGLE-3;
-    ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain Llama config).
+    ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain Llama config). A
+    speculators-format config names its method (``speculators_model_type``): vLLM's speculators ``algos.py`` maps each
+    method to its own loader, so a method no family is (``peagle``, ``mtp``, ``dspark``) is None, never the family its
+    keys or names resemble (P-EAGLE carries EAGLE-3's ``draft_vocab_size`` and ``d2t``).
     """
     cfg = config or {}
     archs = " ".join(str(a) for a in cfg.get("architectures") or []).lower()
@@ -264,6 +272,8 @@ def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[st
     for fam in drafts:
         if any(a.lower() in archs for a in fam.architectures) or speculators == fam.key:
             return fam
+    if speculators:  # a speculators method no family is: its own loader (vLLM speculators algos.py), not a guess
+        return None
     for fam in drafts:
         if model_type in fam.model_types or any(k in cfg for k in fam.keys):
             return fam

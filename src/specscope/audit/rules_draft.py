@@ -17,7 +17,7 @@ from specscope.audit.architectures import DraftLayout, config_int
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding, Severity
 from specscope.audit.rules_position import check_positions
-from specscope.audit.rules_shapes import check_hidden_vs_target
+from specscope.audit.rules_shapes import check_hidden_vs_target, dflash_layer_ids
 from specscope.audit.rules_vocab import check_vocab_bounds, compare_tokenizers
 from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.tokenizer import read_tokenizer
@@ -99,11 +99,11 @@ def check_draft_config(
             )
         if "max_window_layers" in cfg:
             out.append(finding("DFLASH_MAX_WINDOW_LAYERS_IGNORED", file=file, layers=cfg["max_window_layers"]))
-    ids = dcfg.get("target_layer_ids", cfg.get("target_layer_ids"))
+    key, ids = dflash_layer_ids(cfg)
     if ids is not None and not isinstance(ids, list):
         out.append(finding("DFLASH_TARGET_LAYER_IDS_INVALID", file=file, ids=repr(ids), kind=type(ids).__name__))
     out += _mask_token(cfg, dcfg, file)
-    key = "target_layer_ids"
+    key = key.rpartition(".")[2]
     if ids is None:
         key, ids = _eagle3_aux_ids(cfg)
     if isinstance(ids, list) and isinstance(target_num_layers, int):
@@ -169,7 +169,21 @@ def check_draft_vs_target(draft_ck: Checkpoint, target_ck: Checkpoint, layout: D
     out += check_positions(draft_ck.text_config, layout, target_ck.text_config)
     if layout is not None and layout.family.key == "draft_model":
         out += _architecture(draft_ck.text_config, target_ck.text_config)
+        out += _vocab_size(draft_ck.text_config, target_ck.text_config)
     return out
+
+
+def _vocab_size(draft: dict[str, Any], target: dict[str, Any]) -> list[Finding]:
+    """``DRAFT_VOCAB_SIZE_DIFFERS`` (ERROR): a separate draft model whose ``vocab_size`` is not the target's. vLLM
+    refuses the pair at startup whatever the tokenizers: vllm-project/vllm ``vllm/config/speculative.py`` @f19b16d9
+    ``verify_equal_vocab_size_if_draft_model`` compares ``hf_text_config.vocab_size`` (the text config's) of target
+    and draft for method draft_model (the V0 worker asserted the same: vLLM issue #5203). One tokenizer padded two
+    ways (Qwen2.5: 151,936 up to 7B, 152,064 from 14B) is refused too."""
+    d, t = config_int(draft, "vocab_size"), config_int(target, "vocab_size")
+    if d is None or t is None or d == t:
+        return []
+    details = {"draft_vocab_size": d, "target_vocab_size": t}
+    return [finding("DRAFT_VOCAB_SIZE_DIFFERS", file="config.json", draft=d, target=t, details=details)]
 
 
 def _architecture(draft: dict[str, Any], target: dict[str, Any]) -> list[Finding]:

@@ -17,7 +17,7 @@ from specscope.audit.findings import Finding, Severity
 from specscope.audit.rules_shards import SINGLE_FILE, check_copies, check_single_file, check_total_size
 from specscope.checkpoint import INDEX_NAME, Checkpoint, shard_name_is_safe
 
-__all__ = ["check_format", "check_index"]
+__all__ = ["check_format", "check_index", "pickle_weights"]
 
 
 def check_format(ck: Checkpoint) -> list[Finding]:
@@ -32,7 +32,11 @@ def check_format(ck: Checkpoint) -> list[Finding]:
         role = f"{n} indexed tensors" if n else ("weights" if name.endswith(".safetensors") else "a file loaders read")
         out.append(finding("BROKEN_SYMLINK", file=name, why=why, role=role, severity=severity))
     if not ck.shards:
-        out.append(finding("NO_WEIGHTS"))
+        pickles = pickle_weights(ck.files)
+        if pickles:
+            out.append(finding("NO_WEIGHTS/pickle", files=", ".join(pickles), details={"pickle_weights": pickles}))
+        else:
+            out.append(finding("NO_WEIGHTS"))
     for name, shard in sorted(ck.shards.items()):
         if name in ck.broken:
             continue  # BROKEN_SYMLINK above names it
@@ -54,6 +58,21 @@ def check_format(ck: Checkpoint) -> list[Finding]:
         if not shard_name_is_safe(shard_name):
             out.append(finding("INDEX_SHARD_PATH_UNSAFE", file=INDEX_NAME, shard=shard_name))
     return out
+
+
+#: files vLLM's loader drops from the pickle weights (``weight_utils.filter_files_not_needed_for_inference``).
+_NOT_WEIGHTS = ("training_args.bin", "optimizer.bin", "optimizer.pt", "scheduler.pt", "scaler.pt")
+
+
+def pickle_weights(files: dict[str, int]) -> list[str]:
+    """The top-level PyTorch pickle files an engine loads when a folder has no ``*.safetensors``, sorted: vLLM
+    ``default_loader.py`` @0e06f498 ``_prepare_weights`` takes the first of ``*.bin``, ``*.pt`` that matches (after
+    ``*.safetensors``), less the training files it filters out."""
+    for ext in (".bin", ".pt"):
+        found = sorted(n for n in files if "/" not in n and n.endswith(ext) and not n.endswith(_NOT_WEIGHTS))
+        if found:
+            return found
+    return []
 
 
 def check_index(ck: Checkpoint) -> list[Finding]:

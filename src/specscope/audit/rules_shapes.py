@@ -17,7 +17,8 @@ Rules, by family, with the loaders they come from:
   ``target_hidden_size`` (else its ``hidden_size``): stored ``[hidden, 3*T]``; ``T`` must be the target's
   ``hidden_size``.
 - **DFlash** (``qwen3_dflash.py`` @036a00d1, ``_get_dflash_fc_input_size``): ``fc`` is ``[hidden, n*T]`` with ``n``
-  the number of target layers it reads (``target_layer_ids``, else ``num_hidden_layers``) and ``T`` as for EAGLE-3.
+  the number of target layers it reads (``target_layer_ids``; the speculators format's ``aux_hidden_state_layer_ids``;
+  else ``num_hidden_layers``) and ``T`` as for EAGLE-3.
 - **Medusa** (``medusa.py`` @01dbb081): residual blocks ``nn.Linear(hidden, hidden)`` over the target's last hidden
   state: ``hidden_size`` is the target's.
 
@@ -90,9 +91,23 @@ def check_mtp_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     ]
 
 
-def _ids(cfg: dict[str, Any]) -> object:
+#: where a DFlash config lists the target layers it reads, first found wins: z-lab's ``dflash_config``, a top-level
+#: ``target_layer_ids``, and the speculators format's ``aux_hidden_state_layer_ids`` (vllm-project/speculators
+#: ``src/speculators/models/dflash/core.py`` @c05b95b3 sizes ``fc`` by it; vLLM's speculators ``algos.py``
+#: ``update_dflash`` copies it into ``dflash_config.target_layer_ids``).
+DFLASH_LAYER_IDS_KEYS = ("dflash_config.target_layer_ids", "target_layer_ids", "aux_hidden_state_layer_ids")
+
+
+def dflash_layer_ids(cfg: dict[str, Any]) -> tuple[str, object]:
+    """``(key, value)`` of the first of :data:`DFLASH_LAYER_IDS_KEYS` present in ``cfg``; ``("", None)`` when none."""
     dflash = cfg.get("dflash_config")
-    return (dflash if isinstance(dflash, dict) else {}).get("target_layer_ids", cfg.get("target_layer_ids"))
+    nested = dflash if isinstance(dflash, dict) else {}
+    for key in DFLASH_LAYER_IDS_KEYS:
+        where, _, leaf = key.rpartition(".")
+        held = nested if where else cfg
+        if held.get(leaf) is not None:
+            return key, held[leaf]
+    return "", None
 
 
 def target_width(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int | None, str]:
@@ -116,9 +131,9 @@ def _fc_want(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int, str] | None
     if fam == "eagle3":
         return 3 * width, f"3 x {key} {width} (vLLM llama_eagle3.py)"
     if fam == "dflash":
-        ids = _ids(cfg)
+        key_ids, ids = dflash_layer_ids(cfg)
         n, what = (
-            (len(ids), "len(target_layer_ids)")
+            (len(ids), f"len({key_ids.rpartition('.')[2]})")
             if isinstance(ids, list) and ids
             else (config_int(cfg, "num_hidden_layers") or 0, "num_hidden_layers")
         )

@@ -9,10 +9,11 @@ Rules and their sources:
   turns differently; the target still verifies every token).
 - **Sizes are padding bounds**: ``vocab_size`` and embedding rows are often padded past the tokenizer (to a multiple
   of 64 or 128 for tensor-parallel sharding; vLLM pads ``VocabParallelEmbedding`` itself), so a size difference is
-  no finding when the tokenizers agree. What breaks is a draft that cannot embed an id the target produces: its
-  embedding has fewer rows than the target's tokenizer has ids (``DRAFT_VOCAB_MISMATCH``, ERROR: an index error or a
-  wrapped id). Without tokenizer files on both sides a size difference cannot be told from a different vocabulary
-  (``DRAFT_VOCAB_UNVERIFIED``, WARNING).
+  no finding here when the tokenizers agree (a separate draft model's ``vocab_size`` must still equal the target's:
+  vLLM's own startup check, ``DRAFT_VOCAB_SIZE_DIFFERS`` in :mod:`.rules_draft`). What breaks is a draft that
+  cannot embed an id the target produces: its embedding has fewer rows than the target's tokenizer has ids
+  (``DRAFT_VOCAB_MISMATCH``, ERROR: an index error or a wrapped id). Without tokenizer files on both sides a size
+  difference cannot be told from a different vocabulary (``DRAFT_VOCAB_UNVERIFIED``, WARNING).
 - **Reduced vocabularies** (EAGLE-3 ``draft_vocab_size`` < ``vocab_size``): the head scores ``draft_vocab_size``
   tokens and ``d2t`` maps draft id ``i`` to target id ``i + d2t[i]``; ``t2d`` is a bool mask over the target
   vocabulary. vLLM ``llama_eagle3.py`` @00bd1493 loads ``d2t`` as ``draft_id_to_target_id`` (zeros, i.e. identity,

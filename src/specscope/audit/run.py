@@ -89,12 +89,27 @@ def _unmatched_draft_model(ck: Checkpoint, layout: DraftLayout) -> Finding | Non
     """``DRAFT_FORMAT_UNKNOWN/unmatched`` (WARNING) for a ``--draft`` that fell back to the plain draft-model family
     (no census family matched its architecture, model type or names) and holds none of that family's tensors: a format
     specscope does not know, not a Llama with every tensor missing. docs/architectures.md promises the warning and no
-    family's rule, error or fix for a format outside the census."""
+    family's rule, error or fix for a format outside the census. A speculators-format config of a method no family is
+    (P-EAGLE ``peagle``, ``mtp``: vLLM's speculators ``algos.py`` gives each method its own loader) is
+    ``DRAFT_FORMAT_UNKNOWN/speculators`` whatever it holds: it was judged as EAGLE-3 by its keys."""
     names = sorted(set(ck.locations) | set(ck.weight_map))
-    if not names or any(n in names for n in layout.required):
-        return None
     archs = (ck.config or {}).get("architectures")
     arch = ", ".join(str(a) for a in archs) if isinstance(archs, list) and archs else "(none)"
+    method = (ck.config or {}).get("speculators_model_type")
+    if method:  # a speculators method no family is (detect_draft_family): never judged as a plain draft model
+        details = {"architecture": arch, "speculators_model_type": method, "tensors": len(names)}
+        examples = ", ".join(names[:3]) or "none"
+        return finding(
+            "DRAFT_FORMAT_UNKNOWN/speculators",
+            file="config.json",
+            arch=arch,
+            method=method,
+            n=len(names),
+            examples=examples,
+            details=details,
+        )
+    if not names or any(n in names for n in layout.required):
+        return None
     return finding(
         "DRAFT_FORMAT_UNKNOWN/unmatched",
         file="config.json",
