@@ -360,6 +360,11 @@ def _guidellm_binary() -> LayoutFile:
     return LayoutFile("rows.parquet", "PAR1 not really parquet", refused="convert it to JSON Lines")
 
 
+def _guidellm_synthetic() -> LayoutFile:
+    """GuideLLM's synthetic data config (``SyntheticTextDatasetConfig``) in YAML: its lines were sent as prompts."""
+    return LayoutFile("synthetic.yaml", "prompt_tokens: 256\noutput_tokens: 128\n", refused="--context-tokens N")
+
+
 def _guidellm_columns() -> LayoutFile:
     """GuideLLM's column names as its ``column_name_pattern`` matches them (``re.I``, plural, turn suffix): a header in
     other case, a plural system column, and two turn columns that make the second row a conversation."""
@@ -430,4 +435,5 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "guidellm.csv": _guidellm_csv,
     "guidellm.txt": _guidellm_txt,
     "guidellm.binary": _guidellm_binary,
+    "guidellm.synthetic": _guidellm_synthetic,
 }

@@ -12,7 +12,7 @@ import pytest
 from census_files import LAYOUT_FILES
 from paths import ROOT as REPO_ROOT
 from specscope.errors import ConfigError
-from specscope.workload.census import BAILIAN_REFUSAL, CENSUS
+from specscope.workload.census import BAILIAN_REFUSAL, CENSUS, SYNTHETIC_REFUSAL
 from specscope.workload.census_doc import render
 from specscope.workload.trace import load_trace
 from specscope.workload.userfile import load_prompt_file
@@ -20,7 +20,7 @@ from specscope.workload.userfile import load_prompt_file
 
 def test_every_census_row_has_a_test_file_and_no_test_file_lacks_a_row() -> None:
     assert sorted(LAYOUT_FILES) == sorted(lay.key for lay in CENSUS)
-    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 29
+    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 30
 
 
 def test_every_row_names_repository_file_and_commit() -> None:
@@ -148,3 +148,28 @@ def test_bailian_trace_refused_as_workload_and_as_trace_never_read_as_mooncake(t
 )  # fmt: skip
 def test_aiperf_inputs_json_payloads_refused_by_session_and_payload(tmp_path: Path, doc: object, message: str) -> None:
     assert _refusal(tmp_path, "inputs.json", json.dumps(doc, indent=1)) == message
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("synthetic.yaml", "prompt_tokens: 256\noutput_tokens: 128\n", "FILE"),
+        ("synthetic.yml", "prompt_tokens: 256\n", "FILE"),
+        ("data.config", '{"prompt_tokens": 256, "output_tokens": 128}\n', "FILE"),
+        ("synthetic.json", '{"prompt_tokens": 256, "output_tokens": 128, "turns": 1}', "FILE"),
+        ("synthetic.json", '{\n  "prompt_tokens": 256,\n  "output_tokens": 128\n}\n', "FILE"),
+    ],
+)
+def test_guidellm_synthetic_config_refused_by_name_never_sent_as_prompts(
+    tmp_path: Path, name: str, text: str, where: str
+) -> None:
+    """GuideLLM reads a ``.json`` / ``.yaml`` / ``.yml`` / ``.config`` file of ``SyntheticTextDatasetConfig``
+    (``prompt_tokens``, ``output_tokens``) as a generator of random text (``config.py`` @02ad329a ``load_config``):
+    its YAML lines were sent as two prompts ("prompt_tokens: 256"), its JSON refused as a row without a prompt field
+    and "fix FILE:1"."""
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("mine", path)
+    assert err.value.message.replace(str(path), "FILE") == f"{where}: {SYNTHETIC_REFUSAL[0]}"
+    assert err.value.fix == SYNTHETIC_REFUSAL[1]

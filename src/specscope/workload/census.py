@@ -38,6 +38,8 @@ __all__ = [
     "BAILIAN_FIELDS",
     "BAILIAN_REFUSAL",
     "BINARY_SUFFIXES",
+    "SYNTHETIC_CONFIG_SUFFIXES",
+    "SYNTHETIC_REFUSAL",
     "FOREIGN_LAYOUTS",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
@@ -249,6 +251,21 @@ _GUIDELLM = "vllm-project/guidellm src/guidellm/data/preprocessors/mappers.py @0
 _GUIDELLM_FILE = "vllm-project/guidellm src/guidellm/data/deserializers/file.py @03820eba"
 #: File suffixes of GuideLLM's binary dataset deserializers: refused as ``--workload`` files, by name.
 BINARY_SUFFIXES = (".parquet", ".arrow", ".hdf5", ".h5", ".db", ".tar")
+_GUIDELLM_SYNTHETIC = (
+    "vllm-project/guidellm src/guidellm/data/config.py @02ad329a load_config; "
+    "src/guidellm/data/deserializers/synthetic.py @00aff786 SyntheticTextDatasetDeserializer"
+)
+#: File suffixes GuideLLM reads only as a synthetic data config (``config.py`` @02ad329a ``_load_config_file``: a
+#: ``.json`` file as JSON, these as YAML); no peer tool reads them as a dataset.
+SYNTHETIC_CONFIG_SUFFIXES = (".yaml", ".yml", ".config")
+#: What a GuideLLM synthetic data config is and what to run instead (a ``.yaml`` / ``.yml`` / ``.config`` file, or one
+#: JSON object with ``prompt_tokens`` and no prompt field): its lines were sent as prompts ("prompt_tokens: 256").
+SYNTHETIC_REFUSAL = (
+    "a GuideLLM synthetic data config (SyntheticTextDatasetConfig: `prompt_tokens`, `output_tokens`: token counts "
+    "of generated random text, no prompts; GuideLLM reads a .json / .yaml / .yml / .config file as one)",
+    "specscope sends real text: run a pack (--workloads) with --context-tokens N (the prompt_tokens) and "
+    "--max-tokens M (the output_tokens)",
+)
 
 CENSUS: tuple[Layout, ...] = (
     Layout(
@@ -630,6 +647,18 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "—",
         "refused: a binary dataset file -> convert it to JSON Lines (one record per row, the same column names)",
+    ),
+    Layout(
+        "guidellm.synthetic",
+        "GuideLLM",
+        _GUIDELLM_SYNTHETIC,
+        "a config file: `.json`, or YAML as `.yaml` / `.yml` / `.config`",
+        "none: random text of `prompt_tokens` tokens (`_stdev`, `_min`, `_max`), `prefix_buckets`, `turns`",
+        "`output_tokens` (`_stdev`, `_min`, `_max`)",
+        "—",
+        "—",
+        "refused: a synthetic data config by name, never its lines as prompts -> a pack (--workloads) with "
+        "--context-tokens N (prompt_tokens) and --max-tokens M (output_tokens)",
     ),
 )
 

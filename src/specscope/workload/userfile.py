@@ -103,7 +103,14 @@ from specscope.workload.userfile_sessions import (
     recorded_messages,
     sent_verbatim,
 )
-from specscope.workload.userfile_text import array_items, loads, object_rows, refuse_controls, refuse_zstd
+from specscope.workload.userfile_text import (
+    array_items,
+    loads,
+    object_rows,
+    refuse_controls,
+    refuse_synthetic_config,
+    refuse_zstd,
+)
 
 __all__ = [
     "load_prompt_file",
@@ -257,6 +264,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             fix="check the file",
         ) from None
     refuse_controls(path, text)
+    refuse_synthetic_config(path, text)
     lines_only = is_text_lines(path.name)
     items = None if is_csv(path.name) or lines_only else array_items(path, text)
     sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
