@@ -398,7 +398,18 @@ def _guidellm_column_order() -> LayoutFile:
     )
 
 
+def _mt_bench_prompts() -> LayoutFile:
+    """A JSON Lines export of HuggingFaceH4/mt_bench_prompts (AIPerf ``spec_al_mtbench``): each row's ``prompt`` list
+    one conversation (MTBenchDatasetLoader, sqjian/aiperf mt_bench.py @90651162), row id ``prompt_id``."""
+    rows = [{"prompt": ["Compose a blog post.", "Rewrite it."], "prompt_id": 81, "category": "writing",
+             "reference": []},
+            {"prompt": ["Solve 2+2."], "prompt_id": 111, "category": "math", "reference": ["4"]}]  # fmt: skip
+    sent = [SentRow("81", _conv("Compose a blog post.", "Rewrite it.")), _row("111", "Solve 2+2.")]
+    return LayoutFile("mt_bench_prompts.jsonl", _jsonl(rows), sent)
+
+
 VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
+    "aiperf spec_al_mtbench export": _mt_bench_prompts,
     "guidellm.csv columns": _guidellm_columns,
     "guidellm.jsonl zero count": _guidellm_zero_count,
     "guidellm.jsonl column order": _guidellm_column_order,

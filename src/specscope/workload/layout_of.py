@@ -16,6 +16,7 @@ from specscope.workload.census import (
     SAGEMAKER_FIELDS,
     SHAREGPT_FIELDS,
 )
+from specscope.workload.census_hub import is_mt_bench_prompts
 from specscope.workload.userfile_fields import first_text_field, guidellm_columns
 from specscope.workload.userfile_sessions import sent_as_recorded
 
@@ -61,6 +62,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         turns = record["turns"]
         objects = "session_id" in keys or (isinstance(turns, list) and any(isinstance(t, dict) for t in turns))
         return ("aiperf.multi_turn",) if objects else ("vllm.spec_bench",)
+    if is_mt_bench_prompts(record):
+        return ("aiperf.hub.mt_bench",)  # a hub dataset's export (census_hub), named by its loader
     first = first_text_field(guidellm_columns(dict(record))[0])
     if "texts" in keys or first == "text":
         aiperf = ("aiperf.single_turn", "aiperf.random_pool")

@@ -72,7 +72,7 @@ from typing import Any
 from specscope.errors import ConfigError
 from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip
 from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
-from specscope.workload.census_hub import PROBLEM_REFUSAL
+from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
 from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
@@ -409,6 +409,9 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
         _user_role(where, record, "")
     if "texts" in record:  # AIPerf SingleTurn / RandomPool
         return [{"role": "user", "content": _nonempty(where, "texts", texts_of(where, record["texts"]))}], ()
+    if is_mt_bench_prompts(record):  # HuggingFaceH4/mt_bench_prompts (census_hub): a conversation, as AIPerf sends it
+        turns = _turns(where, _mt_bench_turns(where, record["prompt"]))
+        return [{"role": "user", "content": turns[0]}], turns[1:]
     key = first_text_field(record)  # GuideLLM: the first text column in the file's order
     if key is not None and key != "instruction":
         return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
@@ -474,6 +477,15 @@ def _text_of(turn: dict[str, Any], text_key: str, *, sharegpt: bool) -> object:
     if sharegpt and text_key not in turn:
         return turn.get("content" if text_key == "value" else "value")
     return turn.get(text_key)
+
+
+def _mt_bench_turns(where: str, raw: list[Any]) -> list[Any]:
+    """An mt_bench_prompts ``prompt`` list as AIPerf's MTBenchDatasetLoader reads it (sqjian/aiperf ``mt_bench.py``
+    @90651162): each text stripped, empty ones skipped (a non-text item is left for :func:`_turns` to name)."""
+    turns = [t.strip() if isinstance(t, str) else t for t in raw if not (isinstance(t, str) and not t.strip())]
+    if not turns:
+        raise _bad(where, "prompt holds no turn with text", 'prompt: ["first user turn", ...] (mt_bench_prompts)')
+    return turns
 
 
 def _nonempty(where: str, key: str, value: object) -> str:
@@ -577,6 +589,8 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
             raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")
         meta["category"] = record["category"]
     ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
+    if ident is None and is_mt_bench_prompts(record):
+        ident = record["prompt_id"]  # mt_bench_prompts' id
     if isinstance(ident, str | int) and not isinstance(ident, bool):
         meta["id"] = ident
     if (step := aa_rwlt_step(record)) is not None:
