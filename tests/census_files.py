@@ -104,6 +104,21 @@ def _sglang_openai() -> LayoutFile:
     return LayoutFile("openai.jsonl", _jsonl(rows), sent, notices=(unsent,))
 
 
+def _sglang_autobench() -> LayoutFile:
+    """SGLang autobench rows (autobench.py @3f56497e): a `prompt` string or `messages`, the output length from
+    `output_len`, else `max_tokens` ... `completion_tokens`; `output_len` was sent as --max-tokens."""
+    rows = [{"prompt": "Autobench one.", "output_len": 20, "routing_key": "r1"},
+            {"messages": [{"role": "system", "content": "Be short."}, *_user("Autobench two.")],
+             "completion_tokens": 9},
+            {"prompt": "Autobench three.", "max_tokens": 4, "routing_key": "r3",
+             "param_send": {"temperature": 0.1}}]  # fmt: skip
+    system = [{"role": "system", "content": "Be short."}]
+    sent = [_row("line 1", "Autobench one.", 20), SentRow("line 2", _conv("Autobench two.", history=system), 9),
+            _row("line 3", "Autobench three.", 4)]  # fmt: skip
+    notice = "warning: rows: mine: 1 row carries request-body fields (param_send)"
+    return LayoutFile("autobench.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
 def _raw_payload() -> LayoutFile:
     """AIPerf raw_payload: request bodies, the cap as max_completion_tokens or max_tokens, a sampling field named."""
     first = [*_user("Raw body one."), {"role": "assistant", "content": "Recorded."}, *_user("Raw body two.")]
@@ -426,6 +441,7 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "sglang.mooncake": _mooncake,
     "sglang.custom": _sglang_custom,
     "sglang.openai": _sglang_openai,
+    "sglang.autobench": _sglang_autobench,
     "aiperf.raw_payload": _raw_payload,
     "aiperf.single_turn": _single_turn,
     "aiperf.multi_turn": _multi_turn,

@@ -12,7 +12,7 @@ import pytest
 from census_files import LAYOUT_FILES
 from paths import ROOT as REPO_ROOT
 from specscope.errors import ConfigError
-from specscope.workload.census import BAILIAN_REFUSAL, CENSUS, SYNTHETIC_REFUSAL
+from specscope.workload.census import AUTOBENCH_FIX, BAILIAN_REFUSAL, CENSUS, SYNTHETIC_REFUSAL
 from specscope.workload.census_doc import render
 from specscope.workload.trace import load_trace
 from specscope.workload.userfile import load_prompt_file
@@ -20,7 +20,7 @@ from specscope.workload.userfile import load_prompt_file
 
 def test_every_census_row_has_a_test_file_and_no_test_file_lacks_a_row() -> None:
     assert sorted(LAYOUT_FILES) == sorted(lay.key for lay in CENSUS)
-    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 30
+    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 31
 
 
 def test_every_row_names_repository_file_and_commit() -> None:
@@ -173,3 +173,31 @@ def test_guidellm_synthetic_config_refused_by_name_never_sent_as_prompts(
         load_prompt_file("mine", path)
     assert err.value.message.replace(str(path), "FILE") == f"{where}: {SYNTHETIC_REFUSAL[0]}"
     assert err.value.fix == SYNTHETIC_REFUSAL[1]
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ('{"prompt": ["Turn one.", "Turn two."], "output_len": 5}',
+         "FILE:2: a `prompt` list of user turns (multi-turn) (SGLang autobench, autobench.py @3f56497e)"),
+        ('{"prompt": [{"role": "user", "content": "In prompt."}]}',
+         "FILE:2: a `prompt` list of messages (SGLang autobench, autobench.py @3f56497e)"),
+        ('{"prompt": [101, 102, 103], "output_len": 5}',
+         "FILE:2: a `prompt` list of token ids (SGLang autobench, autobench.py @3f56497e)"),
+        ('{"prompt_origin": [{"role": "user", "content": "Origin."}], "max_tokens": 4}',
+         "FILE:2: a `prompt_origin` without a prompt (SGLang autobench: its messages, autobench.py @3f56497e)"),
+        ('{"system": "Sys.", "content": ["U1", "A1", "U2"], "output_len": 6}',
+         "FILE:2: a `system` with a `content` list (SGLang autobench's legacy turns, autobench.py @3f56497e)"),
+    ],
+)  # fmt: skip
+def test_sglang_autobench_prompt_forms_not_sent_are_refused_by_line_and_name(
+    tmp_path: Path, row: str, message: str
+) -> None:
+    """SGLang autobench (autobench.py @3f56497e ``_normalize_prompt``) reads these prompt forms; they were refused as
+    "prompt [...] is not a non-empty string" or a row without a prompt field, with "fix FILE:2" as the fix."""
+    path = tmp_path / "autobench.jsonl"
+    path.write_text('{"prompt": "first", "output_len": 3}\n' + row + "\n", "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("mine", path)
+    assert err.value.message.replace(str(path), "FILE") == message
+    assert err.value.fix == AUTOBENCH_FIX

@@ -38,6 +38,8 @@ __all__ = [
     "BAILIAN_FIELDS",
     "BAILIAN_REFUSAL",
     "BINARY_SUFFIXES",
+    "AUTOBENCH_FIELDS",
+    "AUTOBENCH_FIX",
     "SYNTHETIC_CONFIG_SUFFIXES",
     "SYNTHETIC_REFUSAL",
     "FOREIGN_LAYOUTS",
@@ -61,7 +63,9 @@ TEXT_FIELDS = ("prompt", "question", "input", "context", "content", "conversatio
 #: Per-row output length (tokens), in the order tried: specscope's / OpenAI's ``max_tokens`` and OpenAI's newer
 #: ``max_completion_tokens`` (request bodies: AIPerf ``raw_payload`` rows, GuideLLM's chat bodies), AIPerf's
 #: ``output_length``, vLLM's per-line ``output_tokens``, GuideLLM's ``output_tokens_count`` /
-#: ``completion_tokens_count``.
+#: ``completion_tokens_count``, SGLang autobench's ``output_len`` and ``completion_tokens`` (autobench.py @3f56497e
+#: ``sample_autobench_requests`` tries ``output_len``, ``max_tokens``, ``max_completion_tokens``,
+#: ``completion_tokens``).
 OUTPUT_LENGTH_FIELDS = (
     "max_tokens",
     "max_completion_tokens",
@@ -69,6 +73,8 @@ OUTPUT_LENGTH_FIELDS = (
     "output_tokens",
     "output_tokens_count",
     "completion_tokens_count",
+    "output_len",
+    "completion_tokens",
 )
 #: GuideLLM's text columns in its own list (``GenerativeColumnMapper.defaults["text_column"]`` @0016f762).
 GUIDELLM_TEXT_COLUMNS = (
@@ -111,14 +117,14 @@ TRACE_ONLY_FIELDS = ("input_length", "hash_ids", "payload")
 #: (``--trace FILE`` replays arrivals). ``inferenceTime``: a SageMaker data-capture record's ``eventMetadata`` time.
 TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp", "inferenceTime")
 #: Request-body fields a row may carry that specscope does not send (AIPerf ``SingleTurn`` / ``MooncakeTrace``
-#: ``extra``: shallow-merged into the request body at dispatch), named in a warning by ``bench``.
-UNSENT_FIELDS = ("extra",)
+#: ``extra``: shallow-merged into the request body at dispatch; SGLang autobench's ``param_send`` and
+#: ``extra_request_body``, autobench.py @3f56497e ``_collect_extra_request_body``), named in a warning by ``bench``.
+UNSENT_FIELDS = ("extra", "param_send", "extra_request_body")
 #: Names a row may give its output length under that none of the census's readers takes (each tool reads only the
-#: names in :data:`OUTPUT_LENGTH_FIELDS`; SGLang's ``DatasetRow.output_len`` is in-memory, not a file field): never
-#: read as the length, so ``--max-tokens`` applies, and ``bench`` names them in a warning rather than drop them
-#: silently (issue 36: "each row's output length silently replaced by the default").
+#: names in :data:`OUTPUT_LENGTH_FIELDS`): never read as the length, so ``--max-tokens`` applies, and ``bench`` names
+#: them in a warning rather than drop them silently (issue 36: "each row's output length silently replaced by the
+#: default").
 OUTPUT_LENGTH_LOOKALIKES = (
-    "output_len",
     "max_new_tokens",
     "max_output_tokens",
     "output_token_count",
@@ -251,6 +257,15 @@ _GUIDELLM = "vllm-project/guidellm src/guidellm/data/preprocessors/mappers.py @0
 _GUIDELLM_FILE = "vllm-project/guidellm src/guidellm/data/deserializers/file.py @03820eba"
 #: File suffixes of GuideLLM's binary dataset deserializers: refused as ``--workload`` files, by name.
 BINARY_SUFFIXES = (".parquet", ".arrow", ".hdf5", ".h5", ".db", ".tar")
+_AUTOBENCH = "sgl-project/sglang python/sglang/benchmark/datasets/autobench.py @3f56497e"
+#: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
+#: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
+AUTOBENCH_FIELDS = ("output_len", "completion_tokens", "routing_key", "param_send", "extra_request_body")
+#: What to write an SGLang autobench row whose prompt is no string or ``messages`` as (its other prompt forms).
+AUTOBENCH_FIX = (
+    'write the row\'s conversation as "messages": [{"role", "content"}] (the turns up to the last user turn) and its '
+    "output length as output_len"
+)
 _GUIDELLM_SYNTHETIC = (
     "vllm-project/guidellm src/guidellm/data/config.py @02ad329a load_config; "
     "src/guidellm/data/deserializers/synthetic.py @00aff786 SyntheticTextDatasetDeserializer"
@@ -359,6 +374,22 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "read: as sglang.sharegpt, each turn's text under `content` or `value`; turns that name no role (`from` / "
         "`role`) alternate user, assistant; `image` refused by name",
+    ),
+    Layout(
+        "sglang.autobench",
+        "SGLang",
+        f"{_AUTOBENCH} sample_autobench_requests",
+        "JSON Lines",
+        "`messages` (`role` and `content` kept), else `prompt`: a string, a list of messages, a list of user turns "
+        "(multi-turn) or token ids; else `prompt_origin` (messages); else `system` + a `content` list (turns)",
+        "`output_len`, else `max_tokens`, `max_completion_tokens`, `completion_tokens` (256 when none), or "
+        "`--sharegpt-output-len`",
+        "— (`routing_key` routes, not an id)",
+        "`timestamp`",
+        "read: `messages` or a `prompt` string, `output_len` (else `max_tokens`, `max_completion_tokens`, "
+        "`completion_tokens`) as `max_tokens`; the row's other fields SGLang puts in the request body "
+        "(`param_send`, `extra_request_body`, any unreserved key) not sent; a `prompt` list (messages, turns or "
+        "token ids), `prompt_origin` and `system` + `content` list refused by line -> write the row as `messages`",
     ),
     Layout(
         "sglang.openai",

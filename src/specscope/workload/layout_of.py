@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from specscope.workload.census import (
+    AUTOBENCH_FIELDS,
     MESSAGES_FIELDS,
     SAGEMAKER_FIELDS,
     SHAREGPT_FIELDS,
@@ -41,6 +42,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
     if shape in _BY_SHAPE:
         return _BY_SHAPE[shape]
     keys = {k for k, v in record.items() if v is not None}
+    if shape == "jsonl" and keys & set(AUTOBENCH_FIELDS) and not keys & {"turns", "texts", "text_input"}:
+        return ("sglang.autobench",)  # SGLang autobench's own fields (a `prompt` string or `messages`)
     if all(k in keys for k in SAGEMAKER_FIELDS):
         return ("aiperf.sagemaker_data_capture",)
     if {"conversation_id", "conversation_idx"} <= keys:

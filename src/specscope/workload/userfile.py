@@ -86,6 +86,7 @@ from specscope.workload.userfile_fields import (
     is_csv,
     is_text_lines,
     output_length,
+    refuse_autobench_prompt,
     refuse_foreign_layout,
     sagemaker_record,
     system_prefix,
@@ -412,6 +413,7 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
     if is_mt_bench_prompts(record):  # HuggingFaceH4/mt_bench_prompts (census_hub): a conversation, as AIPerf sends it
         turns = _turns(where, _mt_bench_turns(where, record["prompt"]))
         return [{"role": "user", "content": turns[0]}], turns[1:]
+    refuse_autobench_prompt(where, record)
     key = first_text_field(record)  # GuideLLM: the first text column in the file's order
     if key is not None and key != "instruction":
         return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()

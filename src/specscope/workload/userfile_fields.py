@@ -17,6 +17,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.census import (
+    AUTOBENCH_FIX,
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
     DAG_REFUSAL,
@@ -45,6 +46,7 @@ __all__ = [
     "bad_row",
     "output_length",
     "check_row_kind",
+    "refuse_autobench_prompt",
     "refuse_foreign_layout",
     "sagemaker_record",
     "system_prefix",
@@ -307,6 +309,30 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
         raise bad_row(where, f"a trace row ({', '.join(trace)}: token counts, no text; AIPerf MooncakeTrace / "
                       "SGLang mooncake)", "a prompt or messages per row",
                       "pass the file with --trace FILE (it replays token counts on the trace's clock)")  # fmt: skip
+
+
+def refuse_autobench_prompt(where: str, record: dict[str, Any]) -> None:
+    """Refuse, by line and by name, the prompt forms of an SGLang autobench row that specscope does not send
+    (sgl-project/sglang ``python/sglang/benchmark/datasets/autobench.py`` @3f56497e ``_normalize_prompt``): a
+    ``prompt`` list (messages, user turns, or token ids), a ``prompt_origin`` without a prompt, a ``system`` with a
+    ``content`` list. They were refused as "prompt [...] is not a non-empty string" or as a row without a prompt field.
+    Called for a row without ``messages`` (which autobench reads first)."""
+    prompt = record.get("prompt")
+    if isinstance(prompt, list):
+        kind = (
+            "token ids" if prompt and all(is_int_in(t, 0, 2**31) for t in prompt)
+            else "messages" if prompt and all(isinstance(t, dict) for t in prompt)
+            else "user turns (multi-turn)" if prompt and all(isinstance(t, str) for t in prompt)
+            else "items"
+        )  # fmt: skip
+        what = f"a `prompt` list of {kind} (SGLang autobench, autobench.py @3f56497e)"
+    elif "prompt_origin" in record and first_text_field(record) is None:
+        what = "a `prompt_origin` without a prompt (SGLang autobench: its messages, autobench.py @3f56497e)"
+    elif "system" in record and isinstance(record.get("content"), list):
+        what = "a `system` with a `content` list (SGLang autobench's legacy turns, autobench.py @3f56497e)"
+    else:
+        return
+    raise bad_row(where, what, "a prompt string or messages per row", AUTOBENCH_FIX)
 
 
 def system_prefix(where: str, record: dict[str, Any]) -> str | None:
