@@ -119,6 +119,21 @@ def _sglang_autobench() -> LayoutFile:
     return LayoutFile("autobench.jsonl", _jsonl(rows), sent, notices=(notice,))
 
 
+def _sglang_token_trace() -> LayoutFile:
+    rows = [
+        {"input_tokens": [101, 102, 103], "output_tokens": [7, 8], "ts": 0.5},
+        {"input_tokens": [9], "num_output_tokens": 4},
+    ]
+    return LayoutFile("token_trace.jsonl", _jsonl(rows), refused="an SGLang token trace row")
+
+
+def _sglang_agentic_trace() -> LayoutFile:
+    turn = lambda *m: {"messages": list(m), "prompt_tokens": 10}  # noqa: E731
+    conv = [turn({"role": "system", "content": "Agent."}, *_user("Fix the bug.")), turn(*_user("Tests pass?"))]
+    doc = {"metadata": {"source": "openhands"}, "conversations": [conv]}
+    return LayoutFile("agentic.json", json.dumps(doc, indent=2), refused="an SGLang agentic trace")
+
+
 def _raw_payload() -> LayoutFile:
     """AIPerf raw_payload: request bodies, the cap as max_completion_tokens or max_tokens, a sampling field named."""
     first = [*_user("Raw body one."), {"role": "assistant", "content": "Recorded."}, *_user("Raw body two.")]
@@ -442,6 +457,8 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "sglang.custom": _sglang_custom,
     "sglang.openai": _sglang_openai,
     "sglang.autobench": _sglang_autobench,
+    "sglang.token_trace": _sglang_token_trace,
+    "sglang.agentic_trace": _sglang_agentic_trace,
     "aiperf.raw_payload": _raw_payload,
     "aiperf.single_turn": _single_turn,
     "aiperf.multi_turn": _multi_turn,

@@ -38,6 +38,8 @@ __all__ = [
     "BAILIAN_FIELDS",
     "BAILIAN_REFUSAL",
     "BINARY_SUFFIXES",
+    "SGLANG_TOKEN_TRACE_REFUSAL",
+    "SGLANG_AGENTIC_REFUSAL",
     "AUTOBENCH_FIELDS",
     "AUTOBENCH_FIX",
     "SYNTHETIC_CONFIG_SUFFIXES",
@@ -218,6 +220,24 @@ DYNAMO_REFUSAL = (
     "that aiperf-runner replays)",
     "no specscope form: write the requests' messages as chat rows (`messages`, `max_tokens`) for --workload",
 )
+#: An SGLang token trace row (``--dataset-name token_trace``, token_trace.py @dfb5af15
+#: ``sample_token_trace_requests``: ``input_tokens`` a LIST of token ids, ``output_tokens`` a list or
+#: ``num_output_tokens``, ``ts``) and the fix: specscope sends chat text, never token ids.
+SGLANG_TOKEN_TRACE_REFUSAL = (
+    "an SGLang token trace row (token_trace.py @dfb5af15: `input_tokens` token ids sent as the prompt, the output "
+    "length `num_output_tokens` or the length of `output_tokens`)",
+    "specscope sends chat text, not token ids: decode input_tokens with the model's tokenizer and write rows "
+    '{"prompt": TEXT, "output_len": N} for --workload',
+)
+#: An SGLang agentic trace (``--dataset-name agentic_trace``, agentic_trace.py @3666ee97 ``AgenticTraceDataset``: ONE
+#: JSON object, ``conversations`` a list of conversations, each a list of turns whose ``messages`` are that turn's new
+#: non-assistant messages, replayed with the server's own replies between turns) and the fix.
+SGLANG_AGENTIC_REFUSAL = (
+    "an SGLang agentic trace (agentic_trace.py @3666ee97: `conversations` of turns, each turn's `messages` the new "
+    "messages of that round)",
+    'write each conversation as an AIPerf multi_turn row ({"session_id", "turns": [{"text"}, ...]}, a leading '
+    '{"role": "system", "text"} turn for its system message) for --workload; tool messages have no specscope form',
+)
 #: The fields of an Amazon SageMaker data-capture record (AIPerf ``SageMakerDataCaptureLoader.can_load``).
 SAGEMAKER_FIELDS = ("captureData", "eventMetadata")
 
@@ -390,6 +410,28 @@ CENSUS: tuple[Layout, ...] = (
         "`completion_tokens`) as `max_tokens`; the row's other fields SGLang puts in the request body "
         "(`param_send`, `extra_request_body`, any unreserved key) not sent; a `prompt` list (messages, turns or "
         "token ids), `prompt_origin` and `system` + `content` list refused by line -> write the row as `messages`",
+    ),
+    Layout(
+        "sglang.token_trace",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/token_trace.py @dfb5af15 sample_token_trace_requests",
+        "JSON Lines",
+        "`input_tokens` (token ids, sent as the prompt)",
+        "`num_output_tokens`, else the length of `output_tokens`, or `--sharegpt-output-len`",
+        "—",
+        "`ts`",
+        "refused: token ids by name -> decode them to text and write `prompt` rows with `output_len`",
+    ),
+    Layout(
+        "sglang.agentic_trace",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/agentic_trace.py @3666ee97 AgenticTraceDataset",
+        "one JSON object (`metadata`, `conversations`)",
+        "`conversations`[i]: turns, each turn's `messages` the round's new messages (the server's replies between)",
+        "`--sharegpt-output-len` (220 when not given)",
+        "— (`--dataset-offset`)",
+        "—",
+        "refused: by name -> write each conversation as an aiperf.multi_turn row (user turns, a leading system turn)",
     ),
     Layout(
         "sglang.openai",

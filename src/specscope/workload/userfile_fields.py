@@ -35,6 +35,8 @@ from specscope.workload.census import (
     OUTPUT_LENGTH_LOOKALIKES,
     REQUEST_BODY_FIELDS,
     SAGEMAKER_FIELDS,
+    SGLANG_AGENTIC_REFUSAL,
+    SGLANG_TOKEN_TRACE_REFUSAL,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
@@ -227,6 +229,13 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     for fields, what, fix in FOREIGN_LAYOUTS:
         if all(k in record for k in fields):
             raise bad_row(where, what, "a prompt or messages per row", fix)
+    if isinstance(record.get("input_tokens"), list):  # SGLang token_trace: token ids
+        raise bad_row(
+            where, SGLANG_TOKEN_TRACE_REFUSAL[0], "a prompt or messages per row", SGLANG_TOKEN_TRACE_REFUSAL[1]
+        )
+    chats = record.get("conversations")
+    if isinstance(chats, list) and chats and isinstance(chats[0], list):  # SGLang agentic_trace: lists of turns
+        raise bad_row(where, SGLANG_AGENTIC_REFUSAL[0], "a prompt or messages per row", SGLANG_AGENTIC_REFUSAL[1])
     event = record.get("event") if "schema" not in record else record
     if isinstance(event, dict) and event.get("schema") == DYNAMO_TRACE_SCHEMA:
         raise bad_row(where, DYNAMO_REFUSAL[0], "a prompt or messages per row", DYNAMO_REFUSAL[1])
