@@ -134,6 +134,14 @@ def _sglang_agentic_trace() -> LayoutFile:
     return LayoutFile("agentic.json", json.dumps(doc, indent=2), refused="an SGLang agentic trace")
 
 
+def _guidellm_otel() -> LayoutFile:
+    """A span per line and a session per line of OpenTelemetry GenAI spans (GuideLLM trace_otel.py @121fb66d)."""
+    attrs = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(_user("Span question.")),
+             "gen_ai.usage.input_tokens": 3, "gen_ai.usage.output_tokens": 5}  # fmt: skip
+    span = {"trace_id": "t1", "span_id": "s1", "name": "chat m", "start_time": 1700000000.0, "attributes": attrs}
+    return LayoutFile("otel.jsonl", _jsonl([span, {"trace_id": "t2", "spans": [span]}]), refused="OpenTelemetry GenAI")
+
+
 def _raw_payload() -> LayoutFile:
     """AIPerf raw_payload: request bodies, the cap as max_completion_tokens or max_tokens, a sampling field named."""
     first = [*_user("Raw body one."), {"role": "assistant", "content": "Recorded."}, *_user("Raw body two.")]
@@ -480,4 +488,5 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "guidellm.txt": _guidellm_txt,
     "guidellm.binary": _guidellm_binary,
     "guidellm.synthetic": _guidellm_synthetic,
+    "guidellm.otel_trace": _guidellm_otel,
 }

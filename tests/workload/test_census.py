@@ -12,7 +12,7 @@ import pytest
 from census_files import LAYOUT_FILES
 from paths import ROOT as REPO_ROOT
 from specscope.errors import ConfigError
-from specscope.workload.census import AUTOBENCH_FIX, BAILIAN_REFUSAL, CENSUS, SYNTHETIC_REFUSAL
+from specscope.workload.census import AUTOBENCH_FIX, BAILIAN_REFUSAL, CENSUS, OTEL_REFUSAL, SYNTHETIC_REFUSAL
 from specscope.workload.census_doc import render
 from specscope.workload.trace import load_trace
 from specscope.workload.userfile import load_prompt_file
@@ -20,7 +20,7 @@ from specscope.workload.userfile import load_prompt_file
 
 def test_every_census_row_has_a_test_file_and_no_test_file_lacks_a_row() -> None:
     assert sorted(LAYOUT_FILES) == sorted(lay.key for lay in CENSUS)
-    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 33
+    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 34
 
 
 def test_every_row_names_repository_file_and_commit() -> None:
@@ -201,3 +201,10 @@ def test_sglang_autobench_prompt_forms_not_sent_are_refused_by_line_and_name(
         load_prompt_file("mine", path)
     assert err.value.message.replace(str(path), "FILE") == message
     assert err.value.fix == AUTOBENCH_FIX
+
+
+def test_an_otel_session_row_is_refused_by_name_too(tmp_path: Path) -> None:
+    """GuideLLM's session-per-line OTel file (``spans``: a list of GenAI spans) is refused as the span-per-line one."""
+    span = {"span_id": "s", "attributes": {"gen_ai.input.messages": "[]", "gen_ai.usage.output_tokens": 2}}
+    msg = _refusal(tmp_path, "sessions.jsonl", json.dumps({"trace_id": "t", "spans": [span]}) + "\n")
+    assert msg == f"FILE:1: {OTEL_REFUSAL[0]}"

@@ -39,6 +39,7 @@ __all__ = [
     "BAILIAN_REFUSAL",
     "BINARY_SUFFIXES",
     "SGLANG_TOKEN_TRACE_REFUSAL",
+    "OTEL_REFUSAL",
     "SGLANG_AGENTIC_REFUSAL",
     "AUTOBENCH_FIELDS",
     "AUTOBENCH_FIX",
@@ -237,6 +238,15 @@ SGLANG_AGENTIC_REFUSAL = (
     "messages of that round)",
     'write each conversation as an AIPerf multi_turn row ({"session_id", "turns": [{"text"}, ...]}, a leading '
     '{"role": "system", "text"} turn for its system message) for --workload; tool messages have no specscope form',
+)
+#: A GuideLLM OpenTelemetry GenAI trace (``--data-args kind=otel``, trace_otel.py @121fb66d ``OTELTraceFormat``: a
+#: span per line with ``attributes`` of ``gen_ai.*`` keys, or a session per line with a ``spans`` list; each LLM span's
+#: ``gen_ai.input.messages`` replayed on the trace's clock) and the fix.
+OTEL_REFUSAL = (
+    "a GuideLLM OpenTelemetry GenAI trace (trace_otel.py @121fb66d: spans whose `attributes` hold "
+    "`gen_ai.input.messages` and `gen_ai.usage.*` token counts, replayed on the trace's clock)",
+    "write each LLM span's gen_ai.input.messages as a chat row (messages, output_length = its "
+    "gen_ai.usage.output_tokens) for --workload; tool calls have no specscope form",
 )
 #: The fields of an Amazon SageMaker data-capture record (AIPerf ``SageMakerDataCaptureLoader.can_load``).
 SAGEMAKER_FIELDS = ("captureData", "eventMetadata")
@@ -664,6 +674,17 @@ CENSUS: tuple[Layout, ...] = (
         "the events' own",
         "refused: `schema` `dynamo.request.trace.v1` events, a recorded agent graph -> write its requests as chat "
         "rows (`messages`, `max_tokens`)",
+    ),
+    Layout(
+        "guidellm.otel_trace",
+        "GuideLLM",
+        "vllm-project/guidellm src/guidellm/data/deserializers/trace_otel.py @121fb66d OTELTraceFormat",
+        "JSON Lines: a span per line, or a session per line (`spans`)",
+        "each LLM span's `attributes`.`gen_ai.input.messages` (OTel `parts` or OpenAI messages)",
+        "the span's `gen_ai.usage` output tokens",
+        "`trace_id` (a conversation)",
+        "the span's start time",
+        "refused: by name -> write each LLM span's messages as a chat row with its output length",
     ),
     Layout(
         "guidellm.jsonl",

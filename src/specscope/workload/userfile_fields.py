@@ -31,6 +31,7 @@ from specscope.workload.census import (
     INPUTS_JSON_SENT,
     MEDIA_FIELDS,
     MESSAGES_FIELDS,
+    OTEL_REFUSAL,
     OUTPUT_LENGTH_FIELDS,
     OUTPUT_LENGTH_LOOKALIKES,
     REQUEST_BODY_FIELDS,
@@ -229,6 +230,8 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     for fields, what, fix in FOREIGN_LAYOUTS:
         if all(k in record for k in fields):
             raise bad_row(where, what, "a prompt or messages per row", fix)
+    if _otel_span(record) or (isinstance(record.get("spans"), list) and any(map(_otel_span, record["spans"]))):
+        raise bad_row(where, OTEL_REFUSAL[0], "a prompt or messages per row", OTEL_REFUSAL[1])
     if isinstance(record.get("input_tokens"), list):  # SGLang token_trace: token ids
         raise bad_row(
             where, SGLANG_TOKEN_TRACE_REFUSAL[0], "a prompt or messages per row", SGLANG_TOKEN_TRACE_REFUSAL[1]
@@ -243,6 +246,13 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     dag_turns = isinstance(turns, list) and any(isinstance(t, dict) and "messages" in t for t in turns)
     if dag_turns or "orchestrator" in record:
         raise bad_row(where, DAG_REFUSAL[0], "a prompt or messages per row", DAG_REFUSAL[1])
+
+
+def _otel_span(span: object) -> bool:
+    """True for an OpenTelemetry GenAI span: ``attributes`` with a ``gen_ai.`` key (GuideLLM trace_otel.py
+    @121fb66d)."""
+    attributes = span.get("attributes") if isinstance(span, dict) else None
+    return isinstance(attributes, dict) and any(str(k).startswith("gen_ai.") for k in attributes)
 
 
 def _capture_payload(where: str, entry: object) -> object:
