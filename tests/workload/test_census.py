@@ -208,3 +208,10 @@ def test_an_otel_session_row_is_refused_by_name_too(tmp_path: Path) -> None:
     span = {"span_id": "s", "attributes": {"gen_ai.input.messages": "[]", "gen_ai.usage.output_tokens": 2}}
     msg = _refusal(tmp_path, "sessions.jsonl", json.dumps({"trace_id": "t", "spans": [span]}) + "\n")
     assert msg == f"FILE:1: {OTEL_REFUSAL[0]}"
+
+
+def test_aiperf_image_uuids_without_images_are_media_refused_by_name(tmp_path: Path) -> None:
+    """AIPerf SingleTurn (models.py @0109a64e ``validate_image_uuids_alignment``): ``image_uuids`` without ``images``
+    are image slots the server fills from its cache; the row was sent as its text alone, the images dropped silently."""
+    msg = _refusal(tmp_path, "uuids.jsonl", '{"text": "Describe it.", "image_uuids": ["u1"], "output_length": 5}\n')
+    assert msg == "FILE:1: a image_uuids field (AIPerf SingleTurn / GuideLLM media)"

@@ -110,8 +110,9 @@ MESSAGES_FIELDS = ("messages", "chat_messages")
 MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", "context_mode")
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
-#: Media a row may carry (AIPerf ``SingleTurn``; GuideLLM image / audio / video columns): refused by name.
-MEDIA_FIELDS = ("image", "images", "audio", "audios", "video", "videos")
+#: Media a row may carry (AIPerf ``SingleTurn``, its ``image_uuids`` image slots too (models.py @0109a64e); GuideLLM
+#: image / audio / video columns): refused by name.
+MEDIA_FIELDS = ("image", "images", "image_uuids", "audio", "audios", "video", "videos")
 #: Fields that make a row a trace row (token counts and arrival times, no text): refused with ``--trace`` as the fix.
 TRACE_ONLY_FIELDS = ("input_length", "hash_ids", "payload")
 #: Per-row arrival times a text row may carry (AIPerf ``SingleTurn`` / ``MooncakeTrace`` ``timestamp`` and ``delay``,
@@ -472,7 +473,7 @@ CENSUS: tuple[Layout, ...] = (
         "AIPerf",
         f"{_AIPERF} SingleTurn",
         "JSON Lines",
-        "`text` or `texts` (+ `role`); media `image(s)`, `audio(s)`, `video(s)`",
+        "`text` or `texts` (+ `role`); media `image(s)` (or `image_uuids` alone), `audio(s)`, `video(s)`",
         "`output_length` (overrides `--osl`)",
         "`session_id`",
         "`timestamp` or `delay` (ms)",
