@@ -111,10 +111,15 @@ def _sglang_autobench() -> LayoutFile:
             {"messages": [{"role": "system", "content": "Be short."}, *_user("Autobench two.")],
              "completion_tokens": 9},
             {"prompt": "Autobench three.", "max_tokens": 4, "routing_key": "r3",
-             "param_send": {"temperature": 0.1}}]  # fmt: skip
+             "param_send": {"temperature": 0.1}},
+            {"messages": json.dumps(_user("Autobench four, messages as JSON text.")), "output_len": 6}]  # fmt: skip
     system = [{"role": "system", "content": "Be short."}]
-    sent = [_row("line 1", "Autobench one.", 20), SentRow("line 2", _conv("Autobench two.", history=system), 9),
-            _row("line 3", "Autobench three.", 4)]  # fmt: skip
+    sent = [
+        _row("line 1", "Autobench one.", 20),
+        SentRow("line 2", _conv("Autobench two.", history=system), 9),
+        _row("line 3", "Autobench three.", 4),
+        _row("line 4", "Autobench four, messages as JSON text.", 6),
+    ]
     notice = "warning: rows: mine: 1 row carries request-body fields (param_send)"
     return LayoutFile("autobench.jsonl", _jsonl(rows), sent, notices=(notice,))
 

@@ -417,7 +417,8 @@ CENSUS: tuple[Layout, ...] = (
         "`--sharegpt-output-len`",
         "— (`routing_key` routes, not an id)",
         "`timestamp`",
-        "read: `messages` or a `prompt` string, `output_len` (else `max_tokens`, `max_completion_tokens`, "
+        "read: `messages` (a list, or its JSON text, which SGLang decodes) or a `prompt` string, `output_len` (else "
+        "`max_tokens`, `max_completion_tokens`, "
         "`completion_tokens`) as `max_tokens`; the row's other fields SGLang puts in the request body "
         "(`param_send`, `extra_request_body`, any unreserved key) not sent; a `prompt` list (messages, turns or "
         "token ids), `prompt_origin` and `system` + `content` list refused by line -> write the row as `messages`",

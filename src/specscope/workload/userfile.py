@@ -80,6 +80,7 @@ from specscope.workload.userfile_fields import (
     bad_row,
     check_row_kind,
     csv_records,
+    decoded_messages,
     first_text_field,
     guidellm_columns,
     inputs_json_records,
@@ -359,6 +360,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     meta: dict[str, Any] = {"source": "file", unit: no}
     refuse_foreign_layout(where, record)
     record, zero_counts = guidellm_columns(_present_fields(sagemaker_record(where, record)))
+    record = decoded_messages(record)
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)

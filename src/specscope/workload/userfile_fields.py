@@ -49,6 +49,7 @@ __all__ = [
     "bad_row",
     "output_length",
     "check_row_kind",
+    "decoded_messages",
     "refuse_autobench_prompt",
     "refuse_foreign_layout",
     "sagemaker_record",
@@ -352,6 +353,21 @@ def refuse_autobench_prompt(where: str, record: dict[str, Any]) -> None:
     else:
         return
     raise bad_row(where, what, "a prompt string or messages per row", AUTOBENCH_FIX)
+
+
+def decoded_messages(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with a ``messages`` that is a JSON text of a list decoded to that list, as SGLang autobench reads it
+    (autobench.py @3f56497e ``_load_json_if_needed``: a string that starts with ``[`` or ``{`` is parsed), and as a
+    CSV cell or a pandas export holds it; any other record unchanged. The string was refused as "messages is not a
+    list"."""
+    raw = record.get("messages")
+    if not isinstance(raw, str) or not raw.strip().startswith("["):
+        return record
+    try:
+        parsed = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError):
+        return record  # the reader names "messages is not a list"
+    return {**record, "messages": parsed} if isinstance(parsed, list) else record
 
 
 def system_prefix(where: str, record: dict[str, Any]) -> str | None:
