@@ -124,6 +124,18 @@ def _sglang_autobench() -> LayoutFile:
     return LayoutFile("autobench.jsonl", _jsonl(rows), sent, notices=(notice,))
 
 
+def _longbench_v2() -> LayoutFile:
+    """THUDM/LongBench-v2 rows in their own column order (the question before the context): SGLang's longbench_v2
+    reader sends its template (longbench_v2.py @5d2c83e6); the row was sent as its question alone."""
+    row = {"_id": "66f36490821e116aacb2cc22", "domain": "Single-Document QA", "sub_domain": "Financial",
+           "difficulty": "easy", "length": "short", "question": "Which year had the highest revenue?",
+           "choice_A": "2019", "choice_B": "2020", "choice_C": "2021", "choice_D": "2022", "answer": "C",
+           "context": "Revenue was 1 in 2019, 2 in 2020, 5 in 2021 and 3 in 2022."}  # fmt: skip
+    text = ("Revenue was 1 in 2019, 2 in 2020, 5 in 2021 and 3 in 2022.\n\nQuestion: Which year had the highest "
+            "revenue?\nA. 2019\nB. 2020\nC. 2021\nD. 2022\nAnswer:")  # fmt: skip
+    return LayoutFile("longbench_v2.jsonl", _jsonl([row]), [_row("66f36490821e116aacb2cc22", text)])
+
+
 def _sglang_token_trace() -> LayoutFile:
     rows = [
         {"input_tokens": [101, 102, 103], "output_tokens": [7, 8], "ts": 0.5},
@@ -470,6 +482,7 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "sglang.custom": _sglang_custom,
     "sglang.openai": _sglang_openai,
     "sglang.autobench": _sglang_autobench,
+    "sglang.longbench_v2": _longbench_v2,
     "sglang.token_trace": _sglang_token_trace,
     "sglang.agentic_trace": _sglang_agentic_trace,
     "aiperf.raw_payload": _raw_payload,

@@ -41,6 +41,7 @@ __all__ = [
     "SGLANG_TOKEN_TRACE_REFUSAL",
     "OTEL_REFUSAL",
     "SGLANG_AGENTIC_REFUSAL",
+    "LONGBENCH_V2_FIELDS",
     "AUTOBENCH_FIELDS",
     "AUTOBENCH_FIX",
     "SYNTHETIC_CONFIG_SUFFIXES",
@@ -289,6 +290,10 @@ _GUIDELLM_FILE = "vllm-project/guidellm src/guidellm/data/deserializers/file.py 
 #: File suffixes of GuideLLM's binary dataset deserializers: refused as ``--workload`` files, by name.
 BINARY_SUFFIXES = (".parquet", ".arrow", ".hdf5", ".h5", ".db", ".tar")
 _AUTOBENCH = "sgl-project/sglang python/sglang/benchmark/datasets/autobench.py @3f56497e"
+#: The columns of a THUDM/LongBench-v2 row that SGLang's ``longbench_v2`` reader puts in its prompt, in the order of
+#: its template (longbench_v2.py @5d2c83e6 ``_format_prompt``: the context, a blank line, ``Question: ``, the four
+#: choices ``A. `` ... ``D. ``, ``Answer:``); ``answer`` (the key) is never sent.
+LONGBENCH_V2_FIELDS = ("context", "question", "choice_A", "choice_B", "choice_C", "choice_D")
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
 AUTOBENCH_FIELDS = ("output_len", "completion_tokens", "routing_key", "param_send", "extra_request_body")
@@ -422,6 +427,19 @@ CENSUS: tuple[Layout, ...] = (
         "`completion_tokens`) as `max_tokens`; the row's other fields SGLang puts in the request body "
         "(`param_send`, `extra_request_body`, any unreserved key) not sent; a `prompt` list (messages, turns or "
         "token ids), `prompt_origin` and `system` + `content` list refused by line -> write the row as `messages`",
+    ),
+    Layout(
+        "sglang.longbench_v2",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/longbench_v2.py @5d2c83e6 sample_longbench_v2_requests",
+        "JSON Lines (or Parquet) of THUDM/LongBench-v2 rows",
+        "`context`, `question`, `choice_A` ... `choice_D` in one template (`_format_prompt`); `answer` not sent",
+        "`--sharegpt-output-len` (10 when not given)",
+        "— (`_id` not read)",
+        "—",
+        "read: the same template (context, blank line, `Question: `, the choices `A. ` ... `D. `, `Answer:`) as one "
+        "user message, row id `_id`; `--max-tokens` per row (SGLang's default is 10); Parquet refused as a binary "
+        "file -> convert it to JSON Lines",
     ),
     Layout(
         "sglang.token_trace",

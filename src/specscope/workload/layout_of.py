@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from specscope.workload.census import (
     AUTOBENCH_FIELDS,
+    LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
     SAGEMAKER_FIELDS,
     SHAREGPT_FIELDS,
@@ -65,6 +66,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         turns = record["turns"]
         objects = "session_id" in keys or (isinstance(turns, list) and any(isinstance(t, dict) for t in turns))
         return ("aiperf.multi_turn",) if objects else ("vllm.spec_bench",)
+    if all(k in keys for k in LONGBENCH_V2_FIELDS):
+        return ("sglang.longbench_v2",)
     if is_mt_bench_prompts(record):
         return ("aiperf.hub.mt_bench",)  # a hub dataset's export (census_hub), named by its loader
     first = first_text_field(guidellm_columns(dict(record))[0])

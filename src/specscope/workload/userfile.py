@@ -71,7 +71,13 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.readfile import FileTooLarge, read_error_text, read_text_maybe_gzip
-from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
+from specscope.workload.census import (
+    BINARY_SUFFIXES,
+    LONGBENCH_V2_FIELDS,
+    MESSAGES_FIELDS,
+    SHAREGPT_FIELDS,
+    TEXT_FIELDS,
+)
 from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
 from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
@@ -86,6 +92,7 @@ from specscope.workload.userfile_fields import (
     inputs_json_records,
     is_csv,
     is_text_lines,
+    longbench_v2_prompt,
     output_length,
     refuse_autobench_prompt,
     refuse_foreign_layout,
@@ -415,6 +422,8 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
     if is_mt_bench_prompts(record):  # HuggingFaceH4/mt_bench_prompts (census_hub): a conversation, as AIPerf sends it
         turns = _turns(where, _mt_bench_turns(where, record["prompt"]))
         return [{"role": "user", "content": turns[0]}], turns[1:]
+    if (longbench := longbench_v2_prompt(where, record)) is not None:  # SGLang longbench_v2's template
+        return [{"role": "user", "content": longbench}], ()
     refuse_autobench_prompt(where, record)
     key = first_text_field(record)  # GuideLLM: the first text column in the file's order
     if key is not None and key != "instruction":
@@ -595,6 +604,8 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
     if ident is None and is_mt_bench_prompts(record):
         ident = record["prompt_id"]  # mt_bench_prompts' id
+    if ident is None and "_id" in record and all(k in record for k in LONGBENCH_V2_FIELDS):
+        ident = record["_id"]  # LongBench-v2's id
     if isinstance(ident, str | int) and not isinstance(ident, bool):
         meta["id"] = ident
     if (step := aa_rwlt_step(record)) is not None:

@@ -29,6 +29,7 @@ from specscope.workload.census import (
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
     INPUTS_JSON_SENT,
+    LONGBENCH_V2_FIELDS,
     MEDIA_FIELDS,
     MESSAGES_FIELDS,
     OTEL_REFUSAL,
@@ -50,6 +51,7 @@ __all__ = [
     "output_length",
     "check_row_kind",
     "decoded_messages",
+    "longbench_v2_prompt",
     "refuse_autobench_prompt",
     "refuse_foreign_layout",
     "sagemaker_record",
@@ -329,6 +331,20 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
         raise bad_row(where, f"a trace row ({', '.join(trace)}: token counts, no text; AIPerf MooncakeTrace / "
                       "SGLang mooncake)", "a prompt or messages per row",
                       "pass the file with --trace FILE (it replays token counts on the trace's clock)")  # fmt: skip
+
+
+def longbench_v2_prompt(where: str, record: dict[str, Any]) -> str | None:
+    """The prompt SGLang's ``longbench_v2`` reader sends for a THUDM/LongBench-v2 row (sgl-project/sglang
+    ``python/sglang/benchmark/datasets/longbench_v2.py`` @5d2c83e6 ``_format_prompt``), or None for a row without
+    all of :data:`LONGBENCH_V2_FIELDS`. Such a row was sent as its first text column (the question alone, without
+    its context and choices)."""
+    if not all(k in record for k in LONGBENCH_V2_FIELDS):
+        return None
+    bad = next((k for k in LONGBENCH_V2_FIELDS if not isinstance(record[k], str)), None)
+    if bad is not None:
+        raise bad_row(where, f"{bad} {record[bad]!r:.60} is not text", "LongBench-v2 columns that are strings")
+    context, question, a, b, c, d = (record[k] for k in LONGBENCH_V2_FIELDS)
+    return f"{context}\n\nQuestion: {question}\nA. {a}\nB. {b}\nC. {c}\nD. {d}\nAnswer:"
 
 
 def refuse_autobench_prompt(where: str, record: dict[str, Any]) -> None:
