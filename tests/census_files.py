@@ -136,6 +136,14 @@ def _longbench_v2() -> LayoutFile:
     return LayoutFile("longbench_v2.jsonl", _jsonl([row]), [_row("66f36490821e116aacb2cc22", text)])
 
 
+def _sglang_dynamic() -> LayoutFile:
+    """An SGLang dynamic workload plan (dynamic.py @ef169ddc): generated requests, no prompts."""
+    plan = {"prompt_pool_size": 8, "phases": [
+        {"name": "warm", "duration": 10, "request_rate": 2, "input_len": 512, "output_len": 64},
+        {"name": "burst", "duration": 5, "request_rate": 8, "input_len": 2048, "output_len": 128}]}  # fmt: skip
+    return LayoutFile("plan.json", json.dumps(plan, indent=2), refused="an SGLang dynamic workload plan")
+
+
 def _sglang_token_trace() -> LayoutFile:
     rows = [
         {"input_tokens": [101, 102, 103], "output_tokens": [7, 8], "ts": 0.5},
@@ -483,6 +491,7 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "sglang.openai": _sglang_openai,
     "sglang.autobench": _sglang_autobench,
     "sglang.longbench_v2": _longbench_v2,
+    "sglang.dynamic": _sglang_dynamic,
     "sglang.token_trace": _sglang_token_trace,
     "sglang.agentic_trace": _sglang_agentic_trace,
     "aiperf.raw_payload": _raw_payload,

@@ -46,6 +46,7 @@ __all__ = [
     "AUTOBENCH_FIX",
     "SYNTHETIC_CONFIG_SUFFIXES",
     "SYNTHETIC_REFUSAL",
+    "DYNAMIC_PLAN_REFUSAL",
     "FOREIGN_LAYOUTS",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
@@ -294,6 +295,15 @@ _AUTOBENCH = "sgl-project/sglang python/sglang/benchmark/datasets/autobench.py @
 #: its template (longbench_v2.py @5d2c83e6 ``_format_prompt``: the context, a blank line, ``Question: ``, the four
 #: choices ``A. `` ... ``D. ``, ``Answer:``); ``answer`` (the key) is never sent.
 LONGBENCH_V2_FIELDS = ("context", "question", "choice_A", "choice_B", "choice_C", "choice_D")
+#: An SGLang dynamic workload plan (``--dynamic-workload-path``, dynamic.py @ef169ddc ``load_workload_plan``: ONE JSON
+#: object whose ``phases`` each ask for random-token requests of ``input_len`` / ``output_len`` at a ``request_rate``
+#: for a ``duration``) and what to run instead.
+DYNAMIC_PLAN_REFUSAL = (
+    "an SGLang dynamic workload plan (dynamic.py @ef169ddc: `phases` of generated requests, `input_len` / "
+    "`output_len` tokens at a `request_rate` for a `duration`; no prompts)",
+    "specscope sends real text: run a pack (--workloads) with --context-tokens N (input_len), --max-tokens M "
+    "(output_len) and --request-rate R per phase",
+)
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
 AUTOBENCH_FIELDS = ("output_len", "completion_tokens", "routing_key", "param_send", "extra_request_body")
@@ -440,6 +450,18 @@ CENSUS: tuple[Layout, ...] = (
         "read: the same template (context, blank line, `Question: `, the choices `A. ` ... `D. `, `Answer:`) as one "
         "user message, row id `_id`; `--max-tokens` per row (SGLang's default is 10); Parquet refused as a binary "
         "file -> convert it to JSON Lines",
+    ),
+    Layout(
+        "sglang.dynamic",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/dynamic.py @ef169ddc load_workload_plan",
+        "one JSON object (`phases`, `prompt_pool_size`, `source`, `arrival_pattern`)",
+        "none: generated text of each phase's `input_len` tokens (`source`: random ids, ShareGPT, shared prefix)",
+        "each phase's `output_len`",
+        "— (`name` of a phase)",
+        "each phase's `duration` x `request_rate` (`arrival_pattern`)",
+        "refused: a plan of generated requests by name -> a pack with --context-tokens, --max-tokens and "
+        "--request-rate per phase",
     ),
     Layout(
         "sglang.token_trace",

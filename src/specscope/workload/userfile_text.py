@@ -13,6 +13,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.census import (
+    DYNAMIC_PLAN_REFUSAL,
     MESSAGES_FIELDS,
     SHAREGPT_FIELDS,
     SYNTHETIC_CONFIG_SUFFIXES,
@@ -110,6 +111,9 @@ def refuse_synthetic_config(path: Path, text: str) -> None:
             and isinstance(doc.get("prompt_tokens"), int)
             and not any(isinstance(doc.get(k), str | list) for k in _PROMPT_FIELDS)
         )
+        phases = doc.get("phases") if isinstance(doc, dict) else None
+        if isinstance(phases, list) and phases and all(isinstance(p, dict) and "input_len" in p for p in phases):
+            raise bad_row(str(path), DYNAMIC_PLAN_REFUSAL[0], "a prompt or messages per row", DYNAMIC_PLAN_REFUSAL[1])
     if synthetic:
         raise bad_row(str(path), SYNTHETIC_REFUSAL[0], "a prompt or messages per row", SYNTHETIC_REFUSAL[1])
 
