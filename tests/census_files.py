@@ -104,6 +104,69 @@ def _sglang_openai() -> LayoutFile:
     return LayoutFile("openai.jsonl", _jsonl(rows), sent, notices=(unsent,))
 
 
+def _sglang_autobench() -> LayoutFile:
+    """SGLang autobench rows (autobench.py @3f56497e): a `prompt` string or `messages`, the output length from
+    `output_len`, else `max_tokens` ... `completion_tokens`; `output_len` was sent as --max-tokens."""
+    rows = [{"prompt": "Autobench one.", "output_len": 20, "routing_key": "r1"},
+            {"messages": [{"role": "system", "content": "Be short."}, *_user("Autobench two.")],
+             "completion_tokens": 9},
+            {"prompt": "Autobench three.", "max_tokens": 4, "routing_key": "r3",
+             "param_send": {"temperature": 0.1}},
+            {"messages": json.dumps(_user("Autobench four, messages as JSON text.")), "output_len": 6}]  # fmt: skip
+    system = [{"role": "system", "content": "Be short."}]
+    sent = [
+        _row("line 1", "Autobench one.", 20),
+        SentRow("line 2", _conv("Autobench two.", history=system), 9),
+        _row("line 3", "Autobench three.", 4),
+        _row("line 4", "Autobench four, messages as JSON text.", 6),
+    ]
+    notice = "warning: rows: mine: 1 row carries request-body fields (param_send)"
+    return LayoutFile("autobench.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
+def _longbench_v2() -> LayoutFile:
+    """THUDM/LongBench-v2 rows in their own column order (the question before the context): SGLang's longbench_v2
+    reader sends its template (longbench_v2.py @5d2c83e6); the row was sent as its question alone."""
+    row = {"_id": "66f36490821e116aacb2cc22", "domain": "Single-Document QA", "sub_domain": "Financial",
+           "difficulty": "easy", "length": "short", "question": "Which year had the highest revenue?",
+           "choice_A": "2019", "choice_B": "2020", "choice_C": "2021", "choice_D": "2022", "answer": "C",
+           "context": "Revenue was 1 in 2019, 2 in 2020, 5 in 2021 and 3 in 2022."}  # fmt: skip
+    text = ("Revenue was 1 in 2019, 2 in 2020, 5 in 2021 and 3 in 2022.\n\nQuestion: Which year had the highest "
+            "revenue?\nA. 2019\nB. 2020\nC. 2021\nD. 2022\nAnswer:")  # fmt: skip
+    return LayoutFile("longbench_v2.jsonl", _jsonl([row]), [_row("66f36490821e116aacb2cc22", text)])
+
+
+def _sglang_dynamic() -> LayoutFile:
+    """An SGLang dynamic workload plan (dynamic.py @ef169ddc): generated requests, no prompts."""
+    plan = {"prompt_pool_size": 8, "phases": [
+        {"name": "warm", "duration": 10, "request_rate": 2, "input_len": 512, "output_len": 64},
+        {"name": "burst", "duration": 5, "request_rate": 8, "input_len": 2048, "output_len": 128}]}  # fmt: skip
+    return LayoutFile("plan.json", json.dumps(plan, indent=2), refused="an SGLang dynamic workload plan")
+
+
+def _sglang_token_trace() -> LayoutFile:
+    rows = [
+        {"input_tokens": [101, 102, 103], "output_tokens": [7, 8], "ts": 0.5},
+        {"input_tokens": [9], "num_output_tokens": 4},
+    ]
+    return LayoutFile("token_trace.jsonl", _jsonl(rows), refused="an SGLang token trace row")
+
+
+def _sglang_agentic_trace() -> LayoutFile:
+    turn = lambda *m: {"messages": list(m), "prompt_tokens": 10}  # noqa: E731
+    conv = [turn({"role": "system", "content": "Agent."}, *_user("Fix the bug.")), turn(*_user("Tests pass?"))]
+    doc = {"metadata": {"source": "openhands"}, "conversations": [conv]}
+    return LayoutFile("agentic.json", json.dumps(doc, indent=2), refused="an SGLang agentic trace")
+
+
+def _guidellm_otel() -> LayoutFile:
+    """A span per line and a session per line of OpenTelemetry GenAI spans (GuideLLM trace_otel.py @121fb66d)."""
+    attrs = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": json.dumps(_user("Span question.")),
+             "gen_ai.usage.input_tokens": 3, "gen_ai.usage.output_tokens": 5}  # fmt: skip
+    span = {"trace_id": "t1", "span_id": "s1", "name": "chat m", "start_time": 1700000000.0, "attributes": attrs}
+    return LayoutFile("otel.jsonl", _jsonl([span, {"trace_id": "t2", "spans": [span]}]), refused="OpenTelemetry GenAI")
+
+
 def _raw_payload() -> LayoutFile:
     """AIPerf raw_payload: request bodies, the cap as max_completion_tokens or max_tokens, a sampling field named."""
     first = [*_user("Raw body one."), {"role": "assistant", "content": "Recorded."}, *_user("Raw body two.")]
@@ -360,6 +423,11 @@ def _guidellm_binary() -> LayoutFile:
     return LayoutFile("rows.parquet", "PAR1 not really parquet", refused="convert it to JSON Lines")
 
 
+def _guidellm_synthetic() -> LayoutFile:
+    """GuideLLM's synthetic data config (``SyntheticTextDatasetConfig``) in YAML: its lines were sent as prompts."""
+    return LayoutFile("synthetic.yaml", "prompt_tokens: 256\noutput_tokens: 128\n", refused="--context-tokens N")
+
+
 def _guidellm_columns() -> LayoutFile:
     """GuideLLM's column names as its ``column_name_pattern`` matches them (``re.I``, plural, turn suffix): a header in
     other case, a plural system column, and two turn columns that make the second row a conversation."""
@@ -393,7 +461,18 @@ def _guidellm_column_order() -> LayoutFile:
     )
 
 
+def _mt_bench_prompts() -> LayoutFile:
+    """A JSON Lines export of HuggingFaceH4/mt_bench_prompts (AIPerf ``spec_al_mtbench``): each row's ``prompt`` list
+    one conversation (MTBenchDatasetLoader, sqjian/aiperf mt_bench.py @90651162), row id ``prompt_id``."""
+    rows = [{"prompt": ["Compose a blog post.", "Rewrite it."], "prompt_id": 81, "category": "writing",
+             "reference": []},
+            {"prompt": ["Solve 2+2."], "prompt_id": 111, "category": "math", "reference": ["4"]}]  # fmt: skip
+    sent = [SentRow("81", _conv("Compose a blog post.", "Rewrite it.")), _row("111", "Solve 2+2.")]
+    return LayoutFile("mt_bench_prompts.jsonl", _jsonl(rows), sent)
+
+
 VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
+    "aiperf spec_al_mtbench export": _mt_bench_prompts,
     "guidellm.csv columns": _guidellm_columns,
     "guidellm.jsonl zero count": _guidellm_zero_count,
     "guidellm.jsonl column order": _guidellm_column_order,
@@ -410,6 +489,11 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "sglang.mooncake": _mooncake,
     "sglang.custom": _sglang_custom,
     "sglang.openai": _sglang_openai,
+    "sglang.autobench": _sglang_autobench,
+    "sglang.longbench_v2": _longbench_v2,
+    "sglang.dynamic": _sglang_dynamic,
+    "sglang.token_trace": _sglang_token_trace,
+    "sglang.agentic_trace": _sglang_agentic_trace,
     "aiperf.raw_payload": _raw_payload,
     "aiperf.single_turn": _single_turn,
     "aiperf.multi_turn": _multi_turn,
@@ -430,4 +514,6 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "guidellm.csv": _guidellm_csv,
     "guidellm.txt": _guidellm_txt,
     "guidellm.binary": _guidellm_binary,
+    "guidellm.synthetic": _guidellm_synthetic,
+    "guidellm.otel_trace": _guidellm_otel,
 }

@@ -76,17 +76,18 @@ def test_dry_run_refuses_a_format_it_does_not_print(tmp_path, capsys, monkeypatc
 
 def test_a_bare_file_is_named_by_its_file_name_and_an_unread_length_field_is_named(tmp_path, capsys, monkeypatch):
     """A user's first try is `--workload FILE` (new-user check, 2026-12-05: refused as "takes NAME=FILE"); the
-    workload is named by the file name without suffixes. A row's `output_len` is no field any census reader takes as
-    the output length: --max-tokens applies and the warning names it (never dropped silently, issue 36)."""
+    workload is named by the file name without suffixes. A row's `max_new_tokens` is no field any census reader takes
+    as the output length: --max-tokens applies and the warning names it (never dropped silently, issue 36)."""
     path = tmp_path / "chat.prompts.jsonl"
-    path.write_text('{"prompt": "hello there", "output_len": 12}\n{"prompt": "second", "output_len": 5}\n', "utf-8")
+    rows = '{"prompt": "hello there", "max_new_tokens": 12}\n{"prompt": "second", "max_new_tokens": 5}\n'
+    path.write_text(rows, "utf-8")
     argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", str(path), "--max-tokens", "32",
             "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
     code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert f"workload chat: {path}: 2 rows" in out
     assert "max_tokens 32 from --max-tokens" in out
-    assert "2 rows carry output-length look-alikes (output_len) that are not read as the output length" in out + err
+    assert "2 rows carry output-length look-alikes (max_new_tokens) that are not read as the output length" in out + err
     prose = tmp_path / "prose.jsonl"
     prose.write_text('{"prompt": "x"}\n', "utf-8")
     code, _, err = cli([*argv[:4], str(prose), *argv[5:]], capsys, monkeypatch, tmp_path)

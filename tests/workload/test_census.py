@@ -12,7 +12,7 @@ import pytest
 from census_files import LAYOUT_FILES
 from paths import ROOT as REPO_ROOT
 from specscope.errors import ConfigError
-from specscope.workload.census import BAILIAN_REFUSAL, CENSUS
+from specscope.workload.census import AUTOBENCH_FIX, BAILIAN_REFUSAL, CENSUS, OTEL_REFUSAL, SYNTHETIC_REFUSAL
 from specscope.workload.census_doc import render
 from specscope.workload.trace import load_trace
 from specscope.workload.userfile import load_prompt_file
@@ -20,7 +20,7 @@ from specscope.workload.userfile import load_prompt_file
 
 def test_every_census_row_has_a_test_file_and_no_test_file_lacks_a_row() -> None:
     assert sorted(LAYOUT_FILES) == sorted(lay.key for lay in CENSUS)
-    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 29
+    assert len({lay.key for lay in CENSUS}) == len(CENSUS) == 36
 
 
 def test_every_row_names_repository_file_and_commit() -> None:
@@ -148,3 +148,70 @@ def test_bailian_trace_refused_as_workload_and_as_trace_never_read_as_mooncake(t
 )  # fmt: skip
 def test_aiperf_inputs_json_payloads_refused_by_session_and_payload(tmp_path: Path, doc: object, message: str) -> None:
     assert _refusal(tmp_path, "inputs.json", json.dumps(doc, indent=1)) == message
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("synthetic.yaml", "prompt_tokens: 256\noutput_tokens: 128\n", "FILE"),
+        ("synthetic.yml", "prompt_tokens: 256\n", "FILE"),
+        ("data.config", '{"prompt_tokens": 256, "output_tokens": 128}\n', "FILE"),
+        ("synthetic.json", '{"prompt_tokens": 256, "output_tokens": 128, "turns": 1}', "FILE"),
+        ("synthetic.json", '{\n  "prompt_tokens": 256,\n  "output_tokens": 128\n}\n', "FILE"),
+    ],
+)
+def test_guidellm_synthetic_config_refused_by_name_never_sent_as_prompts(
+    tmp_path: Path, name: str, text: str, where: str
+) -> None:
+    """GuideLLM reads a ``.json`` / ``.yaml`` / ``.yml`` / ``.config`` file of ``SyntheticTextDatasetConfig``
+    (``prompt_tokens``, ``output_tokens``) as a generator of random text (``config.py`` @02ad329a ``load_config``):
+    its YAML lines were sent as two prompts ("prompt_tokens: 256"), its JSON refused as a row without a prompt field
+    and "fix FILE:1"."""
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("mine", path)
+    assert err.value.message.replace(str(path), "FILE") == f"{where}: {SYNTHETIC_REFUSAL[0]}"
+    assert err.value.fix == SYNTHETIC_REFUSAL[1]
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ('{"prompt": ["Turn one.", "Turn two."], "output_len": 5}',
+         "FILE:2: a `prompt` list of user turns (multi-turn) (SGLang autobench, autobench.py @3f56497e)"),
+        ('{"prompt": [{"role": "user", "content": "In prompt."}]}',
+         "FILE:2: a `prompt` list of messages (SGLang autobench, autobench.py @3f56497e)"),
+        ('{"prompt": [101, 102, 103], "output_len": 5}',
+         "FILE:2: a `prompt` list of token ids (SGLang autobench, autobench.py @3f56497e)"),
+        ('{"prompt_origin": [{"role": "user", "content": "Origin."}], "max_tokens": 4}',
+         "FILE:2: a `prompt_origin` without a prompt (SGLang autobench: its messages, autobench.py @3f56497e)"),
+        ('{"system": "Sys.", "content": ["U1", "A1", "U2"], "output_len": 6}',
+         "FILE:2: a `system` with a `content` list (SGLang autobench's legacy turns, autobench.py @3f56497e)"),
+    ],
+)  # fmt: skip
+def test_sglang_autobench_prompt_forms_not_sent_are_refused_by_line_and_name(
+    tmp_path: Path, row: str, message: str
+) -> None:
+    """SGLang autobench (autobench.py @3f56497e ``_normalize_prompt``) reads these prompt forms; they were refused as
+    "prompt [...] is not a non-empty string" or a row without a prompt field, with "fix FILE:2" as the fix."""
+    path = tmp_path / "autobench.jsonl"
+    path.write_text('{"prompt": "first", "output_len": 3}\n' + row + "\n", "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("mine", path)
+    assert err.value.message.replace(str(path), "FILE") == message
+    assert err.value.fix == AUTOBENCH_FIX
+
+
+def test_an_otel_session_row_is_refused_by_name_too(tmp_path: Path) -> None:
+    """GuideLLM's session-per-line OTel file (``spans``: a list of GenAI spans) is refused as the span-per-line one."""
+    span = {"span_id": "s", "attributes": {"gen_ai.input.messages": "[]", "gen_ai.usage.output_tokens": 2}}
+    msg = _refusal(tmp_path, "sessions.jsonl", json.dumps({"trace_id": "t", "spans": [span]}) + "\n")
+    assert msg == f"FILE:1: {OTEL_REFUSAL[0]}"
+
+
+def test_aiperf_image_uuids_without_images_are_media_refused_by_name(tmp_path: Path) -> None:
+    """AIPerf SingleTurn (models.py @0109a64e ``validate_image_uuids_alignment``): ``image_uuids`` without ``images``
+    are image slots the server fills from its cache; the row was sent as its text alone, the images dropped silently."""
+    msg = _refusal(tmp_path, "uuids.jsonl", '{"text": "Describe it.", "image_uuids": ["u1"], "output_length": 5}\n')
+    assert msg == "FILE:1: a image_uuids field (AIPerf SingleTurn / GuideLLM media)"

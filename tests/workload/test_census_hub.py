@@ -74,3 +74,26 @@ def test_a_problem_row_with_a_text_column_is_read_and_the_refusal_names_the_fix(
         load_prompt_file("mine", path)
     assert err.value.fix == PROBLEM_REFUSAL[1]
     assert any("Exgentic" in what for _, what, _ in FOREIGN_LAYOUTS)
+
+
+def test_an_mt_bench_prompts_export_is_one_conversation_per_row_named_by_its_loader(tmp_path: Path) -> None:
+    """HuggingFaceH4/mt_bench_prompts (AIPerf ``spec_al_mtbench``) holds each question's turns as a ``prompt`` list
+    with a ``prompt_id``: its JSON Lines export was refused at line 1 ("prompt [...] is not a non-empty string").
+    AIPerf's MTBenchDatasetLoader sends the list as one conversation, each turn stripped, empty turns skipped."""
+    path = tmp_path / "mt_bench_prompts.jsonl"
+    rows = [{"prompt": ["Compose a blog post. ", "", "Rewrite it."], "prompt_id": 81, "category": "writing",
+             "reference": []},
+            {"prompt": ["One turn only."], "prompt_id": 82, "category": "math", "reference": ["4"]}]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    first, second = load_prompt_file("mine", path)
+    assert (first.messages, first.follow_ups) == (
+        [{"role": "user", "content": "Compose a blog post."}],
+        ("Rewrite it.",),
+    )
+    assert (second.messages, second.follow_ups) == ([{"role": "user", "content": "One turn only."}], ())
+    assert (first.meta["row_id"], second.meta["row_id"], first.meta["category"]) == ("81", "82", "writing")
+    assert first.meta["layout"] == ("aiperf.hub.mt_bench",)
+    path.write_text(json.dumps({"prompt": ["", " "], "prompt_id": 83}) + "\n", "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("mine", path)
+    assert err.value.message == f"{path}:1: prompt holds no turn with text"

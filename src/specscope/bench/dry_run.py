@@ -22,6 +22,7 @@ from specscope.bench.workload_rows import file_refused, rows_notice
 from specscope.bench.workloads import base_prompts, check_sources
 from specscope.config import BenchOptions
 from specscope.workload.census import CENSUS
+from specscope.workload.census_hub import HUB_DATASETS
 from specscope.workload.layout_of import OWN_LAYOUT
 from specscope.workload.prompt import Prompt, message_text
 
@@ -61,11 +62,12 @@ def dry_run(options: BenchOptions, endpoint: str = "/v1/chat/completions") -> di
 
 def _layouts(rows: list[Prompt]) -> list[dict[str, Any]]:
     """The layouts the rows were read as, most rows first: census keys with their tool and source, and the rows."""
-    by_key = {lay.key: lay for lay in CENSUS}
+    by_key = {lay.key: (lay.tool, lay.source) for lay in CENSUS}
+    by_key.update({h.key: ("AIPerf", h.source) for h in HUB_DATASETS})  # a hub dataset's export (mt_bench_prompts)
     seen = Counter(tuple(p.meta.get("layout", ())) for p in rows)
     out = []
     for keys, n in seen.most_common():
-        census = [{"layout": k, "tool": by_key[k].tool, "source": by_key[k].source} for k in keys if k in by_key]
+        census = [{"layout": k, "tool": by_key[k][0], "source": by_key[k][1]} for k in keys if k in by_key]
         out.append({"census": census, "rows": n} if census else {"census": [], "own": OWN_LAYOUT, "rows": n})
     return out
 

@@ -38,6 +38,15 @@ __all__ = [
     "BAILIAN_FIELDS",
     "BAILIAN_REFUSAL",
     "BINARY_SUFFIXES",
+    "SGLANG_TOKEN_TRACE_REFUSAL",
+    "OTEL_REFUSAL",
+    "SGLANG_AGENTIC_REFUSAL",
+    "LONGBENCH_V2_FIELDS",
+    "AUTOBENCH_FIELDS",
+    "AUTOBENCH_FIX",
+    "SYNTHETIC_CONFIG_SUFFIXES",
+    "SYNTHETIC_REFUSAL",
+    "DYNAMIC_PLAN_REFUSAL",
     "FOREIGN_LAYOUTS",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
@@ -59,7 +68,9 @@ TEXT_FIELDS = ("prompt", "question", "input", "context", "content", "conversatio
 #: Per-row output length (tokens), in the order tried: specscope's / OpenAI's ``max_tokens`` and OpenAI's newer
 #: ``max_completion_tokens`` (request bodies: AIPerf ``raw_payload`` rows, GuideLLM's chat bodies), AIPerf's
 #: ``output_length``, vLLM's per-line ``output_tokens``, GuideLLM's ``output_tokens_count`` /
-#: ``completion_tokens_count``.
+#: ``completion_tokens_count``, SGLang autobench's ``output_len`` and ``completion_tokens`` (autobench.py @3f56497e
+#: ``sample_autobench_requests`` tries ``output_len``, ``max_tokens``, ``max_completion_tokens``,
+#: ``completion_tokens``).
 OUTPUT_LENGTH_FIELDS = (
     "max_tokens",
     "max_completion_tokens",
@@ -67,6 +78,8 @@ OUTPUT_LENGTH_FIELDS = (
     "output_tokens",
     "output_tokens_count",
     "completion_tokens_count",
+    "output_len",
+    "completion_tokens",
 )
 #: GuideLLM's text columns in its own list (``GenerativeColumnMapper.defaults["text_column"]`` @0016f762).
 GUIDELLM_TEXT_COLUMNS = (
@@ -99,8 +112,9 @@ MESSAGES_FIELDS = ("messages", "chat_messages")
 MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", "context_mode")
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
-#: Media a row may carry (AIPerf ``SingleTurn``; GuideLLM image / audio / video columns): refused by name.
-MEDIA_FIELDS = ("image", "images", "audio", "audios", "video", "videos")
+#: Media a row may carry (AIPerf ``SingleTurn``, its ``image_uuids`` image slots too (models.py @0109a64e); GuideLLM
+#: image / audio / video columns): refused by name.
+MEDIA_FIELDS = ("image", "images", "image_uuids", "audio", "audios", "video", "videos")
 #: Fields that make a row a trace row (token counts and arrival times, no text): refused with ``--trace`` as the fix.
 TRACE_ONLY_FIELDS = ("input_length", "hash_ids", "payload")
 #: Per-row arrival times a text row may carry (AIPerf ``SingleTurn`` / ``MooncakeTrace`` ``timestamp`` and ``delay``,
@@ -109,14 +123,14 @@ TRACE_ONLY_FIELDS = ("input_length", "hash_ids", "payload")
 #: (``--trace FILE`` replays arrivals). ``inferenceTime``: a SageMaker data-capture record's ``eventMetadata`` time.
 TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp", "inferenceTime")
 #: Request-body fields a row may carry that specscope does not send (AIPerf ``SingleTurn`` / ``MooncakeTrace``
-#: ``extra``: shallow-merged into the request body at dispatch), named in a warning by ``bench``.
-UNSENT_FIELDS = ("extra",)
+#: ``extra``: shallow-merged into the request body at dispatch; SGLang autobench's ``param_send`` and
+#: ``extra_request_body``, autobench.py @3f56497e ``_collect_extra_request_body``), named in a warning by ``bench``.
+UNSENT_FIELDS = ("extra", "param_send", "extra_request_body")
 #: Names a row may give its output length under that none of the census's readers takes (each tool reads only the
-#: names in :data:`OUTPUT_LENGTH_FIELDS`; SGLang's ``DatasetRow.output_len`` is in-memory, not a file field): never
-#: read as the length, so ``--max-tokens`` applies, and ``bench`` names them in a warning rather than drop them
-#: silently (issue 36: "each row's output length silently replaced by the default").
+#: names in :data:`OUTPUT_LENGTH_FIELDS`): never read as the length, so ``--max-tokens`` applies, and ``bench`` names
+#: them in a warning rather than drop them silently (issue 36: "each row's output length silently replaced by the
+#: default").
 OUTPUT_LENGTH_LOOKALIKES = (
-    "output_len",
     "max_new_tokens",
     "max_output_tokens",
     "output_token_count",
@@ -210,6 +224,33 @@ DYNAMO_REFUSAL = (
     "that aiperf-runner replays)",
     "no specscope form: write the requests' messages as chat rows (`messages`, `max_tokens`) for --workload",
 )
+#: An SGLang token trace row (``--dataset-name token_trace``, token_trace.py @dfb5af15
+#: ``sample_token_trace_requests``: ``input_tokens`` a LIST of token ids, ``output_tokens`` a list or
+#: ``num_output_tokens``, ``ts``) and the fix: specscope sends chat text, never token ids.
+SGLANG_TOKEN_TRACE_REFUSAL = (
+    "an SGLang token trace row (token_trace.py @dfb5af15: `input_tokens` token ids sent as the prompt, the output "
+    "length `num_output_tokens` or the length of `output_tokens`)",
+    "specscope sends chat text, not token ids: decode input_tokens with the model's tokenizer and write rows "
+    '{"prompt": TEXT, "output_len": N} for --workload',
+)
+#: An SGLang agentic trace (``--dataset-name agentic_trace``, agentic_trace.py @3666ee97 ``AgenticTraceDataset``: ONE
+#: JSON object, ``conversations`` a list of conversations, each a list of turns whose ``messages`` are that turn's new
+#: non-assistant messages, replayed with the server's own replies between turns) and the fix.
+SGLANG_AGENTIC_REFUSAL = (
+    "an SGLang agentic trace (agentic_trace.py @3666ee97: `conversations` of turns, each turn's `messages` the new "
+    "messages of that round)",
+    'write each conversation as an AIPerf multi_turn row ({"session_id", "turns": [{"text"}, ...]}, a leading '
+    '{"role": "system", "text"} turn for its system message) for --workload; tool messages have no specscope form',
+)
+#: A GuideLLM OpenTelemetry GenAI trace (``--data-args kind=otel``, trace_otel.py @121fb66d ``OTELTraceFormat``: a
+#: span per line with ``attributes`` of ``gen_ai.*`` keys, or a session per line with a ``spans`` list; each LLM span's
+#: ``gen_ai.input.messages`` replayed on the trace's clock) and the fix.
+OTEL_REFUSAL = (
+    "a GuideLLM OpenTelemetry GenAI trace (trace_otel.py @121fb66d: spans whose `attributes` hold "
+    "`gen_ai.input.messages` and `gen_ai.usage.*` token counts, replayed on the trace's clock)",
+    "write each LLM span's gen_ai.input.messages as a chat row (messages, output_length = its "
+    "gen_ai.usage.output_tokens) for --workload; tool calls have no specscope form",
+)
 #: The fields of an Amazon SageMaker data-capture record (AIPerf ``SageMakerDataCaptureLoader.can_load``).
 SAGEMAKER_FIELDS = ("captureData", "eventMetadata")
 
@@ -249,6 +290,43 @@ _GUIDELLM = "vllm-project/guidellm src/guidellm/data/preprocessors/mappers.py @0
 _GUIDELLM_FILE = "vllm-project/guidellm src/guidellm/data/deserializers/file.py @03820eba"
 #: File suffixes of GuideLLM's binary dataset deserializers: refused as ``--workload`` files, by name.
 BINARY_SUFFIXES = (".parquet", ".arrow", ".hdf5", ".h5", ".db", ".tar")
+_AUTOBENCH = "sgl-project/sglang python/sglang/benchmark/datasets/autobench.py @3f56497e"
+#: The columns of a THUDM/LongBench-v2 row that SGLang's ``longbench_v2`` reader puts in its prompt, in the order of
+#: its template (longbench_v2.py @5d2c83e6 ``_format_prompt``: the context, a blank line, ``Question: ``, the four
+#: choices ``A. `` ... ``D. ``, ``Answer:``); ``answer`` (the key) is never sent.
+LONGBENCH_V2_FIELDS = ("context", "question", "choice_A", "choice_B", "choice_C", "choice_D")
+#: An SGLang dynamic workload plan (``--dynamic-workload-path``, dynamic.py @ef169ddc ``load_workload_plan``: ONE JSON
+#: object whose ``phases`` each ask for random-token requests of ``input_len`` / ``output_len`` at a ``request_rate``
+#: for a ``duration``) and what to run instead.
+DYNAMIC_PLAN_REFUSAL = (
+    "an SGLang dynamic workload plan (dynamic.py @ef169ddc: `phases` of generated requests, `input_len` / "
+    "`output_len` tokens at a `request_rate` for a `duration`; no prompts)",
+    "specscope sends real text: run a pack (--workloads) with --context-tokens N (input_len), --max-tokens M "
+    "(output_len) and --request-rate R per phase",
+)
+#: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
+#: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
+AUTOBENCH_FIELDS = ("output_len", "completion_tokens", "routing_key", "param_send", "extra_request_body")
+#: What to write an SGLang autobench row whose prompt is no string or ``messages`` as (its other prompt forms).
+AUTOBENCH_FIX = (
+    'write the row\'s conversation as "messages": [{"role", "content"}] (the turns up to the last user turn) and its '
+    "output length as output_len"
+)
+_GUIDELLM_SYNTHETIC = (
+    "vllm-project/guidellm src/guidellm/data/config.py @02ad329a load_config; "
+    "src/guidellm/data/deserializers/synthetic.py @00aff786 SyntheticTextDatasetDeserializer"
+)
+#: File suffixes GuideLLM reads only as a synthetic data config (``config.py`` @02ad329a ``_load_config_file``: a
+#: ``.json`` file as JSON, these as YAML); no peer tool reads them as a dataset.
+SYNTHETIC_CONFIG_SUFFIXES = (".yaml", ".yml", ".config")
+#: What a GuideLLM synthetic data config is and what to run instead (a ``.yaml`` / ``.yml`` / ``.config`` file, or one
+#: JSON object with ``prompt_tokens`` and no prompt field): its lines were sent as prompts ("prompt_tokens: 256").
+SYNTHETIC_REFUSAL = (
+    "a GuideLLM synthetic data config (SyntheticTextDatasetConfig: `prompt_tokens`, `output_tokens`: token counts "
+    "of generated random text, no prompts; GuideLLM reads a .json / .yaml / .yml / .config file as one)",
+    "specscope sends real text: run a pack (--workloads) with --context-tokens N (the prompt_tokens) and "
+    "--max-tokens M (the output_tokens)",
+)
 
 CENSUS: tuple[Layout, ...] = (
     Layout(
@@ -344,6 +422,70 @@ CENSUS: tuple[Layout, ...] = (
         "`role`) alternate user, assistant; `image` refused by name",
     ),
     Layout(
+        "sglang.autobench",
+        "SGLang",
+        f"{_AUTOBENCH} sample_autobench_requests",
+        "JSON Lines",
+        "`messages` (`role` and `content` kept), else `prompt`: a string, a list of messages, a list of user turns "
+        "(multi-turn) or token ids; else `prompt_origin` (messages); else `system` + a `content` list (turns)",
+        "`output_len`, else `max_tokens`, `max_completion_tokens`, `completion_tokens` (256 when none), or "
+        "`--sharegpt-output-len`",
+        "— (`routing_key` routes, not an id)",
+        "`timestamp`",
+        "read: `messages` (a list, or its JSON text, which SGLang decodes) or a `prompt` string, `output_len` (else "
+        "`max_tokens`, `max_completion_tokens`, "
+        "`completion_tokens`) as `max_tokens`; the row's other fields SGLang puts in the request body "
+        "(`param_send`, `extra_request_body`, any unreserved key) not sent; a `prompt` list (messages, turns or "
+        "token ids), `prompt_origin` and `system` + `content` list refused by line -> write the row as `messages`",
+    ),
+    Layout(
+        "sglang.longbench_v2",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/longbench_v2.py @5d2c83e6 sample_longbench_v2_requests",
+        "JSON Lines (or Parquet) of THUDM/LongBench-v2 rows",
+        "`context`, `question`, `choice_A` ... `choice_D` in one template (`_format_prompt`); `answer` not sent",
+        "`--sharegpt-output-len` (10 when not given)",
+        "— (`_id` not read)",
+        "—",
+        "read: the same template (context, blank line, `Question: `, the choices `A. ` ... `D. `, `Answer:`) as one "
+        "user message, row id `_id`; `--max-tokens` per row (SGLang's default is 10); Parquet refused as a binary "
+        "file -> convert it to JSON Lines",
+    ),
+    Layout(
+        "sglang.dynamic",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/dynamic.py @ef169ddc load_workload_plan",
+        "one JSON object (`phases`, `prompt_pool_size`, `source`, `arrival_pattern`)",
+        "none: generated text of each phase's `input_len` tokens (`source`: random ids, ShareGPT, shared prefix)",
+        "each phase's `output_len`",
+        "— (`name` of a phase)",
+        "each phase's `duration` x `request_rate` (`arrival_pattern`)",
+        "refused: a plan of generated requests by name -> a pack with --context-tokens, --max-tokens and "
+        "--request-rate per phase",
+    ),
+    Layout(
+        "sglang.token_trace",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/token_trace.py @dfb5af15 sample_token_trace_requests",
+        "JSON Lines",
+        "`input_tokens` (token ids, sent as the prompt)",
+        "`num_output_tokens`, else the length of `output_tokens`, or `--sharegpt-output-len`",
+        "—",
+        "`ts`",
+        "refused: token ids by name -> decode them to text and write `prompt` rows with `output_len`",
+    ),
+    Layout(
+        "sglang.agentic_trace",
+        "SGLang",
+        "sgl-project/sglang python/sglang/benchmark/datasets/agentic_trace.py @3666ee97 AgenticTraceDataset",
+        "one JSON object (`metadata`, `conversations`)",
+        "`conversations`[i]: turns, each turn's `messages` the round's new messages (the server's replies between)",
+        "`--sharegpt-output-len` (220 when not given)",
+        "— (`--dataset-offset`)",
+        "—",
+        "refused: by name -> write each conversation as an aiperf.multi_turn row (user turns, a leading system turn)",
+    ),
+    Layout(
         "sglang.openai",
         "SGLang",
         "sgl-project/sglang python/sglang/benchmark/datasets/openai_dataset.py @38ff0b64 sample_openai_requests",
@@ -372,7 +514,7 @@ CENSUS: tuple[Layout, ...] = (
         "AIPerf",
         f"{_AIPERF} SingleTurn",
         "JSON Lines",
-        "`text` or `texts` (+ `role`); media `image(s)`, `audio(s)`, `video(s)`",
+        "`text` or `texts` (+ `role`); media `image(s)` (or `image_uuids` alone), `audio(s)`, `video(s)`",
         "`output_length` (overrides `--osl`)",
         "`session_id`",
         "`timestamp` or `delay` (ms)",
@@ -576,6 +718,17 @@ CENSUS: tuple[Layout, ...] = (
         "rows (`messages`, `max_tokens`)",
     ),
     Layout(
+        "guidellm.otel_trace",
+        "GuideLLM",
+        "vllm-project/guidellm src/guidellm/data/deserializers/trace_otel.py @121fb66d OTELTraceFormat",
+        "JSON Lines: a span per line, or a session per line (`spans`)",
+        "each LLM span's `attributes`.`gen_ai.input.messages` (OTel `parts` or OpenAI messages)",
+        "the span's `gen_ai.usage` output tokens",
+        "`trace_id` (a conversation)",
+        "the span's start time",
+        "refused: by name -> write each LLM span's messages as a chat row with its output length",
+    ),
+    Layout(
         "guidellm.jsonl",
         "GuideLLM",
         f"{_GUIDELLM} GenerativeColumnMapper",
@@ -630,6 +783,18 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "—",
         "refused: a binary dataset file -> convert it to JSON Lines (one record per row, the same column names)",
+    ),
+    Layout(
+        "guidellm.synthetic",
+        "GuideLLM",
+        _GUIDELLM_SYNTHETIC,
+        "a config file: `.json`, or YAML as `.yaml` / `.yml` / `.config`",
+        "none: random text of `prompt_tokens` tokens (`_stdev`, `_min`, `_max`), `prefix_buckets`, `turns`",
+        "`output_tokens` (`_stdev`, `_min`, `_max`)",
+        "—",
+        "—",
+        "refused: a synthetic data config by name, never its lines as prompts -> a pack (--workloads) with "
+        "--context-tokens N (prompt_tokens) and --max-tokens M (output_tokens)",
     ),
 )
 

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["HubDataset", "HUB_DATASETS", "PROBLEM_REFUSAL", "hub_dataset"]
+__all__ = [
+    "HubDataset",
+    "HUB_DATASETS",
+    "MT_BENCH_PROMPTS_FIELDS",
+    "PROBLEM_REFUSAL",
+    "hub_dataset",
+    "is_mt_bench_prompts",
+]
 
 _REPO = "ai-dynamo/aiperf src/aiperf/dataset/loader"
 _HF_IR = f"{_REPO}/hf_instruction_response.py @27917cc7 HFInstructionResponseDatasetLoader"
@@ -27,6 +34,15 @@ PROBLEM_REFUSAL = (
     "HFInstructionResponseDatasetLoader sends the `problem` column as the prompt)",
     "rename the column to prompt (e.g. jq -c '{prompt: .problem}' FILE > OUT.jsonl) and pass OUT.jsonl with --workload",
 )
+
+#: The columns of a HuggingFaceH4/mt_bench_prompts row that tell it (AIPerf ``spec_al_mtbench``): ``prompt`` a LIST of
+#: user turns, ``prompt_id`` its id (sqjian/aiperf ``src/aiperf/dataset/loader/mt_bench.py`` @90651162).
+MT_BENCH_PROMPTS_FIELDS = ("prompt", "prompt_id")
+
+
+def is_mt_bench_prompts(record: dict[str, object]) -> bool:
+    """True for a row of HuggingFaceH4/mt_bench_prompts: its ``prompt`` a list (one user turn each), a ``prompt_id``."""
+    return isinstance(record.get(MT_BENCH_PROMPTS_FIELDS[0]), list) and MT_BENCH_PROMPTS_FIELDS[1] in record
 
 
 @dataclass(frozen=True)
@@ -137,7 +153,8 @@ HUB_DATASETS: tuple[HubDataset, ...] = (
         "the server's answer with that answer in its history (AIPerf's default context mode), no output length of "
         "its own (`--osl`)",
         "read: --dataset mt-bench --dataset-path question.jsonl (FastChat's file of the same 80 questions, two turns, "
-        "a conversation)",
+        "a conversation); a JSON Lines export of its rows as --workload: each row's `prompt` list one conversation "
+        "as AIPerf sends it (turns stripped, empty ones skipped), row id `prompt_id`, `--max-tokens` per turn",
     ),
     HubDataset(
         "aiperf.hub.multimodal",

@@ -12,10 +12,13 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from specscope.workload.census import (
+    AUTOBENCH_FIELDS,
+    LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
     SAGEMAKER_FIELDS,
     SHAREGPT_FIELDS,
 )
+from specscope.workload.census_hub import is_mt_bench_prompts
 from specscope.workload.userfile_fields import first_text_field, guidellm_columns
 from specscope.workload.userfile_sessions import sent_as_recorded
 
@@ -40,6 +43,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
     if shape in _BY_SHAPE:
         return _BY_SHAPE[shape]
     keys = {k for k, v in record.items() if v is not None}
+    if shape == "jsonl" and keys & set(AUTOBENCH_FIELDS) and not keys & {"turns", "texts", "text_input"}:
+        return ("sglang.autobench",)  # SGLang autobench's own fields (a `prompt` string or `messages`)
     if all(k in keys for k in SAGEMAKER_FIELDS):
         return ("aiperf.sagemaker_data_capture",)
     if {"conversation_id", "conversation_idx"} <= keys:
@@ -61,6 +66,10 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         turns = record["turns"]
         objects = "session_id" in keys or (isinstance(turns, list) and any(isinstance(t, dict) for t in turns))
         return ("aiperf.multi_turn",) if objects else ("vllm.spec_bench",)
+    if all(k in keys for k in LONGBENCH_V2_FIELDS):
+        return ("sglang.longbench_v2",)
+    if is_mt_bench_prompts(record):
+        return ("aiperf.hub.mt_bench",)  # a hub dataset's export (census_hub), named by its loader
     first = first_text_field(guidellm_columns(dict(record))[0])
     if "texts" in keys or first == "text":
         aiperf = ("aiperf.single_turn", "aiperf.random_pool")

@@ -71,8 +71,14 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.readfile import FileKind, read_user_file
-from specscope.workload.census import BINARY_SUFFIXES, MESSAGES_FIELDS, SHAREGPT_FIELDS, TEXT_FIELDS
-from specscope.workload.census_hub import PROBLEM_REFUSAL
+from specscope.workload.census import (
+    BINARY_SUFFIXES,
+    LONGBENCH_V2_FIELDS,
+    MESSAGES_FIELDS,
+    SHAREGPT_FIELDS,
+    TEXT_FIELDS,
+)
+from specscope.workload.census_hub import PROBLEM_REFUSAL, is_mt_bench_prompts
 from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
@@ -80,12 +86,15 @@ from specscope.workload.userfile_fields import (
     bad_row,
     check_row_kind,
     csv_records,
+    decoded_messages,
     first_text_field,
     guidellm_columns,
     inputs_json_records,
     is_csv,
     is_text_lines,
+    longbench_v2_prompt,
     output_length,
+    refuse_autobench_prompt,
     refuse_foreign_layout,
     sagemaker_record,
     system_prefix,
@@ -103,7 +112,14 @@ from specscope.workload.userfile_sessions import (
     recorded_messages,
     sent_verbatim,
 )
-from specscope.workload.userfile_text import array_items, loads, object_rows, refuse_controls, refuse_zstd
+from specscope.workload.userfile_text import (
+    array_items,
+    loads,
+    object_rows,
+    refuse_controls,
+    refuse_synthetic_config,
+    refuse_zstd,
+)
 
 __all__ = [
     "load_prompt_file",
@@ -249,6 +265,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     refuse_zstd(path)
     text = read_user_file(path, _WORKLOAD_FILE, MAX_FILE_BYTES, text=True, gzip=True)
     refuse_controls(path, text)
+    refuse_synthetic_config(path, text)
     lines_only = is_text_lines(path.name)
     items = None if is_csv(path.name) or lines_only else array_items(path, text)
     sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
@@ -342,6 +359,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     meta: dict[str, Any] = {"source": "file", unit: no}
     refuse_foreign_layout(where, record)
     record, zero_counts = guidellm_columns(_present_fields(sagemaker_record(where, record)))
+    record = decoded_messages(record)
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)
@@ -393,6 +411,12 @@ def _messages(where: str, record: dict[str, Any]) -> tuple[list[dict[str, Any]],
         _user_role(where, record, "")
     if "texts" in record:  # AIPerf SingleTurn / RandomPool
         return [{"role": "user", "content": _nonempty(where, "texts", texts_of(where, record["texts"]))}], ()
+    if is_mt_bench_prompts(record):  # HuggingFaceH4/mt_bench_prompts (census_hub): a conversation, as AIPerf sends it
+        turns = _turns(where, _mt_bench_turns(where, record["prompt"]))
+        return [{"role": "user", "content": turns[0]}], turns[1:]
+    if (longbench := longbench_v2_prompt(where, record)) is not None:  # SGLang longbench_v2's template
+        return [{"role": "user", "content": longbench}], ()
+    refuse_autobench_prompt(where, record)
     key = first_text_field(record)  # GuideLLM: the first text column in the file's order
     if key is not None and key != "instruction":
         return [{"role": "user", "content": _nonempty(where, key, record[key])}], ()
@@ -458,6 +482,15 @@ def _text_of(turn: dict[str, Any], text_key: str, *, sharegpt: bool) -> object:
     if sharegpt and text_key not in turn:
         return turn.get("content" if text_key == "value" else "value")
     return turn.get(text_key)
+
+
+def _mt_bench_turns(where: str, raw: list[Any]) -> list[Any]:
+    """An mt_bench_prompts ``prompt`` list as AIPerf's MTBenchDatasetLoader reads it (sqjian/aiperf ``mt_bench.py``
+    @90651162): each text stripped, empty ones skipped (a non-text item is left for :func:`_turns` to name)."""
+    turns = [t.strip() if isinstance(t, str) else t for t in raw if not (isinstance(t, str) and not t.strip())]
+    if not turns:
+        raise _bad(where, "prompt holds no turn with text", 'prompt: ["first user turn", ...] (mt_bench_prompts)')
+    return turns
 
 
 def _nonempty(where: str, key: str, value: object) -> str:
@@ -561,6 +594,10 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
             raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")
         meta["category"] = record["category"]
     ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
+    if ident is None and is_mt_bench_prompts(record):
+        ident = record["prompt_id"]  # mt_bench_prompts' id
+    if ident is None and "_id" in record and all(k in record for k in LONGBENCH_V2_FIELDS):
+        ident = record["_id"]  # LongBench-v2's id
     if isinstance(ident, str | int) and not isinstance(ident, bool):
         meta["id"] = ident
     if (step := aa_rwlt_step(record)) is not None:

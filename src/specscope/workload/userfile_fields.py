@@ -17,6 +17,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.census import (
+    AUTOBENCH_FIX,
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
     DAG_REFUSAL,
@@ -28,12 +29,16 @@ from specscope.workload.census import (
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
     INPUTS_JSON_SENT,
+    LONGBENCH_V2_FIELDS,
     MEDIA_FIELDS,
     MESSAGES_FIELDS,
+    OTEL_REFUSAL,
     OUTPUT_LENGTH_FIELDS,
     OUTPUT_LENGTH_LOOKALIKES,
     REQUEST_BODY_FIELDS,
     SAGEMAKER_FIELDS,
+    SGLANG_AGENTIC_REFUSAL,
+    SGLANG_TOKEN_TRACE_REFUSAL,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
@@ -45,6 +50,9 @@ __all__ = [
     "bad_row",
     "output_length",
     "check_row_kind",
+    "decoded_messages",
+    "longbench_v2_prompt",
+    "refuse_autobench_prompt",
     "refuse_foreign_layout",
     "sagemaker_record",
     "system_prefix",
@@ -225,6 +233,15 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     for fields, what, fix in FOREIGN_LAYOUTS:
         if all(k in record for k in fields):
             raise bad_row(where, what, "a prompt or messages per row", fix)
+    if _otel_span(record) or (isinstance(record.get("spans"), list) and any(map(_otel_span, record["spans"]))):
+        raise bad_row(where, OTEL_REFUSAL[0], "a prompt or messages per row", OTEL_REFUSAL[1])
+    if isinstance(record.get("input_tokens"), list):  # SGLang token_trace: token ids
+        raise bad_row(
+            where, SGLANG_TOKEN_TRACE_REFUSAL[0], "a prompt or messages per row", SGLANG_TOKEN_TRACE_REFUSAL[1]
+        )
+    chats = record.get("conversations")
+    if isinstance(chats, list) and chats and isinstance(chats[0], list):  # SGLang agentic_trace: lists of turns
+        raise bad_row(where, SGLANG_AGENTIC_REFUSAL[0], "a prompt or messages per row", SGLANG_AGENTIC_REFUSAL[1])
     event = record.get("event") if "schema" not in record else record
     if isinstance(event, dict) and event.get("schema") == DYNAMO_TRACE_SCHEMA:
         raise bad_row(where, DYNAMO_REFUSAL[0], "a prompt or messages per row", DYNAMO_REFUSAL[1])
@@ -232,6 +249,13 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     dag_turns = isinstance(turns, list) and any(isinstance(t, dict) and "messages" in t for t in turns)
     if dag_turns or "orchestrator" in record:
         raise bad_row(where, DAG_REFUSAL[0], "a prompt or messages per row", DAG_REFUSAL[1])
+
+
+def _otel_span(span: object) -> bool:
+    """True for an OpenTelemetry GenAI span: ``attributes`` with a ``gen_ai.`` key (GuideLLM trace_otel.py
+    @121fb66d)."""
+    attributes = span.get("attributes") if isinstance(span, dict) else None
+    return isinstance(attributes, dict) and any(str(k).startswith("gen_ai.") for k in attributes)
 
 
 def _capture_payload(where: str, entry: object) -> object:
@@ -307,6 +331,59 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
         raise bad_row(where, f"a trace row ({', '.join(trace)}: token counts, no text; AIPerf MooncakeTrace / "
                       "SGLang mooncake)", "a prompt or messages per row",
                       "pass the file with --trace FILE (it replays token counts on the trace's clock)")  # fmt: skip
+
+
+def longbench_v2_prompt(where: str, record: dict[str, Any]) -> str | None:
+    """The prompt SGLang's ``longbench_v2`` reader sends for a THUDM/LongBench-v2 row (sgl-project/sglang
+    ``python/sglang/benchmark/datasets/longbench_v2.py`` @5d2c83e6 ``_format_prompt``), or None for a row without
+    all of :data:`LONGBENCH_V2_FIELDS`. Such a row was sent as its first text column (the question alone, without
+    its context and choices)."""
+    if not all(k in record for k in LONGBENCH_V2_FIELDS):
+        return None
+    bad = next((k for k in LONGBENCH_V2_FIELDS if not isinstance(record[k], str)), None)
+    if bad is not None:
+        raise bad_row(where, f"{bad} {record[bad]!r:.60} is not text", "LongBench-v2 columns that are strings")
+    context, question, a, b, c, d = (record[k] for k in LONGBENCH_V2_FIELDS)
+    return f"{context}\n\nQuestion: {question}\nA. {a}\nB. {b}\nC. {c}\nD. {d}\nAnswer:"
+
+
+def refuse_autobench_prompt(where: str, record: dict[str, Any]) -> None:
+    """Refuse, by line and by name, the prompt forms of an SGLang autobench row that specscope does not send
+    (sgl-project/sglang ``python/sglang/benchmark/datasets/autobench.py`` @3f56497e ``_normalize_prompt``): a
+    ``prompt`` list (messages, user turns, or token ids), a ``prompt_origin`` without a prompt, a ``system`` with a
+    ``content`` list. They were refused as "prompt [...] is not a non-empty string" or as a row without a prompt field.
+    Called for a row without ``messages`` (which autobench reads first)."""
+    prompt = record.get("prompt")
+    if isinstance(prompt, list):
+        kind = (
+            "token ids" if prompt and all(is_int_in(t, 0, 2**31) for t in prompt)
+            else "messages" if prompt and all(isinstance(t, dict) for t in prompt)
+            else "user turns (multi-turn)" if prompt and all(isinstance(t, str) for t in prompt)
+            else "items"
+        )  # fmt: skip
+        what = f"a `prompt` list of {kind} (SGLang autobench, autobench.py @3f56497e)"
+    elif "prompt_origin" in record and first_text_field(record) is None:
+        what = "a `prompt_origin` without a prompt (SGLang autobench: its messages, autobench.py @3f56497e)"
+    elif "system" in record and isinstance(record.get("content"), list):
+        what = "a `system` with a `content` list (SGLang autobench's legacy turns, autobench.py @3f56497e)"
+    else:
+        return
+    raise bad_row(where, what, "a prompt string or messages per row", AUTOBENCH_FIX)
+
+
+def decoded_messages(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with a ``messages`` that is a JSON text of a list decoded to that list, as SGLang autobench reads it
+    (autobench.py @3f56497e ``_load_json_if_needed``: a string that starts with ``[`` or ``{`` is parsed), and as a
+    CSV cell or a pandas export holds it; any other record unchanged. The string was refused as "messages is not a
+    list"."""
+    raw = record.get("messages")
+    if not isinstance(raw, str) or not raw.strip().startswith("["):
+        return record
+    try:
+        parsed = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError):
+        return record  # the reader names "messages is not a list"
+    return {**record, "messages": parsed} if isinstance(parsed, list) else record
 
 
 def system_prefix(where: str, record: dict[str, Any]) -> str | None:

@@ -12,10 +12,25 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.workload.census import MESSAGES_FIELDS, SHAREGPT_FIELDS
+from specscope.workload.census import (
+    DYNAMIC_PLAN_REFUSAL,
+    MESSAGES_FIELDS,
+    SHAREGPT_FIELDS,
+    SYNTHETIC_CONFIG_SUFFIXES,
+    SYNTHETIC_REFUSAL,
+    TEXT_FIELDS,
+)
 from specscope.workload.userfile_fields import bad_row, refuse_foreign_layout
 
-__all__ = ["MAX_INT_DIGITS", "array_items", "loads", "object_rows", "refuse_controls", "refuse_zstd"]
+__all__ = [
+    "MAX_INT_DIGITS",
+    "array_items",
+    "loads",
+    "object_rows",
+    "refuse_controls",
+    "refuse_synthetic_config",
+    "refuse_zstd",
+]
 
 #: the longest integer literal parsed (Python refuses past 4,300 digits with a ValueError).
 MAX_INT_DIGITS = 40
@@ -72,6 +87,35 @@ def refuse_controls(path: Path, text: str) -> None:
         expected="text: printable characters, tabs and line breaks (JSON writes others as \\u escapes)",
         fix="remove the control characters (a NUL means a binary file; an ESC a terminal capture: strip its colours)",
     )
+
+
+#: fields that hold a prompt (a string or a list): a JSON object with any of them is a record, never a synthetic config
+_PROMPT_FIELDS = (*TEXT_FIELDS, *MESSAGES_FIELDS, *SHAREGPT_FIELDS, "turns", "texts", "instruction")
+
+
+def refuse_synthetic_config(path: Path, text: str) -> None:
+    """ConfigError naming a GuideLLM synthetic data config (:data:`SYNTHETIC_REFUSAL`): a ``.yaml`` / ``.yml`` /
+    ``.config`` file (GuideLLM reads these suffixes only as that config, vllm-project/guidellm
+    ``src/guidellm/data/config.py`` @02ad329a ``_load_config_file``), or a file that is ONE JSON object with
+    ``prompt_tokens`` and no prompt field. Its YAML lines were sent as prompts; its JSON refused as a row without a
+    prompt field."""
+    suffix = path.name.lower().removesuffix(".gz").rsplit(".", 1)[-1]
+    synthetic = f".{suffix}" in SYNTHETIC_CONFIG_SUFFIXES
+    if not synthetic and text.lstrip().startswith("{"):
+        try:
+            doc = loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            return  # JSON Lines, or broken: the line reader names the line
+        synthetic = (
+            isinstance(doc, dict)
+            and isinstance(doc.get("prompt_tokens"), int)
+            and not any(isinstance(doc.get(k), str | list) for k in _PROMPT_FIELDS)
+        )
+        phases = doc.get("phases") if isinstance(doc, dict) else None
+        if isinstance(phases, list) and phases and all(isinstance(p, dict) and "input_len" in p for p in phases):
+            raise bad_row(str(path), DYNAMIC_PLAN_REFUSAL[0], "a prompt or messages per row", DYNAMIC_PLAN_REFUSAL[1])
+    if synthetic:
+        raise bad_row(str(path), SYNTHETIC_REFUSAL[0], "a prompt or messages per row", SYNTHETIC_REFUSAL[1])
 
 
 def loads(text: str) -> Any:
