@@ -126,3 +126,13 @@ def test_a_line_beyond_the_bound_is_named_not_read(capsys, monkeypatch, tmp_path
     pool = _sglang_pool(doc)
     assert pool["statistics"] == 0
     assert pool["warnings"] == [f"FINISH_LINE_TOO_LONG(line 2: {len(huge):,} characters, > {MAX_FINISH_CHARS:,})"]
+
+
+def test_the_window_summary_says_the_finish_counts_are_the_figure(capsys, monkeypatch, tmp_path) -> None:
+    log = LOGS / "sglang_finish_verify_ct_only_with_windows.log"
+    monkeypatch.setenv("COLUMNS", "250")
+    code, text, _ = cli(["serve", "--parse-log", log], capsys, monkeypatch, tmp_path)
+    assert code == 0
+    assert "SGLang prints no counts" not in text and "sglang_pooled_acceptance_rate" not in text
+    assert "the 2 Finish lines' exact counts are the figure (sglang_log_*)" in text
+    assert "sglang_windows_acceptance_bound" in text and "600 drafted, 312 accepted over 200 steps" in text

@@ -40,7 +40,7 @@ from typing import Any
 from specscope.adapters.logs import MAX_COUNT, LogSpecStat
 from specscope.adapters.sglang.per_response import read_payload
 
-__all__ = ["FINISH", "FINISH_JSON", "MAX_FINISH_CHARS", "finish_stats", "finish_meta"]
+__all__ = ["FINISH", "FINISH_JSON", "MAX_FINISH_CHARS", "finish_meta", "finish_stats", "is_finish_line"]
 
 FINISH = "Finish request"
 FINISH_JSON = "Finish request (json)"
@@ -51,6 +51,11 @@ _RE_FINISH = re.compile(r"\bFinish: obj=")
 _JSON_EVENT = '"event": "request.finished"'
 _SPECIAL = re.compile(r"[\\'\"{}\[\]()]|,|:")
 _CUT = "a string, bracket or brace left open: the line was cut"
+
+
+def is_finish_line(line: str) -> bool:
+    """Whether ``line`` is a Finish line of either form (read or not)."""
+    return "Finish: obj=" in line or (_JSON_EVENT in line and line.lstrip().startswith("{"))
 
 
 class _Unreadable(ValueError):
@@ -236,7 +241,7 @@ def finish_stats(lines: Sequence[str], k: int | None) -> tuple[list[LogSpecStat]
     per_response: dict[str, list[int]] = {}
     notes = dict.fromkeys(("ACCEPTED_FROM_LENGTH", "DRAFTED_FROM_K", "NO_DRAFTED_COUNT"), 0)
     for index, line in enumerate(lines):
-        if "Finish: obj=" not in line and _JSON_EVENT not in line:
+        if not is_finish_line(line):
             continue
         found = finish_meta(line, index + 1, warnings)
         if found is None:
