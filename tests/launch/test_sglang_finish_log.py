@@ -136,3 +136,21 @@ def test_the_window_summary_says_the_finish_counts_are_the_figure(capsys, monkey
     assert "SGLang prints no counts" not in text and "sglang_pooled_acceptance_rate" not in text
     assert "the 2 Finish lines' exact counts are the figure (sglang_log_*)" in text
     assert "sglang_windows_acceptance_bound" in text and "600 drafted, 312 accepted over 200 steps" in text
+
+
+def test_bench_says_the_finish_lines_exact_counts(tmp_path) -> None:
+    """`bench --server-log` says the same pool as `serve --parse-log`: the Finish lines' counts, not the windows'."""
+    from typer.testing import CliRunner
+
+    from specscope.cli import app
+    from specscope.truth import MetricsPlan, ResponsePlan, TruthScript, TruthServer
+
+    log = LOGS / "sglang_finish_verify_ct_only_with_windows.log"
+    plan = ResponsePlan(output_tokens=8, tokens_per_chunk=4)
+    with TruthServer(TruthScript(default=plan, metrics=MetricsPlan())) as ts:
+        args = ["bench", "--server", f"e={ts.base_url}", "--server-log", f"e={log}", "--workloads", "prose"]
+        args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "8", "--out", str(tmp_path)]
+        b = CliRunner().invoke(app, [*args, "-f", "json"])
+    assert b.exit_code == 0, b.output
+    assert "server log e (sglang: Decode batch accept len, Decode batch capacity, Finish request): " in b.stderr
+    assert "600 drafted, 312 accepted (52.0%) over 200 verify steps" in b.stderr
