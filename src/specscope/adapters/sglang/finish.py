@@ -49,7 +49,9 @@ MAX_FINISH_CHARS = 8 << 20
 _MAX_VALUE_CHARS = 1 << 16  # a meta_info value longer than this is no count: not evaluated
 _RE_FINISH = re.compile(r"\bFinish: obj=")
 _JSON_EVENT = '"event": "request.finished"'
-_SPECIAL = re.compile(r"[\\'\"{}\[\]()]|,|:")
+_NESTED = re.compile(r"[\\'\"{}\[\]()]")
+_TOP = {sep: re.compile(r"[\\'\"{}\[\]()" + sep + "]") for sep in ",:"}
+_IN_QUOTE = {q: re.compile(r"[\\" + q + "]") for q in "'\""}
 _CUT = "a string, bracket or brace left open: the line was cut"
 
 
@@ -64,17 +66,21 @@ class _Unreadable(ValueError):
 
 def _split(s: str, sep: str) -> list[str]:
     """``s`` split at ``sep`` (``,`` or ``:``) outside strings and brackets; :class:`_Unreadable` when one is left
-    open or closed too often (a cut line)."""
+    open or closed too often (a cut line). Inside a string only its quote and backslashes are looked at, inside
+    brackets only brackets and quotes: the scan skips the rest (output ids, text) at the regex engine's speed."""
     parts: list[str] = []
-    depth, quote, begin, skip = 0, "", 0, -1
-    for m in _SPECIAL.finditer(s):
+    depth, quote, begin, pos = 0, "", 0, 0
+    top = _TOP[sep]
+    while True:
+        m = (_IN_QUOTE[quote] if quote else _NESTED if depth else top).search(s, pos)
+        if m is None:
+            break
         i, c = m.start(), m.group()
-        if i <= skip:
-            continue
+        pos = i + 1
         if quote:
             if c == "\\":
-                skip = i + 1
-            elif c == quote:
+                pos = i + 2
+            else:
                 quote = ""
         elif c in "'\"":
             quote = c
@@ -84,9 +90,9 @@ def _split(s: str, sep: str) -> list[str]:
             depth -= 1
             if depth < 0:
                 raise _Unreadable("a bracket closed that was never opened")
-        elif c == sep and depth == 0:
+        else:  # sep at depth 0
             parts.append(s[begin:i])
-            begin = i + 1
+            begin = pos
     if quote or depth:
         raise _Unreadable(_CUT)
     return [*parts, s[begin:]]
