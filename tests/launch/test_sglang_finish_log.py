@@ -178,3 +178,13 @@ def test_level_2_finish_lines_are_scanned_fast() -> None:
     stats, _forms, _warnings = finish_stats(lines, 3)
     assert time.perf_counter() - started < 4.0
     assert len(stats) == len(lines) and (stats[0].accepted_tokens, stats[0].draft_tokens) == (1200, 2400)
+
+
+def test_a_json_record_behind_a_compose_prefix_is_read(capsys, monkeypatch, tmp_path) -> None:
+    lines = (LOGS / "sglang_finish_json_eagle_hist.log").read_text(encoding="utf-8").splitlines()
+    log = tmp_path / "compose.log"
+    log.write_text("".join(f"sglang-eagle-1  | {line}\n" for line in lines), encoding="utf-8")
+    code, doc = _parse(log, capsys, monkeypatch, tmp_path)
+    assert code == 0
+    pool = _sglang_pool(doc)
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (120, 98, 30)

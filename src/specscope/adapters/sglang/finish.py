@@ -57,7 +57,7 @@ _CUT = "a string, bracket or brace left open: the line was cut"
 
 def is_finish_line(line: str) -> bool:
     """Whether ``line`` is a Finish line of either form (read or not)."""
-    return "Finish: obj=" in line or (_JSON_EVENT in line and line.lstrip().startswith("{"))
+    return "Finish: obj=" in line or (_JSON_EVENT in line and "{" in line)
 
 
 class _Unreadable(ValueError):
@@ -153,7 +153,7 @@ def finish_meta(line: str, line_number: int, warnings: list[str]) -> tuple[str, 
     """(form, ``meta_info``) of a Finish line, None for any other line; the ``meta_info`` is None when the line cannot
     be read (named in ``warnings``: ``FINISH_LINE_TOO_LONG``, ``FINISH_LINE_UNREADABLE``)."""
     m = _RE_FINISH.search(line)
-    if m is None and not (_JSON_EVENT in line and line.lstrip().startswith("{")):
+    if m is None and not is_finish_line(line):
         return None
     form = FINISH if m is not None else FINISH_JSON
     if len(line) > MAX_FINISH_CHARS:
@@ -163,7 +163,7 @@ def finish_meta(line: str, line_number: int, warnings: list[str]) -> tuple[str, 
         if m is not None:
             return form, _text_meta(line[m.start() + len("Finish: ") :], line_number, warnings)
         try:
-            record = json.loads(line)
+            record = json.loads(line[line.index("{") :])  # after a collector's prefix (svc-1  | ), if any
         except ValueError as e:
             raise _Unreadable(f"not JSON: {e}") from e
         out = record.get("out") if isinstance(record, dict) else None
