@@ -188,3 +188,19 @@ def test_a_json_record_behind_a_compose_prefix_is_read(capsys, monkeypatch, tmp_
     assert code == 0
     pool = _sglang_pool(doc)
     assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (120, 98, 30)
+
+
+def test_the_first_releases_unquoted_keys_are_read() -> None:
+    """The first ``dataclass_to_string_truncated`` printed ``{k: v}`` and strings in bare double quotes (index id
+    22221249393): the keys are read the same way; a server without speculation gives no statistic (never 0)."""
+    from specscope.adapters.sglang.finish import FINISH, finish_stats
+
+    old = (
+        '[2025-01-20 10:00:00] Finish: obj=GenerateReqInput(text="hi", rid="a"), out={text: "x: y", meta_info: '
+        '{id: "a", finish_reason: {type: "length", length: 256}, prompt_tokens: 37, spec_verify_ct: 101, '
+        "completion_tokens: 256}}"
+    )
+    plain = "Finish: obj=GenerateReqInput(rid='b'), out={'meta_info': {'id': 'b', 'completion_tokens': 3}}"
+    stats, forms, _warnings = finish_stats([old, plain], 3)
+    assert [(s.accepted_tokens, s.draft_tokens, s.verify_steps, s.line_number) for s in stats] == [(155, 303, 101, 1)]
+    assert forms == [FINISH]
