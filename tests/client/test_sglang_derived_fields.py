@@ -32,3 +32,17 @@ def test_zero_length_and_rate_beside_forty_tokens_over_ten_steps_are_named() -> 
 def test_derived_fields_that_agree_say_nothing() -> None:
     rec = _read("sglang_pr11144_rate_length_only.json")  # 128 / 41 = 3.1220 as SGLang printed it
     assert rec.verify_steps == 41 and rec.warnings == ()
+
+
+def test_an_infinite_or_400_digit_number_is_named_never_a_crash() -> None:
+    # json.loads reads Infinity and any number of digits: int(inf) and float(10**400) raised OverflowError before
+    body = (
+        '{"meta_info": {"completion_tokens": 1'
+        + "0" * 400
+        + ', "spec_verify_ct": Infinity, "spec_accept_length": 1'
+        + "0" * 400
+        + "}}"
+    )
+    rec = read_spec(json.loads(body))
+    assert rec is not None and rec.verify_steps is None
+    assert rec.warnings == ("WRONG_TYPE(meta_info.spec_verify_ct: float inf)",)

@@ -19,6 +19,7 @@ is a named reason (``WRONG_TYPE``) and the count is None.
 
 from __future__ import annotations
 
+import math
 import reprlib
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -60,7 +61,8 @@ class Reader:
                 continue
             v = self.payload[name]
             self.read.append(f"{self.path}.{name}")
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or v != int(v):
+            finite = isinstance(v, int) or (isinstance(v, float) and math.isfinite(v))  # int(inf) raises
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not finite or v < 0 or v != int(v):
                 shown = reprlib.repr(v) if isinstance(v, list | dict) else str(v)  # reprlib: bounded depth
                 self.warnings.append(f"WRONG_TYPE({self.path}.{name}: {type(v).__name__} {shown[:20]})")
                 return None

@@ -38,7 +38,9 @@ class SglangSpecSummary(BaseModel):
     its lower bound of verify steps; ``alarm`` the low-acceptance rule applied to those bounds, else to each
     data-parallel rank's own (``DP0 TP0: LOW_ACCEPTANCE(...)``: :func:`~specscope.adapters.sglang.logs.dp_ranks`);
     ``accept_rate_counts_bonus`` True when a printed rate is above what its window's length allows (an older build's
-    rate that counts the bonus token: the bound then comes from the length).
+    rate that counts the bonus token: the bound then comes from the length); ``finish_spec_lines`` the log's
+    ``--log-requests`` Finish lines with speculative fields: their exact counts are the log's figure (the engine-neutral
+    pool, ``sglang_log_*``), the windows' bound only a bound beside them.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -56,10 +58,14 @@ class SglangSpecSummary(BaseModel):
     verify_steps_at_least: int
     alarm: str | None = None
     accept_rate_counts_bonus: bool = False
+    finish_spec_lines: int = 0
 
 
 def sglang_spec_summary(
-    windows: Sequence[SglangSpecWindow], spec: dict[str, Any] | None, bound_alarm: BoundAlarm
+    windows: Sequence[SglangSpecWindow],
+    spec: dict[str, Any] | None,
+    bound_alarm: BoundAlarm,
+    finish_spec_lines: int = 0,
 ) -> SglangSpecSummary | None:
     """Summarise the windows (None without any), the alarm by ``bound_alarm`` (the one low-acceptance rule); see
     :class:`SglangSpecSummary`."""
@@ -95,6 +101,7 @@ def sglang_spec_summary(
         verify_steps_at_least=len(windows),
         alarm=alarm,
         accept_rate_counts_bonus=any(rate_counts_bonus(w, k) for w in windows),
+        finish_spec_lines=finish_spec_lines,
     )
 
 
@@ -107,9 +114,15 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
     ranks = f" on {', '.join(summary.ranks)}" if summary.ranks else ""
     k = "k unknown" if summary.draft_tokens_per_step is None else f"k = {summary.draft_tokens_per_step}"
     bound = "—" if summary.acceptance_rate_at_most is None else f"<= {percent_text(summary.acceptance_rate_at_most)}"
+    finish = summary.finish_spec_lines
+    counts = (
+        f"they print no counts: not pooled; the {finish:,} Finish lines' exact counts are the figure (sglang_log_*)"
+        if finish
+        else "SGLang prints no counts: not pooled"
+    )
     return [
         ("sglang_speculative", f"{summary.algorithm or 'not in the log'} ({summary.method or '—'}, {k})"),
-        ("sglang_spec_windows", f"{summary.windows} decode-batch windows{ranks}; SGLang prints no counts: not pooled"),
+        ("sglang_spec_windows", f"{summary.windows} decode-batch windows{ranks}; {counts}"),
         ("sglang_accept_length_range", rng(summary.accept_length_min, summary.accept_length_max)),
         (
             "sglang_accept_rate_range",
@@ -120,17 +133,25 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
             )
             + (f" ({BONUS_RATE})" if summary.accept_rate_counts_bonus else ""),
         ),
-        ("sglang_pooled_acceptance_rate", f"{bound} over >= {summary.verify_steps_at_least} verify steps (bounds)"),
+        (
+            "sglang_windows_acceptance_bound" if finish else "sglang_pooled_acceptance_rate",
+            f"{bound} over >= {summary.verify_steps_at_least} verify steps (bounds)",
+        ),
         ("sglang_spec_alarm", summary.alarm or "none"),
     ]
 
 
 def _summarise(facts: SglangLogFacts, bound_alarm: BoundAlarm) -> SglangSpecSummary | None:
     """The summary of a log's facts (their SGLang fields: ``sglang_spec_windows``, ``sglang_speculative``)."""
-    return sglang_spec_summary(facts.sglang_spec_windows, facts.sglang_speculative, bound_alarm)
+    return sglang_spec_summary(
+        facts.sglang_spec_windows, facts.sglang_speculative, bound_alarm, facts.sglang_finish_spec_lines
+    )
 
 
 #: how ``serve --parse-log`` shows the summary (:class:`~specscope.adapters.logs.LogSummary`)
 SUMMARY = LogSummary(
-    "sglang_spec_summary", ("sglang_spec_windows", "sglang_speculative"), _summarise, sglang_spec_lines
+    "sglang_spec_summary",
+    ("sglang_spec_windows", "sglang_speculative", "sglang_finish_spec_lines"),
+    _summarise,
+    sglang_spec_lines,
 )

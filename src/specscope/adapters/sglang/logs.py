@@ -1,5 +1,9 @@
 """SGLang's speculative log lines (issue 26), read into the engine-neutral :class:`~specscope.adapters.logs.EngineLog`.
 
+With ``--log-requests`` SGLang also prints one ``Finish: obj=..., out={... 'meta_info': {...}}`` line per finished
+request (or its JSON form): read by :mod:`specscope.adapters.sglang.finish` as request statistics with exact counts,
+which are the figure where they are in the log (:func:`read_log`). The decode-batch windows:
+
 Wordings, with their sources (SGLang ``scheduler_metrics_mixin.py`` ``log_decode_stats``, public copies at index ids
 135019089, 327244334 and 61864081288; ``server_args.py``'s ``ServerArgs`` repr):
 
@@ -39,6 +43,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from specscope.adapters.logs import MAX_COUNT, EngineLog, LogField, LogForm, LogSpecStat, StatsSample
+from specscope.adapters.sglang.finish import FINISH, FINISH_JSON, finish_stats
 
 __all__ = [
     "BONUS_RATE",
@@ -56,12 +61,28 @@ __all__ = [
 
 _MIXIN = "python/sglang/srt/managers/scheduler_metrics_mixin.py"
 _ARGS_SRC = "python/sglang/srt/server_args.py"
+_TOKENIZER = "python/sglang/srt/managers/tokenizer_manager.py"
+_REQUEST_LOGGER = "python/sglang/srt/utils/request_logger.py"
 DECODE = "Decode batch accept len"
 CAPACITY = "Decode batch capacity"
 FORMS: tuple[LogForm, ...] = (
     LogForm("sglang", DECODE, "Decode batch. #running-req: N, ..., accept len: L[, accept rate: R]", _MIXIN, "0.4.0"),
     LogForm(
         "sglang", CAPACITY, "Decode batch, #running-req: N, ..., token usage: U, ..., #queue-req: Q", _MIXIN, "0.4"
+    ),
+    LogForm(
+        "sglang",
+        FINISH,
+        "Finish: obj=GenerateReqInput(...), out={... 'meta_info': {... 'spec_verify_ct': V, ...}}",
+        f"{_TOKENIZER}; later {_REQUEST_LOGGER}",
+        "--log-requests; spec_verify_ct from PR #3152",
+    ),
+    LogForm(
+        "sglang",
+        FINISH_JSON,
+        '{"timestamp": ..., "event": "request.finished", "rid": ..., "obj": {...}, "out": {"meta_info": {...}}}',
+        f"{_REQUEST_LOGGER} (log_utils.log_json)",
+        "--log-requests-format json",
     ),
 )
 LOG_FIELDS: tuple[LogField, ...] = (
@@ -76,6 +97,11 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("token usage", "read", _MIXIN, "0.4.0", "capacity: KV pool share in use, x 100 as a percent"),
     LogField("gen throughput (token/s)", "read", _MIXIN, "0.4.0", "capacity: tokens/s as logged"),
     LogField("#token / cuda graph", "ignored", _MIXIN, "0.4.0", "not a capacity or speculative figure"),
+    LogField("Finish meta_info spec fields", "read", _TOKENIZER, "PR #3152", "per request, exact: per-response reader"),
+    LogField("Finish meta_info.completion_tokens", "read", _TOKENIZER, "PR #3152", "length = completion / verify ct"),
+    LogField("Finish accepted (no count printed)", "derived", _TOKENIZER, "PR #3152", "completion - spec_verify_ct"),
+    LogField("Finish drafted (no count printed)", "derived", _TOKENIZER, "PR #3152", "spec_verify_ct x k"),
+    LogField("Finish obj / text / output_ids", "ignored", _REQUEST_LOGGER, "PR #3152", "the request, not a count"),
 )
 _RE_DECODE = re.compile(r"Decode batch\b")
 _RE_LEN = re.compile(r"\baccept len: ([\d.]+)")
@@ -229,14 +255,19 @@ def capacity_samples(lines: Sequence[str]) -> list[StatsSample]:
 
 
 def read_log(lines: Sequence[str]) -> EngineLog | None:
-    """SGLang's speculative decode-batch windows of ``lines`` as statistics without counts (SGLang prints none), None
-    without any."""
+    """SGLang's statistics of ``lines``, None without any of its forms: the per-request Finish lines' exact counts
+    (:mod:`specscope.adapters.sglang.finish`) and the decode-batch windows, which print no counts.
+
+    Where Finish lines with counts are in the log the exact counts are the figure: the windows of the same period are
+    left out of the statistics (``WINDOWS_NOT_POOLED``; their ranges and bound stay in the SGLang summary), since a
+    bound beside the counts adds nothing but a looser figure. Finish lines may cover fewer requests than the windows
+    (``SGLANG_LOG_REQUEST_EXCEEDED_MS`` logs only slow requests; aborted requests print no speculative fields)."""
     windows, spec = sglang_log_facts(lines)
     capacity = capacity_samples(lines)
-    if not windows and not capacity:
-        return None
     method, k = method_and_k(spec)
-    spec = spec or {}
+    requests, finish_forms, warnings = finish_stats(lines, k)
+    if not windows and not capacity and not finish_forms:
+        return None
     stats = [
         LogSpecStat(
             engine="sglang",
@@ -251,13 +282,21 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
         )
         for w in windows
     ]
-    forms = [f for f, seen in ((DECODE, windows), (CAPACITY, capacity)) if seen]
+    forms = [f for f, seen in ((DECODE, windows), (CAPACITY, capacity)) if seen] + finish_forms
+    if any(s.draft_tokens is not None and s.accepted_tokens is not None for s in requests):
+        if windows:
+            warnings.append(
+                f"WINDOWS_NOT_POOLED({len(windows)} decode-batch windows beside {len(requests)} Finish lines: the "
+                "Finish lines' exact counts are the figure; the windows' bound is in the SGLang summary)"
+            )
+        stats, windows = [], []
     return EngineLog(
         engine="sglang",
         forms=forms,
         method=method,
         configured_k=k,
-        stats=stats,
+        stats=stats + requests,
+        warnings=warnings,
         capacity=capacity,
         ranks_are_engines=bool(dp_ranks(windows)),
     )

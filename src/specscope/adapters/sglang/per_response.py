@@ -55,7 +55,13 @@ CHOICE_ORDER = 2
 
 
 def _number(x: Any) -> float | None:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+    """``x`` as a float, None when it is no number or beyond a float (a count of 400 digits)."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return None
+    try:
+        return float(x)
+    except OverflowError:
+        return None
 
 
 def _derived(payload: Mapping[str, Any], path: str, accepted: int | None, drafted: int | None) -> list[str]:
