@@ -95,6 +95,27 @@ def test_a_bare_file_is_named_by_its_file_name_and_an_unread_length_field_is_nam
     assert f"--workload mine={prose}" in err
 
 
+def test_a_sharegpt_conversation_without_its_answer_is_named(tmp_path, capsys, monkeypatch) -> None:
+    """A ShareGPT item of one human turn: vLLM's (ShareGPTDataset) and SGLang's (sample_sharegpt_requests) readers
+    skip a conversation of fewer than 2 turns, having no answer to size the output by; specscope sends it with
+    --max-tokens, and said nothing (hunt of 2026-12-06). The row is named in a warning; a row with its answer is not."""
+    path = tmp_path / "sg.json"
+    path.write_text(
+        '[{"id": "one", "conversations": [{"from": "human", "value": "Q?"}]}, {"id": "two", "conversations": '
+        '[{"from": "human", "value": "Q2?"}, {"from": "gpt", "value": "An answer."}]}]',
+        "utf-8",
+    )
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"sg={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "row one: max_tokens 32 from --max-tokens" in out
+    assert (
+        "warning: rows: sg: 1 row carries ShareGPT conversations without a recorded answer (conversations) that are "
+        "sent with --max-tokens as the output length: vLLM's and SGLang's ShareGPT readers skip such rows"
+    ) in out + err
+
+
 def test_an_aa_rwlt_trajectory_of_several_steps_is_printed_step_by_step(tmp_path, capsys, monkeypatch) -> None:
     """Issue 36: a three-step AIPerf AA-RWLT trajectory was refused at its second line; it is one conversation, each
     later step's recorded messages sent as recorded (AIPerf's ``discard_assistant_response``), in step order."""

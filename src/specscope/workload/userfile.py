@@ -371,6 +371,10 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     answer = _recorded_answer(where, record)
     if "max_tokens" not in meta and answer is not None:
         meta["recorded_answer"] = answer  # its tool asks for the answer's token count: bench counts it (answer_lengths)
+    elif "max_tokens" not in meta and (share := next((k for k in SHAREGPT_FIELDS if k in record), None)):
+        # vLLM's and SGLang's ShareGPT readers skip a conversation of fewer than 2 turns (no answer to size the
+        # output by); sent here with --max-tokens, and bench names these rows at the start
+        meta["unanswered_fields"] = (share,)
     meta["row_id"] = str(meta["id"]) if "id" in meta else f"{unit} {no}"
     if not any(m["role"] == "user" for m in messages):
         raise _not_workload(where, "no user message", "at least one user turn")
