@@ -41,9 +41,10 @@ def _cpu_share_while_waiting(on: bool, wait_s: float = 0.3) -> tuple[float, int]
 def test_busy_polling_keeps_the_loop_awake_and_stops_with_the_block():
     busy, left_busy = _cpu_share_while_waiting(True)
     idle, left_idle = _cpu_share_while_waiting(False)
-    # polling burns the core it runs on (1.0 on a free core; >= 0.25 even on a loaded 2-core machine); a sleeping
-    # loop uses next to nothing (0.00-0.01 here)
-    assert busy >= 0.25 and idle <= 0.1, (busy, idle)
+    # polling burns the core it runs on (1.0 on a free core; 0.14 on a 2-core machine at load 7, a fresh clone's
+    # make test beside other work, 2026-12-06); a sleeping loop uses next to nothing (0.0006-0.01): a ratio, so
+    # the load that shrinks the first share cannot break it
+    assert busy >= 0.05 and busy >= 20 * max(idle, 0.001) and idle <= 0.1, (busy, idle)
     assert left_busy == left_idle == 0  # the polling task is gone when the block ends
 
 
@@ -114,5 +115,9 @@ def test_resume_keeps_the_runs_client_mode_and_refuses_another(tmp_path):
         assert res.exit_code == 0, res.output
     with open_run(run_dir) as run:
         (cell,) = list(run.cells())
-        assert [c.status for c in summarize_run(run)] == ["ok"] and run.manifest["client"]["busy_poll"] is True
+        (summary,) = summarize_run(run)
+        # a loaded machine may flag the cell CLIENT_LIMITED (the client's self-check; degraded at load 7, 2026-12-06)
+        limited = summary.status == "degraded" and all(r.startswith("CLIENT_LIMITED") for r in summary.reasons)
+        assert summary.status == "ok" or limited, summary.reasons
+        assert run.manifest["client"]["busy_poll"] is True
         assert cell.client["self_check"]["settings"]["busy_poll"] is True  # measured polling, as the run was

@@ -33,8 +33,12 @@ def test_advise_names_the_measured_winner_where_it_is_faster(embedded_run):
             else:
                 assert chosen == "base"
             checked += 1
-    assert [lv.level for lv in adv.choices.levels] == [1, 2]
-    assert checked == 4 and all(set(lv.per_workload) == {"prose", "edit"} for lv in adv.choices.levels)
+    # both levels, unless the client's self-check dropped a level's rounds on a loaded machine (CLIENT_LIMITED cells:
+    # a fresh clone's make test at load 7 left N=2 without a paired round, 2026-12-06); never a level dropped otherwise
+    limited = {c.concurrency for c in cells if any(r.startswith("CLIENT_LIMITED") for r in c.reasons)}
+    shown = [lv.level for lv in adv.choices.levels]
+    assert shown and set(shown) <= {1, 2} and {1, 2} - set(shown) <= limited, (shown, limited)
+    assert checked == 2 * len(shown) and all(set(lv.per_workload) == {"prose", "edit"} for lv in adv.choices.levels)
 
 
 @pytest.mark.browser
