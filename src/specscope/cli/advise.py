@@ -81,7 +81,7 @@ def advise_cmd(
     from specscope.store import open_run
     from specscope.values import parse_int_list
 
-    fmt, out = report_target(format, output, REPORT_FORMATS)
+    fmt, out = report_target(format, output, REPORT_FORMATS, reads=(run, from_csv))
     targets = _slo(slo)
     cells, facts, manifest, read_notes = level_mix_input(run, from_csv, open_run)
     source = str(run if run is not None else from_csv)

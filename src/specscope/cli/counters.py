@@ -327,7 +327,7 @@ def register(app: typer.Typer) -> None:
             before, after, int(parse_bytes(max_bytes, "--max-bytes")), parse_duration_s(timeout, "--timeout")
         )
         doc = counters_pair_doc(b, a, (before, after), (b_start, a_start))
-        fmt, out = report_target(format, output, TEXT_JSON)
+        fmt, out = report_target(format, output, TEXT_JSON, reads=(before, after))
         emit(dumps_strict(doc, indent=2) if fmt == "json" else _drained_line(doc) + counters_text(doc), out)
         if doc["alarms"] or doc["inconsistencies"]:
             raise typer.Exit(1)

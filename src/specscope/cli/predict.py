@@ -250,7 +250,7 @@ def predict_cmd(
     from specscope.bench.predict import published_calibration
     from specscope.values import parse_duration_s
 
-    fmt, out = report_target(format, output, TEXT_JSON)
+    fmt, out = report_target(format, output, TEXT_JSON, reads=(run, checkpoint, draft))
     overhead_ms = None if overhead is None else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True)
     cal = published_calibration(overhead_ms, fit_k, compare, runless=run is None and per_position is not None)
     if run is None and per_position is not None:

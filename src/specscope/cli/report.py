@@ -105,7 +105,7 @@ def emit_report(
     """
     from specscope.report.build import load_document, run_kind
 
-    fmt, output = report_target(fmt, output, REPORT_FORMATS)
+    fmt, output = report_target(fmt, output, REPORT_FORMATS, reads=runs)
     gate_runs = [p for p in runs if run_kind(p) == "gate"]
     if gate_runs:
         if len(gate_runs) != len(runs):

@@ -166,7 +166,8 @@ def parse_level_mix(text: str, levels: Sequence[int] | None = None, command: str
 
     Raises:
         ConfigError: an empty item, an item not LEVEL=SHARE, a level not a whole number >= 1, a negative or
-            non-finite share, a repeated level (``1`` and ``01`` too), all shares zero, or shares whose sum is past a float.
+            non-finite share, a repeated level (``1`` and ``01`` too), all shares zero, or shares whose sum is past a
+            float.
     """
     example = equal_mix(sorted(levels)) if levels else "1=0.6,4=0.4"
     fix = f"{command} --level-mix {example}".strip()

@@ -1,0 +1,97 @@
+"""The edges probe again (issue 37, "checked again by inputs you do not have"): inputs found on 2026-12-06 through
+the CLI, each exit 2 with what was found, what was expected and the fix, never exit 3, a hang, a source written.
+
+Inputs are built inside each test from tests/data (SOURCES.md) and tests' writers with the one thing under test
+changed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clirun import cli
+from paths import DATA
+from quickrun import make_quick_run
+
+
+def _one_error(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory) -> Path:
+    return make_quick_run(tmp_path_factory.mktemp("quick") / "run")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report", "{run}", "--mix", "prose=1e308,code=1e308"],  # the shares' sum overflowed to inf: 0 / 0
+        ["advise", "{run}", "--mix", "prose=1e308,code=1e308,edit=1e308"],
+        ["advise", "{run}", "--mix", "prose=1", "--level-mix", "1=1e308,2=1e308"],
+    ],
+)
+def test_shares_whose_sum_is_past_a_float_are_refused(argv, quick, tmp_path, capsys, monkeypatch):
+    code, _, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    line = _one_error(err)
+    assert "shares sum past the largest number" in line and "found: " in line and "fix: " in line
+
+
+def _sources(tmp_path: Path, quick: Path) -> dict[str, Path]:
+    """Copies of each command's input: a run, a CSV of cells, two /metrics scrapes, a checkpoint."""
+    from audit.ckmaker import dense_config, dense_model, write
+
+    run = tmp_path / "run"
+    shutil.copytree(quick, run)
+    csv = tmp_path / "cells.csv"
+    shutil.copy(DATA / "advise" / "one_repeat.csv", csv)
+    for name, stem in (("before.prom", "llamacpp_before_no_per_pos"), ("after.prom", "llamacpp_after")):
+        shutil.copy(DATA / "counters" / f"{stem}.prom", tmp_path / name)
+    write(tmp_path / "ck", dense_model(2, 64), dense_config(2, 64))
+    return {"run": run, "csv": csv, "before": tmp_path / "before.prom", "after": tmp_path / "after.prom"} | {
+        "ck": tmp_path / "ck"
+    }
+
+
+OVER_A_SOURCE = {
+    "report over the run's manifest": (["report", "{run}", "-o", "{run}/manifest.json"], "run"),
+    "report into the run": (["report", "{run}", "-o", "{run}/report.md"], "run"),
+    "advise over the run's database": (
+        ["advise", "{run}", "--mix", "prose=1", "-f", "json", "-o", "{run}/run.sqlite"],
+        "run",
+    ),
+    "advise over its CSV": (["advise", "--from-csv", "{csv}", "--mix", "prose=1", "-f", "json", "-o", "{csv}"], "csv"),
+    "predict over the run's manifest": (["predict", "{run}", "-f", "json", "-o", "{run}/manifest.json"], "run"),
+    "counters over a scrape": (["counters", "{before}", "{after}", "-f", "json", "-o", "{after}"], "after"),
+    "audit over the config": (["audit", "{ck}", "-f", "json", "-o", "{ck}/config.json"], "ck"),
+    "bench --like into the run it copies": (
+        ["bench", "--server", "base=http://127.0.0.1:9", "--like", "{run}", "-o", "{run}/report.md"],
+        "run",
+    ),
+    "export over the run's manifest": (["export", "{run}", "--to", "profile", "-o", "{run}/manifest.json"], "run"),
+}
+
+
+def _snapshot(path: Path) -> dict[str, bytes]:
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    return {str(p): p.read_bytes() for p in files}
+
+
+@pytest.mark.parametrize("case", sorted(OVER_A_SOURCE))
+def test_an_output_over_or_inside_what_the_command_reads_is_refused_and_the_source_kept(
+    case, quick, tmp_path, capsys, monkeypatch
+):
+    # report, advise --from-csv, counters and audit wrote their output over their own input (exit 0)
+    argv, source = OVER_A_SOURCE[case]
+    paths = _sources(tmp_path, quick)
+    before = _snapshot(paths[source])
+    code, out, err = cli([a.format(**paths) for a in argv], capsys, monkeypatch, tmp_path)
+    assert code == 2, out
+    line = _one_error(err)
+    assert line.startswith("error: --output would write into what this command reads") and str(paths[source]) in line
+    assert _snapshot(paths[source]) == before
