@@ -95,3 +95,20 @@ def test_an_output_over_or_inside_what_the_command_reads_is_refused_and_the_sour
     line = _one_error(err)
     assert line.startswith("error: --output would write into what this command reads") and str(paths[source]) in line
     assert _snapshot(paths[source]) == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["report", "{run}", "--mix", ""], "error: --mix has an empty item"),  # read as no --mix: exit 0
+        (["advise", "{run}", "--mix", ""], "error: --mix has an empty item"),
+        (["advise", "{run}", "--mix", "prose=1", "--level-mix", ""], "error: --level-mix has an empty item"),
+        # an empty --baseline fell back to the run's baseline without a word (exit 0)
+        (["advise", "{run}", "--mix", "prose=1", "--baseline", ""], "error: baseline config '' is not in the run"),
+        (["predict", "{run}", "--baseline", ""], "error: no usable concurrency-1 cell of the baseline ''"),
+    ],
+)
+def test_an_empty_option_value_is_refused_not_read_as_not_given(argv, says, quick, tmp_path, capsys, monkeypatch):
+    code, _, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert _one_error(err).startswith(says)

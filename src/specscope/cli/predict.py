@@ -268,10 +268,10 @@ def predict_cmd(
     if holdout is not None:
         from specscope.bench.predict import holdout_on_run
 
-        _, rows = holdout_on_run(run, inputs, holdout, baseline=baseline or run_baseline(run))
+        _, rows = holdout_on_run(run, inputs, holdout, baseline=run_baseline(run) if baseline is None else baseline)
         emit_doc(fmt, out, width, [r.to_dict() for r in rows], "\n".join(_holdout_lines(rows)))
         return
-    pred = predict_on_run(run, inputs, baseline=baseline or run_baseline(run), max_k=max_k)
+    pred = predict_on_run(run, inputs, baseline=run_baseline(run) if baseline is None else baseline, max_k=max_k)
     emit_doc(fmt, out, width, pred, lambda con: _print(pred, con))
 
 

@@ -158,7 +158,7 @@ def register(app: typer.Typer) -> None:
         from specscope.stats.choices import Traffic
         from specscope.stats.mix import parse_mix
 
-        shares = parse_mix(mix, _run_workloads(runs[0]), f"specscope report {runs[0]}") if mix else None
+        shares = parse_mix(mix, _run_workloads(runs[0]), f"specscope report {runs[0]}") if mix is not None else None
         traffic = None if shares is None else Traffic(shares.shares, notes=[n for n in [shares.note] if n])
         code = emit_report(runs, format, output, Judging(min_effect, traffic), width=width)
         if code:
