@@ -112,3 +112,15 @@ def test_an_empty_option_value_is_refused_not_read_as_not_given(argv, says, quic
     code, _, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
     assert code == 2
     assert _one_error(err).startswith(says)
+
+
+def test_a_csv_of_100000_unread_columns_is_read_once_and_its_note_names_twenty(tmp_path, capsys, monkeypatch):
+    # the duplicate-column check searched a list per column (O(columns^2): 100,000 columns took minutes) and the
+    # COLUMN_NOT_READ note named every one (a note of 100,000 names)
+    path = tmp_path / "wide.csv"
+    unread = [f"c{i}" for i in range(100_000)]
+    path.write_text(",".join(["config", "concurrency", "output_tok_s", *unread]) + "\nbase,1,50\nmtp,1,90\n")
+    code, out, err = cli(["advise", "--from-csv", path, "--mix", "all=1", "-f", "json"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    named = ", ".join(repr(c) for c in unread[:20])
+    assert f"COLUMN_NOT_READ(wide.csv: {named} and 99,980 more; read: " in out
