@@ -6,6 +6,7 @@ changed."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -124,3 +125,20 @@ def test_a_csv_of_100000_unread_columns_is_read_once_and_its_note_names_twenty(t
     assert code == 0, err
     named = ", ".join(repr(c) for c in unread[:20])
     assert f"COLUMN_NOT_READ(wide.csv: {named} and 99,980 more; read: " in out
+
+
+@pytest.mark.parametrize(
+    ("make", "found"),
+    [
+        (lambda p: p.write_bytes(b"\xff\xfe[x]\n"), "not UTF-8 text"),  # UnicodeDecodeError: exit 3
+        (lambda p: os.mkfifo(p), "a FIFO, not a regular file"),  # said "recipe file not found"
+        (lambda p: p.mkdir(), "a folder"),
+    ],
+)
+def test_a_recipes_file_that_cannot_be_read_is_refused_saying_why(make, found, tmp_path, capsys, monkeypatch):
+    path = tmp_path / "recipes.toml"
+    make(path)
+    code, _, err = cli(["serve", "--recipes", path, "--list"], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    line = _one_error(err)
+    assert line.startswith("error: cannot read the recipe file") and f"{path}: {found}" in line
