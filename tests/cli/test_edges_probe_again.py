@@ -142,3 +142,18 @@ def test_a_recipes_file_that_cannot_be_read_is_refused_saying_why(make, found, t
     assert code == 2
     line = _one_error(err)
     assert line.startswith("error: cannot read the recipe file") and f"{path}: {found}" in line
+
+
+@pytest.mark.parametrize(
+    ("plan", "says"),
+    [
+        ("requests=\u00b3,tokens=5", "error: --plan takes KEY=positive integer pairs"),  # str.isdigit: exit 3
+        ("requests=1,requests=2,tokens=3", "error: --plan names 'requests' twice"),  # the last one won, silently
+        ("requests=1,,tokens=3", "error: --plan has an empty item"),  # skipped, silently
+    ],
+)
+def test_serve_plan_is_read_by_the_one_name_value_parser(plan, says, tmp_path, capsys, monkeypatch):
+    log = DATA / "fixtures" / "vllm_cpu_0.32.0_smollm2_base.log"
+    code, _, err = cli(["serve", "--parse-log", log, "--plan", plan], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert _one_error(err).startswith(says)
