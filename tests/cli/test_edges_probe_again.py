@@ -157,3 +157,21 @@ def test_serve_plan_is_read_by_the_one_name_value_parser(plan, says, tmp_path, c
     code, _, err = cli(["serve", "--parse-log", log, "--plan", plan], capsys, monkeypatch, tmp_path)
     assert code == 2
     assert _one_error(err).startswith(says)
+
+
+def test_export_to_a_tracking_server_that_does_not_answer_is_refused_after_one_try(
+    quick, tmp_path, capsys, monkeypatch
+):
+    # MLflow's client retried 7 times with backoff for 4 minutes, then MlflowException: exit 3
+    import socket
+
+    pytest.importorskip("mlflow")
+    for name in ("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "MLFLOW_HTTP_REQUEST_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    with socket.socket() as s:  # a port nothing listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        uri = f"http://127.0.0.1:{s.getsockname()[1]}"
+        code, _, err = cli(["export", quick, "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    line = _one_error(err)
+    assert line.startswith("error: the MLflow tracking server did not answer") and uri in line
