@@ -175,3 +175,14 @@ def test_export_to_a_tracking_server_that_does_not_answer_is_refused_after_one_t
     assert code == 2
     line = _one_error(err)
     assert line.startswith("error: the MLflow tracking server did not answer") and uri in line
+
+
+def test_a_hashes_file_that_is_a_fifo_is_named_as_one_not_as_missing(tmp_path, capsys, monkeypatch):
+    from audit.ckmaker import dense_config, dense_model, write
+
+    write(tmp_path / "ck", dense_model(2, 64), dense_config(2, 64))
+    fifo = tmp_path / "SUMS"
+    os.mkfifo(fifo)
+    code, _, err = cli(["audit", tmp_path / "ck", "--hashes-file", fifo], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert f"found: {fifo}: not a regular file (a FIFO, a device or a socket);" in _one_error(err)
