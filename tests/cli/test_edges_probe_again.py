@@ -186,3 +186,10 @@ def test_a_hashes_file_that_is_a_fifo_is_named_as_one_not_as_missing(tmp_path, c
     code, _, err = cli(["audit", tmp_path / "ck", "--hashes-file", fifo], capsys, monkeypatch, tmp_path)
     assert code == 2
     assert f"found: {fifo}: not a regular file (a FIFO, a device or a socket);" in _one_error(err)
+
+
+def test_counters_max_bytes_below_one_byte_is_refused_as_the_option_not_as_the_file(tmp_path, capsys, monkeypatch):
+    before, after = (DATA / "counters" / f"{n}.prom" for n in ("llamacpp_before_no_per_pos", "llamacpp_after"))
+    code, _, err = cli(["counters", before, after, "--max-bytes", "0.5"], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert _one_error(err).startswith("error: --max-bytes is less than one byte; found: 0.5;")
