@@ -84,6 +84,28 @@ def test_one_unusable_imported_fact_is_absent_with_its_reason_never_an_internal_
     assert reasons == [f"UNUSABLE_FACT({key}: {json.loads(raw)!r})"]
 
 
+@pytest.mark.parametrize(
+    ("key", "raw", "reason"),
+    [
+        # round(1e308 x drafts) raised OverflowError: report, advise and export refused the run (exit 3)
+        ("acceptance_per_position", "[1.0, 1e308, 0.0]", "[1.0, 1e+308, 0.0] (not a list of rates in 0..1)"),
+        ("acceptance_rate", "1e308", "1e+308 (not a rate in 0..1)"),
+    ],
+)
+def test_a_stored_imported_rate_outside_0_to_1_is_absent_with_its_reason(
+    key, raw, reason, tmp_path, capsys, monkeypatch
+):
+    run = _imported_run(tmp_path, capsys, monkeypatch)
+    _edit_imported_facts(run, key, raw)
+    for argv in (["advise", run, "--mix", "imported=1"], ["export", run, "--to", "profile", "-o", tmp_path / "p.json"]):
+        code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+        assert code in (0, 1), (argv[0], err)
+    code, out, err = cli(["report", run, "-f", "json"], capsys, monkeypatch, tmp_path)
+    first = json.loads(out)["cells"][0]
+    assert [r for r in first["reasons"] if r.startswith("UNUSABLE_FACT(")] == [f"UNUSABLE_FACT({key}: {reason})"]
+    assert first[key] == ([] if key == "acceptance_per_position" else None)
+
+
 def test_an_imports_entry_whose_not_recorded_is_a_number_is_refused_naming_it(tmp_path, capsys, monkeypatch):
     run = _imported_run(tmp_path, capsys, monkeypatch)
     manifest = json.loads((run / "manifest.json").read_text())

@@ -137,12 +137,28 @@ def test_a_per_position_list_that_is_not_all_numbers_is_absent_with_its_reason_n
     base = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
     key = "spec_decode_per_position_acceptance_rates"
     for i, (value, spelled) in enumerate(
-        ((0.5, "0.5"), ([0.8, None, "x"], '[0.8, null, "x"]'), ([float("nan")] * 3, "[NaN, NaN, NaN]"))
+        (
+            (0.5, "0.5"),
+            ([0.8, None, "x"], '[0.8, null, "x"]'),
+            ([float("nan")] * 3, "[NaN, NaN, NaN]"),
+            ([1.0, 1e308, 0.0], "[1.0, 1e+308, 0.0]"),  # stored, then report, advise and export exit 3 (probe 12-06)
+            ([0.5, -0.2], "[0.5, -0.2]"),
+        )
     ):
         doc = _imported(tmp_path, capsys, monkeypatch, f"pp{i}.json", {**base, key: value})
         (cell,) = doc["cells"]
         assert cell["acceptance_per_position"] == [] and cell["acceptance_rate"] == 0.625
-        reason = f"per-position acceptance ({key} = {spelled}: not a list of numbers)"
+        reason = f"per-position acceptance ({key} = {spelled}: not a list of rates 0..1)"
+        assert reason in doc["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_an_acceptance_rate_outside_0_to_100_percent_is_absent_with_its_reason(tmp_path, capsys, monkeypatch):
+    base = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    for i, (value, spelled) in enumerate(((1e308, "1e+308"), (-5.0, "-5.0"), (100.5, "100.5"))):
+        doc = _imported(tmp_path, capsys, monkeypatch, f"r{i}.json", {**base, "spec_decode_acceptance_rate": value})
+        (cell,) = doc["cells"]
+        assert cell["acceptance_rate"] is None
+        reason = f"speculative acceptance (spec_decode_acceptance_rate = {spelled}: not 0..100)"
         assert reason in doc["manifest"]["imports"][0]["not_recorded"]
 
 

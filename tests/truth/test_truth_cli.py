@@ -74,3 +74,62 @@ def test_sigterm_is_a_clean_stop_exit_0():
     p.terminate()
     _out, err = p.communicate(timeout=60)
     assert (p.returncode, err) == (0, "")
+
+
+BAD_PLANS = {
+    "inter_chunk_ms []": ({"inter_chunk_ms": []}, "default.inter_chunk_ms"),  # each request: ZeroDivisionError
+    "inter_chunk_ms NaN": ({"inter_chunk_ms": "NaN"}, "default.inter_chunk_ms"),  # ValueError mid-stream
+    "inter_chunk_ms 1e308": ({"inter_chunk_ms": 1e308}, "default.inter_chunk_ms"),  # OverflowError mid-stream
+    "ttft_ms inf": ({"ttft_ms": "inf"}, "default.ttft_ms"),
+    "stall_ms -100": ({"stall_after_chunks": 1, "stall_ms": -100}, "default.stall_ms"),  # served, no stall
+    "status 99": ({"status": 99}, "default.status"),  # a status line no client reads
+    "status 10**20": ({"status": 10**20}, "default.status"),
+    "output_tokens 10**15": ({"output_tokens": 10**15}, "default.output_tokens"),  # a hang; SIGTERM ignored
+    "reasoning_tokens -3": ({"reasoning_tokens": -3}, "default.reasoning_tokens"),
+    "drop_after_chunks -1": ({"drop_after_chunks": -1}, "default.drop_after_chunks"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PLANS))
+def test_a_script_value_no_response_can_carry_is_refused_before_serving(case, tmp_path):
+    plan, field = BAD_PLANS[case]
+    bad = tmp_path / "s.json"
+    bad.write_text(json.dumps({"default": plan}))
+    p = subprocess.run(
+        [sys.executable, "-m", "specscope", "truth-server", "--port", "0", "--script", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 2, p.stdout
+    (line,) = p.stderr.strip().splitlines()
+    assert line.startswith("error: the script is not a valid TruthScript") and field in line
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b"not json", "not a JSON object"),  # json.loads raised: a 500 and a traceback in the server's log
+        (b"[1, 2]", "not a JSON object"),
+        (b'{"messages": [], "max_tokens": "many"}', "max_tokens"),
+        (b'{"messages": [], "max_tokens": 1000000000000000}', "max_tokens"),  # the 10**15-token hang, by request
+        (b'{"messages": [], "specscope_truth": {"ttft_ms": "NaN"}}', "specscope_truth"),
+    ],
+)
+def test_a_request_the_truth_server_cannot_serve_is_a_400_and_it_serves_on(body, says):
+    p = subprocess.Popen(
+        [sys.executable, "-m", "specscope", "truth-server", "--port", "0", "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = json.loads(p.stdout.readline())["base_url"] + "/v1/chat/completions"
+        r = httpx.post(url, content=body, timeout=10)
+        assert r.status_code == 400 and says in r.json()["error"]["message"]
+        ok = httpx.post(url, json={"messages": [{"role": "user", "content": "x"}]}, timeout=10)
+        assert ok.status_code == 200 and ok.text.endswith("data: [DONE]\n\n")
+    finally:
+        p.terminate()
+        _, err = p.communicate(timeout=10)
+    assert "Traceback" not in err

@@ -56,7 +56,7 @@ def check_hashes(
     if sums_file is not None and not sums.is_file():  # asked for by name: a user mistake, not a finding
         raise ConfigError(
             "--hashes-file is not a readable file",
-            found=f"{sums}: {'a folder' if sums.is_dir() else 'no such file'}",
+            found=f"{sums}: {_what(sums)}",
             expected="a sha256sum manifest (`sha256sum *.safetensors > SHA256SUMS` output)",
             fix="check the path given to --hashes-file, or drop it to use the folder's own SHA256SUMS",
         )
@@ -65,6 +65,14 @@ def check_hashes(
     # a regular file only (a FIFO never blocks; unreadable is one error line); bytes that are not UTF-8 make bad lines
     listed, bad = parse_sums(read_regular(sums).decode("utf-8", errors="replace"))
     return _compare(root, listed, bad, sums.name)
+
+
+def _what(path: Path) -> str:
+    """What stands at ``path`` that is not a regular file: "no such file", "a folder", or "not a regular file (a
+    FIFO, a device or a socket)" (a FIFO was said to be no such file)."""
+    if not path.exists():
+        return "no such file"
+    return "a folder" if path.is_dir() else "not a regular file (a FIFO, a device or a socket)"
 
 
 def _compare(root: Path, listed: dict[str, str], bad: list[int], src: str) -> list[Finding]:

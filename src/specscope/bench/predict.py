@@ -141,7 +141,7 @@ def _fit_run(
     """
     with open_run(run) as r:
         cells, facts, manifest = summarize_run(r), r.server_facts, r.manifest
-    baseline = baseline or str(manifest.get("baseline") or "base")
+    baseline = str(manifest.get("baseline") or "base") if baseline is None else baseline
     inputs, facts, notes = _census_of_run(inputs, facts, baseline)
     pred = predict_run(
         cells,

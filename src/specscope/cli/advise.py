@@ -81,13 +81,15 @@ def advise_cmd(
     from specscope.store import open_run
     from specscope.values import parse_int_list
 
-    fmt, out = report_target(format, output, REPORT_FORMATS)
+    fmt, out = report_target(format, output, REPORT_FORMATS, reads=(run, from_csv))
     targets = _slo(slo)
     cells, facts, manifest, read_notes = level_mix_input(run, from_csv, open_run)
     source = str(run if run is not None else from_csv)
     command = f"specscope advise {run}" if run is not None else f"specscope advise --from-csv {from_csv}"
-    shares = parse_mix(mix, workloads_of(cells), command) if mix else None
-    times = parse_level_mix(level_mix, sorted({c.concurrency for c in cells}), command) if level_mix else None
+    shares = parse_mix(mix, workloads_of(cells), command) if mix is not None else None
+    times = (
+        parse_level_mix(level_mix, sorted({c.concurrency for c in cells}), command) if level_mix is not None else None
+    )
     levels = None if max_concurrency is None else parse_int_list(max_concurrency, "--max-concurrency", "1,4")
     if times is not None and levels is not None:
         outside = sorted(lv for lv, share in times.shares.items() if share > 0 and lv not in levels)
@@ -108,7 +110,7 @@ def advise_cmd(
     adv = advise(
         cells,
         traffic,
-        baseline=baseline or str(manifest.get("baseline") or "base"),
+        baseline=str(manifest.get("baseline") or "base") if baseline is None else baseline,
         concurrency=levels,
         acceptance=acceptance,
         acceptance_config=acceptance_config,

@@ -150,7 +150,7 @@ def register(app: typer.Typer) -> None:
             from specscope.audit.hashes import add_hash_findings
 
             add_hash_findings(report, target, hashes_file, hub=hashes_hub)
-        fmt, out = report_target(format, output, TEXT_JSON)
+        fmt, out = report_target(format, output, TEXT_JSON, reads=(target, draft, hashes_file))
         if fmt == "json":
             data = report.to_dict()
             data["exit_code"] = report.exit_code_for(strict=strict)

@@ -164,7 +164,10 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
         _dry_run(setup, given)
         return
     values = with_defaults(given, spec)
-    fmt, output = report_target(given.get("format"), given.get("output"), ("text", "markdown", "json", "html"))
+    reads = (raw.get("run_file"), raw.get("like"), given.get("trace"))  # never written (-o over them: refused)
+    fmt, output = report_target(
+        given.get("format"), given.get("output"), ("text", "markdown", "json", "html"), reads=reads
+    )
     checked: dict[str, Any] = {}
     if setup.options is not None:  # audit every recipe before one starts (vllm only)
         from specscope.targets.preflight import preflight_plan

@@ -315,11 +315,17 @@ def register(app: typer.Typer) -> None:
         from specscope.stats.counters_doc import counters_text
         from specscope.values import parse_bytes, parse_duration_s
 
-        (b, b_start), (a, a_start) = _load_both(
-            before, after, int(parse_bytes(max_bytes, "--max-bytes")), parse_duration_s(timeout, "--timeout")
-        )
+        limit = parse_bytes(max_bytes, "--max-bytes")
+        if limit < 1:  # int() made 0.5 a limit of 0 bytes, refused as "at most 0 bytes" for every file
+            raise ConfigError(
+                "--max-bytes is less than one byte",
+                found=str(max_bytes),
+                expected="a size of at least 1 byte, e.g. 8MiB",
+                fix="give --max-bytes a whole size, e.g. --max-bytes 8MiB",
+            )
+        (b, b_start), (a, a_start) = _load_both(before, after, int(limit), parse_duration_s(timeout, "--timeout"))
         doc = counters_pair_doc(b, a, (before, after), (b_start, a_start))
-        fmt, out = report_target(format, output, TEXT_JSON)
+        fmt, out = report_target(format, output, TEXT_JSON, reads=(before, after))
         emit(dumps_strict(doc, indent=2) if fmt == "json" else _drained_line(doc) + counters_text(doc), out)
         if doc["alarms"] or doc["inconsistencies"]:
             raise typer.Exit(1)

@@ -33,7 +33,7 @@ def _profile(run: Path, output: Path | None) -> None:
             expected="-o FILE: where speculation_profile.json is written",
             fix=f"specscope export {run} --to profile -o speculation_profile.json",
         )
-    output = report_target(None, output, ("json",), format_option=False)[1] or output
+    output = report_target(None, output, ("json",), format_option=False, reads=(run,))[1] or output
     with open_run(run) as r:
         profiles = run_profiles(run_data(r))
     make_output_folder(output)

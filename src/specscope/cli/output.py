@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,16 +51,26 @@ SUFFIX_FORMATS = {
 
 
 def report_target(
-    fmt: str | None, output: Path | str | None, allowed: tuple[str, ...], *, format_option: bool = True
+    fmt: str | None,
+    output: Path | str | None,
+    allowed: tuple[str, ...],
+    *,
+    format_option: bool = True,
+    reads: Sequence[Path | str | None] = (),
 ) -> tuple[str, Path | None]:
     """``(format, output file)`` from ``-f`` and ``-o``: ``-f`` when given, else ``-o``'s suffix, else ``text``.
 
-    ``format_option``: the command has ``-f`` (else the fix names only the file's suffix).
+    ``format_option``: the command has ``-f`` (else the fix names only the file's suffix); ``reads``: the files and
+    folders the command reads (a run, a checkpoint, a CSV; None: not given), which ``-o`` may neither be nor lie in
+    (a source is never written: :func:`_refuse_a_source`).
 
     Raises:
-        ConfigError: ``-o`` is a folder, or its suffix names no format of ``allowed`` while ``-f`` is not given.
+        ConfigError: ``-o`` is a folder, is or lies inside a path of ``reads``, or its suffix names no format of
+            ``allowed`` while ``-f`` is not given.
     """
     path = None if output is None else Path(output)
+    if path is not None:
+        _refuse_a_source(path, [Path(r) for r in reads if r is not None])
     if path is not None and path.is_dir():
         raise ConfigError(
             "--output is a folder",
@@ -90,6 +100,29 @@ def report_target(
             fix=f"add -f {allowed[0]} (or name the file {rename})",
         )
     return by_suffix, path
+
+
+def _refuse_a_source(output: Path, reads: Sequence[Path]) -> None:
+    """Refuse ``output`` when it is a file of ``reads`` or lies inside a folder of ``reads``, compared after
+    following symlinks (and by inode, for a hardlink): ``report RUN -o RUN/manifest.json``, ``counters A B -o B``
+    and ``audit CKPT -o CKPT/config.json`` wrote over what they read (probe of 2026-12-06). A run is read-only after
+    bench, so nothing is written inside it.
+
+    Raises:
+        ConfigError: ``output`` is or lies inside a path of ``reads``.
+    """
+    target = output.resolve()
+    for source in reads:
+        real = source.resolve()
+        inside = real == target or (real.is_dir() and real in target.parents)
+        if inside or (output.exists() and source.exists() and os.path.samefile(output, source)):
+            raise ConfigError(
+                "--output would write into what this command reads",
+                found=f"--output {output}: {'inside' if real != target and real.is_dir() else 'the same file as'} "
+                f"{source}",
+                expected=f"a file outside {source} (a source is never written)",
+                fix=f"pass a file elsewhere, e.g. --output {Path.cwd() / ('specscope-out' + output.suffix)}",
+            )
 
 
 def _example_suffix(allowed: tuple[str, ...]) -> str:

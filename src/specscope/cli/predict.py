@@ -250,7 +250,7 @@ def predict_cmd(
     from specscope.bench.predict import published_calibration
     from specscope.values import parse_duration_s
 
-    fmt, out = report_target(format, output, TEXT_JSON)
+    fmt, out = report_target(format, output, TEXT_JSON, reads=(run, checkpoint, draft))
     overhead_ms = None if overhead is None else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True)
     cal = published_calibration(overhead_ms, fit_k, compare, runless=run is None and per_position is not None)
     if run is None and per_position is not None:
@@ -268,10 +268,10 @@ def predict_cmd(
     if holdout is not None:
         from specscope.bench.predict import holdout_on_run
 
-        _, rows = holdout_on_run(run, inputs, holdout, baseline=baseline or run_baseline(run))
+        _, rows = holdout_on_run(run, inputs, holdout, baseline=run_baseline(run) if baseline is None else baseline)
         emit_doc(fmt, out, width, [r.to_dict() for r in rows], "\n".join(_holdout_lines(rows)))
         return
-    pred = predict_on_run(run, inputs, baseline=baseline or run_baseline(run), max_k=max_k)
+    pred = predict_on_run(run, inputs, baseline=run_baseline(run) if baseline is None else baseline, max_k=max_k)
     emit_doc(fmt, out, width, pred, lambda con: _print(pred, con))
 
 

@@ -105,7 +105,7 @@ def emit_report(
     """
     from specscope.report.build import load_document, run_kind
 
-    fmt, output = report_target(fmt, output, REPORT_FORMATS)
+    fmt, output = report_target(fmt, output, REPORT_FORMATS, reads=runs)
     gate_runs = [p for p in runs if run_kind(p) == "gate"]
     if gate_runs:
         if len(gate_runs) != len(runs):
@@ -158,7 +158,7 @@ def register(app: typer.Typer) -> None:
         from specscope.stats.choices import Traffic
         from specscope.stats.mix import parse_mix
 
-        shares = parse_mix(mix, _run_workloads(runs[0]), f"specscope report {runs[0]}") if mix else None
+        shares = parse_mix(mix, _run_workloads(runs[0]), f"specscope report {runs[0]}") if mix is not None else None
         traffic = None if shares is None else Traffic(shares.shares, notes=[n for n in [shares.note] if n])
         code = emit_report(runs, format, output, Judging(min_effect, traffic), width=width)
         if code:

@@ -156,6 +156,10 @@ def _client(tracking_uri: str) -> Any:
         ) from None
     if tracking_uri.startswith("file:"):
         os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
+    # one attempt, as every other server specscope asks (MLflow's default: 7 retries with backoff, 4 minutes against
+    # a port nothing listens on); a user's own setting wins
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "30")
     return MlflowClient(tracking_uri=tracking_uri)
 
 
@@ -168,11 +172,21 @@ def export_mlflow(doc: Mapping[str, Any], html: str, run_path: Path, tracking_ur
     """Log the report document ``doc`` (its JSON form) and its ``html`` page as one MLflow run (module docstring).
 
     Raises:
-        ConfigError: MLflow is not installed.
+        ConfigError: MLflow is not installed; the tracking server does not answer its first request.
     """
     uri = tracking_uri or default_tracking_uri()
     client = _client(uri)
-    exp = client.get_experiment_by_name(EXPERIMENT)
+    from mlflow.exceptions import MlflowException
+
+    try:
+        exp = client.get_experiment_by_name(EXPERIMENT)
+    except MlflowException as exc:  # the first request: a server that does not answer, or answers no MLflow API
+        raise ConfigError(
+            "the MLflow tracking server did not answer",
+            found=f"{uri}: {str(exc).splitlines()[0][:300]}",
+            expected="an MLflow tracking server at --tracking-uri (or a local folder, the default ./mlruns)",
+            fix="start the server (mlflow server), or pass --tracking-uri of one that runs",
+        ) from None
     exp_id = exp.experiment_id if exp is not None else client.create_experiment(EXPERIMENT)
     text = json.dumps(doc, sort_keys=True, default=str)
     digest = hashlib.sha256(text.encode()).hexdigest()

@@ -112,14 +112,19 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
         if not counted:
             facts["not_recorded"].append("speculative counters (no vllm:spec_decode counters on the server's /metrics)")
         return
-    facts["acceptance_rate"] = rate / 100.0
+    if 0.0 <= rate <= 100.0:  # a percentage (vLLM: accepted / drafted x 100)
+        facts["acceptance_rate"] = rate / 100.0
+    else:
+        written = spelled(doc["spec_decode_acceptance_rate"])
+        facts["not_recorded"].append(f"speculative acceptance (spec_decode_acceptance_rate = {written}: not 0..100)")
     facts["acceptance_length"] = num(doc, "spec_decode_acceptance_length")
     key = "spec_decode_per_position_acceptance_rates"
     per = doc.get(key)
-    if per is None or numbers(per) is not None:
-        facts["acceptance_per_position"] = numbers(per) or []
-    else:  # a scalar, or a list with a null / NaN / string in it: absent, never compacted (positions would shift)
-        facts["not_recorded"].append(f"per-position acceptance ({key} = {spelled(per)}: not a list of numbers)")
+    rates = numbers(per)
+    if per is None or (rates is not None and all(0.0 <= r <= 1.0 for r in rates)):
+        facts["acceptance_per_position"] = rates or []
+    else:  # a scalar, a list with a null / NaN / string / a number outside 0..1 in it: absent, never compacted
+        facts["not_recorded"].append(f"per-position acceptance ({key} = {spelled(per)}: not a list of rates 0..1)")
 
 
 def parse(doc: Mapping[str, Any]) -> Imported:

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.errors import ConfigError
 from specscope.launch.logfacts import LogFacts
+from specscope.values import parse_pairs
 
 __all__ = ["KvCapacity", "CapacityPlan", "kv_capacity", "plan_capacity", "parse_plan_spec"]
 
@@ -448,20 +449,22 @@ _PLAN_KEYS = {"requests": "requests", "tokens": "tokens", "max-num-seqs": "max_n
 
 
 def parse_plan_spec(spec: str) -> dict[str, int]:
-    """``"requests=20,tokens=32768,max-num-seqs=20[,kv-groups=4]"`` -> {"requests": 20, ...}.
+    """``"requests=20,tokens=32768,max-num-seqs=20[,kv-groups=4]"`` -> {"requests": 20, ...}, read by the one
+    NAME=VALUE parser (:func:`specscope.values.parse_pairs`: no empty item, each name once).
 
     Raises:
-        ConfigError: an unknown key, a value that is not a positive integer, or requests / tokens missing.
+        ConfigError: an empty item, a key given twice, an unknown key, a value that is not a positive integer (ASCII
+            digits: ``str.isdigit`` took ``³`` and ``int`` raised), or requests / tokens missing.
     """
+    example = "requests=20,tokens=32768,max-num-seqs=20"
     out: dict[str, int] = {}
-    for part in (p.strip() for p in spec.split(",") if p.strip()):
-        key, _, value = part.partition("=")
-        if key not in _PLAN_KEYS or not value.isdigit() or int(value) < 1:
+    for key, value in parse_pairs(spec, "--plan", example, str).items():
+        if key not in _PLAN_KEYS or not (value.isascii() and value.isdigit()) or int(value) < 1:
             raise ConfigError(
                 "--plan takes KEY=positive integer pairs",
-                found=part,
+                found=f"{key}={value}",
                 expected=", ".join(f"{k}=N" for k in _PLAN_KEYS),
-                fix="e.g. --plan requests=20,tokens=32768,max-num-seqs=20",
+                fix=f"e.g. --plan {example}",
             )
         out[_PLAN_KEYS[key]] = int(value)
     missing = [k for k in ("requests", "tokens") if k not in out]

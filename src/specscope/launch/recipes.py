@@ -47,9 +47,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from specscope.errors import ConfigError, require_path
+from specscope.errors import ConfigError
 from specscope.kaxis import split_k_name
-from specscope.readfile import toml_loads
+from specscope.readfile import (
+    SETTINGS_FILE_MAX_BYTES,
+    FileTooLarge,
+    read_error_text,
+    read_text_limited,
+    toml_loads,
+)
 
 __all__ = [
     "Method",
@@ -379,6 +385,14 @@ def load_recipes(path: str | Path | None = None) -> RecipeBook:
         ConfigError: the file is missing or invalid (see :func:`parse_recipes`).
     """
     fix = "pass --recipes PATH, or leave it out for the recipes shipped with specscope (`specscope serve --list`)"
-    where = path if path is not None else default_recipes_path()
-    p = require_path(where, "recipe file not found", expected="a TOML recipe file", fix=fix)
-    return parse_recipes(p.read_text(encoding="utf-8"), source=str(p))
+    p = Path(path if path is not None else default_recipes_path())
+    if not p.exists():
+        raise ConfigError("recipe file not found", found=str(p), expected="a TOML recipe file", fix=fix)
+    try:  # only a regular file, within the settings files' limit (a FIFO, a device, Latin-1 bytes: refused by name)
+        text = read_text_limited(p, SETTINGS_FILE_MAX_BYTES)
+    except (OSError, UnicodeDecodeError, FileTooLarge) as exc:
+        why = exc.found_text if isinstance(exc, FileTooLarge) else read_error_text(exc)
+        raise ConfigError(
+            "cannot read the recipe file", found=f"{p}: {why}", expected="a UTF-8 TOML recipe file", fix=fix
+        ) from None
+    return parse_recipes(text, source=str(p))

@@ -106,6 +106,9 @@ MAX_CSV_BYTES = 64 * 2**20
 #: the longest field (characters): the csv module's own limit (a field of per-stream rates for 1,024 streams is
 #: ~10,000 characters).
 MAX_FIELD_CHARS = csv.field_size_limit()
+#: the unread columns a COLUMN_NOT_READ note names; past them it gives their count (a header of 100,000 made a note
+#: of 100,000 names).
+MAX_UNREAD_LISTED = 20
 
 
 def _bad(path: Path, line: int, column: str, value: str, expected: str) -> ConfigError:
@@ -201,6 +204,7 @@ def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str], dict[
     """
     known = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
     names: list[str] = []
+    first_raw: dict[str, str] = {}  # name -> the header that gave it first (a set look-up: a list was O(columns^2))
     notes: list[str] = []
     unread: list[str] = []
     scales: dict[str, float] = {}
@@ -221,8 +225,8 @@ def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str], dict[
             notes.append(f"{path.name}: column {raw.strip()!r} read as {name}")
         elif name not in known and name != "model":
             unread.append(raw.strip())
-        if name in names:
-            first = header[names.index(name)].strip()
+        if name in first_raw:
+            first = first_raw[name]
             raise ConfigError(
                 "two columns of the CSV mean the same figure",
                 found=f"{path}: {first!r} and {raw.strip()!r}, both read as {name}",
@@ -230,8 +234,12 @@ def _columns(path: Path, header: list[str]) -> tuple[list[str], list[str], dict[
                 fix=f"remove or rename one of them (the columns read: {', '.join(known)})",
             )
         names.append(name)
+        first_raw[name] = raw.strip()
     if unread:
-        notes.append(f"COLUMN_NOT_READ({path.name}: {', '.join(repr(u) for u in unread)}; read: {', '.join(known)})")
+        listed = ", ".join(repr(u) for u in unread[:MAX_UNREAD_LISTED])
+        if len(unread) > MAX_UNREAD_LISTED:
+            listed += f" and {len(unread) - MAX_UNREAD_LISTED:,} more"
+        notes.append(f"COLUMN_NOT_READ({path.name}: {listed}; read: {', '.join(known)})")
     missing = [c for c in REQUIRED_COLUMNS if c not in names and c not in ("repeat", "workload")]
     if missing:
         raise ConfigError(

@@ -72,6 +72,23 @@ def _floats(facts: Mapping[str, Any], key: str) -> list[float | None] | None:
     return [_number(v) for v in raw]
 
 
+def _rate(facts: Mapping[str, Any], key: str) -> float | None:
+    """The fact ``key`` as a rate in 0..1, or None (absent, not a number, or outside 0..1)."""
+    v = _opt(facts, key)
+    return v if v is not None and 0.0 <= v <= 1.0 else None
+
+
+def _rates(facts: Mapping[str, Any], key: str) -> tuple[float, ...] | None:
+    """The fact ``key`` as a list of rates in 0..1, or None when it is absent or any entry is not one (never
+    compacted: the positions after a gap would shift). A stored rate of 1e308 made ``round(rate x drafts)`` raise
+    OverflowError, and report, advise and export refused the run (probe of 2026-12-06)."""
+    raw = facts.get(key)
+    if not isinstance(raw, list):
+        return None
+    rates = [_number(v) for v in raw]
+    return None if any(r is None or not 0.0 <= r <= 1.0 for r in rates) else tuple(r for r in rates if r is not None)
+
+
 def _unusable_facts(facts: Mapping[str, Any]) -> list[str]:
     """``key: value`` of each stored fact that is present but not what its key says (module docstring)."""
     bad = []
@@ -81,6 +98,11 @@ def _unusable_facts(facts: Mapping[str, Any]) -> list[str]:
             continue
         if _number(v) is None or (key in _COUNTS and (float(v) < 0 or float(v) != int(v))):
             bad.append(f"{key}: {v!r:.40}")
+        elif key in _RATES and _rate(facts, key) is None:
+            bad.append(f"{key}: {v!r:.40} (not a rate in 0..1)")
+    per_pos = facts.get("acceptance_per_position")
+    if per_pos is not None and _rates(facts, "acceptance_per_position") is None:
+        bad.append(f"acceptance_per_position: {per_pos!r:.40} (not a list of rates in 0..1)")
     missing = facts.get("not_recorded")
     if missing is not None and (not isinstance(missing, list) or not all(isinstance(m, str) for m in missing)):
         bad.append(f"not_recorded: {missing!r:.40}")
@@ -119,6 +141,8 @@ def _per_request(facts: Mapping[str, Any]) -> dict[str, list[float]]:
 
 #: the single figures of the facts (module docstring); those in ``_COUNTS`` are whole, non-negative counts.
 _COUNTS = ("completed", "failed", "output_tokens", "drafts", "draft_tokens", "accepted_tokens")
+#: those that are rates in 0..1.
+_RATES = ("acceptance_rate",)
 _FIGURES = (
     *_COUNTS,
     "duration_s",
@@ -141,8 +165,8 @@ def _int(facts: Mapping[str, Any], key: str) -> int | None:
 
 
 def _acceptance(facts: Mapping[str, Any]) -> tuple[float | None, float | None, tuple[float, ...], str | None]:
-    rate, length = _opt(facts, "acceptance_rate"), _opt(facts, "acceptance_length")
-    per_pos = tuple(v for v in (_floats(facts, "acceptance_per_position") or []) if v is not None)
+    rate, length = _rate(facts, "acceptance_rate"), _opt(facts, "acceptance_length")
+    per_pos = _rates(facts, "acceptance_per_position") or ()
     if rate is None and length is None and not per_pos:
         return None, None, (), None
     return rate, length, per_pos, f"imported:{facts.get('tool')}"
@@ -155,7 +179,7 @@ def _counters(facts: Mapping[str, Any]) -> dict[str, Any] | None:
     drafts, drafted, accepted = _int(facts, "drafts"), _int(facts, "draft_tokens"), _int(facts, "accepted_tokens")
     if drafts is None or drafted is None or accepted is None:
         return None
-    per = [v for v in (_floats(facts, "acceptance_per_position") or []) if v is not None]
+    per = _rates(facts, "acceptance_per_position") or ()
     present = ["spec", "per_pos"] if per else ["spec"]
     return {
         "drafts": float(drafts),

@@ -114,6 +114,13 @@ def _parse(text: str, of: str, key: Callable[[str], K], example: str, command: s
             raise ConfigError(f"{of} names {k!r} twice", found=text, expected="each name once", fix=fix)
         given[k] = share
     total = sum(given.values())
+    if not math.isfinite(total):  # each share finite, their sum past a float: v / inf is 0 for every one
+        raise ConfigError(
+            f"the {of} shares sum past the largest number a float holds",
+            found=text,
+            expected="shares whose sum is a finite number (they are normalised to sum 1: 2,3,5 means 0.2,0.3,0.5)",
+            fix=fix,
+        )
     if total <= 0:
         raise ConfigError(
             f"a {of} needs a positive share",
@@ -142,7 +149,7 @@ def parse_mix(text: str, workloads: Sequence[str] | None = None, command: str = 
 
     Raises:
         ConfigError: an empty item, an item not NAME=SHARE, a negative or non-finite share, a repeated workload,
-            all shares zero, or (with ``workloads``) a workload the run does not have.
+            all shares zero, shares whose sum is past a float, or (with ``workloads``) a workload the run does not have.
     """
     example = equal_mix(sorted(workloads)) if workloads else "prose=0.2,code=0.3,edit=0.5"
     shares = _parse(text, "--mix", str, example, command)
@@ -159,7 +166,8 @@ def parse_level_mix(text: str, levels: Sequence[int] | None = None, command: str
 
     Raises:
         ConfigError: an empty item, an item not LEVEL=SHARE, a level not a whole number >= 1, a negative or
-            non-finite share, a repeated level (``1`` and ``01`` too), or all shares zero.
+            non-finite share, a repeated level (``1`` and ``01`` too), all shares zero, or shares whose sum is past a
+            float.
     """
     example = equal_mix(sorted(levels)) if levels else "1=0.6,4=0.4"
     fix = f"{command} --level-mix {example}".strip()

@@ -13,13 +13,24 @@ with empty ``choices`` and ``usage``, then ``data: [DONE]``. Each SSE event is `
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from specscope.adapters.openai.endpoints import EndpointPath
 
 __all__ = ["ResponsePlan", "MetricsPlan", "TruthScript"]
+
+#: the longest scripted delay (ms): a day. Past it (1e308, inf, NaN) the delay could not be made a number of ns
+#: and each request ended in a traceback after the server had started (probe of 2026-12-06).
+MAX_DELAY_MS = 86_400_000.0
+#: the most tokens one response carries: its chunk sizes are listed before the first is sent, so 10**15 held the
+#: event loop (and SIGTERM) for good.
+MAX_OUTPUT_TOKENS = 10_000_000
+#: a delay in ms: finite, 0..MAX_DELAY_MS.
+DelayMs = Annotated[float, Field(ge=0, le=MAX_DELAY_MS, allow_inf_nan=False)]
+#: a count or a chunk index: a whole number >= 0.
+Count = Annotated[int, Field(ge=0)]
 
 
 class ResponsePlan(BaseModel):
@@ -76,37 +87,37 @@ class ResponsePlan(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    status: int = 200
+    status: int = Field(default=200, ge=200, le=599)  # a status line HTTP clients read (0, 99, 10**20 are not)
     error_message: str = "scripted failure"
-    ttft_ms: float = 0.0
-    role_ms: float | None = 0.0
-    output_tokens: int | None = 16
+    ttft_ms: DelayMs = 0.0
+    role_ms: DelayMs | None = 0.0
+    output_tokens: Annotated[int, Field(le=MAX_OUTPUT_TOKENS)] | None = 16
     tokens_per_chunk: int | list[int] = 1
-    inter_chunk_ms: float | list[float] = 0.0
-    reasoning_tokens: int = 0
-    spec_steps_accepted: list[int] | None = None
+    inter_chunk_ms: DelayMs | Annotated[list[DelayMs], Field(min_length=1)] = 0.0
+    reasoning_tokens: Count = 0
+    spec_steps_accepted: list[Count] | None = None
     reasoning_field: Literal["reasoning", "reasoning_content"] = "reasoning"
     answer_field: Literal["content", "tool_calls"] = "content"
     finish_reason: str | None = "stop"
     usage: Literal["final_chunk", "last_choice_chunk", "absent"] = "final_chunk"
     usage_completion_tokens: int | None = None
     send_done: bool = True
-    drop_after_chunks: int | None = None
-    stall_after_chunks: int | None = None
-    stall_ms: float = 0.0
-    hang_ms: float = 0.0
+    drop_after_chunks: Count | None = None
+    stall_after_chunks: Count | None = None
+    stall_ms: DelayMs = 0.0
+    hang_ms: DelayMs = 0.0
     llamacpp_timings: bool = False
     per_request_spec: Literal[
         "none", "llamacpp", "vllm", "vllm_choice", "sglang", "sglang_059", "sglang_sglext", "trtllm", "unknown"
     ] = "none"
     per_request_metrics: bool = False
-    drafts: int = 0
-    draft_tokens: int = 0
-    accepted_per_position: list[int] = Field(default_factory=list)
-    inject_events: list[tuple[int, str]] = Field(default_factory=list)
+    drafts: Count = 0
+    draft_tokens: Count = 0
+    accepted_per_position: list[Count] = Field(default_factory=list)
+    inject_events: list[tuple[Count, str]] = Field(default_factory=list)
     unstreamed: bool = False
     engine: str = "0"
-    prompt_tokens: int = 8
+    prompt_tokens: Count = 8
 
     @model_validator(mode="after")
     def _check(self) -> ResponsePlan:

@@ -227,10 +227,37 @@ async def _chat(request: web.Request, path: str = CHAT) -> web.StreamResponse:
         state.in_flight -= 1
 
 
+def _read_request(raw: bytes, script: TruthScript) -> tuple[dict[str, Any], ResponsePlan, int] | str:
+    """``(body, plan, max_tokens)`` of a generation request, or the reason it cannot be served: a body that is not a
+    JSON object, a ``max_tokens`` (``max_completion_tokens``, ``max_output_tokens``) that is not a whole number
+    1..MAX_OUTPUT_TOKENS, or a ``specscope_truth`` plan the script's model refuses. Each was a 500 with a traceback
+    in the server's log, and a max_tokens of 10**15 a hang (probe of 2026-12-06)."""
+    from pydantic import ValidationError
+
+    from specscope.truth.script import MAX_OUTPUT_TOKENS
+
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        return f"the request body is not a JSON object ({type(exc).__name__})"
+    if not isinstance(body, dict):
+        return f"the request body is not a JSON object (a {type(body).__name__})"
+    asked = body.get("max_completion_tokens") or body.get("max_tokens") or body.get("max_output_tokens") or 16
+    if not isinstance(asked, int) or isinstance(asked, bool) or not 1 <= asked <= MAX_OUTPUT_TOKENS:
+        return f"max_tokens must be a whole number 1..{MAX_OUTPUT_TOKENS}, not {str(asked)[:40]}"
+    try:
+        plan = script.plan_for(body)
+    except ValidationError as exc:
+        return f"specscope_truth is not a ResponsePlan: {str(exc).splitlines()[0][:200]}"
+    return body, plan, asked
+
+
 async def _serve_chat(request: web.Request, state: TruthState, path: str = CHAT) -> web.StreamResponse:
     arrival_ns = perf_counter_ns()
-    body = json.loads(await request.read())
-    plan = state.script.plan_for(body)
+    read = _read_request(await request.read(), state.script)
+    if isinstance(read, str):  # as vLLM answers a request it cannot serve: 400 and a JSON error
+        return web.json_response({"error": {"message": read, "code": 400}}, status=400)
+    body, plan, max_tokens = read
     rec = _start_record(state, body, plan, arrival_ns)
     rec["authorization"] = request.headers.get("Authorization")  # what the client sent (API key tests)
     rec["path"] = path
@@ -244,7 +271,6 @@ async def _serve_chat(request: web.Request, state: TruthState, path: str = CHAT)
         path, rec["id"], body.get("model") or "truth", plan.reasoning_field, plan.answer_field
     )
     event_head = heads["event"]
-    max_tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or body.get("max_output_tokens") or 16)
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     await resp.prepare(request)
     write = _Writer(state, resp, rec)
