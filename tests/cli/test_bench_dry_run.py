@@ -112,7 +112,7 @@ def test_a_sharegpt_conversation_without_its_answer_is_named(tmp_path, capsys, m
     assert "row one: max_tokens 32 from --max-tokens" in out
     assert (
         "warning: rows: sg: 1 row carries ShareGPT conversations without a recorded answer (conversations) that are "
-        "sent with --max-tokens as the output length: vLLM's and SGLang's ShareGPT readers skip such rows"
+        "sent with --max-tokens as the output length: the census's ShareGPT readers skip such rows (fewer than 2 turns)"
     ) in out + err
 
 

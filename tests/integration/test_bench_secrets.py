@@ -47,11 +47,13 @@ def test_no_secret_in_any_file_of_the_run_folder(tmp_path):
         run.save_server_facts("spec", VllmServer(recipe, run_dir / "logs" / "spec.log", port=8000, docker=True).facts())
         stored = run.server_facts["spec"]
     assert stored["recipe"]["env"] == {"HF_TOKEN": "***"} and "HF_TOKEN=***" in stored["command_line"]
+    reports = tmp_path / "reports"  # never inside the run: report refuses to write into what it reads
+    reports.mkdir()
     for fmt, name in (("html", "report.html"), ("json", "report.json"), ("markdown", "report.md")):
-        done = _specscope("report", str(run_dir), "-f", fmt, "--output", str(run_dir / name))
+        done = _specscope("report", str(run_dir), "-f", fmt, "--output", str(reports / name))
         assert done.returncode == 0, done.stderr.decode()
-    files = [p for p in run_dir.rglob("*") if p.is_file()]
-    assert {"manifest.json", "run.sqlite", "report.html"} <= {p.name for p in files}
+    files = [p for p in [*run_dir.rglob("*"), *reports.iterdir()] if p.is_file()]
+    assert {"manifest.json", "run.sqlite", "report.html", "report.json", "report.md"} <= {p.name for p in files}
     for path in files:
         data = path.read_bytes()
         for secret in (PASSWORD, API_KEY, HF_TOKEN):

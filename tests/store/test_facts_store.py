@@ -67,6 +67,7 @@ _AFTER_SCHEMA1 += ("gauge_samples", "gauge_window", "capacity_limited", "queue_m
 # issue 26: the engine-neutral records of a cell (per-request pool, window reading, drafting as run, phases)
 _AFTER_SCHEMA1 += ("spec_requests", "spec_window", "drafting", "phase_acceptance")
 _AFTER_SCHEMA1 += ("tpot_p95_s",)  # issue 37: --slo tpot in advise (the p95 a pick must meet)
+_AFTER_SCHEMA1 += ("failed_output_tokens",)  # 2026-12-06: failed streams' usage, named apart from the total
 
 
 def _without_later_fields(cell: CellSummary) -> dict:

@@ -115,7 +115,7 @@ def _ignored_fields(w: str, prompts: list[Prompt]) -> list[str]:
         ("unread_length_fields", "output-length look-alikes", "not read as the output length (--max-tokens applies): "
          "name it output_length (or max_tokens) to send it"),
         ("unanswered_fields", "ShareGPT conversations without a recorded answer", "sent with --max-tokens as the "
-         "output length: vLLM's and SGLang's ShareGPT readers skip such rows (fewer than 2 turns)"),
+         "output length: the census's ShareGPT readers skip such rows (fewer than 2 turns)"),
     ):  # fmt: skip
         found = [p.meta[key] for p in prompts if p.meta.get(key)]
         if found:
