@@ -334,15 +334,22 @@ def parse_bandwidth(text: str, what: str = "--bandwidth", named: Mapping[str, fl
     if key in table:
         return table[key]
     m = _BW_RE.match(text)
-    if not m or not 0 < float(m.group(1)) < float("inf"):
+    value = float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()] if m else None
+    if value is None or not MIN_BANDWIDTH_BYTES_PER_S <= value <= MAX_BANDWIDTH_BYTES_PER_S:
         names = f", or one of {', '.join(sorted(table))}" if table else ""
         raise ConfigError(
             f"{what} takes a bandwidth",
             found=text,
-            expected=f"a size per second, e.g. 273GB/s, 4.8TB/s{names}",
+            expected=f"a size per second from 1MB/s to 1PB/s, e.g. 273GB/s, 4.8TB/s{names}",
             fix=f"pass {what} 273GB/s",
         )
-    return float(m.group(1)) * _PREFIX[(m.group(2) or "").lower()]
+    return value
+
+
+#: the bandwidths a memory can have (bytes/s): 1 MB/s (below any memory a model is served from) to 1 PB/s (above any
+#: accelerator's, 8 TB/s in 2026). Outside, a typo: ``1e-300B/s`` printed "inf%" of a roofline of 0 tok/s.
+MIN_BANDWIDTH_BYTES_PER_S = 1e6
+MAX_BANDWIDTH_BYTES_PER_S = 1e15
 
 
 #: the narrowest text width (characters) a table can be printed in: a column of a short value and its borders.

@@ -129,3 +129,15 @@ def test_to_a_pipe_tables_have_a_fixed_width_and_cut_no_value(run, capsys, monke
     assert code == 0, err
     assert not re.search(r"\S…", out), out  # a cut value ends in an ellipsis; "1.10x … 1.12x" is an interval
     assert max(len(line) for line in out.splitlines()) <= 120
+
+
+def test_a_bandwidth_outside_what_a_memory_has_is_refused(capsys) -> None:
+    """`predict --bandwidth 1e-300B/s` printed "roofline 0.00 tok/s at 0 GB/s; no-draft decode reaches inf% of it"
+    (hunt of 2026-12-06); 1e308TB/s overflowed to inf. Both are refused with the range; the bounds are accepted."""
+    assert parse_bandwidth("1MB/s") == 1e6 and parse_bandwidth("1PB/s") == 1e15
+    for text in ("1e-300B/s", "999kB/s", "1e308TB/s", "2PB/s"):
+        with pytest.raises(ConfigError) as ei:
+            parse_bandwidth(text)
+        assert ei.value.expected.startswith("a size per second from 1MB/s to 1PB/s"), text
+    code, out, err = _run(["predict", *PUBLISHED[:-2], "--bandwidth", "1e-300B/s"], capsys)
+    assert code == 2 and out == "" and "--bandwidth takes a bandwidth" in err and "inf" not in err
