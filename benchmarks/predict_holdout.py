@@ -53,9 +53,9 @@ from specscope.stats.acceptance import pooled_acceptance  # noqa: E402
 from specscope.stats.cells import summarize_run  # noqa: E402
 from specscope.stats.groups import group_cells, metric_value  # noqa: E402
 from specscope.stats.predict_calibrate import Calibration  # noqa: E402
-from specscope.stats.predict_holdout import draft_fraction, holdout_errors  # noqa: E402
+from specscope.stats.predict_holdout import holdout_errors  # noqa: E402
 from specscope.stats.predict_published import predict_published  # noqa: E402
-from specscope.stats.predict_run import RunPrediction  # noqa: E402
+from specscope.stats.predict_run import RunPrediction, draft_fraction  # noqa: E402
 from specscope.store import open_run  # noqa: E402
 
 SECTION = "predict_holdout"

@@ -211,3 +211,43 @@ def test_an_open_loop_run_is_no_single_stream_measurement():
     with pytest.raises(ConfigError) as e:
         predict_run(cells, target_bytes=0.27e9)
     assert "open loop" in str(e.value) and "--max-concurrency 1" in e.value.fix
+
+
+def test_a_drafter_that_drafts_on_few_steps_is_projected_with_that_fraction():
+    """`make bench`'s n-gram on edits (2026-12-06): of two one-request cells of 48 tokens, one drafted once (13 tokens,
+    all accepted) and one never. predict read tokens/step as 1 + 13 = 14.000 and drew a k curve of 1.61x-3.05x beside
+    a measured 1.04x, from one draft round, without a word. The counters say the drafter drafted on 1 of the
+    2 x 48 - 13 = 83 verify steps: tokens per step are 1 + 13 / 83, every k of the curve carries the same fraction,
+    and a note gives the draft rounds behind the acceptance with the rate's Wilson 95 % interval."""
+    present = ["generation", "per_pos", "spec"]
+
+    def spec(drafts: float, accepted: float) -> dict[str, object]:
+        per_pos = [1.0] * int(accepted) + [0.0] * (64 - int(accepted))
+        return {
+            "drafts": drafts,
+            "draft_tokens": accepted,
+            "accepted_tokens": accepted,
+            "accepted_per_position": per_pos,
+            "generation_tokens": 48.0,
+            "present": present,
+        }
+
+    cells = [cell("base", "edit", 1, r, 30.0, tpot_p50_s=1 / 52.76) for r in range(2)] + [
+        cell("ngram", "edit", 1, 0, 30.0, tpot_p50_s=1 / 44.44, counters=spec(1.0, 13.0), acceptance_rate=1.0),
+        cell("ngram", "edit", 1, 1, 30.0, tpot_p50_s=1 / 44.44, counters=spec(0.0, 0.0)),
+    ]
+    p = predict_run(cells, target_bytes=0.0966e9, server_facts={"ngram": {"draft_n_max_tokens": 64}})
+    (ngram,) = [x for x in p.cells if x.config == "ngram"]
+    assert ngram.draft_fraction == pytest.approx(1 / 83, rel=1e-12)
+    assert ngram.tokens_per_step == pytest.approx(1 + 13 / 83, rel=1e-12)
+    curve = p.curves["ngram"]["edit"]
+    assert [pt["tokens_per_step"] for pt in curve] == pytest.approx([1 + kk / 83 for kk in range(1, 9)], rel=1e-12)
+    assert max(pt["speedup"] for pt in curve) < 1.1  # it was 3.05x at k = 8
+    assert any(
+        n.startswith(
+            "ngram/edit: acceptance rests on 1 draft round (13 of 13 drafted tokens accepted; 95 % interval "
+            "of the rate 0.77-1.00"
+        )
+        for n in p.notes
+    ), p.notes
+    assert any(n.startswith("ngram/edit: drafted on 1.2% of its verify steps") for n in p.notes)

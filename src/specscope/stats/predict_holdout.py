@@ -21,12 +21,11 @@ from typing import Any
 from specscope.errors import ConfigError
 from specscope.kaxis import split_k_name
 from specscope.stats.acceptance import pooled_acceptance
-from specscope.stats.groups import usable
 from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, tokens_per_step
-from specscope.stats.predict_run import CellPrediction, RunPrediction
+from specscope.stats.predict_run import CellPrediction, RunPrediction, draft_fraction
 from specscope.stats.summary import CellSummary
 
-__all__ = ["HoldoutRow", "holdout_errors", "draft_fraction"]
+__all__ = ["HoldoutRow", "holdout_errors"]
 
 
 @dataclass(frozen=True)
@@ -61,22 +60,6 @@ def _positions(cells: list[CellSummary], config: str, workload: str, k: int) -> 
     rates = [c.acceptance_rate for c in cells if c.config == config and c.workload == workload]
     known = [r for r in rates if r is not None]
     return positions_from_rate(sum(known) / len(known), k) if known and k else ()
-
-
-def draft_fraction(cells: list[CellSummary], config: str, workload: str) -> float | None:
-    """Fraction of verify steps that drafted: summed counter ``drafts`` / (``generation_tokens`` -
-    ``accepted_tokens``) over the usable cells of ``config`` on ``workload`` (each step emits 1 + its accepted
-    tokens); None when the counters lack one of them or show no step. Capped at 1."""
-    drafts = steps = 0.0
-    for c in cells:
-        k = c.counters or {}
-        if c.config != config or c.workload != workload or not usable(c):
-            continue
-        if "generation" not in (k.get("present") or ()) or k.get("drafts") is None or k.get("accepted_tokens") is None:
-            return None  # a server without a generated-token counter (or cells without counters): unknown
-        drafts += float(k["drafts"])
-        steps += float(k["generation_tokens"]) - float(k["accepted_tokens"])
-    return min(1.0, drafts / steps) if steps > 0 else None
 
 
 def _k(c: CellPrediction) -> int:

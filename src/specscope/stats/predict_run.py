@@ -18,6 +18,12 @@ Inputs come from the run where it knows them and from the user otherwise:
   (draft_tokens / drafts: then tokens/step is the report's acceptance length, 1 + accepted / drafts), else over the
   per-position rates the server's counters reported, with a note saying which.
 
+* the fraction of verify steps that drafted, per config x workload: :func:`draft_fraction` (drafts / (generated -
+  accepted tokens) from the counters; 1 where they do not say), so a drafter that drafts only where the context
+  matches (n-gram) is fitted, compared and projected with the steps it really drafted on; a config x workload whose
+  acceptance rests on fewer than :data:`FEW_DRAFT_ROUNDS` draft rounds gets a note with the count and the rate's
+  interval.
+
 Only closed-loop concurrency-1 cells are used (the model is single-stream; an open loop's level 1 is 1 request/s with
 any number of streams in flight, and a run that is all open loop is refused). The measured rate is the decode
 rate ``1 / tpot_p50_s`` where the cell has it (the model has no prefill), else ``output_tok_s``.
@@ -31,19 +37,31 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
+from scipy.stats import binomtest
 
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
 from specscope.errors import ConfigError
 from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
-from specscope.stats.groups import group_cells, level_axis, metric_value, open_loop
+from specscope.stats.groups import group_cells, level_axis, metric_value, open_loop, usable
 from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, roofline_tok_s, tokens_per_step
 from specscope.stats.server_spec import draft_passes_per_step, run_k, spec_k
 from specscope.stats.summary import CellSummary
 
-__all__ = ["TARGET_BYTES_KEYS", "DRAFT_BYTES_KEYS", "CellPrediction", "RunPrediction", "predict_run"]
+__all__ = [
+    "TARGET_BYTES_KEYS",
+    "DRAFT_BYTES_KEYS",
+    "FEW_DRAFT_ROUNDS",
+    "CellPrediction",
+    "RunPrediction",
+    "draft_fraction",
+    "predict_run",
+]
 
 TARGET_BYTES_KEYS = ("bytes_per_step", "model_bytes", "model_file_bytes")
 DRAFT_BYTES_KEYS = ("draft_bytes_per_token", "draft_bytes", "draft_file_bytes")
+# Fewer draft rounds than this behind a config x workload's acceptance: its per-position rates (and every curve built
+# on them) rest on too little to project, and a note gives the count and the rate's 95 % interval.
+FEW_DRAFT_ROUNDS = 30
 
 
 @dataclass(frozen=True)
@@ -56,8 +74,10 @@ class CellPrediction:
         repeats: usable repeats averaged into ``measured_tok_s``.
         measured_tok_s, predicted_tok_s: decode rates (tokens/s).
         error: predicted / measured - 1 (fraction).
-        tokens_per_step: 1 + sum of u_i used (tokens).
+        tokens_per_step: 1 + f x sum of u_i used (tokens), f = ``draft_fraction``.
         rate_source: ``decode`` (1/tpot) or ``output`` (output_tok_s).
+        draft_fraction: fraction of verify steps that drafted (:func:`draft_fraction`; 1 where the counters do not
+            say, and for the baseline, which drafts nothing: its k is 0).
     """
 
     config: str
@@ -69,6 +89,7 @@ class CellPrediction:
     error: float
     tokens_per_step: float
     rate_source: str
+    draft_fraction: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -159,6 +180,43 @@ def _measured_rates(cells: list[CellSummary]) -> dict[tuple[str, str], tuple[flo
     return rates
 
 
+def draft_fraction(cells: Iterable[CellSummary], config: str, workload: str) -> float | None:
+    """Fraction of verify steps that drafted: summed counter ``drafts`` / (``generation_tokens`` -
+    ``accepted_tokens``) over the usable cells of ``config`` on ``workload`` (each step emits 1 + its accepted
+    tokens: :mod:`specscope.stats.predict`); None when the counters lack one of them or show no step. Capped at 1.
+
+    A drafter that drafts only where the context has a match (n-gram, suffix) drafts on a fraction of the steps; its
+    acceptance per draft round says nothing about the steps that drafted nothing, so every figure built on tokens per
+    verify step (the fit, the cell's prediction, the k curve) carries this fraction."""
+    drafts = steps = 0.0
+    for c in cells:
+        k = c.counters or {}
+        if c.config != config or c.workload != workload or not usable(c):
+            continue
+        if "generation" not in (k.get("present") or ()) or k.get("drafts") is None or k.get("accepted_tokens") is None:
+            return None  # a server without a generated-token counter (or cells without counters): unknown
+        drafts += float(k["drafts"])
+        steps += float(k["generation_tokens"]) - float(k["accepted_tokens"])
+    return min(1.0, drafts / steps) if steps > 0 else None
+
+
+def _few_rounds_note(cfg: str, wl: str, view: AcceptanceView | None) -> str | None:
+    """The note for a config x workload whose acceptance rests on fewer than :data:`FEW_DRAFT_ROUNDS` draft rounds:
+    the rounds, the drafted and accepted tokens and the acceptance rate's Wilson 95 % interval (``scipy.stats``
+    ``binomtest``; tokens of one round are not independent, so the true uncertainty is wider). None otherwise."""
+    if view is None or not view.drafts_known or view.drafts >= FEW_DRAFT_ROUNDS or view.draft_tokens <= 0:
+        return None
+    drafted, accepted = round(view.draft_tokens), round(view.accepted_tokens)
+    ci = binomtest(min(accepted, drafted), drafted).proportion_ci(confidence_level=0.95, method="wilson")
+    rounds = round(view.drafts)
+    return (
+        f"{cfg}/{wl}: acceptance rests on {rounds} draft round{'s' if rounds != 1 else ''} ({accepted} of {drafted} "
+        f"drafted tokens accepted; 95 % interval of the rate {ci.low:.2f}-{ci.high:.2f}, at least), fewer than "
+        f"{FEW_DRAFT_ROUNDS}: its per-position rates and its k curve are not a projection to rely on; bench more "
+        "tokens or a workload where it drafts"
+    )
+
+
 def _positions_of(
     cfg: str,
     workloads: list[str],
@@ -223,8 +281,7 @@ def _config_k(
 def _fit_config(
     cfg: str,
     base_model: StepModel,
-    rates: Mapping[tuple[str, str], tuple[float, int, str]],
-    positions: Mapping[tuple[str, str], tuple[float, ...]],
+    measured: list[tuple[tuple[float, ...], float, float]],
     cfacts: Mapping[str, Any],
     known: int | None,
     draft_bytes_per_token: float | None,
@@ -232,8 +289,11 @@ def _fit_config(
 ) -> tuple[StepModel, int, int | None, bool]:
     """The step model of ``cfg`` (its draft bytes, its overhead fitted to its cells), the k it was fitted with, the
     config's k (None when unknown: fitted over the positions its counters reported, and a note says so) and whether
-    an overhead was fitted (False: predicted as a plain decode step)."""
-    n_pos = max((len(p) for (c2, _), p in positions.items() if c2 == cfg), default=0)
+    an overhead was fitted (False: predicted as a plain decode step).
+
+    ``measured``: per workload with per-position rates, (u_1..u_m, fraction of verify steps that drafted, measured
+    decode rate in tokens/s)."""
+    n_pos = max((len(pos) for pos, _, _ in measured), default=0)
     k = known if known is not None else n_pos
     if known is None and n_pos:
         notes.append(
@@ -245,11 +305,7 @@ def _fit_config(
     else:
         dbytes = float(_first(DRAFT_BYTES_KEYS, cfacts) or _nested(cfacts, "draft", "size_bytes") or 0.0)
     model = replace(base_model, draft_bytes_per_token=dbytes, draft_passes_per_step=draft_passes_per_step(cfacts))
-    pts = [
-        (k, tokens_per_step(positions[(cfg, wl)], k), rates[(cfg, wl)][0])
-        for (c2, wl) in rates
-        if c2 == cfg and (cfg, wl) in positions
-    ]
+    pts = [(k, tokens_per_step(pos, k, f), tok_s, f) for pos, f, tok_s in measured]
     if k >= 1 and pts:
         return replace(model, draft_overhead_s=fit_overhead_s(model, pts)), k, known, True
     return model, k, known, False
@@ -282,20 +338,22 @@ def _model_dict(model: StepModel, fitted: bool) -> dict[str, Any]:
 
 def _curves(
     positions: Mapping[tuple[str, str], tuple[float, ...]],
+    fractions: Mapping[tuple[str, str], float],
     models: Mapping[str, StepModel],
     max_k: int,
     notes: list[str],
 ) -> dict[str, dict[str, list[dict[str, float]]]]:
-    """config -> workload -> predicted tokens/step, tok/s and speedup for k = 1..max_k."""
+    """config -> workload -> predicted tokens/step, tok/s and speedup for k = 1..max_k (with the workload's measured
+    fraction of verify steps that drafted: ``fractions``)."""
     curves: dict[str, dict[str, list[dict[str, float]]]] = {}
     for (cfg, wl), pos in positions.items():
-        m = models[cfg]
+        m = replace(models[cfg], draft_fraction=fractions[(cfg, wl)])
         if any(kk > len(pos) for kk in range(1, max_k + 1)):
             notes.append(f"{cfg}/{wl}: positions beyond {len(pos)} extrapolated with the last conditional rate")
         curves.setdefault(cfg, {})[wl] = [
             {
                 "k": kk,
-                "tokens_per_step": tokens_per_step(pos, kk),
+                "tokens_per_step": tokens_per_step(pos, kk, m.draft_fraction),
                 "tok_s": m.tok_s(pos, kk),
                 "speedup": m.speedup(pos, kk),
             }
@@ -370,14 +428,31 @@ def predict_run(
     models: dict[str, StepModel] = {}
     positions: dict[tuple[str, str], tuple[float, ...]] = {}
     ks: dict[str, int] = {}
+    fractions: dict[tuple[str, str], float] = {}  # fraction of verify steps that drafted, per config x workload
     known: dict[str, int | None] = {}
     fitted: set[str] = set()
     for cfg in dict.fromkeys(c.config for c in cells if c.config not in plain):
         cfacts = facts.get(cfg) or {}
         k_cfg = _config_k(cfg, cfacts, accept, notes, [c.drafting for c in cells if c.config == cfg])
-        positions.update(_positions_of(cfg, [wl for (c2, wl) in rates if c2 == cfg], cells, accept, k_cfg, notes))
+        workloads = [wl for (c2, wl) in rates if c2 == cfg]
+        positions.update(_positions_of(cfg, workloads, cells, accept, k_cfg, notes))
+        for wl in workloads:
+            f = draft_fraction(cells, cfg, wl)
+            fractions[(cfg, wl)] = 1.0 if f is None else f
+            if f is not None and f < 1.0 and (cfg, wl) in positions:  # no positions: predicted as plain decode
+                notes.append(
+                    f"{cfg}/{wl}: drafted on {f:.1%} of its verify steps (counters: drafts / (generated - "
+                    "accepted tokens)); tokens per step and the draft cost are weighted by it"
+                )
+            few = _few_rounds_note(cfg, wl, accept.get((cfg, wl)))
+            notes.extend([few] if few else [])
+        measured = [
+            (positions[(cfg, wl)], fractions[(cfg, wl)], rates[(cfg, wl)][0])
+            for wl in workloads
+            if (cfg, wl) in positions
+        ]
         models[cfg], ks[cfg], _, did_fit = _fit_config(
-            cfg, base_model, rates, positions, cfacts, k_cfg, draft_bytes_per_token, notes
+            cfg, base_model, measured, cfacts, k_cfg, draft_bytes_per_token, notes
         )
         if not did_fit:
             notes.append(_not_fitted(cfg, k_cfg, accept))
@@ -386,15 +461,16 @@ def predict_run(
     out_cells: list[CellPrediction] = []
     for (cfg, wl), (meas, n, src) in rates.items():
         shown: int | None
+        f = fractions.get((cfg, wl), 1.0)
         if cfg in plain:
             pred, shown, tps = base_model.tok_s((), 0), 0, 1.0
         else:
             k = ks[cfg] if (cfg, wl) in positions else 0
             shown = known[cfg]
-            tps = tokens_per_step(positions.get((cfg, wl), ()), k)
-            pred = tps / models[cfg].step_time_s(k)
-        out_cells.append(CellPrediction(cfg, wl, shown, n, meas, pred, pred / meas - 1.0, tps, src))
-    curves = _curves(positions, models, max_k, notes)
+            tps = tokens_per_step(positions.get((cfg, wl), ()), k, f)
+            pred = tps / replace(models[cfg], draft_fraction=f).step_time_s(k)
+        out_cells.append(CellPrediction(cfg, wl, shown, n, meas, pred, pred / meas - 1.0, tps, src, f))
+    curves = _curves(positions, fractions, models, max_k, notes)
     roof = roofline_tok_s(target_bytes, bandwidth_bytes_s) if bandwidth_bytes_s else None
     return RunPrediction(
         target_bytes=target_bytes,
