@@ -24,6 +24,7 @@ __all__ = [
     "CENSUS",
     "TEXT_FIELDS",
     "OUTPUT_LENGTH_FIELDS",
+    "ARENA_FIELDS",
     "SYSTEM_FIELDS",
     "MESSAGES_FIELDS",
     "MOONCAKE_MESSAGES_MARKS",
@@ -112,6 +113,11 @@ MESSAGES_FIELDS = ("messages", "chat_messages")
 MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", "context_mode")
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
+#: LMSYS Chatbot Arena exports (``lmsys/chatbot_arena_conversations``, ``lmsys/mt_bench_human_judgments``): the two
+#: sides' chats of the same user turns (``{"role", "content"}``), beside ``model_a`` / ``model_b``, ``winner`` and
+#: ``turn`` (an int: the number of user turns). No peer tool's reader takes this layout; specscope reads the first
+#: side's chat as ``messages`` (the other side never sent), so ``turn`` is never GuideLLM's text column.
+ARENA_FIELDS = ("conversation_a", "conversation_b")
 #: Media a row may carry (AIPerf ``SingleTurn``, its ``image_uuids`` image slots too (models.py @0109a64e); GuideLLM
 #: image / audio / video columns): refused by name.
 MEDIA_FIELDS = ("image", "images", "image_uuids", "audio", "audios", "video", "videos")

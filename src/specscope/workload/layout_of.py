@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from specscope.workload.census import (
+    ARENA_FIELDS,
     AUTOBENCH_FIELDS,
     LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
@@ -51,6 +52,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         return ("aiperf.aa_rwlt",)
     if "text_input" in keys or sent_as_recorded(record):
         return ("aiperf.mooncake_trace",)
+    if ARENA_FIELDS[0] in keys and "messages" not in keys:
+        return ()  # an LMSYS Arena row: its first side's chat, as chat messages (no peer tool reads the layout)
     if any(k in keys for k in MESSAGES_FIELDS):
         if "chat_messages" in keys and "messages" not in keys:
             return ("guidellm.jsonl",)

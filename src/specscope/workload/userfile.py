@@ -83,6 +83,7 @@ from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
+    arena_record,
     bad_row,
     check_row_kind,
     csv_records,
@@ -359,7 +360,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     meta: dict[str, Any] = {"source": "file", unit: no}
     refuse_foreign_layout(where, record)
     record, zero_counts = guidellm_columns(_present_fields(sagemaker_record(where, record)))
-    record = decoded_messages(record)
+    record = decoded_messages(arena_record(record))
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)

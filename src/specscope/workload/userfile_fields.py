@@ -17,6 +17,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.census import (
+    ARENA_FIELDS,
     AUTOBENCH_FIX,
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
@@ -51,6 +52,7 @@ __all__ = [
     "output_length",
     "check_row_kind",
     "decoded_messages",
+    "arena_record",
     "longbench_v2_prompt",
     "refuse_autobench_prompt",
     "refuse_foreign_layout",
@@ -209,7 +211,11 @@ def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
     Raises:
         ConfigError: the field is not an integer in ``1..MAX_TOKENS_CAP`` (never replaced by the default).
     """
-    for key in OUTPUT_LENGTH_FIELDS:
+    # SGLang autobench tries `output_len` before `max_tokens` (autobench.py @3f56497e sample_autobench_requests)
+    order = (
+        ("output_len", *OUTPUT_LENGTH_FIELDS) if record.get("output_len") not in (None, "") else OUTPUT_LENGTH_FIELDS
+    )
+    for key in order:
         if key in record and record[key] not in (None, ""):
             value = record[key]
             if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
@@ -384,6 +390,16 @@ def decoded_messages(record: dict[str, Any]) -> dict[str, Any]:
     except (json.JSONDecodeError, RecursionError):
         return record  # the reader names "messages is not a list"
     return {**record, "messages": parsed} if isinstance(parsed, list) else record
+
+
+def arena_record(record: dict[str, Any]) -> dict[str, Any]:
+    """An LMSYS Chatbot Arena row (:data:`ARENA_FIELDS`) as a chat row: its ``conversation_a`` as ``messages``,
+    without the other side and the int ``turn`` (the number of user turns, never a prompt); any other record
+    unchanged. Its ``question_id`` stays the row id."""
+    if "messages" in record or not isinstance(record.get(ARENA_FIELDS[0]), list):
+        return record
+    rest = {k: v for k, v in record.items() if k not in (*ARENA_FIELDS, "turn")}
+    return {**rest, "messages": record[ARENA_FIELDS[0]]}
 
 
 def system_prefix(where: str, record: dict[str, Any]) -> str | None:
