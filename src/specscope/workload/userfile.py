@@ -116,8 +116,8 @@ from specscope.workload.userfile_sessions import (
 from specscope.workload.userfile_text import (
     array_items,
     loads,
-    object_rows,
     refuse_controls,
+    refuse_object_file,
     refuse_synthetic_config,
     refuse_zstd,
 )
@@ -271,15 +271,15 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     items = None if is_csv(path.name) or lines_only else array_items(path, text)
     sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
     plain = items is None and sessions is None and not is_csv(path.name) and not lines_only
-    columns = object_rows(path, text) if plain else None
+    if plain:
+        refuse_object_file(path, text)  # one object of columns, or one object over several lines
     shape: Shape = (
-        "columns" if columns is not None else "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
+        "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
         else "array" if items is not None else "jsonl"
     )  # fmt: skip
     record = _tagged(record, shape)
-    if columns is not None:  # one object of columns, as the datasets JSON builder reads it (GuideLLM's .json)
-        prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(columns, 1)]
-    elif lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
+    prompts: list[Prompt | None]
+    if lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
         prompts = [_text_prompt(name, no, line) for no, line in enumerate(_lines(path, text), 1) if line.strip()]
     elif sessions is not None:  # AIPerf's inputs.json: every payload a row
         prompts = [record(where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
@@ -294,7 +294,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
         ]
     kept = [p for p in prompts if p is not None]
     # only JSON Lines rows are AIPerf sessions (its custom loaders read a file line by line)
-    jsonl = columns is None and items is None and sessions is None and not lines_only and not is_csv(path.name)
+    jsonl = items is None and sessions is None and not lines_only and not is_csv(path.name)
     kept = join_sessions(path, kept, join=jsonl)
     if not kept:
         raise ConfigError(
