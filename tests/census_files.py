@@ -377,7 +377,7 @@ def _inputs_json() -> LayoutFile:
                         {"model": "m", "messages": second, "max_completion_tokens": 4, "temperature": 0.7}]},
                     {"session_id": "s-b", "payloads": [{"messages": only}]}]}  # fmt: skip
     sent = [SentRow("s-a turn 1", (first,), 6), SentRow("s-a turn 2", (second,), 4), SentRow("s-b turn 1", (only,))]
-    unsent = "warning: rows: mine: 1 row carries request-body fields (extra) that are not sent"
+    unsent = "warning: rows: mine: 1 row carries request-body fields (temperature) that are not sent"
     return LayoutFile("inputs.json", json.dumps(doc, indent=2), sent, notices=(unsent,))
 
 

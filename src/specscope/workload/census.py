@@ -28,6 +28,7 @@ __all__ = [
     "SYSTEM_FIELDS",
     "MESSAGES_FIELDS",
     "MOONCAKE_MESSAGES_MARKS",
+    "RECORDED_BODY_MARK",
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "TRACE_ONLY_FIELDS",
@@ -111,6 +112,11 @@ MESSAGES_FIELDS = ("messages", "chat_messages")
 #: OpenAI request body or chat dataset row carries them. AIPerf sends such a row's messages verbatim
 #: (``mooncake_trace.py`` @0308411c ``_build_turn``: ``raw_messages``), a trailing assistant turn included.
 MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", "context_mode")
+#: The key with which specscope marks a record read from a request body that AIPerf sends as recorded (an
+#: ``inputs.json`` payload, ``InputsJsonPayloadLoader``: ``Turn(raw_payload=...)``; a SageMaker capture,
+#: ``SageMakerDataCaptureLoader._build_turn``: ``Turn(raw_messages=..., raw_tools=...)``): its messages are sent
+#: verbatim (content parts, tool turns and calls), a trailing assistant turn included.
+RECORDED_BODY_MARK = "specscope:recorded_body"
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
 #: LMSYS Chatbot Arena exports (``lmsys/chatbot_arena_conversations``, ``lmsys/mt_bench_human_judgments``): the two
@@ -170,7 +176,7 @@ REQUEST_BODY_FIELDS = (
 )
 #: The keys of an AIPerf ``inputs.json`` payload that specscope sends or that do not change the answer (the model name
 #: and the streaming switches: specscope streams to the server it is given); any other key is ``extra``, warned.
-INPUTS_JSON_SENT = ("messages", "max_tokens", "max_completion_tokens", "model", "stream", "stream_options")
+INPUTS_JSON_SENT = ("messages", "tools", "max_tokens", "max_completion_tokens", "model", "stream", "stream_options")
 #: The fields that tell an AIPerf ``BailianTrace`` row (Alibaba Bailian usage traces): chained turns of token counts
 #: whose ``timestamp`` is in seconds and whose ``hash_ids`` are 16-token blocks, so it is no Mooncake trace (ms, 512).
 BAILIAN_FIELDS = ("chat_id", "parent_chat_id")
@@ -501,7 +507,7 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "—",
         "read: `messages` and `max_tokens`; the other request-body fields SGLang passes through (`temperature`, "
-        "`top_p`, ...) not sent: a warning names them; `tools` refused",
+        "`top_p`, ...) not sent: a warning names them; `tools` sent in the request body",
     ),
     Layout(
         "aiperf.raw_payload",
@@ -577,7 +583,8 @@ CENSUS: tuple[Layout, ...] = (
         "differ or another mode refused by line; `timestamp` / `delay` not "
         "replayed: a warning names them (`--trace FILE` replays a `text_input` file on its clock); an "
         "`input_length` / `payload` row refused (a trace: `--trace FILE`; a payload: convert to `messages`); so are "
-        "`message_mode: delta` rows (write the whole conversation) and `tools`",
+        "`message_mode: delta` rows (write the whole conversation); a `messages` row's `tools` sent in the request "
+        "body (models.py @0109a64e `MooncakeTrace.tools`), a `tools` that is not a non-empty list refused by line",
     ),
     Layout(
         "aiperf.bailian_trace",
@@ -600,9 +607,10 @@ CENSUS: tuple[Layout, ...] = (
         "each payload's own (`max_tokens` / `max_completion_tokens`)",
         "`session_id`",
         "—",
-        "read: each payload its own row (AIPerf sends a session's payloads in order), its `messages` as recorded "
-        "and its `max_tokens` / `max_completion_tokens`; row id `<session_id> turn <k>`; its other sampling fields "
-        "not sent: a warning names them; a payload without `messages` refused by name",
+        "read: each payload its own row (AIPerf sends a session's payloads in order), its `messages` sent "
+        "verbatim (content parts, tool turns and calls, a trailing assistant turn), its `tools` and its `max_tokens` / "
+        "`max_completion_tokens`; row id `<session_id> turn <k>`; its other fields not sent: a warning names each; "
+        "a payload without `messages` refused by name",
     ),
     Layout(
         "aiperf.aa_rwlt",
@@ -621,7 +629,8 @@ CENSUS: tuple[Layout, ...] = (
         "messages sent verbatim as AIPerf does (`content` null or content parts, `tool_calls`, `tool_call_id`, "
         "`name`: openai_chat.py @24c6c28c), a message that is not an object, has no `role` or a role besides "
         "system, developer, user, assistant, tool refused by line; a gap or a repeat in `conversation_idx` refused "
-        "by line (as AIPerf); a step ending in an assistant turn (AIPerf sends it as recorded) and `tools` refused",
+        "by line (as AIPerf); a step ending in an assistant turn (AIPerf sends it as recorded) refused; the first "
+        "step's `tools` sent in every step's request body",
     ),
     Layout(
         "aiperf.sharegpt",
@@ -707,7 +716,8 @@ CENSUS: tuple[Layout, ...] = (
         "the body's `max_tokens`, else `max_completion_tokens`",
         "`eventMetadata.eventId`",
         "`eventMetadata.inferenceTime` (ISO 8601; AIPerf sorts by it)",
-        "read: each record's captured `messages` and `max_tokens` / `max_completion_tokens`, `eventId` as row id, in "
+        "read: each record's captured `messages` verbatim (AIPerf's `raw_messages`: content parts, tool turns and "
+        "calls), its `tools` (`raw_tools`) and `max_tokens` / `max_completion_tokens`, `eventId` as row id, in "
         "file order; `inferenceTime` not replayed and the body's sampling fields not sent: a warning names them; a "
         "body without `messages` refused by line",
     ),

@@ -62,6 +62,7 @@ or a ``max_tokens`` above :data:`MAX_TOKENS_CAP` is a line error, never a crash.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections import Counter
@@ -101,6 +102,7 @@ from specscope.workload.userfile_fields import (
     system_prefix,
     texts_of,
     timing_fields,
+    tools_of,
     unread_length_fields,
     unsent_fields,
 )
@@ -367,6 +369,8 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     if system is not None and not any(m["role"] == "system" for m in messages):
         messages = [{"role": "system", "content": system}, *messages]
     meta.update(_optional(where, record))
+    if (tools := tools_of(where, record)) is not None:
+        meta["tools"] = copy.deepcopy(tools)  # sent in the request body with the messages (chat_request)
     if zero_counts:
         meta["zero_output_fields"] = zero_counts  # GuideLLM: a count of 0 is none; bench names these rows
     answer = _recorded_answer(where, record)

@@ -36,6 +36,7 @@ from specscope.workload.census import (
     OTEL_REFUSAL,
     OUTPUT_LENGTH_FIELDS,
     OUTPUT_LENGTH_LOOKALIKES,
+    RECORDED_BODY_MARK,
     REQUEST_BODY_FIELDS,
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
@@ -61,6 +62,7 @@ __all__ = [
     "texts_of",
     "timing_fields",
     "unsent_fields",
+    "tools_of",
     "unread_length_fields",
     "csv_records",
     "guidellm_columns",
@@ -299,6 +301,7 @@ def sagemaker_record(where: str, record: dict[str, Any]) -> dict[str, Any]:
                       "a captured chat request body (AIPerf SageMakerDataCaptureLoader reads chat endpoints only)",
                       "capture a chat-completions endpoint, or write the prompts as rows of `messages`")  # fmt: skip
     out = {k: v for k, v in body.items() if k not in ("model", "stream", "stream_options")}
+    out[RECORDED_BODY_MARK] = True  # AIPerf: Turn(raw_messages=..., raw_tools=...)
     if isinstance(meta, dict):
         if isinstance(meta.get("eventId"), str):
             out["id"] = meta["eventId"]
@@ -313,7 +316,7 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
     Raises:
         ConfigError: a media field (AIPerf ``SingleTurn`` / GuideLLM columns), ``input_length`` / ``hash_ids``
             (AIPerf ``MooncakeTrace``, SGLang mooncake: a trace), ``payload`` (AIPerf's pre-built request), an AIPerf
-            ``message_mode: delta`` row (its history is the session's earlier rows) or ``tools``.
+            ``message_mode: delta`` row (its history is the session's earlier rows).
     """
     media = [k for k in MEDIA_FIELDS if record.get(k)]
     if media:
@@ -323,10 +326,6 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
         raise bad_row(where, "a `message_mode: delta` row (AIPerf MooncakeTrace: only this turn's new messages; AIPerf "
                       "adds the session's history)", "each row with its whole conversation",
                       "write the whole conversation in the row's `messages` (message_mode history)")  # fmt: skip
-    if record.get("tools"):
-        raise bad_row(where, "a `tools` field (tool definitions sent with the messages: AIPerf MooncakeTrace, SGLang "
-                      "openai rows)",
-                      "text chat without tools", "remove `tools`: specscope sends text chat only")  # fmt: skip
     if "payload" in record:
         raise bad_row(where, "a `payload` row (AIPerf MooncakeTrace: a pre-built request body)", "text or messages",
                       "convert the payload to its `messages` (and `output_length`)")  # fmt: skip
@@ -441,10 +440,32 @@ def timing_fields(record: dict[str, Any]) -> tuple[str, ...]:
     return _present(record, TIMING_FIELDS)
 
 
+def tools_of(where: str, record: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """A row's OpenAI tool definitions (``tools``: AIPerf ``MooncakeTrace`` / SageMaker / ``inputs.json`` bodies,
+    SGLang ``openai`` rows, which pass it into the request body), sent in the request body with its messages; None
+    when the row has none.
+
+    Raises:
+        ConfigError: ``tools`` that is not a non-empty list of objects (AIPerf's ``MooncakeTrace`` refuses an empty
+            one), by line.
+    """
+    tools = record.get("tools")
+    if tools is None:
+        return None
+    if not isinstance(tools, list) or not tools or not all(isinstance(t, dict) for t in tools):
+        raise bad_row(where, f"tools {tools!r:.60} is not a non-empty list of tool definitions",
+                      'a list of OpenAI tool objects ({"type": "function", "function": {"name", "parameters"}})',
+                      "write `tools` as the request body's own list, or remove it")  # fmt: skip
+    return tools
+
+
 def unsent_fields(record: dict[str, Any]) -> tuple[str, ...]:
     """The request-body fields (:data:`UNSENT_FIELDS`, AIPerf's ``extra``; :data:`REQUEST_BODY_FIELDS`, sampling fields
     of a request body such as SGLang's ``openai`` rows carry) a record carries: never sent, named in a warning by
-    ``bench``."""
+    ``bench``. An ``inputs.json`` payload's unsent fields (held under ``extra``) are named themselves."""
+    extra = record.get("extra")
+    if record.get(RECORDED_BODY_MARK) and isinstance(extra, dict):
+        return tuple(extra)
     return _present(record, UNSENT_FIELDS + REQUEST_BODY_FIELDS)
 
 
@@ -503,7 +524,8 @@ def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, 
     one JSON object: ``InputsJsonPayloadLoader``), in file order, or None when the text is not one: each payload (an
     OpenAI request body carrying its conversation so far) is a record of its ``messages``, its ``max_tokens`` /
     ``max_completion_tokens``, the row id ``<session_id> turn <k>`` and, under ``extra``, the body's other sampling
-    fields (not sent; ``bench`` names them).
+    fields (not sent; ``bench`` names them). Each is sent as recorded (:data:`RECORDED_BODY_MARK`): its messages
+    verbatim and its ``tools``, as AIPerf sends the payload.
 
     Raises:
         ConfigError: a session without payloads, a payload that is not an object or has no ``messages``.
@@ -530,7 +552,8 @@ def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, 
             if "messages" not in payload:
                 raise bad_row(where, f"a payload without messages (keys: {sorted(payload)!s:.120})",
                               "a chat request body with `messages`", "write the prompt as its messages")  # fmt: skip
-            record = {key: payload[key] for key in ("messages", "max_tokens") if key in payload}
+            record = {key: payload[key] for key in ("messages", "tools", "max_tokens") if key in payload}
+            record[RECORDED_BODY_MARK] = True
             if "max_tokens" not in record and "max_completion_tokens" in payload:
                 record["max_tokens"] = payload["max_completion_tokens"]
             record["id"] = f"{session.get('session_id', i)} turn {k}"
