@@ -75,14 +75,14 @@ ALLOWED: dict[str, tuple[int, int, str]] = {
     "bench/counters_source.py": (1, 0, PROSE),
     "surgery/patch.py": (1, 0, PROSE),
     "workload/dataset_defs.py": (2, 0, PROSE),
-    "workload/census.py": (77, 0, CENSUS),
+    "workload/census.py": (81, 0, CENSUS),
     "workload/census_hub.py": (4, 0, CENSUS),  # AIPerf's hub datasets: the vLLM templates and readers they match
-    "workload/layout_of.py": (9, 0, CENSUS),  # the census keys a row is read as (vllm.sharegpt, sglang.openai, ...)
+    "workload/layout_of.py": (10, 0, CENSUS),  # the census keys a row is read as (vllm.sharegpt, sglang.openai, ...)
     "export/profile.py": (2, 0, PEER),
     "importers/sglang_serving.py": (4, 0, PEER),
     "importers/shapes.py": (18, 0, PEER),
     "importers/vllm_serve.py": (6, 0, PEER),
-    "workload/userfile_fields.py": (11, 0, CENSUS),
+    "workload/userfile_fields.py": (12, 0, CENSUS),
     "workload/userfile.py": (2, 0, CENSUS),  # the --drop-bad-rows fix names the readers that skip such rows
     "bench/workload_rows.py": (1, 0, PROSE),
     "audit/gguf_audit.py": (4, 0, AUDIT),

@@ -251,8 +251,8 @@ SGLANG_TOKEN_TRACE_REFUSAL = (
 SGLANG_AGENTIC_REFUSAL = (
     "an SGLang agentic trace (agentic_trace.py @3666ee97: `conversations` of turns, each turn's `messages` the new "
     "messages of that round)",
-    'write each conversation as an AIPerf multi_turn row ({"session_id", "turns": [{"text"}, ...]}, a leading '
-    '{"role": "system", "text"} turn for its system message) for --workload; tool messages have no specscope form',
+    'SGLang reads one JSON object per file: pass a file that is that one object ({"metadata", "conversations"}), '
+    "which --workload reads",
 )
 #: A GuideLLM OpenTelemetry GenAI trace (``--data-args kind=otel``, trace_otel.py @121fb66d ``OTELTraceFormat``: a
 #: span per line with ``attributes`` of ``gen_ai.*`` keys, or a session per line with a ``spans`` list; each LLM span's
@@ -489,13 +489,18 @@ CENSUS: tuple[Layout, ...] = (
     Layout(
         "sglang.agentic_trace",
         "SGLang",
-        "sgl-project/sglang python/sglang/benchmark/datasets/agentic_trace.py @3666ee97 AgenticTraceDataset",
+        "sgl-project/sglang python/sglang/benchmark/datasets/agentic_trace.py @3666ee97 AgenticTraceDataset (the "
+        "same file: agentic.py @1cb4d970, its cached padded OpenHands conversations)",
         "one JSON object (`metadata`, `conversations`)",
         "`conversations`[i]: turns, each turn's `messages` the round's new messages (the server's replies between)",
         "`--sharegpt-output-len` (220 when not given)",
         "— (`--dataset-offset`)",
         "—",
-        "refused: by name -> write each conversation as an aiperf.multi_turn row (user turns, a leading system turn)",
+        "read: each conversation one row (row id `conversation N`), its rounds in order, each sent after the "
+        "server's answer to the round before (a round without `messages` skipped, as SGLang); the first round's "
+        "system message kept; text-part content joined with a newline; `--max-tokens` per turn (SGLang's default is "
+        "220); a round that is not one user message refused by conversation and turn; a line of JSON Lines holding "
+        "such an object refused by name (SGLang reads one object per file)",
     ),
     Layout(
         "sglang.openai",

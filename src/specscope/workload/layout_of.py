@@ -26,7 +26,7 @@ from specscope.workload.userfile_sessions import sent_as_recorded
 __all__ = ["Shape", "layout_keys", "OWN_LAYOUT"]
 
 #: the form of a file, as :func:`specscope.workload.userfile.load_prompt_rows` tells it
-Shape = Literal["text", "csv", "jsonl", "array", "inputs_json"]
+Shape = Literal["text", "csv", "jsonl", "array", "inputs_json", "agentic"]
 #: what a row of no census layout is (a record shape of specscope's own table)
 OWN_LAYOUT = "a record of docs/workloads.md 'User prompt files' (OpenAI chat messages, Alpaca, text)"
 
@@ -34,6 +34,7 @@ _BY_SHAPE: dict[str, tuple[str, ...]] = {
     "text": ("guidellm.txt", "vllm.sonnet"),
     "csv": ("guidellm.csv",),
     "inputs_json": ("aiperf.inputs_json",),
+    "agentic": ("sglang.agentic_trace",),
 }
 
 

@@ -84,6 +84,7 @@ from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
+    agentic_trace_records,
     arena_record,
     bad_row,
     check_row_kind,
@@ -272,18 +273,23 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     lines_only = is_text_lines(path.name)
     items = None if is_csv(path.name) or lines_only else array_items(path, text)
     sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
+    agentic = None if items is not None or sessions is not None or is_csv(path.name) or lines_only else (
+        agentic_trace_records(str(path), text)
+    )  # fmt: skip
+    if agentic is not None:  # one conversation per row, as the payloads of an inputs.json
+        sessions = agentic
     plain = items is None and sessions is None and not is_csv(path.name) and not lines_only
     if plain:
         refuse_object_file(path, text)  # one object of columns, or one object over several lines
     shape: Shape = (
-        "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
+        "agentic" if agentic is not None else "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
         else "array" if items is not None else "jsonl"
     )  # fmt: skip
     record = _tagged(record, shape)
     prompts: list[Prompt | None]
     if lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
         prompts = [_text_prompt(name, no, line) for no, line in enumerate(_lines(path, text), 1) if line.strip()]
-    elif sessions is not None:  # AIPerf's inputs.json: every payload a row
+    elif sessions is not None:  # AIPerf's inputs.json: every payload a row; SGLang's agentic trace: a conversation
         prompts = [record(where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
     elif is_csv(path.name):
         rows = csv_records(str(path), text)

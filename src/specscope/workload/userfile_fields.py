@@ -68,6 +68,7 @@ __all__ = [
     "guidellm_columns",
     "first_text_field",
     "inputs_json_records",
+    "agentic_trace_records",
     "is_csv",
     "is_text_lines",
 ]
@@ -561,4 +562,66 @@ def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, 
             if extra:
                 record["extra"] = extra
             out.append((where, record))
+    return out
+
+
+def _agentic_text(where: str, message: object) -> tuple[str, str]:
+    """``(role, text)`` of one message of an agentic trace round: ``content`` a string or text parts (OpenHands'
+    ``[{"type": "text", "text"}]``, joined with a newline as SGLang's ``agentic.py`` flattens them)."""
+    if not isinstance(message, dict):
+        raise bad_row(where, f"a message that is a {type(message).__name__}", "message objects with role and content")
+    role, content = message.get("role"), message.get("content")
+    if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str) for p in content):
+        content = "\n".join(p["text"] for p in content)
+    if not isinstance(role, str) or not isinstance(content, str) or not content.strip():
+        raise bad_row(where, f"a message of role {role!r:.20} without text content", "text content in every message",
+                      "write each message's content as text")  # fmt: skip
+    return role, content
+
+
+def agentic_trace_records(path_text: str, text: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """``(where, record)`` per conversation of an SGLang agentic trace (one JSON object ``{"metadata",
+    "conversations": [[{"messages", "prompt_tokens"}, ...], ...]}``: agentic_trace.py @3666ee97
+    ``AgenticTraceDataset``; agentic.py @1cb4d970 writes the same), in file order, else None. Each conversation is an
+    AIPerf multi-turn record: a leading system message of its first round as a system turn, then each round's one user
+    message a turn (sent after the server's answer to the turn before, as SGLang replays the rounds); rounds without
+    messages skipped, as SGLang skips them; row id ``conversation N``.
+
+    Raises:
+        ConfigError: a round that is not one user message (besides the first round's system message), by
+            conversation and turn; a conversation without a round.
+    """
+    body = text.strip()
+    if not body.startswith("{"):
+        return None
+    try:
+        doc = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    chats = doc.get("conversations") if isinstance(doc, dict) else None
+    if not isinstance(chats, list) or not chats or not all(isinstance(c, list) for c in chats):
+        return None
+    fix = ("write the round as one user message (SGLang sends a round's messages together; specscope sends one user "
+           "turn per round)")  # fmt: skip
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, chat in enumerate(chats, 1):
+        turns: list[dict[str, Any]] = []
+        rounds = [(k, t) for k, t in enumerate(chat, 1) if isinstance(t, dict) and t.get("messages")]
+        for k, turn in rounds:
+            where = f"{path_text} conversation {i} turn {k}"
+            messages = turn["messages"]
+            if not isinstance(messages, list):
+                raise bad_row(where, "messages is not a list", "a list of the round's new messages")
+            said = [_agentic_text(where, m) for m in messages]
+            if not turns and len(said) == 2 and said[0][0] == "system":
+                turns.append({"role": "system", "text": said[0][1]})
+                said = said[1:]
+            if len(said) != 1 or said[0][0] != "user":
+                what = f"{len(said)} messages" if len(said) != 1 else f"a {said[0][0]} message"
+                raise bad_row(where, f"{what} in one round", "one user message per round", fix)
+            turns.append({"text": said[0][1]})
+        if not any("role" not in t for t in turns):
+            raise bad_row(f"{path_text} conversation {i}", "a conversation without a user round",
+                          "at least one round with a user message")  # fmt: skip
+        out.append((f"{path_text} conversation {i}", {"turns": turns, "id": f"conversation {i}"}))
     return out
