@@ -25,6 +25,7 @@ __all__ = [
     "TEXT_FIELDS",
     "OUTPUT_LENGTH_FIELDS",
     "ARENA_FIELDS",
+    "ROW_ID_FIELDS",
     "SYSTEM_FIELDS",
     "MESSAGES_FIELDS",
     "MOONCAKE_MESSAGES_MARKS",
@@ -50,6 +51,8 @@ __all__ = [
     "SYNTHETIC_REFUSAL",
     "DYNAMIC_PLAN_REFUSAL",
     "FOREIGN_LAYOUTS",
+    "UNREAD_DATASET_ROWS",
+    "LIMA_REFUSAL",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
     "DYNAMO_REFUSAL",
@@ -119,6 +122,9 @@ MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", 
 RECORDED_BODY_MARK = "specscope:recorded_body"
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
+#: A row's id, the first present: specscope's / AIPerf's ``id`` and ``session_id``, FastChat's ``question_id``,
+#: HumanEval's and MBPP's ``task_id``, ``prompt_id`` (HuggingFaceH4/mt_bench_prompts, ultrachat_200k, no_robots).
+ROW_ID_FIELDS = ("id", "question_id", "session_id", "task_id", "prompt_id")
 #: LMSYS Chatbot Arena exports (``lmsys/chatbot_arena_conversations``, ``lmsys/mt_bench_human_judgments``): the two
 #: sides' chats of the same user turns (``{"role", "content"}``), beside ``model_a`` / ``model_b``, ``winner`` and
 #: ``turn`` (an int: the number of user turns). No peer tool's reader takes this layout; specscope reads the first
@@ -220,6 +226,36 @@ FOREIGN_LAYOUTS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "convert its requests to a Mooncake trace (timestamp = t x 1000 ms, input_length = in, output_length = out) "
         "and pass that with --trace FILE",
     ),
+)
+#: Public dataset rows that no peer tool's file reader takes and that hold no field specscope reads as a prompt
+#: (or one it would misread: an OpenAssistant message's ``text``), refused by name as :data:`FOREIGN_LAYOUTS` are:
+#: ``(fields that tell the row, what it is, the fix)``.
+UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (
+        ("article", "highlights"),
+        "a CNN/DailyMail row (`article`, `highlights`: abisee/cnn_dailymail; no benchmark client's file reader takes "
+        "it)",
+        "write each row as a `prompt` (a summarization instruction and the article) with its output length; "
+        "`highlights` is the reference summary, never sent",
+    ),
+    (
+        ("id", "items"),
+        "a raw ShareGPT export row (`items` of HTML turns, before the cleaning that produced "
+        "ShareGPT_V3_unfiltered_cleaned_split.json)",
+        "use the cleaned ShareGPT file, or rename `items` to `conversations` once the HTML is stripped",
+    ),
+    (
+        ("message_id", "parent_id"),
+        "an OpenAssistant message row (`message_id`, `parent_id`: OpenAssistant/oasst1 messages, one message of a "
+        "tree, not a conversation)",
+        "build each conversation from its tree (parent_id links, role prompter -> user) and write `messages` rows",
+    ),
+)
+#: What a ``conversations`` list of plain strings is (GAIR/lima: user and assistant alternating, no roles) and the fix.
+LIMA_REFUSAL = (
+    "a `conversations` list of plain strings (LIMA, GAIR/lima: turns alternate user and assistant without roles; "
+    "ShareGPT readers take {from, value} turns)",
+    'write the turns as `messages` ([{"role": "user", "content": ...}, ...]) or the user turns as `turns`',
 )
 #: What an AIPerf ``dag_jsonl`` session is (``turns`` that carry ``messages``, or an ``orchestrator``) and the fix.
 DAG_REFUSAL = (

@@ -67,7 +67,10 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         return ("vllm.sharegpt", "sglang.sharegpt", "aiperf.sharegpt") if shape == "array" else ("sglang.custom",)
     if "turns" in keys:
         turns = record["turns"]
-        objects = "session_id" in keys or (isinstance(turns, list) and any(isinstance(t, dict) for t in turns))
+        dicts = [t for t in turns if isinstance(t, dict)] if isinstance(turns, list) else []
+        if dicts and all("content" in t and "text" not in t and "texts" not in t for t in dicts):
+            return ()  # Arena-Hard-Auto's `turns` of {content}: specscope's own table (no benchmark client reads it)
+        objects = "session_id" in keys or bool(dicts)
         return ("aiperf.multi_turn",) if objects else ("vllm.spec_bench",)
     if all(k in keys for k in LONGBENCH_V2_FIELDS):
         return ("sglang.longbench_v2",)

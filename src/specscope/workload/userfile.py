@@ -76,6 +76,7 @@ from specscope.workload.census import (
     BINARY_SUFFIXES,
     LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
+    ROW_ID_FIELDS,
     SHAREGPT_FIELDS,
     TEXT_FIELDS,
 )
@@ -534,6 +535,8 @@ def _turns(where: str, raw: object) -> tuple[str, ...]:
             check_row_kind(f"{where} turn {k}", turn)
             _user_role(where, turn, f"turn {k} ")
         text = turn.get("text") if isinstance(turn, dict) else turn
+        if isinstance(turn, dict) and text is None and "content" in turn and "texts" not in turn:
+            text = turn["content"]  # Arena-Hard-Auto's question.jsonl: turns[j]["content"] (gen_answer.py @01109e99)
         if isinstance(turn, dict) and text is None and "texts" in turn:
             text = texts_of(f"{where} turn {k}", turn["texts"])
         if not isinstance(text, str):
@@ -608,9 +611,7 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(record["category"], str) or not record["category"]:
             raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")
         meta["category"] = record["category"]
-    ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
-    if ident is None and is_mt_bench_prompts(record):
-        ident = record["prompt_id"]  # mt_bench_prompts' id
+    ident = next((record[k] for k in ROW_ID_FIELDS if k in record), None)
     if ident is None and "_id" in record and all(k in record for k in LONGBENCH_V2_FIELDS):
         ident = record["_id"]  # LongBench-v2's id
     if isinstance(ident, str | int) and not isinstance(ident, bool):

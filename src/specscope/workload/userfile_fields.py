@@ -30,6 +30,7 @@ from specscope.workload.census import (
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
     INPUTS_JSON_SENT,
+    LIMA_REFUSAL,
     LONGBENCH_V2_FIELDS,
     MEDIA_FIELDS,
     MESSAGES_FIELDS,
@@ -44,6 +45,7 @@ from specscope.workload.census import (
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
+    UNREAD_DATASET_ROWS,
     UNSENT_FIELDS,
 )
 from specscope.workload.prompt import is_int_in
@@ -239,7 +241,7 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     """
     if not isinstance(record, dict):
         return
-    for fields, what, fix in FOREIGN_LAYOUTS:
+    for fields, what, fix in (*FOREIGN_LAYOUTS, *UNREAD_DATASET_ROWS):
         if all(k in record for k in fields):
             raise bad_row(where, what, "a prompt or messages per row", fix)
     if _otel_span(record) or (isinstance(record.get("spans"), list) and any(map(_otel_span, record["spans"]))):
@@ -249,6 +251,8 @@ def refuse_foreign_layout(where: str, record: object) -> None:
             where, SGLANG_TOKEN_TRACE_REFUSAL[0], "a prompt or messages per row", SGLANG_TOKEN_TRACE_REFUSAL[1]
         )
     chats = record.get("conversations")
+    if isinstance(chats, list) and chats and all(isinstance(c, str) for c in chats):  # GAIR/lima
+        raise bad_row(where, LIMA_REFUSAL[0], "a prompt or messages per row", LIMA_REFUSAL[1])
     if isinstance(chats, list) and chats and isinstance(chats[0], list):  # SGLang agentic_trace: lists of turns
         raise bad_row(where, SGLANG_AGENTIC_REFUSAL[0], "a prompt or messages per row", SGLANG_AGENTIC_REFUSAL[1])
     event = record.get("event") if "schema" not in record else record
