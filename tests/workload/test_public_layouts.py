@@ -52,3 +52,13 @@ def test_unread_public_rows_refused_by_name(name: str, named: str, fix: str) -> 
 def test_dataset_ids_are_row_ids(name: str, row_id: str) -> None:
     (p,) = load_prompt_file("a", HERE / name)
     assert p.meta["row_id"] == row_id
+
+
+def test_multi_turn_generator_config_refused_by_name() -> None:
+    """A synthetic conversation config (``"filetype": "generate_conversations"``, the multi-turn benchmark's
+    ``generate_multi_turn.json``) was refused as "one JSON object over 36 lines"."""
+    path = HERE / "generate_multi_turn.json"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", path)
+    assert err.value.message.startswith(f"{path}: a vLLM multi-turn synthetic conversation config"), err.value.message
+    assert "--context-tokens" in (err.value.fix or "")

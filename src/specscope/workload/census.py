@@ -52,6 +52,7 @@ __all__ = [
     "DYNAMIC_PLAN_REFUSAL",
     "FOREIGN_LAYOUTS",
     "UNREAD_DATASET_ROWS",
+    "MULTI_TURN_CONFIG_REFUSAL",
     "LIMA_REFUSAL",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
@@ -351,6 +352,15 @@ DYNAMIC_PLAN_REFUSAL = (
     "`output_len` tokens at a `request_rate` for a `duration`; no prompts)",
     "specscope sends real text: run a pack (--workloads) with --context-tokens N (input_len), --max-tokens M "
     "(output_len) and --request-rate R per phase",
+)
+#: vLLM's multi-turn benchmark config of synthetic conversations (benchmarks/multi_turn/README.md @1711f0da,
+#: ``generate_multi_turn.json``: ``"filetype": "generate_conversations"``, ``prompt_input`` / ``prompt_output`` token
+#: distributions, text drawn from ``text_files``): a generator's settings, no prompts.
+MULTI_TURN_CONFIG_REFUSAL = (
+    "a vLLM multi-turn synthetic conversation config (benchmarks/multi_turn generate_multi_turn.json: `filetype` "
+    "generate_conversations, token distributions of `prompt_input` / `prompt_output`; no prompts)",
+    "specscope sends real text: run a pack (--workloads) with --context-tokens N (prompt_input num_tokens) and "
+    "--max-tokens M (prompt_output num_tokens), or a file of conversations (`messages` rows)",
 )
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.

@@ -15,6 +15,7 @@ from specscope.errors import ConfigError
 from specscope.workload.census import (
     DYNAMIC_PLAN_REFUSAL,
     MESSAGES_FIELDS,
+    MULTI_TURN_CONFIG_REFUSAL,
     SHAREGPT_FIELDS,
     SYNTHETIC_CONFIG_SUFFIXES,
     SYNTHETIC_REFUSAL,
@@ -111,6 +112,9 @@ def refuse_synthetic_config(path: Path, text: str) -> None:
             and isinstance(doc.get("prompt_tokens"), int)
             and not any(isinstance(doc.get(k), str | list) for k in _PROMPT_FIELDS)
         )
+        if isinstance(doc, dict) and doc.get("filetype") == "generate_conversations":
+            raise bad_row(str(path), MULTI_TURN_CONFIG_REFUSAL[0], "a prompt or messages per row",
+                          MULTI_TURN_CONFIG_REFUSAL[1])  # fmt: skip
         phases = doc.get("phases") if isinstance(doc, dict) else None
         if isinstance(phases, list) and phases and all(isinstance(p, dict) and "input_len" in p for p in phases):
             raise bad_row(str(path), DYNAMIC_PLAN_REFUSAL[0], "a prompt or messages per row", DYNAMIC_PLAN_REFUSAL[1])
