@@ -48,7 +48,11 @@ def test_unread_public_rows_refused_by_name(name: str, named: str, fix: str) -> 
     assert fix in (err.value.fix or ""), err.value.fix
 
 
-@pytest.mark.parametrize(("name", "row_id"), [("humaneval.jsonl", "HumanEval/0"), ("ultrachat_200k.jsonl", "8f3e2a")])
+@pytest.mark.parametrize(
+    ("name", "row_id"),
+    [("humaneval.jsonl", "HumanEval/0"), ("ultrachat_200k.jsonl", "8f3e2a"), ("lmsys_chat_1m.jsonl", "c0ffee01"),
+     ("wildchat.jsonl", "9a1b2c3d")],
+)  # fmt: skip
 def test_dataset_ids_are_row_ids(name: str, row_id: str) -> None:
     (p,) = load_prompt_file("a", HERE / name)
     assert p.meta["row_id"] == row_id
