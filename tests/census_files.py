@@ -153,10 +153,17 @@ def _sglang_token_trace() -> LayoutFile:
 
 
 def _sglang_agentic_trace() -> LayoutFile:
+    """SGLang's agentic trace (agentic_trace.py @3666ee97; agentic.py @1cb4d970 writes the same JSON): each
+    conversation's rounds, the first a system and a user message (OpenHands' text-part content), later rounds one user
+    message each, sent after the server's own answer; a turn without messages skipped, as SGLang does."""
     turn = lambda *m: {"messages": list(m), "prompt_tokens": 10}  # noqa: E731
-    conv = [turn({"role": "system", "content": "Agent."}, *_user("Fix the bug.")), turn(*_user("Tests pass?"))]
-    doc = {"metadata": {"source": "openhands"}, "conversations": [conv]}
-    return LayoutFile("agentic.json", json.dumps(doc, indent=2), refused="an SGLang agentic trace")
+    parts = [{"role": "user", "content": [{"type": "text", "text": "Fix the bug."}]}]
+    conv = [turn({"role": "system", "content": "Agent."}, *parts), {"prompt_tokens": 11}, turn(*_user("Tests pass?"))]
+    doc = {"metadata": {"source": "openhands"}, "conversations": [conv, [turn(*_user("Second agent task."))]]}
+    system = [{"role": "system", "content": "Agent."}]
+    sent = [SentRow("conversation 1", _conv("Fix the bug.", "Tests pass?", history=system)),
+            SentRow("conversation 2", _conv("Second agent task."))]  # fmt: skip
+    return LayoutFile("agentic.json", json.dumps(doc), sent)
 
 
 def _guidellm_otel() -> LayoutFile:
@@ -377,7 +384,7 @@ def _inputs_json() -> LayoutFile:
                         {"model": "m", "messages": second, "max_completion_tokens": 4, "temperature": 0.7}]},
                     {"session_id": "s-b", "payloads": [{"messages": only}]}]}  # fmt: skip
     sent = [SentRow("s-a turn 1", (first,), 6), SentRow("s-a turn 2", (second,), 4), SentRow("s-b turn 1", (only,))]
-    unsent = "warning: rows: mine: 1 row carries request-body fields (extra) that are not sent"
+    unsent = "warning: rows: mine: 1 row carries request-body fields (temperature) that are not sent"
     return LayoutFile("inputs.json", json.dumps(doc, indent=2), sent, notices=(unsent,))
 
 

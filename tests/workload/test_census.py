@@ -66,8 +66,8 @@ def test_csv_header_is_never_a_prompt_and_a_bad_row_is_refused_by_line(tmp_path:
         ('{"session_id": "s", "message_mode": "delta", "messages": [{"role": "user", "content": "more"}]}',
          "FILE:2: a `message_mode: delta` row (AIPerf MooncakeTrace: only this turn's new messages; AIPerf adds the "
          "session's history)"),
-        ('{"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function"}]}',
-         "FILE:2: a `tools` field (tool definitions sent with the messages: AIPerf MooncakeTrace, SGLang openai rows)"),
+        ('{"messages": [{"role": "user", "content": "x"}], "tools": "get_weather"}',
+         "FILE:2: tools 'get_weather' is not a non-empty list of tool definitions"),
         ('{"timestamp": 0, "input_length": 9, "output_length": 2}',
          "FILE:2: a trace row (input_length: token counts, no text; AIPerf MooncakeTrace / SGLang mooncake)"),
         ('{"session_id": "s", "turns": [{"text": "a", "output_length": 3}, {"text": "b", "output_length": 5}]}',

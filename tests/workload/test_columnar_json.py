@@ -1,11 +1,14 @@
 """A JSON file that is one object (issue 36, census row ``guidellm.jsonl``: GuideLLM reads ``.json`` with
 ``datasets.load_dataset("json", ...)``, vllm-project/guidellm ``src/guidellm/data/deserializers/file.py`` @03820eba).
 
-The ``datasets`` JSON builder reads a file holding one object of columns ``{"prompt": [...], "output_tokens_count":
-[...]}`` as a table, one row per position: what ``json.dump(Dataset.to_dict(), f)`` writes. specscope read such a file
-as JSON Lines and refused it: pretty-printed, as "invalid JSON" at line 1 of a valid JSON file; on one line, as a
-prompt that is a list (fresh-user check, 2026-12-05). A pretty-printed object that is not columns is refused by name,
-never called invalid JSON.
+An earlier premise here was that the ``datasets`` JSON builder reads one object of columns
+``{"prompt": [...], "output_tokens_count": [...]}`` as a table, one row per position. It does not: ``datasets`` 5.2.0
+(``packaged_modules/json/json.py`` ``_generate_tables``) hands the bytes to pyarrow's JSON reader first, which reads one
+object, on one line or pretty-printed, as ONE row whose fields are lists (``load_dataset("json",
+data_files="cols.json")``: 1 row, ``prompt`` a list of strings); only when pyarrow fails does pandas read columns. So
+specscope's per-position reading sent two requests where the tool it cites sees one row holding lists. Such a file is
+now refused by name (no peer tool reads it per position), with the JSON Lines form to write instead. A pretty-printed
+object that is not columns is refused by name, never called invalid JSON.
 """
 
 from __future__ import annotations
@@ -22,14 +25,15 @@ COLUMNS = {"prompt": ["Column row one.", "Column row two."], "output_tokens_coun
 
 
 @pytest.mark.parametrize("indent", [None, 2])
-def test_an_object_of_columns_is_one_row_per_position(tmp_path: Path, indent: int | None) -> None:
+def test_an_object_of_columns_is_refused_by_name(tmp_path: Path, indent: int | None) -> None:
     path = tmp_path / "cols.json"
     path.write_text(json.dumps(COLUMNS, indent=indent), "utf-8")
-    got = [(p.messages, p.meta["max_tokens"], p.meta["row_id"]) for p in load_prompt_file("c", path)]
-    assert got == [
-        ([{"role": "user", "content": "Column row one."}], 5, "item 1"),
-        ([{"role": "user", "content": "Column row two."}], 6, "item 2"),
-    ]
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("c", path)
+    text = str(err.value)
+    assert "one JSON object of columns (2 values each: output_tokens_count, prompt)" in text
+    assert "one row whose fields are lists" in text
+    assert "JSON Lines" in text
 
 
 def test_a_jsonl_row_of_lists_is_still_a_row(tmp_path: Path) -> None:

@@ -60,3 +60,16 @@ def test_a_request_body_row_keeps_max_completion_tokens(tmp_path: Path) -> None:
     (p,) = load_prompt_file("s", _jsonl(tmp_path, rows))
     assert (p.meta["max_tokens"], p.meta["output_length_field"]) == (64, "max_completion_tokens")
     assert "unsent_fields" not in p.meta
+
+
+def test_autobench_output_len_wins_over_max_tokens(tmp_path: Path) -> None:
+    """SGLang autobench (autobench.py @3f56497e ``sample_autobench_requests``): ``output_len``, else ``max_tokens``,
+    else ``max_completion_tokens``, else ``completion_tokens``. A row with ``output_len`` 50 and ``max_tokens`` 100
+    was sent with ``max_tokens`` 100 (specscope tried ``max_tokens`` first)."""
+    rows = [
+        {"prompt": "hello there", "output_len": 50, "max_tokens": 100},
+        {"prompt": "second", "completion_tokens": 7, "max_completion_tokens": 9, "output_len": 30},
+        {"prompt": "third", "max_tokens": 12, "completion_tokens": 40},
+    ]
+    got = [(p.meta["max_tokens"], p.meta["output_length_field"]) for p in load_prompt_file("s", _jsonl(tmp_path, rows))]
+    assert got == [(50, "output_len"), (30, "output_len"), (12, "max_tokens")]

@@ -87,6 +87,8 @@ def _row(p: Prompt, default_max_tokens: int) -> dict[str, Any]:
         row["turns_self_contained"] = bool(meta.get("turns_self_contained"))
     if p.follow_up_messages:  # AA-RWLT steps: each sent as recorded, the server's answer discarded
         row["follow_up_messages"] = [list(m) for m in p.follow_up_messages]
+    if meta.get("tools"):  # the row's tool definitions, sent in the request body
+        row["tools"] = [(t.get("function") or {}).get("name") or t.get("type") for t in meta["tools"]]
     return row | {"max_tokens": length, "max_tokens_from": source}
 
 
@@ -121,6 +123,8 @@ def dry_run_text(doc: dict[str, Any]) -> str:
         for row in w["first_rows"]:
             length = row["max_tokens"] if row["max_tokens"] is not None else "?"
             lines.append(f"  row {row['row_id']}: max_tokens {length} from {row['max_tokens_from']}")
+            if row.get("tools"):
+                lines.append(f"    tools ({len(row['tools'])}): {', '.join(map(str, row['tools']))}")
             lines += [f"    {m['role']}: {_shown(m)}" for m in row["messages"]]
             alone = " (sent alone)" if row.get("turns_self_contained") else ""
             for k, t in enumerate(row.get("follow_ups", [])):

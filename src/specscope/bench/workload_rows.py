@@ -111,7 +111,7 @@ def _ignored_fields(w: str, prompts: list[Prompt]) -> list[str]:
     for key, what, why in (
         ("timing_fields", "arrival times", "not replayed: each cell sends the rows at its concurrency or rate; to "
          "replay arrivals pass a trace with --trace FILE (rows of timestamp (ms), text_input, output_length)"),
-        ("unsent_fields", "request-body fields", "not sent: specscope sends the messages and max_tokens only"),
+        ("unsent_fields", "request-body fields", "not sent: specscope sends the messages, tools and max_tokens only"),
         ("unread_length_fields", "output-length look-alikes", "not read as the output length (--max-tokens applies): "
          "name it output_length (or max_tokens) to send it"),
         ("unanswered_fields", "ShareGPT conversations without a recorded answer", "sent with --max-tokens as the "

@@ -24,9 +24,12 @@ __all__ = [
     "CENSUS",
     "TEXT_FIELDS",
     "OUTPUT_LENGTH_FIELDS",
+    "ARENA_FIELDS",
+    "ROW_ID_FIELDS",
     "SYSTEM_FIELDS",
     "MESSAGES_FIELDS",
     "MOONCAKE_MESSAGES_MARKS",
+    "RECORDED_BODY_MARK",
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "TRACE_ONLY_FIELDS",
@@ -48,6 +51,9 @@ __all__ = [
     "SYNTHETIC_REFUSAL",
     "DYNAMIC_PLAN_REFUSAL",
     "FOREIGN_LAYOUTS",
+    "UNREAD_DATASET_ROWS",
+    "MULTI_TURN_CONFIG_REFUSAL",
+    "LIMA_REFUSAL",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
     "DYNAMO_REFUSAL",
@@ -110,8 +116,22 @@ MESSAGES_FIELDS = ("messages", "chat_messages")
 #: OpenAI request body or chat dataset row carries them. AIPerf sends such a row's messages verbatim
 #: (``mooncake_trace.py`` @0308411c ``_build_turn``: ``raw_messages``), a trailing assistant turn included.
 MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", "context_mode")
+#: The key with which specscope marks a record read from a request body that AIPerf sends as recorded (an
+#: ``inputs.json`` payload, ``InputsJsonPayloadLoader``: ``Turn(raw_payload=...)``; a SageMaker capture,
+#: ``SageMakerDataCaptureLoader._build_turn``: ``Turn(raw_messages=..., raw_tools=...)``): its messages are sent
+#: verbatim (content parts, tool turns and calls), a trailing assistant turn included.
+RECORDED_BODY_MARK = "specscope:recorded_body"
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
+#: A row's id, the first present: specscope's / AIPerf's ``id`` and ``session_id``, FastChat's ``question_id``,
+#: HumanEval's and MBPP's ``task_id``, ``prompt_id`` (HuggingFaceH4/mt_bench_prompts, ultrachat_200k, no_robots),
+#: ``conversation_id`` (lmsys/lmsys-chat-1m), ``conversation_hash`` (allenai/WildChat).
+ROW_ID_FIELDS = ("id", "question_id", "session_id", "task_id", "prompt_id", "conversation_id", "conversation_hash")
+#: LMSYS Chatbot Arena exports (``lmsys/chatbot_arena_conversations``, ``lmsys/mt_bench_human_judgments``): the two
+#: sides' chats of the same user turns (``{"role", "content"}``), beside ``model_a`` / ``model_b``, ``winner`` and
+#: ``turn`` (an int: the number of user turns). No peer tool's reader takes this layout; specscope reads the first
+#: side's chat as ``messages`` (the other side never sent), so ``turn`` is never GuideLLM's text column.
+ARENA_FIELDS = ("conversation_a", "conversation_b")
 #: Media a row may carry (AIPerf ``SingleTurn``, its ``image_uuids`` image slots too (models.py @0109a64e); GuideLLM
 #: image / audio / video columns): refused by name.
 MEDIA_FIELDS = ("image", "images", "image_uuids", "audio", "audios", "video", "videos")
@@ -164,7 +184,7 @@ REQUEST_BODY_FIELDS = (
 )
 #: The keys of an AIPerf ``inputs.json`` payload that specscope sends or that do not change the answer (the model name
 #: and the streaming switches: specscope streams to the server it is given); any other key is ``extra``, warned.
-INPUTS_JSON_SENT = ("messages", "max_tokens", "max_completion_tokens", "model", "stream", "stream_options")
+INPUTS_JSON_SENT = ("messages", "tools", "max_tokens", "max_completion_tokens", "model", "stream", "stream_options")
 #: The fields that tell an AIPerf ``BailianTrace`` row (Alibaba Bailian usage traces): chained turns of token counts
 #: whose ``timestamp`` is in seconds and whose ``hash_ids`` are 16-token blocks, so it is no Mooncake trace (ms, 512).
 BAILIAN_FIELDS = ("chat_id", "parent_chat_id")
@@ -209,6 +229,36 @@ FOREIGN_LAYOUTS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "and pass that with --trace FILE",
     ),
 )
+#: Public dataset rows that no peer tool's file reader takes and that hold no field specscope reads as a prompt
+#: (or one it would misread: an OpenAssistant message's ``text``), refused by name as :data:`FOREIGN_LAYOUTS` are:
+#: ``(fields that tell the row, what it is, the fix)``.
+UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (
+        ("article", "highlights"),
+        "a CNN/DailyMail row (`article`, `highlights`: abisee/cnn_dailymail; no benchmark client's file reader takes "
+        "it)",
+        "write each row as a `prompt` (a summarization instruction and the article) with its output length; "
+        "`highlights` is the reference summary, never sent",
+    ),
+    (
+        ("id", "items"),
+        "a raw ShareGPT export row (`items` of HTML turns, before the cleaning that produced "
+        "ShareGPT_V3_unfiltered_cleaned_split.json)",
+        "use the cleaned ShareGPT file, or rename `items` to `conversations` once the HTML is stripped",
+    ),
+    (
+        ("message_id", "parent_id"),
+        "an OpenAssistant message row (`message_id`, `parent_id`: OpenAssistant/oasst1 messages, one message of a "
+        "tree, not a conversation)",
+        "build each conversation from its tree (parent_id links, role prompter -> user) and write `messages` rows",
+    ),
+)
+#: What a ``conversations`` list of plain strings is (GAIR/lima: user and assistant alternating, no roles) and the fix.
+LIMA_REFUSAL = (
+    "a `conversations` list of plain strings (LIMA, GAIR/lima: turns alternate user and assistant without roles; "
+    "ShareGPT readers take {from, value} turns)",
+    'write the turns as `messages` ([{"role": "user", "content": ...}, ...]) or the user turns as `turns`',
+)
 #: What an AIPerf ``dag_jsonl`` session is (``turns`` that carry ``messages``, or an ``orchestrator``) and the fix.
 DAG_REFUSAL = (
     "an AIPerf dag_jsonl session (DagConversation: each turn's `messages` appended to the session's history, "
@@ -239,8 +289,8 @@ SGLANG_TOKEN_TRACE_REFUSAL = (
 SGLANG_AGENTIC_REFUSAL = (
     "an SGLang agentic trace (agentic_trace.py @3666ee97: `conversations` of turns, each turn's `messages` the new "
     "messages of that round)",
-    'write each conversation as an AIPerf multi_turn row ({"session_id", "turns": [{"text"}, ...]}, a leading '
-    '{"role": "system", "text"} turn for its system message) for --workload; tool messages have no specscope form',
+    'SGLang reads one JSON object per file: pass a file that is that one object ({"metadata", "conversations"}), '
+    "which --workload reads",
 )
 #: A GuideLLM OpenTelemetry GenAI trace (``--data-args kind=otel``, trace_otel.py @121fb66d ``OTELTraceFormat``: a
 #: span per line with ``attributes`` of ``gen_ai.*`` keys, or a session per line with a ``spans`` list; each LLM span's
@@ -303,6 +353,15 @@ DYNAMIC_PLAN_REFUSAL = (
     "`output_len` tokens at a `request_rate` for a `duration`; no prompts)",
     "specscope sends real text: run a pack (--workloads) with --context-tokens N (input_len), --max-tokens M "
     "(output_len) and --request-rate R per phase",
+)
+#: vLLM's multi-turn benchmark config of synthetic conversations (benchmarks/multi_turn/README.md @1711f0da,
+#: ``generate_multi_turn.json``: ``"filetype": "generate_conversations"``, ``prompt_input`` / ``prompt_output`` token
+#: distributions, text drawn from ``text_files``): a generator's settings, no prompts.
+MULTI_TURN_CONFIG_REFUSAL = (
+    "a vLLM multi-turn synthetic conversation config (benchmarks/multi_turn generate_multi_turn.json: `filetype` "
+    "generate_conversations, token distributions of `prompt_input` / `prompt_output`; no prompts)",
+    "specscope sends real text: run a pack (--workloads) with --context-tokens N (prompt_input num_tokens) and "
+    "--max-tokens M (prompt_output num_tokens), or a file of conversations (`messages` rows)",
 )
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
@@ -477,13 +536,18 @@ CENSUS: tuple[Layout, ...] = (
     Layout(
         "sglang.agentic_trace",
         "SGLang",
-        "sgl-project/sglang python/sglang/benchmark/datasets/agentic_trace.py @3666ee97 AgenticTraceDataset",
+        "sgl-project/sglang python/sglang/benchmark/datasets/agentic_trace.py @3666ee97 AgenticTraceDataset (the "
+        "same file: agentic.py @1cb4d970, its cached padded OpenHands conversations)",
         "one JSON object (`metadata`, `conversations`)",
         "`conversations`[i]: turns, each turn's `messages` the round's new messages (the server's replies between)",
         "`--sharegpt-output-len` (220 when not given)",
         "— (`--dataset-offset`)",
         "—",
-        "refused: by name -> write each conversation as an aiperf.multi_turn row (user turns, a leading system turn)",
+        "read: each conversation one row (row id `conversation N`), its rounds in order, each sent after the "
+        "server's answer to the round before (a round without `messages` skipped, as SGLang); the first round's "
+        "system message kept; text-part content joined with a newline; `--max-tokens` per turn (SGLang's default is "
+        "220); a round that is not one user message refused by conversation and turn; a line of JSON Lines holding "
+        "such an object refused by name (SGLang reads one object per file)",
     ),
     Layout(
         "sglang.openai",
@@ -495,7 +559,7 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "—",
         "read: `messages` and `max_tokens`; the other request-body fields SGLang passes through (`temperature`, "
-        "`top_p`, ...) not sent: a warning names them; `tools` refused",
+        "`top_p`, ...) not sent: a warning names them; `tools` sent in the request body",
     ),
     Layout(
         "aiperf.raw_payload",
@@ -571,7 +635,8 @@ CENSUS: tuple[Layout, ...] = (
         "differ or another mode refused by line; `timestamp` / `delay` not "
         "replayed: a warning names them (`--trace FILE` replays a `text_input` file on its clock); an "
         "`input_length` / `payload` row refused (a trace: `--trace FILE`; a payload: convert to `messages`); so are "
-        "`message_mode: delta` rows (write the whole conversation) and `tools`",
+        "`message_mode: delta` rows (write the whole conversation); a `messages` row's `tools` sent in the request "
+        "body (models.py @0109a64e `MooncakeTrace.tools`), a `tools` that is not a non-empty list refused by line",
     ),
     Layout(
         "aiperf.bailian_trace",
@@ -594,9 +659,10 @@ CENSUS: tuple[Layout, ...] = (
         "each payload's own (`max_tokens` / `max_completion_tokens`)",
         "`session_id`",
         "—",
-        "read: each payload its own row (AIPerf sends a session's payloads in order), its `messages` as recorded "
-        "and its `max_tokens` / `max_completion_tokens`; row id `<session_id> turn <k>`; its other sampling fields "
-        "not sent: a warning names them; a payload without `messages` refused by name",
+        "read: each payload its own row (AIPerf sends a session's payloads in order), its `messages` sent "
+        "verbatim (content parts, tool turns and calls, a trailing assistant turn), its `tools` and its `max_tokens` / "
+        "`max_completion_tokens`; row id `<session_id> turn <k>`; its other fields not sent: a warning names each; "
+        "a payload without `messages` refused by name",
     ),
     Layout(
         "aiperf.aa_rwlt",
@@ -615,7 +681,8 @@ CENSUS: tuple[Layout, ...] = (
         "messages sent verbatim as AIPerf does (`content` null or content parts, `tool_calls`, `tool_call_id`, "
         "`name`: openai_chat.py @24c6c28c), a message that is not an object, has no `role` or a role besides "
         "system, developer, user, assistant, tool refused by line; a gap or a repeat in `conversation_idx` refused "
-        "by line (as AIPerf); a step ending in an assistant turn (AIPerf sends it as recorded) and `tools` refused",
+        "by line (as AIPerf); a step ending in an assistant turn (AIPerf sends it as recorded) refused; the first "
+        "step's `tools` sent in every step's request body",
     ),
     Layout(
         "aiperf.sharegpt",
@@ -701,7 +768,8 @@ CENSUS: tuple[Layout, ...] = (
         "the body's `max_tokens`, else `max_completion_tokens`",
         "`eventMetadata.eventId`",
         "`eventMetadata.inferenceTime` (ISO 8601; AIPerf sorts by it)",
-        "read: each record's captured `messages` and `max_tokens` / `max_completion_tokens`, `eventId` as row id, in "
+        "read: each record's captured `messages` verbatim (AIPerf's `raw_messages`: content parts, tool turns and "
+        "calls), its `tools` (`raw_tools`) and `max_tokens` / `max_completion_tokens`, `eventId` as row id, in "
         "file order; `inferenceTime` not replayed and the body's sampling fields not sent: a warning names them; a "
         "body without `messages` refused by line",
     ),

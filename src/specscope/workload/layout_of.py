@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from specscope.workload.census import (
+    ARENA_FIELDS,
     AUTOBENCH_FIELDS,
     LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
@@ -25,15 +26,15 @@ from specscope.workload.userfile_sessions import sent_as_recorded
 __all__ = ["Shape", "layout_keys", "OWN_LAYOUT"]
 
 #: the form of a file, as :func:`specscope.workload.userfile.load_prompt_rows` tells it
-Shape = Literal["text", "csv", "jsonl", "array", "columns", "inputs_json"]
+Shape = Literal["text", "csv", "jsonl", "array", "inputs_json", "agentic"]
 #: what a row of no census layout is (a record shape of specscope's own table)
 OWN_LAYOUT = "a record of docs/workloads.md 'User prompt files' (OpenAI chat messages, Alpaca, text)"
 
 _BY_SHAPE: dict[str, tuple[str, ...]] = {
     "text": ("guidellm.txt", "vllm.sonnet"),
     "csv": ("guidellm.csv",),
-    "columns": ("guidellm.jsonl",),
     "inputs_json": ("aiperf.inputs_json",),
+    "agentic": ("sglang.agentic_trace",),
 }
 
 
@@ -51,6 +52,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         return ("aiperf.aa_rwlt",)
     if "text_input" in keys or sent_as_recorded(record):
         return ("aiperf.mooncake_trace",)
+    if ARENA_FIELDS[0] in keys and "messages" not in keys:
+        return ()  # an LMSYS Arena row: its first side's chat, as chat messages (no peer tool reads the layout)
     if any(k in keys for k in MESSAGES_FIELDS):
         if "chat_messages" in keys and "messages" not in keys:
             return ("guidellm.jsonl",)
@@ -64,7 +67,10 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         return ("vllm.sharegpt", "sglang.sharegpt", "aiperf.sharegpt") if shape == "array" else ("sglang.custom",)
     if "turns" in keys:
         turns = record["turns"]
-        objects = "session_id" in keys or (isinstance(turns, list) and any(isinstance(t, dict) for t in turns))
+        dicts = [t for t in turns if isinstance(t, dict)] if isinstance(turns, list) else []
+        if dicts and all("content" in t and "text" not in t and "texts" not in t for t in dicts):
+            return ()  # Arena-Hard-Auto's `turns` of {content}: specscope's own table (no benchmark client reads it)
+        objects = "session_id" in keys or bool(dicts)
         return ("aiperf.multi_turn",) if objects else ("vllm.spec_bench",)
     if all(k in keys for k in LONGBENCH_V2_FIELDS):
         return ("sglang.longbench_v2",)

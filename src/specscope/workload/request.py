@@ -68,7 +68,8 @@ def chat_request(
     Returns:
         ``{"model", "messages", "max_tokens", "temperature", "stream": True,
         "stream_options": {"include_usage": True}, "chat_template_kwargs": {"enable_thinking": False}}``
-        plus, for a prefill prompt, the final assistant message and the server kind's continue fields.
+        plus, for a prefill prompt, the final assistant message and the server kind's continue fields, and for a
+        row that carries tool definitions (``meta["tools"]``) its ``tools``.
 
     Raises:
         ConfigError: unknown ``server_kind``, ``max_tokens`` < 1, a negative or non-finite temperature,
@@ -112,6 +113,8 @@ def chat_request(
         "stream_options": {"include_usage": True},
         "chat_template_kwargs": {"enable_thinking": bool(thinking)},
     }
+    if prompt.meta.get("tools"):
+        body["tools"] = copy.deepcopy(prompt.meta["tools"])  # a row's recorded tool definitions (workload.userfile)
     if ignore_eos:
         body["ignore_eos"] = True
     if thinking and server_kind == "llamacpp":

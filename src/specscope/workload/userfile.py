@@ -62,6 +62,7 @@ or a ``max_tokens`` above :data:`MAX_TOKENS_CAP` is a line error, never a crash.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections import Counter
@@ -75,6 +76,7 @@ from specscope.workload.census import (
     BINARY_SUFFIXES,
     LONGBENCH_V2_FIELDS,
     MESSAGES_FIELDS,
+    ROW_ID_FIELDS,
     SHAREGPT_FIELDS,
     TEXT_FIELDS,
 )
@@ -83,6 +85,8 @@ from specscope.workload.layout_of import Shape, layout_keys
 from specscope.workload.prompt import Prompt, file_lines, message_text
 from specscope.workload.userfile_fields import (
     MAX_TOKENS_CAP,
+    agentic_trace_records,
+    arena_record,
     bad_row,
     check_row_kind,
     csv_records,
@@ -100,6 +104,7 @@ from specscope.workload.userfile_fields import (
     system_prefix,
     texts_of,
     timing_fields,
+    tools_of,
     unread_length_fields,
     unsent_fields,
 )
@@ -115,8 +120,8 @@ from specscope.workload.userfile_sessions import (
 from specscope.workload.userfile_text import (
     array_items,
     loads,
-    object_rows,
     refuse_controls,
+    refuse_object_file,
     refuse_synthetic_config,
     refuse_zstd,
 )
@@ -269,18 +274,23 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     lines_only = is_text_lines(path.name)
     items = None if is_csv(path.name) or lines_only else array_items(path, text)
     sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
+    agentic = None if items is not None or sessions is not None or is_csv(path.name) or lines_only else (
+        agentic_trace_records(str(path), text)
+    )  # fmt: skip
+    if agentic is not None:  # one conversation per row, as the payloads of an inputs.json
+        sessions = agentic
     plain = items is None and sessions is None and not is_csv(path.name) and not lines_only
-    columns = object_rows(path, text) if plain else None
+    if plain:
+        refuse_object_file(path, text)  # one object of columns, or one object over several lines
     shape: Shape = (
-        "columns" if columns is not None else "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
+        "agentic" if agentic is not None else "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
         else "array" if items is not None else "jsonl"
     )  # fmt: skip
     record = _tagged(record, shape)
-    if columns is not None:  # one object of columns, as the datasets JSON builder reads it (GuideLLM's .json)
-        prompts = [record(f"{path} item {no}", no, rec, "item") for no, rec in enumerate(columns, 1)]
-    elif lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
+    prompts: list[Prompt | None]
+    if lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
         prompts = [_text_prompt(name, no, line) for no, line in enumerate(_lines(path, text), 1) if line.strip()]
-    elif sessions is not None:  # AIPerf's inputs.json: every payload a row
+    elif sessions is not None:  # AIPerf's inputs.json: every payload a row; SGLang's agentic trace: a conversation
         prompts = [record(where, no, rec, "item") for no, (where, rec) in enumerate(sessions, 1)]
     elif is_csv(path.name):
         rows = csv_records(str(path), text)
@@ -293,7 +303,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
         ]
     kept = [p for p in prompts if p is not None]
     # only JSON Lines rows are AIPerf sessions (its custom loaders read a file line by line)
-    jsonl = columns is None and items is None and sessions is None and not lines_only and not is_csv(path.name)
+    jsonl = items is None and sessions is None and not lines_only and not is_csv(path.name)
     kept = join_sessions(path, kept, join=jsonl)
     if not kept:
         raise ConfigError(
@@ -359,13 +369,15 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     meta: dict[str, Any] = {"source": "file", unit: no}
     refuse_foreign_layout(where, record)
     record, zero_counts = guidellm_columns(_present_fields(sagemaker_record(where, record)))
-    record = decoded_messages(record)
+    record = decoded_messages(arena_record(record))
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)
     if system is not None and not any(m["role"] == "system" for m in messages):
         messages = [{"role": "system", "content": system}, *messages]
     meta.update(_optional(where, record))
+    if (tools := tools_of(where, record)) is not None:
+        meta["tools"] = copy.deepcopy(tools)  # sent in the request body with the messages (chat_request)
     if zero_counts:
         meta["zero_output_fields"] = zero_counts  # GuideLLM: a count of 0 is none; bench names these rows
     answer = _recorded_answer(where, record)
@@ -523,6 +535,8 @@ def _turns(where: str, raw: object) -> tuple[str, ...]:
             check_row_kind(f"{where} turn {k}", turn)
             _user_role(where, turn, f"turn {k} ")
         text = turn.get("text") if isinstance(turn, dict) else turn
+        if isinstance(turn, dict) and text is None and "content" in turn and "texts" not in turn:
+            text = turn["content"]  # Arena-Hard-Auto's question.jsonl: turns[j]["content"] (gen_answer.py @01109e99)
         if isinstance(turn, dict) and text is None and "texts" in turn:
             text = texts_of(f"{where} turn {k}", turn["texts"])
         if not isinstance(text, str):
@@ -597,9 +611,7 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(record["category"], str) or not record["category"]:
             raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")
         meta["category"] = record["category"]
-    ident = next((record[k] for k in ("id", "question_id", "session_id") if k in record), None)
-    if ident is None and is_mt_bench_prompts(record):
-        ident = record["prompt_id"]  # mt_bench_prompts' id
+    ident = next((record[k] for k in ROW_ID_FIELDS if k in record), None)
     if ident is None and "_id" in record and all(k in record for k in LONGBENCH_V2_FIELDS):
         ident = record["_id"]  # LongBench-v2's id
     if isinstance(ident, str | int) and not isinstance(ident, bool):

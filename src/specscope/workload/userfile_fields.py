@@ -17,6 +17,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.census import (
+    ARENA_FIELDS,
     AUTOBENCH_FIX,
     BAILIAN_FIELDS,
     BAILIAN_REFUSAL,
@@ -29,12 +30,14 @@ from specscope.workload.census import (
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
     INPUTS_JSON_SENT,
+    LIMA_REFUSAL,
     LONGBENCH_V2_FIELDS,
     MEDIA_FIELDS,
     MESSAGES_FIELDS,
     OTEL_REFUSAL,
     OUTPUT_LENGTH_FIELDS,
     OUTPUT_LENGTH_LOOKALIKES,
+    RECORDED_BODY_MARK,
     REQUEST_BODY_FIELDS,
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
@@ -42,6 +45,7 @@ from specscope.workload.census import (
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
+    UNREAD_DATASET_ROWS,
     UNSENT_FIELDS,
 )
 from specscope.workload.prompt import is_int_in
@@ -51,6 +55,7 @@ __all__ = [
     "output_length",
     "check_row_kind",
     "decoded_messages",
+    "arena_record",
     "longbench_v2_prompt",
     "refuse_autobench_prompt",
     "refuse_foreign_layout",
@@ -59,11 +64,13 @@ __all__ = [
     "texts_of",
     "timing_fields",
     "unsent_fields",
+    "tools_of",
     "unread_length_fields",
     "csv_records",
     "guidellm_columns",
     "first_text_field",
     "inputs_json_records",
+    "agentic_trace_records",
     "is_csv",
     "is_text_lines",
 ]
@@ -209,7 +216,11 @@ def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
     Raises:
         ConfigError: the field is not an integer in ``1..MAX_TOKENS_CAP`` (never replaced by the default).
     """
-    for key in OUTPUT_LENGTH_FIELDS:
+    # SGLang autobench tries `output_len` before `max_tokens` (autobench.py @3f56497e sample_autobench_requests)
+    order = (
+        ("output_len", *OUTPUT_LENGTH_FIELDS) if record.get("output_len") not in (None, "") else OUTPUT_LENGTH_FIELDS
+    )
+    for key in order:
         if key in record and record[key] not in (None, ""):
             value = record[key]
             if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
@@ -230,7 +241,7 @@ def refuse_foreign_layout(where: str, record: object) -> None:
     """
     if not isinstance(record, dict):
         return
-    for fields, what, fix in FOREIGN_LAYOUTS:
+    for fields, what, fix in (*FOREIGN_LAYOUTS, *UNREAD_DATASET_ROWS):
         if all(k in record for k in fields):
             raise bad_row(where, what, "a prompt or messages per row", fix)
     if _otel_span(record) or (isinstance(record.get("spans"), list) and any(map(_otel_span, record["spans"]))):
@@ -240,6 +251,8 @@ def refuse_foreign_layout(where: str, record: object) -> None:
             where, SGLANG_TOKEN_TRACE_REFUSAL[0], "a prompt or messages per row", SGLANG_TOKEN_TRACE_REFUSAL[1]
         )
     chats = record.get("conversations")
+    if isinstance(chats, list) and chats and all(isinstance(c, str) for c in chats):  # GAIR/lima
+        raise bad_row(where, LIMA_REFUSAL[0], "a prompt or messages per row", LIMA_REFUSAL[1])
     if isinstance(chats, list) and chats and isinstance(chats[0], list):  # SGLang agentic_trace: lists of turns
         raise bad_row(where, SGLANG_AGENTIC_REFUSAL[0], "a prompt or messages per row", SGLANG_AGENTIC_REFUSAL[1])
     event = record.get("event") if "schema" not in record else record
@@ -293,6 +306,7 @@ def sagemaker_record(where: str, record: dict[str, Any]) -> dict[str, Any]:
                       "a captured chat request body (AIPerf SageMakerDataCaptureLoader reads chat endpoints only)",
                       "capture a chat-completions endpoint, or write the prompts as rows of `messages`")  # fmt: skip
     out = {k: v for k, v in body.items() if k not in ("model", "stream", "stream_options")}
+    out[RECORDED_BODY_MARK] = True  # AIPerf: Turn(raw_messages=..., raw_tools=...)
     if isinstance(meta, dict):
         if isinstance(meta.get("eventId"), str):
             out["id"] = meta["eventId"]
@@ -307,7 +321,7 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
     Raises:
         ConfigError: a media field (AIPerf ``SingleTurn`` / GuideLLM columns), ``input_length`` / ``hash_ids``
             (AIPerf ``MooncakeTrace``, SGLang mooncake: a trace), ``payload`` (AIPerf's pre-built request), an AIPerf
-            ``message_mode: delta`` row (its history is the session's earlier rows) or ``tools``.
+            ``message_mode: delta`` row (its history is the session's earlier rows).
     """
     media = [k for k in MEDIA_FIELDS if record.get(k)]
     if media:
@@ -317,10 +331,6 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
         raise bad_row(where, "a `message_mode: delta` row (AIPerf MooncakeTrace: only this turn's new messages; AIPerf "
                       "adds the session's history)", "each row with its whole conversation",
                       "write the whole conversation in the row's `messages` (message_mode history)")  # fmt: skip
-    if record.get("tools"):
-        raise bad_row(where, "a `tools` field (tool definitions sent with the messages: AIPerf MooncakeTrace, SGLang "
-                      "openai rows)",
-                      "text chat without tools", "remove `tools`: specscope sends text chat only")  # fmt: skip
     if "payload" in record:
         raise bad_row(where, "a `payload` row (AIPerf MooncakeTrace: a pre-built request body)", "text or messages",
                       "convert the payload to its `messages` (and `output_length`)")  # fmt: skip
@@ -386,6 +396,16 @@ def decoded_messages(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, "messages": parsed} if isinstance(parsed, list) else record
 
 
+def arena_record(record: dict[str, Any]) -> dict[str, Any]:
+    """An LMSYS Chatbot Arena row (:data:`ARENA_FIELDS`) as a chat row: its ``conversation_a`` as ``messages``,
+    without the other side and the int ``turn`` (the number of user turns, never a prompt); any other record
+    unchanged. Its ``question_id`` stays the row id."""
+    if "messages" in record or not isinstance(record.get(ARENA_FIELDS[0]), list):
+        return record
+    rest = {k: v for k, v in record.items() if k not in (*ARENA_FIELDS, "turn")}
+    return {**rest, "messages": record[ARENA_FIELDS[0]]}
+
+
 def system_prefix(where: str, record: dict[str, Any]) -> str | None:
     """GuideLLM's prefix column (``system_prompt``, ``system``, ``prefix``): sent as a system message first."""
     for key in SYSTEM_FIELDS:
@@ -425,10 +445,32 @@ def timing_fields(record: dict[str, Any]) -> tuple[str, ...]:
     return _present(record, TIMING_FIELDS)
 
 
+def tools_of(where: str, record: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """A row's OpenAI tool definitions (``tools``: AIPerf ``MooncakeTrace`` / SageMaker / ``inputs.json`` bodies,
+    SGLang ``openai`` rows, which pass it into the request body), sent in the request body with its messages; None
+    when the row has none.
+
+    Raises:
+        ConfigError: ``tools`` that is not a non-empty list of objects (AIPerf's ``MooncakeTrace`` refuses an empty
+            one), by line.
+    """
+    tools = record.get("tools")
+    if tools is None:
+        return None
+    if not isinstance(tools, list) or not tools or not all(isinstance(t, dict) for t in tools):
+        raise bad_row(where, f"tools {tools!r:.60} is not a non-empty list of tool definitions",
+                      'a list of OpenAI tool objects ({"type": "function", "function": {"name", "parameters"}})',
+                      "write `tools` as the request body's own list, or remove it")  # fmt: skip
+    return tools
+
+
 def unsent_fields(record: dict[str, Any]) -> tuple[str, ...]:
     """The request-body fields (:data:`UNSENT_FIELDS`, AIPerf's ``extra``; :data:`REQUEST_BODY_FIELDS`, sampling fields
     of a request body such as SGLang's ``openai`` rows carry) a record carries: never sent, named in a warning by
-    ``bench``."""
+    ``bench``. An ``inputs.json`` payload's unsent fields (held under ``extra``) are named themselves."""
+    extra = record.get("extra")
+    if record.get(RECORDED_BODY_MARK) and isinstance(extra, dict):
+        return tuple(extra)
     return _present(record, UNSENT_FIELDS + REQUEST_BODY_FIELDS)
 
 
@@ -487,7 +529,8 @@ def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, 
     one JSON object: ``InputsJsonPayloadLoader``), in file order, or None when the text is not one: each payload (an
     OpenAI request body carrying its conversation so far) is a record of its ``messages``, its ``max_tokens`` /
     ``max_completion_tokens``, the row id ``<session_id> turn <k>`` and, under ``extra``, the body's other sampling
-    fields (not sent; ``bench`` names them).
+    fields (not sent; ``bench`` names them). Each is sent as recorded (:data:`RECORDED_BODY_MARK`): its messages
+    verbatim and its ``tools``, as AIPerf sends the payload.
 
     Raises:
         ConfigError: a session without payloads, a payload that is not an object or has no ``messages``.
@@ -514,7 +557,8 @@ def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, 
             if "messages" not in payload:
                 raise bad_row(where, f"a payload without messages (keys: {sorted(payload)!s:.120})",
                               "a chat request body with `messages`", "write the prompt as its messages")  # fmt: skip
-            record = {key: payload[key] for key in ("messages", "max_tokens") if key in payload}
+            record = {key: payload[key] for key in ("messages", "tools", "max_tokens") if key in payload}
+            record[RECORDED_BODY_MARK] = True
             if "max_tokens" not in record and "max_completion_tokens" in payload:
                 record["max_tokens"] = payload["max_completion_tokens"]
             record["id"] = f"{session.get('session_id', i)} turn {k}"
@@ -522,4 +566,66 @@ def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, 
             if extra:
                 record["extra"] = extra
             out.append((where, record))
+    return out
+
+
+def _agentic_text(where: str, message: object) -> tuple[str, str]:
+    """``(role, text)`` of one message of an agentic trace round: ``content`` a string or text parts (OpenHands'
+    ``[{"type": "text", "text"}]``, joined with a newline as SGLang's ``agentic.py`` flattens them)."""
+    if not isinstance(message, dict):
+        raise bad_row(where, f"a message that is a {type(message).__name__}", "message objects with role and content")
+    role, content = message.get("role"), message.get("content")
+    if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str) for p in content):
+        content = "\n".join(p["text"] for p in content)
+    if not isinstance(role, str) or not isinstance(content, str) or not content.strip():
+        raise bad_row(where, f"a message of role {role!r:.20} without text content", "text content in every message",
+                      "write each message's content as text")  # fmt: skip
+    return role, content
+
+
+def agentic_trace_records(path_text: str, text: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """``(where, record)`` per conversation of an SGLang agentic trace (one JSON object ``{"metadata",
+    "conversations": [[{"messages", "prompt_tokens"}, ...], ...]}``: agentic_trace.py @3666ee97
+    ``AgenticTraceDataset``; agentic.py @1cb4d970 writes the same), in file order, else None. Each conversation is an
+    AIPerf multi-turn record: a leading system message of its first round as a system turn, then each round's one user
+    message a turn (sent after the server's answer to the turn before, as SGLang replays the rounds); rounds without
+    messages skipped, as SGLang skips them; row id ``conversation N``.
+
+    Raises:
+        ConfigError: a round that is not one user message (besides the first round's system message), by
+            conversation and turn; a conversation without a round.
+    """
+    body = text.strip()
+    if not body.startswith("{"):
+        return None
+    try:
+        doc = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    chats = doc.get("conversations") if isinstance(doc, dict) else None
+    if not isinstance(chats, list) or not chats or not all(isinstance(c, list) for c in chats):
+        return None
+    fix = ("write the round as one user message (SGLang sends a round's messages together; specscope sends one user "
+           "turn per round)")  # fmt: skip
+    out: list[tuple[str, dict[str, Any]]] = []
+    for i, chat in enumerate(chats, 1):
+        turns: list[dict[str, Any]] = []
+        rounds = [(k, t) for k, t in enumerate(chat, 1) if isinstance(t, dict) and t.get("messages")]
+        for k, turn in rounds:
+            where = f"{path_text} conversation {i} turn {k}"
+            messages = turn["messages"]
+            if not isinstance(messages, list):
+                raise bad_row(where, "messages is not a list", "a list of the round's new messages")
+            said = [_agentic_text(where, m) for m in messages]
+            if not turns and len(said) == 2 and said[0][0] == "system":
+                turns.append({"role": "system", "text": said[0][1]})
+                said = said[1:]
+            if len(said) != 1 or said[0][0] != "user":
+                what = f"{len(said)} messages" if len(said) != 1 else f"a {said[0][0]} message"
+                raise bad_row(where, f"{what} in one round", "one user message per round", fix)
+            turns.append({"text": said[0][1]})
+        if not any("role" not in t for t in turns):
+            raise bad_row(f"{path_text} conversation {i}", "a conversation without a user round",
+                          "at least one round with a user message")  # fmt: skip
+        out.append((f"{path_text} conversation {i}", {"turns": turns, "id": f"conversation {i}"}))
     return out

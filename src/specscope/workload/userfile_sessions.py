@@ -43,7 +43,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from specscope.workload.census import MOONCAKE_MESSAGES_MARKS
+from specscope.workload.census import MOONCAKE_MESSAGES_MARKS, RECORDED_BODY_MARK
 from specscope.workload.prompt import Prompt, message_text
 from specscope.workload.userfile_fields import bad_row
 
@@ -143,8 +143,9 @@ def sent_verbatim(record: dict[str, Any]) -> bool:
     """Whether a row's ``messages`` are sent verbatim, every key of every message as recorded: an AA-RWLT step
     (:func:`aa_rwlt_step`) or an AIPerf mooncake_trace ``messages`` row (:func:`sent_as_recorded`), which AIPerf sends
     as the turn's ``raw_messages`` (``ChatEndpoint.format_payload``, ``openai_chat.py`` @24c6c28c: the payload's
-    ``messages`` is ``raw_messages`` itself)."""
-    return aa_rwlt_step(record) is not None or sent_as_recorded(record)
+    ``messages`` is ``raw_messages`` itself), or a recorded request body (an ``inputs.json`` payload, a SageMaker
+    capture: :data:`~specscope.workload.census.RECORDED_BODY_MARK`)."""
+    return aa_rwlt_step(record) is not None or sent_as_recorded(record) or bool(record.get(RECORDED_BODY_MARK))
 
 
 def recorded_messages(where: str, raw: list[Any]) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """The form of a ``--workload`` file's text, before its records are read (:mod:`specscope.workload.userfile`): a
 zstd-compressed file or raw control characters refused by name, JSON parsed with integer literals held to
-:data:`MAX_INT_DIGITS` digits, and the file told as ONE JSON array of records (ShareGPT V3, Alpaca) or ONE JSON
-object of columns (the ``datasets`` JSON builder's table, GuideLLM's ``.json``), else None (JSON Lines or text).
+:data:`MAX_INT_DIGITS` digits, and the file told as ONE JSON array of records (ShareGPT V3, Alpaca), else None
+(JSON Lines or text); ONE JSON object (of columns, or over several lines) refused by name.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from specscope.errors import ConfigError
 from specscope.workload.census import (
     DYNAMIC_PLAN_REFUSAL,
     MESSAGES_FIELDS,
+    MULTI_TURN_CONFIG_REFUSAL,
     SHAREGPT_FIELDS,
     SYNTHETIC_CONFIG_SUFFIXES,
     SYNTHETIC_REFUSAL,
@@ -26,7 +27,7 @@ __all__ = [
     "MAX_INT_DIGITS",
     "array_items",
     "loads",
-    "object_rows",
+    "refuse_object_file",
     "refuse_controls",
     "refuse_synthetic_config",
     "refuse_zstd",
@@ -111,6 +112,9 @@ def refuse_synthetic_config(path: Path, text: str) -> None:
             and isinstance(doc.get("prompt_tokens"), int)
             and not any(isinstance(doc.get(k), str | list) for k in _PROMPT_FIELDS)
         )
+        if isinstance(doc, dict) and doc.get("filetype") == "generate_conversations":
+            raise bad_row(str(path), MULTI_TURN_CONFIG_REFUSAL[0], "a prompt or messages per row",
+                          MULTI_TURN_CONFIG_REFUSAL[1])  # fmt: skip
         phases = doc.get("phases") if isinstance(doc, dict) else None
         if isinstance(phases, list) and phases and all(isinstance(p, dict) and "input_len" in p for p in phases):
             raise bad_row(str(path), DYNAMIC_PLAN_REFUSAL[0], "a prompt or messages per row", DYNAMIC_PLAN_REFUSAL[1])
@@ -155,49 +159,62 @@ def array_items(path: Path, text: str) -> list[Any] | None:
 _LIST_FIELDS = (*MESSAGES_FIELDS, *SHAREGPT_FIELDS, "turns", "texts", "hash_ids", "images", "audios", "videos")
 
 
-def _columns(doc: object) -> list[dict[str, Any]] | None:
-    """The rows of ``{"column": [value per row], ...}`` (every value a list, all of one length), else None."""
+def _is_columns(doc: object) -> bool:
+    """True for ``{"column": [value per row], ...}`` (every value a list, all of one non-zero length)."""
     if not isinstance(doc, dict) or not doc or not all(isinstance(v, list) for v in doc.values()):
-        return None
+        return False
     lengths = {len(v) for v in doc.values()}
     if len(lengths) != 1 or 0 in lengths:
-        return None
-    if any(k in _LIST_FIELDS and not all(isinstance(x, list) for x in v) for k, v in doc.items()):
-        return None  # a row with a chat / turns list (JSON Lines), not columns
-    return [{k: v[i] for k, v in doc.items()} for i in range(lengths.pop())]
+        return False
+    return not any(k in _LIST_FIELDS and not all(isinstance(x, list) for x in v) for k, v in doc.items())
 
 
-def object_rows(path: Path, text: str) -> list[dict[str, Any]] | None:
-    """The rows of a file that is ONE JSON object of columns (``{"prompt": [...], "output_tokens_count": [...]}``: the
-    datasets JSON builder, which GuideLLM reads ``.json`` with, takes it as a table; ``json.dump(Dataset.to_dict())``
-    writes it), else None (JSON Lines, text).
+#: what a file of one object of columns is refused with
+COLUMNS_EXPECTED = "JSON Lines (one record per line) or one JSON array of records"
+COLUMNS_FIX = (
+    "the datasets JSON builder (5.2.0, which GuideLLM reads a .json file with) reads one object as one row whose "
+    "fields are lists, not a row per position; write one record per line: "
+    "datasets.Dataset.from_dict(json.load(open(FILE))).to_json(OUT.jsonl)"
+)
+
+
+def refuse_object_file(path: Path, text: str) -> None:
+    """Refuse a file that is ONE JSON object written as a table of columns (``{"prompt": [...],
+    "output_tokens_count": [...]}``, as ``json.dump(Dataset.to_dict())`` writes it) or over several lines, by name;
+    return for JSON Lines and text. The ``datasets`` JSON builder reads such an object as one row of lists, so no peer
+    tool sends it a row per position.
 
     Raises:
-        ConfigError: one object written over several lines that is not columns (JSON Lines holds an object per line:
-            it was refused as invalid JSON at line 1).
+        ConfigError: one object of columns (on one line or several), or one object over several lines (JSON Lines
+            holds an object per line: it was refused as invalid JSON at line 1).
     """
     body = text.strip()
     if not body.startswith("{"):
-        return None
+        return
     lines = body.split("\n")
     try:
         doc = loads(body)
     except (json.JSONDecodeError, RecursionError):
-        return None  # JSON Lines (or broken): the line reader names the line
-    if len(lines) == 1:
-        return _columns(doc)
-    try:
-        loads(lines[0])
-        return None  # JSON Lines whose first line is a whole object
-    except (json.JSONDecodeError, RecursionError):
-        pass
-    rows = _columns(doc)
-    if rows is None:
-        refuse_foreign_layout(f"{path}:1", doc)
+        return  # JSON Lines (or broken): the line reader names the line
+    if _is_columns(doc):
+        assert isinstance(doc, dict)
+        count = len(next(iter(doc.values())))
         raise bad_row(
             f"{path}:1",
-            f"one JSON object over {len(lines)} lines (keys: {sorted(doc) if isinstance(doc, dict) else '-'!s:.120})",
-            "JSON Lines (one record per line), one JSON array of records, or one object of columns "
-            '{"prompt": [...], ...}',
+            f"one JSON object of columns ({count} values each: {', '.join(sorted(doc))!s:.120})",
+            COLUMNS_EXPECTED,
+            COLUMNS_FIX,
         )
-    return rows
+    if len(lines) == 1:
+        return
+    try:
+        loads(lines[0])
+        return  # JSON Lines whose first line is a whole object
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    refuse_foreign_layout(f"{path}:1", doc)
+    raise bad_row(
+        f"{path}:1",
+        f"one JSON object over {len(lines)} lines (keys: {sorted(doc) if isinstance(doc, dict) else '-'!s:.120})",
+        COLUMNS_EXPECTED,
+    )

@@ -1,0 +1,68 @@
+"""Public dataset and benchmark question files the census had not met (issue 36 hunt), small rows in their own field
+names under ``tests/data/workload_public`` (SOURCES.md names each layout's source):
+
+* Arena-Hard-Auto ``question.jsonl`` (lmarena/arena-hard-auto ``gen_answer.py`` @01109e99: each ``turns[j]["content"]``
+  a user turn, sent after the model's answer to the one before): refused as "turn 1 is NoneType, not text"; now read
+  as a conversation, row id ``question_id``.
+* CNN/DailyMail (``article``, ``highlights``), a raw ShareGPT export (``items``), LIMA (``conversations`` of plain
+  strings) and OpenAssistant message rows (``message_id``, ``parent_id``, role ``prompter``): no peer tool's file reader
+  takes them; they were refused with a generic "no ... field" or a message about another layout; now refused by
+  name with what to convert them to.
+* HumanEval's ``task_id`` and UltraChat's ``prompt_id`` are the row ids (they were ``line 1``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from paths import DATA
+from specscope.errors import ConfigError
+from specscope.workload.userfile import load_prompt_file
+
+HERE = DATA / "workload_public"
+
+
+def test_arena_hard_turns_of_content_are_a_conversation() -> None:
+    got = [
+        (p.messages, p.follow_ups, p.meta["row_id"]) for p in load_prompt_file("a", HERE / "arena_hard_question.jsonl")
+    ]
+    assert got == [
+        ([{"role": "user", "content": "Write a function that tells whether a number is prime."}], (), "q-prime"),
+        ([{"role": "user", "content": "Name a sorting algorithm."}], ("Now give its complexity.",), "q-two"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "named", "fix"),
+    [
+        ("cnn_dailymail.jsonl", "a CNN/DailyMail row (`article`, `highlights`", "`prompt`"),
+        ("sharegpt_raw.jsonl", "a raw ShareGPT export row (`items`", "`conversations`"),
+        ("lima.jsonl", "a `conversations` list of plain strings (LIMA", "`messages`"),
+        ("oasst1_messages.jsonl", "an OpenAssistant message row (`message_id`, `parent_id`", "`messages`"),
+    ],
+)
+def test_unread_public_rows_refused_by_name(name: str, named: str, fix: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", HERE / name)
+    assert err.value.message.startswith(f"{HERE / name}:1: {named}"), err.value.message
+    assert fix in (err.value.fix or ""), err.value.fix
+
+
+@pytest.mark.parametrize(
+    ("name", "row_id"),
+    [("humaneval.jsonl", "HumanEval/0"), ("ultrachat_200k.jsonl", "8f3e2a"), ("lmsys_chat_1m.jsonl", "c0ffee01"),
+     ("wildchat.jsonl", "9a1b2c3d")],
+)  # fmt: skip
+def test_dataset_ids_are_row_ids(name: str, row_id: str) -> None:
+    (p,) = load_prompt_file("a", HERE / name)
+    assert p.meta["row_id"] == row_id
+
+
+def test_multi_turn_generator_config_refused_by_name() -> None:
+    """A synthetic conversation config (``"filetype": "generate_conversations"``, the multi-turn benchmark's
+    ``generate_multi_turn.json``) was refused as "one JSON object over 36 lines"."""
+    path = HERE / "generate_multi_turn.json"
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("a", path)
+    assert err.value.message.startswith(f"{path}: a vLLM multi-turn synthetic conversation config"), err.value.message
+    assert "--context-tokens" in (err.value.fix or "")
