@@ -43,3 +43,21 @@ def test_draft_decode_failing_is_a_named_failure_not_an_unrecognised_log() -> No
     out = _json("llamacpp_pr28243_draft_decode_fails.log", 1)
     (f,) = out["failures"]
     assert (f["code"], f["line_number"], f["count"], f["severity"]) == ("draft_decode_failed", 4, 2, "error")
+
+
+def test_async_scheduling_turned_off_by_the_drafter_is_a_named_warning_beside_right_figures() -> None:
+    # vllm PR #31998 (vllm/config/vllm.py): a drafter outside the EAGLE/MTP family turns async scheduling off with a
+    # warning; a speculative-vs-base comparison then carries that cost. Before, the warning was read as nothing.
+    out = _json("vllm_pr31998_ngram_async_scheduling_off.log", 0)
+    (f,) = out["failures"]
+    assert (f["code"], f["line_number"], f["severity"]) == ("scheduling_overlap_off_by_speculation", 2, "warning")
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "vllm"]
+    # 1,600 drafted over 4 positions = 400 steps; 200 accepted: 12.5 %, length 1.50
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (1600, 200, 400)
+
+
+def test_overlap_schedule_turned_off_by_the_drafter_is_the_same_named_warning() -> None:
+    # SGLang server_args.py: EAGLE3 / standalone drafting turns the overlap scheduler off (its warning line).
+    out = _json("sglang_eagle3_overlap_schedule_off.log", 0)
+    (f,) = out["failures"]
+    assert (f["code"], f["line_number"], f["severity"]) == ("scheduling_overlap_off_by_speculation", 1, "warning")

@@ -21,6 +21,9 @@ Each signature is matched line by line (case-sensitive regex search). Sources of
   a quantized export without its MTP layers; before it, such a checkpoint served and accepted nothing).
 - ``llama_decode[i] returned -1`` — llama.cpp ``common/speculative.cpp`` (the drafter's decode failing; PR #28243's
   log, where the MTP draft never drafted).
+- ``Async scheduling not supported with ngram-based speculative decoding and will be disabled.`` — vLLM
+  ``vllm/config/vllm.py`` (PR #31998); ``Overlap scheduler is disabled because of using eagle3 or standalone
+  speculative decoding.`` — SGLang ``server_args.py``: the overlap turned off by the drafter (a warning).
 - ``Illegal instruction`` — issue 5: the CPU build picks AVX-512 kernels on an AVX2-only CPU when the
   version string of ``vllm`` lacks "cpu".
 """
