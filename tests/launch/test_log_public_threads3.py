@@ -61,3 +61,14 @@ def test_overlap_schedule_turned_off_by_the_drafter_is_the_same_named_warning() 
     out = _json("sglang_eagle3_overlap_schedule_off.log", 0)
     (f,) = out["failures"]
     assert (f["code"], f["line_number"], f["severity"]) == ("scheduling_overlap_off_by_speculation", 1, "warning")
+
+
+def test_mtp_layer_run_more_times_than_it_has_layers_is_a_named_warning() -> None:
+    # vllm/config/speculative.py warns when k exceeds the checkpoint's MTP layers (the one layer is run k times);
+    # public notes quote it beside per-position rates falling 87.0 / 68.2 / 54.8. Before, it was read as nothing.
+    out = _json("vllm_mtp_k3_one_layer_reused.log", 0)
+    (f,) = out["failures"]
+    assert (f["code"], f["line_number"], f["severity"]) == ("mtp_layer_reused", 2, "warning")
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "vllm"]
+    # 900 drafted over 3 positions = 300 steps; (0.870 + 0.682 + 0.548) x 300 = 630 accepted
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (900, 630, 300)

@@ -24,6 +24,8 @@ Each signature is matched line by line (case-sensitive regex search). Sources of
 - ``Async scheduling not supported with ngram-based speculative decoding and will be disabled.`` — vLLM
   ``vllm/config/vllm.py`` (PR #31998); ``Overlap scheduler is disabled because of using eagle3 or standalone
   speculative decoding.`` — SGLang ``server_args.py``: the overlap turned off by the drafter (a warning).
+- ``Enabling num_speculative_tokens > 1 will run multiple times of forward on same MTP layer, which may result in
+  lower acceptance rate`` — vLLM ``vllm/config/speculative.py`` (a warning: k above the checkpoint's MTP layers).
 - ``Illegal instruction`` — issue 5: the CPU build picks AVX-512 kernels on an AVX2-only CPU when the
   version string of ``vllm`` lacks "cpu".
 """
