@@ -72,3 +72,28 @@ def test_mtp_layer_run_more_times_than_it_has_layers_is_a_named_warning() -> Non
     (pool,) = [p for p in out["log_pools"] if p["engine"] == "vllm"]
     # 900 drafted over 3 positions = 300 steps; (0.870 + 0.682 + 0.548) x 300 = 630 accepted
     assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (900, 630, 300)
+
+
+def test_sglang_windows_whose_rate_falls_through_the_log_are_named() -> None:
+    # sglang issue #30763: MTP/EAGLE3 acceptance healthy at first falls to 'accept len: 1.57, accept rate: 0.19' as
+    # the context grows past 32K. Before, the log said the range and a bound of 73.5 % and nothing else.
+    out = _json("sglang_issue30763_mtp_rate_falls_long_context.log", 0)
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "sglang"]
+    # bounds per window, the printed two decimals' half-unit allowed: min(rate + 0.005, (len + 0.005 - 1) / 3):
+    # 0.735, 0.6017, 0.1917, 0.1917 -> first half (0.735 + 0.6017) / 2 = 66.8 %, second 19.2 %
+    (w,) = [w for w in pool["warnings"] if w.startswith("ACCEPTANCE_FELL(")]
+    assert "lines 2-3: at most 66.8%" in w and "lines 4-5: at most 19.2%" in w, w
+
+
+def test_vllm_windows_whose_rate_falls_are_named_beside_the_right_pool() -> None:
+    out = _json("vllm_windows_rate_falls.log", 0)
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "vllm"]
+    # pooled (240 + 210 + 45 + 45) / 1,200 = 45 % over 400 steps; halves 450 / 600 = 75 %, 90 / 600 = 15 %
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (1200, 540, 400)
+    (w,) = [w for w in pool["warnings"] if w.startswith("ACCEPTANCE_FELL(")]
+    assert "lines 2-3: 75.0%" in w and "lines 4-5: 15.0%" in w, w
+
+
+def test_steady_windows_raise_no_fall() -> None:
+    out = _json("vllm_ascend_issue13640_dspark_k7.log", 0)
+    assert not any(w.startswith("ACCEPTANCE_FELL(") for p in out["log_pools"] for w in p["warnings"])

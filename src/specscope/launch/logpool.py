@@ -199,6 +199,32 @@ def _rank_bound_alarm(reading: EngineLog) -> str | None:
     return None
 
 
+def _falls(reading: EngineLog) -> list[str]:
+    """The fall of acceptance through the log's windows (:func:`specscope.stats.low_acceptance.acceptance_fell`), per
+    engine when the ranks are engines and two or more are named, else over all its windows; each window's own rate
+    weighted by its drafted tokens, or its upper bound when it prints no counts."""
+    from specscope.stats.low_acceptance import acceptance_fell
+
+    def series(stats: Sequence[LogSpecStat]) -> list[tuple[int, float, float, bool]]:
+        out = []
+        for s in stats:
+            if s.scope != "window":
+                continue
+            if s.draft_tokens is not None and s.accepted_tokens is not None:
+                if s.draft_tokens > 0:
+                    out.append((s.line_number, s.accepted_tokens / s.draft_tokens, float(s.draft_tokens), False))
+            elif s.accept_rate_at_most is not None:
+                out.append((s.line_number, s.accept_rate_at_most, 1.0, True))
+        return out
+
+    ranks = sorted({s.rank for s in reading.stats if s.rank is not None})
+    if reading.ranks_are_engines and len(ranks) >= 2:
+        found = [acceptance_fell(series([s for s in reading.stats if s.rank == r]), r) for r in ranks]
+    else:
+        found = [acceptance_fell(series(reading.stats))]
+    return [f for f in found if f]
+
+
 def log_pool(reading: EngineLog) -> LogPool:
     """Pool ``reading`` (one engine's statistics of one log)."""
     from specscope.adapters.registry import display
@@ -240,7 +266,7 @@ def log_pool(reading: EngineLog) -> LogPool:
         acceptance_length=c.length if c else None,
         acceptance_per_position=_per_position(counted),
         alarm=alarm,
-        warnings=reading.warnings,
+        warnings=[*reading.warnings, *_falls(reading)],
         acceptance_rate_at_most=at_most,
         per_rank=per_rank,
     )
