@@ -97,3 +97,54 @@ def test_vllm_windows_whose_rate_falls_are_named_beside_the_right_pool() -> None
 def test_steady_windows_raise_no_fall() -> None:
     out = _json("vllm_ascend_issue13640_dspark_k7.log", 0)
     assert not any(w.startswith("ACCEPTANCE_FELL(") for p in out["log_pools"] for w in p["warnings"])
+
+
+def test_current_window_with_throughputs_of_pr24127_reads_its_counts() -> None:
+    # vllm PR #24127's test result: 'Draft acceptance rate: 88.8%, Mean acceptance length: 5.44, Accepted throughput:
+    # 4.37 tokens/s, ... Accepted: 262 tokens, Drafted: 295 tokens, Per-position acceptance rate: 0.983, ..., 0.712'
+    # (n-gram, k = 5): 295 / 5 = 59 steps, 1 + 262 / 59 = 5.44
+    out = _json("vllm_pr24127_ngram_k5_throughput_window.log", 0)
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "vllm"]
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (295, 262, 59)
+    assert round(pool["acceptance_length"], 2) == 5.44 and pool["alarm"] is None
+
+
+def test_k15_window_whose_tail_positions_accept_nothing_reads_right() -> None:
+    # AEON-7/Qwen3.6-27B-AEON-Ultimate-Uncensored-DFlash issue #6 ('why avg draft acceptance rate so low?'): 15
+    # per-position rates, the last ten 0.000, 'Avg Draft acceptance rate: 9.1%': 975 / 15 = 65 steps, 89 accepted
+    out = _json("vllm_aeon7_issue6_dflash_k15_tail_zero.log", 0)
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "vllm"]
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (975, 89, 65)
+    assert round(pool["acceptance_rate"], 3) == 0.091 and len(pool["acceptance_per_position"]) == 15
+
+
+def test_mtp_statistics_beside_an_idle_ngram_mod_take_the_drafting_one() -> None:
+    # llama.cpp issue #23929 (-sm tensor + MTP + ngram-mod): 'draft acceptance = 0.86207 (150 accepted / 174
+    # generated)' with an ngram-mod statistics line of 0 drafts and a draft-mtp line of 87 drafts: 87 steps, no alarm
+    out = _json("llamacpp_issue23929_mtp_beside_idle_ngram_mod.log", 0)
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "llamacpp"]
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (174, 150, 87)
+    assert pool["alarm"] is None
+
+
+def test_counters_with_pr23328_names_say_they_are_unread_never_a_figure() -> None:
+    # llama.cpp PR #23328 (closed; superseded by PR #26389's spec_decode_* names): llamacpp:spec_tokens_drafted_total
+    # and spec_tokens_accepted_total. A scrape with only those has no figure and names them (UNREAD_SPEC_FIELD).
+    data = LOGS.parent / "counters"
+    r = CliRunner().invoke(
+        app,
+        [
+            "counters",
+            str(data / "llamacpp_pr23328_names_before.prom"),
+            str(data / "llamacpp_pr23328_names_after.prom"),
+            "-f",
+            "json",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["warnings"] == [
+        "UNREAD_SPEC_FIELD(llamacpp:spec_tokens_accepted_total, llamacpp:spec_tokens_drafted_total)"
+    ]
+    assert (out["state"], out["acceptance_rate"], out["deltas"]["accepted_tokens"]) == ("unread", None, None)
+    assert (out["deltas"]["generation_tokens"], out["deltas"]["prompt_tokens"]) == (3000.0, 2000.0)
