@@ -148,3 +148,16 @@ def test_counters_with_pr23328_names_say_they_are_unread_never_a_figure() -> Non
     ]
     assert (out["state"], out["acceptance_rate"], out["deltas"]["accepted_tokens"]) == ("unread", None, None)
     assert (out["deltas"]["generation_tokens"], out["deltas"]["prompt_tokens"]) == (3000.0, 2000.0)
+
+
+def test_windows_of_two_draft_lengths_are_named_and_their_positions_not_pooled() -> None:
+    # a log holding two server runs (a restart from k = 3 to k = 5). Before, the per-position rates were pooled as
+    # '65.0%, 45.0%, 27.5%, 7.5%, 5.0%': positions 4 and 5 (15 %, 10 % of the k = 5 run's 100 steps) divided by all
+    # 200 steps, and nothing said the log mixes two configurations.
+    out = _json("vllm_restart_k3_then_k5.log", 0)
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "vllm"]
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (800, 300, 200)
+    assert pool["acceptance_per_position"] == []
+    (w,) = [w for w in pool["warnings"] if w.startswith("K_DIFFERS(")]
+    assert "3 positions (line 3)" in w and "5 positions (line 6)" in w, w
+    assert out["spec_decoding_pooled"]["acceptance_per_position"] == []  # the older window summary says the same

@@ -81,9 +81,12 @@ class LogPool(BaseModel):
 
 
 def _per_position(counted: Sequence[LogSpecStat]) -> list[float]:
+    """Per-position rates pooled over the statistics' verify steps; none when the statistics print different numbers
+    of positions (two draft lengths: a position's rate over steps that could not reach it is no rate, see
+    :func:`_k_differs`)."""
     with_pos = [s for s in counted if s.per_position and s.verify_steps]
     steps = sum(s.verify_steps or 0 for s in with_pos)
-    if not steps:
+    if not steps or len({len(s.per_position) for s in with_pos}) > 1:
         return []
     n = max(len(s.per_position) for s in with_pos)
     return [
@@ -199,6 +202,23 @@ def _rank_bound_alarm(reading: EngineLog) -> str | None:
     return None
 
 
+def _k_differs(reading: EngineLog) -> list[str]:
+    """``K_DIFFERS(...)`` when the log's statistics print per-position rates of more than one width (first line of
+    each width named): more than one draft length is pooled (a restart with another k, or requests that set their
+    own), so the pool mixes configurations and its per-position rates are not given."""
+    first: dict[int, int] = {}
+    for s in reading.stats:
+        if s.per_position:
+            first.setdefault(len(s.per_position), s.line_number)
+    if len(first) < 2:
+        return []
+    said = ", ".join(f"{n} positions (line {line})" for n, line in sorted(first.items(), key=lambda kv: kv[1]))
+    return [
+        f"K_DIFFERS(statistics with {said}: more than one draft length in one log (a restart with another k, or "
+        f"requests that set their own); the pool mixes them and per-position rates are not pooled)"
+    ]
+
+
 def _falls(reading: EngineLog) -> list[str]:
     """The fall of acceptance through the log's windows (:func:`specscope.stats.low_acceptance.acceptance_fell`), per
     engine when the ranks are engines and two or more are named, else over all its windows; each window's own rate
@@ -266,7 +286,7 @@ def log_pool(reading: EngineLog) -> LogPool:
         acceptance_length=c.length if c else None,
         acceptance_per_position=_per_position(counted),
         alarm=alarm,
-        warnings=[*reading.warnings, *_falls(reading)],
+        warnings=[*reading.warnings, *_k_differs(reading), *_falls(reading)],
         acceptance_rate_at_most=at_most,
         per_rank=per_rank,
     )
