@@ -161,3 +161,13 @@ def test_windows_of_two_draft_lengths_are_named_and_their_positions_not_pooled()
     (w,) = [w for w in pool["warnings"] if w.startswith("K_DIFFERS(")]
     assert "3 positions (line 3)" in w and "5 positions (line 6)" in w, w
     assert out["spec_decoding_pooled"]["acceptance_per_position"] == []  # the older window summary says the same
+
+
+def test_finish_line_with_the_correct_drafts_names_reads_counts_and_positions() -> None:
+    # sglang PR #33518 (a comment's measured request, DSpark block 5): 'spec_num_correct_drafts': 63,
+    # 'spec_num_proposed_drafts': 215, 'spec_verify_ct': 43, 'spec_correct_drafts_histogram': [11, 14, 11, 4, 0, 3]
+    # in a --log-requests Finish line: per position = steps with at least i accepted / 43 = 32, 18, 7, 3, 3 of 43
+    out = _json("sglang_finish_pr33518_dspark_block5.log", 0)
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "sglang"]
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (215, 63, 43)
+    assert [round(r * 43) for r in pool["acceptance_per_position"]] == [32, 18, 7, 3, 3]
