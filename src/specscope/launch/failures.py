@@ -1,4 +1,5 @@
-"""Known vLLM failure signatures: a log line pattern, a plain explanation and a fix (the table: ``failures.toml``).
+"""Known failure signatures (most of them vLLM's): a log line pattern, a plain explanation and a fix (the table:
+``failures.toml``).
 
 Each signature is matched line by line (case-sensitive regex search). Sources of the wording:
 
@@ -16,6 +17,15 @@ Each signature is matched line by line (case-sensitive regex search). Sources of
   ``Following weights were not initialized from checkpoint`` (seed 000), the weight loader's
   ``assert self.data.shape == loaded_weight.shape`` (seed 004), the min_p / logit_bias warning (seed 001),
   seed 003's ``Initial free memory ... current free memory`` text, and CUDA faults other than illegal access.
+- ``MTP speculative decoding layer N weights missing from checkpoint`` — vllm PR #35548 (the load-time check for
+  a quantized export without its MTP layers; before it, such a checkpoint served and accepted nothing).
+- ``llama_decode[i] returned -1`` — llama.cpp ``common/speculative.cpp`` (the drafter's decode failing; PR #28243's
+  log, where the MTP draft never drafted).
+- ``Async scheduling not supported with ngram-based speculative decoding and will be disabled.`` — vLLM
+  ``vllm/config/vllm.py`` (PR #31998); ``Overlap scheduler is disabled because of using eagle3 or standalone
+  speculative decoding.`` — SGLang ``server_args.py``: the overlap turned off by the drafter (a warning).
+- ``Enabling num_speculative_tokens > 1 will run multiple times of forward on same MTP layer, which may result in
+  lower acceptance rate`` — vLLM ``vllm/config/speculative.py`` (a warning: k above the checkpoint's MTP layers).
 - ``Illegal instruction`` — issue 5: the CPU build picks AVX-512 kernels on an AVX2-only CPU when the
   version string of ``vllm`` lacks "cpu".
 """

@@ -81,9 +81,12 @@ class LogPool(BaseModel):
 
 
 def _per_position(counted: Sequence[LogSpecStat]) -> list[float]:
+    """Per-position rates pooled over the statistics' verify steps; none when the statistics print different numbers
+    of positions (two draft lengths: a position's rate over steps that could not reach it is no rate, see
+    :func:`_k_differs`)."""
     with_pos = [s for s in counted if s.per_position and s.verify_steps]
     steps = sum(s.verify_steps or 0 for s in with_pos)
-    if not steps:
+    if not steps or len({len(s.per_position) for s in with_pos}) > 1:
         return []
     n = max(len(s.per_position) for s in with_pos)
     return [
@@ -199,6 +202,49 @@ def _rank_bound_alarm(reading: EngineLog) -> str | None:
     return None
 
 
+def _k_differs(reading: EngineLog) -> list[str]:
+    """``K_DIFFERS(...)`` when the log's statistics print per-position rates of more than one width (first line of
+    each width named): more than one draft length is pooled (a restart with another k, or requests that set their
+    own), so the pool mixes configurations and its per-position rates are not given."""
+    first: dict[int, int] = {}
+    for s in reading.stats:
+        if s.per_position:
+            first.setdefault(len(s.per_position), s.line_number)
+    if len(first) < 2:
+        return []
+    said = ", ".join(f"{n} positions (line {line})" for n, line in sorted(first.items(), key=lambda kv: kv[1]))
+    return [
+        f"K_DIFFERS(statistics with {said}: more than one draft length in one log (a restart with another k, or "
+        f"requests that set their own); the pool mixes them and per-position rates are not pooled)"
+    ]
+
+
+def _falls(reading: EngineLog) -> list[str]:
+    """The fall of acceptance through the log's windows (:func:`specscope.stats.low_acceptance.acceptance_fell`), per
+    engine when the ranks are engines and two or more are named, else over all its windows; each window's own rate
+    weighted by its drafted tokens, or its upper bound when it prints no counts."""
+    from specscope.stats.low_acceptance import acceptance_fell
+
+    def series(stats: Sequence[LogSpecStat]) -> list[tuple[int, float, float, bool]]:
+        out = []
+        for s in stats:
+            if s.scope != "window":
+                continue
+            if s.draft_tokens is not None and s.accepted_tokens is not None:
+                if s.draft_tokens > 0:
+                    out.append((s.line_number, s.accepted_tokens / s.draft_tokens, float(s.draft_tokens), False))
+            elif s.accept_rate_at_most is not None:
+                out.append((s.line_number, s.accept_rate_at_most, 1.0, True))
+        return out
+
+    ranks = sorted({s.rank for s in reading.stats if s.rank is not None})
+    if reading.ranks_are_engines and len(ranks) >= 2:
+        found = [acceptance_fell(series([s for s in reading.stats if s.rank == r]), r) for r in ranks]
+    else:
+        found = [acceptance_fell(series(reading.stats))]
+    return [f for f in found if f]
+
+
 def log_pool(reading: EngineLog) -> LogPool:
     """Pool ``reading`` (one engine's statistics of one log)."""
     from specscope.adapters.registry import display
@@ -240,7 +286,7 @@ def log_pool(reading: EngineLog) -> LogPool:
         acceptance_length=c.length if c else None,
         acceptance_per_position=_per_position(counted),
         alarm=alarm,
-        warnings=reading.warnings,
+        warnings=[*reading.warnings, *_k_differs(reading), *_falls(reading)],
         acceptance_rate_at_most=at_most,
         per_rank=per_rank,
     )

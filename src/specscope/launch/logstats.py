@@ -75,7 +75,8 @@ def pooled_spec_windows(
     at_least = sum(low or 0 for _, low, _ in steps)  # window_steps' sound lower bound (its count when exact)
     n_pos = max((len(w.per_position_acceptance_rates) for w in counted), default=0)
     per_pos: list[float] = []
-    if drafts:
+    widths = {len(w.per_position_acceptance_rates) for w in counted if w.per_position_acceptance_rates}
+    if drafts and len(widths) == 1:  # two widths: two draft lengths, no pooled rate per position (logpool.K_DIFFERS)
         for i in range(n_pos):
             rates = [(w.per_position_acceptance_rates, d or 0) for w, d in per_window]
             hits = sum(r[i] * d for r, d in rates if i < len(r))

@@ -13,9 +13,12 @@ import math
 import re
 
 __all__ = [
+    "FELL_TO",
     "FAR_BELOW",
     "MODEL_FREE_METHODS",
     "MIN_DRAFTS",
+    "MIN_WINDOWS_FOR_FALL",
+    "acceptance_fell",
     "NEAR_ZERO",
     "is_low_acceptance",
     "learned_head",
@@ -25,6 +28,8 @@ __all__ = [
 
 NEAR_ZERO = 0.05  # acceptance rate (fraction) below which a learned draft head is presumed broken
 FAR_BELOW = 0.1  # fraction of the same method's best acceptance on another workload
+FELL_TO = 0.5  # the later half of a log's windows at or under this share of the earlier half's rate: a fall
+MIN_WINDOWS_FOR_FALL = 4  # fewer windows are too few to split into halves
 MIN_DRAFTS = 50  # verify steps that carried a draft: fewer are too few to call
 # The drafters that need no trained weights (vLLM ``ngram`` / ``ngram_gpu`` / ``suffix``, llama.cpp ``ngram-*``,
 # SGLang's lookahead / n-gram, prompt lookup): their acceptance is legitimately low on text that does not repeat.
@@ -66,3 +71,30 @@ def low_acceptance_alarm(method: str | None, rate: float | None, drafts: float |
         return None
     who = method or "unknown method"
     return f"LOW_ACCEPTANCE({who} accepts {rate:.1%} of drafted tokens over {drafts:,.0f} drafts, < {NEAR_ZERO:.0%})"
+
+
+def acceptance_fell(windows: list[tuple[int, float, float, bool]], who: str = "") -> str | None:
+    """``ACCEPTANCE_FELL(...)`` when the acceptance of a log's later windows fell to :data:`FELL_TO` or less of its
+    earlier windows', else None. ``windows``: (line number, rate, weight, is_bound) in log order, one per window that
+    drafted: the rate is the window's own (accepted / drafted, weight its drafted tokens) or, for a window that prints
+    no counts, its upper bound (weight 1, ``is_bound``). The windows are split into halves by order (the earlier half
+    the smaller when odd) and each half's rate is the weighted mean. A pooled figure hides such a fall (sglang issue
+    #30763: 73 % at first, 19 % past 32K of context); fewer than :data:`MIN_WINDOWS_FOR_FALL` windows say nothing.
+    ``who``: the engine (rank) the windows belong to, named first when given."""
+    if len(windows) < MIN_WINDOWS_FOR_FALL:
+        return None
+    half = len(windows) // 2
+    parts = (windows[:half], windows[half:])
+    rates = [sum(r * w for _, r, w, _ in p) / sum(w for _, _, w, _ in p) for p in parts]
+    if not all(math.isfinite(r) for r in rates) or rates[0] <= 0 or rates[1] > FELL_TO * rates[0]:
+        return None
+    bound = "at most " if any(b for *_, b in windows) else ""
+    said = "; ".join(f"lines {p[0][0]}-{p[-1][0]}: {bound}{r:.1%}" for p, r in zip(parts, rates, strict=True))
+    share = rates[1] / rates[0]
+    named = f"{who}: " if who else ""
+    what = "upper bound of the rate" if bound else "rate"
+    return (
+        f"ACCEPTANCE_FELL({named}the later half of {len(windows)} windows is at {share:.0%} of the earlier half's "
+        f"{what}: {said}; the pooled figure hides the fall (a longer context, a changed workload, or a drafter "
+        f"that degrades while serving))"
+    )
