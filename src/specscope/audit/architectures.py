@@ -32,6 +32,8 @@ __all__ = [
     "unlisted",
     "FUSED_SPELLINGS",
     "config_int",
+    "declared_architectures",
+    "unlisted_draft_architecture",
 ]
 
 _TABLE = "architectures.toml"
@@ -255,24 +257,52 @@ def detect_family(
     return None
 
 
+#: words a speculative format's architecture name carries (the speculative sections of the engines' registries:
+#: ``EagleCohereForCausalLM``, ``PeagleLlamaForCausalLM``, ``PEagleDraftModel``, ``DSparkDraftModel``,
+#: ``MiMoMTPModel``, ``MLPSpeculatorPreTrainedModel`` ...). Used only to tell a draft format the census does not list
+#: from an ordinary causal LM (an EAGLE-1 draft exported as ``LlamaForCausalLM``), never to pick a family.
+_DRAFT_WORDS = ("eagle", "medusa", "dflash", "dspark", "speculator", "draft", "mtp", "nextn")
+
+
+def declared_architectures(cfg: dict[str, Any] | None) -> list[str]:
+    """``cfg["architectures"]`` as strings (empty when absent or not a list)."""
+    archs = (cfg or {}).get("architectures")
+    return [str(a) for a in archs] if isinstance(archs, list) else []
+
+
+def unlisted_draft_architecture(cfg: dict[str, Any] | None) -> str | None:
+    """The declared architecture when it names a speculative format (:data:`_DRAFT_WORDS`) and no family of the
+    census lists any declared architecture exactly, else None. Architecture names match the census exactly: a name
+    that holds a family's name (``PeagleLlamaForCausalLM`` holds ``EagleLlamaForCausalLM``) is another loader's."""
+    archs = declared_architectures(cfg)
+    listed = {a for f in families().values() if f.kind == "draft" for a in f.architectures}
+    if not archs or set(archs) & listed:
+        return None
+    return next((a for a in archs if any(w in a.lower() for w in _DRAFT_WORDS)), None)
+
+
 def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[str]) -> Family | None:
     """The draft family of a separate draft checkpoint (EAGLE, EAGLE-3, DFlash, Medusa, MLP speculator), or None.
 
-    By architecture name, model type, declaring key, then by tensor names (``d2t`` / ``midlayer.``: EAGLE-3;
-    ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain Llama config). A
+    By architecture name (exactly as a family lists it), model type, declaring key, then by tensor names (``d2t`` /
+    ``midlayer.``: EAGLE-3; ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain
+    Llama config). A
     speculators-format config names its method (``speculators_model_type``): vLLM's speculators ``algos.py`` maps each
     method to its own loader, so a method no family is (``peagle``, ``mtp``, ``dspark``) is None, never the family its
-    keys or names resemble (P-EAGLE carries EAGLE-3's ``draft_vocab_size`` and ``d2t``).
+    keys or names resemble (P-EAGLE carries EAGLE-3's ``draft_vocab_size`` and ``d2t``); so is an architecture that
+    names a speculative format no family lists (:func:`unlisted_draft_architecture`).
     """
     cfg = config or {}
-    archs = " ".join(str(a) for a in cfg.get("architectures") or []).lower()
+    archs = set(declared_architectures(cfg))
     model_type = str(cfg.get("model_type", "")).lower()
     speculators = str(cfg.get("speculators_model_type", "")).lower()
     drafts = [f for f in families().values() if f.kind == "draft" and f.key != "draft_model"]
     for fam in drafts:
-        if any(a.lower() in archs for a in fam.architectures) or speculators == fam.key:
+        if archs & set(fam.architectures) or speculators == fam.key:
             return fam
     if speculators:  # a speculators method no family is: its own loader (vLLM speculators algos.py), not a guess
+        return None
+    if unlisted_draft_architecture(cfg) is not None:  # a draft format the census lacks: never the nearest family
         return None
     for fam in drafts:
         if model_type in fam.model_types or any(k in cfg for k in fam.keys):

@@ -14,7 +14,13 @@ from dataclasses import replace
 from typing import Any
 
 from specscope.audit.archdoc import unjudged_draft_row
-from specscope.audit.architectures import DraftLayout, detect_draft_family, draft_layout, family
+from specscope.audit.architectures import (
+    DraftLayout,
+    detect_draft_family,
+    draft_layout,
+    family,
+    unlisted_draft_architecture,
+)
 from specscope.audit.catalog import finding, with_target
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s, with_draft
 from specscope.audit.findings import AuditReport, Finding, by_severity
@@ -82,6 +88,25 @@ def _unknown_draft_format(ck: Checkpoint) -> Finding | None:
         needs=", ".join(needs) or "-",
         have=sum(1 for n in needs if n in names),
         details={"architecture": arch, "engine": row.engine, "loader": row.file, "nearest": nearest.key},
+    )
+
+
+def _unlisted_draft_format(ck: Checkpoint) -> Finding | None:
+    """``DRAFT_FORMAT_UNKNOWN/unlisted`` (WARNING) for a checkpoint whose ``architectures`` name a speculative format
+    no family of the census lists (:func:`.architectures.unlisted_draft_architecture`): what it holds, and no family's
+    rule or fix (``PeagleLlamaForCausalLM`` was judged by EAGLE-1's rules because it holds ``EagleLlamaForCausalLM``;
+    alone it passed as "no findings")."""
+    arch = unlisted_draft_architecture(ck.config)
+    if arch is None or (ck.config or {}).get("speculators_model_type"):
+        return None
+    names = sorted(set(ck.locations) | set(ck.weight_map))
+    return finding(
+        "DRAFT_FORMAT_UNKNOWN/unlisted",
+        file="config.json",
+        arch=arch,
+        n=len(names),
+        examples=", ".join(names[:6]) + (", ..." if len(names) > 6 else "") if names else "none",
+        details={"architecture": arch, "tensors": len(names)},
     )
 
 
@@ -169,7 +194,7 @@ def _heads(
         return [note], None, draft, head.prefixes
     if layout is not None:
         return mtp_findings, layout, None, ()
-    unknown = _unknown_draft_format(ck)
+    unknown = _unknown_draft_format(ck) or _unlisted_draft_format(ck)
     if unknown is not None:
         return [unknown], None, None, ()
     draft = separate_draft_layout(ck, as_draft=as_draft)
