@@ -22,7 +22,7 @@ import pytest
 
 from clirun import cli
 
-from .ckmaker import H, dense_config, dense_model, layer, vocab, write
+from .ckmaker import H, I, dense_config, dense_model, layer, vocab, write
 
 V = 64
 
@@ -73,3 +73,44 @@ def test_an_eagle1_draft_exported_as_a_plain_llama_is_still_eagle(tmp_path: Path
     draft = write(tmp_path / "d", shapes, dense_config(1, V), tokens=vocab(V))
     code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
     assert code == 0 and report["facts"]["draft"]["draft_family"]["family"] == "eagle"
+
+
+def _mlp(root: Path, emb_dim: int, *, proj0: int | None = None, **extra: object) -> Path:
+    shapes: dict[str, list[int]] = {}
+    for i in range(2):
+        shapes |= {f"emb.{i}.weight": [V, I], f"head.{i}.weight": [V, I], f"ln.{i}.weight": [I], f"ln.{i}.bias": [I]}
+        shapes[f"proj.{i}.weight"] = [I, (proj0 or emb_dim) if i == 0 else I]
+    cfg = {"architectures": ["MLPSpeculatorPreTrainedModel"], "model_type": "mlp_speculator", "n_predict": 2}
+    cfg |= {"emb_dim": emb_dim, "inner_dim": I, "vocab_size": V, "n_candidates": 2, "top_k_tokens_per_head": [2, 2]}
+    return write(root, shapes, cfg | extra, tokens=vocab(V))
+
+
+def test_mlp_speculator_for_another_width_is_an_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    code, report = _audit([_target(tmp_path), "--draft", _mlp(tmp_path / "d", 2 * H)], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_HIDDEN_MISMATCH"]
+    assert f["details"] == {"draft_width": 2 * H, "from": "emb_dim", "target_hidden_size": H}
+    assert code == 1
+
+
+def test_mlp_speculator_of_the_target_width_is_clean(tmp_path: Path, capsys, monkeypatch) -> None:
+    code, report = _audit([_target(tmp_path), "--draft", _mlp(tmp_path / "d", H)], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+
+
+def test_mlp_speculator_proj0_unlike_emb_dim_is_an_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    """emb_dim says H, proj.0 is stored [I, 2H]: the loader builds proj.0 as [inner_dim, emb_dim] and its
+    default_weight_loader asserts the shape."""
+    draft = _mlp(tmp_path / "d", H, proj0=2 * H)
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_SHAPE"]
+    assert f["details"]["tensors"] == [{"name": "proj.0.weight", "shape": [I, 2 * H], "expected": [I, H]}]
+    assert code == 1
+
+
+def test_mlp_speculator_top_k_per_head_of_another_length_is_an_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    """MLPSpeculatorConfig asserts len(top_k_tokens_per_head) == n_predict: the config does not load."""
+    draft = _mlp(tmp_path / "d", H, top_k_tokens_per_head=[4, 3, 2])
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_CONFIG_INVALID"]
+    assert f["details"] == {"key": "top_k_tokens_per_head", "value": [4, 3, 2], "expected": "2 entries (n_predict)"}
+    assert code == 1

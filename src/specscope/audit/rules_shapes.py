@@ -21,8 +21,14 @@ Rules, by family, with the loaders they come from:
   else ``num_hidden_layers``) and ``T`` as for EAGLE-3.
 - **Medusa** (``medusa.py`` @01dbb081): residual blocks ``nn.Linear(hidden, hidden)`` over the target's last hidden
   state: ``hidden_size`` is the target's.
+- **MLP speculator** (``mlp_speculator.py`` and ``configs/mlp_speculator.py`` @0531c222): ``proj.0`` is
+  ``nn.Linear(emb_dim, inner_dim)`` over the target's last hidden state (``attribute_map`` reads ``hidden_size`` as
+  ``emb_dim``), so ``emb_dim`` is the target's ``hidden_size``; ``proj.{i>0}`` ``[inner, inner]``, ``emb.{i}`` and
+  ``head.{i}`` ``[vocab_size, inner]``, ``ln.{i}`` weight and bias ``[inner]`` with ``inner`` = ``inner_dim`` or, when
+  0, ``emb_dim``; ``MLPSpeculatorConfig`` asserts ``len(top_k_tokens_per_head) == n_predict``.
 
-Codes: ``MTP_LAYER_SHAPE`` (ERROR), ``DRAFT_FC_SHAPE`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR).
+Codes: ``MTP_LAYER_SHAPE`` (ERROR), ``DRAFT_FC_SHAPE`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR),
+``DRAFT_TENSOR_SHAPE`` (ERROR), ``DRAFT_CONFIG_INVALID`` (ERROR).
 """
 
 from __future__ import annotations
@@ -113,6 +119,8 @@ def dflash_layer_ids(cfg: dict[str, Any]) -> tuple[str, object]:
 def target_width(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int | None, str]:
     """The width of the target hidden states the draft reads, and the config key it comes from."""
     hidden = config_int(cfg, "hidden_size")
+    if layout.family.key == "mlp_speculator" and config_int(cfg, "emb_dim") is not None:
+        return config_int(cfg, "emb_dim"), "emb_dim"
     if layout.family.key in ("eagle3", "dflash"):
         t = config_int(cfg, "target_hidden_size")
         return (t, "target_hidden_size") if t is not None else (hidden, "hidden_size")
@@ -141,8 +149,74 @@ def _fc_want(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int, str] | None
     return None
 
 
+def _mlp_speculator_shapes(cfg: dict[str, Any]) -> dict[str, list[int]]:
+    """Stage tensor name -> the shape the MLP speculator's loader builds (see the module docstring); names whose size
+    the config does not give are left out."""
+    emb, vocab, n = config_int(cfg, "emb_dim"), config_int(cfg, "vocab_size"), config_int(cfg, "n_predict")
+    inner = config_int(cfg, "inner_dim") or emb
+    if inner is None or n is None:
+        return {}
+    out: dict[str, list[int]] = {}
+    for i in range(n):
+        out |= {f"ln.{i}.weight": [inner], f"ln.{i}.bias": [inner]}
+        if i or emb is not None:
+            out[f"proj.{i}.weight"] = [inner, inner if i else emb or 0]
+        if vocab is not None:
+            out |= {f"emb.{i}.weight": [vocab, inner], f"head.{i}.weight": [vocab, inner]}
+    return out
+
+
+def _check_mlp_speculator(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
+    """``DRAFT_CONFIG_INVALID`` (a ``top_k_tokens_per_head`` the config class refuses) and ``DRAFT_TENSOR_SHAPE``
+    (stage tensors shaped unlike the loader builds them) for an MLP speculator."""
+    cfg = ck.text_config
+    out: list[Finding] = []
+    n, top_k = config_int(cfg, "n_predict"), cfg.get("top_k_tokens_per_head")
+    if n is not None and isinstance(top_k, list) and len(top_k) != n:
+        expected = f"{n} entries (n_predict)"
+        details = {"key": "top_k_tokens_per_head", "value": top_k, "expected": expected}
+        out.append(
+            finding(
+                "DRAFT_CONFIG_INVALID",
+                file="config.json",
+                config_key="top_k_tokens_per_head",
+                value=top_k,
+                expected=expected,
+                why=f"MLPSpeculatorConfig asserts one entry per predicted token (n_predict {n})",
+                details=details,
+            )
+        )
+    want = _mlp_speculator_shapes(cfg)
+    bad: list[tuple[str, list[int], list[int]]] = []  # (name, stored shape, expected shape)
+    for name, shape in want.items():
+        info = ck.tensor(name)
+        if info is not None and info.dtype not in PACKED_INT_DTYPES and list(info.shape) != shape:
+            bad.append((name, list(info.shape), shape))
+    if bad:
+        name, stored, wanted = bad[0]
+        shown = "; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN])
+        out.append(
+            finding(
+                "DRAFT_TENSOR_SHAPE",
+                file=ck.shard_of(name),
+                tensor=name,
+                n=len(bad),
+                shown=shown + (f" (+{len(bad) - _SHOWN} more)" if len(bad) > _SHOWN else ""),
+                shape=stored,
+                want=wanted,
+                keys="emb_dim, inner_dim, vocab_size",
+                family=layout.family.title,
+                details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
+            )
+        )
+    return out
+
+
 def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
-    """``DRAFT_FC_SHAPE``: a separate draft's ``fc`` is not ``[hidden_size, in_features]`` as its loader builds it."""
+    """``DRAFT_FC_SHAPE``: a separate draft's ``fc`` is not ``[hidden_size, in_features]`` as its loader builds it;
+    the MLP speculator's stage shapes and config (:func:`_check_mlp_speculator`)."""
+    if layout.family.key == "mlp_speculator":
+        return _check_mlp_speculator(ck, layout)
     cfg = ck.text_config
     want = _fc_want(cfg, layout)
     hidden = config_int(cfg, "hidden_size")
@@ -173,9 +247,9 @@ def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
 def check_hidden_vs_target(
     draft_cfg: dict[str, Any], layout: DraftLayout | None, target_cfg: dict[str, Any]
 ) -> list[Finding]:
-    """``DRAFT_HIDDEN_MISMATCH``: a draft that reads the target's hidden states (EAGLE, EAGLE-3, DFlash, Medusa) built
-    for another width. A separate draft model reads only token ids: its width is its own."""
-    if layout is None or layout.family.key not in ("eagle", "eagle3", "dflash", "medusa"):
+    """``DRAFT_HIDDEN_MISMATCH``: a draft that reads the target's hidden states (EAGLE, EAGLE-3, DFlash, Medusa, MLP
+    speculator) built for another width. A separate draft model reads only token ids: its width is its own."""
+    if layout is None or layout.family.key not in ("eagle", "eagle3", "dflash", "medusa", "mlp_speculator"):
         return []
     width, key = target_width(draft_cfg, layout)
     target = config_int(target_cfg, "hidden_size")
