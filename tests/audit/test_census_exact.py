@@ -114,3 +114,55 @@ def test_mlp_speculator_top_k_per_head_of_another_length_is_an_error(tmp_path: P
     (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_CONFIG_INVALID"]
     assert f["details"] == {"key": "top_k_tokens_per_head", "value": [4, 3, 2], "expected": "2 entries (n_predict)"}
     assert code == 1
+
+
+def _eagle3(root: Path, extra: dict[str, list[int]], **cfg_extra: object) -> Path:
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H], **layer("midlayer.")}
+    shapes |= {"midlayer.hidden_norm.weight": [H], **extra}
+    cfg = {**dense_config(1, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V, **cfg_extra}
+    return write(root, shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+
+
+def test_eagle3_norm_before_fc_without_input_norm_is_missing(tmp_path: Path, capsys, monkeypatch) -> None:
+    draft = _eagle3(tmp_path / "d", {}, norm_before_fc=True)
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
+    assert "input_norm.weight" in f["message"] and code == 1
+
+
+def test_eagle3_norm_before_fc_in_eagle_config_is_read(tmp_path: Path, capsys, monkeypatch) -> None:
+    draft = _eagle3(tmp_path / "d", {"input_norm.weight": [3 * H]}, eagle_config={"norm_before_fc": True})
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+
+
+def test_eagle3_input_norm_stored_without_norm_before_fc_is_not_read(tmp_path: Path, capsys, monkeypatch) -> None:
+    """input_norm stored, norm_before_fc absent (false): the loader skips input_norm.*, the trained norm is not
+    applied."""
+    draft = _eagle3(tmp_path / "d", {"input_norm.weight": [3 * H]})
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_NOT_READ"]
+    assert f["details"] == {"key": "norm_before_fc", "value": False, "tensors": ["input_norm.weight"]}
+    assert code == 1
+
+
+def test_eagle3_fc_norm_needs_one_norm_per_aux_state(tmp_path: Path, capsys, monkeypatch) -> None:
+    draft = _eagle3(tmp_path / "d", {"fc_norm.0.weight": [H], "fc_norm.1.weight": [H]}, fc_norm=True)
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
+    assert "fc_norm.2.weight" in f["message"] and code == 1
+
+
+def test_eagle3_fc_norm_stored_without_the_key_is_not_read(tmp_path: Path, capsys, monkeypatch) -> None:
+    norms = {f"fc_norm.{i}.weight": [H] for i in range(3)}
+    code, report = _audit([_target(tmp_path), "--draft", _eagle3(tmp_path / "d", norms)], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_NOT_READ"]
+    assert f["details"]["key"] == "fc_norm" and len(f["details"]["tensors"]) == 3
+    assert code == 1
+
+
+def test_eagle3_with_both_norms_as_declared_is_clean(tmp_path: Path, capsys, monkeypatch) -> None:
+    extra = {"input_norm.weight": [3 * H], **{f"fc_norm.{i}.weight": [H] for i in range(3)}}
+    draft = _eagle3(tmp_path / "d", extra, norm_before_fc=True, fc_norm=True)
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []

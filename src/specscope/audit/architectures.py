@@ -33,6 +33,8 @@ __all__ = [
     "FUSED_SPELLINGS",
     "config_int",
     "declared_architectures",
+    "Eagle3Norms",
+    "eagle3_norms",
     "unlisted_draft_architecture",
 ]
 
@@ -466,6 +468,37 @@ def _mlp_speculator_groups(cfg: dict[str, Any], n_predict: int) -> list[tuple[st
     return [("speculator stages" + (" (tie_weights: one shared copy)" if tied else ""), tuple(sorted(names)))]
 
 
+@dataclass(frozen=True)
+class Eagle3Norms:
+    """The optional norms over an EAGLE-3 draft's fused target states, as its loader reads the config: vLLM
+    ``llama_eagle3.py`` (the release with PR #42143, "read norm_before_fc from eagle_config"; a stored copy whose path
+    the index did not give). ``norm_before_fc`` (``eagle_config.norm_before_fc``, else the top-level key) builds
+    ``input_norm`` = RMSNorm(n_aux * target width) and, false, skips every stored ``input_norm.*``; ``fc_norm`` (top
+    level) builds ``fc_norm.{i}`` = RMSNorm(target width) per auxiliary state, and, false, leaves a stored
+    ``fc_norm.*`` without a parameter (the weights loader raises). ``n_aux``: ``num_aux_hidden_states``, else the
+    length of ``eagle_config.eagle_aux_hidden_state_layer_ids``, else 3."""
+
+    norm_before_fc: bool
+    fc_norm: bool
+    n_aux: int
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        fc_norms = tuple(f"fc_norm.{i}.weight" for i in range(self.n_aux)) if self.fc_norm else ()
+        return (("input_norm.weight",) if self.norm_before_fc else ()) + fc_norms
+
+
+def eagle3_norms(cfg: dict[str, Any] | None) -> Eagle3Norms:
+    """:class:`Eagle3Norms` of an EAGLE-3 draft config (the top level, and its ``eagle_config``)."""
+    top = cfg or {}
+    nested = top.get("eagle_config")
+    eagle = nested if isinstance(nested, dict) else {}
+    before = bool(eagle.get("norm_before_fc", top.get("norm_before_fc", False)))
+    ids = eagle.get("eagle_aux_hidden_state_layer_ids")
+    n_aux = config_int(top, "num_aux_hidden_states") or (len(ids) if isinstance(ids, list) and ids else 3)
+    return Eagle3Norms(before, bool(top.get("fc_norm", False)), n_aux)
+
+
 def _pattern_end_norms(fam: Family, cfg: dict[str, Any], n_layers: int) -> list[str]:
     """The end norm of each draft step for a family whose step is several physical layers (``pattern_key``): step
     ``i`` spans ``{head}layers.{i*P}`` .. ``{head}layers.{(i+1)*P - 1}`` with ``P`` the pattern's length (vLLM
@@ -514,6 +547,8 @@ def draft_layout(
             head_names.remove("lm_head.weight")  # a full-vocabulary head is the target's when the draft has none
         specific = [head + n for n in head_names] + [p + g for p in layer_prefixes for g in fam.layer_glue]
         specific += _pattern_end_norms(fam, tc, n_layers)
+        if fam.key == "eagle3":  # the optional norms over the fused target states (Eagle3Norms)
+            specific += eagle3_norms(cfg).required
         if fam.key == "draft_model" and tc.get("tie_word_embeddings") is False:
             specific.append("lm_head.weight")  # transformers' default is tied: no lm_head of its own
         groups.append(("MTP-specific" if fam.kind == "mtp" else "draft-specific", tuple(specific)))

@@ -27,15 +27,17 @@ Rules, by family, with the loaders they come from:
   ``head.{i}`` ``[vocab_size, inner]``, ``ln.{i}`` weight and bias ``[inner]`` with ``inner`` = ``inner_dim`` or, when
   0, ``emb_dim``; ``MLPSpeculatorConfig`` asserts ``len(top_k_tokens_per_head) == n_predict``.
 
+- **EAGLE-3 norms** (:class:`.architectures.Eagle3Norms`): ``input_norm`` / ``fc_norm.{i}`` stored but not declared.
+
 Codes: ``MTP_LAYER_SHAPE`` (ERROR), ``DRAFT_FC_SHAPE`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR),
-``DRAFT_TENSOR_SHAPE`` (ERROR), ``DRAFT_CONFIG_INVALID`` (ERROR).
+``DRAFT_TENSOR_SHAPE`` (ERROR), ``DRAFT_CONFIG_INVALID`` (ERROR), ``DRAFT_TENSOR_NOT_READ`` (ERROR).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, alias_name, config_int
+from specscope.audit.architectures import DraftLayout, alias_name, config_int, eagle3_norms
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.rules_heads import fix_for
@@ -212,11 +214,78 @@ def _check_mlp_speculator(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     return out
 
 
+def _check_eagle3_norms(ck: Checkpoint) -> list[Finding]:
+    """``DRAFT_TENSOR_NOT_READ`` (ERROR): an EAGLE-3 draft stores ``input_norm.*`` / ``fc_norm.*`` that its config
+    does not declare (:class:`.architectures.Eagle3Norms`: the loader skips ``input_norm``, and has no parameter for
+    ``fc_norm``); ``DRAFT_TENSOR_SHAPE`` (ERROR): a declared norm not ``[n_aux * width]`` / ``[width]``."""
+    norms = eagle3_norms(ck.config)
+    names = sorted(ck.tensors())
+    out: list[Finding] = []
+    unread = (
+        (
+            "norm_before_fc",
+            norms.norm_before_fc,
+            "input_norm.",
+            "the engine skips it: the draft runs without a norm it was trained with, and acceptance falls",
+        ),
+        (
+            "fc_norm",
+            norms.fc_norm,
+            "fc_norm.",
+            "the engine builds no such parameter: its weights loader raises and the draft does not load",
+        ),
+    )
+    for key, declared, prefix, consequence in unread:
+        stored = [n for n in names if n.startswith(prefix)]
+        if declared or not stored:
+            continue
+        out.append(
+            finding(
+                "DRAFT_TENSOR_NOT_READ",
+                file=ck.shard_of(stored[0]),
+                tensor=stored[0],
+                n=len(stored),
+                config_key=key,
+                prefix=prefix + "*",
+                consequence=consequence,
+                details={"key": key, "value": False, "tensors": stored},
+            )
+        )
+    width = config_int(ck.text_config, "target_hidden_size") or config_int(ck.text_config, "hidden_size")
+    if width is None:
+        return out
+    want = {"input_norm.weight": [norms.n_aux * width]} if norms.norm_before_fc else {}
+    want |= {f"fc_norm.{i}.weight": [width] for i in range(norms.n_aux)} if norms.fc_norm else {}
+    bad = [(n, list(i.shape), w) for n, w in want.items() if (i := ck.tensor(n)) is not None and list(i.shape) != w]
+    if bad:
+        name, stored_shape, wanted = bad[0]
+        out.append(
+            finding(
+                "DRAFT_TENSOR_SHAPE",
+                file=ck.shard_of(name),
+                tensor=name,
+                n=len(bad),
+                shown="; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN]),
+                shape=stored_shape,
+                want=wanted,
+                keys="target_hidden_size / hidden_size, num_aux_hidden_states",
+                family="EAGLE-3",
+                details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
+            )
+        )
+    return out
+
+
 def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     """``DRAFT_FC_SHAPE``: a separate draft's ``fc`` is not ``[hidden_size, in_features]`` as its loader builds it;
     the MLP speculator's stage shapes and config (:func:`_check_mlp_speculator`)."""
     if layout.family.key == "mlp_speculator":
         return _check_mlp_speculator(ck, layout)
+    out = _check_eagle3_norms(ck) if layout.family.key == "eagle3" else []
+    return out + _check_fc(ck, layout)
+
+
+def _check_fc(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     cfg = ck.text_config
     want = _fc_want(cfg, layout)
     hidden = config_int(cfg, "hidden_size")
