@@ -166,3 +166,44 @@ def test_eagle3_with_both_norms_as_declared_is_clean(tmp_path: Path, capsys, mon
     draft = _eagle3(tmp_path / "d", extra, norm_before_fc=True, fc_norm=True)
     code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
     assert code == 0 and _codes(report, "error") == []
+
+
+def test_eagle3_without_aux_hidden_states_has_no_fc(tmp_path: Path, capsys, monkeypatch) -> None:
+    """eagle_config.use_aux_hidden_state false (the key ModelOpt exports write): the loader builds no fc and skips a
+    stored fc.*; a draft without fc.weight is complete (it was ERROR DRAFT_TENSORS_MISSING fc.weight)."""
+    shapes = {"norm.weight": [H], "lm_head.weight": [V, H], **layer("midlayer."), "midlayer.hidden_norm.weight": [H]}
+    cfg = {**dense_config(1, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V}
+    cfg["eagle_config"] = {"use_aux_hidden_state": False}
+    draft = write(tmp_path / "d", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+
+
+def test_eagle3_fc_is_sized_by_the_aux_states_it_fuses(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Four auxiliary layers in eagle_config (TorchSpec / ModelOpt drafts): fc is [H, 4H] (the loader sizes fc by
+    n_aux * target width); it was ERROR DRAFT_FC_SHAPE expecting [H, 3H]. [H, 3H] is now the error."""
+    aux = {"eagle_aux_hidden_state_layer_ids": [0, 1, 2, 3]}
+    target = write(tmp_path / "target4", dense_model(4, V), dense_config(4, V), tokens=vocab(V))
+    ok = _eagle3(tmp_path / "ok", {"fc.weight": [H, 4 * H]}, eagle_config=aux)
+    code, report = _audit([target, "--draft", ok], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+    bad = _eagle3(tmp_path / "bad", {}, eagle_config=aux)
+    code, report = _audit([target, "--draft", bad], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_FC_SHAPE"]
+    assert f["details"] == {"shape": [H, 3 * H], "expected": [H, 4 * H]} and code == 1
+
+
+def test_eagle3_hidden_norm_is_the_first_layer_s_only(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A two-layer EAGLE-3 draft: only layer 0 normalises the target's hidden state (hidden_norm); layer 1 runs on
+    the residual stream and its hidden_norm is never used. It was ERROR DRAFT_TENSORS_MISSING layers.1.hidden_norm."""
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H], **layer("layers.0.")}
+    shapes |= {"layers.0.hidden_norm.weight": [H], **layer("layers.1.")}
+    cfg = {**dense_config(2, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V}
+    draft = write(tmp_path / "d", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+    del shapes["layers.1.input_layernorm.weight"]  # layer 1's own norm is read
+    draft = write(tmp_path / "d2", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
+    assert "layers.1.input_layernorm.weight" in f["message"] and code == 1

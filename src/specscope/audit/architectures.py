@@ -33,8 +33,8 @@ __all__ = [
     "FUSED_SPELLINGS",
     "config_int",
     "declared_architectures",
-    "Eagle3Norms",
-    "eagle3_norms",
+    "Eagle3Fusion",
+    "eagle3_fusion",
     "unlisted_draft_architecture",
 ]
 
@@ -88,6 +88,8 @@ class Family:
     sharing_key: str = ""
     #: MTP layers the engine builds whatever the config declares (vLLM MiMo-V2: 1); 0 = as declared
     engine_layers: int = 0
+    #: ``layer_glue`` belongs to the first draft layer only (EAGLE-3's ``hidden_norm``)
+    glue_first_layer_only: bool = False
     #: set when this row was chosen for a ``model_type`` the table does not list (by tensor names, else the DeepSeek
     #: layout): the model type, so findings say which layout was assumed and never cite this row's example source.
     unlisted_model_type: str = ""
@@ -136,6 +138,7 @@ def families() -> dict[str, Family]:
             end_norm=str(merged.get("end_norm", "")),
             sharing_key=str(merged.get("sharing_key", "")),
             engine_layers=int(merged.get("engine_layers", 0)),
+            glue_first_layer_only=bool(merged.get("glue_first_layer_only", False)),
         )
     return out
 
@@ -469,34 +472,41 @@ def _mlp_speculator_groups(cfg: dict[str, Any], n_predict: int) -> list[tuple[st
 
 
 @dataclass(frozen=True)
-class Eagle3Norms:
-    """The optional norms over an EAGLE-3 draft's fused target states, as its loader reads the config: vLLM
-    ``llama_eagle3.py`` (the release with PR #42143, "read norm_before_fc from eagle_config"; a stored copy whose path
-    the index did not give). ``norm_before_fc`` (``eagle_config.norm_before_fc``, else the top-level key) builds
-    ``input_norm`` = RMSNorm(n_aux * target width) and, false, skips every stored ``input_norm.*``; ``fc_norm`` (top
-    level) builds ``fc_norm.{i}`` = RMSNorm(target width) per auxiliary state, and, false, leaves a stored
-    ``fc_norm.*`` without a parameter (the weights loader raises). ``n_aux``: ``num_aux_hidden_states``, else the
-    length of ``eagle_config.eagle_aux_hidden_state_layer_ids``, else 3."""
+class Eagle3Fusion:
+    """How an EAGLE-3 draft fuses the target's states, as its loader reads the config: vLLM ``llama_eagle3.py`` (the
+    release with PR #42143, "read norm_before_fc from eagle_config"; a stored copy whose path the index did not give).
+    ``eagle_config.use_aux_hidden_state`` false: no ``fc`` (nor the norms below) is built and a stored ``fc.*`` is
+    skipped. ``fc`` is ``[hidden, n_aux * target width]`` (the release @00bd1493 hard-coded 3). ``norm_before_fc``
+    (``eagle_config.norm_before_fc``, else the top-level key) builds ``input_norm`` = RMSNorm(n_aux * target width)
+    and, false, skips every stored ``input_norm.*``; ``fc_norm`` (top level) builds ``fc_norm.{i}`` = RMSNorm(target
+    width) per auxiliary state, and, false, leaves a stored ``fc_norm.*`` without a parameter (the weights loader
+    raises). ``n_aux``: ``num_aux_hidden_states``, else the length of ``eagle_config.eagle_aux_hidden_state_layer_ids``,
+    else 3."""
 
+    use_aux: bool
     norm_before_fc: bool
     fc_norm: bool
     n_aux: int
 
     @property
     def required(self) -> tuple[str, ...]:
+        """The fusion's tensors the loader builds: ``fc`` and the declared norms (none without aux states)."""
+        if not self.use_aux:
+            return ()
         fc_norms = tuple(f"fc_norm.{i}.weight" for i in range(self.n_aux)) if self.fc_norm else ()
-        return (("input_norm.weight",) if self.norm_before_fc else ()) + fc_norms
+        return ("fc.weight",) + (("input_norm.weight",) if self.norm_before_fc else ()) + fc_norms
 
 
-def eagle3_norms(cfg: dict[str, Any] | None) -> Eagle3Norms:
-    """:class:`Eagle3Norms` of an EAGLE-3 draft config (the top level, and its ``eagle_config``)."""
+def eagle3_fusion(cfg: dict[str, Any] | None) -> Eagle3Fusion:
+    """:class:`Eagle3Fusion` of an EAGLE-3 draft config (the top level, and its ``eagle_config``)."""
     top = cfg or {}
     nested = top.get("eagle_config")
     eagle = nested if isinstance(nested, dict) else {}
     before = bool(eagle.get("norm_before_fc", top.get("norm_before_fc", False)))
     ids = eagle.get("eagle_aux_hidden_state_layer_ids")
     n_aux = config_int(top, "num_aux_hidden_states") or (len(ids) if isinstance(ids, list) and ids else 3)
-    return Eagle3Norms(before, bool(top.get("fc_norm", False)), n_aux)
+    use_aux = eagle.get("use_aux_hidden_state", True) is not False
+    return Eagle3Fusion(use_aux, before and use_aux, bool(top.get("fc_norm", False)) and use_aux, n_aux)
 
 
 def _pattern_end_norms(fam: Family, cfg: dict[str, Any], n_layers: int) -> list[str]:
@@ -545,10 +555,11 @@ def draft_layout(
         head_names = list(fam.head)
         if fam.vocab_map == "eagle3" and _int(tc, "draft_vocab_size") in (0, _int(tc, "vocab_size")):
             head_names.remove("lm_head.weight")  # a full-vocabulary head is the target's when the draft has none
-        specific = [head + n for n in head_names] + [p + g for p in layer_prefixes for g in fam.layer_glue]
+        if fam.key == "eagle3":  # fc and its optional norms as the config declares them (Eagle3Fusion)
+            head_names = [n for n in head_names if n != "fc.weight"] + list(eagle3_fusion(cfg).required)
+        glued = layer_prefixes[:1] if fam.glue_first_layer_only else layer_prefixes
+        specific = [head + n for n in head_names] + [p + g for p in glued for g in fam.layer_glue]
         specific += _pattern_end_norms(fam, tc, n_layers)
-        if fam.key == "eagle3":  # the optional norms over the fused target states (Eagle3Norms)
-            specific += eagle3_norms(cfg).required
         if fam.key == "draft_model" and tc.get("tie_word_embeddings") is False:
             specific.append("lm_head.weight")  # transformers' default is tied: no lm_head of its own
         groups.append(("MTP-specific" if fam.kind == "mtp" else "draft-specific", tuple(specific)))

@@ -27,7 +27,7 @@ Rules, by family, with the loaders they come from:
   ``head.{i}`` ``[vocab_size, inner]``, ``ln.{i}`` weight and bias ``[inner]`` with ``inner`` = ``inner_dim`` or, when
   0, ``emb_dim``; ``MLPSpeculatorConfig`` asserts ``len(top_k_tokens_per_head) == n_predict``.
 
-- **EAGLE-3 norms** (:class:`.architectures.Eagle3Norms`): ``input_norm`` / ``fc_norm.{i}`` stored but not declared.
+- **EAGLE-3 norms** (:class:`.architectures.Eagle3Fusion`): ``input_norm`` / ``fc_norm.{i}`` stored but not declared.
 
 Codes: ``MTP_LAYER_SHAPE`` (ERROR), ``DRAFT_FC_SHAPE`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR),
 ``DRAFT_TENSOR_SHAPE`` (ERROR), ``DRAFT_CONFIG_INVALID`` (ERROR), ``DRAFT_TENSOR_NOT_READ`` (ERROR).
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, alias_name, config_int, eagle3_norms
+from specscope.audit.architectures import DraftLayout, alias_name, config_int, eagle3_fusion
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.rules_heads import fix_for
@@ -139,7 +139,11 @@ def _fc_want(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int, str] | None
     if fam == "eagle":
         return 2 * hidden, f"2 x hidden_size {hidden} (vLLM llama_eagle.py)"
     if fam == "eagle3":
-        return 3 * width, f"3 x {key} {width} (vLLM llama_eagle3.py)"
+        fusion = eagle3_fusion(cfg)
+        if not fusion.use_aux:
+            return None  # no fc is built (eagle_config.use_aux_hidden_state false)
+        n = fusion.n_aux
+        return n * width, f"{n} x {key} {width} (vLLM llama_eagle3.py)"
     if fam == "dflash":
         key_ids, ids = dflash_layer_ids(cfg)
         n, what = (
@@ -214,11 +218,11 @@ def _check_mlp_speculator(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     return out
 
 
-def _check_eagle3_norms(ck: Checkpoint) -> list[Finding]:
+def _check_eagle3_fusion(ck: Checkpoint) -> list[Finding]:
     """``DRAFT_TENSOR_NOT_READ`` (ERROR): an EAGLE-3 draft stores ``input_norm.*`` / ``fc_norm.*`` that its config
-    does not declare (:class:`.architectures.Eagle3Norms`: the loader skips ``input_norm``, and has no parameter for
+    does not declare (:class:`.architectures.Eagle3Fusion`: the loader skips ``input_norm``, and has no parameter for
     ``fc_norm``); ``DRAFT_TENSOR_SHAPE`` (ERROR): a declared norm not ``[n_aux * width]`` / ``[width]``."""
-    norms = eagle3_norms(ck.config)
+    norms = eagle3_fusion(ck.config)
     names = sorted(ck.tensors())
     out: list[Finding] = []
     unread = (
@@ -281,7 +285,7 @@ def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     the MLP speculator's stage shapes and config (:func:`_check_mlp_speculator`)."""
     if layout.family.key == "mlp_speculator":
         return _check_mlp_speculator(ck, layout)
-    out = _check_eagle3_norms(ck) if layout.family.key == "eagle3" else []
+    out = _check_eagle3_fusion(ck) if layout.family.key == "eagle3" else []
     return out + _check_fc(ck, layout)
 
 
