@@ -207,3 +207,20 @@ def test_eagle3_hidden_norm_is_the_first_layer_s_only(tmp_path: Path, capsys, mo
     code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
     (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
     assert "layers.1.input_layernorm.weight" in f["message"] and code == 1
+
+
+def test_a_draft_naming_its_target_depth_apart_is_read_by_that_key(tmp_path: Path, capsys, monkeypatch) -> None:
+    """TorchSpec's DSpark/DFlash export (lightseekorg/TorchSpec ``torchspec/config/dspark_draft_config.json``
+    @0db7eac0) writes ``num_target_layers`` as the count of target layers it reads (5) and the target's depth as
+    ``target_num_hidden_layers`` (36); z-lab's configs write the depth as ``num_target_layers``. Audited alone, ids
+    [1, 9, 17, 25, 33] were ERROR DRAFT_TARGET_LAYER_OUT_OF_RANGE against 5 layers."""
+    shapes = {"fc.weight": [H, 5 * H], "hidden_norm.weight": [H], "norm.weight": [H]}
+    shapes |= layer("layers.0.", {"self_attn.q_norm.weight": [8], "self_attn.k_norm.weight": [8]})
+    cfg = {**dense_config(1, V), "architectures": ["DFlashDraftModel"], "model_type": "dflash"}
+    cfg |= {"num_target_layers": 5, "target_num_hidden_layers": 36, "target_layer_ids": [1, 9, 17, 25, 33]}
+    code, report = _audit([write(tmp_path / "d", shapes, cfg)], capsys, monkeypatch, tmp_path)
+    assert "DRAFT_TARGET_LAYER_OUT_OF_RANGE" not in _codes(report) and code == 0
+    cfg["target_num_hidden_layers"] = 30  # a depth the ids do not fit is still the error
+    code, report = _audit([write(tmp_path / "d2", shapes, cfg)], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TARGET_LAYER_OUT_OF_RANGE"]
+    assert f["details"]["out_of_range"] == [33] and code == 1

@@ -16,6 +16,7 @@ from typing import Any
 from specscope.audit.archdoc import unjudged_draft_row
 from specscope.audit.architectures import (
     DraftLayout,
+    config_int,
     detect_draft_family,
     draft_layout,
     family,
@@ -50,6 +51,13 @@ def _num_layers(cfg: dict[str, Any] | None) -> int | None:
     tc: dict[str, Any] = text_cfg if isinstance(text_cfg, dict) else cfg
     n = tc.get("num_hidden_layers")
     return n if isinstance(n, int) else None
+
+
+def _declared_target_depth(cfg: dict[str, Any]) -> int | None:
+    """The target's layer count a draft config declares (used when no target is given): TorchSpec's
+    ``target_num_hidden_layers`` (its ``num_target_layers`` counts the layers read: lightseekorg/TorchSpec
+    ``torchspec/config/dspark_draft_config.json`` @0db7eac0), else z-lab's ``num_target_layers``."""
+    return config_int(cfg, "target_num_hidden_layers") or config_int(cfg, "num_target_layers")
 
 
 def separate_draft_layout(ck: Checkpoint, *, as_draft: bool) -> DraftLayout | None:
@@ -256,7 +264,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     if kv_table:
         facts["kv_scales"] = kv_table
     if draft is not None and draft.family.key in ("dflash", "eagle", "eagle3") and ck.config is not None:
-        target_layers = _num_layers(target_ck.config) if target_ck else ck.config.get("num_target_layers")
+        target_layers = _num_layers(target_ck.config) if target_ck else _declared_target_depth(ck.config)
         d_findings, table = check_draft_config(ck.text_config, target_num_layers=target_layers)
         findings += d_findings
         facts["draft_layers"] = table
