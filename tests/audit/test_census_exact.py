@@ -224,3 +224,26 @@ def test_a_draft_naming_its_target_depth_apart_is_read_by_that_key(tmp_path: Pat
     code, report = _audit([write(tmp_path / "d2", shapes, cfg)], capsys, monkeypatch, tmp_path)
     (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TARGET_LAYER_OUT_OF_RANGE"]
     assert f["details"]["out_of_range"] == [33] and code == 1
+
+
+def _minicpm_eagle(root: Path, drop: str | None = None) -> Path:
+    """An EAGLE draft for MiniCPM with vLLM ``minicpm_eagle.py``'s names (@04028200, loaded whole by
+    AutoWeightsLoader): model.fc [H, 2H] over [input_norm1(embedding); input_norm2(hidden)], model.norm, and
+    model.eagle_layers.{target layers + i} (here 2: a two-layer target)."""
+    shapes = {"model.fc.weight": [H, 2 * H], "model.input_norm1.weight": [H], "model.input_norm2.weight": [H]}
+    shapes |= {"model.norm.weight": [H], **layer("model.eagle_layers.2.")}
+    shapes.pop(drop or "", None)
+    cfg = {**dense_config(1, V), "architectures": ["EagleMiniCPMForCausalLM"], "model_type": "minicpm"}
+    return write(root, shapes, cfg, tokens=vocab(V))
+
+
+def test_minicpm_eagle_is_judged_by_its_own_loader_s_names(tmp_path: Path, capsys, monkeypatch) -> None:
+    """It was judged by llama_eagle.py's names: ERROR DRAFT_TENSORS_MISSING fc.weight and layers.0.* on a complete
+    draft. Now complete exits 0; without model.input_norm2 it exits 1 naming it."""
+    code, report = _audit([_target(tmp_path), "--draft", _minicpm_eagle(tmp_path / "d")], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+    assert report["facts"]["draft"]["draft_family"]["family"] == "eagle_minicpm"
+    draft = _minicpm_eagle(tmp_path / "d2", drop="model.input_norm2.weight")
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
+    assert "model.input_norm2.weight" in f["message"] and code == 1

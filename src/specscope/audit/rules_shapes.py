@@ -322,7 +322,14 @@ def check_hidden_vs_target(
 ) -> list[Finding]:
     """``DRAFT_HIDDEN_MISMATCH``: a draft that reads the target's hidden states (EAGLE, EAGLE-3, DFlash, Medusa, MLP
     speculator) built for another width. A separate draft model reads only token ids: its width is its own."""
-    if layout is None or layout.family.key not in ("eagle", "eagle3", "dflash", "medusa", "mlp_speculator"):
+    if layout is None or layout.family.key not in (
+        "eagle",
+        "eagle_minicpm",
+        "eagle3",
+        "dflash",
+        "medusa",
+        "mlp_speculator",
+    ):
         return []
     width, key = target_width(draft_cfg, layout)
     target = config_int(target_cfg, "hidden_size")
