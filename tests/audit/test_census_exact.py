@@ -22,7 +22,7 @@ import pytest
 
 from clirun import cli
 
-from .ckmaker import H, I, dense_config, dense_model, layer, vocab, write
+from .ckmaker import H, I, dense_config, dense_model, eagle3_first, layer, vocab, write
 
 V = 64
 
@@ -117,8 +117,8 @@ def test_mlp_speculator_top_k_per_head_of_another_length_is_an_error(tmp_path: P
 
 
 def _eagle3(root: Path, extra: dict[str, list[int]], **cfg_extra: object) -> Path:
-    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H], **layer("midlayer.")}
-    shapes |= {"midlayer.hidden_norm.weight": [H], **extra}
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H]}
+    shapes |= {**layer("midlayer.", eagle3_first()), **extra}
     cfg = {**dense_config(1, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V, **cfg_extra}
     return write(root, shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
 
@@ -171,7 +171,7 @@ def test_eagle3_with_both_norms_as_declared_is_clean(tmp_path: Path, capsys, mon
 def test_eagle3_without_aux_hidden_states_has_no_fc(tmp_path: Path, capsys, monkeypatch) -> None:
     """eagle_config.use_aux_hidden_state false (the key ModelOpt exports write): the loader builds no fc and skips a
     stored fc.*; a draft without fc.weight is complete (it was ERROR DRAFT_TENSORS_MISSING fc.weight)."""
-    shapes = {"norm.weight": [H], "lm_head.weight": [V, H], **layer("midlayer."), "midlayer.hidden_norm.weight": [H]}
+    shapes = {"norm.weight": [H], "lm_head.weight": [V, H], **layer("midlayer.", eagle3_first())}
     cfg = {**dense_config(1, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V}
     cfg["eagle_config"] = {"use_aux_hidden_state": False}
     draft = write(tmp_path / "d", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
@@ -196,8 +196,8 @@ def test_eagle3_fc_is_sized_by_the_aux_states_it_fuses(tmp_path: Path, capsys, m
 def test_eagle3_hidden_norm_is_the_first_layer_s_only(tmp_path: Path, capsys, monkeypatch) -> None:
     """A two-layer EAGLE-3 draft: only layer 0 normalises the target's hidden state (hidden_norm); layer 1 runs on
     the residual stream and its hidden_norm is never used. It was ERROR DRAFT_TENSORS_MISSING layers.1.hidden_norm."""
-    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H], **layer("layers.0.")}
-    shapes |= {"layers.0.hidden_norm.weight": [H], **layer("layers.1.")}
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H]}
+    shapes |= {**layer("layers.0.", eagle3_first()), **layer("layers.1.")}
     cfg = {**dense_config(2, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V}
     draft = write(tmp_path / "d", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
     code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
@@ -247,3 +247,17 @@ def test_minicpm_eagle_is_judged_by_its_own_loader_s_names(tmp_path: Path, capsy
     code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
     (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
     assert "model.input_norm2.weight" in f["message"] and code == 1
+
+
+def test_eagle3_first_layer_attends_over_embedding_and_hidden(tmp_path: Path, capsys, monkeypatch) -> None:
+    """vLLM llama_eagle3.py @00bd1493 builds layer 0's qkv_proj over 2 * hidden_size inputs ([embedding; hidden]): a
+    midlayer q/k/v_proj stored [*, hidden] (a plain Llama layer) fails the loader's shape assertion; it passed."""
+    plain = {f"midlayer.self_attn.{p}.weight": [s, H] for p, s in (("q_proj", H), ("k_proj", 8), ("v_proj", 8))}
+    code, report = _audit([_target(tmp_path), "--draft", _eagle3(tmp_path / "d", plain)], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_SHAPE"]
+    assert [t["name"] for t in f["details"]["tensors"]] == [
+        "midlayer.self_attn.k_proj.weight",
+        "midlayer.self_attn.q_proj.weight",
+        "midlayer.self_attn.v_proj.weight",
+    ]
+    assert f["details"]["tensors"][1]["expected"] == [H, 2 * H] and code == 1

@@ -18,7 +18,7 @@ import pytest
 
 from specscope.audit import audit_checkpoint, families
 
-from .ckmaker import H, I, dense_config, dense_model, layer, write
+from .ckmaker import H, I, dense_config, dense_model, eagle3_first, layer, write
 from .qwen36 import build as build_qwen36
 
 V = 64
@@ -326,8 +326,12 @@ def _cases() -> list[Case]:
     eagle = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
     del eagle["layers.0.input_layernorm.weight"]  # EAGLE-1 runs its first layer without input_layernorm
     eagle_cfg = {**dense_config(1, V), "architectures": ["EagleLlamaForCausalLM"]}
-    eagle3 = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H], **layer("midlayer.")}
-    eagle3["midlayer.hidden_norm.weight"] = [H]
+    eagle3 = {
+        "fc.weight": [H, 3 * H],
+        "norm.weight": [H],
+        "lm_head.weight": [V, H],
+        **layer("midlayer.", eagle3_first()),
+    }
     eagle3_cfg = {**dense_config(1, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V}
     dflash = {"fc.weight": [H, 2 * H], "hidden_norm.weight": [H], "norm.weight": [H]}
     for i in range(2):

@@ -280,12 +280,48 @@ def _check_eagle3_fusion(ck: Checkpoint) -> list[Finding]:
     return out
 
 
+_QKV = tuple(f"self_attn.{p}.weight" for p in ("q_proj", "k_proj", "v_proj", "qkv_proj"))
+
+
+def _check_eagle3_first_layer(ck: Checkpoint) -> list[Finding]:
+    """``DRAFT_TENSOR_SHAPE``: EAGLE-3's first layer attends over [embedding; hidden] (vLLM ``llama_eagle3.py``
+    @00bd1493: ``qkv_input_size = 2 * hidden_size`` for layer 0), so its q/k/v projections take ``2 * hidden`` inputs;
+    a layer-0 projection stored with another input width fails the loader's shape assertion."""
+    hidden = config_int(ck.text_config, "hidden_size")
+    if hidden is None:
+        return []
+    bad: list[tuple[str, list[int], list[int]]] = []
+    for name, info in sorted(ck.tensors().items()):
+        rest = name.removeprefix("midlayer.").removeprefix("layers.0.")
+        if rest == name or rest not in _QKV or len(info.shape) != 2 or info.dtype in PACKED_INT_DTYPES:
+            continue
+        if info.shape[1] != 2 * hidden:
+            bad.append((name, list(info.shape), [info.shape[0], 2 * hidden]))
+    if not bad:
+        return []
+    name, stored, wanted = bad[0]
+    return [
+        finding(
+            "DRAFT_TENSOR_SHAPE",
+            file=ck.shard_of(name),
+            tensor=name,
+            n=len(bad),
+            shown="; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN]),
+            shape=stored,
+            want=wanted,
+            keys="hidden_size",
+            family="EAGLE-3, layer 0 over [embedding; hidden]",
+            details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
+        )
+    ]
+
+
 def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     """``DRAFT_FC_SHAPE``: a separate draft's ``fc`` is not ``[hidden_size, in_features]`` as its loader builds it;
     the MLP speculator's stage shapes and config (:func:`_check_mlp_speculator`)."""
     if layout.family.key == "mlp_speculator":
         return _check_mlp_speculator(ck, layout)
-    out = _check_eagle3_fusion(ck) if layout.family.key == "eagle3" else []
+    out = _check_eagle3_fusion(ck) + _check_eagle3_first_layer(ck) if layout.family.key == "eagle3" else []
     return out + _check_fc(ck, layout)
 
 
