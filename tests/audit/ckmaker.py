@@ -29,6 +29,18 @@ DENSE_LAYER = {
 }
 
 
+def eagle3_first(hidden: int = H) -> dict[str, list[int]]:
+    """EAGLE-3's first layer over [embedding; hidden] (vLLM ``llama_eagle3.py`` @00bd1493, ``qkv_input_size = 2 *
+    hidden_size`` for layer 0): q/k/v take ``2 * hidden`` inputs; plus its ``hidden_norm``. Pass as ``layer``'s
+    ``extra``."""
+    return {
+        "self_attn.q_proj.weight": [H, 2 * hidden],
+        "self_attn.k_proj.weight": [8, 2 * hidden],
+        "self_attn.v_proj.weight": [8, 2 * hidden],
+        "hidden_norm.weight": [hidden],
+    }
+
+
 def layer(prefix: str, extra: dict[str, list[int]] | None = None) -> dict[str, list[int]]:
     """One dense decoder layer's tensors under ``prefix`` (plus ``extra`` names)."""
     return {prefix + k: v for k, v in {**DENSE_LAYER, **(extra or {})}.items()}

@@ -33,6 +33,9 @@ def _target(tmp_path: Path) -> Path:
 def _speculators_eagle3(root: Path, width: int, *, verifier: dict | None = None) -> Path:
     shapes = {"fc.weight": [width, 3 * width], "norm.weight": [width], "lm_head.weight": [V, width]}
     shapes |= _layer("layers.0.", width) | {"layers.0.hidden_norm.weight": [width]}
+    shapes |= {
+        f"layers.0.self_attn.{p}.weight": [s, 2 * width] for p, s in (("q_proj", width), ("k_proj", 8), ("v_proj", 8))
+    }
     cfg = {
         "architectures": ["Eagle3Speculator"],
         "speculators_model_type": "eagle3",

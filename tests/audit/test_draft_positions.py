@@ -23,7 +23,7 @@ from paths import DATA
 from specscope.audit import audit_checkpoint
 from specscope.cli import app
 
-from .ckmaker import H, dense_model, layer, vocab, write
+from .ckmaker import H, dense_model, eagle3_first, layer, vocab, write
 
 POS = DATA / "draft_positions"
 TV, DV = 1000, 100  # target vocabulary, reduced draft vocabulary (the configs' vocab_size / draft_vocab_size)
@@ -44,7 +44,7 @@ def _draft(root: Path, config: str) -> Path:
     shapes = {
         "fc.weight": [H, 3 * H],
         "norm.weight": [H],
-        **layer("midlayer.", {"hidden_norm.weight": [H], "self_attn.q_proj.weight": [H, 2 * H]}),
+        **layer("midlayer.", eagle3_first()),
     }
     arrays = {}
     if cfg["draft_vocab_size"] < TV:
@@ -131,7 +131,7 @@ def test_a_draft_audited_alone_has_no_target_figure_never_zero(tmp_path: Path) -
     r = audit_checkpoint(draft)
     assert r.census is not None
     assert r.census.target_bytes_per_token is None and r.census.draft_share is None
-    assert r.census.draft_bytes_per_step == 11_784  # the draft's own weights, as before
+    assert r.census.draft_bytes_per_step == 12_296  # the draft's own weights (layer 0 k/v_proj take 2*hidden inputs)
     assert r.to_dict()["census"]["target_bytes_per_token"] is None
     out = CliRunner().invoke(app, ["audit", str(draft), "--width", "200"])
     assert out.exit_code == 0, out.stdout

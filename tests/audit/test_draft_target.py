@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from specscope.audit import audit_checkpoint
 from specscope.cli import app
 
-from .ckmaker import H, dense_config, dense_model, layer, vocab, write, write_tokenizer
+from .ckmaker import H, dense_config, dense_model, eagle3_first, layer, vocab, write, write_tokenizer
 
 V = 1000  # the target's tokenizer size
 
@@ -121,7 +121,7 @@ def _eagle3(root: Path, *, d2t: np.ndarray | None, t2d: np.ndarray | None, head_
         "fc.weight": [H, 3 * H],
         "norm.weight": [H],
         "lm_head.weight": [head_rows, H],
-        **layer("midlayer.", {"hidden_norm.weight": [H], "self_attn.q_proj.weight": [H, 2 * H]}),
+        **layer("midlayer.", eagle3_first()),
     }
     arrays = {}
     if d2t is not None:

@@ -18,7 +18,7 @@ import pytest
 
 from specscope.audit import audit_checkpoint, families
 
-from .ckmaker import H, I, dense_config, dense_model, layer, write
+from .ckmaker import H, I, dense_config, dense_model, eagle3_first, layer, write
 from .qwen36 import build as build_qwen36
 
 V = 64
@@ -286,6 +286,18 @@ def _eagle_target_numbered(key: str, arch: str, glue: dict[str, list[int]], body
     return Case(key, shapes, cfg, next(iter(glue)), "the draft's publisher", share, glue=tuple(glue))
 
 
+def _eagle_minicpm() -> Case:
+    """EAGLE for MiniCPM (minicpm_eagle.py @04028200): model.fc, model.input_norm1/2, model.norm; its layer at
+    model.eagle_layers.{target layers} (here 2) is not judged."""
+    glue = {"model.fc.weight": [H, 2 * H], "model.input_norm1.weight": [H], "model.input_norm2.weight": [H]}
+    shapes = glue | {"model.norm.weight": [H], **layer("model.eagle_layers.2.")}
+    cfg = {**dense_config(1, V), "architectures": ["EagleMiniCPMForCausalLM"], "model_type": "minicpm"}
+    share = {"model.embed_tokens.weight": [V, H]}
+    return Case(
+        "eagle_minicpm", shapes, cfg, "model.input_norm2.weight", "the draft's publisher", share, glue=tuple(glue)
+    )
+
+
 def _glm_ocr() -> Case:
     """GLM-OCR (glm_ocr_mtp.py @043a3274): DeepSeek's glue at model.language_model.layers.{N}, N and
     num_nextn_predict_layers under text_config, keyed on the top-level architecture."""
@@ -314,8 +326,12 @@ def _cases() -> list[Case]:
     eagle = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
     del eagle["layers.0.input_layernorm.weight"]  # EAGLE-1 runs its first layer without input_layernorm
     eagle_cfg = {**dense_config(1, V), "architectures": ["EagleLlamaForCausalLM"]}
-    eagle3 = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H], **layer("midlayer.")}
-    eagle3["midlayer.hidden_norm.weight"] = [H]
+    eagle3 = {
+        "fc.weight": [H, 3 * H],
+        "norm.weight": [H],
+        "lm_head.weight": [V, H],
+        **layer("midlayer.", eagle3_first()),
+    }
     eagle3_cfg = {**dense_config(1, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V}
     dflash = {"fc.weight": [H, 2 * H], "hidden_norm.weight": [H], "norm.weight": [H]}
     for i in range(2):
@@ -361,6 +377,7 @@ def _cases() -> list[Case]:
         _eagle_target_numbered(
             "eagle_llama4", "EagleLlama4ForCausalLM", {"fc.weight": [H, 2 * H], "norm.weight": [H]}, "feed_forward."
         ),
+        _eagle_minicpm(),
         _eagle_target_numbered(
             "eagle_deepseek",
             "EagleDeepSeekMTPModel",

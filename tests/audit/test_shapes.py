@@ -16,7 +16,7 @@ import pytest
 
 from specscope.audit import audit_checkpoint
 
-from .ckmaker import H, dense_config, dense_model, layer, vocab, write
+from .ckmaker import H, dense_config, dense_model, eagle3_first, layer, vocab, write
 
 V = 64
 
@@ -60,6 +60,7 @@ def test_an_mtp_head_from_a_wider_model_is_flagged_on_every_tensor(tmp_path: Pat
 
 def _draft(root: Path, fam: str, fc: list[int], hidden: int = H, **cfg: object) -> Path:
     extra = {"self_attn.q_norm.weight": [8], "self_attn.k_norm.weight": [8]} if fam == "dflash" else {}
+    extra |= eagle3_first(hidden) if fam == "eagle3" else {}
     shapes = {"fc.weight": fc, **layer("layers.0.", extra)}
     if fam == "eagle3":
         shapes |= {"norm.weight": [hidden], "layers.0.hidden_norm.weight": [hidden], "lm_head.weight": [V, hidden]}

@@ -32,6 +32,10 @@ __all__ = [
     "unlisted",
     "FUSED_SPELLINGS",
     "config_int",
+    "declared_architectures",
+    "Eagle3Fusion",
+    "eagle3_fusion",
+    "unlisted_draft_architecture",
 ]
 
 _TABLE = "architectures.toml"
@@ -84,6 +88,8 @@ class Family:
     sharing_key: str = ""
     #: MTP layers the engine builds whatever the config declares (vLLM MiMo-V2: 1); 0 = as declared
     engine_layers: int = 0
+    #: ``layer_glue`` belongs to the first draft layer only (EAGLE-3's ``hidden_norm``)
+    glue_first_layer_only: bool = False
     #: set when this row was chosen for a ``model_type`` the table does not list (by tensor names, else the DeepSeek
     #: layout): the model type, so findings say which layout was assumed and never cite this row's example source.
     unlisted_model_type: str = ""
@@ -132,6 +138,7 @@ def families() -> dict[str, Family]:
             end_norm=str(merged.get("end_norm", "")),
             sharing_key=str(merged.get("sharing_key", "")),
             engine_layers=int(merged.get("engine_layers", 0)),
+            glue_first_layer_only=bool(merged.get("glue_first_layer_only", False)),
         )
     return out
 
@@ -255,24 +262,52 @@ def detect_family(
     return None
 
 
+#: words a speculative format's architecture name carries (the speculative sections of the engines' registries:
+#: ``EagleCohereForCausalLM``, ``PeagleLlamaForCausalLM``, ``PEagleDraftModel``, ``DSparkDraftModel``,
+#: ``MiMoMTPModel``, ``MLPSpeculatorPreTrainedModel`` ...). Used only to tell a draft format the census does not list
+#: from an ordinary causal LM (an EAGLE-1 draft exported as ``LlamaForCausalLM``), never to pick a family.
+_DRAFT_WORDS = ("eagle", "medusa", "dflash", "dspark", "speculator", "draft", "mtp", "nextn")
+
+
+def declared_architectures(cfg: dict[str, Any] | None) -> list[str]:
+    """``cfg["architectures"]`` as strings (empty when absent or not a list)."""
+    archs = (cfg or {}).get("architectures")
+    return [str(a) for a in archs] if isinstance(archs, list) else []
+
+
+def unlisted_draft_architecture(cfg: dict[str, Any] | None) -> str | None:
+    """The declared architecture when it names a speculative format (:data:`_DRAFT_WORDS`) and no family of the
+    census lists any declared architecture exactly, else None. Architecture names match the census exactly: a name
+    that holds a family's name (``PeagleLlamaForCausalLM`` holds ``EagleLlamaForCausalLM``) is another loader's."""
+    archs = declared_architectures(cfg)
+    listed = {a for f in families().values() if f.kind == "draft" for a in f.architectures}
+    if not archs or set(archs) & listed:
+        return None
+    return next((a for a in archs if any(w in a.lower() for w in _DRAFT_WORDS)), None)
+
+
 def detect_draft_family(config: dict[str, Any] | None, names: list[str] | set[str]) -> Family | None:
     """The draft family of a separate draft checkpoint (EAGLE, EAGLE-3, DFlash, Medusa, MLP speculator), or None.
 
-    By architecture name, model type, declaring key, then by tensor names (``d2t`` / ``midlayer.``: EAGLE-3;
-    ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain Llama config). A
+    By architecture name (exactly as a family lists it), model type, declaring key, then by tensor names (``d2t`` /
+    ``midlayer.``: EAGLE-3; ``fc.weight`` beside ``layers.0.*`` with no ``model.`` prefix: EAGLE-1 exported as a plain
+    Llama config). A
     speculators-format config names its method (``speculators_model_type``): vLLM's speculators ``algos.py`` maps each
     method to its own loader, so a method no family is (``peagle``, ``mtp``, ``dspark``) is None, never the family its
-    keys or names resemble (P-EAGLE carries EAGLE-3's ``draft_vocab_size`` and ``d2t``).
+    keys or names resemble (P-EAGLE carries EAGLE-3's ``draft_vocab_size`` and ``d2t``); so is an architecture that
+    names a speculative format no family lists (:func:`unlisted_draft_architecture`).
     """
     cfg = config or {}
-    archs = " ".join(str(a) for a in cfg.get("architectures") or []).lower()
+    archs = set(declared_architectures(cfg))
     model_type = str(cfg.get("model_type", "")).lower()
     speculators = str(cfg.get("speculators_model_type", "")).lower()
     drafts = [f for f in families().values() if f.kind == "draft" and f.key != "draft_model"]
     for fam in drafts:
-        if any(a.lower() in archs for a in fam.architectures) or speculators == fam.key:
+        if archs & set(fam.architectures) or speculators == fam.key:
             return fam
     if speculators:  # a speculators method no family is: its own loader (vLLM speculators algos.py), not a guess
+        return None
+    if unlisted_draft_architecture(cfg) is not None:  # a draft format the census lacks: never the nearest family
         return None
     for fam in drafts:
         if model_type in fam.model_types or any(k in cfg for k in fam.keys):
@@ -436,6 +471,44 @@ def _mlp_speculator_groups(cfg: dict[str, Any], n_predict: int) -> list[tuple[st
     return [("speculator stages" + (" (tie_weights: one shared copy)" if tied else ""), tuple(sorted(names)))]
 
 
+@dataclass(frozen=True)
+class Eagle3Fusion:
+    """How an EAGLE-3 draft fuses the target's states, as its loader reads the config: vLLM ``llama_eagle3.py`` (the
+    release with PR #42143, "read norm_before_fc from eagle_config"; a stored copy whose path the index did not give).
+    ``eagle_config.use_aux_hidden_state`` false: no ``fc`` (nor the norms below) is built and a stored ``fc.*`` is
+    skipped. ``fc`` is ``[hidden, n_aux * target width]`` (the release @00bd1493 hard-coded 3). ``norm_before_fc``
+    (``eagle_config.norm_before_fc``, else the top-level key) builds ``input_norm`` = RMSNorm(n_aux * target width)
+    and, false, skips every stored ``input_norm.*``; ``fc_norm`` (top level) builds ``fc_norm.{i}`` = RMSNorm(target
+    width) per auxiliary state, and, false, leaves a stored ``fc_norm.*`` without a parameter (the weights loader
+    raises). ``n_aux``: ``num_aux_hidden_states``, else the length of ``eagle_config.eagle_aux_hidden_state_layer_ids``,
+    else 3."""
+
+    use_aux: bool
+    norm_before_fc: bool
+    fc_norm: bool
+    n_aux: int
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The fusion's tensors the loader builds: ``fc`` and the declared norms (none without aux states)."""
+        if not self.use_aux:
+            return ()
+        fc_norms = tuple(f"fc_norm.{i}.weight" for i in range(self.n_aux)) if self.fc_norm else ()
+        return ("fc.weight",) + (("input_norm.weight",) if self.norm_before_fc else ()) + fc_norms
+
+
+def eagle3_fusion(cfg: dict[str, Any] | None) -> Eagle3Fusion:
+    """:class:`Eagle3Fusion` of an EAGLE-3 draft config (the top level, and its ``eagle_config``)."""
+    top = cfg or {}
+    nested = top.get("eagle_config")
+    eagle = nested if isinstance(nested, dict) else {}
+    before = bool(eagle.get("norm_before_fc", top.get("norm_before_fc", False)))
+    ids = eagle.get("eagle_aux_hidden_state_layer_ids")
+    n_aux = config_int(top, "num_aux_hidden_states") or (len(ids) if isinstance(ids, list) and ids else 3)
+    use_aux = eagle.get("use_aux_hidden_state", True) is not False
+    return Eagle3Fusion(use_aux, before and use_aux, bool(top.get("fc_norm", False)) and use_aux, n_aux)
+
+
 def _pattern_end_norms(fam: Family, cfg: dict[str, Any], n_layers: int) -> list[str]:
     """The end norm of each draft step for a family whose step is several physical layers (``pattern_key``): step
     ``i`` spans ``{head}layers.{i*P}`` .. ``{head}layers.{(i+1)*P - 1}`` with ``P`` the pattern's length (vLLM
@@ -482,7 +555,10 @@ def draft_layout(
         head_names = list(fam.head)
         if fam.vocab_map == "eagle3" and _int(tc, "draft_vocab_size") in (0, _int(tc, "vocab_size")):
             head_names.remove("lm_head.weight")  # a full-vocabulary head is the target's when the draft has none
-        specific = [head + n for n in head_names] + [p + g for p in layer_prefixes for g in fam.layer_glue]
+        if fam.key == "eagle3":  # fc and its optional norms as the config declares them (Eagle3Fusion)
+            head_names = [n for n in head_names if n != "fc.weight"] + list(eagle3_fusion(cfg).required)
+        glued = layer_prefixes[:1] if fam.glue_first_layer_only else layer_prefixes
+        specific = [head + n for n in head_names] + [p + g for p in glued for g in fam.layer_glue]
         specific += _pattern_end_norms(fam, tc, n_layers)
         if fam.key == "draft_model" and tc.get("tie_word_embeddings") is False:
             specific.append("lm_head.weight")  # transformers' default is tied: no lm_head of its own

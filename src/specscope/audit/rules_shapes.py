@@ -21,15 +21,23 @@ Rules, by family, with the loaders they come from:
   else ``num_hidden_layers``) and ``T`` as for EAGLE-3.
 - **Medusa** (``medusa.py`` @01dbb081): residual blocks ``nn.Linear(hidden, hidden)`` over the target's last hidden
   state: ``hidden_size`` is the target's.
+- **MLP speculator** (``mlp_speculator.py`` and ``configs/mlp_speculator.py`` @0531c222): ``proj.0`` is
+  ``nn.Linear(emb_dim, inner_dim)`` over the target's last hidden state (``attribute_map`` reads ``hidden_size`` as
+  ``emb_dim``), so ``emb_dim`` is the target's ``hidden_size``; ``proj.{i>0}`` ``[inner, inner]``, ``emb.{i}`` and
+  ``head.{i}`` ``[vocab_size, inner]``, ``ln.{i}`` weight and bias ``[inner]`` with ``inner`` = ``inner_dim`` or, when
+  0, ``emb_dim``; ``MLPSpeculatorConfig`` asserts ``len(top_k_tokens_per_head) == n_predict``.
 
-Codes: ``MTP_LAYER_SHAPE`` (ERROR), ``DRAFT_FC_SHAPE`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR).
+- **EAGLE-3 norms** (:class:`.architectures.Eagle3Fusion`): ``input_norm`` / ``fc_norm.{i}`` stored but not declared.
+
+Codes: ``MTP_LAYER_SHAPE`` (ERROR), ``DRAFT_FC_SHAPE`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR),
+``DRAFT_TENSOR_SHAPE`` (ERROR), ``DRAFT_CONFIG_INVALID`` (ERROR), ``DRAFT_TENSOR_NOT_READ`` (ERROR).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, alias_name, config_int
+from specscope.audit.architectures import DraftLayout, alias_name, config_int, eagle3_fusion
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.rules_heads import fix_for
@@ -113,6 +121,8 @@ def dflash_layer_ids(cfg: dict[str, Any]) -> tuple[str, object]:
 def target_width(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int | None, str]:
     """The width of the target hidden states the draft reads, and the config key it comes from."""
     hidden = config_int(cfg, "hidden_size")
+    if layout.family.key == "mlp_speculator" and config_int(cfg, "emb_dim") is not None:
+        return config_int(cfg, "emb_dim"), "emb_dim"
     if layout.family.key in ("eagle3", "dflash"):
         t = config_int(cfg, "target_hidden_size")
         return (t, "target_hidden_size") if t is not None else (hidden, "hidden_size")
@@ -129,7 +139,11 @@ def _fc_want(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int, str] | None
     if fam == "eagle":
         return 2 * hidden, f"2 x hidden_size {hidden} (vLLM llama_eagle.py)"
     if fam == "eagle3":
-        return 3 * width, f"3 x {key} {width} (vLLM llama_eagle3.py)"
+        fusion = eagle3_fusion(cfg)
+        if not fusion.use_aux:
+            return None  # no fc is built (eagle_config.use_aux_hidden_state false)
+        n = fusion.n_aux
+        return n * width, f"{n} x {key} {width} (vLLM llama_eagle3.py)"
     if fam == "dflash":
         key_ids, ids = dflash_layer_ids(cfg)
         n, what = (
@@ -141,8 +155,177 @@ def _fc_want(cfg: dict[str, Any], layout: DraftLayout) -> tuple[int, str] | None
     return None
 
 
+def _mlp_speculator_shapes(cfg: dict[str, Any]) -> dict[str, list[int]]:
+    """Stage tensor name -> the shape the MLP speculator's loader builds (see the module docstring); names whose size
+    the config does not give are left out."""
+    emb, vocab, n = config_int(cfg, "emb_dim"), config_int(cfg, "vocab_size"), config_int(cfg, "n_predict")
+    inner = config_int(cfg, "inner_dim") or emb
+    if inner is None or n is None:
+        return {}
+    out: dict[str, list[int]] = {}
+    for i in range(n):
+        out |= {f"ln.{i}.weight": [inner], f"ln.{i}.bias": [inner]}
+        if i or emb is not None:
+            out[f"proj.{i}.weight"] = [inner, inner if i else emb or 0]
+        if vocab is not None:
+            out |= {f"emb.{i}.weight": [vocab, inner], f"head.{i}.weight": [vocab, inner]}
+    return out
+
+
+def _check_mlp_speculator(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
+    """``DRAFT_CONFIG_INVALID`` (a ``top_k_tokens_per_head`` the config class refuses) and ``DRAFT_TENSOR_SHAPE``
+    (stage tensors shaped unlike the loader builds them) for an MLP speculator."""
+    cfg = ck.text_config
+    out: list[Finding] = []
+    n, top_k = config_int(cfg, "n_predict"), cfg.get("top_k_tokens_per_head")
+    if n is not None and isinstance(top_k, list) and len(top_k) != n:
+        expected = f"{n} entries (n_predict)"
+        details = {"key": "top_k_tokens_per_head", "value": top_k, "expected": expected}
+        out.append(
+            finding(
+                "DRAFT_CONFIG_INVALID",
+                file="config.json",
+                config_key="top_k_tokens_per_head",
+                value=top_k,
+                expected=expected,
+                why=f"MLPSpeculatorConfig asserts one entry per predicted token (n_predict {n})",
+                details=details,
+            )
+        )
+    want = _mlp_speculator_shapes(cfg)
+    bad: list[tuple[str, list[int], list[int]]] = []  # (name, stored shape, expected shape)
+    for name, shape in want.items():
+        info = ck.tensor(name)
+        if info is not None and info.dtype not in PACKED_INT_DTYPES and list(info.shape) != shape:
+            bad.append((name, list(info.shape), shape))
+    if bad:
+        name, stored, wanted = bad[0]
+        shown = "; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN])
+        out.append(
+            finding(
+                "DRAFT_TENSOR_SHAPE",
+                file=ck.shard_of(name),
+                tensor=name,
+                n=len(bad),
+                shown=shown + (f" (+{len(bad) - _SHOWN} more)" if len(bad) > _SHOWN else ""),
+                shape=stored,
+                want=wanted,
+                keys="emb_dim, inner_dim, vocab_size",
+                family=layout.family.title,
+                details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
+            )
+        )
+    return out
+
+
+def _check_eagle3_fusion(ck: Checkpoint) -> list[Finding]:
+    """``DRAFT_TENSOR_NOT_READ`` (ERROR): an EAGLE-3 draft stores ``input_norm.*`` / ``fc_norm.*`` that its config
+    does not declare (:class:`.architectures.Eagle3Fusion`: the loader skips ``input_norm``, and has no parameter for
+    ``fc_norm``); ``DRAFT_TENSOR_SHAPE`` (ERROR): a declared norm not ``[n_aux * width]`` / ``[width]``."""
+    norms = eagle3_fusion(ck.config)
+    names = sorted(ck.tensors())
+    out: list[Finding] = []
+    unread = (
+        (
+            "norm_before_fc",
+            norms.norm_before_fc,
+            "input_norm.",
+            "the engine skips it: the draft runs without a norm it was trained with, and acceptance falls",
+        ),
+        (
+            "fc_norm",
+            norms.fc_norm,
+            "fc_norm.",
+            "the engine builds no such parameter: its weights loader raises and the draft does not load",
+        ),
+    )
+    for key, declared, prefix, consequence in unread:
+        stored = [n for n in names if n.startswith(prefix)]
+        if declared or not stored:
+            continue
+        out.append(
+            finding(
+                "DRAFT_TENSOR_NOT_READ",
+                file=ck.shard_of(stored[0]),
+                tensor=stored[0],
+                n=len(stored),
+                config_key=key,
+                prefix=prefix + "*",
+                consequence=consequence,
+                details={"key": key, "value": False, "tensors": stored},
+            )
+        )
+    width = config_int(ck.text_config, "target_hidden_size") or config_int(ck.text_config, "hidden_size")
+    if width is None:
+        return out
+    want = {"input_norm.weight": [norms.n_aux * width]} if norms.norm_before_fc else {}
+    want |= {f"fc_norm.{i}.weight": [width] for i in range(norms.n_aux)} if norms.fc_norm else {}
+    bad = [(n, list(i.shape), w) for n, w in want.items() if (i := ck.tensor(n)) is not None and list(i.shape) != w]
+    if bad:
+        name, stored_shape, wanted = bad[0]
+        out.append(
+            finding(
+                "DRAFT_TENSOR_SHAPE",
+                file=ck.shard_of(name),
+                tensor=name,
+                n=len(bad),
+                shown="; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN]),
+                shape=stored_shape,
+                want=wanted,
+                keys="target_hidden_size / hidden_size, num_aux_hidden_states",
+                family="EAGLE-3",
+                details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
+            )
+        )
+    return out
+
+
+_QKV = tuple(f"self_attn.{p}.weight" for p in ("q_proj", "k_proj", "v_proj", "qkv_proj"))
+
+
+def _check_eagle3_first_layer(ck: Checkpoint) -> list[Finding]:
+    """``DRAFT_TENSOR_SHAPE``: EAGLE-3's first layer attends over [embedding; hidden] (vLLM ``llama_eagle3.py``
+    @00bd1493: ``qkv_input_size = 2 * hidden_size`` for layer 0), so its q/k/v projections take ``2 * hidden`` inputs;
+    a layer-0 projection stored with another input width fails the loader's shape assertion."""
+    hidden = config_int(ck.text_config, "hidden_size")
+    if hidden is None:
+        return []
+    bad: list[tuple[str, list[int], list[int]]] = []
+    for name, info in sorted(ck.tensors().items()):
+        rest = name.removeprefix("midlayer.").removeprefix("layers.0.")
+        if rest == name or rest not in _QKV or len(info.shape) != 2 or info.dtype in PACKED_INT_DTYPES:
+            continue
+        if info.shape[1] != 2 * hidden:
+            bad.append((name, list(info.shape), [info.shape[0], 2 * hidden]))
+    if not bad:
+        return []
+    name, stored, wanted = bad[0]
+    return [
+        finding(
+            "DRAFT_TENSOR_SHAPE",
+            file=ck.shard_of(name),
+            tensor=name,
+            n=len(bad),
+            shown="; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN]),
+            shape=stored,
+            want=wanted,
+            keys="hidden_size",
+            family="EAGLE-3, layer 0 over [embedding; hidden]",
+            details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
+        )
+    ]
+
+
 def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
-    """``DRAFT_FC_SHAPE``: a separate draft's ``fc`` is not ``[hidden_size, in_features]`` as its loader builds it."""
+    """``DRAFT_FC_SHAPE``: a separate draft's ``fc`` is not ``[hidden_size, in_features]`` as its loader builds it;
+    the MLP speculator's stage shapes and config (:func:`_check_mlp_speculator`)."""
+    if layout.family.key == "mlp_speculator":
+        return _check_mlp_speculator(ck, layout)
+    out = _check_eagle3_fusion(ck) + _check_eagle3_first_layer(ck) if layout.family.key == "eagle3" else []
+    return out + _check_fc(ck, layout)
+
+
+def _check_fc(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     cfg = ck.text_config
     want = _fc_want(cfg, layout)
     hidden = config_int(cfg, "hidden_size")
@@ -173,9 +356,16 @@ def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
 def check_hidden_vs_target(
     draft_cfg: dict[str, Any], layout: DraftLayout | None, target_cfg: dict[str, Any]
 ) -> list[Finding]:
-    """``DRAFT_HIDDEN_MISMATCH``: a draft that reads the target's hidden states (EAGLE, EAGLE-3, DFlash, Medusa) built
-    for another width. A separate draft model reads only token ids: its width is its own."""
-    if layout is None or layout.family.key not in ("eagle", "eagle3", "dflash", "medusa"):
+    """``DRAFT_HIDDEN_MISMATCH``: a draft that reads the target's hidden states (EAGLE, EAGLE-3, DFlash, Medusa, MLP
+    speculator) built for another width. A separate draft model reads only token ids: its width is its own."""
+    if layout is None or layout.family.key not in (
+        "eagle",
+        "eagle_minicpm",
+        "eagle3",
+        "dflash",
+        "medusa",
+        "mlp_speculator",
+    ):
         return []
     width, key = target_width(draft_cfg, layout)
     target = config_int(target_cfg, "hidden_size")

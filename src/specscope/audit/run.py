@@ -14,7 +14,14 @@ from dataclasses import replace
 from typing import Any
 
 from specscope.audit.archdoc import unjudged_draft_row
-from specscope.audit.architectures import DraftLayout, detect_draft_family, draft_layout, family
+from specscope.audit.architectures import (
+    DraftLayout,
+    config_int,
+    detect_draft_family,
+    draft_layout,
+    family,
+    unlisted_draft_architecture,
+)
 from specscope.audit.catalog import finding, with_target
 from specscope.audit.census import byte_census, parse_bandwidth, roofline_tokens_per_s, with_draft
 from specscope.audit.findings import AuditReport, Finding, by_severity
@@ -44,6 +51,13 @@ def _num_layers(cfg: dict[str, Any] | None) -> int | None:
     tc: dict[str, Any] = text_cfg if isinstance(text_cfg, dict) else cfg
     n = tc.get("num_hidden_layers")
     return n if isinstance(n, int) else None
+
+
+def _declared_target_depth(cfg: dict[str, Any]) -> int | None:
+    """The target's layer count a draft config declares (used when no target is given): TorchSpec's
+    ``target_num_hidden_layers`` (its ``num_target_layers`` counts the layers read: lightseekorg/TorchSpec
+    ``torchspec/config/dspark_draft_config.json`` @0db7eac0), else z-lab's ``num_target_layers``."""
+    return config_int(cfg, "target_num_hidden_layers") or config_int(cfg, "num_target_layers")
 
 
 def separate_draft_layout(ck: Checkpoint, *, as_draft: bool) -> DraftLayout | None:
@@ -82,6 +96,25 @@ def _unknown_draft_format(ck: Checkpoint) -> Finding | None:
         needs=", ".join(needs) or "-",
         have=sum(1 for n in needs if n in names),
         details={"architecture": arch, "engine": row.engine, "loader": row.file, "nearest": nearest.key},
+    )
+
+
+def _unlisted_draft_format(ck: Checkpoint) -> Finding | None:
+    """``DRAFT_FORMAT_UNKNOWN/unlisted`` (WARNING) for a checkpoint whose ``architectures`` name a speculative format
+    no family of the census lists (:func:`.architectures.unlisted_draft_architecture`): what it holds, and no family's
+    rule or fix (``PeagleLlamaForCausalLM`` was judged by EAGLE-1's rules because it holds ``EagleLlamaForCausalLM``;
+    alone it passed as "no findings")."""
+    arch = unlisted_draft_architecture(ck.config)
+    if arch is None or (ck.config or {}).get("speculators_model_type"):
+        return None
+    names = sorted(set(ck.locations) | set(ck.weight_map))
+    return finding(
+        "DRAFT_FORMAT_UNKNOWN/unlisted",
+        file="config.json",
+        arch=arch,
+        n=len(names),
+        examples=", ".join(names[:6]) + (", ..." if len(names) > 6 else "") if names else "none",
+        details={"architecture": arch, "tensors": len(names)},
     )
 
 
@@ -169,7 +202,7 @@ def _heads(
         return [note], None, draft, head.prefixes
     if layout is not None:
         return mtp_findings, layout, None, ()
-    unknown = _unknown_draft_format(ck)
+    unknown = _unknown_draft_format(ck) or _unlisted_draft_format(ck)
     if unknown is not None:
         return [unknown], None, None, ()
     draft = separate_draft_layout(ck, as_draft=as_draft)
@@ -231,7 +264,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     if kv_table:
         facts["kv_scales"] = kv_table
     if draft is not None and draft.family.key in ("dflash", "eagle", "eagle3") and ck.config is not None:
-        target_layers = _num_layers(target_ck.config) if target_ck else ck.config.get("num_target_layers")
+        target_layers = _num_layers(target_ck.config) if target_ck else _declared_target_depth(ck.config)
         d_findings, table = check_draft_config(ck.text_config, target_num_layers=target_layers)
         findings += d_findings
         facts["draft_layers"] = table

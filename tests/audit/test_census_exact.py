@@ -1,0 +1,263 @@
+"""Drafts judged by the census as written, run through ``specscope audit`` as a user would.
+
+- An architecture name is the census's only when it is one of the names a row lists: ``PeagleLlamaForCausalLM``
+  (P-EAGLE, which vLLM's speculators ``algos.py`` ``update_peagle`` writes) holds ``EagleLlamaForCausalLM`` as a
+  substring and was judged by EAGLE-1's rules (ERROR DRAFT_FC_SHAPE with EAGLE-1's fix). A draft architecture no
+  family names is the named warning, listing what is stored, and no family's rule.
+- The MLP speculator (vLLM ``mlp_speculator.py`` @0531c222): ``proj.0`` is ``nn.Linear(emb_dim, inner_dim)`` over the
+  target's last hidden state (``MLPSpeculatorConfig.attribute_map`` reads ``hidden_size`` as ``emb_dim``), so
+  ``emb_dim`` must be the target's ``hidden_size``; a speculator for another width passed with exit 0.
+- EAGLE-3's ``norm_before_fc`` / ``fc_norm`` (vLLM ``llama_eagle3.py``, the release that reads them): ``input_norm``
+  [n_aux * target_hidden] exists only with ``norm_before_fc`` (else ``input_norm.*`` is skipped), ``fc_norm.{i}``
+  [target_hidden] per auxiliary state only with ``fc_norm``. A draft whose tensors disagree passed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from clirun import cli
+
+from .ckmaker import H, I, dense_config, dense_model, eagle3_first, layer, vocab, write
+
+V = 64
+
+
+def _target(tmp_path: Path) -> Path:
+    return write(tmp_path / "target", dense_model(2, V), dense_config(2, V), tokens=vocab(V))
+
+
+def _audit(argv: list[object], capsys, monkeypatch, tmp_path: Path) -> tuple[int, dict]:
+    code, out, _err = cli(["audit", *argv, "-f", "json"], capsys, monkeypatch, tmp_path)
+    return code, json.loads(out)
+
+
+def _codes(report: dict, severity: str | None = None) -> list[str]:
+    return [f["code"] for f in report["findings"] if severity is None or f["severity"] == severity]
+
+
+@pytest.mark.parametrize("arch", ["PeagleLlamaForCausalLM", "PEagleDraftModel", "EagleCohereForCausalLM"])
+def test_an_architecture_holding_a_census_name_is_not_that_family(
+    tmp_path: Path, capsys, monkeypatch, arch: str
+) -> None:
+    """EAGLE-3-shaped tensors (fc [H, 3H]) under an architecture the census does not list: exit 0, the named warning
+    (DRAFT_FORMAT_UNKNOWN, found "architectures: <arch>", the stored names), no DRAFT_FC_SHAPE and no EAGLE fix."""
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H], **layer("layers.0.")}
+    shapes["layers.0.hidden_norm.weight"] = [H]
+    cfg = {**dense_config(1, V), "architectures": [arch], "draft_vocab_size": V}
+    draft = write(tmp_path / "d", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_FORMAT_UNKNOWN"]
+    assert f["found"] == f"architectures: {arch}"
+    assert "14 tensors" in f["message"] and "d2t" in f["message"]
+    assert "EAGLE" not in (f["fix"] or "") and "draft_family" not in report["facts"].get("draft", {})
+
+
+def test_an_unlisted_draft_architecture_alone_is_named(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The same draft audited on its own (no --draft): it was "no findings"; now the named warning, exit 0."""
+    shapes = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
+    cfg = {**dense_config(1, V), "architectures": ["PeagleLlamaForCausalLM"]}
+    code, report = _audit([write(tmp_path / "d", shapes, cfg)], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report) == ["DRAFT_FORMAT_UNKNOWN"]
+
+
+def test_an_eagle1_draft_exported_as_a_plain_llama_is_still_eagle(tmp_path: Path, capsys, monkeypatch) -> None:
+    """EAGLE-1 drafts published with architectures LlamaForCausalLM (yuhuili/EAGLE-llama2-chat-7B) are recognised by
+    their names: an ordinary architecture is no speculative format the census lacks."""
+    shapes = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
+    draft = write(tmp_path / "d", shapes, dense_config(1, V), tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and report["facts"]["draft"]["draft_family"]["family"] == "eagle"
+
+
+def _mlp(root: Path, emb_dim: int, *, proj0: int | None = None, **extra: object) -> Path:
+    shapes: dict[str, list[int]] = {}
+    for i in range(2):
+        shapes |= {f"emb.{i}.weight": [V, I], f"head.{i}.weight": [V, I], f"ln.{i}.weight": [I], f"ln.{i}.bias": [I]}
+        shapes[f"proj.{i}.weight"] = [I, (proj0 or emb_dim) if i == 0 else I]
+    cfg = {"architectures": ["MLPSpeculatorPreTrainedModel"], "model_type": "mlp_speculator", "n_predict": 2}
+    cfg |= {"emb_dim": emb_dim, "inner_dim": I, "vocab_size": V, "n_candidates": 2, "top_k_tokens_per_head": [2, 2]}
+    return write(root, shapes, cfg | extra, tokens=vocab(V))
+
+
+def test_mlp_speculator_for_another_width_is_an_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    code, report = _audit([_target(tmp_path), "--draft", _mlp(tmp_path / "d", 2 * H)], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_HIDDEN_MISMATCH"]
+    assert f["details"] == {"draft_width": 2 * H, "from": "emb_dim", "target_hidden_size": H}
+    assert code == 1
+
+
+def test_mlp_speculator_of_the_target_width_is_clean(tmp_path: Path, capsys, monkeypatch) -> None:
+    code, report = _audit([_target(tmp_path), "--draft", _mlp(tmp_path / "d", H)], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+
+
+def test_mlp_speculator_proj0_unlike_emb_dim_is_an_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    """emb_dim says H, proj.0 is stored [I, 2H]: the loader builds proj.0 as [inner_dim, emb_dim] and its
+    default_weight_loader asserts the shape."""
+    draft = _mlp(tmp_path / "d", H, proj0=2 * H)
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_SHAPE"]
+    assert f["details"]["tensors"] == [{"name": "proj.0.weight", "shape": [I, 2 * H], "expected": [I, H]}]
+    assert code == 1
+
+
+def test_mlp_speculator_top_k_per_head_of_another_length_is_an_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    """MLPSpeculatorConfig asserts len(top_k_tokens_per_head) == n_predict: the config does not load."""
+    draft = _mlp(tmp_path / "d", H, top_k_tokens_per_head=[4, 3, 2])
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_CONFIG_INVALID"]
+    assert f["details"] == {"key": "top_k_tokens_per_head", "value": [4, 3, 2], "expected": "2 entries (n_predict)"}
+    assert code == 1
+
+
+def _eagle3(root: Path, extra: dict[str, list[int]], **cfg_extra: object) -> Path:
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H]}
+    shapes |= {**layer("midlayer.", eagle3_first()), **extra}
+    cfg = {**dense_config(1, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V, **cfg_extra}
+    return write(root, shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+
+
+def test_eagle3_norm_before_fc_without_input_norm_is_missing(tmp_path: Path, capsys, monkeypatch) -> None:
+    draft = _eagle3(tmp_path / "d", {}, norm_before_fc=True)
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
+    assert "input_norm.weight" in f["message"] and code == 1
+
+
+def test_eagle3_norm_before_fc_in_eagle_config_is_read(tmp_path: Path, capsys, monkeypatch) -> None:
+    draft = _eagle3(tmp_path / "d", {"input_norm.weight": [3 * H]}, eagle_config={"norm_before_fc": True})
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+
+
+def test_eagle3_input_norm_stored_without_norm_before_fc_is_not_read(tmp_path: Path, capsys, monkeypatch) -> None:
+    """input_norm stored, norm_before_fc absent (false): the loader skips input_norm.*, the trained norm is not
+    applied."""
+    draft = _eagle3(tmp_path / "d", {"input_norm.weight": [3 * H]})
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_NOT_READ"]
+    assert f["details"] == {"key": "norm_before_fc", "value": False, "tensors": ["input_norm.weight"]}
+    assert code == 1
+
+
+def test_eagle3_fc_norm_needs_one_norm_per_aux_state(tmp_path: Path, capsys, monkeypatch) -> None:
+    draft = _eagle3(tmp_path / "d", {"fc_norm.0.weight": [H], "fc_norm.1.weight": [H]}, fc_norm=True)
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
+    assert "fc_norm.2.weight" in f["message"] and code == 1
+
+
+def test_eagle3_fc_norm_stored_without_the_key_is_not_read(tmp_path: Path, capsys, monkeypatch) -> None:
+    norms = {f"fc_norm.{i}.weight": [H] for i in range(3)}
+    code, report = _audit([_target(tmp_path), "--draft", _eagle3(tmp_path / "d", norms)], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_NOT_READ"]
+    assert f["details"]["key"] == "fc_norm" and len(f["details"]["tensors"]) == 3
+    assert code == 1
+
+
+def test_eagle3_with_both_norms_as_declared_is_clean(tmp_path: Path, capsys, monkeypatch) -> None:
+    extra = {"input_norm.weight": [3 * H], **{f"fc_norm.{i}.weight": [H] for i in range(3)}}
+    draft = _eagle3(tmp_path / "d", extra, norm_before_fc=True, fc_norm=True)
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+
+
+def test_eagle3_without_aux_hidden_states_has_no_fc(tmp_path: Path, capsys, monkeypatch) -> None:
+    """eagle_config.use_aux_hidden_state false (the key ModelOpt exports write): the loader builds no fc and skips a
+    stored fc.*; a draft without fc.weight is complete (it was ERROR DRAFT_TENSORS_MISSING fc.weight)."""
+    shapes = {"norm.weight": [H], "lm_head.weight": [V, H], **layer("midlayer.", eagle3_first())}
+    cfg = {**dense_config(1, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V}
+    cfg["eagle_config"] = {"use_aux_hidden_state": False}
+    draft = write(tmp_path / "d", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+
+
+def test_eagle3_fc_is_sized_by_the_aux_states_it_fuses(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Four auxiliary layers in eagle_config (TorchSpec / ModelOpt drafts): fc is [H, 4H] (the loader sizes fc by
+    n_aux * target width); it was ERROR DRAFT_FC_SHAPE expecting [H, 3H]. [H, 3H] is now the error."""
+    aux = {"eagle_aux_hidden_state_layer_ids": [0, 1, 2, 3]}
+    target = write(tmp_path / "target4", dense_model(4, V), dense_config(4, V), tokens=vocab(V))
+    ok = _eagle3(tmp_path / "ok", {"fc.weight": [H, 4 * H]}, eagle_config=aux)
+    code, report = _audit([target, "--draft", ok], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+    bad = _eagle3(tmp_path / "bad", {}, eagle_config=aux)
+    code, report = _audit([target, "--draft", bad], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_FC_SHAPE"]
+    assert f["details"] == {"shape": [H, 3 * H], "expected": [H, 4 * H]} and code == 1
+
+
+def test_eagle3_hidden_norm_is_the_first_layer_s_only(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A two-layer EAGLE-3 draft: only layer 0 normalises the target's hidden state (hidden_norm); layer 1 runs on
+    the residual stream and its hidden_norm is never used. It was ERROR DRAFT_TENSORS_MISSING layers.1.hidden_norm."""
+    shapes = {"fc.weight": [H, 3 * H], "norm.weight": [H], "lm_head.weight": [V, H]}
+    shapes |= {**layer("layers.0.", eagle3_first()), **layer("layers.1.")}
+    cfg = {**dense_config(2, V), "architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": V}
+    draft = write(tmp_path / "d", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+    del shapes["layers.1.input_layernorm.weight"]  # layer 1's own norm is read
+    draft = write(tmp_path / "d2", shapes, cfg, arrays={"d2t": np.zeros(V, dtype=np.int64)}, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
+    assert "layers.1.input_layernorm.weight" in f["message"] and code == 1
+
+
+def test_a_draft_naming_its_target_depth_apart_is_read_by_that_key(tmp_path: Path, capsys, monkeypatch) -> None:
+    """TorchSpec's DSpark/DFlash export (lightseekorg/TorchSpec ``torchspec/config/dspark_draft_config.json``
+    @0db7eac0) writes ``num_target_layers`` as the count of target layers it reads (5) and the target's depth as
+    ``target_num_hidden_layers`` (36); z-lab's configs write the depth as ``num_target_layers``. Audited alone, ids
+    [1, 9, 17, 25, 33] were ERROR DRAFT_TARGET_LAYER_OUT_OF_RANGE against 5 layers."""
+    shapes = {"fc.weight": [H, 5 * H], "hidden_norm.weight": [H], "norm.weight": [H]}
+    shapes |= layer("layers.0.", {"self_attn.q_norm.weight": [8], "self_attn.k_norm.weight": [8]})
+    cfg = {**dense_config(1, V), "architectures": ["DFlashDraftModel"], "model_type": "dflash"}
+    cfg |= {"num_target_layers": 5, "target_num_hidden_layers": 36, "target_layer_ids": [1, 9, 17, 25, 33]}
+    code, report = _audit([write(tmp_path / "d", shapes, cfg)], capsys, monkeypatch, tmp_path)
+    assert "DRAFT_TARGET_LAYER_OUT_OF_RANGE" not in _codes(report) and code == 0
+    cfg["target_num_hidden_layers"] = 30  # a depth the ids do not fit is still the error
+    code, report = _audit([write(tmp_path / "d2", shapes, cfg)], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TARGET_LAYER_OUT_OF_RANGE"]
+    assert f["details"]["out_of_range"] == [33] and code == 1
+
+
+def _minicpm_eagle(root: Path, drop: str | None = None) -> Path:
+    """An EAGLE draft for MiniCPM with vLLM ``minicpm_eagle.py``'s names (@04028200, loaded whole by
+    AutoWeightsLoader): model.fc [H, 2H] over [input_norm1(embedding); input_norm2(hidden)], model.norm, and
+    model.eagle_layers.{target layers + i} (here 2: a two-layer target)."""
+    shapes = {"model.fc.weight": [H, 2 * H], "model.input_norm1.weight": [H], "model.input_norm2.weight": [H]}
+    shapes |= {"model.norm.weight": [H], **layer("model.eagle_layers.2.")}
+    shapes.pop(drop or "", None)
+    cfg = {**dense_config(1, V), "architectures": ["EagleMiniCPMForCausalLM"], "model_type": "minicpm"}
+    return write(root, shapes, cfg, tokens=vocab(V))
+
+
+def test_minicpm_eagle_is_judged_by_its_own_loader_s_names(tmp_path: Path, capsys, monkeypatch) -> None:
+    """It was judged by llama_eagle.py's names: ERROR DRAFT_TENSORS_MISSING fc.weight and layers.0.* on a complete
+    draft. Now complete exits 0; without model.input_norm2 it exits 1 naming it."""
+    code, report = _audit([_target(tmp_path), "--draft", _minicpm_eagle(tmp_path / "d")], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+    assert report["facts"]["draft"]["draft_family"]["family"] == "eagle_minicpm"
+    draft = _minicpm_eagle(tmp_path / "d2", drop="model.input_norm2.weight")
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
+    assert "model.input_norm2.weight" in f["message"] and code == 1
+
+
+def test_eagle3_first_layer_attends_over_embedding_and_hidden(tmp_path: Path, capsys, monkeypatch) -> None:
+    """vLLM llama_eagle3.py @00bd1493 builds layer 0's qkv_proj over 2 * hidden_size inputs ([embedding; hidden]): a
+    midlayer q/k/v_proj stored [*, hidden] (a plain Llama layer) fails the loader's shape assertion; it passed."""
+    plain = {f"midlayer.self_attn.{p}.weight": [s, H] for p, s in (("q_proj", H), ("k_proj", 8), ("v_proj", 8))}
+    code, report = _audit([_target(tmp_path), "--draft", _eagle3(tmp_path / "d", plain)], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_SHAPE"]
+    assert [t["name"] for t in f["details"]["tensors"]] == [
+        "midlayer.self_attn.k_proj.weight",
+        "midlayer.self_attn.q_proj.weight",
+        "midlayer.self_attn.v_proj.weight",
+    ]
+    assert f["details"]["tensors"][1]["expected"] == [H, 2 * H] and code == 1
