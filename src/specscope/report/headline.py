@@ -2,6 +2,10 @@
 
 Every report format (text, Markdown, HTML; JSON under ``headline``) and ``advise`` open with it, the detail after:
 
+* first, on a run that stopped before its last planned cell (its manifest's ``finished`` is false, as bench writes
+  it from the start until every planned cell is measured): ``unfinished run: N of M planned cells measured`` and
+  the command that finishes it (``bench --resume RUN``; ``--retry-failed`` where stored cells failed), so that no
+  verdict below is read as the whole run's (:func:`unfinished`);
 * the pick per workload and level, said to be per workload (``pick per workload vs BASE``): the config the judgement
   picks there (``Choices.levels[].per_workload``, the fastest config ``faster`` than the baseline by the one verdict
   rule) with its speedup, interval and verdict;
@@ -21,12 +25,40 @@ Nothing here decides: every pick, verdict and figure is the judgement's; this mo
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from specscope.stats.choices import MixComparison
 from specscope.stats.judgement import Judgement
 from specscope.stats.verdict import Comparison, verdict_text
 
-__all__ = ["headline"]
+__all__ = ["headline", "unfinished"]
+
+MEASURED = ("ok", "degraded")  # a stored cell with one of these statuses is a result (bench's resume rule)
+
+
+def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -> str | None:
+    """The headline's first line for a run whose manifest says it is not finished (``finished`` false), else None.
+
+    ``statuses``: the stored cells' statuses; ``run``: the run folder as the user names it. Measured cells are the
+    ``ok`` and ``degraded`` ones; the others stored (``failed``, ``server_crash``) are only measured again by
+    ``--resume --retry-failed``, the never-stored ones by plain ``--resume``."""
+    if manifest.get("finished") is not False:
+        return None
+    planned = manifest.get("cells_total")
+    measured = sum(1 for s in statuses if s in MEASURED)
+    failed = len(statuses) - measured
+    said = f"{measured} of {planned} planned" if isinstance(planned, int) else f"{measured}"
+    line = f"unfinished run: {said} cells measured" + (f", {failed} failed" if failed else "")
+    missing = planned - len(statuses) if isinstance(planned, int) else None
+    if failed:
+        return (
+            line
+            + f"; `specscope bench --resume {run} --retry-failed` measures the failed ones again"
+            + (f" and the other {missing}" if missing else "")
+        )
+    other = f"the other {missing}" if missing else "the rest"
+    return line + f"; `specscope bench --resume {run}` measures {other}"
 
 
 def _figure(c: Comparison | MixComparison) -> str:
@@ -68,8 +100,14 @@ def _mix_line(j: Judgement) -> str:
     return f"pick for the mix {mix} vs {j.baseline}: " + "; ".join(parts)
 
 
-def headline(j: Judgement | None) -> list[str]:
-    """The headline lines of a judged run (module docstring); none without a judgement or picks."""
+def headline(j: Judgement | None, first: str | None = None) -> list[str]:
+    """The headline lines of a judged run (module docstring), after ``first`` (:func:`unfinished`) when given; none
+    without a judgement or picks."""
+    lines = _judged(j)
+    return lines if first is None else [first, *lines]
+
+
+def _judged(j: Judgement | None) -> list[str]:
     if j is None or j.choices is None:
         return []
     c = j.choices
