@@ -68,18 +68,32 @@ def _figure(c: Comparison | MixComparison) -> str:
     return f"{c.speedup:.2f}x{interval} {verdict_text(c.verdict)}"
 
 
+def _count_word(n: int) -> str:
+    return {2: "two", 3: "three", 4: "four"}.get(n, str(n))
+
+
 def _why_none(j: Judgement) -> str:
     """How many comparisons got each verdict, and the undetermined ones' reason codes."""
     judged = [c for c in j.comparisons if not c.control]
     if not judged:
         return "no comparison has a paired round"
     verdicts = Counter(c.verdict for c in judged)
-    codes = Counter(r.code for c in judged if c.verdict == "undetermined" for r in c.reasons)
+    # each code counted once per comparison; a comparison with several codes is in several counts, which is said
+    undetermined = [dict.fromkeys(r.code for r in c.reasons) for c in judged if c.verdict == "undetermined"]
+    codes = Counter(code for own in undetermined for code in own)
+    several = Counter(len(own) for own in undetermined if len(own) > 1)
     parts = []
     for v, n in verdicts.most_common():
         extra = ""
         if v == "undetermined" and codes:
-            extra = " (" + ", ".join(f"{code} {k}" for code, k in codes.most_common()) + ")"
+            overlap = "; ".join(
+                f"{k} {'has' if k == 1 else 'have'} {_count_word(m)} reasons" for m, k in sorted(several.items())
+            )
+            extra = (
+                " ("
+                + ", ".join(f"{code} {k}" for code, k in codes.most_common())
+                + (f"; {overlap})" if overlap else ")")
+            )
         parts.append(f"{n} {verdict_text(v)}{extra}")
     return f"of {len(judged)} comparison{'s' if len(judged) != 1 else ''}: " + ", ".join(parts)
 
