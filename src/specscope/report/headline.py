@@ -12,8 +12,9 @@ Every report format (text, Markdown, HTML; JSON under ``headline``) and ``advise
 * where the traffic mix's pick (``Choices.levels[].config``, the Picks table) differs from the per-workload picks at
   some level: the mix's pick at every level (``pick for the mix W=S, ... vs BASE``), so that a user reading only the
   headline does not ship a workload's winner for the whole traffic;
-* where no config is picked anywhere: ``nothing beats the baseline``, with the reason: how many comparisons got
-  each verdict and, for the undetermined ones, their reason codes;
+* where no config is picked anywhere: ``nothing is judged to beat the baseline``, with the reason: how many
+  comparisons got each verdict and, for the undetermined ones, their reason codes (a comparison counted once per
+  code; ``K have two reasons`` where codes overlap), and in the same statement the unjudged point estimates below;
 * when comparisons had too few rounds to judge: the point-estimate picks, labelled unjudged
   (:mod:`specscope.stats.unjudged`): at the levels short of rounds, at a level whose judged pick they differ from,
   and over the levels when the overall comparison was short of rounds and its judged pick differs; a point-estimate
@@ -108,7 +109,7 @@ def _mix_line(j: Judgement) -> str:
         where = j.axis.label(lv.level)
         m = lv.comparison
         if lv.config == j.baseline or m is None:
-            parts.append(f"{where} {j.baseline}: no config is faster")
+            parts.append(f"{where} {j.baseline}: no config is faster on the mix")
         else:
             parts.append(f"{where} {lv.config} {_figure(m)}")
     return f"pick for the mix {mix} vs {j.baseline}: " + "; ".join(parts)
@@ -146,7 +147,7 @@ def _judged(j: Judgement | None) -> list[str]:
         out.append(_mix_line(j))
     elif faster := [x for x in j.comparisons if x.verdict == "faster" and not x.control]:
         # judged faster somewhere, but no level of the mix has a pick (a config measured on only some of its
-        # workloads): say both, never "nothing beats the baseline" above a faster verdict
+        # workloads): say both, never "nothing is judged to beat the baseline" above a faster verdict
         mix = ", ".join(f"{w}={m:.2f}" for w, m in c.mix.items())
         out.append(f"no pick for the mix {mix} vs {j.baseline}: {c.no_pick}")
         out.append(
@@ -154,7 +155,21 @@ def _judged(j: Judgement | None) -> list[str]:
             + "; ".join(f"{x.config} on {x.workload} at {j.axis.label(x.level)} {_figure(x)}" for x in faster)
         )
     else:
-        out.append(f"nothing beats the baseline {j.baseline}: {_why_none(j)}")
+        out.append(f"nothing is judged to beat the baseline {j.baseline}: {_why_none(j)}")
+    unjudged = _unjudged(j)
+    if unjudged and not picks and len(out) == 1:
+        # no judged pick anywhere: what the point estimates alone rank first belongs to that one statement (on a
+        # line of its own it read as a second, competing answer under 'nothing beats the baseline')
+        out[0] += "; " + unjudged
+    elif unjudged:
+        out.append(unjudged)
+    return out
+
+
+def _unjudged(j: Judgement) -> str | None:
+    """The point-estimate picks that are news (module docstring), or None."""
+    c = j.choices
+    assert c is not None
     u = c.unjudged
     if u is not None:
         judged = {lv.level: lv.config for lv in c.levels}
@@ -173,14 +188,13 @@ def _judged(j: Judgement | None) -> list[str]:
             and c.overall is not None
             and u.overall != c.overall.config
         ):
-            x = u.overall_speedup or 1.0
-            parts.append(f"overall {u.overall} ({x:.2f}x; the judged overall pick is {c.overall.config})")
+            x = "" if u.overall_speedup is None else f"{u.overall_speedup:.2f}x; "  # absent: no figure, never 1.00x
+            parts.append(f"overall {u.overall} ({x}the judged overall pick is {c.overall.config})")
         # a level short of rounds makes the overall short too (its rounds hold every level): name the levels then
         at = " at " + ", ".join(j.axis.label(n) for n in u.short_levels) if u.short_levels else ""
         at = at or (" over the levels" if u.overall_short else "")
         if parts:
-            out.append(
-                f"unjudged (too few rounds to judge{at}; point estimates only): the figures rank first "
-                + ", ".join(parts)
+            return f"unjudged (too few rounds to judge{at}; point estimates only): the figures rank first " + ", ".join(
+                parts
             )
-    return out
+    return None
