@@ -124,7 +124,7 @@ def test_runs_with_nothing_to_compare_say_why(tmp_path, capsys, monkeypatch):
     assert doc["headline"] == ["no comparison: the run's one config draft is not its baseline base"]
     two = make_quick_run(tmp_path / "two", only=("ngram", "draft"))
     doc = json.loads(cli(["report", two, "-f", "json"], capsys, monkeypatch, tmp_path)[1])
-    assert doc["headline"] == ["no comparison: the baseline base is not among the run's configs (ngram, draft)"]
+    assert doc["headline"] == ["no comparison: the baseline base is not among the run's configs (draft, ngram)"]
     base = make_quick_run(tmp_path / "base", only=("base",))
     doc = json.loads(cli(["report", base, "-f", "json"], capsys, monkeypatch, tmp_path)[1])
     assert doc["headline"] == ["no comparison: the run has only its baseline base"]

@@ -29,11 +29,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from specscope.config import SENTINEL_SUFFIX, is_control
 from specscope.stats.choices import MixComparison
 from specscope.stats.judgement import Judgement
 from specscope.stats.verdict import Comparison, verdict_text
 
-__all__ = ["headline", "unfinished"]
+__all__ = ["headline", "no_comparison", "unfinished"]
 
 MEASURED = ("ok", "degraded")  # a stored cell with one of these statuses is a result (bench's resume rule)
 
@@ -115,11 +116,30 @@ def _mix_line(j: Judgement) -> str:
     return f"pick for the mix {mix} vs {j.baseline}: " + "; ".join(parts)
 
 
-def headline(j: Judgement | None, first: str | None = None) -> list[str]:
-    """The headline lines of a judged run (module docstring), after ``first`` (:func:`unfinished`) when given; none
-    without a judgement or picks."""
+def headline(j: Judgement | None, first: str | None = None, why_none: str | None = None) -> list[str]:
+    """The headline lines of a judged run (module docstring), after ``first`` (:func:`unfinished`) when given.
+
+    ``why_none``: the line said when the judgement has no picks (:func:`no_comparison`); None: no line then."""
     lines = _judged(j)
+    if not lines and why_none is not None and (j is None or j.choices is None):
+        lines = [why_none]
     return lines if first is None else [first, *lines]
+
+
+def no_comparison(baseline: str, configs: Sequence[str]) -> str:
+    """Why a run has nothing compared: no cell, only its baseline (and A/A control), or no baseline among its
+    configs (sentinels, the baseline's own check cells, are not configs here)."""
+    run = [c for c in dict.fromkeys(configs) if not c.endswith(SENTINEL_SUFFIX)]
+    others = [c for c in run if c != baseline and not is_control(c)]
+    if not run:
+        return "no comparison: the run has no cell"
+    if baseline in run:
+        controls = [c for c in run if is_control(c)]
+        also = f" and its A/A control {', '.join(controls)}" if controls else ""
+        return f"no comparison: the run has only its baseline {baseline}{also}"
+    if len(others) == 1:
+        return f"no comparison: the run's one config {others[0]} is not its baseline {baseline}"
+    return f"no comparison: the baseline {baseline} is not among the run's configs ({', '.join(run)})"
 
 
 def _judged(j: Judgement | None) -> list[str]:
