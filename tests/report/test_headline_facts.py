@@ -128,3 +128,20 @@ def test_runs_with_nothing_to_compare_say_why(tmp_path, capsys, monkeypatch):
     base = make_quick_run(tmp_path / "base", only=("base",))
     doc = json.loads(cli(["report", base, "-f", "json"], capsys, monkeypatch, tmp_path)[1])
     assert doc["headline"] == ["no comparison: the run has only its baseline base"]
+
+
+def test_the_unfinished_line_from_the_manifest_alone():
+    """The line's counts: a manifest without ``cells_total`` (a run from before bench wrote it at the start) gives
+    the measured count alone; more cells stored than planned (adaptive rounds past the first ones, one failed) never
+    reads 'the other -1'; a finished or unsaid run has no line."""
+    from specscope.report.headline import unfinished
+
+    assert unfinished({"finished": True, "cells_total": 4}, ["ok"], "r") is None
+    assert unfinished({}, ["ok"], "r") is None
+    assert unfinished({"finished": False}, ["ok", "ok"], "r") == (
+        "unfinished run: 2 cells measured; `specscope bench --resume r` measures the rest"
+    )
+    assert unfinished({"finished": False, "cells_total": 4}, ["ok"] * 4 + ["failed"], "r") == (
+        "unfinished run: 4 of 4 planned cells measured, 1 failed; `specscope bench --resume r --retry-failed` "
+        "measures the failed ones again"
+    )

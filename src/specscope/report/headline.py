@@ -52,7 +52,7 @@ def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -
     failed = len(statuses) - measured
     said = f"{measured} of {planned} planned" if isinstance(planned, int) else f"{measured}"
     line = f"unfinished run: {said} cells measured" + (f", {failed} failed" if failed else "")
-    missing = planned - len(statuses) if isinstance(planned, int) else None
+    missing = max(0, planned - len(statuses)) if isinstance(planned, int) else None  # adaptive rounds: more
     if failed:
         return (
             line
