@@ -102,6 +102,22 @@ def test_the_mix_line_does_not_contradict_a_workload_pick(tmp_path, capsys, monk
     assert doc["headline"][1].endswith("; N=2 base: no config is faster on the mix")
 
 
+def test_point_estimates_join_the_level_statement_they_qualify(tmp_path, capsys, monkeypatch):
+    """Stopped after 40 of 48 cells: N=2's second round is partly missing. The headline said 'pick for the mix ...:
+    ...; N=2 base: no config is faster on the mix' and, on a line of its own, 'unjudged (too few rounds to judge at
+    N=2 ...): the figures rank first N=2 ngram', two answers for N=2; now the second qualifies the first."""
+    run = make_quick_run(tmp_path / "run", stop_after=40)
+    doc = json.loads(cli(["report", run, "-f", "json"], capsys, monkeypatch, tmp_path)[1])
+    unfinished, workloads, mix = doc["headline"]
+    assert unfinished.startswith("unfinished run: 40 of 48 planned cells measured")
+    assert workloads.startswith("pick per workload vs base: edit N=1: ngram 1.28x")
+    assert mix.startswith("pick for the mix code=0.33, edit=0.33, prose=0.33 vs base: N=1 ngram 1.11x")
+    assert mix.endswith(
+        "; N=2 base: no config is faster on the mix; unjudged (too few rounds to judge at N=2; point estimates only):"
+        " the figures rank first N=2 ngram, overall ngram (1.09x; the judged overall pick is base)"
+    )
+
+
 def test_every_format_and_advise_give_the_same_headline(tmp_path, capsys, monkeypatch):
     for name, kw in {"quick": {}, "unfinished": {"stop_after": 30}, "one": {"repeats": 1}}.items():
         run = make_quick_run(tmp_path / name, **kw)

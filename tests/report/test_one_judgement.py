@@ -233,9 +233,11 @@ def test_headline_calls_unjudged_only_what_was_not_judged(tmp_path):
         assert levels == {1: ("ngram", "faster"), 4: ("ngram", "faster")}
         assert doc["choices"]["overall"]["config"] == "mtp"
         assert doc["choices"]["unjudged"]["overall_short"] is True
-        first, unjudged = doc["headline"]
+        # one statement: the point estimates qualify the judged picks they follow, never a line of their own
+        (line,) = doc["headline"]
+        first, unjudged = line.split("; unjudged ", 1)
         assert first.startswith("pick per workload vs base: prose N=1: ngram")
-        assert unjudged.startswith("unjudged (too few rounds to judge over the levels; point estimates only):")
+        assert unjudged.startswith("(too few rounds to judge over the levels; point estimates only):")
         assert "N=1 ngram" not in unjudged and "N=4 ngram" not in unjudged
         assert "overall ngram (1.10x; the judged overall pick is mtp)" in unjudged
 

@@ -14,8 +14,9 @@ Every report format (text, Markdown, HTML; JSON under ``headline``) and ``advise
   headline does not ship a workload's winner for the whole traffic;
 * where no config is picked anywhere: ``nothing is judged to beat the baseline``, with the reason: how many
   comparisons got each verdict and, for the undetermined ones, their reason codes (a comparison counted once per
-  code; ``K have two reasons`` where codes overlap), and in the same statement the unjudged point estimates below;
-* when comparisons had too few rounds to judge: the point-estimate picks, labelled unjudged
+  code; ``K have two reasons`` where codes overlap);
+* when comparisons had too few rounds to judge, in the same statement as the judged answer it qualifies (the last
+  line above, never a line of its own): the point-estimate picks, labelled unjudged
   (:mod:`specscope.stats.unjudged`): at the levels short of rounds, at a level whose judged pick they differ from,
   and over the levels when the overall comparison was short of rounds and its judged pick differs; a point-estimate
   best that is also the judged pick is not repeated as unjudged.
@@ -177,12 +178,11 @@ def _judged(j: Judgement | None) -> list[str]:
     else:
         out.append(f"nothing is judged to beat the baseline {j.baseline}: {_why_none(j)}")
     unjudged = _unjudged(j)
-    if unjudged and not picks and len(out) == 1:
-        # no judged pick anywhere: what the point estimates alone rank first belongs to that one statement (on a
-        # line of its own it read as a second, competing answer under 'nothing beats the baseline')
-        out[0] += "; " + unjudged
-    elif unjudged:
-        out.append(unjudged)
+    if unjudged:
+        # the point estimates join the statement they qualify (the picks of the levels, or that nothing is judged
+        # faster): on a line of their own they read as a second, competing answer ('nothing beats the baseline'
+        # above 'the figures rank first ngram'; 'N=2 base' above 'the figures rank first N=2 ngram')
+        out[-1] += "; " + unjudged
     return out
 
 
