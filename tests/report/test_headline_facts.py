@@ -161,3 +161,14 @@ def test_the_unfinished_line_from_the_manifest_alone():
         "unfinished run: 4 of 4 planned cells measured, 1 failed; `specscope bench --resume r --retry-failed` "
         "measures the failed ones again"
     )
+
+
+def test_the_resume_command_can_be_pasted():
+    """A run folder with a space in its name: the command is quoted for a shell (it read `bench --resume my runs/r`)."""
+    from specscope.report.headline import unfinished
+
+    line = unfinished({"finished": False, "cells_total": 2}, ["ok"], "my runs/r")
+    assert (
+        line
+        == "unfinished run: 1 of 2 planned cells measured; `specscope bench --resume 'my runs/r'` measures the other 1"
+    )

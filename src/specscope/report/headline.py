@@ -26,6 +26,7 @@ Nothing here decides: every pick, verdict and figure is the judgement's; this mo
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,11 +34,10 @@ from typing import Any
 from specscope.config import SENTINEL_SUFFIX, is_control
 from specscope.stats.choices import MixComparison
 from specscope.stats.judgement import Judgement
+from specscope.stats.summary import MEASURED
 from specscope.stats.verdict import Comparison, verdict_text
 
 __all__ = ["headline", "no_comparison", "unfinished"]
-
-MEASURED = ("ok", "degraded")  # a stored cell with one of these statuses is a result (bench's resume rule)
 
 
 def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -> str | None:
@@ -48,6 +48,7 @@ def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -
     ``--resume --retry-failed``, the never-stored ones by plain ``--resume``."""
     if manifest.get("finished") is not False:
         return None
+    run = shlex.quote(run)  # a command the user can paste
     planned = manifest.get("cells_total")
     measured = sum(1 for s in statuses if s in MEASURED)
     failed = len(statuses) - measured
