@@ -26,7 +26,7 @@ def test_the_headline_says_its_picks_are_per_workload_and_names_the_mix_pick(tmp
     assert first.startswith("pick per workload vs base: edit N=1: ngram ")
     assert "edit N=2: ngram" in first
     assert mix.startswith("pick for the mix code=0.33, edit=0.33, prose=0.33 vs base: N=1 ngram 1.11x [")
-    assert mix.endswith("; N=2 base: no config is faster on the mix")
+    assert mix.endswith("; N=2 base: no config is judged faster on the mix")
 
 
 def test_a_mix_judged_faster_where_no_workload_alone_is_gets_its_pick_in_the_headline():

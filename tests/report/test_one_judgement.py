@@ -140,7 +140,7 @@ def test_every_report_format_opens_with_the_headline_from_the_judgement(tmp_path
     (code,) = [c for c in doc["comparisons"] if c["workload"] == "code"]
     assert code["verdict"] == "faster"
     figure = f"{code['speedup']:.2f}x [{code['low']:.2f}x, {code['high']:.2f}x] faster"
-    first = f"pick per workload vs base: code N=1: mtp {figure}; elsewhere (prose N=1) base: no config is faster"
+    first = f"pick per workload vs base: code N=1: mtp {figure}; elsewhere (prose N=1) base: no config is judged faster"
     # prose alone picks base, the mix of both picks mtp: the headline names the mix's pick too, with its figure
     (lv,) = doc["choices"]["levels"]
     assert lv["config"] == "mtp"

@@ -112,7 +112,7 @@ def _mix_line(j: Judgement) -> str:
         where = j.axis.label(lv.level)
         m = lv.comparison
         if lv.config == j.baseline or m is None:
-            parts.append(f"{where} {j.baseline}: no config is faster on the mix")
+            parts.append(f"{where} {j.baseline}: no config is judged faster on the mix")
         else:
             parts.append(f"{where} {lv.config} {_figure(m)}")
     return f"pick for the mix {mix} vs {j.baseline}: " + "; ".join(parts)
@@ -159,7 +159,7 @@ def _judged(j: Judgement | None) -> list[str]:
                 picks.append(f"{where}: {cfg} {_figure(cmp)}")
     out = []
     if picks:
-        rest = f"; elsewhere ({', '.join(plain)}) {j.baseline}: no config is faster" if plain else ""
+        rest = f"; elsewhere ({', '.join(plain)}) {j.baseline}: no config is judged faster" if plain else ""
         out.append(f"pick per workload vs {j.baseline}: " + "; ".join(picks) + rest)
         if any(set(lv.per_workload.values()) != {lv.config} for lv in c.levels):
             out.append(_mix_line(j))
