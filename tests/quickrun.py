@@ -12,6 +12,7 @@ for ``predict RUN --holdout``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
@@ -81,9 +82,38 @@ def _counters(n: int, drafted: int, rate: float, done: float) -> tuple[SpecCount
     return before, after
 
 
-def make_quick_run(path: Path, *, k_sweep: bool = False, only: tuple[str, ...] = ()) -> Path:
+def _failed(s: StreamRecord) -> StreamRecord:
+    """``s`` as a request the server refused: no token, http 503."""
+    return replace(
+        s,
+        first_token_ns=None,
+        first_content_ns=None,
+        last_token_ns=None,
+        content_chunks=0,
+        output_tokens=None,
+        prompt_tokens=None,
+        token_source="missing",
+        finish_reason=None,
+        status="failed",
+        reason="http 503",
+        http_status=503,
+    )
+
+
+def make_quick_run(
+    path: Path,
+    *,
+    k_sweep: bool = False,
+    only: tuple[str, ...] = (),
+    repeats: int = 2,
+    stop_after: int | None = None,
+    failed: bool = False,
+) -> Path:
     """Write the run of the module docstring to ``path`` (a new folder); returns ``path``. ``only``: keep these
-    configs of :data:`SPEED` (e.g. ``("base", "base-again")``, a run with nothing speculative)."""
+    configs of :data:`SPEED` (e.g. ``("base", "base-again")``, a run with nothing speculative); ``repeats``: rounds;
+    ``stop_after``: store only the first this many cells, as a bench stopped there leaves its run (``finished``
+    false, ``cells_total`` the plan's); ``failed``: every stream failed (http 503, no tokens), as a server that
+    answers nothing; the run is then unfinished too (a failed cell leaves a bench run unfinished)."""
     speed = {c: v for c, v in SPEED.items() if not only or c in only}
     if k_sweep:
         speed |= {f"draft-k{k}": _k_speed(k) for k in (1, 2, 3, 4, 6)}
@@ -92,7 +122,7 @@ def make_quick_run(path: Path, *, k_sweep: bool = False, only: tuple[str, ...] =
         "configs": configs,
         "workloads": ["prose", "code", "edit"],
         "levels": [1, 2],
-        "repeats": 2,
+        "repeats": repeats,
         "max_tokens": TOKENS,
         "aa": True,
         "edit_shortest": 4,
@@ -106,19 +136,24 @@ def make_quick_run(path: Path, *, k_sweep: bool = False, only: tuple[str, ...] =
             "baseline": "base",
             "options": options,
             "run_options": {"profile": "quick", "launch": "embedded"},
-            "cells_total": 2 * 3 * 2 * len(speed),
-            "finished": True,
+            "cells_total": repeats * 3 * 2 * len(speed),
+            "finished": stop_after is None and not failed,
             "model_bytes": MODEL_BYTES,
         },
     )
-    t, done = 0, {c: 0.0 for c in speed}
-    for r in range(2):
+    t, done, stored = 0, {c: 0.0 for c in speed}, 0
+    for r in range(repeats):
         for n in (1, 2):
             for w in ("prose", "code", "edit"):
                 for i, c in enumerate(speed if (r + n) % 2 else reversed(list(speed))):
                     tok_s, drafted, rate = speed[c][w]
                     jitter = 1.0 + 0.01 * ((3 * i + 5 * r + 7 * n) % 5 - 2)
                     streams = _streams(w, n, t, tok_s, jitter)
+                    if failed:
+                        streams = tuple(_failed(s) for s in streams)
+                    if stop_after is not None and stored >= stop_after:
+                        continue
+                    stored += 1
                     before, after = _counters(n, drafted, rate, done[c])
                     done[c] += TOKENS * n
                     end = max(s.end_ns for s in streams)

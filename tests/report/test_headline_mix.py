@@ -26,7 +26,7 @@ def test_the_headline_says_its_picks_are_per_workload_and_names_the_mix_pick(tmp
     assert first.startswith("pick per workload vs base: edit N=1: ngram ")
     assert "edit N=2: ngram" in first
     assert mix.startswith("pick for the mix code=0.33, edit=0.33, prose=0.33 vs base: N=1 ngram 1.11x [")
-    assert mix.endswith("; N=2 base: no config is faster")
+    assert mix.endswith("; N=2 base: no config is judged faster on the mix")
 
 
 def test_a_mix_judged_faster_where_no_workload_alone_is_gets_its_pick_in_the_headline():
@@ -52,7 +52,7 @@ def test_a_mix_judged_faster_where_no_workload_alone_is_gets_its_pick_in_the_hea
     lines = headline(j)
     assert lines[0] == "pick per workload vs base: none (no workload alone is judged faster)"
     assert lines[1].startswith("pick for the mix prose=0.50, code=0.50 vs base: N=1 mtp 1.03x [")
-    assert not any(line.startswith("nothing beats") for line in lines)
+    assert not any(line.startswith("nothing is judged to beat") for line in lines)
 
 
 def test_a_config_faster_on_one_workload_of_two_but_unmeasured_on_the_other_is_no_nothing_beats():
@@ -75,7 +75,7 @@ def test_a_config_faster_on_one_workload_of_two_but_unmeasured_on_the_other_is_n
         "no pick for the mix chat=0.50, main=0.50 vs base: no level has a paired round on every workload of the mix"
     )
     assert lines[1].startswith("faster where measured: mtp on chat at N=2 1.6") and lines[1].endswith(" faster")
-    assert not any(line.startswith("nothing beats") for line in lines)
+    assert not any(line.startswith("nothing is judged to beat") for line in lines)
 
 
 def test_a_config_not_judged_on_the_level_mix_shows_no_ratio_and_no_baseline_verdict():

@@ -140,7 +140,7 @@ def test_every_report_format_opens_with_the_headline_from_the_judgement(tmp_path
     (code,) = [c for c in doc["comparisons"] if c["workload"] == "code"]
     assert code["verdict"] == "faster"
     figure = f"{code['speedup']:.2f}x [{code['low']:.2f}x, {code['high']:.2f}x] faster"
-    first = f"pick per workload vs base: code N=1: mtp {figure}; elsewhere (prose N=1) base: no config is faster"
+    first = f"pick per workload vs base: code N=1: mtp {figure}; elsewhere (prose N=1) base: no config is judged faster"
     # prose alone picks base, the mix of both picks mtp: the headline names the mix's pick too, with its figure
     (lv,) = doc["choices"]["levels"]
     assert lv["config"] == "mtp"
@@ -158,7 +158,9 @@ def test_every_report_format_opens_with_the_headline_from_the_judgement(tmp_path
     drift_run = str(blocks_run_with_drift(tmp_path / "drift"))
     for args in (("report", drift_run), ("advise", drift_run, "--mix", "prose=1")):
         out = json.loads(_cli(*args, "-f", "json").stdout)
-        assert out["headline"] == ["nothing beats the baseline base: of 1 comparison: 1 undetermined (DRIFT 1)"]
+        assert out["headline"] == [
+            "nothing is judged to beat the baseline base: of 1 comparison: 1 undetermined (DRIFT 1)"
+        ]
 
 
 NOISY_CSV = """config,workload,concurrency,repeat,output_tok_s
@@ -231,9 +233,11 @@ def test_headline_calls_unjudged_only_what_was_not_judged(tmp_path):
         assert levels == {1: ("ngram", "faster"), 4: ("ngram", "faster")}
         assert doc["choices"]["overall"]["config"] == "mtp"
         assert doc["choices"]["unjudged"]["overall_short"] is True
-        first, unjudged = doc["headline"]
+        # one statement: the point estimates qualify the judged picks they follow, never a line of their own
+        (line,) = doc["headline"]
+        first, unjudged = line.split("; unjudged ", 1)
         assert first.startswith("pick per workload vs base: prose N=1: ngram")
-        assert unjudged.startswith("unjudged (too few rounds to judge over the levels; point estimates only):")
+        assert unjudged.startswith("(too few rounds to judge over the levels; point estimates only):")
         assert "N=1 ngram" not in unjudged and "N=4 ngram" not in unjudged
         assert "overall ngram (1.10x; the judged overall pick is mtp)" in unjudged
 
@@ -290,8 +294,11 @@ def test_an_imported_run_of_one_file_per_config_is_told_how_imports_get_judged(t
     doc = json.loads(_cli("report", str(run), "-f", "json").stdout)
     needs = doc["choices"]["unjudged"]["needs"]
     assert "specscope import: each file of a config is a repeat" in needs
-    (first, unjudged) = doc["headline"]
-    assert unjudged.endswith("the figures rank first N=2 spec"), unjudged
+    # nothing judged, so the point estimates are part of that one statement (not a second, competing line)
+    (line,) = doc["headline"]
+    assert line.startswith("nothing is judged to beat the baseline base: ") and line.endswith(
+        "; unjudged (too few rounds to judge at N=2; point estimates only): the figures rank first N=2 spec"
+    ), line
 
 
 def test_a_dynamic_policy_of_one_config_everywhere_says_why_the_static_pick_differs(tmp_path):

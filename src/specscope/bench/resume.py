@@ -27,6 +27,7 @@ from specscope.config import BenchOptions
 from specscope.errors import ConfigError
 from specscope.records import CellKey
 from specscope.redact import MASK, redact
+from specscope.stats.summary import MEASURED
 
 if TYPE_CHECKING:
     from specscope.client.settings import ClientSettings
@@ -46,7 +47,6 @@ __all__ = [
     "is_finished",
 ]
 
-MEASURED = frozenset({"ok", "degraded"})  # a cell with one of these statuses is a result; it is never redone
 RETRIED = frozenset({"failed", "server_crash"})  # what --retry-failed measures again
 
 

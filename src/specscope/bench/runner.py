@@ -163,8 +163,7 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
     plan = plan_cells(options, design)
     stored = summarize_run(run)
     done = cells_to_skip(stored, controls.retry_failed)
-    if controls.retry_failed:
-        run.update_manifest(crashes={}, crash_trials={})
+    _mark_started(run, plan, stored, controls.retry_failed)
     tally = Tally(
         on_cell,
         len(plan),
@@ -193,6 +192,14 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
         run.update_manifest(finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
         run.close()
     return run.path
+
+
+def _mark_started(run: Run, plan: list[CellKey], stored: list[CellSummary], retry_failed: bool) -> None:
+    """Write the plan's size and whether it is finished before the first cell (a run read while bench goes, or one
+    killed, says what it lacks; bench's end writes them again); ``--retry-failed`` forgets the recorded crashes."""
+    retried: dict[str, Any] = {"crashes": {}, "crash_trials": {}} if retry_failed else {}
+    finished = is_finished(plan, stored)
+    run.update_manifest(**retried, finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
 
 
 def _key(s: CellSummary) -> CellKey:

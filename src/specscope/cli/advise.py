@@ -72,7 +72,7 @@ def advise_cmd(
     from specscope.cli.report import emit_document
     from specscope.report.advice import advice_section, advise
     from specscope.report.document import Document
-    from specscope.report.headline import headline
+    from specscope.report.headline import headline, unfinished
     from specscope.stats.choices import Traffic
     from specscope.stats.groups import workloads_of
     from specscope.stats.level_mix import level_mix_input
@@ -119,7 +119,8 @@ def advise_cmd(
         command=command,
         finished=manifest.get("finished") is not False,
     )
-    doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict(), headline(adv.judgement))
+    first = unfinished(manifest, [c.status for c in cells], source)  # a run stopped early says so first, as report
+    doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict(), headline(adv.judgement, first))
     code = emit_document(doc, fmt, out, None, width)  # html without -o: stdout (a run folder is read-only after bench)
     if code:  # a draft that is not accepted: exit 1, as report and counters
         raise typer.Exit(code)

@@ -20,7 +20,7 @@ from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
 from specscope.report.crash_trials import crash_trials_table, stable_levels
 from specscope.report.document import Column, Document, Section, Table, text_cell
-from specscope.report.headline import headline
+from specscope.report.headline import headline, no_comparison, unfinished
 from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
@@ -355,7 +355,11 @@ def build_document(
     lines = [
         line if len(runs) == 1 else f"{r.name}: {line}"
         for r, rc in zip(runs, rcs, strict=True)
-        for line in headline(rc.judgement)
+        for line in headline(
+            rc.judgement,
+            unfinished(r.manifest, [c.status for c in r.cells], str(r.path or r.name)),
+            no_comparison(rc.baseline, [c.config for c in r.cells]),
+        )
     ]
     return Document(title, sections, raw[0] if len(raw) == 1 else {"runs": raw}, lines)
 

@@ -2,15 +2,21 @@
 
 Every report format (text, Markdown, HTML; JSON under ``headline``) and ``advise`` open with it, the detail after:
 
+* first, on a run that stopped before its last planned cell (its manifest's ``finished`` is false, as bench writes
+  it from the start until every planned cell is measured): ``unfinished run: N of M planned cells measured`` and
+  the command that finishes it (``bench --resume RUN``; ``--retry-failed`` where stored cells failed), so that no
+  verdict below is read as the whole run's (:func:`unfinished`);
 * the pick per workload and level, said to be per workload (``pick per workload vs BASE``): the config the judgement
   picks there (``Choices.levels[].per_workload``, the fastest config ``faster`` than the baseline by the one verdict
   rule) with its speedup, interval and verdict;
 * where the traffic mix's pick (``Choices.levels[].config``, the Picks table) differs from the per-workload picks at
   some level: the mix's pick at every level (``pick for the mix W=S, ... vs BASE``), so that a user reading only the
   headline does not ship a workload's winner for the whole traffic;
-* where no config is picked anywhere: ``nothing beats the baseline``, with the reason: how many comparisons got
-  each verdict and, for the undetermined ones, their reason codes;
-* when comparisons had too few rounds to judge: the point-estimate picks, labelled unjudged
+* where no config is picked anywhere: ``nothing is judged to beat the baseline``, with the reason: how many
+  comparisons got each verdict and, for the undetermined ones, their reason codes (a comparison counted once per
+  code; ``K have two reasons`` where codes overlap);
+* when comparisons had too few rounds to judge, in the same statement as the judged answer it qualifies (the last
+  line above, never a line of its own): the point-estimate picks, labelled unjudged
   (:mod:`specscope.stats.unjudged`): at the levels short of rounds, at a level whose judged pick they differ from,
   and over the levels when the overall comparison was short of rounds and its judged pick differs; a point-estimate
   best that is also the judged pick is not repeated as unjudged.
@@ -20,13 +26,43 @@ Nothing here decides: every pick, verdict and figure is the judgement's; this mo
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from specscope.config import SENTINEL_SUFFIX, is_control
 from specscope.stats.choices import MixComparison
 from specscope.stats.judgement import Judgement
+from specscope.stats.summary import MEASURED
 from specscope.stats.verdict import Comparison, verdict_text
 
-__all__ = ["headline"]
+__all__ = ["headline", "no_comparison", "unfinished"]
+
+
+def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -> str | None:
+    """The headline's first line for a run whose manifest says it is not finished (``finished`` false), else None.
+
+    ``statuses``: the stored cells' statuses; ``run``: the run folder as the user names it. Measured cells are the
+    ``ok`` and ``degraded`` ones; the others stored (``failed``, ``server_crash``) are only measured again by
+    ``--resume --retry-failed``, the never-stored ones by plain ``--resume``."""
+    if manifest.get("finished") is not False:
+        return None
+    run = shlex.quote(run)  # a command the user can paste
+    planned = manifest.get("cells_total")
+    measured = sum(1 for s in statuses if s in MEASURED)
+    failed = len(statuses) - measured
+    said = f"{measured} of {planned} planned" if isinstance(planned, int) else f"{measured}"
+    line = f"unfinished run: {said} cells measured" + (f", {failed} failed" if failed else "")
+    missing = max(0, planned - len(statuses)) if isinstance(planned, int) else None  # adaptive rounds: more
+    if failed:
+        return (
+            line
+            + f"; `specscope bench --resume {run} --retry-failed` measures the failed ones again"
+            + (f" and the other {missing}" if missing else "")
+        )
+    other = f"the other {missing}" if missing else "the rest"
+    return line + f"; `specscope bench --resume {run}` measures {other}"
 
 
 def _figure(c: Comparison | MixComparison) -> str:
@@ -36,18 +72,32 @@ def _figure(c: Comparison | MixComparison) -> str:
     return f"{c.speedup:.2f}x{interval} {verdict_text(c.verdict)}"
 
 
+def _count_word(n: int) -> str:
+    return {2: "two", 3: "three", 4: "four"}.get(n, str(n))
+
+
 def _why_none(j: Judgement) -> str:
     """How many comparisons got each verdict, and the undetermined ones' reason codes."""
     judged = [c for c in j.comparisons if not c.control]
     if not judged:
         return "no comparison has a paired round"
     verdicts = Counter(c.verdict for c in judged)
-    codes = Counter(r.code for c in judged if c.verdict == "undetermined" for r in c.reasons)
+    # each code counted once per comparison; a comparison with several codes is in several counts, which is said
+    undetermined = [dict.fromkeys(r.code for r in c.reasons) for c in judged if c.verdict == "undetermined"]
+    codes = Counter(code for own in undetermined for code in own)
+    several = Counter(len(own) for own in undetermined if len(own) > 1)
     parts = []
     for v, n in verdicts.most_common():
         extra = ""
         if v == "undetermined" and codes:
-            extra = " (" + ", ".join(f"{code} {k}" for code, k in codes.most_common()) + ")"
+            overlap = "; ".join(
+                f"{k} {'has' if k == 1 else 'have'} {_count_word(m)} reasons" for m, k in sorted(several.items())
+            )
+            extra = (
+                " ("
+                + ", ".join(f"{code} {k}" for code, k in codes.most_common())
+                + (f"; {overlap})" if overlap else ")")
+            )
         parts.append(f"{n} {verdict_text(v)}{extra}")
     return f"of {len(judged)} comparison{'s' if len(judged) != 1 else ''}: " + ", ".join(parts)
 
@@ -62,14 +112,39 @@ def _mix_line(j: Judgement) -> str:
         where = j.axis.label(lv.level)
         m = lv.comparison
         if lv.config == j.baseline or m is None:
-            parts.append(f"{where} {j.baseline}: no config is faster")
+            parts.append(f"{where} {j.baseline}: no config is judged faster on the mix")
         else:
             parts.append(f"{where} {lv.config} {_figure(m)}")
     return f"pick for the mix {mix} vs {j.baseline}: " + "; ".join(parts)
 
 
-def headline(j: Judgement | None) -> list[str]:
-    """The headline lines of a judged run (module docstring); none without a judgement or picks."""
+def headline(j: Judgement | None, first: str | None = None, why_none: str | None = None) -> list[str]:
+    """The headline lines of a judged run (module docstring), after ``first`` (:func:`unfinished`) when given.
+
+    ``why_none``: the line said when the judgement has no picks (:func:`no_comparison`); None: no line then."""
+    lines = _judged(j)
+    if not lines and why_none is not None and (j is None or j.choices is None):
+        lines = [why_none]
+    return lines if first is None else [first, *lines]
+
+
+def no_comparison(baseline: str, configs: Sequence[str]) -> str:
+    """Why a run has nothing compared: no cell, only its baseline (and A/A control), or no baseline among its
+    configs (sentinels, the baseline's own check cells, are not configs here)."""
+    run = [c for c in dict.fromkeys(configs) if not c.endswith(SENTINEL_SUFFIX)]
+    others = [c for c in run if c != baseline and not is_control(c)]
+    if not run:
+        return "no comparison: the run has no cell"
+    if baseline in run:
+        controls = [c for c in run if is_control(c)]
+        also = f" and its A/A control {', '.join(controls)}" if controls else ""
+        return f"no comparison: the run has only its baseline {baseline}{also}"
+    if len(others) == 1:
+        return f"no comparison: the run's one config {others[0]} is not its baseline {baseline}"
+    return f"no comparison: the baseline {baseline} is not among the run's configs ({', '.join(run)})"
+
+
+def _judged(j: Judgement | None) -> list[str]:
     if j is None or j.choices is None:
         return []
     c = j.choices
@@ -84,7 +159,7 @@ def headline(j: Judgement | None) -> list[str]:
                 picks.append(f"{where}: {cfg} {_figure(cmp)}")
     out = []
     if picks:
-        rest = f"; elsewhere ({', '.join(plain)}) {j.baseline}: no config is faster" if plain else ""
+        rest = f"; elsewhere ({', '.join(plain)}) {j.baseline}: no config is judged faster" if plain else ""
         out.append(f"pick per workload vs {j.baseline}: " + "; ".join(picks) + rest)
         if any(set(lv.per_workload.values()) != {lv.config} for lv in c.levels):
             out.append(_mix_line(j))
@@ -94,7 +169,7 @@ def headline(j: Judgement | None) -> list[str]:
         out.append(_mix_line(j))
     elif faster := [x for x in j.comparisons if x.verdict == "faster" and not x.control]:
         # judged faster somewhere, but no level of the mix has a pick (a config measured on only some of its
-        # workloads): say both, never "nothing beats the baseline" above a faster verdict
+        # workloads): say both, never "nothing is judged to beat the baseline" above a faster verdict
         mix = ", ".join(f"{w}={m:.2f}" for w, m in c.mix.items())
         out.append(f"no pick for the mix {mix} vs {j.baseline}: {c.no_pick}")
         out.append(
@@ -102,7 +177,20 @@ def headline(j: Judgement | None) -> list[str]:
             + "; ".join(f"{x.config} on {x.workload} at {j.axis.label(x.level)} {_figure(x)}" for x in faster)
         )
     else:
-        out.append(f"nothing beats the baseline {j.baseline}: {_why_none(j)}")
+        out.append(f"nothing is judged to beat the baseline {j.baseline}: {_why_none(j)}")
+    unjudged = _unjudged(j)
+    if unjudged:
+        # the point estimates join the statement they qualify (the picks of the levels, or that nothing is judged
+        # faster): on a line of their own they read as a second, competing answer ('nothing beats the baseline'
+        # above 'the figures rank first ngram'; 'N=2 base' above 'the figures rank first N=2 ngram')
+        out[-1] += "; " + unjudged
+    return out
+
+
+def _unjudged(j: Judgement) -> str | None:
+    """The point-estimate picks that are news (module docstring), or None."""
+    c = j.choices
+    assert c is not None
     u = c.unjudged
     if u is not None:
         judged = {lv.level: lv.config for lv in c.levels}
@@ -121,14 +209,13 @@ def headline(j: Judgement | None) -> list[str]:
             and c.overall is not None
             and u.overall != c.overall.config
         ):
-            x = u.overall_speedup or 1.0
-            parts.append(f"overall {u.overall} ({x:.2f}x; the judged overall pick is {c.overall.config})")
+            x = "" if u.overall_speedup is None else f"{u.overall_speedup:.2f}x; "  # absent: no figure, never 1.00x
+            parts.append(f"overall {u.overall} ({x}the judged overall pick is {c.overall.config})")
         # a level short of rounds makes the overall short too (its rounds hold every level): name the levels then
         at = " at " + ", ".join(j.axis.label(n) for n in u.short_levels) if u.short_levels else ""
         at = at or (" over the levels" if u.overall_short else "")
         if parts:
-            out.append(
-                f"unjudged (too few rounds to judge{at}; point estimates only): the figures rank first "
-                + ", ".join(parts)
+            return f"unjudged (too few rounds to judge{at}; point estimates only): the figures rank first " + ", ".join(
+                parts
             )
-    return out
+    return None

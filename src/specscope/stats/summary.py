@@ -15,12 +15,14 @@ from typing import Any, Literal
 
 from specscope.records import known_fields
 
-__all__ = ["CellSummary", "CellStatus", "output_rate"]
+__all__ = ["CellSummary", "CellStatus", "MEASURED", "output_rate"]
 
 # ok: every stream ok and counters consistent. degraded: numbers exist but are not trustworthy
 # (a stream degraded, counter reset, requests running at a scrape, client limited...). failed: no numbers.
 # server_crash: the server died during the cell (the sweep of that config stops).
 CellStatus = Literal["ok", "degraded", "failed", "server_crash"]
+#: a cell with one of these statuses is a result: a resumed bench never redoes it, a report counts it measured
+MEASURED: frozenset[str] = frozenset({"ok", "degraded"})
 
 
 def output_rate(
