@@ -49,3 +49,14 @@ def test_vllm_draft_tokens_without_a_drafts_counter_are_not_zero_drafts(tmp_path
     assert not any(a["code"] == "NOT_ENGAGED" for a in report["judged_alarms"])
     not_recorded = report["manifest"]["imports"][1]["not_recorded"]
     assert any("spec_decode_num_drafts = 0 beside 120 draft tokens" in r for r in not_recorded)
+
+
+def test_guidellm_tpot_is_its_inter_token_latency_not_its_time_per_output_token(tmp_path, capsys, monkeypatch):
+    """GuideLLM's ``time_per_output_token_ms`` is (last token - request start) / output tokens, the first token's
+    wait included (guidellm src/guidellm/schemas/request_stats.py @ v0.7.3; 0.2's was (last - first token) /
+    tokens); its ``inter_token_latency_ms`` is (last - first token) / (tokens - 1), specscope's TPOT. The import read
+    the first: 5.880 ms in guidellm_spec_r0.json (GuideLLM 0.8.1's own report) where the TPOT is 4.770 ms."""
+    report = _run(tmp_path, capsys, monkeypatch, {"spec": [IMPORTS / "guidellm_spec_r0.json"]})
+    (cell,) = report["cells"]
+    assert cell["tpot_p50_s"] == 4.769542942876401 / 1000
+    assert cell["tpot_p95_s"] == 5.040738893591839 / 1000
