@@ -60,3 +60,17 @@ def test_guidellm_tpot_is_its_inter_token_latency_not_its_time_per_output_token(
     (cell,) = report["cells"]
     assert cell["tpot_p50_s"] == 4.769542942876401 / 1000
     assert cell["tpot_p95_s"] == 5.040738893591839 / 1000
+
+
+def test_aiperf_output_tokens_are_its_output_sequence_length_reasoning_included(tmp_path, capsys, monkeypatch):
+    """AIPerf's ``total_output_tokens`` sums ``output_token_count``, the answer's tokens without the reasoning ones;
+    ``total_osl`` sums ``output_sequence_length`` = output + reasoning tokens (the completion tokens, AIPerf's own
+    throughput numerator: ai-dynamo/aiperf aiperf/metrics/types/output_sequence_length_metric.py and
+    output_token_throughput_metrics.py @ v0.1.1). A reasoning model's 42 thinking tokens of 192 were left out."""
+    doc = json.loads((IMPORTS / "aiperf_spec_r0.json").read_text())
+    doc["total_output_tokens"]["avg"] = 150.0
+    doc["total_reasoning_tokens"] = {"unit": "tokens", "avg": 42.0}
+    report = _run(tmp_path, capsys, monkeypatch, {"spec": [_write(tmp_path, "reasoning.json", doc)]})
+    (cell,) = report["cells"]
+    assert cell["output_tokens"] == 192
+    assert cell["output_tok_s"] == 192 / doc["benchmark_duration"]["avg"]
