@@ -74,3 +74,16 @@ def test_aiperf_output_tokens_are_its_output_sequence_length_reasoning_included(
     (cell,) = report["cells"]
     assert cell["output_tokens"] == 192
     assert cell["output_tok_s"] == 192 / doc["benchmark_duration"]["avg"]
+
+
+def test_an_sglang_trace_replay_is_refused_as_having_no_single_level(tmp_path, capsys, monkeypatch):
+    """SGLang's bench_serving writes ``request_rate`` ``"trace"`` when it replays a trace's own timestamps
+    (``--use-trace-timestamps``); the import called the tool's own word a hand-edited value."""
+    line = json.loads((IMPORTS / "sglang_eagle.jsonl").read_text().splitlines()[0])
+    line["request_rate"] = "trace"
+    path = tmp_path / "trace.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    code, _, err = cli(["import", path, "--config", "spec", "--out", tmp_path / "run"], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "a trace replay has no single level" in err and "hand-edited" not in err
+    assert not (tmp_path / "run").exists()

@@ -13,7 +13,8 @@ the per-request arrays follow: ``input_lens``, ``output_lens``, ``ttfts`` (s), `
 
 Load: a finite ``request_rate`` is an open loop with Poisson arrivals, capped at ``max_concurrency`` when set;
 ``inf`` with ``max_concurrency`` N is a closed loop of N; ``inf`` without one sends everything at once (N = the
-number of requests, ``completed`` plus the errors it lists).
+number of requests, ``completed`` plus the errors it lists). Later versions write ``request_rate`` ``"trace"`` for a
+replay at the trace's own timestamps (``--use-trace-timestamps``): no single level, refused.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from specscope.errors import ConfigError
 from specscope.importers.record import (
     Imported,
     Load,
@@ -62,7 +64,15 @@ def _load(doc: Mapping[str, Any], n_requests: int) -> Load:
 
     Raises:
         BadFigure: a request rate or cap that is not one (NaN, 0, 2.5 streams...).
+        ConfigError: a trace replay (``request_rate`` ``"trace"``: the trace's own timestamps, no one level).
     """
+    if doc.get("request_rate") == "trace":
+        raise ConfigError(
+            "a trace replay has no single level",
+            found='request_rate = "trace" (bench_serving --use-trace-timestamps: each request sent at its trace time)',
+            expected="a run at one load: a request rate, or max_concurrency with request_rate inf",
+            fix="import runs made at one rate or concurrency (bench_serving --request-rate R or --max-concurrency N)",
+        )
     per_s, cap = rate(doc.get("request_rate"), "request_rate"), level(doc.get("max_concurrency"), "max_concurrency")
     if per_s is not None:
         return Load(concurrency=cap, rate_per_s=per_s, arrival="poisson")
