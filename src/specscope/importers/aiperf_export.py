@@ -39,7 +39,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.importers.record import Imported, Load, count, level, num, rate, seconds
+from specscope.importers.record import (
+    Imported,
+    Load,
+    count,
+    level,
+    not_understood,
+    num,
+    rate,
+    seconds,
+    warning_notes,
+)
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
 
@@ -51,6 +61,17 @@ _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.
 def _metric(doc: Mapping[str, Any], tag: str) -> Mapping[str, Any] | None:
     m = doc.get(tag)
     return m if isinstance(m, Mapping) and isinstance(m.get("unit"), str) else None
+
+
+#: the export's keys besides its metric blocks (``{"unit": ...}``, each a metric AIPerf computed: those named in the
+#: module doc are read, the others are figures specscope derives itself or does not judge): the run's identity,
+#: config, state and timestamps, the GPU telemetry (``telemetry_data``) and ``run_info``
+_KNOWN = frozenset(
+    {
+        *("schema_version", "aiperf_version", "benchmark_id", "input_config", "was_cancelled", "is_complete"),
+        *("error_summary", "start_time", "end_time", "run_info", "telemetry_data", "records"),
+    }
+)
 
 
 def recognise(doc: Any) -> bool:
@@ -211,4 +232,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     datasets = cfg.get("datasets")
     first = datasets[0] if isinstance(datasets, list) and datasets and isinstance(datasets[0], Mapping) else {}
     workload = first.get("dataset") or first.get("name")
-    return Imported(TOOL, SHAPE, _load(cfg), facts, str(workload) if workload else None, _model(cfg))
+    unread = not_understood(doc, _KNOWN, lambda k: _metric(doc, k) is not None)
+    return Imported(
+        TOOL, SHAPE, _load(cfg), facts, str(workload) if workload else None, _model(cfg), warning_notes(unread)
+    )

@@ -34,12 +34,36 @@ from collections.abc import Mapping
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.importers.record import Imported, Load, count, level, num, rate, seconds
+from specscope.importers.record import (
+    Imported,
+    Load,
+    count,
+    level,
+    not_understood,
+    num,
+    rate,
+    seconds,
+    warning_notes,
+)
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse_all"]
 
 SHAPE = "guidellm-benchmarks-report"
 TOOL = "guidellm benchmark"
+
+
+#: the report's keys (module doc): ``args`` is 0.4-0.6's command line, ``config`` 0.7+'s scenario, ``conclusions``
+#: GuideLLM's own reading of the run
+_KNOWN_REPORT = frozenset({"benchmarks", "metadata", "config", "args", "conclusions"})
+#: a benchmark's keys in either schema: the load and figures read, and the run's ids, timings, scheduler and worker
+#: states, samples and warnings left out (the figures they hold are derived from the metrics read)
+_KNOWN_BENCHMARK = frozenset(
+    {
+        *("type_", "id_", "run_id", "args", "config", "run_stats", "worker", "request_loader", "extras"),
+        *("scheduler_state", "scheduler_metrics", "metrics", "request_totals", "request_samples", "requests"),
+        *("start_time", "end_time", "duration", "warmup_duration", "cooldown_duration", "warnings"),
+    }
+)
 
 
 def recognise(doc: Any) -> bool:
@@ -133,6 +157,9 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
     strategy = _obj(_obj(bench, "args" if older else "config"), "strategy")
     backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)
     model = _obj(bench, "worker").get("backend_model") if older else backend.get("model")
+    unread = not_understood(bench, _KNOWN_BENCHMARK, at=f"{at}.")
+    if i == 1:  # the report's own keys are named once, with its first benchmark
+        unread = not_understood(doc, _KNOWN_REPORT) + unread
     return Imported(
         TOOL,
         SHAPE,
@@ -140,6 +167,7 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
         facts,
         None,
         str(model) if model else None,
+        warning_notes(unread),
     )
 
 

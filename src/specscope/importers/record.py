@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,8 @@ __all__ = [
     "count",
     "latencies_from_itls",
     "level",
+    "not_understood",
+    "warning_notes",
     "numbers",
     "num",
     "rate",
@@ -209,3 +211,18 @@ def latencies_from_itls(ttfts: list[Any], itls: list[Any], not_recorded: list[st
     if bad:
         not_recorded.append(f"latency of {bad} of {len(itls)} requests (a non-number in its itls)")
     return out
+
+
+def not_understood(
+    keys: Iterable[str], known: frozenset[str], also: Callable[[str], bool] = lambda _: False, at: str = ""
+) -> list[str]:
+    """The ``keys`` of a document that are neither ``known`` (read, or left out knowingly: each shape module's
+    docstring says which and why) nor accepted by ``also`` (a family: ``mean_ttft_ms``...), sorted, each prefixed with
+    ``at`` (``benchmarks[0].``): a field the tool's releases read do not write, named in a warning, never dropped
+    silently."""
+    return sorted(f"{at}{k}" for k in keys if k not in known and not also(k))
+
+
+def warning_notes(fields: list[str]) -> tuple[str, ...]:
+    """The record's notes for the fields :func:`not_understood` found (none: no note)."""
+    return (f"fields not understood, left out: {', '.join(fields)}",) if fields else ()

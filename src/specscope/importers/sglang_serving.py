@@ -19,6 +19,7 @@ replay at the trace's own timestamps (``--use-trace-timestamps``): no single lev
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,12 +30,14 @@ from specscope.importers.record import (
     count,
     latencies_from_itls,
     level,
+    not_understood,
     num,
     rate,
     seconds,
     seconds_list,
     spelled,
     tokens_list,
+    warning_notes,
 )
 
 #: ``accept_length`` is the scheduler's ``cum_spec_accept_length / cum_spec_accept_count``, which only a cache flush
@@ -52,6 +55,25 @@ TOOL = "sglang bench_serving"
 _KEYS = ("duration", "completed", "total_output_tokens", "total_output_tokens_retokenized", "output_throughput")
 #: the totals a record must hold (named when a near miss lacks one)
 REQUIRED_KEYS = _KEYS
+
+
+#: every other key the versions write, read or left out: the run's setup (``tag``, the dataset's lengths,
+#: ``server_info``: the server's arguments), the rates and peaks SGLang derives (throughput is derived here from the
+#: totals), the retokenized total, the vision / text input split, the mean in flight it measured (``concurrency``),
+#: the texts; ``timestampe`` and ``num_prompts`` (2024's multi-rate lines)
+_KNOWN = frozenset(
+    {
+        *_KEYS,
+        *("backend", "dataset_name", "request_rate", "max_concurrency", "sharegpt_output_len", "fixed_output_len"),
+        *("random_input_len", "random_output_len", "random_range_ratio", "tag", "server_info", "timestampe"),
+        *("num_prompts", "total_input_tokens", "total_input_text_tokens", "total_input_vision_tokens"),
+        *("request_throughput", "input_throughput", "total_throughput", "concurrency", "accept_length"),
+        *("max_output_tokens_per_s", "max_concurrent_requests", "input_lens", "output_lens", "ttfts", "itls"),
+        *("generated_texts", "errors"),
+    }
+)
+#: ``mean_/median_/std_/pNN_/max_{e2e_latency,ttft,tpot,itl}_ms``
+_AGGREGATE = re.compile(r"(mean|median|std|max|p\d+(\.\d+)?)_(e2e_latency|ttft|tpot|itl)_ms")
 
 
 def recognise(doc: Any) -> bool:
@@ -120,4 +142,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts["not_recorded"].append("speculative acceptance (accept_length null)")
     n = (facts["completed"] or 0) + (failed or 0)
     dataset = doc.get("dataset_name")
-    return Imported(TOOL, SHAPE, _load(doc, n), facts, str(dataset) if dataset else None, None)
+    unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)
+    return Imported(TOOL, SHAPE, _load(doc, n), facts, str(dataset) if dataset else None, None, warning_notes(unread))

@@ -25,6 +25,7 @@ it has no single level and is refused.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +36,7 @@ from specscope.importers.record import (
     count,
     latencies_from_itls,
     level,
+    not_understood,
     num,
     numbers,
     rate,
@@ -42,6 +44,7 @@ from specscope.importers.record import (
     seconds_list,
     spelled,
     tokens_list,
+    warning_notes,
 )
 
 __all__ = ["SHAPE", "TOOL", "recognise", "parse"]
@@ -55,6 +58,32 @@ _KEYS = ("duration", "completed", "total_output_tokens", "output_throughput")
 REQUIRED_KEYS = _KEYS
 _SGLANG_ONLY = "total_output_tokens_retokenized"  # SGLang's bench_serving writes the same totals beside this one
 _ARRAYS = ("ttfts", "latencies", "output_lens", "input_lens", "errors")
+
+
+#: every other key the writers write (module doc), read or left out: the run's setup, the rates and peaks vLLM derives
+#: (throughput is derived here from the totals), the texts, the client queue times, the goodput (its SLOs are not in
+#: the file), the probe requests' and a diffusion model's figures, ``best_of`` / ``use_beam_search`` (v0.5-v0.6) and
+#: ``request_goodput:`` (v0.6's key, its colon included)
+_KNOWN = frozenset(
+    {
+        *_KEYS,
+        *("date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts", "best_of"),
+        *("use_beam_search", "request_rate", "burstiness", "max_concurrency", "ramp_up_strategy"),
+        *("ramp_up_start_rps", "ramp_up_end_rps", "rps_change_events", "failed", "total_input_tokens"),
+        *("request_throughput", "request_goodput", "request_goodput:", "total_token_throughput", "input_lens"),
+        *("output_lens", "ttfts", "itls", "latencies", "start_times", "queue_times", "generated_texts", "errors"),
+        *("max_output_tokens_per_s", "max_concurrent_requests", "rtfx"),
+        *("spec_decode_acceptance_rate", "spec_decode_acceptance_length", "spec_decode_num_drafts"),
+        *("spec_decode_draft_tokens", "spec_decode_accepted_tokens", "spec_decode_per_position_acceptance_rates"),
+        *("probe_completed", "probe_failed", "probe_median_e2el_ms", "probe_p99_e2el_ms", "probe_max_e2el_ms"),
+        *("diffusion_committed_throughput", "diffusion_steps_per_canvas", "diffusion_committed_per_step"),
+        *("diffusion_committed_tokens", "diffusion_denoising_steps", "diffusion_canvas_positions"),
+    }
+)
+#: ``mean_/median_/std_/pNN_{ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue}_ms``
+_AGGREGATE = re.compile(
+    r"(mean|median|std|p\d+(\.\d+)?)_(ttft|tpot|itl|e2el|client_queue_time|e2el_including_client_queue)_ms"
+)
 
 
 def recognise(doc: Any) -> bool:
@@ -188,4 +217,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
                 facts[ours] = v / 1000.0
     _spec(doc, facts)
     model = doc.get("model_id")
-    return Imported(TOOL, SHAPE, _load(doc), facts, None, str(model) if model else None)
+    unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)
+    return Imported(TOOL, SHAPE, _load(doc), facts, None, str(model) if model else None, warning_notes(unread))
