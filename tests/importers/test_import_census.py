@@ -135,3 +135,14 @@ def test_a_vllm_result_without_spec_fields_names_every_reason_vllm_leaves_them_o
         "speculative counters (no spec_decode_* fields: the server exported no spec-decode counters, drafted no token "
         "during the run, or this vllm bench serve predates them)"
     )
+
+
+def test_a_guidellm_0_4_report_names_its_model_from_its_args(tmp_path, capsys, monkeypatch):
+    """GuideLLM 0.4-0.6 reports keep the command line in ``args`` (``GenerativeBenchmarksReport.args``, the model in
+    ``args.model``; guidellm src/guidellm/benchmark/schemas/generative/report.py @ v0.4.0), 0.7+ in ``config.spec``:
+    the model of a 0.4 report was not recorded."""
+    doc = json.loads((IMPORTS / "guidellm_spec_r0.json").read_text())
+    del doc["config"], doc["metadata"]
+    doc["args"] = {"target": "http://127.0.0.1:8000", "model": "Qwen/Qwen3-8B", "backend": "openai_http"}
+    report = _run(tmp_path, capsys, monkeypatch, {"spec": [_write(tmp_path, "g04.json", doc)]})
+    assert report["server_facts"]["spec"]["model"] == "Qwen/Qwen3-8B"

@@ -23,6 +23,10 @@ in ``args.strategy``, the counts by status in ``request_totals`` beside ``metric
 ``worker.backend_model``, and has no ``metadata``; ``duration`` is its computed end - start of the requests. Each
 benchmark is read from whichever place holds it.
 
+GuideLLM 0.4-0.6 write the 0.8.1 benchmark schema in a report of ``args`` (the command line: the model in
+``args.model``; ``src/guidellm/benchmark/schemas/generative/report.py`` @ v0.4.0) and ``benchmarks``; 0.7+ keep
+``metadata`` and the scenario ``config`` (the model in ``config.spec.backend.model``).
+
 Load: ``synchronous`` is a closed loop of 1, ``concurrent`` of ``streams``, ``throughput`` of ``max_concurrency``;
 ``constant`` and ``poisson`` are open loops at ``rate`` req/s. A ``throughput`` benchmark without a
 ``max_concurrency`` and a ``trace`` replay have no level specscope can name, and are refused.
@@ -156,7 +160,9 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
     strategy_at = f"{at}.args.strategy" if older else f"{at}.config.strategy"
     strategy = _obj(_obj(bench, "args" if older else "config"), "strategy")
     backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)
-    model = _obj(bench, "worker").get("backend_model") if older else backend.get("model")
+    model = (
+        _obj(bench, "worker").get("backend_model") if older else backend.get("model") or _obj(doc, "args").get("model")
+    )
     unread = not_understood(bench, _KNOWN_BENCHMARK, at=f"{at}.")
     if i == 1:  # the report's own keys are named once, with its first benchmark
         unread = not_understood(doc, _KNOWN_REPORT) + unread
