@@ -170,3 +170,22 @@ def test_a_peer_tools_other_files_are_refused_naming_the_file_to_pass(tmp_path, 
         path.write_text(text)
         code, _, err = cli(["import", path, "--config", "x", "--out", tmp_path / "run"], capsys, monkeypatch, tmp_path)
         assert code == 2 and wanted[name] in err.split("found:", 1)[1].split("expected:", 1)[0], (name, err)
+
+
+def test_a_vllm_v0_4_result_imports_silently_with_its_failed_count_named_absent(tmp_path, capsys, monkeypatch):
+    """vLLM v0.4's benchmarks/benchmark_serving.py writes ``request_inthroughput`` and ``input_throughput`` (no
+    ``failed``, no per-request arrays) beside ``best_of`` / ``use_beam_search``: known keys, no warning."""
+    doc = {
+        "date": "20240501-101500", "backend": "vllm", "model_id": "m", "tokenizer_id": "m", "best_of": 1,
+        "use_beam_search": False, "num_prompts": 4, "request_rate": "inf", "duration": 2.0, "completed": 4,
+        "total_input_tokens": 400, "total_output_tokens": 128, "request_inthroughput": 2.0, "input_throughput": 200.0,
+        "output_throughput": 64.0, "mean_ttft_ms": 40.0, "median_ttft_ms": 40.0, "p99_ttft_ms": 41.0,
+        "mean_tpot_ms": 18.0, "median_tpot_ms": 18.0, "p99_tpot_ms": 19.0,
+    }  # fmt: skip
+    run = tmp_path / "run"
+    code, _, err = cli(
+        ["import", _write(tmp_path, "v04.json", doc), "--config", "x", "--out", run], capsys, monkeypatch, tmp_path
+    )
+    assert code == 0 and "warning" not in err, err
+    (cell,) = report_json(run)["cells"]
+    assert (cell["concurrency"], cell["tpot_p50_s"], cell["output_tok_s"]) == (4, 0.018, 64.0)

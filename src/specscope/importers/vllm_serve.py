@@ -66,7 +66,7 @@ _ARRAYS = ("ttfts", "latencies", "output_lens", "input_lens", "errors")
 #: every other key the writers write (module doc), read or left out: the run's setup, the rates and peaks vLLM derives
 #: (throughput is derived here from the totals), the texts, the client queue times, the goodput (its SLOs are not in
 #: the file), the probe requests' and a diffusion model's figures, ``best_of`` / ``use_beam_search`` (v0.5-v0.6) and
-#: ``request_goodput:`` (v0.6's key, its colon included)
+#: ``request_goodput:`` (v0.6's key, its colon included), ``request_inthroughput`` and ``input_throughput`` (v0.4)
 _KNOWN = frozenset(
     {
         *_KEYS,
@@ -75,7 +75,7 @@ _KNOWN = frozenset(
         *("ramp_up_start_rps", "ramp_up_end_rps", "rps_change_events", "failed", "total_input_tokens"),
         *("request_throughput", "request_goodput", "request_goodput:", "total_token_throughput", "input_lens"),
         *("output_lens", "ttfts", "itls", "latencies", "start_times", "queue_times", "generated_texts", "errors"),
-        *("max_output_tokens_per_s", "max_concurrent_requests", "rtfx"),
+        *("max_output_tokens_per_s", "max_concurrent_requests", "rtfx", "request_inthroughput", "input_throughput"),
         *("spec_decode_acceptance_rate", "spec_decode_acceptance_length", "spec_decode_num_drafts"),
         *("spec_decode_draft_tokens", "spec_decode_accepted_tokens", "spec_decode_per_position_acceptance_rates"),
         *("probe_completed", "probe_failed", "probe_median_e2el_ms", "probe_p99_e2el_ms", "probe_max_e2el_ms"),
