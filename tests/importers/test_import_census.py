@@ -189,3 +189,28 @@ def test_a_vllm_v0_4_result_imports_silently_with_its_failed_count_named_absent(
     assert code == 0 and "warning" not in err, err
     (cell,) = report_json(run)["cells"]
     assert (cell["concurrency"], cell["tpot_p50_s"], cell["output_tok_s"]) == (4, 0.018, 64.0)
+
+
+def test_aggregates_a_file_lacks_are_named_not_recorded(tmp_path, capsys, monkeypatch):
+    """Without per-request arrays the cell's TTFT / TPOT are the tool's own percentiles: vllm bench serve writes those
+    of --metric-percentiles (99 alone by default), SGLang's bench_serving the median and p99 only. The missing p95s
+    were absent with no reason."""
+    doc = json.loads((IMPORTS / "vllm_base_r0.json").read_text())
+    for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "generated_texts", "errors"):
+        doc.pop(k, None)
+    line = json.loads((IMPORTS / "sglang_base.jsonl").read_text().splitlines()[0])
+    for k in ("input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors"):
+        line.pop(k, None)
+    sglang = tmp_path / "s.jsonl"
+    sglang.write_text(json.dumps(line) + "\n")
+    for path, reason in (
+        (
+            _write(tmp_path, "v.json", doc),
+            "TTFT p95, TPOT p95 (not among the tool's percentiles: p95_ttft_ms, p95_tpot_ms absent)",
+        ),
+        (sglang, "TTFT p95, TPOT p95 (not among the tool's percentiles: p95_ttft_ms, p95_tpot_ms absent)"),
+    ):
+        report = _run(tmp_path / path.stem, capsys, monkeypatch, {"x": [path]})
+        (cell,) = report["cells"]
+        assert cell["ttft_p95_s"] is None and cell["tpot_p95_s"] is None and cell["tpot_p50_s"] is not None
+        assert reason in report["manifest"]["imports"][0]["not_recorded"], path.name

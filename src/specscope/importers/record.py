@@ -29,6 +29,7 @@ __all__ = [
     "seconds",
     "seconds_list",
     "tokens_list",
+    "tool_percentiles",
 ]
 
 #: the longest duration a cell stores (its end, in integer nanoseconds, is below 2**63): ~292 years.
@@ -226,3 +227,28 @@ def not_understood(
 def warning_notes(fields: list[str]) -> tuple[str, ...]:
     """The record's notes for the fields :func:`not_understood` found (none: no note)."""
     return (f"fields not understood, left out: {', '.join(fields)}",) if fields else ()
+
+
+#: the tool's aggregate percentiles read where it wrote no per-request arrays: (fact, its key in ms, its name)
+TOOL_PERCENTILES = (
+    ("ttft_p50_s", "median_ttft_ms", "TTFT p50"),
+    ("ttft_p95_s", "p95_ttft_ms", "TTFT p95"),
+    ("tpot_p50_s", "median_tpot_ms", "TPOT p50"),
+    ("tpot_p95_s", "p95_tpot_ms", "TPOT p95"),
+)
+
+
+def tool_percentiles(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
+    """The tool's TTFT / TPOT percentiles (``median_ttft_ms``... in ms: vLLM's and SGLang's names) into ``facts`` in
+    seconds; those the file lacks (a percentile the run did not ask for, a metric left out) named in
+    ``facts["not_recorded"]``, never filled."""
+    missing: list[tuple[str, str]] = []
+    for ours, theirs, name in TOOL_PERCENTILES:
+        v = num(doc, theirs)
+        if v is None:
+            missing.append((name, theirs))
+        else:
+            facts[ours] = v / 1000.0
+    if missing:
+        names, keys = ", ".join(n for n, _ in missing), ", ".join(k for _, k in missing)
+        facts["not_recorded"].append(f"{names} (not among the tool's percentiles: {keys} absent)")

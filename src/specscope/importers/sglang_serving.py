@@ -37,6 +37,7 @@ from specscope.importers.record import (
     seconds_list,
     spelled,
     tokens_list,
+    tool_percentiles,
     warning_notes,
 )
 
@@ -129,10 +130,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         bad = [k for k in ("ttfts", "itls") if k in doc and not isinstance(doc[k], list)]
         why = f"{bad[0]} is {spelled(doc[bad[0]])}, not a list" if bad else "run without --output-details"
         facts["not_recorded"] += ["failed requests", f"per-request arrays ({why})"]
-        for ours, theirs in (("ttft_p50_s", "median_ttft_ms"), ("tpot_p50_s", "median_tpot_ms")):
-            v = num(doc, theirs)
-            if v is not None:
-                facts[ours] = v / 1000.0
+        tool_percentiles(doc, facts)
     length = num(doc, "accept_length")
     if length is not None:
         facts["acceptance_length"] = length

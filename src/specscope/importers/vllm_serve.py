@@ -47,6 +47,7 @@ from specscope.importers.record import (
     seconds_list,
     spelled,
     tokens_list,
+    tool_percentiles,
     warning_notes,
 )
 
@@ -212,15 +213,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     else:
         if not arrays:
             facts["not_recorded"].append("per-request arrays (run without --save-detailed)")
-        for ours, theirs in (
-            ("ttft_p50_s", "median_ttft_ms"),
-            ("ttft_p95_s", "p95_ttft_ms"),
-            ("tpot_p50_s", "median_tpot_ms"),
-            ("tpot_p95_s", "p95_tpot_ms"),
-        ):
-            v = num(doc, theirs)
-            if v is not None:
-                facts[ours] = v / 1000.0
+        tool_percentiles(doc, facts)
     _spec(doc, facts)
     model = doc.get("model_id")
     unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)
