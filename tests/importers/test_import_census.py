@@ -214,3 +214,12 @@ def test_aggregates_a_file_lacks_are_named_not_recorded(tmp_path, capsys, monkey
         (cell,) = report["cells"]
         assert cell["ttft_p95_s"] is None and cell["tpot_p95_s"] is None and cell["tpot_p50_s"] is not None
         assert reason in report["manifest"]["imports"][0]["not_recorded"], path.name
+
+
+def test_docs_imports_md_is_the_census_the_shapes_hold():
+    """docs/imports.md is generated from the shape modules (python scripts/gen_imports_doc.py): every field each
+    tool writes, read / derived / left out, and the keys known; stale, it would misstate what import reads."""
+    from paths import ROOT
+    from specscope.importers.census_doc import render
+
+    assert (ROOT / "docs" / "imports.md").read_text("utf-8") == render()

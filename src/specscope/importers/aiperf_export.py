@@ -51,7 +51,7 @@ from specscope.importers.record import (
     warning_notes,
 )
 
-__all__ = ["SHAPE", "TOOL", "recognise", "parse"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise"]
 
 SHAPE = "aiperf-profile-export"
 TOOL = "aiperf profile"
@@ -72,6 +72,11 @@ _KNOWN = frozenset(
         *("error_summary", "start_time", "end_time", "run_info", "telemetry_data", "records"),
     }
 )
+
+
+#: the census (docs/imports.md): the keys known, and the family accepted
+KNOWN_KEYS = _KNOWN
+KNOWN_FAMILY = 'every metric block ({"unit": ..., "avg": ...}): those the module doc names are read, the rest left out'
 
 
 def recognise(doc: Any) -> bool:

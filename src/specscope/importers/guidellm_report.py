@@ -50,7 +50,7 @@ from specscope.importers.record import (
     warning_notes,
 )
 
-__all__ = ["SHAPE", "TOOL", "recognise", "parse_all"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse_all", "recognise"]
 
 SHAPE = "guidellm-benchmarks-report"
 TOOL = "guidellm benchmark"
@@ -68,6 +68,11 @@ _KNOWN_BENCHMARK = frozenset(
         *("start_time", "end_time", "duration", "warmup_duration", "cooldown_duration", "warnings"),
     }
 )
+
+
+#: the census (docs/imports.md): the report's keys and each benchmark's (``benchmarks[].KEY``)
+KNOWN_KEYS = _KNOWN_REPORT | {f"benchmarks[].{k}" for k in _KNOWN_BENCHMARK}
+KNOWN_FAMILY = None
 
 
 def recognise(doc: Any) -> bool:

@@ -49,7 +49,7 @@ WINDOW_UNKNOWN = (
     "earlier runs are in it unless bench_serving ran with --flush-cache)"
 )
 
-__all__ = ["SHAPE", "TOOL", "recognise", "parse"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise"]
 
 SHAPE = "sglang-bench-serving"
 TOOL = "sglang bench_serving"
@@ -75,6 +75,9 @@ _KNOWN = frozenset(
 )
 #: ``mean_/median_/std_/pNN_/max_{e2e_latency,ttft,tpot,itl}_ms``
 _AGGREGATE = re.compile(r"(mean|median|std|max|p\d+(\.\d+)?)_(e2e_latency|ttft|tpot|itl)_ms")
+#: the census (docs/imports.md): the keys known, and the family the pattern accepts
+KNOWN_KEYS = _KNOWN
+KNOWN_FAMILY = "mean_/median_/std_/max_/pNN_{e2e_latency,ttft,tpot,itl}_ms (ms)"
 
 
 def recognise(doc: Any) -> bool:

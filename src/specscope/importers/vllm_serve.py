@@ -51,7 +51,7 @@ from specscope.importers.record import (
     warning_notes,
 )
 
-__all__ = ["SHAPE", "TOOL", "recognise", "parse"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise"]
 
 SHAPE = "vllm-bench-serve"
 TOOL = "vllm bench serve"
@@ -88,6 +88,9 @@ _KNOWN = frozenset(
 _AGGREGATE = re.compile(
     r"(mean|median|std|p\d+(\.\d+)?)_(ttft|tpot|itl|e2el|client_queue_time|e2el_including_client_queue)_ms"
 )
+#: the census (docs/imports.md): the keys known, and the family the pattern accepts
+KNOWN_KEYS = _KNOWN
+KNOWN_FAMILY = "mean_/median_/std_/pNN_{ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue}_ms (ms)"
 
 
 def recognise(doc: Any) -> bool:
