@@ -37,7 +37,8 @@ def import_cmd(
     (profile_export_aiperf.json) or GuideLLM (its JSON report) are recognised by content and stored as cells of the
     run RUN: a file's own concurrency or request rate is the level, several records of one config and level are
     repeats (paired with the baseline's by order: they were not
-    interleaved). What the tool did not record stays absent and is named. Then `specscope report RUN`.
+    interleaved). What the tool did not record stays absent and is named; a field none of the tool's releases writes is
+    named in a warning on stderr and left out. Then `specscope report RUN`.
 
     Exit codes: 0 imported; 2 a file of no known shape (naming the shapes tried), a total or load that is not a
     number it can be (NaN, a string, 2.5 streams: naming the field), a record already imported into RUN, a load RUN
@@ -47,6 +48,8 @@ def import_cmd(
     cells = import_files(files, config, out, workload=workload, baseline=baseline, command=["specscope", *sys.argv[1:]])
     for c in cells:
         typer.echo(f"{c.key.label()}  <- {c.file} ({c.tool}, {c.load})")
+        for note in c.notes:
+            typer.echo(f"warning: {c.file} {note}", err=True)
     typer.echo(f"{len(cells)} cells imported into {out}; judge them with: specscope report {out}")
 
 

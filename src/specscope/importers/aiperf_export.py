@@ -9,8 +9,12 @@ Source: ai-dynamo/aiperf ``src/aiperf/exporters/metrics_json_exporter.py`` (comm
 ``type``, ``concurrency`` or rate and ``exclude_from_results`` for the warm-up), ``was_cancelled``,
 ``error_summary``, ``start_time`` / ``end_time``, and one ``JsonMetricResult`` per metric tag
 (``{"unit": ..., "avg", "p50", "p99", "min", "max", "std", ...}``):
-``benchmark_duration`` (sec), ``total_output_tokens`` (tokens), ``request_count`` and ``error_request_count``
-(requests), ``time_to_first_token`` and ``inter_token_latency`` (ms; AIPerf's ITL per request is
+``benchmark_duration`` (sec), ``total_osl`` (tokens: the sum of each request's ``output_sequence_length``, its
+output plus reasoning tokens, the completion tokens and AIPerf's own throughput numerator; ``total_output_tokens``
+sums the output tokens alone, the reasoning ones left out, and is read only where ``total_osl`` is absent, with
+``total_reasoning_tokens`` added when present: ``aiperf/metrics/types/output_sequence_length_metric.py``,
+``output_token_count.py`` and ``output_token_throughput_metrics.py`` @ v0.1.1), ``request_count`` and
+``error_request_count`` (requests), ``time_to_first_token`` and ``inter_token_latency`` (ms; AIPerf's ITL per request is
 (latency - TTFT) / (output tokens - 1), specscope's TPOT), ``output_token_throughput`` (tokens/sec),
 ``input_sequence_length`` (tokens). Per-request records live in another file (``profile_export.jsonl``), not read.
 When the server reported per-request speculative acceptance, AIPerf adds the run's sums
@@ -22,7 +26,7 @@ length are derived from them (Σaccepted / Σdrafted, 1 + Σaccepted / Σsteps: 
 ``spec_decode_acceptance_length`` and ``spec_decode_draft_acceptance_rate`` are means of per-request means, not read).
 
 The cell's duration is ``benchmark_duration``: AIPerf 0.10.0's ``output_token_throughput`` equals
-``total_output_tokens / benchmark_duration``; 0.13.0's does not (285.0 against 192 / 0.6545 s = 293.4 tok/s in
+``total_osl / benchmark_duration``; 0.13.0's does not (285.0 against 192 / 0.6545 s = 293.4 tok/s in
 tests/data/imports/aiperf_spec_r0.json: another window, not named in the file), so the figure derived here is the
 total over the benchmark duration, the definition of every other cell.
 
@@ -35,9 +39,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from specscope.importers.record import Imported, Load, count, level, num, rate, seconds
+from specscope.importers.record import (
+    Imported,
+    Load,
+    count,
+    level,
+    not_understood,
+    num,
+    rate,
+    seconds,
+    warning_notes,
+)
 
-__all__ = ["SHAPE", "TOOL", "recognise", "parse"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise"]
 
 SHAPE = "aiperf-profile-export"
 TOOL = "aiperf profile"
@@ -47,6 +61,22 @@ _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.
 def _metric(doc: Mapping[str, Any], tag: str) -> Mapping[str, Any] | None:
     m = doc.get(tag)
     return m if isinstance(m, Mapping) and isinstance(m.get("unit"), str) else None
+
+
+#: the export's keys besides its metric blocks (``{"unit": ...}``, each a metric AIPerf computed: those named in the
+#: module doc are read, the others are figures specscope derives itself or does not judge): the run's identity,
+#: config, state and timestamps, the GPU telemetry (``telemetry_data``) and ``run_info``
+_KNOWN = frozenset(
+    {
+        *("schema_version", "aiperf_version", "benchmark_id", "input_config", "was_cancelled", "is_complete"),
+        *("error_summary", "start_time", "end_time", "run_info", "telemetry_data", "records"),
+    }
+)
+
+
+#: the census (docs/imports.md): the keys known, and the family accepted
+KNOWN_KEYS = _KNOWN
+KNOWN_FAMILY = 'every metric block ({"unit": ..., "avg": ...}): those the module doc names are read, the rest left out'
 
 
 def recognise(doc: Any) -> bool:
@@ -162,6 +192,20 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
         facts["not_recorded"].append(f"speculative totals ({', '.join(missing)} absent)")
 
 
+def _generated(doc: Mapping[str, Any]) -> int | None:
+    """The tokens generated (module doc): ``total_osl``, else ``total_output_tokens`` plus ``total_reasoning_tokens``
+    when the export has them, else ``total_output_tokens``.
+
+    Raises:
+        BadFigure: a total that is not a whole number.
+    """
+    osl = _count(doc, "total_osl", "tokens")
+    if osl is not None:
+        return osl
+    out, reasoning = _count(doc, "total_output_tokens", "tokens"), _count(doc, "total_reasoning_tokens", "tokens")
+    return out + reasoning if out is not None and reasoning is not None else out
+
+
 def parse(doc: Mapping[str, Any]) -> Imported:
     """The record's facts (:mod:`specscope.stats.imported`), load and model.
 
@@ -179,7 +223,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         else seconds(duration.get("avg"), "benchmark_duration.avg", scale),
         "completed": _count(doc, "request_count"),
         "failed": _failed(doc, _count(doc, "error_request_count")),
-        "output_tokens": _count(doc, "total_output_tokens", "tokens"),
+        "output_tokens": _generated(doc),
         "ttft_p50_s": _stat(doc, "time_to_first_token", "p50", seconds=True),
         "ttft_p95_s": _stat(doc, "time_to_first_token", "p95", seconds=True),
         "tpot_p50_s": _stat(doc, "inter_token_latency", "p50", seconds=True),
@@ -193,4 +237,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     datasets = cfg.get("datasets")
     first = datasets[0] if isinstance(datasets, list) and datasets and isinstance(datasets[0], Mapping) else {}
     workload = first.get("dataset") or first.get("name")
-    return Imported(TOOL, SHAPE, _load(cfg), facts, str(workload) if workload else None, _model(cfg))
+    unread = not_understood(doc, _KNOWN, lambda k: _metric(doc, k) is not None)
+    return Imported(
+        TOOL, SHAPE, _load(cfg), facts, str(workload) if workload else None, _model(cfg), warning_notes(unread)
+    )

@@ -9,7 +9,12 @@ Source: vllm-project/guidellm 0.8.1 (the wheel's ``guidellm/benchmark/schemas/re
 ``StatusDistributionSummary`` objects (``successful`` / ``errored`` / ``incomplete`` / ``total``, each a
 ``DistributionSummary``: ``mean``, ``median``, ``count``, ``total_sum``, ``percentiles.p95``...):
 ``request_totals`` (counts by status), ``output_token_count`` (tokens per request: the successful ``total_sum`` is
-the total), ``time_to_first_token_ms``, ``time_per_output_token_ms``. Its per-request list ``requests`` is a sample
+the total), ``time_to_first_token_ms`` and ``inter_token_latency_ms`` (per request (last - first token) / (output
+tokens - 1): specscope's TPOT; the distribution is weighted by each request's tokens - 1, so its median is a token's,
+not a request's). Its ``time_per_output_token_ms`` is not TPOT and is not read: (last token - request start) /
+output tokens, the first token's wait included (``guidellm/schemas/request_stats.py``; GuideLLM 0.2-0.3's was
+(last - first token) / output tokens), 5.88 ms against an inter-token latency of 4.77 ms in
+tests/data/imports/guidellm_spec_r0.json. Its per-request list ``requests`` is a sample
 (``sample_size``), so no per-request arrays are taken from it.
 
 GuideLLM's earlier report schema (``src/guidellm/benchmark/benchmark.py`` and ``output.py`` @ 47ce2924, the
@@ -17,6 +22,10 @@ GuideLLM's earlier report schema (``src/guidellm/benchmark/benchmark.py`` and ``
 in ``args.strategy``, the counts by status in ``request_totals`` beside ``metrics`` and the model in
 ``worker.backend_model``, and has no ``metadata``; ``duration`` is its computed end - start of the requests. Each
 benchmark is read from whichever place holds it.
+
+GuideLLM 0.4-0.6 write the 0.8.1 benchmark schema in a report of ``args`` (the command line: the model in
+``args.model``; ``src/guidellm/benchmark/schemas/generative/report.py`` @ v0.4.0) and ``benchmarks``; 0.7+ keep
+``metadata`` and the scenario ``config`` (the model in ``config.spec.backend.model``).
 
 Load: ``synchronous`` is a closed loop of 1, ``concurrent`` of ``streams``, ``throughput`` of ``max_concurrency``;
 ``constant`` and ``poisson`` are open loops at ``rate`` req/s. A ``throughput`` benchmark without a
@@ -29,12 +38,41 @@ from collections.abc import Mapping
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.importers.record import Imported, Load, count, level, num, rate, seconds
+from specscope.importers.record import (
+    Imported,
+    Load,
+    count,
+    level,
+    not_understood,
+    num,
+    rate,
+    seconds,
+    warning_notes,
+)
 
-__all__ = ["SHAPE", "TOOL", "recognise", "parse_all"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse_all", "recognise"]
 
 SHAPE = "guidellm-benchmarks-report"
 TOOL = "guidellm benchmark"
+
+
+#: the report's keys (module doc): ``args`` is 0.4-0.6's command line, ``config`` 0.7+'s scenario, ``conclusions``
+#: GuideLLM's own reading of the run
+_KNOWN_REPORT = frozenset({"benchmarks", "metadata", "config", "args", "conclusions"})
+#: a benchmark's keys in either schema: the load and figures read, and the run's ids, timings, scheduler and worker
+#: states, samples and warnings left out (the figures they hold are derived from the metrics read)
+_KNOWN_BENCHMARK = frozenset(
+    {
+        *("type_", "id_", "run_id", "args", "config", "run_stats", "worker", "request_loader", "extras"),
+        *("scheduler_state", "scheduler_metrics", "metrics", "request_totals", "request_samples", "requests"),
+        *("start_time", "end_time", "duration", "warmup_duration", "cooldown_duration", "warnings"),
+    }
+)
+
+
+#: the census (docs/imports.md): the report's keys and each benchmark's (``benchmarks[].KEY``)
+KNOWN_KEYS = _KNOWN_REPORT | {f"benchmarks[].{k}" for k in _KNOWN_BENCHMARK}
+KNOWN_FAMILY = None
 
 
 def recognise(doc: Any) -> bool:
@@ -102,7 +140,8 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
         f"{at}.metrics.output_token_count.successful.total_sum",
         "tokens",
     )
-    ttft, tpot = _summary(metrics, "time_to_first_token_ms"), _summary(metrics, "time_per_output_token_ms")
+    # TPOT is GuideLLM's inter-token latency: its time_per_output_token_ms includes the first token (module doc)
+    ttft, tpot = _summary(metrics, "time_to_first_token_ms"), _summary(metrics, "inter_token_latency_ms")
     meta = _obj(doc, "metadata")
     facts: dict[str, Any] = {
         "tool": TOOL,
@@ -126,7 +165,12 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
     strategy_at = f"{at}.args.strategy" if older else f"{at}.config.strategy"
     strategy = _obj(_obj(bench, "args" if older else "config"), "strategy")
     backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)
-    model = _obj(bench, "worker").get("backend_model") if older else backend.get("model")
+    model = (
+        _obj(bench, "worker").get("backend_model") if older else backend.get("model") or _obj(doc, "args").get("model")
+    )
+    unread = not_understood(bench, _KNOWN_BENCHMARK, at=f"{at}.")
+    if i == 1:  # the report's own keys are named once, with its first benchmark
+        unread = not_understood(doc, _KNOWN_REPORT) + unread
     return Imported(
         TOOL,
         SHAPE,
@@ -134,6 +178,7 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
         facts,
         None,
         str(model) if model else None,
+        warning_notes(unread),
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,12 +21,15 @@ __all__ = [
     "count",
     "latencies_from_itls",
     "level",
+    "not_understood",
+    "warning_notes",
     "numbers",
     "num",
     "rate",
     "seconds",
     "seconds_list",
     "tokens_list",
+    "tool_percentiles",
 ]
 
 #: the longest duration a cell stores (its end, in integer nanoseconds, is below 2**63): ~292 years.
@@ -209,3 +212,43 @@ def latencies_from_itls(ttfts: list[Any], itls: list[Any], not_recorded: list[st
     if bad:
         not_recorded.append(f"latency of {bad} of {len(itls)} requests (a non-number in its itls)")
     return out
+
+
+def not_understood(
+    keys: Iterable[str], known: frozenset[str], also: Callable[[str], bool] = lambda _: False, at: str = ""
+) -> list[str]:
+    """The ``keys`` of a document that are neither ``known`` (read, or left out knowingly: each shape module's
+    docstring says which and why) nor accepted by ``also`` (a family: ``mean_ttft_ms``...), sorted, each prefixed with
+    ``at`` (``benchmarks[0].``): a field the tool's releases read do not write, named in a warning, never dropped
+    silently."""
+    return sorted(f"{at}{k}" for k in keys if k not in known and not also(k))
+
+
+def warning_notes(fields: list[str]) -> tuple[str, ...]:
+    """The record's notes for the fields :func:`not_understood` found (none: no note)."""
+    return (f"fields not understood, left out: {', '.join(fields)}",) if fields else ()
+
+
+#: the tool's aggregate percentiles read where it wrote no per-request arrays: (fact, its key in ms, its name)
+TOOL_PERCENTILES = (
+    ("ttft_p50_s", "median_ttft_ms", "TTFT p50"),
+    ("ttft_p95_s", "p95_ttft_ms", "TTFT p95"),
+    ("tpot_p50_s", "median_tpot_ms", "TPOT p50"),
+    ("tpot_p95_s", "p95_tpot_ms", "TPOT p95"),
+)
+
+
+def tool_percentiles(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
+    """The tool's TTFT / TPOT percentiles (``median_ttft_ms``... in ms: vLLM's and SGLang's names) into ``facts`` in
+    seconds; those the file lacks (a percentile the run did not ask for, a metric left out) named in
+    ``facts["not_recorded"]``, never filled."""
+    missing: list[tuple[str, str]] = []
+    for ours, theirs, name in TOOL_PERCENTILES:
+        v = num(doc, theirs)
+        if v is None:
+            missing.append((name, theirs))
+        else:
+            facts[ours] = v / 1000.0
+    if missing:
+        names, keys = ", ".join(n for n, _ in missing), ", ".join(k for _, k in missing)
+        facts["not_recorded"].append(f"{names} (not among the tool's percentiles: {keys} absent)")

@@ -13,26 +13,32 @@ the per-request arrays follow: ``input_lens``, ``output_lens``, ``ttfts`` (s), `
 
 Load: a finite ``request_rate`` is an open loop with Poisson arrivals, capped at ``max_concurrency`` when set;
 ``inf`` with ``max_concurrency`` N is a closed loop of N; ``inf`` without one sends everything at once (N = the
-number of requests, ``completed`` plus the errors it lists).
+number of requests, ``completed`` plus the errors it lists). Later versions write ``request_rate`` ``"trace"`` for a
+replay at the trace's own timestamps (``--use-trace-timestamps``): no single level, refused.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
+from specscope.errors import ConfigError
 from specscope.importers.record import (
     Imported,
     Load,
     count,
     latencies_from_itls,
     level,
+    not_understood,
     num,
     rate,
     seconds,
     seconds_list,
     spelled,
     tokens_list,
+    tool_percentiles,
+    warning_notes,
 )
 
 #: ``accept_length`` is the scheduler's ``cum_spec_accept_length / cum_spec_accept_count``, which only a cache flush
@@ -43,13 +49,35 @@ WINDOW_UNKNOWN = (
     "earlier runs are in it unless bench_serving ran with --flush-cache)"
 )
 
-__all__ = ["SHAPE", "TOOL", "recognise", "parse"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise"]
 
 SHAPE = "sglang-bench-serving"
 TOOL = "sglang bench_serving"
 _KEYS = ("duration", "completed", "total_output_tokens", "total_output_tokens_retokenized", "output_throughput")
 #: the totals a record must hold (named when a near miss lacks one)
 REQUIRED_KEYS = _KEYS
+
+
+#: every other key the versions write, read or left out: the run's setup (``tag``, the dataset's lengths,
+#: ``server_info``: the server's arguments), the rates and peaks SGLang derives (throughput is derived here from the
+#: totals), the retokenized total, the vision / text input split, the mean in flight it measured (``concurrency``),
+#: the texts; ``timestampe`` and ``num_prompts`` (2024's multi-rate lines)
+_KNOWN = frozenset(
+    {
+        *_KEYS,
+        *("backend", "dataset_name", "request_rate", "max_concurrency", "sharegpt_output_len", "fixed_output_len"),
+        *("random_input_len", "random_output_len", "random_range_ratio", "tag", "server_info", "timestampe"),
+        *("num_prompts", "total_input_tokens", "total_input_text_tokens", "total_input_vision_tokens"),
+        *("request_throughput", "input_throughput", "total_throughput", "concurrency", "accept_length"),
+        *("max_output_tokens_per_s", "max_concurrent_requests", "input_lens", "output_lens", "ttfts", "itls"),
+        *("generated_texts", "errors"),
+    }
+)
+#: ``mean_/median_/std_/pNN_/max_{e2e_latency,ttft,tpot,itl}_ms``
+_AGGREGATE = re.compile(r"(mean|median|std|max|p\d+(\.\d+)?)_(e2e_latency|ttft|tpot|itl)_ms")
+#: the census (docs/imports.md): the keys known, and the family the pattern accepts
+KNOWN_KEYS = _KNOWN
+KNOWN_FAMILY = "mean_/median_/std_/max_/pNN_{e2e_latency,ttft,tpot,itl}_ms (ms)"
 
 
 def recognise(doc: Any) -> bool:
@@ -62,7 +90,15 @@ def _load(doc: Mapping[str, Any], n_requests: int) -> Load:
 
     Raises:
         BadFigure: a request rate or cap that is not one (NaN, 0, 2.5 streams...).
+        ConfigError: a trace replay (``request_rate`` ``"trace"``: the trace's own timestamps, no one level).
     """
+    if doc.get("request_rate") == "trace":
+        raise ConfigError(
+            "a trace replay has no single level",
+            found='request_rate = "trace" (bench_serving --use-trace-timestamps: each request sent at its trace time)',
+            expected="a run at one load: a request rate, or max_concurrency with request_rate inf",
+            fix="import runs made at one rate or concurrency (bench_serving --request-rate R or --max-concurrency N)",
+        )
     per_s, cap = rate(doc.get("request_rate"), "request_rate"), level(doc.get("max_concurrency"), "max_concurrency")
     if per_s is not None:
         return Load(concurrency=cap, rate_per_s=per_s, arrival="poisson")
@@ -97,10 +133,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         bad = [k for k in ("ttfts", "itls") if k in doc and not isinstance(doc[k], list)]
         why = f"{bad[0]} is {spelled(doc[bad[0]])}, not a list" if bad else "run without --output-details"
         facts["not_recorded"] += ["failed requests", f"per-request arrays ({why})"]
-        for ours, theirs in (("ttft_p50_s", "median_ttft_ms"), ("tpot_p50_s", "median_tpot_ms")):
-            v = num(doc, theirs)
-            if v is not None:
-                facts[ours] = v / 1000.0
+        tool_percentiles(doc, facts)
     length = num(doc, "accept_length")
     if length is not None:
         facts["acceptance_length"] = length
@@ -110,4 +143,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts["not_recorded"].append("speculative acceptance (accept_length null)")
     n = (facts["completed"] or 0) + (failed or 0)
     dataset = doc.get("dataset_name")
-    return Imported(TOOL, SHAPE, _load(doc, n), facts, str(dataset) if dataset else None, None)
+    unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)
+    return Imported(TOOL, SHAPE, _load(doc, n), facts, str(dataset) if dataset else None, None, warning_notes(unread))

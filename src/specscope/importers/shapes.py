@@ -101,6 +101,35 @@ def _near_miss(doc: Any) -> str:
     return "" if best is None else f"; looks like {best[1]} but lacks: {', '.join(best[2])}"
 
 
+def _sibling(doc: Any) -> str:
+    """``"; this is ..."`` naming the file to pass for a document another file of a peer tool holds (AIPerf's
+    per-request record export), else ""."""
+    if (
+        isinstance(doc, Mapping)
+        and isinstance(doc.get("metadata"), Mapping)
+        and isinstance(doc.get("metrics"), Mapping)
+    ):
+        return (
+            "; this is AIPerf's per-request record export (profile_export.jsonl): its run summary is "
+            "profile_export_aiperf.json in the same folder"
+        )
+    return ""
+
+
+def _not_json(text: str) -> str:
+    """``"; this looks like ..."`` naming the file to pass for a peer tool's text that is not JSON (AIPerf's CSV
+    summary, GuideLLM's YAML report), else ""."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first.startswith("Metric,"):
+        return (
+            "; this looks like AIPerf's CSV summary (profile_export_aiperf.csv): import profile_export_aiperf.json "
+            "from the same folder"
+        )
+    if "type_: generative_benchmark" in text:
+        return "; this looks like GuideLLM's YAML report: save the report as JSON (guidellm --output-path FILE.json)"
+    return ""
+
+
 def _tried() -> str:
     return "; ".join(f"{s.name} ({s.tool}, {s.source})" for s in SHAPES)
 
@@ -127,7 +156,7 @@ def _documents(path: Path, text: str) -> list[Any]:
         try:
             docs.append(strictjson.loads(line))
         except json.JSONDecodeError as exc:
-            raise _unknown(path, f"line {i} is not JSON ({exc.msg})") from None
+            raise _unknown(path, f"line {i} is not JSON ({exc.msg}){_not_json(text)}") from None
     if not docs:
         raise _unknown(path, "an empty file")
     return docs
@@ -148,7 +177,7 @@ def read_records(path: Path) -> list[Imported]:
         shape = next((s for s in SHAPES if s.recognise(doc)), None)
         if shape is None:
             keys = ", ".join(sorted(map(str, doc))[:8]) if isinstance(doc, Mapping) else type(doc).__name__
-            raise _unknown(path, f"record {i}: {keys or 'an empty object'}{_near_miss(doc)}")
+            raise _unknown(path, f"record {i}: {keys or 'an empty object'}{_near_miss(doc)}{_sibling(doc)}")
         try:
             records = shape.records(doc)
         except ConfigError as exc:  # a reader's refusal (no level to name): said with the file and record

