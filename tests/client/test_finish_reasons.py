@@ -39,7 +39,18 @@ def _one(finish: str | None, output_tokens: int = 5) -> tuple[str, str | None, i
         # a finish reason no engine is known to send is named, not read as a short answer
         ("content_filter", ("degraded", "UNKNOWN_FINISH(finish_reason content_filter)", 5, "content_filter")),
         ("stop", ("ok", None, 5, "stop")),
-        ("length", ("degraded", "short without stop", 5, "length")),  # length before max_tokens (16)
+        # length before max_tokens (16): the server's own length limit (vLLM's check_stop also ends a request
+        # FINISHED_LENGTH_CAPPED at num_tokens >= max_model_len) cut it; once read as "short without stop"
+        (
+            "length",
+            (
+                "degraded",
+                "SERVER_LENGTH_LIMIT(finish_reason length at 5 of max_tokens 16: the server's own length limit cut "
+                "the answer, e.g. prompt + answer at its context length)",
+                5,
+                "length",
+            ),
+        ),
     ],
 )
 def test_each_known_finish_reason_is_read_by_name(finish: str, want: tuple) -> None:
