@@ -9,6 +9,8 @@ import json
 import socket
 from pathlib import Path
 
+import pytest
+
 from clirun import cli
 from specscope.workload.census import layout
 
@@ -181,3 +183,15 @@ def test_a_mooncake_messages_session_prints_each_later_row_as_recorded(tmp_path,
     code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert "    user: One.\n    then 1 recorded message (the server's answer discarded), ending user: Two.\n" in out
+
+
+@pytest.mark.parametrize("rate", ["1e-300", "1e-9", "1e308", "1e6", "0", "-1", "inf", "nan", "2,1e-300"])
+def test_an_absurd_request_rate_is_refused_with_its_range(rate: str, tmp_path, capsys, monkeypatch) -> None:
+    """``--request-rate 1e-300`` (the second request 1e300 s out) or 1e308 was taken, even printed by a dry run;
+    0, negative, inf and nan were refused without the range. Now every rate outside 0.001 .. 100,000 per second is
+    refused by the option's value parser (exit 2) with the range and why."""
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workloads", "prose", "--request-rate", rate, "--dry-run"]
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2, out
+    assert "error: --request-rate takes " in err
+    assert "from 0.001 (one request per 1000 s) to 100,000 (ten times what the client can send)" in err
