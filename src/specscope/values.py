@@ -28,6 +28,7 @@ from typing import TypeVar
 from specscope.errors import ConfigError
 
 __all__ = [
+    "check_api_key",
     "count_noun",
     "percent_text",
     "DURATION_UNITS_S",
@@ -426,3 +427,22 @@ def count_noun(n: float, noun: str, plural: str | None = None) -> str:
     """``1 round``, ``3 rounds``, ``0 rounds``: a whole count (printed without decimals) with its noun."""
     one = math.isfinite(n) and round(n) == 1  # a NaN count (a damaged store) is printed as nan, never raises
     return f"{n:.0f} {noun if one else (plural or noun + 's')}"
+
+
+def check_api_key(key: str, what: str = "--api-key") -> str:
+    """``key`` when an HTTP header can carry it as ``Authorization: Bearer <key>``: no control character (RFC 9110
+    5.5: a field value is visible characters, spaces and tabs). A key with a line break (read from a file with its
+    final newline) failed every request as "server cannot be reached: Illegal header value".
+
+    Raises:
+        ConfigError: a control character in ``key``; the error never shows the key.
+    """
+    bad = next((i for i, c in enumerate(key) if (ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F), None)
+    if bad is not None:
+        raise ConfigError(
+            f"the API key ({what}) holds a control character (a line break?)",
+            found=f"a key of {len(key)} characters, {key[bad]!r} at position {bad + 1}",
+            expected="a key an HTTP header can carry: visible characters only (RFC 9110 5.5)",
+            fix="pass the key alone, with no line break (a key read from a file: drop its final newline)",
+        )
+    return key
