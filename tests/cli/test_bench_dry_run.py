@@ -195,3 +195,20 @@ def test_an_absurd_request_rate_is_refused_with_its_range(rate: str, tmp_path, c
     assert code == 2, out
     assert "error: --request-rate takes " in err
     assert "from 0.001 (one request per 1000 s) to 100,000 (ten times what the client can send)" in err
+
+
+@pytest.mark.parametrize("command", ["bench", "gate"])
+def test_a_context_past_any_models_window_is_refused(command: str, tmp_path, capsys, monkeypatch) -> None:
+    """``--context-tokens 99999999999999`` was taken (bench would build a prompt of ~4e14 characters; gate's
+    option had only a floor). Both refuse past 10240k tokens, the longest context window of any served model."""
+    argv = [command, "--server", _closed_port(), "--context-tokens", "99999999999999", "--out", tmp_path / "o"]
+    argv += ["--workloads", "prose", "--dry-run"] if command == "bench" else ["--gate", "long_context"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "error: --context-tokens takes token counts; found: 99999999999999; " in err
+    assert "10240k" in err
+
+
+def test_the_longest_context_is_taken(tmp_path, capsys, monkeypatch) -> None:
+    argv = ["bench", "--server", _closed_port(), "--workloads", "prose", "--dry-run", "--context-tokens", "10240k"]
+    assert cli(argv, capsys, monkeypatch, tmp_path)[0] == 0
