@@ -212,3 +212,23 @@ def test_a_context_past_any_models_window_is_refused(command: str, tmp_path, cap
 def test_the_longest_context_is_taken(tmp_path, capsys, monkeypatch) -> None:
     argv = ["bench", "--server", _closed_port(), "--workloads", "prose", "--dry-run", "--context-tokens", "10240k"]
     assert cli(argv, capsys, monkeypatch, tmp_path)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("--temperatures", "0,0", "temperatures repeat: [0.0, 0.0]"),
+        ("--temperatures", "0,nan", "temperatures must be from 0 to 2 (as --temperature): [0.0, nan]"),
+        ("--temperatures", "0,-5", "temperatures must be from 0 to 2 (as --temperature): [0.0, -5.0]"),
+        ("--temperatures", "0,1e308", "temperatures must be from 0 to 2 (as --temperature): [0.0, 1e+308]"),
+        ("--context-tokens", "2k,2048", "context lengths repeat: [2048, 2048]"),
+    ],
+)
+def test_an_axis_value_out_of_range_or_twice_is_refused(option, value, expected, tmp_path, capsys, monkeypatch):
+    """``--temperatures 0,0`` (or ``--context-tokens 2k,2048``) made the matrix's workload labels twice
+    (``prose@t0``, ``prose@t0``: two cells of one key); ``--temperatures`` took nan, -5 and 1e308 where
+    ``--temperature`` takes 0..2. Both are refused (exit 2) with the values."""
+    argv = ["bench", "--server", _closed_port(), "--workloads", "prose", option, value, "--dry-run"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert f"error: invalid bench option {option}; " in err and f"expected: {expected};" in err
