@@ -232,3 +232,21 @@ def test_an_axis_value_out_of_range_or_twice_is_refused(option, value, expected,
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
     assert f"error: invalid bench option {option}; " in err and f"expected: {expected};" in err
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("::::", "Relative URLs cannot have a path starting with ':'"),
+        ("ftp://h:1", "not an http(s) URL with a host"),
+        ("http://[::zz]", "Invalid IPv6 address: '[::zz]'"),
+    ],
+)
+def test_a_prometheus_url_that_is_none_is_refused_when_read(url, problem, tmp_path, capsys, monkeypatch) -> None:
+    """``bench --prometheus ::::`` started the run and crashed its first cell (exit 3: httpx InvalidURL at the
+    first query). The URL is checked where the option is read, as --server's (exit 2, before anything starts)."""
+    argv = ["bench", "--server", _closed_port(), "--workloads", "prose", "--prometheus", url, "--dry-run"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert f"error: --prometheus URL is not valid; found: {url}: {problem}; " in err
+    assert "fix: e.g. --prometheus http://127.0.0.1:9090" in err
