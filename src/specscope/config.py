@@ -192,6 +192,23 @@ class BenchOptions(BaseModel):
             raise ValueError("rates must be distinct positive numbers (requests per second)")
         return v
 
+    @field_validator("temperatures")
+    @classmethod
+    def _temperatures(cls, v: tuple[float, ...]) -> tuple[float, ...]:
+        # --temperature's own bounds; one value twice made two cells of one label (prose@t0 twice)
+        if not all(0.0 <= t <= 2.0 for t in v):  # nan fails too
+            raise ValueError(f"temperatures must be from 0 to 2 (as --temperature): {list(v)}")
+        if len(set(v)) != len(v):
+            raise ValueError(f"temperatures repeat: {list(v)}")
+        return v
+
+    @field_validator("contexts")
+    @classmethod
+    def _contexts(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if len(set(v)) != len(v):  # one length twice made two cells of one label (prose@ctx2k twice)
+            raise ValueError(f"context lengths repeat: {list(v)}")
+        return v
+
     def run_configs(self) -> tuple[str, ...]:
         """The configs the run measures: ``configs`` plus the A/A control ``BASELINE-again`` with ``aa`` when the run
         compares configs (at least two; a single config has no comparison for the noise floor to judge)."""

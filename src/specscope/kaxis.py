@@ -34,8 +34,9 @@ def split_k_name(name: str) -> tuple[str, int | None]:
     return m.group("base"), int(m.group("k"))
 
 
-def parse_k_list(text: str | None) -> tuple[int, ...]:
-    """``"1,2,4"`` -> ``(1, 2, 4)`` (sorted, each once); ``None`` or empty -> ``()``.
+def parse_k_list(text: str | None, what: str = "--k") -> tuple[int, ...]:
+    """``"1,2,4"`` -> ``(1, 2, 4)`` (sorted, each once); ``None`` or empty -> ``()``. ``what``: the option named in
+    the error (``--k``, ``--holdout``).
 
     Raises:
         ConfigError: an entry that is not a whole number in 1..K_MAX.
@@ -46,10 +47,10 @@ def parse_k_list(text: str | None) -> tuple[int, ...]:
     for part in (p.strip() for p in text.split(",")):
         if not part.isdigit() or not 1 <= int(part) <= K_MAX:
             raise ConfigError(
-                "--k takes draft lengths in tokens",
+                f"{what} takes draft lengths in tokens",
                 found=text,
                 expected=f"comma-separated whole numbers 1..{K_MAX}",
-                fix="e.g. --k 1,2,4",
+                fix=f"e.g. {what} 1,2,4",
             )
         out.add(int(part))
     return tuple(sorted(out))

@@ -28,10 +28,13 @@ from typing import TypeVar
 from specscope.errors import ConfigError
 
 __all__ = [
+    "check_api_key",
     "count_noun",
     "percent_text",
     "DURATION_UNITS_S",
+    "MAX_RATE_PER_S",
     "MAX_WIDTH",
+    "MIN_RATE_PER_S",
     "MIN_WIDTH",
     "csv_items",
     "duration_text",
@@ -142,11 +145,18 @@ def duration_text(seconds: float) -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+#: the request rates an open loop can keep (per second): one request per 1000 s (below it a cell of even a few
+#: prompts runs for hours, and ``1e-300`` put the second request 1e300 s out) to 100,000/s (ten times the most the
+#: client has sent, 9,347 requests/s on one core in benchmarks/RESULTS.md: above it the schedule cannot be kept).
+MIN_RATE_PER_S = 1e-3
+MAX_RATE_PER_S = 1e5
+
+
 def parse_rate_per_s(text: str | float | int, what: str = "a rate") -> float:
-    """``"2"``, ``"2/s"`` or 2 -> 2.0 (per second).
+    """``"2"``, ``"2/s"`` or 2 -> 2.0 (per second), :data:`MIN_RATE_PER_S` to :data:`MAX_RATE_PER_S`.
 
     Raises:
-        ConfigError: not a positive finite number (optionally followed by ``/s``).
+        ConfigError: not a positive finite number (optionally followed by ``/s``), or outside the bounds.
     """
     value: float | None = None
     if isinstance(text, int | float) and not isinstance(text, bool):
@@ -154,12 +164,16 @@ def parse_rate_per_s(text: str | float | int, what: str = "a rate") -> float:
     elif isinstance(text, str):
         s = text.strip().lower().removesuffix("/s").strip()
         value = float(s) if re.fullmatch(_NUMBER, s) else None
-    if value is None or not 0 < value < float("inf"):
+    if value is None or not MIN_RATE_PER_S <= value <= MAX_RATE_PER_S:
+        positive = value is not None and 0 < value < float("inf")
         raise ConfigError(
-            f"{what} takes a positive rate",
+            f"{what} takes a rate from {MIN_RATE_PER_S:g} to {MAX_RATE_PER_S:,.0f} per second"
+            if positive
+            else f"{what} takes a positive rate",
             found=text,
-            expected="a number per second, e.g. 2 or 2/s",
-            fix=f"e.g. {what} 2" if what.startswith("-") else "write a positive number",
+            expected=f"a number per second from {MIN_RATE_PER_S:g} (one request per 1000 s) to "
+            f"{MAX_RATE_PER_S:,.0f} (ten times what the client can send), e.g. 2 or 2/s",
+            fix=f"e.g. {what} 2" if what.startswith("-") else "write a rate in that range, e.g. 2",
         )
     return value
 
@@ -413,3 +427,22 @@ def count_noun(n: float, noun: str, plural: str | None = None) -> str:
     """``1 round``, ``3 rounds``, ``0 rounds``: a whole count (printed without decimals) with its noun."""
     one = math.isfinite(n) and round(n) == 1  # a NaN count (a damaged store) is printed as nan, never raises
     return f"{n:.0f} {noun if one else (plural or noun + 's')}"
+
+
+def check_api_key(key: str, what: str = "--api-key") -> str:
+    """``key`` when an HTTP header can carry it as ``Authorization: Bearer <key>``: no control character (RFC 9110
+    5.5: a field value is visible characters, spaces and tabs). A key with a line break (read from a file with its
+    final newline) failed every request as "server cannot be reached: Illegal header value".
+
+    Raises:
+        ConfigError: a control character in ``key``; the error never shows the key.
+    """
+    bad = next((i for i, c in enumerate(key) if (ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F), None)
+    if bad is not None:
+        raise ConfigError(
+            f"the API key ({what}) holds a control character (a line break?)",
+            found=f"a key of {len(key)} characters, {key[bad]!r} at position {bad + 1}",
+            expected="a key an HTTP header can carry: visible characters only (RFC 9110 5.5)",
+            fix="pass the key alone, with no line break (a key read from a file: drop its final newline)",
+        )
+    return key

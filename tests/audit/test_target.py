@@ -17,6 +17,8 @@ import specscope.audit  # noqa: F401 - same: the audit command imports it lazily
 from specscope.checkpoint.source import _local_path_reason
 from specscope.cli import main
 
+NOT_REPO_ID = "not a hub repo id: its parts take letters, digits, '-', '_', '.', never '--' or '..'"
+
 
 def _closed_port() -> int:
     with socket.socket() as s:
@@ -89,6 +91,24 @@ def test_missing_local_path_is_one_line_local_error_at_once(tmp_path: Path, monk
     ]
 
 
+def test_a_missing_path_with_a_space_is_never_sent_to_the_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``audit 'a b/c'`` (a local path with a space, missing) was looked up on the hub as a repo id and failed as
+    "cannot reach the hub"; no repo id holds a space, so it is a missing local path, at once, with no connection."""
+    monkeypatch.chdir(tmp_path)
+    hub = CountingListener()
+    try:
+        code, lines, out, _ = _audit("a b/c", {"HF_ENDPOINT": f"http://127.0.0.1:{hub.port}"})
+        time.sleep(0.1)
+    finally:
+        hub.close()
+    assert code == 2 and out == "" and hub.connections == 0
+    assert lines == [
+        f"error: checkpoint path not found; found: a b/c does not exist ({NOT_REPO_ID}; nearest existing folder: "
+        f"{tmp_path}); expected: an existing checkpoint folder, .safetensors file or GGUF file; fix: check the path; "
+        "a hub repo id is org/name[@revision] and is looked up only when it does not look like a local path"
+    ]
+
+
 def test_unreachable_hub_fails_after_one_attempt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(tmp_path)
     port = _closed_port()
@@ -128,6 +148,11 @@ def test_hub_that_drops_the_connection_gets_exactly_one_attempt(tmp_path: Path, 
         ("org/name", "org/name", None),
         ("org/name@refs/pr/1", "org/name", None),  # a revision may hold slashes
         ("name", "name", None),  # not a repo id either: open_source says so, without a hub lookup
+        # strings the hub could never hold (huggingface_hub's validate_repo_id): a local path that is missing
+        ("a b/c", "a b/c", NOT_REPO_ID),
+        ("org/na me", "org/na me", NOT_REPO_ID),
+        ("org/x..y", "org/x..y", NOT_REPO_ID),
+        ("org/model.git", "org/model.git", NOT_REPO_ID),
     ],
 )
 def test_local_path_reason(target, repo, reason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

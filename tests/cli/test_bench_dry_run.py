@@ -9,6 +9,8 @@ import json
 import socket
 from pathlib import Path
 
+import pytest
+
 from clirun import cli
 from specscope.workload.census import layout
 
@@ -181,3 +183,70 @@ def test_a_mooncake_messages_session_prints_each_later_row_as_recorded(tmp_path,
     code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert "    user: One.\n    then 1 recorded message (the server's answer discarded), ending user: Two.\n" in out
+
+
+@pytest.mark.parametrize("rate", ["1e-300", "1e-9", "1e308", "1e6", "0", "-1", "inf", "nan", "2,1e-300"])
+def test_an_absurd_request_rate_is_refused_with_its_range(rate: str, tmp_path, capsys, monkeypatch) -> None:
+    """``--request-rate 1e-300`` (the second request 1e300 s out) or 1e308 was taken, even printed by a dry run;
+    0, negative, inf and nan were refused without the range. Now every rate outside 0.001 .. 100,000 per second is
+    refused by the option's value parser (exit 2) with the range and why."""
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workloads", "prose", "--request-rate", rate, "--dry-run"]
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2, out
+    assert "error: --request-rate takes " in err
+    assert "from 0.001 (one request per 1000 s) to 100,000 (ten times what the client can send)" in err
+
+
+@pytest.mark.parametrize("command", ["bench", "gate"])
+def test_a_context_past_any_models_window_is_refused(command: str, tmp_path, capsys, monkeypatch) -> None:
+    """``--context-tokens 99999999999999`` was taken (bench would build a prompt of ~4e14 characters; gate's
+    option had only a floor). Both refuse past 10240k tokens, the longest context window of any served model."""
+    argv = [command, "--server", _closed_port(), "--context-tokens", "99999999999999", "--out", tmp_path / "o"]
+    argv += ["--workloads", "prose", "--dry-run"] if command == "bench" else ["--gate", "long_context"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "error: --context-tokens takes token counts; found: 99999999999999; " in err
+    assert "10240k" in err
+
+
+def test_the_longest_context_is_taken(tmp_path, capsys, monkeypatch) -> None:
+    argv = ["bench", "--server", _closed_port(), "--workloads", "prose", "--dry-run", "--context-tokens", "10240k"]
+    assert cli(argv, capsys, monkeypatch, tmp_path)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("--temperatures", "0,0", "temperatures repeat: [0.0, 0.0]"),
+        ("--temperatures", "0,nan", "temperatures must be from 0 to 2 (as --temperature): [0.0, nan]"),
+        ("--temperatures", "0,-5", "temperatures must be from 0 to 2 (as --temperature): [0.0, -5.0]"),
+        ("--temperatures", "0,1e308", "temperatures must be from 0 to 2 (as --temperature): [0.0, 1e+308]"),
+        ("--context-tokens", "2k,2048", "context lengths repeat: [2048, 2048]"),
+    ],
+)
+def test_an_axis_value_out_of_range_or_twice_is_refused(option, value, expected, tmp_path, capsys, monkeypatch):
+    """``--temperatures 0,0`` (or ``--context-tokens 2k,2048``) made the matrix's workload labels twice
+    (``prose@t0``, ``prose@t0``: two cells of one key); ``--temperatures`` took nan, -5 and 1e308 where
+    ``--temperature`` takes 0..2. Both are refused (exit 2) with the values."""
+    argv = ["bench", "--server", _closed_port(), "--workloads", "prose", option, value, "--dry-run"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert f"error: invalid bench option {option}; " in err and f"expected: {expected};" in err
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("::::", "Relative URLs cannot have a path starting with ':'"),
+        ("ftp://h:1", "not an http(s) URL with a host"),
+        ("http://[::zz]", "Invalid IPv6 address: '[::zz]'"),
+    ],
+)
+def test_a_prometheus_url_that_is_none_is_refused_when_read(url, problem, tmp_path, capsys, monkeypatch) -> None:
+    """``bench --prometheus ::::`` started the run and crashed its first cell (exit 3: httpx InvalidURL at the
+    first query). The URL is checked where the option is read, as --server's (exit 2, before anything starts)."""
+    argv = ["bench", "--server", _closed_port(), "--workloads", "prose", "--prometheus", url, "--dry-run"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert f"error: --prometheus URL is not valid; found: {url}: {problem}; " in err
+    assert "fix: e.g. --prometheus http://127.0.0.1:9090" in err

@@ -25,7 +25,11 @@ def _after(draft_tokens: str) -> str:
     )
 
 
-@pytest.mark.parametrize(("written", "read"), [("NaN", "nan"), ("+Inf", "inf"), ("-5", "-5")])
+@pytest.mark.parametrize(
+    ("written", "read"),
+    # 1e308 and 2**63 were read as counts ("draft tokens 1e+308"); a count stops below 2**63 (records.INT_BOUND)
+    [("NaN", "nan"), ("+Inf", "inf"), ("-5", "-5"), ("1e308", "1e+308"), ("9223372036854775808", "9.22337e+18")],
+)
 def test_a_counter_that_is_no_count_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, read: str
 ) -> None:
@@ -38,7 +42,7 @@ def test_a_counter_that_is_no_count_is_refused(
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(
         f"error: {after} is not Prometheus text; found: vllm:spec_decode_num_draft_tokens_total = {read}, "
-        "not a count (a counter is a finite number >= 0);"
+        "not a count (a counter is a finite number from 0 to below 2**63);"
     )
 
 

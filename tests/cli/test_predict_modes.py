@@ -49,3 +49,14 @@ def test_bytes_per_step_with_checkpoint_says_which_wins(tmp_path, capsys, monkey
     assert code == 0, err
     assert "--bytes-per-step 1GB wins over the byte census of --checkpoint" in err
     assert '"target_bytes": 1000000000.0' in out
+
+
+@pytest.mark.parametrize("value", ["0", "999", "1,x"])
+def test_a_bad_holdout_names_holdout(value, tmp_path, capsys, monkeypatch):
+    """``predict RUN --holdout 0`` said "--k takes draft lengths in tokens ... fix: e.g. --k 1,2,4": an option
+    predict does not have. The error names the option given."""
+    run = make_quick_run(tmp_path / "run", k_sweep=True)
+    code, _, err = cli(["predict", run, "--holdout", value], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert f"error: --holdout takes draft lengths in tokens; found: {value}; " in err
+    assert "fix: e.g. --holdout 1,2,4" in err and "--k" not in err

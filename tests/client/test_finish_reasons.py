@@ -39,7 +39,18 @@ def _one(finish: str | None, output_tokens: int = 5) -> tuple[str, str | None, i
         # a finish reason no engine is known to send is named, not read as a short answer
         ("content_filter", ("degraded", "UNKNOWN_FINISH(finish_reason content_filter)", 5, "content_filter")),
         ("stop", ("ok", None, 5, "stop")),
-        ("length", ("degraded", "short without stop", 5, "length")),  # length before max_tokens (16)
+        # length before max_tokens (16): the server's own length limit (vLLM's check_stop also ends a request
+        # FINISHED_LENGTH_CAPPED at num_tokens >= max_model_len) cut it; once read as "short without stop"
+        (
+            "length",
+            (
+                "degraded",
+                "SERVER_LENGTH_LIMIT(finish_reason length at 5 of max_tokens 16: the server's own length limit cut "
+                "the answer, e.g. prompt + answer at its context length)",
+                5,
+                "length",
+            ),
+        ),
     ],
 )
 def test_each_known_finish_reason_is_read_by_name(finish: str, want: tuple) -> None:
@@ -61,28 +72,44 @@ def test_a_server_that_ignores_stream_true_is_named(hot_path: str) -> None:
     assert (rec.first_token_ns, rec.last_token_ns, rec.content_chunks) == (None, None, 0)
 
 
-def test_a_whole_answer_longer_than_the_kept_body_is_named_without_its_usage() -> None:
-    """Only the first 4 KiB of a body with no SSE event are kept: a long whole answer is still named by its
-    ``object``, its usage (at the body's end) absent, not 0."""
-    from specscope.client.parse import ERROR_BODY_BYTES, ParseOptions, RawCapture, parse_capture
+@pytest.mark.parametrize("hot_path", ["wire", "aiohttp"])
+def test_a_whole_answer_longer_than_4_kib_keeps_its_usage(hot_path: str) -> None:
+    """A whole ``chat.completion`` body of 3000 tokens (~6 KB: its usage at the end, past the first 4 KiB that were
+    once all that was kept of a body with no SSE event, so its tokens read absent) keeps its usage: the whole body is
+    read, up to ``max_event_bytes`` (past which the body is cut ``RUNAWAY``, as any unfinished event)."""
+    plan = ResponsePlan(output_tokens=3000, unstreamed=True, prompt_tokens=3)
+    body = {"model": "m", "max_tokens": 4000, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    with TruthServer(TruthScript(default=plan)) as ts:
+        settings = ClientSettings(workers=1, hot_path=hot_path)
+        (rec,) = run_sync(run_fixed_concurrency(ts.base_url, [("p", body)], 1, settings))
+    assert rec.bytes_received > 4096
+    assert (rec.status, rec.reason) == ("failed", "NOT_STREAMED(one chat.completion body, no event stream)")
+    assert (rec.output_tokens, rec.prompt_tokens, rec.finish_reason, rec.token_source) == (3000, 3, "stop", "usage")
+
+
+def test_a_whole_answer_past_max_event_bytes_is_a_runaway() -> None:
+    """The bound on what is held of a body with no SSE event: ``max_event_bytes`` (the same budget as one
+    unfinished event), past which the stream is cut and named, not read."""
+    from specscope.client.parse import ParseOptions, RawCapture, parse_capture
 
     body = json.dumps(
-        {"id": "x", "object": "text_completion", "choices": [{"index": 0, "text": "y " * ERROR_BODY_BYTES}],
-         "usage": {"completion_tokens": 4096, "prompt_tokens": 3}}
+        {"id": "x", "object": "text_completion", "choices": [{"index": 0, "text": "y " * 5000}],
+         "usage": {"completion_tokens": 5000, "prompt_tokens": 3}}
     ).encode()  # fmt: skip
-    raw = RawCapture("p", 0, 0, http_status=200, max_tokens=None, options=ParseOptions())
-    raw.chunks, raw.end_ns = [(1_000, body[:3000]), (2_000, body[3000:])], 3_000
+    raw = RawCapture("p", 0, 0, http_status=200, max_tokens=None, options=ParseOptions(max_event_bytes=8192))
+    raw.chunks, raw.end_ns = [(1_000, body[:6000]), (2_000, body[6000:])], 3_000
     r = parse_capture(raw)
-    assert (r.status, r.reason) == ("failed", "NOT_STREAMED(one text_completion body, no event stream)")
-    assert (r.output_tokens, r.finish_reason, r.first_token_ns, r.token_source) == (None, None, None, "missing")
+    assert (r.status, r.reason) == ("failed", "RUNAWAY(an unfinished SSE event over max_event_bytes 8192)")
+    assert (r.output_tokens, r.token_source) == (None, "missing")
 
 
 @pytest.mark.parametrize(
     ("endpoint", "want"),
     [
         (COMPLETIONS, ("NOT_STREAMED(one text_completion body, no event stream)", 5, "stop")),
-        # a Responses body's usage is ``output_tokens`` under ``usage`` and it has no ``choices``: both stay absent
-        (RESPONSES, ("NOT_STREAMED(one response body, no event stream)", None, None)),
+        # a Responses body: its usage in the Responses names (``input_tokens`` / ``output_tokens``), its finish from
+        # its ``status`` (``completed`` -> ``stop``); once read as absent
+        (RESPONSES, ("NOT_STREAMED(one response body, no event stream)", 5, "stop")),
     ],
 )
 def test_each_endpoints_whole_answer_is_named(endpoint: str, want: tuple) -> None:
@@ -93,3 +120,15 @@ def test_each_endpoints_whole_answer_is_named(endpoint: str, want: tuple) -> Non
         (rec,) = run_sync(run_fixed_concurrency(ts.base_url, [("p", body)], 1, settings))
     assert (rec.status, rec.first_token_ns) == ("failed", None)
     assert (rec.reason, rec.output_tokens, rec.finish_reason) == want
+
+
+def test_a_whole_responses_body_keeps_input_output_and_reasoning_tokens() -> None:
+    """A whole ``response`` body's ``usage.input_tokens`` / ``output_tokens`` /
+    ``output_tokens_details.reasoning_tokens`` are read (they once were unread: tokens absent)."""
+    plan = ResponsePlan(output_tokens=7, unstreamed=True, prompt_tokens=4, reasoning_tokens=2)
+    body = {"model": "m", "max_output_tokens": 16, "stream": True, "input": "hi"}
+    with TruthServer(TruthScript(default=plan, apis=[RESPONSES])) as ts:
+        settings = ClientSettings(workers=1, endpoint=RESPONSES)
+        (rec,) = run_sync(run_fixed_concurrency(ts.base_url, [("p", body)], 1, settings))
+    assert (rec.status, rec.reason) == ("failed", "NOT_STREAMED(one response body, no event stream)")
+    assert (rec.prompt_tokens, rec.output_tokens, rec.reasoning_tokens, rec.token_source) == (4, 7, 2, "usage")

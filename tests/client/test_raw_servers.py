@@ -135,3 +135,57 @@ def test_credentials_in_the_url_go_with_the_chat_requests(hot_path):
         server.close()
     assert server.seen == [b"Basic dTpwQHNz"]
     assert (rec.status, rec.output_tokens) == ("ok", 3)
+
+
+class GzipServer(RawServer):
+    """Gzips the ``close`` response when the request accepts gzip (as a proxy with gzip on does), else sends it as
+    it is; records each request's Accept-Encoding."""
+
+    def __init__(self) -> None:
+        self.accepts: list[bytes | None] = []
+        super().__init__("gzip")
+
+    def _serve(self) -> None:
+        import gzip
+
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(65536)
+                head = data.partition(b"\r\n\r\n")[0].split(b"\r\n")
+                enc = next(
+                    (h.split(b":", 1)[1].strip() for h in head if h.lower().startswith(b"accept-encoding")), None
+                )
+                self.accepts.append(enc)
+                if enc is not None and b"gzip" in enc:
+                    conn.sendall(
+                        RESPONSES["close"].replace(b"\r\n\r\n", b"\r\nContent-Encoding: gzip\r\n\r\n")
+                        + gzip.compress(_events("\n"))
+                    )
+                else:
+                    conn.sendall(RESPONSES["close"] + _events("\n"))
+                conn.shutdown(socket.SHUT_WR)
+
+
+@pytest.mark.parametrize("hot_path", ["wire", "aiohttp"])
+def test_both_hot_paths_ask_for_an_uncompressed_stream(hot_path):
+    """The aiohttp path sent aiohttp's default ``Accept-Encoding: gzip, deflate`` but never decompresses (the stream
+    is parsed as it arrives): a server that honoured it sent gzip bytes, read as ``EMPTY_STREAM``. Both paths now
+    send ``identity``, as the wire path did, and read the same complete stream."""
+    server = GzipServer()
+    try:
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 8}
+        (r,) = run_sync(
+            run_fixed_concurrency(
+                f"http://127.0.0.1:{server.port}", [("p", body)], 1, ClientSettings(hot_path=hot_path)
+            )
+        )
+    finally:
+        server.close()
+    assert server.accepts == [b"identity"]
+    assert (r.status, r.reason, r.output_tokens, r.content_chunks) == ("ok", None, 3, 3)

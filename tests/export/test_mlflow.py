@@ -150,3 +150,23 @@ def test_a_run_wide_alarm_and_a_verdicts_reasons_are_tags_without_a_none(tmp_pat
     assert tags["alarm.DRIFT.base"] == str(alarm["figure"])
     assert tags["verdict.mtp.prose.1"] == "undetermined"
     assert tags["reasons.mtp.prose.1"] == "DRIFT"
+
+
+@pytest.mark.parametrize(
+    ("uri", "found"),
+    [
+        ("::::", "::::: MlflowException: "),  # a bare path: MLflow's file store, refused unless opted in
+        ("http://[::zz]", "http://[::zz]: ValueError: '::zz' does not appear to be an IPv4 or IPv6 address"),
+    ],
+)
+def test_a_tracking_uri_mlflow_cannot_use_is_refused(uri, found, tmp_path, capsys, monkeypatch):
+    """``--tracking-uri ::::`` and ``http://[::zz]`` were internal errors (exit 3: MlflowException from the client's
+    constructor, ValueError from the first request); now a refusal by name (exit 2) with the forms MLflow takes."""
+    run = _run(tmp_path, capsys, monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
+    code, _, err = cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "error: --tracking-uri is no tracking URI MLflow can use; found: " in err
+    assert found in err
+    assert "expected: http(s)://HOST:PORT of an MLflow server, a file: URI or a database URI" in err

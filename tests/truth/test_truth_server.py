@@ -28,6 +28,13 @@ def truth():
         yield ts
 
 
+#: a length finish before max_tokens: the server's own limit cut the answer (once "short without stop")
+LENGTH_5_OF_10 = (
+    "SERVER_LENGTH_LIMIT(finish_reason length at 5 of max_tokens 10: the server's own length limit "
+    "cut the answer, e.g. prompt + answer at its context length)"
+)
+
+
 def _body(text: str = "hello", max_tokens: int = 16, **truth) -> dict:
     b = {"model": "truth", "messages": [{"role": "user", "content": text}], "max_tokens": max_tokens}
     if truth:
@@ -135,7 +142,7 @@ def test_multi_token_chunks_and_reasoning(truth):
         (dict(output_tokens=5, finish_reason=None, usage="absent", send_done=False), "failed", "STOPPED_EARLY"),
         (dict(output_tokens=5, finish_reason=None, usage="absent"), "degraded", "no usage; short without stop"),
         (dict(output_tokens=5, finish_reason=None), "degraded", "short without stop"),
-        (dict(output_tokens=5, finish_reason="length"), "degraded", "short without stop"),
+        (dict(output_tokens=5, finish_reason="length"), "degraded", LENGTH_5_OF_10),
         (dict(output_tokens=10, finish_reason="length"), "ok", None),
         (dict(output_tokens=5, finish_reason="stop", usage="last_choice_chunk"), "ok", None),
     ],

@@ -189,6 +189,12 @@ def test_truth_c64_default_client(truth):
     _level(truth, 64, 64, ClientSettings(), p99_ms=CheckThresholds().read_lag_p99_ns / MS)
 
 
+#: a length finish before max_tokens: the server's own limit cut the answer (once "short without stop")
+LENGTH_5 = (
+    f"SERVER_LENGTH_LIMIT(finish_reason length at 5 of max_tokens {TOKENS}: the server's own length limit "
+    "cut the answer, e.g. prompt + answer at its context length)"
+)
+
 DEGRADED = {
     "http503": (dict(status=503), "failed", "http 503 on /v1/chat/completions: scripted failure"),
     "drop0": (dict(drop_after_chunks=0), "failed", "connection dropped; no [DONE]; no usage; short without stop"),
@@ -198,7 +204,7 @@ DEGRADED = {
     "empty": (dict(output_tokens=0, role_ms=None, finish_reason=None, usage="absent"), "failed", "EMPTY_STREAM"),
     "early": (dict(output_tokens=5, finish_reason=None, usage="absent", send_done=False), "failed", "STOPPED_EARLY"),
     "short": (dict(output_tokens=5, finish_reason=None), "degraded", "short without stop"),
-    "shortlen": (dict(output_tokens=5, finish_reason="length"), "degraded", "short without stop"),
+    "shortlen": (dict(output_tokens=5, finish_reason="length"), "degraded", LENGTH_5),
     "full": (dict(output_tokens=TOKENS, finish_reason="length"), "ok", None),
     "llamacpp": (dict(output_tokens=5, usage="last_choice_chunk", llamacpp_timings=True), "ok", None),
     "stall": (

@@ -280,6 +280,6 @@ def holdout_on_run(
     """
     from specscope.kaxis import parse_k_list
 
-    ks = parse_k_list(holdout)
+    ks = parse_k_list(holdout, "--holdout")
     pred, cells = _fit_run(run, inputs, baseline=baseline)
     return pred, holdout_errors(pred, cells, ks)

@@ -19,6 +19,7 @@ from specscope.bench.resume import RunControls
 from specscope.bench.runfile import record_of
 from specscope.bench.spec import BENCH_SPEC, Opt
 from specscope.config import BenchOptions, profile_options
+from specscope.errors import ConfigError
 from specscope.targets import TargetPlan
 
 __all__ = ["BenchSetup", "bench_setup", "matrix_in_force", "with_defaults"]
@@ -108,6 +109,31 @@ def matrix_in_force(given: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_SPEC
     return profile_options(values["profile"], flags, **overrides)
 
 
+def _check_prometheus_url(url: str | None) -> None:
+    """Refuse a ``--prometheus`` that is no http(s) URL: ``--prometheus ::::`` crashed the first cell (exit 3,
+    httpx InvalidURL) after the run had started.
+
+    Raises:
+        ConfigError: not an http(s) URL with a host, or a host or port that is not one.
+    """
+    from urllib.parse import urlsplit
+
+    from specscope.targets.plan import url_problem
+
+    if url is None:
+        return
+    problem = url_problem(url)
+    if problem is None and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname):
+        problem = "not an http(s) URL with a host"
+    if problem is not None:
+        raise ConfigError(
+            "--prometheus URL is not valid",
+            found=f"{url}: {problem}",
+            expected="the Prometheus server's root URL, http(s)://HOST:PORT",
+            fix="e.g. --prometheus http://127.0.0.1:9090",
+        )
+
+
 def _options(values: Mapping[str, Any], plan: TargetPlan, spec: tuple[Opt, ...]) -> BenchOptions:
     """The matrix: the profile with every ``field`` option, the counter sources and the workload axes."""
     from specscope.bench.counters_source import parse_metrics_specs, parse_selectors
@@ -118,6 +144,7 @@ def _options(values: Mapping[str, Any], plan: TargetPlan, spec: tuple[Opt, ...])
     overrides = _field_overrides(values, spec)
     overrides["configs"] = plan.configs or (tuple(plan.servers) or None)
     overrides["metrics"] = parse_metrics_specs(values.get("metrics") or [], names) or None
+    _check_prometheus_url(values.get("prometheus"))
     overrides["prometheus_selectors"] = parse_selectors(values.get("prometheus_selector") or [], names)
     slo = values.get("slo") or {}
     overrides |= {f"slo_{k}_s": v for k, v in slo.items()}

@@ -318,7 +318,26 @@ def _local_path_reason(text: str, repo: str) -> str | None:
         return f"{len(parts)} path parts (a repo id has 2)"
     if parts[0] and Path(parts[0]).exists():
         return f"{parts[0]}/ exists here"
+    if len(parts) == 2 and all(parts) and not _valid_repo_id(repo):
+        return "not a hub repo id: its parts take letters, digits, '-', '_', '.', never '--' or '..'"
     return None
+
+
+def _valid_repo_id(repo: str) -> bool:
+    """Whether ``repo`` passes the hub client's own check of a repo id (``huggingface_hub.utils.validate_repo_id``:
+    1-96 characters of letters, digits, ``-``, ``_``, ``.`` per part, no ``--`` or ``..``, not ending ``.git``), so
+    a string the hub could never hold (``a b/c``, a local path with a space) is a missing local path, never looked
+    up."""
+    from huggingface_hub.utils import (  # type: ignore[attr-defined, unused-ignore]  # public API
+        HFValidationError,
+        validate_repo_id,
+    )
+
+    try:
+        validate_repo_id(repo)
+    except HFValidationError:
+        return False
+    return True
 
 
 def _not_gguf(path: Path) -> str:

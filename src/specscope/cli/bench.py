@@ -164,7 +164,9 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
         _dry_run(setup, given)
         return
     values = with_defaults(given, spec)
-    reads = (raw.get("run_file"), raw.get("like"), given.get("trace"))  # never written (-o over them: refused)
+    # never written (-o over them: refused before a cell runs; a resumed run's folder too, once refused only after
+    # every missing cell was measured, when the report was written)
+    reads = (raw.get("run_file"), raw.get("like"), given.get("trace"), values.get("resume"))
     fmt, output = report_target(
         given.get("format"), given.get("output"), ("text", "markdown", "json", "html"), reads=reads
     )

@@ -2,9 +2,11 @@
 
 - **Format**: ``-f`` names it; without ``-f``, ``-o FILE`` picks it from the suffix (``.txt`` text, ``.md`` /
   ``.markdown`` markdown, ``.json`` json, ``.html`` / ``.htm`` html), and a suffix that names none is refused
-  (never silently text).
+  (never silently text); ``-f`` with a suffix that names another format (``-f json -o x.md``) is refused, for
+  every command alike (before, ``-f`` won silently and a JSON document was written to ``x.md``).
 - **File**: written atomically (:func:`specscope.report.files.write_text_atomic`); the command then prints the
-  path it wrote, and nothing else, on stdout.
+  path it wrote, and nothing else, on stdout. A missing folder of the file is made, with a note on stderr naming
+  it (as ``bench --out`` and the store make theirs).
 - **Width** of text tables (characters): ``--width N``; else the terminal's when stdout is one (``$COLUMNS`` when
   set); else, to a file or a pipe, :data:`FILE_WIDTH`: a fixed width a person can read, where a wider table wraps
   inside its columns (every column folds: a value is wrapped, never cut).
@@ -78,11 +80,21 @@ def report_target(
             expected="a file path, e.g. report.txt",
             fix=f"pass a file inside it, e.g. --output {path / ('report.' + _example_suffix(allowed))}",
         )
+    by_suffix = None if path is None else SUFFIX_FORMATS.get(path.suffix.lower())
+    if fmt is not None and by_suffix is not None and by_suffix != fmt:  # one says json, the other markdown
+        assert path is not None
+        raise ConfigError(
+            f"-f {fmt} and the --output file's suffix disagree",
+            found=f"-f {fmt} with --output {path} (a {by_suffix} suffix)",
+            expected="the format -f names and the file's suffix alike (or a suffix that names no format)",
+            fix=f"pass --output {path.with_suffix('.' + _example_suffix((fmt,)))}, or -f {by_suffix}"
+            if by_suffix in allowed
+            else f"pass --output {path.with_suffix('.' + _example_suffix((fmt,)))}",
+        )
     if fmt is not None:
         return fmt, path
     if path is None:
         return "text", None
-    by_suffix = SUFFIX_FORMATS.get(path.suffix.lower())
     if by_suffix not in allowed:
         suffixes = ", ".join(s for s, f in SUFFIX_FORMATS.items() if f in allowed)
         rename = f"{path.stem}.{_example_suffix(allowed)}"
@@ -206,11 +218,13 @@ def write_file(output: Path, text: str) -> None:
 
 
 def make_output_folder(output: Path) -> None:
-    """Make the folder of ``output`` (and its parents) when missing.
+    """Make the folder of ``output`` (and its parents) when missing, with a note on stderr naming it (a typo in
+    the folder is seen at once, not found later as a stray tree).
 
     Raises:
         ConfigError: the folder cannot be made.
     """
+    missing = not output.parent.exists()
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -220,3 +234,5 @@ def make_output_folder(output: Path) -> None:
             expected="a writable folder",
             fix="pass an --output path in a folder you can write",
         ) from None
+    if missing:
+        typer.echo(f"note: made the folder {output.parent} for --output", err=True)

@@ -48,7 +48,7 @@ from specscope.adapters.drained import DrainedSlice, pool_slices
 from specscope.adapters.names import EngineNames, adapter_metrics, json_readers, prometheus_tables
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.readfile import SCRAPE_MAX_BYTES
-from specscope.records import SpecCounters, series_selector
+from specscope.records import INT_BOUND, SpecCounters, series_selector
 
 __all__ = [
     "MAX_SCRAPE_BYTES",
@@ -144,11 +144,12 @@ def _position(name: str, labels: dict[str, str]) -> int:
 
 
 def _require_count(name: str, value: float) -> None:
-    """A counter's sample is a finite number >= 0 (Prometheus text allows ``NaN``, ``+Inf`` and negatives in any
-    sample; no engine's speculative or token counter holds one); else MetricsUnavailable naming it."""
-    if not (math.isfinite(value) and value >= 0):
-        found = f"{name} = {value:g}, not a count (a counter is a finite number >= 0)"
-        raise _bad_sample("a /metrics counter holds no count", found, "a finite number >= 0")
+    """A counter's sample is a finite number from 0 to below :data:`~specscope.records.INT_BOUND` (Prometheus text
+    allows ``NaN``, ``+Inf``, negatives and ``1e308`` in any sample; no engine's speculative or token counter holds
+    one, and ``1e308`` printed "draft tokens 1e+308" as a measurement); else MetricsUnavailable naming it."""
+    if not (math.isfinite(value) and 0 <= value < INT_BOUND):
+        found = f"{name} = {value:g}, not a count (a counter is a finite number from 0 to below 2**63)"
+        raise _bad_sample("a /metrics counter holds no count", found, "a finite number from 0 to below 2**63")
 
 
 def _take(eng: _Engine, name: str, short: str, names: EngineNames, labels: dict[str, str], value: float) -> None:

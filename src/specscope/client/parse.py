@@ -38,7 +38,7 @@ from specscope.client.events import (
     decode_event,
     unstreamed_object,
 )
-from specscope.client.responses import Runaway, read_responses_events
+from specscope.client.responses import Runaway, read_responses_events, read_whole_response
 from specscope.client.spec_fields import merge_spec, per_response_queue_s, read_spec
 from specscope.client.sse import SSEFramer, error_field_as_data
 from specscope.client.status import stream_status
@@ -126,6 +126,8 @@ class StreamParser:
         "error_body",
         "framed",
         "unstreamed",
+        "_unframed",
+        "_unframed_bytes",
         "_responses",
         "_framer",
         "_max_tokens",
@@ -161,9 +163,12 @@ class StreamParser:
         self.last_read_ns: int | None = None  # arrival of the last body read fed to the SSE framing
         #: the ``RUNAWAY(...)`` reason once a budget is passed, else None
         self.runaway: str | None = None
-        #: the first :data:`ERROR_BODY_BYTES` of a non-200 body, or of a 200 body before its first SSE event (the
-        #: server's own message is read from it)
+        #: the first :data:`ERROR_BODY_BYTES` of a non-200 body (the server's own message is read from it)
         self.error_body = b""
+        #: the reads of a 200 body before its first SSE event, up to ``max_event_bytes`` (the bound past which the
+        #: framing calls the body a runaway anyway): one whole JSON answer is read from them (:meth:`unframed_body`)
+        self._unframed: list[bytes] = []
+        self._unframed_bytes = 0
         #: True once the SSE framing dispatched an event of this body
         self.framed = False
         #: the ``object`` of a 200 body that was one whole JSON answer, not a stream (:meth:`unframed_body`)
@@ -188,8 +193,9 @@ class StreamParser:
                     if datas:
                         self.framed = True
                         self.events(t, datas)
-                    elif not self.framed and len(self.error_body) < ERROR_BODY_BYTES:  # a body with no event yet
-                        self.error_body = (self.error_body + data)[:ERROR_BODY_BYTES]
+                    elif not self.framed and self._unframed_bytes < opts.max_event_bytes:  # a body with no event yet
+                        self._unframed.append(data)
+                        self._unframed_bytes += len(data)
                     if framer.overflow:
                         raise _Runaway(f"RUNAWAY(an unfinished SSE event over max_event_bytes {opts.max_event_bytes})")
                 elif len(self.error_body) < ERROR_BODY_BYTES:
@@ -223,21 +229,28 @@ class StreamParser:
         """A 200 body in which no SSE event was dispatched. One JSON error object with no framing (a proxy that
         forwarded its backend's error body into the event stream, lemonade-sdk/lemonade issue #2826): its ``error``
         is the server's error (:meth:`_extras`). One whole answer (a server that ignored ``stream: true``):
-        :attr:`unstreamed` names its ``object``, its usage and finish reason are kept, and no token is timed (the
-        answer came whole: no first token). Anything else stays an empty stream."""
-        if self.framed or not self.error_body or self.server_error is not None:
+        :attr:`unstreamed` names its ``object``, its usage and finish reason are kept (a Responses ``response``:
+        its ``usage.input_tokens`` / ``output_tokens`` / ``output_tokens_details.reasoning_tokens`` and its status,
+        :func:`~specscope.client.responses.read_whole_response`), and no token is timed (the answer came whole: no
+        first token). The whole body is read, whatever its size: one that passed ``max_event_bytes`` before any
+        event was already cut ``RUNAWAY``. Anything else stays an empty stream."""
+        if self.framed or not self._unframed or self.server_error is not None or self.runaway is not None:
             return
-        body = self.error_body.strip()
+        body = b"".join(self._unframed).strip()
+        self._unframed = []
         ev = decode_event(body)
         if isinstance(ev, Chunk) and ev.error is not None:
             self._extras(ev)
             return
         self.unstreamed = unstreamed_object(body)
-        if self.unstreamed is None or not isinstance(ev, Chunk):  # a body cut at ERROR_BODY_BYTES: no usage read
+        if self.unstreamed is None:
             return
-        self.finish = ev.choices[0].finish_reason if ev.choices else None
         try:
-            self._extras(ev)
+            if self._responses:
+                read_whole_response(self, body)
+            elif isinstance(ev, Chunk):
+                self.finish = ev.choices[0].finish_reason if ev.choices else None
+                self._extras(ev)
         except _Runaway as cut:
             self.runaway = str(cut)
 

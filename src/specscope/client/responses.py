@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+import msgspec
+
 from specscope.adapters.openai.endpoints import (
     RESPONSES_REASONING_DELTAS,
     RESPONSES_TERMINAL,
@@ -23,7 +25,7 @@ from specscope.adapters.openai.endpoints import (
 )
 from specscope.client.events import DECODE_ERRORS
 
-__all__ = ["Runaway", "read_responses_events"]
+__all__ = ["Runaway", "read_responses_events", "read_whole_response"]
 
 
 class Runaway(Exception):
@@ -121,3 +123,24 @@ def _end(p: Parse, state: ResponseState) -> None:
         details = usage.output_tokens_details
         if details is not None:
             p.reasoning_tokens = details.reasoning_tokens
+
+
+_decode_state = msgspec.json.Decoder(ResponseState).decode
+
+
+def read_whole_response(p: Parse, body: bytes) -> None:
+    """One whole Responses ``response`` body (a server that ignored ``stream: true``) into ``p``, as its terminal
+    event would have filled it: finish reason, ``usage.input_tokens`` / ``output_tokens`` /
+    ``output_tokens_details.reasoning_tokens``, a failure's error; a body that does not fit the type is a
+    ``BAD_EVENT`` (msgspec's description with the JSON path).
+
+    Raises:
+        Runaway: ``usage.output_tokens`` past the token budget.
+    """
+    try:
+        state = _decode_state(body)
+    except DECODE_ERRORS as exc:
+        p.bad_events += 1
+        p.first_bad = p.first_bad or str(exc)[:200]
+        return
+    _end(p, state)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from specscope.adapters.openai.endpoints import CHAT, EndpointPath
 from specscope.client.parse import ParseOptions
 from specscope.redact import remember_secret
+from specscope.values import check_api_key
 
 __all__ = ["ClientSettings"]
 
@@ -86,6 +87,7 @@ class ClientSettings(BaseModel):
     @classmethod
     def _remember_key(cls, v: str | None) -> str | None:
         if v:
+            check_api_key(v)  # ConfigError (not a pydantic error): it never shows the key
             remember_secret(v)  # a server that echoes the key (an error event, its log) never gets it written
         return v
 

@@ -14,12 +14,17 @@ benchmark clients counting such a request a success); ``degraded`` when tokens a
 description with the JSON path>)``, :mod:`specscope.client.events`), no ``[DONE]`` (a Responses stream: ``no terminal
 response event``), no ``usage`` on a stream that did
 not finish normally (``no usage``), the stream stopped short of ``max_tokens`` without a ``stop`` finish (``short
-without stop``), or it ended with a finish reason no engine is known to send (``UNKNOWN_FINISH(finish_reason X)``,
-:data:`KNOWN_FINISH_REASONS`). A stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok``
-with unknown tokens (``token_source="missing"``); the cell may take them from the server's counter delta. Reasons
-are joined with ``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a
-role-only chunk does not count (cases C13, C14). Always ``failed`` whatever came before: ``STALLED`` (no byte for
-``stall_timeout_s`` once the response started) and ``RUNAWAY(...)`` (cut past a budget, :mod:`specscope.client.parse`).
+without stop``), or with a ``length`` finish (``SERVER_LENGTH_LIMIT(finish_reason length at N of max_tokens M: ...)``:
+the server's own length limit cut the answer; vLLM's ``check_stop``, vllm/v1/core/sched/utils.py, ends a request
+``FINISHED_LENGTH_CAPPED`` when ``num_output_tokens >= max_tokens`` *or* ``num_tokens >= max_model_len``, prompt
+plus answer at the context length; llama.cpp's server when a slot's context is full), or it ended with a finish
+reason no engine is known to send (``UNKNOWN_FINISH(finish_reason X)``, :data:`KNOWN_FINISH_REASONS`). A stream that
+finished normally (stop finish and ``[DONE]``) without usage is ``ok`` with unknown tokens
+(``token_source="missing"``); the cell may take them from the server's counter delta. Reasons are joined with
+``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk
+does not count (cases C13, C14). Always ``failed`` whatever came before: ``STALLED`` (no byte for
+``stall_timeout_s`` once the response started) and ``RUNAWAY(...)`` (cut past a budget,
+:mod:`specscope.client.parse`).
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ STOP_REASONS = frozenset({"stop", "tool_calls", "function_call", "eos", "repetit
 #: issue #57082; SGLang's ``abort`` too) and ``error`` (``FINISHED_ERROR`` -> ``FinishReason.ERROR``, a request-level
 #: internal error); a stream that ends with one is a failed request, ``ABORTED(finish_reason abort)``.
 ABORT_REASONS = frozenset({"abort", "error"})
-#: every finish reason an engine is known to send (``length``: at ``max_tokens`` or the model's length); another one
+#: every finish reason an engine is known to send (``length``: at ``max_tokens``, or before it at the server's own
+#: limit, ``SERVER_LENGTH_LIMIT``); another one
 #: is named, ``UNKNOWN_FINISH(finish_reason X)`` (degraded), not read as a short answer
 KNOWN_FINISH_REASONS = STOP_REASONS | ABORT_REASONS | {"length"}
 
@@ -85,6 +91,12 @@ def _reasons_200(error: str | None, max_tokens: int | None, seen: Seen) -> list[
     reached = max_tokens is not None and seen.output_tokens is not None and seen.output_tokens >= max_tokens
     if seen.finish is not None and seen.finish not in KNOWN_FINISH_REASONS:
         reasons.append(f"UNKNOWN_FINISH(finish_reason {seen.finish[:40]})")
+    elif seen.finish == "length" and not reached:
+        if seen.output_tokens is not None and max_tokens is not None:  # unknown count: "no usage" says it
+            reasons.append(
+                f"SERVER_LENGTH_LIMIT(finish_reason length at {seen.output_tokens} of max_tokens {max_tokens}: "
+                "the server's own length limit cut the answer, e.g. prompt + answer at its context length)"
+            )
     elif not finished and not reached:
         reasons.append("short without stop")
     return reasons

@@ -109,7 +109,10 @@ async def _on_headers_sent(
         raw.send_ns = perf_counter_ns()
 
 
-_HEADERS = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+#: ``Accept-Encoding: identity``, as the raw wire path sends: the stream is parsed as it arrives and never decompressed
+#: (``auto_decompress=False``), so a server or proxy that gzips for aiohttp's default ``gzip, deflate`` sent bytes
+#: no event could be read from (an EMPTY_STREAM on the aiohttp path only)
+_HEADERS = {"Content-Type": "application/json", "Accept": "text/event-stream", "Accept-Encoding": "identity"}
 _DEFAULT_SETTINGS = ClientSettings()
 
 

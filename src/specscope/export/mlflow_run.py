@@ -160,7 +160,17 @@ def _client(tracking_uri: str) -> Any:
     # a port nothing listens on); a user's own setting wins
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "30")
-    return MlflowClient(tracking_uri=tracking_uri)
+    from mlflow.exceptions import MlflowException
+
+    try:  # MLflow reads the URI here: a bare path (``::::``) is its file store, refused unless opted in
+        return MlflowClient(tracking_uri=tracking_uri)
+    except (MlflowException, ValueError) as exc:
+        raise ConfigError(
+            "--tracking-uri is no tracking URI MLflow can use",
+            found=f"{tracking_uri}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}",
+            expected="http(s)://HOST:PORT of an MLflow server, a file: URI or a database URI (sqlite:///mlflow.db)",
+            fix="pass --tracking-uri http://127.0.0.1:5000 (or leave it out: ./mlruns)",
+        ) from None
 
 
 def default_tracking_uri() -> str:
@@ -180,6 +190,13 @@ def export_mlflow(doc: Mapping[str, Any], html: str, run_path: Path, tracking_ur
 
     try:
         exp = client.get_experiment_by_name(EXPERIMENT)
+    except ValueError as exc:  # a URI MLflow cannot take: a host that is not one (http://[::zz]), a bare path
+        raise ConfigError(
+            "--tracking-uri is no tracking URI MLflow can use",
+            found=f"{uri}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}",
+            expected="http(s)://HOST:PORT of an MLflow server, a file: URI or a database URI (sqlite:///mlflow.db)",
+            fix="pass --tracking-uri http://127.0.0.1:5000 (or leave it out: ./mlruns)",
+        ) from None
     except MlflowException as exc:  # the first request: a server that does not answer, or answers no MLflow API
         raise ConfigError(
             "the MLflow tracking server did not answer",

@@ -22,6 +22,7 @@ import httpx
 from specscope.errors import ServerUnreachable
 from specscope.gate.model import ProbeOutput
 from specscope.redact import remember_secret
+from specscope.values import check_api_key
 
 __all__ = ["ChatBackend", "HttpxChat"]
 
@@ -80,6 +81,7 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
     def __init__(self, timeout_s: float = 900.0, api_key: str | None = None):
         headers = {}
         if api_key:
+            check_api_key(api_key)
             remember_secret(api_key)  # a server that echoes it back never gets it into the gate run
             headers["Authorization"] = f"Bearer {api_key}"
         timeout = httpx.Timeout(timeout_s, connect=10.0)

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from specscope.engine import get_config
+from specscope.errors import ConfigError
 from specscope.gate.model import GATES
 from specscope.gate.profile import GateProfile, load_profile
 from specscope.readfile import SETTINGS_FILE_MAX_BYTES, read_text_limited, toml_loads
 from specscope.targets import TargetPlan
+from specscope.workload.context import MAX_CONTEXT_TOKENS
 
 __all__ = [
     "DEFAULT_EMBEDDED_CONFIGS",
@@ -123,6 +125,13 @@ def budget_profile(
     if limit is not None:
         for g in GATES:
             overrides.setdefault(g, {})["limit"] = limit
+    if context_tokens is not None and context_tokens > MAX_CONTEXT_TOKENS:  # bench's bound (parse_context)
+        raise ConfigError(
+            "--context-tokens takes token counts",
+            found=str(context_tokens),
+            expected=f"64 to {MAX_CONTEXT_TOKENS // 1024}k tokens (no model's context is longer)",
+            fix="pass --context-tokens 8192",
+        )
     lc_tokens = context_tokens if context_tokens is not None else prof.long_context.context_tokens
     if slot is not None and context_tokens is None and "long_context" not in _user_set(path, "context_tokens"):
         if lc_tokens > EMBEDDED_CONTEXT_TOKENS:

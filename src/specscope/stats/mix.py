@@ -177,12 +177,15 @@ def parse_level_mix(text: str, levels: Sequence[int] | None = None, command: str
 def require_workloads(
     mix: Mapping[str, float], workloads: Sequence[str], where: str = "the run", *, command: str = ""
 ) -> None:
-    """Raises ConfigError naming the first workload of ``mix`` that is not one of ``workloads`` (``where``: whose);
+    """Raises ConfigError naming every workload of ``mix`` that is not one of ``workloads`` (``where``: whose);
     its fix is ``command`` with an equal mix of ``workloads`` (:func:`equal_mix`)."""
     missing = [w for w in mix if w not in workloads]
     if missing:
+        names = ", ".join(repr(w) for w in missing)
         raise ConfigError(
-            f"workload {missing[0]!r} of the --mix is not in {where}",
+            f"workload {names} of the --mix is not in {where}"
+            if len(missing) == 1
+            else f"workloads {names} of the --mix are not in {where}",
             found=", ".join(missing),
             expected=f"workloads of {where}: {', '.join(sorted(workloads))}",
             fix=f"{command} --mix {equal_mix(sorted(workloads))}".strip(),

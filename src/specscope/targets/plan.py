@@ -23,7 +23,7 @@ import httpx
 from specscope.errors import ConfigError
 from specscope.values import csv_items
 
-__all__ = ["LAUNCHERS", "TargetPlan", "parse_configs", "parse_servers", "parse_targets"]
+__all__ = ["LAUNCHERS", "TargetPlan", "parse_configs", "parse_servers", "parse_targets", "url_problem"]
 
 #: What ``--launch`` accepts.
 LAUNCHERS = ("embedded", "vllm")
@@ -107,18 +107,28 @@ def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) ->
             raise ConfigError(
                 "--server names repeat", found=name, expected="one URL per config name", fix="name them with NAME=URL"
             )
-        try:  # a host or port that is not one ([::zz], :99999): say so here, not as a traceback. httpx takes some
-            # that the standard library's parser (endpoints.url_endpoint) or the socket refuse: "[u:pw@h" raised
-            # ValueError, a 20-digit port OverflowError at the connect
-            httpx.URL(url)
-            _ = urlsplit(url).port  # ValueError: not a URL, or a port out of 0-65535
-        except (httpx.InvalidURL, ValueError) as exc:
+        problem = url_problem(url)
+        if problem is not None:
             raise ConfigError(
-                "--server URL is not valid", found=f"{url}: {exc}", expected="http://HOST:PORT", fix="fix the URL"
-            ) from None
+                "--server URL is not valid", found=f"{url}: {problem}", expected="http://HOST:PORT", fix="fix the URL"
+            )
         _refuse_endpoint_path(spec, name, url)
         out[name] = url
     return out
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` is no URL a request can go to (a host or port that is not one: ``[::zz]``, ``:99999``, a path
+    starting ``:``), else None: said where the option is read, not as a traceback at the first request. httpx takes
+    some that the standard library's parser (endpoints.url_endpoint) or the socket refuse: ``[u:pw@h`` raised
+    ValueError, a 20-digit port OverflowError at the connect; and refuses some the standard library takes
+    (``::::``: a relative URL whose path starts with ``:``, InvalidURL at the first request)."""
+    try:
+        httpx.URL(url)
+        _ = urlsplit(url).port  # ValueError: not a URL, or a port out of 0-65535
+    except (httpx.InvalidURL, ValueError) as exc:
+        return str(exc)
+    return None
 
 
 def _refuse_endpoint_path(spec: str, name: str, url: str) -> None:

@@ -93,13 +93,20 @@ def choice(path: str, delta: dict[str, Any], finish: str | None) -> dict[str, An
     return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
 
 
-def unstreamed_body(path: str, rid: str, model: str, text: str, finish: str | None, usage: dict[str, int]) -> Any:
+def unstreamed_body(
+    path: str, rid: str, model: str, text: str, finish: str | None, usage: dict[str, int], reasoning_tokens: int = 0
+) -> Any:
     """The one JSON body of a response that was not streamed: chat's ``chat.completion`` (a ``message``), completions'
-    ``text_completion`` (``text``) or a Responses ``response`` (``output_text``), each with its ``usage`` (the shapes
-    of ``vllm/entrypoints/openai/protocol.py`` ``ChatCompletionResponse`` / ``CompletionResponse``)."""
+    ``text_completion`` (``text``) or a Responses ``response`` (``output_text``; its usage in the Responses names,
+    with ``output_tokens_details.reasoning_tokens``), each with its ``usage`` (the shapes of
+    ``vllm/entrypoints/openai/protocol.py`` ``ChatCompletionResponse`` / ``CompletionResponse``)."""
     if path == RESPONSES:
         out = [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}]
-        counts = {"input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"]}
+        counts = {
+            "input_tokens": usage["prompt_tokens"],
+            "output_tokens": usage["completion_tokens"],
+            "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
+        }
         return _response(rid, model, "completed", {"output": out, "usage": counts})
     if path == COMPLETIONS:
         choice_: dict[str, Any] = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}

@@ -316,7 +316,10 @@ async def _unstreamed(
     await _sleep_until(rec["arrival_ns"] + int(plan.ttft_ms * 1e6), True)
     usage = {"prompt_tokens": plan.prompt_tokens, "completion_tokens": sent, "total_tokens": plan.prompt_tokens + sent}
     finish = plan.finish_reason if plan.output_tokens is not None else "length"
-    answer = dialects.unstreamed_body(path, rec["id"], body.get("model") or "truth", " x" * sent, finish, usage)
+    reasoning = min(plan.reasoning_tokens, sent)
+    answer = dialects.unstreamed_body(
+        path, rec["id"], body.get("model") or "truth", " x" * sent, finish, usage, reasoning
+    )
     rec["output_tokens"], rec["end_ns"] = sent, perf_counter_ns()
     state.add(plan, sent, rec["id"])
     return web.json_response(answer)

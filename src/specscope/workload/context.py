@@ -28,7 +28,7 @@ from specscope.errors import ConfigError, ServerError
 from specscope.seam.answers import A, DetokenizeAnswer, TemplateAnswer, TokenCount, TokenIds, read_answer
 from specscope.workload.prompt import Prompt
 
-__all__ = ["parse_context", "context_label", "ContextBuilder", "TOLERANCE_TOKENS", "source_text"]
+__all__ = ["MAX_CONTEXT_TOKENS", "parse_context", "context_label", "ContextBuilder", "TOLERANCE_TOKENS", "source_text"]
 
 TOLERANCE_TOKENS = 4
 _LEAD = "\n\nBackground material (read it, then answer the request above):\n\n"
@@ -37,18 +37,24 @@ ANSWER_TRIES = 3  # a tokenizer endpoint's bad bodies asked again before the run
 _BAD_ANSWER_FIX = "check what answers in front of the server (a proxy's error page?), or drop --context-tokens"
 
 
+#: the longest context a prompt is extended to, tokens: 10M (10240k), the longest context window any served model
+#: advertises; past it no server takes the prompt, and ``--context-tokens 99999999999999`` asked the client to build
+#: a prompt of ~4e14 characters.
+MAX_CONTEXT_TOKENS = 10 * 1024 * 1024
+
+
 def parse_context(text: str) -> int:
-    """``"2k"`` -> 2048, ``"512"`` -> 512 (tokens). Raises ConfigError otherwise."""
+    """``"2k"`` -> 2048, ``"512"`` -> 512 (tokens), 16 to :data:`MAX_CONTEXT_TOKENS`. Raises ConfigError otherwise."""
     t = text.strip().lower()
     try:
         value = int(t[:-1]) * 1024 if t.endswith("k") else int(t)
     except ValueError:
         value = 0
-    if value < 16:
+    if not 16 <= value <= MAX_CONTEXT_TOKENS:
         raise ConfigError(
             "--context-tokens takes token counts",
             found=text,
-            expected="e.g. 2k,8k or 1500 (>= 16)",
+            expected=f"e.g. 2k,8k or 1500 (16 to {MAX_CONTEXT_TOKENS // 1024}k: no model's context is longer)",
             fix="pass --context-tokens 2k",
         )
     return value
