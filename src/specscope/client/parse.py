@@ -118,6 +118,7 @@ class StreamParser:
         "server_error",
         "bad_events",
         "first_bad",
+        "usage_contradiction",
         "spec",
         "queue_s",
         "body_bytes",
@@ -155,6 +156,8 @@ class StreamParser:
         self.server_error: str | None = None
         self.bad_events = 0
         self.first_bad: str | None = None
+        #: ``USAGE_CONTRADICTED(...)`` once a usage report contradicts the stream (:func:`_check_usage`), else None
+        self.usage_contradiction: str | None = None
         self.spec: SpecRequest | None = None
         self.queue_s: float | None = None
         self.body_bytes = 0
@@ -340,6 +343,11 @@ class StreamParser:
         if usage is not None and usage.completion_tokens is not None:
             if usage.completion_tokens > self._token_limit:
                 raise _Runaway(self.tokens_reason())
+            before = self.output_tokens
+            if before is not None and usage.completion_tokens < before and self.usage_contradiction is None:
+                self.usage_contradiction = (
+                    f"USAGE_CONTRADICTED(usage.completion_tokens fell from {before} to {usage.completion_tokens})"
+                )
             self.output_tokens = usage.completion_tokens
             self.prompt_tokens = usage.prompt_tokens
             details = usage.completion_tokens_details
@@ -490,6 +498,20 @@ def _drop_out_of_range(seen: StreamParser) -> None:
         seen.spec = replace(spec, **fixes, warnings=warnings)
 
 
+def _check_usage(seen: StreamParser) -> None:
+    """A usage report that contradicts its stream is no count: ``usage.completion_tokens`` of 0 after token events
+    (sgl-project/sglang issue #3743: the finish chunk's usage said 0 prompt and 0 completion tokens after the
+    answer), or a report below an earlier one of the same stream (usage is cumulative; OpenSecretCloud/opensecret PR
+    #59: a proxy's later usage carried prompt tokens only) (the second is noted as it is read, :meth:`StreamParser.
+    _extras`). The output tokens become absent (the cell may take the server's counters) and the stream names why,
+    ``USAGE_CONTRADICTED(...)`` (:func:`~specscope.client.status.stream_status`)."""
+    if seen.usage_contradiction is None and seen.output_tokens == 0 and seen.token_events > 0:
+        n = seen.token_events
+        seen.usage_contradiction = f"USAGE_CONTRADICTED(usage.completion_tokens 0 after {n} token events)"
+    if seen.usage_contradiction is not None:
+        seen.output_tokens = None
+
+
 def parse_capture(raw: RawCapture) -> StreamRecord:
     """Fold what is left of a :class:`RawCapture` and turn it into a :class:`~specscope.records.StreamRecord`
     (status rules: :mod:`specscope.client.status`)."""
@@ -498,6 +520,7 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
     if raw.http_status == 200:
         seen.unframed_body()
     _drop_out_of_range(seen)
+    _check_usage(seen)
     note = None
     if raw.http_status is not None and raw.http_status != 200:  # the endpoint, the server's message, what to try
         note = refusal_note(raw.options.endpoint, raw.http_status, seen.error_body)

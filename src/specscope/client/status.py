@@ -15,7 +15,9 @@ description with the JSON path>)``, :mod:`specscope.client.events`), no ``[DONE]
 response event``), no ``usage`` on a stream that did
 not finish normally (``no usage``), the stream stopped short of ``max_tokens`` without a ``stop`` finish (``short
 without stop``), or it ended with a finish reason no engine is known to send (``UNKNOWN_FINISH(finish_reason X)``,
-:data:`KNOWN_FINISH_REASONS`). A stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok``
+:data:`KNOWN_FINISH_REASONS`), or its usage contradicted the stream (``USAGE_CONTRADICTED(...)``: 0 completion tokens
+after token events, or a report below an earlier one; its output tokens absent, :mod:`specscope.client.parse`). A
+stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok``
 with unknown tokens (``token_source="missing"``); the cell may take them from the server's counter delta. Reasons
 are joined with ``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a
 role-only chunk does not count (cases C13, C14). Always ``failed`` whatever came before: ``STALLED`` (no byte for
@@ -56,6 +58,7 @@ class Seen(Protocol):
     first_bad: str | None
     runaway: str | None
     unstreamed: str | None
+    usage_contradiction: str | None
 
     @property
     def end_event(self) -> str: ...
@@ -80,7 +83,8 @@ def _reasons_200(error: str | None, max_tokens: int | None, seen: Seen) -> list[
     if not seen.done:
         reasons.append(f"no {seen.end_event}")
     finished = seen.finish in STOP_REASONS or (max_tokens is None and seen.finish == "length")
-    if seen.output_tokens is None and not (finished and seen.done):  # finished without usage: ok, tokens unknown
+    if seen.output_tokens is None and not (finished and seen.done) and not seen.usage_contradiction:
+        # finished without usage: ok, tokens unknown; a usage contradicted is named as such
         reasons.append("no usage")
     reached = max_tokens is not None and seen.output_tokens is not None and seen.output_tokens >= max_tokens
     if seen.finish is not None and seen.finish not in KNOWN_FINISH_REASONS:
@@ -117,6 +121,8 @@ def stream_status(
         reasons.append(f"server error: {seen.server_error}")
     if seen.bad_events:
         reasons.append(f"BAD_EVENT({seen.bad_events} events; first: {seen.first_bad})")
+    if seen.usage_contradiction:
+        reasons.append(seen.usage_contradiction)
     if http_status == 200 and (seen.server_error or seen.finish in ABORT_REASONS):  # the generation did not complete
         if seen.finish in ABORT_REASONS:
             reasons.append(f"ABORTED(finish_reason {seen.finish})")
