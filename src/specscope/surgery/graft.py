@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from specscope.audit.architectures import config_int
+from specscope.audit.architectures import DraftLayout, config_int
 from specscope.audit.rules_mtp import mtp_layout
 from specscope.checkpoint import load_checkpoint
 from specscope.checkpoint.schema import read_config_file
@@ -253,7 +253,12 @@ def _hidden(cfg: dict[str, Any] | None) -> int | None:
     return config_int(tc if isinstance(tc, dict) else cfg, "hidden_size")
 
 
-def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> None:
+def _head_prefixes(want: DraftLayout) -> tuple[str, ...]:
+    """The name prefixes of the target's MTP head (its graft prefix and each prefix the layout names)."""
+    return tuple(sorted({want.graft_prefix, *want.prefixes} - {""}))
+
+
+def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> DraftLayout:
     """Refuse a graft no engine could load, before anything is planned: an empty ``prefix`` (the whole source), a
     ``prefix`` that is not where the target's own MTP family keeps its head (``architectures.toml``: Qwen ``mtp.``,
     DeepSeek / GLM ``model.layers.N.``, MiMo ``model.mtp_layers.``), a target that declares no MTP head, a source of
@@ -277,7 +282,7 @@ def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> None
             expected="a target whose config declares the head being grafted",
             fix="declare the head in the target's config.json first (engines load only declared layers)",
         )
-    allowed = tuple(sorted({want.graft_prefix, *want.prefixes} - {""}))
+    allowed = _head_prefixes(want)
     if not prefix.startswith(allowed) and not any(p.startswith(prefix) for p in allowed):
         raise SurgeryError(
             f"--prefix {prefix} is not where a {want.family.title} head lives",
@@ -304,6 +309,31 @@ def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> None
             expected=f"hidden_size {th}, the target's",
             fix="graft from the unquantized original of this same model",
         )
+    return want
+
+
+def check_graft_names(want: DraftLayout, prefix: str, sides: dict[str, Checkpoint]) -> None:
+    """Refuse a ``prefix`` that selects tensors outside the head: names match by string, so ``model.layers.1``
+    (no closing dot) on a DeepSeek target whose head is layer 12 took layers 1, 10 and 11 of the backbone too. vLLM
+    places a DeepSeek MTP weight only under ``model.layers.{i}.`` with its dot (deepseek_mtp.py
+    ``get_spec_layer_idx_from_weight_name``); sgl-project/sglang PR #40311: a guard on the layer name that did not
+    hold loaded the MTP layer's weights into a main layer.
+
+    Raises:
+        SurgeryError: a side (``{"graft source": ckpt, "target": ckpt}``) holds a tensor under ``prefix`` that no
+            head prefix covers (exit 2; nothing written).
+    """
+    head = _head_prefixes(want)
+    for side, ckpt in sides.items():
+        outside = [n for n in ckpt.names(prefix) if not n.startswith(head)]
+        if outside:
+            title = want.family.title
+            raise SurgeryError(
+                f"--prefix {prefix} selects tensors outside the {title} head",
+                found=f"{side} {ckpt.root}: {len(outside)} tensors outside it, e.g. {outside[0]}",
+                expected=f"tensors under {', '.join(head)} only",
+                fix=f"graft with --prefix {want.graft_prefix} (the head, with its closing dot)",
+            )
 
 
 def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
@@ -318,7 +348,8 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     """
     tgt = open_checkpoint(target)
     source = open_checkpoint(src)
-    check_graft_source(target, src, prefix)
+    want = check_graft_source(target, src, prefix)
+    check_graft_names(want, prefix, {"graft source": source, "target": tgt})
     names = source.names(prefix)
     if not names:
         raise no_tensor_under(prefix, where=" in the graft source", found=str(src), fix="check --from and --prefix")
