@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from specscope.audit.census import is_embedding
 from specscope.errors import SurgeryError
 from specscope.surgery import nvfp4
 from specscope.surgery.actscale import ACT_SCALE_NAME, ActScale, activation_scales, read_input_amax, target_is_w4a4
@@ -53,12 +54,21 @@ FUSED_GROUPS = (("q_proj", "k_proj", "v_proj"), ("gate_proj", "up_proj"))
 
 
 def draft_linears(ckpt: Checkpoint, prefix: str) -> list[str]:
-    """Unquantized linears under ``prefix`` that NVFP4 can hold (in_features % 16 == 0)."""
+    """Unquantized linears under ``prefix`` that NVFP4 can hold (in_features % 16 == 0); an embedding table is no
+    linear (:func:`embedding_tables`)."""
     return [
         m
         for m in linear_modules(ckpt, prefix, quantized=False)
-        if ckpt.info(f"{m}.weight").shape[1] % nvfp4.BLOCK_SIZE == 0
+        if ckpt.info(f"{m}.weight").shape[1] % nvfp4.BLOCK_SIZE == 0 and not is_embedding(f"{m}.weight")
     ]
+
+
+def embedding_tables(ckpt: Checkpoint, prefix: str) -> list[str]:
+    """The 2-D float embedding tables under ``prefix``, left unquantized: DeepSeek's MTP layer keeps its own copy of
+    the embedding (``model.layers.N.embed_tokens.weight``), which vLLM builds as a VocabParallelEmbedding with no
+    quantization and loads as the shared ``model.embed_tokens`` (deepseek_mtp.py @03356f8c): packed NVFP4 bytes
+    would not fit it and its scales would have no parameter."""
+    return [m for m in linear_modules(ckpt, prefix, quantized=False) if is_embedding(f"{m}.weight")]
 
 
 def fusion_groups(modules: list[str]) -> list[list[str]]:
@@ -239,6 +249,7 @@ def plan_quantize_draft(
         patch,
     )
     plan.notes += _notes(ckpt, modules, groups, layout, w4a4, acts)
+    plan.notes += [f"{m} stays unquantized: an embedding table, not a linear" for m in embedding_tables(ckpt, prefix)]
     return plan
 
 
