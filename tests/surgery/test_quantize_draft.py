@@ -221,3 +221,26 @@ def test_an_mtp_heads_own_embedding_table_is_not_quantized(tmp_path: Path):
     layers = json.loads((out / "config.json").read_text())["quantization_config"]["quantized_layers"]
     assert emb not in layers and "model.layers.1.self_attn.q_proj" in layers
     assert any(f"{emb} stays unquantized" in n for n in plan.notes), plan.notes
+
+
+def test_a_module_the_engine_builds_unquantized_is_left_as_it_is(tmp_path: Path):
+    """DeepSeek's ``eh_proj`` is a plain nn.Linear in vLLM's MTP layer (deepseek_mtp.py @03356f8c, no quant_config):
+    quantize-draft packed it to NVFP4 and its own result failed the audit (``MTP_QUANTIZED_ENGINE_UNQUANTIZED``, exit
+    1). The audit's rule (``rules_quant.engine_builds_unquantized``) now decides what quantize-draft leaves alone, and
+    the plan says why; the result passes the audit."""
+    from specscope.audit import audit_checkpoint
+
+    src = _deepseek_nvfp4(tmp_path / "src")
+    out = tmp_path / "q"
+    plan = plan_quantize_draft(src, out, prefix="model.layers.1.")
+    apply_plan(plan)
+    tensors = {}
+    for f in out.glob("*.safetensors"):
+        tensors.update(read_safetensors(f))
+    eh = "model.layers.1.eh_proj"
+    assert f"{eh}.weight_scale" not in tensors and tensors[f"{eh}.weight"].dtype == ml_dtypes.bfloat16
+    assert any(n.startswith(f"{eh} stays unquantized: eh_proj is a plain nn.Linear") for n in plan.notes), plan.notes
+    exclude = json.loads((out / "hf_quant_config.json").read_text())["quantization"]["exclude_modules"]
+    assert eh in exclude or any(e.endswith("*") and eh.startswith(e[:-1]) for e in exclude), exclude
+    report = audit_checkpoint(out)
+    assert [f.code for f in report.findings if f.severity == "ERROR"] == []
