@@ -266,3 +266,20 @@ def test_repeated_and_running_usage_is_no_contradiction():
         )
     )
     assert (running.status, running.reason, running.output_tokens) == ("ok", None, 2)
+
+
+def test_reasoning_tokens_above_completion_tokens_contradict_the_usage():
+    """BerriAI/litellm issue #24526 (PR #24546): vLLM serving Qwen3.5 streamed ``completion_tokens 64`` with
+    ``completion_tokens_details.reasoning_tokens 79``; reasoning tokens are part of the completion tokens, so one of
+    the two is wrong (the completion count left the reasoning out, or the reasoning count is off). TPOT over 64 tokens
+    would have been read as the truth. Both counts are absent, and the stream names why."""
+    usage = {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
+    usage["usage"]["completion_tokens_details"] = {"reasoning_tokens": 5}
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b")), ev(delta(finish="stop")), ev(usage), ev(b"[DONE]")))
+    assert (r.status, r.reason, r.output_tokens, r.reasoning_tokens, r.token_source) == (
+        "degraded",
+        "USAGE_CONTRADICTED(completion_tokens_details.reasoning_tokens 5 > usage.completion_tokens 2)",
+        None,
+        None,
+        "missing",
+    )

@@ -29,6 +29,20 @@ PLANS = {
         ttft_ms=30,
         inject_events=[(6, 'data: {"choices":[],"usage":{"prompt_tokens":8,"completion_tokens":6}}\n\n')],
     ),
+    # BerriAI/litellm issue #24526: more reasoning tokens than completion tokens in one usage
+    "reasoning": ResponsePlan(
+        output_tokens=6,
+        finish_reason="stop",
+        ttft_ms=30,
+        usage="absent",
+        inject_events=[
+            (
+                6,
+                'data: {"choices":[],"usage":{"prompt_tokens":8,"completion_tokens":6,'
+                '"completion_tokens_details":{"reasoning_tokens":9}}}\n\n',
+            )
+        ],
+    ),
     "fine": ResponsePlan(output_tokens=6, finish_reason="stop", ttft_ms=30),
 }
 
@@ -64,8 +78,15 @@ def test_bench_names_a_usage_that_contradicts_its_stream(tmp_path):
         "USAGE_CONTRADICTED(usage.completion_tokens fell from 6 to 0)",
         None,
     )
+    reasoning = by_prompt["reasoning"]
+    assert (reasoning.status, reasoning.reason, reasoning.output_tokens, reasoning.reasoning_tokens) == (
+        "degraded",
+        "USAGE_CONTRADICTED(completion_tokens_details.reasoning_tokens 9 > usage.completion_tokens 6)",
+        None,
+        None,
+    )
     assert (fine.status, fine.reason, fine.output_tokens) == ("ok", None, 6)
-    for s in (zero, falls, fine):
+    for s in (zero, falls, reasoning, fine):
         assert s.content_chunks == 6 and s.ttft_ns is not None and s.ttft_ns >= 30_000_000
         assert s.first_content_ns == s.first_token_ns
     assert res.returncode == 0, res.stderr

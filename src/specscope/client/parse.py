@@ -503,13 +503,20 @@ def _check_usage(seen: StreamParser) -> None:
     (sgl-project/sglang issue #3743: the finish chunk's usage said 0 prompt and 0 completion tokens after the
     answer), or a report below an earlier one of the same stream (usage is cumulative; OpenSecretCloud/opensecret PR
     #59: a proxy's later usage carried prompt tokens only) (the second is noted as it is read, :meth:`StreamParser.
-    _extras`). The output tokens become absent (the cell may take the server's counters) and the stream names why,
-    ``USAGE_CONTRADICTED(...)`` (:func:`~specscope.client.status.stream_status`)."""
-    if seen.usage_contradiction is None and seen.output_tokens == 0 and seen.token_events > 0:
+    _extras`), or ``completion_tokens_details.reasoning_tokens`` above ``completion_tokens`` (reasoning tokens are
+    part of the completion tokens; BerriAI/litellm issue #24526: 79 reasoning of 64 completion tokens streamed by a
+    Qwen3.5 server). The output tokens (and the reasoning tokens) become absent (the cell may take the server's
+    counters) and the stream names why, ``USAGE_CONTRADICTED(...)`` (:func:`~specscope.client.status.stream_status`).
+    """
+    out, reasoning = seen.output_tokens, seen.reasoning_tokens
+    if seen.usage_contradiction is None and out == 0 and seen.token_events > 0:
         n = seen.token_events
         seen.usage_contradiction = f"USAGE_CONTRADICTED(usage.completion_tokens 0 after {n} token events)"
+    if seen.usage_contradiction is None and out is not None and reasoning is not None and reasoning > out:
+        detail = f"completion_tokens_details.reasoning_tokens {reasoning} > usage.completion_tokens {out}"
+        seen.usage_contradiction = f"USAGE_CONTRADICTED({detail})"
     if seen.usage_contradiction is not None:
-        seen.output_tokens = None
+        seen.output_tokens = seen.reasoning_tokens = None
 
 
 def parse_capture(raw: RawCapture) -> StreamRecord:
