@@ -113,3 +113,36 @@ def test_a_prefix_without_its_closing_dot_that_reaches_main_layers_is_refused(tm
     assert [t.name for t in plan_graft(tgt, src, "model.layers.12", tmp_path / "o2").shards[-1].tensors] == [
         "model.layers.12.self_attn.q_proj.weight"
     ]
+
+
+def test_a_head_quantized_by_another_method_than_the_targets_is_refused(tmp_path: Path) -> None:
+    """DeepSeek-V3's original ships its MTP layer in block FP8 (``weight`` F8_E4M3 + ``weight_scale_inv``; intel/
+    auto-round PR #1526 dequantizes such MTP tensors to BF16 before copying them into another format). graft copied
+    them as they were into a ModelOpt NVFP4 target, whose config has no reading for ``weight_scale_inv``: the result
+    failed its own audit (MTP_QUANTIZED_BUT_EXCLUDED). Refused now, source and target untouched, nothing written."""
+    import ml_dtypes
+    import numpy as np
+
+    tgt = _deepseek_layers(tmp_path / "tgt", 1.0, layers=1)
+    cfg = json.loads((tgt / "config.json").read_text())
+    cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head"]}
+    (tgt / "config.json").write_text(json.dumps(cfg))
+    src = tmp_path / "src"
+    src.mkdir()
+    t = {"model.embed_tokens.weight": np.zeros((32, 64), ml_dtypes.bfloat16)}
+    for i in (0, 1):
+        t[f"model.layers.{i}.self_attn.q_proj.weight"] = np.ones((64, 64), ml_dtypes.float8_e4m3fn)
+        t[f"model.layers.{i}.self_attn.q_proj.weight_scale_inv"] = np.ones((1, 1), np.float32)
+    write_safetensors(src / "model.safetensors", t)
+    qc = {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}
+    scfg = {"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 1, "num_nextn_predict_layers": 1}
+    (src / "config.json").write_text(json.dumps(scfg | {"quantization_config": qc}))
+    before = {p: p.read_bytes() for d in (tgt, src) for p in d.iterdir()}
+    with pytest.raises(SurgeryError) as info:
+        plan_graft(tgt, src, "model.layers.1.", tmp_path / "out")
+    e = info.value
+    assert e.message == "the graft source's head is quantized by another method than the target's"
+    assert e.found == f"{src}: 1 quantized linears under model.layers.1. (fp8), e.g. model.layers.1.self_attn.q_proj"
+    assert e.expected == "unquantized linears, or linears quantized by modelopt like the target's"
+    assert not (tmp_path / "out").exists()
+    assert {p: p.read_bytes() for d in (tgt, src) for p in d.iterdir()} == before

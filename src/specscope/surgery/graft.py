@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from specscope.audit.architectures import DraftLayout, config_int
+from specscope.audit.quantcfg import effective_view, quant_views
 from specscope.audit.rules_mtp import mtp_layout
 from specscope.checkpoint import load_checkpoint
+from specscope.checkpoint.dtypes import FLOAT8_DTYPES
 from specscope.checkpoint.schema import read_config_file
 from specscope.errors import SurgeryError
 from specscope.surgery.configs import add_exclusions, dialect, exclude_lists
@@ -61,7 +63,8 @@ def linear_modules(ckpt: Checkpoint, prefix: str = "", *, quantized: bool | None
     ``<m>.weight_packed`` (compressed-tensors) / ``<m>.qweight`` (GPTQ, AWQ).
 
     ``quantized=False``: float dtype and no ``<m>.weight_scale`` sibling (an unquantized linear, case C06);
-    ``True``: has a ``weight_scale`` sibling (or is a packed payload); None: both. 1-D norm weights are never listed.
+    ``True``: has a ``weight_scale`` or ``weight_scale_inv`` sibling, an 8-bit float weight, or is a packed payload;
+    None: both. 1-D norm weights are never listed.
     """
     out = []
     for name in ckpt.names(prefix):
@@ -75,7 +78,11 @@ def linear_modules(ckpt: Checkpoint, prefix: str = "", *, quantized: bool | None
         if len(info.shape) != 2:
             continue
         module = name[: -len(".weight")]
-        has_scale = f"{module}.weight_scale" in ckpt.location
+        has_scale = (
+            f"{module}.weight_scale" in ckpt.location
+            or f"{module}.weight_scale_inv" in ckpt.location  # block FP8 (DeepSeek-V3's original)
+            or info.dtype in FLOAT8_DTYPES
+        )
         if (
             quantized is None
             or (quantized and has_scale)
@@ -336,6 +343,31 @@ def check_graft_names(want: DraftLayout, prefix: str, sides: dict[str, Checkpoin
             )
 
 
+def _method(ckpt: Checkpoint) -> str | None:
+    view = effective_view(quant_views(ckpt.config("config.json"), ckpt.config("hf_quant_config.json")))
+    return None if view is None else view.method
+
+
+def _check_quantized_head(tgt: Checkpoint, source: Checkpoint, prefix: str) -> None:
+    """Refuse a head stored quantized by another method than the target's: its scales are in a layout the target's
+    config does not describe (DeepSeek-V3's original keeps its MTP layer in block FP8, ``weight_scale_inv``; intel/
+    auto-round PR #1526 dequantizes such tensors to BF16 before copying them into another format).
+
+    Raises:
+        SurgeryError: found / expected / fix (exit 2; nothing written).
+    """
+    quantized = linear_modules(source, prefix, quantized=True)
+    theirs, ours = _method(source), _method(tgt)
+    if quantized and theirs != ours:
+        method = theirs or "no quantization config"
+        raise SurgeryError(
+            "the graft source's head is quantized by another method than the target's",
+            found=f"{source.root}: {len(quantized)} quantized linears under {prefix} ({method}), e.g. {quantized[0]}",
+            expected=f"unquantized linears, or linears quantized by {ours or 'no method'} like the target's",
+            fix="graft from a BF16 copy of the head (dequantize it first)",
+        )
+
+
 def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
     """Plan: ``target`` with every tensor under ``prefix`` taken from ``src`` (seed 002).
 
@@ -354,6 +386,7 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     if not names:
         raise no_tensor_under(prefix, where=" in the graft source", found=str(src), fix="check --from and --prefix")
     modules = linear_modules(source, prefix, quantized=False)
+    _check_quantized_head(tgt, source, prefix)
 
     def patch(cfgs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if dialect(cfgs) is None or not modules:
