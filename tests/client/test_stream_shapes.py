@@ -283,3 +283,14 @@ def test_reasoning_tokens_above_completion_tokens_contradict_the_usage():
         None,
         "missing",
     )
+
+
+def test_running_usage_that_counts_each_chunk_alone_is_no_contradiction():
+    """vllm-project/vllm PR #9357: continuous usage stats once counted each chunk's own tokens (not cumulative), so
+    under speculation a later chunk may report fewer tokens than an earlier one (2, then 1); only the usage sent once
+    the stream finished is compared (the final count stands)."""
+    final = {"choices": [], "usage": {"completion_tokens": 3, "prompt_tokens": 3}}
+    r = parse_capture(
+        capture(ev(_with_usage("ab", 2)), ev(_with_usage("c", 1)), ev(delta(finish="stop")), ev(final), ev(b"[DONE]"))
+    )
+    assert (r.status, r.reason, r.output_tokens) == ("ok", None, 3)

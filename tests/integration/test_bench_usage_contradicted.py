@@ -21,7 +21,8 @@ pytestmark = pytest.mark.integration
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 PLANS = {
     "zero": ResponsePlan(output_tokens=6, finish_reason="stop", usage_completion_tokens=0, ttft_ms=30),
-    # a usage of 6 injected after the last token chunk, then the final usage chunk's lie of 0
+    # a usage of 6 injected after the last token chunk, then the final usage chunk's lie of 0 (a running usage before
+    # the finish is not compared with the final one, so the 0 after 6 token events is what names it)
     "falls": ResponsePlan(
         output_tokens=6,
         finish_reason="stop",
@@ -75,7 +76,7 @@ def test_bench_names_a_usage_that_contradicts_its_stream(tmp_path):
     )
     assert (falls.status, falls.reason, falls.output_tokens) == (
         "degraded",
-        "USAGE_CONTRADICTED(usage.completion_tokens fell from 6 to 0)",
+        "USAGE_CONTRADICTED(usage.completion_tokens 0 after 6 token events)",
         None,
     )
     reasoning = by_prompt["reasoning"]
