@@ -16,7 +16,8 @@ response event``), no ``usage`` on a stream that did
 not finish normally (``no usage``), the stream stopped short of ``max_tokens`` without a ``stop`` finish (``short
 without stop``), or it ended with a finish reason no engine is known to send (``UNKNOWN_FINISH(finish_reason X)``,
 :data:`KNOWN_FINISH_REASONS`), or its usage contradicted the stream (``USAGE_CONTRADICTED(...)``: 0 completion tokens
-after token events, or a report below an earlier one; its output tokens absent, :mod:`specscope.client.parse`). A
+after token events, a usage after the finish below an earlier one, or more reasoning than completion tokens; its
+output tokens absent, :mod:`specscope.client.parse`). A
 stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok``
 with unknown tokens (``token_source="missing"``); the cell may take them from the server's counter delta. Reasons
 are joined with ``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a
