@@ -204,3 +204,93 @@ def test_an_abort_finish_is_a_failed_request():
         2,
     )
     assert (r.first_token_ns, r.last_token_ns) == (10 * MS, 20 * MS)  # what arrived is kept
+
+
+# A usage that contradicts the stream it closes. sgl-project/sglang issue #3743: after the answer's content chunks,
+# the finish chunk carried ``usage: {"prompt_tokens": 0, "completion_tokens": 0, ...}``; microsoft/autogen PR #3972:
+# "The streamed response by default returns zero values"; OpenSecretCloud/opensecret PR #59: a proxy sent usage more
+# than once, a later chunk carrying prompt tokens only. Read as the truth, 0 tokens made the stream's TPOT absent and
+# its rate 0 tok/s with status ok. Such a count is no count: absent (the cell may take the server's counters), and the
+# stream names what contradicted it.
+def _zero_usage(completion: int, prompt: int = 3) -> dict:
+    return {"choices": [], "usage": {"completion_tokens": completion, "prompt_tokens": prompt}}
+
+
+def test_usage_of_zero_tokens_after_token_events_is_absent_and_named():
+    r = parse_capture(
+        capture(ev(delta("a")), ev(delta("b")), ev(delta(finish="stop")), ev(_zero_usage(0, 0)), ev(b"[DONE]"))
+    )
+    assert (r.status, r.reason, r.output_tokens, r.token_source) == (
+        "degraded",
+        "USAGE_CONTRADICTED(usage.completion_tokens 0 after 2 token events)",
+        None,
+        "missing",
+    )
+    assert (r.first_token_ns, r.last_token_ns, r.content_chunks) == (10 * MS, 20 * MS, 2)
+
+
+def test_usage_that_falls_within_a_stream_is_absent_and_named():
+    r = parse_capture(
+        capture(
+            ev(delta("a")),
+            ev(delta("b")),
+            ev(delta(finish="stop")),
+            ev(_zero_usage(2)),
+            ev(_zero_usage(0)),  # a second usage, prompt tokens only
+            ev(b"[DONE]"),
+        )
+    )
+    assert (r.status, r.reason, r.output_tokens, r.token_source) == (
+        "degraded",
+        "USAGE_CONTRADICTED(usage.completion_tokens fell from 2 to 0)",
+        None,
+        "missing",
+    )
+
+
+def test_repeated_and_running_usage_is_no_contradiction():
+    """The same cumulative usage twice (langchain-ai/langchainjs PR #11457), and a role chunk's running usage of 0
+    before any token (vLLM's continuous_usage_stats), are read as before."""
+    twice = parse_capture(
+        capture(ev(delta("a")), ev(delta("b")), ev(delta(finish="stop")), ev(USAGE), ev(USAGE), ev(b"[DONE]"))
+    )
+    assert (twice.status, twice.reason, twice.output_tokens) == ("ok", None, 2)
+    running = parse_capture(
+        capture(
+            ev(_with_usage("", 0)),
+            ev(_with_usage("a", 1)),
+            ev(_with_usage("b", 2)),
+            ev(delta(finish="length")),
+            ev(USAGE),
+            ev(b"[DONE]"),
+        )
+    )
+    assert (running.status, running.reason, running.output_tokens) == ("ok", None, 2)
+
+
+def test_reasoning_tokens_above_completion_tokens_contradict_the_usage():
+    """BerriAI/litellm issue #24526 (PR #24546): vLLM serving Qwen3.5 streamed ``completion_tokens 64`` with
+    ``completion_tokens_details.reasoning_tokens 79``; reasoning tokens are part of the completion tokens, so one of
+    the two is wrong (the completion count left the reasoning out, or the reasoning count is off). TPOT over 64 tokens
+    would have been read as the truth. Both counts are absent, and the stream names why."""
+    usage = {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
+    usage["usage"]["completion_tokens_details"] = {"reasoning_tokens": 5}
+    r = parse_capture(capture(ev(delta("a")), ev(delta("b")), ev(delta(finish="stop")), ev(usage), ev(b"[DONE]")))
+    assert (r.status, r.reason, r.output_tokens, r.reasoning_tokens, r.token_source) == (
+        "degraded",
+        "USAGE_CONTRADICTED(completion_tokens_details.reasoning_tokens 5 > usage.completion_tokens 2)",
+        None,
+        None,
+        "missing",
+    )
+
+
+def test_running_usage_that_counts_each_chunk_alone_is_no_contradiction():
+    """vllm-project/vllm PR #9357: continuous usage stats once counted each chunk's own tokens (not cumulative), so
+    under speculation a later chunk may report fewer tokens than an earlier one (2, then 1); only the usage sent once
+    the stream finished is compared (the final count stands)."""
+    final = {"choices": [], "usage": {"completion_tokens": 3, "prompt_tokens": 3}}
+    r = parse_capture(
+        capture(ev(_with_usage("ab", 2)), ev(_with_usage("c", 1)), ev(delta(finish="stop")), ev(final), ev(b"[DONE]"))
+    )
+    assert (r.status, r.reason, r.output_tokens) == ("ok", None, 3)

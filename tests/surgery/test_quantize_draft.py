@@ -162,3 +162,85 @@ def test_compressed_tensors_regex_ignore_entry_is_dropped(tmp_path: Path):
     assert result.audit_exit_code == 0 and result.audit_findings == []
     qc = json.loads((tmp_path / "q" / "config.json").read_text())["quantization_config"]
     assert qc["ignore"] == ["lm_head", "re:model.layers.0.self_attn.*"]
+
+
+def _deepseek_nvfp4(root: Path) -> Path:
+    """A ModelOpt MIXED_PRECISION DeepSeek-V3 checkpoint: main layer 0 (MLP NVFP4), its MTP head at layer 1 in BF16
+    with the head's own copies of the embedding (``model.layers.1.embed_tokens``) and the LM head
+    (``shared_head.head``), as DeepSeek-V3 / R1 ship them."""
+    from conftest import INTER, H, bf16, nvfp4_stub, write_safetensors
+
+    root.mkdir(parents=True)
+    rng = np.random.default_rng(5)
+    t = {"model.embed_tokens.weight": bf16(rng, (32, H)), "model.norm.weight": bf16(rng, (H,))}
+    t["lm_head.weight"] = bf16(rng, (32, H))
+    for layer in (0, 1):
+        t[f"model.layers.{layer}.input_layernorm.weight"] = bf16(rng, (H,))
+        for p in ("q_proj", "k_proj", "v_proj", "o_proj"):
+            t[f"model.layers.{layer}.self_attn.{p}.weight"] = bf16(rng, (H, H))
+    for proj, (o, i) in {"gate_proj": (INTER, H), "up_proj": (INTER, H), "down_proj": (H, INTER)}.items():
+        for k, v in nvfp4_stub(rng, o, i, "modelopt").items():
+            t[f"model.layers.0.mlp.{proj}.{k}"] = v
+        t[f"model.layers.1.mlp.{proj}.weight"] = bf16(rng, (o, i))
+    head = "model.layers.1."
+    t[head + "embed_tokens.weight"] = bf16(rng, (32, H))
+    t[head + "eh_proj.weight"] = bf16(rng, (H, 2 * H))
+    for n in ("enorm", "hnorm", "shared_head.norm"):
+        t[f"{head}{n}.weight"] = bf16(rng, (H,))
+    t[head + "shared_head.head.weight"] = bf16(rng, (32, H))
+    write_safetensors(root / "model.safetensors", t)
+    layers = {f"model.layers.0.mlp.{p}": {"quant_algo": "NVFP4", "group_size": 16} for p in ("down_proj", "gate_proj")}
+    layers["model.layers.0.mlp.up_proj"] = {"quant_algo": "NVFP4", "group_size": 16}
+    ignore = ["lm_head", "model.layers.0.self_attn*", "model.layers.1*"]
+    qc = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "quantized_layers": layers, "ignore": ignore}
+    cfg = {"model_type": "deepseek_v3", "hidden_size": H, "num_hidden_layers": 1, "num_nextn_predict_layers": 1}
+    (root / "config.json").write_text(json.dumps(cfg | {"vocab_size": 32, "quantization_config": qc}, indent=2))
+    hf = {"quantization": {"quant_algo": "MIXED_PRECISION", "quantized_layers": layers, "exclude_modules": ignore}}
+    (root / "hf_quant_config.json").write_text(json.dumps(hf, indent=4))
+    return root
+
+
+def test_an_mtp_heads_own_embedding_table_is_not_quantized(tmp_path: Path):
+    """DeepSeek's MTP layer stores its own copy of the embedding, ``model.layers.N.embed_tokens.weight`` (2-D, so it
+    looked like a linear): quantize-draft packed it to NVFP4 with scales. vLLM builds it as a VocabParallelEmbedding
+    with no quantization (deepseek_mtp.py @03356f8c DeepSeekMultiTokenPredictor.embed_tokens, loaded as the shared
+    ``model.embed_tokens``), so the packed [32, 32] U8 table cannot load and its scales have no parameter."""
+    src = _deepseek_nvfp4(tmp_path / "src")
+    before = tree_hashes(src)
+    out = tmp_path / "q"
+    plan = plan_quantize_draft(src, out, prefix="model.layers.1.")
+    apply_plan(plan)
+    assert tree_hashes(src) == before
+    tensors = {}
+    for f in out.glob("*.safetensors"):
+        tensors.update(read_safetensors(f))
+    emb = "model.layers.1.embed_tokens"
+    assert f"{emb}.weight_scale" not in tensors and tensors[f"{emb}.weight"].dtype == ml_dtypes.bfloat16
+    original = read_safetensors(src / "model.safetensors")[f"{emb}.weight"]
+    assert tensors[f"{emb}.weight"].tobytes() == original.tobytes()
+    layers = json.loads((out / "config.json").read_text())["quantization_config"]["quantized_layers"]
+    assert emb not in layers and "model.layers.1.self_attn.q_proj" in layers
+    assert any(f"{emb} stays unquantized" in n for n in plan.notes), plan.notes
+
+
+def test_a_module_the_engine_builds_unquantized_is_left_as_it_is(tmp_path: Path):
+    """DeepSeek's ``eh_proj`` is a plain nn.Linear in vLLM's MTP layer (deepseek_mtp.py @03356f8c, no quant_config):
+    quantize-draft packed it to NVFP4 and its own result failed the audit (``MTP_QUANTIZED_ENGINE_UNQUANTIZED``, exit
+    1). The audit's rule (``rules_quant.engine_builds_unquantized``) now decides what quantize-draft leaves alone, and
+    the plan says why; the result passes the audit."""
+    from specscope.audit import audit_checkpoint
+
+    src = _deepseek_nvfp4(tmp_path / "src")
+    out = tmp_path / "q"
+    plan = plan_quantize_draft(src, out, prefix="model.layers.1.")
+    apply_plan(plan)
+    tensors = {}
+    for f in out.glob("*.safetensors"):
+        tensors.update(read_safetensors(f))
+    eh = "model.layers.1.eh_proj"
+    assert f"{eh}.weight_scale" not in tensors and tensors[f"{eh}.weight"].dtype == ml_dtypes.bfloat16
+    assert any(n.startswith(f"{eh} stays unquantized: eh_proj is a plain nn.Linear") for n in plan.notes), plan.notes
+    exclude = json.loads((out / "hf_quant_config.json").read_text())["quantization"]["exclude_modules"]
+    assert eh in exclude or any(e.endswith("*") and eh.startswith(e[:-1]) for e in exclude), exclude
+    report = audit_checkpoint(out)
+    assert [f.code for f in report.findings if f.severity == "ERROR"] == []

@@ -39,3 +39,25 @@ def test_reindex_rebuilds_a_broken_index_and_leaves_the_source(tmp_path: Path, l
     assert json.loads((out / INDEX).read_text())["weight_map"] == good
     assert tree_hashes(src) == before
     assert audit_checkpoint(out).exit_code == 0
+
+
+def test_a_leftover_shard_set_is_refused_with_the_repair_that_keeps_what_the_index_names(tmp_path: Path):
+    """A folder that still holds an older shard set beside the one its index names (unslothai/unsloth-zoo PR #808: a
+    granite repo shipped a leftover model-0000N-of-0000M set; syv-ai/qwen38-27b-rtx3090 PR #123: an MTP module left in
+    a hardlinked shard loaded over its replacement). reindex cannot tell which copy is current and refuses (exit 2,
+    nothing written); its fix now names the command that repairs exactly this, prune-unindexed, which keeps what the
+    index assigns (it named no command: "remove the stale copy first")."""
+    import shutil
+
+    src = make_qwen36_checkpoint(tmp_path / "src")
+    shutil.copy(src / "model-00003-of-00003.safetensors", src / "model-00001-of-00002.safetensors")  # the old set
+    before = tree_hashes(src)
+    p = run("reindex", str(src), "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert "is stored twice" in p.stderr
+    assert "found: model-00001-of-00002.safetensors and model-00003-of-00003.safetensors" in p.stderr
+    assert f"fix: keep the copies the index names: specscope surgery prune-unindexed {src} --out NEW_FOLDER" in p.stderr
+    assert not (tmp_path / "o").exists() and tree_hashes(src) == before
+    p = run("prune-unindexed", str(src), "--out", str(tmp_path / "pruned"), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert not (tmp_path / "pruned" / "model-00001-of-00002.safetensors").exists()

@@ -141,7 +141,7 @@ def _group(name: str, ndim: int, in_draft: bool) -> str:
         return "mtp_draft"
     if is_vision(name):
         return "vision"
-    if _is_embedding(name):
+    if is_embedding(name):
         return "embeddings"
     if _is_head(name):
         return "lm_head"
@@ -160,7 +160,9 @@ def _group(name: str, ndim: int, in_draft: bool) -> str:
     return "other"
 
 
-def _is_embedding(name: str) -> bool:
+def is_embedding(name: str) -> bool:
+    """Whether ``name`` is a token embedding table (e.g. DeepSeek's MTP copy ``model.layers.61.embed_tokens``), which
+    engines build as an embedding, never as a linear."""
     return "embed_tokens" in name or name.endswith(("wte.weight", "word_embeddings.weight", "token_embd.weight"))
 
 
@@ -213,7 +215,7 @@ def _count_draft(t: _Tally, name: str, info: TensorInfo, read: float, layout: Dr
         t.by_group["mtp_draft"] -= info.nbytes
         t.by_group["draft_shared_copies"] += info.nbytes
         return
-    if whole and _is_embedding(alias_name(layout.family, name) if layout else name):
+    if whole and is_embedding(alias_name(layout.family, name) if layout else name):
         t.embedding_bytes += info.nbytes
         t.embedding_rows = _rows(info)
         t.draft += info.nbytes / _rows(info)

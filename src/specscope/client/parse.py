@@ -118,6 +118,7 @@ class StreamParser:
         "server_error",
         "bad_events",
         "first_bad",
+        "usage_contradiction",
         "spec",
         "queue_s",
         "body_bytes",
@@ -129,6 +130,7 @@ class StreamParser:
         "_unframed",
         "_unframed_bytes",
         "_responses",
+        "_final_usage",
         "_framer",
         "_max_tokens",
         "_token_limit",
@@ -157,6 +159,8 @@ class StreamParser:
         self.server_error: str | None = None
         self.bad_events = 0
         self.first_bad: str | None = None
+        #: ``USAGE_CONTRADICTED(...)`` once a usage report contradicts the stream (:func:`_check_usage`), else None
+        self.usage_contradiction: str | None = None
         self.spec: SpecRequest | None = None
         self.queue_s: float | None = None
         self.body_bytes = 0
@@ -174,6 +178,9 @@ class StreamParser:
         #: the ``object`` of a 200 body that was one whole JSON answer, not a stream (:meth:`unframed_body`)
         self.unstreamed: str | None = None
         self._responses = options.endpoint == RESPONSES
+        #: the highest usage.completion_tokens reported once the stream finished (a later lower one contradicts it;
+        #: running usage before the finish is not compared: vLLM's continuous usage once counted each chunk alone)
+        self._final_usage: int | None = None
 
     def feed(self, reads: list[tuple[int, bytes]], sse: bool = True) -> str | None:
         """Take body reads ``(arrival_ns, bytes)`` in order (``sse=False``: count the bytes only, for a non-200
@@ -353,6 +360,13 @@ class StreamParser:
         if usage is not None and usage.completion_tokens is not None:
             if usage.completion_tokens > self._token_limit:
                 raise _Runaway(self.tokens_reason())
+            if self.finish is not None:  # a usage sent once the stream finished: each is the whole count
+                before = self._final_usage
+                if before is not None and usage.completion_tokens < before and self.usage_contradiction is None:
+                    self.usage_contradiction = (
+                        f"USAGE_CONTRADICTED(usage.completion_tokens fell from {before} to {usage.completion_tokens})"
+                    )
+                self._final_usage = usage.completion_tokens if before is None else max(before, usage.completion_tokens)
             self.output_tokens = usage.completion_tokens
             self.prompt_tokens = usage.prompt_tokens
             details = usage.completion_tokens_details
@@ -503,6 +517,28 @@ def _drop_out_of_range(seen: StreamParser) -> None:
         seen.spec = replace(spec, **fixes, warnings=warnings)
 
 
+def _check_usage(seen: StreamParser) -> None:
+    """A usage report that contradicts its stream is no count: ``usage.completion_tokens`` of 0 after token events
+    (sgl-project/sglang issue #3743: the finish chunk's usage said 0 prompt and 0 completion tokens after the
+    answer), or a report after the finish below an earlier one (the whole count cannot fall;
+    OpenSecretCloud/opensecret PR #59: a proxy's later usage carried prompt tokens only; noted as it is read,
+    :meth:`StreamParser._extras`), or ``completion_tokens_details.reasoning_tokens`` above ``completion_tokens``
+    (reasoning tokens are part of the completion tokens; BerriAI/litellm issue #24526: 79 reasoning of 64 completion
+    tokens streamed by a Qwen3.5 server). The output tokens (and the reasoning tokens) become absent (the cell may
+    take the server's counters) and the stream names why, ``USAGE_CONTRADICTED(...)``
+    (:func:`~specscope.client.status.stream_status`).
+    """
+    out, reasoning = seen.output_tokens, seen.reasoning_tokens
+    if seen.usage_contradiction is None and out == 0 and seen.token_events > 0:
+        n = seen.token_events
+        seen.usage_contradiction = f"USAGE_CONTRADICTED(usage.completion_tokens 0 after {n} token events)"
+    if seen.usage_contradiction is None and out is not None and reasoning is not None and reasoning > out:
+        detail = f"completion_tokens_details.reasoning_tokens {reasoning} > usage.completion_tokens {out}"
+        seen.usage_contradiction = f"USAGE_CONTRADICTED({detail})"
+    if seen.usage_contradiction is not None:
+        seen.output_tokens = seen.reasoning_tokens = None
+
+
 def parse_capture(raw: RawCapture) -> StreamRecord:
     """Fold what is left of a :class:`RawCapture` and turn it into a :class:`~specscope.records.StreamRecord`
     (status rules: :mod:`specscope.client.status`)."""
@@ -511,6 +547,7 @@ def parse_capture(raw: RawCapture) -> StreamRecord:
     if raw.http_status == 200:
         seen.unframed_body()
     _drop_out_of_range(seen)
+    _check_usage(seen)
     note = None
     if raw.http_status is not None and raw.http_status != 200:  # the endpoint, the server's message, what to try
         note = refusal_note(raw.options.endpoint, raw.http_status, seen.error_body)

@@ -18,13 +18,14 @@ without stop``), or with a ``length`` finish (``SERVER_LENGTH_LIMIT(finish_reaso
 the server's own length limit cut the answer; vLLM's ``check_stop``, vllm/v1/core/sched/utils.py, ends a request
 ``FINISHED_LENGTH_CAPPED`` when ``num_output_tokens >= max_tokens`` *or* ``num_tokens >= max_model_len``, prompt
 plus answer at the context length; llama.cpp's server when a slot's context is full), or it ended with a finish
-reason no engine is known to send (``UNKNOWN_FINISH(finish_reason X)``, :data:`KNOWN_FINISH_REASONS`). A stream that
-finished normally (stop finish and ``[DONE]``) without usage is ``ok`` with unknown tokens
-(``token_source="missing"``); the cell may take them from the server's counter delta. Reasons are joined with
-``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a role-only chunk
-does not count (cases C13, C14). Always ``failed`` whatever came before: ``STALLED`` (no byte for
-``stall_timeout_s`` once the response started) and ``RUNAWAY(...)`` (cut past a budget,
-:mod:`specscope.client.parse`).
+reason no engine is known to send (``UNKNOWN_FINISH(finish_reason X)``, :data:`KNOWN_FINISH_REASONS`), or its usage
+contradicted the stream (``USAGE_CONTRADICTED(...)``: 0 completion tokens after token events, a usage after the
+finish below an earlier one, or more reasoning than completion tokens; its output tokens absent,
+:mod:`specscope.client.parse`). A stream that finished normally (stop finish and ``[DONE]``) without usage is ``ok``
+with unknown tokens (``token_source="missing"``); the cell may take them from the server's counter delta. Reasons
+are joined with ``"; "``. First token = first non-empty ``content`` or ``reasoning`` / ``reasoning_content`` delta; a
+role-only chunk does not count (cases C13, C14). Always ``failed`` whatever came before: ``STALLED`` (no byte for
+``stall_timeout_s`` once the response started) and ``RUNAWAY(...)`` (cut past a budget, :mod:`specscope.client.parse`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class Seen(Protocol):
     first_bad: str | None
     runaway: str | None
     unstreamed: str | None
+    usage_contradiction: str | None
 
     @property
     def end_event(self) -> str: ...
@@ -86,7 +88,8 @@ def _reasons_200(error: str | None, max_tokens: int | None, seen: Seen) -> list[
     if not seen.done:
         reasons.append(f"no {seen.end_event}")
     finished = seen.finish in STOP_REASONS or (max_tokens is None and seen.finish == "length")
-    if seen.output_tokens is None and not (finished and seen.done):  # finished without usage: ok, tokens unknown
+    if seen.output_tokens is None and not (finished and seen.done) and not seen.usage_contradiction:
+        # finished without usage: ok, tokens unknown; a usage contradicted is named as such
         reasons.append("no usage")
     reached = max_tokens is not None and seen.output_tokens is not None and seen.output_tokens >= max_tokens
     if seen.finish is not None and seen.finish not in KNOWN_FINISH_REASONS:
@@ -129,6 +132,8 @@ def stream_status(
         reasons.append(f"server error: {seen.server_error}")
     if seen.bad_events:
         reasons.append(f"BAD_EVENT({seen.bad_events} events; first: {seen.first_bad})")
+    if seen.usage_contradiction:
+        reasons.append(seen.usage_contradiction)
     if http_status == 200 and (seen.server_error or seen.finish in ABORT_REASONS):  # the generation did not complete
         if seen.finish in ABORT_REASONS:
             reasons.append(f"ABORTED(finish_reason {seen.finish})")

@@ -14,9 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from specscope.audit.architectures import config_int
+from specscope.audit.architectures import DraftLayout, config_int
+from specscope.audit.quantcfg import effective_view, quant_views
 from specscope.audit.rules_mtp import mtp_layout
 from specscope.checkpoint import load_checkpoint
+from specscope.checkpoint.dtypes import FLOAT8_DTYPES
 from specscope.checkpoint.schema import read_config_file
 from specscope.errors import SurgeryError
 from specscope.surgery.configs import add_exclusions, dialect, exclude_lists
@@ -61,7 +63,8 @@ def linear_modules(ckpt: Checkpoint, prefix: str = "", *, quantized: bool | None
     ``<m>.weight_packed`` (compressed-tensors) / ``<m>.qweight`` (GPTQ, AWQ).
 
     ``quantized=False``: float dtype and no ``<m>.weight_scale`` sibling (an unquantized linear, case C06);
-    ``True``: has a ``weight_scale`` sibling (or is a packed payload); None: both. 1-D norm weights are never listed.
+    ``True``: has a ``weight_scale`` or ``weight_scale_inv`` sibling, an 8-bit float weight, or is a packed payload;
+    None: both. 1-D norm weights are never listed.
     """
     out = []
     for name in ckpt.names(prefix):
@@ -75,7 +78,11 @@ def linear_modules(ckpt: Checkpoint, prefix: str = "", *, quantized: bool | None
         if len(info.shape) != 2:
             continue
         module = name[: -len(".weight")]
-        has_scale = f"{module}.weight_scale" in ckpt.location
+        has_scale = (
+            f"{module}.weight_scale" in ckpt.location
+            or f"{module}.weight_scale_inv" in ckpt.location  # block FP8 (DeepSeek-V3's original)
+            or info.dtype in FLOAT8_DTYPES
+        )
         if (
             quantized is None
             or (quantized and has_scale)
@@ -253,7 +260,12 @@ def _hidden(cfg: dict[str, Any] | None) -> int | None:
     return config_int(tc if isinstance(tc, dict) else cfg, "hidden_size")
 
 
-def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> None:
+def _head_prefixes(want: DraftLayout) -> tuple[str, ...]:
+    """The name prefixes of the target's MTP head (its graft prefix and each prefix the layout names)."""
+    return tuple(sorted({want.graft_prefix, *want.prefixes} - {""}))
+
+
+def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> DraftLayout:
     """Refuse a graft no engine could load, before anything is planned: an empty ``prefix`` (the whole source), a
     ``prefix`` that is not where the target's own MTP family keeps its head (``architectures.toml``: Qwen ``mtp.``,
     DeepSeek / GLM ``model.layers.N.``, MiMo ``model.mtp_layers.``), a target that declares no MTP head, a source of
@@ -277,7 +289,7 @@ def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> None
             expected="a target whose config declares the head being grafted",
             fix="declare the head in the target's config.json first (engines load only declared layers)",
         )
-    allowed = tuple(sorted({want.graft_prefix, *want.prefixes} - {""}))
+    allowed = _head_prefixes(want)
     if not prefix.startswith(allowed) and not any(p.startswith(prefix) for p in allowed):
         raise SurgeryError(
             f"--prefix {prefix} is not where a {want.family.title} head lives",
@@ -304,6 +316,56 @@ def check_graft_source(target: str | Path, src: str | Path, prefix: str) -> None
             expected=f"hidden_size {th}, the target's",
             fix="graft from the unquantized original of this same model",
         )
+    return want
+
+
+def check_graft_names(want: DraftLayout, prefix: str, sides: dict[str, Checkpoint]) -> None:
+    """Refuse a ``prefix`` that selects tensors outside the head: names match by string, so ``model.layers.1``
+    (no closing dot) on a DeepSeek target whose head is layer 12 took layers 1, 10 and 11 of the backbone too. vLLM
+    places a DeepSeek MTP weight only under ``model.layers.{i}.`` with its dot (deepseek_mtp.py
+    ``get_spec_layer_idx_from_weight_name``); sgl-project/sglang PR #40311: a guard on the layer name that did not
+    hold loaded the MTP layer's weights into a main layer.
+
+    Raises:
+        SurgeryError: a side (``{"graft source": ckpt, "target": ckpt}``) holds a tensor under ``prefix`` that no
+            head prefix covers (exit 2; nothing written).
+    """
+    head = _head_prefixes(want)
+    for side, ckpt in sides.items():
+        outside = [n for n in ckpt.names(prefix) if not n.startswith(head)]
+        if outside:
+            title = want.family.title
+            raise SurgeryError(
+                f"--prefix {prefix} selects tensors outside the {title} head",
+                found=f"{side} {ckpt.root}: {len(outside)} tensors outside it, e.g. {outside[0]}",
+                expected=f"tensors under {', '.join(head)} only",
+                fix=f"graft with --prefix {want.graft_prefix} (the head, with its closing dot)",
+            )
+
+
+def _method(ckpt: Checkpoint) -> str | None:
+    view = effective_view(quant_views(ckpt.config("config.json"), ckpt.config("hf_quant_config.json")))
+    return None if view is None else view.method
+
+
+def _check_quantized_head(tgt: Checkpoint, source: Checkpoint, prefix: str) -> None:
+    """Refuse a head stored quantized by another method than the target's: its scales are in a layout the target's
+    config does not describe (DeepSeek-V3's original keeps its MTP layer in block FP8, ``weight_scale_inv``; intel/
+    auto-round PR #1526 dequantizes such tensors to BF16 before copying them into another format).
+
+    Raises:
+        SurgeryError: found / expected / fix (exit 2; nothing written).
+    """
+    quantized = linear_modules(source, prefix, quantized=True)
+    theirs, ours = _method(source), _method(tgt)
+    if quantized and theirs != ours:
+        method = theirs or "no quantization config"
+        raise SurgeryError(
+            "the graft source's head is quantized by another method than the target's",
+            found=f"{source.root}: {len(quantized)} quantized linears under {prefix} ({method}), e.g. {quantized[0]}",
+            expected=f"unquantized linears, or linears quantized by {ours or 'no method'} like the target's",
+            fix="graft from a BF16 copy of the head (dequantize it first)",
+        )
 
 
 def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path) -> SurgeryPlan:
@@ -318,11 +380,13 @@ def plan_graft(target: str | Path, src: str | Path, prefix: str, out: str | Path
     """
     tgt = open_checkpoint(target)
     source = open_checkpoint(src)
-    check_graft_source(target, src, prefix)
+    want = check_graft_source(target, src, prefix)
+    check_graft_names(want, prefix, {"graft source": source, "target": tgt})
     names = source.names(prefix)
     if not names:
         raise no_tensor_under(prefix, where=" in the graft source", found=str(src), fix="check --from and --prefix")
     modules = linear_modules(source, prefix, quantized=False)
+    _check_quantized_head(tgt, source, prefix)
 
     def patch(cfgs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if dialect(cfgs) is None or not modules:

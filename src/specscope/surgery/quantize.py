@@ -35,6 +35,11 @@ from typing import Any
 
 import numpy as np
 
+from specscope.audit.census import is_embedding
+from specscope.audit.quantcfg import effective_view, quant_views
+from specscope.audit.rules_mtp import mtp_layout
+from specscope.audit.rules_quant import engine_builds_unquantized
+from specscope.checkpoint import load_checkpoint
 from specscope.errors import SurgeryError
 from specscope.surgery import nvfp4
 from specscope.surgery.actscale import ACT_SCALE_NAME, ActScale, activation_scales, read_input_amax, target_is_w4a4
@@ -53,12 +58,35 @@ FUSED_GROUPS = (("q_proj", "k_proj", "v_proj"), ("gate_proj", "up_proj"))
 
 
 def draft_linears(ckpt: Checkpoint, prefix: str) -> list[str]:
-    """Unquantized linears under ``prefix`` that NVFP4 can hold (in_features % 16 == 0)."""
+    """Unquantized linears under ``prefix`` that NVFP4 can hold (in_features % 16 == 0); an embedding table is no
+    linear (:func:`embedding_tables`)."""
     return [
         m
         for m in linear_modules(ckpt, prefix, quantized=False)
-        if ckpt.info(f"{m}.weight").shape[1] % nvfp4.BLOCK_SIZE == 0
+        if ckpt.info(f"{m}.weight").shape[1] % nvfp4.BLOCK_SIZE == 0 and not is_embedding(f"{m}.weight")
     ]
+
+
+def embedding_tables(ckpt: Checkpoint, prefix: str) -> list[str]:
+    """The 2-D float embedding tables under ``prefix``, left unquantized: DeepSeek's MTP layer keeps its own copy of
+    the embedding (``model.layers.N.embed_tokens.weight``), which vLLM builds as a VocabParallelEmbedding with no
+    quantization and loads as the shared ``model.embed_tokens`` (deepseek_mtp.py @03356f8c): packed NVFP4 bytes
+    would not fit it and its scales would have no parameter."""
+    return [m for m in linear_modules(ckpt, prefix, quantized=False) if is_embedding(f"{m}.weight")]
+
+
+def engine_unquantized(ckpt: Checkpoint, configs: dict[str, dict[str, Any]], modules: list[str]) -> dict[str, str]:
+    """The modules of ``modules`` the engine builds unquantized whatever the config says, each with the reason (the
+    audit's rule, :func:`specscope.audit.rules_quant.engine_builds_unquantized`: DeepSeek's ``eh_proj`` is a plain
+    linear under every method but Quark, ``shared_head.head`` under fp8 / compressed-tensors): quantizing them would
+    write a head the audit fails (``MTP_QUANTIZED_ENGINE_UNQUANTIZED``) and the engine cannot load."""
+    view = effective_view(quant_views(configs.get("config.json"), configs.get("hf_quant_config.json")))
+    if view is None:
+        return {}
+    layout = mtp_layout(load_checkpoint(ckpt.root))
+    family = layout.family.key if layout is not None else None
+    why = {m: engine_builds_unquantized(view, m, family) for m in modules}
+    return {m: w for m, w in why.items() if w is not None}
 
 
 def fusion_groups(modules: list[str]) -> list[list[str]]:
@@ -193,7 +221,8 @@ def plan_quantize_draft(
     ckpt = open_checkpoint(src)
     configs = _read_configs(ckpt)
     layout = _check_args(scheme, layout, dialect(configs))
-    modules = draft_linears(ckpt, prefix)
+    plain = engine_unquantized(ckpt, configs, draft_linears(ckpt, prefix))
+    modules = [m for m in draft_linears(ckpt, prefix) if m not in plain]
     if not modules:
         raise SurgeryError(
             f"no unquantized linear under {prefix!r}",
@@ -239,6 +268,8 @@ def plan_quantize_draft(
         patch,
     )
     plan.notes += _notes(ckpt, modules, groups, layout, w4a4, acts)
+    plan.notes += [f"{m} stays unquantized: an embedding table, not a linear" for m in embedding_tables(ckpt, prefix)]
+    plan.notes += [f"{m} stays unquantized: {why}" for m, why in sorted(plain.items())]
     return plan
 
 

@@ -245,11 +245,15 @@ def open_checkpoint(root: str | os.PathLike[str], *, broken_index_ok: bool = Fal
     for s, h in headers.items():
         for t in h.tensors:
             if t.name in location:
+                # a leftover shard set beside the one the index names (unslothai/unsloth-zoo PR #808)
+                prune = f"specscope surgery prune-unindexed {shlex.quote(str(root))} --out NEW_FOLDER"
                 raise SurgeryError(
                     f"tensor {t.name} is stored twice",
                     found=f"{location[t.name]} and {s}",
                     expected="each tensor in one shard",
-                    fix="remove the stale copy first",
+                    fix=f"keep the copies the index names: {prune}"
+                    if (root / INDEX_NAME).is_file()
+                    else "remove the stale copy first (the shard an older save left)",
                 )
             location[t.name] = s
     problem = None
