@@ -32,6 +32,7 @@ Errors are in-sample: the overhead is fitted on the same cells it is compared wi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -197,15 +198,20 @@ def draft_fraction(cells: Iterable[CellSummary], config: str, workload: str) -> 
             return None  # a server without a generated-token counter (or cells without counters): unknown
         drafts += float(k["drafts"])
         steps += float(k["generation_tokens"]) - float(k["accepted_tokens"])
-    return min(1.0, drafts / steps) if steps > 0 else None
+    if not (math.isfinite(drafts) and math.isfinite(steps)) or steps <= 0:
+        return None  # a count that is no number (a hand-edited run): unknown, never a fraction
+    return min(1.0, drafts / steps)
 
 
 def _few_rounds_note(cfg: str, wl: str, view: AcceptanceView | None) -> str | None:
     """The note for a config x workload whose acceptance rests on fewer than :data:`FEW_DRAFT_ROUNDS` draft rounds:
     the rounds, the drafted and accepted tokens and the acceptance rate's Wilson 95 % interval (``scipy.stats``
     ``binomtest``; tokens of one round are not independent, so the true uncertainty is wider). None otherwise."""
-    if view is None or not view.drafts_known or view.drafts >= FEW_DRAFT_ROUNDS or view.draft_tokens <= 0:
+    if view is None or not view.drafts_known:
         return None
+    counts = (view.drafts, view.draft_tokens, view.accepted_tokens)
+    if not all(math.isfinite(x) for x in counts) or view.drafts >= FEW_DRAFT_ROUNDS or view.draft_tokens <= 0:
+        return None  # a count that is no number (a hand-edited run) is named where the counters are read
     drafted, accepted = round(view.draft_tokens), round(view.accepted_tokens)
     ci = binomtest(min(accepted, drafted), drafted).proportion_ci(confidence_level=0.95, method="wilson")
     rounds = round(view.drafts)
