@@ -25,16 +25,39 @@ ROWS = [
 ]
 
 
+def _bench_not_client_limited(args: list[str], tmp_path: Path, attempts: int = 3) -> dict[str, object]:
+    """The JSON report of ``specscope ARGS --out``, benched again (up to ``attempts`` times, each in its own folder)
+    while a cell was flagged by the client's own self-check (``CLIENT_LIMITED``: a loaded machine delayed the client,
+    and the cell is rightly left out of the statistics this test checks). Any other reason is the test's to judge."""
+    seen: list[object] = []
+    for attempt in range(attempts):
+        out = ["--out", str(tmp_path / f"runs{attempt}")]
+        res = subprocess.run(
+            [sys.executable, "-m", "specscope", *args, *out], capture_output=True, text=True, timeout=900
+        )
+        assert res.returncode == 0, res.stderr[-2000:]
+        doc: dict[str, object] = json.loads(res.stdout)
+        cells = doc["cells"]
+        assert isinstance(cells, list)
+        limited = [
+            (c["config"], c["workload"], c.get("reasons"))
+            for c in cells
+            if any(str(r).startswith("CLIENT_LIMITED") for r in c.get("reasons") or ())
+        ]
+        if not limited:
+            return doc
+        seen.append(limited)
+    pytest.fail(f"every one of {attempts} benches had a CLIENT_LIMITED cell (a loaded machine): {seen}")
+
+
 def test_spec_bench_on_the_embedded_engine(tmp_path: Path) -> None:
     pytest.importorskip("xllamacpp")
     (tmp_path / "data").mkdir()
     write_spec_bench_jsonl(tmp_path / "data" / "question.jsonl", ROWS)
     args = ["bench", "--configs", "base,self-draft", "--no-aa", "--dataset", "spec-bench"]
     args += ["--dataset-path", str(tmp_path / "data"), "--drop-bad-rows", "--max-concurrency", "1", "--repeats", "1"]
-    args += ["--max-tokens", "12", "-f", "json", "--out", str(tmp_path / "runs")]
-    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=900)
-    assert res.returncode == 0, res.stderr[-2000:]
-    doc = json.loads(res.stdout)
+    args += ["--max-tokens", "12", "-f", "json"]
+    doc = _bench_not_client_limited(args, tmp_path)
     workloads = sorted({c["workload"] for c in doc["cells"]})
     assert workloads == ["spec-bench.mt_bench", "spec-bench.qa", "spec-bench.translation"]
     (section,) = doc["sections"]
