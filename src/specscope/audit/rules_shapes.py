@@ -172,6 +172,25 @@ def _mlp_speculator_shapes(cfg: dict[str, Any]) -> dict[str, list[int]]:
     return out
 
 
+def _shape_finding(ck: Checkpoint, bad: list[tuple[str, list[int], list[int]]], keys: str, family: str) -> Finding:
+    """``DRAFT_TENSOR_SHAPE`` for ``bad`` = [(tensor name, stored shape, expected shape)] (non-empty): the first one
+    named, :data:`_SHOWN` listed, every one in the details; ``keys`` are the config keys the shapes follow."""
+    name, stored, wanted = bad[0]
+    shown = "; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN])
+    return finding(
+        "DRAFT_TENSOR_SHAPE",
+        file=ck.shard_of(name),
+        tensor=name,
+        n=len(bad),
+        shown=shown + (f" (+{len(bad) - _SHOWN} more)" if len(bad) > _SHOWN else ""),
+        shape=stored,
+        want=wanted,
+        keys=keys,
+        family=family,
+        details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
+    )
+
+
 def _check_mlp_speculator(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     """``DRAFT_CONFIG_INVALID`` (a ``top_k_tokens_per_head`` the config class refuses) and ``DRAFT_TENSOR_SHAPE``
     (stage tensors shaped unlike the loader builds them) for an MLP speculator."""
@@ -199,22 +218,7 @@ def _check_mlp_speculator(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
         if info is not None and info.dtype not in PACKED_INT_DTYPES and list(info.shape) != shape:
             bad.append((name, list(info.shape), shape))
     if bad:
-        name, stored, wanted = bad[0]
-        shown = "; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN])
-        out.append(
-            finding(
-                "DRAFT_TENSOR_SHAPE",
-                file=ck.shard_of(name),
-                tensor=name,
-                n=len(bad),
-                shown=shown + (f" (+{len(bad) - _SHOWN} more)" if len(bad) > _SHOWN else ""),
-                shape=stored,
-                want=wanted,
-                keys="emb_dim, inner_dim, vocab_size",
-                family=layout.family.title,
-                details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
-            )
-        )
+        out.append(_shape_finding(ck, bad, "emb_dim, inner_dim, vocab_size", layout.family.title))
     return out
 
 
@@ -262,21 +266,7 @@ def _check_eagle3_fusion(ck: Checkpoint) -> list[Finding]:
     want |= {f"fc_norm.{i}.weight": [width] for i in range(norms.n_aux)} if norms.fc_norm else {}
     bad = [(n, list(i.shape), w) for n, w in want.items() if (i := ck.tensor(n)) is not None and list(i.shape) != w]
     if bad:
-        name, stored_shape, wanted = bad[0]
-        out.append(
-            finding(
-                "DRAFT_TENSOR_SHAPE",
-                file=ck.shard_of(name),
-                tensor=name,
-                n=len(bad),
-                shown="; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN]),
-                shape=stored_shape,
-                want=wanted,
-                keys="target_hidden_size / hidden_size, num_aux_hidden_states",
-                family="EAGLE-3",
-                details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
-            )
-        )
+        out.append(_shape_finding(ck, bad, "target_hidden_size / hidden_size, num_aux_hidden_states", "EAGLE-3"))
     return out
 
 
@@ -297,23 +287,7 @@ def _check_eagle3_first_layer(ck: Checkpoint) -> list[Finding]:
             continue
         if info.shape[1] != 2 * hidden:
             bad.append((name, list(info.shape), [info.shape[0], 2 * hidden]))
-    if not bad:
-        return []
-    name, stored, wanted = bad[0]
-    return [
-        finding(
-            "DRAFT_TENSOR_SHAPE",
-            file=ck.shard_of(name),
-            tensor=name,
-            n=len(bad),
-            shown="; ".join(f"{n} {s} (expected {e})" for n, s, e in bad[:_SHOWN]),
-            shape=stored,
-            want=wanted,
-            keys="hidden_size",
-            family="EAGLE-3, layer 0 over [embedding; hidden]",
-            details={"tensors": [{"name": n, "shape": s, "expected": e} for n, s, e in bad]},
-        )
-    ]
+    return [_shape_finding(ck, bad, "hidden_size", "EAGLE-3, layer 0 over [embedding; hidden]")] if bad else []
 
 
 def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
