@@ -31,7 +31,7 @@ from specscope.audit.rules_actscale import check_input_scales
 from specscope.audit.rules_draft import check_draft_config, check_draft_vs_target, check_vision_processor
 from specscope.audit.rules_format import check_format, check_index
 from specscope.audit.rules_fused import check_fused, check_fused_ignore_spelling, mtp_quant_profile
-from specscope.audit.rules_heads import check_draft_tensors, names_source, stored_names
+from specscope.audit.rules_heads import check_draft_tensors, check_unread_tensors, names_source, stored_names
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_mtp import check_mtp, undeclared_head
@@ -248,6 +248,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         draft_tables = set(embedding_modules(ck))
         facts["draft_family"] = _layout_facts(draft, ck)
         findings += check_draft_tensors(ck, draft)
+        findings += check_unread_tensors(ck, draft)
         findings += check_draft_shapes(ck, draft)
         findings += check_vocab_map(ck, draft)
     else:
