@@ -191,3 +191,11 @@ def test_every_row_names_its_engine_repository_file_and_commit() -> None:
     for r in registry_rows():
         assert repos[r.engine] == r.repository and r.file.endswith(".py"), r
         assert re.fullmatch(r"[0-9a-f]{8}", r.commit) and r.kind in ("mtp", "draft"), r
+
+
+def test_every_architecture_a_family_accepts_has_a_census_row() -> None:
+    """A family accepts only names some engine's registry (or config class) keys on: ``EAGLEModel`` was accepted as
+    EAGLE with no row saying where it comes from (vLLM's EAGLEConfig default name)."""
+    keyed = {a for row in registry_rows() for a in _architectures(row)}
+    missing = sorted((key, a) for key, fam in families().items() for a in fam.architectures if a not in keyed)
+    assert missing == []

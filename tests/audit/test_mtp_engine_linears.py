@@ -88,9 +88,19 @@ def _layer(p: str, scheme: str | None, moe: bool) -> dict[str, tuple[str, tuple[
     return out
 
 
-def _build(root: Path, family: str, scheme: str, *, eh_proj: bool, head: bool, exclude: tuple[str, ...] = ()) -> Path:
+def _build(
+    root: Path,
+    family: str,
+    scheme: str,
+    *,
+    eh_proj: bool,
+    head: bool,
+    exclude: tuple[str, ...] = (),
+    embed: str | None = None,
+) -> Path:
     """A 2-layer DeepSeek-V3 or GLM-4.5 MoE with one MTP layer, quantized with ``scheme`` (``ct``: compressed-tensors
-    FP8 per channel; ``nvfp4``: ModelOpt NVFP4); ``eh_proj`` / ``head``: whether those two are quantized too."""
+    FP8 per channel; ``nvfp4``: ModelOpt NVFP4); ``eh_proj`` / ``head``: whether those two are quantized too;
+    ``embed``: the MTP layer's own embedding copy (``P.embed_tokens``): absent (None), ``"bf16"`` or ``scheme``."""
     t = {
         "model.embed_tokens.weight": ("BF16", (V, H)),
         "model.norm.weight": ("BF16", (H,)),
@@ -102,6 +112,8 @@ def _build(root: Path, family: str, scheme: str, *, eh_proj: bool, head: bool, e
     t |= _lin(f"{P}.eh_proj", H, 2 * H, scheme if eh_proj else None)
     t |= {f"{P}.shared_head.norm.weight": ("BF16", (H,))}
     t |= _lin(f"{P}.shared_head.head", V, H, scheme if head else None)
+    if embed is not None:
+        t |= _lin(f"{P}.embed_tokens", V, H, None if embed == "bf16" else scheme)
     root.mkdir(parents=True)
     _save(root / "model.safetensors", t)
     qc = dict(CT_FP8 if scheme == "ct" else NVFP4)
@@ -171,3 +183,28 @@ def test_nvfp4_quantized_eh_proj_is_an_error_and_a_quantized_head_is_not(tmp_pat
     (f,) = r.by_code("MTP_QUANTIZED_ENGINE_UNQUANTIZED")
     assert f.details["modules"] == [f"{P}.eh_proj"]
     assert f.file == "hf_quant_config.json" or f.file == "config.json"
+
+
+def test_nvfp4_mtp_embedding_copy_is_an_error_through_the_cli(tmp_path: Path, capsys, monkeypatch) -> None:
+    """DeepSeek's MTP layer keeps its own embedding copy; vLLM builds it as a VocabParallelEmbedding with no
+    quant_config (deepseek_mtp.py), so a packed NVFP4 table with scales cannot load. Before: 0 errors, exit 0."""
+    from clirun import cli
+
+    ck = _build(tmp_path / "ck", "ds", "nvfp4", eh_proj=False, head=True, embed="nvfp4")
+    code, out, _ = cli(["audit", ck, "--format", "json"], capsys, monkeypatch, tmp_path)
+    assert code == 1
+    (f,) = [f for f in json.loads(out)["findings"] if f["code"] == "MTP_QUANTIZED_ENGINE_UNQUANTIZED"]
+    assert f["details"]["modules"] == [f"{P}.embed_tokens"]
+    assert f["details"]["tensors"] == [
+        f"{P}.embed_tokens.input_scale",
+        f"{P}.embed_tokens.weight",
+        f"{P}.embed_tokens.weight_scale",
+        f"{P}.embed_tokens.weight_scale_2",
+    ]
+    assert "VocabParallelEmbedding" in f["expected"] and f["fix"]
+
+
+def test_bf16_mtp_embedding_copy_under_nvfp4_is_right(tmp_path: Path) -> None:
+    """The BF16 copy needs no exclude entry: the engine never quantizes it."""
+    r = audit_checkpoint(_build(tmp_path / "ck", "ds", "nvfp4", eh_proj=False, head=True, embed="bf16"))
+    assert _errors(r) == [] and r.exit_code == 0

@@ -93,6 +93,10 @@ class Family:
     #: set when this row was chosen for a ``model_type`` the table does not list (by tensor names, else the DeepSeek
     #: layout): the model type, so findings say which layout was assumed and never cite this row's example source.
     unlisted_model_type: str = ""
+    #: what the loader does with a stored tensor it has no parameter for: "raises", "skips", "" (not judged)
+    unread_tensors: str = ""
+    #: names (a tensor, or a module prefix ending in ".") the loader reads or drops by name besides the layout's
+    loader_names: tuple[str, ...] = ()
 
 
 def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -139,6 +143,8 @@ def families() -> dict[str, Family]:
             sharing_key=str(merged.get("sharing_key", "")),
             engine_layers=int(merged.get("engine_layers", 0)),
             glue_first_layer_only=bool(merged.get("glue_first_layer_only", False)),
+            unread_tensors=str(merged.get("unread_tensors", "")),
+            loader_names=_tuple(merged, "loader_names"),
         )
     return out
 
@@ -605,6 +611,8 @@ def alias_name(fam: Family, name: str) -> str:
             return "layers.0." + name[len(alias) :]
     if fam.key == "medusa" and name.startswith("medusa_heads."):
         return name[len("medusa_heads.") :]
+    if fam.key == "mlp_speculator" and name.startswith("speculator."):  # mlp_speculator.py load_weights strips it
+        return name[len("speculator.") :]
     return name
 
 

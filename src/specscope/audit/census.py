@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from specscope.audit.architectures import DraftLayout, alias_name
-from specscope.audit.layout import is_vision, layer_of
+from specscope.audit.layout import is_embedding, is_vision, layer_of
 from specscope.checkpoint import Checkpoint, TensorInfo
 from specscope.stats.roofline import roofline_tok_s
 
@@ -158,12 +158,6 @@ def _group(name: str, ndim: int, in_draft: bool) -> str:
     if "norm" in rest:
         return "norms"
     return "other"
-
-
-def is_embedding(name: str) -> bool:
-    """Whether ``name`` is a token embedding table (e.g. DeepSeek's MTP copy ``model.layers.61.embed_tokens``), which
-    engines build as an embedding, never as a linear."""
-    return "embed_tokens" in name or name.endswith(("wte.weight", "word_embeddings.weight", "token_embd.weight"))
 
 
 def _is_head(name: str) -> bool:

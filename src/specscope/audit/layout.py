@@ -14,6 +14,8 @@ __all__ = [
     "layer_of",
     "weight_modules",
     "is_vision",
+    "is_embedding",
+    "EMBEDDING_MODULES",
 ]
 
 #: tensor-name suffixes that carry quantization parameters rather than weights (ModelOpt, compressed-tensors, Quark,
@@ -44,6 +46,22 @@ _VISION_RE = re.compile(
 def is_vision(name: str) -> bool:
     """True for vision-tower / projector tensors (not read in text decode)."""
     return bool(_VISION_RE.search(name))
+
+
+#: the last name of a token-embedding module (HF ``embed_tokens``, GPT-2 ``wte``, BERT / BLOOM ``word_embeddings``,
+#: GPT-NeoX ``embed_in``, InternLM ``tok_embeddings``, GGUF ``token_embd``).
+EMBEDDING_MODULES = ("embed_tokens", "wte", "word_embeddings", "embed_in", "tok_embeddings", "token_embd")
+
+
+def is_embedding(name: str) -> bool:
+    """Whether tensor or module ``name`` is (a part of) a token embedding table, e.g. DeepSeek's MTP copy
+    ``model.layers.61.embed_tokens.weight``: engines build it as an embedding, never as a linear. The one rule, used by
+    the byte census, the quantization rules and the quantizer. ``mtp.fc_embedding`` (a linear over the embedding) is
+    not one."""
+    parts = name.split(".")
+    if len(parts) > 1 and parts[-1] in (*_WEIGHT_SUFFIXES, *QUANT_AUX_SUFFIXES):
+        parts = parts[:-1]
+    return parts[-1] in EMBEDDING_MODULES
 
 
 def module_of(tensor: str) -> tuple[str, str]:

@@ -5,7 +5,8 @@ fused ``qkv_proj`` / ``gate_up_proj`` that holds a part, the family's loader ali
 The names a checkpoint holds are its shard headers' names; a folder with an index and no shard file (configs and the
 index downloaded to check before the weights) is judged by the index's names, and one with neither is not judged.
 
-Codes: ``DRAFT_TENSORS_MISSING`` (ERROR) for separate drafts; the MTP codes live in :mod:`.rules_mtp`.
+Codes: ``DRAFT_TENSORS_MISSING`` (ERROR) and ``DRAFT_TENSORS_UNREAD`` (ERROR when the loader raises, WARNING when it
+skips) for separate drafts; the MTP codes live in :mod:`.rules_mtp`.
 """
 
 from __future__ import annotations
@@ -18,9 +19,20 @@ from typing import Any
 from specscope.audit.architectures import DraftLayout, alias_name, fused_spellings
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
+from specscope.audit.layout import module_of
 from specscope.checkpoint import Checkpoint
 
-__all__ = ["GroupCount", "stored_names", "names_source", "count_groups", "fix_for", "check_draft_tensors", "breakdown"]
+__all__ = [
+    "GroupCount",
+    "stored_names",
+    "names_source",
+    "count_groups",
+    "fix_for",
+    "check_draft_tensors",
+    "check_unread_tensors",
+    "unread_tensors",
+    "breakdown",
+]
 
 
 def stored_names(ck: Checkpoint) -> set[str] | None:
@@ -179,5 +191,50 @@ def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
                 "groups": [c.__dict__ for c in counts],
                 "names_from": names_source(ck),
             },
+        )
+    ]
+
+
+def unread_tensors(layout: DraftLayout, names: set[str] | list[str]) -> list[str]:
+    """Stored ``names`` the family's loader has no place for: not under a declared draft layer, not a module of a
+    required, optional or shareable name (any suffix: weight, bias, scales), and not one of the family's
+    ``loader_names``. Empty for a family whose loader is not judged (``unread_tensors = ""``)."""
+    fam = layout.family
+    if not fam.unread_tensors:
+        return []
+    optional = [p + o for p in layout.layer_prefixes for o in fam.layer_optional]
+    known = {module_of(n)[0] for n in (*layout.required, *layout.shareable, *optional)}
+    exact = tuple(n for n in fam.loader_names if not n.endswith("."))
+    prefixes = tuple(n for n in fam.loader_names if n.endswith(".")) + layout.layer_prefixes
+    out = []
+    for name in names:
+        plain = alias_name(fam, name)
+        if plain in exact or plain.startswith(prefixes) or module_of(plain)[0] in known:
+            continue
+        out.append(name)
+    return sorted(out)
+
+
+def check_unread_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
+    """``DRAFT_TENSORS_UNREAD``: a separate draft stores tensors its loader has no parameter for (a DSpark export's
+    ``markov_head`` saved as ``DFlashDraftModel``); ERROR when the loader raises on them, WARNING when it skips them
+    (architectures.toml ``unread_tensors``, from each loader's ``load_weights``)."""
+    names = stored_names(ck)
+    if names is None:
+        return []
+    unread = unread_tensors(layout, names)
+    if not unread:
+        return []
+    fam = layout.family
+    shown = ", ".join(unread[:8]) + (f" (+{len(unread) - 8} more)" if len(unread) > 8 else "")
+    return [
+        finding(
+            "DRAFT_TENSORS_UNREAD" if fam.unread_tensors == "raises" else "DRAFT_TENSORS_UNREAD/skipped",
+            file=ck.shard_of(unread[0]),
+            tensor=unread[0],
+            n=len(unread),
+            family=fam.title,
+            shown=shown,
+            details={"family": fam.key, "loader": fam.unread_tensors, "tensors": unread},
         )
     ]

@@ -15,7 +15,7 @@ from typing import Any
 
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
-from specscope.audit.layout import QUANT_AUX_SUFFIXES, module_of
+from specscope.audit.layout import QUANT_AUX_SUFFIXES, is_embedding, module_of
 from specscope.audit.quantcfg import KNOWN_QUANT_METHODS, QuantView, effective_view, is_excluded, quant_views
 from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.dtypes import FLOAT8_DTYPES, PACKED_INT_DTYPES
@@ -25,6 +25,7 @@ __all__ = [
     "LM_HEAD_UNQUANTIZED_METHODS",
     "PLAIN_LINEAR_EH_PROJ",
     "check_quant",
+    "embedding_modules",
     "engine_builds_unquantized",
     "is_quantized",
     "linear_modules",
@@ -64,6 +65,11 @@ def _is(module: str, suffix: str) -> bool:
 def engine_builds_unquantized(view: QuantView, module: str, family: str | None) -> str | None:
     """Why the engine builds ``module`` unquantized whatever the exclude list says (the layer type vLLM gives it),
     None when the config decides."""
+    if is_embedding(module):
+        return (
+            f"{module.rpartition('.')[2]} is an embedding table, built as a VocabParallelEmbedding with no "
+            "quant_config (deepseek_mtp.py DeepSeekMultiTokenPredictor; no method quantizes a plain embedding)"
+        )
     if family in PLAIN_LINEAR_EH_PROJ and view.method != "quark" and _is(module, "eh_proj"):
         return "eh_proj is a plain nn.Linear in vLLM's DeepSeek / GLM-4.5 MTP layer (no quant_config)"
     if view.method in LM_HEAD_UNQUANTIZED_METHODS and _is(module, "shared_head.head"):
@@ -76,12 +82,22 @@ def engine_builds_unquantized(view: QuantView, module: str, family: str | None) 
 def linear_modules(ck: Checkpoint) -> dict[str, str]:
     """Module -> weight tensor name for every linear layer (2-D weight, or a packed / quantized weight).
 
-    Embeddings are not linear layers and are left out.
+    Embedding tables (:func:`specscope.audit.layout.is_embedding`) are not linear layers and are left out:
+    :func:`embedding_modules` lists them.
     """
+    return {m: w for m, w in _weight_modules(ck).items() if not is_embedding(m)}
+
+
+def embedding_modules(ck: Checkpoint) -> dict[str, str]:
+    """Module -> weight tensor name for every token embedding table (:func:`specscope.audit.layout.is_embedding`)."""
+    return {m: w for m, w in _weight_modules(ck).items() if is_embedding(m)}
+
+
+def _weight_modules(ck: Checkpoint) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, locs in ck.locations.items():
         module, suffix = module_of(name)
-        if suffix not in ("weight", "weight_packed", "qweight") or "embed" in module:
+        if suffix not in ("weight", "weight_packed", "qweight"):
             continue
         info = locs[0].info
         if len(info.shape) == 2 or suffix != "weight":
@@ -152,7 +168,7 @@ def _quantized_shape_hint(view: QuantView, module: str, shape: tuple[int, ...]) 
 
 
 def check_quant(
-    ck: Checkpoint, draft_modules: set[str], family: str | None = None
+    ck: Checkpoint, draft_modules: set[str], family: str | None = None, draft_embeddings: set[str] | None = None
 ) -> tuple[list[Finding], dict[str, Any]]:
     """Quantization findings and facts (which file vLLM reads, the views).
 
@@ -160,6 +176,8 @@ def check_quant(
         ck: the checkpoint.
         draft_modules: linear modules that belong to the MTP head / draft model.
         family: the MTP family key (``deepseek_mtp``), None for a separate draft or no head.
+        draft_embeddings: embedding tables that belong to the MTP head / draft model (DeepSeek's per-layer
+            ``embed_tokens`` copy): stored quantized, they are ``MTP_QUANTIZED_ENGINE_UNQUANTIZED``.
 
     Codes: ``QUANT_METHOD_UNKNOWN`` (WARNING; the other rules are then not run: an unknown method's exclude list
     cannot be read), ``QUANT_CONFIG_NOT_READ`` (WARNING: quantized tensors and no config read, :func:`_not_read`),
@@ -180,7 +198,9 @@ def check_quant(
         return out, facts
     linears = linear_modules(ck)
     quantized = {m: is_quantized(ck, m, w) for m, w in linears.items()}
-    if not any(quantized.values()):
+    tables = {m: w for m, w in embedding_modules(ck).items() if m in (draft_embeddings or set())}
+    q_tables = sorted(m for m, w in tables.items() if is_quantized(ck, m, w))
+    if not any(quantized.values()) and not q_tables:
         return out, facts  # a config without quantized tensors: nothing to compare against
 
     unq_not_excl = sorted(
@@ -217,6 +237,7 @@ def check_quant(
             )
         )
     built_plain = {m: engine_builds_unquantized(eff, m, family) for m in draft_modules if m in linears and quantized[m]}
+    built_plain |= {m: engine_builds_unquantized(eff, m, family) for m in q_tables}
     q_plain = sorted(m for m, why in built_plain.items() if why is not None)
     if q_plain:
         out.append(_quantized_engine_unquantized(ck, eff, q_plain, built_plain))

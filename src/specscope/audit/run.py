@@ -31,11 +31,11 @@ from specscope.audit.rules_actscale import check_input_scales
 from specscope.audit.rules_draft import check_draft_config, check_draft_vs_target, check_vision_processor
 from specscope.audit.rules_format import check_format, check_index
 from specscope.audit.rules_fused import check_fused, check_fused_ignore_spelling, mtp_quant_profile
-from specscope.audit.rules_heads import check_draft_tensors, names_source, stored_names
+from specscope.audit.rules_heads import check_draft_tensors, check_unread_tensors, names_source, stored_names
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_mtp import check_mtp, undeclared_head
-from specscope.audit.rules_quant import check_quant, linear_modules
+from specscope.audit.rules_quant import check_quant, embedding_modules, linear_modules
 from specscope.audit.rules_shapes import check_draft_shapes
 from specscope.audit.rules_speculators import check_speculators, check_verifier, speculators_facts
 from specscope.audit.rules_vocab import check_vocab_map
@@ -241,16 +241,20 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     findings += head_findings
     if layout is not None:
         draft_modules = {m for m in linear_modules(ck) if layout.contains(m + ".")}
+        draft_tables = {m for m in embedding_modules(ck) if layout.contains(m + ".")}
         facts["mtp"] = _layout_facts(layout, ck)
     elif draft is not None:
         draft_modules = set(linear_modules(ck))
+        draft_tables = set(embedding_modules(ck))
         facts["draft_family"] = _layout_facts(draft, ck)
         findings += check_draft_tensors(ck, draft)
+        findings += check_unread_tensors(ck, draft)
         findings += check_draft_shapes(ck, draft)
         findings += check_vocab_map(ck, draft)
     else:
-        draft_modules = set()
-    quant_findings, quant_facts = check_quant(ck, draft_modules, layout.family.key if layout is not None else None)
+        draft_modules, draft_tables = set(), set()
+    family = layout.family.key if layout is not None else None
+    quant_findings, quant_facts = check_quant(ck, draft_modules, family, draft_embeddings=draft_tables)
     findings += quant_findings
     facts.update(quant_facts)
     findings += check_gate_up_scales(ck) + check_fused(ck) + check_fused_ignore_spelling(ck, layout)

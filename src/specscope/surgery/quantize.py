@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from specscope.audit.census import is_embedding
+from specscope.audit.layout import is_embedding
 from specscope.audit.quantcfg import effective_view, quant_views
 from specscope.audit.rules_mtp import mtp_layout
 from specscope.audit.rules_quant import engine_builds_unquantized
