@@ -197,6 +197,24 @@ def _spec_bench() -> LayoutFile:
     return LayoutFile("question.jsonl", _jsonl(rows), sent)
 
 
+def _vllm_multi_turn() -> LayoutFile:
+    """vLLM's multi-turn benchmark file (benchmarks/multi_turn/convert_sharegpt_to_openai.py writes one JSON array of
+    {id, messages}, messages alternating user / assistant from a user turn): every user turn is sent in order, the
+    server's own answer in place of the recorded one (benchmark_serving_multi_turn.py send_turn). Before, each row was
+    one request: its last user turn with the recorded answers as history."""
+    user = lambda text: {"role": "user", "content": text}  # noqa: E731
+    bot = lambda text: {"role": "assistant", "content": text}  # noqa: E731
+    rows = [
+        {"id": "hiWPlMD", "messages": [user("Hello there?"), bot("Recorded one."), user("And then?"), bot("Rec two.")]},
+        {"id": "c2", "messages": [user("Q one?"), bot("R one."), user("Q two?"), bot("R two."), user("Q three?")]},
+    ]
+    sent = [
+        SentRow("hiWPlMD", _conv("Hello there?", "And then?")),
+        SentRow("c2", _conv("Q one?", "Q two?", "Q three?")),
+    ]
+    return LayoutFile("sharegpt_conv_128.json", json.dumps(rows, indent=2), sent)
+
+
 def _sonnet() -> LayoutFile:
     lines = ["From fairest creatures we desire increase,", "That thereby beauty's rose might never die,"]
     return LayoutFile(
@@ -490,6 +508,7 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "vllm.sharegpt": _sharegpt,
     "vllm.custom": _vllm_custom,
     "vllm.spec_bench": _spec_bench,
+    "vllm.multi_turn": _vllm_multi_turn,
     "vllm.sonnet": _sonnet,
     "vllm.burstgpt": _burstgpt,
     "sglang.sharegpt": lambda: _sharegpt("conversation"),
