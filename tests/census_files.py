@@ -496,8 +496,21 @@ def _mt_bench_prompts() -> LayoutFile:
     return LayoutFile("mt_bench_prompts.jsonl", _jsonl(rows), sent)
 
 
+def _mt_bench_101() -> LayoutFile:
+    """MT-Bench-101 (opencompass mtbench101.py @a75fa253 MTBench101Dataset: `history` of {user, bot}, each turn asked
+    with the recorded answers before it): the last question with the recorded history, the trailing answer's token
+    count the output length. Was refused: "no messages/conversations/turns/... field"."""
+    rows = [{"task": "CM", "id": 7, "history": [{"user": "My name is Ada.", "bot": "Hi Ada."},
+                                                {"user": "What is my name?", "bot": "It is Ada."}]}]  # fmt: skip
+    history = [*_user("My name is Ada."), {"role": "assistant", "content": "Hi Ada."}]
+    sent = [SentRow("7", _conv("What is my name?", history=history), 3)]
+    notice = "rows: mine: 1 row ends with a recorded answer and name no output length: each asks for the answer's token"
+    return LayoutFile("mtbench101.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
 VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "aiperf spec_al_mtbench export": _mt_bench_prompts,
+    "mt-bench-101 history": _mt_bench_101,
     "guidellm.csv columns": _guidellm_columns,
     "guidellm.jsonl zero count": _guidellm_zero_count,
     "guidellm.jsonl column order": _guidellm_column_order,

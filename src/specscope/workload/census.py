@@ -25,6 +25,7 @@ __all__ = [
     "TEXT_FIELDS",
     "OUTPUT_LENGTH_FIELDS",
     "ARENA_FIELDS",
+    "MT_BENCH_101_TURN_KEYS",
     "ROW_ID_FIELDS",
     "SYSTEM_FIELDS",
     "MESSAGES_FIELDS",
@@ -134,6 +135,10 @@ ROW_ID_FIELDS = ("id", "question_id", "session_id", "task_id", "prompt_id", "con
 #: ``turn`` (an int: the number of user turns). No peer tool's reader takes this layout; specscope reads the first
 #: side's chat as ``messages`` (the other side never sent), so ``turn`` is never GuideLLM's text column.
 ARENA_FIELDS = ("conversation_a", "conversation_b")
+#: The keys of one turn of an MT-Bench-101 row's ``history`` (``{"task", "id", "history": [{"user", "bot"}]}``,
+#: ``mtbench101.jsonl``; open-compass/opencompass opencompass/datasets/subjective/mtbench101.py @a75fa253
+#: ``MTBench101Dataset.load``): the question and the recorded answer, the answers before a turn its golden context.
+MT_BENCH_101_TURN_KEYS = ("user", "bot")
 #: Media a row may carry (AIPerf ``SingleTurn``, its ``image_uuids`` image slots too (models.py @0109a64e); GuideLLM
 #: image / audio / video columns): refused by name.
 MEDIA_FIELDS = ("image", "images", "image_uuids", "audio", "audios", "video", "videos")

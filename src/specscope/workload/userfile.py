@@ -16,6 +16,8 @@ published, pretty-printed or not). Record shapes, tried in this order:
   ``bing``, ``bard`` -> ``assistant``; ``system`` (the roles vLLM's ``benchmarks/multi_turn/
   convert_sharegpt_to_openai.py`` maps); assistant turns before the first user turn are dropped (the conversation
   continues an earlier one, as that converter does);
+* ``history``: MT-Bench-101 turns ``[{"user", "bot"}]``, read as chat ``messages`` (the recorded ``bot`` answers the
+  history; :func:`~specscope.workload.userfile_fields.mt_bench_101_record`), ``task`` the category;
 * ``turns``: the user turns of one conversation (FastChat / Spec-Bench ``question.jsonl``: strings; AIPerf's
   multi-turn input: ``{"text": ...}`` objects): turn k+1 is sent after the server's answer to turn k
   (:attr:`Prompt.follow_ups`);
@@ -101,6 +103,7 @@ from specscope.workload.userfile_fields import (
     is_csv,
     is_text_lines,
     longbench_v2_prompt,
+    mt_bench_101_record,
     output_length,
     refuse_autobench_prompt,
     refuse_foreign_layout,
@@ -408,7 +411,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     meta: dict[str, Any] = {"source": "file", unit: no}
     refuse_foreign_layout(where, record)
     record, zero_counts = guidellm_columns(_present_fields(sagemaker_record(where, record)))
-    record = decoded_messages(arena_record(record))
+    record = decoded_messages(arena_record(mt_bench_101_record(where, record)))
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)
