@@ -197,6 +197,24 @@ def _spec_bench() -> LayoutFile:
     return LayoutFile("question.jsonl", _jsonl(rows), sent)
 
 
+def _vllm_multi_turn() -> LayoutFile:
+    """vLLM's multi-turn benchmark file (benchmarks/multi_turn/convert_sharegpt_to_openai.py writes one JSON array of
+    {id, messages}, messages alternating user / assistant from a user turn): every user turn is sent in order, the
+    server's own answer in place of the recorded one (benchmark_serving_multi_turn.py send_turn). Before, each row was
+    one request: its last user turn with the recorded answers as history."""
+    user = lambda text: {"role": "user", "content": text}  # noqa: E731
+    bot = lambda text: {"role": "assistant", "content": text}  # noqa: E731
+    rows = [
+        {"id": "hiWPlMD", "messages": [user("Hello there?"), bot("Recorded one."), user("And then?"), bot("Rec two.")]},
+        {"id": "c2", "messages": [user("Q one?"), bot("R one."), user("Q two?"), bot("R two."), user("Q three?")]},
+    ]
+    sent = [
+        SentRow("hiWPlMD", _conv("Hello there?", "And then?")),
+        SentRow("c2", _conv("Q one?", "Q two?", "Q three?")),
+    ]
+    return LayoutFile("sharegpt_conv_128.json", json.dumps(rows, indent=2), sent)
+
+
 def _sonnet() -> LayoutFile:
     lines = ["From fairest creatures we desire increase,", "That thereby beauty's rose might never die,"]
     return LayoutFile(
@@ -478,8 +496,21 @@ def _mt_bench_prompts() -> LayoutFile:
     return LayoutFile("mt_bench_prompts.jsonl", _jsonl(rows), sent)
 
 
+def _mt_bench_101() -> LayoutFile:
+    """MT-Bench-101 (opencompass mtbench101.py @a75fa253 MTBench101Dataset: `history` of {user, bot}, each turn asked
+    with the recorded answers before it): the last question with the recorded history, the trailing answer's token
+    count the output length. Was refused: "no messages/conversations/turns/... field"."""
+    rows = [{"task": "CM", "id": 7, "history": [{"user": "My name is Ada.", "bot": "Hi Ada."},
+                                                {"user": "What is my name?", "bot": "It is Ada."}]}]  # fmt: skip
+    history = [*_user("My name is Ada."), {"role": "assistant", "content": "Hi Ada."}]
+    sent = [SentRow("7", _conv("What is my name?", history=history), 3)]
+    notice = "rows: mine: 1 row ends with a recorded answer and name no output length: each asks for the answer's token"
+    return LayoutFile("mtbench101.jsonl", _jsonl(rows), sent, notices=(notice,))
+
+
 VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "aiperf spec_al_mtbench export": _mt_bench_prompts,
+    "mt-bench-101 history": _mt_bench_101,
     "guidellm.csv columns": _guidellm_columns,
     "guidellm.jsonl zero count": _guidellm_zero_count,
     "guidellm.jsonl column order": _guidellm_column_order,
@@ -490,6 +521,7 @@ LAYOUT_FILES: dict[str, Callable[[], LayoutFile]] = {
     "vllm.sharegpt": _sharegpt,
     "vllm.custom": _vllm_custom,
     "vllm.spec_bench": _spec_bench,
+    "vllm.multi_turn": _vllm_multi_turn,
     "vllm.sonnet": _sonnet,
     "vllm.burstgpt": _burstgpt,
     "sglang.sharegpt": lambda: _sharegpt("conversation"),

@@ -250,3 +250,37 @@ def test_a_prometheus_url_that_is_none_is_refused_when_read(url, problem, tmp_pa
     assert code == 2
     assert f"error: --prometheus URL is not valid; found: {url}: {problem}; " in err
     assert "fix: e.g. --prometheus http://127.0.0.1:9090" in err
+
+
+def _chat_rows(tmp_path: Path, name: str, text: str) -> list[str]:
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    return ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+
+
+_Q1, _A1 = {"role": "user", "content": "First?"}, {"role": "assistant", "content": "Rec one."}
+_Q2, _A2 = {"role": "user", "content": "Second?"}, {"role": "assistant", "content": "Rec two."}
+MULTI = [{"id": "c1", "messages": [_Q1, _A1, _Q2, _A2]}]
+
+
+def test_a_multi_turn_benchmark_array_is_read_as_conversations(tmp_path, capsys, monkeypatch) -> None:
+    """vLLM's benchmarks/multi_turn converter writes one JSON array of exactly {id, messages}, messages alternating
+    user / assistant from a user turn; its benchmark sends every user turn with the server's own answers. It was one
+    request per row: the last user turn with the recorded answers as history."""
+    code, out, err = cli(_chat_rows(tmp_path, "conv.json", json.dumps(MULTI, indent=2)), capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert f"layout (1 row): vllm.multi_turn (vLLM: {layout('vllm.multi_turn').source})" in out
+    assert "row c1: max_tokens 32 from --max-tokens\n    user: First?\n    then user: Second?" in out
+    assert "Rec one." not in out and "recorded answers" not in out + err
+
+
+def test_chat_rows_with_recorded_answers_in_their_history_are_named(tmp_path, capsys, monkeypatch) -> None:
+    """The same rows as JSON Lines (or with a system turn, or other keys) are one request per row, the recorded
+    answers sent as history: named in a warning, with the layout that sends them turn by turn."""
+    text = "".join(json.dumps(r) + "\n" for r in MULTI)
+    code, out, err = cli(_chat_rows(tmp_path, "conv.jsonl", text), capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "user: First?\n    assistant: Rec one.\n    user: Second?" in out
+    assert "1 row carries chat turns with recorded answers (messages)" in out + err
+    assert "vllm.multi_turn" in out + err

@@ -260,3 +260,18 @@ def test_any_value_in_any_field_read_is_a_clean_record(chunks, max_tokens):
     assert r.status in ("ok", "degraded", "failed")
     bad = sum(isinstance(decode_event(json.dumps(c).encode()), BadEvent) for c in chunks)
     assert (f"BAD_EVENT({bad} events;" in (r.reason or "")) == (bad > 0 and not (r.reason or "").startswith("RUNAWAY"))
+
+
+def test_tool_call_fragments_merge_by_index_in_stream_order() -> None:
+    from specscope.client.events import merged_tool_calls
+
+    fragments = [
+        b'[{"index":0,"id":"c0","type":"function","function":{"name":"a","arguments":"{\\"x\\""}}]',
+        b'[{"index":1,"id":"c1","type":"function","function":{"name":"b","arguments":""}}]',
+        b'[{"index":0,"function":{"arguments":": 1}"}}]',
+        b"not json",
+    ]
+    assert merged_tool_calls(fragments) == [
+        {"id": "c0", "type": "function", "function": {"name": "a", "arguments": '{"x": 1}'}},
+        {"id": "c1", "type": "function", "function": {"name": "b", "arguments": ""}},
+    ]

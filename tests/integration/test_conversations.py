@@ -142,3 +142,35 @@ def test_a_user_file_of_turns_rows_is_sent_as_conversations(tmp_path: Path, leve
         {"role": "user", "content": "Tell me more."},
     ]
     assert by_last["Now in French."][0] == {"role": "user", "content": "Write a haiku."}
+
+
+def test_a_tool_call_answer_goes_back_as_a_tool_call_with_its_tool_message(tmp_path: Path) -> None:
+    # turn 1 is answered with a tool call only (vLLM's DeltaToolCall fragments); before, turn 2 carried
+    # {"role": "assistant", "content": ""}: the call was lost. OpenAI's chat API wants the assistant message's
+    # tool_calls (id, type, function name and the concatenated arguments) and one tool message per call id.
+    row = ROWS[0]
+    t1, t2 = row["turns"]
+    tool = ResponsePlan(output_tokens=4, answer_field="tool_calls", finish_reason="tool_calls")
+    script = TruthScript(default=_plan([0, 0]), by_prompt={t1: tool})
+    path = write_spec_bench_jsonl(tmp_path / "question.jsonl", [row])
+    opts = BenchOptions(
+        configs=("mtp",),
+        workloads=("spec-bench.mt_bench",),
+        datasets=("spec-bench",),
+        dataset_path=str(path),
+        levels=(1,),
+        repeats=1,
+        max_tokens=6,
+    )
+    with TruthServer(script) as ts:
+        run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
+        served = [r for r in ts.served() if not str(r["prompt"]).startswith("Warm-up")]
+    by_last = {r["messages"][-1]["content"]: r for r in served}
+    user1, assistant, tool_msg, user2 = by_last[t2]["messages"]
+    assert (user1, user2) == ({"role": "user", "content": t1}, {"role": "user", "content": t2})
+    (call,) = assistant["tool_calls"]
+    assert assistant["role"] == "assistant" and assistant["content"] == ""
+    assert call["id"].startswith("chatcmpl-tool-") and call["type"] == "function"
+    assert call["function"] == {"name": "lookup", "arguments": " x x x x"}  # the four fragments, in order
+    assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == call["id"]
+    assert isinstance(tool_msg["content"], str) and tool_msg["content"]

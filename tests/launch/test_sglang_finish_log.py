@@ -204,3 +204,19 @@ def test_the_first_releases_unquoted_keys_are_read() -> None:
     stats, forms, _warnings = finish_stats([old, plain], 3)
     assert [(s.accepted_tokens, s.draft_tokens, s.verify_steps, s.line_number) for s in stats] == [(155, 303, 101, 1)]
     assert forms == [FINISH]
+
+
+def test_the_server_args_algorithm_is_on_both_screens_without_windows(capsys, monkeypatch, tmp_path) -> None:
+    # sglang PR #33518's DSPARK log (--speculative-num-draft-tokens 5) has Finish lines but no decode-batch windows:
+    # the JSON had sglang_speculative DSPARK / 5 while the text screen left the row out (the summary needed windows)
+    log = LOGS / "sglang_finish_pr33518_dspark_block5.log"
+    code, doc = _parse(log, capsys, monkeypatch, tmp_path)
+    assert code == 0
+    summary = doc["sglang_spec_summary"]
+    assert (summary["algorithm"], summary["method"], summary["draft_tokens_per_step"]) == ("DSPARK", "dspark", 4)
+    assert summary["windows"] == 0 and summary["acceptance_rate_at_most"] is None  # no window: no bound, never 0
+    assert summary["verify_steps_at_least"] is None and summary["accept_length_min"] is None
+    text_code, text, _ = cli(["serve", "--parse-log", log], capsys, monkeypatch, tmp_path)
+    assert text_code == 0
+    assert "DSPARK (dspark, k = 4)" in text
+    assert "sglang_spec_windows" not in text and "sglang_pooled_acceptance_rate" not in text

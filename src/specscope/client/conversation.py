@@ -4,9 +4,13 @@ history (the way Spec-Bench's ``evaluation/eval.py`` and FastChat's MT-Bench gen
 A conversation is its first request body and the user texts of its later turns. Turn k+1's body is turn k's body
 with two messages appended: the assistant's answer to turn k (the stream's concatenated ``content`` deltas,
 :attr:`~specscope.records.StreamRecord.text`, which conversations ask the parser to keep: ``keep_text``; reasoning
-deltas are not sent back, as chat templates drop them) and the next user turn. Every other field (model,
-``max_tokens``, temperature, cache fields) is kept, so a conversation's turns share its prefix-cache salt: a server
-may reuse the conversation's own history, as it does in service, but never another cell's prompt.
+deltas are not sent back, as chat templates drop them) and the next user turn. An answer with tool calls goes back as
+OpenAI's chat API wants it: the assistant message carries ``tool_calls`` (each call's id, type, name and
+concatenated arguments, :func:`~specscope.client.parse.tool_calls_of`), followed by one ``tool`` message per call
+id (:data:`NO_TOOL_OUTPUT`: a benchmark runs no tools, and says so to the model rather than invent a result).
+Every other field (model, ``max_tokens``, temperature, cache fields) is kept, so a conversation's turns share its
+prefix-cache salt: a server may reuse the conversation's own history, as it does in service, but never another
+cell's prompt.
 
 Every turn goes on a fresh connection (llama.cpp's server closes one after a streamed answer, so a reused one
 fails the next turn). Each stream records ``prompt_id`` ``"<conversation id>/t<turn>"``
@@ -26,7 +30,7 @@ from typing import Any
 
 from specscope.adapters.openai.endpoints import conversations_refusal
 from specscope.client.checks import CheckThresholds, ClientCheck, ClientMonitor
-from specscope.client.parse import parse_capture
+from specscope.client.parse import parse_capture, tool_calls_of
 from specscope.client.polling import busy_polling
 from specscope.client.settings import ClientSettings
 from specscope.client.stream import (
@@ -40,7 +44,14 @@ from specscope.client.stream import (
 from specscope.errors import ConfigError
 from specscope.records import StreamRecord, turn_prompt_id
 
-__all__ = ["Conversation", "ConversationOutcome", "next_turn_body", "run_conversations", "run_conversations_checked"]
+__all__ = [
+    "NO_TOOL_OUTPUT",
+    "Conversation",
+    "ConversationOutcome",
+    "next_turn_body",
+    "run_conversations",
+    "run_conversations_checked",
+]
 
 
 @dataclass(frozen=True)
@@ -77,10 +88,23 @@ class ConversationOutcome:
         return {"id": self.conv_id, "turns_planned": self.turns_planned, "turns_sent": self.turns_sent}
 
 
-def next_turn_body(body: dict[str, Any], answer: str, user_text: str) -> dict[str, Any]:
+#: the content of the ``tool`` message answering each tool call of a turn: no tool is run, and the text says so
+NO_TOOL_OUTPUT = "(no tool output: this benchmark runs no tools)"
+
+
+def next_turn_body(
+    body: dict[str, Any], answer: str, user_text: str, tool_calls: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
     """Turn k+1's body: ``body`` (turn k's, not modified) with ``{"role": "assistant", "content": answer}`` and
-    ``{"role": "user", "content": user_text}`` appended to its messages."""
-    messages = [*body["messages"], {"role": "assistant", "content": answer}, {"role": "user", "content": user_text}]
+    ``{"role": "user", "content": user_text}`` appended to its messages. With ``tool_calls`` (the answer's whole
+    calls) the assistant message carries them and one ``{"role": "tool", "tool_call_id": id, "content":``
+    :data:`NO_TOOL_OUTPUT` ``}`` per call follows it, before the user turn."""
+    assistant: dict[str, Any] = {"role": "assistant", "content": answer}
+    tools: list[dict[str, Any]] = []
+    if tool_calls:
+        assistant["tool_calls"] = [copy.deepcopy(c) for c in tool_calls]
+        tools = [{"role": "tool", "tool_call_id": c["id"], "content": NO_TOOL_OUTPUT} for c in tool_calls]
+    messages = [*body["messages"], assistant, *tools, {"role": "user", "content": user_text}]
     return {**body, "messages": messages}
 
 
@@ -109,7 +133,7 @@ async def _one(
         elif conv.self_contained:
             body = {**body, "messages": [{"role": "user", "content": text}]}
         else:
-            body = next_turn_body(body, rec.text or "", text)
+            body = next_turn_body(body, rec.text or "", text, tool_calls_of(raw))
     return records, ConversationOutcome(conv.conv_id, conv.turns, len(records))
 
 

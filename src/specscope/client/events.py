@@ -48,7 +48,8 @@ the items of ``delta.tool_calls`` and ``logprobs`` (not measured), ``stop_reason
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import msgspec
 
@@ -62,6 +63,7 @@ __all__ = [
     "Usage",
     "UsageDetails",
     "carries_tool_call",
+    "merged_tool_calls",
     "decode_chunk",
     "decode_event",
     "unstreamed_object",
@@ -86,6 +88,40 @@ def carries_tool_call(raw: msgspec.Raw) -> bool:
     pieces). ``null``, ``[]``, absent, or a value of another type carry none."""
     b = bytes(raw).strip()
     return b.startswith(b"[") and b[1:].lstrip() != b"]"
+
+
+def merged_tool_calls(fragments: Sequence[bytes]) -> list[dict[str, Any]]:
+    """The whole tool calls of a streamed answer from its deltas' raw ``tool_calls`` arrays, in stream order: items
+    of one ``index`` are one call (OpenAI's streamed chat chunks; vLLM's ``DeltaToolCall``): its ``id``, ``type``
+    and ``function.name`` as first sent, its ``function.arguments`` the concatenation of every piece. Calls come out
+    in index order as ``{"id", "type", "function": {"name", "arguments"}}`` (``type`` ``function`` when unsent).
+    A fragment that is not a JSON array of objects is skipped (the stream's timing already counted it)."""
+    calls: dict[int, dict[str, Any]] = {}
+    for raw in fragments:
+        try:
+            items = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            continue
+        for pos, item in enumerate(items if isinstance(items, list) else ()):
+            if not isinstance(item, dict):
+                continue
+            index = item.get("index", pos)
+            call = calls.setdefault(index if isinstance(index, int) else pos, {"arguments": []})
+            fn = item.get("function")
+            fn = fn if isinstance(fn, dict) else {}
+            for key, value in (("id", item.get("id")), ("type", item.get("type")), ("name", fn.get("name"))):
+                if isinstance(value, str) and value and key not in call:
+                    call[key] = value
+            if isinstance(fn.get("arguments"), str):
+                call["arguments"].append(fn["arguments"])
+    return [
+        {
+            "id": c.get("id", ""),
+            "type": c.get("type", "function"),
+            "function": {"name": c.get("name", ""), "arguments": "".join(c["arguments"])},
+        }
+        for _i, c in sorted(calls.items())
+    ]
 
 
 class Choice(msgspec.Struct, gc=False):

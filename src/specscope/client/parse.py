@@ -36,6 +36,7 @@ from specscope.client.events import (
     carries_tool_call,
     decode_chunk,
     decode_event,
+    merged_tool_calls,
     unstreamed_object,
 )
 from specscope.client.responses import Runaway, read_responses_events, read_whole_response
@@ -52,6 +53,7 @@ __all__ = [
     "parse_capture",
     "parse_sse_capture",
     "runaway_token_limit",
+    "tool_calls_of",
 ]
 
 #: raw bytes a stream holds before they are parsed and dropped (a fold parses ~90 one-token events, ~0.1 ms)
@@ -110,6 +112,7 @@ class StreamParser:
         "token_events",
         "texts",
         "rtexts",
+        "tool_fragments",
         "output_tokens",
         "prompt_tokens",
         "reasoning_tokens",
@@ -151,6 +154,8 @@ class StreamParser:
         self.token_events = 0
         self.texts: list[str] | None = [] if options.keep_text else None
         self.rtexts: list[str] | None = [] if options.keep_text else None
+        #: the raw ``delta.tool_calls`` arrays of a kept answer (:func:`tool_calls_of`)
+        self.tool_fragments: list[bytes] | None = [] if options.keep_text else None
         self.output_tokens: int | None = None
         self.prompt_tokens: int | None = None
         self.reasoning_tokens: int | None = None
@@ -298,6 +303,8 @@ class StreamParser:
                             c = ch.text
                         if delta.tool_calls:  # empty when absent: one check per event in the common case
                             tool = carries_tool_call(delta.tool_calls)
+                            if tool and self.tool_fragments is not None:
+                                self.tool_fragments.append(bytes(delta.tool_calls))
                     else:
                         c, r = ch.text, None
                     if c or r or tool:
@@ -537,6 +544,13 @@ def _check_usage(seen: StreamParser) -> None:
         seen.usage_contradiction = f"USAGE_CONTRADICTED({detail})"
     if seen.usage_contradiction is not None:
         seen.output_tokens = seen.reasoning_tokens = None
+
+
+def tool_calls_of(raw: RawCapture) -> list[dict[str, Any]]:
+    """The whole tool calls the answer streamed (:func:`~specscope.client.events.merged_tool_calls`), empty when it
+    had none or its text was not kept (``keep_text``). Read after :func:`parse_capture`."""
+    fragments = raw.parser.tool_fragments
+    return merged_tool_calls(fragments) if fragments else []
 
 
 def parse_capture(raw: RawCapture) -> StreamRecord:

@@ -25,6 +25,7 @@ __all__ = [
     "TEXT_FIELDS",
     "OUTPUT_LENGTH_FIELDS",
     "ARENA_FIELDS",
+    "MT_BENCH_101_TURN_KEYS",
     "ROW_ID_FIELDS",
     "SYSTEM_FIELDS",
     "MESSAGES_FIELDS",
@@ -53,6 +54,8 @@ __all__ = [
     "FOREIGN_LAYOUTS",
     "UNREAD_DATASET_ROWS",
     "MULTI_TURN_CONFIG_REFUSAL",
+    "MULTI_TURN_ROW_KEYS",
+    "RECORDED_HISTORY_NOTE",
     "LIMA_REFUSAL",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
@@ -132,6 +135,10 @@ ROW_ID_FIELDS = ("id", "question_id", "session_id", "task_id", "prompt_id", "con
 #: ``turn`` (an int: the number of user turns). No peer tool's reader takes this layout; specscope reads the first
 #: side's chat as ``messages`` (the other side never sent), so ``turn`` is never GuideLLM's text column.
 ARENA_FIELDS = ("conversation_a", "conversation_b")
+#: The keys of one turn of an MT-Bench-101 row's ``history`` (``{"task", "id", "history": [{"user", "bot"}]}``,
+#: ``mtbench101.jsonl``; open-compass/opencompass opencompass/datasets/subjective/mtbench101.py @a75fa253
+#: ``MTBench101Dataset.load``): the question and the recorded answer, the answers before a turn its golden context.
+MT_BENCH_101_TURN_KEYS = ("user", "bot")
 #: Media a row may carry (AIPerf ``SingleTurn``, its ``image_uuids`` image slots too (models.py @0109a64e); GuideLLM
 #: image / audio / video columns): refused by name.
 MEDIA_FIELDS = ("image", "images", "image_uuids", "audio", "audios", "video", "videos")
@@ -363,6 +370,23 @@ MULTI_TURN_CONFIG_REFUSAL = (
     "specscope sends real text: run a pack (--workloads) with --context-tokens N (prompt_input num_tokens) and "
     "--max-tokens M (prompt_output num_tokens), or a file of conversations (`messages` rows)",
 )
+_VLLM_MULTI_TURN = (
+    "vllm-project/vllm benchmarks/multi_turn/convert_sharegpt_to_openai.py @045d7575 (writes the file); "
+    "benchmark_serving_multi_turn.py @00d39539 send_turn (sends it)"
+)
+#: The keys of a row of vLLM's multi-turn benchmark file (``convert_sharegpt_to_openai.py`` @045d7575 writes one JSON
+#: array of ``{"id", "messages"}``, the messages ``{"role", "content"}`` alternating user / assistant from a user
+#: turn): ``benchmark_serving_multi_turn.py`` @00d39539 ``send_turn`` sends each user turn in order, the server's own
+#: answer replacing the recorded one in the history of the next.
+MULTI_TURN_ROW_KEYS = ("id", "messages")
+#: What a chat row with recorded answers between its user turns is sent as, when the file is not in the layout above
+#: (a warning at the start of ``bench``), and how to send its turns one by one.
+RECORDED_HISTORY_NOTE = (
+    "sent as one request per row: its last user turn, the recorded answers before it as history (vLLM's multi-turn "
+    "benchmark sends every user turn with the server's own answers: write the rows as one JSON array of "
+    "{id, messages} alone, messages alternating user / assistant from a user turn, as its converter does, to be read "
+    "so: census layout vllm.multi_turn)"
+)
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
 AUTOBENCH_FIELDS = ("output_len", "completion_tokens", "routing_key", "param_send", "extra_request_body")
@@ -422,6 +446,20 @@ CENSUS: tuple[Layout, ...] = (
         "— (index)",
         "—",
         "read: every turn, a conversation; `question_id` is the row id; or `--dataset spec-bench`",
+    ),
+    Layout(
+        "vllm.multi_turn",
+        "vLLM",
+        _VLLM_MULTI_TURN,
+        "one JSON array (JSON Lines is not read as one: `json.load`)",
+        "every `messages` user turn, in order, after the server's own answer to the one before",
+        "`--limit-max-tokens` (0: each recorded answer's token count)",
+        "`id`",
+        "—",
+        "read: rows of exactly `id` and `messages` (alternating user / assistant from a user turn, two user turns or "
+        "more) in one JSON array: a conversation, turn k+1 after the server's own answer to turn k, the recorded "
+        "answers never sent; `--max-tokens` for every turn; other chat rows with recorded answers between their user "
+        "turns are one request per row (`bench` warns, naming them)",
     ),
     Layout(
         "vllm.sonnet",

@@ -21,7 +21,7 @@ from specscope.workload.census import (
 )
 from specscope.workload.census_hub import is_mt_bench_prompts
 from specscope.workload.userfile_fields import first_text_field, guidellm_columns
-from specscope.workload.userfile_sessions import sent_as_recorded
+from specscope.workload.userfile_sessions import multi_turn_row_turns, sent_as_recorded
 
 __all__ = ["Shape", "layout_keys", "OWN_LAYOUT"]
 
@@ -52,6 +52,8 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
         return ("aiperf.aa_rwlt",)
     if "text_input" in keys or sent_as_recorded(record):
         return ("aiperf.mooncake_trace",)
+    if shape == "array" and multi_turn_row_turns(record) is not None:
+        return ("vllm.multi_turn",)  # every user turn after the server's own answer (userfile._conversation_rows)
     if ARENA_FIELDS[0] in keys and "messages" not in keys:
         return ()  # an LMSYS Arena row: its first side's chat, as chat messages (no peer tool reads the layout)
     if any(k in keys for k in MESSAGES_FIELDS):

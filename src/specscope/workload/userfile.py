@@ -16,6 +16,8 @@ published, pretty-printed or not). Record shapes, tried in this order:
   ``bing``, ``bard`` -> ``assistant``; ``system`` (the roles vLLM's ``benchmarks/multi_turn/
   convert_sharegpt_to_openai.py`` maps); assistant turns before the first user turn are dropped (the conversation
   continues an earlier one, as that converter does);
+* ``history``: MT-Bench-101 turns ``[{"user", "bot"}]``, read as chat ``messages`` (the recorded ``bot`` answers the
+  history; :func:`~specscope.workload.userfile_fields.mt_bench_101_record`), ``task`` the category;
 * ``turns``: the user turns of one conversation (FastChat / Spec-Bench ``question.jsonl``: strings; AIPerf's
   multi-turn input: ``{"text": ...}`` objects): turn k+1 is sent after the server's answer to turn k
   (:attr:`Prompt.follow_ups`);
@@ -30,7 +32,10 @@ published, pretty-printed or not). Record shapes, tried in this order:
 
 A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer), but for a
 row sent verbatim (:func:`specscope.workload.userfile_sessions.sent_verbatim`); the recorded answers before the last
-user turn stay in the history that is sent. Optional fields of a JSON object:
+user turn stay in the history that is sent; in one JSON array file, rows of exactly ``id`` and ``messages``
+alternating user / assistant with two user turns or more (the multi-turn benchmark's layout, census
+``MULTI_TURN_ROW_KEYS``) are conversations instead: every user turn, each after the server's own answer. Other rows
+with recorded answers between their user turns are named in a warning. Optional fields of a JSON object:
 ``max_tokens`` (int >= 1, this prompt's cap in tokens, overrides ``--max-tokens``) and ``category`` (str, kept in
 ``Prompt.meta["category"]``); ``id`` / ``question_id`` / ``session_id`` are kept in ``Prompt.meta["id"]``.
 Every prompt's row id (``Prompt.meta["row_id"]``, recorded with each request sent: :mod:`specscope.workload.rows`)
@@ -67,6 +72,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +103,7 @@ from specscope.workload.userfile_fields import (
     is_csv,
     is_text_lines,
     longbench_v2_prompt,
+    mt_bench_101_record,
     output_length,
     refuse_autobench_prompt,
     refuse_foreign_layout,
@@ -114,6 +121,7 @@ from specscope.workload.userfile_sessions import (
     aa_rwlt_step,
     aiperf_session,
     join_sessions,
+    multi_turn_row_turns,
     recorded_messages,
     sent_verbatim,
 )
@@ -286,7 +294,7 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
         "agentic" if agentic is not None else "inputs_json" if sessions is not None else "csv" if is_csv(path.name)
         else "array" if items is not None else "jsonl"
     )  # fmt: skip
-    record = _tagged(record, shape)
+    record = _tagged(_conversation_rows(record, shape), shape)
     prompts: list[Prompt | None]
     if lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
         prompts = [_text_prompt(name, no, line) for no, line in enumerate(_lines(path, text), 1) if line.strip()]
@@ -310,6 +318,40 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
     return _unique_row_ids(kept)
+
+
+def _conversation_rows(record: Callable[..., Prompt | None], shape: Shape) -> Callable[..., Prompt | None]:
+    """``record`` that reads a row of the multi-turn benchmark's layout in a JSON array file as a conversation
+    (:func:`~specscope.workload.userfile_sessions.multi_turn_row_turns`: every user turn, each after the server's own
+    answer; the recorded answers and their token counts unused), and marks any other recorded chat (``messages``
+    ending in an assistant turn: a request body ending in a user turn is sent as its tools send it) whose recorded
+    answers lie between its user turns (``meta["recorded_history_fields"]``: sent as one request, named by
+    ``bench``)."""
+
+    def read(where: str, no: int, rec: Any, unit: str) -> Prompt | None:
+        prompt = record(where, no, rec, unit)
+        if prompt is None:
+            return None
+        turns = multi_turn_row_turns(rec) if shape == "array" else None
+        if turns is not None:
+            meta = {k: v for k, v in prompt.meta.items() if k != "recorded_answer"}
+            return replace(prompt, messages=[{"role": "user", "content": turns[0]}], follow_ups=turns[1:], meta=meta)
+        roles = [m.get("role") for m in prompt.messages]
+        chat = rec.get("messages") if isinstance(rec, dict) else None
+        if (
+            isinstance(chat, list)
+            and chat
+            and isinstance(chat[-1], dict)
+            and chat[-1].get("role") == "assistant"  # a recorded chat; one ending in a user turn is a request body
+            and not sent_verbatim(rec)  # AIPerf's recorded rows: sent as AIPerf sends them
+            and not prompt.follow_up_messages
+            and roles.count("user") >= 2
+            and "assistant" in roles[roles.index("user") :]
+        ):
+            prompt.meta["recorded_history_fields"] = ("messages",)
+        return prompt
+
+    return read
 
 
 def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[..., Prompt | None]:
@@ -369,7 +411,7 @@ def _record_prompt(name: str, where: str, no: int, record: Any, unit: str) -> Pr
     meta: dict[str, Any] = {"source": "file", unit: no}
     refuse_foreign_layout(where, record)
     record, zero_counts = guidellm_columns(_present_fields(sagemaker_record(where, record)))
-    record = decoded_messages(arena_record(record))
+    record = decoded_messages(arena_record(mt_bench_101_record(where, record)))
     check_row_kind(where, record)
     messages, follow_ups = _messages(where, record)
     system = system_prefix(where, record)

@@ -34,6 +34,7 @@ from specscope.workload.census import (
     LONGBENCH_V2_FIELDS,
     MEDIA_FIELDS,
     MESSAGES_FIELDS,
+    MT_BENCH_101_TURN_KEYS,
     OTEL_REFUSAL,
     OUTPUT_LENGTH_FIELDS,
     OUTPUT_LENGTH_LOOKALIKES,
@@ -52,6 +53,7 @@ from specscope.workload.prompt import is_int_in
 
 __all__ = [
     "bad_row",
+    "mt_bench_101_record",
     "output_length",
     "check_row_kind",
     "decoded_messages",
@@ -404,6 +406,41 @@ def arena_record(record: dict[str, Any]) -> dict[str, Any]:
         return record
     rest = {k: v for k, v in record.items() if k not in (*ARENA_FIELDS, "turn")}
     return {**rest, "messages": record[ARENA_FIELDS[0]]}
+
+
+def mt_bench_101_record(where: str, record: dict[str, Any]) -> dict[str, Any]:
+    """An MT-Bench-101 row (a ``history`` list of :data:`MT_BENCH_101_TURN_KEYS` turns, no chat field) as a chat row:
+    each turn's ``user`` question and ``bot`` answer as ``user`` / ``assistant`` messages in turn order (a trailing
+    recorded answer is then dropped as any chat row's, its token count the output length), ``task`` its category
+    when it names none; any other record unchanged.
+
+    Raises:
+        ConfigError: a turn that is not an object with a ``user`` string (and a ``bot`` string when given), by turn.
+    """
+    history = record.get("history")
+    if "messages" in record or not isinstance(history, list) or not history:
+        return record
+    if not any(isinstance(t, dict) and MT_BENCH_101_TURN_KEYS[0] in t for t in history):
+        return record  # not this layout: the usual reading names what is missing
+    user, bot = MT_BENCH_101_TURN_KEYS
+    messages: list[dict[str, Any]] = []
+    for i, turn in enumerate(history, 1):
+        if not isinstance(turn, dict) or not isinstance(turn.get(user), str):
+            raise bad_row(
+                where,
+                f"history turn {i} has no `{user}` string ({turn!r:.60})",
+                f"MT-Bench-101 turns {{`{user}`: question, `{bot}`: recorded answer}}",
+            )
+        messages.append({"role": "user", "content": turn[user]})
+        answer = turn.get(bot)
+        if answer is not None and not isinstance(answer, str):
+            raise bad_row(where, f"history turn {i} `{bot}` is not a string ({answer!r:.60})", "a recorded answer")
+        if answer:
+            messages.append({"role": "assistant", "content": answer})
+    rest = {k: v for k, v in record.items() if k not in ("history", "task")}
+    if isinstance(record.get("task"), str) and record["task"] and "category" not in record:
+        rest["category"] = record["task"]
+    return {**rest, "messages": messages}
 
 
 def system_prefix(where: str, record: dict[str, Any]) -> str | None:

@@ -43,7 +43,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from specscope.workload.census import MOONCAKE_MESSAGES_MARKS, RECORDED_BODY_MARK
+from specscope.workload.census import MOONCAKE_MESSAGES_MARKS, MULTI_TURN_ROW_KEYS, RECORDED_BODY_MARK
 from specscope.workload.prompt import Prompt, message_text
 from specscope.workload.userfile_fields import bad_row
 
@@ -293,3 +293,23 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
     if self_contained:
         meta["turns_self_contained"] = True  # each row sent alone, after the answer to the one before
     return replace(first, meta=meta, follow_ups=tuple(follow_ups), follow_up_messages=tuple(recorded))
+
+
+def multi_turn_row_turns(record: object) -> tuple[str, ...] | None:
+    """The user turns of a row in the multi-turn benchmark's layout (census ``vllm.multi_turn``: exactly
+    :data:`~specscope.workload.census.MULTI_TURN_ROW_KEYS`, ``messages`` of ``{"role", "content"}`` strings alternating
+    user / assistant from a user turn, two user turns or more, none empty), in order; None for any other row. Only a
+    row of one JSON array file is read so (:func:`specscope.workload.userfile.load_prompt_rows`), as that benchmark's
+    reader takes the file."""
+    if not isinstance(record, dict) or {k for k, v in record.items() if v is not None} != set(MULTI_TURN_ROW_KEYS):
+        return None
+    messages = record["messages"]
+    if not isinstance(messages, list):
+        return None
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or set(m) != {"role", "content"} or not isinstance(m["content"], str):
+            return None
+        if m["role"] != ("user" if i % 2 == 0 else "assistant"):
+            return None
+    turns = tuple(m["content"] for m in messages[::2])
+    return turns if len(turns) >= 2 and all(t.strip() for t in turns) else None

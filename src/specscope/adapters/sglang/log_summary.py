@@ -50,12 +50,12 @@ class SglangSpecSummary(BaseModel):
     algorithm: str | None
     method: str | None
     draft_tokens_per_step: int | None
-    accept_length_min: float
-    accept_length_max: float
+    accept_length_min: float | None
+    accept_length_max: float | None
     accept_rate_min: float | None
     accept_rate_max: float | None
     acceptance_rate_at_most: float | None
-    verify_steps_at_least: int
+    verify_steps_at_least: int | None
     alarm: str | None = None
     accept_rate_counts_bonus: bool = False
     finish_spec_lines: int = 0
@@ -67,11 +67,26 @@ def sglang_spec_summary(
     bound_alarm: BoundAlarm,
     finish_spec_lines: int = 0,
 ) -> SglangSpecSummary | None:
-    """Summarise the windows (None without any), the alarm by ``bound_alarm`` (the one low-acceptance rule); see
-    :class:`SglangSpecSummary`."""
-    if not windows:
-        return None
+    """Summarise the windows, the alarm by ``bound_alarm`` (the one low-acceptance rule); see
+    :class:`SglangSpecSummary`. None when the log has neither windows nor a ``server_args`` speculative line."""
     method, k = method_and_k(spec)
+    if not windows:
+        if not spec:
+            return None
+        return SglangSpecSummary(
+            windows=0,
+            ranks=[],
+            algorithm=spec.get("algorithm"),
+            method=method,
+            draft_tokens_per_step=k,
+            accept_length_min=None,
+            accept_length_max=None,
+            accept_rate_min=None,
+            accept_rate_max=None,
+            acceptance_rate_at_most=None,
+            verify_steps_at_least=None,
+            finish_spec_lines=finish_spec_lines,
+        )
     spec = spec or {}
     at_most = max(rate_bound(w, k) for w in windows)
     rates = [w.accept_rate for w in windows if w.accept_rate is not None]
@@ -120,8 +135,11 @@ def sglang_spec_lines(summary: SglangSpecSummary) -> list[tuple[str, str]]:
         if finish
         else "SGLang prints no counts: not pooled"
     )
+    speculative = ("sglang_speculative", f"{summary.algorithm or 'not in the log'} ({summary.method or '—'}, {k})")
+    if not summary.windows:  # the server args only: no window rows (an absent figure is no row)
+        return [speculative]
     return [
-        ("sglang_speculative", f"{summary.algorithm or 'not in the log'} ({summary.method or '—'}, {k})"),
+        speculative,
         ("sglang_spec_windows", f"{summary.windows} decode-batch windows{ranks}; {counts}"),
         ("sglang_accept_length_range", rng(summary.accept_length_min, summary.accept_length_max)),
         (
