@@ -60,3 +60,15 @@ def test_sampling_at_temperature_above_zero_is_not_judged():
     run = GateRun(({"name": "base"}, {"name": "ngram"}), (), (c,), (v,), profile.model_dump())
     assert "not judged" in summary_line(run)
     assert "| base vs ngram | NOT JUDGED |" in render_gate_markdown(run)
+
+
+def test_identical_outputs_without_a_number_are_the_same_answer():
+    """Both servers answer the same words and no number (a model that cannot do the sum): speculation changed
+    nothing, so the pair passes (1/1 identical, 1/1 same answer); the missing number is the arithmetic's failure on
+    each config, not the comparison's."""
+    base = ProbeOutput(text="I do not know.", tokens=("I", " do", " not", " know", "."))
+    spec = ProbeOutput(text="I do not know.", tokens=("I", " do", " not", " know", "."))
+    c = checks.compare_outputs(PROBE, "base", base, "ngram", spec)
+    assert c.identical and c.same_answer and c.base_answer is None
+    (v,) = decide(_results({"base": base, "ngram": spec}, GateProfile()), [c], GateProfile())
+    assert v.passed and v.why == "1/1 identical sequences, 1/1 same answer"

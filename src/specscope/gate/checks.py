@@ -298,13 +298,15 @@ def compare_outputs(
     div = None if failed else first_divergence(a, b)
     ans_a = extract_final_number(final_content(base)[1]) if base.error is None else None
     ans_b = extract_final_number(final_content(spec)[1]) if spec.error is None else None
-    same = ans_a is not None and ans_b is not None and ans_a == ans_b
+    identical = div is None and failed is None
+    # identical outputs hold the same answer, found or not: a missing number is the model's, not speculation's
+    same = identical or (ans_a is not None and ans_b is not None and ans_a == ans_b)
     expected = probe.expected.get("answer")
     return Comparison(
         probe_id=probe.id,
         base_config=base_config,
         spec_config=spec_config,
-        identical=div is None and base.error is None and spec.error is None,
+        identical=identical,
         first_divergence=div,
         unit=unit,
         base_answer=None if ans_a is None else str(ans_a),

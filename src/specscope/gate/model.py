@@ -120,7 +120,7 @@ class Comparison:
         first_divergence: index of the first differing token (or character), ``None`` when identical.
         unit: ``"tokens"`` when both servers returned logprob tokens, else ``"chars"``.
         base_answer / spec_answer: the extracted final numbers (strings), ``None`` when absent.
-        same_answer: both answers were found and are equal (the semantic match).
+        same_answer: both answers were found and are equal (the semantic match), or the outputs are identical.
         expected_answer: the right answer, for the report.
         base_at / spec_at: what each output holds at ``first_divergence`` (the token, or up to 8 characters;
             ``""`` past the end of the shorter one), ``None`` when identical.
