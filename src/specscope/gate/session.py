@@ -23,6 +23,7 @@ from specscope.gate.profile import GateProfile
 from specscope.gate.runner import Target, decide, run_gate_suite
 from specscope.gate.store import write_gate_run
 from specscope.launch.recipes import load_recipes
+from specscope.store.run import refuse_non_folder
 from specscope.targets import TargetPlan, open_target
 
 __all__ = ["DEFAULT_EMBEDDED_CONFIGS", "gate_profile", "gate_targets", "run_gate"]
@@ -121,8 +122,12 @@ def run_gate(  # noqa: PLR0913 - the one library entry point behind `specscope g
 
     Returns:
         the run and its folder (manifest.json with kind ``gate`` + gate.json).
+
+    Raises:
+        StoreError: ``out`` exists and is not a folder.
     """
     gates = check_gates(gates)
+    refuse_non_folder(out)  # before any server starts: a file at --out was a traceback after the first probe
     run_dir = out / f"gate-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
     targets = gate_targets(plan, run_dir)
     started = [plan.kind != "external"]  # a user's server: start once it has answered (bad URL = one error line)
