@@ -18,3 +18,29 @@ def test_out_that_is_a_file_is_refused(capsys, monkeypatch, tmp_path):
     assert code == 2
     assert f"cannot create the run folder {target}; found: a file" in err
     assert target.read_text() == "not a folder\n"
+
+
+def test_compare_alone_with_one_server_is_refused(capsys, monkeypatch, tmp_path):
+    """`--gate compare` with one --server ran nothing and exited 1 ('NO GATES RAN'), as if a gate had failed: the
+    comparison needs a baseline and a speculative config, so it is a usage error, exit 2, before any probe."""
+    with ScriptedServer("good") as srv:
+        argv = ["gate", "--server", srv.base_url, "--gate", "compare", "--out", tmp_path / "runs"]
+        code, _out, err = cli(argv, capsys, monkeypatch, tmp_path)
+        assert srv.requests == []
+    assert code == 2
+    assert "the compare gate needs two configs; found: 1 config (server)" in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_every_gate_disabled_is_refused(capsys, monkeypatch, tmp_path):
+    prof = tmp_path / "p.toml"
+    prof.write_text(
+        "".join(
+            f"[{g}]\nenabled = false\n"
+            for g in ("thinking", "arithmetic", "code", "tool_call", "long_context", "repetition", "compare")
+        )
+    )
+    argv = ["gate", "--server", "http://127.0.0.1:9", "--run-file", prof, "--out", tmp_path / "runs"]
+    code, _out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert "no gate to run; found: every gate disabled" in err

@@ -97,6 +97,29 @@ def check_gates(gates: list[str] | None) -> list[str] | None:
     return list(gates) if gates else None
 
 
+def _check_something_runs(profile: GateProfile, gates: list[str] | None, names: list[str]) -> None:
+    """Refuse a run that would check nothing: every gate disabled, or only ``compare`` with one config.
+
+    Raises:
+        ConfigError: no gate would run.
+    """
+    wanted = [g for g in GATES if (g in gates if gates is not None else profile.section(g).enabled)]
+    if not wanted:
+        raise ConfigError(
+            "no gate to run",
+            found="every gate disabled (enabled = false in each section of the run file)",
+            expected="at least one enabled gate",
+            fix="set enabled = true in a section of the run file, or pass --gate NAME",
+        )
+    if wanted == ["compare"] and len(names) < 2:
+        raise ConfigError(
+            "the compare gate needs two configs",
+            found=f"{len(names)} config ({', '.join(names)})",
+            expected="a baseline and a speculative config",
+            fix="pass --server base=URL --server spec=URL (the first is the baseline)",
+        )
+
+
 def run_gate(  # noqa: PLR0913 - the one library entry point behind `specscope gate`
     plan: TargetPlan,
     profile: GateProfile,
@@ -130,6 +153,7 @@ def run_gate(  # noqa: PLR0913 - the one library entry point behind `specscope g
     refuse_non_folder(out)  # before any server starts: a file at --out was a traceback after the first probe
     run_dir = out / f"gate-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
     targets = gate_targets(plan, run_dir)
+    _check_something_runs(profile, gates, [t.name for t in targets])
     started = [plan.kind != "external"]  # a user's server: start once it has answered (bad URL = one error line)
     if started[0]:
         run_dir.mkdir(parents=True, exist_ok=True)
