@@ -72,3 +72,21 @@ def test_identical_outputs_without_a_number_are_the_same_answer():
     assert c.identical and c.same_answer and c.base_answer is None
     (v,) = decide(_results({"base": base, "ngram": spec}, GateProfile()), [c], GateProfile())
     assert v.passed and v.why == "1/1 identical sequences, 1/1 same answer"
+
+
+def test_the_probe_whose_answer_changed_is_named():
+    """The first divergence may be a harmless rewording (same answer); the verdict also names the probe whose answer
+    speculation changed, which is what fails the pair."""
+    other = Probe(gate="compare", id="cmp-sum-odd", messages=(), expected={"answer": "25"})
+    reworded = checks.compare_outputs(
+        PROBE, "base", ProbeOutput(text="So: Answer: 888"), "ngram", ProbeOutput(text="Thus Answer: 888")
+    )
+    changed = checks.compare_outputs(
+        other, "base", ProbeOutput(text="So: Answer: 25"), "ngram", ProbeOutput(text="So: Answer: 52")
+    )
+    (v,) = decide([], [reworded, changed], GateProfile())
+    assert not v.passed
+    assert v.why == (
+        "0/2 identical sequences, 1/2 same answer; answer changed on cmp-sum-odd (base 25, ngram 52); "
+        "first divergence cmp-37x24 at char 0 (base 'So: Answ', ngram 'Thus Ans')"
+    )

@@ -176,6 +176,11 @@ def decide(
             why = counts
             if failed:
                 why += f"; {failed[0].probe_id} not compared ({failed[0].error})"
+            changed = [c for c in cs if not c.same_answer and c.error is None and (c.base_answer or c.spec_answer)]
+            if changed:
+                ch = changed[0]
+                answers = f"{base} {ch.base_answer or 'none'}, {spec} {ch.spec_answer or 'none'}"
+                why += f"; answer changed on {ch.probe_id} ({answers})"
             diverged = [c for c in cs if c.first_divergence is not None]
             if diverged:
                 d = diverged[0]
