@@ -44,3 +44,16 @@ def test_every_gate_disabled_is_refused(capsys, monkeypatch, tmp_path):
     code, _out, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
     assert "no gate to run; found: every gate disabled" in err
+
+
+def test_a_wrong_second_server_is_found_before_the_baseline_runs(capsys, monkeypatch, tmp_path):
+    """`--server base=GOOD --server spec=WRONG`: the wrong URL was found only after the baseline's whole suite had
+    run (hours with the thinking gate); every --server is now asked for its model before the first probe."""
+    with ScriptedServer("good") as srv:
+        argv = ["gate", "--server", f"base={srv.base_url}", "--server", "spec=http://127.0.0.1:9"]
+        code, _out, err = cli(
+            [*argv, "--gate", "arithmetic", "--out", tmp_path / "runs"], capsys, monkeypatch, tmp_path
+        )
+        assert srv.requests == []
+    assert code == 2
+    assert "no OpenAI-compatible server answered; found: GET http://127.0.0.1:9/v1/models" in err

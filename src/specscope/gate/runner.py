@@ -224,7 +224,8 @@ def run_gate_suite(
         :class:`GateRun` with per-probe records, comparisons and verdicts.
 
     Raises:
-        ServerUnreachable: a target's ``/v1/models`` does not answer (only when its model is not given).
+        ServerUnreachable: a target's ``/v1/models`` does not answer (only when its model is not given); a target
+            with no ``launch`` is asked before the first probe.
         ConfigError: an unknown gate name.
     """
     profile = profile or GateProfile()
@@ -236,8 +237,10 @@ def run_gate_suite(
         suite: dict[str, list[Probe]] | None = None
         results: list[ProbeResult] = []
         compare_outputs: dict[str, dict[str, ProbeOutput]] = {}
+        # every server already up is asked before the first probe: a wrong second URL is not found after the baseline
+        known = {t.name: t.model or backend.model_name(t.base_url) for t in targets if t.launch is None}
         for t in targets:
-            live = t.launch() if t.launch is not None else contextlib.nullcontext((t.base_url, t.model))
+            live = t.launch() if t.launch is not None else contextlib.nullcontext((t.base_url, known[t.name]))
             with live as (base_url, model):
                 model = model or backend.model_name(base_url)
                 models[t.name], urls[t.name] = model, base_url
