@@ -1,10 +1,12 @@
 """The base-vs-speculative verdict on divergences shaped like public bug reports (greedy output that changes with
 speculation on, a request that fails mid-gate, sampling at temperature > 0)."""
 
+from rich.console import Console
+
 from specscope.gate import checks
 from specscope.gate.model import GateRun, Probe, ProbeOutput, ProbeResult
 from specscope.gate.profile import GateProfile
-from specscope.gate.render import render_gate_markdown, summary_line
+from specscope.gate.render import render_gate_markdown, render_gate_table, summary_line
 from specscope.gate.runner import check_output, decide
 
 PROBE = Probe(gate="compare", id="cmp-37x24", messages=(), expected={"answer": "888"})
@@ -56,10 +58,14 @@ def test_sampling_at_temperature_above_zero_is_not_judged():
     c = checks.compare_outputs(PROBE, "base", base, "ngram", spec)
     (v,) = decide(_results({"base": base, "ngram": spec}, profile), [c], profile)
     assert v.passed and v.metrics["judged"] is False
-    assert v.why.startswith("not judged: sampled at temperature 0.7")
+    assert v.why.startswith("sampled at temperature 0.7, so base and speculative outputs may differ by chance")
     run = GateRun(({"name": "base"}, {"name": "ngram"}), (), (c,), (v,), profile.model_dump())
     assert "not judged" in summary_line(run)
     assert "| base vs ngram | NOT JUDGED |" in render_gate_markdown(run)
+    console = Console(width=300, record=True)
+    console.print(render_gate_table(run))
+    shown = console.export_text()
+    assert "NOT JUDGED sampled at temperature 0.7" in shown and "set [request] temperature = 0 to compare" in shown
 
 
 def test_identical_outputs_without_a_number_are_the_same_answer():

@@ -6,6 +6,7 @@ beyond counts.
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.table import Table
 
 from specscope.gate.model import GATES, GateRun, GateVerdict
@@ -91,7 +92,7 @@ def render_gate_table(run: GateRun) -> Table:
     for v in run.verdicts:
         if v.gate == "compare":
             color = "yellow" if v.metrics.get("judged") is False else "green" if v.passed else "red"
-            text = f"[{color}]{_word(v)}[/] {v.why}"
+            text = f"[{color}]{_word(v)}[/] {escape(v.why)}"  # a token such as '[' or '[request]' is text
             table.add_row(f"{_LABELS['compare']} ({v.config})", text, *[""] * (len(cols) - 1))
     return table
 

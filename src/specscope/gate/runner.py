@@ -164,8 +164,8 @@ def decide(
             # speculation keeps the distribution, not the sample: two samples that differ are no evidence of a bug
             passed, cmetrics["judged"] = True, False
             why = (
-                f"not judged: sampled at temperature {temperature:g}, so base and speculative outputs may differ by "
-                f"chance ({counts}); set [request] temperature = 0 to compare"
+                f"sampled at temperature {temperature:g}, so base and speculative outputs may differ by chance "
+                f"({counts}); set [request] temperature = 0 to compare"
             )
         else:
             passed = (
