@@ -57,3 +57,14 @@ def test_a_wrong_second_server_is_found_before_the_baseline_runs(capsys, monkeyp
         assert srv.requests == []
     assert code == 2
     assert "no OpenAI-compatible server answered; found: GET http://127.0.0.1:9/v1/models" in err
+
+
+def test_the_same_url_twice_is_noted(capsys, monkeypatch, tmp_path):
+    """`--server base=URL --server spec=URL` (a port not changed): the server is compared with itself, which shows
+    only whether it is deterministic; a note says so, and the run goes on."""
+    with ScriptedServer("good") as srv:
+        argv = ["gate", "--server", f"base={srv.base_url}", "--server", f"spec={srv.base_url}/"]
+        argv += ["--gate", "compare", "--limit", "1", "--out", tmp_path / "runs"]
+        code, _out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0
+    assert f"note: base and spec are the same server ({srv.base_url}):" in " ".join(err.split())

@@ -138,7 +138,8 @@ def run_gate(  # noqa: PLR0913 - the one library entry point behind `specscope g
     far), so an interrupted run leaves what it measured; the last write has ``"complete": true``.
 
     Args:
-        notes: one line per budget change (:func:`specscope.gate.budget.budget_profile`), kept in the manifest.
+        notes: one line per budget change (:func:`specscope.gate.budget.budget_profile`), kept in the manifest;
+            lines are added to this list (the same server given twice) before ``on_start`` is called.
         api_key: sent as ``Authorization: Bearer`` to every server (``--api-key`` / ``OPENAI_API_KEY``), never stored.
         on_start: called with the run folder once the configs are checked, before the first server starts
             (for ``--server`` targets: once the first probe has an answer, so a wrong URL stays one error line).
@@ -154,6 +155,16 @@ def run_gate(  # noqa: PLR0913 - the one library entry point behind `specscope g
     run_dir = out / f"gate-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
     targets = gate_targets(plan, run_dir)
     _check_something_runs(profile, gates, [t.name for t in targets])
+    notes = notes if notes is not None else []  # the caller's list: its on_start prints what is added here
+    seen: dict[str, str] = {}
+    for t in targets:
+        if t.launch is None and t.base_url.rstrip("/") in seen:  # a port not changed: the server against itself
+            url = t.base_url.rstrip("/")
+            notes.append(
+                f"{seen[url]} and {t.name} are the same server ({url}): the comparison shows only whether it "
+                "repeats itself, not what speculation changes"
+            )
+        seen.setdefault(t.base_url.rstrip("/"), t.name)
     started = [plan.kind != "external"]  # a user's server: start once it has answered (bad URL = one error line)
     if started[0]:
         run_dir.mkdir(parents=True, exist_ok=True)
