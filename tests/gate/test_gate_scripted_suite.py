@@ -47,8 +47,10 @@ def test_good_and_broken_verdicts(servers, tmp_path):
     }
     assert not run.passed
     cmp = next(v for v in run.verdicts if v.gate == "compare")
-    assert cmp.metrics == {"identical": 3, "same_answer": 6, "total": 6}
-    assert cmp.why == "3/6 identical sequences, 6/6 same answer; first divergence cmp-sum-odd at token 0"
+    assert cmp.metrics == {"identical": 3, "same_answer": 6, "total": 6, "judged": True}
+    assert cmp.why == (
+        "3/6 identical sequences, 6/6 same answer; first divergence cmp-sum-odd at token 0 (base 'Working', mtp 'Let')"
+    )
 
     # thinking tokens: the good model's reasoning counted through /tokenize (words); the broken one is all thinking
     good_thinking = [r for r in run.results if r.gate == "thinking" and r.config == "base"]

@@ -284,7 +284,8 @@ def compare_outputs(
     """Base vs speculative on one greedy prompt: identical sequence, first divergence, same final number.
 
     Token sequences come from logprobs when both outputs carry them (unit ``tokens``); otherwise the full
-    texts (reasoning + content) are compared character by character (unit ``chars``).
+    texts (reasoning + content) are compared character by character (unit ``chars``). A failed request is no
+    divergence: ``error`` names it and nothing is compared.
     """
     if base.tokens is not None and spec.tokens is not None:
         a: list[str] | str = list(base.tokens)
@@ -293,20 +294,33 @@ def compare_outputs(
     else:
         a, b = base.reasoning_text + base.text, spec.reasoning_text + spec.text
         unit = "chars"
-    div = first_divergence(a, b)
+    failed = next((f"{cfg}: {o.error}" for cfg, o in ((base_config, base), (spec_config, spec)) if o.error), None)
+    div = None if failed else first_divergence(a, b)
     ans_a = extract_final_number(final_content(base)[1]) if base.error is None else None
     ans_b = extract_final_number(final_content(spec)[1]) if spec.error is None else None
-    same = ans_a is not None and ans_b is not None and ans_a == ans_b
+    identical = div is None and failed is None
+    # identical outputs hold the same answer, found or not: a missing number is the model's, not speculation's
+    same = identical or (ans_a is not None and ans_b is not None and ans_a == ans_b)
     expected = probe.expected.get("answer")
     return Comparison(
         probe_id=probe.id,
         base_config=base_config,
         spec_config=spec_config,
-        identical=div is None and base.error is None and spec.error is None,
+        identical=identical,
         first_divergence=div,
         unit=unit,
         base_answer=None if ans_a is None else str(ans_a),
         spec_answer=None if ans_b is None else str(ans_b),
         same_answer=same,
         expected_answer=None if expected is None else str(expected),
+        base_at=None if div is None else _at(a, div),
+        spec_at=None if div is None else _at(b, div),
+        error=failed,
     )
+
+
+def _at(seq: list[str] | str, i: int) -> str:
+    """What a compared sequence holds at position ``i``: the token, or up to 8 characters; ``""`` past its end."""
+    if isinstance(seq, str):
+        return seq[i : i + 8]
+    return seq[i] if i < len(seq) else ""

@@ -120,8 +120,11 @@ class Comparison:
         first_divergence: index of the first differing token (or character), ``None`` when identical.
         unit: ``"tokens"`` when both servers returned logprob tokens, else ``"chars"``.
         base_answer / spec_answer: the extracted final numbers (strings), ``None`` when absent.
-        same_answer: both answers were found and are equal (the semantic match).
+        same_answer: both answers were found and are equal (the semantic match), or the outputs are identical.
         expected_answer: the right answer, for the report.
+        base_at / spec_at: what each output holds at ``first_divergence`` (the token, or up to 8 characters;
+            ``""`` past the end of the shorter one), ``None`` when identical.
+        error: ``"<config>: <error>"`` when a request failed, so nothing was compared (``first_divergence`` ``None``).
     """
 
     probe_id: str
@@ -134,6 +137,9 @@ class Comparison:
     spec_answer: str | None
     same_answer: bool
     expected_answer: str | None = None
+    base_at: str | None = None
+    spec_at: str | None = None
+    error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -21,7 +21,7 @@ __all__ = ["GateSection", "GateProfile", "default_profile_text", "load_profile"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # TOML reads inf and nan as floats
 
 
 class RequestSettings(_Strict):

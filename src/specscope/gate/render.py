@@ -6,6 +6,7 @@ beyond counts.
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.table import Table
 
 from specscope.gate.model import GATES, GateRun, GateVerdict
@@ -28,8 +29,14 @@ def summary_line(run: GateRun) -> str:
     if not run.verdicts:
         return "NO GATES RAN: nothing was checked."
     failed = [v for v in run.verdicts if not v.passed]
+    unjudged = [v for v in run.verdicts if v.metrics.get("judged") is False]
     if not failed:
-        return f"PASSED: all {len(run.verdicts)} gate checks passed."
+        judged = len(run.verdicts) - len(unjudged)
+        line = f"PASSED: all {judged} gate checks passed." if judged else "NOTHING JUDGED:"
+        if unjudged:
+            names = ", ".join(f"{v.gate} on {v.config}" for v in unjudged)
+            line += f" {names} not judged (sampled at temperature > 0)."
+        return line
     names = ", ".join(f"{v.gate} on {v.config}" for v in failed)
     line = (
         f"FAILED: {len(failed)} of {len(run.verdicts)} gate checks failed ({names}). "
@@ -56,6 +63,10 @@ def _columns(run: GateRun) -> list[str]:
     )
 
 
+def _word(v: GateVerdict) -> str:
+    return "NOT JUDGED" if v.metrics.get("judged") is False else "PASS" if v.passed else "FAIL"
+
+
 def _cell(v: GateVerdict) -> str:
     return f"{'PASS' if v.passed else 'FAIL'} {v.passed_probes}/{v.total_probes}"
 
@@ -80,8 +91,8 @@ def render_gate_table(run: GateRun) -> Table:
         table.add_row(_LABELS[gate], *cells)
     for v in run.verdicts:
         if v.gate == "compare":
-            color = "green" if v.passed else "red"
-            text = f"[{color}]{'PASS' if v.passed else 'FAIL'}[/] {v.why}"
+            color = "yellow" if v.metrics.get("judged") is False else "green" if v.passed else "red"
+            text = f"[{color}]{_word(v)}[/] {escape(v.why)}"  # a token such as '[' or '[request]' is text
             table.add_row(f"{_LABELS['compare']} ({v.config})", text, *[""] * (len(cols) - 1))
     return table
 
@@ -119,7 +130,7 @@ def render_gate_markdown(run: GateRun) -> str:
     comps = [v for v in run.verdicts if v.gate == "compare"]
     if comps:
         lines += ["", "## Base vs speculative", "", "| Pair | Verdict | Detail |", "|---|---|---|"]
-        lines += [f"| {v.config} | {'PASS' if v.passed else 'FAIL'} | {_md_escape(v.why)} |" for v in comps]
+        lines += [f"| {v.config} | {_word(v)} | {_md_escape(v.why)} |" for v in comps]
         lines += [
             "",
             "| Probe | Pair | Identical | First divergence | Base answer | Spec answer | Expected |",

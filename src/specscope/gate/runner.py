@@ -119,7 +119,8 @@ def decide(
     per compared config pair.
 
     A gate passes when at least ``min_pass_fraction`` of its probes passed (and it had probes). The compare
-    gate passes when the identical-sequence and same-answer fractions reach their minimums.
+    gate passes when the identical-sequence and same-answer fractions reach their minimums and every request was
+    answered; at temperature > 0 it is not judged (``metrics["judged"]`` False: samples may differ by chance).
     """
     verdicts: list[GateVerdict] = []
     configs = list(dict.fromkeys(r.config for r in results))
@@ -155,13 +156,37 @@ def decide(
         identical = sum(c.identical for c in cs)
         same = sum(c.same_answer for c in cs)
         p = profile.compare
-        passed = identical / len(cs) >= p.min_identical_fraction and same / len(cs) >= p.min_same_answer_fraction
-        why = f"{identical}/{len(cs)} identical sequences, {same}/{len(cs)} same answer"
-        diverged = [c for c in cs if c.first_divergence is not None]
-        if diverged:
-            why += (
-                f"; first divergence {diverged[0].probe_id} at {diverged[0].unit[:-1]} {diverged[0].first_divergence}"
+        counts = f"{identical}/{len(cs)} identical sequences, {same}/{len(cs)} same answer"
+        cmetrics: dict[str, Any] = {"identical": identical, "same_answer": same, "total": len(cs), "judged": True}
+        temperature = profile.request.temperature
+        failed = [c for c in cs if c.error is not None]
+        if temperature > 0 and not failed:
+            # speculation keeps the distribution, not the sample: two samples that differ are no evidence of a bug
+            passed, cmetrics["judged"] = True, False
+            why = (
+                f"sampled at temperature {temperature:g}, so base and speculative outputs may differ by chance "
+                f"({counts}); set [request] temperature = 0 to compare"
             )
+        else:
+            passed = (
+                not failed
+                and identical / len(cs) >= p.min_identical_fraction
+                and same / len(cs) >= p.min_same_answer_fraction
+            )
+            why = counts
+            if failed:
+                why += f"; {failed[0].probe_id} not compared ({failed[0].error})"
+            changed = [c for c in cs if not c.same_answer and c.error is None and (c.base_answer or c.spec_answer)]
+            if changed:
+                ch = changed[0]
+                answers = f"{base} {ch.base_answer or 'none'}, {spec} {ch.spec_answer or 'none'}"
+                why += f"; answer changed on {ch.probe_id} ({answers})"
+            diverged = [c for c in cs if c.first_divergence is not None]
+            if diverged:
+                d = diverged[0]
+                why += f"; first divergence {d.probe_id} at {d.unit[:-1]} {d.first_divergence}"
+                if d.base_at is not None and d.spec_at is not None:
+                    why += f" ({base} {d.base_at!r}, {spec} {d.spec_at!r})"
         verdicts.append(
             GateVerdict(
                 "compare",
@@ -170,7 +195,7 @@ def decide(
                 len(cs),
                 passed,
                 why,
-                {"identical": identical, "same_answer": same, "total": len(cs)},
+                cmetrics,
             )
         )
     return verdicts
@@ -199,7 +224,8 @@ def run_gate_suite(
         :class:`GateRun` with per-probe records, comparisons and verdicts.
 
     Raises:
-        ServerUnreachable: a target's ``/v1/models`` does not answer (only when its model is not given).
+        ServerUnreachable: a target's ``/v1/models`` does not answer (only when its model is not given); a target
+            with no ``launch`` is asked before the first probe.
         ConfigError: an unknown gate name.
     """
     profile = profile or GateProfile()
@@ -211,8 +237,10 @@ def run_gate_suite(
         suite: dict[str, list[Probe]] | None = None
         results: list[ProbeResult] = []
         compare_outputs: dict[str, dict[str, ProbeOutput]] = {}
+        # every server already up is asked before the first probe: a wrong second URL is not found after the baseline
+        known = {t.name: t.model or backend.model_name(t.base_url) for t in targets if t.launch is None}
         for t in targets:
-            live = t.launch() if t.launch is not None else contextlib.nullcontext((t.base_url, t.model))
+            live = t.launch() if t.launch is not None else contextlib.nullcontext((t.base_url, known[t.name]))
             with live as (base_url, model):
                 model = model or backend.model_name(base_url)
                 models[t.name], urls[t.name] = model, base_url

@@ -23,6 +23,7 @@ from specscope.gate.profile import GateProfile
 from specscope.gate.runner import Target, decide, run_gate_suite
 from specscope.gate.store import write_gate_run
 from specscope.launch.recipes import load_recipes
+from specscope.store.run import refuse_non_folder
 from specscope.targets import TargetPlan, open_target
 
 __all__ = ["DEFAULT_EMBEDDED_CONFIGS", "gate_profile", "gate_targets", "run_gate"]
@@ -96,6 +97,29 @@ def check_gates(gates: list[str] | None) -> list[str] | None:
     return list(gates) if gates else None
 
 
+def _check_something_runs(profile: GateProfile, gates: list[str] | None, names: list[str]) -> None:
+    """Refuse a run that would check nothing: every gate disabled, or only ``compare`` with one config.
+
+    Raises:
+        ConfigError: no gate would run.
+    """
+    wanted = [g for g in GATES if (g in gates if gates is not None else profile.section(g).enabled)]
+    if not wanted:
+        raise ConfigError(
+            "no gate to run",
+            found="every gate disabled (enabled = false in each section of the run file)",
+            expected="at least one enabled gate",
+            fix="set enabled = true in a section of the run file, or pass --gate NAME",
+        )
+    if wanted == ["compare"] and len(names) < 2:
+        raise ConfigError(
+            "the compare gate needs two configs",
+            found=f"{len(names)} config ({', '.join(names)})",
+            expected="a baseline and a speculative config",
+            fix="pass --server base=URL --server spec=URL (the first is the baseline)",
+        )
+
+
 def run_gate(  # noqa: PLR0913 - the one library entry point behind `specscope gate`
     plan: TargetPlan,
     profile: GateProfile,
@@ -114,17 +138,33 @@ def run_gate(  # noqa: PLR0913 - the one library entry point behind `specscope g
     far), so an interrupted run leaves what it measured; the last write has ``"complete": true``.
 
     Args:
-        notes: one line per budget change (:func:`specscope.gate.budget.budget_profile`), kept in the manifest.
+        notes: one line per budget change (:func:`specscope.gate.budget.budget_profile`), kept in the manifest;
+            lines are added to this list (the same server given twice) before ``on_start`` is called.
         api_key: sent as ``Authorization: Bearer`` to every server (``--api-key`` / ``OPENAI_API_KEY``), never stored.
         on_start: called with the run folder once the configs are checked, before the first server starts
             (for ``--server`` targets: once the first probe has an answer, so a wrong URL stays one error line).
 
     Returns:
         the run and its folder (manifest.json with kind ``gate`` + gate.json).
+
+    Raises:
+        StoreError: ``out`` exists and is not a folder.
     """
     gates = check_gates(gates)
+    refuse_non_folder(out)  # before any server starts: a file at --out was a traceback after the first probe
     run_dir = out / f"gate-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}"
     targets = gate_targets(plan, run_dir)
+    _check_something_runs(profile, gates, [t.name for t in targets])
+    notes = notes if notes is not None else []  # the caller's list: its on_start prints what is added here
+    seen: dict[str, str] = {}
+    for t in targets:
+        if t.launch is None and t.base_url.rstrip("/") in seen:  # a port not changed: the server against itself
+            url = t.base_url.rstrip("/")
+            notes.append(
+                f"{seen[url]} and {t.name} are the same server ({url}): the comparison shows only whether it "
+                "repeats itself, not what speculation changes"
+            )
+        seen.setdefault(t.base_url.rstrip("/"), t.name)
     started = [plan.kind != "external"]  # a user's server: start once it has answered (bad URL = one error line)
     if started[0]:
         run_dir.mkdir(parents=True, exist_ok=True)

@@ -53,7 +53,16 @@ from specscope.store.schema import (
 )
 from specscope.store.schema import stream_from_json as _stream
 
-__all__ = ["MANIFEST_NAME", "DB_NAME", "SCHEMA_VERSION", "Run", "create_run", "open_run", "write_json_atomic"]
+__all__ = [
+    "MANIFEST_NAME",
+    "DB_NAME",
+    "SCHEMA_VERSION",
+    "Run",
+    "create_run",
+    "open_run",
+    "refuse_non_folder",
+    "write_json_atomic",
+]
 
 MANIFEST_NAME = "manifest.json"
 DB_NAME = "run.sqlite"
@@ -347,6 +356,21 @@ def _make_folder(path: Path, unique: bool) -> Path:
     raise FileExistsError(f"{path}: 10,000 run folders of this name")
 
 
+def refuse_non_folder(path: Path) -> None:
+    """Refuse a run folder (or the ``--out`` folder that holds run folders) that exists and is not a folder.
+
+    Raises:
+        StoreError: ``path`` is a file, a FIFO, a device or a socket.
+    """
+    if path.exists() and not path.is_dir():
+        raise StoreError(
+            f"cannot create the run folder {path}",
+            found="a file" if path.is_file() else "not a folder (a FIFO, a device or a socket)",
+            expected="a new or empty folder",
+            fix="pass --out a folder (a path that does not exist yet is made)",
+        )
+
+
 def create_run(path: Path, manifest: dict[str, Any], *, unique: bool = False) -> Run:
     """Create a new run folder with ``manifest`` (the fields of :class:`~specscope.store.manifest.RunManifest`) and
     lock it for writing (released by :meth:`Run.close`).
@@ -360,13 +384,7 @@ def create_run(path: Path, manifest: dict[str, Any], *, unique: bool = False) ->
         ManifestError: ``manifest`` has a field the schema does not know, or lacks ``kind``.
     """
     path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise StoreError(
-            f"cannot create the run folder {path}",
-            found="a file" if path.is_file() else "not a folder (a FIFO, a device or a socket)",
-            expected="a new or empty folder",
-            fix="pass --out a folder (a path that does not exist yet is made)",
-        )
+    refuse_non_folder(path)
     if not unique and path.exists() and any(path.iterdir()):
         raise _not_empty(path)
     manifest = validate_manifest({"schema_version": SCHEMA_VERSION, **manifest}, path / MANIFEST_NAME)
