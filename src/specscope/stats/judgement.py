@@ -330,7 +330,13 @@ def judge(
             mix=dict(t.mix) if t.mix else {w: 1.0 / len(workloads) for w in workloads},
             levels=list(t.levels) if t.levels is not None else all_levels,
         )
-        run = _Run(baseline, min_effect, groups, rounds, drift)
+        # the picks' rates rest on the cells the comparisons rest on: a cold start left out of every pairing is left
+        # out of the mix rates too (else a point-estimate pick could rank against the judged speedup's own rounds)
+        warm = {
+            k: {r: c for r, c in g.items() if (k.config, k.workload, k.concurrency, r) not in exclude}
+            for k, g in groups.items()
+        }
+        run = _Run(baseline, min_effect, {k: g for k, g in warm.items() if g}, rounds, drift)
         aa_name = baseline + AA_SUFFIX if baseline + AA_SUFFIX in configs else None
         candidates = [c for c in configs if c != baseline and not is_control(c)]
         choices = choose(run, comparisons, candidates, aa_name, t, axis.label)
