@@ -32,6 +32,9 @@ __all__ = [
     "count_noun",
     "percent_text",
     "DURATION_UNITS_S",
+    "OVERHEAD_BOUNDS_S",
+    "SLO_BOUNDS_S",
+    "TIMEOUT_BOUNDS_S",
     "MAX_RATE_PER_S",
     "MAX_WIDTH",
     "MIN_RATE_PER_S",
@@ -74,13 +77,32 @@ def _refuse(what: str, found: object, expected: str, example: str) -> ConfigErro
     return ConfigError(f"{what} takes {expected.split(':')[0]}", found=found, expected=expected, fix=example)
 
 
-def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow_zero: bool = False) -> float:
+#: the (lowest, highest) duration an option of each meaning can take, in seconds; outside, a typo. ``1e-300s`` as
+#: an SLO printed "SLO of 1e-291ns" and as a read timeout failed every request at once.
+#: An SLO (a TTFT or a time per output token): 1 us (below any server's token time by a thousandfold) to 1 day.
+SLO_BOUNDS_S = (1e-6, 86400.0)
+#: A timeout (a read, a stall, a start, a parse): 1 ms (below a loopback round trip's scheduling noise) to 1 day.
+TIMEOUT_BOUNDS_S = (1e-3, 86400.0)
+#: A draft overhead per drafted token: 0 (none) or 1 ns to 1 s (a token's draft costs less than a whole step).
+OVERHEAD_BOUNDS_S = (1e-9, 1.0)
+
+
+def parse_duration_s(
+    text: str | float | int,
+    what: str = "a duration",
+    *,
+    allow_zero: bool = False,
+    bounds: tuple[float, float] | None = None,
+) -> float:
     """``"500ms"`` -> 0.5; ``"2us"`` -> 2e-06; ``"1m30s"`` -> 90.0; ``"30"`` (or 30) -> 30.0 (seconds).
 
-    ``what`` names the option in the error (``--read-timeout``); ``allow_zero`` accepts 0.
+    ``what`` names the option in the error (``--read-timeout``); ``allow_zero`` accepts 0; ``bounds`` (low, high),
+    e.g. :data:`SLO_BOUNDS_S` or :data:`TIMEOUT_BOUNDS_S`, are the durations the option's meaning allows (0 stays
+    allowed with ``allow_zero``).
 
     Raises:
-        ConfigError: not a duration, not finite, or not positive (zero allowed with ``allow_zero``).
+        ConfigError: not a duration, not finite, not positive (zero allowed with ``allow_zero``), or outside
+            ``bounds``.
     """
     seconds: float | None
     if isinstance(text, bool):
@@ -106,6 +128,17 @@ def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow
             found=text,
             expected=_DURATION_EXAMPLES,
             fix="write a number and a unit, e.g. 30s, 500ms or 2us",
+        )
+    if bounds is not None and not (allow_zero and seconds == 0) and not bounds[0] <= seconds <= bounds[1]:
+        low, high = (duration_text(b) for b in bounds)
+        raise ConfigError(
+            f"{what} takes a duration from {low} to {high}",
+            found=f"{text} ({duration_text(seconds)})",
+            expected=f"a duration from {low} to {high}"
+            + (" (or 0)" if allow_zero else "")
+            + f"; {'below' if seconds < bounds[0] else 'above'} that it is a typo",
+            fix=f"check the number and its unit (ns, us, ms, s, m, h, d): the nearest allowed is "
+            f"{duration_text(min(max(seconds, bounds[0]), bounds[1]))}",
         )
     return seconds
 

@@ -248,10 +248,14 @@ def predict_cmd(
         bytes_per_step=bytes_per_step, draft_bytes=draft_bytes, bandwidth=bandwidth, checkpoint=checkpoint, draft=draft
     )
     from specscope.bench.predict import published_calibration
-    from specscope.values import parse_duration_s
+    from specscope.values import OVERHEAD_BOUNDS_S, parse_duration_s
 
     fmt, out = report_target(format, output, TEXT_JSON, reads=(run, checkpoint, draft))
-    overhead_ms = None if overhead is None else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True)
+    overhead_ms = (
+        None
+        if overhead is None
+        else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True, bounds=OVERHEAD_BOUNDS_S)
+    )
     cal = published_calibration(overhead_ms, fit_k, compare, runless=run is None and per_position is not None)
     if run is None and per_position is not None:
         from specscope.bench.predict import predict_from_published

@@ -1,0 +1,58 @@
+"""Option values found wrongly accepted or wrongly worded on 2026-12-06 (branch opts-left): each is refused with
+exit 2, what was found, what was expected and the fix, never a traceback.
+
+Runs are built by tests/quickrun.py; nothing is read from outside tests/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clirun import cli
+from quickrun import make_quick_run
+
+
+def _one_error(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory) -> Path:
+    return make_quick_run(tmp_path_factory.mktemp("quick") / "run")
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "bound"),
+    [
+        (["advise", "{run}", "--mix", "prose=1", "--slo", "ttft=1e-300s"], "--slo", "1us"),  # "SLO of 1e-291ns"
+        (["advise", "{run}", "--mix", "prose=1", "--slo", "tpot=1e300s"], "--slo", "86400s"),
+        (["bench", "--dry-run", "--slo", "ttft=0.5ns"], "--slo", "1us"),
+        (["bench", "--dry-run", "--read-timeout", "1e-300s"], "--read-timeout", "1ms"),
+        (["bench", "--dry-run", "--stall-timeout", "10us"], "--stall-timeout", "1ms"),
+        (["bench", "--dry-run", "--read-timeout", "1e300"], "--read-timeout", "86400s"),
+        (["counters", "a", "b", "--timeout", "1ns"], "--timeout", "1ms"),
+        (["serve", "--list", "--start-timeout", "1e-9s"], "--start-timeout", "1ms"),
+        (["predict", "--overhead", "5s", "--bandwidth", "1TB/s"], "--overhead", "1s"),
+    ],
+)
+def test_durations_outside_their_meaning_are_refused(argv, option, bound, quick, tmp_path, capsys, monkeypatch):
+    code, out, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
+    assert code == 2, err
+    line = _one_error(err)
+    assert option in line and "takes a duration from" in line and bound in line, err
+    assert "typo" in err and "nearest allowed" in err
+
+
+def test_durations_inside_their_bounds_are_read(quick, tmp_path, capsys, monkeypatch):
+    from specscope.values import SLO_BOUNDS_S, TIMEOUT_BOUNDS_S, parse_duration_s
+
+    assert parse_duration_s("1us", "--slo", bounds=SLO_BOUNDS_S) == 1e-6
+    assert parse_duration_s("1ms", "--read-timeout", bounds=TIMEOUT_BOUNDS_S) == 1e-3
+    assert parse_duration_s("1d", "--read-timeout", bounds=TIMEOUT_BOUNDS_S) == 86400.0
+    code, _, err = cli(
+        ["advise", quick, "--mix", "prose=1", "--slo", "ttft=2s,tpot=50ms"], capsys, monkeypatch, tmp_path
+    )
+    assert code == 0, err
