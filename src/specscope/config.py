@@ -25,6 +25,10 @@ __all__ = [
 
 AA_SUFFIX = "-again"  # the A/A control of baseline B is the config "B-again"
 SENTINEL_SUFFIX = "~sentinel"  # B's sentinel cells at block boundaries (specscope.bench.order)
+#: the most streams a cell can start at once: the client's default connection limit
+#: (``specscope.client.settings.ClientSettings.connection_limit``), one open connection and so one file descriptor per
+#: stream; ``--max-concurrency 100000000`` was accepted by --dry-run and would have failed at the first cell.
+MAX_LEVEL = 4096
 
 
 def is_control(config: str) -> bool:
@@ -219,9 +223,14 @@ class BenchOptions(BaseModel):
     @field_validator("levels")
     @classmethod
     def _levels(cls, v: tuple[int, ...]) -> tuple[int, ...]:
-        if not v or any(n < 1 for n in v):
-            raise ValueError("levels must be positive integers")
-        return tuple(sorted(set(v)))
+        if not v or any(not 1 <= n <= MAX_LEVEL for n in v):
+            raise ValueError(
+                f"levels must be whole numbers from 1 to {MAX_LEVEL} (the client's connection limit: one open "
+                "connection, one file descriptor, per stream)"
+            )
+        if len(set(v)) != len(v):  # as a repeated rate or context length: one rule, refused, never silently dropped
+            raise ValueError(f"levels repeat: {list(v)} (give each level once)")
+        return tuple(sorted(v))
 
     @field_validator("configs", "workloads")
     @classmethod

@@ -56,3 +56,24 @@ def test_durations_inside_their_bounds_are_read(quick, tmp_path, capsys, monkeyp
         ["advise", quick, "--mix", "prose=1", "--slo", "ttft=2s,tpot=50ms"], capsys, monkeypatch, tmp_path
     )
     assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("100000000", ["from 1 to 4096", "file descriptor", "give --max-concurrency a value from 1 to 4096"]),
+        ("4097", ["from 1 to 4096"]),
+        ("1,1", ["levels repeat: [1, 1]"]),  # as --request-rate 1,1 ("gives a rate twice"): refused, never dropped
+    ],
+)
+def test_concurrency_levels_are_bounded_and_never_silently_deduplicated(value, words, tmp_path, capsys, monkeypatch):
+    code, _, err = cli(["bench", "--max-concurrency", value, "--dry-run"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "--max-concurrency" in _one_error(err), err
+    assert all(w in err for w in words), err
+
+
+def test_the_level_bound_is_the_clients_connection_limit() -> None:
+    from specscope.client.settings import ClientSettings
+    from specscope.config import MAX_LEVEL
+
+    assert MAX_LEVEL == ClientSettings().connection_limit == 4096
