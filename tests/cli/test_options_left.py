@@ -77,3 +77,30 @@ def test_the_level_bound_is_the_clients_connection_limit() -> None:
     from specscope.config import MAX_LEVEL
 
     assert MAX_LEVEL == ClientSettings().connection_limit == 4096
+
+
+def test_a_bad_metrics_url_is_refused_naming_metrics(tmp_path, capsys, monkeypatch):
+    argv = ["bench", "--server", "server=http://127.0.0.1:8000", "--metrics", "server=http://127.0.0.1:99999"]
+    code, _, err = cli([*argv, "--dry-run"], capsys, monkeypatch, tmp_path)
+    line = _one_error(err)
+    assert code == 2 and "--metrics URL is not valid" in line and "99999" in line and "--metrics base=" in line, err
+
+
+def test_an_unreachable_metrics_url_names_metrics_in_its_fix() -> None:
+    import asyncio
+
+    import httpx
+
+    from specscope.client.metrics import scrape
+    from specscope.errors import SpecscopeError
+
+    async def go() -> SpecscopeError:
+        async with httpx.AsyncClient(timeout=5) as http:
+            try:
+                await scrape(http, "http://127.0.0.1:1")
+            except SpecscopeError as exc:
+                return exc
+        raise AssertionError("port 1 answered")
+
+    exc = asyncio.run(go())
+    assert "--metrics" in str(exc.fix) and "--server" in str(exc.fix)
