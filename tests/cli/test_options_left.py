@@ -104,3 +104,10 @@ def test_an_unreachable_metrics_url_names_metrics_in_its_fix() -> None:
 
     exc = asyncio.run(go())
     assert "--metrics" in str(exc.fix) and "--server" in str(exc.fix)
+
+
+@pytest.mark.parametrize("second", ["{run}", "{run}/", "{run}/../run"])
+def test_a_run_given_twice_to_report_is_refused(second, quick, tmp_path, capsys, monkeypatch):
+    code, out, err = cli(["report", quick, second.format(run=quick)], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "a run folder is given twice" in _one_error(err) and "drop the repeat" in err, err
+    assert out == ""
