@@ -111,3 +111,24 @@ def test_a_run_given_twice_to_report_is_refused(second, quick, tmp_path, capsys,
     code, out, err = cli(["report", quick, second.format(run=quick)], capsys, monkeypatch, tmp_path)
     assert code == 2 and "a run folder is given twice" in _one_error(err) and "drop the repeat" in err, err
     assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["audit", ""], "the checkpoint target is empty"),  # Path("") is ".": it audited the current folder
+        (["audit", "   "], "the checkpoint target is empty"),
+        (["audit", "org/name@"], "the hub revision after '@' is empty"),  # read as org/name, default revision
+        (["audit", "{ck}", "--draft", ""], "the checkpoint target is empty"),
+        (["audit", "{ck}", "--draft", "org/draft@"], "the hub revision after '@' is empty"),
+        (["audit", "{ck}", "--hashes", "--hashes-hub", "org/name@"], "the hub revision after '@' is empty"),
+    ],
+)
+def test_an_empty_audit_target_or_revision_is_refused_by_name(argv, words, tmp_path, capsys, monkeypatch):
+    from audit.ckmaker import dense_config, dense_model, write
+
+    write(tmp_path / "ck", dense_model(2, 64), dense_config(2, 64))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # never the network
+    monkeypatch.chdir(tmp_path / "ck")  # where "" used to be read as "."
+    code, out, err = cli([a.format(ck=tmp_path / "ck") for a in argv], capsys, monkeypatch, tmp_path)
+    assert code == 2 and words in _one_error(err), err
