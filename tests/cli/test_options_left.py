@@ -132,3 +132,13 @@ def test_an_empty_audit_target_or_revision_is_refused_by_name(argv, words, tmp_p
     monkeypatch.chdir(tmp_path / "ck")  # where "" used to be read as "."
     code, out, err = cli([a.format(ck=tmp_path / "ck") for a in argv], capsys, monkeypatch, tmp_path)
     assert code == 2 and words in _one_error(err), err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_a_measured_rate_that_is_not_one_is_named(value, tmp_path, capsys, monkeypatch):
+    argv = ["predict", f"--measured={value}", "--bytes-per-step", "17GB", "--bandwidth", "1TB/s"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    line = _one_error(err)
+    assert code == 2 and "--measured must be a finite number > 0" in line and f"found: --measured {value}" in line
+    assert "should be >= 0" not in err and "greater than or equal" not in err
+    assert (f"({value} is not a number of tokens/s)" in line) == (value in ("nan", "inf"))
