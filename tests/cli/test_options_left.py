@@ -142,3 +142,16 @@ def test_a_measured_rate_that_is_not_one_is_named(value, tmp_path, capsys, monke
     assert code == 2 and "--measured must be a finite number > 0" in line and f"found: --measured {value}" in line
     assert "should be >= 0" not in err and "greater than or equal" not in err
     assert (f"({value} is not a number of tokens/s)" in line) == (value in ("nan", "inf"))
+
+
+@pytest.mark.parametrize("command", [["report", "{run}"], ["advise", "{run}", "--mix", "prose=1"]])
+def test_the_headline_of_a_run_whose_every_cell_failed_names_the_cause(command, tmp_path, capsys, monkeypatch):
+    run = make_quick_run(tmp_path / "failed", failed=True)
+    code, out, err = cli([a.format(run=run) for a in command], capsys, monkeypatch, tmp_path)
+    heads = [line for line in out.splitlines() if line.startswith("headline:")]
+    text = " ".join(out.split())
+    assert (
+        "headline: nothing was measured: all 48 cells failed; the most common reasons: "
+        "STREAM_DEGRADED(failed:http 503) in 48 cells" in text
+    ), out
+    assert "no comparison has a paired round" not in out and len(heads) == 2, out

@@ -74,7 +74,7 @@ def advise_cmd(
     from specscope.cli.report import emit_document
     from specscope.report.advice import advice_section, advise
     from specscope.report.document import Document
-    from specscope.report.headline import headline, unfinished
+    from specscope.report.headline import headline, nothing_measured, unfinished
     from specscope.stats.choices import Traffic
     from specscope.stats.groups import workloads_of
     from specscope.stats.level_mix import level_mix_input
@@ -122,7 +122,9 @@ def advise_cmd(
         finished=manifest.get("finished") is not False,
     )
     first = unfinished(manifest, [c.status for c in cells], source)  # a run stopped early says so first, as report
-    doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict(), headline(adv.judgement, first))
+    failed = nothing_measured([(c.status, c.reasons) for c in cells])
+    lines = headline(adv.judgement, first, failed=failed)
+    doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict(), lines)
     code = emit_document(doc, fmt, out, None, width)  # html without -o: stdout (a run folder is read-only after bench)
     if code:  # a draft that is not accepted: exit 1, as report and counters
         raise typer.Exit(code)
