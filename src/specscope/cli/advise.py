@@ -74,7 +74,7 @@ def advise_cmd(
     from specscope.cli.report import emit_document
     from specscope.report.advice import advice_section, advise
     from specscope.report.document import Document
-    from specscope.report.headline import headline, nothing_measured, unfinished
+    from specscope.report.headline import headline, nothing_measured, stopped_early, unfinished
     from specscope.stats.choices import Traffic
     from specscope.stats.groups import workloads_of
     from specscope.stats.level_mix import level_mix_input
@@ -119,7 +119,7 @@ def advise_cmd(
         server_facts=facts,
         min_effect=min_effect_of(manifest, min_effect),
         command=command,
-        finished=manifest.get("finished") is not False,
+        finished=not stopped_early(manifest, [c.status for c in cells]),
     )
     first = unfinished(manifest, [c.status for c in cells], source)  # a run stopped early says so first, as report
     failed = nothing_measured([(c.status, c.reasons) for c in cells])

@@ -37,16 +37,30 @@ from specscope.stats.judgement import Judgement
 from specscope.stats.summary import MEASURED
 from specscope.stats.verdict import Comparison, verdict_text
 
-__all__ = ["headline", "no_comparison", "nothing_measured", "unfinished"]
+__all__ = ["headline", "no_comparison", "nothing_measured", "stopped_early", "unfinished"]
+
+
+def stopped_early(manifest: Mapping[str, Any], statuses: Sequence[str]) -> bool:
+    """Whether a run stopped before its last planned cell: its manifest's ``finished`` is false; or, where the
+    manifest has no ``finished`` (a bench older than the key, killed before it wrote it), fewer cells are measured
+    (``ok`` / ``degraded``) than its ``cells_total`` plans. A manifest with neither says nothing: not flagged."""
+    finished = manifest.get("finished")
+    if finished is not None:
+        return finished is False
+    planned = manifest.get("cells_total")
+    if not isinstance(planned, int) or isinstance(planned, bool):
+        return False
+    return sum(1 for s in statuses if s in MEASURED) < planned
 
 
 def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -> str | None:
-    """The headline's first line for a run whose manifest says it is not finished (``finished`` false), else None.
+    """The headline's first line for a run that stopped before its last planned cell (:func:`stopped_early`),
+    else None.
 
     ``statuses``: the stored cells' statuses; ``run``: the run folder as the user names it. Measured cells are the
     ``ok`` and ``degraded`` ones; the others stored (``failed``, ``server_crash``) are only measured again by
     ``--resume --retry-failed``, the never-stored ones by plain ``--resume``."""
-    if manifest.get("finished") is not False:
+    if not stopped_early(manifest, statuses):
         return None
     run = shlex.quote(run)  # a command the user can paste
     planned = manifest.get("cells_total")
