@@ -241,21 +241,32 @@ def _items(value: str | Iterable[object], what: str, example: str) -> list[objec
     return out
 
 
-def parse_int_list(value: str | Iterable[object], what: str, example: str = "1,2,4") -> tuple[int, ...]:
-    """``"1,2,4"`` (or ``[1, 2, 4]``) -> (1, 2, 4).
+def parse_int_list(
+    value: str | Iterable[object], what: str, example: str = "1,2,4", *, distinct: bool = False
+) -> tuple[int, ...]:
+    """``"1,2,4"`` (or ``[1, 2, 4]``) -> (1, 2, 4); ``distinct``: a number given twice is refused (concurrency
+    levels, as :func:`parse_rate_list` refuses a rate given twice).
 
     Raises:
-        ConfigError: an empty item or one that is not a whole number.
+        ConfigError: an empty item or one that is not a whole number; with ``distinct``, a repeat.
     """
     items = _items(value, what, example)
     try:
         if any(isinstance(x, bool | float) for x in items):
             raise ValueError
-        return tuple(int(str(x)) for x in items)
+        numbers = tuple(int(str(x)) for x in items)
     except ValueError:
         raise ConfigError(
             f"{what} takes comma-separated whole numbers", found=value, expected=f"e.g. {example}", fix="give integers"
         ) from None
+    if distinct and len(set(numbers)) != len(numbers):
+        raise ConfigError(
+            f"{what} gives a value twice",
+            found=value,
+            expected=f"distinct values, e.g. {example}",
+            fix="drop the repeat",
+        )
+    return numbers
 
 
 def parse_float_list(value: str | Iterable[object], what: str, example: str = "0,0.6,1.0") -> tuple[float, ...]:

@@ -155,3 +155,42 @@ def test_the_headline_of_a_run_whose_every_cell_failed_names_the_cause(command, 
         "STREAM_DEGRADED(failed:http 503) in 48 cells" in text
     ), out
     assert "no comparison has a paired round" not in out and len(heads) == 2, out
+
+
+def _without_finished(run: Path) -> Path:
+    """The run as a bench older than the manifest's ``finished`` leaves it: the key absent, ``cells_total`` kept."""
+    import json
+
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest.pop("finished", None)
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    return run
+
+
+@pytest.mark.parametrize("command", [["report", "{run}"], ["advise", "{run}", "--mix", "prose=1"]])
+def test_a_run_an_older_bench_left_unfinished_is_flagged_without_its_finished_key(
+    command, tmp_path, capsys, monkeypatch
+):
+    run = _without_finished(make_quick_run(tmp_path / "stopped", stop_after=10))
+    code, out, err = cli([a.format(run=run) for a in command], capsys, monkeypatch, tmp_path)
+    text = " ".join(out.split())
+    assert "headline: unfinished run: 10 of 48 planned cells measured;" in text, out
+
+
+def test_a_whole_run_without_its_finished_key_is_not_flagged(tmp_path, capsys, monkeypatch):
+    run = _without_finished(make_quick_run(tmp_path / "whole"))
+    code, out, err = cli(["report", run], capsys, monkeypatch, tmp_path)
+    assert code == 0 and "unfinished" not in out and "INCOMPLETE" not in out, out
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["advise", "{run}", "--mix", "prose=1", "--max-concurrency", "1,1"], "--max-concurrency gives a value twice"),
+        (["bench", "--configs", "base,ngram", "--k", "2,2", "--dry-run"], "--k gives k=2 twice"),
+        (["predict", "{run}", "--holdout", "2,2"], "--holdout gives k=2 twice"),
+    ],
+)
+def test_a_repeated_level_or_k_is_refused_as_a_repeated_rate_is(argv, words, quick, tmp_path, capsys, monkeypatch):
+    code, _, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
+    assert code == 2 and words in _one_error(err) and "drop the repeat" in err, err

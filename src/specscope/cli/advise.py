@@ -92,7 +92,9 @@ def advise_cmd(
     times = (
         parse_level_mix(level_mix, sorted({c.concurrency for c in cells}), command) if level_mix is not None else None
     )
-    levels = None if max_concurrency is None else parse_int_list(max_concurrency, "--max-concurrency", "1,4")
+    levels = (
+        None if max_concurrency is None else parse_int_list(max_concurrency, "--max-concurrency", "1,4", distinct=True)
+    )
     if times is not None and levels is not None:
         outside = sorted(lv for lv, share in times.shares.items() if share > 0 and lv not in levels)
         if outside:
