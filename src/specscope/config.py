@@ -5,6 +5,7 @@ Foreign JSON (a model's config.json) never goes through these models; it stays a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -306,6 +307,9 @@ def profile_options(name: str, flags: Mapping[str, str] | None = None, **overrid
             raise ConfigError(what, found=found or None, expected=expected or None, fix=fix or None) from None
         where = ".".join(str(p) for p in first["loc"])
         flag = (flags or {}).get(where, "--" + where.split(".")[0].replace("_", "-"))
+        given = first.get("input")
+        if isinstance(given, float) and not math.isfinite(given):  # nan failed "<= 2" and was told to be "2 or less"
+            msg = f"a finite number (not {given}), {msg}"
         raise ConfigError(
             f"invalid bench option {flag}",
             found=_as_flag_value(first.get("input")),

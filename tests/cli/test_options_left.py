@@ -194,3 +194,10 @@ def test_a_whole_run_without_its_finished_key_is_not_flagged(tmp_path, capsys, m
 def test_a_repeated_level_or_k_is_refused_as_a_repeated_rate_is(argv, words, quick, tmp_path, capsys, monkeypatch):
     code, _, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
     assert code == 2 and words in _one_error(err) and "drop the repeat" in err, err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_a_temperature_that_is_not_a_number_is_named(value, tmp_path, capsys, monkeypatch):
+    code, _, err = cli(["bench", "--temperature", value, "--dry-run"], capsys, monkeypatch, tmp_path)
+    line = _one_error(err)
+    assert code == 2 and f"expected: a finite number (not {value}), a value <= 2" in line, err
