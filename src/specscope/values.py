@@ -34,6 +34,7 @@ __all__ = [
     "DURATION_UNITS_S",
     "OVERHEAD_BOUNDS_S",
     "SLO_BOUNDS_S",
+    "STEP_BYTES_BOUNDS",
     "TIMEOUT_BOUNDS_S",
     "MAX_RATE_PER_S",
     "MAX_WIDTH",
@@ -349,14 +350,25 @@ _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _PREFIX |= {"ki": 1024.0, "mi": 1024.0**2, "gi": 1024.0**3, "ti": 1024.0**4, "pi": 1024.0**5}
 
 
-def parse_bytes(text: str | float | int, what: str = "a byte size", *, allow_zero: bool = False) -> float:
+#: the bytes a decode step of a served model reads (``predict --bytes-per-step``): 1 MB (below the smallest
+#: model served, tens of MB quantized) to 1 PB; outside, a typo: ``1e-300B`` printed a roofline of "inf tok/s".
+STEP_BYTES_BOUNDS = (1e6, 1e15)
+
+
+def parse_bytes(
+    text: str | float | int,
+    what: str = "a byte size",
+    *,
+    allow_zero: bool = False,
+    bounds: tuple[float, float] | None = None,
+) -> float:
     """``"17.61GB"`` -> 17.61e9, ``"1GiB"`` -> 1073741824.0, ``850`` -> 850.0 (bytes).
 
     ``what`` names the option in the error (``--draft-bytes``); ``allow_zero`` accepts 0 (an n-gram drafter reads
-    no draft weights).
+    no draft weights); ``bounds`` (low, high), e.g. :data:`STEP_BYTES_BOUNDS`, the sizes the option's meaning allows.
 
     Raises:
-        ConfigError: not a size, or not positive (zero allowed with ``allow_zero``).
+        ConfigError: not a size, not positive (zero allowed with ``allow_zero``), or outside ``bounds``.
     """
     value: float | None = None
     if isinstance(text, int | float) and not isinstance(text, bool):
@@ -374,6 +386,16 @@ def parse_bytes(text: str | float | int, what: str = "a byte size", *, allow_zer
             found=text,
             expected="a size such as 17.61GB, 850MB or 0.79GiB" + (" (0: nothing read)" if allow_zero else ""),
             fix=f"write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. {example}",
+        )
+    if bounds is not None and not (allow_zero and value == 0) and not bounds[0] <= value <= bounds[1]:
+        low, high = (
+            f"{b / 1e6:g}MB" if b < 1e9 else f"{b / 1e12:g}TB" if b < 1e15 else f"{b / 1e15:g}PB" for b in bounds
+        )
+        raise ConfigError(
+            f"{what} takes a size from {low} to {high}",
+            found=f"{text} ({value:g} bytes)",
+            expected=f"a size from {low} to {high}; {'below' if value < bounds[0] else 'above'} that it is a typo",
+            fix="check the number and its unit (B, KB, MB, GB, TB), e.g. 17.61GB",
         )
     return value
 

@@ -201,3 +201,11 @@ def test_a_temperature_that_is_not_a_number_is_named(value, tmp_path, capsys, mo
     code, _, err = cli(["bench", "--temperature", value, "--dry-run"], capsys, monkeypatch, tmp_path)
     line = _one_error(err)
     assert code == 2 and f"expected: a finite number (not {value}), a value <= 2" in line, err
+
+
+@pytest.mark.parametrize(("value", "side"), [("1e-300B", "below"), ("500KB", "below"), ("2PB", "above")])
+def test_bytes_per_step_outside_a_models_sizes_is_refused(value, side, tmp_path, capsys, monkeypatch):
+    # 1e-300B printed "roofline inf tok/s"
+    code, out, err = cli(["predict", "--bytes-per-step", value, "--bandwidth", "1TB/s"], capsys, monkeypatch, tmp_path)
+    line = _one_error(err)
+    assert code == 2 and "--bytes-per-step takes a size from 1MB to 1PB" in line and f"{side} that it is a typo" in line
