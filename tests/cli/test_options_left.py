@@ -209,3 +209,9 @@ def test_bytes_per_step_outside_a_models_sizes_is_refused(value, side, tmp_path,
     code, out, err = cli(["predict", "--bytes-per-step", value, "--bandwidth", "1TB/s"], capsys, monkeypatch, tmp_path)
     line = _one_error(err)
     assert code == 2 and "--bytes-per-step takes a size from 1MB to 1PB" in line and f"{side} that it is a typo" in line
+
+
+@pytest.mark.parametrize(("value", "fix"), [("70000", "65535 or less"), ("-5", "1 or more"), ("0", "1 or more")])
+def test_serve_refuses_a_port_no_server_can_bind(value, fix, tmp_path, capsys, monkeypatch):
+    code, out, err = cli(["serve", "mtp2", "--print", "--port", value], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "--port" in _one_error(err) and f"give --port {fix}" in err and out == "", err

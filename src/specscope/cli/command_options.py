@@ -185,7 +185,11 @@ CompareOption = Annotated[
 # --- serve ---
 PrintOnlyOption = Annotated[bool, typer.Option("--print", help="Print the exact command and exit.")]
 DockerOption = Annotated[bool, typer.Option("--docker", help="Use the docker form (vllm/vllm-openai image).")]
-ServePortOption = Annotated[int, typer.Option("--port", metavar="PORT", help="Port on 127.0.0.1.")]
+# 1..65535: a TCP port (RFC 793: 16 bits), and a known one (serve waits on its /health), never 0 ("any free port");
+# serve RECIPE --print --port 70000 printed a command no server can bind
+ServePortOption = Annotated[
+    int, typer.Option("--port", metavar="PORT", min=1, max=65535, help="Port on 127.0.0.1 (1 to 65535).")
+]
 ServeLogOption = Annotated[MaybePath, typer.Option("--log", help="Server log file (default ./vllm-RECIPE.log).")]
 ParseLogOption = Annotated[
     MaybePath, typer.Option("--parse-log", help="Print the facts of this server log (any engine).")
