@@ -30,6 +30,8 @@ SENTINEL_SUFFIX = "~sentinel"  # B's sentinel cells at block boundaries (specsco
 #: (``specscope.client.settings.ClientSettings.connection_limit``), one open connection and so one file descriptor per
 #: stream; ``--max-concurrency 100000000`` was accepted by --dry-run and would have failed at the first cell.
 MAX_LEVEL = 4096
+#: the largest ``max_tokens`` of a request (bench's and gate's --max-tokens): a million, past any model's context.
+MAX_MAX_TOKENS = 1_000_000
 
 
 def is_control(config: str) -> bool:
@@ -118,7 +120,7 @@ class BenchOptions(BaseModel):
     workloads: tuple[str, ...] = ("prose", "code", "edit")
     levels: tuple[int, ...] = (1, 2)
     repeats: int = Field(2, ge=1, le=100)
-    max_tokens: int = Field(96, ge=1, le=1_000_000)
+    max_tokens: int = Field(96, ge=1, le=MAX_MAX_TOKENS)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     seed: int = Field(0, ge=0, le=2**63 - 1)  # numpy seeds are non-negative
     edit_form: Literal["prefill", "plain"] = "prefill"

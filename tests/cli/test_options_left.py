@@ -215,3 +215,10 @@ def test_bytes_per_step_outside_a_models_sizes_is_refused(value, side, tmp_path,
 def test_serve_refuses_a_port_no_server_can_bind(value, fix, tmp_path, capsys, monkeypatch):
     code, out, err = cli(["serve", "mtp2", "--print", "--port", value], capsys, monkeypatch, tmp_path)
     assert code == 2 and "--port" in _one_error(err) and f"give --port {fix}" in err and out == "", err
+
+
+def test_gate_bounds_max_tokens_as_bench_does(tmp_path, capsys, monkeypatch):
+    argv = ["gate", "--server", "http://127.0.0.1:9", "--max-tokens", "1000000000000", "--out", tmp_path / "o"]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2 and "--max-tokens" in _one_error(err) and "give --max-tokens 1000000 or less" in err, err
+    assert not (tmp_path / "o").exists()
