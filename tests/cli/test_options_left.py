@@ -222,3 +222,10 @@ def test_gate_bounds_max_tokens_as_bench_does(tmp_path, capsys, monkeypatch):
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2 and "--max-tokens" in _one_error(err) and "give --max-tokens 1000000 or less" in err, err
     assert not (tmp_path / "o").exists()
+
+
+def test_an_empty_tracking_uri_is_refused_not_read_as_the_default(quick, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(["export", quick, "--tracking-uri", ""], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "--tracking-uri is empty" in _one_error(err), err
+    assert not (tmp_path / "mlruns").exists()
