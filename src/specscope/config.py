@@ -5,6 +5,7 @@ Foreign JSON (a model's config.json) never goes through these models; it stays a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -25,6 +26,12 @@ __all__ = [
 
 AA_SUFFIX = "-again"  # the A/A control of baseline B is the config "B-again"
 SENTINEL_SUFFIX = "~sentinel"  # B's sentinel cells at block boundaries (specscope.bench.order)
+#: the most streams a cell can start at once: the client's default connection limit
+#: (``specscope.client.settings.ClientSettings.connection_limit``), one open connection and so one file descriptor per
+#: stream; ``--max-concurrency 100000000`` was accepted by --dry-run and would have failed at the first cell.
+MAX_LEVEL = 4096
+#: the largest ``max_tokens`` of a request (bench's and gate's --max-tokens): a million, past any model's context.
+MAX_MAX_TOKENS = 1_000_000
 
 
 def is_control(config: str) -> bool:
@@ -113,7 +120,7 @@ class BenchOptions(BaseModel):
     workloads: tuple[str, ...] = ("prose", "code", "edit")
     levels: tuple[int, ...] = (1, 2)
     repeats: int = Field(2, ge=1, le=100)
-    max_tokens: int = Field(96, ge=1, le=1_000_000)
+    max_tokens: int = Field(96, ge=1, le=MAX_MAX_TOKENS)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     seed: int = Field(0, ge=0, le=2**63 - 1)  # numpy seeds are non-negative
     edit_form: Literal["prefill", "plain"] = "prefill"
@@ -219,9 +226,14 @@ class BenchOptions(BaseModel):
     @field_validator("levels")
     @classmethod
     def _levels(cls, v: tuple[int, ...]) -> tuple[int, ...]:
-        if not v or any(n < 1 for n in v):
-            raise ValueError("levels must be positive integers")
-        return tuple(sorted(set(v)))
+        if not v or any(not 1 <= n <= MAX_LEVEL for n in v):
+            raise ValueError(
+                f"levels must be whole numbers from 1 to {MAX_LEVEL} (the client's connection limit: one open "
+                "connection, one file descriptor, per stream)"
+            )
+        if len(set(v)) != len(v):  # as a repeated rate or context length: one rule, refused, never silently dropped
+            raise ValueError(f"levels repeat: {list(v)} (give each level once)")
+        return tuple(sorted(v))
 
     @field_validator("configs", "workloads")
     @classmethod
@@ -297,6 +309,9 @@ def profile_options(name: str, flags: Mapping[str, str] | None = None, **overrid
             raise ConfigError(what, found=found or None, expected=expected or None, fix=fix or None) from None
         where = ".".join(str(p) for p in first["loc"])
         flag = (flags or {}).get(where, "--" + where.split(".")[0].replace("_", "-"))
+        given = first.get("input")
+        if isinstance(given, float) and not math.isfinite(given):  # nan failed "<= 2" and was told to be "2 or less"
+            msg = f"a finite number (not {given}), {msg}"
         raise ConfigError(
             f"invalid bench option {flag}",
             found=_as_flag_value(first.get("input")),

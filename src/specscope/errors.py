@@ -190,8 +190,8 @@ def require_path(path: str | Path, message: str, *, expected: str, fix: str, fol
 
 def value_fix(flag: str, expected: str, fallback: str) -> str:
     """The fix for a value ``flag`` refused, from what it expects (pydantic's and click's words: ``greater than or
-    equal to 1``, ``less than 64``, or the plain ``a value >= 0``; ``is not one of a, b``, ``a valid integer``); else
-    ``fallback``."""
+    equal to 1``, ``less than 64``, or the plain ``a value >= 0``; ``is not one of a, b``, ``from 1 to 4096``,
+    ``a valid integer``); else ``fallback``."""
     if m := re.search(r"(less|greater) than or equal to (\S+)|([<>])= (\S+)", expected):
         less = (m.group(1) or ("less" if m.group(3) == "<" else "greater")) == "less"
         return f"give {flag} {m.group(2) or m.group(4)} or {'less' if less else 'more'}"
@@ -200,6 +200,8 @@ def value_fix(flag: str, expected: str, fallback: str) -> str:
         return f"give {flag} a value {'below' if less else 'above'} {m.group(2) or m.group(4)}"
     if m := re.search(r"is not one of (.+)", expected):
         return f"e.g. {flag} {m.group(1).split(',')[0].strip()}"
+    if m := re.search(r"from (-?[0-9][^\s,;:()]*) to (-?[0-9][^\s,;:()]*)", expected):
+        return f"give {flag} a value from {m.group(1)} to {m.group(2)}"
     if "integer" in expected:
         return f"give {flag} a whole number, e.g. {flag} 2"
     if "number" in expected:

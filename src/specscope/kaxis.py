@@ -35,11 +35,12 @@ def split_k_name(name: str) -> tuple[str, int | None]:
 
 
 def parse_k_list(text: str | None, what: str = "--k") -> tuple[int, ...]:
-    """``"1,2,4"`` -> ``(1, 2, 4)`` (sorted, each once); ``None`` or empty -> ``()``. ``what``: the option named in
-    the error (``--k``, ``--holdout``).
+    """``"1,2,4"`` -> ``(1, 2, 4)`` (sorted); ``None`` or empty -> ``()``. ``what``: the option named in the error
+    (``--k``, ``--holdout``).
 
     Raises:
-        ConfigError: an entry that is not a whole number in 1..K_MAX.
+        ConfigError: an entry that is not a whole number in 1..K_MAX, or a k given twice (refused, as a repeated
+            rate or concurrency level is: ``--k 2,2`` was silently read as ``--k 2``).
     """
     if not text:
         return ()
@@ -51,6 +52,13 @@ def parse_k_list(text: str | None, what: str = "--k") -> tuple[int, ...]:
                 found=text,
                 expected=f"comma-separated whole numbers 1..{K_MAX}",
                 fix=f"e.g. {what} 1,2,4",
+            )
+        if int(part) in out:
+            raise ConfigError(
+                f"{what} gives k={int(part)} twice",
+                found=text,
+                expected="each draft length once",
+                fix="drop the repeat",
             )
         out.add(int(part))
     return tuple(sorted(out))

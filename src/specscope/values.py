@@ -32,6 +32,10 @@ __all__ = [
     "count_noun",
     "percent_text",
     "DURATION_UNITS_S",
+    "OVERHEAD_BOUNDS_S",
+    "SLO_BOUNDS_S",
+    "STEP_BYTES_BOUNDS",
+    "TIMEOUT_BOUNDS_S",
     "MAX_RATE_PER_S",
     "MAX_WIDTH",
     "MIN_RATE_PER_S",
@@ -74,13 +78,32 @@ def _refuse(what: str, found: object, expected: str, example: str) -> ConfigErro
     return ConfigError(f"{what} takes {expected.split(':')[0]}", found=found, expected=expected, fix=example)
 
 
-def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow_zero: bool = False) -> float:
+#: the (lowest, highest) duration an option of each meaning can take, in seconds; outside, a typo. ``1e-300s`` as
+#: an SLO printed "SLO of 1e-291ns" and as a read timeout failed every request at once.
+#: An SLO (a TTFT or a time per output token): 1 us (below any server's token time by a thousandfold) to 1 day.
+SLO_BOUNDS_S = (1e-6, 86400.0)
+#: A timeout (a read, a stall, a start, a parse): 1 ms (below a loopback round trip's scheduling noise) to 1 day.
+TIMEOUT_BOUNDS_S = (1e-3, 86400.0)
+#: A draft overhead per drafted token: 0 (none) or 1 ns to 1 s (a token's draft costs less than a whole step).
+OVERHEAD_BOUNDS_S = (1e-9, 1.0)
+
+
+def parse_duration_s(
+    text: str | float | int,
+    what: str = "a duration",
+    *,
+    allow_zero: bool = False,
+    bounds: tuple[float, float] | None = None,
+) -> float:
     """``"500ms"`` -> 0.5; ``"2us"`` -> 2e-06; ``"1m30s"`` -> 90.0; ``"30"`` (or 30) -> 30.0 (seconds).
 
-    ``what`` names the option in the error (``--read-timeout``); ``allow_zero`` accepts 0.
+    ``what`` names the option in the error (``--read-timeout``); ``allow_zero`` accepts 0; ``bounds`` (low, high),
+    e.g. :data:`SLO_BOUNDS_S` or :data:`TIMEOUT_BOUNDS_S`, are the durations the option's meaning allows (0 stays
+    allowed with ``allow_zero``).
 
     Raises:
-        ConfigError: not a duration, not finite, or not positive (zero allowed with ``allow_zero``).
+        ConfigError: not a duration, not finite, not positive (zero allowed with ``allow_zero``), or outside
+            ``bounds``.
     """
     seconds: float | None
     if isinstance(text, bool):
@@ -106,6 +129,17 @@ def parse_duration_s(text: str | float | int, what: str = "a duration", *, allow
             found=text,
             expected=_DURATION_EXAMPLES,
             fix="write a number and a unit, e.g. 30s, 500ms or 2us",
+        )
+    if bounds is not None and not (allow_zero and seconds == 0) and not bounds[0] <= seconds <= bounds[1]:
+        low, high = (duration_text(b) for b in bounds)
+        raise ConfigError(
+            f"{what} takes a duration from {low} to {high}",
+            found=f"{text} ({duration_text(seconds)})",
+            expected=f"a duration from {low} to {high}"
+            + (" (or 0)" if allow_zero else "")
+            + f"; {'below' if seconds < bounds[0] else 'above'} that it is a typo",
+            fix=f"check the number and its unit (ns, us, ms, s, m, h, d): the nearest allowed is "
+            f"{duration_text(min(max(seconds, bounds[0]), bounds[1]))}",
         )
     return seconds
 
@@ -208,21 +242,32 @@ def _items(value: str | Iterable[object], what: str, example: str) -> list[objec
     return out
 
 
-def parse_int_list(value: str | Iterable[object], what: str, example: str = "1,2,4") -> tuple[int, ...]:
-    """``"1,2,4"`` (or ``[1, 2, 4]``) -> (1, 2, 4).
+def parse_int_list(
+    value: str | Iterable[object], what: str, example: str = "1,2,4", *, distinct: bool = False
+) -> tuple[int, ...]:
+    """``"1,2,4"`` (or ``[1, 2, 4]``) -> (1, 2, 4); ``distinct``: a number given twice is refused (concurrency
+    levels, as :func:`parse_rate_list` refuses a rate given twice).
 
     Raises:
-        ConfigError: an empty item or one that is not a whole number.
+        ConfigError: an empty item or one that is not a whole number; with ``distinct``, a repeat.
     """
     items = _items(value, what, example)
     try:
         if any(isinstance(x, bool | float) for x in items):
             raise ValueError
-        return tuple(int(str(x)) for x in items)
+        numbers = tuple(int(str(x)) for x in items)
     except ValueError:
         raise ConfigError(
             f"{what} takes comma-separated whole numbers", found=value, expected=f"e.g. {example}", fix="give integers"
         ) from None
+    if distinct and len(set(numbers)) != len(numbers):
+        raise ConfigError(
+            f"{what} gives a value twice",
+            found=value,
+            expected=f"distinct values, e.g. {example}",
+            fix="drop the repeat",
+        )
+    return numbers
 
 
 def parse_float_list(value: str | Iterable[object], what: str, example: str = "0,0.6,1.0") -> tuple[float, ...]:
@@ -305,14 +350,25 @@ _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _PREFIX |= {"ki": 1024.0, "mi": 1024.0**2, "gi": 1024.0**3, "ti": 1024.0**4, "pi": 1024.0**5}
 
 
-def parse_bytes(text: str | float | int, what: str = "a byte size", *, allow_zero: bool = False) -> float:
+#: the bytes a decode step of a served model reads (``predict --bytes-per-step``): 1 MB (below the smallest
+#: model served, tens of MB quantized) to 1 PB; outside, a typo: ``1e-300B`` printed a roofline of "inf tok/s".
+STEP_BYTES_BOUNDS = (1e6, 1e15)
+
+
+def parse_bytes(
+    text: str | float | int,
+    what: str = "a byte size",
+    *,
+    allow_zero: bool = False,
+    bounds: tuple[float, float] | None = None,
+) -> float:
     """``"17.61GB"`` -> 17.61e9, ``"1GiB"`` -> 1073741824.0, ``850`` -> 850.0 (bytes).
 
     ``what`` names the option in the error (``--draft-bytes``); ``allow_zero`` accepts 0 (an n-gram drafter reads
-    no draft weights).
+    no draft weights); ``bounds`` (low, high), e.g. :data:`STEP_BYTES_BOUNDS`, the sizes the option's meaning allows.
 
     Raises:
-        ConfigError: not a size, or not positive (zero allowed with ``allow_zero``).
+        ConfigError: not a size, not positive (zero allowed with ``allow_zero``), or outside ``bounds``.
     """
     value: float | None = None
     if isinstance(text, int | float) and not isinstance(text, bool):
@@ -330,6 +386,16 @@ def parse_bytes(text: str | float | int, what: str = "a byte size", *, allow_zer
             found=text,
             expected="a size such as 17.61GB, 850MB or 0.79GiB" + (" (0: nothing read)" if allow_zero else ""),
             fix=f"write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. {example}",
+        )
+    if bounds is not None and not (allow_zero and value == 0) and not bounds[0] <= value <= bounds[1]:
+        low, high = (
+            f"{b / 1e6:g}MB" if b < 1e9 else f"{b / 1e12:g}TB" if b < 1e15 else f"{b / 1e15:g}PB" for b in bounds
+        )
+        raise ConfigError(
+            f"{what} takes a size from {low} to {high}",
+            found=f"{text} ({value:g} bytes)",
+            expected=f"a size from {low} to {high}; {'below' if value < bounds[0] else 'above'} that it is a typo",
+            fix="check the number and its unit (B, KB, MB, GB, TB), e.g. 17.61GB",
         )
     return value
 

@@ -59,8 +59,8 @@ def test_sizes_bandwidths_rates_and_pairs() -> None:
 def test_every_duration_option_agrees(capsys) -> None:
     """advise --slo, bench --slo, bench's timeouts, serve --start-timeout and predict --overhead: one parser, one
     unit set, one refusal."""
-    code, out, _ = _run(["bench", "--slo", "ttft=2us", "--read-timeout", "2us", "--print-run-file"], capsys)
-    assert code == 0 and "read-timeout = 2e-06\n" in out and "ttft = 2e-06\n" in out
+    code, out, _ = _run(["bench", "--slo", "ttft=2us", "--read-timeout", "2ms", "--print-run-file"], capsys)
+    assert code == 0 and "read-timeout = 0.002\n" in out and "ttft = 2e-06\n" in out  # a timeout is >= 1ms
     code, _, err = _run(["advise", "--from-csv", CSV, "--mix", "prose=1", "--slo", "ttft=2us"], capsys)
     assert code == 0 and err == ""  # 2 microseconds: a valid (strict) SLO here too
     refusals = {

@@ -19,7 +19,9 @@ def test_names_parse_and_expand():
     assert split_k_name("draft-k4") == ("draft", 4)
     assert split_k_name("mtp2") == ("mtp2", None)
     assert split_k_name("draft-k0") == ("draft-k0", None)
-    assert parse_k_list("4, 1,2,1") == (1, 2, 4)
+    assert parse_k_list("4, 1,2") == (1, 2, 4)
+    with pytest.raises(ConfigError, match="gives k=1 twice"):  # refused, as a repeated rate or level is
+        parse_k_list("4, 1,2,1")
     assert expand_k(["base", "draft"], (1, 2), lambda n: n != "base") == ("base", "draft-k1", "draft-k2")
 
 

@@ -90,9 +90,18 @@ def parse_metrics_specs(specs: Iterable[str], configs: Sequence[str]) -> dict[st
     Raises:
         ConfigError: an entry is not ``NAME=URL`` with an http(s) URL, NAME is not a config, or a URL repeats.
     """
+    from specscope.targets.plan import url_problem
+
     out: dict[str, list[str]] = {}
     for spec in specs:
         name, url = _METRICS.split(spec, configs)
+        if (problem := url_problem(url)) is not None:  # http://h:99999 was refused at the first scrape as --server's
+            raise ConfigError(
+                "--metrics URL is not valid",
+                found=f"{url}: {problem}",
+                expected="NAME=URL with the replica's http(s)://HOST:PORT (port 1 to 65535)",
+                fix="e.g. --metrics base=http://127.0.0.1:8001",
+            )
         if url in out.setdefault(name, []):
             raise ConfigError(
                 "a --metrics URL repeats", found=spec, expected="each replica once", fix="drop the repeated entry"

@@ -30,6 +30,7 @@ from specscope.stats.server_spec import methods_of
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import min_effect_of
 from specscope.store import open_run
+from specscope.values import STEP_BYTES_BOUNDS
 
 __all__ = [
     "PredictInputs",
@@ -67,7 +68,7 @@ def predict_inputs(
     Raises:
         ConfigError: an unreadable size or bandwidth, or a checkpoint without readable tensors.
     """
-    target = parse_bytes(bytes_per_step, "--bytes-per-step") if bytes_per_step else None
+    target = parse_bytes(bytes_per_step, "--bytes-per-step", bounds=STEP_BYTES_BOUNDS) if bytes_per_step else None
     dbytes = parse_bytes(draft_bytes, "--draft-bytes", allow_zero=True) if draft_bytes else None  # 0: n-gram
     bw = parse_bandwidth(bandwidth) if bandwidth else None
     if checkpoint:

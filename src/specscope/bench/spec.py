@@ -36,6 +36,8 @@ from specscope.errors import ConfigError
 from specscope.stats.goodput import SLO_NAMES
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, min_effect_of
 from specscope.values import (
+    SLO_BOUNDS_S,
+    TIMEOUT_BOUNDS_S,
     csv_items,
     parse_duration_s,
     parse_float_list,
@@ -184,7 +186,7 @@ class Opt:
             items = csv_items(value, flag, "2k,8k") if isinstance(value, str) else list(value)
             return [parse_context(str(x)) for x in items]
         if kind == "duration":
-            return parse_duration_s(value, flag)
+            return parse_duration_s(value, flag, bounds=TIMEOUT_BOUNDS_S)  # every duration option is a timeout
         if kind == "fraction":
             return parse_fraction(value, flag, example="0.02")
         if kind == "width":
@@ -257,7 +259,7 @@ def _slo_in_force(o: BenchOptions) -> dict[str, float]:
 
 
 def _duration(what: str) -> Callable[[str], float]:
-    return lambda text: parse_duration_s(text, what)
+    return lambda text: parse_duration_s(text, what, bounds=SLO_BOUNDS_S)
 
 
 _PROFILES = tuple(PROFILES)

@@ -300,10 +300,21 @@ class HubSource:
 
 
 def parse_target(target: str) -> tuple[str, str | None]:
-    """Split ``org/name@revision`` into ``(org/name, revision)``; revision is None when absent."""
+    """Split ``org/name@revision`` into ``(org/name, revision)``; revision is None when absent.
+
+    Raises:
+        CheckpointError: an empty revision (``org/name@`` was read as ``org/name`` at the default revision).
+    """
     if "@" in target:
         repo, rev = target.rsplit("@", 1)
-        return repo, rev or None
+        if not rev.strip():
+            raise CheckpointError(
+                "the hub revision after '@' is empty",
+                found=target,
+                expected="org/name, or org/name@REVISION (a branch, tag or commit)",
+                fix=f"drop the '@' ({repo}) or give the revision, e.g. {repo}@main",
+            )
+        return repo, rev
     return target, None
 
 
@@ -385,6 +396,13 @@ def open_source(
             is not in the local cache.
     """
     text = str(target)
+    if not text.strip():  # Path("") is ".": an empty argument audited the current folder
+        raise CheckpointError(
+            "the checkpoint target is empty",
+            found=repr(text),
+            expected="a model folder, a .safetensors file, or a hub repo id org/name[@revision]",
+            fix="name the checkpoint, e.g. specscope audit ./my-model (use . for the current folder)",
+        )
     path = Path(text).expanduser()
     if path.is_dir():
         return LocalSource(path, follow_symlinks=follow_symlinks)

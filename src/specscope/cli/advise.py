@@ -38,11 +38,13 @@ def _slo(slo: str | None) -> SloTargets | None:
         ConfigError: not ``NAME=DURATION`` with names ``ttft`` / ``tpot``, or not a duration.
     """
     from specscope.stats.goodput import SLO_NAMES, SloTargets
-    from specscope.values import parse_duration_s, parse_pairs
+    from specscope.values import SLO_BOUNDS_S, parse_duration_s, parse_pairs
 
     if slo is None:
         return None
-    read = parse_pairs(slo, "--slo", "ttft=2s,tpot=50ms", lambda v: parse_duration_s(v, "--slo"), names=SLO_NAMES)
+    read = parse_pairs(
+        slo, "--slo", "ttft=2s,tpot=50ms", lambda v: parse_duration_s(v, "--slo", bounds=SLO_BOUNDS_S), names=SLO_NAMES
+    )
     return SloTargets.of(read)
 
 
@@ -72,7 +74,7 @@ def advise_cmd(
     from specscope.cli.report import emit_document
     from specscope.report.advice import advice_section, advise
     from specscope.report.document import Document
-    from specscope.report.headline import headline, unfinished
+    from specscope.report.headline import headline, nothing_measured, stopped_early, unfinished
     from specscope.stats.choices import Traffic
     from specscope.stats.groups import workloads_of
     from specscope.stats.level_mix import level_mix_input
@@ -90,7 +92,9 @@ def advise_cmd(
     times = (
         parse_level_mix(level_mix, sorted({c.concurrency for c in cells}), command) if level_mix is not None else None
     )
-    levels = None if max_concurrency is None else parse_int_list(max_concurrency, "--max-concurrency", "1,4")
+    levels = (
+        None if max_concurrency is None else parse_int_list(max_concurrency, "--max-concurrency", "1,4", distinct=True)
+    )
     if times is not None and levels is not None:
         outside = sorted(lv for lv, share in times.shares.items() if share > 0 and lv not in levels)
         if outside:
@@ -117,10 +121,12 @@ def advise_cmd(
         server_facts=facts,
         min_effect=min_effect_of(manifest, min_effect),
         command=command,
-        finished=manifest.get("finished") is not False,
+        finished=not stopped_early(manifest, [c.status for c in cells]),
     )
     first = unfinished(manifest, [c.status for c in cells], source)  # a run stopped early says so first, as report
-    doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict(), headline(adv.judgement, first))
+    failed = nothing_measured([(c.status, c.reasons) for c in cells])
+    lines = headline(adv.judgement, first, failed=failed)
+    doc = Document(f"specscope advise: {source}", [advice_section(adv)], adv.to_dict(), lines)
     code = emit_document(doc, fmt, out, None, width)  # html without -o: stdout (a run folder is read-only after bench)
     if code:  # a draft that is not accepted: exit 1, as report and counters
         raise typer.Exit(code)

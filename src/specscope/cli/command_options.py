@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from specscope.cli.options import MaybeNames, MaybePath, MaybeStr
+from specscope.config import MAX_MAX_TOKENS
 
 __all__ = [
     "AcceptanceConfigOption",
@@ -135,6 +136,7 @@ GateMaxTokensOption = Annotated[
         "--max-tokens",
         metavar="N",
         min=1,
+        max=MAX_MAX_TOKENS,  # as bench's: gate --max-tokens 1000000000000 was accepted
         help="max_tokens of each request (default: each gate's own; given: a cap on it).",
     ),
 ]
@@ -185,7 +187,9 @@ CompareOption = Annotated[
 # --- serve ---
 PrintOnlyOption = Annotated[bool, typer.Option("--print", help="Print the exact command and exit.")]
 DockerOption = Annotated[bool, typer.Option("--docker", help="Use the docker form (vllm/vllm-openai image).")]
-ServePortOption = Annotated[int, typer.Option("--port", metavar="PORT", help="Port on 127.0.0.1.")]
+# 1..65535: a TCP port (RFC 793: 16 bits), and a known one (serve waits on its /health), never 0 ("any free port");
+# serve RECIPE --print --port 70000 printed a command no server can bind
+ServePortOption = Annotated[int, typer.Option("--port", metavar="PORT", min=1, max=65535, help="Port on 127.0.0.1.")]
 ServeLogOption = Annotated[MaybePath, typer.Option("--log", help="Server log file (default ./vllm-RECIPE.log).")]
 ParseLogOption = Annotated[
     MaybePath, typer.Option("--parse-log", help="Print the facts of this server log (any engine).")

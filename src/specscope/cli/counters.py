@@ -313,7 +313,7 @@ def register(app: typer.Typer) -> None:
         Exit 0 ok; 1 an alarm (accepting nothing, low acceptance) or counters that contradict each other (more
         tokens accepted than drafted ...); 2 bad input."""
         from specscope.stats.counters_doc import counters_text
-        from specscope.values import parse_bytes, parse_duration_s
+        from specscope.values import TIMEOUT_BOUNDS_S, parse_bytes, parse_duration_s
 
         limit = parse_bytes(max_bytes, "--max-bytes")
         if limit < 1:  # int() made 0.5 a limit of 0 bytes, refused as "at most 0 bytes" for every file
@@ -323,7 +323,9 @@ def register(app: typer.Typer) -> None:
                 expected="a size of at least 1 byte, e.g. 8MiB",
                 fix="give --max-bytes a whole size, e.g. --max-bytes 8MiB",
             )
-        (b, b_start), (a, a_start) = _load_both(before, after, int(limit), parse_duration_s(timeout, "--timeout"))
+        (b, b_start), (a, a_start) = _load_both(
+            before, after, int(limit), parse_duration_s(timeout, "--timeout", bounds=TIMEOUT_BOUNDS_S)
+        )
         doc = counters_pair_doc(b, a, (before, after), (b_start, a_start))
         fmt, out = report_target(format, output, TEXT_JSON, reads=(before, after))
         emit(dumps_strict(doc, indent=2) if fmt == "json" else _drained_line(doc) + counters_text(doc), out)

@@ -94,6 +94,13 @@ def export_cmd(
             + (" (MLflow keeps the run in its tracking store, not in a file)" if to == "mlflow" else ""),
             fix=f"drop {wrong[0]}" + (", or pass --to profile -o FILE.json" if to == "mlflow" else ""),
         )
+    if tracking_uri is not None and not tracking_uri.strip():  # "" was taken as the default, ./mlruns
+        raise ConfigError(
+            "--tracking-uri is empty",
+            found=repr(tracking_uri),
+            expected="an MLflow tracking URI (http://HOST:PORT, file:///path) or a folder",
+            fix="name the tracking store, or leave --tracking-uri out for ./mlruns",
+        )
     if to == "profile":
         _profile(Path(run), output)
     else:

@@ -328,7 +328,6 @@ MeasuredOption = Annotated[
     typer.Option(
         "--measured",
         metavar="TOK/S",
-        min=0.0,
         help="Without RUN: a measured no-draft tok/s to set against the roofline.",
     ),
 ]

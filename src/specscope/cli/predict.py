@@ -159,7 +159,8 @@ def _holdout_lines(rows: list[Any]) -> list[str]:
 def _refuse_out_of_mode(run: Path | None, given: dict[str, object]) -> None:
     """Refuse, by name, an option the chosen mode does not read (never silently ignored): with RUN the
     run-less inputs (``--per-position``, ``--measured``, ``--lm-head-bytes``); without RUN the run's
-    (``--holdout``, ``--baseline``), and ``--lm-head-bytes`` without ``--per-position``; ``--measured`` <= 0.
+    (``--holdout``, ``--baseline``), and ``--lm-head-bytes`` without ``--per-position``; ``--measured``
+    <= 0, nan or inf.
 
     Raises:
         ConfigError: such an option is given.
@@ -167,9 +168,10 @@ def _refuse_out_of_mode(run: Path | None, given: dict[str, object]) -> None:
     from specscope.errors import ConfigError
 
     measured = given.get("--measured")
-    if isinstance(measured, float) and measured <= 0:
+    if isinstance(measured, float) and not 0 < measured < float("inf"):  # nan was refused as "should be >= 0"
+        odd = "" if measured <= 0 else f" ({measured:g} is not a number of tokens/s)"
         raise ConfigError(
-            "--measured must be > 0",
+            "--measured must be a finite number > 0" + odd,
             found=f"--measured {measured:g}",
             expected="a measured no-draft decode rate in tokens/s, > 0, e.g. --measured 12.5",
             fix="pass the no-draft tok/s you measured, or leave --measured out",
@@ -248,10 +250,14 @@ def predict_cmd(
         bytes_per_step=bytes_per_step, draft_bytes=draft_bytes, bandwidth=bandwidth, checkpoint=checkpoint, draft=draft
     )
     from specscope.bench.predict import published_calibration
-    from specscope.values import parse_duration_s
+    from specscope.values import OVERHEAD_BOUNDS_S, parse_duration_s
 
     fmt, out = report_target(format, output, TEXT_JSON, reads=(run, checkpoint, draft))
-    overhead_ms = None if overhead is None else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True)
+    overhead_ms = (
+        None
+        if overhead is None
+        else 1e3 * parse_duration_s(overhead, "--overhead", allow_zero=True, bounds=OVERHEAD_BOUNDS_S)
+    )
     cal = published_calibration(overhead_ms, fit_k, compare, runless=run is None and per_position is not None)
     if run is None and per_position is not None:
         from specscope.bench.predict import predict_from_published

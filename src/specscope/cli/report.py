@@ -154,6 +154,15 @@ def register(app: typer.Typer) -> None:
         not a run."""
         if not runs:
             raise ConfigError("no run folder given", expected="specscope report RUN", fix="name a run folder")
+        seen: dict[Path, Path] = {}
+        for r in runs:  # the same folder twice printed its tables twice: refused, as a repeated rate or level is
+            if (first := seen.setdefault(r.resolve(), r)) is not r:
+                raise ConfigError(
+                    "a run folder is given twice",
+                    found=f"{first} and {r}" if str(first) != str(r) else str(r),
+                    expected="each run folder once (report RUN [RUN ...]; advise takes one RUN)",
+                    fix="drop the repeat",
+                )
         from specscope.report.build import Judging
         from specscope.stats.choices import Traffic
         from specscope.stats.mix import parse_mix

@@ -224,9 +224,9 @@ def register(app: typer.Typer) -> None:
 
         Exit 0 ok; 1 the parsed log shows a failure (error severity); 2 bad input or a server that did not start."""
         from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
-        from specscope.values import parse_duration_s
+        from specscope.values import TIMEOUT_BOUNDS_S, parse_duration_s
 
-        start_timeout_s = parse_duration_s(start_timeout, "--start-timeout")
+        start_timeout_s = parse_duration_s(start_timeout, "--start-timeout", bounds=TIMEOUT_BOUNDS_S)
 
         _refuse_out_of_mode(
             parse_log,

@@ -423,7 +423,7 @@ async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | Non
             "nothing answered at the server URL",
             found=_what(exc, f"{url}: ", 300),
             expected="a running OpenAI-compatible server",
-            fix="start the server or correct --server (scheme, host and port)",
+            fix="start the server or correct its URL (--server, or --metrics for a replica: scheme, host, port)",
         ) from exc
     text = body.decode(resp.charset_encoding or "utf-8", errors="replace")
     piece = read_json_body(text)

@@ -20,7 +20,7 @@ from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.chart_data import run_charts
 from specscope.report.crash_trials import crash_trials_table, stable_levels
 from specscope.report.document import Column, Document, Section, Table, text_cell
-from specscope.report.headline import headline, no_comparison, unfinished
+from specscope.report.headline import headline, no_comparison, nothing_measured, stopped_early, unfinished
 from specscope.report.k_tables import k_table
 from specscope.report.rates import rate_table, side_by_side_note
 from specscope.report.server_facts import server_tables
@@ -175,7 +175,9 @@ def run_table(data: RunData) -> Table:
         progress = f"{cells_stored} cells stored"
     else:
         progress = f"{cells_stored} of {planned} cells" + (
-            "" if manifest.get("finished") else f" — INCOMPLETE: finish it with `specscope bench --resume {data.path}`"
+            ""
+            if not stopped_early(manifest, [c.status for c in data.cells])
+            else f" — INCOMPLETE: finish it with `specscope bench --resume {data.path}`"
         )
     if manifest.get("crashes"):
         progress += f"; sweeps stopped by a server crash: {', '.join(manifest['crashes'])}"
@@ -359,6 +361,7 @@ def build_document(
             rc.judgement,
             unfinished(r.manifest, [c.status for c in r.cells], str(r.path or r.name)),
             no_comparison(rc.baseline, [c.config for c in r.cells]),
+            nothing_measured([(c.status, c.reasons) for c in rc.cells]),
         )
     ]
     return Document(title, sections, raw[0] if len(raw) == 1 else {"runs": raw}, lines)

@@ -37,16 +37,30 @@ from specscope.stats.judgement import Judgement
 from specscope.stats.summary import MEASURED
 from specscope.stats.verdict import Comparison, verdict_text
 
-__all__ = ["headline", "no_comparison", "unfinished"]
+__all__ = ["headline", "no_comparison", "nothing_measured", "stopped_early", "unfinished"]
+
+
+def stopped_early(manifest: Mapping[str, Any], statuses: Sequence[str]) -> bool:
+    """Whether a run stopped before its last planned cell: its manifest's ``finished`` is false; or, where the
+    manifest has no ``finished`` (a bench older than the key, killed before it wrote it), fewer cells are measured
+    (``ok`` / ``degraded``) than its ``cells_total`` plans. A manifest with neither says nothing: not flagged."""
+    finished = manifest.get("finished")
+    if finished is not None:
+        return finished is False
+    planned = manifest.get("cells_total")
+    if not isinstance(planned, int) or isinstance(planned, bool):
+        return False
+    return sum(1 for s in statuses if s in MEASURED) < planned
 
 
 def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -> str | None:
-    """The headline's first line for a run whose manifest says it is not finished (``finished`` false), else None.
+    """The headline's first line for a run that stopped before its last planned cell (:func:`stopped_early`),
+    else None.
 
     ``statuses``: the stored cells' statuses; ``run``: the run folder as the user names it. Measured cells are the
     ``ok`` and ``degraded`` ones; the others stored (``failed``, ``server_crash``) are only measured again by
     ``--resume --retry-failed``, the never-stored ones by plain ``--resume``."""
-    if manifest.get("finished") is not False:
+    if not stopped_early(manifest, statuses):
         return None
     run = shlex.quote(run)  # a command the user can paste
     planned = manifest.get("cells_total")
@@ -63,6 +77,27 @@ def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -
         )
     other = f"the other {missing}" if missing else "the rest"
     return line + f"; `specscope bench --resume {run}` measures {other}"
+
+
+def nothing_measured(cells: Sequence[tuple[str, Sequence[str]]]) -> str | None:
+    """The headline's answer for a run none of whose cells was measured (every one ``failed`` or ``server_crash``),
+    else None: the cause, named, in place of "nothing is judged to beat the baseline: no comparison has a paired
+    round".
+
+    ``cells``: each stored cell's ``(status, reasons)``; the three reasons most cells share are named, each cell
+    counted once per reason."""
+    if not cells or any(status in MEASURED for status, _ in cells):
+        return None
+    statuses = Counter(status for status, _ in cells)
+    n = len(cells)
+    said = (
+        f"all {n} cells failed"
+        if set(statuses) == {"failed"}
+        else f"none of {n} cells was measured (" + ", ".join(f"{k} {s}" for s, k in statuses.most_common()) + ")"
+    )
+    reasons = Counter(r for _, own in cells for r in dict.fromkeys(own))
+    common = ", ".join(f"{r} in {k} cell{'s' if k != 1 else ''}" for r, k in reasons.most_common(3))
+    return f"nothing was measured: {said}" + (f"; the most common reasons: {common}" if common else "")
 
 
 def _figure(c: Comparison | MixComparison) -> str:
@@ -118,11 +153,14 @@ def _mix_line(j: Judgement) -> str:
     return f"pick for the mix {mix} vs {j.baseline}: " + "; ".join(parts)
 
 
-def headline(j: Judgement | None, first: str | None = None, why_none: str | None = None) -> list[str]:
+def headline(
+    j: Judgement | None, first: str | None = None, why_none: str | None = None, failed: str | None = None
+) -> list[str]:
     """The headline lines of a judged run (module docstring), after ``first`` (:func:`unfinished`) when given.
 
-    ``why_none``: the line said when the judgement has no picks (:func:`no_comparison`); None: no line then."""
-    lines = _judged(j)
+    ``why_none``: the line said when the judgement has no picks (:func:`no_comparison`); None: no line then.
+    ``failed``: :func:`nothing_measured`'s line, said instead of any judgement (there is nothing to judge)."""
+    lines = [failed] if failed is not None else _judged(j)
     if not lines and why_none is not None and (j is None or j.choices is None):
         lines = [why_none]
     return lines if first is None else [first, *lines]
