@@ -141,3 +141,22 @@ def test_debug_keeps_exit_2_for_bad_input_with_the_traceback(capsys, monkeypatch
     assert code == 2
     assert err.startswith("Traceback (most recent call last):\n")
     assert err.strip().splitlines()[-1].startswith("error: ")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["report", "--help"]])
+def test_a_reader_that_closes_stdout_ends_the_command_with_141_and_nothing_on_stderr(argv, tmp_path):
+    """`specscope report RUN | head -1` exited 1 (rich's broken-pipe handler: the code of a finding) with nothing said
+    (fresh-user finding, 2026-12-06). A closed stdout is 141, as for a tool ended by SIGPIPE, and stderr stays empty."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first byte, as `| head` after what it wanted
+    try:
+        res = subprocess.run(
+            [sys.executable, "-m", "specscope", *argv], stdout=write_end, stderr=subprocess.PIPE, timeout=60
+        )
+    finally:
+        os.close(write_end)
+    assert (res.returncode, res.stderr) == (141, b"")

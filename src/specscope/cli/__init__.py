@@ -7,7 +7,8 @@ error's code (2 by default). Set ``SPECSCOPE_DEBUG=1`` for the full traceback to
 Exit codes (:data:`EXIT_CODES_HELP`): 0 success; 1 the command ran and found a problem (audit errors, a failed
 gate, a draft that is not accepted: :data:`specscope.stats.alarms.PROBLEM_CODES`); 2 bad input or a target that
 could not be processed (usage errors too, as one line); 3 an internal error (one line naming a crash log that
-holds the traceback); 130 interrupted; 143 terminated (SIGTERM, handled like Ctrl-C).
+holds the traceback); 130 interrupted; 143 terminated (SIGTERM, handled like Ctrl-C); 141 stdout closed by its
+reader (| head).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 the command ran and found a problem (audit errors, a failed gate, a draft that is "
     "(almost) never accepted); "
     "2 bad input or a target that could not be processed; 3 internal error (a bug: one line names a crash log "
-    "with the traceback); 130 interrupted; 143 terminated (SIGTERM, handled like Ctrl-C)."
+    "with the traceback); 130 interrupted; 143 terminated (SIGTERM, handled like Ctrl-C); 141 stdout closed by its "
+    "reader (| head)."
 )
 
 app = typer.Typer(

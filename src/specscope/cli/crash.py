@@ -19,6 +19,7 @@ named ``specscope-crash-YYYYmmdd-HHMMSS-<pid>.log``.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import platform
@@ -57,6 +58,22 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 128 + signal.SIGTERM
+EXIT_OUTPUT_CLOSED = 128 + signal.SIGPIPE  # stdout's reader closed it (`specscope report RUN | head`): 141
+
+
+class OutputClosed(Exception):
+    """Raised where rich found stdout's reader gone (``| head`` read what it wanted); ends the command with
+    :data:`EXIT_OUTPUT_CLOSED` and nothing on stderr, as a tool killed by SIGPIPE would (rich's own handler exits 1,
+    the code of a finding)."""
+
+
+def _output_closed(_console: object) -> None:
+    """``rich.console.Console.on_broken_pipe`` while a command runs: stdout goes to /dev/null (so the interpreter's
+    last flush cannot fail again) and :class:`OutputClosed` ends the command."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+    raise OutputClosed
 
 
 class Terminated(KeyboardInterrupt):
@@ -190,6 +207,17 @@ def _traceback(exc: BaseException) -> None:
     sys.stderr.flush()
 
 
+def _stdout_gone() -> bool:
+    """Whether stdout's reader closed it (a flush fails with EPIPE); stdout then goes to /dev/null."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        with contextlib.suppress(OutputClosed):
+            _output_closed(None)
+        return True
+    return False
+
+
 def run_guarded(call: Callable[[], object], *, debug: bool = False, argv: list[str] | None = None) -> int:
     """Run ``call`` (the click app in non-standalone mode) and return the exit code for its outcome.
 
@@ -198,8 +226,15 @@ def run_guarded(call: Callable[[], object], *, debug: bool = False, argv: list[s
     Everything the command prints goes through :func:`specscope.textsafe.safe_output` (secrets masked, control
     characters escaped).
     """
+    import rich.console
+
     with safe_output(), _sigterm_as_interrupt():
-        return _run(call, debug=debug, argv=argv)
+        rich_handler = rich.console.Console.on_broken_pipe
+        rich.console.Console.on_broken_pipe = _output_closed  # type: ignore[method-assign,assignment]
+        try:
+            return _run(call, debug=debug, argv=argv)
+        finally:
+            rich.console.Console.on_broken_pipe = rich_handler  # type: ignore[method-assign]
 
 
 def _raise_terminated(_signum: int, _frame: object) -> None:
@@ -233,6 +268,14 @@ def _run(call: Callable[[], object], *, debug: bool, argv: list[str] | None) -> 
         if debug:
             _traceback(exc)
         return _usage_error(exc, argv)
+    except OutputClosed:  # the reader of stdout is gone: nothing left to say, nowhere to say it
+        return EXIT_OUTPUT_CLOSED
+    except BrokenPipeError as exc:  # a plain write to stdout (not through rich) whose reader is gone; else a bug
+        if _stdout_gone():
+            return EXIT_OUTPUT_CLOSED
+        if debug:
+            _traceback(exc)
+        return _internal_error(exc, argv)
     except Terminated:
         click.secho("interrupted (SIGTERM)", err=True)
         return EXIT_TERMINATED
