@@ -102,7 +102,8 @@ def _not_engaged_alarm(a: JudgedAlarm, axis: LevelAxis) -> Alarm:
     who = a.config if method == a.config else f"{a.config} ({method})"  # the config, never its method alone
     found = (
         f"{who} reported 0 drafts in every cell on {a.workload} at {axis.labels(list(a.levels))}: it did not "
-        "speculate, so its speed there is the target's alone"
+        "speculate, so any difference from the baseline there is not speculation's gain or loss (the drafter's search "
+        "that found nothing, and noise: its comparison says which)"
     )
     cause = "the drafter found nothing to propose on this traffic, or speculation is not on"
     return Alarm("NOT_ENGAGED", a.config, a.workload, found, cause, (_would_draft(method),))
