@@ -40,6 +40,10 @@ def test_the_profile_validates_and_equals_the_report(tmp_path, capsys, monkeypat
     # k: the file states none, so the profile's 3 is the positions measured, said beside it (predict: "k unknown")
     assert entry["k_from"] == "positions measured"
     assert "acceptance_rate" not in profile
+    # the model the file names (vllm bench serve's model_id) is the profile's target; no draft named, none given
+    # (it said null beside a run that knew its model: fresh-user finding, 2026-12-06)
+    assert profile["target_model"] == {"id": "HuggingFaceTB/SmolLM2-135M-Instruct"}
+    assert profile["draft_checkpoint"] is None
 
 
 def test_a_run_without_per_position_acceptance_is_refused(tmp_path, capsys, monkeypatch):

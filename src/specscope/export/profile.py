@@ -35,7 +35,7 @@ from specscope.report.build import RunData, run_cells_of
 from specscope.stats.acceptance import AcceptanceView, acceptance_view, pooled_acceptance
 from specscope.stats.acceptance_dist import accepted_length_histogram
 from specscope.stats.groups import usable
-from specscope.stats.server_spec import methods_of, run_k
+from specscope.stats.server_spec import methods_of, run_k, served_model
 from specscope.stats.summary import CellSummary
 
 __all__ = ["SCHEMA_VERSION", "SCHEMA_SOURCE", "Profile", "run_profiles"]
@@ -213,6 +213,17 @@ def run_profiles(data: RunData) -> list[Profile]:
     return out
 
 
+def _described(name: str | None) -> dict[str, str] | None:
+    """The schema's ``target_model`` / ``draft_checkpoint``: ``build_profile`` takes "dicts describing what was
+    measured" and leaves their keys to its caller; its ``checkpoint_id`` keeps a path's last two components
+    (``org/model``) so a published profile carries no local layout. So: ``{"id": org/model}``, None when the server
+    did not say."""
+    if not name:
+        return None
+    parts = [p for p in name.replace("\\", "/").split("/") if p]
+    return {"id": "/".join(parts[-2:])} if parts else None
+
+
 def _profile(
     data: RunData,
     load: str,
@@ -226,6 +237,9 @@ def _profile(
     method = methods.get(config)
     k, k_from = _k(config, data.server_facts.get(config) or {}, cells, len(view.unconditional))
     body = _body(view, pos, k, method)
+    facts = data.server_facts.get(config) or {}
+    body["target_model"] = _described(served_model(facts))  # what the server said it served; None: it did not say
+    body["draft_checkpoint"] = _described(served_model(facts, "draft"))
     opts = data.manifest.get("options") or {}
     body["measurement_conditions"] = {
         "producer": "specscope",

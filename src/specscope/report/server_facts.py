@@ -17,7 +17,7 @@ from typing import Any
 
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
-from specscope.stats.server_spec import spec_k, spec_method
+from specscope.stats.server_spec import served_model, spec_k, spec_method
 
 __all__ = ["server_tables", "facts_table", "spec_method", "spec_k"]
 
@@ -114,10 +114,7 @@ def _drafts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
 
 
 def _model_name(f: Mapping[str, Any]) -> str:
-    model = f.get("model")
-    if isinstance(model, Mapping):
-        return str(model.get("name") or units.DASH)
-    return str(model) if model else units.DASH
+    return served_model(f) or units.DASH
 
 
 def facts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:

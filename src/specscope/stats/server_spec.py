@@ -23,6 +23,7 @@ __all__ = [
     "speculative_method",
     "method_from_name",
     "methods_of",
+    "served_model",
 ]
 
 #: method names that mean "no speculation" (the recipes' ``method = "base"``).
@@ -105,3 +106,14 @@ def draft_passes_per_step(facts: Mapping[str, Any]) -> float:
     mirrors the verify batch in a pass of its own; 0 when no adapter says: n-gram drafting reads no weights, and
     vLLM's MTP head consumes the verified tokens in its first drafting pass)."""
     return server_spec(facts).draft_passes_per_step
+
+
+def served_model(facts: Mapping[str, Any], key: str = "model") -> str | None:
+    """The model a server said it served (``key`` "model"; "draft" for the draft model it loaded): the name of the
+    embedded engine's ``{"name", "path", ...}`` record, or the id an OpenAI-compatible server gave (a string); None
+    when the facts do not say."""
+    model = facts.get(key)
+    if isinstance(model, Mapping):
+        name = model.get("name")
+        return str(name) if name else None
+    return str(model) if model else None
