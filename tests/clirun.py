@@ -29,6 +29,13 @@ def cli(argv: list[str], capsys, monkeypatch, tmp_path: Path) -> tuple[int, str,
     return code, out.out, out.err
 
 
+def one_error(err: str) -> str:
+    """The one ``error:`` line of a command's stderr (the CLI's contract: errors are one line), asserted single."""
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
 def vllm_import_run(tmp_path: Path, capsys, monkeypatch) -> Path:
     """A run of configs base and mtp imported from tests/data/imports' vLLM result files (two repeats each)."""
     from paths import DATA

@@ -12,16 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from clirun import cli
+from clirun import cli, one_error
 from paths import DATA
 
 IMPORTS = DATA / "imports"
-
-
-def _one_error(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def test_an_import_file_that_is_one_integer_of_100000_digits_is_refused(tmp_path, capsys, monkeypatch):
@@ -30,7 +24,7 @@ def test_an_import_file_that_is_one_integer_of_100000_digits_is_refused(tmp_path
     path.write_text("9" * 100_000)
     code, _, err = cli(["import", path, "--config", "x", "--out", tmp_path / "run"], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert "is not a result file" in _one_error(err) and "digits" in err
+    assert "is not a result file" in one_error(err) and "digits" in err
     assert not (tmp_path / "run").exists()
 
 
@@ -39,7 +33,7 @@ def test_an_import_jsonl_line_with_an_integer_of_100000_digits_is_refused(tmp_pa
     path.write_text('{"a": 1}\n{"a": ' + "9" * 100_000 + "}\n")
     code, _, err = cli(["import", path, "--config", "x", "--out", tmp_path / "run"], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert "line 2" in _one_error(err)
+    assert "line 2" in one_error(err)
 
 
 def _imported_run(tmp_path: Path, capsys, monkeypatch) -> Path:
@@ -113,7 +107,7 @@ def test_an_imports_entry_whose_not_recorded_is_a_number_is_refused_naming_it(tm
     (run / "manifest.json").write_text(json.dumps(manifest))
     code, _, err = cli(["report", run], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert "imports.0.not_recorded" in _one_error(err)
+    assert "imports.0.not_recorded" in one_error(err)
 
 
 def test_import_into_a_run_whose_wal_is_a_fifo_is_refused_and_the_run_is_unchanged(tmp_path, capsys, monkeypatch):
@@ -124,7 +118,7 @@ def test_import_into_a_run_whose_wal_is_a_fifo_is_refused_and_the_run_is_unchang
     new = IMPORTS / "aiperf_spec_r0.json"
     code, _, err = cli(["import", new, "--config", "eagle", "--out", run], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert "run.sqlite-wal is not a regular file" in _one_error(err)
+    assert "run.sqlite-wal is not a regular file" in one_error(err)
     assert ((run / "run.sqlite").read_bytes(), (run / "manifest.json").read_bytes()) == before
 
 
@@ -134,7 +128,7 @@ def test_import_out_that_is_a_file_is_refused_and_the_file_is_kept(tmp_path, cap
     new = IMPORTS / "aiperf_spec_r0.json"
     code, _, err = cli(["import", new, "--config", "eagle", "--out", out], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert "a file" in _one_error(err) and "fix:" in err
+    assert "a file" in one_error(err) and "fix:" in err
     assert out.read_text() == "mine\n"
 
 
@@ -157,7 +151,7 @@ def test_a_toml_file_nested_too_deep_or_with_a_huge_integer_is_not_toml(command,
     argv = [a.format(f=path) for a in TOML_COMMANDS[command]]
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert str(path) in _one_error(err) and "TOML" in err
+    assert str(path) in one_error(err) and "TOML" in err
 
 
 @pytest.mark.parametrize("rates", [1e308, 5, "x", {"a": 1}])
@@ -169,7 +163,7 @@ def test_a_manifest_whose_rates_is_not_a_list_is_refused_naming_rates(rates, tmp
     (run / "manifest.json").write_text(json.dumps(manifest))
     code, _, err = cli(["report", run], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert "rates" in _one_error(err)
+    assert "rates" in one_error(err)
 
 
 @pytest.mark.parametrize(
@@ -184,7 +178,7 @@ def test_a_manifest_whose_rates_is_not_a_list_is_refused_naming_rates(rates, tmp
 def test_a_server_url_no_connection_can_use_is_refused_before_any_request(command, url, tmp_path, capsys, monkeypatch):
     code, _, err = cli([command, "--server", f"base={url}", "--out", tmp_path / "out"], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert _one_error(err).startswith("error: --server URL is not valid")
+    assert one_error(err).startswith("error: --server URL is not valid")
     assert "pw@" not in err
 
 
@@ -212,7 +206,7 @@ def test_a_trace_with_a_number_python_cannot_convert_is_refused_naming_its_line(
     argv = ["bench", "--server", "base=http://127.0.0.1:9", "--trace", path, "--out", tmp_path / "out"]
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert f"{path}:2" in _one_error(err) or f"{path}:1" in err
+    assert f"{path}:2" in one_error(err) or f"{path}:1" in err
 
 
 def test_a_gzip_of_bare_newlines_is_refused_by_its_line_count_before_any_list_is_built(tmp_path, monkeypatch):

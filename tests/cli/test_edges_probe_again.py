@@ -12,15 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from clirun import cli
+from clirun import cli, one_error
 from paths import DATA
 from quickrun import make_quick_run
-
-
-def _one_error(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +33,7 @@ def quick(tmp_path_factory) -> Path:
 def test_shares_whose_sum_is_past_a_float_are_refused(argv, quick, tmp_path, capsys, monkeypatch):
     code, _, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
     assert code == 2
-    line = _one_error(err)
+    line = one_error(err)
     assert "shares sum past the largest number" in line and "found: " in line and "fix: " in line
 
 
@@ -93,7 +87,7 @@ def test_an_output_over_or_inside_what_the_command_reads_is_refused_and_the_sour
     before = _snapshot(paths[source])
     code, out, err = cli([a.format(**paths) for a in argv], capsys, monkeypatch, tmp_path)
     assert code == 2, out
-    line = _one_error(err)
+    line = one_error(err)
     assert line.startswith("error: --output would write into what this command reads") and str(paths[source]) in line
     assert _snapshot(paths[source]) == before
 
@@ -112,7 +106,7 @@ def test_an_output_over_or_inside_what_the_command_reads_is_refused_and_the_sour
 def test_an_empty_option_value_is_refused_not_read_as_not_given(argv, says, quick, tmp_path, capsys, monkeypatch):
     code, _, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert _one_error(err).startswith(says)
+    assert one_error(err).startswith(says)
 
 
 def test_a_csv_of_100000_unread_columns_is_read_once_and_its_note_names_twenty(tmp_path, capsys, monkeypatch):
@@ -140,7 +134,7 @@ def test_a_recipes_file_that_cannot_be_read_is_refused_saying_why(make, found, t
     make(path)
     code, _, err = cli(["serve", "--recipes", path, "--list"], capsys, monkeypatch, tmp_path)
     assert code == 2
-    line = _one_error(err)
+    line = one_error(err)
     assert line.startswith("error: cannot read the recipe file") and f"{path}: {found}" in line
 
 
@@ -156,7 +150,7 @@ def test_serve_plan_is_read_by_the_one_name_value_parser(plan, says, tmp_path, c
     log = DATA / "fixtures" / "vllm_cpu_0.32.0_smollm2_base.log"
     code, _, err = cli(["serve", "--parse-log", log, "--plan", plan], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert _one_error(err).startswith(says)
+    assert one_error(err).startswith(says)
 
 
 def test_export_to_a_tracking_server_that_does_not_answer_is_refused_after_one_try(
@@ -173,7 +167,7 @@ def test_export_to_a_tracking_server_that_does_not_answer_is_refused_after_one_t
         uri = f"http://127.0.0.1:{s.getsockname()[1]}"
         code, _, err = cli(["export", quick, "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
     assert code == 2
-    line = _one_error(err)
+    line = one_error(err)
     assert line.startswith("error: the MLflow tracking server did not answer") and uri in line
 
 
@@ -185,11 +179,11 @@ def test_a_hashes_file_that_is_a_fifo_is_named_as_one_not_as_missing(tmp_path, c
     os.mkfifo(fifo)
     code, _, err = cli(["audit", tmp_path / "ck", "--hashes-file", fifo], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert f"found: {fifo}: not a regular file (a FIFO, a device or a socket);" in _one_error(err)
+    assert f"found: {fifo}: not a regular file (a FIFO, a device or a socket);" in one_error(err)
 
 
 def test_counters_max_bytes_below_one_byte_is_refused_as_the_option_not_as_the_file(tmp_path, capsys, monkeypatch):
     before, after = (DATA / "counters" / f"{n}.prom" for n in ("llamacpp_before_no_per_pos", "llamacpp_after"))
     code, _, err = cli(["counters", before, after, "--max-bytes", "0.5"], capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert _one_error(err).startswith("error: --max-bytes is less than one byte; found: 0.5;")
+    assert one_error(err).startswith("error: --max-bytes is less than one byte; found: 0.5;")

@@ -9,14 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from clirun import cli
+from clirun import cli, one_error
 from quickrun import make_quick_run
-
-
-def _one_error(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +35,7 @@ def quick(tmp_path_factory) -> Path:
 def test_durations_outside_their_meaning_are_refused(argv, option, bound, quick, tmp_path, capsys, monkeypatch):
     code, out, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
     assert code == 2, err
-    line = _one_error(err)
+    line = one_error(err)
     assert option in line and "takes a duration from" in line and bound in line, err
     assert "typo" in err and "nearest allowed" in err
 
@@ -68,7 +62,7 @@ def test_durations_inside_their_bounds_are_read(quick, tmp_path, capsys, monkeyp
 )
 def test_concurrency_levels_are_bounded_and_never_silently_deduplicated(value, words, tmp_path, capsys, monkeypatch):
     code, _, err = cli(["bench", "--max-concurrency", value, "--dry-run"], capsys, monkeypatch, tmp_path)
-    assert code == 2 and "--max-concurrency" in _one_error(err), err
+    assert code == 2 and "--max-concurrency" in one_error(err), err
     assert all(w in err for w in words), err
 
 
@@ -82,7 +76,7 @@ def test_the_level_bound_is_the_clients_connection_limit() -> None:
 def test_a_bad_metrics_url_is_refused_naming_metrics(tmp_path, capsys, monkeypatch):
     argv = ["bench", "--server", "server=http://127.0.0.1:8000", "--metrics", "server=http://127.0.0.1:99999"]
     code, _, err = cli([*argv, "--dry-run"], capsys, monkeypatch, tmp_path)
-    line = _one_error(err)
+    line = one_error(err)
     assert code == 2 and "--metrics URL is not valid" in line and "99999" in line and "--metrics base=" in line, err
 
 
@@ -109,7 +103,7 @@ def test_an_unreachable_metrics_url_names_metrics_in_its_fix() -> None:
 @pytest.mark.parametrize("second", ["{run}", "{run}/", "{run}/../run"])
 def test_a_run_given_twice_to_report_is_refused(second, quick, tmp_path, capsys, monkeypatch):
     code, out, err = cli(["report", quick, second.format(run=quick)], capsys, monkeypatch, tmp_path)
-    assert code == 2 and "a run folder is given twice" in _one_error(err) and "drop the repeat" in err, err
+    assert code == 2 and "a run folder is given twice" in one_error(err) and "drop the repeat" in err, err
     assert out == ""
 
 
@@ -131,14 +125,14 @@ def test_an_empty_audit_target_or_revision_is_refused_by_name(argv, words, tmp_p
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # never the network
     monkeypatch.chdir(tmp_path / "ck")  # where "" used to be read as "."
     code, out, err = cli([a.format(ck=tmp_path / "ck") for a in argv], capsys, monkeypatch, tmp_path)
-    assert code == 2 and words in _one_error(err), err
+    assert code == 2 and words in one_error(err), err
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
 def test_a_measured_rate_that_is_not_one_is_named(value, tmp_path, capsys, monkeypatch):
     argv = ["predict", f"--measured={value}", "--bytes-per-step", "17GB", "--bandwidth", "1TB/s"]
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
-    line = _one_error(err)
+    line = one_error(err)
     assert code == 2 and "--measured must be a finite number > 0" in line and f"found: --measured {value}" in line
     assert "should be >= 0" not in err and "greater than or equal" not in err
     assert (f"({value} is not a number of tokens/s)" in line) == (value in ("nan", "inf"))
@@ -193,13 +187,13 @@ def test_a_whole_run_without_its_finished_key_is_not_flagged(tmp_path, capsys, m
 )
 def test_a_repeated_level_or_k_is_refused_as_a_repeated_rate_is(argv, words, quick, tmp_path, capsys, monkeypatch):
     code, _, err = cli([a.format(run=quick) for a in argv], capsys, monkeypatch, tmp_path)
-    assert code == 2 and words in _one_error(err) and "drop the repeat" in err, err
+    assert code == 2 and words in one_error(err) and "drop the repeat" in err, err
 
 
 @pytest.mark.parametrize("value", ["nan", "inf"])
 def test_a_temperature_that_is_not_a_number_is_named(value, tmp_path, capsys, monkeypatch):
     code, _, err = cli(["bench", "--temperature", value, "--dry-run"], capsys, monkeypatch, tmp_path)
-    line = _one_error(err)
+    line = one_error(err)
     assert code == 2 and f"expected: a finite number (not {value}), a value <= 2" in line, err
 
 
@@ -207,25 +201,25 @@ def test_a_temperature_that_is_not_a_number_is_named(value, tmp_path, capsys, mo
 def test_bytes_per_step_outside_a_models_sizes_is_refused(value, side, tmp_path, capsys, monkeypatch):
     # 1e-300B printed "roofline inf tok/s"
     code, out, err = cli(["predict", "--bytes-per-step", value, "--bandwidth", "1TB/s"], capsys, monkeypatch, tmp_path)
-    line = _one_error(err)
+    line = one_error(err)
     assert code == 2 and "--bytes-per-step takes a size from 1MB to 1PB" in line and f"{side} that it is a typo" in line
 
 
 @pytest.mark.parametrize(("value", "fix"), [("70000", "65535 or less"), ("-5", "1 or more"), ("0", "1 or more")])
 def test_serve_refuses_a_port_no_server_can_bind(value, fix, tmp_path, capsys, monkeypatch):
     code, out, err = cli(["serve", "mtp2", "--print", "--port", value], capsys, monkeypatch, tmp_path)
-    assert code == 2 and "--port" in _one_error(err) and f"give --port {fix}" in err and out == "", err
+    assert code == 2 and "--port" in one_error(err) and f"give --port {fix}" in err and out == "", err
 
 
 def test_gate_bounds_max_tokens_as_bench_does(tmp_path, capsys, monkeypatch):
     argv = ["gate", "--server", "http://127.0.0.1:9", "--max-tokens", "1000000000000", "--out", tmp_path / "o"]
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
-    assert code == 2 and "--max-tokens" in _one_error(err) and "give --max-tokens 1000000 or less" in err, err
+    assert code == 2 and "--max-tokens" in one_error(err) and "give --max-tokens 1000000 or less" in err, err
     assert not (tmp_path / "o").exists()
 
 
 def test_an_empty_tracking_uri_is_refused_not_read_as_the_default(quick, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, err = cli(["export", quick, "--tracking-uri", ""], capsys, monkeypatch, tmp_path)
-    assert code == 2 and "--tracking-uri is empty" in _one_error(err), err
+    assert code == 2 and "--tracking-uri is empty" in one_error(err), err
     assert not (tmp_path / "mlruns").exists()
