@@ -39,3 +39,11 @@ def test_resume_accepts_the_runs_own_baseline(finished_run, tmp_path, capsys, mo
     code, out, err = cli(["bench", "--resume", finished_run, "--baseline", "base"], capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert "differ" not in err and "ngram" in out
+
+
+def test_resuming_a_finished_run_says_nothing_was_left_to_run(finished_run, tmp_path, capsys, monkeypatch):
+    """`bench --resume RUN` on a finished run reprinted the report with exit 0 and no word that nothing ran
+    (fresh-user finding, 2026-12-06). It now says so on stderr before the report: 8 of the 8 planned cells."""
+    code, _out, err = cli(["bench", "--resume", finished_run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "nothing to run: 8 of 8 planned cells are measured\n" in err, err

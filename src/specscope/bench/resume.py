@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +64,8 @@ class RunControls:
         record: what a new run's manifest records as ``run_options`` (the given options with the spec's defaults,
             :func:`specscope.bench.setup.bench_setup`); None: a run made from the library, with no command line.
         spec: the option spec ``given`` was read with (what the resume check compares).
+        on_note: called with a line the user should see before the cells (e.g. a resumed run with nothing left to
+            measure); None: not said.
     """
 
     client: ClientSettings | None = None
@@ -72,6 +74,7 @@ class RunControls:
     on_start: Callable[[Path], None] | None = None
     record: Mapping[str, Any] | None = None
     spec: tuple[Opt, ...] = BENCH_SPEC
+    on_note: Callable[[str], None] | None = None
 
 
 def refuse_imported(manifest: Mapping[str, Any], run: Path) -> None:
@@ -295,6 +298,21 @@ def _show(value: Any) -> str:
 def cells_to_skip(summaries: Iterable[CellSummary], retry_failed: bool) -> set[CellKey]:
     """The stored cells a resumed run does not measure again: all of them, or (``retry_failed``) the measured ones."""
     return {_key(s) for s in summaries if not retry_failed or s.status not in RETRIED}
+
+
+def nothing_left_line(plan: Sequence[CellKey], summaries: Iterable[CellSummary], retry_failed: bool) -> str | None:
+    """What a resumed run whose every planned cell is stored says before reporting (a finished run resumed printed
+    its report with no word that nothing ran): the measured count, and the failed cells ``--retry-failed`` would
+    measure again; None when a planned cell is left to measure."""
+    stored = list(summaries)
+    done = cells_to_skip(stored, retry_failed)
+    if any(k not in done for k in plan):
+        return None
+    planned = set(plan)
+    measured = sum(1 for s in stored if _key(s) in planned and s.status in MEASURED)
+    failed = sum(1 for s in stored if _key(s) in planned and s.status in RETRIED)
+    retry = f"; {failed} failed: --retry-failed measures them again" if failed else ""
+    return f"nothing to run: {measured} of {len(plan)} planned cells are measured{retry}"
 
 
 def is_finished(plan: Iterable[CellKey], summaries: Iterable[CellSummary]) -> bool:

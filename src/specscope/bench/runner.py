@@ -50,6 +50,7 @@ from specscope.bench.resume import (
     cells_to_skip,
     check_resume_options,
     is_finished,
+    nothing_left_line,
     refuse_imported,
     resumed_client,
     resumed_servers,
@@ -163,6 +164,7 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
     plan = plan_cells(options, design)
     stored = summarize_run(run)
     done = cells_to_skip(stored, controls.retry_failed)
+    _say_if_nothing_left(controls, plan, stored, resume is not None and not options.target_ci)
     _mark_started(run, plan, stored, controls.retry_failed)
     tally = Tally(
         on_cell,
@@ -192,6 +194,16 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
         run.update_manifest(finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
         run.close()
     return run.path
+
+
+def _say_if_nothing_left(
+    controls: RunControls, plan: list[CellKey], stored: list[CellSummary], resumed_fixed: bool
+) -> None:
+    """A resumed run of a fixed matrix (adaptive rounds may add cells) with no planned cell left to measure says so
+    before its report (:func:`specscope.bench.resume.nothing_left_line`)."""
+    left = nothing_left_line(plan, stored, controls.retry_failed) if resumed_fixed else None
+    if left is not None and controls.on_note is not None:
+        controls.on_note(left)
 
 
 def _mark_started(run: Run, plan: list[CellKey], stored: list[CellSummary], retry_failed: bool) -> None:

@@ -190,7 +190,11 @@ def _bench(raw: dict[str, Any], spec: tuple[Opt, ...]) -> None:
             for line in rows_notice(setup.options):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
 
-    controls = dataclasses.replace(setup.controls, on_start=started)
+    controls = dataclasses.replace(
+        setup.controls,
+        on_start=started,
+        on_note=lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True),
+    )
     from specscope.cli.progress import progress
 
     draft_cache = Path(values["draft_cache"]) if values.get("draft_cache") else None
