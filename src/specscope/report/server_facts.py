@@ -109,7 +109,9 @@ def _drafts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
         "Draft models (embedded engine)",
         [Column("config"), Column("type"), Column("size", "MiB"), Column("cost per token", "s")],
         rows,
-        "Derived once from the target by re-quantization; cost measured running the draft alone.",
+        "Derived once from the target by re-quantization; cost measured running the draft alone (s per token it "
+        "drafts by itself, when derived; a verify step costs more: `specscope predict RUN`'s overhead per drafted "
+        "token also carries the target's wider verify batch).",
     )
 
 
