@@ -19,7 +19,6 @@ named ``specscope-crash-YYYYmmdd-HHMMSS-<pid>.log``.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import os
 import platform
@@ -67,12 +66,21 @@ class OutputClosed(Exception):
     the code of a finding)."""
 
 
-def _output_closed(_console: object) -> None:
-    """``rich.console.Console.on_broken_pipe`` while a command runs: stdout goes to /dev/null (so the interpreter's
-    last flush cannot fail again) and :class:`OutputClosed` ends the command."""
+def _stdout_to_devnull() -> None:
+    """Point the process's stdout at /dev/null, so the interpreter's last flush cannot fail on a closed pipe again."""
     devnull = os.open(os.devnull, os.O_WRONLY)
-    with contextlib.suppress(OSError, ValueError):
+    try:
         os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+
+
+def _output_closed(_console: object) -> None:
+    """``rich.console.Console.on_broken_pipe`` while a command runs: stdout goes to /dev/null and
+    :class:`OutputClosed` ends the command."""
+    _stdout_to_devnull()
     raise OutputClosed
 
 
@@ -212,8 +220,7 @@ def _stdout_gone() -> bool:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
-        with contextlib.suppress(OutputClosed):
-            _output_closed(None)
+        _stdout_to_devnull()
         return True
     return False
 
