@@ -23,7 +23,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -131,21 +131,12 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
     files = files or EngineFiles()
     controls = controls or RunControls()
     if resume is not None:
+        with closing(open_run(resume)) as looked:  # refusals first, read-only: a refused resume writes nothing
+            _resume_choices(looked, resume, controls, servers)
         run = open_run(resume, writable=True)  # locked until the run ends: a second writer is refused
-        if run.manifest.get("kind") != "bench":
-            run.close()
-            raise StoreError(f"{resume} is not a bench run", found=run.manifest.get("kind"), expected="bench")
         try:
             run.ensure_writable()
-        except StoreError:
-            run.close()
-            raise
-        try:
-            refuse_imported(run.manifest, resume)
-            options = stored_bench_options(run.manifest, run.path / "manifest.json")
-            check_resume_options(run.manifest, controls.given, resume, controls.spec)
-            controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls))
-            servers = resumed_servers(run.manifest.get("external_servers"), servers, resume)
+            options, controls, servers = _resume_choices(run, resume, controls, servers)
         except SpecscopeError:
             run.close()
             raise
@@ -194,6 +185,24 @@ def run_bench(  # noqa: PLR0913 - the one library entry point behind `specscope 
         run.update_manifest(finished=finished, cells_done=len(run.done_keys()), cells_total=len(plan))
         run.close()
     return run.path
+
+
+def _resume_choices(
+    run: Run, resume: Path, controls: RunControls, servers: dict[str, str] | None
+) -> tuple[BenchOptions, RunControls, dict[str, str] | None]:
+    """What a resume of ``run`` goes on with: its stored matrix, the client settings and the servers, after the
+    refusals (not a bench run, an imported run, options that contradict the stored ones, servers that differ).
+
+    Raises:
+        StoreError / ConfigError: the resume is refused (:func:`check_resume_options`, :func:`resumed_servers`).
+    """
+    if run.manifest.get("kind") != "bench":
+        raise StoreError(f"{resume} is not a bench run", found=run.manifest.get("kind"), expected="bench")
+    refuse_imported(run.manifest, resume)
+    options = stored_bench_options(run.manifest, run.path / "manifest.json")
+    check_resume_options(run.manifest, controls.given, resume, controls.spec)
+    controls = replace(controls, client=resumed_client(run.manifest.get("client") or {}, controls))
+    return options, controls, resumed_servers(run.manifest.get("external_servers"), servers, resume)
 
 
 def _say_if_nothing_left(
