@@ -5,7 +5,6 @@ the ``--api-key`` placeholder masked as a secret, the A/A control given a draft 
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from pathlib import Path
 
@@ -90,7 +89,6 @@ def _error(argv: list[object], capsys, monkeypatch, tmp_path: Path) -> str:
 @pytest.mark.parametrize(
     "extra",
     [
-        [],
         ["--level-mix", "1=0.6,4=0.4"],
         ["--level-mix", "0=1"],
         ["--mix", "prose=1", "--max-concurrency", "3"],
@@ -106,12 +104,17 @@ def test_every_advise_error_fix_runs_on_the_run(extra, quick_run, capsys, monkey
     assert "Picks vs base" in out
 
 
-def test_advise_without_a_mix_names_the_runs_own_workloads_and_levels(quick_run, capsys, monkeypatch, tmp_path):
-    err = _error(["advise", quick_run], capsys, monkeypatch, tmp_path)
-    expected = err.split("; expected: ", 1)[1].split("; fix: ", 1)[0]
-    mix = re.search(r"--mix (\S+),", expected)
-    assert mix and {p.split("=")[0] for p in mix.group(1).split(",")} == {"prose", "code", "edit"}, err
-    assert "--level-mix 1=0.5,2=0.5" in expected, err
+def test_advise_without_a_mix_picks_what_report_picks(quick_run, capsys, monkeypatch, tmp_path):
+    """``advise RUN`` alone assumes report's equal shares and says so; its headline is report's, line for line."""
+    code, out, err = cli(["advise", quick_run], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    _, report_out, _ = cli(["report", quick_run], capsys, monkeypatch, tmp_path)
+
+    def headline(text: str) -> list[str]:
+        return [ln for ln in text.split("\n\n", 1)[0].splitlines()]
+
+    assert headline(out) == headline(report_out) and headline(out)[0].startswith("headline: ")
+    assert "note: no --mix, --level-mix or --acceptance: equal token shares" in " ".join(out.split())
 
 
 def test_advise_on_an_interrupted_run_says_to_resume_it(tmp_path, capsys, monkeypatch):

@@ -226,9 +226,28 @@ def test_bad_inputs():
     with pytest.raises(ConfigError):
         advise(_run(), {"prose": 1.0}, concurrency=5)
     with pytest.raises(ConfigError):
-        advise(_run())
-    with pytest.raises(ConfigError):
         place_acceptance(_run(), 1.5, "dflash")
+
+
+def test_no_mix_is_equal_shares_as_report_assumes_and_says_so():
+    """No mix, level mix or acceptance: report's default, equal token shares over the run's workloads (was a
+    refusal, exit 2, while report picked for equal shares: two answers for one run)."""
+    assumed = advise(_run())
+    third = 1.0 / 3.0
+    given = advise(_run(), {"prose": third, "code": third, "edit": third})
+
+    def picks(a):  # level, config, verdict, speedup
+        return [
+            (lv.level, lv.config, lv.to_dict()["verdict"], round(lv.to_dict()["speedup"], 12))
+            for lv in a.choices.levels
+        ]
+
+    assert picks(assumed) == picks(given) and len(picks(given)) == 3
+    assert [n for n in assumed.notes if n.startswith("no --mix")] == [
+        "no --mix, --level-mix or --acceptance: equal token shares over the run's workloads "
+        "(as report assumes: --mix code=1,edit=1,prose=1); pass --mix for your traffic"
+    ]
+    assert not any(n.startswith("no --mix") for n in given.notes)
 
 
 def _control(factor: float = 1.0, jitter: tuple[float, ...] = (0.001, 0.0, -0.001)) -> list:

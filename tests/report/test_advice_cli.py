@@ -113,7 +113,6 @@ def test_advise_bad_input_exit_2(tmp_path):
     for args in (
         ("--mix", "chat=1"),
         ("--mix", "prose=1", "--max-concurrency", "3"),
-        (),
         ("--mix", "prose=1", "--slo", "ttft=soon"),
         ("--mix", "prose=1", "--slo", "itl=20ms"),
     ):

@@ -65,12 +65,13 @@ def advise_cmd(
 ) -> None:
     """The best config and k for a traffic mix at each concurrency and overall, with the gain, its interval and
     verdict, and where the pick flips. A config is picked only where it is faster than the baseline by the report's
-    rule (the same judgement: `report RUN --mix ...` gives the same picks). The baseline and the minimum effect are
+    rule (the same judgement: `report RUN --mix ...` gives the same picks; without --mix, --level-mix or
+    --acceptance, equal token shares over the run's workloads, as report, with a note). The baseline and the minimum effect are
     the run's own unless given. Formats: text, markdown, json, html (like report; to -o FILE or stdout, never into
     the run folder). On an open-loop run (--request-rate, --trace) the levels are rates and --level-mix is refused.
 
     Exit codes: 0 printed; 1 printed, a draft (almost) never accepted; 2 bad input (not a run, unknown workload in
-    --mix, unmeasured --max-concurrency or --level-mix level, neither --mix, --level-mix nor --acceptance)."""
+    --mix, unmeasured --max-concurrency or --level-mix level)."""
     from specscope.cli.report import emit_document
     from specscope.report.advice import advice_section, advise
     from specscope.report.document import Document

@@ -154,7 +154,8 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
     Args:
         traffic: the mix (token shares per workload summing to 1, :func:`specscope.stats.mix.parse_mix`), level mix
             (:func:`specscope.stats.mix.parse_level_mix`), SLO and notes (:class:`specscope.stats.choices.Traffic`),
-            or just a mix; with a level mix alone, equal token shares over the run's workloads.
+            or just a mix; with a level mix alone, or nothing, equal token shares over the run's workloads (as
+            ``report``; a note says so).
         concurrency: advise at this measured level (or these) only.
         command: the command line (``specscope advise runs/run-1``) an error's fix completes.
         finished: False for a run that stopped before its last cell (its manifest's ``finished``): a missing
@@ -162,7 +163,7 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
         command: the command line so far (``specscope advise runs/run-1``), which the fixes of its errors complete.
 
     Raises:
-        ConfigError: no mix, level mix or acceptance; a mix workload, the concurrency or a level-mix level not in
+        ConfigError: a mix workload, the concurrency or a level-mix level not in
             the run; a bad acceptance.
     """
     t = traffic if isinstance(traffic, Traffic) else Traffic(mix=traffic)
@@ -175,15 +176,7 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
         placement = place_acceptance(candidates, acceptance, acceptance_config, baseline, command)
         mix = placement.mix if mix is None else mix
     workloads = list(dict.fromkeys(c.workload for c in measured))
-    if not mix and t.level_mix is None:
-        example = f"--mix {equal_mix(workloads)}"
-        raise ConfigError(
-            "advise needs a traffic mix",
-            found="no --mix, --level-mix or --acceptance",
-            expected=f"{example}, --level-mix {equal_mix(sorted({c.concurrency for c in measured}))} or "
-            "--acceptance 0.47 (the run's workloads and levels)",
-            fix=f"{command} {example}",
-        )
+    assumed = not mix and t.level_mix is None  # report's default: equal token shares over the run's workloads
     shares = dict(mix) if mix else {w: 1.0 / len(workloads) for w in workloads}
     levels = _scope(measured, shares, concurrency, command)
     if t.level_mix is not None:
@@ -202,6 +195,11 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
             else f"specscope bench --resume {_run_of(command)} (the run stopped before its last cell)",
         )
     out_notes = []
+    if assumed:
+        out_notes.append(
+            f"no --mix, --level-mix or --acceptance: equal token shares over the run's workloads "
+            f"(as report assumes: --mix {equal_mix(sorted(workloads))}); pass --mix for your traffic"
+        )
     if any(lv.comparison is not None and lv.comparison.rounds < 6 for lv in j.choices.levels):
         out_notes.append("fewer than 6 rounds: intervals are wide (each names the rounds it rests on)")
     alarms = judgement_alarms(j, facts)  # the judgement's, as report renders them
