@@ -66,9 +66,10 @@ def advise_cmd(
     """The best config and k for a traffic mix at each concurrency and overall, with the gain, its interval and
     verdict, and where the pick flips. A config is picked only where it is faster than the baseline by the report's
     rule (the same judgement: `report RUN --mix ...` gives the same picks; without --mix, --level-mix or
-    --acceptance, equal token shares over the run's workloads, as report, with a note). The baseline and the minimum effect are
-    the run's own unless given. Formats: text, markdown, json, html (like report; to -o FILE or stdout, never into
-    the run folder). On an open-loop run (--request-rate, --trace) the levels are rates and --level-mix is refused.
+    --acceptance, equal token shares over the run's workloads, as report, with a note). The baseline and the
+    minimum effect are the run's own unless given. Formats: text, markdown, json, html (like report; to -o FILE or
+    stdout, never into the run folder). On an open-loop run (--request-rate, --trace) the levels are rates and
+    --level-mix is refused.
 
     Exit codes: 0 printed; 1 printed, a draft (almost) never accepted; 2 bad input (not a run, unknown workload in
     --mix, unmeasured --max-concurrency or --level-mix level)."""

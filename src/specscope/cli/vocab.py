@@ -20,6 +20,8 @@ import click
 import typer
 import typer.core
 
+from specscope.cli.empty_paths import refuse_empty_paths
+
 __all__ = [
     "ALIASES",
     "FORMAT_VALUE_ALIASES",
@@ -190,7 +192,9 @@ class VocabCommand(typer.core.TyperCommand):
         return _plain_flags(super().get_params(ctx))
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own (vendored) click Context
-        return super().parse_args(ctx, rewrite_args(list(args), aliases_of(self.name or ""), _warn))
+        args = rewrite_args(list(args), aliases_of(self.name or ""), _warn)
+        refuse_empty_paths(self.params, args)
+        return super().parse_args(ctx, args)
 
     @property
     def short_help(self) -> str | None:
