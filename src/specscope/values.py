@@ -28,6 +28,7 @@ from typing import TypeVar
 from specscope.errors import ConfigError
 
 __all__ = [
+    "check_name",
     "check_api_key",
     "count_noun",
     "percent_text",
@@ -512,3 +513,40 @@ def check_api_key(key: str, what: str = "--api-key") -> str:
             fix="pass the key alone, with no line break (a key read from a file: drop its final newline)",
         )
     return key
+
+
+#: what a config or workload name may not hold: a path separator (logs/CONFIG.log, a folder per name), the list and
+#: pair separators of the command line (``--configs a,b``, ``--server NAME=URL``), whitespace and control characters
+#: (a name is pasted into the fix lines a command prints).
+_NAME_BREAKERS = frozenset("/\\,=")
+
+
+def check_name(name: str, what: str, example: str = "base") -> str:
+    """``name`` when it can name a config or workload: not empty, no ``/ \\ , =``, no whitespace or control character,
+    not starting with ``.`` or ``-``, at most 64 characters. The one naming rule of ``--configs``, ``--server
+    NAME=URL``, and the names ``import`` stores (its config, workload and baseline).
+
+    Raises:
+        ConfigError: naming the first character (or the length) that breaks it.
+    """
+    bad = next((c for c in name if c in _NAME_BREAKERS or c.isspace() or not c.isprintable()), None)
+    problem = (
+        "is empty"
+        if not name
+        else f"holds {bad!r}"
+        if bad is not None
+        else f"starts with {name[0]!r}"
+        if name[0] in ".-"
+        else f"has {len(name)} characters"
+        if len(name) > 64
+        else None
+    )
+    if problem is not None:
+        raise ConfigError(
+            f"the name {name!r} of {what} {problem}",
+            found=repr(name),
+            expected="a name of 1 to 64 characters without / \\ , = or spaces, not starting with . or - "
+            "(it names files, list items and fix lines)",
+            fix=f"e.g. {what} {example}",
+        )
+    return name

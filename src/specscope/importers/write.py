@@ -33,6 +33,7 @@ from specscope.records import CellKey, CellResult
 from specscope.store import DB_NAME, MANIFEST_NAME, SCHEMA_VERSION, Run, create_run, open_run
 from specscope.store.manifest import validate_manifest
 from specscope.store.schema import cell_from_row, cell_row
+from specscope.values import check_name
 
 __all__ = ["ImportedCell", "import_files"]
 
@@ -193,21 +194,6 @@ def _plan(
     return out_plan
 
 
-def _check_name(option: str, value: str) -> None:
-    """Refuse a blank ``--config`` / ``--workload`` / ``--baseline`` (the run store keys cells by these names).
-
-    Raises:
-        ConfigError: ``value`` is empty or only spaces.
-    """
-    if not value.strip():
-        raise ConfigError(
-            f"{option} needs a name",
-            found=repr(value),
-            expected="a name with at least one character that is not a space",
-            fix=f"pass {option} NAME (e.g. {option} base)",
-        )
-
-
 def _storable(result: CellResult, where: str) -> None:
     """Refuse a cell the run store would refuse to read back (the reader's own row check, run before any write).
 
@@ -271,7 +257,7 @@ def import_files(
     """
     for option, name in (("--config", config), ("--workload", workload), ("--baseline", baseline)):
         if name is not None:
-            _check_name(option, name)
+            check_name(name, option)
     records = [(f, r) for f in files for r in read_records(f)]
     existing = out.is_dir() and (out / DB_NAME).exists()
     run = open_run(out, writable=True) if existing else None

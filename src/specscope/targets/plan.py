@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from specscope.errors import ConfigError
-from specscope.values import csv_items
+from specscope.values import check_name, csv_items
 
 __all__ = ["LAUNCHERS", "TargetPlan", "parse_configs", "parse_servers", "parse_targets", "url_problem"]
 
@@ -65,7 +65,9 @@ def parse_configs(values: str | Iterable[str] | None) -> tuple[str, ...] | None:
     if values is None:
         return None
     items = [values] if isinstance(values, str) else list(values)
-    names = tuple(n for item in items for n in csv_items(item, "--configs", "base,draft"))
+    names = tuple(
+        check_name(n, "--configs", "base,draft") for item in items for n in csv_items(item, "--configs", "base,draft")
+    )
     if not names:
         return None
     if len(set(names)) != len(names):
@@ -103,6 +105,7 @@ def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) ->
                 expected="NAME=URL or URL",
                 fix="e.g. --server mtp3=http://127.0.0.1:8000",
             )
+        check_name(name, "--server", "mtp3=http://127.0.0.1:8000")
         if name in out:
             raise ConfigError(
                 "--server names repeat", found=name, expected="one URL per config name", fix="name them with NAME=URL"

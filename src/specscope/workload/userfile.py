@@ -78,6 +78,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.readfile import FileKind, read_user_file
+from specscope.values import check_name
 from specscope.workload.census import (
     BINARY_SUFFIXES,
     LONGBENCH_V2_FIELDS,
@@ -175,7 +176,7 @@ def parse_workload_specs(specs: list[str]) -> dict[str, str]:
         name, sep, path = spec.partition("=")
         if not sep or Path(spec).expanduser().is_file():  # a bare FILE: named by its file name
             path = spec
-            name = Path(spec).name.split(".", 1)[0]
+            name = "".join("_" if c.isspace() or c in ",=" else c for c in Path(spec).name.split(".", 1)[0])
         name = name.strip()
         if not name or not path:
             raise ConfigError(
@@ -195,6 +196,7 @@ def parse_workload_specs(specs: list[str]) -> dict[str, str]:
                 expected=f"a new name without '/' or '@', not one of {', '.join(PACK_NAMES)}",
                 fix=f"pick another name, e.g. --workload mine={path or 'prompts.jsonl'}",
             )
+        check_name(name, "--workload", f"mine={path}")
         file = Path(path).expanduser()
         if not file.is_file():
             what = "a folder" if file.is_dir() else "not a regular file" if file.exists() else "no such file"
