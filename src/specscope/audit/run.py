@@ -248,7 +248,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         draft_tables = set(embedding_modules(ck))
         facts["draft_family"] = _layout_facts(draft, ck)
         findings += check_draft_tensors(ck, draft)
-        findings += check_unread_tensors(ck, draft)
+        findings += check_unread_tensors(ck, draft, named=unread)
         findings += check_draft_shapes(ck, draft)
         findings += check_vocab_map(ck, draft)
     else:
