@@ -118,6 +118,38 @@ def test_a_sharegpt_conversation_without_its_answer_is_named(tmp_path, capsys, m
     ) in out + err
 
 
+def test_a_sharegpt_conversation_of_several_turns_is_named_with_what_its_readers_send(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """A ShareGPT item of two human / gpt exchanges: vLLM's ShareGPTDataset (datasets.py @0056b87f) and SGLang's
+    sample_sharegpt_requests send conversations[0] alone and size the output by conversations[1]; AIPerf's
+    ShareGPTLoader sends each human turn. specscope sends the turns up to the last human turn with the recorded
+    answers as history, sized by the last answer, and said nothing (issue 36). The row is named; a single exchange is
+    not."""
+    path = tmp_path / "sg.json"
+    two = [
+        {"from": "human", "value": "First?"},
+        {"from": "gpt", "value": "One."},
+        {"from": "human", "value": "Second?"},
+        {"from": "gpt", "value": "Two."},
+    ]
+    rows = [{"id": "multi", "conversations": two}, {"id": "single", "conversations": two[:2]}]
+    path.write_text(json.dumps(rows), "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"sg={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "user: First?\n    assistant: One.\n    user: Second?" in out
+    assert (
+        "warning: rows: sg: 1 row carries ShareGPT conversations of several human turns (conversations) that are "
+        "sent as one request per row: the turns up to the last human turn, the recorded answers before it as "
+        "history, the output sized by the last answer; vLLM's and SGLang's ShareGPT readers send the first turn "
+        "alone, sized by the first answer, and AIPerf's sends each human turn after the server's own answer: to "
+        "send as vLLM and SGLang do, keep each conversation's first two turns; to send every turn, write the rows "
+        "as {id, messages} (census layout vllm.multi_turn)"
+    ) in out + err
+
+
 def test_an_aa_rwlt_trajectory_of_several_steps_is_printed_step_by_step(tmp_path, capsys, monkeypatch) -> None:
     """Issue 36: a three-step AIPerf AA-RWLT trajectory was refused at its second line; it is one conversation, each
     later step's recorded messages sent as recorded (AIPerf's ``discard_assistant_response``), in step order."""

@@ -56,6 +56,7 @@ __all__ = [
     "MULTI_TURN_CONFIG_REFUSAL",
     "MULTI_TURN_ROW_KEYS",
     "RECORDED_HISTORY_NOTE",
+    "SHAREGPT_TURNS_NOTE",
     "LIMA_REFUSAL",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
@@ -387,6 +388,17 @@ RECORDED_HISTORY_NOTE = (
     "{id, messages} alone, messages alternating user / assistant from a user turn, as its converter does, to be read "
     "so: census layout vllm.multi_turn)"
 )
+#: What a ShareGPT conversation of several human turns is sent as, beside what each census reader of the layout sends
+#: (vLLM ``ShareGPTDataset`` and SGLang ``sample_sharegpt_requests``: ``conversations[0]`` sized by
+#: ``conversations[1]``; AIPerf ``ShareGPTLoader``: every human turn), and how to send it either way (a warning at the
+#: start of ``bench``).
+SHAREGPT_TURNS_NOTE = (
+    "sent as one request per row: the turns up to the last human turn, the recorded answers before it as history, "
+    "the output sized by the last answer; vLLM's and SGLang's ShareGPT readers send the first turn alone, sized by "
+    "the first answer, and AIPerf's sends each human turn after the server's own answer: to send as vLLM and SGLang "
+    "do, keep each conversation's first two turns; to send every turn, write the rows as {id, messages} (census "
+    "layout vllm.multi_turn)"
+)
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
 AUTOBENCH_FIELDS = ("output_len", "completion_tokens", "routing_key", "param_send", "extra_request_body")
@@ -423,7 +435,8 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "read: the turns up to the last user turn; the recorded answer is not sent; output length its token "
         "count by the server's tokenizer, as vLLM's (`--max-tokens` where the server has no `/tokenize`; the "
-        "manifest says which; no row dropped for its length)",
+        "manifest says which; no row dropped for its length); a conversation of several human turns is sent with "
+        "its recorded history where vLLM sends its first turn alone: named in a warning",
     ),
     Layout(
         "vllm.custom",
@@ -493,7 +506,7 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "—",
         "read: `conversations` or `conversation`, the turns up to the last user turn; output length the "
-        "recorded answer's token count, as vllm.sharegpt",
+        "recorded answer's token count, as vllm.sharegpt (several human turns: named in a warning, as there)",
     ),
     Layout(
         "sglang.mooncake",

@@ -326,7 +326,8 @@ def _conversation_rows(record: Callable[..., Prompt | None], shape: Shape) -> Ca
     answer; the recorded answers and their token counts unused), and marks any other recorded chat (``messages``
     ending in an assistant turn: a request body ending in a user turn is sent as its tools send it) whose recorded
     answers lie between its user turns (``meta["recorded_history_fields"]``: sent as one request, named by
-    ``bench``)."""
+    ``bench``), and a ShareGPT conversation of several user turns (``meta["sharegpt_turns_fields"]``: sent as one
+    request, where the census's ShareGPT readers send its first turn or every turn, named by ``bench``)."""
 
     def read(where: str, no: int, rec: Any, unit: str) -> Prompt | None:
         prompt = record(where, no, rec, unit)
@@ -349,6 +350,9 @@ def _conversation_rows(record: Callable[..., Prompt | None], shape: Shape) -> Ca
             and "assistant" in roles[roles.index("user") :]
         ):
             prompt.meta["recorded_history_fields"] = ("messages",)
+        share = next((k for k in SHAREGPT_FIELDS if isinstance(rec, dict) and isinstance(rec.get(k), list)), None)
+        if share is not None and "messages" not in rec and roles.count("user") >= 2:
+            prompt.meta["sharegpt_turns_fields"] = (share,)  # its readers send other turns (SHAREGPT_TURNS_NOTE)
         return prompt
 
     return read
