@@ -316,3 +316,16 @@ def test_chat_rows_with_recorded_answers_in_their_history_are_named(tmp_path, ca
     assert "user: First?\n    assistant: Rec one.\n    user: Second?" in out
     assert "1 row carries chat turns with recorded answers (messages)" in out + err
     assert "vllm.multi_turn" in out + err
+
+
+def test_each_turn_s_own_output_length_is_printed(tmp_path, capsys, monkeypatch) -> None:
+    """Issue 36: an AIPerf multi-turn row's turns asking for 3 then 5 tokens were refused; each is sent with its own,
+    and the dry run prints each later turn's."""
+    path = tmp_path / "mt.jsonl"
+    row = {"session_id": "a", "turns": [{"text": "A one.", "output_length": 3}, {"text": "A two.", "output_length": 5}]}
+    path.write_text(json.dumps(row) + "\n", "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mt={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "row a: max_tokens 3 from output_length\n    user: A one.\n    then user (max_tokens 5): A two." in out
