@@ -35,7 +35,7 @@ from specscope.audit.rules_heads import check_draft_tensors, check_unread_tensor
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_mtp import check_mtp, undeclared_head
-from specscope.audit.rules_quant import check_quant, embedding_modules, linear_modules
+from specscope.audit.rules_quant import check_quant, check_shared_embedding, embedding_modules, linear_modules
 from specscope.audit.rules_shapes import check_draft_shapes
 from specscope.audit.rules_speculators import check_speculators, check_verifier, speculators_facts
 from specscope.audit.rules_vocab import check_vocab_map
@@ -257,6 +257,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     quant_findings, quant_facts = check_quant(ck, draft_modules, family, draft_embeddings=draft_tables)
     findings += quant_findings
     facts.update(quant_facts)
+    findings += check_shared_embedding(ck, layout) if layout is not None else []
     findings += check_gate_up_scales(ck) + check_fused(ck) + check_fused_ignore_spelling(ck, layout)
     findings += check_input_scales(ck, effective_view(quant_views(ck.config, ck.hf_quant_config)))
     profile = mtp_quant_profile(ck, draft_modules)
