@@ -240,3 +240,20 @@ def test_a_quantized_target_embedding_shared_by_the_mtp_head_is_named(tmp_path: 
 def test_a_bf16_target_embedding_is_not_named(tmp_path: Path) -> None:
     r = audit_checkpoint(_build(tmp_path / "ck", "ds", "nvfp4", eh_proj=False, head=True))
     assert r.by_code("MTP_SHARED_EMBEDDING_QUANTIZED") == []
+
+
+def test_a_quantized_target_embedding_shared_by_an_eagle_draft_is_named(tmp_path: Path) -> None:
+    """A separate EAGLE draft takes the target's embedding too (SGLang ``set_embed_and_head`` for EAGLE, the
+    embedding alone for EAGLE-3): the same warning, naming the draft's family, on the target's file."""
+    from .ckmaker import write
+    from .test_families import CASES
+
+    target = _build(tmp_path / "ck", "ds", "nvfp4", eh_proj=False, head=True, main_embed=True)
+    eagle = CASES["eagle"]
+    draft = write(tmp_path / "eagle", eagle.shapes, eagle.config)
+    r = audit_checkpoint(target, draft=draft)
+    found = r.by_code("MTP_SHARED_EMBEDDING_QUANTIZED")
+    assert [(f.details["family"], f.file) for f in found] == [
+        ("deepseek_mtp", "model.safetensors"),
+        ("eagle", "model.safetensors"),
+    ]

@@ -11,9 +11,10 @@ Format matching rules: :mod:`specscope.audit.quantcfg`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout
+from specscope.audit.architectures import Family
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import QUANT_AUX_SUFFIXES, is_embedding, is_vision, module_of
@@ -27,6 +28,7 @@ __all__ = [
     "PLAIN_LINEAR_EH_PROJ",
     "check_quant",
     "check_shared_embedding",
+    "shares_embedding",
     "embedding_modules",
     "engine_builds_unquantized",
     "is_quantized",
@@ -265,15 +267,18 @@ def check_quant(
     return out, facts
 
 
-def check_shared_embedding(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
-    """``MTP_SHARED_EMBEDDING_QUANTIZED`` (WARNING): the target's own token embedding (not the head's copy, not a
-    vision tower's) is stored quantized and the MTP head of ``layout`` shares it. SGLang's draft worker hands the head
-    the table's bare weight without its scales (``get_embed_and_head`` / ``set_embed_and_head``; a quantized table
-    is servable there since sgl-project/sglang PR #34222), and the head fails at load or at its first step
+def check_shared_embedding(
+    ck: Checkpoint, family: Family, *, own: Callable[[str], bool] | None = None
+) -> list[Finding]:
+    """``MTP_SHARED_EMBEDDING_QUANTIZED`` (WARNING): the target ``ck``'s own token embedding (not a head's copy,
+    ``own``; not a vision tower's) is stored quantized and a head of ``family`` (its MTP head, or a separate draft
+    whose family shares the embedding) reads it. SGLang's draft worker hands the head the table's bare weight without
+    its scales (``get_embed_and_head`` / ``set_embed_and_head``, whether the draft stores a copy or not; a quantized
+    table is servable there since sgl-project/sglang PR #34222), and the head fails at load or at its first step
     (sgl-project/sglang PR #38366). One engine's limit: a warning."""
     out: list[Finding] = []
     for module, weight in sorted(embedding_modules(ck).items()):
-        if layout.contains(module + ".") or is_vision(module) or not is_quantized(ck, module, weight):
+        if (own is not None and own(module)) or is_vision(module) or not is_quantized(ck, module, weight):
             continue
         tensors = sorted(n for n in ck.locations if module_of(n)[0] == module)
         out.append(
@@ -282,12 +287,17 @@ def check_shared_embedding(ck: Checkpoint, layout: DraftLayout) -> list[Finding]
                 file=ck.shard_of(weight),
                 tensor=weight,
                 module=module,
-                family=layout.family.title,
+                family=family.title,
                 tensors=", ".join(tensors),
-                details={"module": module, "tensors": tensors, "family": layout.family.key},
+                details={"module": module, "tensors": tensors, "family": family.key},
             )
         )
     return out
+
+
+def shares_embedding(family: Family) -> bool:
+    """Whether a separate draft of ``family`` takes the target's token embedding (a shareable embedding table)."""
+    return family.kind == "draft" and any(is_embedding(n) for n in family.shareable)
 
 
 def _quantized_engine_unquantized(
