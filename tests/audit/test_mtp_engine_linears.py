@@ -97,12 +97,14 @@ def _build(
     head: bool,
     exclude: tuple[str, ...] = (),
     embed: str | None = None,
+    main_embed: bool = False,
 ) -> Path:
     """A 2-layer DeepSeek-V3 or GLM-4.5 MoE with one MTP layer, quantized with ``scheme`` (``ct``: compressed-tensors
     FP8 per channel; ``nvfp4``: ModelOpt NVFP4); ``eh_proj`` / ``head``: whether those two are quantized too;
-    ``embed``: the MTP layer's own embedding copy (``P.embed_tokens``): absent (None), ``"bf16"`` or ``scheme``."""
+    ``embed``: the MTP layer's own embedding copy (``P.embed_tokens``): absent (None), ``"bf16"`` or ``scheme``;
+    ``main_embed``: the target's ``model.embed_tokens`` stored with ``scheme`` (else BF16)."""
     t = {
-        "model.embed_tokens.weight": ("BF16", (V, H)),
+        **_lin("model.embed_tokens", V, H, scheme if main_embed else None),
         "model.norm.weight": ("BF16", (H,)),
         "lm_head.weight": ("BF16", (V, H)),
     }
@@ -208,3 +210,50 @@ def test_bf16_mtp_embedding_copy_under_nvfp4_is_right(tmp_path: Path) -> None:
     """The BF16 copy needs no exclude entry: the engine never quantizes it."""
     r = audit_checkpoint(_build(tmp_path / "ck", "ds", "nvfp4", eh_proj=False, head=True, embed="bf16"))
     assert _errors(r) == [] and r.exit_code == 0
+
+
+def test_a_quantized_target_embedding_shared_by_the_mtp_head_is_named(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The target's own embedding stored NVFP4 (a ModelOpt mixed-precision recipe; SGLang serves it since PR #34222)
+    and an MTP head that shares it: SGLang's draft worker hands the head the table's bare packed weight without its
+    scales (``get_embed_and_head`` / ``set_embed_and_head``), so the head fails at load or at its first step
+    (sgl-project/sglang PR #38366's report: "size of tensor a (5120) must match ... (2560)"). It passed with an INFO
+    only; now a WARNING naming the table and its tensors (exit 0: it is one engine's limit)."""
+    from clirun import cli
+
+    ck = _build(tmp_path / "ck", "ds", "nvfp4", eh_proj=False, head=True, main_embed=True)
+    code, out, _ = cli(["audit", ck, "--format", "json"], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in json.loads(out)["findings"] if f["code"] == "MTP_SHARED_EMBEDDING_QUANTIZED"]
+    assert f["severity"] == "warning" and code == 0
+    assert f["details"] == {
+        "module": "model.embed_tokens",
+        "tensors": [
+            "model.embed_tokens.input_scale",
+            "model.embed_tokens.weight",
+            "model.embed_tokens.weight_scale",
+            "model.embed_tokens.weight_scale_2",
+        ],
+        "family": "deepseek_mtp",
+    }
+    assert "SGLang" in f["consequence"] and f["fix"]
+
+
+def test_a_bf16_target_embedding_is_not_named(tmp_path: Path) -> None:
+    r = audit_checkpoint(_build(tmp_path / "ck", "ds", "nvfp4", eh_proj=False, head=True))
+    assert r.by_code("MTP_SHARED_EMBEDDING_QUANTIZED") == []
+
+
+def test_a_quantized_target_embedding_shared_by_an_eagle_draft_is_named(tmp_path: Path) -> None:
+    """A separate EAGLE draft takes the target's embedding too (SGLang ``set_embed_and_head`` for EAGLE, the
+    embedding alone for EAGLE-3): the same warning, naming the draft's family, on the target's file."""
+    from .ckmaker import write
+    from .test_families import CASES
+
+    target = _build(tmp_path / "ck", "ds", "nvfp4", eh_proj=False, head=True, main_embed=True)
+    eagle = CASES["eagle"]
+    draft = write(tmp_path / "eagle", eagle.shapes, eagle.config)
+    r = audit_checkpoint(target, draft=draft)
+    found = r.by_code("MTP_SHARED_EMBEDDING_QUANTIZED")
+    assert [(f.details["family"], f.file) for f in found] == [
+        ("deepseek_mtp", "model.safetensors"),
+        ("eagle", "model.safetensors"),
+    ]

@@ -118,6 +118,38 @@ def test_a_sharegpt_conversation_without_its_answer_is_named(tmp_path, capsys, m
     ) in out + err
 
 
+def test_a_sharegpt_conversation_of_several_turns_is_named_with_what_its_readers_send(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    """A ShareGPT item of two human / gpt exchanges: vLLM's ShareGPTDataset (datasets.py @0056b87f) and SGLang's
+    sample_sharegpt_requests send conversations[0] alone and size the output by conversations[1]; AIPerf's
+    ShareGPTLoader sends each human turn. specscope sends the turns up to the last human turn with the recorded
+    answers as history, sized by the last answer, and said nothing (issue 36). The row is named; a single exchange is
+    not."""
+    path = tmp_path / "sg.json"
+    two = [
+        {"from": "human", "value": "First?"},
+        {"from": "gpt", "value": "One."},
+        {"from": "human", "value": "Second?"},
+        {"from": "gpt", "value": "Two."},
+    ]
+    rows = [{"id": "multi", "conversations": two}, {"id": "single", "conversations": two[:2]}]
+    path.write_text(json.dumps(rows), "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"sg={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "user: First?\n    assistant: One.\n    user: Second?" in out
+    assert (
+        "warning: rows: sg: 1 row carries ShareGPT conversations of several human turns (conversations) that are "
+        "sent as one request per row: the turns up to the last human turn, the recorded answers before it as "
+        "history, the output sized by the last answer; vLLM's and SGLang's ShareGPT readers send the first turn "
+        "alone, sized by the first answer, and AIPerf's sends each human turn after the server's own answer: to "
+        "send as vLLM and SGLang do, keep each conversation's first two turns; to send every turn, write the rows "
+        "as {id, messages} (census layout vllm.multi_turn)"
+    ) in out + err
+
+
 def test_an_aa_rwlt_trajectory_of_several_steps_is_printed_step_by_step(tmp_path, capsys, monkeypatch) -> None:
     """Issue 36: a three-step AIPerf AA-RWLT trajectory was refused at its second line; it is one conversation, each
     later step's recorded messages sent as recorded (AIPerf's ``discard_assistant_response``), in step order."""
@@ -284,3 +316,16 @@ def test_chat_rows_with_recorded_answers_in_their_history_are_named(tmp_path, ca
     assert "user: First?\n    assistant: Rec one.\n    user: Second?" in out
     assert "1 row carries chat turns with recorded answers (messages)" in out + err
     assert "vllm.multi_turn" in out + err
+
+
+def test_each_turn_s_own_output_length_is_printed(tmp_path, capsys, monkeypatch) -> None:
+    """Issue 36: an AIPerf multi-turn row's turns asking for 3 then 5 tokens were refused; each is sent with its own,
+    and the dry run prints each later turn's."""
+    path = tmp_path / "mt.jsonl"
+    row = {"session_id": "a", "turns": [{"text": "A one.", "output_length": 3}, {"text": "A two.", "output_length": 5}]}
+    path.write_text(json.dumps(row) + "\n", "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mt={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "row a: max_tokens 3 from output_length\n    user: A one.\n    then user (max_tokens 5): A two." in out

@@ -174,3 +174,31 @@ def test_a_tool_call_answer_goes_back_as_a_tool_call_with_its_tool_message(tmp_p
     assert call["function"] == {"name": "lookup", "arguments": " x x x x"}  # the four fragments, in order
     assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == call["id"]
     assert isinstance(tool_msg["content"], str) and tool_msg["content"]
+
+
+def test_each_turn_is_sent_with_its_own_output_length(tmp_path: Path) -> None:
+    """Issue 36: AIPerf's multi-turn rows carry an ``output_length`` per turn (``Turn.max_tokens``, sent with that
+    turn), and single-turn rows of one ``session_id`` one each; specscope refused turns that differ ("specscope sends
+    one max_tokens"). Each turn is now sent with its own: 3 then 5, 7 then --max-tokens (6) for a turn without one."""
+    import json
+
+    path = tmp_path / "sessions.jsonl"
+    rows = [
+        {"session_id": "a", "turns": [{"text": "A one.", "output_length": 3}, {"text": "A two.", "output_length": 5}]},
+        {"session_id": "b", "text": "B one.", "output_length": 7},
+        {"session_id": "b", "text": "B two."},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    script = TruthScript(default=_plan([1, 0]), metrics=MetricsPlan())
+    opts = BenchOptions(
+        configs=("mtp",), workloads=("mine",), workload_files={"mine": str(path)}, levels=(1,), repeats=1, max_tokens=6
+    )
+    with TruthServer(script) as ts:
+        run_bench(opts, servers={"mtp": ts.base_url}, run_dir=tmp_path / "run")
+        served = [r for r in ts.served() if not str(r["prompt"]).startswith("Warm-up")]
+    assert {r["messages"][-1]["content"]: r["max_tokens"] for r in served} == {
+        "A one.": 3,
+        "A two.": 5,
+        "B one.": 7,
+        "B two.": 6,
+    }

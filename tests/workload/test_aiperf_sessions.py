@@ -51,8 +51,6 @@ def test_multi_turn_rows_of_one_session_are_joined_and_keep_the_hoisted_system_m
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ([{"session_id": "a", "text": "x", "output_length": 3}, {"session_id": "a", "text": "y", "output_length": 5}],
-         "FILE:2: rows of session 'a' ask for different output_length ([3, 5])"),
         ([{"session_id": "a", "text": "x"},
           {"session_id": "a", "turns": [{"role": "system", "text": "late"}, {"text": "y"}]}],
          "FILE:2: session 'a' mixes AIPerf single-turn rows and multi-turn rows (`turns`)"),
@@ -123,9 +121,6 @@ def test_a_later_mooncake_messages_row_is_sent_verbatim_whatever_it_holds(tmp_pa
     [
         ([{"session_id": "m", "text_input": "a"}, {"session_id": "m", "messages": [{"role": "user", "content": "b"}]}],
          "FILE:2: session 'm' mixes AIPerf mooncake_trace `text_input` rows and mooncake_trace `messages` rows"),
-        ([{"session_id": "m", "text_input": "a", "output_length": 3},
-          {"session_id": "m", "text_input": "b", "output_length": 5}],
-         "FILE:2: rows of session 'm' ask for different output_length ([3, 5])"),
     ],
 )  # fmt: skip
 def test_a_mooncake_session_that_cannot_be_followed_is_refused_by_line(
@@ -200,3 +195,14 @@ def test_a_chat_row_of_no_mooncake_field_still_drops_its_recorded_answer(tmp_pat
     (prompt,) = _load(tmp_path, [{"messages": _ANSWERED}])
     assert prompt.messages == _ANSWERED[:1]
     assert prompt.meta["recorded_answer"] == "Recorded answer."
+
+
+@pytest.mark.parametrize("key", ["text", "text_input"])
+def test_rows_of_one_session_keep_their_own_output_length(tmp_path: Path, key: str) -> None:
+    """Issue 36: rows of one session asking for different ``output_length`` were refused ("one max_tokens"); AIPerf
+    sends each row's turn with its own ``max_tokens``, and so does specscope: (3, 5), (3, None -> --max-tokens)."""
+    rows = [{"session_id": "a", key: "x", "output_length": 3}, {"session_id": "a", key: "y", "output_length": 5},
+            {"session_id": "b", key: "z", "output_length": 3}, {"session_id": "b", key: "w"}]  # fmt: skip
+    a, b = _load(tmp_path, rows)
+    assert (a.meta["turn_max_tokens"], a.meta["max_tokens"], a.follow_ups) == ((3, 5), 3, ("y",))
+    assert (b.meta["turn_max_tokens"], b.meta["max_tokens"]) == ((3, None), 3)

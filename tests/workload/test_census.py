@@ -70,8 +70,6 @@ def test_csv_header_is_never_a_prompt_and_a_bad_row_is_refused_by_line(tmp_path:
          "FILE:2: tools 'get_weather' is not a non-empty list of tool definitions"),
         ('{"timestamp": 0, "input_length": 9, "output_length": 2}',
          "FILE:2: a trace row (input_length: token counts, no text; AIPerf MooncakeTrace / SGLang mooncake)"),
-        ('{"session_id": "s", "turns": [{"text": "a", "output_length": 3}, {"text": "b", "output_length": 5}]}',
-         "FILE:2: turns ask for different output_length ([3, 5])"),
     ],
 )  # fmt: skip
 def test_rows_refused_by_line_with_the_field(tmp_path: Path, row: str, message: str) -> None:
@@ -215,3 +213,20 @@ def test_aiperf_image_uuids_without_images_are_media_refused_by_name(tmp_path: P
     are image slots the server fills from its cache; the row was sent as its text alone, the images dropped silently."""
     msg = _refusal(tmp_path, "uuids.jsonl", '{"text": "Describe it.", "image_uuids": ["u1"], "output_length": 5}\n')
     assert msg == "FILE:1: a image_uuids field (AIPerf SingleTurn / GuideLLM media)"
+
+
+def test_multi_turn_output_lengths_are_kept_per_turn(tmp_path: Path) -> None:
+    """AIPerf's multi-turn row: each turn's ``output_length`` is its ``Turn.max_tokens`` (issue 36: turns that differ
+    were refused, "specscope sends one max_tokens"); a hoisted system turn has none."""
+    path = tmp_path / "rows.jsonl"
+    row = {"session_id": "s", "turns": [{"role": "system", "text": "Be brief."}, {"text": "a", "output_length": 3},
+                                        {"text": "b"}, {"text": "c", "output_length": 5}]}  # fmt: skip
+    (p,) = load_prompt_file("mine", path_with(path, row))
+    assert p.meta["turn_max_tokens"] == (3, None, 5)
+    assert (p.meta["max_tokens"], p.meta["output_length_field"]) == (3, "output_length")
+    assert p.follow_ups == ("b", "c")
+
+
+def path_with(path: Path, row: dict) -> Path:
+    path.write_text(json.dumps(row) + "\n", "utf-8")
+    return path

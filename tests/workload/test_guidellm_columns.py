@@ -63,13 +63,13 @@ def test_turn_suffixed_columns_are_one_conversation(tmp_path: Path) -> None:
     assert _sent(path) == [(_user("first turn"), ("second turn",), 5), (_user("only one"), (), 4)]
 
 
-def test_turns_asking_for_different_output_counts_are_refused_by_line(tmp_path: Path) -> None:
+def test_turns_asking_for_different_output_counts_keep_each_turn_s(tmp_path: Path) -> None:
+    """Issue 36: a turn's own output count is sent with that turn (it was refused: "one max_tokens")."""
     path = tmp_path / "turns.csv"
     path.write_text("prompt-0,prompt-1,output_tokens_count-0,output_tokens_count-1\na,b,5,5\nc,d,5,9\n", "utf-8")
-    with pytest.raises(ConfigError) as err:
-        load_prompt_file("g", path)
-    assert str(err.value).startswith(f"{path}:3: ")
-    assert "output" in str(err.value)
+    same, differ = load_prompt_file("g", path)
+    assert (same.meta["max_tokens"], "turn_max_tokens" in same.meta) == (5, False)
+    assert (differ.meta["max_tokens"], differ.meta["turn_max_tokens"]) == (5, (5, 9))
 
 
 def test_exact_names_of_other_layouts_are_not_remapped(tmp_path: Path) -> None:

@@ -97,6 +97,8 @@ class Family:
     unread_tensors: str = ""
     #: names (a tensor, or a module prefix ending in ".") the loader reads or drops by name besides the layout's
     loader_names: tuple[str, ...] = ()
+    #: name endings the loader skips when it has no parameter for them, where it raises on other names (``.bias``)
+    unread_skipped: tuple[str, ...] = ()
 
 
 def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -145,6 +147,7 @@ def families() -> dict[str, Family]:
             glue_first_layer_only=bool(merged.get("glue_first_layer_only", False)),
             unread_tensors=str(merged.get("unread_tensors", "")),
             loader_names=_tuple(merged, "loader_names"),
+            unread_skipped=_tuple(merged, "unread_skipped"),
         )
     return out
 

@@ -16,7 +16,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, alias_name, fused_spellings
+from specscope.audit.architectures import DraftLayout, alias_name, declared_architectures, fused_spellings
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import module_of
@@ -215,26 +215,38 @@ def unread_tensors(layout: DraftLayout, names: set[str] | list[str]) -> list[str
     return sorted(out)
 
 
-def check_unread_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
+def check_unread_tensors(ck: Checkpoint, layout: DraftLayout, *, named: tuple[str, ...] = ()) -> list[Finding]:
     """``DRAFT_TENSORS_UNREAD``: a separate draft stores tensors its loader has no parameter for (a DSpark export's
     ``markov_head`` saved as ``DFlashDraftModel``); ERROR when the loader raises on them, WARNING when it skips them
-    (architectures.toml ``unread_tensors``, from each loader's ``load_weights``)."""
+    (architectures.toml ``unread_tensors``, ``unread_skipped``, from each loader's ``load_weights``), and a WARNING
+    naming them (``/unjudged``) for a plain draft model, whose loader is its own architecture's. ``named``: prefixes
+    another finding already names (the MTP head inside a whole model given as a draft, ``DRAFT_HAS_MTP_HEAD``)."""
     names = stored_names(ck)
     if names is None:
         return []
-    unread = unread_tensors(layout, names)
-    if not unread:
-        return []
+    unread = [n for n in unread_tensors(layout, names) if not n.startswith(named)]
     fam = layout.family
-    shown = ", ".join(unread[:8]) + (f" (+{len(unread) - 8} more)" if len(unread) > 8 else "")
-    return [
-        finding(
-            "DRAFT_TENSORS_UNREAD" if fam.unread_tensors == "raises" else "DRAFT_TENSORS_UNREAD/skipped",
-            file=ck.shard_of(unread[0]),
-            tensor=unread[0],
-            n=len(unread),
-            family=fam.title,
-            shown=shown,
-            details={"family": fam.key, "loader": fam.unread_tensors, "tensors": unread},
+    if fam.unread_tensors == "raises":
+        skipped = [n for n in unread if n.endswith(fam.unread_skipped)] if fam.unread_skipped else []
+        groups = [("raises", [n for n in unread if n not in skipped]), ("skips", skipped)]
+    else:
+        groups = [(fam.unread_tensors, unread)]
+    variant = {"raises": "DRAFT_TENSORS_UNREAD", "skips": "DRAFT_TENSORS_UNREAD/skipped"}
+    out = []
+    for loader, group in groups:
+        if not group:
+            continue
+        shown = ", ".join(group[:8]) + (f" (+{len(group) - 8} more)" if len(group) > 8 else "")
+        out.append(
+            finding(
+                variant.get(loader, "DRAFT_TENSORS_UNREAD/unjudged"),
+                file=ck.shard_of(group[0]),
+                tensor=group[0],
+                n=len(group),
+                family=fam.title,
+                shown=shown,
+                arch=", ".join(declared_architectures(ck.config)) or "(none)",
+                details={"family": fam.key, "loader": loader, "tensors": group},
+            )
         )
-    ]
+    return out

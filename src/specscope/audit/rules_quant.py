@@ -11,11 +11,13 @@ Format matching rules: :mod:`specscope.audit.quantcfg`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
+from specscope.audit.architectures import Family
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding
-from specscope.audit.layout import QUANT_AUX_SUFFIXES, is_embedding, module_of
+from specscope.audit.layout import QUANT_AUX_SUFFIXES, is_embedding, is_vision, module_of
 from specscope.audit.quantcfg import KNOWN_QUANT_METHODS, QuantView, effective_view, is_excluded, quant_views
 from specscope.checkpoint import Checkpoint
 from specscope.checkpoint.dtypes import FLOAT8_DTYPES, PACKED_INT_DTYPES
@@ -25,6 +27,8 @@ __all__ = [
     "LM_HEAD_UNQUANTIZED_METHODS",
     "PLAIN_LINEAR_EH_PROJ",
     "check_quant",
+    "check_shared_embedding",
+    "shares_embedding",
     "embedding_modules",
     "engine_builds_unquantized",
     "is_quantized",
@@ -261,6 +265,39 @@ def check_quant(
         out.extend(_mismatch(ck, cfg, hf, linears, quantized, draft_modules))
     out.extend(_scale_convention(ck, eff, draft_modules, linears, quantized))
     return out, facts
+
+
+def check_shared_embedding(
+    ck: Checkpoint, family: Family, *, own: Callable[[str], bool] | None = None
+) -> list[Finding]:
+    """``MTP_SHARED_EMBEDDING_QUANTIZED`` (WARNING): the target ``ck``'s own token embedding (not a head's copy,
+    ``own``; not a vision tower's) is stored quantized and a head of ``family`` (its MTP head, or a separate draft
+    whose family shares the embedding) reads it. SGLang's draft worker hands the head the table's bare weight without
+    its scales (``get_embed_and_head`` / ``set_embed_and_head``, whether the draft stores a copy or not; a quantized
+    table is servable there since sgl-project/sglang PR #34222), and the head fails at load or at its first step
+    (sgl-project/sglang PR #38366). One engine's limit: a warning."""
+    out: list[Finding] = []
+    for module, weight in sorted(embedding_modules(ck).items()):
+        if (own is not None and own(module)) or is_vision(module) or not is_quantized(ck, module, weight):
+            continue
+        tensors = sorted(n for n in ck.locations if module_of(n)[0] == module)
+        out.append(
+            finding(
+                "MTP_SHARED_EMBEDDING_QUANTIZED",
+                file=ck.shard_of(weight),
+                tensor=weight,
+                module=module,
+                family=family.title,
+                tensors=", ".join(tensors),
+                details={"module": module, "tensors": tensors, "family": family.key},
+            )
+        )
+    return out
+
+
+def shares_embedding(family: Family) -> bool:
+    """Whether a separate draft of ``family`` takes the target's token embedding (a shareable embedding table)."""
+    return family.kind == "draft" and any(is_embedding(n) for n in family.shareable)
 
 
 def _quantized_engine_unquantized(

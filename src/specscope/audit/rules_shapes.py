@@ -296,7 +296,37 @@ def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     if layout.family.key == "mlp_speculator":
         return _check_mlp_speculator(ck, layout)
     out = _check_eagle3_fusion(ck) + _check_eagle3_first_layer(ck) if layout.family.key == "eagle3" else []
+    out += _check_eagle_para_norms(ck) if layout.family.key == "eagle" else []
     return out + _check_fc(ck, layout)
+
+
+#: HASS's norms of an EAGLE draft (over the embedding, over the target's hidden state; the speculators format's
+#: ``pre_lm_head_layernorm`` is renamed to the second), built only with ``add_para_norm`` (vLLM llama_eagle.py
+#: @00da9231); a speculators config's ``layernorms`` sets it (its eagle config ``update_defualts``).
+_PARA_NORMS = ("embedding_layernorm.", "hidden_states_layernorm.", "pre_lm_head_layernorm.")
+
+
+def _check_eagle_para_norms(ck: Checkpoint) -> list[Finding]:
+    """``DRAFT_TENSOR_NOT_READ`` (ERROR): an EAGLE draft stores HASS's norms (:data:`_PARA_NORMS`) and its config sets
+    neither ``add_para_norm`` nor ``layernorms``: the loader has no parameter for them and skips them."""
+    if any(c.get(k) is True for c in (ck.config or {}, ck.text_config) for k in ("add_para_norm", "layernorms")):
+        return []
+    stored = sorted(n for n in ck.tensors() if n.startswith(_PARA_NORMS))
+    if not stored:
+        return []
+    return [
+        finding(
+            "DRAFT_TENSOR_NOT_READ",
+            file=ck.shard_of(stored[0]),
+            tensor=stored[0],
+            n=len(stored),
+            config_key="add_para_norm",
+            prefix=", ".join(sorted({n.split(".")[0] + ".*" for n in stored})),
+            consequence="the engine builds no such parameter and skips them: the draft runs without the norms it "
+            "was trained with (HASS), and acceptance falls",
+            details={"key": "add_para_norm", "value": False, "tensors": stored},
+        )
+    ]
 
 
 def _check_fc(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:

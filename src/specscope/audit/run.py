@@ -35,7 +35,13 @@ from specscope.audit.rules_heads import check_draft_tensors, check_unread_tensor
 from specscope.audit.rules_kv import check_kv
 from specscope.audit.rules_moe import check_gate_up_scales
 from specscope.audit.rules_mtp import check_mtp, undeclared_head
-from specscope.audit.rules_quant import check_quant, embedding_modules, linear_modules
+from specscope.audit.rules_quant import (
+    check_quant,
+    check_shared_embedding,
+    embedding_modules,
+    linear_modules,
+    shares_embedding,
+)
 from specscope.audit.rules_shapes import check_draft_shapes
 from specscope.audit.rules_speculators import check_speculators, check_verifier, speculators_facts
 from specscope.audit.rules_vocab import check_vocab_map
@@ -248,7 +254,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         draft_tables = set(embedding_modules(ck))
         facts["draft_family"] = _layout_facts(draft, ck)
         findings += check_draft_tensors(ck, draft)
-        findings += check_unread_tensors(ck, draft)
+        findings += check_unread_tensors(ck, draft, named=unread)
         findings += check_draft_shapes(ck, draft)
         findings += check_vocab_map(ck, draft)
     else:
@@ -257,6 +263,8 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     quant_findings, quant_facts = check_quant(ck, draft_modules, family, draft_embeddings=draft_tables)
     findings += quant_findings
     facts.update(quant_facts)
+    if layout is not None:
+        findings += check_shared_embedding(ck, layout.family, own=lambda m: layout.contains(m + "."))
     findings += check_gate_up_scales(ck) + check_fused(ck) + check_fused_ignore_spelling(ck, layout)
     findings += check_input_scales(ck, effective_view(quant_views(ck.config, ck.hf_quant_config)))
     profile = mtp_quant_profile(ck, draft_modules)
@@ -326,6 +334,9 @@ def audit_checkpoint(
         if draft is not None:
             dck = load_checkpoint(draft)
             _merge_draft(report, audit_loaded(dck, target_ck=ck, as_draft=True), ck, dck)
+            dlayout = separate_draft_layout(dck, as_draft=True)
+            if dlayout is not None and shares_embedding(dlayout.family):  # the target's table, read by the draft
+                report.findings = by_severity(report.findings + check_shared_embedding(ck, dlayout.family))
     if report.census is not None and bw:
         tb = report.census.target_bytes_per_token
         report.census = replace(

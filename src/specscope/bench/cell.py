@@ -218,7 +218,9 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
             gauges=gauges,
         )
     client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id, "clock": client_clock}
-    client["max_tokens"] = max(int(b.get("max_completion_tokens") or b.get("max_tokens") or 0) for _, b in reqs)
+    caps = [int(b.get("max_completion_tokens") or b.get("max_tokens") or 0) for _, b in reqs]
+    caps += [v for p in cell_prompts for v in p.meta.get("turn_max_tokens", ()) if v is not None]  # later turns' own
+    client["max_tokens"] = max(caps)
     client["self_check"] = check.to_dict()
     if any("row_id" in p.meta for p in cell_prompts):  # a file's or dataset's rows: the ids sent, in send order
         client["rows_sent"] = [row_id(p) for p in cell_prompts]
@@ -275,7 +277,14 @@ async def _conversations(
     from specscope.client.conversation import Conversation, run_conversations_checked
 
     convs = [
-        Conversation(pid, body, p.follow_ups, bool(p.meta.get("turns_self_contained")), p.follow_up_messages)
+        Conversation(
+            pid,
+            body,
+            p.follow_ups,
+            bool(p.meta.get("turns_self_contained")),
+            p.follow_up_messages,
+            tuple(c.options.max_tokens if v is None else v for v in p.meta.get("turn_max_tokens", ())),
+        )
         for (pid, body), p in zip(reqs, prompts, strict=True)
     ]
     streams, check, outcomes = await run_conversations_checked(c.server.base_url, convs, key.concurrency, c.settings)

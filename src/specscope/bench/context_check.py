@@ -36,7 +36,9 @@ def _row_id(p: Prompt) -> str:
 
 async def _need(builder: ContextBuilder, p: Prompt, max_tokens: int) -> int:
     messages = [*p.messages, *({"role": "user", "content": t} for t in p.follow_ups)]
-    return await builder.count(messages) + p.turns * int(p.meta.get("max_tokens", max_tokens))
+    default = int(p.meta.get("max_tokens", max_tokens))
+    caps = [max_tokens if v is None else int(v) for v in p.meta.get("turn_max_tokens", ())] or [default] * p.turns
+    return await builder.count(messages) + sum(caps)
 
 
 def _notes(options: BenchOptions, refused: dict[str, list[Refusal]], check: str) -> dict[str, Any]:

@@ -85,6 +85,8 @@ def _row(p: Prompt, default_max_tokens: int) -> dict[str, Any]:
     if p.follow_ups:
         row["follow_ups"] = list(p.follow_ups)
         row["turns_self_contained"] = bool(meta.get("turns_self_contained"))
+    if meta.get("turn_max_tokens"):  # each turn's own output length (None: --max-tokens)
+        row["turn_max_tokens"] = [default_max_tokens if v is None else v for v in meta["turn_max_tokens"]]
     if p.follow_up_messages:  # AA-RWLT steps: each sent as recorded, the server's answer discarded
         row["follow_up_messages"] = [list(m) for m in p.follow_up_messages]
     if meta.get("tools"):  # the row's tool definitions, sent in the request body
@@ -134,6 +136,8 @@ def dry_run_text(doc: dict[str, Any]) -> str:
                     lines.append(f"    then {n} recorded message{s} (the server's answer discarded), "
                                  f"ending {recorded[0][-1]['role']}: {_clip(t)}")  # fmt: skip
                 else:
-                    lines.append(f"    then user{alone}: {_clip(t)}")
+                    cap = row.get("turn_max_tokens", [])[k + 1 : k + 2]
+                    own = f" (max_tokens {cap[0]})" if cap else ""
+                    lines.append(f"    then user{alone}{own}: {_clip(t)}")
     lines += doc["notices"]
     return "\n".join(lines) + "\n"

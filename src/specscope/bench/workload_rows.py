@@ -12,7 +12,7 @@ from typing import Any
 
 from specscope.bench.workloads import base_prompts, dataset_loads
 from specscope.config import BenchOptions
-from specscope.workload.census import RECORDED_HISTORY_NOTE
+from specscope.workload.census import RECORDED_HISTORY_NOTE, SHAREGPT_TURNS_NOTE
 from specscope.workload.labels import parse_label
 from specscope.workload.prompt import Prompt
 
@@ -116,6 +116,7 @@ def _ignored_fields(w: str, prompts: list[Prompt]) -> list[str]:
         ("unread_length_fields", "output-length look-alikes", "not read as the output length (--max-tokens applies): "
          "name it output_length (or max_tokens) to send it"),
         ("recorded_history_fields", "chat turns with recorded answers", RECORDED_HISTORY_NOTE),
+        ("sharegpt_turns_fields", "ShareGPT conversations of several human turns", SHAREGPT_TURNS_NOTE),
         ("unanswered_fields", "ShareGPT conversations without a recorded answer", "sent with --max-tokens as the "
          "output length: the census's ShareGPT readers skip such rows (fewer than 2 turns)"),
     ):  # fmt: skip

@@ -62,7 +62,9 @@ class Conversation:
     (AIPerf's single-turn rows of one ``session_id``: ``MESSAGE_ARRAY_WITH_RESPONSES``, no history accumulated);
     otherwise it carries the turns before it and the server's answers (a chat). ``recorded``: empty, or per later
     turn the message array sent as recorded, after the answer to the turn before, which it does not carry (AIPerf's
-    AA-RWLT steps: :attr:`specscope.workload.prompt.Prompt.follow_up_messages`).
+    AA-RWLT steps: :attr:`specscope.workload.prompt.Prompt.follow_up_messages`). ``turn_max_tokens``: empty, or each
+    turn's output limit (turn 1's is the first body's), set in turn k's body in place of the first body's (AIPerf's
+    per-turn ``Turn.max_tokens``).
     """
 
     conv_id: str
@@ -70,6 +72,7 @@ class Conversation:
     follow_ups: tuple[str, ...] = ()
     self_contained: bool = False
     recorded: tuple[tuple[dict[str, Any], ...], ...] = ()
+    turn_max_tokens: tuple[int, ...] = ()
 
     @property
     def turns(self) -> int:
@@ -134,6 +137,9 @@ async def _one(
             body = {**body, "messages": [{"role": "user", "content": text}]}
         else:
             body = next_turn_body(body, rec.text or "", text, tool_calls_of(raw))
+        if conv.turn_max_tokens:
+            key = "max_completion_tokens" if "max_completion_tokens" in body else "max_tokens"
+            body = {**body, key: conv.turn_max_tokens[turn]}  # turn k+1's own limit
     return records, ConversationOutcome(conv.conv_id, conv.turns, len(records))
 
 

@@ -56,6 +56,7 @@ __all__ = [
     "MULTI_TURN_CONFIG_REFUSAL",
     "MULTI_TURN_ROW_KEYS",
     "RECORDED_HISTORY_NOTE",
+    "SHAREGPT_TURNS_NOTE",
     "LIMA_REFUSAL",
     "DAG_REFUSAL",
     "DYNAMO_TRACE_SCHEMA",
@@ -387,6 +388,17 @@ RECORDED_HISTORY_NOTE = (
     "{id, messages} alone, messages alternating user / assistant from a user turn, as its converter does, to be read "
     "so: census layout vllm.multi_turn)"
 )
+#: What a ShareGPT conversation of several human turns is sent as, beside what each census reader of the layout sends
+#: (vLLM ``ShareGPTDataset`` and SGLang ``sample_sharegpt_requests``: ``conversations[0]`` sized by
+#: ``conversations[1]``; AIPerf ``ShareGPTLoader``: every human turn), and how to send it either way (a warning at the
+#: start of ``bench``).
+SHAREGPT_TURNS_NOTE = (
+    "sent as one request per row: the turns up to the last human turn, the recorded answers before it as history, "
+    "the output sized by the last answer; vLLM's and SGLang's ShareGPT readers send the first turn alone, sized by "
+    "the first answer, and AIPerf's sends each human turn after the server's own answer: to send as vLLM and SGLang "
+    "do, keep each conversation's first two turns; to send every turn, write the rows as {id, messages} (census "
+    "layout vllm.multi_turn)"
+)
 #: Fields only an SGLang autobench row carries (``AUTOBENCH_RESERVED_FIELDS`` @3f56497e that no other census reader
 #: reads): a row with one is named ``sglang.autobench`` by ``bench --dry-run``.
 AUTOBENCH_FIELDS = ("output_len", "completion_tokens", "routing_key", "param_send", "extra_request_body")
@@ -423,7 +435,8 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "read: the turns up to the last user turn; the recorded answer is not sent; output length its token "
         "count by the server's tokenizer, as vLLM's (`--max-tokens` where the server has no `/tokenize`; the "
-        "manifest says which; no row dropped for its length)",
+        "manifest says which; no row dropped for its length); a conversation of several human turns is sent with "
+        "its recorded history where vLLM sends its first turn alone: named in a warning",
     ),
     Layout(
         "vllm.custom",
@@ -493,7 +506,7 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "—",
         "read: `conversations` or `conversation`, the turns up to the last user turn; output length the "
-        "recorded answer's token count, as vllm.sharegpt",
+        "recorded answer's token count, as vllm.sharegpt (several human turns: named in a warning, as there)",
     ),
     Layout(
         "sglang.mooncake",
@@ -622,8 +635,8 @@ CENSUS: tuple[Layout, ...] = (
         "`timestamp` or `delay` (ms)",
         "read: `text` / `texts` (joined with a newline), `output_length` as `max_tokens`, `session_id` as row id; "
         "rows of one `session_id` one session at its first row, each row sent alone after the answer to the one "
-        "before, in file order (AIPerf @39545f68: self-contained turns; rows that ask for different `output_length` "
-        "refused by line); media refused by name, so is a `role` other "
+        "before, in file order (AIPerf @39545f68: self-contained turns), each with its own `output_length` (a row "
+        "without one: `--max-tokens`); media refused by name, so is a `role` other "
         "than user; `timestamp` / `delay` not replayed and `extra` (request-body fields) not sent: a warning at the "
         "start names them (`--trace` replays arrivals)",
     ),
@@ -637,8 +650,8 @@ CENSUS: tuple[Layout, ...] = (
         "`session_id`",
         "each turn's `timestamp` / `delay`",
         "read: a conversation, turn k+1 after the answer to turn k; a leading `role: system` turn the system "
-        "message of every turn (AIPerf @13b4567a hoists it), another `role` than user refused by line; one "
-        "`output_length` for all turns (turns that differ are refused by line); rows of one `session_id` one "
+        "message of every turn (AIPerf @13b4567a hoists it), another `role` than user refused by line; each turn "
+        "sent with its own `output_length` (a turn without one: `--max-tokens`); rows of one `session_id` one "
         "conversation, their turns in file order with the answers before them (AIPerf @13b4567a); `timestamp` / "
         "`delay` not replayed: a warning names them",
     ),
@@ -668,7 +681,8 @@ CENSUS: tuple[Layout, ...] = (
         "`raw_messages`, mooncake_trace.py @0308411c `_build_turn`; verbatim: `tool_calls`, `tool_call_id`, "
         "`content` null or parts, `developer`; a message without a `role` or of another role refused by line) "
         "after the answer to the row before (not in their history); a session mixing the "
-        "two, or asking for different `output_length`, refused by line; a `context_mode` on every row of a session "
+        "two refused by line, each row's turn sent with its own `output_length`; a `context_mode` on every row of a "
+        "session "
         "sets it (`message_array_with_responses`: each row alone; `deltas_without_responses`: a chat), rows that "
         "differ or another mode refused by line; `timestamp` / `delay` not "
         "replayed: a warning names them (`--trace FILE` replays a `text_input` file on its clock); an "
@@ -850,7 +864,7 @@ CENSUS: tuple[Layout, ...] = (
         "read: the text field and system prefix, the output count as `max_tokens`, each column as GuideLLM's "
         "pattern matches it (`Prompt`, `prompts`, `Output_Tokens_Count`); a count of 0 as none (`--max-tokens`, "
         "named at the start); `prompt_0`, `prompt_1` ... a conversation "
-        "(turns that ask for different output counts refused by line); of several text, output-count or prefix "
+        "(each turn sent with its own output count); of several text, output-count or prefix "
         "columns the first in the row's own column order (a CSV's: its header's), as GuideLLM's mapper (@ee7a7745 "
         '`datasets_mappings`) takes the first match in the dataset\'s column order (`{"context", "question"}` '
         "sends the context), except that an `instruction` read first is joined with its `input` (Alpaca's prompt; "

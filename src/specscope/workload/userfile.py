@@ -125,6 +125,7 @@ from specscope.workload.userfile_sessions import (
     multi_turn_row_turns,
     recorded_messages,
     sent_verbatim,
+    set_turn_lengths,
 )
 from specscope.workload.userfile_text import (
     array_items,
@@ -328,7 +329,8 @@ def _conversation_rows(record: Callable[..., Prompt | None], shape: Shape) -> Ca
     answer; the recorded answers and their token counts unused), and marks any other recorded chat (``messages``
     ending in an assistant turn: a request body ending in a user turn is sent as its tools send it) whose recorded
     answers lie between its user turns (``meta["recorded_history_fields"]``: sent as one request, named by
-    ``bench``)."""
+    ``bench``), and a ShareGPT conversation of several user turns (``meta["sharegpt_turns_fields"]``: sent as one
+    request, where the census's ShareGPT readers send its first turn or every turn, named by ``bench``)."""
 
     def read(where: str, no: int, rec: Any, unit: str) -> Prompt | None:
         prompt = record(where, no, rec, unit)
@@ -351,6 +353,9 @@ def _conversation_rows(record: Callable[..., Prompt | None], shape: Shape) -> Ca
             and "assistant" in roles[roles.index("user") :]
         ):
             prompt.meta["recorded_history_fields"] = ("messages",)
+        share = next((k for k in SHAREGPT_FIELDS if isinstance(rec, dict) and isinstance(rec.get(k), list)), None)
+        if share is not None and "messages" not in rec and roles.count("user") >= 2:
+            prompt.meta["sharegpt_turns_fields"] = (share,)  # its readers send other turns (SHAREGPT_TURNS_NOTE)
         return prompt
 
     return read
@@ -632,25 +637,24 @@ def _chat(
     return out
 
 
-def _turn_lengths(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
-    """AIPerf multi-turn: the turns' ``output_length``, one for the conversation (turns that differ are refused:
-    a conversation is sent with one ``max_tokens``)."""
+def _turn_lengths(where: str, record: dict[str, Any]) -> list[tuple[int, str] | None] | None:
+    """AIPerf multi-turn: each user turn's ``output_length`` (its ``Turn.max_tokens``, sent with that turn), in turn
+    order (a leading system turn, hoisted as the conversation's system message, has none); None without ``turns``."""
     turns = record.get("turns")
     if not isinstance(turns, list):
         return None
-    found = {output_length(f"{where} turn {k}", t) for k, t in enumerate(turns, 1) if isinstance(t, dict)}
-    found.discard(None)
-    if len(found) > 1:
-        raise _bad(where, f"turns ask for different output_length ({sorted(v[0] for v in found if v)})",
-                   "one output_length for every turn of a conversation (specscope sends one max_tokens)")  # fmt: skip
-    return next(iter(found), None)
+    if len(turns) > 1 and isinstance(turns[0], dict) and turns[0].get("role") == "system":
+        turns = turns[1:]  # the hoisted system turn (_messages)
+    return [output_length(f"{where} turn {k}", t) if isinstance(t, dict) else None for k, t in enumerate(turns, 1)]
 
 
 def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {}
-    length = output_length(where, record) or _turn_lengths(where, record)
+    length = output_length(where, record)
     if length is not None:
         meta["max_tokens"], meta["output_length_field"] = length
+    elif (lengths := _turn_lengths(where, record)) is not None:
+        set_turn_lengths(meta, lengths)
     if "category" in record:
         if not isinstance(record["category"], str) or not record["category"]:
             raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")

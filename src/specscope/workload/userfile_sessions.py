@@ -31,9 +31,9 @@ step's recorded messages after the answer to the step before (:attr:`Prompt.foll
 first line in the file (AIPerf's groups keep the order in which ids first appear). Nothing of the timing is lost: the
 loader sets no delay between steps, and specscope sends the next step when the answer ends.
 
-specscope sends a session with one ``max_tokens``, so a session whose rows ask for different output lengths is
-refused by the line of the row that differs (as an AIPerf multi-turn row's turns are); a later row that opens with a
-system message, or a session mixing single- and multi-turn rows, is refused by line too.
+Each turn of a session is sent with its own row's output length (AIPerf's per-turn ``max_tokens``; a row without one:
+``--max-tokens``; :func:`set_turn_lengths`); a later row that opens with a system message, or a session mixing
+single- and multi-turn rows, is refused by line.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ __all__ = [
     "recorded_messages",
     "sent_as_recorded",
     "sent_verbatim",
+    "set_turn_lengths",
 ]
 
 #: ``Prompt.meta`` key, while a file is read, of the AIPerf session a row belongs to (removed by :func:`join_sessions`)
@@ -231,8 +232,8 @@ def join_sessions(path: Path, prompts: list[Prompt], *, join: bool = True) -> li
     (``join``: the file is JSON Lines, as AIPerf reads it; otherwise each row stays a row).
 
     Raises:
-        ConfigError: a later row of a session asks for another output length than the session's, opens with a
-            system message, or is of the other AIPerf layout (naming its line).
+        ConfigError: a later row of a session opens with a system message, or is of the other AIPerf layout
+            (naming its line).
     """
     prompts = _join_trajectories(path, prompts)
     groups: dict[str, list[Prompt]] = {}
@@ -251,6 +252,33 @@ def join_sessions(path: Path, prompts: list[Prompt], *, join: bool = True) -> li
     return [x if isinstance(x, Prompt) else _join(path, x, groups[x]) for x in out]
 
 
+def set_turn_lengths(meta: dict[str, Any], lengths: list[tuple[int, str] | None]) -> None:
+    """Record per-turn output lengths in ``meta``: one for every turn is the conversation's ``max_tokens``; lengths
+    that differ (or a turn without one beside turns with one) are ``turn_max_tokens``, one entry per turn (None:
+    ``--max-tokens``), turn 1's also its ``max_tokens``."""
+    found = [v for v in lengths if v is not None]
+    if not found:
+        return
+    meta["output_length_field"] = found[0][1]
+    values = [v[0] if v is not None else None for v in lengths]
+    if len(set(values)) == 1:
+        meta["max_tokens"] = values[0]
+        return
+    meta["turn_max_tokens"] = tuple(values)
+    if values[0] is not None:
+        meta["max_tokens"] = values[0]
+    else:
+        meta.pop("max_tokens", None)
+
+
+def _row_turn_lengths(p: Prompt) -> list[tuple[int, str] | None]:
+    """The output length of each turn of row ``p`` (its ``turn_max_tokens``, else its ``max_tokens`` for every
+    turn) with the field that gave it, for :func:`set_turn_lengths`."""
+    field = str(p.meta.get("output_length_field", ""))
+    per_turn = p.meta.get("turn_max_tokens") or (p.meta.get("max_tokens"),) * p.turns
+    return [(v, field) if v is not None else None for v in per_turn]
+
+
 def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
     first = rows[0]
     kind = first.meta[SESSION_KEY][1]
@@ -263,7 +291,7 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
     meta = dict(first.meta)
     follow_ups = list(first.follow_ups)
     recorded: list[tuple[dict[str, Any], ...]] = []
-    lengths = [first.meta.get("max_tokens")]
+    lengths = _row_turn_lengths(first)
     for p in rows[1:]:
         where = f"{path}:{p.meta['line']}"
         other = p.meta.pop(SESSION_KEY)[1]
@@ -277,18 +305,14 @@ def _join(path: Path, sid: str, rows: list[Prompt]) -> Prompt:
             raise bad_row(where, f"a later row of session {sid!r} opens with a {p.messages[0]['role']} turn",
                           "the session's later rows: user turns (AIPerf hoists a system turn only when it opens "
                           "the session)")  # fmt: skip
-        length = p.meta.get("max_tokens")
-        known = {v for v in lengths if v is not None}
-        if length is not None and known and length not in known:
-            found = f"rows of session {sid!r} ask for different output_length ({sorted({*known, length})})"
-            raise bad_row(where, found, "one output_length for every turn of a conversation (one max_tokens)")
-        lengths.append(length)
-        if length is not None and "max_tokens" not in meta:
-            meta["max_tokens"], meta["output_length_field"] = length, p.meta["output_length_field"]
+        lengths += _row_turn_lengths(p)  # each turn sent with its own (AIPerf: Turn.max_tokens per row)
         follow_ups += [message_text(p.messages[-1]), *p.follow_ups]
         for key in ("timing_fields", "unsent_fields", "unread_length_fields"):
             if p.meta.get(key):
                 meta[key] = tuple(dict.fromkeys((*meta.get(key, ()), *p.meta[key])))
+    meta.pop("max_tokens", None)
+    meta.pop("turn_max_tokens", None)
+    set_turn_lengths(meta, lengths)
     meta["session_lines"] = [p.meta["line"] for p in rows]
     if self_contained:
         meta["turns_self_contained"] = True  # each row sent alone, after the answer to the one before

@@ -1,0 +1,57 @@
+"""HASS drafts (EAGLE-2 drafts trained with HASS): an EAGLE draft with two more norms, ``embedding_layernorm`` over the
+token embedding and ``hidden_states_layernorm`` over the target's hidden state, built only with ``add_para_norm: true``
+(a speculators-format config's ``layernorms: true`` maps to it).
+
+Sources (vllm-project/vllm): llama_eagle.py @00da9231 LlamaModel builds both norms only when the config's
+``add_para_norm`` is true and skips a stored name it has no parameter for; transformers_utils/configs/speculators
+eagle config ``update_defualts`` sets ``add_para_norm`` from ``layernorms``. A HASS draft is judged as the EAGLE family
+(the loader it runs with): with its flag, clean; without it, its norms are never read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from clirun import cli
+
+from .ckmaker import H, dense_config, dense_model, layer, write
+
+V = 64
+NORMS = {"embedding_layernorm.weight": [H], "hidden_states_layernorm.weight": [H]}
+
+
+def _audit(tmp_path: Path, config_extra: dict, capsys, monkeypatch) -> tuple[int, dict]:
+    shapes = {"fc.weight": [H, 2 * H], **layer("layers.0."), **NORMS}
+    del shapes["layers.0.input_layernorm.weight"]
+    cfg = {**dense_config(1, V), "architectures": ["EagleLlamaForCausalLM"], **config_extra}
+    draft = write(tmp_path / "hass", shapes, cfg)
+    target = write(tmp_path / "target", dense_model(2, V), dense_config(2, V))
+    code, out, _ = cli(["audit", target, "--draft", draft, "--format", "json"], capsys, monkeypatch, tmp_path)
+    return code, json.loads(out)
+
+
+def test_a_hass_draft_with_its_flag_is_a_clean_eagle_draft(tmp_path: Path, capsys, monkeypatch) -> None:
+    code, report = _audit(tmp_path, {"add_para_norm": True}, capsys, monkeypatch)
+    assert code == 0
+    assert [f["code"] for f in report["findings"] if f["severity"] != "info"] == ["DRAFT_TOKENIZER_UNVERIFIED"]
+    assert report["facts"]["draft"]["draft_family"]["family"] == "eagle"
+
+
+def test_hass_norms_without_add_para_norm_are_not_read(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Stored norms, add_para_norm absent: the loader builds no such parameter and skips them; the draft runs without
+    the norms it was trained with (it passed with exit 0)."""
+    code, report = _audit(tmp_path, {}, capsys, monkeypatch)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_NOT_READ"]
+    assert f["details"] == {
+        "key": "add_para_norm",
+        "value": False,
+        "tensors": ["embedding_layernorm.weight", "hidden_states_layernorm.weight"],
+    }
+    assert f["severity"] == "error" and code == 1
+    assert "add_para_norm: true" in f["message"]
+
+
+def test_speculators_layernorms_declares_the_norms(tmp_path: Path, capsys, monkeypatch) -> None:
+    code, report = _audit(tmp_path, {"layernorms": True}, capsys, monkeypatch)
+    assert "DRAFT_TENSOR_NOT_READ" not in [f["code"] for f in report["findings"]] and code == 0
