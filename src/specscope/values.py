@@ -379,6 +379,13 @@ def parse_bytes(
     low_ok = value is not None and (value > 0 or (allow_zero and value == 0))
     if value is not None and value < float("inf") and not low_ok:
         raise _out_of_bound(what, text, allow_zero, "a byte size", "17.61GB, 850MB or 0.79GiB", "0.85GB")
+    if value is not None and not math.isfinite(value):  # 1e300GB (past any float), nan, inf
+        raise ConfigError(
+            f"{what} takes a finite byte size",
+            found=f"{text} (more bytes than a number holds)" if value == float("inf") else f"{text} (not a number)",
+            expected="a size such as 17.61GB, 850MB or 0.79GiB",
+            fix="check the number and its unit (B, KB, MB, GB, TB), e.g. 17.61GB",
+        )
     if value is None or not low_ok or not value < float("inf"):
         kind = "non-negative" if allow_zero else "positive"
         example = f"{what} 0.85GB" if what.startswith("--") else "0.85GB"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from clirun import cli, one_error
 
 DATA = Path(__file__).parent.parent / "data" / "imports"

@@ -141,3 +141,14 @@ def test_a_bandwidth_outside_what_a_memory_has_is_refused(capsys) -> None:
         assert ei.value.expected.startswith("a size per second from 1MB/s to 1PB/s"), text
     code, out, err = _run(["predict", *PUBLISHED[:-2], "--bandwidth", "1e-300B/s"], capsys)
     assert code == 2 and out == "" and "--bandwidth takes a bandwidth" in err and "inf" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [("1e300GB", "1e300GB (more bytes than a number holds)"), ("1e400", "1e400 (more bytes than a number holds)")],
+)
+def test_a_size_past_any_number_is_named_not_sent_to_write_a_unit(text, found):
+    """``1e300GB`` overflows to inf: the error told the user to "write the number with a unit", which it had."""
+    with pytest.raises(ConfigError) as err:
+        parse_bytes(text, "--bytes-per-step")
+    assert str(err.value).startswith(f"--bytes-per-step takes a finite byte size; found: {found};")
