@@ -46,3 +46,16 @@ def test_an_infinite_or_400_digit_number_is_named_never_a_crash() -> None:
     rec = read_spec(json.loads(body))
     assert rec is not None and rec.verify_steps is None
     assert rec.warnings == ("WRONG_TYPE(meta_info.spec_verify_ct: float inf)",)
+
+
+def test_more_verify_steps_than_completion_tokens_is_named() -> None:
+    """Each verify step commits at least one token (the bonus), so 12 steps over 10 tokens is no count of either;
+    it passed without a word (spec_accept_length 0.83 agreed with the two figures it derives from)."""
+    rec = read_spec(
+        {"meta_info": {"completion_tokens": 10, "spec_verify_ct": 12, "spec_accept_length": 0.833, "id": "x"}}
+    )
+    assert rec is not None and rec.verify_steps == 12
+    assert rec.warnings == (
+        "SPEC_FIELDS_DISAGREE(meta_info.spec_verify_ct 12 > completion_tokens 10: each verify step emits at least "
+        "one token)",
+    )

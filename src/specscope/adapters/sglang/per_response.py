@@ -71,6 +71,12 @@ def _derived(payload: Mapping[str, Any], path: str, accepted: int | None, drafte
     out: list[str] = []
     length, rate = _number(payload.get("spec_accept_length")), _number(payload.get("spec_accept_rate"))
     completion, steps = _number(payload.get("completion_tokens")), _number(payload.get("spec_verify_ct"))
+    if completion is not None and steps is not None and steps > completion:
+        # every verify step commits at least one token (the bonus): more steps than tokens is no count of either
+        out.append(
+            f"SPEC_FIELDS_DISAGREE({path}.spec_verify_ct {steps:g} > completion_tokens {completion:g}: each verify "
+            "step emits at least one token)"
+        )
     if length is not None and completion is not None and steps:
         expected = completion / steps
         if abs(length - expected) > 5e-4 + 1e-4 * expected:
