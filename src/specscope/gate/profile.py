@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from specscope.errors import ConfigError
 from specscope.readfile import SETTINGS_FILE_MAX_BYTES, FileKind, read_user_file, toml_loads
+from specscope.values import TIMEOUT_BOUNDS_S
 
 __all__ = ["GateSection", "GateProfile", "default_profile_text", "load_profile"]
 
@@ -28,7 +29,7 @@ class RequestSettings(_Strict):
     """Settings shared by every probe request."""
 
     temperature: float = Field(0.0, ge=0.0)
-    timeout_s: float = Field(900.0, gt=0)
+    timeout_s: float = Field(900.0, ge=TIMEOUT_BOUNDS_S[0], le=TIMEOUT_BOUNDS_S[1])  # 1 ms to 1 day
     seed: int | None = 0
 
 
@@ -54,7 +55,7 @@ class ThinkingSection(GateSection):
 
 
 class CodeSection(GateSection):
-    timeout_s: float = Field(10.0, gt=0)
+    timeout_s: float = Field(10.0, ge=TIMEOUT_BOUNDS_S[0], le=TIMEOUT_BOUNDS_S[1])
 
 
 class LongContextSection(GateSection):
