@@ -130,6 +130,7 @@ def test_the_overhead_predict_run_prints_is_the_run_less_input(tmp_path):
         (["--fit-k", "1:20"], "--fit-k takes measured tok/s by draft length k"),
         (["--compare", "0=20"], "--compare takes measured tok/s by draft length k"),
         (["--fit-k", "1=20,1=21"], "--fit-k takes measured tok/s by draft length k"),
+        (["--fit-k", "1=1e308,2=1e308"], "each rate > 0 and at most 10,000,000 (above that it is a typo)"),
     ],
 )
 def test_bad_calibration_is_exit_2_in_one_message(extra, message):
@@ -144,3 +145,13 @@ def test_calibration_options_with_a_run_are_refused(tmp_path):
     assert r.returncode == 2
     assert "--fit-k only apply to the run-less prediction" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_rates_above_the_free_draft_ceiling_are_said_and_no_rate_is_negative():
+    """1e308 was taken: a fitted overhead of -5.3 ms per drafted token predicted -980 tok/s (-9.80x) at larger k.
+    Rates above what the bytes allow with a free draft now hold the overhead at 0, and a note says why."""
+    r = _cli("predict", *INPUTS, "--fit-k", "1=1000,2=1500", "-f", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert any("the draft overhead is held at 0" in n for n in doc["notes"]), doc["notes"]
+    assert all(row["tok_s"] > 0 for row in doc["rows"]), doc["rows"]

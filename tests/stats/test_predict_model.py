@@ -69,6 +69,19 @@ def test_overhead_fit_is_least_squares_by_hand():
     assert fitted.tok_s((), 0) == pytest.approx(12.14)
 
 
+def test_rates_above_the_free_draft_ceiling_hold_the_overhead_at_zero_never_negative():
+    """Rates faster than the byte term allows with a free draft gave a negative least-squares cost (-5.3 ms per
+    drafted token for 1e308 tok/s) and so negative predicted rates and speedups for larger k (-980 tok/s, -9.80x)."""
+    m = StepModel(1e9, 0.1e9, 100e9, 100e9)  # 100 tok/s without a draft; at k=1, 1.8 tokens per step
+    u = (0.8, 0.6, 0.4)
+    ceiling = {k: tokens_per_step(u, k) / ((1e9 + k * 0.1e9) / 100e9) for k in (1, 2, 3)}  # free draft, tok/s
+    assert ceiling[1] == pytest.approx(1.8 / 0.011)
+    pts = [(k, tokens_per_step(u, k), 1.2 * ceiling[k]) for k in (1, 2, 3)]
+    assert fit_overhead_s(m, pts) == 0.0
+    held = StepModel(1e9, 0.1e9, 100e9, 100e9, 0.0)
+    assert all(held.tok_s(u, k) > 0 for k in range(1, 9))
+
+
 def test_a_draft_pass_per_step_that_does_not_grow_with_k():
     """llama.cpp's draft-simple mirrors each verify batch on its draft: k + 1 draft passes per step (q = 1), the
     pass per step unweighted by the draft fraction f; a plain decode step (k = 0) reads the target only."""

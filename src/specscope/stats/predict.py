@@ -64,6 +64,7 @@ __all__ = [
     "tokens_per_step",
     "StepModel",
     "fit_overhead_s",
+    "OVERHEAD_HELD_AT_ZERO",
 ]
 
 
@@ -187,7 +188,10 @@ def fit_overhead_s(
     default ``model.draft_fraction``). The measured step time is tokens_per_step / tok/s; after removing the byte
     term (target_bytes + (f_j k_j + q) draft_bytes_per_token) / effective_bandwidth_bytes_s, q =
     ``model.draft_passes_per_step``, the remainder r_j is modelled as f_j k_j x c (the tokens drafted per step), so
-    c = argmin sum (r_j - f_j k_j c)^2 (``numpy.linalg.lstsq``).
+    c = argmin sum (r_j - f_j k_j c)^2 (``numpy.linalg.lstsq``), held at 0 where the least-squares c is negative
+    (non-negative least squares in one unknown: a draft costs no less than nothing; a negative c would predict
+    negative step times, rates below zero, for larger k). A result of exactly 0 means the measured rates are at or
+    above what the byte term allows with a free draft (:data:`OVERHEAD_HELD_AT_ZERO` says so).
 
     Raises:
         ConfigError: no point with k >= 1 and a positive rate.
@@ -208,4 +212,11 @@ def fit_overhead_s(
         ]
     )  # [n] seconds not explained by bytes
     sol, *_ = np.linalg.lstsq(ks, resid_s, rcond=None)
-    return float(sol[0])
+    return max(0.0, float(sol[0]))
+
+
+#: the note beside a fitted overhead of 0 (:func:`fit_overhead_s` held a negative least-squares value at 0).
+OVERHEAD_HELD_AT_ZERO = (
+    "the draft overhead is held at 0: the measured rates are at or above what the bytes and the bandwidth allow with "
+    "a free draft (least squares gave a negative cost); check the bytes, the bandwidth and the rates"
+)

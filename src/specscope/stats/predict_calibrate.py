@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from specscope.errors import ConfigError
-from specscope.stats.predict import StepModel, fit_overhead_s, tokens_per_step
+from specscope.stats.predict import OVERHEAD_HELD_AT_ZERO, StepModel, fit_overhead_s, tokens_per_step
 from specscope.values import csv_items
 
 __all__ = ["Calibration", "parse_k_rates", "fitted_overhead_s", "calibration_note"]
@@ -58,6 +58,10 @@ def _spell(rates: Mapping[int, float]) -> str:
     return ",".join(f"{k}={v:g}" for k, v in sorted(rates.items()))
 
 
+#: the largest single-stream decode rate a k=rate entry may state (tokens/s): 1e308 made every figure a 300-digit number
+MAX_DECODE_TOK_S = 1e7
+
+
 def parse_k_rates(text: str | None, option: str) -> dict[int, float]:
     """``"1=20.00,2=26.48"`` -> ``{1: 20.0, 2: 26.48}``: measured decode rates (tokens/s) by draft length k.
 
@@ -73,11 +77,12 @@ def parse_k_rates(text: str | None, option: str) -> dict[int, float]:
             k, rate = int(k_text), float(rate_text)
         except ValueError:
             k, rate = 0, 0.0
-        if not sep or k < 1 or not rate > 0 or k in out:
+        if not sep or k < 1 or not 0 < rate <= MAX_DECODE_TOK_S or k in out:
             raise ConfigError(
                 f"{option} takes measured tok/s by draft length k",
                 found=text,
-                expected="comma-separated k=tok/s, each k a whole number >= 1 once, each rate > 0",
+                expected=f"comma-separated k=tok/s, each k a whole number >= 1 once, each rate > 0 and at most "
+                f"{MAX_DECODE_TOK_S:,.0f} (above that it is a typo)",
                 fix=f"e.g. {option} 1=20.00,2=26.48",
             )
         out[k] = rate
@@ -100,10 +105,12 @@ def calibration_note(cal: Calibration, overhead_s: float, max_k: int) -> str | N
     if cal.fit_tok_s:
         fitted = sorted(cal.fit_tok_s)
         held = [k for k in range(1, max_k + 1) if k not in cal.fit_tok_s]
+        zero = f"; {OVERHEAD_HELD_AT_ZERO}" if overhead_s == 0.0 else ""
         return (
             f"draft overhead {overhead_s * 1e3:.3f} ms per drafted token, least squares on the measured rates at "
             f"k={','.join(map(str, fitted))} (rows 'fitted', errors in-sample); "
             + (f"k={','.join(map(str, held))} predicted out of sample" if held else "no k left out of the fit")
+            + zero
         )
     if cal.overhead_s is not None:
         return f"draft overhead {overhead_s * 1e3:.3f} ms per drafted token, given (--overhead)"

@@ -44,7 +44,14 @@ from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
 from specscope.errors import ConfigError
 from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
 from specscope.stats.groups import group_cells, level_axis, metric_value, open_loop, usable
-from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, roofline_tok_s, tokens_per_step
+from specscope.stats.predict import (
+    OVERHEAD_HELD_AT_ZERO,
+    StepModel,
+    fit_overhead_s,
+    positions_from_rate,
+    roofline_tok_s,
+    tokens_per_step,
+)
 from specscope.stats.server_spec import draft_passes_per_step, run_k, spec_k
 from specscope.stats.summary import CellSummary
 
@@ -313,7 +320,10 @@ def _fit_config(
     model = replace(base_model, draft_bytes_per_token=dbytes, draft_passes_per_step=draft_passes_per_step(cfacts))
     pts = [(k, tokens_per_step(pos, k, f), tok_s, f) for pos, f, tok_s in measured]
     if k >= 1 and pts:
-        return replace(model, draft_overhead_s=fit_overhead_s(model, pts)), k, known, True
+        overhead_s = fit_overhead_s(model, pts)
+        if overhead_s == 0.0:
+            notes.append(f"{cfg}: {OVERHEAD_HELD_AT_ZERO}")
+        return replace(model, draft_overhead_s=overhead_s), k, known, True
     return model, k, known, False
 
 
