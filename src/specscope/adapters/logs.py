@@ -187,7 +187,9 @@ class StatsSample(BaseModel):
     """One periodic capacity line of a server log, engine-neutral: ``running_reqs`` / ``waiting_reqs`` requests,
     ``kv_cache_usage_percent`` the share of the KV pool in use (0..100: vLLM's "GPU KV cache usage", SGLang's "token
     usage" x 100), throughputs in tokens/s as logged (None when the line has none). ``t_s``: seconds since the log's
-    first sample (None without a time stamp)."""
+    first sample (None without a time stamp). ``engines_pooled``: the line pools this many data-parallel engines
+    (vLLM's "N Engines Aggregated": requests summed, KV usage their mean, so one engine's may be higher); None for
+    one engine's own line."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -198,6 +200,7 @@ class StatsSample(BaseModel):
     kv_cache_usage_percent: float
     prompt_throughput_tokens_per_s: float | None = None
     generation_throughput_tokens_per_s: float | None = None
+    engines_pooled: int | None = None
 
 
 class EngineLog(BaseModel):

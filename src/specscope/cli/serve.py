@@ -135,12 +135,18 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
         ):
             table.add_row(key, value)
         if facts.stats:
-            peak = max(facts.stats, key=lambda s: s.kv_cache_usage_percent)
+            own = [s for s in facts.stats if s.engines_pooled is None] or facts.stats  # one engine's lines first
+            peak = max(own, key=lambda s: s.kv_cache_usage_percent)
+            mean_of = (
+                f"; the mean over {peak.engines_pooled} engines (requests summed): one engine's may be higher"
+                if peak.engines_pooled is not None
+                else ""
+            )
             table.add_row("stats_samples", str(len(facts.stats)))
             table.add_row(
                 "peak_kv_cache_usage",
                 f"{peak.kv_cache_usage_percent}% (running {peak.running_reqs}, waiting {peak.waiting_reqs}, "
-                f"line {peak.line_number})",
+                f"line {peak.line_number}{mean_of})",
             )
         console = Console()
         console.print(table)

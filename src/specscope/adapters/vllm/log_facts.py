@@ -89,6 +89,9 @@ MISSING_LOG = (
 )
 
 _RE_STATS = re.compile(r"Running: (\d+) reqs?, (?:Waiting|Pending): (\d+) reqs?.*?(?:GPU )?KV cache usage: ([\d.]+)%")
+#: vLLM's AggregatedLoggingStatLogger prefix (vllm/v1/metrics/loggers.py): running / waiting summed over the
+#: data-parallel engines, KV cache usage their mean
+_RE_AGGREGATED = re.compile(r"\b(\d+) Engines Aggregated: ")
 _RE_PROMPT_TPUT = re.compile(r"Avg prompt throughput: ([\d.]+) tokens/s")
 _RE_GEN_TPUT = re.compile(r"Avg generation throughput: ([\d.]+) tokens/s")
 _RE_STAMP = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
@@ -128,6 +131,8 @@ def parse_log_stats(lines: list[str]) -> dict[str, Any]:
                     waiting_reqs=int(m.group(2)),
                     kv_cache_usage_percent=float(m.group(3)),
                 )
+                if a := _RE_AGGREGATED.search(line):
+                    sample.engines_pooled = int(a.group(1))
                 if p := _RE_PROMPT_TPUT.search(line):
                     sample.prompt_throughput_tokens_per_s = float(p.group(1))
                 if g := _RE_GEN_TPUT.search(line):
