@@ -160,6 +160,8 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
         "not_recorded": [
             "per-request arrays (GuideLLM keeps a sample of the requests)",
             "speculative acceptance (GuideLLM's report carries none)",
+            "TPOT percentiles over requests (GuideLLM's inter-token latency distribution weights each request by "
+            "its tokens - 1: the TPOT p50 / p95 shown are a token's)",
         ],
     }
     strategy_at = f"{at}.args.strategy" if older else f"{at}.config.strategy"
