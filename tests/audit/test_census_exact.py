@@ -193,6 +193,29 @@ def test_eagle3_fc_is_sized_by_the_aux_states_it_fuses(tmp_path: Path, capsys, m
     assert f["details"] == {"shape": [H, 3 * H], "expected": [H, 4 * H]} and code == 1
 
 
+def test_eagle3_tapped_layers_not_what_fc_fuses_is_an_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A top-level eagle_aux_hidden_state_layer_ids is the list vLLM taps on the target (eagle3_utils
+    get_eagle3_aux_layers_from_config reads the draft config's top-level key) and concatenates into fc: four (or two)
+    ids beside an fc sized for three fails at the first draft step ("mat1 and mat2 shapes cannot be multiplied").
+    It passed, exit 0. Three ids beside fc [H, 3H] stay clean."""
+    target = write(tmp_path / "target4", dense_model(4, V), dense_config(4, V), tokens=vocab(V))
+    ok = _eagle3(tmp_path / "ok", {}, eagle_aux_hidden_state_layer_ids=[0, 1, 2])
+    code, report = _audit([target, "--draft", ok], capsys, monkeypatch, tmp_path)
+    assert code == 0 and _codes(report, "error") == []
+    for ids in ([0, 1, 2, 3], [0, 2]):
+        bad = _eagle3(tmp_path / f"bad{len(ids)}", {}, eagle_aux_hidden_state_layer_ids=ids)
+        code, report = _audit([target, "--draft", bad], capsys, monkeypatch, tmp_path)
+        (f,) = [f for f in report["findings"] if f["code"] == "EAGLE3_AUX_COUNT_MISMATCH"]
+        assert code == 1 and f["severity"] == "error" and f["tensor"] == "fc.weight"
+        assert f["message"] == (
+            f"eagle_aux_hidden_state_layer_ids lists {len(ids)} target layers ({len(ids) * H} values per token) "
+            f"but fc.weight fuses 3 x {H} = {3 * H}"
+        )
+        assert f["details"] == {"ids": ids, "taps": len(ids), "fc_in": 3 * H, "width": H}
+        code, report = _audit([bad], capsys, monkeypatch, tmp_path)  # the draft alone: the same fault
+        assert code == 1 and "EAGLE3_AUX_COUNT_MISMATCH" in _codes(report, "error")
+
+
 def test_eagle3_hidden_norm_is_the_first_layer_s_only(tmp_path: Path, capsys, monkeypatch) -> None:
     """A two-layer EAGLE-3 draft: only layer 0 normalises the target's hidden state (hidden_norm); layer 1 runs on
     the residual stream and its hidden_norm is never used. It was ERROR DRAFT_TENSORS_MISSING layers.1.hidden_norm."""

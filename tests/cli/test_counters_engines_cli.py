@@ -329,3 +329,19 @@ def test_gzipped_scrapes_are_read_like_plain_ones(tmp_path, capsys, monkeypatch)
     a.write_bytes(gzip.compress(after.encode()))
     code, out, _ = cli(["counters", b, a, "-f", "json"], capsys, monkeypatch, tmp_path)
     assert code == 0 and json.loads(out) == plain and plain["acceptance_rate"] == 0.6
+
+
+def test_scrapes_of_two_different_engines_are_refused_by_name(tmp_path, capsys, monkeypatch):
+    """BEFORE saved from one server (SGLang's names), AFTER from another (vLLM's): no series set is in both, so
+    nothing can be differenced. It was exit 0, state no_window, "model unloaded or engine stopped"; now exit 2
+    naming both engines."""
+    before = SGLANG.format(d=100, g=300, q=80)
+    after = VLLM.format(d=60, t=120, a=72, p0=45, p1=27, r=48, g=400, q=250)
+    code, doc, err = _counters(tmp_path, capsys, monkeypatch, before, after)
+    assert code == 2 and doc == {}
+    assert "BEFORE and AFTER are scrapes of two different engines" in err
+    assert "before.prom: SGLang's names" in err and "after.prom: vLLM's names" in err
+    assert "Traceback" not in err
+    # the same engine twice, or the same names behind another label set, is still a window
+    code, doc, _ = _counters(tmp_path, capsys, monkeypatch, after, after)
+    assert code == 0 and doc["engine_kind"] == "vllm"

@@ -88,6 +88,8 @@ class Family:
     sharing_key: str = ""
     #: MTP layers the engine builds whatever the config declares (vLLM MiMo-V2: 1); 0 = as declared
     engine_layers: int = 0
+    #: MTP layers the engine builds when the config omits ``layers_key`` (vLLM LongCat-Flash, Step-3.5: 1); 0 = none
+    default_layers: int = 0
     #: ``layer_glue`` belongs to the first draft layer only (EAGLE-3's ``hidden_norm``)
     glue_first_layer_only: bool = False
     #: set when this row was chosen for a ``model_type`` the table does not list (by tensor names, else the DeepSeek
@@ -144,6 +146,7 @@ def families() -> dict[str, Family]:
             end_norm=str(merged.get("end_norm", "")),
             sharing_key=str(merged.get("sharing_key", "")),
             engine_layers=int(merged.get("engine_layers", 0)),
+            default_layers=int(merged.get("default_layers", 0)),
             glue_first_layer_only=bool(merged.get("glue_first_layer_only", False)),
             unread_tensors=str(merged.get("unread_tensors", "")),
             loader_names=_tuple(merged, "loader_names"),
@@ -207,7 +210,7 @@ def _mtp_family(
         return keyed, n_qwen, "mtp_num_hidden_layers"
     n_next = _int(cfg, "num_nextn_predict_layers")
     if n_next <= 0:
-        return None
+        return _default_head(by_type.get(model_type), cfg, names)
     by_arch = {a: f for f in families().values() if f.kind == "mtp" for a in f.architectures}
     declared = [*(cfg.get("architectures") or []), *((archs_of or {}).get("architectures") or [])]
     archs = [str(a) for a in declared if str(a) in by_arch]
@@ -234,6 +237,24 @@ def _mtp_family(
     if 0 < chosen.engine_layers < n_next:  # the engine reads its first layers only (vLLM MiMo-V2)
         return chosen, chosen.engine_layers, f"num_nextn_predict_layers {n_next} declared, layers the engine builds"
     return chosen, n_next, "num_nextn_predict_layers"
+
+
+def _default_head(
+    fam: Family | None, cfg: dict[str, Any], names: list[str] | set[str]
+) -> tuple[Family, int, str] | None:
+    """The head of a family whose engine builds ``default_layers`` when the config omits ``num_nextn_predict_layers``
+    (vLLM ``speculative.py`` @002e77c1: ``getattr(hf_config, "num_nextn_predict_layers", 1)`` for LongCat-Flash and
+    Step-3.5), when the checkpoint holds tensors under its first layer's prefix; None when the key is given (0 builds
+    no head) or no such tensor is stored (an ordinary model)."""
+    if fam is None or fam.default_layers <= 0 or fam.layers_key in cfg:
+        return None
+    n_main = _int(cfg, "num_hidden_layers")
+    if "{n}" in fam.layer_prefix and n_main <= 0:
+        return None
+    first = fam.layer_prefix.format(i=0, n=n_main, main=main_layer_prefix(names), head=fam.head_prefix)
+    if not any(str(n).startswith(first) for n in names):
+        return None
+    return fam, fam.default_layers, f"{fam.layers_key} absent, the engine's default {fam.default_layers}"
 
 
 def census_mtp_family(config: dict[str, Any] | None) -> Family | None:

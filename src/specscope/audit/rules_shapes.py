@@ -29,8 +29,9 @@ Rules, by family, with the loaders they come from:
 
 - **EAGLE-3 norms** (:class:`.architectures.Eagle3Fusion`): ``input_norm`` / ``fc_norm.{i}`` stored but not declared.
 
-Codes: ``MTP_LAYER_SHAPE`` (ERROR), ``DRAFT_FC_SHAPE`` (ERROR), ``DRAFT_HIDDEN_MISMATCH`` (ERROR),
-``DRAFT_TENSOR_SHAPE`` (ERROR), ``DRAFT_CONFIG_INVALID`` (ERROR), ``DRAFT_TENSOR_NOT_READ`` (ERROR).
+Codes: ``MTP_LAYER_SHAPE`` (ERROR), ``DRAFT_FC_SHAPE`` (ERROR), ``EAGLE3_AUX_COUNT_MISMATCH`` (ERROR),
+``DRAFT_HIDDEN_MISMATCH`` (ERROR), ``DRAFT_TENSOR_SHAPE`` (ERROR), ``DRAFT_CONFIG_INVALID`` (ERROR),
+``DRAFT_TENSOR_NOT_READ`` (ERROR).
 """
 
 from __future__ import annotations
@@ -341,7 +342,7 @@ def _check_fc(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     packed = info.dtype in PACKED_INT_DTYPES  # only the output dimension survives packing
     ok = info.shape[0] == hidden and (packed or info.shape[1] == in_f)
     if ok:
-        return []
+        return _check_eagle3_taps(ck, layout, name, in_f) if layout.family.key == "eagle3" and not packed else []
     return [
         finding(
             "DRAFT_FC_SHAPE",
@@ -353,6 +354,33 @@ def _check_fc(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
             want=f"[{hidden}, {in_f}]",
             why=f"out hidden_size {hidden}, in {why}",
             details={"shape": list(info.shape), "expected": [hidden, in_f]},
+        )
+    ]
+
+
+def _check_eagle3_taps(ck: Checkpoint, layout: DraftLayout, name: str, in_f: int) -> list[Finding]:
+    """``EAGLE3_AUX_COUNT_MISMATCH`` (ERROR): a top-level ``eagle_aux_hidden_state_layer_ids`` is the list of target
+    layers vLLM taps (``eagle3_utils.get_eagle3_aux_layers_from_config`` reads the draft config's top-level key; the
+    nested ``eagle_config`` one is not read there) and concatenates into ``fc``; ``fc`` is sized by
+    :func:`.architectures.eagle3_fusion` (``num_aux_hidden_states``, ``eagle_config``'s ids, else 3). Another count
+    loads, then fails at the first draft step (the matmul over ``len(ids) * width`` values into ``fc``). Called only
+    when ``fc`` is as its loader builds it (else ``DRAFT_FC_SHAPE`` says it)."""
+    ids = ck.text_config.get("eagle_aux_hidden_state_layer_ids")
+    width, _ = target_width(ck.text_config, layout)
+    if not isinstance(ids, list) or not ids or width is None or len(ids) * width == in_f:
+        return []
+    return [
+        finding(
+            "EAGLE3_AUX_COUNT_MISMATCH",
+            file=ck.shard_of(name),
+            tensor=name,
+            n=len(ids),
+            values=len(ids) * width,
+            n_aux=in_f // width,
+            width=width,
+            fc_in=in_f,
+            ids=ids,
+            details={"ids": ids, "taps": len(ids), "fc_in": in_f, "width": width},
         )
     ]
 

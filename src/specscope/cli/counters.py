@@ -246,6 +246,29 @@ def _refuse_swapped(
     )
 
 
+def _refuse_two_engines(before: SpecCounters, after: SpecCounters, names: tuple[Path, Path]) -> None:
+    """Refuse two scrapes written with two engines' names (BEFORE from one server, AFTER from another) that share no
+    series set: nothing in them can be differenced, and reading them as a window says "vanished" and "started at an
+    unknown point" of what is only another file.
+
+    Raises:
+        ConfigError: the scrapes' engines differ and no series set is in both.
+    """
+    from specscope.adapters.registry import display
+
+    kinds = before.engine_kind, after.engine_kind
+    if None in kinds or kinds[0] == kinds[1] or set(before.engines) & set(after.engines):
+        return
+    b, a = names
+    said = [f"{path}: {display(str(kind))}'s names" for path, kind in zip(names, kinds, strict=True)]
+    raise ConfigError(
+        "BEFORE and AFTER are scrapes of two different engines",
+        found="; ".join(said),
+        expected="two scrapes of the same server's /metrics, before and after the load",
+        fix=f"scrape the same URL twice: curl -s http://HOST:PORT/metrics > {b}, run the load, then > {a}",
+    )
+
+
 def _load_both(
     before: Path, after: Path, max_bytes: int, timeout_s: float
 ) -> tuple[tuple[SpecCounters | DrainedSlice, float | None], tuple[SpecCounters | DrainedSlice, float | None]]:
@@ -278,6 +301,7 @@ def counters_pair_doc(
     from specscope.stats.counters_doc import counters_doc
 
     if isinstance(before, SpecCounters) and isinstance(after, SpecCounters):
+        _refuse_two_engines(before, after, names)
         _refuse_swapped(before, after, names, start_s)
         return counters_doc(before, after, start_s)
     start, total, reasons, drained = _drained_pair(before, after, names)
