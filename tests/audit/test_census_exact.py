@@ -216,6 +216,24 @@ def test_eagle3_tapped_layers_not_what_fc_fuses_is_an_error(tmp_path: Path, caps
         assert code == 1 and "EAGLE3_AUX_COUNT_MISMATCH" in _codes(report, "error")
 
 
+def test_eagle3_layer_ids_written_as_a_string_are_an_error(tmp_path: Path, capsys, monkeypatch) -> None:
+    """``eagle_aux_hidden_state_layer_ids: "0,1,2"`` (or under eagle_config) is no list of layers; it passed, exit 0."""
+    target = write(tmp_path / "target4", dense_model(4, V), dense_config(4, V), tokens=vocab(V))
+    for name, extra, key in (
+        ("top", {"eagle_aux_hidden_state_layer_ids": "0,1,2"}, "eagle_aux_hidden_state_layer_ids"),
+        (
+            "nested",
+            {"eagle_config": {"eagle_aux_hidden_state_layer_ids": "0,1,2"}},
+            "eagle_config.eagle_aux_hidden_state_layer_ids",
+        ),
+    ):
+        draft = _eagle3(tmp_path / name, {}, **extra)
+        code, report = _audit([target, "--draft", draft], capsys, monkeypatch, tmp_path)
+        (f,) = [f for f in report["findings"] if f["code"] == "EAGLE3_AUX_IDS_INVALID"]
+        assert code == 1 and f["severity"] == "error"
+        assert f["message"] == f"{key} is a str ('0,1,2'), not a list of layer indices"
+
+
 def test_eagle3_hidden_norm_is_the_first_layer_s_only(tmp_path: Path, capsys, monkeypatch) -> None:
     """A two-layer EAGLE-3 draft: only layer 0 normalises the target's hidden state (hidden_norm); layer 1 runs on
     the residual stream and its hidden_norm is never used. It was ERROR DRAFT_TENSORS_MISSING layers.1.hidden_norm."""

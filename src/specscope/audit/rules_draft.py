@@ -36,7 +36,8 @@ def check_draft_config(
     ``DFLASH_WINDOW_SMALLER_THAN_BLOCK`` (ERROR), ``DFLASH_SWA_FLAG_CONFLICT`` (WARNING),
     ``DFLASH_MIXED_LAYER_TYPES`` (WARNING), ``DFLASH_SWA_ONLY_IN_DFLASH_CONFIG`` (WARNING),
     ``DFLASH_MAX_WINDOW_LAYERS_IGNORED`` (INFO), ``DRAFT_TARGET_LAYER_OUT_OF_RANGE`` (ERROR),
-    ``DFLASH_TARGET_LAYER_IDS_INVALID`` (ERROR), ``DFLASH_MASK_TOKEN_OUT_OF_RANGE`` (ERROR).
+    ``DFLASH_TARGET_LAYER_IDS_INVALID`` (ERROR), ``EAGLE3_AUX_IDS_INVALID`` (ERROR), ``DFLASH_MASK_TOKEN_OUT_OF_RANGE``
+    (ERROR).
     """
     out: list[Finding] = []
     n = cfg.get("num_hidden_layers")
@@ -106,6 +107,10 @@ def check_draft_config(
     key = key.rpartition(".")[2]
     if ids is None:
         key, ids = _eagle3_aux_ids(cfg)
+        if ids is not None and not isinstance(ids, list):  # "0,1,2" passed with exit 0
+            out.append(
+                finding("EAGLE3_AUX_IDS_INVALID", file=file, ids_key=key, ids=repr(ids), kind=type(ids).__name__)
+            )
     if isinstance(ids, list) and isinstance(target_num_layers, int):
         bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < target_num_layers]
         if bad:
