@@ -7,7 +7,7 @@ from specscope.gate import checks
 from specscope.gate.model import GateRun, Probe, ProbeOutput, ProbeResult
 from specscope.gate.profile import GateProfile
 from specscope.gate.render import render_gate_markdown, render_gate_table, summary_line
-from specscope.gate.runner import check_output, decide
+from specscope.gate.runner import SEQUENTIAL_ONLY, check_output, decide
 
 PROBE = Probe(gate="compare", id="cmp-37x24", messages=(), expected={"answer": "888"})
 
@@ -77,7 +77,7 @@ def test_identical_outputs_without_a_number_are_the_same_answer():
     c = checks.compare_outputs(PROBE, "base", base, "ngram", spec)
     assert c.identical and c.same_answer and c.base_answer is None
     (v,) = decide(_results({"base": base, "ngram": spec}, GateProfile()), [c], GateProfile())
-    assert v.passed and v.why == "1/1 identical sequences, 1/1 same answer"
+    assert v.passed and v.why == f"1/1 identical sequences, 1/1 same answer; {SEQUENTIAL_ONLY}"
 
 
 def test_the_probe_whose_answer_changed_is_named():

@@ -187,6 +187,8 @@ def decide(
                 why += f"; first divergence {d.probe_id} at {d.unit[:-1]} {d.first_divergence}"
                 if d.base_at is not None and d.spec_at is not None:
                     why += f" ({base} {d.base_at!r}, {spec} {d.spec_at!r})"
+            if passed:  # what a pass rests on: the probes go one at a time, each prompt new to the server
+                why += f"; {SEQUENTIAL_ONLY}"
         verdicts.append(
             GateVerdict(
                 "compare",
@@ -199,6 +201,13 @@ def decide(
             )
         )
     return verdicts
+
+
+#: the conditions a passed base-vs-speculative comparison rests on (the suite sends its probes one at a time)
+SEQUENTIAL_ONLY = (
+    "probed one request at a time: outputs that change only under concurrent batching or a prefix-cache hit are not "
+    "probed"
+)
 
 
 def run_gate_suite(
