@@ -187,7 +187,7 @@ def decide(
                 why += f"; first divergence {d.probe_id} at {d.unit[:-1]} {d.first_divergence}"
                 if d.base_at is not None and d.spec_at is not None:
                     why += f" ({base} {d.base_at!r}, {spec} {d.spec_at!r})"
-            if passed:  # what a pass rests on: the probes go one at a time, each prompt new to the server
+            if passed:  # what a pass rests on: the probes go one at a time
                 why += f"; {SEQUENTIAL_ONLY}"
         verdicts.append(
             GateVerdict(
