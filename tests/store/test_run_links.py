@@ -88,6 +88,7 @@ def test_a_run_database_that_is_a_link_is_never_written_through(tmp_path, capsys
     args = ["import", imports / "sglang_eagle.jsonl", "--config", "eagle", "--out", run]
     code, _, err = cli(args, capsys, monkeypatch, tmp_path)
     assert code == 2 and f"{DB_NAME} is a symbolic link (to {outside})" in err and "cp --remove-destination" in err
-    res = _resume(run)
-    assert res.returncode == 2 and "is a symbolic link" in res.stderr and "Traceback" not in res.stderr
+    res = _resume(run)  # refused before any write (an imported run is never resumed; checked read-only first)
+    assert res.returncode == 2 and "is an imported run: it cannot be resumed" in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr
     assert outside.read_bytes() == before
