@@ -87,7 +87,7 @@ def assert_rows_sent(
     paired: dict[str, str] = {}
     out: dict[str, int] = {}
     for cell in cells:
-        sent = list(cell.client.get("rows_sent", []))
+        sent = list(cell.client.rows_sent or ())
         label = cell.key.label()
         mine = [r for r in reqs if cell.start_ns <= r["arrival_ns"] <= cell.end_ns]
         placed.update(id(r) for r in mine)

@@ -9,7 +9,9 @@ server's ``usage`` block (``token_source == "usage"``) and never from counting S
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -24,6 +26,12 @@ __all__ = [
     "SpecWindow",
     "CellKey",
     "CellResult",
+    "ClientFacts",
+    "ClockFacts",
+    "ConversationFacts",
+    "ImportedFacts",
+    "OpenLoopFacts",
+    "TraceFacts",
     "GaugeSample",
     "turn_prompt_id",
     "split_turn",
@@ -495,6 +503,362 @@ class CellKey:
         return f"{self.config}/{self.workload}/c{self.concurrency}/r{self.repeat}"
 
 
+def _absent_none(obj: Any, always: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``obj``'s fields as stored: read back, the stored keys in their stored order (``obj.keys``); built here, the
+    fields in field order less those that are None (absent) unless named in ``always``."""
+    names = obj.keys or tuple(f.name for f in dataclasses.fields(obj) if f.name != "keys")
+    out: dict[str, Any] = {}
+    for name in names:
+        v = getattr(obj, name)
+        if v is not None or name in always or obj.keys:
+            out[name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+#: the ``keys`` field of a facts record: the keys it was read from, in their order (empty when built by the bench),
+#: so that a stored object is written back and reported as it was stored; not part of equality
+def _keys() -> Any:
+    return field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ClockFacts:
+    """When a cell ran and how loaded the machine was (:mod:`specscope.bench.clock`; stored as ``clock``).
+
+    Attributes:
+        started_at_s / ended_at_s: wall-clock instants (s since the epoch) around the measured streams.
+        load_avg_1m: the machine's 1-minute load average at the start and the end (each None where unknown).
+        engine_cpu_s: the local engine process's CPU seconds over the cell; None for a remote server.
+    """
+
+    started_at_s: float | None = None
+    ended_at_s: float | None = None
+    load_avg_1m: tuple[float | None, ...] = ()
+    engine_cpu_s: float | None = None
+    keys: tuple[str, ...] = _keys()
+
+    def to_dict(self) -> dict[str, Any]:
+        return _absent_none(self, ("started_at_s", "ended_at_s", "load_avg_1m", "engine_cpu_s"))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ClockFacts:
+        """The inverse of :meth:`to_dict` (a key absent is None; a key that is no field is not kept)."""
+        return cls(
+            _float(d.get("started_at_s")),
+            _float(d.get("ended_at_s")),
+            tuple(_float(v) for v in d.get("load_avg_1m") or ()),
+            _float(d.get("engine_cpu_s")),
+            keys=tuple(k for k in d if k in _CLOCK_KEYS),
+        )
+
+
+_CLOCK_KEYS = ("started_at_s", "ended_at_s", "load_avg_1m", "engine_cpu_s")
+
+
+@dataclass(frozen=True, slots=True)
+class OpenLoopFacts:
+    """An open-loop cell's load (:mod:`specscope.bench.openloop_cell`, ``trace_cell``, an imported open-loop record;
+    stored as ``open_loop``).
+
+    Attributes:
+        rate_per_s: the scheduled rate (requests/s; a trace replay's mean rate); None where not recorded.
+        arrival: ``poisson``, ``constant``, ``trace`` or an imported tool's own word.
+        schedule_seed: the seed of the arrival schedule (a rate cell).
+        requests: requests sent. client_processes: the client's processes.
+        client_decision: the client's own words on its process count.
+        max_concurrency: an imported record's cap on requests in flight.
+    """
+
+    rate_per_s: float | None = None
+    arrival: str | None = None
+    schedule_seed: int | None = None
+    requests: int | None = None
+    client_processes: int | None = None
+    client_decision: str | None = None
+    max_concurrency: int | None = None
+    keys: tuple[str, ...] = _keys()
+
+    def to_dict(self) -> dict[str, Any]:
+        return _absent_none(self, ("rate_per_s", "arrival"))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> OpenLoopFacts:
+        """The inverse of :meth:`to_dict`.
+
+        Raises:
+            ValueError: a key that is no field.
+        """
+        return cls(**known_fields(cls, dict(d)), keys=tuple(d))
+
+
+@dataclass(frozen=True, slots=True)
+class TraceFacts:
+    """A trace replay's schedule (:mod:`specscope.bench.trace_cell`; stored as ``trace``).
+
+    Attributes:
+        time_scale: the factor on the trace's own clock. requests: requests replayed.
+        scheduled_span_s: first to last scheduled send, s. input_tokens_mean: the trace's mean input length
+            (tokens), None where the trace gives none.
+    """
+
+    time_scale: float = 1.0
+    requests: int | None = None
+    scheduled_span_s: float = 0.0
+    input_tokens_mean: float | None = None
+    keys: tuple[str, ...] = _keys()
+
+    def to_dict(self) -> dict[str, Any]:
+        return _absent_none(self, ("input_tokens_mean",))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> TraceFacts:
+        """The inverse of :meth:`to_dict`.
+
+        Raises:
+            ValueError: a key that is no field.
+        """
+        return cls(**known_fields(cls, dict(d)), keys=tuple(d))
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationFacts:
+    """One conversation of a cell (``specscope.client.conversation``; stored in ``conversations``): its ``id``, the
+    turns planned and those sent (a failed turn ends it)."""
+
+    id: str
+    turns_planned: int
+    turns_sent: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "turns_planned": self.turns_planned, "turns_sent": self.turns_sent}
+
+
+#: the single figures of imported facts (:class:`ImportedFacts`); those in ``_COUNTS`` are whole counts >= 0
+_COUNTS = ("completed", "failed", "output_tokens", "drafts", "draft_tokens", "accepted_tokens")
+_FIGURES = (
+    *_COUNTS,
+    "duration_s",
+    "ttft_p50_s",
+    "ttft_p95_s",
+    "tpot_p50_s",
+    "tpot_p95_s",
+    "acceptance_rate",
+    "acceptance_length",
+)
+_PER_REQUEST = ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens")
+
+
+def _float(v: Any) -> float | None:
+    """``v`` as a finite float, or None (not a number, a bool, NaN, an infinity, an integer past a float)."""
+    if not isinstance(v, int | float) or isinstance(v, bool):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _count(v: Any) -> int | None:
+    f = _float(v)
+    return None if f is None or f < 0 or f != int(f) else int(f)
+
+
+def _rate01(v: Any) -> float | None:
+    f = _float(v)
+    return f if f is not None and 0.0 <= f <= 1.0 else None
+
+
+def _rates01(raw: Any) -> tuple[float, ...] | None:
+    """A list of rates in 0..1, or None when it is not a list or any entry is not one (never compacted: the positions
+    after a gap would shift). A stored rate of 1e308 made ``round(rate x drafts)`` raise OverflowError, and report,
+    advise and export refused the run (probe of 2026-12-06)."""
+    if not isinstance(raw, list):
+        return None
+    rates = [_rate01(v) for v in raw]
+    return None if any(r is None for r in rates) else tuple(r for r in rates if r is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedFacts:
+    """The facts of a cell measured by another tool (``specscope import``; stored as ``imported``, the shape that
+    :mod:`specscope.stats.imported` documents), read once where they enter: each figure as what its key says, or None
+    with the stored value named in :attr:`unusable` (a hand-edited run: NaN, a negative or fractional count, a rate
+    past 1); one bad value never makes the run unreadable (issue 37).
+
+    Attributes:
+        raw: the facts as the tool's file gave them (the stored and reported form; never read for a figure).
+        tool / sha256 / record: who wrote the file (``str`` of the stored value), its SHA-256, the 1-based record.
+        completed / failed / output_tokens / drafts / draft_tokens / accepted_tokens: whole counts >= 0.
+        duration_s / ttft_p50_s / ttft_p95_s / tpot_p50_s / tpot_p95_s / acceptance_length: finite numbers.
+        acceptance_rate: in 0..1. acceptance_per_position: rates in 0..1 (None when any is not one).
+        ttfts_s / latencies_s / output_lens_tokens / input_lens_tokens: per request, a non-number as None.
+        errors: per request, True where it failed (None when not recorded).
+        not_recorded: the figures the file does not hold (None when absent or not a list of names).
+        unusable: ``key: value`` of each fact present but not what its key says.
+    """
+
+    raw: Mapping[str, Any]
+    tool: str = "None"
+    sha256: str | None = None
+    record: int | None = None
+    completed: int | None = None
+    failed: int | None = None
+    output_tokens: int | None = None
+    drafts: int | None = None
+    draft_tokens: int | None = None
+    accepted_tokens: int | None = None
+    duration_s: float | None = None
+    ttft_p50_s: float | None = None
+    ttft_p95_s: float | None = None
+    tpot_p50_s: float | None = None
+    tpot_p95_s: float | None = None
+    acceptance_rate: float | None = None
+    acceptance_length: float | None = None
+    acceptance_per_position: tuple[float, ...] | None = None
+    ttfts_s: tuple[float | None, ...] | None = None
+    latencies_s: tuple[float | None, ...] | None = None
+    output_lens_tokens: tuple[float | None, ...] | None = None
+    input_lens_tokens: tuple[float | None, ...] | None = None
+    errors: tuple[bool, ...] | None = None
+    not_recorded: tuple[str, ...] | None = None
+    unusable: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.raw)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ImportedFacts:
+        """The facts of ``d`` (module docstring of :mod:`specscope.stats.imported`), each read as its key says."""
+        values: dict[str, Any] = {k: _count(d.get(k)) for k in _COUNTS}
+        values |= {k: _float(d.get(k)) for k in _FIGURES if k not in _COUNTS}
+        values["acceptance_rate"] = _rate01(d.get("acceptance_rate"))
+        values["acceptance_per_position"] = _rates01(d.get("acceptance_per_position"))
+        for k in _PER_REQUEST:
+            raw = d.get(k)
+            values[k] = tuple(_float(v) for v in raw) if isinstance(raw, list) else None
+        errors, missing = d.get("errors"), d.get("not_recorded")
+        values["errors"] = tuple(bool(e) for e in errors) if isinstance(errors, list) else None
+        names = isinstance(missing, list) and all(isinstance(m, str) for m in missing)
+        values["not_recorded"] = tuple(missing) if names and isinstance(missing, list) else None
+        sha, rec = d.get("sha256"), d.get("record")
+        return cls(
+            raw=dict(d),
+            tool=f"{d.get('tool')}",
+            sha256=sha if isinstance(sha, str) else None,
+            record=rec if isinstance(rec, int) and not isinstance(rec, bool) else None,
+            unusable=_unusable(d, values),
+            **values,
+        )
+
+
+def _unusable(d: Mapping[str, Any], values: Mapping[str, Any]) -> tuple[str, ...]:
+    """``key: value`` of each stored imported fact that is present but not what its key says."""
+    bad = []
+    for key in _FIGURES:
+        v = d.get(key)
+        if v is None:
+            continue
+        if _float(v) is None or (key in _COUNTS and values[key] is None):
+            bad.append(f"{key}: {v!r:.40}")
+        elif key == "acceptance_rate" and values[key] is None:
+            bad.append(f"{key}: {v!r:.40} (not a rate in 0..1)")
+    per_pos = d.get("acceptance_per_position")
+    if per_pos is not None and values["acceptance_per_position"] is None:
+        bad.append(f"acceptance_per_position: {per_pos!r:.40} (not a list of rates in 0..1)")
+    missing = d.get("not_recorded")
+    if missing is not None and values["not_recorded"] is None:
+        bad.append(f"not_recorded: {missing!r:.40}")
+    return tuple(bad)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientFacts:
+    """What the client recorded about one cell beside its streams (``CellResult.client``; stored as the row's
+    ``client_json``, one JSON object whose keys are these fields, a field that is None left out). Validated where it
+    enters: the bench builds it, the store checks the stored object (:mod:`specscope.store.schema`) and
+    :meth:`from_dict` turns it into these records; the statistics and the report read attributes, never keys.
+
+    Attributes:
+        client_settings: the client's settings (:meth:`ClientSettings.describe`); recorded, read by no figure.
+        warmup_prompt_id: the warm-up the cell got (a workload's full-shape one or the short one).
+        clock: when the cell ran and how loaded the machine was.
+        max_tokens: the requests' ``max_tokens`` (since issue 14), the limit a stream's length is judged against.
+        self_check: the client's self-check (``ClientCheck.to_dict``, lags in ns); recorded, read at the store edge
+            only (a schema-1 row's ``client_limited``).
+        rows_sent: a file's or dataset's row ids in send order.
+        counter_source: where the counters came from (``kind``, ``urls``, ``drained``); recorded.
+        imported: an imported cell's facts (then the cell has no streams).
+        open_loop: an open-loop cell's load (rate, trace or imported open loop); None for a closed loop.
+        trace: a trace replay's schedule.
+        conversations: a multi-turn cell's conversations.
+        client_decision: a fixed-concurrency cell's client-process decision (``specscope.bench.client_choice``).
+        metrics_unreadable: ``before`` / ``after`` -> what a scrape found that was not metrics text.
+        extra: stored keys this reader does not know (a newer or hand-edited run): kept as stored, so the JSON
+            report and a rewrite hold them, and never read for a figure.
+    """
+
+    client_settings: Mapping[str, Any] | None = None
+    warmup_prompt_id: str | None = None
+    clock: ClockFacts | None = None
+    max_tokens: int | None = None
+    self_check: Mapping[str, Any] | None = None
+    rows_sent: tuple[str, ...] | None = None
+    counter_source: Mapping[str, Any] | None = None
+    imported: ImportedFacts | None = None
+    open_loop: OpenLoopFacts | None = None
+    trace: TraceFacts | None = None
+    conversations: tuple[ConversationFacts, ...] | None = None
+    client_decision: str | None = None
+    metrics_unreadable: Mapping[str, str] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    keys: tuple[str, ...] = _keys()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored (and reported) object: the fields that are not None and :attr:`extra`'s keys, in the order they
+        were read (:attr:`keys`), else in field order with :attr:`extra` last."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if v is None or f.name in ("extra", "keys"):
+                continue
+            if isinstance(v, ClockFacts | OpenLoopFacts | TraceFacts | ImportedFacts):
+                v = v.to_dict()
+            elif f.name == "conversations":
+                v = [c.to_dict() for c in self.conversations or ()]
+            elif isinstance(v, tuple):
+                v = list(v)
+            elif isinstance(v, Mapping):
+                v = dict(v)
+            out[f.name] = v
+        out |= self.extra
+        first = [k for k in self.keys if k in out]
+        return {k: out[k] for k in [*first, *(k for k in out if k not in first)]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ClientFacts:
+        """The inverse of :meth:`to_dict`: a key that is no field goes to :attr:`extra`.
+
+        Raises:
+            ValueError / TypeError: a part that is not the object its record needs.
+        """
+        names = {f.name for f in dataclasses.fields(cls)} - {"extra", "keys"}
+        v: dict[str, Any] = {k: d[k] for k in names if d.get(k) is not None}
+        for name in ("open_loop", "trace"):  # an empty object says no load of its kind (as the readers always took it)
+            if name in v and not v[name]:
+                del v[name]
+        for name, part in (("clock", ClockFacts), ("open_loop", OpenLoopFacts), ("trace", TraceFacts)):
+            if name in v:
+                v[name] = part.from_dict(v[name])
+        if "imported" in v:
+            v["imported"] = ImportedFacts.from_dict(v["imported"])
+        if "conversations" in v:
+            v["conversations"] = tuple(ConversationFacts(**c) for c in v["conversations"])
+        if "rows_sent" in v:
+            v["rows_sent"] = tuple(v["rows_sent"])
+        return cls(**v, extra={k: x for k, x in d.items() if k not in names}, keys=tuple(d))
+
+
 @dataclass(frozen=True, slots=True)
 class CellResult:
     """What the client measured for one cell, before it goes to the store.
@@ -505,7 +869,7 @@ class CellResult:
         start_ns / end_ns: perf_counter_ns around the measured streams (after the first scrape and
             before the last).
         before / after: the two /metrics snapshots; ``None`` when the server has no metrics.
-        client: client self-check numbers (send lag, loop lag, limits in force), units in the keys.
+        client: what the client recorded beside the streams (:class:`ClientFacts`).
         crashed: the server died during the cell (observed by the bench runner).
         reasons: reason codes observed while measuring, not derivable from the records above
             (``CLIENT_LIMITED(...)`` from the client self-check, ``SERVER_CRASH``); they lead the cell's reasons.
@@ -519,7 +883,7 @@ class CellResult:
     end_ns: int
     before: SpecCounters | None
     after: SpecCounters | None
-    client: dict[str, Any] = field(default_factory=dict)
+    client: ClientFacts = field(default_factory=ClientFacts)
     crashed: bool = False
     reasons: tuple[str, ...] = ()
     gauges: tuple[GaugeSample, ...] = ()

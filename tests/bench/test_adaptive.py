@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from specscope.bench.adaptive import decided, next_round
 from specscope.config import BenchOptions
-from specscope.records import CellKey
+from specscope.records import CellKey, SpecCounters
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison
 
 
 def cell(config: str, workload: str, repeat: int, tok_s: float, drafts: float | None = None) -> CellSummary:
     t = 100.0 * repeat
-    counters = None if drafts is None else {"drafts": drafts, "present": ["spec"]}
+    counters = None if drafts is None else SpecCounters(drafts=drafts, present=frozenset({"spec"}))
     return CellSummary(
         config, workload, 1, repeat, "ok", (), 1, 1, 48, "usage", 1.0, tok_s, (), None, None, None, None, None, None,
         (), None, counters, None, started_at_s=t, ended_at_s=t + 5.0,

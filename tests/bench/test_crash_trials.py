@@ -19,6 +19,6 @@ def test_known_ceilings_take_the_lowest_crash_level_per_config():
 
 def test_trial_counts_ok_failed_and_not_sent():
     key = CellKey("a", "prose", 4, 0)
-    result = CellResult(key, (stream("ok"), stream("failed"), stream("degraded")), 0, 1, None, None, {}, True)
+    result = CellResult(key, (stream("ok"), stream("failed"), stream("degraded")), 0, 1, None, None, crashed=True)
     assert trial_counts(result, 4) == {"planned": 4, "ok": 1, "failed": 2, "not_sent": 1}
     assert log_name("a", "crash-trial-2") == "a.crash-trial-2.log"

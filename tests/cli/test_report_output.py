@@ -37,7 +37,7 @@ def _bench_run(path):
     )
     before = SpecCounters(generation_tokens=0.0, present=frozenset({"generation"}))
     after = SpecCounters(generation_tokens=24.0, present=frozenset({"generation"}))
-    res = CellResult(CellKey("base", "prose", 2, 0), (stream(1), stream(2)), 0, 100, before, after, {})
+    res = CellResult(CellKey("base", "prose", 2, 0), (stream(1), stream(2)), 0, 100, before, after)
     run.save_cell(res)
     run.close()
     return path

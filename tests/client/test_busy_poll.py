@@ -68,7 +68,7 @@ def _bench(tmp_path, ts: TruthServer, *flags: str) -> list[dict]:
     (run_dir,) = list(tmp_path.iterdir())
     with open_run(run_dir) as run:
         assert run.manifest["client"]["busy_poll"] is bool(flags)
-        return [c.client["self_check"] for c in run.cells()]
+        return [c.client.self_check or {} for c in run.cells()]
 
 
 @pytest.mark.integration
@@ -120,4 +120,4 @@ def test_resume_keeps_the_runs_client_mode_and_refuses_another(tmp_path):
         limited = summary.status == "degraded" and all(r.startswith("CLIENT_LIMITED") for r in summary.reasons)
         assert summary.status == "ok" or limited, summary.reasons
         assert run.manifest["client"]["busy_poll"] is True
-        assert cell.client["self_check"]["settings"]["busy_poll"] is True  # measured polling, as the run was
+        assert (cell.client.self_check or {})["settings"]["busy_poll"] is True  # measured polling, as the run was

@@ -12,6 +12,7 @@ import pytest
 from clirun import cli
 from paths import DATA
 from report_cli import report_json
+from specscope.records import ClientFacts
 
 mlflow = pytest.importorskip("mlflow", reason="the optional mlflow extra (make test installs it)")
 
@@ -117,7 +118,7 @@ def _drifting_run(path: Path) -> Path:
 
     def timed(cfg: str, rep: int, at_s: float, tok_s: float) -> None:
         clock = {"started_at_s": 1_800_000_000.0 + at_s, "ended_at_s": 1_800_000_005.0 + at_s}
-        run.save_cell(replace(cell_facts(cfg, "prose", 1, rep, tok_s), client={"clock": clock}))
+        run.save_cell(replace(cell_facts(cfg, "prose", 1, rep, tok_s), client=ClientFacts.from_dict({"clock": clock})))
 
     machine = [100.0 * math.exp(0.0002 * t) for t in (0.0, 20.0, 40.0, 60.0)]
     for rep, at_s in enumerate((0.0, 20.0, 40.0, 60.0)):

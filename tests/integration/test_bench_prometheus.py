@@ -109,7 +109,7 @@ def test_prometheus_deltas_equal_direct_scrapes(tmp_path):
         assert any(r.startswith("PROM_WINDOW_SHORT(") for r in reasons), reasons
         assert not any(r.startswith("PROM_WINDOW_SHORT(") for r in from_scrapes[key][5])
     with open_run(a) as run:
-        facts = run.cells()[0].client["counter_source"]
+        facts = run.cells()[0].client.counter_source
     assert facts == {"kind": "prometheus", "url": prom, "selector": '{job="base"}', "scrape_interval_s": 1.0}
 
 

@@ -45,7 +45,11 @@ def test_rates_report_achieved_rate_and_goodput(tmp_path):
     assert [(r, c.requests, c.ok) for r, c in sorted(cells.items())] == [(2.0, 16, 16), (4.0, 32, 32)]
     for level, rate in ((1, 2.0), (2, 4.0)):
         c, r = cells[rate], stored[level]
-        assert r.client["open_loop"]["rate_per_s"] == rate and r.client["open_loop"]["requests"] == c.requests
+        assert (
+            r.client.open_loop is not None
+            and r.client.open_loop.rate_per_s == rate
+            and r.client.open_loop.requests == c.requests
+        )
         assert c.goodput_per_s == c.achieved_rate_per_s * c.met_slo / c.requests
     table = next(t for s in doc["sections"] for t in s["tables"] if t["key"] == "open_loop")
     assert [row[:4] for row in table["rows"]] == [["base", "prose", "0", "2.00"], ["base", "prose", "0", "4.00"]]

@@ -27,5 +27,5 @@ def test_full_shape_warm_up_once_per_server_and_workload_then_the_short_one(tmp_
         first = (c.config, c.workload) not in seen
         seen.add((c.config, c.workload))
         full = {"edit": "edit-prefill-warmup", "code": "code-warmup"}[c.workload]
-        assert c.client["warmup_prompt_id"] == (full if first else "short-warmup"), (c.config, c.workload, c.repeat)
+        assert c.client.warmup_prompt_id == (full if first else "short-warmup"), (c.config, c.workload, c.repeat)
     assert len(seen) == 4  # each server had each workload's full-shape warm-up exactly once

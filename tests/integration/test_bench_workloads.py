@@ -55,7 +55,7 @@ def test_speed_bench_categories_and_temperatures_exact(tmp_path: Path):
         received = [r["prompt"] for r in log if not str(r["prompt"]).startswith("Warm-up")]
     with open_run(run_dir) as run:
         cells = summarize_run(run)
-        sent = [row for cell in run.cells() for row in cell.client["rows_sent"]]
+        sent = [row for cell in run.cells() for row in cell.client.rows_sent or ()]
     # issue 35: every row once per cell (3 temperatures x 1 repeat), each id sent = one request the server received
     text_of = {
         qid(f"{c}-{i}"): f"{c} question {i}: explain step {i} briefly." for c in SPEED_CATEGORIES for i in (0, 1)

@@ -47,7 +47,7 @@ def _rows_sent(runs: Path) -> list[str]:
     (run_dir,) = [d for d in runs.iterdir() if d.is_dir()]
     with open_run(run_dir) as run:
         (cell,) = run.cells()
-        rows: list[str] = cell.client["rows_sent"]
+        rows: list[str] = list(cell.client.rows_sent or ())
     return rows
 
 

@@ -70,7 +70,7 @@ def test_two_turn_row_sends_the_first_answer_with_the_second_turn(tmp_path: Path
     turns = sorted(split_turn(s.prompt_id)[1] or 0 for s in cell.streams)
     assert turns == [1, 1, 2, 2]
     assert all(s.text == " x x x x" for s in cell.streams)
-    assert sorted((c["turns_planned"], c["turns_sent"]) for c in cell.client["conversations"]) == [(2, 2), (2, 2)]
+    assert sorted((c.turns_planned, c.turns_sent) for c in cell.client.conversations or ()) == [(2, 2), (2, 2)]
     rows = turn_rows([cell], lambda k: True)
     assert [(r.turn, r.streams, r.draft_tokens, r.accepted_tokens, r.acceptance_rate) for r in rows] == [
         (1, 2, 8, 2, 0.25),
@@ -104,7 +104,9 @@ def test_a_failed_turn_ends_its_conversation(tmp_path: Path) -> None:
     assert assert_rows_sent(run_dir, log, {"81": ROWS[0]["turns"][0]}) == {"mtp/spec-bench.mt_bench/c1/r0": 1}
     with open_run(run_dir) as run:
         (cell,) = run.cells()
-    assert cell.client["conversations"] == [{"id": "spec-bench.mt_bench-0000", "turns_planned": 2, "turns_sent": 1}]
+    assert [c.to_dict() for c in cell.client.conversations or ()] == [
+        {"id": "spec-bench.mt_bench-0000", "turns_planned": 2, "turns_sent": 1}
+    ]
 
 
 @pytest.mark.parametrize(("level", "repeats"), [(1, 1), (2, 2)])

@@ -43,7 +43,7 @@ def _first_turns(log: list[dict[str, Any]]) -> Counter[str]:
 
 def _cells_rows(run_dir: Path) -> list[str]:
     with open_run(run_dir) as run:
-        return [row for cell in run.cells() for row in cell.client.get("rows_sent", [])]
+        return [row for cell in run.cells() for row in cell.client.rows_sent or ()]
 
 
 def _speed_rows() -> list[dict[str, Any]]:

@@ -47,7 +47,7 @@ def test_bench_reads_the_drained_iteration_stats_exactly(tmp_path, capsys, monke
             6 * n,
         )
         assert c.acceptance_rate == 0.5 and c.acceptance_length == 1 + 6 / 4
-        source = stored[n].client["counter_source"]
+        source = stored[n].client.counter_source
         (drained,) = source["drained"].values()
         assert drained["endpoint"] == "iteration stats" and drained["slices"] == 2
         # the cell's n responses and the idle poll after them; before: the warm-up's and an idle poll

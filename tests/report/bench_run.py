@@ -81,7 +81,7 @@ def make_run(path: Path) -> Path:
                         before, after = _counters(tokens * n, 2.0, (2.0, 0.0))
                     else:
                         before, after = _counters(tokens * n, 120.0, (70.0, 50.0))
-                    res = CellResult(CellKey(cfg, wl, n, r), streams, 0, total_ms * MS, before, after, {})
+                    res = CellResult(CellKey(cfg, wl, n, r), streams, 0, total_ms * MS, before, after)
                     run.save_cell(res)
     run.save_server_facts("base", {"kind": "vllm", "model": "org/model-NVFP4", "recipe": {"method": "base"}})
     run.save_server_facts(

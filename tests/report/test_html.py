@@ -43,7 +43,7 @@ def _cells() -> list[CellSummary]:
 def _store_run(tmp_path: Path, name: str, cells: list[CellSummary]) -> Path:
     run = create_run(tmp_path / name, {"kind": "bench", "engine": "embedded", "model_bytes": 270_000_000})
     for c in cells:  # the store keeps facts: streams and scrapes that derive to the same figures
-        counters = dict(c.counters) if c.counters else None
+        counters = c.counters.to_dict() if c.counters else None
         run.save_cell(
             cell_facts(
                 c.config,

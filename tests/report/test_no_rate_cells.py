@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from quickrun import NS, _streams, make_quick_run
-from specscope.records import CellKey, CellResult
+from specscope.records import CellKey, CellResult, ClientFacts
 from specscope.stats.cells import summarize_run
 from specscope.store import create_run, open_run
 
@@ -56,12 +56,20 @@ def test_an_imported_cell_with_a_damaged_duration_is_not_ok():
     facts = {"tool": "vllm-bench", "completed": 10, "failed": 0, "output_tokens": 1000}
     for duration in (-5.0, 0.0):
         cell = CellResult(
-            CellKey("mtp", "chat", 1, 0), (), 0, NS, None, None, client={IMPORTED_KEY: facts | {"duration_s": duration}}
+            CellKey("mtp", "chat", 1, 0),
+            (),
+            0,
+            NS,
+            None,
+            None,
+            client=ClientFacts.from_dict({IMPORTED_KEY: facts | {"duration_s": duration}}),
         )
         s = summarize_imported(cell)
         assert s.status == "failed" and s.output_tok_s is None
         why = ": the tool's recorded duration is not positive"
         assert f"NO_RATE(output_tokens=1000, duration_s={duration:.3g}{why})" in s.reasons
     # a duration the tool's file does not hold is named by NOT_RECORDED, as before: not a damaged figure
-    cell = CellResult(CellKey("mtp", "chat", 1, 0), (), 0, NS, None, None, client={IMPORTED_KEY: facts})
+    cell = CellResult(
+        CellKey("mtp", "chat", 1, 0), (), 0, NS, None, None, client=ClientFacts.from_dict({IMPORTED_KEY: facts})
+    )
     assert not any(r.startswith("NO_RATE") for r in summarize_imported(cell).reasons)

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from factmaker import cell_facts
+from specscope.records import ClientFacts
 from specscope.store import create_run
 
 T0_S = 1_800_000_000.0  # wall clock of the run's first cell (s since the epoch)
@@ -19,7 +20,9 @@ SLOPE_PER_S = 0.0002  # the machine speeds up 0.02 % a second: 4 % over the 200 
 
 def _timed(cfg: str, rep: int, at_s: float, tok_s: float):
     cell = cell_facts(cfg, "prose", 1, rep, tok_s)
-    return replace(cell, client={"clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0}})
+    return replace(
+        cell, client=ClientFacts.from_dict({"clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0}})
+    )
 
 
 def _machine(at_s: float) -> float:
@@ -128,7 +131,7 @@ def _interleaved_win(path: Path) -> Path:
             for cfg, v in (("base", 50.0), ("mtp", 50.0 * gain * (1 + e))):
                 cell = cell_facts(cfg, wl, 1, rep, v)
                 clock = {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0}
-                run.save_cell(replace(cell, client={"clock": clock}))
+                run.save_cell(replace(cell, client=ClientFacts.from_dict({"clock": clock})))
                 at_s += 10.0
     run.close()
     return path
@@ -214,7 +217,12 @@ def _judged_levels_short_overall(path: Path) -> Path:
                 if (cfg, n, rep) in (("ngram", 1, 0), ("base", 4, 2)):
                     cell = _failed(cell)
                 run.save_cell(
-                    replace(cell, client={"clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0}})
+                    replace(
+                        cell,
+                        client=ClientFacts.from_dict(
+                            {"clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0}}
+                        ),
+                    )
                 )
                 at_s += 6.0
     run.close()
@@ -328,7 +336,7 @@ def _rate_run(path: Path) -> Path:
                     "clock": {"started_at_s": T0_S + at_s, "ended_at_s": T0_S + at_s + 5.0},
                     "open_loop": {"rate_per_s": rate, "arrival": "poisson"},
                 }
-                run.save_cell(replace(cell, client=client))
+                run.save_cell(replace(cell, client=ClientFacts.from_dict(client)))
                 at_s += 6.0
     run.close()
     return path

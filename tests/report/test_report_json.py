@@ -13,6 +13,7 @@ import pytest
 
 from doc_tables import documented_tables
 from factmaker import cell_facts, schema1_run
+from specscope.records import ClientFacts
 from specscope.store import create_run
 
 
@@ -26,7 +27,11 @@ def _run(tmp_path: Path, min_effect: float | None = None) -> Path:
             for n in (1, 2):
                 for cfg, v in (("base", 100.0), ("base-again", 100.0 * (1 - e)), ("draft", 104.0 * (1 + e))):
                     cell = cell_facts(cfg, w, n, r, v * n)
-                    run.save_cell(replace(cell, client={"clock": {"started_at_s": t, "ended_at_s": t + 1.0}}))
+                    run.save_cell(
+                        replace(
+                            cell, client=ClientFacts.from_dict({"clock": {"started_at_s": t, "ended_at_s": t + 1.0}})
+                        )
+                    )
                     t += 2.0
     run.save_server_facts("draft", {"kind": "vllm", "recipe": {"method": "draft", "num_speculative_tokens": 4}})
     run.close()

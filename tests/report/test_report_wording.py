@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from factmaker import cell_facts
+from specscope.records import ClientFacts
 from specscope.store import create_run
 
 # tok/s per round; each round runs base at t, base-again at t+2, ngram at t+4 and ngram-k2 at t+6 (t = 20 s x round)
@@ -39,7 +40,12 @@ def _run(tmp_path: Path) -> Path:
             bad = ("STREAM_DEGRADED(degraded:no [DONE])",) if (cfg, r) == ("ngram-k2", 2) else ()
             cell = cell_facts(cfg, "prose", 1, r, tok_s, reasons=bad)
             start_s = 1_000.0 + 20.0 * r + 2.0 * offset_s
-            run.save_cell(replace(cell, client={"clock": {"started_at_s": start_s, "ended_at_s": start_s + 1.0}}))
+            run.save_cell(
+                replace(
+                    cell,
+                    client=ClientFacts.from_dict({"clock": {"started_at_s": start_s, "ended_at_s": start_s + 1.0}}),
+                )
+            )
     run.close()
     return tmp_path / "run"
 

@@ -2,6 +2,7 @@
 
 import math
 
+from cellsummary import counters_of
 from specscope.report.document import Document, Section
 from specscope.report.render import markdown_document
 from specscope.report.tables import bench_tables
@@ -12,7 +13,7 @@ def cell(config, workload, n, r, tok_s, status="ok", acc=None, streams=(1.0, 2.0
     counters = None
     src = None
     if acc is not None:
-        counters = {"drafts": acc[0], "draft_tokens": acc[1], "accepted_tokens": acc[2]}
+        counters = counters_of({"drafts": acc[0], "draft_tokens": acc[1], "accepted_tokens": acc[2]})
         src = "counter_delta"
     return CellSummary(
         config,

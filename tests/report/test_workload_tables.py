@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from cellsummary import counters_of
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.summary import CellSummary
 
 
 def _cell(workload: str, drafted: int, accepted: int, *, prompt: float | None = None, reasoning: int = 0):
-    counters = {"drafts": drafted / 4, "draft_tokens": drafted, "accepted_tokens": accepted}
+    counters = counters_of({"drafts": drafted / 4, "draft_tokens": drafted, "accepted_tokens": accepted})
     return CellSummary(
         config="draft",
         workload=workload,

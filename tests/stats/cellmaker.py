@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from cellsummary import make_cell
+from cellsummary import counters_of, make_cell
+from specscope.records import SpecCounters
 from specscope.stats.summary import CellSummary
 
 
@@ -14,11 +15,13 @@ def cell(config: str, workload: str, concurrency: int, repeat: int, output_tok_s
 
 def counters(
     drafts: float, per_position: list[float], draft_tokens: float | None = None, accepted: float | None = None
-) -> dict:
+) -> SpecCounters:
     k = len(per_position)
-    return {
-        "drafts": drafts,
-        "draft_tokens": drafts * k if draft_tokens is None else draft_tokens,
-        "accepted_tokens": sum(per_position) if accepted is None else accepted,
-        "accepted_per_position": list(per_position),
-    }
+    return counters_of(
+        {
+            "drafts": drafts,
+            "draft_tokens": drafts * k if draft_tokens is None else draft_tokens,
+            "accepted_tokens": sum(per_position) if accepted is None else accepted,
+            "accepted_per_position": list(per_position),
+        }
+    )

@@ -89,5 +89,5 @@ def test_cell_with_one_engine_restarted_keeps_the_other_engines_acceptance():
     assert "ENGINE_RESET(1)" in s.reasons and "COUNTER_RESET" not in s.reasons
     assert s.acceptance_rate == 0.625 and s.acceptance_length == 3.5 and s.acceptance_source == "counter_delta"
     assert s.acceptance_per_position == (0.9, 0.7, 0.5, 0.4)
-    assert s.counters is not None and s.counters["reset_engines"] == ["1"]
-    assert SpecCounters.from_dict(s.counters).engines["1"].reset is True  # round-trips through the store form
+    assert s.counters is not None and s.counters.reset_engines == ("1",)
+    assert SpecCounters.from_dict(s.counters.to_dict()).engines["1"].reset is True  # round-trips through the store form

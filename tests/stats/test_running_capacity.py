@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from specscope.records import CellKey, CellResult, GaugeSample, StreamRecord
+from specscope.records import CellKey, CellResult, ClientFacts, GaugeSample, OpenLoopFacts, StreamRecord
 from specscope.stats.capacity import GUARD_NS, capacity, decode_tok_s, queue_mean_s, queue_p50_s, ttfo_s
 from specscope.stats.cells import summarize_cell
 
@@ -142,11 +142,11 @@ def test_an_open_loop_requests_no_concurrency_so_it_is_never_capacity_limited():
     make a fixed-concurrency cell CAPACITY_LIMITED say nothing about a request rate. Its window is the whole cell."""
     streams = tuple(stream(i, 1000 + i, first_ms=100 + i, last_ms=1000 + i) for i in range(4))
     gauges = tuple(g(t, 1, 3) for t in (50, 300, 600))
-    facts = {"open_loop": {"arrival": "poisson", "rate_per_s": 2.0}}
+    facts = ClientFacts(open_loop=OpenLoopFacts(arrival="poisson", rate_per_s=2.0))
     result = CellResult(CellKey("c", "prose", 4, 0), streams, 0, 1003 * MS, None, None, client=facts, gauges=gauges)
     s = summarize_cell(result)
     assert s.status == "ok" and s.reasons == () and s.capacity_limited is None
     assert s.gauge_window == "cell" and s.gauge_samples == 3
     assert (s.running_concurrency, s.waiting_mean) == (1.0, 3.0)
-    closed = summarize_cell(dataclasses.replace(result, client={}))
+    closed = summarize_cell(dataclasses.replace(result, client=ClientFacts()))
     assert closed.capacity_limited == "CAPACITY_LIMITED(ceiling=1, requested=4)"

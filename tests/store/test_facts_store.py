@@ -50,7 +50,9 @@ def test_cells_table_holds_no_summary(tmp_path):
 def test_observed_crash_and_client_limit_come_back_as_status_and_reasons(tmp_path):
     run = create_run(tmp_path / "r", {"kind": "bench"})
     limited = CellResult(CellKey("a", "prose", 2, 0), (_stream(1), _stream(2)), 0, 100, None, None, reasons=(LIMITED,))
-    crash = CellResult(CellKey("a", "prose", 2, 1), (), 0, 3_000_000_000, None, None, {}, True, ("SERVER_CRASH",))
+    crash = CellResult(
+        CellKey("a", "prose", 2, 1), (), 0, 3_000_000_000, None, None, crashed=True, reasons=("SERVER_CRASH",)
+    )
     run.save_cell(crash)
     run.save_cell(limited)
     run.close()
@@ -76,6 +78,17 @@ def _without_later_fields(cell: CellSummary) -> dict:
     if c and "spec" not in c.get("present", []):  # issue 26: a counter the server did not have is None, not 0
         for k in ("drafts", "draft_tokens", "accepted_tokens"):
             c[k] = None if c.get(k) == 0 else c.get(k)
+    return d
+
+
+def _stored_shape(cell: CellSummary) -> dict:
+    """A stored schema-1 summary read back (``CellSummary.from_dict``): its counters are a ``SpecCounters`` since
+    issue 37, so the fields added after schema 1 read as their defaults; left out as :func:`_schema1_shape` does."""
+    d = _without_later_fields(cell)
+    if d.get("counters"):
+        later = ("engine_kind", "rejected_tokens", "spec_gauges", "unread", "vanished_engines", "unknown_start_engines")
+        for k in ("engines", "created", "reset_engines", *later, "caveats"):
+            d["counters"].pop(k)
     return d
 
 
@@ -112,7 +125,7 @@ def test_schema1_run_gives_the_figures_it_stored(tmp_path):
         assert run.server_facts["ngram"]["num_speculative_tokens"] == 4
         assert run.streams(CellKey("base", "prose", 2, 0))[0].output_tokens == 48
     # the counters gained per-engine fields after schema 1 (issue 14); empty for a one-engine server
-    assert [_schema1_shape(c) for c in derived] == [_without_later_fields(c) for c in stored]
+    assert [_schema1_shape(c) for c in derived] == [_stored_shape(c) for c in stored]
     assert [(c.config, c.repeat, c.status) for c in derived] == [
         ("base", 0, "ok"),
         ("ngram", 0, "degraded"),

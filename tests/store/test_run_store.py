@@ -7,7 +7,7 @@ import json
 import pytest
 
 from specscope.errors import StoreError
-from specscope.records import CellKey, CellResult, SpecCounters, StreamRecord
+from specscope.records import CellKey, CellResult, ClientFacts, SpecCounters, StreamRecord
 from specscope.stats.cells import summarize_cell, summarize_run
 from specscope.store import create_run, open_run
 
@@ -23,7 +23,9 @@ def test_roundtrip_and_resume_keys(tmp_path):
     key = CellKey("base", "prose", 2, 0)
     before = SpecCounters(generation_tokens=0.0, present=frozenset({"generation"}))
     after = SpecCounters(generation_tokens=24.0, present=frozenset({"generation"}))
-    res = CellResult(key, (_stream(1), _stream(2)), 0, 100, before, after, {"send_lag_p99_ns": 10})
+    res = CellResult(
+        key, (_stream(1), _stream(2)), 0, 100, before, after, ClientFacts.from_dict({"send_lag_p99_ns": 10})
+    )
     summary = summarize_cell(res)
     run.save_cell(res)
     run.save_server_facts("base", {"kv_cache_tokens": 4096})

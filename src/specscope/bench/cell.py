@@ -10,7 +10,7 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
@@ -24,7 +24,16 @@ from specscope.bench.order import server_config
 from specscope.bench.targets import ServerTarget
 from specscope.config import BenchOptions
 from specscope.errors import MetricsUnavailable, SpecscopeError
-from specscope.records import CRASH_REASON, CellKey, CellResult, GaugeSample, SpecCounters, StreamRecord
+from specscope.records import (
+    CRASH_REASON,
+    CellKey,
+    CellResult,
+    ClientFacts,
+    ConversationFacts,
+    GaugeSample,
+    SpecCounters,
+    StreamRecord,
+)
 from specscope.stats.cells import summarize_cell
 from specscope.stats.summary import CellSummary
 from specscope.store import Run
@@ -171,7 +180,7 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
     else:  # a file's or dataset's rows: every row once per repeat (issue 35); a pack: one prompt per stream
         n = rate_requests(c.options, key) if c.options.rates else None  # a pack's open-loop draw; rows: all
         cell_prompts = cell_prompts_of(c.options, key.workload, key.repeat, key.concurrency, packs[key.workload], n)
-    facts: dict[str, Any] = {}
+    facts = ClientFacts()
     counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
     streams: list[StreamRecord] = []
     start_ns = end_ns = time.perf_counter_ns()
@@ -204,7 +213,7 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
             raise
         crashed = True
     if crashed or not c.server.alive():
-        client: dict[str, Any] = {"client_settings": c.settings.describe()}
+        client = ClientFacts(client_settings=c.settings.describe())
         return CellResult(
             key,
             tuple(streams),
@@ -217,18 +226,22 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
             (CRASH_REASON,),
             gauges=gauges,
         )
-    client = {"client_settings": c.settings.describe(), "warmup_prompt_id": warm.prompt_id, "clock": client_clock}
     caps = [int(b.get("max_completion_tokens") or b.get("max_tokens") or 0) for _, b in reqs]
     caps += [v for p in cell_prompts for v in p.meta.get("turn_max_tokens", ()) if v is not None]  # later turns' own
-    client["max_tokens"] = max(caps)
-    client["self_check"] = check.to_dict()
-    if any("row_id" in p.meta for p in cell_prompts):  # a file's or dataset's rows: the ids sent, in send order
-        client["rows_sent"] = [row_id(p) for p in cell_prompts]
-    client["counter_source"], flags = counters.facts((end_ns - start_ns) / 1e9)
-    client.update(facts)
+    source, flags = counters.facts((end_ns - start_ns) / 1e9)
+    client = replace(  # the mode's facts (open loop, trace, conversations, client decision) and the cell's own
+        facts,
+        client_settings=c.settings.describe(),
+        warmup_prompt_id=warm.prompt_id,
+        clock=client_clock,
+        max_tokens=max(caps),
+        self_check=check.to_dict(),
+        # a file's or dataset's rows: the ids sent, in send order
+        rows_sent=tuple(row_id(p) for p in cell_prompts) if any("row_id" in p.meta for p in cell_prompts) else None,
+        counter_source=source,
+        metrics_unreadable=unread or None,
+    )
     limited = check.limited_reason()
-    if unread:
-        client["metrics_unreadable"] = unread
     reasons = ((limited,) if limited else ()) + tuple(f"METRICS_UNREADABLE({w})" for w in unread) + flags
     return CellResult(key, tuple(streams), start_ns, end_ns, before, after, client, reasons=reasons, gauges=gauges)
 
@@ -248,7 +261,7 @@ async def _scrape(
 
 async def _send(
     c: ConfigRun, key: CellKey, reqs: list[tuple[str, dict[str, Any]]], prompts: Sequence[Prompt], start_ns: int
-) -> tuple[list[StreamRecord], Any, dict[str, Any]]:
+) -> tuple[list[StreamRecord], Any, ClientFacts]:
     """Send the cell's requests as its mode says; ``(streams, client check, client facts of the mode)``: a trace
     replay (``open_loop``, ``trace``), open-loop rates (``open_loop``), conversations (``conversations``) or N
     streams at once (``client_decision``)."""
@@ -260,19 +273,19 @@ async def _send(
         return await run_trace_cell(c.server.base_url, reqs, prompts, c.options, c.settings)
     if c.options.rates:
         streams, check, open_loop = await run_rate_cell(c.server.base_url, reqs, c.options, key, c.settings)
-        return streams, check, {"open_loop": open_loop}
+        return streams, check, ClientFacts(open_loop=open_loop)
     if any(p.follow_ups for p in prompts):  # conversations: turn k+1 after turn k's answer
         streams, check, conversations = await _conversations(c, key, reqs, prompts)
-        return streams, check, {"conversations": conversations}
+        return streams, check, ClientFacts(conversations=conversations)
     settings, decision = choose_settings(c.settings, key.concurrency, len(reqs), c.history)
     streams, check = await run_fixed_concurrency_checked(c.server.base_url, reqs, key.concurrency, settings)
     c.history.record(streams, time.perf_counter_ns() - start_ns, settings.workers, check.limited_reason())
-    return streams, check, ({"client_decision": decision} if decision is not None else {})
+    return streams, check, ClientFacts(client_decision=decision)
 
 
 async def _conversations(
     c: ConfigRun, key: CellKey, reqs: Sequence[tuple[str, dict[str, Any]]], prompts: Sequence[Prompt]
-) -> tuple[list[StreamRecord], Any, list[dict[str, Any]]]:
+) -> tuple[list[StreamRecord], Any, tuple[ConversationFacts, ...]]:
     """The cell's N conversations, ``key.concurrency`` at a time (:mod:`specscope.client.conversation`)."""
     from specscope.client.conversation import Conversation, run_conversations_checked
 
@@ -288,7 +301,7 @@ async def _conversations(
         for (pid, body), p in zip(reqs, prompts, strict=True)
     ]
     streams, check, outcomes = await run_conversations_checked(c.server.base_url, convs, key.concurrency, c.settings)
-    return streams, check, [o.to_dict() for o in outcomes]
+    return streams, check, tuple(ConversationFacts(o.conv_id, o.turns_planned, o.turns_sent) for o in outcomes)
 
 
 async def run_cells(

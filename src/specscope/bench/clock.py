@@ -1,6 +1,6 @@
 """When a cell ran and how loaded the machine was: the facts behind pairing by time and the drift check.
 
-Stored per cell in the client facts under ``clock`` (``CellResult.client["clock"]``), read back as the
+Stored per cell in the client facts under ``clock`` (``CellResult.client.clock``), read back as the
 ``started_at_s`` / ``ended_at_s`` / ``load_avg_1m`` / ``engine_cpu_s`` fields of the cell summary:
 
 * ``started_at_s`` / ``ended_at_s``: wall-clock instants (seconds since the Unix epoch, ``time.time()``) just
@@ -17,7 +17,8 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from specscope.records import ClockFacts
 
 __all__ = ["ClockMark", "mark", "clock_facts", "process_cpu_s"]
 
@@ -55,14 +56,9 @@ def mark(pid: int | None) -> ClockMark:
     return ClockMark(time.time(), _load_1m(), process_cpu_s(pid))
 
 
-def clock_facts(start: ClockMark, end: ClockMark) -> dict[str, Any]:
+def clock_facts(start: ClockMark, end: ClockMark) -> ClockFacts:
     """The ``clock`` facts of one cell from the marks at its start and end."""
     cpu = None
     if start.engine_cpu_s is not None and end.engine_cpu_s is not None:
         cpu = round(end.engine_cpu_s - start.engine_cpu_s, 3)
-    return {
-        "started_at_s": round(start.wall_s, 6),
-        "ended_at_s": round(end.wall_s, 6),
-        "load_avg_1m": [start.load_1m, end.load_1m],
-        "engine_cpu_s": cpu,
-    }
+    return ClockFacts(round(start.wall_s, 6), round(end.wall_s, 6), (start.load_1m, end.load_1m), cpu)

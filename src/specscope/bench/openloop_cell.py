@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from specscope.config import BenchOptions
-from specscope.records import CellKey, StreamRecord
+from specscope.records import CellKey, OpenLoopFacts, StreamRecord
 
 __all__ = ["cell_label", "rate_of", "rate_requests", "run_rate_cell"]
 
@@ -51,7 +51,7 @@ def rate_requests(options: BenchOptions, key: CellKey) -> int:
 
 async def run_rate_cell(
     base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], options: BenchOptions, key: CellKey, settings: Any
-) -> tuple[list[StreamRecord], Any, dict[str, Any]]:
+) -> tuple[list[StreamRecord], Any, OpenLoopFacts]:
     """Send ``requests`` open-loop at the cell's rate; returns ``(streams, client check, open_loop facts)``.
 
     Args:
@@ -68,13 +68,13 @@ async def run_rate_cell(
     schedule = OpenLoopSchedule(rate, options.arrival, seed)
     streams, check = await run_open_loop_checked(base_url, requests, schedule, settings)
     lag = check.limited_reasons()
-    facts = {
-        "rate_per_s": rate,
-        "arrival": options.arrival,
-        "schedule_seed": seed,
-        "requests": len(requests),
-        "client_processes": 1,
-        "client_decision": (
+    facts = OpenLoopFacts(
+        rate_per_s=rate,
+        arrival=options.arrival,
+        schedule_seed=seed,
+        requests=len(requests),
+        client_processes=1,
+        client_decision=(
             f"one process fell behind ({'; '.join(lag)}): the cell measured the client"
             if lag
             else (
@@ -82,5 +82,5 @@ async def run_rate_cell(
                 f"loop lag p99 {check.loop_lag_p99_ns / 1e6:.1f} ms, under the thresholds)"
             )
         ),
-    }
+    )
     return list(streams), check, facts

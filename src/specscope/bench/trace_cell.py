@@ -20,7 +20,7 @@ import numpy as np
 
 from specscope.config import BenchOptions
 from specscope.errors import ConfigError
-from specscope.records import StreamRecord
+from specscope.records import ClientFacts, OpenLoopFacts, StreamRecord, TraceFacts
 from specscope.stats.timeline import mean
 from specscope.workload.prompt import Prompt
 
@@ -115,7 +115,7 @@ def trace_offsets_ns(prompts: Sequence[Prompt], scale: float) -> np.ndarray:
 async def run_trace_cell(
     base_url: str, requests: Sequence[tuple[str, dict[str, Any]]], prompts: Sequence[Prompt], options: BenchOptions,
     settings: Any,
-) -> tuple[list[StreamRecord], Any, dict[str, Any]]:  # fmt: skip
+) -> tuple[list[StreamRecord], Any, ClientFacts]:  # fmt: skip
     """Replay ``requests`` (the trace's prompts, in arrival order) on the trace's clock; ``(streams, client check,
     client facts)``."""
     from specscope.client.checks import ClientMonitor
@@ -131,18 +131,17 @@ async def run_trace_cell(
     span_s = float(offsets[-1]) / 1e9
     rate = (len(offsets) - 1) / span_s if span_s > 0 else float(len(offsets))
     lag = check.limited_reasons()
-    open_loop = {
-        "rate_per_s": rate,
-        "arrival": "trace",
-        "requests": len(requests),
-        "client_processes": 1,
-        "client_decision": (
+    open_loop = OpenLoopFacts(
+        rate_per_s=rate,
+        arrival="trace",
+        requests=len(requests),
+        client_processes=1,
+        client_decision=(
             f"one process fell behind ({'; '.join(lag)}): the cell measured the client"
             if lag
             else f"one process kept up (send lag p99 {check.send_lag_p99_ns / 1e6:.1f} ms)"
         ),
-    }
+    )
     lengths = [p.meta["trace_input_tokens"] for p in prompts if p.meta.get("trace_input_tokens") is not None]
-    trace: dict[str, Any] = {"time_scale": options.trace_scale, "requests": len(requests), "scheduled_span_s": span_s}
-    trace["input_tokens_mean"] = mean(lengths)
-    return streams, check, {"open_loop": open_loop, "trace": trace}
+    trace = TraceFacts(options.trace_scale, len(requests), span_s, mean(lengths))
+    return streams, check, ClientFacts(open_loop=open_loop, trace=trace)

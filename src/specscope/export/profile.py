@@ -172,7 +172,7 @@ def _phase_views(cells: Sequence[CellSummary]) -> dict[str, tuple[AcceptanceView
 def _pooled_positions(cells: Sequence[CellSummary]) -> list[float]:
     pos: list[float] = []
     for c in cells:
-        per = list((c.counters or {}).get("accepted_per_position") or ())
+        per = list(c.counters.accepted_per_position if c.counters is not None else ())
         pos.extend([0.0] * (len(per) - len(pos)))
         for i, v in enumerate(per):
             pos[i] += float(v)

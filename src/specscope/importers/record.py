@@ -1,7 +1,7 @@
 """One record of another tool's result file, as the importers read it (:mod:`specscope.importers`).
 
 A :class:`Imported` is what one JSON record says, in specscope's units and names: the facts a cell stores
-(``CellResult.client["imported"]``, the shape of :mod:`specscope.stats.imported`) and the load it was measured at.
+(``CellResult.client.imported``, the shape of :mod:`specscope.stats.imported`) and the load it was measured at.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from typing import Any
 from specscope.errors import ConfigError, StoreError
 from specscope.importers.record import Imported
 from specscope.importers.shapes import read_records
-from specscope.records import CellKey, CellResult
+from specscope.records import CellKey, CellResult, ClientFacts, ImportedFacts, OpenLoopFacts
 from specscope.store import DB_NAME, MANIFEST_NAME, SCHEMA_VERSION, Run, create_run, open_run
 from specscope.store.manifest import validate_manifest
 from specscope.store.schema import cell_from_row, cell_row
@@ -56,9 +56,9 @@ def _rates(cells: list[CellResult]) -> dict[float, int]:
     """The run's open-loop rates (req/s) -> their level index."""
     out: dict[float, int] = {}
     for c in cells:
-        ol = c.client.get("open_loop")
-        if isinstance(ol, dict) and isinstance(ol.get("rate_per_s"), int | float):
-            out.setdefault(float(ol["rate_per_s"]), c.key.concurrency)
+        ol = c.client.open_loop
+        if ol is not None and ol.rate_per_s is not None:
+            out.setdefault(ol.rate_per_s, c.key.concurrency)
     return out
 
 
@@ -143,24 +143,20 @@ def _manifest_fields(
 
 def _plan(
     cells: list[CellResult], records: list[tuple[Path, Imported]], config: str, workload: str | None, out: Path
-) -> list[tuple[Path, Imported, CellKey, dict[str, Any]]]:
+) -> list[tuple[Path, Imported, CellKey, ClientFacts]]:
     """Each record's cell key and client facts, checked against the run's ``cells`` and each other (nothing is
     written).
 
     Raises:
         ConfigError: a record already in the run, or a load of the other loop kind than the run's cells.
     """
-    seen = {
-        (c.client["imported"].get("sha256"), c.client["imported"].get("record"))
-        for c in cells
-        if isinstance(c.client.get("imported"), dict)
-    }
-    closed: bool | None = None if not cells else not any("open_loop" in c.client for c in cells)
+    seen = {(i.sha256, i.record) for i in (c.client.imported for c in cells) if i is not None}
+    closed: bool | None = None if not cells else not any(c.client.open_loop is not None for c in cells)
     rates = _rates(cells)
     loads = {  # an open-loop level -> its arrival and in-flight cap (the rate is the level)
-        c.key.concurrency: (c.client["open_loop"].get("arrival"), c.client["open_loop"].get("max_concurrency"))
+        c.key.concurrency: (c.client.open_loop.arrival, c.client.open_loop.max_concurrency)
         for c in cells
-        if isinstance(c.client.get("open_loop"), dict)
+        if c.client.open_loop is not None
     }
     counts: dict[tuple[str, str, int], int] = {}
     for c in cells:
@@ -185,11 +181,11 @@ def _plan(
         group = (config, workload or rec.workload or DEFAULT_WORKLOAD, level)
         key = CellKey(*group, counts.get(group, 0))
         counts[group] = key.repeat + 1
-        client: dict[str, Any] = {"imported": rec.facts}
-        if rec.load.open_loop:
-            client["open_loop"] = {"rate_per_s": rec.load.rate_per_s, "arrival": rec.load.arrival}
-            if rec.load.concurrency:
-                client["open_loop"]["max_concurrency"] = rec.load.concurrency
+        load = rec.load
+        open_loop = OpenLoopFacts(load.rate_per_s, load.arrival, max_concurrency=load.concurrency or None)
+        client = ClientFacts(
+            imported=ImportedFacts.from_dict(rec.facts), open_loop=open_loop if load.open_loop else None
+        )
         out_plan.append((path, rec, key, client))
     return out_plan
 
@@ -211,7 +207,7 @@ def _storable(result: CellResult, where: str) -> None:
         ) from None
 
 
-def _cells(planned: list[tuple[Path, Imported, CellKey, dict[str, Any]]]) -> list[CellResult]:
+def _cells(planned: list[tuple[Path, Imported, CellKey, ClientFacts]]) -> list[CellResult]:
     """The cells to store, each checked as the run store reads it back (nothing is written)."""
     out = []
     for path, rec, key, client in planned:
@@ -329,7 +325,7 @@ def _check_baseline(baseline: str | None, config: str, configs: set[str], out: P
 
 def _write(
     run: Run,
-    planned: list[tuple[Path, Imported, CellKey, dict[str, Any]]],
+    planned: list[tuple[Path, Imported, CellKey, ClientFacts]],
     results: list[CellResult],
     config: str,
     fields: dict[str, Any],

@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from specscope.records import SpecCounters
 from specscope.report.document import Alarm
 from specscope.report.server_facts import spec_k
 from specscope.stats.spec_pool import drafting_as_run
@@ -59,16 +60,15 @@ def _drafting_notes(cells: Sequence[CellSummary], facts: Mapping[str, Mapping[st
             by_config[c.config].append(c)
     for config, group in sorted(by_config.items()):
         k = spec_k(config, facts.get(config) or {})
-        counted = [c.counters for c in group if c.counters and c.counters.get("drafts")]
+        counted = [x for x in (c.counters for c in group) if x is not None and x.drafts]
         if k is None or not counted:
             continue
-        positions: list[Any] = max((list(x.get("accepted_per_position") or []) for x in counted), key=len)
-        pooled: dict[str, Any] = {
-            "drafts": sum(float(x["drafts"]) for x in counted),
-            "draft_tokens": sum(float(x.get("draft_tokens") or 0) for x in counted),
-            "accepted_tokens": sum(float(x.get("accepted_tokens") or 0) for x in counted),
-            "accepted_per_position": positions,
-        }
+        pooled = SpecCounters(
+            drafts=sum(float(x.drafts or 0) for x in counted),
+            draft_tokens=sum(float(x.draft_tokens or 0) for x in counted),
+            accepted_tokens=sum(float(x.accepted_tokens or 0) for x in counted),
+            accepted_per_position=max((x.accepted_per_position for x in counted), key=len),
+        )
         found = drafting_as_run(k, counters=pooled)
         out += [f"{config}: {f}" for f in found["findings"]]
     return out

@@ -96,10 +96,9 @@ def cell_drafts(cell: CellSummary) -> float | None:
     """What the cell's server reported about drafting: its ``drafts`` counter delta (verify steps that carried a
     draft) where the server exposes speculative counters, else the per-response drafted tokens; None when the server
     said nothing (absent is unknown, never 0)."""
-    c = cell.counters or {}
-    spec = "spec" in (c.get("present") or ()) if "present" in c else "drafts" in c
-    if spec and c.get("drafts") is not None:
-        return float(c["drafts"])
+    c = cell.counters
+    if c is not None and "spec" in c.present and c.drafts is not None:
+        return float(c.drafts)
     if cell.per_request_draft_tokens is not None:
         return float(cell.per_request_draft_tokens)
     return None
@@ -208,10 +207,10 @@ def acceptance_view(
 def _cell_steps(cell: CellSummary) -> tuple[float | None, tuple[float, ...] | None]:
     """(drafts, accepted per position) of one cell: its counters' when a drafts counter counted drafts, else its
     responses' verify steps and histogram (:func:`request_steps`); None for what neither gives."""
-    c = cell.counters or {}
-    if c.get("drafts"):
-        per = c.get("accepted_per_position")
-        return float(c["drafts"]), (tuple(float(v) for v in per) if per else None)
+    c = cell.counters
+    if c is not None and c.drafts:
+        per = c.accepted_per_position
+        return float(c.drafts), (tuple(float(v) for v in per) if per else None)
     steps, positions = request_steps(cell.spec_requests) if cell.per_request_draft_tokens else (None, ())
     return steps, (positions or None)
 
@@ -242,8 +241,8 @@ def pooled_acceptance(
     steps_known: dict[tuple[str, str | None], bool] = defaultdict(lambda: True)
     pos_known: dict[tuple[str, str | None], bool] = defaultdict(lambda: True)
     for cell in summaries:
-        c = cell.counters or {}
-        has_counters = bool(c.get("drafts"))
+        c = cell.counters
+        has_counters = c is not None and bool(c.drafts)
         if not usable(cell, include_degraded) or not (has_counters or cell.per_request_draft_tokens):
             continue
         key = (cell.config, cell.workload if by_workload else None)
@@ -251,14 +250,14 @@ def pooled_acceptance(
         drafts, per = _cell_steps(cell)
         s[0] += drafts or 0.0
         steps_known[key] &= drafts is not None
-        counted[key] |= c.get("drafts") is not None
+        counted[key] |= c is not None and c.drafts is not None
         if cell.per_request_draft_tokens:  # the server's per-response fields: this cell's requests only
             s[1] += float(cell.per_request_draft_tokens)
             s[2] += float(cell.per_request_accepted_tokens or 0)
             sources[key].add("per_request")
         else:
-            s[1] += float(c.get("draft_tokens") or 0.0)
-            s[2] += float(c.get("accepted_tokens") or 0.0)
+            s[1] += float((c.draft_tokens if c is not None else None) or 0.0)
+            s[2] += float((c.accepted_tokens if c is not None else None) or 0.0)
             sources[key].add("counter_delta")
         pos_known[key] &= per is not None
         p = pos[key]
@@ -285,7 +284,7 @@ def reported_lengths(summaries: Iterable[CellSummary]) -> dict[tuple[str, str], 
     unknown), so no rate and no per-position figure is derived from it."""
     found: dict[tuple[str, str], list[float]] = defaultdict(list)
     for cell in summaries:
-        counted = bool((cell.counters or {}).get("drafts")) or bool(cell.per_request_draft_tokens)
+        counted = bool(cell.counters is not None and cell.counters.drafts) or bool(cell.per_request_draft_tokens)
         if usable(cell) and not counted and cell.acceptance_length is not None:
             found[(cell.config, cell.workload)].append(cell.acceptance_length)
     return {k: (sum(v) / len(v), len(v)) for k, v in found.items()}

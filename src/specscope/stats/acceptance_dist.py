@@ -65,21 +65,19 @@ def stream_acceptance(summaries: Iterable[CellSummary]) -> dict[tuple[str, str],
     """Per config x workload: the per-stream distribution, both paths' rates, the histogram and any reason."""
     groups: dict[tuple[str, str], list[CellSummary]] = {}
     for c in summaries:
-        if usable(c) and (c.stream_acceptance or c.per_request_draft_tokens or (c.counters or {}).get("drafts")):
+        if usable(c) and (c.stream_acceptance or c.per_request_draft_tokens or (c.counters and c.counters.drafts)):
             groups.setdefault((c.config, c.workload), []).append(c)
     out = {}
     for key, cells in groups.items():
         values = [v for c in cells for v in c.stream_acceptance]
         pr_draft = sum(c.per_request_draft_tokens or 0 for c in cells)
         pr_acc = sum(c.per_request_accepted_tokens or 0 for c in cells)
-        counted = [c.counters for c in cells if c.counters and c.counters.get("drafts")]
-        drafts = sum(float(c["drafts"]) for c in counted)
-        c_draft = sum(float(c.get("draft_tokens") or 0) for c in counted)
-        c_acc = sum(float(c.get("accepted_tokens") or 0) for c in counted)
-        width = max((len(c.get("accepted_per_position") or ()) for c in counted), default=0)
-        per_pos = [
-            sum(float((c.get("accepted_per_position") or [0] * width)[i]) for c in counted) for i in range(width)
-        ]
+        counted = [k for k in (c.counters for c in cells) if k is not None and k.drafts]
+        drafts = sum(float(k.drafts or 0) for k in counted)
+        c_draft = sum(float(k.draft_tokens or 0) for k in counted)
+        c_acc = sum(float(k.accepted_tokens or 0) for k in counted)
+        width = max((len(k.accepted_per_position) for k in counted), default=0)
+        per_pos = [sum(float((k.accepted_per_position or (0.0,) * width)[i]) for k in counted) for i in range(width)]
         pr_rate = acceptance_rate(pr_acc, pr_draft)
         c_rate = acceptance_rate(c_acc, c_draft)
         reason = ""

@@ -176,8 +176,7 @@ def capacity_fields(result: CellResult) -> dict[str, Any]:
     fields: dict[str, Any] = {"decode_tok_s": tuple(rates), "ttfo_p50_s": percentile(ttfos, 50)}
     fields["queue_mean_s"] = queue_mean_s(result.gauges)
     fields["queue_p50_s"] = queue_p50_s(result.streams)
-    open_loop = bool((result.client or {}).get("open_loop"))
-    cap = capacity(result.gauges, result.streams, None if open_loop else result.key.concurrency)
+    cap = capacity(result.gauges, result.streams, None if result.client.open_loop else result.key.concurrency)
     if cap is not None:
         fields.update({summary_field: getattr(cap, name) for summary_field, name in _SUMMARY_FIELDS.items()})
     return fields

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from specscope.records import CellResult, SpecCounters, StreamRecord
+from specscope.records import CellResult, ClockFacts, SpecCounters, StreamRecord
 from specscope.stats.acceptance import acceptance_length, acceptance_rate, per_position_rates, request_steps
 from specscope.stats.capacity import capacity_fields, client_limited_reason, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
@@ -86,7 +86,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
     partial = delta is not None and (
         delta.reset or bool(delta.reset_engines or delta.vanished_engines or delta.unknown_start_engines)
     )
-    limit = result.client.get("max_tokens")  # the requests' max_tokens, stored since issue 14
+    limit = result.client.max_tokens  # the requests' max_tokens, stored since issue 14
     tokens = cell_tokens(streams, None if delta is None else delta.generation_tokens, partial, limit)
     output_tokens, token_source = tokens.output_tokens, tokens.source
     reasons.extend(tokens.reasons)
@@ -121,7 +121,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
     rates = sorted(r for r in (s.stream_tok_s for s in timed) if r is not None)
 
     capacity = capacity_fields(result)
-    level = None if (result.client or {}).get("open_loop") else result.key.concurrency
+    level = None if result.client.open_loop is not None else result.key.concurrency
     reasons = [client_limited_reason(r, capacity, level) for r in reasons]  # what the server did meanwhile
     if result.crashed:
         status: CellStatus = "server_crash"
@@ -143,8 +143,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
     reasons.extend(spec_warnings)  # named warnings (issue 26): after the status, like CAPACITY_LIMITED
 
     k = result.key
-    client: dict[str, Any] = dict(result.client)
-    clock = client.get("clock") or {}
+    clock = result.client.clock or ClockFacts()
     return CellSummary(
         config=k.config,
         workload=k.workload,
@@ -169,11 +168,11 @@ def summarize_cell(result: CellResult) -> CellSummary:
         acceptance_length=length,
         acceptance_per_position=tuple(per_pos),
         acceptance_source=source,
-        counters=None if delta is None else delta.to_dict(),
+        counters=delta,
         server_generation_tokens=None if delta is None else delta.generation_tokens,
         per_request_draft_tokens=per_req_draft,
         per_request_accepted_tokens=per_req_acc,
-        client=client,
+        client=result.client,
         prompt_tokens_mean=_prompt_tokens_mean(streams),
         reasoning_chunks=sum(s.reasoning_chunks for s in streams),
         phase_counts=phase_counts(ok),
@@ -189,11 +188,11 @@ def summarize_cell(result: CellResult) -> CellSummary:
         ),
         spec_requests=pooled,
         spec_window=None if window is None else window_doc(window),
-        drafting=drafting_as_run(_engine_k(pooled), pooled=pooled, counters=None if delta is None else delta.to_dict()),
-        started_at_s=clock.get("started_at_s"),
-        ended_at_s=clock.get("ended_at_s"),
-        load_avg_1m=tuple(clock.get("load_avg_1m") or ()),
-        engine_cpu_s=clock.get("engine_cpu_s"),
+        drafting=drafting_as_run(_engine_k(pooled), pooled=pooled, counters=delta),
+        started_at_s=clock.started_at_s,
+        ended_at_s=clock.ended_at_s,
+        load_avg_1m=clock.load_avg_1m,
+        engine_cpu_s=clock.engine_cpu_s,
     )
 
 

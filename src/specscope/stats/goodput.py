@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from specscope.records import CellResult, StreamRecord
+from specscope.records import CellResult, OpenLoopFacts, StreamRecord
 from specscope.values import duration_text
 
 __all__ = ["SLO_NAMES", "RateCell", "SloTargets", "in_flight", "meets_slo", "rate_cells"]
@@ -118,7 +118,7 @@ def meets_slo(s: StreamRecord, ttft_s: float | None, tpot_s: float | None) -> bo
     return True
 
 
-def _rate_cell(r: CellResult, facts: Mapping[str, Any], ttft_s: float | None, tpot_s: float | None) -> RateCell:
+def _rate_cell(r: CellResult, facts: OpenLoopFacts, ttft_s: float | None, tpot_s: float | None) -> RateCell:
     streams = r.streams
     window_s = (r.end_ns - r.start_ns) / 1e9
     sends = sorted(s.send_ns for s in streams)
@@ -135,7 +135,7 @@ def _rate_cell(r: CellResult, facts: Mapping[str, Any], ttft_s: float | None, tp
         r.key.config,
         r.key.workload,
         r.key.repeat,
-        float(facts["rate_per_s"]),
+        float(facts.rate_per_s or 0.0),
         len(streams),
         sum(s.status == "ok" for s in streams),
         met if has_slo else 0,
@@ -144,7 +144,7 @@ def _rate_cell(r: CellResult, facts: Mapping[str, Any], ttft_s: float | None, tp
         mean,
         peak,
         goodput,
-        str(facts.get("client_decision", "")),
+        facts.client_decision or "",
     )
 
 
@@ -154,7 +154,7 @@ def rate_cells(cells: Iterable[CellResult], options: Mapping[str, Any]) -> list[
     ttft_s, tpot_s = options.get("slo_ttft_s"), options.get("slo_tpot_s")
     out = []
     for r in cells:
-        facts = (r.client or {}).get("open_loop")
-        if facts and not r.crashed:
+        facts = r.client.open_loop
+        if facts is not None and facts.rate_per_s is not None and not r.crashed:
             out.append(_rate_cell(r, facts, ttft_s, tpot_s))
     return out

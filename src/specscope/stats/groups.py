@@ -25,11 +25,12 @@ It is also the one home of two facts about a run's load that every judged figure
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from specscope.errors import require_one_of
+from specscope.records import OpenLoopFacts
 from specscope.stats.summary import CellSummary
 
 __all__ = [
@@ -119,11 +120,10 @@ def levels_of(summaries: Iterable[CellSummary]) -> list[int]:
     return sorted({c.concurrency for c in summaries})
 
 
-def open_loop(cell: CellSummary) -> Mapping[str, Any] | None:
+def open_loop(cell: CellSummary) -> OpenLoopFacts | None:
     """The open-loop facts of a cell (``rate_per_s``, ``arrival``: ``poisson``, ``constant`` or ``trace``), None for a
     closed-loop cell (module docstring)."""
-    facts = (cell.client or {}).get("open_loop")
-    return facts if isinstance(facts, Mapping) and facts else None
+    return cell.client.open_loop
 
 
 def speed_metric(cells: Iterable[CellSummary]) -> str:
@@ -200,10 +200,10 @@ def level_axis(cells: Iterable[CellSummary]) -> LevelAxis:
         facts = open_loop(c)
         if facts is None:
             continue
-        if facts.get("arrival") == "trace":
+        if facts.arrival == "trace":
             trace = True
-        elif isinstance(facts.get("rate_per_s"), int | float):
-            rates.setdefault(c.concurrency, float(facts["rate_per_s"]))
+        elif facts.rate_per_s is not None:
+            rates.setdefault(c.concurrency, facts.rate_per_s)
     if trace:
         return LevelAxis("trace")
     if rates:

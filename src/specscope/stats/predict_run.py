@@ -198,13 +198,19 @@ def draft_fraction(cells: Iterable[CellSummary], config: str, workload: str) -> 
     verify step (the fit, the cell's prediction, the k curve) carries this fraction."""
     drafts = steps = 0.0
     for c in cells:
-        k = c.counters or {}
+        k = c.counters
         if c.config != config or c.workload != workload or not usable(c):
             continue
-        if "generation" not in (k.get("present") or ()) or k.get("drafts") is None or k.get("accepted_tokens") is None:
+        if (
+            k is None
+            or "generation" not in k.present
+            or k.drafts is None
+            or k.accepted_tokens is None
+            or k.generation_tokens is None
+        ):
             return None  # a server without a generated-token counter (or cells without counters): unknown
-        drafts += float(k["drafts"])
-        steps += float(k["generation_tokens"]) - float(k["accepted_tokens"])
+        drafts += float(k.drafts)
+        steps += float(k.generation_tokens) - float(k.accepted_tokens)
     if not (math.isfinite(drafts) and math.isfinite(steps)) or steps <= 0:
         return None  # a count that is no number (a hand-edited run): unknown, never a fraction
     return min(1.0, drafts / steps)

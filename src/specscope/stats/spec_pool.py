@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from specscope.records import SpecRequest, SpecWindow
+from specscope.records import SpecCounters, SpecRequest, SpecWindow
 from specscope.stats.acceptance import acceptance_length
 
 __all__ = ["drafting_as_run", "pool_requests", "window_doc"]
@@ -76,14 +76,14 @@ def drafting_as_run(
     configured_k: int | None,
     *,
     pooled: Mapping[str, Any] | None = None,
-    counters: Mapping[str, Any] | None = None,
+    counters: SpecCounters | None = None,
 ) -> dict[str, Any]:
     """The drafting the server really did, beside its configured k.
 
     Args:
         configured_k: the k the server was started with (recipe / engine config), None when not known.
         pooled: :func:`pool_requests` of the cell, if any.
-        counters: the cell's counter delta (``SpecCounters.to_dict()``), if any.
+        counters: the cell's counter delta, if any.
 
     Returns:
         ``configured_k``; ``max_draft_per_step`` (largest drafted tokens in one step, from per-step arrays);
@@ -94,9 +94,9 @@ def drafting_as_run(
     out: dict[str, Any] = {"configured_k": configured_k, "findings": []}
     lengths = {int(k): n for k, n in ((pooled or {}).get("draft_lengths") or {}).items()}
     out["max_draft_per_step"] = max(lengths) if lengths else None
-    c = counters or {}
-    out["positions"] = len(c.get("accepted_per_position") or ()) or None
-    drafts, drafted, accepted = c.get("drafts"), c.get("draft_tokens"), c.get("accepted_tokens")
+    c = counters if counters is not None else SpecCounters()
+    out["positions"] = len(c.accepted_per_position) or None
+    drafts, drafted, accepted = c.drafts, c.draft_tokens, c.accepted_tokens
     if not drafts and pooled:
         drafts, drafted = pooled.get("verify_steps"), pooled.get("draft_tokens")
         accepted = pooled.get("accepted_tokens")

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from specscope.records import known_fields
+from specscope.records import ClientFacts, SpecCounters, known_fields
 
 __all__ = ["CellSummary", "CellStatus", "MEASURED", "output_rate"]
 
@@ -83,11 +83,13 @@ class CellSummary:
         acceptance_per_position: accepted at position i / drafts (unconditional, vLLM's form).
         acceptance_source: ``"counter_delta"``, ``"per_request"`` (server's per-response fields)
             or ``None`` when no drafting happened / no counters.
-        counters: the counter delta (``SpecCounters.to_dict()``), or None without /metrics.
+        counters: the counter delta (a :class:`~specscope.records.SpecCounters`; its ``to_dict()`` in the JSON
+            report), or None without /metrics.
         server_generation_tokens: the server's generated-token counter delta (tokens) or None.
         per_request_draft_tokens / per_request_accepted_tokens: sums of the server's per-response
             speculative fields (llama.cpp ``timings.draft_n`` / ``draft_n_accepted``), None if absent.
-        client: client self-check figures (send lag, loop lag, limits), units in the keys.
+        client: what the client recorded beside the streams (:class:`~specscope.records.ClientFacts`; its
+            ``to_dict()`` in the JSON report: the stored object).
         prompt_tokens_mean: mean ``usage.prompt_tokens`` over the streams that report it (tokens), or None.
         reasoning_chunks: SSE events with a reasoning delta, summed over streams (0: no reasoning phase seen).
         phase_counts: draft / accepted tokens of the reasoning and answer phases from per-request per-step
@@ -144,11 +146,11 @@ class CellSummary:
     acceptance_length: float | None
     acceptance_per_position: tuple[float, ...]
     acceptance_source: str | None
-    counters: dict[str, Any] | None
+    counters: SpecCounters | None
     server_generation_tokens: float | None
     per_request_draft_tokens: int | None = None
     per_request_accepted_tokens: int | None = None
-    client: dict[str, Any] = field(default_factory=dict)
+    client: ClientFacts = field(default_factory=ClientFacts)
     prompt_tokens_mean: float | None = None
     reasoning_chunks: int = 0
     phase_counts: dict[str, int] | None = None
@@ -182,7 +184,9 @@ class CellSummary:
         return self.output_tokens - (self.failed_output_tokens or 0)
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
+        d = dataclasses.asdict(dataclasses.replace(self, counters=None, client=ClientFacts()))
+        d["counters"] = None if self.counters is None else self.counters.to_dict()
+        d["client"] = self.client.to_dict()
         for k in _TUPLE_FIELDS:
             d[k] = list(d[k])
         return d
@@ -192,9 +196,15 @@ class CellSummary:
         """The inverse of :meth:`to_dict` (one item of the JSON report's ``cells``).
 
         Raises:
-            ValueError: ``d`` has a key that is not a field, or lacks a field without a default.
+            ValueError: ``d`` has a key that is not a field, or lacks a field without a default, or its ``counters`` /
+                ``client`` is not the object its record reads.
         """
         d = dict(known_fields(cls, d))
         for k in _TUPLE_FIELDS:
             d[k] = tuple(d.get(k) or ())
+        try:
+            d["counters"] = None if d["counters"] is None else SpecCounters.from_dict(d["counters"])
+            d["client"] = ClientFacts.from_dict(d.get("client") or {})
+        except (TypeError, AttributeError) as exc:
+            raise ValueError(f"CellSummary: {exc}") from None
         return cls(**d)

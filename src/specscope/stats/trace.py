@@ -50,8 +50,8 @@ def trace_replays(cells: Iterable[CellResult]) -> list[TraceReplay]:
     """The trace cells among ``cells`` (client facts with ``trace``), in (config, repeat) order."""
     out = []
     for c in cells:
-        facts = (c.client or {}).get("trace")
-        if not facts or c.crashed or not c.streams:
+        facts = c.client.trace
+        if facts is None or c.crashed or not c.streams:
             continue
         err_ms = np.array([(s.send_ns - s.intended_ns) / 1e6 for s in c.streams], dtype=np.float64)  # (n,)
         sends = [s.send_ns for s in c.streams]
@@ -62,13 +62,13 @@ def trace_replays(cells: Iterable[CellResult]) -> list[TraceReplay]:
                 c.key.repeat,
                 len(c.streams),
                 sum(s.status == "ok" for s in c.streams),
-                float(facts.get("time_scale", 1.0)),
-                float(facts.get("scheduled_span_s", 0.0)),
+                facts.time_scale,
+                facts.scheduled_span_s,
                 (max(sends) - min(sends)) / 1e9,
                 float(np.percentile(err_ms, 50)),
                 float(np.percentile(err_ms, 99)),
                 float(err_ms.max()),
-                facts.get("input_tokens_mean"),
+                facts.input_tokens_mean,
                 float(np.mean(prompt)) if prompt else None,
             )
         )

@@ -98,7 +98,7 @@ def conversation_counts(cells: Iterable[CellResult], usable: Callable[[CellKey],
     for cell in cells:
         if cell.crashed or not usable(cell.key):
             continue
-        for conv in (cell.client or {}).get("conversations") or ():
+        for conv in cell.client.conversations or ():
             total += 1
-            early += int(conv.get("turns_sent", 0) < conv.get("turns_planned", 0))
+            early += int(conv.turns_sent < conv.turns_planned)
     return total, early

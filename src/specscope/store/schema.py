@@ -24,6 +24,7 @@ from specscope.records import (
     INT_BOUND,
     CellKey,
     CellResult,
+    ClientFacts,
     GaugeSample,
     SpecCounters,
     StreamRecord,
@@ -38,6 +39,7 @@ __all__ = [
     "cell_row",
     "cell_from_row",
     "counters_from_json",
+    "client_from_json",
     "stream_from_json",
     "gauges_from_json",
     "facts_from_json",
@@ -123,7 +125,7 @@ def cell_row(result: CellResult) -> tuple[Any, ...]:
         result.end_ns,
         None if result.before is None else json.dumps(result.before.to_dict()),
         None if result.after is None else json.dumps(result.after.to_dict()),
-        json.dumps(redact(result.client), default=json_default),
+        json.dumps(redact(result.client.to_dict()), default=json_default),
     )
 
 
@@ -236,17 +238,15 @@ def cell_from_row(row: tuple[Any, ...], streams: tuple[StreamRecord, ...], versi
     except ValidationError as exc:
         raise _bad(f"{where}: {_first(exc)[0]}", _first(exc)[1], version) from None
     key = CellKey(*row[:4])
+    client = client_from_json(fields["client_json"], version, f"{where}: client_json")
     if version == 1:
-        client = _typed(_CLIENT, fields["client_json"], f"{where}: client_json", version)
         crashed = fields["status"] == "server_crash"
-        check = client.get("self_check")
-        limited = check.get("client_limited") if isinstance(check, dict) else None
+        check = client.self_check or {}
+        limited = check.get("client_limited")
         reasons = ((str(limited),) if limited else ()) + ((CRASH_REASON,) if crashed else ())
     else:
         crashed = bool(fields["crashed"])
         reasons = tuple(_typed(_REASONS, fields["reasons_json"], f"{where}: reasons_json", version))
-        client = _typed(_CLIENT, fields["client_json"], f"{where}: client_json", version)
-    _check_clock(client, f"{where}: client_json.clock", version)
     return CellResult(
         key,
         streams,
@@ -283,22 +283,74 @@ class _Clock(BaseModel):
     engine_cpu_s: _FINITE | None = None
 
 
-def _check_clock(client: dict[str, Any], where: str, version: int) -> None:
-    """Refuse stored clock facts that are not what :class:`_Clock` says (a hand-edited ``client_json``).
+class _OpenLoop(BaseModel):
+    """The ``open_loop`` facts (:class:`~specscope.records.OpenLoopFacts`)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    rate_per_s: _FINITE | None = None
+    arrival: str | None = None
+    schedule_seed: int | None = None
+    requests: Annotated[int, Field(ge=0)] | None = None
+    client_processes: Annotated[int, Field(ge=0)] | None = None
+    client_decision: str | None = None
+    max_concurrency: Annotated[int, Field(ge=1)] | None = None
+
+
+class _Trace(BaseModel):
+    """The ``trace`` facts (:class:`~specscope.records.TraceFacts`)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    time_scale: _FINITE = 1.0
+    requests: Annotated[int, Field(ge=0)] | None = None
+    scheduled_span_s: _FINITE = 0.0
+    input_tokens_mean: _FINITE | None = None
+
+
+class _Conversation(BaseModel):
+    """One of the ``conversations`` (:class:`~specscope.records.ConversationFacts`)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    id: str
+    turns_planned: Annotated[int, Field(ge=0)]
+    turns_sent: Annotated[int, Field(ge=0)]
+
+
+class _Client(BaseModel):
+    """A cell's stored client facts (:class:`~specscope.records.ClientFacts`): each known key holds what its record
+    needs; ``imported`` is any object (its figures are read one by one, a bad one named, by
+    :meth:`~specscope.records.ImportedFacts.from_dict`); a key this reader does not know is kept as stored."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    client_settings: dict[str, Any] | None = None
+    warmup_prompt_id: str | None = None
+    clock: _Clock | None = None
+    max_tokens: Annotated[int, Field(ge=0, lt=_INT_BOUND)] | None = None
+    self_check: dict[str, Any] | None = None
+    rows_sent: list[str] | None = None
+    counter_source: dict[str, Any] | None = None
+    imported: dict[str, Any] | None = None
+    open_loop: _OpenLoop | None = None
+    trace: _Trace | None = None
+    conversations: list[_Conversation] | None = None
+    client_decision: str | None = None
+    metrics_unreadable: dict[str, str] | None = None
+
+
+def client_from_json(text: str, version: int, where: str = "cells: client_json") -> ClientFacts:
+    """A cell's stored client facts as their record (issue 37: checked here, read as attributes past this edge).
 
     Raises:
-        StoreError: naming the clock field and the stored value.
+        StoreError: not a JSON object, or a known key holding something else (the message names the key path and
+            the stored value, e.g. ``client_json.clock.started_at_s``).
     """
-    clock = client.get("clock")
-    if clock is None:
-        return
-    if not isinstance(clock, dict):
-        raise _bad(where, f"a JSON {type(clock).__name__}, not an object", version)
+    raw = _typed(_CLIENT, text, where, version)
     try:
-        _Clock.model_validate(clock)
+        _Client.model_validate(raw)
     except ValidationError as exc:
         field, found = _first(exc)
         raise _bad(f"{where}.{field}", found, version) from None
+    facts: ClientFacts = _checked(ClientFacts.from_dict, raw, where, version)
+    return facts
 
 
 class _Row(BaseModel):
