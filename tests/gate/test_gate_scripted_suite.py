@@ -50,8 +50,8 @@ def test_good_and_broken_verdicts(servers, tmp_path):
     assert cmp.metrics == {"identical": 3, "same_answer": 6, "total": 6, "judged": True}
     assert cmp.why == (
         "3/6 identical sequences, 6/6 same answer; first divergence cmp-sum-odd at token 0 (base 'Working', mtp "
-        "'Let'); probed one request at a time: outputs that change only under concurrent batching or a prefix-cache hit are "
-        "not probed"
+        "'Let'); probed one request at a time: outputs that change only under concurrent batching or a prefix-cache "
+        "hit are not probed"
     )
 
     # thinking tokens: the good model's reasoning counted through /tokenize (words); the broken one is all thinking
