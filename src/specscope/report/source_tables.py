@@ -11,6 +11,7 @@ from typing import Any
 from specscope.report import units
 from specscope.report.document import Column, Table, text_cell
 from specscope.report.import_table import imports_table
+from specscope.store.manifest import RunManifest
 
 __all__ = ["source_tables"]
 
@@ -32,9 +33,9 @@ def _refused(refused: list[Mapping[str, Any]]) -> str:
     return ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
 
 
-def _provenance(manifest: Mapping[str, Any]) -> Table | None:
-    entries = list(manifest.get("datasets") or [])
-    trace = manifest.get("trace")
+def _provenance(manifest: RunManifest) -> Table | None:
+    entries = list(manifest.datasets or [])
+    trace = manifest.trace
     if not entries and not trace:
         return None
     cols = [Column("source"), Column("config"), Column("revision"), Column("files")]
@@ -91,13 +92,13 @@ def _missing(entry: Mapping[str, Any]) -> str:
     )
 
 
-def _refusals(manifest: Mapping[str, Any]) -> Table | None:
+def _refusals(manifest: RunManifest) -> Table | None:
     refused = [
         (str(e.get("spec") or e.get("dataset")), r)
-        for e in manifest.get("datasets") or []
+        for e in manifest.datasets or []
         for r in e.get("rows_refused") or []
     ]
-    refused += [("trace", r) for r in (manifest.get("trace") or {}).get("rows_refused") or []]
+    refused += [("trace", r) for r in (manifest.trace or {}).get("rows_refused") or []]
     if not refused:
         return None
     cols = [Column("source"), Column("row"), Column("kind"), Column("reason")]
@@ -108,6 +109,6 @@ def _refusals(manifest: Mapping[str, Any]) -> Table | None:
     return Table("rows_refused", "Rows refused", cols, rows, note)
 
 
-def source_tables(manifest: Mapping[str, Any]) -> list[Table]:
+def source_tables(manifest: RunManifest) -> list[Table]:
     """The sources table, the refused rows and the imported result files (each only when the run has them)."""
     return [t for t in (_provenance(manifest), _refusals(manifest), imports_table(manifest)) if t is not None]
