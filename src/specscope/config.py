@@ -5,8 +5,10 @@ Foreign JSON (a model's config.json) never goes through these models; it stays a
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -19,6 +21,7 @@ __all__ = [
     "SENTINEL_SUFFIX",
     "is_control",
     "BenchOptions",
+    "RunOptions",
     "PROFILES",
     "profile_options",
     "csv_items",  # re-exported: its home is specscope.values
@@ -256,6 +259,47 @@ class BenchOptions(BaseModel):
 # prompts 2 rounds at N=1,2 use), and a server's first edit cell is warmed up with the 5th-shortest module
 # (specscope.bench.workloads); n-gram still copies them (the edit win shows in the acceptance and decode columns).
 # ``card`` is the seed card's shape (ten levels, six repeats, 512 tokens, every edit module).
+@dataclass(frozen=True)
+class RunOptions:
+    """The bench options a stored run holds (manifest ``options``), as the report and the statistics read them
+    (issue 37): each field :class:`BenchOptions` checked when the manifest was read, None when the run did not store
+    it (an imported run stores none: its ``max_tokens`` is absent, never the default 96); a stored option this
+    version does not know is named in ``unknown``, never read. Units as in :class:`BenchOptions`."""
+
+    configs: tuple[str, ...] | None = None
+    levels: tuple[int, ...] | None = None
+    repeats: int | None = None
+    min_repeats: int | None = None
+    max_repeats: int | None = None
+    target_ci: float | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    prefix_cache: str | None = None
+    rates: tuple[float, ...] | None = None
+    trace: str | None = None
+    datasets: tuple[str, ...] | None = None
+    arrival: str | None = None
+    parallel_configs: bool | None = None
+    slo_ttft_s: float | None = None
+    slo_tpot_s: float | None = None
+    min_effect: float | None = None
+    unknown: tuple[str, ...] = ()
+
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, Any] | None) -> RunOptions:
+        """The view of a stored ``options`` object (None: the run stored none).
+
+        Raises:
+            pydantic.ValidationError: a field :class:`BenchOptions` knows, of the wrong type or range (a manifest
+                read by :func:`specscope.store.manifest.read_manifest` was checked already).
+        """
+        stored = stored or {}
+        options = BenchOptions.model_validate({k: v for k, v in stored.items() if k in BenchOptions.model_fields})
+        mine = {f.name for f in dataclasses.fields(cls)} - {"unknown"}
+        given = {name: getattr(options, name) for name in mine & options.model_fields_set}
+        return cls(**given, unknown=tuple(sorted(k for k in stored if k not in BenchOptions.model_fields)))
+
+
 PROFILES: dict[str, dict[str, Any]] = {
     "quick": {"aa": True, "max_tokens": 48, "edit_shortest": 4},
     "card": {"levels": (1, 2, 4, 6, 8, 12, 16, 24, 32, 64), "repeats": 6, "max_tokens": 512, "temperature": 0.8},

@@ -4,6 +4,7 @@ its draft model), and nothing for a server specscope did not start."""
 
 from __future__ import annotations
 
+from serverfacts import run_facts, server_facts
 from specscope.adapters.facts import ServerSpec, server_spec
 from specscope.stats.server_spec import methods_of, spec_k
 
@@ -28,28 +29,29 @@ def test_each_engines_shapes_fill_the_one_record() -> None:
 
 
 def test_the_neutral_readers_take_the_record() -> None:
-    facts = {
-        "base": {"recipe": {"method": "base"}},
-        "mtp": {"recipe": {"method": "mtp", "num_speculative_tokens": 2}},
-        "ngram": {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 8}},
-        "plain": {"config": {"spec_types": []}},
-        "ext": {"kind": "external"},
-    }
+    facts = run_facts(
+        {
+            "base": {"recipe": {"method": "base"}},
+            "mtp": {"recipe": {"method": "mtp", "num_speculative_tokens": 2}},
+            "ngram": {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 8}},
+            "plain": {"config": {"spec_types": []}},
+            "ext": {"kind": "external"},
+        }
+    )
     assert methods_of(facts) == {"base": None, "mtp": "mtp", "ngram": "ngram-mod", "plain": None}
     assert [spec_k(c, f) for c, f in facts.items()] == [None, 2, 64, None, None]
-    assert spec_k("ext-k4", {"kind": "external"}) == 4 and spec_k("x", {"k": 6}) == 6
+    assert spec_k("ext-k4", server_facts({"kind": "external"})) == 4 and spec_k("x", server_facts({"k": 6})) == 6
 
 
 def test_run_k_takes_the_server_facts_else_the_one_bound_the_responses_stated() -> None:
     from specscope.stats.server_spec import run_k
 
-    assert run_k("mtp", {"recipe": {"method": "mtp", "num_speculative_tokens": 2}}, [{"configured_k": 5}]) == (
-        2,
-        "server facts",
-    )
-    assert run_k("x", {}, [{"configured_k": 4}, None, {"configured_k": 4}]) == (4, "responses")
-    assert run_k("x", {}, [{"configured_k": 4}, {"configured_k": 5}]) == (None, "unknown")  # two bounds: not one k
-    assert run_k("x", {}, []) == (None, "unknown")
+    mtp = server_facts({"recipe": {"method": "mtp", "num_speculative_tokens": 2}})
+    assert run_k("mtp", mtp, [{"configured_k": 5}]) == (2, "server facts")
+    none = server_facts({})
+    assert run_k("x", none, [{"configured_k": 4}, None, {"configured_k": 4}]) == (4, "responses")
+    assert run_k("x", none, [{"configured_k": 4}, {"configured_k": 5}]) == (None, "unknown")  # two bounds: not one k
+    assert run_k("x", none, []) == (None, "unknown")
 
 
 def test_llamacpp_draft_model_adds_one_draft_pass_per_step() -> None:
@@ -58,8 +60,9 @@ def test_llamacpp_draft_model_adds_one_draft_pass_per_step() -> None:
     from specscope.stats.server_spec import draft_passes_per_step
 
     draft = {"draft": {"quant": "Q4_0"}, "config": {"spec_types": ["draft-simple"], "draft_n_max_tokens": 4}}
-    assert draft_passes_per_step(draft) == 1.0
-    assert draft_passes_per_step({"config": {"spec_types": ["ngram-mod"]}}) == 0.0
-    assert draft_passes_per_step({"recipe": {"method": "mtp", "num_speculative_tokens": 3}}) == 0.0
-    assert draft_passes_per_step({"recipe": {"method": "draft_model", "num_speculative_tokens": 3}}) == 0.0
-    assert draft_passes_per_step({"kind": "external"}) == 0.0
+    assert draft_passes_per_step(server_facts(draft)) == 1.0
+    assert draft_passes_per_step(server_facts({"config": {"spec_types": ["ngram-mod"]}})) == 0.0
+    assert draft_passes_per_step(server_facts({"recipe": {"method": "mtp", "num_speculative_tokens": 3}})) == 0.0
+    draft_model = {"recipe": {"method": "draft_model", "num_speculative_tokens": 3}}
+    assert draft_passes_per_step(server_facts(draft_model)) == 0.0
+    assert draft_passes_per_step(server_facts({"kind": "external"})) == 0.0

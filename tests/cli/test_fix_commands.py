@@ -134,10 +134,11 @@ def test_the_audit_fixes_that_run_cover_the_cases(capsys) -> None:
 
 
 def test_a_crash_signature_fix_names_the_level_the_run_showed_stable() -> None:
+    from serverfacts import run_facts
     from specscope.report.server_facts import server_tables
 
     failure = {"code": "illegal_memory_access", "line_number": 7, "explanation": "e.", "fix": "f"}
-    facts = {"mtp": {"log_facts": {"failures": [failure]}}}
+    facts = run_facts({"mtp": {"log_facts": {"failures": [failure]}}})
     (table,) = [t for t in server_tables(facts, "base", {"mtp": 16}) if t.key == "failures"]
     assert table.cells[0][2].text == "line 7: e. Fix: f (this run measured mtp without a failed cell up to N=16)"
     (table,) = [t for t in server_tables(facts, "base") if t.key == "failures"]
@@ -161,12 +162,13 @@ def test_suggested_is_a_plain_record() -> None:
 def test_an_acceptance_alarm_fix_audits_a_checkpoint_not_a_served_name(model, fix) -> None:
     from cellsummary import make_cell
     from fixcommands import extract
+    from serverfacts import run_facts
     from specscope.report.alarms import judgement_alarms
 
     counters = {"drafts": 60.0, "draft_tokens": 120.0, "accepted_tokens": 2.4}  # 2 % accepted: near zero
     shape = {"output_tokens": 64, "duration_s": 6.4, "ttft_p50_s": 0.05, "ttft_p95_s": 0.08}
     cell = make_cell("mtp", "prose", 1, 0, 10.0, counters=counters, **shape)
-    facts = {} if model is None else {"mtp": {"model": model}}
+    facts = run_facts({} if model is None else {"mtp": {"model": model}})
     (alarm,) = judgement_alarms(None, facts, [cell])
     (suggested,) = extract(alarm.fixes[0], alarm.code)
     assert suggested.line == fix and parse_error(suggested.line) is None

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from specscope.cli import app
+from specscope.config import RunOptions
 from specscope.stats.goodput import rate_cells
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
@@ -33,8 +34,8 @@ def _bench_rates(tmp_path):
         stored = {c.key.concurrency: c for c in run.cells()}
         options = run.manifest["options"]
         assert options["rates"] == [2.0, 4.0] and options["levels"] == [1, 2] and options["slo_ttft_s"] == 2.0
-        cells = {c.rate_per_s: c for c in rate_cells(run.cells(), options)}
-        strict = rate_cells(run.cells(), {"slo_tpot_s": 0.001})  # the same facts read with a tighter target
+        cells = {c.rate_per_s: c for c in rate_cells(run.cells(), RunOptions.from_stored(options))}
+        strict = rate_cells(run.cells(), RunOptions(slo_tpot_s=0.001))  # the same facts read with a tighter target
     return stored, cells, strict, json.loads(res.stdout[res.stdout.index("{") :])
 
 
@@ -89,7 +90,9 @@ def test_rates_on_the_embedded_engine(tmp_path):
     )
     run_dir = run_bench(opts, run_dir=tmp_path / "run")
     with open_run(run_dir) as run:
-        cells = sorted(rate_cells(run.cells(), run.manifest["options"]), key=lambda c: c.rate_per_s)
+        cells = sorted(
+            rate_cells(run.cells(), RunOptions.from_stored(run.manifest["options"])), key=lambda c: c.rate_per_s
+        )
     assert [(c.rate_per_s, c.requests) for c in cells] == [(1.0, 2), (2.0, 4)]
     for c in cells:
         assert c.ok == c.requests and c.achieved_rate_per_s is not None and c.goodput_per_s is not None
@@ -112,10 +115,10 @@ def test_goodput_with_a_tpot_target_is_unknown_when_tokens_are(tmp_path):
         assert res.exit_code == 0, res.output
     (run_dir,) = list(tmp_path.iterdir())
     with open_run(run_dir) as run:
-        (cell,) = rate_cells(run.cells(), run.manifest["options"])
+        (cell,) = rate_cells(run.cells(), RunOptions.from_stored(run.manifest["options"]))
         streams = [s for c in run.cells() for s in c.streams]
         # with a TTFT target alone the token count is not needed: every request met TTFT <= 2 s
-        (ttft_only,) = rate_cells(run.cells(), {"slo_ttft_s": 2.0})
+        (ttft_only,) = rate_cells(run.cells(), RunOptions(slo_ttft_s=2.0))
     assert all(s.status == "ok" and s.output_tokens is None for s in streams)
     assert (cell.ok, cell.met_slo, cell.goodput_per_s) == (cell.requests, 0, None)
     assert ttft_only.met_slo == ttft_only.requests and ttft_only.goodput_per_s == ttft_only.achieved_rate_per_s

@@ -45,7 +45,7 @@ def test_no_secret_in_any_file_of_the_run_folder(tmp_path):
     recipe = Recipe(name="spec", model="m/m", env={"HF_TOKEN": HF_TOKEN}, extra_args=["--api-key", API_KEY])
     with open_run(run_dir, writable=True) as run:
         run.save_server_facts("spec", VllmServer(recipe, run_dir / "logs" / "spec.log", port=8000, docker=True).facts())
-        stored = run.server_facts["spec"]
+        stored = run.server_facts.of("spec").stored
     assert stored["recipe"]["env"] == {"HF_TOKEN": "***"} and "HF_TOKEN=***" in stored["command_line"]
     reports = tmp_path / "reports"  # never inside the run: report refuses to write into what it reads
     reports.mkdir()

@@ -33,7 +33,7 @@ def test_bench_stores_the_slots_k_and_report_shows_it(tmp_path, capsys, monkeypa
     assert code in (0, 1), err
     (run_dir,) = (tmp_path / "runs").iterdir()
     with open_run(run_dir) as run:
-        slots = run.server_facts["lcpp"]["endpoints"]["/slots"]
+        slots = run.server_facts.of("lcpp").stored["endpoints"]["/slots"]
     assert slots == {"slots": 2, "speculative": [True, True], "n_max": [3, 3], "types": [None, None], "reasons": []}
     code, out, err = cli(["report", run_dir, "-f", "json"], capsys, monkeypatch, tmp_path)
     assert code == 0, err

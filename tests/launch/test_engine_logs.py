@@ -144,7 +144,7 @@ def test_bench_records_the_pooled_llamacpp_log_with_its_alarm(tmp_path: Path) ->
     assert said in r.stderr  # bench says what the captured log says
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     with open_run(run_dir) as run:
-        (pool,) = run.server_facts["dm"]["log_pools"]
+        (pool,) = run.server_facts.of("dm").stored["log_pools"]
     assert (pool["engine"], pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (
         "llamacpp",
         1040,

@@ -29,11 +29,11 @@ def test_bench_server_log_fills_the_kv_table(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     with open_run(run_dir) as run:
-        facts = run.server_facts["mtp"]
-    assert facts["kind"] == "external" and facts["log_source"] == "user (--server-log)"
-    assert facts["log_facts"]["kv_cache_size_tokens"] == 36_432
-    assert facts["log_facts"]["max_concurrency_requests"] == 1.82
-    assert [f["code"] for f in facts["log_facts"]["failures"]] == ["min_p_with_speculation"]
+        facts = run.server_facts.of("mtp")
+    assert facts.kind == "external" and facts.stored["log_source"] == "user (--server-log)"
+    assert facts.log_facts is not None and facts.log_facts.kv_cache_size_tokens == 36_432
+    assert facts.log_facts.max_concurrency_requests == 1.82
+    assert [f.code for f in facts.log_facts.failures] == ["min_p_with_speculation"]
     text = CliRunner().invoke(app, ["report", str(run_dir)]).output
     assert "36,432" in text and "1.82x" in text  # the KV table of the report
 
@@ -100,5 +100,5 @@ def test_bench_records_preflight_and_loaded_vs_census(tmp_path: Path) -> None:
     attach_server_logs(tmp_path / "run", {}, {"mtp": {"status": "passed", "census_bytes": census}})
     with open_run(tmp_path / "run") as r:
         assert r.manifest["preflight"] == {"mtp": {"status": "passed", "census_bytes": census}}
-        assert r.server_facts["mtp"]["loaded_vs_census"]["agrees"] is True
-        assert r.server_facts["mtp"]["kind"] == "vllm"
+        assert r.server_facts.of("mtp").stored["loaded_vs_census"]["agrees"] is True
+        assert r.server_facts.of("mtp").kind == "vllm"

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 from cells import summary
 
+from serverfacts import run_facts
 from specscope.errors import ConfigError
 from specscope.report.advice import advise
 from specscope.stats.choices import Traffic
@@ -92,7 +93,7 @@ def test_parse_mix_normalises_says_so_and_rejects_bad_entries():
 
 def test_mix_weighted_choice_at_one_stream():
     mix = {"prose": 0.2, "code": 0.3, "edit": 0.5}
-    adv = advise(_run(), mix, concurrency=1, server_facts={"dflash": {"num_speculative_tokens": 15}})
+    adv = advise(_run(), mix, concurrency=1, server_facts=run_facts({"dflash": {"num_speculative_tokens": 15}}))
     (lv,) = adv.choices.levels
     assert _smix(2, 1, mix) == pytest.approx(2.8386, abs=1e-4)  # DFlash on this mix
     assert _smix(1, 1, mix) == pytest.approx(1.7024, abs=1e-4)  # MTP on this mix

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from test_html import _summary
 
+from serverfacts import run_facts
 from specscope.report.alarms import judgement_alarms
 
 
@@ -42,7 +43,7 @@ def test_quiet_for_ngram_few_verify_steps_degraded_cells_and_healthy_heads():
 
 
 def test_near_zero_names_the_model_from_the_server_facts():
-    facts = {"draft": {"model": {"name": "m", "path": "/models/m-NVFP4"}, "draft": {"quant": "Q4_0"}}}
+    facts = run_facts({"draft": {"model": {"name": "m", "path": "/models/m-NVFP4"}, "draft": {"quant": "Q4_0"}}})
     (alarm,) = acceptance_alarms([_cell("draft", "prose", 60, 0.02)], facts)
     assert alarm.code == "ACCEPTANCE_NEAR_ZERO" and alarm.fixes[0] == "specscope audit /models/m-NVFP4"
     found = "draft acceptance 2.0% over 60 verify steps"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from cells import summary
 from rich.console import Console
 
+from serverfacts import manifest
 from specscope.report.build import RunData, build_document
 from specscope.report.capacity import capacity_table, stream_timing_table
 from specscope.report.html import render_document_html
@@ -104,7 +105,7 @@ def test_stream_timing_rows_exact():
 def test_no_table_without_gauges_and_same_text_in_every_format():
     plain = [summary("base", "prose", 1, 0, 10.0)]
     assert capacity_table(RunCells.of(plain, "base")) is None
-    doc = build_document([RunData("r", {"baseline": "base"}, _cells())])
+    doc = build_document([RunData("r", manifest(baseline="base"), _cells())])
     console = Console(record=True, width=400)
     print_document(doc, console)
     texts = [console.export_text(), markdown_document(doc), json_document(doc), render_document_html(doc)]

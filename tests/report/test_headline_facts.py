@@ -10,6 +10,7 @@ import re
 
 from clirun import cli
 from quickrun import make_quick_run
+from serverfacts import manifest
 
 FORMATS = ("text", "markdown", "html", "json")
 
@@ -154,12 +155,12 @@ def test_the_unfinished_line_from_the_manifest_alone():
     reads 'the other -1'; a finished or unsaid run has no line."""
     from specscope.report.headline import unfinished
 
-    assert unfinished({"finished": True, "cells_total": 4}, ["ok"], "r") is None
-    assert unfinished({}, ["ok"], "r") is None
-    assert unfinished({"finished": False}, ["ok", "ok"], "r") == (
+    assert unfinished(manifest(finished=True, cells_total=4), ["ok"], "r") is None
+    assert unfinished(manifest(), ["ok"], "r") is None
+    assert unfinished(manifest(finished=False), ["ok", "ok"], "r") == (
         "unfinished run: 2 cells measured; `specscope bench --resume r` measures the rest"
     )
-    assert unfinished({"finished": False, "cells_total": 4}, ["ok"] * 4 + ["failed"], "r") == (
+    assert unfinished(manifest(finished=False, cells_total=4), ["ok"] * 4 + ["failed"], "r") == (
         "unfinished run: 4 of 4 planned cells measured, 1 failed; `specscope bench --resume r --retry-failed` "
         "measures the failed ones again"
     )
@@ -169,7 +170,7 @@ def test_the_resume_command_can_be_pasted():
     """A run folder with a space in its name: the command is quoted for a shell (it read `bench --resume my runs/r`)."""
     from specscope.report.headline import unfinished
 
-    line = unfinished({"finished": False, "cells_total": 2}, ["ok"], "my runs/r")
+    line = unfinished(manifest(finished=False, cells_total=2), ["ok"], "my runs/r")
     assert (
         line
         == "unfinished run: 1 of 2 planned cells measured; `specscope bench --resume 'my runs/r'` measures the other 1"

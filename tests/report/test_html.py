@@ -10,6 +10,7 @@ from browser import show
 from cells import summary as _summary
 
 from factmaker import cell_facts
+from serverfacts import manifest
 from specscope.report.build import run_data
 from specscope.report.html import RunView, render_html, write_html
 from specscope.stats.summary import CellSummary
@@ -90,13 +91,13 @@ def test_page_has_tables_facts_degraded_cells_and_no_network_resources(tmp_path)
 
 
 def test_several_runs_are_compared_and_written_atomically(tmp_path):
-    a = RunView("spark-1", {"kind": "bench"}, _cells())
+    a = RunView("spark-1", manifest(), _cells())
     faster = [
         _summary(c.config, c.workload, c.concurrency, c.repeat, c.output_tok_s * 1.1, counters=c.counters)
         for c in _cells()
         if c.status == "ok"
     ]
-    b = RunView("spark-2", {"kind": "bench"}, faster)
+    b = RunView("spark-2", manifest(), faster)
     out = write_html(tmp_path / "out" / "report.html", [a, b])
     page = out.read_text(encoding="utf-8")
     assert "<h2>Comparison</h2>" in page
@@ -107,7 +108,7 @@ def test_several_runs_are_compared_and_written_atomically(tmp_path):
 def test_identity_violation_is_shown(tmp_path):
     bad = {"drafts": 100.0, "draft_tokens": 200.0, "accepted_tokens": 150.0, "accepted_per_position": [60.0, 30.0]}
     cells = [_summary("base", "prose", 1, 0, 10.0), _summary("draft", "prose", 1, 0, 12.0, counters=bad)]
-    page = render_html([RunView("x", {}, cells)])
+    page = render_html([RunView("x", manifest(), cells)])
     assert "LENGTH_IDENTITY: acceptance length 2.500 != 1 + sum of per-position rates 1.900" in page
 
 
@@ -116,7 +117,7 @@ def test_without_matplotlib_the_page_says_how_to_get_charts(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    page = render_html([RunView("x", {}, _cells())])
+    page = render_html([RunView("x", manifest(), _cells())])
     assert "charts need matplotlib: pip install &#x27;specscope[charts]&#x27;" in page
     assert "<img" not in page
     assert "<td>1.00 / 1</td>" in page
@@ -126,7 +127,7 @@ def test_without_matplotlib_the_page_says_how_to_get_charts(monkeypatch):
 def test_page_renders_in_headless_chromium(tmp_path):
     path = _store_run(tmp_path, "run-a", _cells())
     with open_run(path) as run:
-        page_path = write_html(tmp_path / "report.html", [run_data(run), RunView("run-b", {}, _cells())])
+        page_path = write_html(tmp_path / "report.html", [run_data(run), RunView("run-b", manifest(), _cells())])
     shown = show(page_path, tmp_path)
     assert shown.errors == []
     assert [u for u in shown.requests if not u.startswith("file://") and not u.startswith("data:")] == []

@@ -59,8 +59,9 @@ def test_the_log_figures_reach_the_stored_facts(tmp_path):
     with open_run(_run(tmp_path)) as run:
         facts = run.server_facts
     got = {
-        c: (f["log_facts"]["kv_cache_size_tokens"], f["log_facts"]["max_concurrency_requests"])
+        c: (f.log_facts.kv_cache_size_tokens, f.log_facts.max_concurrency_requests)
         for c, f in facts.items()
+        if f.log_facts is not None
     }
     assert got == {
         "base": (447_637, 1.71),

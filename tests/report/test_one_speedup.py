@@ -9,6 +9,7 @@ import math
 
 from cells import summary
 
+from serverfacts import manifest
 from specscope.report.build import RunData, build_document
 from specscope.report.tables import RunCells
 
@@ -47,7 +48,7 @@ def _speedup_cells(doc) -> dict[str, str]:
 
 
 def test_every_table_shows_the_paired_speedup_of_the_speedup_table():
-    doc = build_document([RunData("r", {"baseline": "base"}, _cells())])
+    doc = build_document([RunData("r", manifest(baseline="base"), _cells())])
     found = _speedup_cells(doc)
     # the candidates table: the mix of the run's one workload is the comparison itself
     assert set(found) == {"throughput:prose", "speedup", "comparisons", "speedup-by-k", "candidates"}
@@ -73,8 +74,8 @@ def test_speedups_are_computed_once_per_run():
 
 def test_the_comparison_of_runs_says_its_ratio_is_not_the_paired_speedup():
     """Two runs side by side: their ratio (mean of one run over the other's) is labelled as what it is."""
-    first = RunData("first", {"baseline": "base"}, _cells())
-    second = RunData("second", {"baseline": "base"}, [summary("base", "prose", 2, r, 120.0) for r in range(2)])
+    first = RunData("first", manifest(baseline="base"), _cells())
+    second = RunData("second", manifest(baseline="base"), [summary("base", "prose", 2, r, 120.0) for r in range(2)])
     doc = build_document([first, second])
     (compare,) = [t for t in doc.tables if t.key == "compare"]
     # base prose N=2: 120 / mean(100, 110, 90) = 1.20x

@@ -36,7 +36,7 @@ def _json(*args: str) -> dict:
 def test_predict_reads_the_bytes_per_step_audit_prints(embedded_run: Path) -> None:
     with open_run(embedded_run) as run:
         facts = run.server_facts
-    model, draft = facts["base"]["model"]["path"], facts["draft"]["draft"]["path"]
+    model, draft = facts.of("base").model.path, facts.of("draft").draft.path
     census = _json("audit", model, "--draft", draft)["census"]
     pred = _json("predict", str(embedded_run))
     assert census["target_bytes_per_token"] == 96_576_768  # SmolLM2-135M Q4_1: 98,362,432 bytes on disk
@@ -58,7 +58,7 @@ def test_predict_reads_the_bytes_per_step_audit_prints(embedded_run: Path) -> No
 
 def test_a_file_no_longer_served_is_not_read(embedded_run: Path, tmp_path: Path) -> None:
     with open_run(embedded_run) as run:
-        entry = dict(run.server_facts["base"]["model"])
+        entry = dict(run.server_facts.of("base").stored["model"])  # as stored: what predict's census reads
     assert served_file(entry) == Path(entry["path"])
     copy = tmp_path / "model.gguf"
     shutil.copyfile(entry["path"], copy)

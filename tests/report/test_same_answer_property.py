@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from cellsummary import make_cell
+from serverfacts import manifest
 from specscope.report.advice import advice_section, advise
 from specscope.report.build import Judging, RunData, build_document
 from specscope.report.document import Document
@@ -174,8 +175,8 @@ def _picks(choices: dict[str, Any]) -> list[tuple[Any, ...]]:
 def test_report_json_report_text_and_advise_say_the_same(s: Shape) -> None:
     cells = run_of(s)
     traffic = Traffic(mix={w: 1.0 / len(s.workloads) for w in s.workloads})
-    manifest = {"kind": "bench", "baseline": "base", "options": {"min_effect": s.min_effect}}
-    report = build_document([RunData("run", manifest, cells)], judging=Judging(traffic=traffic))
+    stored = manifest(baseline="base", options={"min_effect": s.min_effect})
+    report = build_document([RunData("run", stored, cells)], judging=Judging(traffic=traffic))
     rep = report.to_dict()
     adv = advise(cells, traffic, baseline="base", min_effect=s.min_effect)
     advice = Document("advice", [advice_section(adv)], adv.to_dict(), headline(adv.judgement))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from serverfacts import run_facts, server_facts
+from specscope.facts import RunFacts
 from specscope.report.server_facts import server_tables, spec_k, spec_method
 from specscope.stats.alarms import acceptance_method
 from specscope.stats.low_acceptance import learned_head
@@ -33,7 +35,7 @@ def _facts():
             "base_url": "http://127.0.0.1:8000",
             "log_facts": log,
         }
-    return out
+    return run_facts(out)
 
 
 def test_kv_table_has_the_seed_cards_columns_and_changes():
@@ -63,16 +65,18 @@ def test_facts_are_a_table_with_method_and_k():
 
 
 def test_method_and_k_sources():
-    recipe = {"recipe": {"method": "mtp", "num_speculative_tokens": 2}}
+    recipe = server_facts({"recipe": {"method": "mtp", "num_speculative_tokens": 2}})
     assert (spec_method("x", recipe), spec_k("x", recipe)) == ("mtp", 2)
-    embedded = {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 16, "ngram_mod_n_max_tokens": 16}}
+    embedded = server_facts(
+        {"config": {"spec_types": ["ngram-mod"], "draft_n_max_tokens": 16, "ngram_mod_n_max_tokens": 16}}
+    )
     assert (spec_method("ngram", embedded), spec_k("ngram", embedded)) == ("ngram-mod", 16)
-    assert spec_method("draft", {"draft": {"quant": "Q4_0"}}) == "draft"
-    assert spec_k("eagle-k3", {}) == 3
+    assert spec_method("draft", server_facts({"draft": {"quant": "Q4_0"}})) == "draft"
+    assert spec_k("eagle-k3", server_facts({})) == 3
     # a learned head drafts (alarms apply); n-gram and suffix drafting do not; external servers go by name
-    pairs = (("x", recipe), ("ngram", embedded), ("mtp3", {}), ("base", {}))
-    methods = [acceptance_method(c, methods_of({c: f})) for c, f in pairs]
+    pairs = (("x", recipe), ("ngram", embedded), ("mtp3", server_facts({})), ("base", server_facts({})))
+    methods = [acceptance_method(c, methods_of(RunFacts({c: f}))) for c, f in pairs]
     assert methods == ["mtp", "ngram-mod", "mtp", None]  # None: unknown, which the rule treats as a head
     assert [learned_head(m) for m in methods] == [True, False, True, True]
-    assert learned_head(acceptance_method("d", methods_of({"d": {"recipe": {"method": "dflash"}}})))
-    assert learned_head(acceptance_method("e", methods_of({"e": {"recipe": {"method": "eagle3"}}})))
+    assert learned_head(acceptance_method("d", methods_of(run_facts({"d": {"recipe": {"method": "dflash"}}}))))
+    assert learned_head(acceptance_method("e", methods_of(run_facts({"e": {"recipe": {"method": "eagle3"}}}))))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from cells import summary as make_cell
 
+from serverfacts import run_facts
 from specscope.report.spec_notes import spec_alarms, spec_notes
 
 
@@ -23,12 +24,12 @@ def _ngram_cell(repeat: int):
 
 def test_acceptance_length_above_configured_k_is_a_finding() -> None:
     cells = [_ngram_cell(r) for r in range(3)]
-    notes = spec_notes(cells, {"ngram": {"k": 8}})
+    notes = spec_notes(cells, run_facts({"ngram": {"k": 8}}))
     assert any(n.startswith("ngram: ACCEPT_LENGTH_ABOVE_K(acceptance length 11.67 > configured k 8 + 1") for n in notes)
     assert any(
         n.startswith("ngram: DRAFT_ABOVE_K(the server drafted or counted 13 positions, configured k 8)") for n in notes
     )
-    assert not spec_notes(cells, {"ngram": {"k": 16}})  # within k: nothing to say
+    assert not spec_notes(cells, run_facts({"ngram": {"k": 16}}))  # within k: nothing to say
 
 
 def test_named_warnings_are_noted_per_config_and_the_alarm_is_raised() -> None:

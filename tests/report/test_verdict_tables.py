@@ -6,6 +6,7 @@ import json
 
 from cells import summary
 
+from specscope.config import RunOptions
 from specscope.report.document import Document, Section
 from specscope.report.render import json_document
 from specscope.report.tables import RunCells
@@ -66,8 +67,8 @@ def test_rates_side_by_side_and_the_adaptive_note():
     t = rates_table(RunCells.of(cells, "base"))
     # base: aggregate mean 25.0; decode 1 / tpot, tpot = 1 / tok_s -> mean 25.0; TTFT 0.05 s
     assert t.rows == [["prose", "1", "25.0 / 25.0 (TTFT 0.050 s)", "40.0 / 40.0 (TTFT 0.050 s)"]]
-    assert design_note(cells, {"target_ci": None}) == []
-    note = design_note(cells, {"target_ci": 0.05, "max_repeats": 6})
+    assert design_note(cells, RunOptions.from_stored({"target_ci": None})) == []
+    note = design_note(cells, RunOptions.from_stored({"target_ci": 0.05, "max_repeats": 6}))
     # 3 cells of 4.0 s each; fixed: 6 rounds x 4.0 s for each of the 2 (config, workload, N)
     assert note == [
         "adaptive repeats (target 5.0 %): 3 cells, 12.0 s of cell time; the fixed design (6 rounds of every cell) "

@@ -58,7 +58,7 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
     run_dir = run_bench(opts, engine="vllm", run_dir=tmp_path / "run", controls=keep)
     with open_run(run_dir) as run:
         cells = summarize_run(run)
-        facts = run.server_facts
+        facts = {c: dict(f.stored) for c, f in run.server_facts.items()}  # as stored
         texts = {
             c: {s.prompt_id: s.text for k in run.done_keys() if k.config == c for s in run.streams(k)}
             for c in opts.configs

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from cellmaker import cell, counters
 
+from serverfacts import run_facts
 from specscope.audit.census import parse_bandwidth
 from specscope.errors import ConfigError
 from specscope.stats.predict import (
@@ -118,7 +119,7 @@ def _seed3_run():
 
 def test_predict_run_reproduces_seed_003_and_reports_errors_per_cell():
     facts = {f"mtp-k{k}": {"draft_bytes": 0.85e9} for k in SEED3_MEASURED}
-    p = predict_run(_seed3_run(), server_facts=facts, target_bytes=17.61e9, bandwidth_bytes_s=273e9)
+    p = predict_run(_seed3_run(), server_facts=run_facts(facts), target_bytes=17.61e9, bandwidth_bytes_s=273e9)
     assert p.roofline_tok_s == pytest.approx(15.5025, abs=1e-4)
     assert p.efficiency == pytest.approx(0.7831, abs=1e-4)
     by = {c.config: c for c in p.cells}
@@ -146,7 +147,7 @@ def test_one_overhead_shared_by_two_workloads_gives_hand_computed_errors():
             "mtp", "prose", 1, 0, 23.0, tpot_p50_s=1 / 23.0, counters=counters(1000, [1000 * u for u in SEED3_PROSE_U])
         )
     )
-    p = predict_run(cells, server_facts={"mtp": {"draft_bytes": 0.85e9}}, target_bytes=17.61e9)
+    p = predict_run(cells, server_facts=run_facts({"mtp": {"draft_bytes": 0.85e9}}), target_bytes=17.61e9)
     assert p.efficiency is None and p.roofline_tok_s is None  # no nominal bandwidth given
     bw = 17.61e9 * 12.14
     t_code, t_prose = 1 + sum(SEED3_U), 1 + sum(SEED3_PROSE_U)  # 4.497, 3.160 tokens/step
@@ -168,7 +169,7 @@ def test_predict_run_without_bytes_is_a_config_error():
     with pytest.raises(ConfigError) as e:
         predict_run(_seed3_run())
     assert "--bytes-per-step" in e.value.fix
-    p = predict_run(_seed3_run(), manifest={"model_bytes": 17.61e9})
+    p = predict_run(_seed3_run(), model_bytes=17.61e9)
     assert p.target_bytes == 17.61e9
 
 
@@ -249,7 +250,7 @@ def test_a_drafter_that_drafts_on_few_steps_is_projected_with_that_fraction():
         cell("ngram", "edit", 1, 0, 30.0, tpot_p50_s=1 / 44.44, counters=spec(1.0, 13.0), acceptance_rate=1.0),
         cell("ngram", "edit", 1, 1, 30.0, tpot_p50_s=1 / 44.44, counters=spec(0.0, 0.0)),
     ]
-    p = predict_run(cells, target_bytes=0.0966e9, server_facts={"ngram": {"draft_n_max_tokens": 64}})
+    p = predict_run(cells, target_bytes=0.0966e9, server_facts=run_facts({"ngram": {"draft_n_max_tokens": 64}}))
     (ngram,) = [x for x in p.cells if x.config == "ngram"]
     assert ngram.draft_fraction == pytest.approx(1 / 83, rel=1e-12)
     assert ngram.tokens_per_step == pytest.approx(1 + 13 / 83, rel=1e-12)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from specscope.config import RunOptions
 from specscope.stats.noise import NoiseFloor
 from specscope.stats.speedup import Interval
 from specscope.stats.verdict import DEFAULT_MIN_EFFECT, MIN_VERDICT_ROUNDS, VERDICTS, decide, min_effect_of
@@ -69,6 +70,6 @@ def test_the_aa_control_is_equivalent_or_undetermined_never_faster():
 
 
 def test_min_effect_from_the_command_line_the_manifest_or_the_default():
-    assert min_effect_of({"options": {"min_effect": 0.05}}) == 0.05
-    assert min_effect_of({"options": {"min_effect": 0.05}}, 0.01) == 0.01
-    assert min_effect_of({"options": {}}) == 0.02 and min_effect_of({}) == 0.02
+    assert min_effect_of(RunOptions.from_stored({"min_effect": 0.05})) == 0.05
+    assert min_effect_of(RunOptions.from_stored({"min_effect": 0.05}), 0.01) == 0.01
+    assert min_effect_of(RunOptions.from_stored({})) == 0.02 and min_effect_of(None) == 0.02

@@ -122,7 +122,7 @@ def test_schema1_run_gives_the_figures_it_stored(tmp_path):
     with open_run(folder) as run:
         assert run.schema_version == 1
         derived = summarize_run(run)
-        assert run.server_facts["ngram"]["num_speculative_tokens"] == 4
+        assert run.server_facts.of("ngram").num_speculative_tokens == 4  # a schema-1 run's facts read typed
         assert run.streams(CellKey("base", "prose", 2, 0))[0].output_tokens == 48
     # the counters gained per-engine fields after schema 1 (issue 14); empty for a one-engine server
     assert [_schema1_shape(c) for c in derived] == [_stored_shape(c) for c in stored]

@@ -37,7 +37,8 @@ def test_roundtrip_and_resume_keys(tmp_path):
     assert summarize_run(again) == [summary]  # and the figures are derived from them when read
     assert again.streams(key) == [_stream(1), _stream(2)]
     assert again.counters(key) == (before, after)
-    assert again.server_facts == {"base": {"kv_cache_tokens": 4096}}
+    assert again.server_facts.of("base").stored == {"kv_cache_tokens": 4096}  # stored as written
+    assert again.server_facts.of("base").unknown == ("kv_cache_tokens",)  # a key nobody reads is named, not read
     assert again.manifest["kind"] == "bench" and again.manifest["schema_version"] == 2
     again.update_manifest(finished=True)
     assert json.loads((tmp_path / "r1" / "manifest.json").read_text())["finished"] is True

@@ -55,7 +55,7 @@ def unsettled(
 ) -> set[tuple[str, str, int]]:
     """(config, workload, N) of the comparisons not decided yet (a comparison without rounds is not)."""
     base = options.baseline_config()
-    min_effect = min_effect_of({}, options.min_effect)  # None: the judging rule's default
+    min_effect = min_effect_of(None, options.min_effect)  # None: the judging rule's default
     j = judge(cells, base, min_effect=min_effect, methods=methods, picks=False)
     out = set()
     for config in options.run_configs():

@@ -18,18 +18,20 @@ from specscope.audit.census import parse_bandwidth
 from specscope.audit.run import audit_checkpoint
 from specscope.bench.predict_bytes import census_bytes
 from specscope.errors import ConfigError
+from specscope.facts import RunFacts
 from specscope.stats.cells import summarize_run
 from specscope.stats.judgement import judge
 from specscope.stats.predict import roofline_tok_s
 from specscope.stats.predict_calibrate import Calibration, parse_k_rates
 from specscope.stats.predict_holdout import HoldoutRow, holdout_errors
 from specscope.stats.predict_published import PublishedPrediction, parse_rates, predict_published
-from specscope.stats.predict_run import DRAFT_BYTES_KEYS, RunPrediction, predict_run
+from specscope.stats.predict_run import RunPrediction, predict_run
 from specscope.stats.quantities import parse_bytes
 from specscope.stats.server_spec import methods_of
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import min_effect_of
 from specscope.store import open_run
+from specscope.store.manifest import manifest_record
 from specscope.values import STEP_BYTES_BOUNDS
 
 __all__ = [
@@ -141,12 +143,12 @@ def _fit_run(
         StoreError: ``run`` is not a run folder.
     """
     with open_run(run) as r:
-        cells, facts, manifest = summarize_run(r), r.server_facts, r.manifest
-    baseline = str(manifest.get("baseline") or "base") if baseline is None else baseline
+        cells, facts, manifest = summarize_run(r), r.server_facts, manifest_record(r.manifest)
+    baseline = (manifest.baseline or "base") if baseline is None else baseline
     inputs, facts, notes = _census_of_run(inputs, facts, baseline)
     pred = predict_run(
         cells,
-        manifest=manifest,
+        model_bytes=manifest.model_bytes,
         server_facts=facts,
         baseline=baseline,
         max_k=max_k,
@@ -157,40 +159,39 @@ def _fit_run(
     source = pred.target_bytes_source if inputs.target_bytes is None else inputs.target_bytes_source
     pred = dataclasses.replace(pred, notes=[*notes, *pred.notes], target_bytes_source=source)
     if baseline in {c.config for c in cells}:  # the measured speedups, as the report judges them
-        j = judge(cells, baseline, min_effect=min_effect_of(manifest), methods=methods_of(facts) or None, picks=False)
+        effect = min_effect_of(manifest.stored_options())
+        j = judge(cells, baseline, min_effect=effect, methods=methods_of(facts) or None, picks=False)
         one = [] if j.axis.open else [c.to_dict() for c in j.comparisons if c.level == 1]  # open loop: 1 req/s
         pred = dataclasses.replace(pred, measured=one)
     return pred, cells
 
 
-def _census_of_run(
-    inputs: PredictInputs, facts: dict[str, dict[str, Any]], baseline: str
-) -> tuple[PredictInputs, dict[str, dict[str, Any]], list[str]]:
+def _census_of_run(inputs: PredictInputs, facts: RunFacts, baseline: str) -> tuple[PredictInputs, RunFacts, list[str]]:
     """What the flags leave open, from the byte census of the run's own GGUF files (see
     :mod:`specscope.bench.predict_bytes`): the baseline's model gives the target's bytes per step, each config's
     llama.cpp draft its ``draft_bytes_per_token`` (set in a copy of ``facts``). Returns the inputs, the facts and a
     note per draft figure's source."""
     if inputs.target_bytes is None:
-        found = census_bytes((facts.get(baseline) or {}).get("model"))
+        found = census_bytes(facts.of(baseline).stored.get("model"))
         if found is not None:
             inputs = dataclasses.replace(
                 inputs, target_bytes=float(found.bytes_per_step), target_bytes_source=found.source
             )
     if inputs.draft_bytes_per_token is not None:
         return inputs, facts, []
-    facts, by_source = dict(facts), dict[str, list[str]]()
+    by_config, by_source = dict(facts.items()), dict[str, list[str]]()
     for cfg, cfacts in facts.items():
-        entry = (cfacts or {}).get("draft")
-        if not isinstance(entry, dict) or not entry.get("path"):
+        entry = cfacts.stored.get("draft")
+        if cfacts.draft is None or not cfacts.draft.path or not isinstance(entry, dict):
             continue
         draft = census_bytes(entry, as_draft=True)
         if draft is None:
             by_source.setdefault("the draft file's size (the file is not there as the run served it)", []).append(cfg)
             continue
-        facts[cfg] = {**cfacts, DRAFT_BYTES_KEYS[0]: draft.bytes_per_step}
+        by_config[cfg] = dataclasses.replace(cfacts, draft_bytes_per_token=float(draft.bytes_per_step))
         by_source.setdefault(f"{draft.bytes_per_step / 1e9:.4f} GB, {draft.source}", []).append(cfg)
     notes = [f"draft bytes per drafted token of {', '.join(cfgs)}: {src}" for src, cfgs in by_source.items()]
-    return inputs, facts, notes
+    return inputs, RunFacts(by_config), notes
 
 
 def predict_on_run(run: Path, inputs: PredictInputs, *, baseline: str | None = None, max_k: int = 8) -> RunPrediction:

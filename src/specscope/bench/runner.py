@@ -74,7 +74,7 @@ __all__ = ["BenchProgress", "EngineFiles", "run_bench", "judged_options", "new_r
 def judged_options(options: BenchOptions) -> BenchOptions:
     """``options`` as a new run records them: the minimum effect given, else the judging rule's default
     (:func:`specscope.stats.verdict.min_effect_of`), so that the run is judged later as it was judged while it ran."""
-    return options.model_copy(update={"min_effect": min_effect_of({}, options.min_effect)})
+    return options.model_copy(update={"min_effect": min_effect_of(None, options.min_effect)})
 
 
 def new_run_dir(out: Path) -> Path:

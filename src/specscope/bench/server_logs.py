@@ -52,7 +52,8 @@ def attach_server_logs(run_dir: Path, logs: dict[str, Path], preflight: dict[str
     try:
         if preflight:
             run.update_manifest(preflight=preflight)
-        merged = merge_server_logs(run.server_facts, {name: path.resolve() for name, path in logs.items()})
+        stored = {name: dict(facts.stored) for name, facts in run.server_facts.items()}
+        merged = merge_server_logs(stored, {name: path.resolve() for name, path in logs.items()})
         for name in logs:
             run.save_server_facts(name, merged[name])
         for name, checked in (preflight or {}).items():  # "Model loading took X GiB" vs the audit's census

@@ -600,7 +600,7 @@ BENCH_SPEC: tuple[Opt, ...] = (
         f"(default {DEFAULT_MIN_EFFECT:g} = {DEFAULT_MIN_EFFECT:.0%}).",
         "F",
         field="min_effect",
-        effective=lambda o: min_effect_of({}, o.min_effect),  # unset: the judging rule's default, in force
+        effective=lambda o: min_effect_of(None, o.min_effect),  # unset: the judging rule's default, in force
     ),
     Opt(
         "crash_trials",

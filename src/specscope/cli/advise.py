@@ -83,11 +83,13 @@ def advise_cmd(
     from specscope.stats.mix import parse_level_mix, parse_mix
     from specscope.stats.verdict import min_effect_of
     from specscope.store import open_run
+    from specscope.store.manifest import manifest_record
     from specscope.values import parse_int_list
 
     fmt, out = report_target(format, output, REPORT_FORMATS, reads=(run, from_csv))
     targets = _slo(slo)
-    cells, facts, manifest, read_notes = level_mix_input(run, from_csv, open_run)
+    cells, facts, stored, read_notes = level_mix_input(run, from_csv, open_run)
+    manifest = manifest_record(stored)  # a CSV has none: no field set
     source = str(run if run is not None else from_csv)
     command = f"specscope advise {run}" if run is not None else f"specscope advise --from-csv {from_csv}"
     shares = parse_mix(mix, workloads_of(cells), command) if mix is not None else None
@@ -116,12 +118,12 @@ def advise_cmd(
     adv = advise(
         cells,
         traffic,
-        baseline=str(manifest.get("baseline") or "base") if baseline is None else baseline,
+        baseline=(manifest.baseline or "base") if baseline is None else baseline,
         concurrency=levels,
         acceptance=acceptance,
         acceptance_config=acceptance_config,
         server_facts=facts,
-        min_effect=min_effect_of(manifest, min_effect),
+        min_effect=min_effect_of(manifest.stored_options(), min_effect),
         command=command,
         finished=not stopped_early(manifest, [c.status for c in cells]),
     )

@@ -41,7 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
-from specscope.stats.server_spec import methods_of
+from specscope.facts import RunFacts
+from specscope.stats.server_spec import methods_of, served_model
+from specscope.store.schema import facts_record
 
 __all__ = ["EXPERIMENT", "CELL_FIGURES", "MlflowExport", "export_mlflow", "metric_key"]
 
@@ -84,17 +86,15 @@ def _params(doc: Mapping[str, Any]) -> dict[str, str]:
         "confidence": str(doc.get("confidence")),
     }
     out = {k: v for k, v in out.items() if v not in ("None", "")}  # an option the run never had is absent
-    for config, facts in sorted((doc.get("server_facts") or {}).items()):
-        if not isinstance(facts, Mapping):
-            continue
-        model = facts.get("model")
-        if isinstance(model, Mapping):
-            model = model.get("name")
+    stored = {c: f for c, f in (doc.get("server_facts") or {}).items() if isinstance(f, Mapping)}
+    for config, facts in sorted(stored.items()):
+        model = served_model(facts_record(facts, f"server_facts.{config}"))
         if model:
-            out[metric_key("engine", config, "model")] = str(model)[:500]
+            out[metric_key("engine", config, "model")] = model[:500]
         if facts.get("imported_from"):
             out[metric_key("engine", config, "imported_from")] = str(facts["imported_from"])[:500]
-    for config, method in methods_of(doc.get("server_facts") or {}).items():
+    typed = RunFacts({c: facts_record(f, f"server_facts.{c}") for c, f in stored.items()})
+    for config, method in methods_of(typed).items():
         out[metric_key("engine", config, "method")] = str(method)  # None: the facts say it does not speculate
     return out
 

@@ -31,6 +31,7 @@ from typing import Any
 
 from specscope.config import is_control
 from specscope.errors import ConfigError
+from specscope.facts import ServerFacts
 from specscope.report.build import RunData, run_cells_of
 from specscope.stats.acceptance import AcceptanceView, acceptance_view, pooled_acceptance
 from specscope.stats.acceptance_dist import accepted_length_histogram
@@ -77,7 +78,7 @@ def _histogram(view: AcceptanceView, per_position: Sequence[float]) -> dict[str,
     return {str(j + 1): int(n) if float(n).is_integer() else n for j, n in enumerate(counts)}
 
 
-def _k(config: str, facts: Mapping[str, Any], cells: Sequence[CellSummary], positions: int) -> tuple[int, str]:
+def _k(config: str, facts: ServerFacts, cells: Sequence[CellSummary], positions: int) -> tuple[int, str]:
     """The k the config drafted with and its source: :func:`specscope.stats.server_spec.run_k` (the one place k is
     derived, as ``predict`` does) when it covers the positions measured, else the per-position counters' length
     (``"positions measured"``)."""
@@ -235,12 +236,12 @@ def _profile(
 ) -> Profile:
     config, workload, level, phase = key
     method = methods.get(config)
-    k, k_from = _k(config, data.server_facts.get(config) or {}, cells, len(view.unconditional))
+    facts = data.server_facts.of(config)
+    k, k_from = _k(config, facts, cells, len(view.unconditional))
     body = _body(view, pos, k, method)
-    facts = data.server_facts.get(config) or {}
     body["target_model"] = _described(served_model(facts))  # what the server said it served; None: it did not say
     body["draft_checkpoint"] = _described(served_model(facts, "draft"))
-    opts = data.manifest.get("options") or {}
+    opts = data.options
     body["measurement_conditions"] = {
         "producer": "specscope",
         "run": str(data.path or data.name),
@@ -248,9 +249,9 @@ def _profile(
         "workload": workload,
         "load": load,
         "phase": phase,
-        "engine": data.manifest.get("engine"),
-        "max_tokens": opts.get("max_tokens"),
-        "temperature": opts.get("temperature"),
+        "engine": data.manifest.engine,
+        "max_tokens": opts.max_tokens,
+        "temperature": opts.temperature,
         "cells": len(cells),
     }
     beside = {

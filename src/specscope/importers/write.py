@@ -334,5 +334,5 @@ def _write(
     for (_, rec, _, _), result in zip(planned, results, strict=True):
         run.save_cell(result)
         facts = {"model": rec.model, "imported_from": rec.tool} if rec.model else {"imported_from": rec.tool}
-        run.save_server_facts(config, {**run.server_facts.get(config, {}), **facts})
+        run.save_server_facts(config, {**run.server_facts.of(config).stored, **facts})
     run.update_manifest(**fields)

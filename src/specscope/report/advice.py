@@ -33,6 +33,7 @@ from typing import Any
 
 from specscope.config import SENTINEL_SUFFIX, is_control
 from specscope.errors import ConfigError
+from specscope.facts import RunFacts
 from specscope.report import units
 from specscope.report.alarms import judgement_alarms
 from specscope.report.document import Alarm, Cell, Column, Section, Table, text_cell
@@ -144,7 +145,7 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
     concurrency: int | Sequence[int] | None = None,
     acceptance: float | None = None,
     acceptance_config: str | None = None,
-    server_facts: Mapping[str, Mapping[str, Any]] | None = None,
+    server_facts: RunFacts | None = None,
     min_effect: float = DEFAULT_MIN_EFFECT,
     command: str = "specscope advise RUN",
     finished: bool = True,
@@ -181,7 +182,7 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
     levels = _scope(measured, shares, concurrency, command)
     if t.level_mix is not None:
         _level_mix_scope(measured, t.level_mix, command)
-    facts = server_facts or {}
+    facts = server_facts or RunFacts()
     t = replace(t, mix=shares, levels=levels)
     # every cell, sentinels included: they are what confirms a drift (one judgement of the run, as report's)
     j = judge(cells, baseline, min_effect=min_effect, methods=methods_of(facts) or None, traffic=t)
@@ -207,10 +208,10 @@ def advise(  # noqa: PLR0913 - the library entry point behind `specscope advise`
     return Advice(j, j.choices, list(j.crossovers), placement, out_notes, alarms, ks)
 
 
-def config_ks(configs: Iterable[str], facts: Mapping[str, Mapping[str, Any]]) -> dict[str, int | None]:
+def config_ks(configs: Iterable[str], facts: RunFacts) -> dict[str, int | None]:
     """k (draft tokens per step) of each config from :func:`specscope.stats.server_spec.spec_k`, None when nothing
     says: what ``advise`` and ``report`` print in their picks (unknown shows as —, never 0)."""
-    return {c: spec_k(c, facts.get(c) or {}) for c in configs}
+    return {c: spec_k(c, facts.of(c)) for c in configs}
 
 
 def _run_of(command: str) -> str:
@@ -218,20 +219,18 @@ def _run_of(command: str) -> str:
     return command.split("specscope advise ", 1)[-1].split(" ", 1)[0] or "RUN"
 
 
-def _second_config_fix(
-    configs: Sequence[str], baseline: str, facts: Mapping[str, Mapping[str, Any]], command: str
-) -> str:
+def _second_config_fix(configs: Sequence[str], baseline: str, facts: RunFacts, command: str) -> str:
     """A command that measures the run again with a second config beside its one, so that advise has something to
     compare: ``bench --like RUN`` with the run's server and a second one (servers the user runs), or with
     ``--configs base,CONFIG`` (servers specscope starts: ``base,ngram`` when the one config is ``base``)."""
     run = _run_of(command)
     only = configs[0] if configs else baseline
-    mine = facts.get(only) or {}
+    mine = facts.of(only)
     then = "; then advise the run folder it prints"
-    if mine.get("kind") == "external" and mine.get("base_url"):
+    if mine.kind == "external" and mine.base_url:
         other, what = ("base", "without") if only != "base" else ("spec", "with")
         return (
-            f"specscope bench --like {run} --server {only}={mine['base_url']} --server {other}=URL --baseline base "
+            f"specscope bench --like {run} --server {only}={mine.base_url} --server {other}=URL --baseline base "
             f"(URL: a server of the same model {what} speculative decoding){then}"
         )
     pair = f"base,{only}" if only != "base" else "base,ngram"

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from specscope.facts import RunFacts, ServerFacts
 from specscope.report import units
 from specscope.report.document import Alarm
 from specscope.report.verdicts import drift_notes
@@ -38,28 +38,26 @@ WEIGHTS_TRACK = """vLLM: --model-loader-extra-config '{"enable_weights_track": t
 )
 
 
-def _model(facts: Mapping[str, Any] | None) -> str:
+def _model(facts: ServerFacts) -> str:
     """What ``specscope audit`` should read for the config: the model its server names when that names a checkpoint
     (a path, as the server loaded it, or a hub repo id ``org/name``, as vLLM names a model it loads; or a folder that
     exists here), else ``MODEL``: a served name such as ``default`` is no checkpoint audit can open."""
-    model = (facts or {}).get("model")
-    if isinstance(model, Mapping):
-        model = model.get("path") or model.get("name")
-    name = str(model) if model else ""
+    model = facts.model
+    name = (model.path or model.name or "") if model is not None else ""
     names_one = "/" in name.strip("/") or name.startswith(("/", "~/", "./"))  # a path or org/name, not a bare alias
     if name and not re.search(r"\s", name) and (names_one or Path(name).expanduser().is_dir()):
         return shlex.quote(name)
     return "MODEL"
 
 
-def _audit_fix(config: str, facts: Mapping[str, Any] | None) -> str:
+def _audit_fix(config: str, facts: ServerFacts) -> str:
     """``specscope audit CHECKPOINT``, or with ``MODEL`` and what to put there when the server named none."""
     model = _model(facts)
     what = "" if model != "MODEL" else f" (MODEL: the checkpoint folder or hub repo id that {config}'s server loads)"
     return f"specscope audit {model}{what}"
 
 
-def _acceptance_alarm(a: JudgedAlarm, facts: Mapping[str, Any] | None) -> Alarm:
+def _acceptance_alarm(a: JudgedAlarm, facts: ServerFacts) -> Alarm:
     method = a.method or "unknown method"
     rate = a.figure or 0.0
     found = f"{method} acceptance {units.rate(rate).text} over {int(a.drafts or 0):,} verify steps"
@@ -109,25 +107,23 @@ def _not_engaged_alarm(a: JudgedAlarm, axis: LevelAxis) -> Alarm:
     return Alarm("NOT_ENGAGED", a.config, a.workload, found, cause, (_would_draft(method),))
 
 
-def render_alarm(
-    a: JudgedAlarm, facts: Mapping[str, Mapping[str, Any]] | None = None, axis: LevelAxis | None = None
-) -> Alarm | None:
+def render_alarm(a: JudgedAlarm, facts: RunFacts | None = None, axis: LevelAxis | None = None) -> Alarm | None:
     """One judged alarm in words (module docstring); None for ``DRIFT``, which :func:`judgement_alarms` renders with
     the run's drift note."""
-    facts = facts or {}
+    facts = facts or RunFacts()
     if a.code.startswith("ACCEPTANCE_"):
-        return _acceptance_alarm(a, facts.get(a.config))
+        return _acceptance_alarm(a, facts.of(a.config))
     if a.code == "NOT_ENGAGED":
         return _not_engaged_alarm(a, axis or LevelAxis())
     return None
 
 
 def judgement_alarms(
-    j: Judgement | None, facts: Mapping[str, Mapping[str, Any]] | None = None, cells: Sequence[CellSummary] = ()
+    j: Judgement | None, facts: RunFacts | None = None, cells: Sequence[CellSummary] = ()
 ) -> list[Alarm]:
     """Every alarm of a judged run in words, in the judgement's order (``report`` and ``advise`` print these). A run
     with no judgement (no baseline and another config) still has its acceptance alarms, judged from ``cells``."""
-    facts = facts or {}
+    facts = facts or RunFacts()
     if j is None:
         found = find_alarms(cells, (), DriftCheck(), methods_of(facts), "")
         return [x for a in found if (x := render_alarm(a, facts)) is not None]

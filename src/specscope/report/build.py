@@ -7,11 +7,13 @@ HTML renderers lay the document out. Cell summaries come through :func:`run_cell
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from specscope.config import RunOptions
+from specscope.facts import RunFacts
 from specscope.records import CellKey
 from specscope.report import units
 from specscope.report.advice import choices_tables, config_ks, flip_lines
@@ -40,12 +42,13 @@ from specscope.stats.goodput import RateCell, rate_cells
 from specscope.stats.groups import workloads_of
 from specscope.stats.judgement import Judgement
 from specscope.stats.mix import require_workloads
-from specscope.stats.server_spec import methods_of
+from specscope.stats.server_spec import methods_of, served_model
 from specscope.stats.summary import CellSummary
 from specscope.stats.trace import TraceReplay, trace_replays
 from specscope.stats.turns import TurnRow, conversation_counts, turn_rows
 from specscope.stats.verdict import min_effect_of
 from specscope.store import Run, open_run
+from specscope.store.manifest import RunManifest, manifest_record
 from specscope.store.run import DB_NAME, GATE_RESULT_NAME
 
 __all__ = [
@@ -91,14 +94,19 @@ class RunData:
     """What the report needs of a run: a name, its folder, the manifest, the cells and the server facts."""
 
     name: str
-    manifest: Mapping[str, Any]
+    manifest: RunManifest
     cells: Sequence[CellSummary]
-    server_facts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    server_facts: RunFacts = field(default_factory=RunFacts)
     path: Path | None = None
     rate_cells: Sequence[RateCell] = ()
     turn_rows: Sequence[TurnRow] = ()
     conversations: tuple[int, int] = (0, 0)
     trace_replays: Sequence[TraceReplay] = ()
+
+    @property
+    def options(self) -> RunOptions:
+        """The bench options the run stored (absent ones None)."""
+        return self.manifest.stored_options()
 
 
 @dataclass(frozen=True)
@@ -119,8 +127,8 @@ def run_cells_of(data: RunData, baseline: str = "base", judging: Judging | None 
         require_workloads(judging.traffic.mix, workloads_of(data.cells), f"the run {data.name}")
     return RunCells.of(
         data.cells,
-        str(data.manifest.get("baseline") or baseline),
-        min_effect=min_effect_of(data.manifest, judging.min_effect),
+        data.manifest.baseline or baseline,
+        min_effect=min_effect_of(data.options, judging.min_effect),
         methods=methods_of(data.server_facts) or None,
         traffic=judging.traffic,
     )
@@ -128,49 +136,44 @@ def run_cells_of(data: RunData, baseline: str = "base", judging: Judging | None 
 
 def run_data(run: Run) -> RunData:
     """Read an open store run into a :class:`RunData`."""
-    opts = run.manifest.get("options") or {}
-    rates = rate_cells(run.cells(), opts) if opts.get("rates") or opts.get("trace") else ()
-    replays = trace_replays(run.cells()) if opts.get("trace") else []
+    manifest = manifest_record(run.manifest)
+    opts = manifest.stored_options()
+    rates = rate_cells(run.cells(), opts) if opts.rates or opts.trace else ()
+    replays = trace_replays(run.cells()) if opts.trace else []
     summaries = run_cells(run)
     ok = {(c.config, c.workload, c.concurrency, c.repeat) for c in summaries if c.status == "ok"}
 
     def usable(k: CellKey) -> bool:
         return (k.config, k.workload, k.concurrency, k.repeat) in ok
 
-    turns = turn_rows(run.cells(), usable) if opts.get("datasets") else []
+    turns = turn_rows(run.cells(), usable) if opts.datasets else []
     convs = conversation_counts(run.cells(), usable) if turns else (0, 0)
     path = Path(run.path)
-    facts = dict(run.server_facts)
-    return RunData(path.name, dict(run.manifest), summaries, facts, path, rates, turns, convs, replays)
+    return RunData(path.name, manifest, summaries, run.server_facts, path, rates, turns, convs, replays)
 
 
-def _models(facts: Mapping[str, Mapping[str, Any]]) -> str:
-    names = set()
-    for f in facts.values():
-        m = f.get("model")
-        if m:
-            names.add(str(m.get("name") if isinstance(m, Mapping) else m))
+def _models(facts: RunFacts) -> str:
+    names = {name for _c, f in facts.items() if (name := served_model(f))}
     return ", ".join(sorted(names)) or units.DASH
 
 
-def _levels_repeats(opts: dict[str, Any], stored: Sequence[int]) -> str:
+def _levels_repeats(opts: RunOptions, stored: Sequence[int]) -> str:
     """``[1, 2] x 2``; ``[1, 2, 4, 8] x 1-3 (stored per cell)`` when the cells hold different numbers of repeats (an
     import of uneven files, an unfinished run); for adaptive repeats ``[1, 2] x 2-6 rounds (adaptive, target 5.0 %)``.
     ``stored``: the repeats each (config, workload, level) holds."""
-    levels = opts.get("levels")
-    if opts.get("target_ci") is None:
+    levels = None if opts.levels is None else list(opts.levels)
+    if opts.target_ci is None:
         if stored and min(stored) != max(stored):
             return f"{levels} x {min(stored)}-{max(stored)} (stored per cell)"
-        return f"{levels} x {opts.get('repeats')}"
-    target = float(opts["target_ci"]) * 100
-    return f"{levels} x {opts.get('min_repeats')}-{opts.get('max_repeats')} rounds (adaptive, target {target:.1f} %)"
+        return f"{levels} x {opts.repeats}"
+    target = float(opts.target_ci) * 100
+    return f"{levels} x {opts.min_repeats}-{opts.max_repeats} rounds (adaptive, target {target:.1f} %)"
 
 
 def run_table(data: RunData) -> Table:
     """What was run: engine, model, request options, progress of the matrix, machine."""
-    manifest = data.manifest
-    opts = manifest.get("options") or {}
-    planned, cells_stored = manifest.get("cells_total"), len(data.cells)
+    manifest, opts = data.manifest, data.options
+    planned, cells_stored = manifest.cells_total, len(data.cells)
     if planned is None:
         progress = f"{cells_stored} cells stored"
     else:
@@ -179,30 +182,30 @@ def run_table(data: RunData) -> Table:
             if not stopped_early(manifest, [c.status for c in data.cells])
             else f" — INCOMPLETE: finish it with `specscope bench --resume {data.path}`"
         )
-    if manifest.get("crashes"):
-        progress += f"; sweeps stopped by a server crash: {', '.join(manifest['crashes'])}"
-    machine = manifest.get("machine") or {}
-    packs = manifest.get("packs") or {}
+    if manifest.crashes:
+        progress += f"; sweeps stopped by a server crash: {', '.join(manifest.crashes)}"
+    machine = manifest.machine
+    packs = manifest.packs or {}
 
     def shown(value: object) -> str:  # an absent figure is a dash, never "None" (an imported run has no max_tokens)
         return units.DASH if value is None or value == "" else str(value)
 
-    cores = machine.get("cpu_count")
+    cores = None if machine is None else machine.cpu_count
     stored_keys = [(c.config, c.workload, c.concurrency) for c in data.cells]
-    workloads = ", ".join(f"{w} ({p.get('form', '')})" for w, p in packs.items())
+    workloads = ", ".join(f"{w} ({p.form or ''})" for w, p in packs.items())
     workloads = workloads or ", ".join(dict.fromkeys(c.workload for c in data.cells))  # imported: no pack
     rows = [
-        ("engine", shown(manifest.get("engine"))),
+        ("engine", shown(manifest.engine)),
         ("model", _models(data.server_facts)),
-        ("configs", ", ".join(opts.get("configs", []))),
-        ("baseline", shown(manifest.get("baseline"))),
+        ("configs", ", ".join(opts.configs or ())),
+        ("baseline", shown(manifest.baseline)),
         ("workloads", workloads or units.DASH),
         ("levels x repeats", _levels_repeats(opts, list(Counter(stored_keys).values()))),
-        ("max_tokens / temperature", f"{shown(opts.get('max_tokens'))} / {shown(opts.get('temperature'))}"),
-        ("prefix cache", str(opts.get("prefix_cache", "allow"))),
+        ("max_tokens / temperature", f"{shown(opts.max_tokens)} / {shown(opts.temperature)}"),
+        ("prefix cache", str(opts.prefix_cache or "allow")),
         ("cells", progress),
-        ("machine", units.DASH if not machine else f"{machine.get('cpu', '')} ({shown(cores)} cores)".strip()),
-        ("created", shown(manifest.get("created"))),
+        ("machine", units.DASH if machine is None else f"{machine.cpu or ''} ({shown(cores)} cores)".strip()),
+        ("created", shown(manifest.created)),
     ]
     return Table(
         "run",
@@ -211,7 +214,7 @@ def run_table(data: RunData) -> Table:
         [[text_cell(k), text_cell(v)] for k, v in rows],
         "Cells imported from other tools' result files: tokens, durations and acceptance as each file states them "
         "(the manifest's imports name each file's tool and what it did not record)."
-        if manifest.get("imports")
+        if manifest.imports
         else "Tokens from usage.completion_tokens; acceptance from /metrics counter deltas around each cell.",
     )
 
@@ -235,7 +238,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
     baseline = rc.baseline
     charts = run_charts(rc)
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
-    notes += side_by_side_note(data.manifest.get("options") or {})
+    notes += side_by_side_note(data.options)
     notes += spec_notes(data.cells, data.server_facts)  # issue 26: named speculative warnings, drafting as run
     j = rc.judgement
     extra = drift_notes(j)[0] if j is not None else []
@@ -257,7 +260,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
             *crash_trials_table(data.manifest, data.cells),
             *compared,
             *picks,
-            *rate_table(data.rate_cells, data.manifest.get("options") or {}),
+            *rate_table(data.rate_cells, data.options),
             *trace_table(data.trace_replays),
             *source_tables(data.manifest),
             *workload_axis_tables(data.cells),
@@ -268,7 +271,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
             *server_tables(data.server_facts, baseline, stable_levels(data.cells)),
         ],
         [] if j is None else verdict_lines(j) + (flip_lines(j.choices, j.crossovers, j.axis) if j.choices else []),
-        notes + extra + design_note(data.cells, data.manifest.get("options") or {}) + list(j.notes if j else ()),
+        notes + extra + design_note(data.cells, data.options) + list(j.notes if j else ()),
         alarms + spec_alarms(data.cells),
         charts,
     )
@@ -276,7 +279,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
 
 def compare_section(runs: Sequence[RunData], baseline: str = "base") -> Section:
     """Several runs side by side: mean ok tok/s per cell group, and each run against the first."""
-    rcs = [RunCells.of(r.cells, str(r.manifest.get("baseline") or baseline)) for r in runs]
+    rcs = [RunCells.of(r.cells, r.manifest.baseline or baseline) for r in runs]
     keys = sorted({k for rc in rcs for k in rc.groups}, key=lambda k: (k.workload, k.concurrency, k.config))
     rows = []
     for k in keys:
@@ -347,8 +350,8 @@ def build_document(
     raw = [
         {
             "run": str(r.path or r.name),
-            "manifest": dict(r.manifest),
-            "server_facts": dict(r.server_facts),
+            "manifest": r.manifest.to_json(),
+            "server_facts": {c: dict(f.stored) for c, f in r.server_facts.items()},
             "cells": [c.to_dict() for c in r.cells],
             **_judgement_data(rc.judgement),
         }

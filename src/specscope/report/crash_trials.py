@@ -13,6 +13,7 @@ from typing import Any
 from specscope.report import units
 from specscope.report.document import Column, Table, text_cell
 from specscope.stats.summary import CellSummary
+from specscope.store.manifest import CrashRecord, RunManifest
 
 __all__ = ["crash_lines", "crash_trials_table", "stable_levels"]
 
@@ -48,22 +49,22 @@ def stable_levels(cells: Sequence[CellSummary]) -> dict[str, int]:
     return out
 
 
-def _not_run(record: Mapping[str, Any]) -> str:
-    items = record.get("levels_not_run") or []
-    return ", ".join(f"{x['level']} ({x['cells']} cell{'s' * (x['cells'] != 1)}: {x['why']})" for x in items) or "none"
+def _not_run(record: CrashRecord) -> str:
+    items = record.levels_not_run
+    return ", ".join(f"{x.level} ({x.cells} cell{'s' * (x.cells != 1)}: {x.why})" for x in items) or "none"
 
 
-def crash_lines(manifest: Mapping[str, Any], cells: Sequence[CellSummary]) -> list[str]:
+def crash_lines(manifest: RunManifest, cells: Sequence[CellSummary]) -> list[str]:
     """One line per crash: ``CONFIG/WORKLOAD: crashed at N=4 in 3 of 3 trials; highest stable N=2 (1 cell, every
     one answered); levels not run: ...``: the trials the crash level got, the cells that measured the stable one."""
     out = []
-    for config, records in (manifest.get("crash_trials") or {}).items():
+    for config, records in (manifest.crash_trials or {}).items():
         for r in records:
-            level = r["level"]
-            head = f"{config}/{r['workload']}: crashed at N={level}"
-            head += f" in {r['crashed_in']} of {r['of']} trials" if r["of"] else " (not retried)"
+            level = r.level
+            head = f"{config}/{r.workload}: crashed at N={level}"
+            head += f" in {r.crashed_in} of {r.of} trials" if r.of else " (not retried)"
             head += "; " + _stable_part(cells, config, level)
-            out.append(f"{head}; levels not run: {_not_run(r)}; {r['note']}.")
+            out.append(f"{head}; levels not run: {_not_run(r)}; {r.note}.")
     return out
 
 
@@ -79,20 +80,20 @@ def _stats(stats: Mapping[str, Any] | None) -> str:
     return "; ".join(parts) or units.DASH
 
 
-def crash_trials_table(manifest: Mapping[str, Any], cells: Sequence[CellSummary]) -> list[Table]:
+def crash_trials_table(manifest: RunManifest, cells: Sequence[CellSummary]) -> list[Table]:
     """The table (a list of one, or empty when the run had no crash)."""
     rows = []
-    for config, records in (manifest.get("crash_trials") or {}).items():
+    for config, records in (manifest.crash_trials or {}).items():
         for r in records:
-            for t in r["trials"]:
-                if "error" in t:
-                    result, requests = f"did not run: {t['error']}", units.DASH
+            for t in r.trials:
+                if t.error is not None:
+                    result, requests = f"did not run: {t.error}", units.DASH
                 else:
-                    result = "server died" if t["crashed"] else "survived"
-                    requests = f"{t['ok']} / {t['failed']} / {t['not_sent']} of {t['planned']}"
+                    result = "server died" if t.crashed else "survived"
+                    requests = f"{t.ok} / {t.failed} / {t.not_sent} of {t.planned}"
                 rows.append(
-                    [text_cell(config), units.count(r["level"]), units.count(t["trial"]), text_cell(result)]
-                    + [text_cell(requests), text_cell(_stats(t.get("last_engine_stats"))), text_cell(t["log"])]
+                    [text_cell(config), units.count(r.level), units.count(t.trial), text_cell(result)]
+                    + [text_cell(requests), text_cell(_stats(t.last_engine_stats)), text_cell(t.log)]
                 )
     lines = crash_lines(manifest, cells)
     if not lines:

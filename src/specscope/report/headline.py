@@ -28,32 +28,31 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from specscope.config import SENTINEL_SUFFIX, is_control
 from specscope.stats.choices import MixComparison
 from specscope.stats.judgement import Judgement
 from specscope.stats.summary import MEASURED
 from specscope.stats.verdict import Comparison, verdict_text
+from specscope.store.manifest import RunManifest
 
 __all__ = ["headline", "no_comparison", "nothing_measured", "stopped_early", "unfinished"]
 
 
-def stopped_early(manifest: Mapping[str, Any], statuses: Sequence[str]) -> bool:
+def stopped_early(manifest: RunManifest, statuses: Sequence[str]) -> bool:
     """Whether a run stopped before its last planned cell: its manifest's ``finished`` is false; or, where the
     manifest has no ``finished`` (a bench older than the key, killed before it wrote it), fewer cells are measured
     (``ok`` / ``degraded``) than its ``cells_total`` plans. A manifest with neither says nothing: not flagged."""
-    finished = manifest.get("finished")
-    if finished is not None:
-        return finished is False
-    planned = manifest.get("cells_total")
-    if not isinstance(planned, int) or isinstance(planned, bool):
+    if manifest.finished is not None:
+        return manifest.finished is False
+    planned = manifest.cells_total
+    if planned is None:
         return False
     return sum(1 for s in statuses if s in MEASURED) < planned
 
 
-def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -> str | None:
+def unfinished(manifest: RunManifest, statuses: Sequence[str], run: str) -> str | None:
     """The headline's first line for a run that stopped before its last planned cell (:func:`stopped_early`),
     else None.
 
@@ -63,7 +62,7 @@ def unfinished(manifest: Mapping[str, Any], statuses: Sequence[str], run: str) -
     if not stopped_early(manifest, statuses):
         return None
     run = shlex.quote(run)  # a command the user can paste
-    planned = manifest.get("cells_total")
+    planned = manifest.cells_total
     measured = sum(1 for s in statuses if s in MEASURED)
     failed = len(statuses) - measured
     said = f"{measured} of {planned} planned" if isinstance(planned, int) else f"{measured}"

@@ -3,28 +3,27 @@ SHA-256, record, tool, load, and what the tool did not record (:mod:`specscope.i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from specscope.report.document import Column, Table, text_cell
+from specscope.store.manifest import RunManifest
 
 __all__ = ["imports_table"]
 
 
-def imports_table(manifest: Mapping[str, Any]) -> Table | None:
+def imports_table(manifest: RunManifest) -> Table | None:
     """The imports table, None for a run measured by specscope itself."""
-    entries = list(manifest.get("imports") or [])
+    entries = list(manifest.imports or [])
     if not entries:
         return None
     cols = [Column("cell"), Column("file"), Column("tool"), Column("load"), Column("not recorded by the tool")]
     rows = [
         [
-            text_cell(str(e.get("cell"))),
-            text_cell(f"{Path(str(e.get('file'))).name}#{e.get('record')} sha256:{str(e.get('sha256'))[:12]}"),
-            text_cell(str(e.get("tool"))),
-            text_cell(str(e.get("load"))),
-            text_cell("; ".join(map(str, e.get("not_recorded") or [])) or "—"),
+            text_cell(str(e.cell)),
+            text_cell(f"{Path(str(e.file)).name}#{e.record} sha256:{str(e.sha256)[:12]}"),
+            text_cell(str(e.tool)),
+            text_cell(str(e.load)),
+            text_cell("; ".join(map(str, e.not_recorded)) or "—"),
         ]
         for e in entries
     ]

@@ -15,9 +15,9 @@ tokens), with the change against the baseline's: a larger k reserves more lookah
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from specscope.facts import RunFacts
 from specscope.kaxis import k_name, split_k_name
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
@@ -26,10 +26,7 @@ from specscope.stats.judgement import Judgement
 from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import Comparison
 
-__all__ = ["k_table", "KV_KEYS"]
-
-#: The :class:`specscope.launch.logfacts.LogFacts` fields the table reads: pool (tokens), concurrency (x), at (tokens).
-KV_KEYS = ("kv_cache_size_tokens", "max_concurrency_requests", "max_concurrency_at_len_tokens")
+__all__ = ["k_table"]
 
 
 def _k_speedups(
@@ -47,24 +44,21 @@ def _k_speedups(
     return out
 
 
-def _kv(facts: Mapping[str, Mapping[str, Any]], config: str) -> tuple[int | None, float | None, int | None]:
-    """KV pool (tokens), maximum concurrency (requests) and its request length (tokens) from ``config``'s log."""
-    logs = (facts.get(config) or {}).get("log_facts")
-    if not isinstance(logs, Mapping):
+def _kv(facts: RunFacts, config: str) -> tuple[int | None, float | None, int | None]:
+    """KV pool (tokens), maximum concurrency (requests) and its request length (tokens) from ``config``'s log (its
+    :class:`specscope.facts.LogFacts`: ``kv_cache_size_tokens``, ``max_concurrency_requests``,
+    ``max_concurrency_at_len_tokens``)."""
+    logs = facts.of(config).log_facts
+    if logs is None:
         return None, None, None
-    tokens, conc, at = (logs.get(key) for key in KV_KEYS)
-    return (
-        None if tokens is None else int(tokens),
-        None if conc is None else float(conc),
-        None if at is None else int(at),
-    )
+    return logs.kv_cache_size_tokens, logs.max_concurrency_requests, logs.max_concurrency_at_len_tokens
 
 
 def _change(value: float | None, ref: float | None) -> str:
     return units.change(None if value is None or not ref else value / ref - 1.0)
 
 
-def _kv_cells(facts: Mapping[str, Mapping[str, Any]], config: str, baseline: str) -> list[Cell]:
+def _kv_cells(facts: RunFacts, config: str, baseline: str) -> list[Cell]:
     """The KV pool (with the change against ``baseline``'s) and maximum concurrency cells of ``config``."""
     tokens, conc, _ = _kv(facts, config)
     ref_tokens = _kv(facts, baseline)[0]
@@ -73,7 +67,7 @@ def _kv_cells(facts: Mapping[str, Mapping[str, Any]], config: str, baseline: str
     return [pool, units.missing() if conc is None else Cell(conc, f"{conc:.2f}x")]
 
 
-def _kv_note(facts: Mapping[str, Mapping[str, Any]], configs: Sequence[str], baseline: str) -> str:
+def _kv_note(facts: RunFacts, configs: Sequence[str], baseline: str) -> str:
     """Where the KV figures come from, the request length(s) of the concurrency, and the baseline's figures."""
     lengths = sorted({at for c in [baseline, *configs] if (at := _kv(facts, c)[2]) is not None})
     note = (
@@ -93,7 +87,7 @@ def _kv_note(facts: Mapping[str, Mapping[str, Any]], configs: Sequence[str], bas
 def k_table(
     cells: Sequence[CellSummary],
     baseline: str,
-    server_facts: Mapping[str, Mapping[str, Any]] | None = None,
+    server_facts: RunFacts | None = None,
     judgement: Judgement | None = None,
 ) -> list[Table]:
     """``[Table]`` of speedup by k, or ``[]`` when the run has no ``NAME-kK`` config.
@@ -105,7 +99,7 @@ def k_table(
     rows = _k_speedups(cells, () if judgement is None else judgement.comparisons)
     if not rows:
         return []
-    facts = server_facts or {}
+    facts = server_facts or RunFacts()
     k_configs = sorted({c.config for c in cells if split_k_name(c.config)[1] is not None})
     with_kv = any(_kv(facts, c)[:2] != (None, None) for c in k_configs)
     best = {} if judgement is None else dict(judgement.best_k)

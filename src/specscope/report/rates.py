@@ -3,9 +3,9 @@ goodput per cell, from :func:`specscope.stats.goodput.rate_cells`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from specscope.config import RunOptions
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.goodput import RateCell
@@ -18,11 +18,11 @@ def _req_s(x: float | None) -> Cell:
     return Cell(float(x), f"{x:.2f}") if x is not None else units.missing()
 
 
-def rate_table(cells: Sequence[RateCell], options: Mapping[str, Any]) -> list[Table]:
+def rate_table(cells: Sequence[RateCell], options: RunOptions) -> list[Table]:
     """One table of the open-loop cells (none when the run has none); goodput columns only with an SLO."""
     if not cells:
         return []
-    ttft_s, tpot_s = options.get("slo_ttft_s"), options.get("slo_tpot_s")
+    ttft_s, tpot_s = options.slo_ttft_s, options.slo_tpot_s
     has_slo = ttft_s is not None or tpot_s is not None
     cols = [Column("config"), Column("workload"), Column("repeat"), Column("rate", "req/s")]
     cols += [Column("achieved", "req/s"), Column("requests"), Column("ok"), Column("in flight mean / max")]
@@ -42,7 +42,7 @@ def rate_table(cells: Sequence[RateCell], options: Mapping[str, Any]) -> list[Ta
     if tpot_s is not None:
         targets.append(f"TPOT <= {tpot_s * 1000:g} ms")
     note = (
-        f"Open loop ({'the trace' if options.get('trace') else options.get('arrival', 'poisson')} arrivals); "
+        f"Open loop ({'the trace' if options.trace else options.arrival or 'poisson'} arrivals); "
         "TTFT from the scheduled send. "
         + (f"Goodput: ok requests with {' and '.join(targets)} per second of the cell. " if has_slo else "")
         + "Client: "
@@ -52,9 +52,9 @@ def rate_table(cells: Sequence[RateCell], options: Mapping[str, Any]) -> list[Ta
     return [Table("open_loop", "Open-loop rates: achieved rate, requests in flight, goodput", cols, rows, note)]
 
 
-def side_by_side_note(options: Mapping[str, Any]) -> list[str]:
+def side_by_side_note(options: RunOptions) -> list[str]:
     """The report's note for a run whose configs ran at the same time (``--parallel-configs``)."""
-    if not options.get("parallel_configs"):
+    if not options.parallel_configs:
         return []
     return [
         "Configs ran side by side (--parallel-configs), each on its own server: their comparison shares the time "

@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from specscope.facts import LogFacts, RunFacts, ServerFacts
 from specscope.report import units
 from specscope.report.document import Cell, Column, Table, text_cell
 from specscope.stats.server_spec import served_model, spec_k, spec_method
@@ -26,26 +26,26 @@ def _rel(value: float | None, ref: float | None) -> float | None:
     return None if value is None or ref is None or ref == 0 else value / ref - 1.0
 
 
-def kv_table(logs: Mapping[str, Mapping[str, Any]], baseline: str) -> Table:
+def kv_table(facts: RunFacts, baseline: str) -> Table:
     """One row per config with a parsed vLLM log; changes are against ``baseline`` when it has a log."""
-    ref = logs.get(baseline)
+    ref = facts.of(baseline).log_facts
     rows = []
-    for c, f in logs.items():
+    for c, f in _logs(facts):
         is_ref = c == baseline or ref is None
-        tokens, conc = f.get("kv_cache_size_tokens"), f.get("max_concurrency_requests")
+        tokens, conc = f.kv_cache_size_tokens, f.max_concurrency_requests
         t_cell = units.count(tokens)
         c_cell = units.missing() if conc is None else Cell(float(conc), f"{conc:.2f}x")
         if not is_ref and ref is not None:
-            t_cell = Cell(t_cell.value, t_cell.text + units.change(_rel(tokens, ref.get("kv_cache_size_tokens"))))
-            c_cell = Cell(c_cell.value, c_cell.text + units.change(_rel(conc, ref.get("max_concurrency_requests"))))
+            t_cell = Cell(t_cell.value, t_cell.text + units.change(_rel(tokens, ref.kv_cache_size_tokens)))
+            c_cell = Cell(c_cell.value, c_cell.text + units.change(_rel(conc, ref.max_concurrency_requests)))
         rows.append(
             [
                 text_cell(c),
-                units.gib(f.get("weights_loaded_gib")),
+                units.gib(f.weights_loaded_gib),
                 t_cell,
-                units.gib(f.get("available_kv_cache_memory_gib")),
+                units.gib(f.available_kv_cache_memory_gib),
                 c_cell,
-                units.count(f.get("max_concurrency_at_len_tokens")),
+                units.count(f.max_concurrency_at_len_tokens),
             ]
         )
     return Table(
@@ -64,19 +64,22 @@ def kv_table(logs: Mapping[str, Mapping[str, Any]], baseline: str) -> Table:
     )
 
 
-def _failures_table(logs: Mapping[str, Mapping[str, Any]], stable: Mapping[str, int] | None = None) -> Table | None:
+def _logs(facts: RunFacts) -> list[tuple[str, LogFacts]]:
+    """(config, its parsed log's facts) of the configs whose servers' logs were parsed."""
+    return [(c, f.log_facts) for c, f in facts.items() if f.log_facts is not None]
+
+
+def _failures_table(facts: RunFacts, stable: Mapping[str, int] | None = None) -> Table | None:
     """One row per failure signature in a config's log; its fix names the case at hand: the highest concurrency
     at which this run measured the config without a failed cell (``stable``), when there is one."""
     rows = [
         [
             text_cell(c),
-            text_cell(str(f.get("code", ""))),
-            text_cell(
-                f"line {f.get('line_number')}: {f.get('explanation', '')} Fix: {f.get('fix', '')}{_seen(c, stable)}"
-            ),
+            text_cell(f.code),
+            text_cell(f"line {f.line_number}: {f.explanation} Fix: {f.fix}{_seen(c, stable)}"),
         ]
-        for c, v in logs.items()
-        for f in v.get("failures") or []
+        for c, v in _logs(facts)
+        for f in v.failures
     ]
     if not rows:
         return None
@@ -88,18 +91,18 @@ def _failures_table(logs: Mapping[str, Mapping[str, Any]], stable: Mapping[str, 
     )
 
 
-def _drafts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
-    drafts = {c: f["draft"] for c, f in facts.items() if isinstance(f.get("draft"), dict)}
+def _drafts_table(facts: RunFacts) -> Table | None:
+    drafts = {c: d for c, f in facts.items() if (d := f.draft) is not None and (d.path or d.quant or d.size_bytes)}
     if not drafts:
         return None
     rows = []
     for c, d in drafts.items():
-        cost_ns = d.get("cost_ns_per_token")
-        size = d.get("size_bytes") or 0
+        cost_ns = d.cost_ns_per_token
+        size = d.size_bytes or 0
         rows.append(
             [
                 text_cell(c),
-                text_cell(str(d.get("quant"))),
+                text_cell(str(d.quant)),
                 Cell(size, f"{size / 2**20:.1f} MiB"),
                 units.missing() if cost_ns is None else units.seconds(cost_ns / 1e9, digits=5),
             ]
@@ -115,27 +118,25 @@ def _drafts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
     )
 
 
-def _model_name(f: Mapping[str, Any]) -> str:
+def _model_name(f: ServerFacts) -> str:
     return served_model(f) or units.DASH
 
 
-def facts_table(facts: Mapping[str, Mapping[str, Any]]) -> Table | None:
+def facts_table(facts: RunFacts) -> Table | None:
     """One row per config: server kind, model, speculative method and k, URL, command line."""
     if not facts:
         return None
     rows = []
     for c, f in facts.items():
-        cmd = f.get("command_line")
-        cmd_text = " ".join(map(str, cmd)) if isinstance(cmd, list | tuple) else str(cmd or units.DASH)
         rows.append(
             [
                 text_cell(c),
-                text_cell(str(f.get("kind") or f.get("engine") or units.DASH)),
+                text_cell(str(f.kind or f.engine or units.DASH)),
                 text_cell(_model_name(f)),
                 text_cell(spec_method(c, f) or units.DASH),
                 units.count(spec_k(c, f)),
-                text_cell(str(f.get("base_url") or units.DASH)),
-                text_cell(cmd_text),
+                text_cell(str(f.base_url or units.DASH)),
+                text_cell(f.command_line or units.DASH),
             ]
         )
     return Table(
@@ -160,15 +161,12 @@ def _seen(config: str, stable: Mapping[str, int] | None) -> str:
     return "" if level is None else f" (this run measured {config} without a failed cell up to N={level})"
 
 
-def server_tables(
-    facts: Mapping[str, Mapping[str, Any]], baseline: str = "base", stable: Mapping[str, int] | None = None
-) -> list[Table]:
+def server_tables(facts: RunFacts, baseline: str = "base", stable: Mapping[str, int] | None = None) -> list[Table]:
     """KV table (configs with a parsed vLLM log), failure signatures (``stable``: config -> the highest level with
     every cell measured, named in the fix), draft models, then the facts table."""
-    logs = {c: f["log_facts"] for c, f in facts.items() if isinstance(f.get("log_facts"), Mapping)}
     tables = [
-        kv_table(logs, baseline) if logs else None,
-        _failures_table(logs, stable),
+        kv_table(facts, baseline) if _logs(facts) else None,
+        _failures_table(facts, stable),
         _drafts_table(facts),
         facts_table(facts),
     ]

@@ -13,9 +13,9 @@ Warnings noted (their meaning is in docs/engines.md): ``GAUGE_NOT_WINDOW``, ``UN
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from specscope.facts import RunFacts
 from specscope.records import SpecCounters
 from specscope.report.document import Alarm
 from specscope.report.server_facts import spec_k
@@ -34,7 +34,7 @@ _MEANING = {
 }
 
 
-def spec_notes(cells: Sequence[CellSummary], facts: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+def spec_notes(cells: Sequence[CellSummary], facts: RunFacts | None = None) -> list[str]:
     """One note per config and named warning (with how many cells), then per config the drafting findings."""
     seen: dict[str, Counter[str]] = defaultdict(Counter)
     for c in cells:
@@ -47,11 +47,11 @@ def spec_notes(cells: Sequence[CellSummary], facts: Mapping[str, Mapping[str, An
             code = reason.split("(")[0]
             meaning = _MEANING.get(code, "the server's per-response speculative fields did not read cleanly")
             notes.append(f"{config}: {reason} on {n} cell{'s' if n != 1 else ''} ({meaning}).")
-    notes += _drafting_notes(cells, facts or {})
+    notes += _drafting_notes(cells, facts or RunFacts())
     return notes
 
 
-def _drafting_notes(cells: Sequence[CellSummary], facts: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def _drafting_notes(cells: Sequence[CellSummary], facts: RunFacts) -> list[str]:
     """Per config: the pooled counters against the configured k (server facts), as :func:`drafting_as_run` says."""
     out = []
     by_config: dict[str, list[CellSummary]] = defaultdict(list)
@@ -59,7 +59,7 @@ def _drafting_notes(cells: Sequence[CellSummary], facts: Mapping[str, Mapping[st
         if c.status == "ok":
             by_config[c.config].append(c)
     for config, group in sorted(by_config.items()):
-        k = spec_k(config, facts.get(config) or {})
+        k = spec_k(config, facts.of(config))
         counted = [x for x in (c.counters for c in group) if x is not None and x.drafts]
         if k is None or not counted:
             continue

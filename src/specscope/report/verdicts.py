@@ -8,9 +8,9 @@ Nothing here decides a verdict or reads one back out of a sentence. Units: the s
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from specscope.config import RunOptions
 from specscope.report import units
 from specscope.report.document import Alarm, Cell, Column, Table, text_cell
 from specscope.report.tables import pairing_words, speedup_cell
@@ -160,19 +160,19 @@ def drift_notes(j: Judgement) -> tuple[list[str], list[Alarm]]:
     return [*notes, note], [alarm]
 
 
-def design_note(cells: Sequence[CellSummary], options: Mapping[str, Any]) -> list[str]:
+def design_note(cells: Sequence[CellSummary], options: RunOptions) -> list[str]:
     """For an adaptive run (``target_ci`` in the options): the rounds each comparison got and the cell time spent
     against the fixed design's estimate (every cell ``max_repeats`` rounds, at each config's mean time per cell:
     :func:`specscope.stats.stopping.design_cost`)."""
-    if not options.get("target_ci"):
+    if not options.target_ci:
         return []
-    cost = design_cost(cells, int(options.get("max_repeats") or 0))
+    cost = design_cost(cells, int(options.max_repeats or 0))
     groups = {(c.config, c.workload, c.concurrency) for c in cells}
     rounds = sorted({(g, sum(1 for c in cells if (c.config, c.workload, c.concurrency) == g)) for g in groups})
     axis = level_axis(cells)
     listing = ", ".join(f"{g[0]}/{g[1]} {axis.label(g[2])}: {n}" for g, n in rounds)
     return [
-        f"adaptive repeats (target {float(options['target_ci']) * 100:.1f} %): {len(cells)} cells, "
-        f"{cost.spent_s:.1f} s of cell time; the fixed design ({options.get('max_repeats')} rounds of every cell) "
+        f"adaptive repeats (target {float(options.target_ci) * 100:.1f} %): {len(cells)} cells, "
+        f"{cost.spent_s:.1f} s of cell time; the fixed design ({options.max_repeats} rounds of every cell) "
         f"would take about {cost.fixed_s:.1f} s. Rounds per cell: {listing}"
     ]

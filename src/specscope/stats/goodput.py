@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from specscope.config import RunOptions
 from specscope.records import CellResult, OpenLoopFacts, StreamRecord
 from specscope.values import duration_text
 
@@ -148,10 +148,10 @@ def _rate_cell(r: CellResult, facts: OpenLoopFacts, ttft_s: float | None, tpot_s
     )
 
 
-def rate_cells(cells: Iterable[CellResult], options: Mapping[str, Any]) -> list[RateCell]:
+def rate_cells(cells: Iterable[CellResult], options: RunOptions) -> list[RateCell]:
     """The open-loop cells among ``cells`` (those whose client facts have ``open_loop``), read with the SLO
     targets of the run's ``options`` (``slo_ttft_s``, ``slo_tpot_s``; s)."""
-    ttft_s, tpot_s = options.get("slo_ttft_s"), options.get("slo_tpot_s")
+    ttft_s, tpot_s = options.slo_ttft_s, options.slo_tpot_s
     out = []
     for r in cells:
         facts = r.client.open_loop

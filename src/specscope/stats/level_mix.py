@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from specscope.errors import ConfigError
+from specscope.facts import RunFacts
 
 __all__ = ["level_mix_input"]
 
 
 def level_mix_input(
     run: Path | None, from_csv: Path | None, open_run: Callable[[Path], Any]
-) -> tuple[list[Any], Mapping[str, Any], Mapping[str, Any], list[str]]:
+) -> tuple[list[Any], RunFacts, Mapping[str, Any], list[str]]:
     """The cells, server facts, manifest and notes ``advise`` works on: a run folder (opened with ``open_run``; no
     notes) or a CSV (no facts, no manifest; notes on how its header was read,
     :func:`specscope.stats.csv_cells.read_cells_csv_noted`).
@@ -28,7 +29,7 @@ def level_mix_input(
         from specscope.stats.csv_cells import read_cells_csv_noted
 
         cells, notes = read_cells_csv_noted(from_csv)
-        return cells, {}, {}, notes
+        return cells, RunFacts(), {}, notes
     if run is not None and from_csv is None:
         from specscope.stats.cells import summarize_run
 

@@ -4,11 +4,12 @@ Inputs come from the run where it knows them and from the user otherwise:
 
 * target bytes per step: ``target_bytes`` argument (``--bytes-per-step``, or the byte census of the run's own GGUF
   that :mod:`specscope.bench.predict_bytes` reads as ``specscope audit`` does, which the caller then names),
-  else the first of the keys :data:`TARGET_BYTES_KEYS` found in the baseline's server facts or in the manifest, else
-  the embedded engine's ``facts["model"]["size_bytes"]`` (the GGUF file's size: header included, an upper bound);
+  else the first of :data:`TARGET_BYTES_KEYS` the baseline's server facts record, else the manifest's ``model_bytes``
+  (``model_bytes`` argument), else the embedded engine's model ``size_bytes`` (the GGUF file's size: header included,
+  an upper bound);
   ``RunPrediction.target_bytes_source`` says which;
 * draft bytes per drafted token, per config: ``draft_bytes_per_token`` argument, else
-  :data:`DRAFT_BYTES_KEYS` in that config's server facts, else ``facts["draft"]["size_bytes"]``;
+  the first of :data:`DRAFT_BYTES_KEYS` that config's server facts record, else its draft's ``size_bytes``;
   0 when the config has no draft model (n-gram drafting reads no weights); its draft passes per verify step that do
   not grow with k: :func:`specscope.stats.server_spec.draft_passes_per_step` (1 for llama.cpp's ``draft-simple``);
 * draft length k per config: :func:`specscope.stats.server_spec.run_k` (the one place k is derived: the recipe,
@@ -42,6 +43,7 @@ from scipy.stats import binomtest
 
 from specscope.config import AA_SUFFIX, SENTINEL_SUFFIX
 from specscope.errors import ConfigError
+from specscope.facts import RunFacts, ServerFacts
 from specscope.stats.acceptance import AcceptanceView, pooled_acceptance
 from specscope.stats.groups import group_cells, level_axis, metric_value, open_loop, usable
 from specscope.stats.predict import (
@@ -134,36 +136,20 @@ class RunPrediction:
         return asdict(self)
 
 
-def _first(keys: Iterable[str], *sources: Mapping[str, Any] | None) -> Any:
-    for src in sources:
-        for key in keys:
-            if src and src.get(key) is not None:
-                return src[key]
-    return None
-
-
-def _nested(facts: Mapping[str, Any] | None, *path: str) -> Any:
-    """facts[path[0]][path[1]]... or None (the embedded engine nests model / draft / config facts)."""
-    cur: Any = facts
-    for key in path:
-        if not isinstance(cur, Mapping):
-            return None
-        cur = cur.get(key)
-    return cur
-
-
 def _target_bytes(
-    target_bytes: float | None, baseline_facts: Mapping[str, Any] | None, manifest: Mapping[str, Any] | None
+    target_bytes: float | None, baseline_facts: ServerFacts, model_bytes: float | None
 ) -> tuple[float, str | None]:
     """Bytes read per decode step and where they come from: given (source None: the caller's), else a recorded
-    :data:`TARGET_BYTES_KEYS` key of the baseline server's facts or the manifest, else the model file's size."""
+    :data:`TARGET_BYTES_KEYS` fact of the baseline server, else the manifest's ``model_bytes``, else the model
+    file's size."""
     if target_bytes is not None:
         return float(target_bytes), None
-    for where, src in (("the baseline's server facts", baseline_facts), ("the run's manifest", manifest)):
-        key = next((k for k in TARGET_BYTES_KEYS if src and src.get(k) is not None), None)
-        if src and key:
-            return float(src[key]), f"{where} ({key})"
-    size = _nested(baseline_facts, "model", "size_bytes")
+    if baseline_facts.recorded_target_bytes is not None:
+        value, key = baseline_facts.recorded_target_bytes
+        return float(value), f"the baseline's server facts ({key})"
+    if model_bytes is not None:
+        return float(model_bytes), "the run's manifest (model_bytes)"
+    size = baseline_facts.model.size_bytes if baseline_facts.model is not None else None
     if size is None:
         raise ConfigError(
             "bytes read per decode step are unknown",
@@ -266,7 +252,7 @@ def _positions_of(
 
 def _config_k(
     cfg: str,
-    cfacts: Mapping[str, Any],
+    cfacts: ServerFacts,
     accept: Mapping[tuple[str, str | None], AcceptanceView],
     notes: list[str],
     draftings: Iterable[Mapping[str, Any] | None] = (),
@@ -301,7 +287,7 @@ def _fit_config(
     cfg: str,
     base_model: StepModel,
     measured: list[tuple[tuple[float, ...], float, float]],
-    cfacts: Mapping[str, Any],
+    cfacts: ServerFacts,
     known: int | None,
     draft_bytes_per_token: float | None,
     notes: list[str],
@@ -322,7 +308,8 @@ def _fit_config(
     if draft_bytes_per_token is not None:
         dbytes = float(draft_bytes_per_token)
     else:
-        dbytes = float(_first(DRAFT_BYTES_KEYS, cfacts) or _nested(cfacts, "draft", "size_bytes") or 0.0)
+        size = cfacts.draft.size_bytes if cfacts.draft is not None else None
+        dbytes = float(cfacts.recorded_draft_bytes or size or 0.0)
     model = replace(base_model, draft_bytes_per_token=dbytes, draft_passes_per_step=draft_passes_per_step(cfacts))
     pts = [(k, tokens_per_step(pos, k, f), tok_s, f) for pos, f, tok_s in measured]
     if k >= 1 and pts:
@@ -387,8 +374,8 @@ def _curves(
 def predict_run(
     summaries: Iterable[CellSummary],
     *,
-    manifest: Mapping[str, Any] | None = None,
-    server_facts: Mapping[str, Mapping[str, Any]] | None = None,
+    model_bytes: float | None = None,
+    server_facts: RunFacts | None = None,
     target_bytes: float | None = None,
     draft_bytes_per_token: float | None = None,
     bandwidth_bytes_s: float | None = None,
@@ -401,7 +388,7 @@ def predict_run(
         ConfigError: no target byte count, no usable concurrency-1 baseline cell, or no speculative config at
             concurrency 1 (only the baseline and its A/A or sentinel controls: nothing to fit or predict).
     """
-    facts = dict(server_facts or {})
+    facts = server_facts or RunFacts()
     every = list(summaries)
     # one stream: a closed-loop cell at concurrency 1; an open loop's level 1 is 1 request/s, any number in flight
     cells = [c for c in every if c.concurrency == 1 and open_loop(c) is None]
@@ -416,7 +403,7 @@ def predict_run(
             fix=f"specscope bench --configs {configs} --max-concurrency 1",
         )
     notes = ["errors are in-sample: the draft overhead is fitted on the cells it is compared with"]
-    target_bytes, recorded = _target_bytes(target_bytes, facts.get(baseline), manifest)
+    target_bytes, recorded = _target_bytes(target_bytes, facts.of(baseline), model_bytes)
     rates = _measured_rates(cells)
     base_rates = [v[0] for (cfg, _), v in rates.items() if cfg == baseline]
     if not base_rates:
@@ -454,7 +441,7 @@ def predict_run(
     known: dict[str, int | None] = {}
     fitted: set[str] = set()
     for cfg in dict.fromkeys(c.config for c in cells if c.config not in plain):
-        cfacts = facts.get(cfg) or {}
+        cfacts = facts.of(cfg)
         k_cfg = _config_k(cfg, cfacts, accept, notes, [c.drafting for c in cells if c.config == cfg])
         workloads = [wl for (c2, wl) in rates if c2 == cfg]
         positions.update(_positions_of(cfg, workloads, cells, accept, k_cfg, notes))

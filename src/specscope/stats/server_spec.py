@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
-from specscope.adapters.facts import server_spec
+from specscope.adapters.facts import ServerSpec, server_spec
+from specscope.facts import RunFacts, ServerFacts
 
 __all__ = [
     "NO_SPECULATION",
@@ -30,35 +31,37 @@ __all__ = [
 NO_SPECULATION = frozenset({"base", "none", ""})
 
 
-def spec_method(config: str, facts: Mapping[str, Any]) -> str | None:
+def _spec(facts: ServerFacts) -> ServerSpec:
+    """What the engine adapters read of the stored facts, in their own shapes."""
+    return server_spec(facts.stored)
+
+
+def spec_method(config: str, facts: ServerFacts) -> str | None:
     """The speculative method a config ran (``mtp``, ``eagle3``, ``dflash``, ``draft``, ``ngram``...), or None.
 
     Read by the engine adapters from the shapes they know (:func:`specscope.adapters.facts.server_spec`: a launch
     recipe, a start-up log's speculative config, the embedded engine's config); else None (an external server: the
     caller may fall back to the config name).
     """
-    return server_spec(facts).method
+    return _spec(facts).method
 
 
-def spec_k(config: str, facts: Mapping[str, Any]) -> int | None:
+def spec_k(config: str, facts: ServerFacts) -> int | None:
     """Draft tokens per step (k) of a config, or None when nothing says.
 
     Sources, first found: the engine adapters (:func:`specscope.adapters.facts.server_spec`); a top-level ``k``,
     ``num_speculative_tokens`` or ``draft_max``; a config name ending in ``k<digits>``.
     """
-    k = server_spec(facts).k
+    k = _spec(facts).k
     if k is not None:
         return k
-    for key in ("k", "num_speculative_tokens", "draft_max"):
-        if facts.get(key) is not None:
-            return int(facts[key])
+    if facts.stated_k is not None:
+        return facts.stated_k
     m = re.search(r"k(\d+)$", config)
     return int(m.group(1)) if m else None
 
 
-def run_k(
-    config: str, facts: Mapping[str, Any], draftings: Iterable[Mapping[str, Any] | None]
-) -> tuple[int | None, str]:
+def run_k(config: str, facts: ServerFacts, draftings: Iterable[Mapping[str, Any] | None]) -> tuple[int | None, str]:
     """A config's k and where it came from: :func:`spec_k` (``"server facts"``), else the one per-step bound its
     responses stated (``"responses"``: a cell's ``drafting["configured_k"]``, vLLM / TRT-LLM ``num_spec_tokens``,
     when every cell that states one states the same); ``(None, "unknown")`` otherwise."""
@@ -70,7 +73,7 @@ def run_k(
     return (one, "responses") if isinstance(one, int) and one > 0 else (None, "unknown")
 
 
-def speculative_method(config: str, facts: Mapping[str, Any]) -> str | None:
+def speculative_method(config: str, facts: ServerFacts) -> str | None:
     """The method a config speculates with, None when its facts say it does not (no method, or ``base``)."""
     method = spec_method(config, facts)
     return None if method is None or method.lower() in NO_SPECULATION else method
@@ -86,34 +89,29 @@ def method_from_name(config: str) -> str | None:
     return m.group(0).lower() if m else None
 
 
-def methods_of(facts: Mapping[str, Mapping[str, Any]]) -> dict[str, str | None]:
+def methods_of(facts: RunFacts) -> dict[str, str | None]:
     """config -> its speculative method (None: the facts say it does not speculate), for every config whose facts
     tell (:attr:`specscope.adapters.facts.ServerSpec.stated`). A server specscope did not start (``kind`` external)
     says nothing about it and is left out: unknown."""
     out: dict[str, str | None] = {}
     for c, f in facts.items():
-        if not isinstance(f, Mapping):
-            continue
-        if server_spec(f).stated:
+        if _spec(f).stated:
             out[c] = speculative_method(c, f)
     return out
 
 
-def draft_passes_per_step(facts: Mapping[str, Any]) -> float:
+def draft_passes_per_step(facts: ServerFacts) -> float:
     """Draft-model forward passes per verify step that do not grow with k (passes; q of
     :mod:`specscope.stats.predict`), as the engine adapters read them
     (:attr:`specscope.adapters.facts.ServerSpec.draft_passes_per_step`: 1 for a llama.cpp draft model, whose draft
     mirrors the verify batch in a pass of its own; 0 when no adapter says: n-gram drafting reads no weights, and
     vLLM's MTP head consumes the verified tokens in its first drafting pass)."""
-    return server_spec(facts).draft_passes_per_step
+    return _spec(facts).draft_passes_per_step
 
 
-def served_model(facts: Mapping[str, Any], key: str = "model") -> str | None:
-    """The model a server said it served (``key`` "model"; "draft" for the draft model it loaded): the name of the
-    embedded engine's ``{"name", "path", ...}`` record, or the id an OpenAI-compatible server gave (a string); None
-    when the facts do not say."""
-    model = facts.get(key)
-    if isinstance(model, Mapping):
-        name = model.get("name")
-        return str(name) if name else None
-    return str(model) if model else None
+def served_model(facts: ServerFacts, which: Literal["model", "draft"] = "model") -> str | None:
+    """The model a server said it served (``which`` "model"; "draft" for the draft model it loaded): the name of the
+    embedded engine's ``{"name", "path", ...}`` record, or the id an OpenAI-compatible server gave; None when the
+    facts do not say."""
+    named = facts.model if which == "model" else facts.draft
+    return named.name if named is not None and named.name else None

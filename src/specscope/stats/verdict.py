@@ -26,10 +26,11 @@ sentence is rendered here from them, and nothing reads a sentence back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from specscope.config import RunOptions
 from specscope.stats.noise import NoiseFloor
 from specscope.stats.speedup import Interval, PairedRounds
 from specscope.stats.summary import CellSummary
@@ -55,12 +56,13 @@ DEFAULT_MIN_EFFECT = 0.02  # fraction: the smallest speedup change that matters 
 MIN_VERDICT_ROUNDS = 2  # from benchmarks/verdict_coverage.py (module docstring)
 
 
-def min_effect_of(manifest: Mapping[str, Any], given: float | None = None) -> float:
+def min_effect_of(options: RunOptions | None, given: float | None = None) -> float:
     """The minimum effect a stored run is judged with: ``given`` (``--min-effect``), else the one recorded in its
-    manifest's options, else :data:`DEFAULT_MIN_EFFECT` (runs stored before it was recorded)."""
+    manifest's options (``options``: None for no run), else :data:`DEFAULT_MIN_EFFECT` (runs stored before it was
+    recorded)."""
     if given is not None:
         return given
-    stored = (manifest.get("options") or {}).get("min_effect")
+    stored = options.min_effect if options is not None else None
     return float(stored) if stored is not None else DEFAULT_MIN_EFFECT
 
 

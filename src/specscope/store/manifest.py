@@ -14,6 +14,7 @@ pydantic's JSON parser (nesting and number size bounded): a damaged manifest is 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from specscope.errors import StoreError
 
 if TYPE_CHECKING:
-    from specscope.config import BenchOptions
+    from specscope.config import BenchOptions, RunOptions
 
 __all__ = [
     "CrashRecord",
@@ -32,6 +33,7 @@ __all__ = [
     "MAX_MANIFEST_BYTES",
     "ManifestError",
     "RunManifest",
+    "manifest_record",
     "read_manifest",
     "validate_manifest",
     "stored_bench_options",
@@ -52,7 +54,7 @@ class CrashTrial(BaseModel):
     """One crash trial as ``bench`` stores it (``specscope.bench.crash_trials``' docstring has the shape): the
     fields the report reads are typed; a trial without ``error`` ran and carries its counts."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     trial: int
     crashed: bool
@@ -71,21 +73,38 @@ class CrashTrial(BaseModel):
         return self
 
 
-class CrashRecord(BaseModel):
-    """One crash of a config and its trials (manifest ``crash_trials[CONFIG]`` is a list of these)."""
+class LevelNotRun(BaseModel):
+    """A level of a crashed config that was not run (``levels_not_run`` of a :class:`CrashRecord`): the level, how
+    many cells it held and why it was not run."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    level: int
+    cells: int = Field(ge=0)
+    why: str
+
+
+class CrashRecord(BaseModel):
+    """One crash of a config and its trials (manifest ``crash_trials[CONFIG]`` is a list of these): the workload and
+    level it crashed at, the trials in which the server died of those run (``crashed_in`` of ``of``), the levels not
+    run and the sentence saying what the sweep did next; each is None where a hand-made record leaves it out."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     level: int = Field(ge=1)
+    workload: str | None = None
+    crashed_in: int | None = Field(default=None, ge=0)
+    of: int | None = Field(default=None, ge=0)
     trials: list[CrashTrial] = Field(default_factory=list)
-    levels_not_run: list[dict[str, Any]] = Field(default_factory=list)
+    levels_not_run: list[LevelNotRun] = Field(default_factory=list)
+    note: str | None = None
 
 
 class ImportRecord(BaseModel):
     """One record imported from another tool's result file (manifest ``imports`` is a list of these;
     :func:`specscope.importers.write.import_files` writes them): the report's imports table reads each field."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     file: str | None = None
     sha256: str | None = None
@@ -95,6 +114,98 @@ class ImportRecord(BaseModel):
     cell: str | None = None
     load: str | None = None
     not_recorded: list[str] = Field(default_factory=list)
+
+
+class MachineFacts(BaseModel):
+    """The machine the run was measured on (:func:`specscope.bench.machine.machine_facts`)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    platform: str | None = None
+    cpu: str | None = None
+    cpu_count: int | None = None
+    memory_bytes: int | None = None
+    python: str | None = None
+    hostname: str | None = None
+
+
+class PackRecord(BaseModel):
+    """A workload's prompt pack as the manifest records it (``packs``; :mod:`specscope.workload.packs`): its form
+    (``plain``, ``prefill``, ``file``...) and whatever else its writer keeps (kept, not read here)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    form: str | None = None
+
+
+class RefusedRow(BaseModel):
+    """A row a dataset or trace refused (:meth:`specscope.workload.dataset_rows.Refusal.to_dict`): its id, the kind
+    of refusal and the reason."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    row: str | int | None = None
+    kind: str | None = None
+    reason: str | None = None
+
+
+class SourceFile(BaseModel):
+    """A file a dataset was read from: a local ``path`` with its ``sha256``, or a hub dataset's ``hub_id`` and
+    ``split``."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    path: str | None = None
+    sha256: str | None = None
+    hub_id: str | None = None
+    split: str | None = None
+
+
+class CategoryCoverage(BaseModel):
+    """The categories a dataset file holds against its published list (``categories_against``)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    present: list[str] = Field(default_factory=list)
+    full_list: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+
+
+class DatasetSource(BaseModel):
+    """One ``--dataset``'s provenance (manifest ``datasets``; :func:`specscope.workload.datasets.load_dataset`,
+    completed by the bench's context check and row counts)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    dataset: str | None = None
+    spec: str | None = None
+    config: str | None = None
+    revision: str | None = None
+    files: list[SourceFile] = Field(default_factory=list)
+    rows_total: int | None = None
+    rows_used: int | None = None
+    rows_refused: list[RefusedRow] = Field(default_factory=list)
+    context_check: str | None = None
+    rows_sent_per_repeat: int | None = None
+    categories: CategoryCoverage | None = None
+
+
+class TraceSource(BaseModel):
+    """The ``--trace`` replayed (manifest ``trace``; :meth:`specscope.workload.trace.Trace.provenance`, completed by
+    the context check and the prompt builder's ``units``)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    path: str | None = None
+    format: str | None = None
+    sha256: str | None = None
+    rows_total: int | None = None
+    rows_used: int | None = None
+    time_scale: float | None = None
+    reordered: bool = False
+    rows_refused: list[RefusedRow] = Field(default_factory=list)
+    context_check: str | None = None
+    units: str | None = None
 
 
 class RunManifest(BaseModel):
@@ -131,7 +242,7 @@ class RunManifest(BaseModel):
             shape, tool, the cell it became, its load and what the tool did not record (:mod:`specscope.importers`).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: int
     kind: str
@@ -143,9 +254,9 @@ class RunManifest(BaseModel):
     recipes: str | None = None
     baseline: str | None = None
     client: dict[str, Any] | None = None
-    machine: dict[str, Any] | None = None
+    machine: MachineFacts | None = None
     versions: dict[str, str] | None = None
-    packs: dict[str, dict[str, Any]] | None = None
+    packs: dict[str, PackRecord] | None = None
     token_source: str | None = None
     acceptance_source: str | None = None
     command: list[str] | None = None
@@ -156,9 +267,20 @@ class RunManifest(BaseModel):
     crashes: dict[str, str] | None = None
     crash_trials: dict[str, list[CrashRecord]] | None = None
     preflight: dict[str, Any] | None = None
-    datasets: list[dict[str, Any]] | None = None
-    trace: dict[str, Any] | None = None
+    datasets: list[DatasetSource] | None = None
+    trace: TraceSource | None = None
     imports: list[ImportRecord] | None = None
+
+    def stored_options(self) -> RunOptions:
+        """The bench options the run stored, as the report and the statistics read them
+        (:class:`specscope.config.RunOptions`: absent ones None, unknown ones named)."""
+        from specscope.config import RunOptions
+
+        return RunOptions.from_stored(self.options)
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest as stored (the fields it sets), for the JSON report."""
+        return self.model_dump(mode="json", exclude_unset=True)
 
 
 def validate_manifest(data: Any, where: Path | str) -> dict[str, Any]:
@@ -195,6 +317,14 @@ def validate_manifest(data: Any, where: Path | str) -> dict[str, Any]:
         ) from None
     _check_options(model.options, where, version)
     return model.model_dump(mode="json", exclude_unset=True)
+
+
+def manifest_record(manifest: Mapping[str, Any] | None) -> RunManifest:
+    """The typed record of a manifest :func:`validate_manifest` returned (``Run.manifest``); None or an empty one
+    (``advise --from-csv``: no run) reads as a manifest with no field set but its version."""
+    if not manifest:
+        return RunManifest.model_construct(schema_version=SCHEMA_VERSION, kind="none")
+    return RunManifest.model_validate(manifest)
 
 
 def read_manifest(path: Path) -> dict[str, Any]:

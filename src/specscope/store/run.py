@@ -35,6 +35,7 @@ from typing import Any
 
 from specscope import fsio
 from specscope.errors import StoreError
+from specscope.facts import RunFacts
 from specscope.records import CellKey, CellResult, GaugeSample, SpecCounters, StreamRecord
 from specscope.redact import redact
 from specscope.store.lock import RunLock
@@ -255,10 +256,12 @@ class Run(AbstractContextManager["Run"]):
         return before, counters_from_json(rows[0][1], self.schema_version, f"{where}: after_json")
 
     @property
-    def server_facts(self) -> dict[str, dict[str, Any]]:
-        """Per config: what the server said about itself (command line, log facts, draft info)."""
+    def server_facts(self) -> RunFacts:
+        """Per config: what the server said about itself (command line, log facts, draft info), each validated into
+        a :class:`~specscope.facts.ServerFacts` (the stored object is its ``stored``)."""
         rows = self._query("SELECT config, facts_json FROM server_facts ORDER BY config", where="server_facts")
-        return {str(c): facts_from_json(j, self.schema_version, f"server_facts row {c}: facts_json") for c, j in rows}
+        version = self.schema_version
+        return RunFacts({str(c): facts_from_json(j, version, f"server_facts row {c}: facts_json") for c, j in rows})
 
     def log_path(self, name: str) -> Path:
         """A fresh path in the run's ``logs/`` for a server log named ``name`` (``CONFIG.log``): when that name is

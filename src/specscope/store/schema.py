@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from specscope.errors import StoreError
+from specscope.facts import KEPT_KEYS, ServerFacts
 from specscope.records import (
     CRASH_REASON,
     INT_BOUND,
@@ -43,6 +45,7 @@ __all__ = [
     "stream_from_json",
     "gauges_from_json",
     "facts_from_json",
+    "facts_record",
     "json_default",
     "cell_columns",
 ]
@@ -174,22 +177,62 @@ def gauges_from_json(text: str, version: int, where: str = "gauges") -> tuple[Ga
     return tuple(GaugeSample.from_list(list(v)) for v in samples)
 
 
-def facts_from_json(text: Any, version: int, where: str) -> dict[str, Any]:
-    """One config's stored server facts: a JSON object (its keys are free-form, read by the report), in which every
-    key that names a unit (``kv_cache_size_tokens``, ``weights_loaded_gib``, ``model_loading_s``) holds a number.
+def facts_from_json(text: Any, version: int, where: str) -> ServerFacts:
+    """One config's stored server facts: a JSON object, in which every key that names a unit
+    (``kv_cache_size_tokens``, ``weights_loaded_gib``, ``model_loading_s``) holds a number, validated into a
+    :class:`~specscope.facts.ServerFacts` (:func:`facts_record`).
 
     Raises:
-        StoreError: not a JSON object (or not JSON, nested too deep), or a unit-named key holding something else.
+        StoreError: not a JSON object (or not JSON, nested too deep), a unit-named key holding something else, or a
+            key the record types holding a value of another type.
     """
     if not isinstance(text, str):
         raise _bad(where, f"a {type(text).__name__}, not JSON text", version)
     facts = _json(text, where, version)
     if not isinstance(facts, dict):
         raise _bad(where, f"a JSON {type(facts).__name__}, not an object", version)
+    return facts_record(facts, where, version)
+
+
+def facts_record(facts: Mapping[str, Any], where: str = "server facts", version: int = 2) -> ServerFacts:
+    """``facts`` (one config's server facts as a JSON-ready object: stored, or made in memory by ``report
+    --server-log`` and ``predict``) validated into a :class:`~specscope.facts.ServerFacts`: each key the record types
+    has its type (strict: ``"3"`` is no k, ``true`` no count), a model or draft stated as a bare id reads as its
+    name, a command line stored as a list reads joined; the object itself is kept as ``stored`` and every key
+    nobody knows is named in ``unknown``.
+
+    Raises:
+        StoreError: a unit-named key that does not hold a number, or a typed key holding another type (the message
+            names it and the stored value).
+    """
     bad = _first_unit_mismatch(facts)
     if bad is not None:
         raise _bad(f"{where}.{bad[0]}", f"{bad[1]!r:.60} where a number is expected", version)
-    return facts
+    typed = {k: _FACT_FORMS.get(k, _same)(v) for k, v in facts.items() if k in _FACT_KEYS}
+    try:
+        text = json.dumps(typed, default=json_default)
+    except (TypeError, ValueError) as exc:
+        raise _bad(where, str(exc), version) from None
+    record: ServerFacts = _typed(_FACTS, text, where, version)
+    unknown = tuple(sorted(str(k) for k in facts if k not in _FACT_KEYS and k not in KEPT_KEYS))
+    return dataclasses.replace(record, stored=dict(facts), unknown=unknown)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _named(value: Any) -> Any:
+    """A model or draft stated as a bare id (an OpenAI-compatible server's) is a record with that name."""
+    return {"name": value} if isinstance(value, str) else value
+
+
+def _joined(value: Any) -> Any:
+    """A command line stored as a list of words reads as one line."""
+    return " ".join(map(str, value)) if isinstance(value, list | tuple) else value
+
+
+_FACT_FORMS = {"model": _named, "draft": _named, "command_line": _joined}
 
 
 # the project's units-in-names rule: a key with one of these endings holds a number (or null, or a list of them)
@@ -268,6 +311,8 @@ _FINITE = Annotated[float, Field(allow_inf_nan=False)]
 _GAUGES = TypeAdapter(list[tuple[_FINITE, _FINITE, _FINITE] | tuple[_FINITE, _FINITE, _FINITE, _FINITE, _FINITE]])
 _REASONS = TypeAdapter(list[str])
 _CLIENT = TypeAdapter(dict[str, Any])
+_FACTS = TypeAdapter(ServerFacts)
+_FACT_KEYS = frozenset(f.name for f in dataclasses.fields(ServerFacts)) - {"stored", "unknown"}
 _STREAM_INTS = [f.name for f in dataclasses.fields(StreamRecord) if "int" in str(f.type)]
 _COUNT_SUFFIXES = ("_tokens", "_chunks", "bytes_received", "_per_step", "http_status")
 
