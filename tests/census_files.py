@@ -31,6 +31,12 @@ class SentRow:
     row_id: str
     requests: tuple[Messages, ...]
     max_tokens: int | None = None
+    #: each request's own max_tokens where turns carry their own (None: --max-tokens); empty: ``max_tokens`` for all
+    turn_max_tokens: tuple[int | None, ...] = ()
+
+    def cap(self, k: int) -> int | None:
+        """The max_tokens the k-th request asks for (None: the run's --max-tokens)."""
+        return self.turn_max_tokens[k] if self.turn_max_tokens else self.max_tokens
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,8 @@ def _sharegpt(key: str = "conversations") -> LayoutFile:
     sent = [_row("sg1", "ShareGPT one?", 2), _row("sg2", "ShareGPT two?", 5),
             SentRow("item 3", _conv("Follow-up?", history=history), 3)]  # fmt: skip
     notice = "rows: mine: 3 rows end with a recorded answer and name no output length: each asks for the answer's token"
-    return LayoutFile("sharegpt.json", json.dumps(rows, indent=1), sent, notices=(notice,))
+    turns = f"warning: rows: mine: 1 row carries ShareGPT conversations of several human turns ({key}) that are sent"
+    return LayoutFile("sharegpt.json", json.dumps(rows, indent=1), sent, notices=(notice, turns))
 
 
 def _sglang_custom() -> LayoutFile:
@@ -239,7 +246,7 @@ def _single_turn() -> LayoutFile:
             {"texts": ["Part A.", "Part B."], "output_length": 9, "session_id": "s2", "extra": {"top_k": 5}},
             {"text": "No length given.", "timestamp": 100},
             {"text": "AIPerf single two.", "session_id": "s1"}]  # fmt: skip
-    sent = [SentRow("s1", (_user("AIPerf single one."), _user("AIPerf single two.")), 5),
+    sent = [SentRow("s1", (_user("AIPerf single one."), _user("AIPerf single two.")), 5, (5, None)),
             _row("s2", "Part A.\nPart B.", 9), _row("line 3", "No length given.")]  # fmt: skip
     warning = TIMING_WARNING.format(rows="2 rows carry", names="delay, timestamp")
     unsent = "warning: rows: mine: 1 row carries request-body fields (extra) that are not sent"
@@ -255,7 +262,7 @@ def _multi_turn() -> LayoutFile:
             {"session_id": "m2", "turns": [{"texts": ["Only turn."], "output_length": 3}]},
             {"session_id": "m1", "turns": [{"text": "Third turn."}]}]  # fmt: skip
     system = [{"role": "system", "content": "Answer briefly."}]
-    sent = [SentRow("m1", _conv("First turn.", "Second turn.", "Third turn.", history=system), 6),
+    sent = [SentRow("m1", _conv("First turn.", "Second turn.", "Third turn.", history=system), 6, (6, 6, None)),
             _row("m2", "Only turn.", 3)]  # fmt: skip
     return LayoutFile("multi_turn.jsonl", _jsonl(rows), sent, notices=(TIMING_WARNING.format(rows=ONE, names="delay"),))
 

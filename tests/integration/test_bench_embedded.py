@@ -33,11 +33,11 @@ def test_tiny_matrix_on_embedded_engine(embedded_run):
     for c in cells:
         if c.config == "draft":
             assert c.acceptance_source == "counter_delta"
-            assert c.counters["draft_tokens"] > 0
+            assert c.counters.draft_tokens > 0
             assert 0.0 <= c.acceptance_rate <= 1.0
-            assert c.acceptance_length == 1 + c.counters["accepted_tokens"] / c.counters["drafts"]
+            assert c.acceptance_length == 1 + c.counters.accepted_tokens / c.counters.drafts
             # llama.cpp's per-response timings agree with its counters
-            assert c.per_request_draft_tokens == c.counters["draft_tokens"]
+            assert c.per_request_draft_tokens == c.counters.draft_tokens
         else:
             assert c.acceptance_rate is None
     assert facts["draft"]["draft"]["quant"] == "Q4_0" and facts["draft"]["draft"]["size_bytes"] > 0
@@ -51,8 +51,8 @@ def test_draft_accepts_more_on_edit_than_on_prose(embedded_run):
         cells = [c for c in summarize_run(run) if c.config == "draft"]
 
     def pooled(workload):
-        acc = sum(c.counters["accepted_tokens"] for c in cells if c.workload == workload)
-        drafted = sum(c.counters["draft_tokens"] for c in cells if c.workload == workload)
+        acc = sum(c.counters.accepted_tokens for c in cells if c.workload == workload)
+        drafted = sum(c.counters.draft_tokens for c in cells if c.workload == workload)
         return acc / drafted
 
     assert pooled("edit") > pooled("prose")

@@ -31,7 +31,7 @@ def test_bench_k_1_2_4_runs_four_configs_and_prints_speedup_by_k(tmp_path):
         assert f"--spec-draft-n-max {k}" in facts[f"draft-k{k}"]["command_line"]
         drafted = [c for c in cells if c.config == f"draft-k{k}"]
         # every draft is at most k tokens long: the server really drafted at this length
-        assert all(c.counters["draft_tokens"] <= k * c.counters["drafts"] for c in drafted)
+        assert all(c.counters.draft_tokens <= k * c.counters.drafts for c in drafted)
     assert "Speedup by draft length k" in result.output
     (table,) = [t for t in load_run_report(run_dir).tables if t.key == "speedup-by-k"]
     assert [(row[0].text, row[1].value, row[2].text, row[3].value) for row in table.cells] == [

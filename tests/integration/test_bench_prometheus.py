@@ -75,10 +75,10 @@ def counters_by_cell(run_dir: Path) -> dict[tuple[str, int, int], tuple]:
         return {
             (c.workload, c.concurrency, c.repeat): (
                 c.server_generation_tokens,
-                c.counters["drafts"],
-                c.counters["draft_tokens"],
-                c.counters["accepted_tokens"],
-                tuple(c.counters["accepted_per_position"]),
+                c.counters.drafts,
+                c.counters.draft_tokens,
+                c.counters.accepted_tokens,
+                tuple(c.counters.accepted_per_position),
                 c.reasons,
             )
             for c in summarize_run(run)

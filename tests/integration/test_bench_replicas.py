@@ -59,12 +59,12 @@ def test_router_with_two_replicas_counts_what_the_replicas_served(tmp_path):
     for c in cells:
         n = c.concurrency
         assert c.server_generation_tokens == 12 * n and c.output_tokens == 12 * n
-        assert c.counters["drafts"] == 4 * n and c.counters["accepted_tokens"] == 6 * n
+        assert c.counters.drafts == 4 * n and c.counters.accepted_tokens == 6 * n
         assert c.acceptance_rate == 0.5 and c.acceptance_per_position == (0.75, 0.5, 0.25)
         assert c.acceptance_source == "counter_delta"
         assert (c.client.client_decision or "").startswith("1 client process(es)")  # the run says how it chose
         assert c.client.counter_source == {"kind": "scrape", "urls": [r1.base_url, r2.base_url]}
     # the cells' deltas plus the two warm-ups (12 tokens, 4 drafts, 6 accepted each) = the replicas' own totals
     assert sum(c.server_generation_tokens for c in cells) + 2 * 12 == own1.generation_tokens + own2.generation_tokens
-    assert sum(c.counters["accepted_tokens"] for c in cells) + 2 * 6 == own1.accepted_tokens + own2.accepted_tokens
+    assert sum(c.counters.accepted_tokens for c in cells) + 2 * 6 == own1.accepted_tokens + own2.accepted_tokens
     assert (own1.generation_tokens, own2.generation_tokens) == (36, 24)

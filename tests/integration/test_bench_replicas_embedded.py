@@ -51,4 +51,4 @@ def test_two_embedded_replicas_behind_a_router(tmp_path):
     assert cell_tokens == sum(c.output_tokens for c in cells)  # usage totals agree with the summed counters
     assert cell_tokens + 2 * 8 == sum(served)
     # acceptance: the cells' share of what the replicas accepted (the warm-ups may have accepted a few more)
-    assert 0 < sum(c.counters["accepted_tokens"] for c in cells) <= sum(accepted)
+    assert 0 < sum(c.counters.accepted_tokens for c in cells) <= sum(accepted)

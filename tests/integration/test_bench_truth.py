@@ -54,7 +54,7 @@ def test_matrix_against_truth_server_exact(tmp_path, truth):
             assert clean(c), c.reasons
             assert c.streams == n and c.output_tokens == 12 * n and c.token_source == "usage"
             assert c.server_generation_tokens == 12 * n  # the counter delta, warm-up excluded
-            assert c.counters["drafts"] == 4 * n and c.counters["draft_tokens"] == 12 * n
+            assert c.counters.drafts == 4 * n and c.counters.draft_tokens == 12 * n
             assert c.acceptance_rate == 0.5
             assert c.acceptance_length == 1 + (6 * n) / (4 * n)
             assert c.acceptance_per_position == (0.75, 0.5, 0.25)

@@ -87,8 +87,8 @@ def _check_sent(truth: TruthServer, tmp_path: Path, made: LayoutFile) -> None:
     assert sorted(order) == sorted(want)  # every row once
     # at concurrency 1 the server receives each row's requests together, in the order the run recorded the rows
     got = [(r["messages"], r["max_tokens"]) for r in log]
-    expected = [(m, DEFAULT_MAX_TOKENS if want[i].max_tokens is None else want[i].max_tokens)
-                for i in order for m in want[i].requests]  # fmt: skip
+    expected = [(m, DEFAULT_MAX_TOKENS if want[i].cap(k) is None else want[i].cap(k))
+                for i in order for k, m in enumerate(want[i].requests)]  # fmt: skip
     assert got == expected
 
 

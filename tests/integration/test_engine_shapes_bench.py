@@ -84,7 +84,7 @@ def test_gauge_only_server_warns_and_gives_no_acceptance(tmp_path) -> None:
         assert c.acceptance_rate is None and c.acceptance_length is None
         assert c.spec_window["state"] == "gauge_only"
         assert any(r.startswith("GAUGE_NOT_WINDOW(") for r in c.reasons), c.reasons
-        assert (c.counters or {}).get("drafts") is None
+        assert (c.counters.drafts if c.counters is not None else None) is None
     report = CliRunner().invoke(app, ["report", str(run_dir)])
     assert report.exit_code == 0, report.output
     # The acceptance table's legend explains the '0 drafts (not engaged)' cell; no cell may say it here.

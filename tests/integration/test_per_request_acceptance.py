@@ -61,7 +61,7 @@ def test_each_cell_has_rate_length_and_positions_from_its_responses(run_dir):
     with open_run(run_dir) as run:
         cells = {c.concurrency: c for c in summarize_run(run)}
     for n, c in cells.items():
-        assert c.counters is not None and c.counters.get("drafts") is None  # no drafts counter on this server
+        assert c.counters is not None and c.counters.drafts is None  # no drafts counter on this server
         assert (c.acceptance_source, c.acceptance_rate, c.acceptance_length) == ("per_request", 0.5, 2.5), n
         assert c.acceptance_per_position == (0.75, 0.5, 0.25)
 

@@ -41,7 +41,7 @@ def test_bench_reads_the_drained_iteration_stats_exactly(tmp_path, capsys, monke
     assert [c.concurrency for c in cells] == [1, 2]
     for c in cells:
         n = c.concurrency
-        assert (c.counters["drafts"], c.counters["draft_tokens"], c.counters["accepted_tokens"]) == (
+        assert (c.counters.drafts, c.counters.draft_tokens, c.counters.accepted_tokens) == (
             4 * n,
             12 * n,
             6 * n,

@@ -88,14 +88,14 @@ def test_vllm_cpu_tiny_matrix_through_bench(tmp_path):
         "cpu-ngram": [("scheduling_overlap_off_by_speculation", "warning"), ("min_p_with_speculation", "warning")],
     }
     ngram = [c for c in cells if c.config == "cpu-ngram"]
-    assert all(c.counters["draft_tokens"] == K * c.counters["drafts"] for c in ngram)
+    assert all(c.counters.draft_tokens == K * c.counters.drafts for c in ngram)
     edit = [c for c in ngram if c.workload == "edit"]
-    assert sum(c.counters["drafts"] for c in edit) > 0, "n-gram drafting must fire on the pre-filled edit pack"
-    assert all(c.acceptance_source == "counter_delta" for c in edit if c.counters["drafts"] > 0)
-    assert all(sum(c.counters["accepted_per_position"]) == c.counters["accepted_tokens"] for c in ngram)
+    assert sum(c.counters.drafts for c in edit) > 0, "n-gram drafting must fire on the pre-filled edit pack"
+    assert all(c.acceptance_source == "counter_delta" for c in edit if c.counters.drafts > 0)
+    assert all(sum(c.counters.accepted_per_position) == c.counters.accepted_tokens for c in ngram)
     base_cells = [c for c in cells if c.config == "cpu-base"]
     # issue 26: vLLM without a speculative config exposes no spec_decode series: drafts unknown (None), not 0
-    assert all(c.counters["drafts"] is None and c.spec_window["state"] == "not_configured" for c in base_cells)
+    assert all(c.counters.drafts is None and c.spec_window["state"] == "not_configured" for c in base_cells)
     # greedy decoding: speculation must not change the text, prompt for prompt
     assert all(t for by_prompt in texts.values() for t in by_prompt.values())  # kept, and not empty
     assert texts["cpu-ngram"] == texts["cpu-base"]

@@ -29,10 +29,10 @@ def test_per_request_acceptance_pools_to_the_counter_delta(tmp_path):
     with open_run(run_dir) as run:
         cells = summarize_run(run)
     (cell,) = cells
-    assert cell.counters is not None and cell.counters["draft_tokens"] > 0
+    assert cell.counters is not None and cell.counters.draft_tokens > 0
     assert len(cell.stream_acceptance) == cell.streams  # every response carried metrics.speculative_decoding
-    assert cell.per_request_draft_tokens == cell.counters["draft_tokens"]
-    assert cell.per_request_accepted_tokens == cell.counters["accepted_tokens"]
+    assert cell.per_request_draft_tokens == cell.counters.draft_tokens
+    assert cell.per_request_accepted_tokens == cell.counters.accepted_tokens
     assert "PER_REQUEST_MISMATCH" not in " ".join(cell.reasons)
 
 
