@@ -201,7 +201,7 @@ class TraceSource(BaseModel):
     sha256: str | None = None
     rows_total: int | None = None
     rows_used: int | None = None
-    time_scale: float | None = None
+    time_scale: int | float | None = None  # as stored: 1 stays 1 in the report
     reordered: bool = False
     rows_refused: list[RefusedRow] = Field(default_factory=list)
     context_check: str | None = None
