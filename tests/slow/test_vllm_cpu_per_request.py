@@ -52,8 +52,8 @@ def test_detailed_per_request_metrics_equal_the_counter_deltas_of_the_cell(tmp_p
     sr, c = cell.spec_requests, cell.counters
     assert sr is not None and c is not None and sr["engines"] == ["vllm"]
     assert sr["shapes"] == ["vllm.metrics.speculative_decoding"] and sr["requests"] == cell.streams
-    assert sr["draft_tokens"] == c["draft_tokens"] and sr["accepted_tokens"] == c["accepted_tokens"]
-    assert sr["verify_steps"] == c["drafts"]  # each response's num_spec_steps sums to vllm:spec_decode_num_drafts
+    assert sr["draft_tokens"] == c.draft_tokens and sr["accepted_tokens"] == c.accepted_tokens
+    assert sr["verify_steps"] == c.drafts  # each response's num_spec_steps sums to vllm:spec_decode_num_drafts
     assert sr["histogram_steps"] == sr["verify_steps"]
     assert sr["configured_k"] == [4] and not sr["warnings"]
     for s in streams:  # detailed: the per-step arrays add up to the response's own totals
