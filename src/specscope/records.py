@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 __all__ = [
     "INT_BOUND",
@@ -521,6 +521,15 @@ def _keys() -> Any:
     return field(default=(), compare=False, repr=False)
 
 
+_Part = TypeVar("_Part")
+
+
+def _stored(cls: type[_Part], d: Mapping[str, Any]) -> _Part:
+    """A typed part of the client facts from its stored object ``d``: every key a field (``known_fields``), the
+    stored keys and their order remembered in ``keys`` (so ``to_dict`` writes the same shape back)."""
+    return cls(**known_fields(cls, dict(d)), keys=tuple(d))  # type: ignore[call-arg]
+
+
 @dataclass(frozen=True, slots=True)
 class ClockFacts:
     """When a cell ran and how loaded the machine was (:mod:`specscope.bench.clock`; stored as ``clock``).
@@ -538,7 +547,7 @@ class ClockFacts:
     keys: tuple[str, ...] = _keys()
 
     def to_dict(self) -> dict[str, Any]:
-        return _absent_none(self, ("started_at_s", "ended_at_s", "load_avg_1m", "engine_cpu_s"))
+        return _absent_none(self, _CLOCK_KEYS)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ClockFacts:
@@ -588,7 +597,7 @@ class OpenLoopFacts:
         Raises:
             ValueError: a key that is no field.
         """
-        return cls(**known_fields(cls, dict(d)), keys=tuple(d))
+        return _stored(cls, d)
 
 
 @dataclass(frozen=True, slots=True)
@@ -617,7 +626,7 @@ class TraceFacts:
         Raises:
             ValueError: a key that is no field.
         """
-        return cls(**known_fields(cls, dict(d)), keys=tuple(d))
+        return _stored(cls, d)
 
 
 @dataclass(frozen=True, slots=True)
