@@ -183,21 +183,21 @@ def parse_workload_specs(specs: list[str]) -> dict[str, str]:
             raise ConfigError(
                 "--workload takes NAME=FILE", found=spec, expected="e.g. mine=prompts.jsonl", fix="name the file"
             )
-        if name in out or name in PACK_NAMES or "/" in name or "@" in name:
+        check_name(name, "--workload", f"mine={path}")  # the naming rule of every config and workload
+        if name in out or name in PACK_NAMES or "@" in name:  # '@' kept out of workload names, as before
             why = (
                 "given twice (another --workload has it)"
                 if name in out
                 else "a built-in workload's name"
                 if name in PACK_NAMES
-                else "invalid: it holds '/' or '@'"
+                else "invalid: it holds '@'"
             )
             raise ConfigError(
                 f"workload name {name!r} is {why}",
                 found=name,
-                expected=f"a new name without '/' or '@', not one of {', '.join(PACK_NAMES)}",
+                expected=f"a new name without '@', not one of {', '.join(PACK_NAMES)}",
                 fix=f"pick another name, e.g. --workload mine={path or 'prompts.jsonl'}",
             )
-        check_name(name, "--workload", f"mine={path}")
         file = Path(path).expanduser()
         if not file.is_file():
             what = "a folder" if file.is_dir() else "not a regular file" if file.exists() else "no such file"
