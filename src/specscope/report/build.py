@@ -33,6 +33,7 @@ from specscope.report.tables import RunCells, bench_tables
 from specscope.report.throughput import rates_table
 from specscope.report.trace_tables import trace_table
 from specscope.report.turn_tables import turn_table
+from specscope.report.unread import unread_notes
 from specscope.report.verdicts import comparisons_table, design_note, drift_notes, verdict_lines
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
 from specscope.stats.cells import summarize_run
@@ -240,6 +241,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.options)
     notes += spec_notes(data.cells, data.server_facts)  # issue 26: named speculative warnings, drafting as run
+    notes += unread_notes(data.cells, data.server_facts)  # issue 37: stored keys nobody reads
     j = rc.judgement
     extra = drift_notes(j)[0] if j is not None else []
     compared = [comparisons_table(j)] if j is not None else []
