@@ -28,7 +28,9 @@ published, pretty-printed or not). Record shapes, tried in this order:
   answer) is never sent;
 * a line that is not a JSON object or array: one prompt per line; in a ``.txt`` / ``.text`` file every line is a
   prompt, whatever it starts with (GuideLLM's ``TextFileDatasetDeserializer`` and vLLM's ``SonnetDataset`` read
-  such a file line by line: a line opening with ``[`` or ``{`` was parsed as JSON and refused).
+  such a file line by line: a line opening with ``[`` or ``{`` was parsed as JSON and refused); in a ``.jsonl`` /
+  ``.ndjson`` / ``.json`` file a line that is a JSON string, number, boolean or null is refused by line
+  (:func:`~specscope.workload.userfile_text.refuse_json_scalar`), never sent with its quotes.
 
 A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer), but for a
 row sent verbatim (:func:`specscope.workload.userfile_sessions.sent_verbatim`); the recorded answers before the last
@@ -102,6 +104,7 @@ from specscope.workload.userfile_fields import (
     guidellm_columns,
     inputs_json_records,
     is_csv,
+    is_json_lines,
     is_text_lines,
     longbench_v2_prompt,
     mt_bench_101_record,
@@ -131,6 +134,7 @@ from specscope.workload.userfile_text import (
     array_items,
     loads,
     refuse_controls,
+    refuse_json_scalar,
     refuse_object_file,
     refuse_synthetic_config,
     refuse_zstd,
@@ -402,6 +406,8 @@ def _prompt(name: str, path: Path, no: int, line: str, record: Callable[..., Pro
     stripped = line.strip()
     where = f"{path}:{no}"
     if not stripped.startswith(("{", "[")):
+        if is_json_lines(path.name):  # a JSON string or null on a line of JSON Lines is no prompt text
+            refuse_json_scalar(where, stripped)
         return _text_prompt(name, no, line)
     try:
         parsed = loads(stripped)

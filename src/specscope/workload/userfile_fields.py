@@ -74,6 +74,7 @@ __all__ = [
     "inputs_json_records",
     "agentic_trace_records",
     "is_csv",
+    "is_json_lines",
     "is_text_lines",
 ]
 
@@ -528,6 +529,13 @@ def is_text_lines(name: str) -> bool:
     """A ``.txt`` or ``.text`` file (gzip-compressed or not): one prompt per line, never parsed as JSON (GuideLLM's
     ``TextFileDatasetDeserializer`` takes these suffixes; vLLM's ``sonnet.txt`` is one)."""
     return name.lower().removesuffix(".gz").endswith((".txt", ".text"))
+
+
+def is_json_lines(name: str) -> bool:
+    """A ``.jsonl``, ``.ndjson`` or ``.json`` file (gzip-compressed or not): its name says each line is a JSON value
+    (GuideLLM reads these suffixes with the ``datasets`` JSON builder, AIPerf's custom loaders validate each line as a
+    model: a line that is a JSON string, number or null is refused by both)."""
+    return name.lower().removesuffix(".gz").endswith((".jsonl", ".ndjson", ".json"))
 
 
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:

@@ -29,6 +29,7 @@ __all__ = [
     "loads",
     "refuse_object_file",
     "refuse_controls",
+    "refuse_json_scalar",
     "refuse_synthetic_config",
     "refuse_zstd",
 ]
@@ -124,6 +125,32 @@ def refuse_synthetic_config(path: Path, text: str) -> None:
 
 def loads(text: str) -> Any:
     return json.loads(text, parse_int=_parse_int)
+
+
+_JSON_KIND = {str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
+
+
+def refuse_json_scalar(where: str, line: str) -> None:
+    """ConfigError, by line, for a line of a JSON Lines file (by its name) that is a whole JSON value but not an object
+    (``"What is 2+2?"``, ``42``, ``null``): it was sent as a prompt, quotes and all, where every peer tool's JSON Lines
+    reader refuses it (GuideLLM's ``datasets`` JSON builder, AIPerf's line models). A line that is no JSON is text.
+
+    Raises:
+        ConfigError: the line parses as a JSON string, number, boolean or null.
+    """
+    try:
+        value = loads(line)
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        return  # plain text: one prompt per line
+    kind = "number" if isinstance(value, _HugeInt) else _JSON_KIND.get(type(value))
+    if kind is None:
+        return  # an object or array: read as a record
+    raise bad_row(
+        where,
+        f"a JSON {kind} ({line:.60}), not an object",
+        "one JSON object per line (JSON Lines)",
+        'write the line as a record, e.g. {"prompt": "..."}; or one prompt per line, unquoted, in a .txt file',
+    )
 
 
 def array_items(path: Path, text: str) -> list[Any] | None:
