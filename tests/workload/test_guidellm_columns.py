@@ -167,3 +167,27 @@ def test_alpaca_instruction_first_keeps_its_input(tmp_path: Path) -> None:
     path = tmp_path / "alpaca.jsonl"
     path.write_text(json.dumps({"instruction": "Sum.", "input": "1 2", "output": "3"}) + "\n", "utf-8")
     assert _sent(path) == [(_user("Sum.\n\n1 2"), (), None)]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+def test_a_header_that_names_a_column_twice_is_refused_at_line_1(tmp_path: Path, suffix: str) -> None:
+    """``prompt,prompt,output_tokens_count`` was read as a dict per row, the second cell kept: "Second col" was sent
+    and "First col" dropped without a word (pandas, which GuideLLM's CSV deserializer reads with, renames the second
+    ``prompt.1`` and GuideLLM sends the first). Refused at line 1, naming the column and its places."""
+    sep = "\t" if suffix == ".tsv" else ","
+    path = tmp_path / f"dup{suffix}"
+    path.write_text(sep.join(["prompt", "prompt", "output_tokens_count"]) + "\n"
+                    + sep.join(["First col", "Second col", "4"]) + "\n", "utf-8")  # fmt: skip
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    assert info.value.one_line().startswith(
+        f"{path}:1: the header names `prompt` 2 times (columns 1, 2); expected: one name per column; "
+        "fix: rename or remove all but one `prompt` column"
+    )
+
+
+def test_a_header_with_several_unnamed_columns_is_read(tmp_path: Path) -> None:
+    """Unnamed columns (a pandas index written without a name, twice) are no repeated name: the row is read."""
+    path = tmp_path / "index.csv"
+    path.write_text(",,prompt,output_tokens_count\n0,0,Idx one,4\n", "utf-8")
+    assert _sent(path) == [(_user("Idx one"), (), 4)]

@@ -880,7 +880,8 @@ CENSUS: tuple[Layout, ...] = (
         "`output_tokens_count` or `completion_tokens_count`",
         "—",
         "—",
-        "read: the header names the columns (never a prompt); each row as guidellm.jsonl",
+        "read: the header names the columns (never a prompt; a name given to two columns refused at line 1: pandas "
+        "reads the first, a row dict kept the last); each row as guidellm.jsonl",
     ),
     Layout(
         "guidellm.txt",

@@ -543,8 +543,8 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
     header as column names; so does this: a header is never a prompt). Empty cells are absent fields.
 
     Raises:
-        ConfigError: no header, a header of a request trace (refused with ``--trace`` as the fix), a row with more
-            cells than the header.
+        ConfigError: no header, a header that names a column twice (its last cell was sent, the first dropped), a
+            header of a request trace (refused with ``--trace`` as the fix), a row with more cells than the header.
     """
     tab = path_text.lower().removesuffix(".gz").endswith(".tsv")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if tab else ",")
@@ -552,6 +552,13 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
     if not header or not any(h.strip() for h in header):
         raise bad_row(f"{path_text}:1", "no CSV header", "a header naming the columns (prompt, ...)")
     names = [h.strip() for h in header]
+    twice = next((n for n in names if n and names.count(n) > 1), None)
+    if twice is not None:  # csv rows as dicts keep the last such cell: the first column was never sent
+        at = [str(i) for i, n in enumerate(names, 1) if n == twice]
+        raise bad_row(f"{path_text}:1", f"the header names `{twice}` {len(at)} times (columns {', '.join(at)})",
+                      "one name per column",
+                      f"rename or remove all but one `{twice}` column (pandas, which GuideLLM reads CSV with, "
+                      f"renames the others `{twice}.1`, ... and reads the first)")  # fmt: skip
     for column, source in _TRACE_HEADERS.items():
         if column in names:
             raise bad_row(f"{path_text}:1", f"a request trace header ({source}: `{column}`, token counts, no text)",
