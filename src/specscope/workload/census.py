@@ -637,7 +637,8 @@ CENSUS: tuple[Layout, ...] = (
         "rows of one `session_id` one session at its first row, each row sent alone after the answer to the one "
         "before, in file order (AIPerf @39545f68: self-contained turns), each with its own `output_length` (a row "
         "without one: `--max-tokens`); media refused by name, so is a `role` other "
-        "than user; `timestamp` / `delay` not replayed and `extra` (request-body fields) not sent: a warning at the "
+        "than user, and a row (or turn) with both `text` and `texts` (AIPerf refuses it); `timestamp` / `delay` "
+        "not replayed and `extra` (request-body fields) not sent: a warning at the "
         "start names them (`--trace` replays arrivals)",
     ),
     Layout(
@@ -687,6 +688,7 @@ CENSUS: tuple[Layout, ...] = (
         "differ or another mode refused by line; `timestamp` / `delay` not "
         "replayed: a warning names them (`--trace FILE` replays a `text_input` file on its clock); an "
         "`input_length` / `payload` row refused (a trace: `--trace FILE`; a payload: convert to `messages`); so are "
+        "`text_input` rows with `input_length` or `hash_ids` (AIPerf refuses them: one input per row) and "
         "`message_mode: delta` rows (write the whole conversation); a `messages` row's `tools` sent in the request "
         "body (models.py @0109a64e `MooncakeTrace.tools`), a `tools` that is not a non-empty list refused by line",
     ),

@@ -319,13 +319,26 @@ def sagemaker_record(where: str, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_row_kind(where: str, record: dict[str, Any]) -> None:
-    """Refuse a row that carries media, or that is a trace row (token counts, a raw payload), by name.
+    """Refuse a row that carries media, or that is a trace row (token counts, a raw payload), or that holds two inputs
+    AIPerf's line models refuse together, by name.
 
     Raises:
-        ConfigError: a media field (AIPerf ``SingleTurn`` / GuideLLM columns), ``input_length`` / ``hash_ids``
+        ConfigError: both ``text`` and ``texts``, ``text_input`` with ``input_length`` / ``hash_ids`` (AIPerf
+            ``SingleTurn`` / ``MooncakeTrace`` validators: one input per row; the other was dropped), a media field
+            (AIPerf ``SingleTurn`` / GuideLLM columns), ``input_length`` / ``hash_ids``
             (AIPerf ``MooncakeTrace``, SGLang mooncake: a trace), ``payload`` (AIPerf's pre-built request), an AIPerf
             ``message_mode: delta`` row (its history is the session's earlier rows).
     """
+    if record.get("text") and record.get("texts"):  # a row sent `texts` alone, a turn `text` alone: one was dropped
+        raise bad_row(where, "both `text` and `texts` (AIPerf SingleTurn, models.py @0109a64e, takes one of them and "
+                      "refuses such a row)", "one of `text` or `texts`", "keep one of them: the other text is "
+                      "not sent")  # fmt: skip
+    if "text_input" in record and (both := [k for k in ("input_length", "hash_ids") if k in record]):
+        raise bad_row(where, f"`text_input` with {' and '.join(f'`{k}`' for k in both)} (AIPerf MooncakeTrace, "
+                      "models.py @0109a64e: a row is text or token counts, never both, and refuses such a row)",
+                      "`text_input` alone, or `input_length` (+ `hash_ids`) alone",
+                      "drop the token counts to send the text, or the text to replay the counts with "
+                      "--trace FILE")  # fmt: skip
     media = [k for k in MEDIA_FIELDS if record.get(k)]
     if media:
         raise bad_row(where, f"a {media[0]} field (AIPerf SingleTurn / GuideLLM media)", "text only",
