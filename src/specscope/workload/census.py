@@ -127,9 +127,10 @@ MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", 
 RECORDED_BODY_MARK = "specscope:recorded_body"
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
-#: A row's id, the first present: specscope's / AIPerf's ``id`` and ``session_id``, FastChat's ``question_id``,
-#: HumanEval's and MBPP's ``task_id``, ``prompt_id`` (HuggingFaceH4/mt_bench_prompts, ultrachat_200k, no_robots),
-#: ``conversation_id`` (lmsys/lmsys-chat-1m), ``conversation_hash`` (allenai/WildChat).
+#: A row's id, the first that names a row (a non-blank text or an integer): specscope's / AIPerf's ``id`` and
+#: ``session_id``, FastChat's ``question_id``, HumanEval's and MBPP's ``task_id``, ``prompt_id``
+#: (HuggingFaceH4/mt_bench_prompts, ultrachat_200k, no_robots), ``conversation_id`` (lmsys/lmsys-chat-1m),
+#: ``conversation_hash`` (allenai/WildChat).
 ROW_ID_FIELDS = ("id", "question_id", "session_id", "task_id", "prompt_id", "conversation_id", "conversation_hash")
 #: LMSYS Chatbot Arena exports (``lmsys/chatbot_arena_conversations``, ``lmsys/mt_bench_human_judgments``): the two
 #: sides' chats of the same user turns (``{"role", "content"}``), beside ``model_a`` / ``model_b``, ``winner`` and

@@ -654,6 +654,12 @@ def _turn_lengths(where: str, record: dict[str, Any]) -> list[tuple[int, str] | 
     return [output_length(f"{where} turn {k}", t) if isinstance(t, dict) else None for k, t in enumerate(turns, 1)]
 
 
+def _is_row_id(value: object) -> bool:
+    """A text with a non-blank character, or an integer: a value that can name a row (a bool, a float, a list or an
+    empty text cannot: the row is named by its line)."""
+    return (isinstance(value, str) and bool(value.strip())) or (isinstance(value, int) and not isinstance(value, bool))
+
+
 def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     length = output_length(where, record)
@@ -665,10 +671,11 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(record["category"], str) or not record["category"]:
             raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")
         meta["category"] = record["category"]
-    ident = next((record[k] for k in ROW_ID_FIELDS if k in record), None)
-    if ident is None and "_id" in record and all(k in record for k in LONGBENCH_V2_FIELDS):
+    # the first id that names the row: an empty id ("" as a dataset export writes a missing one) was the row id ""
+    ident = next((record[k] for k in ROW_ID_FIELDS if _is_row_id(record.get(k))), None)
+    if ident is None and all(k in record for k in LONGBENCH_V2_FIELDS) and _is_row_id(record.get("_id")):
         ident = record["_id"]  # LongBench-v2's id
-    if isinstance(ident, str | int) and not isinstance(ident, bool):
+    if ident is not None:
         meta["id"] = ident
     if (step := aa_rwlt_step(record)) is not None:
         meta["id"], meta[TRAJECTORY_KEY] = step[0], step  # one trajectory's steps: checked by join_sessions
