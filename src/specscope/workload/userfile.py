@@ -263,8 +263,8 @@ def load_prompt_rows(
         except NotAWorkloadRow as exc:
             if not drop_bad_rows:
                 raise
-            ident = next((rec[k] for k in ("id", "question_id", "session_id") if k in rec), None)
-            row = str(ident) if isinstance(ident, str | int) and not isinstance(ident, bool) else f"{unit} {no}"
+            ident = _row_id_of(rec)  # the rule a sent row's id follows
+            row = str(ident) if ident is not None else f"{unit} {no}"
             refused.append({"row_id": row, "reason": exc.message.removeprefix(f"{where}: ")})
             return None
 
@@ -660,6 +660,15 @@ def _is_row_id(value: object) -> bool:
     return (isinstance(value, str) and bool(value.strip())) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+def _row_id_of(record: dict[str, Any]) -> str | int | None:
+    """The row's id: the first of :data:`ROW_ID_FIELDS` that names a row (an empty id, "" as a dataset export writes a
+    missing one, was the row id ""), else a LongBench-v2 row's ``_id``, else None (the row is named by its line)."""
+    ident = next((record[k] for k in ROW_ID_FIELDS if _is_row_id(record.get(k))), None)
+    if ident is None and all(k in record for k in LONGBENCH_V2_FIELDS) and _is_row_id(record.get("_id")):
+        ident = record["_id"]  # LongBench-v2's id
+    return ident
+
+
 def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     length = output_length(where, record)
@@ -671,11 +680,7 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(record["category"], str) or not record["category"]:
             raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")
         meta["category"] = record["category"]
-    # the first id that names the row: an empty id ("" as a dataset export writes a missing one) was the row id ""
-    ident = next((record[k] for k in ROW_ID_FIELDS if _is_row_id(record.get(k))), None)
-    if ident is None and all(k in record for k in LONGBENCH_V2_FIELDS) and _is_row_id(record.get("_id")):
-        ident = record["_id"]  # LongBench-v2's id
-    if ident is not None:
+    if (ident := _row_id_of(record)) is not None:
         meta["id"] = ident
     if (step := aa_rwlt_step(record)) is not None:
         meta["id"], meta[TRAJECTORY_KEY] = step[0], step  # one trajectory's steps: checked by join_sessions
