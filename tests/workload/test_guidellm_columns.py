@@ -191,3 +191,19 @@ def test_a_header_with_several_unnamed_columns_is_read(tmp_path: Path) -> None:
     path = tmp_path / "index.csv"
     path.write_text(",,prompt,output_tokens_count\n0,0,Idx one,4\n", "utf-8")
     assert _sent(path) == [(_user("Idx one"), (), 4)]
+
+
+def test_a_csv_row_over_several_lines_is_named_by_the_line_it_starts_on(tmp_path: Path) -> None:
+    """A quoted cell over two lines (a prompt with a line break, as Excel and pandas write it) ended its row on a later
+    line, and the row was named by that last line: its row id was "line 3" and an error in it said ``:3:`` for a
+    row that starts on line 2. Rows, their ids and their errors name the line the row starts on."""
+    path = tmp_path / "multi.csv"
+    path.write_bytes(b'\xef\xbb\xbfprompt,output_tokens_count\r\n"Line one\r\nline two",12\r\n\r\nPlain,\r\n')
+    prompts = load_prompt_file("g", path)
+    assert [(p.meta["row_id"], p.messages, p.meta.get("max_tokens")) for p in prompts] == [
+        ("line 2", _user("Line one\r\nline two"), 12), ("line 5", _user("Plain"), None)
+    ]  # fmt: skip
+    path.write_text('prompt,output_tokens_count\nok,1\n"two\nlines",x\n', "utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    assert info.value.one_line().startswith(f"{path}:3: output_tokens_count 'x'")

@@ -552,8 +552,9 @@ def is_json_lines(name: str) -> bool:
 
 
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
-    """``(line number, record)`` per data row of a CSV file with a header (GuideLLM's CSV deserializer reads the
-    header as column names; so does this: a header is never a prompt). Empty cells are absent fields.
+    """``(line number where the row starts, record)`` per data row of a CSV file with a header (GuideLLM's CSV
+    deserializer reads the header as column names; so does this: a header is never a prompt). Empty cells are absent
+    fields.
 
     Raises:
         ConfigError: no header, a header that names a column twice (its last cell was sent, the first dropped), a
@@ -578,8 +579,11 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
                           "a CSV with a text column (prompt, question, text, ...)",
                           "pass the file with --trace FILE")  # fmt: skip
     out: list[tuple[int, dict[str, Any]]] = []
+    end = reader.line_num
     for row in reader:
-        line = reader.line_num
+        # the line the record starts on: a quoted cell over several lines ends it later (reader.line_num, which
+        # named such a row by its last line); a blank line is a row of no cells, so every line is counted
+        line, end = end + 1, reader.line_num
         if not any(cell.strip() for cell in row):
             continue
         if len(row) > len(names):
