@@ -261,6 +261,14 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "tree, not a conversation)",
         "build each conversation from its tree (parent_id links, role prompter -> user) and write `messages` rows",
     ),
+    (
+        ("custom_id", "method", "url", "body"),
+        "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`: the input of a batch runner, "
+        "vllm-project/vllm vllm/entrypoints/openai/run_batch.py @0056ae7b BatchRequestInput; no benchmark client's "
+        "file reader takes it)",
+        "write each line's `body` as a row (a request body: its `messages` and `max_tokens`, as AIPerf raw_payload "
+        "rows are read), e.g. jq -c '.body' FILE > OUT.jsonl",
+    ),
 )
 #: What a ``conversations`` list of plain strings is (GAIR/lima: user and assistant alternating, no roles) and the fix.
 LIMA_REFUSAL = (
