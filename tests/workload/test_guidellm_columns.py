@@ -207,3 +207,39 @@ def test_a_csv_row_over_several_lines_is_named_by_the_line_it_starts_on(tmp_path
     with pytest.raises(ConfigError) as info:
         load_prompt_file("g", path)
     assert info.value.one_line().startswith(f"{path}:3: output_tokens_count 'x'")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "sep_fix"),
+    [
+        ("prompts", "prompt,output_tokens_count\nHello there,5\n", "name the file .csv to read its columns"),
+        ("prompts.dat", "Prompt,Output_Tokens_Count\nHello there,5\n", "name the file .csv to read"),
+        ("prompts.txt", "prompt\toutput_tokens_count\nTabbed,5\n", "name the file .tsv (tab-separated)"),
+        ("prompts.txt", "\nprompt\nHello txt\n", "name the file .csv"),
+        ("prompts", "id;prompt\n1;Semi\n", "name the file .csv, saved with commas"),
+    ],
+)
+def test_a_table_header_in_a_file_read_line_by_line_is_refused(tmp_path: Path, name, text, sep_fix) -> None:
+    """A CSV saved without its suffix (or as .txt) was sent line by line: the header "prompt,output_tokens_count" as
+    the first prompt and "Hello there,5" with its count glued on and the default output length (truth-server run,
+    77_csv_no_suffix). A header is never a prompt: refused at its line, with the suffix that reads its columns."""
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    line = 2 if text.startswith("\n") else 1
+    message = info.value.one_line()
+    assert message.startswith(f"{path}:{line}: a table header (`"), message
+    assert "in a file read one prompt per line" in message and sep_fix in message
+
+
+@pytest.mark.parametrize(
+    "first",
+    ["Write a poem, then explain it.", "Text, context, and content", "prompt engineering tips?", "Question: why?",
+     '{"prompt": "a json row"}'],
+)  # fmt: skip
+def test_a_first_line_of_prose_is_a_prompt(tmp_path: Path, first: str) -> None:
+    """Prose that mentions a column's word is no header: cells with spaces or punctuation are not column names."""
+    path = tmp_path / "prompts.txt"
+    path.write_text(first + "\nsecond line\n", "utf-8")
+    assert [p.messages[-1]["content"] for p in load_prompt_file("g", path)] == [first, "second line"]

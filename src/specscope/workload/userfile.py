@@ -111,6 +111,7 @@ from specscope.workload.userfile_fields import (
     output_length,
     refuse_autobench_prompt,
     refuse_foreign_layout,
+    refuse_text_header,
     sagemaker_record,
     system_prefix,
     texts_of,
@@ -303,6 +304,8 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     )  # fmt: skip
     record = _tagged(_conversation_rows(record, shape), shape)
     prompts: list[Prompt | None]
+    if lines_only or plain:  # a table header on the first line is never a prompt (a CSV saved as .txt or no suffix)
+        _refuse_header(path, text)
     if lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
         prompts = [_text_prompt(name, no, line) for no, line in enumerate(_lines(path, text), 1) if line.strip()]
     elif sessions is not None:  # AIPerf's inputs.json: every payload a row; SGLang's agentic trace: a conversation
@@ -325,6 +328,16 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
     return _unique_row_ids(kept)
+
+
+def _refuse_header(path: Path, text: str) -> None:
+    """Refuse a file read line by line whose first non-blank line is a table header
+    (:func:`~specscope.workload.userfile_fields.refuse_text_header`); a first line of JSON is a record."""
+    for no, line in enumerate(text.split("\n", 64)[:64], 1):
+        if line.strip():
+            if not line.lstrip().startswith(("{", "[")):
+                refuse_text_header(f"{path}:{no}", line.strip())
+            return
 
 
 def _conversation_rows(record: Callable[..., Prompt | None], shape: Shape) -> Callable[..., Prompt | None]:

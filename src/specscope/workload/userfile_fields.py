@@ -40,6 +40,7 @@ from specscope.workload.census import (
     OUTPUT_LENGTH_LOOKALIKES,
     RECORDED_BODY_MARK,
     REQUEST_BODY_FIELDS,
+    ROW_ID_FIELDS,
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
     SGLANG_TOKEN_TRACE_REFUSAL,
@@ -75,6 +76,7 @@ __all__ = [
     "agentic_trace_records",
     "is_csv",
     "is_json_lines",
+    "refuse_text_header",
     "is_text_lines",
 ]
 
@@ -549,6 +551,40 @@ def is_json_lines(name: str) -> bool:
     (GuideLLM reads these suffixes with the ``datasets`` JSON builder, AIPerf's custom loaders validate each line as a
     model: a line that is a JSON string, number or null is refused by both)."""
     return name.lower().removesuffix(".gz").endswith((".jsonl", ".ndjson", ".json"))
+
+
+#: column names a header line names besides GuideLLM's (:data:`_GUIDELLM_COLUMN`): the census's own fields
+_HEADER_NAMES = frozenset(
+    n.lower() for n in (*OUTPUT_LENGTH_FIELDS, *ROW_ID_FIELDS, *SYSTEM_FIELDS, "instruction", "category", "text_input")
+)
+_HEADER_CELL = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,60}")  # a name without spaces: prose has them
+
+
+def refuse_text_header(where: str, line: str) -> None:
+    """ConfigError for the first line of a file read one prompt per line (a ``.txt``, or a file not named ``.csv`` /
+    ``.tsv`` / JSON) when that line is a table header: cells split at commas, tabs or semicolons, each a column name,
+    one of them a column the census reads (``prompt``, ``output_tokens_count``, GuideLLM's spellings). A CSV saved
+    without its suffix was sent line by line: its header as the first prompt, each row with its count glued on
+    (``Hello there,5``) and the default output length.
+
+    Raises:
+        ConfigError: the line names such columns.
+    """
+    sep = next((c for c in ("\t", ",", ";") if c in line), None)
+    cells = [c.strip().strip('"').strip() for c in (line.split(sep) if sep else [line])]
+    if not cells or not all(_HEADER_CELL.fullmatch(c) for c in cells):
+        return
+    named = [c for c in cells if c.lower() in _HEADER_NAMES or _GUIDELLM_COLUMN.fullmatch(c)]
+    if not named:
+        return
+    kind = {"\t": ".tsv (tab-separated)", ",": ".csv", ";": ".csv, saved with commas"}.get(sep or "", ".csv")
+    raise bad_row(
+        where,
+        f"a table header ({', '.join(f'`{c}`' for c in cells)}) in a file read one prompt per line: its lines would "
+        "be sent whole, the header as a prompt",
+        "a .csv / .tsv file (read by its header: never a prompt), or prompts one per line without a header",
+        f"name the file {kind} to read its columns; or delete the header line to send each line as a prompt",
+    )
 
 
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
