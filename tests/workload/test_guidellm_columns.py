@@ -243,3 +243,17 @@ def test_a_first_line_of_prose_is_a_prompt(tmp_path: Path, first: str) -> None:
     path = tmp_path / "prompts.txt"
     path.write_text(first + "\nsecond line\n", "utf-8")
     assert [p.messages[-1]["content"] for p in load_prompt_file("g", path)] == [first, "second line"]
+
+
+def test_a_csv_header_separated_by_semicolons_is_named(tmp_path: Path) -> None:
+    """Excel in a locale with a decimal comma saves CSV with semicolons: the header was one column named
+    "prompt;output_tokens_count", refused as a row with "no messages/conversations/... field"; it is named, with the
+    comma-separated form as the fix."""
+    path = tmp_path / "excel.csv"
+    path.write_text("prompt;output_tokens_count\nSemi one;4\n", "utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    assert info.value.one_line().startswith(
+        f"{path}:1: a header separated by semicolons (`prompt;output_tokens_count`): one column"
+    )
+    assert "save the file with commas" in info.value.one_line()

@@ -602,6 +602,11 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
     if not header or not any(h.strip() for h in header):
         raise bad_row(f"{path_text}:1", "no CSV header", "a header naming the columns (prompt, ...)")
     names = [h.strip() for h in header]
+    cells = [c.strip().strip('"') for c in names[0].split(";")] if len(names) == 1 and not tab else []
+    if len(cells) > 1 and all(_HEADER_CELL.fullmatch(c) for c in cells):  # one column named "prompt;output_..."
+        raise bad_row(f"{path_text}:1", f"a header separated by semicolons (`{names[0]:.80}`): one column, as pandas "
+                      "(GuideLLM's CSV reader) splits at commas", "a header of comma-separated column names",
+                      "save the file with commas (Excel: CSV UTF-8, comma delimited), or tabs as .tsv")  # fmt: skip
     twice = next((n for n in names if n and names.count(n) > 1), None)
     if twice is not None:  # csv rows as dicts keep the last such cell: the first column was never sent
         at = [str(i) for i, n in enumerate(names, 1) if n == twice]
