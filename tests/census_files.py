@@ -551,7 +551,15 @@ def _ids_naming_no_row() -> LayoutFile:
     return LayoutFile("ids.jsonl", _jsonl(rows), [_row("line 1", "Empty id", 2), _row("q2", "Blank id")])
 
 
+def _csv_without_suffix() -> LayoutFile:
+    """A GuideLLM CSV saved without its suffix: read line by line, its header was the first prompt and each row was
+    sent with its count glued on ("Hello there,5") and the default length. A header is never a prompt: refused."""
+    return LayoutFile("prompts", "prompt,output_tokens_count\nHello there,5\n",
+                      refused="prompts:1: a table header (`prompt`, `output_tokens_count`)")  # fmt: skip
+
+
 VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
+    "guidellm.csv without its suffix": _csv_without_suffix,
     "jsonl quoted prompts": _quoted_lines,
     "guidellm.csv repeated column": _csv_repeated_column,
     "aiperf.single_turn text and texts": _text_and_texts,
