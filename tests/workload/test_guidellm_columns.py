@@ -257,3 +257,23 @@ def test_a_csv_header_separated_by_semicolons_is_named(tmp_path: Path) -> None:
         f"{path}:1: a header separated by semicolons (`prompt;output_tokens_count`): one column"
     )
     assert "save the file with commas" in info.value.one_line()
+
+
+@pytest.mark.parametrize("column", ["picture", "Img", "photos", "image_1", "clip", "mp4", "voice", "wav", "Speech"])
+def test_a_guidellm_media_column_is_refused_by_name(tmp_path: Path, column: str) -> None:
+    """GuideLLM sends a row's media from any of its media column names (mappers.py @0016f762 ``image_column``
+    ``picture`` / ``photo`` / ``img``, ``video_column`` ``clip`` / ``mp4`` ..., ``audio_column`` ``voice`` / ``wav``
+    ..., in its column pattern). Such a row was sent as its text alone, the media dropped without a word (only
+    ``image`` / ``audio`` / ``video`` were refused); it is refused by line, naming the column."""
+    path = tmp_path / "media.jsonl"
+    path.write_text(json.dumps({"prompt": "Describe it.", column: "cat.png", "output_tokens_count": 5}) + "\n", "utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    assert info.value.one_line().startswith(f"{path}:1: a {column} field (AIPerf SingleTurn / GuideLLM media)")
+
+
+def test_an_empty_media_column_is_no_media(tmp_path: Path) -> None:
+    """An empty cell of a media column (a CSV row without a picture) is no media, as GuideLLM skips it."""
+    path = tmp_path / "media.csv"
+    path.write_text("prompt,picture,output_tokens_count\nText only,,4\n", "utf-8")
+    assert _sent(path) == [(_user("Text only"), (), 4)]

@@ -63,6 +63,7 @@ __all__ = [
     "DYNAMO_REFUSAL",
     "SAGEMAKER_FIELDS",
     "GUIDELLM_TEXT_COLUMNS",
+    "GUIDELLM_MEDIA_COLUMNS",
     "GUIDELLM_OUTPUT_COLUMNS",
     "GUIDELLM_COLUMN_PATTERN",
     "GUIDELLM_NOT_PLURALS",
@@ -144,6 +145,14 @@ MT_BENCH_101_TURN_KEYS = ("user", "bot")
 #: Media a row may carry (AIPerf ``SingleTurn``, its ``image_uuids`` image slots too (models.py @0109a64e); GuideLLM
 #: image / audio / video columns): refused by name.
 MEDIA_FIELDS = ("image", "images", "image_uuids", "audio", "audios", "video", "videos")
+#: GuideLLM's media column names (``GenerativeColumnMapper.defaults`` ``image_column``, ``video_column``,
+#: ``audio_column``, vllm-project/guidellm ``src/guidellm/data/preprocessors/mappers.py`` @0016f762), matched with its
+#: column pattern (any case, a plural, a turn suffix): a row with such a column is sent by GuideLLM with that media.
+GUIDELLM_MEDIA_COLUMNS = (
+    "image", "picture", "photo", "img",
+    "video", "clip", "movie", "footage", "mp4", "mov", "avi",
+    "audio", "sound", "voice", "speech", "wav", "mp3",
+)  # fmt: skip
 #: Fields that make a row a trace row (token counts and arrival times, no text): refused with ``--trace`` as the fix.
 TRACE_ONLY_FIELDS = ("input_length", "hash_ids", "payload")
 #: Per-row arrival times a text row may carry (AIPerf ``SingleTurn`` / ``MooncakeTrace`` ``timestamp`` and ``delay``,
@@ -880,7 +889,8 @@ CENSUS: tuple[Layout, ...] = (
         '`datasets_mappings`) takes the first match in the dataset\'s column order (`{"context", "question"}` '
         "sends the context), except that an `instruction` read first is joined with its `input` (Alpaca's prompt; "
         "GuideLLM sends the instruction alone); "
-        "`relative_timestamp` not replayed: a warning names it",
+        "`relative_timestamp` not replayed: a warning names it; a media column (`image`, `picture`, `img`, `clip`, "
+        "`voice`, `wav` ... in GuideLLM's pattern) refused by line",
     ),
     Layout(
         "guidellm.csv",

@@ -26,6 +26,7 @@ from specscope.workload.census import (
     DYNAMO_TRACE_SCHEMA,
     FOREIGN_LAYOUTS,
     GUIDELLM_COLUMN_PATTERN,
+    GUIDELLM_MEDIA_COLUMNS,
     GUIDELLM_NOT_PLURALS,
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
@@ -111,6 +112,9 @@ _GUIDELLM_GROUPS: tuple[tuple[str, ...], ...] = (
 _GUIDELLM_COLUMN = re.compile(
     GUIDELLM_COLUMN_PATTERN.format(names="|".join(re.escape(n) for g in _GUIDELLM_GROUPS for n in g)), re.I
 )
+
+
+_GUIDELLM_MEDIA = re.compile(GUIDELLM_COLUMN_PATTERN.format(names="|".join(GUIDELLM_MEDIA_COLUMNS)), re.I)
 
 
 def _guidellm_name(key: str) -> tuple[str, int | None] | None:
@@ -342,7 +346,8 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
                       "drop the token counts to send the text, or the text to replay the counts with "
                       "--trace FILE")  # fmt: skip
     media = [k for k in MEDIA_FIELDS if record.get(k)]
-    if media:
+    media += [k for k in record if k not in MEDIA_FIELDS and _GUIDELLM_MEDIA.match(str(k)) and record[k]]
+    if media:  # GuideLLM's `picture`, `Img`, `wav` ... columns were dropped without a word and the text sent alone
         raise bad_row(where, f"a {media[0]} field (AIPerf SingleTurn / GuideLLM media)", "text only",
                       "remove the media fields: specscope sends text")  # fmt: skip
     if record.get("message_mode") == "delta":
