@@ -515,7 +515,56 @@ def _mt_bench_101() -> LayoutFile:
     return LayoutFile("mtbench101.jsonl", _jsonl(rows), sent, notices=(notice,))
 
 
+def _quoted_lines() -> LayoutFile:
+    """JSON Lines of JSON strings, one quoted prompt a line: each line was sent with its quotes (`"What is 2+2?"`);
+    GuideLLM's JSON builder and AIPerf's line models refuse such a line, and so does specscope, by line."""
+    return LayoutFile("quoted.jsonl", '"What is 2+2?"\n"Name a colour."\n',
+                      refused='quoted.jsonl:1: a JSON string ("What is 2+2?"), not an object')  # fmt: skip
+
+
+def _csv_repeated_column() -> LayoutFile:
+    """A header naming `prompt` twice: the second cell was sent, the first dropped (pandas, GuideLLM's reader, keeps
+    the first): refused at line 1."""
+    return LayoutFile("dup.csv", "prompt,prompt,output_tokens_count\nFirst col,Second col,4\n",
+                      refused="dup.csv:1: the header names `prompt` 2 times (columns 1, 2)")  # fmt: skip
+
+
+def _text_and_texts() -> LayoutFile:
+    """An AIPerf single_turn row with both `text` and `texts` (AIPerf refuses it): `texts` was sent, `text` dropped."""
+    return LayoutFile("both.jsonl", _jsonl([{"text": "Both", "texts": ["x"], "output_length": 3}]),
+                      refused="both.jsonl:1: both `text` and `texts`")  # fmt: skip
+
+
+def _csv_bom_crlf() -> LayoutFile:
+    """GuideLLM CSV as Excel writes it: a byte-order mark, CRLF, a quoted prompt over two lines, a comma inside quotes,
+    an empty count cell (the default length), a blank line: the header is never a prompt, each row is named by the
+    line it starts on (the two-line row was "line 3")."""
+    text = '\ufeffprompt,output_tokens_count\r\n"Line one\r\nline two",12\r\n\r\n"Has, comma",3\r\nPlain one,\r\n'
+    sent = [_row("line 2", "Line one\r\nline two", 12), _row("line 5", "Has, comma", 3), _row("line 6", "Plain one")]
+    return LayoutFile("excel.csv", text, sent)
+
+
+def _ids_naming_no_row() -> LayoutFile:
+    """An empty id (a dataset export's missing id) was the row id ""; a blank one gives way to `question_id`."""
+    rows = [{"id": "", "prompt": "Empty id", "output_tokens_count": 2},
+            {"id": " ", "question_id": "q2", "prompt": "Blank id"}]  # fmt: skip
+    return LayoutFile("ids.jsonl", _jsonl(rows), [_row("line 1", "Empty id", 2), _row("q2", "Blank id")])
+
+
+def _csv_without_suffix() -> LayoutFile:
+    """A GuideLLM CSV saved without its suffix: read line by line, its header was the first prompt and each row was
+    sent with its count glued on ("Hello there,5") and the default length. A header is never a prompt: refused."""
+    return LayoutFile("prompts", "prompt,output_tokens_count\nHello there,5\n",
+                      refused="prompts:1: a table header (`prompt`, `output_tokens_count`)")  # fmt: skip
+
+
 VARIANT_FILES: dict[str, Callable[[], LayoutFile]] = {
+    "guidellm.csv without its suffix": _csv_without_suffix,
+    "jsonl quoted prompts": _quoted_lines,
+    "guidellm.csv repeated column": _csv_repeated_column,
+    "aiperf.single_turn text and texts": _text_and_texts,
+    "guidellm.csv excel bom crlf": _csv_bom_crlf,
+    "row ids naming no row": _ids_naming_no_row,
     "aiperf spec_al_mtbench export": _mt_bench_prompts,
     "mt-bench-101 history": _mt_bench_101,
     "guidellm.csv columns": _guidellm_columns,

@@ -81,3 +81,19 @@ def test_one_refusal_for_every_way_a_named_file_fails(tmp_path):
     )
     assert read_user_file(bad, kind, 100) == b"ok\n\xe9\n"
     assert read_user_file(big, kind, 101, text=True) == "x" * 101
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_text_is_named_by_its_byte_order_mark(tmp_path, encoding):
+    """A workload file written by Windows PowerShell's `>` (UTF-16 with a byte-order mark) was refused as "not UTF-8
+    text (byte 0)" with the fix "check the --workload path"; its encoding is named, with the conversion."""
+    path = tmp_path / "prompts.jsonl"
+    mark = {"utf-16-le": "\ufeff", "utf-16-be": "\ufeff"}.get(encoding, "")
+    path.write_bytes((mark + '{"prompt": "wide"}\n').encode(encoding))
+    exc = _err(path)
+    assert isinstance(exc, UnicodeDecodeError)
+    head = path.read_bytes()[:2].hex(" ").upper()
+    assert read_error_text(exc) == (
+        f"not UTF-8 text (byte {exc.start}): UTF-16, by its byte-order mark {head} (iconv -f UTF-16 -t UTF-8)"
+    )
+    assert head in ("FF FE", "FE FF")

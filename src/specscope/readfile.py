@@ -204,14 +204,24 @@ def gunzip_limited(data: bytes, path: Path, max_bytes: int) -> bytes:
     return data
 
 
+#: the byte-order marks of UTF-16 text (little- and big-endian)
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def read_error_text(exc: OSError | UnicodeDecodeError) -> str:
     """What went wrong reading a file, for the ``found`` of an error a user reads.
 
-    ``a FIFO, not a regular file`` (:class:`NotRegularFile`), ``not UTF-8 text (byte 17)``, or the system's words
+    ``a FIFO, not a regular file`` (:class:`NotRegularFile`), ``not UTF-8 text (byte 17)`` (UTF-16 named by its
+    byte-order mark, with the conversion: it was "byte 0" alone), or the system's words
     (``No such file or directory``, ``Permission denied``, ``Is a directory``). :class:`FileTooLarge` is not an
     ``OSError``: callers name their own limit and its option.
     """
     if isinstance(exc, UnicodeDecodeError):
+        head = bytes(exc.object[:2])
+        if exc.start < 2 and head in _UTF16_BOMS:  # Windows PowerShell's `>` and Excel's "Unicode text" write these
+            mark = head.hex(" ").upper()
+            why = f"not UTF-8 text (byte {exc.start}): UTF-16, by its byte-order mark {mark}"
+            return f"{why} (iconv -f UTF-16 -t UTF-8)"
         return f"not UTF-8 text (byte {exc.start})"
     return exc.strerror or str(exc)
 

@@ -55,7 +55,9 @@ def test_recorded_answer_token_count_is_the_rows_max_tokens(truth: TruthServer, 
     # words are the truth server's tokens; text parts joined with a newline; a row's own max_tokens wins; no answer
     # (or a blank one) keeps --max-tokens
     assert got == [4, 4, 9, None, None]
-    assert notes == {"mine": {"rows": 3, "max_tokens_from": ANSWER_FIELD}}
+    # the blank answer's row keeps --max-tokens, and the note says so (it said all 3 rows were sized by their answers)
+    blank = {"rows": 1, "max_tokens_from": "--max-tokens"}
+    assert notes == {"mine": {"rows": 3, "max_tokens_from": ANSWER_FIELD, "blank_answers": blank}}
 
 
 def test_without_a_tokenizer_max_tokens_stays_and_the_note_says_so(truth: TruthServer, tmp_path: Path) -> None:

@@ -108,3 +108,28 @@ def test_zstd_compressed_file_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
         load_prompt_file("mine", path)
     assert "zstd-compressed" in err.value.message and "zstd -d" in (err.value.fix or "")
+
+
+@pytest.mark.parametrize(
+    ("row", "where", "named"),
+    [
+        ({"text": "Both", "texts": ["x"]}, "mine.jsonl:1:", "both `text` and `texts`"),
+        ({"session_id": "s", "turns": [{"text": "T", "texts": ["x"]}]}, "mine.jsonl:1 turn 1:", "both `text` and"),
+        ({"text_input": "Hashy", "hash_ids": [1, 2], "output_length": 3}, "mine.jsonl:1:", "`text_input` with `hash"),
+        ({"text_input": "Long", "input_length": 9}, "mine.jsonl:1:", "`text_input` with `input_length`"),
+    ],
+)
+def test_two_inputs_aiperf_refuses_together_are_refused_by_line(tmp_path: Path, row, where, named) -> None:
+    """AIPerf's line models take one input per row (models.py @0109a64e: SingleTurn refuses `text` with `texts`,
+    MooncakeTrace `text_input` with `input_length` or `hash_ids`). Such a row was sent with one of them dropped
+    without a word (the truth server logged "x" for `{"text": "Both", "texts": ["x"]}`, and "T" for the same turn)."""
+    err = _refused(tmp_path, "mine.jsonl", json.dumps(row) + "\n")
+    assert err.one_line().startswith(f"{tmp_path}/{where} {named}"), err.one_line()
+    assert "AIPerf" in err.one_line() and "models.py @0109a64e" in err.one_line()
+
+
+def test_an_empty_text_beside_texts_is_read_as_aiperf_reads_it(tmp_path: Path) -> None:
+    """AIPerf's rule tests truthiness (an empty `text` and `texts` pass): such a row stays its `texts`."""
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps({"text": "", "texts": ["Only", "this"]}) + "\n", "utf-8")
+    assert [p.messages for p in load_prompt_file("mine", path)] == [[{"role": "user", "content": "Only\nthis"}]]

@@ -51,3 +51,30 @@ def test_a_pretty_printed_record_is_refused_by_name_not_as_invalid_json(tmp_path
         load_prompt_file("c", path)
     assert "invalid JSON" not in str(err.value)
     assert "one JSON object" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [{"data": [{"prompt": "Data a"}, {"prompt": "Data b"}]},
+     {"version": "1.0", "data": [{"prompt": "W1", "output_tokens_count": 3}, {"question": "W2"}]}],
+)  # fmt: skip
+@pytest.mark.parametrize("indent", [None, 2])
+def test_records_wrapped_in_one_object_are_named_with_the_json_lines_fix(tmp_path: Path, doc, indent) -> None:
+    """``{"data": [records]}`` (``json.dump({"data": rows})``) was refused as "one JSON object of columns (2 values
+    each: data)" with a fix about ``Dataset.from_dict``, or, pretty-printed with a ``version``, as "one JSON object over
+    11 lines" with no fix of its own. It is named as records under `data`, with the JSON Lines form to write."""
+    path = tmp_path / "wrapped.json"
+    path.write_text(json.dumps(doc, indent=indent), "utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_prompt_file("c", path)
+    assert err.value.one_line() == (
+        f"{path}:1: one JSON object holding 2 records under `data`; expected: JSON Lines (one record per line) or one "
+        "JSON array of records; fix: write the records one per line: jq -c '.data[]' FILE > OUT.jsonl"
+    )
+
+
+def test_a_one_line_chat_row_is_still_a_row(tmp_path: Path) -> None:
+    """A JSON Lines file of one chat row (its `messages` a list of objects with `content`) is a row, not records."""
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "Hi"}]}) + "\n", "utf-8")
+    assert [p.messages for p in load_prompt_file("c", path)] == [[{"role": "user", "content": "Hi"}]]

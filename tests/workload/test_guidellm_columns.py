@@ -167,3 +167,113 @@ def test_alpaca_instruction_first_keeps_its_input(tmp_path: Path) -> None:
     path = tmp_path / "alpaca.jsonl"
     path.write_text(json.dumps({"instruction": "Sum.", "input": "1 2", "output": "3"}) + "\n", "utf-8")
     assert _sent(path) == [(_user("Sum.\n\n1 2"), (), None)]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+def test_a_header_that_names_a_column_twice_is_refused_at_line_1(tmp_path: Path, suffix: str) -> None:
+    """``prompt,prompt,output_tokens_count`` was read as a dict per row, the second cell kept: "Second col" was sent
+    and "First col" dropped without a word (pandas, which GuideLLM's CSV deserializer reads with, renames the second
+    ``prompt.1`` and GuideLLM sends the first). Refused at line 1, naming the column and its places."""
+    sep = "\t" if suffix == ".tsv" else ","
+    path = tmp_path / f"dup{suffix}"
+    path.write_text(sep.join(["prompt", "prompt", "output_tokens_count"]) + "\n"
+                    + sep.join(["First col", "Second col", "4"]) + "\n", "utf-8")  # fmt: skip
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    assert info.value.one_line().startswith(
+        f"{path}:1: the header names `prompt` 2 times (columns 1, 2); expected: one name per column; "
+        "fix: rename or remove all but one `prompt` column"
+    )
+
+
+def test_a_header_with_several_unnamed_columns_is_read(tmp_path: Path) -> None:
+    """Unnamed columns (a pandas index written without a name, twice) are no repeated name: the row is read."""
+    path = tmp_path / "index.csv"
+    path.write_text(",,prompt,output_tokens_count\n0,0,Idx one,4\n", "utf-8")
+    assert _sent(path) == [(_user("Idx one"), (), 4)]
+
+
+def test_a_csv_row_over_several_lines_is_named_by_the_line_it_starts_on(tmp_path: Path) -> None:
+    """A quoted cell over two lines (a prompt with a line break, as Excel and pandas write it) ended its row on a later
+    line, and the row was named by that last line: its row id was "line 3" and an error in it said ``:3:`` for a
+    row that starts on line 2. Rows, their ids and their errors name the line the row starts on."""
+    path = tmp_path / "multi.csv"
+    path.write_bytes(b'\xef\xbb\xbfprompt,output_tokens_count\r\n"Line one\r\nline two",12\r\n\r\nPlain,\r\n')
+    prompts = load_prompt_file("g", path)
+    assert [(p.meta["row_id"], p.messages, p.meta.get("max_tokens")) for p in prompts] == [
+        ("line 2", _user("Line one\r\nline two"), 12), ("line 5", _user("Plain"), None)
+    ]  # fmt: skip
+    path.write_text('prompt,output_tokens_count\nok,1\n"two\nlines",x\n', "utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    assert info.value.one_line().startswith(f"{path}:3: output_tokens_count 'x'")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "sep_fix"),
+    [
+        ("prompts", "prompt,output_tokens_count\nHello there,5\n", "name the file .csv to read its columns"),
+        ("prompts.dat", "Prompt,Output_Tokens_Count\nHello there,5\n", "name the file .csv to read"),
+        ("prompts.txt", "prompt\toutput_tokens_count\nTabbed,5\n", "name the file .tsv (tab-separated)"),
+        ("prompts.txt", "\nprompt\nHello txt\n", "name the file .csv"),
+        ("prompts", "id;prompt\n1;Semi\n", "name the file .csv, saved with commas"),
+    ],
+)
+def test_a_table_header_in_a_file_read_line_by_line_is_refused(tmp_path: Path, name, text, sep_fix) -> None:
+    """A CSV saved without its suffix (or as .txt) was sent line by line: the header "prompt,output_tokens_count" as
+    the first prompt and "Hello there,5" with its count glued on and the default output length (truth-server run,
+    77_csv_no_suffix). A header is never a prompt: refused at its line, with the suffix that reads its columns."""
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    line = 2 if text.startswith("\n") else 1
+    message = info.value.one_line()
+    assert message.startswith(f"{path}:{line}: a table header (`"), message
+    assert "in a file read one prompt per line" in message and sep_fix in message
+
+
+@pytest.mark.parametrize(
+    "first",
+    ["Write a poem, then explain it.", "Text, context, and content", "prompt engineering tips?", "Question: why?",
+     '{"prompt": "a json row"}'],
+)  # fmt: skip
+def test_a_first_line_of_prose_is_a_prompt(tmp_path: Path, first: str) -> None:
+    """Prose that mentions a column's word is no header: cells with spaces or punctuation are not column names."""
+    path = tmp_path / "prompts.txt"
+    path.write_text(first + "\nsecond line\n", "utf-8")
+    assert [p.messages[-1]["content"] for p in load_prompt_file("g", path)] == [first, "second line"]
+
+
+def test_a_csv_header_separated_by_semicolons_is_named(tmp_path: Path) -> None:
+    """Excel in a locale with a decimal comma saves CSV with semicolons: the header was one column named
+    "prompt;output_tokens_count", refused as a row with "no messages/conversations/... field"; it is named, with the
+    comma-separated form as the fix."""
+    path = tmp_path / "excel.csv"
+    path.write_text("prompt;output_tokens_count\nSemi one;4\n", "utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    assert info.value.one_line().startswith(
+        f"{path}:1: a header separated by semicolons (`prompt;output_tokens_count`): one column"
+    )
+    assert "save the file with commas" in info.value.one_line()
+
+
+@pytest.mark.parametrize("column", ["picture", "Img", "photos", "image_1", "clip", "mp4", "voice", "wav", "Speech"])
+def test_a_guidellm_media_column_is_refused_by_name(tmp_path: Path, column: str) -> None:
+    """GuideLLM sends a row's media from any of its media column names (mappers.py @0016f762 ``image_column``
+    ``picture`` / ``photo`` / ``img``, ``video_column`` ``clip`` / ``mp4`` ..., ``audio_column`` ``voice`` / ``wav``
+    ..., in its column pattern). Such a row was sent as its text alone, the media dropped without a word (only
+    ``image`` / ``audio`` / ``video`` were refused); it is refused by line, naming the column."""
+    path = tmp_path / "media.jsonl"
+    path.write_text(json.dumps({"prompt": "Describe it.", column: "cat.png", "output_tokens_count": 5}) + "\n", "utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("g", path)
+    assert info.value.one_line().startswith(f"{path}:1: a {column} field (AIPerf SingleTurn / GuideLLM media)")
+
+
+def test_an_empty_media_column_is_no_media(tmp_path: Path) -> None:
+    """An empty cell of a media column (a CSV row without a picture) is no media, as GuideLLM skips it."""
+    path = tmp_path / "media.csv"
+    path.write_text("prompt,picture,output_tokens_count\nText only,,4\n", "utf-8")
+    assert _sent(path) == [(_user("Text only"), (), 4)]

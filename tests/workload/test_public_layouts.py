@@ -7,7 +7,9 @@ names under ``tests/data/workload_public`` (SOURCES.md names each layout's sourc
 * CNN/DailyMail (``article``, ``highlights``), a raw ShareGPT export (``items``), LIMA (``conversations`` of plain
   strings) and OpenAssistant message rows (``message_id``, ``parent_id``, role ``prompter``): no peer tool's file reader
   takes them; they were refused with a generic "no ... field" or a message about another layout; now refused by
-  name with what to convert them to.
+  name with what to convert them to. So are OpenAI Batch API request lines (``custom_id``, ``method``, ``url``,
+  ``body``: a batch runner's input), which were refused with "no messages/conversations/... field (keys: ['body',
+  'custom_id', 'method', 'url'])".
 * HumanEval's ``task_id`` and UltraChat's ``prompt_id`` are the row ids (they were ``line 1``).
 """
 
@@ -39,6 +41,7 @@ def test_arena_hard_turns_of_content_are_a_conversation() -> None:
         ("sharegpt_raw.jsonl", "a raw ShareGPT export row (`items`", "`conversations`"),
         ("lima.jsonl", "a `conversations` list of plain strings (LIMA", "`messages`"),
         ("oasst1_messages.jsonl", "an OpenAssistant message row (`message_id`, `parent_id`", "`messages`"),
+        ("openai_batch.jsonl", "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`", "`body`"),
     ],
 )
 def test_unread_public_rows_refused_by_name(name: str, named: str, fix: str) -> None:

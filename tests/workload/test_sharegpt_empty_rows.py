@@ -52,3 +52,16 @@ def test_a_malformed_row_is_still_refused_with_drop_bad_rows(tmp_path: Path) -> 
     with pytest.raises(ConfigError) as err:
         load_prompt_rows("s", path, drop_bad_rows=True)
     assert str(err.value).startswith(f"{path}:2: output_length -1")
+
+
+def test_a_refused_row_is_named_by_the_same_id_a_sent_row_would_be(tmp_path: Path) -> None:
+    """The refused rows' ids were read by their own rule (``id``, ``question_id``, ``session_id``, the first present):
+    a row of ``"id": ""`` was listed as refused row "", a row of ``conversation_id`` by its item number. They are now
+    named by the rule every sent row's id follows (the first id that names a row, else the item)."""
+    rows = [{"id": "", "conversations": []}, {"conversation_id": "c9", "conversations": []},
+            {"id": "k", "conversations": [{"from": "human", "value": "Kept"}]}]  # fmt: skip
+    path = tmp_path / "sharegpt.json"
+    path.write_text(json.dumps(rows), "utf-8")
+    prompts, refused = load_prompt_rows("s", path, drop_bad_rows=True)
+    assert [p.meta["row_id"] for p in prompts] == ["k"]
+    assert [r["row_id"] for r in refused] == ["item 1", "c9"]

@@ -75,3 +75,21 @@ def test_other_fractions_are_refused_by_line(tmp_path: Path, value: object) -> N
     with pytest.raises(ConfigError) as err:
         load_prompt_file("g", _jsonl(tmp_path, rows))
     assert str(err.value).startswith(f"{tmp_path / 'rows.jsonl'}:2: output_tokens_count")
+
+
+def test_an_id_that_names_no_row_gives_way_to_the_next_id_or_the_line(tmp_path) -> None:
+    """``{"id": "", "prompt": ...}`` (a dataset export writes a missing id as "") was recorded as the row id "" in the
+    cell's rows_sent; a blank id, a bool, a float or a list names no row: the next id field that does (``question_id``)
+    is the row id, else the line."""
+    import json
+
+    from specscope.workload.userfile import load_prompt_file
+
+    rows = [{"id": "", "prompt": "Empty id"}, {"id": "  ", "question_id": "q2", "prompt": "Blank id"},
+            {"id": True, "prompt": "Bool id"}, {"id": 1.0, "prompt": "Float id"}, {"id": ["a"], "prompt": "List id"},
+            {"id": 0, "prompt": "Zero id"}, {"id": "r7", "prompt": "Text id"}]  # fmt: skip
+    path = tmp_path / "ids.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    assert [p.meta["row_id"] for p in load_prompt_file("mine", path)] == [
+        "line 1", "q2", "line 3", "line 4", "line 5", "0", "r7"
+    ]  # fmt: skip

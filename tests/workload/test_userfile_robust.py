@@ -108,3 +108,31 @@ def test_raw_control_characters_are_refused_with_their_line(tmp_path, raw: bytes
     ok = tmp_path / "ok.jsonl"
     ok.write_text('{"prompt": "tab\\there, \\u0007 escaped"}\n')
     assert load_prompt_file("mine", ok)[0].messages[0]["content"] == "tab\there, \x07 escaped"
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [('"What is 2+2?"', "string"), ("null", "null"), ("42", "number"), ("true", "boolean"), ("9" * 60, "number")],
+)
+@pytest.mark.parametrize("suffix", [".jsonl", ".json", ".ndjson", ".jsonl.gz"])
+def test_a_json_value_that_is_no_object_on_a_json_lines_line_is_refused_by_line(tmp_path, line, kind, suffix):
+    """A JSON Lines file of JSON strings (one quoted prompt a line), or a `null` row, was sent as prompts, quotes and
+    all (the server got `"What is 2+2?"` with its quotes, and `null`); GuideLLM's JSON builder and AIPerf's line
+    models refuse such a line. It is refused by its line number; a plain text line stays a prompt."""
+    import gzip
+
+    path = tmp_path / f"mine{suffix}"
+    text = '{"prompt": "ok"}\nplain text stays a prompt\n' + line + "\n"
+    path.write_bytes(gzip.compress(text.encode()) if suffix.endswith(".gz") else text.encode())
+    with pytest.raises(ConfigError) as info:
+        load_prompt_file("mine", path)
+    message = info.value.one_line()
+    assert f"mine{suffix}:3: a JSON {kind} (" in message and "not an object" in message
+    assert "one JSON object per line" in message and '{"prompt": "..."}' in message
+
+
+def test_a_quoted_line_of_a_text_file_is_its_prompt(tmp_path):
+    """A .txt file is one prompt per line as written (GuideLLM's text deserializer): quotes are part of the text."""
+    path = tmp_path / "mine.txt"
+    path.write_text('"To be, or not to be"\nnull\n', encoding="utf-8")
+    assert _user(load_prompt_file("mine", path)) == ['"To be, or not to be"', "null"]

@@ -31,7 +31,9 @@ async def answer_lengths(
 ) -> tuple[dict[str, list[Prompt]], dict[str, dict[str, Any]]]:
     """``prompts`` with each recorded-answer row of the named base ``workloads`` given its answer's token count as
     ``meta["max_tokens"]``, and per workload that has such rows ``{"rows": n, "max_tokens_from": ANSWER_FIELD |
-    "--max-tokens (the server has no tokenizer)"}`` for the manifest. Other prompts are returned as they are."""
+    "--max-tokens (the server has no tokenizer)"}`` for the manifest, with ``"blank_answers": {"rows": k,
+    "max_tokens_from": "--max-tokens"}`` when k of them have an answer of no tokens (the note said all n were sized by
+    their answers). Other prompts are returned as they are."""
     out = dict(prompts)
     notes: dict[str, dict[str, Any]] = {}
     counted: dict[str, int] = {}
@@ -48,6 +50,9 @@ async def answer_lengths(
         counted |= counts
         out[w] = [_with_length(p, counted) for p in prompts[w]]
         notes[w] = {"rows": len(rows), "max_tokens_from": ANSWER_FIELD}
+        blank = sum(1 for p in rows if counted.get(str(p.meta["recorded_answer"]), 0) < 1)
+        if blank:  # an answer of no tokens sizes nothing: these rows keep --max-tokens (vLLM and SGLang skip them)
+            notes[w]["blank_answers"] = {"rows": blank, "max_tokens_from": "--max-tokens"}
     return out, notes
 
 

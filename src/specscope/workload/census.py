@@ -63,6 +63,7 @@ __all__ = [
     "DYNAMO_REFUSAL",
     "SAGEMAKER_FIELDS",
     "GUIDELLM_TEXT_COLUMNS",
+    "GUIDELLM_MEDIA_COLUMNS",
     "GUIDELLM_OUTPUT_COLUMNS",
     "GUIDELLM_COLUMN_PATTERN",
     "GUIDELLM_NOT_PLURALS",
@@ -127,9 +128,10 @@ MOONCAKE_MESSAGES_MARKS = ("output_length", "session_id", "timestamp", "delay", 
 RECORDED_BODY_MARK = "specscope:recorded_body"
 #: ShareGPT turns (``conversations``; SGLang's loader also takes ``conversation``).
 SHAREGPT_FIELDS = ("conversations", "conversation")
-#: A row's id, the first present: specscope's / AIPerf's ``id`` and ``session_id``, FastChat's ``question_id``,
-#: HumanEval's and MBPP's ``task_id``, ``prompt_id`` (HuggingFaceH4/mt_bench_prompts, ultrachat_200k, no_robots),
-#: ``conversation_id`` (lmsys/lmsys-chat-1m), ``conversation_hash`` (allenai/WildChat).
+#: A row's id, the first that names a row (a non-blank text or an integer): specscope's / AIPerf's ``id`` and
+#: ``session_id``, FastChat's ``question_id``, HumanEval's and MBPP's ``task_id``, ``prompt_id``
+#: (HuggingFaceH4/mt_bench_prompts, ultrachat_200k, no_robots), ``conversation_id`` (lmsys/lmsys-chat-1m),
+#: ``conversation_hash`` (allenai/WildChat).
 ROW_ID_FIELDS = ("id", "question_id", "session_id", "task_id", "prompt_id", "conversation_id", "conversation_hash")
 #: LMSYS Chatbot Arena exports (``lmsys/chatbot_arena_conversations``, ``lmsys/mt_bench_human_judgments``): the two
 #: sides' chats of the same user turns (``{"role", "content"}``), beside ``model_a`` / ``model_b``, ``winner`` and
@@ -143,6 +145,14 @@ MT_BENCH_101_TURN_KEYS = ("user", "bot")
 #: Media a row may carry (AIPerf ``SingleTurn``, its ``image_uuids`` image slots too (models.py @0109a64e); GuideLLM
 #: image / audio / video columns): refused by name.
 MEDIA_FIELDS = ("image", "images", "image_uuids", "audio", "audios", "video", "videos")
+#: GuideLLM's media column names (``GenerativeColumnMapper.defaults`` ``image_column``, ``video_column``,
+#: ``audio_column``, vllm-project/guidellm ``src/guidellm/data/preprocessors/mappers.py`` @0016f762), matched with its
+#: column pattern (any case, a plural, a turn suffix): a row with such a column is sent by GuideLLM with that media.
+GUIDELLM_MEDIA_COLUMNS = (
+    "image", "picture", "photo", "img",
+    "video", "clip", "movie", "footage", "mp4", "mov", "avi",
+    "audio", "sound", "voice", "speech", "wav", "mp3",
+)  # fmt: skip
 #: Fields that make a row a trace row (token counts and arrival times, no text): refused with ``--trace`` as the fix.
 TRACE_ONLY_FIELDS = ("input_length", "hash_ids", "payload")
 #: Per-row arrival times a text row may carry (AIPerf ``SingleTurn`` / ``MooncakeTrace`` ``timestamp`` and ``delay``,
@@ -259,6 +269,14 @@ UNREAD_DATASET_ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "an OpenAssistant message row (`message_id`, `parent_id`: OpenAssistant/oasst1 messages, one message of a "
         "tree, not a conversation)",
         "build each conversation from its tree (parent_id links, role prompter -> user) and write `messages` rows",
+    ),
+    (
+        ("custom_id", "method", "url", "body"),
+        "an OpenAI Batch API request line (`custom_id`, `method`, `url`, `body`: the input of a batch runner, "
+        "vllm-project/vllm vllm/entrypoints/openai/run_batch.py @0056ae7b BatchRequestInput; no benchmark client's "
+        "file reader takes it)",
+        "write each line's `body` as a row (a request body: its `messages` and `max_tokens`, as AIPerf raw_payload "
+        "rows are read), e.g. jq -c '.body' FILE > OUT.jsonl",
     ),
 )
 #: What a ``conversations`` list of plain strings is (GAIR/lima: user and assistant alternating, no roles) and the fix.
@@ -637,7 +655,8 @@ CENSUS: tuple[Layout, ...] = (
         "rows of one `session_id` one session at its first row, each row sent alone after the answer to the one "
         "before, in file order (AIPerf @39545f68: self-contained turns), each with its own `output_length` (a row "
         "without one: `--max-tokens`); media refused by name, so is a `role` other "
-        "than user; `timestamp` / `delay` not replayed and `extra` (request-body fields) not sent: a warning at the "
+        "than user, and a row (or turn) with both `text` and `texts` (AIPerf refuses it); `timestamp` / `delay` "
+        "not replayed and `extra` (request-body fields) not sent: a warning at the "
         "start names them (`--trace` replays arrivals)",
     ),
     Layout(
@@ -687,6 +706,7 @@ CENSUS: tuple[Layout, ...] = (
         "differ or another mode refused by line; `timestamp` / `delay` not "
         "replayed: a warning names them (`--trace FILE` replays a `text_input` file on its clock); an "
         "`input_length` / `payload` row refused (a trace: `--trace FILE`; a payload: convert to `messages`); so are "
+        "`text_input` rows with `input_length` or `hash_ids` (AIPerf refuses them: one input per row) and "
         "`message_mode: delta` rows (write the whole conversation); a `messages` row's `tools` sent in the request "
         "body (models.py @0109a64e `MooncakeTrace.tools`), a `tools` that is not a non-empty list refused by line",
     ),
@@ -869,7 +889,8 @@ CENSUS: tuple[Layout, ...] = (
         '`datasets_mappings`) takes the first match in the dataset\'s column order (`{"context", "question"}` '
         "sends the context), except that an `instruction` read first is joined with its `input` (Alpaca's prompt; "
         "GuideLLM sends the instruction alone); "
-        "`relative_timestamp` not replayed: a warning names it",
+        "`relative_timestamp` not replayed: a warning names it; a media column (`image`, `picture`, `img`, `clip`, "
+        "`voice`, `wav` ... in GuideLLM's pattern) refused by line",
     ),
     Layout(
         "guidellm.csv",
@@ -880,7 +901,8 @@ CENSUS: tuple[Layout, ...] = (
         "`output_tokens_count` or `completion_tokens_count`",
         "—",
         "—",
-        "read: the header names the columns (never a prompt); each row as guidellm.jsonl",
+        "read: the header names the columns (never a prompt; a name given to two columns refused at line 1: pandas "
+        "reads the first, a row dict kept the last); each row as guidellm.jsonl",
     ),
     Layout(
         "guidellm.txt",

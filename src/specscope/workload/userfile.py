@@ -28,7 +28,9 @@ published, pretty-printed or not). Record shapes, tried in this order:
   answer) is never sent;
 * a line that is not a JSON object or array: one prompt per line; in a ``.txt`` / ``.text`` file every line is a
   prompt, whatever it starts with (GuideLLM's ``TextFileDatasetDeserializer`` and vLLM's ``SonnetDataset`` read
-  such a file line by line: a line opening with ``[`` or ``{`` was parsed as JSON and refused).
+  such a file line by line: a line opening with ``[`` or ``{`` was parsed as JSON and refused); in a ``.jsonl`` /
+  ``.ndjson`` / ``.json`` file a line that is a JSON string, number, boolean or null is refused by line
+  (:func:`~specscope.workload.userfile_text.refuse_json_scalar`), never sent with its quotes.
 
 A trailing assistant turn of ``messages`` / ``conversations`` is dropped (it is the recorded answer), but for a
 row sent verbatim (:func:`specscope.workload.userfile_sessions.sent_verbatim`); the recorded answers before the last
@@ -102,12 +104,14 @@ from specscope.workload.userfile_fields import (
     guidellm_columns,
     inputs_json_records,
     is_csv,
+    is_json_lines,
     is_text_lines,
     longbench_v2_prompt,
     mt_bench_101_record,
     output_length,
     refuse_autobench_prompt,
     refuse_foreign_layout,
+    refuse_text_header,
     sagemaker_record,
     system_prefix,
     texts_of,
@@ -131,6 +135,7 @@ from specscope.workload.userfile_text import (
     array_items,
     loads,
     refuse_controls,
+    refuse_json_scalar,
     refuse_object_file,
     refuse_synthetic_config,
     refuse_zstd,
@@ -259,8 +264,8 @@ def load_prompt_rows(
         except NotAWorkloadRow as exc:
             if not drop_bad_rows:
                 raise
-            ident = next((rec[k] for k in ("id", "question_id", "session_id") if k in rec), None)
-            row = str(ident) if isinstance(ident, str | int) and not isinstance(ident, bool) else f"{unit} {no}"
+            ident = _row_id_of(rec)  # the rule a sent row's id follows
+            row = str(ident) if ident is not None else f"{unit} {no}"
             refused.append({"row_id": row, "reason": exc.message.removeprefix(f"{where}: ")})
             return None
 
@@ -299,6 +304,8 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     )  # fmt: skip
     record = _tagged(_conversation_rows(record, shape), shape)
     prompts: list[Prompt | None]
+    if lines_only or plain:  # a table header on the first line is never a prompt (a CSV saved as .txt or no suffix)
+        _refuse_header(path, text)
     if lines_only:  # GuideLLM's TextFileDatasetDeserializer, vLLM's sonnet.txt: every line is text, never JSON
         prompts = [_text_prompt(name, no, line) for no, line in enumerate(_lines(path, text), 1) if line.strip()]
     elif sessions is not None:  # AIPerf's inputs.json: every payload a row; SGLang's agentic trace: a conversation
@@ -321,6 +328,16 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
             f"workload file {path} holds no prompt", found="0 prompts", expected="at least one line", fix="add prompts"
         )
     return _unique_row_ids(kept)
+
+
+def _refuse_header(path: Path, text: str) -> None:
+    """Refuse a file read line by line whose first non-blank line is a table header
+    (:func:`~specscope.workload.userfile_fields.refuse_text_header`); a first line of JSON is a record."""
+    for no, line in enumerate(text.split("\n", 64)[:64], 1):
+        if line.strip():
+            if not line.lstrip().startswith(("{", "[")):
+                refuse_text_header(f"{path}:{no}", line.strip())
+            return
 
 
 def _conversation_rows(record: Callable[..., Prompt | None], shape: Shape) -> Callable[..., Prompt | None]:
@@ -402,6 +419,8 @@ def _prompt(name: str, path: Path, no: int, line: str, record: Callable[..., Pro
     stripped = line.strip()
     where = f"{path}:{no}"
     if not stripped.startswith(("{", "[")):
+        if is_json_lines(path.name):  # a JSON string or null on a line of JSON Lines is no prompt text
+            refuse_json_scalar(where, stripped)
         return _text_prompt(name, no, line)
     try:
         parsed = loads(stripped)
@@ -648,6 +667,21 @@ def _turn_lengths(where: str, record: dict[str, Any]) -> list[tuple[int, str] | 
     return [output_length(f"{where} turn {k}", t) if isinstance(t, dict) else None for k, t in enumerate(turns, 1)]
 
 
+def _is_row_id(value: object) -> bool:
+    """A text with a non-blank character, or an integer: a value that can name a row (a bool, a float, a list or an
+    empty text cannot: the row is named by its line)."""
+    return (isinstance(value, str) and bool(value.strip())) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _row_id_of(record: dict[str, Any]) -> str | int | None:
+    """The row's id: the first of :data:`ROW_ID_FIELDS` that names a row (an empty id, "" as a dataset export writes a
+    missing one, was the row id ""), else a LongBench-v2 row's ``_id``, else None (the row is named by its line)."""
+    ident = next((record[k] for k in ROW_ID_FIELDS if _is_row_id(record.get(k))), None)
+    if ident is None and all(k in record for k in LONGBENCH_V2_FIELDS) and _is_row_id(record.get("_id")):
+        ident = record["_id"]  # LongBench-v2's id
+    return ident
+
+
 def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     length = output_length(where, record)
@@ -659,10 +693,7 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(record["category"], str) or not record["category"]:
             raise _bad(where, f"category {record['category']!r:.60}", "a non-empty string")
         meta["category"] = record["category"]
-    ident = next((record[k] for k in ROW_ID_FIELDS if k in record), None)
-    if ident is None and "_id" in record and all(k in record for k in LONGBENCH_V2_FIELDS):
-        ident = record["_id"]  # LongBench-v2's id
-    if isinstance(ident, str | int) and not isinstance(ident, bool):
+    if (ident := _row_id_of(record)) is not None:
         meta["id"] = ident
     if (step := aa_rwlt_step(record)) is not None:
         meta["id"], meta[TRAJECTORY_KEY] = step[0], step  # one trajectory's steps: checked by join_sessions

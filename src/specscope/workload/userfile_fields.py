@@ -26,6 +26,7 @@ from specscope.workload.census import (
     DYNAMO_TRACE_SCHEMA,
     FOREIGN_LAYOUTS,
     GUIDELLM_COLUMN_PATTERN,
+    GUIDELLM_MEDIA_COLUMNS,
     GUIDELLM_NOT_PLURALS,
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
@@ -40,6 +41,7 @@ from specscope.workload.census import (
     OUTPUT_LENGTH_LOOKALIKES,
     RECORDED_BODY_MARK,
     REQUEST_BODY_FIELDS,
+    ROW_ID_FIELDS,
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
     SGLANG_TOKEN_TRACE_REFUSAL,
@@ -74,6 +76,8 @@ __all__ = [
     "inputs_json_records",
     "agentic_trace_records",
     "is_csv",
+    "is_json_lines",
+    "refuse_text_header",
     "is_text_lines",
 ]
 
@@ -108,6 +112,9 @@ _GUIDELLM_GROUPS: tuple[tuple[str, ...], ...] = (
 _GUIDELLM_COLUMN = re.compile(
     GUIDELLM_COLUMN_PATTERN.format(names="|".join(re.escape(n) for g in _GUIDELLM_GROUPS for n in g)), re.I
 )
+
+
+_GUIDELLM_MEDIA = re.compile(GUIDELLM_COLUMN_PATTERN.format(names="|".join(GUIDELLM_MEDIA_COLUMNS)), re.I)
 
 
 def _guidellm_name(key: str) -> tuple[str, int | None] | None:
@@ -318,15 +325,29 @@ def sagemaker_record(where: str, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_row_kind(where: str, record: dict[str, Any]) -> None:
-    """Refuse a row that carries media, or that is a trace row (token counts, a raw payload), by name.
+    """Refuse a row that carries media, or that is a trace row (token counts, a raw payload), or that holds two inputs
+    AIPerf's line models refuse together, by name.
 
     Raises:
-        ConfigError: a media field (AIPerf ``SingleTurn`` / GuideLLM columns), ``input_length`` / ``hash_ids``
+        ConfigError: both ``text`` and ``texts``, ``text_input`` with ``input_length`` / ``hash_ids`` (AIPerf
+            ``SingleTurn`` / ``MooncakeTrace`` validators: one input per row; the other was dropped), a media field
+            (AIPerf ``SingleTurn`` / GuideLLM columns), ``input_length`` / ``hash_ids``
             (AIPerf ``MooncakeTrace``, SGLang mooncake: a trace), ``payload`` (AIPerf's pre-built request), an AIPerf
             ``message_mode: delta`` row (its history is the session's earlier rows).
     """
+    if record.get("text") and record.get("texts"):  # a row sent `texts` alone, a turn `text` alone: one was dropped
+        raise bad_row(where, "both `text` and `texts` (AIPerf SingleTurn, models.py @0109a64e, takes one of them and "
+                      "refuses such a row)", "one of `text` or `texts`", "keep one of them: the other text is "
+                      "not sent")  # fmt: skip
+    if "text_input" in record and (both := [k for k in ("input_length", "hash_ids") if k in record]):
+        raise bad_row(where, f"`text_input` with {' and '.join(f'`{k}`' for k in both)} (AIPerf MooncakeTrace, "
+                      "models.py @0109a64e: a row is text or token counts, never both, and refuses such a row)",
+                      "`text_input` alone, or `input_length` (+ `hash_ids`) alone",
+                      "drop the token counts to send the text, or the text to replay the counts with "
+                      "--trace FILE")  # fmt: skip
     media = [k for k in MEDIA_FIELDS if record.get(k)]
-    if media:
+    media += [k for k in record if k not in MEDIA_FIELDS and _GUIDELLM_MEDIA.match(str(k)) and record[k]]
+    if media:  # GuideLLM's `picture`, `Img`, `wav` ... columns were dropped without a word and the text sent alone
         raise bad_row(where, f"a {media[0]} field (AIPerf SingleTurn / GuideLLM media)", "text only",
                       "remove the media fields: specscope sends text")  # fmt: skip
     if record.get("message_mode") == "delta":
@@ -530,13 +551,55 @@ def is_text_lines(name: str) -> bool:
     return name.lower().removesuffix(".gz").endswith((".txt", ".text"))
 
 
-def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
-    """``(line number, record)`` per data row of a CSV file with a header (GuideLLM's CSV deserializer reads the
-    header as column names; so does this: a header is never a prompt). Empty cells are absent fields.
+def is_json_lines(name: str) -> bool:
+    """A ``.jsonl``, ``.ndjson`` or ``.json`` file (gzip-compressed or not): its name says each line is a JSON value
+    (GuideLLM reads these suffixes with the ``datasets`` JSON builder, AIPerf's custom loaders validate each line as a
+    model: a line that is a JSON string, number or null is refused by both)."""
+    return name.lower().removesuffix(".gz").endswith((".jsonl", ".ndjson", ".json"))
+
+
+#: column names a header line names besides GuideLLM's (:data:`_GUIDELLM_COLUMN`): the census's own fields
+_HEADER_NAMES = frozenset(
+    n.lower() for n in (*OUTPUT_LENGTH_FIELDS, *ROW_ID_FIELDS, *SYSTEM_FIELDS, "instruction", "category", "text_input")
+)
+_HEADER_CELL = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,60}")  # a name without spaces: prose has them
+
+
+def refuse_text_header(where: str, line: str) -> None:
+    """ConfigError for the first line of a file read one prompt per line (a ``.txt``, or a file not named ``.csv`` /
+    ``.tsv`` / JSON) when that line is a table header: cells split at commas, tabs or semicolons, each a column name,
+    one of them a column the census reads (``prompt``, ``output_tokens_count``, GuideLLM's spellings). A CSV saved
+    without its suffix was sent line by line: its header as the first prompt, each row with its count glued on
+    (``Hello there,5``) and the default output length.
 
     Raises:
-        ConfigError: no header, a header of a request trace (refused with ``--trace`` as the fix), a row with more
-            cells than the header.
+        ConfigError: the line names such columns.
+    """
+    sep = next((c for c in ("\t", ",", ";") if c in line), None)
+    cells = [c.strip().strip('"').strip() for c in (line.split(sep) if sep else [line])]
+    if not cells or not all(_HEADER_CELL.fullmatch(c) for c in cells):
+        return
+    named = [c for c in cells if c.lower() in _HEADER_NAMES or _GUIDELLM_COLUMN.fullmatch(c)]
+    if not named:
+        return
+    kind = {"\t": ".tsv (tab-separated)", ",": ".csv", ";": ".csv, saved with commas"}.get(sep or "", ".csv")
+    raise bad_row(
+        where,
+        f"a table header ({', '.join(f'`{c}`' for c in cells)}) in a file read one prompt per line: its lines would "
+        "be sent whole, the header as a prompt",
+        "a .csv / .tsv file (read by its header: never a prompt), or prompts one per line without a header",
+        f"name the file {kind} to read its columns; or delete the header line to send each line as a prompt",
+    )
+
+
+def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
+    """``(line number where the row starts, record)`` per data row of a CSV file with a header (GuideLLM's CSV
+    deserializer reads the header as column names; so does this: a header is never a prompt). Empty cells are absent
+    fields.
+
+    Raises:
+        ConfigError: no header, a header that names a column twice (its last cell was sent, the first dropped), a
+            header of a request trace (refused with ``--trace`` as the fix), a row with more cells than the header.
     """
     tab = path_text.lower().removesuffix(".gz").endswith(".tsv")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if tab else ",")
@@ -544,14 +607,29 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
     if not header or not any(h.strip() for h in header):
         raise bad_row(f"{path_text}:1", "no CSV header", "a header naming the columns (prompt, ...)")
     names = [h.strip() for h in header]
+    cells = [c.strip().strip('"') for c in names[0].split(";")] if len(names) == 1 and not tab else []
+    if len(cells) > 1 and all(_HEADER_CELL.fullmatch(c) for c in cells):  # one column named "prompt;output_..."
+        raise bad_row(f"{path_text}:1", f"a header separated by semicolons (`{names[0]:.80}`): one column, as pandas "
+                      "(GuideLLM's CSV reader) splits at commas", "a header of comma-separated column names",
+                      "save the file with commas (Excel: CSV UTF-8, comma delimited), or tabs as .tsv")  # fmt: skip
+    twice = next((n for n in names if n and names.count(n) > 1), None)
+    if twice is not None:  # csv rows as dicts keep the last such cell: the first column was never sent
+        at = [str(i) for i, n in enumerate(names, 1) if n == twice]
+        raise bad_row(f"{path_text}:1", f"the header names `{twice}` {len(at)} times (columns {', '.join(at)})",
+                      "one name per column",
+                      f"rename or remove all but one `{twice}` column (pandas, which GuideLLM reads CSV with, "
+                      f"renames the others `{twice}.1`, ... and reads the first)")  # fmt: skip
     for column, source in _TRACE_HEADERS.items():
         if column in names:
             raise bad_row(f"{path_text}:1", f"a request trace header ({source}: `{column}`, token counts, no text)",
                           "a CSV with a text column (prompt, question, text, ...)",
                           "pass the file with --trace FILE")  # fmt: skip
     out: list[tuple[int, dict[str, Any]]] = []
+    end = reader.line_num
     for row in reader:
-        line = reader.line_num
+        # the line the record starts on: a quoted cell over several lines ends it later (reader.line_num, which
+        # named such a row by its last line); a blank line is a row of no cells, so every line is counted
+        line, end = end + 1, reader.line_num
         if not any(cell.strip() for cell in row):
             continue
         if len(row) > len(names):

@@ -29,6 +29,7 @@ __all__ = [
     "loads",
     "refuse_object_file",
     "refuse_controls",
+    "refuse_json_scalar",
     "refuse_synthetic_config",
     "refuse_zstd",
 ]
@@ -126,6 +127,32 @@ def loads(text: str) -> Any:
     return json.loads(text, parse_int=_parse_int)
 
 
+_JSON_KIND = {str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
+
+
+def refuse_json_scalar(where: str, line: str) -> None:
+    """ConfigError, by line, for a line of a JSON Lines file (by its name) that is a whole JSON value but not an object
+    (``"What is 2+2?"``, ``42``, ``null``): it was sent as a prompt, quotes and all, where every peer tool's JSON Lines
+    reader refuses it (GuideLLM's ``datasets`` JSON builder, AIPerf's line models). A line that is no JSON is text.
+
+    Raises:
+        ConfigError: the line parses as a JSON string, number, boolean or null.
+    """
+    try:
+        value = loads(line)
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        return  # plain text: one prompt per line
+    kind = "number" if isinstance(value, _HugeInt) else _JSON_KIND.get(type(value))
+    if kind is None:
+        return  # an object or array: read as a record
+    raise bad_row(
+        where,
+        f"a JSON {kind} ({line:.60}), not an object",
+        "one JSON object per line (JSON Lines)",
+        'write the line as a record, e.g. {"prompt": "..."}; or one prompt per line, unquoted, in a .txt file',
+    )
+
+
 def array_items(path: Path, text: str) -> list[Any] | None:
     """The items of a file that is one JSON array (its first line is not a whole JSON value by itself, or it is
     the file's only line), else None (JSON Lines or text).
@@ -169,6 +196,34 @@ def _is_columns(doc: object) -> bool:
     return not any(k in _LIST_FIELDS and not all(isinstance(x, list) for x in v) for k, v in doc.items())
 
 
+def _records_under(doc: object) -> tuple[str, int] | None:
+    """``(key, count)`` for ``{"data": [record, ...]}`` (records wrapped in one object, as ``json.dump({"data": rows})``
+    writes them, or SQuAD-style files with a ``version``): a key, not a row's own list field, holding a list of objects
+    that carry a prompt field, in an object with no prompt field of its own; else None."""
+    if not isinstance(doc, dict) or any(k in doc for k in _PROMPT_FIELDS):
+        return None  # a row of its own
+    for key, value in doc.items():
+        if key in _LIST_FIELDS or not isinstance(value, list) or not value:
+            continue
+        if all(isinstance(x, dict) for x in value) and any(k in x for x in value for k in _PROMPT_FIELDS):
+            return str(key), len(value)
+    return None
+
+
+def _refuse_wrapped(where: str, doc: object) -> None:
+    """ConfigError naming records wrapped in one object (:func:`_records_under`), with the JSON Lines fix: such a file
+    was refused as "one JSON object of columns" (on one line) or "one JSON object over N lines"."""
+    if (found := _records_under(doc)) is None:
+        return
+    key, count = found
+    raise bad_row(
+        where,
+        f"one JSON object holding {count} record{'s' if count != 1 else ''} under `{key}`",
+        COLUMNS_EXPECTED,
+        f"write the records one per line: jq -c '.{key}[]' FILE > OUT.jsonl",
+    )
+
+
 #: what a file of one object of columns is refused with
 COLUMNS_EXPECTED = "JSON Lines (one record per line) or one JSON array of records"
 COLUMNS_FIX = (
@@ -197,6 +252,7 @@ def refuse_object_file(path: Path, text: str) -> None:
     except (json.JSONDecodeError, RecursionError):
         return  # JSON Lines (or broken): the line reader names the line
     if _is_columns(doc):
+        _refuse_wrapped(f"{path}:1", doc)  # {"data": [records]} is a list of records, not a column
         assert isinstance(doc, dict)
         count = len(next(iter(doc.values())))
         raise bad_row(
@@ -206,6 +262,7 @@ def refuse_object_file(path: Path, text: str) -> None:
             COLUMNS_FIX,
         )
     if len(lines) == 1:
+        _refuse_wrapped(f"{path}:1", doc)  # a file of one line that is records under a key, not a row
         return
     try:
         loads(lines[0])
@@ -213,6 +270,7 @@ def refuse_object_file(path: Path, text: str) -> None:
     except (json.JSONDecodeError, RecursionError):
         pass
     refuse_foreign_layout(f"{path}:1", doc)
+    _refuse_wrapped(f"{path}:1", doc)
     raise bad_row(
         f"{path}:1",
         f"one JSON object over {len(lines)} lines (keys: {sorted(doc) if isinstance(doc, dict) else '-'!s:.120})",
