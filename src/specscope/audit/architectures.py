@@ -35,6 +35,8 @@ __all__ = [
     "declared_architectures",
     "Eagle3Fusion",
     "eagle3_fusion",
+    "eagle_para_norms_declared",
+    "EAGLE_PARA_NORMS",
     "unlisted_draft_architecture",
 ]
 
@@ -539,6 +541,20 @@ def eagle3_fusion(cfg: dict[str, Any] | None) -> Eagle3Fusion:
     return Eagle3Fusion(use_aux, before and use_aux, bool(top.get("fc_norm", False)) and use_aux, n_aux)
 
 
+#: HASS's norms of an EAGLE draft, over the token embedding and over the target's hidden state (vLLM
+#: ``llama_eagle.py`` @00da9231: LlamaModel builds ``embedding_layernorm`` and ``hidden_states_layernorm`` only when
+#: ``add_para_norm`` is true; the speculators format stores the second as ``pre_lm_head_layernorm``).
+EAGLE_PARA_NORMS = ("embedding_layernorm.weight", "hidden_states_layernorm.weight")
+
+
+def eagle_para_norms_declared(config: dict[str, Any] | None) -> bool:
+    """Whether an EAGLE draft's config declares HASS's norms: ``add_para_norm`` true (vLLM ``llama_eagle.py``
+    @00da9231) or, in the speculators format, ``layernorms`` true (vLLM's speculators eagle config
+    ``update_defualts`` @2748f013 maps it to ``add_para_norm``), at the top level or in the nested network config."""
+    cfg = config or {}
+    return any(c.get(k) is True for c in (cfg, network_config(cfg)) for k in ("add_para_norm", "layernorms"))
+
+
 def _pattern_end_norms(fam: Family, cfg: dict[str, Any], n_layers: int) -> list[str]:
     """The end norm of each draft step for a family whose step is several physical layers (``pattern_key``): step
     ``i`` spans ``{head}layers.{i*P}`` .. ``{head}layers.{(i+1)*P - 1}`` with ``P`` the pattern's length (vLLM
@@ -587,6 +603,8 @@ def draft_layout(
             head_names.remove("lm_head.weight")  # a full-vocabulary head is the target's when the draft has none
         if fam.key == "eagle3":  # fc and its optional norms as the config declares them (Eagle3Fusion)
             head_names = [n for n in head_names if n != "fc.weight"] + list(eagle3_fusion(cfg).required)
+        if fam.key == "eagle" and eagle_para_norms_declared(cfg):  # built, and never loaded when absent
+            head_names += list(EAGLE_PARA_NORMS)
         glued = layer_prefixes[:1] if fam.glue_first_layer_only else layer_prefixes
         specific = [head + n for n in head_names] + [p + g for p in glued for g in fam.layer_glue]
         specific += _pattern_end_norms(fam, tc, n_layers)

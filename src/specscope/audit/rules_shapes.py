@@ -38,7 +38,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, alias_name, config_int, eagle3_fusion
+from specscope.audit.architectures import (
+    DraftLayout,
+    alias_name,
+    config_int,
+    eagle3_fusion,
+    eagle_para_norms_declared,
+)
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.rules_heads import fix_for
@@ -310,7 +316,7 @@ _PARA_NORMS = ("embedding_layernorm.", "hidden_states_layernorm.", "pre_lm_head_
 def _check_eagle_para_norms(ck: Checkpoint) -> list[Finding]:
     """``DRAFT_TENSOR_NOT_READ`` (ERROR): an EAGLE draft stores HASS's norms (:data:`_PARA_NORMS`) and its config sets
     neither ``add_para_norm`` nor ``layernorms``: the loader has no parameter for them and skips them."""
-    if any(c.get(k) is True for c in (ck.config or {}, ck.text_config) for k in ("add_para_norm", "layernorms")):
+    if eagle_para_norms_declared(ck.config):
         return []
     stored = sorted(n for n in ck.tensors() if n.startswith(_PARA_NORMS))
     if not stored:
