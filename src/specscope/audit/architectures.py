@@ -103,6 +103,9 @@ class Family:
     loader_names: tuple[str, ...] = ()
     #: name endings the loader skips when it has no parameter for them, where it raises on other names (``.bias``)
     unread_skipped: tuple[str, ...] = ()
+    #: (stored prefix, the loader's prefix) pairs of another spelling of the family's own names (the speculators
+    #: format's EAGLE-1 ``fusion_fc.`` for ``fc.``): a stored name so spelled is judged as the loader's name
+    name_aliases: tuple[tuple[str, str], ...] = ()
 
 
 def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -153,6 +156,7 @@ def families() -> dict[str, Family]:
             unread_tensors=str(merged.get("unread_tensors", "")),
             loader_names=_tuple(merged, "loader_names"),
             unread_skipped=_tuple(merged, "unread_skipped"),
+            name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),
         )
     return out
 
@@ -647,7 +651,11 @@ def draft_layout(
 
 
 def alias_name(fam: Family, name: str) -> str:
-    """``name`` as the family's loader renames it (EAGLE-3 / DFlash ``midlayer.`` -> ``layers.0.``)."""
+    """``name`` as the family's loader renames it (EAGLE-3 / DFlash ``midlayer.`` -> ``layers.0.``; the family's
+    ``name_aliases``, e.g. the speculators format's ``fusion_fc.`` -> ``fc.``)."""
+    for stored, own in fam.name_aliases:
+        if name.startswith(stored):
+            return own + name[len(stored) :]
     for alias in fam.layer_aliases:
         if name.startswith(alias):
             return "layers.0." + name[len(alias) :]
