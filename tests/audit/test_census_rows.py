@@ -46,6 +46,8 @@ def _qwen_case(model_type: str) -> Case:
     shapes.update(layer("mtp.layers.0."))
     key = "num_nextn_predict_layers" if model_type == "qwen3_next" else "mtp_num_hidden_layers"
     cfg = {**dense_config(2, V), "model_type": model_type, key: 1}
+    if model_type == "qwen3_next":
+        return Case("qwen3_next_mtp", shapes, cfg, "mtp.fc.weight", "Qwen/Qwen3-Next-80B", glue=tuple(glue))
     return Case("qwen3_5_mtp", shapes, cfg, "mtp.fc.weight", "Qwen/Qwen3.6-27B", glue=tuple(glue))
 
 
@@ -56,7 +58,7 @@ def _judged_cases() -> list[tuple[str, Case]]:
             continue
         if row.kind == "mtp":
             for mt in row.model_types:
-                if row.family == "qwen3_5_mtp":
+                if row.family in ("qwen3_5_mtp", "qwen3_next_mtp"):
                     out.append((f"{row.family}:{mt}", _qwen_case(mt)))
                     continue
                 base = CASES[row.family]

@@ -210,8 +210,17 @@ def _mtp_family(
     by_type = {t: f for f in families().values() if f.kind == "mtp" for t in f.model_types}
     top_type = str((archs_of or {}).get("model_type", ""))  # Kimi-K3: kimi_k3 above a kimi_linear text_config
     n_qwen = _int(cfg, "mtp_num_hidden_layers")
+    own = by_type.get(model_type) or by_type.get(top_type)
+    if n_qwen > 0 and own is not None and own.layers_key != "mtp_num_hidden_layers" and own.default_layers > 0:
+        # the model type's engine counts its head by another key (vLLM qwen3_next_mtp.py: num_nextn_predict_layers,
+        # default 1) and never reads mtp_num_hidden_layers: that key, else the engine's default
+        if own.layers_key not in cfg:
+            return own, own.default_layers, (
+                f"{own.layers_key} absent, the engine's default {own.default_layers} "
+                f"(mtp_num_hidden_layers {n_qwen} is not read)"
+            )
+        n_qwen = 0
     if n_qwen > 0:  # Qwen3.5's key: its layout, or the row of a model type that declares with it (Intern-S2)
-        own = by_type.get(model_type) or by_type.get(top_type)
         keyed = own if own is not None and own.layers_key == "mtp_num_hidden_layers" else family("qwen3_5_mtp")
         return keyed, n_qwen, "mtp_num_hidden_layers"
     n_next = _int(cfg, "num_nextn_predict_layers")
@@ -617,7 +626,7 @@ def draft_layout(
         groups.append(("MTP-specific" if fam.kind == "mtp" else "draft-specific", tuple(specific)))
         if fam.layer_body == "target":
             own = tuple(layer_prefixes) + ((head,) if head else ())
-            prefer = n_main - 1 if fam.key != "qwen3_5_mtp" else None
+            prefer = n_main - 1 if fam.key not in ("qwen3_5_mtp", "qwen3_next_mtp") else None
             body, index, template = _layer_template(name_list, skip=own, prefer_index=prefer)
             label = f"as main layer {index}" if index is not None else "a dense layer: no main layer found"
         else:
