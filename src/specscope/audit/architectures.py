@@ -215,9 +215,13 @@ def _mtp_family(
         # the model type's engine counts its head by another key (vLLM qwen3_next_mtp.py: num_nextn_predict_layers,
         # default 1) and never reads mtp_num_hidden_layers: that key, else the engine's default
         if own.layers_key not in cfg:
-            return own, own.default_layers, (
-                f"{own.layers_key} absent, the engine's default {own.default_layers} "
-                f"(mtp_num_hidden_layers {n_qwen} is not read)"
+            return (
+                own,
+                own.default_layers,
+                (
+                    f"{own.layers_key} absent, the engine's default {own.default_layers} "
+                    f"(mtp_num_hidden_layers {n_qwen} is not read)"
+                ),
             )
         n_qwen = 0
     if n_qwen > 0:  # Qwen3.5's key: its layout, or the row of a model type that declares with it (Intern-S2)
