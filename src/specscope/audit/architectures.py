@@ -228,11 +228,12 @@ def _mtp_family(
         keyed = own if own is not None and own.layers_key == "mtp_num_hidden_layers" else family("qwen3_5_mtp")
         return keyed, n_qwen, "mtp_num_hidden_layers"
     n_next = _int(cfg, "num_nextn_predict_layers")
-    if n_next <= 0:
-        return _default_head(by_type.get(model_type), cfg, names)
     by_arch = {a: f for f in families().values() if f.kind == "mtp" for a in f.architectures}
     declared = [*(cfg.get("architectures") or []), *((archs_of or {}).get("architectures") or [])]
     archs = [str(a) for a in declared if str(a) in by_arch]
+    if n_next <= 0:  # a family keyed on the architecture whose engine builds its layers whatever is declared (MiMo-V2)
+        keyed_on_arch = next((by_arch[a] for a in archs if by_arch[a].engine_layers > 0), None)
+        return _default_head(by_type.get(model_type) or keyed_on_arch, cfg, names)
     if model_type in by_type:
         chosen = by_type[model_type]
     elif top_type in by_type and by_type[top_type].layers_key == "num_nextn_predict_layers":
@@ -263,9 +264,11 @@ def _default_head(
 ) -> tuple[Family, int, str] | None:
     """The head of a family whose engine builds ``default_layers`` when the config omits ``num_nextn_predict_layers``
     (vLLM ``speculative.py`` @002e77c1: ``getattr(hf_config, "num_nextn_predict_layers", 1)`` for LongCat-Flash and
-    Step-3.5), when the checkpoint holds tensors under its first layer's prefix; None when the key is given (0 builds
-    no head) or no such tensor is stored (an ordinary model)."""
-    if fam is None or fam.default_layers <= 0 or fam.layers_key in cfg:
+    Step-3.5), or ``engine_layers`` whatever it declares (MiMo-V2: ``n_predict = _MIMO_V2_FLASH_NUM_MTP_LAYERS``, keyed
+    on the architecture), when the checkpoint holds tensors under its first layer's prefix; None when the key is given
+    (0 builds no head) or no such tensor is stored (an ordinary model)."""
+    default = (fam.default_layers or fam.engine_layers) if fam is not None else 0
+    if fam is None or default <= 0 or fam.layers_key in cfg:
         return None
     n_main = _int(cfg, "num_hidden_layers")
     if "{n}" in fam.layer_prefix and n_main <= 0:
@@ -273,7 +276,7 @@ def _default_head(
     first = fam.layer_prefix.format(i=0, n=n_main, main=main_layer_prefix(names), head=fam.head_prefix)
     if not any(str(n).startswith(first) for n in names):
         return None
-    return fam, fam.default_layers, f"{fam.layers_key} absent, the engine's default {fam.default_layers}"
+    return fam, default, f"{fam.layers_key} absent, the engine's default {default}"
 
 
 def census_mtp_family(config: dict[str, Any] | None) -> Family | None:
