@@ -333,3 +333,22 @@ def test_eagle3_first_layer_attends_over_embedding_and_hidden(tmp_path: Path, ca
         "midlayer.self_attn.v_proj.weight",
     ]
     assert f["details"]["tensors"][1]["expected"] == [H, 2 * H] and code == 1
+
+
+def test_a_gemma4_assistant_draft_is_named_not_judged(tmp_path: Path, capsys, monkeypatch) -> None:
+    """vLLM speculative.py @002e77c1 loads model_type gemma4_assistant as Gemma4MTPModel, a loader the census does not
+    read. The config shape of the public Gemma 4 assistant drafts (architectures Gemma4AssistantForCausalLM,
+    backbone_hidden_size, text_config gemma4_text) with fc-like names was judged as an EAGLE-1 draft by its tensor
+    names; now DRAFT_FORMAT_UNKNOWN naming the census row, exit 0, and no EAGLE rule or fix."""
+    cfg = {
+        "architectures": ["Gemma4AssistantForCausalLM"],
+        "model_type": "gemma4_assistant",
+        "backbone_hidden_size": H,
+        "num_centroids": 8,
+        "text_config": {**dense_config(1, V), "model_type": "gemma4_text"},
+    }
+    draft = write(tmp_path / "d", {"fc.weight": [H, 2 * H], **layer("layers.0.")}, cfg, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_FORMAT_UNKNOWN"]
+    assert code == 0 and _codes(report, "error") == [] and "Gemma4MTPModel" in f["message"]
+    assert "draft_family" not in report["facts"].get("draft", {}) and "EAGLE" not in (f["fix"] or "")

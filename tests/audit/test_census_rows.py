@@ -169,6 +169,8 @@ def test_row_not_judged_is_a_named_warning_and_no_family_fix(tmp_path: Path, kin
     else:  # an EAGLE-like draft under an architecture no family judges
         shapes = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
         cfg = {**dense_config(1, V), "architectures": [name]}
+        if not name[:1].isupper():  # a row keyed on the draft's model type (gemma4_assistant)
+            cfg["model_type"] = name
         target = write(tmp_path / "target", dense_model(2, V), dense_config(2, V))
         r = audit_checkpoint(target, draft=write(tmp_path / "draft", shapes, cfg))
         code = "DRAFT_FORMAT_UNKNOWN"
