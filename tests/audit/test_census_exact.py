@@ -193,6 +193,37 @@ def test_eagle3_fc_is_sized_by_the_aux_states_it_fuses(tmp_path: Path, capsys, m
     assert f["details"] == {"shape": [H, 3 * H], "expected": [H, 4 * H]} and code == 1
 
 
+def test_eagle3_aux_ids_only_under_eagle_config_are_not_what_vllm_taps(tmp_path: Path, capsys, monkeypatch) -> None:
+    """vLLM eagle3_utils.py @0cfdd2e1 get_eagle3_aux_layers_from_config never reads
+    eagle_config.eagle_aux_hidden_state_layer_ids (SGLang does, tapping the input of id + 1) and taps the target's
+    default (2, N // 2, N - 3): four nested ids beside fc [H, 4H] passed with no finding. A WARNING naming the
+    top-level list to add; nested ids whose + 1 is vLLM's default, or the list at the top level, are clean."""
+    target = write(tmp_path / "target8", dense_model(8, V), dense_config(8, V), tokens=vocab(V))
+    four = {"eagle_aux_hidden_state_layer_ids": [0, 2, 4, 6]}
+    nested = _eagle3(tmp_path / "n", {"fc.weight": [H, 4 * H]}, eagle_config=four)
+    code, report = _audit([target, "--draft", nested], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "EAGLE3_AUX_IDS_NOT_READ"]
+    assert f["severity"] == "warning" and code == 0
+    assert f["details"] == {
+        "key": "eagle_config.eagle_aux_hidden_state_layer_ids",
+        "ids": [0, 2, 4, 6],
+        "nested_taps": [1, 3, 5, 7],
+        "default_taps": [2, 4, 5],
+    }
+    assert (
+        f["fix"] == 'add "eagle_aux_hidden_state_layer_ids": [1, 3, 5, 7] at the top level of the draft\'s config.json'
+    )
+    code, report = _audit([nested], capsys, monkeypatch, tmp_path)  # the draft alone: four ids are never the default
+    assert "EAGLE3_AUX_IDS_NOT_READ" in _codes(report)
+    same = _eagle3(tmp_path / "s", {}, eagle_config={"eagle_aux_hidden_state_layer_ids": [1, 3, 4]})
+    top = _eagle3(
+        tmp_path / "t", {"fc.weight": [H, 4 * H]}, eagle_config=four, eagle_aux_hidden_state_layer_ids=[1, 3, 5, 7]
+    )
+    for ok in (same, top):
+        code, report = _audit([target, "--draft", ok], capsys, monkeypatch, tmp_path)
+        assert "EAGLE3_AUX_IDS_NOT_READ" not in _codes(report) and code == 0
+
+
 def test_eagle3_tapped_layers_not_what_fc_fuses_is_an_error(tmp_path: Path, capsys, monkeypatch) -> None:
     """A top-level eagle_aux_hidden_state_layer_ids is the list vLLM taps on the target (eagle3_utils
     get_eagle3_aux_layers_from_config reads the draft config's top-level key) and concatenates into fc: four (or two)
@@ -302,3 +333,22 @@ def test_eagle3_first_layer_attends_over_embedding_and_hidden(tmp_path: Path, ca
         "midlayer.self_attn.v_proj.weight",
     ]
     assert f["details"]["tensors"][1]["expected"] == [H, 2 * H] and code == 1
+
+
+def test_a_gemma4_assistant_draft_is_named_not_judged(tmp_path: Path, capsys, monkeypatch) -> None:
+    """vLLM speculative.py @002e77c1 loads model_type gemma4_assistant as Gemma4MTPModel, a loader the census does not
+    read. The config shape of the public Gemma 4 assistant drafts (architectures Gemma4AssistantForCausalLM,
+    backbone_hidden_size, text_config gemma4_text) with fc-like names was judged as an EAGLE-1 draft by its tensor
+    names; now DRAFT_FORMAT_UNKNOWN naming the census row, exit 0, and no EAGLE rule or fix."""
+    cfg = {
+        "architectures": ["Gemma4AssistantForCausalLM"],
+        "model_type": "gemma4_assistant",
+        "backbone_hidden_size": H,
+        "num_centroids": 8,
+        "text_config": {**dense_config(1, V), "model_type": "gemma4_text"},
+    }
+    draft = write(tmp_path / "d", {"fc.weight": [H, 2 * H], **layer("layers.0.")}, cfg, tokens=vocab(V))
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_FORMAT_UNKNOWN"]
+    assert code == 0 and _codes(report, "error") == [] and "Gemma4MTPModel" in f["message"]
+    assert "draft_family" not in report["facts"].get("draft", {}) and "EAGLE" not in (f["fix"] or "")

@@ -46,6 +46,8 @@ def _qwen_case(model_type: str) -> Case:
     shapes.update(layer("mtp.layers.0."))
     key = "num_nextn_predict_layers" if model_type == "qwen3_next" else "mtp_num_hidden_layers"
     cfg = {**dense_config(2, V), "model_type": model_type, key: 1}
+    if model_type == "qwen3_next":
+        return Case("qwen3_next_mtp", shapes, cfg, "mtp.fc.weight", "Qwen/Qwen3-Next-80B", glue=tuple(glue))
     return Case("qwen3_5_mtp", shapes, cfg, "mtp.fc.weight", "Qwen/Qwen3.6-27B", glue=tuple(glue))
 
 
@@ -56,7 +58,7 @@ def _judged_cases() -> list[tuple[str, Case]]:
             continue
         if row.kind == "mtp":
             for mt in row.model_types:
-                if row.family == "qwen3_5_mtp":
+                if row.family in ("qwen3_5_mtp", "qwen3_next_mtp"):
                     out.append((f"{row.family}:{mt}", _qwen_case(mt)))
                     continue
                 base = CASES[row.family]
@@ -167,6 +169,8 @@ def test_row_not_judged_is_a_named_warning_and_no_family_fix(tmp_path: Path, kin
     else:  # an EAGLE-like draft under an architecture no family judges
         shapes = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
         cfg = {**dense_config(1, V), "architectures": [name]}
+        if not name[:1].isupper():  # a row keyed on the draft's model type (gemma4_assistant)
+            cfg["model_type"] = name
         target = write(tmp_path / "target", dense_model(2, V), dense_config(2, V))
         r = audit_checkpoint(target, draft=write(tmp_path / "draft", shapes, cfg))
         code = "DRAFT_FORMAT_UNKNOWN"

@@ -190,3 +190,59 @@ def test_a_speculators_method_outside_the_census_is_not_judged_as_eagle3(tmp_pat
     (f,) = r.by_code("DRAFT_FORMAT_UNKNOWN")
     assert "PEagleSpeculator" in f.message and "speculators_model_type peagle" in f.message
     assert "draft_family" not in r.facts.get("draft", {})
+
+
+def _speculators_eagle(root: Path, *, layernorms: bool, drop: tuple[str, ...] = ()) -> Path:
+    """A speculators-format EAGLE-1 (HASS with ``layernorms``) draft in the speculators library's own names
+    (vllm-project/speculators convert/eagle/eagle_converter.py @792b9e6c^: fc. -> fusion_fc., layers.0. ->
+    transformer., HASS's lm_head_layernorm -> pre_lm_head_layernorm; models/eagle.py: the decoder layer's
+    input_layernorm only with layernorms, embed_tokens and lm_head never saved)."""
+    shapes = {"fusion_fc.weight": [H, 2 * H]} | _layer("transformer.", H)
+    if layernorms:
+        shapes |= {"fusion_fc.bias": [H], "embedding_layernorm.weight": [H], "pre_lm_head_layernorm.weight": [H]}
+    else:
+        del shapes["transformer.input_layernorm.weight"]
+    cfg = {
+        "architectures": ["EagleSpeculator", "LlamaDecoderLayer"],
+        "speculators_model_type": "eagle",
+        "transformer_layer_architecture": "LlamaDecoderLayer",
+        "transformer_layer_config": dense_config(1, V),
+        "layernorms": layernorms,
+        "fusion_bias": layernorms,
+        "speculators_config": {
+            "algorithm": "eagle",
+            "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": 5}],
+            "default_proposal_method": "greedy",
+            "verifier": {"name_or_path": "org/target-8b", "architectures": ["LlamaForCausalLM"]},
+        },
+    }
+    return write(root, {k: v for k, v in shapes.items() if k not in drop}, cfg, tokens=vocab(V))
+
+
+def test_speculators_eagle1_names_are_read_and_vllm_refusing_the_method_is_named(tmp_path: Path) -> None:
+    """The speculators names were read by no rule: a complete draft was "0 of 9 required tensors present" with a
+    download fix. They are the EAGLE family's names; the one error is that vLLM's speculators registry (algos.py)
+    has no ``eagle`` method and refuses the config."""
+    for layernorms in (False, True):
+        r = audit_checkpoint(
+            _target(tmp_path), draft=_speculators_eagle(tmp_path / f"d{layernorms}", layernorms=layernorms)
+        )
+        (f,) = r.errors
+        assert f.code == "DRAFT_SPECULATORS_CONFIG_INVALID" and f.details == {
+            "speculators_model_type": "eagle",
+            "registered_methods": ["eagle3", "peagle", "dflash", "medusa", "dspark"],
+        }
+        assert "fusion_fc.* to fc.*" in (f.fix or "") and r.exit_code == 1
+        assert r.facts["draft"]["draft_family"]["family"] == "eagle"
+        assert r.facts["draft"]["draft_format"]["num_speculative_tokens"] == 5
+
+
+def test_speculators_eagle1_missing_tensors_are_named_in_its_own_names(tmp_path: Path) -> None:
+    r = audit_checkpoint(
+        _target(tmp_path), draft=_speculators_eagle(tmp_path / "a", layernorms=False, drop=("fusion_fc.weight",))
+    )
+    (f,) = [f for f in r.errors if f.code == "DRAFT_TENSORS_MISSING"]
+    assert f.details["missing"] == ["fusion_fc.weight"]
+    hass = _speculators_eagle(tmp_path / "b", layernorms=True, drop=("pre_lm_head_layernorm.weight",))
+    (f,) = [f for f in audit_checkpoint(_target(tmp_path), draft=hass).errors if f.code == "DRAFT_TENSORS_MISSING"]
+    assert f.details["missing"] == ["pre_lm_head_layernorm.weight"]

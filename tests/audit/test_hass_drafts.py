@@ -21,8 +21,8 @@ V = 64
 NORMS = {"embedding_layernorm.weight": [H], "hidden_states_layernorm.weight": [H]}
 
 
-def _audit(tmp_path: Path, config_extra: dict, capsys, monkeypatch) -> tuple[int, dict]:
-    shapes = {"fc.weight": [H, 2 * H], **layer("layers.0."), **NORMS}
+def _audit(tmp_path: Path, config_extra: dict, capsys, monkeypatch, extra: dict | None = None) -> tuple[int, dict]:
+    shapes = {"fc.weight": [H, 2 * H], **layer("layers.0."), **NORMS, **(extra or {})}
     del shapes["layers.0.input_layernorm.weight"]
     cfg = {**dense_config(1, V), "architectures": ["EagleLlamaForCausalLM"], **config_extra}
     draft = write(tmp_path / "hass", shapes, cfg)
@@ -55,3 +55,26 @@ def test_hass_norms_without_add_para_norm_are_not_read(tmp_path: Path, capsys, m
 def test_speculators_layernorms_declares_the_norms(tmp_path: Path, capsys, monkeypatch) -> None:
     code, report = _audit(tmp_path, {"layernorms": True}, capsys, monkeypatch)
     assert "DRAFT_TENSOR_NOT_READ" not in [f["code"] for f in report["findings"]] and code == 0
+
+
+def test_declared_hass_norms_missing_are_named(tmp_path: Path, capsys, monkeypatch) -> None:
+    """add_para_norm true builds both norms (llama_eagle.py @00da9231), and the EAGLE loader skips a parameter no
+    stored tensor fills: without the tensors the draft ran with untrained unit norms and passed with exit 0."""
+    shapes = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
+    del shapes["layers.0.input_layernorm.weight"]
+    cfg = {**dense_config(1, V), "architectures": ["EagleLlamaForCausalLM"], "add_para_norm": True}
+    draft = write(tmp_path / "hass", shapes, cfg)
+    target = write(tmp_path / "target", dense_model(2, V), dense_config(2, V))
+    code, out, _ = cli(["audit", target, "--draft", draft, "--format", "json"], capsys, monkeypatch, tmp_path)
+    (f,) = [f for f in json.loads(out)["findings"] if f["code"] == "DRAFT_TENSORS_MISSING"]
+    assert f["details"]["missing"] == ["embedding_layernorm.weight", "hidden_states_layernorm.weight"]
+    assert f["severity"] == "error" and code == 1
+
+
+def test_an_eagle_fc_bias_is_named_as_not_read_by_vllm(tmp_path: Path, capsys, monkeypatch) -> None:
+    """EAGLE-1 trains fc with a bias (HASS too: speculators fusion_bias); vLLM llama_eagle.py @00da9231 builds fc with
+    bias=False and skips fc.bias, so the draft ran without it and passed with no finding. A WARNING: SGLang reads it."""
+    code, report = _audit(tmp_path, {"add_para_norm": True}, capsys, monkeypatch, extra={"fc.bias": [H]})
+    (f,) = [f for f in report["findings"] if f["code"] == "DRAFT_TENSOR_NOT_READ"]
+    assert f["severity"] == "warning" and f["details"] == {"tensors": ["fc.bias"]} and code == 0
+    assert f["message"].startswith("the draft stores fc.bias, the bias of its fc")

@@ -25,8 +25,10 @@ def _head() -> dict[str, list[int]]:
 
 
 def test_an_undeclared_qwen_head_is_named_and_not_counted_as_target_bytes(tmp_path: Path) -> None:
-    base = write(tmp_path / "base", dense_model(2, V), {**dense_config(2, V), "model_type": "qwen3_next"})
-    extra = write(tmp_path / "extra", dense_model(2, V) | _head(), {**dense_config(2, V), "model_type": "qwen3_next"})
+    """Qwen3.5 (vLLM speculative.py @002e77c1 reads mtp_num_hidden_layers); a Qwen3-Next head with neither key is the
+    one layer vLLM builds by default (test_qwen3_next_counts_its_head_by_num_nextn_predict_layers)."""
+    base = write(tmp_path / "base", dense_model(2, V), {**dense_config(2, V), "model_type": "qwen3_5_text"})
+    extra = write(tmp_path / "extra", dense_model(2, V) | _head(), {**dense_config(2, V), "model_type": "qwen3_5_text"})
     r = audit_checkpoint(extra)
     (f,) = r.findings
     assert (f.severity.value, f.code) == ("warning", "MTP_UNDECLARED")
@@ -89,3 +91,25 @@ def test_a_moe_mla_model_as_draft_is_not_judged_by_dense_layer_names(tmp_path: P
     missing_attn = {n: s for n, s in shapes.items() if "self_attn" not in n}
     r = audit_checkpoint(target, draft=write(tmp_path / "ds2", missing_attn, cfg, tokens=vocab(V)))
     assert r.by_code("DRAFT_TENSORS_MISSING")  # no attention at all is still missing
+
+
+def test_qwen3_next_counts_its_head_by_num_nextn_predict_layers(tmp_path: Path) -> None:
+    """vLLM qwen3_next_mtp.py @055e47c2 builds getattr(config, "num_nextn_predict_layers", 1) layers and never reads
+    mtp_num_hidden_layers (speculative.py @002e77c1: n_predict = num_nextn_predict_layers). With both keys the audit
+    took mtp_num_hidden_layers (1) and passed a head missing the second layer vLLM builds and fails to load."""
+    two = _head() | {
+        "mtp.layers.1." + k.removeprefix("mtp.layers.0."): v for k, v in _head().items() if "layers.0." in k
+    }
+    cfg = {**dense_config(2, V), "model_type": "qwen3_next", "mtp_num_hidden_layers": 1, "num_nextn_predict_layers": 2}
+    r = audit_checkpoint(write(tmp_path / "one", dense_model(2, V) | _head(), cfg))
+    assert r.facts["mtp"]["family"] == "qwen3_next_mtp" and r.facts["mtp"]["layers"] == 2
+    (f,) = [f for f in r.errors if f.code == "MTP_INCOMPLETE"]
+    assert f.details["missing"][0] == "mtp.layers.1.input_layernorm.weight"
+    assert audit_checkpoint(write(tmp_path / "two", dense_model(2, V) | two, cfg)).exit_code == 0
+    bare = {k: v for k, v in cfg.items() if k not in ("mtp_num_hidden_layers", "num_nextn_predict_layers")}
+    r = audit_checkpoint(write(tmp_path / "bare", dense_model(2, V) | _head(), bare))
+    assert r.facts["mtp"]["layers"] == 1 and r.exit_code == 0 and r.findings == []
+    only_qwen_key = {**cfg, "mtp_num_hidden_layers": 2}
+    del only_qwen_key["num_nextn_predict_layers"]
+    r = audit_checkpoint(write(tmp_path / "q", dense_model(2, V) | _head(), only_qwen_key))
+    assert r.facts["mtp"]["layers"] == 1 and r.exit_code == 0  # the engine's default, not the unread key

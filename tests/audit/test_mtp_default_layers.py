@@ -5,7 +5,12 @@ vLLM ``vllm/config/speculative.py`` @002e77c1 ``hf_config_override`` reads ``get
 ``--speculative-config '{"method": "mtp"}'`` still builds and loads one MTP layer (the LongCat-Flash config class
 defines no such key). Such a head was MTP_UNDECLARED ("the head is never loaded") and not judged: with its glue
 removed it exited 0. Now it is judged as the engine's one layer; a checkpoint of those types with no MTP tensors
-is an ordinary model (no MTP finding)."""
+is an ordinary model (no MTP finding).
+
+MiMo-V2 / MiMo-V2-Flash is keyed on the architecture and built with one MTP layer whatever the config declares
+(``n_predict = _MIMO_V2_FLASH_NUM_MTP_LAYERS``): XiaomiMiMo/MiMo-V2-Flash's config.json (as copied in
+ai-dynamo/aiconfigurator ``aic-core/src/aiconfigurator_core/model_configs/XiaomiMiMo--MiMo-V2-Flash_config.json``
+@0b077da5) declares no ``num_nextn_predict_layers``, and its head was MTP_UNDECLARED, exit 0 with its glue removed."""
 
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ def _without_key(key: str) -> tuple[dict[str, list[int]], dict]:
     return dict(case.shapes), cfg
 
 
-@pytest.mark.parametrize("key", ["longcat_flash_mtp", "step3p5_mtp"])
+@pytest.mark.parametrize("key", ["longcat_flash_mtp", "step3p5_mtp", "mimo_v2_mtp"])
 def test_head_without_the_key_is_judged_as_the_engine_s_one_layer(tmp_path: Path, key: str) -> None:
     shapes, cfg = _without_key(key)
     r = audit_checkpoint(write(tmp_path / "ok", shapes, cfg))

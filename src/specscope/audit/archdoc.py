@@ -84,18 +84,24 @@ def unjudged_mtp_model_types() -> frozenset[str]:
 
 
 def unjudged_draft_row(config: dict[str, Any] | None) -> tuple[str, RegistryRow] | None:
-    """``(architecture, row)`` when ``config``'s ``architectures`` name a draft format an engine's registry loads but
-    no family judges (census rows keyed ``architecture ...`` with family ""), else None."""
-    archs = (config or {}).get("architectures")
-    if not isinstance(archs, list):
-        return None
+    """``(architecture, row)`` when ``config``'s ``architectures`` (or, for a row keyed ``model_type ...``, its
+    ``model_type``) name a draft format an engine's registry loads but no family judges (census draft rows with family
+    ""), else None. The architecture shown is the declared one, else the model type."""
+    cfg = config or {}
+    archs = cfg.get("architectures")
+    archs = [str(a) for a in archs] if isinstance(archs, list) else []
+    model_type = str(cfg.get("model_type", ""))
     for row in registry_rows():
-        if row.family or row.kind != "draft" or not row.key.startswith("architecture "):
+        if row.family or row.kind != "draft":
+            continue
+        if model_type and model_type in row.model_types:
+            return (", ".join(archs) or f"(none; model_type {model_type})"), row
+        if not row.key.startswith("architecture "):
             continue
         listed = {a.strip().split(" ")[0] for a in row.key.removeprefix("architecture ").split(",")}
         for arch in archs:
-            if str(arch) in listed:
-                return str(arch), row
+            if arch in listed:
+                return arch, row
     return None
 
 

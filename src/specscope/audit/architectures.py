@@ -35,6 +35,8 @@ __all__ = [
     "declared_architectures",
     "Eagle3Fusion",
     "eagle3_fusion",
+    "eagle_para_norms_declared",
+    "EAGLE_PARA_NORMS",
     "unlisted_draft_architecture",
 ]
 
@@ -101,6 +103,9 @@ class Family:
     loader_names: tuple[str, ...] = ()
     #: name endings the loader skips when it has no parameter for them, where it raises on other names (``.bias``)
     unread_skipped: tuple[str, ...] = ()
+    #: (stored prefix, the loader's prefix) pairs of another spelling of the family's own names (the speculators
+    #: format's EAGLE-1 ``fusion_fc.`` for ``fc.``): a stored name so spelled is judged as the loader's name
+    name_aliases: tuple[tuple[str, str], ...] = ()
 
 
 def _tuple(entry: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -151,6 +156,7 @@ def families() -> dict[str, Family]:
             unread_tensors=str(merged.get("unread_tensors", "")),
             loader_names=_tuple(merged, "loader_names"),
             unread_skipped=_tuple(merged, "unread_skipped"),
+            name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),
         )
     return out
 
@@ -204,16 +210,30 @@ def _mtp_family(
     by_type = {t: f for f in families().values() if f.kind == "mtp" for t in f.model_types}
     top_type = str((archs_of or {}).get("model_type", ""))  # Kimi-K3: kimi_k3 above a kimi_linear text_config
     n_qwen = _int(cfg, "mtp_num_hidden_layers")
+    own = by_type.get(model_type) or by_type.get(top_type)
+    if n_qwen > 0 and own is not None and own.layers_key != "mtp_num_hidden_layers" and own.default_layers > 0:
+        # the model type's engine counts its head by another key (vLLM qwen3_next_mtp.py: num_nextn_predict_layers,
+        # default 1) and never reads mtp_num_hidden_layers: that key, else the engine's default
+        if own.layers_key not in cfg:
+            return (
+                own,
+                own.default_layers,
+                (
+                    f"{own.layers_key} absent, the engine's default {own.default_layers} "
+                    f"(mtp_num_hidden_layers {n_qwen} is not read)"
+                ),
+            )
+        n_qwen = 0
     if n_qwen > 0:  # Qwen3.5's key: its layout, or the row of a model type that declares with it (Intern-S2)
-        own = by_type.get(model_type) or by_type.get(top_type)
         keyed = own if own is not None and own.layers_key == "mtp_num_hidden_layers" else family("qwen3_5_mtp")
         return keyed, n_qwen, "mtp_num_hidden_layers"
     n_next = _int(cfg, "num_nextn_predict_layers")
-    if n_next <= 0:
-        return _default_head(by_type.get(model_type), cfg, names)
     by_arch = {a: f for f in families().values() if f.kind == "mtp" for a in f.architectures}
     declared = [*(cfg.get("architectures") or []), *((archs_of or {}).get("architectures") or [])]
     archs = [str(a) for a in declared if str(a) in by_arch]
+    if n_next <= 0:  # a family keyed on the architecture whose engine builds its layers whatever is declared (MiMo-V2)
+        keyed_on_arch = next((by_arch[a] for a in archs if by_arch[a].engine_layers > 0), None)
+        return _default_head(by_type.get(model_type) or keyed_on_arch, cfg, names)
     if model_type in by_type:
         chosen = by_type[model_type]
     elif top_type in by_type and by_type[top_type].layers_key == "num_nextn_predict_layers":
@@ -244,9 +264,11 @@ def _default_head(
 ) -> tuple[Family, int, str] | None:
     """The head of a family whose engine builds ``default_layers`` when the config omits ``num_nextn_predict_layers``
     (vLLM ``speculative.py`` @002e77c1: ``getattr(hf_config, "num_nextn_predict_layers", 1)`` for LongCat-Flash and
-    Step-3.5), when the checkpoint holds tensors under its first layer's prefix; None when the key is given (0 builds
-    no head) or no such tensor is stored (an ordinary model)."""
-    if fam is None or fam.default_layers <= 0 or fam.layers_key in cfg:
+    Step-3.5), or ``engine_layers`` whatever it declares (MiMo-V2: ``n_predict = _MIMO_V2_FLASH_NUM_MTP_LAYERS``, keyed
+    on the architecture), when the checkpoint holds tensors under its first layer's prefix; None when the key is given
+    (0 builds no head) or no such tensor is stored (an ordinary model)."""
+    default = (fam.default_layers or fam.engine_layers) if fam is not None else 0
+    if fam is None or default <= 0 or fam.layers_key in cfg:
         return None
     n_main = _int(cfg, "num_hidden_layers")
     if "{n}" in fam.layer_prefix and n_main <= 0:
@@ -254,7 +276,7 @@ def _default_head(
     first = fam.layer_prefix.format(i=0, n=n_main, main=main_layer_prefix(names), head=fam.head_prefix)
     if not any(str(n).startswith(first) for n in names):
         return None
-    return fam, fam.default_layers, f"{fam.layers_key} absent, the engine's default {fam.default_layers}"
+    return fam, default, f"{fam.layers_key} absent, the engine's default {default}"
 
 
 def census_mtp_family(config: dict[str, Any] | None) -> Family | None:
@@ -539,6 +561,20 @@ def eagle3_fusion(cfg: dict[str, Any] | None) -> Eagle3Fusion:
     return Eagle3Fusion(use_aux, before and use_aux, bool(top.get("fc_norm", False)) and use_aux, n_aux)
 
 
+#: HASS's norms of an EAGLE draft, over the token embedding and over the target's hidden state (vLLM
+#: ``llama_eagle.py`` @00da9231: LlamaModel builds ``embedding_layernorm`` and ``hidden_states_layernorm`` only when
+#: ``add_para_norm`` is true; the speculators format stores the second as ``pre_lm_head_layernorm``).
+EAGLE_PARA_NORMS = ("embedding_layernorm.weight", "hidden_states_layernorm.weight")
+
+
+def eagle_para_norms_declared(config: dict[str, Any] | None) -> bool:
+    """Whether an EAGLE draft's config declares HASS's norms: ``add_para_norm`` true (vLLM ``llama_eagle.py``
+    @00da9231) or, in the speculators format, ``layernorms`` true (vLLM's speculators eagle config
+    ``update_defualts`` @2748f013 maps it to ``add_para_norm``), at the top level or in the nested network config."""
+    cfg = config or {}
+    return any(c.get(k) is True for c in (cfg, network_config(cfg)) for k in ("add_para_norm", "layernorms"))
+
+
 def _pattern_end_norms(fam: Family, cfg: dict[str, Any], n_layers: int) -> list[str]:
     """The end norm of each draft step for a family whose step is several physical layers (``pattern_key``): step
     ``i`` spans ``{head}layers.{i*P}`` .. ``{head}layers.{(i+1)*P - 1}`` with ``P`` the pattern's length (vLLM
@@ -587,6 +623,8 @@ def draft_layout(
             head_names.remove("lm_head.weight")  # a full-vocabulary head is the target's when the draft has none
         if fam.key == "eagle3":  # fc and its optional norms as the config declares them (Eagle3Fusion)
             head_names = [n for n in head_names if n != "fc.weight"] + list(eagle3_fusion(cfg).required)
+        if fam.key == "eagle" and eagle_para_norms_declared(cfg):  # built, and never loaded when absent
+            head_names += list(EAGLE_PARA_NORMS)
         glued = layer_prefixes[:1] if fam.glue_first_layer_only else layer_prefixes
         specific = [head + n for n in head_names] + [p + g for p in glued for g in fam.layer_glue]
         specific += _pattern_end_norms(fam, tc, n_layers)
@@ -595,7 +633,7 @@ def draft_layout(
         groups.append(("MTP-specific" if fam.kind == "mtp" else "draft-specific", tuple(specific)))
         if fam.layer_body == "target":
             own = tuple(layer_prefixes) + ((head,) if head else ())
-            prefer = n_main - 1 if fam.key != "qwen3_5_mtp" else None
+            prefer = n_main - 1 if fam.key not in ("qwen3_5_mtp", "qwen3_next_mtp") else None
             body, index, template = _layer_template(name_list, skip=own, prefer_index=prefer)
             label = f"as main layer {index}" if index is not None else "a dense layer: no main layer found"
         else:
@@ -629,7 +667,11 @@ def draft_layout(
 
 
 def alias_name(fam: Family, name: str) -> str:
-    """``name`` as the family's loader renames it (EAGLE-3 / DFlash ``midlayer.`` -> ``layers.0.``)."""
+    """``name`` as the family's loader renames it (EAGLE-3 / DFlash ``midlayer.`` -> ``layers.0.``; the family's
+    ``name_aliases``, e.g. the speculators format's ``fusion_fc.`` -> ``fc.``)."""
+    for stored, own in fam.name_aliases:
+        if name.startswith(stored):
+            return own + name[len(stored) :]
     for alias in fam.layer_aliases:
         if name.startswith(alias):
             return "layers.0." + name[len(alias) :]

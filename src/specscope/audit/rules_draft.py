@@ -37,7 +37,7 @@ def check_draft_config(
     ``DFLASH_MIXED_LAYER_TYPES`` (WARNING), ``DFLASH_SWA_ONLY_IN_DFLASH_CONFIG`` (WARNING),
     ``DFLASH_MAX_WINDOW_LAYERS_IGNORED`` (INFO), ``DRAFT_TARGET_LAYER_OUT_OF_RANGE`` (ERROR),
     ``DFLASH_TARGET_LAYER_IDS_INVALID`` (ERROR), ``EAGLE3_AUX_IDS_INVALID`` (ERROR), ``DFLASH_MASK_TOKEN_OUT_OF_RANGE``
-    (ERROR).
+    (ERROR), ``EAGLE3_AUX_IDS_NOT_READ`` (WARNING).
     """
     out: list[Finding] = []
     n = cfg.get("num_hidden_layers")
@@ -111,6 +111,7 @@ def check_draft_config(
             out.append(
                 finding("EAGLE3_AUX_IDS_INVALID", file=file, ids_key=key, ids=repr(ids), kind=type(ids).__name__)
             )
+    out += _eagle3_nested_taps(cfg, target_num_layers, file)
     if isinstance(ids, list) and isinstance(target_num_layers, int):
         bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < target_num_layers]
         if bad:
@@ -140,6 +141,48 @@ def _eagle3_aux_ids(cfg: dict[str, Any]) -> tuple[str, object]:
     if isinstance(nested, dict) and nested.get("eagle_aux_hidden_state_layer_ids") is not None:
         return "eagle_config.eagle_aux_hidden_state_layer_ids", nested["eagle_aux_hidden_state_layer_ids"]
     return "", None
+
+
+def _eagle3_nested_taps(cfg: dict[str, Any], target_num_layers: int | None, file: str) -> list[Finding]:
+    """``EAGLE3_AUX_IDS_NOT_READ`` (WARNING): the target layers an EAGLE-3 draft was trained on are listed only as
+    ``eagle_config.eagle_aux_hidden_state_layer_ids`` (SpecForge / TorchSpec / ModelOpt exports). SGLang reads them
+    there and captures the input of layer ``id + 1`` (sgl-project/sglang ``models/llama.py``
+    ``set_eagle3_layers_to_capture``: "we plus 1 here"); vLLM ``vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py``
+    @0cfdd2e1 ``get_eagle3_aux_layers_from_config`` reads the top-level ``eagle_aux_hidden_state_layer_ids`` (the
+    input of each listed layer), then ``dflash_config.target_layer_ids`` / ``dspark_target_layer_ids`` /
+    ``target_layer_ids`` (each + 1), then ``dflash_config.layer_ids`` / ``eagle_config.layer_ids``, never the nested
+    list, and otherwise taps the target's default layers (``get_eagle3_default_aux_hidden_state_layers``: ``(2, N // 2,
+    N - 3)`` on Llama-style targets). Named when those defaults differ from what SGLang taps: with the target's depth
+    known, any difference; without it, another count than three (which also fails fc's matmul in vLLM)."""
+    nested = cfg.get("eagle_config")
+    if not isinstance(nested, dict) or cfg.get("eagle_aux_hidden_state_layer_ids") or nested.get("layer_ids"):
+        return []
+    if any(cfg.get(k) for k in ("target_layer_ids", "dspark_target_layer_ids", "dflash_config")):
+        return []
+    ids = nested.get("eagle_aux_hidden_state_layer_ids")
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        return []
+    taps = [i + 1 for i in ids]
+    n = target_num_layers
+    default = [2, n // 2, n - 3] if isinstance(n, int) else None
+    if taps == default or (default is None and len(ids) == 3):
+        return []
+    shown = str(default) if default is not None else "its default layers (three on Llama-style targets)"
+    return [
+        finding(
+            "EAGLE3_AUX_IDS_NOT_READ",
+            file=file,
+            ids=ids,
+            taps=taps,
+            default=shown,
+            details={
+                "key": "eagle_config.eagle_aux_hidden_state_layer_ids",
+                "ids": ids,
+                "nested_taps": taps,
+                "default_taps": default,
+            },
+        )
+    ]
 
 
 def _mask_token(cfg: dict[str, Any], dcfg: dict[str, Any], file: str) -> list[Finding]:

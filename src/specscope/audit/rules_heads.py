@@ -73,7 +73,13 @@ def _satisfied(layout: DraftLayout, names: set[str], aliased: set[str], required
 
 
 def _as_stored(layout: DraftLayout, names: set[str], required: str) -> str:
-    """``required`` in the spelling this checkpoint uses (EAGLE-3 ``midlayer.`` when its other tensors use it)."""
+    """``required`` in the spelling this checkpoint uses (EAGLE-3 ``midlayer.`` when its other tensors use it; the
+    family's ``name_aliases`` when any stored name is so spelled)."""
+    pairs = layout.family.name_aliases
+    if any(n.startswith(stored) for n in names for stored, _ in pairs):
+        for stored, own in pairs:
+            if required.startswith(own):
+                return stored + required[len(own) :]
     for alias in layout.family.layer_aliases:
         if required.startswith("layers.0.") and any(n.startswith(alias) for n in names):
             return alias + required[len("layers.0.") :]

@@ -38,7 +38,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, alias_name, config_int, eagle3_fusion
+from specscope.audit.architectures import (
+    DraftLayout,
+    alias_name,
+    config_int,
+    eagle3_fusion,
+    eagle_para_norms_declared,
+)
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.rules_heads import fix_for
@@ -297,7 +303,7 @@ def check_draft_shapes(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     if layout.family.key == "mlp_speculator":
         return _check_mlp_speculator(ck, layout)
     out = _check_eagle3_fusion(ck) + _check_eagle3_first_layer(ck) if layout.family.key == "eagle3" else []
-    out += _check_eagle_para_norms(ck) if layout.family.key == "eagle" else []
+    out += _check_eagle_para_norms(ck) + _check_eagle_fc_bias(ck, layout) if layout.family.key == "eagle" else []
     return out + _check_fc(ck, layout)
 
 
@@ -310,7 +316,7 @@ _PARA_NORMS = ("embedding_layernorm.", "hidden_states_layernorm.", "pre_lm_head_
 def _check_eagle_para_norms(ck: Checkpoint) -> list[Finding]:
     """``DRAFT_TENSOR_NOT_READ`` (ERROR): an EAGLE draft stores HASS's norms (:data:`_PARA_NORMS`) and its config sets
     neither ``add_para_norm`` nor ``layernorms``: the loader has no parameter for them and skips them."""
-    if any(c.get(k) is True for c in (ck.config or {}, ck.text_config) for k in ("add_para_norm", "layernorms")):
+    if eagle_para_norms_declared(ck.config):
         return []
     stored = sorted(n for n in ck.tensors() if n.startswith(_PARA_NORMS))
     if not stored:
@@ -326,6 +332,25 @@ def _check_eagle_para_norms(ck: Checkpoint) -> list[Finding]:
             consequence="the engine builds no such parameter and skips them: the draft runs without the norms it "
             "was trained with (HASS), and acceptance falls",
             details={"key": "add_para_norm", "value": False, "tensors": stored},
+        )
+    ]
+
+
+def _check_eagle_fc_bias(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
+    """``DRAFT_TENSOR_NOT_READ/fc-bias`` (WARNING): an EAGLE draft stores ``fc.bias`` (speculators: ``fusion_fc.bias``),
+    which EAGLE-1 trains by default (SafeAILab ``cnets1.py``), and vLLM ``llama_eagle.py`` @00da9231 builds ``fc`` with
+    ``bias=False`` and skips a name it has no parameter for (vllm-project/vllm PRs #22323 and #22558, "load bias from
+    config for Eagle", closed unmerged); SGLang ``llama_eagle.py`` @034b3be8 builds ``nn.Linear`` with its default
+    bias and reads it."""
+    stored = sorted(n for n in ck.tensors() if alias_name(layout.family, n) == "fc.bias")
+    if not stored:
+        return []
+    return [
+        finding(
+            "DRAFT_TENSOR_NOT_READ/fc-bias",
+            file=ck.shard_of(stored[0]),
+            tensor=stored[0],
+            details={"tensors": stored},
         )
     ]
 

@@ -8,6 +8,16 @@ Source: vllm-project/vllm ``vllm/transformers_utils/configs/speculators/base.py`
 ``"'transformer_layer_config' must be a dictionary if provided"`` for the network config;
 ``build_vllm_speculative_config`` takes ``num_speculative_tokens`` from the first proposal method. The network's
 shapes are read from ``transformer_layer_config`` (:func:`specscope.checkpoint.index.network_config`).
+
+Which methods vLLM loads: ``base.py`` @052316ae ``extract_transformers_pre_trained_config`` raises
+``ValueError("Expected one of: ...")`` for a ``speculators_model_type`` its registry lacks, and the registry
+(``vllm/transformers_utils/configs/speculators/algos.py``, ``@register_speculator``) registers ``eagle3`` (@cfb173ab),
+then ``peagle``, ``dflash``, ``medusa`` and ``dspark`` (a later stored copy whose commit the index did not give); no
+stored version registers ``eagle``. The speculators format's EAGLE-1 / HASS drafts (``speculators_model_type: eagle``,
+``fusion_fc`` / ``transformer.*`` / ``embedding_layernorm`` / ``pre_lm_head_layernorm``; vllm-project/speculators
+``convert/eagle/eagle_converter.py`` @792b9e6c^) were read only by the earlier class-based loader
+(``configs/speculators/eagle.py`` @2748f013, architectures ``EAGLEModel``, ``layernorms`` -> ``add_para_norm``), whose
+``llama_eagle.py`` @00da9231 renamed ``fusion_fc`` and ``pre_lm_head_layernorm`` and skipped ``transformer.*``.
 """
 
 from __future__ import annotations
@@ -17,7 +27,10 @@ from typing import Any
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 
-__all__ = ["check_speculators", "speculators_facts", "check_verifier"]
+__all__ = ["check_speculators", "speculators_facts", "check_verifier", "REGISTERED_METHODS"]
+
+#: the speculators methods vLLM's registry loads, algos.py (see the module docstring)
+REGISTERED_METHODS = ("eagle3", "peagle", "dflash", "medusa", "dspark")
 
 _REQUIRED = (
     ("speculators_config", "proposal_methods", 0, "speculative_tokens"),
@@ -60,23 +73,34 @@ def speculators_facts(cfg: dict[str, Any] | None) -> dict[str, Any]:
 
 def check_speculators(cfg: dict[str, Any] | None) -> list[Finding]:
     """``DRAFT_SPECULATORS_CONFIG_INVALID`` (ERROR): a speculators-format config vLLM refuses to load (see the
-    module docstring), naming each missing key."""
+    module docstring), naming each missing key; ``/eagle``: an EAGLE-1 / HASS draft, a method vLLM's registry
+    lacks."""
     if not cfg or "speculators_model_type" not in cfg:
         return []
+    out: list[Finding] = []
+    if cfg.get("speculators_model_type") == "eagle":
+        out.append(
+            finding(
+                "DRAFT_SPECULATORS_CONFIG_INVALID/eagle",
+                file="config.json",
+                methods=", ".join(REGISTERED_METHODS),
+                details={"speculators_model_type": "eagle", "registered_methods": list(REGISTERED_METHODS)},
+            )
+        )
     missing = [_path(p) for p in _REQUIRED if _get(cfg, p) is None]
     tlc = cfg.get("transformer_layer_config")
     if not isinstance(tlc, dict):
         missing.append("transformer_layer_config" + (" (not a dictionary)" if tlc is not None else ""))
-    if not missing:
-        return []
-    return [
-        finding(
-            "DRAFT_SPECULATORS_CONFIG_INVALID",
-            file="config.json",
-            missing=", ".join(missing),
-            details={"missing": missing},
+    if missing:
+        out.append(
+            finding(
+                "DRAFT_SPECULATORS_CONFIG_INVALID",
+                file="config.json",
+                missing=", ".join(missing),
+                details={"missing": missing},
+            )
         )
-    ]
+    return out
 
 
 def check_verifier(draft_cfg: dict[str, Any] | None, target_cfg: dict[str, Any] | None) -> list[Finding]:
