@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 from clirun import cli
 from run_damage import small_run
 
