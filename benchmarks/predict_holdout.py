@@ -85,8 +85,9 @@ READING = """How to read a miss (the columns beside the prediction are measured 
 - *tokens/step assumed (measured)*: the model continues the largest fitted k's per-position acceptance with its last
   conditional rate and assumes u_i does not depend on k; where the two differ the acceptance model is what the row
   misses (a copying workload's acceptance decays slower than geometrically).
-- *steps drafting assumed (measured)*: the fraction of verify steps that drafted, measured at the fitted k; llama.cpp's
-  n-gram drafter needs a k-token match, which gets rarer as k grows.
+- *steps drafting assumed (measured)*: the fraction of verify steps that draft at this k, carried from the one
+  measured at the largest fitted k by the match share (:func:`specscope.stats.predict.match_share`: a larger k covers
+  a matched stretch in fewer steps, so fewer steps draft); the measured one in brackets.
 - The target's verify step grows with the k + 1 tokens it carries on this CPU engine, linearly
   (`benchmarks/verify_cost.py`: 7.0-7.1 ms per added token from 1 to 17 tokens), so the per-drafted-token overhead
   carries it. What the model leaves out: the draft's mirror pass grows less evenly with its batch (the Q4_0 draft:

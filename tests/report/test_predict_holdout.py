@@ -17,6 +17,7 @@ import pytest
 from factmaker import cell_facts
 from specscope.bench.predict import holdout_on_run, predict_inputs
 from specscope.errors import ConfigError
+from specscope.stats.predict import draft_fraction_at, match_share
 from specscope.store import create_run
 
 SEED3_U = (0.936, 0.815, 0.681, 0.581, 0.484)
@@ -89,8 +90,10 @@ def test_holding_out_every_k_is_refused(tmp_path):
 
 
 def test_a_drafter_that_drafts_on_some_steps_only(tmp_path):
-    """n-gram drafters draft where the context matches: with drafts on half the verify steps (drafts = 0.5 x
-    (generated - accepted)) every k is predicted with f = 0.5: tokens per step 1 + f sum(u), draft terms x f."""
+    """n-gram drafters draft where the context matches: with drafts on half the verify steps at the fitted k
+    (drafts = 0.5 x (generated - accepted)) the overhead is fitted with f = 0.5, and a held-out k is predicted with
+    the fraction its match share gives there (m = f (1 + S_2) / (1 + f S_2), f_k = m / ((1 - m)(1 + S_k) + m): a
+    larger k drafts on fewer steps): tokens per step 1 + f_k S_k, draft terms x f_k."""
     run = create_run(tmp_path / "run", {"kind": "bench", "engine": "external"})
     u = (0.9, 0.8, 0.7, 0.6)
     rates = {1: 16.0, 2: 17.5, 3: 18.0, 4: 18.2}
@@ -114,10 +117,15 @@ def test_a_drafter_that_drafts_on_some_steps_only(tmp_path):
     c = float(np.dot([0.5, 1.0], resid) / np.dot([0.5, 1.0], [0.5, 1.0]))  # regressed on f x k
     a2 = u[1] / u[0]  # the last conditional rate at the largest fitted k (2) continues the positions
     ext = (u[0], u[1], u[1] * a2, u[1] * a2 * a2)
+    m = 0.5 * (1 + sum(u[:2])) / (1 + 0.5 * sum(u[:2]))  # 0.6296...: the match share at k = 2
+    assert len(rows) == 2
     for r in rows:
-        assert r.draft_fraction == pytest.approx(0.5)
-        want = (1 + 0.5 * sum(ext[: r.k])) / (1e9 / bw + 0.5 * r.k * c)
+        s_k = sum(ext[: r.k])
+        f_k = m / ((1 - m) * (1 + s_k) + m)  # k=3: 0.4517..., k=4: 0.4302...
+        assert r.draft_fraction == pytest.approx(f_k, rel=1e-12) and f_k < 0.5
+        want = (1 + f_k * s_k) / (1e9 / bw + f_k * r.k * c)
         assert r.predicted_tok_s == pytest.approx(want, rel=1e-9)
+        assert r.tokens_per_step == pytest.approx(1 + f_k * s_k, rel=1e-12)
 
 
 U_GEOM = tuple(0.9**i for i in range(1, 5))  # u_i = 0.9^i: the k = 2 positions extend exactly
@@ -173,3 +181,16 @@ def test_cli_says_the_draft_runs_once_more_per_step(tmp_path):
         "draft-k3: draft overhead 8.000 ms per drafted token (predict --overhead 8.000ms); the draft runs k + 1 "
         "times per verify step" in " ".join(r.stdout.split())
     )
+
+
+def test_the_match_share_carries_the_drafting_fraction_across_k():
+    """The k sweep in benchmarks/RESULTS.md (n-gram on edit, the embedded engine): 12 % of verify steps drafted at
+    k = 2 (S_2 = 1.9 accepted per drafting step); at k = 3, 4, 6 (S_k = 2.83, 3.67, 5.33) the counters measured 9 %,
+    8 %, 6 % and 1.26, 1.31 tokens per step at k = 3, 6. The match share gives those; f = 1 (MTP) stays 1."""
+    m = match_share(0.12, 1.9)
+    assert m == pytest.approx(0.12 * 2.9 / 1.228, rel=1e-12)
+    got = {k: draft_fraction_at(m, s) for k, s in ((3, 2.83), (4, 3.67), (6, 5.33))}
+    assert [round(100 * f, 1) for f in got.values()] == [9.4, 7.8, 5.9]
+    assert round(1 + got[3] * 2.83, 2) == 1.26 and round(1 + got[6] * 5.33, 2) == 1.31
+    assert draft_fraction_at(match_share(1.0, 1.9), 5.33) == 1.0
+    assert match_share(0.0, 1.9) == 0.0 and draft_fraction_at(0.0, 5.0) == 0.0

@@ -35,6 +35,15 @@ Model (single stream, decode only; the seed-003 recipe's reasoning made explicit
   ``step_time_s`` are weighted by f: (target_bytes + (f k + q) draft_bytes_per_token) / effective_bandwidth_bytes_s
   + f k draft_overhead_s (q is per verify step: llama.cpp mirrors every target batch on its draft, drafted or not).
   f = 1 (the default) is the model above: vLLM's MTP drafts on every step.
+* f is measured at one k and does not carry over to another: where the context has a match, a step at a larger k
+  emits more tokens, so the matched stretch of the output takes fewer (drafting) steps while the unmatched stretch
+  takes as many (one token each), and f falls as k grows. What does not move with k is the **match share** m, the
+  fraction of output tokens generated inside matched stretches (S_k = sum_{i<=k} u_i): tokens per step
+  = 1 / ((1 - m) + m / (1 + S_k)), so f_k = m / ((1 - m)(1 + S_k) + m) and m = f (1 + S) / (1 + f S) from the f
+  and S measured at one k (:func:`match_share`, :func:`draft_fraction_at`). f = 1 gives m = 1 and f_k = 1 at every
+  k. Checked on the embedded k sweep in benchmarks/RESULTS.md (n-gram on edit; S_k from its tokens-per-step column,
+  S_2 about 1.9): from f = 12 % at k = 2 it gives f = 9.4 %, 7.8 %, 5.9 % at k = 3, 4, 6 (measured 9 %, 8 %, 6 %)
+  and 1.26, 1.31 tokens per step at k = 3, 6 (measured 1.26, 1.31), where a constant f assumed 12 %, 1.34 and 1.64.
 
 Two free parameters, fitted on a run: ``efficiency`` (effective / nominal bandwidth) from the
 no-draft cells, and ``draft_overhead_s`` per config by least squares (``numpy.linalg.lstsq``) on
@@ -47,7 +56,7 @@ constant conditional rate that reproduces that mean (``scipy.optimize.brentq``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -65,6 +74,8 @@ __all__ = [
     "StepModel",
     "fit_overhead_s",
     "OVERHEAD_HELD_AT_ZERO",
+    "match_share",
+    "draft_fraction_at",
 ]
 
 
@@ -124,6 +135,21 @@ def tokens_per_step(unconditional: Sequence[float], k: int, draft_fraction: floa
     return 1.0 + draft_fraction * float(sum(extend_positions(unconditional, k))) if k > 0 else 1.0
 
 
+def match_share(draft_fraction: float, accepted_per_draft: float) -> float:
+    """m = f (1 + S) / (1 + f S): the fraction of output tokens generated inside matched stretches (module doc), from
+    the fraction f of verify steps that drafted and S = sum u_i, the tokens a drafting step accepts on average
+    (tokens), both measured at one k. f = 1 gives 1; f = 0 gives 0."""
+    f, s = draft_fraction, accepted_per_draft
+    return f * (1.0 + s) / (1.0 + f * s)
+
+
+def draft_fraction_at(share: float, accepted_per_draft: float) -> float:
+    """f_k = m / ((1 - m)(1 + S_k) + m): the fraction of verify steps that draft at a k whose drafting steps accept
+    S_k tokens on average (tokens), for match share m (:func:`match_share`; module doc)."""
+    m, s = share, accepted_per_draft
+    return m / ((1.0 - m) * (1.0 + s) + m) if m > 0.0 else 0.0
+
+
 @dataclass(frozen=True)
 class StepModel:
     """Fitted step-time model (see the module docstring).
@@ -138,6 +164,9 @@ class StepModel:
         draft_fraction: fraction of verify steps that draft (1: every step; see the module docstring).
         draft_passes_per_step: draft forward passes per verify step that do not grow with k (passes; q in the
             module docstring: 1 for llama.cpp's ``draft-simple``, 0 otherwise).
+        match_share: the fraction of output tokens inside matched stretches (:func:`match_share`); when set, the
+            fraction of steps that draft at each k is derived from it (:meth:`fraction_at`) instead of
+            ``draft_fraction``; None: ``draft_fraction`` at every k.
     """
 
     target_bytes: float
@@ -147,6 +176,7 @@ class StepModel:
     draft_overhead_s: float = 0.0
     draft_fraction: float = 1.0
     draft_passes_per_step: float = 0.0
+    match_share: float | None = None
 
     @property
     def efficiency(self) -> float | None:
@@ -165,9 +195,21 @@ class StepModel:
         bytes_read = self.target_bytes + passes * self.draft_bytes_per_token  # bytes
         return bytes_read / self.effective_bandwidth_bytes_s + drafted * self.draft_overhead_s
 
+    def fraction_at(self, unconditional: Sequence[float], k: int) -> float:
+        """The fraction of verify steps that draft at k: from :attr:`match_share` when set (f_k of the module doc),
+        else :attr:`draft_fraction`."""
+        if self.match_share is None or k <= 0:
+            return self.draft_fraction
+        return draft_fraction_at(self.match_share, float(sum(extend_positions(unconditional, k))))
+
+    def at(self, unconditional: Sequence[float], k: int) -> StepModel:
+        """This model with the fraction of steps that draft at k (:meth:`fraction_at`) as ``draft_fraction``."""
+        return replace(self, draft_fraction=self.fraction_at(unconditional, k))
+
     def tok_s(self, unconditional: Sequence[float], k: int) -> float:
         """Predicted single-stream decode rate (tokens/s) with a k-token draft."""
-        return tokens_per_step(unconditional, k, self.draft_fraction) / self.step_time_s(k)
+        here = self.at(unconditional, k)
+        return tokens_per_step(unconditional, k, here.draft_fraction) / here.step_time_s(k)
 
     def speedup(self, unconditional: Sequence[float], k: int) -> float:
         """Predicted tok_s(k) / tok_s(0) (dimensionless)."""

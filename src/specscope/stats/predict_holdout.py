@@ -7,7 +7,8 @@ the per-position acceptance of the largest fitted k (extended with its last cond
 passes per verify step that do not grow with k (1 for llama.cpp's draft-simple: a property of the drafter's code,
 read from the server facts and not fitted, see :mod:`specscope.stats.predict`) and the fraction of verify steps
 that drafted there (``draft_fraction`` = drafts / (generated - accepted tokens), from the counters; 1 when they do
-not say: :mod:`specscope.stats.predict`), and compared with what was measured. The error is
+not say), carried to the held-out k through the match share (:func:`specscope.stats.predict.match_share`: a larger k
+drafts on fewer steps), and compared with what was measured. The error is
 ``predicted / measured - 1`` (fraction); no held-out figure enters the fit. Single stream, bandwidth bound (see
 :mod:`specscope.stats.predict_published`).
 """
@@ -21,7 +22,14 @@ from typing import Any
 from specscope.errors import ConfigError
 from specscope.kaxis import split_k_name
 from specscope.stats.acceptance import pooled_acceptance
-from specscope.stats.predict import StepModel, fit_overhead_s, positions_from_rate, tokens_per_step
+from specscope.stats.predict import (
+    StepModel,
+    extend_positions,
+    fit_overhead_s,
+    match_share,
+    positions_from_rate,
+    tokens_per_step,
+)
 from specscope.stats.predict_run import CellPrediction, RunPrediction, draft_fraction
 from specscope.stats.summary import CellSummary
 
@@ -32,9 +40,9 @@ __all__ = ["HoldoutRow", "holdout_errors"]
 class HoldoutRow:
     """One held-out config x workload: k (tokens), measured and predicted decode rates (tokens/s), error
     (fraction), the fitted k it was predicted from, the overhead fitted without it (s per drafted token), the
-    fraction of verify steps assumed to draft (measured at the largest fitted k; 1 when unknown), the tokens per
-    verify step the prediction assumed (tokens) and the draft passes per verify step that do not grow with k
-    (passes: :func:`specscope.stats.server_spec.draft_passes_per_step`)."""
+    fraction of verify steps assumed to draft at this k (from the match share measured at the largest fitted k; 1
+    when unknown), the tokens per verify step the prediction assumed (tokens) and the draft passes per verify step
+    that do not grow with k (passes: :func:`specscope.stats.server_spec.draft_passes_per_step`)."""
 
     config: str
     workload: str
@@ -81,12 +89,15 @@ def _fit_method(
         )
     here = [c for c in fit if c.workload == workload] or fit
     top = max(here, key=lambda c: _k(c))
+    positions = _positions(cells, top.config, top.workload, _k(top))
+    f_top = draft_fraction(cells, top.config, top.workload) or 1.0
     fitted = replace(
         model,
         draft_overhead_s=fit_overhead_s(model, points),
-        draft_fraction=draft_fraction(cells, top.config, top.workload) or 1.0,
+        draft_fraction=f_top,
+        match_share=match_share(f_top, sum(extend_positions(positions, _k(top)))) if positions else None,
     )
-    return fitted, _positions(cells, top.config, top.workload, _k(top)), tuple(sorted({_k(c) for c in fit}))
+    return fitted, positions, tuple(sorted({_k(c) for c in fit}))
 
 
 def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], holdout: Iterable[int]) -> list[HoldoutRow]:
@@ -122,7 +133,8 @@ def holdout_errors(prediction: RunPrediction, cells: Iterable[CellSummary], hold
             )
         base = _base_model(prediction, fit[0].config)
         for c in test:
-            model, positions, fitted_on = _fit_method(base, fit, cells, c.workload)
+            fitted_model, positions, fitted_on = _fit_method(base, fit, cells, c.workload)
+            model = fitted_model.at(positions, _k(c))  # the fraction of steps drafting at this k, from the match share
             predicted = model.tok_s(positions, _k(c))
             rows.append(
                 HoldoutRow(

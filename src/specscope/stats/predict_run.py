@@ -49,7 +49,9 @@ from specscope.stats.groups import group_cells, level_axis, metric_value, open_l
 from specscope.stats.predict import (
     OVERHEAD_HELD_AT_ZERO,
     StepModel,
+    extend_positions,
     fit_overhead_s,
+    match_share,
     positions_from_rate,
     roofline_tok_s,
     tokens_per_step,
@@ -349,20 +351,24 @@ def _curves(
     positions: Mapping[tuple[str, str], tuple[float, ...]],
     fractions: Mapping[tuple[str, str], float],
     models: Mapping[str, StepModel],
+    ks: Mapping[str, int],
     max_k: int,
     notes: list[str],
 ) -> dict[str, dict[str, list[dict[str, float]]]]:
-    """config -> workload -> predicted tokens/step, tok/s and speedup for k = 1..max_k (with the workload's measured
-    fraction of verify steps that drafted: ``fractions``)."""
+    """config -> workload -> predicted tokens/step, tok/s and speedup for k = 1..max_k (the fraction of verify steps
+    that draft at each k carried from the workload's measured one at the config's k, ``fractions`` and ``ks``, by the
+    match share: :func:`specscope.stats.predict.match_share`)."""
     curves: dict[str, dict[str, list[dict[str, float]]]] = {}
     for (cfg, wl), pos in positions.items():
-        m = replace(models[cfg], draft_fraction=fractions[(cfg, wl)])
+        f = fractions[(cfg, wl)]
+        share = match_share(f, sum(extend_positions(pos, ks[cfg]))) if ks.get(cfg) else None  # None: f at every k
+        m = replace(models[cfg], draft_fraction=f, match_share=share)
         if any(kk > len(pos) for kk in range(1, max_k + 1)):
             notes.append(f"{cfg}/{wl}: positions beyond {len(pos)} extrapolated with the last conditional rate")
         curves.setdefault(cfg, {})[wl] = [
             {
                 "k": kk,
-                "tokens_per_step": tokens_per_step(pos, kk, m.draft_fraction),
+                "tokens_per_step": tokens_per_step(pos, kk, m.fraction_at(pos, kk)),
                 "tok_s": m.tok_s(pos, kk),
                 "speedup": m.speedup(pos, kk),
             }
@@ -479,7 +485,7 @@ def predict_run(
             tps = tokens_per_step(positions.get((cfg, wl), ()), k, f)
             pred = tps / replace(models[cfg], draft_fraction=f).step_time_s(k)
         out_cells.append(CellPrediction(cfg, wl, shown, n, meas, pred, pred / meas - 1.0, tps, src, f))
-    curves = _curves(positions, fractions, models, max_k, notes)
+    curves = _curves(positions, fractions, models, ks, max_k, notes)
     roof = roofline_tok_s(target_bytes, bandwidth_bytes_s) if bandwidth_bytes_s else None
     return RunPrediction(
         target_bytes=target_bytes,
