@@ -25,10 +25,15 @@ ROWS = [
 ]
 
 
-def _bench_not_client_limited(args: list[str], tmp_path: Path, attempts: int = 3) -> dict[str, object]:
+def _bench_not_client_limited(
+    args: list[str], tmp_path: Path, judged: set[str], attempts: int = 3
+) -> dict[str, object]:
     """The JSON report of ``specscope ARGS --out``, benched again (up to ``attempts`` times, each in its own folder)
-    while a cell was flagged by the client's own self-check (``CLIENT_LIMITED``: a loaded machine delayed the client,
-    and the cell is rightly left out of the statistics this test checks). Any other reason is the test's to judge."""
+    while a cell of a config in ``judged`` (the configs whose tables the test reads) was flagged by the client's own
+    self-check (``CLIENT_LIMITED``: a loaded machine delayed the client, and the cell is rightly left out of the
+    statistics this test checks). A flagged cell of another config changes nothing the test reads: a fresh clone's
+    make test at load 7 (2026-12-06) flagged a base cell in each of 3 benches. Any other reason is the test's to
+    judge."""
     seen: list[object] = []
     for attempt in range(attempts):
         out = ["--out", str(tmp_path / f"runs{attempt}")]
@@ -42,7 +47,7 @@ def _bench_not_client_limited(args: list[str], tmp_path: Path, attempts: int = 3
         limited = [
             (c["config"], c["workload"], c.get("reasons"))
             for c in cells
-            if any(str(r).startswith("CLIENT_LIMITED") for r in c.get("reasons") or ())
+            if c["config"] in judged and any(str(r).startswith("CLIENT_LIMITED") for r in c.get("reasons") or ())
         ]
         if not limited:
             return doc
@@ -57,7 +62,7 @@ def test_spec_bench_on_the_embedded_engine(tmp_path: Path) -> None:
     args = ["bench", "--configs", "base,self-draft", "--no-aa", "--dataset", "spec-bench"]
     args += ["--dataset-path", str(tmp_path / "data"), "--drop-bad-rows", "--max-concurrency", "1", "--repeats", "1"]
     args += ["--max-tokens", "12", "-f", "json"]
-    doc = _bench_not_client_limited(args, tmp_path)
+    doc = _bench_not_client_limited(args, tmp_path, judged={"self-draft"})  # every table read below is self-draft's
     workloads = sorted({c["workload"] for c in doc["cells"]})
     assert workloads == ["spec-bench.mt_bench", "spec-bench.qa", "spec-bench.translation"]
     (section,) = doc["sections"]

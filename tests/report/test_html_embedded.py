@@ -37,7 +37,9 @@ def test_advise_names_the_measured_winner_where_it_is_faster(embedded_run):
     # a fresh clone's make test at load 7 left N=2 without a paired round, 2026-12-06); never a level dropped otherwise
     limited = {c.concurrency for c in cells if any(r.startswith("CLIENT_LIMITED") for r in c.reasons)}
     shown = [lv.level for lv in adv.choices.levels]
-    assert shown and set(shown) <= {1, 2} and {1, 2} - set(shown) <= limited, (shown, limited)
+    assert set(shown) <= {1, 2} and {1, 2} - set(shown) <= limited, (shown, limited)
+    if not shown:  # at load 7+ (a fresh clone's make test, 2026-12-06) both levels lost their pairs: nothing to compare
+        pytest.skip(f"the client's self-check left out cells at every level ({sorted(limited)}): no level to advise on")
     assert checked == 2 * len(shown) and all(set(lv.per_workload) == {"prose", "edit"} for lv in adv.choices.levels)
 
 
