@@ -55,6 +55,13 @@ def _error(argv: list[str], capsys, monkeypatch, tmp_path) -> str:
             "error: --min-effect takes a fraction from 0 to below 1; found: 5; expected: a fraction such as 0.02 or a "
             "percentage such as 2% (5 as a percentage: 5%); fix: e.g. --min-effect 0.02",
         ),
+        (  # a switch shows no value: "found: --dry-run  and --trace t.jsonl" had two spaces
+            ["--dry-run", "--trace", "t.jsonl"],
+            "error: --dry-run and --trace cannot be given together; found: --dry-run and --trace t.jsonl; expected: "
+            "either --dry-run or --trace (--dry-run: Print the plan and write nothing (the workloads read as a run "
+            "reads them: each one's layout with its census source, row count and first rows' messages and output "
+            "lengths; no server started or contacted)); fix: drop --trace (or --dry-run)",
+        ),
         (
             ["--repeats", "0"],
             "error: invalid bench option --repeats; found: 0; expected: a value >= 1; fix: give --repeats 1 or more",
