@@ -312,7 +312,8 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "baseline",
         "matrix",
         "text",
-        "The config speedups are measured against (default: base).",
+        "The config speedups are measured against (default: base, else the first config whose name contains base, "
+        "else the first config).",
         "NAME",
         field="baseline",
         effective=BenchOptions.baseline_config,
