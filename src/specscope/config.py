@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from specscope.errors import ConfigError, value_fix
+from specscope.errors import ConfigError, plain_bound, value_fix
 from specscope.values import csv_items
 
 __all__ = [
@@ -306,22 +306,6 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
-_PYDANTIC_BOUNDS = {
-    "Input should be greater than or equal to ": ">= ",
-    "Input should be greater than ": "> ",
-    "Input should be less than or equal to ": "<= ",
-    "Input should be less than ": "< ",
-}
-
-
-def _plain_bound(msg: str) -> str:
-    """pydantic's bound message ("Input should be greater than or equal to 0") as the user's words ("a value >= 0")."""
-    for prefix, sign in _PYDANTIC_BOUNDS.items():
-        if msg.startswith(prefix):
-            return f"a value {sign}{msg.removeprefix(prefix)}"
-    return msg
-
-
 def _as_flag_value(value: Any) -> Any:
     """A value as the user typed it on the command line: ``(0,)`` -> ``0``, ``(1, 2)`` -> ``1,2``."""
     if isinstance(value, (tuple, list)):
@@ -347,7 +331,7 @@ def profile_options(name: str, flags: Mapping[str, str] | None = None, **overrid
         return BenchOptions(**values)
     except ValidationError as exc:
         first = exc.errors()[0]
-        msg = _plain_bound(str(first["msg"]).removeprefix("Value error, "))
+        msg = plain_bound(str(first["msg"]).removeprefix("Value error, "))
         if not first["loc"]:  # a rule over several options: its message is "what|found|expected|fix"
             what, found, expected, fix = (msg.split("|") + ["", "", ""])[:4]
             raise ConfigError(what, found=found or None, expected=expected or None, fix=fix or None) from None

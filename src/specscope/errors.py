@@ -43,6 +43,7 @@ __all__ = [
     "require_at_least",
     "require_one_of",
     "require_path",
+    "plain_bound",
     "value_fix",
 ]
 
@@ -186,6 +187,24 @@ def require_path(path: str | Path, message: str, *, expected: str, fix: str, fol
     if not (p.is_dir() if folder else p.is_file()):
         raise ConfigError(message, found=str(p), expected=expected, fix=fix)
     return p
+
+
+_PYDANTIC_BOUNDS = {
+    "Input should be greater than or equal to ": ">= ",
+    "Input should be greater than ": "> ",
+    "Input should be less than or equal to ": "<= ",
+    "Input should be less than ": "< ",
+}
+
+
+def plain_bound(msg: str) -> str:
+    """pydantic's bound message ("Input should be greater than or equal to 0") as the user's words ("a value >= 0"):
+    the one wording of a bound, for bench's options (:func:`specscope.config.profile_options`) and for every other
+    command's options, which typer checks with pydantic (:func:`specscope.cli.crash.usage_parts`)."""
+    for prefix, sign in _PYDANTIC_BOUNDS.items():
+        if msg.startswith(prefix):
+            return f"a value {sign}{msg.removeprefix(prefix)}"
+    return msg
 
 
 def value_fix(flag: str, expected: str, fallback: str) -> str:

@@ -98,6 +98,23 @@ def test_the_printed_run_file_writes_out_the_profile_and_round_trips(capsys, mon
     assert code == 0 and again == out
 
 
+@pytest.mark.parametrize(
+    ("targets", "baseline"),
+    [
+        (["--server", "vanilla=http://127.0.0.1:9", "--server", "mtp=http://127.0.0.1:9"], "vanilla"),
+        (["--server", "mtp=http://127.0.0.1:9", "--server", "my-base=http://127.0.0.1:9"], "my-base"),
+        (["--configs", "plain,ngram"], "plain"),
+    ],
+)
+def test_the_printed_baseline_is_the_one_the_run_uses(targets, baseline, capsys, monkeypatch, tmp_path):
+    """With no config named base, a run's baseline is the first config named like one, else the first config
+    (BenchOptions.baseline_config); --print-run-file printed baseline = "base" (the default configs' baseline), so the
+    file named a config the run does not have (new-user finding, 2026-12-06)."""
+    code, out, err = cli(["bench", *targets, "--print-run-file"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert tomllib.loads(out)["baseline"] == baseline
+
+
 def test_a_rate_run_file_prints_no_concurrency(capsys, monkeypatch, tmp_path):
     code, out, err = cli(["bench", "--request-rate", "2", "--print-run-file"], capsys, monkeypatch, tmp_path)
     assert code == 0, err

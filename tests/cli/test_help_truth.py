@@ -36,3 +36,19 @@ def test_configs_expected_and_fix_agree(tmp_path, capsys, monkeypatch):
     code, _, err = cli(["bench", "--configs", "nosuch"], capsys, monkeypatch, tmp_path)
     fix = err.split("fix:", 1)[1]
     assert code == 2 and all(c in fix for c in named_configs()) and "has base, ngram and draft;" not in err
+
+
+def test_bench_baseline_help_states_the_default_rule():
+    """`--baseline` said '(default: base)'; with no config named base the run takes the first config named like one,
+    else the first config (BenchOptions.baseline_config): `--server vanilla=URL --server mtp=URL` runs against
+    vanilla (new-user finding, 2026-12-06)."""
+    from specscope.bench.spec import BENCH_SPEC
+    from specscope.config import BenchOptions
+
+    (opt,) = [o for o in BENCH_SPEC if o.name == "baseline"]
+    assert opt.help == (
+        "The config speedups are measured against (default: base, else the first config whose name contains base, "
+        "else the first config)."
+    )
+    assert BenchOptions(configs=("mtp", "my-base")).baseline_config() == "my-base"
+    assert BenchOptions(configs=("vanilla", "mtp")).baseline_config() == "vanilla"

@@ -55,6 +55,13 @@ def _error(argv: list[str], capsys, monkeypatch, tmp_path) -> str:
             "error: --min-effect takes a fraction from 0 to below 1; found: 5; expected: a fraction such as 0.02 or a "
             "percentage such as 2% (5 as a percentage: 5%); fix: e.g. --min-effect 0.02",
         ),
+        (  # a switch shows no value: "found: --dry-run  and --trace t.jsonl" had two spaces
+            ["--dry-run", "--trace", "t.jsonl"],
+            "error: --dry-run and --trace cannot be given together; found: --dry-run and --trace t.jsonl; expected: "
+            "either --dry-run or --trace (--dry-run: Print the plan and write nothing (the workloads read as a run "
+            "reads them: each one's layout with its census source, row count and first rows' messages and output "
+            "lengths; no server started or contacted)); fix: drop --trace (or --dry-run)",
+        ),
         (
             ["--repeats", "0"],
             "error: invalid bench option --repeats; found: 0; expected: a value >= 1; fix: give --repeats 1 or more",
@@ -127,8 +134,11 @@ def test_predict_takes_zero_draft_bytes_and_names_what_is_missing(capsys, monkey
         ),
         (
             ["predict", "--max-k", "99"],
-            "error: Invalid value for '--max-k'; found: 99; expected: Input should be less than or equal to 64; "
-            "fix: give --max-k 64 or less",
+            "error: Invalid value for '--max-k'; found: 99; expected: a value <= 64; fix: give --max-k 64 or less",
+        ),
+        (  # the same words as bench's own bounds (--repeats 0 above), never pydantic's "Input should be ..."
+            ["gate", "--limit", "0"],
+            "error: Invalid value for '--limit'; found: 0; expected: a value >= 1; fix: give --limit 1 or more",
         ),
         (
             ["bench", "--max-tokens"],

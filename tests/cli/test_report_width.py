@@ -62,3 +62,20 @@ def test_columns_sets_the_width(tmp_path):
     assert res.exit_code == 0, res.output
     assert max(len(line) for line in res.output.splitlines()) <= 80
     assert _rows_on_one_line(load_document([run]), res.output) != []  # asked for 80 columns: wide rows wrap
+
+
+def test_surgery_compare_and_a_parsed_log_are_as_wide_as_every_other_table_in_a_pipe(tmp_path):
+    """`surgery compare` and `serve --parse-log` printed on a bare rich Console: 80 columns in a pipe, where every
+    other table is 120 (README: 'to a file or a pipe they are 120 characters wide'), so `surgery compare A B | less`
+    cut 'mtp.fc.weight' into 'mtp.fc.weig' / 'ht' (new-user finding, 2026-12-06)."""
+    from paths import DATA
+
+    ckpt = DATA / "cases" / "C11" / "checkpoint"
+    res = CliRunner().invoke(app, ["surgery", "compare", str(ckpt), str(ckpt)], env={"COLUMNS": None})
+    assert res.exit_code == 0, res.output
+    assert max(len(line) for line in res.output.splitlines()) > 80
+    log = DATA / "vllm_startup_qwen3_6_27b_nvfp4_mtp_v0.20.0.log"
+    res = CliRunner().invoke(app, ["serve", "--parse-log", str(log)], env={"COLUMNS": None})
+    assert res.exit_code == 0, res.output
+    assert max(len(line) for line in res.output.splitlines() if line.startswith("│")) == 120
+    assert "{'method': 'mtp', 'model': 'sakamakismile/Qwen3.6-27B-Text-NVFP4-MTP'," in res.output  # one line

@@ -171,3 +171,17 @@ def test_a_tracking_uri_mlflow_cannot_use_is_refused(uri, found, tmp_path, capsy
     assert "error: --tracking-uri is no tracking URI MLflow can use; found: " in err
     assert found in err
     assert "expected: http(s)://HOST:PORT of an MLflow server, a file: URI or a database URI" in err
+
+
+def test_a_bare_folder_as_tracking_uri_is_told_its_file_uri_and_that_runs(tmp_path, capsys, monkeypatch):
+    """`--tracking-uri ./mlruns` (the help's own default, typed out) was refused with the fix 'pass --tracking-uri
+    http://127.0.0.1:5000 (or leave it out: ./mlruns)': no command that writes to the folder asked for. Now the fix
+    names the folder's file: URI, which MLflow takes (new-user finding, 2026-12-06)."""
+    run = _run(tmp_path, capsys, monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
+    code, _, err = cli(["export", run, "--to", "mlflow", "--tracking-uri", "./mlruns"], capsys, monkeypatch, tmp_path)
+    uri = (tmp_path / "mlruns").resolve().as_uri()
+    assert code == 2 and err.rstrip().endswith(f"fix: pass the folder as a file: URI, --tracking-uri {uri}"), err
+    code, out, err = cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
+    assert code == 0 and "(created)" in out and uri in out, err

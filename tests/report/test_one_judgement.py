@@ -309,6 +309,25 @@ def test_an_imported_run_of_one_file_per_config_is_told_how_imports_get_judged(t
     ), line
 
 
+def test_a_short_level_whose_figures_rank_the_baseline_first_is_not_named_as_unjudged(tmp_path):
+    """One imported file per config, the speculative one slower: the judged pick is the baseline, and so is the best
+    point estimate. The headline added 'unjudged (...): the figures rank first N=2 base', the judged pick repeated as
+    unjudged (docs/report-json.md: never), as though the point estimates said something the verdict did not (new-user
+    finding, 2026-12-06)."""
+    run = tmp_path / "run"
+    data = Path(__file__).resolve().parents[1] / "data" / "imports"
+    for file, config in (("aiperf_spec_r0.json", "base"), ("aiperf_base_r0.json", "spec")):  # spec: the slower one
+        assert _cli("import", str(data / file), "--config", config, "--out", str(run)).returncode == 0
+    for args in (("report", str(run)), ("advise", str(run))):
+        doc = json.loads(_cli(*args, "-f", "json").stdout)
+        assert doc["choices"]["unjudged"]["levels"][0]["config"] == "base"  # the table still shows the estimate
+        (line,) = doc["headline"]
+        assert line == (
+            "nothing is judged to beat the baseline base: of 1 comparison: 1 undetermined (TOO_FEW_ROUNDS 1, "
+            "NOT_INTERLEAVED 1; 1 has two reasons)"
+        ), line
+
+
 def test_a_dynamic_policy_of_one_config_everywhere_says_why_the_static_pick_differs(tmp_path):
     """ngram is judged faster at N=1 and at N=4, so the dynamic policy is ngram at every level, which is the static
     policy 'ngram'; the static pick was mtp (ngram's level mix rests on the 1 round with every level ok) with nothing

@@ -8,6 +8,7 @@ bytes per decode step (the header and tokenizer are in the file, not in a step).
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -43,16 +44,14 @@ def test_predict_reads_the_bytes_per_step_audit_prints(embedded_run: Path) -> No
     assert pred["target_bytes"] == census["target_bytes_per_token"]
     assert pred["models"]["draft"]["draft_bytes_per_token"] == census["draft_bytes_per_step"]
     name = Path(model).name
-    assert pred["target_bytes_source"] == f"the byte census of {name}, as `specscope audit {name}` prints it"
-    text = _cli("predict", str(embedded_run), "--width", "400")
+    said = f"the byte census of {name}, as `specscope audit {shlex.quote(model)}` prints it"  # a command that runs
+    assert pred["target_bytes_source"] == said
+    text = _cli("predict", str(embedded_run), "--width", "1000")
     assert text.returncode == 0, text.stderr
-    assert (
-        f"target bytes per step: 0.0966 GB (the byte census of {name}, as `specscope audit {name}` prints it)"
-        in text.stdout
-    )
+    assert f"target bytes per step: 0.0966 GB ({said})" in text.stdout
     assert (
         f"note: draft bytes per drafted token of draft: {census['draft_bytes_per_step'] / 1e9:.4f} GB, the byte "
-        "census of draft.gguf, as `specscope audit draft.gguf` prints it" in text.stdout
+        f"census of draft.gguf, as `specscope audit {shlex.quote(draft)}` prints it" in text.stdout
     )
 
 

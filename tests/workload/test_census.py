@@ -70,6 +70,9 @@ def test_csv_header_is_never_a_prompt_and_a_bad_row_is_refused_by_line(tmp_path:
          "FILE:2: tools 'get_weather' is not a non-empty list of tool definitions"),
         ('{"timestamp": 0, "input_length": 9, "output_length": 2}',
          "FILE:2: a trace row (input_length: token counts, no text; AIPerf MooncakeTrace / SGLang mooncake)"),
+        # specscope's own trace (workload/trace.py): was "no messages/.../text field", and the fix "fix FILE:2"
+        ('{"arrival_s": 0, "input_tokens": 10, "output_tokens": 4}',
+         "FILE:2: a trace row (arrival_s, input_tokens: token counts, no text; a specscope trace)"),
     ],
 )  # fmt: skip
 def test_rows_refused_by_line_with_the_field(tmp_path: Path, row: str, message: str) -> None:
@@ -96,6 +99,7 @@ def test_trace_csv_refused_with_trace_as_the_fix(tmp_path: Path) -> None:
         ('{"prompt": "x", "delay": 250, "relative_timestamp": 1}', ("delay", "relative_timestamp")),
         ('{"session_id": "m", "turns": [{"text": "a"}, {"text": "b", "delay": 500}]}', ("delay",)),
         ('{"prompt": "x", "relative_timestamp": 0.5}', ("relative_timestamp",)),
+        ('{"arrival_s": 1.5, "text": "x", "output_tokens": 4}', ("arrival_s",)),  # a specscope trace row with text
         ('{"text": "x", "timestamp": null}', None),
         ('{"text": "x"}', None),
     ],

@@ -16,7 +16,7 @@ from typing import Any
 
 from specscope.audit.census import parse_bandwidth
 from specscope.audit.run import audit_checkpoint
-from specscope.bench.predict_bytes import census_bytes
+from specscope.bench.predict_bytes import census_bytes, census_source
 from specscope.errors import ConfigError
 from specscope.facts import RunFacts
 from specscope.stats.cells import summarize_run
@@ -80,12 +80,7 @@ def predict_inputs(
         dbytes = dbytes if dbytes is not None else (float(census.draft_bytes_per_step or 0) or None)
         if target is None and census.target_bytes_per_token:  # absent for a draft audited alone
             name = Path(checkpoint).name or checkpoint
-            return PredictInputs(
-                float(census.target_bytes_per_token),
-                dbytes,
-                bw,
-                f"the byte census of {name}, as `specscope audit {name}` prints it",
-            )
+            return PredictInputs(float(census.target_bytes_per_token), dbytes, bw, census_source(name, checkpoint))
     return PredictInputs(target, dbytes, bw)
 
 

@@ -16,6 +16,7 @@ A file that is gone or changed gives None here, and ``predict`` falls back to wh
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from specscope.audit.gguf_audit import gguf_census, is_gguf_target
 from specscope.checkpoint.gguf_file import read_gguf
 from specscope.engine.model import file_sha256
 
-__all__ = ["CensusBytes", "served_file", "census_bytes"]
+__all__ = ["CensusBytes", "served_file", "census_bytes", "census_source"]
 
 
 @dataclass(frozen=True)
@@ -70,4 +71,11 @@ def census_bytes(entry: Any, *, as_draft: bool = False) -> CensusBytes | None:
     per = census.draft_bytes_per_step if as_draft else census.target_bytes_per_token
     if not per:
         return None
-    return CensusBytes(int(per), f"the byte census of {path.name}, as `specscope audit {path.name}` prints it")
+    return CensusBytes(int(per), census_source(path.name, str(path)))
+
+
+def census_source(name: str, target: str) -> str:
+    """Where a byte-census figure comes from, as ``predict`` prints it beside the figure: the file's ``name`` and the
+    audit command that prints the same figure, with ``target`` (the path or hub repo id it was read from) quoted for
+    a shell, so that the command runs as written from any folder (a bare file name would be read as a hub repo id)."""
+    return f"the byte census of {name}, as `specscope audit {shlex.quote(target)}` prints it"

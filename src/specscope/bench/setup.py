@@ -101,12 +101,23 @@ def matrix_in_force(given: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_SPEC
     Raises:
         ConfigError: an option value the matrix refuses.
     """
+    from specscope.targets import parse_targets
+
     values = with_defaults(given, spec)
     flags = {o.field: o.flag for o in spec if o.field}
     overrides = _field_overrides(values, spec)
     if values.get("request_rate"):
         overrides["levels"] = None  # the rates' positions (BenchOptions)
+    # the configs as the run would name them (no file read): the baseline in force depends on them (--server
+    # vanilla=URL --server mtp=URL runs against vanilla; the default configs' "base" was printed)
+    plan = parse_targets(configs=values.get("configs"), servers=values.get("server"), launch=values["launch"])
+    overrides["configs"] = _configs_of(plan)
     return profile_options(values["profile"], flags, **overrides)
+
+
+def _configs_of(plan: TargetPlan) -> tuple[str, ...] | None:
+    """The matrix's configs of a target plan: the given ones, else the servers' names; None: the default."""
+    return plan.configs or (tuple(plan.servers) or None)
 
 
 def _check_prometheus_url(url: str | None) -> None:
@@ -142,7 +153,7 @@ def _options(values: Mapping[str, Any], plan: TargetPlan, spec: tuple[Opt, ...])
 
     names = plan.configs or tuple(plan.servers) or _DEFAULT_CONFIGS
     overrides = _field_overrides(values, spec)
-    overrides["configs"] = plan.configs or (tuple(plan.servers) or None)
+    overrides["configs"] = _configs_of(plan)
     overrides["metrics"] = parse_metrics_specs(values.get("metrics") or [], names) or None
     _check_prometheus_url(values.get("prometheus"))
     overrides["prometheus_selectors"] = parse_selectors(values.get("prometheus_selector") or [], names)

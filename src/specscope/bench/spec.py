@@ -312,7 +312,8 @@ BENCH_SPEC: tuple[Opt, ...] = (
         "baseline",
         "matrix",
         "text",
-        "The config speedups are measured against (default: base).",
+        "The config speedups are measured against (default: base, else the first config whose name contains base, "
+        "else the first config).",
         "NAME",
         field="baseline",
         effective=BenchOptions.baseline_config,
@@ -738,7 +739,7 @@ def check_combinations(values: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_
             need = missing[0]
             raise ConfigError(
                 f"{o.flag} is read only with {need.flag}",
-                found=f"{o.flag} {_show(values[o.name])} without {need.flag}".replace("  ", " "),
+                found=f"{_typed(o, values[o.name])} without {need.flag}",
                 expected=f"{need.flag} {need.metavar} with {o.flag}".replace("  ", " "),
                 fix=f"add {need.flag} {need.metavar}{_choices_hint(need)}, or drop {o.flag}",
             )
@@ -749,7 +750,7 @@ def check_combinations(values: Mapping[str, Any], spec: tuple[Opt, ...] = BENCH_
             why = o if other.name in o.excludes else other  # the option that declares the exclusion says why
             raise ConfigError(
                 f"{o.flag} and {other.flag} cannot be given together",
-                found=f"{o.flag} {_show(values[o.name])} and {other.flag} {_show(values[other.name])}".strip(),
+                found=f"{_typed(o, values[o.name])} and {_typed(other, values[other.name])}",
                 expected=f"either {o.flag} or {other.flag} ({why.flag}: {why.help.rstrip('.')})",
                 fix=f"drop {other.flag} (or {o.flag})",
             )
@@ -764,6 +765,11 @@ def _choices_hint(opt: Opt) -> str:
     if opt.name == "resume":
         return " (the run folder to finish)"
     return ""
+
+
+def _typed(opt: Opt, value: Any) -> str:
+    """An option as typed on the command line: ``--max-concurrency 1,2``, or the flag alone for a switch."""
+    return f"{opt.flag} {_show(value)}".rstrip()
 
 
 def _show(value: Any) -> str:

@@ -34,7 +34,7 @@ from pathlib import Path
 import click
 import typer
 
-from specscope.errors import SpecscopeError, value_fix
+from specscope.errors import SpecscopeError, plain_bound, value_fix
 from specscope.redact import redact_argv, redact_text
 from specscope.textsafe import escape_controls, safe_output
 
@@ -184,7 +184,7 @@ def usage_parts(exc: typer.TyperException | click.ClickException, argv: list[str
     if kind == "BadParameter" and param is not None:
         flags = list(getattr(param, "opts", []) or [])
         typed = _typed_value(argv, flags)
-        detail = message.split(": ", 1)[-1]
+        detail = plain_bound(message.split(": ", 1)[-1])  # typer checks min= / max= with pydantic: its words
         flag = flags[0] if flags else where
         fix = value_fix(flag, detail, f"`{where} --help` says what {flag} takes")
         # click's "'yaml' is not one of text, json": the expected is the list, not the sentence about the value

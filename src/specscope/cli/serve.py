@@ -73,9 +73,9 @@ def _loaded_line(loaded: dict[str, object] | None) -> str:
 
 
 def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | None = None) -> int:
-    from rich.console import Console
     from rich.table import Table
 
+    from specscope.cli.output import make_console
     from specscope.launch.serverlog import read_server_log
 
     log = read_server_log(path)  # exit 2 naming every engine and form tried when none is recognised
@@ -148,7 +148,7 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
                 f"{peak.kv_cache_usage_percent}% (running {peak.running_reqs}, waiting {peak.waiting_reqs}, "
                 f"line {peak.line_number}{mean_of})",
             )
-        console = Console()
+        console, _ = make_console()  # 120 columns in a pipe, as every table (Console() alone: 80)
         console.print(table)
         if census is not None:
             typer.echo(_loaded_line(loaded))

@@ -149,8 +149,9 @@ def register(app: typer.Typer) -> None:
         if fmt == "json":
             typer.echo(json.dumps([r.to_dict() for r in rows], indent=2, allow_nan=False))
             return
-        from rich.console import Console
         from rich.table import Column, Table
+
+        from specscope.cli.output import make_console
 
         t = Table("A", "B", "identical", "cosine", "max abs diff")
         t.columns.insert(0, Column("tensor", overflow="fold"))  # names are the point: wrap them, never cut them
@@ -164,7 +165,7 @@ def register(app: typer.Typer) -> None:
                 _cosine_text(r.cosine, r.all_zero),
                 "" if r.max_abs_diff is None else f"{r.max_abs_diff:.7g}",
             )
-        con = Console()
+        con, _ = make_console()  # 120 columns in a pipe, as every table (Console() alone: 80)
         con.print(t)
         for r in rows:
             if r.all_zero:

@@ -165,11 +165,14 @@ def _client(tracking_uri: str) -> Any:
     try:  # MLflow reads the URI here: a bare path (``::::``) is its file store, refused unless opted in
         return MlflowClient(tracking_uri=tracking_uri)
     except (MlflowException, ValueError) as exc:
+        bare = ":" not in tracking_uri.split("/", 1)[0]  # no scheme: a folder (./mlruns, the help's own default)
         raise ConfigError(
             "--tracking-uri is no tracking URI MLflow can use",
             found=f"{tracking_uri}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}",
             expected="http(s)://HOST:PORT of an MLflow server, a file: URI or a database URI (sqlite:///mlflow.db)",
-            fix="pass --tracking-uri http://127.0.0.1:5000 (or leave it out: ./mlruns)",
+            fix=f"pass the folder as a file: URI, --tracking-uri {Path(tracking_uri).resolve().as_uri()}"
+            if bare
+            else "pass --tracking-uri http://127.0.0.1:5000 (or leave it out: ./mlruns)",
         ) from None
 
 

@@ -17,9 +17,9 @@ Every report format (text, Markdown, HTML; JSON under ``headline``) and ``advise
   code; ``K have two reasons`` where codes overlap);
 * when comparisons had too few rounds to judge, in the same statement as the judged answer it qualifies (the last
   line above, never a line of its own): the point-estimate picks, labelled unjudged
-  (:mod:`specscope.stats.unjudged`): at the levels short of rounds, at a level whose judged pick they differ from,
+  (:mod:`specscope.stats.unjudged`): at a level whose judged pick they differ from (a level short of rounds too),
   and over the levels when the overall comparison was short of rounds and its judged pick differs; a point-estimate
-  best that is also the judged pick is not repeated as unjudged.
+  best that is also the judged pick is not repeated as unjudged, at a level short of rounds neither.
 
 Nothing here decides: every pick, verdict and figure is the judgement's; this module counts and words them.
 """
@@ -231,13 +231,10 @@ def _unjudged(j: Judgement) -> str | None:
     u = c.unjudged
     if u is not None:
         judged = {lv.level: lv.config for lv in c.levels}
-        # a level's point-estimate best is news where its comparisons were short of rounds, or where it is not the
-        # judged pick (the sentence says both); the same config as a judged pick is not 'unjudged'
-        parts = [
-            f"{j.axis.label(p.level)} {p.config}"
-            for p in u.levels
-            if p.level in u.short_levels or p.config != judged.get(p.level)
-        ]
+        # a level's point-estimate best is news only where it is not the judged pick (the sentence says both); the
+        # same config as the judged pick is not 'unjudged', also at a level short of rounds (the baseline ranked first
+        # by the figures read 'the figures rank first N=2 base' beside the judged pick base)
+        parts = [f"{j.axis.label(p.level)} {p.config}" for p in u.levels if p.config != judged.get(p.level)]
         several = len(c.levels) > 1  # over one level the overall is that level's pick, named once
         if (
             several

@@ -34,6 +34,7 @@ __all__ = [
     "SHAREGPT_FIELDS",
     "MEDIA_FIELDS",
     "TRACE_ONLY_FIELDS",
+    "SPECSCOPE_TRACE_FIELDS",
     "TIMING_FIELDS",
     "UNSENT_FIELDS",
     "OUTPUT_LENGTH_LOOKALIKES",
@@ -155,11 +156,15 @@ GUIDELLM_MEDIA_COLUMNS = (
 )  # fmt: skip
 #: Fields that make a row a trace row (token counts and arrival times, no text): refused with ``--trace`` as the fix.
 TRACE_ONLY_FIELDS = ("input_length", "hash_ids", "payload")
+#: specscope's own trace row (:mod:`specscope.workload.trace`: ``arrival_s`` in s, ``input_tokens`` a token count):
+#: with both and no text it is a trace row too, refused with ``--trace`` as the fix.
+SPECSCOPE_TRACE_FIELDS = ("arrival_s", "input_tokens")
 #: Per-row arrival times a text row may carry (AIPerf ``SingleTurn`` / ``MooncakeTrace`` ``timestamp`` and ``delay``,
 #: ms, also per turn of a ``MultiTurn``; GuideLLM's ``relative_timestamp``): a ``--workload`` file is sent at the
 #: cell's concurrency or rate, so they are not replayed and ``bench`` names them in a warning at the start
-#: (``--trace FILE`` replays arrivals). ``inferenceTime``: a SageMaker data-capture record's ``eventMetadata`` time.
-TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp", "inferenceTime")
+#: (``--trace FILE`` replays arrivals). ``inferenceTime``: a SageMaker data-capture record's ``eventMetadata`` time;
+#: ``arrival_s``: specscope's own trace (:mod:`specscope.workload.trace`), whose rows may carry ``text``.
+TIMING_FIELDS = ("timestamp", "delay", "relative_timestamp", "inferenceTime", "arrival_s")
 #: Request-body fields a row may carry that specscope does not send (AIPerf ``SingleTurn`` / ``MooncakeTrace``
 #: ``extra``: shallow-merged into the request body at dispatch; SGLang autobench's ``param_send`` and
 #: ``extra_request_body``, autobench.py @3f56497e ``_collect_extra_request_body``), named in a warning by ``bench``.

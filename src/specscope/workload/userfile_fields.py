@@ -45,6 +45,7 @@ from specscope.workload.census import (
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
     SGLANG_TOKEN_TRACE_REFUSAL,
+    SPECSCOPE_TRACE_FIELDS,
     SYSTEM_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
@@ -359,10 +360,14 @@ def check_row_kind(where: str, record: dict[str, Any]) -> None:
                       "convert the payload to its `messages` (and `output_length`)")  # fmt: skip
     if all(k in record for k in BAILIAN_FIELDS):
         raise bad_row(where, BAILIAN_REFUSAL[0], "a prompt or messages per row", BAILIAN_REFUSAL[1])
+    texts = any(k in record for k in ("text_input", "messages", "text", "prompt"))
     trace = [k for k in TRACE_ONLY_FIELDS if k in record]
-    if trace and not any(k in record for k in ("text_input", "messages", "text", "prompt")):
-        raise bad_row(where, f"a trace row ({', '.join(trace)}: token counts, no text; AIPerf MooncakeTrace / "
-                      "SGLang mooncake)", "a prompt or messages per row",
+    source = "AIPerf MooncakeTrace / SGLang mooncake"
+    if not trace and all(k in record for k in SPECSCOPE_TRACE_FIELDS):
+        trace, source = list(SPECSCOPE_TRACE_FIELDS), "a specscope trace"
+    if trace and not texts:
+        raise bad_row(where, f"a trace row ({', '.join(trace)}: token counts, no text; {source})",
+                      "a prompt or messages per row",
                       "pass the file with --trace FILE (it replays token counts on the trace's clock)")  # fmt: skip
 
 
