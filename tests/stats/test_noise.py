@@ -134,3 +134,24 @@ def test_an_effect_inside_its_groups_aa_floor_is_undetermined_and_the_aa_control
     assert ng.low > 1.0 and ng.verdict == "undetermined"
     assert [(r.code, round(r.figure, 4)) for r in ng.reasons] == [("AA_FLOOR", round(aa.speedup - 1.0, 4))]
     assert ng.why.startswith(f"effect {ng.gain * 100:+.1f} % is inside the A/A noise floor +-")
+
+
+def test_a_drift_note_tells_too_few_controls_from_none():
+    """New-user trial (2026-12-06): with 2 rounds and the A/A round 0 left out as a cold start, the drift note said
+    "no A/A or sentinel cells to confirm it" of a run that had A/A cells; it now counts them."""
+    from specscope.report.verdicts import drift_notes
+
+    cells = [timed("base", r, v, 30.0 * r) for r, v in enumerate([100.0, 102.0, 110.0, 90.0])]
+    cold = [timed("base-again", 0, 60.0, 5.0), timed("base-again", 1, 101.0, 35.0), timed("base-again", 2, 100.0, 65.0)]
+    d = drift_check(cells + cold[:2], "base", cold_starts(cells + cold[:2]))
+    g = d.of(("prose", 1))
+    assert (g.control_drift, g.control_cells) == (None, 2)  # the A/A round 0 is a cold start: one left, no drift
+    (note,) = drift_notes(judge(cells + cold[:2], "base"))[0][-1:]
+    assert (
+        "2 A/A or sentinel cell(s) there, too few to confirm it (two are needed once cold starts are left out)" in note
+    )
+    (note,) = drift_notes(judge(cells, "base"))[0][-1:]
+    assert (
+        "no A/A or sentinel cells to confirm it" in note
+        and drift_check(cells, "base").of(("prose", 1)).control_cells == 0
+    )

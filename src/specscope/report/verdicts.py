@@ -137,6 +137,9 @@ def drift_notes(j: Judgement) -> tuple[list[str], list[Alarm]]:
         if big.confirmed
         else "not shown by the A/A or sentinel cells, so not used to judge"
         if big.control_drift is not None
+        else f"{big.control_cells} A/A or sentinel cell(s) there, too few to confirm it (two are needed once cold "
+        "starts are left out), so not used to judge"
+        if big.control_cells
         else "no A/A or sentinel cells to confirm it, so not used to judge"
     )
     metrics = {c.metric for c in j.comparisons} - {"output_tok_s"}

@@ -140,13 +140,16 @@ def _halves_drift(values: Sequence[float]) -> float | None:
 class GroupDrift:
     """The drift of one workload x N: the baseline's (signed fraction between the halves, on ``cells`` cells; its
     trend ``slope_per_s``, fraction per second) and the A/A and sentinel cells' (None without two of them);
-    ``confirmed`` when they show it (module docstring)."""
+    ``confirmed`` when they show it (module docstring); ``control_cells``: the A/A and sentinel cells the run has in
+    this group, ok ones, cold starts included (so a note can tell "none" from "too few once the cold starts are left
+    out")."""
 
     group: Group
     drift: float
     cells: int
     control_drift: float | None
     slope_per_s: float = 0.0
+    control_cells: int = 0
 
     @property
     def confirmed(self) -> bool:
@@ -198,7 +201,10 @@ def drift_check(cells: Sequence[CellSummary], baseline: str, cold: Sequence[Cold
     controls = {baseline + AA_SUFFIX, baseline + SENTINEL_SUFFIX}
     base: dict[Group, list[tuple[float, float]]] = {}
     ctl: dict[Group, list[float]] = {}
+    ctl_seen: dict[Group, int] = {}
     for c in _timed_ok(cells):
+        if c.config in controls:
+            ctl_seen[(c.workload, c.concurrency)] = ctl_seen.get((c.workload, c.concurrency), 0) + 1
         if (c.config, c.workload, c.concurrency, c.repeat) in left_out:
             continue
         if c.config == baseline:
@@ -209,7 +215,9 @@ def drift_check(cells: Sequence[CellSummary], baseline: str, cold: Sequence[Cold
     for g, points in base.items():
         d = _halves_drift([v for _, v in points])
         if d is not None:
-            out.append(GroupDrift(g, d, len(points), _halves_drift(ctl.get(g, [])), _slope_per_s(points)))
+            out.append(
+                GroupDrift(g, d, len(points), _halves_drift(ctl.get(g, [])), _slope_per_s(points), ctl_seen.get(g, 0))
+            )
     return DriftCheck(tuple(out))
 
 
