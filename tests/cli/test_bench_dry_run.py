@@ -329,3 +329,26 @@ def test_each_turn_s_own_output_length_is_printed(tmp_path, capsys, monkeypatch)
     code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert "row a: max_tokens 3 from output_length\n    user: A one.\n    then user (max_tokens 5): A two." in out
+
+
+def test_guidellm_columns_specscope_ignores_are_named_with_what_they_are(tmp_path, capsys, monkeypatch):
+    """GuideLLM's mapper reads `tool_response`, `model`, `requeue_delay`, `duration`, `conversation_turns`,
+    `prompt_tokens_count` (mappers.py @0016f762 defaults); specscope uses none of them, and they were dropped with no
+    word (issue 36 trial). Each is named once, with what GuideLLM does with it, as GuideLLM's pattern spells it."""
+    path = tmp_path / "g.jsonl"
+    rows = [
+        {"prompt": "Say hi", "output_tokens_count": 8, "tool_response": "ok", "Model": "m", "requeue_delay": 1.0,
+         "duration": 2.0, "conversation_turns": 1, "prompt_tokens_count": 5},
+        {"prompt": "Say bye", "output_tokens_count": 8, "Model": "m"},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    text = out + err
+    assert "warning: rows: mine: 2 rows carry GuideLLM columns that specscope ignores: tool_response (the tool " in text
+    for part in ("; Model (the model GuideLLM names", "; requeue_delay (the time GuideLLM waits",
+                 "; duration (a request duration", "; conversation_turns (a conversation graph",
+                 "; prompt_tokens_count (GuideLLM's prompt token count"):  # fmt: skip
+        assert part in text, part

@@ -119,6 +119,7 @@ from specscope.workload.userfile_fields import (
     tools_of,
     unread_length_fields,
     unsent_fields,
+    unused_guidellm_columns,
 )
 from specscope.workload.userfile_sessions import (
     SESSION_KEY,
@@ -703,6 +704,7 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         ("timing_fields", timing_fields(record)),
         ("unsent_fields", unsent_fields(record)),
         ("unread_length_fields", unread_length_fields(record)),
+        ("unused_columns", unused_guidellm_columns(record)),
     ):
         if found:
             meta[key] = found  # not replayed / not sent: bench names them in a warning at the start

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from specscope.errors import ConfigError
@@ -30,6 +31,7 @@ from specscope.workload.census import (
     GUIDELLM_NOT_PLURALS,
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
+    GUIDELLM_UNUSED_COLUMNS,
     INPUTS_JSON_SENT,
     LIMA_REFUSAL,
     LONGBENCH_V2_FIELDS,
@@ -70,6 +72,8 @@ __all__ = [
     "unsent_fields",
     "tools_of",
     "unread_length_fields",
+    "unused_guidellm_columns",
+    "unused_column_notes",
     "csv_records",
     "guidellm_columns",
     "first_text_field",
@@ -536,6 +540,28 @@ def unread_length_fields(record: dict[str, Any]) -> tuple[str, ...]:
     """The output-length look-alike fields (:data:`OUTPUT_LENGTH_LOOKALIKES`) a record carries: not read as its length
     (``--max-tokens`` applies), named in a warning by ``bench`` and its dry run."""
     return _present(record, OUTPUT_LENGTH_LOOKALIKES)
+
+
+_GUIDELLM_UNUSED = tuple(
+    (re.compile(GUIDELLM_COLUMN_PATTERN.format(names="|".join(map(re.escape, names))), re.I), names[0], why)
+    for names, why in GUIDELLM_UNUSED_COLUMNS
+)
+
+
+def unused_guidellm_columns(record: dict[str, Any]) -> tuple[str, ...]:
+    """The GuideLLM columns a record carries (not null) that specscope does not use (:data:`GUIDELLM_UNUSED_COLUMNS`,
+    each as GuideLLM's pattern matches it: any case, a plural, a turn suffix), as the record spells them, in its own
+    key order: named in a warning by ``bench``, never dropped silently."""
+    return tuple(k for k, v in record.items() if v is not None and any(rx.match(k) for rx, _, _ in _GUIDELLM_UNUSED))
+
+
+def unused_column_notes(names: Iterable[str]) -> list[str]:
+    """``NAME (what GuideLLM does with it; why specscope ignores it)`` for each unused GuideLLM column in ``names``."""
+    out = []
+    for name in names:
+        why = next((w for rx, _, w in _GUIDELLM_UNUSED if rx.match(name)), None)
+        out.append(f"{name} ({why})" if why else name)
+    return out
 
 
 def is_csv(name: str) -> bool:
