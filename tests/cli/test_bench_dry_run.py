@@ -352,3 +352,19 @@ def test_guidellm_columns_specscope_ignores_are_named_with_what_they_are(tmp_pat
                  "; duration (a request duration", "; conversation_turns (a conversation graph",
                  "; prompt_tokens_count (GuideLLM's prompt token count"):  # fmt: skip
         assert part in text, part
+
+
+def test_a_cp1252_csv_is_named_by_its_byte_with_the_conversion(tmp_path, capsys, monkeypatch):
+    """An Excel CSV with `é` as byte 0xE9 (CP1252) was refused as "not UTF-8 text (byte 30)" with the fix "check the
+    --workload path" (issue 36 trial): the byte and encoding are named, and the fix is the iconv command."""
+    path = tmp_path / "excel.csv"
+    path.write_bytes(b"prompt,output_tokens_count\nCaf\xe9 au lait?,8\n")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2 and "Traceback" not in err
+    assert f"found: {path}: not UTF-8 text (byte 30: 0xE9, 'é' in CP1252 / Latin-1" in err
+    assert (
+        f"fix: convert it to UTF-8 and pass the new file: iconv -f cp1252 -t utf-8 {path} > {tmp_path}/excel.utf8.csv"
+        in err
+    )
