@@ -368,3 +368,19 @@ def test_a_cp1252_csv_is_named_by_its_byte_with_the_conversion(tmp_path, capsys,
         f"fix: convert it to UTF-8 and pass the new file: iconv -f cp1252 -t utf-8 {path} > {tmp_path}/excel.utf8.csv"
         in err
     )
+
+
+def test_a_guidellm_column_neither_tool_reads_is_named(tmp_path, capsys, monkeypatch):
+    """A column of a GuideLLM row that no name of GuideLLM's mapper matches (mappers.py @0016f762 defaults) and that
+    specscope does not read was dropped with no word (issue 36 trial); it is named. Columns either tool reads are
+    not (`Prompt` and `Output_Tokens_Count` by GuideLLM's pattern, `id` by specscope)."""
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"Prompt": "hi", "Output_Tokens_Count": 4, "id": "a", "frobnicate": 3, "notes": "x"}\n', "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert (
+        "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
+        "(frobnicate, notes): ignored; check their names against docs/workloads.md"
+    ) in out + err

@@ -131,6 +131,14 @@ def _ignored_fields(w: str, prompts: list[Prompt]) -> list[str]:
         notes = "; ".join(unused_column_notes(dict.fromkeys(k for fields in found for k in fields)))
         rows = "1 row carries" if len(found) == 1 else f"{len(found)} rows carry"
         out.append(f"warning: rows: {w}: {rows} GuideLLM columns that specscope ignores: {notes}")
+    found = [p.meta["unknown_columns"] for p in prompts if p.meta.get("unknown_columns")]
+    if found:
+        names = ", ".join(dict.fromkeys(k for fields in found for k in fields))
+        rows = "1 row carries" if len(found) == 1 else f"{len(found)} rows carry"
+        out.append(
+            f"warning: rows: {w}: {rows} columns that neither GuideLLM's column mapper nor specscope reads ({names}): "
+            "ignored; check their names against docs/workloads.md"
+        )
     return out
 
 

@@ -68,6 +68,7 @@ __all__ = [
     "GUIDELLM_COLUMN_PATTERN",
     "GUIDELLM_NOT_PLURALS",
     "GUIDELLM_UNUSED_COLUMNS",
+    "GUIDELLM_MAPPED_COLUMNS",
     "layout",
 ]
 
@@ -220,6 +221,20 @@ GUIDELLM_UNUSED_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("model",),
         "the model GuideLLM names in that row's request; specscope asks the server for the run's model",
     ),
+)
+#: Every column name GuideLLM's mapper reads from a row (``GenerativeColumnMapper.defaults`` @0016f762, all of its
+#: column types, each matched with :data:`GUIDELLM_COLUMN_PATTERN`): a column of a GuideLLM row matching none of
+#: them, and no field specscope reads, is read by neither tool; ``bench`` names it (issue 36: never silent).
+GUIDELLM_MAPPED_COLUMNS: tuple[str, ...] = (
+    *GUIDELLM_TEXT_COLUMNS,
+    *GUIDELLM_OUTPUT_COLUMNS,
+    *SYSTEM_FIELDS,
+    *MESSAGES_FIELDS,
+    *GUIDELLM_MEDIA_COLUMNS,
+    "tools",
+    "tool_choice",
+    "relative_timestamp",
+    *(name for names, _ in GUIDELLM_UNUSED_COLUMNS for name in names),
 )
 #: OpenAI / vLLM / SGLang sampling fields a row may carry as a request body (SGLang's ``openai`` dataset passes every
 #: field but ``messages``, ``max_tokens``, ``max_completion_tokens`` and ``model`` into the request): specscope sends
@@ -935,7 +950,8 @@ CENSUS: tuple[Layout, ...] = (
         "GuideLLM sends the instruction alone); "
         "`relative_timestamp` not replayed: a warning names it; GuideLLM's columns specscope does not use "
         "(`tool_response`, `model`, `requeue_delay`, `duration`, `conversation_turns`, `prompt_tokens_count`, "
-        "`functions` ...) named in a warning, each with what GuideLLM does with it; a media column (`image`, "
+        "`functions` ...) named in a warning, each with what GuideLLM does with it, and columns neither tool reads "
+        "in another; a media column (`image`, "
         "`picture`, `img`, `clip`, `voice`, `wav` ... in GuideLLM's pattern) refused by line",
     ),
     Layout(

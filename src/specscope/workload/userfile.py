@@ -117,6 +117,7 @@ from specscope.workload.userfile_fields import (
     texts_of,
     timing_fields,
     tools_of,
+    unknown_guidellm_columns,
     unread_length_fields,
     unsent_fields,
     unused_guidellm_columns,
@@ -386,7 +387,19 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
     def read(where: str, no: int, rec: Any, unit: str) -> Prompt | None:
         prompt = record(where, no, rec, unit)
         if prompt is not None:
-            prompt.meta["layout"] = layout_keys(shape, rec)
+            prompt.meta["layout"] = layouts = layout_keys(shape, rec)
+            guidellm = {"guidellm.jsonl", "guidellm.csv"}
+            if (
+                isinstance(rec, dict)
+                and layouts
+                and set(layouts) <= guidellm | {"vllm.custom"}
+                and guidellm & {*layouts}
+            ):
+                # a GuideLLM row's columns specscope ignores, and those neither tool reads: bench names them
+                if unused := unused_guidellm_columns(rec):
+                    prompt.meta["unused_columns"] = unused
+                if unknown := unknown_guidellm_columns(rec):
+                    prompt.meta["unknown_columns"] = unknown
         return prompt
 
     return read
@@ -704,7 +717,6 @@ def _optional(where: str, record: dict[str, Any]) -> dict[str, Any]:
         ("timing_fields", timing_fields(record)),
         ("unsent_fields", unsent_fields(record)),
         ("unread_length_fields", unread_length_fields(record)),
-        ("unused_columns", unused_guidellm_columns(record)),
     ):
         if found:
             meta[key] = found  # not replayed / not sent: bench names them in a warning at the start

@@ -27,6 +27,7 @@ from specscope.workload.census import (
     DYNAMO_TRACE_SCHEMA,
     FOREIGN_LAYOUTS,
     GUIDELLM_COLUMN_PATTERN,
+    GUIDELLM_MAPPED_COLUMNS,
     GUIDELLM_MEDIA_COLUMNS,
     GUIDELLM_NOT_PLURALS,
     GUIDELLM_OUTPUT_COLUMNS,
@@ -74,6 +75,7 @@ __all__ = [
     "unread_length_fields",
     "unused_guidellm_columns",
     "unused_column_notes",
+    "unknown_guidellm_columns",
     "csv_records",
     "guidellm_columns",
     "first_text_field",
@@ -553,6 +555,25 @@ def unused_guidellm_columns(record: dict[str, Any]) -> tuple[str, ...]:
     each as GuideLLM's pattern matches it: any case, a plural, a turn suffix), as the record spells them, in its own
     key order: named in a warning by ``bench``, never dropped silently."""
     return tuple(k for k, v in record.items() if v is not None and any(rx.match(k) for rx, _, _ in _GUIDELLM_UNUSED))
+
+
+_GUIDELLM_MAPPED = re.compile(
+    GUIDELLM_COLUMN_PATTERN.format(names="|".join(map(re.escape, GUIDELLM_MAPPED_COLUMNS))), re.I
+)
+#: fields specscope reads (or names in a warning of its own) beside GuideLLM's columns
+_SPECSCOPE_READ = frozenset(
+    (*ROW_ID_FIELDS, *OUTPUT_LENGTH_FIELDS, *TIMING_FIELDS, *UNSENT_FIELDS, *REQUEST_BODY_FIELDS,
+     *OUTPUT_LENGTH_LOOKALIKES, "category")
+)  # fmt: skip
+
+
+def unknown_guidellm_columns(record: dict[str, Any]) -> tuple[str, ...]:
+    """The columns of a GuideLLM row (not null) that no name of GuideLLM's mapper matches
+    (:data:`GUIDELLM_MAPPED_COLUMNS`) and that specscope does not read: read by neither tool, named in a warning by
+    ``bench`` (they were dropped with no word)."""
+    return tuple(
+        k for k, v in record.items() if v is not None and k not in _SPECSCOPE_READ and _GUIDELLM_MAPPED.match(k) is None
+    )
 
 
 def unused_column_notes(names: Iterable[str]) -> list[str]:
