@@ -21,7 +21,10 @@ def test_each_failure_has_its_words(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     exc = _err(bad)
-    assert isinstance(exc, UnicodeDecodeError) and read_error_text(exc) == "not UTF-8 text (byte 3)"
+    assert isinstance(exc, UnicodeDecodeError) and read_error_text(exc) == (
+        "not UTF-8 text (byte 3: 0xE9, 'é' in CP1252 / Latin-1, as Excel and other Windows tools save text) "
+        "(iconv -f cp1252 -t utf-8)"
+    )  # the encoding named and its conversion (issue 36): was "not UTF-8 text (byte 3)" alone
     exc = _err(fifo)
     assert isinstance(exc, NotRegularFile) and read_error_text(exc) == "a FIFO, not a regular file"
     exc = _err(tmp_path)
@@ -71,7 +74,11 @@ def test_one_refusal_for_every_way_a_named_file_fails(tmp_path):
     tail = "expected: a thing file; fix: pass a thing"
     assert refusal(tmp_path / "none") == f"thing not found; found: {tmp_path / 'none'}; {tail}"
     assert refusal(fifo) == f"cannot read the thing; found: {fifo}: a FIFO, not a regular file; {tail}"
-    assert refusal(bad, text=True) == f"cannot read the thing; found: {bad}: not UTF-8 text (byte 3); {tail}"
+    assert refusal(bad, text=True) == (  # the encoding named, the fix its conversion (issue 36): was "pass a thing"
+        f"cannot read the thing; found: {bad}: not UTF-8 text (byte 3: 0xE9, 'é' in CP1252 / Latin-1, as Excel and "
+        "other Windows tools save text) (iconv -f cp1252 -t utf-8); expected: a thing file; fix: convert it to UTF-8 "
+        f"and pass the new file: iconv -f cp1252 -t utf-8 {bad} > {tmp_path / 'latin1.utf8.txt'}"
+    )
     assert refusal(tmp_path) == (
         f"cannot read the thing: it is a folder; found: {tmp_path}: a folder, not a regular file; "
         f"expected: a thing file; fix: pass {tmp_path / 'x.thing'}"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import shlex
 import stat
 import tomllib
 import zlib
@@ -45,6 +46,8 @@ __all__ = [
     "TooManyLines",
     "open_regular_fd",
     "read_error_text",
+    "not_utf8_text",
+    "utf8_conversion",
     "read_limited",
     "read_user_bytes_and_text",
     "read_user_file",
@@ -217,13 +220,59 @@ def read_error_text(exc: OSError | UnicodeDecodeError) -> str:
     ``OSError``: callers name their own limit and its option.
     """
     if isinstance(exc, UnicodeDecodeError):
-        head = bytes(exc.object[:2])
-        if exc.start < 2 and head in _UTF16_BOMS:  # Windows PowerShell's `>` and Excel's "Unicode text" write these
-            mark = head.hex(" ").upper()
-            why = f"not UTF-8 text (byte {exc.start}): UTF-16, by its byte-order mark {mark}"
-            return f"{why} (iconv -f UTF-16 -t UTF-8)"
-        return f"not UTF-8 text (byte {exc.start})"
+        return not_utf8_text(exc)
     return exc.strerror or str(exc)
+
+
+def _legacy_encoding(exc: UnicodeDecodeError) -> str | None:
+    """``UTF-16`` (by a byte-order mark), ``cp1252`` (every byte defined in Windows-1252, which Excel's "CSV" and
+    Windows tools write), else ``latin1`` (ISO-8859-1 decodes any bytes); None for a decode error of another codec."""
+    if not exc.encoding.lower().replace("_", "-").startswith("utf-8"):
+        return None
+    data = bytes(exc.object)
+    if exc.start < 2 and data[:2] in _UTF16_BOMS:  # Windows PowerShell's `>` and Excel's "Unicode text" write these
+        return "UTF-16"
+    try:
+        data.decode("cp1252")
+    except UnicodeDecodeError:
+        return "latin1"
+    return "cp1252"
+
+
+def not_utf8_text(exc: UnicodeDecodeError) -> str:
+    """The words of text that is not UTF-8, by byte offset, with its likely encoding and the conversion:
+    ``not UTF-8 text (byte 30: 0xE9, 'é' in CP1252 / Latin-1, as Excel saves a CSV) (iconv -f cp1252 -t utf-8)``;
+    UTF-16 by its byte-order mark (both were "not UTF-8 text (byte N)" alone)."""
+    where = f"byte {exc.start}"
+    encoding = _legacy_encoding(exc)
+    if encoding is None:
+        return f"not UTF-8 text ({where})"
+    if encoding == "UTF-16":
+        mark = bytes(exc.object[:2]).hex(" ").upper()
+        return f"not UTF-8 text ({where}): UTF-16, by its byte-order mark {mark} (iconv -f UTF-16 -t UTF-8)"
+    byte = bytes(exc.object[exc.start : exc.start + 1])
+    char = byte.decode(encoding)
+    name = "CP1252 / Latin-1" if encoding == "cp1252" else "Latin-1"
+    return (
+        f"not UTF-8 text ({where}: 0x{byte.hex().upper()}, {char!r} in {name}, as Excel and other Windows tools "
+        f"save text) (iconv -f {encoding} -t utf-8)"
+    )
+
+
+def utf8_conversion(exc: UnicodeDecodeError, path: Path) -> str | None:
+    """The command that writes ``path`` as UTF-8 beside it (``iconv -f cp1252 -t utf-8 F.csv > F.utf8.csv``; a
+    ``.gz`` file through ``gunzip -c``), for the fix of a file that is not UTF-8; None when no encoding is named."""
+    encoding = _legacy_encoding(exc)
+    if encoding is None:
+        return None
+    plain = path.with_name(path.name.removesuffix(".gz")) if path.name.endswith(".gz") else path
+    out = plain.with_name(f"{plain.stem}.utf8{plain.suffix}")
+    iconv = f"iconv -f {encoding} -t utf-8"
+    if plain is path:
+        cmd = f"{iconv} {shlex.quote(str(path))} > {shlex.quote(str(out))}"
+    else:
+        cmd = f"gunzip -c {shlex.quote(str(path))} | {iconv} > {shlex.quote(str(out))}"
+    return f"convert it to UTF-8 and pass the new file: {cmd}"
 
 
 @dataclass(frozen=True)
@@ -300,14 +349,17 @@ def _read_user(p: Path, kind: FileKind, max_bytes: int, *, gzip: bool, decode: b
         if isinstance(exc, FileNotFoundError) and kind.missing is not None:
             raise ConfigError(kind.missing, found=str(p), expected=kind.expected, fix=kind.fix) from None
         folder = isinstance(exc, NotRegularFile) and exc.kind == "a folder"
-        raise _unreadable(p, kind, read_error_text(exc), folder=folder) from None
+        convert = utf8_conversion(exc, p) if isinstance(exc, UnicodeDecodeError) else None
+        raise _unreadable(p, kind, read_error_text(exc), folder=folder, fix=convert) from None
 
 
-def _unreadable(p: Path, kind: FileKind, why: str, *, folder: bool = False) -> ConfigError:
+def _unreadable(p: Path, kind: FileKind, why: str, *, folder: bool = False, fix: str | None = None) -> ConfigError:
+    """The refusal of a file that cannot be read; ``fix``: one for this failure (a file's conversion to UTF-8) in
+    place of ``kind``'s own (``check the --workload path`` said nothing of an encoding)."""
     if folder and kind.folder_fix is not None:
         message, fix = f"cannot read {kind.name}: it is a folder", kind.folder_fix(p)
     else:
-        message, fix = f"cannot read {kind.name}", kind.fix
+        message, fix = f"cannot read {kind.name}", fix or kind.fix
     return ConfigError(message, found=f"{p}: {why}", expected=kind.expected, fix=fix)
 
 

@@ -183,7 +183,8 @@ def test_eagle3_fc_is_sized_by_the_aux_states_it_fuses(tmp_path: Path, capsys, m
     """Four auxiliary layers in eagle_config (TorchSpec / ModelOpt drafts): fc is [H, 4H] (the loader sizes fc by
     n_aux * target width); it was ERROR DRAFT_FC_SHAPE expecting [H, 3H]. [H, 3H] is now the error."""
     aux = {"eagle_aux_hidden_state_layer_ids": [0, 1, 2, 3]}
-    target = write(tmp_path / "target4", dense_model(4, V), dense_config(4, V), tokens=vocab(V))
+    # 5 target layers: the nested ids are tapped at id + 1 (SGLang), so id 3 needs a layer 4 (issue 36 item 3)
+    target = write(tmp_path / "target5", dense_model(5, V), dense_config(5, V), tokens=vocab(V))
     ok = _eagle3(tmp_path / "ok", {"fc.weight": [H, 4 * H]}, eagle_config=aux)
     code, report = _audit([target, "--draft", ok], capsys, monkeypatch, tmp_path)
     assert code == 0 and _codes(report, "error") == []

@@ -118,7 +118,43 @@ def test_eagle3_aux_layer_ids_past_the_target_are_an_error_wherever_the_config_k
         (root / "config.json").write_text(json.dumps(cfg))
         r = audit_checkpoint(target, draft=root)
         (f,) = [f for f in r.errors if f.code == "DRAFT_TARGET_LAYER_OUT_OF_RANGE"]
-        assert f.message == f"{key} [5] outside the target's 2 layers" and r.exit_code == 1
+        assert (
+            f.message.startswith(
+                f"{key} [5] outside the target's 2 layers"
+                if where == "top"
+                else f"{key} [1, 5] outside [0, 1) for the "
+            )
+            and r.exit_code == 1
+        )
+
+
+def test_a_nested_eagle3_aux_id_of_the_last_layer_is_past_what_its_engine_taps(tmp_path: Path) -> None:
+    """The nested list is read by SGLang alone, which captures the input of layer id + 1 (models/llama.py @00239548
+    set_eagle3_layers_to_capture; LlamaModel.forward captures inside range(start_layer, end_layer)): against a
+    2-layer target, nested id 1 names layer 2, captured by no layer. It passed (checked against [0, 2)); the
+    top-level list, whose ids vLLM taps as given, keeps [0, N)."""
+    target = _target(tmp_path)
+    for where in ("top", "nested"):
+        root = _speculators_eagle3(tmp_path / where, H)
+        cfg = json.loads((root / "config.json").read_text())
+        if where == "top":
+            cfg["eagle_aux_hidden_state_layer_ids"] = [0, 1]
+        else:
+            cfg["eagle_config"] = {"eagle_aux_hidden_state_layer_ids": [0, 1]}
+        (root / "config.json").write_text(json.dumps(cfg))
+        r = audit_checkpoint(target, draft=root)
+        found = [f for f in r.errors if f.code == "DRAFT_TARGET_LAYER_OUT_OF_RANGE"]
+        if where == "top":
+            assert found == []
+            continue
+        (f,) = found
+        assert f.message == (
+            "eagle_config.eagle_aux_hidden_state_layer_ids [1] outside [0, 1) for the target's 2 layers: SGLang taps "
+            "the input of layer id + 1, and layer 2 does not exist"
+        )
+        assert f.expected == "nested ids in [0, 1): id + 1 a layer of the target's 2"
+        assert f.details == {"key": "eagle_config.eagle_aux_hidden_state_layer_ids", "ids": [0, 1], "out_of_range": [1]}
+        assert r.exit_code == 1
 
 
 def _speculators_dflash(root: Path, aux: list[int]) -> Path:

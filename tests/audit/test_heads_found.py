@@ -113,3 +113,25 @@ def test_qwen3_next_counts_its_head_by_num_nextn_predict_layers(tmp_path: Path) 
     del only_qwen_key["num_nextn_predict_layers"]
     r = audit_checkpoint(write(tmp_path / "q", dense_model(2, V) | _head(), only_qwen_key))
     assert r.facts["mtp"]["layers"] == 1 and r.exit_code == 0  # the engine's default, not the unread key
+
+
+def test_a_qwen3_next_head_layer_the_engine_does_not_build_is_an_error(tmp_path: Path) -> None:
+    """Qwen3-Next with mtp_num_hidden_layers: 2 and two layers stored: vLLM qwen3_next_mtp.py @055e47c2 builds
+    num_nextn_predict_layers (default 1) layers and loads every mtp.* tensor with AutoWeightsLoader and no skip prefix,
+    so mtp.layers.1.* raises "no module or parameter named" and the server does not start. It was exit 0 with no
+    word (issue 36 trial); declaring num_nextn_predict_layers: 2 builds both and is clean."""
+    two = _head() | {
+        "mtp.layers.1." + k.removeprefix("mtp.layers.0."): v for k, v in _head().items() if "layers.0." in k
+    }
+    cfg = {**dense_config(2, V), "model_type": "qwen3_next", "mtp_num_hidden_layers": 2}
+    r = audit_checkpoint(write(tmp_path / "two", dense_model(2, V) | two, cfg))
+    (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
+    assert f.severity.value == "error" and r.exit_code == 1
+    assert f.message.startswith(
+        "9 tensor(s) of MTP layer(s) 1 are stored (e.g. mtp.layers.1.input_layernorm.weight) past the 1 Qwen3-Next "
+        "MTP layer(s) the engine builds (num_nextn_predict_layers absent"
+    )
+    assert f.fix is not None and f.fix.startswith("set num_nextn_predict_layers: 2 in config.json")
+    assert f.details["stored_past"] == [1] and f.details["built"] == 1
+    ok = audit_checkpoint(write(tmp_path / "ok", dense_model(2, V) | two, {**cfg, "num_nextn_predict_layers": 2}))
+    assert ok.by_code("MTP_LAYERS_NOT_BUILT") == [] and ok.exit_code == 0

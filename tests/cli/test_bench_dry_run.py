@@ -329,3 +329,58 @@ def test_each_turn_s_own_output_length_is_printed(tmp_path, capsys, monkeypatch)
     code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 0, err
     assert "row a: max_tokens 3 from output_length\n    user: A one.\n    then user (max_tokens 5): A two." in out
+
+
+def test_guidellm_columns_specscope_ignores_are_named_with_what_they_are(tmp_path, capsys, monkeypatch):
+    """GuideLLM's mapper reads `tool_response`, `model`, `requeue_delay`, `duration`, `conversation_turns`,
+    `prompt_tokens_count` (mappers.py @0016f762 defaults); specscope uses none of them, and they were dropped with no
+    word (issue 36 trial). Each is named once, with what GuideLLM does with it, as GuideLLM's pattern spells it."""
+    path = tmp_path / "g.jsonl"
+    rows = [
+        {"prompt": "Say hi", "output_tokens_count": 8, "tool_response": "ok", "Model": "m", "requeue_delay": 1.0,
+         "duration": 2.0, "conversation_turns": 1, "prompt_tokens_count": 5},
+        {"prompt": "Say bye", "output_tokens_count": 8, "Model": "m"},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    text = out + err
+    assert "warning: rows: mine: 2 rows carry GuideLLM columns that specscope ignores: tool_response (the tool " in text
+    for part in ("; Model (the model GuideLLM names", "; requeue_delay (the time GuideLLM waits",
+                 "; duration (a request duration", "; conversation_turns (a conversation graph",
+                 "; prompt_tokens_count (GuideLLM's prompt token count"):  # fmt: skip
+        assert part in text, part
+
+
+def test_a_cp1252_csv_is_named_by_its_byte_with_the_conversion(tmp_path, capsys, monkeypatch):
+    """An Excel CSV with `é` as byte 0xE9 (CP1252) was refused as "not UTF-8 text (byte 30)" with the fix "check the
+    --workload path" (issue 36 trial): the byte and encoding are named, and the fix is the iconv command."""
+    path = tmp_path / "excel.csv"
+    path.write_bytes(b"prompt,output_tokens_count\nCaf\xe9 au lait?,8\n")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2 and "Traceback" not in err
+    assert f"found: {path}: not UTF-8 text (byte 30: 0xE9, 'é' in CP1252 / Latin-1" in err
+    assert (
+        f"fix: convert it to UTF-8 and pass the new file: iconv -f cp1252 -t utf-8 {path} > {tmp_path}/excel.utf8.csv"
+        in err
+    )
+
+
+def test_a_guidellm_column_neither_tool_reads_is_named(tmp_path, capsys, monkeypatch):
+    """A column of a GuideLLM row that no name of GuideLLM's mapper matches (mappers.py @0016f762 defaults) and that
+    specscope does not read was dropped with no word (issue 36 trial); it is named. Columns either tool reads are
+    not (`Prompt` and `Output_Tokens_Count` by GuideLLM's pattern, `id` by specscope)."""
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"Prompt": "hi", "Output_Tokens_Count": 4, "id": "a", "frobnicate": 3, "notes": "x"}\n', "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert (
+        "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
+        "(frobnicate, notes): ignored; check their names against docs/workloads.md"
+    ) in out + err

@@ -293,7 +293,16 @@ def test_a_result_file_that_cannot_be_read_names_the_path_and_why(tmp_path):
     latin = tmp_path / "r.json"
     latin.write_bytes(b'{"x": "\xe9"}')
     tail = "expected: a readable UTF-8 JSON file the tool saved; fix: pass the file the tool saved"
-    for path, why in ((latin, "not UTF-8 text (byte 7)"), (tmp_path, "a folder, not a regular file")):
+    latin_why = (
+        "not UTF-8 text (byte 7: 0xE9, 'é' in CP1252 / Latin-1, as Excel and other Windows tools save text) "
+        "(iconv -f cp1252 -t utf-8)"
+    )  # the encoding named, the fix its conversion (issue 36): was "(byte 7)" and "pass the file the tool saved"
+    latin_tail = tail.replace(
+        "fix: pass the file the tool saved",
+        "fix: convert it to UTF-8 and pass the new file: "
+        f"iconv -f cp1252 -t utf-8 {latin} > {tmp_path / 'r.utf8.json'}",
+    )
+    for path, why, end in ((latin, latin_why, latin_tail), (tmp_path, "a folder, not a regular file", tail)):
         with pytest.raises(ConfigError) as info:
             read_records(path)
-        assert info.value.one_line() == f"cannot read the result file; found: {path}: {why}; {tail}"
+        assert info.value.one_line() == f"cannot read the result file; found: {path}: {why}; {end}"

@@ -37,7 +37,7 @@ CASES: dict[str, tuple[str, str]] = {
     "deep": ("deep.jsonl", "line 2 is nested too deep"),
     "truncated": ("trunc.jsonl.gz", "a damaged gzip file (Compressed file ended before the end-of-stream marker"),
     "corrupt": ("corrupt.jsonl.gz", "a damaged gzip file (CRC check failed"),
-    "latin1": ("latin.jsonl", "line 2 is not UTF-8 text (byte 56)"),
+    "latin1": ("latin.jsonl", "line 2 is not UTF-8 text (byte 56: 0xE9, 'é' in CP1252 / Latin-1"),
     "long-line": ("long.jsonl.gz", f"line 1 is longer than {LINE_MAX_BYTES:,} bytes"),
     "array": ("rows.json", "a JSON dict; expected: a JSON array of objects"),
     "fifo": ("fifo.jsonl", "a FIFO; expected: a regular file"),

@@ -113,20 +113,31 @@ def check_draft_config(
             )
     out += _eagle3_nested_taps(cfg, target_num_layers, file)
     if isinstance(ids, list) and isinstance(target_num_layers, int):
-        bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < target_num_layers]
+        # the nested list is read by SGLang alone, which taps the input of layer id + 1 (models/llama.py @00239548
+        # set_eagle3_layers_to_capture; LlamaModel.forward captures inside range(start_layer, end_layer)): its ids
+        # lie in [0, N - 1); the top-level list and the DFlash lists are checked against [0, N)
+        nested = key == _NESTED_AUX_KEY
+        limit = target_num_layers - 1 if nested else target_num_layers
+        bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < limit]
         if bad:
             out.append(
                 finding(
-                    "DRAFT_TARGET_LAYER_OUT_OF_RANGE",
+                    "DRAFT_TARGET_LAYER_OUT_OF_RANGE/nested" if nested else "DRAFT_TARGET_LAYER_OUT_OF_RANGE",
                     file=file,
                     ids_key=key,
                     bad=bad,
                     ids=ids,
                     layers=target_num_layers,
+                    limit=limit,
+                    last=target_num_layers - 1,
                     details={"key": key, "ids": ids, "out_of_range": bad},
                 )
             )
     return out, table
+
+
+#: the key of the EAGLE-3 target layers as SpecForge / SGLang keep them (under ``eagle_config``)
+_NESTED_AUX_KEY = "eagle_config.eagle_aux_hidden_state_layer_ids"
 
 
 def _eagle3_aux_ids(cfg: dict[str, Any]) -> tuple[str, object]:
@@ -139,7 +150,7 @@ def _eagle3_aux_ids(cfg: dict[str, Any]) -> tuple[str, object]:
         return "eagle_aux_hidden_state_layer_ids", top
     nested = cfg.get("eagle_config")
     if isinstance(nested, dict) and nested.get("eagle_aux_hidden_state_layer_ids") is not None:
-        return "eagle_config.eagle_aux_hidden_state_layer_ids", nested["eagle_aux_hidden_state_layer_ids"]
+        return _NESTED_AUX_KEY, nested["eagle_aux_hidden_state_layer_ids"]
     return "", None
 
 

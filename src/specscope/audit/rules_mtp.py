@@ -257,6 +257,42 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
     )
 
 
+def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> Finding | None:
+    """``MTP_LAYERS_NOT_BUILT`` (ERROR: the family's loader raises on them, architectures.toml ``past_layers``; no
+    family's loader is known to skip them yet, so there is no warning form): head layers stored at or past the count
+    the engine builds, e.g. a Qwen3-Next head of ``mtp_num_hidden_layers: 2`` with two layers stored, of which vLLM
+    builds ``num_nextn_predict_layers`` (default 1) and raises on ``mtp.layers.1.*`` (qwen3_next_mtp.py @055e47c2
+    ``load_weights``: AutoWeightsLoader with no skip prefix). It was exit 0 with no word."""
+    fam = layout.family
+    if fam.past_layers != "raises" or "{i}" not in fam.layer_prefix:
+        return None
+    stem = fam.layer_prefix.format(head=fam.head_prefix, i="\0")
+    pattern = re.compile(re.escape(stem).replace("\0", r"(\d+)"))
+    past: dict[int, list[str]] = {}
+    for name in sorted(names):
+        m = pattern.match(name)
+        if m is not None and int(m.group(1)) >= layout.num_layers:
+            past.setdefault(int(m.group(1)), []).append(name)
+    if not past:
+        return None
+    indices = sorted(past)
+    tensors = [n for i in indices for n in past[i]]
+    return finding(
+        "MTP_LAYERS_NOT_BUILT",
+        file=ck.shard_of(tensors[0]),
+        tensor=tensors[0],
+        n=len(tensors),
+        indices=", ".join(map(str, indices)),
+        built=layout.num_layers,
+        last=layout.num_layers - 1,
+        stored=indices[-1] + 1,
+        family=fam.title,
+        declared=_declared(layout),
+        layers_key=fam.layers_key,
+        details={"family": fam.key, "built": layout.num_layers, "stored_past": indices, "tensors": tensors},
+    )
+
+
 def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
     """Findings for the declared MTP head, and the layout used (None when the config declares no MTP).
 
@@ -280,7 +316,7 @@ def check_mtp(ck: Checkpoint) -> tuple[list[Finding], DraftLayout | None]:
         return [unknown], layout
     if not on_head:
         return [_missing_all(ck, layout, names)], layout
-    out = [f for f in (_incomplete(ck, layout, names),) if f is not None]
+    out = [f for f in (_incomplete(ck, layout, names), _layers_not_built(ck, layout, names)) if f is not None]
     physical = sorted(n for n in ck.locations if layout.contains(n))
     out += [f for f in (_not_indexed(ck, physical), _fusion_shape(ck, layout)) if f is not None]
     out += check_mtp_shapes(ck, layout)

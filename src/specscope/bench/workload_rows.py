@@ -15,6 +15,7 @@ from specscope.config import BenchOptions
 from specscope.workload.census import RECORDED_HISTORY_NOTE, SHAREGPT_TURNS_NOTE
 from specscope.workload.labels import parse_label
 from specscope.workload.prompt import Prompt
+from specscope.workload.userfile_fields import unused_column_notes
 
 __all__ = ["cell_prompts", "rows_manifest", "rows_notice"]
 
@@ -125,6 +126,19 @@ def _ignored_fields(w: str, prompts: list[Prompt]) -> list[str]:
             names = ", ".join(dict.fromkeys(k for fields in found for k in fields))
             rows = "1 row carries" if len(found) == 1 else f"{len(found)} rows carry"
             out.append(f"warning: rows: {w}: {rows} {what} ({names}) that are {why}")
+    found = [p.meta["unused_columns"] for p in prompts if p.meta.get("unused_columns")]
+    if found:
+        notes = "; ".join(unused_column_notes(dict.fromkeys(k for fields in found for k in fields)))
+        rows = "1 row carries" if len(found) == 1 else f"{len(found)} rows carry"
+        out.append(f"warning: rows: {w}: {rows} GuideLLM columns that specscope ignores: {notes}")
+    found = [p.meta["unknown_columns"] for p in prompts if p.meta.get("unknown_columns")]
+    if found:
+        names = ", ".join(dict.fromkeys(k for fields in found for k in fields))
+        rows = "1 row carries" if len(found) == 1 else f"{len(found)} rows carry"
+        out.append(
+            f"warning: rows: {w}: {rows} columns that neither GuideLLM's column mapper nor specscope reads ({names}): "
+            "ignored; check their names against docs/workloads.md"
+        )
     return out
 
 

@@ -68,6 +68,8 @@ __all__ = [
     "GUIDELLM_OUTPUT_COLUMNS",
     "GUIDELLM_COLUMN_PATTERN",
     "GUIDELLM_NOT_PLURALS",
+    "GUIDELLM_UNUSED_COLUMNS",
+    "GUIDELLM_MAPPED_COLUMNS",
     "layout",
 ]
 
@@ -181,6 +183,63 @@ OUTPUT_LENGTH_LOOKALIKES = (
     "osl",
     "gen_len",
     "response_len",
+)
+#: GuideLLM's columns that specscope does not use (``GenerativeColumnMapper.defaults``, vllm-project/guidellm
+#: ``src/guidellm/data/preprocessors/mappers.py`` @0016f762: ``prompt_tokens_count_column``, ``tools_column`` beyond
+#: ``tools``, ``tool_response_column``, ``requeue_delay_column``, ``request_duration_column``,
+#: ``conversation_turns_column``, ``model_column``; their use: ``finalizers/generative.py`` and
+#: ``finalizers/conversation_graph.py`` @ee7a7745): ``(names, what GuideLLM does with it and why specscope ignores
+#: it)``, matched with :data:`GUIDELLM_COLUMN_PATTERN`; ``bench`` names each in a warning, never drops it silently
+#: (issue 36). ``tools``, ``tool_choice`` and ``relative_timestamp`` have their own homes (sent, unsent, timing).
+GUIDELLM_UNUSED_COLUMNS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (
+        ("prompt_tokens_count", "input_tokens_count"),
+        "GuideLLM's prompt token count, recorded as the request's input tokens; specscope counts the prompt as the "
+        "server reports it",
+    ),
+    (
+        ("functions", "tool_definitions"),
+        "tool definitions GuideLLM sends as the request's tools; specscope sends a `tools` column only: rename it "
+        "to tools",
+    ),
+    (
+        ("tool_response", "tool_result", "tool_output"),
+        "the tool result GuideLLM sends as the answer to the model's tool call before the next turn; specscope never "
+        "answers tool calls",
+    ),
+    (
+        ("requeue_delay",),
+        "the time GuideLLM waits before queuing a conversation's next turn; specscope sends the rows at the cell's "
+        "concurrency or rate",
+    ),
+    (
+        ("duration", "request_duration"),
+        "a request duration GuideLLM's trace replay schedules with; specscope sends the rows at the cell's "
+        "concurrency or rate",
+    ),
+    (
+        ("conversation_turns",),
+        "a conversation graph (ConversationGraphData JSON) GuideLLM sends in place of the row's other columns; "
+        "specscope sends the row's own prompt: write the graph's turns as a `messages` row to send them",
+    ),
+    (
+        ("model",),
+        "the model GuideLLM names in that row's request; specscope asks the server for the run's model",
+    ),
+)
+#: Every column name GuideLLM's mapper reads from a row (``GenerativeColumnMapper.defaults`` @0016f762, all of its
+#: column types, each matched with :data:`GUIDELLM_COLUMN_PATTERN`): a column of a GuideLLM row matching none of
+#: them, and no field specscope reads, is read by neither tool; ``bench`` names it (issue 36: never silent).
+GUIDELLM_MAPPED_COLUMNS: tuple[str, ...] = (
+    *GUIDELLM_TEXT_COLUMNS,
+    *GUIDELLM_OUTPUT_COLUMNS,
+    *SYSTEM_FIELDS,
+    *MESSAGES_FIELDS,
+    *GUIDELLM_MEDIA_COLUMNS,
+    "tools",
+    "tool_choice",
+    "relative_timestamp",
+    *(name for names, _ in GUIDELLM_UNUSED_COLUMNS for name in names),
 )
 #: OpenAI / vLLM / SGLang sampling fields a row may carry as a request body (SGLang's ``openai`` dataset passes every
 #: field but ``messages``, ``max_tokens``, ``max_completion_tokens`` and ``model`` into the request): specscope sends
@@ -894,8 +953,11 @@ CENSUS: tuple[Layout, ...] = (
         '`datasets_mappings`) takes the first match in the dataset\'s column order (`{"context", "question"}` '
         "sends the context), except that an `instruction` read first is joined with its `input` (Alpaca's prompt; "
         "GuideLLM sends the instruction alone); "
-        "`relative_timestamp` not replayed: a warning names it; a media column (`image`, `picture`, `img`, `clip`, "
-        "`voice`, `wav` ... in GuideLLM's pattern) refused by line",
+        "`relative_timestamp` not replayed: a warning names it; GuideLLM's columns specscope does not use "
+        "(`tool_response`, `model`, `requeue_delay`, `duration`, `conversation_turns`, `prompt_tokens_count`, "
+        "`functions` ...) named in a warning, each with what GuideLLM does with it, and columns neither tool reads "
+        "in another; a media column (`image`, "
+        "`picture`, `img`, `clip`, `voice`, `wav` ... in GuideLLM's pattern) refused by line",
     ),
     Layout(
         "guidellm.csv",

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from specscope.errors import ConfigError
-from specscope.readfile import NotRegularFile, open_regular_fd
+from specscope.readfile import NotRegularFile, not_utf8_text, open_regular_fd
 
 __all__ = ["DATASET_MAX_BYTES", "LINE_MAX_BYTES", "check_json_file", "check_regular"]
 
@@ -73,7 +73,7 @@ def _value(raw: bytes, where: str, label: str, path: Path) -> object:
     try:
         text = raw.decode("utf-8-sig" if where in ("line 1", "the file") else "utf-8")
     except UnicodeDecodeError as exc:
-        raise _refuse(label, path, f"{where} is not UTF-8 text (byte {exc.start})", "UTF-8 JSON") from None
+        raise _refuse(label, path, f"{where} is {not_utf8_text(exc)}", "UTF-8 JSON") from None
     try:
         return json.loads(text)
     except RecursionError:

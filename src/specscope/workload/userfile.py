@@ -117,8 +117,10 @@ from specscope.workload.userfile_fields import (
     texts_of,
     timing_fields,
     tools_of,
+    unknown_guidellm_columns,
     unread_length_fields,
     unsent_fields,
+    unused_guidellm_columns,
 )
 from specscope.workload.userfile_sessions import (
     SESSION_KEY,
@@ -385,7 +387,19 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
     def read(where: str, no: int, rec: Any, unit: str) -> Prompt | None:
         prompt = record(where, no, rec, unit)
         if prompt is not None:
-            prompt.meta["layout"] = layout_keys(shape, rec)
+            prompt.meta["layout"] = layouts = layout_keys(shape, rec)
+            guidellm = {"guidellm.jsonl", "guidellm.csv"}
+            if (
+                isinstance(rec, dict)
+                and layouts
+                and set(layouts) <= guidellm | {"vllm.custom"}
+                and guidellm & {*layouts}
+            ):
+                # a GuideLLM row's columns specscope ignores, and those neither tool reads: bench names them
+                if unused := unused_guidellm_columns(rec):
+                    prompt.meta["unused_columns"] = unused
+                if unknown := unknown_guidellm_columns(rec):
+                    prompt.meta["unknown_columns"] = unknown
         return prompt
 
     return read

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from specscope.errors import ConfigError
@@ -26,10 +27,12 @@ from specscope.workload.census import (
     DYNAMO_TRACE_SCHEMA,
     FOREIGN_LAYOUTS,
     GUIDELLM_COLUMN_PATTERN,
+    GUIDELLM_MAPPED_COLUMNS,
     GUIDELLM_MEDIA_COLUMNS,
     GUIDELLM_NOT_PLURALS,
     GUIDELLM_OUTPUT_COLUMNS,
     GUIDELLM_TEXT_COLUMNS,
+    GUIDELLM_UNUSED_COLUMNS,
     INPUTS_JSON_SENT,
     LIMA_REFUSAL,
     LONGBENCH_V2_FIELDS,
@@ -71,6 +74,9 @@ __all__ = [
     "unsent_fields",
     "tools_of",
     "unread_length_fields",
+    "unused_guidellm_columns",
+    "unused_column_notes",
+    "unknown_guidellm_columns",
     "csv_records",
     "guidellm_columns",
     "first_text_field",
@@ -541,6 +547,47 @@ def unread_length_fields(record: dict[str, Any]) -> tuple[str, ...]:
     """The output-length look-alike fields (:data:`OUTPUT_LENGTH_LOOKALIKES`) a record carries: not read as its length
     (``--max-tokens`` applies), named in a warning by ``bench`` and its dry run."""
     return _present(record, OUTPUT_LENGTH_LOOKALIKES)
+
+
+_GUIDELLM_UNUSED = tuple(
+    (re.compile(GUIDELLM_COLUMN_PATTERN.format(names="|".join(map(re.escape, names))), re.I), names[0], why)
+    for names, why in GUIDELLM_UNUSED_COLUMNS
+)
+
+
+def unused_guidellm_columns(record: dict[str, Any]) -> tuple[str, ...]:
+    """The GuideLLM columns a record carries (not null) that specscope does not use (:data:`GUIDELLM_UNUSED_COLUMNS`,
+    each as GuideLLM's pattern matches it: any case, a plural, a turn suffix), as the record spells them, in its own
+    key order: named in a warning by ``bench``, never dropped silently."""
+    return tuple(k for k, v in record.items() if v is not None and any(rx.match(k) for rx, _, _ in _GUIDELLM_UNUSED))
+
+
+_GUIDELLM_MAPPED = re.compile(
+    GUIDELLM_COLUMN_PATTERN.format(names="|".join(map(re.escape, GUIDELLM_MAPPED_COLUMNS))), re.I
+)
+#: fields specscope reads (or names in a warning of its own) beside GuideLLM's columns
+_SPECSCOPE_READ = frozenset(
+    (*ROW_ID_FIELDS, *OUTPUT_LENGTH_FIELDS, *TIMING_FIELDS, *UNSENT_FIELDS, *REQUEST_BODY_FIELDS,
+     *OUTPUT_LENGTH_LOOKALIKES, "category")
+)  # fmt: skip
+
+
+def unknown_guidellm_columns(record: dict[str, Any]) -> tuple[str, ...]:
+    """The columns of a GuideLLM row (not null) that no name of GuideLLM's mapper matches
+    (:data:`GUIDELLM_MAPPED_COLUMNS`) and that specscope does not read: read by neither tool, named in a warning by
+    ``bench`` (they were dropped with no word)."""
+    return tuple(
+        k for k, v in record.items() if v is not None and k not in _SPECSCOPE_READ and _GUIDELLM_MAPPED.match(k) is None
+    )
+
+
+def unused_column_notes(names: Iterable[str]) -> list[str]:
+    """``NAME (what GuideLLM does with it; why specscope ignores it)`` for each unused GuideLLM column in ``names``."""
+    out = []
+    for name in names:
+        why = next((w for rx, _, w in _GUIDELLM_UNUSED if rx.match(name)), None)
+        out.append(f"{name} ({why})" if why else name)
+    return out
 
 
 def is_csv(name: str) -> bool:
