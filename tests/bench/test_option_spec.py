@@ -56,7 +56,9 @@ def test_a_dummy_option_in_the_spec_alone_reaches_help_run_file_manifest_and_res
     assert code == 2 and "error: --dummy-knob takes a whole number; found: x" in err
 
     with TruthServer(TruthScript()) as ts:
-        argv = ["bench", "--run-file", str(run_file), "--server", f"base={ts.base_url}", "--workloads", "prose"]
+        # the printed file names the configs in force (base, ngram, draft): one server runs one of them
+        argv = ["bench", "--run-file", str(run_file), "--server", f"base={ts.base_url}", "--configs", "base"]
+        argv += ["--workloads", "prose"]
         argv += ["--max-concurrency", "1", "--repeats", "1", "--no-aa", "--out", str(tmp_path / "runs"), "-f", "json"]
         code, out, err = _run(app, argv, capsys)
         assert code == 0, err

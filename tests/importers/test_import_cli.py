@@ -315,3 +315,13 @@ def test_an_import_without_speculative_figures_says_why_its_acceptance_table_is_
     assert code == 0
     (table,) = [t for s in report_json(run)["sections"] for t in s["tables"] if t["key"] == "acceptance"]
     assert table["rows"] == [] and table["note"].startswith("No config has an acceptance figure: no cell carried")
+
+
+def test_one_imported_cell_is_counted_in_the_singular(tmp_path, capsys, monkeypatch):
+    """One file of one record: "1 cell imported" (the summary said "1 cells imported ...; judge them")."""
+    run = tmp_path / "run"
+    code, out, err = cli(
+        ["import", IMPORTS / "vllm_base_r0.json", "--config", "base", "--out", run], capsys, monkeypatch, tmp_path
+    )
+    assert code == 0, err
+    assert out.splitlines()[-1] == f"1 cell imported into {run}; judge the run with: specscope report {run}"

@@ -198,15 +198,18 @@ def in_force_values(
     given: Mapping[str, Any], options: BenchOptions, spec: tuple[Opt, ...] = BENCH_SPEC
 ) -> dict[str, Any]:
     """Every option that decides the run, canonical by name: ``given`` plus the value in force in ``options`` (the
-    profile's, or the default) of each matrix option that was not given, except those whose ``needs`` are not
-    given and those a given option excludes (``max-concurrency`` under ``--request-rate``): what
+    profile's, or the default) of each matrix option that was not given (``configs`` and ``workloads`` too), except
+    those whose ``needs`` are not given, those a given option excludes (``max-concurrency`` under
+    ``--request-rate``) and ``workloads`` under ``--workload`` / ``--dataset`` (which name them): what
     ``--print-run-file`` prints, so that the file repeats the run whatever the profile or a default becomes."""
     out = dict(given)
     for o in spec:
-        if o.field is None or not o.in_run_file() or o.name in out:
+        if (o.field is None and o.effective is None) or not o.in_run_file() or o.name in out:
             continue
         if any(not out.get(n) for n in o.needs) or excluded_by(o.name, spec) & {k for k, v in out.items() if v}:
             continue
+        if o.name == "workloads" and (out.get("workload") or out.get("dataset")):
+            continue  # the files' names and the datasets' categories are the workloads: read back, packs would join
         value = o.in_force(options)
         if value is not None and value != [] and value != {}:
             out[o.name] = value

@@ -44,13 +44,14 @@ def import_cmd(
     number it can be (NaN, a string, 2.5 streams: naming the field), a record already imported into RUN, a load RUN
     cannot take as a level, or RUN not a run folder. Nothing is written unless every check passed."""
     from specscope.importers import import_files
+    from specscope.values import count_noun
 
     cells = import_files(files, config, out, workload=workload, baseline=baseline, command=["specscope", *sys.argv[1:]])
     for c in cells:
         typer.echo(f"{c.key.label()}  <- {c.file} ({c.tool}, {c.load})")
         for note in c.notes:
             typer.echo(f"warning: {c.file} {note}", err=True)
-    typer.echo(f"{len(cells)} cells imported into {out}; judge them with: specscope report {out}")
+    typer.echo(f"{count_noun(len(cells), 'cell')} imported into {out}; judge the run with: specscope report {out}")
 
 
 def register(app: typer.Typer) -> None:

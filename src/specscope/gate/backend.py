@@ -95,14 +95,19 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
         self.close()
 
     def model_name(self, base_url: str) -> str:
-        """The first model id of ``GET /v1/models``.
+        """The model to ask for: the first id of ``GET /v1/models``, or, when that path is not served but
+        ``/v1/chat/completions`` is, the name bench asks for (:func:`specscope.targets.servers.served_model_name`).
 
         Raises:
-            ServerUnreachable: nothing answers, or the answer has no model.
+            ServerUnreachable: nothing answers, the answer has no model, or the server has no chat endpoint.
         """
+        from specscope.targets.servers import served_model_name
+
         url = base_url.rstrip("/") + "/v1/models"
         try:
             r = self._client.get(url)
+            if r.status_code == 404 and self._serves_chat(base_url):
+                return served_model_name([])
             r.raise_for_status()
             data = r.json().get("data") or []
             return str(data[0]["id"])
@@ -114,6 +119,17 @@ class HttpxChat(AbstractContextManager["HttpxChat"]):
                 expected="HTTP 200 with a model list",
                 fix="check --server (e.g. http://127.0.0.1:8000) and that it is up",
             ) from None
+
+    def _serves_chat(self, base_url: str) -> bool:
+        """Whether ``POST /v1/chat/completions`` is a route: a request with no messages (nothing is generated
+        by a real server) is answered with anything but 404 / 405 / 501 (a static file server's 501, say)."""
+        try:
+            r = self._client.post(
+                base_url.rstrip("/") + "/v1/chat/completions", json={"max_tokens": 1, "stream": False}
+            )
+        except httpx.HTTPError:
+            return False
+        return r.status_code not in (404, 405, 501)
 
     def complete(self, base_url: str, request: dict[str, Any]) -> ProbeOutput:
         """POST one chat request; transport and HTTP errors come back as ``ProbeOutput.error``, not raised."""

@@ -33,9 +33,17 @@ __all__ = [
     "launched_target",
     "open_target",
     "recipe_names",
+    "served_model_name",
 ]
 
 MODELS_TRIES = 3  # GET /v1/models answers that are not a models list, asked again before the run is refused
+UNLISTED_MODEL = "default"  # the served name asked for when GET /v1/models lists nothing (404, empty list)
+
+
+def served_model_name(models: list[str]) -> str:
+    """The model name to request from a server whose ``GET /v1/models`` listed ``models``: the first id, else
+    :data:`UNLISTED_MODEL` (a server that lists none serves whatever name it is asked; bench and gate both)."""
+    return models[0] if models else UNLISTED_MODEL
 
 
 def _facts_endpoints(client: httpx.Client, base_url: str) -> dict[str, Any]:
@@ -130,7 +138,7 @@ class ExternalServer:
                 fix=enable_metrics_hint() + "; acceptance is measured from its counters",
             )
         if not self.model_name:
-            self.model_name = self._models[0] if self._models else "default"
+            self.model_name = served_model_name(self._models)
         return self
 
     def __exit__(self, *exc: object) -> None:

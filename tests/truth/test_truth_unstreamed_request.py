@@ -1,0 +1,38 @@
+"""``"stream": false`` to the truth server: one JSON ``chat.completion`` with the tokens the stream would carry
+(every gate probe failed "response is not JSON" against ``truth-server --script '{"serve_models": true}'``)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from specscope.truth.process import TruthServer
+from specscope.truth.script import ResponsePlan, TruthScript
+
+
+def _streamed_text(text: str) -> str:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("data: {"):
+            for choice in json.loads(line[6:])["choices"]:
+                out.append(choice.get("delta", {}).get("content") or "")
+    return "".join(out)
+
+
+def test_stream_false_is_one_json_chat_completion():
+    script = TruthScript(default=ResponsePlan(output_tokens=5, tokens_per_chunk=2), serve_models=True)
+    req = {"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 64}
+    with TruthServer(script) as ts:
+        url = ts.base_url + "/v1/chat/completions"
+        streamed = httpx.post(url, json={**req, "stream": True}, timeout=30)
+        plain = httpx.post(url, json={**req, "stream": False}, timeout=30)
+    assert plain.status_code == 200
+    assert plain.headers["Content-Type"].startswith("application/json")
+    body = plain.json()
+    assert body["object"] == "chat.completion" and body["id"] and body["model"] == "m"
+    choice = body["choices"][0]
+    assert choice["message"] == {"role": "assistant", "content": " x x x x x"}
+    assert choice["message"]["content"] == _streamed_text(streamed.text)
+    assert choice["finish_reason"] == "stop"
+    assert body["usage"] == {"prompt_tokens": 8, "completion_tokens": 5, "total_tokens": 13}
