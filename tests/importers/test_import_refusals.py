@@ -310,3 +310,19 @@ def test_a_result_file_that_cannot_be_read_names_the_path_and_why(tmp_path):
         with pytest.raises(ConfigError) as info:
             read_records(path)
         assert info.value.one_line() == f"cannot read the result file; found: {path}: {why}; {tail}"
+
+
+def test_more_records_of_one_level_than_a_run_holds_are_refused_as_the_import_not_as_a_damaged_run(
+    tmp_path, capsys, monkeypatch
+):
+    # issue 37: 101 SGLang records of one config and level were refused as "RUN/manifest.json does not match run
+    # manifest schema 2 ... fix: restore the manifest the run wrote": a file that did not exist, and a wrong fix
+    line = (IMPORTS / "sglang_eagle.jsonl").read_text().splitlines()[0]
+    many = tmp_path / "many.jsonl"
+    many.write_text((line + "\n") * 101)
+    run = tmp_path / "run"
+    code, _, err = cli(["import", many, "--config", "eagle", "--out", run], capsys, monkeypatch, tmp_path)
+    flat = " ".join(err.split())
+    assert code == 2 and not run.exists(), err
+    assert "the import would leave" in flat and "stored 101" in flat, flat
+    assert "restore the manifest" not in flat and "import at most" in flat, flat
