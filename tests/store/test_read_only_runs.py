@@ -108,3 +108,37 @@ def test_a_stored_k_past_any_draft_length_is_no_k_and_every_reader_reads_the_run
     for command in argv:
         code, _out, err = cli([a.format(run=run) for a in command], capsys, monkeypatch, tmp_path)
         assert code in (0, 1), (command, err)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("drafts", "1" + "0" * 400),
+        ("draft_tokens", "1" + "0" * 400),
+        ("accepted_tokens", "1" + "0" * 400),
+        ("generation_tokens", "1" + "0" * 400),
+        ("drafts", "NaN"),
+        ("draft_tokens", "NaN"),
+        ("accepted_per_position", "[8, 1" + "0" * 400 + "]"),
+    ],
+)
+def test_a_stored_counter_that_is_no_count_is_refused_by_every_reader_naming_it(
+    field, value, pristine, tmp_path, capsys, monkeypatch
+):
+    # issue 37: a stored counter of 400 digits (or NaN drafts) made report, advise, predict and export --to profile
+    # exit 3 (OverflowError / "cannot convert float NaN to integer"); a live scrape never stores one (a counter is a
+    # finite number from 0 to below 2**63, client.metrics), so the run was edited: exit 2 naming the field
+    run = tmp_path / "run"
+    shutil.copytree(pristine, run)
+    db = sqlite3.connect(run / "run.sqlite")
+    # a textual edit, so that a number past a float stays as written
+    rows = db.execute("SELECT rowid, after_json FROM cells WHERE after_json IS NOT NULL").fetchall()
+    for rowid, text in rows:
+        doc = {**json.loads(text), field: "@@"}
+        db.execute("UPDATE cells SET after_json=? WHERE rowid=?", (json.dumps(doc).replace('"@@"', value), rowid))
+    db.commit()
+    db.close()
+    argv = [*COMMANDS.values(), ["export", "{run}", "--to", "profile", "-o", str(tmp_path / "p.json")]]
+    for command in argv:
+        code, _out, err = cli([a.format(run=run) for a in command], capsys, monkeypatch, tmp_path)
+        assert code == 2 and field in err and "after_json" in err, (command, err)
