@@ -30,7 +30,7 @@ __all__ = [
 
 #: the longest draft per verify step a k is believed as (tokens): a stated k past it (``{"k": 10**30}`` in hand-edited
 #: facts, a config named ``mtp-k1733500000``) is no draft length, and was sized into lists of k positions (exit 3,
-#: or out of memory). Engines' own bounds are far below (vLLM and TensorRT-LLM draft at most tens of tokens).
+#: or out of memory). Engines draft at most tens of tokens per step.
 MAX_K = 1024
 
 #: method names that mean "no speculation" (the recipes' ``method = "base"``).
