@@ -75,6 +75,17 @@ FORMS: list[tuple[str, str]] = [
     ("+ vllm serve m --api-key 'ShellQuote0052' --port 8000", "ShellQuote0052"),
     ('docker run img vllm serve m --hf-token "ShellDquote0053"', "ShellDquote0053"),
     ("vllm serve m --api-key='ShellEqQuote0054'", "ShellEqQuote0054"),
+    # issue 37 (attack probe): a pair whose value is itself a pair (systemd's Environment=, docker's --env=, a log's
+    # "env: ..." or "args: ..."; an Azure connection string), libpq's PGPASSWORD, a passphrase
+    ("Environment=API_KEY=Chained0055", "Chained0055"),
+    ('Environment="HF_TOKEN=Chained0056"', "Chained0056"),
+    ("docker run --env=OPENAI_API_KEY=Chained0057 img", "Chained0057"),
+    ("env: API_KEY=Chained0058", "Chained0058"),
+    ("args: password=Chained0059", "Chained0059"),
+    ("user: password: Chained0060", "Chained0060"),
+    ("AZ=DefaultEndpointsProtocol=https;AccountName=a;AccountKey=Chained0061;", "Chained0061"),
+    ("PGPASSWORD=PgPass00062 psql -h db", "PgPass00062"),
+    ("ssh_passphrase=Phrase00063", "Phrase00063"),
 ]
 
 #: text that looks close to a secret and must come out unchanged.
@@ -87,4 +98,6 @@ KEPT: list[str] = [
     "vllm:spec_decode_num_accepted_tokens_total",
     "--num-speculative-tokens 4 --tokenizer m",
     "Namespace(api_key=None, port=8000)",
+    "Environment=CUDA_VISIBLE_DEVICES=0",
+    "env: max_tokens=96",
 ]

@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 
 __all__ = [
     "INT_BOUND",
+    "finite_float",
     "CRASH_REASON",
     "known_fields",
     "StreamStatus",
@@ -553,10 +554,10 @@ class ClockFacts:
     def from_dict(cls, d: Mapping[str, Any]) -> ClockFacts:
         """The inverse of :meth:`to_dict` (a key absent is None; a key that is no field is not kept)."""
         return cls(
-            _float(d.get("started_at_s")),
-            _float(d.get("ended_at_s")),
-            tuple(_float(v) for v in d.get("load_avg_1m") or ()),
-            _float(d.get("engine_cpu_s")),
+            finite_float(d.get("started_at_s")),
+            finite_float(d.get("ended_at_s")),
+            tuple(finite_float(v) for v in d.get("load_avg_1m") or ()),
+            finite_float(d.get("engine_cpu_s")),
             keys=tuple(k for k in d if k in _CLOCK_KEYS),
         )
 
@@ -657,8 +658,9 @@ _FIGURES = (
 _PER_REQUEST = ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens")
 
 
-def _float(v: Any) -> float | None:
-    """``v`` as a finite float, or None (not a number, a bool, NaN, an infinity, an integer past a float)."""
+def finite_float(v: Any) -> float | None:
+    """``v`` as a finite float, or None (not a number, a bool, NaN, an infinity, an integer past a float: JSON
+    allows any number of digits, and ``math.isfinite(10**400)`` raises OverflowError)."""
     if not isinstance(v, int | float) or isinstance(v, bool):
         return None
     try:
@@ -669,12 +671,12 @@ def _float(v: Any) -> float | None:
 
 
 def _count(v: Any) -> int | None:
-    f = _float(v)
+    f = finite_float(v)
     return None if f is None or f < 0 or f != int(f) else int(f)
 
 
 def _rate01(v: Any) -> float | None:
-    f = _float(v)
+    f = finite_float(v)
     return f if f is not None and 0.0 <= f <= 1.0 else None
 
 
@@ -740,12 +742,12 @@ class ImportedFacts:
     def from_dict(cls, d: Mapping[str, Any]) -> ImportedFacts:
         """The facts of ``d`` (module docstring of :mod:`specscope.stats.imported`), each read as its key says."""
         values: dict[str, Any] = {k: _count(d.get(k)) for k in _COUNTS}
-        values |= {k: _float(d.get(k)) for k in _FIGURES if k not in _COUNTS}
+        values |= {k: finite_float(d.get(k)) for k in _FIGURES if k not in _COUNTS}
         values["acceptance_rate"] = _rate01(d.get("acceptance_rate"))
         values["acceptance_per_position"] = _rates01(d.get("acceptance_per_position"))
         for k in _PER_REQUEST:
             raw = d.get(k)
-            values[k] = tuple(_float(v) for v in raw) if isinstance(raw, list) else None
+            values[k] = tuple(finite_float(v) for v in raw) if isinstance(raw, list) else None
         errors, missing = d.get("errors"), d.get("not_recorded")
         values["errors"] = tuple(bool(e) for e in errors) if isinstance(errors, list) else None
         names = isinstance(missing, list) and all(isinstance(m, str) for m in missing)
@@ -768,7 +770,7 @@ def _unusable(d: Mapping[str, Any], values: Mapping[str, Any]) -> tuple[str, ...
         v = d.get(key)
         if v is None:
             continue
-        if _float(v) is None or (key in _COUNTS and values[key] is None):
+        if finite_float(v) is None or (key in _COUNTS and values[key] is None):
             bad.append(f"{key}: {v!r:.40}")
         elif key == "acceptance_rate" and values[key] is None:
             bad.append(f"{key}: {v!r:.40} (not a rate in 0..1)")

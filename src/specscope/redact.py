@@ -44,8 +44,9 @@ __all__ = ["MASK", "redact", "redact_text", "redact_argv", "is_secret_name", "re
 MASK = "***"
 
 # a credential name, as a whole mapping key / assignment name (``api_key``, ``HF_TOKEN``, ``X-Amz-Signature``)
-_NAME_WORDS = r"token|secret|password|passwd|pwd|credentials?|authorization|apikey|signature|api[_-]?key"
-_SECRET_NAME = re.compile(rf"(?i)(?:^|[_.-])(?:{_NAME_WORDS})$|[_.-](?:key|sig|pass|auth)$")
+_NAME_WORDS = r"token|secret|password|passwd|passphrase|pwd|credentials?|authorization|apikey|signature|api[_-]?key"
+# a name that ends in password / passwd / passphrase is one whatever precedes it (libpq's ``PGPASSWORD``)
+_SECRET_NAME = re.compile(rf"(?i)(?:^|[_.-])(?:{_NAME_WORDS})$|[_.-](?:key|sig|pass|auth)$|pass(?:word|wd|phrase)$")
 _CAMEL_SECRET_NAME = re.compile(r"[a-z0-9](?:Token|Secret|Password|Passwd|ApiKey|Key|Signature|Credentials?|Auth)$")
 _NOT_SECRET_NAME = re.compile(r"(?i)per[_-]token$|^num[_-]|^max[_-]|^n[_-]")  # rates and counts of tokens
 # query parameters that are credentials even as bare words (Google ``key``, Azure SAS ``sig``)
@@ -67,11 +68,12 @@ _AUTH_SCHEME = re.compile(
     r"\b(?:(?P<scheme>Bearer)\s+(?P<value>[A-Za-z0-9._~+/=-]{6,})|(?P<basic>Basic)\s+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/]{6,}=*)"
 )
 # NAME=VALUE, NAME: VALUE, 'NAME': VALUE, "NAME": VALUE, NAME = VALUE; the value quoted, a list (over lines too, as
-# indented JSON writes it), or a bare word (never an opening bracket alone)
-_PAIR = re.compile(
-    r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9_.\-]*)(?P=q)(?P<sep>\s*[:=]\s*)"
-    r"(?P<value>'[^'\n]*'|\"[^\"\n]*\"|\[[^\]]{0,4096}\]|[^\s,;)}\[\]'\"&]+)"
-)
+# indented JSON writes it), or a bare word (never an opening bracket alone). The name is read once (possessive, at
+# most 128 characters: trying a name at each dot of "a.a.a. ... =" and re-reading the rest was quadratic, 75 s for
+# 80 KB), and the value only after a credential name: another name's value is read on for pairs of its own
+# (``Environment=API_KEY=V``, ``env: HF_TOKEN=V``, ``--env=API_KEY=V``)
+_PAIR = re.compile(r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9_.\-]{0,127}+)(?P=q)(?P<sep>\s*+[:=]\s*+)")
+_PAIR_VALUE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\[[^\]]{0,4096}\]|[^\s,;)}\[\]'\"&]+")
 _NUMBER = re.compile(r"-?[0-9][0-9_.eE+-]*")
 _KEEP_VALUES = frozenset({"none", "null", "true", "false", "''", '""', "[]", ""})
 _FLAG_NAME = r"--?(?:[a-z0-9]+[-_])*(?:token|key|secret|password|passwd|api[-_]key)"
@@ -122,20 +124,37 @@ def _query(m: re.Match[str]) -> str:
     return m.group(0)
 
 
-def _pair(m: re.Match[str]) -> str:
-    value = m.group("value")
-    if not is_secret_name(m.group("name")) or value.lower() in _KEEP_VALUES or value == MASK:
-        return m.group(0)
+def _masked_pair_value(value: str) -> str | None:
+    """What a credential name's ``value`` becomes: None when it is kept (None, null, booleans, empty, a number,
+    already masked)."""
+    if value.lower() in _KEEP_VALUES or value == MASK:
+        return None
     if value[0] == "[":  # a list of keys: one masked item, quoted as the list quoted its items (JSON stays JSON)
         quote = next((c for c in value if c in "'\""), "")
-        masked = f"[{quote}{MASK}{quote}]"
-    elif value[0] in "'\"":
-        masked = f"{value[0]}{MASK}{value[0]}"
-    elif _NUMBER.fullmatch(value):  # a bare number is a JSON number (a count), not a credential
-        return m.group(0)
-    else:
-        masked = MASK
-    return f"{m.group('q')}{m.group('name')}{m.group('q')}{m.group('sep')}{masked}"
+        return f"[{quote}{MASK}{quote}]"
+    if value[0] in "'\"":
+        return f"{value[0]}{MASK}{value[0]}"
+    if _NUMBER.fullmatch(value):  # a bare number is a JSON number (a count), not a credential
+        return None
+    return MASK
+
+
+def _pairs(text: str) -> str:
+    """``text`` with the value of each ``NAME=VALUE`` / ``NAME: VALUE`` pair whose name is a credential masked; each
+    character is read a bounded number of times (see ``_PAIR``)."""
+    out: list[str] = []
+    pos = last = 0
+    while (m := _PAIR.search(text, pos)) is not None:
+        pos = m.end()
+        if not is_secret_name(m.group("name")):
+            continue
+        value = _PAIR_VALUE.match(text, pos)
+        masked = None if value is None else _masked_pair_value(value.group(0))
+        if value is None or masked is None:
+            continue
+        out += (text[last:pos], masked)
+        last = pos = value.end()
+    return "".join(out) + text[last:] if out else text
 
 
 def _flag_value(m: re.Match[str]) -> str:
@@ -171,7 +190,7 @@ def redact_text(text: str) -> str:
     if "-" in text:
         text = _FLAG_IN_TEXT.sub(_flag_value, text)
     if "=" in text or ":" in text:
-        text = _PAIR.sub(_pair, text)
+        text = _pairs(text)
     return _PREFIXED.sub(MASK, text)
 
 

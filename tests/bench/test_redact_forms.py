@@ -28,6 +28,14 @@ def test_look_alikes_are_kept(text):
     assert redact_text(text) == text
 
 
+@pytest.mark.timeout(60)
+def test_a_long_dotted_word_before_a_separator_is_read_once():
+    # issue 37: "a.a.a. ... =" (80 KB) took 75 s: the NAME=VALUE rule tried a name at each dot and scanned the rest
+    # of the word each time (quadratic); a server's error message or log line of this shape stalled every write
+    for text in ("a." * 200_000 + "=", "a-" * 200_000 + ":", "x: " + "a.b=" * 100_000):
+        assert redact_text(text) == text
+
+
 def test_secret_names_mask_any_value_type():
     value = {"api_key": ["a1b2c3d4", "e5f6"], "hf_token": {"v": "t0k3n"}, "cost_ns_per_token": 12.5, "max_tokens": 9}
     out = redact(value)

@@ -12,7 +12,7 @@ import asyncio
 import httpx
 import pytest
 
-from paths import FIXTURES
+from paths import DATA, FIXTURES
 from specscope.client.metrics import metrics_url, parse_metrics, scrape
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.records import SpecCounters
@@ -177,3 +177,13 @@ def test_scrape_unreachable():
     with pytest.raises(ServerUnreachable) as ei:
         asyncio.run(go())
     assert str(port) in str(ei.value.found)
+
+
+def test_a_series_written_twice_is_refused_never_summed():
+    # issue 37 (attack probe): a scrape holding each series twice (two responses concatenated by a proxy; the
+    # exposition format has each series once) read as twice the counts: drafts 120 where the server said 60
+    text = (DATA / "counters" / "llamacpp_after.prom").read_text()
+    assert parse_metrics(text).drafts == 60
+    with pytest.raises(MetricsUnavailable) as info:
+        parse_metrics(text + text)
+    assert "llamacpp:prompt_tokens_total" in str(info.value) and "twice" in str(info.value)

@@ -75,3 +75,18 @@ def test_a_profile_from_files_vllm_bench_serve_wrote(tmp_path, capsys, monkeypat
     assert profile["conditional_accept_rates"] == [1.0, 1.0, 0.0]
     assert profile["acceptance_length_histogram"] == {"1": 0, "2": 0, "3": 128, "4": 0}
     assert profile["mean_accept_length"] == 3.0 and profile["validation"]["marginal_monotonicity"]["passed"]
+
+
+def test_a_config_name_ending_in_a_huge_k_is_no_k(tmp_path, capsys, monkeypatch):
+    # issue 37: a config named mtp-k999...9 (30 digits: a date or a timestamp after "k" reads the same) gave k = 10**30
+    # from its name; export --to profile made a list of k zeros (exit 3: OverflowError; 10 digits: out of memory).
+    # Such a k is no draft length: the profile's k is the positions measured (3), as for a name without one.
+    run = tmp_path / "run"
+    name = "mtp-k" + "9" * 30
+    for config, stem in (("base", "vllm_base_r0"), (name, "vllm_mtp_r0")):
+        files = [DATA / "imports" / f"{stem}.json"]
+        assert cli(["import", *files, "--config", config, "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    target = tmp_path / "p.json"
+    assert cli(["export", run, "--to", "profile", "-o", target], capsys, monkeypatch, tmp_path)[0] == 0
+    profile = json.loads(target.read_text())
+    assert len(profile["marginal_accept_rates"]) == 3

@@ -80,6 +80,9 @@ BAD_TOTALS = [
     ("max_concurrency", 0, "0", "a whole number of streams"),
     ("max_concurrency", -4, "-4", "a whole number of streams"),
     ("request_rate", -2.0, "-2.0", "a positive number of requests per second"),
+    # issue 37: an integer past a float's range (JSON allows any number of digits) was an OverflowError (exit 3)
+    ("duration", 10**400, str(10**400)[:57] + "...", "a positive number of seconds"),
+    ("request_rate", 10**400, str(10**400)[:57] + "...", "a positive number of requests per second"),
 ]
 
 
@@ -175,6 +178,16 @@ def test_a_null_inside_itls_leaves_that_requests_latency_absent_and_says_so(tmp_
         assert math.isclose(cell["tpot_p50_s"], tpot)  # from the other requests, each (latency - ttft) / (tokens - 1)
         reason = f"latency of 1 of {n} requests (a non-number in its itls)"
         assert reason in report["manifest"]["imports"][0]["not_recorded"]
+
+
+def test_a_per_request_integer_past_a_floats_range_is_a_non_number_of_that_request(tmp_path, capsys, monkeypatch):
+    # issue 37: ttfts[0] or latencies[0] of 10**400 (a valid JSON number) was an OverflowError in import (exit 3)
+    for i, key in enumerate(("ttfts", "latencies")):
+        doc = json.loads((IMPORTS / "vllm_mtp_r0.json").read_text())
+        doc[key][0] = 10**400
+        report = _imported(tmp_path, capsys, monkeypatch, f"huge{i}.json", doc)
+        (cell,) = report["cells"]
+        assert cell["ttft_p50_s"] == 0.04 and cell["tpot_p50_s"] == 0.018  # from the other three requests
 
 
 def test_ttfts_null_is_read_as_no_per_request_arrays_with_its_reason(tmp_path, capsys, monkeypatch):
@@ -306,3 +319,19 @@ def test_a_result_file_that_cannot_be_read_names_the_path_and_why(tmp_path):
         with pytest.raises(ConfigError) as info:
             read_records(path)
         assert info.value.one_line() == f"cannot read the result file; found: {path}: {why}; {end}"
+
+
+def test_more_records_of_one_level_than_a_run_holds_are_refused_as_the_import_not_as_a_damaged_run(
+    tmp_path, capsys, monkeypatch
+):
+    # issue 37: 101 SGLang records of one config and level were refused as "RUN/manifest.json does not match run
+    # manifest schema 2 ... fix: restore the manifest the run wrote": a file that did not exist, and a wrong fix
+    line = (IMPORTS / "sglang_eagle.jsonl").read_text().splitlines()[0]
+    many = tmp_path / "many.jsonl"
+    many.write_text((line + "\n") * 101)
+    run = tmp_path / "run"
+    code, _, err = cli(["import", many, "--config", "eagle", "--out", run], capsys, monkeypatch, tmp_path)
+    flat = " ".join(err.split())
+    assert code == 2 and not run.exists(), err
+    assert "the import would leave" in flat and "stored 101" in flat, flat
+    assert "restore the manifest" not in flat and "import at most" in flat, flat

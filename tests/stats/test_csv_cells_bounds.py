@@ -19,6 +19,9 @@ ROWS = "base,prose,1,0,50,,50\nmtp,prose,1,0,90,0.72,90\n"
         ("mtp,prose,4,0,160,0.7,40;nan\n", "stream_tok_s"),
         ("mtp,prose,4,0,160,0.7,-5\n", "stream_tok_s"),
         ("mtp,prose,1e400,0,160,0.7,40\n", "concurrency"),
+        # issue 37: a 400-digit integer (Python's int() reads up to 4,300 digits) was an OverflowError (exit 3)
+        ("mtp,prose," + "9" * 400 + ",0,160,0.7,40\n", "concurrency"),
+        ("mtp,prose,1," + "9" * 400 + ",160,0.7,40\n", "repeat"),
     ],
 )
 def test_non_finite_values_are_refused(row, named, tmp_path, capsys, monkeypatch):

@@ -3,6 +3,7 @@ gives exit 2 naming the table or field (or a report), never an internal error (e
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 
@@ -89,3 +90,55 @@ def test_a_wal_without_its_shm_is_read_and_nothing_is_written_into_the_run(prist
         if argv[0] == "report":
             assert "FROM_THE_WAL" in out  # the committed transaction in the -wal is read
     assert snapshot(run) == before  # no -shm made, the -wal left as it was
+
+
+@pytest.mark.parametrize("key", ["k", "num_speculative_tokens", "draft_max"])
+def test_a_stored_k_past_any_draft_length_is_no_k_and_every_reader_reads_the_run(
+    key, pristine, tmp_path, capsys, monkeypatch
+):
+    # issue 37: server facts {"k": 10**30} (hand-edited, or a record imported with it) made report exit 3
+    # (OverflowError comparing it with the acceptance length) and predict build a list of 10**30 zeros (a hang)
+    run = tmp_path / "run"
+    shutil.copytree(pristine, run)
+    db = sqlite3.connect(run / "run.sqlite")
+    db.execute("UPDATE server_facts SET facts_json=?", (json.dumps({key: 10**30}),))
+    db.commit()
+    db.close()
+    argv = [*COMMANDS.values(), ["export", "{run}", "--to", "profile", "-o", str(tmp_path / "p.json")]]
+    for command in argv:
+        code, _out, err = cli([a.format(run=run) for a in command], capsys, monkeypatch, tmp_path)
+        assert code in (0, 1), (command, err)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("drafts", "1" + "0" * 400),
+        ("draft_tokens", "1" + "0" * 400),
+        ("accepted_tokens", "1" + "0" * 400),
+        ("generation_tokens", "1" + "0" * 400),
+        ("drafts", "NaN"),
+        ("draft_tokens", "NaN"),
+        ("accepted_per_position", "[8, 1" + "0" * 400 + "]"),
+    ],
+)
+def test_a_stored_counter_that_is_no_count_is_refused_by_every_reader_naming_it(
+    field, value, pristine, tmp_path, capsys, monkeypatch
+):
+    # issue 37: a stored counter of 400 digits (or NaN drafts) made report, advise, predict and export --to profile
+    # exit 3 (OverflowError / "cannot convert float NaN to integer"); a live scrape never stores one (a counter is a
+    # finite number from 0 to below 2**63, client.metrics), so the run was edited: exit 2 naming the field
+    run = tmp_path / "run"
+    shutil.copytree(pristine, run)
+    db = sqlite3.connect(run / "run.sqlite")
+    # a textual edit, so that a number past a float stays as written
+    rows = db.execute("SELECT rowid, after_json FROM cells WHERE after_json IS NOT NULL").fetchall()
+    for rowid, text in rows:
+        doc = {**json.loads(text), field: "@@"}
+        db.execute("UPDATE cells SET after_json=? WHERE rowid=?", (json.dumps(doc).replace('"@@"', value), rowid))
+    db.commit()
+    db.close()
+    argv = [*COMMANDS.values(), ["export", "{run}", "--to", "profile", "-o", str(tmp_path / "p.json")]]
+    for command in argv:
+        code, _out, err = cli([a.format(run=run) for a in command], capsys, monkeypatch, tmp_path)
+        assert code == 2 and field in err and "after_json" in err, (command, err)

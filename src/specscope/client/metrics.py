@@ -242,11 +242,20 @@ def parse_metrics(text: str) -> SpecCounters:
     taken: list[tuple[_Identity, str, str, EngineNames, dict[str, str], float]] = []
     read_ids: set[_Identity] = set()  # series sets that hold a count or a gauge
     tables = prometheus_tables()
+    seen: set[tuple[str, frozenset[tuple[str, str]]]] = set()  # each series once (the exposition format's rule)
     for fam in families:
         for sample in fam.samples:
             prefix = next((p for p in tables if sample.name.startswith(p)), None)
             if prefix is None:
                 continue
+            series = (sample.name, frozenset(sample.labels.items()))
+            if series in seen:  # two bodies concatenated (a proxy): summing would double every count
+                raise _bad_sample(
+                    "a /metrics series is written twice",
+                    f"{sample.name}{sample.labels or ''} twice in one scrape",
+                    "each series (name and labels) once, as the exposition format writes it",
+                )
+            seen.add(series)
             short = sample.name[len(prefix) :]
             value = _sample_float(sample)
             table = tables[prefix]

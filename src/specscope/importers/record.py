@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from specscope.records import INT_BOUND
+from specscope.records import INT_BOUND, finite_float
 
 __all__ = [
     "BadFigure",
@@ -105,12 +105,12 @@ def seconds(value: Any, field: str, scale: float = 1.0) -> float | None:
     """
     if value is None:
         return None
-    ok = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
-    if not ok or not 0 < value * scale <= MAX_SECONDS:
+    f = finite_float(value)
+    if f is None or not 0 < f * scale <= MAX_SECONDS:
         raise BadFigure(
             field, value, f"a positive number of seconds (at most {MAX_SECONDS:,.0f}), or null when not recorded"
         )
-    return float(value) * scale
+    return f * scale
 
 
 def rate(value: Any, field: str) -> float | None:
@@ -122,9 +122,10 @@ def rate(value: Any, field: str) -> float | None:
     """
     if value is None or value == "inf" or (isinstance(value, float) and value == math.inf):
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+    f = finite_float(value)
+    if f is None or f <= 0:
         raise BadFigure(field, value, 'a positive number of requests per second, or "inf" (all at once)')
-    return float(value)
+    return f
 
 
 @dataclass(frozen=True)
@@ -164,10 +165,7 @@ class Imported:
 
 def num(doc: Mapping[str, Any], key: str) -> float | None:
     """``doc[key]`` when it is a finite number (not a bool), else None."""
-    v = doc.get(key)
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-        return None
-    return float(v)
+    return finite_float(doc.get(key))
 
 
 def seconds_list(doc: Mapping[str, Any], key: str, scale: float = 1.0) -> list[float | None] | None:
@@ -175,10 +173,7 @@ def seconds_list(doc: Mapping[str, Any], key: str, scale: float = 1.0) -> list[f
     raw = doc.get(key)
     if not isinstance(raw, list):
         return None
-    return [
-        float(v) * scale if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) else None
-        for v in raw
-    ]
+    return [None if (f := finite_float(v)) is None else f * scale for v in raw]
 
 
 def tokens_list(doc: Mapping[str, Any], key: str) -> list[int | None] | None:
@@ -190,7 +185,7 @@ def tokens_list(doc: Mapping[str, Any], key: str) -> list[int | None] | None:
 
 
 def _finite(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+    return finite_float(v) is not None
 
 
 def numbers(value: Any) -> list[float] | None:

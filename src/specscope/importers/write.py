@@ -31,7 +31,7 @@ from specscope.importers.record import Imported
 from specscope.importers.shapes import read_records
 from specscope.records import CellKey, CellResult, ClientFacts, ImportedFacts, OpenLoopFacts
 from specscope.store import DB_NAME, MANIFEST_NAME, SCHEMA_VERSION, Run, create_run, open_run
-from specscope.store.manifest import validate_manifest
+from specscope.store.manifest import ManifestError, validate_manifest
 from specscope.store.schema import cell_from_row, cell_row
 from specscope.values import check_name
 
@@ -247,9 +247,9 @@ def import_files(
 
     Raises:
         ConfigError: a blank name, a file of no known shape or of a value out of range, a record already in the
-            run, or a load of the other loop kind.
+            run, a load of the other loop kind, or a run whose manifest would not be readable after the import
+            (more repeats of one level than a run holds).
         StoreError: ``out`` exists and is not a run, or is locked by another writer.
-        ManifestError: the run's manifest would not be readable after the import (nothing is written).
     """
     for option, name in (("--config", config), ("--workload", workload), ("--baseline", baseline)):
         if name is not None:
@@ -275,7 +275,7 @@ def import_files(
         keys = {c.key for c in cells} | {r.key for r in results}
         _check_baseline(baseline, config, {k.config for k in keys}, out)
         fields = _manifest_fields(manifest, keys, imports, baseline)
-        validate_manifest({**manifest, **fields}, out / MANIFEST_NAME)
+        _check_manifest({**manifest, **fields}, out)
         if run is None:
             run = create_run(out, new)
             fresh = True
@@ -301,6 +301,25 @@ def import_files(
         )
         for path, rec, key, _ in planned
     ]
+
+
+def _check_manifest(manifest: dict[str, Any], out: Path) -> None:
+    """Refuse an import after which the run's manifest would not be readable (101 records of one config and level:
+    more repeats than a run holds), as the import's fault, not as a damaged manifest (nothing is written yet).
+
+    Raises:
+        ConfigError: what the manifest would hold that no run may (the reader's own check, :func:`validate_manifest`).
+    """
+    try:
+        validate_manifest(manifest, out / MANIFEST_NAME)
+    except ManifestError as exc:
+        raise ConfigError(
+            f"the import would leave {out} a run no reader accepts; nothing was written",
+            found=exc.found,
+            expected=exc.expected,
+            fix="import at most as many records of one config, workload and level as a run holds (100 repeats), "
+            "e.g. the rest under another --config or into another --out run",
+        ) from None
 
 
 def _check_baseline(baseline: str | None, config: str, configs: set[str], out: Path) -> None:

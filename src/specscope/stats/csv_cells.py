@@ -37,6 +37,7 @@ from pathlib import Path
 
 from specscope.errors import ConfigError
 from specscope.readfile import FileKind, read_user_file
+from specscope.records import finite_float
 from specscope.stats.summary import CellSummary
 
 __all__ = [
@@ -124,10 +125,10 @@ def _row(path: Path, line: int, row: dict[str, str | None], scales: dict[str, fl
     def num(col: str, kind: type, lo: float, expected: str) -> float:
         raw = (row.get(col) or "").strip()
         try:
-            v: float = kind(raw)
+            v = finite_float(kind(raw))  # None: NaN, an infinity, or an integer past a float (400 digits)
         except ValueError:
             raise _bad(path, line, col, raw, expected) from None
-        if not math.isfinite(v) or v < lo or v > 1e15:
+        if v is None or v < lo or v > 1e15:
             raise _bad(path, line, col, raw, expected + " (finite)")
         return v
 

@@ -30,6 +30,7 @@ from specscope.records import (
     GaugeSample,
     SpecCounters,
     StreamRecord,
+    finite_float,
     known_fields,
 )
 from specscope.redact import redact
@@ -136,14 +137,40 @@ def counters_from_json(text: str | None, version: int, where: str = "cells") -> 
     """A stored scrape, or None.
 
     Raises:
-        StoreError: the stored object does not have the fields (and their types) of :class:`SpecCounters`.
+        StoreError: the stored object does not have the fields (and their types) of :class:`SpecCounters`, or a
+            count that is no count (NaN, an infinity, a negative, 2**63 or more: a scrape never stores one, the
+            rule of :func:`specscope.client.metrics` for a counter's sample), or a gauge that is not finite.
     """
     if text is None:
         return None
     raw = _json(text, where, version)
     _typed(_COUNTERS, text, where, version)
     counters: SpecCounters = _checked(SpecCounters.from_dict, raw, where, version)
+    _check_counts(counters, where, version)
     return counters
+
+
+_COUNTS = ("drafts", "draft_tokens", "accepted_tokens", "generation_tokens", "prompt_tokens", "rejected_tokens")
+_GAUGE_VALUES = ("running", "waiting", "created")
+
+
+def _check_counts(counters: SpecCounters, where: str, version: int) -> None:
+    """Refuse a stored count outside 0..2**63 or not finite, and a gauge that is not finite, naming it (a 400-digit
+    count or NaN drafts made every reader exit 3)."""
+    for name in (*_COUNTS, "accepted_per_position"):
+        value = getattr(counters, name)
+        for v in value if isinstance(value, tuple) else (value,):
+            f = finite_float(v) if v is not None else 0.0
+            if f is None or not 0 <= f < _INT_BOUND:
+                raise _bad(
+                    f"{where}.{name}", f"{str(v)[:40]} is no count (a finite number from 0 to below 2**63)", version
+                )
+    for name in _GAUGE_VALUES:
+        v = getattr(counters, name)
+        if v is not None and finite_float(v) is None:
+            raise _bad(f"{where}.{name}", f"{str(v)[:40]} is not a finite number", version)
+    for engine, each in counters.engines.items():
+        _check_counts(each, f"{where}.engines.{engine}", version)
 
 
 def stream_from_json(text: str, version: int, where: str = "streams") -> StreamRecord:
