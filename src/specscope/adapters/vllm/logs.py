@@ -8,6 +8,10 @@ Forms, with their sources:
   per logging interval, counts of that window only. vLLM main adds ``Rejected: N tokens, Effective tokens/forward: X``.
   0.8.0-0.8.4 printed ``SpecDecoding metrics: Draft acceptance rate: 0.0%, Accepted: 0 tokens, Drafted: 3000 tokens``
   (the shape vllm PR #15902 replaced): no mean length, hence no verify-step count unless k divides the drafted count.
+  Before PR #15902, V1's first logger (vllm PR #15151, ``SpecDecodingMetrics.log``, reset after each line) printed
+  ``Speculative metrics: Draft acceptance rate: 1.000, Number of accepted tokens: 66, Number of draft tokens: 66, ``
+  (PR #15902's "BEFORE"): V0's words, but one interval's counts, no ``Number of emitted tokens`` and no ``System
+  efficiency``; read as a V1 window, never differenced as V0's totals.
 - V0 ``Speculative metrics: Draft acceptance rate: 0.642, System efficiency: 0.598, Number of speculative tokens: 3,
   Number of accepted tokens: 8547, Number of draft tokens: 13311, Number of emitted tokens: 10616.`` (vllm/engine/
   metrics.py ``_format_spec_decode_metrics_str``, 0.6.x); 0.4.x-0.5.x spelled the last two ``Number of draft tokens
@@ -118,6 +122,13 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("Drafted throughput", "ignored", _V1_SOURCE, "0.8.5", "a rate over vLLM's interval, not a count"),
     LogField("Rejected: N tokens", "read", _V1_SOURCE, "main", "a cross-check of drafted - accepted"),
     LogField("Effective tokens/forward", "ignored", _V1_SOURCE, "main", "the acceptance length is derived instead"),
+    LogField(
+        "Speculative metrics without emitted tokens",
+        "read",
+        _V1_SOURCE,
+        "PR #15151",
+        "V1's first shape: one interval's accepted / draft tokens, a window",
+    ),
     LogField("Number of speculative tokens", "read", _V0_SOURCE, "0.4.1", "k: verify steps = draft tokens / k"),
     LogField("Number of accepted tokens", "read", _V0_SOURCE, "0.4.1", "V0's own count, kept apart (see module)"),
     LogField("Number of draft tokens", "read", _V0_SOURCE, "0.4.1", "cumulative; differenced; 'tokens tokens' too"),
@@ -190,9 +201,27 @@ _RE_PROCESS = re.compile(r"\((\w+(?: rank=\d+)? pid=\d+)\)")
 RE_ENGINE_START = re.compile(r"Initializing an? (?:V1 )?LLM engine")
 
 
+def _early_v1(line: str) -> dict[str, Any] | None:
+    """The counts of a ``Speculative metrics:`` line in V1's first shape (module doc: no emitted count, no system
+    efficiency), None for any other line. The rate is printed as a fraction (``%.3f``)."""
+    m = _RE_V0.search(line)
+    if m is None or "Number of emitted tokens" in m.group(1) or "System efficiency" in m.group(1):
+        return None
+    v0 = line_facts(_V0_FIELDS, m.group(1))
+    if "accepted_tokens" not in v0 or "draft_tokens" not in v0:
+        return None
+    fields: dict[str, Any] = {"accepted_tokens": v0["accepted_tokens"], "drafted_tokens": v0["draft_tokens"]}
+    if isinstance(rate := v0.get("draft_acceptance_rate"), float) and rate == rate:  # nan: no drafts, no rate
+        fields["draft_acceptance_rate_percent"] = rate * 100
+    return fields
+
+
 def spec_decoding_sample(line: str, line_number: int) -> SpecDecodingSample | None:
-    """The V1 window of ``line``, None when it is no ``SpecDecoding metrics:`` line or says nothing to pool (neither
-    its counts nor a mean acceptance length). Raises ValueError on a number that cannot be read."""
+    """The V1 window of ``line``, None when it is no ``SpecDecoding metrics:`` line (nor V1's first ``Speculative
+    metrics:`` shape) or says nothing to pool (neither its counts nor a mean acceptance length). Raises ValueError on
+    a number that cannot be read."""
+    if (early := _early_v1(line)) is not None:
+        return SpecDecodingSample(line_number=line_number, **early)
     m = _RE_V1.search(line)
     if m is None:
         return None
@@ -204,9 +233,10 @@ def spec_decoding_sample(line: str, line_number: int) -> SpecDecodingSample | No
 
 
 def spec_cumulative_sample(line: str, line_number: int) -> SpecCumulativeSample | None:
-    """The V0 cumulative line of ``line`` (either spelling), None when it is none. Raises ValueError as above."""
+    """The V0 cumulative line of ``line`` (either spelling), None when it is none or V1's first shape (a window, see
+    :func:`spec_decoding_sample`). Raises ValueError as above."""
     m = _RE_V0.search(line)
-    if m is None:
+    if m is None or _early_v1(line) is not None:
         return None
     return SpecCumulativeSample(line_number=line_number, **line_facts(_V0_FIELDS, m.group(1)))
 

@@ -1,0 +1,36 @@
+"""`serve --parse-log` on server-log shapes of engine releases not seen before (hunt of 2026-12-06, fourth round;
+tests/data/engines/logs, SOURCES.md there): each figure a line states read right, or the line named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from specscope.cli import app
+
+LOGS = Path(__file__).parent.parent / "data" / "engines" / "logs"
+
+
+def parse_log(name: str, *args: str) -> Any:
+    return CliRunner().invoke(app, ["serve", "--parse-log", str(LOGS / name), *args], env={"COLUMNS": "200"})
+
+
+def _json(name: str, code: int) -> dict[str, Any]:
+    r = parse_log(name, "--format", "json")
+    assert r.exit_code == code, r.output
+    out: dict[str, Any] = json.loads(r.output)
+    return out
+
+
+def test_v1_first_speculative_metrics_lines_are_windows_not_v0_totals() -> None:
+    # vllm PR #15902's "BEFORE" ('Speculative metrics: Draft acceptance rate: 1.000, Number of accepted tokens: 66,
+    # Number of draft tokens: 66, '): V1's first logger (PR #15151) reset its counts after each line. Before, the
+    # lines were taken for V0's cumulative totals and, lacking V0's emitted count, gave no figure at all.
+    # Two windows, n-gram k = 3: 66 + 120 = 186 drafted, 66 + 30 = 96 accepted, 22 + 40 = 62 steps.
+    out = _json("vllm_pr15151_v1_first_speculative_metrics.log", 0)
+    (pool,) = [p for p in out["log_pools"] if p["engine"] == "vllm"]
+    assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (186, 96, 62)
+    assert out["spec_cumulative"] == [] and out["spec_decoding_cumulative_total"] is None
