@@ -34,3 +34,13 @@ def test_v1_first_speculative_metrics_lines_are_windows_not_v0_totals() -> None:
     (pool,) = [p for p in out["log_pools"] if p["engine"] == "vllm"]
     assert (pool["draft_tokens"], pool["accepted_tokens"], pool["verify_steps"]) == (186, 96, 62)
     assert out["spec_cumulative"] == [] and out["spec_decoding_cumulative_total"] is None
+
+
+def test_token_usage_share_is_a_percent_as_printed_not_float_noise() -> None:
+    # sgl-project/sglang PR #22331's "before" block: 'Decode batch, #running-req: 5, #token: 20800, token usage: 0.29,
+    # ...'. 0.29 x 100 in binary floats is 28.999999999999996, which the table printed as the peak; the share is
+    # printed with two decimals, so the percent is exactly 29.0.
+    out = _json("sglang_pr22331_token_usage_0_29.log", 0)
+    assert [s["kv_cache_usage_percent"] for s in out["stats"]] == [29.0, 29.0, 29.0]
+    text = parse_log("sglang_pr22331_token_usage_0_29.log")
+    assert "29.0% (running 5, waiting 0, line 1)" in text.output

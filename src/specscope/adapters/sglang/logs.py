@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -245,11 +246,12 @@ def capacity_samples(lines: Sequence[str]) -> list[StatsSample]:
                     t_s=None if t is None or t0 is None else (t - t0).total_seconds(),
                     running_reqs=int(running.group(1)),
                     waiting_reqs=int(queue.group(1)),
-                    kv_cache_usage_percent=float(usage.group(1)) * 100,
+                    # the printed share x 100 in decimal: 0.29 is 29.0 %, never float noise (28.999999999999996)
+                    kv_cache_usage_percent=float(Decimal(usage.group(1)) * 100),
                     generation_throughput_tokens_per_s=float(gen.group(1)) if gen else None,
                 )
             )
-        except ValueError:  # a number or a date that cannot be read gives no sample, never a crash
+        except (ValueError, ArithmeticError):  # a number or a date that cannot be read gives no sample, never a crash
             continue
     return out
 
