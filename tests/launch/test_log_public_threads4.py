@@ -44,3 +44,12 @@ def test_token_usage_share_is_a_percent_as_printed_not_float_noise() -> None:
     assert [s["kv_cache_usage_percent"] for s in out["stats"]] == [29.0, 29.0, 29.0]
     text = parse_log("sglang_pr22331_token_usage_0_29.log")
     assert "29.0% (running 5, waiting 0, line 1)" in text.output
+
+
+def test_weights_of_0_7_printed_in_gb_are_read_as_the_gib_they_are() -> None:
+    # vllm PR #12569's log (0.7, V1): 'Loading model weights took 67.7229 GB'. vLLM computes that figure as
+    # bytes / 2**30 (gpu_model_runner.py, model_runner.py: 'self.model_memory_usage / float(2**30)'), so it is GiB
+    # whatever the label. Before, the line was passed over and the weights were absent.
+    out = _json("vllm_pr12569_v1_07_weights_gb.log", 0)
+    assert out["weights_loaded_gib"] == 67.7229
+    assert (out["gpu_blocks"], out["max_concurrency_requests"]) == (1381, 10.79)

@@ -10,7 +10,9 @@ Wordings handled, with their sources (see ../shared/fixtures/SOURCES.md):
 - ``Resolved architecture: X`` (vllm/config/model.py); the MTP drafter appears as a second one.
 - ``Model loading took 18.41 GiB memory and 10.177328 seconds`` (v0.20+) and the older
   ``Model loading took 14.2474 GiB and 558.868858 seconds`` (v0.8.5, fixture block D); the CPU build only has
-  ``Loading weights took 1.29 seconds`` (issue 5), so ``weights_loaded_gib`` is None there.
+  ``Loading weights took 1.29 seconds`` (issue 5), so ``weights_loaded_gib`` is None there. Up to 0.7 the
+  model runners printed ``Loading model weights took 67.7229 GB`` (vllm PR #12569's log): bytes / 2**30
+  (``model_memory_usage / float(2**30)``), so GiB whatever the label, read as ``weights_loaded_gib``.
 - KV memory: ``Available KV cache memory: 4.8 GiB`` (GPU) or, on the CPU build, ``Auto set (1.51/16.34) GiB for
   KV cache on node 0`` (vllm/v1/worker/cpu_worker.py, 0.32).
 - KV capacity: two lines ``GPU KV cache size: 36,432 tokens`` / ``Maximum concurrency for 65,536 tokens per
@@ -159,6 +161,7 @@ _LAST: tuple[LineFact, ...] = (
         re.compile(r"Model loading took (-?[\d.]+) GiB(?: memory)? and ([\d.]+) seconds"),
         (("weights_loaded_gib", float), ("model_loading_s", float)),
     ),
+    (re.compile(r"Loading model weights took (-?[\d.]+) GB\b"), (("weights_loaded_gib", float),)),
     (
         re.compile(r"Available KV cache memory: (-?[\d.]+) GiB|Auto set \((-?[\d.]+)/[\d.]+\) GiB for KV cache"),
         (("available_kv_cache_memory_gib", float),),

@@ -138,6 +138,13 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("Draft acceptance rate (V0)", "read", _V0_SOURCE, "0.4.1", "V0's accepted / drafted as printed"),
     LogField("System efficiency", "read", _V0_SOURCE, "0.4.1", "kept as printed"),
     LogField("Model loading took X GiB", "read", _LOADER, "0.8.5, 0.20.0", "weights_loaded_gib, model_loading_s"),
+    LogField(
+        "Loading model weights took X GB",
+        "read",
+        "vllm/worker/model_runner.py, vllm/v1/worker/gpu_model_runner.py",
+        "0.7",
+        "weights_loaded_gib: bytes / 2**30, GiB whatever the label",
+    ),
     LogField("Available KV cache memory", "read", _WORKER, "0.20.0", "available_kv_cache_memory_gib"),
     LogField("KV cache size: N tokens", "read", _KV_UTILS, "0.20.0, 0.32", "kv_cache_size_tokens, kv_cache_device"),
     LogField("Maximum concurrency for L tokens", "read", _KV_UTILS, "0.20.0", "max_concurrency_requests at L"),
