@@ -53,3 +53,15 @@ def test_weights_of_0_7_printed_in_gb_are_read_as_the_gib_they_are() -> None:
     out = _json("vllm_pr12569_v1_07_weights_gb.log", 0)
     assert out["weights_loaded_gib"] == 67.7229
     assert (out["gpu_blocks"], out["max_concurrency_requests"]) == (1381, 10.79)
+
+
+def test_a_hybrid_models_mamba_pool_share_is_named_not_dropped() -> None:
+    # sgl-project/sglang PR #30047 (2026-07-04, a Qwen hybrid on NPU): 'Decode batch, #running-req: 40, #full token:
+    # 350592, full token usage: 0.74, mamba num: 160, mamba usage: 0.80, accept len: 3.13, accept rate: 0.71, ...'.
+    # The peak KV usage is the full-attention pool's 74 %; the recurrent-state pool, fuller at 80 %, was dropped
+    # without a word. Now it is named.
+    out = _json("sglang_pr30047_hybrid_full_and_mamba_usage.log", 0)
+    assert [s["kv_cache_usage_percent"] for s in out["stats"]] == [74.0]
+    (log,) = [e for e in out["engine_logs"] if e["engine"] == "sglang"]
+    named = [w for w in log["warnings"] if w.startswith("UNREAD_POOL_USAGE(mamba usage: 0.80 (line 3, the fullest)")]
+    assert len(named) == 1, log["warnings"]

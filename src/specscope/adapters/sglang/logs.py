@@ -98,6 +98,7 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("token usage", "read", _MIXIN, "0.4.0", "capacity: KV pool share in use, x 100 as a percent"),
     LogField("gen throughput (token/s)", "read", _MIXIN, "0.4.0", "capacity: tokens/s as logged"),
     LogField("#token / cuda graph", "ignored", _MIXIN, "0.4.0", "not a capacity or speculative figure"),
+    LogField("mamba usage / swa token usage", "ignored", _MIXIN, "PR #30047", "UNREAD_POOL_USAGE: named, not read"),
     LogField("Finish meta_info spec fields", "read", _TOKENIZER, "PR #3152", "per request, exact: per-response reader"),
     LogField("Finish meta_info.completion_tokens", "read", _TOKENIZER, "PR #3152", "length = completion / verify ct"),
     LogField("Finish accepted (no count printed)", "derived", _TOKENIZER, "PR #3152", "completion - spec_verify_ct"),
@@ -114,6 +115,9 @@ _RE_RANK = re.compile(
 _RE_QUEUE = re.compile(r"#queue-req: (\d+)")
 _RE_USAGE = re.compile(r"\btoken usage: ([\d.]+)")
 _RE_GEN = re.compile(r"gen throughput \(token/s\): ([\d.]+)")
+# a hybrid model's other pools on the decode-batch line (sglang PR #30047: "full token usage: 0.74, mamba num: 160,
+# mamba usage: 0.80"): "token usage" reads the full-attention pool; these shares are named, never dropped
+_RE_OTHER_POOL = re.compile(r"\b((?:mamba|swa token) usage): ([\d.]+)")
 _RE_STAMP = re.compile(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 _RE_SERVER_ARGS = re.compile(r"server_args=ServerArgs\(")
 _ARGS = {
@@ -224,6 +228,27 @@ def sglang_log_facts(lines: Sequence[str]) -> tuple[list[SglangSpecWindow], dict
     return windows, spec
 
 
+def _unread_pools(lines: Sequence[str]) -> list[str]:
+    """``UNREAD_POOL_USAGE`` per pool share a decode-batch line states besides ``token usage`` (a hybrid model's mamba
+    or sliding-window pool): its fullest line, named, since the capacity figure is the full-attention pool's."""
+    fullest: dict[str, tuple[float, str, int]] = {}
+    for index, line in enumerate(lines):
+        if not _RE_DECODE.search(line):
+            continue
+        for m in _RE_OTHER_POOL.finditer(line):
+            try:
+                value = float(m.group(2))
+            except ValueError:
+                continue
+            if m.group(1) not in fullest or value > fullest[m.group(1)][0]:
+                fullest[m.group(1)] = (value, m.group(2), index + 1)
+    return [
+        f"UNREAD_POOL_USAGE({name}: {text} (line {line}, the fullest): a hybrid model's other pool, not read; the KV "
+        "usage figures are the full-attention pool's 'token usage')"
+        for name, (_, text, line) in fullest.items()
+    ]
+
+
 def capacity_samples(lines: Sequence[str]) -> list[StatsSample]:
     """The capacity of every ``Decode batch`` line (speculative or not): running, queued, token usage x 100 and the
     generation throughput; ``t_s`` from the ``[YYYY-MM-DD HH:MM:SS`` prefix, since the first sample."""
@@ -270,6 +295,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
     requests, finish_forms, warnings = finish_stats(lines, k)
     if not windows and not capacity and not finish_forms:
         return None
+    warnings += _unread_pools(lines)
     stats = [
         LogSpecStat(
             engine="sglang",
