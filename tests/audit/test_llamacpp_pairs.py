@@ -114,3 +114,36 @@ def test_token_text_from_id_5_differs_is_refused_below_5_it_is_not_compared(tmp_
     (f,) = _llama_findings(target, _gguf(tmp_path / "high.gguf", tokens=high))
     assert f.details == {"rule": "text", "token_id": 7}
     assert "token 7 content differs - target 't7', draft 'other'" in f.message
+
+
+def _cli(target: Path, draft: Path) -> tuple[int, set[tuple[str, str]]]:
+    import json
+
+    out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft), "-f", "json"])
+    return out.exit_code, {(f["code"], f["severity"]) for f in json.loads(out.stdout)["findings"]}
+
+
+@pytest.mark.parametrize(("n_target", "n_draft"), [(N, N - 128), (N + 128, N), (N + 100, N)])
+def test_a_draft_up_to_128_tokens_shorter_is_accepted_as_llama_cpp_accepts_it(
+    tmp_path: Path, n_target: int, n_draft: int
+) -> None:
+    # llama.cpp loads it (difference <= SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128, texts equal from id 5); draft-simple
+    # then leaves a sequence undrafted after a target token past the draft's vocabulary: a warning, exit 0
+    target = _gguf(tmp_path / "t.gguf", tokens=_tokens(n_target))
+    draft = _gguf(tmp_path / "d.gguf", tokens=_tokens(n_draft))
+    assert _cli(target, draft) == (0, {("DRAFT_VOCAB_MISMATCH", "warning")})
+
+
+def test_a_token_differing_below_id_5_is_a_warning_as_llama_cpp_does_not_compare_it(tmp_path: Path) -> None:
+    low = _tokens()
+    low[4] = "other"
+    code, found = _cli(_gguf(tmp_path / "t.gguf"), _gguf(tmp_path / "low.gguf", tokens=low))
+    assert (code, found) == (0, {("DRAFT_TOKENIZER_DIFFERS", "warning")})
+
+
+def test_a_refused_pair_keeps_its_vocabulary_errors(tmp_path: Path) -> None:
+    high = _tokens(N - 129)
+    high[7] = "other"
+    code, found = _cli(_gguf(tmp_path / "t.gguf"), _gguf(tmp_path / "d.gguf", tokens=high))
+    assert code == 1 and ("DRAFT_VOCAB_MISMATCH", "error") in found
+    assert ("LLAMACPP_DRAFT_INCOMPATIBLE", "error") in found

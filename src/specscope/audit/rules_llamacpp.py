@@ -27,7 +27,7 @@ from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.checkpoint.gguf_file import GgufFile
 
-__all__ = ["LlamaVocab", "llama_vocab", "are_compatible", "SPEC_VOCAB_MAX_SIZE_DIFFERENCE"]
+__all__ = ["LlamaVocab", "llama_vocab", "are_compatible", "compares", "SPEC_VOCAB_MAX_SIZE_DIFFERENCE"]
 
 SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128
 SPEC_VOCAB_CHECK_START_TOKEN_ID = 5
@@ -140,14 +140,20 @@ def _special(which: str, tgt: LlamaVocab, dft: LlamaVocab) -> Finding | None:
     )
 
 
+def compares(target: GgufFile, draft: GgufFile) -> bool:
+    """True when both sides carry what ``common_speculative_are_compatible`` compares (``tokenizer.ggml.model`` and
+    a token list): only then is an empty :func:`are_compatible` llama.cpp accepting the pair."""
+    return all(isinstance(g.metadata.get("tokenizer.ggml.model"), str) and g.tokenizer for g in (target, draft))
+
+
 def are_compatible(target: GgufFile, draft: GgufFile) -> list[Finding]:
     """The first rule of ``common_speculative_are_compatible`` that ``draft`` fails against ``target`` (one ERROR,
     worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair. A side without tokenizer metadata
     (no ``tokenizer.ggml.model`` or no token list, which llama.cpp refuses to load at all) is not compared here: the
     tokenizer check already names it (``DRAFT_TOKENIZER_UNVERIFIED``)."""
-    tgt, dft = llama_vocab(target), llama_vocab(draft)
-    if tgt.model is None or dft.model is None or not tgt.texts or not dft.texts:
+    if not compares(target, draft):
         return []
+    tgt, dft = llama_vocab(target), llama_vocab(draft)
     if tgt.vocab_type != dft.vocab_type:
         return [
             finding(
