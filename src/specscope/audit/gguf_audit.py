@@ -136,11 +136,11 @@ def _bounds(draft: GgufFile, target: GgufFile) -> list[Finding]:
     ]
 
 
-def _llamacpp_accepts(f: Finding) -> Finding:
-    """``f`` as a warning when llama.cpp's own rule accepts the pair and the table words ``f`` for that case
-    (``CODE/llamacpp``): llama.cpp loads the draft and speculates, so what the generic check saw is a cost, not a
-    refusal."""
-    text = finding_texts().get(f"{f.code}/llamacpp")
+def _engine_accepts(f: Finding) -> Finding:
+    """``f`` as a warning when the engine's own pair rule (:func:`are_compatible`) accepts the pair and the table
+    words ``f`` for that case (``CODE/engine-accepts``): the engine loads the draft and speculates, so what the
+    generic check saw is a cost, not a refusal."""
+    text = finding_texts().get(f"{f.code}/engine-accepts")
     if text is None or f.severity is not Severity.ERROR:
         return f
     return replace(f, severity=Severity(text["severity"]), consequence=text.get("consequence", f.consequence))
@@ -172,7 +172,7 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         dfind = compare_tokenizers(d.tokenizer, g.tokenizer, kind="gguf") + _bounds(d, g)
         llama = are_compatible(g, d)
         if not llama and compares(g, d):
-            dfind = [_llamacpp_accepts(f) for f in dfind]
+            dfind = [_engine_accepts(f) for f in dfind]
         findings += [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dfind]
         findings += llama
         dc = gguf_census(d, as_draft=True)
