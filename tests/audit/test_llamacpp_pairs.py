@@ -27,12 +27,16 @@ def _tokens(n: int = N) -> list[str]:
     return ["<unk>", "<s>", "</s>"] + [f"t{i}" for i in range(3, n)]
 
 
-def _gguf(path: Path, *, tokens: list[str] | None = None, model: str = "llama", **keys: Any) -> Path:
+def _gguf(
+    path: Path, *, tokens: list[str] | None = None, model: str = "llama", pre: str | None = None, **keys: Any
+) -> Path:
     toks = tokens or _tokens()
     w = gguf.GGUFWriter(path, "llama")
     w.add_block_count(1)
     w.add_embedding_length(HID)
     w.add_tokenizer_model(model)
+    if pre is not None:
+        w.add_tokenizer_pre(pre)
     w.add_token_list(toks)
     w.add_token_types([2, 3, 3] + [1] * (len(toks) - 3))
     for key, value in keys.items():
@@ -147,3 +151,22 @@ def test_a_refused_pair_keeps_its_vocabulary_errors(tmp_path: Path) -> None:
     code, found = _cli(_gguf(tmp_path / "t.gguf"), _gguf(tmp_path / "d.gguf", tokens=high))
     assert code == 1 and ("DRAFT_VOCAB_MISMATCH", "error") in found
     assert ("LLAMACPP_DRAFT_INCOMPATIBLE", "error") in found
+
+
+@pytest.mark.parametrize("pre", ["tekken", "chameleon"])
+def test_bpe_pre_tokenizers_that_add_bos_by_default(tmp_path: Path, pre: str) -> None:
+    # llama-vocab.cpp (@00ad355e) sets add_bos = true for the tekken and chameleon pre-tokenizers as for llama3
+    target = _gguf(tmp_path / "t.gguf", model="gpt2", pre=pre)
+    draft = _gguf(tmp_path / "d.gguf", model="gpt2", pre="qwen2")
+    (f,) = _llama_findings(target, draft)
+    assert f.details == {"rule": "bos", "add": [True, False], "id": [11, 11]}
+
+
+@pytest.mark.parametrize(("model", "pre"), [("gpt2", "granite-embed-multi-311m"), ("gemma4", None)])
+def test_the_gemma4_pre_type_adds_bos_even_when_the_gguf_says_not_to(tmp_path: Path, model: str, pre: str) -> None:
+    # llama-vocab.cpp: "workaround for Gemma 4": pre_type GEMMA4 (pre gemma4 or granite-embed-multi-311m, and every
+    # tokenizer.ggml.model gemma4) forces add_bos = true after tokenizer.ggml.add_bos_token is read
+    target = _gguf(tmp_path / "t.gguf", model=model, pre=pre, add_bos_token=False, bos_token_id=1)
+    draft = _gguf(tmp_path / "d.gguf", model="gpt2", pre="qwen2", add_bos_token=False, bos_token_id=1)
+    (f,) = _llama_findings(target, draft)
+    assert f.details == {"rule": "bos", "add": [True, False], "id": [1, 1]}

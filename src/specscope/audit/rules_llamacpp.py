@@ -14,7 +14,9 @@ not state it. The rule, in llama.cpp's order (the first failure refuses the draf
 5. every token text from ``SPEC_VOCAB_CHECK_START_TOKEN_ID`` = 5 to the smaller count is equal.
 
 ``add_bos`` / ``add_eos`` default by vocabulary type (SPM and WPM add BOS; UGM adds EOS; BPE adds BOS only for the
-Llama-3 pre-tokenizers and Gemma-4), then ``tokenizer.ggml.add_bos_token`` / ``add_eos_token`` override. BOS / EOS ids
+Llama-3 pre-tokenizers, tekken and chameleon), then ``tokenizer.ggml.add_bos_token`` / ``add_eos_token`` override;
+last, the Gemma-4 pre-tokenizers (``gemma4``, ``granite-embed-multi-311m``, and every ``tokenizer.ggml.model``
+``gemma4``) add BOS whatever the GGUF says. BOS / EOS ids
 default by type (SPM 1 / 2, WPM 101 / none, BPE 11 / 11, UGM none / 1, PLaMo-2 1 / 2, others none; a default past the
 vocabulary is none), then ``tokenizer.ggml.bos_token_id`` / ``eos_token_id`` override when inside the vocabulary.
 """
@@ -46,7 +48,7 @@ _TYPES: dict[str, tuple[str, int | None, int | None]] = {
     "rwkv": ("RWKV", None, None),
     "plamo2": ("PLAMO2", 1, 2),
 }
-#: BPE pre-tokenizers for which llama-vocab.cpp sets add_bos = true
+#: BPE pre-tokenizers for which llama-vocab.cpp sets add_bos = true (the LLAMA3 group, tekken, chameleon)
 _BPE_ADD_BOS_PRE = (
     "llama3",
     "llama-v3",
@@ -57,9 +59,12 @@ _BPE_ADD_BOS_PRE = (
     "midm-2.0",
     "lfm2",
     "jina-v5-nano",
-    "gemma4",
-    "granite-embed-multi-311m",
+    "tekken",
+    "chameleon",
 )
+#: BPE pre-tokenizers of pre_type GEMMA4, whose add_bos llama-vocab.cpp forces to true after reading
+#: tokenizer.ggml.add_bos_token ("workaround for Gemma 4", ggml-org/llama.cpp PR #21500)
+_GEMMA4_PRE = ("gemma4", "granite-embed-multi-311m")
 _RULE = (
     "llama.cpp common_speculative_are_compatible (common/speculative.cpp): vocab type, add_bos/add_eos and their "
     "ids equal, token counts within SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128, token texts equal from id 5"
@@ -100,9 +105,9 @@ def llama_vocab(g: GgufFile) -> LlamaVocab:
     md = g.metadata
     model = md.get("tokenizer.ggml.model")
     model = model if isinstance(model, str) else None
-    pre = md.get("tokenizer.ggml.pre")
+    pre = "gemma4" if model == "gemma4" else md.get("tokenizer.ggml.pre")  # llama-vocab.cpp sets it for gemma4
     vtype, bos, eos = _TYPES.get(model or "", (f"unknown {model!r}", None, None))
-    add_bos = vtype in ("SPM", "WPM") or (vtype == "BPE" and (pre in _BPE_ADD_BOS_PRE or model == "gemma4"))
+    add_bos = vtype in ("SPM", "WPM") or (vtype == "BPE" and pre in _BPE_ADD_BOS_PRE)
     add_eos = vtype == "UGM"
     if pre in ("glm4", "chatglm-bpe"):
         bos = None
@@ -117,8 +122,8 @@ def llama_vocab(g: GgufFile) -> LlamaVocab:
         add_bos = md["tokenizer.ggml.add_bos_token"]
     if isinstance(md.get("tokenizer.ggml.add_eos_token"), bool):
         add_eos = md["tokenizer.ggml.add_eos_token"]
-    if pre == "gemma4":
-        add_bos = True  # llama-vocab.cpp's Gemma-4 override (ggml-org/llama.cpp PR #21500)
+    if vtype == "BPE" and pre in _GEMMA4_PRE:
+        add_bos = True
     return LlamaVocab(model, vtype, bool(add_bos), bool(add_eos), bos, eos, texts)
 
 
