@@ -37,6 +37,8 @@ def _gguf(
     w.add_tokenizer_model(model)
     if pre is not None:
         w.add_tokenizer_pre(pre)
+    if model in ("gpt2", "gemma4") and keys.pop("merges", True):
+        w.add_token_merges(["t 3", "t 4"])  # llama-vocab.cpp refuses a BPE vocabulary without merges
     w.add_token_list(toks)
     w.add_token_types([2, 3, 3] + [1] * (len(toks) - 3))
     for key, value in keys.items():
@@ -170,3 +172,54 @@ def test_the_gemma4_pre_type_adds_bos_even_when_the_gguf_says_not_to(tmp_path: P
     draft = _gguf(tmp_path / "d.gguf", model="gpt2", pre="qwen2", add_bos_token=False, bos_token_id=1)
     (f,) = _llama_findings(target, draft)
     assert f.details == {"rule": "bos", "add": [True, False], "id": [1, 1]}
+
+
+def _bare(path: Path, *, model: str | None = "llama", tokens: bool = True) -> Path:
+    w = gguf.GGUFWriter(path, "llama")
+    w.add_block_count(1)
+    w.add_embedding_length(HID)
+    if model is not None:
+        w.add_tokenizer_model(model)
+    if tokens:
+        w.add_token_list(_tokens())
+    w.add_tensor("token_embd.weight", np.zeros((N, HID), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("no-model", "key not found in model: tokenizer.ggml.model"),
+        ("unknown", "unknown tokenizer: 'foo'"),
+        ("no-tokens", "cannot find tokenizer vocab in model file"),
+        ("no-merges", "cannot find tokenizer merges in model file"),
+        ("duplicate", "duplicate token in vocabulary: 't7' has ids 7 and 9"),
+    ],
+)
+def test_a_gguf_the_engine_cannot_load_is_named_in_either_place(
+    tmp_path: Path, kind: str, said: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # llama-vocab.cpp llama_vocab::impl::load (@00ad355e) throws before any pair rule runs
+    bad = tmp_path / f"{kind}.gguf"
+    if kind == "no-model":
+        _bare(bad, model=None)
+    elif kind == "unknown":
+        _bare(bad, model="foo")
+    elif kind == "no-tokens":
+        _bare(bad, tokens=False)
+    elif kind == "no-merges":
+        _gguf(bad, model="gpt2", merges=False)
+    else:
+        dup = _tokens()
+        dup[9] = "t7"
+        _gguf(bad, tokens=dup)
+    good = _gguf(tmp_path / "good.gguf")
+    for target, draft, side in ((good, bad, "draft"), (bad, good, "target")):
+        report = audit_checkpoint(target, draft=draft)
+        (f,) = [f for f in report.findings if f.code.startswith("LLAMACPP")]
+        assert (f.code, f.severity.value, f.file) == ("LLAMACPP_GGUF_UNLOADABLE", "error", side)
+        assert said in f.message and report.exit_code == 1

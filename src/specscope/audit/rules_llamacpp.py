@@ -29,7 +29,14 @@ from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.checkpoint.gguf_file import GgufFile
 
-__all__ = ["LlamaVocab", "llama_vocab", "are_compatible", "compares", "SPEC_VOCAB_MAX_SIZE_DIFFERENCE"]
+__all__ = [
+    "LlamaVocab",
+    "llama_vocab",
+    "load_failure",
+    "are_compatible",
+    "compares",
+    "SPEC_VOCAB_MAX_SIZE_DIFFERENCE",
+]
 
 SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128
 SPEC_VOCAB_CHECK_START_TOKEN_ID = 5
@@ -111,7 +118,7 @@ def llama_vocab(g: GgufFile) -> LlamaVocab:
     add_eos = vtype == "UGM"
     if pre in ("glm4", "chatglm-bpe"):
         bos = None
-    texts = dict(g.tokenizer.tokens) if g.tokenizer else {}
+    texts = {i: t or f"[EMPTY_{i}]" for i, t in g.tokenizer.tokens.items()} if g.tokenizer else {}
     n = len(texts)
     bos = bos if bos is not None and bos < n else None
     eos = eos if eos is not None and eos < n else None
@@ -145,6 +152,32 @@ def _special(which: str, tgt: LlamaVocab, dft: LlamaVocab) -> Finding | None:
     )
 
 
+def load_failure(g: GgufFile) -> str | None:
+    """What ``llama_vocab::impl::load`` throws for ``g`` (its words), or None when it loads the vocabulary: no
+    ``tokenizer.ggml.model``; a model it does not know; a BPE vocabulary without ``tokenizer.ggml.merges`` (kimi-k2
+    excepted); no ``tokenizer.ggml.tokens``; a token text twice (an empty text counts as ``[EMPTY_<id>]``)."""
+    md = g.metadata
+    model = md.get("tokenizer.ggml.model")
+    if not isinstance(model, str):
+        return "key not found in model: tokenizer.ggml.model"
+    if model not in _TYPES:
+        return f"unknown tokenizer: '{model}'"
+    if _TYPES[model][0] == "NONE":
+        return None
+    kimi = model != "gemma4" and md.get("tokenizer.ggml.pre") == "kimi-k2"
+    if _TYPES[model][0] == "BPE" and "tokenizer.ggml.merges" not in md and not kimi:
+        return "cannot find tokenizer merges in model file"
+    if g.tokenizer is None:
+        return "cannot find tokenizer vocab in model file"
+    seen: dict[str, int] = {}
+    for i, text in sorted(g.tokenizer.tokens.items()):
+        word = text or f"[EMPTY_{i}]"
+        if word in seen:
+            return f"duplicate token in vocabulary: '{word}' has ids {seen[word]} and {i}"
+        seen[word] = i
+    return None
+
+
 def compares(target: GgufFile, draft: GgufFile) -> bool:
     """True when both sides carry what ``common_speculative_are_compatible`` compares (``tokenizer.ggml.model`` and
     a token list): only then is an empty :func:`are_compatible` llama.cpp accepting the pair."""
@@ -153,9 +186,15 @@ def compares(target: GgufFile, draft: GgufFile) -> bool:
 
 def are_compatible(target: GgufFile, draft: GgufFile) -> list[Finding]:
     """The first rule of ``common_speculative_are_compatible`` that ``draft`` fails against ``target`` (one ERROR,
-    worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair. A side without tokenizer metadata
-    (no ``tokenizer.ggml.model`` or no token list, which llama.cpp refuses to load at all) is not compared here: the
-    tokenizer check already names it (``DRAFT_TOKENIZER_UNVERIFIED``)."""
+    worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair. A side whose vocabulary the engine cannot
+    load at all (:func:`load_failure`) is ``LLAMACPP_GGUF_UNLOADABLE`` instead: the pair rule never runs."""
+    unloadable = [
+        finding("LLAMACPP_GGUF_UNLOADABLE", file=side, why=why, details={"side": side, "error": why})
+        for side, g in (("target", target), ("draft", draft))
+        if (why := load_failure(g)) is not None
+    ]
+    if unloadable:
+        return unloadable
     if not compares(target, draft):
         return []
     tgt, dft = llama_vocab(target), llama_vocab(draft)
