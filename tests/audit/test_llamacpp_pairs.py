@@ -27,12 +27,18 @@ def _tokens(n: int = N) -> list[str]:
     return ["<unk>", "<s>", "</s>"] + [f"t{i}" for i in range(3, n)]
 
 
-def _gguf(path: Path, *, tokens: list[str] | None = None, model: str = "llama", **keys: Any) -> Path:
+def _gguf(
+    path: Path, *, tokens: list[str] | None = None, model: str = "llama", pre: str | None = None, **keys: Any
+) -> Path:
     toks = tokens or _tokens()
     w = gguf.GGUFWriter(path, "llama")
     w.add_block_count(1)
     w.add_embedding_length(HID)
     w.add_tokenizer_model(model)
+    if pre is not None:
+        w.add_tokenizer_pre(pre)
+    if model in ("gpt2", "gemma4") and keys.pop("merges", True):
+        w.add_token_merges(["t 3", "t 4"])  # llama-vocab.cpp refuses a BPE vocabulary without merges
     w.add_token_list(toks)
     w.add_token_types([2, 3, 3] + [1] * (len(toks) - 3))
     for key, value in keys.items():
@@ -114,3 +120,106 @@ def test_token_text_from_id_5_differs_is_refused_below_5_it_is_not_compared(tmp_
     (f,) = _llama_findings(target, _gguf(tmp_path / "high.gguf", tokens=high))
     assert f.details == {"rule": "text", "token_id": 7}
     assert "token 7 content differs - target 't7', draft 'other'" in f.message
+
+
+def _cli(target: Path, draft: Path) -> tuple[int, set[tuple[str, str]]]:
+    import json
+
+    out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft), "-f", "json"])
+    return out.exit_code, {(f["code"], f["severity"]) for f in json.loads(out.stdout)["findings"]}
+
+
+@pytest.mark.parametrize(("n_target", "n_draft"), [(N, N - 128), (N + 128, N), (N + 100, N)])
+def test_a_draft_up_to_128_tokens_shorter_is_accepted_as_llama_cpp_accepts_it(
+    tmp_path: Path, n_target: int, n_draft: int
+) -> None:
+    # llama.cpp loads it (difference <= SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128, texts equal from id 5); draft-simple
+    # then leaves a sequence undrafted after a target token past the draft's vocabulary: a warning, exit 0
+    target = _gguf(tmp_path / "t.gguf", tokens=_tokens(n_target))
+    draft = _gguf(tmp_path / "d.gguf", tokens=_tokens(n_draft))
+    assert _cli(target, draft) == (0, {("DRAFT_VOCAB_MISMATCH", "warning")})
+
+
+def test_a_token_differing_below_id_5_is_a_warning_as_llama_cpp_does_not_compare_it(tmp_path: Path) -> None:
+    low = _tokens()
+    low[4] = "other"
+    code, found = _cli(_gguf(tmp_path / "t.gguf"), _gguf(tmp_path / "low.gguf", tokens=low))
+    assert (code, found) == (0, {("DRAFT_TOKENIZER_DIFFERS", "warning")})
+
+
+def test_a_refused_pair_keeps_its_vocabulary_errors(tmp_path: Path) -> None:
+    high = _tokens(N - 129)
+    high[7] = "other"
+    code, found = _cli(_gguf(tmp_path / "t.gguf"), _gguf(tmp_path / "d.gguf", tokens=high))
+    assert code == 1 and ("DRAFT_VOCAB_MISMATCH", "error") in found
+    assert ("LLAMACPP_DRAFT_INCOMPATIBLE", "error") in found
+
+
+@pytest.mark.parametrize("pre", ["tekken", "chameleon"])
+def test_bpe_pre_tokenizers_that_add_bos_by_default(tmp_path: Path, pre: str) -> None:
+    # llama-vocab.cpp (@00ad355e) sets add_bos = true for the tekken and chameleon pre-tokenizers as for llama3
+    target = _gguf(tmp_path / "t.gguf", model="gpt2", pre=pre)
+    draft = _gguf(tmp_path / "d.gguf", model="gpt2", pre="qwen2")
+    (f,) = _llama_findings(target, draft)
+    assert f.details == {"rule": "bos", "add": [True, False], "id": [11, 11]}
+
+
+@pytest.mark.parametrize(("model", "pre"), [("gpt2", "granite-embed-multi-311m"), ("gemma4", None)])
+def test_the_gemma4_pre_type_adds_bos_even_when_the_gguf_says_not_to(tmp_path: Path, model: str, pre: str) -> None:
+    # llama-vocab.cpp: "workaround for Gemma 4": pre_type GEMMA4 (pre gemma4 or granite-embed-multi-311m, and every
+    # tokenizer.ggml.model gemma4) forces add_bos = true after tokenizer.ggml.add_bos_token is read
+    target = _gguf(tmp_path / "t.gguf", model=model, pre=pre, add_bos_token=False, bos_token_id=1)
+    draft = _gguf(tmp_path / "d.gguf", model="gpt2", pre="qwen2", add_bos_token=False, bos_token_id=1)
+    (f,) = _llama_findings(target, draft)
+    assert f.details == {"rule": "bos", "add": [True, False], "id": [1, 1]}
+
+
+def _bare(path: Path, *, model: str | None = "llama", tokens: bool = True) -> Path:
+    w = gguf.GGUFWriter(path, "llama")
+    w.add_block_count(1)
+    w.add_embedding_length(HID)
+    if model is not None:
+        w.add_tokenizer_model(model)
+    if tokens:
+        w.add_token_list(_tokens())
+    w.add_tensor("token_embd.weight", np.zeros((N, HID), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("no-model", "key not found in model: tokenizer.ggml.model"),
+        ("unknown", "unknown tokenizer: 'foo'"),
+        ("no-tokens", "cannot find tokenizer vocab in model file"),
+        ("no-merges", "cannot find tokenizer merges in model file"),
+        ("duplicate", "duplicate token in vocabulary: 't7' has ids 7 and 9"),
+    ],
+)
+def test_a_gguf_the_engine_cannot_load_is_named_in_either_place(
+    tmp_path: Path, kind: str, said: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # llama-vocab.cpp llama_vocab::impl::load (@00ad355e) throws before any pair rule runs
+    bad = tmp_path / f"{kind}.gguf"
+    if kind == "no-model":
+        _bare(bad, model=None)
+    elif kind == "unknown":
+        _bare(bad, model="foo")
+    elif kind == "no-tokens":
+        _bare(bad, tokens=False)
+    elif kind == "no-merges":
+        _gguf(bad, model="gpt2", merges=False)
+    else:
+        dup = _tokens()
+        dup[9] = "t7"
+        _gguf(bad, tokens=dup)
+    good = _gguf(tmp_path / "good.gguf")
+    for target, draft, side in ((good, bad, "draft"), (bad, good, "target")):
+        report = audit_checkpoint(target, draft=draft)
+        (f,) = [f for f in report.findings if f.code.startswith("LLAMACPP")]
+        assert (f.code, f.severity.value, f.file) == ("LLAMACPP_GGUF_UNLOADABLE", "error", side)
+        assert said in f.message and report.exit_code == 1

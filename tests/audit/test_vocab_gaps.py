@@ -113,6 +113,7 @@ def _gguf(path: Path, tokens: list[str] | None) -> Path:
     w.add_embedding_length(8)
     if tokens is not None:
         w.add_tokenizer_model("gpt2")
+        w.add_token_merges(["a b"])  # a BPE vocabulary the engine loads needs merges
         w.add_token_list(tokens)
         w.add_token_types([1] * len(tokens))
     w.add_tensor("token_embd.weight", np.zeros((V, 8), dtype=np.float32))
@@ -129,13 +130,17 @@ def test_a_gguf_without_tokenizer_metadata_prints_vocab_unknown_and_warns(tmp_pa
     with_tok, without = _gguf(tmp_path / "a.gguf", vocab(V)), _gguf(tmp_path / "b.gguf", None)
     target, draft = (with_tok, without) if side == "draft" else (without, with_tok)
     out = CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft)])
-    assert out.exit_code == 0, out.output
+    # llama-vocab.cpp requires tokenizer.ggml.model: the engine cannot load that side at all (exit 1, named)
+    assert out.exit_code == 1, out.output
     text = " ".join(out.stdout.split())  # rich wraps at the terminal's width
     assert "llama, vocab unknown (no tokenizer.ggml.* metadata), file type not stated, 2 tensors" in text
     assert "None" not in text
     assert "DRAFT_TOKENIZER_UNVERIFIED" in text
     data = json.loads(CliRunner().invoke(app, ["audit", str(target), "--draft", str(draft), "-f", "json"]).stdout)
-    (f,) = data["findings"]
+    (load,) = [f for f in data["findings"] if f["severity"] == "error"]
+    assert (load["code"], load["file"]) == ("LLAMACPP_GGUF_UNLOADABLE", side)
+    assert "key not found in model: tokenizer.ggml.model" in load["message"]
+    (f,) = [f for f in data["findings"] if f["severity"] != "error"]
     assert (f["code"], f["severity"], f["details"]) == ("DRAFT_TOKENIZER_UNVERIFIED", "warning", {"missing": [side]})
     assert f["fix"] == (
         f"re-convert the {side} with llama.cpp's convert_hf_to_gguf.py (it writes tokenizer.ggml.*), then audit again"

@@ -17,10 +17,10 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from specscope.audit.catalog import finding
+from specscope.audit.catalog import finding, finding_texts
 from specscope.audit.census import GROUPS, ByteCensus
-from specscope.audit.findings import AuditReport, Finding, by_severity
-from specscope.audit.rules_llamacpp import are_compatible
+from specscope.audit.findings import AuditReport, Finding, Severity, by_severity
+from specscope.audit.rules_llamacpp import are_compatible, compares
 from specscope.audit.rules_vocab import compare_tokenizers
 from specscope.checkpoint.gguf_file import GgufFile, is_gguf_path, read_gguf
 from specscope.errors import ConfigError
@@ -136,6 +136,16 @@ def _bounds(draft: GgufFile, target: GgufFile) -> list[Finding]:
     ]
 
 
+def _engine_accepts(f: Finding) -> Finding:
+    """``f`` as a warning when the engine's own pair rule (:func:`are_compatible`) accepts the pair and the table
+    words ``f`` for that case (``CODE/engine-accepts``): the engine loads the draft and speculates, so what the
+    generic check saw is a cost, not a refusal."""
+    text = finding_texts().get(f"{f.code}/engine-accepts")
+    if text is None or f.severity is not Severity.ERROR:
+        return f
+    return replace(f, severity=Severity(text["severity"]), consequence=text.get("consequence", f.consequence))
+
+
 def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathLike[str] | None = None) -> AuditReport:
     """Audit a GGUF target (and a GGUF draft against it) from their headers.
 
@@ -160,8 +170,11 @@ def audit_gguf(target: str | os.PathLike[str] | object, *, draft: str | os.PathL
         d = read_gguf(draft)
         facts["draft"] = {"gguf": gguf_facts(d)}
         dfind = compare_tokenizers(d.tokenizer, g.tokenizer, kind="gguf") + _bounds(d, g)
+        llama = are_compatible(g, d)
+        if not llama and compares(g, d):
+            dfind = [_engine_accepts(f) for f in dfind]
         findings += [replace(f, file=f"draft:{f.file}" if f.file else "draft") for f in dfind]
-        findings += are_compatible(g, d)
+        findings += llama
         dc = gguf_census(d, as_draft=True)
         tb = census.target_bytes_per_token
         census = replace(

@@ -14,7 +14,9 @@ not state it. The rule, in llama.cpp's order (the first failure refuses the draf
 5. every token text from ``SPEC_VOCAB_CHECK_START_TOKEN_ID`` = 5 to the smaller count is equal.
 
 ``add_bos`` / ``add_eos`` default by vocabulary type (SPM and WPM add BOS; UGM adds EOS; BPE adds BOS only for the
-Llama-3 pre-tokenizers and Gemma-4), then ``tokenizer.ggml.add_bos_token`` / ``add_eos_token`` override. BOS / EOS ids
+Llama-3 pre-tokenizers, tekken and chameleon), then ``tokenizer.ggml.add_bos_token`` / ``add_eos_token`` override;
+last, the Gemma-4 pre-tokenizers (``gemma4``, ``granite-embed-multi-311m``, and every ``tokenizer.ggml.model``
+``gemma4``) add BOS whatever the GGUF says. BOS / EOS ids
 default by type (SPM 1 / 2, WPM 101 / none, BPE 11 / 11, UGM none / 1, PLaMo-2 1 / 2, others none; a default past the
 vocabulary is none), then ``tokenizer.ggml.bos_token_id`` / ``eos_token_id`` override when inside the vocabulary.
 """
@@ -27,7 +29,14 @@ from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.checkpoint.gguf_file import GgufFile
 
-__all__ = ["LlamaVocab", "llama_vocab", "are_compatible", "SPEC_VOCAB_MAX_SIZE_DIFFERENCE"]
+__all__ = [
+    "LlamaVocab",
+    "llama_vocab",
+    "load_failure",
+    "are_compatible",
+    "compares",
+    "SPEC_VOCAB_MAX_SIZE_DIFFERENCE",
+]
 
 SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128
 SPEC_VOCAB_CHECK_START_TOKEN_ID = 5
@@ -46,7 +55,7 @@ _TYPES: dict[str, tuple[str, int | None, int | None]] = {
     "rwkv": ("RWKV", None, None),
     "plamo2": ("PLAMO2", 1, 2),
 }
-#: BPE pre-tokenizers for which llama-vocab.cpp sets add_bos = true
+#: BPE pre-tokenizers for which llama-vocab.cpp sets add_bos = true (the LLAMA3 group, tekken, chameleon)
 _BPE_ADD_BOS_PRE = (
     "llama3",
     "llama-v3",
@@ -57,9 +66,12 @@ _BPE_ADD_BOS_PRE = (
     "midm-2.0",
     "lfm2",
     "jina-v5-nano",
-    "gemma4",
-    "granite-embed-multi-311m",
+    "tekken",
+    "chameleon",
 )
+#: BPE pre-tokenizers of pre_type GEMMA4, whose add_bos llama-vocab.cpp forces to true after reading
+#: tokenizer.ggml.add_bos_token ("workaround for Gemma 4", ggml-org/llama.cpp PR #21500)
+_GEMMA4_PRE = ("gemma4", "granite-embed-multi-311m")
 _RULE = (
     "llama.cpp common_speculative_are_compatible (common/speculative.cpp): vocab type, add_bos/add_eos and their "
     "ids equal, token counts within SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128, token texts equal from id 5"
@@ -100,13 +112,13 @@ def llama_vocab(g: GgufFile) -> LlamaVocab:
     md = g.metadata
     model = md.get("tokenizer.ggml.model")
     model = model if isinstance(model, str) else None
-    pre = md.get("tokenizer.ggml.pre")
+    pre = "gemma4" if model == "gemma4" else md.get("tokenizer.ggml.pre")  # llama-vocab.cpp sets it for gemma4
     vtype, bos, eos = _TYPES.get(model or "", (f"unknown {model!r}", None, None))
-    add_bos = vtype in ("SPM", "WPM") or (vtype == "BPE" and (pre in _BPE_ADD_BOS_PRE or model == "gemma4"))
+    add_bos = vtype in ("SPM", "WPM") or (vtype == "BPE" and pre in _BPE_ADD_BOS_PRE)
     add_eos = vtype == "UGM"
     if pre in ("glm4", "chatglm-bpe"):
         bos = None
-    texts = dict(g.tokenizer.tokens) if g.tokenizer else {}
+    texts = {i: t or f"[EMPTY_{i}]" for i, t in g.tokenizer.tokens.items()} if g.tokenizer else {}
     n = len(texts)
     bos = bos if bos is not None and bos < n else None
     eos = eos if eos is not None and eos < n else None
@@ -117,8 +129,8 @@ def llama_vocab(g: GgufFile) -> LlamaVocab:
         add_bos = md["tokenizer.ggml.add_bos_token"]
     if isinstance(md.get("tokenizer.ggml.add_eos_token"), bool):
         add_eos = md["tokenizer.ggml.add_eos_token"]
-    if pre == "gemma4":
-        add_bos = True  # llama-vocab.cpp's Gemma-4 override (ggml-org/llama.cpp PR #21500)
+    if vtype == "BPE" and pre in _GEMMA4_PRE:
+        add_bos = True
     return LlamaVocab(model, vtype, bool(add_bos), bool(add_eos), bos, eos, texts)
 
 
@@ -140,14 +152,52 @@ def _special(which: str, tgt: LlamaVocab, dft: LlamaVocab) -> Finding | None:
     )
 
 
+def load_failure(g: GgufFile) -> str | None:
+    """What ``llama_vocab::impl::load`` throws for ``g`` (its words), or None when it loads the vocabulary: no
+    ``tokenizer.ggml.model``; a model it does not know; a BPE vocabulary without ``tokenizer.ggml.merges`` (kimi-k2
+    excepted); no ``tokenizer.ggml.tokens``; a token text twice (an empty text counts as ``[EMPTY_<id>]``)."""
+    md = g.metadata
+    model = md.get("tokenizer.ggml.model")
+    if not isinstance(model, str):
+        return "key not found in model: tokenizer.ggml.model"
+    if model not in _TYPES:
+        return f"unknown tokenizer: '{model}'"
+    if _TYPES[model][0] == "NONE":
+        return None
+    kimi = model != "gemma4" and md.get("tokenizer.ggml.pre") == "kimi-k2"
+    if _TYPES[model][0] == "BPE" and "tokenizer.ggml.merges" not in md and not kimi:
+        return "cannot find tokenizer merges in model file"
+    if g.tokenizer is None:
+        return "cannot find tokenizer vocab in model file"
+    seen: dict[str, int] = {}
+    for i, text in sorted(g.tokenizer.tokens.items()):
+        word = text or f"[EMPTY_{i}]"
+        if word in seen:
+            return f"duplicate token in vocabulary: '{word}' has ids {seen[word]} and {i}"
+        seen[word] = i
+    return None
+
+
+def compares(target: GgufFile, draft: GgufFile) -> bool:
+    """True when both sides carry what ``common_speculative_are_compatible`` compares (``tokenizer.ggml.model`` and
+    a token list): only then is an empty :func:`are_compatible` llama.cpp accepting the pair."""
+    return all(isinstance(g.metadata.get("tokenizer.ggml.model"), str) and g.tokenizer for g in (target, draft))
+
+
 def are_compatible(target: GgufFile, draft: GgufFile) -> list[Finding]:
     """The first rule of ``common_speculative_are_compatible`` that ``draft`` fails against ``target`` (one ERROR,
-    worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair. A side without tokenizer metadata
-    (no ``tokenizer.ggml.model`` or no token list, which llama.cpp refuses to load at all) is not compared here: the
-    tokenizer check already names it (``DRAFT_TOKENIZER_UNVERIFIED``)."""
-    tgt, dft = llama_vocab(target), llama_vocab(draft)
-    if tgt.model is None or dft.model is None or not tgt.texts or not dft.texts:
+    worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair. A side whose vocabulary the engine cannot
+    load at all (:func:`load_failure`) is ``LLAMACPP_GGUF_UNLOADABLE`` instead: the pair rule never runs."""
+    unloadable = [
+        finding("LLAMACPP_GGUF_UNLOADABLE", file=side, why=why, details={"side": side, "error": why})
+        for side, g in (("target", target), ("draft", draft))
+        if (why := load_failure(g)) is not None
+    ]
+    if unloadable:
+        return unloadable
+    if not compares(target, draft):
         return []
+    tgt, dft = llama_vocab(target), llama_vocab(draft)
     if tgt.vocab_type != dft.vocab_type:
         return [
             finding(

@@ -16,8 +16,9 @@ never interpreted.
 from __future__ import annotations
 
 import os
+import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from specscope.checkpoint.gguf_bounds import GgufBoundsError, check_counts
 from specscope.checkpoint.tokenizer import TokenizerView, from_gguf_fields
 from specscope.errors import CheckpointError
 
-__all__ = ["GgufTensor", "GgufFile", "read_gguf", "is_gguf_path", "GGUF_MAGIC"]
+__all__ = ["GgufTensor", "GgufFile", "read_gguf", "read_gguf_file", "is_gguf_path", "GGUF_MAGIC"]
 
 GGUF_MAGIC = b"GGUF"
 #: arrays longer than this are kept in ``metadata`` as their length only (the vocabulary is read separately).
@@ -115,8 +116,76 @@ def _read_failure(p: Path, exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text} ({size})"
 
 
+#: the GGUF loader's ``llama_split_path``: ``PREFIX-%05d-of-%05d.gguf``, the shard number counted from 1
+_SPLIT_NAME = re.compile(r"^(?P<prefix>.+)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")
+
+
 def read_gguf(path: str | os.PathLike[str]) -> GgufFile:
-    """The header of the GGUF file ``path``.
+    """The model in the GGUF file ``path`` as the GGUF loader sees it: a split GGUF (``split.count`` > 1) is
+    loaded from its first shard, and the tensors of ``PREFIX-00002-of-0000N.gguf`` ... are added (ggml-org's
+    ``src/llama-model-loader.cpp``, the ``llama_model_loader`` constructor; ``size_bytes`` is then every shard's).
+
+    Raises:
+        CheckpointError: what :func:`read_gguf_file` raises; a shard other than the first ("model must be loaded
+            with the first split"); a first shard not named ``PREFIX-00001-of-0000N.gguf``; a missing or unreadable
+            shard, one whose ``split.no`` is not its place, or tensors other than ``split.tensors.count``.
+    """
+    first = read_gguf_file(path)
+    count, no = first.metadata.get("split.count"), first.metadata.get("split.no", 0)
+    if not isinstance(count, int) or count <= 1:
+        return first
+    p = first.path
+    m = _SPLIT_NAME.match(p.name)
+    if no != 0:
+        hint = f"{m['prefix']}-00001-of-{count:05d}.gguf" if m else "the shard whose split.no is 0"
+        raise CheckpointError(
+            "a split GGUF is loaded from its first shard only",
+            found=f'{p}: split.no {no} of split.count {count} (the loader: "illegal split file idx: {no} (file: '
+            f'{p.name}), model must be loaded with the first split")',
+            expected="the first shard, split.no 0",
+            fix=f"pass {p.with_name(hint)}",
+        )
+    if m is None or int(m["no"]) != 1 or int(m["count"]) != count:
+        raise CheckpointError(
+            "the other shards of a split GGUF are found by the first shard's name",
+            found=f"{p}: split.count {count}, but the name does not end in -00001-of-{count:05d}.gguf",
+            expected=f"PREFIX-00001-of-{count:05d}.gguf next to PREFIX-00002-of-{count:05d}.gguf ...",
+            fix=f"rename the shards back to PREFIX-NNNNN-of-{count:05d}.gguf (as gguf-split wrote them)",
+        )
+    tensors, size = list(first.tensors), first.size_bytes
+    for idx in range(1, count):
+        shard = p.with_name(f"{m['prefix']}-{idx + 1:05d}-of-{count:05d}.gguf")
+        if not shard.is_file():
+            raise CheckpointError(
+                "a shard of this split GGUF is missing",
+                found=f"{p}: split.count {count}; {shard} does not exist",
+                expected=f"all {count} shards in {p.parent}",
+                fix="download the missing shard next to the others",
+            )
+        part = read_gguf_file(shard)
+        if part.metadata.get("split.no") != idx:
+            raise CheckpointError(
+                "a shard of this split GGUF is out of place",
+                found=f"{shard}: split.no {part.metadata.get('split.no')!r}",
+                expected=f"split.no {idx}",
+                fix="re-download the shards of one model (all from the same gguf-split run)",
+            )
+        tensors += part.tensors
+        size += part.size_bytes
+    declared = first.metadata.get("split.tensors.count")
+    if isinstance(declared, int) and declared != len(tensors):
+        raise CheckpointError(
+            "the shards of this split GGUF do not hold the tensors the first one declares",
+            found=f"{p}: split.tensors.count {declared}, {len(tensors)} tensors in the {count} shards",
+            expected=f'{declared} tensors (the loader: "corrupted model: {declared} tensors expected but '
+            f'{len(tensors)} found")',
+            fix="re-download the shards of one model (all from the same gguf-split run)",
+        )
+    return replace(first, tensors=tuple(tensors), size_bytes=size)
+
+
+def read_gguf_file(path: str | os.PathLike[str]) -> GgufFile:
+    """The header of the one GGUF file ``path`` (a shard of a split GGUF alone: see :func:`read_gguf`).
 
     Every count in the header is checked against the bytes left in the file first
     (:func:`specscope.checkpoint.gguf_bounds.check_counts`): gguf-py alone loops over any count it is given.
