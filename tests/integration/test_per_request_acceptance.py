@@ -43,10 +43,23 @@ POSITIONS = ["75.0% / 50.0% / 25.0%", "75.0% / 66.7% / 50.0%", "ok"]
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
+    """The run, benched again (up to 3 times, each in its own folder) while the client's self-check flagged a cell
+    (``CLIENT_LIMITED``: the cell is rightly left out of the pooled figures, so the exact 12 verify steps cannot
+    hold; a fresh clone's make test beside vLLM's CPU suite, 2026-12-06, flagged the N=2 cell and pooled 4)."""
     tmp = tmp_path_factory.mktemp("per_request")
     opts = BenchOptions(configs=("spec",), workloads=("edit",), levels=(1, 2), repeats=1, max_tokens=12)
-    with TruthServer(TruthScript(default=PLAN, metrics=MetricsPlan(style="trtllm"))) as ts:
-        return run_bench(opts, servers={"spec": ts.base_url}, run_dir=tmp / "run")
+    flagged: list[list[str]] = []
+    for attempt in range(3):
+        with TruthServer(TruthScript(default=PLAN, metrics=MetricsPlan(style="trtllm"))) as ts:
+            run = run_bench(opts, servers={"spec": ts.base_url}, run_dir=tmp / f"run{attempt}")
+        with open_run(run) as r:
+            limited = [
+                f"N={c.concurrency}" for c in summarize_run(r) if any(x.startswith("CLIENT_LIMITED") for x in c.reasons)
+            ]
+        if not limited:
+            return run
+        flagged.append(limited)
+    pytest.skip(f"the client's self-check flagged a cell in each of 3 benches (a loaded machine): {flagged}")
 
 
 def _report(run_dir: Path, fmt: str) -> str:
