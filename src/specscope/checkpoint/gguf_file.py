@@ -229,7 +229,11 @@ def read_gguf_file(path: str | os.PathLike[str]) -> GgufFile:
             file_type = f"unknown ({ft})"
     name = fields.get("general.name")
     tokenizer = from_gguf_fields(fields)
-    metadata = {k: (f"<array of {len(v)}>" if k in _TOKENIZER_ARRAYS else v) for k, v in fields.items()}
+    # a tokenizer key holding a scalar where an array belongs is kept as stored (fuzz, 100,000 cases: TypeError)
+    metadata = {
+        k: (f"<array of {len(v)}>" if k in _TOKENIZER_ARRAYS and isinstance(v, list | tuple) else v)
+        for k, v in fields.items()
+    }
     return GgufFile(
         p,
         str(arch) if arch is not None else "unknown",
