@@ -5,25 +5,12 @@ was about, by name."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
 
 from typer.testing import CliRunner
 
+from parselog import LOGS, parse_log
+from parselog import parse_log_json as _json
 from specscope.cli import app
-
-LOGS = Path(__file__).parent.parent / "data" / "engines" / "logs"
-
-
-def parse_log(name: str, *args: str) -> Any:
-    return CliRunner().invoke(app, ["serve", "--parse-log", str(LOGS / name), *args], env={"COLUMNS": "200"})
-
-
-def _json(name: str, code: int) -> dict[str, Any]:
-    r = parse_log(name, "--format", "json")
-    assert r.exit_code == code, r.output
-    out: dict[str, Any] = json.loads(r.output)
-    return out
 
 
 def test_mtp_weights_missing_from_the_checkpoint_is_a_named_failure() -> None:

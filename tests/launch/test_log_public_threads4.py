@@ -3,26 +3,8 @@ tests/data/engines/logs, SOURCES.md there): each figure a line states read right
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
-from typer.testing import CliRunner
-
-from specscope.cli import app
-
-LOGS = Path(__file__).parent.parent / "data" / "engines" / "logs"
-
-
-def parse_log(name: str, *args: str) -> Any:
-    return CliRunner().invoke(app, ["serve", "--parse-log", str(LOGS / name), *args], env={"COLUMNS": "200"})
-
-
-def _json(name: str, code: int) -> dict[str, Any]:
-    r = parse_log(name, "--format", "json")
-    assert r.exit_code == code, r.output
-    out: dict[str, Any] = json.loads(r.output)
-    return out
+from parselog import parse_log
+from parselog import parse_log_json as _json
 
 
 def test_v1_first_speculative_metrics_lines_are_windows_not_v0_totals() -> None:
