@@ -399,6 +399,35 @@ def enable_metrics_hint() -> str:
     )
 
 
+async def _get_bounded(client: httpx.AsyncClient, url: str) -> tuple[httpx.Response, bytes]:
+    """GET ``url``: the response and its body (bounded); an HTTP status other than 200 is ``MetricsUnavailable``.
+
+    A request that went out on a kept-alive connection the server closed without a byte of response is sent once more
+    (RFC 9112 section 9.3.1: an idempotent request may be retried): httpx keeps an idle connection 5 s and uvicorn
+    (vLLM's, SGLang's server) closes one after 5 s idle, so a scrape between two cells can meet a closing connection
+    (CI 2026-12-06). A second such answer, or any other transport error, is raised.
+    """
+    try:
+        return await _get_once(client, url)
+    except httpx.RemoteProtocolError as exc:
+        if "without sending a response" not in str(exc):  # httpcore's words for a close before the status line
+            raise
+    return await _get_once(client, url)
+
+
+async def _get_once(client: httpx.AsyncClient, url: str) -> tuple[httpx.Response, bytes]:
+    """One GET of :func:`_get_bounded`."""
+    async with client.stream("GET", url) as resp:
+        if resp.status_code != 200:
+            raise MetricsUnavailable(
+                "the server has no usable /metrics endpoint",
+                found=f"GET {url} -> HTTP {resp.status_code}",
+                expected="HTTP 200 with Prometheus text or an engine's JSON metrics",
+                fix=enable_metrics_hint(),
+            )
+        return resp, await _read_bounded(resp, url)
+
+
 async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | None = None) -> SpecCounters:
     """GET ``/metrics`` and parse it.
 
@@ -418,15 +447,7 @@ async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | Non
     """
     url = metrics_url(base_url)
     try:
-        async with client.stream("GET", url) as resp:
-            if resp.status_code != 200:
-                raise MetricsUnavailable(
-                    "the server has no usable /metrics endpoint",
-                    found=f"GET {url} -> HTTP {resp.status_code}",
-                    expected="HTTP 200 with Prometheus text or an engine's JSON metrics",
-                    fix=enable_metrics_hint(),
-                )
-            body = await _read_bounded(resp, url)
+        resp, body = await _get_bounded(client, url)
     except httpx.TransportError as exc:  # connect errors, timeouts, protocol errors
         raise ServerUnreachable(
             "nothing answered at the server URL",
