@@ -28,9 +28,9 @@ PLAN = ResponsePlan(output_tokens=6, finish_reason="length", ttft_ms=5, inter_ch
 
 
 def test_a_garbage_scrape_mid_run_is_the_cell_reason_and_the_run_goes_on(tmp_path):
-    # /metrics request 0 is the start-up check; then each cell scrapes once before and once after its streams
-    # (the truth server is idle at once): cell 1 = requests 1, 2; cell 2 = 3, 4; cell 3 = 5, 6. Request 2 (cell 1's
-    # after) and 5 (cell 3's before) answer the proxy page.
+    # /metrics requests 0 and 1 are the start-up checks; then each cell scrapes once before and once after its
+    # streams (the truth server is idle at once): cell 1 = requests 2, 3; cell 2 = 4, 5; cell 3 = 6, 7. Request 2
+    # (cell 1's before) and 5 (cell 2's after) answer the proxy page.
     script = TruthScript(default=PLAN, garbage={"/metrics": [2, 5]})
     opts = BenchOptions(configs=("x",), workloads=("prose",), levels=(1,), repeats=3, max_tokens=6, order="blocks")
     with TruthServer(script) as ts:
@@ -46,6 +46,25 @@ def test_a_garbage_scrape_mid_run_is_the_cell_reason_and_the_run_goes_on(tmp_pat
             assert c.output_tokens == 6 and c.token_source == "usage"  # the streams' own usage still counts
         else:
             assert c.server_generation_tokens == 6 and c.status == "ok"
+
+
+def test_a_scrape_the_server_hangs_up_on_twice_is_the_cell_reason_and_the_run_goes_on(tmp_path):
+    # CI 2026-12-06: a /metrics request on a connection the server closed ended the run (ServerUnreachable while the
+    # server was alive). One hang-up is sent again on a new connection (client/metrics.py); two in a row leave the
+    # cell without that snapshot, and the run goes on. /metrics requests 0, 1: start-up checks; 2 (cell 1's before)
+    # and 3 (its second try) hang up; 4: cell 1's after; cell 2 = 5, 6 (hangs up) and 7 (its second try, answered);
+    # cell 3 = 8, 9.
+    script = TruthScript(default=PLAN, hangup={"/metrics": [2, 3, 6]})
+    opts = BenchOptions(configs=("x",), workloads=("prose",), levels=(1,), repeats=3, max_tokens=6, order="blocks")
+    with TruthServer(script) as ts:
+        run_dir = run_bench(opts, servers={"x": ts.base_url}, run_dir=tmp_path / "run")
+    with open_run(run_dir) as run:
+        cells = sorted(summarize_run(run), key=lambda c: c.repeat)
+    assert len(cells) == 3 and all(c.streams == 1 and c.streams_ok == 1 for c in cells)
+    unread = [[r for r in c.reasons if r.startswith("METRICS_UNREADABLE")] for c in cells]
+    assert unread == [["METRICS_UNREADABLE(before)"], [], []]
+    assert cells[0].server_generation_tokens is None and cells[0].output_tokens == 6
+    assert [c.server_generation_tokens for c in cells[1:]] == [6, 6]  # a single hang-up (6) was sent again
 
 
 def test_garbage_tokenize_and_models_answers_are_asked_again_and_the_run_finishes(tmp_path):

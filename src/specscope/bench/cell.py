@@ -23,7 +23,7 @@ from specscope.bench.openloop_cell import rate_requests, run_rate_cell
 from specscope.bench.order import server_config
 from specscope.bench.targets import ServerTarget
 from specscope.config import BenchOptions
-from specscope.errors import MetricsUnavailable, SpecscopeError
+from specscope.errors import MetricsUnavailable, ServerUnreachable, SpecscopeError
 from specscope.records import (
     CRASH_REASON,
     CellKey,
@@ -251,11 +251,12 @@ async def _scrape(
 ) -> tuple[SpecCounters | None, dict[str, str]]:
     """One counter scrape of a cell; a body that is not metrics text (a proxy's error page mid-run) gives the cell
     the reason ``METRICS_UNREADABLE(when)`` (``when``: ``before`` / ``after``) and no snapshot, so the cell's counter
-    figures are absent and the run goes on (issue 37); what was found is in the cell's client facts. A server that
-    cannot be reached still raises: the caller tells a crash from a hiccup."""
+    figures are absent and the run goes on (issue 37); what was found is in the cell's client facts. So does a scrape
+    that nothing answered (a connection dropped twice, a timeout): the caller tells a crash from such a hiccup by
+    asking whether the server is alive after the cell (CI 2026-12-06: a dropped scrape ended a run)."""
     try:
         return await read(http), {}
-    except MetricsUnavailable as exc:
+    except (MetricsUnavailable, ServerUnreachable) as exc:
         return None, {when: " ".join(f"{exc} (found: {exc.found})".split())[:300]}
 
 

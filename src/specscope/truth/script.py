@@ -205,6 +205,9 @@ class TruthScript(BaseModel):
     issue 37); ``/v1/models`` and ``/tokenize`` otherwise answer as vLLM does (``{"data": [{"id", "max_model_len"}]}``,
     ``{"count", "tokens", "max_model_len"}`` with one token per whitespace-separated word of the messages, and
     ``POST /detokenize`` joins the words back with single spaces);
+    ``hangup``: per path, the 0-based numbers (counted with ``garbage``'s) of that path's requests whose connection is
+    closed with no byte of response (a proxy or server dropping the connection: the client sees "Server disconnected
+    without sending a response");
     ``serve_models``: answer ``GET /v1/models`` (off: 404, so a client falls back to the served name ``default``);
     ``serve_tokenizer``: answer ``POST /tokenize`` and ``/detokenize`` (off: 404, a server with no tokenizer
     endpoints, so token-exact prompts fall back to words).
@@ -227,6 +230,7 @@ class TruthScript(BaseModel):
     log_stats_kv_percent: float | None = Field(default=None, ge=0, le=100)
     max_running: int | None = Field(default=None, ge=1)
     garbage: dict[Literal["/metrics", "/v1/models", "/tokenize"], list[int]] = Field(default_factory=dict)
+    hangup: dict[Literal["/metrics", "/v1/models", "/tokenize"], list[int]] = Field(default_factory=dict)
     serve_models: bool = False
     serve_tokenizer: bool = False
     apis: list[EndpointPath] | None = None

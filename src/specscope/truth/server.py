@@ -332,15 +332,18 @@ _TRUTH_CONTEXT_TOKENS = 4096
 
 
 def _garbage(state: TruthState, path: str, request: web.Request) -> web.Response | None:
-    """The proxy error page (HTTP 200, text/html) when the script says this request of ``path`` gets it; the gauge
-    sampler's reads (its User-Agent, several a second while streams run) are not counted, so the numbers name the
-    cells' own scrapes whatever the timing."""
+    """The proxy error page (HTTP 200, text/html), or a hang-up, when the script says this request of ``path`` gets
+    it; the gauge sampler's reads (its User-Agent, several a second while streams run) are not counted, so the
+    numbers name the cells' own scrapes whatever the timing."""
     if request.headers.get("User-Agent") == GAUGE_USER_AGENT:
         return None
     n = state.path_requests.get(path, 0)
     state.path_requests[path] = n + 1
     if n in state.script.garbage.get(path, ()):  # type: ignore[call-overload]
         return web.Response(body=GARBAGE_PAGE, content_type="text/html")
+    if n in state.script.hangup.get(path, ()) and request.transport is not None:  # type: ignore[call-overload]
+        request.transport.close()  # no byte of response: the response below is never written
+        return web.Response(status=204)
     return None
 
 
