@@ -40,7 +40,9 @@ class EngineNames:
     """One engine's Prometheus names, without its prefix: ``counters`` (sample name -> ``SpecCounters`` field),
     ``per_pos`` (the per-position counter's sample names), ``gauges`` (name -> ``running`` / ``waiting``),
     ``spec_gauges`` (current means, never a window figure), ``ignored`` (name prefixes known and not read), ``caveats``
-    (name prefix -> the named reason its presence gives: known, not read, and saying what the read counts mean)."""
+    (name prefix -> the named reason its presence gives: known, not read, and saying what the read counts mean),
+    ``copy_labels`` (the adapter's ``COPY_LABELS``: labels whose values mark copies of one count written by several
+    ranks of one replica, never replicas to be summed)."""
 
     kind: str
     counters: dict[str, str] = field(default_factory=dict)
@@ -49,6 +51,7 @@ class EngineNames:
     spec_gauges: frozenset[str] = frozenset()
     ignored: tuple[str, ...] = ()
     caveats: dict[str, str] = field(default_factory=dict)
+    copy_labels: tuple[str, ...] = ()
 
 
 @cache
@@ -57,7 +60,7 @@ def adapter_metrics() -> tuple[tuple[str, ModuleType], ...]:
     return tuple(engine_modules("metrics"))
 
 
-def _names(kind: str, rows: tuple[Row, ...]) -> EngineNames:
+def _names(kind: str, rows: tuple[Row, ...], copy_labels: tuple[str, ...] = ()) -> EngineNames:
     prom = [r for r in rows if r.surface == "prometheus"]
     return EngineNames(
         kind,
@@ -67,6 +70,7 @@ def _names(kind: str, rows: tuple[Row, ...]) -> EngineNames:
         spec_gauges=frozenset(r.name for r in prom if r.role == "spec_gauge"),
         ignored=tuple(r.name for r in prom if r.role == "ignored"),
         caveats={r.name: r.into for r in prom if r.role == "caveat"},
+        copy_labels=copy_labels,
     )
 
 
@@ -75,7 +79,7 @@ def prometheus_tables() -> dict[str, EngineNames]:
     """``{sample-name prefix: that engine's names}`` over every adapter (a prefix names one engine)."""
     out: dict[str, EngineNames] = {}
     for engine, mod in adapter_metrics():
-        names = _names(engine, mod.ROWS)
+        names = _names(engine, mod.ROWS, tuple(getattr(mod, "COPY_LABELS", ())))
         out.update({p: names for p in mod.PREFIXES})
     return out
 
