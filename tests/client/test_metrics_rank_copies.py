@@ -9,8 +9,12 @@ that disagree."""
 
 from __future__ import annotations
 
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 from paths import DATA
 from specscope.adapters.names import prometheus_tables
+from specscope.client.gauges import GaugeSampler, parse_gauges
 from specscope.client.metrics import parse_metrics
 
 COUNTERS = DATA / "engines" / "counters"
@@ -77,3 +81,48 @@ def test_a_copy_label_beside_a_replica_label_groups_by_the_replica():
     ]
     c = parse_metrics("\n".join([*lines, 'sglang:spec_verify_calls_total{engine_type="unified",model_name="m"} 7', ""]))
     assert (c.running, c.drafts) == (8.0, 7.0)
+
+
+def test_the_gauge_parser_reads_each_copy_group_once():
+    # the bench gauge sampler's parser: TP=2 with the flag read 8 running, 4 waiting; DP=2 x TP=2 16 / 6
+    assert parse_gauges(_scrape("sglang_tp2_all_schedulers_after")) == (4.0, 2.0)
+    assert parse_gauges(_scrape("sglang_dp2_after")) == (8.0, 3.0)
+    assert parse_gauges(_scrape("sglang_dp2_tp2_all_schedulers_after")) == (8.0, 3.0)
+
+
+def test_the_gauge_child_is_handed_the_copy_labels():
+    # the sampler's child process (its own command line) against a real server on 127.0.0.1
+    body = _scrape("sglang_dp2_tp2_all_schedulers_after").encode()
+
+    class Metrics(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Metrics)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with GaugeSampler(f"http://127.0.0.1:{server.server_address[1]}", interval_s=0.05) as sampler:
+            pass
+        samples = sampler.stop()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert samples and {(g.running, g.waiting) for g in samples} == {(8.0, 3.0)}
+
+
+def test_the_gauge_parser_reads_labels_with_escapes_and_timestamps():
+    # an escaped quote and a comma inside a value stay inside it; a sample's timestamp is not its value
+    text = (
+        'sglang:num_running_reqs{model_name="a\\"b,c",pp_rank="0",tp_rank="1"} 2 1767225600000\n'
+        'sglang:num_running_reqs{model_name="a\\"b,c",pp_rank="0",tp_rank="0"} 3 1767225600000\n'
+        'sglang:num_running_reqs{model_name="d",pp_rank="0",tp_rank="0"} 5\n'
+        'sglang:num_queue_reqs{model_name="d"} 1\n'
+    )
+    assert parse_gauges(text) == (8.0, 1.0)

@@ -4,7 +4,8 @@
 - :func:`prometheus_tables` -> ``{prefix: EngineNames}`` for the Prometheus text reader (``client/metrics.py``).
 - :func:`query_names` -> every full sample name read into a count or gauge, for ``bench --prometheus``'s PromQL.
 - :func:`gauge_slots` -> full name -> slot (0 running, 1 waiting, 2 queue-time sum s, 3 queue-time count) for the
-  gauge sampler's child (``client/gauge_child.py``, which takes them on its command line).
+  gauge sampler's child (``client/gauge_child.py``, which takes them on its command line); :func:`gauge_copies` ->
+  full name -> the labels that mark copies of it (the adapter's ``COPY_LABELS``), for the same child.
 - :func:`json_readers` -> the adapters' readers of JSON metrics bodies (``read_json_metrics``).
 - :func:`gauge_names_text` / :func:`queue_histograms_text` -> those names as the report's notes write them.
 """
@@ -25,6 +26,7 @@ __all__ = [
     "EngineNames",
     "adapter_metrics",
     "gauge_names_text",
+    "gauge_copies",
     "gauge_slots",
     "json_readers",
     "prometheus_tables",
@@ -103,6 +105,19 @@ def gauge_slots() -> dict[str, int]:
             key = f"gauge:{r.into}" if r.role == "gauge" else r.role
             if r.surface == "prometheus" and r.status == "read" and key in _SLOTS:
                 out.update({p + r.name: _SLOTS[key] for p in mod.PREFIXES})
+    return out
+
+
+@cache
+def gauge_copies() -> dict[str, tuple[str, ...]]:
+    """Full sample name of :func:`gauge_slots` -> the labels its adapter declares as marking copies (``COPY_LABELS``),
+    for the adapters that declare some."""
+    out: dict[str, tuple[str, ...]] = {}
+    slots = gauge_slots()
+    for _engine, mod in adapter_metrics():
+        copies = tuple(getattr(mod, "COPY_LABELS", ()))
+        if copies:
+            out.update({name: copies for name in slots if name.startswith(mod.PREFIXES)})
     return out
 
 

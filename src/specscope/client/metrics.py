@@ -52,6 +52,7 @@ import httpx
 
 from specscope.adapters.drained import DrainedSlice, pool_slices
 from specscope.adapters.names import EngineNames, adapter_metrics, json_readers, prometheus_tables
+from specscope.client.gauge_child import rank_order
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.readfile import SCRAPE_MAX_BYTES
 from specscope.records import INT_BOUND, SpecCounters, series_selector
@@ -296,16 +297,6 @@ _Identity = tuple[tuple[str, str], ...]
 _Sample = tuple[str, int, EngineNames, dict[str, str], float]
 
 
-def _rank_order(labels: dict[str, str], copy_labels: tuple[str, ...]) -> tuple[tuple[bool, int, str], ...]:
-    """Where a series stands among its copies: its copy labels' values in the declared order, numbers by value."""
-    out = []
-    for k in copy_labels:
-        v = labels.get(k, "")
-        digits = v.isascii() and v.isdigit() and len(v) <= 9
-        out.append((not digits, int(v) if digits else 0, v))
-    return tuple(out)
-
-
 def _one_per_copy_group(samples: list[_Sample]) -> tuple[list[_Sample], list[str]]:
     """The samples to read, in scrape order, and the named reasons (``RANK_COPIES_DIFFER``) for copies that disagree.
 
@@ -328,7 +319,7 @@ def _one_per_copy_group(samples: list[_Sample]) -> tuple[list[_Sample], list[str
         if len(members) < 2:
             continue
         copies = samples[members[0]][2].copy_labels
-        members.sort(key=lambda i: _rank_order(samples[i][3], copies))
+        members.sort(key=lambda i: rank_order(samples[i][3], copies))
         dropped.update(members[1:])
         if name not in differ and len({samples[i][4] for i in members}) > 1:
             varying = [k for k in copies if len({samples[i][3].get(k, "") for i in members}) > 1]
