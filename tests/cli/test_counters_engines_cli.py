@@ -113,6 +113,24 @@ def test_sglang_counters(tmp_path, capsys, monkeypatch):
     assert doc["acceptance_rate"] is None
 
 
+ENGINE_COUNTERS = Path(__file__).resolve().parents[1] / "data" / "engines" / "counters"
+
+
+def test_sglang_tp2_all_schedulers_reads_each_copy_group_once(tmp_path, capsys, monkeypatch):
+    # TP=2 with --enable-metrics-for-all-schedulers (SGLang 0.5.23 labels; tests/data/engines/SOURCES.md): the two TP
+    # ranks' gauges are one batch written twice; their series sets were two "engines" of the pool, now rank 0's alone
+    before, after = (ENGINE_COUNTERS / f"sglang_tp2_all_schedulers_{p}.prom" for p in ("before", "after"))
+    code, doc, _ = _counters(tmp_path, capsys, monkeypatch, before.read_text(), after.read_text())
+    assert code == 0 and _deltas(doc) == (400, None, None, 1600, 6400)
+    ranks = [e for e in doc["pooled_engines"] if "tp_rank" in e]
+    assert ranks == ['{moe_ep_rank="0",pp_rank="0",tp_rank="0"}']
+    # AFTER's rank 1 logged its batch at another moment: named, rank 0's read
+    skewed = after.read_text().replace('pp_rank="0",tp_rank="1"} 4.0', 'pp_rank="0",tp_rank="1"} 3.0')
+    code, doc, _ = _counters(tmp_path, capsys, monkeypatch, before.read_text(), skewed)
+    differ = 'RANK_COPIES_DIFFER(sglang:num_running_reqs: tp_rank="0" 4, tp_rank="1" 3; the lowest rank\'s is read)'
+    assert code == 0 and differ in doc["warnings"]
+
+
 TRTLLM = """trtllm_spec_decode_num_draft_tokens_total{{model_name="m"}} {t}
 trtllm_spec_decode_num_accepted_tokens_total{{model_name="m"}} {a}
 trtllm_num_requests_running{{model_name="m"}} 0

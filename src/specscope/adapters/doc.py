@@ -46,7 +46,19 @@ def metrics_table() -> str:
             test = f"`{r.test}`" if r.test else "—"
             cells = [display(engine), _SURFACE[r.surface], _name(r, mod.PREFIXES), r.status, r.into, r.source, test]
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    return head + "\n".join(lines) + "\n"
+    copies = [
+        f"{display(e)}: " + ", ".join(f"`{k}`" for k in mod.COPY_LABELS)
+        for e, mod in adapter_metrics()
+        if getattr(mod, "COPY_LABELS", ())
+    ]
+    tail = (
+        "\nLabels that mark copies of one count written by several ranks of one replica (`COPY_LABELS`; the samples "
+        "of one name differing only in them are read once, the lowest rank's; `RANK_COPIES_DIFFER` names copies that "
+        "disagree; every other label marks a replica and is summed): " + "; ".join(copies) + ".\n"
+        if copies
+        else ""
+    )
+    return head + "\n".join(lines) + "\n" + tail
 
 
 def per_response_table() -> str:
@@ -84,8 +96,10 @@ files (`registry.py`, `docs/engines.md`).
    `src/specscope/adapters/NAME/metrics.py`: `PREFIXES` (the sample-name prefixes of its Prometheus text), `ROWS` (one
    `Row` per field: surface, name, role, read / derived / ignored, the record field or the reason, the source file and
    release, and for a row marked read the node id of a test that reaches it through a command), `ENABLE_METRICS` (how
-   the engine serves them); for a JSON metrics body, `read_json_metrics(body) -> DrainedSlice | None` and
-   `JSON_SHAPES`. The other modules of the folder, each found when it is there:
+   the engine serves them), `COPY_LABELS` where several ranks of one replica write the same count (the labels that
+   tell them apart: one series per copy group is read, the lowest rank's); for a JSON metrics body,
+   `read_json_metrics(body) -> DrainedSlice | None` and `JSON_SHAPES`. The other modules of the folder, each found
+   when it is there:
    - `per_response.py`: the speculative fields it writes into its responses, read into a `SpecRequest` (`ROOT_KEYS`,
      `read_root` / `read_choice`, the payload keys it knows, `FIELDS` for the per-response table;
      `adapters/per_response.py` says the interface);

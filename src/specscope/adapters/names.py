@@ -4,7 +4,8 @@
 - :func:`prometheus_tables` -> ``{prefix: EngineNames}`` for the Prometheus text reader (``client/metrics.py``).
 - :func:`query_names` -> every full sample name read into a count or gauge, for ``bench --prometheus``'s PromQL.
 - :func:`gauge_slots` -> full name -> slot (0 running, 1 waiting, 2 queue-time sum s, 3 queue-time count) for the
-  gauge sampler's child (``client/gauge_child.py``, which takes them on its command line).
+  gauge sampler's child (``client/gauge_child.py``, which takes them on its command line); :func:`gauge_copies` ->
+  full name -> the labels that mark copies of it (the adapter's ``COPY_LABELS``), for the same child.
 - :func:`json_readers` -> the adapters' readers of JSON metrics bodies (``read_json_metrics``).
 - :func:`gauge_names_text` / :func:`queue_histograms_text` -> those names as the report's notes write them.
 """
@@ -25,6 +26,7 @@ __all__ = [
     "EngineNames",
     "adapter_metrics",
     "gauge_names_text",
+    "gauge_copies",
     "gauge_slots",
     "json_readers",
     "prometheus_tables",
@@ -40,7 +42,9 @@ class EngineNames:
     """One engine's Prometheus names, without its prefix: ``counters`` (sample name -> ``SpecCounters`` field),
     ``per_pos`` (the per-position counter's sample names), ``gauges`` (name -> ``running`` / ``waiting``),
     ``spec_gauges`` (current means, never a window figure), ``ignored`` (name prefixes known and not read), ``caveats``
-    (name prefix -> the named reason its presence gives: known, not read, and saying what the read counts mean)."""
+    (name prefix -> the named reason its presence gives: known, not read, and saying what the read counts mean),
+    ``copy_labels`` (the adapter's ``COPY_LABELS``: labels whose values mark copies of one count written by several
+    ranks of one replica, never replicas to be summed)."""
 
     kind: str
     counters: dict[str, str] = field(default_factory=dict)
@@ -49,6 +53,7 @@ class EngineNames:
     spec_gauges: frozenset[str] = frozenset()
     ignored: tuple[str, ...] = ()
     caveats: dict[str, str] = field(default_factory=dict)
+    copy_labels: tuple[str, ...] = ()
 
 
 @cache
@@ -57,7 +62,7 @@ def adapter_metrics() -> tuple[tuple[str, ModuleType], ...]:
     return tuple(engine_modules("metrics"))
 
 
-def _names(kind: str, rows: tuple[Row, ...]) -> EngineNames:
+def _names(kind: str, rows: tuple[Row, ...], copy_labels: tuple[str, ...] = ()) -> EngineNames:
     prom = [r for r in rows if r.surface == "prometheus"]
     return EngineNames(
         kind,
@@ -67,6 +72,7 @@ def _names(kind: str, rows: tuple[Row, ...]) -> EngineNames:
         spec_gauges=frozenset(r.name for r in prom if r.role == "spec_gauge"),
         ignored=tuple(r.name for r in prom if r.role == "ignored"),
         caveats={r.name: r.into for r in prom if r.role == "caveat"},
+        copy_labels=copy_labels,
     )
 
 
@@ -75,7 +81,7 @@ def prometheus_tables() -> dict[str, EngineNames]:
     """``{sample-name prefix: that engine's names}`` over every adapter (a prefix names one engine)."""
     out: dict[str, EngineNames] = {}
     for engine, mod in adapter_metrics():
-        names = _names(engine, mod.ROWS)
+        names = _names(engine, mod.ROWS, tuple(getattr(mod, "COPY_LABELS", ())))
         out.update({p: names for p in mod.PREFIXES})
     return out
 
@@ -99,6 +105,19 @@ def gauge_slots() -> dict[str, int]:
             key = f"gauge:{r.into}" if r.role == "gauge" else r.role
             if r.surface == "prometheus" and r.status == "read" and key in _SLOTS:
                 out.update({p + r.name: _SLOTS[key] for p in mod.PREFIXES})
+    return out
+
+
+@cache
+def gauge_copies() -> dict[str, tuple[str, ...]]:
+    """Full sample name of :func:`gauge_slots` -> the labels its adapter declares as marking copies (``COPY_LABELS``),
+    for the adapters that declare some."""
+    out: dict[str, tuple[str, ...]] = {}
+    slots = gauge_slots()
+    for _engine, mod in adapter_metrics():
+        copies = tuple(getattr(mod, "COPY_LABELS", ()))
+        if copies:
+            out.update({name: copies for name in slots if name.startswith(mod.PREFIXES)})
     return out
 
 

@@ -8,9 +8,11 @@ sampling thread in the client raised the median cell's event-loop lag p99 from 4
 11.0 ms (it competes for the GIL with the hot path); with this child process it read 2.9 / 4.7 ms against 2.7 / 6.1
 ms without a sampler.
 
-Gauges read (summed over every label set, e.g. the ``engine`` label of a data-parallel server): every engine's
+Gauges read (summed over every label set, e.g. the ``engine`` label of a data-parallel server, except copies: one
+series per copy group of the labels an adapter declares in ``COPY_LABELS``, the lowest ranks'): every engine's
 running and waiting gauges and queue-time histogram sum / count as its adapter declares them
-(:func:`specscope.adapters.names.gauge_slots`, handed to the child on its command line); the queue-time histogram is
+(:func:`specscope.adapters.names.gauge_slots` and :func:`~specscope.adapters.names.gauge_copies`, handed to the child
+on its command line); the queue-time histogram is
 observed per finished request: one reading before the cell's requests and one after they all ended bound its delta.
 """
 
@@ -20,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from specscope.adapters.names import gauge_slots
+from specscope.adapters.names import gauge_copies, gauge_slots
 from specscope.client.gauge_child import sums
 from specscope.client.metrics import metrics_url
 from specscope.records import GaugeSample
@@ -32,15 +34,16 @@ _CHILD = str(Path(__file__).with_name("gauge_child.py"))
 
 
 def parse_gauges(text: str) -> tuple[float, float] | None:
-    """``(running, waiting)`` summed over label sets from Prometheus text, or None when neither gauge is there."""
-    running, waiting, _, _ = sums(text, gauge_slots())
+    """``(running, waiting)`` summed over label sets (copies once) from Prometheus text, or None when neither gauge is
+    there."""
+    running, waiting, _, _ = sums(text, gauge_slots(), gauge_copies())
     return None if running is None and waiting is None else (running or 0.0, waiting or 0.0)
 
 
 def parse_sample(text: str, t_ns: int) -> GaugeSample | None:
     """A :class:`GaugeSample` at ``t_ns`` from Prometheus text (with vLLM's queue-time histogram sum and count
     when present), or None when neither gauge is there."""
-    running, waiting, q_sum, q_count = sums(text, gauge_slots())
+    running, waiting, q_sum, q_count = sums(text, gauge_slots(), gauge_copies())
     if running is None and waiting is None:
         return None
     return GaugeSample(t_ns, running or 0.0, waiting or 0.0, q_sum, q_count)
@@ -80,7 +83,9 @@ class GaugeSampler:
     def start(self) -> None:
         """Start the child and wait for its first reading (before the cell's requests)."""
         names = ",".join(f"{name}={slot}" for name, slot in sorted(gauge_slots().items()))
+        copies = ",".join(f"{name}={'/'.join(labels)}" for name, labels in sorted(gauge_copies().items()))
         argv = [sys.executable, "-I", "-S", _CHILD, self.url, repr(self.interval_s), repr(self.timeout_s), names]
+        argv += [copies] if copies else []
         self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self._proc.stdout is not None
         self._take(self._proc.stdout.readline())

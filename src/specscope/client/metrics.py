@@ -20,17 +20,23 @@ previous GET, which :class:`DrainPool` turns into running totals (disjoint slice
 like two scrapes.
 
 Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
-data-parallel server with two engines reports one total. Each *series set* is kept too (``SpecCounters.engines``), with
-its ``*_created`` time, so that deltas are taken per series before summing (``specscope.stats.counters``): a series set
-is the samples that share one full label set once the labels that are a metric's own dimension (``position``,
-``le``, ``quantile``) and empty-valued labels (Prometheus' absent label) are set aside; label order does not matter.
-An engine that labels every series ``model_name`` and ``engine`` (data parallel); a scrape that mixes replicas or
-sources (a federation, an aggregator, a router) adds ``instance`` / ``job`` / ``pod`` / ``dp_rank`` ... A series set
-is named by its engine (``"0"``) when its labels are ``engine`` and ``model_name`` alone and no other set of the scrape
-takes that name; else by its Prometheus selector, labels sorted (``{engine="0",instance="b:8000",job="j",
-model_name="m"}``). The name is a function of the set's own labels, so the same series has one name in both scrapes. A
-scrape of one series set labelled ``model_name`` at most keeps ``engines`` empty. Only samples read into a count or
-gauge make a series set (a histogram's or an unread family's own labels make none).
+data-parallel server with two engines reports one total; except copies: labels an adapter declares in
+``COPY_LABELS`` (ranks of one replica that each write the same count, such as the tensor- and pipeline-parallel ranks
+of one data-parallel group) make the samples of one name that differ only in them one copy group, of which the lowest
+ranks' sample alone is read (rank 0 of the group, the one the engine writes when a single rank reports); copies whose
+values differ are named (``RANK_COPIES_DIFFER``, a caveat) and the dropped copies make no series set.
+
+Each *series set* is kept too (``SpecCounters.engines``), with its ``*_created`` time, so that deltas are taken per
+series before summing (``specscope.stats.counters``): a series set is the samples that share one full label set once the
+labels that are a metric's own dimension (``position``, ``le``, ``quantile``) and empty-valued labels (Prometheus'
+absent label) are set aside; label order does not matter. An engine that labels every series ``model_name`` and
+``engine`` (data parallel); a scrape that mixes replicas or sources (a federation, an aggregator, a router) adds
+``instance`` / ``job`` / ``pod`` / ``dp_rank`` ... A series set is named by its engine (``"0"``) when its labels are
+``engine`` and ``model_name`` alone and no other set of the scrape takes that name; else by its Prometheus selector,
+labels sorted (``{engine="0",instance="b:8000",job="j",model_name="m"}``). The name is a function of the set's own
+labels, so the same series has one name in both scrapes. A scrape of one series set labelled ``model_name`` at most
+keeps ``engines`` empty. Only samples read into a count or gauge make a series set (a histogram's or an unread family's
+own labels make none).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ import httpx
 
 from specscope.adapters.drained import DrainedSlice, pool_slices
 from specscope.adapters.names import EngineNames, adapter_metrics, json_readers, prometheus_tables
+from specscope.client.gauge_child import rank_order
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.readfile import SCRAPE_MAX_BYTES
 from specscope.records import INT_BOUND, SpecCounters, series_selector
@@ -243,6 +250,7 @@ def parse_metrics(text: str) -> SpecCounters:
     read_ids: set[_Identity] = set()  # series sets that hold a count or a gauge
     tables = prometheus_tables()
     seen: set[tuple[str, frozenset[tuple[str, str]]]] = set()  # each series once (the exposition format's rule)
+    ours: list[_Sample] = []
     for fam in families:
         for sample in fam.samples:
             prefix = next((p for p in tables if sample.name.startswith(p)), None)
@@ -256,15 +264,17 @@ def parse_metrics(text: str) -> SpecCounters:
                     "each series (name and labels) once, as the exposition format writes it",
                 )
             seen.add(series)
-            short = sample.name[len(prefix) :]
-            value = _sample_float(sample)
-            table = tables[prefix]
-            total.kinds[table.kind] = total.kinds.get(table.kind, 0) + 1
-            _take(total, sample.name, short, table, sample.labels, value)
-            ident = _identity(sample.labels)
-            if _reads(short, table):
-                read_ids.add(ident)
-            taken.append((ident, sample.name, short, table, sample.labels, value))
+            ours.append((sample.name, len(prefix), tables[prefix], sample.labels, _sample_float(sample)))
+    kept, differ = _one_per_copy_group(ours)
+    total.caveats.update(differ)
+    for name, cut, table, labels, value in kept:
+        short = name[cut:]
+        total.kinds[table.kind] = total.kinds.get(table.kind, 0) + 1
+        _take(total, name, short, table, labels, value)
+        ident = _identity(labels)
+        if _reads(short, table):
+            read_ids.add(ident)
+        taken.append((ident, name, short, table, labels, value))
     snap = total.counters()
     if snap.unread:
         snap = dataclasses.replace(snap, unread=_as_written(snap.unread, text))
@@ -283,6 +293,44 @@ def parse_metrics(text: str) -> SpecCounters:
 
 
 _Identity = tuple[tuple[str, str], ...]
+#: one sample of an engine's names: full name, its prefix's length, its engine's names, labels, value
+_Sample = tuple[str, int, EngineNames, dict[str, str], float]
+
+
+def _one_per_copy_group(samples: list[_Sample]) -> tuple[list[_Sample], list[str]]:
+    """The samples to read, in scrape order, and the named reasons (``RANK_COPIES_DIFFER``) for copies that disagree.
+
+    An engine whose adapter declares ``COPY_LABELS`` writes one count from several ranks of one replica (each rank's
+    series labelled with its rank): the samples of one name whose labels differ only in those labels are a copy
+    group, and only the one of the lowest ranks (rank 0 of the group: the series the engine writes when one rank
+    reports) is read; every other label (a data-parallel rank, an engine index, a model) marks a replica, summed as
+    before. Copies whose values differ are named, each name once: ``name: label="rank" value, ...`` over the labels
+    that vary, the lowest rank's read.
+    """
+    groups: dict[tuple[str, frozenset[tuple[str, str]]], list[int]] = {}
+    for i, (name, _cut, table, labels, _value) in enumerate(samples):
+        copies = table.copy_labels
+        if copies and any(k in labels for k in copies):
+            rest = frozenset((k, v) for k, v in labels.items() if k not in copies)
+            groups.setdefault((name, rest), []).append(i)
+    dropped: set[int] = set()
+    differ: dict[str, str] = {}
+    for (name, _rest), members in groups.items():
+        if len(members) < 2:
+            continue
+        copies = samples[members[0]][2].copy_labels
+        members.sort(key=lambda i: rank_order(samples[i][3], copies))
+        dropped.update(members[1:])
+        if name not in differ and len({samples[i][4] for i in members}) > 1:
+            varying = [k for k in copies if len({samples[i][3].get(k, "") for i in members}) > 1]
+            ranks = ", ".join(
+                ",".join(f'{k}="{samples[i][3].get(k, "")}"' for k in varying) + f" {samples[i][4]:g}" for i in members
+            )
+            differ[name] = f"RANK_COPIES_DIFFER({name}: {ranks}; the lowest rank's is read)"
+    kept = [s for i, s in enumerate(samples) if i not in dropped]
+    return kept, [differ[n] for n in sorted(differ)]
+
+
 #: labels that are a metric's own dimension (per-position counters, histogram buckets, summary quantiles): kept inside
 #: a series set, never a series set of their own.
 _DIMENSIONS = frozenset({"position", "le", "quantile"})

@@ -53,3 +53,13 @@ ROWS = (
 ENABLE_METRICS = "--enable-metrics"
 #: what the engine counts inside one series set without labelling it apart (``counters`` says so)
 UNLABELLED_TRAFFIC = "requests to LoRA adapters served on the model (the collector's labels name the served model)"
+#: labels whose values mark copies of one count, never replicas (``client/metrics.py`` reads one series per copy group:
+#: the lowest rank's). SGLang 0.5.23 ``observability/metrics_collector.py`` ``SchedulerMetricsCollector.init_new``
+#: labels every scheduler series ``model_name``, ``engine_type``, ``tp_rank``, ``pp_rank``, ``moe_ep_rank`` and, under
+#: data parallelism, ``dp_rank``; the scheduler of attention-TP rank 0 of each DP group and PP stage writes them, and
+#: with ``--enable-metrics-for-all-schedulers`` every TP rank does. The TP ranks of one DP group hold one batch (the
+#: requests are broadcast to them, ``request_receiver.py``) and each PP stage is handed the previous stage's requests,
+#: so their ``num_running_reqs`` / ``num_queue_reqs`` / ``spec_*`` gauges are copies; ``dp_rank`` marks a replica. The
+#: tokenizer's counters (``spec_verify_calls_total``, ``generation_tokens_total``, ``prompt_tokens_total``) carry no
+#: rank label: one process counts each finished request once (its ``spec_verify_ct`` from rank 0's output).
+COPY_LABELS = ("tp_rank", "pp_rank", "moe_ep_rank")
