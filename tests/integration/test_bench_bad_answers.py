@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from specscope.config import BenchOptions
 from specscope.errors import ServerError
 from specscope.seam.answers import ModelsAnswer, TokenCount, read_answer
 from specscope.stats.cells import summarize_run
+from specscope.stats.summary import CellSummary
 from specscope.store import open_run
 from specscope.truth import ResponsePlan, TruthScript, TruthServer
 from specscope.truth.server import GARBAGE_PAGE
@@ -27,17 +29,23 @@ pytestmark = pytest.mark.integration
 PLAN = ResponsePlan(output_tokens=6, finish_reason="length", ttft_ms=5, inter_chunk_ms=1, role_ms=None)
 
 
-def test_a_garbage_scrape_mid_run_is_the_cell_reason_and_the_run_goes_on(tmp_path):
-    # /metrics requests 0 and 1 are the start-up checks; then each cell scrapes once before and once after its
-    # streams (the truth server is idle at once): cell 1 = requests 2, 3; cell 2 = 4, 5; cell 3 = 6, 7. Request 2
-    # (cell 1's before) and 5 (cell 2's after) answer the proxy page.
-    script = TruthScript(default=PLAN, garbage={"/metrics": [2, 5]})
+def _three_cells(script: TruthScript, tmp_path: Path) -> list[CellSummary]:
+    """Three repeats of one cell (N=1, 6 tokens) against the truth server playing ``script``, in repeat order; each
+    cell's one stream is complete."""
     opts = BenchOptions(configs=("x",), workloads=("prose",), levels=(1,), repeats=3, max_tokens=6, order="blocks")
     with TruthServer(script) as ts:
         run_dir = run_bench(opts, servers={"x": ts.base_url}, run_dir=tmp_path / "run")
     with open_run(run_dir) as run:
         cells = sorted(summarize_run(run), key=lambda c: c.repeat)
     assert len(cells) == 3 and all(c.streams == 1 and c.streams_ok == 1 for c in cells)
+    return cells
+
+
+def test_a_garbage_scrape_mid_run_is_the_cell_reason_and_the_run_goes_on(tmp_path):
+    # /metrics requests 0 and 1 are the start-up checks; then each cell scrapes once before and once after its
+    # streams (the truth server is idle at once): cell 1 = requests 2, 3; cell 2 = 4, 5; cell 3 = 6, 7. Request 2
+    # (cell 1's before) and 5 (cell 2's after) answer the proxy page.
+    cells = _three_cells(TruthScript(default=PLAN, garbage={"/metrics": [2, 5]}), tmp_path)
     unread = {c.repeat: [r for r in c.reasons if r.startswith("METRICS_UNREADABLE")] for c in cells}
     assert sorted(unread.values()) == [[], ["METRICS_UNREADABLE(after)"], ["METRICS_UNREADABLE(before)"]]
     for c in cells:
@@ -54,13 +62,7 @@ def test_a_scrape_the_server_hangs_up_on_twice_is_the_cell_reason_and_the_run_go
     # cell without that snapshot, and the run goes on. /metrics requests 0, 1: start-up checks; 2 (cell 1's before)
     # and 3 (its second try) hang up; 4: cell 1's after; cell 2 = 5, 6 (hangs up) and 7 (its second try, answered);
     # cell 3 = 8, 9.
-    script = TruthScript(default=PLAN, hangup={"/metrics": [2, 3, 6]})
-    opts = BenchOptions(configs=("x",), workloads=("prose",), levels=(1,), repeats=3, max_tokens=6, order="blocks")
-    with TruthServer(script) as ts:
-        run_dir = run_bench(opts, servers={"x": ts.base_url}, run_dir=tmp_path / "run")
-    with open_run(run_dir) as run:
-        cells = sorted(summarize_run(run), key=lambda c: c.repeat)
-    assert len(cells) == 3 and all(c.streams == 1 and c.streams_ok == 1 for c in cells)
+    cells = _three_cells(TruthScript(default=PLAN, hangup={"/metrics": [2, 3, 6]}), tmp_path)
     unread = [[r for r in c.reasons if r.startswith("METRICS_UNREADABLE")] for c in cells]
     assert unread == [["METRICS_UNREADABLE(before)"], [], []]
     assert cells[0].server_generation_tokens is None and cells[0].output_tokens == 6
