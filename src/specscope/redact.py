@@ -143,14 +143,14 @@ _AUTH_SCHEME = re.compile(
     r"|(?P<token>Token)\s+(?=[A-Za-z._~+/=-]*+[0-9])(?=[0-9._~+/=-]*+[A-Za-z])[A-Za-z0-9._~+/=-]{16,})"
 )
 # NAME=VALUE, NAME: VALUE, 'NAME': VALUE, "NAME": VALUE, NAME = VALUE; the value quoted, a list (over lines too, as
-# indented JSON writes it), or a bare word (never an opening bracket alone). The name is read once (possessive, at
+# indented JSON writes it), or a bare word (not a lone "[" or "{"). The name is read once (possessive, at
 # most 128 characters: trying a name at each dot of "a.a.a. ... =" and re-reading the rest was quadratic, 75 s for
 # 80 KB), and the value only after a credential name: another name's value is read on for pairs of its own
 # (``Environment=API_KEY=V``, ``env: HF_TOKEN=V``, ``--env=API_KEY=V``)
 _PAIR = re.compile(r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9_.\-]{0,127}+)(?P=q)(?P<sep>\s*+(?:=>|==|[:=])\s*+)")
 # ``NAME: TYPE = VALUE`` as a Python settings class declares it (``api_key: str = "V"``, ``Optional[str] = ..``)
 _ANNOTATION = re.compile(r"[A-Za-z_][\w.]{0,63}+(?:\[[^\]\n]{0,64}+\])?(?:\s*+\|\s*+None)?[ \t]++=[ \t]*+(?![=>])")
-_PAIR_VALUE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\[[^\]]{0,4096}\]|[^\s,;)}\[\]'\"&]+")
+_PAIR_VALUE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\[[^\]]{0,4096}\]|(?!\{)[^\s,;)}\[\]'\"&]+")
 _NUMBER = re.compile(r"-?[0-9][0-9_.eE+-]*")
 _KEEP_VALUES = frozenset({"none", "null", "true", "false", "''", '""', "[]", ""})
 _FLAG_NAME = r"--?(?:[a-z0-9]+[-_])*(?:token|key|secret|password|passwd|passphrase|pass|api[-_]key)"

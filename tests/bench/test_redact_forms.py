@@ -143,3 +143,11 @@ def test_a_100k_line_of_a_new_rule_s_shape_is_read_in_linear_time(text):
     start = time.process_time()
     redact_text(text)
     assert time.process_time() - start < 1.0
+
+
+def test_json_text_with_an_object_or_a_setting_under_a_credential_name_stays_json():
+    # issue 48: '"api_key": {...}' (and an AIPerf report's '"time_to_first_token": {') had its brace replaced by the
+    # mask, and the written JSON could not be read; '"authorization": false' (a guidellm report's setting) is kept
+    text = '{"authorization": false, "auth": {"authorization": {"a": 1}}, "api_key": {"v": 2}, "password": "Pw0127"}'
+    want = {"authorization": False, "auth": {"authorization": {"a": 1}}, "api_key": {"v": 2}, "password": MASK}
+    assert json.loads(redact_text(text)) == want
