@@ -148,6 +148,14 @@ FORMS: list[tuple[str, str]] = [
     ("psql --db-pass DbPass0114 -h db", "DbPass0114"),
     ('openai_api_key: str = "PyAnnot0115"', "PyAnnot0115"),
     ("bos: <s>, server_token: Optional[str] = 'PyAnnot0116'", "PyAnnot0116"),
+    # issue 48, second probe: curl's bearer and client-certificate passphrase flags, .npmrc and .netrc lines
+    ("curl --oauth2-bearer Oauth2B0128 http://h/", "Oauth2B0128"),
+    ("curl --cert client.pem:CertPw0129 https://h/", "CertPw0129"),
+    ("curl -E client.pem:CertPw0130 https://h/", "CertPw0130"),
+    ("//registry.npmjs.org/:_authToken=NpmRc0131", "NpmRc0131"),
+    ("_auth=NpmAuth0132", "NpmAuth0132"),
+    ("machine api.h login u password NetRc0133", "NetRc0133"),
+    ("machine api.h\n  login u\n  password NetRc0134\n", "NetRc0134"),
 ]
 
 #: text that looks close to a secret and must come out unchanged.
@@ -174,4 +182,5 @@ KEPT: list[str] = [
     "http -a 127.0.0.1:8000",
     "Authorization header missing",
     "http://h/?next=%2Fv1%3Fpage%3D2",
+    "curl --cert C:/certs/client.pem https://h/ and reset the password by default",
 ]

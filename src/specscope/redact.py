@@ -52,12 +52,16 @@ bare ``Bearer V`` / ``Basic V`` / ``Token V`` RFC 6750 2.1, RFC 7617 2, DRF     
 ``http -a/--auth u:pw``                       HTTPie docs, Authentication            ``_USER_FLAG``
 ``curl -b/--cookie 'n=v'``                    curl(1) (a value without ``=`` is a    ``_COOKIE_FLAG``
                                               cookie file: kept)
+``curl -E/--cert file:passphrase``            curl(1)                                ``_USER_FLAG``
+``curl --oauth2-bearer V``, ``--pass V``      curl(1)                                ``_FLAG_IN_TEXT``
 ``wget --password= --http-password=``         wget(1)                                ``_FLAG_IN_TEXT``
 ``--api-key V`` ``--hf-token=V`` ``--*-pass`` engines' CLIs, argv reprs              ``_FLAG_IN_TEXT``, argv
 ``NAME=V`` (.env, ``export``, systemd)        POSIX sh, systemd.exec Environment=    ``_pairs``
 ``name: V`` (YAML), ``name = "V"`` (TOML,     YAML 1.2, TOML 1.0, INI, JSON,         ``_pairs``
 INI), ``"name": "V"`` (JSON), Python repr     Python repr
 ``name => 'V'`` (Ruby, Perl, PHP hashes)      Ruby, perldata, PHP arrays             ``_pairs`` (``=>``)
+``//host/:_authToken=V``, ``_auth=V``         npm .npmrc (npm docs, npmrc)           ``_pairs``
+``machine h login u password V``              netrc(5)                               ``_NETRC``
 ``api_key: str = "V"`` (settings class)       Python annotations (pydantic)          ``_ANNOTATION``
 ``*_TOKEN *_SECRET *_PASSWORD *_API_KEY``     env var conventions                    :func:`is_secret_name`
 token prefixes (list below)                   each issuer; gitleaks v8.30.0 rules    ``_PREFIXED``
@@ -147,13 +151,15 @@ _AUTH_SCHEME = re.compile(
 # most 128 characters: trying a name at each dot of "a.a.a. ... =" and re-reading the rest was quadratic, 75 s for
 # 80 KB), and the value only after a credential name: another name's value is read on for pairs of its own
 # (``Environment=API_KEY=V``, ``env: HF_TOKEN=V``, ``--env=API_KEY=V``)
-_PAIR = re.compile(r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9_.\-]{0,127}+)(?P=q)(?P<sep>\s*+(?:=>|==|[:=])\s*+)")
+_PAIR = re.compile(
+    r"(?P<q>['\"]?)(?P<name>\b_{0,2}+[A-Za-z][A-Za-z0-9_.\-]{0,127}+)(?P=q)(?P<sep>\s*+(?:=>|==|[:=])\s*+)"
+)
 # ``NAME: TYPE = VALUE`` as a Python settings class declares it (``api_key: str = "V"``, ``Optional[str] = ..``)
 _ANNOTATION = re.compile(r"[A-Za-z_][\w.]{0,63}+(?:\[[^\]\n]{0,64}+\])?(?:\s*+\|\s*+None)?[ \t]++=[ \t]*+(?![=>])")
 _PAIR_VALUE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\[[^\]]{0,4096}\]|(?!\{)[^\s,;)}\[\]'\"&]+")
 _NUMBER = re.compile(r"-?[0-9][0-9_.eE+-]*")
 _KEEP_VALUES = frozenset({"none", "null", "true", "false", "''", '""', "[]", ""})
-_FLAG_NAME = r"--?(?:[a-z0-9]+[-_])*(?:token|key|secret|password|passwd|passphrase|pass|api[-_]key)"
+_FLAG_NAME = r"--?(?:[a-z0-9]+[-_])*(?:token|key|secret|password|passwd|passphrase|pass|bearer|api[-_]key)"
 _SECRET_FLAG = re.compile(rf"(?i)^{_FLAG_NAME}$")
 _FLAG_ASSIGN = re.compile(rf"(?i)^({_FLAG_NAME})=(.*)$", re.S)
 # the value bare, quoted as an argv repr lists it (``'--api-key', 'V'``) or in shell quotes (``--api-key 'V'``)
@@ -165,16 +171,22 @@ _FLAG_IN_TEXT = re.compile(rf"(?i)(?<![\w-])({_FLAG_NAME})(['\"]?,\s*['\"]|\s+['
 _PLACEHOLDER = re.compile(
     r"(?:[A-Z]+_){0,3}(?:KEY|TOKEN|SECRET|PASSWORD)(?:_[A-Z]+){0,2}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"
 )
-# a user:password given to a flag (curl ``-u`` / ``--user`` / ``-U`` / ``--proxy-user``, HTTPie ``-a`` / ``--auth``),
-# in a command line and an argv repr; a cookie given to curl's ``-b`` / ``--cookie`` (a ``name=value``, not a file)
+# a user:password given to a flag (curl ``-u`` / ``--user`` / ``-U`` / ``--proxy-user``, HTTPie ``-a`` / ``--auth``;
+# curl's ``-E`` / ``--cert`` / ``--proxy-cert`` file:passphrase), in a command line and an argv repr; a cookie
+# given to curl's ``-b`` / ``--cookie`` (a ``name=value``, not a file)
 _USER_FLAG = re.compile(
-    r"(?<![\w-])(?P<flag>-[uUa]|--(?:proxy-)?user|--auth)(?P<sep>['\"]?,\s*+(?=['\"])|=|\s++|(?<=-[uUa]))(?P<q>['\"]?)"
+    r"(?<![\w-])(?P<flag>-[uUaE]|--(?:proxy-)?(?:user|cert)|--auth)(?P<sep>['\"]?,\s*+(?=['\"])|=|\s++|(?<=-[uUaE]))"
+    r"(?P<q>['\"]?)"
     r"(?P<user>[^\s:'\",\]]{0,256}+):(?P<pw>[^\s'\",\]]++)"
 )
 _COOKIE_FLAG = re.compile(
     r"(?<![\w-])(?P<flag>-b|--cookie)(?P<sep>['\"]?,\s*+(?=['\"])|=|\s++)(?P<value>'[^'\n]*+'|\"[^\"\n]*+\"|[^\s'\",\]]++)"
 )
-_USER_FLAGS = frozenset({"-u", "-U", "-a", "--user", "--proxy-user", "--auth"})
+_USER_FLAGS = frozenset({"-u", "-U", "-a", "-E", "--user", "--proxy-user", "--auth", "--cert", "--proxy-cert"})
+# a .netrc entry (GNU inetutils netrc(5), curl's --netrc): ``machine h login u password V``, on one line or several
+_NETRC = re.compile(
+    r"\b(?:machine\s++\S++|default)(?:\s++(?:login|account|port|protocol)\s++\S++)*+\s++password\s++(?P<value>\S++)"
+)
 _COOKIE_FLAGS = frozenset({"-b", "--cookie"})
 # a query inside another URL's parameter, percent-encoded once or twice (RFC 3986 2.1: ``%3Ftoken%3DV``): the value
 _ENCODED_QUERY = re.compile(
@@ -294,9 +306,9 @@ def _auth_headers(text: str) -> str:
 
 def _user_flag(m: re.Match[str]) -> str:
     """A ``user:password`` flag value with the password masked; kept when it is a port or an id
-    (``-a 127.0.0.1:8000``, ``docker run -u 1000:1000``)."""
+    (``-a 127.0.0.1:8000``, ``docker run -u 1000:1000``) or a drive's path (``--cert C:/certs/a.pem``)."""
     user, pw = m.group("user"), m.group("pw")
-    if pw == MASK or (pw.isdigit() and (user.isdigit() or "." in user or user in ("", "localhost"))):
+    if pw == MASK or pw[0] in "/\\" or (pw.isdigit() and (user.isdigit() or "." in user or user in ("", "localhost"))):
         return m.group(0)
     return f"{m.group('flag')}{m.group('sep')}{m.group('q')}{user}:{MASK}"
 
@@ -327,6 +339,8 @@ def redact_text(text: str) -> str:
             text = text.replace(known, MASK)
     if "-----BEGIN" in text:
         text = _PEM.sub(MASK, text)
+    if "password" in text and ("machine" in text or "default" in text):
+        text = _NETRC.sub(lambda m: m.group(0)[: m.start("value") - m.start()] + MASK, text)
     if "@" in text:
         if "://" in text:
             text = _URL_CREDS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)

@@ -133,6 +133,9 @@ def test_user_password_and_cookie_flags_in_an_argv_list():
         "api_key: str[" + "[" * 100_000,
         "api_key =>" * 10_000,
         "sid=a " * 16_000,
+        "machine a login " * 6_000,
+        "default" + " login x" * 12_000 + " password",
+        "_" * 100_000 + "=",
     ],
     ids=lambda t: t[:16],
 )
