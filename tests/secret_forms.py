@@ -183,4 +183,5 @@ KEPT: list[str] = [
     "Authorization header missing",
     "http://h/?next=%2Fv1%3Fpage%3D2",
     "curl --cert C:/certs/client.pem https://h/ and reset the password by default",
+    "grep -E 'warn:spec|error:draft' server.log; git push -u origin main:main",
 ]

@@ -182,6 +182,7 @@ _USER_FLAG = re.compile(
 _COOKIE_FLAG = re.compile(
     r"(?<![\w-])(?P<flag>-b|--cookie)(?P<sep>['\"]?,\s*+(?=['\"])|=|\s++)(?P<value>'[^'\n]*+'|\"[^\"\n]*+\"|[^\s'\",\]]++)"
 )
+_CERT_FILE = re.compile(r"(?i)\.(?:pem|crt|cer|der|p12|pfx|key)$")
 _USER_FLAGS = frozenset({"-u", "-U", "-a", "-E", "--user", "--proxy-user", "--auth", "--cert", "--proxy-cert"})
 # a .netrc entry (GNU inetutils netrc(5), curl's --netrc): ``machine h login u password V``, on one line or several
 _NETRC = re.compile(
@@ -306,8 +307,11 @@ def _auth_headers(text: str) -> str:
 
 def _user_flag(m: re.Match[str]) -> str:
     """A ``user:password`` flag value with the password masked; kept when it is a port or an id
-    (``-a 127.0.0.1:8000``, ``docker run -u 1000:1000``) or a drive's path (``--cert C:/certs/a.pem``)."""
+    (``-a 127.0.0.1:8000``, ``docker run -u 1000:1000``) or a drive's path (``--cert C:/certs/a.pem``); after ``-E``
+    only a certificate file's passphrase."""
     user, pw = m.group("user"), m.group("pw")
+    if m.group("flag") == "-E" and not _CERT_FILE.search(user):
+        return m.group(0)  # ``grep -E "warn:spec"``: curl's -E names a certificate file
     if pw == MASK or pw[0] in "/\\" or (pw.isdigit() and (user.isdigit() or "." in user or user in ("", "localhost"))):
         return m.group(0)
     return f"{m.group('flag')}{m.group('sep')}{m.group('q')}{user}:{MASK}"
