@@ -1,6 +1,6 @@
 """The one secret redaction, applied to everything specscope writes (manifest, run.sqlite, server logs copied into
 a run, reports, crash logs) and prints (``specscope.cli.crash`` passes stdout and stderr through
-:func:`redact_text`): issue 17 part 5, issue 29.
+:func:`redact_text`): issue 17 part 5, issue 29, issue 48.
 
 What counts as a secret (each rule names the source of its shape):
 
@@ -26,6 +26,60 @@ What counts as a secret (each rule names the source of its shape):
   Tokens (``eyJ..``.``..``.``..``), PEM private key blocks; hosted inference APIs users compare against: xAI ``xai-``,
   Replicate ``r8_``, Perplexity ``pplx-``, Fireworks ``fw_``.
 
+Census of the credential forms users paste (issue 48): logs of serving engines, shell commands, HTTP headers and
+config files. Each row: the form, its source, the rule here that masks it (``-`` where nothing does, and why).
+
+============================================  =====================================  ============================
+form                                          source                                 rule
+============================================  =====================================  ============================
+``scheme://user:pw@host``, ``user:pw@h:p``    RFC 3986 3.2.1                         ``_URL_CREDS``, ``_BARE_CREDS``
+``?token=V`` ``&sig=V`` ``#access_token=V``   RFC 3986 3.4; S3 presign, Azure SAS    ``_QUERY``
+``%3Ftoken%3DV`` (once or twice encoded)      RFC 3986 2.1, a URL inside a URL       ``_ENCODED_QUERY``
+``Authorization: <scheme> <credentials>``     RFC 9110 11.6.2; IANA HTTP             ``_AUTH_HEADER`` (all of the
+  Basic, Bearer, Digest, HOBA, Mutual,        Authentication Scheme Registry         credentials, auth-params
+  Negotiate, OAuth, SCRAM-SHA-*, vapid,       (RFC 7617, 6750, 7616, 7486, 8120,     and quoted strings too; the
+  DPoP, GNAP, PrivateToken, Concealed         4559, 5849, 7804, 8292, 9449, 9635,    scheme named if known)
+                                              9577, 9729)
+  Token, ApiKey, SSWS, AWS4-HMAC-SHA256       conventions: Django REST framework,    same
+  (``Credential=.. Signature=..``)            Elastic, Okta, AWS SigV4
+``Proxy-Authorization:``                      RFC 9110 11.7.2                        same
+bare ``Bearer V`` / ``Basic V`` / ``Token V`` RFC 6750 2.1, RFC 7617 2, DRF          ``_AUTH_SCHEME``
+``X-Api-Key:`` ``api-key:`` ``*-token:``      OpenAI-style servers, Azure, GitLab    ``_HEADER``, ``_pairs``
+``Cookie:`` ``Set-Cookie:`` ``Cookie2:``      RFC 6265 4, RFC 2965                   ``_COOKIE`` (whole value)
+``sessionid`` ``csrftoken`` ``JSESSIONID``    Django, Java servlets, PHP, Express,   :func:`is_secret_name`
+``PHPSESSID`` ``connect.sid`` ``session``     Flask, Laravel/Rails ``*_session``
+``curl -u/--user/-U/--proxy-user u:pw``       curl(1)                                ``_USER_FLAG``
+``http -a/--auth u:pw``                       HTTPie docs, Authentication            ``_USER_FLAG``
+``curl -b/--cookie 'n=v'``                    curl(1) (a value without ``=`` is a    ``_COOKIE_FLAG``
+                                              cookie file: kept)
+``curl -E/--cert file:passphrase``            curl(1)                                ``_USER_FLAG``
+``curl --oauth2-bearer V``, ``--pass V``      curl(1)                                ``_FLAG_IN_TEXT``
+``wget --password= --http-password=``         wget(1)                                ``_FLAG_IN_TEXT``
+``--api-key V`` ``--hf-token=V`` ``--*-pass`` engines' CLIs, argv reprs              ``_FLAG_IN_TEXT``, argv
+``NAME=V`` (.env, ``export``, systemd)        POSIX sh, systemd.exec Environment=    ``_pairs``
+``name: V`` (YAML), ``name = "V"`` (TOML,     YAML 1.2, TOML 1.0, INI, JSON,         ``_pairs``
+INI), ``"name": "V"`` (JSON), Python repr     Python repr
+``name => 'V'`` (Ruby, Perl, PHP hashes)      Ruby, perldata, PHP arrays             ``_pairs`` (``=>``)
+``//host/:_authToken=V``, ``_auth=V``         npm .npmrc (npm docs, npmrc)           ``_pairs``
+``machine h login u password V``              netrc(5)                               ``_NETRC``
+``api_key: str = "V"`` (settings class)       Python annotations (pydantic)          ``_ANNOTATION``
+``*_TOKEN *_SECRET *_PASSWORD *_API_KEY``     env var conventions                    :func:`is_secret_name`
+token prefixes (list below)                   each issuer; gitleaks v8.30.0 rules    ``_PREFIXED``
+PEM ``-----BEGIN ... PRIVATE KEY-----``       RFC 7468                               ``_PEM``
+``mysql -pPW``, ``sshpass -p PW``,            mysql(1), sshpass(1), redis-cli        ``-``: ``-p`` / ``-a`` are
+``redis-cli -a PW``                                                                  a port, a flag elsewhere
+============================================  =====================================  ============================
+
+Token prefixes: Anthropic ``sk-ant-`` (under ``sk-``), Stripe ``sk_live_`` ``sk_test_`` ``rk_live_`` ``whsec_``,
+npm ``npm_``, PyPI ``pypi-AgE`` (a macaroon), GitLab ``glpat-`` ``glcbt-`` ``gldt-`` ``glptt-`` ``glrt-`` and the
+rest of its family, Docker Hub ``dckr_pat_``, HashiCorp Vault ``hvs.``, SendGrid ``SG.``, DigitalOcean ``dop_v1_``,
+Databricks ``dapi``, age ``AGE-SECRET-KEY-1``, LangSmith ``lsv2_pt_``, Google OAuth client secrets ``GOCSPX-``,
+Shopify ``shpat_``, Postman ``PMAK-`` (shapes from gitleaks v8.30.0 ``config/gitleaks.toml``).
+
+Not secrets, kept: counts and rates named after tokens (``prompt_tokens=12``, ``num_accepted_tokens``,
+``--max-tokens 256``, ``tokens/s``, ``cost_ns_per_token``), a tokenizer's special tokens (``eos_token='</s>'``), a
+workload's ``session_id``, ``Token 5 of 12``, a port or uid after ``-a`` / ``-u`` (``127.0.0.1:8000``, ``1000:1000``).
+
 In a JSON-like value (:func:`redact`) a mapping key that is a credential name masks its value whatever its type
 (a string, a list of keys, an object), except numbers, booleans and None (``cost_ns_per_token`` is a measurement,
 and a rate ``per_token`` is never a credential name).
@@ -44,11 +98,23 @@ __all__ = ["MASK", "redact", "redact_text", "redact_argv", "is_secret_name", "re
 MASK = "***"
 
 # a credential name, as a whole mapping key / assignment name (``api_key``, ``HF_TOKEN``, ``X-Amz-Signature``)
-_NAME_WORDS = r"token|secret|password|passwd|passphrase|pwd|credentials?|authorization|apikey|signature|api[_-]?key"
+_NAME_WORDS = (
+    r"token|secret|password|passwd|passphrase|pwd|credentials?|authorization|apikey|signature|api[_-]?key"
+    r"|cookie2?|session|sid"  # a cookie header as a key; Flask's ``session``, Express's ``connect.sid``
+)
 # a name that ends in password / passwd / passphrase is one whatever precedes it (libpq's ``PGPASSWORD``)
-_SECRET_NAME = re.compile(rf"(?i)(?:^|[_.-])(?:{_NAME_WORDS})$|[_.-](?:key|sig|pass|auth)$|pass(?:word|wd|phrase)$")
+# a session cookie's name ends in sessionid / sessid whatever precedes it (Django ``sessionid``, Java ``JSESSIONID``,
+# PHP ``PHPSESSID``, ``ASP.NET_SessionId``), a CSRF token's in csrftoken / xsrftoken (Django ``csrftoken``); a
+# workload's ``session_id`` is a conversation's id, not a cookie
+_SECRET_NAME = re.compile(
+    rf"(?i)(?:^|[_.-])(?:{_NAME_WORDS})$|[_.-](?:key|sig|pass|auth)$|pass(?:word|wd|phrase)$"
+    r"|sess(?:ion)?id$|[cx]srf[_-]?token$"
+)
 _CAMEL_SECRET_NAME = re.compile(r"[a-z0-9](?:Token|Secret|Password|Passwd|ApiKey|Key|Signature|Credentials?|Auth)$")
-_NOT_SECRET_NAME = re.compile(r"(?i)per[_-]token$|^num[_-]|^max[_-]|^n[_-]")  # rates and counts of tokens
+# rates and counts of tokens; a tokenizer's special tokens (transformers' SPECIAL_TOKENS_ATTRIBUTES: ``eos_token``)
+_NOT_SECRET_NAME = re.compile(
+    r"(?i)per[_-]token$|^num[_-]|^max[_-]|^n[_-]|(?:^|[_.-])(?:bos|eos|unk|sep|pad|cls|mask)[_-]token$"
+)
 # query parameters that are credentials even as bare words (Google ``key``, Azure SAS ``sig``)
 _BARE_QUERY_NAMES = frozenset({"key", "sig", "pass", "pwd", "auth", "code_verifier"})
 
@@ -59,24 +125,41 @@ _BARE_CREDS = re.compile(
     r"(?:(?<=^)|(?<=[\s='\"]))(?P<user>[A-Za-z0-9._~%+-]+):[^\s\"/]+@(?P<host>[A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(?=\d)"
 )
 _QUERY = re.compile(r"(?P<sep>[?&;#])(?P<name>[A-Za-z0-9_.\-]+)=(?P<value>[^&#\s'\"<>]+)")
-_HEADER = re.compile(
-    r"(?i)\b(?P<name>(?:proxy-)?authorization|x-api-key|api-key)(?P<sep>['\"]?\s*:\s*['\"]?)"
-    r"(?P<scheme>(?:basic|bearer|token|digest)\s+)?(?P<value>[^\s'\",}]+)"
+# an API key header's value: one word
+_HEADER = re.compile(r"(?i)\b(?P<name>x-api-key|api-key)(?P<sep>['\"]?\s*:\s*['\"]?)(?P<value>[^\s'\",}]+)")
+# an authorization header (RFC 9110 11.6.2): ``scheme credentials``, the credentials a token68 or auth-params with
+# quoted strings (Digest, AWS4-HMAC-SHA256); all of it is masked, the scheme named when it is a known one
+_AUTH_HEADER = re.compile(r"(?i)\b(?P<name>(?:proxy-)?authorization)(?P<sep>['\"]?\s*:\s*)(?P<q>['\"]?)")
+_AUTH_SCHEMES = frozenset(
+    "basic bearer digest dpop gnap hoba mutual negotiate ntlm oauth privatetoken concealed scram-sha-1 scram-sha-256"
+    " vapid token apikey api-key key ssws aws4-hmac-sha256 sharedkey sharedkeylite".split()
 )
+_BLANKS = re.compile(r"[ \t]*+")
+_AUTH_SCHEME_WORD = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,39}(?=[ \t]+[^\s'\",])")
+# unquoted: words, quoted strings, and ", " or a space only before another auth-param's ``name=``
+_AUTH_VALUE = re.compile(r"(?:[^\s'\",]++|\"[^\"\r\n]*+\"|(?:,[ \t]*+|[ \t]++)(?=[A-Za-z0-9_-]++=))++")
+_AUTH_QUOTED = {q: re.compile(rf"(?:[^{q}\\\r\n]++|\\.)++") for q in "'\""}  # to the quote, escapes skipped
 # RFC 6750 bearer tokens; RFC 7617 basic credentials are base64 (a digit, '+', '/' or '=' in them: not a word)
+# Django REST framework's ``Token`` (40 hex digits) and its kind: letters and digits both, 16 or more (not
+# ``Token 5 of 12``, ``Token throughput``)
 _AUTH_SCHEME = re.compile(
-    r"\b(?:(?P<scheme>Bearer)\s+(?P<value>[A-Za-z0-9._~+/=-]{6,})|(?P<basic>Basic)\s+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/]{6,}=*)"
+    r"\b(?:(?P<scheme>Bearer)\s+(?P<value>[A-Za-z0-9._~+/=-]{6,})|(?P<basic>Basic)\s+(?=[A-Za-z]*[0-9+/=])[A-Za-z0-9+/]{6,}=*"
+    r"|(?P<token>Token)\s+(?=[A-Za-z._~+/=-]*+[0-9])(?=[0-9._~+/=-]*+[A-Za-z])[A-Za-z0-9._~+/=-]{16,})"
 )
 # NAME=VALUE, NAME: VALUE, 'NAME': VALUE, "NAME": VALUE, NAME = VALUE; the value quoted, a list (over lines too, as
-# indented JSON writes it), or a bare word (never an opening bracket alone). The name is read once (possessive, at
+# indented JSON writes it), or a bare word (not a lone "[" or "{"). The name is read once (possessive, at
 # most 128 characters: trying a name at each dot of "a.a.a. ... =" and re-reading the rest was quadratic, 75 s for
 # 80 KB), and the value only after a credential name: another name's value is read on for pairs of its own
 # (``Environment=API_KEY=V``, ``env: HF_TOKEN=V``, ``--env=API_KEY=V``)
-_PAIR = re.compile(r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9_.\-]{0,127}+)(?P=q)(?P<sep>\s*+[:=]\s*+)")
-_PAIR_VALUE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\[[^\]]{0,4096}\]|[^\s,;)}\[\]'\"&]+")
+_PAIR = re.compile(
+    r"(?P<q>['\"]?)(?P<name>\b_{0,2}+[A-Za-z][A-Za-z0-9_.\-]{0,127}+)(?P=q)(?P<sep>\s*+(?:=>|==|[:=])\s*+)"
+)
+# ``NAME: TYPE = VALUE`` as a Python settings class declares it (``api_key: str = "V"``, ``Optional[str] = ..``)
+_ANNOTATION = re.compile(r"[A-Za-z_][\w.]{0,63}+(?:\[[^\]\n]{0,64}+\])?(?:\s*+\|\s*+None)?[ \t]++=[ \t]*+(?![=>])")
+_PAIR_VALUE = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|\[[^\]]{0,4096}\]|(?!\{)[^\s,;)}\[\]'\"&]+")
 _NUMBER = re.compile(r"-?[0-9][0-9_.eE+-]*")
 _KEEP_VALUES = frozenset({"none", "null", "true", "false", "''", '""', "[]", ""})
-_FLAG_NAME = r"--?(?:[a-z0-9]+[-_])*(?:token|key|secret|password|passwd|api[-_]key)"
+_FLAG_NAME = r"--?(?:[a-z0-9]+[-_])*(?:token|key|secret|password|passwd|passphrase|pass|bearer|api[-_]key)"
 _SECRET_FLAG = re.compile(rf"(?i)^{_FLAG_NAME}$")
 _FLAG_ASSIGN = re.compile(rf"(?i)^({_FLAG_NAME})=(.*)$", re.S)
 # the value bare, quoted as an argv repr lists it (``'--api-key', 'V'``) or in shell quotes (``--api-key 'V'``)
@@ -88,13 +171,44 @@ _FLAG_IN_TEXT = re.compile(rf"(?i)(?<![\w-])({_FLAG_NAME})(['\"]?,\s*['\"]|\s+['
 _PLACEHOLDER = re.compile(
     r"(?:[A-Z]+_){0,3}(?:KEY|TOKEN|SECRET|PASSWORD)(?:_[A-Z]+){0,2}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"
 )
+# a user:password given to a flag (curl ``-u`` / ``--user`` / ``-U`` / ``--proxy-user``, HTTPie ``-a`` / ``--auth``;
+# curl's ``-E`` / ``--cert`` / ``--proxy-cert`` file:passphrase), in a command line and an argv repr; a cookie
+# given to curl's ``-b`` / ``--cookie`` (a ``name=value``, not a file)
+_USER_FLAG = re.compile(
+    r"(?<![\w-])(?P<flag>-[uUaE]|--(?:proxy-)?(?:user|cert)|--auth)(?P<sep>['\"]?,\s*+(?=['\"])|=|\s++|(?<=-[uUaE]))"
+    r"(?P<q>['\"]?)"
+    r"(?P<user>[^\s:'\",\]]{0,256}+):(?P<pw>[^\s'\",\]]++)"
+)
+_COOKIE_FLAG = re.compile(
+    r"(?<![\w-])(?P<flag>-b|--cookie)(?P<sep>['\"]?,\s*+(?=['\"])|=|\s++)(?P<value>'[^'\n]*+'|\"[^\"\n]*+\"|[^\s'\",\]]++)"
+)
+_CERT_FILE = re.compile(r"(?i)\.(?:pem|crt|cer|der|p12|pfx|key)$")
+_USER_FLAGS = frozenset({"-u", "-U", "-a", "-E", "--user", "--proxy-user", "--auth", "--cert", "--proxy-cert"})
+# a .netrc entry (GNU inetutils netrc(5), curl's --netrc): ``machine h login u password V``, on one line or several
+_NETRC = re.compile(
+    r"\b(?:machine\s++\S++|default)(?:\s++(?:login|account|port|protocol)\s++\S++)*+\s++password\s++(?P<value>\S++)"
+)
+_COOKIE_FLAGS = frozenset({"-b", "--cookie"})
+# a query inside another URL's parameter, percent-encoded once or twice (RFC 3986 2.1: ``%3Ftoken%3DV``): the value
+_ENCODED_QUERY = re.compile(
+    r"(?i)(?P<sep>[?&;#=]|%(?:25)?(?:3F|26|3B|23|3D))(?P<name>[A-Za-z0-9_.\-]{1,128}+)(?P<eq>%(?:25)?3D)"
+    r"(?P<value>(?:[^%&#\s'\"<>]++|%(?!(?:25)?(?:26|23|3B|22|27))[0-9A-F]{2})++)"
+)
 _PREFIXED = re.compile(
     r"\b(?:sk-[A-Za-z0-9_-]{6,}|hf_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,}"
     r"|glpat-[A-Za-z0-9_-]{8,}|xox[abposr]-[A-Za-z0-9-]{6,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{20,}"
-    r"|npm_[A-Za-z0-9]{16,}|nvapi-[A-Za-z0-9_-]{16,}|gsk_[A-Za-z0-9]{16,}|ya29\.[A-Za-z0-9_-]{16,}|xai-[A-Za-z0-9]{16,}|r8_[A-Za-z0-9]{16,}|pplx-[A-Za-z0-9]{16,}|fw_[A-Za-z0-9]{16,}|eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,})"
+    r"|npm_[A-Za-z0-9]{16,}|nvapi-[A-Za-z0-9_-]{16,}|gsk_[A-Za-z0-9]{16,}|ya29\.[A-Za-z0-9_-]{16,}|xai-[A-Za-z0-9]{16,}|r8_[A-Za-z0-9]{16,}|pplx-[A-Za-z0-9]{16,}|fw_[A-Za-z0-9]{16,}|eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}"
+    # gitleaks v8.30.0 config/gitleaks.toml: stripe-access-token, pypi-upload-token, gitlab-*, docker, vault,
+    # sendgrid, digitalocean, databricks, age, langsmith, gcp client secret, shopify, postman
+    r"|[sr]k_(?:test|live|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{16,}|pypi-AgE[A-Za-z0-9_-]{16,}"
+    r"|gl(?:cbt|dt|ptt|rt|soat|ft|imt|agent|oas|ffct)-[A-Za-z0-9_-]{16,}|dckr_pat_[A-Za-z0-9_-]{16,}"
+    r"|hv[sbr]\.[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|do[opr]_v1_[a-f0-9]{32,}|dapi[a-f0-9]{32}"
+    r"|AGE-SECRET-KEY-1[0-9A-Z]{20,}|lsv2_(?:pt|sk)_[A-Za-z0-9_]{16,}|GOCSPX-[A-Za-z0-9_-]{16,}"
+    r"|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|PMAK-[a-fA-F0-9]{16,}-[a-fA-F0-9]{4,})"
 )
 # a cookie header's whole value (``Cookie: a=b; c=d``, RFC 6265): any of its pairs may be a session credential
-_COOKIE = re.compile(r"(?im)\b(?P<name>(?:set-)?cookie)(?P<sep>\s*:\s*)[^\r\n'\"]+")
+# (RFC 2965's ``Cookie2`` / ``Set-Cookie2`` too), as a header line and as a dict's quoted key
+_COOKIE = re.compile(r"(?im)\b(?P<name>(?:set-)?cookie2?)(?P<sep>['\"]?\s*:\s*['\"]?)[^\r\n'\"]+")
 _PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S)
 
 
@@ -148,10 +262,14 @@ def _pairs(text: str) -> str:
         pos = m.end()
         if not is_secret_name(m.group("name")):
             continue
+        if "=" not in m.group("sep") and (annotation := _ANNOTATION.match(text, pos)) is not None:
+            pos = annotation.end()  # ``api_key: str = "V"``: the value follows the type
         value = _PAIR_VALUE.match(text, pos)
         masked = None if value is None else _masked_pair_value(value.group(0))
         if value is None or masked is None:
             continue
+        if value.group(0).lower() in _AUTH_SCHEMES and text.startswith(f" {MASK}", value.end()):
+            continue  # a scheme before its masked credentials (``Authorization: Bearer ***``)
         out += (text[last:pos], masked)
         last = pos = value.end()
     return "".join(out) + text[last:] if out else text
@@ -159,10 +277,60 @@ def _pairs(text: str) -> str:
 
 def _flag_value(m: re.Match[str]) -> str:
     """A credential flag's value masked, unless it is a placeholder a person reads (``--api-key KEY`` in ``--help``,
-    ``--api-key $OPENAI_API_KEY`` in an example): see ``_PLACEHOLDER``."""
-    if _PLACEHOLDER.fullmatch(m.group(3)):
+    ``--api-key $OPENAI_API_KEY`` in an example): see ``_PLACEHOLDER``; a ``--*-pass`` flag's number is a count."""
+    if _PLACEHOLDER.fullmatch(m.group(3)) or (m.group(1).lower().endswith("pass") and m.group(3).isdigit()):
         return m.group(0)
     return f"{m.group(1)}{m.group(2)}{MASK}"
+
+
+def _auth_headers(text: str) -> str:
+    """``text`` with each authorization header's credentials masked: to the closing quote when the value is quoted,
+    else its words and auth-params (``Digest username="u", response="r"``); a known scheme's name is kept."""
+    out: list[str] = []
+    pos = last = 0
+    while (m := _AUTH_HEADER.search(text, pos)) is not None:
+        pos = m.end()
+        q = m.group("q")
+        scheme = _AUTH_SCHEME_WORD.match(text, pos)
+        blanks = None if scheme is None else _BLANKS.match(text, scheme.end())
+        start = pos if blanks is None else blanks.end()
+        value = (_AUTH_QUOTED[q] if q else _AUTH_VALUE).match(text, start)
+        if value is None or text.startswith(MASK, start) or text[start] in "{[":
+            continue  # nothing, masked already, or an object or list (the pairs rule reads those)
+        if scheme is None and _masked_pair_value(value.group(0)) is None:
+            continue  # ``"authorization": false`` (a setting, not a credential), null, a number
+        named = scheme is not None and scheme.group(0).lower() in _AUTH_SCHEMES
+        out += (text[last:pos], f"{scheme.group(0)} {MASK}" if named and scheme is not None else MASK)
+        last = pos = value.end()
+    return "".join(out) + text[last:] if out else text
+
+
+def _user_flag(m: re.Match[str]) -> str:
+    """A ``user:password`` flag value with the password masked; kept when it is a port or an id
+    (``-a 127.0.0.1:8000``, ``docker run -u 1000:1000``) or a drive's path (``--cert C:/certs/a.pem``); after ``-E``
+    only a certificate file's passphrase."""
+    user, pw = m.group("user"), m.group("pw")
+    if m.group("flag") == "-E" and not _CERT_FILE.search(user):
+        return m.group(0)  # ``grep -E "warn:spec"``: curl's -E names a certificate file
+    if pw == MASK or pw[0] in "/\\" or (pw.isdigit() and (user.isdigit() or "." in user or user in ("", "localhost"))):
+        return m.group(0)
+    return f"{m.group('flag')}{m.group('sep')}{m.group('q')}{user}:{MASK}"
+
+
+def _cookie_flag(m: re.Match[str]) -> str:
+    """A cookie flag's ``name=value`` masked whole (quotes kept); a file name (no ``=``) is kept."""
+    value = m.group("value")
+    if "=" not in value:
+        return m.group(0)
+    quote = value[0] if value[0] in "'\"" else ""
+    return f"{m.group('flag')}{m.group('sep')}{quote}{MASK}{quote}"
+
+
+def _encoded_query(m: re.Match[str]) -> str:
+    name = m.group("name")
+    if is_secret_name(name) or name.lower() in _BARE_QUERY_NAMES:
+        return f"{m.group('sep')}{name}{m.group('eq')}{MASK}"
+    return m.group(0)
 
 
 def redact_text(text: str) -> str:
@@ -175,6 +343,8 @@ def redact_text(text: str) -> str:
             text = text.replace(known, MASK)
     if "-----BEGIN" in text:
         text = _PEM.sub(MASK, text)
+    if "password" in text and ("machine" in text or "default" in text):
+        text = _NETRC.sub(lambda m: m.group(0)[: m.start("value") - m.start()] + MASK, text)
     if "@" in text:
         if "://" in text:
             text = _URL_CREDS.sub(lambda m: f"{m.group('scheme')}{MASK}@", text)
@@ -183,12 +353,19 @@ def redact_text(text: str) -> str:
         text = _COOKIE.sub(lambda m: f"{m.group('name')}{m.group('sep')}{MASK}", text)
     if "=" in text:
         text = _QUERY.sub(_query, text)
+    if "%" in text:
+        text = _ENCODED_QUERY.sub(_encoded_query, text)
     if ":" in text:
-        text = _HEADER.sub(lambda m: f"{m.group('name')}{m.group('sep')}{m.group('scheme') or ''}{MASK}", text)
-    if "Bearer" in text or "Basic" in text:
-        text = _AUTH_SCHEME.sub(lambda m: f"{m.group('scheme') or m.group('basic')} {MASK}", text)
+        text = _HEADER.sub(lambda m: f"{m.group('name')}{m.group('sep')}{MASK}", text)
+        text = _auth_headers(text)
+    if "Bearer" in text or "Basic" in text or "Token" in text:
+        text = _AUTH_SCHEME.sub(lambda m: f"{m.group('scheme') or m.group('basic') or m.group('token')} {MASK}", text)
     if "-" in text:
         text = _FLAG_IN_TEXT.sub(_flag_value, text)
+        if ":" in text:
+            text = _USER_FLAG.sub(_user_flag, text)
+        if "=" in text:
+            text = _COOKIE_FLAG.sub(_cookie_flag, text)
     if "=" in text or ":" in text:
         text = _pairs(text)
     return _PREFIXED.sub(MASK, text)
@@ -199,21 +376,26 @@ def redact_argv(argv: list[Any]) -> list[Any]:
     every argument's text redacted (:func:`redact_text`)."""
     out: list[Any] = []
     mask_next = False
+    before = ""
     for arg in argv:
         if not isinstance(arg, str):
             out.append(redact(arg))
             mask_next = False
+            before = ""
             continue
         if mask_next:
             out.append(MASK)
             mask_next = False
+            before = ""
             continue
         m = _FLAG_ASSIGN.match(arg)
         if m:
             out.append(f"{m.group(1)}={MASK}")
             continue
         mask_next = bool(_SECRET_FLAG.match(arg))
-        out.append(redact_text(arg))
+        # ``curl -u user:pw``, ``curl -b name=value``: the flag's value read as the command line would show it
+        out.append(redact_text(f"{before} {arg}")[len(before) + 1 :] if before else redact_text(arg))
+        before = arg if arg in _USER_FLAGS or arg in _COOKIE_FLAGS else ""
     return out
 
 

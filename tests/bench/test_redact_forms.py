@@ -89,3 +89,68 @@ def test_the_print_seam_keeps_its_own_colours_on_a_terminal_and_escapes_everythi
     plain = io.StringIO()  # not a terminal: nothing passes raw
     SafeStream(plain).write("\x1b[1;31mred\x1b[0m")
     assert plain.getvalue() == "\\x1b[1;31mred\\x1b[0m"
+
+
+def test_issue48_forms_are_masked_where_the_secret_is_and_nowhere_else():
+    # issue 48: curl -u, a query percent-encoded inside another URL, a Digest header's auth-params
+    cases = {
+        "curl -u admin:Pw0117 http://127.0.0.1:8000/v1/models": f"curl -u admin:{MASK} http://127.0.0.1:8000/v1/models",
+        "http://h/login?next=%2Fv1%3Fpassword%3DPw0118%26a%3D1": f"http://h/login?next=%2Fv1%3Fpassword%3D{MASK}%26a%3D1",
+        'Authorization: Digest username="u", response="Pw0119" GET /v1': f"Authorization: Digest {MASK} GET /v1",
+        "Authorization: Custom Pw0120 then": f"Authorization: {MASK} then",
+        'api_key => "Pw0121", port => 8000': f'api_key => "{MASK}", port => 8000',
+        "curl -b 'sid=Pw0122' -b jar.txt h": f"curl -b '{MASK}' -b jar.txt h",
+        "Token 0123abcdef0123abcdef0123 sent": f"Token {MASK} sent",
+    }
+    for text, want in cases.items():
+        assert redact_text(text) == want
+
+
+def test_a_quoted_authorization_header_stays_json():
+    value = {"headers": {"Authorization": 'Digest username="u", response="Pw0124"'}, "x": "y"}
+    assert json.loads(redact_text(json.dumps(value))) == {"headers": {"Authorization": MASK}, "x": "y"}
+
+
+def test_user_password_and_cookie_flags_in_an_argv_list():
+    argv = ["curl", "-u", "admin:Pw0125", "-b", "sid=Pw0126", "-a", "127.0.0.1:8000", "--cookie", "jar.txt"]
+    want = ["curl", "-u", f"admin:{MASK}", "-b", MASK, "-a", "127.0.0.1:8000", "--cookie", "jar.txt"]
+    assert redact_argv(argv) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Authorization: Digest " + "a=b, " * 20_000,
+        "Authorization: " + "a " * 50_000,
+        "Authorization: x " * 6_000,
+        "'Authorization': '" + "\\" * 100_000,
+        "-u a:" + ":" * 100_000,
+        "-u a:b " * 14_000,
+        "-b '" + "=" * 100_000,
+        "%3Fa%3D" * 14_000,
+        "?token%3D" + "%41" * 33_000,
+        "Token " + "1." * 50_000,
+        "api_key: str[" + "[" * 100_000,
+        "api_key =>" * 10_000,
+        "sid=a " * 16_000,
+        "machine a login " * 6_000,
+        "default" + " login x" * 12_000 + " password",
+        "_" * 100_000 + "=",
+    ],
+    ids=lambda t: t[:16],
+)
+def test_a_100k_line_of_a_new_rule_s_shape_is_read_in_linear_time(text):
+    # issue 48: every log line is redacted; a rule that backtracks over a 100,000-character line would stall writes
+    import time
+
+    start = time.process_time()
+    redact_text(text)
+    assert time.process_time() - start < 1.0
+
+
+def test_json_text_with_an_object_or_a_setting_under_a_credential_name_stays_json():
+    # issue 48: '"api_key": {...}' (and an AIPerf report's '"time_to_first_token": {') had its brace replaced by the
+    # mask, and the written JSON could not be read; '"authorization": false' (a guidellm report's setting) is kept
+    text = '{"authorization": false, "auth": {"authorization": {"a": 1}}, "api_key": {"v": 2}, "password": "Pw0127"}'
+    want = {"authorization": False, "auth": {"authorization": {"a": 1}}, "api_key": {"v": 2}, "password": MASK}
+    assert json.loads(redact_text(text)) == want
