@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from clirun import cli
 from specscope.audit import audit_checkpoint
 from specscope.cli import app
 
@@ -223,3 +224,11 @@ def test_a_gguf_the_engine_cannot_load_is_named_in_either_place(
         (f,) = [f for f in report.findings if f.code.startswith("LLAMACPP")]
         assert (f.code, f.severity.value, f.file) == ("LLAMACPP_GGUF_UNLOADABLE", "error", side)
         assert said in f.message and report.exit_code == 1
+    # alone, the same GGUF is the same finding (llama-server --model refuses it with no draft at all): it exited 0
+    alone = audit_checkpoint(bad)
+    (f,) = [f for f in alone.findings if f.code.startswith("LLAMACPP")]
+    assert (f.code, f.severity.value, f.file) == ("LLAMACPP_GGUF_UNLOADABLE", "error", "target")
+    assert said in f.message and alone.exit_code == 1
+    code, out, _ = cli(["audit", str(bad)], capsys, monkeypatch, tmp_path)
+    assert code == 1 and "LLAMACPP_GGUF_UNLOADABLE" in out
+    assert [f.code for f in audit_checkpoint(good).findings if f.code.startswith("LLAMACPP")] == []

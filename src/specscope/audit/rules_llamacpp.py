@@ -33,6 +33,7 @@ __all__ = [
     "LlamaVocab",
     "llama_vocab",
     "load_failure",
+    "unloadable",
     "are_compatible",
     "compares",
     "SPEC_VOCAB_MAX_SIZE_DIFFERENCE",
@@ -178,6 +179,16 @@ def load_failure(g: GgufFile) -> str | None:
     return None
 
 
+def unloadable(*sides: tuple[str, GgufFile]) -> list[Finding]:
+    """``LLAMACPP_GGUF_UNLOADABLE`` for each ``(side, gguf)`` whose vocabulary the engine cannot load
+    (:func:`load_failure`): llama-server refuses such a file as ``--model`` alone as much as in a pair."""
+    return [
+        finding("LLAMACPP_GGUF_UNLOADABLE", file=side, why=why, details={"side": side, "error": why})
+        for side, g in sides
+        if (why := load_failure(g)) is not None
+    ]
+
+
 def compares(target: GgufFile, draft: GgufFile) -> bool:
     """True when both sides carry what ``common_speculative_are_compatible`` compares (``tokenizer.ggml.model`` and
     a token list): only then is an empty :func:`are_compatible` llama.cpp accepting the pair."""
@@ -188,13 +199,9 @@ def are_compatible(target: GgufFile, draft: GgufFile) -> list[Finding]:
     """The first rule of ``common_speculative_are_compatible`` that ``draft`` fails against ``target`` (one ERROR,
     worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair. A side whose vocabulary the engine cannot
     load at all (:func:`load_failure`) is ``LLAMACPP_GGUF_UNLOADABLE`` instead: the pair rule never runs."""
-    unloadable = [
-        finding("LLAMACPP_GGUF_UNLOADABLE", file=side, why=why, details={"side": side, "error": why})
-        for side, g in (("target", target), ("draft", draft))
-        if (why := load_failure(g)) is not None
-    ]
-    if unloadable:
-        return unloadable
+    refused = unloadable(("target", target), ("draft", draft))
+    if refused:
+        return refused
     if not compares(target, draft):
         return []
     tgt, dft = llama_vocab(target), llama_vocab(draft)
