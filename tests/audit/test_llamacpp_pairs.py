@@ -232,3 +232,32 @@ def test_a_gguf_the_engine_cannot_load_is_named_in_either_place(
     code, out, _ = cli(["audit", str(bad)], capsys, monkeypatch, tmp_path)
     assert code == 1 and "LLAMACPP_GGUF_UNLOADABLE" in out
     assert [f.code for f in audit_checkpoint(good).findings if f.code.startswith("LLAMACPP")] == []
+
+
+def test_a_bpe_pre_tokenizer_llama_cpp_does_not_know_is_named_alone_and_in_a_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # llama-vocab.cpp llama_vocab::impl::load (@00ad355e) throws "unknown pre-tokenizer type: 'x'" for a BPE
+    # vocabulary whose tokenizer.ggml.pre is in none of its branches; audit said nothing (exit 0)
+    odd = _gguf(tmp_path / "odd.gguf", model="gpt2", pre="my-new-model")
+    alone = audit_checkpoint(odd)
+    (f,) = alone.by_code("LLAMACPP_PRE_TOKENIZER_UNKNOWN")
+    assert (f.severity.value, f.file, alone.exit_code) == ("warning", "target", 0)
+    assert f.details == {"side": "target", "pre": "my-new-model"}
+    assert "unknown pre-tokenizer type: 'my-new-model'" in f.message
+    good = _gguf(tmp_path / "good.gguf", model="gpt2", pre="qwen2")
+    pair = audit_checkpoint(good, draft=odd)
+    assert [(f.code, f.file) for f in pair.by_code("LLAMACPP_PRE_TOKENIZER_UNKNOWN")] == [
+        ("LLAMACPP_PRE_TOKENIZER_UNKNOWN", "draft")
+    ]
+    code, out, _ = cli(["audit", str(odd)], capsys, monkeypatch, tmp_path)
+    assert code == 0 and "LLAMACPP_PRE_TOKENIZER_UNKNOWN" in out
+    # known names (qwen35, one of the embedded engine's own: glm5), an SPM vocabulary's pre, and no pre: no finding
+    for name, model, pre in (
+        ("a", "gpt2", "qwen35"),
+        ("b", "gpt2", "glm5"),
+        ("c", "llama", "whatever"),
+        ("d", "gpt2", None),
+    ):
+        r = audit_checkpoint(_gguf(tmp_path / f"{name}.gguf", model=model, pre=pre))
+        assert r.by_code("LLAMACPP_PRE_TOKENIZER_UNKNOWN") == [], name

@@ -34,6 +34,8 @@ __all__ = [
     "llama_vocab",
     "load_failure",
     "unloadable",
+    "unknown_pre",
+    "KNOWN_BPE_PRE",
     "are_compatible",
     "compares",
     "SPEC_VOCAB_MAX_SIZE_DIFFERENCE",
@@ -73,6 +75,25 @@ _BPE_ADD_BOS_PRE = (
 #: BPE pre-tokenizers of pre_type GEMMA4, whose add_bos llama-vocab.cpp forces to true after reading
 #: tokenizer.ggml.add_bos_token ("workaround for Gemma 4", ggml-org/llama.cpp PR #21500)
 _GEMMA4_PRE = ("gemma4", "granite-embed-multi-311m")
+#: every tokenizer.ggml.pre that llama_vocab::impl::load (src/llama-vocab.cpp @00ad355e) takes for a BPE vocabulary
+#: (tokenizer.ggml.model gpt2 / hybriddna / whitespace); any other non-empty name throws "unknown pre-tokenizer type"
+KNOWN_BPE_PRE = frozenset(
+    (
+        "default", "minicpm5", "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0",
+        "lfm2", "jina-v5-nano", "deepseek-llm", "deepseek-coder", "deepseek-v3", "spark2_5", "youtu", "falcon", "mpt",
+        "starcoder", "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0",
+        "mellum", "modern-bert", "jais-2", "gemma4", "granite-embed-multi-311m", "sarvam-moe", "jina-v1-en",
+        "jina-v2-code", "roberta-bpe", "whitespace", "refact", "command-r", "qwen2", "deepseek-r1-qwen", "kormo",
+        "f2llmv2", "qwen35", "stablelm2", "olmo", "dbrx", "smaug-bpe", "poro-chat", "glm4", "chatglm-bpe", "viking",
+        "jais", "tekken", "smollm", "codeshell", "bloom", "gpt3-finnish", "exaone", "exaone4", "exaone-moe",
+        "chameleon", "minerva-7b", "megrez", "gpt-4o", "llama4", "kanana2", "talkie", "granite-embed-multi-97m",
+        "tiny_aya", "cohere2moe", "superbpe", "trillion", "granite-docling", "bailingmoe", "bailingmoe2", "llada-moe",
+        "seed-coder", "hunyuan", "hunyuan-dense", "hy_v4", "joyai-llm", "kimi-k2", "ufakzeka", "grok-2", "afmoe",
+        "laguna", "minimax-m2", "solar-open", "mellum2",
+        # in the embedded engine's (xllamacpp 2026.10.11549) pool of these names, not at @00ad355e
+        "mmbert", "glm5",
+    )
+)  # fmt: skip
 _RULE = (
     "llama.cpp common_speculative_are_compatible (common/speculative.cpp): vocab type, add_bos/add_eos and their "
     "ids equal, token counts within SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128, token texts equal from id 5"
@@ -187,6 +208,24 @@ def unloadable(*sides: tuple[str, GgufFile]) -> list[Finding]:
         for side, g in sides
         if (why := load_failure(g)) is not None
     ]
+
+
+def unknown_pre(*sides: tuple[str, GgufFile]) -> list[Finding]:
+    """``LLAMACPP_PRE_TOKENIZER_UNKNOWN`` (WARNING) for each ``(side, gguf)`` whose vocabulary otherwise loads, is
+    BPE (``tokenizer.ggml.model`` gpt2 / hybriddna / whitespace; gemma4 sets its own) and names a
+    ``tokenizer.ggml.pre`` outside :data:`KNOWN_BPE_PRE`: llama.cpp at @00ad355e throws "unknown pre-tokenizer type"
+    for it. A warning, not an error: a newer llama.cpp may know the name."""
+    out = []
+    for side, g in sides:
+        md = g.metadata
+        pre = md.get("tokenizer.ggml.pre")
+        model = md.get("tokenizer.ggml.model")
+        bpe = model in _TYPES and _TYPES[str(model)][0] == "BPE" and model != "gemma4"
+        if bpe and isinstance(pre, str) and pre and pre not in KNOWN_BPE_PRE and load_failure(g) is None:
+            out.append(
+                finding("LLAMACPP_PRE_TOKENIZER_UNKNOWN", file=side, pre=pre, details={"side": side, "pre": pre})
+            )
+    return out
 
 
 def compares(target: GgufFile, draft: GgufFile) -> bool:
