@@ -175,3 +175,26 @@ def test_qwen3_5_and_deepseek_head_layers_the_engine_does_not_build_are_a_warnin
     assert f.fix is not None and f.fix.startswith("set num_nextn_predict_layers: 2 in config.json")
     ok = audit_checkpoint(write(tmp_path / "ds2", shapes, {**ds_cfg, "num_nextn_predict_layers": 2}))
     assert ok.by_code("MTP_LAYERS_NOT_BUILT") == [] and ok.exit_code == 0
+
+
+def test_head_layers_the_engine_does_not_build_are_no_bytes_per_step(tmp_path: Path) -> None:
+    """The layers MTP_LAYERS_NOT_BUILT names are never read per step: a Qwen3.5 head with a second, unbuilt layer was
+    counted as 22 own tensors a draft step reads (10,464 bytes, not the one layer's 5,792), and DeepSeek's unbuilt
+    model.layers.3 as target bytes per token (17,248, not 11,456)."""
+    cfg = {**dense_config(2, V), "model_type": "qwen3_5_text", "mtp_num_hidden_layers": 1}
+    one = audit_checkpoint(write(tmp_path / "q1", dense_model(2, V) | _head(), cfg)).census
+    qwen = _head() | {"mtp.layers.1." + k.removeprefix("mtp.layers.0."): v for k, v in _head().items() if "0." in k}
+    two = audit_checkpoint(write(tmp_path / "q2", dense_model(2, V) | qwen, cfg)).census
+    assert one is not None and two is not None
+    assert two.draft_bytes_per_step == one.draft_bytes_per_step == 5792
+    assert two.target_bytes_per_token == one.target_bytes_per_token
+    assert "MTP head under mtp.layers.1. not run here: stored, never read per step" in two.notes
+
+    ds_cfg = {**dense_config(2, V), "model_type": "deepseek_v3", "num_nextn_predict_layers": 1}
+    one = audit_checkpoint(write(tmp_path / "d1", dense_model(2, V) | _ds_head("model.layers.2."), ds_cfg)).census
+    shapes = dense_model(2, V) | _ds_head("model.layers.2.") | _ds_head("model.layers.3.")
+    two = audit_checkpoint(write(tmp_path / "d2", shapes, ds_cfg)).census
+    assert one is not None and two is not None
+    assert two.target_bytes_per_token == one.target_bytes_per_token == 11456
+    assert two.draft_bytes_per_step == one.draft_bytes_per_step
+    assert two.bytes_by_group["mtp_draft"] == 2 * one.bytes_by_group["mtp_draft"]

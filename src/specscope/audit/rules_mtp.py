@@ -286,6 +286,7 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
         return None
     indices = sorted(past)
     tensors = [n for i in indices for n in past[i]]
+    prefixes = [stem.replace("\0", str(first + i)) for i in indices]  # never read per step (audit.census unread)
     code = "MTP_LAYERS_NOT_BUILT" if fam.past_layers == "raises" else "MTP_LAYERS_NOT_BUILT/skipped"
     return finding(
         code,
@@ -299,7 +300,13 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
         family=fam.title,
         declared=_declared(layout),
         layers_key=fam.layers_key,
-        details={"family": fam.key, "built": layout.num_layers, "stored_past": indices, "tensors": tensors},
+        details={
+            "family": fam.key,
+            "built": layout.num_layers,
+            "stored_past": indices,
+            "tensors": tensors,
+            "prefixes": prefixes,
+        },
     )
 
 
