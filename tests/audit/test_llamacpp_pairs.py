@@ -252,12 +252,13 @@ def test_a_bpe_pre_tokenizer_llama_cpp_does_not_know_is_named_alone_and_in_a_pai
     ]
     code, out, _ = cli(["audit", str(odd)], capsys, monkeypatch, tmp_path)
     assert code == 0 and "LLAMACPP_PRE_TOKENIZER_UNKNOWN" in out
-    # known names (qwen35, one of the embedded engine's own: glm5), an SPM vocabulary's pre, and no pre: no finding
-    for name, model, pre in (
-        ("a", "gpt2", "qwen35"),
-        ("b", "gpt2", "glm5"),
-        ("c", "llama", "whatever"),
-        ("d", "gpt2", None),
-    ):
+    # known names (qwen35, one of the embedded engine's own: glm5) and an SPM vocabulary's pre: no finding
+    for name, model, pre in (("a", "gpt2", "qwen35"), ("b", "gpt2", "glm5"), ("c", "llama", "whatever")):
         r = audit_checkpoint(_gguf(tmp_path / f"{name}.gguf", model=model, pre=pre))
         assert r.by_code("LLAMACPP_PRE_TOKENIZER_UNKNOWN") == [], name
+    # a BPE vocabulary with no tokenizer.ggml.pre loads as 'default', and llama.cpp logs "GENERATION QUALITY WILL BE
+    # DEGRADED!": named as its own warning (it said nothing)
+    r = audit_checkpoint(_gguf(tmp_path / "d.gguf", model="gpt2", pre=None))
+    (f,) = r.by_code("LLAMACPP_PRE_TOKENIZER_UNKNOWN")
+    assert (f.severity.value, f.details, r.exit_code) == ("warning", {"side": "target", "pre": None}, 0)
+    assert f.message.startswith("the target GGUF names no pre-tokenizer (tokenizer.ggml.pre) for its BPE vocabulary")

@@ -214,17 +214,21 @@ def unknown_pre(*sides: tuple[str, GgufFile]) -> list[Finding]:
     """``LLAMACPP_PRE_TOKENIZER_UNKNOWN`` (WARNING) for each ``(side, gguf)`` whose vocabulary otherwise loads, is
     BPE (``tokenizer.ggml.model`` gpt2 / hybriddna / whitespace; gemma4 sets its own) and names a
     ``tokenizer.ggml.pre`` outside :data:`KNOWN_BPE_PRE`: llama.cpp at @00ad355e throws "unknown pre-tokenizer type"
-    for it. A warning, not an error: a newer llama.cpp may know the name."""
-    out = []
+    for it. A warning, not an error: a newer llama.cpp may know the name. ``/missing``: no ``tokenizer.ggml.pre`` (or
+    an empty one): loaded with the 'default' pre-tokenizer, the loader logging "GENERATION QUALITY WILL BE
+    DEGRADED!"."""
+    out, code = [], "LLAMACPP_PRE_TOKENIZER_UNKNOWN"
     for side, g in sides:
         md = g.metadata
         pre = md.get("tokenizer.ggml.pre")
         model = md.get("tokenizer.ggml.model")
         bpe = model in _TYPES and _TYPES[str(model)][0] == "BPE" and model != "gemma4"
-        if bpe and isinstance(pre, str) and pre and pre not in KNOWN_BPE_PRE and load_failure(g) is None:
-            out.append(
-                finding("LLAMACPP_PRE_TOKENIZER_UNKNOWN", file=side, pre=pre, details={"side": side, "pre": pre})
-            )
+        if not bpe or load_failure(g) is not None:
+            continue
+        if pre is None or pre == "":  # loaded as 'default', with "GENERATION QUALITY WILL BE DEGRADED!"
+            out.append(finding(f"{code}/missing", file=side, details={"side": side, "pre": None}))
+        elif isinstance(pre, str) and pre not in KNOWN_BPE_PRE:
+            out.append(finding(code, file=side, pre=pre, details={"side": side, "pre": pre}))
     return out
 
 
