@@ -23,6 +23,7 @@ def _write_gguf(path: Path, tokens: list[str], *, rows: int | None = None, tied:
     w.add_block_count(1)
     w.add_embedding_length(HID)
     w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("qwen2")  # without one llama.cpp loads 'default' and warns (LLAMACPP_PRE_TOKENIZER_UNKNOWN)
     w.add_token_merges(["t 1"])  # a BPE vocabulary the engine loads needs merges
     w.add_token_list(tokens)
     w.add_token_types([3] + [1] * (len(tokens) - 1))

@@ -135,3 +135,66 @@ def test_a_qwen3_next_head_layer_the_engine_does_not_build_is_an_error(tmp_path:
     assert f.details["stored_past"] == [1] and f.details["built"] == 1
     ok = audit_checkpoint(write(tmp_path / "ok", dense_model(2, V) | two, {**cfg, "num_nextn_predict_layers": 2}))
     assert ok.by_code("MTP_LAYERS_NOT_BUILT") == [] and ok.exit_code == 0
+
+
+def _ds_head(p: str) -> dict[str, list[int]]:
+    return (
+        layer(p)
+        | {p + "enorm.weight": [H], p + "hnorm.weight": [H], p + "eh_proj.weight": [H, 2 * H]}
+        | {p + "shared_head.norm.weight": [H]}
+    )
+
+
+def test_qwen3_5_and_deepseek_head_layers_the_engine_does_not_build_are_a_warning(tmp_path: Path) -> None:
+    """Layers stored past the count the engine builds. vLLM qwen3_5_mtp.py @01d99805 builds mtp_num_hidden_layers
+    layers and its load_weights skips a name it has no parameter for ("Parameter ... not found in params_dict, skip
+    loading"); deepseek_mtp.py reads only model.layers.{N+i} for i < num_nextn_predict_layers
+    (get_spec_layer_idx_from_weight_name; any other name is skipped). The server starts; the extra layers are never
+    read. Both were exit 0 with no word (issue 36 leftover)."""
+    qwen = _head() | {"mtp.layers.1." + k.removeprefix("mtp.layers.0."): v for k, v in _head().items() if "0." in k}
+    cfg = {**dense_config(2, V), "model_type": "qwen3_5_text", "mtp_num_hidden_layers": 1}
+    r = audit_checkpoint(write(tmp_path / "q", dense_model(2, V) | qwen, cfg))
+    (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
+    assert (f.severity.value, r.exit_code) == ("warning", 0)
+    assert f.message.startswith(
+        "9 tensor(s) of MTP layer(s) 1 are stored (e.g. mtp.layers.1.input_layernorm.weight) past the 1 Qwen3.5 / "
+        "Qwen3.6 MTP layer(s) the engine builds (mtp_num_hidden_layers: 1)"
+    )
+    assert f.consequence is not None and f.consequence.startswith("the engine's loader skips them")
+    assert f.fix is not None and f.fix.startswith("set mtp_num_hidden_layers: 2 in config.json")
+    ok = audit_checkpoint(write(tmp_path / "q2", dense_model(2, V) | qwen, {**cfg, "mtp_num_hidden_layers": 2}))
+    assert ok.by_code("MTP_LAYERS_NOT_BUILT") == [] and ok.exit_code == 0
+
+    ds_cfg = {**dense_config(2, V), "model_type": "deepseek_v3", "num_nextn_predict_layers": 1}
+    shapes = dense_model(2, V) | _ds_head("model.layers.2.") | _ds_head("model.layers.3.")
+    r = audit_checkpoint(write(tmp_path / "ds", shapes, ds_cfg))
+    (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
+    assert (f.severity.value, r.exit_code) == ("warning", 0)
+    assert f.details["stored_past"] == [1] and f.details["built"] == 1
+    assert f.details["tensors"][0] == "model.layers.3.eh_proj.weight" and len(f.details["tensors"]) == 13
+    assert f.fix is not None and f.fix.startswith("set num_nextn_predict_layers: 2 in config.json")
+    ok = audit_checkpoint(write(tmp_path / "ds2", shapes, {**ds_cfg, "num_nextn_predict_layers": 2}))
+    assert ok.by_code("MTP_LAYERS_NOT_BUILT") == [] and ok.exit_code == 0
+
+
+def test_head_layers_the_engine_does_not_build_are_no_bytes_per_step(tmp_path: Path) -> None:
+    """The layers MTP_LAYERS_NOT_BUILT names are never read per step: a Qwen3.5 head with a second, unbuilt layer was
+    counted as 22 own tensors a draft step reads (10,464 bytes, not the one layer's 5,792), and DeepSeek's unbuilt
+    model.layers.3 as target bytes per token (17,248, not 11,456)."""
+    cfg = {**dense_config(2, V), "model_type": "qwen3_5_text", "mtp_num_hidden_layers": 1}
+    one = audit_checkpoint(write(tmp_path / "q1", dense_model(2, V) | _head(), cfg)).census
+    qwen = _head() | {"mtp.layers.1." + k.removeprefix("mtp.layers.0."): v for k, v in _head().items() if "0." in k}
+    two = audit_checkpoint(write(tmp_path / "q2", dense_model(2, V) | qwen, cfg)).census
+    assert one is not None and two is not None
+    assert two.draft_bytes_per_step == one.draft_bytes_per_step == 5792
+    assert two.target_bytes_per_token == one.target_bytes_per_token
+    assert "MTP head under mtp.layers.1. not run here: stored, never read per step" in two.notes
+
+    ds_cfg = {**dense_config(2, V), "model_type": "deepseek_v3", "num_nextn_predict_layers": 1}
+    one = audit_checkpoint(write(tmp_path / "d1", dense_model(2, V) | _ds_head("model.layers.2."), ds_cfg)).census
+    shapes = dense_model(2, V) | _ds_head("model.layers.2.") | _ds_head("model.layers.3.")
+    two = audit_checkpoint(write(tmp_path / "d2", shapes, ds_cfg)).census
+    assert one is not None and two is not None
+    assert two.target_bytes_per_token == one.target_bytes_per_token == 11456
+    assert two.draft_bytes_per_step == one.draft_bytes_per_step
+    assert two.bytes_by_group["mtp_draft"] == 2 * one.bytes_by_group["mtp_draft"]

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from clirun import cli
 from specscope.audit import audit_checkpoint
 from specscope.cli import app
 
@@ -223,3 +224,41 @@ def test_a_gguf_the_engine_cannot_load_is_named_in_either_place(
         (f,) = [f for f in report.findings if f.code.startswith("LLAMACPP")]
         assert (f.code, f.severity.value, f.file) == ("LLAMACPP_GGUF_UNLOADABLE", "error", side)
         assert said in f.message and report.exit_code == 1
+    # alone, the same GGUF is the same finding (llama-server --model refuses it with no draft at all): it exited 0
+    alone = audit_checkpoint(bad)
+    (f,) = [f for f in alone.findings if f.code.startswith("LLAMACPP")]
+    assert (f.code, f.severity.value, f.file) == ("LLAMACPP_GGUF_UNLOADABLE", "error", "target")
+    assert said in f.message and alone.exit_code == 1
+    code, out, _ = cli(["audit", str(bad)], capsys, monkeypatch, tmp_path)
+    assert code == 1 and "LLAMACPP_GGUF_UNLOADABLE" in out
+    assert [f.code for f in audit_checkpoint(good).findings if f.code.startswith("LLAMACPP")] == []
+
+
+def test_a_bpe_pre_tokenizer_llama_cpp_does_not_know_is_named_alone_and_in_a_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # llama-vocab.cpp llama_vocab::impl::load (@00ad355e) throws "unknown pre-tokenizer type: 'x'" for a BPE
+    # vocabulary whose tokenizer.ggml.pre is in none of its branches; audit said nothing (exit 0)
+    odd = _gguf(tmp_path / "odd.gguf", model="gpt2", pre="my-new-model")
+    alone = audit_checkpoint(odd)
+    (f,) = alone.by_code("LLAMACPP_PRE_TOKENIZER_UNKNOWN")
+    assert (f.severity.value, f.file, alone.exit_code) == ("warning", "target", 0)
+    assert f.details == {"side": "target", "pre": "my-new-model"}
+    assert "unknown pre-tokenizer type: 'my-new-model'" in f.message
+    good = _gguf(tmp_path / "good.gguf", model="gpt2", pre="qwen2")
+    pair = audit_checkpoint(good, draft=odd)
+    assert [(f.code, f.file) for f in pair.by_code("LLAMACPP_PRE_TOKENIZER_UNKNOWN")] == [
+        ("LLAMACPP_PRE_TOKENIZER_UNKNOWN", "draft")
+    ]
+    code, out, _ = cli(["audit", str(odd)], capsys, monkeypatch, tmp_path)
+    assert code == 0 and "LLAMACPP_PRE_TOKENIZER_UNKNOWN" in out
+    # known names (qwen35, one of the embedded engine's own: glm5) and an SPM vocabulary's pre: no finding
+    for name, model, pre in (("a", "gpt2", "qwen35"), ("b", "gpt2", "glm5"), ("c", "llama", "whatever")):
+        r = audit_checkpoint(_gguf(tmp_path / f"{name}.gguf", model=model, pre=pre))
+        assert r.by_code("LLAMACPP_PRE_TOKENIZER_UNKNOWN") == [], name
+    # a BPE vocabulary with no tokenizer.ggml.pre loads as 'default', and llama.cpp logs "GENERATION QUALITY WILL BE
+    # DEGRADED!": named as its own warning (it said nothing)
+    r = audit_checkpoint(_gguf(tmp_path / "d.gguf", model="gpt2", pre=None))
+    (f,) = r.by_code("LLAMACPP_PRE_TOKENIZER_UNKNOWN")
+    assert (f.severity.value, f.details, r.exit_code) == ("warning", {"side": "target", "pre": None}, 0)
+    assert f.message.startswith("the target GGUF names no pre-tokenizer (tokenizer.ggml.pre) for its BPE vocabulary")

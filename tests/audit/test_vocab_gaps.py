@@ -113,6 +113,7 @@ def _gguf(path: Path, tokens: list[str] | None) -> Path:
     w.add_embedding_length(8)
     if tokens is not None:
         w.add_tokenizer_model("gpt2")
+        w.add_tokenizer_pre("qwen2")  # without one llama.cpp loads 'default' and warns (LLAMACPP_PRE_TOKENIZER_UNKNOWN)
         w.add_token_merges(["a b"])  # a BPE vocabulary the engine loads needs merges
         w.add_token_list(tokens)
         w.add_token_types([1] * len(tokens))

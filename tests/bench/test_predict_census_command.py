@@ -26,6 +26,8 @@ def _tiny_gguf(path: Path) -> Path:
     w = gguf.GGUFWriter(path, "llama")
     w.add_block_count(1)
     w.add_embedding_length(8)
+    w.add_tokenizer_model("llama")  # a vocabulary llama.cpp loads: audit alone exits 1 on a GGUF without one
+    w.add_token_list([f"t{i}" for i in range(16)])
     w.add_tensor("token_embd.weight", np.zeros((16, 8), dtype=np.float32))
     w.add_tensor("blk.0.attn_q.weight", np.zeros((8, 8), dtype=np.float16))
     w.add_tensor("blk.0.attn_norm.weight", np.zeros((8,), dtype=np.float32))

@@ -384,3 +384,31 @@ def test_a_guidellm_column_neither_tool_reads_is_named(tmp_path, capsys, monkeyp
         "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
         "(frobnicate, notes): ignored; check their names against docs/workloads.md"
     ) in out + err
+
+
+def test_a_text_row_with_a_guidellm_column_is_guidellms_and_its_unread_columns_are_named(tmp_path, capsys, monkeypatch):
+    """A `text` row was taken for AIPerf's single_turn / random_pool as well as GuideLLM's, so its columns got no
+    warning (issue 36 leftover). `output_tokens_count` is GuideLLM's column (mappers.py @0016f762
+    GenerativeColumnMapper) and no field of AIPerf's SingleTurn (models.py @0109a64e): the row is GuideLLM's, and
+    `frobnicate`, which neither tool reads, is named. A bare `text` row stays either tool's; its unknown column is
+    named too, while AIPerf's own `role` is not."""
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"text": "hi", "output_tokens_count": 4, "frobnicate": 3}\n', "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    source = layout("guidellm.jsonl").source
+    assert f"layout (1 row): guidellm.jsonl (GuideLLM: {source})\n" in out
+    warned = (
+        "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
+        "({}): ignored; check their names against docs/workloads.md"
+    )
+    assert warned.format("frobnicate") in out + err
+    bare = tmp_path / "b.jsonl"
+    bare.write_text('{"text": "hi", "role": "user", "frobnicate": 3}\n', "utf-8")
+    argv[4] = f"mine={bare}"
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "aiperf.single_turn" in out and "guidellm.jsonl" in out
+    assert warned.format("frobnicate") in out + err

@@ -100,7 +100,7 @@ class Family:
     #: what the loader does with a stored tensor it has no parameter for: "raises", "skips", "" (not judged)
     unread_tensors: str = ""
     #: what the engine's loader does with a stored head layer past the ones it builds (``{head}layers.{i}.`` with i at
-    #: or past the layer count): "raises", "" (not judged)
+    #: or past the layer count): "raises", "skips" (never read), "" (not judged); not inherited from a base row
     past_layers: str = ""
     #: names (a tensor, or a module prefix ending in ".") the loader reads or drops by name besides the layout's
     loader_names: tuple[str, ...] = ()
@@ -157,7 +157,7 @@ def families() -> dict[str, Family]:
             default_layers=int(merged.get("default_layers", 0)),
             glue_first_layer_only=bool(merged.get("glue_first_layer_only", False)),
             unread_tensors=str(merged.get("unread_tensors", "")),
-            past_layers=str(merged.get("past_layers", "")),
+            past_layers=str(entry.get("past_layers", "")),  # not inherited: each loader read on its own
             loader_names=_tuple(merged, "loader_names"),
             unread_skipped=_tuple(merged, "unread_skipped"),
             name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),

@@ -33,6 +33,9 @@ __all__ = [
     "LlamaVocab",
     "llama_vocab",
     "load_failure",
+    "unloadable",
+    "unknown_pre",
+    "KNOWN_BPE_PRE",
     "are_compatible",
     "compares",
     "SPEC_VOCAB_MAX_SIZE_DIFFERENCE",
@@ -72,6 +75,25 @@ _BPE_ADD_BOS_PRE = (
 #: BPE pre-tokenizers of pre_type GEMMA4, whose add_bos llama-vocab.cpp forces to true after reading
 #: tokenizer.ggml.add_bos_token ("workaround for Gemma 4", ggml-org/llama.cpp PR #21500)
 _GEMMA4_PRE = ("gemma4", "granite-embed-multi-311m")
+#: every tokenizer.ggml.pre that llama_vocab::impl::load (src/llama-vocab.cpp @00ad355e) takes for a BPE vocabulary
+#: (tokenizer.ggml.model gpt2 / hybriddna / whitespace); any other non-empty name throws "unknown pre-tokenizer type"
+KNOWN_BPE_PRE = frozenset(
+    (
+        "default", "minicpm5", "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0",
+        "lfm2", "jina-v5-nano", "deepseek-llm", "deepseek-coder", "deepseek-v3", "spark2_5", "youtu", "falcon", "mpt",
+        "starcoder", "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0",
+        "mellum", "modern-bert", "jais-2", "gemma4", "granite-embed-multi-311m", "sarvam-moe", "jina-v1-en",
+        "jina-v2-code", "roberta-bpe", "whitespace", "refact", "command-r", "qwen2", "deepseek-r1-qwen", "kormo",
+        "f2llmv2", "qwen35", "stablelm2", "olmo", "dbrx", "smaug-bpe", "poro-chat", "glm4", "chatglm-bpe", "viking",
+        "jais", "tekken", "smollm", "codeshell", "bloom", "gpt3-finnish", "exaone", "exaone4", "exaone-moe",
+        "chameleon", "minerva-7b", "megrez", "gpt-4o", "llama4", "kanana2", "talkie", "granite-embed-multi-97m",
+        "tiny_aya", "cohere2moe", "superbpe", "trillion", "granite-docling", "bailingmoe", "bailingmoe2", "llada-moe",
+        "seed-coder", "hunyuan", "hunyuan-dense", "hy_v4", "joyai-llm", "kimi-k2", "ufakzeka", "grok-2", "afmoe",
+        "laguna", "minimax-m2", "solar-open", "mellum2",
+        # in the embedded engine's (xllamacpp 2026.10.11549) pool of these names, not at @00ad355e
+        "mmbert", "glm5",
+    )
+)  # fmt: skip
 _RULE = (
     "llama.cpp common_speculative_are_compatible (common/speculative.cpp): vocab type, add_bos/add_eos and their "
     "ids equal, token counts within SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128, token texts equal from id 5"
@@ -178,6 +200,38 @@ def load_failure(g: GgufFile) -> str | None:
     return None
 
 
+def unloadable(*sides: tuple[str, GgufFile]) -> list[Finding]:
+    """``LLAMACPP_GGUF_UNLOADABLE`` for each ``(side, gguf)`` whose vocabulary the engine cannot load
+    (:func:`load_failure`): llama-server refuses such a file as ``--model`` alone as much as in a pair."""
+    return [
+        finding("LLAMACPP_GGUF_UNLOADABLE", file=side, why=why, details={"side": side, "error": why})
+        for side, g in sides
+        if (why := load_failure(g)) is not None
+    ]
+
+
+def unknown_pre(*sides: tuple[str, GgufFile]) -> list[Finding]:
+    """``LLAMACPP_PRE_TOKENIZER_UNKNOWN`` (WARNING) for each ``(side, gguf)`` whose vocabulary otherwise loads, is
+    BPE (``tokenizer.ggml.model`` gpt2 / hybriddna / whitespace; gemma4 sets its own) and names a
+    ``tokenizer.ggml.pre`` outside :data:`KNOWN_BPE_PRE`: llama.cpp at @00ad355e throws "unknown pre-tokenizer type"
+    for it. A warning, not an error: a newer llama.cpp may know the name. ``/missing``: no ``tokenizer.ggml.pre`` (or
+    an empty one): loaded with the 'default' pre-tokenizer, the loader logging "GENERATION QUALITY WILL BE
+    DEGRADED!"."""
+    out, code = [], "LLAMACPP_PRE_TOKENIZER_UNKNOWN"
+    for side, g in sides:
+        md = g.metadata
+        pre = md.get("tokenizer.ggml.pre")
+        model = md.get("tokenizer.ggml.model")
+        bpe = model in _TYPES and _TYPES[str(model)][0] == "BPE" and model != "gemma4"
+        if not bpe or load_failure(g) is not None:
+            continue
+        if pre is None or pre == "":  # loaded as 'default', with "GENERATION QUALITY WILL BE DEGRADED!"
+            out.append(finding(f"{code}/missing", file=side, details={"side": side, "pre": None}))
+        elif isinstance(pre, str) and pre not in KNOWN_BPE_PRE:
+            out.append(finding(code, file=side, pre=pre, details={"side": side, "pre": pre}))
+    return out
+
+
 def compares(target: GgufFile, draft: GgufFile) -> bool:
     """True when both sides carry what ``common_speculative_are_compatible`` compares (``tokenizer.ggml.model`` and
     a token list): only then is an empty :func:`are_compatible` llama.cpp accepting the pair."""
@@ -188,13 +242,9 @@ def are_compatible(target: GgufFile, draft: GgufFile) -> list[Finding]:
     """The first rule of ``common_speculative_are_compatible`` that ``draft`` fails against ``target`` (one ERROR,
     worded as llama.cpp logs it), or ``[]`` when llama.cpp accepts the pair. A side whose vocabulary the engine cannot
     load at all (:func:`load_failure`) is ``LLAMACPP_GGUF_UNLOADABLE`` instead: the pair rule never runs."""
-    unloadable = [
-        finding("LLAMACPP_GGUF_UNLOADABLE", file=side, why=why, details={"side": side, "error": why})
-        for side, g in (("target", target), ("draft", draft))
-        if (why := load_failure(g)) is not None
-    ]
-    if unloadable:
-        return unloadable
+    refused = unloadable(("target", target), ("draft", draft))
+    if refused:
+        return refused
     if not compares(target, draft):
         return []
     tgt, dft = llama_vocab(target), llama_vocab(draft)

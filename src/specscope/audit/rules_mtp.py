@@ -258,27 +258,38 @@ def undeclared_head(ck: Checkpoint) -> tuple[Finding, tuple[str, ...]] | None:
 
 
 def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> Finding | None:
-    """``MTP_LAYERS_NOT_BUILT`` (ERROR: the family's loader raises on them, architectures.toml ``past_layers``; no
-    family's loader is known to skip them yet, so there is no warning form): head layers stored at or past the count
-    the engine builds, e.g. a Qwen3-Next head of ``mtp_num_hidden_layers: 2`` with two layers stored, of which vLLM
-    builds ``num_nextn_predict_layers`` (default 1) and raises on ``mtp.layers.1.*`` (qwen3_next_mtp.py @055e47c2
-    ``load_weights``: AutoWeightsLoader with no skip prefix). It was exit 0 with no word."""
+    """``MTP_LAYERS_NOT_BUILT``: head layers stored at or past the count the engine builds, by what the family's
+    loader does with them (architectures.toml ``past_layers``). ERROR where it raises, e.g. a Qwen3-Next head of
+    ``mtp_num_hidden_layers: 2`` with two layers stored, of which vLLM builds ``num_nextn_predict_layers`` (default 1)
+    and raises on ``mtp.layers.1.*`` (qwen3_next_mtp.py @055e47c2 ``load_weights``: AutoWeightsLoader with no skip
+    prefix). ``/skipped`` (WARNING) where it skips them: Qwen3.5 (qwen3_5_mtp.py @01d99805) and DeepSeek
+    (deepseek_mtp.py, ``model.layers.{N+i}`` with i >= ``num_nextn_predict_layers``). Both were exit 0 with no word.
+    Layer indices are draft indices (DeepSeek's ``model.layers.{N+1}`` is draft layer 1)."""
     fam = layout.family
-    if fam.past_layers != "raises" or "{i}" not in fam.layer_prefix:
+    if fam.past_layers not in ("raises", "skips") or not layout.layer_prefixes:
         return None
-    stem = fam.layer_prefix.format(head=fam.head_prefix, i="\0")
+    if "{i}" not in fam.layer_prefix and "{n}" not in fam.layer_prefix:
+        return None
+    main = main_layer_prefix(sorted(names))
+    stem = fam.layer_prefix.format(head=fam.head_prefix, i="\0", n="\0", main=main)
     pattern = re.compile(re.escape(stem).replace("\0", r"(\d+)"))
+    first_match = pattern.match(layout.layer_prefixes[0])
+    if first_match is None:
+        return None
+    first = int(first_match.group(1))  # draft layer 0's index in the stored names (DeepSeek: num_hidden_layers)
     past: dict[int, list[str]] = {}
     for name in sorted(names):
         m = pattern.match(name)
-        if m is not None and int(m.group(1)) >= layout.num_layers:
-            past.setdefault(int(m.group(1)), []).append(name)
+        if m is not None and int(m.group(1)) - first >= layout.num_layers:
+            past.setdefault(int(m.group(1)) - first, []).append(name)
     if not past:
         return None
     indices = sorted(past)
     tensors = [n for i in indices for n in past[i]]
+    prefixes = [stem.replace("\0", str(first + i)) for i in indices]  # never read per step (audit.census unread)
+    code = "MTP_LAYERS_NOT_BUILT" if fam.past_layers == "raises" else "MTP_LAYERS_NOT_BUILT/skipped"
     return finding(
-        "MTP_LAYERS_NOT_BUILT",
+        code,
         file=ck.shard_of(tensors[0]),
         tensor=tensors[0],
         n=len(tensors),
@@ -289,7 +300,13 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
         family=fam.title,
         declared=_declared(layout),
         layers_key=fam.layers_key,
-        details={"family": fam.key, "built": layout.num_layers, "stored_past": indices, "tensors": tensors},
+        details={
+            "family": fam.key,
+            "built": layout.num_layers,
+            "stored_past": indices,
+            "tensors": tensors,
+            "prefixes": prefixes,
+        },
     )
 
 

@@ -206,8 +206,9 @@ def _heads(
             details={"family": head.family.key, "prefixes": list(head.prefixes), "tensors": held},
         )
         return [note], None, draft, head.prefixes
-    if layout is not None:
-        return mtp_findings, layout, None, ()
+    if layout is not None:  # head layers past the count the engine builds are stored, never read per step
+        past = [p for f in mtp_findings if f.code == "MTP_LAYERS_NOT_BUILT" for p in f.details["prefixes"]]
+        return mtp_findings, layout, None, tuple(past)
     unknown = _unknown_draft_format(ck) or _unlisted_draft_format(ck)
     if unknown is not None:
         return [unknown], None, None, ()

@@ -64,6 +64,7 @@ __all__ = [
     "DYNAMO_REFUSAL",
     "SAGEMAKER_FIELDS",
     "GUIDELLM_TEXT_COLUMNS",
+    "AIPERF_SINGLE_TURN_FIELDS",
     "GUIDELLM_MEDIA_COLUMNS",
     "GUIDELLM_OUTPUT_COLUMNS",
     "GUIDELLM_COLUMN_PATTERN",
@@ -148,6 +149,12 @@ MT_BENCH_101_TURN_KEYS = ("user", "bot")
 #: Media a row may carry (AIPerf ``SingleTurn``, its ``image_uuids`` image slots too (models.py @0109a64e); GuideLLM
 #: image / audio / video columns): refused by name.
 MEDIA_FIELDS = ("image", "images", "image_uuids", "audio", "audios", "video", "videos")
+#: Every field of AIPerf's ``SingleTurn`` row (ai-dynamo/aiperf ``src/aiperf/dataset/loader/models.py`` @0109a64e,
+#: the census row ``aiperf.single_turn``; ``RandomPool`` holds a subset): a ``text`` row that carries a GuideLLM
+#: column outside these is GuideLLM's, not AIPerf's (:mod:`specscope.workload.layout_of`).
+AIPERF_SINGLE_TURN_FIELDS = (
+    "type", "text", "texts", "role", *MEDIA_FIELDS, "output_length", "session_id", "timestamp", "delay", "extra",
+)  # fmt: skip
 #: GuideLLM's media column names (``GenerativeColumnMapper.defaults`` ``image_column``, ``video_column``,
 #: ``audio_column``, vllm-project/guidellm ``src/guidellm/data/preprocessors/mappers.py`` @0016f762), matched with its
 #: column pattern (any case, a plural, a turn suffix): a row with such a column is sent by GuideLLM with that media.
@@ -956,7 +963,8 @@ CENSUS: tuple[Layout, ...] = (
         "`relative_timestamp` not replayed: a warning names it; GuideLLM's columns specscope does not use "
         "(`tool_response`, `model`, `requeue_delay`, `duration`, `conversation_turns`, `prompt_tokens_count`, "
         "`functions` ...) named in a warning, each with what GuideLLM does with it, and columns neither tool reads "
-        "in another; a media column (`image`, "
+        "in another; a `text` row with a column AIPerf's SingleTurn has no field for (`output_tokens_count`) is "
+        "GuideLLM's, a bare one either tool's (its unknown columns named all the same); a media column (`image`, "
         "`picture`, `img`, `clip`, `voice`, `wav` ... in GuideLLM's pattern) refused by line",
     ),
     Layout(

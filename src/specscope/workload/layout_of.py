@@ -20,7 +20,7 @@ from specscope.workload.census import (
     SHAREGPT_FIELDS,
 )
 from specscope.workload.census_hub import is_mt_bench_prompts
-from specscope.workload.userfile_fields import first_text_field, guidellm_columns
+from specscope.workload.userfile_fields import first_text_field, guidellm_columns, guidellm_only_columns
 from specscope.workload.userfile_sessions import multi_turn_row_turns, sent_as_recorded
 
 __all__ = ["Shape", "layout_keys", "OWN_LAYOUT"]
@@ -81,7 +81,10 @@ def layout_keys(shape: Shape, record: dict[str, Any]) -> tuple[str, ...]:
     first = first_text_field(guidellm_columns(dict(record))[0])
     if "texts" in keys or first == "text":
         aiperf = ("aiperf.single_turn", "aiperf.random_pool")
-        return aiperf if "texts" in keys or keys & {"session_id", "output_length"} else (*aiperf, "guidellm.jsonl")
+        if "texts" in keys or keys & {"session_id", "output_length"}:
+            return aiperf
+        # a column GuideLLM's mapper reads and AIPerf's SingleTurn has no field for: GuideLLM's row (issue 36)
+        return ("guidellm.jsonl",) if guidellm_only_columns(record) else (*aiperf, "guidellm.jsonl")
     if first == "instruction":
         return ()  # Alpaca: specscope's own join of the instruction and its input
     if first == "prompt" and keys <= {"prompt", "output_tokens", "id"}:

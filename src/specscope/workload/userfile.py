@@ -389,16 +389,17 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
         if prompt is not None:
             prompt.meta["layout"] = layouts = layout_keys(shape, rec)
             guidellm = {"guidellm.jsonl", "guidellm.csv"}
+            aiperf = {"aiperf.single_turn", "aiperf.random_pool"}  # a bare `text` row: either tool's
             if (
                 isinstance(rec, dict)
                 and layouts
-                and set(layouts) <= guidellm | {"vllm.custom"}
+                and set(layouts) <= guidellm | aiperf | {"vllm.custom"}
                 and guidellm & {*layouts}
             ):
                 # a GuideLLM row's columns specscope ignores, and those neither tool reads: bench names them
                 if unused := unused_guidellm_columns(rec):
                     prompt.meta["unused_columns"] = unused
-                if unknown := unknown_guidellm_columns(rec):
+                if unknown := unknown_guidellm_columns(rec, also_aiperf=bool(aiperf & {*layouts})):
                     prompt.meta["unknown_columns"] = unknown
         return prompt
 

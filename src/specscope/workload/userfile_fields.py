@@ -18,6 +18,7 @@ from typing import Any
 
 from specscope.errors import ConfigError
 from specscope.workload.census import (
+    AIPERF_SINGLE_TURN_FIELDS,
     ARENA_FIELDS,
     AUTOBENCH_FIX,
     BAILIAN_FIELDS,
@@ -77,6 +78,7 @@ __all__ = [
     "unused_guidellm_columns",
     "unused_column_notes",
     "unknown_guidellm_columns",
+    "guidellm_only_columns",
     "csv_records",
     "guidellm_columns",
     "first_text_field",
@@ -572,12 +574,27 @@ _SPECSCOPE_READ = frozenset(
 )  # fmt: skip
 
 
-def unknown_guidellm_columns(record: dict[str, Any]) -> tuple[str, ...]:
+def unknown_guidellm_columns(record: dict[str, Any], *, also_aiperf: bool = False) -> tuple[str, ...]:
     """The columns of a GuideLLM row (not null) that no name of GuideLLM's mapper matches
     (:data:`GUIDELLM_MAPPED_COLUMNS`) and that specscope does not read: read by neither tool, named in a warning by
-    ``bench`` (they were dropped with no word)."""
+    ``bench`` (they were dropped with no word). ``also_aiperf``: the row is AIPerf's ``SingleTurn`` as well (a bare
+    ``text`` row), so that model's own fields (:data:`AIPERF_SINGLE_TURN_FIELDS`) are not named."""
+    skip = AIPERF_SINGLE_TURN_FIELDS if also_aiperf else ()
     return tuple(
-        k for k, v in record.items() if v is not None and k not in _SPECSCOPE_READ and _GUIDELLM_MAPPED.match(k) is None
+        k
+        for k, v in record.items()
+        if v is not None and k not in _SPECSCOPE_READ and k not in skip and _GUIDELLM_MAPPED.match(k) is None
+    )
+
+
+def guidellm_only_columns(record: dict[str, Any]) -> tuple[str, ...]:
+    """The columns of ``record`` (not null) that GuideLLM's mapper reads (:data:`GUIDELLM_MAPPED_COLUMNS`, by its
+    pattern) and that no field of AIPerf's ``SingleTurn`` is (:data:`AIPERF_SINGLE_TURN_FIELDS`): a ``text`` row
+    carrying one (``output_tokens_count``, ``prefix``) was written for GuideLLM."""
+    return tuple(
+        k
+        for k, v in record.items()
+        if v is not None and k not in AIPERF_SINGLE_TURN_FIELDS and _GUIDELLM_MAPPED.match(k) is not None
     )
 
 
