@@ -241,7 +241,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.options)
     notes += spec_notes(data.cells, data.server_facts)  # issue 26: named speculative warnings, drafting as run
-    notes += unread_notes(data.cells, data.server_facts)  # issue 37: stored keys nobody reads
+    notes += unread_notes(data.cells, data.server_facts, data.manifest.unknown_fields())  # issue 37: unread keys
     j = rc.judgement
     extra = drift_notes(j)[0] if j is not None else []
     compared = [comparisons_table(j)] if j is not None else []
