@@ -20,7 +20,7 @@ vLLM's older ``benchmarks/benchmark_serving.py`` (v0.6-v0.8) writes no ``failed`
 are in the file, the failed count is the number of non-empty ones (as SGLang's is), else it is not recorded.
 Per-request arrays of uneven lengths (a ``ttfts`` of 10 entries beside ``itls`` of 9: a damaged or hand-edited file)
 cannot be lined up by request: the record gets a warning naming each array read and its length, its per-request
-figures are absent (named) and the tool's aggregates are read instead (:func:`~specscope.importers.record.uneven_arrays`).
+figures are absent (named) and the tool's aggregates are read instead (``record.uneven_arrays``).
 
 Load: a finite ``request_rate`` is an open loop (``burstiness`` 1.0: Poisson arrivals, else gamma), capped at
 ``max_concurrency`` when set; ``"inf"`` with ``max_concurrency`` N is a closed loop of N streams; ``"inf"`` without
