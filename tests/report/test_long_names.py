@@ -70,3 +70,15 @@ def test_a_stored_long_name_renders_in_under_2_s(tmp_path):
     print_document(doc, Console(file=__import__("io").StringIO(), width=120))
     took = time.perf_counter() - t0
     assert took < 2.0, f"{took:.1f} s (measured 0.3 s once clipped; ~20 s with rich's highlighter)"
+
+
+def test_a_long_name_is_clipped_in_chart_labels():
+    """The HTML report's charts drew the 100,000-character name as a legend entry (65 s for ``report -f html``)."""
+    pytest.importorskip("matplotlib")
+    from specscope.report.charts import draw_chart
+    from specscope.report.document import ChartData, Panel, Series
+
+    series = (Series("base", (1.0, 2.0), (1.0, 2.0)), Series(LONG, (1.0, 2.0), (1.3, 2.6)))
+    chart = ChartData("c", "t", "lines", (Panel(f"speedup of {LONG}", "N", "x", series),))
+    svg = draw_chart(chart).svg
+    assert "n" * 48 + "…(+99,952 characters)" in svg and "n" * 49 not in svg  # matplotlib keeps each text as a comment
