@@ -24,13 +24,32 @@ from typing import TextIO
 
 from specscope.redact import redact_text
 
-__all__ = ["escape_controls", "SafeStream", "safe_output"]
+__all__ = ["clip", "clip_words", "escape_controls", "SafeStream", "safe_output"]
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi embeddings / overrides / isolates
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SGR = r"\x1b\[[0-9;]*m"
 _CURSOR = r"\x1b\[\?25[lh]|\x1b\[[0-9]*[ABCDGK]|\r"
 _ALLOWED = {False: None, True: re.compile(_SGR), "stderr": re.compile(f"{_SGR}|{_CURSOR}")}
+
+
+#: the longest run of characters without a space that a text table shows whole (:func:`clip_words`)
+WORD_LIMIT = 200
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` when at most ``limit`` characters; else its first ``limit`` and how many more (``nnn…(+99,936
+    characters)``): a name read from a file may be 100,000 characters long, and an error line or a table that
+    printed it whole would bury what it says."""
+    return text if len(text) <= limit else f"{text[:limit]}…(+{len(text) - limit:,} characters)"
+
+
+def clip_words(text: str, limit: int = WORD_LIMIT) -> str:
+    """``text`` with every run of more than ``limit`` characters without a space :func:`clip` ped (a config name, a
+    path): the sentence around it and its figures stay whole. Linear in ``len(text)``."""
+    if len(text) <= limit:
+        return text
+    return re.sub(rf"\S{{{limit + 1},}}", lambda m: clip(m[0], limit), text)
 
 
 def _escape(ch: str) -> str:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
 from specscope.errors import ConfigError
+from specscope.textsafe import clip
 
 __all__ = [
     "check_name",
@@ -549,9 +550,10 @@ def check_name(name: str, what: str, example: str = "base") -> str:
         else None
     )
     if problem is not None:
+        shown = repr(clip(name, 64))  # a 100,000-character name is named by its start and length
         raise ConfigError(
-            f"the name {name!r} of {what} {problem}",
-            found=repr(name),
+            f"the name {shown} of {what} {problem}",
+            found=shown,
             expected="a name of 1 to 64 characters without / \\ , = or spaces, not starting with . or - "
             "(it names files, list items and fix lines)",
             fix=f"e.g. {what} {example}",

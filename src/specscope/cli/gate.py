@@ -79,13 +79,14 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.markup import escape
 
-        from specscope.gate.budget import budget_profile
-        from specscope.gate.profile import default_profile_text
+        from specscope.gate.budget import budget_profile, run_file_text
         from specscope.gate.session import run_gate
         from specscope.targets import parse_targets
 
         if print_run_file:
-            typer.echo(default_profile_text(), nl=False)
+            typer.echo(
+                run_file_text(run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens), nl=False
+            )
             return
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
         prof, notes = budget_profile(plan, run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens)

@@ -19,7 +19,7 @@ from typing import Any
 from specscope.engine import get_config
 from specscope.errors import ConfigError
 from specscope.gate.model import GATES
-from specscope.gate.profile import GateProfile, load_profile
+from specscope.gate.profile import GateProfile, default_profile_text, load_profile
 from specscope.readfile import SETTINGS_FILE_MAX_BYTES, read_text_limited, toml_loads
 from specscope.targets import TargetPlan
 from specscope.workload.context import MAX_CONTEXT_TOKENS
@@ -30,6 +30,7 @@ __all__ = [
     "EMBEDDED_MAX_TOKENS",
     "SLOT_MARGIN_TOKENS",
     "budget_profile",
+    "run_file_text",
 ]
 
 #: The embedded configs gated when ``--configs`` is not given: the baseline and one speculative method.
@@ -94,6 +95,52 @@ def _caps(prof: GateProfile, limit: int | None, max_tokens: int | None, changed:
     return notes
 
 
+def _check_context_tokens(context_tokens: int | None) -> None:
+    if context_tokens is not None and context_tokens > MAX_CONTEXT_TOKENS:  # bench's bound (parse_context)
+        raise ConfigError(
+            "--context-tokens takes token counts",
+            found=str(context_tokens),
+            expected=f"64 to {MAX_CONTEXT_TOKENS // 1024}k tokens (no model's context is longer)",
+            fix="pass --context-tokens 8192",
+        )
+
+
+def run_file_text(
+    path: Path | None,
+    *,
+    limit: int | None = None,
+    max_tokens: int | None = None,
+    context_tokens: int | None = None,
+) -> str:
+    """What ``gate --print-run-file`` prints: the packaged, commented default profile when nothing is given;
+    otherwise the profile ``path`` (merged over the defaults) with the command line's caps applied, as TOML that
+    ``--run-file`` reads back to the same profile. The embedded engine's budgets are not in it: they depend on
+    the configs served and are applied (with a note) when the run starts.
+
+    Raises:
+        ConfigError: an invalid profile file or cap.
+    """
+    import tomli_w
+
+    if path is None and limit is None and max_tokens is None and context_tokens is None:
+        return default_profile_text()
+    prof = load_profile(path)
+    changed: dict[str, int] = {}
+    _caps(prof, limit, max_tokens, changed)
+    overrides: dict[str, dict[str, Any]] = {g: {"max_tokens": n} for g, n in changed.items()}
+    for g in GATES if limit is not None else ():
+        overrides.setdefault(g, {})["limit"] = limit
+    _check_context_tokens(context_tokens)
+    if context_tokens is not None:
+        overrides.setdefault("long_context", {})["context_tokens"] = context_tokens
+    if overrides:
+        prof = prof.with_overrides(**overrides)
+    source = f"{path} merged over the default profile" if path is not None else "the default profile"
+    head = f"# specscope gate profile: {source}, with the command line's caps; --run-file reads it back\n"
+    data = {name: {k: v for k, v in section.items() if v is not None} for name, section in prof.model_dump().items()}
+    return head + tomli_w.dumps(data)
+
+
 def budget_profile(
     plan: TargetPlan,
     path: Path | None = None,
@@ -125,13 +172,7 @@ def budget_profile(
     if limit is not None:
         for g in GATES:
             overrides.setdefault(g, {})["limit"] = limit
-    if context_tokens is not None and context_tokens > MAX_CONTEXT_TOKENS:  # bench's bound (parse_context)
-        raise ConfigError(
-            "--context-tokens takes token counts",
-            found=str(context_tokens),
-            expected=f"64 to {MAX_CONTEXT_TOKENS // 1024}k tokens (no model's context is longer)",
-            fix="pass --context-tokens 8192",
-        )
+    _check_context_tokens(context_tokens)
     lc_tokens = context_tokens if context_tokens is not None else prof.long_context.context_tokens
     if slot is not None and context_tokens is None and "long_context" not in _user_set(path, "context_tokens"):
         if lc_tokens > EMBEDDED_CONTEXT_TOKENS:

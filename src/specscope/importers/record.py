@@ -209,6 +209,31 @@ def latencies_from_itls(ttfts: list[Any], itls: list[Any], not_recorded: list[st
     return out
 
 
+#: the per-request arrays the bench_serving readers line up by index (each tool writes one entry per request)
+PER_REQUEST_ARRAYS = ("ttfts", "itls", "latencies", "output_lens", "input_lens", "errors")
+
+
+def uneven_arrays(doc: Mapping[str, Any], read: Iterable[str]) -> str | None:
+    """``ttfts 4, itls 3, ...``: each of the arrays ``read`` (of :data:`PER_REQUEST_ARRAYS`, in that order) that the
+    record holds as a list, with its length, when their lengths differ; None when they agree. Arrays of uneven
+    lengths cannot be lined up by request: which entry is missing, the file does not say."""
+    wanted = set(read)
+    lengths = {k: len(doc[k]) for k in PER_REQUEST_ARRAYS if k in wanted and isinstance(doc.get(k), list)}
+    if len(set(lengths.values())) <= 1:
+        return None
+    return ", ".join(f"{k} {n}" for k, n in lengths.items())
+
+
+def uneven_arrays_left_out(lengths: str, facts: dict[str, Any], doc: Mapping[str, Any]) -> str:
+    """For a record whose per-request arrays do not agree (:func:`uneven_arrays`): its per-request facts absent, named
+    not recorded, the tool's own aggregates read instead (:func:`tool_percentiles`); returns the warning note."""
+    for key in ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens", "errors"):
+        facts.pop(key, None)
+    facts["not_recorded"].append(f"per-request figures (arrays of uneven lengths: {lengths})")
+    tool_percentiles(doc, facts)
+    return f"per-request arrays of uneven lengths ({lengths}): per-request figures left out"
+
+
 def not_understood(
     keys: Iterable[str], known: frozenset[str], also: Callable[[str], bool] = lambda _: False, at: str = ""
 ) -> list[str]:

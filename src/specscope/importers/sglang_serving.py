@@ -38,6 +38,8 @@ from specscope.importers.record import (
     spelled,
     tokens_list,
     tool_percentiles,
+    uneven_arrays,
+    uneven_arrays_left_out,
     warning_notes,
 )
 
@@ -123,7 +125,11 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         "input_tokens": count(doc.get("total_input_tokens"), "total_input_tokens", "tokens"),
         "not_recorded": [],
     }
-    if isinstance(doc.get("ttfts"), list) and isinstance(doc.get("itls"), list):
+    notes: list[str] = []
+    uneven = uneven_arrays(doc, ("ttfts", "itls", "output_lens", "input_lens", "errors"))
+    if uneven is not None and isinstance(doc.get("ttfts"), list) and isinstance(doc.get("itls"), list):
+        notes.append(uneven_arrays_left_out(uneven, facts, doc))
+    elif isinstance(doc.get("ttfts"), list) and isinstance(doc.get("itls"), list):
         facts["ttfts_s"] = seconds_list(doc, "ttfts")
         facts["output_lens_tokens"] = tokens_list(doc, "output_lens")
         facts["input_lens_tokens"] = tokens_list(doc, "input_lens")
@@ -144,4 +150,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     n = (facts["completed"] or 0) + (failed or 0)
     dataset = doc.get("dataset_name")
     unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)
-    return Imported(TOOL, SHAPE, _load(doc, n), facts, str(dataset) if dataset else None, None, warning_notes(unread))
+    notes += warning_notes(unread)
+    return Imported(TOOL, SHAPE, _load(doc, n), facts, str(dataset) if dataset else None, None, tuple(notes))

@@ -18,6 +18,9 @@ no drafts) beside a positive ``spec_decode_draft_tokens``: the drafts and the le
 never 0.
 vLLM's older ``benchmarks/benchmark_serving.py`` (v0.6-v0.8) writes no ``failed``: when its per-request ``errors``
 are in the file, the failed count is the number of non-empty ones (as SGLang's is), else it is not recorded.
+Per-request arrays of uneven lengths (a ``ttfts`` of 10 entries beside ``itls`` of 9: a damaged or hand-edited file)
+cannot be lined up by request: the record gets a warning naming each array read and its length, its per-request
+figures are absent (named) and the tool's aggregates are read instead (``record.uneven_arrays``).
 
 Load: a finite ``request_rate`` is an open loop (``burstiness`` 1.0: Poisson arrivals, else gamma), capped at
 ``max_concurrency`` when set; ``"inf"`` with ``max_concurrency`` N is a closed loop of N streams; ``"inf"`` without
@@ -48,6 +51,8 @@ from specscope.importers.record import (
     spelled,
     tokens_list,
     tool_percentiles,
+    uneven_arrays,
+    uneven_arrays_left_out,
     warning_notes,
 )
 
@@ -201,10 +206,21 @@ def parse(doc: Mapping[str, Any]) -> Imported:
             facts["failed"] = sum(1 for e in errors if e)
         else:
             facts["not_recorded"].append("failed requests")
+    notes: list[str] = []
     arrays = [k for k in ("ttfts", "output_lens") if k in doc and not isinstance(doc[k], list)]
     if arrays:
         facts["not_recorded"].append(f"per-request arrays ({arrays[0]} is {spelled(doc[arrays[0]])}, not a list)")
-    if not arrays and all(k in doc for k in ("ttfts", "output_lens")):
+    read = (
+        "ttfts",
+        "output_lens",
+        "input_lens",
+        "errors",
+        "latencies" if isinstance(doc.get("latencies"), list) else "itls",
+    )
+    uneven = uneven_arrays(doc, read) if not arrays else None
+    if uneven is not None:
+        notes.append(uneven_arrays_left_out(uneven, facts, doc))
+    elif not arrays and all(k in doc for k in ("ttfts", "output_lens")):
         facts["ttfts_s"] = seconds_list(doc, "ttfts")
         facts["output_lens_tokens"] = tokens_list(doc, "output_lens")
         facts["input_lens_tokens"] = tokens_list(doc, "input_lens")
@@ -220,4 +236,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     _spec(doc, facts)
     model = doc.get("model_id")
     unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)
-    return Imported(TOOL, SHAPE, _load(doc), facts, None, str(model) if model else None, warning_notes(unread))
+    notes += warning_notes(unread)
+    return Imported(TOOL, SHAPE, _load(doc), facts, None, str(model) if model else None, tuple(notes))

@@ -14,7 +14,7 @@ from typing import Any
 
 from specscope.config import RunOptions
 from specscope.facts import RunFacts
-from specscope.records import CellKey
+from specscope.records import CellKey, CellResult
 from specscope.report import units
 from specscope.report.advice import choices_tables, config_ks, flip_lines
 from specscope.report.alarms import judgement_alarms
@@ -36,7 +36,7 @@ from specscope.report.turn_tables import turn_table
 from specscope.report.unread import unread_notes
 from specscope.report.verdicts import comparisons_table, design_note, drift_notes, verdict_lines
 from specscope.report.workload_tables import thinking_notes, workload_axis_tables
-from specscope.stats.cells import summarize_run
+from specscope.stats.cells import summarize_cells, summarize_run
 from specscope.stats.choices import Traffic
 from specscope.stats.descriptive import group_mean, mean_ratio
 from specscope.stats.goodput import RateCell, rate_cells
@@ -85,9 +85,10 @@ def run_kind(path: Path | str) -> str | None:
     return None if kind is None else str(kind)
 
 
-def run_cells(run: Run) -> list[CellSummary]:
-    """The cell summaries of an open run: the report's one way to get them."""
-    return summarize_run(run)
+def run_cells(run: Run, stored: Sequence[CellResult] | None = None) -> list[CellSummary]:
+    """The cell summaries of an open run (``stored``: its cells when already read, so that they are read once: a cell
+    may hold 200,000 gauge samples): the report's one way to get them."""
+    return summarize_run(run) if stored is None else summarize_cells(stored)
 
 
 @dataclass(frozen=True)
@@ -139,16 +140,17 @@ def run_data(run: Run) -> RunData:
     """Read an open store run into a :class:`RunData`."""
     manifest = manifest_record(run.manifest)
     opts = manifest.stored_options()
-    rates = rate_cells(run.cells(), opts) if opts.rates or opts.trace else ()
-    replays = trace_replays(run.cells()) if opts.trace else []
-    summaries = run_cells(run)
+    stored = run.cells()  # read once: every table below derives from the same facts
+    rates = rate_cells(stored, opts) if opts.rates or opts.trace else ()
+    replays = trace_replays(stored) if opts.trace else []
+    summaries = run_cells(run, stored)
     ok = {(c.config, c.workload, c.concurrency, c.repeat) for c in summaries if c.status == "ok"}
 
     def usable(k: CellKey) -> bool:
         return (k.config, k.workload, k.concurrency, k.repeat) in ok
 
-    turns = turn_rows(run.cells(), usable) if opts.datasets else []
-    convs = conversation_counts(run.cells(), usable) if turns else (0, 0)
+    turns = turn_rows(stored, usable) if opts.datasets else []
+    convs = conversation_counts(stored, usable) if turns else (0, 0)
     path = Path(run.path)
     return RunData(path.name, manifest, summaries, run.server_facts, path, rates, turns, convs, replays)
 
@@ -241,7 +243,7 @@ def run_section(data: RunData, baseline: str = "base", rc: RunCells | None = Non
     notes = _degraded_notes(rc) + [c.note for c in charts if c.note] + thinking_notes(data.cells)
     notes += side_by_side_note(data.options)
     notes += spec_notes(data.cells, data.server_facts)  # issue 26: named speculative warnings, drafting as run
-    notes += unread_notes(data.cells, data.server_facts)  # issue 37: stored keys nobody reads
+    notes += unread_notes(data.cells, data.server_facts, data.manifest.unknown_fields())  # issue 37: unread keys
     j = rc.judgement
     extra = drift_notes(j)[0] if j is not None else []
     compared = [comparisons_table(j)] if j is not None else []

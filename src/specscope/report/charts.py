@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from specscope.report.document import ChartData, Panel, Series
+from specscope.textsafe import clip_words
 
 __all__ = ["Chart", "CHARTS_HINT", "charts_available", "draw_chart", "draw_charts"]
 
@@ -36,6 +37,12 @@ class Chart:
     @property
     def data_uri(self) -> str:
         return "data:image/svg+xml;base64," + base64.b64encode(self.svg.encode("utf-8")).decode("ascii")
+
+
+def _c(text: str) -> str:
+    """A label as drawn: a run of more than 48 characters without a space clipped (a stored config name of 100,000
+    characters took matplotlib a minute to draw as a legend entry); the tables and the JSON report keep it whole."""
+    return clip_words(text, 48)
 
 
 def charts_available() -> tuple[bool, str]:
@@ -73,12 +80,12 @@ def _draw_series(ax: Any, s: Series, colors: dict[str, Any]) -> None:
     base = s.label.split(" ")[0]
     color = colors.get(base)
     if s.style == "reference":
-        ax.plot(s.xs, _ys(s), color="black", linestyle="--", linewidth=1.6, zorder=10, label=s.label)
+        ax.plot(s.xs, _ys(s), color="black", linestyle="--", linewidth=1.6, zorder=10, label=_c(s.label))
         return
     if s.style == "dashed":
-        ax.plot(s.xs, _ys(s), linestyle="--", marker="x", color=color, label=s.label)
+        ax.plot(s.xs, _ys(s), linestyle="--", marker="x", color=color, label=_c(s.label))
         return
-    (line,) = ax.plot(s.xs, _ys(s), marker="o", color=color, label=s.label)
+    (line,) = ax.plot(s.xs, _ys(s), marker="o", color=color, label=_c(s.label))
     colors.setdefault(base, line.get_color())
     if s.style == "band":
         ax.fill_between(s.xs, s.low, s.high, color=line.get_color(), alpha=0.12)
@@ -102,7 +109,7 @@ def _axes(ax: Any, p: Panel) -> None:
         ax.minorticks_off()
     if p.y_max is not None:
         ax.set_ylim(0, p.y_max)
-    ax.set_title(p.title)
+    ax.set_title(_c(p.title))
     ax.set_xlabel(p.xlabel)
     ax.grid(alpha=0.3)
 
@@ -125,7 +132,7 @@ def _bars(ch: ChartData) -> Any:
     fig, (ax,) = _figure(1, width_in=max(5.0, 1.4 * len(p.x_labels)))
     width = 0.8 / max(len(p.series), 1)
     for i, s in enumerate(p.series):
-        ax.bar(np.asarray(s.xs) + i * width, _ys(s), width, label=s.label)
+        ax.bar(np.asarray(s.xs) + i * width, _ys(s), width, label=_c(s.label))
     ax.set_xticks(np.arange(len(p.x_labels)) + 0.4 - width / 2, p.x_labels)
     ax.set_ylim(0, p.y_max or 1.05)
     ax.set_ylabel(p.ylabel)
@@ -159,10 +166,10 @@ def _heatmap(ch: ChartData) -> Any:
                 ax.text(j, i, label, ha="center", va="center", fontsize=7, color="white" if dark else "black")
         image = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", norm=norm, aspect="auto")
         ax.set_facecolor("#d0d0d0")
-        ax.set_xticks(range(len(p.x_labels)), p.x_labels)
-        ax.set_yticks(range(len(p.y_labels)), p.y_labels)
+        ax.set_xticks(range(len(p.x_labels)), [_c(x) for x in p.x_labels])
+        ax.set_yticks(range(len(p.y_labels)), [_c(y) for y in p.y_labels])
         ax.set_xlabel(p.xlabel)
-        ax.set_title(p.title)
+        ax.set_title(_c(p.title))
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.8).set_label("log2 speedup")
     return fig

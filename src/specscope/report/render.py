@@ -1,6 +1,7 @@
 """Render a report :class:`~specscope.report.document.Document` as rich terminal text, Markdown or JSON.
 
-Renderers compute nothing: they print the document's cell texts, alarms, verdicts and notes as they are.
+Renderers compute nothing: they print the document's cell texts, alarms, verdicts and notes as they are (the
+terminal text clips a run of more than 200 characters without a space: :func:`specscope.textsafe.clip_words`).
 """
 
 from __future__ import annotations
@@ -16,16 +17,24 @@ from rich.table import Table as RichTable
 
 from specscope.report.document import Document, Section, Table
 from specscope.strictjson import dumps_strict
+from specscope.textsafe import clip_words
 
 __all__ = ["print_document", "markdown_document", "json_document", "natural_width", "document_width"]
 
 
+def _t(text: str) -> str:
+    """Text as the terminal shows it: a run of more than 200 characters without a space clipped (a config name of
+    100,000 characters made rich's highlighter and wrapping take ~20 s and the tables 14 MB); Markdown and JSON keep
+    it whole. Printed without rich's repr highlighting (``highlight=False``) for the same reason."""
+    return clip_words(text)
+
+
 def _rich_table(t: Table) -> RichTable:
-    rt = RichTable(title=t.title, title_justify="left", show_lines=False)
+    rt = RichTable(title=_t(t.title), title_justify="left", show_lines=False)
     for i, col in enumerate(t.headers):
-        rt.add_column(col, justify="left" if i == 0 else "right", overflow="fold")
+        rt.add_column(_t(col), justify="left" if i == 0 else "right", overflow="fold")
     for row in t.rows:
-        rt.add_row(*(escape(c) for c in row))
+        rt.add_row(*(escape(_t(c)) for c in row))
     return rt
 
 
@@ -44,22 +53,22 @@ def document_width(doc: Document) -> int:
 def _print_table(t: Table, console: Console) -> None:
     """One table; without rows its title and note only (as in Markdown)."""
     if not t.rows:
-        console.print(f"[italic]{escape(t.title)}[/italic]")
+        console.print(f"[italic]{escape(_t(t.title))}[/italic]", highlight=False)
     else:
-        console.print(_rich_table(t))
+        console.print(_rich_table(t), highlight=False)
     if t.note:
-        console.print(f"[dim]{escape(t.note)}[/dim]")
+        console.print(f"[dim]{escape(_t(t.note))}[/dim]", highlight=False)
     console.print()
 
 
 def _print_section(s: Section, console: Console) -> None:
-    console.rule(escape(s.title))
+    console.rule(escape(_t(s.title)))
     for a in s.alarms:
-        console.print(f"[bold red]{escape(a.text)}[/bold red]")
+        console.print(f"[bold red]{escape(_t(a.text))}[/bold red]", highlight=False)
     for v in s.verdicts:
-        console.print(f"verdict: {escape(v)}")
+        console.print(f"verdict: {escape(_t(v))}", highlight=False)
     for n in s.notes:
-        console.print(f"note: {escape(n)}")
+        console.print(f"note: {escape(_t(n))}", highlight=False)
     if s.alarms or s.verdicts or s.notes:
         console.print()
     for t in s.tables:
@@ -70,7 +79,7 @@ def print_document(doc: Document, console: Console | None = None) -> None:
     """The document as rich tables on ``console`` (the terminal when None)."""
     console = console or Console()
     for line in doc.headline:
-        console.print(f"[bold]headline: {escape(line)}[/bold]")
+        console.print(f"[bold]headline: {escape(_t(line))}[/bold]", highlight=False)
     if doc.headline:
         console.print()
     for s in doc.sections:

@@ -5,8 +5,10 @@ A run folder written by a newer specscope, or edited by hand, may hold keys this
 facts (:attr:`specscope.facts.ServerFacts.unknown`) and a cell's client facts
 (:attr:`specscope.records.ClientFacts.extra`). Each is kept as stored (the JSON report prints it) and never read for a
 figure; these notes say so, once per place, with the keys, so that a figure that seems to ignore a stored value is
-explained. (The manifest refuses an unknown top-level field or bench option by name when it is read; its typed parts
-keep their writers' own keys, which are provenance, not unknown input.)
+explained. A top-level manifest field this version does not know is named the same way
+(:meth:`specscope.store.manifest.RunManifest.unknown_fields`; writing to such a run is refused). (An unknown bench
+option in the manifest is named in ``RunOptions.unknown``; the manifest's typed parts keep their writers' own keys,
+which are provenance, not unknown input.)
 """
 
 from __future__ import annotations
@@ -29,14 +31,21 @@ def _keys(keys: Iterable[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def unread_notes(cells: Sequence[CellSummary], facts: RunFacts) -> list[str]:
+def unread_notes(cells: Sequence[CellSummary], facts: RunFacts, manifest_fields: Sequence[str] = ()) -> list[str]:
     """One note per place that holds keys this specscope does not read (module doc); [] for a run of this version.
 
     Args:
         cells: the run's cell summaries (their client facts).
         facts: the run's server facts per config.
+        manifest_fields: the manifest's top-level fields this version does not know.
     """
-    notes = [
+    notes = []
+    if manifest_fields:
+        notes.append(
+            f"manifest.json: {_keys(manifest_fields)} not read (fields this specscope does not know: written by a "
+            "newer version or by hand); kept as stored in the JSON report, no figure uses them"
+        )
+    notes += [
         f"server facts of {config}: {_keys(f.unknown)} not read (keys this specscope does not know: written by a "
         "newer version or by hand); kept as stored in the JSON report, no figure uses them"
         for config, f in sorted(facts.items())

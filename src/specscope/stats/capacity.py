@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
+
 from specscope.records import CellResult, GaugeSample, StreamRecord
 from specscope.stats.timeline import percentile
 
@@ -82,17 +84,27 @@ class Capacity:
     limited: str | None
 
 
-def _weighted(samples: Sequence[GaugeSample], end_ns: int) -> tuple[float, float]:
-    """Time-weighted means of running and waiting; each sample holds until the next, the last until ``end_ns``."""
-    total = run = wait = 0.0
-    for i, g in enumerate(samples):
-        nxt = samples[i + 1].t_ns if i + 1 < len(samples) else max(end_ns, g.t_ns)
-        w = float(nxt - g.t_ns)
-        total, run, wait = total + w, run + w * g.running, wait + w * g.waiting
+def _columns(samples: Sequence[GaugeSample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The samples' instants (ns, int64), running and waiting (float64), ordered by instant (a stable sort: equal
+    instants keep their stored order). One pass over the samples, the rest vectorised: a cell may hold hundreds of
+    thousands of samples."""
+    n = len(samples)
+    t = np.fromiter((g.t_ns for g in samples), dtype=np.int64, count=n)
+    running = np.fromiter((g.running for g in samples), dtype=np.float64, count=n)
+    waiting = np.fromiter((g.waiting for g in samples), dtype=np.float64, count=n)
+    order = np.argsort(t, kind="stable")
+    return t[order], running[order], waiting[order]
+
+
+def _weighted(t: np.ndarray, running: np.ndarray, waiting: np.ndarray, end_ns: int) -> tuple[float, float]:
+    """Time-weighted means of running and waiting over samples ordered by instant ``t``; each sample holds until the
+    next, the last until ``end_ns``."""
+    nxt = np.append(t[1:], max(end_ns, int(t[-1])))
+    w = (nxt - t).astype(np.float64)
+    total = float(w.sum())
     if total <= 0:  # all samples at one instant
-        n = len(samples)
-        return sum(g.running for g in samples) / n, sum(g.waiting for g in samples) / n
-    return run / total, wait / total
+        return float(running.mean()), float(waiting.mean())
+    return float(w @ running) / total, float(w @ waiting) / total
 
 
 def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], requested: int | None) -> Capacity | None:
@@ -106,34 +118,42 @@ def capacity(gauges: Sequence[GaugeSample], streams: Sequence[StreamRecord], req
             ``CAPACITY_LIMITED``.
     """
     timed = [s for s in streams if s.status != "failed"]
-    samples = sorted(gauges, key=lambda g: g.t_ns)
-    if not samples or not timed:
+    if not gauges or not timed:
         return None
+    t, running, waiting = _columns(gauges)
     lo, hi = max(s.send_ns for s in timed) + GUARD_NS, min(s.end_ns for s in timed) - GUARD_NS
-    inside = [g for g in samples if lo <= g.t_ns <= hi] if requested is not None else []
+    inside = (t >= lo) & (t <= hi) if requested is not None else np.zeros(len(t), dtype=bool)
     window: Literal["offered", "cell"] = "offered"
-    if len(inside) < MIN_SAMPLES:
+    if int(inside.sum()) < MIN_SAMPLES:
         lo, hi, window = min(s.send_ns for s in timed), max(s.end_ns for s in timed), "cell"
-        inside = [g for g in samples if lo <= g.t_ns <= hi]
-    if not inside:
+        inside = (t >= lo) & (t <= hi)
+    count = int(inside.sum())
+    if not count:
         return None
-    running, waiting = _weighted(inside, hi)
-    running_max = max(g.running for g in samples)
+    run_mean, wait_mean = _weighted(t[inside], running[inside], waiting[inside], hi)
+    running_max = float(running.max())
     limited = None
-    if requested is not None and running < requested - SHORT_BY and waiting >= WAITING_AT_LEAST:
+    if requested is not None and run_mean < requested - SHORT_BY and wait_mean >= WAITING_AT_LEAST:
         limited = f"{LIMITED_CODE}(ceiling={running_max:g}, requested={requested})"
-    return Capacity(running, waiting, running_max, max(g.waiting for g in samples), len(inside), window, limited)
+    return Capacity(run_mean, wait_mean, running_max, float(waiting.max()), count, window, limited)
 
 
 def queue_mean_s(gauges: Sequence[GaugeSample]) -> float | None:
     """Mean time a request of the cell waited for the server to schedule it (s): the delta of the queue-time
     histogram's sum over the delta of its count, between the first and the last sample that carry
     them (the sampler reads once before the cell's requests and once after they all ended); None without the
-    histogram or with no request finished in between."""
-    known = sorted((g for g in gauges if g.queue_sum_s is not None and g.queue_count is not None), key=lambda g: g.t_ns)
-    if len(known) < 2:
+    histogram or with no request finished in between. Linear: the first and last such sample by instant (the
+    earliest stored of equal instants, as a stable sort takes them)."""
+    first = last = None
+    for g in gauges:
+        if g.queue_sum_s is None or g.queue_count is None:
+            continue
+        if first is None or g.t_ns < first.t_ns:
+            first = g
+        if last is None or g.t_ns >= last.t_ns:
+            last = g
+    if first is None or last is None or first is last:
         return None
-    first, last = known[0], known[-1]
     n = (last.queue_count or 0.0) - (first.queue_count or 0.0)
     return None if n <= 0 else ((last.queue_sum_s or 0.0) - (first.queue_sum_s or 0.0)) / n
 

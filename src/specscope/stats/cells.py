@@ -30,7 +30,7 @@ from specscope.stats.summary import CellStatus, CellSummary, output_rate
 from specscope.stats.timeline import percentile
 from specscope.stats.tokens import cell_tokens
 
-__all__ = ["summarize_cell", "summarize_run", "CellFacts"]
+__all__ = ["summarize_cell", "summarize_cells", "summarize_run", "CellFacts"]
 
 
 class CellFacts(Protocol):
@@ -41,7 +41,12 @@ class CellFacts(Protocol):
 
 def summarize_run(run: CellFacts) -> list[CellSummary]:
     """Every stored cell's summary, derived now from its facts, ordered by config, workload, concurrency, repeat."""
-    return [summarize_cell(r) for r in run.cells()]
+    return summarize_cells(run.cells())
+
+
+def summarize_cells(results: Iterable[CellResult]) -> list[CellSummary]:
+    """:func:`summarize_cell` of each of ``results`` (a run's cells read once, for a reader that needs them too)."""
+    return [summarize_cell(r) for r in results]
 
 
 def _sum_opt(values: list[int | None]) -> int | None:

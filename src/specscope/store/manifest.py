@@ -5,8 +5,11 @@ Schema history:
   derived again from the stored facts (see :mod:`specscope.store.schema`).
 - 2: facts only; every figure is derived when the run is read (:func:`specscope.stats.cells.summarize_run`).
 
-A manifest field that the model does not know, or a required one that is missing, is a :class:`ManifestError`
-naming the schema version; nothing is silently dropped. ``options`` is checked against the fields of
+A required field that is missing, or a field of the wrong type, is a :class:`ManifestError` naming the schema
+version. A top-level field the model does not know (a newer specscope's, or a hand edit) is kept as stored and
+named (:meth:`RunManifest.unknown_fields`, a note in the report); a run holding one can be read but not written to
+(:func:`refuse_unknown_fields`), and the writers of this version may not add one (``validate_manifest(...,
+reading=False)``). ``options`` is checked against the fields of
 :class:`specscope.config.BenchOptions` it holds (types and ranges; a field this version does not know is kept
 as stored). The file is read as a regular file of at most :data:`MAX_MANIFEST_BYTES`, its JSON parsed by
 pydantic's JSON parser (nesting and number size bounded): a damaged manifest is a :class:`ManifestError`, never a crash.
@@ -35,6 +38,7 @@ __all__ = [
     "RunManifest",
     "manifest_record",
     "read_manifest",
+    "refuse_unknown_fields",
     "validate_manifest",
     "stored_bench_options",
 ]
@@ -242,7 +246,7 @@ class RunManifest(BaseModel):
             shape, tool, the cell it became, its load and what the tool did not record (:mod:`specscope.importers`).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True)  # kept as stored and named: unknown_fields()
 
     schema_version: int
     kind: str
@@ -278,17 +282,25 @@ class RunManifest(BaseModel):
 
         return RunOptions.from_stored(self.options)
 
+    def unknown_fields(self) -> tuple[str, ...]:
+        """Top-level fields this version does not know (kept as stored, never read), sorted."""
+        return tuple(sorted(self.model_extra or ()))
+
     def to_json(self) -> dict[str, Any]:
         """The manifest as stored (the fields it sets), for the JSON report."""
         return self.model_dump(mode="json", exclude_unset=True)
 
 
-def validate_manifest(data: Any, where: Path | str) -> dict[str, Any]:
+def validate_manifest(data: Any, where: Path | str, *, reading: bool = False) -> dict[str, Any]:
     """``data`` checked against :class:`RunManifest`; returns it as a JSON-ready dict of the fields it sets.
 
+    Args:
+        reading: a stored manifest read (a field this version does not know is kept as stored and named by
+            :meth:`RunManifest.unknown_fields`); otherwise one this version writes, where such a field is refused.
+
     Raises:
-        ManifestError: not an object, a schema version this code cannot read, an unknown field, a missing
-            required field or a field of the wrong type.
+        ManifestError: not an object, a schema version this code cannot read, an unknown field (when writing), a
+            missing required field or a field of the wrong type.
     """
     if not isinstance(data, dict):
         raise ManifestError(
@@ -305,16 +317,20 @@ def validate_manifest(data: Any, where: Path | str) -> dict[str, Any]:
             expected=f"schema_version {' or '.join(map(str, READABLE_SCHEMAS))}",
             fix="re-run the benchmark with this version of specscope, or read it with the version that wrote it",
         )
+    model = None
     try:
         model = RunManifest.model_validate(data)
+        problems = [f"{k}: unknown field" for k in model.unknown_fields()] if not reading else []
     except ValidationError as exc:
         problems = [f"{'.'.join(map(str, e['loc']))}: {_short(e['type'], e['msg'])}" for e in exc.errors()]
+    if problems:
         raise ManifestError(
             f"{where} does not match run manifest schema {version}",
             found="; ".join(problems),
             expected=f"the fields of RunManifest schema_version {version}",
             fix="restore the manifest the run wrote, or re-run the benchmark with this version of specscope",
         ) from None
+    assert model is not None  # problems is empty
     _check_options(model.options, where, version)
     return model.model_dump(mode="json", exclude_unset=True)
 
@@ -346,7 +362,24 @@ def read_manifest(path: Path) -> dict[str, Any]:
             expected=f"a UTF-8 JSON manifest of at most {MAX_MANIFEST_BYTES:,} bytes",
             fix="restore the file or start a new run",
         ) from None
-    return validate_manifest(data, path)
+    return validate_manifest(data, path, reading=True)
+
+
+def refuse_unknown_fields(manifest: Mapping[str, Any], where: Path | str) -> None:
+    """Refuse to write to a run whose manifest holds top-level fields this version does not know (a newer
+    specscope's): resuming it here would drop their meaning.
+
+    Raises:
+        ManifestError: naming the fields.
+    """
+    unknown = manifest_record(manifest).unknown_fields()
+    if unknown:
+        raise ManifestError(
+            f"{where} holds manifest fields this specscope does not know: {', '.join(unknown)}",
+            found=f"{unknown[0]}: {manifest[unknown[0]]!r:.60}",
+            expected="only the fields bench of this version writes (the run can still be read: specscope report)",
+            fix="continue the run with the specscope version that wrote it, or start a new run",
+        )
 
 
 def _check_options(options: Any, where: Path | str, version: Any) -> None:

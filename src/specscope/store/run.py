@@ -39,7 +39,7 @@ from specscope.facts import RunFacts
 from specscope.records import CellKey, CellResult, GaugeSample, SpecCounters, StreamRecord
 from specscope.redact import redact
 from specscope.store.lock import RunLock
-from specscope.store.manifest import SCHEMA_VERSION, read_manifest, validate_manifest
+from specscope.store.manifest import SCHEMA_VERSION, read_manifest, refuse_unknown_fields, validate_manifest
 from specscope.store.readonly import connect_read_only
 from specscope.store.schema import (
     REQUIRED_TABLES,
@@ -495,6 +495,7 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
         )
     if writable:
         _check_writable_schema(path, manifest["schema_version"])
+        refuse_unknown_fields(manifest, path / MANIFEST_NAME)
     lock = RunLock(path) if writable else None
     try:
         return Run(path, manifest, lock=lock)
