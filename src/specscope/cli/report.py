@@ -48,7 +48,8 @@ def _emit_gate(runs: list[Path], fmt: str, output: Path | None, width: int | Non
             for p, r in zip(runs, loaded, strict=True):
                 console.rule(f"gate run {p}")
                 console.print(render_gate_table(r))
-                console.print(render_thinking_table(r))
+                if any(x.gate == "thinking" for x in r.results):  # as `gate` prints it: no empty table
+                    console.print(render_thinking_table(r))
 
         emit(tables, output, width)
 
