@@ -139,7 +139,7 @@ def _run_workloads(run: Path) -> list[str] | None:
 def register(app: typer.Typer) -> None:
     @app.command("report", cls=VocabCommand)
     def report(
-        runs: Annotated[list[Path], typer.Argument(help="Run folder(s) made by specscope bench or gate.")],
+        runs: Annotated[list[Path], typer.Argument(help="Run folder(s) made by specscope bench, import or gate.")],
         format: ReportFormatOption = None,
         output: OutputOption = None,
         width: WidthOption = None,
