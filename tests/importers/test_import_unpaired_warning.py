@@ -34,3 +34,16 @@ def test_matching_imports_warn_nothing(tmp_path, capsys, monkeypatch):
     assert cli(["import", *BASE, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
     code, _, err = cli(["import", *MTP, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)
     assert code == 0 and "warning:" not in err, err
+
+
+def test_report_says_why_the_comparisons_table_is_empty(tmp_path, capsys, monkeypatch):
+    """The same run's `report` printed "Comparisons with base (cells paired nearest in time)" over no row: no pairing
+    took place, and the run's cells were imported, not measured in time."""
+    run = tmp_path / "run"
+    argv = ["import", *BASE, "--config", "base", "--workload", "chat", "--out", run]
+    assert cli(argv, capsys, monkeypatch, tmp_path)[0] == 0
+    assert cli(["import", *MTP, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    code, out, err = cli(["report", run, "--width", "200"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "Comparisons with base (none: no other config has cells at a workload and level of the baseline's)" in out
+    assert "paired nearest in time" not in out
