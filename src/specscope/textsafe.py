@@ -24,7 +24,7 @@ from typing import TextIO
 
 from specscope.redact import redact_text
 
-__all__ = ["clip", "clip_words", "escape_controls", "SafeStream", "safe_output"]
+__all__ = ["clip", "clip_words", "escape_controls", "SafeStream", "StdoutClosed", "safe_output"]
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidi embeddings / overrides / isolates
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -77,6 +77,12 @@ def _escape_keeping(text: str, allowed: re.Pattern[str] | None) -> str:
     return "".join(out)
 
 
+class StdoutClosed(Exception):
+    """Stdout's reader is gone (``specscope ... | head``): raised by the stdout :class:`SafeStream` in place of the
+    ``BrokenPipeError`` of its target. Not an ``OSError``, so typer does not turn it into ``sys.exit(1)`` (the exit
+    code of a finding) on its way out; :func:`specscope.cli.crash.run_guarded` ends the command with 141."""
+
+
 class SafeStream(io.TextIOBase):
     """A text stream that writes to ``target`` with secrets masked and control characters escaped.
 
@@ -96,7 +102,12 @@ class SafeStream(io.TextIOBase):
         return _ALLOWED["stderr" if self._stderr else True]
 
     def write(self, s: str) -> int:
-        self.target.write(_escape_keeping(redact_text(s), self._allowed()))
+        try:
+            self.target.write(_escape_keeping(redact_text(s), self._allowed()))
+        except BrokenPipeError:
+            if self._stderr:
+                raise
+            raise StdoutClosed from None
         return len(s)
 
     def writelines(self, lines: Iterable[str]) -> None:  # type: ignore[override]
@@ -104,7 +115,12 @@ class SafeStream(io.TextIOBase):
             self.write(line)
 
     def flush(self) -> None:
-        self.target.flush()
+        try:
+            self.target.flush()
+        except BrokenPipeError:
+            if self._stderr:
+                raise
+            raise StdoutClosed from None
 
     def isatty(self) -> bool:
         return bool(getattr(self.target, "isatty", lambda: False)())

@@ -143,10 +143,12 @@ def test_debug_keeps_exit_2_for_bad_input_with_the_traceback(capsys, monkeypatch
     assert err.strip().splitlines()[-1].startswith("error: ")
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["report", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["report", "--help"], ["gate", "--print-run-file"]])
 def test_a_reader_that_closes_stdout_ends_the_command_with_141_and_nothing_on_stderr(argv, tmp_path):
     """`specscope report RUN | head -1` exited 1 (rich's broken-pipe handler: the code of a finding) with nothing said
-    (fresh-user finding, 2026-12-06). A closed stdout is 141, as for a tool ended by SIGPIPE, and stderr stays empty."""
+    (fresh-user finding, 2026-12-06). A closed stdout is 141, as for a tool ended by SIGPIPE, and stderr stays empty.
+    A command that prints with typer.echo (`gate --print-run-file`, `export RUN --to profile -o F | head -1`) still
+    exited 1: typer turns an EPIPE into sys.exit(1) before specscope sees it (new-user finding, 2026-12-06)."""
     import os
     import subprocess
     import sys

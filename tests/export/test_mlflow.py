@@ -185,3 +185,13 @@ def test_a_bare_folder_as_tracking_uri_is_told_its_file_uri_and_that_runs(tmp_pa
     assert code == 2 and err.rstrip().endswith(f"fix: pass the folder as a file: URI, --tracking-uri {uri}"), err
     code, out, err = cli(["export", run, "--to", "mlflow", "--tracking-uri", uri], capsys, monkeypatch, tmp_path)
     assert code == 0 and "(created)" in out and uri in out, err
+
+
+def test_the_tracking_uri_help_says_a_folder_is_given_as_a_file_uri(tmp_path, capsys, monkeypatch):
+    """`export --help` said `--tracking-uri`'s default is ./mlruns, and README the same, so a user typed
+    `--tracking-uri /tmp/x/mlruns` and got exit 2: a folder is taken only as a file: URI (the default is ./mlruns as
+    one). The help now says so (new-user finding, 2026-12-06)."""
+    monkeypatch.setenv("COLUMNS", "300")
+    _, out, _ = cli(["export", "--help"], capsys, monkeypatch, tmp_path)
+    assert "a folder as a file: URI (file:///ABS/PATH)" in out, out
+    assert "default: ./mlruns as a file: URI" in out, out

@@ -48,8 +48,8 @@ def test_a_manifest_that_is_not_a_regular_file_is_refused_by_name(pristine, tmp_
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr == (
         f"error: {run} is not a run folder; found: manifest.json is not a regular file; expected: manifest.json and "
-        "run.sqlite; fix: pass a folder that `specscope bench` created (runs live under the --out folder, default "
-        "./runs)\n"
+        "run.sqlite; fix: pass a folder that `specscope bench` or `specscope import` created (bench makes its runs "
+        "inside its --out folder, default ./runs; import writes the --out folder itself)\n"
     )
 
 

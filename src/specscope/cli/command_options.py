@@ -110,7 +110,13 @@ ExportOutputOption = Annotated[
     MaybePath, typer.Option("--output", "-o", metavar="FILE", help="Write to FILE (--to profile: the profile file).")
 ]
 TrackingUriOption = Annotated[
-    MaybeStr, typer.Option("--tracking-uri", metavar="URI", help="--to mlflow: default ./mlruns (local).")
+    MaybeStr,
+    typer.Option(
+        "--tracking-uri",
+        metavar="URI",
+        help="--to mlflow: http(s)://HOST:PORT of an MLflow server, sqlite:///FILE, or a folder as a file: URI "
+        "(file:///ABS/PATH); default: ./mlruns as a file: URI.",
+    ),
 ]
 
 # --- gate ---

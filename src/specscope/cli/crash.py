@@ -36,7 +36,7 @@ import typer
 
 from specscope.errors import SpecscopeError, plain_bound, value_fix
 from specscope.redact import redact_argv, redact_text
-from specscope.textsafe import escape_controls, safe_output
+from specscope.textsafe import StdoutClosed, escape_controls, safe_output
 
 __all__ = [
     "EXIT_OK",
@@ -276,6 +276,9 @@ def _run(call: Callable[[], object], *, debug: bool, argv: list[str] | None) -> 
             _traceback(exc)
         return _usage_error(exc, argv)
     except OutputClosed:  # the reader of stdout is gone: nothing left to say, nowhere to say it
+        return EXIT_OUTPUT_CLOSED
+    except StdoutClosed:  # the same, met by a plain write (typer.echo) rather than rich
+        _stdout_to_devnull()
         return EXIT_OUTPUT_CLOSED
     except BrokenPipeError as exc:  # a plain write to stdout (not through rich) whose reader is gone; else a bug
         if _stdout_gone():

@@ -38,12 +38,13 @@ def import_cmd(
     run RUN: a file's own concurrency or request rate is the level, several records of one config and level are
     repeats (paired with the baseline's by order: they were not
     interleaved). What the tool did not record stays absent and is named; a field none of the tool's releases writes is
-    named in a warning on stderr and left out. Then `specscope report RUN`.
+    named in a warning on stderr and left out; so is a config's workload and level with no baseline cell to be compared
+    with. Then `specscope report RUN`.
 
     Exit codes: 0 imported; 2 a file of no known shape (naming the shapes tried), a total or load that is not a
     number it can be (NaN, a string, 2.5 streams: naming the field), a record already imported into RUN, a load RUN
     cannot take as a level, or RUN not a run folder. Nothing is written unless every check passed."""
-    from specscope.importers import import_files
+    from specscope.importers import baseline_gaps, import_files
     from specscope.values import count_noun
 
     cells = import_files(files, config, out, workload=workload, baseline=baseline, command=["specscope", *sys.argv[1:]])
@@ -52,6 +53,8 @@ def import_cmd(
         for note in c.notes:
             typer.echo(f"warning: {c.file} {note}", err=True)
     typer.echo(f"{count_noun(len(cells), 'cell')} imported into {out}; judge the run with: specscope report {out}")
+    for line in baseline_gaps(out):
+        typer.echo(f"warning: {line}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -206,7 +206,7 @@ TextJsonFormatOption = Annotated[
 # --- the run a command reads (advise, predict) ---
 RunArgument = Annotated[
     MaybePath,
-    typer.Argument(help="A run folder written by `specscope bench`."),
+    typer.Argument(help="A run folder written by `specscope bench` or `specscope import`."),
 ]
 RequiredRunArgument = Annotated[
     Path,

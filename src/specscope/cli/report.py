@@ -48,7 +48,8 @@ def _emit_gate(runs: list[Path], fmt: str, output: Path | None, width: int | Non
             for p, r in zip(runs, loaded, strict=True):
                 console.rule(f"gate run {p}")
                 console.print(render_gate_table(r))
-                console.print(render_thinking_table(r))
+                if any(x.gate == "thinking" for x in r.results):  # as `gate` prints it: no empty table
+                    console.print(render_thinking_table(r))
 
         emit(tables, output, width)
 
@@ -138,7 +139,7 @@ def _run_workloads(run: Path) -> list[str] | None:
 def register(app: typer.Typer) -> None:
     @app.command("report", cls=VocabCommand)
     def report(
-        runs: Annotated[list[Path], typer.Argument(help="Run folder(s) made by specscope bench or gate.")],
+        runs: Annotated[list[Path], typer.Argument(help="Run folder(s) made by specscope bench, import or gate.")],
         format: ReportFormatOption = None,
         output: OutputOption = None,
         width: WidthOption = None,

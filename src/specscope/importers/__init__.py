@@ -16,6 +16,6 @@ when the run is read (:mod:`specscope.stats.imported`), and what a file does not
 """
 
 from specscope.importers.shapes import SHAPES, read_records
-from specscope.importers.write import ImportedCell, import_files
+from specscope.importers.write import ImportedCell, baseline_gaps, import_files
 
-__all__ = ["SHAPES", "ImportedCell", "import_files", "read_records"]
+__all__ = ["SHAPES", "ImportedCell", "baseline_gaps", "import_files", "read_records"]

@@ -35,7 +35,7 @@ from specscope.store.manifest import ManifestError, validate_manifest
 from specscope.store.schema import cell_from_row, cell_row
 from specscope.values import check_name
 
-__all__ = ["ImportedCell", "import_files"]
+__all__ = ["ImportedCell", "baseline_gaps", "import_files"]
 
 DEFAULT_WORKLOAD = "imported"
 
@@ -355,3 +355,36 @@ def _write(
         facts = {"model": rec.model, "imported_from": rec.tool} if rec.model else {"imported_from": rec.tool}
         run.save_server_facts(config, {**run.server_facts.of(config).stored, **facts})
     run.update_manifest(**fields)
+
+
+def baseline_gaps(out: Path) -> list[str]:
+    """One line per (config, workload, level) of the run ``out`` with no cell of the run's baseline at the same
+    workload and level: found (the baseline's own groups), expected, fix. The report pairs a config's cells only
+    with the baseline's of the same workload and level, so such a group gets no speedup and no verdict."""
+    run = open_run(out)
+    try:
+        baseline = run.manifest.get("baseline")
+        groups = sorted({(c.key.config, c.key.workload, c.key.concurrency) for c in run.cells()})
+    finally:
+        run.close()
+    if not isinstance(baseline, str):
+        return []
+    have = [(w, n) for c, w, n in groups if c == baseline]
+    if not have:
+        return []
+    lines = []
+    for config, workload, level in groups:
+        if config == baseline or (workload, level) in have:
+            continue
+        workloads = sorted({w for w, _ in have})
+        fix = (
+            f"import both configs' files into a new --out with one --workload (e.g. --workload {workloads[0]} for both)"
+            if workload not in workloads
+            else f"import {baseline}'s files measured at this load (--config {baseline} --out {out})"
+        )
+        lines.append(
+            f"{config}/{workload}/c{level} has no cell of the baseline {baseline} to be compared with: report will "
+            f"judge no speedup for it; found: {', '.join(f'{baseline}/{w}/c{n}' for w, n in have)}; expected: "
+            f"{baseline}/{workload}/c{level}; fix: {fix}"
+        )
+    return lines

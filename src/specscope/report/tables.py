@@ -126,9 +126,12 @@ class RunCells:
 
 def pairing_words(comparisons: Sequence[Comparison], noun: str = "cells") -> str:
     """How the comparisons' rounds were paired, in words, from their reasons: nearest in time (a measured run), or by
-    import order where cells were imported (``NOT_INTERLEAVED``: another tool's files carry no interleaving)."""
+    import order where cells were imported (``NOT_INTERLEAVED``: another tool's files carry no interleaving); with no
+    comparison, that there is none and why."""
+    if not comparisons:  # nothing was paired: saying how would describe pairs that do not exist
+        return "none: no other config has cells at a workload and level of the baseline's"
     by_order = [any(r.code == "NOT_INTERLEAVED" for r in c.reasons) for c in comparisons]
-    if by_order and all(by_order):
+    if all(by_order):
         return "rounds paired by import order, not interleaved"
     if any(by_order):
         return f"{noun} paired nearest in time; imported ones by import order, not interleaved"

@@ -27,7 +27,8 @@ drafting, reset, no window: issue 26; ``restarted`` and a vanished series named 
 ``engine 1: LOW_ACCEPTANCE(...)``: a pool can hide one engine accepting nothing), ``inconsistencies`` (the checks
 of a counted window that show counters contradicting each other, :data:`specscope.stats.counters.INCONSISTENCIES`:
 more tokens accepted than drafted ...).
-``models`` (two or more ``model_name`` values: each model's own figures and alarms, the headline acceptance null and
+``models`` (two or more ``model_name`` values: each model's own figures and alarms, null with ``inconsistent`` where its
+counters contradict each other; the headline acceptance null and
 ``SEVERAL_MODELS`` under reasons: :mod:`specscope.stats.counters_models`), ``inside`` (what the engine counts without
 labelling it apart, from its adapter; null when it says nothing). Alarms and inconsistencies make ``specscope
 counters`` exit 1. A count with no counter behind it is null, never 0.
@@ -188,9 +189,14 @@ def counters_text(doc: dict[str, Any]) -> str:
     per_pos = doc["acceptance_per_position"]
     lines.append("per position: " + (" ".join(percent_text(r) for r in per_pos) if per_pos else "—"))
     for model, m in doc.get("models", {}).items():
+        figures = (
+            "withheld: its counters contradict each other (INCONSISTENT below)"
+            if m.get("inconsistent")
+            else f"rate {percent_text(m['acceptance_rate'])}  length {_num(m['acceptance_length'], '.2f')}"
+        )
         lines.append(
-            f"model {model}: rate {percent_text(m['acceptance_rate'])}  length {_num(m['acceptance_length'], '.2f')}  "
-            f"drafts {_num(m['drafts'])}  draft tokens {_num(m['draft_tokens'])}  accepted {_num(m['accepted_tokens'])}"
+            f"model {model}: {figures}  drafts {_num(m['drafts'])}  draft tokens {_num(m['draft_tokens'])}  "
+            f"accepted {_num(m['accepted_tokens'])}"
         )
     lines.append("reasons: " + (", ".join(doc["reasons"]) if doc["reasons"] else "none"))
     if doc.get("inside"):

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from specscope.records import SpecCounters, series_labels
-from specscope.stats.counters import sum_counters
+from specscope.stats.counters import INCONSISTENCIES, counter_checks, sum_counters
 from specscope.stats.low_acceptance import low_acceptance_alarm
 
 __all__ = ["model_figures", "series_alarms", "series_label", "unlabelled_traffic"]
@@ -54,24 +54,29 @@ def series_alarms(delta: SpecCounters, names: Sequence[str]) -> list[str]:
 
 def model_figures(delta: SpecCounters) -> dict[str, dict[str, Any]]:
     """Per model (two or more, else empty): its series sets, counts, acceptance rate / length / per position, and the
-    low-acceptance alarm on its own counts (the rule of :mod:`specscope.stats.low_acceptance`, method unknown)."""
+    low-acceptance alarm on its own counts (the rule of :mod:`specscope.stats.low_acceptance`, method unknown). A
+    model whose series contradict each other (:data:`~specscope.stats.counters.INCONSISTENCIES`, named under the
+    reasons) is ``inconsistent``: its counts stay, its acceptance figures and alarm are absent."""
     models = _models(delta)
     if len(models) < 2:
         return {}
     out = {}
     for model, names in models.items():
         d = sum_counters([delta.engines[n] for n in names])
-        alarm = low_acceptance_alarm(None, d.acceptance_rate, d.drafts)
-        alarms = [alarm] if alarm else series_alarms(delta, names)
+        # counters that contradict each other give no figure, as the one-model headline withholds its own
+        bad = any(r.split("(")[0] in INCONSISTENCIES for n in names for r in counter_checks(delta.engines[n]).reasons)
+        alarm = None if bad else low_acceptance_alarm(None, d.acceptance_rate, d.drafts)
+        alarms = [alarm] if alarm else [] if bad else series_alarms(delta, names)
         out[model] = {
             "series": names,
             "drafts": d.drafts,
             "draft_tokens": d.draft_tokens,
             "accepted_tokens": d.accepted_tokens,
             "generation_tokens": d.generation_tokens,
-            "acceptance_rate": d.acceptance_rate,
-            "acceptance_length": d.acceptance_length,
-            "acceptance_per_position": list(d.acceptance_per_position),
+            "inconsistent": bad,
+            "acceptance_rate": None if bad else d.acceptance_rate,
+            "acceptance_length": None if bad else d.acceptance_length,
+            "acceptance_per_position": [] if bad else list(d.acceptance_per_position),
             "alarms": alarms,
         }
     return out

@@ -307,7 +307,7 @@ def validate_manifest(data: Any, where: Path | str, *, reading: bool = False) ->
             f"{where} is not a specscope run manifest",
             found=type(data).__name__,
             expected=f"a JSON object with schema_version {SCHEMA_VERSION}",
-            fix="pass a folder that `specscope bench` created",
+            fix="pass a folder that `specscope bench` or `specscope import` created",
         )
     version = data.get("schema_version")
     if version not in READABLE_SCHEMAS:

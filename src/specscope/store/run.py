@@ -448,7 +448,7 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
             f"{path} is not a run folder",
             found="no such folder" if not path.exists() else "a file",
             expected=f"a folder with {MANIFEST_NAME} and {DB_NAME}",
-            fix="pass a folder that `specscope bench` created",
+            fix="pass a folder that `specscope bench` or `specscope import` created",
         )
     missing = [n for n in (MANIFEST_NAME, DB_NAME) if not (path / n).is_file()]
     if missing == [DB_NAME] and (path / GATE_RESULT_NAME).is_file():
@@ -464,7 +464,8 @@ def open_run(path: Path | str, *, writable: bool = False) -> Run:
             f"{path} is not a run folder",
             found=f"{odd[0]} is not a regular file" if odd else f"missing {', '.join(missing)}",
             expected=f"{MANIFEST_NAME} and {DB_NAME}",
-            fix="pass a folder that `specscope bench` created (runs live under the --out folder, default ./runs)",
+            fix="pass a folder that `specscope bench` or `specscope import` created (bench makes its runs inside its "
+            "--out folder, default ./runs; import writes the --out folder itself)",
         )
     # a writer's sqlite would open a FIFO or a folder as its log and fail at the first write ("disk I/O error"); a
     # reader opens none of them in the run (store.readonly)
