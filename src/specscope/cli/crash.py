@@ -20,6 +20,7 @@ named ``specscope-crash-YYYYmmdd-HHMMSS-<pid>.log``.
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import platform
 import re
@@ -34,7 +35,7 @@ from pathlib import Path
 import click
 import typer
 
-from specscope.errors import SpecscopeError, plain_bound, value_fix
+from specscope.errors import ConfigError, SpecscopeError, plain_bound, value_fix
 from specscope.redact import redact_argv, redact_text
 from specscope.textsafe import escape_controls, safe_output
 
@@ -244,6 +245,21 @@ def run_guarded(call: Callable[[], object], *, debug: bool = False, argv: list[s
             rich.console.Console.on_broken_pipe = rich_handler  # type: ignore[method-assign]
 
 
+def _name_too_long(exc: OSError) -> ConfigError:
+    """A path the file system refuses as too long (``ENAMETOOLONG``: a name over ``NAME_MAX``, 255 bytes on Linux
+    and macOS, or the whole path over ``PATH_MAX``, 4096), wherever it was first touched: a user's path (an argument,
+    a name read from a file they gave), never one specscope makes up. ``found`` names it cut to 80 characters."""
+    path = os.fsdecode(exc.filename) if isinstance(exc.filename, (str, bytes)) else ""
+    longest = max((len(os.fsencode(part)) for part in path.split("/")), default=0)
+    shown = path if len(path) <= 80 else f"{path[:60]}...{path[-17:]} ({len(path):,} characters)"
+    return ConfigError(
+        "a path is too long for the file system",
+        found=f"{shown}; its longest name is {longest:,} bytes, the whole path {len(os.fsencode(path)):,}",
+        expected="a path whose every folder or file name is at most 255 bytes, 4096 in all",
+        fix="shorten the path (a value pasted where a path belongs? a variable holding more than a path?)",
+    )
+
+
 def _raise_terminated(_signum: int, _frame: object) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM during the clean-up ends the process
     raise Terminated
@@ -283,6 +299,15 @@ def _run(call: Callable[[], object], *, debug: bool, argv: list[str] | None) -> 
         if debug:
             _traceback(exc)
         return _internal_error(exc, argv)
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:  # a path too long is the user's; any other OSError reaching here a bug
+            if debug:
+                _traceback(exc)
+            return _internal_error(exc, argv)
+        if debug:
+            _traceback(exc)
+        _error_line(_name_too_long(exc).one_line())
+        return EXIT_BAD_INPUT
     except Terminated:
         click.secho("interrupted (SIGTERM)", err=True)
         return EXIT_TERMINATED
