@@ -31,6 +31,7 @@ from specscope.cli.options import (
     TableFormatOption,
 )
 from specscope.cli.vocab import VocabCommand
+from specscope.errors import ConfigError
 from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
@@ -85,6 +86,24 @@ def register(app: typer.Typer) -> None:
         from specscope.targets import parse_targets
 
         if print_run_file:
+            # it prints the default profile: an option that changes the profile would be silently left out of it
+            profile_options = {
+                "--run-file": run_file,
+                "--gate": gates or None,
+                "--limit": limit,
+                "--max-tokens": max_tokens,
+                "--context-tokens": context_tokens,
+            }
+            given = [(flag, value) for flag, value in profile_options.items() if value is not None]
+            if given:
+                flag, value = given[0]
+                shown = ",".join(map(str, value)) if isinstance(value, list) else value
+                raise ConfigError(
+                    f"--print-run-file and {flag} cannot be given together",
+                    found=f"--print-run-file and {flag} {shown}",
+                    expected=f"either --print-run-file (it prints the default gate profile, without {flag}) or a run",
+                    fix=f"drop --print-run-file to run with {flag}, or drop {flag} to print the default profile",
+                )
             typer.echo(default_profile_text(), nl=False)
             return
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
