@@ -57,3 +57,26 @@ def test_a_manifest_name_too_long_is_a_missing_file(capsys, monkeypatch, tmp_pat
     code, out, err = cli(["audit", ck, "--hashes", "-f", "json"], capsys, monkeypatch, tmp_path)
     assert code == 1, err
     assert '"HASH_FILE_MISSING"' in out and '"HASHES_VERIFIED"' in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report", "loop"],
+        ["report", "{run}", "-o", "loop"],
+        ["audit", str(CK), "-o", "loop"],
+        ["surgery", "reindex", str(CK), "--out", "loop"],
+    ],
+)
+def test_a_symlink_loop_is_a_user_error(argv, capsys, monkeypatch, tmp_path):
+    """A path that is a symlink loop (``ln -s loop loop``) is exit 2 naming it; it was exit 3 (``RuntimeError:
+    Symlink loop from ...``, raised by ``Path.resolve()`` on Python 3.11 and 3.12) where a path is resolved before
+    it is read: report's RUN, every ``-o`` (the check that it is not a source) and surgery's ``--out``."""
+    run = make_quick_run(tmp_path / "r") if "{run}" in argv else None
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop").symlink_to("loop")
+    code, out, err = cli([a.format(run=run) for a in argv], capsys, monkeypatch, tmp_path)
+    line = one_error(err)
+    assert code == 2, err
+    assert line.startswith("error: a path is a symlink loop; found: "), line
+    assert "loop" in line.split("found: ", 1)[1] and "fix: " in line, line
