@@ -45,6 +45,7 @@ __all__ = [
     "MAX_LINES",
     "TooManyLines",
     "open_regular_fd",
+    "special_kind",
     "read_error_text",
     "not_utf8_text",
     "utf8_conversion",
@@ -116,6 +117,16 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "a special file"
+
+
+def special_kind(path: str | os.PathLike[str]) -> str | None:
+    """What stands at ``path`` (symlinks followed) when it is neither a regular file nor a folder: ``a FIFO``, ``a
+    device``, ``a socket``; None when it is one of those or nothing is there."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else _kind(mode)
 
 
 def open_regular_fd(path: str | os.PathLike[str]) -> int:

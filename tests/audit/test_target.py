@@ -171,3 +171,16 @@ def test_existing_file_that_is_not_a_checkpoint_is_named_as_such(tmp_path: Path,
         "path); expected: a checkpoint folder, a .safetensors file or a GGUF file; fix: check the path; a hub repo id "
         "is org/name[@revision] and is looked up only when it does not look like a local path"
     ]
+
+
+def test_a_fifo_target_is_named_as_what_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``audit --draft ff`` with ``ff`` a FIFO (or a plain file) in the current folder said ``ff/ exists here``, a
+    folder that is not there; it names what stands there (attack48)."""
+    import os
+
+    os.mkfifo(tmp_path / "ff")
+    (tmp_path / "notes").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    assert _local_path_reason("ff", "ff") == "ff exists here (a FIFO)"
+    assert _local_path_reason("notes", "notes") == "notes exists here (a file)"
+    assert _local_path_reason("ff/x", "ff/x") == "ff exists here (a FIFO)"

@@ -75,6 +75,15 @@ def _what(path: Path) -> str:
     return "a folder" if path.is_dir() else "not a regular file (a FIFO, a device or a socket)"
 
 
+def _is_file(path: Path) -> bool:
+    """Whether a regular file stands at ``path``; a name no file system holds (over 255 bytes: ``ENAMETOOLONG``, an
+    error ``Path.is_file`` raises) is no file, as a missing one is."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def _compare(root: Path, listed: dict[str, str], bad: list[int], src: str) -> list[Finding]:
     out: list[Finding] = []
     if bad:
@@ -87,7 +96,7 @@ def _compare(root: Path, listed: dict[str, str], bad: list[int], src: str) -> li
         path = root / name
         if name in unsafe:
             continue  # never hashed: it names a file outside the checkpoint
-        if not path.is_file():
+        if not _is_file(path):
             out.append(finding("HASH_FILE_MISSING", file=name, source=src, want=want))
             continue
         got = sha256_file(path)

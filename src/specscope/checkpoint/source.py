@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from urllib.parse import quote
 from specscope.checkpoint.safefiles import check_json_size, decode_json, read_regular
 from specscope.checkpoint.schema import MAX_CONFIG_BYTES
 from specscope.errors import CheckpointError
+from specscope.readfile import special_kind
 
 __all__ = ["ByteSource", "LocalSource", "HubSource", "open_source", "parse_target"]
 
@@ -328,10 +330,20 @@ def _local_path_reason(text: str, repo: str) -> str | None:
     if len(parts) > 2:
         return f"{len(parts)} path parts (a repo id has 2)"
     if parts[0] and Path(parts[0]).exists():
-        return f"{parts[0]}/ exists here"
+        first = Path(parts[0])
+        return f"{parts[0]}/ exists here" if first.is_dir() else f"{parts[0]} exists here ({_not_folder(first)})"
     if len(parts) == 2 and all(parts) and not _valid_repo_id(repo):
         return "not a hub repo id: its parts take letters, digits, '-', '_', '.', never '--' or '..'"
     return None
+
+
+def _not_folder(path: Path) -> str:
+    """``a file``, or what else stands at ``path`` (``a FIFO``, ``a device``, ``a socket``)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "unreadable"
+    return "a file" if stat.S_ISREG(mode) else (special_kind(path) or "a special file")
 
 
 def _valid_repo_id(repo: str) -> bool:

@@ -20,9 +20,11 @@ named ``specscope-crash-YYYYmmdd-HHMMSS-<pid>.log``.
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import platform
 import re
+import shlex
 import signal
 import sys
 import tempfile
@@ -34,7 +36,7 @@ from pathlib import Path
 import click
 import typer
 
-from specscope.errors import SpecscopeError, plain_bound, value_fix
+from specscope.errors import ConfigError, SpecscopeError, plain_bound, value_fix
 from specscope.redact import redact_argv, redact_text
 from specscope.textsafe import StdoutClosed, escape_controls, safe_output
 
@@ -244,6 +246,47 @@ def run_guarded(call: Callable[[], object], *, debug: bool = False, argv: list[s
             rich.console.Console.on_broken_pipe = rich_handler  # type: ignore[method-assign]
 
 
+#: pathlib's words for a symlink loop met by ``Path.resolve()`` (Python 3.11 and 3.12 raise RuntimeError; later
+#: versions resolve it as far as it goes)
+_SYMLINK_LOOP = re.compile(r"^Symlink loop from (.+)$")
+
+
+def _path_refusal(exc: OSError | RuntimeError) -> ConfigError | None:
+    """The user error of a path the system refuses wherever it was first touched (an argument, a name read from a
+    file the user gave; never a path specscope makes up), else None: too long (``ENAMETOOLONG``: a name over
+    ``NAME_MAX``, 255 bytes on Linux and macOS, or the whole path over ``PATH_MAX``, 4096) or a symlink loop
+    (``ELOOP``, or pathlib's RuntimeError). ``found`` names the path cut to 80 characters."""
+    loop = _SYMLINK_LOOP.match(str(exc)) if isinstance(exc, RuntimeError) else None
+    if loop is not None:
+        return _loop_refusal(loop.group(1).strip("'\""))
+    if not isinstance(exc, OSError) or exc.errno not in (errno.ENAMETOOLONG, errno.ELOOP):
+        return None
+    path = os.fsdecode(exc.filename) if isinstance(exc.filename, (str, bytes)) else ""
+    if exc.errno == errno.ELOOP:
+        return _loop_refusal(path)
+    longest = max((len(os.fsencode(part)) for part in path.split("/")), default=0)
+    return ConfigError(
+        "a path is too long for the file system",
+        found=f"{_cut(path)}; its longest name is {longest:,} bytes, the whole path {len(os.fsencode(path)):,}",
+        expected="a path whose every folder or file name is at most 255 bytes, 4096 in all",
+        fix="shorten the path (a value pasted where a path belongs? a variable holding more than a path?)",
+    )
+
+
+def _loop_refusal(path: str) -> ConfigError:
+    return ConfigError(
+        "a path is a symlink loop",
+        found=f"{_cut(path)}: a symbolic link that leads back to itself (Too many levels of symbolic links)",
+        expected="a path to a file or a folder, or a symlink to one",
+        fix=f"replace the link (ls -l {shlex.quote(path)} shows where it points) or pass another path",
+    )
+
+
+def _cut(path: str) -> str:
+    """``path``, or its first 60 and last 17 characters with its length when it is longer than 80."""
+    return path if len(path) <= 80 else f"{path[:60]}...{path[-17:]} ({len(path):,} characters)"
+
+
 def _raise_terminated(_signum: int, _frame: object) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM during the clean-up ends the process
     raise Terminated
@@ -286,6 +329,14 @@ def _run(call: Callable[[], object], *, debug: bool, argv: list[str] | None) -> 
         if debug:
             _traceback(exc)
         return _internal_error(exc, argv)
+    except (OSError, RuntimeError) as exc:
+        if debug:
+            _traceback(exc)
+        refusal = _path_refusal(exc)  # a path too long or a symlink loop is the user's; else a bug
+        if refusal is None:
+            return _internal_error(exc, argv)
+        _error_line(refusal.one_line())
+        return EXIT_BAD_INPUT
     except Terminated:
         click.secho("interrupted (SIGTERM)", err=True)
         return EXIT_TERMINATED

@@ -31,6 +31,7 @@ from specscope.cli.options import (
     TableFormatOption,
 )
 from specscope.cli.vocab import VocabCommand
+from specscope.errors import ConfigError
 from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
@@ -84,6 +85,13 @@ def register(app: typer.Typer) -> None:
         from specscope.targets import parse_targets
 
         if print_run_file:
+            if gates:  # the profile holds every gate's budget: a choice of gates is no part of it
+                raise ConfigError(
+                    "--print-run-file and --gate cannot be given together",
+                    found=f"--print-run-file and --gate {','.join(gates)}",
+                    expected="--print-run-file (it prints every gate's budgets, merged from --run-file and the limits)",
+                    fix="drop --gate to print the profile, or drop --print-run-file to run those gates",
+                )
             typer.echo(
                 run_file_text(run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens), nl=False
             )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from specscope.errors import ConfigError
+from specscope.readfile import special_kind
 from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
@@ -79,6 +80,14 @@ def report_target(
             found=str(path),
             expected="a file path, e.g. report.txt",
             fix=f"pass a file inside it, e.g. --output {path / ('report.' + _example_suffix(allowed))}",
+        )
+    kind = None if path is None else special_kind(path)
+    if kind is not None:  # the atomic write would rename a regular file over it (as root: over /dev/null itself)
+        raise ConfigError(
+            "--output is not a file to write",
+            found=f"{path}: {kind}",
+            expected="a regular file to create or replace",
+            fix=f"drop --output to print on stdout (and redirect it: > {path}), or pass a file path",
         )
     by_suffix = None if path is None else SUFFIX_FORMATS.get(path.suffix.lower())
     if fmt is not None and by_suffix is not None and by_suffix != fmt:  # one says json, the other markdown

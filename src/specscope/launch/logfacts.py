@@ -8,6 +8,7 @@ engine's lines (their wordings and sources) are read by its adapter, put togethe
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 from pydantic import Field
@@ -28,6 +29,7 @@ __all__ = [
     "SpecCumulativeSample",
     "SpecDecodingSample",
     "StatsSample",
+    "log_text",
     "parse_log_facts",
     "read_log_facts",
 ]
@@ -59,12 +61,22 @@ def parse_log_facts(text: str) -> LogFacts:
     return facts
 
 
+def log_text(data: bytes) -> str:
+    """A log file's text: UTF-8, undecodable bytes replaced, a lone carriage return kept inside its line; UTF-16
+    when the file starts with its byte-order mark (``FF FE`` or ``FE FF``: Windows PowerShell 5 writes ``docker logs
+    C > server.log`` so), whose every line read as UTF-8 was NULs between letters and matched no engine's form."""
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
 def read_log_facts(path: str | Path) -> LogFacts:
-    """Read a server log file (UTF-8, undecodable bytes replaced) and parse it with :func:`parse_log_facts`.
+    """Read a server log file (:func:`log_text`: UTF-8, undecodable bytes replaced, or UTF-16) and parse it with
+    :func:`parse_log_facts`.
 
     Raises:
         ConfigError: the file does not exist or is not a regular file.
     """
     what, expected, fix = MISSING_LOG
     p = require_path(path, what, expected=expected, fix=fix)
-    return parse_log_facts(p.read_bytes().decode("utf-8", errors="replace"))  # keep bare "\r" inside lines
+    return parse_log_facts(log_text(p.read_bytes()))

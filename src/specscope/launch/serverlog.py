@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from specscope.adapters.logs import EngineLog, forms_tried, read_engine_logs, split_log_lines
 from specscope.errors import ConfigError, require_one_of
-from specscope.launch.logfacts import LogFacts, parse_log_facts
+from specscope.launch.logfacts import LogFacts, log_text, parse_log_facts
 from specscope.launch.logpool import LogPool, log_pool
 from specscope.readfile import FileKind, read_user_file
 
@@ -69,7 +69,8 @@ _LOG_FILE = FileKind(
 
 
 def read_server_log(path: str | Path) -> ServerLog:
-    """Read a server log of any engine (UTF-8, undecodable bytes replaced; the file is never modified).
+    """Read a server log of any engine (UTF-8, undecodable bytes replaced, or UTF-16 by its byte-order mark:
+    :func:`log_text`; the file is never modified).
 
     Raises:
         ConfigError: the file does not exist, is not a regular file (a FIFO, a device, a folder: named), or no
@@ -78,7 +79,7 @@ def read_server_log(path: str | Path) -> ServerLog:
     p = Path(path)
     # a rotated log is often gzipped (logrotate's compress): read as it was written; a FIFO, device or folder is
     # refused by its kind before any read, a file (or gunzipped text) above LOG_MAX_BYTES before it is read
-    text = read_user_file(p, _LOG_FILE, LOG_MAX_BYTES, gzip=True).decode("utf-8", errors="replace")  # keep bare "\r"
+    text = log_text(read_user_file(p, _LOG_FILE, LOG_MAX_BYTES, gzip=True))
     facts = parse_log_facts(text)
     lines = split_log_lines(text)
     readings = read_engine_logs(lines)

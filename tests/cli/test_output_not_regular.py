@@ -1,0 +1,34 @@
+"""``-o`` naming a FIFO, a device or a socket (``-o /dev/null``, ``-o /dev/stdout``: a careless way to discard or
+print) is refused, exit 2, with nothing written: the atomic write renamed its temporary file over it, so the FIFO
+(and, run as root, the device node /dev/null itself) became a regular file holding the report, and the command said
+it had written it, exit 0. Found by attack48 (``specscope report RUN -o /dev/full -f json`` replaced /dev/full)."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from clirun import cli, one_error
+from paths import CASES
+from quickrun import make_quick_run
+
+
+@pytest.mark.parametrize("via_link", [False, True])
+@pytest.mark.parametrize("command", ["report", "audit"])
+def test_output_onto_a_fifo_is_refused(command, via_link, capsys, monkeypatch, tmp_path):
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    target = fifo
+    if via_link:
+        target = tmp_path / "link.json"
+        target.symlink_to(fifo)
+    source = make_quick_run(tmp_path / "r") if command == "report" else CASES / "C06" / "checkpoint"
+    code, out, err = cli([command, source, "-o", target, "-f", "json"], capsys, monkeypatch, tmp_path)
+    line = one_error(err)
+    assert code == 2 and out == "", err
+    assert line.startswith(f"error: --output is not a file to write; found: {target}: a FIFO"), line
+    assert "fix: " in line and "> " in line, line
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and (not via_link or target.is_symlink())
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary file left
