@@ -84,11 +84,23 @@ def test_missing_file_and_bad_format_are_one_line_errors(tmp_path, capsys):
     assert ei.value.code == 2
     err = capsys.readouterr().err.splitlines()
     assert err == [
-        f"error: {tmp_path / 'page.prom'} is not Prometheus text; found: ValueError: "
-        "invalid metric name:<html>not metrics</html>; expected: a /metrics scrape saved as Prometheus text with an "
+        f"error: {tmp_path / 'page.prom'} is not Prometheus text; found: line 1: '<html>not metrics</html>' "
+        "(invalid metric name:<html>not metrics</html>); expected: a /metrics scrape saved as Prometheus text with an "
         "engine's counters (docs/engines.md), or a JSON metrics body; fix: save each scrape with: "
         "curl -s http://HOST:PORT/metrics > before.prom (and after.prom after the load)"
     ]
+    # the line the parser refuses is named, not the parser's exception (attack48: a mangled value)
+    (tmp_path / "bad.prom").write_text(
+        '# TYPE a counter\na_total 1\nvllm:spec_decode_num_drafts_total{engine="0"} +Inf0\n'
+    )
+    with pytest.raises(SystemExit) as ei:
+        main(["counters", str(tmp_path / "bad.prom"), str(DATA / "llamacpp_after.prom")])
+    assert ei.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(
+        f"error: {tmp_path / 'bad.prom'} is not Prometheus text; found: line 3: "
+        """'vllm:spec_decode_num_drafts_total{engine="0"} +Inf0' (could not convert string to float: '+Inf0'); """
+    ), line
 
 
 def _one_error(argv: list[str], capsys) -> str:

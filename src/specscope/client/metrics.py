@@ -217,6 +217,22 @@ def _bounded_families(families: Any) -> list[Any]:
     return out
 
 
+def _first_bad_line(text: str) -> str | None:
+    """``line N: 'the line' (the parser's complaint)`` for the first line the exposition parser refuses on its own,
+    or None when each line parses alone (the fault lies between lines); run only after the whole text was refused."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        try:
+            for _ in text_string_to_metric_families(line + "\n"):
+                pass
+        except (ValueError, TypeError, IndexError, OverflowError) as exc:
+            return f"line {n}: {line[:120]!r} ({' '.join(str(exc).split())[:100] or type(exc).__name__})"
+    return None
+
+
 def parse_metrics(text: str) -> SpecCounters:
     """Parse one Prometheus text exposition into a :class:`SpecCounters` snapshot.
 
@@ -241,7 +257,7 @@ def parse_metrics(text: str) -> SpecCounters:
     except (ValueError, TypeError, IndexError, OverflowError) as exc:  # OverflowError: a value past float range
         raise MetricsUnavailable(
             "the /metrics body is not Prometheus text",
-            found=_what(exc, "", 200),
+            found=_first_bad_line(text) or _what(exc, "", 200),
             expected="Prometheus text exposition format (name{labels} value lines)",
             fix="point --server at the server's own metrics page and check what it serves",
         ) from exc
