@@ -111,3 +111,26 @@ def test_streaming_writer_commits_or_discards(old_file: Path):
     g.discard()  # twice is harmless
     assert old_file.read_bytes() == b"part 1, part 2"
     assert _names(old_file.parent) == ["manifest.json"]
+
+
+def test_a_fifo_or_a_link_to_one_is_never_replaced_by_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # attack48: as root, `report RUN -o /dev/full -f json` renamed a regular file over the device node; the -o check
+    # refuses it first, and every atomic writer refuses it too (the last guard, for a writer past that check)
+    from specscope.cli.crash import _run
+    from specscope.fsio import NotRegularFile
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "link"
+    link.symlink_to(fifo)
+    for target in (fifo, link):
+        with pytest.raises(NotRegularFile) as info:
+            write_text_atomic(target, "x")
+        assert info.value.kind == "a FIFO"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and link.is_symlink()
+    assert _names(tmp_path) == ["link", "pipe"]  # no temporary file left
+    assert _run(lambda: write_text_atomic(fifo, "x"), debug=False, argv=None) == 2
+    assert capsys.readouterr().err == (
+        f"error: a path to write is not a regular file; found: {fifo}: a FIFO; expected: a regular file, or a name "
+        "where nothing is yet; fix: write to a file and copy it there, or let the shell write it (> PATH)\n"
+    )

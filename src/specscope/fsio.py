@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,10 +34,46 @@ __all__ = [
     "write_json_atomic",
     "copy_file_atomic",
     "commit_path",
+    "NotRegularFile",
+    "file_kind",
+    "special_kind",
 ]
 
 FILE_MODE = 0o644
 """Permission bits of a file written here."""
+
+
+class NotRegularFile(OSError):
+    """The path names a FIFO, a device, a socket or a folder; ``kind`` says which."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path}: {kind}, not a regular file")
+        self.path = path
+        self.kind = kind
+        self.strerror = f"{kind}, not a regular file"
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``mode`` (``st_mode``) is, in words: ``a FIFO``, ``a device``, ``a folder``, ``a socket``."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def special_kind(path: str | os.PathLike[str]) -> str | None:
+    """What stands at ``path`` (symlinks followed) when it is neither a regular file nor a folder: ``a FIFO``, ``a
+    device``, ``a socket``; None when it is one of those or nothing is there."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else file_kind(mode)
 
 
 class AtomicFile:
@@ -54,6 +91,9 @@ class AtomicFile:
 
     def __init__(self, path: str | os.PathLike[str], *, parents: bool = False, suffix: str = ".tmp") -> None:
         self.path = Path(path)
+        kind = special_kind(self.path)
+        if kind is not None:  # the rename would put a file where a FIFO, device or socket was (/dev/full, attack48)
+            raise NotRegularFile(self.path, kind)
         if parents:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=suffix, dir=self.path.parent)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from specscope.errors import ConfigError
+from specscope.fsio import NotRegularFile, file_kind, special_kind
 
 __all__ = [
     "NotRegularFile",
@@ -68,16 +69,6 @@ SETTINGS_FILE_MAX_BYTES = 4 * 2**20
 SCRAPE_MAX_BYTES = 8 * 2**20
 
 
-class NotRegularFile(OSError):
-    """The path names a FIFO, a device, a socket or a folder; ``kind`` says which."""
-
-    def __init__(self, path: Path, kind: str) -> None:
-        super().__init__(f"{path}: {kind}, not a regular file")
-        self.path = path
-        self.kind = kind
-        self.strerror = f"{kind}, not a regular file"
-
-
 class FileTooLarge(ValueError):
     """The file holds more than the caller's limit (``size_bytes`` > ``limit_bytes``); ``decompressed``: the limit
     was passed by the gunzipped text (decompression stopped there, so ``size_bytes`` is only a lower bound)."""
@@ -107,28 +98,6 @@ class DamagedGzip(OSError):
         self.strerror = f"a damaged gzip file ({detail})"
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a special file"
-
-
-def special_kind(path: str | os.PathLike[str]) -> str | None:
-    """What stands at ``path`` (symlinks followed) when it is neither a regular file nor a folder: ``a FIFO``, ``a
-    device``, ``a socket``; None when it is one of those or nothing is there."""
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return None
-    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else _kind(mode)
-
-
 def open_regular_fd(path: str | os.PathLike[str]) -> int:
     """An ``O_RDONLY | O_NONBLOCK`` descriptor of ``path``, checked with ``fstat`` to be a regular file (the caller
     closes it); a FIFO never blocks the open.
@@ -142,7 +111,7 @@ def open_regular_fd(path: str | os.PathLike[str]) -> int:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise NotRegularFile(p, _kind(mode))
+        raise NotRegularFile(p, file_kind(mode))
     return fd
 
 

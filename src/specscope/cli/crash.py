@@ -37,6 +37,7 @@ import click
 import typer
 
 from specscope.errors import ConfigError, SpecscopeError, plain_bound, value_fix
+from specscope.readfile import NotRegularFile
 from specscope.redact import redact_argv, redact_text
 from specscope.textsafe import StdoutClosed, escape_controls, safe_output
 
@@ -256,6 +257,13 @@ def _path_refusal(exc: OSError | RuntimeError) -> ConfigError | None:
     file the user gave; never a path specscope makes up), else None: too long (``ENAMETOOLONG``: a name over
     ``NAME_MAX``, 255 bytes on Linux and macOS, or the whole path over ``PATH_MAX``, 4096) or a symlink loop
     (``ELOOP``, or pathlib's RuntimeError). ``found`` names the path cut to 80 characters."""
+    if isinstance(exc, NotRegularFile):  # a writer's last guard (fsio.AtomicFile); -o paths are refused before
+        return ConfigError(
+            "a path to write is not a regular file",
+            found=f"{_cut(str(exc.path))}: {exc.kind}",
+            expected="a regular file, or a name where nothing is yet",
+            fix="write to a file and copy it there, or let the shell write it (> PATH)",
+        )
     loop = _SYMLINK_LOOP.match(str(exc)) if isinstance(exc, RuntimeError) else None
     if loop is not None:
         return _loop_refusal(loop.group(1).strip("'\""))
