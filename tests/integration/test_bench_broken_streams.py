@@ -50,14 +50,17 @@ def test_one_cell_of_each_broken_shape(tmp_path):
         cells = {c.repeat: c for c in summarize_run(run)}
         r0_streams = run.streams(CellKey("x", "prose", 3, 0))
     r0, r1, r2 = cells[0], cells[1], cells[2]
+    # the client's self-check may flag a cell CLIENT_LIMITED on a loaded machine (fresh clone's make test, 2026-12-06:
+    # loop lag p99 12.7 ms); that flag is the machine's, not the streams': the reasons under test are the rest
+    own = {r: tuple(x for x in c.reasons if not x.startswith("CLIENT_LIMITED(")) for r, c in cells.items()}
 
     # one of each: the [DONE]-only and the stopped-early streams are failed requests; the one that finished
     # without usage is ok, but the counter delta (8 + 12 tokens) cannot be split between it and the stream that
     # stopped early: that one received 2 chunks (at least 2 tokens) of up to max_tokens = 12, so the ok stream
     # made 20 - 12 = 8 to 20 - 2 = 18, capped at 12: its tokens stay unknown (never 0) and the cell says so
     assert (r0.streams, r0.streams_ok) == (3, 1)
-    assert r0.reasons[0] == "STREAM_DEGRADED(failed:EMPTY_STREAM, failed:STOPPED_EARLY)"
-    assert "TOKENS_UNKNOWN(2 streams with tokens, no usage; the ok ones made 8..12 of the counter delta)" in r0.reasons
+    assert own[0][0] == "STREAM_DEGRADED(failed:EMPTY_STREAM, failed:STOPPED_EARLY)"
+    assert "TOKENS_UNKNOWN(2 streams with tokens, no usage; the ok ones made 8..12 of the counter delta)" in own[0]
     assert (r0.output_tokens, r0.token_source, r0.server_generation_tokens) == (0, "missing", 20)
     by_status = {s.reason or "ok": s for s in r0_streams}
     ok, early = by_status["ok"], by_status["STOPPED_EARLY"]
@@ -73,14 +76,14 @@ def test_one_cell_of_each_broken_shape(tmp_path):
     # [DONE]-only + finished-without-usage + normal: the missing tokens are the counter delta (24) less the
     # normal stream's usage (12): exactly 12, marked counter_delta
     assert (r1.streams, r1.streams_ok) == (3, 2)
-    assert r1.reasons == ("STREAM_DEGRADED(failed:EMPTY_STREAM)",)
+    assert own[1] == ("STREAM_DEGRADED(failed:EMPTY_STREAM)",)
     assert (r1.output_tokens, r1.token_source, r1.server_generation_tokens) == (24, "counter_delta", 24)
 
     # one of each again, the stream that stopped early having received 12 one-token chunks (= max_tokens, so it
     # generated exactly 12) before its clean close: the [DONE]-only stream generated 0 (the server ended it with
     # nothing), so the ok stream without usage made exactly the counter delta (24) less 12 = 12: counter_delta
     assert (r2.streams, r2.streams_ok, r2.server_generation_tokens) == (3, 1, 24)
-    assert r2.reasons == ("STREAM_DEGRADED(failed:EMPTY_STREAM, failed:STOPPED_EARLY)",)
+    assert own[2] == ("STREAM_DEGRADED(failed:EMPTY_STREAM, failed:STOPPED_EARLY)",)
     assert (r2.output_tokens, r2.token_source) == (12, "counter_delta")
     with open_run(run_dir) as run:
         r2_streams = {s.reason or "ok": s for s in run.streams(CellKey("x", "prose", 3, 2))}

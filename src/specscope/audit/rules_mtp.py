@@ -272,7 +272,8 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
         return None
     main = main_layer_prefix(sorted(names))
     stem = fam.layer_prefix.format(head=fam.head_prefix, i="\0", n="\0", main=main)
-    pattern = re.compile(re.escape(stem).replace("\0", r"(\d+)"))
+    # a layer number of at most 9 digits (a 5,000-digit one is no layer: int() refuses past 4,300 digits, fuzz case)
+    pattern = re.compile(re.escape(stem).replace("\0", r"(\d{1,9})(?!\d)"))
     first_match = pattern.match(layout.layer_prefixes[0])
     if first_match is None:
         return None
