@@ -136,7 +136,7 @@ def run_file_text(
     if overrides:
         prof = prof.with_overrides(**overrides)
     source = f"{path} merged over the default profile" if path is not None else "the default profile"
-    head = f"# specscope gate profile: {source}, with the command line's caps; --run-file reads it back\n"
+    head = f"# The gate profile of specscope: {source}, with the command line's caps; --run-file reads it back\n"
     data = {name: {k: v for k, v in section.items() if v is not None} for name, section in prof.model_dump().items()}
     return head + tomli_w.dumps(data)
 

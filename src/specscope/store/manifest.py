@@ -377,7 +377,7 @@ def refuse_unknown_fields(manifest: Mapping[str, Any], where: Path | str) -> Non
         raise ManifestError(
             f"{where} holds manifest fields this specscope does not know: {', '.join(unknown)}",
             found=f"{unknown[0]}: {manifest[unknown[0]]!r:.60}",
-            expected="only the fields bench of this version writes (the run can still be read: specscope report)",
+            expected="only the fields bench of this version writes (the run can still be read: specscope report RUN)",
             fix="continue the run with the specscope version that wrote it, or start a new run",
         )
 
