@@ -54,7 +54,11 @@ def test_resume_refuses_a_workload_file_edited_since_the_run_started(tmp_path):
         assert assert_rows_sent(run_dir, resumed, texts) == {"base/mine/c1/r0": 3}
         assert len(truth.served()) - served == 4  # one warm-up + the 3 rows of the file (every row once per repeat)
     with open_run(run_dir) as run:
-        assert [c.status for c in summarize_run(run)] == ["ok"]
+        (cell,) = summarize_run(run)
+        # a loaded machine may flag the cell CLIENT_LIMITED (the client's self-check: a fresh clone's make test beside
+        # two others, 2026-12-06, 'degraded'); any other reason still fails
+        limited = bool(cell.reasons) and all(r.startswith("CLIENT_LIMITED(") for r in cell.reasons)
+        assert cell.status == "ok" or limited, cell.reasons
         check_sources_unchanged(run.manifest, run_dir)  # unchanged: no refusal
         prompts.unlink()
         with pytest.raises(ConfigError) as gone:
