@@ -105,6 +105,20 @@ def _check_context_tokens(context_tokens: int | None) -> None:
         )
 
 
+def _command_line_overrides(
+    prof: GateProfile, limit: int | None, max_tokens: int | None, context_tokens: int | None, changed: dict[str, int]
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The profile overrides of the command line's caps (``--max-tokens`` over ``changed``, the gates' budgets
+    changed so far, ``--limit`` on every gate) and one note per cap; ``--context-tokens`` checked (the caller applies
+    it: the embedded engine may cut it to a slot)."""
+    notes = _caps(prof, limit, max_tokens, changed)
+    overrides: dict[str, dict[str, Any]] = {g: {"max_tokens": n} for g, n in changed.items()}
+    for g in GATES if limit is not None else ():
+        overrides.setdefault(g, {})["limit"] = limit
+    _check_context_tokens(context_tokens)
+    return overrides, notes
+
+
 def run_file_text(
     path: Path | None,
     *,
@@ -125,12 +139,7 @@ def run_file_text(
     if path is None and limit is None and max_tokens is None and context_tokens is None:
         return default_profile_text()
     prof = load_profile(path)
-    changed: dict[str, int] = {}
-    _caps(prof, limit, max_tokens, changed)
-    overrides: dict[str, dict[str, Any]] = {g: {"max_tokens": n} for g, n in changed.items()}
-    for g in GATES if limit is not None else ():
-        overrides.setdefault(g, {})["limit"] = limit
-    _check_context_tokens(context_tokens)
+    overrides, _notes = _command_line_overrides(prof, limit, max_tokens, context_tokens, {})
     if context_tokens is not None:
         overrides.setdefault("long_context", {})["context_tokens"] = context_tokens
     if overrides:
@@ -167,12 +176,8 @@ def budget_profile(
     if plan.kind == "embedded":
         slot = min(get_config(n).ctx_per_slot_tokens for n in plan.names(DEFAULT_EMBEDDED_CONFIGS))
         changed, notes = _embedded_budgets(prof, _user_set(path, "max_tokens"), slot, max_tokens)
-    notes += _caps(prof, limit, max_tokens, changed)
-    overrides: dict[str, dict[str, Any]] = {g: {"max_tokens": n} for g, n in changed.items()}
-    if limit is not None:
-        for g in GATES:
-            overrides.setdefault(g, {})["limit"] = limit
-    _check_context_tokens(context_tokens)
+    overrides, caps_notes = _command_line_overrides(prof, limit, max_tokens, context_tokens, changed)
+    notes += caps_notes
     lc_tokens = context_tokens if context_tokens is not None else prof.long_context.context_tokens
     if slot is not None and context_tokens is None and "long_context" not in _user_set(path, "context_tokens"):
         if lc_tokens > EMBEDDED_CONTEXT_TOKENS:
