@@ -54,6 +54,7 @@ from specscope.records import SpecCounters, SpecWindow, series_labels, series_se
 __all__ = [
     "INCONSISTENCIES",
     "CounterChecks",
+    "count_violations",
     "counter_checks",
     "counters_delta",
     "series_reasons",
@@ -61,7 +62,8 @@ __all__ = [
     "sum_counters",
 ]
 
-#: the codes of :func:`counter_checks`: counters that contradict each other (a window with one is not a measurement).
+#: the codes of :func:`counter_checks`: counters that contradict each other (a window with one is not a measurement);
+#: ``PER_POSITION_RATE`` is said of a server log's printed per-position rates (:func:`count_violations`).
 INCONSISTENCIES = frozenset(
     {
         "PER_POSITION_SUM",
@@ -70,6 +72,7 @@ INCONSISTENCIES = frozenset(
         "SPEC_IDENTITY",
         "ACCEPTED_OVER_DRAFTED",
         "ACCEPTED_OVER_GENERATED",
+        "PER_POSITION_RATE",
     }
 )
 
@@ -335,13 +338,8 @@ def counter_checks(delta: SpecCounters) -> CounterChecks:
     sets = {name: d for name, d in delta.engines.items() if name not in left_out}
     k = _whole_k(delta)
     if len(sets) < 2:
-        return CounterChecks(k, tuple(_violations(delta)))
-    named = []
-    for name, d in sets.items():
-        for r in _violations(d):
-            code, _, detail = r.partition("(")
-            named.append(f"{code}({name}: {detail}")
-    return CounterChecks(k, tuple(named))
+        return CounterChecks(k, tuple(count_violations(delta)))
+    return CounterChecks(k, tuple(r for name, d in sets.items() for r in count_violations(d, name)))
 
 
 def _whole_k(delta: SpecCounters) -> int | None:
@@ -352,8 +350,31 @@ def _whole_k(delta: SpecCounters) -> int | None:
     return None
 
 
+def count_violations(delta: SpecCounters, name: str | None = None, rates: Sequence[float | None] = ()) -> list[str]:
+    """The rules of :func:`counter_checks` on one series set (or a delta without sets), each reason naming ``name``
+    when given (``ACCEPTED_OVER_DRAFTED(line 4: ...)``); a server log's statistics go through the same rules
+    (:mod:`specscope.launch.logpool`). ``rates``: per-position acceptance rates as a log prints them (accepted at
+    position i / verify steps), None where it printed no number (``nan``): a rate that is no number or outside
+    [0, 1] is ``PER_POSITION_RATE`` (no position accepts more than once per step, none less than never); a log prints
+    rates, not counts, so they are not summed against the accepted count."""
+    reasons = _violations(delta) + _rate_violations(rates)
+    if name is None:
+        return reasons
+    return [f"{code}({name}: {detail}" for code, _, detail in (r.partition("(") for r in reasons)]
+
+
+def _rate_violations(rates: Sequence[float | None]) -> list[str]:
+    """``PER_POSITION_RATE`` naming each position (1-based) whose rate is no number or outside [0, 1]."""
+    bad = [
+        f"position {i} rate {'nan' if r is None or r != r else f'{r:g} > 1' if r > 1 else f'{r:g} < 0'}"
+        for i, r in enumerate(rates, start=1)
+        if r is None or r != r or not 0.0 <= r <= 1.0
+    ]
+    return [f"PER_POSITION_RATE({'; '.join(bad)})"] if bad else []
+
+
 def _violations(delta: SpecCounters) -> list[str]:
-    """The rules of :func:`counter_checks` on one series set (or a delta without sets)."""
+    """The count rules of :func:`counter_checks` on one series set (or a delta without sets)."""
     reasons: list[str] = []
     per_pos = delta.accepted_per_position
     drafts, drafted, accepted = delta.drafts, delta.draft_tokens, delta.accepted_tokens
