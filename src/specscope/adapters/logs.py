@@ -152,10 +152,12 @@ class LogSpecStat(BaseModel):
     differenced; the first against the engine's start). ``form``: the :class:`LogForm` name. Counts: ``draft_tokens``
     drafted, ``accepted_tokens`` accepted (the bonus token excluded, counted the way vLLM V1 counts: the accepted prefix
     of each draft), ``verify_steps`` verify steps that carried a draft, ``emitted_tokens`` tokens emitted by those steps
-    (accepted + one per step); None when the line neither prints nor determines it. ``accept_length`` (tokens per
+    (accepted + one per step), ``rejected_tokens`` the drafted tokens not accepted where the line prints them (a
+    cross-check: ``SPEC_IDENTITY``); None when the line neither prints nor determines it. ``accept_length`` (tokens per
     verify step, bonus included) and ``accept_rate`` (fraction of drafted) are the engine's own figures as printed,
     kept for lines that print no counts. ``per_position`` the engine's per-position acceptance as printed (accepted at
-    position i / verify steps: the marginal rate per verify step), empty when not printed.
+    position i / verify steps: the marginal rate per verify step), empty when not printed, None at a position printed
+    as no number (``nan``: absent, never 0; the later positions keep their index).
     ``rank``: the engine or slot the line belongs to (``DP1 TP0``, ``slot 0``), None when the line does not say.
     ``verify_steps_exact``: False when ``verify_steps`` is an estimate (vLLM's windows whose drafted count k does not
     divide: from the two-decimal mean length); ``verify_steps_at_least`` is then the sound lower bound (None: no bound
@@ -173,6 +175,7 @@ class LogSpecStat(BaseModel):
     rank: str | None = None
     draft_tokens: int | None = None
     accepted_tokens: int | None = None
+    rejected_tokens: int | None = None
     verify_steps: int | None = None
     verify_steps_exact: bool = True
     verify_steps_at_least: int | None = None
@@ -180,7 +183,7 @@ class LogSpecStat(BaseModel):
     accept_length: float | None = None
     accept_rate: float | None = None
     accept_rate_at_most: float | None = None
-    per_position: list[float] = Field(default_factory=list)
+    per_position: list[float | None] = Field(default_factory=list)
 
 
 class StatsSample(BaseModel):

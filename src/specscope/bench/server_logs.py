@@ -18,7 +18,8 @@ __all__ = ["attach_server_logs", "server_log_lines"]
 
 def server_log_lines(server_facts: dict[str, dict[str, Any]]) -> list[str]:
     """One line per engine pool of each config's captured log (``log_pools`` of
-    :func:`specscope.launch.serverlog.server_log_facts`): its pooled counts and the alarm, as ``bench`` says them."""
+    :func:`specscope.launch.serverlog.server_log_facts`): its pooled counts, the alarm and the counts that contradict
+    each other (``INCONSISTENT ACCEPTED_OVER_DRAFTED(line 2: ...)``), as ``bench`` says them."""
     out = []
     for name, facts in server_facts.items():
         for pool in facts.get("log_pools") or []:
@@ -37,6 +38,8 @@ def server_log_lines(server_facts: dict[str, dict[str, Any]]) -> list[str]:
                     "verify steps"
                 )
             alarm = f"; ALARM {pool['alarm']}" if pool.get("alarm") else ""
+            # the consistency rules counters applies, each statistic's (launch/logpool.py): as serve --parse-log says
+            alarm += "".join(f"; INCONSISTENT {r}" for r in pool.get("inconsistencies") or [])
             out.append(f"server log {name} ({pool['engine']}: {', '.join(pool['forms'])}): {counted}{alarm}")
     return out
 

@@ -8,9 +8,11 @@ Usage::
     specscope serve --parse-log FILE [--plan requests=20,tokens=32768,max-num-seqs=20] [--format json]
 
 Exit codes: 0 success; 1 ``--parse-log`` found a failure signature of severity error in the log (warnings such
-as the min_p one are printed, exit 0) or the low-acceptance alarm over an engine's pooled statistics
-(:mod:`specscope.launch.logpool`); 2 bad input (unknown recipe, invalid recipe file, missing log, a log in which no
-engine's lines are recognised) or a server that did not start; 130 interrupted (normal end of a run).
+as the min_p one are printed, exit 0), the low-acceptance alarm over an engine's pooled statistics
+(:mod:`specscope.launch.logpool`), or counts that contradict each other (``ACCEPTED_OVER_DRAFTED``,
+``PER_POSITION_RATE`` ...: the rules ``counters`` exits 1 on, each named with its line); 2 bad input (unknown
+recipe, invalid recipe file, missing log, a log in which no engine's lines are recognised) or a server that did not
+start; 130 interrupted (normal end of a run).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from specscope.errors import ConfigError, ServerError
 from specscope.strictjson import dumps_strict
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from specscope.launch.logfacts import LogFacts
     from specscope.launch.recipes import Recipe
 
@@ -97,6 +101,7 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
     summaries = [(s, s.summarise(facts, low_acceptance_bound_alarm)) for s in log_summaries()]
     found = (pooled.alarm, cumulative.alarm if cumulative else None, *(x.alarm for _s, x in summaries if x))
     alarms = list(dict.fromkeys(a for a in (*found, *(p.alarm for p in log.pools)) if a))  # one line per alarm
+    wrong = [(p.engine, r) for p in log.pools for r in p.inconsistencies]  # counters' rules on each statistic
     if fmt == "json":
         doc = facts.model_dump()
         if census is not None:
@@ -156,11 +161,18 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
             from specscope.launch.capacity import capacity_lines
 
             typer.echo("\n".join(capacity_lines(*capacity)))
-        for f in facts.failures:
-            console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
-        for alarm in alarms:
-            console.print(f"[red]ALARM {alarm}[/red]: check the draft head (specscope audit MODEL)")
-    return 1 if any(f.severity == "error" for f in facts.failures) or alarms else 0
+        _print_verdicts(console, facts, alarms, wrong)
+    return 1 if any(f.severity == "error" for f in facts.failures) or alarms or wrong else 0
+
+
+def _print_verdicts(console: Console, facts: LogFacts, alarms: list[str], wrong: list[tuple[str, str]]) -> None:
+    """The log's failure signatures, alarms and counts that contradict each other (engine, reason), a line each."""
+    for f in facts.failures:
+        console.print(f"[red]{f.code}[/red] (line {f.line_number}, {f.count}x): {f.explanation} fix: {f.fix}")
+    for alarm in alarms:
+        console.print(f"[red]ALARM {alarm}[/red]: check the draft head (specscope audit MODEL)")
+    for engine, r in wrong:
+        console.print(f"[red]INCONSISTENT {engine} {r}[/red]: counts that contradict each other are no measurement")
 
 
 def preflight_recipe(recipe: Recipe, *, skip: bool, name: str = "") -> dict[str, object]:
@@ -228,7 +240,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show or run a vLLM recipe, list recipes, or read any engine's server log (--parse-log FILE).
 
-        Exit 0 ok; 1 the parsed log shows a failure (error severity); 2 bad input or a server that did not start."""
+        Exit 0 ok; 1 the parsed log shows a failure (error severity), the low-acceptance alarm, or counts that
+        contradict each other (more accepted than drafted ..., as counters exits 1 on); 2 bad input or a server that
+        did not start."""
         from specscope.launch.recipes import docker_argv, load_recipes, speculative_config, vllm_argv
         from specscope.values import TIMEOUT_BOUNDS_S, parse_duration_s
 

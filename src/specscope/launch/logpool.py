@@ -9,7 +9,13 @@ request, or a difference of cumulative lines (:class:`specscope.adapters.logs.Lo
   the known steps + 1 per counted statistic with drafts whose steps are unknown (a statistic that drafted had at least
   one verify step), the sound lower bound the alarm is given.
 - ``acceptance_length`` = 1 + Σaccepted / Σsteps (bonus token included), only with every step known.
-- ``acceptance_per_position`` = Σ rate_i x steps / Σ steps over the statistics that print per-position rates and steps.
+- ``acceptance_per_position`` = Σ rate_i x steps / Σ steps over the statistics that print per-position rates and
+  steps; None at a position one of them printed as no number (absent, never 0).
+- ``inconsistencies``: each statistic's counts through the rules ``counters`` applies to a window
+  (:func:`specscope.stats.counters.count_violations`: ``ACCEPTED_OVER_DRAFTED``, ``DRAFT_TOKENS_WITHOUT_DRAFTS``,
+  ``SPEC_IDENTITY`` where a line prints its rejected count, and ``PER_POSITION_RATE`` for a printed rate that is no
+  number or outside [0, 1] in a statistic that drafted), each named by its line. The figures stay as pooled;
+  ``serve --parse-log`` marks them and exits 1, as ``counters`` does.
 - ``alarm``: :func:`specscope.stats.low_acceptance.low_acceptance_alarm` of the pooled rate over the steps.
 - statistics that print no counts (SGLang's windows) pool nothing: ``acceptance_rate_at_most`` is then the largest of
   their adapters' bounds (``LogSpecStat.accept_rate_at_most``) when every one has a bound, over
@@ -33,7 +39,21 @@ from pydantic import BaseModel, ConfigDict, Field
 from specscope.adapters.logs import EngineLog, LogSpecStat
 from specscope.values import percent_text
 
-__all__ = ["LogPool", "RankPool", "log_pool", "log_pool_lines"]
+__all__ = [
+    "PER_POSITION_CODES",
+    "RATE_CODES",
+    "LogPool",
+    "RankPool",
+    "inconsistent_mark",
+    "log_pool",
+    "log_pool_lines",
+    "pooled_rates",
+    "statistic_checks",
+]
+
+#: the codes of :func:`statistic_checks` that make a pooled acceptance rate impossible, and a per-position rate
+RATE_CODES = ("ACCEPTED_OVER_DRAFTED", "DRAFT_TOKENS_WITHOUT_DRAFTS")
+PER_POSITION_CODES = ("PER_POSITION_RATE",)
 
 
 class RankPool(BaseModel):
@@ -73,25 +93,73 @@ class LogPool(BaseModel):
     verify_steps_at_least: int
     acceptance_rate: float | None
     acceptance_length: float | None
-    acceptance_per_position: list[float] = Field(default_factory=list)
+    acceptance_per_position: list[float | None] = Field(default_factory=list)
     alarm: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    inconsistencies: list[str] = Field(default_factory=list)
     acceptance_rate_at_most: float | None = None
     per_rank: list[RankPool] = Field(default_factory=list)
 
 
-def _per_position(counted: Sequence[LogSpecStat]) -> list[float]:
-    """Per-position rates pooled over the statistics' verify steps; none when the statistics print different numbers
-    of positions (two draft lengths: a position's rate over steps that could not reach it is no rate, see
-    :func:`_k_differs`)."""
-    with_pos = [s for s in counted if s.per_position and s.verify_steps]
-    steps = sum(s.verify_steps or 0 for s in with_pos)
-    if not steps or len({len(s.per_position) for s in with_pos}) > 1:
+def pooled_rates(rated: Sequence[tuple[Sequence[float | None], int]]) -> list[float | None]:
+    """Per-position rates pooled over (rates, verify steps) pairs: Σ rate_i x steps / Σ steps; None at a position any
+    pair printed as no number (absent, never 0); none when the pairs print different numbers of positions (two draft
+    lengths: a position's rate over steps that could not reach it is no rate, see :func:`_k_differs`)."""
+    rated = [(r, d) for r, d in rated if r and d]
+    steps = sum(d for _, d in rated)
+    if not steps or len({len(r) for r, _ in rated}) > 1:
         return []
-    n = max(len(s.per_position) for s in with_pos)
+    out: list[float | None] = []
+    for i in range(len(rated[0][0])):
+        at_i = [(r[i], d) for r, d in rated]
+        out.append(None if any(x is None for x, _ in at_i) else sum((x or 0.0) * d for x, d in at_i) / steps)
+    return out
+
+
+def _per_position(counted: Sequence[LogSpecStat]) -> list[float | None]:
+    """Per-position rates pooled over the statistics' verify steps (:func:`pooled_rates`)."""
+    return pooled_rates([(s.per_position, s.verify_steps or 0) for s in counted])
+
+
+def statistic_checks(
+    line_number: int,
+    draft_tokens: int | None,
+    accepted_tokens: int | None,
+    verify_steps: int | None,
+    per_position: Sequence[float | None],
+    rejected_tokens: int | None = None,
+) -> list[str]:
+    """One statistic's counts through ``counters``' rules (:func:`specscope.stats.counters.count_violations`), named
+    by its line; ``verify_steps`` only when exact (an estimate is no count). The per-position rates are checked only
+    when the statistic drafted (an idle window's ``nan`` is 0 / 0, not a contradiction). A count beyond a float is
+    not compared."""
+    from specscope.records import SpecCounters
+    from specscope.stats.counters import count_violations
+
+    drafted = _as_float(draft_tokens)
+    counts = SpecCounters(
+        drafts=_as_float(verify_steps),
+        draft_tokens=drafted,
+        accepted_tokens=_as_float(accepted_tokens),
+        rejected_tokens=_as_float(rejected_tokens),
+    )
+    rates = per_position if drafted or verify_steps else ()
+    return count_violations(counts, f"line {line_number}", rates)
+
+
+def _inconsistencies(stats: Sequence[LogSpecStat]) -> list[str]:
+    """:func:`statistic_checks` of every statistic, in log order."""
     return [
-        sum(s.per_position[i] * (s.verify_steps or 0) for s in with_pos if i < len(s.per_position)) / steps
-        for i in range(n)
+        r
+        for s in stats
+        for r in statistic_checks(
+            s.line_number,
+            s.draft_tokens,
+            s.accepted_tokens,
+            s.verify_steps if s.verify_steps_exact else None,
+            s.per_position,
+            s.rejected_tokens,
+        )
     ]
 
 
@@ -287,6 +355,7 @@ def log_pool(reading: EngineLog) -> LogPool:
         acceptance_per_position=_per_position(counted),
         alarm=alarm,
         warnings=[*reading.warnings, *_k_differs(reading), *_falls(reading)],
+        inconsistencies=_inconsistencies(reading.stats),
         acceptance_rate_at_most=at_most,
         per_rank=per_rank,
     )
@@ -302,10 +371,11 @@ def log_pool_lines(pool: LogPool) -> list[tuple[str, str]]:
     e = pool.engine
     scope = "/".join(pool.scopes) or "statistic"
     rows = [(f"{e}_log_forms", ", ".join(pool.forms))]
+    said_wrong = [(f"{e}_log_inconsistency", r) for r in pool.inconsistencies]
     if pool.draft_tokens is None:
         said = f"{scope}: {pool.statistics}, none prints its counts" if pool.statistics else "no speculative statistics"
         rows.append((f"{e}_log_pooled", f"{said}: nothing to pool"))
-        return rows + [(f"{e}_log_warning", w) for w in pool.warnings]
+        return rows + said_wrong + [(f"{e}_log_warning", w) for w in pool.warnings]
     approx = "≈" if pool.verify_steps_estimated else ""
     steps = (
         f"{approx}{_num(pool.verify_steps, ',')}"
@@ -320,13 +390,24 @@ def log_pool_lines(pool: LogPool) -> list[tuple[str, str]]:
         *rows,
         (f"{e}_log_pooled", f"{scope}: {pool.statistics} ({pool.without_counts} without counts)"),
         (f"{e}_log_drafted_accepted", counts),
-        (f"{e}_log_acceptance_rate", percent_text(pool.acceptance_rate)),
+        (
+            f"{e}_log_acceptance_rate",
+            inconsistent_mark(percent_text(pool.acceptance_rate), pool.inconsistencies, RATE_CODES),
+        ),
         (f"{e}_log_acceptance_length", approx + _num(pool.acceptance_length, ".2f")),
-        (f"{e}_log_per_position", per_pos),
+        (f"{e}_log_per_position", inconsistent_mark(per_pos, pool.inconsistencies, PER_POSITION_CODES)),
         *((f"{e}_log_engine", _rank_text(r)) for r in pool.per_rank),
         (f"{e}_log_alarm", pool.alarm or "none"),
+        *said_wrong,
         *((f"{e}_log_warning", w) for w in pool.warnings),
     ]
+
+
+def inconsistent_mark(figure: str, inconsistencies: Sequence[str], codes: Sequence[str]) -> str:
+    """``figure`` as shown, marked with the codes among ``inconsistencies`` that make it impossible:
+    ``150.0% (INCONSISTENT: ACCEPTED_OVER_DRAFTED)``; unmarked when none of ``codes`` is among them."""
+    found = [c for c in codes if any(r.split("(")[0] == c for r in inconsistencies)]
+    return f"{figure} (INCONSISTENT: {', '.join(found)})" if found else figure
 
 
 def _rank_text(r: RankPool) -> str:

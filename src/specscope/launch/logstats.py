@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from specscope.adapters.logs import LineFact, StatsSample, line_facts
 from specscope.adapters.vllm.log_facts import parse_log_stats
@@ -41,6 +41,8 @@ class PooledSpecWindows(BaseModel):
     = accepted / drafted (exact), ``acceptance_length`` = 1 + accepted / drafts, ``acceptance_per_position`` = sum of
     rate_i x drafts / drafts.
     ``alarm``: :func:`specscope.stats.low_acceptance.low_acceptance_alarm` of the pooled rate over the drafts.
+    ``inconsistencies``: each window through ``counters``' rules (:func:`specscope.launch.logpool.statistic_checks`),
+    as the engine-neutral pool says them; a per-position rate printed as ``nan`` pools to None at its index.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -52,8 +54,9 @@ class PooledSpecWindows(BaseModel):
     accepted_tokens: int | None
     acceptance_rate: float | None
     acceptance_length: float | None
-    acceptance_per_position: list[float]
+    acceptance_per_position: list[float | None]
     alarm: str | None = None
+    inconsistencies: list[str] = Field(default_factory=list)
 
 
 def pooled_spec_windows(
@@ -62,6 +65,7 @@ def pooled_spec_windows(
     """Pool ``windows`` (in log order); ``method`` (the log's speculative method, if it says) selects the alarm rule;
     ``configured_k`` (the log's num_speculative_tokens) gives the draft count of windows that do not print it."""
     from specscope.adapters.vllm.logs import window_steps
+    from specscope.launch.logpool import pooled_rates, statistic_checks
     from specscope.stats.low_acceptance import low_acceptance_alarm
 
     counted = [w for w in windows if w.accepted_tokens is not None and w.drafted_tokens is not None]
@@ -73,14 +77,19 @@ def pooled_spec_windows(
     drafts = sum(d or 0 for _, d in per_window) if known else None
     exact = bool(known) and all(e for _, _, e in steps)
     at_least = sum(low or 0 for _, low, _ in steps)  # window_steps' sound lower bound (its count when exact)
-    n_pos = max((len(w.per_position_acceptance_rates) for w in counted), default=0)
-    per_pos: list[float] = []
-    widths = {len(w.per_position_acceptance_rates) for w in counted if w.per_position_acceptance_rates}
-    if drafts and len(widths) == 1:  # two widths: two draft lengths, no pooled rate per position (logpool.K_DIFFERS)
-        for i in range(n_pos):
-            rates = [(w.per_position_acceptance_rates, d or 0) for w, d in per_window]
-            hits = sum(r[i] * d for r, d in rates if i < len(r))
-            per_pos.append(hits / drafts)
+    # two widths: two draft lengths, no pooled rate per position (logpool.K_DIFFERS); an unknown draft count: none
+    per_pos = pooled_rates([(w.per_position_acceptance_rates, d or 0) for w, d in per_window]) if drafts else []
+    checked = [
+        statistic_checks(
+            w.line_number,
+            w.drafted_tokens,
+            w.accepted_tokens,
+            d if e else None,
+            w.per_position_acceptance_rates,
+            w.rejected_tokens,
+        )
+        for w, (d, _, e) in zip(windows, (window_steps(w, configured_k) for w in windows), strict=True)
+    ]
     rate = accepted / drafted if accepted is not None and drafted else None
     return PooledSpecWindows(
         windows=len(windows),
@@ -92,6 +101,7 @@ def pooled_spec_windows(
         acceptance_length=1.0 + accepted / drafts if drafts and accepted is not None else None,
         acceptance_per_position=per_pos,
         alarm=low_acceptance_alarm(method, rate, drafts if exact else at_least),
+        inconsistencies=[r for rs in checked for r in rs],
     )
 
 
@@ -223,15 +233,22 @@ def cumulative_lines(total: CumulativeSpecTotal, *, only_v0: bool = False) -> li
 
 def pooled_lines(pooled: PooledSpecWindows) -> list[tuple[str, str]]:
     """The pooled windows as (label, value) rows for a terminal table."""
+    from specscope.launch.logpool import PER_POSITION_CODES, RATE_CODES, inconsistent_mark
+
     num = _num
     per_pos = ", ".join(percent_text(r) for r in pooled.acceptance_per_position) or "—"
     windows = f"pooled over {pooled.windows} windows ({pooled.windows_without_counts} without counts)"
     counts = f"{num(pooled.draft_tokens, ',')} drafted, {num(pooled.accepted_tokens, ',')} accepted"
+    wrong = pooled.inconsistencies
     return [
         ("spec_decoding_windows", windows),
         ("spec_decoding_drafted_accepted", f"{counts} over {num(pooled.drafts, ',')} drafts"),
-        ("spec_decoding_acceptance_rate", percent_text(pooled.acceptance_rate)),
+        (
+            "spec_decoding_acceptance_rate",
+            inconsistent_mark(percent_text(pooled.acceptance_rate), wrong, RATE_CODES),
+        ),
         ("spec_decoding_acceptance_length", num(pooled.acceptance_length, ".2f")),
-        ("spec_decoding_per_position", per_pos),
+        ("spec_decoding_per_position", inconsistent_mark(per_pos, wrong, PER_POSITION_CODES)),
         ("spec_decoding_alarm", pooled.alarm or "none"),
+        *(("spec_decoding_inconsistency", r) for r in wrong),
     ]

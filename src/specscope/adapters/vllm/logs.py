@@ -79,6 +79,12 @@ FORMS: tuple[LogForm, ...] = (
     LogForm("vllm", STARTUP, "Model loading took X GiB, KV cache size: N tokens, ...", _KV_UTILS, "0.6.3"),
 )
 
+
+def _rate(text: str) -> float | None:
+    """One printed per-position rate; ``nan`` (0 / 0) is no rate: None, never 0."""
+    return None if text == "nan" else float(text)
+
+
 _RE_V1 = re.compile(r"SpecDecoding metrics: (.*)$")
 _V1_FIELDS: tuple[LineFact, ...] = (
     (re.compile(r"Mean acceptance length: ([\d.]+)"), (("mean_acceptance_length", float),)),
@@ -89,8 +95,8 @@ _V1_FIELDS: tuple[LineFact, ...] = (
     (re.compile(r"Rejected: (\d+) tokens"), (("rejected_tokens", count),)),
     (re.compile(r"Effective tokens/forward: ([\d.]+|nan)"), (("effective_tokens_per_forward", float),)),
     (
-        re.compile(r"Per-position acceptance rate: ((?:[\d.]+(?:, )?)+)"),
-        (("per_position_acceptance_rates", lambda text: [float(x) for x in text.rstrip(", ").split(", ")]),),
+        re.compile(r"Per-position acceptance rate: ((?:(?:[\d.]+|nan)(?:, )?)+)"),
+        (("per_position_acceptance_rates", lambda text: [_rate(x) for x in text.rstrip(", ").split(", ")]),),
     ),
     (re.compile(r"(?:^|Avg )Draft acceptance rate: ([\d.]+|nan)%"), (("draft_acceptance_rate_percent", float),)),
 )
@@ -115,12 +121,18 @@ LOG_FIELDS: tuple[LogField, ...] = (
     LogField("Accepted: N tokens", "read", _V1_SOURCE, "0.8.0", "accepted tokens of the window"),
     LogField("Drafted: N tokens", "read", _V1_SOURCE, "0.8.0", "drafted tokens of the window"),
     LogField("Mean acceptance length", "read", _V1_SOURCE, "0.8.5", "kept as printed; gives the window's steps"),
-    LogField("Per-position acceptance rate", "read", _V1_SOURCE, "0.8.5", "per verify step, pooled by steps"),
+    LogField(
+        "Per-position acceptance rate",
+        "read",
+        _V1_SOURCE,
+        "0.8.5",
+        "per verify step, pooled by steps; nan (0 / 0) is absent at its index, named in a window that drafted",
+    ),
     LogField("Avg Draft acceptance rate", "read", _V1_SOURCE, "0.8.5", "kept as printed, never averaged"),
     LogField("verify steps (V1)", "derived", _V1_SOURCE, "0.8.0", "drafted / k, else accepted / (length - 1)"),
     LogField("Accepted throughput", "ignored", _V1_SOURCE, "0.8.5", "a rate over vLLM's interval, not a count"),
     LogField("Drafted throughput", "ignored", _V1_SOURCE, "0.8.5", "a rate over vLLM's interval, not a count"),
-    LogField("Rejected: N tokens", "read", _V1_SOURCE, "main", "a cross-check of drafted - accepted"),
+    LogField("Rejected: N tokens", "read", _V1_SOURCE, "main", "a cross-check of drafted - accepted (SPEC_IDENTITY)"),
     LogField("Effective tokens/forward", "ignored", _V1_SOURCE, "main", "the acceptance length is derived instead"),
     LogField(
         "Speculative metrics without emitted tokens",
@@ -162,8 +174,10 @@ class SpecDecodingSample(BaseModel):
     """One V1 ``SpecDecoding metrics:`` line (one per ~10 s logging interval with drafts).
 
     Counts are for that interval only. ``per_position_acceptance_rates`` has one entry per draft position (length k),
-    each in [0, 1]: accepted at position i / verify steps. ``draft_acceptance_rate_percent`` is accepted / drafted x 100
-    (``Avg Draft acceptance rate``, or 0.8.x's leading ``Draft acceptance rate``). Fields absent from a build are None:
+    each in [0, 1]: accepted at position i / verify steps; None where the line prints ``nan`` (no rate: the position
+    keeps its index, and a window that drafted is checked for it, ``PER_POSITION_RATE``).
+    ``draft_acceptance_rate_percent`` is accepted / drafted x 100 (``Avg Draft acceptance rate``, or 0.8.x's leading
+    ``Draft acceptance rate``). Fields absent from a build are None:
     ``mean_acceptance_length`` before PR #15902 (0.8.0-0.8.4); ``rejected_tokens`` and ``effective_tokens_per_forward``
     are in vLLM main's line only (vllm/v1/spec_decode/metrics.py @ ee4ceaae).
     """
@@ -178,7 +192,7 @@ class SpecDecodingSample(BaseModel):
     drafted_tokens: int | None = None
     rejected_tokens: int | None = None
     effective_tokens_per_forward: float | None = None
-    per_position_acceptance_rates: list[float] = Field(default_factory=list)
+    per_position_acceptance_rates: list[float | None] = Field(default_factory=list)
     draft_acceptance_rate_percent: float | None = None
 
 
@@ -400,6 +414,7 @@ def read_log(lines: Sequence[str]) -> EngineLog | None:
             rank=engine_of.get(w.line_number),
             draft_tokens=w.drafted_tokens,
             accepted_tokens=w.accepted_tokens,
+            rejected_tokens=w.rejected_tokens,
             verify_steps=steps,
             verify_steps_at_least=at_least,
             verify_steps_exact=exact,
