@@ -144,14 +144,27 @@ _VOCAB_MAPS = {
 }
 
 
+def _past_layers(fam: Family) -> str:
+    """What ``audit`` says of head layers stored past the count the engine builds, by what the family's loader does
+    (``past_layers``; a family whose loader was not read for it is said to be not judged, never guessed)."""
+    if fam.kind != "mtp":
+        return "-"
+    if fam.past_layers == "raises":
+        code = "MTP_LAYERS_NOT_BUILT/fixed" if fam.layers_fixed else "MTP_LAYERS_NOT_BUILT"
+        return f"the loader raises: `{code}` (error)"
+    if fam.past_layers == "skips":
+        return "the loader skips them: `MTP_LAYERS_NOT_BUILT/skipped` (warning)"
+    return "not judged (the loader was not read for it)"
+
+
 def families_table() -> str:
     """One row per family of ``architectures.toml``: how it is declared, what it must hold, what it may share, where a
     missing tensor comes from, and the loaders read."""
     lines = [
         "| family | what | declared by (architectures / model_type / keys) | layers key | head tensors | "
         "per draft layer | fusion | shared with the target (may be omitted) | vocabulary map | source of a missing "
-        "tensor | loaders read |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "tensor | MTP layers stored past the count built | loaders read |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for key, fam in families().items():
         source = fam.source + (f", e.g. {fam.source_example}" if fam.source_example else "")
@@ -166,6 +179,7 @@ def families_table() -> str:
             _shared(fam),
             _VOCAB_MAPS.get(fam.vocab_map, fam.vocab_map),
             source,
+            _past_layers(fam),
             fam.engines,
         ]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
