@@ -106,3 +106,19 @@ def test_the_generated_table_names_each_family_verdict_and_the_unread_ones() -> 
             assert "the loader raises: `MTP_LAYERS_NOT_BUILT` (error)" in row, key
         else:
             assert "`MTP_LAYERS_NOT_BUILT/skipped` (warning)" in row, key
+
+
+def test_longcat_builds_one_layer_whatever_the_config_declares(tmp_path: Path) -> None:
+    """vLLM longcat_flash_mtp.py @0bb55d60 builds one MTP layer (num_mtp_layers = 1) whatever num_nextn_predict_layers
+    says. Declared 2 with layer 0 stored was MTP_INCOMPLETE (exit 1, layer 1 'missing'); with layers 0 and 1 stored it
+    was exit 0, though the loader raises KeyError on model.mtp.layers.1.*. Now: the first is complete (exit 0), the
+    second is MTP_LAYERS_NOT_BUILT/fixed naming layer 1."""
+    case = CASES["longcat_flash_mtp"]
+    cfg = {**case.config, "num_nextn_predict_layers": 2}
+    one = audit_checkpoint(write(tmp_path / "one", case.shapes, cfg))
+    assert one.exit_code == 0 and one.by_code("MTP_INCOMPLETE") == [] and one.by_code("MTP_LAYERS_NOT_BUILT") == []
+    shapes, _, _, past = _with_past_layer("longcat_flash_mtp")
+    r = audit_checkpoint(write(tmp_path / "two", shapes, cfg))
+    (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
+    assert (f.severity.value, r.exit_code, f.details["stored_past"], f.details["built"]) == ("error", 1, [1], 1)
+    assert past == "model.mtp.layers.1." and f.fix is not None and f.fix.startswith("re-export the checkpoint")
