@@ -302,3 +302,15 @@ def test_the_architecture_list_is_the_engine_table_it_names() -> None:
     assert source["engine"] == "xllamacpp 2026.10.11549"
     assert source["regenerate"] == "python scripts/gen_gguf_architectures.py"
     assert (ROOT / "scripts" / "gen_gguf_architectures.py").is_file()
+
+
+def test_the_committed_architecture_list_is_the_installed_engine_table() -> None:
+    """scripts/gen_gguf_architectures.py --check: the committed list equals what the installed embedded engine's
+    llm_arch_name answers (a wheel upgrade that adds names fails here until the list is regenerated)."""
+    pytest.importorskip("xllamacpp")
+    import subprocess
+    import sys
+
+    script = ROOT / "scripts" / "gen_gguf_architectures.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
