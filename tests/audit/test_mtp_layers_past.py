@@ -30,6 +30,8 @@ DOC = Path(__file__).parents[2] / "docs" / "architectures.md"
 #: the verdict each family's loader gives (read from the loader named in architectures.toml ``engines``)
 EXPECTED = {
     "deepseek_mtp": "skips",
+    "deepseek_v4_mtp": "skips",
+    "bailing_mtp": "skips",
     "glm4_moe_mtp": "skips",
     "openpangu_mtp": "skips",
     "step3p5_mtp": "skips",
