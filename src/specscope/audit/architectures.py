@@ -102,6 +102,9 @@ class Family:
     #: what the engine's loader does with a stored head layer past the ones it builds (``{head}layers.{i}.`` with i at
     #: or past the layer count): "raises", "skips" (never read), "" (not judged); not inherited from a base row
     past_layers: str = ""
+    #: the loader loads no more head layers than it builds now whatever the layers key declares (LongCat-Flash: one;
+    #: ERNIE: index 0 only): raising the key is no fix; not inherited from a base row
+    layers_fixed: bool = False
     #: names (a tensor, or a module prefix ending in ".") the loader reads or drops by name besides the layout's
     loader_names: tuple[str, ...] = ()
     #: name endings the loader skips when it has no parameter for them, where it raises on other names (``.bias``)
@@ -158,6 +161,7 @@ def families() -> dict[str, Family]:
             glue_first_layer_only=bool(merged.get("glue_first_layer_only", False)),
             unread_tensors=str(merged.get("unread_tensors", "")),
             past_layers=str(entry.get("past_layers", "")),  # not inherited: each loader read on its own
+            layers_fixed=bool(entry.get("layers_fixed", False)),
             loader_names=_tuple(merged, "loader_names"),
             unread_skipped=_tuple(merged, "unread_skipped"),
             name_aliases=tuple((str(k), str(v)) for k, v in dict(merged.get("name_aliases", {})).items()),

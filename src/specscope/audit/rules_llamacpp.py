@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from specscope.audit.archdoc import known_architectures
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.checkpoint.gguf_file import GgufFile
@@ -35,6 +36,7 @@ __all__ = [
     "load_failure",
     "unloadable",
     "unknown_pre",
+    "unknown_architecture",
     "KNOWN_BPE_PRE",
     "are_compatible",
     "compares",
@@ -229,6 +231,36 @@ def unknown_pre(*sides: tuple[str, GgufFile]) -> list[Finding]:
             out.append(finding(f"{code}/missing", file=side, details={"side": side, "pre": None}))
         elif isinstance(pre, str) and pre not in KNOWN_BPE_PRE:
             out.append(finding(code, file=side, pre=pre, details={"side": side, "pre": pre}))
+    return out
+
+
+def unknown_architecture(*sides: tuple[str, GgufFile]) -> list[Finding]:
+    """``GGUF_ARCH_UNKNOWN`` (WARNING) for each ``(side, gguf)`` whose ``general.architecture`` is absent or outside
+    :func:`known_architectures`: the model loader maps the name with ``llm_arch_from_string`` and throws "unknown model
+    architecture" for one its table lacks, before any tensor or vocabulary is read. A warning, not an error: the list
+    is the embedded engine's, and another build (a newer release, a fork) may know the name."""
+    names, source = known_architectures()
+    out = []
+    for side, g in sides:
+        arch = g.metadata.get("general.architecture")
+        if isinstance(arch, str) and arch in names:
+            continue
+        shown = arch if isinstance(arch, str) else "(absent)"
+        out.append(
+            finding(
+                "GGUF_ARCH_UNKNOWN",
+                file=side,
+                arch=shown,
+                engine=source["engine"],
+                known=len(names),
+                details={
+                    "side": side,
+                    "architecture": arch if isinstance(arch, str) else None,
+                    "list": source["engine"],
+                    "known": len(names),
+                },
+            )
+        )
     return out
 
 

@@ -264,6 +264,9 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
     and raises on ``mtp.layers.1.*`` (qwen3_next_mtp.py @055e47c2 ``load_weights``: AutoWeightsLoader with no skip
     prefix). ``/skipped`` (WARNING) where it skips them: Qwen3.5 (qwen3_5_mtp.py @01d99805) and DeepSeek
     (deepseek_mtp.py, ``model.layers.{N+i}`` with i >= ``num_nextn_predict_layers``). Both were exit 0 with no word.
+    ``/fixed`` (ERROR) where the loader raises and loads no more layers whatever the key declares (``layers_fixed``:
+    LongCat-Flash, ERNIE): the fix is a re-export, not the key. Each family's behaviour is read from its own loader
+    (architectures.toml ``engines``); a family whose loader was not read has no ``past_layers`` and is not judged.
     Layer indices are draft indices (DeepSeek's ``model.layers.{N+1}`` is draft layer 1)."""
     fam = layout.family
     if fam.past_layers not in ("raises", "skips") or not layout.layer_prefixes:
@@ -289,6 +292,8 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
     tensors = [n for i in indices for n in past[i]]
     prefixes = [stem.replace("\0", str(first + i)) for i in indices]  # never read per step (audit.census unread)
     code = "MTP_LAYERS_NOT_BUILT" if fam.past_layers == "raises" else "MTP_LAYERS_NOT_BUILT/skipped"
+    if fam.past_layers == "raises" and fam.layers_fixed:
+        code = "MTP_LAYERS_NOT_BUILT/fixed"  # raising the layers key would not make the loader read them
     return finding(
         code,
         file=ck.shard_of(tensors[0]),
