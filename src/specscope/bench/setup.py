@@ -24,7 +24,8 @@ from specscope.targets import TargetPlan
 
 __all__ = ["BenchSetup", "bench_setup", "matrix_in_force", "with_defaults"]
 
-_DEFAULT_CONFIGS = ("base", "ngram", "draft")
+#: the embedded engine's configs when none is named: BenchOptions' default, one home
+_DEFAULT_CONFIGS: tuple[str, ...] = BenchOptions.model_fields["configs"].default
 
 
 @dataclass(frozen=True)
