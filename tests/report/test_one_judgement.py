@@ -112,7 +112,11 @@ def test_a_table_with_one_measurement_per_cell_gets_its_picks_labelled_unjudged(
         in choices["levels"][0]["reason"]
     )
     text = " ".join(_cli(*args, "--width", "200").stdout.split())
-    assert "level mix: static pick none (judged); unjudged, the figures rank ngram first" in text
+    # the verdict line names its shares of time, and its figure is the best other candidate's, named
+    assert (
+        "level mix (N=1 60%, N=4 40% of wall time): static pick none (judged); unjudged, the figures rank ngram first"
+        in text
+    )
     # the level-mix table's title and its dynamic policy say both too (they named the baseline alone)
     assert "of wall time): static pick none (judged; unjudged, the figures rank ngram first)" in text
     assert "(judged; unjudged, by the figures: N=1 -> eagle, N=4 -> ngram: 27.6 tok/s)" in text
@@ -389,3 +393,22 @@ def test_a_pick_on_imported_cells_says_its_rounds_were_paired_by_order(tmp_path)
             (cand,) = lv["candidates"]
             assert cand["verdict"] == "faster"
             assert [r["code"] for r in cand["reasons"]] == ["NOT_INTERLEAVED"], cand["reasons"]
+
+
+def test_the_level_mix_verdict_line_carries_its_own_figure(tmp_path):
+    """advise --level-mix printed two verdict lines, 'overall: mtp, equal-time mix speedup ...' with figures and
+    'level mix: static pick mtp' without any: the level mix's own judged figure (its shares of time) was only in a
+    table, so the two lines read as one verdict with two answers (2026-12-06). Each line now names its weighting and
+    its figure, equal to the level-mix table's."""
+    run = str(_judged_levels_short_overall(tmp_path / "run"))
+    args = ("advise", run, "--mix", "prose=1", "--level-mix", "1=0.5,4=0.5")
+    doc = json.loads(_cli(*args, "-f", "json").stdout)
+    m = doc["choices"]["level_mix"]["comparison"]
+    assert doc["choices"]["level_mix"]["choice"] == "mtp" and m["config"] == "mtp" and m["verdict"] == "faster"
+    text = " ".join(_cli(*args, "--width", "250").stdout.split())
+    want = (
+        "level mix (N=1 50%, N=4 50% of wall time): static pick mtp (judged); unjudged, the figures rank ngram first, "
+        f"time-weighted speedup {m['speedup']:.2f}x [{m['low']:.2f}x, {m['high']:.2f}x]"
+    )
+    assert want in text, text
+    assert "overall: " in text and "equal-time mix speedup" in text

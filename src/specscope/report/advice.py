@@ -437,6 +437,20 @@ def _level_mix_tables(choices: Choices) -> list[Table]:
     ]
 
 
+def _figure(label: str, m: MixComparison | None) -> str:
+    """``label`` and a judged mix figure as a verdict line says it: ``, LABEL 1.16x [1.04x, 1.30x] (3 rounds,
+    faster)``; "" without one. The overall (equal time at each level) and the level mix (its own shares of time) are
+    two weightings of the same judged rates: each line names its own."""
+    if m is None:
+        return ""
+    out = f"{label} {units.speedup(m.speedup).text}"
+    if m.verdict != "faster":  # the baseline is the pick: the figure is the best other candidate's, named
+        out = f"{label} of the best other, {m.config}, {units.speedup(m.speedup).text}"
+    if m.low is not None and m.high is not None:
+        out += f" [{m.low:.2f}x, {m.high:.2f}x] ({m.interval}, {verdict_text(m.verdict)})"
+    return out
+
+
 def advice_section(adv: Advice) -> Section:
     """The advice as a report section (rendered by the report's text, Markdown, JSON and HTML renderers)."""
     lines = []
@@ -445,10 +459,7 @@ def advice_section(adv: Advice) -> Section:
     c = adv.choices
     axis = adv.judgement.axis
     if c.overall is not None:
-        m = c.overall.comparison
-        gain = "" if m is None else f", equal-time mix speedup {units.speedup(m.speedup).text}"
-        if m is not None and m.low is not None and m.high is not None:
-            gain += f" [{m.low:.2f}x, {m.high:.2f}x] ({m.interval}, {verdict_text(m.verdict)})"
+        gain = _figure(", equal-time mix speedup", c.overall.comparison)
         lines.append(f"overall: {c.overall.config}{gain}; {c.overall.reason}")
     if c.level_mix is not None:
         also = (
@@ -456,7 +467,9 @@ def advice_section(adv: Advice) -> Section:
             if c.unjudged is None or c.unjudged.static in (None, c.level_mix.choice)
             else (f" (judged); unjudged, the figures rank {c.unjudged.static} first")
         )
-        lines.append(f"level mix: static pick {c.level_mix.choice}{also}")
+        shares = ", ".join(f"N={lev} {100 * w:.0f}%" for lev, w in c.level_mix.level_mix.items())
+        gain = _figure(", time-weighted speedup", c.level_mix.comparison)
+        lines.append(f"level mix ({shares} of wall time): static pick {c.level_mix.choice}{also}{gain}")
     lines += unjudged_lines(c, axis)
     lines += flip_lines(c, adv.crossovers, axis)
     notes = [*c.notes, *adv.notes]
