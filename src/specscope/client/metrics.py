@@ -149,12 +149,14 @@ def _position(name: str, labels: dict[str, str]) -> int:
     return int(raw)
 
 
-def _require_count(name: str, value: float) -> None:
+def _require_count(name: str, labels: dict[str, str], value: float, text: str) -> None:
     """A counter's sample is a finite number from 0 to below :data:`~specscope.records.INT_BOUND` (Prometheus text
     allows ``NaN``, ``+Inf``, negatives and ``1e308`` in any sample; no engine's speculative or token counter holds
-    one, and ``1e308`` printed "draft tokens 1e+308" as a measurement); else MetricsUnavailable naming it."""
+    one, and ``1e308`` printed "draft tokens 1e+308" as a measurement); else MetricsUnavailable naming its line of
+    ``text`` as written (``1e400`` overflows the float: named as written, never as the ``inf`` it was read as)."""
     if not (math.isfinite(value) and 0 <= value < INT_BOUND):
-        found = f"{name} = {value:g}, not a count (a counter is a finite number from 0 to below 2**63)"
+        where = _line_of(text, name, labels) or f"{name}{labels or ''}"
+        found = f"{where} (not a count: a counter is a finite number from 0 to below 2**63)"
         raise _bad_sample("a /metrics counter holds no count", found, "a finite number from 0 to below 2**63")
 
 
@@ -178,8 +180,6 @@ def _take(eng: _Engine, name: str, short: str, names: EngineNames, labels: dict[
     if short not in counters and short not in names.per_pos and ("spec" in short or "draft" in short):
         eng.unread.add(name)
         return
-    if short in counters or short in names.per_pos:
-        _require_count(name, value)
     if short in names.per_pos:
         pos = _position(name, labels)
         eng.per_pos[pos] = eng.per_pos.get(pos, 0.0) + value
@@ -229,6 +229,27 @@ def _first_bad_line(text: str) -> str | None:
                 pass
         except (ValueError, TypeError, IndexError, OverflowError) as exc:
             return f"line {n}: {line[:120]!r} ({' '.join(str(exc).split())[:100] or type(exc).__name__})"
+    return None
+
+
+def _line_of(text: str, name: str, labels: dict[str, str]) -> str | None:
+    """``line N: 'the line'`` of the sample ``name{labels}`` in ``text``, as :func:`_first_bad_line` names a line;
+    None when no line holds it. Run only on the way to an error: each candidate line is parsed alone."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    written = {name, name.removesuffix("_total")}  # the parser adds _total to a counter's sample that lacks it
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("#") or re.split(r"[{\s]", line.strip(), maxsplit=1)[0] not in written:
+            continue
+        try:
+            if any(
+                s.name == name and s.labels == labels
+                for f in text_string_to_metric_families(line + "\n")
+                for s in f.samples
+            ):
+                return f"line {n}: {line[:120]!r}"
+        except (ValueError, TypeError, IndexError, OverflowError):
+            continue
     return None
 
 
@@ -285,6 +306,8 @@ def parse_metrics(text: str) -> SpecCounters:
     for name, cut, table, labels, value in kept:
         short = name[cut:]
         total.kinds[table.kind] = total.kinds.get(table.kind, 0) + 1
+        if short in table.counters or short in table.per_pos:
+            _require_count(name, labels, value, text)
         _take(total, name, short, table, labels, value)
         ident = _identity(labels)
         if _reads(short, table):
