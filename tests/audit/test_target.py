@@ -149,7 +149,7 @@ def test_hub_that_drops_the_connection_gets_exactly_one_attempt(tmp_path: Path, 
         ("org/name@refs/pr/1", "org/name", None),  # a revision may hold slashes
         ("name", "name", "1 path part (a repo id has 2)"),  # not a repo id either: a missing local path
         ("model.gguf", "model.gguf", "names a .gguf file"),
-        ("missing_dir/", "missing_dir/", "ends with '/' (a folder)"),
+        ("missing_dir/", "missing_dir/", "ends with '/' like a folder"),
         # strings the hub could never hold (huggingface_hub's validate_repo_id): a local path that is missing
         ("a b/c", "a b/c", NOT_REPO_ID),
         ("org/na me", "org/na me", NOT_REPO_ID),
@@ -165,7 +165,7 @@ def test_local_path_reason(target, repo, reason, tmp_path: Path, monkeypatch: py
 
 @pytest.mark.parametrize(
     ("target", "reason"),
-    [("nonexistent.gguf", "names a .gguf file"), ("missing_dir/", "ends with '/' (a folder)")],
+    [("nonexistent.gguf", "names a .gguf file"), ("missing_dir/", "ends with '/' like a folder")],
 )
 def test_a_missing_file_or_folder_is_not_found(target, reason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Fresh clone's trial: ``audit nonexistent.gguf`` and ``audit missing_dir/`` said "target is neither a folder

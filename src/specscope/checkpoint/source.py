@@ -333,7 +333,7 @@ def _local_path_reason(text: str, repo: str) -> str | None:
     if len(parts) != 2:
         return f"{len(parts)} path part{'s' if len(parts) > 1 else ''} (a repo id has 2)"
     if not parts[1]:
-        return "ends with '/' (a folder)"
+        return "ends with '/' like a folder"
     if not _valid_repo_id(repo):
         return "not a hub repo id: its parts take letters, digits, '-', '_', '.', never '--' or '..'"
     return None
