@@ -31,7 +31,9 @@ def _after(draft_tokens: str) -> str:
     # 1e400 overflows the float and was named "= inf" (fresh clone's trial): each is named by its line as written
     ["NaN", "+Inf", "-5", "1e308", "9223372036854775808", "1e400"],
 )
-def test_a_counter_that_is_no_count_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str) -> None:
+def test_a_counter_that_is_no_count_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str
+) -> None:
     before, after = tmp_path / "before.prom", tmp_path / "after.prom"
     before.write_text(_BEFORE)
     after.write_text(_after(written))
@@ -41,7 +43,7 @@ def test_a_counter_that_is_no_count_is_refused(tmp_path: Path, capsys: pytest.Ca
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(
         f"error: {after} is not Prometheus text; found: line 2: "
-        f"'vllm:spec_decode_num_draft_tokens_total{{engine=\"0\",model_name=\"m\"}} {written}' "
+        f'\'vllm:spec_decode_num_draft_tokens_total{{engine="0",model_name="m"}} {written}\' '
         "(not a count: a counter is a finite number from 0 to below 2**63);"
     )
     assert "inf" not in line.lower().replace("+inf", "")
