@@ -94,3 +94,13 @@ def test_cell_with_one_engine_restarted_keeps_the_other_engines_acceptance():
     assert s.acceptance_per_position == (0.9, 0.7, 0.5, 0.4)
     assert s.counters is not None and s.counters.reset_engines == ("1",)
     assert SpecCounters.from_dict(s.counters.to_dict()).engines["1"].reset is True  # round-trips through the store form
+
+
+def test_the_clock_evidence_names_a_restarted_engine_as_the_delta_does():
+    """Series sets are keyed by selector in a snapshot; the clocks' statement names engine 1 as the delta does."""
+    from specscope.stats.counters_window import clock_evidence
+
+    clocks = clock_evidence(
+        scrape("vllm_dp2_before.prom"), scrape("vllm_dp2_after_engine1_restarted.prom"), (None, None)
+    )
+    assert clocks.said == "_created of 1 moved forward"

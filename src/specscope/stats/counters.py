@@ -57,6 +57,7 @@ __all__ = [
     "counter_checks",
     "counters_delta",
     "series_reasons",
+    "short_series_names",
     "spec_window",
     "sum_counters",
 ]
@@ -179,7 +180,7 @@ _ENGINE_LABELS = frozenset({"engine", "model_name"})  # vLLM's own labels: such 
 _TARGET_LABELS = frozenset({"instance", "job"})  # what Prometheus attaches to every series it scrapes from a target
 
 
-def _short_names(names: set[str]) -> dict[str, str]:
+def short_series_names(names: set[str]) -> dict[str, str]:
     """Each series set's name in a delta: the labels of its selector name that tell the sets of both scrapes apart
     (a label with one value on every set, ``job`` or ``model_name`` of one target, is dropped); a set told apart by
     ``engine`` alone, or the one set of a server that labels ``engine`` and ``model_name`` alone, is named by its
@@ -283,7 +284,7 @@ def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
         total = _delta_one(before, after)
     else:
         total = SpecCounters()
-    short = _short_names(set(per))
+    short = short_series_names(set(per))
     return dataclasses.replace(
         total,
         engines={short[e]: d for e, d in per.items()},
