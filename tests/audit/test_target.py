@@ -147,7 +147,9 @@ def test_hub_that_drops_the_connection_gets_exactly_one_attempt(tmp_path: Path, 
         ("runs/nothing", "runs/nothing", "runs/ exists here"),
         ("org/name", "org/name", None),
         ("org/name@refs/pr/1", "org/name", None),  # a revision may hold slashes
-        ("name", "name", None),  # not a repo id either: open_source says so, without a hub lookup
+        ("name", "name", "1 path part (a repo id has 2)"),  # not a repo id either: a missing local path
+        ("model.gguf", "model.gguf", "names a .gguf file"),
+        ("missing_dir/", "missing_dir/", "ends with '/' like a folder"),
         # strings the hub could never hold (huggingface_hub's validate_repo_id): a local path that is missing
         ("a b/c", "a b/c", NOT_REPO_ID),
         ("org/na me", "org/na me", NOT_REPO_ID),
@@ -159,6 +161,28 @@ def test_local_path_reason(target, repo, reason, tmp_path: Path, monkeypatch: py
     (tmp_path / "runs").mkdir()
     monkeypatch.chdir(tmp_path)
     assert _local_path_reason(target, repo) == reason
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [("nonexistent.gguf", "names a .gguf file"), ("missing_dir/", "ends with '/' like a folder")],
+)
+def test_a_missing_file_or_folder_is_not_found(target, reason, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Fresh clone's trial: ``audit nonexistent.gguf`` and ``audit missing_dir/`` said "target is neither a folder
+    nor a hub repo id"; they are missing local paths, said so at once (no hub lookup)."""
+    monkeypatch.chdir(tmp_path)
+    hub = CountingListener()
+    try:
+        code, lines, out, _ = _audit(target, {"HF_ENDPOINT": f"http://127.0.0.1:{hub.port}"})
+        time.sleep(0.1)
+    finally:
+        hub.close()
+    assert code == 2 and out == "" and hub.connections == 0
+    assert lines == [
+        f"error: checkpoint path not found; found: {target} does not exist ({reason}; nearest existing folder: "
+        f"{tmp_path}); expected: an existing checkpoint folder, .safetensors file or GGUF file; fix: check the path; "
+        "a hub repo id is org/name[@revision] and is looked up only when it does not look like a local path"
+    ]
 
 
 def test_existing_file_that_is_not_a_checkpoint_is_named_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

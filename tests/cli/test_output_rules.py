@@ -1,7 +1,8 @@
 """One rule for ``-o/--output`` in every command (:func:`specscope.cli.output.report_target`, ``write_file``):
 
-- ``-f`` with a file suffix that names another format (``-f json -o x.md``) is refused (exit 2) with both fixes,
-  in report, advise and predict alike; before, ``-f`` won silently and JSON was written to ``x.md``;
+- ``-f`` with a file suffix that names another format (``-f json -o x.md``) wins, as the help says ("format from
+  its suffix unless -f"), with a note on stderr naming the suffix's format, in every command alike (before: refused,
+  exit 2, though the help said -f wins);
 - a missing folder of the file is made, with a note on stderr naming it (before: made silently);
 - ``bench --resume RUN -o RUN/...`` is refused before a cell runs (before: refused only when the report was written,
   after every missing cell had been measured)."""
@@ -19,23 +20,15 @@ def run(tmp_path_factory):
     return make_quick_run(tmp_path_factory.mktemp("q") / "run")
 
 
-@pytest.mark.parametrize(
-    ("command", "fix"),
-    [
-        ("report", "pass --output {x}.json, or -f markdown"),
-        ("advise", "pass --output {x}.json, or -f markdown"),
-        ("predict", "pass --output {x}.json"),  # predict writes text or json: no -f markdown to offer
-    ],
-)
-def test_format_flag_and_suffix_that_disagree_are_refused(command, fix, run, tmp_path, capsys, monkeypatch) -> None:
+@pytest.mark.parametrize("command", ["report", "advise", "predict"])
+def test_format_flag_wins_over_a_suffix_naming_another_format(command, run, tmp_path, capsys, monkeypatch) -> None:
+    """The help says "format from its suffix unless -f": the user's explicit -f wins (fresh clone's trial: refused,
+    exit 2), with a note on stderr that the file's suffix names another format."""
     out = tmp_path / "x.md"
-    code, _, err = cli([command, run, "-f", "json", "-o", out], capsys, monkeypatch, tmp_path)
-    assert code == 2 and not out.exists()
-    assert (
-        f"error: -f json and the --output file's suffix disagree; found: -f json with --output {out} (a markdown "
-        "suffix); expected: the format -f names and the file's suffix alike (or a suffix that names no format); "
-        f"fix: {fix.format(x=tmp_path / 'x')}"
-    ) in err
+    code, stdout, err = cli([command, run, "-f", "json", "-o", out], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert out.read_text("utf-8").lstrip().startswith("{") and stdout.strip() == str(out)
+    assert f"note: writing json to {out} as -f says (its suffix .md names markdown)" in err
 
 
 def test_format_flag_with_a_suffix_naming_no_format_is_taken(run, tmp_path, capsys, monkeypatch) -> None:
@@ -63,3 +56,17 @@ def test_bench_resume_refuses_output_into_its_run_before_a_cell_runs(tmp_path, c
     assert f"error: --output would write into what this command reads; found: --output {run / 'manifest.json'}" in err
     assert "run folder:" not in err  # refused before the run started
     assert (run / "manifest.json").read_bytes() == manifest
+
+
+def test_counters_format_flag_wins_over_the_suffix(tmp_path, capsys, monkeypatch) -> None:
+    """``counters B A -o out.txt -f json`` (fresh clone's trial: refused, exit 2): JSON is written to out.txt."""
+    import json
+
+    before, after = tmp_path / "b.prom", tmp_path / "a.prom"
+    before.write_text("vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_draft_tokens_total 30\n")
+    after.write_text("vllm:spec_decode_num_drafts_total 30\nvllm:spec_decode_num_draft_tokens_total 90\n")
+    out = tmp_path / "out.txt"
+    code, stdout, err = cli(["counters", before, after, "-o", out, "-f", "json"], capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert json.loads(out.read_text("utf-8"))["deltas"]["draft_tokens"] == 60 and stdout.strip() == str(out)
+    assert f"note: writing json to {out} as -f says (its suffix .txt names text)" in err

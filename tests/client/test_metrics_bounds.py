@@ -98,7 +98,7 @@ def test_many_series_sets_and_unread_names_parse_in_proportion_to_the_text() -> 
     n = 20_000
     engines = "".join(f'vllm:spec_decode_num_drafts_total{{engine="{i}"}} 1\n' for i in range(n))
     snap = parse_metrics(engines)
-    assert snap.drafts == n and len(snap.engines) == n and snap.engines["7"].drafts == 1
+    assert snap.drafts == n and len(snap.engines) == n and snap.engines['{engine="7"}'].drafts == 1
     unread = parse_metrics("".join(f"vllm:spec_decode_x{i} 1\n" for i in range(n)))
     assert len(unread.unread) == n and "vllm:spec_decode_x19999" in unread.unread
 

@@ -13,6 +13,9 @@ from specscope.stats.counters import counter_checks, counters_delta
 DATA = Path(__file__).parent.parent / "data" / "counters"
 
 
+E0, E1 = (f'{{engine="{e}",model_name="/models/v4-flash-0731"}}' for e in "01")  # a snapshot's keys: selectors
+
+
 def scrape(name: str) -> SpecCounters:
     return parse_metrics((DATA / name).read_text())
 
@@ -20,10 +23,10 @@ def scrape(name: str) -> SpecCounters:
 def test_engine_series_and_created_times_are_kept():
     before = scrape("vllm_dp2_before.prom")
     assert before.drafts == 1800 and before.accepted_per_position == (1600, 1400, 1050, 550)  # the sum, as before
-    assert set(before.engines) == {"0", "1"}
-    assert before.engines["0"].drafts == 1000 and before.engines["1"].accepted_per_position == (700, 600, 450, 250)
-    assert before.engines["1"].created == 1785538744.139015  # the largest *_created of the engine's counters
-    assert before.engines["0"].running == 0
+    assert set(before.engines) == {E0, E1}
+    assert before.engines[E0].drafts == 1000 and before.engines[E1].accepted_per_position == (700, 600, 450, 250)
+    assert before.engines[E1].created == 1785538744.139015  # the largest *_created of the engine's counters
+    assert before.engines[E0].running == 0
 
 
 def test_one_engine_restarted_is_flagged_and_left_out():
@@ -41,7 +44,7 @@ def test_one_engine_restarted_is_flagged_and_left_out():
 
 def test_created_moving_alone_is_a_restart():
     before = scrape("vllm_dp2_before.prom")
-    e1 = before.engines["1"]
+    e1 = before.engines[E1]
     moved = SpecCounters(
         drafts=e1.drafts + 10,
         draft_tokens=e1.draft_tokens + 40,
@@ -50,7 +53,7 @@ def test_created_moving_alone_is_a_restart():
         present=e1.present,
         created=e1.created + 60,  # every counter rose, but the engine was recreated
     )
-    after = SpecCounters(engines={"0": before.engines["0"], "1": moved})
+    after = SpecCounters(engines={"0": before.engines[E0], "1": moved})
     d = counters_delta(before, after)
     assert d.reset_engines == ("1",) and d.drafts == 0 and d.acceptance_rate is None
 
@@ -91,3 +94,13 @@ def test_cell_with_one_engine_restarted_keeps_the_other_engines_acceptance():
     assert s.acceptance_per_position == (0.9, 0.7, 0.5, 0.4)
     assert s.counters is not None and s.counters.reset_engines == ("1",)
     assert SpecCounters.from_dict(s.counters.to_dict()).engines["1"].reset is True  # round-trips through the store form
+
+
+def test_the_clock_evidence_names_a_restarted_engine_as_the_delta_does():
+    """Series sets are keyed by selector in a snapshot; the clocks' statement names engine 1 as the delta does."""
+    from specscope.stats.counters_window import clock_evidence
+
+    clocks = clock_evidence(
+        scrape("vllm_dp2_before.prom"), scrape("vllm_dp2_after_engine1_restarted.prom"), (None, None)
+    )
+    assert clocks.said == "_created of 1 moved forward"

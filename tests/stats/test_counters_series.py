@@ -161,7 +161,11 @@ def test_one_target_of_eight_engines_is_named_by_engine_on_the_delta():
 def test_one_vllm_server_keeps_its_engine_names():
     """vLLM's own labels (``model_name``, ``engine``: ``vllm/v1/metrics/loggers.py``) name a series by its engine."""
     text = "".join(f'vllm:spec_decode_num_drafts_total{{engine="{e}",model_name="m"}} 5\n' for e in "01")
-    assert set(parse_metrics(text).engines) == {"0", "1"}
+    snap = parse_metrics(text)  # keyed by selector: one series, one key in every scrape
+    assert set(snap.engines) == {'{engine="0",model_name="m"}', '{engine="1",model_name="m"}'}
+    assert set(counters_delta(snap, snap).engines) == {"0", "1"}
+    one = parse_metrics('vllm:spec_decode_num_drafts_total{engine="0",model_name="m"} 5\n')
+    assert set(counters_delta(one, one).engines) == {"0"}
 
 
 def saved(tmp_path, before: str, after: str) -> list[str]:
@@ -208,3 +212,38 @@ def test_one_scrape_from_prometheus_and_one_from_the_server_are_the_same_series(
     # two targets before, one unlabelled server after: which one it is is unknown, so nothing is paired
     d2 = counters_delta(parse_metrics(A_BEFORE + B_BEFORE), parse_metrics(direct))
     assert len(d2.vanished_engines) == 2 and d2.unknown_start_engines == ("0",) and d2.draft_tokens is None
+
+
+def test_a_second_model_after_leaves_the_first_its_full_window(tmp_path):
+    """One model before (vLLM names its set by engine), the same model and a second after (named by selector): the
+    first model's series span both scrapes and get their full window; the second is new, its start unknown (fresh
+    clone's trial: m was "vanished" and "new, start unknown" at once, so the window was ``no_window``)."""
+
+    def one(model: str, drafts: int, drafted: int, accepted: int) -> str:
+        labels = f'engine="0",model_name="{model}"'
+        return (
+            f"vllm:spec_decode_num_drafts_total{{{labels}}} {drafts}\n"
+            f"vllm:spec_decode_num_draft_tokens_total{{{labels}}} {drafted}\n"
+            f"vllm:spec_decode_num_accepted_tokens_total{{{labels}}} {accepted}\n"
+        )
+
+    before, after = one("m", 100, 300, 150), one("m", 300, 900, 450) + one("m2", 50, 150, 30)
+    w = spec_window(parse_metrics(before), parse_metrics(after))
+    d = w.delta
+    assert w.state == "drafting"
+    assert d.vanished_engines == () and d.unknown_start_engines == ('{model_name="m2"}',)
+    assert (d.drafts, d.draft_tokens, d.accepted_tokens) == (200, 600, 300)
+    res = CliRunner().invoke(app, ["counters", *saved(tmp_path, before, after), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["reasons"] == ['ENGINE_UNKNOWN_START({model_name="m2"})']
+    assert doc["acceptance_rate"] == 0.5 and doc["deltas"]["draft_tokens"] == 600
+
+
+def test_a_new_engine_of_the_same_model_after_is_new():
+    """The engine-named case kept: a second engine of one model after the window is a new series set."""
+    e0 = 'vllm:spec_decode_num_drafts_total{engine="0",model_name="m"}'
+    e1 = 'vllm:spec_decode_num_drafts_total{engine="1",model_name="m"}'
+    d = counters_delta(parse_metrics(f"{e0} 10\n"), parse_metrics(f"{e0} 30\n{e1} 5\n"))
+    assert d.unknown_start_engines == ("1",) and d.vanished_engines == () and d.drafts == 20
+    assert set(d.engines) == {"0", "1"}

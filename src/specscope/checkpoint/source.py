@@ -325,14 +325,16 @@ def _local_path_reason(text: str, repo: str) -> str | None:
     parts = repo.split("/")
     if text.startswith((".", "/", "~")):
         return "starts like a path"
-    if repo.endswith(".safetensors"):
-        return "names a .safetensors file"
-    if len(parts) > 2:
-        return f"{len(parts)} path parts (a repo id has 2)"
+    if repo.lower().endswith((".safetensors", ".gguf")):
+        return f"names a {Path(repo).suffix.lower()} file"
     if parts[0] and Path(parts[0]).exists():
         first = Path(parts[0])
         return f"{parts[0]}/ exists here" if first.is_dir() else f"{parts[0]} exists here ({_not_folder(first)})"
-    if len(parts) == 2 and all(parts) and not _valid_repo_id(repo):
+    if len(parts) != 2:
+        return f"{len(parts)} path part{'s' if len(parts) > 1 else ''} (a repo id has 2)"
+    if not parts[1]:
+        return "ends with '/' like a folder"
+    if not _valid_repo_id(repo):
         return "not a hub repo id: its parts take letters, digits, '-', '_', '.', never '--' or '..'"
     return None
 
@@ -404,8 +406,8 @@ def open_source(
     ``org/name[@revision]``. A missing target that looks like a local path fails here, with no hub lookup.
 
     Raises:
-        CheckpointError: a local-looking path that is missing, neither a folder nor a repo id, or (offline) the repo
-            is not in the local cache.
+        CheckpointError: a local-looking path that is missing (anything but ``org/name[@revision]`` looks local:
+            ``model.gguf``, ``folder/``), or (offline) the repo is not in the local cache.
     """
     text = str(target)
     if not text.strip():  # Path("") is ".": an empty argument audited the current folder
@@ -424,14 +426,6 @@ def open_source(
     reason = _local_path_reason(text, repo)
     if reason is not None:
         raise _missing_local(path, text, reason)
-    parts = repo.split("/")
-    if len(parts) != 2 or not all(parts):
-        raise CheckpointError(
-            "target is neither a folder nor a hub repo id",
-            found=text,
-            expected="an existing folder, or org/name[@revision]",
-            fix="check the path or the repo id",
-        )
     if hub_offline():
         from huggingface_hub import snapshot_download
 

@@ -2,8 +2,8 @@
 
 - **Format**: ``-f`` names it; without ``-f``, ``-o FILE`` picks it from the suffix (``.txt`` text, ``.md`` /
   ``.markdown`` markdown, ``.json`` json, ``.html`` / ``.htm`` html), and a suffix that names none is refused
-  (never silently text); ``-f`` with a suffix that names another format (``-f json -o x.md``) is refused, for
-  every command alike (before, ``-f`` won silently and a JSON document was written to ``x.md``).
+  (never silently text); ``-f`` with a suffix that names another format (``-f json -o x.md``) wins, as every
+  command's help says ("format from its suffix unless -f"), with a note on stderr naming the suffix's format.
 - **File**: written atomically (:func:`specscope.report.files.write_text_atomic`); the command then prints the
   path it wrote, and nothing else, on stdout. A missing folder of the file is made, with a note on stderr naming
   it (as ``bench --out`` and the store make theirs).
@@ -69,7 +69,7 @@ def report_target(
 
     Raises:
         ConfigError: ``-o`` is a folder, is or lies inside a path of ``reads``, or its suffix names no format of
-            ``allowed`` while ``-f`` is not given.
+            ``allowed`` while ``-f`` is not given (``-f`` given wins over a suffix naming another format: a note).
     """
     path = None if output is None else Path(output)
     if path is not None:
@@ -90,16 +90,9 @@ def report_target(
             fix=f"drop --output to print on stdout (and redirect it: > {path}), or pass a file path",
         )
     by_suffix = None if path is None else SUFFIX_FORMATS.get(path.suffix.lower())
-    if fmt is not None and by_suffix is not None and by_suffix != fmt:  # one says json, the other markdown
-        assert path is not None
-        raise ConfigError(
-            f"-f {fmt} and the --output file's suffix disagree",
-            found=f"-f {fmt} with --output {path} (a {by_suffix} suffix)",
-            expected="the format -f names and the file's suffix alike (or a suffix that names no format)",
-            fix=f"pass --output {path.with_suffix('.' + _example_suffix((fmt,)))}, or -f {by_suffix}"
-            if by_suffix in allowed
-            else f"pass --output {path.with_suffix('.' + _example_suffix((fmt,)))}",
-        )
+    if fmt is not None and by_suffix is not None and by_suffix != fmt and path is not None:
+        # the user's explicit -f wins, as the help says ("format from its suffix unless -f"); said, not silent
+        typer.echo(f"note: writing {fmt} to {path} as -f says (its suffix {path.suffix} names {by_suffix})", err=True)
     if fmt is not None:
         return fmt, path
     if path is None:

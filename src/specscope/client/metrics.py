@@ -31,12 +31,12 @@ series before summing (``specscope.stats.counters``): a series set is the sample
 labels that are a metric's own dimension (``position``, ``le``, ``quantile``) and empty-valued labels (Prometheus'
 absent label) are set aside; label order does not matter. An engine that labels every series ``model_name`` and
 ``engine`` (data parallel); a scrape that mixes replicas or sources (a federation, an aggregator, a router) adds
-``instance`` / ``job`` / ``pod`` / ``dp_rank`` ... A series set is named by its engine (``"0"``) when its labels are
-``engine`` and ``model_name`` alone and no other set of the scrape takes that name; else by its Prometheus selector,
-labels sorted (``{engine="0",instance="b:8000",job="j",model_name="m"}``). The name is a function of the set's own
-labels, so the same series has one name in both scrapes. A scrape of one series set labelled ``model_name`` at most
-keeps ``engines`` empty. Only samples read into a count or gauge make a series set (a histogram's or an unread family's
-own labels make none).
+``instance`` / ``job`` / ``pod`` / ``dp_rank`` ... A series set is keyed by its Prometheus selector, labels sorted
+(``{engine="0",model_name="m"}``, ``{engine="0",instance="b:8000",job="j",model_name="m"}``): a function of the set's
+own labels alone, so the same series has one key in both scrapes whatever else came or went between them; the shorter
+name a delta shows (``"0"`` for an engine) is :mod:`specscope.stats.counters`'. A scrape of one series set labelled
+``model_name`` at most keeps ``engines`` empty. Only samples read into a count or gauge make a series set (a
+histogram's or an unread family's own labels make none).
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ import dataclasses
 import json
 import math
 import re
-from collections import Counter
 from typing import Any
 
 import httpx
@@ -150,12 +149,14 @@ def _position(name: str, labels: dict[str, str]) -> int:
     return int(raw)
 
 
-def _require_count(name: str, value: float) -> None:
+def _require_count(name: str, labels: dict[str, str], value: float, text: str) -> None:
     """A counter's sample is a finite number from 0 to below :data:`~specscope.records.INT_BOUND` (Prometheus text
     allows ``NaN``, ``+Inf``, negatives and ``1e308`` in any sample; no engine's speculative or token counter holds
-    one, and ``1e308`` printed "draft tokens 1e+308" as a measurement); else MetricsUnavailable naming it."""
+    one, and ``1e308`` printed "draft tokens 1e+308" as a measurement); else MetricsUnavailable naming its line of
+    ``text`` as written (``1e400`` overflows the float: named as written, never as the ``inf`` it was read as)."""
     if not (math.isfinite(value) and 0 <= value < INT_BOUND):
-        found = f"{name} = {value:g}, not a count (a counter is a finite number from 0 to below 2**63)"
+        where = _line_of(text, name, labels) or f"{name}{labels or ''}"
+        found = f"{where} (not a count: a counter is a finite number from 0 to below 2**63)"
         raise _bad_sample("a /metrics counter holds no count", found, "a finite number from 0 to below 2**63")
 
 
@@ -179,8 +180,6 @@ def _take(eng: _Engine, name: str, short: str, names: EngineNames, labels: dict[
     if short not in counters and short not in names.per_pos and ("spec" in short or "draft" in short):
         eng.unread.add(name)
         return
-    if short in counters or short in names.per_pos:
-        _require_count(name, value)
     if short in names.per_pos:
         pos = _position(name, labels)
         eng.per_pos[pos] = eng.per_pos.get(pos, 0.0) + value
@@ -230,6 +229,27 @@ def _first_bad_line(text: str) -> str | None:
                 pass
         except (ValueError, TypeError, IndexError, OverflowError) as exc:
             return f"line {n}: {line[:120]!r} ({' '.join(str(exc).split())[:100] or type(exc).__name__})"
+    return None
+
+
+def _line_of(text: str, name: str, labels: dict[str, str]) -> str | None:
+    """``line N: 'the line'`` of the sample ``name{labels}`` in ``text``, as :func:`_first_bad_line` names a line;
+    None when no line holds it. Run only on the way to an error: each candidate line is parsed alone."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    written = {name, name.removesuffix("_total")}  # the parser adds _total to a counter's sample that lacks it
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("#") or re.split(r"[{\s]", line.strip(), maxsplit=1)[0] not in written:
+            continue
+        try:
+            if any(
+                s.name == name and s.labels == labels
+                for f in text_string_to_metric_families(line + "\n")
+                for s in f.samples
+            ):
+                return f"line {n}: {line[:120]!r}"
+        except (ValueError, TypeError, IndexError, OverflowError):
+            continue
     return None
 
 
@@ -286,6 +306,8 @@ def parse_metrics(text: str) -> SpecCounters:
     for name, cut, table, labels, value in kept:
         short = name[cut:]
         total.kinds[table.kind] = total.kinds.get(table.kind, 0) + 1
+        if short in table.counters or short in table.per_pos:
+            _require_count(name, labels, value, text)
         _take(total, name, short, table, labels, value)
         ident = _identity(labels)
         if _reads(short, table):
@@ -294,7 +316,7 @@ def parse_metrics(text: str) -> SpecCounters:
     snap = total.counters()
     if snap.unread:
         snap = dataclasses.replace(snap, unread=_as_written(snap.unread, text))
-    names = series_names(read_ids)
+    names = series_keys(read_ids)
     if not names:
         return snap
     groups = {ident: _Engine() for ident in names}
@@ -350,7 +372,6 @@ def _one_per_copy_group(samples: list[_Sample]) -> tuple[list[_Sample], list[str
 #: labels that are a metric's own dimension (per-position counters, histogram buckets, summary quantiles): kept inside
 #: a series set, never a series set of their own.
 _DIMENSIONS = frozenset({"position", "le", "quantile"})
-_ENGINE_LABELS = frozenset({"engine", "model_name"})  # vLLM's own labels: such a set is named by its engine
 
 
 def _identity(labels: dict[str, str]) -> _Identity:
@@ -363,19 +384,14 @@ def _reads(short: str, names: EngineNames) -> bool:
     return short in names.counters or short in names.per_pos or short in names.gauges
 
 
-def series_names(idents: set[_Identity]) -> dict[_Identity, str]:
-    """Each series set's name (module doc); empty when the scrape is one set labelled ``model_name`` at most."""
+def series_keys(idents: set[_Identity]) -> dict[_Identity, str]:
+    """Each series set's key, its selector (module doc); empty when the scrape is one set labelled ``model_name`` at
+    most. A function of the set's own labels alone, so one series has one key in every scrape (a key that hung on the
+    other sets of its scrape, such as its engine index while one model is served, named one series two ways when a
+    second model came up between the scrapes)."""
     if len(idents) == 1 and not {k for k, _ in next(iter(idents))} - {"model_name"}:
         return {}
-    several_models = len({dict(i).get("model_name") for i in idents}) > 1  # an engine index would lose the model
-    short = {
-        i: dict(i)["engine"]
-        if not several_models and "engine" in dict(i) and {k for k, _ in i} <= _ENGINE_LABELS
-        else None
-        for i in idents
-    }
-    taken = Counter(n for n in short.values() if n is not None)
-    return {i: n if n is not None and taken[n] == 1 else series_selector(i) for i, n in short.items()}
+    return {i: series_selector(i) for i in idents}
 
 
 def _as_written(names: tuple[str, ...], text: str) -> tuple[str, ...]:

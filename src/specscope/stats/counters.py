@@ -58,6 +58,7 @@ __all__ = [
     "counter_checks",
     "counters_delta",
     "series_reasons",
+    "short_series_names",
     "spec_window",
     "sum_counters",
 ]
@@ -178,21 +179,28 @@ def _series(snap: SpecCounters) -> dict[str, SpecCounters]:
     return {"": snap} if snap.present or snap.spec_gauges or snap.unread else {}
 
 
-def _short_names(names: set[str]) -> dict[str, str]:
+_ENGINE_LABELS = frozenset({"engine", "model_name"})  # vLLM's own labels: such a set is named by its engine
+_TARGET_LABELS = frozenset({"instance", "job"})  # what Prometheus attaches to every series it scrapes from a target
+
+
+def short_series_names(names: set[str]) -> dict[str, str]:
     """Each series set's name in a delta: the labels of its selector name that tell the sets of both scrapes apart
     (a label with one value on every set, ``job`` or ``model_name`` of one target, is dropped); a set told apart by
-    ``engine`` alone is named by its engine (``"5"``). Other names (an engine index, a replica) are kept."""
+    ``engine`` alone, or the one set of a server that labels ``engine`` and ``model_name`` alone, is named by its
+    engine (``"5"``). Other names (an engine index, a replica) are kept."""
     labels = {n: ls for n in names if (ls := series_labels(n)) is not None}
     keys = {k for ls in labels.values() for k in ls}
-    same = {k for k in keys if len({ls.get(k) for ls in labels.values()}) == 1}
+    # a target label (instance, job) one set lacks is no difference: that set's scrape was the server's own
+    same = {
+        k for k in keys if len({ls.get(k) for ls in labels.values()} - ({None} if k in _TARGET_LABELS else set())) == 1
+    }
     out = {n: n for n in names}
     for n, ls in labels.items():
         rest = sorted((k, v) for k, v in ls.items() if k not in same)
+        if not rest and "engine" in ls and set(ls) <= _ENGINE_LABELS:
+            rest = [("engine", ls["engine"])]
         out[n] = rest[0][1] if [k for k, _ in rest] == ["engine"] else series_selector(rest) if rest else n
     return out if len(set(out.values())) == len(out) else {n: n for n in names}
-
-
-_TARGET_LABELS = frozenset({"instance", "job"})  # what Prometheus attaches to every series it scrapes from a target
 
 
 def _target_free(name: str) -> tuple[tuple[str, str], ...] | None:
@@ -211,11 +219,13 @@ def _target_free(name: str) -> tuple[tuple[str, str], ...] | None:
 def _same_target(before: dict[str, SpecCounters], after: dict[str, SpecCounters]) -> dict[str, SpecCounters]:
     """``before`` with a set that is only there renamed to the after scrape's name of the same series, when the two
     differ only in that one of them carries the target labels (``instance``, ``job``) Prometheus attaches at scrape:
-    one scrape saved from Prometheus, the other from the server itself. Paired one to one only; anything ambiguous,
-    or two sets that both carry target labels, stays apart."""
+    one scrape saved from Prometheus, the other from the server itself; or in that one is named by its engine index
+    alone (a snapshot keyed so before series sets were keyed by their selector). Paired one to one only; anything
+    ambiguous, or two sets that both carry target labels, stays apart."""
 
-    def targeted(name: str) -> bool:
-        return bool(set(series_labels(name) or {}) & _TARGET_LABELS)
+    def targeted(name: str) -> bool | None:
+        labels = series_labels(name)
+        return None if labels is None else bool(set(labels) & _TARGET_LABELS)
 
     only_b = [n for n in before if n not in after]
     only_a = [n for n in after if n not in before]
@@ -277,7 +287,7 @@ def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
         total = _delta_one(before, after)
     else:
         total = SpecCounters()
-    short = _short_names(set(per))
+    short = short_series_names(set(per))
     return dataclasses.replace(
         total,
         engines={short[e]: d for e, d in per.items()},

@@ -10,7 +10,7 @@ when the window has an inconsistency: counters that contradict each other are no
 per draft when whole), ``deltas`` (``drafts``, ``draft_tokens``, ``accepted_tokens``,
 ``accepted_per_position``, ``generation_tokens``, ``prompt_tokens``: counts in tokens, drafts in verify
 steps) of the series sets that did not restart, vanish or start at an unknown point, ``engines`` (per series set,
-named by its engine or by its label selector (:mod:`specscope.client.metrics`): ``reset``, ``vanished`` (all its
+named by its engine or by its label selector (:mod:`specscope.stats.counters`): ``reset``, ``vanished`` (all its
 series gone after), ``unknown_start`` (absent before and not shown created after it), both left out and not restarts,
 and its own ``deltas``; one entry ``""`` when the scrapes have no named series sets), ``reasons`` (codes:
 ``COUNTER_RESET``, ``ENGINE_RESET(e)``, ``ENGINE_VANISHED(e)``, ``ENGINE_UNKNOWN_START(e)``, the checks),

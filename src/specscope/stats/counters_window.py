@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from specscope.records import SpecCounters
-from specscope.stats.counters import sum_counters
+from specscope.stats.counters import short_series_names, sum_counters
 
 __all__ = ["Clocks", "PoolWindow", "clock_evidence", "engine_window", "pool_window", "vanished_cause"]
 
@@ -98,7 +98,8 @@ def clock_evidence(before: SpecCounters, after: SpecCounters, start_s: tuple[flo
         if moved and (way == "forward" or every):  # swapped files move every clock back; a restart moves one on
             moves.add(way)
         if moved:
-            who = "every _created" if every else "_created of " + ", ".join(e or "the server" for e in moved)
+            short = short_series_names(set(sb) | set(sa))  # the names the delta gives them
+            who = "every _created" if every else "_created of " + ", ".join(short[e] or "the server" for e in moved)
             said.append(f"{who} moved {way}")
     moved_way: Literal["forward", "back", "mixed"] | None = None
     if len(moves) > 1:
