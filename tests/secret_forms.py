@@ -173,6 +173,7 @@ FORMS: list[tuple[str, str]] = [
     ("secret_key_base: RailsBase0146", "RailsBase0146"),
     ("SECRET_KEY_BASE=RailsBase0147 rails s", "RailsBase0147"),
     ('{"authorization": 9876540148}', "9876540148"),
+    ("docker login -u bob -p DockerPw0149 registry.example", "DockerPw0149"),
 ]
 
 #: text that looks close to a secret and must come out unchanged.
@@ -203,7 +204,7 @@ KEPT: list[str] = [
     "grep -E 'warn:spec|error:draft' server.log; git push -u origin main:main",
     # issue 37 leftovers: -p is a port for docker, ssh and redis-cli, and mysql's -p with a space prompts (the next
     # word is a database); a --*-pass flag's count; a number under a name that also names a count or an id
-    "docker run -p 8000:8000 -p 127.0.0.1:9000:9000 img",
+    "docker run -p 8000:8000 -p 127.0.0.1:9000:9000 img; docker login -u bob --password-stdin r",
     "ssh -p 2222 u@h; scp -P 2222 f u@h:",
     "redis-cli -h h -p 6379 ping",
     "mysql -h db -P 3306 -u root -p mydb",

@@ -70,6 +70,8 @@ PEM ``-----BEGIN ... PRIVATE KEY-----``       RFC 7468                          
 mariadb ..; ``-p db`` prompts: kept)          only, a space makes it a database name
 ``sshpass -p PW cmd``, ``sshpass -pPW``       sshpass(1) "-ppassword", before cmd    ``_COMMAND_PASSWORD``
 ``redis-cli -a PW``                           redis-cli(1) (``redis-cli --help``)    ``_COMMAND_PASSWORD``
+``docker login -p PW``                        docker login reference (``-p``,        ``_COMMAND_PASSWORD``
+                                              ``--password``)
 ``SSHPASS=PW``, ``MYSQL_PWD=PW``,             sshpass(1) ``-e``, mysql(1)            :func:`is_secret_name`
 ``REDISCLI_AUTH=PW``                          environment, redis-cli(1)
 ``aws configure set aws_secret_access_key V`` AWS CLI reference, ``configure set``   ``_AWS_CONFIGURE_SET``
@@ -236,7 +238,8 @@ _COOKIE = re.compile(r"(?im)\b(?P<name>(?:set-)?cookie2?)(?P<sep>['\"]?\s*:\s*['
 # a password given to a command's own short flag (issue 37): mysql(1) and its clients' ``-pPW`` (attached only: a
 # space makes the next word a database name and ``-p`` a prompt), sshpass(1)'s ``-p PW`` / ``-pPW`` among its own
 # options before the command it runs (after it ``-p`` is that command's, ssh's port), redis-cli(1)'s ``-a PW``
-# (its ``-p`` is a port). Another word of the same command stops each scan, so a line is read once.
+# (its ``-p`` is a port), ``docker login``'s ``-p PW`` (docker login reference: ``-p, --password``; ``docker run
+# -p`` publishes a port). Another word of the same command stops each scan, so a line is read once.
 _CMD_VALUE = r"(?P<pw>'[^'\n]*+'|\"[^\"\n]*+\"|[^\s'\";|&]++)"
 _COMMAND_PASSWORD = re.compile(
     r"(?<![\w-])(?:"
@@ -244,10 +247,11 @@ _COMMAND_PASSWORD = re.compile(
     r"(?:\s++(?!-p\S)(?!mysql|mariadb)[^\s|;&]++)*+\s++-p"
     r"|sshpass(?:\s++(?:-[fdP]\s*+(?!sshpass)[^\s|;&]++|-[ehvV][^\s|;&]*+))*+\s++-p\s*+"
     r"|redis-cli(?:\s++(?!-a\s)(?!redis-cli)[^\s|;&]++)*+\s++-a\s++"
+    r"|docker\s++login(?:\s++(?!-p)(?!docker)[^\s|;&]++)*+\s++-p(?:\s++|=)?+"
     rf"){_CMD_VALUE}"
 )
-_COMMAND_WORDS = ("mysql", "mariadb", "sshpass", "redis-cli")
-_COMMAND_WORD = re.compile(r"mysql[a-z]*+|mariadb[a-z-]*+|sshpass|redis-cli|aws")  # argv[i]'s name, path cut
+_COMMAND_WORDS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker")
+_COMMAND_WORD = re.compile(r"mysql[a-z]*+|mariadb[a-z-]*+|sshpass|redis-cli|aws|docker")  # argv[i]'s name, path cut
 _COMMAND_CONTEXT_WORDS = 32  # how many words after such a command an argv list reads it as that command's
 # the AWS CLI's ``aws configure set [--profile P] NAME VALUE`` (AWS CLI command reference): VALUE when NAME is a
 # credential name (``aws_secret_access_key``, ``aws_session_token``, ``profile.p.aws_secret_access_key``)

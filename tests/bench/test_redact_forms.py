@@ -140,6 +140,7 @@ def test_user_password_and_cookie_flags_in_an_argv_list():
         "mysql a " * 50_000,
         "redis-cli -h " * 50_000,
         "aws configure set " * 30_000,
+        "docker login -u " * 30_000,
     ],
     ids=lambda t: t[:16],
 )
@@ -183,6 +184,7 @@ def test_a_command_password_flag_in_an_argv_list():
         "redis-cli -p 6379 -a Pw0152 ping": f"redis-cli -p 6379 -a {MASK} ping",
         "aws configure set aws_secret_access_key Pw0153": f"aws configure set aws_secret_access_key {MASK}",
         "docker run -p 8000:8000 img": "docker run -p 8000:8000 img",
+        "docker login -u bob -p Pw0154 r": f"docker login -u bob -p {MASK} r",
     }
     for line, want in cases.items():
         assert " ".join(redact_argv(line.split())) == want and redact_text(line) == want
