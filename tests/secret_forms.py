@@ -156,6 +156,24 @@ FORMS: list[tuple[str, str]] = [
     ("_auth=NpmAuth0132", "NpmAuth0132"),
     ("machine api.h login u password NetRc0133", "NetRc0133"),
     ("machine api.h\n  login u\n  password NetRc0134\n", "NetRc0134"),
+    # issue 37 leftovers: a command's own password flag (mysql(1) "-p[password]" attached, sshpass(1) "-ppassword"
+    # before the command it runs, redis-cli(1) "-a <password>"), their environment variables, the AWS CLI's
+    # "aws configure set NAME VALUE", Rails' secret_key_base, a JSON authorization that is a number
+    ("mysql -u root -pMysqlPw0135 db", "MysqlPw0135"),
+    ("mysqldump -h db -uroot -p'MysqlPw0136' --all-databases", "MysqlPw0136"),
+    ("mysql --password=MysqlPw0137 -h db", "MysqlPw0137"),
+    ("sshpass -p SshPass0138 ssh -p 2222 u@h", "SshPass0138"),
+    ("sshpass -pSshPass0139 scp f u@h:", "SshPass0139"),
+    ("SSHPASS=SshPass0140 sshpass -e ssh u@h", "SshPass0140"),
+    ("redis-cli -h h -p 6379 -a RedisPw0141 ping", "RedisPw0141"),
+    ("REDISCLI_AUTH=RedisPw0142 redis-cli ping", "RedisPw0142"),
+    ("MYSQL_PWD=MysqlPw0143 mysql -h db", "MysqlPw0143"),
+    ("aws configure set aws_secret_access_key AwsSet0144/abc+xyz", "AwsSet0144/abc+xyz"),
+    ("aws configure set --profile p aws_session_token AwsSet0145", "AwsSet0145"),
+    ("secret_key_base: RailsBase0146", "RailsBase0146"),
+    ("SECRET_KEY_BASE=RailsBase0147 rails s", "RailsBase0147"),
+    ('{"authorization": 9876540148}', "9876540148"),
+    ("docker login -u bob -p DockerPw0149 registry.example", "DockerPw0149"),
 ]
 
 #: text that looks close to a secret and must come out unchanged.
@@ -184,4 +202,14 @@ KEPT: list[str] = [
     "http://h/?next=%2Fv1%3Fpage%3D2",
     "curl --cert C:/certs/client.pem https://h/ and reset the password by default",
     "grep -E 'warn:spec|error:draft' server.log; git push -u origin main:main",
+    # issue 37 leftovers: -p is a port for docker, ssh and redis-cli, and mysql's -p with a space prompts (the next
+    # word is a database); a --*-pass flag's count; a number under a name that also names a count or an id
+    "docker run -p 8000:8000 -p 127.0.0.1:9000:9000 img; docker login -u bob --password-stdin r",
+    "ssh -p 2222 u@h; scp -P 2222 f u@h:",
+    "redis-cli -h h -p 6379 ping",
+    "mysql -h db -P 3306 -u root -p mydb",
+    "sshpass -f pwfile ssh -p 2222 u@h",
+    "curl -p -x http://127.0.0.1:3128 http://h/",
+    "--first-pass 2 --first-pass=3",
+    'aws configure set region us-east-1; {"token": 12, "session": 3, "authorization": false}',
 ]

@@ -134,3 +134,38 @@ def test_a_fifo_or_a_link_to_one_is_never_replaced_by_a_file(tmp_path: Path, cap
         f"error: a path to write is not a regular file; found: {fifo}: a FIFO; expected: a regular file, or a name "
         "where nothing is yet; fix: write to a file and copy it there, or let the shell write it (> PATH)\n"
     )
+
+
+def test_a_link_is_written_through_to_its_file_and_stays_a_link(tmp_path: Path):
+    # issue 37: `-o FILE` with FILE a link to another file replaced the link with a regular file (the file it led to
+    # kept its old content); as editors save a linked file, the file it leads to is replaced atomically, in its own
+    # folder, and the link stays
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    real = shared / "report.md"
+    real.write_text("old\n")
+    link = tmp_path / "report.md"
+    link.symlink_to(os.path.relpath(real, tmp_path))  # a relative link, read from the link's folder
+    chain = tmp_path / "latest.md"
+    chain.symlink_to(link)  # a link to a link
+    write_text_atomic(link, "new\n")
+    assert link.is_symlink() and os.readlink(link) == os.path.join("shared", "report.md")
+    assert real.read_text() == "new\n" and not real.is_symlink()
+    write_json_atomic(chain, {"a": 1})
+    assert chain.is_symlink() and link.is_symlink() and json.loads(real.read_text()) == {"a": 1}
+    assert _names(tmp_path) == ["latest.md", "report.md", "shared"] and _names(shared) == ["report.md"]
+
+
+def test_a_dangling_link_creates_its_file_and_a_loop_is_refused(tmp_path: Path):
+    import errno
+
+    link = tmp_path / "out.json"
+    link.symlink_to("made.json")
+    write_text_atomic(link, "x")
+    assert link.is_symlink() and (tmp_path / "made.json").read_text() == "x"
+    loop = tmp_path / "loop"
+    loop.symlink_to("loop")
+    with pytest.raises(OSError) as info:
+        write_text_atomic(loop, "x")
+    assert info.value.errno == errno.ELOOP and loop.is_symlink()
+    assert _names(tmp_path) == ["loop", "made.json", "out.json"]

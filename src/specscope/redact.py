@@ -66,8 +66,21 @@ INI), ``"name": "V"`` (JSON), Python repr     Python repr
 ``*_TOKEN *_SECRET *_PASSWORD *_API_KEY``     env var conventions                    :func:`is_secret_name`
 token prefixes (list below)                   each issuer; gitleaks v8.30.0 rules    ``_PREFIXED``
 PEM ``-----BEGIN ... PRIVATE KEY-----``       RFC 7468                               ``_PEM``
-``mysql -pPW``, ``sshpass -p PW``,            mysql(1), sshpass(1), redis-cli        ``-``: ``-p`` / ``-a`` are
-``redis-cli -a PW``                                                                  a port, a flag elsewhere
+``mysql -pPW`` (and mysqldump, mysqladmin,    mysql(1) "-p[password]": attached      ``_COMMAND_PASSWORD``
+mariadb ..; ``-p db`` prompts: kept)          only, a space makes it a database name
+``sshpass -p PW cmd``, ``sshpass -pPW``       sshpass(1) "-ppassword", before cmd    ``_COMMAND_PASSWORD``
+``redis-cli -a PW``                           redis-cli(1) (``redis-cli --help``)    ``_COMMAND_PASSWORD``
+``docker login -p PW``                        docker login reference (``-p``,        ``_COMMAND_PASSWORD``
+                                              ``--password``)
+``SSHPASS=PW``, ``MYSQL_PWD=PW``,             sshpass(1) ``-e``, mysql(1)            :func:`is_secret_name`
+``REDISCLI_AUTH=PW``                          environment, redis-cli(1)
+``aws configure set aws_secret_access_key V`` AWS CLI reference, ``configure set``   ``_AWS_CONFIGURE_SET``
+``secret_key_base: V``, ``SECRET_KEY_BASE``   Rails guides, Securing Rails           :func:`is_secret_name`
+                                              Applications (credentials)
+``"authorization": 12345``, ``password: 42``  JSON (RFC 8259), YAML: a number under  ``_pairs``, ``_auth_headers``,
+                                              a name that only names credentials     :func:`redact`
+``-p 8000`` (docker, ssh), ``-P 3306``,       docker run(1), ssh(1), redis-cli(1):   ``-``: a port, kept
+``redis-cli -p 6379``                         a port
 ============================================  =====================================  ============================
 
 Token prefixes: Anthropic ``sk-ant-`` (under ``sk-``), Stripe ``sk_live_`` ``sk_test_`` ``rk_live_`` ``whsec_``,
@@ -78,11 +91,15 @@ Shopify ``shpat_``, Postman ``PMAK-`` (shapes from gitleaks v8.30.0 ``config/git
 
 Not secrets, kept: counts and rates named after tokens (``prompt_tokens=12``, ``num_accepted_tokens``,
 ``--max-tokens 256``, ``tokens/s``, ``cost_ns_per_token``), a tokenizer's special tokens (``eos_token='</s>'``), a
-workload's ``session_id``, ``Token 5 of 12``, a port or uid after ``-a`` / ``-u`` (``127.0.0.1:8000``, ``1000:1000``).
+workload's ``session_id``, ``Token 5 of 12``, a port or uid after ``-a`` / ``-u`` (``127.0.0.1:8000``,
+``1000:1000``), a port after ``-p`` (``docker run -p 8000:8000``, ``ssh -p 2222``), a count after a ``--*-pass``
+flag (``--first-pass 2``).
 
 In a JSON-like value (:func:`redact`) a mapping key that is a credential name masks its value whatever its type
-(a string, a list of keys, an object), except numbers, booleans and None (``cost_ns_per_token`` is a measurement,
-and a rate ``per_token`` is never a credential name).
+(a string, a list of keys, an object), except booleans and None, and numbers under a name that may also name a
+count or an id (``token``, ``session``, ``sid``, ``key``: ``{"token": 12}``); a number under a name that only names
+a credential (``authorization``, ``password``, ``secret``, ``api_key``: :func:`_number_is_secret`) is masked, in
+text as in a mapping.
 
 A redacted secret becomes :data:`MASK`. This module has no dependencies (a low layer beside
 :mod:`specscope.fsio`), so the store, the log writers and the CLI's output call it.
@@ -109,6 +126,14 @@ _NAME_WORDS = (
 _SECRET_NAME = re.compile(
     rf"(?i)(?:^|[_.-])(?:{_NAME_WORDS})$|[_.-](?:key|sig|pass|auth)$|pass(?:word|wd|phrase)$"
     r"|sess(?:ion)?id$|[cx]srf[_-]?token$"
+    # sshpass(1) ``-e`` reads ``SSHPASS``; Rails signs its cookies and sessions with ``secret_key_base``
+    r"|^sshpass$|(?:^|[_.-])secret[_-]key[_-]base$"
+)
+# a name that only names a credential, never also a count or an id (``token``, ``session``, ``sid`` and ``key``
+# do: ``{"token": 12}``): a number under it is a credential too (``"authorization": 12345``, ``password: 1234``)
+_CREDENTIAL_ONLY_NAME = re.compile(
+    r"(?i)(?:authorization|pass(?:word|wd|phrase)|(?:^|[_.-])(?:pwd|secret|api[_-]?key|secret[_-]key[_-]base))$"
+    r"|^sshpass$|[a-z0-9](?:Password|Passwd|Secret|ApiKey)$"
 )
 _CAMEL_SECRET_NAME = re.compile(r"[a-z0-9](?:Token|Secret|Password|Passwd|ApiKey|Key|Signature|Credentials?|Auth)$")
 # rates and counts of tokens; a tokenizer's special tokens (transformers' SPECIAL_TOKENS_ATTRIBUTES: ``eos_token``)
@@ -136,8 +161,9 @@ _AUTH_SCHEMES = frozenset(
 )
 _BLANKS = re.compile(r"[ \t]*+")
 _AUTH_SCHEME_WORD = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,39}(?=[ \t]+[^\s'\",])")
-# unquoted: words, quoted strings, and ", " or a space only before another auth-param's ``name=``
-_AUTH_VALUE = re.compile(r"(?:[^\s'\",]++|\"[^\"\r\n]*+\"|(?:,[ \t]*+|[ \t]++)(?=[A-Za-z0-9_-]++=))++")
+# unquoted: words, quoted strings, and ", " or a space only before another auth-param's ``name=``; no brace or
+# bracket (RFC 9110 5.6.2 tokens and token68 hold none): ``{"authorization": false}`` keeps its closing brace
+_AUTH_VALUE = re.compile(r"(?:[^\s'\",{}\[\]]++|\"[^\"\r\n]*+\"|(?:,[ \t]*+|[ \t]++)(?=[A-Za-z0-9_-]++=))++")
 _AUTH_QUOTED = {q: re.compile(rf"(?:[^{q}\\\r\n]++|\\.)++") for q in "'\""}  # to the quote, escapes skipped
 # RFC 6750 bearer tokens; RFC 7617 basic credentials are base64 (a digit, '+', '/' or '=' in them: not a word)
 # Django REST framework's ``Token`` (40 hex digits) and its kind: letters and digits both, 16 or more (not
@@ -209,6 +235,29 @@ _PREFIXED = re.compile(
 # a cookie header's whole value (``Cookie: a=b; c=d``, RFC 6265): any of its pairs may be a session credential
 # (RFC 2965's ``Cookie2`` / ``Set-Cookie2`` too), as a header line and as a dict's quoted key
 _COOKIE = re.compile(r"(?im)\b(?P<name>(?:set-)?cookie2?)(?P<sep>['\"]?\s*:\s*['\"]?)[^\r\n'\"]+")
+# a password given to a command's own short flag (issue 37): mysql(1) and its clients' ``-pPW`` (attached only: a
+# space makes the next word a database name and ``-p`` a prompt), sshpass(1)'s ``-p PW`` / ``-pPW`` among its own
+# options before the command it runs (after it ``-p`` is that command's, ssh's port), redis-cli(1)'s ``-a PW``
+# (its ``-p`` is a port), ``docker login``'s ``-p PW`` (docker login reference: ``-p, --password``; ``docker run
+# -p`` publishes a port). Another word of the same command stops each scan, so a line is read once.
+_CMD_VALUE = r"(?P<pw>'[^'\n]*+'|\"[^\"\n]*+\"|[^\s'\";|&]++)"
+_COMMAND_PASSWORD = re.compile(
+    r"(?<![\w-])(?:"
+    r"(?:mysql(?:dump|admin|import|show|check|slap|pump|binlog)?|mariadb(?:-[a-z]++)?)"
+    r"(?:\s++(?!-p\S)(?!mysql|mariadb)[^\s|;&]++)*+\s++-p"
+    r"|sshpass(?:\s++(?:-[fdP]\s*+(?!sshpass)[^\s|;&]++|-[ehvV][^\s|;&]*+))*+\s++-p\s*+"
+    r"|redis-cli(?:\s++(?!-a\s)(?!redis-cli)[^\s|;&]++)*+\s++-a\s++"
+    r"|docker\s++login(?:\s++(?!-p)(?!docker)[^\s|;&]++)*+\s++-p(?:\s++|=)?+"
+    rf"){_CMD_VALUE}"
+)
+_COMMAND_WORDS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker")
+_COMMAND_WORD = re.compile(r"mysql[a-z]*+|mariadb[a-z-]*+|sshpass|redis-cli|aws|docker")  # argv[i]'s name, path cut
+_COMMAND_CONTEXT_WORDS = 32  # how many words after such a command an argv list reads it as that command's
+# the AWS CLI's ``aws configure set [--profile P] NAME VALUE`` (AWS CLI command reference): VALUE when NAME is a
+# credential name (``aws_secret_access_key``, ``aws_session_token``, ``profile.p.aws_secret_access_key``)
+_AWS_CONFIGURE_SET = re.compile(
+    r"\baws\s++configure\s++set(?:\s++--profile\s++[^\s|;&]++)?\s++(?P<name>[A-Za-z0-9_.\-]++)\s++" + _CMD_VALUE
+)
 _PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S)
 
 
@@ -231,6 +280,12 @@ def is_secret_name(name: str) -> bool:
     return bool(found) and not _NOT_SECRET_NAME.search(name)
 
 
+def _number_is_secret(name: str) -> bool:
+    """True when a number under ``name`` is a credential: the name only ever names one (``authorization``,
+    ``password``, ``client_secret``, ``api_key``), not also a count or an id (``token``, ``session``, ``sid``)."""
+    return is_secret_name(name) and bool(_CREDENTIAL_ONLY_NAME.search(name))
+
+
 def _query(m: re.Match[str]) -> str:
     name = m.group("name")
     if is_secret_name(name) or name.lower() in _BARE_QUERY_NAMES:
@@ -238,9 +293,9 @@ def _query(m: re.Match[str]) -> str:
     return m.group(0)
 
 
-def _masked_pair_value(value: str) -> str | None:
-    """What a credential name's ``value`` becomes: None when it is kept (None, null, booleans, empty, a number,
-    already masked)."""
+def _masked_pair_value(value: str, name: str) -> str | None:
+    """What the credential name ``name``'s ``value`` becomes: None when it is kept (None, null, booleans, empty,
+    already masked, a number unless :func:`_number_is_secret`)."""
     if value.lower() in _KEEP_VALUES or value == MASK:
         return None
     if value[0] == "[":  # a list of keys: one masked item, quoted as the list quoted its items (JSON stays JSON)
@@ -248,7 +303,7 @@ def _masked_pair_value(value: str) -> str | None:
         return f"[{quote}{MASK}{quote}]"
     if value[0] in "'\"":
         return f"{value[0]}{MASK}{value[0]}"
-    if _NUMBER.fullmatch(value):  # a bare number is a JSON number (a count), not a credential
+    if _NUMBER.fullmatch(value) and not _number_is_secret(name):  # ``"token": 12``: a count or an id
         return None
     return MASK
 
@@ -265,7 +320,7 @@ def _pairs(text: str) -> str:
         if "=" not in m.group("sep") and (annotation := _ANNOTATION.match(text, pos)) is not None:
             pos = annotation.end()  # ``api_key: str = "V"``: the value follows the type
         value = _PAIR_VALUE.match(text, pos)
-        masked = None if value is None else _masked_pair_value(value.group(0))
+        masked = None if value is None else _masked_pair_value(value.group(0), m.group("name"))
         if value is None or masked is None:
             continue
         if value.group(0).lower() in _AUTH_SCHEMES and text.startswith(f" {MASK}", value.end()):
@@ -275,10 +330,22 @@ def _pairs(text: str) -> str:
     return "".join(out) + text[last:] if out else text
 
 
+def _flag_value_kept(flag: str, value: str) -> bool:
+    """True when the credential flag ``flag``'s ``value`` is kept, in a command line (:func:`redact_text`) and in an
+    argv list (:func:`redact_argv`) alike: another flag (``-`` first, not a value), a placeholder a person reads
+    (``--api-key KEY`` in ``--help``, ``--api-key $OPENAI_API_KEY`` in an example: ``_PLACEHOLDER``), masked
+    already, or a ``--*-pass`` flag's count (``--first-pass 2``)."""
+    return (
+        value.startswith("-")
+        or value == MASK
+        or bool(_PLACEHOLDER.fullmatch(value))
+        or (flag.lower().endswith("pass") and value.isdigit())
+    )
+
+
 def _flag_value(m: re.Match[str]) -> str:
-    """A credential flag's value masked, unless it is a placeholder a person reads (``--api-key KEY`` in ``--help``,
-    ``--api-key $OPENAI_API_KEY`` in an example): see ``_PLACEHOLDER``; a ``--*-pass`` flag's number is a count."""
-    if _PLACEHOLDER.fullmatch(m.group(3)) or (m.group(1).lower().endswith("pass") and m.group(3).isdigit()):
+    """A credential flag's value masked unless :func:`_flag_value_kept`."""
+    if _flag_value_kept(m.group(1), m.group(3)):
         return m.group(0)
     return f"{m.group(1)}{m.group(2)}{MASK}"
 
@@ -297,8 +364,8 @@ def _auth_headers(text: str) -> str:
         value = (_AUTH_QUOTED[q] if q else _AUTH_VALUE).match(text, start)
         if value is None or text.startswith(MASK, start) or text[start] in "{[":
             continue  # nothing, masked already, or an object or list (the pairs rule reads those)
-        if scheme is None and _masked_pair_value(value.group(0)) is None:
-            continue  # ``"authorization": false`` (a setting, not a credential), null, a number
+        if scheme is None and _masked_pair_value(value.group(0), m.group("name")) is None:
+            continue  # ``"authorization": false`` (a setting, not a credential), null
         named = scheme is not None and scheme.group(0).lower() in _AUTH_SCHEMES
         out += (text[last:pos], f"{scheme.group(0)} {MASK}" if named and scheme is not None else MASK)
         last = pos = value.end()
@@ -324,6 +391,20 @@ def _cookie_flag(m: re.Match[str]) -> str:
         return m.group(0)
     quote = value[0] if value[0] in "'\"" else ""
     return f"{m.group('flag')}{m.group('sep')}{quote}{MASK}{quote}"
+
+
+def _command_password(m: re.Match[str]) -> str:
+    """A command's password flag value masked (quotes kept), unless a placeholder (``sshpass -p PASSWORD``,
+    ``mysql -p$MYSQL_PASSWORD``) or masked already."""
+    pw = m.group("pw")
+    quote = pw[0] if pw[0] in "'\"" else ""
+    if pw.strip("'\"") == MASK or _PLACEHOLDER.fullmatch(pw.strip("'\"")):
+        return m.group(0)
+    return f"{m.group(0)[: m.start('pw') - m.start()]}{quote}{MASK}{quote}"
+
+
+def _aws_configure_set(m: re.Match[str]) -> str:
+    return _command_password(m) if is_secret_name(m.group("name")) else m.group(0)
 
 
 def _encoded_query(m: re.Match[str]) -> str:
@@ -360,6 +441,10 @@ def redact_text(text: str) -> str:
         text = _auth_headers(text)
     if "Bearer" in text or "Basic" in text or "Token" in text:
         text = _AUTH_SCHEME.sub(lambda m: f"{m.group('scheme') or m.group('basic') or m.group('token')} {MASK}", text)
+    if any(word in text for word in _COMMAND_WORDS):
+        text = _COMMAND_PASSWORD.sub(_command_password, text)
+    if "configure" in text:
+        text = _AWS_CONFIGURE_SET.sub(_aws_configure_set, text)
     if "-" in text:
         text = _FLAG_IN_TEXT.sub(_flag_value, text)
         if ":" in text:
@@ -373,34 +458,47 @@ def redact_text(text: str) -> str:
 
 def redact_argv(argv: list[Any]) -> list[Any]:
     """A command line with the values of credential flags (``--api-key sk-..``, ``--hf-token=..``) masked, and
-    every argument's text redacted (:func:`redact_text`)."""
+    every argument's text redacted (:func:`redact_text`). A flag's value is kept or masked by the one rule
+    :func:`_flag_value_kept` that the command line's text is read by; an argument that follows a flag taking a
+    ``user:password`` or a cookie, or a command with a password flag of its own (``mysql``, ``sshpass``,
+    ``redis-cli``, ``aws configure set``), is read as the command line would show it, after the words before it."""
     out: list[Any] = []
-    mask_next = False
+    flag = ""  # a credential flag whose value is the next argument
     before = ""
+    command: list[str] = []  # the redacted words since a command with a password flag of its own
     for arg in argv:
         if not isinstance(arg, str):
             out.append(redact(arg))
-            mask_next = False
-            before = ""
+            flag = before = ""
+            command = []
             continue
-        if mask_next:
+        if flag and not _flag_value_kept(flag, arg):
             out.append(MASK)
-            mask_next = False
-            before = ""
+            flag = before = ""
             continue
         m = _FLAG_ASSIGN.match(arg)
-        if m:
+        if m and not _flag_value_kept(m.group(1), m.group(2)):
             out.append(f"{m.group(1)}={MASK}")
+            flag = before = ""
             continue
-        mask_next = bool(_SECRET_FLAG.match(arg))
-        # ``curl -u user:pw``, ``curl -b name=value``: the flag's value read as the command line would show it
-        out.append(redact_text(f"{before} {arg}")[len(before) + 1 :] if before else redact_text(arg))
+        flag = arg if _SECRET_FLAG.match(arg) else ""
+        # ``curl -u user:pw``, ``curl -b name=value``, ``mysql -pPW``: the argument read after the words before it
+        context = " ".join(command) if command else before
+        masked = redact_text(f"{context} {arg}") if context else ""
+        out.append(masked[len(context) + 1 :] if masked.startswith(f"{context} ") else redact_text(arg))
         before = arg if arg in _USER_FLAGS or arg in _COOKIE_FLAGS else ""
+        if _COMMAND_WORD.fullmatch(word := arg.rsplit("/", 1)[-1]):
+            command = [word]
+        elif command:  # a few words on (a long list is not one command's options)
+            command = command + [out[-1]] if len(command) < _COMMAND_CONTEXT_WORDS else []
     return out
 
 
-def _masked_value(value: Any) -> bool:
-    """A value under a credential name that is masked: a non-empty string, list, tuple or mapping."""
+def _masked_value(value: Any, name: str) -> bool:
+    """A value under the credential name ``name`` that is masked: a non-empty string, list, tuple or mapping, a
+    number when :func:`_number_is_secret` (as :func:`_masked_pair_value` reads it in text)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return _number_is_secret(name)
     return isinstance(value, str | list | tuple | dict) and bool(value) and value != MASK
 
 
@@ -410,7 +508,7 @@ def redact(value: Any) -> Any:
         return redact_text(value)
     if isinstance(value, dict):
         return {
-            k: (MASK if isinstance(k, str) and is_secret_name(k) and _masked_value(v) else redact(v))
+            k: (MASK if isinstance(k, str) and is_secret_name(k) and _masked_value(v, k) else redact(v))
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):

@@ -37,11 +37,17 @@ _ALLOWED = {False: None, True: re.compile(_SGR), "stderr": re.compile(f"{_SGR}|{
 WORD_LIMIT = 200
 
 
-def clip(text: str, limit: int) -> str:
-    """``text`` when at most ``limit`` characters; else its first ``limit`` and how many more (``nnn…(+99,936
-    characters)``): a name read from a file may be 100,000 characters long, and an error line or a table that
-    printed it whole would bury what it says."""
-    return text if len(text) <= limit else f"{text[:limit]}…(+{len(text) - limit:,} characters)"
+def clip(text: str, limit: int, *, tail: int = 0) -> str:
+    """``text`` when at most ``limit`` characters; else ``limit`` of them and how many more, marked where they were
+    cut: the first ``limit`` (``nnn…(+99,936 characters)``), or with ``tail`` the first ``limit - tail`` and the last
+    ``tail`` (a path, whose end names the file: ``/tmp/aaa…(+4,934 characters)aaa/run.json``). A name read from a
+    file may be 100,000 characters long, and an error line, a table or a printed prompt that showed it whole would
+    bury what it says. The one clipping of text for display (the crash handler's paths, ``--dry-run``'s prompts)."""
+    if len(text) <= limit:
+        return text
+    tail = min(max(tail, 0), limit)
+    end = text[len(text) - tail :] if tail else ""
+    return f"{text[: limit - tail]}…(+{len(text) - limit:,} characters){end}"
 
 
 def clip_words(text: str, limit: int = WORD_LIMIT) -> str:

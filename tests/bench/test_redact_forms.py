@@ -136,6 +136,11 @@ def test_user_password_and_cookie_flags_in_an_argv_list():
         "machine a login " * 6_000,
         "default" + " login x" * 12_000 + " password",
         "_" * 100_000 + "=",
+        "sshpass -f " * 50_000,  # issue 37: each sshpass read the rest of the line as its options (quadratic)
+        "mysql a " * 50_000,
+        "redis-cli -h " * 50_000,
+        "aws configure set " * 30_000,
+        "docker login -u " * 30_000,
     ],
     ids=lambda t: t[:16],
 )
@@ -154,3 +159,42 @@ def test_json_text_with_an_object_or_a_setting_under_a_credential_name_stays_jso
     text = '{"authorization": false, "auth": {"authorization": {"a": 1}}, "api_key": {"v": 2}, "password": "Pw0127"}'
     want = {"authorization": False, "auth": {"authorization": {"a": 1}}, "api_key": {"v": 2}, "password": MASK}
     assert json.loads(redact_text(text)) == want
+
+
+def test_a_credential_flag_is_read_by_one_rule_in_an_argv_list_and_in_text():
+    # issue 37: redact_argv(["--first-pass", "2"]) gave ["--first-pass", "***"] while redact_text("--first-pass 2")
+    # kept the count; a placeholder (``--api-key KEY``) and a following flag were masked in argv lists only
+    for line in ("--first-pass 2", "--first-pass=2", "--api-key KEY", "--api-key $OPENAI_API_KEY", "--token --port 8"):
+        assert redact_argv(line.split()) == line.split() and redact_text(line) == line
+    for line, want in {
+        "--api-key sk1234abcd --port 8": f"--api-key {MASK} --port 8",
+        "--db-pass 1234x": f"--db-pass {MASK}",
+        "--hf-token=t0k": f"--hf-token={MASK}",
+    }.items():
+        assert " ".join(redact_argv(line.split())) == want and redact_text(line) == want
+
+
+def test_a_command_password_flag_in_an_argv_list():
+    # issue 37: mysql's attached -pPW, sshpass's -p PW and redis-cli's -a PW; -p after the command sshpass runs and
+    # redis-cli's -p are ports, mysql's -p before a space prompts
+    cases = {
+        "/usr/bin/mysql -u root -pPw0150 db": f"/usr/bin/mysql -u root -p{MASK} db",
+        "mysql -u root -p db": "mysql -u root -p db",
+        "sshpass -p Pw0151 ssh -p 2222 u@h": f"sshpass -p {MASK} ssh -p 2222 u@h",
+        "redis-cli -p 6379 -a Pw0152 ping": f"redis-cli -p 6379 -a {MASK} ping",
+        "aws configure set aws_secret_access_key Pw0153": f"aws configure set aws_secret_access_key {MASK}",
+        "docker run -p 8000:8000 img": "docker run -p 8000:8000 img",
+        "docker login -u bob -p Pw0154 r": f"docker login -u bob -p {MASK} r",
+    }
+    for line, want in cases.items():
+        assert " ".join(redact_argv(line.split())) == want and redact_text(line) == want
+
+
+def test_a_number_under_a_name_that_only_names_a_credential_is_masked():
+    # issue 37: '"authorization": 12345' was kept (numbers were counts); a name that also names a count or an id
+    # keeps its number, and an authorization value at the end of an object keeps the object's closing brace
+    assert redact_text('{"authorization": 12345}') == f'{{"authorization": {MASK}}}'
+    assert redact_text('{"authorization": false}') == '{"authorization": false}'
+    assert redact_text("password: 4242, token: 12") == f"password: {MASK}, token: 12"
+    value = {"authorization": 12345, "client_secret": 7, "token": 12, "sid": 3, "password": True}
+    assert redact(value) == {"authorization": MASK, "client_secret": MASK, "token": 12, "sid": 3, "password": True}

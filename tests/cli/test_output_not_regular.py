@@ -32,3 +32,18 @@ def test_output_onto_a_fifo_is_refused(command, via_link, capsys, monkeypatch, t
     assert "fix: " in line and "> " in line, line
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and (not via_link or target.is_symlink())
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary file left
+
+
+def test_output_onto_a_link_to_a_file_writes_that_file_and_keeps_the_link(capsys, monkeypatch, tmp_path):
+    # issue 37: `audit CK -o link.json` (link.json -> shared/a.json) replaced the link with a regular file and left
+    # shared/a.json old; the file the link leads to now gets the report and the link stays
+    (tmp_path / "shared").mkdir()
+    real = tmp_path / "shared" / "a.json"
+    real.write_text("old\n")
+    link = tmp_path / "link.json"
+    link.symlink_to("shared/a.json")
+    code, _out, err = cli(
+        ["audit", CASES / "C06" / "checkpoint", "-o", link, "-f", "json"], capsys, monkeypatch, tmp_path
+    )
+    assert code in (0, 1), err
+    assert link.is_symlink() and os.readlink(link) == "shared/a.json" and real.read_text().startswith("{")

@@ -10,14 +10,18 @@ can overwrite the right one, depending on file order).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 from specscope.audit.catalog import arg, finding
 from specscope.audit.findings import Finding, Severity
 from specscope.audit.rules_shards import SINGLE_FILE, check_copies, check_single_file, check_total_size
 from specscope.checkpoint import INDEX_NAME, Checkpoint, shard_name_is_safe
+from specscope.textsafe import clip
 
-__all__ = ["check_format", "check_index", "pickle_weights"]
+_VALUE_CHARS = 80  # a repeated key's value or name, as a finding shows it (a list of 10,000 ids stays readable)
+
+__all__ = ["check_format", "check_index", "check_repeated_keys", "pickle_weights"]
 
 
 def check_format(ck: Checkpoint) -> list[Finding]:
@@ -73,6 +77,34 @@ def pickle_weights(files: dict[str, int]) -> list[str]:
         if found:
             return found
     return []
+
+
+def check_repeated_keys(ck: Checkpoint) -> list[Finding]:
+    """``CONFIG_KEY_REPEATED`` (WARNING) for each key an object of a JSON file the checkpoint was read from
+    (``config.json``, ``hf_quant_config.json``, the index) gives more than once: its values in file order, and the one
+    read (the last, as ``json.loads`` and the engines' config loaders keep it)."""
+    out: list[Finding] = []
+    for name, repeats in sorted(ck.repeated_keys.items()):
+        for rk in repeats:
+            shown = [clip(json.dumps(v), _VALUE_CHARS) for v in rk.values]
+            key = clip(json.dumps(rk.key), _VALUE_CHARS)
+            where = f"{name}, object {clip(rk.path, _VALUE_CHARS)}" if rk.path else f"{name}, top-level object"
+            details = {"key": rk.key, "path": rk.path, "values": list(rk.values), "read": rk.values[-1]}
+            values, first, last = ", ".join(shown), shown[0], shown[-1]
+            out.append(
+                finding(
+                    "CONFIG_KEY_REPEATED",
+                    file=name,
+                    where=where,
+                    details=details,
+                    name=key,
+                    n=len(rk.values),
+                    values=values,
+                    first=first,
+                    last=last,
+                )
+            )
+    return out
 
 
 def check_index(ck: Checkpoint) -> list[Finding]:

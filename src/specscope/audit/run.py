@@ -29,7 +29,7 @@ from specscope.audit.gguf_audit import audit_gguf, is_gguf_target
 from specscope.audit.quantcfg import effective_view, quant_views
 from specscope.audit.rules_actscale import check_input_scales
 from specscope.audit.rules_draft import check_draft_config, check_draft_vs_target, check_vision_processor
-from specscope.audit.rules_format import check_format, check_index
+from specscope.audit.rules_format import check_format, check_index, check_repeated_keys
 from specscope.audit.rules_fused import check_fused, check_fused_ignore_spelling, mtp_quant_profile
 from specscope.audit.rules_heads import check_draft_tensors, check_unread_tensors, names_source, stored_names
 from specscope.audit.rules_kv import check_kv
@@ -243,6 +243,7 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
     findings: list[Finding] = []
     facts: dict[str, Any] = {}
     findings += check_format(ck)
+    findings += check_repeated_keys(ck)
     findings += check_index(ck)
     head_findings, layout, draft, unread = _heads(ck, as_draft=as_draft or target_ck is not None)
     findings += head_findings

@@ -21,6 +21,7 @@ from typing import Any
 from specscope.bench.workload_rows import file_refused, rows_notice
 from specscope.bench.workloads import base_prompts, check_sources
 from specscope.config import BenchOptions
+from specscope.textsafe import clip
 from specscope.workload.census import CENSUS
 from specscope.workload.census_hub import HUB_DATASETS
 from specscope.workload.layout_of import OWN_LAYOUT
@@ -99,8 +100,9 @@ def _rows(n: int) -> str:
 
 
 def _clip(text: str) -> str:
-    flat = text.replace("\n", "\\n")
-    return flat if len(flat) <= _SHOWN else f"{flat[:_SHOWN]} [+{len(flat) - _SHOWN} characters]"
+    """``text`` on one line (``\\n`` for each newline), clipped to :data:`_SHOWN` characters
+    (:func:`specscope.textsafe.clip`)."""
+    return clip(text.replace("\n", "\\n"), _SHOWN)
 
 
 def _shown(message: dict[str, Any]) -> str:

@@ -27,6 +27,7 @@ from specscope.checkpoint.header import (
     header_length,
     parse_header,
 )
+from specscope.checkpoint.safefiles import RepeatedKey
 from specscope.checkpoint.schema import check_json_file
 from specscope.checkpoint.source import ByteSource, open_source
 from specscope.errors import CheckpointError
@@ -130,6 +131,8 @@ class Checkpoint:
         locations: tensor name -> every place it is stored (len > 1 means duplicate copies).
         broken: file name -> why it cannot be opened, for entries the folder lists that lead nowhere (dangling
             symlinks, symlink loops; a local folder only). A broken ``*.safetensors`` is also a missing shard.
+        repeated_keys: JSON file name -> each key one of its objects gives more than once (the value read is the
+            last: :class:`~specscope.checkpoint.safefiles.RepeatedKey`), for the files read here.
     """
 
     source: ByteSource
@@ -143,6 +146,7 @@ class Checkpoint:
     shards: dict[str, ShardRead]
     locations: dict[str, list[TensorLocation]] = field(default_factory=dict)
     broken: dict[str, str] = field(default_factory=dict)
+    repeated_keys: dict[str, list[RepeatedKey]] = field(default_factory=dict)
 
     @property
     def text_config(self) -> dict[str, Any]:
@@ -294,6 +298,20 @@ def load_checkpoint(target: str | os.PathLike[str] | ByteSource) -> Checkpoint:
         shards[name] = ShardRead(name, size, header, None)
         for info in header.tensors:
             locations.setdefault(info.name, []).append(TensorLocation(name, info))
+    read = ("config.json", "hf_quant_config.json", INDEX_NAME)
+    held: dict[str, list[RepeatedKey]] = getattr(source, "repeated_keys", None) or {}  # a source of ours keeps them
+    repeated = {name: list(held[name]) for name in read if held.get(name)}
     return Checkpoint(
-        source, source.label, files, config, hf_quant, index, weight_map, total_size, shards, locations, broken
+        source,
+        source.label,
+        files,
+        config,
+        hf_quant,
+        index,
+        weight_map,
+        total_size,
+        shards,
+        locations,
+        broken,
+        repeated_keys=repeated,
     )

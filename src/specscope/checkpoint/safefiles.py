@@ -6,6 +6,10 @@
 - Files: only regular files are opened (a FIFO named ``x.safetensors`` would block ``open`` forever; a device
   has no end); they are opened with ``O_NONBLOCK`` and checked with ``fstat`` before any read. Missing and
   unreadable files become :class:`CheckpointError` with found / expected / fix.
+- A key an object gives twice (``"mtp_num_hidden_layers": 1, "mtp_num_hidden_layers": 3``): the value is the last,
+  as ``json.loads`` keeps it and the engines' config loaders read it (transformers' ``PreTrainedConfig.
+  _dict_from_json_file`` is ``json.loads``); :func:`decode_json` lists each such key (:class:`RepeatedKey`) for the
+  caller to name (RFC 8259 section 4: names within an object SHOULD be unique).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,7 @@ __all__ = [
     "read_regular",
     "sha256_file",
     "decode_json",
+    "RepeatedKey",
     "check_json_size",
     "read_json_file",
 ]
@@ -136,14 +142,70 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         fh.close()
 
 
-def decode_json(raw: bytes, label: str, name: str, *, fix: str | None = None) -> object:
-    """Parse a whole JSON file read from ``label``/``name`` with :func:`loads_bounded`.
+@dataclass(frozen=True)
+class RepeatedKey:
+    """A key one object of a JSON file gives more than once.
+
+    Attributes:
+        path: the object's place, dotted keys and ``[i]`` indexes (``""``: the top-level object).
+        key: the key.
+        values: each value in file order; the last is the one read (``json.loads``, the engines' loaders).
+    """
+
+    path: str
+    key: str
+    values: tuple[Any, ...]
+
+
+def _keeping_repeats(seen: list[tuple[dict[str, Any], str, list[Any]]]) -> Callable[[list[tuple[str, Any]]], Any]:
+    """An ``object_pairs_hook`` that builds the object as ``json.loads`` does (the last value of a key, at the place
+    of its first) and appends ``(object, key, values)`` to ``seen`` for each key given more than once."""
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        repeats: dict[str, list[Any]] = {}
+        for key, value in pairs:
+            if key in out:
+                repeats.setdefault(key, [out[key]]).append(value)
+            out[key] = value
+        seen.extend((out, key, values) for key, values in repeats.items())
+        return out
+
+    return hook
+
+
+def _object_paths(value: Any) -> dict[int, str]:
+    """``id(object) -> path`` for every object in the parsed JSON ``value`` (iterative: no recursion limit)."""
+    paths: dict[int, str] = {}
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            paths[id(node)] = path
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(node))
+    return paths
+
+
+def decode_json(
+    raw: bytes, label: str, name: str, *, fix: str | None = None, repeated: list[RepeatedKey] | None = None
+) -> object:
+    """Parse a whole JSON file read from ``label``/``name`` with :func:`loads_bounded`; each key an object gives
+    more than once is appended to ``repeated`` when it is given, by place then key (the value kept is the last, as
+    ``json.loads``).
 
     Raises:
         CheckpointError: not UTF-8, not JSON, nested too deep, or an integer past the digit limit.
     """
+    seen: list[tuple[dict[str, Any], str, list[Any]]] = []
     try:
-        return loads_bounded(raw)
+        obj = loads_bounded(raw, object_pairs_hook=_keeping_repeats(seen) if repeated is not None else None)
+        if repeated is not None and seen:
+            paths = _object_paths(obj)
+            found = [RepeatedKey(paths.get(id(o), "?"), key, tuple(values)) for o, key, values in seen]
+            repeated += sorted(found, key=lambda r: (r.path, r.key))  # the hook meets inner objects first
+        return obj
     except (UnicodeDecodeError, ValueError) as exc:
         raise CheckpointError(
             f"{name} is not valid JSON",

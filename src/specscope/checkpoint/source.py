@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from specscope.checkpoint.safefiles import check_json_size, decode_json, read_regular
+from specscope.checkpoint.safefiles import RepeatedKey, check_json_size, decode_json, read_regular
 from specscope.checkpoint.schema import MAX_CONFIG_BYTES
 from specscope.errors import CheckpointError
 from specscope.readfile import special_kind
@@ -76,13 +76,22 @@ def hub_offline() -> bool:
     return value.strip().upper() in {"1", "ON", "YES", "TRUE"}
 
 
-def _read_json(source: ByteSource, name: str, fetch: Callable[[], bytes]) -> object | None:
-    """A JSON file of ``source`` (None when absent), refusing one larger than MAX_JSON_BYTES before reading it."""
+def _read_json(
+    source: ByteSource, name: str, fetch: Callable[[], bytes], repeated: dict[str, list[RepeatedKey]]
+) -> object | None:
+    """A JSON file of ``source`` (None when absent), refusing one larger than MAX_JSON_BYTES before reading it; the
+    keys it gives twice are kept in ``repeated[name]`` (the source's ``repeated_keys``, read by the audit)."""
     size = source.files().get(name)
     if size is None:
         return None
     check_json_size(size, MAX_JSON_BYTES, f"{source.label}/{name}", name)
-    return decode_json(fetch(), source.label, name)
+    found: list[RepeatedKey] = []
+    obj = decode_json(fetch(), source.label, name, repeated=found)
+    if found:
+        repeated[name] = found
+    else:
+        repeated.pop(name, None)
+    return obj
 
 
 def _why_unreachable(p: Path, exc: OSError) -> str:
@@ -123,6 +132,8 @@ class LocalSource:
     follow_symlinks: bool = False
     _files: dict[str, int] | None = field(default=None, repr=False)
     _broken: dict[str, str] = field(default_factory=dict, repr=False)
+    #: JSON file name -> the keys one of its objects gives twice (read last-wins), for each file read_json read
+    repeated_keys: dict[str, list[RepeatedKey]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -193,7 +204,7 @@ class LocalSource:
                 expected=f"{name}: a JSON file",
                 fix=f"replace the folder {name} with the model's {name}",
             )
-        return _read_json(self, name, lambda: read_regular(self._inside(name)))
+        return _read_json(self, name, lambda: read_regular(self._inside(name)), self.repeated_keys)
 
 
 class HubSource:
@@ -214,6 +225,8 @@ class HubSource:
         self._files: dict[str, int] | None = None
         #: bytes received in range / file bodies (for the "headers only" claim).
         self.bytes_received = 0
+        #: JSON file name -> the keys one of its objects gives twice (read last-wins), as LocalSource's
+        self.repeated_keys: dict[str, list[RepeatedKey]] = {}
 
     def _hub_error(self, what: str, exc: Exception) -> CheckpointError:
         return CheckpointError(
@@ -298,7 +311,7 @@ class HubSource:
         return data[:length_bytes]
 
     def read_json(self, name: str) -> object | None:
-        return _read_json(self, name, lambda: self._get(name, {}))
+        return _read_json(self, name, lambda: self._get(name, {}), self.repeated_keys)
 
 
 def parse_target(target: str) -> tuple[str, str | None]:

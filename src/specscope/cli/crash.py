@@ -39,7 +39,7 @@ import typer
 from specscope.errors import ConfigError, SpecscopeError, plain_bound, value_fix
 from specscope.readfile import NotRegularFile
 from specscope.redact import redact_argv, redact_text
-from specscope.textsafe import StdoutClosed, escape_controls, safe_output
+from specscope.textsafe import StdoutClosed, clip, escape_controls, safe_output
 
 __all__ = [
     "EXIT_OK",
@@ -291,8 +291,9 @@ def _loop_refusal(path: str) -> ConfigError:
 
 
 def _cut(path: str) -> str:
-    """``path``, or its first 60 and last 17 characters with its length when it is longer than 80."""
-    return path if len(path) <= 80 else f"{path[:60]}...{path[-17:]} ({len(path):,} characters)"
+    """``path``, or (longer than 80 characters) its first 63 and last 17 with how many were cut between
+    (:func:`specscope.textsafe.clip`: the end names the file)."""
+    return clip(path, 80, tail=17)
 
 
 def _raise_terminated(_signum: int, _frame: object) -> None:
