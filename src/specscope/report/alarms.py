@@ -91,7 +91,7 @@ WOULD_DRAFT: tuple[tuple[str, str], ...] = (
 #: what to check when a stored server log's counts contradict each other.
 INCONSISTENT_LOG_FIX = (
     "check that the captured log is one server's own (not several servers' logs joined) and that its lines are whole "
-    "(specscope serve --parse-log FILE names each line)"
+    "(each line is named by: specscope serve --parse-log FILE)"
 )
 _HEAD_HINT = (
     "a draft head or draft model drafts every step once loaded: check that the server started with speculation "
