@@ -124,3 +124,22 @@ def test_longcat_builds_one_layer_whatever_the_config_declares(tmp_path: Path) -
     (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
     assert (f.severity.value, r.exit_code, f.details["stored_past"], f.details["built"]) == ("error", 1, [1], 1)
     assert past == "model.mtp.layers.1." and f.fix is not None and f.fix.startswith("re-export the checkpoint")
+
+
+def test_ernie_reads_index_0_only_whatever_the_config_declares(tmp_path: Path) -> None:
+    """vLLM ernie_mtp.py @028aedf6 builds num_nextn_predict_layers layers but _rewrite_spec_layer_name renames
+    model.mtp_block.0. only: with ``num_nextn_predict_layers: 2`` and model.mtp_block.1.* stored, load_weights looks up
+    model.mtp_block.1.* in params_dict and raises KeyError. That checkpoint was exit 0 with no word (layer 1 was within
+    the count declared); now it is MTP_LAYERS_NOT_BUILT/fixed naming layer 1, one layer read. A head with no layer
+    count stays what it was: the loader reads the key with no default, so it is an undeclared head (warning)."""
+    case = CASES["ernie_mtp"]
+    cfg = {**case.config, "num_nextn_predict_layers": 2}
+    shapes, _, _, past = _with_past_layer("ernie_mtp")
+    r = audit_checkpoint(write(tmp_path / "two", shapes, cfg))
+    (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
+    assert (f.severity.value, r.exit_code) == ("error", 1)
+    assert (f.details["stored_past"], f.details["built"], past) == ([1], 1, "model.mtp_block.1.")
+    assert f.fix is not None and f.fix.startswith("re-export the checkpoint without layer(s) 1 (")  # the /fixed fix
+    keyless = {k: v for k, v in case.config.items() if k != "num_nextn_predict_layers"}
+    before = audit_checkpoint(write(tmp_path / "keyless", case.shapes, keyless))
+    assert (before.exit_code, [x.code for x in before.findings]) == (0, ["MTP_UNDECLARED"])

@@ -88,9 +88,11 @@ class Family:
     end_norm: str = ""
     #: config key whose value "full" makes every draft step run one physical layer (dots.llm3 ``mtp_head_sharing``)
     sharing_key: str = ""
-    #: MTP layers the engine builds whatever the config declares (vLLM MiMo-V2: 1); 0 = as declared
+    #: MTP layers the engine builds and reads whatever the config declares (vLLM MiMo-V2: 1; ERNIE: 1, index 0 is the
+    #: only one its loader renames); 0 = as declared. No count for a config without the layers key (``default_layers``)
     engine_layers: int = 0
-    #: MTP layers the engine builds when the config omits ``layers_key`` (vLLM LongCat-Flash, Step-3.5: 1); 0 = none
+    #: MTP layers the engine builds when the config omits ``layers_key`` (vLLM LongCat-Flash, Step-3.5, MiMo-V2: 1);
+    #: 0 = none
     default_layers: int = 0
     #: ``layer_glue`` belongs to the first draft layer only (EAGLE-3's ``hidden_norm``)
     glue_first_layer_only: bool = False
@@ -263,7 +265,7 @@ def _mtp_family(
     if chosen.sharing_key and cfg.get(chosen.sharing_key) == "full":
         return chosen, 1, f"num_nextn_predict_layers with {chosen.sharing_key} full"  # one layer serves every step
     if 0 < chosen.engine_layers < n_next:  # the engine reads its first layers only (vLLM MiMo-V2)
-        return chosen, chosen.engine_layers, f"num_nextn_predict_layers {n_next} declared, layers the engine builds"
+        return chosen, chosen.engine_layers, f"num_nextn_predict_layers {n_next} declared, layers the engine reads"
     return chosen, n_next, "num_nextn_predict_layers"
 
 
@@ -272,10 +274,11 @@ def _default_head(
 ) -> tuple[Family, int, str] | None:
     """The head of a family whose engine builds ``default_layers`` when the config omits ``num_nextn_predict_layers``
     (vLLM ``speculative.py`` @002e77c1: ``getattr(hf_config, "num_nextn_predict_layers", 1)`` for LongCat-Flash and
-    Step-3.5), or ``engine_layers`` whatever it declares (MiMo-V2: ``n_predict = _MIMO_V2_FLASH_NUM_MTP_LAYERS``, keyed
-    on the architecture), when the checkpoint holds tensors under its first layer's prefix; None when the key is given
-    (0 builds no head) or no such tensor is stored (an ordinary model)."""
-    default = (fam.default_layers or fam.engine_layers) if fam is not None else 0
+    Step-3.5; MiMo-V2: ``n_predict = _MIMO_V2_FLASH_NUM_MTP_LAYERS``, keyed on the architecture), when the checkpoint
+    holds tensors under its first layer's prefix; None when the key is given (0 builds no head) or no such tensor is
+    stored (an ordinary model). ``engine_layers`` alone is no default: ERNIE's loader reads only index 0 but reads the
+    key with no default (``config.num_nextn_predict_layers``), so its head without the key stays undeclared."""
+    default = fam.default_layers if fam is not None else 0
     if fam is None or default <= 0 or fam.layers_key in cfg:
         return None
     n_main = _int(cfg, "num_hidden_layers")

@@ -46,7 +46,8 @@ folder (printed first) that --resume finishes and --like repeats.
 
 Exit codes: 0 done (failed cells are listed in the report); 1 done, but a config has no ok or degraded cell (every
 one failed or crashed; the run folder and report are still written), or the report raises an alarm for a draft
-that is (almost) never accepted (as `report` and `counters` exit 1 on it); 2 bad input (unknown config or workload,
+that is (almost) never accepted, a --server-log's LOW_ACCEPTANCE among them, or for a --server-log whose counts
+contradict each other (as `report` and `counters` exit 1 on it); 2 bad input (unknown config or workload,
 unreachable server, no /metrics, options with --resume that differ from the run's); 130 interrupted, 143 terminated
 by SIGTERM (finished cells are kept: --resume)."""
 

@@ -151,8 +151,9 @@ def register(app: typer.Typer) -> None:
         that was not ok. --min-effect re-judges a stored run.
 
         Exit codes: 0 printed; 1 printed, with a draft that is (almost) never accepted (ACCEPTANCE_NEAR_ZERO,
-        ACCEPTANCE_FAR_BELOW, ACCEPTING_NOTHING: the rule counters and serve --parse-log exit 1 on); 2 a folder is
-        not a run."""
+        ACCEPTANCE_FAR_BELOW, ACCEPTING_NOTHING, a stored server log's LOW_ACCEPTANCE: the rule counters and serve
+        --parse-log exit 1 on) or a stored server log whose counts contradict each other (INCONSISTENT); 2 a folder
+        is not a run."""
         if not runs:
             raise ConfigError("no run folder given", expected="specscope report RUN", fix="name a run folder")
         seen: dict[Path, Path] = {}

@@ -8,15 +8,20 @@ Every alarm is decided once, in the judgement (:mod:`specscope.stats.alarms`, it
   method, the rate, the verify steps; the fix names ``specscope audit`` on the checkpoint and vLLM's weight-tracking
   load check;
 * ``NOT_ENGAGED``: the method, the workload, the levels and what would make it draft (:data:`WOULD_DRAFT`);
-* ``DRIFT``: rendered with the run's drift note (:func:`specscope.report.verdicts.drift_notes`).
+* ``DRIFT``: rendered with the run's drift note (:func:`specscope.report.verdicts.drift_notes`);
+* a stored server log's pools (``log_pools`` of the server facts, ``bench --server-log``: each pool judged once by
+  :mod:`specscope.launch.logpool` with the same low-acceptance rule and ``counters``' consistency rules): its
+  ``LOW_ACCEPTANCE`` alarm and its ``INCONSISTENT`` counts, per config (:func:`log_pool_alarms`), so ``report`` says
+  and exits on what ``serve --parse-log`` says of the same file.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from specscope.facts import RunFacts, ServerFacts
 from specscope.report import units
@@ -30,7 +35,7 @@ from specscope.stats.noise import DriftCheck
 from specscope.stats.server_spec import methods_of
 from specscope.stats.summary import CellSummary
 
-__all__ = ["WOULD_DRAFT", "judgement_alarms", "render_alarm"]
+__all__ = ["WOULD_DRAFT", "judgement_alarms", "log_pool_alarms", "render_alarm"]
 
 CAUSE = "an uninitialised or mis-quantized draft head (its weights missing from the checkpoint, or excluded wrongly)"
 WEIGHTS_TRACK = """vLLM: --model-loader-extra-config '{"enable_weights_track": true}' turns a draft weight left """ + (
@@ -83,6 +88,11 @@ WOULD_DRAFT: tuple[tuple[str, str], ...] = (
         "traffic drafts, first-time prose rarely does",
     ),
 )
+#: what to check when a stored server log's counts contradict each other.
+INCONSISTENT_LOG_FIX = (
+    "check that the captured log is one server's own (not several servers' logs joined) and that its lines are whole "
+    "(each line is named by: specscope serve --parse-log FILE)"
+)
 _HEAD_HINT = (
     "a draft head or draft model drafts every step once loaded: check that the server started with speculation "
     "(vLLM logs its speculative config; llama.cpp --spec-draft-n-max above 0, and a draft model it loaded) and that "
@@ -118,14 +128,43 @@ def render_alarm(a: JudgedAlarm, facts: RunFacts | None = None, axis: LevelAxis 
     return None
 
 
+def _pool_where(pool: Mapping[str, Any]) -> str:
+    """``server log (ENGINE: FORMS)``: the engine and the line forms a stored pool was read from."""
+    forms = ", ".join(str(f) for f in pool.get("forms") or [])
+    return f"server log ({pool.get('engine')}: {forms})" if forms else f"server log ({pool.get('engine')})"
+
+
+def log_pool_alarms(facts: RunFacts) -> list[Alarm]:
+    """Each config's stored server-log pools (``log_pools``) in words, in config then pool order: the pool's
+    ``LOW_ACCEPTANCE`` alarm (as pooled, rank named where one engine's is the alarm) and its counts that contradict
+    each other (one ``INCONSISTENT`` alarm per pool, every violated check named by its line)."""
+    out = []
+    for config, f in facts.items():
+        pools = f.stored.get("log_pools")
+        for pool in pools if isinstance(pools, list) else []:
+            if not isinstance(pool, Mapping):
+                continue
+            where = _pool_where(pool)
+            if pool.get("alarm"):
+                fixes = (_audit_fix(config, f), WEIGHTS_TRACK)
+                out.append(Alarm("LOW_ACCEPTANCE", config, None, f"{where}: {pool['alarm']}", CAUSE, fixes))
+            wrong = [str(r) for r in pool.get("inconsistencies") or []]
+            if wrong:
+                found = f"{where} prints counts that contradict each other: {'; '.join(wrong)}"
+                cause = "counts that contradict each other are no measurement: a log of several servers, or lines cut"
+                out.append(Alarm("INCONSISTENT", config, None, found, cause, (INCONSISTENT_LOG_FIX,)))
+    return out
+
+
 def judgement_alarms(
     j: Judgement | None, facts: RunFacts | None = None, cells: Sequence[CellSummary] = ()
 ) -> list[Alarm]:
     """Every alarm of a judged run in words, in the judgement's order (``report`` and ``advise`` print these). A run
-    with no judgement (no baseline and another config) still has its acceptance alarms, judged from ``cells``."""
+    with no judgement (no baseline and another config) still has its acceptance alarms, judged from ``cells``. Each
+    stored server log's alarms (:func:`log_pool_alarms`) come last, with or without a judgement."""
     facts = facts or RunFacts()
     if j is None:
         found = find_alarms(cells, (), DriftCheck(), methods_of(facts), "")
-        return [x for a in found if (x := render_alarm(a, facts)) is not None]
+        return [x for a in found if (x := render_alarm(a, facts)) is not None] + log_pool_alarms(facts)
     out = [x for a in j.alarms if (x := render_alarm(a, facts, j.axis)) is not None]
-    return out + drift_notes(j)[1]
+    return out + drift_notes(j)[1] + log_pool_alarms(facts)

@@ -42,9 +42,13 @@ ALARM_CODES: dict[str, str] = {
 #: the alarms that mean "the command ran and found a problem" (exit 1) on every screen: a draft that drafts and is
 #: (almost) never accepted, by the one low-acceptance rule, whether read from a run (``report``, ``advise``,
 #: ``bench``), two scrapes (``counters``: ``ACCEPTING_NOTHING``, ``LOW_ACCEPTANCE``) or a server log (``serve
-#: --parse-log``: ``LOW_ACCEPTANCE``). ``NOT_ENGAGED`` (nothing drafted: an n-gram drafter on prose is expected to
-#: be) and ``DRIFT`` (a finding about the measurement) are printed and keep exit 0.
-PROBLEM_CODES = frozenset({"ACCEPTANCE_NEAR_ZERO", "ACCEPTANCE_FAR_BELOW", "ACCEPTING_NOTHING", "LOW_ACCEPTANCE"})
+#: --parse-log``, and a run's stored log: ``LOW_ACCEPTANCE``); and a server log's counts that contradict each other
+#: (``INCONSISTENT``: ``serve --parse-log`` and ``counters`` exit 1 on them, so ``report`` of a run that stored
+#: the log does too, :func:`specscope.report.alarms.log_pool_alarms`). ``NOT_ENGAGED`` (nothing drafted: an n-gram
+#: drafter on prose is expected to be) and ``DRIFT`` (a finding about the measurement) are printed and keep exit 0.
+PROBLEM_CODES = frozenset(
+    {"ACCEPTANCE_NEAR_ZERO", "ACCEPTANCE_FAR_BELOW", "ACCEPTING_NOTHING", "LOW_ACCEPTANCE", "INCONSISTENT"}
+)
 
 
 def found_problem(codes: Sequence[str]) -> bool:
