@@ -258,6 +258,7 @@ def byte_census(
     bandwidth_bytes_per_s: float | None = None,
     unread: tuple[str, ...] = (),
     unjudged: tuple[str, ...] = (),
+    unknown_format: str | None = None,
 ) -> ByteCensus:
     """Census of ``ck`` from its headers (loader's copy of each tensor).
 
@@ -270,7 +271,10 @@ def byte_census(
             ``mtp_draft``, read neither by the target nor by a draft step.
         unjudged: prefixes of an MTP head of a model type outside the census stored outside ``layout`` (the nearest
             family's): the head's tensors, stored under ``mtp_draft``, never the target's; its bytes per step unknown.
+        unknown_format: the architecture of a draft of a format outside the census: the whole checkpoint is a draft
+            (no target bytes) whose bytes per step are unknown (never 0, never another family's rule).
     """
+    draft_model = draft_model or unknown_format is not None
     moe_frac, moe_note = _moe_fraction(ck.text_config)
     tensors = ck.tensors()
     tied = _tied(ck, tensors)
@@ -303,7 +307,7 @@ def byte_census(
         t.draft += t.embedding_bytes - t.embedding_bytes / t.embedding_rows
     tb = None if draft_model else int(round(t.target))  # a separate draft alone holds no target weights
     empty_head = layout is not None and layout.family.kind == "mtp" and t.draft_tensors - t.copies == 0
-    db = None if empty_head else int(round(t.draft))
+    db = None if empty_head or unknown_format is not None else int(round(t.draft))
     notes = [moe_note] if moe_note else []
     if unread:
         notes.append(f"MTP head under {', '.join(unread)} not run here: stored, never read per step")
@@ -324,7 +328,9 @@ def byte_census(
         draft_shared_bytes_per_step=_mtp_shared(t, tied)
         if layout is not None and layout.family.kind == "mtp"
         else None,
-        draft_rule=_draft_rule(layout, draft_model, t, moe_note, unjudged),
+        draft_rule=f"a draft format outside the census ({unknown_format}): its bytes per step are unknown"
+        if unknown_format is not None
+        else _draft_rule(layout, draft_model, t, moe_note, unjudged),
         lm_head_bytes=t.embedding_bytes if tied else t.head_bytes,
         embedding_row_bytes=int(round(t.embedding_bytes / t.embedding_rows)) if t.embedding_bytes else 0,
     )
