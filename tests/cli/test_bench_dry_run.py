@@ -412,3 +412,20 @@ def test_a_text_row_with_a_guidellm_column_is_guidellms_and_its_unread_columns_a
     assert code == 0, err
     assert "aiperf.single_turn" in out and "guidellm.jsonl" in out
     assert warned.format("frobnicate") in out + err
+
+
+def test_an_aiperf_single_turn_rows_unread_column_is_named(tmp_path, capsys, monkeypatch):
+    """A `text` row with AIPerf's `output_length` is AIPerf's SingleTurn alone (models.py @0109a64e; no GuideLLM
+    column), so its other columns got no warning: `foo` was dropped with no word (fresh-user check, 2026-12-06).
+    AIPerf's base model lets unknown fields through unused; specscope names them as for a GuideLLM row."""
+    path = tmp_path / "st.jsonl"
+    path.write_text('{"text": "x", "output_length": 3, "foo": 1, "session_id": null}\n', "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "layout (1 row): aiperf.single_turn (AIPerf: " in out
+    assert (
+        "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
+        "(foo): ignored; check their names against docs/workloads.md"
+    ) in out + err

@@ -398,10 +398,11 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
                 isinstance(rec, dict)
                 and layouts
                 and set(layouts) <= guidellm | aiperf | {"vllm.custom"}
-                and guidellm & {*layouts}
+                and (guidellm | aiperf) & {*layouts}
             ):
-                # a GuideLLM row's columns specscope ignores, and those neither tool reads: bench names them
-                if unused := unused_guidellm_columns(rec):
+                # a GuideLLM row's columns specscope ignores, and those neither tool reads (an AIPerf SingleTurn row's
+                # too: its base model lets unknown fields through unused): bench names them
+                if guidellm & {*layouts} and (unused := unused_guidellm_columns(rec)):
                     prompt.meta["unused_columns"] = unused
                 if unknown := unknown_guidellm_columns(rec, also_aiperf=bool(aiperf & {*layouts})):
                     prompt.meta["unknown_columns"] = unknown
