@@ -429,3 +429,17 @@ def test_an_aiperf_single_turn_rows_unread_column_is_named(tmp_path, capsys, mon
         "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
         "(foo): ignored; check their names against docs/workloads.md"
     ) in out + err
+
+
+def test_a_guidellm_turn_count_is_named_by_its_column(tmp_path, capsys, monkeypatch):
+    """`prompt_0`, `prompt_1` with `output_tokens_count_0`, `_1` (GuideLLM's turn suffixes, mappers.py @0016f762): the
+    dry run said "from output_length", AIPerf's field, which the file does not hold (fresh-user check, 2026-12-06);
+    it names GuideLLM's column, the turn's own count still sent with its turn."""
+    path = tmp_path / "g.jsonl"
+    row = {"prompt_0": "t0", "prompt_1": "t1", "output_tokens_count_0": 3, "output_tokens_count_1": 4}
+    path.write_text(json.dumps(row) + "\n", "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"g={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "row line 1: max_tokens 3 from output_tokens_count\n    user: t0\n    then user (max_tokens 4): t1" in out

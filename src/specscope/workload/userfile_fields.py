@@ -196,7 +196,7 @@ def guidellm_columns(record: dict[str, Any]) -> tuple[dict[str, Any], tuple[str,
         cells = [(t, v) for t, _, v, _ in found.get(first, [])] if first is not None else []
         zeros += [first for _, v in cells if _zero(v) and first is not None]
         counts = {t: v for t, v in cells if v not in (None, "") and not _zero(v)}
-        out["turns"] = [{"text": text, **({"output_length": counts[t]} if t in counts else {})} for t, text in turns]
+        out["turns"] = [{"text": text, **({first: counts[t]} if t in counts and first else {})} for t, text in turns]
         if len(cells) > 1 and first is not None:
             out.pop(first, None)  # per turn, in the turns
     for field in GUIDELLM_OUTPUT_COLUMNS:
