@@ -66,6 +66,25 @@ def test_an_unlisted_draft_architecture_alone_is_named(tmp_path: Path, capsys, m
     assert code == 0 and _codes(report) == ["DRAFT_FORMAT_UNKNOWN"]
 
 
+def test_an_unknown_draft_format_has_unknown_bytes_never_target_bytes_or_zero(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """A draft of a format outside the census was counted as a target: alone, "target 3,200 bytes (no draft in this
+    checkpoint)" beside the warning that it is a draft; with --draft, draft_bytes_per_step 0 and draft_share 0.0 (an
+    absent figure written as 0; fresh-user check, 2026-12-06). Its bytes per step are unknown and the rule says why."""
+    shapes = {"fc.weight": [H, 2 * H], **layer("layers.0.")}
+    cfg = {**dense_config(1, V), "architectures": ["PeagleLlamaForCausalLM"]}
+    draft = write(tmp_path / "d", shapes, cfg, tokens=vocab(V))
+    rule = "a draft format outside the census (PeagleLlamaForCausalLM): its bytes per step are unknown"
+    code, report = _audit([draft], capsys, monkeypatch, tmp_path)
+    c = report["census"]
+    assert code == 0 and (c["target_bytes_per_token"], c["draft_bytes_per_step"], c["draft_rule"]) == (None, None, rule)
+    code, report = _audit([_target(tmp_path), "--draft", draft], capsys, monkeypatch, tmp_path)
+    c = report["census"]
+    assert (c["draft_bytes_per_step"], c["draft_share"], c["draft_rule"]) == (None, None, rule)
+    assert c["target_bytes_per_token"] == 11456  # the target's own, as without --draft
+
+
 def test_an_eagle1_draft_exported_as_a_plain_llama_is_still_eagle(tmp_path: Path, capsys, monkeypatch) -> None:
     """EAGLE-1 drafts published with architectures LlamaForCausalLM (yuhuili/EAGLE-llama2-chat-7B) are recognised by
     their names: an ordinary architecture is no speculative format the census lacks."""

@@ -24,7 +24,8 @@ def test_a_declared_head_without_tensors_has_unknown_draft_bytes(tmp_path: Path)
     assert c.draft_rule is not None and "holds none of the head's tensors" in c.draft_rule
     out = CliRunner().invoke(app, ["audit", str(ck), "--bandwidth", "h200"])
     text = " ".join(out.stdout.split())
-    assert "draft bytes unknown (the checkpoint holds none of the draft's tensors)" in text
+    assert "draft bytes unknown (why: the draft bytes rule below)" in text
+    assert "the checkpoint holds none of the head's tensors: its bytes per step are unknown" in text
     assert "0 own tensors" not in text and "0.0% of a target pass" not in text
     tok_s = 4.8e12 / c.target_bytes_per_token
     assert f"roofline {tok_s:,.1f} tok/s at 4800 GB/s" in text

@@ -106,3 +106,25 @@ def test_a_checkpoint_without_a_model_config_is_named_not_passed(tmp_path: Path)
     (f,) = audit_checkpoint(folder).findings
     assert f.code == "CONFIG_UNRECOGNISED" and f.found == "file absent"
     assert audit_checkpoint(write(tmp_path / "ok", dense_model(2, V), dense_config(2, V))).findings == []
+
+
+def test_a_head_outside_the_layout_is_not_counted_as_target_bytes(tmp_path: Path) -> None:
+    """The tensors of an unlisted type's head stored elsewhere than the nearest layout (``model.mtp.layers.0.*``,
+    MiMo-like names under a model type outside the census) are the head's, not the target's: the byte census
+    counted them as target weights read per token (0.31 MB where the main model reads 0.21 MB; fresh-user check,
+    2026-12-06) and said the checkpoint held none of the head's tensors."""
+    shapes, cfg = _main("acme_moe")
+    plain = audit_checkpoint(write(tmp_path / "plain", dict(shapes), {**cfg, "num_nextn_predict_layers": 0}))
+    head = layer("model.mtp.layers.0.")
+    head.update({"model.mtp.layers.0.token_layernorm.weight": [H], "model.mtp.layers.0.input_proj.weight": [H, 2 * H]})
+    shapes.update(head)
+    r = audit_checkpoint(write(tmp_path / "mtp", shapes, cfg))
+    assert [f.code for f in r.findings] == ["MTP_LAYOUT_UNKNOWN"]
+    assert r.census is not None and plain.census is not None
+    assert r.census.target_bytes_per_token == plain.census.target_bytes_per_token == 11456
+    assert r.census.bytes_by_group["mtp_draft"] == r.census.total_bytes - plain.census.total_bytes
+    assert r.census.draft_bytes_per_step is None
+    assert r.census.draft_rule == (
+        f"MTP (model_type 'acme_moe', read with the DeepSeek-V3 layout): the head's {len(head)} tensors under "
+        "model.mtp. are outside that layout: its bytes per step are unknown"
+    )

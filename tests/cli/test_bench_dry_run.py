@@ -412,3 +412,34 @@ def test_a_text_row_with_a_guidellm_column_is_guidellms_and_its_unread_columns_a
     assert code == 0, err
     assert "aiperf.single_turn" in out and "guidellm.jsonl" in out
     assert warned.format("frobnicate") in out + err
+
+
+def test_an_aiperf_single_turn_rows_unread_column_is_named(tmp_path, capsys, monkeypatch):
+    """A `text` row with AIPerf's `output_length` is AIPerf's SingleTurn alone (models.py @0109a64e; no GuideLLM
+    column), so its other columns got no warning: `foo` was dropped with no word (fresh-user check, 2026-12-06).
+    AIPerf's base model lets unknown fields through unused; specscope names them as for a GuideLLM row."""
+    path = tmp_path / "st.jsonl"
+    path.write_text('{"text": "x", "output_length": 3, "foo": 1, "session_id": null}\n', "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"mine={path}", "--max-tokens", "16",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "layout (1 row): aiperf.single_turn (AIPerf: " in out
+    assert (
+        "warning: rows: mine: 1 row carries columns that neither GuideLLM's column mapper nor specscope reads "
+        "(foo): ignored; check their names against docs/workloads.md"
+    ) in out + err
+
+
+def test_a_guidellm_turn_count_is_named_by_its_column(tmp_path, capsys, monkeypatch):
+    """`prompt_0`, `prompt_1` with `output_tokens_count_0`, `_1` (GuideLLM's turn suffixes, mappers.py @0016f762): the
+    dry run said "from output_length", AIPerf's field, which the file does not hold (fresh-user check, 2026-12-06);
+    it names GuideLLM's column, the turn's own count still sent with its turn."""
+    path = tmp_path / "g.jsonl"
+    row = {"prompt_0": "t0", "prompt_1": "t1", "output_tokens_count_0": 3, "output_tokens_count_1": 4}
+    path.write_text(json.dumps(row) + "\n", "utf-8")
+    argv = ["bench", "--server", f"mtp={_closed_port()}", "--workload", f"g={path}", "--max-tokens", "32",
+            "--out", str(tmp_path / "runs"), "--dry-run"]  # fmt: skip
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    assert "row line 1: max_tokens 3 from output_tokens_count\n    user: t0\n    then user (max_tokens 4): t1" in out

@@ -59,7 +59,7 @@ def test_csv_header_is_never_a_prompt_and_a_bad_row_is_refused_by_line(tmp_path:
     ("row", "message"),
     [
         ('{"text": "x", "output_length": 0}', "FILE:2: output_length 0"),
-        ('{"prompt": "x", "max_tokens": "12"}', "FILE:2: max_tokens '12'"),
+        ('{"prompt": "x", "max_tokens": "12 tokens"}', "FILE:2: max_tokens '12 tokens'"),
         ('{"text": "x", "image": "data:image/png;base64,AA=="}',
          "FILE:2: a image field (AIPerf SingleTurn / GuideLLM media)"),
         ('{"payload": {"prompt": "x"}}', "FILE:2: a `payload` row (AIPerf MooncakeTrace: a pre-built request body)"),

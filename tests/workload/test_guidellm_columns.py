@@ -92,6 +92,17 @@ def test_text_file_lines_are_prompts_whatever_they_start_with(tmp_path: Path, na
     ]
 
 
+def test_text_file_lines_end_where_the_readers_end_them(tmp_path: Path) -> None:
+    """GuideLLM's TextFileDatasetDeserializer (file.py @03820eba) and vLLM's SonnetDataset read a text file with
+    ``open().readlines()``: universal newlines, so a lone CR (classic Mac line ends) ends a line as LF and CRLF do.
+    specscope split at LF only and sent ``one\rtwo`` as one prompt (fresh-user check, 2026-12-06). Unicode line
+    separators (U+2028, U+0085) are not line ends for ``readlines`` and stay inside the prompt."""
+    path = tmp_path / "mac.txt"
+    path.write_bytes("one\rtwo\r\rthree\r\nfour\u2028still four\n".encode())
+    got = [(p.meta["line"], p.messages) for p in load_prompt_file("g", path)]
+    assert got == [(1, _user("one")), (2, _user("two")), (4, _user("three")), (5, _user("four\u2028still four"))]
+
+
 def _two(field: str, zero: object) -> str:
     return json.dumps({"prompt": "counted", field: 4}) + "\n" + json.dumps({"prompt": "zero", field: zero}) + "\n"
 

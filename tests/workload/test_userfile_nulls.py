@@ -68,7 +68,20 @@ def test_integral_float_output_lengths_are_integers(tmp_path: Path) -> None:
     assert [p.meta.get("max_tokens") for p in load_prompt_file("g", csv)] == [128, None]
 
 
-@pytest.mark.parametrize("value", [12.5, "12.5", -3.0])
+def test_output_lengths_written_as_digit_strings_are_integers(tmp_path: Path) -> None:
+    """``"output_length": "20"``: AIPerf's ``output_length: int`` (pydantic, lax) takes a string of digits as 20, and
+    SGLang's autobench reader takes ``int(row["output_len"])`` (autobench.py @3f56497e); specscope refused the row
+    (fresh-user check, 2026-12-06). A digit string is that integer; any other string is still refused by line."""
+    rows = [
+        {"text": "a", "output_length": "20"},
+        {"prompt": "b", "output_tokens": " 32 "},
+        {"messages": [{"role": "user", "content": "c"}], "output_len": "64"},
+        {"session_id": "s", "turns": [{"text": "d", "output_length": "7"}, {"text": "e", "output_length": 9}]},
+    ]
+    assert [p.meta["max_tokens"] for p in load_prompt_file("g", _jsonl(tmp_path, rows))] == [20, 32, 64, 7]
+
+
+@pytest.mark.parametrize("value", [12.5, "12.5", -3.0, "twelve", " "])
 def test_other_fractions_are_refused_by_line(tmp_path: Path, value: object) -> None:
     # 0 / 0.0 is no count, as GuideLLM reads it (tests/workload/test_guidellm_columns.py); AIPerf's 0 stays refused
     rows = [{"prompt": "ok"}, {"prompt": "p", "output_tokens_count": value}]

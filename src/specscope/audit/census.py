@@ -193,6 +193,7 @@ class _Tally:
     copies: int = 0
     copies_bytes: int = 0
     draft_tensors: int = 0
+    elsewhere: int = 0
 
 
 def _tied(ck: Checkpoint, tensors: dict[str, Any]) -> bool:
@@ -217,7 +218,9 @@ def _count_draft(t: _Tally, name: str, info: TensorInfo, read: float, layout: Dr
     t.draft += read
 
 
-def _draft_rule(layout: DraftLayout | None, whole: bool, t: _Tally, moe_note: str | None) -> str | None:
+def _draft_rule(
+    layout: DraftLayout | None, whole: bool, t: _Tally, moe_note: str | None, unjudged: tuple[str, ...] = ()
+) -> str | None:
     if layout is None and not whole:
         return None
     if layout is None or layout.family.key == "draft_model":
@@ -226,6 +229,10 @@ def _draft_rule(layout: DraftLayout | None, whole: bool, t: _Tally, moe_note: st
             "(vLLM draft_model.py loads it as an ordinary model)"
         )
     fam = layout.family
+    if fam.kind == "mtp" and t.draft_tensors - t.copies == 0 and t.elsewhere:
+        where = ", ".join(unjudged)
+        outside = f"the head's {t.elsewhere} tensors under {where} are outside that layout"
+        return f"{fam.title}: {outside}: its bytes per step are unknown"
     if fam.kind == "mtp" and t.draft_tensors - t.copies == 0:
         return f"{fam.title}: the checkpoint holds none of the head's tensors: its bytes per step are unknown"
     if fam.kind == "mtp":
@@ -250,6 +257,8 @@ def byte_census(
     draft_model: bool = False,
     bandwidth_bytes_per_s: float | None = None,
     unread: tuple[str, ...] = (),
+    unjudged: tuple[str, ...] = (),
+    unknown_format: str | None = None,
 ) -> ByteCensus:
     """Census of ``ck`` from its headers (loader's copy of each tensor).
 
@@ -260,7 +269,12 @@ def byte_census(
         bandwidth_bytes_per_s: memory bandwidth for the roofline.
         unread: prefixes of tensors no engine loads (an MTP head the config does not declare): stored under
             ``mtp_draft``, read neither by the target nor by a draft step.
+        unjudged: prefixes of an MTP head of a model type outside the census stored outside ``layout`` (the nearest
+            family's): the head's tensors, stored under ``mtp_draft``, never the target's; its bytes per step unknown.
+        unknown_format: the architecture of a draft of a format outside the census: the whole checkpoint is a draft
+            (no target bytes) whose bytes per step are unknown (never 0, never another family's rule).
     """
+    draft_model = draft_model or unknown_format is not None
     moe_frac, moe_note = _moe_fraction(ck.text_config)
     tensors = ck.tensors()
     tied = _tied(ck, tensors)
@@ -270,10 +284,12 @@ def byte_census(
         t.total += nbytes
         skip = bool(unread) and name.startswith(unread)
         in_draft = not skip and (draft_model or (layout is not None and layout.contains(name)))
-        g = _group(name, len(info.shape), in_draft or skip)
+        elsewhere = not in_draft and bool(unjudged) and name.startswith(unjudged)
+        g = _group(name, len(info.shape), in_draft or skip or elsewhere)
         t.by_group[g] += nbytes
         t.by_dtype[info.dtype] = t.by_dtype.get(info.dtype, 0) + nbytes
-        if skip:
+        t.elsewhere += int(elsewhere)
+        if skip or elsewhere:
             continue
         read = float(nbytes) * (moe_frac if _is_expert(name) else 1.0)
         if in_draft:
@@ -291,7 +307,7 @@ def byte_census(
         t.draft += t.embedding_bytes - t.embedding_bytes / t.embedding_rows
     tb = None if draft_model else int(round(t.target))  # a separate draft alone holds no target weights
     empty_head = layout is not None and layout.family.kind == "mtp" and t.draft_tensors - t.copies == 0
-    db = None if empty_head else int(round(t.draft))
+    db = None if empty_head or unknown_format is not None else int(round(t.draft))
     notes = [moe_note] if moe_note else []
     if unread:
         notes.append(f"MTP head under {', '.join(unread)} not run here: stored, never read per step")
@@ -312,7 +328,9 @@ def byte_census(
         draft_shared_bytes_per_step=_mtp_shared(t, tied)
         if layout is not None and layout.family.kind == "mtp"
         else None,
-        draft_rule=_draft_rule(layout, draft_model, t, moe_note),
+        draft_rule=f"a draft format outside the census ({unknown_format}): its bytes per step are unknown"
+        if unknown_format is not None
+        else _draft_rule(layout, draft_model, t, moe_note, unjudged),
         lm_head_bytes=t.embedding_bytes if tied else t.head_bytes,
         embedding_row_bytes=int(round(t.embedding_bytes / t.embedding_rows)) if t.embedding_bytes else 0,
     )

@@ -293,7 +293,16 @@ def audit_loaded(ck: Checkpoint, *, target_ck: Checkpoint | None = None, as_draf
         findings += _config_unrecognised(ck)
     census = None
     if any(s.header is not None for s in ck.shards.values()):
-        census = byte_census(ck, layout=layout or draft, draft_model=draft is not None, unread=unread)
+        elsewhere = tuple(p for f in head_findings if f.code == "MTP_LAYOUT_UNKNOWN" for p in f.details["prefixes"])
+        unknown = [f for f in head_findings if f.code.split("/")[0] == "DRAFT_FORMAT_UNKNOWN"]
+        census = byte_census(
+            ck,
+            layout=layout or draft,
+            draft_model=draft is not None,
+            unread=unread,
+            unjudged=elsewhere,
+            unknown_format=str(unknown[0].details["architecture"]) if unknown else None,
+        )
     return AuditReport(ck.label, with_target(by_severity(findings), ck.label), census, facts)  # fixes name it
 
 

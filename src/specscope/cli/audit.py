@@ -103,7 +103,7 @@ def _render(report: AuditReport, strict: bool, console: Console) -> None:
         else:
             line = f"per decode step: target {_gb(c.target_bytes_per_token)}"
         if c.draft_rule is not None and c.draft_bytes_per_step is None:
-            line += ", draft bytes unknown (the checkpoint holds none of the draft's tensors)"
+            line += ", draft bytes unknown (why: the draft bytes rule below)"
         elif c.draft_rule is not None or c.draft_bytes_per_step:
             share = f"{c.draft_share * 100:.1f}% of a target pass" if c.draft_share is not None else "share unknown"
             line += f", draft {_gb(c.draft_bytes_per_step or 0)} ({share})"

@@ -62,9 +62,11 @@ Reading (issue 29): the file is a regular UTF-8 file of at most :data:`MAX_FILE_
 its magic bytes; its decompressed text is held to the same limit: :func:`specscope.readfile.read_text_maybe_gzip`); a
 leading byte-order mark is dropped, not sent as part of the first prompt; records are split at line feeds only
 (JSON Lines' rule, a ``\r`` before the ``\n`` removed), so U+2028, U+2029, U+0085, form feed and the other Unicode
-line separators stay inside the prompt they belong to (``str.splitlines`` would split there). JSON nested deeper than
-Python's parser allows, an integer of more than ``MAX_INT_DIGITS`` digits (:mod:`specscope.workload.userfile_text`),
-or a ``max_tokens`` above :data:`MAX_TOKENS_CAP` is a line error, never a crash.
+line separators stay inside the prompt they belong to (``str.splitlines`` would split there); a ``.txt`` / ``.text``
+file's lines also end at a lone ``\r``, as GuideLLM's and vLLM's text readers (``readlines``) end them. JSON nested
+deeper than Python's parser allows, an integer of more than ``MAX_INT_DIGITS`` digits
+(:mod:`specscope.workload.userfile_text`), or a ``max_tokens`` above :data:`MAX_TOKENS_CAP` is a line error, never a
+crash.
 """
 
 from __future__ import annotations
@@ -290,6 +292,8 @@ def _load(name: str, path: Path, record: Callable[..., Prompt | None]) -> list[P
     refuse_controls(path, text)
     refuse_synthetic_config(path, text)
     lines_only = is_text_lines(path.name)
+    if lines_only:  # GuideLLM's and vLLM's text readers use readlines(): universal newlines, a lone CR ends a line
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     items = None if is_csv(path.name) or lines_only else array_items(path, text)
     sessions = None if items is not None or is_csv(path.name) or lines_only else inputs_json_records(str(path), text)
     agentic = None if items is not None or sessions is not None or is_csv(path.name) or lines_only else (
@@ -394,10 +398,11 @@ def _tagged(record: Callable[..., Prompt | None], shape: Shape) -> Callable[...,
                 isinstance(rec, dict)
                 and layouts
                 and set(layouts) <= guidellm | aiperf | {"vllm.custom"}
-                and guidellm & {*layouts}
+                and (guidellm | aiperf) & {*layouts}
             ):
-                # a GuideLLM row's columns specscope ignores, and those neither tool reads: bench names them
-                if unused := unused_guidellm_columns(rec):
+                # a GuideLLM row's columns specscope ignores, and those neither tool reads (an AIPerf SingleTurn row's
+                # too: its base model lets unknown fields through unused): bench names them
+                if guidellm & {*layouts} and (unused := unused_guidellm_columns(rec)):
                     prompt.meta["unused_columns"] = unused
                 if unknown := unknown_guidellm_columns(rec, also_aiperf=bool(aiperf & {*layouts})):
                     prompt.meta["unknown_columns"] = unknown

@@ -196,7 +196,7 @@ def guidellm_columns(record: dict[str, Any]) -> tuple[dict[str, Any], tuple[str,
         cells = [(t, v) for t, _, v, _ in found.get(first, [])] if first is not None else []
         zeros += [first for _, v in cells if _zero(v) and first is not None]
         counts = {t: v for t, v in cells if v not in (None, "") and not _zero(v)}
-        out["turns"] = [{"text": text, **({"output_length": counts[t]} if t in counts else {})} for t, text in turns]
+        out["turns"] = [{"text": text, **({first: counts[t]} if t in counts and first else {})} for t, text in turns]
         if len(cells) > 1 and first is not None:
             out.pop(first, None)  # per turn, in the turns
     for field in GUIDELLM_OUTPUT_COLUMNS:
@@ -215,6 +215,8 @@ def first_text_field(record: dict[str, Any]) -> str | None:
 
 
 _CSV_COUNT = re.compile(r"\d{1,12}(?:\.0*)?")
+#: an output length written as a JSON string of ASCII digits (``"64"``), spaces around it allowed
+_DIGITS = re.compile(r"\s*[0-9]{1,12}\s*")
 
 
 def _csv_value(key: str, value: str) -> object:
@@ -229,7 +231,8 @@ def _csv_value(key: str, value: str) -> object:
 def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
     """The row's own output length and the field that gave it (:data:`OUTPUT_LENGTH_FIELDS`, first present), or None
     when the row names none (``--max-tokens`` applies, as the layout's tool applies its own option). An integral
-    float (``128.0``, as pandas writes a column with a missing value) is that integer.
+    float (``128.0``, as pandas writes a column with a missing value) or a string of digits (``"64"``) is that
+    integer.
 
     Raises:
         ConfigError: the field is not an integer in ``1..MAX_TOKENS_CAP`` (never replaced by the default).
@@ -243,6 +246,8 @@ def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
             value = record[key]
             if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
                 value = int(value)  # 128.0: pandas' float column; AIPerf's int field (pydantic, lax) takes it
+            elif isinstance(value, str) and _DIGITS.fullmatch(value):
+                value = int(value)  # "64": AIPerf's int fields (pydantic, lax) and SGLang's int(...) take it
             if not is_int_in(value, 1, MAX_TOKENS_CAP):
                 raise bad_row(where, f"{key} {record[key]!r:.60}", f"an integer in 1..{MAX_TOKENS_CAP:,} (tokens)")
             assert isinstance(value, int)
