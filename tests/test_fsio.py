@@ -136,10 +136,12 @@ def test_a_fifo_or_a_link_to_one_is_never_replaced_by_a_file(tmp_path: Path, cap
     )
 
 
-def test_a_link_is_written_through_to_its_file_and_stays_a_link(tmp_path: Path):
+def test_a_link_the_user_names_is_written_through_to_its_file_and_stays_a_link(tmp_path: Path, capsys):
     # issue 37: `-o FILE` with FILE a link to another file replaced the link with a regular file (the file it led to
     # kept its old content); as editors save a linked file, the file it leads to is replaced atomically, in its own
-    # folder, and the link stays
+    # folder, and the link stays (cli.output.write_file: every command's -o)
+    from specscope.cli.output import write_file
+
     shared = tmp_path / "shared"
     shared.mkdir()
     real = shared / "report.md"
@@ -148,24 +150,40 @@ def test_a_link_is_written_through_to_its_file_and_stays_a_link(tmp_path: Path):
     link.symlink_to(os.path.relpath(real, tmp_path))  # a relative link, read from the link's folder
     chain = tmp_path / "latest.md"
     chain.symlink_to(link)  # a link to a link
-    write_text_atomic(link, "new\n")
+    write_file(link, "new\n")
     assert link.is_symlink() and os.readlink(link) == os.path.join("shared", "report.md")
     assert real.read_text() == "new\n" and not real.is_symlink()
-    write_json_atomic(chain, {"a": 1})
+    write_file(chain, '{"a": 1}')
     assert chain.is_symlink() and link.is_symlink() and json.loads(real.read_text()) == {"a": 1}
     assert _names(tmp_path) == ["latest.md", "report.md", "shared"] and _names(shared) == ["report.md"]
+    assert capsys.readouterr().out == f"{link}\n{chain}\n"  # the path the user gave is the one printed
 
 
-def test_a_dangling_link_creates_its_file_and_a_loop_is_refused(tmp_path: Path):
+def test_a_run_folders_own_write_replaces_a_planted_link_and_never_writes_through_it(tmp_path: Path):
+    # issue 37 (files written outside the run folder): a run folder's files are written by the atomic writers
+    # directly; a link planted in the folder is replaced by the new file and what it led to is untouched
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").symlink_to(outside)
+    write_text_atomic(run / "manifest.json", "{}\n")
+    assert outside.read_text() == "keep\n"
+    assert not (run / "manifest.json").is_symlink() and (run / "manifest.json").read_text() == "{}\n"
+
+
+def test_a_dangling_link_the_user_names_creates_its_file_and_a_loop_is_refused(tmp_path: Path):
     import errno
+
+    from specscope.cli.output import write_file
 
     link = tmp_path / "out.json"
     link.symlink_to("made.json")
-    write_text_atomic(link, "x")
-    assert link.is_symlink() and (tmp_path / "made.json").read_text() == "x"
+    write_file(link, "x")
+    assert link.is_symlink() and (tmp_path / "made.json").read_text() == "x\n"
     loop = tmp_path / "loop"
     loop.symlink_to("loop")
     with pytest.raises(OSError) as info:
-        write_text_atomic(loop, "x")
+        write_file(loop, "x")
     assert info.value.errno == errno.ELOOP and loop.is_symlink()
     assert _names(tmp_path) == ["loop", "made.json", "out.json"]

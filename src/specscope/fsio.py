@@ -6,10 +6,11 @@ on POSIX and Windows. A reader sees either the old content or the new content, n
 failure (an exception while writing, a full disk, an object ``json`` cannot serialise, a rename refused) the
 temporary file is removed and the old file, if any, is left untouched.
 
-A ``path`` that is a symbolic link is written through, as editors save a linked file: the file the link leads to
-(links followed to the end) is replaced atomically in its own folder and the link stays a link (issue 37: ``-o
-FILE`` with FILE a link to ``shared/report.md`` left a regular file where the link was, and the shared file old). A
-link that leads nowhere creates the file it names; a link loop is refused (``OSError`` ``ELOOP``).
+A ``path`` that is a symbolic link is replaced by the new file (the link goes, whatever it led to is untouched): a
+run folder's own files are never written through a link planted in it (issue 37: files written outside the run
+folder). A path the user names to write (``-o FILE``) is written through its links instead, as editors save a linked
+file: :func:`link_target` gives the file to replace (issue 37: ``-o FILE`` with FILE a link to ``shared/report.md``
+left a regular file where the link was, and the shared file old).
 
 New files get permission bits ``0o644`` (``tempfile.mkstemp`` creates ``0o600``; results are meant to be shared
 like any other written file).
@@ -85,7 +86,8 @@ def special_kind(path: str | os.PathLike[str]) -> str | None:
 
 def link_target(path: Path) -> Path:
     """``path``, or the path its symbolic links lead to when it is one (followed to the end, relative links read
-    from the link's own folder); a link that leads nowhere gives the path it names.
+    from the link's own folder); a link that leads nowhere gives the path it names. For a path the user names to
+    write (``-o FILE``: the file it links to is replaced, the link kept); never for a run folder's own files.
 
     Raises:
         OSError: ``ELOOP``, the links form a loop.
@@ -101,9 +103,8 @@ def link_target(path: Path) -> Path:
 class AtomicFile:
     """A temporary file beside ``path``, open for binary writing, that :meth:`commit` moves into place.
 
-    The temporary file is named ``.<name>.<random>.tmp`` in the folder of :attr:`target` (``path``, or the file
-    ``path`` links to: see the module doc). :meth:`discard` (or a failing :meth:`commit`) deletes it and leaves
-    ``path`` as it was. For writers that stream over several calls
+    The temporary file is named ``.<name>.<random>.tmp`` in ``path``'s folder. :meth:`discard` (or a failing
+    :meth:`commit`) deletes it and leaves ``path`` as it was. For writers that stream over several calls
     (surgery's shard writer); a single write uses :func:`open_atomic` or the ``write_*_atomic`` functions.
 
     Args:
@@ -119,9 +120,7 @@ class AtomicFile:
             raise NotRegularFile(self.path, kind)
         if parents:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        #: the file replaced: ``path``, or where its symbolic links lead (the links are kept)
-        self.target = link_target(self.path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=suffix, dir=self.target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=suffix, dir=self.path.parent)
         self.tmp_path = Path(tmp)
         try:
             self.fh: IO[bytes] = os.fdopen(fd, "wb")
@@ -137,7 +136,7 @@ class AtomicFile:
             os.fsync(self.fh.fileno())
             self.fh.close()
             os.chmod(self.tmp_path, FILE_MODE)
-            os.replace(self.tmp_path, self.target)
+            os.replace(self.tmp_path, self.path)
         except BaseException:
             self.discard()
             raise

@@ -22,7 +22,7 @@ TARGETS = ("mlflow", "profile")
 def _profile(run: Path, output: Path | None) -> None:
     from specscope.cli.output import make_output_folder, report_target
     from specscope.export.profile import profile_paths, run_profiles, sidecar_path
-    from specscope.fsio import write_json_atomic
+    from specscope.fsio import link_target, write_json_atomic
     from specscope.report.build import run_data
     from specscope.store import open_run
 
@@ -39,7 +39,7 @@ def _profile(run: Path, output: Path | None) -> None:
     make_output_folder(output)
     paths = profile_paths(output, profiles)
     for p, path in zip(profiles, paths, strict=True):
-        write_json_atomic(path, p.body, indent=2)
+        write_json_atomic(link_target(path), p.body, indent=2)  # a link the user names: written through
         typer.echo(f"{path}  ({p.config} / {p.workload} / {p.beside['load']} / {p.phase})")
         if never := p.beside.get("positions_never_drafted"):
             typer.echo(
@@ -50,7 +50,7 @@ def _profile(run: Path, output: Path | None) -> None:
             )
     side = sidecar_path(output)
     beside = [{"file": str(path), **p.beside} for p, path in zip(profiles, paths, strict=True)]
-    write_json_atomic(side, {"run": str(run), "profiles": beside}, indent=2)
+    write_json_atomic(link_target(side), {"run": str(run), "profiles": beside}, indent=2)
     typer.echo(f"{side}  (what the schema has no field for)")
 
 

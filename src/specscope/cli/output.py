@@ -212,10 +212,12 @@ def write_file(output: Path, text: str) -> None:
     Raises:
         ConfigError: ``output`` is a folder or its folder cannot be made.
     """
+    from specscope.fsio import link_target
     from specscope.report.files import write_text_atomic
 
     make_output_folder(output)
-    write_text_atomic(output, text if text.endswith("\n") else text + "\n")
+    # a link the user names is written through (the file it leads to replaced, the link kept), as editors save one
+    write_text_atomic(link_target(output), text if text.endswith("\n") else text + "\n")
     typer.echo(str(output))
 
 
