@@ -268,7 +268,7 @@ def derive_draft(
             else:
                 out.tmp_path.unlink()  # llama-quantize creates its output itself
                 _llama_quantize(source, out.tmp_path, quant, entry / "llama-quantize.log")
-            fsio.commit_path(out.tmp_path, out.target)  # gguf_path, or the file it links to
+            fsio.commit_path(out.tmp_path, out.path)
         except BaseException:
             out.discard()
             raise
