@@ -42,9 +42,11 @@ def test_a_counter_that_is_no_count_is_refused(
     assert ei.value.code == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(
-        f"error: {after} is not Prometheus text; found: line 2: "
+        # Prometheus text it is: the headline names what is wrong in it (it said "is not Prometheus text")
+        f"error: {after}: a /metrics counter holds no count; found: line 2: "
         f'\'vllm:spec_decode_num_draft_tokens_total{{engine="0",model_name="m"}} {written}\' '
-        "(not a count: a counter is a finite number from 0 to below 2**63);"
+        "(not a count: a counter is a finite number from 0 to below 2**63); expected: a finite number from 0 to "
+        "below 2**63;"
     )
     assert "inf" not in line.lower().replace("+inf", "")
 

@@ -124,7 +124,7 @@ def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, floa
             adapter reads, or neither a speculative / generation counter nor a speculative gauge in it (a
             scrape of gauges only is read: its state says so).
     """
-    from specscope.client.metrics import parse_metrics, read_json_body
+    from specscope.client.metrics import NOT_PROMETHEUS_TEXT, parse_metrics, read_json_body
 
     text = _read(path, max_bytes)
     try:
@@ -142,6 +142,8 @@ def _load(path: Path, max_bytes: int) -> tuple[SpecCounters | DrainedSlice, floa
             raise ConfigError(
                 f"{path} is JSON that does not parse", found=broken, expected=_SCRAPE, fix=_SAVE_JSON
             ) from None
+        if exc.message != NOT_PROMETHEUS_TEXT:  # Prometheus text, a sample unusable (a counter of 1e400): says which
+            raise ConfigError(f"{path}: {exc.message}", found=exc.found, expected=exc.expected, fix=_SAVE) from None
         raise ConfigError(f"{path} is not Prometheus text", found=exc.found, expected=_SCRAPE, fix=_SAVE) from None
     if not snap.present & _COUNTED and not snap.spec_gauges and not snap.unread:  # gauges: the state says gauge only
         raise ConfigError(

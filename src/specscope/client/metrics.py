@@ -57,6 +57,7 @@ from specscope.readfile import SCRAPE_MAX_BYTES
 from specscope.records import INT_BOUND, SpecCounters, series_selector
 
 __all__ = [
+    "NOT_PROMETHEUS_TEXT",
     "MAX_SCRAPE_BYTES",
     "MAX_SCRAPE_SAMPLES",
     "DrainPool",
@@ -86,6 +87,10 @@ _PRESENT = {
     "running": "running",
     "waiting": "waiting",
 }
+
+
+#: the message of a body the exposition-format parser refuses (a sample it parsed but specscope cannot use has its own)
+NOT_PROMETHEUS_TEXT = "the /metrics body is not Prometheus text"
 
 
 def _bad_sample(message: str, found: str, expected: str) -> MetricsUnavailable:
@@ -276,7 +281,7 @@ def parse_metrics(text: str) -> SpecCounters:
         families = _bounded_families(text_string_to_metric_families(text))
     except (ValueError, TypeError, IndexError, OverflowError) as exc:  # OverflowError: a value past float range
         raise MetricsUnavailable(
-            "the /metrics body is not Prometheus text",
+            NOT_PROMETHEUS_TEXT,
             found=_first_bad_line(text) or _what(exc, "", 200),
             expected="Prometheus text exposition format (name{labels} value lines)",
             fix="point --server at the server's own metrics page and check what it serves",
