@@ -21,7 +21,16 @@ from collections.abc import ItemsView, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["KEPT_KEYS", "DraftFacts", "FailureFact", "LogFacts", "ModelFacts", "RunFacts", "ServerFacts"]
+__all__ = [
+    "KEPT_KEYS",
+    "DraftFacts",
+    "FailureFact",
+    "LogFacts",
+    "LogPoolFacts",
+    "ModelFacts",
+    "RunFacts",
+    "ServerFacts",
+]
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,19 @@ class LogFacts:
 
 
 @dataclass(frozen=True)
+class LogPoolFacts:
+    """What the report reads of one stored server-log pool (``log_pools``, written by ``bench --server-log`` from
+    :class:`specscope.launch.logpool.LogPool`; the whole pool stays in ``ServerFacts.stored["log_pools"]`` for the JSON
+    report): the engine whose lines it pooled, the line forms read, its low-acceptance alarm (None: none) and its
+    counts that contradict each other (``counters``' rules, each named by its line)."""
+
+    engine: str | None = None
+    forms: tuple[str, ...] = ()
+    alarm: str | None = None
+    inconsistencies: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ServerFacts:
     """One config's server facts (module doc). Each attribute is None when the facts do not say.
 
@@ -105,6 +127,7 @@ class ServerFacts:
         draft_bytes_per_token, draft_bytes, draft_file_bytes: bytes a draft reads per drafted token, as recorded
             (bytes).
         log_facts: what its parsed log said (:class:`LogFacts`), None without a parsed log.
+        log_pools: its captured log's pools (:class:`LogPoolFacts`), in the order pooled; empty without a log.
         stored: the whole stored object, as stored (the engine adapters' shapes, the JSON report).
         unknown: the stored top-level keys that neither this record nor :data:`KEPT_KEYS` knows (sorted).
     """
@@ -125,6 +148,7 @@ class ServerFacts:
     draft_bytes: float | None = None
     draft_file_bytes: float | None = None
     log_facts: LogFacts | None = None
+    log_pools: tuple[LogPoolFacts, ...] = ()
     stored: Mapping[str, Any] = field(default_factory=dict, compare=False)
     unknown: tuple[str, ...] = ()
 
@@ -198,7 +222,6 @@ KEPT_KEYS = frozenset(
         "models",
         "endpoints",
         "script",
-        "log_pools",
         "log_source",
         "loaded_vs_census",
         "imported_from",

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from specscope.facts import RunFacts, ServerFacts
+from specscope.facts import LogPoolFacts, RunFacts, ServerFacts
 from specscope.report import units
 from specscope.report.document import Alarm
 from specscope.report.verdicts import drift_notes
@@ -128,10 +127,10 @@ def render_alarm(a: JudgedAlarm, facts: RunFacts | None = None, axis: LevelAxis 
     return None
 
 
-def _pool_where(pool: Mapping[str, Any]) -> str:
+def _pool_where(pool: LogPoolFacts) -> str:
     """``server log (ENGINE: FORMS)``: the engine and the line forms a stored pool was read from."""
-    forms = ", ".join(str(f) for f in pool.get("forms") or [])
-    return f"server log ({pool.get('engine')}: {forms})" if forms else f"server log ({pool.get('engine')})"
+    forms = ", ".join(pool.forms)
+    return f"server log ({pool.engine}: {forms})" if forms else f"server log ({pool.engine})"
 
 
 def log_pool_alarms(facts: RunFacts) -> list[Alarm]:
@@ -140,17 +139,13 @@ def log_pool_alarms(facts: RunFacts) -> list[Alarm]:
     each other (one ``INCONSISTENT`` alarm per pool, every violated check named by its line)."""
     out = []
     for config, f in facts.items():
-        pools = f.stored.get("log_pools")
-        for pool in pools if isinstance(pools, list) else []:
-            if not isinstance(pool, Mapping):
-                continue
+        for pool in f.log_pools:
             where = _pool_where(pool)
-            if pool.get("alarm"):
+            if pool.alarm:
                 fixes = (_audit_fix(config, f), WEIGHTS_TRACK)
-                out.append(Alarm("LOW_ACCEPTANCE", config, None, f"{where}: {pool['alarm']}", CAUSE, fixes))
-            wrong = [str(r) for r in pool.get("inconsistencies") or []]
-            if wrong:
-                found = f"{where} prints counts that contradict each other: {'; '.join(wrong)}"
+                out.append(Alarm("LOW_ACCEPTANCE", config, None, f"{where}: {pool.alarm}", CAUSE, fixes))
+            if pool.inconsistencies:
+                found = f"{where} prints counts that contradict each other: {'; '.join(pool.inconsistencies)}"
                 cause = "counts that contradict each other are no measurement: a log of several servers, or lines cut"
                 out.append(Alarm("INCONSISTENT", config, None, found, cause, (INCONSISTENT_LOG_FIX,)))
     return out
