@@ -34,6 +34,7 @@ __all__ = [
     "TemplateAnswer",
     "A",
     "read_answer",
+    "quote_body",
     "ANSWER_FOUND_CHARS",
 ]
 
@@ -90,6 +91,13 @@ class TemplateAnswer(_Answer):
 A = TypeVar("A", bound=_Answer)  # one answer record type
 
 
+def quote_body(text: str) -> str:
+    """A bad body as an error's ``found``: at most :data:`ANSWER_FOUND_CHARS` characters, quoted, secrets masked."""
+    quoted = redact_text(" ".join(text[:ANSWER_FOUND_CHARS].split()))
+    more = "..." if len(text) > ANSWER_FOUND_CHARS else ""
+    return repr(quoted + more) if quoted else "an empty body"
+
+
 def read_answer(shape: type[A], body: bytes | str, *, path: str, fix: str) -> A:
     """``body`` (a 200 answer of ``path``) as the record ``shape``.
 
@@ -101,13 +109,11 @@ def read_answer(shape: type[A], body: bytes | str, *, path: str, fix: str) -> A:
         return shape.model_validate_json(body)
     except ValidationError as exc:
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-        quoted = redact_text(" ".join(text[:ANSWER_FOUND_CHARS].split()))
-        more = "..." if len(text) > ANSWER_FOUND_CHARS else ""
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first.get("loc", ())) or "the body"
         raise ServerError(
             f"the server's answer to {path} is not what it should be ({where}: {first.get('msg', 'invalid')})",
-            found=repr(quoted + more) if quoted else "an empty body",
+            found=quote_body(text),
             expected=f"JSON of the {shape.__name__} shape ({', '.join(shape.model_fields)})",
             fix=fix,
         ) from None
