@@ -166,3 +166,26 @@ def test_start_up_metrics_that_stay_garbage_are_refused_quoting_the_body(tmp_pat
     code, _, err = _bench_rc(TruthScript(default=PLAN, garbage={"/metrics": [0, 1, 2, 3, 4]}), tmp_path)
     assert code == 2
     assert "found: HTTP 200 on GET /metrics: '<html><head><title>502 Bad Gateway" in err
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"garbage_status": 503},  # a busy proxy's 503 page: asked again as a 200 page is
+        {"garbage_body": {"/tokenize": '{"count": 100000000000000000000000000}'}},  # 1e26: no token count
+        {"garbage_body": {"/tokenize": '{"count": 1e400}'}},
+    ],
+)
+def test_one_bad_tokenize_answer_is_asked_again_and_the_run_finishes(tmp_path, bad):
+    # 2026-12-06: a 503 on the first /tokenize refused the run ("the server cannot count tokens"), and a count of
+    # 10^26 was believed ("prompt mine-0001 is already 100000000000000000000000000 tokens ... pass a longer
+    # --context-tokens", exit 2)
+    script = TruthScript(default=PLAN, serve_models=True, serve_tokenizer=True, garbage={"/tokenize": [0]}, **bad)
+    code, cells, err = _bench_rc(script, tmp_path, "--context-tokens", "64")
+    assert code == 0, err[-1500:]
+    assert [c["streams"] for c in cells] == [1, 1]
+
+
+def test_a_token_count_past_the_record_bound_is_a_bad_answer():
+    with pytest.raises(ServerError, match=r"count: Input should be less than or equal to 9223372036854775807"):
+        read_answer(TokenCount, b'{"count": 100000000000000000000000000}', path="/tokenize", fix="f")

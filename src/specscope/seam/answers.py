@@ -23,6 +23,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from specscope.errors import ServerError
+from specscope.records import INT_BOUND
 from specscope.redact import redact_text
 
 __all__ = [
@@ -49,7 +50,7 @@ class ModelEntry(_Answer):
     """One served model: its id and, from vLLM, the context one request may fill (tokens)."""
 
     id: str
-    max_model_len: int | None = Field(default=None, gt=0)
+    max_model_len: int | None = Field(default=None, gt=0, le=INT_BOUND - 1)
 
 
 class ModelsAnswer(_Answer):
@@ -61,7 +62,7 @@ class ModelsAnswer(_Answer):
 class TokenCount(_Answer):
     """vLLM's ``POST /tokenize``: the prompt's length (tokens)."""
 
-    count: int = Field(ge=0)
+    count: int = Field(ge=0, le=INT_BOUND - 1)  # past the records' bound is no count (10^26: a bad answer)
 
 
 class TokenIds(_Answer):
