@@ -38,6 +38,7 @@ from specscope.stats.verdict import DEFAULT_MIN_EFFECT, min_effect_of
 from specscope.values import (
     SLO_BOUNDS_S,
     TIMEOUT_BOUNDS_S,
+    ascii_number,
     csv_items,
     parse_duration_s,
     parse_float_list,
@@ -248,7 +249,7 @@ def _number(value: Any, flag: str, kind: type[int] | type[float]) -> int | float
     try:
         if isinstance(value, bool) or (kind is int and isinstance(value, float)):
             raise ValueError
-        return kind(value)
+        return kind(ascii_number(value) if isinstance(value, str) else value)
     except (TypeError, ValueError):
         what = "a whole number" if kind is int else "a number"
         raise ConfigError(f"{flag} takes {what}", found=value, expected=what, fix=f"e.g. {flag} 2") from None

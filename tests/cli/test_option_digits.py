@@ -1,0 +1,39 @@
+"""A number typed with other scripts' digits (``٣``, Arabic-Indic three; ``١٢٠``) is refused by every command as the
+other commands already did: Python's ``int()`` and ``float()`` read them, so ``bench --max-tokens ٣`` ran with 3
+while ``gate --max-tokens ٣`` was refused (2026-12-06, issue 37's "every command speaks the same options")."""
+
+from __future__ import annotations
+
+import pytest
+
+from clirun import cli, one_error
+from specscope.errors import ConfigError
+from specscope.values import parse_float_list, parse_int_list, parse_width
+
+SERVER = ["--server", "x=http://127.0.0.1:9"]  # nothing answers: a value read past the options ends at the server
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "line"),
+    [
+        ("--max-tokens", "٣", "error: --max-tokens takes a whole number; found: ٣; expected: a whole number;"),
+        ("--seed", "٣", "error: --seed takes a whole number; found: ٣; expected: a whole number;"),
+        ("--repeats", "٣", "error: --repeats takes a whole number; found: ٣; expected: a whole number;"),
+        ("--max-concurrency", "١,٢", "error: --max-concurrency takes comma-separated whole numbers; found: ١,٢;"),
+        ("--temperature", "٠.٥", "error: --temperature takes a number; found: ٠.٥; expected: a number;"),
+        ("--temperatures", "٠.٥", "error: --temperatures takes comma-separated numbers; found: ٠.٥;"),
+    ],
+)
+def test_bench_refuses_other_scripts_digits(flag, value, line, capsys, monkeypatch, tmp_path):
+    code, _, err = cli(["bench", *SERVER, flag, value, "--out", tmp_path], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert one_error(err).startswith(line)
+
+
+def test_the_list_and_width_parsers_refuse_them():
+    for parse, text in ((parse_int_list, "٣"), (parse_float_list, "٠.٥"), (parse_int_list, "1,٢")):
+        with pytest.raises(ConfigError):
+            parse(text, "--x")
+    with pytest.raises(ConfigError):
+        parse_width("١٢٠")
+    assert parse_int_list("1,2", "--x") == (1, 2) and parse_width("120") == 120
