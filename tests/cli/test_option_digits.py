@@ -37,3 +37,16 @@ def test_the_list_and_width_parsers_refuse_them():
     with pytest.raises(ConfigError):
         parse_width("١٢٠")
     assert parse_int_list("1,2", "--x") == (1, 2) and parse_width("120") == 120
+
+
+@pytest.mark.parametrize("value", ["nan", "1.5", "", "٣"])
+def test_gate_says_what_bench_says_of_a_number_that_is_not_whole(value, capsys, monkeypatch, tmp_path):
+    # 2026-12-06: gate's expected was pydantic's sentence ("Input should be a valid integer, unable to parse string
+    # as an integer") where bench's is "a whole number"
+    code, _, err = cli(["gate", *SERVER, "--max-tokens", value], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    line = one_error(err)
+    assert (
+        f"; found: {value}; expected: a whole number; fix: give --max-tokens a whole number, e.g. --max-tokens 2"
+        in line
+    )
