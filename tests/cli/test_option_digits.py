@@ -50,3 +50,35 @@ def test_gate_says_what_bench_says_of_a_number_that_is_not_whole(value, capsys, 
         f"; found: {value}; expected: a whole number; fix: give --max-tokens a whole number, e.g. --max-tokens 2"
         in line
     )
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "line"),
+    [
+        # 2026-12-06: "error: --api-key *** a value; found: ''; expected: KEY" (the mask ate the verb) and no fix
+        (
+            "--api-key",
+            "",
+            "error: an empty value for --api-key; found: ''; expected: KEY; fix: give a value after "
+            "--api-key, or leave the option out",
+        ),
+        (
+            "--api-key",
+            " ",
+            "error: an empty value for --api-key; found: ' '; expected: KEY; fix: give a value after "
+            "--api-key, or leave the option out",
+        ),
+        # ... "error: --server takes text items; found: ['']; expected: NAME=URL" with an empty fix
+        (
+            "--server",
+            "",
+            "error: an empty value for --server; found: ['']; expected: NAME=URL; fix: give a value "
+            "after --server, or leave the option out",
+        ),
+    ],
+)
+def test_bench_names_an_empty_value_with_a_fix(flag, value, line, capsys, monkeypatch, tmp_path):
+    argv = ["bench", *([] if flag == "--server" else SERVER), flag, value, "--out", tmp_path]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert one_error(err) == line

@@ -167,7 +167,7 @@ class Opt:
             return _number(value, flag, int if kind == "int" else float)
         if kind in ("text", "path", "choice"):
             if not isinstance(value, str) or not value.strip():
-                raise ConfigError(f"{flag} takes a value", found=repr(value), expected=self.metavar or "text", fix="")
+                raise self._empty(flag, repr(value))
             if kind == "choice" and value not in self.choices:
                 raise ConfigError.unknown(flag, value, self.choices, fix=f"e.g. {flag} {self.choices[0]}")
             return value
@@ -195,9 +195,22 @@ class Opt:
         if kind == "pairs":
             return parse_pairs(value, flag, self.help.rpartition("e.g. ")[2].rstrip("."), self.read, names=self.names)
         items = [value] if isinstance(value, str) else list(value)
-        if not all(isinstance(x, str) and x.strip() for x in items):
-            raise ConfigError(f"{flag} takes text items", found=value, expected=self.metavar, fix="")
+        if not all(isinstance(x, str) for x in items):  # a run file's number where text belongs
+            fix = f'write each item as quoted text, e.g. "{self.metavar}"'
+            raise ConfigError(f"{flag} takes text items", found=value, expected=self.metavar, fix=fix)
+        if not all(x.strip() for x in items):
+            raise self._empty(flag, value)
         return items
+
+    def _empty(self, flag: str, found: Any) -> ConfigError:
+        """An empty (or non-text) value of a text option; the flag is never followed by a word, so a secret's mask
+        (``--api-key VALUE``) cannot eat the message."""
+        return ConfigError(
+            f"an empty value for {flag}",
+            found=found,
+            expected=self.metavar or "text",
+            fix=f"give a value after {flag}, or leave the option out",
+        )
 
     def in_force(self, options: BenchOptions) -> Any:
         """The value a run's stored options have in force for this option (comparable with :meth:`normal`)."""
