@@ -30,6 +30,7 @@ from specscope.textsafe import clip
 
 __all__ = [
     "ascii_number",
+    "empty_path_error",
     "check_name",
     "check_api_key",
     "count_noun",
@@ -233,6 +234,17 @@ def csv_items(text: str, what: str, example: str = "1,2,4") -> list[str]:
             fix="remove the extra comma (or give the missing value)",
         )
     return items
+
+
+def empty_path_error(what: str, example: str | None = None) -> ConfigError:
+    """The refusal of an empty path (``-o ""``: an unset shell variable; ``Path("")`` would read the current folder),
+    for every command's path options and arguments (:mod:`specscope.cli.empty_paths`, bench's option spec)."""
+    return ConfigError(
+        f"{what} is an empty path",
+        found='"" (an empty argument: an unset shell variable?)',
+        expected=f"a path, e.g. {example}" if example else f"a path for {what}",
+        fix="give the path (check the variable that should hold it); an empty path is never read as the current folder",
+    )
 
 
 def ascii_number(value: object) -> str:

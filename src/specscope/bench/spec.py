@@ -40,6 +40,7 @@ from specscope.values import (
     TIMEOUT_BOUNDS_S,
     ascii_number,
     csv_items,
+    empty_path_error,
     parse_duration_s,
     parse_float_list,
     parse_fraction,
@@ -166,6 +167,8 @@ class Opt:
         if kind in ("int", "float"):
             return _number(value, flag, int if kind == "int" else float)
         if kind in ("text", "path", "choice"):
+            if kind == "path" and value == "":
+                raise empty_path_error(flag, f"{flag} {self.metavar.lower() if self.metavar else 'path'}")
             if not isinstance(value, str) or not value.strip():
                 raise self._empty(flag, repr(value))
             if kind == "choice" and value not in self.choices:
