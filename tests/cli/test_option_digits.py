@@ -82,3 +82,14 @@ def test_bench_names_an_empty_value_with_a_fix(flag, value, line, capsys, monkey
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
     assert one_error(err) == line
+
+
+@pytest.mark.parametrize("value", ["", " "])
+def test_gate_refuses_an_empty_api_key_as_bench_does(value, capsys, monkeypatch, tmp_path):
+    # 2026-12-06: gate --api-key "" ran without a key (and " " sent "Bearer  "), where bench refuses both
+    code, _, err = cli(["gate", *SERVER, "--api-key", value], capsys, monkeypatch, tmp_path)
+    assert code == 2
+    assert one_error(err) == (
+        f"error: an empty value for --api-key; found: {value!r}; expected: KEY; fix: give a value after --api-key, "
+        "or leave the option out"
+    )
