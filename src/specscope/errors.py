@@ -201,6 +201,10 @@ def plain_bound(msg: str) -> str:
     """pydantic's bound message ("Input should be greater than or equal to 0") as the user's words ("a value >= 0"):
     the one wording of a bound, for bench's options (:func:`specscope.config.profile_options`) and for every other
     command's options, which typer checks with pydantic (:func:`specscope.cli.crash.usage_parts`)."""
+    if msg.startswith("Input should be a valid integer"):  # bench's own words for a number that is not whole
+        return "a whole number"
+    if msg.startswith("Input should be a valid number"):
+        return "a number"
     for prefix, sign in _PYDANTIC_BOUNDS.items():
         if msg.startswith(prefix):
             return f"a value {sign}{msg.removeprefix(prefix)}"
@@ -221,7 +225,7 @@ def value_fix(flag: str, expected: str, fallback: str) -> str:
         return f"e.g. {flag} {m.group(1).split(',')[0].strip()}"
     if m := re.search(r"from (-?[0-9][^\s,;:()]*) to (-?[0-9][^\s,;:()]*)", expected):
         return f"give {flag} a value from {m.group(1)} to {m.group(2)}"
-    if "integer" in expected:
+    if "integer" in expected or "whole number" in expected:
         return f"give {flag} a whole number, e.g. {flag} 2"
     if "number" in expected:
         return f"give {flag} a number, e.g. {flag} 0.5"

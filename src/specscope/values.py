@@ -29,6 +29,8 @@ from specscope.errors import ConfigError
 from specscope.textsafe import clip
 
 __all__ = [
+    "ascii_number",
+    "empty_path_error",
     "check_name",
     "check_api_key",
     "count_noun",
@@ -234,6 +236,29 @@ def csv_items(text: str, what: str, example: str = "1,2,4") -> list[str]:
     return items
 
 
+def empty_path_error(what: str, example: str | None = None) -> ConfigError:
+    """The refusal of an empty path (``-o ""``: an unset shell variable; ``Path("")`` would read the current folder),
+    for every command's path options and arguments (:mod:`specscope.cli.empty_paths`, bench's option spec)."""
+    return ConfigError(
+        f"{what} is an empty path",
+        found='"" (an empty argument: an unset shell variable?)',
+        expected=f"a path, e.g. {example}" if example else f"a path for {what}",
+        fix="give the path (check the variable that should hold it); an empty path is never read as the current folder",
+    )
+
+
+def ascii_number(value: object) -> str:
+    """``value`` as the text a number option reads; ``ValueError`` when it holds a character outside ASCII.
+
+    Python's ``int()`` and ``float()`` read other scripts' digits (``int("٣") == 3``) while the commands whose values
+    typer checks refuse them: every number a command reads goes through this first, so one spelling is one value.
+    """
+    text = str(value)
+    if not text.isascii():
+        raise ValueError(text)
+    return text
+
+
 def _items(value: str | Iterable[object], what: str, example: str) -> list[object]:
     """A comma list typed as text, or the items of a list (a TOML run file), each comma-split if text."""
     if isinstance(value, str):
@@ -257,7 +282,7 @@ def parse_int_list(
     try:
         if any(isinstance(x, bool | float) for x in items):
             raise ValueError
-        numbers = tuple(int(str(x)) for x in items)
+        numbers = tuple(int(ascii_number(x)) for x in items)
     except ValueError:
         raise ConfigError(
             f"{what} takes comma-separated whole numbers", found=value, expected=f"e.g. {example}", fix="give integers"
@@ -282,7 +307,7 @@ def parse_float_list(value: str | Iterable[object], what: str, example: str = "0
     try:
         if any(isinstance(x, bool) for x in items):
             raise ValueError
-        return tuple(float(str(x)) for x in items)
+        return tuple(float(ascii_number(x)) for x in items)
     except ValueError:
         raise ConfigError(
             f"{what} takes comma-separated numbers", found=value, expected=f"e.g. {example}", fix="give numbers"
@@ -456,7 +481,7 @@ def parse_width(value: str | int, what: str = "--width") -> int:
     width: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         width = value
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         width = int(value.strip())
     if width is None or not MIN_WIDTH <= width <= MAX_WIDTH:
         raise ConfigError(

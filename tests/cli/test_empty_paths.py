@@ -21,6 +21,9 @@ from quickrun import make_quick_run
         (["predict", ""], "RUN is an empty path"),
         (["counters", "", "after.prom"], "BEFORE is an empty path"),
         (["export", "", "--to", "profile", "-o", "p.json"], "RUN is an empty path"),
+        # 2026-12-06: bench's -o "" read "--output takes a value" (its spec declares the path as text)
+        (["bench", "--server", "x=http://127.0.0.1:9", "-o", ""], "--output is an empty path"),
+        (["bench", "--server", "x=http://127.0.0.1:9", "--out", ""], "--out is an empty path"),
     ],
 )
 def test_an_empty_path_is_refused_by_name(argv, named, capsys, monkeypatch, tmp_path):

@@ -112,3 +112,80 @@ def test_the_gauge_child_names_itself_as_the_seam_says():
     from specscope.seam.target import GAUGE_USER_AGENT
 
     assert gauge_child.GAUGE_USER_AGENT == GAUGE_USER_AGENT
+
+
+def _prompts(tmp_path: Path) -> Path:
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text(json.dumps({"messages": [{"role": "user", "content": "name three rivers"}]}) + "\n")
+    return prompts
+
+
+def _bench_rc(script: TruthScript, tmp_path: Path, *extra: str) -> tuple[int, list[dict], str]:
+    """``bench`` (N=1, 6 tokens, two repeats) against the truth server playing ``script``: exit code, cells, stderr."""
+    with TruthServer(script) as ts:
+        args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={_prompts(tmp_path)}"]
+        args += ["--max-concurrency", "1"]
+        args += ["--repeats", "2", "--max-tokens", "6", "-f", "json", "--out", str(tmp_path), *extra]
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+    cells = json.loads(res.stdout)["cells"] if res.returncode in (0, 1) else []
+    return res.returncode, cells, res.stderr
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"garbage": {"/metrics": [0]}},  # the proxy page on the first start-up check
+        {"garbage": {"/metrics": [1]}},  # ... on the second (the run's own, after its folder is made)
+        {"garbage": {"/metrics": [0]}, "garbage_status": 503},  # a busy proxy's 503
+        {"hangup": {"/metrics": [0]}},  # a dropped connection
+        {"hangup": {"/v1/models": [0]}, "serve_models": True},
+    ],
+)
+def test_one_bad_start_up_answer_is_asked_again_and_every_cell_runs(tmp_path, bad):
+    # 2026-12-06: one bad answer to a start-up check refused the run (exit 2; the proxy page's "found" read
+    # "HTTP 200 on GET /metrics", a hang-up "cannot be reached" though the server answered the next request)
+    code, cells, err = _bench_rc(TruthScript(default=PLAN, **bad), tmp_path)
+    assert code == 0, err[-1500:]
+    assert [c["streams"] for c in cells] == [1, 1]
+
+
+def test_a_503_to_v1_models_is_asked_again_not_read_as_no_model(tmp_path):
+    # 2026-12-06: a 503 on GET /v1/models was read as "lists no model": every request then named the model
+    # "default" (a real server answers 404 to each); the third answer names the served model
+    script = TruthScript(default=PLAN, serve_models=True, garbage={"/v1/models": [0, 1]}, garbage_status=503)
+    with TruthServer(script) as ts:
+        args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={_prompts(tmp_path)}"]
+        args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "6", "-f", "json", "--out", str(tmp_path)]
+        res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+        log = ts.served()
+    assert res.returncode == 0, res.stderr[-1500:]
+    assert {r["model"] for r in log} == {"truth"}
+
+
+def test_start_up_metrics_that_stay_garbage_are_refused_quoting_the_body(tmp_path):
+    code, _, err = _bench_rc(TruthScript(default=PLAN, garbage={"/metrics": [0, 1, 2, 3, 4]}), tmp_path)
+    assert code == 2
+    assert "found: HTTP 200 on GET /metrics: '<html><head><title>502 Bad Gateway" in err
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"garbage_status": 503},  # a busy proxy's 503 page: asked again as a 200 page is
+        {"garbage_body": {"/tokenize": '{"count": 100000000000000000000000000}'}},  # 1e26: no token count
+        {"garbage_body": {"/tokenize": '{"count": 1e400}'}},
+    ],
+)
+def test_one_bad_tokenize_answer_is_asked_again_and_the_run_finishes(tmp_path, bad):
+    # 2026-12-06: a 503 on the first /tokenize refused the run ("the server cannot count tokens"), and a count of
+    # 10^26 was believed ("prompt mine-0001 is already 100000000000000000000000000 tokens ... pass a longer
+    # --context-tokens", exit 2)
+    script = TruthScript(default=PLAN, serve_models=True, serve_tokenizer=True, garbage={"/tokenize": [0]}, **bad)
+    code, cells, err = _bench_rc(script, tmp_path, "--context-tokens", "64")
+    assert code == 0, err[-1500:]
+    assert [c["streams"] for c in cells] == [1, 1]
+
+
+def test_a_token_count_past_the_record_bound_is_a_bad_answer():
+    with pytest.raises(ServerError, match=r"count: Input should be less than or equal to 9223372036854775807"):
+        read_answer(TokenCount, b'{"count": 100000000000000000000000000}', path="/tokenize", fix="f")

@@ -38,7 +38,9 @@ from specscope.stats.verdict import DEFAULT_MIN_EFFECT, min_effect_of
 from specscope.values import (
     SLO_BOUNDS_S,
     TIMEOUT_BOUNDS_S,
+    ascii_number,
     csv_items,
+    empty_path_error,
     parse_duration_s,
     parse_float_list,
     parse_fraction,
@@ -165,8 +167,10 @@ class Opt:
         if kind in ("int", "float"):
             return _number(value, flag, int if kind == "int" else float)
         if kind in ("text", "path", "choice"):
+            if kind == "path" and value == "":
+                raise empty_path_error(flag, f"{flag} {self.metavar.lower() if self.metavar else 'path'}")
             if not isinstance(value, str) or not value.strip():
-                raise ConfigError(f"{flag} takes a value", found=repr(value), expected=self.metavar or "text", fix="")
+                raise self._empty(flag, repr(value))
             if kind == "choice" and value not in self.choices:
                 raise ConfigError.unknown(flag, value, self.choices, fix=f"e.g. {flag} {self.choices[0]}")
             return value
@@ -194,9 +198,22 @@ class Opt:
         if kind == "pairs":
             return parse_pairs(value, flag, self.help.rpartition("e.g. ")[2].rstrip("."), self.read, names=self.names)
         items = [value] if isinstance(value, str) else list(value)
-        if not all(isinstance(x, str) and x.strip() for x in items):
-            raise ConfigError(f"{flag} takes text items", found=value, expected=self.metavar, fix="")
+        if not all(isinstance(x, str) for x in items):  # a run file's number where text belongs
+            fix = f'write each item as quoted text, e.g. "{self.metavar}"'
+            raise ConfigError(f"{flag} takes text items", found=value, expected=self.metavar, fix=fix)
+        if not all(x.strip() for x in items):
+            raise self._empty(flag, value)
         return items
+
+    def _empty(self, flag: str, found: Any) -> ConfigError:
+        """An empty (or non-text) value of a text option; the flag is never followed by a word, so a secret's mask
+        (``--api-key VALUE``) cannot eat the message."""
+        return ConfigError(
+            f"an empty value for {flag}",
+            found=found,
+            expected=self.metavar or "text",
+            fix=f"give a value after {flag}, or leave the option out",
+        )
 
     def in_force(self, options: BenchOptions) -> Any:
         """The value a run's stored options have in force for this option (comparable with :meth:`normal`)."""
@@ -248,7 +265,7 @@ def _number(value: Any, flag: str, kind: type[int] | type[float]) -> int | float
     try:
         if isinstance(value, bool) or (kind is int and isinstance(value, float)):
             raise ValueError
-        return kind(value)
+        return kind(ascii_number(value) if isinstance(value, str) else value)
     except (TypeError, ValueError):
         what = "a whole number" if kind is int else "a number"
         raise ConfigError(f"{flag} takes {what}", found=value, expected=what, fix=f"e.g. {flag} 2") from None

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from specscope.errors import ConfigError
+from specscope.values import empty_path_error
 
 __all__ = ["refuse_empty_paths"]
 
@@ -32,15 +32,6 @@ def _is_path(param: Any) -> bool:
     return _holds_path(getattr(getattr(param, "type_descriptor", None), "annotation", None))
 
 
-def _refuse(what: str, example: str | None = None) -> ConfigError:
-    return ConfigError(
-        f"{what} is an empty path",
-        found='"" (an empty argument: an unset shell variable?)',
-        expected=f"a path, e.g. {example}" if example else f"a path for {what}",
-        fix="give the path (check the variable that should hold it); an empty path is never read as the current folder",
-    )
-
-
 def refuse_empty_paths(params: Sequence[Any], args: Sequence[str]) -> None:
     """Raise ConfigError for an empty value of a path option (``-o ""``, ``--output=``) or an empty argument where
     the command takes a path argument; ``params``: the click command's parameters, ``args``: its command line.
@@ -53,11 +44,11 @@ def refuse_empty_paths(params: Sequence[Any], args: Sequence[str]) -> None:
             return
         name, eq, value = arg.partition("=")
         if eq and not value and name in path_opts:
-            raise _refuse(name, f"{name}=report.txt")
+            raise empty_path_error(name, f"{name}=report.txt")
         if arg:
             continue
         before = args[i - 1] if i else ""
         if before in path_opts:
-            raise _refuse(before, f"{before} report.txt")
+            raise empty_path_error(before, f"{before} report.txt")
         if before not in takes_value and path_args:
-            raise _refuse(path_args[0].name.upper())
+            raise empty_path_error(path_args[0].name.upper())

@@ -96,6 +96,10 @@ def register(app: typer.Typer) -> None:
                 run_file_text(run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens), nl=False
             )
             return
+        if api_key is not None:  # read as bench reads it: an empty or blank key is refused, never sent
+            from specscope.bench.spec import by_name
+
+            api_key = by_name()["api_key"].parse(api_key)
         plan = parse_targets(configs=configs, servers=server, launch=launch, recipes=recipes)
         prof, notes = budget_profile(plan, run_file, limit=limit, max_tokens=max_tokens, context_tokens=context_tokens)
         from specscope.gate.session import DEFAULT_EMBEDDED_CONFIGS

@@ -23,6 +23,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from specscope.errors import ServerError
+from specscope.records import INT_BOUND
 from specscope.redact import redact_text
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "TemplateAnswer",
     "A",
     "read_answer",
+    "quote_body",
     "ANSWER_FOUND_CHARS",
 ]
 
@@ -48,7 +50,7 @@ class ModelEntry(_Answer):
     """One served model: its id and, from vLLM, the context one request may fill (tokens)."""
 
     id: str
-    max_model_len: int | None = Field(default=None, gt=0)
+    max_model_len: int | None = Field(default=None, gt=0, le=INT_BOUND - 1)
 
 
 class ModelsAnswer(_Answer):
@@ -60,7 +62,7 @@ class ModelsAnswer(_Answer):
 class TokenCount(_Answer):
     """vLLM's ``POST /tokenize``: the prompt's length (tokens)."""
 
-    count: int = Field(ge=0)
+    count: int = Field(ge=0, le=INT_BOUND - 1)  # past the records' bound is no count (10^26: a bad answer)
 
 
 class TokenIds(_Answer):
@@ -90,6 +92,13 @@ class TemplateAnswer(_Answer):
 A = TypeVar("A", bound=_Answer)  # one answer record type
 
 
+def quote_body(text: str) -> str:
+    """A bad body as an error's ``found``: at most :data:`ANSWER_FOUND_CHARS` characters, quoted, secrets masked."""
+    quoted = redact_text(" ".join(text[:ANSWER_FOUND_CHARS].split()))
+    more = "..." if len(text) > ANSWER_FOUND_CHARS else ""
+    return repr(quoted + more) if quoted else "an empty body"
+
+
 def read_answer(shape: type[A], body: bytes | str, *, path: str, fix: str) -> A:
     """``body`` (a 200 answer of ``path``) as the record ``shape``.
 
@@ -101,13 +110,11 @@ def read_answer(shape: type[A], body: bytes | str, *, path: str, fix: str) -> A:
         return shape.model_validate_json(body)
     except ValidationError as exc:
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-        quoted = redact_text(" ".join(text[:ANSWER_FOUND_CHARS].split()))
-        more = "..." if len(text) > ANSWER_FOUND_CHARS else ""
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first.get("loc", ())) or "the body"
         raise ServerError(
             f"the server's answer to {path} is not what it should be ({where}: {first.get('msg', 'invalid')})",
-            found=repr(quoted + more) if quoted else "an empty body",
+            found=quote_body(text),
             expected=f"JSON of the {shape.__name__} shape ({', '.join(shape.model_fields)})",
             fix=fix,
         ) from None

@@ -21,7 +21,7 @@ from specscope.launch.process import VllmServer
 from specscope.launch.recipes import load_recipes
 from specscope.readfile import SCRAPE_MAX_BYTES
 from specscope.seam import ServerTarget
-from specscope.seam.answers import ModelsAnswer, read_answer
+from specscope.seam.answers import ModelsAnswer, quote_body, read_answer
 from specscope.targets.plan import TargetPlan
 
 __all__ = [
@@ -117,8 +117,7 @@ class ExternalServer:
         try:
             with httpx.Client(timeout=self._timeout_s, headers=self._headers) as c:
                 self._models = self._served_models(c)
-                with c.stream("GET", f"{self.base_url}/metrics") as m:
-                    text = _scrape_text(m, self.name)
+                self._check_metrics(c)
                 self._endpoints = _facts_endpoints(c, self.base_url)
         except httpx.HTTPError as exc:
             raise ServerUnreachable(
@@ -127,19 +126,42 @@ class ExternalServer:
                 expected="an OpenAI-compatible server answering on that URL",
                 fix="start the server first, or check host and port (e.g. --server http://127.0.0.1:8000)",
             ) from None
-        json_body = m.status_code == 200 and _json_metrics(self.name, self.base_url, text)
-        if m.status_code != 200 or "# TYPE" not in text and ":" not in text and not json_body:
-            from specscope.client.metrics import enable_metrics_hint
-
-            raise MetricsUnavailable(
-                f"server {self.name!r} at {self.base_url} has no usable /metrics endpoint",
-                found=f"HTTP {m.status_code} on GET /metrics",
-                expected="HTTP 200 with Prometheus text or an engine's JSON metrics",
-                fix=enable_metrics_hint() + "; acceptance is measured from its counters",
-            )
         if not self.model_name:
             self.model_name = served_model_name(self._models)
         return self
+
+    def _check_metrics(self, c: httpx.Client) -> None:
+        """That ``GET /metrics`` answers Prometheus text or an engine's JSON metrics.
+
+        An answer that is not (a proxy's error page with 200, a 5xx, a dropped connection) is asked again,
+        :data:`MODELS_TRIES` times in all, as ``/v1/models`` is: one bad answer of a busy proxy must not refuse a
+        run (issue 37); a 404 (no endpoint) is refused at once.
+
+        Raises:
+            MetricsUnavailable: no usable answer; ``found`` quotes the last body (bounded, secrets masked).
+            httpx.HTTPError: every try failed to reach the server.
+        """
+        from specscope.client.metrics import enable_metrics_hint
+
+        for attempt in range(MODELS_TRIES):
+            last = attempt + 1 == MODELS_TRIES
+            try:
+                with c.stream("GET", self.metrics_url) as m:
+                    text = _scrape_text(m, self.name)
+            except httpx.RemoteProtocolError:
+                if last:
+                    raise
+                continue
+            json_body = m.status_code == 200 and _json_metrics(self.name, self.base_url, text)
+            if m.status_code == 200 and ("# TYPE" in text or ":" in text or json_body):
+                return
+            if m.status_code == 404 or last:
+                raise MetricsUnavailable(
+                    f"server {self.name!r} at {self.base_url} has no usable /metrics endpoint",
+                    found=f"HTTP {m.status_code} on GET /metrics: {quote_body(text)}",
+                    expected="HTTP 200 with Prometheus text or an engine's JSON metrics",
+                    fix=enable_metrics_hint() + "; acceptance is measured from its counters",
+                )
 
     def __exit__(self, *exc: object) -> None:
         return None
@@ -156,7 +178,14 @@ class ExternalServer:
         """
         fix = f"check what answers at {self.base_url}/v1/models (a proxy's error page?)"
         for attempt in range(MODELS_TRIES):
-            r = c.get(f"{self.base_url}/v1/models")
+            try:
+                r = c.get(f"{self.base_url}/v1/models")
+            except httpx.RemoteProtocolError:  # a dropped connection: asked again, as a bad body is
+                if attempt + 1 == MODELS_TRIES:
+                    raise
+                continue
+            if r.status_code >= 500 and attempt + 1 < MODELS_TRIES:  # a busy proxy's 502/503: asked again
+                continue
             if r.status_code != 200:
                 return []
             try:

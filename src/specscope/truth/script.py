@@ -208,6 +208,9 @@ class TruthScript(BaseModel):
     ``hangup``: per path, the 0-based numbers (counted with ``garbage``'s) of that path's requests whose connection is
     closed with no byte of response (a proxy or server dropping the connection: the client sees "Server disconnected
     without sending a response");
+    ``garbage_body``: per path, the body its ``garbage`` requests get instead of the proxy page (``application/json``
+    when it parses as JSON, e.g. JSON of the wrong shape; else ``text/html``); ``garbage_status``: the HTTP status of
+    every ``garbage`` answer (200, or 500 / 503 as a failing proxy sends);
     ``serve_models``: answer ``GET /v1/models`` (off: 404, so a client falls back to the served name ``default``);
     ``serve_tokenizer``: answer ``POST /tokenize`` and ``/detokenize`` (off: 404, a server with no tokenizer
     endpoints, so token-exact prompts fall back to words).
@@ -230,6 +233,8 @@ class TruthScript(BaseModel):
     log_stats_kv_percent: float | None = Field(default=None, ge=0, le=100)
     max_running: int | None = Field(default=None, ge=1)
     garbage: dict[Literal["/metrics", "/v1/models", "/tokenize"], list[int]] = Field(default_factory=dict)
+    garbage_body: dict[Literal["/metrics", "/v1/models", "/tokenize"], str] = Field(default_factory=dict)
+    garbage_status: int = Field(default=200, ge=200, le=599)
     hangup: dict[Literal["/metrics", "/v1/models", "/tokenize"], list[int]] = Field(default_factory=dict)
     serve_models: bool = False
     serve_tokenizer: bool = False

@@ -340,7 +340,15 @@ def _garbage(state: TruthState, path: str, request: web.Request) -> web.Response
     n = state.path_requests.get(path, 0)
     state.path_requests[path] = n + 1
     if n in state.script.garbage.get(path, ()):  # type: ignore[call-overload]
-        return web.Response(body=GARBAGE_PAGE, content_type="text/html")
+        body = state.script.garbage_body.get(path)  # type: ignore[call-overload]
+        if body is None:
+            return web.Response(body=GARBAGE_PAGE, status=state.script.garbage_status, content_type="text/html")
+        try:
+            json.loads(body)
+            kind = "application/json"
+        except ValueError:
+            kind = "text/html"
+        return web.Response(text=body, status=state.script.garbage_status, content_type=kind)
     if n in state.script.hangup.get(path, ()) and request.transport is not None:  # type: ignore[call-overload]
         request.transport.close()  # no byte of response: the response below is never written
         return web.Response(status=204)

@@ -101,7 +101,8 @@ class ContextBuilder:
     async def _post(self, path: str, body: dict[str, Any], shape: type[A]) -> A:
         """``path``'s answer to ``body`` as the typed record ``shape`` (:mod:`specscope.seam.answers`).
 
-        A body that is not the expected JSON (a proxy's error page, a cut body) is asked again, up to
+        A body that is not the expected JSON (a proxy's error page, a cut body), a 5xx or a dropped connection is
+        asked again, up to
         :data:`ANSWER_TRIES` times in all: counting tokens has no side effect, and one bad answer of a busy proxy
         must not end a run before its first cell (issue 37).
 
@@ -109,10 +110,15 @@ class ContextBuilder:
             ServerError: the server has no such endpoint, or answered :data:`ANSWER_TRIES` bad bodies.
         """
         for attempt in range(ANSWER_TRIES):
+            last = attempt + 1 == ANSWER_TRIES
             try:
                 resp = await self.http.post(self.base + path, json=body)
+                if resp.status_code >= 500 and not last:  # a busy proxy's 502/503 page: asked again
+                    continue
                 resp.raise_for_status()
             except httpx.HTTPError as exc:
+                if isinstance(exc, httpx.RemoteProtocolError) and not last:  # a dropped connection: asked again
+                    continue
                 raise ServerError(
                     f"the server cannot count tokens ({path})",
                     found=str(exc) or type(exc).__name__,
@@ -122,7 +128,7 @@ class ContextBuilder:
             try:
                 return read_answer(shape, resp.content, path=path, fix=_BAD_ANSWER_FIX)
             except ServerError:
-                if attempt + 1 == ANSWER_TRIES:
+                if last:
                     raise
         raise AssertionError("unreachable")  # the loop returns or raises
 
