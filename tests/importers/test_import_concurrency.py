@@ -103,3 +103,26 @@ def test_a_file_vllm_wrote_shows_its_concurrency_in_the_report(tmp_path, capsys,
     section = out[out.index("Achieved / requested concurrency") :][:1500]
     assert "start_times" in section
     assert f"{want:.2f} / 2" in section
+
+
+def _guidellm_want(doc: dict) -> float:
+    t = [r["info"]["timings"] for r in doc["benchmarks"][0]["requests"]["successful"]]
+    return sum(x["request_end"] - x["request_start"] for x in t) / (
+        max(x["request_end"] for x in t) - min(x["request_start"] for x in t)
+    )
+
+
+def test_a_guidellm_report_holding_every_request_gives_it_from_their_timings(tmp_path, capsys, monkeypatch):
+    # GuideLLM 0.8.1 keeps each request's info.timings.request_start / request_end; when its sample holds every
+    # successful request (8 of 8 here), the concurrency is derived from them like a measured cell's
+    doc = json.loads((IMPORTS / "guidellm_base_r0.json").read_text())
+    (cell,) = _cells(tmp_path, capsys, monkeypatch, doc)
+    assert math.isclose(cell["achieved_concurrency"], _guidellm_want(doc), rel_tol=1e-12)
+    assert 1.0 < cell["achieved_concurrency"] <= 2.0
+
+
+def test_a_guidellm_sample_short_of_the_successful_requests_leaves_it_absent(tmp_path, capsys, monkeypatch):
+    doc = json.loads((IMPORTS / "guidellm_base_r0.json").read_text())
+    doc["benchmarks"][0]["requests"]["successful"].pop()  # 7 kept of the 8 it counted: a sample
+    (cell,) = _cells(tmp_path, capsys, monkeypatch, doc)
+    assert cell["achieved_concurrency"] is None
