@@ -655,7 +655,7 @@ _FIGURES = (
     "acceptance_rate",
     "acceptance_length",
 )
-_PER_REQUEST = ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens")
+_PER_REQUEST = ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens", "start_times_s")
 
 
 def finite_float(v: Any) -> float | None:
@@ -703,7 +703,8 @@ class ImportedFacts:
         completed / failed / output_tokens / drafts / draft_tokens / accepted_tokens: whole counts >= 0.
         duration_s / ttft_p50_s / ttft_p95_s / tpot_p50_s / tpot_p95_s / acceptance_length: finite numbers.
         acceptance_rate: in 0..1. acceptance_per_position: rates in 0..1 (None when any is not one).
-        ttfts_s / latencies_s / output_lens_tokens / input_lens_tokens: per request, a non-number as None.
+        ttfts_s / latencies_s / output_lens_tokens / input_lens_tokens / start_times_s: per request, a non-number as
+            None (``start_times_s``: the instant each request was sent, on the tool's own clock, s).
         errors: per request, True where it failed (None when not recorded).
         not_recorded: the figures the file does not hold (None when absent or not a list of names).
         unusable: ``key: value`` of each fact present but not what its key says.
@@ -731,6 +732,7 @@ class ImportedFacts:
     latencies_s: tuple[float | None, ...] | None = None
     output_lens_tokens: tuple[float | None, ...] | None = None
     input_lens_tokens: tuple[float | None, ...] | None = None
+    start_times_s: tuple[float | None, ...] | None = None
     errors: tuple[bool, ...] | None = None
     not_recorded: tuple[str, ...] | None = None
     unusable: tuple[str, ...] = ()

@@ -90,3 +90,22 @@ def test_a_config_name_ending_in_a_huge_k_is_no_k(tmp_path, capsys, monkeypatch)
     assert cli(["export", run, "--to", "profile", "-o", target], capsys, monkeypatch, tmp_path)[0] == 0
     profile = json.loads(target.read_text())
     assert len(profile["marginal_accept_rates"]) == 3
+
+
+def test_a_group_whose_cells_do_not_all_carry_per_position_counts_is_refused_naming_it(tmp_path, capsys, monkeypatch):
+    # round 0 of mtp carries per-position rates, round 1 none (another release or a hand-edited file): pooled, the
+    # group has no per-position figure (the report shows a dash), and the refusal names the group and its rounds
+    # rather than saying no cell had any
+    second = json.loads((DATA / "imports" / "vllm_mtp_r1.json").read_text())
+    del second["spec_decode_per_position_acceptance_rates"]
+    f = tmp_path / "mtp_r1.json"
+    f.write_text(json.dumps(second))
+    run = tmp_path / "run"
+    base = [DATA / "imports" / f"vllm_base_r{i}.json" for i in (0, 1)]
+    assert cli(["import", *base, "--config", "base", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    mtp = [DATA / "imports" / "vllm_mtp_r0.json", f]
+    assert cli(["import", *mtp, "--config", "mtp", "--out", run], capsys, monkeypatch, tmp_path)[0] == 0
+    code, _, err = cli(["export", run, "--to", "profile", "-o", tmp_path / "p.json"], capsys, monkeypatch, tmp_path)
+    assert code == 2 and "no per-position acceptance" in err
+    assert "mtp / imported / N=2: 1 of 2 ok cells carry per-position counts (round 1 none)" in err
+    assert not (tmp_path / "p.json").exists()

@@ -13,7 +13,7 @@ from paths import DATA
 from specscope.importers import sglang_serving, vllm_serve
 
 IMPORTS = DATA / "imports"
-PER_REQUEST = ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens", "errors")
+PER_REQUEST = ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens", "start_times_s", "errors")
 
 
 def _vllm_uneven() -> dict:
@@ -26,12 +26,23 @@ def _vllm_uneven() -> dict:
 def test_vllm_uneven_arrays_are_named_and_their_figures_absent():
     doc = _vllm_uneven()
     imp = vllm_serve.parse(doc)
-    lengths = "ttfts 4, itls 3, output_lens 4, input_lens 4, errors 4"
+    lengths = "ttfts 4, itls 3, output_lens 4, input_lens 4, errors 4, start_times 4"
     assert f"per-request arrays of uneven lengths ({lengths}): per-request figures left out" in imp.notes
     assert all(imp.facts.get(k) is None for k in PER_REQUEST)
     assert f"per-request figures (arrays of uneven lengths: {lengths})" in imp.facts["not_recorded"]
     assert imp.facts["ttft_p50_s"] == doc["median_ttft_ms"] / 1000  # the tool's aggregate instead
     assert imp.facts["failed"] == 0  # the tool's count, not the arrays'
+
+
+def test_vllm_start_times_of_another_length_are_named_and_no_concurrency_is_derived():
+    # the start instants are lined up with the latencies by index (issue 38): one short, which request lacks its
+    # start the file does not say
+    doc = json.loads((IMPORTS / "vllm_base_r0.json").read_text())
+    doc["start_times"] = doc["start_times"][:3]
+    imp = vllm_serve.parse(doc)
+    lengths = "ttfts 4, latencies 4, output_lens 4, input_lens 4, errors 4, start_times 3"
+    assert f"per-request arrays of uneven lengths ({lengths}): per-request figures left out" in imp.notes
+    assert imp.facts.get("start_times_s") is None
 
 
 def test_vllm_even_arrays_are_read_silently():

@@ -180,6 +180,20 @@ def _pooled_positions(cells: Sequence[CellSummary]) -> list[float]:
     return pos
 
 
+def _partial(ok: Sequence[CellSummary], label: str, view: AcceptanceView | None) -> list[str]:
+    """``LABEL: 1 of 2 ok cells carry per-position counts (round 1 none)`` for a group some of whose ok cells carry
+    per-position counts and others none: pooled, it has no per-position figure (the report's dash), so no profile;
+    [] otherwise."""
+    if view is not None and view.unconditional:
+        return []
+    has = [c for c in ok if c.counters is not None and c.counters.accepted_per_position]
+    if not has or len(has) == len(ok):
+        return []
+    lacking = [str(c.repeat) for c in ok if c not in has]
+    rounds = f"round{'s' if len(lacking) > 1 else ''} {', '.join(lacking)}"
+    return [f"{label}: {len(has)} of {len(ok)} ok cells carry per-position counts ({rounds} none)"]
+
+
 def run_profiles(data: RunData) -> list[Profile]:
     """Every profile of the run (module docstring), in config, workload, level, phase order.
 
@@ -189,6 +203,7 @@ def run_profiles(data: RunData) -> list[Profile]:
     rc = run_cells_of(data)
     methods = methods_of(data.server_facts)
     out: list[Profile] = []
+    partial: list[str] = []
     for config in rc.configs:
         if is_control(config):
             continue
@@ -198,6 +213,7 @@ def run_profiles(data: RunData) -> list[Profile]:
                 ok = [c for c in cells if usable(c)]
                 views = {"all": (pooled_acceptance(ok).get((config, workload)), _pooled_positions(ok))}
                 views.update(_phase_views(ok))
+                partial.extend(_partial(ok, f"{config} / {workload} / {rc.axis.label(level)}", views["all"][0]))
                 for phase, (view, pos) in views.items():
                     if view is None or not view.unconditional:
                         continue
@@ -207,7 +223,9 @@ def run_profiles(data: RunData) -> list[Profile]:
     if not out:
         raise ConfigError(
             f"the run {data.path or data.name} has no per-position acceptance to profile",
-            found="no ok cell of a speculative config with per-position acceptance counters",
+            found="; ".join(partial)
+            if partial
+            else "no ok cell of a speculative config with per-position acceptance counters",
             expected="a run whose server counted accepted tokens per draft position (vLLM /metrics, llama.cpp)",
             fix="profile a run of a speculative config on an engine that reports per-position acceptance",
         )

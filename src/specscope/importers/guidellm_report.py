@@ -15,7 +15,9 @@ not a request's). Its ``time_per_output_token_ms`` is not TPOT and is not read: 
 output tokens, the first token's wait included (``guidellm/schemas/request_stats.py``; GuideLLM 0.2-0.3's was
 (last - first token) / output tokens), 5.88 ms against an inter-token latency of 4.77 ms in
 tests/data/imports/guidellm_spec_r0.json. Its per-request list ``requests`` is a sample
-(``sample_size``), so no per-request arrays are taken from it.
+(``sample_size``), so no per-request arrays are taken from it, but for the achieved concurrency: each kept request's
+``info.timings.request_start`` and ``request_end`` (s) when the list holds every successful request the metrics
+count (``request_totals.successful``); a sample leaves it absent, named.
 
 GuideLLM's earlier report schema (``src/guidellm/benchmark/benchmark.py`` and ``output.py`` @ 47ce2924, the
 ``GenerativeBenchmarksReport`` of ``benchmarks`` only) has the same ``type_`` and ``metrics`` but keeps the strategy
@@ -129,6 +131,30 @@ def _load(strategy: Mapping[str, Any], where: str, path: str) -> Load:
     )
 
 
+def _request_instants(bench: Mapping[str, Any], facts: dict[str, Any]) -> None:
+    """Each successful request's ``info.timings.request_start`` and its latency to ``request_end`` (s, epoch) into
+    ``facts`` (``start_times_s``, ``latencies_s``: the achieved concurrency, :mod:`specscope.stats.imported`) when the
+    report's ``requests.successful`` holds every successful request it counted and each has both instants; else
+    named not recorded (a sample: the in-flight count of a sample understates the load)."""
+    kept = _obj(bench, "requests").get("successful")
+    counted = facts["completed"]
+    starts: list[float] = []
+    latencies: list[float] = []
+    for r in kept if isinstance(kept, list) else ():
+        timings = _obj(_obj(r, "info"), "timings") if isinstance(r, Mapping) else {}
+        start, end = num(timings, "request_start"), num(timings, "request_end")
+        if start is None or end is None or end <= start:
+            break
+        starts.append(start)
+        latencies.append(end - start)
+    if counted and isinstance(kept, list) and len(kept) == counted == len(starts):
+        facts["start_times_s"], facts["latencies_s"] = starts, latencies
+    else:
+        facts["not_recorded"].append(
+            "achieved concurrency (the report's requests are a sample, or lack request_start / request_end)"
+        )
+
+
 def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
     at = f"benchmarks[{i - 1}]"
     metrics = _obj(bench, "metrics")
@@ -164,6 +190,8 @@ def _one(doc: Mapping[str, Any], bench: Mapping[str, Any], i: int) -> Imported:
             "its tokens - 1: the TPOT p50 / p95 shown are a token's)",
         ],
     }
+    if not older:
+        _request_instants(bench, facts)
     strategy_at = f"{at}.args.strategy" if older else f"{at}.config.strategy"
     strategy = _obj(_obj(bench, "args" if older else "config"), "strategy")
     backend = _obj(_obj(_obj(doc, "config"), "spec"), "backend")  # the scenario's spec.backend (kind, target, model)

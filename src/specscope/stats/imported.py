@@ -11,7 +11,8 @@ Facts (the stored ``imported`` object; every key optional unless said; absent = 
 - ``tool`` (required), ``shape``, ``file``, ``sha256``, ``record`` (1-based record in the file);
 - ``duration_s`` (required: the tool's benchmark duration, first send to last response), ``output_tokens``
   (required: the tool's total output tokens), ``completed`` / ``failed`` (requests);
-- per request, in the tool's order: ``ttfts_s``, ``latencies_s``, ``output_lens_tokens``, ``input_lens_tokens``
+- per request, in the tool's order: ``ttfts_s``, ``latencies_s``, ``output_lens_tokens``, ``input_lens_tokens``,
+  ``start_times_s`` (the instant each was sent, on the tool's clock: with the latencies, the achieved concurrency)
   (a failed request's entries are those the tool wrote for it and are left out by ``errors``, non-empty = failed);
 - the tool's own aggregates where it wrote no per-request arrays: ``ttft_p50_s``, ``ttft_p95_s``, ``tpot_p50_s``,
   ``tpot_p95_s``;
@@ -32,12 +33,14 @@ a stream's rate = output tokens / latency; throughput = output tokens / duration
 
 Reasons: ``STREAM_DEGRADED(failed:N)`` when the tool counted failed requests (status ``degraded``), and, after the
 status is decided (a statement about the design, like ``CAPACITY_LIMITED``), ``IMPORTED(TOOL: rounds paired by
-order, not interleaved)`` and ``NOT_RECORDED(...)``.
+order, not interleaved)``, ``NOT_RECORDED(...)`` and, where the achieved concurrency was derived from the tool's
+per-request start instants, ``CONCURRENCY_FROM(...)`` naming them (absent without them, never 0).
 """
 
 from __future__ import annotations
 
 from specscope.records import CellResult, ImportedFacts, SpecCounters
+from specscope.stats.concurrency import in_flight
 from specscope.stats.summary import CellStatus, CellSummary, output_rate
 from specscope.stats.timeline import percentile
 
@@ -80,6 +83,30 @@ def _per_request(facts: ImportedFacts) -> dict[str, list[float]]:
             out["tpot_s"].append(tpot)
             out["decode_tok_s"].append(1.0 / tpot)
     return out
+
+
+#: the reason that labels an imported cell's achieved concurrency with its source
+CONCURRENCY_FROM = (
+    "CONCURRENCY_FROM(the tool's per-request start_times and latencies: sum of latencies / (last end - first start))"
+)
+
+
+def _achieved(facts: ImportedFacts) -> float | None:
+    """The time-weighted number of requests in flight (:func:`specscope.stats.concurrency.in_flight`, the definition
+    of a measured cell's) over the successful requests, from the tool's per-request start instants and latencies;
+    None when the file holds no start instants, or any successful request lacks its start or a positive latency (a
+    partial set of intervals would understate it)."""
+    starts, lats = facts.start_times_s, facts.latencies_s
+    if starts is None or lats is None or len(starts) != len(lats):
+        return None
+    intervals: list[tuple[float, float]] = []
+    for ok, start, lat in zip(_ok_mask(facts, len(starts)), starts, lats, strict=True):
+        if not ok:
+            continue
+        if start is None or lat is None or lat <= 0:
+            return None
+        intervals.append((start, start + lat))
+    return in_flight(intervals) if intervals else None
 
 
 def _acceptance(facts: ImportedFacts) -> tuple[float | None, float | None, tuple[float, ...], str | None]:
@@ -135,6 +162,9 @@ def summarize_imported(result: CellResult) -> CellSummary:
         reasons.append("NOT_RECORDED(" + ", ".join(facts.not_recorded) + ")")
     if facts.unusable:
         reasons.append("UNUSABLE_FACT(" + ", ".join(facts.unusable) + ")")
+    achieved = _achieved(facts)
+    if achieved is not None:
+        reasons.append(CONCURRENCY_FROM)
     rate, length, per_pos, source = _acceptance(facts)
     k = result.key
     ttft_p50 = percentile(per["ttft_s"], 50) if per["ttft_s"] else facts.ttft_p50_s
@@ -156,7 +186,7 @@ def summarize_imported(result: CellResult) -> CellSummary:
         ttft_p95_s=percentile(per["ttft_s"], 95) if per["ttft_s"] else facts.ttft_p95_s,
         tpot_p50_s=percentile(per["tpot_s"], 50) if per["tpot_s"] else facts.tpot_p50_s,
         tpot_p95_s=percentile(per["tpot_s"], 95) if per["tpot_s"] else facts.tpot_p95_s,
-        achieved_concurrency=None,
+        achieved_concurrency=achieved,
         acceptance_rate=rate,
         acceptance_length=length,
         acceptance_per_position=per_pos,
