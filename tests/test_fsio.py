@@ -142,20 +142,20 @@ def test_a_link_the_user_names_is_written_through_to_its_file_and_stays_a_link(t
     # folder, and the link stays (cli.output.write_file: every command's -o)
     from specscope.cli.output import write_file
 
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    real = shared / "report.md"
+    common = tmp_path / "common"
+    common.mkdir()
+    real = common / "report.md"
     real.write_text("old\n")
     link = tmp_path / "report.md"
     link.symlink_to(os.path.relpath(real, tmp_path))  # a relative link, read from the link's folder
     chain = tmp_path / "latest.md"
     chain.symlink_to(link)  # a link to a link
     write_file(link, "new\n")
-    assert link.is_symlink() and os.readlink(link) == os.path.join("shared", "report.md")
+    assert link.is_symlink() and os.readlink(link) == os.path.join("common", "report.md")
     assert real.read_text() == "new\n" and not real.is_symlink()
     write_file(chain, '{"a": 1}')
     assert chain.is_symlink() and link.is_symlink() and json.loads(real.read_text()) == {"a": 1}
-    assert _names(tmp_path) == ["latest.md", "report.md", "shared"] and _names(shared) == ["report.md"]
+    assert _names(tmp_path) == ["common", "latest.md", "report.md"] and _names(common) == ["report.md"]
     assert capsys.readouterr().out == f"{link}\n{chain}\n"  # the path the user gave is the one printed
 
 

@@ -9,7 +9,7 @@ temporary file is removed and the old file, if any, is left untouched.
 A ``path`` that is a symbolic link is replaced by the new file (the link goes, whatever it led to is untouched): a
 run folder's own files are never written through a link planted in it (issue 37: files written outside the run
 folder). A path the user names to write (``-o FILE``) is written through its links instead, as editors save a linked
-file: :func:`link_target` gives the file to replace (issue 37: ``-o FILE`` with FILE a link to ``shared/report.md``
+file: :func:`link_target` gives the file to replace (issue 37: ``-o FILE`` with FILE a link to ``docs/report.md``
 left a regular file where the link was, and the shared file old).
 
 New files get permission bits ``0o644`` (``tempfile.mkstemp`` creates ``0o600``; results are meant to be shared

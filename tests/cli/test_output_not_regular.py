@@ -35,15 +35,15 @@ def test_output_onto_a_fifo_is_refused(command, via_link, capsys, monkeypatch, t
 
 
 def test_output_onto_a_link_to_a_file_writes_that_file_and_keeps_the_link(capsys, monkeypatch, tmp_path):
-    # issue 37: `audit CK -o link.json` (link.json -> shared/a.json) replaced the link with a regular file and left
-    # shared/a.json old; the file the link leads to now gets the report and the link stays
-    (tmp_path / "shared").mkdir()
-    real = tmp_path / "shared" / "a.json"
+    # issue 37: `audit CK -o link.json` (link.json -> common/a.json) replaced the link with a regular file and left
+    # common/a.json old; the file the link leads to now gets the report and the link stays
+    (tmp_path / "common").mkdir()
+    real = tmp_path / "common" / "a.json"
     real.write_text("old\n")
     link = tmp_path / "link.json"
-    link.symlink_to("shared/a.json")
+    link.symlink_to("common/a.json")
     code, _out, err = cli(
         ["audit", CASES / "C06" / "checkpoint", "-o", link, "-f", "json"], capsys, monkeypatch, tmp_path
     )
     assert code in (0, 1), err
-    assert link.is_symlink() and os.readlink(link) == "shared/a.json" and real.read_text().startswith("{")
+    assert link.is_symlink() and os.readlink(link) == "common/a.json" and real.read_text().startswith("{")
