@@ -18,7 +18,7 @@ Two rows of evidence, one table:
 
 Usage (from the repository root; re-executes itself with ``.venv/bin/python``):
 
-    nice -n 19 python benchmarks/predict_holdout.py            # the sweep: ~15 min on a quiet 2-core machine
+    nice -n 19 python benchmarks/predict_holdout.py            # the sweep: ~8 min on a quiet 2-core machine
     python benchmarks/predict_holdout.py --quick               # k=1..4, 2 repeats, 48 tokens: ~3 min
     python benchmarks/predict_holdout.py --run runs/run-...    # re-analyse a sweep already measured
     python benchmarks/predict_holdout.py --results             # also write its section of benchmarks/RESULTS.md
