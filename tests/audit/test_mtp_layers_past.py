@@ -11,6 +11,11 @@ tensors copied to the first index past the count built) the loader's verdict is 
 (error, exit 1) where it raises, ``/fixed`` (error) where it also reads no more whatever the key declares,
 ``/skipped`` (warning, exit 0) where it skips them. A family whose loader was not read stays unjudged, and the
 generated table says so.
+
+Before (issue 36, the eight families "not judged"): Kimi-K3, dots3 note, MiMo-V2, HY-V4 and Nemotron-H (whose loaders
+skip such layers) and Qwen4-Exp (whose AutoWeightsLoader raises on them) were exit 0 with no word; each loader is now
+named in architectures.toml ``engines``. GLM-OCR and HY-V3 stay unjudged: the layer picker their loaders import was in
+no stored copy read.
 """
 
 from __future__ import annotations
@@ -41,6 +46,12 @@ EXPECTED = {
     "exaone_mtp": "raises",
     "ernie_mtp": "raises-fixed",
     "longcat_flash_mtp": "raises-fixed",
+    "kimi_k3_mtp": "skips",
+    "dots3_note_mtp": "skips",
+    "mimo_v2_mtp": "skips",
+    "hy_v4_mtp": "skips",
+    "qwen4_exp_mtp": "raises",
+    "nemotron_h_mtp": "skips",
 }
 JUDGED = sorted(k for k, f in families().items() if f.kind == "mtp" and f.past_layers and k in CASES)
 
@@ -49,21 +60,30 @@ def _verdict(fam: Family) -> str:
     return fam.past_layers + ("-fixed" if fam.layers_fixed else "")
 
 
-def _with_past_layer(key: str) -> tuple[dict[str, list[int]], dict, int, str]:
-    """The family's complete checkpoint plus one stored layer at the first draft index past the count declared."""
+def _with_past_layer(key: str) -> tuple[dict[str, list[int]], dict, int, list[str]]:
+    """The family's complete checkpoint plus one stored layer at the first draft index past the count declared (for a
+    pattern family, the step's physical layers copied one step on)."""
     case, fam = CASES[key], families()[key]
     cfg = case.config.get("text_config", case.config)
     declared = int(cfg.get(fam.layers_key) or fam.default_layers or 1)
     n_main = int(cfg["num_hidden_layers"])
     main = main_layer_prefix(set(case.shapes))
 
-    def prefix(i: int) -> str:
-        return fam.layer_prefix.format(head=fam.head_prefix, i=i, n=n_main + i, main=main)
+    def prefixes(i: int) -> list[str]:
+        if fam.pattern_key:  # Nemotron-H: draft layer i is physical layers i*P .. i*P + P - 1
+            width = len(cfg[fam.pattern_key])
+            return [f"{fam.head_prefix}layers.{i * width + j}." for j in range(width)]
+        return [fam.layer_prefix.format(head=fam.head_prefix, i=i, n=n_main + i, main=main)]
 
-    first, past = prefix(0), prefix(declared)
-    extra = {past + n.removeprefix(first): s for n, s in case.shapes.items() if n.startswith(first)}
+    pasts = prefixes(declared)
+    extra = {
+        past + n.removeprefix(first): s
+        for first, past in zip(prefixes(0), pasts, strict=True)
+        for n, s in case.shapes.items()
+        if n.startswith(first)
+    }
     assert extra and not set(extra) & set(case.shapes), key
-    return case.shapes | extra, case.config, declared, past
+    return case.shapes | extra, case.config, declared, pasts
 
 
 def test_every_family_whose_loader_was_read_is_judged_as_read() -> None:
@@ -75,13 +95,13 @@ def test_complete_exits_0_and_a_layer_past_the_built_count_is_named(tmp_path: Pa
     case = CASES[key]
     ok = audit_checkpoint(write(tmp_path / "ok", case.shapes, case.config))
     assert ok.exit_code == 0 and ok.by_code("MTP_LAYERS_NOT_BUILT") == [], key
-    shapes, cfg, declared, past = _with_past_layer(key)
+    shapes, cfg, declared, pasts = _with_past_layer(key)
     r = audit_checkpoint(write(tmp_path / "past", shapes, cfg))
     (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")  # the variants (/skipped, /fixed) report the base code
     severity, exit_code = {"skips": ("warning", 0), "raises": ("error", 1), "raises-fixed": ("error", 1)}[EXPECTED[key]]
     assert (f.severity.value, r.exit_code) == (severity, exit_code), key
     assert f.details["stored_past"] == [declared] and f.details["built"] == declared, key
-    assert f.details["prefixes"] == [past] and all(t.startswith(past) for t in f.details["tensors"]), key
+    assert f.details["prefixes"] == pasts and all(t.startswith(tuple(pasts)) for t in f.details["tensors"]), key
     assert f.details["family"] == key
     assert f.fix is not None and f.consequence is not None
     if EXPECTED[key] == "raises-fixed":
@@ -119,7 +139,7 @@ def test_longcat_builds_one_layer_whatever_the_config_declares(tmp_path: Path) -
     cfg = {**case.config, "num_nextn_predict_layers": 2}
     one = audit_checkpoint(write(tmp_path / "one", case.shapes, cfg))
     assert one.exit_code == 0 and one.by_code("MTP_INCOMPLETE") == [] and one.by_code("MTP_LAYERS_NOT_BUILT") == []
-    shapes, _, _, past = _with_past_layer("longcat_flash_mtp")
+    shapes, _, _, (past,) = _with_past_layer("longcat_flash_mtp")
     r = audit_checkpoint(write(tmp_path / "two", shapes, cfg))
     (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
     assert (f.severity.value, r.exit_code, f.details["stored_past"], f.details["built"]) == ("error", 1, [1], 1)
@@ -134,7 +154,7 @@ def test_ernie_reads_index_0_only_whatever_the_config_declares(tmp_path: Path) -
     count stays what it was: the loader reads the key with no default, so it is an undeclared head (warning)."""
     case = CASES["ernie_mtp"]
     cfg = {**case.config, "num_nextn_predict_layers": 2}
-    shapes, _, _, past = _with_past_layer("ernie_mtp")
+    shapes, _, _, (past,) = _with_past_layer("ernie_mtp")
     r = audit_checkpoint(write(tmp_path / "two", shapes, cfg))
     (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
     assert (f.severity.value, r.exit_code) == ("error", 1)
@@ -143,3 +163,47 @@ def test_ernie_reads_index_0_only_whatever_the_config_declares(tmp_path: Path) -
     keyless = {k: v for k, v in case.config.items() if k != "num_nextn_predict_layers"}
     before = audit_checkpoint(write(tmp_path / "keyless", case.shapes, keyless))
     assert (before.exit_code, [x.code for x in before.findings]) == (0, ["MTP_UNDECLARED"])
+
+
+def test_mimo_v2_reads_layer_0_of_the_declared_three(tmp_path: Path) -> None:
+    """vLLM mimo_v2_mtp.py @037951aa builds model.mtp.layers.0 only ("vLLM currently supports only the first layer")
+    and load_weights skips names it has no parameter for. A head declaring num_nextn_predict_layers: 3 with layers
+    0, 1, 2 stored was exit 0 with no word; now layers 1 and 2 are MTP_LAYERS_NOT_BUILT/skipped (warning, exit 0),
+    one layer built."""
+    case = CASES["mimo_v2_mtp"]
+    first = "model.mtp.layers.0."
+    extra = {
+        f"model.mtp.layers.{i}." + n.removeprefix(first): s
+        for i in (1, 2)
+        for n, s in case.shapes.items()
+        if n.startswith(first)
+    }
+    cfg = {**case.config, "num_nextn_predict_layers": 3}
+    r = audit_checkpoint(write(tmp_path / "three", case.shapes | extra, cfg))
+    (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
+    assert (f.severity.value, r.exit_code) == ("warning", 0)  # /skipped: the base code with the variant's severity
+    assert f.consequence is not None and f.consequence.startswith("the engine's loader skips them")
+    assert (f.details["stored_past"], f.details["built"]) == ([1, 2], 1)
+    assert f.details["prefixes"] == ["model.mtp.layers.1.", "model.mtp.layers.2."]
+
+
+def test_nemotron_h_step_past_the_one_built_names_its_physical_layers(tmp_path: Path) -> None:
+    """vLLM nemotron_h_mtp.py @01ca2773 builds one step of len(mtp_hybrid_override_pattern) physical layers
+    (mtp.layers.0 and mtp.layers.1 for "*E") and skips any other mtp.layers.{j}. A second step stored at
+    mtp.layers.2 and mtp.layers.3 was exit 0 with no word (the family has no per-layer prefix); now it is draft layer 1,
+    MTP_LAYERS_NOT_BUILT/skipped naming both physical layers."""
+    shapes, cfg, _, pasts = _with_past_layer("nemotron_h_mtp")
+    assert pasts == ["mtp.layers.2.", "mtp.layers.3."]
+    r = audit_checkpoint(write(tmp_path / "two-steps", shapes, cfg))
+    (f,) = r.by_code("MTP_LAYERS_NOT_BUILT")
+    assert (f.severity.value, r.exit_code, f.details["stored_past"], f.details["built"]) == ("warning", 0, [1], 1)
+    assert f.details["prefixes"] == pasts
+
+
+@pytest.mark.parametrize("key", ["glm_ocr_mtp", "hy_v3_mtp"])
+def test_a_family_whose_layer_picker_was_not_read_gets_no_verdict(tmp_path: Path, key: str) -> None:
+    """GLM-OCR's and HY-V3's loaders skip names their get_spec_layer_idx_from_weight_name returns None for, but that
+    function (glm4.py, models/utils.py) is in no stored copy read: a layer past the count stays unjudged, exit 0."""
+    shapes, cfg, _, _ = _with_past_layer(key)
+    r = audit_checkpoint(write(tmp_path / key, shapes, cfg))
+    assert r.by_code("MTP_LAYERS_NOT_BUILT") == [] and r.exit_code == 0, [x.code for x in r.findings]

@@ -267,30 +267,41 @@ def _layers_not_built(ck: Checkpoint, layout: DraftLayout, names: set[str]) -> F
     ``/fixed`` (ERROR) where the loader raises and loads no more layers whatever the key declares (``layers_fixed``:
     LongCat-Flash, ERNIE): the fix is a re-export, not the key. Each family's behaviour is read from its own loader
     (architectures.toml ``engines``); a family whose loader was not read has no ``past_layers`` and is not judged.
-    Layer indices are draft indices (DeepSeek's ``model.layers.{N+1}`` is draft layer 1)."""
+    Layer indices are draft indices (DeepSeek's ``model.layers.{N+1}`` is draft layer 1; Nemotron-H's step of
+    ``len(mtp_hybrid_override_pattern)`` physical layers ``mtp.layers.{j}`` is one draft layer, and nemotron_h_mtp.py
+    @01ca2773 skips a physical layer past the step it builds)."""
     fam = layout.family
-    if fam.past_layers not in ("raises", "skips") or not layout.layer_prefixes:
+    if fam.past_layers not in ("raises", "skips"):
         return None
-    if "{i}" not in fam.layer_prefix and "{n}" not in fam.layer_prefix:
-        return None
-    main = main_layer_prefix(sorted(names))
-    stem = fam.layer_prefix.format(head=fam.head_prefix, i="\0", n="\0", main=main)
+    width = 1  # physical layers per draft layer: a step of len(pattern) layers for a pattern family (Nemotron-H)
+    if fam.pattern_key:
+        step = ck.text_config.get(fam.pattern_key)
+        if not isinstance(step, str) or not step:
+            return None
+        width, stem, first = len(step), f"{fam.head_prefix}layers.\0.", 0
+    else:
+        if not layout.layer_prefixes or ("{i}" not in fam.layer_prefix and "{n}" not in fam.layer_prefix):
+            return None
+        stem = fam.layer_prefix.format(head=fam.head_prefix, i="\0", n="\0", main=main_layer_prefix(sorted(names)))
     # a layer number of at most 9 digits (a 5,000-digit one is no layer: int() refuses past 4,300 digits, fuzz case)
     pattern = re.compile(re.escape(stem).replace("\0", r"(\d{1,9})(?!\d)"))
-    first_match = pattern.match(layout.layer_prefixes[0])
-    if first_match is None:
-        return None
-    first = int(first_match.group(1))  # draft layer 0's index in the stored names (DeepSeek: num_hidden_layers)
+    if not fam.pattern_key:
+        first_match = pattern.match(layout.layer_prefixes[0])
+        if first_match is None:
+            return None
+        first = int(first_match.group(1))  # draft layer 0's index in the stored names (DeepSeek: num_hidden_layers)
     past: dict[int, list[str]] = {}
+    physical: set[int] = set()
     for name in sorted(names):
         m = pattern.match(name)
-        if m is not None and int(m.group(1)) - first >= layout.num_layers:
-            past.setdefault(int(m.group(1)) - first, []).append(name)
+        if m is not None and (int(m.group(1)) - first) // width >= layout.num_layers:
+            past.setdefault((int(m.group(1)) - first) // width, []).append(name)
+            physical.add(int(m.group(1)))
     if not past:
         return None
     indices = sorted(past)
     tensors = [n for i in indices for n in past[i]]
-    prefixes = [stem.replace("\0", str(first + i)) for i in indices]  # never read per step (audit.census unread)
+    prefixes = [stem.replace("\0", str(j)) for j in sorted(physical)]  # never read per step (audit.census unread)
     code = "MTP_LAYERS_NOT_BUILT" if fam.past_layers == "raises" else "MTP_LAYERS_NOT_BUILT/skipped"
     if fam.past_layers == "raises" and fam.layers_fixed:
         code = "MTP_LAYERS_NOT_BUILT/fixed"  # raising the layers key would not make the loader read them
