@@ -149,6 +149,8 @@ def test_hub_that_drops_the_connection_gets_exactly_one_attempt(tmp_path: Path, 
         ("org/name@refs/pr/1", "org/name", None),  # a revision may hold slashes
         ("name", "name", "1 path part (a repo id has 2)"),  # not a repo id either: a missing local path
         ("model.gguf", "model.gguf", "names a .gguf file"),
+        ("someorg/model.gguf", "someorg/model.gguf", None),  # a hub repo's name may end in .gguf (issue 36)
+        ("someorg/model.safetensors", "someorg/model.safetensors", None),
         ("missing_dir/", "missing_dir/", "ends with '/' like a folder"),
         # strings the hub could never hold (huggingface_hub's validate_repo_id): a local path that is missing
         ("a b/c", "a b/c", NOT_REPO_ID),
@@ -161,6 +163,41 @@ def test_local_path_reason(target, repo, reason, tmp_path: Path, monkeypatch: py
     (tmp_path / "runs").mkdir()
     monkeypatch.chdir(tmp_path)
     assert _local_path_reason(target, repo) == reason
+
+
+@pytest.mark.parametrize("target", ["someorg/model.gguf", "someorg/model.safetensors@v1"])
+def test_an_org_name_ending_in_a_file_suffix_is_tried_as_a_hub_repo_id(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Issue 36: ``audit someorg/model.gguf`` (no such local path) said "checkpoint path not found" without a hub
+    lookup, though a hub repo's name may end in ``.gguf``. An ``org/name`` that exists nowhere here is a hub repo id;
+    when the hub cannot answer, the error says the hub repo id was tried and that no local path of that name exists."""
+    monkeypatch.chdir(tmp_path)
+    hub = CountingListener()
+    try:
+        code, lines, out, _ = _audit(target, {"HF_ENDPOINT": f"http://127.0.0.1:{hub.port}"})
+        time.sleep(0.1)
+    finally:
+        hub.close()
+    assert code == 2 and out == "" and hub.connections == 1
+    assert len(lines) == 1 and lines[0].startswith("error: cannot reach the hub (one attempt, no retries); found: ")
+    repo = target.split("@")[0]
+    assert f" for {target} (tried as a hub repo id: no local path {repo} exists): " in lines[0]
+
+
+def test_offline_an_org_name_ending_in_a_file_suffix_says_the_hub_id_was_tried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.chdir(tmp_path)
+    code, lines, out, _ = _audit(
+        "someorg/model.gguf", {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "cache"), "HF_HOME": str(tmp_path)}
+    )
+    assert code == 2 and out == ""
+    assert len(lines) == 1
+    assert lines[0].startswith(
+        "error: offline mode and the repository is not in the local cache; found: someorg/model.gguf (tried as a hub "
+        "repo id: no local path someorg/model.gguf exists): "
+    )
 
 
 @pytest.mark.parametrize(

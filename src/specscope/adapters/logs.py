@@ -116,11 +116,48 @@ def _record_line(line: str) -> str:
     return " ".join([*(h for h in head if h), message.replace("\r", " ").replace("\n", " ")])
 
 
+#: a line of a container log file in the CRI logging format (kubernetes/kubernetes ``pkg/kubelet/kuberuntime/logs/
+#: logs.go`` @04791b49 ``parseCRILog``): an RFC 3339 timestamp, the stream (``stdout`` / ``stderr``), the tags
+#: (``:``-separated, only the first read: ``P`` a partial line, ``F`` the part that ends it), one space, the content.
+_CRI_LINE = re.compile(
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (stdout|stderr) ([PF])(?::[^ ]*)?(?: (.*))?", re.S
+)
+
+
+def _cri_lines(lines: list[str]) -> list[str]:
+    """``lines`` with each CRI container-log line (:data:`_CRI_LINE`) as the content the server wrote: the ``P``
+    parts of a stream joined to that stream's next ``F`` line, whatever their length (the runtime splits a long
+    line; ``kubectl logs`` writes a partial part without its line break, so the parts read back as one line), the
+    whole line at the place of its first part and an empty line at each later part's (line numbers stay those of
+    the file); parts left without an ``F`` (a log cut off) are joined at the end. Any other line as it is."""
+    out = list(lines)
+    pending: dict[str, list[int]] = {}  # stream -> the indexes of its parts not yet ended by an F line
+    content: dict[int, str] = {}
+
+    def join(parts: list[int]) -> None:
+        out[parts[0]] = "".join(content[j] for j in parts)
+        for j in parts[1:]:
+            out[j] = ""
+
+    for i, line in enumerate(lines):
+        if (m := _CRI_LINE.fullmatch(line)) is None:
+            continue
+        content[i] = m.group(3) or ""
+        parts = pending.setdefault(m.group(1), [])
+        parts.append(i)
+        if m.group(2) == "F":
+            join(pending.pop(m.group(1)))
+    for parts in pending.values():
+        join(parts)
+    return out
+
+
 def split_log_lines(text: str) -> list[str]:
     """The lines of a log split on ``\\n`` only (line numbers match editors and ``grep -n``; progress bars use a bare
-    ``\\r``, kept inside its line), each without a trailing ``\\r``; a line that is a JSON log record is read as the
-    text line it stands for (:func:`_record_line`)."""
-    return [_record_line(line.rstrip("\r")) for line in text.split("\n")]
+    ``\\r``, kept inside its line), each without a trailing ``\\r``; a line of a CRI container log is read as the
+    content the server wrote, its partial parts joined (:func:`_cri_lines`); a line that is a JSON log record is read
+    as the text line it stands for (:func:`_record_line`)."""
+    return [_record_line(line) for line in _cri_lines([line.rstrip("\r") for line in text.split("\n")])]
 
 
 class LogForm(NamedTuple):

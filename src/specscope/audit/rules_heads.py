@@ -16,7 +16,14 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from specscope.audit.architectures import DraftLayout, alias_name, declared_architectures, fused_spellings
+from specscope.audit.architectures import (
+    DraftLayout,
+    alias_name,
+    config_int,
+    declared_architectures,
+    fused_spellings,
+    medusa_counts,
+)
 from specscope.audit.catalog import finding
 from specscope.audit.findings import Finding
 from specscope.audit.layout import module_of
@@ -166,6 +173,58 @@ def _medusa_undeclared(cfg: dict[str, Any], names: set[str]) -> str | None:
     )
 
 
+#: the head index of a stored Medusa head tensor: vLLM's names (``medusa.py`` @01dbb081: ``blocks.{h}.layers.{l}.*``,
+#: ``lm_heads.{h}.weight``, a ``medusa_heads.`` prefix stripped) or the Medusa repository's (:data:`_MEDUSA_ORIGINAL`)
+_MEDUSA_HEAD = re.compile(r"^(?:medusa_heads?\.)?(?:blocks\.|lm_heads\.)?(\d+)\.")
+
+
+def medusa_head_count(cfg: dict[str, Any], names: set[str]) -> tuple[str, dict[str, Any]] | None:
+    """``(text, details)`` when the heads a Medusa draft stores are not the heads its config declares (the last key
+    holding "num" and "heads", as vLLM's MedusaConfig reads it: :func:`specscope.audit.architectures.medusa_counts`):
+    ``config.json declares 4 heads ("medusa_num_heads": 4) and the draft stores 3 (heads 0, 1, 2; head 3
+    missing)``; None when every declared head is stored or no key declares a count (:func:`_medusa_undeclared`)."""
+    key = _heads_key(cfg)
+    if key is None:
+        return None
+    declared = medusa_counts(cfg)[0]
+    stored = sorted({int(m.group(1)) for n in names if (m := _MEDUSA_HEAD.match(n)) and int(m.group(1)) < 1024})
+    missing = [h for h in range(declared) if h not in stored]
+    if not missing or not stored:
+        return None
+    lost = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
+    text = (
+        f'config.json declares {declared} heads ("{key}": {declared}) and the draft stores {len(stored)} '
+        f"(heads {', '.join(map(str, stored[:8]))}{' ...' if len(stored) > 8 else ''}; "
+        f"head{'s' if len(missing) > 1 else ''} {lost} missing)"
+    )
+    return text, {"declared": declared, "stored": stored, "missing": missing}
+
+
+def _medusa_fix(ck: Checkpoint, names: set[str], otherwise: str) -> tuple[str, dict[str, Any]]:
+    """A Medusa draft's fix for missing tensors and the details of its head counts (empty when they agree): the
+    head-count mismatch first (:func:`medusa_head_count`: declare the stored count, or get the missing heads), then
+    the renaming of the Medusa repository's names (needed either way), else the head count to declare when none is
+    (:func:`_medusa_undeclared`), else ``otherwise``."""
+    renaming = _medusa_renaming(names)
+    fix = renaming or _medusa_undeclared(ck.text_config, names) or otherwise
+    counted = medusa_head_count(ck.text_config, names)
+    if counted is None:
+        return fix, {}
+    text, heads = counted
+    n = len(heads["stored"])
+    declare = f'if the heads were trained as {n}, declare "{_heads_key(ck.text_config)}": {n} in config.json'
+    if renaming is not None:
+        return f"{text}: {declare}, else get the missing heads from the heads' publisher; and {renaming}", {
+            "heads": heads
+        }
+    return f"{text}: {declare}; else {fix}", {"heads": heads}
+
+
+def _heads_key(cfg: dict[str, Any]) -> str | None:
+    """The key whose count vLLM reads as the heads (the last holding "num" and "heads": :func:`medusa_counts`)."""
+    return next((k for k in reversed(cfg) if "num" in k and "heads" in k and config_int(cfg, k) is not None), None)
+
+
 def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
     """``DRAFT_TENSORS_MISSING`` for a separate draft checkpoint that lacks tensors its family requires."""
     names = stored_names(ck)
@@ -177,6 +236,11 @@ def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
         return []
     total = sum(c.total for c in counts)
     fam = layout.family
+    fix, heads = (
+        _medusa_fix(ck, names, fix_for(layout, ck.label, missing[0]))
+        if fam.key == "medusa"
+        else (fix_for(layout, ck.label, missing[0]), {})
+    )
     return [
         finding(
             "DRAFT_TENSORS_MISSING",
@@ -187,8 +251,7 @@ def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
             required=total,
             breakdown=breakdown(counts),
             missing=", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else ""),
-            fix=(fam.key == "medusa" and (_medusa_renaming(names) or _medusa_undeclared(ck.text_config, names)))
-            or fix_for(layout, ck.label, missing[0]),
+            fix=fix,
             details={
                 "family": fam.key,
                 "expected": total,
@@ -196,6 +259,7 @@ def check_draft_tensors(ck: Checkpoint, layout: DraftLayout) -> list[Finding]:
                 "missing": missing,
                 "groups": [c.__dict__ for c in counts],
                 "names_from": names_source(ck),
+                **heads,
             },
         )
     ]

@@ -214,12 +214,15 @@ class HubSource:
         repo_id: ``org/name``.
         revision: branch, tag or commit; None for the default branch.
         token: a token, or None to let huggingface_hub use ``HF_TOKEN`` / the saved login.
+        tried: said after the label in an error (:func:`_tried_as_hub`: why a name that looks like a file's was
+            looked up on the hub), or empty.
     """
 
-    def __init__(self, repo_id: str, revision: str | None = None, *, token: str | None = None):
+    def __init__(self, repo_id: str, revision: str | None = None, *, token: str | None = None, tried: str = ""):
         self.repo_id = repo_id
         self.revision = revision
         self.label = f"{repo_id}@{revision}" if revision else repo_id
+        self._tried = tried
         self.endpoint = hub_endpoint()
         self._token = token
         self._files: dict[str, int] | None = None
@@ -231,7 +234,7 @@ class HubSource:
     def _hub_error(self, what: str, exc: Exception) -> CheckpointError:
         return CheckpointError(
             f"hub request failed: {what}",
-            found=f"{self.label}: {type(exc).__name__}: {_first_line(exc)}",
+            found=f"{self.label}{self._tried}: {type(exc).__name__}: {_first_line(exc)}",
             expected="a readable model repository",
             fix="check the repo id and revision, set HF_TOKEN for gated/private repos, "
             "or HF_HUB_OFFLINE=1 with a cached copy",
@@ -240,7 +243,7 @@ class HubSource:
     def _unreachable(self, exc: Exception) -> CheckpointError:
         return CheckpointError(
             "cannot reach the hub (one attempt, no retries)",
-            found=f"{self.endpoint} for {self.label}: {type(exc).__name__}: {_first_line(exc)}",
+            found=f"{self.endpoint} for {self.label}{self._tried}: {type(exc).__name__}: {_first_line(exc)}",
             expected="a hub answering at HF_ENDPOINT",
             fix="check the network and HF_ENDPOINT, or set HF_HUB_OFFLINE=1 to read a cached copy; "
             "for a local checkpoint give a path that exists",
@@ -338,7 +341,7 @@ def _local_path_reason(text: str, repo: str) -> str | None:
     parts = repo.split("/")
     if text.startswith((".", "/", "~")):
         return "starts like a path"
-    if repo.lower().endswith((".safetensors", ".gguf")):
+    if repo.lower().endswith((".safetensors", ".gguf")) and len(parts) != 2:  # org/name.gguf: a hub repo's name
         return f"names a {Path(repo).suffix.lower()} file"
     if parts[0] and Path(parts[0]).exists():
         first = Path(parts[0])
@@ -439,6 +442,7 @@ def open_source(
     reason = _local_path_reason(text, repo)
     if reason is not None:
         raise _missing_local(path, text, reason)
+    tried = _tried_as_hub(repo)
     if hub_offline():
         from huggingface_hub import snapshot_download
 
@@ -447,9 +451,18 @@ def open_source(
         except Exception as exc:
             raise CheckpointError(
                 "offline mode and the repository is not in the local cache",
-                found=f"{text}: {type(exc).__name__}",
+                found=f"{text}{tried}: {type(exc).__name__}",
                 expected="a cached snapshot (HF_HUB_OFFLINE=1)",
                 fix="unset HF_HUB_OFFLINE, or download the repo first",
             ) from None
         return LocalSource(Path(folder), label=text)
-    return HubSource(repo, rev, token=token)
+    return HubSource(repo, rev, token=token, tried=tried)
+
+
+def _tried_as_hub(repo: str) -> str:
+    """`` (tried as a hub repo id: no local path org/name.gguf exists)`` for a repo id whose name ends like a file
+    (``.gguf``, ``.safetensors``: a hub repo's name may, and a missing local file's does), said in a hub error so a
+    user who meant a local file reads that it was not found; empty for any other repo id."""
+    if not repo.lower().endswith((".safetensors", ".gguf")):
+        return ""
+    return f" (tried as a hub repo id: no local path {repo} exists)"

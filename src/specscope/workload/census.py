@@ -977,7 +977,9 @@ CENSUS: tuple[Layout, ...] = (
         "—",
         "—",
         "read: the header names the columns (never a prompt; a name given to two columns refused at line 1: pandas "
-        "reads the first, a row dict kept the last); each row as guidellm.jsonl",
+        "reads the first, a row dict kept the last); each row as guidellm.jsonl; a blank line skipped, as pandas' "
+        "`skip_blank_lines` and a blank JSON Lines line; a row of only empty cells (`,,`, which pandas reads as a row "
+        "of missing cells) and a row whose prompt cell is empty refused by line",
     ),
     Layout(
         "guidellm.txt",

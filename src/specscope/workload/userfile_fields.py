@@ -49,8 +49,10 @@ from specscope.workload.census import (
     SAGEMAKER_FIELDS,
     SGLANG_AGENTIC_REFUSAL,
     SGLANG_TOKEN_TRACE_REFUSAL,
+    SHAREGPT_FIELDS,
     SPECSCOPE_TRACE_FIELDS,
     SYSTEM_FIELDS,
+    TEXT_FIELDS,
     TIMING_FIELDS,
     TRACE_ONLY_FIELDS,
     UNREAD_DATASET_ROWS,
@@ -249,7 +251,12 @@ def output_length(where: str, record: dict[str, Any]) -> tuple[int, str] | None:
             elif isinstance(value, str) and _DIGITS.fullmatch(value):
                 value = int(value)  # "64": AIPerf's int fields (pydantic, lax) and SGLang's int(...) take it
             if not is_int_in(value, 1, MAX_TOKENS_CAP):
-                raise bad_row(where, f"{key} {record[key]!r:.60}", f"an integer in 1..{MAX_TOKENS_CAP:,} (tokens)")
+                raise bad_row(
+                    where,
+                    f"{key} {record[key]!r:.60}",
+                    f"a whole number of tokens from 1 to {MAX_TOKENS_CAP:,}",
+                    f"set {key} to a whole number ≥ 1 (at most {MAX_TOKENS_CAP:,}), or remove it to use --max-tokens",
+                )
             assert isinstance(value, int)
             return value, key
     return None
@@ -669,11 +676,15 @@ def refuse_text_header(where: str, line: str) -> None:
 def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
     """``(line number where the row starts, record)`` per data row of a CSV file with a header (GuideLLM's CSV
     deserializer reads the header as column names; so does this: a header is never a prompt). Empty cells are absent
-    fields.
+    fields. A blank line (or one of spaces) is no row and is skipped, as pandas' ``read_csv`` (GuideLLM reads CSV
+    through the ``datasets`` CSV builder, which calls it) skips it with ``skip_blank_lines`` and as a blank line of
+    JSON Lines is skipped; the rows after it keep their own line numbers.
 
     Raises:
         ConfigError: no header, a header that names a column twice (its last cell was sent, the first dropped), a
-            header of a request trace (refused with ``--trace`` as the fix), a row with more cells than the header.
+            header of a request trace (refused with ``--trace`` as the fix), a row with more cells than the header,
+            a row of only empty cells (``,``, ``,,``, ``""``: pandas reads it as a row whose every cell is missing,
+            not as a blank line), a row whose prompt cells are all empty while the header names a prompt column.
     """
     tab = path_text.lower().removesuffix(".gz").endswith(".tsv")
     reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if tab else ",")
@@ -698,19 +709,40 @@ def csv_records(path_text: str, text: str) -> list[tuple[int, dict[str, Any]]]:
             raise bad_row(f"{path_text}:1", f"a request trace header ({source}: `{column}`, token counts, no text)",
                           "a CSV with a text column (prompt, question, text, ...)",
                           "pass the file with --trace FILE")  # fmt: skip
+    raw = io.StringIO(text, newline="").readlines()  # the lines the reader counts (reader.line_num)
+    prompts = [i for i, n in enumerate(names) if _prompt_column(n)]
     out: list[tuple[int, dict[str, Any]]] = []
     end = reader.line_num
     for row in reader:
         # the line the record starts on: a quoted cell over several lines ends it later (reader.line_num, which
         # named such a row by its last line); a blank line is a row of no cells, so every line is counted
         line, end = end + 1, reader.line_num
+        where = f"{path_text}:{line}"
         if not any(cell.strip() for cell in row):
-            continue
+            shown = raw[line - 1].rstrip("\r\n")
+            if end == line and not shown.strip():
+                continue  # a blank line: pandas' skip_blank_lines
+            raise bad_row(where, f"a row of only empty cells (`{shown:.40}`)",
+                          "a prompt per row; blank lines are skipped",
+                          f"delete line {line}, or fill its `{names[prompts[0] if prompts else 0]}` cell")  # fmt: skip
         if len(row) > len(names):
-            raise bad_row(f"{path_text}:{line}", f"{len(row)} cells, the header names {len(names)}",
+            raise bad_row(where, f"{len(row)} cells, the header names {len(names)}",
                           "one cell per header column", "quote cells that hold commas")  # fmt: skip
+        if prompts and not any(i < len(row) and row[i].strip() for i in prompts):
+            column = names[prompts[0]]
+            raise bad_row(where, f"empty prompt (the `{column}` cell is empty)",
+                          f"the prompt's text in the `{column}` cell",
+                          f"write the prompt into line {line}'s `{column}` cell, or delete line {line}")  # fmt: skip
         out.append((line, {k: _csv_value(k, v) for k, v in zip(names, row, strict=False) if v != ""}))
     return out
+
+
+def _prompt_column(name: str) -> bool:
+    """A CSV column a row's prompt is read from: a text field (:data:`TEXT_FIELDS`, GuideLLM's text columns in any of
+    the spellings its mapper matches), chat messages, ShareGPT turns, ``turns``, ``texts`` or ``instruction``."""
+    named = _guidellm_name(name)
+    field = named[0] if named is not None else name
+    return field in {*TEXT_FIELDS, *GUIDELLM_TEXT_COLUMNS, *MESSAGES_FIELDS, *SHAREGPT_FIELDS, "turns", "texts"}
 
 
 def inputs_json_records(path_text: str, text: str) -> list[tuple[str, dict[str, Any]]] | None:
