@@ -34,9 +34,9 @@ def import_cmd(
     """Import other tools' result files (vLLM bench serve, SGLang, AIPerf, GuideLLM) as cells of a run.
 
     The result files of `vllm bench serve --save-result` (JSON), SGLang `bench_serving --output-file` (JSONL), AIPerf
-    (profile_export_aiperf.json) or GuideLLM (its JSON report) are recognised by content and stored as cells of the
-    run RUN: a file's own concurrency or request rate is the level, several records of one config and level are
-    repeats (paired with the baseline's by order: they were not
+    (profile_export_aiperf.json, or its per-request profile_export.jsonl beside it) or GuideLLM (its JSON report) are
+    recognised by content and stored as cells of the run RUN: a file's own concurrency or request rate is the level,
+    several records of one config and level are repeats (paired with the baseline's by order: they were not
     interleaved). What the tool did not record stays absent and is named; a field none of the tool's releases writes is
     named in a warning on stderr and left out; so is a config's workload and level with no baseline cell to be compared
     with. A config's k (draft tokens per step, advise's k column) is what the file itself records (vLLM's per-position
