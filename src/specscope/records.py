@@ -654,6 +654,7 @@ _FIGURES = (
     "tpot_p95_s",
     "acceptance_rate",
     "acceptance_length",
+    "tool_concurrency",
 )
 _PER_REQUEST = ("ttfts_s", "latencies_s", "output_lens_tokens", "input_lens_tokens", "start_times_s")
 
@@ -707,6 +708,9 @@ class ImportedFacts:
             None (``start_times_s``: the instant each request was sent, on the tool's own clock, s).
         errors: per request, True where it failed (None when not recorded).
         not_recorded: the figures the file does not hold (None when absent or not a list of names).
+        tool_concurrency: the mean number of requests in flight as the tool itself wrote it (requests; read where
+            the file holds no per-request start instants to derive it from), ``tool_concurrency_source`` naming the
+            field and the tool's definition.
         unusable: ``key: value`` of each fact present but not what its key says.
     """
 
@@ -735,6 +739,8 @@ class ImportedFacts:
     start_times_s: tuple[float | None, ...] | None = None
     errors: tuple[bool, ...] | None = None
     not_recorded: tuple[str, ...] | None = None
+    tool_concurrency: float | None = None
+    tool_concurrency_source: str | None = None
     unusable: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -755,6 +761,8 @@ class ImportedFacts:
         names = isinstance(missing, list) and all(isinstance(m, str) for m in missing)
         values["not_recorded"] = tuple(missing) if names and isinstance(missing, list) else None
         sha, rec = d.get("sha256"), d.get("record")
+        source = d.get("tool_concurrency_source")
+        values["tool_concurrency_source"] = source if isinstance(source, str) else None
         return cls(
             raw=dict(d),
             tool=f"{d.get('tool')}",

@@ -76,7 +76,7 @@ def test_no_start_times_leave_it_absent_never_zero(tmp_path, capsys, monkeypatch
     assert cell["achieved_concurrency"] is None
     assert not any(r.startswith("CONCURRENCY_FROM(") for r in cell["reasons"])
     code, out, _ = cli(["report", tmp_path / "run", "--format", "markdown"], capsys, monkeypatch, tmp_path)
-    assert code == 0 and "a dash where the file holds no start instants" in out
+    assert code == 0 and "a dash where the file holds neither" in out
 
 
 def test_a_request_with_no_start_time_leaves_it_absent(tmp_path, capsys, monkeypatch):
@@ -124,5 +124,33 @@ def test_a_guidellm_report_holding_every_request_gives_it_from_their_timings(tmp
 def test_a_guidellm_sample_short_of_the_successful_requests_leaves_it_absent(tmp_path, capsys, monkeypatch):
     doc = json.loads((IMPORTS / "guidellm_base_r0.json").read_text())
     doc["benchmarks"][0]["requests"]["successful"].pop()  # 7 kept of the 8 it counted: a sample
+    (cell,) = _cells(tmp_path, capsys, monkeypatch, doc)
+    assert cell["achieved_concurrency"] is None
+
+
+def test_a_bench_serving_line_gives_the_tools_own_concurrency_named_not_recomputed(tmp_path, capsys, monkeypatch):
+    # SGLang's bench_serving writes `concurrency` = sum of the successful requests' e2e latencies / the benchmark
+    # duration (calculate_metrics); its file holds no start instants, so the tool's own figure is stored as written
+    run = tmp_path / "run"
+    argv = ["import", IMPORTS / "sglang_base.jsonl", "--config", "base", "--out", run]
+    code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 0, err
+    cells = report_json(run)["cells"]
+    assert [c["achieved_concurrency"] for c in cells] == [3.9, 3.9, 3.9]
+    (reason,) = [r for r in cells[0]["reasons"] if r.startswith("CONCURRENCY_FROM(")]
+    assert "the tool's own" in reason and "not recomputed" in reason and "concurrency" in reason
+
+
+def test_a_bench_serving_line_without_concurrency_leaves_it_absent(tmp_path, capsys, monkeypatch):
+    doc = json.loads((IMPORTS / "sglang_base.jsonl").read_text().splitlines()[0])
+    del doc["concurrency"]
+    (cell,) = _cells(tmp_path, capsys, monkeypatch, doc)
+    assert cell["achieved_concurrency"] is None
+    assert not any(r.startswith("CONCURRENCY_FROM(") for r in cell["reasons"])
+
+
+def test_an_aiperf_summary_holds_no_concurrency_figure_and_stays_absent(tmp_path, capsys, monkeypatch):
+    # AIPerf's profile_export_aiperf.json has no metric of requests in flight (src/aiperf/metrics/types): absent
+    doc = json.loads((IMPORTS / "aiperf_0.10.0_chatbot_c4.json").read_text())
     (cell,) = _cells(tmp_path, capsys, monkeypatch, doc)
     assert cell["achieved_concurrency"] is None

@@ -34,12 +34,14 @@ def import_cmd(
     """Import other tools' result files (vLLM bench serve, SGLang, AIPerf, GuideLLM) as cells of a run.
 
     The result files of `vllm bench serve --save-result` (JSON), SGLang `bench_serving --output-file` (JSONL), AIPerf
-    (profile_export_aiperf.json) or GuideLLM (its JSON report) are recognised by content and stored as cells of the
-    run RUN: a file's own concurrency or request rate is the level, several records of one config and level are
-    repeats (paired with the baseline's by order: they were not
+    (profile_export_aiperf.json, or its per-request profile_export.jsonl beside it) or GuideLLM (its JSON report) are
+    recognised by content and stored as cells of the run RUN: a file's own concurrency or request rate is the level,
+    several records of one config and level are repeats (paired with the baseline's by order: they were not
     interleaved). What the tool did not record stays absent and is named; a field none of the tool's releases writes is
     named in a warning on stderr and left out; so is a config's workload and level with no baseline cell to be compared
-    with. Then `specscope report RUN`.
+    with. A config's k (draft tokens per step, advise's k column) is what the file itself records (vLLM's per-position
+    acceptance rates, one per draft position), else the config name's -kK, as bench --k names its configs (--config
+    mtp-k3); a name and a file that disagree are refused. Then `specscope report RUN`.
 
     Exit codes: 0 imported; 2 a file of no known shape (naming the shapes tried), a total or load that is not a
     number it can be (NaN, a string, 2.5 streams: naming the field), a record already imported into RUN, a load RUN

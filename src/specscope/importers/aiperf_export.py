@@ -16,7 +16,9 @@ sums the output tokens alone, the reasoning ones left out, and is read only wher
 ``output_token_count.py`` and ``output_token_throughput_metrics.py`` @ v0.1.1), ``request_count`` and
 ``error_request_count`` (requests), ``time_to_first_token`` and ``inter_token_latency`` (ms; AIPerf's ITL per request is
 (latency - TTFT) / (output tokens - 1), specscope's TPOT), ``output_token_throughput`` (tokens/sec),
-``input_sequence_length`` (tokens). Per-request records live in another file (``profile_export.jsonl``), not read.
+``input_sequence_length`` (tokens). Per-request records live in another file (``profile_export.jsonl``), imported
+on its own (:mod:`specscope.importers.aiperf_records`). The summary holds no metric of requests in flight: its
+cell's achieved concurrency is absent (the per-request export gives it).
 When the server reported per-request speculative acceptance, AIPerf adds the run's sums
 (``src/aiperf/metrics/types/spec_decode_metrics.py`` @ 1849cd1baf9f1bfc88e4d047c4028bc291d091a4):
 ``total_spec_decode_steps`` (verify steps), ``total_draft_tokens``, ``total_accepted_draft_tokens`` (bonus token
@@ -51,7 +53,7 @@ from specscope.importers.record import (
     warning_notes,
 )
 
-__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise"]
+__all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "load_of", "model_of", "parse", "recognise"]
 
 SHAPE = "aiperf-profile-export"
 TOOL = "aiperf profile"
@@ -113,7 +115,7 @@ def _loadgen(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
     return lg if isinstance(lg, Mapping) else {}
 
 
-def _load(cfg: Mapping[str, Any]) -> Load:
+def load_of(cfg: Mapping[str, Any]) -> Load:
     """The load (module docstring).
 
     Raises:
@@ -128,7 +130,7 @@ def _load(cfg: Mapping[str, Any]) -> Load:
     return Load(concurrency=conc if conc is not None else 1)
 
 
-def _model(cfg: Mapping[str, Any]) -> str | None:
+def model_of(cfg: Mapping[str, Any]) -> str | None:
     """The model served: ``input_config.models.items[0].name`` (0.10), else ``endpoint.model_names[0]``."""
     models = cfg.get("models")
     items = models.get("items") if isinstance(models, Mapping) else None
@@ -239,5 +241,5 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     workload = first.get("dataset") or first.get("name")
     unread = not_understood(doc, _KNOWN, lambda k: _metric(doc, k) is not None)
     return Imported(
-        TOOL, SHAPE, _load(cfg), facts, str(workload) if workload else None, _model(cfg), warning_notes(unread)
+        TOOL, SHAPE, load_of(cfg), facts, str(workload) if workload else None, model_of(cfg), warning_notes(unread)
     )

@@ -152,7 +152,8 @@ class Load:
 @dataclass(frozen=True)
 class Imported:
     """One record: ``tool`` and ``shape`` (the shape's name), its ``load``, the ``facts`` to store, the workload
-    name the file gives (``workload``, None when it names none) and the model it names (``model``)."""
+    name the file gives (``workload``, None when it names none), the model it names (``model``) and the draft tokens
+    per verify step its own metadata records (``k``, None when nothing in it does; ``k_source``: what recorded it)."""
 
     tool: str
     shape: str
@@ -161,6 +162,8 @@ class Imported:
     workload: str | None = None
     model: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    k: int | None = None
+    k_source: str | None = None
 
 
 def num(doc: Mapping[str, Any], key: str) -> float | None:

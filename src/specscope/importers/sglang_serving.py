@@ -4,9 +4,10 @@ Source: SGLang ``python/sglang/bench_serving.py`` (commit 0033168f0f58b2bc05aa02
 the line holds ``backend``, ``dataset_name``, ``request_rate`` (``inf`` is written as JSON ``Infinity``),
 ``max_concurrency``, ``duration`` (s), ``completed``, ``total_input_tokens``, ``total_output_tokens``,
 ``total_output_tokens_retokenized``, ``output_throughput`` (tok/s), ``mean_/median_/std_/p99_{e2e_latency,ttft,tpot,
-itl}_ms``, ``concurrency`` (the mean in flight it measured) and ``accept_length`` (the server's
-``avg_spec_accept_length`` from ``/get_server_info`` for an sglang backend, else null: an average since the server's
-last cache flush or start, :data:`WINDOW_UNKNOWN`). With ``--output-details``
+itl}_ms``, ``concurrency`` (the mean in flight it measured: ``calculate_metrics``' sum of the successful requests'
+e2e latencies over the benchmark duration, stored as the tool's own figure, :data:`CONCURRENCY_SOURCE`) and
+``accept_length`` (the server's ``avg_spec_accept_length`` from ``/get_server_info`` for an sglang backend, else
+null: an average since the server's last cache flush or start, :data:`WINDOW_UNKNOWN`). With ``--output-details``
 the per-request arrays follow: ``input_lens``, ``output_lens``, ``ttfts`` (s), ``itls`` (s), ``generated_texts``,
 ``errors``. The file records no failed count (``completed`` counts the successes) and no per-request latency (it is
 ``ttft + sum(itls)``, SGLang's own e2e figure per request).
@@ -49,6 +50,13 @@ from specscope.importers.record import (
 WINDOW_UNKNOWN = (
     "the window accept_length covers (SGLang's server average since its last cache flush or start: the warm-up and "
     "earlier runs are in it unless bench_serving ran with --flush-cache)"
+)
+
+#: what the line's ``concurrency`` is (``calculate_metrics`` at the commit above): the tool's own figure, stored as
+#: written; the line holds no start instants, so it cannot be derived here (:mod:`specscope.stats.imported`)
+CONCURRENCY_SOURCE = (
+    "concurrency = sum of the successful requests' e2e latencies / the benchmark duration (from the first send to "
+    "after the last response and the server-info query)"
 )
 
 __all__ = ["KNOWN_FAMILY", "KNOWN_KEYS", "SHAPE", "TOOL", "parse", "recognise"]
@@ -147,6 +155,10 @@ def parse(doc: Mapping[str, Any]) -> Imported:
         facts["not_recorded"].append(WINDOW_UNKNOWN)
     else:
         facts["not_recorded"].append("speculative acceptance (accept_length null)")
+    mean_in_flight = num(doc, "concurrency")
+    if mean_in_flight is not None and mean_in_flight > 0:
+        facts["tool_concurrency"] = mean_in_flight
+        facts["tool_concurrency_source"] = CONCURRENCY_SOURCE
     n = (facts["completed"] or 0) + (failed or 0)
     dataset = doc.get("dataset_name")
     unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)

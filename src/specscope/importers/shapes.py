@@ -17,8 +17,8 @@ from typing import Any
 
 from specscope import strictjson
 from specscope.errors import ConfigError
-from specscope.importers import aiperf_export, guidellm_report, sglang_serving, vllm_serve
-from specscope.importers.record import BadFigure, Imported
+from specscope.importers import aiperf_export, aiperf_records, guidellm_report, sglang_serving, vllm_serve
+from specscope.importers.record import BadFigure, Imported, spelled
 from specscope.readfile import FileKind, read_user_bytes_and_text
 
 __all__ = ["SHAPES", "Shape", "read_records", "MAX_RESULT_BYTES"]
@@ -37,7 +37,8 @@ _RESULT_FILE = FileKind(
 @dataclass(frozen=True)
 class Shape:
     """A result format: its ``name``, the ``tool`` that writes it, its source, and its reader (one record per
-    document, or with ``parse_all`` several: a GuideLLM report holds one benchmark per level)."""
+    document, or with ``parse_all`` several: a GuideLLM report holds one benchmark per level; or with ``parse_file``
+    one for the whole file: AIPerf's per-request export holds one request per line)."""
 
     name: str
     tool: str
@@ -45,6 +46,7 @@ class Shape:
     recognise: Callable[[Any], bool]
     parse: Callable[[Mapping[str, Any]], Imported] | None = None
     parse_all: Callable[[Mapping[str, Any]], list[Imported]] | None = None
+    parse_file: Callable[[Path, list[Mapping[str, Any]]], Imported] | None = None
 
     def records(self, doc: Mapping[str, Any]) -> list[Imported]:
         if self.parse_all is not None:
@@ -68,6 +70,13 @@ SHAPES: tuple[Shape, ...] = (
         "src/aiperf/exporters/metrics_json_exporter.py",
         aiperf_export.recognise,
         aiperf_export.parse,
+    ),
+    Shape(
+        aiperf_records.SHAPE,
+        aiperf_records.TOOL,
+        "src/aiperf/common/models/record_models.py (MetricRecordInfo)",
+        aiperf_records.recognise,
+        parse_file=aiperf_records.parse_file,
     ),
     Shape(
         guidellm_report.SHAPE,
@@ -102,16 +111,17 @@ def _near_miss(doc: Any) -> str:
 
 
 def _sibling(doc: Any) -> str:
-    """``"; this is ..."`` naming the file to pass for a document another file of a peer tool holds (AIPerf's
-    per-request record export), else ""."""
+    """``"; looks like ..."`` for a document of AIPerf's per-request record export that lacks what every record holds
+    (its request's start instant), else ""."""
     if (
         isinstance(doc, Mapping)
         and isinstance(doc.get("metadata"), Mapping)
         and isinstance(doc.get("metrics"), Mapping)
     ):
         return (
-            "; this is AIPerf's per-request record export (profile_export.jsonl): its run summary is "
-            "profile_export_aiperf.json in the same folder"
+            "; looks like AIPerf's per-request record export (profile_export.jsonl) but lacks "
+            "metadata.request_start_ns, which AIPerf writes on every record; its run summary "
+            "profile_export_aiperf.json in the same folder imports too"
         )
     return ""
 
@@ -140,7 +150,7 @@ def _unknown(path: Path, found: str) -> ConfigError:
         found=found,
         expected=f"a result file of one of the shapes tried: {_tried()}",
         fix="pass the JSON / JSONL file the tool itself saved (vLLM: --save-result; SGLang: --output-file; AIPerf: "
-        "profile_export_aiperf.json; GuideLLM: --output-path *.json)",
+        "profile_export_aiperf.json or profile_export.jsonl; GuideLLM: --output-path *.json)",
     )
 
 
@@ -173,13 +183,14 @@ def read_records(path: Path) -> list[Imported]:
     data, text = read_user_bytes_and_text(path, _RESULT_FILE, MAX_RESULT_BYTES)
     sha = hashlib.sha256(data).hexdigest()
     out: list[Imported] = []
-    for i, doc in enumerate(_documents(path, text), 1):
+    docs = _documents(path, text)
+    for i, doc in enumerate(docs, 1):
         shape = next((s for s in SHAPES if s.recognise(doc)), None)
         if shape is None:
             keys = ", ".join(sorted(map(str, doc))[:8]) if isinstance(doc, Mapping) else type(doc).__name__
             raise _unknown(path, f"record {i}: {keys or 'an empty object'}{_near_miss(doc)}{_sibling(doc)}")
         try:
-            records = shape.records(doc)
+            records = shape.records(doc) if shape.parse_file is None else [_whole_file(path, docs, shape)]
         except ConfigError as exc:  # a reader's refusal (no level to name): said with the file and record
             raise ConfigError(
                 f"{path} record {i} ({shape.name}): {exc.message}", found=exc.found, expected=exc.expected, fix=exc.fix
@@ -195,4 +206,25 @@ def read_records(path: Path) -> list[Imported]:
         for rec in records:
             facts = {**rec.facts, "file": path.name, "sha256": sha, "record": len(out) + 1}
             out.append(replace(rec, facts=facts))
+        if shape.parse_file is not None:
+            break
     return out
+
+
+def _whole_file(path: Path, docs: list[Any], shape: Shape) -> Imported:
+    """The one record of a file of a whole-file shape (``parse_file``: every document one request).
+
+    Raises:
+        ConfigError: a document of another shape among them (naming it), or the shape's own refusal.
+        BadFigure: a figure that is not what its field means.
+    """
+    assert shape.parse_file is not None
+    other = next((i for i, d in enumerate(docs, 1) if not shape.recognise(d)), None)
+    if other is not None:
+        raise ConfigError(
+            f"record {other} is not a {shape.name} record like record 1",
+            found=f"record {other}: {spelled(docs[other - 1])}",
+            expected=f"one {shape.name} record per line",
+            fix="pass the file the tool saved, unchanged",
+        )
+    return shape.parse_file(path, docs)

@@ -18,6 +18,9 @@ counters, drafted nothing, or the release predates the fields: all three are nam
 (vLLM's V0 engine) gets ``spec_decode_num_drafts`` 0 and ``spec_decode_acceptance_length`` 0.0 (its placeholder for
 no drafts) beside a positive ``spec_decode_draft_tokens``: the drafts and the length are then not recorded (named),
 never 0.
+The per-position list holds one rate per draft position (the server's per-position accepted counter, one series per
+position 0..k-1): its length is the config's k (draft tokens per verify step), stored with the config's server facts
+(``num_speculative_tokens``); a config name whose ``-kK`` says otherwise is refused (:mod:`specscope.importers.write`).
 vLLM's older ``benchmarks/benchmark_serving.py`` (v0.6-v0.8) writes no ``failed``: when its per-request ``errors``
 are in the file, the failed count is the number of non-empty ones (as SGLang's is), else it is not recorded.
 Per-request arrays of uneven lengths (a ``ttfts`` of 10 entries beside ``itls`` of 9: a damaged or hand-edited file)
@@ -241,4 +244,15 @@ def parse(doc: Mapping[str, Any]) -> Imported:
     model = doc.get("model_id")
     unread = not_understood(doc, _KNOWN, lambda k: _AGGREGATE.fullmatch(k) is not None)
     notes += warning_notes(unread)
-    return Imported(TOOL, SHAPE, _load(doc), facts, None, str(model) if model else None, tuple(notes))
+    positions = len(facts.get("acceptance_per_position") or ())
+    return Imported(
+        TOOL,
+        SHAPE,
+        _load(doc),
+        facts,
+        None,
+        str(model) if model else None,
+        tuple(notes),
+        k=positions or None,
+        k_source=f"{positions} draft positions in spec_decode_per_position_acceptance_rates" if positions else None,
+    )

@@ -8,6 +8,10 @@ one config, workload and level are repeats, numbered in import order (file order
 paired with the baseline's by that order (:mod:`specscope.stats.pairing`), and say so
 (:mod:`specscope.stats.imported`).
 
+k: a record's own (:attr:`~specscope.importers.record.Imported.k`, vLLM's per-position rates) is stored with the
+config's server facts (``num_speculative_tokens``); without one the config name's ``-kK`` is read where k is
+(:func:`specscope.stats.server_spec.spec_k`); a record whose k disagrees with the name's or another record's is refused.
+
 The run folder: ``--out RUN`` is created when absent; when it holds a run the cells are added and the manifest's
 ``options`` (configs, workloads, levels, repeats) and ``imports`` (one entry per record: file, SHA-256, record,
 shape, tool, cell, what the tool did not record) are brought up to date. A record already imported into the run
@@ -29,6 +33,7 @@ from typing import Any
 from specscope.errors import ConfigError, StoreError
 from specscope.importers.record import Imported
 from specscope.importers.shapes import read_records
+from specscope.kaxis import split_k_name
 from specscope.records import CellKey, CellResult, ClientFacts, ImportedFacts, OpenLoopFacts
 from specscope.store import DB_NAME, MANIFEST_NAME, SCHEMA_VERSION, Run, create_run, open_run
 from specscope.store.manifest import ManifestError, validate_manifest
@@ -163,6 +168,7 @@ def _plan(
         counts[(c.key.config, c.key.workload, c.key.concurrency)] = (
             counts.get((c.key.config, c.key.workload, c.key.concurrency), 0) + 1
         )
+    _check_k(records, config)
     out_plan = []
     for path, rec in records:
         where = f"{path} record {rec.facts['record']}"
@@ -188,6 +194,38 @@ def _plan(
         )
         out_plan.append((path, rec, key, client))
     return out_plan
+
+
+def _check_k(records: list[tuple[Path, Imported]], config: str) -> None:
+    """Refuse records whose own k (draft tokens per step) disagrees with the config name's ``-kK`` (the grammar
+    ``bench --k`` names its configs with, :func:`specscope.kaxis.split_k_name`) or with another record's.
+
+    Raises:
+        ConfigError: naming the record, its k and where it is recorded, and the name to use.
+    """
+    base, named = split_k_name(config)
+    first: tuple[int, str] | None = None
+    for path, rec in records:
+        if rec.k is None:
+            continue
+        where = f"{path} record {rec.facts['record']}"
+        if named is not None and rec.k != named:
+            raise ConfigError(
+                f"{where} records k {rec.k}, but --config {config} names k {named}",
+                found=f"{rec.k_source} (k {rec.k}); the config name's -k{named} (k {named})",
+                expected="one k per config: the file's own record and the config name agree",
+                fix=f"name the config after the file: --config {base}-k{rec.k} (or import the file measured at k "
+                f"{named}); nothing was written",
+            )
+        if first is not None and rec.k != first[0]:
+            raise ConfigError(
+                f"{where} records k {rec.k}, another file of --config {config} k {first[0]}",
+                found=f"{rec.k_source} (k {rec.k}); {first[1]} (k {first[0]})",
+                expected="the files of one config measured at one k",
+                fix=f"import each k as its own config: --config {base}-k{rec.k} and --config {base}-k{first[0]}; "
+                "nothing was written",
+            )
+        first = first or (rec.k, f"{where}: {rec.k_source}")
 
 
 def _storable(result: CellResult, where: str) -> None:
@@ -352,7 +390,11 @@ def _write(
     """Store the checked cells, the config's server facts and the manifest's fields."""
     for (_, rec, _, _), result in zip(planned, results, strict=True):
         run.save_cell(result)
-        facts = {"model": rec.model, "imported_from": rec.tool} if rec.model else {"imported_from": rec.tool}
+        facts: dict[str, Any] = {"imported_from": rec.tool}
+        if rec.model:
+            facts["model"] = rec.model
+        if rec.k is not None:  # the file's own record of k (:func:`_check_k`), read by spec_k as a stated k
+            facts["num_speculative_tokens"] = rec.k
         run.save_server_facts(config, {**run.server_facts.of(config).stored, **facts})
     run.update_manifest(**fields)
 

@@ -301,7 +301,8 @@ def concurrency_table(rc: RunCells) -> Table:
     if any(s.token_source == "imported" for s in rc.cells):
         note += (
             " Imported cells: from the tool's per-request start_times and latencies (sum of latencies / (last end - "
-            "first start) over the successful requests); a dash where the file holds no start instants."
+            "first start) over the successful requests), else the tool's own figure as written where it wrote one (its "
+            "definition in the cell's CONCURRENCY_FROM reason); a dash where the file holds neither."
         )
     open_loop = rc.axis.open
     rows = []

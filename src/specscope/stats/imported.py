@@ -20,6 +20,8 @@ Facts (the stored ``imported`` object; every key optional unless said; absent = 
   ``acceptance_per_position`` (marginal: accepted at i / drafts), ``draft_tokens``, ``accepted_tokens``, ``drafts``
   (with all three counts the summary's ``counters`` holds them as a counter delta, so the report pools them like a
   measured cell's);
+- ``tool_concurrency`` (requests) and ``tool_concurrency_source`` (its field and the tool's definition): the mean
+  number of requests in flight as the tool wrote it, shown where no start instants let it be derived here;
 - ``not_recorded``: names of the figures the tool's file does not hold (shown in the reasons, never filled).
 
 A stored fact that is not what its key says (a hand-edited run: NaN or an infinity where a figure belongs, a negative
@@ -34,7 +36,9 @@ a stream's rate = output tokens / latency; throughput = output tokens / duration
 Reasons: ``STREAM_DEGRADED(failed:N)`` when the tool counted failed requests (status ``degraded``), and, after the
 status is decided (a statement about the design, like ``CAPACITY_LIMITED``), ``IMPORTED(TOOL: rounds paired by
 order, not interleaved)``, ``NOT_RECORDED(...)`` and, where the achieved concurrency was derived from the tool's
-per-request start instants, ``CONCURRENCY_FROM(...)`` naming them (absent without them, never 0).
+per-request start instants, ``CONCURRENCY_FROM(...)`` naming them; else, where the tool wrote its own mean in flight
+(``tool_concurrency``: SGLang's ``concurrency``), that figure as written, ``CONCURRENCY_FROM(the tool's own figure, as
+written, not recomputed: ...)`` naming its field and definition (absent without either, never 0).
 """
 
 from __future__ import annotations
@@ -89,6 +93,11 @@ def _per_request(facts: ImportedFacts) -> dict[str, list[float]]:
 CONCURRENCY_FROM = (
     "CONCURRENCY_FROM(the tool's per-request start_times and latencies: sum of latencies / (last end - first start))"
 )
+
+
+def tool_concurrency_from(source: str) -> str:
+    """The reason that labels an achieved concurrency the tool wrote itself (``source``: its field and definition)."""
+    return f"CONCURRENCY_FROM(the tool's own figure, as written, not recomputed: {source})"
 
 
 def _achieved(facts: ImportedFacts) -> float | None:
@@ -165,6 +174,9 @@ def summarize_imported(result: CellResult) -> CellSummary:
     achieved = _achieved(facts)
     if achieved is not None:
         reasons.append(CONCURRENCY_FROM)
+    elif facts.tool_concurrency is not None and facts.tool_concurrency > 0:
+        achieved = facts.tool_concurrency
+        reasons.append(tool_concurrency_from(facts.tool_concurrency_source or "its concurrency field"))
     rate, length, per_pos, source = _acceptance(facts)
     k = result.key
     ttft_p50 = percentile(per["ttft_s"], 50) if per["ttft_s"] else facts.ttft_p50_s
