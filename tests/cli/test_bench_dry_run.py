@@ -263,7 +263,7 @@ def test_an_axis_value_out_of_range_or_twice_is_refused(option, value, expected,
     argv = ["bench", "--server", _closed_port(), "--workloads", "prose", option, value, "--dry-run"]
     code, _, err = cli(argv, capsys, monkeypatch, tmp_path)
     assert code == 2
-    assert f"error: invalid bench option {option}; " in err and f"expected: {expected};" in err
+    assert f"error: invalid value for {option}; " in err and f"expected: {expected};" in err
 
 
 @pytest.mark.parametrize(

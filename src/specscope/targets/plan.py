@@ -169,7 +169,7 @@ def parse_targets(
         ConfigError: an unknown ``--launch``, ``--server`` with ``--launch vllm``, or a bad ``--server`` entry.
     """
     if launch not in LAUNCHERS:
-        raise ConfigError("unknown --launch", found=launch, expected=" or ".join(LAUNCHERS), fix="e.g. --launch vllm")
+        raise ConfigError.invalid_value("--launch", launch, f"one of {', '.join(LAUNCHERS)}")
     names = parse_configs(configs)
     specs = list(servers or ())
     if specs:
