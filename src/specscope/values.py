@@ -29,6 +29,7 @@ from specscope.errors import ConfigError
 from specscope.textsafe import clip
 
 __all__ = [
+    "BYTE_UNITS",
     "ascii_number",
     "empty_path_error",
     "check_name",
@@ -375,6 +376,8 @@ def parse_pairs(
 _BYTES_RE = re.compile(rf"^\s*(-?{_NUMBER})\s*([kmgtp]i?)?b?\s*$", re.IGNORECASE)
 _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _PREFIX |= {"ki": 1024.0, "mi": 1024.0**2, "gi": 1024.0**3, "ti": 1024.0**4, "pi": 1024.0**5}
+#: the units :func:`parse_bytes` reads (its prefix table), as a message names them: ``B, KB, ..., KiB, ...``
+BYTE_UNITS = ", ".join(p.upper()[:1] + p[1:] + "B" for p in _PREFIX)
 
 
 #: the bytes a decode step of a served model reads (``predict --bytes-per-step``): 1 MB (below the smallest
@@ -410,7 +413,7 @@ def parse_bytes(
             f"{what} takes a finite byte size",
             found=f"{text} (more bytes than a number holds)" if value == float("inf") else f"{text} (not a number)",
             expected="a size such as 17.61GB, 850MB or 0.79GiB",
-            fix="check the number and its unit (B, KB, MB, GB, TB), e.g. 17.61GB",
+            fix=f"check the number and its unit ({BYTE_UNITS}), e.g. 17.61GB",
         )
     if value is None or not low_ok or not value < float("inf"):
         kind = "non-negative" if allow_zero else "positive"
@@ -419,7 +422,7 @@ def parse_bytes(
             f"{what} takes a {kind} byte size",
             found=text,
             expected="a size such as 17.61GB, 850MB or 0.79GiB" + (" (0: nothing read)" if allow_zero else ""),
-            fix=f"write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. {example}",
+            fix=f"write the number with a unit ({BYTE_UNITS}), e.g. {example}",
         )
     if bounds is not None and not (allow_zero and value == 0) and not bounds[0] <= value <= bounds[1]:
         low, high = (
@@ -429,7 +432,7 @@ def parse_bytes(
             f"{what} takes a size from {low} to {high}",
             found=f"{text} ({value:g} bytes)",
             expected=f"a size from {low} to {high}; {'below' if value < bounds[0] else 'above'} that it is a typo",
-            fix="check the number and its unit (B, KB, MB, GB, TB), e.g. 17.61GB",
+            fix=f"check the number and its unit ({BYTE_UNITS}), e.g. 17.61GB",
         )
     return value
 

@@ -48,3 +48,28 @@ def test_an_out_of_bounds_value_reads_the_same_in_every_command(
     assert code == 2 and out == ""
     line = f"error: invalid value for {flag}; found: {found}; expected: {bound}; fix: give {flag} {fix}"
     assert one_error(err) == line
+
+
+#: every unit parse_bytes reads (its prefix table): decimal and binary, each named once
+UNITS = "B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB"
+
+
+@pytest.mark.parametrize(
+    ("value", "fix"),
+    [
+        ("1e999", f"check the number and its unit ({UNITS}), e.g. 17.61GB"),
+        ("5XB", f"write the number with a unit ({UNITS}), e.g. --max-bytes 0.85GB"),
+    ],
+)
+def test_a_bad_byte_size_lists_one_set_of_units(value, fix, capsys, monkeypatch, tmp_path):
+    code, out, err = cli(["counters", "a", "b", "--max-bytes", value], capsys, monkeypatch, tmp_path)
+    assert code == 2 and one_error(err).endswith(f"; fix: {fix}")
+
+
+def test_every_unit_listed_is_read():
+    from specscope.values import BYTE_UNITS, parse_bytes
+
+    assert BYTE_UNITS == UNITS
+    decimal = [2 * 1000.0**i for i in range(6)]
+    binary = [2 * 1024.0**i for i in range(1, 6)]
+    assert [parse_bytes(f"2{u}") for u in UNITS.split(", ")] == decimal + binary
