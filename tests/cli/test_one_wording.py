@@ -73,3 +73,22 @@ def test_every_unit_listed_is_read():
     decimal = [2 * 1000.0**i for i in range(6)]
     binary = [2 * 1024.0**i for i in range(1, 6)]
     assert [parse_bytes(f"2{u}") for u in UNITS.split(", ")] == decimal + binary
+
+
+@pytest.mark.parametrize("url", ["http://", "https://", "http:///v1", "http://:8000"])
+@pytest.mark.parametrize("dry_run", [["--dry-run"], []])
+def test_a_server_url_with_no_host_is_a_bad_value_before_any_request(url, dry_run, capsys, monkeypatch, tmp_path):
+    """``--server x=http://`` was tried: "cannot be reached: UnsupportedProtocol"; it names no host to ask."""
+    import httpx
+
+    def no_request(*args, **kwargs):
+        raise AssertionError("a request was sent")
+
+    monkeypatch.setattr(httpx.Client, "send", no_request)
+    argv = ["bench", "--server", f"x={url}", *dry_run, "--out", tmp_path / "runs"]
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2 and not (tmp_path / "runs").exists()
+    assert one_error(err) == (
+        f"error: --server URL is not valid; found: {url}: it names no host; expected: http://HOST:PORT; "
+        "fix: fix the URL"
+    )
