@@ -30,6 +30,7 @@ from specscope.textsafe import clip
 
 __all__ = [
     "BYTE_UNITS",
+    "apply_only",
     "ascii_number",
     "empty_path_error",
     "check_name",
@@ -530,6 +531,12 @@ def count_noun(n: float, noun: str, plural: str | None = None) -> str:
     """``1 round``, ``3 rounds``, ``0 rounds``: a whole count (printed without decimals) with its noun."""
     one = math.isfinite(n) and round(n) == 1  # a NaN count (a damaged store) is printed as nan, never raises
     return f"{n:.0f} {noun if one else (plural or noun + 's')}"
+
+
+def apply_only(flags: list[str], where: str) -> str:
+    """``--overhead applies only WHERE``, ``--overhead, --compare apply only WHERE``: the one wording of options
+    read in one mode only, its verb agreeing with how many were given."""
+    return f"{', '.join(flags)} {'applies' if len(flags) == 1 else 'apply'} only {where}"
 
 
 def check_api_key(key: str, what: str = "--api-key") -> str:
