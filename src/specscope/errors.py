@@ -91,14 +91,24 @@ class ConfigError(SpecscopeError):
         return cls(f"unknown {what} {value!r}", found=value, expected=f"one of {', '.join(map(str, choices))}", fix=fix)
 
     @classmethod
-    def invalid_value(cls, flag: str, found: object, expected: str, *, fallback: str = "") -> ConfigError:
+    def invalid_value(
+        cls, flag: str, found: object, expected: str, *, fallback: str = "", fix: str | None = None
+    ) -> ConfigError:
         """``invalid value for FLAG`` (a value outside an option's choices or bounds): the one wording of it in
         every command, whether typer checked the option (:func:`specscope.cli.crash.usage_parts`) or bench's
         option spec did (:mod:`specscope.bench.spec`, :func:`specscope.config.profile_options`). ``expected`` is
         the plain words (:func:`plain_bound`, ``one of a, b``); the fix follows from it (:func:`value_fix`), else
-        ``fallback`` (default: the command's ``--help``)."""
-        fix = value_fix(flag, expected, fallback or f"`--help` says what {flag} takes")
+        ``fallback`` (default: the command's ``--help``); a ``fix`` given is used as it is."""
+        fix = fix or value_fix(flag, expected, fallback or f"`--help` says what {flag} takes")
         return cls(f"invalid value for {flag}", found=found, expected=expected, fix=fix)
+
+    @classmethod
+    def out_of_bounds(cls, what: str, message: str, *, found: object, expected: str, fix: str) -> ConfigError:
+        """A value read but outside its bounds: :meth:`invalid_value` when ``what`` is an option (``--timeout``),
+        else ``message`` (a run file's or a record's field, which has no flag to name)."""
+        if what.startswith("-"):
+            return cls.invalid_value(what, found, expected, fix=fix)
+        return cls(message, found=found, expected=expected, fix=fix)
 
 
 class ServerError(SpecscopeError):

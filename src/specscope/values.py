@@ -138,7 +138,8 @@ def parse_duration_s(
         )
     if bounds is not None and not (allow_zero and seconds == 0) and not bounds[0] <= seconds <= bounds[1]:
         low, high = (duration_text(b) for b in bounds)
-        raise ConfigError(
+        raise ConfigError.out_of_bounds(
+            what,
             f"{what} takes a duration from {low} to {high}",
             found=f"{text} ({duration_text(seconds)})",
             expected=f"a duration from {low} to {high}"
@@ -164,7 +165,8 @@ def _out_of_bound(what: str, text: object, allow_zero: bool, kind: str, examples
     bound = ">= 0" if allow_zero else "> 0"
     above = "zero or more" if allow_zero else "above zero"
     size = kind.rsplit(" ", 1)[-1]
-    return ConfigError(
+    return ConfigError.out_of_bounds(
+        what,
         f"{what} must be {bound}",
         found=str(text),
         expected=f"{kind} {bound}, e.g. {examples}",
@@ -429,7 +431,8 @@ def parse_bytes(
         low, high = (
             f"{b / 1e6:g}MB" if b < 1e9 else f"{b / 1e12:g}TB" if b < 1e15 else f"{b / 1e15:g}PB" for b in bounds
         )
-        raise ConfigError(
+        raise ConfigError.out_of_bounds(
+            what,
             f"{what} takes a size from {low} to {high}",
             found=f"{text} ({value:g} bytes)",
             expected=f"a size from {low} to {high}; {'below' if value < bounds[0] else 'above'} that it is a typo",

@@ -92,3 +92,21 @@ def test_a_server_url_with_no_host_is_a_bad_value_before_any_request(url, dry_ru
         f"error: --server URL is not valid; found: {url}: it names no host; expected: http://HOST:PORT; "
         "fix: fix the URL"
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "found"),
+    [
+        (["counters", "a", "b"], "--timeout", "0"),
+        (["counters", "a", "b"], "--max-bytes", "0"),
+        (["counters", "a", "b"], "--timeout", "100d"),
+        (["predict", "--bandwidth", "1GB/s"], "--bytes-per-step", "0"),
+        (["predict", "--bandwidth", "1GB/s", "--draft-bytes", "1GB"], "--bytes-per-step", "1e-300B"),
+    ],
+)
+def test_a_duration_or_size_out_of_bounds_reads_as_every_other_bound(argv, flag, found, capsys, monkeypatch, tmp_path):
+    """``--timeout 0`` said "--timeout must be > 0" and ``--timeout 100d`` "--timeout takes a duration from ..."
+    where ``--max-tokens 0`` says "invalid value for --max-tokens": a value read but out of bounds, one wording."""
+    code, out, err = cli([*argv, flag, found], capsys, monkeypatch, tmp_path)
+    assert code == 2 and out == ""
+    assert one_error(err).startswith(f"error: invalid value for {flag}; found: {found}")

@@ -121,7 +121,7 @@ def test_predict_takes_zero_draft_bytes_and_names_what_is_missing(capsys, monkey
         "0.85GB (your model's and device's)"
     )
     line = _error([*PUBLISHED, "--draft-bytes", "-1"], capsys, monkeypatch, tmp_path)
-    assert line.startswith("error: --draft-bytes must be >= 0; found: -1; ")
+    assert line.startswith("error: invalid value for --draft-bytes; found: -1; ")
 
 
 @pytest.mark.parametrize(
