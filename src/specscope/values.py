@@ -208,15 +208,15 @@ def parse_rate_per_s(text: str | float | int, what: str = "a rate") -> float:
         value = float(s) if re.fullmatch(_NUMBER, s) else None
     if value is None or not MIN_RATE_PER_S <= value <= MAX_RATE_PER_S:
         positive = value is not None and 0 < value < float("inf")
-        raise ConfigError(
-            f"{what} takes a rate from {MIN_RATE_PER_S:g} to {MAX_RATE_PER_S:,.0f} per second"
-            if positive
-            else f"{what} takes a positive rate",
-            found=text,
-            expected=f"a number per second from {MIN_RATE_PER_S:g} (one request per 1000 s) to "
-            f"{MAX_RATE_PER_S:,.0f} (ten times what the client can send), e.g. 2 or 2/s",
-            fix=f"e.g. {what} 2" if what.startswith("-") else "write a rate in that range, e.g. 2",
+        expected = (
+            f"a number per second from {MIN_RATE_PER_S:g} (one request per 1000 s) to "
+            f"{MAX_RATE_PER_S:,.0f} (ten times what the client can send), e.g. 2 or 2/s"
         )
+        fix = f"e.g. {what} 2" if what.startswith("-") else "write a rate in that range, e.g. 2"
+        if positive:  # read, but out of bounds
+            message = f"{what} takes a rate from {MIN_RATE_PER_S:g} to {MAX_RATE_PER_S:,.0f} per second"
+            raise ConfigError.out_of_bounds(what, message, found=text, expected=expected, fix=fix)
+        raise ConfigError(f"{what} takes a positive rate", found=text, expected=expected, fix=fix)
     return value
 
 

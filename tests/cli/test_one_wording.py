@@ -110,3 +110,12 @@ def test_a_duration_or_size_out_of_bounds_reads_as_every_other_bound(argv, flag,
     code, out, err = cli([*argv, flag, found], capsys, monkeypatch, tmp_path)
     assert code == 2 and out == ""
     assert one_error(err).startswith(f"error: invalid value for {flag}; found: {found}")
+
+
+def test_a_rate_out_of_bounds_reads_as_every_other_bound(capsys, monkeypatch, tmp_path):
+    """``--request-rate 1e9`` said "--request-rate takes a rate from 0.001 to 100,000 per second"."""
+    argv = ["bench", "--server", f"base={DEAD}", "--dry-run", "--request-rate", "1e9"]
+    code, out, err = cli(argv, capsys, monkeypatch, tmp_path)
+    assert code == 2 and out == ""
+    line = "error: invalid value for --request-rate; found: 1e9; expected: a number per second"
+    assert one_error(err).startswith(line)
