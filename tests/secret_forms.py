@@ -174,6 +174,14 @@ FORMS: list[tuple[str, str]] = [
     ("SECRET_KEY_BASE=RailsBase0147 rails s", "RailsBase0147"),
     ('{"authorization": 9876540148}', "9876540148"),
     ("docker login -u bob -p DockerPw0149 registry.example", "DockerPw0149"),
+    # issue 37 again: Redis's AUTH command given to redis-cli (AUTH [username] password, redis.io commands/auth),
+    # the MongoDB shells' -p / --password (mongosh Options reference; mongo(1) "-p <password>") and their URIs
+    ("redis-cli -h h -p 6379 AUTH RedisAuth0150", "RedisAuth0150"),
+    ("redis-cli auth default RedisAuth0151 | head", "RedisAuth0151"),
+    ("mongosh -u alice -p MongoPw0152 --port 27017", "MongoPw0152"),
+    ("mongo -u alice -p 'MongoPw0153' admin", "MongoPw0153"),
+    ("mongosh --username alice --password MongoPw0154", "MongoPw0154"),
+    ('mongosh "mongodb://alice:MongoUri0155@h:27017/db?authSource=admin"', "MongoUri0155"),
 ]
 
 #: text that looks close to a secret and must come out unchanged.
@@ -212,4 +220,8 @@ KEPT: list[str] = [
     "curl -p -x http://127.0.0.1:3128 http://h/",
     "--first-pass 2 --first-pass=3",
     'aws configure set region us-east-1; {"token": 12, "session": 3, "authorization": false}',
+    # a MongoDB shell's -p with no value prompts (mongosh docs, Authenticate a User); --port is a port
+    "mongosh --port 27017 -u alice -p --authenticationDatabase admin",
+    "mongosh --port 27017 -u alice -p",
+    "mongod --port 27017 -p; redis-cli -p 6379 ping; ssh -p 2222 u@h",
 ]

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from specscope.errors import ConfigError, plain_bound, value_fix
+from specscope.errors import ConfigError, plain_bound
 from specscope.values import csv_items
 
 __all__ = [
@@ -340,9 +340,5 @@ def profile_options(name: str, flags: Mapping[str, str] | None = None, **overrid
         given = first.get("input")
         if isinstance(given, float) and not math.isfinite(given):  # nan failed "<= 2" and was told to be "2 or less"
             msg = f"a finite number (not {given}), {msg}"
-        raise ConfigError(
-            f"invalid bench option {flag}",
-            found=_as_flag_value(first.get("input")),
-            expected=msg,
-            fix=value_fix(flag, msg, f"`specscope bench --help` says what {flag} takes"),
-        ) from None
+        fallback = f"`specscope bench --help` says what {flag} takes"
+        raise ConfigError.invalid_value(flag, _as_flag_value(first.get("input")), msg, fallback=fallback) from None

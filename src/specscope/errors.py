@@ -90,6 +90,26 @@ class ConfigError(SpecscopeError):
         """``unknown <what> '<value>'`` with the known choices as ``expected``; for ``raise``."""
         return cls(f"unknown {what} {value!r}", found=value, expected=f"one of {', '.join(map(str, choices))}", fix=fix)
 
+    @classmethod
+    def invalid_value(
+        cls, flag: str, found: object, expected: str, *, fallback: str = "", fix: str | None = None
+    ) -> ConfigError:
+        """``invalid value for FLAG`` (a value outside an option's choices or bounds): the one wording of it in
+        every command, whether typer checked the option (:func:`specscope.cli.crash.usage_parts`) or bench's
+        option spec did (:mod:`specscope.bench.spec`, :func:`specscope.config.profile_options`). ``expected`` is
+        the plain words (:func:`plain_bound`, ``one of a, b``); the fix follows from it (:func:`value_fix`), else
+        ``fallback`` (default: the command's ``--help``); a ``fix`` given is used as it is."""
+        fix = fix or value_fix(flag, expected, fallback or f"`--help` says what {flag} takes")
+        return cls(f"invalid value for {flag}", found=found, expected=expected, fix=fix)
+
+    @classmethod
+    def out_of_bounds(cls, what: str, message: str, *, found: object, expected: str, fix: str) -> ConfigError:
+        """A value read but outside its bounds: :meth:`invalid_value` when ``what`` is an option (``--timeout``),
+        else ``message`` (a run file's or a record's field, which has no flag to name)."""
+        if what.startswith("-"):
+            return cls.invalid_value(what, found, expected, fix=fix)
+        return cls(message, found=found, expected=expected, fix=fix)
+
 
 class ServerError(SpecscopeError):
     """A server that cannot be benchmarked."""
@@ -221,7 +241,7 @@ def value_fix(flag: str, expected: str, fallback: str) -> str:
     if m := re.search(r"(less|greater) than (\S+)|([<>]) (\S+)", expected):
         less = (m.group(1) or ("less" if m.group(3) == "<" else "greater")) == "less"
         return f"give {flag} a value {'below' if less else 'above'} {m.group(2) or m.group(4)}"
-    if m := re.search(r"is not one of (.+)", expected):
+    if m := re.search(r"(?:is not one of|^one of) (.+)", expected):
         return f"e.g. {flag} {m.group(1).split(',')[0].strip()}"
     if m := re.search(r"from (-?[0-9][^\s,;:()]*) to (-?[0-9][^\s,;:()]*)", expected):
         return f"give {flag} a value from {m.group(1)} to {m.group(2)}"

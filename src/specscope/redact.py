@@ -70,6 +70,13 @@ PEM ``-----BEGIN ... PRIVATE KEY-----``       RFC 7468                          
 mariadb ..; ``-p db`` prompts: kept)          only, a space makes it a database name
 ``sshpass -p PW cmd``, ``sshpass -pPW``       sshpass(1) "-ppassword", before cmd    ``_COMMAND_PASSWORD``
 ``redis-cli -a PW``                           redis-cli(1) (``redis-cli --help``)    ``_COMMAND_PASSWORD``
+``redis-cli AUTH [user] PW``                  Redis command reference, AUTH          ``_COMMAND_PASSWORD`` (the
+                                              ("AUTH [username] password")           last word)
+``mongosh -p PW``, ``mongo -p PW``,           mongosh Options reference              ``_COMMAND_PASSWORD``,
+``mongosh --password PW`` (``-p`` with no     ("--password, -p <password>"),         ``_FLAG_IN_TEXT``
+value prompts: kept)                          mongo(1) ("-p <password>")
+``mongodb://user:pw@host``,                   MongoDB Connection String URI Format   ``_URL_CREDS``
+``mongodb+srv://user:pw@host``                (RFC 3986 userinfo)
 ``docker login -p PW``                        docker login reference (``-p``,        ``_COMMAND_PASSWORD``
                                               ``--password``)
 ``SSHPASS=PW``, ``MYSQL_PWD=PW``,             sshpass(1) ``-e``, mysql(1)            :func:`is_secret_name`
@@ -79,8 +86,8 @@ mariadb ..; ``-p db`` prompts: kept)          only, a space makes it a database 
                                               Applications (credentials)
 ``"authorization": 12345``, ``password: 42``  JSON (RFC 8259), YAML: a number under  ``_pairs``, ``_auth_headers``,
                                               a name that only names credentials     :func:`redact`
-``-p 8000`` (docker, ssh), ``-P 3306``,       docker run(1), ssh(1), redis-cli(1):   ``-``: a port, kept
-``redis-cli -p 6379``                         a port
+``-p 8000`` (docker, ssh), ``-P 3306``,       docker run(1), ssh(1), redis-cli(1),   ``-``: a port, kept
+``redis-cli -p 6379``, ``mongosh --port N``   mongosh Options: a port
 ============================================  =====================================  ============================
 
 Token prefixes: Anthropic ``sk-ant-`` (under ``sk-``), Stripe ``sk_live_`` ``sk_test_`` ``rk_live_`` ``whsec_``,
@@ -238,8 +245,10 @@ _COOKIE = re.compile(r"(?im)\b(?P<name>(?:set-)?cookie2?)(?P<sep>['\"]?\s*:\s*['
 # a password given to a command's own short flag (issue 37): mysql(1) and its clients' ``-pPW`` (attached only: a
 # space makes the next word a database name and ``-p`` a prompt), sshpass(1)'s ``-p PW`` / ``-pPW`` among its own
 # options before the command it runs (after it ``-p`` is that command's, ssh's port), redis-cli(1)'s ``-a PW``
-# (its ``-p`` is a port), ``docker login``'s ``-p PW`` (docker login reference: ``-p, --password``; ``docker run
-# -p`` publishes a port). Another word of the same command stops each scan, so a line is read once.
+# (its ``-p`` is a port) and Redis's ``AUTH [user] PW``, ``docker login``'s ``-p PW`` (docker login reference: ``-p,
+# --password``; ``docker run -p`` publishes a port), mongosh's and mongo's ``-p PW``. Another word of the same
+# command stops each scan, so a line is read once. In an argv list ``AUTH user PW`` masks the user as well (each
+# word is read as the last one so far).
 _CMD_VALUE = r"(?P<pw>'[^'\n]*+'|\"[^\"\n]*+\"|[^\s'\";|&]++)"
 _COMMAND_PASSWORD = re.compile(
     r"(?<![\w-])(?:"
@@ -248,10 +257,16 @@ _COMMAND_PASSWORD = re.compile(
     r"|sshpass(?:\s++(?:-[fdP]\s*+(?!sshpass)[^\s|;&]++|-[ehvV][^\s|;&]*+))*+\s++-p\s*+"
     r"|redis-cli(?:\s++(?!-a\s)(?!redis-cli)[^\s|;&]++)*+\s++-a\s++"
     r"|docker\s++login(?:\s++(?!-p)(?!docker)[^\s|;&]++)*+\s++-p(?:\s++|=)?+"
+    # Redis's AUTH [username] password (redis.io, commands/auth) given to redis-cli: the last word of the command
+    r"|redis-cli(?:\s++(?!(?i:auth)\s)(?!redis-cli)[^\s|;&]++)*+\s++(?i:auth)\s++"
+    r"(?:[^\s|;&]++\s++(?=[^\s|;&]++\s*+(?:[|;&\r\n]|$)))?+"
+    # mongosh / mongo -p PW (mongosh Options reference: --password, -p; mongo(1)); -p with no value prompts
+    r"|mongo(?:sh)?+(?:\s++(?!-p\s)(?!mongo)[^\s|;&]++)*+\s++-p\s++(?!-)"
     rf"){_CMD_VALUE}"
 )
-_COMMAND_WORDS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker")
-_COMMAND_WORD = re.compile(r"mysql[a-z]*+|mariadb[a-z-]*+|sshpass|redis-cli|aws|docker")  # argv[i]'s name, path cut
+_COMMAND_WORDS = ("mysql", "mariadb", "sshpass", "redis-cli", "docker", "mongo")
+# argv[i]'s name, path cut
+_COMMAND_WORD = re.compile(r"mysql[a-z]*+|mariadb[a-z-]*+|sshpass|redis-cli|aws|docker|mongo(?:sh)?+")
 _COMMAND_CONTEXT_WORDS = 32  # how many words after such a command an argv list reads it as that command's
 # the AWS CLI's ``aws configure set [--profile P] NAME VALUE`` (AWS CLI command reference): VALUE when NAME is a
 # credential name (``aws_secret_access_key``, ``aws_session_token``, ``profile.p.aws_secret_access_key``)

@@ -29,6 +29,8 @@ from specscope.errors import ConfigError
 from specscope.textsafe import clip
 
 __all__ = [
+    "BYTE_UNITS",
+    "apply_only",
     "ascii_number",
     "empty_path_error",
     "check_name",
@@ -136,7 +138,8 @@ def parse_duration_s(
         )
     if bounds is not None and not (allow_zero and seconds == 0) and not bounds[0] <= seconds <= bounds[1]:
         low, high = (duration_text(b) for b in bounds)
-        raise ConfigError(
+        raise ConfigError.out_of_bounds(
+            what,
             f"{what} takes a duration from {low} to {high}",
             found=f"{text} ({duration_text(seconds)})",
             expected=f"a duration from {low} to {high}"
@@ -162,7 +165,8 @@ def _out_of_bound(what: str, text: object, allow_zero: bool, kind: str, examples
     bound = ">= 0" if allow_zero else "> 0"
     above = "zero or more" if allow_zero else "above zero"
     size = kind.rsplit(" ", 1)[-1]
-    return ConfigError(
+    return ConfigError.out_of_bounds(
+        what,
         f"{what} must be {bound}",
         found=str(text),
         expected=f"{kind} {bound}, e.g. {examples}",
@@ -204,15 +208,15 @@ def parse_rate_per_s(text: str | float | int, what: str = "a rate") -> float:
         value = float(s) if re.fullmatch(_NUMBER, s) else None
     if value is None or not MIN_RATE_PER_S <= value <= MAX_RATE_PER_S:
         positive = value is not None and 0 < value < float("inf")
-        raise ConfigError(
-            f"{what} takes a rate from {MIN_RATE_PER_S:g} to {MAX_RATE_PER_S:,.0f} per second"
-            if positive
-            else f"{what} takes a positive rate",
-            found=text,
-            expected=f"a number per second from {MIN_RATE_PER_S:g} (one request per 1000 s) to "
-            f"{MAX_RATE_PER_S:,.0f} (ten times what the client can send), e.g. 2 or 2/s",
-            fix=f"e.g. {what} 2" if what.startswith("-") else "write a rate in that range, e.g. 2",
+        expected = (
+            f"a number per second from {MIN_RATE_PER_S:g} (one request per 1000 s) to "
+            f"{MAX_RATE_PER_S:,.0f} (ten times what the client can send), e.g. 2 or 2/s"
         )
+        fix = f"e.g. {what} 2" if what.startswith("-") else "write a rate in that range, e.g. 2"
+        if positive:  # read, but out of bounds
+            message = f"{what} takes a rate from {MIN_RATE_PER_S:g} to {MAX_RATE_PER_S:,.0f} per second"
+            raise ConfigError.out_of_bounds(what, message, found=text, expected=expected, fix=fix)
+        raise ConfigError(f"{what} takes a positive rate", found=text, expected=expected, fix=fix)
     return value
 
 
@@ -375,6 +379,8 @@ def parse_pairs(
 _BYTES_RE = re.compile(rf"^\s*(-?{_NUMBER})\s*([kmgtp]i?)?b?\s*$", re.IGNORECASE)
 _PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
 _PREFIX |= {"ki": 1024.0, "mi": 1024.0**2, "gi": 1024.0**3, "ti": 1024.0**4, "pi": 1024.0**5}
+#: the units :func:`parse_bytes` reads (its prefix table), as a message names them: ``B, KB, ..., KiB, ...``
+BYTE_UNITS = ", ".join(p.upper()[:1] + p[1:] + "B" for p in _PREFIX)
 
 
 #: the bytes a decode step of a served model reads (``predict --bytes-per-step``): 1 MB (below the smallest
@@ -410,7 +416,7 @@ def parse_bytes(
             f"{what} takes a finite byte size",
             found=f"{text} (more bytes than a number holds)" if value == float("inf") else f"{text} (not a number)",
             expected="a size such as 17.61GB, 850MB or 0.79GiB",
-            fix="check the number and its unit (B, KB, MB, GB, TB), e.g. 17.61GB",
+            fix=f"check the number and its unit ({BYTE_UNITS}), e.g. 17.61GB",
         )
     if value is None or not low_ok or not value < float("inf"):
         kind = "non-negative" if allow_zero else "positive"
@@ -419,17 +425,18 @@ def parse_bytes(
             f"{what} takes a {kind} byte size",
             found=text,
             expected="a size such as 17.61GB, 850MB or 0.79GiB" + (" (0: nothing read)" if allow_zero else ""),
-            fix=f"write the number with a unit (B, KB, MB, GB, KiB, MiB, GiB), e.g. {example}",
+            fix=f"write the number with a unit ({BYTE_UNITS}), e.g. {example}",
         )
     if bounds is not None and not (allow_zero and value == 0) and not bounds[0] <= value <= bounds[1]:
         low, high = (
             f"{b / 1e6:g}MB" if b < 1e9 else f"{b / 1e12:g}TB" if b < 1e15 else f"{b / 1e15:g}PB" for b in bounds
         )
-        raise ConfigError(
+        raise ConfigError.out_of_bounds(
+            what,
             f"{what} takes a size from {low} to {high}",
             found=f"{text} ({value:g} bytes)",
             expected=f"a size from {low} to {high}; {'below' if value < bounds[0] else 'above'} that it is a typo",
-            fix="check the number and its unit (B, KB, MB, GB, TB), e.g. 17.61GB",
+            fix=f"check the number and its unit ({BYTE_UNITS}), e.g. 17.61GB",
         )
     return value
 
@@ -527,6 +534,12 @@ def count_noun(n: float, noun: str, plural: str | None = None) -> str:
     """``1 round``, ``3 rounds``, ``0 rounds``: a whole count (printed without decimals) with its noun."""
     one = math.isfinite(n) and round(n) == 1  # a NaN count (a damaged store) is printed as nan, never raises
     return f"{n:.0f} {noun if one else (plural or noun + 's')}"
+
+
+def apply_only(flags: list[str], where: str) -> str:
+    """``--overhead applies only WHERE``, ``--overhead, --compare apply only WHERE``: the one wording of options
+    read in one mode only, its verb agreeing with how many were given."""
+    return f"{', '.join(flags)} {'applies' if len(flags) == 1 else 'apply'} only {where}"
 
 
 def check_api_key(key: str, what: str = "--api-key") -> str:

@@ -198,3 +198,20 @@ def test_a_number_under_a_name_that_only_names_a_credential_is_masked():
     assert redact_text("password: 4242, token: 12") == f"password: {MASK}, token: 12"
     value = {"authorization": 12345, "client_secret": 7, "token": 12, "sid": 3, "password": True}
     assert redact(value) == {"authorization": MASK, "client_secret": MASK, "token": 12, "sid": 3, "password": True}
+
+
+@pytest.mark.parametrize(
+    ("argv", "masked"),
+    [
+        (["redis-cli", "-p", "6379", "AUTH", "RedisAuth0160"], ["redis-cli", "-p", "6379", "AUTH", MASK]),
+        (
+            ["mongosh", "-u", "alice", "-p", "MongoPw0161", "--port", "27017"],
+            ["mongosh", "-u", "alice", "-p", MASK, "--port", "27017"],
+        ),
+        (["mongo", "-p", "MongoPw0162"], ["mongo", "-p", MASK]),
+        (["mongosh", "-u", "alice", "-p", "--port", "27017"], ["mongosh", "-u", "alice", "-p", "--port", "27017"]),
+        (["ssh", "-p", "2222", "u@h"], ["ssh", "-p", "2222", "u@h"]),
+    ],
+)
+def test_a_database_shell_password_is_masked_in_an_argv_list_and_its_port_kept(argv, masked):
+    assert redact_argv(argv) == masked

@@ -42,7 +42,7 @@ def test_server_without_metrics(tmp_path):
         (["--configs", "turbo"], "unknown config 'turbo'"),
         (["--workloads", "poetry"], "unknown workload 'poetry'"),
         (["--max-concurrency", "1,x"], "--max-concurrency takes comma-separated whole numbers"),
-        (["--max-concurrency", "0"], "invalid bench option --max-concurrency"),
+        (["--max-concurrency", "0"], "invalid value for --max-concurrency"),
         (["--server", "localhost:8000"], "--server must be a URL"),
         (
             ["--target-ci", "0.05", "--min-repeats", "5", "--max-repeats", "2"],

@@ -88,7 +88,7 @@ def test_audit_takes_text_and_the_old_table_spelling(tmp_path) -> None:
         (["gate", "--launch", "vllm"], "--launch vllm needs recipe names"),
         (["gate", "--server", "a=http://127.0.0.1:9", "--configs", "b"], "config 'b' has no --server"),
         (["bench", "--configs", "base", "--configs", "turbo"], "unknown config 'turbo'"),
-        (["bench", "--launch", "sglang"], "unknown --launch 'sglang'"),
+        (["bench", "--launch", "sglang"], "invalid value for --launch"),
     ],
 )
 def test_bad_targets_fail_before_any_server_or_folder(tmp_path, argv: list[str], message: str) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from clirun import cli
 
 
@@ -289,7 +291,7 @@ def test_several_models_give_figures_per_model(tmp_path, capsys, monkeypatch):
     assert qwen["acceptance_rate"] == 0.6 and qwen["acceptance_length"] == 2.8 and qwen["alarms"] == []
     assert llama["acceptance_rate"] == 0.01 and llama["acceptance_length"] == 1.03
     assert doc["alarms"] == llama["alarms"] and llama["alarms"][0].startswith("LOW_ACCEPTANCE(unknown method")
-    assert doc["inside"].startswith("requests to LoRA adapters served on the model")
+    assert doc["inside"] is None  # no LoRA gauge in the scrapes: nothing said about adapters
     b, a = tmp_path / "before.prom", tmp_path / "after.prom"
     code, out, _ = cli(["counters", b, a], capsys, monkeypatch, tmp_path)
     assert "model qwen-8b: rate 60.0%  length 2.80  drafts 100  draft tokens 300  accepted 180" in out
@@ -363,3 +365,33 @@ def test_scrapes_of_two_different_engines_are_refused_by_name(tmp_path, capsys, 
     # the same engine twice, or the same names behind another label set, is still a window
     code, doc, _ = _counters(tmp_path, capsys, monkeypatch, after, after)
     assert code == 0 and doc["engine_kind"] == "vllm"
+
+
+def _dp8(tmp_path, lora: bool) -> tuple:
+    from paths import DATA
+
+    src = DATA / "engines" / "counters"
+    out = []
+    for name in ("vllm_dp8_before.prom", "vllm_dp8_before_with_gen.prom"):
+        text = (src / name).read_text()
+        if lora:  # the gauge PrometheusStatLogger adds with a LoRA config (v1/metrics/loggers.py, vLLM 0.32.0)
+            text += (
+                "# HELP vllm:lora_requests_info Running stats on lora requests.\n# TYPE vllm:lora_requests_info gauge\n"
+                'vllm:lora_requests_info{max_lora="2",running_lora_adapters="alpaca",waiting_lora_adapters=""} '
+                "1.7e+09\n"
+            )
+        (tmp_path / name).write_text(text)
+        out.append(tmp_path / name)
+    return tuple(out)
+
+
+@pytest.mark.parametrize("lora", [False, True])
+def test_the_lora_caveat_rests_on_the_scrape(lora, tmp_path, capsys, monkeypatch):
+    """Every vLLM ``counters`` run said "inside each figure: requests to LoRA adapters ...", with no adapter in
+    sight: the caveat is said when the scrape shows LoRA served (``vllm:lora_requests_info``), and only then."""
+    before, after = _dp8(tmp_path, lora)
+    code, out, _err = cli(["counters", before, after], capsys, monkeypatch, tmp_path)
+    assert code in (0, 1) and ("LoRA" in out) is lora
+    code, doc_text, _err = cli(["counters", before, after, "-f", "json"], capsys, monkeypatch, tmp_path)
+    doc = json.loads(doc_text)
+    assert (doc["inside"] or "").startswith("requests to LoRA adapters served on the model") is lora

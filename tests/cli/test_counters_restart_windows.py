@@ -39,9 +39,7 @@ def test_both_engines_restarted_give_their_post_restart_windows_marked_partial()
         "(partial window: restarted between the scrapes, counts since the restart)",
         "acceptance (engines 0, 1, partial windows): rate 68.3%  length 3.73  k 4",
         "per position: 93.3% 83.3% 60.0% 36.7%",
-        "reasons: COUNTER_RESET",
-        "inside each figure: requests to LoRA adapters served on the model (PrometheusStatLogger labels by the "
-        "served model name, v1/metrics/loggers.py)",
+        "reasons: COUNTER_RESET",  # no LoRA gauge in the scrapes: no word about adapters
         f"speculation: restarted: every engine left restarted between the scrapes ({CLOCKS}): the counts since "
         "each restart are a partial window (what ran before the restart is lost)",
     ]

@@ -17,13 +17,17 @@ COUNTERS = DATA / "counters" / "llamacpp_after.prom"
     ("argv", "wanted", "unwanted"),
     [
         (["report", RUN, "-f", "yaml"], "expected: one of text, markdown, json, html;", "is not one of"),
-        (["counters", COUNTERS, COUNTERS, "--timeout", "0"], "--timeout must be > 0", "a number and a unit"),
-        (["predict", "--bytes-per-step", "0", "--bandwidth", "1GB/s"], "--bytes-per-step must be > 0", "with a unit"),
+        (["counters", COUNTERS, COUNTERS, "--timeout", "0"], "invalid value for --timeout", "a number and a unit"),
+        (
+            ["predict", "--bytes-per-step", "0", "--bandwidth", "1GB/s"],
+            "invalid value for --bytes-per-step",
+            "with a unit",
+        ),
         (["report", RUN, "--min-effect", "100%"], "(below 100%)", "as a percentage"),
         (
             ["predict", *("--bytes-per-step", "1GB", "--bandwidth", "1GB/s", "--per-position", "0.5"),
              *("--draft-bytes", "0", "--lm-head-bytes", "-5GB")],
-            "--lm-head-bytes must be > 0",
+            "invalid value for --lm-head-bytes",
             "a byte size must",
         ),
         (["predict"], "fix: specscope predict --bytes-per-step", "\n\n"),

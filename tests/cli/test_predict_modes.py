@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from audit.ckmaker import dense_config, dense_model, write
-from clirun import cli
+from clirun import cli, one_error
 from quickrun import make_quick_run
 
 ROOF = ["--bytes-per-step", "1GB", "--bandwidth", "100GB/s"]
@@ -22,7 +22,7 @@ ROOF = ["--bytes-per-step", "1GB", "--bandwidth", "100GB/s"]
 def test_run_less_options_with_run_are_refused(extra, named, tmp_path, capsys, monkeypatch):
     run = make_quick_run(tmp_path / "run")
     code, _, err = cli(["predict", run, "--bytes-per-step", "0.27GB", *extra], capsys, monkeypatch, tmp_path)
-    assert code == 2 and named in err and "only apply without RUN" in err and "fix:" in err
+    assert code == 2 and named in err and f"{named} applies only without RUN" in err and "fix:" in err
 
 
 @pytest.mark.parametrize(
@@ -60,3 +60,18 @@ def test_a_bad_holdout_names_holdout(value, tmp_path, capsys, monkeypatch):
     assert code == 2
     assert f"error: --holdout takes draft lengths in tokens; found: {value}; " in err
     assert "fix: e.g. --holdout 1,2,4" in err and "--k" not in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "what"),
+    [
+        (["--overhead", "0s"], "--overhead applies only to the run-less prediction"),
+        (["--overhead", "0s", "--compare", "1=20"], "--overhead, --compare apply only to the run-less prediction"),
+        (["--measured", "12", "--lm-head-bytes", "0.1GB"], "--measured, --lm-head-bytes apply only without RUN"),
+    ],
+)
+def test_a_run_less_option_with_run_is_refused_in_grammatical_words(extra, what, tmp_path, capsys, monkeypatch):
+    """``predict RUN --overhead 0s`` said "--overhead only apply": one option applies, several apply."""
+    run = make_quick_run(tmp_path / "run")
+    code, _, err = cli(["predict", run, "--bytes-per-step", "0.27GB", *extra], capsys, monkeypatch, tmp_path)
+    assert code == 2 and one_error(err).startswith(f"error: {what}; found: ")

@@ -31,3 +31,23 @@ def test_parse_log_with_plan_still_works(tmp_path, capsys, monkeypatch):
         ["serve", "--parse-log", LOG, "--plan", "requests=2,tokens=100", "-f", "json"], capsys, monkeypatch, tmp_path
     )
     assert code in (0, 1) and '"plan"' in out
+
+
+@pytest.mark.parametrize(
+    ("log", "row"),
+    [
+        (
+            "engines/logs/vllm_pr31998_ngram_async_scheduling_off.log",
+            "{'method': 'ngram', 'num_speculative_tokens': 4, 'prompt_lookup_max': 4}",
+        ),
+        ("fixtures/vllm_cpu_0.32.0_smollm2_ngram.log", "{'method': 'ngram', 'num_speculative_tokens': 4}"),
+    ],
+)
+def test_an_ngram_speculative_config_shows_no_absent_model(log, row, capsys, monkeypatch, tmp_path):
+    """``serve --parse-log`` printed ``'model': None`` inside an n-gram speculative_config: a key the log leaves
+    empty is not shown inside a fact, as a fact the log does not state is not a row."""
+    monkeypatch.setenv("COLUMNS", "250")
+    code, out, _err = cli(["serve", "--parse-log", DATA / log], capsys, monkeypatch, tmp_path)
+    lines = [line for line in out.splitlines() if "speculative_config " in line]
+    assert code == 0 and len(lines) == 1 and "None" not in out
+    assert lines[0].split("│")[2].strip() == row

@@ -76,5 +76,5 @@ def test_bench_negative_seed_is_refused_before_a_run_folder_exists(capsys, tmp_p
     code, err = _run(
         ["bench", "--server", "a=http://127.0.0.1:9", "--seed", "-5", "--out", str(tmp_path / "o")], capsys
     )
-    assert code == 2 and err.startswith("error: invalid bench option --seed")
+    assert code == 2 and err.startswith("error: invalid value for --seed")
     assert not (tmp_path / "o").exists()

@@ -138,7 +138,6 @@ def test_a_negative_crash_trials_is_one_error_line(tmp_path):
     )
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip() == (
-        "error: invalid bench option --crash-trials; found: -1; expected: a value >= 0; "
-        "fix: give --crash-trials 0 or more"
+        "error: invalid value for --crash-trials; found: -1; expected: a value >= 0; fix: give --crash-trials 0 or more"
     )
     assert not list(tmp_path.iterdir())  # refused before a run folder exists

@@ -143,7 +143,7 @@ def test_bad_calibration_is_exit_2_in_one_message(extra, message):
 def test_calibration_options_with_a_run_are_refused(tmp_path):
     r = _cli("predict", str(tmp_path), "--bytes-per-step", "17.61GB", "--fit-k", "1=20.00")
     assert r.returncode == 2
-    assert "--fit-k only apply to the run-less prediction" in r.stderr
+    assert "--fit-k applies only to the run-less prediction" in r.stderr
     assert "Traceback" not in r.stderr
 
 

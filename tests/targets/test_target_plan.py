@@ -44,7 +44,7 @@ def test_servers_named_or_named_by_position() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"launch": "sglang"}, "unknown --launch"),
+        ({"launch": "sglang"}, "invalid value for --launch"),
         ({"servers": ["localhost:8000"]}, "--server must be a URL or NAME=URL"),
         ({"servers": ["=http://h:1"]}, "--server has an empty config name"),
         ({"servers": ["a=http://h:1", "a=http://h:2"]}, "--server names repeat"),

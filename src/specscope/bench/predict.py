@@ -32,7 +32,7 @@ from specscope.stats.summary import CellSummary
 from specscope.stats.verdict import min_effect_of
 from specscope.store import open_run
 from specscope.store.manifest import manifest_record
-from specscope.values import STEP_BYTES_BOUNDS
+from specscope.values import STEP_BYTES_BOUNDS, apply_only
 
 __all__ = [
     "PredictInputs",
@@ -254,7 +254,7 @@ def published_calibration(
     given = [n for n, v in (("--overhead", overhead_ms), ("--fit-k", fit_k), ("--compare", compare)) if v is not None]
     if given and not runless:
         raise ConfigError(
-            f"{', '.join(given)} only apply to the run-less prediction",
+            apply_only(given, "to the run-less prediction"),
             found="a RUN folder, or no --per-position",
             expected="predict --per-position U1,U2,... --bytes-per-step ... --draft-bytes ... --bandwidth ...",
             fix="with RUN the overhead is fitted on the run itself (use --holdout to check it out of sample)",

@@ -172,7 +172,7 @@ class Opt:
             if not isinstance(value, str) or not value.strip():
                 raise self._empty(flag, repr(value))
             if kind == "choice" and value not in self.choices:
-                raise ConfigError.unknown(flag, value, self.choices, fix=f"e.g. {flag} {self.choices[0]}")
+                raise ConfigError.invalid_value(flag, value, f"one of {', '.join(self.choices)}")
             return value
         example = (self.metavar or "A,B").lower()
         if kind == "names":

@@ -189,10 +189,13 @@ def usage_parts(exc: typer.TyperException | click.ClickException, argv: list[str
         typed = _typed_value(argv, flags)
         detail = plain_bound(message.split(": ", 1)[-1])  # typer checks min= / max= with pydantic: its words
         flag = flags[0] if flags else where
-        fix = value_fix(flag, detail, f"`{where} --help` says what {flag} takes")
         # click's "'yaml' is not one of text, json": the expected is the list, not the sentence about the value
         detail = re.sub(r"^'[^']*' is not one of ", "one of ", detail)
-        return message.split(": ", 1)[0], typed, detail, fix
+        fallback = f"`{where} --help` says what {flag} takes"
+        if not flags:  # an argument: click's own "Invalid value for 'RUN'"
+            return message.split(": ", 1)[0], typed, detail, value_fix(flag, detail, fallback)
+        error = ConfigError.invalid_value(flag, typed, detail, fallback=fallback)
+        return error.message, typed, detail, str(error.fix)
     if m := re.match(r"No such command '([^']*)'", message):
         name = m.group(1)
         names = sorted(getattr(getattr(ctx, "command", None), "commands", {}) or [])

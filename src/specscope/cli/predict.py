@@ -28,6 +28,7 @@ from specscope.cli.options import (
 )
 from specscope.cli.output import emit_doc, report_target
 from specscope.cli.vocab import VocabCommand
+from specscope.values import apply_only
 
 if TYPE_CHECKING:
     from specscope.stats.predict_run import RunPrediction
@@ -180,7 +181,7 @@ def _refuse_out_of_mode(run: Path | None, given: dict[str, object]) -> None:
         wrong = [n for n in ("--per-position", "--measured", "--lm-head-bytes") if given.get(n) is not None]
         if wrong:
             raise ConfigError(
-                f"{', '.join(wrong)} only apply without RUN",
+                apply_only(wrong, "without RUN"),
                 found=f"RUN {run} and {', '.join(wrong)}",
                 expected="with RUN: the run's own acceptance and rates; without RUN: --per-position, --measured, "
                 "--lm-head-bytes",

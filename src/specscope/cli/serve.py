@@ -76,6 +76,14 @@ def _loaded_line(loaded: dict[str, object] | None) -> str:
     )
 
 
+def _stated(value: object) -> object:
+    """``value`` without the entries of its mappings that state nothing (None, empty), as a fact the log does not
+    state is not a row: an n-gram ``speculative_config`` has no drafter model, and ``'model': None`` is not shown."""
+    if isinstance(value, dict):
+        return {k: _stated(v) for k, v in value.items() if _stated(v) not in (None, [], {}, "")}
+    return value
+
+
 def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | None = None) -> int:
     from rich.table import Table
 
@@ -123,8 +131,8 @@ def _print_facts(path: Path, fmt: str, plan: str | None = None, census: str | No
         hidden |= {name for s, _x in summaries for name in s.hidden}
         shown = facts.model_dump(exclude=hidden)
         for key, value in shown.items():
-            if value not in (None, [], {}, ""):  # a fact the log does not state is not a row (never an empty one)
-                table.add_row(key, str(value))
+            if _stated(value) not in (None, [], {}, ""):  # a fact the log does not state is not a row (never empty)
+                table.add_row(key, str(_stated(value)))
         from specscope.launch.logpool import log_pool_lines
         from specscope.launch.logstats import cumulative_lines, pooled_lines
 

@@ -122,7 +122,7 @@ def counters_doc(
         "warnings": [w for w in window.warnings if w not in reasons],
         "alarms": [a for m in models.values() for a in m["alarms"]] if models else _alarms(window, list(pool.engines)),
         "models": models,
-        "inside": unlabelled_traffic(window.engine_kind),
+        "inside": unlabelled_traffic(window.engine_kind, (*before.caveats, *after.caveats)),
         "window": pool.window,
         "pooled_engines": list(pool.engines),
         "acceptance_rate": d.acceptance_rate if measured else None,

@@ -82,9 +82,15 @@ def model_figures(delta: SpecCounters) -> dict[str, dict[str, Any]]:
     return out
 
 
-def unlabelled_traffic(engine_kind: str | None) -> str | None:
+def unlabelled_traffic(engine_kind: str | None, caveats: Sequence[str] = ()) -> str | None:
     """What an engine counts inside one series set without labelling it apart (its adapter's ``UNLABELLED_TRAFFIC``),
-    or None (no adapter, or it says nothing)."""
+    or None (no adapter, or it says nothing). An adapter whose ``UNLABELLED_TRAFFIC_SIGN`` names the caveat that shows
+    such traffic (``LORA_ADAPTERS``: a LoRA gauge in the scrape) says it only when ``caveats`` (the
+    scrapes') hold that caveat: no sign of LoRA adapters, no word about them."""
     from specscope.adapters.names import adapter_metrics
 
-    return next((getattr(m, "UNLABELLED_TRAFFIC", None) for e, m in adapter_metrics() if e == engine_kind), None)
+    module = next((m for e, m in adapter_metrics() if e == engine_kind), None)
+    sign = getattr(module, "UNLABELLED_TRAFFIC_SIGN", None)
+    if sign is not None and not any(c.startswith(f"{sign}(") for c in caveats):
+        return None
+    return getattr(module, "UNLABELLED_TRAFFIC", None)

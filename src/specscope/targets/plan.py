@@ -122,15 +122,18 @@ def parse_servers(specs: Iterable[str], names: tuple[str, ...] | None = None) ->
 
 def url_problem(url: str) -> str | None:
     """Why ``url`` is no URL a request can go to (a host or port that is not one: ``[::zz]``, ``:99999``, a path
-    starting ``:``), else None: said where the option is read, not as a traceback at the first request. httpx takes
+    starting ``:``, no host at all: ``http://``), else None: said where the option is read, not as a traceback at
+    the first request. httpx takes
     some that the standard library's parser (endpoints.url_endpoint) or the socket refuse: ``[u:pw@h`` raised
     ValueError, a 20-digit port OverflowError at the connect; and refuses some the standard library takes
     (``::::``: a relative URL whose path starts with ``:``, InvalidURL at the first request)."""
     try:
-        httpx.URL(url)
+        host = httpx.URL(url).host
         _ = urlsplit(url).port  # ValueError: not a URL, or a port out of 0-65535
     except (httpx.InvalidURL, ValueError) as exc:
         return str(exc)
+    if not host:  # http://, http:///v1, http://:8000: httpx said "UnsupportedProtocol" at the first request
+        return "it names no host"
     return None
 
 
@@ -169,7 +172,7 @@ def parse_targets(
         ConfigError: an unknown ``--launch``, ``--server`` with ``--launch vllm``, or a bad ``--server`` entry.
     """
     if launch not in LAUNCHERS:
-        raise ConfigError("unknown --launch", found=launch, expected=" or ".join(LAUNCHERS), fix="e.g. --launch vllm")
+        raise ConfigError.invalid_value("--launch", launch, f"one of {', '.join(LAUNCHERS)}")
     names = parse_configs(configs)
     specs = list(servers or ())
     if specs:

@@ -141,11 +141,23 @@ ROWS = (
         "accepted-prefix rate V1 and serve --parse-log give; emitted tokens give that only with k, not in /metrics)",
         _V0,
     ),
+    Row(
+        "prometheus",
+        "lora_requests_info",
+        "caveat",
+        "ignored",
+        "LORA_ADAPTERS(vllm:lora_requests_info is in the scrape: the server runs with LoRA adapters; "
+        "PrometheusStatLogger creates this gauge only with a LoRA config, v1/metrics/loggers.py)",
+        _LOG,
+        "tests/cli/test_counters_engines_cli.py::test_the_lora_caveat_rests_on_the_scrape",
+    ),
 )
 
 #: how the engine serves its metrics (an error's fix names it)
 ENABLE_METRICS = "served by default at /metrics"
-#: what the engine counts inside one series set without labelling it apart (``counters`` says so)
+#: what the engine counts inside one series set without labelling it apart (``counters`` says so when the scrape
+#: shows it: ``UNLABELLED_TRAFFIC_SIGN``, the caveat of ``vllm:lora_requests_info``)
+UNLABELLED_TRAFFIC_SIGN = "LORA_ADAPTERS"
 UNLABELLED_TRAFFIC = (
     "requests to LoRA adapters served on the model (PrometheusStatLogger labels by the served model name, "
     "v1/metrics/loggers.py)"
