@@ -189,3 +189,24 @@ def test_one_bad_tokenize_answer_is_asked_again_and_the_run_finishes(tmp_path, b
 def test_a_token_count_past_the_record_bound_is_a_bad_answer():
     with pytest.raises(ServerError, match=r"count: Input should be less than or equal to 9223372036854775807"):
         read_answer(TokenCount, b'{"count": 100000000000000000000000000}', path="/tokenize", fix="f")
+
+
+def test_v1_models_that_answers_5xx_three_times_refuses_before_the_first_cell(tmp_path):
+    # 2026-12-06: three 503s on GET /v1/models read as "lists no model", and every request then asked for the model
+    # "default" (a real server answers 404 to each); now the run is refused before any cell, naming what was found
+    script = TruthScript(default=PLAN, serve_models=True, garbage={"/v1/models": [0, 1, 2]}, garbage_status=503)
+    with TruthServer(script) as ts:
+        code, _, err = _bench_rc_at(ts, tmp_path)
+        log = ts.served()
+    assert code == 2 and log == []  # no request was sent
+    assert "found: HTTP 503 from GET /v1/models x3" in err
+    assert "expected: a model list" in err
+    assert "Traceback" not in err
+
+
+def _bench_rc_at(ts: TruthServer, tmp_path: Path) -> tuple[int, list[dict], str]:
+    args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={_prompts(tmp_path)}"]
+    args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "6", "-f", "json", "--out", str(tmp_path)]
+    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+    cells = json.loads(res.stdout)["cells"] if res.returncode in (0, 1) else []
+    return res.returncode, cells, res.stderr

@@ -173,7 +173,7 @@ class ExternalServer:
         since one bad answer of a busy proxy must not refuse a run (issue 37); a given served name needs no list.
 
         Raises:
-            ServerError: every answer was a bad body and no model name was given.
+            ServerError: every answer was a bad body, or a 5xx, and no model name was given.
             httpx.HTTPError: the server cannot be reached (the caller names it).
         """
         fix = f"check what answers at {self.base_url}/v1/models (a proxy's error page?)"
@@ -186,6 +186,13 @@ class ExternalServer:
                 continue
             if r.status_code >= 500 and attempt + 1 < MODELS_TRIES:  # a busy proxy's 502/503: asked again
                 continue
+            if r.status_code >= 500 and not self.model_name:  # never "no model": requests would name "default"
+                raise ServerError(
+                    f"server {self.name!r} at {self.base_url} does not say which model it serves",
+                    found=f"HTTP {r.status_code} from GET /v1/models x{MODELS_TRIES}: {quote_body(r.text)}",
+                    expected='a model list (HTTP 200 with {"data": [{"id": ...}]})',
+                    fix=f"check the server at {self.base_url} (its log, a proxy in front of it) and run again",
+                )
             if r.status_code != 200:
                 return []
             try:
