@@ -210,3 +210,21 @@ def _bench_rc_at(ts: TruthServer, tmp_path: Path) -> tuple[int, list[dict], str]
     res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
     cells = json.loads(res.stdout)["cells"] if res.returncode in (0, 1) else []
     return res.returncode, cells, res.stderr
+
+
+@pytest.mark.parametrize(("value", "named"), [("1e400", "inf"), ("NaN", "nan"), ("-5", "-5"), ('"4096"', "4096")])
+def test_a_max_model_len_not_understood_is_a_named_warning_and_the_run_goes_on(tmp_path, value, named):
+    # 2026-12-06: max_model_len 1e400 (or NaN, negative, a string) in GET /v1/models refused the whole run; now that
+    # fact is absent, a named warning says so and the served model is still read from the list
+    body = '{"object": "list", "data": [{"id": "truth", "max_model_len": ' + value + "}]}"
+    every = list(range(20))
+    script = TruthScript(
+        default=PLAN, serve_models=True, garbage={"/v1/models": every}, garbage_body={"/v1/models": body}
+    )
+    with TruthServer(script) as ts:
+        code, cells, err = _bench_rc_at(ts, tmp_path)
+        log = ts.served()
+    assert code == 0, err[-1500:]
+    assert [c["streams"] for c in cells] == [1]
+    assert {r["model"] for r in log} == {"truth"}
+    assert f"warning: server 'x': GET /v1/models: MODEL_FIELD_UNREADABLE(max_model_len={named})" in err

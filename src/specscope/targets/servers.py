@@ -112,6 +112,8 @@ class ExternalServer:
         self.server_kind = "openai"
         self.metrics_url = f"{self.base_url}/metrics"
         self.log_path: Path | None = None
+        #: named warnings of the start-up answers (``MODEL_FIELD_UNREADABLE(...)``: a field not understood, absent)
+        self.warnings: list[str] = []
 
     def __enter__(self) -> ExternalServer:
         try:
@@ -196,7 +198,9 @@ class ExternalServer:
             if r.status_code != 200:
                 return []
             try:
-                return [m.id for m in read_answer(ModelsAnswer, r.content, path="GET /v1/models", fix=fix).data]
+                listed = read_answer(ModelsAnswer, r.content, path="GET /v1/models", fix=fix).data
+                self.warnings = [w for m in listed for w in m.unreadable]  # a fact not understood: absent, named
+                return [m.id for m in listed]
             except ServerError:
                 if self.model_name:
                     return []
@@ -214,6 +218,8 @@ class ExternalServer:
     def facts(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": "external", "base_url": self.base_url, "model": self.model_name}
         out["models"] = self._models
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         if self._endpoints:
             out["endpoints"] = self._endpoints
         return out
