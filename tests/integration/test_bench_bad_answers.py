@@ -228,3 +228,33 @@ def test_a_max_model_len_not_understood_is_a_named_warning_and_the_run_goes_on(t
     assert [c["streams"] for c in cells] == [1]
     assert {r["model"] for r in log} == {"truth"}
     assert f"warning: server 'x': GET /v1/models: MODEL_FIELD_UNREADABLE(max_model_len={named})" in err
+
+
+def _vllm_body(*series: tuple[str, float]) -> str:
+    """A ``/metrics`` body of vLLM's names: per ``(model_name, generated tokens)`` one series set (engine 0) whose
+    prompt counter equals its generated one and whose speculative counters are 0, the server idle."""
+    lines = []
+    for model, tokens in series:
+        labels = f'{{engine="0",model_name="{model}"}}'
+        for name in ("spec_decode_num_drafts", "spec_decode_num_draft_tokens", "spec_decode_num_accepted_tokens"):
+            lines.append(f"vllm:{name}_total{labels} 0.0")
+        lines += [f"vllm:generation_tokens_total{labels} {tokens}", f"vllm:prompt_tokens_total{labels} {tokens}"]
+        lines += [f"vllm:num_requests_running{labels} 0.0", f"vllm:num_requests_waiting{labels} 0.0"]
+    return "\n".join(lines) + "\n"
+
+
+def test_counters_all_zero_mid_run_are_a_reset_with_absent_figures_not_zero(tmp_path):
+    # 2026-12-06: cell 1's after scrape (request 3) with every counter at 0 read COUNTER_RESET with generation tokens
+    # 0.0 (the Prometheus increase() convention: the value since the restart), a window that was never counted
+    script = TruthScript(default=PLAN, garbage={"/metrics": [3]}, garbage_body={"/metrics": _vllm_body(("truth", 0.0))})
+    cells = _three_cells(script, tmp_path)
+    first = cells[0]
+    assert "COUNTER_RESET" in first.reasons and first.status == "degraded"
+    assert first.server_generation_tokens is None
+    assert first.counters is not None
+    counts = ("drafts", "draft_tokens", "accepted_tokens", "generation_tokens", "prompt_tokens", "rejected_tokens")
+    assert [getattr(first.counters, n) for n in counts] == [None] * 6
+    assert first.counters.accepted_per_position == ()
+    assert first.output_tokens == 6 and first.token_source == "usage"  # the streams' own usage still counts
+    assert first.acceptance_rate is None
+    assert [c.server_generation_tokens for c in cells[1:]] == [6, 6]
