@@ -258,3 +258,14 @@ def test_counters_all_zero_mid_run_are_a_reset_with_absent_figures_not_zero(tmp_
     assert first.output_tokens == 6 and first.token_source == "usage"  # the streams' own usage still counts
     assert first.acceptance_rate is None
     assert [c.server_generation_tokens for c in cells[1:]] == [6, 6]
+
+
+@pytest.mark.parametrize("body", ["[]", "{}", "hello world\n"])
+def test_a_scrape_mid_run_that_is_no_prometheus_text_is_the_cell_unreadable_reason(tmp_path, body):
+    # 2026-12-06: a mid-run /metrics body of [] (JSON an engine that drains on read may send) was read as an empty
+    # drained slice: ENGINE_VANISHED / ENGINE_UNKNOWN_START, as if the engine had changed; the server answered
+    # Prometheus text at start, so it is no reading of that server (cell 1's before = request 2, cell 2's after = 5)
+    script = TruthScript(default=PLAN, garbage={"/metrics": [2, 5]}, garbage_body={"/metrics": body})
+    cells = _three_cells(script, tmp_path)
+    assert [c.reasons for c in cells] == [("METRICS_UNREADABLE(before)",), ("METRICS_UNREADABLE(after)",), ()]
+    assert [c.server_generation_tokens for c in cells] == [None, None, 6]

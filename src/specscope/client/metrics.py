@@ -55,6 +55,7 @@ from specscope.client.gauge_child import rank_order
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.readfile import SCRAPE_MAX_BYTES
 from specscope.records import INT_BOUND, SpecCounters, series_selector
+from specscope.seam.answers import quote_body
 
 __all__ = [
     "NOT_PROMETHEUS_TEXT",
@@ -513,7 +514,9 @@ async def _get_once(client: httpx.AsyncClient, url: str) -> tuple[httpx.Response
         return resp, await _read_bounded(resp, url)
 
 
-async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | None = None) -> SpecCounters:
+async def scrape(
+    client: httpx.AsyncClient, base_url: str, pool: DrainPool | None = None, drains: bool | None = None
+) -> SpecCounters:
     """GET ``/metrics`` and parse it.
 
     Args:
@@ -521,6 +524,9 @@ async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | Non
         base_url: the server root or its OpenAI base (``.../v1``).
         pool: the running totals of this URL when its body drains on read (JSON iteration stats); without one, such
             a body is refused (a slice alone is no snapshot).
+        drains: what the server's ``/metrics`` was at start (True: JSON that drains on read, False: Prometheus text;
+            None: unknown): a body of the other kind is refused, never read as another engine (issue 37: a ``[]``
+            mid-run read as an empty drained slice, every series "vanished").
 
     Returns:
         The snapshot (see :func:`parse_metrics`), or the pool's running totals for a drained body.
@@ -541,7 +547,14 @@ async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | Non
             fix="start the server or correct its URL (--server, or --metrics for a replica: scheme, host, port)",
         ) from exc
     text = body.decode(resp.charset_encoding or "utf-8", errors="replace")
-    piece = read_json_body(text)
+    piece = None if drains is False else read_json_body(text)
+    if (drains is False and _json_text(text)) or (drains and piece is None):
+        raise MetricsUnavailable(
+            NOT_PROMETHEUS_TEXT if not drains else "the /metrics body is not the JSON it answered at start",
+            found=f"GET {url}: {quote_body(text)}",
+            expected=("JSON that drains on read" if drains else "Prometheus text") + ", as /metrics answered at start",
+            fix="check what answers at the server's /metrics (a proxy in front of it?)",
+        )
     if piece is None:
         return parse_metrics(text)
     if pool is None:
@@ -552,6 +565,17 @@ async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | Non
             fix="read it through bench --server (which pools the slices)",
         )
     return pool.add(piece)
+
+
+def _json_text(text: str) -> bool:
+    """Whether ``text`` is JSON (an array or an object), which no Prometheus text is."""
+    if not text.lstrip().startswith(("[", "{")):
+        return False
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 async def _read_bounded(resp: httpx.Response, url: str) -> bytes:

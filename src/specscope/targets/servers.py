@@ -114,6 +114,9 @@ class ExternalServer:
         self.log_path: Path | None = None
         #: named warnings of the start-up answers (``MODEL_FIELD_UNREADABLE(...)``: a field not understood, absent)
         self.warnings: list[str] = []
+        #: whether ``/metrics`` answered JSON that drains on read at start (False: Prometheus text); None: not read.
+        #: Engine detection is at start only: a later body of the other kind is unreadable, not another engine.
+        self.metrics_drains: bool | None = None
 
     def __enter__(self) -> ExternalServer:
         try:
@@ -156,6 +159,7 @@ class ExternalServer:
                 continue
             json_body = m.status_code == 200 and _json_metrics(self.name, self.base_url, text)
             if m.status_code == 200 and ("# TYPE" in text or ":" in text or json_body):
+                self.metrics_drains = json_body  # the one reading of what the server's /metrics is
                 return
             if m.status_code == 404 or last:
                 raise MetricsUnavailable(
