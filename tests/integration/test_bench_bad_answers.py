@@ -269,3 +269,27 @@ def test_a_scrape_mid_run_that_is_no_prometheus_text_is_the_cell_unreadable_reas
     cells = _three_cells(script, tmp_path)
     assert [c.reasons for c in cells] == [("METRICS_UNREADABLE(before)",), ("METRICS_UNREADABLE(after)",), ()]
     assert [c.server_generation_tokens for c in cells] == [None, None, 6]
+
+
+def test_a_second_models_series_mid_run_is_not_the_served_models(tmp_path):
+    # 2026-12-06: cell 1's after scrape (request 3) that adds a second model's series read that series as the cell's
+    # (ENGINE_UNKNOWN_START, a degraded cell); the served model's series are picked by their model_name label, and
+    # its 6 tokens (12 after, 6 before: the warm-up's) are the cell's
+    body = _vllm_body(("truth", 12.0), ("other", 50.0))
+    script = TruthScript(default=PLAN, serve_models=True, garbage={"/metrics": [3]}, garbage_body={"/metrics": body})
+    cells = _three_cells(script, tmp_path)  # GET /v1/models names the served model: truth
+    assert [c.reasons for c in cells] == [(), (), ()]
+    assert [c.server_generation_tokens for c in cells] == [6, 6, 6]
+
+
+def test_the_served_model_is_picked_by_its_model_name_in_each_scrape():
+    # a server that labels its series by model_name alone: one model before, a second one after
+    from specscope.client.metrics import parse_metrics
+    from specscope.stats.counters import counters_delta, series_reasons
+
+    one = 'vllm:generation_tokens_total{model_name="truth"} 6.0\n'
+    two = one.replace("6.0", "12.0") + 'vllm:generation_tokens_total{model_name="other"} 50.0\n'
+    d = counters_delta(parse_metrics(one, model="truth"), parse_metrics(two, model="truth"))
+    assert (d.generation_tokens, series_reasons(d)) == (6.0, [])
+    pooled = counters_delta(parse_metrics(one), parse_metrics(two))  # no served model named: every series read
+    assert pooled.generation_tokens is None and series_reasons(pooled) != []

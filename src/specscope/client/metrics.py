@@ -259,11 +259,14 @@ def _line_of(text: str, name: str, labels: dict[str, str]) -> str | None:
     return None
 
 
-def parse_metrics(text: str) -> SpecCounters:
+def parse_metrics(text: str, model: str | None = None) -> SpecCounters:
     """Parse one Prometheus text exposition into a :class:`SpecCounters` snapshot.
 
     Args:
         text: the body of ``GET /metrics`` (Prometheus text format 0.0.4).
+        model: the served model: when a series of the engines' names carries ``model_name="<model>"``, the series
+            labelled with another ``model_name`` are not read (another model's, e.g. one loaded mid-run, is neither a
+            vanishing nor a new start of the served one: issue 37); None, or no series of it: every series is read.
 
     Returns:
         A snapshot summed over all engines; counters absent from the text stay ``None`` (never 0), and ``present``
@@ -307,6 +310,8 @@ def parse_metrics(text: str) -> SpecCounters:
                 )
             seen.add(series)
             ours.append((sample.name, len(prefix), tables[prefix], sample.labels, _sample_float(sample)))
+    if model is not None and any(labels.get("model_name") == model for *_, labels, _v in ours):
+        ours = [s for s in ours if s[3].get("model_name", model) == model]
     kept, differ = _one_per_copy_group(ours)
     total.caveats.update(differ)
     for name, cut, table, labels, value in kept:
@@ -515,7 +520,11 @@ async def _get_once(client: httpx.AsyncClient, url: str) -> tuple[httpx.Response
 
 
 async def scrape(
-    client: httpx.AsyncClient, base_url: str, pool: DrainPool | None = None, drains: bool | None = None
+    client: httpx.AsyncClient,
+    base_url: str,
+    pool: DrainPool | None = None,
+    drains: bool | None = None,
+    model: str | None = None,
 ) -> SpecCounters:
     """GET ``/metrics`` and parse it.
 
@@ -527,6 +536,7 @@ async def scrape(
         drains: what the server's ``/metrics`` was at start (True: JSON that drains on read, False: Prometheus text;
             None: unknown): a body of the other kind is refused, never read as another engine (issue 37: a ``[]``
             mid-run read as an empty drained slice, every series "vanished").
+        model: the served model, whose series alone are read where they are labelled (:func:`parse_metrics`).
 
     Returns:
         The snapshot (see :func:`parse_metrics`), or the pool's running totals for a drained body.
@@ -556,7 +566,7 @@ async def scrape(
             fix="check what answers at the server's /metrics (a proxy in front of it?)",
         )
     if piece is None:
-        return parse_metrics(text)
+        return parse_metrics(text, model)
     if pool is None:
         raise MetricsUnavailable(
             "the /metrics body drains on read and this reader keeps no running totals",
