@@ -20,7 +20,8 @@ previous GET, which :class:`DrainPool` turns into running totals (disjoint slice
 like two scrapes.
 
 Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
-data-parallel server with two engines reports one total; except copies: labels an adapter declares in
+data-parallel server with two engines reports one total; except another model's series, where the reader names the
+served model (``parse_metrics(text, model)``: bench does) and a series carries it as ``model_name``, and copies: labels an adapter declares in
 ``COPY_LABELS`` (ranks of one replica that each write the same count, such as the tensor- and pipeline-parallel ranks
 of one data-parallel group) make the samples of one name that differ only in them one copy group, of which the lowest
 ranks' sample alone is read (rank 0 of the group, the one the engine writes when a single rank reports); copies whose
