@@ -19,13 +19,14 @@ A body that is JSON rather than Prometheus text is offered to the adapters' JSON
 previous GET, which :class:`DrainPool` turns into running totals (disjoint slices pooled), so two readings difference
 like two scrapes.
 
-Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
-data-parallel server with two engines reports one total; except another model's series, where the reader names the
-served model (``parse_metrics(text, model)``: bench does) and a series carries it as ``model_name``, and copies: labels an adapter declares in
-``COPY_LABELS`` (ranks of one replica that each write the same count, such as the tensor- and pipeline-parallel ranks
-of one data-parallel group) make the samples of one name that differ only in them one copy group, of which the lowest
-ranks' sample alone is read (rank 0 of the group, the one the engine writes when a single rank reports); copies whose
-values differ are named (``RANK_COPIES_DIFFER``, a caveat) and the dropped copies make no series set.
+Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a data-parallel server
+with two engines reports one total; except another model's series, where the reader names the served model
+(``parse_metrics(text, model)``: bench does) and a series carries it as ``model_name``, and copies: labels an adapter
+declares in ``COPY_LABELS`` (ranks of one replica that each write the same count, such as the tensor- and
+pipeline-parallel ranks of one data-parallel group) make the samples of one name that differ only in them one copy
+group, of which the lowest ranks' sample alone is read (rank 0 of the group, the one the engine writes when a single
+rank reports); copies whose values differ are named (``RANK_COPIES_DIFFER``, a caveat) and the dropped copies make no
+series set.
 
 Each *series set* is kept too (``SpecCounters.engines``), with its ``*_created`` time, so that deltas are taken per
 series before summing (``specscope.stats.counters``): a series set is the samples that share one full label set once the
