@@ -187,3 +187,29 @@ def test_a_series_written_twice_is_refused_never_summed():
     with pytest.raises(MetricsUnavailable) as info:
         parse_metrics(text + text)
     assert "llamacpp:prompt_tokens_total" in str(info.value) and "twice" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "drains", "message"),
+    [
+        ("[]", False, "the /metrics body is not Prometheus text"),
+        (
+            'vllm:generation_tokens_total{engine="0"} 6.0\n',
+            True,
+            "the /metrics body is not the JSON it answered at start",
+        ),
+    ],
+)
+def test_a_body_of_the_other_kind_than_at_start_is_unreadable(body, drains, message):
+    # engine detection is at start only (issue 37): a [] from a server that answered Prometheus text at start is no
+    # empty drained slice, and Prometheus text from one that drained on read is no snapshot of it
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, text=body))
+
+    async def go(at_start):
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await scrape(client, "http://127.0.0.1:8000", None, at_start)
+
+    with pytest.raises(MetricsUnavailable) as ei:
+        asyncio.run(go(drains))
+    assert str(ei.value).startswith(message)
+    assert ei.value.found.startswith("GET http://127.0.0.1:8000/metrics: ")

@@ -189,3 +189,107 @@ def test_one_bad_tokenize_answer_is_asked_again_and_the_run_finishes(tmp_path, b
 def test_a_token_count_past_the_record_bound_is_a_bad_answer():
     with pytest.raises(ServerError, match=r"count: Input should be less than or equal to 9223372036854775807"):
         read_answer(TokenCount, b'{"count": 100000000000000000000000000}', path="/tokenize", fix="f")
+
+
+def test_v1_models_that_answers_5xx_three_times_refuses_before_the_first_cell(tmp_path):
+    # 2026-12-06: three 503s on GET /v1/models read as "lists no model", and every request then asked for the model
+    # "default" (a real server answers 404 to each); now the run is refused before any cell, naming what was found
+    script = TruthScript(default=PLAN, serve_models=True, garbage={"/v1/models": [0, 1, 2]}, garbage_status=503)
+    with TruthServer(script) as ts:
+        code, _, err = _bench_rc_at(ts, tmp_path)
+        log = ts.served()
+    assert code == 2 and log == []  # no request was sent
+    assert "found: HTTP 503 from GET /v1/models x3" in err
+    assert "expected: a model list" in err
+    assert "Traceback" not in err
+
+
+def _bench_rc_at(ts: TruthServer, tmp_path: Path) -> tuple[int, list[dict], str]:
+    args = ["bench", "--server", f"x={ts.base_url}", "--workload", f"mine={_prompts(tmp_path)}"]
+    args += ["--max-concurrency", "1", "--repeats", "1", "--max-tokens", "6", "-f", "json", "--out", str(tmp_path)]
+    res = subprocess.run([sys.executable, "-m", "specscope", *args], capture_output=True, text=True, timeout=300)
+    cells = json.loads(res.stdout)["cells"] if res.returncode in (0, 1) else []
+    return res.returncode, cells, res.stderr
+
+
+@pytest.mark.parametrize(("value", "named"), [("1e400", "inf"), ("NaN", "nan"), ("-5", "-5"), ('"4096"', "4096")])
+def test_a_max_model_len_not_understood_is_a_named_warning_and_the_run_goes_on(tmp_path, value, named):
+    # 2026-12-06: max_model_len 1e400 (or NaN, negative, a string) in GET /v1/models refused the whole run; now that
+    # fact is absent, a named warning says so and the served model is still read from the list
+    body = '{"object": "list", "data": [{"id": "truth", "max_model_len": ' + value + "}]}"
+    every = list(range(20))
+    script = TruthScript(
+        default=PLAN, serve_models=True, garbage={"/v1/models": every}, garbage_body={"/v1/models": body}
+    )
+    with TruthServer(script) as ts:
+        code, cells, err = _bench_rc_at(ts, tmp_path)
+        log = ts.served()
+    assert code == 0, err[-1500:]
+    assert [c["streams"] for c in cells] == [1]
+    assert {r["model"] for r in log} == {"truth"}
+    assert f"warning: server 'x': GET /v1/models: MODEL_FIELD_UNREADABLE(max_model_len={named})" in err
+
+
+def _vllm_body(*series: tuple[str, float]) -> str:
+    """A ``/metrics`` body of vLLM's names: per ``(model_name, generated tokens)`` one series set (engine 0) whose
+    prompt counter equals its generated one and whose speculative counters are 0, the server idle."""
+    lines = []
+    for model, tokens in series:
+        labels = f'{{engine="0",model_name="{model}"}}'
+        for name in ("spec_decode_num_drafts", "spec_decode_num_draft_tokens", "spec_decode_num_accepted_tokens"):
+            lines.append(f"vllm:{name}_total{labels} 0.0")
+        lines += [f"vllm:generation_tokens_total{labels} {tokens}", f"vllm:prompt_tokens_total{labels} {tokens}"]
+        lines += [f"vllm:num_requests_running{labels} 0.0", f"vllm:num_requests_waiting{labels} 0.0"]
+    return "\n".join(lines) + "\n"
+
+
+def test_counters_all_zero_mid_run_are_a_reset_with_absent_figures_not_zero(tmp_path):
+    # 2026-12-06: cell 1's after scrape (request 3) with every counter at 0 read COUNTER_RESET with generation tokens
+    # 0.0 (the Prometheus increase() convention: the value since the restart), a window that was never counted
+    script = TruthScript(default=PLAN, garbage={"/metrics": [3]}, garbage_body={"/metrics": _vllm_body(("truth", 0.0))})
+    cells = _three_cells(script, tmp_path)
+    first = cells[0]
+    assert "COUNTER_RESET" in first.reasons and first.status == "degraded"
+    assert first.server_generation_tokens is None
+    assert first.counters is not None
+    counts = ("drafts", "draft_tokens", "accepted_tokens", "generation_tokens", "prompt_tokens", "rejected_tokens")
+    assert [getattr(first.counters, n) for n in counts] == [None] * 6
+    assert first.counters.accepted_per_position == ()
+    assert first.output_tokens == 6 and first.token_source == "usage"  # the streams' own usage still counts
+    assert first.acceptance_rate is None
+    assert [c.server_generation_tokens for c in cells[1:]] == [6, 6]
+
+
+@pytest.mark.parametrize("body", ["[]", "{}", "hello world\n"])
+def test_a_scrape_mid_run_that_is_no_prometheus_text_is_the_cell_unreadable_reason(tmp_path, body):
+    # 2026-12-06: a mid-run /metrics body of [] (JSON an engine that drains on read may send) was read as an empty
+    # drained slice: ENGINE_VANISHED / ENGINE_UNKNOWN_START, as if the engine had changed; the server answered
+    # Prometheus text at start, so it is no reading of that server (cell 1's before = request 2, cell 2's after = 5)
+    script = TruthScript(default=PLAN, garbage={"/metrics": [2, 5]}, garbage_body={"/metrics": body})
+    cells = _three_cells(script, tmp_path)
+    assert [c.reasons for c in cells] == [("METRICS_UNREADABLE(before)",), ("METRICS_UNREADABLE(after)",), ()]
+    assert [c.server_generation_tokens for c in cells] == [None, None, 6]
+
+
+def test_a_second_models_series_mid_run_is_not_the_served_models(tmp_path):
+    # 2026-12-06: cell 1's after scrape (request 3) that adds a second model's series read that series as the cell's
+    # (ENGINE_UNKNOWN_START, a degraded cell); the served model's series are picked by their model_name label, and
+    # its 6 tokens (12 after, 6 before: the warm-up's) are the cell's
+    body = _vllm_body(("truth", 12.0), ("other", 50.0))
+    script = TruthScript(default=PLAN, serve_models=True, garbage={"/metrics": [3]}, garbage_body={"/metrics": body})
+    cells = _three_cells(script, tmp_path)  # GET /v1/models names the served model: truth
+    assert [c.reasons for c in cells] == [(), (), ()]
+    assert [c.server_generation_tokens for c in cells] == [6, 6, 6]
+
+
+def test_the_served_model_is_picked_by_its_model_name_in_each_scrape():
+    # a server that labels its series by model_name alone: one model before, a second one after
+    from specscope.client.metrics import parse_metrics
+    from specscope.stats.counters import counters_delta, series_reasons
+
+    one = 'vllm:generation_tokens_total{model_name="truth"} 6.0\n'
+    two = one.replace("6.0", "12.0") + 'vllm:generation_tokens_total{model_name="other"} 50.0\n'
+    d = counters_delta(parse_metrics(one, model="truth"), parse_metrics(two, model="truth"))
+    assert (d.generation_tokens, series_reasons(d)) == (6.0, [])
+    pooled = counters_delta(parse_metrics(one), parse_metrics(two))  # no served model named: every series read
+    assert pooled.generation_tokens is None and series_reasons(pooled) != []

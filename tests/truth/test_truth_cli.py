@@ -36,7 +36,8 @@ def test_serves_script(tmp_path):
     )
     try:
         url = json.loads(p.stdout.readline())["base_url"]
-        r = httpx.post(url + "/v1/chat/completions", json={"messages": [{"role": "user", "content": "x"}]}, timeout=10)
+        ask = {"messages": [{"role": "user", "content": "x"}], "stream": True}  # without it: one JSON body
+        r = httpx.post(url + "/v1/chat/completions", json=ask, timeout=10)
         assert r.status_code == 200
         assert r.text.count('"content":" x x"') == 2
         assert r.text.endswith("data: [DONE]\n\n")
@@ -127,7 +128,7 @@ def test_a_request_the_truth_server_cannot_serve_is_a_400_and_it_serves_on(body,
         url = json.loads(p.stdout.readline())["base_url"] + "/v1/chat/completions"
         r = httpx.post(url, content=body, timeout=10)
         assert r.status_code == 400 and says in r.json()["error"]["message"]
-        ok = httpx.post(url, json={"messages": [{"role": "user", "content": "x"}]}, timeout=10)
+        ok = httpx.post(url, json={"messages": [{"role": "user", "content": "x"}], "stream": True}, timeout=10)
         assert ok.status_code == 200 and ok.text.endswith("data: [DONE]\n\n")
     finally:
         p.terminate()

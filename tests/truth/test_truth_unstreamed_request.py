@@ -36,3 +36,16 @@ def test_stream_false_is_one_json_chat_completion():
     assert choice["message"]["content"] == _streamed_text(streamed.text)
     assert choice["finish_reason"] == "stop"
     assert body["usage"] == {"prompt_tokens": 8, "completion_tokens": 5, "total_tokens": 13}
+
+
+def test_a_request_without_stream_gets_one_json_body_as_a_real_server_answers():
+    # 2026-12-06: a request with no "stream" key got an SSE stream; an OpenAI-compatible server streams only on
+    # "stream": true (vLLM's ChatCompletionRequest: stream defaults to False) and answers one JSON body otherwise
+    script = TruthScript(default=ResponsePlan(output_tokens=3))
+    req = {"model": "m", "messages": [{"role": "user", "content": "x"}], "max_tokens": 64}
+    with TruthServer(script) as ts:
+        for path in ("/v1/chat/completions", "/v1/completions", "/v1/responses"):
+            body = {**req, "prompt": "x", "input": "x"} if path != "/v1/chat/completions" else req
+            r = httpx.post(ts.base_url + path, json=body, timeout=30)
+            assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/json"), path
+            assert r.json()["usage"].get("completion_tokens", r.json()["usage"].get("output_tokens")) == 3, path

@@ -181,7 +181,8 @@ async def measure_cell(c: ConfigRun, http: httpx.AsyncClient, key: CellKey, pack
         n = rate_requests(c.options, key) if c.options.rates else None  # a pack's open-loop draw; rows: all
         cell_prompts = cell_prompts_of(c.options, key.workload, key.repeat, key.concurrency, packs[key.workload], n)
     facts = ClientFacts()
-    counters = counter_source(c.options, key.config, base, IDLE_WAIT_S)
+    drains = getattr(c.server, "metrics_drains", None)  # what /metrics was at start: engine detection is there only
+    counters = counter_source(c.options, key.config, base, IDLE_WAIT_S, drains, c.server.model_name)
     streams: list[StreamRecord] = []
     start_ns = end_ns = time.perf_counter_ns()
     before = after = None

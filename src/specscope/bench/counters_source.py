@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -137,31 +137,47 @@ def combine_replicas(snaps: Sequence[tuple[str, SpecCounters]]) -> SpecCounters:
     return dataclasses.replace(sum_counters([s for _, s in snaps]), engines=engines)
 
 
-async def _scrape_all(http: httpx.AsyncClient, urls: Sequence[str], pools: Sequence[Any] | None) -> SpecCounters:
+async def _scrape_all(
+    http: httpx.AsyncClient,
+    urls: Sequence[str],
+    pools: Sequence[Any] | None,
+    at_start: Mapping[str, bool],
+    model: str | None,
+) -> SpecCounters:
     from specscope.client.metrics import scrape
 
-    snaps = await asyncio.gather(*(scrape(http, u, pools[i] if pools else None) for i, u in enumerate(urls)))
+    reads = (scrape(http, u, pools[i] if pools else None, at_start.get(u), model) for i, u in enumerate(urls))
+    snaps = await asyncio.gather(*reads)
     return combine_replicas([(replica_label(u), s) for u, s in zip(urls, snaps, strict=True)])
 
 
 async def idle_scrape(
-    http: httpx.AsyncClient, urls: Sequence[str], wait_s: float, pools: Sequence[Any] | None = None
+    http: httpx.AsyncClient,
+    urls: Sequence[str],
+    wait_s: float,
+    pools: Sequence[Any] | None = None,
+    at_start: Mapping[str, bool] | None = None,
+    model: str | None = None,
 ) -> SpecCounters:
     """A combined snapshot of ``urls``, waiting up to ``wait_s`` seconds for no request to be running on any.
 
     Args:
         pools: one :class:`specscope.client.metrics.DrainPool` per URL, the running totals of a body that drains on
             read (its slices pooled); None: such a body is refused.
+        at_start: URL -> whether its ``/metrics`` drained on read at start (JSON) or was Prometheus text: a body of
+            the other kind is unreadable (:func:`specscope.client.metrics.scrape`); a URL not in it: either is read.
+        model: the served model: where series carry ``model_name``, only its own are read (another model's series
+            are not this config's: :func:`specscope.client.metrics.parse_metrics`).
 
     Raises:
         ServerUnreachable / MetricsUnavailable: a replica's ``/metrics`` cannot be read
             (:func:`specscope.client.metrics.scrape`).
     """
     deadline = time.monotonic() + wait_s
-    snap = await _scrape_all(http, urls, pools)
+    snap = await _scrape_all(http, urls, pools, at_start or {}, model)
     while (snap.running or 0) > 0 and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-        snap = await _scrape_all(http, urls, pools)
+        snap = await _scrape_all(http, urls, pools, at_start or {}, model)
     return snap
 
 
@@ -170,13 +186,23 @@ class ScrapeSource:
     ``/metrics``, or every replica's). A URL whose body drains on read (an engine's JSON iteration stats) keeps a
     :class:`~specscope.client.metrics.DrainPool`: its slices are pooled into running totals, so the cell's window is
     every slice read after ``before``; :attr:`drains` then says that no other reader may GET it during the cell (a
-    gauge sampler's reads would take the cell's iterations)."""
+    gauge sampler's reads would take the cell's iterations). ``at_start``: what each URL's ``/metrics`` was when the
+    server was checked (:func:`idle_scrape`); engine detection is at start only. ``model``: the served model, whose
+    series alone are read where series carry ``model_name``."""
 
-    def __init__(self, urls: Sequence[str], wait_s: float):
+    def __init__(
+        self,
+        urls: Sequence[str],
+        wait_s: float,
+        at_start: Mapping[str, bool] | None = None,
+        model: str | None = None,
+    ):
         from specscope.client.metrics import DrainPool
 
         self.urls = tuple(urls)
         self.wait_s = wait_s
+        self.at_start = dict(at_start or {})
+        self.model = model or None
         self.pools = tuple(DrainPool() for _ in self.urls)
 
     @property
@@ -185,10 +211,10 @@ class ScrapeSource:
         return any(p.slices for p in self.pools)
 
     async def before(self, http: httpx.AsyncClient) -> SpecCounters:
-        return await idle_scrape(http, self.urls, self.wait_s, self.pools)
+        return await idle_scrape(http, self.urls, self.wait_s, self.pools, self.at_start, self.model)
 
     async def after(self, http: httpx.AsyncClient) -> SpecCounters:
-        return await idle_scrape(http, self.urls, self.wait_s, self.pools)
+        return await idle_scrape(http, self.urls, self.wait_s, self.pools, self.at_start, self.model)
 
     def facts(self, cell_s: float) -> tuple[dict[str, Any], tuple[str, ...]]:
         """The cell's counter-source facts (``kind``, ``urls``; for a body that drains on read, ``drained``: the
@@ -209,15 +235,21 @@ class ScrapeSource:
         return facts, tuple(reasons)
 
 
-def counter_source(options: Any, config: str, base_url: str, wait_s: float) -> Any:
+def counter_source(
+    options: Any, config: str, base_url: str, wait_s: float, drains: bool | None = None, model: str | None = None
+) -> Any:
     """Where ``config``'s counters come from: ``--prometheus`` (with the config's selector, default
-    ``{job="CONFIG"}``), else its ``--metrics`` URLs, else its server's own ``/metrics``."""
+    ``{job="CONFIG"}``), else its ``--metrics`` URLs, else its server's own ``/metrics`` (``drains``: whether it
+    answered JSON that drains on read when the server was checked, False: Prometheus text, None: not known;
+    ``model``: the served model, whose series alone are read where series carry ``model_name``)."""
     if options.prometheus:
         from specscope.bench.prometheus_source import PrometheusSource
 
         selector = options.prometheus_selectors.get(config) or f'{{job="{config}"}}'
         return PrometheusSource(options.prometheus, selector)
-    return ScrapeSource(options.metrics.get(config) or (base_url,), wait_s)
+    urls = options.metrics.get(config) or (base_url,)
+    at_start = {base_url: drains} if drains is not None and base_url in urls else None
+    return ScrapeSource(urls, wait_s, at_start, model)
 
 
 def parse_selectors(specs: Iterable[str], configs: Sequence[str]) -> dict[str, str] | None:

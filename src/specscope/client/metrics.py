@@ -19,12 +19,14 @@ A body that is JSON rather than Prometheus text is offered to the adapters' JSON
 previous GET, which :class:`DrainPool` turns into running totals (disjoint slices pooled), so two readings difference
 like two scrapes.
 
-Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a
-data-parallel server with two engines reports one total; except copies: labels an adapter declares in
-``COPY_LABELS`` (ranks of one replica that each write the same count, such as the tensor- and pipeline-parallel ranks
-of one data-parallel group) make the samples of one name that differ only in them one copy group, of which the lowest
-ranks' sample alone is read (rank 0 of the group, the one the engine writes when a single rank reports); copies whose
-values differ are named (``RANK_COPIES_DIFFER``, a caveat) and the dropped copies make no series set.
+Every value is summed over all labels other than ``position`` (``engine``, ``model_name``...), so a data-parallel server
+with two engines reports one total; except another model's series, where the reader names the served model
+(``parse_metrics(text, model)``: bench does) and a series carries it as ``model_name``, and copies: labels an adapter
+declares in ``COPY_LABELS`` (ranks of one replica that each write the same count, such as the tensor- and
+pipeline-parallel ranks of one data-parallel group) make the samples of one name that differ only in them one copy
+group, of which the lowest ranks' sample alone is read (rank 0 of the group, the one the engine writes when a single
+rank reports); copies whose values differ are named (``RANK_COPIES_DIFFER``, a caveat) and the dropped copies make no
+series set.
 
 Each *series set* is kept too (``SpecCounters.engines``), with its ``*_created`` time, so that deltas are taken per
 series before summing (``specscope.stats.counters``): a series set is the samples that share one full label set once the
@@ -55,6 +57,7 @@ from specscope.client.gauge_child import rank_order
 from specscope.errors import MetricsUnavailable, ServerUnreachable
 from specscope.readfile import SCRAPE_MAX_BYTES
 from specscope.records import INT_BOUND, SpecCounters, series_selector
+from specscope.seam.answers import quote_body
 
 __all__ = [
     "NOT_PROMETHEUS_TEXT",
@@ -258,11 +261,14 @@ def _line_of(text: str, name: str, labels: dict[str, str]) -> str | None:
     return None
 
 
-def parse_metrics(text: str) -> SpecCounters:
+def parse_metrics(text: str, model: str | None = None) -> SpecCounters:
     """Parse one Prometheus text exposition into a :class:`SpecCounters` snapshot.
 
     Args:
         text: the body of ``GET /metrics`` (Prometheus text format 0.0.4).
+        model: the served model: when a series of the engines' names carries ``model_name="<model>"``, the series
+            labelled with another ``model_name`` are not read (another model's, e.g. one loaded mid-run, is neither a
+            vanishing nor a new start of the served one: issue 37); None, or no series of it: every series is read.
 
     Returns:
         A snapshot summed over all engines; counters absent from the text stay ``None`` (never 0), and ``present``
@@ -306,6 +312,8 @@ def parse_metrics(text: str) -> SpecCounters:
                 )
             seen.add(series)
             ours.append((sample.name, len(prefix), tables[prefix], sample.labels, _sample_float(sample)))
+    if model is not None and any(labels.get("model_name") == model for *_, labels, _v in ours):
+        ours = [s for s in ours if s[3].get("model_name", model) == model]
     kept, differ = _one_per_copy_group(ours)
     total.caveats.update(differ)
     for name, cut, table, labels, value in kept:
@@ -513,7 +521,13 @@ async def _get_once(client: httpx.AsyncClient, url: str) -> tuple[httpx.Response
         return resp, await _read_bounded(resp, url)
 
 
-async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | None = None) -> SpecCounters:
+async def scrape(
+    client: httpx.AsyncClient,
+    base_url: str,
+    pool: DrainPool | None = None,
+    drains: bool | None = None,
+    model: str | None = None,
+) -> SpecCounters:
     """GET ``/metrics`` and parse it.
 
     Args:
@@ -521,6 +535,10 @@ async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | Non
         base_url: the server root or its OpenAI base (``.../v1``).
         pool: the running totals of this URL when its body drains on read (JSON iteration stats); without one, such
             a body is refused (a slice alone is no snapshot).
+        drains: what the server's ``/metrics`` was at start (True: JSON that drains on read, False: Prometheus text;
+            None: unknown): a body of the other kind is refused, never read as another engine (issue 37: a ``[]``
+            mid-run read as an empty drained slice, every series "vanished").
+        model: the served model, whose series alone are read where they are labelled (:func:`parse_metrics`).
 
     Returns:
         The snapshot (see :func:`parse_metrics`), or the pool's running totals for a drained body.
@@ -541,9 +559,16 @@ async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | Non
             fix="start the server or correct its URL (--server, or --metrics for a replica: scheme, host, port)",
         ) from exc
     text = body.decode(resp.charset_encoding or "utf-8", errors="replace")
-    piece = read_json_body(text)
+    piece = None if drains is False else read_json_body(text)
+    if (drains is False and _json_text(text)) or (drains and piece is None):
+        raise MetricsUnavailable(
+            NOT_PROMETHEUS_TEXT if not drains else "the /metrics body is not the JSON it answered at start",
+            found=f"GET {url}: {quote_body(text)}",
+            expected=("JSON that drains on read" if drains else "Prometheus text") + ", as /metrics answered at start",
+            fix="check what answers at the server's /metrics (a proxy in front of it?)",
+        )
     if piece is None:
-        return parse_metrics(text)
+        return parse_metrics(text, model)
     if pool is None:
         raise MetricsUnavailable(
             "the /metrics body drains on read and this reader keeps no running totals",
@@ -552,6 +577,17 @@ async def scrape(client: httpx.AsyncClient, base_url: str, pool: DrainPool | Non
             fix="read it through bench --server (which pools the slices)",
         )
     return pool.add(piece)
+
+
+def _json_text(text: str) -> bool:
+    """Whether ``text`` is JSON (an array or an object), which no Prometheus text is."""
+    if not text.lstrip().startswith(("[", "{")):
+        return False
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 async def _read_bounded(resp: httpx.Response, url: str) -> bytes:

@@ -18,9 +18,9 @@ The shapes, from their sources:
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from specscope.errors import ServerError
 from specscope.records import INT_BOUND
@@ -51,6 +51,24 @@ class ModelEntry(_Answer):
 
     id: str
     max_model_len: int | None = Field(default=None, gt=0, le=INT_BOUND - 1)
+    #: the fields whose value was not understood, named (``MODEL_FIELD_UNREADABLE(max_model_len=inf)``): each such
+    #: fact is absent, the entry (its id) is still read
+    unreadable: tuple[str, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _absent_when_not_understood(cls, data: Any) -> Any:
+        """A ``max_model_len`` that is not a whole number 1..INT_BOUND - 1 (``1e400``, NaN, -5, a string) is absent
+        and named, never a refusal of the whole answer (issue 37: it refused the run)."""
+        if not isinstance(data, dict):
+            return data
+        data = {k: v for k, v in data.items() if k != "unreadable"}  # ours, never the server's
+        v = data.get("max_model_len")
+        if v is None or (isinstance(v, int) and not isinstance(v, bool) and 0 < v < INT_BOUND):
+            return data
+        data["max_model_len"] = None
+        data["unreadable"] = (f"MODEL_FIELD_UNREADABLE(max_model_len={str(v)[:40]!s})",)
+        return data
 
 
 class ModelsAnswer(_Answer):

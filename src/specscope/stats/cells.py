@@ -22,7 +22,7 @@ from specscope.records import CellResult, ClockFacts, SpecCounters, StreamRecord
 from specscope.stats.acceptance import acceptance_length, acceptance_rate, per_position_rates, request_steps
 from specscope.stats.capacity import capacity_fields, client_limited_reason, limited_reasons
 from specscope.stats.concurrency import achieved_concurrency
-from specscope.stats.counters import counter_checks, counters_delta, series_reasons, spec_window
+from specscope.stats.counters import counter_checks, counters_delta, series_reasons, spec_window, window_counts
 from specscope.stats.imported import is_imported, summarize_imported
 from specscope.stats.phases import phase_acceptance, phase_counts
 from specscope.stats.spec_pool import drafting_as_run, pool_requests, window_doc
@@ -86,7 +86,7 @@ def summarize_cell(result: CellResult) -> CellSummary:
         reasons.append("STREAM_DEGRADED(" + ", ".join(bad) + ")")
     delta: SpecCounters | None = None
     if result.before is not None and result.after is not None:
-        delta = counters_delta(result.before, result.after)
+        delta = window_counts(counters_delta(result.before, result.after))  # a reset's counts: absent, never 0
     # some window not counted: an engine restarted or vanished
     partial = delta is not None and (
         delta.reset or bool(delta.reset_engines or delta.vanished_engines or delta.unknown_start_engines)

@@ -48,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from specscope.records import SpecCounters, SpecWindow, series_labels, series_selector
 
@@ -61,6 +62,7 @@ __all__ = [
     "short_series_names",
     "spec_window",
     "sum_counters",
+    "window_counts",
 ]
 
 #: the codes of :func:`counter_checks`: counters that contradict each other (a window with one is not a measurement);
@@ -296,6 +298,21 @@ def counters_delta(before: SpecCounters, after: SpecCounters) -> SpecCounters:
         unknown_start_engines=tuple(short[e] for e in left_out["unknown"]),
         reset=not valid and bool(restarted),
     )
+
+
+def window_counts(delta: SpecCounters) -> SpecCounters:
+    """A cell's delta with only counts of its window: where every series set restarted between the scrapes
+    (``COUNTER_RESET``), the counts are absent (``None``, per position empty), the top level's and each restarted set's,
+    never the values since the restart (:func:`counters_delta`'s ``increase()`` convention, e.g. 0.0 for a scrape of
+    zeros: issue 37), which no window of the cell holds; the flags and the reasons stay. Any other delta as it is."""
+    if not delta.reset:
+        return delta
+    absent: dict[str, Any] = {name: None for name in _COUNTS}
+    engines = {
+        e: dataclasses.replace(d, **absent, accepted_per_position=()) if d.reset else d
+        for e, d in delta.engines.items()
+    }
+    return dataclasses.replace(delta, **absent, accepted_per_position=(), engines=engines)
 
 
 def series_reasons(delta: SpecCounters) -> list[str]:

@@ -112,6 +112,11 @@ class ExternalServer:
         self.server_kind = "openai"
         self.metrics_url = f"{self.base_url}/metrics"
         self.log_path: Path | None = None
+        #: named warnings of the start-up answers (``MODEL_FIELD_UNREADABLE(...)``: a field not understood, absent)
+        self.warnings: list[str] = []
+        #: whether ``/metrics`` answered JSON that drains on read at start (False: Prometheus text); None: not read.
+        #: Engine detection is at start only: a later body of the other kind is unreadable, not another engine.
+        self.metrics_drains: bool | None = None
 
     def __enter__(self) -> ExternalServer:
         try:
@@ -154,6 +159,7 @@ class ExternalServer:
                 continue
             json_body = m.status_code == 200 and _json_metrics(self.name, self.base_url, text)
             if m.status_code == 200 and ("# TYPE" in text or ":" in text or json_body):
+                self.metrics_drains = json_body  # the one reading of what the server's /metrics is
                 return
             if m.status_code == 404 or last:
                 raise MetricsUnavailable(
@@ -173,7 +179,7 @@ class ExternalServer:
         since one bad answer of a busy proxy must not refuse a run (issue 37); a given served name needs no list.
 
         Raises:
-            ServerError: every answer was a bad body and no model name was given.
+            ServerError: every answer was a bad body, or a 5xx, and no model name was given.
             httpx.HTTPError: the server cannot be reached (the caller names it).
         """
         fix = f"check what answers at {self.base_url}/v1/models (a proxy's error page?)"
@@ -186,10 +192,19 @@ class ExternalServer:
                 continue
             if r.status_code >= 500 and attempt + 1 < MODELS_TRIES:  # a busy proxy's 502/503: asked again
                 continue
+            if r.status_code >= 500 and not self.model_name:  # never "no model": requests would name "default"
+                raise ServerError(
+                    f"server {self.name!r} at {self.base_url} does not say which model it serves",
+                    found=f"HTTP {r.status_code} from GET /v1/models x{MODELS_TRIES}: {quote_body(r.text)}",
+                    expected='a model list (HTTP 200 with {"data": [{"id": ...}]})',
+                    fix=f"check the server at {self.base_url} (its log, a proxy in front of it) and run again",
+                )
             if r.status_code != 200:
                 return []
             try:
-                return [m.id for m in read_answer(ModelsAnswer, r.content, path="GET /v1/models", fix=fix).data]
+                listed = read_answer(ModelsAnswer, r.content, path="GET /v1/models", fix=fix).data
+                self.warnings = [w for m in listed for w in m.unreadable]  # a fact not understood: absent, named
+                return [m.id for m in listed]
             except ServerError:
                 if self.model_name:
                     return []
@@ -207,6 +222,8 @@ class ExternalServer:
     def facts(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": "external", "base_url": self.base_url, "model": self.model_name}
         out["models"] = self._models
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         if self._endpoints:
             out["endpoints"] = self._endpoints
         return out

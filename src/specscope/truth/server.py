@@ -4,7 +4,7 @@ Built on ``aiohttp.web``. Endpoints:
 
 - ``POST /v1/chat/completions``: streams the response planned by the :class:`~specscope.truth.script.TruthScript`
   (see :class:`~specscope.truth.script.ResponsePlan` for what can be programmed); a request with
-  ``"stream": false`` gets the same tokens as one JSON ``chat.completion`` (an absent ``stream`` still streams).
+  no ``"stream": true`` (false or absent: the API's default) gets the same tokens as one JSON ``chat.completion``.
 - ``POST /v1/completions`` and ``POST /v1/responses``: the same plan in those APIs' streams
   (:mod:`specscope.truth.dialects`); the script's ``apis`` serves only some of the three, the others are refused
   (404 or 400 with a JSON body like vLLM's).
@@ -265,7 +265,7 @@ async def _serve_chat(request: web.Request, state: TruthState, path: str = CHAT)
     if plan.status != 200:
         rec["end_ns"] = perf_counter_ns()
         return web.json_response({"error": {"message": plan.error_message, "code": plan.status}}, status=plan.status)
-    if plan.unstreamed or body.get("stream") is False:  # a request that asks for no stream gets one JSON body
+    if plan.unstreamed or body.get("stream") is not True:  # stream defaults to false (OpenAI's API): one JSON body
         return await _unstreamed(plan, state, body, rec, path)
 
     heads = dialects.stream_heads(
@@ -311,7 +311,7 @@ async def _serve_chat(request: web.Request, state: TruthState, path: str = CHAT)
 async def _unstreamed(
     plan: ResponsePlan, state: TruthState, body: dict[str, Any], rec: dict[str, Any], path: str
 ) -> web.Response:
-    """One JSON body after ``ttft_ms``: the answer to ``"stream": false``, or to any request under
+    """One JSON body after ``ttft_ms``: the answer to a request without ``"stream": true``, or to any request under
     ``ResponsePlan.unstreamed`` (a server that ignores ``stream: true``); the tokens are the stream's."""
     max_tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or body.get("max_output_tokens") or 16)
     sent = _total_tokens(plan, max_tokens)
